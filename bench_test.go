@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// benchRepo makes a repository with a linked worktree and chdirs into a
+// subdirectory of the worktree: the deepest walk Resolve does.
+func benchRepo(b *testing.B) {
+	b.Helper()
+	base, _ := filepath.EvalSymlinks(b.TempDir())
+	repo := filepath.Join(base, "repo")
+	home := filepath.Join(base, "home")
+	for _, d := range []string{repo, home} {
+		os.MkdirAll(d, 0o755)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "c"}, {"worktree", "add", "-q", "-b", "wt", "../wt"}} {
+		c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@e"}, args...)...)
+		c.Dir = repo
+		if out, err := c.CombinedOutput(); err != nil {
+			b.Skipf("git: %v %s", err, out)
+		}
+	}
+	sub := filepath.Join(base, "wt", "a", "b")
+	os.MkdirAll(sub, 0o755)
+	wd, _ := os.Getwd()
+	os.Chdir(sub)
+	b.Cleanup(func() { os.Chdir(wd) })
+	b.Setenv("HOME", home)
+}
+
+// BenchmarkPrepare is claudebox's own work before exec: root, hash, host
+// probe, plan and argv.
+func BenchmarkPrepare(b *testing.B) {
+	benchRepo(b)
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		b.Skip("bwrap not installed")
+	}
+	if _, err := exec.LookPath("claude"); err != nil {
+		b.Skip("claude not installed")
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := launchCmd{Args: []string{"-p", "hi"}}.prepare()
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = s.plan.Args()
+	}
+}
+
+// BenchmarkGitRevParse is what spawning git for the root would cost.
+func BenchmarkGitRevParse(b *testing.B) {
+	benchRepo(b)
+	for b.Loop() {
+		if err := exec.Command("git", "rev-parse", "--git-common-dir").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

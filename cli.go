@@ -1,0 +1,131 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/alecthomas/kong"
+)
+
+// cli is claudebox's own command line. Its modes are flags, not
+// subcommands: every word that is not claudebox's goes to claude, and a
+// prompt may well be a word like "list".
+type cli struct {
+	DryRun  bool             `help:"Print the exact command a launch would exec, one mount per line, and exit."`
+	Shell   bool             `help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
+	Env     []string         `placeholder:"NAME" sep:"none" help:"Also pass the environment variable NAME into the sandbox. Repeatable."`
+	Version kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
+	// Claude is filled by splitArgs, not by kong; it is declared for --help.
+	Claude []string `arg:"" optional:"" name:"claude-args" help:"Arguments for claude, passed unchanged and in order."`
+}
+
+const description = `Run Claude Code in a bubblewrap sandbox, with conversation history kept per project.
+
+Use claudebox where you would type claude. Every argument that is not one of
+the flags below goes to claude unchanged and in order; after --, all of them
+do. Claude's own help: claudebox -- --help.`
+
+// Run launches the sandbox, or prints its command with --dry-run.
+func (c *cli) Run() error {
+	return launchCmd{DryRun: c.DryRun, Shell: c.Shell, Env: c.Env, Args: c.Claude}.Run()
+}
+
+// version is stamped by the build (-ldflags -X main.version=…); go install
+// records the module version instead.
+var version = ""
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// hintError is an error with a line telling the user how to fix it.
+type hintError struct {
+	msg  string
+	hint string
+}
+
+func (e *hintError) Error() string { return e.msg }
+
+func withHint(hint, format string, args ...any) error {
+	return &hintError{msg: fmt.Sprintf(format, args...), hint: hint}
+}
+
+// report writes err in claudebox's voice: a prefixed line, then its hint.
+func report(w io.Writer, err error) {
+	fmt.Fprintf(w, "claudebox: %v\n", err)
+	var h *hintError
+	if errors.As(err, &h) && h.hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", h.hint)
+	}
+}
+
+func newParser(c *cli) (*kong.Kong, error) {
+	return kong.New(c,
+		kong.Name("claudebox"),
+		kong.Description(description),
+		kong.Vars{"version": "claudebox " + versionString()},
+		kong.UsageOnError(),
+	)
+}
+
+func run(args []string) int {
+	var c cli
+	parser, err := newParser(&c)
+	if err != nil {
+		report(os.Stderr, err)
+		return 2
+	}
+	own, rest := splitArgs(parser.Model.Node, args)
+	ctx, err := parser.Parse(own)
+	if err != nil {
+		report(os.Stderr, withHint("claudebox --help lists claudebox's flags", "%v", err))
+		return 2
+	}
+	c.Claude = rest
+	if err := ctx.Run(); err != nil {
+		report(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// splitArgs separates claudebox's own flags (with their values) from the
+// arguments for claude, keeping the latter in order. A bare -- ends
+// claudebox's flags and is not passed on.
+func splitArgs(node *kong.Node, args []string) (own, rest []string) {
+	takesValue := map[string]bool{}
+	for _, f := range node.Flags {
+		takesValue["--"+f.Name] = !f.IsBool()
+		if f.Short != 0 {
+			takesValue["-"+string(f.Short)] = !f.IsBool()
+		}
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return own, append(rest, args[i+1:]...)
+		}
+		name, _, hasValue := strings.Cut(a, "=")
+		needsValue, isOwn := takesValue[name]
+		if !isOwn {
+			rest = append(rest, a)
+			continue
+		}
+		own = append(own, a)
+		if needsValue && !hasValue && i+1 < len(args) {
+			i++
+			own = append(own, args[i])
+		}
+	}
+	return own, rest
+}

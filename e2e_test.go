@@ -1,0 +1,361 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// The tests in this file launch the real sandbox. CI runs as root, and root
+// keeps every capability inside bwrap, which would hide permission and
+// escape bugs, so as root they run claudebox as an unprivileged user.
+
+const e2eUser = "claudebox-e2e"
+
+// e2eHost is a fake host for one test: a home directory, projects, and
+// claudebox on PATH, all owned by the unprivileged user.
+type e2eHost struct {
+	t        *testing.T
+	base     string
+	home     string
+	bin      string
+	uid, gid int // -1 when the test already runs unprivileged
+}
+
+// newE2EHost skips, loudly, only when bwrap truly cannot run here; with
+// CI=true (as CI runs) that is a failure instead.
+func newE2EHost(t *testing.T) *e2eHost {
+	t.Helper()
+	skip := func(format string, args ...any) {
+		t.Helper()
+		msg := "SKIPPING REAL-SANDBOX TEST: " + fmt.Sprintf(format, args...)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if testing.Short() {
+		t.Skip("real-sandbox test skipped in -short mode")
+	}
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		skip("bwrap is not installed")
+	}
+	base, err := os.MkdirTemp("", "claudebox-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	h := &e2eHost{t: t, base: base, home: filepath.Join(base, "home", "alice"), bin: filepath.Join(base, "bin"), uid: -1, gid: -1}
+	for _, d := range []string{h.home, h.bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(base, 0o755)
+	if os.Geteuid() == 0 {
+		if _, err := user.Lookup(e2eUser); err != nil {
+			if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/bin/bash", e2eUser).CombinedOutput(); err != nil {
+				skip("cannot create user %s: %v: %s", e2eUser, err, out)
+			}
+		}
+		u, err := user.Lookup(e2eUser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.uid, _ = strconv.Atoi(u.Uid)
+		h.gid, _ = strconv.Atoi(u.Gid)
+	}
+	// The test binary runs claudebox when called by that name (testscript.Main).
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.copyFile(self, filepath.Join(h.bin, "claudebox"), 0o755)
+	h.chown()
+	if out, err := h.command(base, nil, "bwrap", "--unshare-user", "--ro-bind", "/", "/", "true").CombinedOutput(); err != nil {
+		skip("bwrap cannot create a sandbox as an unprivileged user here: %v: %s", err, out)
+	}
+	return h
+}
+
+func (h *e2eHost) copyFile(src, dst string, perm os.FileMode) {
+	h.t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, perm); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// write creates a file under the fake host, owned by the user.
+func (h *e2eHost) write(path, content string) {
+	h.t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	h.chown()
+}
+
+// chown gives the whole fake host to the unprivileged user.
+func (h *e2eHost) chown() {
+	if h.uid < 0 {
+		return
+	}
+	filepath.Walk(h.base, func(p string, _ os.FileInfo, err error) error {
+		if err == nil {
+			os.Lchown(p, h.uid, h.gid)
+		}
+		return nil
+	})
+}
+
+// command runs name as the unprivileged user in dir, with a clean
+// environment: HOME, PATH and extra.
+func (h *e2eHost) command(dir string, extra []string, name string, args ...string) *exec.Cmd {
+	env := append([]string{
+		"HOME=" + h.home,
+		"PATH=" + h.bin + ":/usr/local/bin:/usr/bin:/bin",
+		"LANG=C.UTF-8",
+	}, extra...)
+	var c *exec.Cmd
+	if h.uid >= 0 {
+		c = exec.Command("setpriv", append([]string{
+			"--reuid=" + strconv.Itoa(h.uid), "--regid=" + strconv.Itoa(h.gid), "--clear-groups", "--", name,
+		}, args...)...)
+	} else {
+		c = exec.Command(name, args...)
+	}
+	c.Dir = dir
+	c.Env = env
+	return c
+}
+
+// run runs a command and fails the test unless it succeeds.
+func (h *e2eHost) run(dir string, extra []string, name string, args ...string) string {
+	h.t.Helper()
+	var stdout, stderr bytes.Buffer
+	c := h.command(dir, extra, name, args...)
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		h.t.Fatalf("%s %q: %v\nstdout:\n%s\nstderr:\n%s", name, args, err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
+// inside runs a bash script in the sandbox of dir.
+func (h *e2eHost) inside(dir string, extra []string, script string) string {
+	h.t.Helper()
+	return h.run(dir, extra, "claudebox", "--shell", "-c", script)
+}
+
+// gitRepo makes a repository with one commit.
+func (h *e2eHost) gitRepo(dir string) {
+	h.t.Helper()
+	h.write(filepath.Join(dir, "README"), "hello\n")
+	for _, args := range [][]string{
+		{"init", "-q"}, {"add", "README"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"},
+	} {
+		h.run(dir, nil, "git", args...)
+	}
+}
+
+func TestSandboxIsolation(t *testing.T) {
+	h := newE2EHost(t)
+	h.write(filepath.Join(h.home, ".ssh", "id_ed25519"), "PRIVATE KEY\n")
+	h.write(filepath.Join(h.home, "notes.txt"), "private\n")
+	h.write(filepath.Join(h.home, ".claude", "settings.json"), "{}\n")
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "main.go"), "package main\n")
+
+	extra := []string{"HOST_SECRET=do-not-pass", "ANTHROPIC_API_KEY=sk-test", "MY_TOOL=1"}
+	out := h.run(proj, extra, "claudebox", "--env", "MY_TOOL", "--shell", "-c", `
+		check() { if eval "$2"; then echo "ok $1"; else echo "FAIL $1"; fi; }
+		check ssh-hidden '! test -e ~/.ssh'
+		check notes-hidden '! test -e ~/notes.txt'
+		check claude-visible 'test -f ~/.claude/settings.json'
+		check project-visible 'test -f main.go'
+		check project-writable 'echo x > new.txt'
+		check claude-writable 'echo x > ~/.claude/written-inside'
+		check usr-readonly '! touch /usr/x 2>/dev/null'
+		check etc-readonly '! touch /etc/x 2>/dev/null'
+		check home-private 'touch ~/scratch'
+		check tmp-private 'touch /tmp/claudebox-e2e-marker'
+		check instance-only 'test "$(cat ~/.claude/projects/project-root)" = "$PWD"'
+		check project-root-readonly '! sh -c "echo /elsewhere > ~/.claude/projects/project-root" 2>/dev/null'
+		check env-built '! env | grep -q HOST_SECRET'
+		check env-passed 'test "$MY_TOOL" = 1 && test "$ANTHROPIC_API_KEY" = sk-test'
+		check pid-ns 'test "$(ls /proc | grep -c "^[0-9]")" -lt 10'
+	`)
+	if strings.Contains(out, "FAIL") || !strings.Contains(out, "ok pid-ns") {
+		t.Fatalf("inside the sandbox:\n%s", out)
+	}
+	// What was written to the private home and /tmp stayed inside; what
+	// was written to the project and ~/.claude reached the host.
+	for path, want := range map[string]bool{
+		filepath.Join(h.home, "scratch"):                   false,
+		"/tmp/claudebox-e2e-marker":                        false,
+		filepath.Join(proj, "new.txt"):                     true,
+		filepath.Join(h.home, ".claude", "written-inside"): true,
+	} {
+		if fileExists(path) != want {
+			t.Errorf("%s exists on the host: %v, want %v", path, !want, want)
+		}
+	}
+	inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
+	if b, _ := os.ReadFile(filepath.Join(inst, instance.RootFile)); string(b) != proj+"\n" {
+		t.Errorf("project-root = %q, want %q", b, proj+"\n")
+	}
+}
+
+// TestSandboxHistoryPerProject runs the real Claude Code in three places: a
+// repository, a linked worktree of it, and another project.
+func TestSandboxHistoryPerProject(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	api := startFakeAPI(t, "FAKE-REPLY-7f3a")
+	env := []string{"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=sk-ant-test-key", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+
+	repo := filepath.Join(h.home, "code", "repo")
+	h.gitRepo(repo)
+	wt := filepath.Join(h.home, "code", "repo-feature")
+	h.run(repo, nil, "git", "worktree", "add", "-q", wt)
+	other := filepath.Join(h.home, "code", "other")
+	h.write(filepath.Join(other, "x"), "x\n")
+
+	out := h.run(repo, env, "claudebox", "-p", "hello")
+	if !strings.Contains(out, "FAKE-REPLY-7f3a") {
+		t.Fatalf("claudebox -p hello printed %q, want the fake reply", out)
+	}
+	stateDir := filepath.Join(h.home, ".claudebox")
+	repoInst := instance.Dir(stateDir, repo)
+	transcripts, _ := filepath.Glob(filepath.Join(repoInst, "*", "*.jsonl"))
+	if len(transcripts) == 0 {
+		t.Fatalf("no transcript under %s", repoInst)
+	}
+	if real, _ := filepath.Glob(filepath.Join(h.home, ".claude", "projects", "*")); len(real) != 0 {
+		t.Fatalf("the real ~/.claude/projects holds %v, want nothing", real)
+	}
+	slug := filepath.Base(filepath.Dir(transcripts[0]))
+
+	// The worktree shares the repository's instance; the other project
+	// sees none of its sessions.
+	if got := h.inside(wt, nil, "ls ~/.claude/projects"); !strings.Contains(got, slug) {
+		t.Errorf("worktree sees %q in ~/.claude/projects, want the main checkout's %s", got, slug)
+	}
+	if got := h.inside(wt, nil, "git status --short && git log --oneline | wc -l"); strings.TrimSpace(got) != "1" {
+		t.Errorf("git in the worktree printed %q, want one commit and a clean tree", got)
+	}
+	if got := h.inside(other, nil, "ls -A ~/.claude/projects"); strings.Contains(got, slug) {
+		t.Errorf("another project sees %q", got)
+	}
+	out = h.run(other, env, "claudebox", "-p", "hello")
+	if !strings.Contains(out, "FAKE-REPLY-7f3a") {
+		t.Fatalf("claudebox -p hello in another project printed %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(h.home, ".claude", "SANDBOX.md")); err == nil {
+		t.Error("a launch left SANDBOX.md in the real ~/.claude")
+	}
+}
+
+// TestSandboxInteractive drives an interactive session under tmux and checks
+// that its prompt lands in the sandbox-side history.
+func TestSandboxInteractive(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("SKIPPING: tmux is not installed")
+	}
+	api := startFakeAPI(t, "FAKE-REPLY-tmux")
+	const key = "sk-ant-test-interactive-key-0123456789"
+	proj := filepath.Join(h.home, "code", "tui")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	// The host has onboarded, approved the API key and trusted the project.
+	h.write(filepath.Join(h.home, ".claude.json"), fmt.Sprintf(`{
+  "hasCompletedOnboarding": true,
+  "lastOnboardingVersion": "2.1.330",
+  "theme": "dark",
+  "customApiKeyResponses": {"approved": [%q], "rejected": []},
+  "projects": {%q: {"hasTrustDialogAccepted": true}}
+}
+`, key[len(key)-20:], proj))
+	hostJSON, _ := os.ReadFile(filepath.Join(h.home, ".claude.json"))
+
+	sock := filepath.Join(h.base, "tmux.sock")
+	tmux := func(args ...string) string {
+		return h.run(proj, nil, "tmux", append([]string{"-S", sock}, args...)...)
+	}
+	launch := fmt.Sprintf("env ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=%s CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 TERM=xterm-256color claudebox", api.URL, key)
+	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
+	t.Cleanup(func() { h.command(proj, nil, "tmux", "-S", sock, "kill-server").Run() })
+
+	screen := waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, ">") || strings.Contains(s, "❯") }, "the prompt")
+	if strings.Contains(screen, "trust") || strings.Contains(screen, "Choose the text style") || strings.Contains(screen, "API key") {
+		t.Fatalf("the sandbox asked again:\n%s", screen)
+	}
+	tmux("send-keys", "-l", "hello from tmux")
+	time.Sleep(300 * time.Millisecond)
+	tmux("send-keys", "Enter")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-tmux") }, "the fake reply")
+
+	history := filepath.Join(h.home, ".claudebox", "history.jsonl")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(history)
+		if bytes.Contains(b, []byte("hello from tmux")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("~/.claudebox/history.jsonl = %q, want the prompt", b)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.home, ".claude", "history.jsonl")); len(b) != 0 {
+		t.Errorf("the real ~/.claude/history.jsonl got %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.home, ".claude.json")); !bytes.Equal(b, hostJSON) {
+		t.Errorf("the host's ~/.claude.json changed")
+	}
+}
+
+func waitScreen(t *testing.T, tmux func(...string) string, ok func(string) bool, what string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := tmux("capture-pane", "-p")
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s, the screen shows:\n%s", what, s)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// requireClaude finds the real Claude Code CLI, which CI installs from npm.
+func requireClaude(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("claude")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("claude is not installed: npm install -g @anthropic-ai/claude-code")
+		}
+		t.Skip("SKIPPING REAL-CLIENT TEST: claude is not installed")
+	}
+	return p
+}
