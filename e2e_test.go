@@ -359,3 +359,120 @@ func requireClaude(t *testing.T) string {
 	}
 	return p
 }
+
+// TestSandboxMDReachesClaude is decisive for SANDBOX.md: the request the
+// real Claude Code sends must carry this project's sandbox facts and the
+// user's own CLAUDE.md, whatever that CLAUDE.md says, and the user's file
+// must be left byte for byte as it was.
+func TestSandboxMDReachesClaude(t *testing.T) {
+	for name, claudeMD := range map[string]string{
+		"imports":     "USER-MARKER-5e1 keep answers short.\n@SANDBOX.md\n",
+		"no-import":   "USER-MARKER-5e1 keep answers short.\n",
+		"no-claudemd": "",
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := newE2EHost(t)
+			requireClaude(t)
+			api := startFakeAPI(t, "FAKE-REPLY-md")
+			env := []string{"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=sk-ant-test-key", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+			userMD := filepath.Join(h.home, ".claude", "CLAUDE.md")
+			if claudeMD != "" {
+				h.write(userMD, claudeMD)
+			}
+			projA := filepath.Join(h.home, "code", "alpha")
+			projB := filepath.Join(h.home, "code", "beta")
+			h.write(filepath.Join(projA, "x"), "x\n")
+			h.write(filepath.Join(projB, "x"), "x\n")
+
+			// Two projects at once: each must see its own facts.
+			done := make(chan string, 2)
+			for _, p := range []string{projA, projB} {
+				go func() {
+					var out bytes.Buffer
+					c := h.command(p, env, "claudebox", "-p", "hello")
+					c.Stdout, c.Stderr = &out, &out
+					if err := c.Run(); err != nil {
+						done <- fmt.Sprintf("%s: %v: %s", p, err, out.String())
+						return
+					}
+					done <- ""
+				}()
+			}
+			for range 2 {
+				if msg := <-done; msg != "" {
+					t.Fatal(msg)
+				}
+			}
+			bodies := api.Bodies()
+			if len(bodies) < 2 {
+				t.Fatalf("the fake API got %d requests, want 2", len(bodies))
+			}
+			for _, p := range []string{projA, projB} {
+				fact := "- Project: " + p + " (read-write)"
+				n := 0
+				for _, b := range bodies {
+					if strings.Contains(b, fact) {
+						n++
+						if strings.Contains(b, "claudebox --env NAME") == false {
+							t.Errorf("a request lacks the rest of SANDBOX.md")
+						}
+					}
+				}
+				if n != 1 {
+					t.Errorf("%d requests carry %q, want exactly 1", n, fact)
+				}
+			}
+			if claudeMD != "" && !api.Received("USER-MARKER-5e1") {
+				t.Error("the user's CLAUDE.md did not reach Claude")
+			}
+			if claudeMD != "" {
+				if b, _ := os.ReadFile(userMD); string(b) != claudeMD {
+					t.Errorf("the user's CLAUDE.md changed: %q", b)
+				}
+			} else if fileExists(userMD) {
+				t.Error("a launch created ~/.claude/CLAUDE.md")
+			}
+			if fileExists(filepath.Join(h.home, ".claude", "SANDBOX.md")) {
+				t.Error("a launch left SANDBOX.md in the real ~/.claude")
+			}
+		})
+	}
+}
+
+// TestSandboxNativeInstallerClaude: the native installer's
+// ~/.local/bin/claude -> ~/.local/share/claude/versions/X lives in the
+// hidden $HOME, and must still run inside.
+func TestSandboxNativeInstallerClaude(t *testing.T) {
+	h := newE2EHost(t)
+	version := filepath.Join(h.home, ".local", "share", "claude", "versions", "9.9.9")
+	h.write(version, "#!/bin/sh\necho native-claude-ran \"$@\"\n")
+	os.Chmod(version, 0o755)
+	link := filepath.Join(h.home, ".local", "bin", "claude")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink("../share/claude/versions/9.9.9", link); err != nil {
+		t.Fatal(err)
+	}
+	h.chown()
+	proj := filepath.Join(h.home, "p")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Dir(link) + ":" + h.bin + ":/usr/bin:/bin"
+	out := h.run(proj, []string{path}, "claudebox", "-p", "hi")
+	if !strings.Contains(out, "native-claude-ran --append-system-prompt-file") || !strings.HasSuffix(strings.TrimSpace(out), "-p hi") {
+		t.Fatalf("claudebox printed %q", out)
+	}
+	if out := h.run(proj, []string{path}, "claudebox", "--shell", "-c", "echo x > ~/.local/share/claude/versions/9.9.9 2>/dev/null || echo readonly"); !strings.Contains(out, "readonly") {
+		t.Errorf("the sandbox could overwrite the host's claude binary: %q", out)
+	}
+}
+
+// TestSandboxExitStatus: claudebox execs bwrap, so the exit status is the
+// program's.
+func TestSandboxExitStatus(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "p")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	err := h.command(proj, nil, "claudebox", "--shell", "-c", "exit 7").Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
+		t.Fatalf("exit status: %v, want 7", err)
+	}
+}

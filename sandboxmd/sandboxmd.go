@@ -26,24 +26,25 @@ func Render(p mount.Plan) []byte {
 	if p.Project.Root != p.Project.Checkout {
 		line("- Project root (history key): %s.", p.Project.Root)
 	}
+	claudeDir := filepath.Join(home, ".claude")
 	var rw, ro []string
 	for _, m := range p.Mounts {
-		if m.Kind == mount.Symlink || m.Kind == mount.Proc || m.Kind == mount.Dev {
-			continue
-		}
 		switch {
-		case m.Dest == p.Project.Checkout || m.Dest == home || m.Dest == "/tmp":
-		case strings.HasPrefix(m.Dest, filepath.Join(home, ".claude", "projects")+"/"):
+		case m.Kind == mount.Symlink || m.Kind == mount.Proc || m.Kind == mount.Dev || m.Kind == mount.Tmpfs:
+		case m.Dest == p.Project.Checkout:
+		case strings.HasPrefix(m.Dest, claudeDir+"/"):
+			// Overlays inside ~/.claude: described by the history line.
 		case m.Writable():
 			rw = append(rw, m.Dest)
 		default:
 			ro = append(ro, m.Dest)
 		}
 	}
-	line("- Also writable: %s, and /tmp (private, emptied when the session ends).", strings.Join(rw, ", "))
+	line("- Also writable: %s. Changes there persist on the host.", strings.Join(rw, ", "))
+	line("- Private: %s and /tmp are empty tmpfs; anything else written there is lost when the session ends.", home)
 	line("- Read-only: %s.", strings.Join(ro, ", "))
-	line("- Hidden: everything else under %s (SSH keys, cloud credentials, other repositories), and the rest of the host filesystem.", home)
-	line("- History: conversations and prompt history are kept per project (instance %s); other projects' sessions are not visible.", instance.Hash(p.Project.Root))
+	line("- Hidden: the rest of the host's %s (SSH keys, cloud credentials, other repositories) and every host path not listed here.", home)
+	line("- History: %s/projects holds this project's sessions only (instance %s); other projects' sessions are not visible. %s/history.jsonl is claudebox's prompt history, separate from the host's.", claudeDir, instance.Hash(p.Project.Root), claudeDir)
 	if len(p.Env) > 0 {
 		line("- Environment variables passed in (names only): %s. All others were dropped.", strings.Join(p.Env, ", "))
 	}
@@ -54,9 +55,10 @@ func Render(p mount.Plan) []byte {
 	}
 	line("- Processes: own PID namespace; host processes are not visible.")
 	line("")
-	line("The user can widen the sandbox when restarting claudebox:")
+	line("More access needs the user to restart claudebox:")
 	line("")
-	line("- pass an environment variable: `claudebox --env NAME`")
+	line("- an environment variable: `claudebox --env NAME`")
+	line("- files outside the project: start claudebox in a directory that contains them")
 	return []byte(b.String())
 }
 

@@ -1,0 +1,72 @@
+package sandboxmd
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+)
+
+var update = flag.Bool("u", false, "update golden files")
+
+var host = mount.Host{
+	System:    []mount.HostPath{{Path: "/usr"}, {Path: "/bin", Link: "usr/bin"}, {Path: "/etc"}},
+	GitConfig: []string{"/home/alice/.gitconfig"},
+}
+
+func plan(project instance.Project, cwd string, env []string, network bool) mount.Plan {
+	return mount.Build(mount.Inputs{
+		Home: "/home/alice", StateDir: "/home/alice/.claudebox",
+		Project: project, Cwd: cwd, Host: host, Env: env, Network: network,
+		Command: []string{"/usr/bin/claude"}, Claude: true,
+	})
+}
+
+func TestRender(t *testing.T) {
+	base := []string{"HOME", "PATH", "ANTHROPIC_API_KEY"}
+	cases := map[string]mount.Plan{
+		"git-repo": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app", Git: true},
+			"/home/alice/code/app/src", base, true),
+		"worktree": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix", Git: true,
+			GitDirs: []string{"/home/alice/code/app/.git"}}, "/home/alice/code/app-fix", base, true),
+		"non-git": plan(instance.Project{Root: "/srv/data", Checkout: "/srv/data"}, "/srv/data", base, true),
+		"extra-env-no-network": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app", Git: true},
+			"/home/alice/code/app", append(base, "AWS_PROFILE", "MY_TOOL_HOME"), false),
+	}
+	for name, p := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Render(p)
+			golden := filepath.Join("testdata", name+".md")
+			if *update {
+				os.WriteFile(golden, got, 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("Render differs from %s (go test -u to update):\n%s", golden, got)
+			}
+			if n := strings.Count(string(got), "\n"); n > 40 {
+				t.Errorf("SANDBOX.md has %d lines, want at most 40", n)
+			}
+		})
+	}
+}
+
+// Every writable path the plan binds is named in SANDBOX.md, so it cannot
+// claim less access than the sandbox has.
+func TestRenderNamesEveryWritableBind(t *testing.T) {
+	p := plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix", Git: true,
+		GitDirs: []string{"/home/alice/code/app/.git"}}, "/home/alice/code/app-fix", nil, true)
+	md := string(Render(p))
+	for _, m := range p.Mounts {
+		if m.Kind == mount.Bind && !strings.Contains(md, m.Dest) && !strings.HasPrefix(m.Dest, "/home/alice/.claude/") {
+			t.Errorf("writable %s is not in SANDBOX.md", m.Dest)
+		}
+	}
+}
