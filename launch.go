@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -80,9 +81,6 @@ func (l launchCmd) prepare() (session, error) {
 		}
 		return session{}, withHint("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
 	}
-	if !filepath.IsAbs(prog) {
-		return session{}, withHint("remove relative directories from PATH", "%s resolves to a relative path: %s", command[0], prog)
-	}
 	command = append([]string{prog}, l.Args...)
 	env, err := mount.Environment(os.Environ(), l.Env)
 	if err != nil {
@@ -141,9 +139,9 @@ func checkProject(checkout, home string) error {
 	return nil
 }
 
+// isWithin reports whether path is dir or below it.
 func isWithin(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !filepath.IsAbs(rel) && (rel == "." || len(rel) < 3 || rel[:3] != "../")
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
 }
 
 // materialize creates what the plan binds: the instance with its

@@ -75,8 +75,9 @@ type Host struct {
 	SandboxLogin bool
 	// GitConfig lists the user's git configuration files that exist.
 	GitConfig []string
-	// Command lists the symlinks and the file that make the command's path
-	// resolve inside, for a command installed under the hidden $HOME.
+	// Command lists the symlinks to recreate and the directory to bind
+	// read-only so the command's path resolves inside, for a command
+	// installed outside the system directories (e.g. under the hidden $HOME).
 	Command []HostPath
 }
 
