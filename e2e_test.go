@@ -270,6 +270,14 @@ func TestSandboxHistoryPerProject(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(h.home, ".claude", "SANDBOX.md")); err == nil {
 		t.Error("a launch left SANDBOX.md in the real ~/.claude")
 	}
+	// bwrap leaves a missing mount point behind as an empty read-only
+	// file, which would break the host's claude: there must be none.
+	filepath.Walk(filepath.Join(h.home, ".claude"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 {
+			t.Errorf("read-only file left in the real ~/.claude: %s (%v)", p, fi.Mode())
+		}
+		return nil
+	})
 }
 
 // TestSandboxInteractive drives an interactive session under tmux and checks

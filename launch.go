@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -46,7 +45,7 @@ func (l launchCmd) Run() error {
 		return err
 	}
 	argv := append([]string{"bwrap"}, s.plan.Args()...)
-	return unix.Exec(s.bwrap, argv, s.plan.Environ(mount.OSLookup))
+	return unix.Exec(s.bwrap, argv, s.plan.Environ(os.LookupEnv))
 }
 
 func (l launchCmd) prepare() (session, error) {
@@ -88,13 +87,11 @@ func (l launchCmd) prepare() (session, error) {
 	}
 	stateDir := filepath.Join(home, ".claudebox")
 	host := mount.Probe(home, stateDir, prog)
-	if host.SandboxLogin {
-		if _, err := os.Stat(filepath.Join(home, ".claude", ".credentials.json")); err != nil {
-			// Overlaying a file that does not exist would leave an empty
-			// read-only one in the real ~/.claude, breaking the host's login.
-			return session{}, withHint("log in once with claude on the host, or remove "+mount.SandboxLoginFile(stateDir)+" to use the host's login",
-				"%s is a separate sandbox login, but ~/.claude/.credentials.json does not exist to overlay", mount.SandboxLoginFile(stateDir))
-		}
+	if host.SandboxLogin && !host.LoginOnHost {
+		// An empty credentials file on the host would break the host's
+		// login, so this overlay target cannot be created like the others.
+		return session{}, withHint("log in once with claude on the host, or remove "+mount.SandboxLoginFile(stateDir)+" to use the host's login",
+			"%s is a separate sandbox login, but ~/.claude/.credentials.json does not exist to overlay", mount.SandboxLoginFile(stateDir))
 	}
 	plan := mount.Build(mount.Inputs{
 		Home:     home,
@@ -131,23 +128,17 @@ func homeDir() (string, error) {
 func checkProject(checkout, home string) error {
 	hint := "cd into a project directory first"
 	switch {
-	case checkout == "/" || home == checkout || isWithin(home, checkout):
+	case checkout == "/" || home == checkout || instance.Within(home, checkout):
 		return withHint(hint, "refusing to bind %s read-write: it contains your home directory", checkout)
-	case isWithin(checkout, filepath.Join(home, ".claude")) || isWithin(checkout, filepath.Join(home, ".claudebox")):
+	case instance.Within(checkout, filepath.Join(home, ".claude")) || instance.Within(checkout, filepath.Join(home, ".claudebox")):
 		return withHint(hint, "refusing to use %s as a project: it holds Claude's or claudebox's state", checkout)
 	}
 	return nil
 }
 
-// isWithin reports whether path is dir or below it.
-func isWithin(path, dir string) bool {
-	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
-}
-
 // materialize creates what the plan binds: the instance with its
-// project-root, SANDBOX.md and claude.json, the history file, and the
-// mount points in the real ~/.claude, so that bwrap never creates one (it
-// would leave an empty read-only file behind on the host).
+// project-root, SANDBOX.md and claude.json, the history file, and then the
+// plan's host mount points, so that bwrap never creates one itself.
 func (s session) materialize() error {
 	if err := os.MkdirAll(s.stateDir, 0o700); err != nil || unix.Access(s.stateDir, unix.W_OK) != nil {
 		return withHint("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
@@ -159,26 +150,44 @@ func (s session) materialize() error {
 	if err != nil {
 		return err
 	}
-	claudeDir := filepath.Join(s.home, ".claude")
-	for _, d := range []string{claudeDir, filepath.Join(claudeDir, "projects")} {
-		if err := os.Mkdir(d, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
-			return err
-		}
-	}
-	// An empty history is what Claude Code itself starts from: creating one
-	// (user-writable) is the only way to overlay it without a read-only
-	// mount-point file.
-	for _, f := range []string{mount.HistoryFile(s.stateDir), filepath.Join(claudeDir, "history.jsonl")} {
-		fh, err := os.OpenFile(f, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return err
-		}
-		fh.Close()
+	if err := createEmpty(mount.HistoryFile(s.stateDir)); err != nil {
+		return err
 	}
 	if err := instance.WriteFileIfChanged(filepath.Join(dir, mount.SandboxMDFile), sandboxmd.Render(s.plan), 0o600); err != nil {
 		return err
 	}
-	return instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), filepath.Join(dir, instance.ClaudeJSONFile), trustPaths(s.plan.Chdir))
+	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), filepath.Join(dir, instance.ClaudeJSONFile), trustPaths(s.plan.Chdir)); err != nil {
+		return err
+	}
+	// The real ~/.claude is bound even before Claude Code's first run.
+	if err := os.MkdirAll(filepath.Join(s.home, ".claude"), 0o700); err != nil {
+		return err
+	}
+	// A missing mount point is created the way Claude Code would create it:
+	// an empty user-writable file or directory, not bwrap's read-only one.
+	for _, m := range s.plan.HostMountPoints() {
+		if _, err := os.Lstat(m.Dest); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if fi, err := os.Stat(m.Src); err == nil && fi.IsDir() {
+			err = os.MkdirAll(m.Dest, 0o700)
+		} else {
+			err = createEmpty(m.Dest)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createEmpty creates path as an empty 0600 file unless it exists.
+func createEmpty(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // trustPaths are the directories whose trust decision Claude Code consults:

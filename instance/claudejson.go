@@ -50,11 +50,7 @@ func MergeClaudeJSON(host, sandbox []byte, trustPaths []string) (out []byte, cha
 			changed = true
 		}
 	}
-	trusted, err := hostTrust(h, trustPaths)
-	if err != nil {
-		return nil, false, err
-	}
-	if len(trusted) > 0 {
+	if trusted := hostTrust(h, trustPaths); len(trusted) > 0 {
 		var projects map[string]map[string]json.RawMessage
 		if raw, ok := s["projects"]; ok && json.Unmarshal(raw, &projects) != nil {
 			projects = nil
@@ -84,16 +80,16 @@ func MergeClaudeJSON(host, sandbox []byte, trustPaths []string) (out []byte, cha
 
 // hostTrust lists the paths among trustPaths whose trust dialog the user
 // accepted on the host.
-func hostTrust(h map[string]json.RawMessage, trustPaths []string) ([]string, error) {
+func hostTrust(h map[string]json.RawMessage, trustPaths []string) []string {
 	raw, ok := h["projects"]
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	var projects map[string]struct {
 		HasTrustDialogAccepted bool `json:"hasTrustDialogAccepted"`
 	}
 	if json.Unmarshal(raw, &projects) != nil {
-		return nil, nil
+		return nil
 	}
 	var trusted []string
 	for _, p := range trustPaths {
@@ -101,7 +97,7 @@ func hostTrust(h map[string]json.RawMessage, trustPaths []string) ([]string, err
 			trusted = append(trusted, p)
 		}
 	}
-	return trusted, nil
+	return trusted
 }
 
 func jsonEqual(a, b json.RawMessage) bool {

@@ -20,8 +20,6 @@ type Project struct {
 	// GitDirs are git directories outside Checkout that git needs inside
 	// the sandbox (the main repository's common dir, for a linked worktree).
 	GitDirs []string
-	// Git says whether the working directory is inside a git repository.
-	Git bool
 }
 
 // Resolve finds the project of cwd, which must be absolute. It reads git's
@@ -76,7 +74,7 @@ func atGitEntry(top string) (Project, bool) {
 	if !isGitDir(gitDir, common) {
 		return Project{}, false
 	}
-	p := Project{Checkout: top, Git: true}
+	p := Project{Checkout: top}
 	cfg := readCoreConfig(filepath.Join(common, "config"))
 	switch {
 	case filepath.Base(common) == ".git":
@@ -103,7 +101,7 @@ func atGitEntry(top string) (Project, bool) {
 		// the project.
 		p.Root = top
 	}
-	if !within(common, top) {
+	if !Within(common, top) {
 		p.GitDirs = append(p.GitDirs, common)
 	}
 	return p, true
@@ -169,7 +167,7 @@ func readCoreConfig(path string) map[string]string {
 	return keys
 }
 
-// within reports whether path is dir or below it.
-func within(path, dir string) bool {
+// Within reports whether path is dir or below it.
+func Within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
 }

@@ -106,7 +106,7 @@ func TestResolveWhereTheFormulaIsWrong(t *testing.T) {
 	// Outside git, the directory itself.
 	plain := filepath.Join(base, "plain")
 	os.MkdirAll(plain, 0o755)
-	if p, _ := Resolve(plain); p.Root != plain || p.Git {
+	if p, _ := Resolve(plain); p.Root != plain || p.Checkout != plain || p.GitDirs != nil {
 		t.Errorf("plain dir: %+v", p)
 	}
 }

@@ -2,7 +2,6 @@ package mount
 
 import (
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 )
@@ -84,6 +83,3 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 	}
 	return env
 }
-
-// OSLookup reads the process environment.
-var OSLookup = os.LookupEnv

@@ -36,6 +36,8 @@ func (m Mount) Writable() bool { return m.Kind == Bind || m.Kind == Tmpfs }
 // Plan is everything the sandbox is made of.
 type Plan struct {
 	Mounts []Mount
+	// Home is $HOME, inside and out.
+	Home string
 	// Env lists the names of the variables passed in; values are looked up
 	// at exec time and never stored here, so nothing that prints a plan can
 	// print a secret.
@@ -73,6 +75,8 @@ type Host struct {
 	SandboxMDOnHost bool
 	// SandboxLogin says ~/.claudebox/.credentials.json exists.
 	SandboxLogin bool
+	// LoginOnHost says ~/.claude/.credentials.json exists.
+	LoginOnHost bool
 	// GitConfig lists the user's git configuration files that exist.
 	GitConfig []string
 	// Command lists the symlinks to recreate and the directory to bind
@@ -120,6 +124,7 @@ func Build(in Inputs) Plan {
 	projects := filepath.Join(claudeDir, "projects")
 	inst := instance.Dir(in.StateDir, in.Project.Root)
 	p := Plan{
+		Home:      home,
 		Env:       in.Env,
 		Chdir:     in.Cwd,
 		Project:   in.Project,
@@ -177,6 +182,32 @@ func Build(in Inputs) Plan {
 		p.Command = append([]string{in.Command[0], "--append-system-prompt-file", p.SandboxMD}, in.Command[1:]...)
 	}
 	return p
+}
+
+// HostMountPoints lists the mounts whose target is a path on the host: an
+// overlay inside a directory bound at its own path (the real ~/.claude, the
+// project). bwrap would create a missing target there as an empty read-only
+// file or directory, left behind on the host; the launch creates them first.
+// The nearest enclosing mount decides: an overlay inside the instance bind
+// lands in claudebox's own state, not the host's.
+func (p Plan) HostMountPoints() []Mount {
+	var points []Mount
+	for i, m := range p.Mounts {
+		if m.Kind != Bind && m.Kind != RoBind {
+			continue
+		}
+		for j := i - 1; j >= 0; j-- {
+			outer := p.Mounts[j]
+			if outer.Dest == m.Dest || !instance.Within(m.Dest, outer.Dest) {
+				continue
+			}
+			if (outer.Kind == Bind || outer.Kind == RoBind) && outer.Src == outer.Dest {
+				points = append(points, m)
+			}
+			break
+		}
+	}
+	return points
 }
 
 // namespaceArgs isolate everything but the network, which the user's

@@ -13,7 +13,7 @@ func testPlan() Plan {
 	root := "/home/al ice/code/it's \"ü\" $HOME `x`"
 	return Build(Inputs{
 		Home: "/home/al ice", StateDir: "/home/al ice/.claudebox",
-		Project: instance.Project{Root: root, Checkout: root, Git: true},
+		Project: instance.Project{Root: root, Checkout: root},
 		Cwd:     root + "/sub dir",
 		Host:    Host{System: []HostPath{{Path: "/usr"}, {Path: "/bin", Link: "usr/bin"}}},
 		Env:     []string{"HOME", "ANTHROPIC_API_KEY"},
@@ -77,5 +77,31 @@ func TestEnvironment(t *testing.T) {
 		if _, err := Environment(environ, []string{bad}); err == nil {
 			t.Errorf("--env %q accepted", bad)
 		}
+	}
+}
+
+// The host mount points are exactly the overlays inside the real ~/.claude;
+// those inside the instance bind are claudebox's own.
+func TestHostMountPoints(t *testing.T) {
+	in := Inputs{
+		Home: "/h", StateDir: "/h/.claudebox",
+		Project: instance.Project{Root: "/h/p", Checkout: "/h/p"},
+		Cwd:     "/h/p",
+		Host:    Host{System: []HostPath{{Path: "/usr"}}, GitConfig: []string{"/h/.gitconfig"}},
+		Command: []string{"/usr/bin/claude"}, Claude: true,
+	}
+	dests := func(p Plan) []string {
+		var d []string
+		for _, m := range p.HostMountPoints() {
+			d = append(d, m.Dest)
+		}
+		return d
+	}
+	if got, want := dests(Build(in)), []string{"/h/.claude/projects", "/h/.claude/history.jsonl"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("HostMountPoints = %q, want %q", got, want)
+	}
+	in.Host.SandboxMDOnHost, in.Host.SandboxLogin, in.Host.LoginOnHost = true, true, true
+	if got, want := dests(Build(in)), []string{"/h/.claude/projects", "/h/.claude/history.jsonl", "/h/.claude/SANDBOX.md", "/h/.claude/.credentials.json"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("HostMountPoints = %q, want %q", got, want)
 	}
 }

@@ -3,7 +3,8 @@ package mount
 import (
 	"os"
 	"path/filepath"
-	"strings"
+
+	"github.com/claudebox/claudebox/instance"
 )
 
 // Probe reads the host facts a plan needs. It only reads.
@@ -19,6 +20,7 @@ func Probe(home, stateDir, command string) Host {
 	}
 	h.SandboxMDOnHost = exists(filepath.Join(home, ".claude", SandboxMDFile))
 	h.SandboxLogin = exists(SandboxLoginFile(stateDir))
+	h.LoginOnHost = exists(filepath.Join(home, ".claude", ".credentials.json"))
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
 		if exists(f) {
 			h.GitConfig = append(h.GitConfig, f)
@@ -81,7 +83,7 @@ func exists(path string) bool {
 
 func underAny(path string, dirs []string) bool {
 	for _, d := range dirs {
-		if path == d || strings.HasPrefix(path, d+"/") {
+		if instance.Within(path, d) {
 			return true
 		}
 	}

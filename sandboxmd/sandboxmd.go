@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 )
 
@@ -16,7 +15,7 @@ import (
 func Render(p mount.Plan) []byte {
 	var b strings.Builder
 	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	home := homeOf(p)
+	home := p.Home
 
 	line("# Sandbox")
 	line("")
@@ -44,7 +43,7 @@ func Render(p mount.Plan) []byte {
 	line("- Private: %s and /tmp are empty tmpfs; anything else written there is lost when the session ends.", home)
 	line("- Read-only: %s.", strings.Join(ro, ", "))
 	line("- Hidden: the rest of the host's %s (SSH keys, cloud credentials, other repositories) and every host path not listed here.", home)
-	line("- History: %s/projects holds this project's sessions only (instance %s); other projects' sessions are not visible. %s/history.jsonl is claudebox's prompt history, separate from the host's.", claudeDir, instance.Hash(p.Project.Root), claudeDir)
+	line("- History: %s/projects holds this project's sessions only (instance %s); other projects' sessions are not visible. %s/history.jsonl is claudebox's prompt history, separate from the host's.", claudeDir, filepath.Base(p.Instance), claudeDir)
 	if len(p.Env) > 0 {
 		line("- Environment variables passed in (names only): %s. All others were dropped.", strings.Join(p.Env, ", "))
 	}
@@ -60,14 +59,4 @@ func Render(p mount.Plan) []byte {
 	line("- an environment variable: `claudebox --env NAME`")
 	line("- files outside the project: start claudebox in a directory that contains them")
 	return []byte(b.String())
-}
-
-// homeOf finds $HOME in the plan: the private tmpfs that hides it.
-func homeOf(p mount.Plan) string {
-	for _, m := range p.Mounts {
-		if m.Kind == mount.Tmpfs && m.Dest != "/tmp" {
-			return m.Dest
-		}
-	}
-	return ""
 }

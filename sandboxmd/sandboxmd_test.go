@@ -29,12 +29,12 @@ func plan(project instance.Project, cwd string, env []string, network bool) moun
 func TestRender(t *testing.T) {
 	base := []string{"HOME", "PATH", "ANTHROPIC_API_KEY"}
 	cases := map[string]mount.Plan{
-		"git-repo": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app", Git: true},
+		"git-repo": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app"},
 			"/home/alice/code/app/src", base, true),
-		"worktree": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix", Git: true,
+		"worktree": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix",
 			GitDirs: []string{"/home/alice/code/app/.git"}}, "/home/alice/code/app-fix", base, true),
 		"non-git": plan(instance.Project{Root: "/srv/data", Checkout: "/srv/data"}, "/srv/data", base, true),
-		"extra-env-no-network": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app", Git: true},
+		"extra-env-no-network": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app"},
 			"/home/alice/code/app", append(base, "AWS_PROFILE", "MY_TOOL_HOME"), false),
 	}
 	for name, p := range cases {
@@ -61,7 +61,7 @@ func TestRender(t *testing.T) {
 // Every writable path the plan binds is named in SANDBOX.md, so it cannot
 // claim less access than the sandbox has.
 func TestRenderNamesEveryWritableBind(t *testing.T) {
-	p := plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix", Git: true,
+	p := plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix",
 		GitDirs: []string{"/home/alice/code/app/.git"}}, "/home/alice/code/app-fix", nil, true)
 	md := string(Render(p))
 	for _, m := range p.Mounts {
