@@ -15,9 +15,12 @@ import (
 // subcommands: every word that is not claudebox's goes to claude, and a
 // prompt may well be a word like "list".
 type cli struct {
-	DryRun  bool             `help:"Print the exact command a launch would exec, one mount per line, and exit."`
-	Shell   bool             `help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
-	Env     []string         `placeholder:"NAME" sep:"none" help:"Also pass the environment variable NAME into the sandbox. Repeatable."`
+	DryRun    bool     `help:"Print the exact command a launch would exec, one mount per line, and exit."`
+	Shell     bool     `help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
+	NoNetwork bool     `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
+	Env       []string `placeholder:"NAME" sep:"none" help:"Also pass the environment variable NAME into the sandbox. Repeatable."`
+	// Reap is the background cleanup a launch starts; not for users.
+	Reap    string           `hidden:"" placeholder:"INSTANCE"`
 	Version kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
 	// Claude is filled by splitArgs, not by kong; it is declared for --help.
 	Claude []string `arg:"" optional:"" name:"claude-args" help:"Arguments for claude, passed unchanged and in order."`
@@ -31,7 +34,10 @@ do. Claude's own help: claudebox -- --help.`
 
 // Run launches the sandbox, or prints its command with --dry-run.
 func (c *cli) Run() error {
-	return launchCmd{DryRun: c.DryRun, Shell: c.Shell, Env: c.Env, Args: c.Claude}.Run()
+	if c.Reap != "" {
+		return reapCmd{Instance: c.Reap, Paths: c.Claude}.Run()
+	}
+	return launchCmd{DryRun: c.DryRun, Shell: c.Shell, NoNetwork: c.NoNetwork, Env: c.Env, Args: c.Claude}.Run()
 }
 
 // version is stamped by the build (-ldflags -X main.version=…); go install

@@ -190,7 +190,8 @@ func TestSandboxIsolation(t *testing.T) {
 		check claude-visible 'test -f ~/.claude/settings.json'
 		check project-visible 'test -f main.go'
 		check project-writable 'echo x > new.txt'
-		check claude-writable 'echo x > ~/.claude/written-inside'
+		check claude-private 'echo x > ~/.claude/written-inside'
+		check settings-private 'echo "{\"x\":1}" > ~/.claude/settings.json'
 		check usr-readonly '! touch /usr/x 2>/dev/null'
 		check etc-readonly '! touch /etc/x 2>/dev/null'
 		check home-private 'touch ~/scratch'
@@ -204,17 +205,21 @@ func TestSandboxIsolation(t *testing.T) {
 	if strings.Contains(out, "FAIL") || !strings.Contains(out, "ok pid-ns") {
 		t.Fatalf("inside the sandbox:\n%s", out)
 	}
-	// What was written to the private home and /tmp stayed inside; what
-	// was written to the project and ~/.claude reached the host.
+	// What was written to the private home, /tmp and the private copy of
+	// settings.json stayed inside; what was written to the project reached
+	// the host.
 	for path, want := range map[string]bool{
 		filepath.Join(h.home, "scratch"):                   false,
 		"/tmp/claudebox-e2e-marker":                        false,
 		filepath.Join(proj, "new.txt"):                     true,
-		filepath.Join(h.home, ".claude", "written-inside"): true,
+		filepath.Join(h.home, ".claude", "written-inside"): false,
 	} {
 		if fileExists(path) != want {
 			t.Errorf("%s exists on the host: %v, want %v", path, !want, want)
 		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.home, ".claude", "settings.json")); string(b) != "{}\n" {
+		t.Errorf("the host's settings.json = %q, want it unchanged", b)
 	}
 	inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
 	if b, _ := os.ReadFile(filepath.Join(inst, instance.RootFile)); string(b) != proj+"\n" {
@@ -320,7 +325,7 @@ func TestSandboxInteractive(t *testing.T) {
 	tmux("send-keys", "Enter")
 	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-tmux") }, "the fake reply")
 
-	history := filepath.Join(h.home, ".claudebox", "history.jsonl")
+	history := filepath.Join(instance.Dir(filepath.Join(h.home, ".claudebox"), proj), "history.jsonl")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		b, _ := os.ReadFile(history)
@@ -328,7 +333,7 @@ func TestSandboxInteractive(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("~/.claudebox/history.jsonl = %q, want the prompt", b)
+			t.Fatalf("the instance's history.jsonl = %q, want the prompt", b)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -416,7 +421,7 @@ func TestSandboxMDReachesClaude(t *testing.T) {
 				t.Fatalf("the fake API got %d requests, want 2", len(bodies))
 			}
 			for _, p := range []string{projA, projB} {
-				fact := "- Project: " + p + " (read-write)"
+				fact := "- Project: " + p + " (read-write"
 				n := 0
 				for _, b := range bodies {
 					if strings.Contains(b, fact) {

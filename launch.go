@@ -16,10 +16,11 @@ import (
 
 // launchCmd runs claude (or a shell) in the sandbox, or prints the command.
 type launchCmd struct {
-	DryRun bool
-	Shell  bool
-	Env    []string
-	Args   []string
+	DryRun    bool
+	Shell     bool
+	NoNetwork bool
+	Env       []string
+	Args      []string
 }
 
 // session is what a launch has worked out before it touches anything.
@@ -41,11 +42,21 @@ func (l launchCmd) Run() error {
 		fmt.Print(s.plan.Script(s.bwrap))
 		return nil
 	}
-	if err := s.materialize(); err != nil {
+	lock, err := s.materialize()
+	if err != nil {
 		return err
 	}
+	files, err := s.descriptors()
+	if err != nil {
+		return err
+	}
+	if ps := s.plan.Placeholders(); len(ps) > 0 {
+		if err := startReaper(s.plan.Instance, ps); err != nil {
+			return fmt.Errorf("cannot start the placeholder cleanup: %v", err)
+		}
+	}
 	argv := append([]string{"bwrap"}, s.plan.Args()...)
-	return unix.Exec(s.bwrap, argv, s.plan.Environ(os.LookupEnv))
+	return execWithFiles(s.bwrap, argv, s.plan.Environ(os.LookupEnv), append(files, int(lock.Fd())))
 }
 
 func (l launchCmd) prepare() (session, error) {
@@ -86,12 +97,10 @@ func (l launchCmd) prepare() (session, error) {
 		return session{}, withHint("export the variable first, or drop the flag", "%v", err)
 	}
 	stateDir := filepath.Join(home, ".claudebox")
-	host := mount.Probe(home, stateDir, prog)
-	if host.SandboxLogin && !host.LoginOnHost {
-		// An empty credentials file on the host would break the host's
-		// login, so this overlay target cannot be created like the others.
-		return session{}, withHint("log in once with claude on the host, or remove "+mount.SandboxLoginFile(stateDir)+" to use the host's login",
-			"%s is a separate sandbox login, but ~/.claude/.credentials.json does not exist to overlay", mount.SandboxLoginFile(stateDir))
+	host := mount.Probe(home, stateDir, project, prog)
+	if len(host.Symlinked) > 0 {
+		return session{}, withHint("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
+			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
 	}
 	plan := mount.Build(mount.Inputs{
 		Home:     home,
@@ -100,7 +109,7 @@ func (l launchCmd) prepare() (session, error) {
 		Cwd:      cwd,
 		Host:     host,
 		Env:      env,
-		Network:  true,
+		Network:  !l.NoNetwork,
 		Command:  command,
 		Claude:   !l.Shell,
 	})
@@ -137,57 +146,133 @@ func checkProject(checkout, home string) error {
 }
 
 // materialize creates what the plan binds: the instance with its
-// project-root, SANDBOX.md and claude.json, the history file, and then the
-// plan's host mount points, so that bwrap never creates one itself.
-func (s session) materialize() error {
+// project-root, SANDBOX.md, claude.json and history, then the placeholders
+// of the project's guards, so that bwrap never creates a file on the host. It
+// returns the instance's session lock, held shared: placeholders are made
+// under it, so no cleanup can remove them before the sandbox holds it too.
+func (s session) materialize() (*os.File, error) {
 	if err := os.MkdirAll(s.stateDir, 0o700); err != nil || unix.Access(s.stateDir, unix.W_OK) != nil {
-		return withHint("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
+		return nil, withHint("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
 	}
 	dir, err := instance.Ensure(s.stateDir, s.plan.Project.Root)
 	if errors.Is(err, instance.ErrOtherRoot) {
-		return withHint("move the instance directory aside if you edited it by hand", "%v", err)
+		return nil, withHint("move the instance directory aside if you edited it by hand", "%v", err)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := createEmpty(mount.HistoryFile(s.stateDir)); err != nil {
-		return err
+	lock, err := instance.OpenLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := instance.LockShared(lock); err != nil {
+		return nil, err
+	}
+	if err := createEmpty(filepath.Join(dir, mount.HistoryFile)); err != nil {
+		return nil, err
 	}
 	if err := instance.WriteFileIfChanged(filepath.Join(dir, mount.SandboxMDFile), sandboxmd.Render(s.plan), 0o600); err != nil {
-		return err
+		return nil, err
 	}
 	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), filepath.Join(dir, instance.ClaudeJSONFile), trustPaths(s.plan.Chdir)); err != nil {
-		return err
+		return nil, err
 	}
-	// The real ~/.claude is bound even before Claude Code's first run.
-	if err := os.MkdirAll(filepath.Join(s.home, ".claude"), 0o700); err != nil {
-		return err
-	}
-	// A missing mount point is created the way Claude Code would create it:
-	// an empty user-writable file or directory, not bwrap's read-only one.
-	for _, m := range s.plan.HostMountPoints() {
-		if _, err := os.Lstat(m.Dest); !errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if fi, err := os.Stat(m.Src); err == nil && fi.IsDir() {
-			err = os.MkdirAll(m.Dest, 0o700)
-		} else {
-			err = createEmpty(m.Dest)
-		}
-		if err != nil {
-			return err
+	for _, m := range s.plan.Placeholders() {
+		if err := createPlaceholder(m); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	return lock, nil
 }
 
-// createEmpty creates path as an empty 0600 file unless it exists.
+// createEmpty creates path as an empty 0600 file unless it exists, without
+// following a symlink.
 func createEmpty(path string) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}
 	return f.Close()
+}
+
+// createPlaceholder makes the stand-in a guard's mount needs where nothing
+// exists: empty, mode 000, so that it is recognisably claudebox's.
+func createPlaceholder(m mount.Mount) error {
+	if mount.IsPlaceholder(m.Dest) {
+		return nil
+	}
+	var err error
+	if m.Kind == mount.Tmpfs {
+		err = os.Mkdir(m.Dest, 0)
+	} else {
+		var f *os.File
+		if f, err = os.OpenFile(m.Dest, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0); err == nil {
+			err = f.Close()
+		}
+	}
+	if errors.Is(err, os.ErrExist) {
+		return withHint("start claudebox again", "%s appeared while claudebox was starting", m.Dest)
+	}
+	return err
+}
+
+// descriptors returns what bwrap reads from the descriptors the plan names,
+// in order: the seccomp filter, then the content of each data mount. They
+// are anonymous memory files, so the sandbox cannot reopen a host file
+// through one.
+func (s session) descriptors() ([]int, error) {
+	filter, err := mount.SeccompFilter()
+	if err != nil {
+		return nil, err
+	}
+	fds := []int{}
+	add := func(data []byte) error {
+		fd, err := unix.MemfdCreate("claudebox", unix.MFD_CLOEXEC)
+		if err != nil {
+			return err
+		}
+		fds = append(fds, fd)
+		if _, err := unix.Write(fd, data); err != nil && len(data) > 0 {
+			return err
+		}
+		_, err = unix.Seek(fd, 0, 0)
+		return err
+	}
+	if err := add(filter); err != nil {
+		return nil, err
+	}
+	for _, src := range s.plan.DataSources() {
+		var data []byte
+		if src != "" {
+			if data, err = os.ReadFile(src); err != nil {
+				return nil, withHint("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
+			}
+		}
+		if err := add(data); err != nil {
+			return nil, err
+		}
+	}
+	return fds, nil
+}
+
+// execWithFiles execs path with fds on descriptors SeccompFD, SeccompFD+1,
+// and so on, inherited; every other descriptor closes on exec.
+func execWithFiles(path string, argv, env []string, fds []int) error {
+	// First above every target, so that no move overwrites one not yet moved.
+	high := make([]int, len(fds))
+	for i, fd := range fds {
+		h, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, mount.SeccompFD+len(fds))
+		if err != nil {
+			return err
+		}
+		high[i] = h
+	}
+	for i, h := range high {
+		if err := unix.Dup3(h, mount.SeccompFD+i, 0); err != nil {
+			return err
+		}
+	}
+	return unix.Exec(path, argv, env)
 }
 
 // trustPaths are the directories whose trust decision Claude Code consults:

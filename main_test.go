@@ -3,10 +3,14 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -25,19 +29,46 @@ func TestMain(m *testing.M) {
 
 // fakeBwrap stands in for bwrap in testscript: it records its argv, one
 // argument per line, and its environment in $HOME/bwrap.argv and
-// $HOME/bwrap.env, then exits 0. Like bwrap, it fails when a bind source
-// does not exist.
+// $HOME/bwrap.env, and what it reads from descriptor N in $HOME/bwrap.fdN,
+// then exits 0. Like bwrap, it fails when a bind source does not exist. It
+// also fails where real bwrap would create a mount point on the host: a
+// missing target outside $HOME (a tmpfs inside) and the sandbox's own /proc,
+// /dev and /tmp.
 func fakeBwrap() int {
 	args := os.Args[1:]
-	for i := 0; i+2 < len(args) && args[i] != "--"; i++ {
-		if args[i] == "--bind" || args[i] == "--ro-bind" {
+	home := os.Getenv("HOME")
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(os.Stderr, "bwrap: "+format+"\n", a...)
+		return 1
+	}
+	for i := 0; i+1 < len(args) && args[i] != "--"; i++ {
+		op, dest := args[i], ""
+		switch op {
+		case "--bind", "--ro-bind":
 			if _, err := os.Stat(args[i+1]); err != nil {
-				fmt.Fprintf(os.Stderr, "bwrap: Can't find source path %s: No such file or directory\n", args[i+1])
-				return 1
+				return fail("Can't find source path %s: No such file or directory", args[i+1])
 			}
+			dest = args[i+2]
+		case "--seccomp", "--bind-data", "--ro-bind-data":
+			n, _ := strconv.Atoi(args[i+1])
+			data, err := io.ReadAll(os.NewFile(uintptr(n), "fd"))
+			if err != nil {
+				return fail("Can't read fd %d: %v", n, err)
+			}
+			os.WriteFile(filepath.Join(home, "bwrap.fd"+args[i+1]), data, 0o644)
+			if op != "--seccomp" {
+				dest = args[i+2]
+			}
+		case "--tmpfs":
+			dest = args[i+1]
+		}
+		if dest == "" || dest == "/proc" || dest == "/dev" || dest == "/tmp" || instance.Within(dest, home) {
+			continue
+		}
+		if _, err := os.Lstat(dest); err != nil {
+			return fail("would create the mount point %s on the host", dest)
 		}
 	}
-	home := os.Getenv("HOME")
 	argv := strings.Join(os.Args[1:], "\n") + "\n"
 	env := strings.Join(os.Environ(), "\n") + "\n"
 	if err := os.WriteFile(filepath.Join(home, "bwrap.argv"), []byte(argv), 0o644); err != nil {
@@ -74,6 +105,27 @@ func TestScripts(t *testing.T) {
 					}
 				}
 				ts.Fatalf("%s not found on PATH", args[0])
+			},
+			// wait-reaped DIR: wait until no placeholder (mode 000) is left
+			// under DIR, as the background cleanup after a session leaves it.
+			"wait-reaped": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 {
+					ts.Fatalf("usage: wait-reaped DIR")
+				}
+				var left []string
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+					left = nil
+					filepath.WalkDir(ts.MkAbs(args[0]), func(p string, d fs.DirEntry, err error) error {
+						if fi, err := os.Lstat(p); err == nil && fi.Mode().Perm() == 0 {
+							left = append(left, p)
+						}
+						return nil
+					})
+					if len(left) == 0 {
+						return
+					}
+				}
+				ts.Fatalf("placeholders left: %q", left)
 			},
 			// instance-dir PATH: print the instance directory of project root PATH.
 			"instance-dir": func(ts *testscript.TestScript, neg bool, args []string) {

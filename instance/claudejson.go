@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // ClaudeJSONFile names the instance's own copy of ~/.claude.json. Claude Code
@@ -116,8 +118,10 @@ func SyncClaudeJSON(hostPath, sandboxPath string, trustPaths []string) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	sandbox, err := os.ReadFile(sandboxPath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
+	// A symlink here was left by the sandbox: start afresh (the write
+	// replaces the link) rather than read what it points to.
+	sandbox, err := ReadFileNoFollow(sandboxPath)
+	if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.ELOOP) {
 		return err
 	}
 	out, changed, err := MergeClaudeJSON(host, sandbox, trustPaths)

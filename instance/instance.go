@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 )
 
 // RootFile names the file in an instance directory that records its root.
@@ -75,8 +78,19 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 
 // WriteFileIfChanged writes data atomically unless path already holds it.
 func WriteFileIfChanged(path string, data []byte, perm os.FileMode) error {
-	if got, err := os.ReadFile(path); err == nil && bytes.Equal(got, data) {
+	if got, err := ReadFileNoFollow(path); err == nil && bytes.Equal(got, data) {
 		return nil
 	}
 	return WriteFileAtomic(path, data, perm)
+}
+
+// ReadFileNoFollow reads a file of claudebox's own state, which the sandbox
+// can write to: a symlink it left there is not followed to a host file.
+func ReadFileNoFollow(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }

@@ -20,6 +20,10 @@ type Project struct {
 	// GitDirs are git directories outside Checkout that git needs inside
 	// the sandbox (the main repository's common dir, for a linked worktree).
 	GitDirs []string
+	// GitDir is the checkout's own git directory and CommonDir the
+	// repository's shared one (equal but for linked worktrees); both are
+	// empty outside git.
+	GitDir, CommonDir string
 }
 
 // Resolve finds the project of cwd, which must be absolute. It reads git's
@@ -74,8 +78,8 @@ func atGitEntry(top string) (Project, bool) {
 	if !isGitDir(gitDir, common) {
 		return Project{}, false
 	}
-	p := Project{Checkout: top}
-	cfg := readCoreConfig(filepath.Join(common, "config"))
+	p := Project{Checkout: top, GitDir: gitDir, CommonDir: common}
+	cfg := GitConfig(filepath.Join(common, "config"), "core")
 	switch {
 	case filepath.Base(common) == ".git":
 		// Ordinary repository or one of its linked worktrees.
@@ -138,24 +142,25 @@ func isGitDir(gitDir, common string) bool {
 	return true
 }
 
-// readCoreConfig returns the keys of the [core] section of a git config
-// file, lowercased. Only bare and worktree are consulted.
-func readCoreConfig(path string) map[string]string {
+// GitConfig returns the keys of one plain section ([core], [extensions])
+// of a git config file, lowercased: enough for bare, worktree, hooksPath and
+// worktreeConfig. Includes are not followed.
+func GitConfig(path, section string) map[string]string {
 	keys := map[string]string{}
 	f, err := os.Open(path)
 	if err != nil {
 		return keys
 	}
 	defer f.Close()
-	inCore := false
+	inSection := false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
-			inCore = strings.EqualFold(strings.Trim(line, "[] \t"), "core")
+			inSection = strings.EqualFold(strings.Trim(line, "[] \t"), section)
 			continue
 		}
-		if !inCore {
+		if !inSection {
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")

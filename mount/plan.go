@@ -3,7 +3,9 @@
 package mount
 
 import (
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
@@ -13,12 +15,20 @@ import (
 type Kind string
 
 const (
-	RoBind  Kind = "--ro-bind"
-	Bind    Kind = "--bind"
-	Symlink Kind = "--symlink"
-	Tmpfs   Kind = "--tmpfs"
-	Proc    Kind = "--proc"
-	Dev     Kind = "--dev"
+	RoBind Kind = "--ro-bind"
+	// RoBindTry skips a source that vanished since the probe (the host's
+	// claude may be saving it at that moment).
+	RoBindTry Kind = "--ro-bind-try"
+	Bind      Kind = "--bind"
+	Symlink   Kind = "--symlink"
+	Tmpfs     Kind = "--tmpfs"
+	Proc      Kind = "--proc"
+	Dev       Kind = "--dev"
+	// BindData and RoBindData mount a private copy of Src (empty when Src
+	// is ""), passed to bwrap on a file descriptor: writes to it never
+	// reach the host.
+	BindData   Kind = "--bind-data"
+	RoBindData Kind = "--ro-bind-data"
 )
 
 // Mount is one entry of the plan. For Symlink, Src is the link's target.
@@ -28,10 +38,15 @@ type Mount struct {
 	Dest string
 	// Why is the reason for the entry, shown by --dry-run.
 	Why string
+	// Placeholder says Dest does not exist on the host: the launch creates
+	// an empty stand-in with mode 000 for bwrap to mount over, and removes
+	// it when the last session of the project ends.
+	Placeholder bool
 }
 
-// Writable reports whether the sandbox can write through the mount.
-func (m Mount) Writable() bool { return m.Kind == Bind || m.Kind == Tmpfs }
+// Writable reports whether the sandbox can write through the mount to the
+// host (a private tmpfs or copy does not count).
+func (m Mount) Writable() bool { return m.Kind == Bind }
 
 // Plan is everything the sandbox is made of.
 type Plan struct {
@@ -54,6 +69,8 @@ type Plan struct {
 	Network bool
 	// Command runs inside: claude and its arguments, or a shell.
 	Command []string
+	// Guards are the protected paths inside the writable mounts.
+	Guards []Guard
 }
 
 // HostPath is a path that exists on the host; Link is its target when it
@@ -83,6 +100,24 @@ type Host struct {
 	// read-only so the command's path resolves inside, for a command
 	// installed outside the system directories (e.g. under the hidden $HOME).
 	Command []HostPath
+	// ClaudeEntries lists the real ~/.claude's entries shown read-only
+	// inside: configuration (plugins, skills, agents, commands, hooks, user
+	// scripts), not Claude Code's per-session state of other projects.
+	ClaudeEntries []string
+	// ClaudeCopies lists the files in ~/.claude that Claude Code saves
+	// (settings, CLAUDE.md) and that exist: the sandbox gets private copies.
+	ClaudeCopies []string
+	// Pins are existing directories between a writable mount and a guard:
+	// each is mounted on itself so it cannot be renamed away, which would
+	// take the guard's mount with it.
+	Pins []string
+	// Guards are the paths inside the writable mounts that the host
+	// executes or obeys.
+	Guards []Guard
+	// Symlinked lists guards (or directories on the way to one) that are
+	// symlinks: the sandbox could replace the link itself, so the launch
+	// refuses.
+	Symlinked []string
 }
 
 // SystemDirs are bound read-only when they exist: the programs, libraries
@@ -108,12 +143,16 @@ type Inputs struct {
 	Claude  bool
 }
 
-// Paths of claudebox's state on the host.
-func HistoryFile(stateDir string) string      { return filepath.Join(stateDir, "history.jsonl") }
+// SandboxLoginFile is the separate sandbox login, when the user made one.
 func SandboxLoginFile(stateDir string) string { return filepath.Join(stateDir, ".credentials.json") }
 
-// SandboxMDFile names the generated SANDBOX.md inside an instance directory.
-const SandboxMDFile = "SANDBOX.md"
+// Files inside an instance directory.
+const (
+	SandboxMDFile = "SANDBOX.md"
+	// HistoryFile is the instance's prompt history: prompts typed in one
+	// project are not readable from another.
+	HistoryFile = "history.jsonl"
+)
 
 // Build makes the plan. Order matters: bwrap applies mounts left to right
 // and a later mount hides what an earlier one put at the same path, so the
@@ -149,17 +188,35 @@ func Build(in Inputs) Plan {
 		add(RoBind, in.Host.ResolvConf, in.Host.ResolvConf, "target of /etc/resolv.conf, for DNS")
 	}
 	add(Tmpfs, "", home, "private $HOME: the rest of the home directory is hidden")
-	add(Bind, claudeDir, claudeDir, "the real ~/.claude: plugins, skills, settings")
+	// ~/.claude is rebuilt from the real one's entries rather than bound
+	// whole: the host's claude runs or obeys what is there, and Claude Code
+	// writes lock directories beside its files (history.jsonl.lock), which a
+	// read-only bind would refuse. What it creates stays in this tmpfs.
+	add(Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
+	for _, e := range in.Host.ClaudeEntries {
+		add(RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
+	}
+	for _, f := range in.Host.ClaudeCopies {
+		add(BindData, f, f, "a private copy: Claude Code can save it, the host's file stays as it is")
+	}
 	add(Bind, inst, projects, "this project's instance: sessions isolated per project")
-	rootFile := filepath.Join(projects, instance.RootFile)
-	add(RoBind, filepath.Join(inst, instance.RootFile), rootFile, "the instance's key, read-only")
-	add(RoBind, filepath.Join(inst, SandboxMDFile), p.SandboxMD, "sandbox facts for Claude, read-only")
-	add(Bind, HistoryFile(in.StateDir), filepath.Join(claudeDir, "history.jsonl"), "sandbox-side prompt history")
+	// Files the launch reads or binds from the instance are pinned (mounted
+	// on their own path), so the sandbox cannot swap them for symlinks.
+	for _, f := range []string{instance.RootFile, SandboxMDFile, instance.LockFile} {
+		add(RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
+	}
+	history := filepath.Join(inst, HistoryFile)
+	add(Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
+	add(Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
 	if in.Host.SandboxMDOnHost {
 		add(RoBind, filepath.Join(inst, SandboxMDFile), filepath.Join(claudeDir, SandboxMDFile), "so an @SANDBOX.md import reads this project's facts")
 	}
-	if in.Host.SandboxLogin {
-		add(Bind, SandboxLoginFile(in.StateDir), filepath.Join(claudeDir, ".credentials.json"), "separate sandbox login")
+	credentials := filepath.Join(claudeDir, ".credentials.json")
+	switch {
+	case in.Host.SandboxLogin:
+		add(Bind, SandboxLoginFile(in.StateDir), credentials, "separate sandbox login")
+	case in.Host.LoginOnHost:
+		add(Bind, credentials, credentials, "the login, writable so Claude Code can refresh its token")
 	}
 	add(Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(home, ".claude.json"),
 		"Claude Code's state file, kept per instance (it saves by rename)")
@@ -177,6 +234,13 @@ func Build(in Inputs) Plan {
 	for _, d := range in.Project.GitDirs {
 		add(Bind, d, d, "the repository's git directory, so git works in this worktree")
 	}
+	for _, d := range in.Host.Pins {
+		add(Bind, d, d, "pinned: it cannot be renamed away from the protection inside it")
+	}
+	for _, g := range in.Host.Guards {
+		p.Mounts = append(p.Mounts, g.Mount())
+	}
+	p.Guards = in.Host.Guards
 	p.Command = in.Command
 	if in.Claude {
 		p.Command = append([]string{in.Command[0], "--append-system-prompt-file", p.SandboxMD}, in.Command[1:]...)
@@ -184,30 +248,16 @@ func Build(in Inputs) Plan {
 	return p
 }
 
-// HostMountPoints lists the mounts whose target is a path on the host: an
-// overlay inside a directory bound at its own path (the real ~/.claude, the
-// project). bwrap would create a missing target there as an empty read-only
-// file or directory, left behind on the host; the launch creates them first.
-// The nearest enclosing mount decides: an overlay inside the instance bind
-// lands in claudebox's own state, not the host's.
-func (p Plan) HostMountPoints() []Mount {
-	var points []Mount
-	for i, m := range p.Mounts {
-		if m.Kind != Bind && m.Kind != RoBind {
-			continue
-		}
-		for j := i - 1; j >= 0; j-- {
-			outer := p.Mounts[j]
-			if outer.Dest == m.Dest || !instance.Within(m.Dest, outer.Dest) {
-				continue
-			}
-			if (outer.Kind == Bind || outer.Kind == RoBind) && outer.Src == outer.Dest {
-				points = append(points, m)
-			}
-			break
+// Placeholders lists the mounts whose target the launch creates as a
+// stand-in and removes after the session.
+func (p Plan) Placeholders() []Mount {
+	var ms []Mount
+	for _, m := range p.Mounts {
+		if m.Placeholder {
+			ms = append(ms, m)
 		}
 	}
-	return points
+	return ms
 }
 
 // namespaceArgs isolate everything but the network, which the user's
@@ -217,39 +267,74 @@ var namespaceArgs = []string{
 	"--die-with-parent",
 }
 
-// Args is the bwrap argv (without argv[0]) that realises the plan.
-func (p Plan) Args() []string {
-	args := append([]string{}, namespaceArgs...)
-	if !p.Network {
-		args = append(args, "--unshare-net")
-	}
+// SeccompFD is the descriptor bwrap reads the seccomp filter from. The
+// contents of the data mounts follow on the next descriptors, in plan order.
+const SeccompFD = 3
+
+// DataSources lists the sources of the data mounts in the order of their
+// descriptors, from SeccompFD+1; "" stands for empty content.
+func (p Plan) DataSources() []string {
+	var srcs []string
 	for _, m := range p.Mounts {
-		args = append(args, m.args()...)
+		if m.Kind == BindData || m.Kind == RoBindData {
+			srcs = append(srcs, m.Src)
+		}
 	}
-	args = append(args, "--chdir", p.Chdir, "--")
-	return append(args, p.Command...)
+	return srcs
 }
 
-func (m Mount) args() []string {
-	switch m.Kind {
-	case Proc, Dev, Tmpfs:
-		return []string{string(m.Kind), m.Dest}
-	default:
-		return []string{string(m.Kind), m.Src, m.Dest}
+// Args is the bwrap argv (without argv[0]) that realises the plan.
+func (p Plan) Args() []string {
+	var args []string
+	for _, line := range p.argLines() {
+		args = append(args, line...)
 	}
+	return args
+}
+
+// argLines is Args grouped as --dry-run prints it: one mount per line.
+func (p Plan) argLines() [][]string {
+	lines := [][]string{namespaceArgs}
+	if !p.Network {
+		lines = append(lines, []string{"--unshare-net"})
+	}
+	lines = append(lines, []string{"--seccomp", strconv.Itoa(SeccompFD)})
+	fd := SeccompFD
+	for _, m := range p.Mounts {
+		switch m.Kind {
+		case Proc, Dev, Tmpfs:
+			lines = append(lines, []string{string(m.Kind), m.Dest})
+		case BindData, RoBindData:
+			fd++
+			lines = append(lines, []string{string(m.Kind), strconv.Itoa(fd), m.Dest})
+		default:
+			lines = append(lines, []string{string(m.Kind), m.Src, m.Dest})
+		}
+	}
+	lines = append(lines, []string{"--chdir", p.Chdir})
+	return append(lines, append([]string{"--"}, p.Command...))
 }
 
 // Script renders the exact command a launch execs, one mount per line,
 // shell-quoted so it can be pasted. The environment is written as references
-// to the caller's variables, never as values.
+// to the caller's variables, never as values. Comment lines first say what
+// the launch passes on descriptors.
 func (p Plan) Script(bwrap string) string {
 	var b strings.Builder
+	fmt.Fprintf(&b, "# fd %d: seccomp filter (no TIOCSTI or TIOCLINUX, no new user namespaces)\n", SeccompFD)
+	for i, src := range p.DataSources() {
+		what := "empty"
+		if src != "" {
+			what = "copy of " + src
+		}
+		fmt.Fprintf(&b, "# fd %d: %s\n", SeccompFD+1+i, what)
+	}
 	b.WriteString("env -i")
 	for _, name := range p.Env {
 		b.WriteString(" " + name + `="$` + name + `"`)
 	}
 	b.WriteString(" \\\n  " + Quote(bwrap))
-	line := func(words ...string) {
+	for _, words := range p.argLines() {
 		b.WriteString(" \\\n    ")
 		for i, w := range words {
 			if i > 0 {
@@ -258,15 +343,6 @@ func (p Plan) Script(bwrap string) string {
 			b.WriteString(Quote(w))
 		}
 	}
-	line(namespaceArgs...)
-	if !p.Network {
-		line("--unshare-net")
-	}
-	for _, m := range p.Mounts {
-		line(m.args()...)
-	}
-	line("--chdir", p.Chdir)
-	line(append([]string{"--"}, p.Command...)...)
 	b.WriteByte('\n')
 	return b.String()
 }

@@ -27,6 +27,9 @@ func testPlan() Plan {
 func TestScriptIsArgs(t *testing.T) {
 	p := testPlan()
 	script := p.Script("/usr/bin/bwrap")
+	for strings.HasPrefix(script, "#") {
+		_, script, _ = strings.Cut(script, "\n")
+	}
 	first, rest, _ := strings.Cut(script, "\n")
 	if first != `env -i HOME="$HOME" ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" \` {
 		t.Fatalf("first line = %q", first)
@@ -47,7 +50,7 @@ func TestArgsOrder(t *testing.T) {
 	order := []string{
 		"--ro-bind\n/usr\n/usr",
 		"--tmpfs\n/home/al ice\n",
-		"--bind\n/home/al ice/.claude\n/home/al ice/.claude\n",
+		"--tmpfs\n/home/al ice/.claude\n",
 		"\n/home/al ice/.claude/projects\n",
 		"\n/home/al ice/.claude/history.jsonl\n",
 		"\n/home/al ice/.claude.json\n",
@@ -80,28 +83,62 @@ func TestEnvironment(t *testing.T) {
 	}
 }
 
-// The host mount points are exactly the overlays inside the real ~/.claude;
-// those inside the instance bind are claudebox's own.
-func TestHostMountPoints(t *testing.T) {
+// ~/.claude inside is a tmpfs holding the real entries read-only and private
+// copies of the files Claude Code saves; the copies' contents go on the
+// descriptors after the seccomp filter, in the order the argv names them.
+func TestClaudeDirRebuilt(t *testing.T) {
 	in := Inputs{
 		Home: "/h", StateDir: "/h/.claudebox",
 		Project: instance.Project{Root: "/h/p", Checkout: "/h/p"},
 		Cwd:     "/h/p",
-		Host:    Host{System: []HostPath{{Path: "/usr"}}, GitConfig: []string{"/h/.gitconfig"}},
+		Host: Host{
+			ClaudeEntries: []string{"/h/.claude/plugins", "/h/.claude/statusline.sh"},
+			ClaudeCopies:  []string{"/h/.claude/settings.json"},
+			Guards:        []Guard{{Path: "/h/p/.mcp.json", Copy: true}, {Path: "/h/p/.claude", Exists: true}, {Path: "/h/p/.claude/settings.local.json", Copy: true, FileStandIn: true}},
+		},
 		Command: []string{"/usr/bin/claude"}, Claude: true,
 	}
-	dests := func(p Plan) []string {
-		var d []string
-		for _, m := range p.HostMountPoints() {
-			d = append(d, m.Dest)
+	p := Build(in)
+	args := strings.Join(p.Args(), "\n")
+	for _, s := range []string{
+		"--seccomp\n3\n",
+		"--tmpfs\n/h/.claude\n--ro-bind-try\n/h/.claude/plugins\n/h/.claude/plugins\n--ro-bind-try\n/h/.claude/statusline.sh\n/h/.claude/statusline.sh\n--bind-data\n4\n/h/.claude/settings.json\n",
+		"--tmpfs\n/h/p/.mcp.json\n--ro-bind\n/h/p/.claude\n/h/p/.claude\n--bind-data\n5\n/h/p/.claude/settings.local.json\n",
+	} {
+		if !strings.Contains(args, s) {
+			t.Errorf("args lack %q:\n%s", s, args)
 		}
-		return d
 	}
-	if got, want := dests(Build(in)), []string{"/h/.claude/projects", "/h/.claude/history.jsonl"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("HostMountPoints = %q, want %q", got, want)
+	if got, want := p.DataSources(), []string{"/h/.claude/settings.json", ""}; !reflect.DeepEqual(got, want) {
+		t.Errorf("DataSources = %q, want %q", got, want)
 	}
-	in.Host.SandboxMDOnHost, in.Host.SandboxLogin, in.Host.LoginOnHost = true, true, true
-	if got, want := dests(Build(in)), []string{"/h/.claude/projects", "/h/.claude/history.jsonl", "/h/.claude/SANDBOX.md", "/h/.claude/.credentials.json"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("HostMountPoints = %q, want %q", got, want)
+	var placeholders []string
+	for _, m := range p.Placeholders() {
+		placeholders = append(placeholders, m.Dest)
+	}
+	if want := []string{"/h/p/.mcp.json", "/h/p/.claude/settings.local.json"}; !reflect.DeepEqual(placeholders, want) {
+		t.Errorf("Placeholders = %q, want %q", placeholders, want)
+	}
+}
+
+// Each guard becomes the mount its state calls for.
+func TestGuardMount(t *testing.T) {
+	for _, c := range []struct {
+		g           Guard
+		kind        Kind
+		src         string
+		placeholder bool
+	}{
+		{Guard{Path: "/p/.git/hooks", Exists: true}, RoBind, "/p/.git/hooks", false},
+		{Guard{Path: "/p/.git/hooks"}, Tmpfs, "", true},
+		{Guard{Path: "/p/.mcp.json", Copy: true, Exists: true}, BindData, "/p/.mcp.json", false},
+		{Guard{Path: "/p/.mcp.json", Copy: true}, Tmpfs, "", true},
+		{Guard{Path: "/p/.git/worktrees/x/config.worktree", FileStandIn: true}, RoBindData, "", true},
+		{Guard{Path: "/p/.claude/settings.json", FileStandIn: true, Copy: true}, BindData, "", true},
+	} {
+		m := c.g.Mount()
+		if m.Kind != c.kind || m.Src != c.src || m.Dest != c.g.Path || m.Placeholder != c.placeholder {
+			t.Errorf("%+v: got %s %q placeholder=%v, want %s %q placeholder=%v", c.g, m.Kind, m.Src, m.Placeholder, c.kind, c.src, c.placeholder)
+		}
 	}
 }

@@ -3,12 +3,14 @@ package mount
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/claudebox/claudebox/instance"
 )
 
 // Probe reads the host facts a plan needs. It only reads.
-func Probe(home, stateDir, command string) Host {
+func Probe(home, stateDir string, project instance.Project, command string) Host {
 	var h Host
 	for _, d := range SystemDirs {
 		if hp, ok := lstat(d); ok {
@@ -27,7 +29,53 @@ func Probe(home, stateDir, command string) Host {
 		}
 	}
 	h.Command = commandChain(command)
+	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"))
+	h.Guards, h.Pins, h.Symlinked = probeGuards(home, project)
 	return h
+}
+
+// claudeState are the entries of ~/.claude that are Claude Code's own state
+// rather than configuration: other projects' sessions, file snapshots,
+// pastes, todos, plans, logs, caches, IDE and daemon sockets. They stay
+// hidden; the sandbox's Claude makes its own, privately. Names as Claude
+// Code 2.1.330 uses them; projects/, history.jsonl, the login and SANDBOX.md
+// are overlaid by the plan.
+var claudeState = map[string]bool{
+	"projects": true, "history.jsonl": true, ".credentials.json": true, SandboxMDFile: true,
+	"todos": true, "sessions": true, "session-env": true, "shell-snapshots": true,
+	"file-history": true, "plans": true, "debug": true, "statsig": true, "backups": true,
+	"paste-cache": true, "cache": true, "telemetry": true, "tasks": true, "teams": true,
+	"jobs": true, "daemon": true, "daemon.json": true, "daemon.log": true,
+	"daemon.status.json": true, "daemon.scheduled.status.json": true, "usage-data": true,
+	"traces": true, "shares": true, "uploads": true, "startup-perf": true,
+	"mcp-discovery-cache": true, "mcp-needs-auth-cache.json": true, "state": true,
+	"feedback": true, "feedback-bundles": true, "dump-prompts": true, "ccr": true,
+	"remote-control": true, "chrome": true, "ide": true, "local": true,
+	"hfi-auth.json": true, "gh-pr-status-cache.json": true,
+}
+
+// claudeEntries sorts the real ~/.claude's entries into those shown
+// read-only and the files Claude Code saves, which get private copies. Only
+// files and directories are shown: a socket stays connectable on a
+// read-only mount.
+func claudeEntries(dir string) (entries, copies []string) {
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		name := de.Name()
+		if claudeState[name] || strings.HasSuffix(name, ".lock") || strings.Contains(name, ".tmp.") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		fi, err := os.Stat(path)
+		switch {
+		case err != nil:
+		case fi.Mode().IsRegular() && slices.Contains(ClaudeDirCopies, name):
+			copies = append(copies, path)
+		case fi.Mode().IsRegular() || fi.IsDir():
+			entries = append(entries, path)
+		}
+	}
+	return entries, copies
 }
 
 // commandChain follows command's symlinks while they lie outside the system

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 )
 
@@ -21,29 +22,67 @@ func Render(p mount.Plan) []byte {
 	line("")
 	line("This session runs inside claudebox, a bubblewrap sandbox. Facts:")
 	line("")
-	line("- Project: %s (read-write). Working directory: %s.", p.Project.Checkout, p.Chdir)
+	line("- Project: %s (read-write, but for the protected paths below). Working directory: %s.", p.Project.Checkout, p.Chdir)
 	if p.Project.Root != p.Project.Checkout {
 		line("- Project root (history key): %s.", p.Project.Root)
 	}
 	claudeDir := filepath.Join(home, ".claude")
-	var rw, ro []string
+	pinned := map[string]bool{}
+	for _, g := range p.Guards {
+		pinned[g.Path] = true
+	}
+	var rw, ro, copies []string
 	for _, m := range p.Mounts {
 		switch {
 		case m.Kind == mount.Symlink || m.Kind == mount.Proc || m.Kind == mount.Dev || m.Kind == mount.Tmpfs:
-		case m.Dest == p.Project.Checkout:
-		case strings.HasPrefix(m.Dest, claudeDir+"/"):
-			// Overlays inside ~/.claude: described by the history line.
-		case m.Writable():
+		case m.Dest == p.Project.Checkout || pinned[m.Dest]:
+		case instance.Within(m.Dest, claudeDir):
+			if m.Kind == mount.BindData {
+				copies = append(copies, filepath.Base(m.Dest))
+			}
+		case m.Writable() && !strings.HasPrefix(m.Dest, p.Project.Checkout+"/"):
 			rw = append(rw, m.Dest)
-		default:
+		case m.Kind == mount.RoBind:
 			ro = append(ro, m.Dest)
 		}
 	}
-	line("- Also writable: %s. Changes there persist on the host.", strings.Join(rw, ", "))
+	if len(rw) > 0 {
+		line("- Also writable: %s. Changes there persist on the host.", strings.Join(rw, ", "))
+	}
+	var locked, private, absent []string
+	for _, g := range p.Guards {
+		name := g.Path
+		if rel, err := filepath.Rel(p.Project.Checkout, g.Path); err == nil && filepath.IsLocal(rel) {
+			name = rel
+		}
+		switch g.Mount().Kind {
+		case mount.Tmpfs:
+			absent = append(absent, name)
+		case mount.BindData:
+			private = append(private, name)
+		default:
+			locked = append(locked, name)
+		}
+	}
+	if len(p.Guards) > 0 {
+		line("- Protected, because the host runs or obeys them (git hooks and config, editor, shell and Claude Code settings):")
+	}
+	if len(locked) > 0 {
+		line("  read-only: %s;", strings.Join(locked, ", "))
+	}
+	if len(private) > 0 {
+		line("  private to this session (saves work, the host's file is unchanged): %s;", strings.Join(private, ", "))
+	}
+	if len(absent) > 0 {
+		line("  cannot be created: %s.", strings.Join(absent, ", "))
+	}
+	line("- %s shows the host's configuration read-only (plugins, skills, agents, commands, hooks); other projects' sessions, todos and file history are not there. Writable: projects/ (this project's sessions only, instance %s), history.jsonl (this project's prompts) and the login (.credentials.json). Anything else written there is private and lost at exit.", claudeDir, filepath.Base(p.Instance))
+	if len(copies) > 0 {
+		line("  %s there: private copies, changes last for this session.", strings.Join(copies, ", "))
+	}
 	line("- Private: %s and /tmp are empty tmpfs; anything else written there is lost when the session ends.", home)
 	line("- Read-only: %s.", strings.Join(ro, ", "))
-	line("- Hidden: the rest of the host's %s (SSH keys, cloud credentials, other repositories) and every host path not listed here.", home)
-	line("- History: %s/projects holds this project's sessions only (instance %s); other projects' sessions are not visible. %s/history.jsonl is claudebox's prompt history, separate from the host's.", claudeDir, filepath.Base(p.Instance), claudeDir)
+	line("- Hidden: the rest of the host's %s (SSH keys, cloud credentials, other projects and their histories) and every host path not listed here.", home)
 	if len(p.Env) > 0 {
 		line("- Environment variables passed in (names only): %s. All others were dropped.", strings.Join(p.Env, ", "))
 	}
@@ -52,7 +91,7 @@ func Render(p mount.Plan) []byte {
 	} else {
 		line("- Network: none (own network namespace, loopback only).")
 	}
-	line("- Processes: own PID namespace; host processes are not visible.")
+	line("- Processes: own PID namespace; host processes are not visible. No new user namespaces (so no nested sandbox such as bwrap or Chromium's); no keystroke injection into the terminal.")
 	line("")
 	line("More access needs the user to restart claudebox:")
 	line("")

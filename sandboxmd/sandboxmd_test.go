@@ -18,10 +18,32 @@ var host = mount.Host{
 	GitConfig: []string{"/home/alice/.gitconfig"},
 }
 
+// guarded is host with what Probe finds in a typical repository.
+func guarded() mount.Host {
+	h := host
+	app := "/home/alice/code/app"
+	h.ClaudeCopies = []string{"/home/alice/.claude/settings.json", "/home/alice/.claude/CLAUDE.md"}
+	h.Pins = []string{app + "/.git"}
+	h.Guards = []mount.Guard{
+		{Path: app + "/.envrc"},
+		{Path: app + "/.mcp.json", Copy: true},
+		{Path: app + "/.vscode", Exists: true},
+		{Path: app + "/.claude", Exists: true},
+		{Path: app + "/.claude/settings.local.json", Copy: true, FileStandIn: true},
+		{Path: app + "/.git/config", Exists: true, FileStandIn: true},
+		{Path: app + "/.git/hooks", Exists: true},
+	}
+	return h
+}
+
 func plan(project instance.Project, cwd string, env []string, network bool) mount.Plan {
+	h := host
+	if project.Checkout == "/home/alice/code/app" {
+		h = guarded()
+	}
 	return mount.Build(mount.Inputs{
 		Home: "/home/alice", StateDir: "/home/alice/.claudebox",
-		Project: project, Cwd: cwd, Host: host, Env: env, Network: network,
+		Project: project, Cwd: cwd, Host: h, Env: env, Network: network,
 		Command: []string{"/usr/bin/claude"}, Claude: true,
 	})
 }

@@ -1,0 +1,151 @@
+package mount
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// The seccomp filter bwrap installs before running the command. It denies
+// only what the namespaces cannot:
+//   - TIOCSTI and TIOCLINUX ioctls, which push keystrokes into the terminal
+//     the sandbox shares with the user's shell (CVE-2017-5226). bwrap's
+//     --new-session would block them too, but it detaches Claude from the
+//     terminal's foreground group, so a resize never reaches it;
+//   - new user namespaces (clone or unshare with CLONE_NEWUSER), inside
+//     which the sandbox could remount its read-only binds writable. clone3
+//     passes its flags in memory a filter cannot read, so it answers ENOSYS
+//     and the C library falls back to clone.
+//
+// Every ABI the kernel accepts on this machine is covered: a 32-bit program
+// calls ioctl by another number.
+
+// abi is one system call table.
+type abi struct {
+	arch                          uint32
+	ioctl, unshare, clone, clone3 uint32
+	// x32 rejects the x32 ABI, which shares the x86-64 arch value.
+	x32 bool
+}
+
+var abis = map[string][]abi{
+	"amd64": {
+		{arch: unix.AUDIT_ARCH_X86_64, ioctl: 16, unshare: 272, clone: 56, clone3: 435, x32: true},
+		{arch: unix.AUDIT_ARCH_I386, ioctl: 54, unshare: 310, clone: 120, clone3: 435},
+	},
+	"arm64": {
+		{arch: unix.AUDIT_ARCH_AARCH64, ioctl: 29, unshare: 97, clone: 220, clone3: 435},
+		{arch: unix.AUDIT_ARCH_ARM, ioctl: 54, unshare: 337, clone: 120, clone3: 435},
+	},
+}
+
+// Offsets in struct seccomp_data (little-endian: an argument's low 32 bits
+// come first; ioctl's request and the clone flags fit in them).
+const (
+	offNr    = 0
+	offArch  = 4
+	offArg0  = 16
+	offArg1  = 24
+	x32Bit   = 0x40000000
+	retAllow = unix.SECCOMP_RET_ALLOW
+	retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retNOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+)
+
+// SeccompFilter returns the filter for this machine as bwrap reads it: an
+// array of struct sock_filter.
+func SeccompFilter() ([]byte, error) {
+	table, ok := abis[runtime.GOARCH]
+	if !ok {
+		return nil, fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
+	}
+	var a asm
+	for i, t := range table {
+		next := fmt.Sprint("abi", i+1)
+		a.load(offArch)
+		a.jumpIf(unix.BPF_JEQ, t.arch, "", next)
+		a.load(offNr)
+		if t.x32 {
+			a.jumpIf(unix.BPF_JGE, x32Bit, "nosys", "")
+		}
+		a.jumpIf(unix.BPF_JEQ, t.ioctl, "ioctl", "")
+		a.jumpIf(unix.BPF_JEQ, t.unshare, "flags", "")
+		a.jumpIf(unix.BPF_JEQ, t.clone, "flags", "")
+		a.jumpIf(unix.BPF_JEQ, t.clone3, "nosys", "")
+		a.ret(retAllow)
+		a.label(next)
+	}
+	// An ABI this machine does not have: nothing legitimate uses it.
+	a.ret(retEPERM)
+	a.label("ioctl")
+	a.load(offArg1)
+	a.jumpIf(unix.BPF_JEQ, unix.TIOCSTI, "eperm", "")
+	a.jumpIf(unix.BPF_JEQ, unix.TIOCLINUX, "eperm", "")
+	a.ret(retAllow)
+	a.label("flags")
+	a.load(offArg0)
+	a.jumpIf(unix.BPF_JSET, unix.CLONE_NEWUSER, "eperm", "")
+	a.ret(retAllow)
+	a.label("eperm")
+	a.ret(retEPERM)
+	a.label("nosys")
+	a.ret(retNOSYS)
+	return a.assemble()
+}
+
+// asm assembles classic BPF with forward jumps to labels.
+type asm struct {
+	insns  []unix.SockFilter
+	jumps  map[int][2]string // instruction index → true, false labels
+	labels map[string]int
+}
+
+func (a *asm) load(off uint32) {
+	a.insns = append(a.insns, unix.SockFilter{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: off})
+}
+
+func (a *asm) ret(k uint32) {
+	a.insns = append(a.insns, unix.SockFilter{Code: unix.BPF_RET | unix.BPF_K, K: k})
+}
+
+// jumpIf compares the accumulator with k; an empty label falls through.
+func (a *asm) jumpIf(op uint16, k uint32, ifTrue, ifFalse string) {
+	if a.jumps == nil {
+		a.jumps = map[int][2]string{}
+	}
+	a.jumps[len(a.insns)] = [2]string{ifTrue, ifFalse}
+	a.insns = append(a.insns, unix.SockFilter{Code: unix.BPF_JMP | op | unix.BPF_K, K: k})
+}
+
+func (a *asm) label(name string) {
+	if a.labels == nil {
+		a.labels = map[string]int{}
+	}
+	a.labels[name] = len(a.insns)
+}
+
+func (a *asm) assemble() ([]byte, error) {
+	for i, targets := range a.jumps {
+		offs := [2]uint8{}
+		for j, name := range targets {
+			if name == "" {
+				continue
+			}
+			to, ok := a.labels[name]
+			if !ok || to <= i || to-i-1 > 255 {
+				return nil, fmt.Errorf("seccomp: bad jump to %q", name)
+			}
+			offs[j] = uint8(to - i - 1)
+		}
+		a.insns[i].Jt, a.insns[i].Jf = offs[0], offs[1]
+	}
+	b := make([]byte, 0, 8*len(a.insns))
+	for _, in := range a.insns {
+		b = binary.LittleEndian.AppendUint16(b, in.Code)
+		b = append(b, in.Jt, in.Jf)
+		b = binary.LittleEndian.AppendUint32(b, in.K)
+	}
+	return b, nil
+}
