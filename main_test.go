@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 		"claudebox": func() { os.Exit(run(os.Args[1:])) },
 		"bwrap":     func() { os.Exit(fakeBwrap()) },
 		"claude":    func() { os.Exit(0) },
+		// euid prints the effective uid it runs with: installed setuid root,
+		// it shows whether the sandbox lets a setuid binary elevate.
+		"euid": func() { fmt.Println(os.Geteuid()); os.Exit(0) },
 	})
 }
 

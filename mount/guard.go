@@ -127,16 +127,12 @@ func (g *guardProbe) git(project instance.Project) {
 		}
 		g.add(Guard{Path: filepath.Clean(hooksPath), Why: "git hooks (core.hooksPath)"})
 	}
-	// Every linked worktree's pointer to the common dir, and its own config
-	// when git reads one.
-	worktreeConfig := instance.GitConfig(filepath.Join(common, "config"), "extensions")["worktreeconfig"] == "true"
+	// Every linked worktree's pointer to the common dir, and its own config.
 	entries, _ := os.ReadDir(filepath.Join(common, "worktrees"))
 	for _, e := range entries {
 		dir := filepath.Join(common, "worktrees", e.Name())
 		g.add(Guard{Path: filepath.Join(dir, "commondir"), FileStandIn: true, Why: "a worktree's pointer to the repository"})
-		if cw := filepath.Join(dir, "config.worktree"); worktreeConfig || exists(cw) {
-			g.add(Guard{Path: cw, FileStandIn: true, Why: "a worktree's git configuration"})
-		}
+		g.add(Guard{Path: filepath.Join(dir, "config.worktree"), FileStandIn: true, Why: "a worktree's git configuration"})
 	}
 	if dotgit := filepath.Join(project.Checkout, ".git"); isFile(dotgit) {
 		g.add(Guard{Path: dotgit, FileStandIn: true, Why: "the checkout's pointer to its git directory"})

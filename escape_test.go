@@ -1,0 +1,503 @@
+package main
+
+// The escape suite: the threat model in one place. The agent inside is
+// assumed hostile (a prompt injection took it over). Each test attacks the
+// real sandbox as an unprivileged user and checks that
+//   (a) it cannot read secrets,
+//   (b) nothing it writes will run later on the host, outside the sandbox,
+//   (c) it cannot break out through the kernel or the terminal,
+// and that every targeted host file is byte-identical afterwards.
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// snapshot describes path on the host exactly: absent, a symlink and its
+// target, a file's mode and bytes, or a directory with every entry in it.
+func snapshot(path string) string {
+	fi, err := os.Lstat(path)
+	switch {
+	case err != nil:
+		return "absent"
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, _ := os.Readlink(path)
+		return "symlink " + target
+	case fi.IsDir():
+		entries, _ := os.ReadDir(path)
+		var b strings.Builder
+		fmt.Fprintf(&b, "dir %v\n", fi.Mode())
+		for _, e := range entries {
+			fmt.Fprintf(&b, "%s: %s\n", e.Name(), snapshot(filepath.Join(path, e.Name())))
+		}
+		return b.String()
+	default:
+		data, _ := os.ReadFile(path)
+		return fmt.Sprintf("file %v %q", fi.Mode(), data)
+	}
+}
+
+func snapshots(paths []string) map[string]string {
+	s := map[string]string{}
+	for _, p := range paths {
+		s[p] = snapshot(p)
+	}
+	return s
+}
+
+// attackScript tries every way to change each path given as an argument:
+// write, append, create, rename over, delete, replace by a symlink, write
+// inside (for directories), and rename the directory holding it away to
+// build a new one in its place. Errors are the expected outcome and go
+// nowhere; the host's files are the verdict.
+const attackScript = `
+for p in "$@"; do
+	d=$(dirname "$p")
+	echo evil > "$p"
+	echo evil >> "$p"
+	echo evil > "$d/.evil-$$" && mv -f "$d/.evil-$$" "$p"
+	rm -rf "$p"
+	ln -sfn /tmp/evil "$p"
+	mkdir -p "$p" && echo evil > "$p/evil"
+	if mv "$d" "$d.moved"; then mkdir -p "$d" && echo evil > "$p"; fi
+done 2>/dev/null
+echo attacked
+`
+
+// waitReaped waits until the placeholders a launch made under dir are gone.
+func waitReaped(t *testing.T, dir string) {
+	t.Helper()
+	var left []string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		left = nil
+		filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && fi.Mode().Perm() == 0 {
+				left = append(left, p)
+			}
+			return nil
+		})
+		if len(left) == 0 {
+			return
+		}
+	}
+	t.Errorf("placeholders left on the host after the session: %q", left)
+}
+
+func compareSnapshots(t *testing.T, before map[string]string) {
+	t.Helper()
+	var paths []string
+	for p := range before {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if after := snapshot(p); after != before[p] {
+			t.Errorf("%s changed on the host:\nbefore: %s\nafter:  %s", p, before[p], after)
+		}
+	}
+}
+
+// TestEscapeProtectedPaths attacks everything in the project and its git
+// directories that git, a shell, an editor, direnv or Claude Code on the
+// host would run or obey: existing files and directories, and paths that do
+// not exist yet, from the main checkout and from a linked worktree.
+func TestEscapeProtectedPaths(t *testing.T) {
+	h := newE2EHost(t)
+	repo := filepath.Join(h.home, "code", "repo")
+	h.gitRepo(repo)
+	// A submodule, hooks in core.hooksPath, and Claude Code and editor
+	// settings that exist; the rest of the protected names do not.
+	lib := filepath.Join(h.home, "code", "lib")
+	h.gitRepo(lib)
+	h.run(repo, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	h.write(filepath.Join(repo, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n")
+	h.run(repo, nil, "git", "config", "core.hooksPath", ".githooks")
+	h.write(filepath.Join(repo, ".claude", "settings.json"), `{"hooks":{}}`+"\n")
+	h.write(filepath.Join(repo, ".vscode", "tasks.json"), "{}\n")
+	h.write(filepath.Join(repo, ".envrc"), "export A=1\n")
+	wt := filepath.Join(h.home, "code", "repo-wt")
+	h.run(repo, nil, "git", "worktree", "add", "-q", wt)
+	h.chown()
+
+	common := filepath.Join(repo, ".git")
+	targets := []string{
+		filepath.Join(common, "config"),
+		filepath.Join(common, "hooks"),
+		filepath.Join(common, "hooks", "pre-commit"),
+		filepath.Join(common, "worktrees", "repo-wt", "commondir"),
+		filepath.Join(common, "worktrees", "repo-wt", "config.worktree"),
+		filepath.Join(common, "modules", "lib", "config"),
+		filepath.Join(common, "modules", "lib", "hooks", "post-checkout"),
+		filepath.Join(repo, "lib", ".git"),
+		filepath.Join(repo, ".githooks", "pre-commit"),
+		filepath.Join(wt, ".git"),
+	}
+	for _, name := range []string{
+		".gitmodules", ".gitconfig", ".bashrc", ".bash_profile", ".zshrc", ".zprofile", ".profile",
+		".ripgreprc", ".envrc", ".pre-commit-config.yaml", ".mcp.json", ".vscode", ".vscode/tasks.json",
+		".idea", ".idea/workspace.xml", ".claude/commands", ".claude/commands/x.md", ".claude/agents",
+		".claude/settings.json", ".claude/settings.local.json",
+	} {
+		targets = append(targets, filepath.Join(repo, name), filepath.Join(wt, name))
+	}
+	before := snapshots(targets)
+
+	for _, dir := range []string{repo, wt} {
+		out := h.run(dir, nil, "claudebox", append([]string{"--shell", "-c", attackScript, "attack"}, targets...)...)
+		if !strings.Contains(out, "attacked") {
+			t.Fatalf("the attack did not run in %s: %s", dir, out)
+		}
+	}
+	waitReaped(t, filepath.Dir(repo))
+	compareSnapshots(t, before)
+
+	// Git still works inside, and Claude Code's own save of a project
+	// permission rule succeeds, into the session's private copy.
+	out := h.inside(repo, nil, `
+		git status --short >/dev/null && echo ok git-status
+		git -c user.name=t -c user.email=t@e commit -q --allow-empty -m inside && echo ok git-commit
+		echo '{"permissions":{"allow":["Bash(ls:*)"]}}' > .claude/settings.local.json && echo ok settings-saved
+		grep -q Bash .claude/settings.local.json && echo ok settings-read-back
+	`)
+	for _, want := range []string{"ok git-status", "ok git-commit", "ok settings-saved", "ok settings-read-back"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside: missing %q in:\n%s", want, out)
+		}
+	}
+	waitReaped(t, filepath.Dir(repo))
+	if s := snapshot(filepath.Join(repo, ".claude", "settings.local.json")); s != "absent" {
+		t.Errorf("the private copy of .claude/settings.local.json reached the host: %s", s)
+	}
+}
+
+// TestEscapeClaudeConfig attacks the real ~/.claude, whose settings hooks,
+// plugins, agents and scripts the host's claude runs or obeys, and the MCP
+// servers of ~/.claude.json. Nothing in either may change.
+func TestEscapeClaudeConfig(t *testing.T) {
+	h := newE2EHost(t)
+	claudeDir := filepath.Join(h.home, ".claude")
+	h.write(filepath.Join(claudeDir, "settings.json"), `{"statusLine":{"type":"command","command":"~/.claude/statusline.sh"}}`+"\n")
+	h.write(filepath.Join(claudeDir, "CLAUDE.md"), "be careful\n")
+	h.write(filepath.Join(claudeDir, "statusline.sh"), "#!/bin/sh\necho ok\n")
+	h.write(filepath.Join(claudeDir, "hooks", "guard.sh"), "#!/bin/sh\nexit 0\n")
+	h.write(filepath.Join(claudeDir, "plugins", "installed_plugins.json"), "{}\n")
+	h.write(filepath.Join(claudeDir, "skills", "x", "SKILL.md"), "skill\n")
+	h.write(filepath.Join(h.home, ".claude.json"), `{"mcpServers":{}}`+"\n")
+	proj := filepath.Join(h.home, "code", "p")
+	h.write(filepath.Join(proj, "README"), "p\n")
+	before := snapshots([]string{claudeDir, filepath.Join(h.home, ".claude.json")})
+
+	var targets []string
+	for _, name := range []string{
+		"settings.json", "settings.local.json", "CLAUDE.md", "statusline.sh", "hooks", "hooks/guard.sh",
+		"plugins", "plugins/installed_plugins.json", "skills/x/SKILL.md", "agents", "agents/evil.md",
+		"commands", "output-styles", "daemon.json", "shell-snapshots/snapshot-bash-1.sh",
+	} {
+		targets = append(targets, filepath.Join(claudeDir, name))
+	}
+	out := h.run(proj, nil, "claudebox", append([]string{"--shell", "-c", attackScript + `
+		echo '{"mcpServers":{"evil":{"command":"/tmp/evil"}}}' > ~/.claude.json
+		mv ~/.claude ~/.claude.moved && mkdir ~/.claude && echo evil > ~/.claude/settings.json
+		true
+	`, "attack"}, targets...)...)
+	if !strings.Contains(out, "attacked") {
+		t.Fatalf("the attack did not run: %s", out)
+	}
+	compareSnapshots(t, before)
+	// The configuration is there to use inside, read-only.
+	out = h.inside(proj, nil, `
+		grep -q statusline ~/.claude/settings.json && echo ok settings-visible
+		test -f ~/.claude/statusline.sh && echo ok script-visible
+		test -f ~/.claude/skills/x/SKILL.md && echo ok skills-visible
+	`)
+	for _, want := range []string{"ok settings-visible", "ok script-visible", "ok skills-visible"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside: missing %q in:\n%s", want, out)
+		}
+	}
+}
+
+// TestEscapeKernel tries the kernel's doors: host processes, nested user
+// namespaces to remount the read-only binds, umount, a setuid binary, and
+// descriptors inherited from the launch.
+func TestEscapeKernel(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "k")
+	h.write(filepath.Join(proj, "README"), "k\n")
+	// A setuid-root program that prints its effective uid: outside the
+	// sandbox it runs as root, which proves it elevates at all.
+	self, _ := os.Executable()
+	euid := filepath.Join(proj, "euid")
+	h.copyFile(self, euid, 0o755)
+	if h.uid >= 0 {
+		os.Chown(euid, 0, 0)
+		os.Chmod(euid, 0o755|os.ModeSetuid)
+		if out := strings.TrimSpace(h.run(proj, nil, euid)); out != "0" {
+			t.Fatalf("the setuid control did not elevate outside the sandbox: euid %s", out)
+		}
+	}
+	// A host process of the same user, to find and signal.
+	sleeper := h.command(proj, nil, "sleep", "300")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleeper.Process.Kill()
+	pid := strconv.Itoa(sleeper.Process.Pid)
+
+	out := h.run(proj, []string{"HOST_PID=" + pid}, "claudebox", "--env", "HOST_PID", "--shell", "-c", `
+		check() { if eval "$2" >/dev/null 2>&1; then echo "ok $1"; else echo "FAIL $1"; fi; }
+		check host-pid-invisible '! test -e /proc/$HOST_PID'
+		check host-kill-fails '! kill -0 $HOST_PID'
+		check few-processes 'test $(ls /proc | grep -c "^[0-9]") -lt 10'
+		check no-userns '! unshare -Ur true'
+		check no-userns-mount '! unshare -Urm sh -c "mount -o remount,rw /usr"'
+		check umount-fails '! umount /usr'
+		check remount-fails '! mount -o remount,rw /usr'
+		check usr-still-readonly '! touch /usr/evil'
+		check no-new-privs 'grep -q "^NoNewPrivs:[[:space:]]*1" /proc/self/status'
+		check setuid-no-root 'test "$(./euid)" = "$(id -u)"'
+		check no-dir-fds 'for fd in /proc/$$/fd/*; do test -d "$fd" && exit 1; done; true'
+		check fds-harmless 'for fd in /proc/$$/fd/*; do case "$(readlink $fd)" in /dev/*|pipe:*|socket:*|*/session.lock|/proc/*) ;; *) exit 1;; esac; done'
+	`)
+	if strings.Contains(out, "FAIL") || !strings.Contains(out, "ok fds-harmless") {
+		t.Fatalf("inside the sandbox:\n%s", out)
+	}
+	if err := unix.Kill(sleeper.Process.Pid, 0); err != nil {
+		t.Errorf("the host process died: %v", err)
+	}
+	if h.uid >= 0 && snapshot(euid) == "absent" {
+		t.Error("the setuid control vanished")
+	}
+}
+
+// TestEscapeSecrets reads every usual secret in $HOME and another project's
+// instance, and checks that identity tokens in the environment stay out of
+// the sandbox, its argv and --dry-run, unless named with --env.
+func TestEscapeSecrets(t *testing.T) {
+	h := newE2EHost(t)
+	secrets := []string{
+		".ssh/id_ed25519", ".aws/credentials", ".gnupg/private-keys-v1.d/key", ".config/gh/hosts.yml",
+		".netrc", ".docker/config.json", ".kube/config", ".config/gcloud/credentials.db",
+	}
+	for _, s := range secrets {
+		h.write(filepath.Join(h.home, s), "SECRET-"+s+"\n")
+	}
+	other := filepath.Join(h.home, "code", "other")
+	h.write(filepath.Join(other, "README"), "other\n")
+	h.run(other, nil, "claudebox", "--shell", "-c", "echo 'other project prompt' > ~/.claude/history.jsonl")
+	otherInstance := instance.Dir(filepath.Join(h.home, ".claudebox"), other)
+	proj := filepath.Join(h.home, "code", "p")
+	h.write(filepath.Join(proj, "README"), "p\n")
+
+	tokens := []string{
+		"GITHUB_TOKEN=ghp_secret_github", "GH_TOKEN=gho_secret_gh", "GH_ENTERPRISE_TOKEN=ghe_secret",
+		"AWS_SECRET_ACCESS_KEY=aws_secret", "AWS_ACCESS_KEY_ID=AKIASECRET", "ANTHROPIC_API_KEY=sk-ant-secret",
+	}
+	script := `
+		for p in "$@"; do
+			if cat "$p" 2>/dev/null || test -e "$p"; then echo "LE""AK readable $p"; fi
+		done
+		cat ~/.claude/history.jsonl
+		env
+		cat /proc/*/cmdline 2>/dev/null | tr '\0' ' '
+		grep -rl 'SECR[E]T-' / --exclude-dir=proc --exclude-dir=sys --exclude-dir=usr 2>/dev/null | sed 's/^/FO""UND /'
+		echo "DO""NE"
+	`
+	var paths []string
+	for _, s := range secrets {
+		paths = append(paths, filepath.Join(h.home, s))
+	}
+	paths = append(paths, otherInstance, filepath.Join(h.home, ".claudebox"))
+	out := h.run(proj, tokens, "claudebox", append([]string{"--shell", "-c", script, "read"}, paths...)...)
+	if !strings.Contains(out, "DONE") {
+		t.Fatalf("the script did not finish:\n%s", out)
+	}
+	for _, leak := range []string{"LEAK", "FOUND", "SECRET-", "other project prompt", "ghp_secret_github", "gho_secret_gh", "ghe_secret", "aws_secret", "AKIASECRET"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("%q leaked into the sandbox:\n%s", leak, out)
+		}
+	}
+	// Claude's own key is passed, by environment only, never in an argv.
+	if !strings.Contains(out, "ANTHROPIC_API_KEY=sk-ant-secret") || strings.Count(out, "sk-ant-secret") != 1 {
+		t.Errorf("ANTHROPIC_API_KEY should appear once, in the environment:\n%s", out)
+	}
+	dry := h.run(proj, tokens, "claudebox", "--dry-run", "--env", "GITHUB_TOKEN")
+	for _, leak := range []string{"ghp_secret_github", "sk-ant-secret", "aws_secret"} {
+		if strings.Contains(dry, leak) {
+			t.Errorf("--dry-run prints the value of a secret (%s):\n%s", leak, dry)
+		}
+	}
+	// Naming a token is the explicit opt-in.
+	if out := h.run(proj, tokens, "claudebox", "--env", "GITHUB_TOKEN", "--shell", "-c", `echo "token=$GITHUB_TOKEN gh=$GH_TOKEN"`); strings.TrimSpace(out) != "token=ghp_secret_github gh=" {
+		t.Errorf("--env GITHUB_TOKEN inside: %q", out)
+	}
+}
+
+// TestEscapeTerminal pushes keystrokes into the terminal from inside a
+// tmux-driven session (TIOCSTI and TIOCLINUX, CVE-2017-5226), and checks
+// that the filter blocking them leaves the terminal working: a resize still
+// reaches the sandbox's foreground process and Claude Code's screen.
+func TestEscapeTerminal(t *testing.T) {
+	h := newE2EHost(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is not installed")
+		}
+		t.Skip("SKIPPING: tmux is not installed")
+	}
+	proj := filepath.Join(h.home, "code", "tty")
+	h.write(filepath.Join(proj, "README"), "tty\n")
+	sock := filepath.Join(h.base, "tmux.sock")
+	tmux := func(args ...string) string {
+		return h.run(proj, nil, "tmux", append([]string{"-S", sock}, args...)...)
+	}
+	t.Cleanup(func() { h.command(proj, nil, "tmux", "-S", sock, "kill-server").Run() })
+	// The command prints its verdicts from pieces, so that its own echo on
+	// the screen does not match them.
+	const inject = `perl -e '$c = "X"; $i = "INJECT-"; print ioctl(STDIN, 0x5412, $c) ? "${i}WORKED\n" : "${i}BLOCKED $!\n"; ioctl(STDIN, 0x541C, $c) or print "LINUX-", "BLOCKED $!\n"'`
+
+	// Control, outside the sandbox: where the kernel still allows TIOCSTI,
+	// the same command does inject, so the check inside can fail.
+	tmux("new-session", "-d", "-s", "host", "-x", "120", "-y", "30", "bash --norc --noprofile")
+	tmux("send-keys", "-t", "host", inject, "Enter")
+	host := waitScreen(t, tmuxTarget(tmux, "host"), func(s string) bool {
+		return strings.Contains(s, "INJECT-WORKED") || strings.Contains(s, "INJECT-BLOCKED")
+	}, "the control's result")
+	if b, _ := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti"); strings.TrimSpace(string(b)) == "1" && !strings.Contains(host, "INJECT-WORKED") {
+		t.Fatalf("control: TIOCSTI should work outside the sandbox here:\n%s", host)
+	}
+
+	tmux("new-session", "-d", "-s", "box", "-x", "120", "-y", "30", "claudebox --shell --norc --noprofile")
+	tmux("send-keys", "-t", "box", "echo RE''ADY", "Enter")
+	waitScreen(t, tmuxTarget(tmux, "box"), func(s string) bool { return strings.Contains(s, "READY") }, "the sandbox's shell")
+	tmux("send-keys", "-t", "box", inject, "Enter")
+	screen := waitScreen(t, tmuxTarget(tmux, "box"), func(s string) bool {
+		return strings.Contains(s, "INJECT-WORKED") || strings.Contains(s, "INJECT-BLOCKED")
+	}, "the injection's result")
+	if !strings.Contains(screen, "INJECT-BLOCKED Operation not permitted") || !strings.Contains(screen, "LINUX-BLOCKED Operation not permitted") {
+		t.Fatalf("TIOCSTI/TIOCLINUX inside the sandbox:\n%s", screen)
+	}
+	// A resize reaches the sandbox's foreground process as SIGWINCH.
+	// Not in the interactive shell itself: job control would give the loop's
+	// sleep its own process group, the one the terminal signals.
+	tmux("send-keys", "-t", "box", `bash -c 'trap "echo WIN\"\"CH \$(stty size)" WINCH; while :; do sleep 0.1; done'`, "Enter")
+	time.Sleep(500 * time.Millisecond)
+	tmux("resize-window", "-t", "box", "-x", "100", "-y", "25")
+	waitScreen(t, tmuxTarget(tmux, "box"), func(s string) bool { return strings.Contains(s, "WINCH 25 100") }, "SIGWINCH inside the sandbox")
+}
+
+// TestEscapeTerminalClaudeResize checks the same with the real Claude Code
+// TUI: after a resize its input box is redrawn at the new width.
+func TestEscapeTerminalClaudeResize(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("SKIPPING: tmux is not installed")
+	}
+	api := startFakeAPI(t, "FAKE-REPLY")
+	const key = "sk-ant-test-resize-key-0123456789"
+	proj := filepath.Join(h.home, "code", "resize")
+	h.write(filepath.Join(proj, "README"), "r\n")
+	h.write(filepath.Join(h.home, ".claude.json"), fmt.Sprintf(`{"hasCompletedOnboarding": true, "lastOnboardingVersion": "9.9.9", "theme": "dark",
+ "customApiKeyResponses": {"approved": [%q], "rejected": []}, "projects": {%q: {"hasTrustDialogAccepted": true}}}`, key[len(key)-20:], proj))
+	sock := filepath.Join(h.base, "tmux.sock")
+	tmux := func(args ...string) string {
+		return h.run(proj, nil, "tmux", append([]string{"-S", sock}, args...)...)
+	}
+	t.Cleanup(func() { h.command(proj, nil, "tmux", "-S", sock, "kill-server").Run() })
+	launch := fmt.Sprintf("env ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=%s CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 TERM=xterm-256color claudebox", api.URL, key)
+	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
+	waitScreen(t, tmux, func(s string) bool { return longestRule(s) == 120 }, "Claude's input box at 120 columns")
+	tmux("resize-window", "-x", "90", "-y", "30")
+	waitScreen(t, tmux, func(s string) bool { return longestRule(s) == 90 }, "Claude's input box redrawn at 90 columns")
+}
+
+// longestRule is the length of the longest run of box-drawing ─ on a line.
+func longestRule(screen string) int {
+	best := 0
+	for _, line := range strings.Split(screen, "\n") {
+		run := 0
+		for _, r := range line {
+			if r == '─' {
+				run++
+				best = max(best, run)
+			} else {
+				run = 0
+			}
+		}
+	}
+	return best
+}
+
+func tmuxTarget(tmux func(...string) string, target string) func(...string) string {
+	return func(args ...string) string {
+		if len(args) > 0 && args[0] == "capture-pane" {
+			args = append(args, "-t", target)
+		}
+		return tmux(args...)
+	}
+}
+
+// TestEscapeConcurrentSessions: a session that ends must not take the
+// placeholders away from one still running in the same project.
+func TestEscapeConcurrentSessions(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "two")
+	h.write(filepath.Join(proj, "README"), "two\n")
+	long := h.command(proj, nil, "claudebox", "--shell", "-c", `sleep 2; if echo evil > .envrc 2>/dev/null; then echo CREATED; else echo BLOCKED; fi`)
+	var out strings.Builder
+	long.Stdout = &out
+	if err := long.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond)
+	h.inside(proj, nil, "true") // a second session starts and ends meanwhile
+	time.Sleep(500 * time.Millisecond)
+	if !isPlaceholderOnHost(filepath.Join(proj, ".envrc")) {
+		t.Errorf("the .envrc placeholder was removed while a session still runs")
+	}
+	if err := long.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(out.String()); got != "BLOCKED" {
+		t.Errorf("the running session could create .envrc after the other ended: %s", got)
+	}
+	waitReaped(t, proj)
+	if snapshot(filepath.Join(proj, ".envrc")) != "absent" {
+		t.Errorf(".envrc on the host: %s", snapshot(filepath.Join(proj, ".envrc")))
+	}
+}
+
+func isPlaceholderOnHost(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode().Perm() == 0
+}
+
+// TestEscapeNoNetwork: with --no-network the sandbox reaches nothing, not
+// even a server on the host's loopback; without it, the host's network is
+// shared (Claude needs its API).
+func TestEscapeNoNetwork(t *testing.T) {
+	h := newE2EHost(t)
+	api := startFakeAPI(t, "unused")
+	port := api.URL[strings.LastIndex(api.URL, ":")+1:]
+	proj := filepath.Join(h.home, "code", "net")
+	h.write(filepath.Join(proj, "README"), "net\n")
+	probe := fmt.Sprintf(`if exec 3<>/dev/tcp/127.0.0.1/%s; then echo CONNECTED; else echo UNREACHABLE; fi 2>/dev/null`, port)
+	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--shell", "-c", probe)); out != "CONNECTED" {
+		t.Fatalf("control: the shared network should reach the host's loopback: %s", out)
+	}
+	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--no-network", "--shell", "-c", probe)); out != "UNREACHABLE" {
+		t.Errorf("--no-network reached the host's loopback: %s", out)
+	}
+}
