@@ -123,6 +123,8 @@ func TestEscapeProtectedPaths(t *testing.T) {
 	h.run(repo, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
 	h.write(filepath.Join(repo, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n")
 	h.run(repo, nil, "git", "config", "core.hooksPath", ".githooks")
+	h.write(filepath.Join(repo, ".gitconfig-team"), "[alias]\n\tst = status\n")
+	h.run(repo, nil, "git", "config", "include.path", "../.gitconfig-team")
 	h.write(filepath.Join(repo, ".claude", "settings.json"), `{"hooks":{}}`+"\n")
 	h.write(filepath.Join(repo, ".vscode", "tasks.json"), "{}\n")
 	h.write(filepath.Join(repo, ".envrc"), "export A=1\n")
@@ -141,6 +143,7 @@ func TestEscapeProtectedPaths(t *testing.T) {
 		filepath.Join(common, "modules", "lib", "hooks", "post-checkout"),
 		filepath.Join(repo, "lib", ".git"),
 		filepath.Join(repo, ".githooks", "pre-commit"),
+		filepath.Join(repo, ".gitconfig-team"),
 		filepath.Join(wt, ".git"),
 	}
 	for _, name := range []string{

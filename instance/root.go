@@ -172,6 +172,32 @@ func GitConfig(path, section string) map[string]string {
 	return keys
 }
 
+// GitIncludes lists the files a git config file includes ([include] and
+// [includeIf …] path values), as written.
+func GitIncludes(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var paths []string
+	inInclude := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			name := strings.ToLower(strings.Trim(line, "[] \t"))
+			inInclude = name == "include" || strings.HasPrefix(name, "includeif ")
+			continue
+		}
+		k, v, ok := strings.Cut(line, "=")
+		if inInclude && ok && strings.EqualFold(strings.TrimSpace(k), "path") {
+			paths = append(paths, strings.Trim(strings.TrimSpace(v), `"`))
+		}
+	}
+	return paths
+}
+
 // Within reports whether path is dir or below it.
 func Within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")

@@ -127,6 +127,16 @@ func (g *guardProbe) git(project instance.Project) {
 		}
 		g.add(Guard{Path: filepath.Clean(hooksPath), Why: "git hooks (core.hooksPath)"})
 	}
+	// Files the repository's config includes are config too; git resolves a
+	// relative one against the config file's directory.
+	for _, inc := range instance.GitIncludes(filepath.Join(common, "config")) {
+		if rest, ok := strings.CutPrefix(inc, "~/"); ok {
+			inc = filepath.Join(g.home, rest)
+		} else if !filepath.IsAbs(inc) {
+			inc = filepath.Join(common, inc)
+		}
+		g.add(Guard{Path: filepath.Clean(inc), FileStandIn: true, Why: "git configuration included by the repository's"})
+	}
 	// Every linked worktree's pointer to the common dir, and its own config.
 	entries, _ := os.ReadDir(filepath.Join(common, "worktrees"))
 	for _, e := range entries {
