@@ -16,11 +16,16 @@ import (
 // prompt may well be a word like "list".
 type cli struct {
 	DryRun    bool     `help:"Print the exact command a launch would exec, one mount per line, and exit."`
-	Shell     bool     `help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
+	Shell     bool     `xor:"mode" help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
 	NoNetwork bool     `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
 	Env       []string `placeholder:"NAME" sep:"none" help:"Also pass the environment variable NAME into the sandbox. Repeatable."`
 	// Reap is the background cleanup a launch starts; not for users.
 	Reap    string           `hidden:"" placeholder:"INSTANCE"`
+	Gc      bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
+	List    bool             `xor:"mode" help:"List the instances: root, state, sessions, size, last use; stale ones first."`
+	JSON    bool             `name:"json" help:"With --list: print JSON."`
+	Move    string           `xor:"mode" placeholder:"OLD" help:"Carry the history of OLD (a former project root, or an instance hash from --list) to the current project."`
+	Merge   bool             `help:"With --move: merge into the current project's existing instance."`
 	Version kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
 	// Claude is filled by splitArgs, not by kong; it is declared for --help.
 	Claude []string `arg:"" optional:"" name:"claude-args" help:"Arguments for claude, passed unchanged and in order."`
@@ -34,8 +39,23 @@ do. Claude's own help: claudebox -- --help.`
 
 // Run launches the sandbox, or prints its command with --dry-run.
 func (c *cli) Run() error {
-	if c.Reap != "" {
+	switch {
+	case c.Reap != "":
 		return reapCmd{Instance: c.Reap, Paths: c.Claude}.Run()
+	case c.JSON && !c.List:
+		return withHint("claudebox --list --json", "--json goes with --list")
+	case c.Merge && c.Move == "":
+		return withHint("claudebox --move OLD --merge", "--merge goes with --move")
+	case c.DryRun && (c.List || c.Move != ""):
+		return withHint("--dry-run goes with a launch or --gc", "--dry-run does not apply here")
+	case (c.Gc || c.List || c.Move != "") && len(c.Claude) > 0:
+		return withHint("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
+	case c.Gc:
+		return gcCmd{DryRun: c.DryRun}.Run()
+	case c.List:
+		return listCmd{JSON: c.JSON}.Run()
+	case c.Move != "":
+		return moveCmd{Old: c.Move, Merge: c.Merge}.Run()
 	}
 	return launchCmd{DryRun: c.DryRun, Shell: c.Shell, NoNetwork: c.NoNetwork, Env: c.Env, Args: c.Claude}.Run()
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/instance"
 )
 
@@ -487,5 +488,42 @@ func TestSandboxExitStatus(t *testing.T) {
 	err := h.command(proj, nil, "claudebox", "--shell", "-c", "exit 7").Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
 		t.Fatalf("exit status: %v, want 7", err)
+	}
+}
+
+// TestSandboxGCSkipsRunningSession: a running session holds its instance,
+// so a concurrent --gc in another process keeps it even though its project
+// was deleted mid-session; once the session ends, --gc removes it.
+func TestSandboxGCSkipsRunningSession(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "doomed")
+	h.write(filepath.Join(proj, "README"), "doomed\n")
+	inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
+	session := h.command(proj, nil, "claudebox", "--shell", "-c", "touch started; sleep 3")
+	if err := session.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !fileExists(filepath.Join(proj, "started")); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the session did not start")
+		}
+	}
+	if !gc.InUse(inst) {
+		t.Fatal("the running session does not hold its instance's lock")
+	}
+	if err := os.RemoveAll(proj); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.command(h.home, nil, "claudebox", "--gc").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "kept "+inst+": root "+proj+" is gone, but a session is running in it") {
+		t.Fatalf("--gc during the session: %v\n%s", err, out)
+	}
+	if !fileExists(filepath.Join(inst, instance.RootFile)) {
+		t.Fatal("the running session's instance was removed")
+	}
+	session.Wait()
+	out, err = h.command(h.home, nil, "claudebox", "--gc").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "removed "+inst+" ") || fileExists(inst) {
+		t.Fatalf("--gc after the session: %v\n%s", err, out)
 	}
 }

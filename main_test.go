@@ -14,6 +14,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/instance"
 )
 
@@ -21,9 +22,34 @@ var update = flag.Bool("u", false, "update testscript golden files")
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"claudebox": func() { os.Exit(run(os.Args[1:])) },
-		"bwrap":     func() { os.Exit(fakeBwrap()) },
-		"claude":    func() { os.Exit(0) },
+		"claudebox": func() {
+			// Scripts fake the machine's filesystems for --gc and --list.
+			if f := os.Getenv("TEST_MOUNTINFO"); f != "" {
+				mountinfoFile = f
+			}
+			if f := os.Getenv("TEST_FSTAB"); f != "" {
+				fstabFile = f
+			}
+			os.Exit(run(os.Args[1:]))
+		},
+		// holdlock DIR: hold the instance DIR's session lock, as a running
+		// session does, until killed; DIR/held says it is taken.
+		"holdlock": func() {
+			f, err := instance.OpenLock(os.Args[1])
+			if err == nil {
+				err = instance.LockShared(f)
+			}
+			if err == nil {
+				err = os.WriteFile(filepath.Join(os.Args[1], "held"), nil, 0o644)
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "holdlock:", err)
+				os.Exit(1)
+			}
+			select {}
+		},
+		"bwrap":  func() { os.Exit(fakeBwrap()) },
+		"claude": func() { os.Exit(0) },
 		// euid prints the effective uid it runs with: installed setuid root,
 		// it shows whether the sandbox lets a setuid binary elevate.
 		"euid": func() { fmt.Println(os.Geteuid()); os.Exit(0) },
@@ -94,6 +120,12 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", home)
 			return os.MkdirAll(home, 0o755)
 		},
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			// bin-path NAME: set $BIN_NAME to the path of program NAME, so a
 			// script can run it with a PATH that no longer finds it.
@@ -129,6 +161,59 @@ func TestScripts(t *testing.T) {
 					}
 				}
 				ts.Fatalf("placeholders left: %q", left)
+			},
+			// make-instance ROOT [SESSIONS]: make the instance of ROOT (which
+			// need not exist) as a launch would, with SESSIONS transcripts of
+			// Claude Code under ROOT's project directory; set $INSTANCE.
+			"make-instance": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) < 1 || len(args) > 2 {
+					ts.Fatalf("usage: make-instance ROOT [SESSIONS]")
+				}
+				dir := instance.Dir(filepath.Join(ts.Getenv("HOME"), ".claudebox"), args[0])
+				ts.Check(os.MkdirAll(dir, 0o700))
+				ts.Check(os.WriteFile(filepath.Join(dir, instance.RootFile), []byte(args[0]+"\n"), 0o600))
+				n := 0
+				if len(args) == 2 {
+					n, _ = strconv.Atoi(args[1])
+				}
+				sessions := filepath.Join(dir, gc.ClaudeProjectDir(args[0]))
+				for i := range n {
+					ts.Check(os.MkdirAll(sessions, 0o700))
+					line := fmt.Sprintf(`{"type":"user","cwd":%q,"sessionId":"s%d"}`+"\n", args[0], i)
+					name := fmt.Sprintf("%s-%d.jsonl", instance.Hash(args[0])[:8], i)
+					ts.Check(os.WriteFile(filepath.Join(sessions, name), []byte(line), 0o600))
+				}
+				ts.Setenv("INSTANCE", dir)
+			},
+			// wait-unlocked DIR: wait until no process holds the instance
+			// DIR's session lock.
+			"wait-unlocked": func(ts *testscript.TestScript, neg bool, args []string) {
+				f, err := instance.OpenLock(ts.MkAbs(args[0]))
+				ts.Check(err)
+				defer f.Close()
+				ts.Check(instance.LockIdle(f))
+			},
+			// add-session INSTANCE CWD: add a transcript of a session run in
+			// CWD to the instance directory INSTANCE.
+			"add-session": func(ts *testscript.TestScript, neg bool, args []string) {
+				dir := filepath.Join(ts.MkAbs(args[0]), gc.ClaudeProjectDir(args[1]))
+				ts.Check(os.MkdirAll(dir, 0o700))
+				line := fmt.Sprintf(`{"type":"user","cwd":%q}`+"\n", args[1])
+				ts.Check(os.WriteFile(filepath.Join(dir, "added.jsonl"), []byte(line), 0o600))
+			},
+			// claude-dir PATH: set $CLAUDE_DIR to the name Claude Code gives
+			// the sessions directory of working directory PATH.
+			"claude-dir": func(ts *testscript.TestScript, neg bool, args []string) {
+				ts.Setenv("CLAUDE_DIR", gc.ClaudeProjectDir(args[0]))
+			},
+			// wait-file PATH: wait until PATH exists.
+			"wait-file": func(ts *testscript.TestScript, neg bool, args []string) {
+				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+					if fileExists(ts.MkAbs(args[0])) {
+						return
+					}
+				}
+				ts.Fatalf("%s did not appear", args[0])
 			},
 			// instance-dir PATH: print the instance directory of project root PATH.
 			"instance-dir": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -1,0 +1,279 @@
+// Package gc finds claudebox's instances under ~/.claudebox/projects, prunes
+// those whose project is gone, and carries an instance to a project's new
+// root. It never follows a symlink and never touches anything outside the
+// projects directory.
+package gc
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// State says what became of an instance's project root.
+type State string
+
+const (
+	Live      State = "live"
+	Gone      State = "gone"      // the root no longer exists
+	Unmounted State = "unmounted" // the root's filesystem is not mounted now
+)
+
+// Instance is one project's state directory.
+type Instance struct {
+	Hash     string    `json:"hash"`
+	Dir      string    `json:"dir"`
+	Root     string    `json:"root"`
+	State    State     `json:"state"`
+	InUse    bool      `json:"in_use"`
+	Sessions int       `json:"sessions"`
+	Bytes    int64     `json:"bytes"`
+	LastUsed time.Time `json:"last_used"`
+}
+
+// Skipped is an entry of the projects directory that is left alone, and why.
+type Skipped struct {
+	Dir    string
+	Reason string
+}
+
+// trashPrefix names an instance being removed: it is renamed first, so an
+// interrupted removal never leaves a half-deleted directory that looks like
+// a live instance, and the next run finishes it.
+const trashPrefix = ".gc-"
+
+// ProjectsDir is where the instances live.
+func ProjectsDir(stateDir string) string { return filepath.Join(stateDir, "projects") }
+
+// Scan reads every instance. Entries that are not plainly an instance (a
+// symlink, a malformed or unreadable project-root) are skipped with a
+// reason; an interrupted removal is listed in trash.
+func Scan(stateDir string, mounts Mounts) (insts []Instance, skipped []Skipped, trash []string, err error) {
+	dir := ProjectsDir(stateDir)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, e := range entries {
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case strings.HasPrefix(e.Name(), trashPrefix) && e.Type().IsDir():
+			trash = append(trash, path)
+			continue
+		case e.Type()&fs.ModeSymlink != 0:
+			skipped = append(skipped, Skipped{path, "is a symlink, not followed"})
+			continue
+		case !e.IsDir() || !isHash(e.Name()):
+			skipped = append(skipped, Skipped{path, "is not an instance directory"})
+			continue
+		}
+		inst, reason := read(path, mounts)
+		if reason != "" {
+			skipped = append(skipped, Skipped{path, reason})
+			continue
+		}
+		insts = append(insts, inst)
+	}
+	return insts, skipped, trash, nil
+}
+
+// read examines one instance directory.
+func read(dir string, mounts Mounts) (Instance, string) {
+	inst := Instance{Hash: filepath.Base(dir), Dir: dir}
+	root, reason := readRoot(filepath.Join(dir, instance.RootFile))
+	if reason != "" {
+		return inst, reason
+	}
+	if instance.Hash(root) != inst.Hash {
+		return inst, "project-root names " + root + ", whose instance is elsewhere"
+	}
+	inst.Root = root
+	switch _, err := os.Lstat(root); {
+	case err == nil:
+		inst.State = Live
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENOTDIR):
+		inst.State = Gone
+		if mounts.Unmounted(root) {
+			inst.State = Unmounted
+		}
+	default:
+		return inst, "cannot tell whether " + root + " exists: " + err.Error()
+	}
+	inst.InUse = InUse(dir)
+	inst.Bytes, inst.Sessions, inst.LastUsed = usage(dir)
+	return inst, ""
+}
+
+// readRoot reads a project-root file: one line holding an absolute path.
+func readRoot(path string) (string, string) {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", "has no project-root"
+	case err != nil:
+		return "", "project-root is unreadable: " + err.Error()
+	case !fi.Mode().IsRegular():
+		return "", "project-root is not a regular file"
+	}
+	b, err := instance.ReadFileNoFollow(path)
+	if err != nil {
+		return "", "project-root is unreadable: " + err.Error()
+	}
+	line := bytes.TrimSuffix(b, []byte("\n"))
+	switch {
+	case len(line) == 0:
+		return "", "project-root is empty"
+	case bytes.ContainsAny(line, "\n\x00"):
+		return "", "project-root is not one line"
+	case line[0] != '/':
+		return "", "project-root is not an absolute path"
+	}
+	return string(line), ""
+}
+
+// InUse reports whether a running session holds the instance.
+func InUse(dir string) bool {
+	f, err := os.OpenFile(filepath.Join(dir, instance.LockFile), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return false // sessions create it: without one, none ever ran here
+	}
+	defer f.Close()
+	idle, err := instance.TryLockIdle(f)
+	return err == nil && !idle
+}
+
+// usage walks an instance without following symlinks: its size, Claude
+// Code's session transcripts (<project dir>/<id>.jsonl) and the newest
+// modification time.
+func usage(dir string) (bytes int64, sessions int, last time.Time) {
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		bytes += fi.Size()
+		if fi.ModTime().After(last) {
+			last = fi.ModTime()
+		}
+		if d.Type().IsRegular() && strings.HasSuffix(path, ".jsonl") && filepath.Dir(filepath.Dir(path)) == dir {
+			sessions++
+		}
+		return nil
+	})
+	return bytes, sessions, last
+}
+
+func isHash(name string) bool {
+	return len(name) == 16 && strings.Trim(name, "0123456789abcdef") == ""
+}
+
+// Sort orders instances so the stale ones come first: gone, then
+// unmounted, then live; within each, least recently used first.
+func Sort(insts []Instance) {
+	rank := map[State]int{Gone: 0, Unmounted: 1, Live: 2}
+	sort.SliceStable(insts, func(i, j int) bool {
+		a, b := insts[i], insts[j]
+		if rank[a.State] != rank[b.State] {
+			return rank[a.State] < rank[b.State]
+		}
+		if !a.LastUsed.Equal(b.LastUsed) {
+			return a.LastUsed.Before(b.LastUsed)
+		}
+		return a.Hash < b.Hash
+	})
+}
+
+// Event is one line of a --gc report.
+type Event struct {
+	Instance Instance
+	// Kind is "remove", "keep" (gone, but a session runs) or "finish" (an
+	// interrupted removal completed).
+	Kind string
+}
+
+// Summary counts what a --gc run did or, with dryRun, would do.
+type Summary struct {
+	Kept, Removed, Skipped int
+	Freed                  int64
+}
+
+// Collect removes every instance whose root is gone, unless a session holds
+// it. Each removal renames the instance out of the way first, so it is
+// atomic for anyone looking, then deletes it. With dryRun nothing changes.
+func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), skip func(Skipped)) (Summary, error) {
+	insts, skipped, trash, err := Scan(stateDir, mounts)
+	if err != nil {
+		return Summary{}, err
+	}
+	var sum Summary
+	for _, s := range skipped {
+		skip(s)
+	}
+	sum.Skipped = len(skipped)
+	for _, t := range trash {
+		bytes, _, _ := usage(t)
+		if !dryRun {
+			if err := os.RemoveAll(t); err != nil {
+				return sum, err
+			}
+		}
+		sum.Freed += bytes
+		report(Event{Instance{Dir: t}, "finish"})
+	}
+	for _, inst := range insts {
+		if inst.State != Gone {
+			sum.Kept++
+			continue
+		}
+		removed, err := remove(inst, dryRun)
+		if err != nil {
+			return sum, err
+		}
+		if !removed {
+			inst.InUse = true
+			sum.Kept++
+			report(Event{inst, "keep"})
+			continue
+		}
+		sum.Removed++
+		sum.Freed += inst.Bytes
+		report(Event{inst, "remove"})
+	}
+	return sum, nil
+}
+
+// remove deletes an instance while holding its lock, so no session can
+// start in it meanwhile; false means a session holds it.
+func remove(inst Instance, dryRun bool) (bool, error) {
+	lock, err := os.OpenFile(filepath.Join(inst.Dir, instance.LockFile), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err == nil {
+		defer lock.Close()
+		idle, err := instance.TryLockIdle(lock)
+		if err != nil || !idle {
+			return false, err
+		}
+	}
+	if dryRun {
+		return true, nil
+	}
+	trash := filepath.Join(filepath.Dir(inst.Dir), trashPrefix+inst.Hash)
+	if err := os.Rename(inst.Dir, trash); err != nil {
+		return false, err
+	}
+	return true, os.RemoveAll(trash)
+}

@@ -1,0 +1,101 @@
+package gc
+
+import (
+	"bufio"
+	"os"
+	"strings"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// Mounts is the machine's view of its filesystems that decides whether a
+// missing root is gone or only not mounted right now.
+type Mounts struct {
+	// Mounted lists the mount points now (from /proc/self/mountinfo).
+	Mounted []string
+	// Expected lists the mount points the machine is configured with (from
+	// /etc/fstab): a network share, a second disk, an encrypted volume.
+	Expected []string
+}
+
+// removable are where desktops and admins mount removable and network
+// filesystems on demand, usually without an fstab entry.
+var removable = []string{"/media", "/run/media", "/mnt", "/net"}
+
+// Unmounted reports whether a missing root may lie on a filesystem that is
+// not mounted now, in which case it is not gone: under an fstab mount point
+// that is not mounted, or under a removable-media directory with no
+// filesystem mounted there that would hold it.
+func (m Mounts) Unmounted(root string) bool {
+	mounted := map[string]bool{}
+	for _, p := range m.Mounted {
+		mounted[p] = true
+	}
+	for _, e := range m.Expected {
+		if e != "/" && instance.Within(root, e) && !mounted[e] {
+			return true
+		}
+	}
+	holder := m.holder(root)
+	for _, r := range removable {
+		if instance.Within(root, r) && root != r && !strings.HasPrefix(holder, r+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// holder is the deepest mount point containing path.
+func (m Mounts) holder(path string) string {
+	best := "/"
+	for _, p := range m.Mounted {
+		if instance.Within(path, p) && len(p) > len(best) {
+			best = p
+		}
+	}
+	return best
+}
+
+// ReadMounts reads the mount table and fstab; a file that cannot be read
+// contributes nothing.
+func ReadMounts(mountinfo, fstab string) Mounts {
+	return Mounts{Mounted: fields(mountinfo, 4), Expected: fields(fstab, 1)}
+}
+
+// fields returns field n (0-based) of each line, with the octal escapes of
+// these files (\040 for a space) decoded; comments are skipped.
+func fields(path string, n int) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fs := strings.Fields(line)
+		if len(fs) > n && strings.HasPrefix(fs[n], "/") {
+			out = append(out, unescape(fs[n]))
+		}
+	}
+	return out
+}
+
+func unescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && isOctal(s[i+3]) {
+			b.WriteByte((s[i+1]-'0')<<6 | (s[i+2]-'0')<<3 | (s[i+3] - '0'))
+			i += 3
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }

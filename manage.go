@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/gc"
+	"github.com/claudebox/claudebox/instance"
+)
+
+// Where --gc and --list read the machine's filesystems; tests point them at
+// fixtures.
+var (
+	mountinfoFile = "/proc/self/mountinfo"
+	fstabFile     = "/etc/fstab"
+)
+
+func stateDir() (string, error) {
+	home, err := homeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".claudebox"), nil
+}
+
+// gcCmd prunes the instances whose project is gone.
+type gcCmd struct{ DryRun bool }
+
+func (g gcCmd) Run() error {
+	state, err := stateDir()
+	if err != nil {
+		return err
+	}
+	verb := map[bool]string{false: "removed", true: "would remove"}[g.DryRun]
+	report := func(e gc.Event) {
+		switch e.Kind {
+		case "remove":
+			fmt.Fprintf(os.Stderr, "claudebox: %s %s (%s, root %s is gone)\n", verb, e.Instance.Dir, humanBytes(e.Instance.Bytes), e.Instance.Root)
+		case "keep":
+			fmt.Fprintf(os.Stderr, "claudebox: kept %s: root %s is gone, but a session is running in it\n", e.Instance.Dir, e.Instance.Root)
+		case "finish":
+			fmt.Fprintf(os.Stderr, "claudebox: %s %s, left by an interrupted --gc\n", verb, e.Instance.Dir)
+		}
+	}
+	skip := func(s gc.Skipped) { fmt.Fprintf(os.Stderr, "claudebox: skipped %s: %s\n", s.Dir, s.Reason) }
+	sum, err := gc.Collect(state, gc.ReadMounts(mountinfoFile, fstabFile), g.DryRun, report, skip)
+	if err != nil {
+		return err
+	}
+	freed := "freed"
+	if g.DryRun {
+		verb, freed = "to remove", "to free"
+	}
+	fmt.Fprintf(os.Stderr, "claudebox: %d kept, %d %s, %d skipped, %s %s\n", sum.Kept, sum.Removed, verb, sum.Skipped, humanBytes(sum.Freed), freed)
+	return nil
+}
+
+// listCmd shows the instances, stale ones first.
+type listCmd struct{ JSON bool }
+
+func (l listCmd) Run() error {
+	state, err := stateDir()
+	if err != nil {
+		return err
+	}
+	insts, skipped, _, err := gc.Scan(state, gc.ReadMounts(mountinfoFile, fstabFile))
+	if err != nil {
+		return err
+	}
+	gc.Sort(insts)
+	for _, s := range skipped {
+		fmt.Fprintf(os.Stderr, "claudebox: skipped %s: %s\n", s.Dir, s.Reason)
+	}
+	if l.JSON {
+		if insts == nil {
+			insts = []gc.Instance{}
+		}
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(insts)
+	}
+	writeTable(os.Stdout, insts, isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "")
+	return nil
+}
+
+// writeTable prints instances in aligned columns, the state in colour when
+// color is set.
+func writeTable(w io.Writer, insts []gc.Instance, color bool) {
+	rows := [][]string{{"HASH", "STATE", "SESSIONS", "SIZE", "LAST USED", "ROOT"}}
+	for _, in := range insts {
+		state := string(in.State)
+		if in.InUse {
+			state += ", in use"
+		}
+		last := "-"
+		if !in.LastUsed.IsZero() {
+			last = in.LastUsed.Local().Format("2006-01-02 15:04")
+		}
+		rows = append(rows, []string{in.Hash, state, fmt.Sprint(in.Sessions), humanBytes(in.Bytes), last, in.Root})
+	}
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	colors := map[gc.State]string{gc.Gone: "\033[31m", gc.Unmounted: "\033[33m"}
+	for n, r := range rows {
+		var b strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", width[i]-len(c))
+			if n > 0 && i == 1 && color && colors[insts[n-1].State] != "" {
+				c = colors[insts[n-1].State] + c + "\033[0m"
+			}
+			switch {
+			case i == 2 || i == 3: // numbers align right
+				b.WriteString(pad + c + "  ")
+			case i == len(r)-1:
+				b.WriteString(c)
+			default:
+				b.WriteString(c + pad + "  ")
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// humanBytes renders a size in IEC units.
+func humanBytes(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, unit := float64(n), ""
+	for _, unit = range []string{"KiB", "MiB", "GiB", "TiB"} {
+		f /= 1024
+		if f < 1024 {
+			break
+		}
+	}
+	return fmt.Sprintf("%.1f %s", f, unit)
+}
+
+// moveCmd carries a moved project's history to the current project.
+type moveCmd struct {
+	Old   string
+	Merge bool
+}
+
+func (m moveCmd) Run() error {
+	state, err := stateDir()
+	if err != nil {
+		return err
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return withHint("cd into the project at its new place", "the current directory no longer exists")
+	}
+	project, err := instance.Resolve(cwd)
+	if err != nil {
+		return err
+	}
+	old, err := m.oldRoot(state, cwd)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Lstat(old); err == nil {
+		return withHint("--move carries the history of a project that moved away; "+old+" is still there",
+			"%s still exists", old)
+	}
+	res, err := gc.Move(state, old, project.Root, m.Merge)
+	switch {
+	case errors.Is(err, gc.ErrExists):
+		return withHint("claudebox --move "+m.Old+" --merge, to add the old sessions to it",
+			"%s already has an instance (%s)", project.Root, instance.Dir(state, project.Root))
+	case errors.Is(err, gc.ErrInUse):
+		return withHint("end the claudebox sessions of this project first", "%v", err)
+	case err != nil:
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "claudebox: moved %d sessions of %s to %s (%s)\n", res.Sessions, old, project.Root, res.To)
+	return nil
+}
+
+// oldRoot reads OLD: an instance hash from --list, or the project's former
+// path, absolute or relative to the current directory.
+func (m moveCmd) oldRoot(state, cwd string) (string, error) {
+	if len(m.Old) == 16 && strings.Trim(m.Old, "0123456789abcdef") == "" {
+		b, err := instance.ReadFileNoFollow(filepath.Join(gc.ProjectsDir(state), m.Old, instance.RootFile))
+		if err != nil {
+			return "", withHint("claudebox --list shows the instances", "no instance %s", m.Old)
+		}
+		return strings.TrimSuffix(string(b), "\n"), nil
+	}
+	old := m.Old
+	if !filepath.IsAbs(old) {
+		old = filepath.Join(cwd, old)
+	}
+	old = filepath.Clean(old)
+	if _, err := os.Lstat(filepath.Join(instance.Dir(state, old), instance.RootFile)); err != nil {
+		return "", withHint("claudebox --list shows the instances and their roots", "no instance of %s", old)
+	}
+	return old, nil
+}
