@@ -15,18 +15,19 @@ import (
 // subcommands: every word that is not claudebox's goes to claude, and a
 // prompt may well be a word like "list".
 type cli struct {
-	DryRun    bool     `help:"Print the exact command a launch would exec, one mount per line, and exit."`
+	DryRun    bool     `help:"Print the exact command a launch would exec, one mount per line, and exit. With --gc: report, remove nothing."`
 	Shell     bool     `xor:"mode" help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
 	NoNetwork bool     `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
 	Env       []string `placeholder:"NAME" sep:"none" help:"Also pass the environment variable NAME into the sandbox. Repeatable."`
 	// Reap is the background cleanup a launch starts; not for users.
-	Reap    string           `hidden:"" placeholder:"INSTANCE"`
-	Gc      bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
-	List    bool             `xor:"mode" help:"List the instances: root, state, sessions, size, last use; stale ones first."`
-	JSON    bool             `name:"json" help:"With --list: print JSON."`
-	Move    string           `xor:"mode" placeholder:"OLD" help:"Carry the history of OLD (a former project root, or an instance hash from --list) to the current project."`
-	Merge   bool             `help:"With --move: merge into the current project's existing instance."`
-	Version kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
+	Reap       string           `hidden:"" placeholder:"INSTANCE"`
+	Gc         bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
+	List       bool             `xor:"mode" help:"List the instances: root, state, sessions, size, last use; stale ones first."`
+	JSON       bool             `name:"json" help:"With --list: print JSON."`
+	Move       string           `xor:"mode" placeholder:"OLD" help:"Carry the history of OLD (a former project root, or an instance hash from --list) to the current project."`
+	Merge      bool             `help:"With --move: merge into the current project's existing instance."`
+	Completion string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for SHELL: bash, zsh or fish."`
+	Version    kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
 	// Claude is filled by splitArgs, not by kong; it is declared for --help.
 	Claude []string `arg:"" optional:"" name:"claude-args" help:"Arguments for claude, passed unchanged and in order."`
 }
@@ -38,8 +39,10 @@ the flags below goes to claude unchanged and in order; after --, all of them
 do. Claude's own help: claudebox -- --help.`
 
 // Run launches the sandbox, or prints its command with --dry-run.
-func (c *cli) Run() error {
+func (c *cli) Run(ctx *kong.Context) error {
 	switch {
+	case c.Completion != "":
+		return writeCompletion(os.Stdout, ctx.Model.Node, c.Completion)
 	case c.Reap != "":
 		return reapCmd{Instance: c.Reap, Paths: c.Claude}.Run()
 	case c.JSON && !c.List:
