@@ -21,6 +21,7 @@ type cli struct {
 	Env       []string `placeholder:"NAME" sep:"none" help:"Also pass the environment variable NAME into the sandbox. Repeatable."`
 	// Reap is the background cleanup a launch starts; not for users.
 	Reap       string           `hidden:"" placeholder:"INSTANCE"`
+	Check      bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
 	Gc         bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
 	List       bool             `xor:"mode" help:"List the instances: root, state, sessions, size, last use; stale ones first."`
 	JSON       bool             `name:"json" help:"With --list: print JSON."`
@@ -45,14 +46,16 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return writeCompletion(os.Stdout, ctx.Model.Node, c.Completion)
 	case c.Reap != "":
 		return reapCmd{Instance: c.Reap, Paths: c.Claude}.Run()
-	case c.JSON && !c.List:
-		return withHint("claudebox --list --json", "--json goes with --list")
+	case c.JSON && !c.List && !c.Check:
+		return withHint("claudebox --list --json", "--json goes with --list or --check")
 	case c.Merge && c.Move == "":
 		return withHint("claudebox --move OLD --merge", "--merge goes with --move")
-	case c.DryRun && (c.List || c.Move != ""):
+	case c.DryRun && (c.List || c.Move != "" || c.Check):
 		return withHint("--dry-run goes with a launch or --gc", "--dry-run does not apply here")
-	case (c.Gc || c.List || c.Move != "") && len(c.Claude) > 0:
+	case (c.Gc || c.List || c.Move != "" || c.Check) && len(c.Claude) > 0:
 		return withHint("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
+	case c.Check:
+		return checkCmd{JSON: c.JSON}.Run()
 	case c.Gc:
 		return gcCmd{DryRun: c.DryRun}.Run()
 	case c.List:
@@ -122,7 +125,9 @@ func run(args []string) int {
 	}
 	c.Claude = rest
 	if err := ctx.Run(); err != nil {
-		report(os.Stderr, err)
+		if !errors.Is(err, errQuiet) {
+			report(os.Stderr, err)
+		}
 		return 1
 	}
 	return 0

@@ -527,3 +527,42 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 		t.Fatalf("--gc after the session: %v\n%s", err, out)
 	}
 }
+
+// TestSandboxCheck runs --check against the real bwrap and claude: the
+// trial sandbox passes and reports claude's version inside. Then, as root,
+// it switches user namespaces off for a moment, so that real bwrap fails
+// the way a locked-down kernel makes it fail, and --check must say so.
+func TestSandboxCheck(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	proj := filepath.Join(h.home, "code", "chk")
+	h.write(filepath.Join(proj, "README"), "chk\n")
+	key := []string{"ANTHROPIC_API_KEY=sk-test"}
+	out := h.run(proj, key, "claudebox", "--check")
+	for _, want := range []string{"✓ trial sandbox: a sandbox built from this plan ran true", "(Claude Code) inside the sandbox", "✓ user namespaces"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--check lacks %q:\n%s", want, out)
+		}
+	}
+
+	const knob = "/proc/sys/user/max_user_namespaces"
+	old, err := os.ReadFile(knob)
+	if h.uid < 0 || err != nil {
+		t.Skip("SKIPPING the locked-down half: needs root to flip " + knob)
+	}
+	if err := os.WriteFile(knob, []byte("0"), 0o644); err != nil {
+		t.Skipf("SKIPPING the locked-down half: %v", err)
+	}
+	t.Cleanup(func() { os.WriteFile(knob, old, 0o644) })
+	cmd := h.command(proj, key, "claudebox", "--check")
+	b, err := cmd.Output()
+	os.WriteFile(knob, old, 0o644)
+	if err == nil {
+		t.Fatalf("--check passed with user namespaces off:\n%s", b)
+	}
+	for _, want := range []string{"✗ user namespaces: user.max_user_namespaces = 0", "fix: sudo sysctl -w user.max_user_namespaces=15000", "✗ trial sandbox: bwrap: "} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("--check lacks %q:\n%s", want, b)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -30,6 +31,9 @@ func TestMain(m *testing.M) {
 			if f := os.Getenv("TEST_FSTAB"); f != "" {
 				fstabFile = f
 			}
+			if d := os.Getenv("TEST_PROC_SYS"); d != "" {
+				procSys = d
+			}
 			os.Exit(run(os.Args[1:]))
 		},
 		// holdlock DIR: hold the instance DIR's session lock, as a running
@@ -48,8 +52,13 @@ func TestMain(m *testing.M) {
 			}
 			select {}
 		},
-		"bwrap":  func() { os.Exit(fakeBwrap()) },
-		"claude": func() { os.Exit(0) },
+		"bwrap": func() { os.Exit(fakeBwrap()) },
+		"claude": func() {
+			if os.Args[len(os.Args)-1] == "--version" {
+				fmt.Println("9.9.9 (Claude Code)")
+			}
+			os.Exit(0)
+		},
 		// euid prints the effective uid it runs with: installed setuid root,
 		// it shows whether the sandbox lets a setuid binary elevate.
 		"euid": func() { fmt.Println(os.Geteuid()); os.Exit(0) },
@@ -63,12 +72,34 @@ func TestMain(m *testing.M) {
 // also fails where real bwrap would create a mount point on the host: a
 // missing target outside $HOME (a tmpfs inside) and the sandbox's own /proc,
 // /dev and /tmp.
+//
+// Scripts shape it through files in $HOME (the only variable a launch
+// passes that a script controls): bwrap.help replaces its --help text,
+// bwrap.fail makes it fail with that message, and bwrap.exec makes it run
+// the command after recording, as --check's trial needs.
 func fakeBwrap() int {
 	args := os.Args[1:]
 	home := os.Getenv("HOME")
 	fail := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "bwrap: "+format+"\n", a...)
 		return 1
+	}
+	switch {
+	case len(args) == 1 && args[0] == "--version":
+		fmt.Println("bubblewrap 0.8.0")
+		return 0
+	case len(args) == 1 && args[0] == "--help":
+		if b, err := os.ReadFile(filepath.Join(home, "bwrap.help")); err == nil {
+			os.Stdout.Write(b)
+			return 0
+		}
+		for _, f := range []string{"--unshare-cgroup-try", "--die-with-parent", "--seccomp FD", "--bind-data FD DEST", "--ro-bind-data FD DEST", "--ro-bind-try SRC DEST"} {
+			fmt.Println("    " + f + " ")
+		}
+		return 0
+	}
+	if b, err := os.ReadFile(filepath.Join(home, "bwrap.fail")); err == nil {
+		return fail("%s", strings.TrimSpace(string(b)))
 	}
 	for i := 0; i+1 < len(args) && args[i] != "--"; i++ {
 		op, dest := args[i], ""
@@ -107,6 +138,18 @@ func fakeBwrap() int {
 	if err := os.WriteFile(filepath.Join(home, "bwrap.env"), []byte(env), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "fake bwrap:", err)
 		return 1
+	}
+	if fileExists(filepath.Join(home, "bwrap.exec")) {
+		for i, a := range args {
+			if a == "--" {
+				cmd := exec.Command(args[i+1], args[i+2:]...)
+				cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+				if cmd.Run() != nil {
+					return 1
+				}
+				break
+			}
+		}
 	}
 	return 0
 }

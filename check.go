@@ -1,0 +1,287 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+)
+
+// procSys is where the kernel's switches are read; tests point it at a
+// fixture.
+var procSys = "/proc/sys"
+
+// checkCmd is claudebox --check: what would stop a launch, and the fix.
+type checkCmd struct{ JSON bool }
+
+// checkResult is one line of the report.
+type checkResult struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // ok, warn or fail
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// bwrapFeatures are the bwrap options a launch uses.
+var bwrapFeatures = []string{"--unshare-cgroup-try", "--die-with-parent", "--seccomp", "--bind-data", "--ro-bind-data", "--ro-bind-try"}
+
+// apparmorFix is one line that lets bwrap create user namespaces where
+// AppArmor restricts them (Ubuntu 24.04 and later).
+const apparmorFix = `printf 'abi <abi/4.0>,\ninclude <tunables/global>\nprofile bwrap /usr/bin/bwrap flags=(unconfined) {\n  userns,\n}\n' | sudo tee /etc/apparmor.d/bwrap && sudo apparmor_parser -r /etc/apparmor.d/bwrap`
+
+func (c checkCmd) Run() error {
+	home, homeErr := homeDir()
+	var results []checkResult
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		results = append(results, checkResult{"bwrap", "fail", "not found on PATH", "sudo apt-get install bubblewrap (or: nix profile install nixpkgs#bubblewrap)"})
+	} else {
+		results = append(results, checkBwrap(bwrap))
+		if fi, err := os.Stat(bwrap); err == nil && fi.Mode()&os.ModeSetuid != 0 {
+			results = append(results, checkResult{"setuid bwrap", "warn", bwrap + " is setuid root; claudebox needs only unprivileged user namespaces", "sudo chmod u-s " + bwrap})
+		} else {
+			results = append(results, checkResult{"setuid bwrap", "ok", "not setuid", ""})
+		}
+	}
+	userns := checkUserns()
+	results = append(results, userns)
+
+	claude := checkResult{"claude", "fail", "not found on PATH", "npm install -g @anthropic-ai/claude-code"}
+	if path, err := exec.LookPath("claude"); err == nil {
+		claude = checkResult{"claude", "ok", path + " (" + installKind(path, home) + ")", ""}
+	}
+	var hostLines []checkResult
+	if homeErr != nil {
+		hostLines = append(hostLines, checkResult{"home", "fail", homeErr.Error(), hintOf(homeErr)})
+	} else {
+		hostLines = append(hostLines, checkClaudeDir(home), checkCredentials(home), checkStateDir(filepath.Join(home, ".claudebox")))
+	}
+
+	// The trial: the plan of a launch here, running true; then claude
+	// --version, for the version as the sandbox sees it.
+	trial := checkResult{"trial sandbox", "fail", "not run: fix the lines above first", ""}
+	s, err := launchCmd{Args: []string{"--version"}}.prepare()
+	if err != nil {
+		hostLines = append(hostLines, checkResult{"instance", "fail", err.Error(), hintOf(err)})
+	} else {
+		hostLines = append(hostLines, checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", s.plan.Instance, s.plan.Project.Root), ""})
+		truePath, _ := exec.LookPath("true")
+		withTrue := s
+		withTrue.plan.Command = []string{truePath}
+		if _, stderr, err := withTrue.trial(); err != nil {
+			trial = explainTrial(stderr, err, userns)
+		} else {
+			trial = checkResult{"trial sandbox", "ok", "a sandbox built from this plan ran true", ""}
+			if out, stderr, err := s.trial(); err != nil {
+				claude = checkResult{"claude", "fail", "does not start in the sandbox: " + lastLine(stderr, err), "claudebox --shell, and run claude there to see why"}
+			} else {
+				claude.Detail += ", " + strings.TrimSpace(out) + " inside the sandbox"
+			}
+		}
+	}
+	results = append(append(append(results, claude), hostLines...), trial)
+
+	ok := true
+	for _, r := range results {
+		ok = ok && r.Status != "fail"
+	}
+	if c.JSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(struct {
+			OK     bool          `json:"ok"`
+			Checks []checkResult `json:"checks"`
+		}{ok, results})
+	} else {
+		mark := map[string]string{"ok": "✓", "warn": "⚠", "fail": "✗"}
+		for _, r := range results {
+			fmt.Printf("%s %s: %s\n", mark[r.Status], r.Name, r.Detail)
+			if r.Fix != "" {
+				fmt.Printf("  fix: %s\n", r.Fix)
+			}
+		}
+	}
+	if !ok {
+		return errQuiet
+	}
+	return nil
+}
+
+// errQuiet fails the run without a message: the report said it all.
+var errQuiet = errors.New("check failed")
+
+func hintOf(err error) string {
+	if h, ok := err.(*hintError); ok {
+		return h.hint
+	}
+	return ""
+}
+
+func checkBwrap(bwrap string) checkResult {
+	version, _ := exec.Command(bwrap, "--version").Output()
+	help, _ := exec.Command(bwrap, "--help").CombinedOutput()
+	var missing []string
+	for _, f := range bwrapFeatures {
+		if !bytes.Contains(help, []byte(f+" ")) {
+			missing = append(missing, f)
+		}
+	}
+	v := strings.TrimSpace(string(version))
+	if len(missing) > 0 {
+		return checkResult{"bwrap", "fail", fmt.Sprintf("%s (%s) lacks %s", bwrap, v, strings.Join(missing, ", ")),
+			"install a newer bubblewrap, e.g. nix profile install nixpkgs#bubblewrap"}
+	}
+	return checkResult{"bwrap", "ok", fmt.Sprintf("%s, %s, with every feature claudebox uses", bwrap, v), ""}
+}
+
+// checkUserns reads the kernel switches that allow an unprivileged user to
+// create user namespaces.
+func checkUserns() checkResult {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(procSys, name))
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(b))
+	}
+	switch {
+	case read("kernel/unprivileged_userns_clone") == "0":
+		return checkResult{"user namespaces", "fail", "kernel.unprivileged_userns_clone = 0", "sudo sysctl -w kernel.unprivileged_userns_clone=1"}
+	case read("user/max_user_namespaces") == "0":
+		return checkResult{"user namespaces", "fail", "user.max_user_namespaces = 0", "sudo sysctl -w user.max_user_namespaces=15000"}
+	case read("kernel/apparmor_restrict_unprivileged_userns") == "1":
+		return checkResult{"user namespaces", "warn", "kernel.apparmor_restrict_unprivileged_userns = 1: allowed only to programs with an AppArmor profile that permits them", apparmorFix}
+	}
+	return checkResult{"user namespaces", "ok", "allowed for unprivileged users", ""}
+}
+
+// installKind says how claude was installed, from where its path leads.
+func installKind(claude, home string) string {
+	real, err := filepath.EvalSymlinks(claude)
+	if err != nil {
+		real = claude
+	}
+	switch {
+	case strings.Contains(real, "/node_modules/@anthropic-ai/claude-code/"):
+		return "npm package"
+	case home != "" && (instance.Within(real, filepath.Join(home, ".local", "share", "claude")) || instance.Within(real, filepath.Join(home, ".claude", "local"))):
+		return "native installer"
+	case strings.HasPrefix(real, "/nix/store/"):
+		return "Nix"
+	}
+	return "installed as " + real
+}
+
+func checkClaudeDir(home string) checkResult {
+	if fi, err := os.Stat(filepath.Join(home, ".claude")); err == nil && fi.IsDir() {
+		return checkResult{"~/.claude", "ok", "present", ""}
+	}
+	return checkResult{"~/.claude", "warn", "absent: no plugins, skills or settings to bring in yet", "run claude once on the host"}
+}
+
+func checkCredentials(home string) checkResult {
+	switch {
+	case exists(mount.SandboxLoginFile(filepath.Join(home, ".claudebox"))):
+		return checkResult{"credentials", "ok", "separate sandbox login in ~/.claudebox/.credentials.json", ""}
+	case exists(filepath.Join(home, ".claude", ".credentials.json")):
+		return checkResult{"credentials", "ok", "OAuth login in ~/.claude/.credentials.json", ""}
+	}
+	for _, name := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"} {
+		if os.Getenv(name) != "" {
+			return checkResult{"credentials", "ok", name + " is set", ""}
+		}
+	}
+	return checkResult{"credentials", "fail", "no login and no API key", "run claude on the host once and log in, or export ANTHROPIC_API_KEY"}
+}
+
+func checkStateDir(state string) checkResult {
+	dir := state
+	if _, err := os.Stat(state); err != nil {
+		dir = filepath.Dir(state)
+	}
+	if unix.Access(dir, unix.W_OK|unix.X_OK) != nil {
+		return checkResult{"~/.claudebox", "fail", dir + " is not writable", "chmod u+rwx " + dir}
+	}
+	if dir != state {
+		return checkResult{"~/.claudebox", "ok", "will be created", ""}
+	}
+	return checkResult{"~/.claudebox", "ok", "writable", ""}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// trial runs the session's plan for real, as a child, and returns what the
+// command printed and what bwrap said.
+func (s session) trial() (stdout, stderr string, err error) {
+	lock, err := s.materialize()
+	if err != nil {
+		return "", "", err
+	}
+	defer lock.Close()
+	fds, err := s.descriptors()
+	if err != nil {
+		return "", "", err
+	}
+	if ps := s.plan.Placeholders(); len(ps) > 0 {
+		if err := startReaper(s.plan.Instance, ps); err != nil {
+			return "", "", err
+		}
+	}
+	var files []*os.File
+	for _, fd := range fds {
+		files = append(files, os.NewFile(uintptr(fd), "claudebox-data"))
+	}
+	var out, errb bytes.Buffer
+	cmd := &exec.Cmd{
+		Path: s.bwrap, Args: append([]string{"bwrap"}, s.plan.Args()...),
+		Env: s.plan.Environ(os.LookupEnv), ExtraFiles: append(files, lock),
+		Stdout: &out, Stderr: &errb,
+	}
+	err = cmd.Run()
+	for _, f := range files {
+		f.Close()
+	}
+	return out.String(), errb.String(), err
+}
+
+// explainTrial turns a failed trial into the line that says why, from
+// bwrap's own message.
+func explainTrial(stderr string, err error, userns checkResult) checkResult {
+	msg := lastLine(stderr, err)
+	r := checkResult{"trial sandbox", "fail", msg, "see Troubleshooting in the README"}
+	switch {
+	case strings.Contains(stderr, "setting up uid map: Permission denied"):
+		r.Detail = msg + ": AppArmor refuses bwrap a user namespace"
+		r.Fix = apparmorFix
+	case strings.Contains(stderr, "No permissions to create"), strings.Contains(stderr, "Creating new namespace failed"):
+		r.Detail = msg + ": user namespaces are disabled"
+		r.Fix = userns.Fix
+		if r.Fix == "" {
+			r.Fix = "sudo sysctl -w user.max_user_namespaces=15000"
+		}
+	case strings.Contains(stderr, "Can't mount proc"):
+		r.Detail = msg + ": this looks like a container that does not let bwrap mount /proc"
+		r.Fix = "run claudebox on the host, or in a container started with --privileged"
+	}
+	return r
+}
+
+func lastLine(stderr string, err error) string {
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if l := lines[len(lines)-1]; l != "" {
+		return l
+	}
+	return err.Error()
+}
