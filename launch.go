@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 
 	"golang.org/x/sys/unix"
 
@@ -56,6 +57,9 @@ func (l launchCmd) Run() error {
 		}
 	}
 	argv := append([]string{"bwrap"}, s.plan.Args()...)
+	// The lock's descriptor is passed by number: keep the file from being
+	// finalized, and closed, before exec.
+	defer runtime.KeepAlive(lock)
 	return execWithFiles(s.bwrap, argv, s.plan.Environ(os.LookupEnv), append(files, int(lock.Fd())))
 }
 
