@@ -56,6 +56,7 @@ func (l launchCmd) Run() error {
 			return fmt.Errorf("cannot start the placeholder cleanup: %v", err)
 		}
 	}
+	s.plan.FDs = files
 	argv := append([]string{"bwrap"}, s.plan.Args()...)
 	// The lock's descriptor is passed by number: keep the file from being
 	// finalized, and closed, before exec.
@@ -259,20 +260,12 @@ func (s session) descriptors() ([]int, error) {
 	return fds, nil
 }
 
-// execWithFiles execs path with fds on descriptors SeccompFD, SeccompFD+1,
-// and so on, inherited; every other descriptor closes on exec.
+// execWithFiles execs path, letting it inherit fds (which stay where they
+// are: moving a descriptor onto a fixed number could clobber one the Go
+// runtime polls); every other descriptor closes on exec.
 func execWithFiles(path string, argv, env []string, fds []int) error {
-	// First above every target, so that no move overwrites one not yet moved.
-	high := make([]int, len(fds))
-	for i, fd := range fds {
-		h, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, mount.SeccompFD+len(fds))
-		if err != nil {
-			return err
-		}
-		high[i] = h
-	}
-	for i, h := range high {
-		if err := unix.Dup3(h, mount.SeccompFD+i, 0); err != nil {
+	for _, fd := range fds {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
 			return err
 		}
 	}

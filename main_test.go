@@ -67,8 +67,9 @@ func TestMain(m *testing.M) {
 
 // fakeBwrap stands in for bwrap in testscript: it records its argv, one
 // argument per line, and its environment in $HOME/bwrap.argv and
-// $HOME/bwrap.env, and what it reads from descriptor N in $HOME/bwrap.fdN,
-// then exits 0. Like bwrap, it fails when a bind source does not exist. It
+// $HOME/bwrap.env, and what it reads from the seccomp descriptor and from
+// each data mount's in $HOME/bwrap.seccomp and $HOME/bwrap.data1, 2, … (in
+// argv order), then exits 0. Like bwrap, it fails when a bind source does not exist. It
 // also fails where real bwrap would create a mount point on the host: a
 // missing target outside $HOME (a tmpfs inside) and the sandbox's own /proc,
 // /dev and /tmp.
@@ -101,6 +102,7 @@ func fakeBwrap() int {
 	if b, err := os.ReadFile(filepath.Join(home, "bwrap.fail")); err == nil {
 		return fail("%s", strings.TrimSpace(string(b)))
 	}
+	data := 0
 	for i := 0; i+1 < len(args) && args[i] != "--"; i++ {
 		op, dest := args[i], ""
 		switch op {
@@ -111,14 +113,17 @@ func fakeBwrap() int {
 			dest = args[i+2]
 		case "--seccomp", "--bind-data", "--ro-bind-data":
 			n, _ := strconv.Atoi(args[i+1])
-			data, err := io.ReadAll(os.NewFile(uintptr(n), "fd"))
+			content, err := io.ReadAll(os.NewFile(uintptr(n), "fd"))
 			if err != nil {
 				return fail("Can't read fd %d: %v", n, err)
 			}
-			os.WriteFile(filepath.Join(home, "bwrap.fd"+args[i+1]), data, 0o644)
+			name := "bwrap.seccomp"
 			if op != "--seccomp" {
 				dest = args[i+2]
+				data++
+				name = "bwrap.data" + strconv.Itoa(data)
 			}
+			os.WriteFile(filepath.Join(home, name), content, 0o644)
 		case "--tmpfs":
 			dest = args[i+1]
 		}

@@ -71,6 +71,11 @@ type Plan struct {
 	Command []string
 	// Guards are the protected paths inside the writable mounts.
 	Guards []Guard
+	// FDs are the descriptors bwrap reads, in order: the seccomp filter,
+	// then each data mount's content. The launch sets them to where it
+	// opened them; unset, they are numbered from SeccompFD, as a child's
+	// inherited files are (and as --dry-run shows them).
+	FDs []int
 }
 
 // HostPath is a path that exists on the host; Link is its target when it
@@ -267,12 +272,20 @@ var namespaceArgs = []string{
 	"--die-with-parent",
 }
 
-// SeccompFD is the descriptor bwrap reads the seccomp filter from. The
-// contents of the data mounts follow on the next descriptors, in plan order.
+// SeccompFD is the first descriptor a child inherits beyond stdio: where
+// the seccomp filter is unless FDs says otherwise.
 const SeccompFD = 3
 
+// fd is the descriptor of the i-th thing bwrap reads (0: the filter).
+func (p Plan) fd(i int) int {
+	if p.FDs != nil {
+		return p.FDs[i]
+	}
+	return SeccompFD + i
+}
+
 // DataSources lists the sources of the data mounts in the order of their
-// descriptors, from SeccompFD+1; "" stands for empty content.
+// descriptors, after the filter's; "" stands for empty content.
 func (p Plan) DataSources() []string {
 	var srcs []string
 	for _, m := range p.Mounts {
@@ -298,15 +311,15 @@ func (p Plan) argLines() [][]string {
 	if !p.Network {
 		lines = append(lines, []string{"--unshare-net"})
 	}
-	lines = append(lines, []string{"--seccomp", strconv.Itoa(SeccompFD)})
-	fd := SeccompFD
+	lines = append(lines, []string{"--seccomp", strconv.Itoa(p.fd(0))})
+	data := 0
 	for _, m := range p.Mounts {
 		switch m.Kind {
 		case Proc, Dev, Tmpfs:
 			lines = append(lines, []string{string(m.Kind), m.Dest})
 		case BindData, RoBindData:
-			fd++
-			lines = append(lines, []string{string(m.Kind), strconv.Itoa(fd), m.Dest})
+			data++
+			lines = append(lines, []string{string(m.Kind), strconv.Itoa(p.fd(data)), m.Dest})
 		default:
 			lines = append(lines, []string{string(m.Kind), m.Src, m.Dest})
 		}
@@ -321,13 +334,13 @@ func (p Plan) argLines() [][]string {
 // the launch passes on descriptors.
 func (p Plan) Script(bwrap string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# fd %d: seccomp filter (no TIOCSTI or TIOCLINUX, no new user namespaces)\n", SeccompFD)
+	fmt.Fprintf(&b, "# fd %d: seccomp filter (no TIOCSTI or TIOCLINUX, no new user namespaces)\n", p.fd(0))
 	for i, src := range p.DataSources() {
 		what := "empty"
 		if src != "" {
 			what = "copy of " + src
 		}
-		fmt.Fprintf(&b, "# fd %d: %s\n", SeccompFD+1+i, what)
+		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), what)
 	}
 	b.WriteString("env -i")
 	for _, name := range p.Env {
