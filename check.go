@@ -74,6 +74,15 @@ func (c checkCmd) Run() error {
 		hostLines = append(hostLines, checkResult{"instance", "fail", err.Error(), hintOf(err)})
 	} else {
 		hostLines = append(hostLines, checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", s.plan.Instance, s.plan.Project.Root), ""})
+		if len(s.unapproved) > 0 {
+			var names []string
+			for _, line := range s.unapproved {
+				name, _, _ := strings.Cut(line, "=")
+				names = append(names, name)
+			}
+			hostLines = append(hostLines, checkResult{"environment", "warn", "env files add variables not yet approved for this project: " + strings.Join(names, ", "),
+				"check them, then claudebox --yes (or answer the question a launch asks)"})
+		}
 		truePath, _ := exec.LookPath("true")
 		withTrue := s
 		withTrue.plan.Command = []string{truePath}
@@ -246,7 +255,7 @@ func (s session) trial() (stdout, stderr string, err error) {
 	var out, errb bytes.Buffer
 	cmd := &exec.Cmd{
 		Path: s.bwrap, Args: append([]string{"bwrap"}, s.plan.Args()...),
-		Env: s.plan.Environ(os.LookupEnv), ExtraFiles: append(files, lock),
+		Env: s.plan.Environ(s.lookupEnv), ExtraFiles: append(files, lock),
 		Stdout: &out, Stderr: &errb,
 	}
 	err = cmd.Run()

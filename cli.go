@@ -19,6 +19,7 @@ type cli struct {
 	Shell     bool     `xor:"mode" help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
 	NoNetwork bool     `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
 	Env       []string `placeholder:"NAME" sep:"none" help:"Also pass the environment variable NAME into the sandbox. Repeatable."`
+	Yes       bool     `short:"y" help:"Pass the variables env files add (~/.claudebox/env, .claudebox.env) without asking, and remember them for this project."`
 	// Reap is the background cleanup a launch starts; not for users.
 	Reap       string           `hidden:"" placeholder:"INSTANCE"`
 	Check      bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
@@ -63,7 +64,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case c.Move != "":
 		return moveCmd{Old: c.Move, Merge: c.Merge}.Run()
 	}
-	return launchCmd{DryRun: c.DryRun, Shell: c.Shell, NoNetwork: c.NoNetwork, Env: c.Env, Args: c.Claude}.Run()
+	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, NoNetwork: c.NoNetwork, Env: c.Env, Args: c.Claude}.Run()
 }
 
 // version is stamped by the build (-ldflags -X main.version=…); go install

@@ -566,3 +566,50 @@ func TestSandboxCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxEnvAuditPrompt answers the env audit's question through a pty
+// (tmux): yes passes the project's variable into the real sandbox and is
+// remembered; after the file changes, no stops the launch.
+func TestSandboxEnvAuditPrompt(t *testing.T) {
+	h := newE2EHost(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is not installed")
+		}
+		t.Skip("SKIPPING: tmux is not installed")
+	}
+	proj := filepath.Join(h.home, "code", "audit")
+	h.write(filepath.Join(proj, ".claudebox.env"), "TOOL=from-file\n")
+	sock := filepath.Join(h.base, "tmux.sock")
+	tmux := func(args ...string) string {
+		return h.run(proj, nil, "tmux", append([]string{"-S", sock}, args...)...)
+	}
+	t.Cleanup(func() { h.command(proj, nil, "tmux", "-S", sock, "kill-server").Run() })
+	const launch = `claudebox --shell -c 'echo "inside: TOOL=$TOOL"; sleep 30'`
+
+	tmux("new-session", "-d", "-s", "one", "-x", "120", "-y", "20", launch)
+	waitScreen(t, tmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "Pass them into the sandbox? [y/N]") }, "the audit's question")
+	screen := tmux("capture-pane", "-p", "-t", "one")
+	if !strings.Contains(screen, "TOOL (from "+filepath.Join(proj, ".claudebox.env")+")") {
+		t.Errorf("the question does not name the variable and its file:\n%s", screen)
+	}
+	tmux("send-keys", "-t", "one", "y", "Enter")
+	waitScreen(t, tmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "inside: TOOL=from-file") }, "the variable inside the sandbox")
+
+	// Approved: the next launch does not ask.
+	tmux("new-session", "-d", "-s", "two", "-x", "120", "-y", "20", launch)
+	screen = waitScreen(t, tmuxTarget(tmux, "two"), func(s string) bool { return strings.Contains(s, "inside: TOOL=") }, "a launch without the question")
+	if strings.Contains(screen, "[y/N]") {
+		t.Errorf("asked again although approved:\n%s", screen)
+	}
+
+	// Changed: asked again; no stops it.
+	h.write(filepath.Join(proj, ".claudebox.env"), "TOOL=changed\n")
+	tmux("new-session", "-d", "-s", "three", "-x", "120", "-y", "20", launch+"; echo EXIT=$?; sleep 30")
+	waitScreen(t, tmuxTarget(tmux, "three"), func(s string) bool { return strings.Contains(s, "[y/N]") }, "the question after a change")
+	tmux("send-keys", "-t", "three", "n", "Enter")
+	screen = waitScreen(t, tmuxTarget(tmux, "three"), func(s string) bool { return strings.Contains(s, "not approved") }, "the refusal")
+	if strings.Contains(screen, "inside:") {
+		t.Errorf("the sandbox started after no:\n%s", screen)
+	}
+}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -18,6 +21,7 @@ import (
 // launchCmd runs claude (or a shell) in the sandbox, or prints the command.
 type launchCmd struct {
 	DryRun    bool
+	Yes       bool
 	Shell     bool
 	NoNetwork bool
 	Env       []string
@@ -30,6 +34,11 @@ type session struct {
 	home     string
 	stateDir string
 	plan     mount.Plan
+	env      mount.Env
+	// unapproved lists what the env files add that the user has not
+	// approved for this project (the env audit).
+	unapproved []string
+	approve    bool
 }
 
 // Run validates everything first and creates nothing until all of it is
@@ -42,6 +51,9 @@ func (l launchCmd) Run() error {
 	if l.DryRun {
 		fmt.Print(s.plan.Script(s.bwrap))
 		return nil
+	}
+	if err := s.audit(l.Yes); err != nil {
+		return err
 	}
 	lock, err := s.materialize()
 	if err != nil {
@@ -61,7 +73,7 @@ func (l launchCmd) Run() error {
 	// The lock's descriptor is passed by number: keep the file from being
 	// finalized, and closed, before exec.
 	defer runtime.KeepAlive(lock)
-	return execWithFiles(s.bwrap, argv, s.plan.Environ(os.LookupEnv), append(files, int(lock.Fd())))
+	return execWithFiles(s.bwrap, argv, s.plan.Environ(s.lookupEnv), append(files, int(lock.Fd())))
 }
 
 func (l launchCmd) prepare() (session, error) {
@@ -97,11 +109,23 @@ func (l launchCmd) prepare() (session, error) {
 		return session{}, withHint("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
 	}
 	command = append([]string{prog}, l.Args...)
-	env, err := mount.Environment(os.Environ(), l.Env)
-	if err != nil {
+	stateDir := filepath.Join(home, ".claudebox")
+	var files []mount.EnvFile
+	for _, path := range []string{filepath.Join(stateDir, "env"), filepath.Join(project.Checkout, mount.ProjectEnvFile)} {
+		f, err := mount.ReadEnvFile(path)
+		if err != nil {
+			return session{}, withHint("fix the line: NAME, or NAME=VALUE", "%v", err)
+		}
+		files = append(files, f)
+	}
+	env, err := mount.Environment(os.Environ(), l.Env, files)
+	var identity *mount.IdentityError
+	switch {
+	case errors.As(err, &identity):
+		return session{}, withHint("to pass it, name it yourself: claudebox --env "+identity.Name, "%v", err)
+	case err != nil:
 		return session{}, withHint("export the variable first, or drop the flag", "%v", err)
 	}
-	stateDir := filepath.Join(home, ".claudebox")
 	host := mount.Probe(home, stateDir, project, prog)
 	if len(host.Symlinked) > 0 {
 		return session{}, withHint("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
@@ -118,7 +142,54 @@ func (l launchCmd) prepare() (session, error) {
 		Command:  command,
 		Claude:   !l.Shell,
 	})
-	return session{bwrap: bwrap, home: home, stateDir: stateDir, plan: plan}, nil
+	approved := instance.ReadApproval(stateDir, plan.Instance)
+	var unapproved []string
+	for _, line := range env.Audit() {
+		if !slices.Contains(approved, line) {
+			unapproved = append(unapproved, line)
+		}
+	}
+	return session{bwrap: bwrap, home: home, stateDir: stateDir, plan: plan, env: env, unapproved: unapproved}, nil
+}
+
+// lookupEnv gives the values the sandbox starts with: an env file's, else
+// the host's.
+func (s session) lookupEnv(name string) (string, bool) {
+	if v, ok := s.env.Values[name]; ok {
+		return v, true
+	}
+	return os.LookupEnv(name)
+}
+
+// audit asks the user, once, to approve what the env files add to this
+// project's sandbox; --yes approves without asking. A stdin that is not a
+// terminal cannot answer, so the launch fails instead of hanging.
+func (s *session) audit(yes bool) error {
+	if len(s.unapproved) == 0 {
+		return nil
+	}
+	var names []string
+	for _, line := range s.unapproved {
+		name, _, _ := strings.Cut(line, "=")
+		names = append(names, fmt.Sprintf("%s (from %s)", name, s.env.From[name]))
+	}
+	if !yes {
+		if !isTerminal(os.Stdin) {
+			return withHint("check them, then run claudebox --yes to approve them for this project",
+				"env files add variables you have not approved for this project: %s", strings.Join(names, ", "))
+		}
+		fmt.Fprintf(os.Stderr, "claudebox: env files add variables you have not approved for this project:\n")
+		for _, n := range names {
+			fmt.Fprintf(os.Stderr, "  %s\n", n)
+		}
+		fmt.Fprint(os.Stderr, "Pass them into the sandbox? [y/N] ")
+		answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			return withHint("remove them from the env file, or answer y", "not approved: nothing was started")
+		}
+	}
+	s.approve = true
+	return nil
 }
 
 // homeDir returns $HOME, which must name an existing directory.
@@ -172,6 +243,11 @@ func (s session) materialize() (*os.File, error) {
 	}
 	if err := instance.LockShared(lock); err != nil {
 		return nil, err
+	}
+	if s.approve {
+		if err := instance.WriteApproval(s.stateDir, dir, s.env.Audit()); err != nil {
+			return nil, err
+		}
 	}
 	if err := createEmpty(filepath.Join(dir, mount.HistoryFile)); err != nil {
 		return nil, err

@@ -17,22 +17,54 @@ var allowedEnv = []string{
 // Bedrock and Vertex switches (CLAUDE_CODE_USE_BEDROCK, …).
 var allowedEnvPrefixes = []string{"LC_", "ANTHROPIC_", "CLAUDE_CODE_", "DISABLE_"}
 
-// Environment lists the names of the variables the sandbox gets: the
-// allowlist, then the names the user asked for, each once and only if set.
-// A name the user asked for that is not set is an error, since silently
-// dropping it would hide a typo.
-func Environment(environ, requested []string) ([]string, error) {
+// Env is what the sandbox's environment is made of. Values set by env files
+// are kept here, out of the Plan, so that nothing that prints a plan can
+// print one.
+type Env struct {
+	// Names are the variables passed in, in order.
+	Names []string
+	// From names the env file a variable comes from, for those that come
+	// from one rather than from the allowlist or --env.
+	From map[string]string
+	// Values holds the values env files set (NAME=VALUE lines).
+	Values map[string]string
+}
+
+// identityEnv are variables that carry an identity beyond Claude's own: a
+// token in one lets the sandbox act as the user elsewhere (seed 004). They
+// pass only when the user names them on the command line.
+var identityEnv = map[string]bool{
+	"GITHUB_TOKEN": true, "GH_TOKEN": true, "GH_ENTERPRISE_TOKEN": true, "GITHUB_ENTERPRISE_TOKEN": true,
+	"GITLAB_TOKEN": true, "GL_TOKEN": true, "BITBUCKET_TOKEN": true,
+	"AWS_ACCESS_KEY_ID": true, "AWS_SECRET_ACCESS_KEY": true, "AWS_SESSION_TOKEN": true,
+	"GOOGLE_APPLICATION_CREDENTIALS": true, "AZURE_CLIENT_SECRET": true,
+	"NPM_TOKEN": true, "NODE_AUTH_TOKEN": true, "HF_TOKEN": true, "VAULT_TOKEN": true,
+}
+
+// IdentityError says an env file would pass an identity token.
+type IdentityError struct{ Name, File string }
+
+func (e *IdentityError) Error() string {
+	return fmt.Sprintf("%s would pass %s into the sandbox: an identity token passes only when you name it yourself", e.File, e.Name)
+}
+
+// Environment works out the variables the sandbox gets: the allowlist, then
+// the env files' (user's first, then the project's: a later line wins),
+// then the names the user asked for with --env, each once and only if set.
+// A --env name that is not set is an error, since silently dropping it would
+// hide a typo; an env file naming an unset variable passes nothing.
+func Environment(environ, requested []string, files []EnvFile) (Env, error) {
 	set := map[string]bool{}
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
 		set[name] = true
 	}
-	var names []string
+	env := Env{From: map[string]string{}, Values: map[string]string{}}
 	seen := map[string]bool{}
 	addName := func(n string) {
 		if !seen[n] {
 			seen[n] = true
-			names = append(names, n)
+			env.Names = append(env.Names, n)
 		}
 	}
 	for _, n := range allowedEnv {
@@ -53,16 +85,36 @@ func Environment(environ, requested []string) ([]string, error) {
 	for _, n := range prefixed {
 		addName(n)
 	}
+	explicit := map[string]bool{}
 	for _, n := range requested {
 		if !validName(n) {
-			return nil, fmt.Errorf("--env %q: not a variable name", n)
+			return Env{}, fmt.Errorf("--env %q: not a variable name", n)
 		}
 		if !set[n] {
-			return nil, fmt.Errorf("--env %s: %s is not set", n, n)
+			return Env{}, fmt.Errorf("--env %s: %s is not set", n, n)
 		}
+		explicit[n] = true
+	}
+	for _, f := range files {
+		for _, e := range f.Entries {
+			if explicit[e.Name] || !e.Set && !set[e.Name] {
+				continue
+			}
+			if identityEnv[e.Name] {
+				return Env{}, &IdentityError{e.Name, f.Path}
+			}
+			env.From[e.Name] = f.Path
+			delete(env.Values, e.Name)
+			if e.Set {
+				env.Values[e.Name] = e.Value
+			}
+			addName(e.Name)
+		}
+	}
+	for _, n := range requested {
 		addName(n)
 	}
-	return names, nil
+	return env, nil
 }
 
 func validName(n string) bool {

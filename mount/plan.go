@@ -57,6 +57,9 @@ type Plan struct {
 	// at exec time and never stored here, so nothing that prints a plan can
 	// print a secret.
 	Env []string
+	// EnvSetBy names the env file that sets a variable's value, for those
+	// an env file sets.
+	EnvSetBy map[string]string
 	// Chdir is the working directory inside.
 	Chdir string
 	// Project is the project the sandbox is for.
@@ -140,7 +143,7 @@ type Inputs struct {
 	Project  instance.Project
 	Cwd      string // the working directory, symlinks resolved
 	Host     Host
-	Env      []string // the names to pass in, from Environment
+	Env      Env // from Environment
 	Network  bool
 	// Command is the program to run inside with its arguments. When Claude
 	// is the program, Build adds the SANDBOX.md flag.
@@ -169,7 +172,7 @@ func Build(in Inputs) Plan {
 	inst := instance.Dir(in.StateDir, in.Project.Root)
 	p := Plan{
 		Home:      home,
-		Env:       in.Env,
+		Env:       in.Env.Names,
 		Chdir:     in.Cwd,
 		Project:   in.Project,
 		Instance:  inst,
@@ -246,6 +249,12 @@ func Build(in Inputs) Plan {
 		p.Mounts = append(p.Mounts, g.Mount())
 	}
 	p.Guards = in.Host.Guards
+	for name := range in.Env.Values {
+		if p.EnvSetBy == nil {
+			p.EnvSetBy = map[string]string{}
+		}
+		p.EnvSetBy[name] = in.Env.From[name]
+	}
 	p.Command = in.Command
 	if in.Claude {
 		p.Command = append([]string{in.Command[0], "--append-system-prompt-file", p.SandboxMD}, in.Command[1:]...)
@@ -344,6 +353,11 @@ func (p Plan) Script(bwrap string) string {
 	}
 	b.WriteString("env -i")
 	for _, name := range p.Env {
+		if file, ok := p.EnvSetBy[name]; ok {
+			// Read from the file, so the script is exact and prints no value.
+			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(file))
+			continue
+		}
 		b.WriteString(" " + name + `="$` + name + `"`)
 	}
 	b.WriteString(" \\\n  " + Quote(bwrap))

@@ -43,7 +43,7 @@ func plan(project instance.Project, cwd string, env []string, network bool) moun
 	}
 	return mount.Build(mount.Inputs{
 		Home: "/home/alice", StateDir: "/home/alice/.claudebox",
-		Project: project, Cwd: cwd, Host: h, Env: env, Network: network,
+		Project: project, Cwd: cwd, Host: h, Env: mount.Env{Names: env}, Network: network,
 		Command: []string{"/usr/bin/claude"}, Claude: true,
 	})
 }

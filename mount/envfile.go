@@ -1,0 +1,82 @@
+package mount
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// EnvFile is a file of variables for the sandbox, as the bash claudebox
+// read them: the user's ~/.claudebox/env and a project's .claudebox.env.
+// Each line is NAME, to pass the host's value, or NAME=VALUE, to set one;
+// blank lines and lines starting with # are ignored.
+type EnvFile struct {
+	Path    string
+	Entries []EnvEntry
+}
+
+// EnvEntry is one line of an env file.
+type EnvEntry struct {
+	Name  string
+	Value string
+	Set   bool // NAME=VALUE; otherwise the host's value passes
+}
+
+// ProjectEnvFile names a project's env file, in its checkout.
+const ProjectEnvFile = ".claudebox.env"
+
+// ReadEnvFile reads an env file; one that does not exist has no entries,
+// and neither has the placeholder a running session keeps in its place.
+func ReadEnvFile(path string) (EnvFile, error) {
+	f := EnvFile{Path: path}
+	if IsPlaceholder(path) {
+		return f, nil
+	}
+	file, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return f, nil
+	}
+	if err != nil {
+		return f, err
+	}
+	defer file.Close()
+	sc := bufio.NewScanner(file)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, value, isSet := strings.Cut(line, "=")
+		name = strings.TrimSpace(strings.TrimPrefix(name, "export "))
+		if !validName(name) {
+			return f, fmt.Errorf("%s:%d: %q is not NAME or NAME=VALUE", path, n, line)
+		}
+		f.Entries = append(f.Entries, EnvEntry{Name: name, Value: value, Set: isSet})
+	}
+	return f, sc.Err()
+}
+
+// Audit lists what the env files add to the sandbox's environment, one
+// line per variable, as the user approves it: NAME for a passed host value,
+// NAME=<digest> for a value a file sets, so that changing the value asks
+// again without the record holding it.
+func (e Env) Audit() []string {
+	var lines []string
+	for name := range e.From {
+		line := name
+		if v, ok := e.Values[name]; ok {
+			sum := sha256.Sum256([]byte(v))
+			line += "=" + hex.EncodeToString(sum[:8])
+		}
+		lines = append(lines, line)
+	}
+	sort.Strings(lines)
+	return lines
+}
