@@ -18,7 +18,7 @@ type cli struct {
 	DryRun    bool     `help:"Print the exact command a launch would exec, one mount per line, and exit. With --gc: report, remove nothing."`
 	Shell     bool     `xor:"mode" help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
 	NoNetwork bool     `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
-	Env       []string `placeholder:"NAME" sep:"none" help:"Also pass the environment variable NAME into the sandbox. Repeatable."`
+	Env       []string `placeholder:"NAME[=VALUE]" sep:"none" help:"Also pass the environment variable NAME into the sandbox, or set it to VALUE. Repeatable."`
 	Yes       bool     `short:"y" help:"Pass the variables env files add (~/.claudebox/env, .claudebox.env) without asking, and remember them for this project."`
 	// Reap is the background cleanup a launch starts; not for users.
 	Reap       string           `hidden:"" placeholder:"INSTANCE"`

@@ -26,7 +26,8 @@ type Env struct {
 	// From names the env file a variable comes from, for those that come
 	// from one rather than from the allowlist or --env.
 	From map[string]string
-	// Values holds the values env files set (NAME=VALUE lines).
+	// Values holds the values env files (NAME=VALUE lines) and --env
+	// NAME=VALUE set.
 	Values map[string]string
 }
 
@@ -50,9 +51,9 @@ func (e *IdentityError) Error() string {
 
 // Environment works out the variables the sandbox gets: the allowlist, then
 // the env files' (user's first, then the project's: a later line wins),
-// then the names the user asked for with --env, each once and only if set.
-// A --env name that is not set is an error, since silently dropping it would
-// hide a typo; an env file naming an unset variable passes nothing.
+// then the user's --env NAME (the host's value) and --env NAME=VALUE, each
+// once. A --env name that is not set is an error, since silently dropping it
+// would hide a typo; an env file naming an unset variable passes nothing.
 func Environment(environ, requested []string, files []EnvFile) (Env, error) {
 	set := map[string]bool{}
 	for _, kv := range environ {
@@ -86,14 +87,20 @@ func Environment(environ, requested []string, files []EnvFile) (Env, error) {
 		addName(n)
 	}
 	explicit := map[string]bool{}
-	for _, n := range requested {
+	given := map[string]string{} // --env NAME=VALUE
+	var requestedNames []string
+	for _, r := range requested {
+		n, value, hasValue := strings.Cut(r, "=")
 		if !validName(n) {
-			return Env{}, fmt.Errorf("--env %q: not a variable name", n)
+			return Env{}, fmt.Errorf("--env %q: not a variable name", r)
 		}
-		if !set[n] {
+		if hasValue {
+			given[n] = value
+		} else if !set[n] {
 			return Env{}, fmt.Errorf("--env %s: %s is not set", n, n)
 		}
 		explicit[n] = true
+		requestedNames = append(requestedNames, n)
 	}
 	for _, f := range files {
 		for _, e := range f.Entries {
@@ -111,8 +118,12 @@ func Environment(environ, requested []string, files []EnvFile) (Env, error) {
 			addName(e.Name)
 		}
 	}
-	for _, n := range requested {
+	for _, n := range requestedNames {
 		addName(n)
+		delete(env.Values, n)
+		if v, ok := given[n]; ok {
+			env.Values[n] = v
+		}
 	}
 	return env, nil
 }

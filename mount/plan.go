@@ -57,8 +57,8 @@ type Plan struct {
 	// at exec time and never stored here, so nothing that prints a plan can
 	// print a secret.
 	Env []string
-	// EnvSetBy names the env file that sets a variable's value, for those
-	// an env file sets.
+	// EnvSetBy names the env file that sets a variable's value ("" when
+	// --env NAME=VALUE does), for the variables whose value is not the host's.
 	EnvSetBy map[string]string
 	// Chdir is the working directory inside.
 	Chdir string
@@ -253,7 +253,7 @@ func Build(in Inputs) Plan {
 		if p.EnvSetBy == nil {
 			p.EnvSetBy = map[string]string{}
 		}
-		p.EnvSetBy[name] = in.Env.From[name]
+		p.EnvSetBy[name] = in.Env.From[name] // "" for --env NAME=VALUE
 	}
 	p.Command = in.Command
 	if in.Claude {
@@ -351,9 +351,14 @@ func (p Plan) Script(bwrap string) string {
 		}
 		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), what)
 	}
+	for _, name := range p.Env {
+		if file, ok := p.EnvSetBy[name]; ok && file == "" {
+			fmt.Fprintf(&b, "# %s: the value given with --env %s=…, not shown\n", name, name)
+		}
+	}
 	b.WriteString("env -i")
 	for _, name := range p.Env {
-		if file, ok := p.EnvSetBy[name]; ok {
+		if file, ok := p.EnvSetBy[name]; ok && file != "" {
 			// Read from the file, so the script is exact and prints no value.
 			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(file))
 			continue

@@ -78,7 +78,7 @@ func TestEnvironment(t *testing.T) {
 	if want := []string{"HOME", "PATH", "ANTHROPIC_API_KEY", "LC_ALL", "MINE"}; !reflect.DeepEqual(got.Names, want) || len(got.From) != 0 {
 		t.Fatalf("Environment = %+v, want names %q and nothing from files", got, want)
 	}
-	for _, bad := range []string{"NOPE", "1X", "A=B", ""} {
+	for _, bad := range []string{"NOPE", "1X", "A-B=c", "=x", ""} {
 		if _, err := Environment(environ, []string{bad}, nil); err == nil {
 			t.Errorf("--env %q accepted", bad)
 		}
@@ -104,6 +104,11 @@ func TestEnvironment(t *testing.T) {
 	audit := got.Audit()
 	if len(audit) != 3 || audit[1] != "HOSTVAR" || !strings.HasPrefix(audit[2], "TOOL=") || strings.Contains(strings.Join(audit, " "), "https") {
 		t.Errorf("Audit = %q", audit)
+	}
+	// --env NAME=VALUE sets a value, unaudited, over an env file's.
+	got, err = Environment(environ, []string{"TOOL=cli", "NEW=x=y"}, []EnvFile{user})
+	if err != nil || got.Values["TOOL"] != "cli" || got.Values["NEW"] != "x=y" || got.From["TOOL"] != "" || len(got.Audit()) != 1 {
+		t.Errorf("--env NAME=VALUE: %v %+v", err, got)
 	}
 	token := EnvFile{Path: "/p/.claudebox.env", Entries: []EnvEntry{{Name: "GITHUB_TOKEN"}}}
 	var identity *IdentityError
