@@ -18,6 +18,7 @@ type cli struct {
 	DryRun    bool     `help:"Print the exact command a launch would exec, one mount per line, and exit. With --gc: report, remove nothing."`
 	Shell     bool     `xor:"mode" help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
 	NoNetwork bool     `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
+	WithSSH   bool     `name:"with-ssh" help:"Forward your SSH agent (SSH_AUTH_SOCK): your keys work for git push inside, and stay unreadable."`
 	Env       []string `placeholder:"NAME[=VALUE]" sep:"none" help:"Also pass the environment variable NAME into the sandbox, or set it to VALUE. Repeatable."`
 	Yes       bool     `short:"y" help:"Pass the variables env files add (~/.claudebox/env, .claudebox.env) without asking, and remember them for this project."`
 	// Reap is the background cleanup a launch starts; not for users.
@@ -64,7 +65,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case c.Move != "":
 		return moveCmd{Old: c.Move, Merge: c.Merge}.Run()
 	}
-	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, NoNetwork: c.NoNetwork, Env: c.Env, Args: c.Claude}.Run()
+	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, NoNetwork: c.NoNetwork, WithSSH: c.WithSSH, Env: c.Env, Args: c.Claude}.Run()
 }
 
 // version is stamped by the build (-ldflags -X main.version=…); go install

@@ -613,3 +613,52 @@ func TestSandboxEnvAuditPrompt(t *testing.T) {
 		t.Errorf("the sandbox started after no:\n%s", screen)
 	}
 }
+
+// TestSandboxWithSSH: with --with-ssh, ssh-add inside lists the key of a
+// test agent on the host, while ~/.ssh and the key file stay invisible.
+func TestSandboxWithSSH(t *testing.T) {
+	h := newE2EHost(t)
+	for _, tool := range []string{"ssh-agent", "ssh-add", "ssh-keygen"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is not installed", tool)
+			}
+			t.Skipf("SKIPPING: %s is not installed", tool)
+		}
+	}
+	proj := filepath.Join(h.home, "code", "ssh")
+	h.write(filepath.Join(proj, "README"), "ssh\n")
+	key := filepath.Join(h.home, ".ssh", "id_ed25519")
+	h.write(filepath.Join(h.home, ".ssh", "known_hosts"), "example.com ssh-ed25519 AAAA\n")
+	h.run(h.home, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "claudebox-test-key", "-f", key)
+	sock := filepath.Join(h.base, "agent.sock")
+	agent := h.command(h.base, nil, "ssh-agent", "-D", "-a", sock)
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
+	for deadline := time.Now().Add(5 * time.Second); !fileExists(sock); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("ssh-agent did not start")
+		}
+	}
+	env := []string{"SSH_AUTH_SOCK=" + sock}
+	h.run(h.home, env, "ssh-add", "-q", key)
+
+	out := h.run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `
+		ssh-add -l
+		test -e ~/.ssh/id_ed25519 || echo KEY-HIDDEN
+		test -f ~/.ssh/known_hosts && echo HOSTS-VISIBLE
+		echo "sock=$SSH_AUTH_SOCK"
+	`)
+	for _, want := range []string{"claudebox-test-key (ED25519)", "KEY-HIDDEN", "HOSTS-VISIBLE", "sock=/run/claudebox/ssh-agent.sock"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside: missing %q in:\n%s", want, out)
+		}
+	}
+	// Without the flag the agent is out of reach.
+	out = h.run(proj, env, "claudebox", "--shell", "-c", `ssh-add -l >/dev/null 2>&1 && echo AGENT-REACHED || echo NO-AGENT`)
+	if strings.TrimSpace(out) != "NO-AGENT" {
+		t.Errorf("without --with-ssh: %s", out)
+	}
+}

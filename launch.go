@@ -24,6 +24,7 @@ type launchCmd struct {
 	Yes       bool
 	Shell     bool
 	NoNetwork bool
+	WithSSH   bool
 	Env       []string
 	Args      []string
 }
@@ -131,6 +132,17 @@ func (l launchCmd) prepare() (session, error) {
 		return session{}, withHint("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
 	}
+	var agent string
+	if l.WithSSH {
+		agent = os.Getenv("SSH_AUTH_SOCK")
+		hint := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add"
+		if agent == "" {
+			return session{}, withHint(hint, "--with-ssh: SSH_AUTH_SOCK is not set")
+		}
+		if fi, err := os.Stat(agent); err != nil || fi.Mode()&os.ModeSocket == 0 {
+			return session{}, withHint(hint, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", agent)
+		}
+	}
 	plan := mount.Build(mount.Inputs{
 		Home:     home,
 		StateDir: stateDir,
@@ -139,6 +151,7 @@ func (l launchCmd) prepare() (session, error) {
 		Host:     host,
 		Env:      env,
 		Network:  !l.NoNetwork,
+		SSHAgent: agent,
 		Command:  command,
 		Claude:   !l.Shell,
 	})

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,6 +104,7 @@ func fakeBwrap() int {
 		return fail("%s", strings.TrimSpace(string(b)))
 	}
 	data := 0
+	var mounts []fakeMount
 	for i := 0; i+1 < len(args) && args[i] != "--"; i++ {
 		op, dest := args[i], ""
 		switch op {
@@ -127,12 +129,20 @@ func fakeBwrap() int {
 		case "--tmpfs":
 			dest = args[i+1]
 		}
-		if dest == "" || dest == "/proc" || dest == "/dev" || dest == "/tmp" || instance.Within(dest, home) {
+		if dest == "" {
 			continue
 		}
+		// The deepest mount so far that holds dest decides where bwrap
+		// would create a missing one: on the host only inside a host
+		// directory bound at its own path.
 		if _, err := os.Lstat(dest); err != nil {
-			return fail("would create the mount point %s on the host", dest)
+			if holder, ok := deepest(mounts, dest); ok && holder.host {
+				return fail("would create the mount point %s on the host", dest)
+			}
 		}
+		fi, err := os.Stat(dest)
+		isHostDir := (op == "--bind" || op == "--ro-bind") && args[i+1] == dest && err == nil && fi.IsDir()
+		mounts = append(mounts, fakeMount{dest, isHostDir})
 	}
 	argv := strings.Join(os.Args[1:], "\n") + "\n"
 	env := strings.Join(os.Environ(), "\n") + "\n"
@@ -157,6 +167,25 @@ func fakeBwrap() int {
 		}
 	}
 	return 0
+}
+
+// fakeMount is a mount the fake bwrap has seen: host says it shows a host
+// directory at its own path.
+type fakeMount struct {
+	dest string
+	host bool
+}
+
+// deepest returns the last, deepest mount holding path.
+func deepest(mounts []fakeMount, path string) (fakeMount, bool) {
+	var best fakeMount
+	found := false
+	for _, m := range mounts {
+		if m.dest != path && instance.Within(path, m.dest) && (!found || len(m.dest) >= len(best.dest)) {
+			best, found = m, true
+		}
+	}
+	return best, found
 }
 
 func TestScripts(t *testing.T) {
@@ -253,6 +282,13 @@ func TestScripts(t *testing.T) {
 			// the sessions directory of working directory PATH.
 			"claude-dir": func(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Setenv("CLAUDE_DIR", gc.ClaudeProjectDir(args[0]))
+			},
+			// mksock PATH: make a unix socket at PATH, as an SSH agent does.
+			"mksock": func(ts *testscript.TestScript, neg bool, args []string) {
+				l, err := net.Listen("unix", ts.MkAbs(args[0]))
+				ts.Check(err)
+				l.(*net.UnixListener).SetUnlinkOnClose(false)
+				l.Close()
 			},
 			// wait-file PATH: wait until PATH exists.
 			"wait-file": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -138,7 +138,10 @@ func validName(n string) bool {
 // Environ is the environment the sandbox starts with: the plan's names with
 // their values from lookup. It goes to exec's environment, never to argv.
 func (p Plan) Environ(lookup func(string) (string, bool)) []string {
-	env := make([]string, 0, len(p.Env))
+	env := make([]string, 0, len(p.Env)+1)
+	if p.SSHAgent {
+		env = append(env, "SSH_AUTH_SOCK="+SSHAgentSocket)
+	}
 	for _, n := range p.Env {
 		if v, ok := lookup(n); ok {
 			env = append(env, n+"="+v)

@@ -70,6 +70,9 @@ type Plan struct {
 	SandboxMD string
 	// Network says whether the sandbox shares the host's network.
 	Network bool
+	// SSHAgent says the user's SSH agent is reachable inside, at
+	// SSHAgentSocket.
+	SSHAgent bool
 	// Command runs inside: claude and its arguments, or a shell.
 	Command []string
 	// Guards are the protected paths inside the writable mounts.
@@ -122,6 +125,8 @@ type Host struct {
 	// Guards are the paths inside the writable mounts that the host
 	// executes or obeys.
 	Guards []Guard
+	// KnownHosts is ~/.ssh/known_hosts when it exists.
+	KnownHosts string
 	// Symlinked lists guards (or directories on the way to one) that are
 	// symlinks: the sandbox could replace the link itself, so the launch
 	// refuses.
@@ -145,11 +150,16 @@ type Inputs struct {
 	Host     Host
 	Env      Env // from Environment
 	Network  bool
+	// SSHAgent is the host's agent socket (SSH_AUTH_SOCK) with --with-ssh.
+	SSHAgent string
 	// Command is the program to run inside with its arguments. When Claude
 	// is the program, Build adds the SANDBOX.md flag.
 	Command []string
 	Claude  bool
 }
+
+// SSHAgentSocket is where --with-ssh puts the user's SSH agent inside.
+const SSHAgentSocket = "/run/claudebox/ssh-agent.sock"
 
 // SandboxLoginFile is the separate sandbox login, when the user made one.
 func SandboxLoginFile(stateDir string) string { return filepath.Join(stateDir, ".credentials.json") }
@@ -230,6 +240,13 @@ func Build(in Inputs) Plan {
 		"Claude Code's state file, kept per instance (it saves by rename)")
 	for _, f := range in.Host.GitConfig {
 		add(RoBind, f, f, "git configuration, read-only")
+	}
+	if in.SSHAgent != "" {
+		p.SSHAgent = true
+		add(Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
+		if in.Host.KnownHosts != "" {
+			add(RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
+		}
 	}
 	for _, c := range in.Host.Command {
 		if c.Link != "" {
@@ -357,6 +374,9 @@ func (p Plan) Script(bwrap string) string {
 		}
 	}
 	b.WriteString("env -i")
+	if p.SSHAgent {
+		b.WriteString(" SSH_AUTH_SOCK=" + SSHAgentSocket)
+	}
 	for _, name := range p.Env {
 		if file, ok := p.EnvSetBy[name]; ok && file != "" {
 			// Read from the file, so the script is exact and prints no value.

@@ -30,6 +30,9 @@ func Probe(home, stateDir string, project instance.Project, command string) Host
 	}
 	h.Command = commandChain(command)
 	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"))
+	if kh := filepath.Join(home, ".ssh", "known_hosts"); exists(kh) {
+		h.KnownHosts = kh
+	}
 	h.Guards, h.Pins, h.Symlinked = probeGuards(home, project)
 	return h
 }

@@ -35,7 +35,7 @@ func Render(p mount.Plan) []byte {
 	for _, m := range p.Mounts {
 		switch {
 		case m.Kind == mount.Symlink || m.Kind == mount.Proc || m.Kind == mount.Dev || m.Kind == mount.Tmpfs:
-		case m.Dest == p.Project.Checkout || pinned[m.Dest]:
+		case m.Dest == p.Project.Checkout || pinned[m.Dest] || m.Dest == mount.SSHAgentSocket:
 		case instance.Within(m.Dest, claudeDir):
 			if m.Kind == mount.BindData {
 				copies = append(copies, filepath.Base(m.Dest))
@@ -90,6 +90,9 @@ func Render(p mount.Plan) []byte {
 		line("- Network: shared with the host.")
 	} else {
 		line("- Network: none (own network namespace, loopback only).")
+	}
+	if p.SSHAgent {
+		line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK (git push over SSH works); the keys themselves are not readable.")
 	}
 	line("- Processes: own PID namespace; host processes are not visible. No new user namespaces (so no nested sandbox such as bwrap or Chromium's); no keystroke injection into the terminal.")
 	line("")
