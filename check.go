@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -83,6 +84,10 @@ func (c checkCmd) Run() error {
 			hostLines = append(hostLines, checkResult{"environment", "warn", "env files add variables not yet approved for this project: " + strings.Join(names, ", "),
 				"check them, then claudebox --yes (or answer the question a launch asks)"})
 		}
+		// The trial passes nothing the user has not approved.
+		s.plan.Env = slices.DeleteFunc(s.plan.Env, func(name string) bool {
+			return slices.ContainsFunc(s.unapproved, func(line string) bool { return line == name || strings.HasPrefix(line, name+"=") })
+		})
 		truePath, _ := exec.LookPath("true")
 		withTrue := s
 		withTrue.plan.Command = []string{truePath}
