@@ -142,32 +142,45 @@ func isGitDir(gitDir, common string) bool {
 	return true
 }
 
-// GitConfig returns the keys of one plain section ([core], [extensions])
-// of a git config file, lowercased: enough for bare, worktree, hooksPath and
-// worktreeConfig. Includes are not followed.
-func GitConfig(path, section string) map[string]string {
-	keys := map[string]string{}
+// GitEntry is one key of a git config file: its section as written between
+// the brackets, lowercased (`core`, `submodule "lib"`), its key lowercased,
+// and its value unquoted.
+type GitEntry struct {
+	Section, Key, Value string
+}
+
+// GitEntries reads a git config file, or .gitmodules, which has the same
+// syntax; includes are not followed. A file that cannot be read has none.
+func GitEntries(path string) []GitEntry {
 	f, err := os.Open(path)
 	if err != nil {
-		return keys
+		return nil
 	}
 	defer f.Close()
-	inSection := false
+	var entries []GitEntry
+	section := ""
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
-			inSection = strings.EqualFold(strings.Trim(line, "[] \t"), section)
+			section = strings.ToLower(strings.Trim(line, "[] \t"))
 			continue
 		}
-		if !inSection {
-			continue
+		if k, v, ok := strings.Cut(line, "="); ok {
+			entries = append(entries, GitEntry{section, strings.ToLower(strings.TrimSpace(k)), strings.Trim(strings.TrimSpace(v), `"`)})
 		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
+	}
+	return entries
+}
+
+// GitConfig returns the keys of one plain section ([core], [extensions]) of
+// a git config file: enough for bare, worktree and hooksPath.
+func GitConfig(path, section string) map[string]string {
+	keys := map[string]string{}
+	for _, e := range GitEntries(path) {
+		if e.Section == section {
+			keys[e.Key] = e.Value
 		}
-		keys[strings.ToLower(strings.TrimSpace(k))] = strings.Trim(strings.TrimSpace(v), `"`)
 	}
 	return keys
 }
@@ -175,24 +188,10 @@ func GitConfig(path, section string) map[string]string {
 // GitIncludes lists the files a git config file includes ([include] and
 // [includeIf …] path values), as written.
 func GitIncludes(path string) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
 	var paths []string
-	inInclude := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			name := strings.ToLower(strings.Trim(line, "[] \t"))
-			inInclude = name == "include" || strings.HasPrefix(name, "includeif ")
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if inInclude && ok && strings.EqualFold(strings.TrimSpace(k), "path") {
-			paths = append(paths, strings.Trim(strings.TrimSpace(v), `"`))
+	for _, e := range GitEntries(path) {
+		if e.Key == "path" && (e.Section == "include" || strings.HasPrefix(e.Section, "includeif ")) {
+			paths = append(paths, e.Value)
 		}
 	}
 	return paths

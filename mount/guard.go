@@ -1,7 +1,6 @@
 package mount
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -245,19 +244,12 @@ func IsPlaceholder(path string) bool {
 	return err == nil && isPlaceholder(fi)
 }
 
-// submodulePaths lists the path = entries of a .gitmodules file.
+// submodulePaths lists the checkout-relative paths of a .gitmodules file.
 func submodulePaths(gitmodules string) []string {
-	f, err := os.Open(gitmodules)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
 	var paths []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if ok && strings.TrimSpace(k) == "path" {
-			if p := filepath.Clean(strings.TrimSpace(v)); filepath.IsLocal(p) {
+	for _, e := range instance.GitEntries(gitmodules) {
+		if e.Key == "path" && strings.HasPrefix(e.Section, "submodule ") {
+			if p := filepath.Clean(e.Value); filepath.IsLocal(p) {
 				paths = append(paths, p)
 			}
 		}
