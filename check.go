@@ -239,20 +239,13 @@ func exists(path string) bool {
 // trial runs the session's plan for real, as a child, and returns what the
 // command printed and what bwrap said.
 func (s session) trial() (stdout, stderr string, err error) {
-	lock, err := s.materialize()
+	lock, fds, err := s.start()
 	if err != nil {
 		return "", "", err
 	}
 	defer lock.Close()
-	fds, err := s.descriptors()
-	if err != nil {
-		return "", "", err
-	}
-	if ps := s.plan.Placeholders(); len(ps) > 0 {
-		if err := startReaper(s.plan.Instance, ps); err != nil {
-			return "", "", err
-		}
-	}
+	// A child inherits ExtraFiles from descriptor 3 on, in order: the
+	// plan's default numbering.
 	var files []*os.File
 	for _, fd := range fds {
 		files = append(files, os.NewFile(uintptr(fd), "claudebox-data"))

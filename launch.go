@@ -56,18 +56,9 @@ func (l launchCmd) Run() error {
 	if err := s.audit(l.Yes); err != nil {
 		return err
 	}
-	lock, err := s.materialize()
+	lock, files, err := s.start()
 	if err != nil {
 		return err
-	}
-	files, err := s.descriptors()
-	if err != nil {
-		return err
-	}
-	if ps := s.plan.Placeholders(); len(ps) > 0 {
-		if err := startReaper(s.plan.Instance, ps); err != nil {
-			return fmt.Errorf("cannot start the placeholder cleanup: %v", err)
-		}
 	}
 	s.plan.FDs = files
 	argv := append([]string{"bwrap"}, s.plan.Args()...)
@@ -277,6 +268,26 @@ func (s session) materialize() (*os.File, error) {
 		}
 	}
 	return lock, nil
+}
+
+// start does everything a sandbox needs before bwrap runs: the instance,
+// held by the returned lock; bwrap's descriptors (the filter, the data
+// mounts' contents); and, when there are placeholders, their cleanup.
+func (s session) start() (lock *os.File, fds []int, err error) {
+	if lock, err = s.materialize(); err != nil {
+		return nil, nil, err
+	}
+	if fds, err = s.descriptors(); err != nil {
+		lock.Close()
+		return nil, nil, err
+	}
+	if ps := s.plan.Placeholders(); len(ps) > 0 {
+		if err := startReaper(s.plan.Instance, ps); err != nil {
+			lock.Close()
+			return nil, nil, fmt.Errorf("cannot start the placeholder cleanup: %v", err)
+		}
+	}
+	return lock, fds, nil
 }
 
 // createEmpty creates path as an empty 0600 file unless it exists, without
