@@ -215,7 +215,7 @@ func TestSandboxIsolation(t *testing.T) {
 		filepath.Join(proj, "new.txt"):                     true,
 		filepath.Join(h.home, ".claude", "written-inside"): false,
 	} {
-		if fileExists(path) != want {
+		if exists(path) != want {
 			t.Errorf("%s exists on the host: %v, want %v", path, !want, want)
 		}
 	}
@@ -291,31 +291,15 @@ func TestSandboxHistoryPerProject(t *testing.T) {
 func TestSandboxInteractive(t *testing.T) {
 	h := newE2EHost(t)
 	requireClaude(t)
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("SKIPPING: tmux is not installed")
-	}
 	api := startFakeAPI(t, "FAKE-REPLY-tmux")
 	const key = "sk-ant-test-interactive-key-0123456789"
 	proj := filepath.Join(h.home, "code", "tui")
 	h.write(filepath.Join(proj, "x"), "x\n")
-	// The host has onboarded, approved the API key and trusted the project.
-	h.write(filepath.Join(h.home, ".claude.json"), fmt.Sprintf(`{
-  "hasCompletedOnboarding": true,
-  "lastOnboardingVersion": "2.1.330",
-  "theme": "dark",
-  "customApiKeyResponses": {"approved": [%q], "rejected": []},
-  "projects": {%q: {"hasTrustDialogAccepted": true}}
-}
-`, key[len(key)-20:], proj))
+	h.onboarded(key, proj)
 	hostJSON, _ := os.ReadFile(filepath.Join(h.home, ".claude.json"))
-
-	sock := filepath.Join(h.base, "tmux.sock")
-	tmux := func(args ...string) string {
-		return h.run(proj, nil, "tmux", append([]string{"-S", sock}, args...)...)
-	}
+	tmux := h.tmux(proj)
 	launch := fmt.Sprintf("env ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=%s CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 TERM=xterm-256color claudebox", api.URL, key)
 	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
-	t.Cleanup(func() { h.command(proj, nil, "tmux", "-S", sock, "kill-server").Run() })
 
 	screen := waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, ">") || strings.Contains(s, "❯") }, "the prompt")
 	if strings.Contains(screen, "trust") || strings.Contains(screen, "Choose the text style") || strings.Contains(screen, "API key") {
@@ -361,17 +345,48 @@ func waitScreen(t *testing.T, tmux func(...string) string, ok func(string) bool,
 	}
 }
 
-// requireClaude finds the real Claude Code CLI, which CI installs from npm.
-func requireClaude(t *testing.T) string {
+// requireTool finds a program a test needs. CI installs every one, so
+// there a missing one fails the test; elsewhere the test skips, loudly.
+func requireTool(t *testing.T, name, install string) string {
 	t.Helper()
-	p, err := exec.LookPath("claude")
+	p, err := exec.LookPath(name)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("claude is not installed: npm install -g @anthropic-ai/claude-code")
+			t.Fatalf("%s is not installed: %s", name, install)
 		}
-		t.Skip("SKIPPING REAL-CLIENT TEST: claude is not installed")
+		t.Skipf("SKIPPING: %s is not installed (%s)", name, install)
 	}
 	return p
+}
+
+// requireClaude finds the real Claude Code CLI, which CI installs from npm.
+func requireClaude(t *testing.T) string {
+	return requireTool(t, "claude", "npm install -g @anthropic-ai/claude-code")
+}
+
+// tmux starts a private tmux server, run by the unprivileged user in dir,
+// and returns a function that runs tmux commands against it.
+func (h *e2eHost) tmux(dir string) func(args ...string) string {
+	h.t.Helper()
+	requireTool(h.t, "tmux", "apt-get install tmux")
+	sock := filepath.Join(h.base, "tmux.sock")
+	h.t.Cleanup(func() { h.command(dir, nil, "tmux", "-S", sock, "kill-server").Run() })
+	return func(args ...string) string {
+		return h.run(dir, nil, "tmux", append([]string{"-S", sock}, args...)...)
+	}
+}
+
+// onboarded writes the host's ~/.claude.json as after onboarding, with the
+// API key approved and proj trusted, so Claude's TUI starts at its prompt.
+func (h *e2eHost) onboarded(key, proj string) {
+	h.write(filepath.Join(h.home, ".claude.json"), fmt.Sprintf(`{
+  "hasCompletedOnboarding": true,
+  "lastOnboardingVersion": "2.1.330",
+  "theme": "dark",
+  "customApiKeyResponses": {"approved": [%q], "rejected": []},
+  "projects": {%q: {"hasTrustDialogAccepted": true}}
+}
+`, key[len(key)-20:], proj))
 }
 
 // TestSandboxMDReachesClaude is decisive for SANDBOX.md: the request the
@@ -443,10 +458,10 @@ func TestSandboxMDReachesClaude(t *testing.T) {
 				if b, _ := os.ReadFile(userMD); string(b) != claudeMD {
 					t.Errorf("the user's CLAUDE.md changed: %q", b)
 				}
-			} else if fileExists(userMD) {
+			} else if exists(userMD) {
 				t.Error("a launch created ~/.claude/CLAUDE.md")
 			}
-			if fileExists(filepath.Join(h.home, ".claude", "SANDBOX.md")) {
+			if exists(filepath.Join(h.home, ".claude", "SANDBOX.md")) {
 				t.Error("a launch left SANDBOX.md in the real ~/.claude")
 			}
 		})
@@ -503,7 +518,7 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 	if err := session.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !fileExists(filepath.Join(proj, "started")); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); !exists(filepath.Join(proj, "started")); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the session did not start")
 		}
@@ -518,12 +533,12 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "kept "+inst+": root "+proj+" is gone, but a session is running in it") {
 		t.Fatalf("--gc during the session: %v\n%s", err, out)
 	}
-	if !fileExists(filepath.Join(inst, instance.RootFile)) {
+	if !exists(filepath.Join(inst, instance.RootFile)) {
 		t.Fatal("the running session's instance was removed")
 	}
 	session.Wait()
 	out, err = h.command(h.home, nil, "claudebox", "--gc").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "removed "+inst+" ") || fileExists(inst) {
+	if err != nil || !strings.Contains(string(out), "removed "+inst+" ") || exists(inst) {
 		t.Fatalf("--gc after the session: %v\n%s", err, out)
 	}
 }
@@ -572,19 +587,9 @@ func TestSandboxCheck(t *testing.T) {
 // remembered; after the file changes, no stops the launch.
 func TestSandboxEnvAuditPrompt(t *testing.T) {
 	h := newE2EHost(t)
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is not installed")
-		}
-		t.Skip("SKIPPING: tmux is not installed")
-	}
 	proj := filepath.Join(h.home, "code", "audit")
 	h.write(filepath.Join(proj, ".claudebox.env"), "TOOL=from-file\n")
-	sock := filepath.Join(h.base, "tmux.sock")
-	tmux := func(args ...string) string {
-		return h.run(proj, nil, "tmux", append([]string{"-S", sock}, args...)...)
-	}
-	t.Cleanup(func() { h.command(proj, nil, "tmux", "-S", sock, "kill-server").Run() })
+	tmux := h.tmux(proj)
 	const launch = `claudebox --shell -c 'echo "inside: TOOL=$TOOL"; sleep 30'`
 
 	tmux("new-session", "-d", "-s", "one", "-x", "120", "-y", "20", launch)
@@ -619,12 +624,7 @@ func TestSandboxEnvAuditPrompt(t *testing.T) {
 func TestSandboxWithSSH(t *testing.T) {
 	h := newE2EHost(t)
 	for _, tool := range []string{"ssh-agent", "ssh-add", "ssh-keygen"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed", tool)
-			}
-			t.Skipf("SKIPPING: %s is not installed", tool)
-		}
+		requireTool(t, tool, "apt-get install openssh-client")
 	}
 	proj := filepath.Join(h.home, "code", "ssh")
 	h.write(filepath.Join(proj, "README"), "ssh\n")
@@ -637,7 +637,7 @@ func TestSandboxWithSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	for deadline := time.Now().Add(5 * time.Second); !fileExists(sock); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); !exists(sock); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("ssh-agent did not start")
 		}

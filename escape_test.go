@@ -11,7 +11,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -353,19 +352,9 @@ func TestEscapeSecrets(t *testing.T) {
 // reaches the sandbox's foreground process and Claude Code's screen.
 func TestEscapeTerminal(t *testing.T) {
 	h := newE2EHost(t)
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is not installed")
-		}
-		t.Skip("SKIPPING: tmux is not installed")
-	}
 	proj := filepath.Join(h.home, "code", "tty")
 	h.write(filepath.Join(proj, "README"), "tty\n")
-	sock := filepath.Join(h.base, "tmux.sock")
-	tmux := func(args ...string) string {
-		return h.run(proj, nil, "tmux", append([]string{"-S", sock}, args...)...)
-	}
-	t.Cleanup(func() { h.command(proj, nil, "tmux", "-S", sock, "kill-server").Run() })
+	tmux := h.tmux(proj)
 	// The command prints its verdicts from pieces, so that its own echo on
 	// the screen does not match them.
 	const inject = `perl -e '$c = "X"; $i = "INJECT-"; print ioctl(STDIN, 0x5412, $c) ? "${i}WORKED\n" : "${i}BLOCKED $!\n"; ioctl(STDIN, 0x541C, $c) or print "LINUX-", "BLOCKED $!\n"'`
@@ -405,20 +394,12 @@ func TestEscapeTerminal(t *testing.T) {
 func TestEscapeTerminalClaudeResize(t *testing.T) {
 	h := newE2EHost(t)
 	requireClaude(t)
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("SKIPPING: tmux is not installed")
-	}
 	api := startFakeAPI(t, "FAKE-REPLY")
 	const key = "sk-ant-test-resize-key-0123456789"
 	proj := filepath.Join(h.home, "code", "resize")
 	h.write(filepath.Join(proj, "README"), "r\n")
-	h.write(filepath.Join(h.home, ".claude.json"), fmt.Sprintf(`{"hasCompletedOnboarding": true, "lastOnboardingVersion": "9.9.9", "theme": "dark",
- "customApiKeyResponses": {"approved": [%q], "rejected": []}, "projects": {%q: {"hasTrustDialogAccepted": true}}}`, key[len(key)-20:], proj))
-	sock := filepath.Join(h.base, "tmux.sock")
-	tmux := func(args ...string) string {
-		return h.run(proj, nil, "tmux", append([]string{"-S", sock}, args...)...)
-	}
-	t.Cleanup(func() { h.command(proj, nil, "tmux", "-S", sock, "kill-server").Run() })
+	h.onboarded(key, proj)
+	tmux := h.tmux(proj)
 	launch := fmt.Sprintf("env ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=%s CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 TERM=xterm-256color claudebox", api.URL, key)
 	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
 	waitScreen(t, tmux, func(s string) bool { return longestRule(s) == 120 }, "Claude's input box at 120 columns")

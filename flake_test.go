@@ -21,14 +21,7 @@ func requireNix(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("flake test skipped in -short mode")
 	}
-	nix, err := exec.LookPath("nix")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("nix is not installed: apt-get install nix-bin")
-		}
-		t.Skip("SKIPPING FLAKE TEST: nix is not installed")
-	}
-	return nix
+	return requireTool(t, "nix", "apt-get install nix-bin")
 }
 
 func nixRun(t *testing.T, args ...string) string {
