@@ -662,3 +662,51 @@ func TestSandboxWithSSH(t *testing.T) {
 		t.Errorf("without --with-ssh: %s", out)
 	}
 }
+
+// TestSandboxMoveThenContinue: after a repository moves, --move carries its
+// history so that the real claude --continue, in the new place, resumes the
+// conversation: the request it sends carries the old prompt.
+func TestSandboxMoveThenContinue(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	api := startFakeAPI(t, "FAKE-REPLY-move")
+	env := []string{"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=sk-ant-test-key", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+	old := filepath.Join(h.home, "code", "before")
+	h.gitRepo(old)
+	h.run(old, env, "claudebox", "-p", "remember the word PELICAN-8841")
+
+	moved := filepath.Join(h.home, "code", "after")
+	if err := os.Rename(old, moved); err != nil {
+		t.Fatal(err)
+	}
+	out, err := h.command(moved, nil, "claudebox", "--move", old).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "moved 1 sessions of "+old+" to "+moved) {
+		t.Fatalf("--move: %v\n%s", err, out)
+	}
+	before := len(api.Bodies())
+	h.run(moved, env, "claudebox", "-p", "--continue", "what was the word?")
+	bodies := api.Bodies()[before:]
+	if len(bodies) == 0 || !strings.Contains(strings.Join(bodies, "\n"), "PELICAN-8841") {
+		t.Fatalf("claude --continue in the moved repository did not resume the old conversation (%d requests)", len(bodies))
+	}
+}
+
+// TestSandboxClaudeSavesPrivateCopy: the real claude saving a protected
+// project file (claude mcp add --scope project writes .mcp.json by rename,
+// which a mount refuses, then in place) succeeds inside, into the session's
+// private copy, and the host's file is unchanged.
+func TestSandboxClaudeSavesPrivateCopy(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	proj := filepath.Join(h.home, "code", "mcp")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, ".mcp.json"), `{"mcpServers":{}}`+"\n")
+	out := h.inside(proj, []string{"ANTHROPIC_API_KEY=sk-ant-test-key"},
+		`claude mcp add --scope project evil -- /tmp/evil && grep -q evil .mcp.json && echo SAVED-INSIDE`)
+	if !strings.Contains(out, "SAVED-INSIDE") {
+		t.Fatalf("claude could not save .mcp.json inside:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, ".mcp.json")); string(b) != `{"mcpServers":{}}`+"\n" {
+		t.Errorf("the host's .mcp.json changed: %s", b)
+	}
+}
