@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -70,24 +69,25 @@ func (c checkCmd) Run() error {
 	// The trial: the plan of a launch here, running true; then claude
 	// --version, for the version as the sandbox sees it.
 	trial := checkResult{"trial sandbox", "fail", "not run: fix the lines above first", ""}
-	s, err := launchCmd{Args: []string{"--version"}}.prepare()
+	s, err := launchCmd{Args: []string{"--version"}, onlyApproved: true}.prepare()
 	if err != nil {
 		hostLines = append(hostLines, checkResult{"instance", "fail", err.Error(), hintOf(err)})
 	} else {
 		hostLines = append(hostLines, checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", s.plan.Instance, s.plan.Project.Root), ""})
+		for _, b := range s.plan.Binds {
+			hostLines = append(hostLines, checkResult{"mount", "ok", b.Flag() + bindSource(b), ""})
+		}
+		for _, h := range s.plan.Hidden {
+			hostLines = append(hostLines, checkResult{"mount", "ok", h.String(), ""})
+		}
 		if len(s.unapproved) > 0 {
-			var names []string
-			for _, line := range s.unapproved {
-				name, _, _ := strings.Cut(line, "=")
-				names = append(names, name)
+			var what []string
+			for _, a := range s.unapproved {
+				what = append(what, a.show)
 			}
-			hostLines = append(hostLines, checkResult{"environment", "warn", "env files add variables not yet approved for this project: " + strings.Join(names, ", "),
+			hostLines = append(hostLines, checkResult{"project settings", "warn", "not yet approved for this project, left out of the trial: " + strings.Join(what, ", "),
 				"check them, then claudebox --yes (or answer the question a launch asks)"})
 		}
-		// The trial passes nothing the user has not approved.
-		s.plan.Env = slices.DeleteFunc(s.plan.Env, func(name string) bool {
-			return slices.ContainsFunc(s.unapproved, func(line string) bool { return line == name || strings.HasPrefix(line, name+"=") })
-		})
 		truePath, _ := exec.LookPath("true")
 		withTrue := s
 		withTrue.plan.Command = []string{truePath}
@@ -128,6 +128,13 @@ func (c checkCmd) Run() error {
 		return errQuiet
 	}
 	return nil
+}
+
+func bindSource(b mount.BindSpec) string {
+	if b.From == "" {
+		return " (command line)"
+	}
+	return " (" + b.From + ")"
 }
 
 // errQuiet fails the run without a message: the report said it all.

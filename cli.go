@@ -17,10 +17,14 @@ import (
 type cli struct {
 	DryRun    bool     `help:"Print the exact command a launch would exec, one mount per line, and exit. With --gc: report, remove nothing."`
 	Shell     bool     `xor:"mode" help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
-	NoNetwork bool     `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
-	WithSSH   bool     `name:"with-ssh" help:"Forward your SSH agent (SSH_AUTH_SOCK): your keys work for git push inside, and stay unreadable."`
+	Bind      []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-write, at DEST or at its own path. Secrets inside it stay hidden. Repeatable."`
+	RoBind    []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-only, at DEST or at its own path. Repeatable."`
 	Env       []string `placeholder:"NAME[=VALUE]" sep:"none" help:"Also pass the environment variable NAME into the sandbox, or set it to VALUE. Repeatable."`
-	Yes       bool     `short:"y" help:"Pass the variables env files add (~/.claudebox/env, .claudebox.env) without asking, and remember them for this project."`
+	WithSSH   *bool    `name:"with-ssh" help:"Forward your SSH agent (SSH_AUTH_SOCK): your keys work for git push inside, and stay unreadable."`
+	NoNetwork *bool    `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
+	Yes       bool     `short:"y" help:"Allow what the project's files add (.claudebox.toml, env files) without asking, and remember it for this project."`
+	// SSHKey was the bash claudebox's; it is refused with the way to do it now.
+	SSHKey string `name:"ssh-key" hidden:""`
 	// Reap is the background cleanup a launch starts; not for users.
 	Reap       string           `hidden:"" placeholder:"INSTANCE"`
 	Check      bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
@@ -56,6 +60,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return withHint("--dry-run goes with a launch or --gc", "--dry-run does not apply here")
 	case (c.Gc || c.List || c.Move != "" || c.Check) && len(c.Claude) > 0:
 		return withHint("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
+	case c.SSHKey != "":
+		return withHint("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
 	case c.Check:
 		return checkCmd{JSON: c.JSON}.Run()
 	case c.Gc:
@@ -65,7 +71,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case c.Move != "":
 		return moveCmd{Old: c.Move, Merge: c.Merge}.Run()
 	}
-	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, NoNetwork: c.NoNetwork, WithSSH: c.WithSSH, Env: c.Env, Args: c.Claude}.Run()
+	flags := settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork}
+	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run()
 }
 
 // version is stamped by the build (-ldflags -X main.version=…); go install

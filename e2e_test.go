@@ -593,7 +593,7 @@ func TestSandboxEnvAuditPrompt(t *testing.T) {
 	const launch = `claudebox --shell -c 'echo "inside: TOOL=$TOOL"; sleep 30'`
 
 	tmux("new-session", "-d", "-s", "one", "-x", "120", "-y", "20", launch)
-	waitScreen(t, tmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "Pass them into the sandbox? [y/N]") }, "the audit's question")
+	waitScreen(t, tmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "Allow them in this project's sandbox? [y/N]") }, "the audit's question")
 	screen := tmux("capture-pane", "-p", "-t", "one")
 	if !strings.Contains(screen, "TOOL (from "+filepath.Join(proj, ".claudebox.env")+")") {
 		t.Errorf("the question does not name the variable and its file:\n%s", screen)
@@ -708,5 +708,59 @@ func TestSandboxClaudeSavesPrivateCopy(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(proj, ".mcp.json")); string(b) != `{"mcpServers":{}}`+"\n" {
 		t.Errorf("the host's .mcp.json changed: %s", b)
+	}
+}
+
+// TestSandboxUserBinds: extra mounts from config.toml and flags in the real
+// sandbox. A read-write bind reaches the host, new files included, but for
+// what the host runs (bin/, .git), which stays read-only; the whole home
+// bound read-only shows the notes, not the keys; nothing is created on the
+// host for a mount point.
+func TestSandboxUserBinds(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	other := filepath.Join(h.home, "code", "lib")
+	h.gitRepo(other)
+	h.write(filepath.Join(other, "bin", "tool"), "#!/bin/sh\necho host tool\n")
+	h.write(filepath.Join(h.home, ".ssh", "id_ed25519"), "PRIVATE KEY\n")
+	h.write(filepath.Join(h.home, ".config", "gh", "hosts.yml"), "oauth_token: gho_secret\n")
+	h.write(filepath.Join(h.home, "notes", "todo.txt"), "buy milk\n")
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "bind = [\"~/code/lib:/opt/lib\"]\n")
+	homeBefore := snapshot(h.home)
+
+	out := h.run(proj, nil, "claudebox", "--ro-bind", "~", "--shell", "-c", `
+		cat ~/notes/todo.txt
+		test -e ~/.ssh/id_ed25519 || echo KEY-HIDDEN
+		test -e ~/.config/gh/hosts.yml || echo GH-HIDDEN
+		echo edit >> ~/notes/todo.txt 2>/dev/null || echo NOTES-READ-ONLY
+		echo new > /opt/lib/NEW && echo LIB-WRITTEN
+		echo evil > /opt/lib/bin/tool 2>/dev/null || echo BIN-READ-ONLY
+		mv /opt/lib/bin /opt/lib/bin2 2>/dev/null || echo BIN-STAYS
+		echo evil > /opt/lib/.git/hooks/pre-commit 2>/dev/null || echo HOOKS-READ-ONLY
+		echo x > ~/code/app/inside && echo PROJECT-WRITTEN
+	`)
+	for _, want := range []string{"buy milk", "KEY-HIDDEN", "GH-HIDDEN", "NOTES-READ-ONLY", "LIB-WRITTEN", "BIN-READ-ONLY", "BIN-STAYS", "HOOKS-READ-ONLY", "PROJECT-WRITTEN"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside: missing %q in:\n%s", want, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(other, "NEW")); err != nil || string(b) != "new\n" {
+		t.Errorf("a new file in the read-write bind did not reach the host: %q, %v", b, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(other, "bin", "tool")); string(b) != "#!/bin/sh\necho host tool\n" {
+		t.Errorf("bin/tool changed on the host: %q", b)
+	}
+	if exists(filepath.Join(other, ".git", "hooks", "pre-commit")) {
+		t.Error("a hook was written into the bound repository")
+	}
+	// The host's home changed only where the sandbox may write: claudebox's
+	// state, the project and the read-write bind.
+	waitReaped(t, proj)
+	os.Remove(filepath.Join(other, "NEW"))
+	os.Remove(filepath.Join(proj, "inside"))
+	os.RemoveAll(filepath.Join(h.home, ".claudebox"))
+	if after := snapshot(h.home); after != homeBefore {
+		t.Errorf("the host's home changed:\nbefore:\n%s\nafter:\n%s", homeBefore, after)
 	}
 }

@@ -22,7 +22,7 @@
           src = ./.;
           # The NAR hash of `go mod vendor`; flake_test.go recomputes it from
           # go.sum and fails with the new hash when they differ.
-          vendorHash = "sha256-0qp7QwtYzu2/U+H64XLwBTk9u1AMlNRIMQ+72DE/pUs=";
+          vendorHash = "sha256-5Nl3RdXzYSx2OM3r9aK21feIO/Ax7bWPEeZ31Hp1Rjk=";
           ldflags = [
             "-s"
             "-w"

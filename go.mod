@@ -8,4 +8,7 @@ require (
 	golang.org/x/sys v0.49.0
 )
 
-require golang.org/x/tools v0.26.0 // indirect
+require (
+	github.com/pelletier/go-toml/v2 v2.4.3 // indirect
+	golang.org/x/tools v0.26.0 // indirect
+)

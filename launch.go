@@ -20,13 +20,15 @@ import (
 
 // launchCmd runs claude (or a shell) in the sandbox, or prints the command.
 type launchCmd struct {
-	DryRun    bool
-	Yes       bool
-	Shell     bool
-	NoNetwork bool
-	WithSSH   bool
-	Env       []string
-	Args      []string
+	DryRun bool
+	Yes    bool
+	Shell  bool
+	// The settings the command line gives; config files fill in the rest.
+	Flags settings
+	Args  []string
+	// onlyApproved leaves out what the user has not approved, instead of
+	// asking: --check's trial runs only what a launch would without asking.
+	onlyApproved bool
 }
 
 // session is what a launch has worked out before it touches anything.
@@ -36,10 +38,14 @@ type session struct {
 	stateDir string
 	plan     mount.Plan
 	env      mount.Env
-	// unapproved lists what the env files add that the user has not
-	// approved for this project (the env audit).
-	unapproved []string
+	// audit lists what the project's files (and the bash-era env files)
+	// add, as the approval record holds it; unapproved, what of it the user
+	// has not approved for this project.
+	audit      []auditItem
+	unapproved []auditItem
 	approve    bool
+	// legacy are the bash-era env files read, for their one-time notice.
+	legacy []mount.EnvFile
 }
 
 // Run validates everything first and creates nothing until all of it is
@@ -53,7 +59,10 @@ func (l launchCmd) Run() error {
 		fmt.Print(s.plan.Script(s.bwrap))
 		return nil
 	}
-	if err := s.audit(l.Yes); err != nil {
+	if err := s.askApproval(l.Yes); err != nil {
+		return err
+	}
+	if err := s.noticeLegacy(); err != nil {
 		return err
 	}
 	lock, files, err := s.start()
@@ -102,29 +111,47 @@ func (l launchCmd) prepare() (session, error) {
 	}
 	command = append([]string{prog}, l.Args...)
 	stateDir := filepath.Join(home, ".claudebox")
-	var files []mount.EnvFile
-	for _, path := range []string{filepath.Join(stateDir, "env"), filepath.Join(project.Checkout, mount.ProjectEnvFile)} {
-		f, err := mount.ReadEnvFile(path)
-		if err != nil {
-			return session{}, withHint("fix the line: NAME, or NAME=VALUE", "%v", err)
-		}
-		files = append(files, f)
+	layers, err := configLayers(home, project)
+	if err != nil {
+		return session{}, err
 	}
-	env, err := mount.Environment(os.Environ(), l.Env, files)
+	conf, err := mergeSettings(append(layers, layer{settings: l.Flags}), home, cwd)
+	if err != nil {
+		return session{}, err
+	}
+	if err := mount.CheckBinds(conf.binds, home, project); err != nil {
+		return session{}, bindHint(err, "")
+	}
+	env, err := mount.Environment(os.Environ(), conf.envFlags, conf.envFiles)
 	var identity *mount.IdentityError
 	switch {
 	case errors.As(err, &identity):
-		return session{}, withHint("to pass it, name it yourself: claudebox --env "+identity.Name, "%v", err)
+		return session{}, withHint("to pass it, name it yourself: claudebox --env "+identity.Name+", or env in "+userConfigPath(home), "%v", err)
 	case err != nil:
 		return session{}, withHint("export the variable first, or drop the flag", "%v", err)
 	}
-	host := mount.Probe(home, stateDir, project, prog)
+	audit := conf.approval
+	for _, line := range env.Audit() {
+		name, _, _ := strings.Cut(line, "=")
+		audit = append(audit, auditItem{line: line, show: fmt.Sprintf("%s (from %s)", name, env.From[name])})
+	}
+	approved := instance.ReadApproval(stateDir, instance.Dir(stateDir, project.Root))
+	var unapproved []auditItem
+	for _, a := range audit {
+		if !slices.Contains(approved, a.line) {
+			unapproved = append(unapproved, a)
+		}
+	}
+	if l.onlyApproved {
+		conf, env = withoutUnapproved(conf, env, unapproved)
+	}
+	host := mount.Probe(home, stateDir, project, prog, conf.binds)
 	if len(host.Symlinked) > 0 {
 		return session{}, withHint("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
 	}
 	var agent string
-	if l.WithSSH {
+	if conf.withSSH {
 		agent = os.Getenv("SSH_AUTH_SOCK")
 		hint := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add"
 		if agent == "" {
@@ -141,19 +168,49 @@ func (l launchCmd) prepare() (session, error) {
 		Cwd:      cwd,
 		Host:     host,
 		Env:      env,
-		Network:  !l.NoNetwork,
+		Network:  !conf.noNetwork,
 		SSHAgent: agent,
 		Command:  command,
 		Claude:   !l.Shell,
+		Binds:    conf.binds,
 	})
-	approved := instance.ReadApproval(stateDir, plan.Instance)
-	var unapproved []string
-	for _, line := range env.Audit() {
-		if !slices.Contains(approved, line) {
-			unapproved = append(unapproved, line)
+	var legacy []mount.EnvFile
+	for _, l := range layers {
+		if l.legacy != nil {
+			legacy = append(legacy, *l.legacy)
 		}
 	}
-	return session{bwrap: bwrap, home: home, stateDir: stateDir, plan: plan, env: env, unapproved: unapproved}, nil
+	return session{bwrap: bwrap, home: home, stateDir: stateDir, plan: plan, env: env, audit: audit, unapproved: unapproved, legacy: legacy}, nil
+}
+
+// withoutUnapproved drops from the settings and the environment what the
+// user has not approved.
+func withoutUnapproved(conf launchSettings, env mount.Env, unapproved []auditItem) (launchSettings, mount.Env) {
+	lines := map[string]bool{}
+	for _, a := range unapproved {
+		lines[a.line] = true
+	}
+	var binds []mount.BindSpec
+	for _, a := range conf.approval {
+		if !lines[a.line] {
+			continue
+		}
+		if a.line == "with-ssh" {
+			conf.withSSH = false
+		}
+	}
+	for _, b := range conf.binds {
+		if !lines[bindLine(b)] {
+			binds = append(binds, b)
+		}
+	}
+	conf.binds = binds
+	env.Names = slices.DeleteFunc(slices.Clone(env.Names), func(name string) bool {
+		return slices.ContainsFunc(env.Audit(), func(line string) bool {
+			return lines[line] && (line == name || strings.HasPrefix(line, name+"="))
+		})
+	})
+	return conf, env
 }
 
 // lookupEnv gives the values the sandbox starts with: an env file's, else
@@ -165,31 +222,30 @@ func (s session) lookupEnv(name string) (string, bool) {
 	return os.LookupEnv(name)
 }
 
-// audit asks the user, once, to approve what the env files add to this
-// project's sandbox; --yes approves without asking. A stdin that is not a
+// askApproval asks the user, once, to approve what the project's files add
+// to its sandbox; --yes approves without asking. A stdin that is not a
 // terminal cannot answer, so the launch fails instead of hanging.
-func (s *session) audit(yes bool) error {
+func (s *session) askApproval(yes bool) error {
 	if len(s.unapproved) == 0 {
 		return nil
 	}
-	var names []string
-	for _, line := range s.unapproved {
-		name, _, _ := strings.Cut(line, "=")
-		names = append(names, fmt.Sprintf("%s (from %s)", name, s.env.From[name]))
+	var what []string
+	for _, a := range s.unapproved {
+		what = append(what, a.show)
 	}
 	if !yes {
 		if !isTerminal(os.Stdin) {
 			return withHint("check them, then run claudebox --yes to approve them for this project",
-				"env files add variables you have not approved for this project: %s", strings.Join(names, ", "))
+				"the project's settings add what you have not approved for it: %s", strings.Join(what, ", "))
 		}
-		fmt.Fprintf(os.Stderr, "claudebox: env files add variables you have not approved for this project:\n")
-		for _, n := range names {
-			fmt.Fprintf(os.Stderr, "  %s\n", n)
+		fmt.Fprintf(os.Stderr, "claudebox: the project's settings add what you have not approved for it:\n")
+		for _, w := range what {
+			fmt.Fprintf(os.Stderr, "  %s\n", w)
 		}
-		fmt.Fprint(os.Stderr, "Pass them into the sandbox? [y/N] ")
+		fmt.Fprint(os.Stderr, "Allow them in this project's sandbox? [y/N] ")
 		answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			return withHint("remove them from the env file, or answer y", "not approved: nothing was started")
+			return withHint("remove them from the file, or answer y", "not approved: nothing was started")
 		}
 	}
 	s.approve = true
@@ -249,7 +305,11 @@ func (s session) materialize() (*os.File, error) {
 		return nil, err
 	}
 	if s.approve {
-		if err := instance.WriteApproval(s.stateDir, dir, s.env.Audit()); err != nil {
+		var lines []string
+		for _, a := range s.audit {
+			lines = append(lines, a.line)
+		}
+		if err := instance.WriteApproval(s.stateDir, dir, lines); err != nil {
 			return nil, err
 		}
 	}

@@ -29,6 +29,9 @@ type Env struct {
 	// Values holds the values env files (NAME=VALUE lines) and --env
 	// NAME=VALUE set.
 	Values map[string]string
+	// Own marks the names whose file is the user's own configuration: they
+	// need no approval.
+	Own map[string]bool
 }
 
 // identityEnv are variables that carry an identity beyond Claude's own: a
@@ -60,7 +63,7 @@ func Environment(environ, requested []string, files []EnvFile) (Env, error) {
 		name, _, _ := strings.Cut(kv, "=")
 		set[name] = true
 	}
-	env := Env{From: map[string]string{}, Values: map[string]string{}}
+	env := Env{From: map[string]string{}, Values: map[string]string{}, Own: map[string]bool{}}
 	seen := map[string]bool{}
 	addName := func(n string) {
 		if !seen[n] {
@@ -107,10 +110,11 @@ func Environment(environ, requested []string, files []EnvFile) (Env, error) {
 			if explicit[e.Name] || !e.Set && !set[e.Name] {
 				continue
 			}
-			if identityEnv[e.Name] {
+			if identityEnv[e.Name] && !f.Own {
 				return Env{}, &IdentityError{e.Name, f.Path}
 			}
 			env.From[e.Name] = f.Path
+			env.Own[e.Name] = f.Own
 			delete(env.Values, e.Name)
 			if e.Set {
 				env.Values[e.Name] = e.Value

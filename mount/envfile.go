@@ -20,6 +20,9 @@ import (
 type EnvFile struct {
 	Path    string
 	Entries []EnvEntry
+	// Own marks the user's own configuration (config.toml): what it adds
+	// needs no approval, and it may name an identity token.
+	Own bool
 }
 
 // EnvEntry is one line of an env file.
@@ -31,6 +34,11 @@ type EnvEntry struct {
 
 // ProjectEnvFile names a project's env file, in its checkout.
 const ProjectEnvFile = ".claudebox.env"
+
+// ProjectConfigFile names a repository's own claudebox settings, in its
+// checkout. Whoever wrote the repository wrote it, so what it adds waits
+// for the user's approval.
+const ProjectConfigFile = ".claudebox.toml"
 
 // ReadEnvFile reads an env file; one that does not exist has no entries,
 // and neither has the placeholder a running session keeps in its place.
@@ -53,14 +61,20 @@ func ReadEnvFile(path string) (EnvFile, error) {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		name, value, isSet := strings.Cut(line, "=")
-		name = strings.TrimSpace(strings.TrimPrefix(name, "export "))
-		if !validName(name) {
+		e, ok := ParseEnvEntry(strings.TrimPrefix(line, "export "))
+		if !ok {
 			return f, fmt.Errorf("%s:%d: %q is not NAME or NAME=VALUE", path, n, line)
 		}
-		f.Entries = append(f.Entries, EnvEntry{Name: name, Value: value, Set: isSet})
+		f.Entries = append(f.Entries, e)
 	}
 	return f, sc.Err()
+}
+
+// ParseEnvEntry reads NAME or NAME=VALUE.
+func ParseEnvEntry(s string) (EnvEntry, bool) {
+	name, value, isSet := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	return EnvEntry{Name: name, Value: value, Set: isSet}, validName(name)
 }
 
 // Audit lists what the env files add to the sandbox's environment, one
@@ -70,6 +84,9 @@ func ReadEnvFile(path string) (EnvFile, error) {
 func (e Env) Audit() []string {
 	var lines []string
 	for name := range e.From {
+		if e.Own[name] {
+			continue
+		}
 		line := name
 		if v, ok := e.Values[name]; ok {
 			sum := sha256.Sum256([]byte(v))

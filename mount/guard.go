@@ -58,6 +58,7 @@ var workTreeGuards = []struct{ name, why string }{
 	{".ripgreprc", "ripgrep configuration"},
 	{".envrc", "direnv runs it"},
 	{ProjectEnvFile, "claudebox passes what it names into the sandbox"},
+	{ProjectConfigFile, "claudebox widens the sandbox by what it says"},
 	{".pre-commit-config.yaml", "the pre-commit hook runs what it names"},
 	{".mcp.json", "MCP servers Claude Code starts"},
 	{".vscode", "editor tasks and settings"},

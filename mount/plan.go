@@ -42,6 +42,8 @@ type Mount struct {
 	// an empty stand-in with mode 000 for bwrap to mount over, and removes
 	// it when the last session of the project ends.
 	Placeholder bool
+	// User marks a mount the user asked for (--bind, --ro-bind).
+	User bool
 }
 
 // Writable reports whether the sandbox can write through the mount to the
@@ -77,6 +79,10 @@ type Plan struct {
 	Command []string
 	// Guards are the protected paths inside the writable mounts.
 	Guards []Guard
+	// Binds are the extra mounts the user asked for, as asked; Hidden, the
+	// secrets inside them that stay hidden.
+	Binds  []BindSpec
+	Hidden []Hidden
 	// FDs are the descriptors bwrap reads, in order: the seccomp filter,
 	// then each data mount's content. The launch sets them to where it
 	// opened them; unset, they are numbered from SeccompFD, as a child's
@@ -131,6 +137,11 @@ type Host struct {
 	// symlinks: the sandbox could replace the link itself, so the launch
 	// refuses.
 	Symlinked []string
+	// Binds lays out the user's extra mounts, split where they contain a
+	// secret, claudebox's state or another mount; Hidden lists the secrets
+	// so left out.
+	Binds  []Mount
+	Hidden []Hidden
 }
 
 // SystemDirs are bound read-only when they exist: the programs, libraries
@@ -156,6 +167,8 @@ type Inputs struct {
 	// is the program, Build adds the SANDBOX.md flag.
 	Command []string
 	Claude  bool
+	// Binds are the user's extra mounts, checked by CheckBinds.
+	Binds []BindSpec
 }
 
 // SSHAgentSocket is where --with-ssh puts the user's SSH agent inside.
@@ -206,6 +219,10 @@ func Build(in Inputs) Plan {
 		add(RoBind, in.Host.ResolvConf, in.Host.ResolvConf, "target of /etc/resolv.conf, for DNS")
 	}
 	add(Tmpfs, "", home, "private $HOME: the rest of the home directory is hidden")
+	// The user's binds come before claudebox's own mounts inside $HOME,
+	// which they never overlap (CheckBinds, expandBinds).
+	p.Mounts = append(p.Mounts, in.Host.Binds...)
+	p.Binds, p.Hidden = in.Binds, in.Host.Hidden
 	// ~/.claude is rebuilt from the real one's entries rather than bound
 	// whole: the host's claude runs or obeys what is there, and Claude Code
 	// writes lock directories beside its files (history.jsonl.lock), which a
@@ -369,16 +386,23 @@ func (p Plan) Script(bwrap string) string {
 		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), what)
 	}
 	for _, name := range p.Env {
-		if file, ok := p.EnvSetBy[name]; ok && file == "" {
+		file, ok := p.EnvSetBy[name]
+		switch {
+		case ok && file == "":
 			fmt.Fprintf(&b, "# %s: the value given with --env %s=…, not shown\n", name, name)
+		case ok && !lineEnvFile(file):
+			fmt.Fprintf(&b, "# %s: the value set in %s, not shown\n", name, file)
 		}
+	}
+	for _, h := range p.Hidden {
+		fmt.Fprintf(&b, "# %s\n", h)
 	}
 	b.WriteString("env -i")
 	if p.SSHAgent {
 		b.WriteString(" SSH_AUTH_SOCK=" + SSHAgentSocket)
 	}
 	for _, name := range p.Env {
-		if file, ok := p.EnvSetBy[name]; ok && file != "" {
+		if file, ok := p.EnvSetBy[name]; ok && lineEnvFile(file) {
 			// Read from the file, so the script is exact and prints no value.
 			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(file))
 			continue
@@ -397,6 +421,13 @@ func (p Plan) Script(bwrap string) string {
 	}
 	b.WriteByte('\n')
 	return b.String()
+}
+
+// lineEnvFile reports whether file is one of the bash-era env files, one
+// NAME=VALUE per line, which a shell can read the value from.
+func lineEnvFile(file string) bool {
+	base := filepath.Base(file)
+	return file != "" && (base == ProjectEnvFile || base == "env")
 }
 
 // Quote quotes s for a POSIX shell when it needs it.

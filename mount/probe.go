@@ -10,7 +10,7 @@ import (
 )
 
 // Probe reads the host facts a plan needs. It only reads.
-func Probe(home, stateDir string, project instance.Project, command string) Host {
+func Probe(home, stateDir string, project instance.Project, command string, binds []BindSpec) Host {
 	var h Host
 	for _, d := range SystemDirs {
 		if hp, ok := lstat(d); ok {
@@ -34,6 +34,7 @@ func Probe(home, stateDir string, project instance.Project, command string) Host
 		h.KnownHosts = kh
 	}
 	h.Guards, h.Pins, h.Symlinked = probeGuards(home, project)
+	h.Binds, h.Hidden = expandBinds(home, project, binds)
 	return h
 }
 

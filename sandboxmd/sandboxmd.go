@@ -34,7 +34,7 @@ func Render(p mount.Plan) []byte {
 	var rw, ro, copies []string
 	for _, m := range p.Mounts {
 		switch {
-		case m.Kind == mount.Symlink || m.Kind == mount.Proc || m.Kind == mount.Dev || m.Kind == mount.Tmpfs:
+		case m.User || m.Kind == mount.Symlink || m.Kind == mount.Proc || m.Kind == mount.Dev || m.Kind == mount.Tmpfs:
 		case m.Dest == p.Project.Checkout || pinned[m.Dest] || m.Dest == mount.SSHAgentSocket:
 		case instance.Within(m.Dest, claudeDir):
 			if m.Kind == mount.BindData {
@@ -48,6 +48,36 @@ func Render(p mount.Plan) []byte {
 	}
 	if len(rw) > 0 {
 		line("- Also writable: %s. Changes there persist on the host.", strings.Join(rw, ", "))
+	}
+	if len(p.Binds) > 0 {
+		var binds []string
+		for _, b := range p.Binds {
+			what := b.Dest + " (read-only"
+			if b.Writable {
+				what = b.Dest + " (read-write: changes persist on the host"
+				var ro []string
+				for _, m := range p.Mounts {
+					if m.User && m.Kind == mount.RoBind && instance.Within(m.Dest, b.Dest) {
+						ro = append(ro, strings.TrimPrefix(m.Dest, b.Dest+"/"))
+					}
+				}
+				if len(ro) > 0 {
+					what += ", but for " + strings.Join(ro, ", ") + ", read-only"
+				}
+			}
+			if b.Src != b.Dest {
+				what += ", from the host's " + b.Src
+			}
+			binds = append(binds, what+")")
+		}
+		line("- Mounted at the user's request: %s.", strings.Join(binds, "; "))
+		if len(p.Hidden) > 0 {
+			var hidden []string
+			for _, h := range p.Hidden {
+				hidden = append(hidden, h.Path)
+			}
+			line("  Left out of them: %s (secrets).", strings.Join(hidden, ", "))
+		}
 	}
 	var locked, private, absent []string
 	for _, g := range p.Guards {
@@ -99,6 +129,6 @@ func Render(p mount.Plan) []byte {
 	line("More access needs the user to restart claudebox:")
 	line("")
 	line("- an environment variable: `claudebox --env NAME`")
-	line("- files outside the project: start claudebox in a directory that contains them")
+	line("- files outside the project: `claudebox --ro-bind PATH` (or `--bind PATH` to write)")
 	return []byte(b.String())
 }

@@ -48,6 +48,26 @@ func plan(project instance.Project, cwd string, env []string, network bool) moun
 	})
 }
 
+// withBinds is a plan with the user's extra mounts: the home directory
+// read-only (its .ssh left out), and a cache read-write.
+func withBinds() mount.Plan {
+	project := instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app"}
+	h := guarded()
+	home := mount.BindSpec{Src: "/home/alice", Dest: "/home/alice", From: "/home/alice/.config/claudebox/config.toml"}
+	cache := mount.BindSpec{Src: "/srv/cache/cargo", Dest: "/home/alice/.cargo/registry", Writable: true}
+	h.Binds = []mount.Mount{
+		{Kind: mount.RoBind, Src: "/home/alice/notes", Dest: "/home/alice/notes", User: true},
+		{Kind: mount.Bind, Src: "/srv/cache/cargo/index", Dest: "/home/alice/.cargo/registry/index", User: true},
+		{Kind: mount.RoBind, Src: "/srv/cache/cargo/bin", Dest: "/home/alice/.cargo/registry/bin", User: true},
+	}
+	h.Hidden = []mount.Hidden{{Path: "/home/alice/.ssh", By: home}}
+	return mount.Build(mount.Inputs{
+		Home: "/home/alice", StateDir: "/home/alice/.claudebox",
+		Project: project, Cwd: project.Checkout, Host: h, Env: mount.Env{Names: []string{"HOME"}}, Network: true,
+		Command: []string{"/usr/bin/claude"}, Claude: true, Binds: []mount.BindSpec{home, cache},
+	})
+}
+
 func TestRender(t *testing.T) {
 	base := []string{"HOME", "PATH", "ANTHROPIC_API_KEY"}
 	cases := map[string]mount.Plan{
@@ -58,6 +78,7 @@ func TestRender(t *testing.T) {
 		"non-git": plan(instance.Project{Root: "/srv/data", Checkout: "/srv/data"}, "/srv/data", base, true),
 		"extra-env-no-network": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app"},
 			"/home/alice/code/app", append(base, "AWS_PROFILE", "MY_TOOL_HOME"), false),
+		"user-binds": withBinds(),
 	}
 	for name, p := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -80,15 +101,27 @@ func TestRender(t *testing.T) {
 	}
 }
 
-// Every writable path the plan binds is named in SANDBOX.md, so it cannot
-// claim less access than the sandbox has.
+// Every writable path the plan binds is named in SANDBOX.md (itself, or a
+// user's bind that holds it, named read-write), so it cannot claim less
+// access than the sandbox has.
 func TestRenderNamesEveryWritableBind(t *testing.T) {
-	p := plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix",
-		GitDirs: []string{"/home/alice/code/app/.git"}}, "/home/alice/code/app-fix", nil, true)
-	md := string(Render(p))
-	for _, m := range p.Mounts {
-		if m.Kind == mount.Bind && !strings.Contains(md, m.Dest) && !strings.HasPrefix(m.Dest, "/home/alice/.claude/") {
-			t.Errorf("writable %s is not in SANDBOX.md", m.Dest)
+	for _, p := range []mount.Plan{
+		plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix",
+			GitDirs: []string{"/home/alice/code/app/.git"}}, "/home/alice/code/app-fix", nil, true),
+		withBinds(),
+	} {
+		md := string(Render(p))
+		for _, m := range p.Mounts {
+			if m.Kind != mount.Bind || strings.Contains(md, m.Dest) || strings.HasPrefix(m.Dest, "/home/alice/.claude/") || instance.Within(m.Dest, p.Project.Checkout) {
+				continue
+			}
+			named := false
+			for _, b := range p.Binds {
+				named = named || b.Writable && instance.Within(m.Dest, b.Dest) && strings.Contains(md, b.Dest+" (read-write")
+			}
+			if !named {
+				t.Errorf("writable %s is not in SANDBOX.md", m.Dest)
+			}
 		}
 	}
 }

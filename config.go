@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+)
+
+// settings are what a launch can be told beyond its defaults, by flags or
+// by a config file; the keys are the flags' names.
+type settings struct {
+	Bind      []string `toml:"bind"`
+	RoBind    []string `toml:"ro-bind"`
+	Env       []string `toml:"env"`
+	WithSSH   *bool    `toml:"with-ssh"`
+	NoNetwork *bool    `toml:"no-network"`
+}
+
+// userConfig is the user's config.toml: settings for every project, and
+// tables of settings for one project each, keyed by its root.
+type userConfig struct {
+	settings
+	Project map[string]settings `toml:"project"`
+}
+
+// userConfigPath is $XDG_CONFIG_HOME/claudebox/config.toml, by default
+// under ~/.config.
+func userConfigPath(home string) string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "claudebox", "config.toml")
+}
+
+// keyTypes says what each key holds, for an error.
+var keyTypes = map[string]string{
+	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
+	"with-ssh": "true or false", "no-network": "true or false", "project": "a table of tables",
+}
+
+const configKeys = "bind, ro-bind, env, with-ssh, no-network, and [project.\"PATH\"] tables of them"
+
+// decodeConfig reads a config file into v; a missing file leaves v as it
+// is. The file is read without following a symlink: a repository's could
+// point at a secret, which an error message would then quote.
+func decodeConfig(path string, v any) (bool, error) {
+	if mount.IsPlaceholder(path) {
+		return false, nil
+	}
+	data, err := instance.ReadFileNoFollow(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return false, nil
+	case errors.Is(err, syscall.ELOOP):
+		return false, withHint("replace the link with the file itself", "%s is a symlink", path)
+	case err != nil:
+		return false, err
+	}
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err = dec.Decode(v)
+	var missing *toml.StrictMissingError
+	var bad *toml.DecodeError
+	switch {
+	case errors.As(err, &missing):
+		e := missing.Errors[0]
+		row, _ := e.Position()
+		return false, withHint("the keys are "+configKeys, "%s:%d: unknown key %s", path, row, strings.Join(e.Key(), "."))
+	case errors.As(err, &bad):
+		row, _ := bad.Position()
+		msg := strings.TrimPrefix(bad.Error(), "toml: ")
+		if key := bad.Key(); len(key) > 0 && keyTypes[key[len(key)-1]] != "" && strings.HasPrefix(msg, "cannot decode") {
+			msg = strings.Join(key, ".") + " must be " + keyTypes[key[len(key)-1]]
+		}
+		return false, withHint("see the Configuration section of the README", "%s:%d: %s", path, row, msg)
+	case err != nil:
+		return false, fmt.Errorf("%s: %v", path, err)
+	}
+	return true, nil
+}
+
+// layer is one source of settings.
+type layer struct {
+	settings
+	// from names the source for --dry-run and the approval question: a
+	// file's path, or "" for the command line.
+	from string
+	// own: the user's own configuration, which needs no approval.
+	own bool
+	// base is what relative paths are relative to.
+	base string
+	// legacy is a bash-era env file, read as it was then (its variables
+	// audited like a repository's).
+	legacy *mount.EnvFile
+}
+
+// configLayers reads the settings files, lowest precedence first: the
+// user's config for every project, the repository's .claudebox.toml, then
+// the user's table for this project (the user has the last word on the
+// project, and the command line on everything).
+//
+// The bash claudebox's env files are read too, each before its successor:
+// ~/.claudebox/env before config.toml, .claudebox.env before .claudebox.toml.
+func configLayers(home string, project instance.Project) ([]layer, error) {
+	var layers []layer
+	legacy := func(path string) error {
+		f, err := mount.ReadEnvFile(path)
+		if err != nil {
+			return withHint("fix the line: NAME, or NAME=VALUE", "%v", err)
+		}
+		if len(f.Entries) > 0 {
+			layers = append(layers, layer{from: path, legacy: &f})
+		}
+		return nil
+	}
+	if err := legacy(filepath.Join(home, ".claudebox", "env")); err != nil {
+		return nil, err
+	}
+	var user userConfig
+	path := userConfigPath(home)
+	if _, err := decodeConfig(path, &user); err != nil {
+		return nil, err
+	}
+	layers = append(layers, layer{settings: user.settings, from: path, own: true, base: project.Checkout})
+	if err := legacy(filepath.Join(project.Checkout, mount.ProjectEnvFile)); err != nil {
+		return nil, err
+	}
+	var repo settings
+	repoPath := filepath.Join(project.Checkout, mount.ProjectConfigFile)
+	if ok, err := decodeConfig(repoPath, &repo); err != nil {
+		return nil, err
+	} else if ok {
+		layers = append(layers, layer{settings: repo, from: repoPath, base: project.Checkout})
+	}
+	for key, s := range user.Project {
+		root := expandHome(key, home)
+		if real, err := filepath.EvalSymlinks(root); err == nil {
+			root = real
+		}
+		if root == project.Root || root == project.Checkout {
+			layers = append(layers, layer{settings: s, from: fmt.Sprintf("%s [project.%q]", path, key), own: true, base: project.Checkout})
+		}
+	}
+	return layers, nil
+}
+
+func expandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(home, rest)
+	}
+	return p
+}
+
+// launchSettings are the layers merged: lists accumulate, a later layer
+// replaces an earlier one's bind at the same destination and its value of
+// a variable, and the last layer that says with-ssh or no-network decides.
+type launchSettings struct {
+	binds     []mount.BindSpec
+	envFiles  []mount.EnvFile
+	envFlags  []string
+	withSSH   bool
+	noNetwork bool
+	// approval lists what a repository's file adds, for the audit; the
+	// env files' variables are audited through their Env.
+	approval []auditItem
+}
+
+// auditItem is one thing the user approves: line is how the approval
+// record holds it, show how the question names it.
+type auditItem struct {
+	line, show string
+}
+
+func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
+	var out launchSettings
+	var owners []layer // parallel to out.binds
+	var sshFrom layer
+	// What the user's own settings ask for needs no approval, whichever
+	// source has the last word on it.
+	ownBinds := map[string]bool{}
+	ownSSH := false
+	for _, l := range layers {
+		for _, group := range []struct {
+			specs    []string
+			writable bool
+		}{{l.RoBind, false}, {l.Bind, true}} {
+			for _, spec := range group.specs {
+				base := l.base
+				if l.from == "" {
+					base = cwd
+				}
+				b, err := mount.ParseBind(spec, home, base, group.writable, l.from)
+				if err != nil {
+					return out, bindHint(err, l.from)
+				}
+				if i := slices.IndexFunc(out.binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest }); i >= 0 {
+					out.binds = slices.Delete(out.binds, i, i+1)
+					owners = slices.Delete(owners, i, i+1)
+				}
+				out.binds = append(out.binds, b)
+				owners = append(owners, l)
+				if l.own || l.from == "" {
+					ownBinds[bindLine(b)] = true
+				}
+			}
+		}
+		switch {
+		case l.legacy != nil:
+			out.envFiles = append(out.envFiles, *l.legacy)
+		case l.from == "":
+			out.envFlags = l.Env
+		case len(l.Env) > 0:
+			f := mount.EnvFile{Path: l.from, Own: l.own}
+			for _, s := range l.Env {
+				e, ok := mount.ParseEnvEntry(s)
+				if !ok {
+					return out, withHint("write NAME, or NAME=VALUE", "%s: env: %q is not NAME or NAME=VALUE", l.from, s)
+				}
+				f.Entries = append(f.Entries, e)
+			}
+			out.envFiles = append(out.envFiles, f)
+		}
+		if l.WithSSH != nil {
+			out.withSSH, sshFrom = *l.WithSSH, l
+			ownSSH = ownSSH || *l.WithSSH && (l.own || l.from == "")
+		}
+		if l.NoNetwork != nil {
+			out.noNetwork = *l.NoNetwork
+		}
+	}
+	for i, b := range out.binds {
+		if owners[i].own || owners[i].from == "" || ownBinds[bindLine(b)] {
+			continue
+		}
+		out.approval = append(out.approval, auditItem{line: bindLine(b), show: b.Flag() + " (from " + b.From + ")"})
+	}
+	if out.withSSH && !sshFrom.own && sshFrom.from != "" && !ownSSH {
+		out.approval = append(out.approval, auditItem{line: "with-ssh", show: "--with-ssh (from " + sshFrom.from + ")"})
+	}
+	return out, nil
+}
+
+// bindLine is how the approval record holds a bind: a digest, since a path
+// may hold spaces.
+func bindLine(b mount.BindSpec) string {
+	sum := sha256.Sum256([]byte(b.Flag() + "\x00" + b.Src + "\x00" + b.Dest))
+	return "mount:" + hex.EncodeToString(sum[:8])
+}
+
+// bindHint gives a bind error its hint; one from a file names the file.
+func bindHint(err error, from string) error {
+	var be *mount.BindError
+	if !errors.As(err, &be) {
+		return err
+	}
+	msg := be.Error()
+	if from != "" {
+		msg = from + ": " + msg
+	}
+	return withHint(be.Hint, "%s", msg)
+}
+
+// noticesFile records, in the state directory, the bash-era files whose
+// notice the user has seen.
+const noticesFile = "notices"
+
+// noticeLegacy says, once per file, what a bash-era env file read at this
+// launch is in the new configuration. It names variables, never values.
+func (s session) noticeLegacy() error {
+	if len(s.legacy) == 0 {
+		return nil
+	}
+	path := filepath.Join(s.stateDir, noticesFile)
+	seen, _ := os.ReadFile(path)
+	lines := strings.Split(string(seen), "\n")
+	var fresh []string
+	for _, f := range s.legacy {
+		if slices.Contains(lines, f.Path) {
+			continue
+		}
+		var names []string
+		for _, e := range f.Entries {
+			if e.Set {
+				names = append(names, fmt.Sprintf("%q", e.Name+"=…"))
+			} else {
+				names = append(names, fmt.Sprintf("%q", e.Name))
+			}
+		}
+		env := "env = [" + strings.Join(names, ", ") + "]"
+		if filepath.Base(f.Path) == mount.ProjectEnvFile {
+			fmt.Fprintf(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s\n", f.Path, env, mount.ProjectConfigFile)
+			fmt.Fprintf(os.Stderr, "hint: kept outside the repository, a [project.%q] table in %s needs no approval\n", s.plan.Project.Root, userConfigPath(s.home))
+		} else {
+			fmt.Fprintf(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s\n", f.Path, env, userConfigPath(s.home))
+			fmt.Fprintf(os.Stderr, "hint: there it needs no approval, and %s can then go\n", f.Path)
+		}
+		fresh = append(fresh, f.Path)
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(s.stateDir, 0o700); err != nil {
+		return err
+	}
+	record := strings.TrimSuffix(string(seen), "\n")
+	if record != "" {
+		record += "\n"
+	}
+	return instance.WriteFileAtomic(path, []byte(record+strings.Join(fresh, "\n")+"\n"), 0o600)
+}

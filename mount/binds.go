@@ -1,0 +1,340 @@
+package mount
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// BindSpec is an extra mount the user asked for with --bind or --ro-bind,
+// or with the same keys in a config file.
+type BindSpec struct {
+	// Src is the host path, symlinks resolved, so that what is checked is
+	// what bwrap mounts.
+	Src string
+	// Dest is where it appears inside.
+	Dest     string
+	Writable bool
+	// From says where it was asked for: a flag or a file's path.
+	From string
+}
+
+// Flag is the spec as the flag that asks for it.
+func (b BindSpec) Flag() string {
+	f := "--ro-bind "
+	if b.Writable {
+		f = "--bind "
+	}
+	if b.Src == b.Dest {
+		return f + b.Src
+	}
+	return f + b.Src + ":" + b.Dest
+}
+
+// secretPaths, under $HOME, hold credentials, keys, browser profiles and
+// shell histories. A bind of a directory above one leaves it out: it shows
+// only when bound itself.
+var secretPaths = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store",
+	".netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".my.cnf", ".vault-token",
+	".config/gh", ".config/hub", ".config/gcloud", ".config/git/credentials",
+	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
+	".terraform.d/credentials.tfrc.json", ".local/share/keyrings",
+	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+	".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history", ".node_repl_history",
+}
+
+// statePaths, under $HOME, are Claude Code's and claudebox's own state and
+// configuration: other projects' histories, the approval key, the config
+// that widens the sandbox. They are never bound, not even when named.
+var statePaths = []string{".claude", ".claude.json", ".claudebox", ".config/claudebox"}
+
+// rwHomeRefused are the directories, under $HOME, whose read-write bind
+// would let the sandbox change what the host runs at login or on PATH.
+var rwHomeRefused = []string{".config", ".local"}
+
+// readOnlyInBind are the entries at the top of a read-write bind that the
+// host runs or obeys: executables, git metadata, and the files a project
+// guards. They stay read-only inside.
+var readOnlyInBind = append([]string{"bin", ".git"}, workTreeNames()...)
+
+// readOnlyHomePaths, under $HOME, are run by the host's shells and tools
+// wherever the bind that contains them starts.
+var readOnlyHomePaths = []string{".cargo/bin", ".cargo/env", ".cargo/config", ".cargo/config.toml", "go/bin"}
+
+func workTreeNames() []string {
+	var names []string
+	for _, w := range workTreeGuards {
+		names = append(names, w.name)
+	}
+	return names
+}
+
+// BindError is a bind that cannot be made as asked.
+type BindError struct {
+	Spec, Reason, Hint string
+}
+
+func (e *BindError) Error() string { return e.Spec + ": " + e.Reason }
+
+// ParseBind reads SRC[:DEST] as given to --bind (writable) or --ro-bind.
+// A leading ~ is $HOME; a relative path is taken from base (the working
+// directory for a flag, the project for a config file); DEST defaults to
+// SRC as written. SRC must exist. A colon inside a path cannot be written.
+func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, error) {
+	flag := "--ro-bind"
+	if writable {
+		flag = "--bind"
+	}
+	fail := func(reason, hint string) (BindSpec, error) {
+		return BindSpec{}, &BindError{Spec: flag + " " + spec, Reason: reason, Hint: hint}
+	}
+	src, dest, hasDest := strings.Cut(spec, ":")
+	expand := func(p string) string {
+		switch {
+		case p == "~":
+			return home
+		case strings.HasPrefix(p, "~/"):
+			return filepath.Join(home, p[2:])
+		case filepath.IsAbs(p):
+			return filepath.Clean(p)
+		}
+		return filepath.Join(base, p)
+	}
+	if src == "" || hasDest && dest == "" {
+		return fail("expected SRC or SRC:DEST", flag+" ~/.cargo/registry, or "+flag+" ./data:/data")
+	}
+	src = expand(src)
+	if !hasDest {
+		dest = src
+	} else {
+		dest = expand(dest)
+	}
+	real, err := filepath.EvalSymlinks(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fail(src+" does not exist", "create it first, or fix the path")
+	}
+	if err != nil {
+		return fail(err.Error(), "fix the path")
+	}
+	return BindSpec{Src: real, Dest: dest, Writable: writable, From: from}, nil
+}
+
+// CheckBinds refuses binds that would expose or override what the
+// sandbox exists to protect, or make bwrap create a mount point on the
+// host. It only reads.
+func CheckBinds(binds []BindSpec, home string, project instance.Project) error {
+	managed := managedDests(home, project)
+	for _, b := range binds {
+		fail := func(reason, hint string) error {
+			return &BindError{Spec: b.Flag(), Reason: reason, Hint: hint}
+		}
+		for _, s := range statePaths {
+			if p := filepath.Join(home, s); instance.Within(b.Src, p) {
+				return fail("it holds Claude Code's or claudebox's state", "bind the directory you need instead")
+			}
+		}
+		if b.Writable {
+			if instance.Within(home, b.Src) {
+				return fail("read-write, it would expose your whole home directory", "bind the directory you need, e.g. --bind ~/.cargo/registry, or use --ro-bind")
+			}
+			for _, r := range rwHomeRefused {
+				if b.Src == filepath.Join(home, r) {
+					return fail("read-write, the sandbox could change programs and settings your session runs", "bind the subdirectory you need, or use --ro-bind")
+				}
+			}
+		}
+		for _, m := range managed {
+			if !instance.Within(b.Dest, m) {
+				continue
+			}
+			if slices.Contains(projectPaths(project), m) {
+				return fail("the destination "+b.Dest+" is inside the project, which is mounted as it is", "choose a destination outside it: --bind SRC:/opt/NAME")
+			}
+			return fail("the destination "+b.Dest+" is claudebox's own mount", "choose another destination: --bind SRC:/opt/NAME")
+		}
+		if b.Dest != home && instance.Within(home, b.Dest) {
+			return fail("the destination would hide the private home directory", "choose a destination under ~, /opt or /mnt")
+		}
+		for _, d := range SystemDirs {
+			if instance.Within(b.Dest, d) {
+				if _, err := os.Lstat(b.Dest); err != nil {
+					return fail(b.Dest+" does not exist, and "+d+" is read-only inside", "choose a destination under ~, /opt or /mnt")
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// managedDests are the paths inside that claudebox mounts itself; a user
+// bind may contain one (it is left out) but not replace or enter one.
+func managedDests(home string, project instance.Project) []string {
+	ms := []string{filepath.Join(home, ".claude"), filepath.Join(home, ".claude.json"), "/proc", "/dev", filepath.Dir(SSHAgentSocket)}
+	return append(ms, projectPaths(project)...)
+}
+
+// projectPaths are the project's mounts: its checkout and git directories.
+func projectPaths(project instance.Project) []string {
+	return append([]string{project.Checkout}, project.GitDirs...)
+}
+
+// Hidden is a secret that a bind contains and leaves out.
+type Hidden struct {
+	Path string
+	By   BindSpec
+}
+
+// bindWalk lays user binds out as mounts. A bind that contains something it
+// must not show (a secret, claudebox's state, another mount) is replaced by
+// binds of its entries, recursively, leaving that out; a symlink entry is
+// recreated as the same link. Inside a writable bind, what the host runs
+// is mounted read-only over it.
+type bindWalk struct {
+	home string
+	// omitSrc are host paths no bind shows: secrets (and their real paths),
+	// state, and the project, which is mounted at its own path.
+	omitSrc map[string]string // path → why
+	// omitDest are paths inside that other mounts own.
+	omitDest []string
+	mounts   []Mount
+	hidden   []Hidden
+}
+
+func expandBinds(home string, project instance.Project, binds []BindSpec) ([]Mount, []Hidden) {
+	w := &bindWalk{home: home, omitSrc: map[string]string{}, omitDest: managedDests(home, project)}
+	for _, s := range secretPaths {
+		p := filepath.Join(home, s)
+		w.omitSrc[p] = "secret"
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			w.omitSrc[real] = "secret"
+		}
+	}
+	for _, s := range statePaths {
+		w.omitSrc[filepath.Join(home, s)] = "state"
+	}
+	for _, p := range projectPaths(project) {
+		w.omitSrc[p] = "project"
+	}
+	for _, b := range binds {
+		w.omitDest = append(w.omitDest, b.Dest)
+	}
+	for _, b := range binds {
+		w.walk(b, b.Src, b.Dest, true)
+	}
+	return w.mounts, w.hidden
+}
+
+func (w *bindWalk) walk(b BindSpec, src, dest string, top bool) {
+	why := "your " + b.Flag()
+	if b.From != "" {
+		why += " (" + b.From + ")"
+	}
+	if !top {
+		if slices.Contains(w.omitDest, dest) {
+			return
+		}
+		if reason, ok := w.omitSrc[src]; ok {
+			if reason == "secret" {
+				w.hidden = append(w.hidden, Hidden{Path: src, By: b})
+			}
+			return
+		}
+	}
+	if w.contains(src, dest) {
+		if fi, err := os.Stat(src); err == nil && fi.IsDir() {
+			entries, _ := os.ReadDir(src)
+			for _, e := range entries {
+				s, d := filepath.Join(src, e.Name()), filepath.Join(dest, e.Name())
+				if e.Type()&fs.ModeSymlink != 0 {
+					w.link(b, s, d, why)
+					continue
+				}
+				w.walk(b, s, d, false)
+			}
+			return
+		}
+	}
+	if !b.Writable || w.readOnly(b, src) {
+		w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: src, Dest: dest, Why: why, User: true})
+		return
+	}
+	w.mounts = append(w.mounts, Mount{Kind: Bind, Src: src, Dest: dest, Why: why, User: true})
+	// What the host runs stays read-only, mounted over the writable bind
+	// (a mount point cannot be renamed away), so that the rest of it,
+	// new files included, still reaches the host.
+	var over []string
+	if src == b.Src {
+		for _, n := range readOnlyInBind {
+			over = append(over, filepath.Join(src, n))
+		}
+	}
+	for _, p := range readOnlyHomePaths {
+		over = append(over, filepath.Join(w.home, p))
+	}
+	for _, p := range over {
+		if p != src && instance.Within(p, src) && exists(p) {
+			rel, _ := filepath.Rel(src, p)
+			w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: p, Dest: filepath.Join(dest, rel), Why: why + ": run by the host, read-only", User: true})
+		}
+	}
+}
+
+// contains reports whether something below src (or dest) must be left
+// out, so the bind has to be split.
+func (w *bindWalk) contains(src, dest string) bool {
+	below := func(p, dir string) bool { return p != dir && instance.Within(p, dir) }
+	for p := range w.omitSrc {
+		if below(p, src) {
+			return true
+		}
+	}
+	for _, p := range w.omitDest {
+		if below(p, dest) {
+			return true
+		}
+	}
+	return false
+}
+
+// readOnly reports whether src, inside the writable bind b, is something
+// the host runs or obeys.
+func (w *bindWalk) readOnly(b BindSpec, src string) bool {
+	if filepath.Dir(src) == b.Src && slices.Contains(readOnlyInBind, filepath.Base(src)) {
+		return true
+	}
+	for _, p := range readOnlyHomePaths {
+		if src == filepath.Join(w.home, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// link recreates a symlink entry, unless it has a secret's or state's name
+// (~/.ssh -> dotfiles/ssh): then it is left out, as its target is.
+func (w *bindWalk) link(b BindSpec, src, dest, why string) {
+	if slices.Contains(w.omitDest, dest) {
+		return
+	}
+	if reason, ok := w.omitSrc[src]; ok {
+		if reason == "secret" {
+			w.hidden = append(w.hidden, Hidden{Path: src, By: b})
+		}
+		return
+	}
+	if target, err := os.Readlink(src); err == nil {
+		w.mounts = append(w.mounts, Mount{Kind: Symlink, Src: target, Dest: dest, Why: why + ", a link", User: true})
+	}
+}
+
+// String describes the hidden secret for --dry-run.
+func (h Hidden) String() string {
+	return fmt.Sprintf("%s is hidden under %s: bind it itself to show it", h.Path, h.By.Flag())
+}

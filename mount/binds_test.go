@@ -1,0 +1,170 @@
+package mount
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// tree makes the named files (or, ending in /, directories) under root;
+// "name -> target" makes a symlink.
+func tree(t *testing.T, root string, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		name, target, isLink := strings.Cut(p, " -> ")
+		full := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		switch {
+		case isLink:
+			err = os.Symlink(target, full)
+		case strings.HasSuffix(name, "/"):
+			err = os.MkdirAll(full, 0o755)
+		default:
+			err = os.WriteFile(full, nil, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// layout is the mounts as "KIND DEST" lines, relative to home.
+func layout(home string, ms []Mount) []string {
+	var lines []string
+	for _, m := range ms {
+		lines = append(lines, string(m.Kind)+" "+strings.TrimPrefix(m.Dest, home+"/"))
+	}
+	return lines
+}
+
+func TestExpandBindsHidesSecrets(t *testing.T) {
+	home := t.TempDir()
+	tree(t, home, ".ssh/id_ed25519", "dotfiles/ssh/id_rsa", "dotfiles/vimrc", ".gnupg -> dotfiles/gnupg", "dotfiles/gnupg/",
+		".claude/settings.json", ".claudebox/approval.key", "code/app/.git/", "code/other/", "notes/a", ".bashrc -> dotfiles/bashrc")
+	if err := os.Symlink(filepath.Join(home, "dotfiles", "ssh"), filepath.Join(home, ".ssh-link")); err != nil {
+		t.Fatal(err)
+	}
+	// ~/.ssh itself is a link into dotfiles (stow, home-manager): its
+	// target stays hidden under a bind of dotfiles.
+	os.RemoveAll(filepath.Join(home, ".ssh"))
+	tree(t, home, ".ssh -> dotfiles/ssh")
+	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
+	b := BindSpec{Src: home, Dest: home}
+	ms, hidden := expandBinds(home, project, []BindSpec{b})
+	got := layout(home, ms)
+	for _, want := range []string{"--ro-bind code/other", "--ro-bind notes", "--ro-bind dotfiles/vimrc", "--symlink .bashrc", "--symlink .ssh-link"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("missing %q in %q", want, got)
+		}
+	}
+	for _, line := range got {
+		for _, bad := range []string{" .ssh", "dotfiles/ssh", ".gnupg", "dotfiles/gnupg", ".claude", "code/app", home} {
+			if strings.HasSuffix(line, bad) || strings.HasSuffix(" "+strings.SplitN(line, " ", 2)[1], bad) {
+				t.Errorf("%q is mounted", line)
+			}
+		}
+	}
+	var hiddenPaths []string
+	for _, h := range hidden {
+		hiddenPaths = append(hiddenPaths, strings.TrimPrefix(h.Path, home+"/"))
+	}
+	slices.Sort(hiddenPaths)
+	if want := []string{".gnupg", ".ssh", "dotfiles/gnupg", "dotfiles/ssh"}; !slices.Equal(hiddenPaths, want) {
+		t.Errorf("hidden = %q, want %q", hiddenPaths, want)
+	}
+}
+
+// A writable bind keeps what the host runs read-only: its bin/ and .git,
+// and the cargo files a shell sources. ~/.cargo holds another bind's
+// destination, so it is split, and that entry left to the other bind.
+func TestExpandBindsWritable(t *testing.T) {
+	home := t.TempDir()
+	tree(t, home, ".cargo/bin/cargo", ".cargo/env", ".cargo/registry/index/", ".cargo/git/", "cache/x", "cache/sub/")
+	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
+	cargo := BindSpec{Src: home + "/.cargo", Dest: home + "/.cargo", Writable: true}
+	inner := BindSpec{Src: home + "/cache", Dest: home + "/.cargo/git"}
+	ms, _ := expandBinds(home, project, []BindSpec{cargo, inner})
+	got := layout(home, ms)
+	want := []string{"--ro-bind .cargo/bin", "--ro-bind .cargo/env", "--bind .cargo/registry", "--ro-bind .cargo/git"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// Nothing to leave out: one bind, with what the host runs mounted
+	// read-only over it, so new files at its top still reach the host.
+	tree(t, home, "repo/.git/hooks/", "repo/bin/run", "repo/src/")
+	repo := BindSpec{Src: home + "/repo", Dest: "/opt/repo", Writable: true}
+	ms, _ = expandBinds(home, project, []BindSpec{repo})
+	got = layout(home, ms)
+	if want := []string{"--bind /opt/repo", "--ro-bind /opt/repo/bin", "--ro-bind /opt/repo/.git"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	plain := BindSpec{Src: home + "/cache", Dest: "/opt/cache", Writable: true}
+	if ms, _ := expandBinds(home, project, []BindSpec{plain}); len(ms) != 1 || ms[0].Kind != Bind {
+		t.Errorf("got %v", ms)
+	}
+}
+
+func TestCheckBinds(t *testing.T) {
+	home := t.TempDir()
+	tree(t, home, ".config/nvim/", ".local/bin/", "cache/")
+	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
+	cases := map[string]struct {
+		b      BindSpec
+		reason string
+	}{
+		"rw home":       {BindSpec{Src: home, Dest: home, Writable: true}, "whole home"},
+		"rw parent":     {BindSpec{Src: filepath.Dir(home), Dest: "/mnt/h", Writable: true}, "whole home"},
+		"rw config":     {BindSpec{Src: home + "/.config", Dest: home + "/.config", Writable: true}, "programs and settings"},
+		"state":         {BindSpec{Src: home + "/.claude/projects", Dest: "/x"}, "state"},
+		"into project":  {BindSpec{Src: home + "/cache", Dest: home + "/code/app/cache"}, "inside the project"},
+		"over .claude":  {BindSpec{Src: home + "/cache", Dest: home + "/.claude"}, "claudebox's own mount"},
+		"above home":    {BindSpec{Src: home + "/cache", Dest: filepath.Dir(home)}, "hide the private home"},
+		"into ro /usr":  {BindSpec{Src: home + "/cache", Dest: "/usr/claudebox-test-missing"}, "read-only inside"},
+		"ro config ok":  {BindSpec{Src: home + "/.config", Dest: home + "/.config"}, ""},
+		"rw subdir ok":  {BindSpec{Src: home + "/.config/nvim", Dest: home + "/.config/nvim", Writable: true}, ""},
+		"ro home ok":    {BindSpec{Src: home, Dest: home}, ""},
+		"project above": {BindSpec{Src: home + "/cache", Dest: home + "/code"}, ""},
+	}
+	for name, c := range cases {
+		err := CheckBinds([]BindSpec{c.b}, home, project)
+		switch {
+		case c.reason == "" && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case c.reason != "" && (err == nil || !strings.Contains(err.Error(), c.reason)):
+			t.Errorf("%s: got %v, want %q", name, err, c.reason)
+		}
+	}
+}
+
+func TestParseBind(t *testing.T) {
+	home := t.TempDir()
+	tree(t, home, "real/", "link -> real", "work/")
+	cases := map[string]struct {
+		spec, src, dest string
+	}{
+		"tilde":    {"~/real", home + "/real", home + "/real"},
+		"relative": {"../real", home + "/real", home + "/real"},
+		"dest":     {"~/real:/opt/r", home + "/real", "/opt/r"},
+		// What bwrap mounts is the link's target; where it appears is the
+		// path the user wrote.
+		"link": {"~/link", home + "/real", home + "/link"},
+	}
+	for name, c := range cases {
+		b, err := ParseBind(c.spec, home, home+"/work", false, "")
+		if err != nil || b.Src != c.src || b.Dest != c.dest {
+			t.Errorf("%s: got %+v, %v", name, b, err)
+		}
+	}
+	for _, bad := range []string{"~/missing", "", ":/x", "~/real:"} {
+		if _, err := ParseBind(bad, home, home, true, ""); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
