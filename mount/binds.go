@@ -55,6 +55,17 @@ var secretPaths = []string{
 // that widens the sandbox. They are never bound, not even when named.
 var statePaths = []string{".claude", ".claude.json", ".claudebox", ".config/claudebox"}
 
+// hostRuntime are the host's process, device and socket directories: a
+// socket there (D-Bus, docker, an agent) stays connectable through a
+// read-only mount, and /proc shows other processes' environments. Nothing
+// in them is bound, and a bind that contains them leaves them out.
+var hostRuntime = []string{"/proc", "/sys", "/dev", "/run", "/var/run"}
+
+// sharedTemp are the host's shared temporary directories, which hold
+// sockets (tmux, X11) among others' files: left out of a bind that
+// contains them, and not bound themselves; a directory inside them may be.
+var sharedTemp = []string{"/tmp", "/var/tmp"}
+
 // rwHomeRefused are the directories, under $HOME, whose read-write bind
 // would let the sandbox change what the host runs at login or on PATH.
 var rwHomeRefused = []string{".config", ".local"}
@@ -140,6 +151,17 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project) error {
 				return fail("it holds Claude Code's or claudebox's state", "bind the directory you need instead")
 			}
 		}
+		for _, r := range hostRuntime {
+			if instance.Within(b.Src, r) {
+				return fail("it holds the host's processes, devices or sockets, which the sandbox could reach", "for the SSH agent, use --with-ssh")
+			}
+		}
+		if slices.Contains(sharedTemp, b.Src) {
+			return fail("it holds other programs' sockets (tmux, X11), which the sandbox could reach", "bind the directory you need inside it")
+		}
+		if sock := socketIn(b.Src); sock != "" {
+			return fail(sock+" is a socket, which the sandbox could connect to", "for the SSH agent, use --with-ssh; otherwise bind a directory without sockets")
+		}
 		if b.Writable {
 			if instance.Within(home, b.Src) {
 				return fail("read-write, it would expose your whole home directory", "bind the directory you need, e.g. --bind ~/.cargo/registry, or use --ro-bind")
@@ -185,6 +207,28 @@ func projectPaths(project instance.Project) []string {
 	return append([]string{project.Checkout}, project.GitDirs...)
 }
 
+// socketIn returns path, or an entry directly in it, that is a socket:
+// connectable through any mount. (Deeper ones are the user's to know of.)
+func socketIn(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	if fi.Mode()&fs.ModeSocket != 0 {
+		return path
+	}
+	if !fi.IsDir() {
+		return ""
+	}
+	entries, _ := os.ReadDir(path)
+	for _, e := range entries {
+		if e.Type()&fs.ModeSocket != 0 {
+			return filepath.Join(path, e.Name())
+		}
+	}
+	return ""
+}
+
 // Hidden is a secret that a bind contains and leaves out.
 type Hidden struct {
 	Path string
@@ -219,6 +263,9 @@ func expandBinds(home string, project instance.Project, binds []BindSpec) ([]Mou
 	for _, s := range statePaths {
 		w.omitSrc[filepath.Join(home, s)] = "state"
 	}
+	for _, r := range append(hostRuntime, sharedTemp...) {
+		w.omitSrc[r] = "host"
+	}
 	for _, p := range projectPaths(project) {
 		w.omitSrc[p] = "project"
 	}
@@ -252,8 +299,11 @@ func (w *bindWalk) walk(b BindSpec, src, dest string, top bool) {
 			entries, _ := os.ReadDir(src)
 			for _, e := range entries {
 				s, d := filepath.Join(src, e.Name()), filepath.Join(dest, e.Name())
-				if e.Type()&fs.ModeSymlink != 0 {
+				switch {
+				case e.Type()&fs.ModeSymlink != 0:
 					w.link(b, s, d, why)
+					continue
+				case e.Type()&fs.ModeSocket != 0:
 					continue
 				}
 				w.walk(b, s, d, false)

@@ -1,6 +1,7 @@
 package mount
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,7 +114,12 @@ func TestExpandBindsWritable(t *testing.T) {
 
 func TestCheckBinds(t *testing.T) {
 	home := t.TempDir()
-	tree(t, home, ".config/nvim/", ".local/bin/", "cache/")
+	tree(t, home, ".config/nvim/", ".local/bin/", "cache/", "sock/")
+	l, err := net.Listen("unix", home+"/sock/agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
 	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
 	cases := map[string]struct {
 		b      BindSpec
@@ -127,6 +133,10 @@ func TestCheckBinds(t *testing.T) {
 		"over .claude":  {BindSpec{Src: home + "/cache", Dest: home + "/.claude"}, "claudebox's own mount"},
 		"above home":    {BindSpec{Src: home + "/cache", Dest: filepath.Dir(home)}, "hide the private home"},
 		"into ro /usr":  {BindSpec{Src: home + "/cache", Dest: "/usr/claudebox-test-missing"}, "read-only inside"},
+		"host sockets":  {BindSpec{Src: "/run", Dest: "/mnt/run"}, "sockets"},
+		"host tmp":      {BindSpec{Src: "/tmp", Dest: "/mnt/tmp"}, "sockets"},
+		"a socket":      {BindSpec{Src: home + "/sock", Dest: "/mnt/s"}, home + "/sock/agent is a socket"},
+		"host proc":     {BindSpec{Src: "/proc/1", Dest: "/mnt/p"}, "processes"},
 		"ro config ok":  {BindSpec{Src: home + "/.config", Dest: home + "/.config"}, ""},
 		"rw subdir ok":  {BindSpec{Src: home + "/.config/nvim", Dest: home + "/.config/nvim", Writable: true}, ""},
 		"ro home ok":    {BindSpec{Src: home, Dest: home}, ""},
@@ -139,6 +149,25 @@ func TestCheckBinds(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		case c.reason != "" && (err == nil || !strings.Contains(err.Error(), c.reason)):
 			t.Errorf("%s: got %v, want %q", name, err, c.reason)
+		}
+	}
+}
+
+// A bind of / leaves out the host's runtime directories, where sockets
+// live (the test's home is under /tmp, so with them), and secrets.
+func TestExpandBindsRoot(t *testing.T) {
+	home := t.TempDir()
+	tree(t, home, ".ssh/id_ed25519", "notes/")
+	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
+	ms, _ := expandBinds(home, project, []BindSpec{{Src: "/", Dest: "/host"}})
+	if len(ms) == 0 {
+		t.Fatal("nothing mounted")
+	}
+	for _, m := range ms {
+		for _, bad := range append(append([]string{"/", home + "/.ssh"}, hostRuntime...), sharedTemp...) {
+			if m.Kind != Symlink && instance.Within(bad, m.Src) {
+				t.Errorf("%s %s is mounted, showing %s", m.Kind, m.Src, bad)
+			}
 		}
 	}
 }
