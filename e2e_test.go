@@ -582,24 +582,32 @@ func TestSandboxCheck(t *testing.T) {
 	}
 }
 
-// TestSandboxEnvAuditPrompt answers the env audit's question through a pty
-// (tmux): yes passes the project's variable into the real sandbox and is
-// remembered; after the file changes, no stops the launch.
+// TestSandboxEnvAuditPrompt answers the approval question through a pty
+// (tmux): yes passes the project's variable and its .claudebox.toml's mount
+// into the real sandbox and is remembered; after the file changes, no stops
+// the launch.
 func TestSandboxEnvAuditPrompt(t *testing.T) {
 	h := newE2EHost(t)
 	proj := filepath.Join(h.home, "code", "audit")
 	h.write(filepath.Join(proj, ".claudebox.env"), "TOOL=from-file\n")
+	h.write(filepath.Join(proj, ".claudebox.toml"), "ro-bind = [\"~/datasets:/data\"]\n")
+	h.write(filepath.Join(h.home, "datasets", "readme"), "DATASET-VISIBLE\n")
 	tmux := h.tmux(proj)
-	const launch = `claudebox --shell -c 'echo "inside: TOOL=$TOOL"; sleep 30'`
+	const launch = `claudebox --shell -c 'echo "inside: TOOL=$TOOL $(cat /data/readme)"; sleep 30'`
 
 	tmux("new-session", "-d", "-s", "one", "-x", "120", "-y", "20", launch)
 	waitScreen(t, tmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "Allow them in this project's sandbox? [y/N]") }, "the audit's question")
-	screen := tmux("capture-pane", "-p", "-t", "one")
-	if !strings.Contains(screen, "TOOL (from "+filepath.Join(proj, ".claudebox.env")+")") {
-		t.Errorf("the question does not name the variable and its file:\n%s", screen)
+	screen := tmux("capture-pane", "-p", "-J", "-t", "one") // -J: joined, as the lines were written
+	for _, want := range []string{
+		"TOOL (from " + filepath.Join(proj, ".claudebox.env") + ")",
+		"--ro-bind " + filepath.Join(h.home, "datasets") + ":/data (from " + filepath.Join(proj, ".claudebox.toml") + ")",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the question does not name %q:\n%s", want, screen)
+		}
 	}
 	tmux("send-keys", "-t", "one", "y", "Enter")
-	waitScreen(t, tmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "inside: TOOL=from-file") }, "the variable inside the sandbox")
+	waitScreen(t, tmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "inside: TOOL=from-file DATASET-VISIBLE") }, "the variable and the mount inside the sandbox")
 
 	// Approved: the next launch does not ask.
 	tmux("new-session", "-d", "-s", "two", "-x", "120", "-y", "20", launch)
@@ -609,7 +617,7 @@ func TestSandboxEnvAuditPrompt(t *testing.T) {
 	}
 
 	// Changed: asked again; no stops it.
-	h.write(filepath.Join(proj, ".claudebox.env"), "TOOL=changed\n")
+	h.write(filepath.Join(proj, ".claudebox.toml"), "bind = [\"~/datasets:/data\"]\n")
 	tmux("new-session", "-d", "-s", "three", "-x", "120", "-y", "20", launch+"; echo EXIT=$?; sleep 30")
 	waitScreen(t, tmuxTarget(tmux, "three"), func(s string) bool { return strings.Contains(s, "[y/N]") }, "the question after a change")
 	tmux("send-keys", "-t", "three", "n", "Enter")
