@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,13 +56,18 @@ var keyTypes = map[string]string{
 const configKeys = "bind, ro-bind, env, with-ssh, no-network, and [project.\"PATH\"] tables of them"
 
 // decodeConfig reads a config file into v; a missing file leaves v as it
-// is. The file is read without following a symlink: a repository's could
-// point at a secret, which an error message would then quote.
-func decodeConfig(path string, v any) (bool, error) {
+// is. A repository's file is read without following a symlink: it could
+// point at a secret, which an error message would then quote. The user's
+// own may be a link (home-manager, stow).
+func decodeConfig(path string, v any, follow bool) (bool, error) {
 	if mount.IsPlaceholder(path) {
 		return false, nil
 	}
-	data, err := instance.ReadFileNoFollow(path)
+	read := instance.ReadFileNoFollow
+	if follow {
+		read = os.ReadFile
+	}
+	data, err := read(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return false, nil
@@ -132,7 +138,7 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 	}
 	var user userConfig
 	path := userConfigPath(home)
-	if _, err := decodeConfig(path, &user); err != nil {
+	if _, err := decodeConfig(path, &user, true); err != nil {
 		return nil, err
 	}
 	layers = append(layers, layer{settings: user.settings, from: path, own: true, base: project.Checkout})
@@ -141,18 +147,21 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 	}
 	var repo settings
 	repoPath := filepath.Join(project.Checkout, mount.ProjectConfigFile)
-	if ok, err := decodeConfig(repoPath, &repo); err != nil {
+	if ok, err := decodeConfig(repoPath, &repo, false); err != nil {
 		return nil, err
 	} else if ok {
 		layers = append(layers, layer{settings: repo, from: repoPath, base: project.Checkout})
 	}
-	for key, s := range user.Project {
+	for _, key := range slices.Sorted(maps.Keys(user.Project)) {
 		root := expandHome(key, home)
+		if !filepath.IsAbs(root) {
+			return nil, withHint(`name the project by its root: [project."~/code/app"]`, "%s: [project.%q]: not an absolute path", path, key)
+		}
 		if real, err := filepath.EvalSymlinks(root); err == nil {
 			root = real
 		}
 		if root == project.Root || root == project.Checkout {
-			layers = append(layers, layer{settings: s, from: fmt.Sprintf("%s [project.%q]", path, key), own: true, base: project.Checkout})
+			layers = append(layers, layer{settings: user.Project[key], from: fmt.Sprintf("%s [project.%q]", path, key), own: true, base: project.Checkout})
 		}
 	}
 	return layers, nil

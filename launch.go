@@ -119,7 +119,10 @@ func (l launchCmd) prepare() (session, error) {
 	if err != nil {
 		return session{}, err
 	}
-	if err := mount.CheckBinds(conf.binds, home, project); err != nil {
+	// claudebox's own state and configuration, wherever they are, never
+	// show through a bind.
+	private := []string{stateDir, filepath.Dir(userConfigPath(home))}
+	if err := mount.CheckBinds(conf.binds, home, project, private); err != nil {
 		return session{}, bindHint(err, "")
 	}
 	env, err := mount.Environment(os.Environ(), conf.envFlags, conf.envFiles)
@@ -145,7 +148,7 @@ func (l launchCmd) prepare() (session, error) {
 	if l.onlyApproved {
 		conf, env = withoutUnapproved(conf, env, unapproved)
 	}
-	host := mount.Probe(home, stateDir, project, prog, conf.binds)
+	host := mount.Probe(home, stateDir, project, prog, conf.binds, private)
 	if len(host.Symlinked) > 0 {
 		return session{}, withHint("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
@@ -153,7 +156,7 @@ func (l launchCmd) prepare() (session, error) {
 	var agent string
 	if conf.withSSH {
 		agent = os.Getenv("SSH_AUTH_SOCK")
-		hint := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add"
+		hint := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add; or launch with --with-ssh=false"
 		if agent == "" {
 			return session{}, withHint(hint, "--with-ssh: SSH_AUTH_SOCK is not set")
 		}
@@ -190,15 +193,10 @@ func withoutUnapproved(conf launchSettings, env mount.Env, unapproved []auditIte
 	for _, a := range unapproved {
 		lines[a.line] = true
 	}
-	var binds []mount.BindSpec
-	for _, a := range conf.approval {
-		if !lines[a.line] {
-			continue
-		}
-		if a.line == "with-ssh" {
-			conf.withSSH = false
-		}
+	if lines["with-ssh"] {
+		conf.withSSH = false
 	}
+	var binds []mount.BindSpec
 	for _, b := range conf.binds {
 		if !lines[bindLine(b)] {
 			binds = append(binds, b)

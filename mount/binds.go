@@ -55,6 +55,22 @@ var secretPaths = []string{
 // that widens the sandbox. They are never bound, not even when named.
 var statePaths = []string{".claude", ".claude.json", ".claudebox", ".config/claudebox"}
 
+// stateDirs are statePaths, the caller's private directories (a moved
+// $XDG_CONFIG_HOME), and the real paths of any of them that are links.
+func stateDirs(home string, private []string) []string {
+	var dirs []string
+	for _, s := range statePaths {
+		dirs = append(dirs, filepath.Join(home, s))
+	}
+	dirs = append(dirs, private...)
+	for _, d := range dirs {
+		if real, err := filepath.EvalSymlinks(d); err == nil && real != d {
+			dirs = append(dirs, real)
+		}
+	}
+	return dirs
+}
+
 // hostRuntime are the host's process, device and socket directories: a
 // socket there (D-Bus, docker, an agent) stays connectable through a
 // read-only mount, and /proc shows other processes' environments. Nothing
@@ -140,14 +156,15 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 // CheckBinds refuses binds that would expose or override what the
 // sandbox exists to protect, or make bwrap create a mount point on the
 // host. It only reads.
-func CheckBinds(binds []BindSpec, home string, project instance.Project) error {
+func CheckBinds(binds []BindSpec, home string, project instance.Project, private []string) error {
 	managed := managedDests(home, project)
+	state := stateDirs(home, private)
 	for _, b := range binds {
 		fail := func(reason, hint string) error {
 			return &BindError{Spec: b.Flag(), Reason: reason, Hint: hint}
 		}
-		for _, s := range statePaths {
-			if p := filepath.Join(home, s); instance.Within(b.Src, p) {
+		for _, p := range state {
+			if instance.Within(b.Src, p) {
 				return fail("it holds Claude Code's or claudebox's state", "bind the directory you need instead")
 			}
 		}
@@ -251,7 +268,7 @@ type bindWalk struct {
 	hidden   []Hidden
 }
 
-func expandBinds(home string, project instance.Project, binds []BindSpec) ([]Mount, []Hidden) {
+func expandBinds(home string, project instance.Project, binds []BindSpec, private []string) ([]Mount, []Hidden) {
 	w := &bindWalk{home: home, omitSrc: map[string]string{}, omitDest: managedDests(home, project)}
 	for _, s := range secretPaths {
 		p := filepath.Join(home, s)
@@ -260,8 +277,8 @@ func expandBinds(home string, project instance.Project, binds []BindSpec) ([]Mou
 			w.omitSrc[real] = "secret"
 		}
 	}
-	for _, s := range statePaths {
-		w.omitSrc[filepath.Join(home, s)] = "state"
+	for _, p := range stateDirs(home, private) {
+		w.omitSrc[p] = "state"
 	}
 	for _, r := range append(hostRuntime, sharedTemp...) {
 		w.omitSrc[r] = "host"

@@ -58,7 +58,7 @@ func TestExpandBindsHidesSecrets(t *testing.T) {
 	tree(t, home, ".ssh -> dotfiles/ssh")
 	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
 	b := BindSpec{Src: home, Dest: home}
-	ms, hidden := expandBinds(home, project, []BindSpec{b})
+	ms, hidden := expandBinds(home, project, []BindSpec{b}, nil)
 	got := layout(home, ms)
 	for _, want := range []string{"--ro-bind code/other", "--ro-bind notes", "--ro-bind dotfiles/vimrc", "--symlink .bashrc", "--symlink .ssh-link"} {
 		if !slices.Contains(got, want) {
@@ -91,7 +91,7 @@ func TestExpandBindsWritable(t *testing.T) {
 	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
 	cargo := BindSpec{Src: home + "/.cargo", Dest: home + "/.cargo", Writable: true}
 	inner := BindSpec{Src: home + "/cache", Dest: home + "/.cargo/git"}
-	ms, _ := expandBinds(home, project, []BindSpec{cargo, inner})
+	ms, _ := expandBinds(home, project, []BindSpec{cargo, inner}, nil)
 	got := layout(home, ms)
 	want := []string{"--ro-bind .cargo/bin", "--ro-bind .cargo/env", "--bind .cargo/registry", "--ro-bind .cargo/git"}
 	if !slices.Equal(got, want) {
@@ -101,20 +101,20 @@ func TestExpandBindsWritable(t *testing.T) {
 	// read-only over it, so new files at its top still reach the host.
 	tree(t, home, "repo/.git/hooks/", "repo/bin/run", "repo/src/")
 	repo := BindSpec{Src: home + "/repo", Dest: "/opt/repo", Writable: true}
-	ms, _ = expandBinds(home, project, []BindSpec{repo})
+	ms, _ = expandBinds(home, project, []BindSpec{repo}, nil)
 	got = layout(home, ms)
 	if want := []string{"--bind /opt/repo", "--ro-bind /opt/repo/bin", "--ro-bind /opt/repo/.git"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	plain := BindSpec{Src: home + "/cache", Dest: "/opt/cache", Writable: true}
-	if ms, _ := expandBinds(home, project, []BindSpec{plain}); len(ms) != 1 || ms[0].Kind != Bind {
+	if ms, _ := expandBinds(home, project, []BindSpec{plain}, nil); len(ms) != 1 || ms[0].Kind != Bind {
 		t.Errorf("got %v", ms)
 	}
 }
 
 func TestCheckBinds(t *testing.T) {
 	home := t.TempDir()
-	tree(t, home, ".config/nvim/", ".local/bin/", "cache/", "sock/")
+	tree(t, home, ".config/nvim/", ".local/bin/", "cache/", "sock/", "xdg/claudebox/", "dotfiles/claudebox/", ".config/claudebox -> ../dotfiles/claudebox")
 	l, err := net.Listen("unix", home+"/sock/agent")
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +129,8 @@ func TestCheckBinds(t *testing.T) {
 		"rw parent":     {BindSpec{Src: filepath.Dir(home), Dest: "/mnt/h", Writable: true}, "whole home"},
 		"rw config":     {BindSpec{Src: home + "/.config", Dest: home + "/.config", Writable: true}, "programs and settings"},
 		"state":         {BindSpec{Src: home + "/.claude/projects", Dest: "/x"}, "state"},
+		"moved config":  {BindSpec{Src: home + "/xdg/claudebox", Dest: "/x"}, "state"},
+		"linked state":  {BindSpec{Src: home + "/dotfiles/claudebox", Dest: "/x"}, "state"},
 		"into project":  {BindSpec{Src: home + "/cache", Dest: home + "/code/app/cache"}, "inside the project"},
 		"over .claude":  {BindSpec{Src: home + "/cache", Dest: home + "/.claude"}, "claudebox's own mount"},
 		"above home":    {BindSpec{Src: home + "/cache", Dest: filepath.Dir(home)}, "hide the private home"},
@@ -143,7 +145,7 @@ func TestCheckBinds(t *testing.T) {
 		"project above": {BindSpec{Src: home + "/cache", Dest: home + "/code"}, ""},
 	}
 	for name, c := range cases {
-		err := CheckBinds([]BindSpec{c.b}, home, project)
+		err := CheckBinds([]BindSpec{c.b}, home, project, []string{home + "/xdg/claudebox"})
 		switch {
 		case c.reason == "" && err != nil:
 			t.Errorf("%s: %v", name, err)
@@ -159,7 +161,7 @@ func TestExpandBindsRoot(t *testing.T) {
 	home := t.TempDir()
 	tree(t, home, ".ssh/id_ed25519", "notes/")
 	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
-	ms, _ := expandBinds(home, project, []BindSpec{{Src: "/", Dest: "/host"}})
+	ms, _ := expandBinds(home, project, []BindSpec{{Src: "/", Dest: "/host"}}, nil)
 	if len(ms) == 0 {
 		t.Fatal("nothing mounted")
 	}

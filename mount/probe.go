@@ -10,7 +10,9 @@ import (
 )
 
 // Probe reads the host facts a plan needs. It only reads.
-func Probe(home, stateDir string, project instance.Project, command string, binds []BindSpec) Host {
+// private are claudebox's own state and configuration directories, which
+// no bind shows.
+func Probe(home, stateDir string, project instance.Project, command string, binds []BindSpec, private []string) Host {
 	var h Host
 	for _, d := range SystemDirs {
 		if hp, ok := lstat(d); ok {
@@ -34,7 +36,7 @@ func Probe(home, stateDir string, project instance.Project, command string, bind
 		h.KnownHosts = kh
 	}
 	h.Guards, h.Pins, h.Symlinked = probeGuards(home, project)
-	h.Binds, h.Hidden = expandBinds(home, project, binds)
+	h.Binds, h.Hidden = expandBinds(home, project, binds, private)
 	return h
 }
 
