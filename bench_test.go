@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,6 +43,32 @@ func BenchmarkPrepare(b *testing.B) {
 	if _, err := exec.LookPath("claude"); err != nil {
 		b.Skip("claude not installed")
 	}
+	b.ResetTimer()
+	for b.Loop() {
+		s, err := launchCmd{Args: []string{"-p", "hi"}}.prepare()
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = s.plan.Args()
+	}
+}
+
+// BenchmarkPrepareHomeBind adds the heaviest extra mount: the whole home
+// read-only, holding 40 entries and secrets, laid out entry by entry, and a
+// config file.
+func BenchmarkPrepareHomeBind(b *testing.B) {
+	benchRepo(b)
+	if _, err := exec.LookPath("claude"); err != nil {
+		b.Skip("claude not installed")
+	}
+	home := os.Getenv("HOME")
+	for i := range 40 {
+		os.MkdirAll(filepath.Join(home, fmt.Sprintf("dir%02d", i)), 0o755)
+	}
+	for _, d := range []string{".ssh", ".aws", ".config/gh", ".config/nvim", ".cargo/registry", ".config/claudebox"} {
+		os.MkdirAll(filepath.Join(home, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(home, ".config/claudebox/config.toml"), []byte("ro-bind = [\"~\"]\nbind = [\"~/.cargo/registry\"]\nenv = [\"A=1\"]\n"), 0o644)
 	b.ResetTimer()
 	for b.Loop() {
 		s, err := launchCmd{Args: []string{"-p", "hi"}}.prepare()

@@ -157,6 +157,9 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 // sandbox exists to protect, or make bwrap create a mount point on the
 // host. It only reads.
 func CheckBinds(binds []BindSpec, home string, project instance.Project, private []string) error {
+	if len(binds) == 0 {
+		return nil
+	}
 	managed := managedDests(home, project)
 	state := stateDirs(home, private)
 	for _, b := range binds {
@@ -266,9 +269,15 @@ type bindWalk struct {
 	omitDest []string
 	mounts   []Mount
 	hidden   []Hidden
+	// symlinks are entries of a writable bind that the host runs and that
+	// are links: no mount protects a link, so the launch refuses.
+	symlinks []string
 }
 
-func expandBinds(home string, project instance.Project, binds []BindSpec, private []string) ([]Mount, []Hidden) {
+func expandBinds(home string, project instance.Project, binds []BindSpec, private []string) ([]Mount, []Hidden, []string) {
+	if len(binds) == 0 {
+		return nil, nil, nil
+	}
 	w := &bindWalk{home: home, omitSrc: map[string]string{}, omitDest: managedDests(home, project)}
 	for _, s := range secretPaths {
 		p := filepath.Join(home, s)
@@ -292,7 +301,7 @@ func expandBinds(home string, project instance.Project, binds []BindSpec, privat
 	for _, b := range binds {
 		w.walk(b, b.Src, b.Dest, true)
 	}
-	return w.mounts, w.hidden
+	return w.mounts, w.hidden, w.symlinks
 }
 
 func (w *bindWalk) walk(b BindSpec, src, dest string, top bool) {
@@ -346,7 +355,16 @@ func (w *bindWalk) walk(b BindSpec, src, dest string, top bool) {
 		over = append(over, filepath.Join(w.home, p))
 	}
 	for _, p := range over {
-		if p != src && instance.Within(p, src) && exists(p) {
+		if p == src || !instance.Within(p, src) {
+			continue
+		}
+		fi, err := os.Lstat(p)
+		switch {
+		case err != nil:
+		case fi.Mode()&fs.ModeSymlink != 0:
+			// The sandbox could replace the link itself.
+			w.symlinks = append(w.symlinks, p)
+		default:
 			rel, _ := filepath.Rel(src, p)
 			w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: p, Dest: filepath.Join(dest, rel), Why: why + ": run by the host, read-only", User: true})
 		}

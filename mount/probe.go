@@ -36,7 +36,9 @@ func Probe(home, stateDir string, project instance.Project, command string, bind
 		h.KnownHosts = kh
 	}
 	h.Guards, h.Pins, h.Symlinked = probeGuards(home, project)
-	h.Binds, h.Hidden = expandBinds(home, project, binds, private)
+	var linked []string
+	h.Binds, h.Hidden, linked = expandBinds(home, project, binds, private)
+	h.Symlinked = append(h.Symlinked, linked...)
 	return h
 }
 
