@@ -43,14 +43,7 @@ func BenchmarkPrepare(b *testing.B) {
 	if _, err := exec.LookPath("claude"); err != nil {
 		b.Skip("claude not installed")
 	}
-	b.ResetTimer()
-	for b.Loop() {
-		s, err := launchCmd{Args: []string{"-p", "hi"}}.prepare()
-		if err != nil {
-			b.Fatal(err)
-		}
-		_ = s.plan.Args()
-	}
+	benchPrepare(b)
 }
 
 // BenchmarkPrepareHomeBind adds the heaviest extra mount: the whole home
@@ -69,6 +62,10 @@ func BenchmarkPrepareHomeBind(b *testing.B) {
 		os.MkdirAll(filepath.Join(home, d), 0o755)
 	}
 	os.WriteFile(filepath.Join(home, ".config/claudebox/config.toml"), []byte("ro-bind = [\"~\"]\nbind = [\"~/.cargo/registry\"]\nenv = [\"A=1\"]\n"), 0o644)
+	benchPrepare(b)
+}
+
+func benchPrepare(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		s, err := launchCmd{Args: []string{"-p", "hi"}}.prepare()

@@ -309,16 +309,8 @@ func (w *bindWalk) walk(b BindSpec, src, dest string, top bool) {
 	if b.From != "" {
 		why += " (" + b.From + ")"
 	}
-	if !top {
-		if slices.Contains(w.omitDest, dest) {
-			return
-		}
-		if reason, ok := w.omitSrc[src]; ok {
-			if reason == "secret" {
-				w.hidden = append(w.hidden, Hidden{Path: src, By: b})
-			}
-			return
-		}
+	if !top && w.omitted(b, src, dest) {
+		return
 	}
 	if w.contains(src, dest) {
 		if fi, err := os.Stat(src); err == nil && fi.IsDir() {
@@ -402,16 +394,22 @@ func (w *bindWalk) readOnly(b BindSpec, src string) bool {
 	return false
 }
 
+// omitted reports whether an entry of bind b is left out, noting a secret.
+func (w *bindWalk) omitted(b BindSpec, src, dest string) bool {
+	if slices.Contains(w.omitDest, dest) {
+		return true
+	}
+	reason, ok := w.omitSrc[src]
+	if reason == "secret" {
+		w.hidden = append(w.hidden, Hidden{Path: src, By: b})
+	}
+	return ok
+}
+
 // link recreates a symlink entry, unless it has a secret's or state's name
 // (~/.ssh -> dotfiles/ssh): then it is left out, as its target is.
 func (w *bindWalk) link(b BindSpec, src, dest, why string) {
-	if slices.Contains(w.omitDest, dest) {
-		return
-	}
-	if reason, ok := w.omitSrc[src]; ok {
-		if reason == "secret" {
-			w.hidden = append(w.hidden, Hidden{Path: src, By: b})
-		}
+	if w.omitted(b, src, dest) {
 		return
 	}
 	if target, err := os.Readlink(src); err == nil {
