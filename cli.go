@@ -17,8 +17,8 @@ import (
 type cli struct {
 	DryRun    bool     `help:"Print the exact command a launch would exec, one mount per line, and exit. With --gc: report, remove nothing."`
 	Shell     bool     `xor:"mode" help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
-	Bind      []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-write, at DEST or at its own path. Secrets inside it stay hidden. Repeatable."`
-	RoBind    []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-only, at DEST or at its own path. Repeatable."`
+	Bind      []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-write, at DEST or at its own path; what the host runs in it stays read-only. Repeatable."`
+	RoBind    []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-only, at DEST or at its own path. Secrets inside either stay hidden. Repeatable."`
 	Env       []string `placeholder:"NAME[=VALUE]" sep:"none" help:"Also pass the environment variable NAME into the sandbox, or set it to VALUE. Repeatable."`
 	WithSSH   *bool    `name:"with-ssh" help:"Forward your SSH agent (SSH_AUTH_SOCK): your keys work for git push inside, and stay unreadable."`
 	NoNetwork *bool    `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
@@ -43,7 +43,10 @@ const description = `Run Claude Code in a bubblewrap sandbox, with conversation 
 
 Use claudebox where you would type claude. Every argument that is not one of
 the flags below goes to claude unchanged and in order; after --, all of them
-do. Claude's own help: claudebox -- --help.`
+do. Claude's own help: claudebox -- --help.
+
+The flags' settings can also live in ~/.config/claudebox/config.toml, and in a
+repository's .claudebox.toml once you approve it (see the README).`
 
 // Run launches the sandbox, or prints its command with --dry-run.
 func (c *cli) Run(ctx *kong.Context) error {

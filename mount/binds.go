@@ -55,6 +55,14 @@ var secretPaths = []string{
 // that widens the sandbox. They are never bound, not even when named.
 var statePaths = []string{".claude", ".claude.json", ".claudebox", ".config/claudebox"}
 
+// claudeJSONCopy reports whether path is a backup or temporary copy of
+// ~/.claude.json, which Claude Code writes beside it (.claude.json.backup,
+// .claude.json.tmp.…): other projects' paths and the account, as in the
+// original.
+func claudeJSONCopy(home, path string) bool {
+	return strings.HasPrefix(path, filepath.Join(home, ".claude.json")+".")
+}
+
 // stateDirs are statePaths, the caller's private directories (a moved
 // $XDG_CONFIG_HOME), and the real paths of any of them that are links.
 func stateDirs(home string, private []string) []string {
@@ -167,7 +175,7 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project, private
 			return &BindError{Spec: b.Flag(), Reason: reason, Hint: hint}
 		}
 		for _, p := range state {
-			if instance.Within(b.Src, p) {
+			if instance.Within(b.Src, p) || claudeJSONCopy(home, b.Src) {
 				return fail("it holds Claude Code's or claudebox's state", "bind the directory you need instead")
 			}
 		}
@@ -396,7 +404,7 @@ func (w *bindWalk) readOnly(b BindSpec, src string) bool {
 
 // omitted reports whether an entry of bind b is left out, noting a secret.
 func (w *bindWalk) omitted(b BindSpec, src, dest string) bool {
-	if slices.Contains(w.omitDest, dest) {
+	if slices.Contains(w.omitDest, dest) || claudeJSONCopy(w.home, src) {
 		return true
 	}
 	reason, ok := w.omitSrc[src]

@@ -47,7 +47,7 @@ func layout(home string, ms []Mount) []string {
 
 func TestExpandBindsHidesSecrets(t *testing.T) {
 	home := t.TempDir()
-	tree(t, home, ".ssh/id_ed25519", "dotfiles/ssh/id_rsa", "dotfiles/vimrc", ".gnupg -> dotfiles/gnupg", "dotfiles/gnupg/",
+	tree(t, home, ".ssh/id_ed25519", "dotfiles/ssh/id_rsa", ".claude.json", ".claude.json.backup", "dotfiles/vimrc", ".gnupg -> dotfiles/gnupg", "dotfiles/gnupg/",
 		".claude/settings.json", ".claudebox/approval.key", "code/app/.git/", "code/other/", "notes/a", ".bashrc -> dotfiles/bashrc")
 	if err := os.Symlink(filepath.Join(home, "dotfiles", "ssh"), filepath.Join(home, ".ssh-link")); err != nil {
 		t.Fatal(err)
@@ -66,7 +66,7 @@ func TestExpandBindsHidesSecrets(t *testing.T) {
 		}
 	}
 	for _, line := range got {
-		for _, bad := range []string{" .ssh", "dotfiles/ssh", ".gnupg", "dotfiles/gnupg", ".claude", "code/app", home} {
+		for _, bad := range []string{" .ssh", "dotfiles/ssh", ".gnupg", "dotfiles/gnupg", ".claude", ".claude.json", ".claude.json.backup", "code/app", home} {
 			if strings.HasSuffix(line, bad) || strings.HasSuffix(" "+strings.SplitN(line, " ", 2)[1], bad) {
 				t.Errorf("%q is mounted", line)
 			}
