@@ -56,6 +56,9 @@ func (l launchCmd) Run() error {
 		return err
 	}
 	if l.DryRun {
+		for _, a := range s.unapproved {
+			fmt.Printf("# not yet approved for this project (a launch asks first): %s\n", a.show)
+		}
 		fmt.Print(s.plan.Script(s.bwrap))
 		return nil
 	}
