@@ -234,7 +234,7 @@ func TestSandboxHistoryPerProject(t *testing.T) {
 	h := newE2EHost(t)
 	requireClaude(t)
 	api := startFakeAPI(t, "FAKE-REPLY-7f3a")
-	env := []string{"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=sk-ant-test-key", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+	env := api.Env("sk-ant-test-key")
 
 	repo := filepath.Join(h.home, "code", "repo")
 	h.gitRepo(repo)
@@ -298,7 +298,7 @@ func TestSandboxInteractive(t *testing.T) {
 	h.onboarded(key, proj)
 	hostJSON, _ := os.ReadFile(filepath.Join(h.home, ".claude.json"))
 	tmux := h.tmux(proj)
-	launch := fmt.Sprintf("env ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=%s CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 TERM=xterm-256color claudebox", api.URL, key)
+	launch := "env " + strings.Join(api.Env(key), " ") + " TERM=xterm-256color claudebox"
 	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
 
 	screen := waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, ">") || strings.Contains(s, "❯") }, "the prompt")
@@ -403,7 +403,7 @@ func TestSandboxMDReachesClaude(t *testing.T) {
 			h := newE2EHost(t)
 			requireClaude(t)
 			api := startFakeAPI(t, "FAKE-REPLY-md")
-			env := []string{"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=sk-ant-test-key", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+			env := api.Env("sk-ant-test-key")
 			userMD := filepath.Join(h.home, ".claude", "CLAUDE.md")
 			if claudeMD != "" {
 				h.write(userMD, claudeMD)
@@ -678,7 +678,7 @@ func TestSandboxMoveThenContinue(t *testing.T) {
 	h := newE2EHost(t)
 	requireClaude(t)
 	api := startFakeAPI(t, "FAKE-REPLY-move")
-	env := []string{"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=sk-ant-test-key", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+	env := api.Env("sk-ant-test-key")
 	old := filepath.Join(h.home, "code", "before")
 	h.gitRepo(old)
 	h.run(old, env, "claudebox", "-p", "remember the word PELICAN-8841")
@@ -780,7 +780,7 @@ func TestSandboxClaudeWithHomeBound(t *testing.T) {
 	h := newE2EHost(t)
 	requireClaude(t)
 	api := startFakeAPI(t, "FAKE-REPLY-home-bound")
-	env := []string{"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=sk-ant-test-key", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+	env := api.Env("sk-ant-test-key")
 	proj := filepath.Join(h.home, "code", "app")
 	h.gitRepo(proj)
 	h.write(filepath.Join(h.home, ".claude.json"), `{"projects": {"/elsewhere/secret-project": {}}}`)

@@ -400,7 +400,7 @@ func TestEscapeTerminalClaudeResize(t *testing.T) {
 	h.write(filepath.Join(proj, "README"), "r\n")
 	h.onboarded(key, proj)
 	tmux := h.tmux(proj)
-	launch := fmt.Sprintf("env ANTHROPIC_BASE_URL=%s ANTHROPIC_API_KEY=%s CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 TERM=xterm-256color claudebox", api.URL, key)
+	launch := "env " + strings.Join(api.Env(key), " ") + " TERM=xterm-256color claudebox"
 	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
 	waitScreen(t, tmux, func(s string) bool { return longestRule(s) == 120 }, "Claude's input box at 120 columns")
 	tmux("resize-window", "-x", "90", "-y", "30")

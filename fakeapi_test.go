@@ -36,6 +36,12 @@ func startFakeAPI(t *testing.T, reply string) *fakeAPI {
 	return f
 }
 
+// Env is what points Claude Code at this server with the API key key, and
+// keeps it from contacting anything else.
+func (f *fakeAPI) Env(key string) []string {
+	return []string{"ANTHROPIC_BASE_URL=" + f.URL, "ANTHROPIC_API_KEY=" + key, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+}
+
 // Bodies returns the bodies of the POST /v1/messages requests so far.
 func (f *fakeAPI) Bodies() []string {
 	f.mu.Lock()
