@@ -94,9 +94,7 @@ func (l launchCmd) prepare() (session, error) {
 		return session{}, withHint("cd into your project again", "cannot resolve the current directory: %v", err)
 	}
 	cwd, _ = filepath.EvalSymlinks(cwd)
-	if err := checkProject(project.Checkout, home); err != nil {
-		return session{}, err
-	}
+
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
 		return session{}, withHint("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
@@ -114,6 +112,12 @@ func (l launchCmd) prepare() (session, error) {
 	}
 	command = append([]string{prog}, l.Args...)
 	stateDir := filepath.Join(home, ".claudebox")
+	// claudebox's own state and configuration, wherever they are, never
+	// show through a bind, the project's included.
+	state := mount.StateDirs(home, []string{stateDir, filepath.Dir(userConfigPath(home))})
+	if err := checkProject(project.Checkout, home, state); err != nil {
+		return session{}, err
+	}
 	layers, err := configLayers(home, project)
 	if err != nil {
 		return session{}, err
@@ -122,10 +126,7 @@ func (l launchCmd) prepare() (session, error) {
 	if err != nil {
 		return session{}, err
 	}
-	// claudebox's own state and configuration, wherever they are, never
-	// show through a bind.
-	private := []string{stateDir, filepath.Dir(userConfigPath(home))}
-	if err := mount.CheckBinds(conf.binds, home, project, private); err != nil {
+	if err := mount.CheckBinds(conf.binds, home, project, state); err != nil {
 		return session{}, bindHint(err, "")
 	}
 	env, err := mount.Environment(os.Environ(), conf.envFlags, conf.envFiles)
@@ -151,7 +152,7 @@ func (l launchCmd) prepare() (session, error) {
 	if l.onlyApproved {
 		conf, env = withoutUnapproved(conf, env, unapproved)
 	}
-	host := mount.Probe(home, stateDir, project, prog, conf.binds, private)
+	host := mount.Probe(home, stateDir, project, prog, conf.binds, state)
 	if len(host.Symlinked) > 0 {
 		return session{}, withHint("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
@@ -269,15 +270,11 @@ func homeDir() (string, error) {
 	return filepath.EvalSymlinks(home)
 }
 
-// checkProject refuses project directories whose read-write bind would
-// expose what the sandbox exists to hide.
-func checkProject(checkout, home string) error {
-	hint := "cd into a project directory first"
-	switch {
-	case checkout == "/" || home == checkout || instance.Within(home, checkout):
-		return withHint(hint, "refusing to bind %s read-write: it contains your home directory", checkout)
-	case instance.Within(checkout, filepath.Join(home, ".claude")) || instance.Within(checkout, filepath.Join(home, ".claudebox")):
-		return withHint(hint, "refusing to use %s as a project: it holds Claude's or claudebox's state", checkout)
+// checkProject refuses a project directory whose read-write bind would
+// expose what the sandbox exists to hide: the rules of a user's --bind.
+func checkProject(checkout, home string, state []string) error {
+	if reason, _ := mount.SourceRefusal(checkout, true, home, state); reason != "" {
+		return withHint("cd into a project directory first", "refusing to use %s as the project: %s", checkout, reason)
 	}
 	return nil
 }

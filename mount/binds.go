@@ -63,9 +63,9 @@ func claudeJSONCopy(home, path string) bool {
 	return strings.HasPrefix(path, filepath.Join(home, ".claude.json")+".")
 }
 
-// stateDirs are statePaths, the caller's private directories (a moved
+// StateDirs are statePaths, the caller's private directories (a moved
 // $XDG_CONFIG_HOME), and the real paths of any of them that are links.
-func stateDirs(home string, private []string) []string {
+func StateDirs(home string, private []string) []string {
 	var dirs []string
 	for _, s := range statePaths {
 		dirs = append(dirs, filepath.Join(home, s))
@@ -164,41 +164,17 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 // CheckBinds refuses binds that would expose or override what the
 // sandbox exists to protect, or make bwrap create a mount point on the
 // host. It only reads.
-func CheckBinds(binds []BindSpec, home string, project instance.Project, private []string) error {
+func CheckBinds(binds []BindSpec, home string, project instance.Project, state []string) error {
 	if len(binds) == 0 {
 		return nil
 	}
 	managed := managedDests(home, project)
-	state := stateDirs(home, private)
 	for _, b := range binds {
 		fail := func(reason, hint string) error {
 			return &BindError{Spec: b.Flag(), Reason: reason, Hint: hint}
 		}
-		for _, p := range state {
-			if instance.Within(b.Src, p) || claudeJSONCopy(home, b.Src) {
-				return fail("it holds Claude Code's or claudebox's state", "bind the directory you need instead")
-			}
-		}
-		for _, r := range hostRuntime {
-			if instance.Within(b.Src, r) {
-				return fail("it holds the host's processes, devices or sockets, which the sandbox could reach", "for the SSH agent, use --with-ssh")
-			}
-		}
-		if slices.Contains(sharedTemp, b.Src) {
-			return fail("it holds other programs' sockets (tmux, X11), which the sandbox could reach", "bind the directory you need inside it")
-		}
-		if sock := socketIn(b.Src); sock != "" {
-			return fail(sock+" is a socket, which the sandbox could connect to", "for the SSH agent, use --with-ssh; otherwise bind a directory without sockets")
-		}
-		if b.Writable {
-			if instance.Within(home, b.Src) {
-				return fail("read-write, it would expose your whole home directory", "bind the directory you need, e.g. --bind ~/.cargo/registry, or use --ro-bind")
-			}
-			for _, r := range rwHomeRefused {
-				if b.Src == filepath.Join(home, r) {
-					return fail("read-write, the sandbox could change programs and settings your session runs", "bind the subdirectory you need, or use --ro-bind")
-				}
-			}
+		if reason, hint := SourceRefusal(b.Src, b.Writable, home, state); reason != "" {
+			return fail(reason, hint)
 		}
 		for _, m := range managed {
 			if !instance.Within(b.Dest, m) {
@@ -221,6 +197,40 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project, private
 		}
 	}
 	return nil
+}
+
+// SourceRefusal says why src may not be mounted into the sandbox (read-write
+// when writable), with a hint, or returns "" when it may. The project's own
+// bind obeys the same rules. state is StateDirs' result.
+func SourceRefusal(src string, writable bool, home string, state []string) (reason, hint string) {
+	for _, p := range state {
+		if instance.Within(src, p) || claudeJSONCopy(home, src) {
+			return "it holds Claude Code's or claudebox's state", "bind the directory you need instead"
+		}
+	}
+	for _, r := range hostRuntime {
+		if instance.Within(src, r) {
+			return "it holds the host's processes, devices or sockets, which the sandbox could reach", "for the SSH agent, use --with-ssh"
+		}
+	}
+	if slices.Contains(sharedTemp, src) {
+		return "it holds other programs' sockets (tmux, X11), which the sandbox could reach", "bind the directory you need inside it"
+	}
+	if sock := socketIn(src); sock != "" {
+		return sock + " is a socket, which the sandbox could connect to", "for the SSH agent, use --with-ssh; otherwise bind a directory without sockets"
+	}
+	if !writable {
+		return "", ""
+	}
+	if instance.Within(home, src) {
+		return "read-write, it would expose your whole home directory", "bind the directory you need, e.g. --bind ~/.cargo/registry, or use --ro-bind"
+	}
+	for _, r := range rwHomeRefused {
+		if src == filepath.Join(home, r) {
+			return "read-write, the sandbox could change programs and settings your session runs", "bind the subdirectory you need, or use --ro-bind"
+		}
+	}
+	return "", ""
 }
 
 // managedDests are the paths inside that claudebox mounts itself; a user
@@ -282,7 +292,7 @@ type bindWalk struct {
 	symlinks []string
 }
 
-func expandBinds(home string, project instance.Project, binds []BindSpec, private []string) ([]Mount, []Hidden, []string) {
+func expandBinds(home string, project instance.Project, binds []BindSpec, state []string) ([]Mount, []Hidden, []string) {
 	if len(binds) == 0 {
 		return nil, nil, nil
 	}
@@ -294,7 +304,7 @@ func expandBinds(home string, project instance.Project, binds []BindSpec, privat
 			w.omitSrc[real] = "secret"
 		}
 	}
-	for _, p := range stateDirs(home, private) {
+	for _, p := range state {
 		w.omitSrc[p] = "state"
 	}
 	for _, r := range append(hostRuntime, sharedTemp...) {

@@ -10,9 +10,8 @@ import (
 )
 
 // Probe reads the host facts a plan needs. It only reads.
-// private are claudebox's own state and configuration directories, which
-// no bind shows.
-func Probe(home, stateDir string, project instance.Project, command string, binds []BindSpec, private []string) Host {
+// state are the directories no bind shows (StateDirs).
+func Probe(home, stateDir string, project instance.Project, command string, binds []BindSpec, state []string) Host {
 	var h Host
 	for _, d := range SystemDirs {
 		if hp, ok := lstat(d); ok {
@@ -37,7 +36,7 @@ func Probe(home, stateDir string, project instance.Project, command string, bind
 	}
 	h.Guards, h.Pins, h.Symlinked = probeGuards(home, project)
 	var linked []string
-	h.Binds, h.Hidden, linked = expandBinds(home, project, binds, private)
+	h.Binds, h.Hidden, linked = expandBinds(home, project, binds, state)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
 }
