@@ -30,8 +30,9 @@ type Env struct {
 	// NAME=VALUE set.
 	Values map[string]string
 	// Own marks the names whose file is the user's own configuration: they
-	// need no approval.
-	Own map[string]bool
+	// need no approval. Lines marks those whose file is one NAME=VALUE per
+	// line.
+	Own, Lines map[string]bool
 }
 
 // identityEnv are variables that carry an identity beyond Claude's own: a
@@ -63,7 +64,7 @@ func Environment(environ, requested []string, files []EnvFile) (Env, error) {
 		name, _, _ := strings.Cut(kv, "=")
 		set[name] = true
 	}
-	env := Env{From: map[string]string{}, Values: map[string]string{}, Own: map[string]bool{}}
+	env := Env{From: map[string]string{}, Values: map[string]string{}, Own: map[string]bool{}, Lines: map[string]bool{}}
 	seen := map[string]bool{}
 	addName := func(n string) {
 		if !seen[n] {
@@ -115,6 +116,7 @@ func Environment(environ, requested []string, files []EnvFile) (Env, error) {
 			}
 			env.From[e.Name] = f.Path
 			env.Own[e.Name] = f.Own
+			env.Lines[e.Name] = f.Lines
 			delete(env.Values, e.Name)
 			if e.Set {
 				env.Values[e.Name] = e.Value

@@ -23,6 +23,9 @@ type EnvFile struct {
 	// Own marks the user's own configuration (config.toml): what it adds
 	// needs no approval, and it may name an identity token.
 	Own bool
+	// Lines says the file is one NAME=VALUE per line (ReadEnvFile's), not
+	// a config file's list.
+	Lines bool
 }
 
 // EnvEntry is one line of an env file.
@@ -43,7 +46,7 @@ const ProjectConfigFile = ".claudebox.toml"
 // ReadEnvFile reads an env file; one that does not exist has no entries,
 // and neither has the placeholder a running session keeps in its place.
 func ReadEnvFile(path string) (EnvFile, error) {
-	f := EnvFile{Path: path}
+	f := EnvFile{Path: path, Lines: true}
 	if IsPlaceholder(path) {
 		return f, nil
 	}

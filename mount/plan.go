@@ -59,9 +59,9 @@ type Plan struct {
 	// at exec time and never stored here, so nothing that prints a plan can
 	// print a secret.
 	Env []string
-	// EnvSetBy names the env file that sets a variable's value ("" when
-	// --env NAME=VALUE does), for the variables whose value is not the host's.
-	EnvSetBy map[string]string
+	// EnvSetBy says where the value of a variable whose value is not the
+	// host's was set.
+	EnvSetBy map[string]EnvSource
 	// Chdir is the working directory inside.
 	Chdir string
 	// Project is the project the sandbox is for.
@@ -285,9 +285,9 @@ func Build(in Inputs) Plan {
 	p.Guards = in.Host.Guards
 	for name := range in.Env.Values {
 		if p.EnvSetBy == nil {
-			p.EnvSetBy = map[string]string{}
+			p.EnvSetBy = map[string]EnvSource{}
 		}
-		p.EnvSetBy[name] = in.Env.From[name] // "" for --env NAME=VALUE
+		p.EnvSetBy[name] = EnvSource{File: in.Env.From[name], Lines: in.Env.Lines[name]}
 	}
 	p.Command = in.Command
 	if in.Claude {
@@ -386,12 +386,12 @@ func (p Plan) Script(bwrap string) string {
 		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), what)
 	}
 	for _, name := range p.Env {
-		file, ok := p.EnvSetBy[name]
+		src, ok := p.EnvSetBy[name]
 		switch {
-		case ok && file == "":
+		case ok && src.File == "":
 			fmt.Fprintf(&b, "# %s: the value given with --env %s=…, not shown\n", name, name)
-		case ok && !lineEnvFile(file):
-			fmt.Fprintf(&b, "# %s: the value set in %s, not shown\n", name, file)
+		case ok && !src.Lines:
+			fmt.Fprintf(&b, "# %s: the value set in %s, not shown\n", name, src.File)
 		}
 	}
 	for _, h := range p.Hidden {
@@ -402,9 +402,9 @@ func (p Plan) Script(bwrap string) string {
 		b.WriteString(" SSH_AUTH_SOCK=" + SSHAgentSocket)
 	}
 	for _, name := range p.Env {
-		if file, ok := p.EnvSetBy[name]; ok && lineEnvFile(file) {
+		if src, ok := p.EnvSetBy[name]; ok && src.Lines {
 			// Read from the file, so the script is exact and prints no value.
-			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(file))
+			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(src.File))
 			continue
 		}
 		b.WriteString(" " + name + `="$` + name + `"`)
@@ -423,11 +423,12 @@ func (p Plan) Script(bwrap string) string {
 	return b.String()
 }
 
-// lineEnvFile reports whether file is one of the bash-era env files, one
-// NAME=VALUE per line, which a shell can read the value from.
-func lineEnvFile(file string) bool {
-	base := filepath.Base(file)
-	return file != "" && (base == ProjectEnvFile || base == "env")
+// EnvSource is where a variable's value was set: File is "" for --env
+// NAME=VALUE; Lines says File has one NAME=VALUE per line, so a shell can
+// read the value back.
+type EnvSource struct {
+	File  string
+	Lines bool
 }
 
 // Quote quotes s for a POSIX shell when it needs it.
