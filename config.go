@@ -105,7 +105,8 @@ type layer struct {
 	// from names the source for --dry-run and the approval question: a
 	// file's path, or "" for the command line.
 	from string
-	// own: the user's own configuration, which needs no approval.
+	// own: the user's own configuration or command line, which needs no
+	// approval.
 	own bool
 	// base is what relative paths are relative to.
 	base string
@@ -199,10 +200,9 @@ type auditItem struct {
 
 func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 	var out launchSettings
-	var owners []layer // parallel to out.binds
-	var sshFrom layer
-	// What the user's own settings ask for needs no approval, whichever
-	// source has the last word on it.
+	var sshFrom string
+	// What the user's own settings (or the command line) ask for needs no
+	// approval, whichever source has the last word on it.
 	ownBinds := map[string]bool{}
 	ownSSH := false
 	for _, l := range layers {
@@ -219,13 +219,9 @@ func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 				if err != nil {
 					return out, bindHint(err, l.from)
 				}
-				if i := slices.IndexFunc(out.binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest }); i >= 0 {
-					out.binds = slices.Delete(out.binds, i, i+1)
-					owners = slices.Delete(owners, i, i+1)
-				}
+				out.binds = slices.DeleteFunc(out.binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest })
 				out.binds = append(out.binds, b)
-				owners = append(owners, l)
-				if l.own || l.from == "" {
+				if l.own {
 					ownBinds[bindLine(b)] = true
 				}
 			}
@@ -247,21 +243,20 @@ func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 			out.envFiles = append(out.envFiles, f)
 		}
 		if l.WithSSH != nil {
-			out.withSSH, sshFrom = *l.WithSSH, l
-			ownSSH = ownSSH || *l.WithSSH && (l.own || l.from == "")
+			out.withSSH, sshFrom = *l.WithSSH, l.from
+			ownSSH = ownSSH || *l.WithSSH && l.own
 		}
 		if l.NoNetwork != nil {
 			out.noNetwork = *l.NoNetwork
 		}
 	}
-	for i, b := range out.binds {
-		if owners[i].own || owners[i].from == "" || ownBinds[bindLine(b)] {
-			continue
+	for _, b := range out.binds {
+		if !ownBinds[bindLine(b)] {
+			out.approval = append(out.approval, auditItem{line: bindLine(b), show: b.Flag() + " (from " + b.From + ")"})
 		}
-		out.approval = append(out.approval, auditItem{line: bindLine(b), show: b.Flag() + " (from " + b.From + ")"})
 	}
-	if out.withSSH && !sshFrom.own && sshFrom.from != "" && !ownSSH {
-		out.approval = append(out.approval, auditItem{line: "with-ssh", show: "--with-ssh (from " + sshFrom.from + ")"})
+	if out.withSSH && !ownSSH {
+		out.approval = append(out.approval, auditItem{line: "with-ssh", show: "--with-ssh (from " + sshFrom + ")"})
 	}
 	return out, nil
 }

@@ -122,7 +122,7 @@ func (l launchCmd) prepare() (session, error) {
 	if err != nil {
 		return session{}, err
 	}
-	conf, err := mergeSettings(append(layers, layer{settings: l.Flags}), home, cwd)
+	conf, err := mergeSettings(append(layers, layer{settings: l.Flags, own: true}), home, cwd)
 	if err != nil {
 		return session{}, err
 	}
@@ -193,25 +193,16 @@ func (l launchCmd) prepare() (session, error) {
 // withoutUnapproved drops from the settings and the environment what the
 // user has not approved.
 func withoutUnapproved(conf launchSettings, env mount.Env, unapproved []auditItem) (launchSettings, mount.Env) {
-	lines := map[string]bool{}
+	// A line is NAME or NAME=digest for a variable, mount:digest for a
+	// bind, with-ssh for the agent.
+	pending := map[string]bool{}
 	for _, a := range unapproved {
-		lines[a.line] = true
+		name, _, _ := strings.Cut(a.line, "=")
+		pending[name] = true
 	}
-	if lines["with-ssh"] {
-		conf.withSSH = false
-	}
-	var binds []mount.BindSpec
-	for _, b := range conf.binds {
-		if !lines[bindLine(b)] {
-			binds = append(binds, b)
-		}
-	}
-	conf.binds = binds
-	env.Names = slices.DeleteFunc(slices.Clone(env.Names), func(name string) bool {
-		return slices.ContainsFunc(env.Audit(), func(line string) bool {
-			return lines[line] && (line == name || strings.HasPrefix(line, name+"="))
-		})
-	})
+	conf.withSSH = conf.withSSH && !pending["with-ssh"]
+	conf.binds = slices.DeleteFunc(slices.Clone(conf.binds), func(b mount.BindSpec) bool { return pending[bindLine(b)] })
+	env.Names = slices.DeleteFunc(slices.Clone(env.Names), func(name string) bool { return pending[name] })
 	return conf, env
 }
 
