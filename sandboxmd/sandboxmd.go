@@ -5,6 +5,7 @@ package sandboxmd
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
@@ -110,9 +111,18 @@ func Render(p mount.Plan) []byte {
 	if len(copies) > 0 {
 		line("  %s there: private copies, changes last for this session.", strings.Join(copies, ", "))
 	}
-	line("- Private: %s and /tmp are empty tmpfs; anything else written there is lost when the session ends.", home)
+	homeBound := slices.ContainsFunc(p.Binds, func(b mount.BindSpec) bool { return b.Dest == home })
+	if homeBound {
+		line("- Private: /tmp is an empty tmpfs; what is written there, or in %s outside the mounts above, is lost when the session ends.", home)
+	} else {
+		line("- Private: %s and /tmp are empty tmpfs; anything else written there is lost when the session ends.", home)
+	}
 	line("- Read-only: %s.", strings.Join(ro, ", "))
-	line("- Hidden: the rest of the host's %s (SSH keys, cloud credentials, other projects and their histories) and every host path not listed here.", home)
+	if homeBound {
+		line("- Hidden: SSH keys, cloud credentials and the other secrets named above, other projects' histories, and every host path not listed here.")
+	} else {
+		line("- Hidden: the rest of the host's %s (SSH keys, cloud credentials, other projects and their histories) and every host path not listed here.", home)
+	}
 	if len(p.Env) > 0 {
 		line("- Environment variables passed in (names only): %s. All others were dropped.", strings.Join(p.Env, ", "))
 	}
