@@ -60,7 +60,7 @@ const configKeys = "bind, ro-bind, env, with-ssh, no-network, and [project.\"PAT
 // point at a secret, which an error message would then quote. The user's
 // own may be a link (home-manager, stow).
 func decodeConfig(path string, v any, follow bool) (bool, error) {
-	if mount.IsPlaceholder(path) {
+	if instance.IsPlaceholder(path) {
 		return false, nil
 	}
 	read := instance.ReadFileNoFollow
