@@ -43,6 +43,8 @@ type session struct {
 	audit      []auditItem
 	unapproved []auditItem
 	approve    bool
+	// reportOnly: the exit audit names what it finds and moves nothing.
+	reportOnly bool
 	// legacy are the bash-era env files read, for their one-time notice.
 	legacy []mount.EnvFile
 }
@@ -177,7 +179,7 @@ func (l launchCmd) prepare() (session, error) {
 			legacy = append(legacy, *l.legacy)
 		}
 	}
-	return session{bwrap: bwrap, home: home, stateDir: stateDir, plan: plan, env: env, audit: audit, unapproved: unapproved, legacy: legacy}, nil
+	return session{bwrap: bwrap, home: home, stateDir: stateDir, plan: plan, env: env, audit: audit, unapproved: unapproved, legacy: legacy, reportOnly: conf.reportOnly}, nil
 }
 
 // withoutUnapproved drops from the settings and the environment what the
@@ -282,9 +284,13 @@ func (s session) materialize() (*os.File, error) {
 	}
 	// The first session after a supervisor was killed cleans up after it.
 	if idle, err := instance.TryLockIdle(lock); err == nil && idle {
-		instance.RemovePlaceholders(dir)
+		s.cleanUp(dir)
 	}
 	if err := instance.LockShared(lock); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if err := instance.MarkStart(dir); err != nil {
 		lock.Close()
 		return nil, err
 	}

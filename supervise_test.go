@@ -143,3 +143,71 @@ func TestSuperviseForwardsSignals(t *testing.T) {
 		t.Error("the placeholder of .envrc outlived the session")
 	}
 }
+
+// TestSuperviseExitAudit: what a session leaves in the project that the
+// host would run or obey, where no guard could stand (a nested project's
+// .claude, a nested repository's hooks, a dev container), is moved aside
+// when the session ends, named with the command that puts it back; what
+// was there unchanged stays; the host's commit in the nested repository
+// runs nothing the sandbox wrote.
+func TestSuperviseExitAudit(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, "README"), "hi\n")
+	h.gitRepo(proj)
+	sub := filepath.Join(proj, "sub")
+	h.write(filepath.Join(sub, "README"), "sub\n")
+	h.gitRepo(sub)
+	kept := filepath.Join(proj, "web", ".claude", "commands", "old.md")
+	h.write(kept, "mine\n")
+	marker := filepath.Join(h.base, "MARKER")
+
+	planted := []string{
+		filepath.Join(proj, "web", ".claude", "settings.json"),
+		filepath.Join(sub, ".git", "hooks", "pre-commit"),
+		filepath.Join(proj, ".devcontainer", "devcontainer.json"),
+	}
+	script := `
+		mkdir -p web/.claude .devcontainer
+		printf '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch ` + marker + `"}]}]}}' > web/.claude/settings.json
+		printf '#!/bin/sh\ntouch ` + marker + `\n' > sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit
+		printf '{"initializeCommand":"touch ` + marker + `"}' > .devcontainer/devcontainer.json
+		echo new > src.go
+	`
+	var stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", script)
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	for _, p := range planted {
+		if exists(p) {
+			t.Errorf("%s is still in the project after the session", p)
+		}
+		if !strings.Contains(stderr.String(), "to put it back: mv -n '"+filepath.Join(h.home, ".claudebox", "moved-aside")) ||
+			!strings.Contains(stderr.String(), "'"+p+"'\n") {
+			t.Errorf("stderr does not name %s with the way back:\n%s", p, stderr.String())
+		}
+	}
+	if !exists(kept) || !exists(filepath.Join(proj, "src.go")) {
+		t.Error("the audit moved what it had no business with")
+	}
+	h.write(filepath.Join(sub, "x"), "x\n")
+	h.run(sub, nil, "git", "add", "x")
+	h.run(sub, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x")
+	if exists(marker) {
+		t.Error("the host's commit ran the hook the sandbox planted")
+	}
+
+	// Report only: named, left in place.
+	stderr.Reset()
+	c = h.command(proj, nil, "claudebox", "--move-aside=false", "--shell", "-c", "mkdir -p web/.vscode && echo '{}' > web/.vscode/tasks.json")
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	tasks := filepath.Join(proj, "web", ".vscode", "tasks.json")
+	if !exists(tasks) || !strings.Contains(stderr.String(), "'"+tasks+"'") || !strings.Contains(stderr.String(), "left in place") {
+		t.Errorf("--move-aside=false: want %s named and left in place:\n%s", tasks, stderr.String())
+	}
+}

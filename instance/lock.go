@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -143,6 +144,33 @@ func RemovePlaceholders(dir string) {
 	}
 	os.Remove(record)
 }
+
+// MarkStart records when the first of the project's running sessions
+// began, as the ctime of <state>/live/<hash>.since (the kernel's clock,
+// which no one can set back); the sessions after it find it there.
+func MarkStart(dir string) error {
+	f, err := os.OpenFile(livePath(dir, ".since"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// Started reports when the project's sessions began, if they did not all
+// end yet, or ended without their audit.
+func Started(dir string) (time.Time, bool) {
+	var st unix.Stat_t
+	if unix.Lstat(livePath(dir, ".since"), &st) != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(st.Ctim.Unix()), true
+}
+
+// ForgetStart ends the record MarkStart began, once its audit is done.
+func ForgetStart(dir string) { os.Remove(livePath(dir, ".since")) }
 
 // SweepIdle removes what sessions of the instance dir left on the host
 // when none is running: a supervisor that was killed cleans up nothing.
