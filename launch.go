@@ -91,7 +91,7 @@ func (l launchCmd) prepare() (session, error) {
 	}
 	project, err := instance.Resolve(cwd)
 	if err != nil {
-		return session{}, withHint("cd into your project again", "cannot resolve the current directory: %v", err)
+		return session{}, resolveError(err)
 	}
 	cwd, _ = filepath.EvalSymlinks(cwd)
 
@@ -243,6 +243,17 @@ func (s *session) askApproval(yes bool) error {
 	}
 	s.approve = true
 	return nil
+}
+
+// resolveError explains why the project of the current directory cannot
+// be decided.
+func resolveError(err error) error {
+	var redirect *instance.RedirectError
+	if errors.As(err, &redirect) {
+		return withHint("if you did not set this up, the sandbox may have: check it, then remove it or repair it on the host (git worktree repair)",
+			"refusing a git redirect: %v", err)
+	}
+	return withHint("cd into your project again", "cannot resolve the current directory: %v", err)
 }
 
 // homeDir returns $HOME, which must name an existing directory.
