@@ -157,6 +157,9 @@ func (l launchCmd) prepare() (session, error) {
 		return session{}, withHint("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
 	}
+	if len(host.Redirects) > 0 {
+		return session{}, resolveError(host.Redirects[0])
+	}
 	var agent string
 	if conf.withSSH {
 		agent = os.Getenv("SSH_AUTH_SOCK")
@@ -361,20 +364,12 @@ func createEmpty(path string) error {
 }
 
 // createPlaceholder makes the stand-in a guard's mount needs where nothing
-// exists: empty, mode 000, so that it is recognisably claudebox's.
+// exists, recognisably claudebox's.
 func createPlaceholder(m mount.Mount) error {
 	if mount.IsPlaceholder(m.Dest) {
 		return nil
 	}
-	var err error
-	if m.Kind == mount.Tmpfs {
-		err = os.Mkdir(m.Dest, 0)
-	} else {
-		var f *os.File
-		if f, err = os.OpenFile(m.Dest, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0); err == nil {
-			err = f.Close()
-		}
-	}
+	err := mount.CreatePlaceholder(m)
 	if errors.Is(err, os.ErrExist) {
 		return withHint("start claudebox again", "%s appeared while claudebox was starting", m.Dest)
 	}

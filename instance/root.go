@@ -46,7 +46,7 @@ func Resolve(cwd string) (Project, error) {
 		return Project{}, err
 	}
 	for d := dir; ; d = filepath.Dir(d) {
-		p, ok, err := atGitEntry(d)
+		p, ok, err := Repository(d)
 		if err != nil || ok {
 			return p, err
 		}
@@ -66,11 +66,11 @@ type RedirectError struct {
 
 func (e *RedirectError) Error() string { return e.Path + " " + e.Reason }
 
-// atGitEntry reports the project whose working tree top is top, if top holds
-// a .git directory or gitfile. A .git directory that is no repository is
+// Repository reports the project whose working tree top is top, if top
+// holds a .git directory or gitfile. A .git directory that is no repository is
 // passed over, as git passes over it; a gitfile or commondir that leads
 // elsewhere is an error, as it is for git.
-func atGitEntry(top string) (Project, bool, error) {
+func Repository(top string) (Project, bool, error) {
 	dotgit := filepath.Join(top, ".git")
 	fi, err := os.Lstat(dotgit)
 	if err != nil {
@@ -145,7 +145,7 @@ func atGitEntry(top string) (Project, bool, error) {
 // stand-in a session puts where none exists).
 func commonDir(gitDir string) (string, error) {
 	path := filepath.Join(gitDir, "commondir")
-	b, err := readGitFile(path, maxPointer)
+	b, err := ReadGitFile(path, maxPointer)
 	if errors.Is(err, os.ErrNotExist) {
 		return gitDir, nil
 	}
@@ -181,7 +181,7 @@ func claimsCheckout(dotgit, gitDir, common string) error {
 	want, _ := filepath.EvalSymlinks(dotgit)
 	if gitDir != common {
 		path := filepath.Join(gitDir, "gitdir")
-		b, err := readGitFile(path, maxPointer)
+		b, err := ReadGitFile(path, maxPointer)
 		if err != nil {
 			return &RedirectError{path, "cannot be read safely: " + err.Error()}
 		}
@@ -212,7 +212,7 @@ func coreWorktree(gitDir, wt string) (string, bool) {
 
 // readGitfile returns the git dir a ".git" file points to.
 func readGitfile(path string) (string, error) {
-	b, err := readGitFile(path, maxPointer)
+	b, err := ReadGitFile(path, maxPointer)
 	if err != nil {
 		return "", err
 	}
@@ -234,12 +234,12 @@ const (
 	maxConfig  = 1 << 20
 )
 
-// readGitFile reads one of git's files where the sandbox may have written:
+// ReadGitFile reads one of git's files where the sandbox may have written:
 // a regular file only (a FIFO would block, a device never end), opened
 // without following a symlink in its last component and without blocking,
 // at most max bytes.
 // Local until the shared package for reads of sandbox-written files lands.
-func readGitFile(path string, max int64) ([]byte, error) {
+func ReadGitFile(path string, max int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -288,7 +288,7 @@ type GitEntry struct {
 // and neither has a symlink, a FIFO or a file of more than 1 MiB: the
 // sandbox can write these files (resolve a user's own file first).
 func GitEntries(path string) []GitEntry {
-	b, err := readGitFile(path, maxConfig)
+	b, err := ReadGitFile(path, maxConfig)
 	if err != nil {
 		return nil
 	}
