@@ -180,3 +180,32 @@ func cpuTicks(pid int) int {
 	fmt.Sscan(fields[12], &s)
 	return u + s
 }
+
+// BenchmarkPrepareFolderOfRepos starts in a folder of 30 repositories,
+// each with 10 directories of 10 directories (a ~/code): the probe reads
+// every directory down to NestedDepth and guards each repository.
+func BenchmarkPrepareFolderOfRepos(b *testing.B) {
+	if _, err := exec.LookPath("claude"); err != nil {
+		b.Skip("claude not installed")
+	}
+	base, _ := filepath.EvalSymlinks(b.TempDir())
+	home := filepath.Join(base, "home")
+	code := filepath.Join(base, "code")
+	for i := range 30 {
+		repo := filepath.Join(code, fmt.Sprintf("repo%02d", i))
+		for j := range 10 {
+			for k := range 10 {
+				os.MkdirAll(filepath.Join(repo, fmt.Sprintf("d%d", j), fmt.Sprintf("e%d", k)), 0o755)
+			}
+		}
+		if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+			b.Skipf("git: %v %s", err, out)
+		}
+	}
+	os.MkdirAll(home, 0o755)
+	wd, _ := os.Getwd()
+	os.Chdir(code)
+	b.Cleanup(func() { os.Chdir(wd) })
+	b.Setenv("HOME", home)
+	benchPrepare(b)
+}

@@ -482,3 +482,139 @@ func TestEscapeNoNetwork(t *testing.T) {
 		t.Errorf("--no-network reached the host's loopback: %s", out)
 	}
 }
+
+// gitRedirectAttack is what a hostile agent does to git's redirects, run
+// inside with the marker's path as $1: it builds a look-alike repository in
+// the project whose config runs a command, and points every redirect git
+// follows at it; it writes that command into the config and hooks of an
+// embedded submodule and a nested repository. Errors are expected.
+const gitRedirectAttack = `
+m=$1
+mkdir -p evil/objects evil/refs
+echo 'ref: refs/heads/main' > evil/HEAD
+printf '[core]\n\tfsmonitor = touch %s\n' "$m" > evil/config
+for d in .git .git/modules/lib third_party/a/b/emb/.git ../nested/one/.git ../nested/a/two/.git; do
+	test -d "$d" || continue
+	printf '%s\n' "$PWD/evil" > "$d/commondir"
+	printf '[core]\n\tfsmonitor = touch %s\n' "$m" >> "$d/config"
+	printf '[core]\n\tfsmonitor = touch %s\n' "$m" > "$d/config.worktree"
+	printf '* filter=x\n' > "$d/info/attributes"
+	printf '#!/bin/sh\ntouch %s\n' "$m" > "$d/hooks/pre-commit" && chmod +x "$d/hooks/pre-commit"
+done
+printf '%s\n' "$PWD/sub/.git" > .git/worktrees/wt/gitdir
+echo attacked
+` + "\n"
+
+// TestEscapeGitRedirects: the agent points commondir (of the repository,
+// of a submodule's git dir), a worktree's gitdir and the config and hooks of
+// an embedded submodule and of repositories in a folder of repositories at
+// what runs a command. The host's git status, commit and git -C sub status
+// afterwards, and during the session, run nothing, and the next launch uses
+// the project's own instance.
+func TestEscapeGitRedirects(t *testing.T) {
+	h := newE2EHost(t)
+	code := filepath.Join(h.home, "code")
+	repo := filepath.Join(code, "repo")
+	h.gitRepo(repo)
+	lib := filepath.Join(code, "lib")
+	h.gitRepo(lib)
+	h.run(repo, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	// An embedded submodule: added from a clone already in the work tree,
+	// it keeps its .git directory. It lies deeper than the probe looks for
+	// nested repositories: .gitmodules names it.
+	emb := filepath.Join(repo, "third_party", "a", "b", "emb")
+	h.gitRepo(emb)
+	h.run(repo, nil, "git", "submodule", "add", "-q", "./third_party/a/b/emb", "third_party/a/b/emb")
+	h.run(repo, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "subs")
+	h.run(repo, nil, "git", "config", "extensions.worktreeConfig", "true")
+	h.run(repo, nil, "git", "worktree", "add", "-q", filepath.Join(code, "wt"))
+	// A folder of repositories, the session started in it.
+	nested := filepath.Join(h.home, "nested")
+	h.gitRepo(filepath.Join(nested, "one"))
+	h.gitRepo(filepath.Join(nested, "a", "two"))
+	marker := filepath.Join(h.base, "marker")
+
+	// While a session runs, the host's git works in every repository.
+	session := h.command(repo, nil, "claudebox", "--shell", "-c", "sleep 2")
+	if err := session.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	for _, dir := range []string{repo, filepath.Join(repo, "lib"), emb, filepath.Join(code, "wt")} {
+		if out, err := h.command(dir, nil, "git", "status", "--short").CombinedOutput(); err != nil {
+			t.Errorf("host git status in %s during a session: %v\n%s", dir, err, out)
+		}
+	}
+	session.Wait()
+
+	for _, dir := range []string{repo, nested} {
+		if out := h.run(dir, nil, "claudebox", "--shell", "-c", gitRedirectAttack, "attack", marker); !strings.Contains(out, "attacked") {
+			t.Fatalf("the attack did not run in %s: %s", dir, out)
+		}
+	}
+	noPlaceholders(t, code)
+	noPlaceholders(t, nested)
+	commit := []string{"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "host"}
+	for _, dir := range []string{repo, filepath.Join(repo, "lib"), emb, filepath.Join(code, "wt"), filepath.Join(nested, "one"), filepath.Join(nested, "a", "two")} {
+		h.run(dir, nil, "git", "status", "--short")
+		h.run(dir, nil, "git", commit...)
+	}
+	h.run(repo, nil, "git", "-C", "lib", "status")
+	h.run(repo, nil, "git", "-C", "third_party/a/b/emb", "status")
+	if exists(marker) {
+		t.Fatal("the host's git ran what the sandbox planted")
+	}
+	for _, dir := range []string{repo, filepath.Join(code, "wt")} {
+		if out := h.inside(dir, nil, `cat ~/.claude/projects/project-root`); strings.TrimSpace(out) != repo {
+			t.Errorf("the next launch in %s uses the instance of %q", dir, out)
+		}
+	}
+}
+
+// TestEscapeHookManagers: in a husky v9 project (core.hooksPath=.husky/_,
+// whose stubs run .husky/<hook>) and a lefthook project (an installed hook
+// running what lefthook.yml says), the agent cannot change what the host's
+// git commit runs.
+func TestEscapeHookManagers(t *testing.T) {
+	h := newE2EHost(t)
+	marker := filepath.Join(h.base, "marker")
+	husky := filepath.Join(h.home, "code", "husky")
+	h.gitRepo(husky)
+	// The stubs as husky 9 writes them.
+	h.write(filepath.Join(husky, ".husky", "_", "h"), "#!/usr/bin/env sh\nn=$(basename \"$0\")\ns=$(dirname \"$(dirname \"$0\")\")/$n\n[ ! -f \"$s\" ] && exit 0\nsh -e \"$s\" \"$@\"\n")
+	h.write(filepath.Join(husky, ".husky", "_", ".gitignore"), "*\n")
+	for _, hook := range []string{"pre-commit", "post-commit", "commit-msg"} {
+		h.write(filepath.Join(husky, ".husky", "_", hook), "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n")
+		os.Chmod(filepath.Join(husky, ".husky", "_", hook), 0o755)
+	}
+	h.write(filepath.Join(husky, ".husky", "pre-commit"), "true\n")
+	h.run(husky, nil, "git", "config", "core.hooksPath", ".husky/_")
+
+	lefthook := filepath.Join(h.home, "code", "lefthook")
+	h.gitRepo(lefthook)
+	h.write(filepath.Join(lefthook, "lefthook.yml"), "pre-commit:\n  commands:\n    lint:\n      run: true\n")
+	h.write(filepath.Join(lefthook, ".git", "hooks", "pre-commit"), "#!/bin/sh\nsed -n 's/^ *run: //p' lefthook.yml | sh\n")
+	os.Chmod(filepath.Join(lefthook, ".git", "hooks", "pre-commit"), 0o755)
+	h.chown()
+
+	attack := `
+		m=$1
+		echo "touch $m" >> .husky/pre-commit
+		printf 'touch %s\n' "$m" > .husky/post-commit
+		printf '#!/bin/sh\ntouch %s\n' "$m" > .husky/_/h
+		mv .husky .husky.old && mkdir -p .husky/_ && printf 'touch %s\n' "$m" > .husky/pre-commit
+		printf '      run: touch %s\n' "$m" >> lefthook.yml
+		rm -f lefthook.yml; printf 'pre-commit:\n  commands:\n    x:\n      run: touch %s\n' "$m" > lefthook.yml
+		echo attacked
+	` + "\n"
+	for _, dir := range []string{husky, lefthook} {
+		if out := h.run(dir, nil, "claudebox", "--shell", "-c", attack, "attack", marker); !strings.Contains(out, "attacked") {
+			t.Fatalf("the attack did not run in %s: %s", dir, out)
+		}
+		noPlaceholders(t, dir)
+		h.run(dir, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "host")
+	}
+	if exists(marker) {
+		t.Fatal("the host's git commit ran what the sandbox wrote")
+	}
+}

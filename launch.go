@@ -83,7 +83,7 @@ func (l launchCmd) prepare() (session, error) {
 	}
 	project, err := instance.Resolve(cwd)
 	if err != nil {
-		return session{}, withHint("cd into your project again", "cannot resolve the current directory: %v", err)
+		return session{}, resolveError(err)
 	}
 	cwd, _ = filepath.EvalSymlinks(cwd)
 
@@ -148,6 +148,9 @@ func (l launchCmd) prepare() (session, error) {
 	if len(host.Symlinked) > 0 {
 		return session{}, withHint("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
+	}
+	if len(host.Redirects) > 0 {
+		return session{}, resolveError(host.Redirects[0])
 	}
 	var agent string
 	if conf.withSSH {
@@ -235,6 +238,17 @@ func (s *session) askApproval(yes bool) error {
 	}
 	s.approve = true
 	return nil
+}
+
+// resolveError explains why the project of the current directory cannot
+// be decided.
+func resolveError(err error) error {
+	var redirect *instance.RedirectError
+	if errors.As(err, &redirect) {
+		return withHint("if you did not set this up, the sandbox may have: check it, then remove it or repair it on the host (git worktree repair)",
+			"refusing a git redirect: %v", err)
+	}
+	return withHint("cd into your project again", "cannot resolve the current directory: %v", err)
 }
 
 // homeDir returns $HOME, which must name an existing directory.
@@ -363,20 +377,12 @@ func createEmpty(path string) error {
 }
 
 // createPlaceholder makes the stand-in a guard's mount needs where nothing
-// exists: empty, mode 000, so that it is recognisably claudebox's.
+// exists, recognisably claudebox's.
 func createPlaceholder(m mount.Mount) error {
 	if instance.IsPlaceholder(m.Dest) {
 		return nil
 	}
-	var err error
-	if m.Kind == mount.Tmpfs {
-		err = os.Mkdir(m.Dest, 0)
-	} else {
-		var f *os.File
-		if f, err = os.OpenFile(m.Dest, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0); err == nil {
-			err = f.Close()
-		}
-	}
+	err := mount.CreatePlaceholder(m)
 	if errors.Is(err, os.ErrExist) {
 		return withHint("start claudebox again", "%s appeared while claudebox was starting", m.Dest)
 	}

@@ -169,7 +169,7 @@ func (m moveCmd) Run() error {
 	}
 	project, err := instance.Resolve(cwd)
 	if err != nil {
-		return err
+		return resolveError(err)
 	}
 	old, err := m.oldRoot(state, cwd)
 	if err != nil {

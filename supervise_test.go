@@ -155,7 +155,8 @@ func TestSuperviseExitAudit(t *testing.T) {
 	proj := filepath.Join(h.home, "proj")
 	h.write(filepath.Join(proj, "README"), "hi\n")
 	h.gitRepo(proj)
-	sub := filepath.Join(proj, "sub")
+	// Deeper than the launch looks for repositories to guard.
+	sub := filepath.Join(proj, "a", "b", "c", "sub")
 	h.write(filepath.Join(sub, "README"), "sub\n")
 	h.gitRepo(sub)
 	kept := filepath.Join(proj, "web", ".claude", "commands", "old.md")
@@ -170,7 +171,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 	script := `
 		mkdir -p web/.claude .devcontainer
 		printf '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch ` + marker + `"}]}]}}' > web/.claude/settings.json
-		printf '#!/bin/sh\ntouch ` + marker + `\n' > sub/.git/hooks/pre-commit && chmod +x sub/.git/hooks/pre-commit
+		printf '#!/bin/sh\ntouch ` + marker + `\n' > a/b/c/sub/.git/hooks/pre-commit && chmod +x a/b/c/sub/.git/hooks/pre-commit
 		printf '{"initializeCommand":"touch ` + marker + `"}' > .devcontainer/devcontainer.json
 		echo new > src.go
 	`

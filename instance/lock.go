@@ -2,6 +2,7 @@ package instance
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -185,15 +186,36 @@ func SweepIdle(dir string) {
 	}
 }
 
-// IsPlaceholder reports whether path is a stand-in a launch created: mode
-// 000, which nobody makes by hand, and for a file, empty. (A directory with
-// mode 000 cannot be listed; removing it fails if it is not empty.)
+// IsPlaceholder reports whether path is a stand-in a launch made.
 func IsPlaceholder(path string) bool {
 	fi, err := os.Lstat(path)
-	return err == nil && IsPlaceholderInfo(fi)
+	return err == nil && IsStandIn(path, fi)
 }
 
-// IsPlaceholderInfo is IsPlaceholder for what Lstat returned.
-func IsPlaceholderInfo(fi os.FileInfo) bool {
-	return fi.Mode().Perm() == 0 && (fi.IsDir() || fi.Mode().IsRegular() && fi.Size() == 0)
+// IsStandIn reports whether path, of info fi, is a stand-in a launch made:
+// mode 000, which nobody makes by hand, and for a file, empty (a directory
+// with mode 000 cannot be listed; removing it fails if it is not empty); or
+// a no-op file, mode StandInMode with exactly StandInContent.
+func IsStandIn(path string, fi os.FileInfo) bool {
+	if fi.Mode().Perm() == 0 && (fi.IsDir() || fi.Mode().IsRegular() && fi.Size() == 0) {
+		return true
+	}
+	want := StandInContent(path)
+	if !fi.Mode().IsRegular() || fi.Mode().Perm() != StandInMode || fi.Size() != int64(len(want)) {
+		return false
+	}
+	b, err := ReadGitFile(path, int64(len(want)))
+	return err == nil && bytes.Equal(b, want)
+}
+
+// StandInMode marks a no-op stand-in, with its exact content.
+const StandInMode = 0o444
+
+// StandInContent is what git reads as nothing at path: a commondir naming
+// the git dir it is in, or a comment in a config or attributes file.
+func StandInContent(path string) []byte {
+	if filepath.Base(path) == "commondir" {
+		return []byte(".\n")
+	}
+	return []byte("# claudebox: a stand-in while a session runs, removed after it\n")
 }

@@ -5,9 +5,14 @@ package instance
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // Project is where a working directory belongs.
@@ -31,14 +36,19 @@ type Project struct {
 // dirname(realpath(git rev-parse --git-common-dir)) for ordinary repositories
 // and their linked worktrees, and differs where that formula is wrong
 // (submodules and bare repositories). Outside git, the root is cwd itself.
+//
+// The sandbox can write the checkout and its git directory, so every
+// redirect git follows is checked the way git's own worktree code checks
+// it; one that leads elsewhere is a *RedirectError.
 func Resolve(cwd string) (Project, error) {
 	dir, err := filepath.EvalSymlinks(cwd)
 	if err != nil {
 		return Project{}, err
 	}
 	for d := dir; ; d = filepath.Dir(d) {
-		if p, ok := atGitEntry(d); ok {
-			return p, nil
+		p, ok, err := Repository(d)
+		if err != nil || ok {
+			return p, err
 		}
 		if d == "/" {
 			return Project{Root: dir, Checkout: dir}, nil
@@ -46,37 +56,59 @@ func Resolve(cwd string) (Project, error) {
 	}
 }
 
-// atGitEntry reports the project whose working tree top is top, if top holds
-// a valid .git directory or gitfile.
-func atGitEntry(top string) (Project, bool) {
+// RedirectError is a .git file, commondir or gitdir file that leads
+// somewhere git's own layout does not put it: another repository, another
+// checkout, or nothing readable.
+type RedirectError struct {
+	Path   string
+	Reason string
+}
+
+func (e *RedirectError) Error() string { return e.Path + " " + e.Reason }
+
+// Repository reports the project whose working tree top is top, if top
+// holds a .git directory or gitfile. A .git directory that is no repository is
+// passed over, as git passes over it; a gitfile or commondir that leads
+// elsewhere is an error, as it is for git.
+func Repository(top string) (Project, bool, error) {
 	dotgit := filepath.Join(top, ".git")
-	fi, err := os.Stat(dotgit)
+	fi, err := os.Lstat(dotgit)
 	if err != nil {
-		return Project{}, false
+		return Project{}, false, nil
 	}
 	gitDir := dotgit
-	if !fi.IsDir() {
-		gitDir, err = readGitfile(dotgit)
+	switch {
+	case fi.IsDir():
+		// Not a repository (a session's stand-in, an empty directory): git
+		// passes over it, and so does its commondir.
+		if _, err := os.Stat(filepath.Join(dotgit, "HEAD")); err != nil {
+			return Project{}, false, nil
+		}
+	case fi.Mode().IsRegular():
+		target, err := readGitfile(dotgit)
 		if err != nil {
-			return Project{}, false
+			return Project{}, false, &RedirectError{dotgit, "is not a gitfile git can use: " + err.Error()}
 		}
+		if gitDir, err = filepath.EvalSymlinks(target); err != nil {
+			return Project{}, false, &RedirectError{dotgit, "points to " + target + ", which cannot be reached"}
+		}
+	default:
+		return Project{}, false, &RedirectError{dotgit, "is neither a directory nor a regular file (a symlink could lead anywhere)"}
 	}
-	gitDir, err = filepath.EvalSymlinks(gitDir)
+	common, err := commonDir(gitDir)
 	if err != nil {
-		return Project{}, false
-	}
-	common := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		c := strings.TrimRight(string(b), "\n")
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
-		}
-		if common, err = filepath.EvalSymlinks(c); err != nil {
-			return Project{}, false
-		}
+		return Project{}, false, err
 	}
 	if !isGitDir(gitDir, common) {
-		return Project{}, false
+		if fi.IsDir() {
+			return Project{}, false, nil
+		}
+		return Project{}, false, &RedirectError{dotgit, "points to " + gitDir + ", which is not a git directory"}
+	}
+	if !fi.IsDir() {
+		if err := claimsCheckout(dotgit, gitDir, common); err != nil {
+			return Project{}, false, err
+		}
 	}
 	p := Project{Checkout: top, GitDir: gitDir, CommonDir: common}
 	cfg := GitConfig(filepath.Join(common, "config"), "core")
@@ -91,11 +123,7 @@ func atGitEntry(top string) (Project, bool) {
 	case cfg["worktree"] != "":
 		// A submodule: its git dir lives in the superproject's
 		// .git/modules and core.worktree names its own checkout.
-		wt := cfg["worktree"]
-		if !filepath.IsAbs(wt) {
-			wt = filepath.Join(common, wt)
-		}
-		if r, err := filepath.EvalSymlinks(wt); err == nil {
+		if r, ok := coreWorktree(common, cfg["worktree"]); ok {
 			p.Root = r
 		} else {
 			p.Root = top
@@ -108,24 +136,130 @@ func atGitEntry(top string) (Project, bool) {
 	if !Within(common, top) {
 		p.GitDirs = append(p.GitDirs, common)
 	}
-	return p, true
+	return p, true, nil
+}
+
+// commonDir follows gitDir's commondir file as git does, and accepts it only
+// where git's worktree code writes one: in <common>/worktrees/<name>,
+// leading to <common>. One leading to the git dir itself is a no-op (the
+// stand-in a session puts where none exists).
+func commonDir(gitDir string) (string, error) {
+	path := filepath.Join(gitDir, "commondir")
+	b, err := ReadGitFile(path, maxPointer)
+	if errors.Is(err, os.ErrNotExist) {
+		return gitDir, nil
+	}
+	if err != nil {
+		return "", &RedirectError{path, "cannot be read safely: " + err.Error()}
+	}
+	c := strings.TrimRight(string(b), "\n")
+	if c == "" {
+		return "", &RedirectError{path, "is empty"}
+	}
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(gitDir, c)
+	}
+	real, err := filepath.EvalSymlinks(c)
+	if err != nil {
+		return "", &RedirectError{path, "leads to " + c + ", which cannot be reached"}
+	}
+	if real == gitDir {
+		return gitDir, nil
+	}
+	if parent := filepath.Dir(gitDir); filepath.Base(parent) == "worktrees" && real == filepath.Dir(parent) {
+		return real, nil
+	}
+	return "", &RedirectError{path, "leads to " + real + ", not to the repository holding " + gitDir}
+}
+
+// claimsCheckout checks that the git dir a gitfile leads to names that
+// checkout back, as git's worktree code requires: a linked worktree's
+// gitdir file, or core.worktree for a submodule or a separate git dir.
+// Without it, a gitfile planted in the project could make claudebox bind
+// another project's repository and use its instance.
+func claimsCheckout(dotgit, gitDir, common string) error {
+	want, _ := filepath.EvalSymlinks(dotgit)
+	if gitDir != common {
+		path := filepath.Join(gitDir, "gitdir")
+		b, err := ReadGitFile(path, maxPointer)
+		if err != nil {
+			return &RedirectError{path, "cannot be read safely: " + err.Error()}
+		}
+		back := strings.TrimRight(string(b), "\n")
+		if !filepath.IsAbs(back) {
+			back = filepath.Join(gitDir, back)
+		}
+		if real, err := filepath.EvalSymlinks(back); err != nil || real != want {
+			return &RedirectError{dotgit, "points to the worktree " + gitDir + ", which belongs to " + back}
+		}
+		return nil
+	}
+	wt := GitConfig(filepath.Join(gitDir, "config"), "core")["worktree"]
+	if r, ok := coreWorktree(gitDir, wt); wt == "" || !ok || r != filepath.Dir(want) {
+		return &RedirectError{dotgit, "points to " + gitDir + ", a repository that does not name this checkout as its work tree (core.worktree)"}
+	}
+	return nil
+}
+
+// coreWorktree resolves a core.worktree value, relative to the git dir.
+func coreWorktree(gitDir, wt string) (string, bool) {
+	if !filepath.IsAbs(wt) {
+		wt = filepath.Join(gitDir, wt)
+	}
+	r, err := filepath.EvalSymlinks(wt)
+	return r, err == nil
 }
 
 // readGitfile returns the git dir a ".git" file points to.
 func readGitfile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadGitFile(path, maxPointer)
 	if err != nil {
 		return "", err
 	}
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	target, ok := strings.CutPrefix(strings.TrimRight(string(line), "\r"), "gitdir: ")
 	if !ok || target == "" {
-		return "", os.ErrInvalid
+		return "", errors.New("no gitdir line")
 	}
 	if !filepath.IsAbs(target) {
 		target = filepath.Join(filepath.Dir(path), target)
 	}
 	return target, nil
+}
+
+// Size limits of git's files as claudebox reads them: a pointer (gitfile,
+// commondir, gitdir) is one path; a config file is text a person wrote.
+const (
+	maxPointer = 4096
+	maxConfig  = 1 << 20
+)
+
+// ReadGitFile reads one of git's files where the sandbox may have written:
+// a regular file only (a FIFO would block, a device never end), opened
+// without following a symlink in its last component and without blocking,
+// at most max bytes.
+// Local until the shared package for reads of sandbox-written files lands.
+func ReadGitFile(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("larger than %d bytes", max)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("larger than %d bytes", max)
+	}
+	return b, err
 }
 
 // isGitDir mirrors git's own test of a repository directory: HEAD in the git
@@ -150,16 +284,17 @@ type GitEntry struct {
 }
 
 // GitEntries reads a git config file, or .gitmodules, which has the same
-// syntax; includes are not followed. A file that cannot be read has none.
+// syntax; includes are not followed. A file that cannot be read has none,
+// and neither has a symlink, a FIFO or a file of more than 1 MiB: the
+// sandbox can write these files (resolve a user's own file first).
 func GitEntries(path string) []GitEntry {
-	f, err := os.Open(path)
+	b, err := ReadGitFile(path, maxConfig)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var entries []GitEntry
 	section := ""
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {

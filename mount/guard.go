@@ -19,11 +19,16 @@ type Guard struct {
 	// Copy marks a file Claude Code itself saves: the sandbox gets a private
 	// writable copy, so the save works and the host's file stays as it is.
 	Copy bool
-	// FileStandIn: when missing, an empty read-only file stands in (git reads
-	// these paths as files). Otherwise a private empty directory does, which
-	// git ignores and where creating the file fails.
+	// FileStandIn: when missing, a private empty file stands in, which
+	// Claude Code saves into. Without it or NoOp, a private empty directory
+	// does, where creating the file fails.
 	FileStandIn bool
-	Why         string
+	// NoOp: when missing, a read-only file whose content git reads as
+	// nothing stands in, on the host as well as inside. Git reads these
+	// paths whenever they exist, so an unreadable stand-in would make every
+	// host git command fail while a session runs.
+	NoOp bool
+	Why  string
 }
 
 func (g Guard) Mount() Mount {
@@ -33,11 +38,10 @@ func (g Guard) Mount() Mount {
 		m.Kind, m.Why = BindData, g.Why+"; the sandbox saves a private copy"
 	case g.Exists:
 		m.Kind, m.Why = RoBind, g.Why+": read-only"
+	case g.NoOp:
+		m.Kind, m.Placeholder, m.Why = RoBind, true, g.Why+": absent, a file git reads as nothing stands in, read-only"
 	case g.FileStandIn:
-		m.Kind, m.Src, m.Placeholder, m.Why = RoBindData, "", true, g.Why+": absent, an empty read-only file stands in"
-		if g.Copy {
-			m.Kind, m.Why = BindData, g.Why+": absent, the sandbox saves a private copy"
-		}
+		m.Kind, m.Src, m.Placeholder, m.Why = BindData, "", true, g.Why+": absent, the sandbox saves a private copy"
 	default:
 		m.Kind, m.Src, m.Placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty directory stands in"
 	}
@@ -74,20 +78,54 @@ var claudeProjectCopies = []string{"settings.json", "settings.local.json"}
 // permission rules, /memory); the rest of ~/.claude is read-only inside.
 var ClaudeDirCopies = []string{"settings.json", "settings.local.json", "CLAUDE.md"}
 
+// hookManagerFile reports whether a name at the top of a work tree is a
+// hook manager's configuration or scripts, which the repository's installed
+// hooks run on the host's git commit: lefthook (its configs, local ones and
+// script directories), pre-commit, simple-git-hooks, lint-staged and husky.
+func hookManagerFile(name string) bool {
+	for _, prefix := range []string{"lefthook", ".lefthook", ".pre-commit-config.", ".simple-git-hooks", "simple-git-hooks.", ".lintstagedrc", "lint-staged.config.", ".husky"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// NestedDepth is how deep below the project the probe looks for other
+// repositories (a folder of repositories, vendored clones): ~/code/x/.git
+// is at depth 1, ~/code/org/x/.git at 2. Each level reads every directory
+// of the one above (30 repositories of 10×10 directories: about 4 ms at
+// depth 2, 11 ms at 3), so it stays shallow; node_modules is not entered.
+const NestedDepth = 2
+
 // guardProbe collects the guards of a project, the directories to pin, and
 // the protected paths that are symlinks, which no mount can protect.
 type guardProbe struct {
 	home     string
 	roots    []string // the writable mounts
 	seen     map[string]bool
+	repos    map[string]bool // git dirs already guarded
 	guards   []Guard
 	pins     []string
 	symlinks []string
+	// redirects are nested repositories whose redirects lead elsewhere.
+	redirects []error
+	// userHooksPath is core.hooksPath from the user's own git config.
+	userHooksPath string
 }
 
 // probeGuards finds what needs protecting in the project's writable mounts.
-func probeGuards(home string, project instance.Project) (guards []Guard, pins, symlinks []string) {
-	g := &guardProbe{home: home, roots: append([]string{project.Checkout}, project.GitDirs...), seen: map[string]bool{}}
+func probeGuards(home string, project instance.Project) (guards []Guard, pins, symlinks []string, redirects []error) {
+	g := &guardProbe{home: home, roots: append([]string{project.Checkout}, project.GitDirs...), seen: map[string]bool{}, repos: map[string]bool{}}
+	// The user's files may be links (home-manager, stow); the sandbox
+	// cannot write them.
+	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")} {
+		if real, err := filepath.EvalSymlinks(f); err == nil {
+			if hp := instance.GitConfig(real, "core")["hookspath"]; hp != "" {
+				g.userHooksPath = hp
+			}
+		}
+	}
 	for _, w := range workTreeGuards {
 		path := filepath.Join(project.Checkout, w.name)
 		g.add(Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why})
@@ -98,69 +136,114 @@ func probeGuards(home string, project instance.Project) (guards []Guard, pins, s
 		}
 	}
 	if project.CommonDir != "" {
-		g.git(project)
+		g.repo(project.Checkout, project.GitDir, project.CommonDir)
 	} else {
 		// A repository the sandbox creates here would bring config and hooks
 		// that git on the host runs.
 		g.add(Guard{Path: filepath.Join(project.Checkout, ".git"), Why: "a new repository's config and hooks"})
+		g.hookManagers(project.Checkout)
 	}
-	return g.guards, g.pins, g.symlinks
+	g.nested(project.Checkout, NestedDepth)
+	return g.guards, g.pins, g.symlinks, g.redirects
 }
 
-func (g *guardProbe) git(project instance.Project) {
-	common := project.CommonDir
-	g.add(Guard{Path: filepath.Join(common, "config"), FileStandIn: true, Why: "git configuration (fsmonitor, hooksPath, aliases run commands)"})
+// repo guards one repository whose work tree top is top: its git
+// directories, its .git file, its submodules and its hook managers.
+func (g *guardProbe) repo(top, gitDir, common string) {
+	g.commonDir(common, top)
+	if dotgit := filepath.Join(top, ".git"); isFile(dotgit) {
+		g.add(Guard{Path: dotgit, Why: "the checkout's pointer to its git directory"})
+	}
+	g.hookManagers(top)
+	// Submodules: host git runs inside them on its own (git status), with
+	// their config and hooks. A submodule's git dir is under modules/ (see
+	// commonDir), or, embedded, its own .git directory.
+	for _, p := range submodulePaths(filepath.Join(top, ".gitmodules")) {
+		sub := filepath.Join(top, p)
+		dotgit := filepath.Join(sub, ".git")
+		switch {
+		case isFile(dotgit):
+			g.add(Guard{Path: dotgit, Why: "a submodule's pointer to its git directory"})
+		case isDir(dotgit):
+			g.nestedRepo(sub)
+		}
+	}
+}
+
+// hookManagers guards the hook managers' files at the top of a work tree
+// that exist; one created during a session is left to the session's watch.
+func (g *guardProbe) hookManagers(top string) {
+	entries, _ := os.ReadDir(top)
+	for _, e := range entries {
+		if hookManagerFile(e.Name()) {
+			g.add(Guard{Path: filepath.Join(top, e.Name()), Why: "a hook manager's configuration, which the host's git commit runs"})
+		}
+	}
+}
+
+// commonDir guards what git reads as configuration or follows as a
+// redirect in a repository's common git directory, its linked worktrees'
+// directories and its submodules' git directories. top is the work tree
+// that a relative core.hooksPath is relative to ("" when unknown).
+func (g *guardProbe) commonDir(common, top string) {
+	if g.repos[common] {
+		return
+	}
+	g.repos[common] = true
+	config := filepath.Join(common, "config")
+	g.add(Guard{Path: config, NoOp: true, Why: "git configuration (fsmonitor, hooksPath, aliases run commands)"})
+	g.add(Guard{Path: filepath.Join(common, "config.worktree"), NoOp: true, Why: "git configuration of the main worktree"})
+	// git never writes a commondir here, but follows one if it exists.
+	g.add(Guard{Path: filepath.Join(common, "commondir"), NoOp: true, Why: "git's pointer to the repository"})
 	g.add(Guard{Path: filepath.Join(common, "hooks"), Why: "git hooks"})
-	core := instance.GitConfig(filepath.Join(common, "config"), "core")
+	if isDir(filepath.Join(common, "info")) {
+		g.add(Guard{Path: filepath.Join(common, "info", "attributes"), NoOp: true, Why: "git attributes, which choose the configured filter and diff drivers"})
+	}
+	core := instance.GitConfig(config, "core")
 	hooksPath := core["hookspath"]
 	if hooksPath == "" {
-		for _, f := range []string{filepath.Join(g.home, ".gitconfig"), filepath.Join(g.home, ".config", "git", "config")} {
-			if hp := instance.GitConfig(f, "core")["hookspath"]; hp != "" {
-				hooksPath = hp
-			}
+		hooksPath = g.userHooksPath
+	}
+	if rest, ok := strings.CutPrefix(hooksPath, "~/"); ok {
+		hooksPath = filepath.Join(g.home, rest)
+	} else if hooksPath != "" && !filepath.IsAbs(hooksPath) {
+		hooksPath = filepath.Join(top, hooksPath)
+		if top == "" {
+			hooksPath = ""
 		}
 	}
 	if hooksPath != "" {
-		if rest, ok := strings.CutPrefix(hooksPath, "~/"); ok {
-			hooksPath = filepath.Join(g.home, rest)
-		} else if !filepath.IsAbs(hooksPath) {
-			hooksPath = filepath.Join(project.Checkout, hooksPath)
+		hooksPath = filepath.Clean(hooksPath)
+		// husky's stubs in .husky/_ run the scripts in .husky itself.
+		if filepath.Base(hooksPath) == "_" {
+			hooksPath = filepath.Dir(hooksPath)
 		}
-		g.add(Guard{Path: filepath.Clean(hooksPath), Why: "git hooks (core.hooksPath)"})
+		g.add(Guard{Path: hooksPath, Why: "git hooks (core.hooksPath) and what they run"})
 	}
 	// Files the repository's config includes are config too; git resolves a
 	// relative one against the config file's directory.
-	for _, inc := range instance.GitIncludes(filepath.Join(common, "config")) {
+	for _, inc := range instance.GitIncludes(config) {
 		if rest, ok := strings.CutPrefix(inc, "~/"); ok {
 			inc = filepath.Join(g.home, rest)
 		} else if !filepath.IsAbs(inc) {
 			inc = filepath.Join(common, inc)
 		}
-		g.add(Guard{Path: filepath.Clean(inc), FileStandIn: true, Why: "git configuration included by the repository's"})
+		g.add(Guard{Path: filepath.Clean(inc), NoOp: true, Why: "git configuration included by the repository's"})
 	}
-	// Every linked worktree's pointer to the common dir, and its own config.
+	// Every linked worktree's pointers to the common dir and back to its
+	// checkout, and its own config.
 	entries, _ := os.ReadDir(filepath.Join(common, "worktrees"))
 	for _, e := range entries {
 		dir := filepath.Join(common, "worktrees", e.Name())
-		g.add(Guard{Path: filepath.Join(dir, "commondir"), FileStandIn: true, Why: "a worktree's pointer to the repository"})
-		g.add(Guard{Path: filepath.Join(dir, "config.worktree"), FileStandIn: true, Why: "a worktree's git configuration"})
-	}
-	if dotgit := filepath.Join(project.Checkout, ".git"); isFile(dotgit) {
-		g.add(Guard{Path: dotgit, FileStandIn: true, Why: "the checkout's pointer to its git directory"})
-	}
-	// Submodules: host git runs inside them on its own (git status), with
-	// their config and hooks.
-	for _, p := range submodulePaths(filepath.Join(project.Checkout, ".gitmodules")) {
-		dotgit := filepath.Join(project.Checkout, p, ".git")
-		if isFile(dotgit) {
-			g.add(Guard{Path: dotgit, FileStandIn: true, Why: "a submodule's pointer to its git directory"})
-		}
+		g.add(Guard{Path: filepath.Join(dir, "commondir"), NoOp: true, Why: "a worktree's pointer to the repository"})
+		g.add(Guard{Path: filepath.Join(dir, "gitdir"), NoOp: true, Why: "a worktree's pointer to its checkout"})
+		g.add(Guard{Path: filepath.Join(dir, "config.worktree"), NoOp: true, Why: "a worktree's git configuration"})
 	}
 	g.submoduleGitDirs(filepath.Join(common, "modules"))
 }
 
-// submoduleGitDirs guards the config and hooks of each submodule git dir
-// under dir, at any depth (names may contain slashes, and submodules nest).
+// submoduleGitDirs guards each submodule git dir under dir, at any depth
+// (names may contain slashes, and submodules nest).
 func (g *guardProbe) submoduleGitDirs(dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
@@ -172,10 +255,57 @@ func (g *guardProbe) submoduleGitDirs(dir string) {
 			g.submoduleGitDirs(path)
 			continue
 		}
-		g.add(Guard{Path: filepath.Join(path, "config"), FileStandIn: true, Why: "a submodule's git configuration"})
-		g.add(Guard{Path: filepath.Join(path, "hooks"), Why: "a submodule's git hooks"})
-		g.submoduleGitDirs(filepath.Join(path, "modules"))
+		top := ""
+		if wt := instance.GitConfig(filepath.Join(path, "config"), "core")["worktree"]; wt != "" {
+			if !filepath.IsAbs(wt) {
+				wt = filepath.Join(path, wt)
+			}
+			top = filepath.Clean(wt)
+		}
+		g.commonDir(path, top)
 	}
+}
+
+// nested guards the repositories below dir, depth levels deep at most.
+// Only directories are entered, never a link, a .git or node_modules.
+func (g *guardProbe) nested(dir string, depth int) {
+	if depth == 0 {
+		return
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == ".git" || e.Name() == "node_modules" {
+			continue
+		}
+		sub := filepath.Join(dir, e.Name())
+		if _, err := os.Lstat(filepath.Join(sub, ".git")); err == nil {
+			g.nestedRepo(sub)
+		}
+		g.nested(sub, depth-1)
+	}
+}
+
+// nestedRepo guards a repository inside the project as the project's own,
+// with the files a host tool in it would run. One whose redirects lead
+// elsewhere is refused, as the project's would be.
+func (g *guardProbe) nestedRepo(top string) {
+	if fi, err := os.Lstat(filepath.Join(top, ".git")); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+		g.symlinks = append(g.symlinks, filepath.Join(top, ".git"))
+		return
+	}
+	p, ok, err := instance.Repository(top)
+	if err != nil {
+		g.redirects = append(g.redirects, err)
+	}
+	if !ok {
+		return
+	}
+	for _, w := range workTreeGuards {
+		if path := filepath.Join(top, w.name); exists(path) {
+			g.add(Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why + " (a nested repository)"})
+		}
+	}
+	g.repo(p.Checkout, p.GitDir, p.CommonDir)
 }
 
 // add records guard unless it lies outside every writable mount. Each
@@ -199,7 +329,7 @@ func (g *guardProbe) add(guard Guard) {
 		dir = filepath.Join(dir, part)
 		fi, err := os.Lstat(dir)
 		switch {
-		case err != nil || instance.IsPlaceholderInfo(fi):
+		case err != nil || instance.IsStandIn(dir, fi):
 			guard = Guard{Path: dir, Why: guard.Why}
 			g.record(guard)
 			return
@@ -213,7 +343,7 @@ func (g *guardProbe) add(guard Guard) {
 	}
 	fi, err := os.Lstat(guard.Path)
 	switch {
-	case err != nil || instance.IsPlaceholderInfo(fi):
+	case err != nil || instance.IsStandIn(guard.Path, fi):
 		guard.Exists = false
 	case fi.Mode()&os.ModeSymlink != 0:
 		g.symlinks = append(g.symlinks, guard.Path)
@@ -230,6 +360,39 @@ func (g *guardProbe) record(guard Guard) {
 		g.seen[guard.Path] = true
 		g.guards = append(g.guards, guard)
 	}
+}
+
+// CreatePlaceholder makes the stand-in m mounts over, where nothing
+// exists: an empty directory or file of mode 000, or a no-op file, which
+// appears whole (git on the host may read it at any moment). It fails with
+// os.ErrExist when something is already there.
+func CreatePlaceholder(m Mount) error {
+	switch m.Kind {
+	case Tmpfs:
+		return os.Mkdir(m.Dest, 0)
+	case RoBind:
+		tmp, err := os.CreateTemp(filepath.Dir(m.Dest), ".claudebox-stand-in-*")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(tmp.Name())
+		_, err = tmp.Write(instance.StandInContent(m.Dest))
+		if err == nil {
+			err = tmp.Chmod(instance.StandInMode)
+		}
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		return os.Link(tmp.Name(), m.Dest)
+	}
+	f, err := os.OpenFile(m.Dest, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // submodulePaths lists the checkout-relative paths of a .gitmodules file.

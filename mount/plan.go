@@ -132,6 +132,9 @@ type Host struct {
 	// symlinks: the sandbox could replace the link itself, so the launch
 	// refuses.
 	Symlinked []string
+	// Redirects are nested repositories whose .git file or commondir leads
+	// elsewhere (instance.RedirectError): the launch refuses.
+	Redirects []error
 	// Binds lays out the user's extra mounts, split where they contain a
 	// secret, claudebox's state or another mount; Hidden lists the secrets
 	// so left out.

@@ -34,7 +34,7 @@ func Probe(home, stateDir string, project instance.Project, command string, bind
 	if kh := filepath.Join(home, ".ssh", "known_hosts"); exists(kh) {
 		h.KnownHosts = kh
 	}
-	h.Guards, h.Pins, h.Symlinked = probeGuards(home, project)
+	h.Guards, h.Pins, h.Symlinked, h.Redirects = probeGuards(home, project)
 	var linked []string
 	h.Binds, h.Hidden, linked = expandBinds(home, project, binds, state)
 	h.Symlinked = append(h.Symlinked, linked...)
