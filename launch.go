@@ -401,6 +401,7 @@ func (s session) descriptors() ([]int, error) {
 			if data, err = os.ReadFile(src); err != nil {
 				return nil, withHint("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
 			}
+			data = mount.CopyContent(src, data)
 		}
 		if err := add(data); err != nil {
 			return nil, err
