@@ -425,6 +425,7 @@ func (s session) descriptors() (files []*os.File, err error) {
 			if data, err = os.ReadFile(src); err != nil {
 				return files, withHint("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
 			}
+			data = mount.CopyContent(src, data)
 		}
 		if err := add(data); err != nil {
 			return files, err

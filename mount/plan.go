@@ -390,11 +390,14 @@ func (p Plan) Script(bwrap string) string {
 	for _, h := range p.Hidden {
 		fmt.Fprintf(&b, "# %s\n", h)
 	}
-	b.WriteString("env -i")
+	b.WriteString("env -i " + updaterOff + "=1")
 	if p.SSHAgent {
 		b.WriteString(" SSH_AUTH_SOCK=" + SSHAgentSocket)
 	}
 	for _, name := range p.Env {
+		if name == updaterOff {
+			continue
+		}
 		if src, ok := p.EnvSetBy[name]; ok && src.Lines {
 			// Read from the file, so the script is exact and prints no value.
 			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(src.File))

@@ -1,0 +1,53 @@
+package mount
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+)
+
+// Claude Code's own sandbox (settings key sandbox.enabled) runs every Bash
+// command in a nested bwrap, which needs a new user namespace; claudebox's
+// seccomp filter refuses one, so with it on every Bash command fails. Inside
+// claudebox, claudebox is the sandbox: the private copies of Claude Code's
+// settings files have it turned off. The host's files are never changed.
+
+// CopyContent is what the sandbox's private copy of the host file src holds,
+// given the file's data: the data itself, but for a Claude Code settings
+// file, whose copy has Claude Code's own sandbox turned off.
+func CopyContent(src string, data []byte) []byte {
+	if !isClaudeSettings(src) {
+		return data
+	}
+	return innerSandboxOff(data)
+}
+
+// isClaudeSettings reports whether path is a settings file Claude Code reads
+// from a .claude directory: the user's ~/.claude or a project's.
+func isClaudeSettings(path string) bool {
+	return filepath.Base(filepath.Dir(path)) == ".claude" && slices.Contains(claudeProjectCopies, filepath.Base(path))
+}
+
+// innerSandboxOff returns settings with sandbox.enabled false, when it was
+// set to anything else; otherwise, or when the file is not a JSON object
+// (Claude Code reports that itself), settings unchanged.
+func innerSandboxOff(settings []byte) []byte {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(settings, &top) != nil {
+		return settings
+	}
+	var sandbox map[string]json.RawMessage
+	if json.Unmarshal(top["sandbox"], &sandbox) != nil {
+		return settings
+	}
+	if enabled, ok := sandbox["enabled"]; !ok || string(enabled) == "false" {
+		return settings
+	}
+	sandbox["enabled"] = json.RawMessage("false")
+	top["sandbox"], _ = json.Marshal(sandbox)
+	out, err := json.MarshalIndent(top, "", "  ")
+	if err != nil {
+		return settings
+	}
+	return append(out, '\n')
+}
