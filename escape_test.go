@@ -283,6 +283,42 @@ func TestEscapeKernel(t *testing.T) {
 	}
 }
 
+// TestEscapeKeyring: the kernel's keyrings are not namespaced, so a key
+// the host session holds (a Kerberos KEYRING: cache) would be readable from
+// inside, and the sandbox could plant keys for the host. The key syscalls
+// are refused.
+func TestEscapeKeyring(t *testing.T) {
+	h := newE2EHost(t)
+	requireTool(t, "keyctl", "apt-get install keyutils")
+	proj := filepath.Join(h.home, "code", "keys")
+	h.write(filepath.Join(proj, "README"), "k\n")
+	// A fresh session keyring holding a key, as a login session's would;
+	// the control reads it on the host before the sandbox tries.
+	out := h.run(proj, nil, "keyctl", "session", "-", "sh", "-c", `
+		id=$(keyctl add user claudebox-host HOST-KEY-c41d @s)
+		echo "control $(keyctl print $id)"
+		claudebox --shell -c "
+			keyctl print $id && echo READ
+			keyctl show @s | grep -q claudebox-host && echo LISTED
+			keyctl add user claudebox-evil planted @s && echo ADDED
+			keyctl request user claudebox-host && echo REQUESTED
+			echo inside-done" 2>&1
+		keyctl search @s user claudebox-evil >/dev/null 2>&1 && echo PLANTED
+		true`)
+	if !strings.Contains(out, "control HOST-KEY-c41d") {
+		t.Fatalf("control: the host session cannot read its own key:\n%s", out)
+	}
+	_, inside, _ := strings.Cut(out, "\n")
+	if !strings.Contains(out, "inside-done") {
+		t.Fatalf("the sandbox did not run:\n%s", out)
+	}
+	for _, bad := range []string{"HOST-KEY-c41d", "READ", "LISTED", "ADDED", "REQUESTED", "PLANTED"} {
+		if strings.Contains(inside, bad) {
+			t.Errorf("the sandbox reached the keyring (%s):\n%s", bad, out)
+		}
+	}
+}
+
 // TestEscapeSecrets reads every usual secret in $HOME and another project's
 // instance, and checks that identity tokens in the environment stay out of
 // the sandbox, its argv and --dry-run, unless named with --env.
