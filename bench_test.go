@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // benchRepo makes a repository with a linked worktree and chdirs into a
@@ -84,4 +86,97 @@ func BenchmarkGitRevParse(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// launchBin makes a PATH where claudebox is this test binary and bwrap and
+// claude are true: a launch then costs claudebox's own work, the spawn of
+// its child and the wait for it.
+func launchBin(b *testing.B) string {
+	b.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	bin := b.TempDir()
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Skip("no true")
+	}
+	for name, target := range map[string]string{"claudebox": self, "bwrap": truePath, "claude": truePath} {
+		if err := os.Symlink(target, filepath.Join(bin, name)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return bin
+}
+
+// BenchmarkLaunchProcess is a whole launch as a process, with bwrap
+// replaced by true; BenchmarkBareExec, beside it, is what running true
+// costs without claudebox.
+func BenchmarkLaunchProcess(b *testing.B) {
+	benchRepo(b)
+	bin := launchBin(b)
+	b.Setenv("PATH", bin+":/usr/bin:/bin")
+	for b.Loop() {
+		if out, err := exec.Command(filepath.Join(bin, "claudebox"), "-p", "hi").CombinedOutput(); err != nil {
+			b.Fatalf("%v: %s", err, out)
+		}
+	}
+}
+
+func BenchmarkBareExec(b *testing.B) {
+	for b.Loop() {
+		if err := exec.Command("true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSupervisorIdle runs a real session that sleeps and reports what
+// its supervisor uses while the session idles: resident memory, and the
+// CPU time it spends between two samples 0.6 s apart.
+func BenchmarkSupervisorIdle(b *testing.B) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		b.Skip("bwrap not installed")
+	}
+	benchRepo(b)
+	bin := launchBin(b)
+	os.Remove(filepath.Join(bin, "bwrap"))
+	b.Setenv("PATH", bin+":/usr/bin:/bin")
+	var rssKB, idleTicks float64
+	for b.Loop() {
+		c := exec.Command(filepath.Join(bin, "claudebox"), "--shell", "-c", "sleep 1.2")
+		if err := c.Start(); err != nil {
+			b.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		before := cpuTicks(c.Process.Pid)
+		time.Sleep(600 * time.Millisecond)
+		idleTicks = float64(cpuTicks(c.Process.Pid) - before)
+		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.Process.Pid))
+		for _, line := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+				fmt.Sscan(v, &rssKB)
+			}
+		}
+		if err := c.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(rssKB, "RSS-KB")
+	b.ReportMetric(idleTicks, "idle-CPU-ticks")
+}
+
+// cpuTicks is a process's user and system time, in clock ticks.
+func cpuTicks(pid int) int {
+	stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	fields := strings.Fields(rest)
+	if len(fields) < 13 {
+		return 0
+	}
+	var u, s int
+	fmt.Sscan(fields[11], &u)
+	fmt.Sscan(fields[12], &s)
+	return u + s
 }

@@ -246,27 +246,20 @@ func exists(path string) bool {
 // trial runs the session's plan for real, as a child, and returns what the
 // command printed and what bwrap said.
 func (s session) trial() (stdout, stderr string, err error) {
-	lock, fds, err := s.start()
+	lock, files, err := s.start()
 	if err != nil {
 		return "", "", err
 	}
 	defer lock.Close()
-	// A child inherits ExtraFiles from descriptor 3 on, in order: the
-	// plan's default numbering.
-	var files []*os.File
-	for _, fd := range fds {
-		files = append(files, os.NewFile(uintptr(fd), "claudebox-data"))
-	}
 	var out, errb bytes.Buffer
 	cmd := &exec.Cmd{
 		Path: s.bwrap, Args: append([]string{"bwrap"}, s.plan.Args()...),
-		Env: s.plan.Environ(s.lookupEnv), ExtraFiles: append(files, lock),
+		Env: s.plan.Environ(s.lookupEnv), ExtraFiles: files,
 		Stdout: &out, Stderr: &errb,
 	}
 	err = cmd.Run()
-	for _, f := range files {
-		f.Close()
-	}
+	closeAll(files)
+	s.leave(lock)
 	return out.String(), errb.String(), err
 }
 

@@ -22,11 +22,10 @@ type cli struct {
 	Env       []string `placeholder:"NAME[=VALUE]" sep:"none" help:"Also pass the environment variable NAME into the sandbox, or set it to VALUE. Repeatable."`
 	WithSSH   *bool    `name:"with-ssh" help:"Forward your SSH agent (SSH_AUTH_SOCK): your keys work for git push inside, and stay unreadable."`
 	NoNetwork *bool    `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
+	MoveAside *bool    `name:"move-aside" help:"When the project's last session ends, move aside what it left that the host would run or obey (the default); =false only names it."`
 	Yes       bool     `short:"y" help:"Allow what the project's files add (.claudebox.toml, env files) without asking, and remember it for this project."`
 	// SSHKey was the bash claudebox's; it is refused with the way to do it now.
-	SSHKey string `name:"ssh-key" hidden:""`
-	// Reap is the background cleanup a launch starts; not for users.
-	Reap       string           `hidden:"" placeholder:"INSTANCE"`
+	SSHKey     string           `name:"ssh-key" hidden:""`
 	Check      bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
 	Gc         bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
 	List       bool             `xor:"mode" help:"List the instances: root, state, sessions, size, last use; stale ones first."`
@@ -53,8 +52,6 @@ func (c *cli) Run(ctx *kong.Context) error {
 	switch {
 	case c.Completion != "":
 		return writeCompletion(os.Stdout, ctx.Model.Node, c.Completion)
-	case c.Reap != "":
-		return reapCmd{Instance: c.Reap, Paths: c.Claude}.Run()
 	case c.JSON && !c.List && !c.Check:
 		return withHint("claudebox --list --json", "--json goes with --list or --check")
 	case c.Merge && c.Move == "":
@@ -74,7 +71,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case c.Move != "":
 		return moveCmd{Old: c.Move, Merge: c.Merge}.Run()
 	}
-	flags := settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork}
+	flags := settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run()
 }
 
@@ -123,6 +120,7 @@ func newParser(c *cli) (*kong.Kong, error) {
 }
 
 func run(args []string) int {
+	closeInheritedOnExec()
 	var c cli
 	parser, err := newParser(&c)
 	if err != nil {
@@ -137,6 +135,10 @@ func run(args []string) int {
 	}
 	c.Claude = rest
 	if err := ctx.Run(); err != nil {
+		var status exitCode
+		if errors.As(err, &status) {
+			return int(status)
+		}
 		if !errors.Is(err, errQuiet) {
 			report(os.Stderr, err)
 		}

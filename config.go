@@ -28,6 +28,7 @@ type settings struct {
 	Env       []string `toml:"env"`
 	WithSSH   *bool    `toml:"with-ssh"`
 	NoNetwork *bool    `toml:"no-network"`
+	MoveAside *bool    `toml:"move-aside"`
 }
 
 // userConfig is the user's config.toml: settings for every project, and
@@ -50,17 +51,17 @@ func userConfigPath(home string) string {
 // keyTypes says what each key holds, for an error.
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
-	"with-ssh": "true or false", "no-network": "true or false", "project": "a table of tables",
+	"with-ssh": "true or false", "no-network": "true or false", "move-aside": "true or false", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, and [project.\"PATH\"] tables of them"
 
 // decodeConfig reads a config file into v; a missing file leaves v as it
 // is. A repository's file is read without following a symlink: it could
 // point at a secret, which an error message would then quote. The user's
 // own may be a link (home-manager, stow).
 func decodeConfig(path string, v any, follow bool) (bool, error) {
-	if mount.IsPlaceholder(path) {
+	if instance.IsPlaceholder(path) {
 		return false, nil
 	}
 	read := instance.ReadFileNoFollow
@@ -187,6 +188,9 @@ type launchSettings struct {
 	envFlags  []string
 	withSSH   bool
 	noNetwork bool
+	// reportOnly: at the end of the project's last session, what the exit
+	// audit finds is named but left in place.
+	reportOnly bool
 	// approval lists what a repository's file adds, for the audit; the
 	// env files' variables are audited through their Env.
 	approval []auditItem
@@ -248,6 +252,12 @@ func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 		}
 		if l.NoNetwork != nil {
 			out.noNetwork = *l.NoNetwork
+		}
+		if l.MoveAside != nil {
+			if !l.own {
+				return out, withHint("set it in "+userConfigPath(home)+" or on the command line", "%s: move-aside is yours to set, not the repository's", l.from)
+			}
+			out.reportOnly = !*l.MoveAside
 		}
 	}
 	for _, b := range out.binds {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/instance"
 )
 
@@ -523,7 +522,7 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 			t.Fatal("the session did not start")
 		}
 	}
-	if !gc.InUse(inst) {
+	if !instance.InUse(inst) {
 		t.Fatal("the running session does not hold its instance's lock")
 	}
 	if err := os.RemoveAll(proj); err != nil {
@@ -764,7 +763,7 @@ func TestSandboxUserBinds(t *testing.T) {
 	}
 	// The host's home changed only where the sandbox may write: claudebox's
 	// state, the project and the read-write bind.
-	waitReaped(t, proj)
+	noPlaceholders(t, proj)
 	os.Remove(filepath.Join(other, "NEW"))
 	os.Remove(filepath.Join(proj, "inside"))
 	os.RemoveAll(filepath.Join(h.home, ".claudebox"))

@@ -74,23 +74,20 @@ done 2>/dev/null
 echo attacked
 `
 
-// waitReaped waits until the placeholders a launch made under dir are gone.
-func waitReaped(t *testing.T, dir string) {
+// noPlaceholders checks that the placeholders a launch made under dir are
+// gone: the supervisor removes them before it exits.
+func noPlaceholders(t *testing.T, dir string) {
 	t.Helper()
 	var left []string
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		left = nil
-		filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-			if err == nil && fi.Mode().Perm() == 0 {
-				left = append(left, p)
-			}
-			return nil
-		})
-		if len(left) == 0 {
-			return
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().Perm() == 0 {
+			left = append(left, p)
 		}
+		return nil
+	})
+	if len(left) > 0 {
+		t.Errorf("placeholders left on the host after the session: %q", left)
 	}
-	t.Errorf("placeholders left on the host after the session: %q", left)
 }
 
 func compareSnapshots(t *testing.T, before map[string]string) {
@@ -161,7 +158,7 @@ func TestEscapeProtectedPaths(t *testing.T) {
 			t.Fatalf("the attack did not run in %s: %s", dir, out)
 		}
 	}
-	waitReaped(t, filepath.Dir(repo))
+	noPlaceholders(t, filepath.Dir(repo))
 	compareSnapshots(t, before)
 
 	// Git still works inside, and Claude Code's own save of a project
@@ -177,7 +174,7 @@ func TestEscapeProtectedPaths(t *testing.T) {
 			t.Errorf("inside: missing %q in:\n%s", want, out)
 		}
 	}
-	waitReaped(t, filepath.Dir(repo))
+	noPlaceholders(t, filepath.Dir(repo))
 	if s := snapshot(filepath.Join(repo, ".claude", "settings.local.json")); s != "absent" {
 		t.Errorf("the private copy of .claude/settings.local.json reached the host: %s", s)
 	}
@@ -270,7 +267,7 @@ func TestEscapeKernel(t *testing.T) {
 		check no-new-privs 'grep -q "^NoNewPrivs:[[:space:]]*1" /proc/self/status'
 		check setuid-no-root 'test "$(./euid)" = "$(id -u)"'
 		check no-dir-fds 'for fd in /proc/$$/fd/*; do test -d "$fd" && exit 1; done; true'
-		check fds-harmless 'for fd in /proc/$$/fd/*; do case "$(readlink $fd)" in /dev/*|pipe:*|socket:*|*/session.lock|/proc/*) ;; *) exit 1;; esac; done'
+		check fds-harmless 'for fd in /proc/$$/fd/*; do case "$(readlink $fd)" in /dev/*|pipe:*|socket:*|/proc/*) ;; *) exit 1;; esac; done'
 	`)
 	if strings.Contains(out, "FAIL") || !strings.Contains(out, "ok fds-harmless") {
 		t.Fatalf("inside the sandbox:\n%s", out)
@@ -493,7 +490,7 @@ func TestEscapeConcurrentSessions(t *testing.T) {
 	if got := strings.TrimSpace(out.String()); got != "BLOCKED" {
 		t.Errorf("the running session could create .envrc after the other ended: %s", got)
 	}
-	waitReaped(t, proj)
+	noPlaceholders(t, proj)
 	if snapshot(filepath.Join(proj, ".envrc")) != "absent" {
 		t.Errorf(".envrc on the host: %s", snapshot(filepath.Join(proj, ".envrc")))
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -44,6 +43,8 @@ type session struct {
 	audit      []auditItem
 	unapproved []auditItem
 	approve    bool
+	// reportOnly: the exit audit names what it finds and moves nothing.
+	reportOnly bool
 	// legacy are the bash-era env files read, for their one-time notice.
 	legacy []mount.EnvFile
 }
@@ -68,16 +69,7 @@ func (l launchCmd) Run() error {
 	if err := s.noticeLegacy(); err != nil {
 		return err
 	}
-	lock, files, err := s.start()
-	if err != nil {
-		return err
-	}
-	s.plan.FDs = files
-	argv := append([]string{"bwrap"}, s.plan.Args()...)
-	// The lock's descriptor is passed by number: keep the file from being
-	// finalized, and closed, before exec.
-	defer runtime.KeepAlive(lock)
-	return execWithFiles(s.bwrap, argv, s.plan.Environ(s.lookupEnv), append(files, int(lock.Fd())))
+	return s.supervise()
 }
 
 func (l launchCmd) prepare() (session, error) {
@@ -187,7 +179,7 @@ func (l launchCmd) prepare() (session, error) {
 			legacy = append(legacy, *l.legacy)
 		}
 	}
-	return session{bwrap: bwrap, home: home, stateDir: stateDir, plan: plan, env: env, audit: audit, unapproved: unapproved, legacy: legacy}, nil
+	return session{bwrap: bwrap, home: home, stateDir: stateDir, plan: plan, env: env, audit: audit, unapproved: unapproved, legacy: legacy, reportOnly: conf.reportOnly}, nil
 }
 
 // withoutUnapproved drops from the settings and the environment what the
@@ -290,53 +282,74 @@ func (s session) materialize() (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The first session after a supervisor was killed cleans up after it.
+	if idle, err := instance.TryLockIdle(lock); err == nil && idle {
+		s.cleanUp(dir)
+	}
 	if err := instance.LockShared(lock); err != nil {
+		lock.Close()
 		return nil, err
 	}
+	if err := instance.MarkStart(dir); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if err := s.fill(dir); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return lock, nil
+}
+
+// fill writes what the plan binds from the instance dir and makes the
+// placeholders of the project's guards, recorded first so that a cleanup
+// after a crash knows them.
+func (s session) fill(dir string) error {
 	if s.approve {
 		var lines []string
 		for _, a := range s.audit {
 			lines = append(lines, a.line)
 		}
 		if err := instance.WriteApproval(s.stateDir, dir, lines); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if err := createEmpty(filepath.Join(dir, mount.HistoryFile)); err != nil {
-		return nil, err
+		return err
 	}
 	if err := instance.WriteFileIfChanged(filepath.Join(dir, mount.SandboxMDFile), sandboxmd.Render(s.plan), 0o600); err != nil {
-		return nil, err
+		return err
 	}
 	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), filepath.Join(dir, instance.ClaudeJSONFile), trustPaths(s.plan.Chdir)); err != nil {
-		return nil, err
+		return err
+	}
+	var paths []string
+	for _, m := range s.plan.Placeholders() {
+		paths = append(paths, m.Dest)
+	}
+	if err := instance.RecordPlaceholders(dir, paths); err != nil {
+		return err
 	}
 	for _, m := range s.plan.Placeholders() {
 		if err := createPlaceholder(m); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return lock, nil
+	return nil
 }
 
 // start does everything a sandbox needs before bwrap runs: the instance,
-// held by the returned lock; bwrap's descriptors (the filter, the data
-// mounts' contents); and, when there are placeholders, their cleanup.
-func (s session) start() (lock *os.File, fds []int, err error) {
+// held by the returned lock, and bwrap's descriptors (the filter, the data
+// mounts' contents), numbered from 3 in the child, in order.
+func (s session) start() (lock *os.File, files []*os.File, err error) {
 	if lock, err = s.materialize(); err != nil {
 		return nil, nil, err
 	}
-	if fds, err = s.descriptors(); err != nil {
+	if files, err = s.descriptors(); err != nil {
 		lock.Close()
 		return nil, nil, err
 	}
-	if ps := s.plan.Placeholders(); len(ps) > 0 {
-		if err := startReaper(s.plan.Instance, ps); err != nil {
-			lock.Close()
-			return nil, nil, fmt.Errorf("cannot start the placeholder cleanup: %v", err)
-		}
-	}
-	return lock, fds, nil
+	return lock, files, nil
 }
 
 // createEmpty creates path as an empty 0600 file unless it exists, without
@@ -352,7 +365,7 @@ func createEmpty(path string) error {
 // createPlaceholder makes the stand-in a guard's mount needs where nothing
 // exists: empty, mode 000, so that it is recognisably claudebox's.
 func createPlaceholder(m mount.Mount) error {
-	if mount.IsPlaceholder(m.Dest) {
+	if instance.IsPlaceholder(m.Dest) {
 		return nil
 	}
 	var err error
@@ -374,51 +387,50 @@ func createPlaceholder(m mount.Mount) error {
 // in order: the seccomp filter, then the content of each data mount. They
 // are anonymous memory files, so the sandbox cannot reopen a host file
 // through one.
-func (s session) descriptors() ([]int, error) {
-	filter, err := mount.SeccompFilter()
-	if err != nil {
-		return nil, err
-	}
-	fds := []int{}
+func (s session) descriptors() (files []*os.File, err error) {
+	defer func() {
+		if err != nil {
+			closeAll(files)
+		}
+	}()
 	add := func(data []byte) error {
 		fd, err := unix.MemfdCreate("claudebox", unix.MFD_CLOEXEC)
 		if err != nil {
 			return err
 		}
-		fds = append(fds, fd)
-		if _, err := unix.Write(fd, data); err != nil && len(data) > 0 {
+		f := os.NewFile(uintptr(fd), "claudebox-data")
+		files = append(files, f)
+		if _, err := f.Write(data); err != nil {
 			return err
 		}
-		_, err = unix.Seek(fd, 0, 0)
+		_, err = f.Seek(0, 0)
 		return err
 	}
-	if err := add(filter); err != nil {
+	filter, err := mount.SeccompFilter()
+	if err != nil {
 		return nil, err
+	}
+	if err := add(filter); err != nil {
+		return files, err
 	}
 	for _, src := range s.plan.DataSources() {
 		var data []byte
 		if src != "" {
 			if data, err = os.ReadFile(src); err != nil {
-				return nil, withHint("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
+				return files, withHint("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
 			}
 		}
 		if err := add(data); err != nil {
-			return nil, err
+			return files, err
 		}
 	}
-	return fds, nil
+	return files, nil
 }
 
-// execWithFiles execs path, letting it inherit fds (which stay where they
-// are: moving a descriptor onto a fixed number could clobber one the Go
-// runtime polls); every other descriptor closes on exec.
-func execWithFiles(path string, argv, env []string, fds []int) error {
-	for _, fd := range fds {
-		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
-			return err
-		}
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
 	}
-	return unix.Exec(path, argv, env)
 }
 
 // trustPaths are the directories whose trust decision Claude Code consults:

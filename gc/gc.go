@@ -111,7 +111,7 @@ func read(dir string, mounts Mounts) (Instance, string) {
 	default:
 		return inst, "cannot tell whether " + root + " exists: " + err.Error()
 	}
-	inst.InUse = InUse(dir)
+	inst.InUse = instance.InUse(dir)
 	inst.Bytes, inst.Sessions, inst.LastUsed = usage(dir)
 	return inst, ""
 }
@@ -141,17 +141,6 @@ func readRoot(path string) (string, string) {
 		return "", "project-root is not an absolute path"
 	}
 	return string(line), ""
-}
-
-// InUse reports whether a running session holds the instance.
-func InUse(dir string) bool {
-	f, err := os.OpenFile(filepath.Join(dir, instance.LockFile), os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		return false // sessions create it: without one, none ever ran here
-	}
-	defer f.Close()
-	idle, err := instance.TryLockIdle(f)
-	return err == nil && !idle
 }
 
 // usage walks an instance without following symlinks: its size, Claude
@@ -237,6 +226,9 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 	}
 	for _, inst := range insts {
 		if inst.State != Gone {
+			if !dryRun && !inst.InUse {
+				instance.SweepIdle(inst.Dir)
+			}
 			sum.Kept++
 			continue
 		}
@@ -260,8 +252,11 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 // remove deletes an instance while holding its lock, so no session can
 // start in it meanwhile; false means a session holds it.
 func remove(inst Instance, dryRun bool) (bool, error) {
-	lock, err := os.OpenFile(filepath.Join(inst.Dir, instance.LockFile), os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	if err == nil {
+	lock, err := instance.ProbeLock(inst.Dir)
+	if err != nil {
+		return false, err
+	}
+	if lock != nil {
 		defer lock.Close()
 		idle, err := instance.TryLockIdle(lock)
 		if err != nil || !idle {

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/claudebox/claudebox/instance"
 )
 
 // EnvFile is a file of variables for the sandbox, as the bash claudebox
@@ -47,7 +49,7 @@ const ProjectConfigFile = ".claudebox.toml"
 // and neither has the placeholder a running session keeps in its place.
 func ReadEnvFile(path string) (EnvFile, error) {
 	f := EnvFile{Path: path, Lines: true}
-	if IsPlaceholder(path) {
+	if instance.IsPlaceholder(path) {
 		return f, nil
 	}
 	file, err := os.Open(path)

@@ -199,7 +199,7 @@ func (g *guardProbe) add(guard Guard) {
 		dir = filepath.Join(dir, part)
 		fi, err := os.Lstat(dir)
 		switch {
-		case err != nil || isPlaceholder(fi):
+		case err != nil || instance.IsPlaceholderInfo(fi):
 			guard = Guard{Path: dir, Why: guard.Why}
 			g.record(guard)
 			return
@@ -213,7 +213,7 @@ func (g *guardProbe) add(guard Guard) {
 	}
 	fi, err := os.Lstat(guard.Path)
 	switch {
-	case err != nil || isPlaceholder(fi):
+	case err != nil || instance.IsPlaceholderInfo(fi):
 		guard.Exists = false
 	case fi.Mode()&os.ModeSymlink != 0:
 		g.symlinks = append(g.symlinks, guard.Path)
@@ -230,19 +230,6 @@ func (g *guardProbe) record(guard Guard) {
 		g.seen[guard.Path] = true
 		g.guards = append(g.guards, guard)
 	}
-}
-
-// isPlaceholder reports whether path is a stand-in a launch created: mode
-// 000, which nobody makes by hand, and for a file, empty. (A directory with
-// mode 000 cannot be listed; removing it fails if it is not empty.)
-func isPlaceholder(fi os.FileInfo) bool {
-	return fi.Mode().Perm() == 0 && (fi.IsDir() || fi.Mode().IsRegular() && fi.Size() == 0)
-}
-
-// IsPlaceholder reports whether path is a stand-in left by a launch.
-func IsPlaceholder(path string) bool {
-	fi, err := os.Lstat(path)
-	return err == nil && isPlaceholder(fi)
 }
 
 // submodulePaths lists the checkout-relative paths of a .gitmodules file.

@@ -83,11 +83,6 @@ type Plan struct {
 	// secrets inside them that stay hidden.
 	Binds  []BindSpec
 	Hidden []Hidden
-	// FDs are the descriptors bwrap reads, in order: the seccomp filter,
-	// then each data mount's content. The launch sets them to where it
-	// opened them; unset, they are numbered from SeccompFD, as a child's
-	// inherited files are (and as --dry-run shows them).
-	FDs []int
 }
 
 // HostPath is a path that exists on the host; Link is its target when it
@@ -237,7 +232,7 @@ func Build(in Inputs) Plan {
 	add(Bind, inst, projects, "this project's instance: sessions isolated per project")
 	// Files the launch reads or binds from the instance are pinned (mounted
 	// on their own path), so the sandbox cannot swap them for symlinks.
-	for _, f := range []string{instance.RootFile, SandboxMDFile, instance.LockFile} {
+	for _, f := range []string{instance.RootFile, SandboxMDFile} {
 		add(RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
 	}
 	history := filepath.Join(inst, HistoryFile)
@@ -315,17 +310,12 @@ var namespaceArgs = []string{
 	"--die-with-parent",
 }
 
-// SeccompFD is the first descriptor a child inherits beyond stdio: where
-// the seccomp filter is unless FDs says otherwise.
+// SeccompFD is the first descriptor a child inherits beyond stdio: the
+// seccomp filter's; the data mounts' contents follow in order.
 const SeccompFD = 3
 
 // fd is the descriptor of the i-th thing bwrap reads (0: the filter).
-func (p Plan) fd(i int) int {
-	if p.FDs != nil {
-		return p.FDs[i]
-	}
-	return SeccompFD + i
-}
+func (p Plan) fd(i int) int { return SeccompFD + i }
 
 // DataSources lists the sources of the data mounts in the order of their
 // descriptors, after the filter's; "" stands for empty content.

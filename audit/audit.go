@@ -1,0 +1,196 @@
+// Package audit finds what a session left in the project that the host
+// runs or obeys where no guard could stand (a nested .claude, a new
+// repository's hooks, a .devcontainer), and moves it aside.
+//
+// A file counts when its status changed since the session began (ctime,
+// which no one can set back): a file that was there, unchanged, before the
+// session is never touched. What the host itself changed meanwhile cannot be
+// told apart, so it is moved aside too, and the message says how to put it
+// back.
+package audit
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// hostRunDirs hold what the host runs or obeys, whatever the file's name:
+// Claude Code's project settings, hooks, commands, agents and skills; editor
+// tasks and settings; dev container commands; hook managers' scripts.
+var hostRunDirs = map[string]bool{
+	".claude": true, ".vscode": true, ".idea": true, ".devcontainer": true,
+	".husky": true, ".githooks": true,
+}
+
+// hostRunFiles are files the host's tools run or obey where they stand.
+var hostRunFiles = map[string]bool{
+	".mcp.json": true, ".envrc": true, ".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true,
+	".pre-commit-config.yaml": true, ".gitmodules": true, ".gitconfig": true,
+	".bashrc": true, ".bash_profile": true, ".zshrc": true, ".zprofile": true, ".profile": true,
+	".claudebox.env": true, ".claudebox.toml": true, "devcontainer.json": true,
+}
+
+// hostRunPrefixes name hook managers' configuration files by their start.
+var hostRunPrefixes = []string{"lefthook", ".lefthook", ".simple-git-hooks", ".lintstagedrc", "lint-staged.config", ".devcontainer."}
+
+// gitRunNames are what git runs or follows in a git directory.
+var gitRunNames = map[string]bool{
+	"config": true, "config.worktree": true, "commondir": true, "gitdir": true, "attributes": true,
+}
+
+// gitData are a git directory's bulk, which holds nothing git runs.
+var gitData = map[string]bool{"objects": true, "refs": true, "logs": true, "lfs": true}
+
+// skipDirs hold no file the host obeys in place, and are the bulk of a
+// tree: dependencies installed by package managers.
+var skipDirs = map[string]bool{"node_modules": true}
+
+// maxEntries bounds the walk: a tree the sandbox grew without end is
+// reported as not fully audited, not walked for ever.
+const maxEntries = 2_000_000
+
+// ErrTruncated says the walk stopped at maxEntries.
+var ErrTruncated = errors.New("the project has too many files to audit them all")
+
+// Scan lists the paths under root that the host runs or obeys and whose
+// status changed at or after since, skipping the paths in guarded (their
+// guard stood for the whole session). It never follows a symlink.
+func Scan(root string, since time.Time, guarded map[string]bool) ([]string, error) {
+	w := walker{since: since, guarded: guarded}
+	w.dir(root, false, 0)
+	if w.entries > maxEntries {
+		return w.found, ErrTruncated
+	}
+	return w.found, nil
+}
+
+type walker struct {
+	since   time.Time
+	guarded map[string]bool
+	found   []string
+	entries int
+}
+
+// dir walks path; all says every file in it is host-run. Only host-run
+// entries are stat'ed: the names and types come from the directory itself.
+func (w *walker) dir(path string, all bool, depth int) {
+	if depth > 64 || w.entries > maxEntries {
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	entries, _ := f.ReadDir(-1)
+	f.Close()
+	w.entries += len(entries)
+	inGit := filepath.Base(path) == ".git"
+	for _, e := range entries {
+		name := e.Name()
+		p := filepath.Join(path, name)
+		hostRun := all || hostRunFiles[name] || hasPrefix(name) || inGit && gitRunNames[name]
+		switch {
+		case w.guarded[p]:
+		case e.IsDir():
+			switch {
+			case skipDirs[name], inGit && gitData[name]:
+			case inGit && name == "hooks", hostRunDirs[name], hostRun:
+				w.dir(p, true, depth+1)
+			default:
+				w.dir(p, false, depth+1)
+			}
+		// A gitfile redirects git; anything else host-run counts whatever
+		// its type (a link, a FIFO).
+		case hostRun || hostRunDirs[name] || name == ".git":
+			var st unix.Stat_t
+			if unix.Lstat(p, &st) == nil && !time.Unix(st.Ctim.Unix()).Before(w.since) {
+				w.found = append(w.found, p)
+			}
+		}
+	}
+}
+
+func hasPrefix(name string) bool {
+	for _, p := range hostRunPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Moved is a finding and where it went.
+type Moved struct{ From, To string }
+
+// MoveAside moves each path (under root) to the same relative path under
+// dest, never following a symlink: by rename, or, across filesystems, by
+// copying and removing.
+func MoveAside(root, dest string, paths []string) ([]Moved, error) {
+	var moved []Moved
+	for _, p := range paths {
+		rel, err := filepath.Rel(root, p)
+		if err != nil || !filepath.IsLocal(rel) {
+			continue
+		}
+		to := filepath.Join(dest, rel)
+		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
+			return moved, err
+		}
+		if err := moveFile(p, to); err != nil {
+			return moved, err
+		}
+		moved = append(moved, Moved{From: p, To: to})
+	}
+	return moved, nil
+}
+
+func moveFile(from, to string) error {
+	err := os.Rename(from, to)
+	if !errors.Is(err, unix.EXDEV) {
+		return err
+	}
+	fi, err := os.Lstat(from)
+	if err != nil {
+		return err
+	}
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		target, err := os.Readlink(from)
+		if err != nil {
+			return err
+		}
+		if err := os.Symlink(target, to); err != nil {
+			return err
+		}
+	case fi.Mode().IsRegular():
+		if err := copyRegular(from, to, fi.Mode().Perm()); err != nil {
+			return err
+		}
+	default:
+		// A FIFO or a device is nothing anyone meant to keep: removed.
+	}
+	return os.Remove(from)
+}
+
+func copyRegular(from, to string, perm os.FileMode) error {
+	in, err := os.OpenFile(from, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm&0o700)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

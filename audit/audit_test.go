@@ -1,0 +1,137 @@
+package audit
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func write(t testing.TB, path string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mark starts a session: what is written after it counts as changed.
+func mark(t testing.TB, dir string) time.Time {
+	t.Helper()
+	time.Sleep(20 * time.Millisecond) // past the coarse clock's tick
+	f, err := os.CreateTemp(dir, "mark")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	var st unix.Stat_t
+	if err := unix.Stat(f.Name(), &st); err != nil {
+		t.Fatal(err)
+	}
+	return time.Unix(st.Ctim.Unix())
+}
+
+func TestScan(t *testing.T) {
+	root := t.TempDir()
+	before := []string{".claude/settings.json", "web/.claude/settings.json", ".envrc", "sub/.git/config", "src/main.go"}
+	for _, p := range before {
+		write(t, filepath.Join(root, p))
+	}
+	since := mark(t, t.TempDir())
+	after := map[string]bool{
+		"web/.claude/commands/x.md":       true, // a nested project's command
+		"web/.mcp.json":                   true,
+		".devcontainer/devcontainer.json": true,
+		"deep/a/b/.envrc":                 true,
+		"sub/.git/hooks/pre-commit":       true, // a nested repository's hook
+		"sub/.git/config.worktree":        true,
+		"new/.git":                        true, // a gitfile
+		".husky/pre-commit":               true,
+		"lefthook.yml":                    true,
+		"frontend/.vscode/tasks.json":     true,
+		"src/other.go":                    false, // project content
+		"sub/.git/objects/ab/cdef":        false,
+		"node_modules/x/.npmrc":           false, // dependencies
+		"guarded/.envrc":                  false, // its guard stood
+	}
+	for p := range after {
+		write(t, filepath.Join(root, p))
+	}
+	if err := os.Symlink("/tmp", filepath.Join(root, "web", ".claude", "agents")); err != nil {
+		t.Fatal(err)
+	}
+	after["web/.claude/agents"] = true
+	if err := os.Symlink("/tmp", filepath.Join(root, "linked", ".claude")); err == nil {
+		t.Fatal("setup: want the parent missing")
+	}
+	os.MkdirAll(filepath.Join(root, "linked"), 0o755)
+	os.Symlink("/tmp", filepath.Join(root, "linked", ".claude"))
+	after["linked/.claude"] = true
+
+	found, err := Scan(root, since, map[string]bool{filepath.Join(root, "guarded", ".envrc"): true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range found {
+		rel, _ := filepath.Rel(root, f)
+		got = append(got, rel)
+	}
+	var want []string
+	for p, host := range after {
+		if host {
+			want = append(want, p)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+func TestMoveAside(t *testing.T) {
+	root, dest := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(root, "web", ".mcp.json"))
+	os.Symlink("/etc/passwd", filepath.Join(root, ".envrc"))
+	moved, err := MoveAside(root, dest, []string{filepath.Join(root, "web", ".mcp.json"), filepath.Join(root, ".envrc")})
+	if err != nil || len(moved) != 2 {
+		t.Fatalf("moved %v, %v", moved, err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "web", ".mcp.json")); err == nil {
+		t.Error("the finding is still in place")
+	}
+	if target, err := os.Readlink(filepath.Join(dest, ".envrc")); err != nil || target != "/etc/passwd" {
+		t.Errorf("the link was not moved as a link: %q, %v", target, err)
+	}
+}
+
+// BenchmarkScan walks a tree of 100,000 files in 5,000 directories, as the
+// audit at the end of a session does.
+func BenchmarkScan(b *testing.B) {
+	root := b.TempDir()
+	for d := range 5000 {
+		dir := filepath.Join(root, fmt.Sprintf("pkg%d", d/100), fmt.Sprintf("mod%d", d%100))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := range 20 {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", f)), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	since := time.Now()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Scan(root, since, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

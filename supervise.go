@@ -1,0 +1,203 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/instance"
+)
+
+// supervise runs the session: bwrap as claudebox's child, with claudebox
+// staying outside the sandbox for as long as it runs. claudebox holds the
+// session lock itself, on a descriptor no process of the sandbox inherits,
+// forwards the signals meant for the session, and when the project's last
+// session ends, removes the placeholders. It exits with the sandbox's
+// status. (Exec'ing bwrap, as claudebox once did, left the lock on a
+// descriptor the sandbox shared, and nothing on the host side watching.)
+func (s session) supervise() error {
+	lock, files, err := s.start()
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	cmd := &exec.Cmd{
+		Path:       s.bwrap,
+		Args:       append([]string{"bwrap"}, s.plan.Args()...),
+		Env:        s.plan.Environ(s.lookupEnv),
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		ExtraFiles: files,
+	}
+	// A signal sent to claudebox alone (kill, a closing terminal) is
+	// meant for the session. One the terminal sends its foreground group
+	// reaches the sandbox too, and bwrap ends either way.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
+	defer signal.Stop(sigs)
+	err = cmd.Start()
+	closeAll(files)
+	if err != nil {
+		s.leave(lock)
+		return err
+	}
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case sig := <-sigs:
+				cmd.Process.Signal(sig)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	s.leave(lock)
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exitCode(statusOf(exit.ProcessState))
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+// leave ends this session's hold on the project; if it was the last one
+// running, it cleans up what the sessions left on the host.
+func (s session) leave(lock *os.File) {
+	if instance.Leave(lock) {
+		s.cleanUp(s.plan.Instance)
+	}
+}
+
+// cleanUp runs, with the project's lock held exclusively, after its last
+// session: the placeholders go, and the exit audit looks through the
+// project for what the sessions left that the host would run or obey.
+func (s session) cleanUp(dir string) {
+	instance.RemovePlaceholders(dir)
+	since, ok := instance.Started(dir)
+	if !ok {
+		return
+	}
+	guarded := map[string]bool{}
+	for _, g := range s.plan.Guards {
+		guarded[g.Path] = true
+	}
+	root := s.plan.Project.Checkout
+	found, err := audit.Scan(root, since, guarded)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "claudebox: %v: the exit audit stopped early\n", err)
+	}
+	if len(found) > 0 {
+		s.reportFindings(root, dir, found)
+	}
+	instance.ForgetStart(dir)
+}
+
+// reportFindings moves what the exit audit found aside, into claudebox's
+// state where the sandbox never reaches, and names each with the command
+// that puts it back; with move-aside = false it only names them.
+func (s session) reportFindings(root, dir string, found []string) {
+	w := os.Stderr
+	if s.reportOnly {
+		fmt.Fprintln(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
+		for _, p := range found {
+			fmt.Fprintf(w, "  %s\n", shellQuote(p))
+		}
+		fmt.Fprintln(w, "hint: read each before your tools run it; the host runs these in place")
+		return
+	}
+	dest := filepath.Join(s.stateDir, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000Z"))
+	moved, err := audit.MoveAside(root, dest, found)
+	if len(moved) > 0 {
+		fmt.Fprintln(w, "claudebox: moved aside what the session left that the host would run or obey:")
+		for _, m := range moved {
+			fmt.Fprintf(w, "  %s\n    to put it back: mv -n %s %s\n", shellQuote(m.From), shellQuote(m.To), shellQuote(m.From))
+		}
+		fmt.Fprintln(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
+	}
+	if err != nil {
+		fmt.Fprintf(w, "claudebox: could not move everything aside: %s\n", shellQuote(err.Error()))
+	}
+}
+
+// shellQuote quotes s for a POSIX shell, and writes any control character
+// or invalid UTF-8 as an escape ($'…'), so that a name the sandbox chose
+// can neither drive the terminal nor paste as something else.
+func shellQuote(s string) string {
+	plain := utf8.ValidString(s)
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			plain = false
+		}
+	}
+	if plain {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1, unicode.IsControl(r):
+			for _, c := range []byte(s[i : i+max(n, 1)]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		case r == '\'' || r == '\\':
+			b.WriteString(`\` + string(r))
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += max(n, 1)
+	}
+	b.WriteString("'")
+	return b.String()
+}
+
+// statusOf is the exit status a shell would report for the process.
+func statusOf(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// exitCode ends claudebox with the sandbox's status, saying nothing: what
+// ran inside has said what it had to.
+type exitCode int
+
+func (e exitCode) Error() string { return "exit status " + strconv.Itoa(int(e)) }
+
+// closeInheritedOnExec marks every descriptor beyond stdio close-on-exec:
+// the shell that started claudebox may have left some open (exec
+// 7<~/.ssh/id_ed25519), and no child of claudebox is to inherit them.
+func closeInheritedOnExec() {
+	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err == nil {
+		return
+	}
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			unix.CloseOnExec(fd)
+		}
+	}
+}
