@@ -80,7 +80,7 @@ func TestStartScopes(t *testing.T) {
 	// in: the kernel judges signals to this process by it.
 	fromMainThread := func(cmd *exec.Cmd) error {
 		done := make(chan error, 1)
-		onMainThread <- func() { startOnThread(cmd, done) }
+		onMainThread <- func() { startOnThread(cmd, AbstractSockets|Signals, done) }
 		return <-done
 	}
 	for _, c := range []struct {
@@ -89,7 +89,8 @@ func TestStartScopes(t *testing.T) {
 		want  string
 	}{
 		{"control", plain, open},
-		{"Start", Start, scoped},
+		{"Start", func(cmd *exec.Cmd) error { return Start(cmd, AbstractSockets|Signals) }, scoped},
+		{"signals only", func(cmd *exec.Cmd) error { return Start(cmd, Signals) }, "connect: ok\nsignal: operation not permitted\n"},
 		{"from the main thread", fromMainThread, scoped},
 		// This process is not in the domains it made.
 		{"after them", plain, open},
@@ -97,5 +98,23 @@ func TestStartScopes(t *testing.T) {
 		if got := probe(t, c.start); got != c.want {
 			t.Errorf("%s: the probe printed %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestStartKeepsParentThread: a child that asks to die with its parent
+// (bwrap's --die-with-parent) lives on after Start returns, until it ends.
+func TestStartKeepsParentThread(t *testing.T) {
+	if ABI() < ScopeABI {
+		t.Skip("no Landlock scoping")
+	}
+	cmd := exec.Command("sh", "-c", "sleep 0.2; echo alive")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := Start(cmd, Signals); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil || out.String() != "alive\n" {
+		t.Errorf("the child: %v, printed %q", err, out.String())
 	}
 }
