@@ -118,3 +118,25 @@ func TestStartKeepsParentThread(t *testing.T) {
 		t.Errorf("the child: %v, printed %q", err, out.String())
 	}
 }
+
+// BenchmarkStart: starting and waiting for true, in a domain and plainly.
+func BenchmarkStart(b *testing.B) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		b.Skip(err)
+	}
+	for _, c := range []struct {
+		name  string
+		start func(*exec.Cmd) error
+	}{{"plain", (*exec.Cmd).Start}, {"landlock", func(cmd *exec.Cmd) error { return Start(cmd, AbstractSockets|Signals) }}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(truePath)
+				if err := c.start(cmd); err != nil {
+					b.Fatal(err)
+				}
+				cmd.Wait()
+			}
+		})
+	}
+}

@@ -92,3 +92,13 @@ func TestFilterModes(t *testing.T) {
 		t.Errorf("%d modes tracked, want %d", len(f.modes), maxModes)
 	}
 }
+
+// BenchmarkFilter: the cost per byte of passing a TUI's output through.
+func BenchmarkFilter(b *testing.B) {
+	chunk := []byte(strings.Repeat("\x1b[38;5;174m✻ Thinking…\x1b[39m \x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\\r\n", 100))
+	var f filter
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		f.write(chunk)
+	}
+}
