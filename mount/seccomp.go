@@ -17,7 +17,10 @@ import (
 //   - new user namespaces (clone or unshare with CLONE_NEWUSER), inside
 //     which the sandbox could remount its read-only binds writable. clone3
 //     passes its flags in memory a filter cannot read, so it answers ENOSYS
-//     and the C library falls back to clone.
+//     and the C library falls back to clone;
+//   - the kernel key syscalls (keyctl, add_key, request_key): keyrings are
+//     not namespaced, so the sandbox would read the keys the user's session
+//     holds (Kerberos KEYRING: caches, others' tokens) and add its own.
 //
 // Every ABI the kernel accepts on this machine is covered: a 32-bit program
 // calls ioctl by another number.
@@ -26,18 +29,19 @@ import (
 type abi struct {
 	arch                          uint32
 	ioctl, unshare, clone, clone3 uint32
+	keys                          [3]uint32 // add_key, request_key, keyctl
 	// x32 rejects the x32 ABI, which shares the x86-64 arch value.
 	x32 bool
 }
 
 var abis = map[string][]abi{
 	"amd64": {
-		{arch: unix.AUDIT_ARCH_X86_64, ioctl: 16, unshare: 272, clone: 56, clone3: 435, x32: true},
-		{arch: unix.AUDIT_ARCH_I386, ioctl: 54, unshare: 310, clone: 120, clone3: 435},
+		{arch: unix.AUDIT_ARCH_X86_64, ioctl: 16, unshare: 272, clone: 56, clone3: 435, keys: [3]uint32{248, 249, 250}, x32: true},
+		{arch: unix.AUDIT_ARCH_I386, ioctl: 54, unshare: 310, clone: 120, clone3: 435, keys: [3]uint32{286, 287, 288}},
 	},
 	"arm64": {
-		{arch: unix.AUDIT_ARCH_AARCH64, ioctl: 29, unshare: 97, clone: 220, clone3: 435},
-		{arch: unix.AUDIT_ARCH_ARM, ioctl: 54, unshare: 337, clone: 120, clone3: 435},
+		{arch: unix.AUDIT_ARCH_AARCH64, ioctl: 29, unshare: 97, clone: 220, clone3: 435, keys: [3]uint32{217, 218, 219}},
+		{arch: unix.AUDIT_ARCH_ARM, ioctl: 54, unshare: 337, clone: 120, clone3: 435, keys: [3]uint32{309, 310, 311}},
 	},
 }
 
@@ -74,6 +78,9 @@ func SeccompFilter() ([]byte, error) {
 		a.jumpIf(unix.BPF_JEQ, t.unshare, "flags", "")
 		a.jumpIf(unix.BPF_JEQ, t.clone, "flags", "")
 		a.jumpIf(unix.BPF_JEQ, t.clone3, "nosys", "")
+		for _, nr := range t.keys {
+			a.jumpIf(unix.BPF_JEQ, nr, "eperm", "")
+		}
 		a.ret(retAllow)
 		a.label(next)
 	}

@@ -74,6 +74,9 @@ func TestSeccompFilter(t *testing.T) {
 			{"clone(CLONE_NEWUSER)", a.clone, []uint64{unix.CLONE_NEWUSER}, eperm},
 			{"clone(thread)", a.clone, []uint64{unix.CLONE_VM | unix.CLONE_THREAD}, retAllow},
 			{"clone3", a.clone3, nil, nosys},
+			{"add_key", a.keys[0], nil, eperm},
+			{"request_key", a.keys[1], nil, eperm},
+			{"keyctl", a.keys[2], nil, eperm},
 			{"getpid-ish", 39, nil, retAllow},
 		}
 		for _, c := range cases {
@@ -85,6 +88,13 @@ func TestSeccompFilter(t *testing.T) {
 			if got := run(t, prog, a.arch, x32Bit|16, 0, unix.TIOCSTI); got != nosys {
 				t.Errorf("x32 ioctl = %#x, want ENOSYS", got)
 			}
+		}
+	}
+	// The native ABI's numbers are the ones this program was built with.
+	native := abis[runtime.GOARCH][0]
+	for _, nr := range []uint32{unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY, unix.SYS_KEYCTL} {
+		if got := run(t, prog, native.arch, nr); got != eperm {
+			t.Errorf("native key syscall %d = %#x, want EPERM", nr, got)
 		}
 	}
 	if got := run(t, prog, 0x12345678, 1); got != eperm {

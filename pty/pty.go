@@ -1,0 +1,295 @@
+// Package pty gives a child process a pseudo-terminal of its own, relayed
+// to the user's terminal, so that what the child does to its terminal
+// (pushes keystrokes, changes its settings or line discipline, leaves it
+// non-blocking or in mouse mode, writes the clipboard) stays on its own.
+package pty
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Relay is the pseudo-terminal of one child, between Attach and Restore.
+type Relay struct {
+	// flags are the file status flags (O_NONBLOCK) of the child's standard
+	// descriptors as the caller gave them, restored at the end.
+	flags map[*os.File]int
+	// user is the user's terminal: a descriptor of the caller's, for its
+	// settings, and term, a new open file of it that only the relay uses
+	// (so its deadlines and O_NONBLOCK touch no descriptor the user's shell
+	// shares).
+	user    int
+	term    *os.File
+	saved   *unix.Termios
+	raw     bool
+	master  *os.File
+	slave   *os.File
+	out     filter
+	outDone chan struct{}
+	inDone  chan struct{}
+	winch   chan os.Signal
+}
+
+// Quiet is how long the user's terminal must stay silent after the child
+// is gone before its input is flushed: replies to the child's last queries
+// arrive within it. quietMax bounds the wait when input keeps coming.
+const (
+	quiet    = 50 * time.Millisecond
+	quietMax = time.Second
+	// drainMax bounds how long output is still relayed once the child is
+	// gone, should something else hold its terminal open.
+	drainMax = time.Second
+)
+
+// Attach sets cmd up to run as the leader of a new session. When any of its
+// standard descriptors (the *os.File values in cmd.Stdin, Stdout and
+// Stderr) is a terminal, the child gets a new pseudo-terminal in their
+// place, as its controlling terminal, set up like the user's; pipes and
+// files stay as they are. Then, if stdin is a terminal, the user's terminal
+// is put in raw mode, so that Ctrl-C and Ctrl-Z are keystrokes the child's
+// terminal turns into signals for its foreground process group.
+//
+// clipboard lets the child's clipboard writes (OSC 52) through. The caller
+// starts cmd, calls Started, waits for it, then calls Restore, also when
+// the start failed.
+func Attach(cmd *exec.Cmd, clipboard bool) (*Relay, error) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true
+	r := &Relay{user: -1, flags: map[*os.File]int{}, out: filter{clipboard: clipboard}}
+	var std [3]*os.File
+	std[0], _ = cmd.Stdin.(*os.File)
+	std[1], _ = cmd.Stdout.(*os.File)
+	std[2], _ = cmd.Stderr.(*os.File)
+	var isTerm [3]bool
+	for i, f := range std {
+		if f == nil {
+			continue
+		}
+		control(f, func(fd int) error {
+			if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil {
+				r.flags[f] = fl
+			}
+			if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
+				isTerm[i] = true
+				if r.user < 0 {
+					r.user = fd
+				}
+			}
+			return nil
+		})
+	}
+	if r.user < 0 {
+		return r, nil
+	}
+	if err := r.open(); err != nil {
+		r.Restore()
+		return nil, err
+	}
+	if isTerm[0] {
+		cmd.Stdin = r.slave
+	}
+	if isTerm[1] {
+		cmd.Stdout = r.slave
+	}
+	if isTerm[2] {
+		cmd.Stderr = r.slave
+	}
+	// The child's controlling terminal: the first descriptor given the
+	// pseudo-terminal, by its number in the child.
+	cmd.SysProcAttr.Setctty = true
+	for i, t := range isTerm {
+		if t {
+			cmd.SysProcAttr.Ctty = i
+			break
+		}
+	}
+	if isTerm[0] {
+		raw := *r.saved
+		raw.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
+		raw.Oflag &^= unix.OPOST
+		raw.Lflag &^= unix.ECHO | unix.ECHONL | unix.ICANON | unix.ISIG | unix.IEXTEN
+		raw.Cflag &^= unix.CSIZE | unix.PARENB
+		raw.Cflag |= unix.CS8
+		raw.Cc[unix.VMIN], raw.Cc[unix.VTIME] = 1, 0
+		if err := unix.IoctlSetTermios(r.user, unix.TCSETS, &raw); err != nil {
+			r.Restore()
+			return nil, fmt.Errorf("cannot put the terminal in raw mode: %v", err)
+		}
+		r.raw = true
+	}
+	return r, nil
+}
+
+// open allocates the pseudo-terminal and opens the user's terminal anew.
+func (r *Relay) open() error {
+	var err error
+	if r.saved, err = unix.IoctlGetTermios(r.user, unix.TCGETS); err != nil {
+		return err
+	}
+	// A new open file of the user's terminal: pollable, so the relay can
+	// stop reading it at a deadline, without making the shell's own
+	// descriptor non-blocking.
+	if r.term, err = os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", r.user), os.O_RDWR|unix.O_NOCTTY, 0); err != nil {
+		return fmt.Errorf("cannot open the terminal: %v", err)
+	}
+	if r.master, err = os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0); err != nil {
+		return fmt.Errorf("cannot allocate a pseudo-terminal: %v", err)
+	}
+	var n uint32
+	if err := control(r.master, func(fd int) (err error) {
+		if err = unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err == nil {
+			n, err = unix.IoctlGetUint32(fd, unix.TIOCGPTN)
+		}
+		return err
+	}); err != nil {
+		return fmt.Errorf("cannot set up the pseudo-terminal: %v", err)
+	}
+	// Opened blocking, as the child expects its terminal.
+	name := fmt.Sprintf("/dev/pts/%d", n)
+	fd, err := unix.Open(name, unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("cannot open the pseudo-terminal: %v", err)
+	}
+	r.slave = os.NewFile(uintptr(fd), name)
+	if err := unix.IoctlSetTermios(fd, unix.TCSETS, r.saved); err != nil {
+		return err
+	}
+	r.resize()
+	return nil
+}
+
+// control runs fn on f's descriptor without making it blocking, as Fd
+// would.
+func control(f *os.File, fn func(fd int) error) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = fn(int(fd)) }); err != nil {
+		return err
+	}
+	return ferr
+}
+
+// resize gives the child's terminal the size of the user's; the kernel
+// then signals SIGWINCH to the child's foreground process group.
+func (r *Relay) resize() {
+	ws, err := unix.IoctlGetWinsize(r.user, unix.TIOCGWINSZ)
+	if err != nil {
+		return
+	}
+	control(r.master, func(fd int) error { return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, ws) })
+}
+
+// Started relays the terminals both ways, as bytes arrive, and the user's
+// window size changes, until Restore.
+func (r *Relay) Started() {
+	if r.master == nil {
+		return
+	}
+	r.slave.Close()
+	r.outDone = make(chan struct{})
+	go func() {
+		defer close(r.outDone)
+		buf := make([]byte, 32*1024)
+		for {
+			n, err := r.master.Read(buf)
+			if n > 0 {
+				if _, werr := r.term.Write(r.out.write(buf[:n])); werr != nil {
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	if r.raw {
+		r.inDone = make(chan struct{})
+		go func() {
+			defer close(r.inDone)
+			buf := make([]byte, 4096)
+			for {
+				n, err := r.term.Read(buf)
+				if n > 0 {
+					if _, werr := r.master.Write(buf[:n]); werr != nil {
+						return
+					}
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	r.winch = make(chan os.Signal, 1)
+	signal.Notify(r.winch, unix.SIGWINCH)
+	go func() {
+		for range r.winch {
+			r.resize()
+		}
+	}()
+}
+
+// Restore, once the child is gone, relays what it still wrote, turns off
+// the terminal modes it left on, discards the replies to its queries that
+// are still arriving, and puts back the user's terminal settings and the
+// descriptors' flags.
+func (r *Relay) Restore() {
+	if r.winch != nil {
+		signal.Stop(r.winch)
+		close(r.winch)
+	}
+	if r.inDone != nil {
+		r.term.SetReadDeadline(time.Now())
+		r.master.SetWriteDeadline(time.Now())
+		<-r.inDone
+	}
+	if r.outDone != nil {
+		r.master.SetReadDeadline(time.Now().Add(drainMax))
+		r.term.SetWriteDeadline(time.Now().Add(drainMax))
+		<-r.outDone
+	} else if r.slave != nil {
+		r.slave.Close()
+	}
+	if r.term != nil {
+		r.term.SetWriteDeadline(time.Now().Add(drainMax))
+		r.term.Write(r.out.reset())
+		r.discardReplies()
+		unix.IoctlSetInt(r.user, unix.TCFLSH, unix.TCIFLUSH)
+		r.term.Close()
+	}
+	if r.saved != nil {
+		unix.IoctlSetTermios(r.user, unix.TCSETS, r.saved)
+	}
+	if r.master != nil {
+		r.master.Close()
+	}
+	for f, fl := range r.flags {
+		control(f, func(fd int) error {
+			_, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl)
+			return err
+		})
+	}
+}
+
+// discardReplies reads the user's terminal until it has been quiet for a
+// while: the replies to the child's last queries must not reach the shell.
+func (r *Relay) discardReplies() {
+	buf := make([]byte, 4096)
+	for end := time.Now().Add(quietMax); time.Now().Before(end); {
+		r.term.SetReadDeadline(time.Now().Add(quiet))
+		if _, err := r.term.Read(buf); err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,297 @@
+package pty
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// userTerminal is a terminal standing in for the user's: the test plays
+// the terminal emulator on its master side, and the process under test gets
+// its slave side as its standard descriptors.
+type userTerminal struct {
+	t      *testing.T
+	emu    *os.File // the emulator's side
+	tty    *os.File // the user's terminal
+	mu     sync.Mutex
+	screen bytes.Buffer
+	// reply answers a query the emulator sees on its screen; replied
+	// receives each answer once it is sent.
+	reply   map[string]string
+	replied chan string
+}
+
+func newUserTerminal(t *testing.T) *userTerminal {
+	t.Helper()
+	emu, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n uint32
+	if err := control(emu, func(fd int) (err error) {
+		if err = unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err == nil {
+			n, err = unix.IoctlGetUint32(fd, unix.TIOCGPTN)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty.Fd() // blocking, as a shell's terminal is
+	u := &userTerminal{t: t, emu: emu, tty: tty, reply: map[string]string{}, replied: make(chan string, 8)}
+	u.setSize(24, 80)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := emu.Read(buf)
+			u.mu.Lock()
+			u.screen.Write(buf[:n])
+			for q, a := range u.reply {
+				if bytes.Contains(u.screen.Bytes(), []byte(q)) {
+					// As late as a reply may come: after the child ended.
+					time.AfterFunc(20*time.Millisecond, func() {
+						emu.Write([]byte(a))
+						u.replied <- a
+					})
+					delete(u.reply, q)
+				}
+			}
+			u.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { tty.Close(); emu.Close() })
+	return u
+}
+
+func (u *userTerminal) setSize(rows, cols uint16) {
+	control(u.emu, func(fd int) error {
+		return unix.IoctlSetWinsize(fd, unix.TIOCSWINSZ, &unix.Winsize{Row: rows, Col: cols})
+	})
+}
+
+func (u *userTerminal) shown() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.screen.String()
+}
+
+func (u *userTerminal) waitFor(s string) {
+	u.t.Helper()
+	for end := time.Now().Add(5 * time.Second); !strings.Contains(u.shown(), s); {
+		if time.Now().After(end) {
+			u.t.Fatalf("waiting for %q, the terminal shows %q", s, u.shown())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func (u *userTerminal) termios() unix.Termios {
+	u.t.Helper()
+	tio, err := unix.IoctlGetTermios(int(u.tty.Fd()), unix.TCGETS)
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	return *tio
+}
+
+// start runs script with sh on the user's terminal, through a Relay.
+func start(t *testing.T, script string, stdin, stdout *os.File, stderr *os.File) (*exec.Cmd, *Relay) {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
+	r, err := Attach(cmd, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		r.Restore()
+		t.Fatal(err)
+	}
+	r.Started()
+	return cmd, r
+}
+
+// TestRelayOwnTerminal: the child runs as a session leader on a terminal
+// of its own, the user's terminal is raw meanwhile, and keystrokes, Ctrl-C
+// and window size changes reach the child.
+func TestRelayOwnTerminal(t *testing.T) {
+	u := newUserTerminal(t)
+	before := u.termios()
+	cmd, r := start(t, `
+		read -r pid _ _ _ _ sid _ < /proc/self/stat
+		echo "SESSION-$(test "$$" = "$sid" && echo LEADER) TTY-$(tty)"
+		trap 'echo GOT-INT' INT
+		trap 'echo "WIN""CH $(stty size)"' WINCH
+		read -r line; echo "READ-$line"
+		while :; do sleep 0.05; done
+	`, u.tty, u.tty, u.tty)
+	u.waitFor("SESSION-")
+	u.waitFor("\n")
+	line := u.shown()
+	if !strings.Contains(line, "SESSION-LEADER") {
+		t.Errorf("the child is not a session leader: %q", line)
+	}
+	if strings.Contains(line, "TTY-"+u.tty.Name()+"\r") || !strings.Contains(line, "TTY-/dev/pts/") {
+		t.Errorf("the child's terminal is the user's (%s): %q", u.tty.Name(), line)
+	}
+	if tio := u.termios(); tio.Lflag&(unix.ICANON|unix.ECHO|unix.ISIG) != 0 {
+		t.Errorf("the user's terminal is not raw while the child runs: lflag %#x", tio.Lflag)
+	}
+	u.emu.Write([]byte("typed\r"))
+	u.waitFor("READ-typed")
+	u.setSize(30, 100)
+	syscall.Kill(os.Getpid(), syscall.SIGWINCH)
+	u.waitFor("WINCH 30 100")
+	u.emu.Write([]byte{0x03})
+	u.waitFor("GOT-INT")
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	r.Restore()
+	if after := u.termios(); after != before {
+		t.Errorf("the user's terminal settings were not restored:\n%+v\nwant\n%+v", after, before)
+	}
+}
+
+// TestRelayPipes: pipes and files pass through; only the descriptors that
+// are terminals get the child's own.
+func TestRelayPipes(t *testing.T) {
+	u := newUserTerminal(t)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	cmd, r := start(t, `echo OUT-$(tty); echo TERM-$(tty <&2) >&2`, u.tty, pw, u.tty)
+	pw.Close()
+	var out bytes.Buffer
+	out.ReadFrom(pr)
+	cmd.Wait()
+	r.Restore()
+	if got := out.String(); !strings.HasPrefix(got, "OUT-/dev/pts/") || strings.Contains(got, u.tty.Name()+"\n") {
+		t.Errorf("stdout, a pipe, got %q, want the child's own terminal named", got)
+	}
+	u.waitFor("TERM-/dev/pts/")
+	if strings.Contains(u.shown(), "OUT-") {
+		t.Errorf("the terminal shows %q", u.shown())
+	}
+
+	// Input from a pipe: the user's terminal stays as it is (the user's
+	// Ctrl-C is the caller's).
+	before := u.termios()
+	in, inw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inw.Write([]byte("from-pipe\n"))
+	inw.Close()
+	cmd, r = start(t, `cat; stty -a >/dev/null && echo STDIN-NOT-A-TTY`, in, u.tty, u.tty)
+	if tio := u.termios(); tio != before {
+		t.Errorf("the user's terminal changed though stdin is a pipe")
+	}
+	cmd.Wait()
+	r.Restore()
+	in.Close()
+	u.waitFor("from-pipe")
+}
+
+// TestRelayRestores: what the child does to its terminal and its pipes, and
+// the modes it leaves on in the user's, are undone, also when it crashes;
+// its clipboard writes never reach the user's terminal.
+func TestRelayRestores(t *testing.T) {
+	requirePerl(t)
+	u := newUserTerminal(t)
+	before := u.termios()
+	// A blocking pipe, as a shell makes them.
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := os.NewFile(uintptr(p[0]), "pipe"), os.NewFile(uintptr(p[1]), "pipe")
+	defer pr.Close()
+	pipeFlags := flags(pw)
+	cmd, r := start(t, `
+		printf '\033[?1000h\033[?2004h\033[?1049h\033]52;c;Y3VybCBldmlsIHwgc2g=\007\033]2;TITLE-7c1\007' >&2
+		perl -MFcntl -e '
+			fcntl(STDIN, F_SETFL, O_NONBLOCK) or die;
+			fcntl(STDOUT, F_SETFL, O_NONBLOCK) or die;
+			my $nnull = pack("i", 27);
+			ioctl(STDIN, 0x5423, $nnull) or die "TIOCSETD: $!"' && kill -SEGV $$
+	`, u.tty, pw, u.tty)
+	defer pw.Close()
+	err := cmd.Wait()
+	r.Restore()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGSEGV {
+		t.Fatalf("the child did not set up its terminal and crash: %v\n%q", err, u.shown())
+	}
+	u.waitFor("\x1b[?1049l")
+	shown := u.shown()
+	if !strings.Contains(shown, "\x1b]2;TITLE-7c1\x07") {
+		t.Errorf("the title did not pass: %q", shown)
+	}
+	if strings.Contains(shown, "52;") || strings.Contains(shown, "Y3Vy") {
+		t.Errorf("the clipboard write reached the terminal: %q", shown)
+	}
+	if !strings.HasSuffix(shown, "\x1b[?1000l\x1b[?2004l\x1b[?1049l") {
+		t.Errorf("the modes left on were not turned off: %q", shown)
+	}
+	if after := u.termios(); after != before {
+		t.Errorf("the user's terminal settings were not restored")
+	}
+	if d, err := unix.IoctlGetInt(int(u.tty.Fd()), unix.TIOCGETD); err != nil || d != 0 {
+		t.Errorf("the user's terminal's line discipline = %d, %v; want N_TTY", d, err)
+	}
+	if fl := flags(pw); fl != pipeFlags {
+		t.Errorf("the pipe's flags = %#x, want %#x", fl, pipeFlags)
+	}
+}
+
+// TestRelayDiscardsReplies: the answer to a query the child sends as it
+// ends is not left for the user's shell to read.
+func TestRelayDiscardsReplies(t *testing.T) {
+	u := newUserTerminal(t)
+	u.reply["\x1b[c"] = "\x1b[?62;22c"
+	cmd, r := start(t, `printf '\033[c'`, u.tty, u.tty, u.tty)
+	cmd.Wait()
+	r.Restore()
+	select {
+	case <-u.replied:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("the query did not reach the terminal: %q", u.shown())
+	}
+	u.emu.Write([]byte("END\n"))
+	line := make([]byte, 64)
+	n, _ := u.tty.Read(line)
+	if got := string(line[:n]); got != "END\n" {
+		t.Errorf("the shell reads %q after the child, want only what the user typed", got)
+	}
+}
+
+// flags reads f's file status flags without Fd, which would clear
+// O_NONBLOCK.
+func flags(f *os.File) (fl int) {
+	control(f, func(fd int) (err error) {
+		fl, err = unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+		return err
+	})
+	return fl
+}
+
+func requirePerl(t *testing.T) {
+	if _, err := exec.LookPath("perl"); err != nil {
+		t.Skip("perl is not installed")
+	}
+}
