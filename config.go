@@ -154,7 +154,7 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 		layers = append(layers, layer{settings: repo, from: repoPath, base: project.Checkout})
 	}
 	for _, key := range slices.Sorted(maps.Keys(user.Project)) {
-		root := expandHome(key, home)
+		root := instance.ExpandHome(key, home)
 		if !filepath.IsAbs(root) {
 			return nil, withHint(`name the project by its root: [project."~/code/app"]`, "%s: [project.%q]: not an absolute path", path, key)
 		}
@@ -166,16 +166,6 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 		}
 	}
 	return layers, nil
-}
-
-func expandHome(p, home string) string {
-	if p == "~" {
-		return home
-	}
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(home, rest)
-	}
-	return p
 }
 
 // launchSettings are the layers merged: lists accumulate, a later layer

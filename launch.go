@@ -93,7 +93,9 @@ func (l launchCmd) prepare() (session, error) {
 	if err != nil {
 		return session{}, withHint("cd into your project again", "cannot resolve the current directory: %v", err)
 	}
-	cwd, _ = filepath.EvalSymlinks(cwd)
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
 
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {

@@ -157,7 +157,7 @@ func fakeBwrap() int {
 		fmt.Fprintln(os.Stderr, "fake bwrap:", err)
 		return 1
 	}
-	if exists(filepath.Join(home, "bwrap.exec")) {
+	if instance.Exists(filepath.Join(home, "bwrap.exec")) {
 		for i, a := range args {
 			if a == "--" {
 				cmd := exec.Command(args[i+1], args[i+2:]...)
@@ -240,7 +240,7 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("usage: bin-path NAME")
 				}
 				for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
-					if p := filepath.Join(dir, args[0]); exists(p) {
+					if p := filepath.Join(dir, args[0]); instance.Exists(p) {
 						ts.Setenv("BIN_"+args[0], p)
 						return
 					}
@@ -322,7 +322,7 @@ func TestScripts(t *testing.T) {
 			// wait-file PATH: wait until PATH exists.
 			"wait-file": func(ts *testscript.TestScript, neg bool, args []string) {
 				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-					if exists(ts.MkAbs(args[0])) {
+					if instance.Exists(ts.MkAbs(args[0])) {
 						return
 					}
 				}

@@ -196,7 +196,7 @@ func (m moveCmd) Run() error {
 // oldRoot reads OLD: an instance hash from --list, or the project's former
 // path, absolute or relative to the current directory.
 func (m moveCmd) oldRoot(state, cwd string) (string, error) {
-	if len(m.Old) == 16 && strings.Trim(m.Old, "0123456789abcdef") == "" {
+	if instance.IsHash(m.Old) {
 		b, err := instance.ReadFileNoFollow(filepath.Join(gc.ProjectsDir(state), m.Old, instance.RootFile))
 		if err != nil {
 			return "", withHint("claudebox --list shows the instances", "no instance %s", m.Old)

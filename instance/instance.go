@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,6 +22,11 @@ const RootFile = "project-root"
 func Hash(root string) string {
 	sum := sha256.Sum256([]byte(root))
 	return hex.EncodeToString(sum[:])[:16]
+}
+
+// IsHash reports whether name has the form of an instance key.
+func IsHash(name string) bool {
+	return len(name) == 16 && strings.Trim(name, "0123456789abcdef") == ""
 }
 
 // Dir is the instance directory of root under the claudebox state dir.

@@ -121,9 +121,7 @@ func (g *guardProbe) git(project instance.Project) {
 		}
 	}
 	if hooksPath != "" {
-		if rest, ok := strings.CutPrefix(hooksPath, "~/"); ok {
-			hooksPath = filepath.Join(g.home, rest)
-		} else if !filepath.IsAbs(hooksPath) {
+		if hooksPath = instance.ExpandHome(hooksPath, g.home); !filepath.IsAbs(hooksPath) {
 			hooksPath = filepath.Join(project.Checkout, hooksPath)
 		}
 		g.add(Guard{Path: filepath.Clean(hooksPath), Why: "git hooks (core.hooksPath)"})
@@ -131,9 +129,7 @@ func (g *guardProbe) git(project instance.Project) {
 	// Files the repository's config includes are config too; git resolves a
 	// relative one against the config file's directory.
 	for _, inc := range instance.GitIncludes(filepath.Join(common, "config")) {
-		if rest, ok := strings.CutPrefix(inc, "~/"); ok {
-			inc = filepath.Join(g.home, rest)
-		} else if !filepath.IsAbs(inc) {
+		if inc = instance.ExpandHome(inc, g.home); !filepath.IsAbs(inc) {
 			inc = filepath.Join(common, inc)
 		}
 		g.add(Guard{Path: filepath.Clean(inc), FileStandIn: true, Why: "git configuration included by the repository's"})
@@ -168,7 +164,7 @@ func (g *guardProbe) submoduleGitDirs(dir string) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if !exists(filepath.Join(path, "HEAD")) {
+		if !instance.Exists(filepath.Join(path, "HEAD")) {
 			g.submoduleGitDirs(path)
 			continue
 		}
