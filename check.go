@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -111,9 +110,7 @@ func (c checkCmd) Run() error {
 		ok = ok && r.Status != "fail"
 	}
 	if c.JSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		err := enc.Encode(struct {
+		err := writeJSON(os.Stdout, struct {
 			OK     bool          `json:"ok"`
 			Checks []checkResult `json:"checks"`
 		}{ok, results})
@@ -123,9 +120,9 @@ func (c checkCmd) Run() error {
 	} else {
 		mark := map[string]string{"ok": "✓", "warn": "⚠", "fail": "✗"}
 		for _, r := range results {
-			fmt.Printf("%s %s: %s\n", mark[r.Status], r.Name, r.Detail)
+			say(os.Stdout, "%s %s: %s", mark[r.Status], r.Name, r.Detail)
 			if r.Fix != "" {
-				fmt.Printf("  fix: %s\n", r.Fix)
+				say(os.Stdout, "  fix: %s", r.Fix)
 			}
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/printable"
 )
 
 // RootFile names the file in an instance directory that records its root.
@@ -53,7 +55,7 @@ func Ensure(stateDir, root string) (string, error) {
 	case err == nil && bytes.Equal(got, want):
 		return dir, nil
 	case err == nil:
-		return "", fmt.Errorf("%w: %s records %q", ErrOtherRoot, path, bytes.TrimRight(got, "\n"))
+		return "", fmt.Errorf("%w: %s records \"%s\"", ErrOtherRoot, path, printable.Excerpt(string(bytes.TrimRight(got, "\n"))))
 	case !errors.Is(err, os.ErrNotExist):
 		return "", err
 	}
