@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -90,10 +89,12 @@ func (c checkCmd) Run() error {
 			hostLines = append(hostLines, checkResult{"project settings", "warn", "not yet approved for this project, left out of the trial: " + strings.Join(what, ", "),
 				"check them, then claudebox --yes (or answer the question a launch asks)"})
 		}
-		truePath, _ := exec.LookPath("true")
 		withTrue := s
+		truePath, err := exec.LookPath("true")
 		withTrue.plan.Command = []string{truePath}
-		if _, stderr, err := withTrue.trial(); err != nil {
+		if err != nil {
+			trial = checkResult{"trial sandbox", "fail", "true not found on PATH", "install coreutils"}
+		} else if _, stderr, err := withTrue.trial(); err != nil {
 			trial = explainTrial(stderr, err, userns)
 		} else {
 			trial = checkResult{"trial sandbox", "ok", "a sandbox built from this plan ran true", ""}
@@ -111,18 +112,19 @@ func (c checkCmd) Run() error {
 		ok = ok && r.Status != "fail"
 	}
 	if c.JSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		enc.Encode(struct {
+		err := writeJSON(os.Stdout, struct {
 			OK     bool          `json:"ok"`
 			Checks []checkResult `json:"checks"`
 		}{ok, results})
+		if err != nil {
+			return err
+		}
 	} else {
 		mark := map[string]string{"ok": "✓", "warn": "⚠", "fail": "✗"}
 		for _, r := range results {
-			fmt.Printf("%s %s: %s\n", mark[r.Status], r.Name, r.Detail)
+			say(os.Stdout, "%s %s: %s", mark[r.Status], r.Name, r.Detail)
 			if r.Fix != "" {
-				fmt.Printf("  fix: %s\n", r.Fix)
+				say(os.Stdout, "  fix: %s", r.Fix)
 			}
 		}
 	}
@@ -224,9 +226,9 @@ func checkClaudeDir(home string) checkResult {
 
 func checkCredentials(home string) checkResult {
 	switch {
-	case exists(mount.SandboxLoginFile(filepath.Join(home, ".claudebox"))):
+	case instance.Exists(mount.SandboxLoginFile(filepath.Join(home, ".claudebox"))):
 		return checkResult{"credentials", "ok", "separate sandbox login in ~/.claudebox/.credentials.json", ""}
-	case exists(filepath.Join(home, ".claude", ".credentials.json")):
+	case instance.Exists(filepath.Join(home, ".claude", ".credentials.json")):
 		return checkResult{"credentials", "ok", "OAuth login in ~/.claude/.credentials.json", ""}
 	}
 	for _, name := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"} {
@@ -249,11 +251,6 @@ func checkStateDir(state string) checkResult {
 		return checkResult{"~/.claudebox", "ok", "will be created", ""}
 	}
 	return checkResult{"~/.claudebox", "ok", "writable", ""}
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // trial runs the session's plan for real, as a child, and returns what the

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/claudebox/claudebox/printable"
 )
 
 // cli is claudebox's own command line. Its modes are flags, not
@@ -106,11 +108,17 @@ func withHint(hint, format string, args ...any) error {
 
 // report writes err in claudebox's voice: a prefixed line, then its hint.
 func report(w io.Writer, err error) {
-	fmt.Fprintf(w, "claudebox: %v\n", err)
+	say(w, "claudebox: %v", err)
 	var h *hintError
 	if errors.As(err, &h) && h.hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", h.hint)
+		say(w, "hint: %s", h.hint)
 	}
+}
+
+// say writes one line of output with its control characters escaped: what
+// it names may come from a file the repository or the sandbox wrote.
+func say(w io.Writer, format string, args ...any) {
+	fmt.Fprintln(w, printable.Escape(fmt.Sprintf(format, args...)))
 }
 
 func newParser(c *cli) (*kong.Kong, error) {

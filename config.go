@@ -18,6 +18,7 @@ import (
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
 )
 
 // settings are what a launch can be told beyond its defaults, by flags or
@@ -90,7 +91,7 @@ func decodeConfig(path string, v any, follow bool) (bool, error) {
 	case errors.As(err, &missing):
 		e := missing.Errors[0]
 		row, _ := e.Position()
-		return false, withHint("the keys are "+configKeys, "%s:%d: unknown key %s", path, row, strings.Join(e.Key(), "."))
+		return false, withHint("the keys are "+configKeys, "%s:%d: unknown key %s", path, row, printable.Excerpt(strings.Join(e.Key(), ".")))
 	case errors.As(err, &bad):
 		row, _ := bad.Position()
 		msg := strings.TrimPrefix(bad.Error(), "toml: ")
@@ -129,9 +130,12 @@ type layer struct {
 // ~/.claudebox/env before config.toml, .claudebox.env before .claudebox.toml.
 func configLayers(home string, project instance.Project) ([]layer, error) {
 	var layers []layer
-	legacy := func(path string) error {
-		f, err := mount.ReadEnvFile(path)
-		if err != nil {
+	legacy := func(path string, follow bool) error {
+		f, err := mount.ReadEnvFile(path, follow)
+		switch {
+		case errors.Is(err, syscall.ELOOP):
+			return withHint("replace the link with the file itself", "%s is a symlink", path)
+		case err != nil:
 			return withHint("fix the line: NAME, or NAME=VALUE", "%v", err)
 		}
 		if len(f.Entries) > 0 {
@@ -139,7 +143,7 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 		}
 		return nil
 	}
-	if err := legacy(filepath.Join(home, ".claudebox", "env")); err != nil {
+	if err := legacy(filepath.Join(home, ".claudebox", "env"), true); err != nil {
 		return nil, err
 	}
 	var user userConfig
@@ -148,7 +152,7 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 		return nil, err
 	}
 	layers = append(layers, layer{settings: user.settings, from: path, own: true, base: project.Checkout})
-	if err := legacy(filepath.Join(project.Checkout, mount.ProjectEnvFile)); err != nil {
+	if err := legacy(filepath.Join(project.Checkout, mount.ProjectEnvFile), false); err != nil {
 		return nil, err
 	}
 	var repo settings
@@ -159,7 +163,7 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 		layers = append(layers, layer{settings: repo, from: repoPath, base: project.Checkout})
 	}
 	for _, key := range slices.Sorted(maps.Keys(user.Project)) {
-		root := expandHome(key, home)
+		root := instance.ExpandHome(key, home)
 		if !filepath.IsAbs(root) {
 			return nil, withHint(`name the project by its root: [project."~/code/app"]`, "%s: [project.%q]: not an absolute path", path, key)
 		}
@@ -171,16 +175,6 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 		}
 	}
 	return layers, nil
-}
-
-func expandHome(p, home string) string {
-	if p == "~" {
-		return home
-	}
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(home, rest)
-	}
-	return p
 }
 
 // launchSettings are the layers merged: lists accumulate, a later layer
@@ -248,7 +242,7 @@ func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 			for _, s := range l.Env {
 				e, ok := mount.ParseEnvEntry(s)
 				if !ok {
-					return out, withHint("write NAME, or NAME=VALUE", "%s: env: %q is not NAME or NAME=VALUE", l.from, s)
+					return out, withHint("write NAME, or NAME=VALUE", "%s: env: \"%s\" is not NAME or NAME=VALUE", l.from, printable.Excerpt(s))
 				}
 				f.Entries = append(f.Entries, e)
 			}
@@ -340,11 +334,11 @@ func (s session) noticeLegacy() error {
 		}
 		env := "env = [" + strings.Join(names, ", ") + "]"
 		if filepath.Base(f.Path) == mount.ProjectEnvFile {
-			fmt.Fprintf(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s\n", f.Path, env, mount.ProjectConfigFile)
-			fmt.Fprintf(os.Stderr, "hint: kept outside the repository, a [project.%q] table in %s needs no approval\n", s.plan.Project.Root, userConfigPath(s.home))
+			say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, mount.ProjectConfigFile)
+			say(os.Stderr, "hint: kept outside the repository, a [project.%q] table in %s needs no approval", s.plan.Project.Root, userConfigPath(s.home))
 		} else {
-			fmt.Fprintf(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s\n", f.Path, env, userConfigPath(s.home))
-			fmt.Fprintf(os.Stderr, "hint: there it needs no approval, and %s can then go\n", f.Path)
+			say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, userConfigPath(s.home))
+			say(os.Stderr, "hint: there it needs no approval, and %s can then go", f.Path)
 		}
 		fresh = append(fresh, f.Path)
 	}

@@ -600,7 +600,7 @@ func TestEscapeGitRedirects(t *testing.T) {
 	}
 	h.run(repo, nil, "git", "-C", "lib", "status")
 	h.run(repo, nil, "git", "-C", "third_party/a/b/emb", "status")
-	if exists(marker) {
+	if instance.Exists(marker) {
 		t.Fatal("the host's git ran what the sandbox planted")
 	}
 	for _, dir := range []string{repo, filepath.Join(code, "wt")} {
@@ -653,7 +653,7 @@ func TestEscapeHookManagers(t *testing.T) {
 		noPlaceholders(t, dir)
 		h.run(dir, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "host")
 	}
-	if exists(marker) {
+	if instance.Exists(marker) {
 		t.Fatal("the host's git commit ran what the sandbox wrote")
 	}
 }

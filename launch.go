@@ -64,7 +64,7 @@ func (l launchCmd) Run() error {
 	}
 	if l.DryRun {
 		for _, a := range s.unapproved {
-			fmt.Printf("# not yet approved for this project (a launch asks first): %s\n", a.show)
+			say(os.Stdout, "# not yet approved for this project (a launch asks first): %s", a.show)
 		}
 		fmt.Print(s.plan.Script(s.bwrap))
 		return nil
@@ -91,7 +91,9 @@ func (l launchCmd) prepare() (session, error) {
 	if err != nil {
 		return session{}, resolveError(err)
 	}
-	cwd, _ = filepath.EvalSymlinks(cwd)
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
 
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -234,9 +236,9 @@ func (s *session) askApproval(yes bool) error {
 			return withHint("check them, then run claudebox --yes to approve them for this project",
 				"the project's settings add what you have not approved for it: %s", strings.Join(what, ", "))
 		}
-		fmt.Fprintf(os.Stderr, "claudebox: the project's settings add what you have not approved for it:\n")
+		say(os.Stderr, "claudebox: the project's settings add what you have not approved for it:")
 		for _, w := range what {
-			fmt.Fprintf(os.Stderr, "  %s\n", w)
+			say(os.Stderr, "  %s", w)
 		}
 		fmt.Fprint(os.Stderr, "Allow them in this project's sandbox? [y/N] ")
 		answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')

@@ -145,7 +145,10 @@ func fakeBwrap() int {
 		mounts = append(mounts, fakeMount{dest, isHostDir})
 	}
 	argv := strings.Join(os.Args[1:], "\n") + "\n"
-	env := strings.Join(os.Environ(), "\n") + "\n"
+	env := os.Getenv("LAUNCH_ENVIRON") // as it came, recorded by coverBwrapDir's wrapper
+	if env == "" {
+		env = strings.Join(os.Environ(), "\n") + "\n"
+	}
 	if err := os.WriteFile(filepath.Join(home, "bwrap.argv"), []byte(argv), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "fake bwrap:", err)
 		return 1
@@ -154,7 +157,7 @@ func fakeBwrap() int {
 		fmt.Fprintln(os.Stderr, "fake bwrap:", err)
 		return 1
 	}
-	if exists(filepath.Join(home, "bwrap.exec")) {
+	if instance.Exists(filepath.Join(home, "bwrap.exec")) {
 		for i, a := range args {
 			if a == "--" {
 				cmd := exec.Command(args[i+1], args[i+2:]...)
@@ -167,6 +170,30 @@ func fakeBwrap() int {
 		}
 	}
 	return 0
+}
+
+// coverBwrapDir returns a directory holding a bwrap that runs the fake
+// bwrap with this test's GOCOVERDIR. A launch gives bwrap a stripped
+// environment, and the fake is this test binary: built with -cover and
+// started without GOCOVERDIR, it would print a warning before any of its
+// code runs. The fake passes the variable on to what it runs (claude). The
+// shell reorders the environment and adds PWD, so the wrapper hands the
+// fake the launch's environment as it came, in LAUNCH_ENVIRON.
+func coverBwrapDir(t *testing.T) string {
+	fake, err := exec.LookPath("bwrap") // testscript's bin directory comes first
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	script := "#!/bin/sh\n" +
+		"export LAUNCH_ENVIRON=\"$(tr '\\0' '\\n' </proc/$$/environ)\n\"\n" +
+		"export GOCOVERDIR=" + quote(os.Getenv("GOCOVERDIR")) + "\n" +
+		"exec " + quote(fake) + ` "$@"` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "bwrap"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // fakeMount is a mount the fake bwrap has seen: host says it shows a host
@@ -189,12 +216,14 @@ func deepest(mounts []fakeMount, path string) (fakeMount, bool) {
 }
 
 func TestScripts(t *testing.T) {
+	wrapperDir := coverBwrapDir(t)
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
+			env.Setenv("PATH", wrapperDir+string(filepath.ListSeparator)+env.Getenv("PATH"))
 			return os.MkdirAll(home, 0o755)
 		},
 		Condition: func(cond string) (bool, error) {
@@ -211,7 +240,7 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("usage: bin-path NAME")
 				}
 				for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
-					if p := filepath.Join(dir, args[0]); exists(p) {
+					if p := filepath.Join(dir, args[0]); instance.Exists(p) {
 						ts.Setenv("BIN_"+args[0], p)
 						return
 					}
@@ -293,7 +322,7 @@ func TestScripts(t *testing.T) {
 			// wait-file PATH: wait until PATH exists.
 			"wait-file": func(ts *testscript.TestScript, neg bool, args []string) {
 				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-					if exists(ts.MkAbs(args[0])) {
+					if instance.Exists(ts.MkAbs(args[0])) {
 						return
 					}
 				}

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/printable"
 )
 
 // Where --gc and --list read the machine's filesystems; tests point them at
@@ -42,14 +44,14 @@ func (g gcCmd) Run() error {
 	report := func(e gc.Event) {
 		switch e.Kind {
 		case "remove":
-			fmt.Fprintf(os.Stderr, "claudebox: %s %s (%s, root %s is gone)\n", verb, e.Instance.Dir, humanBytes(e.Instance.Bytes), e.Instance.Root)
+			say(os.Stderr, "claudebox: %s %s (%s, root %s is gone)", verb, e.Instance.Dir, humanBytes(e.Instance.Bytes), e.Instance.Root)
 		case "keep":
-			fmt.Fprintf(os.Stderr, "claudebox: kept %s: root %s is gone, but a session is running in it\n", e.Instance.Dir, e.Instance.Root)
+			say(os.Stderr, "claudebox: kept %s: root %s is gone, but a session is running in it", e.Instance.Dir, e.Instance.Root)
 		case "finish":
-			fmt.Fprintf(os.Stderr, "claudebox: %s %s, left by an interrupted --gc\n", verb, e.Instance.Dir)
+			say(os.Stderr, "claudebox: %s %s, left by an interrupted --gc", verb, e.Instance.Dir)
 		}
 	}
-	skip := func(s gc.Skipped) { fmt.Fprintf(os.Stderr, "claudebox: skipped %s: %s\n", s.Dir, s.Reason) }
+	skip := func(s gc.Skipped) { say(os.Stderr, "claudebox: skipped %s: %s", s.Dir, s.Reason) }
 	sum, err := gc.Collect(state, gc.ReadMounts(mountinfoFile, fstabFile), g.DryRun, report, skip)
 	if err != nil {
 		return err
@@ -58,7 +60,7 @@ func (g gcCmd) Run() error {
 	if g.DryRun {
 		verb, freed = "to remove", "to free"
 	}
-	fmt.Fprintf(os.Stderr, "claudebox: %d kept, %d %s, %d skipped, %s %s\n", sum.Kept, sum.Removed, verb, sum.Skipped, humanBytes(sum.Freed), freed)
+	say(os.Stderr, "claudebox: %d kept, %d %s, %d skipped, %s %s", sum.Kept, sum.Removed, verb, sum.Skipped, humanBytes(sum.Freed), freed)
 	return nil
 }
 
@@ -76,15 +78,13 @@ func (l listCmd) Run() error {
 	}
 	gc.Sort(insts)
 	for _, s := range skipped {
-		fmt.Fprintf(os.Stderr, "claudebox: skipped %s: %s\n", s.Dir, s.Reason)
+		say(os.Stderr, "claudebox: skipped %s: %s", s.Dir, s.Reason)
 	}
 	if l.JSON {
 		if insts == nil {
 			insts = []gc.Instance{}
 		}
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(insts)
+		return writeJSON(os.Stdout, insts)
 	}
 	writeTable(os.Stdout, insts, isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "")
 	return nil
@@ -103,19 +103,19 @@ func writeTable(w io.Writer, insts []gc.Instance, color bool) {
 		if !in.LastUsed.IsZero() {
 			last = in.LastUsed.Local().Format("2006-01-02 15:04")
 		}
-		rows = append(rows, []string{in.Hash, state, fmt.Sprint(in.Sessions), humanBytes(in.Bytes), last, in.Root})
+		rows = append(rows, []string{in.Hash, state, fmt.Sprint(in.Sessions), humanBytes(in.Bytes), last, printable.Escape(in.Root)})
 	}
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
-			width[i] = max(width[i], len(c))
+			width[i] = max(width[i], utf8.RuneCountInString(c))
 		}
 	}
 	colors := map[gc.State]string{gc.Gone: "\033[31m", gc.Unmounted: "\033[33m"}
 	for n, r := range rows {
 		var b strings.Builder
 		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-len(c))
+			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
 			if n > 0 && i == 1 && color && colors[insts[n-1].State] != "" {
 				c = colors[insts[n-1].State] + c + "\033[0m"
 			}
@@ -130,6 +130,17 @@ func writeTable(w io.Writer, insts []gc.Instance, color bool) {
 		}
 		fmt.Fprintln(w, b.String())
 	}
+}
+
+// writeJSON writes v as indented JSON, with every control character
+// escaped (printable.JSON).
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(printable.JSON(b), '\n'))
+	return err
 }
 
 func isTerminal(f *os.File) bool {
@@ -189,14 +200,14 @@ func (m moveCmd) Run() error {
 	case err != nil:
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "claudebox: moved %d sessions of %s to %s (%s)\n", res.Sessions, old, project.Root, res.To)
+	say(os.Stderr, "claudebox: moved %d sessions of %s to %s (%s)", res.Sessions, old, project.Root, res.To)
 	return nil
 }
 
 // oldRoot reads OLD: an instance hash from --list, or the project's former
 // path, absolute or relative to the current directory.
 func (m moveCmd) oldRoot(state, cwd string) (string, error) {
-	if len(m.Old) == 16 && strings.Trim(m.Old, "0123456789abcdef") == "" {
+	if instance.IsHash(m.Old) {
 		b, err := instance.ReadFileNoFollow(filepath.Join(gc.ProjectsDir(state), m.Old, instance.RootFile))
 		if err != nil {
 			return "", withHint("claudebox --list shows the instances", "no instance %s", m.Old)

@@ -53,7 +53,7 @@ func TestSuperviseLockOutOfReach(t *testing.T) {
 	defer c.Process.Kill()
 	exited := make(chan error, 1)
 	go func() { exited <- c.Wait() }()
-	waitFor(t, "the sandbox to attack", func() bool { return exists(filepath.Join(proj, "attacked")) || len(exited) > 0 })
+	waitFor(t, "the sandbox to attack", func() bool { return instance.Exists(filepath.Join(proj, "attacked")) || len(exited) > 0 })
 	if len(exited) > 0 {
 		t.Fatalf("the session ended early: %v\n%s", <-exited, out.String())
 	}
@@ -70,7 +70,7 @@ func TestSuperviseLockOutOfReach(t *testing.T) {
 	if strings.Contains(out.String(), "FAIL") || !strings.Contains(out.String(), "ok only-stdio") {
 		t.Fatalf("inside the sandbox:\n%s", out.String())
 	}
-	if exists(envrc) {
+	if instance.Exists(envrc) {
 		t.Error("the placeholder of .envrc outlived the session")
 	}
 	if instance.InUse(inst) {
@@ -92,7 +92,7 @@ func TestSuperviseKilled(t *testing.T) {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the session to start", func() bool { return exists(filepath.Join(proj, "started")) })
+		waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(proj, "started")) })
 		os.Remove(filepath.Join(proj, "started"))
 		c.Process.Signal(syscall.SIGKILL)
 		c.Wait()
@@ -102,7 +102,7 @@ func TestSuperviseKilled(t *testing.T) {
 		inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
 		waitFor(t, "the sandbox to die with its supervisor", func() bool { return !instance.InUse(inst) && !running("sleep\x0060\x00") })
 		h.run(proj, nil, "claudebox", next...)
-		if exists(envrc) {
+		if instance.Exists(envrc) {
 			t.Errorf("claudebox %s left the killed session's placeholder", strings.Join(next, " "))
 		}
 	}
@@ -130,7 +130,7 @@ func TestSuperviseForwardsSignals(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the session to start", func() bool { return exists(filepath.Join(proj, "started")) })
+	waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(proj, "started")) })
 	c.Process.Signal(syscall.SIGTERM)
 	err := c.Wait()
 	if c.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
@@ -139,7 +139,7 @@ func TestSuperviseForwardsSignals(t *testing.T) {
 	if running("sleep\x0061\x00") {
 		t.Error("the sandbox outlived its session")
 	}
-	if exists(filepath.Join(proj, ".envrc")) {
+	if instance.Exists(filepath.Join(proj, ".envrc")) {
 		t.Error("the placeholder of .envrc outlived the session")
 	}
 }
@@ -182,7 +182,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 		t.Fatalf("session: %v\n%s", err, stderr.String())
 	}
 	for _, p := range planted {
-		if exists(p) {
+		if instance.Exists(p) {
 			t.Errorf("%s is still in the project after the session", p)
 		}
 		if !strings.Contains(stderr.String(), "to put it back: mv -n '"+filepath.Join(h.home, ".claudebox", "moved-aside")) ||
@@ -190,13 +190,13 @@ func TestSuperviseExitAudit(t *testing.T) {
 			t.Errorf("stderr does not name %s with the way back:\n%s", p, stderr.String())
 		}
 	}
-	if !exists(kept) || !exists(filepath.Join(proj, "src.go")) {
+	if !instance.Exists(kept) || !instance.Exists(filepath.Join(proj, "src.go")) {
 		t.Error("the audit moved what it had no business with")
 	}
 	h.write(filepath.Join(sub, "x"), "x\n")
 	h.run(sub, nil, "git", "add", "x")
 	h.run(sub, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x")
-	if exists(marker) {
+	if instance.Exists(marker) {
 		t.Error("the host's commit ran the hook the sandbox planted")
 	}
 
@@ -208,7 +208,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 		t.Fatalf("session: %v\n%s", err, stderr.String())
 	}
 	tasks := filepath.Join(proj, "web", ".vscode", "tasks.json")
-	if !exists(tasks) || !strings.Contains(stderr.String(), "'"+tasks+"'") || !strings.Contains(stderr.String(), "left in place") {
+	if !instance.Exists(tasks) || !strings.Contains(stderr.String(), "'"+tasks+"'") || !strings.Contains(stderr.String(), "left in place") {
 		t.Errorf("--move-aside=false: want %s named and left in place:\n%s", tasks, stderr.String())
 	}
 }

@@ -75,7 +75,7 @@ func Scan(stateDir string, mounts Mounts) (insts []Instance, skipped []Skipped, 
 		case e.Type()&fs.ModeSymlink != 0:
 			skipped = append(skipped, Skipped{path, "is a symlink, not followed"})
 			continue
-		case !e.IsDir() || !isHash(e.Name()):
+		case !e.IsDir() || !instance.IsHash(e.Name()):
 			skipped = append(skipped, Skipped{path, "is not an instance directory"})
 			continue
 		}
@@ -165,10 +165,6 @@ func usage(dir string) (bytes int64, sessions int, last time.Time) {
 		return nil
 	})
 	return bytes, sessions, last
-}
-
-func isHash(name string) bool {
-	return len(name) == 16 && strings.Trim(name, "0123456789abcdef") == ""
 }
 
 // Sort orders instances so the stale ones come first: gone, then
@@ -266,9 +262,18 @@ func remove(inst Instance, dryRun bool) (bool, error) {
 	if dryRun {
 		return true, nil
 	}
-	trash := filepath.Join(filepath.Dir(inst.Dir), trashPrefix+inst.Hash)
-	if err := os.Rename(inst.Dir, trash); err != nil {
+	if err := discard(inst.Dir); err != nil {
 		return false, err
 	}
-	return true, os.RemoveAll(trash)
+	return true, nil
+}
+
+// discard deletes an instance directory after renaming it to trashPrefix
+// and its name.
+func discard(dir string) error {
+	trash := filepath.Join(filepath.Dir(dir), trashPrefix+filepath.Base(dir))
+	if err := os.Rename(dir, trash); err != nil {
+		return err
+	}
+	return os.RemoveAll(trash)
 }

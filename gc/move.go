@@ -258,9 +258,5 @@ func mergeInto(src, dst string) (conflicts []string, err error) {
 			return nil, err
 		}
 	}
-	trash := filepath.Join(filepath.Dir(src), trashPrefix+filepath.Base(src))
-	if err := os.Rename(src, trash); err != nil {
-		return nil, err
-	}
-	return nil, os.RemoveAll(trash)
+	return nil, discard(src)
 }

@@ -9,8 +9,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/printable"
 )
 
 // RootFile names the file in an instance directory that records its root.
@@ -21,6 +24,11 @@ const RootFile = "project-root"
 func Hash(root string) string {
 	sum := sha256.Sum256([]byte(root))
 	return hex.EncodeToString(sum[:])[:16]
+}
+
+// IsHash reports whether name has the form of an instance key.
+func IsHash(name string) bool {
+	return len(name) == 16 && strings.Trim(name, "0123456789abcdef") == ""
 }
 
 // Dir is the instance directory of root under the claudebox state dir.
@@ -47,7 +55,7 @@ func Ensure(stateDir, root string) (string, error) {
 	case err == nil && bytes.Equal(got, want):
 		return dir, nil
 	case err == nil:
-		return "", fmt.Errorf("%w: %s records %q", ErrOtherRoot, path, bytes.TrimRight(got, "\n"))
+		return "", fmt.Errorf("%w: %s records \"%s\"", ErrOtherRoot, path, printable.Excerpt(string(bytes.TrimRight(got, "\n"))))
 	case !errors.Is(err, os.ErrNotExist):
 		return "", err
 	}

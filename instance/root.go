@@ -336,3 +336,20 @@ func GitIncludes(path string) []string {
 func Within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
 }
+
+// ExpandHome turns a leading ~ or ~/ of p into home.
+func ExpandHome(p, home string) string {
+	if p == "~" {
+		return home
+	}
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(home, rest)
+	}
+	return p
+}
+
+// Exists reports whether path names something, following symlinks.
+func Exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -132,12 +132,7 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 	}
 	src, dest, hasDest := strings.Cut(spec, ":")
 	expand := func(p string) string {
-		switch {
-		case p == "~":
-			return home
-		case strings.HasPrefix(p, "~/"):
-			return filepath.Join(home, p[2:])
-		case filepath.IsAbs(p):
+		if p = instance.ExpandHome(p, home); filepath.IsAbs(p) {
 			return filepath.Clean(p)
 		}
 		return filepath.Join(base, p)

@@ -36,8 +36,9 @@ type Env struct {
 }
 
 // identityEnv are variables that carry an identity beyond Claude's own: a
-// token in one lets the sandbox act as the user elsewhere (seed 004). They
-// pass only when the user names them on the command line.
+// token in one lets the sandbox act as the user elsewhere (push to their
+// repositories, reach their cloud accounts). They pass only when the user
+// names them on the command line.
 var identityEnv = map[string]bool{
 	"GITHUB_TOKEN": true, "GH_TOKEN": true, "GH_ENTERPRISE_TOKEN": true, "GITHUB_ENTERPRISE_TOKEN": true,
 	"GITLAB_TOKEN": true, "GL_TOKEN": true, "BITBUCKET_TOKEN": true,

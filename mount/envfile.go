@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/printable"
 )
 
 // EnvFile is a file of variables for the sandbox, as the bash claudebox
@@ -47,12 +48,18 @@ const ProjectConfigFile = ".claudebox.toml"
 
 // ReadEnvFile reads an env file; one that does not exist has no entries,
 // and neither has the placeholder a running session keeps in its place.
-func ReadEnvFile(path string) (EnvFile, error) {
+// Unless follow is set, a symlink is refused (ELOOP): a repository's file
+// could link to a secret, which an error would then quote.
+func ReadEnvFile(path string, follow bool) (EnvFile, error) {
 	f := EnvFile{Path: path, Lines: true}
 	if instance.IsPlaceholder(path) {
 		return f, nil
 	}
-	file, err := os.Open(path)
+	flags := os.O_RDONLY
+	if !follow {
+		flags |= syscall.O_NOFOLLOW
+	}
+	file, err := os.OpenFile(path, flags, 0)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return f, nil
 	}
@@ -68,7 +75,7 @@ func ReadEnvFile(path string) (EnvFile, error) {
 		}
 		e, ok := ParseEnvEntry(strings.TrimPrefix(line, "export "))
 		if !ok {
-			return f, fmt.Errorf("%s:%d: %q is not NAME or NAME=VALUE", path, n, line)
+			return f, fmt.Errorf("%s:%d: \"%s\" is not NAME or NAME=VALUE", path, n, printable.Excerpt(line))
 		}
 		f.Entries = append(f.Entries, e)
 	}

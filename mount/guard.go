@@ -204,9 +204,7 @@ func (g *guardProbe) commonDir(common, top string) {
 	if hooksPath == "" {
 		hooksPath = g.userHooksPath
 	}
-	if rest, ok := strings.CutPrefix(hooksPath, "~/"); ok {
-		hooksPath = filepath.Join(g.home, rest)
-	} else if hooksPath != "" && !filepath.IsAbs(hooksPath) {
+	if hooksPath = instance.ExpandHome(hooksPath, g.home); hooksPath != "" && !filepath.IsAbs(hooksPath) {
 		hooksPath = filepath.Join(top, hooksPath)
 		if top == "" {
 			hooksPath = ""
@@ -223,9 +221,7 @@ func (g *guardProbe) commonDir(common, top string) {
 	// Files the repository's config includes are config too; git resolves a
 	// relative one against the config file's directory.
 	for _, inc := range instance.GitIncludes(config) {
-		if rest, ok := strings.CutPrefix(inc, "~/"); ok {
-			inc = filepath.Join(g.home, rest)
-		} else if !filepath.IsAbs(inc) {
+		if inc = instance.ExpandHome(inc, g.home); !filepath.IsAbs(inc) {
 			inc = filepath.Join(common, inc)
 		}
 		g.add(Guard{Path: filepath.Clean(inc), NoOp: true, Why: "git configuration included by the repository's"})
@@ -251,7 +247,7 @@ func (g *guardProbe) submoduleGitDirs(dir string) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if !exists(filepath.Join(path, "HEAD")) {
+		if !instance.Exists(filepath.Join(path, "HEAD")) {
 			g.submoduleGitDirs(path)
 			continue
 		}
@@ -301,7 +297,7 @@ func (g *guardProbe) nestedRepo(top string) {
 		return
 	}
 	for _, w := range workTreeGuards {
-		if path := filepath.Join(top, w.name); exists(path) {
+		if path := filepath.Join(top, w.name); instance.Exists(path) {
 			g.add(Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why + " (a nested repository)"})
 		}
 	}

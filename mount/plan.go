@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/printable"
 )
 
 // Kind is a bwrap mount operation.
@@ -376,7 +378,7 @@ func (p Plan) Script(bwrap string) string {
 		if src != "" {
 			what = "copy of " + src
 		}
-		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), what)
+		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), printable.Escape(what))
 	}
 	for _, name := range p.Env {
 		src, ok := p.EnvSetBy[name]
@@ -384,11 +386,11 @@ func (p Plan) Script(bwrap string) string {
 		case ok && src.File == "":
 			fmt.Fprintf(&b, "# %s: the value given with --env %s=…, not shown\n", name, name)
 		case ok && !src.Lines:
-			fmt.Fprintf(&b, "# %s: the value set in %s, not shown\n", name, src.File)
+			fmt.Fprintf(&b, "# %s: the value set in %s, not shown\n", name, printable.Escape(src.File))
 		}
 	}
 	for _, h := range p.Hidden {
-		fmt.Fprintf(&b, "# %s\n", h)
+		fmt.Fprintf(&b, "# %s\n", printable.Escape(h.String()))
 	}
 	b.WriteString("env -i " + updaterOff + "=1")
 	if p.SSHAgent {
@@ -427,10 +429,33 @@ type EnvSource struct {
 	Lines bool
 }
 
-// Quote quotes s for a POSIX shell when it needs it.
+// Quote quotes s for a POSIX shell when it needs it. A string with control
+// characters (printable.IsControl) is written $'…', with those as \x
+// escapes of their bytes, so that the script is exact and prints safely.
 func Quote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") == "" {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	if printable.Escape(s) == s {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == utf8.RuneError && size == 1, printable.IsControl(r):
+			for _, c := range []byte(s[i : i+size]) {
+				fmt.Fprintf(&b, `\x%02x`, c)
+			}
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('\'')
+	return b.String()
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/printable"
 )
 
 func testPlan() Plan {
@@ -213,5 +214,25 @@ func TestNoOpStandIn(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+// A word with control characters is quoted $'…': bash reads back the exact
+// bytes, and the script holds none of them raw.
+func TestQuoteControl(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	for _, s := range []string{"/opt/k\x1b[2K\r  x", "a\nb", "it's \\ \u009b \u202e ü", "bad\xff", "ok dir"} {
+		q := Quote(s)
+		for _, r := range q {
+			if printable.IsControl(r) {
+				t.Fatalf("Quote(%q) = %q holds %U raw", s, q, r)
+			}
+		}
+		out, err := exec.Command("bash", "-c", "printf %s "+q).Output()
+		if err != nil || string(out) != s {
+			t.Errorf("bash read Quote(%q) = %s as %q, %v", s, q, out, err)
+		}
 	}
 }

@@ -21,17 +21,17 @@ func Probe(home, stateDir string, project instance.Project, command string, bind
 	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !underAny(real, SystemDirs) {
 		h.ResolvConf = real
 	}
-	h.SandboxMDOnHost = exists(filepath.Join(home, ".claude", SandboxMDFile))
-	h.SandboxLogin = exists(SandboxLoginFile(stateDir))
-	h.LoginOnHost = exists(filepath.Join(home, ".claude", ".credentials.json"))
+	h.SandboxMDOnHost = instance.Exists(filepath.Join(home, ".claude", SandboxMDFile))
+	h.SandboxLogin = instance.Exists(SandboxLoginFile(stateDir))
+	h.LoginOnHost = instance.Exists(filepath.Join(home, ".claude", ".credentials.json"))
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
-		if exists(f) {
+		if instance.Exists(f) {
 			h.GitConfig = append(h.GitConfig, f)
 		}
 	}
 	h.Command = commandChain(command)
 	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"))
-	if kh := filepath.Join(home, ".ssh", "known_hosts"); exists(kh) {
+	if kh := filepath.Join(home, ".ssh", "known_hosts"); instance.Exists(kh) {
 		h.KnownHosts = kh
 	}
 	h.Guards, h.Pins, h.Symlinked, h.Redirects = probeGuards(home, project)
@@ -99,7 +99,7 @@ func commandChain(path string) []HostPath {
 		if fi.Mode()&os.ModeSymlink == 0 {
 			dir := filepath.Dir(path)
 			// An npm package keeps its executable in bin/ beside the rest.
-			if filepath.Base(dir) == "bin" && exists(filepath.Join(filepath.Dir(dir), "package.json")) {
+			if filepath.Base(dir) == "bin" && instance.Exists(filepath.Join(filepath.Dir(dir), "package.json")) {
 				dir = filepath.Dir(dir)
 			}
 			return append(chain, HostPath{Path: dir})
@@ -129,11 +129,6 @@ func lstat(path string) (HostPath, bool) {
 		}
 	}
 	return hp, true
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 func underAny(path string, dirs []string) bool {

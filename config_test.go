@@ -1,0 +1,103 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/mount"
+)
+
+// mergeSettings: lists add up, a later layer replaces a bind at the same
+// destination and a variable's value, the last with-ssh or no-network
+// decides, and only what a repository's file has the last word on waits
+// for approval.
+func TestMergeSettings(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "proj")
+	cwd := filepath.Join(proj, "sub")
+	for _, d := range []string{filepath.Join(home, "data"), filepath.Join(proj, "fixtures"), filepath.Join(cwd, "fixtures")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	yes, no := true, false
+	user := func(s settings) layer { return layer{settings: s, from: "config.toml", own: true, base: proj} }
+	repo := func(s settings) layer { return layer{settings: s, from: ".claudebox.toml", base: proj} }
+	flags := func(s settings) layer { return layer{settings: s, own: true} }
+	type want struct {
+		binds     []string // Flag (from)
+		envFiles  []string // path: NAME=VALUE …
+		envFlags  []string
+		withSSH   bool
+		noNetwork bool
+		approval  []string // show
+		err       string
+	}
+	for _, c := range []struct {
+		name   string
+		layers []layer
+		want   want
+	}{
+		{"nothing", nil, want{}},
+		{"the user's own need no approval", []layer{user(settings{RoBind: []string{"~/data"}, WithSSH: &yes, Env: []string{"A=1"}})},
+			want{binds: []string{"--ro-bind " + home + "/data (config.toml)"}, envFiles: []string{"config.toml: A=1"}, withSSH: true}},
+		{"a repository's wait, relative to the project", []layer{repo(settings{Bind: []string{"fixtures:/fx"}, WithSSH: &yes})},
+			want{binds: []string{"--bind " + proj + "/fixtures:/fx (.claudebox.toml)"}, withSSH: true,
+				approval: []string{"--bind " + proj + "/fixtures:/fx (from .claudebox.toml)", "--with-ssh (from .claudebox.toml)"}}},
+		{"the command line is relative to the working directory", []layer{flags(settings{RoBind: []string{"fixtures"}})},
+			want{binds: []string{"--ro-bind " + cwd + "/fixtures ()"}}},
+		{"a later layer replaces a bind at the same destination", []layer{
+			user(settings{RoBind: []string{"~/data:/d"}}), repo(settings{Bind: []string{"~/data:/d"}})},
+			want{binds: []string{"--bind " + home + "/data:/d (.claudebox.toml)"}, approval: []string{"--bind " + home + "/data:/d (from .claudebox.toml)"}}},
+		{"what the user also asks for needs no approval", []layer{
+			repo(settings{RoBind: []string{"~/data:/d"}, WithSSH: &yes}), user(settings{RoBind: []string{"~/data:/d"}, WithSSH: &yes})},
+			want{binds: []string{"--ro-bind " + home + "/data:/d (config.toml)"}, withSSH: true}},
+		{"the last with-ssh and no-network decide", []layer{
+			repo(settings{WithSSH: &yes, NoNetwork: &yes}), flags(settings{WithSSH: &no, NoNetwork: &no})},
+			want{}},
+		{"--env stays the command line's", []layer{flags(settings{Env: []string{"X", "Y=2"}})}, want{envFlags: []string{"X", "Y=2"}}},
+		{"a malformed env entry", []layer{repo(settings{Env: []string{"1BAD=x"}})},
+			want{err: `.claudebox.toml: env: "1BAD=x" is not NAME or NAME=VALUE`}},
+		{"a malformed env entry is quoted short and escaped", []layer{repo(settings{Env: []string{"\x1b[2K" + strings.Repeat("x", 100)}})},
+			want{err: `.claudebox.toml: env: "\x1b[2K` + strings.Repeat("x", 44) + `…" is not NAME or NAME=VALUE`}},
+		{"a bind error names its file", []layer{repo(settings{RoBind: []string{"~/missing"}})},
+			want{err: ".claudebox.toml: --ro-bind ~/missing: "}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := mergeSettings(c.layers, home, cwd)
+			if c.want.err != "" {
+				if err == nil || !strings.HasPrefix(err.Error(), c.want.err) {
+					t.Fatalf("err = %v, want %q…", err, c.want.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := want{envFlags: got.envFlags, withSSH: got.withSSH, noNetwork: got.noNetwork}
+			for _, b := range got.binds {
+				g.binds = append(g.binds, b.Flag()+" ("+b.From+")")
+			}
+			for _, f := range got.envFiles {
+				g.envFiles = append(g.envFiles, f.Path+": "+entries(f.Entries))
+			}
+			for _, a := range got.approval {
+				g.approval = append(g.approval, a.show)
+			}
+			if !reflect.DeepEqual(g, c.want) {
+				t.Errorf("got  %+v\nwant %+v", g, c.want)
+			}
+		})
+	}
+}
+
+func entries(es []mount.EnvEntry) string {
+	var s []string
+	for _, e := range es {
+		s = append(s, e.Name+"="+e.Value)
+	}
+	return strings.Join(s, " ")
+}

@@ -1,0 +1,128 @@
+package mount
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// write creates path (and its directories) holding content.
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Probe on a home and a repository laid out on disk: what it finds to
+// show, copy, guard and refuse.
+func TestProbe(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "code", "app")
+	write(t, filepath.Join(home, ".claude", "settings.json"), "{}")
+	write(t, filepath.Join(home, ".claude", "plugins", "p.json"), "{}")
+	write(t, filepath.Join(home, ".claude", "todos", "t.json"), "{}")
+	write(t, filepath.Join(home, ".claude", ".credentials.json"), "{}")
+	write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = a\n")
+	write(t, filepath.Join(home, ".ssh", "known_hosts"), "host key\n")
+	write(t, filepath.Join(home, ".claudebox", ".credentials.json"), "{}")
+	write(t, filepath.Join(home, ".local", "share", "claude", "versions", "1.0", "claude"), "#!/bin/sh\n")
+	os.MkdirAll(filepath.Join(home, ".local", "bin"), 0o755)
+	os.Symlink("../share/claude/versions/1.0/claude", filepath.Join(home, ".local", "bin", "claude"))
+
+	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	config, _ := os.ReadFile(filepath.Join(proj, ".git", "config"))
+	write(t, filepath.Join(proj, ".git", "config"), string(config)+"[core]\n\thooksPath = .husky/_\n[include]\n\tpath = ~/code/app/shared.gitconfig\n")
+	write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = x\n")
+	write(t, filepath.Join(proj, "lib", ".git"), "gitdir: ../.git/modules/lib\n")
+	write(t, filepath.Join(proj, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n")
+	write(t, filepath.Join(proj, ".claude", "settings.json"), "{}")
+	write(t, filepath.Join(proj, "real-envrc"), "")
+	os.Symlink("real-envrc", filepath.Join(proj, ".envrc"))
+	write(t, filepath.Join(home, "data", "x"), "")
+
+	project, err := instance.Resolve(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binds := []BindSpec{{Src: filepath.Join(home, "data"), Dest: "/data", From: "--ro-bind"}}
+	h := Probe(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), binds, StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
+
+	if !h.LoginOnHost || !h.SandboxLogin || h.SandboxMDOnHost {
+		t.Errorf("logins: on host %v, sandbox %v, SANDBOX.md %v", h.LoginOnHost, h.SandboxLogin, h.SandboxMDOnHost)
+	}
+	if h.KnownHosts != filepath.Join(home, ".ssh", "known_hosts") || !slices.Equal(h.GitConfig, []string{filepath.Join(home, ".gitconfig")}) {
+		t.Errorf("known_hosts %q, git config %q", h.KnownHosts, h.GitConfig)
+	}
+	if want := []HostPath{{Path: filepath.Join(home, ".local", "bin", "claude"), Link: "../share/claude/versions/1.0/claude"}, {Path: filepath.Join(home, ".local", "share", "claude", "versions", "1.0")}}; !slices.Equal(h.Command, want) {
+		t.Errorf("command chain %+v, want %+v", h.Command, want)
+	}
+	entries := strings.Join(h.ClaudeEntries, " ")
+	if !strings.Contains(entries, "plugins") || strings.Contains(entries, "todos") || strings.Contains(entries, "credentials") {
+		t.Errorf("~/.claude entries shown: %q", h.ClaudeEntries)
+	}
+	if !slices.Equal(h.ClaudeCopies, []string{filepath.Join(home, ".claude", "settings.json")}) {
+		t.Errorf("copies %q", h.ClaudeCopies)
+	}
+	var guards []string
+	for _, g := range h.Guards {
+		guards = append(guards, strings.TrimPrefix(g.Path, proj+"/"))
+	}
+	for _, want := range []string{".git/config", ".git/hooks", ".husky", "shared.gitconfig", "lib/.git", ".git/modules/lib/config", ".git/modules/lib/hooks", ".claude/settings.json", ".gitmodules"} {
+		if !slices.Contains(guards, want) {
+			t.Errorf("no guard on %s among %q", want, guards)
+		}
+	}
+	if !slices.Equal(h.Symlinked, []string{filepath.Join(proj, ".envrc")}) {
+		t.Errorf("symlinked %q", h.Symlinked)
+	}
+	if len(h.Binds) != 1 || h.Binds[0].Src != filepath.Join(home, "data") {
+		t.Errorf("binds %+v", h.Binds)
+	}
+}
+
+func TestReadEnvFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "env")
+	write(t, good, "# comment\n\nA\nexport B=two words\n C=\n")
+	f, err := ReadEnvFile(good, false)
+	want := []EnvEntry{{Name: "A"}, {Name: "B", Value: "two words", Set: true}, {Name: "C", Set: true}}
+	if err != nil || !slices.Equal(f.Entries, want) || !f.Lines {
+		t.Fatalf("ReadEnvFile = %+v, %v", f, err)
+	}
+	link := filepath.Join(dir, "link")
+	os.Symlink(good, link)
+	if _, err := ReadEnvFile(link, false); err == nil {
+		t.Error("a symlink was followed")
+	}
+	if f, err := ReadEnvFile(link, true); err != nil || len(f.Entries) != 3 {
+		t.Errorf("follow: %+v, %v", f, err)
+	}
+	if f, err := ReadEnvFile(filepath.Join(dir, "missing"), false); err != nil || len(f.Entries) != 0 {
+		t.Errorf("missing: %+v, %v", f, err)
+	}
+	bad := filepath.Join(dir, "bad")
+	write(t, bad, "OK=1\nnot a name\x1b]0;x\n")
+	if _, err := ReadEnvFile(bad, false); err == nil || err.Error() != bad+`:2: "not a name\x1b]0;x" is not NAME or NAME=VALUE` {
+		t.Errorf("malformed: %v", err)
+	}
+}
+
+func TestEnviron(t *testing.T) {
+	p := Plan{Env: []string{"HOME", "UNSET", "X"}, SSHAgent: true}
+	values := map[string]string{"HOME": "/h", "X": "a=b"}
+	got := p.Environ(func(n string) (string, bool) { v, ok := values[n]; return v, ok })
+	if want := []string{"DISABLE_AUTOUPDATER=1", "SSH_AUTH_SOCK=" + SSHAgentSocket, "HOME=/h", "X=a=b"}; !slices.Equal(got, want) {
+		t.Errorf("Environ = %q, want %q", got, want)
+	}
+}
