@@ -13,6 +13,7 @@ import (
 
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Where --gc and --list read the machine's filesystems; tests point them at
@@ -197,7 +198,7 @@ func (m moveCmd) Run() error {
 // path, absolute or relative to the current directory.
 func (m moveCmd) oldRoot(state, cwd string) (string, error) {
 	if len(m.Old) == 16 && strings.Trim(m.Old, "0123456789abcdef") == "" {
-		b, err := instance.ReadFileNoFollow(filepath.Join(gc.ProjectsDir(state), m.Old, instance.RootFile))
+		b, err := untrusted.ReadFile(filepath.Join(gc.ProjectsDir(state), m.Old), instance.RootFile, instance.RootFileLimit)
 		if err != nil {
 			return "", withHint("claudebox --list shows the instances", "no instance %s", m.Old)
 		}

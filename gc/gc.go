@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // State says what became of an instance's project root.
@@ -92,7 +93,7 @@ func Scan(stateDir string, mounts Mounts) (insts []Instance, skipped []Skipped, 
 // read examines one instance directory.
 func read(dir string, mounts Mounts) (Instance, string) {
 	inst := Instance{Hash: filepath.Base(dir), Dir: dir}
-	root, reason := readRoot(filepath.Join(dir, instance.RootFile))
+	root, reason := readRoot(filepath.Dir(dir), inst.Hash)
 	if reason != "" {
 		return inst, reason
 	}
@@ -116,19 +117,18 @@ func read(dir string, mounts Mounts) (Instance, string) {
 	return inst, ""
 }
 
-// readRoot reads a project-root file: one line holding an absolute path.
-func readRoot(path string) (string, string) {
-	fi, err := os.Lstat(path)
+// readRoot reads the project-root file of the instance hash in projects:
+// one line holding an absolute path.
+func readRoot(projects, hash string) (string, string) {
+	b, err := untrusted.ReadFile(filepath.Join(projects, hash), instance.RootFile, instance.RootFileLimit)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", "has no project-root"
-	case err != nil:
-		return "", "project-root is unreadable: " + err.Error()
-	case !fi.Mode().IsRegular():
+	case errors.Is(err, untrusted.ErrNotRegular) || errors.Is(err, unix.ELOOP):
 		return "", "project-root is not a regular file"
-	}
-	b, err := instance.ReadFileNoFollow(path)
-	if err != nil {
+	case errors.Is(err, fs.ErrPermission):
+		return "", "is not readable (the sandbox took its permissions away); hint: chmod -R u+rwX " + filepath.Join(projects, hash)
+	case err != nil:
 		return "", "project-root is unreadable: " + err.Error()
 	}
 	line := bytes.TrimSuffix(b, []byte("\n"))
@@ -145,9 +145,9 @@ func readRoot(path string) (string, string) {
 
 // InUse reports whether a running session holds the instance.
 func InUse(dir string) bool {
-	f, err := os.OpenFile(filepath.Join(dir, instance.LockFile), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	f, err := untrusted.Open(dir, instance.LockFile)
 	if err != nil {
-		return false // sessions create it: without one, none ever ran here
+		return false // sessions create it, a regular file: without one, none ever ran here
 	}
 	defer f.Close()
 	idle, err := instance.TryLockIdle(f)
@@ -215,21 +215,28 @@ type Summary struct {
 // Collect removes every instance whose root is gone, unless a session holds
 // it. Each removal renames the instance out of the way first, so it is
 // atomic for anyone looking, then deletes it. With dryRun nothing changes.
+// An entry it cannot remove is reported to skip, and the run goes on.
 func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), skip func(Skipped)) (Summary, error) {
 	insts, skipped, trash, err := Scan(stateDir, mounts)
 	if err != nil {
 		return Summary{}, err
 	}
 	var sum Summary
+	failed := func(dir string, err error) {
+		sum.Skipped++
+		skip(Skipped{dir, "cannot remove it: " + err.Error()})
+	}
 	for _, s := range skipped {
 		skip(s)
 	}
 	sum.Skipped = len(skipped)
+	projects := ProjectsDir(stateDir)
 	for _, t := range trash {
 		bytes, _, _ := usage(t)
 		if !dryRun {
-			if err := os.RemoveAll(t); err != nil {
-				return sum, err
+			if err := untrusted.RemoveAll(projects, filepath.Base(t)); err != nil {
+				failed(t, err)
+				continue
 			}
 		}
 		sum.Freed += bytes
@@ -240,9 +247,10 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 			sum.Kept++
 			continue
 		}
-		removed, err := remove(inst, dryRun)
+		removed, err := remove(projects, inst, dryRun)
 		if err != nil {
-			return sum, err
+			failed(inst.Dir, err)
+			continue
 		}
 		if !removed {
 			inst.InUse = true
@@ -259,21 +267,30 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 
 // remove deletes an instance while holding its lock, so no session can
 // start in it meanwhile; false means a session holds it.
-func remove(inst Instance, dryRun bool) (bool, error) {
-	lock, err := os.OpenFile(filepath.Join(inst.Dir, instance.LockFile), os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	if err == nil {
+func remove(projects string, inst Instance, dryRun bool) (bool, error) {
+	lock, err := untrusted.Open(inst.Dir, instance.LockFile)
+	switch {
+	case err == nil:
 		defer lock.Close()
 		idle, err := instance.TryLockIdle(lock)
 		if err != nil || !idle {
 			return false, err
 		}
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, untrusted.ErrNotRegular):
+		// Only a regular lock file can be held by a session.
+		return false, err
 	}
 	if dryRun {
 		return true, nil
 	}
-	trash := filepath.Join(filepath.Dir(inst.Dir), trashPrefix+inst.Hash)
-	if err := os.Rename(inst.Dir, trash); err != nil {
-		return false, err
+	return true, trashAndRemove(projects, inst.Hash)
+}
+
+// trashAndRemove renames the instance hash in projects to its trash name,
+// then deletes it.
+func trashAndRemove(projects, hash string) error {
+	if err := untrusted.Rename(projects, hash, trashPrefix+hash); err != nil {
+		return err
 	}
-	return true, os.RemoveAll(trash)
+	return untrusted.RemoveAll(projects, trashPrefix+hash)
 }

@@ -8,6 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Project is where a working directory belongs.
@@ -66,7 +70,7 @@ func atGitEntry(top string) (Project, bool) {
 		return Project{}, false
 	}
 	common := gitDir
-	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+	if b, err := readGitFile(filepath.Join(gitDir, "commondir"), gitPathLimit); err == nil {
 		c := strings.TrimRight(string(b), "\n")
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(gitDir, c)
@@ -113,7 +117,7 @@ func atGitEntry(top string) (Project, bool) {
 
 // readGitfile returns the git dir a ".git" file points to.
 func readGitfile(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := readGitFile(path, gitPathLimit)
 	if err != nil {
 		return "", err
 	}
@@ -152,14 +156,13 @@ type GitEntry struct {
 // GitEntries reads a git config file, or .gitmodules, which has the same
 // syntax; includes are not followed. A file that cannot be read has none.
 func GitEntries(path string) []GitEntry {
-	f, err := os.Open(path)
+	b, err := readGitFile(path, gitConfigLimit)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var entries []GitEntry
 	section := ""
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		if strings.HasPrefix(line, "[") {
@@ -195,6 +198,25 @@ func GitIncludes(path string) []string {
 		}
 	}
 	return paths
+}
+
+// The most of a git file claudebox reads: a path (a gitfile, commondir),
+// or a config file.
+const (
+	gitPathLimit   = 2 * unix.PathMax
+	gitConfigLimit = 16 << 20
+)
+
+// readGitFile reads a git file of the repository, which the sandbox can
+// write: it follows symlinks as git does, but reads only a regular file,
+// non-blocking and size-capped, so a FIFO or a sparse file there cannot
+// hang claudebox.
+func readGitFile(path string, limit int64) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	return untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), limit)
 }
 
 // Within reports whether path is dir or below it.
