@@ -181,6 +181,9 @@ func (m moveCmd) Run() error {
 			"%s still exists", old)
 	}
 	res, err := gc.Move(state, old, project.Root, m.Merge)
+	for _, r := range res.Repairs {
+		fmt.Fprintf(os.Stderr, "claudebox: %s\n", r)
+	}
 	switch {
 	case errors.Is(err, gc.ErrExists):
 		return withHint("claudebox --move "+m.Old+" --merge, to add the old sessions to it",

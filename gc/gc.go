@@ -98,7 +98,7 @@ func read(dir string, mounts Mounts) (Instance, string) {
 		return inst, reason
 	}
 	if instance.Hash(root) != inst.Hash {
-		return inst, "project-root names " + root + ", whose instance is elsewhere"
+		return inst, "project-root names " + root + ", whose instance is elsewhere; hint: if --move was interrupted, run claudebox --move " + root + " again in the project's new place"
 	}
 	inst.Root = root
 	switch _, err := os.Lstat(root); {

@@ -54,6 +54,7 @@ type MoveResult struct {
 	From, To  string // instance directories
 	Sessions  int
 	Conflicts []string // files left behind in a merge because the target had one of that name
+	Repairs   []string // what was repaired of what the sandbox left
 }
 
 // Move carries the instance of oldRoot to newRoot, after the repository was
@@ -77,6 +78,12 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 			return res, finish(projects, newHash, newRoot)
 		}
 		return res, fmt.Errorf("no instance of %s in %s", oldRoot, projects)
+	}
+	// The sandbox may have taken the instances' permissions away.
+	for _, dir := range []string{oldDir, newDir} {
+		if fixed, err := untrusted.RepairDir(dir); err == nil && fixed {
+			res.Repairs = append(res.Repairs, "gave "+dir+" its permissions back (the sandbox had changed them)")
+		}
 	}
 	unlock, err := lockIdle(oldDir)
 	if err != nil {

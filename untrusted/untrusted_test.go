@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -61,8 +62,17 @@ func TestReadFile(t *testing.T) {
 			"../secret":    unix.EXDEV,
 			"missing":      fs.ErrNotExist,
 		} {
-			if b, err := ReadFile(dir, name, 100); !errors.Is(err, want) {
-				t.Errorf("%s: %q, %v; want %v", name, b, err, want)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if b, err := ReadFile(dir, name, 100); !errors.Is(err, want) {
+					t.Errorf("%s: %q, %v; want %v", name, b, err, want)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: the read hangs", name)
 			}
 		}
 		if _, err := ReadFile(dir, "sub/file", 1); !errors.Is(err, ErrTooLarge) {
