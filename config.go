@@ -19,6 +19,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // settings are what a launch can be told beyond its defaults, by flags or
@@ -65,11 +66,16 @@ const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-c
 // is. A repository's file is read without following a symlink: it could
 // point at a secret, which an error message would then quote. The user's
 // own may be a link (home-manager, stow).
+// configLimit is the most of a repository's config file claudebox reads.
+const configLimit = 1 << 20
+
 func decodeConfig(path string, v any, follow bool) (bool, error) {
 	if instance.IsPlaceholder(path) {
 		return false, nil
 	}
-	read := instance.ReadFileNoFollow
+	read := func(path string) ([]byte, error) {
+		return untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), configLimit)
+	}
 	if follow {
 		read = os.ReadFile
 	}
@@ -352,5 +358,5 @@ func (s session) noticeLegacy() error {
 	if record != "" {
 		record += "\n"
 	}
-	return instance.WriteFileAtomic(path, []byte(record+strings.Join(fresh, "\n")+"\n"), 0o600)
+	return untrusted.WriteFile(s.stateDir, noticesFile, []byte(record+strings.Join(fresh, "\n")+"\n"), 0o600)
 }

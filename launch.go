@@ -15,6 +15,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/sandboxmd"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // launchCmd runs claude (or a shell) in the sandbox, or prints the command.
@@ -295,12 +296,15 @@ func (s session) materialize() (*os.File, error) {
 	if err := os.MkdirAll(s.stateDir, 0o700); err != nil || unix.Access(s.stateDir, unix.W_OK) != nil {
 		return nil, withHint("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
 	}
-	dir, err := instance.Ensure(s.stateDir, s.plan.Project.Root)
+	dir, repairs, err := instance.Ensure(s.stateDir, s.plan.Project.Root, mount.HistoryFile, mount.SandboxMDFile)
 	if errors.Is(err, instance.ErrOtherRoot) {
 		return nil, withHint("move the instance directory aside if you edited it by hand", "%v", err)
 	}
 	if err != nil {
 		return nil, err
+	}
+	for _, r := range repairs {
+		fmt.Fprintf(os.Stderr, "claudebox: %s\n", r)
 	}
 	lock, err := instance.OpenLock(dir)
 	if err != nil {
@@ -341,10 +345,10 @@ func (s session) fill(dir string) error {
 	if err := createEmpty(filepath.Join(dir, mount.HistoryFile)); err != nil {
 		return err
 	}
-	if err := instance.WriteFileIfChanged(filepath.Join(dir, mount.SandboxMDFile), sandboxmd.Render(s.plan), 0o600); err != nil {
+	if err := untrusted.WriteFileIfChanged(dir, mount.SandboxMDFile, sandboxmd.Render(s.plan), 0o600); err != nil {
 		return err
 	}
-	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), filepath.Join(dir, instance.ClaudeJSONFile), trustPaths(s.plan.Chdir)); err != nil {
+	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), s.stateDir, dir, trustPaths(s.plan.Chdir)); err != nil {
 		return err
 	}
 	var paths []string

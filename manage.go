@@ -15,6 +15,7 @@ import (
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Where --gc and --list read the machine's filesystems; tests point them at
@@ -191,6 +192,9 @@ func (m moveCmd) Run() error {
 			"%s still exists", old)
 	}
 	res, err := gc.Move(state, old, project.Root, m.Merge)
+	for _, r := range res.Repairs {
+		fmt.Fprintf(os.Stderr, "claudebox: %s\n", r)
+	}
 	switch {
 	case errors.Is(err, gc.ErrExists):
 		return withHint("claudebox --move "+m.Old+" --merge, to add the old sessions to it",
@@ -208,7 +212,7 @@ func (m moveCmd) Run() error {
 // path, absolute or relative to the current directory.
 func (m moveCmd) oldRoot(state, cwd string) (string, error) {
 	if instance.IsHash(m.Old) {
-		b, err := instance.ReadFileNoFollow(filepath.Join(gc.ProjectsDir(state), m.Old, instance.RootFile))
+		b, err := untrusted.ReadFile(filepath.Join(gc.ProjectsDir(state), m.Old), instance.RootFile, instance.RootFileLimit)
 		if err != nil {
 			return "", withHint("claudebox --list shows the instances", "no instance %s", m.Old)
 		}

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // State says what became of an instance's project root.
@@ -92,12 +93,12 @@ func Scan(stateDir string, mounts Mounts) (insts []Instance, skipped []Skipped, 
 // read examines one instance directory.
 func read(dir string, mounts Mounts) (Instance, string) {
 	inst := Instance{Hash: filepath.Base(dir), Dir: dir}
-	root, reason := readRoot(filepath.Join(dir, instance.RootFile))
+	root, reason := readRoot(filepath.Dir(dir), inst.Hash)
 	if reason != "" {
 		return inst, reason
 	}
 	if instance.Hash(root) != inst.Hash {
-		return inst, "project-root names " + root + ", whose instance is elsewhere"
+		return inst, "project-root names " + root + ", whose instance is elsewhere; hint: if --move was interrupted, run claudebox --move " + root + " again in the project's new place"
 	}
 	inst.Root = root
 	switch _, err := os.Lstat(root); {
@@ -116,19 +117,18 @@ func read(dir string, mounts Mounts) (Instance, string) {
 	return inst, ""
 }
 
-// readRoot reads a project-root file: one line holding an absolute path.
-func readRoot(path string) (string, string) {
-	fi, err := os.Lstat(path)
+// readRoot reads the project-root file of the instance hash in projects:
+// one line holding an absolute path.
+func readRoot(projects, hash string) (string, string) {
+	b, err := untrusted.ReadFile(filepath.Join(projects, hash), instance.RootFile, instance.RootFileLimit)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", "has no project-root"
-	case err != nil:
-		return "", "project-root is unreadable: " + err.Error()
-	case !fi.Mode().IsRegular():
+	case errors.Is(err, untrusted.ErrNotRegular) || errors.Is(err, unix.ELOOP):
 		return "", "project-root is not a regular file"
-	}
-	b, err := instance.ReadFileNoFollow(path)
-	if err != nil {
+	case errors.Is(err, fs.ErrPermission):
+		return "", "is not readable (the sandbox took its permissions away); hint: chmod -R u+rwX " + filepath.Join(projects, hash)
+	case err != nil:
 		return "", "project-root is unreadable: " + err.Error()
 	}
 	line := bytes.TrimSuffix(b, []byte("\n"))
@@ -200,21 +200,28 @@ type Summary struct {
 // Collect removes every instance whose root is gone, unless a session holds
 // it. Each removal renames the instance out of the way first, so it is
 // atomic for anyone looking, then deletes it. With dryRun nothing changes.
+// An entry it cannot remove is reported to skip, and the run goes on.
 func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), skip func(Skipped)) (Summary, error) {
 	insts, skipped, trash, err := Scan(stateDir, mounts)
 	if err != nil {
 		return Summary{}, err
 	}
 	var sum Summary
+	failed := func(dir string, err error) {
+		sum.Skipped++
+		skip(Skipped{dir, "cannot remove it: " + err.Error()})
+	}
 	for _, s := range skipped {
 		skip(s)
 	}
 	sum.Skipped = len(skipped)
+	projects := ProjectsDir(stateDir)
 	for _, t := range trash {
 		bytes, _, _ := usage(t)
 		if !dryRun {
-			if err := os.RemoveAll(t); err != nil {
-				return sum, err
+			if err := untrusted.RemoveAll(projects, filepath.Base(t)); err != nil {
+				failed(t, err)
+				continue
 			}
 		}
 		sum.Freed += bytes
@@ -228,9 +235,10 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 			sum.Kept++
 			continue
 		}
-		removed, err := remove(inst, dryRun)
+		removed, err := remove(projects, inst, dryRun)
 		if err != nil {
-			return sum, err
+			failed(inst.Dir, err)
+			continue
 		}
 		if !removed {
 			inst.InUse = true
@@ -247,7 +255,7 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 
 // remove deletes an instance while holding its lock, so no session can
 // start in it meanwhile; false means a session holds it.
-func remove(inst Instance, dryRun bool) (bool, error) {
+func remove(projects string, inst Instance, dryRun bool) (bool, error) {
 	lock, err := instance.ProbeLock(inst.Dir)
 	if err != nil {
 		return false, err
@@ -262,18 +270,14 @@ func remove(inst Instance, dryRun bool) (bool, error) {
 	if dryRun {
 		return true, nil
 	}
-	if err := discard(inst.Dir); err != nil {
-		return false, err
-	}
-	return true, nil
+	return true, trashAndRemove(projects, inst.Hash)
 }
 
-// discard deletes an instance directory after renaming it to trashPrefix
-// and its name.
-func discard(dir string) error {
-	trash := filepath.Join(filepath.Dir(dir), trashPrefix+filepath.Base(dir))
-	if err := os.Rename(dir, trash); err != nil {
+// trashAndRemove renames the instance hash in projects to its trash name,
+// then deletes it.
+func trashAndRemove(projects, hash string) error {
+	if err := untrusted.Rename(projects, hash, trashPrefix+hash); err != nil {
 		return err
 	}
-	return os.RemoveAll(trash)
+	return untrusted.RemoveAll(projects, trashPrefix+hash)
 }

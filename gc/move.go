@@ -12,9 +12,8 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // ClaudeProjectDir is the name Claude Code gives the directory of a working
@@ -55,6 +54,7 @@ type MoveResult struct {
 	From, To  string // instance directories
 	Sessions  int
 	Conflicts []string // files left behind in a merge because the target had one of that name
+	Repairs   []string // what was repaired of what the sandbox left
 }
 
 // Move carries the instance of oldRoot to newRoot, after the repository was
@@ -65,17 +65,25 @@ type MoveResult struct {
 // Interrupted, it can be run again: it picks up an instance already renamed
 // whose project-root still names oldRoot.
 func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
+	projects := ProjectsDir(stateDir)
+	oldHash, newHash := instance.Hash(oldRoot), instance.Hash(newRoot)
 	oldDir, newDir := instance.Dir(stateDir, oldRoot), instance.Dir(stateDir, newRoot)
 	res := MoveResult{From: oldDir, To: newDir}
 	if oldRoot == newRoot {
 		return res, fmt.Errorf("%s is already this project's root", oldRoot)
 	}
-	if root, _ := readRoot(filepath.Join(oldDir, instance.RootFile)); root != oldRoot {
+	if root, _ := readRoot(projects, oldHash); root != oldRoot {
 		// An earlier run renamed the instance and stopped before rewriting.
-		if root, _ := readRoot(filepath.Join(newDir, instance.RootFile)); root == oldRoot {
-			return res, finish(newDir, newRoot)
+		if root, _ := readRoot(projects, newHash); root == oldRoot {
+			return res, finish(projects, newHash, newRoot)
 		}
-		return res, fmt.Errorf("no instance of %s in %s", oldRoot, ProjectsDir(stateDir))
+		return res, fmt.Errorf("no instance of %s in %s", oldRoot, projects)
+	}
+	// The sandbox may have taken the instances' permissions away.
+	for _, dir := range []string{oldDir, newDir} {
+		if fixed, err := untrusted.RepairDir(dir); err == nil && fixed {
+			res.Repairs = append(res.Repairs, "gave "+dir+" its permissions back (the sandbox had changed them)")
+		}
 	}
 	unlock, err := lockIdle(oldDir)
 	if err != nil {
@@ -96,22 +104,22 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 		return res, err
 	}
 	exists := err == nil
-	if res.Sessions, err = renameProjectDirs(oldDir, oldRoot, newRoot); err != nil {
+	if res.Sessions, err = renameProjectDirs(projects, oldHash, oldRoot, newRoot); err != nil {
 		return res, err
 	}
 	if exists {
-		res.Conflicts, err = mergeInto(oldDir, newDir)
+		res.Conflicts, err = mergeInto(projects, oldHash, newHash)
 		return res, err
 	}
-	if err := os.Rename(oldDir, newDir); err != nil {
+	if err := untrusted.Rename(projects, oldHash, newHash); err != nil {
 		return res, err
 	}
-	return res, finish(newDir, newRoot)
+	return res, finish(projects, newHash, newRoot)
 }
 
-// finish points a renamed instance at its new root.
-func finish(dir, root string) error {
-	return instance.WriteFileAtomic(filepath.Join(dir, instance.RootFile), []byte(root+"\n"), 0o600)
+// finish points the renamed instance hash at its new root.
+func finish(projects, hash, root string) error {
+	return untrusted.WriteFile(filepath.Join(projects, hash), instance.RootFile, []byte(root+"\n"), 0o600)
 }
 
 // lockIdle takes an instance's session lock exclusively, failing with
@@ -132,25 +140,25 @@ func lockIdle(dir string) (func(), error) {
 	return func() { f.Close() }, nil
 }
 
-// renameProjectDirs renames, inside an instance, each of Claude Code's
-// directories named after a working directory under oldRoot to the name of
-// the same directory under newRoot. The working directory is read from a
-// session transcript when there is one (a name alone is ambiguous: "-" is
-// both a separator and a character); a worktree outside oldRoot keeps its
-// name. It returns how many session transcripts were carried.
-func renameProjectDirs(dir, oldRoot, newRoot string) (int, error) {
-	entries, err := os.ReadDir(dir)
+// renameProjectDirs renames, inside the instance hash, each of Claude
+// Code's directories named after a working directory under oldRoot to the
+// name of the same directory under newRoot. The working directory is read
+// from a session transcript when there is one (a name alone is ambiguous:
+// "-" is both a separator and a character); a worktree outside oldRoot
+// keeps its name. It returns how many session transcripts were carried.
+func renameProjectDirs(projects, hash, oldRoot, newRoot string) (int, error) {
+	dir := filepath.Join(projects, hash)
+	entries, err := untrusted.ReadDir(projects, hash)
 	if err != nil {
 		return 0, err
 	}
 	sessions := 0
 	oldName := ClaudeProjectDir(oldRoot)
 	for _, e := range entries {
-		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+		if !e.IsDir() {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		cwd := transcriptCwd(path)
+		cwd := transcriptCwd(dir, e.Name())
 		var newName string
 		switch {
 		case cwd != "" && instance.Within(cwd, oldRoot):
@@ -160,12 +168,11 @@ func renameProjectDirs(dir, oldRoot, newRoot string) (int, error) {
 		default:
 			continue
 		}
-		n, _ := countSessions(path)
-		sessions += n
+		sessions += countSessions(dir, e.Name())
 		if newName == e.Name() {
 			continue
 		}
-		if err := os.Rename(path, filepath.Join(dir, newName)); err != nil {
+		if err := untrusted.Rename(dir, e.Name(), newName); err != nil {
 			return sessions, err
 		}
 	}
@@ -173,14 +180,15 @@ func renameProjectDirs(dir, oldRoot, newRoot string) (int, error) {
 }
 
 // transcriptCwd finds the working directory recorded in a session
-// transcript of a Claude Code project directory ("cwd" on its lines).
-func transcriptCwd(projectDir string) string {
-	entries, _ := os.ReadDir(projectDir)
+// transcript of the Claude Code project directory name in dir ("cwd" on
+// its lines).
+func transcriptCwd(dir, name string) string {
+	entries, _ := untrusted.ReadDir(dir, name)
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
 			continue
 		}
-		f, err := os.OpenFile(filepath.Join(projectDir, e.Name()), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+		f, err := untrusted.Open(dir, filepath.Join(name, e.Name()))
 		if err != nil {
 			continue
 		}
@@ -200,63 +208,94 @@ func transcriptCwd(projectDir string) string {
 	return ""
 }
 
-func countSessions(projectDir string) (int, error) {
-	entries, err := os.ReadDir(projectDir)
+// countSessions counts the transcripts in the project directory name in
+// dir.
+func countSessions(dir, name string) int {
+	entries, _ := untrusted.ReadDir(dir, name)
 	n := 0
 	for _, e := range entries {
 		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
 			n++
 		}
 	}
-	return n, err
+	return n
 }
 
-// mergeInto moves the sessions of instance src into instance dst: each
-// project directory's entries, keeping dst's on a name clash, then the
-// prompt history (src's lines first: they are older), then removes src the
-// way --gc does.
-func mergeInto(src, dst string) (conflicts []string, err error) {
-	entries, err := os.ReadDir(src)
+// historyLimit is the most of a prompt history a merge reads.
+const historyLimit = 256 << 20
+
+// mergeInto moves the sessions of instance src into instance dst, both
+// hashes in projects: each project directory's entries, keeping dst's on a
+// name clash, then the prompt history (src's lines first: they are older),
+// then removes src the way --gc does. Nothing is moved through a symlink
+// the sandbox left in dst: such an entry, like one that cannot be read, is
+// left in src and reported.
+func mergeInto(projects, src, dst string) (left []string, err error) {
+	entries, err := untrusted.ReadDir(projects, src)
 	if err != nil {
 		return nil, err
 	}
 	for _, e := range entries {
-		if !e.IsDir() || e.Type()&fs.ModeSymlink != 0 {
+		if !e.IsDir() {
 			continue
 		}
 		from, to := filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())
-		if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
-			if err := os.Rename(from, to); err != nil {
-				return conflicts, err
-			}
+		err := untrusted.Rename(projects, from, to)
+		if err == nil {
 			continue
 		}
-		inner, err := os.ReadDir(from)
+		if !errors.Is(err, fs.ErrExist) {
+			left = append(left, filepath.Join(projects, from)+": "+err.Error())
+			continue
+		}
+		inner, err := untrusted.ReadDir(projects, from)
 		if err != nil {
-			return conflicts, err
+			left = append(left, filepath.Join(projects, from)+": "+err.Error())
+			continue
 		}
 		for _, f := range inner {
-			if _, err := os.Lstat(filepath.Join(to, f.Name())); err == nil {
-				conflicts = append(conflicts, filepath.Join(from, f.Name()))
-				continue
-			}
-			if err := os.Rename(filepath.Join(from, f.Name()), filepath.Join(to, f.Name())); err != nil {
-				return conflicts, err
+			err := untrusted.Rename(projects, filepath.Join(from, f.Name()), filepath.Join(to, f.Name()))
+			switch {
+			case errors.Is(err, fs.ErrExist):
+				left = append(left, filepath.Join(projects, from, f.Name())+": "+dst+" has one of that name")
+			case err != nil:
+				left = append(left, filepath.Join(projects, from, f.Name())+": "+err.Error())
 			}
 		}
 	}
-	if len(conflicts) > 0 {
-		return conflicts, fmt.Errorf("%d files in %s have namesakes in %s; left them in place", len(conflicts), src, dst)
+	if len(left) > 0 {
+		return left, fmt.Errorf("%d entries of %s were not moved into %s, and are left in place:\n  %s",
+			len(left), filepath.Join(projects, src), filepath.Join(projects, dst), strings.Join(left, "\n  "))
 	}
-	oldHistory, _ := instance.ReadFileNoFollow(filepath.Join(src, "history.jsonl"))
-	newHistory, _ := instance.ReadFileNoFollow(filepath.Join(dst, "history.jsonl"))
+	oldHistory, err := readHistory(projects, src)
+	if err != nil {
+		return nil, err
+	}
+	newHistory, err := readHistory(projects, dst)
+	if err != nil {
+		return nil, err
+	}
 	if len(oldHistory) > 0 {
 		if len(newHistory) > 0 && oldHistory[len(oldHistory)-1] != '\n' {
 			oldHistory = append(oldHistory, '\n')
 		}
-		if err := instance.WriteFileAtomic(filepath.Join(dst, "history.jsonl"), append(oldHistory, newHistory...), 0o600); err != nil {
+		if err := untrusted.WriteFile(filepath.Join(projects, dst), historyFile, append(oldHistory, newHistory...), 0o600); err != nil {
 			return nil, err
 		}
 	}
-	return nil, discard(src)
+	return nil, trashAndRemove(projects, src)
+}
+
+// historyFile is the instance's prompt history.
+const historyFile = "history.jsonl"
+
+// readHistory reads the prompt history of instance hash. One that is not a
+// regular file (the sandbox's doing) holds no prompts; one that cannot be
+// read stops the merge before anything is lost.
+func readHistory(projects, hash string) ([]byte, error) {
+	b, err := untrusted.ReadFile(filepath.Join(projects, hash), historyFile, historyLimit)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, untrusted.ErrNotRegular) {
+		return nil, nil
+	}
+	return b, err
 }

@@ -8,9 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // ApprovalFile names the record, in an instance, of the environment the user
@@ -23,14 +24,18 @@ const ApprovalFile = "env-approved"
 // instance.
 const approvalKey = "approval.key"
 
+// approvalLimit is the most of an approval record claudebox reads: one
+// line per variable, mount and option a project adds, and the signature.
+const approvalLimit = 1 << 20
+
 // ReadApproval returns the approved lines of an instance, or nil when
 // there is no valid record.
 func ReadApproval(stateDir, dir string) []string {
-	key, err := os.ReadFile(filepath.Join(stateDir, approvalKey))
+	key, err := untrusted.ReadFile(stateDir, approvalKey, 32)
 	if err != nil {
 		return nil
 	}
-	b, err := ReadFileNoFollow(filepath.Join(dir, ApprovalFile))
+	b, err := untrusted.ReadFile(dir, ApprovalFile, approvalLimit)
 	if err != nil {
 		return nil
 	}
@@ -51,7 +56,7 @@ func WriteApproval(stateDir, dir string, lines []string) error {
 	for _, l := range lines {
 		body = append(body, l+"\n"...)
 	}
-	return WriteFileAtomic(filepath.Join(dir, ApprovalFile), append(body, "mac "+sign(key, dir, body)+"\n"...), 0o600)
+	return untrusted.WriteFile(dir, ApprovalFile, append(body, "mac "+sign(key, dir, body)+"\n"...), 0o600)
 }
 
 // sign binds the record to its instance, so that it cannot be copied to
@@ -64,15 +69,14 @@ func sign(key []byte, dir string, body []byte) string {
 }
 
 func loadKey(stateDir string) ([]byte, error) {
-	path := filepath.Join(stateDir, approvalKey)
-	if key, err := os.ReadFile(path); err == nil && len(key) == 32 {
+	if key, err := untrusted.ReadFile(stateDir, approvalKey, 32); err == nil && len(key) == 32 {
 		return key, nil
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, untrusted.ErrTooLarge) {
 		return nil, err
 	}
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	return key, WriteFileAtomic(path, key, 0o600)
+	return key, untrusted.WriteFile(stateDir, approvalKey, key, 0o600)
 }

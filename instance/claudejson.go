@@ -4,9 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
 	"os"
+	"slices"
+	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // ClaudeJSONFile names the instance's own copy of ~/.claude.json. Claude Code
@@ -15,6 +20,16 @@ import (
 // directory: measured with Claude Code 2.1.330, it resolves the link and
 // renames beside the real file.
 const ClaudeJSONFile = "claude.json"
+
+// ClaudeJSONLimit is the most of the instance's claude.json a launch reads.
+// It holds the carried keys and what Claude Code records for this project
+// alone; one larger was grown by the sandbox, and is started afresh.
+const ClaudeJSONLimit = 16 << 20
+
+// carriedFile is, in the state directory (which the sandbox never sees),
+// what claudebox last took from the host's ~/.claude.json, with the file's
+// identity then: a launch reads the host file only when it has changed.
+const carriedFile = "claude-json.carried"
 
 // identityKeys are the top-level ~/.claude.json keys that say the user has
 // onboarded and logged in. They are refreshed from the host at every launch
@@ -30,29 +45,140 @@ var identityKeys = []string{
 	"theme",
 }
 
-// MergeClaudeJSON returns the sandbox copy updated with the host's identity
-// keys and its trust decisions for trustPaths (the working directory and its
-// ancestors, which is where Claude Code looks). changed is false when the
-// sandbox copy already says all of it. A host file that does not parse
-// contributes nothing; a sandbox copy that does not parse is started afresh.
-func MergeClaudeJSON(host, sandbox []byte, trustPaths []string) (out []byte, changed bool, err error) {
-	var h map[string]json.RawMessage
-	if json.Unmarshal(host, &h) != nil {
-		h = nil
+// carried is what the sandbox's copy takes from the host's ~/.claude.json:
+// the identity keys, and for each directory a launch has asked about, the
+// user's trust decision. Stamp identifies the host file it was read from.
+type carried struct {
+	Stamp   string                     `json:"stamp"`
+	Keys    map[string]json.RawMessage `json:"keys"`
+	Trusted map[string]bool            `json:"trusted"`
+}
+
+// SyncClaudeJSON refreshes the instance's claude.json from the host's
+// ~/.claude.json, writing atomically and only when something changed. The
+// host file is only read, and only when it changed since the last launch:
+// what was carried from it is kept in stateDir, which the sandbox never
+// sees, with the file's identity (device, inode, size, modification and
+// change times).
+func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string) error {
+	c, err := hostCarried(hostPath, stateDir, trustPaths)
+	if err != nil {
+		return err
 	}
+	// Anything but a readable regular file here was left by the sandbox:
+	// start afresh (the write replaces it) rather than read it.
+	sandbox, _ := untrusted.ReadFile(dir, ClaudeJSONFile, ClaudeJSONLimit)
+	out, changed, err := mergeClaudeJSON(c, sandbox, trustPaths)
+	if err != nil || !changed {
+		return err
+	}
+	return untrusted.WriteFile(dir, ClaudeJSONFile, out, 0o600)
+}
+
+// hostCarried returns what the host's ~/.claude.json carries into the
+// sandbox for trustPaths: from the record in stateDir when the file is the
+// one it was taken from and the record answers for every path, else read
+// from the file, and recorded.
+func hostCarried(hostPath, stateDir string, trustPaths []string) (carried, error) {
+	stamp := "absent"
+	fi, err := os.Stat(hostPath)
+	switch {
+	case err == nil:
+		st := fi.Sys().(*syscall.Stat_t)
+		stamp = fmt.Sprintf("%d:%d:%d:%d.%09d:%d.%09d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
+	case !errors.Is(err, fs.ErrNotExist):
+		return carried{}, err
+	}
+	var c carried
+	b, rerr := untrusted.ReadFile(stateDir, carriedFile, carriedLimit)
+	if rerr != nil || json.Unmarshal(b, &c) != nil || c.Stamp != stamp {
+		c = carried{Stamp: stamp}
+	}
+	paths := slices.Collect(maps.Keys(c.Trusted))
+	answered := true
+	for _, p := range trustPaths {
+		if _, ok := c.Trusted[p]; !ok {
+			answered = false
+			paths = append(paths, p)
+		}
+	}
+	if c.Keys != nil && answered {
+		return c, nil
+	}
+	var host []byte
+	if stamp != "absent" {
+		if host, err = os.ReadFile(hostPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return carried{}, err
+		}
+	}
+	c.Keys, c.Trusted = carriedKeys(host, paths)
+	// The record only saves work: a launch that cannot write it reads the
+	// host file again next time.
+	if b, err := json.Marshal(c); err == nil && os.MkdirAll(stateDir, 0o700) == nil {
+		untrusted.WriteFile(stateDir, carriedFile, b, 0o600)
+	}
+	return c, nil
+}
+
+// carriedLimit is the most of the record claudebox reads.
+const carriedLimit = 1 << 20
+
+// carriedKeys picks the identity keys, and the trust decision for each of
+// paths, out of the host's ~/.claude.json, skipping everything else
+// unparsed: the file can be tens of megabytes, nearly all of it other
+// projects' entries. A file that does not parse carries nothing.
+func carriedKeys(host []byte, paths []string) (map[string]json.RawMessage, map[string]bool) {
+	keys := map[string]json.RawMessage{}
+	trusted := map[string]bool{}
+	for _, p := range paths {
+		trusted[p] = false
+	}
+	eachMember(host, func(key string, val []byte) {
+		if slices.Contains(identityKeys, key) && json.Valid(val) {
+			keys[key] = json.RawMessage(val)
+		}
+		if key != "projects" {
+			return
+		}
+		eachMember(val, func(path string, project []byte) {
+			if _, asked := trusted[path]; !asked {
+				return
+			}
+			eachMember(project, func(k string, v []byte) {
+				if k == "hasTrustDialogAccepted" {
+					trusted[path] = string(v) == "true"
+				}
+			})
+		})
+	})
+	return keys, trusted
+}
+
+// mergeClaudeJSON returns the sandbox copy updated with the carried keys and
+// the host's trust decisions for trustPaths (the working directory and its
+// ancestors, which is where Claude Code looks). changed is false when the
+// sandbox copy already says all of it. A sandbox copy that does not parse
+// is started afresh.
+func mergeClaudeJSON(c carried, sandbox []byte, trustPaths []string) (out []byte, changed bool, err error) {
 	var s map[string]json.RawMessage
 	if json.Unmarshal(sandbox, &s) != nil || s == nil {
 		s = map[string]json.RawMessage{}
 		changed = true
 	}
 	for _, k := range identityKeys {
-		v, ok := h[k]
+		v, ok := c.Keys[k]
 		if ok && !jsonEqual(s[k], v) {
 			s[k] = v
 			changed = true
 		}
 	}
-	if trusted := hostTrust(h, trustPaths); len(trusted) > 0 {
+	var trusted []string
+	for _, p := range trustPaths {
+		if c.Trusted[p] {
+			trusted = append(trusted, p)
+		}
+	}
+	if len(trusted) > 0 {
 		var projects map[string]map[string]json.RawMessage
 		if raw, ok := s["projects"]; ok && json.Unmarshal(raw, &projects) != nil {
 			projects = nil
@@ -80,28 +206,6 @@ func MergeClaudeJSON(host, sandbox []byte, trustPaths []string) (out []byte, cha
 	return append(out, '\n'), true, err
 }
 
-// hostTrust lists the paths among trustPaths whose trust dialog the user
-// accepted on the host.
-func hostTrust(h map[string]json.RawMessage, trustPaths []string) []string {
-	raw, ok := h["projects"]
-	if !ok {
-		return nil
-	}
-	var projects map[string]struct {
-		HasTrustDialogAccepted bool `json:"hasTrustDialogAccepted"`
-	}
-	if json.Unmarshal(raw, &projects) != nil {
-		return nil
-	}
-	var trusted []string
-	for _, p := range trustPaths {
-		if projects[p].HasTrustDialogAccepted {
-			trusted = append(trusted, p)
-		}
-	}
-	return trusted
-}
-
 func jsonEqual(a, b json.RawMessage) bool {
 	var ca, cb bytes.Buffer
 	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
@@ -110,23 +214,103 @@ func jsonEqual(a, b json.RawMessage) bool {
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
-// SyncClaudeJSON refreshes the instance's claude.json from the host's
-// ~/.claude.json, writing atomically and only when something changed. The
-// host file is only read.
-func SyncClaudeJSON(hostPath, sandboxPath string, trustPaths []string) error {
-	host, err := os.ReadFile(hostPath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+// eachMember calls f with each key and raw value of the JSON object b. It
+// finds where each value ends without parsing it, so that skipping a large
+// value costs a scan for quotes and brackets. It stops at the first thing
+// that is not well formed.
+func eachMember(b []byte, f func(key string, val []byte)) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return
 	}
-	// A symlink here was left by the sandbox: start afresh (the write
-	// replaces the link) rather than read what it points to.
-	sandbox, err := ReadFileNoFollow(sandboxPath)
-	if err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, unix.ELOOP) {
-		return err
+	i = skipSpace(b, i+1)
+	for i < len(b) && b[i] == '"' {
+		end := skipString(b, i)
+		if end < 0 {
+			return
+		}
+		key := string(b[i+1 : end-1])
+		if bytes.IndexByte(b[i:end], '\\') >= 0 && json.Unmarshal(b[i:end], &key) != nil {
+			return
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return
+		}
+		i = skipSpace(b, i+1)
+		vend := skipValue(b, i)
+		if vend < 0 {
+			return
+		}
+		f(key, b[i:vend])
+		i = skipSpace(b, vend)
+		if i >= len(b) || b[i] != ',' {
+			return
+		}
+		i = skipSpace(b, i+1)
 	}
-	out, changed, err := MergeClaudeJSON(host, sandbox, trustPaths)
-	if err != nil || !changed {
-		return err
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
 	}
-	return WriteFileAtomic(sandboxPath, out, 0o600)
+	return i
+}
+
+// skipString returns the index after the string starting at b[i], or -1.
+func skipString(b []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		j += k
+		// A quote preceded by an odd number of backslashes is escaped.
+		n := 0
+		for n < j-i-1 && b[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		j++
+	}
+}
+
+// skipValue returns the index after the value starting at b[i], or -1.
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				if j = skipString(b, j); j < 0 {
+					return -1
+				}
+				j--
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }

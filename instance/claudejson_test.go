@@ -2,7 +2,11 @@ package instance
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -31,7 +35,8 @@ func TestMergeClaudeJSON(t *testing.T) {
 		{"no trust on the host: none copied", `{"projects":{"/code/app":{"hasTrustDialogAccepted":false}}}`, `{}`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, changed, err := MergeClaudeJSON([]byte(c.host), []byte(c.sandbox), trust)
+			keys, trusted := carriedKeys([]byte(c.host), trust)
+			out, changed, err := mergeClaudeJSON(carried{Keys: keys, Trusted: trusted}, []byte(c.sandbox), trust)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -51,6 +56,145 @@ func TestMergeClaudeJSON(t *testing.T) {
 			json.Unmarshal([]byte(c.want), &want)
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("out = %s\nwant %s", out, c.want)
+			}
+		})
+	}
+}
+
+// hostClaudeJSON makes a ~/.claude.json of about size bytes, a heavy
+// user's: many projects, each with a prompt history, half of them trusted,
+// and /home/u/proj trusted last.
+func hostClaudeJSON(size int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"numStartups": 412, "theme": "dark", "hasCompletedOnboarding": true, "lastOnboardingVersion": "2.1.330", "userID": "abc123", "oauthAccount": {"accountUuid": "u", "emailAddress": "a@example.com"}, "mcpServers": {"x": {"command": "x", "env": {"TOKEN": "secret"}}}, "projects": {`)
+	for i := 0; b.Len() < size-200; i++ {
+		fmt.Fprintf(&b, `"/home/u/p%d": {"allowedTools": [], "history": [{"display": "%s", "pastedContents": {}}], "hasTrustDialogAccepted": %v, "lastCost": 0.25},`, i, strings.Repeat(`fix the tests \"now\" {[`, 20), i%2 == 0)
+	}
+	b.WriteString(`"/home/u/pro\u006a": {"hasTrustDialogAccepted": true}}}`)
+	return []byte(b.String())
+}
+
+// TestCarriedKeys: the scanner that skips what is not carried picks the
+// same keys and trusted paths as a full parse.
+func TestCarriedKeys(t *testing.T) {
+	host := hostClaudeJSON(20_000)
+	var paths []string
+	for i := range 100 {
+		paths = append(paths, fmt.Sprintf("/home/u/p%d", i))
+	}
+	paths = append(paths, "/home/u/proj", "/elsewhere")
+	keys, trustedMap := carriedKeys(host, paths)
+	var full struct {
+		Projects map[string]struct {
+			HasTrustDialogAccepted bool `json:"hasTrustDialogAccepted"`
+		} `json:"projects"`
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(host, &full); err != nil || json.Unmarshal(host, &all) != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		if trustedMap[p] != full.Projects[p].HasTrustDialogAccepted {
+			t.Errorf("%s: trusted %v, want %v", p, trustedMap[p], full.Projects[p].HasTrustDialogAccepted)
+		}
+	}
+	if !trustedMap["/home/u/proj"] {
+		t.Error("/home/u/proj, written with an escape, not trusted")
+	}
+	for _, k := range identityKeys {
+		if _, ok := all[k]; ok && !jsonEqual(keys[k], all[k]) {
+			t.Errorf("%s: %s, want %s", k, keys[k], all[k])
+		}
+	}
+	if _, ok := keys["mcpServers"]; ok {
+		t.Error("mcpServers carried")
+	}
+	for _, bad := range []string{`{"theme": "dark"`, `[1]`, `{"theme": "dark", "projects": {"/a": {"hasTrustDialogAccepted": true}`, `{"a": "\`} {
+		carriedKeys([]byte(bad), []string{"/a"}) // must return, whatever it finds
+	}
+}
+
+// TestSyncClaudeJSONReadsHostOnlyWhenChanged: while the host file is the
+// one recorded, its keys come from the record (edited here to tell), not
+// from the file; once it changes, from the file. The sandbox copy gets them
+// either way, even after the sandbox deleted them.
+func TestSyncClaudeJSONReadsHostOnlyWhenChanged(t *testing.T) {
+	base := t.TempDir()
+	host, state, inst := filepath.Join(base, ".claude.json"), filepath.Join(base, "state"), filepath.Join(base, "inst")
+	os.MkdirAll(inst, 0o700)
+	write := func(theme string) {
+		if err := os.WriteFile(host, []byte(`{"theme": "`+theme+`", "projects": {"/w": {"hasTrustDialogAccepted": true}}}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	theme := func() string {
+		b, _ := os.ReadFile(filepath.Join(inst, ClaudeJSONFile))
+		var s struct{ Theme string }
+		json.Unmarshal(b, &s)
+		return s.Theme
+	}
+	sync := func() {
+		if err := SyncClaudeJSON(host, state, inst, []string{"/w", "/"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("dark")
+	sync()
+	if theme() != "dark" {
+		t.Fatalf("theme %q after the first launch", theme())
+	}
+	record, _ := os.ReadFile(filepath.Join(state, carriedFile))
+	os.WriteFile(filepath.Join(state, carriedFile), []byte(strings.Replace(string(record), `"dark"`, `"recorded"`, 1)), 0o600)
+	os.Remove(filepath.Join(inst, ClaudeJSONFile))
+	sync()
+	if theme() != "recorded" {
+		t.Fatalf("theme %q: the unchanged host file was read again", theme())
+	}
+	write("light")
+	sync()
+	if theme() != "light" {
+		t.Fatalf("theme %q after the host file changed", theme())
+	}
+	b, _ := os.ReadFile(filepath.Join(inst, ClaudeJSONFile))
+	if !strings.Contains(string(b), `"/w"`) {
+		t.Errorf("trust not carried: %s", b)
+	}
+}
+
+func BenchmarkSyncClaudeJSON(b *testing.B) {
+	for _, size := range []int{100, 2_500_000, 25_000_000} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			base := b.TempDir()
+			host, state, inst := filepath.Join(base, ".claude.json"), filepath.Join(base, "state"), filepath.Join(base, "inst")
+			os.WriteFile(host, hostClaudeJSON(size), 0o600)
+			os.MkdirAll(inst, 0o700)
+			trust := []string{"/home/u/proj/sub", "/home/u/proj", "/home/u", "/home", "/"}
+			if err := SyncClaudeJSON(host, state, inst, trust); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if err := SyncClaudeJSON(host, state, inst, trust); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSyncClaudeJSONChanged is the launch after the host file changed:
+// it is read, and what is carried picked out of it.
+func BenchmarkSyncClaudeJSONChanged(b *testing.B) {
+	for _, size := range []int{100, 2_500_000, 25_000_000} {
+		b.Run(fmt.Sprint(size), func(b *testing.B) {
+			base := b.TempDir()
+			host, state, inst := filepath.Join(base, ".claude.json"), filepath.Join(base, "state"), filepath.Join(base, "inst")
+			os.WriteFile(host, hostClaudeJSON(size), 0o600)
+			os.MkdirAll(inst, 0o700)
+			for b.Loop() {
+				os.Remove(filepath.Join(state, carriedFile))
+				if err := SyncClaudeJSON(host, state, inst, []string{"/home/u/proj", "/"}); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,10 +14,15 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // RootFile names the file in an instance directory that records its root.
 const RootFile = "project-root"
+
+// RootFileLimit is the most of a project-root file claudebox reads: a path
+// and a newline.
+const RootFileLimit = unix.PathMax + 1
 
 // Hash is the instance key of a project root: the first 16 hex digits of
 // the SHA-256 of the path, as the bash claudebox computed it.
@@ -26,12 +31,13 @@ func Hash(root string) string {
 	return hex.EncodeToString(sum[:])[:16]
 }
 
-// IsHash reports whether name has the form of an instance key.
+// Dir is the instance directory of root under the claudebox state dir.
+// IsHash reports whether name is an instance's name: 16 lowercase hex
+// digits.
 func IsHash(name string) bool {
 	return len(name) == 16 && strings.Trim(name, "0123456789abcdef") == ""
 }
 
-// Dir is the instance directory of root under the claudebox state dir.
 func Dir(stateDir, root string) string {
 	return filepath.Join(stateDir, "projects", Hash(root))
 }
@@ -43,62 +49,70 @@ var ErrOtherRoot = errors.New("instance belongs to another project root")
 // written once, atomically. An existing project-root naming a different root
 // (a hash collision or a hand edit) is refused: the history in it is not
 // this project's.
-func Ensure(stateDir, root string) (string, error) {
+//
+// The sandbox writes the instance, so Ensure also repairs what it can have
+// left in the way of a launch: the directory's own permissions, and any of
+// claudebox's files there (claude.json, env-approved, session.lock and the
+// caller's files) that is not a regular file the owner can read and write.
+// It returns one line for each repair.
+func Ensure(stateDir, root string, files ...string) (string, []string, error) {
 	dir := Dir(stateDir, root)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+		return "", nil, err
+	}
+	var repairs []string
+	if fixed, err := untrusted.RepairDir(dir); err != nil {
+		return "", nil, err
+	} else if fixed {
+		repairs = append(repairs, "gave "+dir+" its permissions back (the sandbox had changed them)")
 	}
 	want := []byte(root + "\n")
-	path := filepath.Join(dir, RootFile)
-	got, err := os.ReadFile(path)
+	got, err := untrusted.ReadFile(dir, RootFile, RootFileLimit)
 	switch {
 	case err == nil && bytes.Equal(got, want):
-		return dir, nil
 	case err == nil:
-		return "", fmt.Errorf("%w: %s records \"%s\"", ErrOtherRoot, path, printable.Excerpt(string(bytes.TrimRight(got, "\n"))))
-	case !errors.Is(err, os.ErrNotExist):
+		return "", nil, fmt.Errorf("%w: %s records \"%s\"", ErrOtherRoot, filepath.Join(dir, RootFile), printable.Excerpt(string(bytes.TrimRight(got, "\n"))))
+	case !errors.Is(err, fs.ErrNotExist):
+		return "", nil, err
+	default:
+		if err := untrusted.WriteFile(dir, RootFile, want, 0o600); err != nil {
+			return "", nil, err
+		}
+	}
+	for _, name := range append([]string{ClaudeJSONFile, ApprovalFile}, files...) {
+		what, err := repairFile(dir, name)
+		if err != nil {
+			return "", nil, err
+		}
+		if what != "" {
+			repairs = append(repairs, what)
+		}
+	}
+	return dir, repairs, nil
+}
+
+// repairFile leaves name in dir a regular file its owner can read and
+// write, or absent: the sandbox may have replaced it (a FIFO would hang the
+// next read, a directory would refuse the next write) or taken its
+// permissions away. What it did is returned as a line for the user.
+func repairFile(dir, name string) (string, error) {
+	path := filepath.Join(dir, name)
+	fi, err := untrusted.Lstat(dir, name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
 		return "", err
+	case !fi.Mode().IsRegular():
+		if err := untrusted.RemoveAll(dir, name); err != nil {
+			return "", err
+		}
+		return "removed " + path + ", which the sandbox had replaced with " + untrusted.Kind(fi) + "; claudebox makes it anew", nil
+	case fi.Mode().Perm()&0o600 != 0o600:
+		if err := untrusted.Chmod(dir, name, fi.Mode().Perm()|0o600); err != nil {
+			return "", err
+		}
+		return "made " + path + " readable and writable again (the sandbox had changed its permissions)", nil
 	}
-	return dir, WriteFileAtomic(path, want, 0o600)
-}
-
-// WriteFileAtomic writes data to a temporary file beside path and renames
-// it over path, so readers see the old content or the new, never a part.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// WriteFileIfChanged writes data atomically unless path already holds it.
-func WriteFileIfChanged(path string, data []byte, perm os.FileMode) error {
-	if got, err := ReadFileNoFollow(path); err == nil && bytes.Equal(got, data) {
-		return nil
-	}
-	return WriteFileAtomic(path, data, perm)
-}
-
-// ReadFileNoFollow reads a file of claudebox's own state, which the sandbox
-// can write to: a symlink it left there is not followed to a host file.
-func ReadFileNoFollow(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(f)
+	return "", nil
 }

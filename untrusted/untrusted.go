@@ -1,0 +1,424 @@
+// Package untrusted is how host-side code reads and writes files the sandbox
+// can write: the instance directory and the project. Every path is relative
+// to a directory the caller trusts, and is resolved beneath it without
+// following a symlink in any component (openat2 with RESOLVE_BENEATH and
+// RESOLVE_NO_SYMLINKS, or a walk with O_NOFOLLOW where the kernel lacks
+// openat2). Reads take regular files only, opened non-blocking, up to a
+// size limit, so a FIFO cannot hang the host and a sparse file cannot fill
+// its memory. Writes are atomic and renames never replace what is there.
+package untrusted
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// ErrNotRegular is returned for a read of something other than a regular
+// file: a FIFO, socket, device node or directory.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is returned for a read of a file over its size limit.
+var ErrTooLarge = errors.New("larger than claudebox reads")
+
+// noOpenat2 is set once openat2 has answered ENOSYS, and by tests, to take
+// the component walk instead.
+var noOpenat2 bool
+
+// open resolves name beneath dir, which the caller trusts and which may
+// itself be reached through symlinks, with no symlink in name.
+func open(dir, name string, flags int, perm uint32) (int, error) {
+	d, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer unix.Close(d)
+	return openAt(d, name, flags, perm, dir)
+}
+
+// openAt resolves name beneath the directory descriptor d; path names d in
+// errors.
+func openAt(d int, name string, flags int, perm uint32, path string) (int, error) {
+	flags |= unix.O_CLOEXEC | unix.O_NOFOLLOW
+	if !noOpenat2 {
+		fd, err := unix.Openat2(d, name, &unix.OpenHow{
+			Flags:   uint64(flags),
+			Mode:    uint64(perm),
+			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+		})
+		if err != unix.ENOSYS {
+			if err != nil {
+				return -1, &fs.PathError{Op: "open", Path: filepath.Join(path, name), Err: err}
+			}
+			return fd, nil
+		}
+		noOpenat2 = true
+	}
+	fd, err := walk(d, name, flags, perm)
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: filepath.Join(path, name), Err: err}
+	}
+	return fd, nil
+}
+
+// walk is openat2's resolution done by hand: one component at a time, each
+// opened with O_NOFOLLOW, ".." and absolute paths refused.
+func walk(d int, name string, flags int, perm uint32) (int, error) {
+	if filepath.IsAbs(name) {
+		return -1, unix.EXDEV
+	}
+	parts := strings.Split(filepath.Clean(name), "/")
+	cur := d
+	defer func() {
+		if cur != d {
+			unix.Close(cur)
+		}
+	}()
+	for i, p := range parts {
+		if p == ".." {
+			return -1, unix.EXDEV
+		}
+		var fd int
+		var err error
+		if i == len(parts)-1 {
+			fd, err = unix.Openat(cur, p, flags, perm)
+		} else {
+			fd, err = unix.Openat(cur, p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		}
+		// O_NOFOLLOW with O_DIRECTORY or O_PATH does not say ELOOP for a
+		// symlink, as openat2 does.
+		var st unix.Stat_t
+		if (err == unix.ENOTDIR || err == nil && flags&unix.O_PATH != 0) && unix.Fstatat(cur, p, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			if err == nil {
+				unix.Close(fd)
+			}
+			fd, err = -1, unix.ELOOP
+		}
+		if err != nil || i == len(parts)-1 {
+			return fd, err
+		}
+		if cur != d {
+			unix.Close(cur)
+		}
+		cur = fd
+	}
+	return -1, unix.ENOENT
+}
+
+// parent opens the directory holding name beneath dir, for the *at calls
+// that create, rename and remove there; it returns name's last component.
+func parent(dir, name string) (int, string, error) {
+	sub, base := filepath.Split(filepath.Clean(name))
+	if sub == "" {
+		sub = "."
+	}
+	if base == ".." || base == "." {
+		return -1, "", &fs.PathError{Op: "open", Path: filepath.Join(dir, name), Err: unix.EINVAL}
+	}
+	d, err := open(dir, sub, unix.O_PATH|unix.O_DIRECTORY, 0)
+	return d, base, err
+}
+
+// Open opens name beneath dir for reading: a regular file only, opened
+// non-blocking, so that a FIFO the sandbox left returns at once.
+func Open(dir, name string) (*os.File, error) {
+	fd, err := open(dir, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(dir, name))
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = &fs.PathError{Op: "read", Path: f.Name(), Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ReadFile reads name beneath dir, a regular file of at most limit bytes.
+func ReadFile(dir, name string, limit int64) ([]byte, error) {
+	f, err := Open(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	tooLarge := &fs.PathError{Op: "read", Path: f.Name(), Err: fmt.Errorf("%w: %d bytes, over %d", ErrTooLarge, fi.Size(), limit)}
+	if fi.Size() > limit {
+		return nil, tooLarge
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		return nil, tooLarge
+	}
+	return b, err
+}
+
+// Lstat describes name beneath dir, not following it if it is a symlink.
+func Lstat(dir, name string) (fs.FileInfo, error) {
+	d, base, err := parent(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(d)
+	fd, err := unix.Openat(d, base, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "lstat", Path: filepath.Join(dir, name), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(dir, name))
+	defer f.Close()
+	return f.Stat()
+}
+
+// ReadDir lists the directory name beneath dir ("." for dir itself).
+func ReadDir(dir, name string) ([]fs.DirEntry, error) {
+	fd, err := open(dir, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(dir, name))
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// WriteFile writes data to name beneath dir atomically: a new file beside
+// it, renamed over it. Whatever stood there (a symlink, a FIFO) is
+// replaced, never written through.
+func WriteFile(dir, name string, data []byte, perm os.FileMode) error {
+	d, base, err := parent(dir, name)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(d)
+	var tmp string
+	var fd int
+	for i := 0; ; i++ {
+		tmp = "." + base + ".tmp" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i)
+		fd, err = unix.Openat(d, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+		if err != unix.EEXIST || i == 100 {
+			break
+		}
+	}
+	if err != nil {
+		return &fs.PathError{Op: "create", Path: filepath.Join(dir, tmp), Err: err}
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(dir, tmp))
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm.Perm())
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		if err = unix.Renameat(d, tmp, d, base); err != nil {
+			err = &fs.PathError{Op: "rename", Path: filepath.Join(dir, name), Err: err}
+		}
+	}
+	if err != nil {
+		unix.Unlinkat(d, tmp, 0)
+	}
+	return err
+}
+
+// Rename renames oldname to newname, both beneath dir, and fails with
+// fs.ErrExist rather than replace anything at newname.
+func Rename(dir, oldname, newname string) error {
+	od, obase, err := parent(dir, oldname)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(od)
+	nd, nbase, err := parent(dir, newname)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(nd)
+	if err := unix.Renameat2(od, obase, nd, nbase, unix.RENAME_NOREPLACE); err != nil {
+		return &os.LinkError{Op: "rename", Old: filepath.Join(dir, oldname), New: filepath.Join(dir, newname), Err: err}
+	}
+	return nil
+}
+
+// RemoveAll removes name beneath dir and everything under it. It never
+// follows a symlink, and gives back to each directory the owner's
+// permissions the sandbox took away, so that a mode-000 directory cannot
+// stop it.
+func RemoveAll(dir, name string) error {
+	d, base, err := parent(dir, name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	defer unix.Close(d)
+	if err := removeAt(d, base); err != nil {
+		return &fs.PathError{Op: "remove", Path: filepath.Join(dir, name), Err: err}
+	}
+	return nil
+}
+
+func removeAt(d int, name string) error {
+	err := unix.Unlinkat(d, name, 0)
+	if err == nil || err == unix.ENOENT {
+		return nil
+	}
+	if err != unix.EISDIR {
+		return err
+	}
+	sub, err := openDirOwned(d, name)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(sub), name)
+	for {
+		names, err := f.Readdirnames(1024)
+		for _, n := range names {
+			if err := removeAt(sub, n); err != nil {
+				f.Close()
+				return err
+			}
+		}
+		if err == io.EOF || len(names) == 0 {
+			break
+		}
+		if err != nil {
+			f.Close()
+			return err
+		}
+	}
+	f.Close()
+	err = unix.Unlinkat(d, name, unix.AT_REMOVEDIR)
+	if err == unix.ENOENT {
+		return nil
+	}
+	return err
+}
+
+// openDirOwned opens the directory name in d for listing and removing its
+// entries, first restoring the owner's read, write and search permission
+// where they are missing. The descriptor it changes the mode through is
+// the directory itself, never a link.
+func openDirOwned(d int, name string) (int, error) {
+	p, err := unix.Openat(d, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(p)
+	if err := ownerRWX(p); err != nil {
+		return -1, err
+	}
+	return unix.Openat(p, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+}
+
+// ownerRWX adds the owner's read, write and search permission to the
+// directory open (O_PATH) on p, where they are missing.
+func ownerRWX(p int) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(p, &st); err != nil {
+		return err
+	}
+	if st.Mode&0o700 == 0o700 {
+		return nil
+	}
+	return chmodFD(p, st.Mode&0o7777|0o700)
+}
+
+// RepairDir gives the directory dir, one of claudebox's own, back the
+// owner's read, write and search permission if the sandbox took them away
+// (chmod 000 ~/.claude/projects). It reports whether it had to.
+func RepairDir(dir string) (bool, error) {
+	p, err := unix.Open(dir, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer unix.Close(p)
+	var st unix.Stat_t
+	if err := unix.Fstat(p, &st); err != nil {
+		return false, err
+	}
+	if st.Mode&0o700 == 0o700 {
+		return false, nil
+	}
+	if err := ownerRWX(p); err != nil {
+		return false, &fs.PathError{Op: "chmod", Path: dir, Err: err}
+	}
+	return true, nil
+}
+
+// Chmod sets the permissions of name beneath dir, not following it if it
+// is a symlink.
+func Chmod(dir, name string, mode fs.FileMode) error {
+	d, base, err := parent(dir, name)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(d)
+	p, err := unix.Openat(d, base, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &fs.PathError{Op: "chmod", Path: filepath.Join(dir, name), Err: err}
+	}
+	defer unix.Close(p)
+	if err := chmodFD(p, uint32(mode.Perm())); err != nil {
+		return &fs.PathError{Op: "chmod", Path: filepath.Join(dir, name), Err: err}
+	}
+	return nil
+}
+
+// chmodFD changes the mode of what the O_PATH descriptor p names. fchmod
+// refuses such a descriptor; its /proc link names the same inode, whatever
+// has been renamed since. A symlink's mode cannot change: that is refused.
+func chmodFD(p int, mode uint32) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(p, &st); err != nil {
+		return err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return unix.ELOOP
+	}
+	return unix.Chmod("/proc/self/fd/"+strconv.Itoa(p), mode)
+}
+
+// kind names a file type for a message.
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device node"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	}
+	return "not a file"
+}
+
+// Kind names what an entry is, for a message about a bad one: "a FIFO",
+// "a symlink", "a directory".
+func Kind(fi fs.FileInfo) string { return kind(fi.Mode()) }
+
+// WriteFileIfChanged writes data to name beneath dir, as WriteFile does,
+// unless it already holds exactly that.
+func WriteFileIfChanged(dir, name string, data []byte, perm os.FileMode) error {
+	if got, err := ReadFile(dir, name, int64(len(data))); err == nil && string(got) == string(data) {
+		return nil
+	}
+	return WriteFile(dir, name, data, perm)
+}

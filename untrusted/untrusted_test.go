@@ -1,0 +1,177 @@
+package untrusted
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// resolvers runs a test with openat2 and with the component walk that
+// stands in for it on kernels without it.
+func resolvers(t *testing.T, f func(t *testing.T)) {
+	for _, walkOnly := range []bool{false, true} {
+		name := map[bool]string{false: "openat2", true: "walk"}[walkOnly]
+		t.Run(name, func(t *testing.T) {
+			noOpenat2 = walkOnly
+			t.Cleanup(func() { noOpenat2 = false })
+			f(t)
+		})
+	}
+}
+
+// tree makes dir with a file, a subdirectory, a FIFO, and symlinks to a
+// secret outside it, as the sandbox could leave them.
+func tree(t *testing.T) (dir, secret string) {
+	base := t.TempDir()
+	dir = filepath.Join(base, "inst")
+	secret = filepath.Join(base, "secret")
+	must(t, os.MkdirAll(filepath.Join(dir, "sub"), 0o700))
+	must(t, os.WriteFile(secret, []byte("SECRET"), 0o600))
+	must(t, os.WriteFile(filepath.Join(dir, "sub", "file"), []byte("ok"), 0o600))
+	must(t, unix.Mkfifo(filepath.Join(dir, "fifo"), 0o600))
+	must(t, os.Symlink(secret, filepath.Join(dir, "link")))
+	must(t, os.Symlink(base, filepath.Join(dir, "up")))
+	must(t, os.Symlink("sub", filepath.Join(dir, "sublink")))
+	return dir, secret
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	resolvers(t, func(t *testing.T) {
+		dir, _ := tree(t)
+		if b, err := ReadFile(dir, "sub/file", 10); err != nil || string(b) != "ok" {
+			t.Errorf("sub/file: %q, %v", b, err)
+		}
+		for name, want := range map[string]error{
+			"fifo":         ErrNotRegular, // returns at once: a blocking open would hang here
+			"sub":          ErrNotRegular,
+			"link":         unix.ELOOP,
+			"up/secret":    unix.ELOOP,
+			"sublink/file": unix.ELOOP,
+			"../secret":    unix.EXDEV,
+			"missing":      fs.ErrNotExist,
+		} {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if b, err := ReadFile(dir, name, 100); !errors.Is(err, want) {
+					t.Errorf("%s: %q, %v; want %v", name, b, err, want)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s: the read hangs", name)
+			}
+		}
+		if _, err := ReadFile(dir, "sub/file", 1); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("over the limit: %v", err)
+		}
+	})
+}
+
+// TestReadFileSparse: a 1 TiB sparse file is refused from its size, not
+// read into memory.
+func TestReadFileSparse(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "huge"))
+	must(t, err)
+	must(t, f.Truncate(1<<40))
+	f.Close()
+	if _, err := ReadFile(dir, "huge", 16<<20); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("1 TiB sparse file: %v", err)
+	}
+}
+
+func TestWriteFileReplacesLink(t *testing.T) {
+	resolvers(t, func(t *testing.T) {
+		dir, secret := tree(t)
+		for _, name := range []string{"link", "fifo"} {
+			must(t, WriteFile(dir, name, []byte("new"), 0o600))
+			if fi, err := os.Lstat(filepath.Join(dir, name)); err != nil || !fi.Mode().IsRegular() {
+				t.Errorf("%s after the write: %v, %v", name, fi, err)
+			}
+		}
+		if err := WriteFile(dir, "up/secret", []byte("new"), 0o600); !errors.Is(err, unix.ELOOP) {
+			t.Errorf("write through a linked directory: %v", err)
+		}
+		if b, _ := os.ReadFile(secret); string(b) != "SECRET" {
+			t.Errorf("the link's target was written: %q", b)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if e.Name()[0] == '.' {
+				t.Errorf("temporary file left: %s", e.Name())
+			}
+		}
+	})
+}
+
+func TestRenameNeverReplacesNorFollows(t *testing.T) {
+	resolvers(t, func(t *testing.T) {
+		dir, secret := tree(t)
+		must(t, os.WriteFile(filepath.Join(dir, "a"), []byte("a"), 0o600))
+		if err := Rename(dir, "a", "sub/file"); !errors.Is(err, fs.ErrExist) {
+			t.Errorf("rename over a file: %v", err)
+		}
+		if err := Rename(dir, "a", "up/planted"); !errors.Is(err, unix.ELOOP) {
+			t.Errorf("rename into a linked directory: %v", err)
+		}
+		if _, err := os.Lstat(filepath.Join(filepath.Dir(secret), "planted")); err == nil {
+			t.Error("the rename went through the link")
+		}
+		must(t, Rename(dir, "a", "sub/a"))
+	})
+}
+
+// TestRemoveAllModeZero: directories the sandbox made mode 000 are given
+// back their permissions and removed; a symlink is removed, not followed.
+func TestRemoveAllModeZero(t *testing.T) {
+	resolvers(t, func(t *testing.T) {
+		dir, secret := tree(t)
+		must(t, os.MkdirAll(filepath.Join(dir, "sub", "locked", "deeper"), 0o700))
+		must(t, os.WriteFile(filepath.Join(dir, "sub", "locked", "deeper", "f"), nil, 0))
+		must(t, os.Chmod(filepath.Join(dir, "sub", "locked", "deeper"), 0))
+		must(t, os.Chmod(filepath.Join(dir, "sub", "locked"), 0))
+		must(t, os.Chmod(filepath.Join(dir, "sub"), 0o500))
+		must(t, RemoveAll(filepath.Dir(dir), "inst"))
+		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("still there: %v", err)
+		}
+		if b, _ := os.ReadFile(secret); string(b) != "SECRET" {
+			t.Error("the link's target is gone")
+		}
+	})
+}
+
+func TestRepairDir(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.Chmod(dir, 0))
+	if fixed, err := RepairDir(dir); err != nil || !fixed {
+		t.Fatalf("mode 000: %v, %v", fixed, err)
+	}
+	if fixed, err := RepairDir(dir); err != nil || fixed {
+		t.Fatalf("repaired again: %v, %v", fixed, err)
+	}
+}
+
+func TestChmodRefusesLink(t *testing.T) {
+	dir, secret := tree(t)
+	if err := Chmod(dir, "link", 0o777); err == nil {
+		t.Error("chmod of a symlink succeeded")
+	}
+	if fi, _ := os.Stat(secret); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the link's target changed mode: %v", fi.Mode())
+	}
+}
