@@ -105,8 +105,6 @@ type Host struct {
 	// ResolvConf is the real path of /etc/resolv.conf when it lies outside
 	// the system directories (systemd-resolved keeps it under /run).
 	ResolvConf string
-	// SandboxMDOnHost says ~/.claude/SANDBOX.md exists on the host.
-	SandboxMDOnHost bool
 	// SandboxLogin says ~/.claudebox/.credentials.json exists.
 	SandboxLogin bool
 	// LoginOnHost says ~/.claude/.credentials.json exists.
@@ -199,7 +197,7 @@ func Build(in Inputs) Plan {
 		Chdir:     in.Cwd,
 		Project:   in.Project,
 		Instance:  inst,
-		SandboxMD: filepath.Join(projects, SandboxMDFile),
+		SandboxMD: filepath.Join(claudeDir, SandboxMDFile),
 		Network:   in.Network,
 	}
 	add := func(k Kind, src, dest, why string) {
@@ -243,9 +241,7 @@ func Build(in Inputs) Plan {
 	history := filepath.Join(inst, HistoryFile)
 	add(Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
 	add(Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
-	if in.Host.SandboxMDOnHost {
-		add(RoBind, filepath.Join(inst, SandboxMDFile), filepath.Join(claudeDir, SandboxMDFile), "so an @SANDBOX.md import reads this project's facts")
-	}
+	add(RoBind, filepath.Join(inst, SandboxMDFile), p.SandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
 	credentials := filepath.Join(claudeDir, ".credentials.json")
 	switch {
 	case in.Host.SandboxLogin:

@@ -57,7 +57,7 @@ func TestArgsOrder(t *testing.T) {
 		"\n/home/al ice/.claude/history.jsonl\n",
 		"\n/home/al ice/.claude.json\n",
 		"--chdir\n",
-		"\n--\n/usr/bin/claude\n--append-system-prompt-file\n/home/al ice/.claude/projects/SANDBOX.md\n-p\n",
+		"\n--\n/usr/bin/claude\n--append-system-prompt-file\n/home/al ice/.claude/SANDBOX.md\n-p\n",
 	}
 	at := 0
 	for _, s := range order {

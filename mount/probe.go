@@ -21,7 +21,6 @@ func Probe(home, stateDir string, project instance.Project, command string, bind
 	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !underAny(real, SystemDirs) {
 		h.ResolvConf = real
 	}
-	h.SandboxMDOnHost = exists(filepath.Join(home, ".claude", SandboxMDFile))
 	h.SandboxLogin = exists(SandboxLoginFile(stateDir))
 	h.LoginOnHost = exists(filepath.Join(home, ".claude", ".credentials.json"))
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
