@@ -267,11 +267,19 @@ func socketIn(path string) string {
 	return ""
 }
 
-// Hidden is a secret that a bind contains and leaves out.
+// Hidden is a secret that a bind contains and leaves out. Own says the
+// bind is claudebox's own read-only mount (git configuration, a toolchain),
+// not the user's.
 type Hidden struct {
 	Path string
 	By   BindSpec
+	Own  bool
 }
+
+// ownBind is a read-only mount claudebox makes of a host path outside the
+// system directories: laid out like a user's bind, so that the secrets
+// inside it stay hidden. src is a real path.
+type ownBind struct{ src, dest, why string }
 
 // bindWalk lays user binds out as mounts. A bind that contains something it
 // must not show (a secret, claudebox's state, another mount) is replaced by
@@ -292,17 +300,17 @@ type bindWalk struct {
 	symlinks []string
 }
 
-func expandBinds(home string, project instance.Project, binds []BindSpec, state []string) ([]Mount, []Hidden, []string) {
-	if len(binds) == 0 {
-		return nil, nil, nil
+// expandBinds lays out the user's binds, then claudebox's own read-only
+// ones (which come later in the plan: what the host runs stays read-only
+// in a user's read-write bind, and a user's bind inside one of them is
+// kept).
+func expandBinds(home string, project instance.Project, binds []BindSpec, own []ownBind, state []string) (user, ownMounts []Mount, hidden []Hidden, symlinks []string) {
+	if len(binds) == 0 && len(own) == 0 {
+		return nil, nil, nil, nil
 	}
 	w := &bindWalk{home: home, omitSrc: map[string]string{}, omitDest: managedDests(home, project)}
-	for _, s := range secretPaths {
-		p := filepath.Join(home, s)
+	for p := range secretSet(home) {
 		w.omitSrc[p] = "secret"
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			w.omitSrc[real] = "secret"
-		}
 	}
 	for _, p := range state {
 		w.omitSrc[p] = "state"
@@ -317,17 +325,25 @@ func expandBinds(home string, project instance.Project, binds []BindSpec, state 
 		w.omitDest = append(w.omitDest, b.Dest)
 	}
 	for _, b := range binds {
-		w.walk(b, b.Src, b.Dest, true)
+		why := "your " + b.Flag()
+		if b.From != "" {
+			why += " (" + b.From + ")"
+		}
+		w.walk(b, why, true, b.Src, b.Dest, true)
 	}
-	return w.mounts, w.hidden, w.symlinks
+	user = w.mounts
+	w.mounts = nil
+	for _, o := range own {
+		w.walk(BindSpec{Src: o.src, Dest: o.dest}, o.why, false, o.src, o.dest, true)
+	}
+	return user, w.mounts, w.hidden, w.symlinks
 }
 
-func (w *bindWalk) walk(b BindSpec, src, dest string, top bool) {
-	why := "your " + b.Flag()
-	if b.From != "" {
-		why += " (" + b.From + ")"
-	}
-	if !top && w.omitted(b, src, dest) {
+// walk lays out the bind b (the user's when user is set, else claudebox's
+// own, read-only) from src at dest. A user's bind shows what it names even
+// when that is a secret; claudebox's own never does.
+func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top bool) {
+	if (!top || !user) && w.omitted(b, user, src, dest) {
 		return
 	}
 	if w.contains(src, dest) {
@@ -337,18 +353,18 @@ func (w *bindWalk) walk(b BindSpec, src, dest string, top bool) {
 				s, d := filepath.Join(src, e.Name()), filepath.Join(dest, e.Name())
 				switch {
 				case e.Type()&fs.ModeSymlink != 0:
-					w.link(b, s, d, why)
+					w.link(b, user, s, d, why)
 					continue
 				case e.Type()&fs.ModeSocket != 0:
 					continue
 				}
-				w.walk(b, s, d, false)
+				w.walk(b, why, user, s, d, false)
 			}
 			return
 		}
 	}
 	if !b.Writable || w.readOnly(b, src) {
-		w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: src, Dest: dest, Why: why, User: true})
+		w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: src, Dest: dest, Why: why, User: user})
 		return
 	}
 	w.mounts = append(w.mounts, Mount{Kind: Bind, Src: src, Dest: dest, Why: why, User: true})
@@ -413,29 +429,32 @@ func (w *bindWalk) readOnly(b BindSpec, src string) bool {
 }
 
 // omitted reports whether an entry of bind b is left out, noting a secret.
-func (w *bindWalk) omitted(b BindSpec, src, dest string) bool {
+func (w *bindWalk) omitted(b BindSpec, user bool, src, dest string) bool {
 	if slices.Contains(w.omitDest, dest) || claudeJSONCopy(w.home, src) {
 		return true
 	}
 	reason, ok := w.omitSrc[src]
 	if reason == "secret" {
-		w.hidden = append(w.hidden, Hidden{Path: src, By: b})
+		w.hidden = append(w.hidden, Hidden{Path: src, By: b, Own: !user})
 	}
 	return ok
 }
 
 // link recreates a symlink entry, unless it has a secret's or state's name
 // (~/.ssh -> dotfiles/ssh): then it is left out, as its target is.
-func (w *bindWalk) link(b BindSpec, src, dest, why string) {
-	if w.omitted(b, src, dest) {
+func (w *bindWalk) link(b BindSpec, user bool, src, dest, why string) {
+	if w.omitted(b, user, src, dest) {
 		return
 	}
 	if target, err := os.Readlink(src); err == nil {
-		w.mounts = append(w.mounts, Mount{Kind: Symlink, Src: target, Dest: dest, Why: why + ", a link", User: true})
+		w.mounts = append(w.mounts, Mount{Kind: Symlink, Src: target, Dest: dest, Why: why + ", a link", User: user})
 	}
 }
 
 // String describes the hidden secret for --dry-run.
 func (h Hidden) String() string {
+	if h.Own {
+		return fmt.Sprintf("%s is hidden under claudebox's read-only mount of %s: bind it yourself to show it", h.Path, h.By.Dest)
+	}
 	return fmt.Sprintf("%s is hidden under %s: bind it itself to show it", h.Path, h.By.Flag())
 }
