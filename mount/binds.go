@@ -304,12 +304,13 @@ type bindWalk struct {
 // ones (which come later in the plan: what the host runs stays read-only
 // in a user's read-write bind, and a user's bind inside one of them is
 // kept).
-func expandBinds(home string, project instance.Project, binds []BindSpec, own []ownBind, state []string) (user, ownMounts []Mount, hidden []Hidden, symlinks []string) {
+// secrets is secretSet's result.
+func expandBinds(home string, project instance.Project, binds []BindSpec, own []ownBind, state []string, secrets map[string]bool) (user, ownMounts []Mount, hidden []Hidden, symlinks []string) {
 	if len(binds) == 0 && len(own) == 0 {
 		return nil, nil, nil, nil
 	}
 	w := &bindWalk{home: home, omitSrc: map[string]string{}, omitDest: managedDests(home, project)}
-	for p := range secretSet(home) {
+	for p := range secrets {
 		w.omitSrc[p] = "secret"
 	}
 	for _, p := range state {

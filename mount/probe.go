@@ -30,7 +30,8 @@ func Probe(home, stateDir string, project instance.Project, command, pathEnv str
 			own = append(own, ownBind{real, f, "git configuration, read-only"})
 		}
 	}
-	h.Toolchains, h.PathProblems = probeToolchains(home, pathEnv, project, binds, state)
+	secrets := secretSet(home)
+	h.Toolchains, h.PathProblems = probeToolchains(home, pathEnv, project, binds, state, secrets)
 	for _, t := range h.Toolchains {
 		h.Links = append(h.Links, linksOn(t.Entry)...)
 		for _, r := range t.Roots {
@@ -59,7 +60,7 @@ func Probe(home, stateDir string, project instance.Project, command, pathEnv str
 	}
 	h.Guards, h.Pins, h.Symlinked = probeGuards(home, project)
 	var linked []string
-	h.Binds, h.Own, h.Hidden, linked = expandBinds(home, project, binds, once, state)
+	h.Binds, h.Own, h.Hidden, linked = expandBinds(home, project, binds, once, state, secrets)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
 }

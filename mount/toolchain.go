@@ -64,18 +64,19 @@ var layoutNames = map[string]string{
 // already, and a link planted there must not widen the sandbox): the
 // project and the read-write binds. Entries it cannot make work are
 // problems, for --check.
-func probeToolchains(home, pathEnv string, project instance.Project, binds []BindSpec, state []string) (ts []Toolchain, problems []PathProblem) {
+func probeToolchains(home, pathEnv string, project instance.Project, binds []BindSpec, state []string, secrets map[string]bool) (ts []Toolchain, problems []PathProblem) {
 	writable := projectPaths(project)
 	for _, b := range binds {
 		if b.Writable {
 			writable = append(writable, b.Src)
 		}
 	}
-	secrets := secretSet(home)
+	// refusal says why a path is not shown: it is or lies in a secret,
+	// claudebox's state, or (SourceRefusal's rest) holds a socket.
 	refusal := func(real string) string {
-		for p := range secrets {
-			if instance.Within(real, p) {
-				return "it lies in " + p + ", which the sandbox hides"
+		for d := real; d != home && instance.Within(d, home); d = filepath.Dir(d) {
+			if secrets[d] {
+				return "it lies in " + d + ", which the sandbox hides"
 			}
 		}
 		reason, _ := SourceRefusal(real, false, home, state)
@@ -116,13 +117,15 @@ func probeToolchains(home, pathEnv string, project instance.Project, binds []Bin
 			if !instance.Within(target, home) || instance.Within(target, real) {
 				continue
 			}
-			if reason := refusal(target); reason != "" {
-				problems = append(problems, PathProblem{entry, target + ", which a program there needs, is not shown: " + reason})
-				continue
-			}
 			t.Roots = append(t.Roots, Root{toolRoot(home, target), "what " + entry + "'s programs lead to, read-only"})
 		}
-		t.Roots = outermost(t.Roots)
+		t.Roots = slices.DeleteFunc(outermost(t.Roots), func(r Root) bool {
+			reason := refusal(r.Path)
+			if reason != "" {
+				problems = append(problems, PathProblem{entry, r.Path + ", which a program there needs, is not shown: " + reason})
+			}
+			return reason != ""
+		})
 		ts = append(ts, t)
 	}
 	return ts, problems
@@ -202,12 +205,15 @@ func toolRoot(home, path string) string {
 	return path
 }
 
-// outermost drops the roots inside another, and repeats.
+// outermost drops the roots inside another, and repeats, in path order
+// (a directory sorts right before what it holds once "/" sorts first).
 func outermost(roots []Root) []Root {
+	slices.SortStableFunc(roots, func(a, b Root) int {
+		return strings.Compare(strings.ReplaceAll(a.Path, "/", "\x00"), strings.ReplaceAll(b.Path, "/", "\x00"))
+	})
 	var out []Root
 	for _, r := range roots {
-		if !slices.ContainsFunc(roots, func(o Root) bool { return o.Path != r.Path && instance.Within(r.Path, o.Path) }) &&
-			!slices.ContainsFunc(out, func(o Root) bool { return o.Path == r.Path }) {
+		if len(out) == 0 || !instance.Within(r.Path, out[len(out)-1].Path) {
 			out = append(out, r)
 		}
 	}
