@@ -16,8 +16,10 @@ import (
 // or with the same keys in a config file.
 type BindSpec struct {
 	// Src is the host path, symlinks resolved, so that what is checked is
-	// what bwrap mounts.
-	Src string
+	// what bwrap mounts; Asked is the path as asked (~ and relative paths
+	// expanded), whose links CheckBinds judges.
+	Src   string
+	Asked string
 	// Dest is where it appears inside.
 	Dest     string
 	Writable bool
@@ -158,7 +160,7 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 	if err != nil {
 		return fail(err.Error(), "fix the path")
 	}
-	return BindSpec{Src: real, Dest: dest, Writable: writable, From: from}, nil
+	return BindSpec{Src: real, Asked: src, Dest: dest, Writable: writable, From: from}, nil
 }
 
 // CheckBinds refuses binds that would expose or override what the
@@ -169,9 +171,19 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project, state [
 		return nil
 	}
 	managed := managedDests(home, project)
+	writable := projectPaths(project)
+	for _, b := range binds {
+		if b.Writable {
+			writable = append(writable, b.Src)
+		}
+	}
 	for _, b := range binds {
 		fail := func(reason, hint string) error {
 			return &BindError{Spec: b.Flag(), Reason: reason, Hint: hint}
+		}
+		if link := plantedLink(b.Asked, writable); link != "" {
+			return fail(link+" is a symlink where the sandbox can write, so the sandbox could have pointed it anywhere",
+				"make it a directory again, or bind what it points to by its real path")
 		}
 		if reason, hint := SourceRefusal(b.Src, b.Writable, home, state); reason != "" {
 			return fail(reason, hint)
@@ -231,6 +243,26 @@ func SourceRefusal(src string, writable bool, home string, state []string) (reas
 		}
 	}
 	return "", ""
+}
+
+// plantedLink returns the first symlink on the way to path that lies in
+// one of the directories the sandbox can write (real paths), or "".
+func plantedLink(path string, writable []string) string {
+	dir := "/"
+	for _, c := range strings.Split(strings.TrimPrefix(filepath.Clean(path), "/"), "/") {
+		next := filepath.Join(dir, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 && underAny(next, writable) {
+			return next
+		}
+		if dir, err = filepath.EvalSymlinks(next); err != nil {
+			return ""
+		}
+	}
+	return ""
 }
 
 // managedDests are the paths inside that claudebox mounts itself; a user

@@ -132,3 +132,31 @@ exec "`+path(".pyenv/libexec/pyenv")+`" exec "$program" "$@"
 	}
 	compareSnapshots(t, before)
 }
+
+// TestSandboxBindThroughPlantedLink: a [project] bind whose source is in
+// the project works while it is a directory; once the agent replaces it
+// with a link to ~/.ssh, the next launch refuses with one line and a hint
+// instead of following it.
+func TestSandboxBindThroughPlantedLink(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, "fixtures", "a.json"), "{}\n")
+	h.write(filepath.Join(h.home, ".ssh", "id_ed25519"), "PRIVATE KEY\n")
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "[project.\"~/code/app\"]\nro-bind = [\"fixtures:/opt/fixtures\"]\n")
+	if out := h.inside(proj, nil, "cat /opt/fixtures/a.json; rm -rf fixtures; ln -s ~/.ssh fixtures"); !strings.Contains(out, "{}") {
+		t.Fatalf("the bind did not show the fixtures: %q", out)
+	}
+	waitReaped(t, proj)
+	var stdout, stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", "cat /opt/fixtures/id_ed25519")
+	c.Stdout, c.Stderr = &stdout, &stderr
+	err := c.Run()
+	if err == nil || strings.Contains(stdout.String(), "PRIVATE KEY") {
+		t.Fatalf("the launch followed the planted link: %v\n%s", err, stdout.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], filepath.Join(proj, "fixtures")+" is a symlink where the sandbox can write") || !strings.HasPrefix(lines[1], "hint: ") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
