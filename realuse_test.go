@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/instance"
 )
 
 // TestSandboxToolchains: the user's toolchains on PATH under $HOME run
@@ -158,5 +160,35 @@ func TestSandboxBindThroughPlantedLink(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
 	if len(lines) != 2 || !strings.Contains(lines[0], filepath.Join(proj, "fixtures")+" is a symlink where the sandbox can write") || !strings.HasPrefix(lines[1], "hint: ") {
 		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
+// TestSandboxHomeThroughSymlink: with $HOME reached through a link (as
+// Fedora Atomic's /home -> var/home), the real claude finds its login and
+// settings, answers, and keeps its transcript in the instance; inside,
+// $HOME is the real path and the path as set works too.
+func TestSandboxHomeThroughSymlink(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	api := startFakeAPI(t, "FAKE-REPLY-linked-home")
+	link := filepath.Join(h.base, "linkhome")
+	if err := os.Symlink("home", link); err != nil {
+		t.Fatal(err)
+	}
+	h.chown()
+	asSet := filepath.Join(link, "alice")
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	h.onboarded("sk-ant-test-key-linked-home", proj)
+	env := append(api.Env("sk-ant-test-key-linked-home"), "HOME="+asSet)
+	out := h.run(proj, env, "claudebox", "-p", "hello")
+	if !strings.Contains(out, "FAKE-REPLY-linked-home") {
+		t.Fatalf("claude -p printed:\n%s", out)
+	}
+	if transcripts, _ := filepath.Glob(filepath.Join(instance.Dir(filepath.Join(h.home, ".claudebox"), proj), "*", "*.jsonl")); len(transcripts) == 0 {
+		t.Error("no transcript in the project's instance")
+	}
+	if out := h.inside(proj, []string{"HOME=" + asSet}, `echo "HOME=$HOME"; test -d `+asSet+`/.claude && echo AS-SET-WORKS`); !strings.Contains(out, "HOME="+h.home+"\n") || !strings.Contains(out, "AS-SET-WORKS") {
+		t.Errorf("inside:\n%s", out)
 	}
 }

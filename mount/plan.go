@@ -425,6 +425,10 @@ func (p Plan) Script(bwrap string) string {
 			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(src.File))
 			continue
 		}
+		if name == "HOME" {
+			b.WriteString(" HOME=" + Quote(p.Home))
+			continue
+		}
 		b.WriteString(" " + name + `="$` + name + `"`)
 	}
 	b.WriteString(" \\\n  " + Quote(bwrap))

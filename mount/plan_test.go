@@ -33,7 +33,7 @@ func TestScriptIsArgs(t *testing.T) {
 		_, script, _ = strings.Cut(script, "\n")
 	}
 	first, rest, _ := strings.Cut(script, "\n")
-	if first != `env -i HOME="$HOME" ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" \` {
+	if first != `env -i HOME='/home/al ice' ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" \` {
 		t.Fatalf("first line = %q", first)
 	}
 	rest = strings.Replace(rest, "/usr/bin/bwrap", "printf '%s\\n'", 1)

@@ -10,10 +10,13 @@ import (
 )
 
 // Probe reads the host facts a plan needs. It only reads.
-// state are the directories no bind shows (StateDirs); pathEnv is the PATH
-// the sandbox gets.
-func Probe(home, stateDir string, project instance.Project, command, pathEnv string, binds []BindSpec, state []string) Host {
+// state are the directories no bind shows (StateDirs); homeEnv and pathEnv
+// are $HOME as set (home is its real path) and the PATH the sandbox gets.
+func Probe(home, stateDir string, project instance.Project, command, homeEnv, pathEnv string, binds []BindSpec, state []string) Host {
 	var h Host
+	// A home reached through a link (Fedora Atomic's /home -> var/home)
+	// is mounted at its real path; the link makes $HOME as set work too.
+	h.Links = linksOn(homeEnv)
 	for _, d := range SystemDirs {
 		if hp, ok := lstat(d); ok {
 			h.System = append(h.System, hp)
