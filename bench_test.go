@@ -67,6 +67,40 @@ func BenchmarkPrepareHomeBind(b *testing.B) {
 	benchPrepare(b)
 }
 
+// BenchmarkPrepareToolchains adds a developer's PATH: nvm, rustup's 20
+// proxies, pyenv's shims and 50 pipx tools in ~/.local/bin, each a link to
+// a venv whose script names its python on its #! line.
+func BenchmarkPrepareToolchains(b *testing.B) {
+	benchRepo(b)
+	if _, err := exec.LookPath("claude"); err != nil {
+		b.Skip("claude not installed")
+	}
+	home := os.Getenv("HOME")
+	write := func(p, content string) {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o755)
+	}
+	write(filepath.Join(home, ".nvm/versions/node/v20/bin/node"), "\x7fELF")
+	os.MkdirAll(filepath.Join(home, ".rustup/toolchains/stable/bin"), 0o755)
+	for i := range 20 {
+		write(filepath.Join(home, fmt.Sprintf(".cargo/bin/proxy%02d", i)), "\x7fELF")
+		write(filepath.Join(home, fmt.Sprintf(".pyenv/shims/shim%02d", i)), "#!/usr/bin/env bash\n")
+	}
+	for i := range 50 {
+		venv := filepath.Join(home, fmt.Sprintf(".local/share/pipx/venvs/tool%02d", i))
+		write(filepath.Join(venv, "bin/tool"), "#!"+venv+"/bin/python\n")
+		write(filepath.Join(venv, "bin/python"), "\x7fELF")
+		os.MkdirAll(filepath.Join(home, ".local/bin"), 0o755)
+		os.Symlink(filepath.Join(venv, "bin/tool"), filepath.Join(home, fmt.Sprintf(".local/bin/tool%02d", i)))
+	}
+	var path []string
+	for _, d := range []string{".nvm/versions/node/v20/bin", ".cargo/bin", ".pyenv/shims", ".local/bin"} {
+		path = append(path, filepath.Join(home, d))
+	}
+	b.Setenv("PATH", strings.Join(append(path, os.Getenv("PATH")), ":"))
+	benchPrepare(b)
+}
+
 func benchPrepare(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {

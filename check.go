@@ -81,6 +81,13 @@ func (c checkCmd) Run() error {
 		for _, h := range s.plan.Hidden {
 			hostLines = append(hostLines, checkResult{"mount", "ok", h.String(), ""})
 		}
+		for _, t := range s.plan.Toolchains {
+			hostLines = append(hostLines, checkResult{"PATH", "ok", t.Entry + ", read-only, with what its programs need", ""})
+		}
+		for _, pp := range s.plan.PathProblems {
+			hostLines = append(hostLines, checkResult{"PATH", "warn", pp.Entry + " does not work inside: " + pp.Reason,
+				"drop it from PATH, or show what it needs yourself: claudebox --ro-bind DIR"})
+		}
 		if len(s.unapproved) > 0 {
 			var what []string
 			for _, a := range s.unapproved {

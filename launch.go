@@ -153,7 +153,7 @@ func (l launchCmd) prepare() (session, error) {
 	if l.onlyApproved {
 		conf, env = withoutUnapproved(conf, env, unapproved)
 	}
-	host := mount.Probe(home, stateDir, project, prog, conf.binds, state)
+	host := mount.Probe(home, stateDir, project, prog, os.Getenv("HOME"), os.Getenv("PATH"), conf.binds, state)
 	if len(host.Symlinked) > 0 {
 		return session{}, withHint("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])

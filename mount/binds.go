@@ -16,8 +16,10 @@ import (
 // or with the same keys in a config file.
 type BindSpec struct {
 	// Src is the host path, symlinks resolved, so that what is checked is
-	// what bwrap mounts.
-	Src string
+	// what bwrap mounts; Asked is the path as asked (~ and relative paths
+	// expanded), whose links CheckBinds judges.
+	Src   string
+	Asked string
 	// Dest is where it appears inside.
 	Dest     string
 	Writable bool
@@ -153,7 +155,7 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 	if err != nil {
 		return fail(err.Error(), "fix the path")
 	}
-	return BindSpec{Src: real, Dest: dest, Writable: writable, From: from}, nil
+	return BindSpec{Src: real, Asked: src, Dest: dest, Writable: writable, From: from}, nil
 }
 
 // CheckBinds refuses binds that would expose or override what the
@@ -164,9 +166,19 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project, state [
 		return nil
 	}
 	managed := managedDests(home, project)
+	writable := projectPaths(project)
+	for _, b := range binds {
+		if b.Writable {
+			writable = append(writable, b.Src)
+		}
+	}
 	for _, b := range binds {
 		fail := func(reason, hint string) error {
 			return &BindError{Spec: b.Flag(), Reason: reason, Hint: hint}
+		}
+		if link := plantedLink(b.Asked, writable); link != "" {
+			return fail(link+" is a symlink where the sandbox can write, so the sandbox could have pointed it anywhere",
+				"make it a directory again, or bind what it points to by its real path")
 		}
 		if reason, hint := SourceRefusal(b.Src, b.Writable, home, state); reason != "" {
 			return fail(reason, hint)
@@ -228,6 +240,26 @@ func SourceRefusal(src string, writable bool, home string, state []string) (reas
 	return "", ""
 }
 
+// plantedLink returns the first symlink on the way to path that lies in
+// one of the directories the sandbox can write (real paths), or "".
+func plantedLink(path string, writable []string) string {
+	dir := "/"
+	for _, c := range strings.Split(strings.TrimPrefix(filepath.Clean(path), "/"), "/") {
+		next := filepath.Join(dir, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return ""
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 && underAny(next, writable) {
+			return next
+		}
+		if dir, err = filepath.EvalSymlinks(next); err != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
 // managedDests are the paths inside that claudebox mounts itself; a user
 // bind may contain one (it is left out) but not replace or enter one.
 func managedDests(home string, project instance.Project) []string {
@@ -262,11 +294,19 @@ func socketIn(path string) string {
 	return ""
 }
 
-// Hidden is a secret that a bind contains and leaves out.
+// Hidden is a secret that a bind contains and leaves out. Own says the
+// bind is claudebox's own read-only mount (git configuration, a toolchain),
+// not the user's.
 type Hidden struct {
 	Path string
 	By   BindSpec
+	Own  bool
 }
+
+// ownBind is a read-only mount claudebox makes of a host path outside the
+// system directories: laid out like a user's bind, so that the secrets
+// inside it stay hidden. src is a real path.
+type ownBind struct{ src, dest, why string }
 
 // bindWalk lays user binds out as mounts. A bind that contains something it
 // must not show (a secret, claudebox's state, another mount) is replaced by
@@ -287,17 +327,18 @@ type bindWalk struct {
 	symlinks []string
 }
 
-func expandBinds(home string, project instance.Project, binds []BindSpec, state []string) ([]Mount, []Hidden, []string) {
-	if len(binds) == 0 {
-		return nil, nil, nil
+// expandBinds lays out the user's binds, then claudebox's own read-only
+// ones (which come later in the plan: what the host runs stays read-only
+// in a user's read-write bind, and a user's bind inside one of them is
+// kept).
+// secrets is secretSet's result.
+func expandBinds(home string, project instance.Project, binds []BindSpec, own []ownBind, state []string, secrets map[string]bool) (user, ownMounts []Mount, hidden []Hidden, symlinks []string) {
+	if len(binds) == 0 && len(own) == 0 {
+		return nil, nil, nil, nil
 	}
 	w := &bindWalk{home: home, omitSrc: map[string]string{}, omitDest: managedDests(home, project)}
-	for _, s := range secretPaths {
-		p := filepath.Join(home, s)
+	for p := range secrets {
 		w.omitSrc[p] = "secret"
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			w.omitSrc[real] = "secret"
-		}
 	}
 	for _, p := range state {
 		w.omitSrc[p] = "state"
@@ -312,17 +353,25 @@ func expandBinds(home string, project instance.Project, binds []BindSpec, state 
 		w.omitDest = append(w.omitDest, b.Dest)
 	}
 	for _, b := range binds {
-		w.walk(b, b.Src, b.Dest, true)
+		why := "your " + b.Flag()
+		if b.From != "" {
+			why += " (" + b.From + ")"
+		}
+		w.walk(b, why, true, b.Src, b.Dest, true)
 	}
-	return w.mounts, w.hidden, w.symlinks
+	user = w.mounts
+	w.mounts = nil
+	for _, o := range own {
+		w.walk(BindSpec{Src: o.src, Dest: o.dest}, o.why, false, o.src, o.dest, true)
+	}
+	return user, w.mounts, w.hidden, w.symlinks
 }
 
-func (w *bindWalk) walk(b BindSpec, src, dest string, top bool) {
-	why := "your " + b.Flag()
-	if b.From != "" {
-		why += " (" + b.From + ")"
-	}
-	if !top && w.omitted(b, src, dest) {
+// walk lays out the bind b (the user's when user is set, else claudebox's
+// own, read-only) from src at dest. A user's bind shows what it names even
+// when that is a secret; claudebox's own never does.
+func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top bool) {
+	if (!top || !user) && w.omitted(b, user, src, dest) {
 		return
 	}
 	if w.contains(src, dest) {
@@ -332,18 +381,18 @@ func (w *bindWalk) walk(b BindSpec, src, dest string, top bool) {
 				s, d := filepath.Join(src, e.Name()), filepath.Join(dest, e.Name())
 				switch {
 				case e.Type()&fs.ModeSymlink != 0:
-					w.link(b, s, d, why)
+					w.link(b, user, s, d, why)
 					continue
 				case e.Type()&fs.ModeSocket != 0:
 					continue
 				}
-				w.walk(b, s, d, false)
+				w.walk(b, why, user, s, d, false)
 			}
 			return
 		}
 	}
 	if !b.Writable || w.readOnly(b, src) {
-		w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: src, Dest: dest, Why: why, User: true})
+		w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: src, Dest: dest, Why: why, User: user})
 		return
 	}
 	w.mounts = append(w.mounts, Mount{Kind: Bind, Src: src, Dest: dest, Why: why, User: true})
@@ -408,29 +457,32 @@ func (w *bindWalk) readOnly(b BindSpec, src string) bool {
 }
 
 // omitted reports whether an entry of bind b is left out, noting a secret.
-func (w *bindWalk) omitted(b BindSpec, src, dest string) bool {
+func (w *bindWalk) omitted(b BindSpec, user bool, src, dest string) bool {
 	if slices.Contains(w.omitDest, dest) || claudeJSONCopy(w.home, src) {
 		return true
 	}
 	reason, ok := w.omitSrc[src]
 	if reason == "secret" {
-		w.hidden = append(w.hidden, Hidden{Path: src, By: b})
+		w.hidden = append(w.hidden, Hidden{Path: src, By: b, Own: !user})
 	}
 	return ok
 }
 
 // link recreates a symlink entry, unless it has a secret's or state's name
 // (~/.ssh -> dotfiles/ssh): then it is left out, as its target is.
-func (w *bindWalk) link(b BindSpec, src, dest, why string) {
-	if w.omitted(b, src, dest) {
+func (w *bindWalk) link(b BindSpec, user bool, src, dest, why string) {
+	if w.omitted(b, user, src, dest) {
 		return
 	}
 	if target, err := os.Readlink(src); err == nil {
-		w.mounts = append(w.mounts, Mount{Kind: Symlink, Src: target, Dest: dest, Why: why + ", a link", User: true})
+		w.mounts = append(w.mounts, Mount{Kind: Symlink, Src: target, Dest: dest, Why: why + ", a link", User: user})
 	}
 }
 
 // String describes the hidden secret for --dry-run.
 func (h Hidden) String() string {
+	if h.Own {
+		return fmt.Sprintf("%s is hidden under claudebox's read-only mount of %s: bind it yourself to show it", h.Path, h.By.Dest)
+	}
 	return fmt.Sprintf("%s is hidden under %s: bind it itself to show it", h.Path, h.By.Flag())
 }

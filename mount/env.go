@@ -157,7 +157,10 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 		env = append(env, "SSH_AUTH_SOCK="+SSHAgentSocket)
 	}
 	for _, n := range p.Env {
-		if v, ok := lookup(n); ok && n != updaterOff {
+		if n == "HOME" {
+			// The home's real path, where the plan mounts it.
+			env = append(env, "HOME="+p.Home)
+		} else if v, ok := lookup(n); ok && n != updaterOff {
 			env = append(env, n+"="+v)
 		}
 	}

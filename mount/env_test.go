@@ -8,7 +8,7 @@ import (
 // The updater is off inside whatever the host's environment says, and set
 // once: which of two values a program reads is its own choice.
 func TestEnvironUpdaterOff(t *testing.T) {
-	p := Plan{Env: []string{"HOME", updaterOff}}
+	p := Plan{Home: "/h", Env: []string{"HOME", updaterOff}}
 	got := p.Environ(func(n string) (string, bool) { return map[string]string{"HOME": "/h", updaterOff: "0"}[n], true })
 	if want := []string{updaterOff + "=1", "HOME=/h"}; !slices.Equal(got, want) {
 		t.Fatalf("Environ = %q, want %q", got, want)

@@ -5,6 +5,7 @@ package mount
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -82,9 +83,14 @@ type Plan struct {
 	// Guards are the protected paths inside the writable mounts.
 	Guards []Guard
 	// Binds are the extra mounts the user asked for, as asked; Hidden, the
-	// secrets inside them that stay hidden.
+	// secrets inside them (and inside claudebox's own mounts) that stay
+	// hidden.
 	Binds  []BindSpec
 	Hidden []Hidden
+	// Toolchains are the PATH entries under $HOME shown read-only, with
+	// what their programs need; PathProblems, those that cannot work.
+	Toolchains   []Toolchain
+	PathProblems []PathProblem
 }
 
 // HostPath is a path that exists on the host; Link is its target when it
@@ -102,18 +108,23 @@ type Host struct {
 	// ResolvConf is the real path of /etc/resolv.conf when it lies outside
 	// the system directories (systemd-resolved keeps it under /run).
 	ResolvConf string
-	// SandboxMDOnHost says ~/.claude/SANDBOX.md exists on the host.
-	SandboxMDOnHost bool
 	// SandboxLogin says ~/.claudebox/.credentials.json exists.
 	SandboxLogin bool
 	// LoginOnHost says ~/.claude/.credentials.json exists.
 	LoginOnHost bool
-	// GitConfig lists the user's git configuration files that exist.
-	GitConfig []string
-	// Command lists the symlinks to recreate and the directory to bind
-	// read-only so the command's path resolves inside, for a command
-	// installed outside the system directories (e.g. under the hidden $HOME).
-	Command []HostPath
+	// Own lays out claudebox's read-only mounts of host paths outside the
+	// system directories: the user's git configuration, the PATH's
+	// toolchains and the directory of a command installed outside the
+	// system directories (e.g. under the hidden $HOME), split around the
+	// secrets inside them (listed in Hidden).
+	Own []Mount
+	// Links are the symlinks to recreate so that the command's path and
+	// the PATH entries resolve inside as on the host.
+	Links []HostPath
+	// Toolchains are the PATH entries under $HOME and what each needs;
+	// PathProblems the entries under $HOME that cannot work inside.
+	Toolchains   []Toolchain
+	PathProblems []PathProblem
 	// ClaudeEntries lists the real ~/.claude's entries shown read-only
 	// inside: configuration (plugins, skills, agents, commands, hooks, user
 	// scripts), not Claude Code's per-session state of other projects.
@@ -139,7 +150,7 @@ type Host struct {
 	Redirects []error
 	// Binds lays out the user's extra mounts, split where they contain a
 	// secret, claudebox's state or another mount; Hidden lists the secrets
-	// so left out.
+	// left out of them and of Own.
 	Binds  []Mount
 	Hidden []Hidden
 }
@@ -199,7 +210,7 @@ func Build(in Inputs) Plan {
 		Chdir:     in.Cwd,
 		Project:   in.Project,
 		Instance:  inst,
-		SandboxMD: filepath.Join(projects, SandboxMDFile),
+		SandboxMD: filepath.Join(claudeDir, SandboxMDFile),
 		Network:   in.Network,
 	}
 	add := func(k Kind, src, dest, why string) {
@@ -243,9 +254,7 @@ func Build(in Inputs) Plan {
 	history := filepath.Join(inst, HistoryFile)
 	add(Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
 	add(Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
-	if in.Host.SandboxMDOnHost {
-		add(RoBind, filepath.Join(inst, SandboxMDFile), filepath.Join(claudeDir, SandboxMDFile), "so an @SANDBOX.md import reads this project's facts")
-	}
+	add(RoBind, filepath.Join(inst, SandboxMDFile), p.SandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
 	credentials := filepath.Join(claudeDir, ".credentials.json")
 	switch {
 	case in.Host.SandboxLogin:
@@ -255,9 +264,8 @@ func Build(in Inputs) Plan {
 	}
 	add(Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(home, ".claude.json"),
 		"Claude Code's state file, kept per instance (it saves by rename)")
-	for _, f := range in.Host.GitConfig {
-		add(RoBind, f, f, "git configuration, read-only")
-	}
+	p.Mounts = append(p.Mounts, in.Host.Own...)
+	p.Toolchains, p.PathProblems = in.Host.Toolchains, in.Host.PathProblems
 	if in.SSHAgent != "" {
 		p.SSHAgent = true
 		add(Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
@@ -265,11 +273,13 @@ func Build(in Inputs) Plan {
 			add(RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
 	}
-	for _, c := range in.Host.Command {
-		if c.Link != "" {
-			add(Symlink, c.Link, c.Path, "command installed under $HOME")
-		} else {
-			add(RoBind, c.Path, c.Path, "command installed under $HOME, read-only")
+	for _, l := range in.Host.Links {
+		// A link inside a mounted directory is there already, and bwrap
+		// refuses to make one where a file exists.
+		if !slices.ContainsFunc(p.Mounts, func(m Mount) bool {
+			return m.Dest == l.Path || m.Kind != Tmpfs && m.Kind != Symlink && instance.Within(l.Path, m.Dest)
+		}) {
+			add(Symlink, l.Link, l.Path, "a link on the way to a program, as on the host")
 		}
 	}
 	add(Bind, in.Project.Checkout, in.Project.Checkout, "the project, read-write")
@@ -389,6 +399,14 @@ func (p Plan) Script(bwrap string) string {
 			fmt.Fprintf(&b, "# %s: the value set in %s, not shown\n", name, printable.Escape(src.File))
 		}
 	}
+	for _, t := range p.Toolchains {
+		for _, r := range t.Roots {
+			fmt.Fprintf(&b, "# %s: %s\n", r.Path, r.Why)
+		}
+	}
+	for _, pp := range p.PathProblems {
+		fmt.Fprintf(&b, "# PATH entry %s does not work inside: %s\n", pp.Entry, pp.Reason)
+	}
 	for _, h := range p.Hidden {
 		fmt.Fprintf(&b, "# %s\n", printable.Escape(h.String()))
 	}
@@ -403,6 +421,10 @@ func (p Plan) Script(bwrap string) string {
 		if src, ok := p.EnvSetBy[name]; ok && src.Lines {
 			// Read from the file, so the script is exact and prints no value.
 			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(src.File))
+			continue
+		}
+		if name == "HOME" {
+			b.WriteString(" HOME=" + Quote(p.Home))
 			continue
 		}
 		b.WriteString(" " + name + `="$` + name + `"`)

@@ -37,7 +37,7 @@ func TestScriptIsArgs(t *testing.T) {
 		_, script, _ = strings.Cut(script, "\n")
 	}
 	first, rest, _ := strings.Cut(script, "\n")
-	if first != `env -i DISABLE_AUTOUPDATER=1 HOME="$HOME" ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" \` {
+	if first != `env -i DISABLE_AUTOUPDATER=1 HOME='/home/al ice' ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" \` {
 		t.Fatalf("first line = %q", first)
 	}
 	rest = strings.Replace(rest, "/usr/bin/bwrap", "printf '%s\\n'", 1)
@@ -61,7 +61,7 @@ func TestArgsOrder(t *testing.T) {
 		"\n/home/al ice/.claude/history.jsonl\n",
 		"\n/home/al ice/.claude.json\n",
 		"--chdir\n",
-		"\n--\n/usr/bin/claude\n--append-system-prompt-file\n/home/al ice/.claude/projects/SANDBOX.md\n-p\n",
+		"\n--\n/usr/bin/claude\n--append-system-prompt-file\n/home/al ice/.claude/SANDBOX.md\n-p\n",
 	}
 	at := 0
 	for _, s := range order {

@@ -10,9 +10,13 @@ import (
 )
 
 // Probe reads the host facts a plan needs. It only reads.
-// state are the directories no bind shows (StateDirs).
-func Probe(home, stateDir string, project instance.Project, command string, binds []BindSpec, state []string) Host {
+// state are the directories no bind shows (StateDirs); homeEnv and pathEnv
+// are $HOME as set (home is its real path) and the PATH the sandbox gets.
+func Probe(home, stateDir string, project instance.Project, command, homeEnv, pathEnv string, binds []BindSpec, state []string) Host {
 	var h Host
+	// A home reached through a link (Fedora Atomic's /home -> var/home)
+	// is mounted at its real path; the link makes $HOME as set work too.
+	h.Links = linksOn(homeEnv)
 	for _, d := range SystemDirs {
 		if hp, ok := lstat(d); ok {
 			h.System = append(h.System, hp)
@@ -21,24 +25,81 @@ func Probe(home, stateDir string, project instance.Project, command string, bind
 	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !underAny(real, SystemDirs) {
 		h.ResolvConf = real
 	}
-	h.SandboxMDOnHost = instance.Exists(filepath.Join(home, ".claude", SandboxMDFile))
 	h.SandboxLogin = instance.Exists(SandboxLoginFile(stateDir))
 	h.LoginOnHost = instance.Exists(filepath.Join(home, ".claude", ".credentials.json"))
+	var own []ownBind
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
-		if instance.Exists(f) {
-			h.GitConfig = append(h.GitConfig, f)
+		if real, err := filepath.EvalSymlinks(f); err == nil {
+			own = append(own, ownBind{real, f, "git configuration, read-only"})
 		}
 	}
-	h.Command = commandChain(command)
+	secrets := secretSet(home)
+	h.Toolchains, h.PathProblems = probeToolchains(home, pathEnv, project, binds, state, secrets)
+	for _, t := range h.Toolchains {
+		h.Links = append(h.Links, linksOn(t.Entry)...)
+		for _, r := range t.Roots {
+			own = append(own, ownBind{r.Path, r.Path, r.Why})
+		}
+	}
+	for _, c := range commandChain(command) {
+		if c.Link != "" {
+			h.Links = append(h.Links, c)
+		} else {
+			own = append(own, ownBind{c.Path, c.Path, "command installed under $HOME, read-only"})
+		}
+	}
+	// A toolchain's root may hold another's (pipx's python in pyenv's
+	// versions) or the command: each is mounted once.
+	var once []ownBind
+	for i, o := range own {
+		inside := func(p ownBind) bool { return p.src == p.dest && o.src == o.dest && instance.Within(o.src, p.src) }
+		if !slices.ContainsFunc(own[:i], inside) && !slices.ContainsFunc(own[i+1:], func(p ownBind) bool { return p.src != o.src && inside(p) }) {
+			once = append(once, o)
+		}
+	}
 	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"))
 	if kh := filepath.Join(home, ".ssh", "known_hosts"); instance.Exists(kh) {
 		h.KnownHosts = kh
 	}
 	h.Guards, h.Pins, h.Symlinked, h.Redirects = probeGuards(home, project)
 	var linked []string
-	h.Binds, h.Hidden, linked = expandBinds(home, project, binds, state)
+	h.Binds, h.Own, h.Hidden, linked = expandBinds(home, project, binds, once, state, secrets)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
+}
+
+// linksOn returns the symlinks met on the way to path, each as read, so
+// that the path resolves inside as it does on the host.
+func linksOn(path string) []HostPath {
+	var links []HostPath
+	done := "/"
+	rest := strings.Split(strings.TrimPrefix(filepath.Clean(path), "/"), "/")
+	for hops := 0; len(rest) > 0 && rest[0] != "" && hops < 40; {
+		next := filepath.Join(done, rest[0])
+		rest = rest[1:]
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return links
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			done = next
+			continue
+		}
+		hops++
+		target, err := os.Readlink(next)
+		if err != nil {
+			return links
+		}
+		if !underAny(next, SystemDirs) {
+			links = append(links, HostPath{Path: next, Link: target})
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(done, target)
+		}
+		rest = append(strings.Split(strings.TrimPrefix(filepath.Clean(target), "/"), "/"), rest...)
+		done = "/"
+	}
+	return links
 }
 
 // claudeState are the entries of ~/.claude that are Claude Code's own state

@@ -56,16 +56,20 @@ func TestProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	binds := []BindSpec{{Src: filepath.Join(home, "data"), Dest: "/data", From: "--ro-bind"}}
-	h := Probe(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), binds, StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
+	h := Probe(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), home, "/usr/bin", binds, StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
 
-	if !h.LoginOnHost || !h.SandboxLogin || h.SandboxMDOnHost {
-		t.Errorf("logins: on host %v, sandbox %v, SANDBOX.md %v", h.LoginOnHost, h.SandboxLogin, h.SandboxMDOnHost)
+	if !h.LoginOnHost || !h.SandboxLogin {
+		t.Errorf("logins: on host %v, sandbox %v", h.LoginOnHost, h.SandboxLogin)
 	}
-	if h.KnownHosts != filepath.Join(home, ".ssh", "known_hosts") || !slices.Equal(h.GitConfig, []string{filepath.Join(home, ".gitconfig")}) {
-		t.Errorf("known_hosts %q, git config %q", h.KnownHosts, h.GitConfig)
+	var own []string
+	for _, m := range h.Own {
+		own = append(own, m.Dest)
 	}
-	if want := []HostPath{{Path: filepath.Join(home, ".local", "bin", "claude"), Link: "../share/claude/versions/1.0/claude"}, {Path: filepath.Join(home, ".local", "share", "claude", "versions", "1.0")}}; !slices.Equal(h.Command, want) {
-		t.Errorf("command chain %+v, want %+v", h.Command, want)
+	if h.KnownHosts != filepath.Join(home, ".ssh", "known_hosts") || !slices.Contains(own, filepath.Join(home, ".gitconfig")) {
+		t.Errorf("known_hosts %q, own mounts %q", h.KnownHosts, own)
+	}
+	if want := (HostPath{Path: filepath.Join(home, ".local", "bin", "claude"), Link: "../share/claude/versions/1.0/claude"}); !slices.Contains(h.Links, want) || !slices.Contains(own, filepath.Join(home, ".local", "share", "claude", "versions", "1.0")) {
+		t.Errorf("command chain: links %+v, own mounts %q", h.Links, own)
 	}
 	entries := strings.Join(h.ClaudeEntries, " ")
 	if !strings.Contains(entries, "plugins") || strings.Contains(entries, "todos") || strings.Contains(entries, "credentials") {
@@ -119,7 +123,7 @@ func TestReadEnvFile(t *testing.T) {
 }
 
 func TestEnviron(t *testing.T) {
-	p := Plan{Env: []string{"HOME", "UNSET", "X"}, SSHAgent: true}
+	p := Plan{Home: "/h", Env: []string{"HOME", "UNSET", "X"}, SSHAgent: true}
 	values := map[string]string{"HOME": "/h", "X": "a=b"}
 	got := p.Environ(func(n string) (string, bool) { v, ok := values[n]; return v, ok })
 	if want := []string{"DISABLE_AUTOUPDATER=1", "SSH_AUTH_SOCK=" + SSHAgentSocket, "HOME=/h", "X=a=b"}; !slices.Equal(got, want) {

@@ -32,10 +32,17 @@ func Render(p mount.Plan) []byte {
 	for _, g := range p.Guards {
 		pinned[g.Path] = true
 	}
+	var tools []string
+	for _, t := range p.Toolchains {
+		for _, r := range t.Roots {
+			tools = append(tools, r.Path)
+		}
+	}
 	var rw, ro, copies []string
 	for _, m := range p.Mounts {
 		switch {
 		case m.User || m.Kind == mount.Symlink || m.Kind == mount.Proc || m.Kind == mount.Dev || m.Kind == mount.Tmpfs:
+		case m.Kind == mount.RoBind && slices.ContainsFunc(tools, func(t string) bool { return instance.Within(m.Dest, t) }):
 		case m.Dest == p.Project.Checkout || pinned[m.Dest] || m.Dest == mount.SSHAgentSocket:
 		case instance.Within(m.Dest, claudeDir):
 			if m.Kind == mount.BindData {
@@ -72,13 +79,29 @@ func Render(p mount.Plan) []byte {
 			binds = append(binds, what+")")
 		}
 		line("- Mounted at the user's request: %s.", strings.Join(binds, "; "))
-		if len(p.Hidden) > 0 {
-			var hidden []string
-			for _, h := range p.Hidden {
+		var hidden []string
+		for _, h := range p.Hidden {
+			if !h.Own {
 				hidden = append(hidden, h.Path)
 			}
+		}
+		if len(hidden) > 0 {
 			line("  Left out of them: %s (secrets).", strings.Join(hidden, ", "))
 		}
+	}
+	if len(p.Toolchains) > 0 {
+		var entries []string
+		for _, t := range p.Toolchains {
+			var roots []string
+			for _, r := range t.Roots {
+				roots = append(roots, r.Path)
+			}
+			entries = append(entries, t.Entry+" ("+strings.Join(roots, ", ")+")")
+		}
+		line("- The toolchains on PATH, read-only (their programs run; install or update them on the host): %s.", strings.Join(entries, "; "))
+	}
+	for _, pp := range p.PathProblems {
+		line("- PATH entry %s does not work here: %s.", pp.Entry, pp.Reason)
 	}
 	var locked, private, absent []string
 	for _, g := range p.Guards {
@@ -118,6 +141,15 @@ func Render(p mount.Plan) []byte {
 		line("- Private: %s and /tmp are empty tmpfs; anything else written there is lost when the session ends.", home)
 	}
 	line("- Read-only: %s.", strings.Join(ro, ", "))
+	var ownHidden []string
+	for _, h := range p.Hidden {
+		if h.Own {
+			ownHidden = append(ownHidden, h.Path)
+		}
+	}
+	if len(ownHidden) > 0 {
+		line("- Hidden inside the read-only paths above (secrets): %s.", strings.Join(ownHidden, ", "))
+	}
 	if homeBound {
 		line("- Hidden: SSH keys, cloud credentials and the other secrets named above, other projects' histories, and every host path not listed here.")
 	} else {

@@ -14,8 +14,8 @@ import (
 var update = flag.Bool("u", false, "update golden files")
 
 var host = mount.Host{
-	System:    []mount.HostPath{{Path: "/usr"}, {Path: "/bin", Link: "usr/bin"}, {Path: "/etc"}},
-	GitConfig: []string{"/home/alice/.gitconfig"},
+	System: []mount.HostPath{{Path: "/usr"}, {Path: "/bin", Link: "usr/bin"}, {Path: "/etc"}},
+	Own:    []mount.Mount{{Kind: mount.RoBind, Src: "/home/alice/.gitconfig", Dest: "/home/alice/.gitconfig", Why: "git configuration, read-only"}},
 }
 
 // guarded is host with what Probe finds in a typical repository.

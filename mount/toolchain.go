@@ -1,0 +1,235 @@
+package mount
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// Toolchain is a PATH entry under $HOME and what its programs need to run,
+// all shown read-only: the host runs these programs too.
+type Toolchain struct {
+	// Entry is the directory as PATH names it.
+	Entry string
+	// Roots are real paths, each with the reason it is shown.
+	Roots []Root
+}
+
+// Root is a directory (or file) a toolchain needs.
+type Root struct {
+	Path string
+	Why  string
+}
+
+// PathProblem is a PATH entry under $HOME that does not work inside.
+type PathProblem struct {
+	Entry, Reason string
+}
+
+// toolLayouts are what known version managers' entries need beyond the
+// entry itself and what its links and #! lines lead to: their shims and
+// proxies pick a version from files the entry does not point at. Paths are
+// relative to $HOME; each is shown when it exists. Caches (~/.cargo/registry,
+// ~/go/pkg) are not here: they stay the user's --bind.
+var toolLayouts = map[string][]string{
+	".cargo/bin":              {".rustup/toolchains", ".rustup/settings.toml"},
+	"go/bin":                  {"sdk"},
+	".pyenv/shims":            {".pyenv"},
+	".pyenv/bin":              {".pyenv"},
+	".asdf/shims":             {".asdf", ".tool-versions"},
+	".asdf/bin":               {".asdf", ".tool-versions"},
+	".local/share/mise/shims": {".local/share/mise", ".config/mise", ".tool-versions"},
+	".volta/bin":              {".volta/tools"},
+	".bun/bin":                {".bun/install/global"},
+}
+
+// layoutNames say which manager a known layout belongs to, for Why.
+var layoutNames = map[string]string{
+	".cargo/bin": "rustup's toolchains", "go/bin": "the Go SDKs of golang.org/dl",
+	".pyenv/shims": "pyenv's versions", ".pyenv/bin": "pyenv's versions",
+	".asdf/shims": "asdf's installs", ".asdf/bin": "asdf's installs",
+	".local/share/mise/shims": "mise's installs and configuration", ".volta/bin": "volta's tools",
+	".bun/bin": "bun's global packages",
+}
+
+// probeToolchains works out, for each PATH entry under $HOME, what to show
+// so that its programs run: the entry; where its programs' symlinks and #!
+// interpreters lead, widened to the toolchain's root (the directory above a
+// bin/ at least two levels below $HOME, or an npm package); and the known
+// layouts above. It never looks into what the sandbox can write (visible
+// already, and a link planted there must not widen the sandbox): the
+// project and the read-write binds. Entries it cannot make work are
+// problems, for --check.
+func probeToolchains(home, pathEnv string, project instance.Project, binds []BindSpec, state []string, secrets map[string]bool) (ts []Toolchain, problems []PathProblem) {
+	writable := projectPaths(project)
+	for _, b := range binds {
+		if b.Writable {
+			writable = append(writable, b.Src)
+		}
+	}
+	// refusal says why a path is not shown: it is or lies in a secret,
+	// claudebox's state, or (SourceRefusal's rest) holds a socket.
+	refusal := func(real string) string {
+		for d := real; d != home && instance.Within(d, home); d = filepath.Dir(d) {
+			if secrets[d] {
+				return "it lies in " + d + ", which the sandbox hides"
+			}
+		}
+		reason, _ := SourceRefusal(real, false, home, state)
+		return reason
+	}
+	seen := map[string]bool{}
+	for _, entry := range filepath.SplitList(pathEnv) {
+		if !filepath.IsAbs(entry) || seen[filepath.Clean(entry)] {
+			continue
+		}
+		entry = filepath.Clean(entry)
+		seen[entry] = true
+		real, err := filepath.EvalSymlinks(entry)
+		if err != nil {
+			if instance.Within(entry, home) {
+				problems = append(problems, PathProblem{entry, "it does not exist"})
+			}
+			continue
+		}
+		if !instance.Within(real, home) || real == home || underAny(real, writable) {
+			continue
+		}
+		if reason := refusal(real); reason != "" {
+			problems = append(problems, PathProblem{entry, reason})
+			continue
+		}
+		t := Toolchain{Entry: entry, Roots: []Root{{toolRoot(home, filepath.Join(real, "x")), "on your PATH, read-only"}}}
+		if t.Roots[0].Path != real {
+			t.Roots[0].Why = "the toolchain of " + entry + ", on your PATH, read-only"
+		}
+		rel, _ := filepath.Rel(home, real)
+		for _, p := range toolLayouts[rel] {
+			if p := filepath.Join(home, p); instance.Exists(p) {
+				t.Roots = append(t.Roots, Root{p, "what " + entry + " runs: " + layoutNames[rel] + ", read-only"})
+			}
+		}
+		for _, target := range entryTargets(real) {
+			if !instance.Within(target, home) || instance.Within(target, real) {
+				continue
+			}
+			t.Roots = append(t.Roots, Root{toolRoot(home, target), "what " + entry + "'s programs lead to, read-only"})
+		}
+		t.Roots = slices.DeleteFunc(outermost(t.Roots), func(r Root) bool {
+			reason := refusal(r.Path)
+			if reason != "" {
+				problems = append(problems, PathProblem{entry, r.Path + ", which a program there needs, is not shown: " + reason})
+			}
+			return reason != ""
+		})
+		ts = append(ts, t)
+	}
+	return ts, problems
+}
+
+// entryTargets are the real paths the programs in dir lead to: the end of
+// each symlink and the #! interpreter of each script (not /usr/bin/env's
+// argument: a program found on PATH is its own entry's).
+func entryTargets(dir string) []string {
+	des, _ := os.ReadDir(dir)
+	var targets []string
+	for _, de := range des {
+		path := filepath.Join(dir, de.Name())
+		if de.Type()&os.ModeSymlink != 0 {
+			real, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				continue
+			}
+			targets = append(targets, real)
+			path = real
+		} else if !de.Type().IsRegular() {
+			continue
+		}
+		if interp := shebang(path); filepath.IsAbs(interp) {
+			if real, err := filepath.EvalSymlinks(interp); err == nil {
+				targets = append(targets, real)
+			}
+		}
+	}
+	slices.Sort(targets)
+	return slices.Compact(targets)
+}
+
+// shebang returns the interpreter a script's #! line names, or "".
+func shebang(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 256)
+	n, _ := f.Read(buf)
+	line, ok := bytes.CutPrefix(buf[:n], []byte("#!"))
+	if !ok {
+		return ""
+	}
+	line, _, _ = bytes.Cut(line, []byte("\n"))
+	fields := strings.Fields(string(line))
+	if len(fields) == 0 {
+		return ""
+	}
+	return fields[0]
+}
+
+// toolRoot widens a program's real path (for an entry, a path in it) to what it runs with: the version
+// directory above its bin/ (~/.nvm/versions/node/v20, ~/.pyenv/versions/3.12,
+// a pipx or uv venv) when that lies at least two levels below $HOME (not
+// ~/.local or ~/.cargo, which hold much else); the npm package holding it;
+// else the file alone.
+func toolRoot(home, path string) string {
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) == "bin" {
+		if rel, _ := filepath.Rel(home, filepath.Dir(dir)); strings.Count(rel, "/") >= 1 {
+			return filepath.Dir(dir)
+		}
+		return dir
+	}
+	for d, i := dir, 0; i < 4 && d != home && instance.Within(d, home); d, i = filepath.Dir(d), i+1 {
+		parent := filepath.Dir(d)
+		if strings.HasPrefix(filepath.Base(parent), "@") {
+			parent = filepath.Dir(parent)
+		}
+		if filepath.Base(parent) == "node_modules" && instance.Exists(filepath.Join(d, "package.json")) {
+			return d
+		}
+	}
+	return path
+}
+
+// outermost drops the roots inside another, and repeats, in path order
+// (a directory sorts right before what it holds once "/" sorts first).
+func outermost(roots []Root) []Root {
+	slices.SortStableFunc(roots, func(a, b Root) int {
+		return strings.Compare(strings.ReplaceAll(a.Path, "/", "\x00"), strings.ReplaceAll(b.Path, "/", "\x00"))
+	})
+	var out []Root
+	for _, r := range roots {
+		if len(out) == 0 || !instance.Within(r.Path, out[len(out)-1].Path) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// secretSet is secretPaths under home, with the real paths of those that
+// are links or lie behind one.
+func secretSet(home string) map[string]bool {
+	set := map[string]bool{}
+	for _, s := range secretPaths {
+		p := filepath.Join(home, s)
+		set[p] = true
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			set[real] = true
+		}
+	}
+	return set
+}
