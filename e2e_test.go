@@ -525,7 +525,9 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 	if !instance.InUse(inst) {
 		t.Fatal("the running session does not hold its instance's lock")
 	}
-	if err := os.RemoveAll(proj); err != nil {
+	// Moved away, not deleted: deleting it would remove guarded paths,
+	// which ends the session.
+	if err := os.Rename(proj, proj+"-elsewhere"); err != nil {
 		t.Fatal(err)
 	}
 	out, err := h.command(h.home, nil, "claudebox", "--gc").CombinedOutput()

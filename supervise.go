@@ -41,7 +41,7 @@ func (s session) supervise() error {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
 	defer signal.Stop(sigs)
-	err = cmd.Start()
+	watcher, err := startPlan(cmd, s.plan)
 	closeAll(files)
 	if err != nil {
 		s.leave(lock)
@@ -60,7 +60,11 @@ func (s session) supervise() error {
 	}()
 	err = cmd.Wait()
 	close(done)
+	ended := watcher.stop()
 	s.leave(lock)
+	if ended != nil {
+		return ended
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
