@@ -332,23 +332,38 @@ func enterSandbox(pid int, dir string) (*sandboxView, error) {
 // read-only over it, without following a symlink; then it checks that
 // nothing in the sandbox got hold of it in the meantime.
 func (v *sandboxView) keep(path string) error {
-	var guard *unix.Statx_t
-	done := make(chan error)
-	v.do <- func() {
-		var err error
-		guard, err = restore(path)
-		done <- err
+	var placed *unix.Statx_t
+	for range 100 {
+		var guard *unix.Statx_t
+		done := make(chan error)
+		v.do <- func() {
+			var err error
+			guard, err = restore(path)
+			done <- err
+		}
+		if err := <-done; err != nil {
+			return err
+		}
+		if guard == nil && placed == nil {
+			return nil
+		}
+		if guard != nil {
+			placed = guard
+		}
+		// What the new mount stands on must be what it shows. If the host
+		// has replaced the file again, that mount is gone too and the next
+		// round guards the newer file; if the guard still stands on
+		// something else, the sandbox swapped the path just before the
+		// mount went on it.
+		var host unix.Stat_t
+		if unix.Lstat(path, &host) == nil && host.Ino == placed.Ino && host.Dev == unix.Mkdev(placed.Dev_major, placed.Dev_minor) {
+			return nil
+		}
+		if guard == nil {
+			break
+		}
 	}
-	if err := <-done; err != nil || guard == nil {
-		return err
-	}
-	// What the new mount stands on must be what it shows: the sandbox could
-	// have swapped the path just before the mount went on it.
-	var host unix.Stat_t
-	if err := unix.Lstat(path, &host); err != nil || host.Ino != guard.Ino || host.Dev != unix.Mkdev(guard.Dev_major, guard.Dev_minor) {
-		return fmt.Errorf("%s changed while it was being guarded again", quoted(path))
-	}
-	return nil
+	return fmt.Errorf("%s changed while it was being guarded again", quoted(path))
 }
 
 // restore is keep's part inside the sandbox; it returns what a new guard

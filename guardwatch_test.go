@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestGuardsSurviveTheHost: while a session runs, the host replaces each
@@ -89,4 +90,57 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 	if exists(filepath.Join(repo, ".git", "hooks", "pre-commit")) {
 		t.Error("the sandbox planted .git/hooks/pre-commit")
 	}
+}
+
+// BenchmarkGuardRestored measures the window the host's rename opens: from
+// the return of the rename over .envrc to the sandbox's mount table
+// showing a guard on it again, read by the host from the sandbox's
+// /proc/<pid>/mountinfo.
+func BenchmarkGuardRestored(b *testing.B) {
+	h := newE2EHost(b)
+	repo := filepath.Join(h.home, "code", "repo")
+	envrc := filepath.Join(repo, ".envrc")
+	h.write(envrc, "export A=1\n")
+	s := h.command(repo, nil, "claudebox", "--shell", "-c", "touch started; exec sleep 600")
+	var out strings.Builder
+	s.Stdout, s.Stderr = &out, &out
+	if err := s.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { s.Process.Kill(); s.Wait() }()
+	var mountinfo string
+	for deadline := time.Now().Add(10 * time.Second); mountinfo == ""; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("the session did not start")
+		}
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			if c, _ := os.ReadFile(p); string(c) == "sleep\x00600\x00" {
+				mountinfo = filepath.Join(filepath.Dir(p), "mountinfo")
+			}
+		}
+	}
+	guarded := func() bool {
+		m, _ := os.ReadFile(mountinfo)
+		return strings.Contains(string(m), " "+envrc+" ")
+	}
+	tmp := envrc + ".tmp"
+	var window time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := os.WriteFile(tmp, []byte("export A=2\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(tmp, envrc); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		for !guarded() {
+			if time.Since(start) > 5*time.Second {
+				b.Fatalf("the guard did not come back after %d renames: %s", i, out.String())
+			}
+		}
+		window += time.Since(start)
+	}
+	b.ReportMetric(float64(window.Nanoseconds())/float64(b.N), "ns/window")
 }
