@@ -32,7 +32,7 @@ type checkResult struct {
 }
 
 // bwrapFeatures are the bwrap options a launch uses.
-var bwrapFeatures = []string{"--unshare-cgroup-try", "--die-with-parent", "--seccomp", "--bind-data", "--ro-bind-data", "--ro-bind-try"}
+var bwrapFeatures = []string{"--unshare-cgroup-try", "--die-with-parent", "--seccomp", "--bind-data", "--ro-bind-data", "--ro-bind-try", "--userns", "--info-fd", "--block-fd"}
 
 // apparmorFix is one line that lets bwrap create user namespaces where
 // AppArmor restricts them (Ubuntu 24.04 and later).
@@ -274,10 +274,13 @@ func (s session) trial() (stdout, stderr string, err error) {
 		Env: s.plan.Environ(s.lookupEnv), ExtraFiles: files,
 		Stdout: &out, Stderr: &errb,
 	}
-	err = s.startChild(cmd)
+	watcher, err := startPlan(cmd, s.startChild, s.plan)
 	closeAll(files)
 	if err == nil {
 		err = cmd.Wait()
+		if stopErr := watcher.stop(); stopErr != nil {
+			err = stopErr
+		}
 	}
 	s.leave(lock)
 	return out.String(), errb.String(), err

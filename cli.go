@@ -29,15 +29,18 @@ type cli struct {
 	WithDesktopSockets *bool    `name:"with-desktop-sockets" help:"Let the sandbox reach your desktop's abstract Unix sockets (X11, D-Bus), which it otherwise cannot even on the shared network."`
 	Yes                bool     `short:"y" help:"Allow what the project's files add (.claudebox.toml, env files) without asking, and remember it for this project."`
 	// SSHKey was the bash claudebox's; it is refused with the way to do it now.
-	SSHKey     string           `name:"ssh-key" hidden:""`
-	Check      bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
-	Gc         bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
-	List       bool             `xor:"mode" help:"List the instances: root, state, sessions, size, last use; stale ones first."`
-	JSON       bool             `name:"json" help:"With --list: print JSON."`
-	Move       string           `xor:"mode" placeholder:"OLD" help:"Carry the history of OLD (a former project root, or an instance hash from --list) to the current project."`
-	Merge      bool             `help:"With --move: merge into the current project's existing instance."`
-	Completion string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for SHELL: bash, zsh or fish."`
-	Version    kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
+	SSHKey string `name:"ssh-key" hidden:""`
+	// WatchGuards runs claudebox as the guard watcher of a session (see
+	// guardwatch.go); only the supervisor starts it.
+	WatchGuards bool             `name:"watch-guards" hidden:""`
+	Check       bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
+	Gc          bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
+	List        bool             `xor:"mode" help:"List the instances: root, state, sessions, size, last use; stale ones first."`
+	JSON        bool             `name:"json" help:"With --list: print JSON."`
+	Move        string           `xor:"mode" placeholder:"OLD" help:"Carry the history of OLD (a former project root, or an instance hash from --list) to the current project."`
+	Merge       bool             `help:"With --move: merge into the current project's existing instance."`
+	Completion  string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for SHELL: bash, zsh or fish."`
+	Version     kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
 	// Claude is filled by splitArgs, not by kong; it is declared for --help.
 	Claude []string `arg:"" optional:"" name:"claude-args" help:"Arguments for claude, passed unchanged and in order."`
 }
@@ -66,6 +69,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return withHint("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
 	case c.SSHKey != "":
 		return withHint("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
+	case c.WatchGuards:
+		return watchGuards(os.Stdin, os.Stdout)
 	case c.Check:
 		return checkCmd{JSON: c.JSON}.Run()
 	case c.Gc:

@@ -24,7 +24,7 @@ const e2eUser = "claudebox-e2e"
 // e2eHost is a fake host for one test: a home directory, projects, and
 // claudebox on PATH, all owned by the unprivileged user.
 type e2eHost struct {
-	t        *testing.T
+	t        testing.TB
 	base     string
 	home     string
 	bin      string
@@ -33,7 +33,7 @@ type e2eHost struct {
 
 // newE2EHost skips, loudly, only when bwrap truly cannot run here; with
 // CI=true (as CI runs) that is a failure instead.
-func newE2EHost(t *testing.T) *e2eHost {
+func newE2EHost(t testing.TB) *e2eHost {
 	t.Helper()
 	skip := func(format string, args ...any) {
 		t.Helper()
@@ -346,7 +346,7 @@ func waitScreen(t *testing.T, tmux func(...string) string, ok func(string) bool,
 
 // requireTool finds a program a test needs. CI installs every one, so
 // there a missing one fails the test; elsewhere the test skips, loudly.
-func requireTool(t *testing.T, name, install string) string {
+func requireTool(t testing.TB, name, install string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
@@ -525,7 +525,9 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 	if !instance.InUse(inst) {
 		t.Fatal("the running session does not hold its instance's lock")
 	}
-	if err := os.RemoveAll(proj); err != nil {
+	// Moved away, not deleted: deleting it would remove guarded paths,
+	// which ends the session.
+	if err := os.Rename(proj, proj+"-elsewhere"); err != nil {
 		t.Fatal(err)
 	}
 	out, err := h.command(h.home, nil, "claudebox", "--gc").CombinedOutput()

@@ -57,7 +57,7 @@ func (s session) supervise() error {
 		s.leave(lock)
 		return err
 	}
-	err = s.startChild(cmd)
+	watcher, err := startPlan(cmd, s.startChild, s.plan)
 	closeAll(files)
 	if err != nil {
 		relay.Restore()
@@ -78,8 +78,12 @@ func (s session) supervise() error {
 	}()
 	err = cmd.Wait()
 	close(done)
+	ended := watcher.stop()
 	relay.Restore()
 	s.leave(lock)
+	if ended != nil {
+		return ended
+	}
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):

@@ -39,7 +39,8 @@ func TestSuperviseLockOutOfReach(t *testing.T) {
 		check() { if (eval "$2") >/dev/null 2>&1; then echo "ok $1"; else echo "FAIL $1"; fi; }
 		check inherited-fd-closed '! cat /proc/self/fd/7'
 		check no-lock-fd 'for p in /proc/[0-9]*; do for fd in $p/fd/*; do case "$(readlink $fd)" in *.lock|*session.lock|*/.claudebox/*) exit 1;; esac; done; done; true'
-		check only-stdio 'test "$(ls /proc/self/fd | sort -n | tr "\n" " ")" = "0 1 2 3 "'
+		check only-stdio 'test "$(ls /proc/self/fd | sort -n | tr "\n" " ")" = "0 1 2 3 4 "'
+		check fd4-own-userns 'test "$(readlink /proc/self/fd/4)" = "$(readlink /proc/self/ns/user)"'
 		for n in $(ls /proc/$$/fd); do timeout 1 flock -u "$n"; chmod 000 "/proc/$$/fd/$n"; done 2>/dev/null
 		touch attacked
 		while ! test -e done; do sleep 0.05; done

@@ -319,9 +319,10 @@ func (p Plan) Placeholders() []Mount {
 }
 
 // namespaceArgs isolate everything but the network, which the user's
-// Claude needs to reach its API.
+// Claude needs to reach its API. The user namespace is the guard watcher's
+// (sessionArgs).
 var namespaceArgs = []string{
-	"--unshare-user", "--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
+	"--unshare-ipc", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
 	"--die-with-parent",
 }
 
@@ -331,6 +332,14 @@ const SeccompFD = 3
 
 // fd is the descriptor of the i-th thing bwrap reads (0: the filter).
 func (p Plan) fd(i int) int { return SeccompFD + i }
+
+// sessionArgs join the user namespace of claudebox's guard watcher, report
+// the sandbox's pid and wait, before running the command, until the guards
+// are watched. Their descriptors follow the data mounts'.
+func (p Plan) sessionArgs() []string {
+	n := p.fd(len(p.DataSources()) + 1)
+	return []string{"--userns", strconv.Itoa(n), "--info-fd", strconv.Itoa(n + 1), "--block-fd", strconv.Itoa(n + 2)}
+}
 
 // DataSources lists the sources of the data mounts in the order of their
 // descriptors, after the filter's; "" stands for empty content.
@@ -355,7 +364,7 @@ func (p Plan) Args() []string {
 
 // argLines is Args grouped as --dry-run prints it: one mount per line.
 func (p Plan) argLines() [][]string {
-	lines := [][]string{namespaceArgs}
+	lines := [][]string{namespaceArgs, p.sessionArgs()}
 	if !p.Network {
 		lines = append(lines, []string{"--unshare-net"})
 	}
@@ -390,6 +399,8 @@ func (p Plan) Script(bwrap string) string {
 		}
 		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), printable.Escape(what))
 	}
+	n := p.fd(len(p.DataSources()) + 1)
+	fmt.Fprintf(&b, "# fd %d: the user namespace of claudebox's guard watcher; fd %d: bwrap reports the sandbox's pid; fd %d: bwrap waits until the guards are watched\n", n, n+1, n+2)
 	for _, name := range p.Env {
 		src, ok := p.EnvSetBy[name]
 		switch {

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// TestGuardsSurviveTheHost: while a session runs, the host replaces each
+// kind of guarded path the way its own tools do (git config and git remote
+// add rewrite .git/config by rename, an editor saves .envrc by writing a
+// temporary file and renaming it over, a directory is moved away or
+// recreated), then the sandbox tries to write it. The write never lands:
+// the guard is back, or the session was ended. The host's git keeps
+// working during the session, and its git status and git commit run
+// nothing the sandbox planted.
+func TestGuardsSurviveTheHost(t *testing.T) {
+	h := newE2EHost(t)
+	repo := filepath.Join(h.home, "code", "repo")
+	h.gitRepo(repo)
+	marker := filepath.Join(h.base, "marker")
+	h.write(filepath.Join(repo, ".envrc"), "export A=1\n")
+	h.write(filepath.Join(repo, ".vscode", "tasks.json"), "{}\n")
+	os.RemoveAll(filepath.Join(repo, ".git", "hooks"))
+	h.write(filepath.Join(repo, ".git", "hooks", "README"), "hooks\n")
+	git := func(args ...string) string {
+		return h.run(repo, nil, "git", append([]string{"-c", "user.name=t", "-c", "user.email=t@e"}, args...)...)
+	}
+	git("add", ".envrc", ".vscode")
+	git("commit", "-q", "-m", "settings")
+
+	for _, c := range []struct {
+		name   string
+		host   string // what the host does while the session runs
+		attack string // what the sandbox then tries
+	}{
+		{"git config", `git config x.y z && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m during`,
+			`printf '[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`},
+		{"git remote add", `git remote add origin https://example.invalid/r.git`,
+			`printf '[alias]\n\tx = !touch ` + marker + `\n[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`},
+		{"editor save of .envrc", `printf 'export A=2\n' > .envrc.tmp && mv .envrc.tmp .envrc`,
+			`echo 'touch ` + marker + `' >> .envrc`},
+		{"a new .git/hooks moved into place", `rm -rf .git/hooks.old && mkdir ../newhooks && mv .git/hooks .git/hooks.old && mv ../newhooks .git/hooks`,
+			`printf '#!/bin/sh\ntouch ` + marker + `\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`},
+		{".vscode recreated", `cp -r .vscode .vscode.new && rm -rf .vscode && mv .vscode.new .vscode`,
+			`echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`},
+		{".vscode moved away", `mv .vscode .vscode.old`,
+			`mkdir -p .vscode && echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, f := range []string{"started", "go", "attempted"} {
+				os.Remove(filepath.Join(repo, f))
+			}
+			os.Remove(marker)
+			script := `touch started; while ! test -e go; do sleep 0.01; done; (` + c.attack + `) 2>/dev/null && echo WROTE; touch attempted`
+			s := h.command(repo, nil, "claudebox", "--shell", "-c", script)
+			var out strings.Builder
+			s.Stdout, s.Stderr = &out, &out
+			if err := s.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Process.Kill()
+			exited := make(chan error, 1)
+			go func() { exited <- s.Wait() }()
+			waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(repo, "started")) || len(exited) > 0 })
+			h.run(repo, nil, "sh", "-c", c.host)
+			h.write(filepath.Join(repo, "go"), "")
+			err := <-exited
+			t.Logf("session: %v\n%s", err, out.String())
+			if strings.Contains(out.String(), "WROTE") {
+				t.Errorf("after %s on the host, the sandbox wrote it", c.name)
+			}
+			if instance.Exists(filepath.Join(repo, "attempted")) == (err != nil) {
+				t.Errorf("the session either attempts and exits 0, or ends early with a reason: %v", err)
+			}
+			git("status", "--short")
+			git("commit", "-q", "--allow-empty", "-m", "after")
+			if instance.Exists(marker) {
+				t.Fatalf("after %s, the host's git ran what the sandbox planted", c.name)
+			}
+		})
+	}
+	for _, f := range []string{filepath.Join(repo, ".git", "config"), filepath.Join(repo, ".envrc"), filepath.Join(repo, ".vscode", "tasks.json")} {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), marker) {
+			t.Errorf("%s holds the sandbox's write:\n%s", f, b)
+		}
+	}
+	if instance.Exists(filepath.Join(repo, ".git", "hooks", "pre-commit")) {
+		t.Error("the sandbox planted .git/hooks/pre-commit")
+	}
+}
+
+// BenchmarkGuardRestored measures the window the host's rename opens: from
+// the return of the rename over .envrc to the sandbox's mount table
+// showing a guard on it again, read by the host from the sandbox's
+// /proc/<pid>/mountinfo.
+func BenchmarkGuardRestored(b *testing.B) {
+	h := newE2EHost(b)
+	repo := filepath.Join(h.home, "code", "repo")
+	envrc := filepath.Join(repo, ".envrc")
+	h.write(envrc, "export A=1\n")
+	s := h.command(repo, nil, "claudebox", "--shell", "-c", "touch started; exec sleep 600")
+	var out strings.Builder
+	s.Stdout, s.Stderr = &out, &out
+	if err := s.Start(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { s.Process.Kill(); s.Wait() }()
+	var mountinfo string
+	for deadline := time.Now().Add(10 * time.Second); mountinfo == ""; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Fatal("the session did not start")
+		}
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			if c, _ := os.ReadFile(p); string(c) == "sleep\x00600\x00" {
+				mountinfo = filepath.Join(filepath.Dir(p), "mountinfo")
+			}
+		}
+	}
+	guarded := func() bool {
+		m, _ := os.ReadFile(mountinfo)
+		return strings.Contains(string(m), " "+envrc+" ")
+	}
+	tmp := envrc + ".tmp"
+	var window time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := os.WriteFile(tmp, []byte("export A=2\n"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(tmp, envrc); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		for !guarded() {
+			if time.Since(start) > 5*time.Second {
+				b.Fatalf("the guard did not come back after %d renames: %s", i, out.String())
+			}
+		}
+		window += time.Since(start)
+	}
+	b.ReportMetric(float64(window.Nanoseconds())/float64(b.N), "ns/window")
+}
