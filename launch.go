@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/sandboxmd"
@@ -305,6 +306,9 @@ func (s session) materialize() (*os.File, error) {
 	}
 	for _, r := range repairs {
 		fmt.Fprintf(os.Stderr, "claudebox: %s\n", r)
+	}
+	if err := gc.RecordHolder(s.stateDir, s.plan.Project.Root, gc.ReadMounts(mountinfoFile, fstabFile)); err != nil {
+		return nil, err
 	}
 	lock, err := instance.OpenLock(dir)
 	if err != nil {

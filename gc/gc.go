@@ -106,7 +106,7 @@ func read(dir string, mounts Mounts) (Instance, string) {
 		inst.State = Live
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENOTDIR):
 		inst.State = Gone
-		if mounts.Unmounted(root) {
+		if mounts.Unmounted(root) || mounts.holderAway(filepath.Dir(filepath.Dir(dir)), inst.Hash) {
 			inst.State = Unmounted
 		}
 	default:

@@ -2,10 +2,15 @@ package gc
 
 import (
 	"bufio"
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Mounts is the machine's view of its filesystems that decides whether a
@@ -43,6 +48,46 @@ func (m Mounts) Unmounted(root string) bool {
 		}
 	}
 	return false
+}
+
+// holderFile is where claudebox keeps, for an instance, the mount point that
+// held its root when a session last ran: in its state, out of the
+// sandbox's reach.
+func holderFile(stateDir, hash string) string {
+	return filepath.Join(stateDir, "mounts", hash)
+}
+
+// RecordHolder notes the mount point holding root, so that once an ad hoc
+// mount is gone (an sshfs, a gocryptfs, a tmpfs in ~/mnt, none of them in
+// fstab) its projects are known to be unmounted, not gone. A root on the
+// root filesystem needs no note.
+func RecordHolder(stateDir, root string, m Mounts) error {
+	path := holderFile(stateDir, instance.Hash(root))
+	holder := m.holder(root)
+	if holder == "/" {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 4096); err == nil && string(b) == holder+"\n" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return untrusted.WriteFile(filepath.Dir(path), filepath.Base(path), []byte(holder+"\n"), 0o600)
+}
+
+// holderAway reports whether the mount point recorded for the instance
+// hash is not mounted now.
+func (m Mounts) holderAway(stateDir, hash string) bool {
+	b, err := untrusted.ReadFile(filepath.Join(stateDir, "mounts"), hash, 4096)
+	if err != nil {
+		return false
+	}
+	holder := strings.TrimSuffix(string(b), "\n")
+	return filepath.IsAbs(holder) && !slices.Contains(m.Mounted, holder)
 }
 
 // holder is the deepest mount point containing path.
