@@ -8,17 +8,15 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/landlock"
+	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/pty"
 )
 
@@ -163,7 +161,7 @@ func (s session) reportFindings(root, dir string, found []string) {
 	if s.reportOnly {
 		fmt.Fprintln(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
 		for _, p := range found {
-			fmt.Fprintf(w, "  %s\n", shellQuote(p))
+			fmt.Fprintf(w, "  %s\n", mount.Quote(p))
 		}
 		fmt.Fprintln(w, "hint: read each before your tools run it; the host runs these in place")
 		return
@@ -173,46 +171,13 @@ func (s session) reportFindings(root, dir string, found []string) {
 	if len(moved) > 0 {
 		fmt.Fprintln(w, "claudebox: moved aside what the session left that the host would run or obey:")
 		for _, m := range moved {
-			fmt.Fprintf(w, "  %s\n    to put it back: mv -n %s %s\n", shellQuote(m.From), shellQuote(m.To), shellQuote(m.From))
+			fmt.Fprintf(w, "  %s\n    to put it back: mv -n %s %s\n", mount.Quote(m.From), mount.Quote(m.To), mount.Quote(m.From))
 		}
 		fmt.Fprintln(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
 	}
 	if err != nil {
-		fmt.Fprintf(w, "claudebox: could not move everything aside: %s\n", shellQuote(err.Error()))
+		fmt.Fprintf(w, "claudebox: could not move everything aside: %s\n", mount.Quote(err.Error()))
 	}
-}
-
-// shellQuote quotes s for a POSIX shell, and writes any control character
-// or invalid UTF-8 as an escape ($'…'), so that a name the sandbox chose
-// can neither drive the terminal nor paste as something else.
-func shellQuote(s string) string {
-	plain := utf8.ValidString(s)
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			plain = false
-		}
-	}
-	if plain {
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-	}
-	var b strings.Builder
-	b.WriteString("$'")
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1, unicode.IsControl(r):
-			for _, c := range []byte(s[i : i+max(n, 1)]) {
-				fmt.Fprintf(&b, `\x%02x`, c)
-			}
-		case r == '\'' || r == '\\':
-			b.WriteString(`\` + string(r))
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += max(n, 1)
-	}
-	b.WriteString("'")
-	return b.String()
 }
 
 // statusOf is the exit status a shell would report for the process.

@@ -186,8 +186,8 @@ func TestSuperviseExitAudit(t *testing.T) {
 		if instance.Exists(p) {
 			t.Errorf("%s is still in the project after the session", p)
 		}
-		if !strings.Contains(stderr.String(), "to put it back: mv -n '"+filepath.Join(h.home, ".claudebox", "moved-aside")) ||
-			!strings.Contains(stderr.String(), "'"+p+"'\n") {
+		if !strings.Contains(stderr.String(), "to put it back: mv -n "+filepath.Join(h.home, ".claudebox", "moved-aside")) ||
+			!strings.Contains(stderr.String(), " "+p+"\n") {
 			t.Errorf("stderr does not name %s with the way back:\n%s", p, stderr.String())
 		}
 	}
@@ -209,7 +209,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 		t.Fatalf("session: %v\n%s", err, stderr.String())
 	}
 	tasks := filepath.Join(proj, "web", ".vscode", "tasks.json")
-	if !instance.Exists(tasks) || !strings.Contains(stderr.String(), "'"+tasks+"'") || !strings.Contains(stderr.String(), "left in place") {
+	if !instance.Exists(tasks) || !strings.Contains(stderr.String(), " "+tasks+"\n") || !strings.Contains(stderr.String(), "left in place") {
 		t.Errorf("--move-aside=false: want %s named and left in place:\n%s", tasks, stderr.String())
 	}
 }
