@@ -52,7 +52,7 @@ var ErrOtherRoot = errors.New("instance belongs to another project root")
 //
 // The sandbox writes the instance, so Ensure also repairs what it can have
 // left in the way of a launch: the directory's own permissions, and any of
-// claudebox's files there (claude.json, env-approved, session.lock and the
+// claudebox's files there (claude.json, env-approved and the
 // caller's files) that is not a regular file the owner can read and write.
 // It returns one line for each repair.
 func Ensure(stateDir, root string, files ...string) (string, []string, error) {
