@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/pty"
 )
 
@@ -176,7 +178,9 @@ func (s session) reportFindings(root, dir string, found []string) {
 		fmt.Fprintln(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
 	}
 	if err != nil {
-		fmt.Fprintf(w, "claudebox: could not move everything aside: %s\n", mount.Quote(err.Error()))
+		for _, line := range strings.Split(err.Error(), "\n") {
+			fmt.Fprintf(w, "claudebox: left in place, could not move it aside: %s\n", printable.Escape(line))
+		}
 	}
 }
 

@@ -168,6 +168,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 		filepath.Join(proj, "web", ".claude", "settings.json"),
 		filepath.Join(sub, ".git", "hooks", "pre-commit"),
 		filepath.Join(proj, ".devcontainer", "devcontainer.json"),
+		filepath.Join(proj, "hidden"), // what a directory without permissions holds cannot be audited
 	}
 	script := `
 		mkdir -p web/.claude .devcontainer
@@ -175,6 +176,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 		printf '#!/bin/sh\ntouch ` + marker + `\n' > a/b/c/sub/.git/hooks/pre-commit && chmod +x a/b/c/sub/.git/hooks/pre-commit
 		printf '{"initializeCommand":"touch ` + marker + `"}' > .devcontainer/devcontainer.json
 		echo new > src.go
+		mkdir -p hidden/.claude && echo '{}' > hidden/.claude/settings.json && chmod 000 hidden
 	`
 	var stderr strings.Builder
 	c := h.command(proj, nil, "claudebox", "--shell", "-c", script)

@@ -85,6 +85,9 @@ func (w *walker) dir(path string, all bool, depth int) {
 	}
 	f, err := os.Open(path)
 	if err != nil {
+		// A directory whose permissions the session took away could hide
+		// anything: it is a finding itself.
+		w.changed(path)
 		return
 	}
 	entries, _ := f.ReadDir(-1)
@@ -108,11 +111,16 @@ func (w *walker) dir(path string, all bool, depth int) {
 		// A gitfile redirects git; anything else host-run counts whatever
 		// its type (a link, a FIFO).
 		case hostRun || hostRunDirs[name] || name == ".git":
-			var st unix.Stat_t
-			if unix.Lstat(p, &st) == nil && !time.Unix(st.Ctim.Unix()).Before(w.since) {
-				w.found = append(w.found, p)
-			}
+			w.changed(p)
 		}
+	}
+}
+
+// changed records p if its status changed since the session began.
+func (w *walker) changed(p string) {
+	var st unix.Stat_t
+	if unix.Lstat(p, &st) == nil && !time.Unix(st.Ctim.Unix()).Before(w.since) {
+		w.found = append(w.found, p)
 	}
 }
 
@@ -131,8 +139,10 @@ type Moved struct{ From, To string }
 // MoveAside moves each path (under root) to the same relative path under
 // dest, never following a symlink: by rename, or, across filesystems, by
 // copying and removing.
+// One that cannot be moved is reported, and the rest still go.
 func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 	var moved []Moved
+	var errs []error
 	for _, p := range paths {
 		rel, err := filepath.Rel(root, p)
 		if err != nil || !filepath.IsLocal(rel) {
@@ -140,17 +150,27 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 		}
 		to := filepath.Join(dest, rel)
 		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
-			return moved, err
+			errs = append(errs, err)
+			continue
 		}
 		if err := moveFile(p, to); err != nil {
-			return moved, err
+			errs = append(errs, err)
+			continue
 		}
 		moved = append(moved, Moved{From: p, To: to})
 	}
-	return moved, nil
+	return moved, errors.Join(errs...)
 }
 
 func moveFile(from, to string) error {
+	// A directory the session took its owner's permissions from cannot be
+	// renamed into another: they are given back first.
+	var st unix.Stat_t
+	if unix.Lstat(from, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&0o700 != 0o700 {
+		if err := os.Chmod(from, os.FileMode(st.Mode&0o7777|0o700)); err != nil {
+			return err
+		}
+	}
 	err := os.Rename(from, to)
 	if !errors.Is(err, unix.EXDEV) {
 		return err

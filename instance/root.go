@@ -6,13 +6,11 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Project is where a working directory belongs.
@@ -238,28 +236,8 @@ const (
 // a regular file only (a FIFO would block, a device never end), opened
 // without following a symlink in its last component and without blocking,
 // at most max bytes.
-// Local until the shared package for reads of sandbox-written files lands.
 func ReadGitFile(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("larger than %d bytes", max)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(b)) > max {
-		err = fmt.Errorf("larger than %d bytes", max)
-	}
-	return b, err
+	return untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), max)
 }
 
 // isGitDir mirrors git's own test of a repository directory: HEAD in the git
