@@ -11,9 +11,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
 )
 
 // procSys is where the kernel's switches are read; tests point it at a
@@ -62,7 +64,7 @@ func (c checkCmd) Run() error {
 	}
 	var hostLines []checkResult
 	if homeErr != nil {
-		hostLines = append(hostLines, checkResult{"home", "fail", homeErr.Error(), hintOf(homeErr)})
+		hostLines = append(hostLines, checkResult{"home", "fail", homeErr.Error(), hint.Of(homeErr)})
 	} else {
 		hostLines = append(hostLines, checkClaudeDir(home), checkCredentials(home), checkStateDir(filepath.Join(home, ".claudebox")))
 	}
@@ -72,7 +74,7 @@ func (c checkCmd) Run() error {
 	trial := checkResult{"trial sandbox", "fail", "not run: fix the lines above first", ""}
 	s, err := launchCmd{Args: []string{"--version"}, onlyApproved: true}.prepare()
 	if err != nil {
-		hostLines = append(hostLines, checkResult{"instance", "fail", err.Error(), hintOf(err)})
+		hostLines = append(hostLines, checkResult{"instance", "fail", err.Error(), hint.Of(err)})
 	} else {
 		hostLines = append(hostLines, checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", s.plan.Instance, s.plan.Project.Root), ""})
 		for _, b := range s.plan.Binds {
@@ -129,9 +131,9 @@ func (c checkCmd) Run() error {
 	} else {
 		mark := map[string]string{"ok": "✓", "warn": "⚠", "fail": "✗"}
 		for _, r := range results {
-			say(os.Stdout, "%s %s: %s", mark[r.Status], r.Name, r.Detail)
+			printable.Say(os.Stdout, "%s %s: %s", mark[r.Status], r.Name, r.Detail)
 			if r.Fix != "" {
-				say(os.Stdout, "  fix: %s", r.Fix)
+				printable.Say(os.Stdout, "  fix: %s", r.Fix)
 			}
 		}
 	}
@@ -150,13 +152,6 @@ func bindSource(b mount.BindSpec) string {
 
 // errQuiet fails the run without a message: the report said it all.
 var errQuiet = errors.New("check failed")
-
-func hintOf(err error) string {
-	if h, ok := err.(*hintError); ok {
-		return h.hint
-	}
-	return ""
-}
 
 func checkBwrap(bwrap string) checkResult {
 	version, _ := exec.Command(bwrap, "--version").Output()

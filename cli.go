@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/printable"
 )
 
@@ -60,15 +60,15 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case c.Completion != "":
 		return writeCompletion(os.Stdout, ctx.Model.Node, c.Completion)
 	case c.JSON && !c.List && !c.Check:
-		return withHint("claudebox --list --json", "--json goes with --list or --check")
+		return hint.Errorf("claudebox --list --json", "--json goes with --list or --check")
 	case c.Merge && c.Move == "":
-		return withHint("claudebox --move OLD --merge", "--merge goes with --move")
+		return hint.Errorf("claudebox --move OLD --merge", "--merge goes with --move")
 	case c.DryRun && (c.List || c.Move != "" || c.Check):
-		return withHint("--dry-run goes with a launch or --gc", "--dry-run does not apply here")
+		return hint.Errorf("--dry-run goes with a launch or --gc", "--dry-run does not apply here")
 	case (c.Gc || c.List || c.Move != "" || c.Check) && len(c.Claude) > 0:
-		return withHint("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
+		return hint.Errorf("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
 	case c.SSHKey != "":
-		return withHint("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
+		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
 	case c.WatchGuards:
 		return watchGuards(os.Stdin, os.Stdout)
 	case c.Check:
@@ -99,31 +99,12 @@ func versionString() string {
 	return "(devel)"
 }
 
-// hintError is an error with a line telling the user how to fix it.
-type hintError struct {
-	msg  string
-	hint string
-}
-
-func (e *hintError) Error() string { return e.msg }
-
-func withHint(hint, format string, args ...any) error {
-	return &hintError{msg: fmt.Sprintf(format, args...), hint: hint}
-}
-
 // report writes err in claudebox's voice: a prefixed line, then its hint.
 func report(w io.Writer, err error) {
-	say(w, "claudebox: %v", err)
-	var h *hintError
-	if errors.As(err, &h) && h.hint != "" {
-		say(w, "hint: %s", h.hint)
+	printable.Say(w, "claudebox: %v", err)
+	if h := hint.Of(err); h != "" {
+		printable.Say(w, "hint: %s", h)
 	}
-}
-
-// say writes one line of output with its control characters escaped: what
-// it names may come from a file the repository or the sandbox wrote.
-func say(w io.Writer, format string, args ...any) {
-	fmt.Fprintln(w, printable.Escape(fmt.Sprintf(format, args...)))
 }
 
 func newParser(c *cli) (*kong.Kong, error) {
@@ -146,7 +127,7 @@ func run(args []string) int {
 	own, rest := splitArgs(parser.Model.Node, args)
 	ctx, err := parser.Parse(own)
 	if err != nil {
-		report(os.Stderr, withHint("claudebox --help lists claudebox's flags", "%v", err))
+		report(os.Stderr, hint.Errorf("claudebox --help lists claudebox's flags", "%v", err))
 		return 2
 	}
 	c.Claude = rest

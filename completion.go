@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/alecthomas/kong"
+	"github.com/claudebox/claudebox/hint"
 )
 
 // completionFlag is one of claudebox's flags as the completion scripts need
@@ -126,7 +127,7 @@ complete -o default -F _claudebox claudebox
 			fmt.Fprintln(w, line)
 		}
 	default:
-		return withHint("claudebox --completion bash (or zsh, fish)", "no completion for shell %q", shell)
+		return hint.Errorf("claudebox --completion bash (or zsh, fish)", "no completion for shell %q", shell)
 	}
 	return nil
 }

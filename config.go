@@ -16,6 +16,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
@@ -84,7 +86,7 @@ func decodeConfig(path string, v any, follow bool) (bool, error) {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return false, nil
 	case errors.Is(err, syscall.ELOOP):
-		return false, withHint("replace the link with the file itself", "%s is a symlink", path)
+		return false, hint.Errorf("replace the link with the file itself", "%s is a symlink", path)
 	case err != nil:
 		return false, err
 	}
@@ -97,14 +99,14 @@ func decodeConfig(path string, v any, follow bool) (bool, error) {
 	case errors.As(err, &missing):
 		e := missing.Errors[0]
 		row, _ := e.Position()
-		return false, withHint("the keys are "+configKeys, "%s:%d: unknown key %s", path, row, printable.Excerpt(strings.Join(e.Key(), ".")))
+		return false, hint.Errorf("the keys are "+configKeys, "%s:%d: unknown key %s", path, row, printable.Excerpt(strings.Join(e.Key(), ".")))
 	case errors.As(err, &bad):
 		row, _ := bad.Position()
 		msg := strings.TrimPrefix(bad.Error(), "toml: ")
 		if key := bad.Key(); len(key) > 0 && keyTypes[key[len(key)-1]] != "" && strings.HasPrefix(msg, "cannot decode") {
 			msg = strings.Join(key, ".") + " must be " + keyTypes[key[len(key)-1]]
 		}
-		return false, withHint("see the Configuration section of the README", "%s:%d: %s", path, row, msg)
+		return false, hint.Errorf("see the Configuration section of the README", "%s:%d: %s", path, row, msg)
 	case err != nil:
 		return false, fmt.Errorf("%s: %v", path, err)
 	}
@@ -124,7 +126,7 @@ type layer struct {
 	base string
 	// legacy is a bash-era env file, read as it was then (its variables
 	// audited like a repository's).
-	legacy *mount.EnvFile
+	legacy *environment.File
 }
 
 // configLayers reads the settings files, lowest precedence first: the
@@ -137,12 +139,12 @@ type layer struct {
 func configLayers(home string, project instance.Project) ([]layer, error) {
 	var layers []layer
 	legacy := func(path string, follow bool) error {
-		f, err := mount.ReadEnvFile(path, follow)
+		f, err := environment.ReadFile(path, follow)
 		switch {
 		case errors.Is(err, syscall.ELOOP):
-			return withHint("replace the link with the file itself", "%s is a symlink", path)
+			return hint.Errorf("replace the link with the file itself", "%s is a symlink", path)
 		case err != nil:
-			return withHint("fix the line: NAME, or NAME=VALUE", "%v", err)
+			return hint.Errorf("fix the line: NAME, or NAME=VALUE", "%v", err)
 		}
 		if len(f.Entries) > 0 {
 			layers = append(layers, layer{from: path, legacy: &f})
@@ -158,7 +160,7 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 		return nil, err
 	}
 	layers = append(layers, layer{settings: user.settings, from: path, own: true, base: project.Checkout})
-	if err := legacy(filepath.Join(project.Checkout, mount.ProjectEnvFile), false); err != nil {
+	if err := legacy(filepath.Join(project.Checkout, environment.ProjectFile), false); err != nil {
 		return nil, err
 	}
 	var repo settings
@@ -171,7 +173,7 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 	for _, key := range slices.Sorted(maps.Keys(user.Project)) {
 		root := instance.ExpandHome(key, home)
 		if !filepath.IsAbs(root) {
-			return nil, withHint(`name the project by its root: [project."~/code/app"]`, "%s: [project.%q]: not an absolute path", path, key)
+			return nil, hint.Errorf(`name the project by its root: [project."~/code/app"]`, "%s: [project.%q]: not an absolute path", path, key)
 		}
 		if real, err := filepath.EvalSymlinks(root); err == nil {
 			root = real
@@ -188,7 +190,7 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 // a variable, and the last layer that says with-ssh or no-network decides.
 type launchSettings struct {
 	binds     []mount.BindSpec
-	envFiles  []mount.EnvFile
+	envFiles  []environment.File
 	envFlags  []string
 	withSSH   bool
 	noNetwork bool
@@ -244,11 +246,11 @@ func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 		case l.from == "":
 			out.envFlags = l.Env
 		case len(l.Env) > 0:
-			f := mount.EnvFile{Path: l.from, Own: l.own}
+			f := environment.File{Path: l.from, Own: l.own}
 			for _, s := range l.Env {
-				e, ok := mount.ParseEnvEntry(s)
+				e, ok := environment.ParseEntry(s)
 				if !ok {
-					return out, withHint("write NAME, or NAME=VALUE", "%s: env: \"%s\" is not NAME or NAME=VALUE", l.from, printable.Excerpt(s))
+					return out, hint.Errorf("write NAME, or NAME=VALUE", "%s: env: \"%s\" is not NAME or NAME=VALUE", l.from, printable.Excerpt(s))
 				}
 				f.Entries = append(f.Entries, e)
 			}
@@ -263,7 +265,7 @@ func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 		}
 		if l.MoveAside != nil {
 			if !l.own {
-				return out, withHint("set it in "+userConfigPath(home)+" or on the command line", "%s: move-aside is yours to set, not the repository's", l.from)
+				return out, hint.Errorf("set it in "+userConfigPath(home)+" or on the command line", "%s: move-aside is yours to set, not the repository's", l.from)
 			}
 			out.reportOnly = !*l.MoveAside
 		}
@@ -276,7 +278,7 @@ func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 				continue
 			}
 			if !l.own {
-				return out, withHint("set it in "+userConfigPath(home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, o.key)
+				return out, hint.Errorf("set it in "+userConfigPath(home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, o.key)
 			}
 			*o.to = *o.set
 		}
@@ -309,7 +311,7 @@ func bindHint(err error, from string) error {
 	if from != "" {
 		msg = from + ": " + msg
 	}
-	return withHint(be.Hint, "%s", msg)
+	return hint.Errorf(be.Hint, "%s", msg)
 }
 
 // noticesFile records, in the state directory, the bash-era files whose
@@ -339,12 +341,12 @@ func (s session) noticeLegacy() error {
 			}
 		}
 		env := "env = [" + strings.Join(names, ", ") + "]"
-		if filepath.Base(f.Path) == mount.ProjectEnvFile {
-			say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, mount.ProjectConfigFile)
-			say(os.Stderr, "hint: kept outside the repository, a [project.%q] table in %s needs no approval", s.plan.Project.Root, userConfigPath(s.home))
+		if filepath.Base(f.Path) == environment.ProjectFile {
+			printable.Say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, mount.ProjectConfigFile)
+			printable.Say(os.Stderr, "hint: kept outside the repository, a [project.%q] table in %s needs no approval", s.plan.Project.Root, userConfigPath(s.home))
 		} else {
-			say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, userConfigPath(s.home))
-			say(os.Stderr, "hint: there it needs no approval, and %s can then go", f.Path)
+			printable.Say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, userConfigPath(s.home))
+			printable.Say(os.Stderr, "hint: there it needs no approval, and %s can then go", f.Path)
 		}
 		fresh = append(fresh, f.Path)
 	}

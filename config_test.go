@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/environment"
 )
 
 // mergeSettings: lists add up, a later layer replaces a bind at the same
@@ -94,7 +94,7 @@ func TestMergeSettings(t *testing.T) {
 	}
 }
 
-func entries(es []mount.EnvEntry) string {
+func entries(es []environment.Entry) string {
 	var s []string
 	for _, e := range es {
 		s = append(s, e.Name+"="+e.Value)

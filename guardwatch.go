@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 )
@@ -147,7 +148,7 @@ func startWatcher() (*guardWatcher, error) {
 	w.cmd.Stderr = w.cmd.Stdout
 	w.out = bufio.NewReader(out)
 	if err := w.cmd.Start(); err != nil {
-		return nil, withHint("run claudebox --check", "cannot start the guard watcher in a user namespace: %v", err)
+		return nil, hint.Errorf("run claudebox --check", "cannot start the guard watcher in a user namespace: %v", err)
 	}
 	if w.userns, err = os.Open(fmt.Sprintf("/proc/%d/ns/user", w.cmd.Process.Pid)); err != nil {
 		w.kill()
@@ -193,7 +194,7 @@ func (w *guardWatcher) stop() error {
 	case <-time.After(time.Second):
 	}
 	if r, ok := w.reason.Load().(string); ok {
-		return withHint("start claudebox again", "session ended: %s", r)
+		return hint.Errorf("start claudebox again", "session ended: %s", r)
 	}
 	return nil
 }

@@ -12,10 +12,14 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/gc"
+	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/sandboxmd"
+	"github.com/claudebox/claudebox/seccomp"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -38,7 +42,7 @@ type session struct {
 	home     string
 	stateDir string
 	plan     mount.Plan
-	env      mount.Env
+	env      environment.Env
 	// audit lists what the project's files (and the bash-era env files)
 	// add, as the approval record holds it; unapproved, what of it the user
 	// has not approved for this project.
@@ -54,7 +58,7 @@ type session struct {
 	// landlock: bwrap starts in a scoped Landlock domain.
 	landlock bool
 	// legacy are the bash-era env files read, for their one-time notice.
-	legacy []mount.EnvFile
+	legacy []environment.File
 }
 
 // Run validates everything first and creates nothing until all of it is
@@ -66,7 +70,7 @@ func (l launchCmd) Run() error {
 	}
 	if l.DryRun {
 		for _, a := range s.unapproved {
-			say(os.Stdout, "# not yet approved for this project (a launch asks first): %s", a.show)
+			printable.Say(os.Stdout, "# not yet approved for this project (a launch asks first): %s", a.show)
 		}
 		fmt.Print(s.plan.Script(s.bwrap))
 		return nil
@@ -87,7 +91,7 @@ func (l launchCmd) prepare() (session, error) {
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return session{}, withHint("cd into your project again", "the current directory no longer exists")
+		return session{}, hint.Errorf("cd into your project again", "the current directory no longer exists")
 	}
 	project, err := instance.Resolve(cwd)
 	if err != nil {
@@ -99,7 +103,7 @@ func (l launchCmd) prepare() (session, error) {
 
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
-		return session{}, withHint("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
+		return session{}, hint.Errorf("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
 	}
 	command := []string{"claude"}
 	if l.Shell {
@@ -108,9 +112,9 @@ func (l launchCmd) prepare() (session, error) {
 	prog, err := exec.LookPath(command[0])
 	if err != nil {
 		if l.Shell {
-			return session{}, withHint("install bash", "bash not found on PATH")
+			return session{}, hint.Errorf("install bash", "bash not found on PATH")
 		}
-		return session{}, withHint("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
+		return session{}, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
 	}
 	command = append([]string{prog}, l.Args...)
 	stateDir := filepath.Join(home, ".claudebox")
@@ -131,13 +135,13 @@ func (l launchCmd) prepare() (session, error) {
 	if err := mount.CheckBinds(conf.binds, home, project, state); err != nil {
 		return session{}, bindHint(err, "")
 	}
-	env, err := mount.Environment(os.Environ(), conf.envFlags, conf.envFiles)
-	var identity *mount.IdentityError
+	env, err := environment.Resolve(os.Environ(), conf.envFlags, conf.envFiles)
+	var identity *environment.IdentityError
 	switch {
 	case errors.As(err, &identity):
-		return session{}, withHint("to pass it, name it yourself: claudebox --env "+identity.Name+", or env in "+userConfigPath(home), "%v", err)
+		return session{}, hint.Errorf("to pass it, name it yourself: claudebox --env "+identity.Name+", or env in "+userConfigPath(home), "%v", err)
 	case err != nil:
-		return session{}, withHint("export the variable first, or drop the flag", "%v", err)
+		return session{}, hint.Errorf("export the variable first, or drop the flag", "%v", err)
 	}
 	audit := conf.approval
 	for _, line := range env.Audit() {
@@ -156,7 +160,7 @@ func (l launchCmd) prepare() (session, error) {
 	}
 	host := mount.Probe(home, stateDir, project, prog, os.Getenv("HOME"), os.Getenv("PATH"), conf.binds, state)
 	if len(host.Symlinked) > 0 {
-		return session{}, withHint("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
+		return session{}, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
 	}
 	if len(host.Redirects) > 0 {
@@ -165,12 +169,12 @@ func (l launchCmd) prepare() (session, error) {
 	var agent string
 	if conf.withSSH {
 		agent = os.Getenv("SSH_AUTH_SOCK")
-		hint := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add; or launch with --with-ssh=false"
+		startAgent := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add; or launch with --with-ssh=false"
 		if agent == "" {
-			return session{}, withHint(hint, "--with-ssh: SSH_AUTH_SOCK is not set")
+			return session{}, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK is not set")
 		}
 		if fi, err := os.Stat(agent); err != nil || fi.Mode()&os.ModeSocket == 0 {
-			return session{}, withHint(hint, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", agent)
+			return session{}, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", agent)
 		}
 	}
 	plan := mount.Build(mount.Inputs{
@@ -186,7 +190,7 @@ func (l launchCmd) prepare() (session, error) {
 		Claude:   !l.Shell,
 		Binds:    conf.binds,
 	})
-	var legacy []mount.EnvFile
+	var legacy []environment.File
 	for _, l := range layers {
 		if l.legacy != nil {
 			legacy = append(legacy, *l.legacy)
@@ -199,7 +203,7 @@ func (l launchCmd) prepare() (session, error) {
 
 // withoutUnapproved drops from the settings and the environment what the
 // user has not approved.
-func withoutUnapproved(conf launchSettings, env mount.Env, unapproved []auditItem) (launchSettings, mount.Env) {
+func withoutUnapproved(conf launchSettings, env environment.Env, unapproved []auditItem) (launchSettings, environment.Env) {
 	// A line is NAME or NAME=digest for a variable, mount:digest for a
 	// bind, with-ssh for the agent.
 	pending := map[string]bool{}
@@ -235,17 +239,17 @@ func (s *session) askApproval(yes bool) error {
 	}
 	if !yes {
 		if !isTerminal(os.Stdin) {
-			return withHint("check them, then run claudebox --yes to approve them for this project",
+			return hint.Errorf("check them, then run claudebox --yes to approve them for this project",
 				"the project's settings add what you have not approved for it: %s", strings.Join(what, ", "))
 		}
-		say(os.Stderr, "claudebox: the project's settings add what you have not approved for it:")
+		printable.Say(os.Stderr, "claudebox: the project's settings add what you have not approved for it:")
 		for _, w := range what {
-			say(os.Stderr, "  %s", w)
+			printable.Say(os.Stderr, "  %s", w)
 		}
 		fmt.Fprint(os.Stderr, "Allow them in this project's sandbox? [y/N] ")
 		answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-			return withHint("remove them from the file, or answer y", "not approved: nothing was started")
+			return hint.Errorf("remove them from the file, or answer y", "not approved: nothing was started")
 		}
 	}
 	s.approve = true
@@ -257,24 +261,24 @@ func (s *session) askApproval(yes bool) error {
 func resolveError(err error) error {
 	var redirect *instance.RedirectError
 	if errors.As(err, &redirect) {
-		return withHint("if you did not set this up, the sandbox may have: check it, then remove it or repair it on the host (git worktree repair)",
+		return hint.Errorf("if you did not set this up, the sandbox may have: check it, then remove it or repair it on the host (git worktree repair)",
 			"refusing a git redirect: %v", err)
 	}
-	return withHint("cd into your project again", "cannot resolve the current directory: %v", err)
+	return hint.Errorf("cd into your project again", "cannot resolve the current directory: %v", err)
 }
 
 // homeDir returns $HOME, which must name an existing directory.
 func homeDir() (string, error) {
 	home := os.Getenv("HOME")
 	if home == "" {
-		return "", withHint("set HOME to your home directory", "HOME is not set")
+		return "", hint.Errorf("set HOME to your home directory", "HOME is not set")
 	}
 	if !filepath.IsAbs(home) {
-		return "", withHint("set HOME to an absolute path", "HOME is not absolute: %s", home)
+		return "", hint.Errorf("set HOME to an absolute path", "HOME is not absolute: %s", home)
 	}
 	fi, err := os.Stat(home)
 	if err != nil || !fi.IsDir() {
-		return "", withHint("set HOME to your home directory", "HOME is not a directory: %s", home)
+		return "", hint.Errorf("set HOME to your home directory", "HOME is not a directory: %s", home)
 	}
 	return filepath.EvalSymlinks(home)
 }
@@ -283,7 +287,7 @@ func homeDir() (string, error) {
 // expose what the sandbox exists to hide: the rules of a user's --bind.
 func checkProject(checkout, home string, state []string) error {
 	if reason, _ := mount.SourceRefusal(checkout, true, home, state); reason != "" {
-		return withHint("cd into a project directory first", "refusing to use %s as the project: %s", checkout, reason)
+		return hint.Errorf("cd into a project directory first", "refusing to use %s as the project: %s", checkout, reason)
 	}
 	return nil
 }
@@ -295,11 +299,11 @@ func checkProject(checkout, home string, state []string) error {
 // under it, so no cleanup can remove them before the sandbox holds it too.
 func (s session) materialize() (*os.File, error) {
 	if err := os.MkdirAll(s.stateDir, 0o700); err != nil || unix.Access(s.stateDir, unix.W_OK) != nil {
-		return nil, withHint("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
+		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
 	}
 	dir, repairs, err := instance.Ensure(s.stateDir, s.plan.Project.Root, mount.HistoryFile, mount.SandboxMDFile)
 	if errors.Is(err, instance.ErrOtherRoot) {
-		return nil, withHint("move the instance directory aside if you edited it by hand", "%v", err)
+		return nil, hint.Errorf("move the instance directory aside if you edited it by hand", "%v", err)
 	}
 	if err != nil {
 		return nil, err
@@ -402,7 +406,7 @@ func createPlaceholder(m mount.Mount) error {
 	}
 	err := mount.CreatePlaceholder(m)
 	if errors.Is(err, os.ErrExist) {
-		return withHint("start claudebox again", "%s appeared while claudebox was starting", m.Dest)
+		return hint.Errorf("start claudebox again", "%s appeared while claudebox was starting", m.Dest)
 	}
 	return err
 }
@@ -430,7 +434,7 @@ func (s session) descriptors() (files []*os.File, err error) {
 		_, err = f.Seek(0, 0)
 		return err
 	}
-	filter, err := mount.SeccompFilter()
+	filter, err := seccomp.Filter()
 	if err != nil {
 		return nil, err
 	}
@@ -441,7 +445,7 @@ func (s session) descriptors() (files []*os.File, err error) {
 		var data []byte
 		if src != "" {
 			if data, err = os.ReadFile(src); err != nil {
-				return files, withHint("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
+				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
 			}
 			data = mount.CopyContent(src, data)
 		}

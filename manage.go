@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/gc"
+	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
@@ -45,14 +46,14 @@ func (g gcCmd) Run() error {
 	report := func(e gc.Event) {
 		switch e.Kind {
 		case "remove":
-			say(os.Stderr, "claudebox: %s %s (%s, root %s is gone)", verb, e.Instance.Dir, humanBytes(e.Instance.Bytes), e.Instance.Root)
+			printable.Say(os.Stderr, "claudebox: %s %s (%s, root %s is gone)", verb, e.Instance.Dir, humanBytes(e.Instance.Bytes), e.Instance.Root)
 		case "keep":
-			say(os.Stderr, "claudebox: kept %s: root %s is gone, but a session is running in it", e.Instance.Dir, e.Instance.Root)
+			printable.Say(os.Stderr, "claudebox: kept %s: root %s is gone, but a session is running in it", e.Instance.Dir, e.Instance.Root)
 		case "finish":
-			say(os.Stderr, "claudebox: %s %s, left by an interrupted --gc", verb, e.Instance.Dir)
+			printable.Say(os.Stderr, "claudebox: %s %s, left by an interrupted --gc", verb, e.Instance.Dir)
 		}
 	}
-	skip := func(s gc.Skipped) { say(os.Stderr, "claudebox: skipped %s: %s", s.Dir, s.Reason) }
+	skip := func(s gc.Skipped) { printable.Say(os.Stderr, "claudebox: skipped %s: %s", s.Dir, s.Reason) }
 	sum, err := gc.Collect(state, gc.ReadMounts(mountinfoFile, fstabFile), g.DryRun, report, skip)
 	if err != nil {
 		return err
@@ -61,7 +62,7 @@ func (g gcCmd) Run() error {
 	if g.DryRun {
 		verb, freed = "to remove", "to free"
 	}
-	say(os.Stderr, "claudebox: %d kept, %d %s, %d skipped, %s %s", sum.Kept, sum.Removed, verb, sum.Skipped, humanBytes(sum.Freed), freed)
+	printable.Say(os.Stderr, "claudebox: %d kept, %d %s, %d skipped, %s %s", sum.Kept, sum.Removed, verb, sum.Skipped, humanBytes(sum.Freed), freed)
 	return nil
 }
 
@@ -79,7 +80,7 @@ func (l listCmd) Run() error {
 	}
 	gc.Sort(insts)
 	for _, s := range skipped {
-		say(os.Stderr, "claudebox: skipped %s: %s", s.Dir, s.Reason)
+		printable.Say(os.Stderr, "claudebox: skipped %s: %s", s.Dir, s.Reason)
 	}
 	if l.JSON {
 		if insts == nil {
@@ -177,7 +178,7 @@ func (m moveCmd) Run() error {
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return withHint("cd into the project at its new place", "the current directory no longer exists")
+		return hint.Errorf("cd into the project at its new place", "the current directory no longer exists")
 	}
 	project, err := instance.Resolve(cwd)
 	if err != nil {
@@ -188,7 +189,7 @@ func (m moveCmd) Run() error {
 		return err
 	}
 	if _, err := os.Lstat(old); err == nil {
-		return withHint("--move carries the history of a project that moved away; "+old+" is still there",
+		return hint.Errorf("--move carries the history of a project that moved away; "+old+" is still there",
 			"%s still exists", old)
 	}
 	res, err := gc.Move(state, old, project.Root, m.Merge)
@@ -197,14 +198,14 @@ func (m moveCmd) Run() error {
 	}
 	switch {
 	case errors.Is(err, gc.ErrExists):
-		return withHint("claudebox --move "+m.Old+" --merge, to add the old sessions to it",
+		return hint.Errorf("claudebox --move "+m.Old+" --merge, to add the old sessions to it",
 			"%s already has an instance (%s)", project.Root, instance.Dir(state, project.Root))
 	case errors.Is(err, gc.ErrInUse):
-		return withHint("end the claudebox sessions of this project first", "%v", err)
+		return hint.Errorf("end the claudebox sessions of this project first", "%v", err)
 	case err != nil:
 		return err
 	}
-	say(os.Stderr, "claudebox: moved %d sessions of %s to %s (%s)", res.Sessions, old, project.Root, res.To)
+	printable.Say(os.Stderr, "claudebox: moved %d sessions of %s to %s (%s)", res.Sessions, old, project.Root, res.To)
 	return nil
 }
 
@@ -214,7 +215,7 @@ func (m moveCmd) oldRoot(state, cwd string) (string, error) {
 	if instance.IsHash(m.Old) {
 		b, err := untrusted.ReadFile(filepath.Join(gc.ProjectsDir(state), m.Old), instance.RootFile, instance.RootFileLimit)
 		if err != nil {
-			return "", withHint("claudebox --list shows the instances", "no instance %s", m.Old)
+			return "", hint.Errorf("claudebox --list shows the instances", "no instance %s", m.Old)
 		}
 		return strings.TrimSuffix(string(b), "\n"), nil
 	}
@@ -224,7 +225,7 @@ func (m moveCmd) oldRoot(state, cwd string) (string, error) {
 	}
 	old = filepath.Clean(old)
 	if _, err := os.Lstat(filepath.Join(instance.Dir(state, old), instance.RootFile)); err != nil {
-		return "", withHint("claudebox --list shows the instances and their roots", "no instance of %s", old)
+		return "", hint.Errorf("claudebox --list shows the instances and their roots", "no instance of %s", old)
 	}
 	return old, nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
 )
 
@@ -51,6 +52,12 @@ func (g Guard) Mount() Mount {
 // workTreeGuards are the working-tree paths that tools on the host run or
 // obey: the sandbox runtime's mandatory list, plus .envrc (direnv runs it)
 // and .pre-commit-config.yaml (the pre-commit hook runs what it names).
+
+// ProjectConfigFile names a repository's own claudebox settings, in its
+// checkout. Whoever wrote the repository wrote it, so what it adds waits
+// for the user's approval.
+const ProjectConfigFile = ".claudebox.toml"
+
 var workTreeGuards = []struct{ name, why string }{
 	{".gitmodules", "git submodule configuration"},
 	{".gitconfig", "git configuration"},
@@ -61,7 +68,7 @@ var workTreeGuards = []struct{ name, why string }{
 	{".profile", "shell startup file"},
 	{".ripgreprc", "ripgrep configuration"},
 	{".envrc", "direnv runs it"},
-	{ProjectEnvFile, "claudebox passes what it names into the sandbox"},
+	{environment.ProjectFile, "claudebox passes what it names into the sandbox"},
 	{ProjectConfigFile, "claudebox widens the sandbox by what it says"},
 	{".pre-commit-config.yaml", "the pre-commit hook runs what it names"},
 	{".mcp.json", "MCP servers Claude Code starts"},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 )
@@ -170,7 +171,7 @@ type Inputs struct {
 	Project  instance.Project
 	Cwd      string // the working directory, symlinks resolved
 	Host     Host
-	Env      Env // from Environment
+	Env      environment.Env // from environment.Resolve
 	Network  bool
 	// SSHAgent is the host's agent socket (SSH_AUTH_SOCK) with --with-ssh.
 	SSHAgent string

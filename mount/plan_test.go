@@ -7,10 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 )
@@ -22,7 +22,7 @@ func testPlan() Plan {
 		Project: instance.Project{Root: root, Checkout: root},
 		Cwd:     root + "/sub dir",
 		Host:    Host{System: []HostPath{{Path: "/usr"}, {Path: "/bin", Link: "usr/bin"}}},
-		Env:     Env{Names: []string{"HOME", "ANTHROPIC_API_KEY"}},
+		Env:     environment.Env{Names: []string{"HOME", "ANTHROPIC_API_KEY"}},
 		Network: true,
 		Command: []string{"/usr/bin/claude", "-p", "it's; rm -rf ~", "--model", "opus"},
 		Claude:  true,
@@ -70,57 +70,6 @@ func TestArgsOrder(t *testing.T) {
 			t.Fatalf("%q missing or out of order in\n%s", s, args)
 		}
 		at += i + len(s)
-	}
-}
-
-func TestEnvironment(t *testing.T) {
-	environ := []string{"HOME=/h", "PATH=/bin", "SECRET=x", "LC_ALL=C", "ANTHROPIC_API_KEY=k", "GITHUB_TOKEN=t", "MINE=1", "HOSTVAR=h"}
-	got, err := Environment(environ, []string{"MINE", "MINE"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"HOME", "PATH", "ANTHROPIC_API_KEY", "LC_ALL", "MINE"}; !reflect.DeepEqual(got.Names, want) || len(got.From) != 0 {
-		t.Fatalf("Environment = %+v, want names %q and nothing from files", got, want)
-	}
-	for _, bad := range []string{"NOPE", "1X", "A-B=c", "=x", ""} {
-		if _, err := Environment(environ, []string{bad}, nil); err == nil {
-			t.Errorf("--env %q accepted", bad)
-		}
-	}
-
-	// Env files: a later line wins, an unset NAME passes nothing, --env
-	// takes a name out of the audit, and an identity token is refused.
-	user := EnvFile{Path: "~/.claudebox/env", Entries: []EnvEntry{{Name: "TOOL", Value: "1", Set: true}, {Name: "HOSTVAR"}, {Name: "UNSET"}}}
-	project := EnvFile{Path: "/p/.claudebox.env", Entries: []EnvEntry{{Name: "TOOL", Value: "2", Set: true}, {Name: "ANTHROPIC_BASE_URL", Value: "https://x", Set: true}, {Name: "MINE", Value: "file", Set: true}}}
-	got, err = Environment(environ, []string{"MINE"}, []EnvFile{user, project})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"HOME", "PATH", "ANTHROPIC_API_KEY", "LC_ALL", "TOOL", "HOSTVAR", "ANTHROPIC_BASE_URL", "MINE"}; !reflect.DeepEqual(got.Names, want) {
-		t.Errorf("names = %q, want %q", got.Names, want)
-	}
-	if got.Values["TOOL"] != "2" || got.From["TOOL"] != "/p/.claudebox.env" || got.From["HOSTVAR"] != "~/.claudebox/env" {
-		t.Errorf("values %q from %q", got.Values, got.From)
-	}
-	if _, ok := got.Values["MINE"]; ok || got.From["MINE"] != "" {
-		t.Errorf("--env MINE should take the host's value, unaudited: %q %q", got.Values, got.From)
-	}
-	audit := got.Audit()
-	if len(audit) != 3 || audit[1] != "HOSTVAR" || !strings.HasPrefix(audit[2], "TOOL=") || strings.Contains(strings.Join(audit, " "), "https") {
-		t.Errorf("Audit = %q", audit)
-	}
-	// --env NAME=VALUE sets a value, unaudited, over an env file's.
-	got, err = Environment(environ, []string{"TOOL=cli", "NEW=x=y"}, []EnvFile{user})
-	if err != nil || got.Values["TOOL"] != "cli" || got.Values["NEW"] != "x=y" || got.From["TOOL"] != "" || len(got.Audit()) != 1 {
-		t.Errorf("--env NAME=VALUE: %v %+v", err, got)
-	}
-	token := EnvFile{Path: "/p/.claudebox.env", Entries: []EnvEntry{{Name: "GITHUB_TOKEN"}}}
-	var identity *IdentityError
-	if _, err := Environment(environ, nil, []EnvFile{token}); !errors.As(err, &identity) || identity.Name != "GITHUB_TOKEN" {
-		t.Errorf("GITHUB_TOKEN from an env file: %v", err)
-	}
-	if got, err := Environment(environ, []string{"GITHUB_TOKEN"}, []EnvFile{token}); err != nil || !slices.Contains(got.Names, "GITHUB_TOKEN") {
-		t.Errorf("--env GITHUB_TOKEN should pass it: %v %q", err, got.Names)
 	}
 }
 

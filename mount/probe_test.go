@@ -95,33 +95,6 @@ func TestProbe(t *testing.T) {
 	}
 }
 
-func TestReadEnvFile(t *testing.T) {
-	dir := t.TempDir()
-	good := filepath.Join(dir, "env")
-	write(t, good, "# comment\n\nA\nexport B=two words\n C=\n")
-	f, err := ReadEnvFile(good, false)
-	want := []EnvEntry{{Name: "A"}, {Name: "B", Value: "two words", Set: true}, {Name: "C", Set: true}}
-	if err != nil || !slices.Equal(f.Entries, want) || !f.Lines {
-		t.Fatalf("ReadEnvFile = %+v, %v", f, err)
-	}
-	link := filepath.Join(dir, "link")
-	os.Symlink(good, link)
-	if _, err := ReadEnvFile(link, false); err == nil {
-		t.Error("a symlink was followed")
-	}
-	if f, err := ReadEnvFile(link, true); err != nil || len(f.Entries) != 3 {
-		t.Errorf("follow: %+v, %v", f, err)
-	}
-	if f, err := ReadEnvFile(filepath.Join(dir, "missing"), false); err != nil || len(f.Entries) != 0 {
-		t.Errorf("missing: %+v, %v", f, err)
-	}
-	bad := filepath.Join(dir, "bad")
-	write(t, bad, "OK=1\nnot a name\x1b]0;x\n")
-	if _, err := ReadEnvFile(bad, false); err == nil || err.Error() != bad+`:2: "not a name\x1b]0;x" is not NAME or NAME=VALUE` {
-		t.Errorf("malformed: %v", err)
-	}
-}
-
 func TestEnviron(t *testing.T) {
 	p := Plan{Home: "/h", Env: []string{"HOME", "UNSET", "X"}, SSHAgent: true}
 	values := map[string]string{"HOME": "/h", "X": "a=b"}

@@ -7,6 +7,7 @@ package printable
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -94,4 +95,10 @@ func JSON(b []byte) []byte {
 		out.WriteRune(r)
 	}
 	return []byte(out.String())
+}
+
+// Say writes one line with its control characters escaped: what it names
+// may come from a file the repository or the sandbox wrote.
+func Say(w io.Writer, format string, args ...any) {
+	fmt.Fprintln(w, Escape(fmt.Sprintf(format, args...)))
 }

@@ -1,14 +1,4 @@
-package mount
-
-import (
-	"encoding/binary"
-	"fmt"
-	"runtime"
-
-	"golang.org/x/sys/unix"
-)
-
-// The seccomp filter bwrap installs before running the command. It denies
+// Package seccomp builds the filter bwrap installs before running the command. It denies
 // only what the namespaces cannot:
 //   - TIOCSTI and TIOCLINUX ioctls, which push keystrokes into the terminal
 //     the sandbox shares with the user's shell (CVE-2017-5226). bwrap's
@@ -24,6 +14,15 @@ import (
 //
 // Every ABI the kernel accepts on this machine is covered: a 32-bit program
 // calls ioctl by another number.
+package seccomp
+
+import (
+	"encoding/binary"
+	"fmt"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
 
 // abi is one system call table.
 type abi struct {
@@ -58,9 +57,9 @@ const (
 	retNOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 )
 
-// SeccompFilter returns the filter for this machine as bwrap reads it: an
+// Filter returns the filter for this machine as bwrap reads it: an
 // array of struct sock_filter.
-func SeccompFilter() ([]byte, error) {
+func Filter() ([]byte, error) {
 	table, ok := abis[runtime.GOARCH]
 	if !ok {
 		return nil, fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)

@@ -1,4 +1,8 @@
-package mount
+// Package environment works out the variables a sandbox starts with: an
+// allowlist of what a terminal program and Claude Code need, the env files,
+// and what the user names with --env. Values stay here, out of the plan, so
+// that nothing that prints a plan can print one.
+package environment
 
 import (
 	"fmt"
@@ -54,12 +58,12 @@ func (e *IdentityError) Error() string {
 	return fmt.Sprintf("%s would pass %s into the sandbox: an identity token passes only when you name it yourself", e.File, e.Name)
 }
 
-// Environment works out the variables the sandbox gets: the allowlist, then
+// Resolve works out the variables the sandbox gets: the allowlist, then
 // the env files' (user's first, then the project's: a later line wins),
 // then the user's --env NAME (the host's value) and --env NAME=VALUE, each
 // once. A --env name that is not set is an error, since silently dropping it
 // would hide a typo; an env file naming an unset variable passes nothing.
-func Environment(environ, requested []string, files []EnvFile) (Env, error) {
+func Resolve(environ, requested []string, files []File) (Env, error) {
 	set := map[string]bool{}
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
@@ -140,29 +144,4 @@ func validName(n string) bool {
 		return false
 	}
 	return strings.Trim(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == ""
-}
-
-// updaterOff is set in every sandbox, whatever the host says: Claude Code's
-// background updater would replace the host's claude, whose files are
-// read-only inside, and so fail in every session. The host's own claude
-// keeps updating itself.
-const updaterOff = "DISABLE_AUTOUPDATER"
-
-// Environ is the environment the sandbox starts with: the plan's names with
-// their values from lookup. It goes to exec's environment, never to argv.
-func (p Plan) Environ(lookup func(string) (string, bool)) []string {
-	env := make([]string, 0, len(p.Env)+2)
-	env = append(env, updaterOff+"=1")
-	if p.SSHAgent {
-		env = append(env, "SSH_AUTH_SOCK="+SSHAgentSocket)
-	}
-	for _, n := range p.Env {
-		if n == "HOME" {
-			// The home's real path, where the plan mounts it.
-			env = append(env, "HOME="+p.Home)
-		} else if v, ok := lookup(n); ok && n != updaterOff {
-			env = append(env, n+"="+v)
-		}
-	}
-	return env
 }

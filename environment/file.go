@@ -1,4 +1,4 @@
-package mount
+package environment
 
 import (
 	"bufio"
@@ -16,42 +16,37 @@ import (
 	"github.com/claudebox/claudebox/printable"
 )
 
-// EnvFile is a file of variables for the sandbox, as the bash claudebox
+// File is a file of variables for the sandbox, as the bash claudebox
 // read them: the user's ~/.claudebox/env and a project's .claudebox.env.
 // Each line is NAME, to pass the host's value, or NAME=VALUE, to set one;
 // blank lines and lines starting with # are ignored.
-type EnvFile struct {
+type File struct {
 	Path    string
-	Entries []EnvEntry
+	Entries []Entry
 	// Own marks the user's own configuration (config.toml): what it adds
 	// needs no approval, and it may name an identity token.
 	Own bool
-	// Lines says the file is one NAME=VALUE per line (ReadEnvFile's), not
+	// Lines says the file is one NAME=VALUE per line (ReadFile's), not
 	// a config file's list.
 	Lines bool
 }
 
-// EnvEntry is one line of an env file.
-type EnvEntry struct {
+// Entry is one line of an env file.
+type Entry struct {
 	Name  string
 	Value string
 	Set   bool // NAME=VALUE; otherwise the host's value passes
 }
 
-// ProjectEnvFile names a project's env file, in its checkout.
-const ProjectEnvFile = ".claudebox.env"
+// ProjectFile names a project's env file, in its checkout.
+const ProjectFile = ".claudebox.env"
 
-// ProjectConfigFile names a repository's own claudebox settings, in its
-// checkout. Whoever wrote the repository wrote it, so what it adds waits
-// for the user's approval.
-const ProjectConfigFile = ".claudebox.toml"
-
-// ReadEnvFile reads an env file; one that does not exist has no entries,
+// ReadFile reads an env file; one that does not exist has no entries,
 // and neither has the placeholder a running session keeps in its place.
 // Unless follow is set, a symlink is refused (ELOOP): a repository's file
 // could link to a secret, which an error would then quote.
-func ReadEnvFile(path string, follow bool) (EnvFile, error) {
-	f := EnvFile{Path: path, Lines: true}
+func ReadFile(path string, follow bool) (File, error) {
+	f := File{Path: path, Lines: true}
 	if instance.IsPlaceholder(path) {
 		return f, nil
 	}
@@ -73,7 +68,7 @@ func ReadEnvFile(path string, follow bool) (EnvFile, error) {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		e, ok := ParseEnvEntry(strings.TrimPrefix(line, "export "))
+		e, ok := ParseEntry(strings.TrimPrefix(line, "export "))
 		if !ok {
 			return f, fmt.Errorf("%s:%d: \"%s\" is not NAME or NAME=VALUE", path, n, printable.Excerpt(line))
 		}
@@ -82,11 +77,11 @@ func ReadEnvFile(path string, follow bool) (EnvFile, error) {
 	return f, sc.Err()
 }
 
-// ParseEnvEntry reads NAME or NAME=VALUE.
-func ParseEnvEntry(s string) (EnvEntry, bool) {
+// ParseEntry reads NAME or NAME=VALUE.
+func ParseEntry(s string) (Entry, bool) {
 	name, value, isSet := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
-	return EnvEntry{Name: name, Value: value, Set: isSet}, validName(name)
+	return Entry{Name: name, Value: value, Set: isSet}, validName(name)
 }
 
 // Audit lists what the env files add to the sandbox's environment, one

@@ -1,4 +1,4 @@
-package mount
+package seccomp
 
 import (
 	"encoding/binary"
@@ -52,8 +52,8 @@ func run(t *testing.T, prog []byte, arch, nr uint32, args ...uint64) uint32 {
 	return 0
 }
 
-func TestSeccompFilter(t *testing.T) {
-	prog, err := SeccompFilter()
+func TestFilter(t *testing.T) {
+	prog, err := Filter()
 	if err != nil {
 		t.Skip(err)
 	}

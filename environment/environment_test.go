@@ -1,0 +1,60 @@
+package environment
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestResolve(t *testing.T) {
+	environ := []string{"HOME=/h", "PATH=/bin", "SECRET=x", "LC_ALL=C", "ANTHROPIC_API_KEY=k", "GITHUB_TOKEN=t", "MINE=1", "HOSTVAR=h"}
+	got, err := Resolve(environ, []string{"MINE", "MINE"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"HOME", "PATH", "ANTHROPIC_API_KEY", "LC_ALL", "MINE"}; !reflect.DeepEqual(got.Names, want) || len(got.From) != 0 {
+		t.Fatalf("Environment = %+v, want names %q and nothing from files", got, want)
+	}
+	for _, bad := range []string{"NOPE", "1X", "A-B=c", "=x", ""} {
+		if _, err := Resolve(environ, []string{bad}, nil); err == nil {
+			t.Errorf("--env %q accepted", bad)
+		}
+	}
+
+	// Env files: a later line wins, an unset NAME passes nothing, --env
+	// takes a name out of the audit, and an identity token is refused.
+	user := File{Path: "~/.claudebox/env", Entries: []Entry{{Name: "TOOL", Value: "1", Set: true}, {Name: "HOSTVAR"}, {Name: "UNSET"}}}
+	project := File{Path: "/p/.claudebox.env", Entries: []Entry{{Name: "TOOL", Value: "2", Set: true}, {Name: "ANTHROPIC_BASE_URL", Value: "https://x", Set: true}, {Name: "MINE", Value: "file", Set: true}}}
+	got, err = Resolve(environ, []string{"MINE"}, []File{user, project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"HOME", "PATH", "ANTHROPIC_API_KEY", "LC_ALL", "TOOL", "HOSTVAR", "ANTHROPIC_BASE_URL", "MINE"}; !reflect.DeepEqual(got.Names, want) {
+		t.Errorf("names = %q, want %q", got.Names, want)
+	}
+	if got.Values["TOOL"] != "2" || got.From["TOOL"] != "/p/.claudebox.env" || got.From["HOSTVAR"] != "~/.claudebox/env" {
+		t.Errorf("values %q from %q", got.Values, got.From)
+	}
+	if _, ok := got.Values["MINE"]; ok || got.From["MINE"] != "" {
+		t.Errorf("--env MINE should take the host's value, unaudited: %q %q", got.Values, got.From)
+	}
+	audit := got.Audit()
+	if len(audit) != 3 || audit[1] != "HOSTVAR" || !strings.HasPrefix(audit[2], "TOOL=") || strings.Contains(strings.Join(audit, " "), "https") {
+		t.Errorf("Audit = %q", audit)
+	}
+	// --env NAME=VALUE sets a value, unaudited, over an env file's.
+	got, err = Resolve(environ, []string{"TOOL=cli", "NEW=x=y"}, []File{user})
+	if err != nil || got.Values["TOOL"] != "cli" || got.Values["NEW"] != "x=y" || got.From["TOOL"] != "" || len(got.Audit()) != 1 {
+		t.Errorf("--env NAME=VALUE: %v %+v", err, got)
+	}
+	token := File{Path: "/p/.claudebox.env", Entries: []Entry{{Name: "GITHUB_TOKEN"}}}
+	var identity *IdentityError
+	if _, err := Resolve(environ, nil, []File{token}); !errors.As(err, &identity) || identity.Name != "GITHUB_TOKEN" {
+		t.Errorf("GITHUB_TOKEN from an env file: %v", err)
+	}
+	if got, err := Resolve(environ, []string{"GITHUB_TOKEN"}, []File{token}); err != nil || !slices.Contains(got.Names, "GITHUB_TOKEN") {
+		t.Errorf("--env GITHUB_TOKEN should pass it: %v %q", err, got.Names)
+	}
+}

@@ -1,0 +1,42 @@
+package environment
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "env")
+	writeFile(t, good, "# comment\n\nA\nexport B=two words\n C=\n")
+	f, err := ReadFile(good, false)
+	want := []Entry{{Name: "A"}, {Name: "B", Value: "two words", Set: true}, {Name: "C", Set: true}}
+	if err != nil || !slices.Equal(f.Entries, want) || !f.Lines {
+		t.Fatalf("ReadFile = %+v, %v", f, err)
+	}
+	link := filepath.Join(dir, "link")
+	os.Symlink(good, link)
+	if _, err := ReadFile(link, false); err == nil {
+		t.Error("a symlink was followed")
+	}
+	if f, err := ReadFile(link, true); err != nil || len(f.Entries) != 3 {
+		t.Errorf("follow: %+v, %v", f, err)
+	}
+	if f, err := ReadFile(filepath.Join(dir, "missing"), false); err != nil || len(f.Entries) != 0 {
+		t.Errorf("missing: %+v, %v", f, err)
+	}
+	bad := filepath.Join(dir, "bad")
+	writeFile(t, bad, "OK=1\nnot a name\x1b]0;x\n")
+	if _, err := ReadFile(bad, false); err == nil || err.Error() != bad+`:2: "not a name\x1b]0;x" is not NAME or NAME=VALUE` {
+		t.Errorf("malformed: %v", err)
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
