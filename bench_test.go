@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/session"
 )
 
 // benchRepo makes a repository with a linked worktree and chdirs into a
@@ -102,13 +104,17 @@ func BenchmarkPrepareToolchains(b *testing.B) {
 }
 
 func benchPrepare(b *testing.B) {
+	home, err := session.FindHome()
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
 	for b.Loop() {
-		s, err := launchCmd{Args: []string{"-p", "hi"}}.prepare()
+		s, err := session.Prepare(session.Options{Home: home, Args: []string{"-p", "hi"}, ReadMounts: readMounts})
 		if err != nil {
 			b.Fatal(err)
 		}
-		_ = s.plan.Args()
+		_ = s.Plan().Args()
 	}
 }
 

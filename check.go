@@ -16,6 +16,7 @@ import (
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/session"
 )
 
 // procSys is where the kernel's switches are read; tests point it at a
@@ -41,7 +42,8 @@ var bwrapFeatures = []string{"--unshare-cgroup-try", "--die-with-parent", "--sec
 const apparmorFix = `printf 'abi <abi/4.0>,\ninclude <tunables/global>\nprofile bwrap /usr/bin/bwrap flags=(unconfined) {\n  userns,\n}\n' | sudo tee /etc/apparmor.d/bwrap && sudo apparmor_parser -r /etc/apparmor.d/bwrap`
 
 func (c checkCmd) Run() error {
-	home, homeErr := homeDir()
+	h, homeErr := session.FindHome()
+	home := h.Dir
 	var results []checkResult
 	bwrap, err := exec.LookPath("bwrap")
 	if err != nil {
@@ -66,51 +68,57 @@ func (c checkCmd) Run() error {
 	if homeErr != nil {
 		hostLines = append(hostLines, checkResult{"home", "fail", homeErr.Error(), hint.Of(homeErr)})
 	} else {
-		hostLines = append(hostLines, checkClaudeDir(home), checkCredentials(home), checkStateDir(filepath.Join(home, ".claudebox")))
+		hostLines = append(hostLines, checkClaudeDir(home), checkCredentials(home), checkStateDir(h.State))
 	}
 
 	// The trial: the plan of a launch here, running true; then claude
 	// --version, for the version as the sandbox sees it.
 	trial := checkResult{"trial sandbox", "fail", "not run: fix the lines above first", ""}
-	s, err := launchCmd{Args: []string{"--version"}, onlyApproved: true}.prepare()
+	var s *session.Session
+	err = homeErr
+	if err == nil {
+		s, err = session.Prepare(session.Options{Home: h, Args: []string{"--version"}, OnlyApproved: true, ReadMounts: readMounts})
+	}
 	if err != nil {
 		hostLines = append(hostLines, checkResult{"instance", "fail", err.Error(), hint.Of(err)})
 	} else {
-		hostLines = append(hostLines, checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", s.plan.Instance, s.plan.Project.Root), ""})
-		for _, b := range s.plan.Binds {
+		plan := s.Plan()
+		hostLines = append(hostLines, checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", plan.Instance, plan.Project.Root), ""})
+		for _, b := range plan.Binds {
 			hostLines = append(hostLines, checkResult{"mount", "ok", b.Flag() + bindSource(b), ""})
 		}
-		for _, h := range s.plan.Hidden {
+		for _, h := range plan.Hidden {
 			hostLines = append(hostLines, checkResult{"mount", "ok", h.String(), ""})
 		}
-		for _, t := range s.plan.Toolchains {
+		for _, t := range plan.Toolchains {
 			hostLines = append(hostLines, checkResult{"PATH", "ok", t.Entry + ", read-only, with what its programs need", ""})
 		}
-		for _, pp := range s.plan.PathProblems {
+		for _, pp := range plan.PathProblems {
 			hostLines = append(hostLines, checkResult{"PATH", "warn", pp.Entry + " does not work inside: " + pp.Reason,
 				"drop it from PATH, or show what it needs yourself: claudebox --ro-bind DIR"})
 		}
-		if len(s.unapproved) > 0 {
+		if len(s.Unapproved()) > 0 {
 			var what []string
-			for _, a := range s.unapproved {
-				what = append(what, a.show)
+			for _, a := range s.Unapproved() {
+				what = append(what, a.Show)
 			}
 			hostLines = append(hostLines, checkResult{"project settings", "warn", "not yet approved for this project, left out of the trial: " + strings.Join(what, ", "),
 				"check them, then claudebox --yes (or answer the question a launch asks)"})
 		}
-		withTrue := s
-		truePath, err := exec.LookPath("true")
-		withTrue.plan.Command = []string{truePath}
-		if err != nil {
+		// One setup of the instance for both: true, then claude --version.
+		if truePath, err := exec.LookPath("true"); err != nil {
 			trial = checkResult{"trial sandbox", "fail", "true not found on PATH", "install coreutils"}
-		} else if _, stderr, err := withTrue.trial(); err != nil {
-			trial = explainTrial(stderr, err, userns)
 		} else {
-			trial = checkResult{"trial sandbox", "ok", "a sandbox built from this plan ran true", ""}
-			if out, stderr, err := s.trial(); err != nil {
+			out, stderr, err := s.Trial([]string{truePath}, plan.Command)
+			switch {
+			case len(out) == 0:
+				trial = explainTrial(stderr, err, userns)
+			case err != nil:
+				trial = checkResult{"trial sandbox", "ok", "a sandbox built from this plan ran true", ""}
 				claude = checkResult{"claude", "fail", "does not start in the sandbox: " + lastLine(stderr, err), "claudebox --shell, and run claude there to see why"}
-			} else {
-				claude.Detail += ", " + strings.TrimSpace(out) + " inside the sandbox"
+			default:
+				trial = checkResult{"trial sandbox", "ok", "a sandbox built from this plan ran true", ""}
+				claude.Detail += ", " + strings.TrimSpace(out[1]) + " inside the sandbox"
 			}
 		}
 	}
@@ -173,7 +181,7 @@ func checkBwrap(bwrap string) checkResult {
 // checkLandlock says whether a sandbox gets Landlock's scoping, and what
 // is open without it.
 func checkLandlock(bwrap string) checkResult {
-	ok, why := landlockScoping(bwrap)
+	ok, why := session.LandlockScoping(bwrap)
 	if !ok {
 		return checkResult{"landlock", "warn", why + ": on the shared network the sandbox can connect to the host's abstract Unix sockets (X11, D-Bus)",
 			"Linux 6.12 or later with Landlock enabled (lsm=landlock,…), a bwrap that is not setuid; or launch with --no-network"}
@@ -253,32 +261,6 @@ func checkStateDir(state string) checkResult {
 		return checkResult{"~/.claudebox", "ok", "will be created", ""}
 	}
 	return checkResult{"~/.claudebox", "ok", "writable", ""}
-}
-
-// trial runs the session's plan for real, as a child, and returns what the
-// command printed and what bwrap said.
-func (s session) trial() (stdout, stderr string, err error) {
-	lock, files, err := s.start()
-	if err != nil {
-		return "", "", err
-	}
-	defer lock.Close()
-	var out, errb bytes.Buffer
-	cmd := &exec.Cmd{
-		Path: s.bwrap, Args: append([]string{"bwrap"}, s.plan.Args()...),
-		Env: s.plan.Environ(s.lookupEnv), ExtraFiles: files,
-		Stdout: &out, Stderr: &errb,
-	}
-	watcher, err := startPlan(cmd, s.startChild, s.plan)
-	closeAll(files)
-	if err == nil {
-		err = cmd.Wait()
-		if stopErr := watcher.stop(); stopErr != nil {
-			err = stopErr
-		}
-	}
-	s.leave(lock)
-	return out.String(), errb.String(), err
 }
 
 // explainTrial turns a failed trial into the line that says why, from

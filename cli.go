@@ -9,8 +9,10 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/session"
 )
 
 // cli is claudebox's own command line. Its modes are flags, not
@@ -70,19 +72,25 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case c.SSHKey != "":
 		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
 	case c.WatchGuards:
-		return watchGuards(os.Stdin, os.Stdout)
+		return session.WatchGuards(os.Stdin, os.Stdout)
 	case c.Check:
 		return checkCmd{JSON: c.JSON}.Run()
-	case c.Gc:
-		return gcCmd{DryRun: c.DryRun}.Run()
-	case c.List:
-		return listCmd{JSON: c.JSON}.Run()
-	case c.Move != "":
-		return moveCmd{Old: c.Move, Merge: c.Merge}.Run()
 	}
-	flags := settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside,
+	home, err := session.FindHome()
+	if err != nil {
+		return err
+	}
+	switch {
+	case c.Gc:
+		return gcCmd{DryRun: c.DryRun}.Run(home)
+	case c.List:
+		return listCmd{JSON: c.JSON}.Run(home)
+	case c.Move != "":
+		return moveCmd{Old: c.Move, Merge: c.Merge}.Run(home)
+	}
+	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets}
-	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run()
+	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)
 }
 
 // version is stamped by the build (-ldflags -X main.version=…); go install
@@ -117,7 +125,7 @@ func newParser(c *cli) (*kong.Kong, error) {
 }
 
 func run(args []string) int {
-	closeInheritedOnExec()
+	session.CloseInheritedOnExec()
 	var c cli
 	parser, err := newParser(&c)
 	if err != nil {
@@ -132,7 +140,7 @@ func run(args []string) int {
 	}
 	c.Claude = rest
 	if err := ctx.Run(); err != nil {
-		var status exitCode
+		var status session.ExitCode
 		if errors.As(err, &status) {
 			return int(status)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/instance"
 )
@@ -38,7 +39,7 @@ var hostileStates = map[string]hostileState{
 	"approval record FIFO": func(t *testing.T, inst, _, projects, _ string) {
 		// The record is read only once the user approved something.
 		check(t, os.WriteFile(filepath.Join(filepath.Dir(projects), "approval.key"), make([]byte, 32), 0o600))
-		mkfifo(t, clear(t, inst, instance.ApprovalFile))
+		mkfifo(t, clear(t, inst, config.ApprovalFile))
 	},
 	"claude.json 1 TiB sparse": func(t *testing.T, inst, _, _, _ string) {
 		f, err := os.Create(clear(t, inst, instance.ClaudeJSONFile))

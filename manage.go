@@ -10,12 +10,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/pty"
+	"github.com/claudebox/claudebox/session"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -26,22 +26,11 @@ var (
 	fstabFile     = "/etc/fstab"
 )
 
-func stateDir() (string, error) {
-	home, err := homeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".claudebox"), nil
-}
-
 // gcCmd prunes the instances whose project is gone.
 type gcCmd struct{ DryRun bool }
 
-func (g gcCmd) Run() error {
-	state, err := stateDir()
-	if err != nil {
-		return err
-	}
+func (g gcCmd) Run(home session.Home) error {
+	state := home.State
 	verb := map[bool]string{false: "removed", true: "would remove"}[g.DryRun]
 	report := func(e gc.Event) {
 		switch e.Kind {
@@ -54,7 +43,7 @@ func (g gcCmd) Run() error {
 		}
 	}
 	skip := func(s gc.Skipped) { printable.Say(os.Stderr, "claudebox: skipped %s: %s", s.Dir, s.Reason) }
-	sum, err := gc.Collect(state, gc.ReadMounts(mountinfoFile, fstabFile), g.DryRun, report, skip)
+	sum, err := gc.Collect(state, readMounts(), g.DryRun, report, skip)
 	if err != nil {
 		return err
 	}
@@ -69,12 +58,9 @@ func (g gcCmd) Run() error {
 // listCmd shows the instances, stale ones first.
 type listCmd struct{ JSON bool }
 
-func (l listCmd) Run() error {
-	state, err := stateDir()
-	if err != nil {
-		return err
-	}
-	insts, skipped, _, err := gc.Scan(state, gc.ReadMounts(mountinfoFile, fstabFile))
+func (l listCmd) Run(home session.Home) error {
+	state := home.State
+	insts, skipped, _, err := gc.Scan(state, readMounts())
 	if err != nil {
 		return err
 	}
@@ -88,7 +74,7 @@ func (l listCmd) Run() error {
 		}
 		return writeJSON(os.Stdout, insts)
 	}
-	writeTable(os.Stdout, insts, isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "")
+	writeTable(os.Stdout, insts, pty.IsTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "")
 	return nil
 }
 
@@ -145,11 +131,6 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-func isTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
-
 // humanBytes renders a size in IEC units.
 func humanBytes(n int64) string {
 	if n < 1024 {
@@ -171,18 +152,11 @@ type moveCmd struct {
 	Merge bool
 }
 
-func (m moveCmd) Run() error {
-	state, err := stateDir()
+func (m moveCmd) Run(home session.Home) error {
+	state := home.State
+	cwd, project, err := session.Here()
 	if err != nil {
 		return err
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return hint.Errorf("cd into the project at its new place", "the current directory no longer exists")
-	}
-	project, err := instance.Resolve(cwd)
-	if err != nil {
-		return resolveError(err)
 	}
 	old, err := m.oldRoot(state, cwd)
 	if err != nil {

@@ -100,7 +100,7 @@ func Resolve(environ, requested []string, files []File) (Env, error) {
 	var requestedNames []string
 	for _, r := range requested {
 		n, value, hasValue := strings.Cut(r, "=")
-		if !validName(n) {
+		if !ValidName(n) {
 			return Env{}, fmt.Errorf("--env %q: not a variable name", r)
 		}
 		if hasValue {
@@ -139,7 +139,8 @@ func Resolve(environ, requested []string, files []File) (Env, error) {
 	return env, nil
 }
 
-func validName(n string) bool {
+// ValidName says n can name an environment variable.
+func ValidName(n string) bool {
 	if n == "" || (n[0] >= '0' && n[0] <= '9') {
 		return false
 	}

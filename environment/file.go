@@ -2,13 +2,10 @@ package environment
 
 import (
 	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -81,26 +78,5 @@ func ReadFile(path string, follow bool) (File, error) {
 func ParseEntry(s string) (Entry, bool) {
 	name, value, isSet := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
-	return Entry{Name: name, Value: value, Set: isSet}, validName(name)
-}
-
-// Audit lists what the env files add to the sandbox's environment, one
-// line per variable, as the user approves it: NAME for a passed host value,
-// NAME=<digest> for a value a file sets, so that changing the value asks
-// again without the record holding it.
-func (e Env) Audit() []string {
-	var lines []string
-	for name := range e.From {
-		if e.Own[name] {
-			continue
-		}
-		line := name
-		if v, ok := e.Values[name]; ok {
-			sum := sha256.Sum256([]byte(v))
-			line += "=" + hex.EncodeToString(sum[:8])
-		}
-		lines = append(lines, line)
-	}
-	sort.Strings(lines)
-	return lines
+	return Entry{Name: name, Value: value, Set: isSet}, ValidName(name)
 }

@@ -52,7 +52,7 @@ var ErrOtherRoot = errors.New("instance belongs to another project root")
 //
 // The sandbox writes the instance, so Ensure also repairs what it can have
 // left in the way of a launch: the directory's own permissions, and any of
-// claudebox's files there (claude.json, env-approved and the
+// claudebox's files there (claude.json and the
 // caller's files) that is not a regular file the owner can read and write.
 // It returns one line for each repair.
 func Ensure(stateDir, root string, files ...string) (string, []string, error) {
@@ -79,7 +79,7 @@ func Ensure(stateDir, root string, files ...string) (string, []string, error) {
 			return "", nil, err
 		}
 	}
-	for _, name := range append([]string{ClaudeJSONFile, ApprovalFile}, files...) {
+	for _, name := range append([]string{ClaudeJSONFile}, files...) {
 		what, err := repairFile(dir, name)
 		if err != nil {
 			return "", nil, err

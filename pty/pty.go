@@ -293,3 +293,9 @@ func (r *Relay) discardReplies() {
 		}
 	}
 }
+
+// IsTerminal says whether f is a terminal.
+func IsTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}

@@ -1,4 +1,4 @@
-package instance
+package config
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/instance"
 )
 
 // The approval record is honoured only as written by WriteApproval for
@@ -13,13 +15,17 @@ import (
 // do to it (edit, copy from another instance, replace by a link) counts as
 // no approval.
 func TestApprovalRecord(t *testing.T) {
-	lines := []string{"REGION=0123456789abcdef", "mount:fedcba9876543210", "with-ssh"}
+	grants := []Grant{{Kind: Variable, Name: "REGION", Digest: "0123456789abcdef"}, {Kind: Mount, Digest: "fedcba9876543210"}, {Kind: SSHAgent}, {Kind: Network}}
+	var items []Item
+	for _, g := range grants {
+		items = append(items, Item{Grant: g})
+	}
 	for _, c := range []struct {
 		name   string
 		tamper func(t *testing.T, state, dir, other string) string // returns the dir to read
-		want   []string
+		want   []Grant
 	}{
-		{"as written", func(t *testing.T, state, dir, other string) string { return dir }, lines},
+		{"as written", func(t *testing.T, state, dir, other string) string { return dir }, grants},
 		{"a line added", func(t *testing.T, state, dir, other string) string {
 			edit(t, filepath.Join(dir, ApprovalFile), func(s string) string { return "EXTRA\n" + s })
 			return dir
@@ -53,13 +59,13 @@ func TestApprovalRecord(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			state := t.TempDir()
-			dir, other := Dir(state, "/code/a"), Dir(state, "/code/b")
+			dir, other := instance.Dir(state, "/code/a"), instance.Dir(state, "/code/b")
 			for _, d := range []string{dir, other} {
 				if err := os.MkdirAll(d, 0o700); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := WriteApproval(state, dir, lines); err != nil {
+			if err := WriteApproval(state, dir, items); err != nil {
 				t.Fatal(err)
 			}
 			if got := ReadApproval(state, c.tamper(t, state, dir, other)); !slices.Equal(got, c.want) {
@@ -72,14 +78,14 @@ func TestApprovalRecord(t *testing.T) {
 // The key is made once and kept: a second record is signed with the same.
 func TestApprovalKeyKept(t *testing.T) {
 	state := t.TempDir()
-	dir := Dir(state, "/code/a")
+	dir := instance.Dir(state, "/code/a")
 	os.MkdirAll(dir, 0o700)
-	WriteApproval(state, dir, []string{"A"})
+	WriteApproval(state, dir, []Item{{Grant: Grant{Name: "A"}}})
 	key, err := os.ReadFile(filepath.Join(state, approvalKey))
 	if err != nil || len(key) != 32 {
 		t.Fatalf("key = %d bytes, %v", len(key), err)
 	}
-	WriteApproval(state, dir, []string{"B"})
+	WriteApproval(state, dir, []Item{{Grant: Grant{Name: "B"}}})
 	again, _ := os.ReadFile(filepath.Join(state, approvalKey))
 	if string(again) != string(key) {
 		t.Error("the key changed")

@@ -1,9 +1,12 @@
-package main
+// Package config reads what a launch is told beyond its defaults: the
+// command line's flags, the user's config.toml, a repository's
+// .claudebox.toml and the bash claudebox's env files. It merges them into
+// one Launch, lists what the project's files add for the user to approve,
+// and keeps the signed record of what was approved.
+package config
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,9 +27,9 @@ import (
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// settings are what a launch can be told beyond its defaults, by flags or
+// Settings are what a launch can be told beyond its defaults, by flags or
 // by a config file; the keys are the flags' names.
-type settings struct {
+type Settings struct {
 	Bind      []string `toml:"bind"`
 	RoBind    []string `toml:"ro-bind"`
 	Env       []string `toml:"env"`
@@ -41,13 +44,13 @@ type settings struct {
 // userConfig is the user's config.toml: settings for every project, and
 // tables of settings for one project each, keyed by its root.
 type userConfig struct {
-	settings
-	Project map[string]settings `toml:"project"`
+	Settings
+	Project map[string]Settings `toml:"project"`
 }
 
-// userConfigPath is $XDG_CONFIG_HOME/claudebox/config.toml, by default
+// UserConfigPath is $XDG_CONFIG_HOME/claudebox/config.toml, by default
 // under ~/.config.
-func userConfigPath(home string) string {
+func UserConfigPath(home string) string {
 	dir := os.Getenv("XDG_CONFIG_HOME")
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(home, ".config")
@@ -115,7 +118,7 @@ func decodeConfig(path string, v any, follow bool) (bool, error) {
 
 // layer is one source of settings.
 type layer struct {
-	settings
+	Settings
 	// from names the source for --dry-run and the approval question: a
 	// file's path, or "" for the command line.
 	from string
@@ -129,14 +132,14 @@ type layer struct {
 	legacy *environment.File
 }
 
-// configLayers reads the settings files, lowest precedence first: the
+// readLayers reads the settings files, lowest precedence first: the
 // user's config for every project, the repository's .claudebox.toml, then
 // the user's table for this project (the user has the last word on the
 // project, and the command line on everything).
 //
 // The bash claudebox's env files are read too, each before its successor:
 // ~/.claudebox/env before config.toml, .claudebox.env before .claudebox.toml.
-func configLayers(home string, project instance.Project) ([]layer, error) {
+func readLayers(home string, project instance.Project) ([]layer, error) {
 	var layers []layer
 	legacy := func(path string, follow bool) error {
 		f, err := environment.ReadFile(path, follow)
@@ -155,20 +158,20 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 		return nil, err
 	}
 	var user userConfig
-	path := userConfigPath(home)
+	path := UserConfigPath(home)
 	if _, err := decodeConfig(path, &user, true); err != nil {
 		return nil, err
 	}
-	layers = append(layers, layer{settings: user.settings, from: path, own: true, base: project.Checkout})
+	layers = append(layers, layer{Settings: user.Settings, from: path, own: true, base: project.Checkout})
 	if err := legacy(filepath.Join(project.Checkout, environment.ProjectFile), false); err != nil {
 		return nil, err
 	}
-	var repo settings
+	var repo Settings
 	repoPath := filepath.Join(project.Checkout, mount.ProjectConfigFile)
 	if ok, err := decodeConfig(repoPath, &repo, false); err != nil {
 		return nil, err
 	} else if ok {
-		layers = append(layers, layer{settings: repo, from: repoPath, base: project.Checkout})
+		layers = append(layers, layer{Settings: repo, from: repoPath, base: project.Checkout})
 	}
 	for _, key := range slices.Sorted(maps.Keys(user.Project)) {
 		root := instance.ExpandHome(key, home)
@@ -179,46 +182,70 @@ func configLayers(home string, project instance.Project) ([]layer, error) {
 			root = real
 		}
 		if root == project.Root || root == project.Checkout {
-			layers = append(layers, layer{settings: user.Project[key], from: fmt.Sprintf("%s [project.%q]", path, key), own: true, base: project.Checkout})
+			layers = append(layers, layer{Settings: user.Project[key], from: fmt.Sprintf("%s [project.%q]", path, key), own: true, base: project.Checkout})
 		}
 	}
 	return layers, nil
 }
 
-// launchSettings are the layers merged: lists accumulate, a later layer
+// Launch is the settings merged: lists accumulate, a later layer
 // replaces an earlier one's bind at the same destination and its value of
 // a variable, and the last layer that says with-ssh or no-network decides.
-type launchSettings struct {
-	binds     []mount.BindSpec
-	envFiles  []environment.File
-	envFlags  []string
-	withSSH   bool
-	noNetwork bool
-	// reportOnly: at the end of the project's last session, what the exit
+type Launch struct {
+	Binds     []mount.BindSpec
+	EnvFiles  []environment.File
+	EnvFlags  []string
+	WithSSH   bool
+	NoNetwork bool
+	// ReportOnly: at the end of the project's last session, what the exit
 	// audit finds is named but left in place.
-	reportOnly bool
-	// clipboard lets the sandbox's clipboard writes reach the terminal;
-	// desktopSockets leaves the host's abstract Unix sockets reachable.
-	clipboard      bool
-	desktopSockets bool
-	// approval lists what a repository's file adds, for the audit; the
-	// env files' variables are audited through their Env.
-	approval []auditItem
+	ReportOnly bool
+	// Clipboard lets the sandbox's clipboard writes reach the terminal;
+	// DesktopSockets leaves the host's abstract Unix sockets reachable.
+	Clipboard      bool
+	DesktopSockets bool
+	// Legacy are the bash-era env files read, for their one-time notice.
+	Legacy []environment.File
+	// additions lists what a repository's file adds, for approval; the env
+	// files' variables are added from the environment (Additions).
+	additions []Item
 }
 
-// auditItem is one thing the user approves: line is how the approval
-// record holds it, show how the question names it.
-type auditItem struct {
-	line, show string
+// Load reads the configuration files of project and merges them under
+// flags, the command line's settings; relative paths on the command line
+// are relative to cwd. The binds must show nothing of state, claudebox's
+// own directories.
+func Load(home string, project instance.Project, flags Settings, cwd string, state []string) (Launch, error) {
+	layers, err := readLayers(home, project)
+	if err != nil {
+		return Launch{}, err
+	}
+	l, err := merge(append(layers, layer{Settings: flags, own: true}), home, cwd)
+	if err != nil {
+		return Launch{}, err
+	}
+	if err := mount.CheckBinds(l.Binds, home, project, state); err != nil {
+		return Launch{}, bindHint(err, "")
+	}
+	for _, layer := range layers {
+		if layer.legacy != nil {
+			l.Legacy = append(l.Legacy, *layer.legacy)
+		}
+	}
+	return l, nil
 }
 
-func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
-	var out launchSettings
+func merge(layers []layer, home, cwd string) (Launch, error) {
+	var out Launch
 	var sshFrom string
 	// What the user's own settings (or the command line) ask for needs no
 	// approval, whichever source has the last word on it.
-	ownBinds := map[string]bool{}
+	ownBinds := map[Grant]bool{}
 	ownSSH := false
+	// A repository's no-network = false over the user's own true waits for
+	// approval too: it gives back what the user took away.
+	var networkFrom string
+	ownNoNetwork := false
 	for _, l := range layers {
 		for _, group := range []struct {
 			specs    []string
@@ -233,18 +260,18 @@ func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 				if err != nil {
 					return out, bindHint(err, l.from)
 				}
-				out.binds = slices.DeleteFunc(out.binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest })
-				out.binds = append(out.binds, b)
+				out.Binds = slices.DeleteFunc(out.Binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest })
+				out.Binds = append(out.Binds, b)
 				if l.own {
-					ownBinds[bindLine(b)] = true
+					ownBinds[mountGrant(b)] = true
 				}
 			}
 		}
 		switch {
 		case l.legacy != nil:
-			out.envFiles = append(out.envFiles, *l.legacy)
+			out.EnvFiles = append(out.EnvFiles, *l.legacy)
 		case l.from == "":
-			out.envFlags = l.Env
+			out.EnvFlags = l.Env
 		case len(l.Env) > 0:
 			f := environment.File{Path: l.from, Own: l.own}
 			for _, s := range l.Env {
@@ -254,51 +281,51 @@ func mergeSettings(layers []layer, home, cwd string) (launchSettings, error) {
 				}
 				f.Entries = append(f.Entries, e)
 			}
-			out.envFiles = append(out.envFiles, f)
+			out.EnvFiles = append(out.EnvFiles, f)
 		}
 		if l.WithSSH != nil {
-			out.withSSH, sshFrom = *l.WithSSH, l.from
+			out.WithSSH, sshFrom = *l.WithSSH, l.from
 			ownSSH = ownSSH || *l.WithSSH && l.own
 		}
 		if l.NoNetwork != nil {
-			out.noNetwork = *l.NoNetwork
+			out.NoNetwork, networkFrom = *l.NoNetwork, l.from
+			ownNoNetwork = ownNoNetwork || *l.NoNetwork && l.own
+			if l.own {
+				networkFrom = ""
+			}
 		}
 		if l.MoveAside != nil {
 			if !l.own {
-				return out, hint.Errorf("set it in "+userConfigPath(home)+" or on the command line", "%s: move-aside is yours to set, not the repository's", l.from)
+				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: move-aside is yours to set, not the repository's", l.from)
 			}
-			out.reportOnly = !*l.MoveAside
+			out.ReportOnly = !*l.MoveAside
 		}
 		for _, o := range []struct {
 			key string
 			set *bool
 			to  *bool
-		}{{"with-clipboard", l.WithClipboard, &out.clipboard}, {"with-desktop-sockets", l.WithDesktopSockets, &out.desktopSockets}} {
+		}{{"with-clipboard", l.WithClipboard, &out.Clipboard}, {"with-desktop-sockets", l.WithDesktopSockets, &out.DesktopSockets}} {
 			if o.set == nil {
 				continue
 			}
 			if !l.own {
-				return out, hint.Errorf("set it in "+userConfigPath(home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, o.key)
+				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, o.key)
 			}
 			*o.to = *o.set
 		}
 	}
-	for _, b := range out.binds {
-		if !ownBinds[bindLine(b)] {
-			out.approval = append(out.approval, auditItem{line: bindLine(b), show: b.Flag() + " (from " + b.From + ")"})
+	for _, b := range out.Binds {
+		if g := mountGrant(b); !ownBinds[g] {
+			out.additions = append(out.additions, Item{Grant: g, Show: b.Flag() + " (from " + b.From + ")"})
 		}
 	}
-	if out.withSSH && !ownSSH {
-		out.approval = append(out.approval, auditItem{line: "with-ssh", show: "--with-ssh (from " + sshFrom + ")"})
+	if !out.NoNetwork && ownNoNetwork && networkFrom != "" {
+		out.additions = append(out.additions, Item{Grant: Grant{Kind: Network}, Show: "no-network = false (from " + networkFrom + ")"})
+	}
+	if out.WithSSH && !ownSSH {
+		out.additions = append(out.additions, Item{Grant: Grant{Kind: SSHAgent}, Show: "--with-ssh (from " + sshFrom + ")"})
 	}
 	return out, nil
-}
-
-// bindLine is how the approval record holds a bind: a digest, since a path
-// may hold spaces.
-func bindLine(b mount.BindSpec) string {
-	sum := sha256.Sum256([]byte(b.Flag() + "\x00" + b.Src + "\x00" + b.Dest))
-	return "mount:" + hex.EncodeToString(sum[:8])
 }
 
 // bindHint gives a bind error its hint; one from a file names the file.
@@ -312,53 +339,4 @@ func bindHint(err error, from string) error {
 		msg = from + ": " + msg
 	}
 	return hint.Errorf(be.Hint, "%s", msg)
-}
-
-// noticesFile records, in the state directory, the bash-era files whose
-// notice the user has seen.
-const noticesFile = "notices"
-
-// noticeLegacy says, once per file, what a bash-era env file read at this
-// launch is in the new configuration. It names variables, never values.
-func (s session) noticeLegacy() error {
-	if len(s.legacy) == 0 {
-		return nil
-	}
-	path := filepath.Join(s.stateDir, noticesFile)
-	seen, _ := os.ReadFile(path)
-	lines := strings.Split(string(seen), "\n")
-	var fresh []string
-	for _, f := range s.legacy {
-		if slices.Contains(lines, f.Path) {
-			continue
-		}
-		var names []string
-		for _, e := range f.Entries {
-			if e.Set {
-				names = append(names, fmt.Sprintf("%q", e.Name+"=…"))
-			} else {
-				names = append(names, fmt.Sprintf("%q", e.Name))
-			}
-		}
-		env := "env = [" + strings.Join(names, ", ") + "]"
-		if filepath.Base(f.Path) == environment.ProjectFile {
-			printable.Say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, mount.ProjectConfigFile)
-			printable.Say(os.Stderr, "hint: kept outside the repository, a [project.%q] table in %s needs no approval", s.plan.Project.Root, userConfigPath(s.home))
-		} else {
-			printable.Say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, userConfigPath(s.home))
-			printable.Say(os.Stderr, "hint: there it needs no approval, and %s can then go", f.Path)
-		}
-		fresh = append(fresh, f.Path)
-	}
-	if len(fresh) == 0 {
-		return nil
-	}
-	if err := os.MkdirAll(s.stateDir, 0o700); err != nil {
-		return err
-	}
-	record := strings.TrimSuffix(string(seen), "\n")
-	if record != "" {
-		record += "\n"
-	}
-	return untrusted.WriteFile(s.stateDir, noticesFile, []byte(record+strings.Join(fresh, "\n")+"\n"), 0o600)
 }

@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"errors"
@@ -29,21 +29,19 @@ import (
 // session ends, removes the placeholders. It exits with the sandbox's
 // status. (Exec'ing bwrap, as claudebox once did, left the lock on a
 // descriptor the sandbox shared, and nothing on the host side watching.)
-func (s session) supervise() error {
-	lock, files, err := s.start()
+func (s *Session) supervise() error {
+	lock, err := s.materialize()
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
-	cmd := &exec.Cmd{
-		Path:       s.bwrap,
-		Args:       append([]string{"bwrap"}, s.plan.Args()...),
-		Env:        s.plan.Environ(s.lookupEnv),
-		Stdin:      os.Stdin,
-		Stdout:     os.Stdout,
-		Stderr:     os.Stderr,
-		ExtraFiles: files,
+	files, err := s.descriptors()
+	if err != nil {
+		s.leave(lock)
+		return err
 	}
+	cmd := s.bwrapCmd(s.plan, files)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	// The sandbox runs in a session of its own, on a terminal of its own
 	// when claudebox has one: a signal sent to claudebox (kill, a closing
 	// terminal, Ctrl-C when only stdout is a terminal) is meant for the
@@ -87,7 +85,7 @@ func (s session) supervise() error {
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
-		return exitCode(statusOf(exit.ProcessState))
+		return ExitCode(statusOf(exit.ProcessState))
 	case err != nil:
 		return err
 	}
@@ -100,7 +98,7 @@ func (s session) supervise() error {
 // D-Bus), which the shared network would otherwise reach. Not for a setuid
 // bwrap: Landlock needs no_new_privs, which would keep bwrap from gaining
 // root.
-func (s session) startChild(cmd *exec.Cmd) error {
+func (s *Session) startChild(cmd *exec.Cmd) error {
 	if !s.landlock {
 		return cmd.Start()
 	}
@@ -111,9 +109,9 @@ func (s session) startChild(cmd *exec.Cmd) error {
 	return landlock.Start(cmd, scope)
 }
 
-// landlockScoping says whether a sandbox started with bwrap gets a scoped
+// LandlockScoping says whether a sandbox started with bwrap gets a scoped
 // Landlock domain, and if not, why.
-func landlockScoping(bwrap string) (bool, string) {
+func LandlockScoping(bwrap string) (bool, string) {
 	if abi := landlock.ABI(); abi < landlock.ScopeABI {
 		return false, fmt.Sprintf("the kernel's Landlock ABI is %d; scoping needs %d (Linux 6.12)", abi, landlock.ScopeABI)
 	}
@@ -125,7 +123,7 @@ func landlockScoping(bwrap string) (bool, string) {
 
 // leave ends this session's hold on the project; if it was the last one
 // running, it cleans up what the sessions left on the host.
-func (s session) leave(lock *os.File) {
+func (s *Session) leave(lock *os.File) {
 	if instance.Leave(lock) {
 		s.cleanUp(s.plan.Instance)
 	}
@@ -134,7 +132,7 @@ func (s session) leave(lock *os.File) {
 // cleanUp runs, with the project's lock held exclusively, after its last
 // session: the placeholders go, and the exit audit looks through the
 // project for what the sessions left that the host would run or obey.
-func (s session) cleanUp(dir string) {
+func (s *Session) cleanUp(dir string) {
 	instance.RemovePlaceholders(dir)
 	since, ok := instance.Started(dir)
 	if !ok {
@@ -158,7 +156,7 @@ func (s session) cleanUp(dir string) {
 // reportFindings moves what the exit audit found aside, into claudebox's
 // state where the sandbox never reaches, and names each with the command
 // that puts it back; with move-aside = false it only names them.
-func (s session) reportFindings(root, dir string, found []string) {
+func (s *Session) reportFindings(root, dir string, found []string) {
 	w := os.Stderr
 	if s.reportOnly {
 		fmt.Fprintln(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
@@ -192,16 +190,16 @@ func statusOf(ps *os.ProcessState) int {
 	return ps.ExitCode()
 }
 
-// exitCode ends claudebox with the sandbox's status, saying nothing: what
+// ExitCode ends claudebox with the sandbox's status, saying nothing: what
 // ran inside has said what it had to.
-type exitCode int
+type ExitCode int
 
-func (e exitCode) Error() string { return "exit status " + strconv.Itoa(int(e)) }
+func (e ExitCode) Error() string { return "exit status " + strconv.Itoa(int(e)) }
 
-// closeInheritedOnExec marks every descriptor beyond stdio close-on-exec:
+// CloseInheritedOnExec marks every descriptor beyond stdio close-on-exec:
 // the shell that started claudebox may have left some open (exec
 // 7<~/.ssh/id_ed25519), and no child of claudebox is to inherit them.
-func closeInheritedOnExec() {
+func CloseInheritedOnExec() {
 	if err := unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"bufio"
@@ -199,11 +199,11 @@ func (w *guardWatcher) stop() error {
 	return nil
 }
 
-// watchGuards is the watcher's process (claudebox --watch-guards): it reads
+// WatchGuards is the watcher's process (claudebox --watch-guards): it reads
 // the sandbox's pid and the guarded paths, then keeps the guards standing
 // until the supervisor kills it. It says "ready" once the guards stand;
 // any error ends the session.
-func watchGuards(stdin io.Reader, stdout io.Writer) error {
+func WatchGuards(stdin io.Reader, stdout io.Writer) error {
 	var req watchRequest
 	if err := json.NewDecoder(stdin).Decode(&req); err != nil {
 		return err

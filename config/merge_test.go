@@ -1,4 +1,4 @@
-package main
+package config
 
 import (
 	"os"
@@ -10,11 +10,11 @@ import (
 	"github.com/claudebox/claudebox/environment"
 )
 
-// mergeSettings: lists add up, a later layer replaces a bind at the same
+// merge: lists add up, a later layer replaces a bind at the same
 // destination and a variable's value, the last with-ssh or no-network
 // decides, and only what a repository's file has the last word on waits
 // for approval.
-func TestMergeSettings(t *testing.T) {
+func TestMerge(t *testing.T) {
 	home := t.TempDir()
 	proj := filepath.Join(home, "proj")
 	cwd := filepath.Join(proj, "sub")
@@ -24,9 +24,9 @@ func TestMergeSettings(t *testing.T) {
 		}
 	}
 	yes, no := true, false
-	user := func(s settings) layer { return layer{settings: s, from: "config.toml", own: true, base: proj} }
-	repo := func(s settings) layer { return layer{settings: s, from: ".claudebox.toml", base: proj} }
-	flags := func(s settings) layer { return layer{settings: s, own: true} }
+	user := func(s Settings) layer { return layer{Settings: s, from: "config.toml", own: true, base: proj} }
+	repo := func(s Settings) layer { return layer{Settings: s, from: ".claudebox.toml", base: proj} }
+	flags := func(s Settings) layer { return layer{Settings: s, own: true} }
 	type want struct {
 		binds     []string // Flag (from)
 		envFiles  []string // path: NAME=VALUE …
@@ -42,32 +42,32 @@ func TestMergeSettings(t *testing.T) {
 		want   want
 	}{
 		{"nothing", nil, want{}},
-		{"the user's own need no approval", []layer{user(settings{RoBind: []string{"~/data"}, WithSSH: &yes, Env: []string{"A=1"}})},
+		{"the user's own need no approval", []layer{user(Settings{RoBind: []string{"~/data"}, WithSSH: &yes, Env: []string{"A=1"}})},
 			want{binds: []string{"--ro-bind " + home + "/data (config.toml)"}, envFiles: []string{"config.toml: A=1"}, withSSH: true}},
-		{"a repository's wait, relative to the project", []layer{repo(settings{Bind: []string{"fixtures:/fx"}, WithSSH: &yes})},
+		{"a repository's wait, relative to the project", []layer{repo(Settings{Bind: []string{"fixtures:/fx"}, WithSSH: &yes})},
 			want{binds: []string{"--bind " + proj + "/fixtures:/fx (.claudebox.toml)"}, withSSH: true,
 				approval: []string{"--bind " + proj + "/fixtures:/fx (from .claudebox.toml)", "--with-ssh (from .claudebox.toml)"}}},
-		{"the command line is relative to the working directory", []layer{flags(settings{RoBind: []string{"fixtures"}})},
+		{"the command line is relative to the working directory", []layer{flags(Settings{RoBind: []string{"fixtures"}})},
 			want{binds: []string{"--ro-bind " + cwd + "/fixtures ()"}}},
 		{"a later layer replaces a bind at the same destination", []layer{
-			user(settings{RoBind: []string{"~/data:/d"}}), repo(settings{Bind: []string{"~/data:/d"}})},
+			user(Settings{RoBind: []string{"~/data:/d"}}), repo(Settings{Bind: []string{"~/data:/d"}})},
 			want{binds: []string{"--bind " + home + "/data:/d (.claudebox.toml)"}, approval: []string{"--bind " + home + "/data:/d (from .claudebox.toml)"}}},
 		{"what the user also asks for needs no approval", []layer{
-			repo(settings{RoBind: []string{"~/data:/d"}, WithSSH: &yes}), user(settings{RoBind: []string{"~/data:/d"}, WithSSH: &yes})},
+			repo(Settings{RoBind: []string{"~/data:/d"}, WithSSH: &yes}), user(Settings{RoBind: []string{"~/data:/d"}, WithSSH: &yes})},
 			want{binds: []string{"--ro-bind " + home + "/data:/d (config.toml)"}, withSSH: true}},
 		{"the last with-ssh and no-network decide", []layer{
-			repo(settings{WithSSH: &yes, NoNetwork: &yes}), flags(settings{WithSSH: &no, NoNetwork: &no})},
+			repo(Settings{WithSSH: &yes, NoNetwork: &yes}), flags(Settings{WithSSH: &no, NoNetwork: &no})},
 			want{}},
-		{"--env stays the command line's", []layer{flags(settings{Env: []string{"X", "Y=2"}})}, want{envFlags: []string{"X", "Y=2"}}},
-		{"a malformed env entry", []layer{repo(settings{Env: []string{"1BAD=x"}})},
+		{"--env stays the command line's", []layer{flags(Settings{Env: []string{"X", "Y=2"}})}, want{envFlags: []string{"X", "Y=2"}}},
+		{"a malformed env entry", []layer{repo(Settings{Env: []string{"1BAD=x"}})},
 			want{err: `.claudebox.toml: env: "1BAD=x" is not NAME or NAME=VALUE`}},
-		{"a malformed env entry is quoted short and escaped", []layer{repo(settings{Env: []string{"\x1b[2K" + strings.Repeat("x", 100)}})},
+		{"a malformed env entry is quoted short and escaped", []layer{repo(Settings{Env: []string{"\x1b[2K" + strings.Repeat("x", 100)}})},
 			want{err: `.claudebox.toml: env: "\x1b[2K` + strings.Repeat("x", 44) + `…" is not NAME or NAME=VALUE`}},
-		{"a bind error names its file", []layer{repo(settings{RoBind: []string{"~/missing"}})},
+		{"a bind error names its file", []layer{repo(Settings{RoBind: []string{"~/missing"}})},
 			want{err: ".claudebox.toml: --ro-bind ~/missing: "}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := mergeSettings(c.layers, home, cwd)
+			got, err := merge(c.layers, home, cwd)
 			if c.want.err != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), c.want.err) {
 					t.Fatalf("err = %v, want %q…", err, c.want.err)
@@ -77,15 +77,15 @@ func TestMergeSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := want{envFlags: got.envFlags, withSSH: got.withSSH, noNetwork: got.noNetwork}
-			for _, b := range got.binds {
+			g := want{envFlags: got.EnvFlags, withSSH: got.WithSSH, noNetwork: got.NoNetwork}
+			for _, b := range got.Binds {
 				g.binds = append(g.binds, b.Flag()+" ("+b.From+")")
 			}
-			for _, f := range got.envFiles {
+			for _, f := range got.EnvFiles {
 				g.envFiles = append(g.envFiles, f.Path+": "+entries(f.Entries))
 			}
-			for _, a := range got.approval {
-				g.approval = append(g.approval, a.show)
+			for _, a := range got.additions {
+				g.approval = append(g.approval, a.Show)
 			}
 			if !reflect.DeepEqual(g, c.want) {
 				t.Errorf("got  %+v\nwant %+v", g, c.want)

@@ -1,0 +1,444 @@
+// Package session is a launch's effects. Prepare reads the host once (the
+// project, the configuration, the environment, what the plan must know of
+// the host) and builds the plan, touching nothing; Run then creates the
+// instance and what the plan binds, runs bwrap as claudebox's child beside
+// its guard watcher, and cleans up after the project's last session.
+package session
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/config"
+	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/gc"
+	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/pty"
+	"github.com/claudebox/claudebox/sandboxmd"
+	"github.com/claudebox/claudebox/seccomp"
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// Options are what the command line asks of a launch.
+type Options struct {
+	Home  Home
+	Shell bool
+	// Flags are the settings the command line gives; config files fill in
+	// the rest.
+	Flags config.Settings
+	Args  []string
+	// OnlyApproved leaves out what the user has not approved, instead of
+	// asking: --check's trial runs only what a launch would without asking.
+	OnlyApproved bool
+	// ReadMounts reads the machine's mount table: a launch records which
+	// mount holds the project, for --gc.
+	ReadMounts func() gc.Mounts
+}
+
+// Session is a launch worked out before it touches anything.
+type Session struct {
+	bwrap    string
+	home     string
+	stateDir string
+	plan     mount.Plan
+	env      environment.Env
+	// additions lists what the project's files (and the bash-era env files)
+	// add; unapproved, what of it the user has not approved for this
+	// project.
+	additions  []config.Item
+	unapproved []config.Item
+	approve    bool
+	// reportOnly: the exit audit names what it finds and moves nothing.
+	reportOnly bool
+	// clipboard and desktopSockets are the user's opt-ins (see
+	// config.Launch).
+	clipboard      bool
+	desktopSockets bool
+	// landlock: bwrap starts in a scoped Landlock domain.
+	landlock bool
+	// legacy are the bash-era env files read, for their one-time notice.
+	legacy     []environment.File
+	readMounts func() gc.Mounts
+}
+
+// Plan is the session's plan.
+func (s *Session) Plan() mount.Plan { return s.plan }
+
+// Unapproved lists what the project's files add that the user has not
+// approved for this project.
+func (s *Session) Unapproved() []config.Item { return s.unapproved }
+
+// Script is the launch as a shell command, one mount per line.
+func (s *Session) Script() string { return s.plan.Script(s.bwrap) }
+
+// Run asks for what needs approval, then runs the sandbox and supervises
+// it until it ends; yes approves without asking.
+func (s *Session) Run(yes bool) error {
+	if err := s.askApproval(yes); err != nil {
+		return err
+	}
+	if err := s.noticeLegacy(); err != nil {
+		return err
+	}
+	return s.supervise()
+}
+
+// Prepare validates everything a launch needs and creates nothing.
+func Prepare(o Options) (*Session, error) {
+	home := o.Home.Dir
+	cwd, project, err := Here()
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(cwd); err == nil {
+		cwd = real
+	}
+
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return nil, hint.Errorf("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
+	}
+	command := []string{"claude"}
+	if o.Shell {
+		command = []string{"bash"}
+	}
+	prog, err := exec.LookPath(command[0])
+	if err != nil {
+		if o.Shell {
+			return nil, hint.Errorf("install bash", "bash not found on PATH")
+		}
+		return nil, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
+	}
+	command = append([]string{prog}, o.Args...)
+	stateDir := o.Home.State
+	// claudebox's own state and configuration, wherever they are, never
+	// show through a bind, the project's included.
+	state := mount.StateDirs(home, []string{stateDir, filepath.Dir(config.UserConfigPath(home))})
+	if err := checkProject(project.Checkout, home, state); err != nil {
+		return nil, err
+	}
+	conf, err := config.Load(home, project, o.Flags, cwd, state)
+	if err != nil {
+		return nil, err
+	}
+	env, err := environment.Resolve(os.Environ(), conf.EnvFlags, conf.EnvFiles)
+	var identity *environment.IdentityError
+	switch {
+	case errors.As(err, &identity):
+		return nil, hint.Errorf("to pass it, name it yourself: claudebox --env "+identity.Name+", or env in "+config.UserConfigPath(home), "%v", err)
+	case err != nil:
+		return nil, hint.Errorf("export the variable first, or drop the flag", "%v", err)
+	}
+	additions := conf.Additions(env)
+	unapproved := config.Unapproved(additions, config.ReadApproval(stateDir, instance.Dir(stateDir, project.Root)))
+	if o.OnlyApproved {
+		conf, env = conf.Without(env, unapproved)
+	}
+	host := mount.Probe(home, stateDir, project, prog, os.Getenv("HOME"), os.Getenv("PATH"), conf.Binds, state)
+	if len(host.Symlinked) > 0 {
+		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
+			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
+	}
+	if len(host.Redirects) > 0 {
+		return nil, resolveError(host.Redirects[0])
+	}
+	var agent string
+	if conf.WithSSH {
+		agent = os.Getenv("SSH_AUTH_SOCK")
+		startAgent := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add; or launch with --with-ssh=false"
+		if agent == "" {
+			return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK is not set")
+		}
+		if fi, err := os.Stat(agent); err != nil || fi.Mode()&os.ModeSocket == 0 {
+			return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", agent)
+		}
+	}
+	plan := mount.Build(mount.Inputs{
+		Home:     home,
+		StateDir: stateDir,
+		Project:  project,
+		Cwd:      cwd,
+		Host:     host,
+		Env:      env,
+		Network:  !conf.NoNetwork,
+		SSHAgent: agent,
+		Command:  command,
+		Claude:   !o.Shell,
+		Binds:    conf.Binds,
+	})
+	scoped, _ := LandlockScoping(bwrap)
+	return &Session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
+		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, readMounts: o.ReadMounts}, nil
+}
+
+// lookupEnv gives the values the sandbox starts with: an env file's, else
+// the host's.
+func (s *Session) lookupEnv(name string) (string, bool) {
+	if v, ok := s.env.Values[name]; ok {
+		return v, true
+	}
+	return os.LookupEnv(name)
+}
+
+// askApproval asks the user, once, to approve what the project's files add
+// to its sandbox; --yes approves without asking. A stdin that is not a
+// terminal cannot answer, so the launch fails instead of hanging.
+func (s *Session) askApproval(yes bool) error {
+	if len(s.unapproved) == 0 {
+		return nil
+	}
+	var what []string
+	for _, a := range s.unapproved {
+		what = append(what, a.Show)
+	}
+	if !yes {
+		if !pty.IsTerminal(os.Stdin) {
+			return hint.Errorf("check them, then run claudebox --yes to approve them for this project",
+				"the project's settings add what you have not approved for it: %s", strings.Join(what, ", "))
+		}
+		printable.Say(os.Stderr, "claudebox: the project's settings add what you have not approved for it:")
+		for _, w := range what {
+			printable.Say(os.Stderr, "  %s", w)
+		}
+		fmt.Fprint(os.Stderr, "Allow them in this project's sandbox? [y/N] ")
+		answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			return hint.Errorf("remove them from the file, or answer y", "not approved: nothing was started")
+		}
+	}
+	s.approve = true
+	return nil
+}
+
+// Here returns the current directory and its project.
+func Here() (string, instance.Project, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", instance.Project{}, hint.Errorf("cd into your project again", "the current directory no longer exists")
+	}
+	project, err := instance.Resolve(cwd)
+	if err != nil {
+		return "", instance.Project{}, resolveError(err)
+	}
+	return cwd, project, nil
+}
+
+// resolveError explains why the project of the current directory cannot
+// be decided.
+func resolveError(err error) error {
+	var redirect *instance.RedirectError
+	if errors.As(err, &redirect) {
+		return hint.Errorf("if you did not set this up, the sandbox may have: check it, then remove it or repair it on the host (git worktree repair)",
+			"refusing a git redirect: %v", err)
+	}
+	return hint.Errorf("cd into your project again", "cannot resolve the current directory: %v", err)
+}
+
+// Home is where claudebox keeps its state: the user's home, by its real
+// path, and claudebox's state directory in it.
+type Home struct {
+	Dir, State string
+}
+
+// FindHome reads $HOME, which must name an existing directory.
+func FindHome() (Home, error) {
+	home := os.Getenv("HOME")
+	if home == "" {
+		return Home{}, hint.Errorf("set HOME to your home directory", "HOME is not set")
+	}
+	if !filepath.IsAbs(home) {
+		return Home{}, hint.Errorf("set HOME to an absolute path", "HOME is not absolute: %s", home)
+	}
+	fi, err := os.Stat(home)
+	if err != nil || !fi.IsDir() {
+		return Home{}, hint.Errorf("set HOME to your home directory", "HOME is not a directory: %s", home)
+	}
+	real, err := filepath.EvalSymlinks(home)
+	if err != nil {
+		return Home{}, err
+	}
+	return Home{Dir: real, State: filepath.Join(real, ".claudebox")}, nil
+}
+
+// checkProject refuses a project directory whose read-write bind would
+// expose what the sandbox exists to hide: the rules of a user's --bind.
+func checkProject(checkout, home string, state []string) error {
+	if reason, _ := mount.SourceRefusal(checkout, true, home, state); reason != "" {
+		return hint.Errorf("cd into a project directory first", "refusing to use %s as the project: %s", checkout, reason)
+	}
+	return nil
+}
+
+// materialize creates what the plan binds: the instance with its
+// project-root, SANDBOX.md, claude.json and history, then the placeholders
+// of the project's guards, so that bwrap never creates a file on the host. It
+// returns the instance's session lock, held shared: placeholders are made
+// under it, so no cleanup can remove them before the sandbox holds it too.
+func (s *Session) materialize() (*os.File, error) {
+	if err := os.MkdirAll(s.stateDir, 0o700); err != nil || unix.Access(s.stateDir, unix.W_OK) != nil {
+		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
+	}
+	dir, repairs, err := instance.Ensure(s.stateDir, s.plan.Project.Root, mount.HistoryFile, mount.SandboxMDFile, config.ApprovalFile)
+	if errors.Is(err, instance.ErrOtherRoot) {
+		return nil, hint.Errorf("move the instance directory aside if you edited it by hand", "%v", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range repairs {
+		fmt.Fprintf(os.Stderr, "claudebox: %s\n", r)
+	}
+	if err := gc.RecordHolder(s.stateDir, s.plan.Project.Root, s.readMounts()); err != nil {
+		return nil, err
+	}
+	lock, err := instance.OpenLock(dir)
+	if err != nil {
+		return nil, err
+	}
+	// The first session after a supervisor was killed cleans up after it.
+	if idle, err := instance.TryLockIdle(lock); err == nil && idle {
+		s.cleanUp(dir)
+	}
+	if err := instance.LockShared(lock); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if err := instance.MarkStart(dir); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	if err := s.fill(dir); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	return lock, nil
+}
+
+// fill writes what the plan binds from the instance dir and makes the
+// placeholders of the project's guards, recorded first so that a cleanup
+// after a crash knows them.
+func (s *Session) fill(dir string) error {
+	if s.approve {
+		if err := config.WriteApproval(s.stateDir, dir, s.additions); err != nil {
+			return err
+		}
+	}
+	if err := createEmpty(filepath.Join(dir, mount.HistoryFile)); err != nil {
+		return err
+	}
+	if err := untrusted.WriteFileIfChanged(dir, mount.SandboxMDFile, sandboxmd.Render(s.plan), 0o600); err != nil {
+		return err
+	}
+	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), s.stateDir, dir, trustPaths(s.plan.Chdir)); err != nil {
+		return err
+	}
+	var paths []string
+	for _, m := range s.plan.Placeholders() {
+		paths = append(paths, m.Dest)
+	}
+	if err := instance.RecordPlaceholders(dir, paths); err != nil {
+		return err
+	}
+	for _, m := range s.plan.Placeholders() {
+		if err := createPlaceholder(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// createEmpty creates path as an empty 0600 file unless it exists, without
+// following a symlink.
+func createEmpty(path string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// createPlaceholder makes the stand-in a guard's mount needs where nothing
+// exists, recognisably claudebox's.
+func createPlaceholder(m mount.Mount) error {
+	if instance.IsPlaceholder(m.Dest) {
+		return nil
+	}
+	err := mount.CreatePlaceholder(m)
+	if errors.Is(err, os.ErrExist) {
+		return hint.Errorf("start claudebox again", "%s appeared while claudebox was starting", m.Dest)
+	}
+	return err
+}
+
+// descriptors returns what bwrap reads from the descriptors the plan names,
+// in order: the seccomp filter, then the content of each data mount. They
+// are anonymous memory files, so the sandbox cannot reopen a host file
+// through one.
+func (s *Session) descriptors() (files []*os.File, err error) {
+	defer func() {
+		if err != nil {
+			closeAll(files)
+		}
+	}()
+	add := func(data []byte) error {
+		fd, err := unix.MemfdCreate("claudebox", unix.MFD_CLOEXEC)
+		if err != nil {
+			return err
+		}
+		f := os.NewFile(uintptr(fd), "claudebox-data")
+		files = append(files, f)
+		if _, err := f.Write(data); err != nil {
+			return err
+		}
+		_, err = f.Seek(0, 0)
+		return err
+	}
+	filter, err := seccomp.Filter()
+	if err != nil {
+		return nil, err
+	}
+	if err := add(filter); err != nil {
+		return files, err
+	}
+	for _, src := range s.plan.DataSources() {
+		var data []byte
+		if src != "" {
+			if data, err = os.ReadFile(src); err != nil {
+				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
+			}
+			data = mount.CopyContent(src, data)
+		}
+		if err := add(data); err != nil {
+			return files, err
+		}
+	}
+	return files, nil
+}
+
+func closeAll(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// trustPaths are the directories whose trust decision Claude Code consults:
+// the working directory and its ancestors.
+func trustPaths(cwd string) []string {
+	var paths []string
+	for d := cwd; ; d = filepath.Dir(d) {
+		paths = append(paths, d)
+		if d == "/" {
+			return paths
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package session
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/claudebox/claudebox/config"
+	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// noticesFile records, in the state directory, the bash-era files whose
+// notice the user has seen.
+const noticesFile = "notices"
+
+// noticeLegacy says, once per file, what a bash-era env file read at this
+// launch is in the new configuration. It names variables, never values.
+func (s *Session) noticeLegacy() error {
+	if len(s.legacy) == 0 {
+		return nil
+	}
+	path := filepath.Join(s.stateDir, noticesFile)
+	seen, _ := os.ReadFile(path)
+	lines := strings.Split(string(seen), "\n")
+	var fresh []string
+	for _, f := range s.legacy {
+		if slices.Contains(lines, f.Path) {
+			continue
+		}
+		var names []string
+		for _, e := range f.Entries {
+			if e.Set {
+				names = append(names, fmt.Sprintf("%q", e.Name+"=…"))
+			} else {
+				names = append(names, fmt.Sprintf("%q", e.Name))
+			}
+		}
+		env := "env = [" + strings.Join(names, ", ") + "]"
+		if filepath.Base(f.Path) == environment.ProjectFile {
+			printable.Say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, mount.ProjectConfigFile)
+			printable.Say(os.Stderr, "hint: kept outside the repository, a [project.%q] table in %s needs no approval", s.plan.Project.Root, config.UserConfigPath(s.home))
+		} else {
+			printable.Say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, config.UserConfigPath(s.home))
+			printable.Say(os.Stderr, "hint: there it needs no approval, and %s can then go", f.Path)
+		}
+		fresh = append(fresh, f.Path)
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(s.stateDir, 0o700); err != nil {
+		return err
+	}
+	record := strings.TrimSuffix(string(seen), "\n")
+	if record != "" {
+		record += "\n"
+	}
+	return untrusted.WriteFile(s.stateDir, noticesFile, []byte(record+strings.Join(fresh, "\n")+"\n"), 0o600)
+}
