@@ -58,6 +58,13 @@ func TestMerge(t *testing.T) {
 		{"the last with-ssh and no-network decide", []layer{
 			repo(Settings{WithSSH: &yes, NoNetwork: &yes}), flags(Settings{WithSSH: &no, NoNetwork: &no})},
 			want{}},
+		{"a repository's network over the user's no-network waits", []layer{
+			user(Settings{NoNetwork: &yes}), repo(Settings{NoNetwork: &no})},
+			want{approval: []string{"no-network = false (from .claudebox.toml)"}}},
+		{"the user's own last word on the network needs none", []layer{
+			user(Settings{NoNetwork: &yes}), repo(Settings{NoNetwork: &no}), flags(Settings{NoNetwork: &no})},
+			want{}},
+		{"a repository's no-network alone needs none", []layer{repo(Settings{NoNetwork: &yes})}, want{noNetwork: true}},
 		{"--env stays the command line's", []layer{flags(Settings{Env: []string{"X", "Y=2"}})}, want{envFlags: []string{"X", "Y=2"}}},
 		{"a malformed env entry", []layer{repo(Settings{Env: []string{"1BAD=x"}})},
 			want{err: `.claudebox.toml: env: "1BAD=x" is not NAME or NAME=VALUE`}},
