@@ -68,7 +68,7 @@ func (c checkCmd) Run() error {
 	if homeErr != nil {
 		hostLines = append(hostLines, checkResult{"home", "fail", homeErr.Error(), hint.Of(homeErr)})
 	} else {
-		hostLines = append(hostLines, checkClaudeDir(home), checkCredentials(home), checkStateDir(h.State))
+		hostLines = append(hostLines, checkClaudeDir(home), checkCredentials(h), checkStateDir(h.State))
 	}
 
 	// The trial: the plan of a launch here, running true; then claude
@@ -234,11 +234,11 @@ func checkClaudeDir(home string) checkResult {
 	return checkResult{"~/.claude", "warn", "absent: no plugins, skills or settings to bring in yet", "run claude once on the host"}
 }
 
-func checkCredentials(home string) checkResult {
+func checkCredentials(h session.Home) checkResult {
 	switch {
-	case instance.Exists(mount.SandboxLoginFile(filepath.Join(home, ".claudebox"))):
+	case instance.Exists(mount.SandboxLoginFile(h.State)):
 		return checkResult{"credentials", "ok", "separate sandbox login in ~/.claudebox/.credentials.json", ""}
-	case instance.Exists(filepath.Join(home, ".claude", ".credentials.json")):
+	case instance.Exists(filepath.Join(h.Dir, ".claude", ".credentials.json")):
 		return checkResult{"credentials", "ok", "OAuth login in ~/.claude/.credentials.json", ""}
 	}
 	for _, name := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"} {
