@@ -145,10 +145,12 @@ func TestScanHostile(t *testing.T) {
 	root := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(root, "old-locked"), 0o700))
 	must(t, os.Chmod(filepath.Join(root, "old-locked"), 0)) // the user's, unchanged
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "old-locked"), 0o700) })
 	since := mark(t, t.TempDir())
 	// A directory the session locked, hiding a .claude inside.
 	write(t, filepath.Join(root, "locked", ".claude", "settings.json"))
 	must(t, os.Chmod(filepath.Join(root, "locked"), 0))
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o700) })
 	// Host-run names as a FIFO (never opened: no hang) and with a control
 	// character in the directory above.
 	must(t, os.Mkdir(filepath.Join(root, "a\x1b[2Jb"), 0o700))

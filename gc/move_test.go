@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/unprivileged"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -173,12 +174,15 @@ func TestMoveAgain(t *testing.T) {
 }
 
 // TestMoveRepairs: an instance the sandbox made mode 000 is given its
-// permissions back, and says so.
+// permissions back, and says so, also when claudebox does not run as root
+// (which reads it all the same).
 func TestMoveRepairs(t *testing.T) {
 	state := t.TempDir()
 	oldDir := makeInstance(t, state, "/old/proj")
 	must(t, os.Chmod(oldDir, 0))
-	res, err := Move(state, "/old/proj", "/new/proj", false)
+	var res MoveResult
+	var err error
+	unprivileged.Do(t, func() { res, err = Move(state, "/old/proj", "/new/proj", false) })
 	if err != nil || len(res.Repairs) != 1 || !strings.Contains(res.Repairs[0], oldDir) {
 		t.Fatalf("%+v, %v", res, err)
 	}

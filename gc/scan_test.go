@@ -125,6 +125,7 @@ func TestScanUnreadable(t *testing.T) {
 	state := t.TempDir()
 	dir := makeInstance(t, state, "/gone/project")
 	must(t, os.Chmod(dir, 0))
+	t.Cleanup(func() { os.Chmod(dir, 0o700) })
 	unprivileged.Do(t, func() {
 		insts, skipped, _, err := Scan(state, Mounts{})
 		if err != nil || len(insts) != 0 || len(skipped) != 1 || !strings.Contains(skipped[0].Reason, "is not readable") || !strings.Contains(skipped[0].Reason, "chmod -R u+rwX "+dir) {
