@@ -11,6 +11,7 @@ package audit
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -51,12 +52,15 @@ var gitData = map[string]bool{"objects": true, "refs": true, "logs": true, "lfs"
 // tree: dependencies installed by package managers.
 var skipDirs = map[string]bool{"node_modules": true}
 
-// maxEntries bounds the walk: a tree the sandbox grew without end is
-// reported as not fully audited, not walked for ever.
-const maxEntries = 2_000_000
+// maxEntries and maxDepth bound the walk: a tree the sandbox grew without
+// end is reported as not fully audited, not walked for ever.
+const (
+	maxEntries = 2_000_000
+	maxDepth   = 64
+)
 
-// ErrTruncated says the walk stopped at maxEntries.
-var ErrTruncated = errors.New("the project has too many files to audit them all")
+// ErrTruncated says the walk stopped at maxEntries or maxDepth.
+var ErrTruncated = errors.New("the project has too many files, or too deep a tree, to audit them all")
 
 // Scan lists the paths under root that the host runs or obeys and whose
 // status changed at or after since, skipping the paths in guarded (their
@@ -64,7 +68,7 @@ var ErrTruncated = errors.New("the project has too many files to audit them all"
 func Scan(root string, since time.Time, guarded map[string]bool) ([]string, error) {
 	w := walker{since: since, guarded: guarded}
 	w.dir(root, false, 0)
-	if w.entries > maxEntries {
+	if w.entries > maxEntries || w.tooDeep {
 		return w.found, ErrTruncated
 	}
 	return w.found, nil
@@ -75,12 +79,17 @@ type walker struct {
 	guarded map[string]bool
 	found   []string
 	entries int
+	tooDeep bool
 }
 
 // dir walks path; all says every file in it is host-run. Only host-run
 // entries are stat'ed: the names and types come from the directory itself.
 func (w *walker) dir(path string, all bool, depth int) {
-	if depth > 64 || w.entries > maxEntries {
+	if depth > maxDepth {
+		w.tooDeep = true
+		return
+	}
+	if w.entries > maxEntries {
 		return
 	}
 	f, err := os.Open(path)
@@ -136,11 +145,17 @@ func hasPrefix(name string) bool {
 // Moved is a finding and where it went.
 type Moved struct{ From, To string }
 
+// copyLimit bounds what one MoveAside copies across filesystems: the
+// session can leave a sparse file of a terabyte, whose copy would take
+// hours and fill claudebox's disk.
+const copyLimit = 1 << 30
+
 // MoveAside moves each path (under root) to the same relative path under
 // dest, never following a symlink: by rename, or, across filesystems, by
-// copying and removing.
+// copying and removing, up to copyLimit bytes in all.
 // One that cannot be moved is reported, and the rest still go.
 func MoveAside(root, dest string, paths []string) ([]Moved, error) {
+	budget := int64(copyLimit)
 	var moved []Moved
 	var errs []error
 	for _, p := range paths {
@@ -153,7 +168,7 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if err := moveFile(p, to); err != nil {
+		if err := moveFile(p, to, &budget); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -162,7 +177,9 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 	return moved, errors.Join(errs...)
 }
 
-func moveFile(from, to string) error {
+// moveFile moves from to to; a copy across filesystems takes from budget
+// the bytes it copies.
+func moveFile(from, to string, budget *int64) error {
 	// A directory the session took its owner's permissions from cannot be
 	// renamed into another: they are given back first.
 	var st unix.Stat_t
@@ -189,8 +206,25 @@ func moveFile(from, to string) error {
 			return err
 		}
 	case fi.Mode().IsRegular():
-		if err := copyRegular(from, to, fi.Mode().Perm()); err != nil {
+		if fi.Size() > *budget {
+			return fmt.Errorf("%s: %d bytes, more than claudebox copies to move it aside to another filesystem", from, fi.Size())
+		}
+		*budget -= fi.Size()
+		if err := copyRegular(from, to, fi.Mode().Perm(), fi.Size()); err != nil {
 			return err
+		}
+	case fi.IsDir():
+		if err := os.Mkdir(to, 0o700); err != nil {
+			return err
+		}
+		entries, err := os.ReadDir(from)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if err := moveFile(filepath.Join(from, e.Name()), filepath.Join(to, e.Name()), budget); err != nil {
+				return err
+			}
 		}
 	default:
 		// A FIFO or a device is nothing anyone meant to keep: removed.
@@ -198,7 +232,8 @@ func moveFile(from, to string) error {
 	return os.Remove(from)
 }
 
-func copyRegular(from, to string, perm os.FileMode) error {
+// copyRegular copies the first size bytes of from, a regular file, to to.
+func copyRegular(from, to string, perm os.FileMode, size int64) error {
 	in, err := os.OpenFile(from, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return err
@@ -208,7 +243,7 @@ func copyRegular(from, to string, perm os.FileMode) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, in); err != nil {
+	if _, err := io.Copy(out, io.LimitReader(in, size)); err != nil {
 		out.Close()
 		return err
 	}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/internal/unprivileged"
 )
 
 func write(t testing.TB, path string) {
@@ -133,5 +136,49 @@ func BenchmarkScan(b *testing.B) {
 		if _, err := Scan(root, since, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestScanHostile: what the session can shape in the project to hide a
+// finding is a finding itself, or makes the audit say it stopped early.
+func TestScanHostile(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(root, "old-locked"), 0o700))
+	must(t, os.Chmod(filepath.Join(root, "old-locked"), 0)) // the user's, unchanged
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "old-locked"), 0o700) })
+	since := mark(t, t.TempDir())
+	// A directory the session locked, hiding a .claude inside.
+	write(t, filepath.Join(root, "locked", ".claude", "settings.json"))
+	must(t, os.Chmod(filepath.Join(root, "locked"), 0))
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked"), 0o700) })
+	// Host-run names as a FIFO (never opened: no hang) and with a control
+	// character in the directory above.
+	must(t, os.Mkdir(filepath.Join(root, "a\x1b[2Jb"), 0o700))
+	must(t, unix.Mkfifo(filepath.Join(root, "a\x1b[2Jb", ".envrc"), 0o600))
+	var found []string
+	var err error
+	unprivileged.Do(t, func() { found, err = Scan(root, since, nil) })
+	want := []string{filepath.Join(root, "a\x1b[2Jb", ".envrc"), filepath.Join(root, "locked")}
+	slices.Sort(found)
+	if err != nil || !slices.Equal(found, want) {
+		t.Errorf("found %q, %v; want %q", found, err, want)
+	}
+}
+
+// TestScanDeep: a tree deeper than the walk goes is reported as not fully
+// audited.
+func TestScanDeep(t *testing.T) {
+	root := t.TempDir()
+	since := mark(t, t.TempDir())
+	deep := root
+	for range maxDepth + 2 {
+		deep = filepath.Join(deep, "d")
+	}
+	write(t, filepath.Join(deep, ".envrc"))
+	if _, err := Scan(root, since, nil); !errors.Is(err, ErrTruncated) {
+		t.Errorf("a tree %d deep: %v", maxDepth+2, err)
+	}
+	if found, err := Scan(filepath.Join(root, "d", "d", "d"), since, nil); err != nil || len(found) != 1 {
+		t.Errorf("a tree %d deep: %q, %v", maxDepth-1, found, err)
 	}
 }

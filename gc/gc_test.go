@@ -1,8 +1,13 @@
 package gc
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/instance"
 )
 
 // Expected names computed by Claude Code's own function (run under node).
@@ -41,5 +46,72 @@ func TestUnmounted(t *testing.T) {
 func TestUnescape(t *testing.T) {
 	if got := unescape(`/media/my\040disk`); got != "/media/my disk" {
 		t.Errorf("unescape = %q", got)
+	}
+}
+
+func TestReadMounts(t *testing.T) {
+	dir := t.TempDir()
+	mountinfo := filepath.Join(dir, "mountinfo")
+	fstab := filepath.Join(dir, "fstab")
+	must(t, os.WriteFile(mountinfo, []byte(strings.Join([]string{
+		"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw",
+		"35 22 0:30 / /media/my\\040disk rw - vfat /dev/sdb1 rw",
+		"36 22 0:31 /sub /home/a\\011tab rw - tmpfs tmpfs rw",
+		"37 22 0:32 / short",
+		"",
+	}, "\n")), 0o600))
+	must(t, os.WriteFile(fstab, []byte(strings.Join([]string{
+		"# <file system> <mount point> <type>",
+		"UUID=1234 / ext4 defaults 0 1",
+		"   # indented comment",
+		"UUID=5678 none swap sw 0 0",
+		"//nas/share /srv/my\\040share cifs noauto 0 0",
+		"/dev/sdc1",
+		"",
+	}, "\n")), 0o600))
+	got := ReadMounts(mountinfo, fstab)
+	want := Mounts{
+		Mounted:  []string{"/", "/media/my disk", "/home/a\ttab"},
+		Expected: []string{"/", "/srv/my share"},
+	}
+	if !slices.Equal(got.Mounted, want.Mounted) || !slices.Equal(got.Expected, want.Expected) {
+		t.Errorf("ReadMounts = %q, want %q", got, want)
+	}
+	if got := ReadMounts(filepath.Join(dir, "missing"), filepath.Join(dir, "missing")); got.Mounted != nil || got.Expected != nil {
+		t.Errorf("missing files: %q", got)
+	}
+}
+
+// TestRecordHolder: the mount point that held a root is recorded once, in
+// claudebox's state; a root on / needs none, and an old record goes.
+func TestRecordHolder(t *testing.T) {
+	state := t.TempDir()
+	root := "/home/al/mnt/enc/project"
+	file := filepath.Join(state, "mounts", instance.Hash(root))
+	m := Mounts{Mounted: []string{"/", "/home", "/home/al/mnt/enc"}}
+	must(t, RecordHolder(state, root, m))
+	if b, err := os.ReadFile(file); err != nil || string(b) != "/home/al/mnt/enc\n" {
+		t.Fatalf("record: %q, %v", b, err)
+	}
+	if m.holderAway(state, instance.Hash(root)) {
+		t.Error("away while mounted")
+	}
+	fi, _ := os.Stat(file)
+	must(t, RecordHolder(state, root, m))
+	if fi2, _ := os.Stat(file); !os.SameFile(fi, fi2) {
+		t.Error("an unchanged record was rewritten")
+	}
+	if !(Mounts{Mounted: []string{"/", "/home"}}).holderAway(state, instance.Hash(root)) {
+		t.Error("not away once unmounted")
+	}
+	must(t, RecordHolder(state, root, Mounts{Mounted: []string{"/"}}))
+	if _, err := os.Lstat(file); err == nil {
+		t.Error("a root on / kept its record")
+	}
+	must(t, RecordHolder(state, root, Mounts{Mounted: []string{"/"}}))
+	// A record that is not an absolute path says nothing.
+	must(t, os.WriteFile(file, []byte("relative\n"), 0o600))
+	if (Mounts{}).holderAway(state, instance.Hash(root)) {
+		t.Error("a relative record counts")
 	}
 }

@@ -72,18 +72,19 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 	if oldRoot == newRoot {
 		return res, fmt.Errorf("%s is already this project's root", oldRoot)
 	}
+	// The sandbox may have taken the instances' permissions away, which
+	// would hide their project-root files.
+	for _, dir := range []string{oldDir, newDir} {
+		if fixed, err := untrusted.RepairDir(dir); err == nil && fixed {
+			res.Repairs = append(res.Repairs, "gave "+dir+" its permissions back (the sandbox had changed them)")
+		}
+	}
 	if root, _ := readRoot(projects, oldHash); root != oldRoot {
 		// An earlier run renamed the instance and stopped before rewriting.
 		if root, _ := readRoot(projects, newHash); root == oldRoot {
 			return res, finish(projects, newHash, newRoot)
 		}
 		return res, fmt.Errorf("no instance of %s in %s", oldRoot, projects)
-	}
-	// The sandbox may have taken the instances' permissions away.
-	for _, dir := range []string{oldDir, newDir} {
-		if fixed, err := untrusted.RepairDir(dir); err == nil && fixed {
-			res.Repairs = append(res.Repairs, "gave "+dir+" its permissions back (the sandbox had changed them)")
-		}
 	}
 	unlock, err := lockIdle(oldDir)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/internal/unprivileged"
 )
 
 // resolvers runs a test with openat2 and with the component walk that
@@ -137,6 +139,8 @@ func TestRenameNeverReplacesNorFollows(t *testing.T) {
 
 // TestRemoveAllModeZero: directories the sandbox made mode 000 are given
 // back their permissions and removed; a symlink is removed, not followed.
+// As root, the removal runs without the capabilities that would bypass the
+// modes.
 func TestRemoveAllModeZero(t *testing.T) {
 	resolvers(t, func(t *testing.T) {
 		dir, secret := tree(t)
@@ -145,7 +149,11 @@ func TestRemoveAllModeZero(t *testing.T) {
 		must(t, os.Chmod(filepath.Join(dir, "sub", "locked", "deeper"), 0))
 		must(t, os.Chmod(filepath.Join(dir, "sub", "locked"), 0))
 		must(t, os.Chmod(filepath.Join(dir, "sub"), 0o500))
-		must(t, RemoveAll(filepath.Dir(dir), "inst"))
+		unprivileged.Do(t, func() {
+			if err := RemoveAll(filepath.Dir(dir), "inst"); err != nil {
+				t.Error(err)
+			}
+		})
 		if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("still there: %v", err)
 		}
@@ -173,5 +181,107 @@ func TestChmodRefusesLink(t *testing.T) {
 	}
 	if fi, _ := os.Stat(secret); fi.Mode().Perm() != 0o600 {
 		t.Errorf("the link's target changed mode: %v", fi.Mode())
+	}
+}
+
+// TestRemoveAllForeign: what claudebox may not remove (another user's
+// directory it cannot empty) is an error naming it; a name that is not
+// there is no error.
+func TestRemoveAllForeign(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making another user's directory takes root")
+	}
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "inst", "foreign"), 0o700))
+	must(t, os.WriteFile(filepath.Join(dir, "inst", "foreign", "f"), nil, 0o600))
+	must(t, os.Chmod(filepath.Join(dir, "inst", "foreign"), 0o500))
+	must(t, os.Chown(filepath.Join(dir, "inst", "foreign"), 65534, 65534))
+	unprivileged.Do(t, func() {
+		if err := RemoveAll(dir, "inst"); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("another user's directory: %v", err)
+		}
+		if err := RemoveAll(dir, "missing/below"); err != nil {
+			t.Errorf("a missing name: %v", err)
+		}
+	})
+}
+
+func TestLstatReadDir(t *testing.T) {
+	resolvers(t, func(t *testing.T) {
+		dir, _ := tree(t)
+		for name, want := range map[string]fs.FileMode{"link": fs.ModeSymlink, "fifo": fs.ModeNamedPipe, "sub": fs.ModeDir, "sub/file": 0} {
+			if fi, err := Lstat(dir, name); err != nil || fi.Mode().Type() != want {
+				t.Errorf("Lstat %s: %v, %v; want type %v", name, fi, err, want)
+			}
+		}
+		if _, err := Lstat(dir, "up/secret"); !errors.Is(err, unix.ELOOP) {
+			t.Errorf("Lstat through a linked directory: %v", err)
+		}
+		if _, err := Lstat(dir, "missing"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Lstat of a missing name: %v", err)
+		}
+		if entries, err := ReadDir(dir, "sub"); err != nil || len(entries) != 1 || entries[0].Name() != "file" {
+			t.Errorf("ReadDir sub: %v, %v", entries, err)
+		}
+		for _, name := range []string{"sublink", "up", "fifo"} {
+			if entries, err := ReadDir(dir, name); err == nil {
+				t.Errorf("ReadDir %s: %v", name, entries)
+			}
+		}
+	})
+}
+
+func TestKind(t *testing.T) {
+	dir, _ := tree(t)
+	for name, want := range map[string]string{"fifo": "a FIFO", "sub": "a directory", "link": "a symlink"} {
+		fi, err := os.Lstat(filepath.Join(dir, name))
+		must(t, err)
+		if got := Kind(fi); got != want {
+			t.Errorf("Kind(%s) = %q, want %q", name, got, want)
+		}
+	}
+	if got := kind(fs.ModeSocket); got != "a socket" {
+		t.Errorf("socket: %q", got)
+	}
+	if got := kind(fs.ModeDevice | fs.ModeCharDevice); got != "a device node" {
+		t.Errorf("device: %q", got)
+	}
+}
+
+// TestWriteFileIfChanged: the same content is not written again; other
+// content, or a FIFO or link in its place (even one to a file holding that
+// content), is replaced.
+func TestWriteFileIfChanged(t *testing.T) {
+	dir, secret := tree(t)
+	must(t, WriteFileIfChanged(dir, "f", []byte("one"), 0o600))
+	before, err := os.Stat(filepath.Join(dir, "f"))
+	must(t, err)
+	must(t, WriteFileIfChanged(dir, "f", []byte("one"), 0o600))
+	if after, _ := os.Stat(filepath.Join(dir, "f")); !os.SameFile(before, after) {
+		t.Error("the same content was written again")
+	}
+	must(t, WriteFileIfChanged(dir, "f", []byte("two"), 0o600))
+	if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "two" {
+		t.Errorf("f: %q", b)
+	}
+	for _, name := range []string{"fifo", "link"} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := WriteFileIfChanged(dir, name, []byte("SECRET"), 0o600); err != nil {
+				t.Error(err)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: hangs", name)
+		}
+		if fi, err := os.Lstat(filepath.Join(dir, name)); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("%s: %v, %v", name, fi, err)
+		}
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "SECRET" {
+		t.Errorf("the link's target was written: %q", b)
 	}
 }
