@@ -34,7 +34,7 @@ func TestEnsureRepairs(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret")
 	must(t, os.WriteFile(secret, []byte("SECRET"), 0o600))
 	must(t, unix.Mkfifo(filepath.Join(dir, ClaudeJSONFile), 0o600))
-	must(t, os.Symlink(secret, filepath.Join(dir, ApprovalFile)))
+	must(t, os.Symlink(secret, filepath.Join(dir, "approved")))
 	must(t, os.MkdirAll(filepath.Join(dir, "mine", "deeper"), 0o700))
 	must(t, os.WriteFile(filepath.Join(dir, "locked"), []byte("keep"), 0))
 	must(t, os.Chmod(dir, 0))
@@ -42,7 +42,7 @@ func TestEnsureRepairs(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, repairs, err = Ensure(state, root, "mine", "locked", "absent")
+		_, repairs, err = Ensure(state, root, "approved", "mine", "locked", "absent")
 	}()
 	select {
 	case <-done:
@@ -55,7 +55,7 @@ func TestEnsureRepairs(t *testing.T) {
 	want := []string{
 		"gave " + dir + " its permissions back",
 		"removed " + filepath.Join(dir, ClaudeJSONFile) + ", which the sandbox had replaced with a FIFO",
-		"removed " + filepath.Join(dir, ApprovalFile) + ", which the sandbox had replaced with a symlink",
+		"removed " + filepath.Join(dir, "approved") + ", which the sandbox had replaced with a symlink",
 		"removed " + filepath.Join(dir, "mine") + ", which the sandbox had replaced with a directory",
 		"made " + filepath.Join(dir, "locked") + " readable and writable again",
 	}
@@ -67,7 +67,7 @@ func TestEnsureRepairs(t *testing.T) {
 			t.Errorf("repair %d: %q, want %q…", i, repairs[i], w)
 		}
 	}
-	for _, name := range []string{ClaudeJSONFile, ApprovalFile, "mine"} {
+	for _, name := range []string{ClaudeJSONFile, "approved", "mine"} {
 		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 			t.Errorf("%s is still there", name)
 		}
