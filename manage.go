@@ -91,7 +91,7 @@ func writeTable(w io.Writer, insts []gc.Instance, color bool) {
 		if !in.LastUsed.IsZero() {
 			last = in.LastUsed.Local().Format("2006-01-02 15:04")
 		}
-		rows = append(rows, []string{in.Hash, state, fmt.Sprint(in.Sessions), humanBytes(in.Bytes), last, printable.Escape(in.Root)})
+		rows = append(rows, []string{in.Hash, state, fmt.Sprint(in.Transcripts), humanBytes(in.Bytes), last, printable.Escape(in.Root)})
 	}
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
@@ -179,7 +179,7 @@ func (m moveCmd) Run(home session.Home) error {
 	case err != nil:
 		return err
 	}
-	printable.Say(os.Stderr, "claudebox: moved %d sessions of %s to %s (%s)", res.Sessions, old, project.Root, res.To)
+	printable.Say(os.Stderr, "claudebox: moved %d sessions of %s to %s (%s)", res.Transcripts, old, project.Root, res.To)
 	return nil
 }
 

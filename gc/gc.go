@@ -31,14 +31,14 @@ const (
 
 // Instance is one project's state directory.
 type Instance struct {
-	Hash     string    `json:"hash"`
-	Dir      string    `json:"dir"`
-	Root     string    `json:"root"`
-	State    State     `json:"state"`
-	InUse    bool      `json:"in_use"`
-	Sessions int       `json:"sessions"`
-	Bytes    int64     `json:"bytes"`
-	LastUsed time.Time `json:"last_used"`
+	Hash        string    `json:"hash"`
+	Dir         string    `json:"dir"`
+	Root        string    `json:"root"`
+	State       State     `json:"state"`
+	InUse       bool      `json:"in_use"`
+	Transcripts int       `json:"sessions"` // Claude Code's conversations, "sessions" to its --resume
+	Bytes       int64     `json:"bytes"`
+	LastUsed    time.Time `json:"last_used"`
 }
 
 // Skipped is an entry of the projects directory that is left alone, and why.
@@ -113,7 +113,7 @@ func read(dir string, mounts Mounts) (Instance, string) {
 		return inst, "cannot tell whether " + root + " exists: " + err.Error()
 	}
 	inst.InUse = instance.InUse(dir)
-	inst.Bytes, inst.Sessions, inst.LastUsed = usage(dir)
+	inst.Bytes, inst.Transcripts, inst.LastUsed = usage(dir)
 	return inst, ""
 }
 

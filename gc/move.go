@@ -51,10 +51,10 @@ var ErrInUse = errors.New("a claudebox session is running in it")
 
 // MoveResult says what Move carried over.
 type MoveResult struct {
-	From, To  string // instance directories
-	Sessions  int
-	Conflicts []string // files left behind in a merge because the target had one of that name
-	Repairs   []string // what was repaired of what the sandbox left
+	From, To    string // instance directories
+	Transcripts int
+	Conflicts   []string // files left behind in a merge because the target had one of that name
+	Repairs     []string // what was repaired of what the sandbox left
 }
 
 // Move carries the instance of oldRoot to newRoot, after the repository was
@@ -105,7 +105,7 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 		return res, err
 	}
 	exists := err == nil
-	if res.Sessions, err = renameProjectDirs(projects, oldHash, oldRoot, newRoot); err != nil {
+	if res.Transcripts, err = renameProjectDirs(projects, oldHash, oldRoot, newRoot); err != nil {
 		return res, err
 	}
 	if exists {

@@ -74,7 +74,7 @@ func TestMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	newDir := instance.Dir(state, newRoot)
-	if res.From != oldDir || res.To != newDir || res.Sessions != 3 || res.Conflicts != nil || res.Repairs != nil {
+	if res.From != oldDir || res.To != newDir || res.Transcripts != 3 || res.Conflicts != nil || res.Repairs != nil {
 		t.Errorf("result %+v", res)
 	}
 	if _, err := os.Lstat(oldDir); err == nil {

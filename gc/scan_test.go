@@ -183,8 +183,8 @@ func TestScanStates(t *testing.T) {
 		if in.Root != live {
 			continue
 		}
-		if in.Sessions != 2 {
-			t.Errorf("live: %d sessions, want 2 (a linked transcript is not one)", in.Sessions)
+		if in.Transcripts != 2 {
+			t.Errorf("live: %d sessions, want 2 (a linked transcript is not one)", in.Transcripts)
 		}
 		if in.Bytes >= 1<<20 {
 			t.Errorf("live: %d bytes: the linked tree was counted", in.Bytes)
