@@ -105,3 +105,59 @@ func edit(t *testing.T, path string, f func(string) string) {
 		t.Fatal(err)
 	}
 }
+
+// Every grant reads back as itself: the record's lines are String's, and
+// ParseGrant is their only reader.
+func TestGrantRoundTrip(t *testing.T) {
+	for _, c := range []struct {
+		g    Grant
+		line string
+	}{
+		{Grant{Kind: Variable, Name: "AWS_PROFILE"}, "AWS_PROFILE"},
+		{Grant{Kind: Variable, Name: "REGION", Digest: "0123456789abcdef"}, "REGION=0123456789abcdef"},
+		{Grant{Kind: Mount, Digest: "fedcba9876543210"}, "mount:fedcba9876543210"},
+		{Grant{Kind: SSHAgent}, "with-ssh"},
+		{Grant{Kind: Network}, "network"},
+	} {
+		if got := c.g.String(); got != c.line {
+			t.Errorf("%+v.String() = %q, want %q", c.g, got, c.line)
+		}
+		if got, err := ParseGrant(c.line); err != nil || got != c.g {
+			t.Errorf("ParseGrant(%q) = %+v, %v, want %+v", c.line, got, err, c.g)
+		}
+	}
+}
+
+// A line String never writes is not a grant: a record holding one counts
+// as no approval (ReadApproval), and the error quotes it escaped.
+func TestParseGrantRejects(t *testing.T) {
+	for _, line := range []string{
+		"",
+		"=0123456789abcdef",
+		"1NAME",
+		"NA ME",
+		"NAME\x1b[2K",
+		"NAME=",
+		"NAME=0123456789abcde",   // 15 digits
+		"NAME=0123456789abcdef0", // 17
+		"NAME=0123456789ABCDEF",  // upper case: String never writes it
+		"NAME=0123456789abcdeg",
+		"mount:",
+		"mount:0123456789abcde",
+		"mount:0123456789ABCDEF",
+		"mount:0123456789abcdef\n",
+		"with-ssh=0123456789abcdef",
+		"WITH-SSH",
+		"network ",
+		"env:NAME",
+	} {
+		g, err := ParseGrant(line)
+		if err == nil {
+			t.Errorf("ParseGrant(%q) = %+v, want an error", line, g)
+			continue
+		}
+		if msg := err.Error(); strings.ContainsAny(msg, "\x1b\n") || !strings.HasPrefix(msg, "not an approval: ") {
+			t.Errorf("ParseGrant(%q): error %q", line, msg)
+		}
+	}
+}

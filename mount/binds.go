@@ -306,7 +306,10 @@ type Hidden struct {
 // ownBind is a read-only mount claudebox makes of a host path outside the
 // system directories: laid out like a user's bind, so that the secrets
 // inside it stay hidden. src is a real path.
-type ownBind struct{ src, dest, why string }
+type ownBind struct {
+	src, dest, why string
+	role           Role
+}
 
 // bindWalk lays user binds out as mounts. A bind that contains something it
 // must not show (a secret, claudebox's state, another mount) is replaced by
@@ -325,6 +328,8 @@ type bindWalk struct {
 	// symlinks are entries of a writable bind that the host runs and that
 	// are links: no mount protects a link, so the launch refuses.
 	symlinks []string
+	// role is that of the bind being laid out.
+	role Role
 }
 
 // expandBinds lays out the user's binds, then claudebox's own read-only
@@ -352,6 +357,7 @@ func expandBinds(home string, project instance.Project, binds []BindSpec, own []
 	for _, b := range binds {
 		w.omitDest = append(w.omitDest, b.Dest)
 	}
+	w.role = Requested
 	for _, b := range binds {
 		why := "your " + b.Flag()
 		if b.From != "" {
@@ -362,6 +368,7 @@ func expandBinds(home string, project instance.Project, binds []BindSpec, own []
 	user = w.mounts
 	w.mounts = nil
 	for _, o := range own {
+		w.role = o.role
 		w.walk(BindSpec{Src: o.src, Dest: o.dest}, o.why, false, o.src, o.dest, true)
 	}
 	return user, w.mounts, w.hidden, w.symlinks
@@ -392,10 +399,10 @@ func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top
 		}
 	}
 	if !b.Writable || w.readOnly(b, src) {
-		w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: src, Dest: dest, Why: why, User: user})
+		w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: src, Dest: dest, Why: why, Role: w.role})
 		return
 	}
-	w.mounts = append(w.mounts, Mount{Kind: Bind, Src: src, Dest: dest, Why: why, User: true})
+	w.mounts = append(w.mounts, Mount{Kind: Bind, Src: src, Dest: dest, Why: why, Role: w.role})
 	// What the host runs stays read-only, mounted over the writable bind
 	// (a mount point cannot be renamed away), so that the rest of it,
 	// new files included, still reaches the host.
@@ -420,7 +427,7 @@ func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top
 			w.symlinks = append(w.symlinks, p)
 		default:
 			rel, _ := filepath.Rel(src, p)
-			w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: p, Dest: filepath.Join(dest, rel), Why: why + ": run by the host, read-only", User: true})
+			w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: p, Dest: filepath.Join(dest, rel), Why: why + ": run by the host, read-only", Role: w.role})
 		}
 	}
 }
@@ -475,7 +482,7 @@ func (w *bindWalk) link(b BindSpec, user bool, src, dest, why string) {
 		return
 	}
 	if target, err := os.Readlink(src); err == nil {
-		w.mounts = append(w.mounts, Mount{Kind: Symlink, Src: target, Dest: dest, Why: why + ", a link", User: user})
+		w.mounts = append(w.mounts, Mount{Kind: Symlink, Src: target, Dest: dest, Why: why + ", a link", Role: w.role})
 	}
 }
 

@@ -33,7 +33,7 @@ type Guard struct {
 }
 
 func (g Guard) Mount() Mount {
-	m := Mount{Src: g.Path, Dest: g.Path, Why: g.Why}
+	m := Mount{Src: g.Path, Dest: g.Path, Why: g.Why, Role: Protection}
 	switch {
 	case g.Exists && g.Copy:
 		m.Kind, m.Why = BindData, g.Why+"; the sandbox saves a private copy"

@@ -46,9 +46,36 @@ type Mount struct {
 	// an empty stand-in with mode 000 for bwrap to mount over, and removes
 	// it when the last session of the project ends.
 	Placeholder bool
-	// User marks a mount the user asked for (--bind, --ro-bind).
-	User bool
+	// Role is what the mount is for.
+	Role Role
 }
+
+// Role is what a mount is for: SANDBOX.md describes the sandbox by it, not
+// by where Build happens to put each mount.
+type Role int
+
+const (
+	// Private: the sandbox's own /proc, /dev and tmpfs.
+	Private Role = iota
+	// HostFiles: host paths shown as they are: the system directories, DNS,
+	// the git configuration, a command installed under $HOME and the links
+	// on the way to it, SSH's known hosts.
+	HostFiles
+	// ClaudeConfig: ~/.claude rebuilt (the real one's entries, the private
+	// copies, the instance, the history, the login) and ~/.claude.json.
+	ClaudeConfig
+	// ProjectTree: the checkout. GitDir: a git directory outside it.
+	ProjectTree
+	GitDir
+	// Protection: a guard, or a directory pinned so that one stays put.
+	Protection
+	// Tools: a PATH entry's toolchain.
+	Tools
+	// Agent: the user's SSH agent.
+	Agent
+	// Requested: what the user's --bind and --ro-bind show.
+	Requested
+)
 
 // Writable reports whether the sandbox can write through the mount to the
 // host (a private tmpfs or copy does not count).
@@ -214,23 +241,23 @@ func Build(in Inputs) Plan {
 		SandboxMD: filepath.Join(claudeDir, SandboxMDFile),
 		Network:   in.Network,
 	}
-	add := func(k Kind, src, dest, why string) {
-		p.Mounts = append(p.Mounts, Mount{Kind: k, Src: src, Dest: dest, Why: why})
+	add := func(r Role, k Kind, src, dest, why string) {
+		p.Mounts = append(p.Mounts, Mount{Kind: k, Src: src, Dest: dest, Why: why, Role: r})
 	}
 	for _, d := range in.Host.System {
 		if d.Link != "" {
-			add(Symlink, d.Link, d.Path, "system path, as on the host")
+			add(HostFiles, Symlink, d.Link, d.Path, "system path, as on the host")
 		} else {
-			add(RoBind, d.Path, d.Path, "system path, read-only")
+			add(HostFiles, RoBind, d.Path, d.Path, "system path, read-only")
 		}
 	}
-	add(Proc, "", "/proc", "the sandbox's own processes only")
-	add(Dev, "", "/dev", "minimal devices")
-	add(Tmpfs, "", "/tmp", "private /tmp")
+	add(Private, Proc, "", "/proc", "the sandbox's own processes only")
+	add(Private, Dev, "", "/dev", "minimal devices")
+	add(Private, Tmpfs, "", "/tmp", "private /tmp")
 	if in.Host.ResolvConf != "" {
-		add(RoBind, in.Host.ResolvConf, in.Host.ResolvConf, "target of /etc/resolv.conf, for DNS")
+		add(HostFiles, RoBind, in.Host.ResolvConf, in.Host.ResolvConf, "target of /etc/resolv.conf, for DNS")
 	}
-	add(Tmpfs, "", home, "private $HOME: the rest of the home directory is hidden")
+	add(Private, Tmpfs, "", home, "private $HOME: the rest of the home directory is hidden")
 	// The user's binds come before claudebox's own mounts inside $HOME,
 	// which they never overlap (CheckBinds, expandBinds).
 	p.Mounts = append(p.Mounts, in.Host.Binds...)
@@ -239,39 +266,39 @@ func Build(in Inputs) Plan {
 	// whole: the host's claude runs or obeys what is there, and Claude Code
 	// writes lock directories beside its files (history.jsonl.lock), which a
 	// read-only bind would refuse. What it creates stays in this tmpfs.
-	add(Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
+	add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
 	for _, e := range in.Host.ClaudeEntries {
-		add(RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
+		add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
 	}
 	for _, f := range in.Host.ClaudeCopies {
-		add(BindData, f, f, "a private copy: Claude Code can save it, the host's file stays as it is")
+		add(ClaudeConfig, BindData, f, f, "a private copy: Claude Code can save it, the host's file stays as it is")
 	}
-	add(Bind, inst, projects, "this project's instance: sessions isolated per project")
+	add(ClaudeConfig, Bind, inst, projects, "this project's instance: sessions isolated per project")
 	// Files the launch reads or binds from the instance are pinned (mounted
 	// on their own path), so the sandbox cannot swap them for symlinks.
 	for _, f := range []string{instance.RootFile, SandboxMDFile} {
-		add(RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
+		add(ClaudeConfig, RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
 	}
 	history := filepath.Join(inst, HistoryFile)
-	add(Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
-	add(Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
-	add(RoBind, filepath.Join(inst, SandboxMDFile), p.SandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
+	add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
+	add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
+	add(ClaudeConfig, RoBind, filepath.Join(inst, SandboxMDFile), p.SandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
 	credentials := filepath.Join(claudeDir, ".credentials.json")
 	switch {
 	case in.Host.SandboxLogin:
-		add(Bind, SandboxLoginFile(in.StateDir), credentials, "separate sandbox login")
+		add(ClaudeConfig, Bind, SandboxLoginFile(in.StateDir), credentials, "separate sandbox login")
 	case in.Host.LoginOnHost:
-		add(Bind, credentials, credentials, "the login, writable so Claude Code can refresh its token")
+		add(ClaudeConfig, Bind, credentials, credentials, "the login, writable so Claude Code can refresh its token")
 	}
-	add(Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(home, ".claude.json"),
+	add(ClaudeConfig, Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(home, ".claude.json"),
 		"Claude Code's state file, kept per instance (it saves by rename)")
 	p.Mounts = append(p.Mounts, in.Host.Own...)
 	p.Toolchains, p.PathProblems = in.Host.Toolchains, in.Host.PathProblems
 	if in.SSHAgent != "" {
 		p.SSHAgent = true
-		add(Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
+		add(Agent, Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
 		if in.Host.KnownHosts != "" {
-			add(RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
+			add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
 	}
 	for _, l := range in.Host.Links {
@@ -280,15 +307,15 @@ func Build(in Inputs) Plan {
 		if !slices.ContainsFunc(p.Mounts, func(m Mount) bool {
 			return m.Dest == l.Path || m.Kind != Tmpfs && m.Kind != Symlink && instance.Within(l.Path, m.Dest)
 		}) {
-			add(Symlink, l.Link, l.Path, "a link on the way to a program, as on the host")
+			add(HostFiles, Symlink, l.Link, l.Path, "a link on the way to a program, as on the host")
 		}
 	}
-	add(Bind, in.Project.Checkout, in.Project.Checkout, "the project, read-write")
+	add(ProjectTree, Bind, in.Project.Checkout, in.Project.Checkout, "the project, read-write")
 	for _, d := range in.Project.GitDirs {
-		add(Bind, d, d, "the repository's git directory, so git works in this worktree")
+		add(GitDir, Bind, d, d, "the repository's git directory, so git works in this worktree")
 	}
 	for _, d := range in.Host.Pins {
-		add(Bind, d, d, "pinned: it cannot be renamed away from the protection inside it")
+		add(Protection, Bind, d, d, "pinned: it cannot be renamed away from the protection inside it")
 	}
 	for _, g := range in.Host.Guards {
 		p.Mounts = append(p.Mounts, g.Mount())

@@ -30,7 +30,7 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 	var own []ownBind
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
 		if real, err := filepath.EvalSymlinks(f); err == nil {
-			own = append(own, ownBind{real, f, "git configuration, read-only"})
+			own = append(own, ownBind{real, f, "git configuration, read-only", HostFiles})
 		}
 	}
 	secrets := secretSet(home)
@@ -38,14 +38,14 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 	for _, t := range h.Toolchains {
 		h.Links = append(h.Links, linksOn(t.Entry)...)
 		for _, r := range t.Roots {
-			own = append(own, ownBind{r.Path, r.Path, r.Why})
+			own = append(own, ownBind{r.Path, r.Path, r.Why, Tools})
 		}
 	}
 	for _, c := range commandChain(command) {
 		if c.Link != "" {
 			h.Links = append(h.Links, c)
 		} else {
-			own = append(own, ownBind{c.Path, c.Path, "command installed under $HOME, read-only"})
+			own = append(own, ownBind{c.Path, c.Path, "command installed under $HOME, read-only", HostFiles})
 		}
 	}
 	// A toolchain's root may hold another's (pipx's python in pyenv's

@@ -28,29 +28,16 @@ func Render(p mount.Plan) []byte {
 		line("- Project root (history key): %s.", p.Project.Root)
 	}
 	claudeDir := filepath.Join(home, ".claude")
-	pinned := map[string]bool{}
-	for _, g := range p.Guards {
-		pinned[g.Path] = true
-	}
-	var tools []string
-	for _, t := range p.Toolchains {
-		for _, r := range t.Roots {
-			tools = append(tools, r.Path)
-		}
-	}
+	// The project, the protections, the toolchains, the agent and the
+	// user's binds have lines of their own below.
 	var rw, ro, copies []string
 	for _, m := range p.Mounts {
 		switch {
-		case m.User || m.Kind == mount.Symlink || m.Kind == mount.Proc || m.Kind == mount.Dev || m.Kind == mount.Tmpfs:
-		case m.Kind == mount.RoBind && slices.ContainsFunc(tools, func(t string) bool { return instance.Within(m.Dest, t) }):
-		case m.Dest == p.Project.Checkout || pinned[m.Dest] || m.Dest == mount.SSHAgentSocket:
-		case instance.Within(m.Dest, claudeDir):
-			if m.Kind == mount.BindData {
-				copies = append(copies, filepath.Base(m.Dest))
-			}
-		case m.Writable() && !strings.HasPrefix(m.Dest, p.Project.Checkout+"/"):
+		case m.Role == mount.ClaudeConfig && m.Kind == mount.BindData:
+			copies = append(copies, filepath.Base(m.Dest))
+		case m.Role == mount.GitDir:
 			rw = append(rw, m.Dest)
-		case m.Kind == mount.RoBind:
+		case m.Role == mount.HostFiles && m.Kind == mount.RoBind:
 			ro = append(ro, m.Dest)
 		}
 	}
@@ -65,7 +52,7 @@ func Render(p mount.Plan) []byte {
 				what = b.Dest + " (read-write: changes persist on the host"
 				var ro []string
 				for _, m := range p.Mounts {
-					if m.User && m.Kind == mount.RoBind && instance.Within(m.Dest, b.Dest) {
+					if m.Role == mount.Requested && m.Kind == mount.RoBind && instance.Within(m.Dest, b.Dest) {
 						ro = append(ro, strings.TrimPrefix(m.Dest, b.Dest+"/"))
 					}
 				}

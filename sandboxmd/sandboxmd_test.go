@@ -16,7 +16,7 @@ var update = flag.Bool("u", false, "update golden files")
 
 var host = mount.Host{
 	System: []mount.HostPath{{Path: "/usr"}, {Path: "/bin", Link: "usr/bin"}, {Path: "/etc"}},
-	Own:    []mount.Mount{{Kind: mount.RoBind, Src: "/home/alice/.gitconfig", Dest: "/home/alice/.gitconfig", Why: "git configuration, read-only"}},
+	Own:    []mount.Mount{{Kind: mount.RoBind, Src: "/home/alice/.gitconfig", Dest: "/home/alice/.gitconfig", Why: "git configuration, read-only", Role: mount.HostFiles}},
 }
 
 // guarded is host with what Probe finds in a typical repository.
@@ -57,9 +57,9 @@ func withBinds() mount.Plan {
 	home := mount.BindSpec{Src: "/home/alice", Dest: "/home/alice", From: "/home/alice/.config/claudebox/config.toml"}
 	cache := mount.BindSpec{Src: "/srv/cache/cargo", Dest: "/home/alice/.cargo/registry", Writable: true}
 	h.Binds = []mount.Mount{
-		{Kind: mount.RoBind, Src: "/home/alice/notes", Dest: "/home/alice/notes", User: true},
-		{Kind: mount.Bind, Src: "/srv/cache/cargo/index", Dest: "/home/alice/.cargo/registry/index", User: true},
-		{Kind: mount.RoBind, Src: "/srv/cache/cargo/bin", Dest: "/home/alice/.cargo/registry/bin", User: true},
+		{Kind: mount.RoBind, Src: "/home/alice/notes", Dest: "/home/alice/notes", Role: mount.Requested},
+		{Kind: mount.Bind, Src: "/srv/cache/cargo/index", Dest: "/home/alice/.cargo/registry/index", Role: mount.Requested},
+		{Kind: mount.RoBind, Src: "/srv/cache/cargo/bin", Dest: "/home/alice/.cargo/registry/bin", Role: mount.Requested},
 	}
 	h.Hidden = []mount.Hidden{{Path: "/home/alice/.ssh", By: home}}
 	return mount.Build(mount.Inputs{

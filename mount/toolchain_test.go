@@ -1,0 +1,102 @@
+package mount
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// probeToolchains shows each PATH entry under $HOME with what its programs
+// run (a version manager's layout, where links and #! lines lead, widened
+// to the toolchain's root), never a secret or what the sandbox can write,
+// and names the entries that cannot work.
+func TestProbeToolchains(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "proj")
+	tree(t, home,
+		".cargo/bin/cargo", ".rustup/toolchains/", ".rustup/settings.toml",
+		".nvm/versions/node/v20/bin/node",
+		".nvm/versions/node/v20/lib/node_modules/npm/package.json",
+		".nvm/versions/node/v20/lib/node_modules/npm/bin/npm-cli.js",
+		".nvm/versions/node/v20/bin/npm -> ../lib/node_modules/npm/bin/npm-cli.js",
+		".pyenv/versions/3.12/bin/python3.12",
+		".local/bin/git -> /usr/bin/git",
+		".local/bin/aws -> ../../.aws/cli/aws", ".aws/cli/aws",
+		"tools/bin/", ".ssh/bin/",
+		"proj/bin/",
+	)
+	write(t, filepath.Join(home, ".local/bin/tool"), "#!"+filepath.Join(home, ".pyenv/versions/3.12/bin/python3.12")+" -u\nprint()\n")
+	write(t, filepath.Join(home, ".local/bin/envtool"), "#!/usr/bin/env python3\n")
+	write(t, filepath.Join(home, ".local/bin/empty"), "#!\n")
+	if err := os.Symlink("tools/bin", filepath.Join(home, "linkbin")); err != nil {
+		t.Fatal(err)
+	}
+	path := strings.Join([]string{
+		"/usr/bin", "bin", home,
+		filepath.Join(home, ".cargo/bin"), filepath.Join(home, ".cargo/bin/"),
+		filepath.Join(home, ".nvm/versions/node/v20/bin"),
+		filepath.Join(home, ".local/bin"),
+		filepath.Join(home, "missing"),
+		filepath.Join(home, ".ssh/bin"),
+		filepath.Join(home, "proj/bin"),
+		filepath.Join(home, "linkbin"),
+		filepath.Join(home, ".claudebox/bin"),
+	}, ":")
+	os.MkdirAll(filepath.Join(home, ".claudebox/bin"), 0o755)
+	project := instance.Project{Root: proj, Checkout: proj}
+	ts, problems := probeToolchains(home, path, project, nil, StateDirs(home, nil), secretSet(home))
+
+	var got []string
+	for _, tc := range ts {
+		for _, r := range tc.Roots {
+			got = append(got, strings.ReplaceAll(tc.Entry+": "+r.Path+" ("+r.Why+")", home, "~"))
+		}
+	}
+	want := []string{
+		"~/.cargo/bin: ~/.cargo/bin (on your PATH, read-only)",
+		"~/.cargo/bin: ~/.rustup/settings.toml (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
+		"~/.cargo/bin: ~/.rustup/toolchains (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
+		"~/.nvm/versions/node/v20/bin: ~/.nvm/versions/node/v20 (the toolchain of ~/.nvm/versions/node/v20/bin, on your PATH, read-only)",
+		"~/.local/bin: ~/.local/bin (on your PATH, read-only)",
+		"~/.local/bin: ~/.pyenv/versions/3.12 (what ~/.local/bin's programs lead to, read-only)",
+		"~/linkbin: ~/tools/bin (on your PATH, read-only)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("toolchains\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var gotProblems []string
+	for _, p := range problems {
+		gotProblems = append(gotProblems, strings.ReplaceAll(p.Entry+": "+p.Reason, home, "~"))
+	}
+	wantProblems := []string{
+		"~/.local/bin: ~/.aws/cli/aws, which a program there needs, is not shown: it lies in ~/.aws, which the sandbox hides",
+		"~/missing: it does not exist",
+		"~/.ssh/bin: it lies in ~/.ssh, which the sandbox hides",
+		"~/.claudebox/bin: it holds Claude Code's or claudebox's state",
+	}
+	if !reflect.DeepEqual(gotProblems, wantProblems) {
+		t.Errorf("problems\n%s\nwant\n%s", strings.Join(gotProblems, "\n"), strings.Join(wantProblems, "\n"))
+	}
+}
+
+// toolRoot widens a program to its version directory or npm package, but
+// not to a directory directly under $HOME, which holds much else.
+func TestToolRoot(t *testing.T) {
+	home := t.TempDir()
+	tree(t, home, "n/lib/node_modules/@scope/pkg/package.json", "n/lib/node_modules/@scope/pkg/dist/cli.js", "n/lib/node_modules/plain/lib/x.js")
+	for _, c := range []struct{ path, want string }{
+		{"~/.nvm/versions/node/v20/bin/node", "~/.nvm/versions/node/v20"},
+		{"~/.local/bin/tool", "~/.local/bin"},
+		{"~/n/lib/node_modules/@scope/pkg/dist/cli.js", "~/n/lib/node_modules/@scope/pkg"},
+		{"~/n/lib/node_modules/plain/lib/x.js", "~/n/lib/node_modules/plain/lib/x.js"},
+		{"~/opt/tool", "~/opt/tool"},
+	} {
+		if got := toolRoot(home, instance.ExpandHome(c.path, home)); got != instance.ExpandHome(c.want, home) {
+			t.Errorf("toolRoot(%s) = %s, want %s", c.path, got, c.want)
+		}
+	}
+}
