@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
 )
@@ -145,4 +149,149 @@ func BenchmarkGuardRestored(b *testing.B) {
 		window += time.Since(start)
 	}
 	b.ReportMetric(float64(window.Nanoseconds())/float64(b.N), "ns/window")
+}
+
+// guardAttack is a hostile sandbox's program: guardattack HOW NEW LINE. It
+// waits for the host to create NEW, a lock or temporary file the host will
+// rename over a guarded path (git creates it exclusively, so it can only be
+// caught once it exists), and gets hold of it: HOW is "fd" (a descriptor
+// open for appending), "mmap" (a shared writable mapping, its descriptor
+// closed) or "link" (a second name, NEW-link). It touches "armed" in its
+// working directory once it holds the file; once a file named "go" exists,
+// it writes LINE into the file and prints WROTE.
+func guardAttack(args []string) int {
+	if len(args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: guardattack fd|mmap|link NEW LINE")
+		return 2
+	}
+	how, newPath, line := args[0], args[1], args[2]
+	var fd int
+	var mapped []byte
+	var err error
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		switch how {
+		case "fd":
+			fd, err = unix.Open(newPath, unix.O_WRONLY|unix.O_APPEND|unix.O_CLOEXEC, 0)
+		case "mmap":
+			if fd, err = unix.Open(newPath, unix.O_RDWR|unix.O_CLOEXEC, 0); err == nil {
+				mapped, err = unix.Mmap(fd, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+				unix.Close(fd)
+			}
+		case "link":
+			err = unix.Link(newPath, newPath+"-link")
+		}
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			fmt.Fprintln(os.Stderr, "guardattack: never caught", newPath, err)
+			return 1
+		}
+	}
+	os.WriteFile("armed", nil, 0o644)
+	for !instance.Exists("go") {
+		time.Sleep(5 * time.Millisecond)
+	}
+	payload := "\n" + line + "\n"
+	switch how {
+	case "fd":
+		_, err = unix.Write(fd, []byte(payload))
+	case "link":
+		var f *os.File
+		if f, err = os.OpenFile(newPath+"-link", os.O_WRONLY|os.O_APPEND, 0); err == nil {
+			_, err = f.WriteString(payload)
+			f.Close()
+		}
+	case "mmap":
+		// A mapping writes only within the file's size: the payload
+		// replaces its start, a comment the rest.
+		size := bytes.IndexByte(mapped, 0)
+		if size < len(payload)+2 {
+			err = fmt.Errorf("%d bytes do not fit the payload", size)
+			break
+		}
+		copy(mapped, payload+"#"+strings.Repeat(" ", size-len(payload)-2)+"\n")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "guardattack: write:", err)
+		return 1
+	}
+	fmt.Println("WROTE")
+	return 0
+}
+
+// TestGuardsHeldBySandbox: a hostile sandbox catches the file the host's
+// git config writes (.git/config.lock, in .git, which the sandbox writes)
+// and keeps a way to write it after the host renames it over .git/config:
+// a descriptor, a shared writable mapping, or a second name. The host
+// takes git's steps one by one, so the sandbox is sure to catch the lock
+// before the rename. The watcher ends the session before the sandbox
+// writes, the file the host obeys stays as the host wrote it, and the
+// host's git status runs nothing the sandbox planted; a second name left
+// behind keeps the next session from starting.
+func TestGuardsHeldBySandbox(t *testing.T) {
+	for _, c := range []struct{ how, reason string }{
+		{"fd", "holds %q open past its guard"},
+		{"mmap", "maps %q writable"},
+		{"link", "%q has another name the sandbox could write it through"},
+	} {
+		t.Run(c.how, func(t *testing.T) {
+			h := newE2EHost(t)
+			repo := filepath.Join(h.home, "code", "repo")
+			h.gitRepo(repo)
+			self, _ := os.Executable()
+			h.copyFile(self, filepath.Join(repo, "guardattack"), 0o755)
+			h.chown()
+			marker := filepath.Join(h.base, "marker")
+			config := filepath.Join(repo, ".git", "config")
+			payload := `[core] fsmonitor = "touch ` + marker + `"`
+			s := h.command(repo, nil, "claudebox", "--shell", "-c", `touch started; exec ./guardattack `+c.how+` .git/config.lock '`+payload+`'`)
+			var out strings.Builder
+			s.Stdout, s.Stderr = &out, &out
+			if err := s.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Process.Kill()
+			exited := make(chan error, 1)
+			go func() { exited <- s.Wait() }()
+			waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(repo, "started")) || len(exited) > 0 })
+			// git config: create config.lock exclusively, write it, rename it over config.
+			h.run(repo, nil, "sh", "-c", `set -C; cat .git/config > .git/config.lock && printf '[x]\n\ty = 1\n' >> .git/config.lock`)
+			written, _ := os.ReadFile(config + ".lock")
+			waitFor(t, "the sandbox to catch the lock", func() bool { return instance.Exists(filepath.Join(repo, "armed")) || len(exited) > 0 })
+			h.run(repo, nil, "mv", ".git/config.lock", ".git/config")
+			var err error
+			select {
+			case err = <-exited:
+			case <-time.After(2 * time.Second):
+				h.write(filepath.Join(repo, "go"), "")
+				err = <-exited
+			}
+			t.Logf("session: %v\n%s", err, out.String())
+			if reason := fmt.Sprintf(c.reason, config); err == nil || !strings.Contains(out.String(), reason) {
+				t.Errorf("the session did not end with %q", reason)
+			}
+			if now, _ := os.ReadFile(config); string(now) != string(written) {
+				t.Errorf(".git/config is not what the host wrote:\n%s", now)
+			}
+			h.run(repo, nil, "git", "status", "--short")
+			if instance.Exists(marker) {
+				t.Errorf("the host's git status ran what the sandbox planted")
+			}
+			if c.how != "link" {
+				return
+			}
+			// The second name outlives the session.
+			s = h.command(repo, nil, "claudebox", "--shell", "-c", `echo '`+payload+`' >> .git/config.lock-link && echo WROTE`)
+			b, err := s.CombinedOutput()
+			t.Logf("next session: %v\n%s", err, b)
+			if now, _ := os.ReadFile(config); string(now) != string(written) {
+				t.Errorf("the next session wrote .git/config through the second name:\n%s", now)
+			}
+			h.run(repo, nil, "git", "status", "--short")
+			if instance.Exists(marker) {
+				t.Errorf("after the next session, the host's git status ran what the sandbox planted")
+			}
+		})
+	}
 }

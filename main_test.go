@@ -63,6 +63,9 @@ func TestMain(m *testing.M) {
 		// euid prints the effective uid it runs with: installed setuid root,
 		// it shows whether the sandbox lets a setuid binary elevate.
 		"euid": func() { fmt.Println(os.Geteuid()); os.Exit(0) },
+		// guardattack: a hostile sandbox's program that gets hold of a file
+		// the host will rename over a guarded path (see guardwatch_test.go).
+		"guardattack": func() { os.Exit(guardAttack(os.Args[1:])) },
 	})
 }
 

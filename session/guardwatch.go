@@ -379,6 +379,9 @@ func restore(path string) (*unix.Statx_t, error) {
 		return nil, err
 	case st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT == 0:
 		return nil, errors.New("the kernel does not say which paths are mounts (statx)")
+	case st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 && st.Mode&unix.S_IFMT != unix.S_IFDIR && st.Nlink > 1:
+		// A name an earlier session gave the file writes it past the guard.
+		return nil, anotherName(path)
 	case st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0:
 		return nil, nil
 	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
@@ -406,9 +409,13 @@ func restore(path string) (*unix.Statx_t, error) {
 		return nil, fmt.Errorf("%s changed while it was being guarded again", quoted(path))
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR && now.Nlink > 1 {
-		return nil, fmt.Errorf("%s has another name the sandbox could write it through", quoted(path))
+		return nil, anotherName(path)
 	}
 	return &now, heldInside(path, now)
+}
+
+func anotherName(path string) error {
+	return fmt.Errorf("%s has another name the sandbox could write it through (find -samefile names it)", quoted(path))
 }
 
 // heldInside fails if a process of the sandbox can still write the guarded
