@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/instance"
 )
@@ -35,11 +34,6 @@ type hostileState func(t *testing.T, inst, decoy, projects, gone string)
 var hostileStates = map[string]hostileState{
 	"claude.json FIFO": func(t *testing.T, inst, _, _, _ string) {
 		mkfifo(t, clear(t, inst, instance.ClaudeJSONFile))
-	},
-	"approval record FIFO": func(t *testing.T, inst, _, projects, _ string) {
-		// The record is read only once the user approved something.
-		check(t, os.WriteFile(filepath.Join(filepath.Dir(projects), "approval.key"), make([]byte, 32), 0o600))
-		mkfifo(t, clear(t, inst, config.ApprovalFile))
 	},
 	"claude.json 1 TiB sparse": func(t *testing.T, inst, _, _, _ string) {
 		f, err := os.Create(clear(t, inst, instance.ClaudeJSONFile))

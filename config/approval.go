@@ -1,19 +1,15 @@
 package config
 
 import (
-	"bytes"
-	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
+	"os"
 	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
@@ -154,41 +150,26 @@ func (l Launch) Without(env environment.Env, unapproved []Item) (Launch, environ
 	return l, env
 }
 
-// ApprovalFile names the record, in an instance, of what the user approved
-// for the project. The instance is writable from inside the sandbox, so the
-// record is signed with a key the sandbox never sees: forged or damaged, it
-// counts as no approval, and the user is asked again.
-const ApprovalFile = "approved"
-
-// approvalKey is the signing key, kept in the state directory outside every
-// instance.
-const approvalKey = "approval.key"
+// The record of what the user approved for a project is kept in
+// claudebox's state, one file per instance, out of every sandbox's reach:
+// kept in the instance, which the sandbox writes, an older record could be
+// put back (a signature would not tell), and with it grants the user had
+// since withdrawn.
 
 // approvalLimit is the most of an approval record claudebox reads: one
-// line per grant, and the signature.
+// line per grant.
 const approvalLimit = 1 << 20
 
-// ReadApproval returns the grants recorded for the instance in dir, or nil
+// ReadApproval returns the grants recorded for the project at root, or nil
 // when there is no valid record.
-func ReadApproval(stateDir, dir string) []Grant {
-	key, err := untrusted.ReadFile(stateDir, approvalKey, 32)
+func ReadApproval(stateDir, root string) []Grant {
+	dir, name := instance.RecordPath(stateDir, instance.ApprovalRecords, root)
+	b, err := untrusted.ReadFile(dir, name, approvalLimit)
 	if err != nil {
-		return nil
-	}
-	b, err := untrusted.ReadFile(dir, ApprovalFile, approvalLimit)
-	if errors.Is(err, fs.ErrNotExist) {
-		// Its name until it held more than variables.
-		b, err = untrusted.ReadFile(dir, "env-approved", approvalLimit)
-	}
-	if err != nil {
-		return nil
-	}
-	body, mac, ok := bytes.Cut(b, []byte("mac "))
-	if !ok || !hmac.Equal(bytes.TrimSpace(mac), []byte(sign(key, dir, body))) {
 		return nil
 	}
 	var grants []Grant
-	for _, line := range strings.Fields(string(body)) {
+	for _, line := range strings.Fields(string(b)) {
 		g, err := ParseGrant(line)
 		if err != nil {
 			return nil
@@ -198,37 +179,15 @@ func ReadApproval(stateDir, dir string) []Grant {
 	return grants
 }
 
-// WriteApproval records items as approved for the instance in dir.
-func WriteApproval(stateDir, dir string, items []Item) error {
-	key, err := loadKey(stateDir)
-	if err != nil {
-		return err
-	}
+// WriteApproval records items as approved for the project at root.
+func WriteApproval(stateDir, root string, items []Item) error {
+	dir, name := instance.RecordPath(stateDir, instance.ApprovalRecords, root)
 	var body []byte
 	for _, it := range items {
 		body = append(body, it.Grant.String()+"\n"...)
 	}
-	return untrusted.WriteFile(dir, ApprovalFile, append(body, "mac "+sign(key, dir, body)+"\n"...), 0o600)
-}
-
-// sign binds the record to its instance, so that it cannot be copied to
-// another.
-func sign(key []byte, dir string, body []byte) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(filepath.Base(dir) + "\n"))
-	m.Write(body)
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-func loadKey(stateDir string) ([]byte, error) {
-	if key, err := untrusted.ReadFile(stateDir, approvalKey, 32); err == nil && len(key) == 32 {
-		return key, nil
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, untrusted.ErrTooLarge) {
-		return nil, err
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
 	}
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	return key, untrusted.WriteFile(stateDir, approvalKey, key, 0o600)
+	return untrusted.WriteFile(dir, name, body, 0o600)
 }

@@ -8,90 +8,62 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"golang.org/x/sys/unix"
 )
 
-// The approval record is honoured only as written by WriteApproval for
-// that instance with the state directory's key: anything the sandbox could
-// do to it (edit, copy from another instance, replace by a link) counts as
-// no approval.
+// The record lives in claudebox's state, keyed by the project's root: what
+// is in the instance (which the sandbox writes) approves nothing, a record
+// is another project's only by its root, and one that is not a regular
+// file of well-formed grants counts as none.
 func TestApprovalRecord(t *testing.T) {
 	grants := []Grant{{Kind: Variable, Name: "REGION", Digest: "0123456789abcdef"}, {Kind: Mount, Digest: "fedcba9876543210"}, {Kind: SSHAgent}, {Kind: Network}}
 	var items []Item
 	for _, g := range grants {
 		items = append(items, Item{Grant: g})
 	}
+	const root, other = "/code/a", "/code/b"
+	record := func(state, root string) string {
+		dir, name := instance.RecordPath(state, instance.ApprovalRecords, root)
+		return filepath.Join(dir, name)
+	}
 	for _, c := range []struct {
 		name   string
-		tamper func(t *testing.T, state, dir, other string) string // returns the dir to read
+		tamper func(t *testing.T, state string)
+		read   string
 		want   []Grant
 	}{
-		{"as written", func(t *testing.T, state, dir, other string) string { return dir }, grants},
-		{"a line added", func(t *testing.T, state, dir, other string) string {
-			edit(t, filepath.Join(dir, ApprovalFile), func(s string) string { return "EXTRA\n" + s })
-			return dir
-		}, nil},
-		{"a line changed", func(t *testing.T, state, dir, other string) string {
-			edit(t, filepath.Join(dir, ApprovalFile), func(s string) string { return strings.Replace(s, "with-ssh", "with-ssx", 1) })
-			return dir
-		}, nil},
-		{"no mac", func(t *testing.T, state, dir, other string) string {
-			edit(t, filepath.Join(dir, ApprovalFile), func(s string) string { b, _, _ := strings.Cut(s, "mac "); return b })
-			return dir
-		}, nil},
-		{"copied to another instance", func(t *testing.T, state, dir, other string) string {
-			b, _ := os.ReadFile(filepath.Join(dir, ApprovalFile))
-			os.WriteFile(filepath.Join(other, ApprovalFile), b, 0o600)
-			return other
-		}, nil},
-		{"another key", func(t *testing.T, state, dir, other string) string {
-			os.WriteFile(filepath.Join(state, approvalKey), []byte(strings.Repeat("k", 32)), 0o600)
-			return dir
-		}, nil},
-		{"no key", func(t *testing.T, state, dir, other string) string {
-			os.Remove(filepath.Join(state, approvalKey))
-			return dir
-		}, nil},
-		{"a symlink to a valid record", func(t *testing.T, state, dir, other string) string {
-			os.Rename(filepath.Join(dir, ApprovalFile), filepath.Join(dir, "elsewhere"))
-			os.Symlink("elsewhere", filepath.Join(dir, ApprovalFile))
-			return dir
-		}, nil},
+		{"as written", func(t *testing.T, state string) {}, root, grants},
+		{"another project's", func(t *testing.T, state string) {}, other, nil},
+		{"a malformed line", func(t *testing.T, state string) {
+			edit(t, record(state, root), func(s string) string { return s + "with-ssx\n" })
+		}, root, nil},
+		{"a FIFO", func(t *testing.T, state string) {
+			os.Remove(record(state, root))
+			if err := unix.Mkfifo(record(state, root), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}, root, nil},
+		{"a symlink to a record", func(t *testing.T, state string) {
+			os.Rename(record(state, root), record(state, root)+".elsewhere")
+			os.Symlink(record(state, root)+".elsewhere", record(state, root))
+		}, root, nil},
+		{"a record planted in the instance", func(t *testing.T, state string) {
+			os.Rename(record(state, root), filepath.Join(instance.Dir(state, root), "approved"))
+		}, root, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			state := t.TempDir()
-			dir, other := instance.Dir(state, "/code/a"), instance.Dir(state, "/code/b")
-			for _, d := range []string{dir, other} {
-				if err := os.MkdirAll(d, 0o700); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if err := WriteApproval(state, dir, items); err != nil {
+			if err := os.MkdirAll(instance.Dir(state, root), 0o700); err != nil {
 				t.Fatal(err)
 			}
-			if got := ReadApproval(state, c.tamper(t, state, dir, other)); !slices.Equal(got, c.want) {
-				t.Errorf("ReadApproval = %q, want %q", got, c.want)
+			if err := WriteApproval(state, root, items); err != nil {
+				t.Fatal(err)
+			}
+			c.tamper(t, state)
+			if got := ReadApproval(state, c.read); !slices.Equal(got, c.want) {
+				t.Errorf("ReadApproval = %v, want %v", got, c.want)
 			}
 		})
-	}
-}
-
-// The key is made once and kept: a second record is signed with the same.
-func TestApprovalKeyKept(t *testing.T) {
-	state := t.TempDir()
-	dir := instance.Dir(state, "/code/a")
-	os.MkdirAll(dir, 0o700)
-	WriteApproval(state, dir, []Item{{Grant: Grant{Name: "A"}}})
-	key, err := os.ReadFile(filepath.Join(state, approvalKey))
-	if err != nil || len(key) != 32 {
-		t.Fatalf("key = %d bytes, %v", len(key), err)
-	}
-	WriteApproval(state, dir, []Item{{Grant: Grant{Name: "B"}}})
-	again, _ := os.ReadFile(filepath.Join(state, approvalKey))
-	if string(again) != string(key) {
-		t.Error("the key changed")
-	}
-	if fi, _ := os.Stat(filepath.Join(state, approvalKey)); fi.Mode().Perm() != 0o600 {
-		t.Errorf("key mode %v", fi.Mode().Perm())
 	}
 }
 

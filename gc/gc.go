@@ -270,7 +270,10 @@ func remove(projects string, inst Instance, dryRun bool) (bool, error) {
 	if dryRun {
 		return true, nil
 	}
-	return true, trashAndRemove(projects, inst.Hash)
+	if err := trashAndRemove(projects, inst.Hash); err != nil {
+		return true, err
+	}
+	return true, instance.RemoveRecords(filepath.Dir(projects), inst.Hash)
 }
 
 // trashAndRemove renames the instance hash in projects to its trash name,

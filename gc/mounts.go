@@ -54,7 +54,7 @@ func (m Mounts) Unmounted(root string) bool {
 // held its root when a session last ran: in its state, out of the
 // sandbox's reach.
 func holderFile(stateDir, hash string) string {
-	return filepath.Join(stateDir, "mounts", hash)
+	return filepath.Join(stateDir, instance.MountRecords, hash)
 }
 
 // RecordHolder notes the mount point holding root, so that once an ad hoc
@@ -82,7 +82,7 @@ func RecordHolder(stateDir, root string, m Mounts) error {
 // holderAway reports whether the mount point recorded for the instance
 // hash is not mounted now.
 func (m Mounts) holderAway(stateDir, hash string) bool {
-	b, err := untrusted.ReadFile(filepath.Join(stateDir, "mounts"), hash, 4096)
+	b, err := untrusted.ReadFile(filepath.Join(stateDir, instance.MountRecords), hash, 4096)
 	if err != nil {
 		return false
 	}

@@ -31,15 +31,40 @@ func Hash(root string) string {
 	return hex.EncodeToString(sum[:])[:16]
 }
 
-// Dir is the instance directory of root under the claudebox state dir.
 // IsHash reports whether name is an instance's name: 16 lowercase hex
 // digits.
 func IsHash(name string) bool {
 	return len(name) == 16 && strings.Trim(name, "0123456789abcdef") == ""
 }
 
+// Dir is the instance directory of root under the claudebox state dir.
 func Dir(stateDir, root string) string {
 	return filepath.Join(stateDir, "projects", Hash(root))
+}
+
+// Records are what claudebox keeps about an instance out of every
+// sandbox's reach: in the state directory, a directory per kind of record,
+// a file per instance, named by its hash. They go with their instance.
+const (
+	// ApprovalRecords hold what the user approved for the project.
+	ApprovalRecords = "approved"
+	// MountRecords hold the mount point that held the project's root.
+	MountRecords = "mounts"
+)
+
+// RecordPath is the directory and the file name of root's record of kind.
+func RecordPath(stateDir, kind, root string) (dir, name string) {
+	return filepath.Join(stateDir, kind), Hash(root)
+}
+
+// RemoveRecords removes the records of the instance hash.
+func RemoveRecords(stateDir, hash string) error {
+	for _, kind := range []string{ApprovalRecords, MountRecords} {
+		if err := untrusted.RemoveAll(filepath.Join(stateDir, kind), hash); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 // ErrOtherRoot is returned when an instance directory records another root.

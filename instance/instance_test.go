@@ -166,3 +166,24 @@ func TestGitIncludes(t *testing.T) {
 		t.Errorf("GitIncludes = %q", got)
 	}
 }
+
+// An instance's records go with it, and only its own.
+func TestRemoveRecords(t *testing.T) {
+	state := t.TempDir()
+	var paths []string
+	for _, root := range []string{"/code/a", "/code/b"} {
+		for _, kind := range []string{ApprovalRecords, MountRecords} {
+			dir, name := RecordPath(state, kind, root)
+			must(t, os.MkdirAll(dir, 0o700))
+			must(t, os.WriteFile(filepath.Join(dir, name), []byte("x\n"), 0o600))
+			paths = append(paths, filepath.Join(dir, name))
+		}
+	}
+	must(t, RemoveRecords(state, Hash("/code/a")))
+	for i, p := range paths {
+		if _, err := os.Lstat(p); (err == nil) != (i >= 2) {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	must(t, RemoveRecords(state, Hash("/code/gone")))
+}

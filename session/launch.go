@@ -140,7 +140,7 @@ func Prepare(o Options) (*Session, error) {
 		return nil, hint.Errorf("export the variable first, or drop the flag", "%v", err)
 	}
 	additions := conf.Additions(env)
-	unapproved := config.Unapproved(additions, config.ReadApproval(stateDir, instance.Dir(stateDir, project.Root)))
+	unapproved := config.Unapproved(additions, config.ReadApproval(stateDir, project.Root))
 	if o.OnlyApproved {
 		conf, env = conf.Without(env, unapproved)
 	}
@@ -288,7 +288,7 @@ func (s *Session) materialize() (*os.File, error) {
 	if err := os.MkdirAll(s.stateDir, 0o700); err != nil || unix.Access(s.stateDir, unix.W_OK) != nil {
 		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
 	}
-	dir, repairs, err := instance.Ensure(s.stateDir, s.plan.Project.Root, mount.HistoryFile, mount.SandboxMDFile, config.ApprovalFile)
+	dir, repairs, err := instance.Ensure(s.stateDir, s.plan.Project.Root, mount.HistoryFile, mount.SandboxMDFile)
 	if errors.Is(err, instance.ErrOtherRoot) {
 		return nil, hint.Errorf("move the instance directory aside if you edited it by hand", "%v", err)
 	}
@@ -329,7 +329,7 @@ func (s *Session) materialize() (*os.File, error) {
 // after a crash knows them.
 func (s *Session) fill(dir string) error {
 	if s.approve {
-		if err := config.WriteApproval(s.stateDir, dir, s.additions); err != nil {
+		if err := config.WriteApproval(s.stateDir, s.plan.Project.Root, s.additions); err != nil {
 			return err
 		}
 	}
