@@ -32,7 +32,7 @@ type gcCmd struct{ DryRun bool }
 func (g gcCmd) Run(home session.Home) error {
 	state := home.State
 	verb := map[bool]string{false: "removed", true: "would remove"}[g.DryRun]
-	report := func(e gc.Event) {
+	event := func(e gc.Event) {
 		switch e.Kind {
 		case "remove":
 			printable.Say(os.Stderr, "claudebox: %s %s (%s, root %s is gone)", verb, e.Instance.Dir, humanBytes(e.Instance.Bytes), e.Instance.Root)
@@ -42,8 +42,8 @@ func (g gcCmd) Run(home session.Home) error {
 			printable.Say(os.Stderr, "claudebox: %s %s, left by an interrupted --gc", verb, e.Instance.Dir)
 		}
 	}
-	skip := func(s gc.Skipped) { printable.Say(os.Stderr, "claudebox: skipped %s: %s", s.Dir, s.Reason) }
-	sum, err := gc.Collect(state, readMounts(), g.DryRun, report, skip)
+	skip := func(s gc.Skipped) { report(os.Stderr, skipNotice(s)) }
+	sum, err := gc.Collect(state, readMounts(), g.DryRun, event, skip)
 	if err != nil {
 		return err
 	}
@@ -53,6 +53,19 @@ func (g gcCmd) Run(home session.Home) error {
 	}
 	printable.Say(os.Stderr, "claudebox: %d kept, %d %s, %d skipped, %s %s", sum.Kept, sum.Removed, verb, sum.Skipped, humanBytes(sum.Freed), freed)
 	return nil
+}
+
+// skipNotice is what --gc and --list say of an entry they leave alone,
+// with what the user can do about it where there is something.
+func skipNotice(s gc.Skipped) error {
+	var remedy string
+	switch s.Cause {
+	case gc.ForeignRoot:
+		remedy = "if --move was interrupted, run claudebox --move " + s.Root + " again in the project's new place"
+	case gc.Unreadable:
+		remedy = "chmod -R u+rwX " + s.Dir
+	}
+	return hint.Errorf(remedy, "skipped %s: %s", s.Dir, s.Reason)
 }
 
 // listCmd shows the instances, stale ones first.
@@ -66,7 +79,7 @@ func (l listCmd) Run(home session.Home) error {
 	}
 	gc.Sort(insts)
 	for _, s := range skipped {
-		printable.Say(os.Stderr, "claudebox: skipped %s: %s", s.Dir, s.Reason)
+		report(os.Stderr, skipNotice(s))
 	}
 	if l.JSON {
 		if insts == nil {
@@ -168,7 +181,7 @@ func (m moveCmd) Run(home session.Home) error {
 	}
 	res, err := gc.Move(state, old, project.Root, m.Merge)
 	for _, r := range res.Repairs {
-		fmt.Fprintf(os.Stderr, "claudebox: %s\n", r)
+		printable.Say(os.Stderr, "claudebox: %s", r)
 	}
 	switch {
 	case errors.Is(err, gc.ErrExists):

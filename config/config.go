@@ -338,5 +338,42 @@ func bindHint(err error, from string) error {
 	if from != "" {
 		msg = from + ": " + msg
 	}
-	return hint.Errorf(be.Hint, "%s", msg)
+	return hint.Errorf(bindRemedy(be), "%s", msg)
+}
+
+// bindRemedy is what the user can do about a bind that cannot be made.
+func bindRemedy(be *mount.BindError) string {
+	switch be.Problem {
+	case mount.BindSyntax:
+		flag := "--ro-bind"
+		if be.Writable {
+			flag = "--bind"
+		}
+		return flag + " ~/.cargo/registry, or " + flag + " ./data:/data"
+	case mount.BindSourceMissing:
+		return "create it first, or fix the path"
+	case mount.BindSourceUnresolved:
+		return "fix the path"
+	case mount.BindPlantedLink:
+		return "make it a directory again, or bind what it points to by its real path"
+	case mount.BindState:
+		return "bind the directory you need instead"
+	case mount.BindHostRuntime:
+		return "for the SSH agent, use --with-ssh"
+	case mount.BindSharedTemp:
+		return "bind the directory you need inside it"
+	case mount.BindSocket:
+		return "for the SSH agent, use --with-ssh; otherwise bind a directory without sockets"
+	case mount.BindWholeHome:
+		return "bind the directory you need, e.g. --bind ~/.cargo/registry, or use --ro-bind"
+	case mount.BindHomeTools:
+		return "bind the subdirectory you need, or use --ro-bind"
+	case mount.BindDestInProject:
+		return "choose a destination outside it: --bind SRC:/opt/NAME"
+	case mount.BindDestManaged:
+		return "choose another destination: --bind SRC:/opt/NAME"
+	case mount.BindDestHidesHome, mount.BindDestReadOnly:
+		return "choose a destination under ~, /opt or /mnt"
+	}
+	return ""
 }

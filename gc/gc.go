@@ -45,7 +45,22 @@ type Instance struct {
 type Skipped struct {
 	Dir    string
 	Reason string
+	// Cause is the reason where the user can act on it; Root is the root a
+	// ForeignRoot instance names.
+	Cause Cause
+	Root  string
 }
+
+// Cause is why an instance is skipped, where the user can act on it.
+type Cause int
+
+const (
+	// ForeignRoot: project-root names a root of another hash, as an
+	// interrupted --move leaves it.
+	ForeignRoot Cause = iota + 1
+	// Unreadable: the sandbox took the instance's permissions away.
+	Unreadable
+)
 
 // trashPrefix names an instance being removed: it is renamed first, so an
 // interrupted removal never leaves a half-deleted directory that looks like
@@ -74,15 +89,16 @@ func Scan(stateDir string, mounts Mounts) (insts []Instance, skipped []Skipped, 
 			trash = append(trash, path)
 			continue
 		case e.Type()&fs.ModeSymlink != 0:
-			skipped = append(skipped, Skipped{path, "is a symlink, not followed"})
+			skipped = append(skipped, Skipped{Dir: path, Reason: "is a symlink, not followed"})
 			continue
 		case !e.IsDir() || !instance.IsHash(e.Name()):
-			skipped = append(skipped, Skipped{path, "is not an instance directory"})
+			skipped = append(skipped, Skipped{Dir: path, Reason: "is not an instance directory"})
 			continue
 		}
-		inst, reason := read(path, mounts)
-		if reason != "" {
-			skipped = append(skipped, Skipped{path, reason})
+		inst, skip := read(path, mounts)
+		if skip != nil {
+			skip.Dir = path
+			skipped = append(skipped, *skip)
 			continue
 		}
 		insts = append(insts, inst)
@@ -90,15 +106,16 @@ func Scan(stateDir string, mounts Mounts) (insts []Instance, skipped []Skipped, 
 	return insts, skipped, trash, nil
 }
 
-// read examines one instance directory.
-func read(dir string, mounts Mounts) (Instance, string) {
+// read examines one instance directory; why not, without Dir, when it is
+// to be left alone.
+func read(dir string, mounts Mounts) (Instance, *Skipped) {
 	inst := Instance{Hash: filepath.Base(dir), Dir: dir}
-	root, reason := readRoot(filepath.Dir(dir), inst.Hash)
-	if reason != "" {
-		return inst, reason
+	root, skip := readRoot(filepath.Dir(dir), inst.Hash)
+	if skip != nil {
+		return inst, skip
 	}
 	if instance.Hash(root) != inst.Hash {
-		return inst, "project-root names " + root + ", whose instance is elsewhere; hint: if --move was interrupted, run claudebox --move " + root + " again in the project's new place"
+		return inst, &Skipped{Reason: "project-root names " + root + ", whose instance is elsewhere", Cause: ForeignRoot, Root: root}
 	}
 	inst.Root = root
 	switch _, err := os.Lstat(root); {
@@ -110,37 +127,37 @@ func read(dir string, mounts Mounts) (Instance, string) {
 			inst.State = Unmounted
 		}
 	default:
-		return inst, "cannot tell whether " + root + " exists: " + err.Error()
+		return inst, &Skipped{Reason: "cannot tell whether " + root + " exists: " + err.Error()}
 	}
 	inst.InUse = instance.InUse(dir)
 	inst.Bytes, inst.Transcripts, inst.LastUsed = usage(dir)
-	return inst, ""
+	return inst, nil
 }
 
 // readRoot reads the project-root file of the instance hash in projects:
 // one line holding an absolute path.
-func readRoot(projects, hash string) (string, string) {
+func readRoot(projects, hash string) (string, *Skipped) {
 	b, err := untrusted.ReadFile(filepath.Join(projects, hash), instance.RootFile, instance.RootFileLimit)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", "has no project-root"
+		return "", &Skipped{Reason: "has no project-root"}
 	case errors.Is(err, untrusted.ErrNotRegular) || errors.Is(err, unix.ELOOP):
-		return "", "project-root is not a regular file"
+		return "", &Skipped{Reason: "project-root is not a regular file"}
 	case errors.Is(err, fs.ErrPermission):
-		return "", "is not readable (the sandbox took its permissions away); hint: chmod -R u+rwX " + filepath.Join(projects, hash)
+		return "", &Skipped{Reason: "is not readable (the sandbox took its permissions away)", Cause: Unreadable}
 	case err != nil:
-		return "", "project-root is unreadable: " + err.Error()
+		return "", &Skipped{Reason: "project-root is unreadable: " + err.Error()}
 	}
 	line := bytes.TrimSuffix(b, []byte("\n"))
 	switch {
 	case len(line) == 0:
-		return "", "project-root is empty"
+		return "", &Skipped{Reason: "project-root is empty"}
 	case bytes.ContainsAny(line, "\n\x00"):
-		return "", "project-root is not one line"
+		return "", &Skipped{Reason: "project-root is not one line"}
 	case line[0] != '/':
-		return "", "project-root is not an absolute path"
+		return "", &Skipped{Reason: "project-root is not an absolute path"}
 	}
-	return string(line), ""
+	return string(line), nil
 }
 
 // usage walks an instance without following symlinks: its size, Claude
@@ -209,7 +226,7 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 	var sum Summary
 	failed := func(dir string, err error) {
 		sum.Skipped++
-		skip(Skipped{dir, "cannot remove it: " + err.Error()})
+		skip(Skipped{Dir: dir, Reason: "cannot remove it: " + err.Error()})
 	}
 	for _, s := range skipped {
 		skip(s)

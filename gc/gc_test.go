@@ -115,3 +115,21 @@ func TestRecordHolder(t *testing.T) {
 		t.Error("a relative record counts")
 	}
 }
+
+// An instance whose project-root names another root, as an interrupted
+// --move leaves it, is skipped with that root, for the hint to name.
+func TestScanForeignRoot(t *testing.T) {
+	state := t.TempDir()
+	dir := filepath.Join(ProjectsDir(state), instance.Hash("/old/app"))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, instance.RootFile), []byte("/new/app\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	insts, skipped, _, err := Scan(state, Mounts{})
+	want := Skipped{Dir: dir, Reason: "project-root names /new/app, whose instance is elsewhere", Cause: ForeignRoot, Root: "/new/app"}
+	if err != nil || len(insts) != 0 || len(skipped) != 1 || skipped[0] != want {
+		t.Errorf("Scan = %v, %+v, %v", insts, skipped, err)
+	}
+}

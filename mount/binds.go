@@ -113,10 +113,35 @@ func workTreeNames() []string {
 	return names
 }
 
-// BindError is a bind that cannot be made as asked.
+// BindError is a bind that cannot be made as asked: the bind as written
+// (Spec, starting with its flag), what is wrong with it (Problem), and the
+// same in words (Reason).
 type BindError struct {
-	Spec, Reason, Hint string
+	Spec     string
+	Writable bool
+	Problem  BindProblem
+	Reason   string
 }
+
+// BindProblem is what is wrong with a bind.
+type BindProblem int
+
+const (
+	BindSyntax           BindProblem = iota + 1 // not SRC or SRC:DEST
+	BindSourceMissing                           // SRC does not exist
+	BindSourceUnresolved                        // SRC cannot be resolved
+	BindPlantedLink                             // a symlink on the way lies where the sandbox can write
+	BindState                                   // SRC holds Claude Code's or claudebox's state
+	BindHostRuntime                             // SRC holds the host's processes, devices or sockets
+	BindSharedTemp                              // SRC holds other programs' sockets
+	BindSocket                                  // SRC holds a socket
+	BindWholeHome                               // read-write, SRC holds the whole home
+	BindHomeTools                               // read-write, SRC holds programs and settings the host runs
+	BindDestInProject                           // DEST is inside the project
+	BindDestManaged                             // DEST is claudebox's own mount
+	BindDestHidesHome                           // DEST would hide the private home
+	BindDestReadOnly                            // DEST does not exist, in a read-only system directory
+)
 
 func (e *BindError) Error() string { return e.Spec + ": " + e.Reason }
 
@@ -129,8 +154,8 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 	if writable {
 		flag = "--bind"
 	}
-	fail := func(reason, hint string) (BindSpec, error) {
-		return BindSpec{}, &BindError{Spec: flag + " " + spec, Reason: reason, Hint: hint}
+	fail := func(problem BindProblem, reason string) (BindSpec, error) {
+		return BindSpec{}, &BindError{Spec: flag + " " + spec, Writable: writable, Problem: problem, Reason: reason}
 	}
 	src, dest, hasDest := strings.Cut(spec, ":")
 	expand := func(p string) string {
@@ -140,7 +165,7 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 		return filepath.Join(base, p)
 	}
 	if src == "" || hasDest && dest == "" {
-		return fail("expected SRC or SRC:DEST", flag+" ~/.cargo/registry, or "+flag+" ./data:/data")
+		return fail(BindSyntax, "expected SRC or SRC:DEST")
 	}
 	src = expand(src)
 	if !hasDest {
@@ -150,10 +175,10 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 	}
 	real, err := filepath.EvalSymlinks(src)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fail(src+" does not exist", "create it first, or fix the path")
+		return fail(BindSourceMissing, src+" does not exist")
 	}
 	if err != nil {
-		return fail(err.Error(), "fix the path")
+		return fail(BindSourceUnresolved, err.Error())
 	}
 	return BindSpec{Src: real, Asked: src, Dest: dest, Writable: writable, From: from}, nil
 }
@@ -173,32 +198,31 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project, state [
 		}
 	}
 	for _, b := range binds {
-		fail := func(reason, hint string) error {
-			return &BindError{Spec: b.Flag(), Reason: reason, Hint: hint}
+		fail := func(problem BindProblem, reason string) error {
+			return &BindError{Spec: b.Flag(), Writable: b.Writable, Problem: problem, Reason: reason}
 		}
 		if link := plantedLink(b.Asked, writable); link != "" {
-			return fail(link+" is a symlink where the sandbox can write, so the sandbox could have pointed it anywhere",
-				"make it a directory again, or bind what it points to by its real path")
+			return fail(BindPlantedLink, link+" is a symlink where the sandbox can write, so the sandbox could have pointed it anywhere")
 		}
-		if reason, hint := SourceRefusal(b.Src, b.Writable, home, state); reason != "" {
-			return fail(reason, hint)
+		if problem, reason := refuseSource(b.Src, b.Writable, home, state); problem != 0 {
+			return fail(problem, reason)
 		}
 		for _, m := range managed {
 			if !instance.Within(b.Dest, m) {
 				continue
 			}
 			if slices.Contains(projectPaths(project), m) {
-				return fail("the destination "+b.Dest+" is inside the project, which is mounted as it is", "choose a destination outside it: --bind SRC:/opt/NAME")
+				return fail(BindDestInProject, "the destination "+b.Dest+" is inside the project, which is mounted as it is")
 			}
-			return fail("the destination "+b.Dest+" is claudebox's own mount", "choose another destination: --bind SRC:/opt/NAME")
+			return fail(BindDestManaged, "the destination "+b.Dest+" is claudebox's own mount")
 		}
 		if b.Dest != home && instance.Within(home, b.Dest) {
-			return fail("the destination would hide the private home directory", "choose a destination under ~, /opt or /mnt")
+			return fail(BindDestHidesHome, "the destination would hide the private home directory")
 		}
 		for _, d := range SystemDirs {
 			if instance.Within(b.Dest, d) {
 				if _, err := os.Lstat(b.Dest); err != nil {
-					return fail(b.Dest+" does not exist, and "+d+" is read-only inside", "choose a destination under ~, /opt or /mnt")
+					return fail(BindDestReadOnly, b.Dest+" does not exist, and "+d+" is read-only inside")
 				}
 			}
 		}
@@ -207,37 +231,43 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project, state [
 }
 
 // SourceRefusal says why src may not be mounted into the sandbox (read-write
-// when writable), with a hint, or returns "" when it may. The project's own
-// bind obeys the same rules. state is StateDirs' result.
-func SourceRefusal(src string, writable bool, home string, state []string) (reason, hint string) {
+// when writable), or returns "" when it may. The project's own bind obeys
+// the same rules. state is StateDirs' result.
+func SourceRefusal(src string, writable bool, home string, state []string) string {
+	_, reason := refuseSource(src, writable, home, state)
+	return reason
+}
+
+// refuseSource is SourceRefusal, with what is wrong; 0 when nothing is.
+func refuseSource(src string, writable bool, home string, state []string) (BindProblem, string) {
 	for _, p := range state {
 		if instance.Within(src, p) || claudeJSONCopy(home, src) {
-			return "it holds Claude Code's or claudebox's state", "bind the directory you need instead"
+			return BindState, "it holds Claude Code's or claudebox's state"
 		}
 	}
 	for _, r := range hostRuntime {
 		if instance.Within(src, r) {
-			return "it holds the host's processes, devices or sockets, which the sandbox could reach", "for the SSH agent, use --with-ssh"
+			return BindHostRuntime, "it holds the host's processes, devices or sockets, which the sandbox could reach"
 		}
 	}
 	if slices.Contains(sharedTemp, src) {
-		return "it holds other programs' sockets (tmux, X11), which the sandbox could reach", "bind the directory you need inside it"
+		return BindSharedTemp, "it holds other programs' sockets (tmux, X11), which the sandbox could reach"
 	}
 	if sock := socketIn(src); sock != "" {
-		return sock + " is a socket, which the sandbox could connect to", "for the SSH agent, use --with-ssh; otherwise bind a directory without sockets"
+		return BindSocket, sock + " is a socket, which the sandbox could connect to"
 	}
 	if !writable {
-		return "", ""
+		return 0, ""
 	}
 	if instance.Within(home, src) {
-		return "read-write, it would expose your whole home directory", "bind the directory you need, e.g. --bind ~/.cargo/registry, or use --ro-bind"
+		return BindWholeHome, "read-write, it would expose your whole home directory"
 	}
 	for _, r := range rwHomeRefused {
 		if src == filepath.Join(home, r) {
-			return "read-write, the sandbox could change programs and settings your session runs", "bind the subdirectory you need, or use --ro-bind"
+			return BindHomeTools, "read-write, the sandbox could change programs and settings your session runs"
 		}
 	}
-	return "", ""
+	return 0, ""
 }
 
 // plantedLink returns the first symlink on the way to path that lies in

@@ -128,27 +128,28 @@ func TestCheckBinds(t *testing.T) {
 	defer l.Close()
 	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
 	cases := map[string]struct {
-		b      BindSpec
-		reason string
+		b       BindSpec
+		reason  string
+		problem BindProblem
 	}{
-		"rw home":       {BindSpec{Src: home, Dest: home, Writable: true}, "whole home"},
-		"rw parent":     {BindSpec{Src: filepath.Dir(home), Dest: "/mnt/h", Writable: true}, "whole home"},
-		"rw config":     {BindSpec{Src: home + "/.config", Dest: home + "/.config", Writable: true}, "programs and settings"},
-		"state":         {BindSpec{Src: home + "/.claude/projects", Dest: "/x"}, "state"},
-		"moved config":  {BindSpec{Src: home + "/xdg/claudebox", Dest: "/x"}, "state"},
-		"linked state":  {BindSpec{Src: home + "/dotfiles/claudebox", Dest: "/x"}, "state"},
-		"into project":  {BindSpec{Src: home + "/cache", Dest: home + "/code/app/cache"}, "inside the project"},
-		"over .claude":  {BindSpec{Src: home + "/cache", Dest: home + "/.claude"}, "claudebox's own mount"},
-		"above home":    {BindSpec{Src: home + "/cache", Dest: filepath.Dir(home)}, "hide the private home"},
-		"into ro /usr":  {BindSpec{Src: home + "/cache", Dest: "/usr/claudebox-test-missing"}, "read-only inside"},
-		"host sockets":  {BindSpec{Src: "/run", Dest: "/mnt/run"}, "sockets"},
-		"host tmp":      {BindSpec{Src: "/tmp", Dest: "/mnt/tmp"}, "sockets"},
-		"a socket":      {BindSpec{Src: home + "/sock", Dest: "/mnt/s"}, home + "/sock/agent is a socket"},
-		"host proc":     {BindSpec{Src: "/proc/1", Dest: "/mnt/p"}, "processes"},
-		"ro config ok":  {BindSpec{Src: home + "/.config", Dest: home + "/.config"}, ""},
-		"rw subdir ok":  {BindSpec{Src: home + "/.config/nvim", Dest: home + "/.config/nvim", Writable: true}, ""},
-		"ro home ok":    {BindSpec{Src: home, Dest: home}, ""},
-		"project above": {BindSpec{Src: home + "/cache", Dest: home + "/code"}, ""},
+		"rw home":       {BindSpec{Src: home, Dest: home, Writable: true}, "whole home", BindWholeHome},
+		"rw parent":     {BindSpec{Src: filepath.Dir(home), Dest: "/mnt/h", Writable: true}, "whole home", BindWholeHome},
+		"rw config":     {BindSpec{Src: home + "/.config", Dest: home + "/.config", Writable: true}, "programs and settings", BindHomeTools},
+		"state":         {BindSpec{Src: home + "/.claude/projects", Dest: "/x"}, "state", BindState},
+		"moved config":  {BindSpec{Src: home + "/xdg/claudebox", Dest: "/x"}, "state", BindState},
+		"linked state":  {BindSpec{Src: home + "/dotfiles/claudebox", Dest: "/x"}, "state", BindState},
+		"into project":  {BindSpec{Src: home + "/cache", Dest: home + "/code/app/cache"}, "inside the project", BindDestInProject},
+		"over .claude":  {BindSpec{Src: home + "/cache", Dest: home + "/.claude"}, "claudebox's own mount", BindDestManaged},
+		"above home":    {BindSpec{Src: home + "/cache", Dest: filepath.Dir(home)}, "hide the private home", BindDestHidesHome},
+		"into ro /usr":  {BindSpec{Src: home + "/cache", Dest: "/usr/claudebox-test-missing"}, "read-only inside", BindDestReadOnly},
+		"host sockets":  {BindSpec{Src: "/run", Dest: "/mnt/run"}, "sockets", BindHostRuntime},
+		"host tmp":      {BindSpec{Src: "/tmp", Dest: "/mnt/tmp"}, "sockets", BindSharedTemp},
+		"a socket":      {BindSpec{Src: home + "/sock", Dest: "/mnt/s"}, home + "/sock/agent is a socket", BindSocket},
+		"host proc":     {BindSpec{Src: "/proc/1", Dest: "/mnt/p"}, "processes", BindHostRuntime},
+		"ro config ok":  {BindSpec{Src: home + "/.config", Dest: home + "/.config"}, "", 0},
+		"rw subdir ok":  {BindSpec{Src: home + "/.config/nvim", Dest: home + "/.config/nvim", Writable: true}, "", 0},
+		"ro home ok":    {BindSpec{Src: home, Dest: home}, "", 0},
+		"project above": {BindSpec{Src: home + "/cache", Dest: home + "/code"}, "", 0},
 	}
 	for name, c := range cases {
 		err := CheckBinds([]BindSpec{c.b}, home, project, StateDirs(home, []string{home + "/xdg/claudebox"}))
@@ -157,6 +158,10 @@ func TestCheckBinds(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		case c.reason != "" && (err == nil || !strings.Contains(err.Error(), c.reason)):
 			t.Errorf("%s: got %v, want %q", name, err, c.reason)
+		case c.reason != "":
+			if be := err.(*BindError); be.Problem != c.problem || be.Writable != c.b.Writable {
+				t.Errorf("%s: problem %d (writable %v), want %d", name, be.Problem, be.Writable, c.problem)
+			}
 		}
 	}
 }
@@ -199,9 +204,10 @@ func TestParseBind(t *testing.T) {
 			t.Errorf("%s: got %+v, %v", name, b, err)
 		}
 	}
-	for _, bad := range []string{"~/missing", "", ":/x", "~/real:"} {
-		if _, err := ParseBind(bad, home, home, true, ""); err == nil {
-			t.Errorf("%q: no error", bad)
+	for bad, problem := range map[string]BindProblem{"~/missing": BindSourceMissing, "": BindSyntax, ":/x": BindSyntax, "~/real:": BindSyntax} {
+		_, err := ParseBind(bad, home, home, true, "")
+		if be, ok := err.(*BindError); !ok || be.Problem != problem || !be.Writable || be.Spec != "--bind "+bad {
+			t.Errorf("%q: %#v", bad, err)
 		}
 	}
 }

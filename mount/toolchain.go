@@ -79,8 +79,7 @@ func probeToolchains(home, pathEnv string, project instance.Project, binds []Bin
 				return "it lies in " + d + ", which the sandbox hides"
 			}
 		}
-		reason, _ := SourceRefusal(real, false, home, state)
-		return reason
+		return SourceRefusal(real, false, home, state)
 	}
 	seen := map[string]bool{}
 	for _, entry := range filepath.SplitList(pathEnv) {

@@ -273,7 +273,7 @@ func FindHome() (Home, error) {
 // checkProject refuses a project directory whose read-write bind would
 // expose what the sandbox exists to hide: the rules of a user's --bind.
 func checkProject(checkout, home string, state []string) error {
-	if reason, _ := mount.SourceRefusal(checkout, true, home, state); reason != "" {
+	if reason := mount.SourceRefusal(checkout, true, home, state); reason != "" {
 		return hint.Errorf("cd into a project directory first", "refusing to use %s as the project: %s", checkout, reason)
 	}
 	return nil
@@ -296,7 +296,7 @@ func (s *Session) materialize() (*os.File, error) {
 		return nil, err
 	}
 	for _, r := range repairs {
-		fmt.Fprintf(os.Stderr, "claudebox: %s\n", r)
+		printable.Say(os.Stderr, "claudebox: %s", r)
 	}
 	if err := gc.RecordHolder(s.stateDir, s.plan.Project.Root, s.readMounts()); err != nil {
 		return nil, err

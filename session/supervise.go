@@ -145,7 +145,7 @@ func (s *Session) cleanUp(dir string) {
 	root := s.plan.Project.Checkout
 	found, err := audit.Scan(root, since, guarded)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "claudebox: %v: the exit audit stopped early\n", err)
+		printable.Say(os.Stderr, "claudebox: %v: the exit audit stopped early", err)
 	}
 	if len(found) > 0 {
 		s.reportFindings(root, dir, found)
@@ -159,25 +159,26 @@ func (s *Session) cleanUp(dir string) {
 func (s *Session) reportFindings(root, dir string, found []string) {
 	w := os.Stderr
 	if s.reportOnly {
-		fmt.Fprintln(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
+		printable.Say(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
 		for _, p := range found {
-			fmt.Fprintf(w, "  %s\n", mount.Quote(p))
+			printable.Say(w, "  %s", mount.Quote(p))
 		}
-		fmt.Fprintln(w, "hint: read each before your tools run it; the host runs these in place")
+		printable.Say(w, "hint: read each before your tools run it; the host runs these in place")
 		return
 	}
 	dest := filepath.Join(s.stateDir, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000Z"))
 	moved, err := audit.MoveAside(root, dest, found)
 	if len(moved) > 0 {
-		fmt.Fprintln(w, "claudebox: moved aside what the session left that the host would run or obey:")
+		printable.Say(w, "claudebox: moved aside what the session left that the host would run or obey:")
 		for _, m := range moved {
-			fmt.Fprintf(w, "  %s\n    to put it back: mv -n %s %s\n", mount.Quote(m.From), mount.Quote(m.To), mount.Quote(m.From))
+			printable.Say(w, "  %s", mount.Quote(m.From))
+			printable.Say(w, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
 		}
-		fmt.Fprintln(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
+		printable.Say(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
 	}
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
-			fmt.Fprintf(w, "claudebox: left in place, could not move it aside: %s\n", printable.Escape(line))
+			printable.Say(w, "claudebox: left in place, could not move it aside: %s", line)
 		}
 	}
 }
