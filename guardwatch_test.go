@@ -41,19 +41,22 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 		name   string
 		host   string // what the host does while the session runs
 		attack string // what the sandbox then tries
+		// replaced is the file the session's end names as replaced by the
+		// host, for the user to review.
+		replaced string
 	}{
 		{"git config", `git config x.y z && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m during`,
-			`printf '[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`},
+			`printf '[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`, ".git/config"},
 		{"git remote add", `git remote add origin https://example.invalid/r.git`,
-			`printf '[alias]\n\tx = !touch ` + marker + `\n[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`},
+			`printf '[alias]\n\tx = !touch ` + marker + `\n[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`, ""},
 		{"editor save of .envrc", `printf 'export A=2\n' > .envrc.tmp && mv .envrc.tmp .envrc`,
-			`echo 'touch ` + marker + `' >> .envrc`},
+			`echo 'touch ` + marker + `' >> .envrc`, ".envrc"},
 		{"a new .git/hooks moved into place", `rm -rf .git/hooks.old && mkdir ../newhooks && mv .git/hooks .git/hooks.old && mv ../newhooks .git/hooks`,
-			`printf '#!/bin/sh\ntouch ` + marker + `\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`},
+			`printf '#!/bin/sh\ntouch ` + marker + `\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`, ""},
 		{".vscode recreated", `cp -r .vscode .vscode.new && rm -rf .vscode && mv .vscode.new .vscode`,
-			`echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`},
+			`echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`, ""},
 		{".vscode moved away", `mv .vscode .vscode.old`,
-			`mkdir -p .vscode && echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`},
+			`mkdir -p .vscode && echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, f := range []string{"started", "go", "attempted"} {
@@ -77,6 +80,9 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 			t.Logf("session: %v\n%s", err, out.String())
 			if strings.Contains(out.String(), "WROTE") {
 				t.Errorf("after %s on the host, the sandbox wrote it", c.name)
+			}
+			if c.replaced != "" && (!strings.Contains(out.String(), "the host replaced protected files") || !strings.Contains(out.String(), filepath.Join(repo, c.replaced)+"\n")) {
+				t.Errorf("the session's end does not name %s as replaced", c.replaced)
 			}
 			if instance.Exists(filepath.Join(repo, "attempted")) == (err != nil) {
 				t.Errorf("the session either attempts and exits 0, or ends early with a reason: %v", err)

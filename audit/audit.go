@@ -125,6 +125,22 @@ func (w *walker) dir(path string, all bool, depth int) {
 	}
 }
 
+// Replaced lists the guarded paths that are regular files whose status
+// changed at or after since. A guard's file cannot change while its guard
+// stands, so the host replaced it during the session (git config, an
+// editor's save); the new file was written in a directory the sandbox
+// can write, so the sandbox may have written it before the rename.
+func Replaced(guarded []string, since time.Time) []string {
+	var out []string
+	for _, p := range guarded {
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && !time.Unix(st.Ctim.Unix()).Before(since) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // changed records p if its status changed since the session began.
 func (w *walker) changed(p string) {
 	var st unix.Stat_t

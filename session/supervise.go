@@ -139,8 +139,17 @@ func (s *Session) cleanUp(dir string) {
 		return
 	}
 	guarded := map[string]bool{}
+	var guards []string
 	for _, g := range s.plan.Guards {
 		guarded[g.Path] = true
+		guards = append(guards, g.Path)
+	}
+	if replaced := audit.Replaced(guards, since); len(replaced) > 0 {
+		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have written each new file before it was renamed into place:")
+		for _, p := range replaced {
+			printable.Say(os.Stderr, "  %s", mount.Quote(p))
+		}
+		printable.Say(os.Stderr, "hint: if you made the change (git config, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
 	}
 	root := s.plan.Project.Checkout
 	found, err := audit.Scan(root, since, guarded)
