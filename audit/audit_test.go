@@ -182,3 +182,24 @@ func TestScanDeep(t *testing.T) {
 		t.Errorf("a tree %d deep: %q, %v", maxDepth-1, found, err)
 	}
 }
+
+// Replaced names the guarded regular files whose status changed at or
+// after the sessions began, and nothing else: not a file unchanged since,
+// a directory, a missing path or a symlink.
+func TestReplaced(t *testing.T) {
+	dir := t.TempDir()
+	file, sub, link := filepath.Join(dir, "file"), filepath.Join(dir, "sub"), filepath.Join(dir, "link")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Mkdir(sub, 0o700)
+	os.Symlink(file, link)
+	paths := []string{file, sub, link, filepath.Join(dir, "missing")}
+	// ctime cannot be set back: a session that began before, then after.
+	if got := Replaced(paths, time.Unix(time.Now().Unix()-1, 0)); len(got) != 1 || got[0] != file {
+		t.Errorf("Replaced = %q, want only %s", got, file)
+	}
+	if got := Replaced(paths, time.Now().Add(time.Hour)); got != nil {
+		t.Errorf("Replaced = %q for a session that began after", got)
+	}
+}
