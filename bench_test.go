@@ -223,7 +223,7 @@ func cpuTicks(pid int) int {
 
 // BenchmarkPrepareFolderOfRepos starts in a folder of 30 repositories,
 // each with 10 directories of 10 directories (a ~/code): the probe reads
-// every directory down to NestedDepth and guards each repository.
+// every directory down to mount's nestedDepth and guards each repository.
 func BenchmarkPrepareFolderOfRepos(b *testing.B) {
 	if _, err := exec.LookPath("claude"); err != nil {
 		b.Skip("claude not installed")

@@ -59,8 +59,8 @@ const (
 	maxDepth   = 64
 )
 
-// ErrTruncated says the walk stopped at maxEntries or maxDepth.
-var ErrTruncated = errors.New("the project has too many files, or too deep a tree, to audit them all")
+// errTruncated says the walk stopped at maxEntries or maxDepth.
+var errTruncated = errors.New("the project has too many files, or too deep a tree, to audit them all")
 
 // Scan lists the paths under root that the host runs or obeys and whose
 // status changed at or after since, skipping the paths in guarded (their
@@ -69,7 +69,7 @@ func Scan(root string, since time.Time, guarded map[string]bool) ([]string, erro
 	w := walker{since: since, guarded: guarded}
 	w.dir(root, false, 0)
 	if w.entries > maxEntries || w.tooDeep {
-		return w.found, ErrTruncated
+		return w.found, errTruncated
 	}
 	return w.found, nil
 }

@@ -175,7 +175,7 @@ func TestScanDeep(t *testing.T) {
 		deep = filepath.Join(deep, "d")
 	}
 	write(t, filepath.Join(deep, ".envrc"))
-	if _, err := Scan(root, since, nil); !errors.Is(err, ErrTruncated) {
+	if _, err := Scan(root, since, nil); !errors.Is(err, errTruncated) {
 		t.Errorf("a tree %d deep: %v", maxDepth+2, err)
 	}
 	if found, err := Scan(filepath.Join(root, "d", "d", "d"), since, nil); err != nil || len(found) != 1 {

@@ -33,10 +33,10 @@ func TestAdditions(t *testing.T) {
 		Own:    map[string]bool{"MINE": true},
 	}
 	want := []Item{
-		{Grant{Kind: Mount, Digest: sum("--ro-bind " + home + "\x00" + home + "\x00" + home)}, "--ro-bind " + home + " (from .claudebox.toml)"},
-		{Grant{Kind: SSHAgent}, "--with-ssh (from .claudebox.toml)"},
-		{Grant{Kind: Variable, Name: "REGION", Digest: sum("eu-west-1")}, "REGION (from .claudebox.toml)"},
-		{Grant{Kind: Variable, Name: "ZED"}, "ZED (from .claudebox.env)"},
+		{Grant{kind: kindMount, digest: sum("--ro-bind " + home + "\x00" + home + "\x00" + home)}, "--ro-bind " + home + " (from .claudebox.toml)"},
+		{Grant{kind: kindSSHAgent}, "--with-ssh (from .claudebox.toml)"},
+		{Grant{kind: kindVariable, name: "REGION", digest: sum("eu-west-1")}, "REGION (from .claudebox.toml)"},
+		{Grant{kind: kindVariable, name: "ZED"}, "ZED (from .claudebox.env)"},
 	}
 	got := l.Additions(env)
 	if !reflect.DeepEqual(got, want) {
@@ -51,10 +51,10 @@ func TestAdditions(t *testing.T) {
 // Unapproved keeps what no grant covers exactly: a variable approved with
 // another value's digest, or without one, asks again.
 func TestUnapproved(t *testing.T) {
-	region := Item{Grant: Grant{Kind: Variable, Name: "REGION", Digest: sum("eu-west-1")}}
-	zed := Item{Grant: Grant{Kind: Variable, Name: "ZED"}}
-	bind := Item{Grant: Grant{Kind: Mount, Digest: sum("b")}}
-	ssh := Item{Grant: Grant{Kind: SSHAgent}}
+	region := Item{grant: Grant{kind: kindVariable, name: "REGION", digest: sum("eu-west-1")}}
+	zed := Item{grant: Grant{kind: kindVariable, name: "ZED"}}
+	bind := Item{grant: Grant{kind: kindMount, digest: sum("b")}}
+	ssh := Item{grant: Grant{kind: kindSSHAgent}}
 	items := []Item{region, zed, bind, ssh}
 	for _, c := range []struct {
 		name     string
@@ -62,11 +62,11 @@ func TestUnapproved(t *testing.T) {
 		want     []Item
 	}{
 		{"nothing approved", nil, items},
-		{"all approved", []Grant{ssh.Grant, bind.Grant, zed.Grant, region.Grant}, nil},
-		{"a value changed", []Grant{{Kind: Variable, Name: "REGION", Digest: sum("us-east-1")}, zed.Grant, bind.Grant, ssh.Grant}, []Item{region}},
-		{"a value now set", []Grant{{Kind: Variable, Name: "REGION"}, zed.Grant, bind.Grant, ssh.Grant}, []Item{region}},
-		{"another bind", []Grant{region.Grant, zed.Grant, {Kind: Mount, Digest: sum("c")}, ssh.Grant}, []Item{bind}},
-		{"the network is not the agent", []Grant{region.Grant, zed.Grant, bind.Grant, {Kind: Network}}, []Item{ssh}},
+		{"all approved", []Grant{ssh.grant, bind.grant, zed.grant, region.grant}, nil},
+		{"a value changed", []Grant{{kind: kindVariable, name: "REGION", digest: sum("us-east-1")}, zed.grant, bind.grant, ssh.grant}, []Item{region}},
+		{"a value now set", []Grant{{kind: kindVariable, name: "REGION"}, zed.grant, bind.grant, ssh.grant}, []Item{region}},
+		{"another bind", []Grant{region.grant, zed.grant, {kind: kindMount, digest: sum("c")}, ssh.grant}, []Item{bind}},
+		{"the network is not the agent", []Grant{region.grant, zed.grant, bind.grant, {kind: kindNetwork}}, []Item{ssh}},
 	} {
 		if got := Unapproved(items, c.approved); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: Unapproved = %+v, want %+v", c.name, got, c.want)
@@ -90,16 +90,16 @@ func TestWithout(t *testing.T) {
 		noNetwork bool
 	}{
 		{"nothing", nil, []mount.BindSpec{a, b}, env.Names, true, false},
-		{"the agent", []Grant{{Kind: SSHAgent}}, []mount.BindSpec{a, b}, env.Names, false, false},
-		{"the network", []Grant{{Kind: Network}}, []mount.BindSpec{a, b}, env.Names, true, true},
+		{"the agent", []Grant{{kind: kindSSHAgent}}, []mount.BindSpec{a, b}, env.Names, false, false},
+		{"the network", []Grant{{kind: kindNetwork}}, []mount.BindSpec{a, b}, env.Names, true, true},
 		{"a bind", []Grant{mountGrant(b)}, []mount.BindSpec{a}, env.Names, true, false},
 		{"a bind not in the launch", []Grant{mountGrant(mount.BindSpec{Src: "/srv/a", Dest: "/srv/a", Writable: true})}, []mount.BindSpec{a, b}, env.Names, true, false},
-		{"a variable, by name whatever its digest", []Grant{{Kind: Variable, Name: "REGION", Digest: sum("x")}}, []mount.BindSpec{a, b}, []string{"PATH", "ZED"}, true, false},
-		{"everything", []Grant{{Kind: SSHAgent}, {Kind: Network}, mountGrant(a), mountGrant(b), {Name: "PATH"}, {Name: "REGION"}, {Name: "ZED"}}, []mount.BindSpec{}, []string{}, false, true},
+		{"a variable, by name whatever its digest", []Grant{{kind: kindVariable, name: "REGION", digest: sum("x")}}, []mount.BindSpec{a, b}, []string{"PATH", "ZED"}, true, false},
+		{"everything", []Grant{{kind: kindSSHAgent}, {kind: kindNetwork}, mountGrant(a), mountGrant(b), {name: "PATH"}, {name: "REGION"}, {name: "ZED"}}, []mount.BindSpec{}, []string{}, false, true},
 	} {
 		var items []Item
 		for _, g := range c.drop {
-			items = append(items, Item{Grant: g})
+			items = append(items, Item{grant: g})
 		}
 		gl, genv := l.Without(env, items)
 		if !slices.Equal(gl.Binds, c.binds) || !slices.Equal(genv.Names, c.names) || gl.WithSSH != c.ssh || gl.NoNetwork != c.noNetwork {

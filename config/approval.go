@@ -18,60 +18,60 @@ import (
 // A Grant is one thing the user approved for a project, as the project's
 // approval record holds it: a name or a digest, never a value or a path.
 type Grant struct {
-	Kind Kind
-	// Name is a variable's.
-	Name string
-	// Digest identifies a value an env file sets (a variable's), or a bind
+	kind grantKind
+	// name is a variable's.
+	name string
+	// digest identifies a value an env file sets (a variable's), or a bind
 	// (a mount's): changing either asks again.
-	Digest string
+	digest string
 }
 
-// Kind is what a grant lets into the sandbox.
-type Kind int
+// grantKind is what a grant lets into the sandbox.
+type grantKind int
 
 const (
-	// Variable: an environment variable an env file or a repository's
-	// settings pass, with the host's value or (Digest set) their own.
-	Variable Kind = iota
-	// Mount: a bind a repository's settings add.
-	Mount
-	// SSHAgent: the user's SSH agent, which a repository's settings ask for.
-	SSHAgent
-	// Network: the network a repository's settings turn back on over the
+	// kindVariable: an environment variable an env file or a repository's
+	// settings pass, with the host's value or (digest set) their own.
+	kindVariable grantKind = iota
+	// kindMount: a bind a repository's settings add.
+	kindMount
+	// kindSSHAgent: the user's SSH agent, which a repository's settings ask for.
+	kindSSHAgent
+	// kindNetwork: the network a repository's settings turn back on over the
 	// user's no-network.
-	Network
+	kindNetwork
 )
 
 func (g Grant) String() string {
-	switch g.Kind {
-	case Mount:
-		return "mount:" + g.Digest
-	case SSHAgent:
+	switch g.kind {
+	case kindMount:
+		return "mount:" + g.digest
+	case kindSSHAgent:
 		return "with-ssh"
-	case Network:
+	case kindNetwork:
 		return "network"
 	}
-	if g.Digest != "" {
-		return g.Name + "=" + g.Digest
+	if g.digest != "" {
+		return g.name + "=" + g.digest
 	}
-	return g.Name
+	return g.name
 }
 
-// ParseGrant reads a grant as String writes it.
-func ParseGrant(s string) (Grant, error) {
+// parseGrant reads a grant as String writes it.
+func parseGrant(s string) (Grant, error) {
 	switch {
 	case s == "with-ssh":
-		return Grant{Kind: SSHAgent}, nil
+		return Grant{kind: kindSSHAgent}, nil
 	case s == "network":
-		return Grant{Kind: Network}, nil
+		return Grant{kind: kindNetwork}, nil
 	case strings.HasPrefix(s, "mount:"):
 		if d := strings.TrimPrefix(s, "mount:"); isDigest(d) {
-			return Grant{Kind: Mount, Digest: d}, nil
+			return Grant{kind: kindMount, digest: d}, nil
 		}
 	default:
 		name, digest, set := strings.Cut(s, "=")
 		if environment.ValidName(name) && (!set || isDigest(digest)) {
-			return Grant{Kind: Variable, Name: name, Digest: digest}, nil
+			return Grant{kind: kindVariable, name: name, digest: digest}, nil
 		}
 	}
 	return Grant{}, fmt.Errorf("not an approval: \"%s\"", printable.Excerpt(s))
@@ -91,12 +91,12 @@ func isDigest(s string) bool {
 
 // mountGrant approves a bind: its flag, source and destination.
 func mountGrant(b mount.BindSpec) Grant {
-	return Grant{Kind: Mount, Digest: digest(b.Flag(), b.Src, b.Dest)}
+	return Grant{kind: kindMount, digest: digest(b.Flag(), b.Src, b.Dest)}
 }
 
 // An Item is one thing the project's files add, for the user to approve.
 type Item struct {
-	Grant Grant
+	grant Grant
 	// Show is how the question names it, with the file it comes from.
 	Show string
 }
@@ -111,13 +111,13 @@ func (l Launch) Additions(env environment.Env) []Item {
 		if env.Own[name] {
 			continue
 		}
-		g := Grant{Kind: Variable, Name: name}
+		g := Grant{kind: kindVariable, name: name}
 		if v, ok := env.Values[name]; ok {
-			g.Digest = digest(v)
+			g.digest = digest(v)
 		}
-		vars = append(vars, Item{Grant: g, Show: name + " (from " + from + ")"})
+		vars = append(vars, Item{grant: g, Show: name + " (from " + from + ")"})
 	}
-	slices.SortFunc(vars, func(a, b Item) int { return strings.Compare(a.Grant.Name, b.Grant.Name) })
+	slices.SortFunc(vars, func(a, b Item) int { return strings.Compare(a.grant.name, b.grant.name) })
 	return append(items, vars...)
 }
 
@@ -125,7 +125,7 @@ func (l Launch) Additions(env environment.Env) []Item {
 func Unapproved(items []Item, approved []Grant) []Item {
 	var out []Item
 	for _, it := range items {
-		if !slices.Contains(approved, it.Grant) {
+		if !slices.Contains(approved, it.grant) {
 			out = append(out, it)
 		}
 	}
@@ -136,15 +136,15 @@ func Unapproved(items []Item, approved []Grant) []Item {
 // names: --check's trial runs only what a launch would without asking.
 func (l Launch) Without(env environment.Env, unapproved []Item) (Launch, environment.Env) {
 	for _, it := range unapproved {
-		switch g := it.Grant; g.Kind {
-		case SSHAgent:
+		switch g := it.grant; g.kind {
+		case kindSSHAgent:
 			l.WithSSH = false
-		case Network:
+		case kindNetwork:
 			l.NoNetwork = true
-		case Mount:
+		case kindMount:
 			l.Binds = slices.DeleteFunc(slices.Clone(l.Binds), func(b mount.BindSpec) bool { return mountGrant(b) == g })
-		case Variable:
-			env.Names = slices.DeleteFunc(slices.Clone(env.Names), func(name string) bool { return name == g.Name })
+		case kindVariable:
+			env.Names = slices.DeleteFunc(slices.Clone(env.Names), func(name string) bool { return name == g.name })
 		}
 	}
 	return l, env
@@ -170,7 +170,7 @@ func ReadApproval(stateDir, root string) []Grant {
 	}
 	var grants []Grant
 	for _, line := range strings.Fields(string(b)) {
-		g, err := ParseGrant(line)
+		g, err := parseGrant(line)
 		if err != nil {
 			return nil
 		}
@@ -184,7 +184,7 @@ func WriteApproval(stateDir, root string, items []Item) error {
 	dir, name := instance.RecordPath(stateDir, instance.ApprovalRecords, root)
 	var body []byte
 	for _, it := range items {
-		body = append(body, it.Grant.String()+"\n"...)
+		body = append(body, it.grant.String()+"\n"...)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err

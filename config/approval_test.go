@@ -16,10 +16,10 @@ import (
 // is another project's only by its root, and one that is not a regular
 // file of well-formed grants counts as none.
 func TestApprovalRecord(t *testing.T) {
-	grants := []Grant{{Kind: Variable, Name: "REGION", Digest: "0123456789abcdef"}, {Kind: Mount, Digest: "fedcba9876543210"}, {Kind: SSHAgent}, {Kind: Network}}
+	grants := []Grant{{kind: kindVariable, name: "REGION", digest: "0123456789abcdef"}, {kind: kindMount, digest: "fedcba9876543210"}, {kind: kindSSHAgent}, {kind: kindNetwork}}
 	var items []Item
 	for _, g := range grants {
-		items = append(items, Item{Grant: g})
+		items = append(items, Item{grant: g})
 	}
 	const root, other = "/code/a", "/code/b"
 	record := func(state, root string) string {
@@ -79,23 +79,23 @@ func edit(t *testing.T, path string, f func(string) string) {
 }
 
 // Every grant reads back as itself: the record's lines are String's, and
-// ParseGrant is their only reader.
+// parseGrant is their only reader.
 func TestGrantRoundTrip(t *testing.T) {
 	for _, c := range []struct {
 		g    Grant
 		line string
 	}{
-		{Grant{Kind: Variable, Name: "AWS_PROFILE"}, "AWS_PROFILE"},
-		{Grant{Kind: Variable, Name: "REGION", Digest: "0123456789abcdef"}, "REGION=0123456789abcdef"},
-		{Grant{Kind: Mount, Digest: "fedcba9876543210"}, "mount:fedcba9876543210"},
-		{Grant{Kind: SSHAgent}, "with-ssh"},
-		{Grant{Kind: Network}, "network"},
+		{Grant{kind: kindVariable, name: "AWS_PROFILE"}, "AWS_PROFILE"},
+		{Grant{kind: kindVariable, name: "REGION", digest: "0123456789abcdef"}, "REGION=0123456789abcdef"},
+		{Grant{kind: kindMount, digest: "fedcba9876543210"}, "mount:fedcba9876543210"},
+		{Grant{kind: kindSSHAgent}, "with-ssh"},
+		{Grant{kind: kindNetwork}, "network"},
 	} {
 		if got := c.g.String(); got != c.line {
 			t.Errorf("%+v.String() = %q, want %q", c.g, got, c.line)
 		}
-		if got, err := ParseGrant(c.line); err != nil || got != c.g {
-			t.Errorf("ParseGrant(%q) = %+v, %v, want %+v", c.line, got, err, c.g)
+		if got, err := parseGrant(c.line); err != nil || got != c.g {
+			t.Errorf("parseGrant(%q) = %+v, %v, want %+v", c.line, got, err, c.g)
 		}
 	}
 }
@@ -123,13 +123,13 @@ func TestParseGrantRejects(t *testing.T) {
 		"network ",
 		"env:NAME",
 	} {
-		g, err := ParseGrant(line)
+		g, err := parseGrant(line)
 		if err == nil {
-			t.Errorf("ParseGrant(%q) = %+v, want an error", line, g)
+			t.Errorf("parseGrant(%q) = %+v, want an error", line, g)
 			continue
 		}
 		if msg := err.Error(); strings.ContainsAny(msg, "\x1b\n") || !strings.HasPrefix(msg, "not an approval: ") {
-			t.Errorf("ParseGrant(%q): error %q", line, msg)
+			t.Errorf("parseGrant(%q): error %q", line, msg)
 		}
 	}
 }

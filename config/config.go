@@ -316,14 +316,14 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 	}
 	for _, b := range out.Binds {
 		if g := mountGrant(b); !ownBinds[g] {
-			out.additions = append(out.additions, Item{Grant: g, Show: b.Flag() + " (from " + b.From + ")"})
+			out.additions = append(out.additions, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
 		}
 	}
 	if !out.NoNetwork && ownNoNetwork && networkFrom != "" {
-		out.additions = append(out.additions, Item{Grant: Grant{Kind: Network}, Show: "no-network = false (from " + networkFrom + ")"})
+		out.additions = append(out.additions, Item{grant: Grant{kind: kindNetwork}, Show: "no-network = false (from " + networkFrom + ")"})
 	}
 	if out.WithSSH && !ownSSH {
-		out.additions = append(out.additions, Item{Grant: Grant{Kind: SSHAgent}, Show: "--with-ssh (from " + sshFrom + ")"})
+		out.additions = append(out.additions, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + sshFrom + ")"})
 	}
 	return out, nil
 }

@@ -52,10 +52,10 @@ var identityEnv = map[string]bool{
 }
 
 // IdentityError says an env file would pass an identity token.
-type IdentityError struct{ Name, File string }
+type IdentityError struct{ Name, file string }
 
 func (e *IdentityError) Error() string {
-	return fmt.Sprintf("%s would pass %s into the sandbox: an identity token passes only when you name it yourself", e.File, e.Name)
+	return fmt.Sprintf("%s would pass %s into the sandbox: an identity token passes only when you name it yourself", e.file, e.Name)
 }
 
 // Resolve works out the variables the sandbox gets: the allowlist, then
@@ -121,7 +121,7 @@ func Resolve(environ, requested []string, files []File) (Env, error) {
 			}
 			env.From[e.Name] = f.Path
 			env.Own[e.Name] = f.Own
-			env.Lines[e.Name] = f.Lines
+			env.Lines[e.Name] = f.lines
 			delete(env.Values, e.Name)
 			if e.Set {
 				env.Values[e.Name] = e.Value

@@ -23,9 +23,9 @@ type File struct {
 	// Own marks the user's own configuration (config.toml): what it adds
 	// needs no approval, and it may name an identity token.
 	Own bool
-	// Lines says the file is one NAME=VALUE per line (ReadFile's), not
+	// lines says the file is one NAME=VALUE per line (ReadFile's), not
 	// a config file's list.
-	Lines bool
+	lines bool
 }
 
 // Entry is one line of an env file.
@@ -43,7 +43,7 @@ const ProjectFile = ".claudebox.env"
 // Unless follow is set, a symlink is refused (ELOOP): a repository's file
 // could link to a secret, which an error would then quote.
 func ReadFile(path string, follow bool) (File, error) {
-	f := File{Path: path, Lines: true}
+	f := File{Path: path, lines: true}
 	if instance.IsPlaceholder(path) {
 		return f, nil
 	}

@@ -13,7 +13,7 @@ func TestReadFile(t *testing.T) {
 	writeFile(t, good, "# comment\n\nA\nexport B=two words\n C=\n")
 	f, err := ReadFile(good, false)
 	want := []Entry{{Name: "A"}, {Name: "B", Value: "two words", Set: true}, {Name: "C", Set: true}}
-	if err != nil || !slices.Equal(f.Entries, want) || !f.Lines {
+	if err != nil || !slices.Equal(f.Entries, want) || !f.lines {
 		t.Fatalf("ReadFile = %+v, %v", f, err)
 	}
 	link := filepath.Join(dir, "link")

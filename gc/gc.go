@@ -123,7 +123,7 @@ func read(dir string, mounts Mounts) (Instance, *Skipped) {
 		inst.State = Live
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENOTDIR):
 		inst.State = Gone
-		if mounts.Unmounted(root) || mounts.holderAway(filepath.Dir(filepath.Dir(dir)), inst.Hash) {
+		if mounts.unmounted(root) || mounts.holderAway(filepath.Dir(filepath.Dir(dir)), inst.Hash) {
 			inst.State = Unmounted
 		}
 	default:

@@ -26,8 +26,8 @@ func TestClaudeProjectDir(t *testing.T) {
 
 func TestUnmounted(t *testing.T) {
 	m := Mounts{
-		Mounted:  []string{"/", "/home", "/mnt/data"},
-		Expected: []string{"/", "/home", "/srv/share", "/mnt/data"},
+		mounted:  []string{"/", "/home", "/mnt/data"},
+		expected: []string{"/", "/home", "/srv/share", "/mnt/data"},
 	}
 	for root, want := range map[string]bool{
 		"/home/alice/gone":       false, // its filesystem is mounted: gone
@@ -37,8 +37,8 @@ func TestUnmounted(t *testing.T) {
 		"/media/alice/disk/proj": true,
 		"/opt/proj":              false,
 	} {
-		if got := m.Unmounted(root); got != want {
-			t.Errorf("Unmounted(%q) = %v, want %v", root, got, want)
+		if got := m.unmounted(root); got != want {
+			t.Errorf("unmounted(%q) = %v, want %v", root, got, want)
 		}
 	}
 }
@@ -71,13 +71,13 @@ func TestReadMounts(t *testing.T) {
 	}, "\n")), 0o600))
 	got := ReadMounts(mountinfo, fstab)
 	want := Mounts{
-		Mounted:  []string{"/", "/media/my disk", "/home/a\ttab"},
-		Expected: []string{"/", "/srv/my share"},
+		mounted:  []string{"/", "/media/my disk", "/home/a\ttab"},
+		expected: []string{"/", "/srv/my share"},
 	}
-	if !slices.Equal(got.Mounted, want.Mounted) || !slices.Equal(got.Expected, want.Expected) {
+	if !slices.Equal(got.mounted, want.mounted) || !slices.Equal(got.expected, want.expected) {
 		t.Errorf("ReadMounts = %q, want %q", got, want)
 	}
-	if got := ReadMounts(filepath.Join(dir, "missing"), filepath.Join(dir, "missing")); got.Mounted != nil || got.Expected != nil {
+	if got := ReadMounts(filepath.Join(dir, "missing"), filepath.Join(dir, "missing")); got.mounted != nil || got.expected != nil {
 		t.Errorf("missing files: %q", got)
 	}
 }
@@ -88,7 +88,7 @@ func TestRecordHolder(t *testing.T) {
 	state := t.TempDir()
 	root := "/home/al/mnt/enc/project"
 	file := filepath.Join(state, "mounts", instance.Hash(root))
-	m := Mounts{Mounted: []string{"/", "/home", "/home/al/mnt/enc"}}
+	m := Mounts{mounted: []string{"/", "/home", "/home/al/mnt/enc"}}
 	must(t, RecordHolder(state, root, m))
 	if b, err := os.ReadFile(file); err != nil || string(b) != "/home/al/mnt/enc\n" {
 		t.Fatalf("record: %q, %v", b, err)
@@ -101,14 +101,14 @@ func TestRecordHolder(t *testing.T) {
 	if fi2, _ := os.Stat(file); !os.SameFile(fi, fi2) {
 		t.Error("an unchanged record was rewritten")
 	}
-	if !(Mounts{Mounted: []string{"/", "/home"}}).holderAway(state, instance.Hash(root)) {
+	if !(Mounts{mounted: []string{"/", "/home"}}).holderAway(state, instance.Hash(root)) {
 		t.Error("not away once unmounted")
 	}
-	must(t, RecordHolder(state, root, Mounts{Mounted: []string{"/"}}))
+	must(t, RecordHolder(state, root, Mounts{mounted: []string{"/"}}))
 	if _, err := os.Lstat(file); err == nil {
 		t.Error("a root on / kept its record")
 	}
-	must(t, RecordHolder(state, root, Mounts{Mounted: []string{"/"}}))
+	must(t, RecordHolder(state, root, Mounts{mounted: []string{"/"}}))
 	// A record that is not an absolute path says nothing.
 	must(t, os.WriteFile(file, []byte("relative\n"), 0o600))
 	if (Mounts{}).holderAway(state, instance.Hash(root)) {

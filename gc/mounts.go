@@ -16,27 +16,27 @@ import (
 // Mounts is the machine's view of its filesystems that decides whether a
 // missing root is gone or only not mounted right now.
 type Mounts struct {
-	// Mounted lists the mount points now (from /proc/self/mountinfo).
-	Mounted []string
-	// Expected lists the mount points the machine is configured with (from
+	// mounted lists the mount points now (from /proc/self/mountinfo).
+	mounted []string
+	// expected lists the mount points the machine is configured with (from
 	// /etc/fstab): a network share, a second disk, an encrypted volume.
-	Expected []string
+	expected []string
 }
 
 // removable are where desktops and admins mount removable and network
 // filesystems on demand, usually without an fstab entry.
 var removable = []string{"/media", "/run/media", "/mnt", "/net"}
 
-// Unmounted reports whether a missing root may lie on a filesystem that is
+// unmounted reports whether a missing root may lie on a filesystem that is
 // not mounted now, in which case it is not gone: under an fstab mount point
 // that is not mounted, or under a removable-media directory with no
 // filesystem mounted there that would hold it.
-func (m Mounts) Unmounted(root string) bool {
+func (m Mounts) unmounted(root string) bool {
 	mounted := map[string]bool{}
-	for _, p := range m.Mounted {
+	for _, p := range m.mounted {
 		mounted[p] = true
 	}
-	for _, e := range m.Expected {
+	for _, e := range m.expected {
 		if e != "/" && instance.Within(root, e) && !mounted[e] {
 			return true
 		}
@@ -87,13 +87,13 @@ func (m Mounts) holderAway(stateDir, hash string) bool {
 		return false
 	}
 	holder := strings.TrimSuffix(string(b), "\n")
-	return filepath.IsAbs(holder) && !slices.Contains(m.Mounted, holder)
+	return filepath.IsAbs(holder) && !slices.Contains(m.mounted, holder)
 }
 
 // holder is the deepest mount point containing path.
 func (m Mounts) holder(path string) string {
 	best := "/"
-	for _, p := range m.Mounted {
+	for _, p := range m.mounted {
 		if instance.Within(path, p) && len(p) > len(best) {
 			best = p
 		}
@@ -104,7 +104,7 @@ func (m Mounts) holder(path string) string {
 // ReadMounts reads the mount table and fstab; a file that cannot be read
 // contributes nothing.
 func ReadMounts(mountinfo, fstab string) Mounts {
-	return Mounts{Mounted: fields(mountinfo, 4), Expected: fields(fstab, 1)}
+	return Mounts{mounted: fields(mountinfo, 4), expected: fields(fstab, 1)}
 }
 
 // fields returns field n (0-based) of each line, with the octal escapes of

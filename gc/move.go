@@ -51,9 +51,9 @@ var ErrInUse = errors.New("a claudebox session is running in it")
 
 // MoveResult says what Move carried over.
 type MoveResult struct {
-	From, To    string // instance directories
+	from, To    string // instance directories
 	Transcripts int
-	Conflicts   []string // files left behind in a merge because the target had one of that name
+	conflicts   []string // files left behind in a merge because the target had one of that name
 	Repairs     []string // what was repaired of what the sandbox left
 }
 
@@ -68,7 +68,7 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 	projects := ProjectsDir(stateDir)
 	oldHash, newHash := instance.Hash(oldRoot), instance.Hash(newRoot)
 	oldDir, newDir := instance.Dir(stateDir, oldRoot), instance.Dir(stateDir, newRoot)
-	res := MoveResult{From: oldDir, To: newDir}
+	res := MoveResult{from: oldDir, To: newDir}
 	if oldRoot == newRoot {
 		return res, fmt.Errorf("%s is already this project's root", oldRoot)
 	}
@@ -109,7 +109,7 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 		return res, err
 	}
 	if exists {
-		res.Conflicts, err = mergeInto(projects, oldHash, newHash)
+		res.conflicts, err = mergeInto(projects, oldHash, newHash)
 		return res, err
 	}
 	if err := untrusted.Rename(projects, oldHash, newHash); err != nil {

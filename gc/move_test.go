@@ -74,7 +74,7 @@ func TestMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	newDir := instance.Dir(state, newRoot)
-	if res.From != oldDir || res.To != newDir || res.Transcripts != 3 || res.Conflicts != nil || res.Repairs != nil {
+	if res.from != oldDir || res.To != newDir || res.Transcripts != 3 || res.conflicts != nil || res.Repairs != nil {
 		t.Errorf("result %+v", res)
 	}
 	if _, err := os.Lstat(oldDir); err == nil {
@@ -260,12 +260,12 @@ func TestMoveMergeConflicts(t *testing.T) {
 	var res MoveResult
 	var err error
 	withinTime(t, "Move", func() { res, err = Move(state, oldRoot, newRoot, true) })
-	if err == nil || len(res.Conflicts) != 2 {
+	if err == nil || len(res.conflicts) != 2 {
 		t.Fatalf("%+v, %v", res, err)
 	}
-	joined := strings.Join(res.Conflicts, "\n")
+	joined := strings.Join(res.conflicts, "\n")
 	if !strings.Contains(joined, "s1.jsonl: "+instance.Hash(newRoot)+" has one of that name") || !strings.Contains(joined, "s3.jsonl: ") {
-		t.Errorf("conflicts %q", res.Conflicts)
+		t.Errorf("conflicts %q", res.conflicts)
 	}
 	if got := readString(t, newS1); got != newS1Content {
 		t.Errorf("the new session was overwritten: %q", got)

@@ -153,9 +153,9 @@ func TestScanStates(t *testing.T) {
 	for root := range roots {
 		makeInstance(t, state, root)
 	}
-	m := Mounts{Mounted: []string{"/", "/home/someone/adhoc-mnt"}, Expected: []string{"/", "/srv/share"}}
+	m := Mounts{mounted: []string{"/", "/home/someone/adhoc-mnt"}, expected: []string{"/", "/srv/share"}}
 	must(t, RecordHolder(state, "/home/someone/adhoc-mnt/p", m))
-	m.Mounted = []string{"/"}
+	m.mounted = []string{"/"}
 
 	// The sandbox links a big tree and a transcript of elsewhere into the
 	// live instance: neither counts.

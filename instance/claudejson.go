@@ -21,10 +21,10 @@ import (
 // renames beside the real file.
 const ClaudeJSONFile = "claude.json"
 
-// ClaudeJSONLimit is the most of the instance's claude.json a launch reads.
+// claudeJSONLimit is the most of the instance's claude.json a launch reads.
 // It holds the carried keys and what Claude Code records for this project
 // alone; one larger was grown by the sandbox, and is started afresh.
-const ClaudeJSONLimit = 16 << 20
+const claudeJSONLimit = 16 << 20
 
 // carriedFile is, in the state directory (which the sandbox never sees),
 // what claudebox last took from the host's ~/.claude.json, with the file's
@@ -67,7 +67,7 @@ func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string) error {
 	}
 	// Anything but a readable regular file here was left by the sandbox:
 	// start afresh (the write replaces it) rather than read it.
-	sandbox, _ := untrusted.ReadFile(dir, ClaudeJSONFile, ClaudeJSONLimit)
+	sandbox, _ := untrusted.ReadFile(dir, ClaudeJSONFile, claudeJSONLimit)
 	out, changed, err := mergeClaudeJSON(c, sandbox, trustPaths)
 	if err != nil || !changed {
 		return err

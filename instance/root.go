@@ -58,11 +58,11 @@ func Resolve(cwd string) (Project, error) {
 // somewhere git's own layout does not put it: another repository, another
 // checkout, or nothing readable.
 type RedirectError struct {
-	Path   string
-	Reason string
+	path   string
+	reason string
 }
 
-func (e *RedirectError) Error() string { return e.Path + " " + e.Reason }
+func (e *RedirectError) Error() string { return e.path + " " + e.reason }
 
 // Repository reports the project whose working tree top is top, if top
 // holds a .git directory or gitfile. A .git directory that is no repository is
@@ -143,7 +143,7 @@ func Repository(top string) (Project, bool, error) {
 // stand-in a session puts where none exists).
 func commonDir(gitDir string) (string, error) {
 	path := filepath.Join(gitDir, "commondir")
-	b, err := ReadGitFile(path, maxPointer)
+	b, err := readGitFile(path, maxPointer)
 	if errors.Is(err, os.ErrNotExist) {
 		return gitDir, nil
 	}
@@ -179,7 +179,7 @@ func claimsCheckout(dotgit, gitDir, common string) error {
 	want, _ := filepath.EvalSymlinks(dotgit)
 	if gitDir != common {
 		path := filepath.Join(gitDir, "gitdir")
-		b, err := ReadGitFile(path, maxPointer)
+		b, err := readGitFile(path, maxPointer)
 		if err != nil {
 			return &RedirectError{path, "cannot be read safely: " + err.Error()}
 		}
@@ -210,7 +210,7 @@ func coreWorktree(gitDir, wt string) (string, bool) {
 
 // readGitfile returns the git dir a ".git" file points to.
 func readGitfile(path string) (string, error) {
-	b, err := ReadGitFile(path, maxPointer)
+	b, err := readGitFile(path, maxPointer)
 	if err != nil {
 		return "", err
 	}
@@ -232,11 +232,11 @@ const (
 	maxConfig  = 1 << 20
 )
 
-// ReadGitFile reads one of git's files where the sandbox may have written:
+// readGitFile reads one of git's files where the sandbox may have written:
 // a regular file only (a FIFO would block, a device never end), opened
 // without following a symlink in its last component and without blocking,
 // at most max bytes.
-func ReadGitFile(path string, max int64) ([]byte, error) {
+func readGitFile(path string, max int64) ([]byte, error) {
 	return untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), max)
 }
 
@@ -266,7 +266,7 @@ type GitEntry struct {
 // and neither has a symlink, a FIFO or a file of more than 1 MiB: the
 // sandbox can write these files (resolve a user's own file first).
 func GitEntries(path string) []GitEntry {
-	b, err := ReadGitFile(path, maxConfig)
+	b, err := readGitFile(path, maxConfig)
 	if err != nil {
 		return nil
 	}

@@ -16,10 +16,10 @@ import (
 // or with the same keys in a config file.
 type BindSpec struct {
 	// Src is the host path, symlinks resolved, so that what is checked is
-	// what bwrap mounts; Asked is the path as asked (~ and relative paths
+	// what bwrap mounts; asked is the path as asked (~ and relative paths
 	// expanded), whose links CheckBinds judges.
 	Src   string
-	Asked string
+	asked string
 	// Dest is where it appears inside.
 	Dest     string
 	Writable bool
@@ -180,7 +180,7 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 	if err != nil {
 		return fail(BindSourceUnresolved, err.Error())
 	}
-	return BindSpec{Src: real, Asked: src, Dest: dest, Writable: writable, From: from}, nil
+	return BindSpec{Src: real, asked: src, Dest: dest, Writable: writable, From: from}, nil
 }
 
 // CheckBinds refuses binds that would expose or override what the
@@ -201,7 +201,7 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project, state [
 		fail := func(problem BindProblem, reason string) error {
 			return &BindError{Spec: b.Flag(), Writable: b.Writable, Problem: problem, Reason: reason}
 		}
-		if link := plantedLink(b.Asked, writable); link != "" {
+		if link := plantedLink(b.asked, writable); link != "" {
 			return fail(BindPlantedLink, link+" is a symlink where the sandbox can write, so the sandbox could have pointed it anywhere")
 		}
 		if problem, reason := refuseSource(b.Src, b.Writable, home, state); problem != 0 {
@@ -219,7 +219,7 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project, state [
 		if b.Dest != home && instance.Within(home, b.Dest) {
 			return fail(BindDestHidesHome, "the destination would hide the private home directory")
 		}
-		for _, d := range SystemDirs {
+		for _, d := range systemDirs {
 			if instance.Within(b.Dest, d) {
 				if _, err := os.Lstat(b.Dest); err != nil {
 					return fail(BindDestReadOnly, b.Dest+" does not exist, and "+d+" is read-only inside")
@@ -293,7 +293,7 @@ func plantedLink(path string, writable []string) string {
 // managedDests are the paths inside that claudebox mounts itself; a user
 // bind may contain one (it is left out) but not replace or enter one.
 func managedDests(home string, project instance.Project) []string {
-	ms := []string{filepath.Join(home, ".claude"), filepath.Join(home, ".claude.json"), "/proc", "/dev", filepath.Dir(SSHAgentSocket)}
+	ms := []string{filepath.Join(home, ".claude"), filepath.Join(home, ".claude.json"), "/proc", "/dev", filepath.Dir(sshAgentSocket)}
 	return append(ms, projectPaths(project)...)
 }
 

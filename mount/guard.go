@@ -21,30 +21,30 @@ type Guard struct {
 	// writable copy, so the save works and the host's file stays as it is.
 	Copy bool
 	// FileStandIn: when missing, a private empty file stands in, which
-	// Claude Code saves into. Without it or NoOp, a private empty directory
+	// Claude Code saves into. Without it or noOp, a private empty directory
 	// does, where creating the file fails.
 	FileStandIn bool
-	// NoOp: when missing, a read-only file whose content git reads as
+	// noOp: when missing, a read-only file whose content git reads as
 	// nothing stands in, on the host as well as inside. Git reads these
 	// paths whenever they exist, so an unreadable stand-in would make every
 	// host git command fail while a session runs.
-	NoOp bool
-	Why  string
+	noOp bool
+	why  string
 }
 
 func (g Guard) Mount() Mount {
-	m := Mount{Src: g.Path, Dest: g.Path, Why: g.Why, Role: Protection}
+	m := Mount{Src: g.Path, Dest: g.Path, Why: g.why, Role: Protection}
 	switch {
 	case g.Exists && g.Copy:
-		m.Kind, m.Why = BindData, g.Why+"; the sandbox saves a private copy"
+		m.Kind, m.Why = BindData, g.why+"; the sandbox saves a private copy"
 	case g.Exists:
-		m.Kind, m.Why = RoBind, g.Why+": read-only"
-	case g.NoOp:
-		m.Kind, m.Placeholder, m.Why = RoBind, true, g.Why+": absent, a file git reads as nothing stands in, read-only"
+		m.Kind, m.Why = RoBind, g.why+": read-only"
+	case g.noOp:
+		m.Kind, m.placeholder, m.Why = RoBind, true, g.why+": absent, a file git reads as nothing stands in, read-only"
 	case g.FileStandIn:
-		m.Kind, m.Src, m.Placeholder, m.Why = BindData, "", true, g.Why+": absent, the sandbox saves a private copy"
+		m.Kind, m.Src, m.placeholder, m.Why = BindData, "", true, g.why+": absent, the sandbox saves a private copy"
 	default:
-		m.Kind, m.Src, m.Placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty directory stands in"
+		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.why+": absent, a private empty directory stands in"
 	}
 	return m
 }
@@ -81,9 +81,9 @@ var workTreeGuards = []struct{ name, why string }{
 // saves (permission rules the user approves).
 var claudeProjectCopies = []string{"settings.json", "settings.local.json"}
 
-// ClaudeDirCopies are the files in ~/.claude that Claude Code saves (/config,
+// claudeDirCopies are the files in ~/.claude that Claude Code saves (/config,
 // permission rules, /memory); the rest of ~/.claude is read-only inside.
-var ClaudeDirCopies = []string{"settings.json", "settings.local.json", "CLAUDE.md"}
+var claudeDirCopies = []string{"settings.json", "settings.local.json", "CLAUDE.md"}
 
 // hookManagerFile reports whether a name at the top of a work tree is a
 // hook manager's configuration or scripts, which the repository's installed
@@ -98,12 +98,12 @@ func hookManagerFile(name string) bool {
 	return false
 }
 
-// NestedDepth is how deep below the project the probe looks for other
+// nestedDepth is how deep below the project the probe looks for other
 // repositories (a folder of repositories, vendored clones): ~/code/x/.git
 // is at depth 1, ~/code/org/x/.git at 2. Each level reads every directory
 // of the one above (30 repositories of 10×10 directories: about 4 ms at
 // depth 2, 11 ms at 3), so it stays shallow; node_modules is not entered.
-const NestedDepth = 2
+const nestedDepth = 2
 
 // guardProbe collects the guards of a project, the directories to pin, and
 // the protected paths that are symlinks, which no mount can protect.
@@ -135,10 +135,10 @@ func probeGuards(home string, project instance.Project) (guards []Guard, pins, s
 	}
 	for _, w := range workTreeGuards {
 		path := filepath.Join(project.Checkout, w.name)
-		g.add(Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why})
+		g.add(Guard{Path: path, Copy: w.name == ".mcp.json", why: w.why})
 		if w.name == ".claude" && isDir(path) {
 			for _, f := range claudeProjectCopies {
-				g.add(Guard{Path: filepath.Join(path, f), Copy: true, FileStandIn: true, Why: "Claude Code project settings"})
+				g.add(Guard{Path: filepath.Join(path, f), Copy: true, FileStandIn: true, why: "Claude Code project settings"})
 			}
 		}
 	}
@@ -147,10 +147,10 @@ func probeGuards(home string, project instance.Project) (guards []Guard, pins, s
 	} else {
 		// A repository the sandbox creates here would bring config and hooks
 		// that git on the host runs.
-		g.add(Guard{Path: filepath.Join(project.Checkout, ".git"), Why: "a new repository's config and hooks"})
+		g.add(Guard{Path: filepath.Join(project.Checkout, ".git"), why: "a new repository's config and hooks"})
 		g.hookManagers(project.Checkout)
 	}
-	g.nested(project.Checkout, NestedDepth)
+	g.nested(project.Checkout, nestedDepth)
 	return g.guards, g.pins, g.symlinks, g.redirects
 }
 
@@ -159,7 +159,7 @@ func probeGuards(home string, project instance.Project) (guards []Guard, pins, s
 func (g *guardProbe) repo(top, gitDir, common string) {
 	g.commonDir(common, top)
 	if dotgit := filepath.Join(top, ".git"); isFile(dotgit) {
-		g.add(Guard{Path: dotgit, Why: "the checkout's pointer to its git directory"})
+		g.add(Guard{Path: dotgit, why: "the checkout's pointer to its git directory"})
 	}
 	g.hookManagers(top)
 	// Submodules: host git runs inside them on its own (git status), with
@@ -170,7 +170,7 @@ func (g *guardProbe) repo(top, gitDir, common string) {
 		dotgit := filepath.Join(sub, ".git")
 		switch {
 		case isFile(dotgit):
-			g.add(Guard{Path: dotgit, Why: "a submodule's pointer to its git directory"})
+			g.add(Guard{Path: dotgit, why: "a submodule's pointer to its git directory"})
 		case isDir(dotgit):
 			g.nestedRepo(sub)
 		}
@@ -183,7 +183,7 @@ func (g *guardProbe) hookManagers(top string) {
 	entries, _ := os.ReadDir(top)
 	for _, e := range entries {
 		if hookManagerFile(e.Name()) {
-			g.add(Guard{Path: filepath.Join(top, e.Name()), Why: "a hook manager's configuration, which the host's git commit runs"})
+			g.add(Guard{Path: filepath.Join(top, e.Name()), why: "a hook manager's configuration, which the host's git commit runs"})
 		}
 	}
 }
@@ -198,13 +198,13 @@ func (g *guardProbe) commonDir(common, top string) {
 	}
 	g.repos[common] = true
 	config := filepath.Join(common, "config")
-	g.add(Guard{Path: config, NoOp: true, Why: "git configuration (fsmonitor, hooksPath, aliases run commands)"})
-	g.add(Guard{Path: filepath.Join(common, "config.worktree"), NoOp: true, Why: "git configuration of the main worktree"})
+	g.add(Guard{Path: config, noOp: true, why: "git configuration (fsmonitor, hooksPath, aliases run commands)"})
+	g.add(Guard{Path: filepath.Join(common, "config.worktree"), noOp: true, why: "git configuration of the main worktree"})
 	// git never writes a commondir here, but follows one if it exists.
-	g.add(Guard{Path: filepath.Join(common, "commondir"), NoOp: true, Why: "git's pointer to the repository"})
-	g.add(Guard{Path: filepath.Join(common, "hooks"), Why: "git hooks"})
+	g.add(Guard{Path: filepath.Join(common, "commondir"), noOp: true, why: "git's pointer to the repository"})
+	g.add(Guard{Path: filepath.Join(common, "hooks"), why: "git hooks"})
 	if isDir(filepath.Join(common, "info")) {
-		g.add(Guard{Path: filepath.Join(common, "info", "attributes"), NoOp: true, Why: "git attributes, which choose the configured filter and diff drivers"})
+		g.add(Guard{Path: filepath.Join(common, "info", "attributes"), noOp: true, why: "git attributes, which choose the configured filter and diff drivers"})
 	}
 	core := instance.GitConfig(config, "core")
 	hooksPath := core["hookspath"]
@@ -223,7 +223,7 @@ func (g *guardProbe) commonDir(common, top string) {
 		if filepath.Base(hooksPath) == "_" {
 			hooksPath = filepath.Dir(hooksPath)
 		}
-		g.add(Guard{Path: hooksPath, Why: "git hooks (core.hooksPath) and what they run"})
+		g.add(Guard{Path: hooksPath, why: "git hooks (core.hooksPath) and what they run"})
 	}
 	// Files the repository's config includes are config too; git resolves a
 	// relative one against the config file's directory.
@@ -231,16 +231,16 @@ func (g *guardProbe) commonDir(common, top string) {
 		if inc = instance.ExpandHome(inc, g.home); !filepath.IsAbs(inc) {
 			inc = filepath.Join(common, inc)
 		}
-		g.add(Guard{Path: filepath.Clean(inc), NoOp: true, Why: "git configuration included by the repository's"})
+		g.add(Guard{Path: filepath.Clean(inc), noOp: true, why: "git configuration included by the repository's"})
 	}
 	// Every linked worktree's pointers to the common dir and back to its
 	// checkout, and its own config.
 	entries, _ := os.ReadDir(filepath.Join(common, "worktrees"))
 	for _, e := range entries {
 		dir := filepath.Join(common, "worktrees", e.Name())
-		g.add(Guard{Path: filepath.Join(dir, "commondir"), NoOp: true, Why: "a worktree's pointer to the repository"})
-		g.add(Guard{Path: filepath.Join(dir, "gitdir"), NoOp: true, Why: "a worktree's pointer to its checkout"})
-		g.add(Guard{Path: filepath.Join(dir, "config.worktree"), NoOp: true, Why: "a worktree's git configuration"})
+		g.add(Guard{Path: filepath.Join(dir, "commondir"), noOp: true, why: "a worktree's pointer to the repository"})
+		g.add(Guard{Path: filepath.Join(dir, "gitdir"), noOp: true, why: "a worktree's pointer to its checkout"})
+		g.add(Guard{Path: filepath.Join(dir, "config.worktree"), noOp: true, why: "a worktree's git configuration"})
 	}
 	g.submoduleGitDirs(filepath.Join(common, "modules"))
 }
@@ -305,7 +305,7 @@ func (g *guardProbe) nestedRepo(top string) {
 	}
 	for _, w := range workTreeGuards {
 		if path := filepath.Join(top, w.name); instance.Exists(path) {
-			g.add(Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why + " (a nested repository)"})
+			g.add(Guard{Path: path, Copy: w.name == ".mcp.json", why: w.why + " (a nested repository)"})
 		}
 	}
 	g.repo(p.Checkout, p.GitDir, p.CommonDir)
@@ -333,7 +333,7 @@ func (g *guardProbe) add(guard Guard) {
 		fi, err := os.Lstat(dir)
 		switch {
 		case err != nil || instance.IsStandIn(dir, fi):
-			guard = Guard{Path: dir, Why: guard.Why}
+			guard = Guard{Path: dir, why: guard.why}
 			g.record(guard)
 			return
 		case fi.Mode()&os.ModeSymlink != 0:

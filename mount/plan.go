@@ -42,10 +42,10 @@ type Mount struct {
 	Dest string
 	// Why is the reason for the entry, shown by --dry-run.
 	Why string
-	// Placeholder says Dest does not exist on the host: the launch creates
+	// placeholder says Dest does not exist on the host: the launch creates
 	// an empty stand-in with mode 000 for bwrap to mount over, and removes
 	// it when the last session of the project ends.
-	Placeholder bool
+	placeholder bool
 	// Role is what the mount is for.
 	Role Role
 }
@@ -77,9 +77,9 @@ const (
 	Requested
 )
 
-// Writable reports whether the sandbox can write through the mount to the
+// writable reports whether the sandbox can write through the mount to the
 // host (a private tmpfs or copy does not count).
-func (m Mount) Writable() bool { return m.Kind == Bind }
+func (m Mount) writable() bool { return m.Kind == Bind }
 
 // Plan is everything the sandbox is made of.
 type Plan struct {
@@ -90,21 +90,21 @@ type Plan struct {
 	// at exec time and never stored here, so nothing that prints a plan can
 	// print a secret.
 	Env []string
-	// EnvSetBy says where the value of a variable whose value is not the
+	// envSetBy says where the value of a variable whose value is not the
 	// host's was set.
-	EnvSetBy map[string]EnvSource
+	envSetBy map[string]envSource
 	// Chdir is the working directory inside.
 	Chdir string
 	// Project is the project the sandbox is for.
 	Project instance.Project
 	// Instance is the per-project state directory on the host.
 	Instance string
-	// SandboxMD is where SANDBOX.md is read inside the sandbox.
-	SandboxMD string
+	// sandboxMD is where SANDBOX.md is read inside the sandbox.
+	sandboxMD string
 	// Network says whether the sandbox shares the host's network.
 	Network bool
 	// SSHAgent says the user's SSH agent is reachable inside, at
-	// SSHAgentSocket.
+	// sshAgentSocket.
 	SSHAgent bool
 	// Command runs inside: claude and its arguments, or a shell.
 	Command []string
@@ -131,32 +131,32 @@ type HostPath struct {
 // Host holds the facts about the host filesystem that the plan depends on,
 // gathered by Probe so that Build stays pure.
 type Host struct {
-	// System lists the existing system directories from SystemDirs.
+	// System lists the existing system directories from systemDirs.
 	System []HostPath
-	// ResolvConf is the real path of /etc/resolv.conf when it lies outside
+	// resolvConf is the real path of /etc/resolv.conf when it lies outside
 	// the system directories (systemd-resolved keeps it under /run).
-	ResolvConf string
-	// SandboxLogin says ~/.claudebox/.credentials.json exists.
-	SandboxLogin bool
-	// LoginOnHost says ~/.claude/.credentials.json exists.
-	LoginOnHost bool
+	resolvConf string
+	// sandboxLogin says ~/.claudebox/.credentials.json exists.
+	sandboxLogin bool
+	// loginOnHost says ~/.claude/.credentials.json exists.
+	loginOnHost bool
 	// Own lays out claudebox's read-only mounts of host paths outside the
 	// system directories: the user's git configuration, the PATH's
 	// toolchains and the directory of a command installed outside the
 	// system directories (e.g. under the hidden $HOME), split around the
 	// secrets inside them (listed in Hidden).
 	Own []Mount
-	// Links are the symlinks to recreate so that the command's path and
+	// links are the symlinks to recreate so that the command's path and
 	// the PATH entries resolve inside as on the host.
-	Links []HostPath
+	links []HostPath
 	// Toolchains are the PATH entries under $HOME and what each needs;
 	// PathProblems the entries under $HOME that cannot work inside.
 	Toolchains   []Toolchain
 	PathProblems []PathProblem
-	// ClaudeEntries lists the real ~/.claude's entries shown read-only
+	// claudeEntries lists the real ~/.claude's entries shown read-only
 	// inside: configuration (plugins, skills, agents, commands, hooks, user
 	// scripts), not Claude Code's per-session state of other projects.
-	ClaudeEntries []string
+	claudeEntries []string
 	// ClaudeCopies lists the files in ~/.claude that Claude Code saves
 	// (settings, CLAUDE.md) and that exist: the sandbox gets private copies.
 	ClaudeCopies []string
@@ -183,10 +183,10 @@ type Host struct {
 	Hidden []Hidden
 }
 
-// SystemDirs are bound read-only when they exist: the programs, libraries
+// systemDirs are bound read-only when they exist: the programs, libraries
 // and configuration every tool needs, including Nix's store and NixOS's
 // current system.
-var SystemDirs = []string{
+var systemDirs = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 	"/etc", "/nix", "/run/current-system",
 }
@@ -210,8 +210,8 @@ type Inputs struct {
 	Binds []BindSpec
 }
 
-// SSHAgentSocket is where --with-ssh puts the user's SSH agent inside.
-const SSHAgentSocket = "/run/claudebox/ssh-agent.sock"
+// sshAgentSocket is where --with-ssh puts the user's SSH agent inside.
+const sshAgentSocket = "/run/claudebox/ssh-agent.sock"
 
 // SandboxLoginFile is the separate sandbox login, when the user made one.
 func SandboxLoginFile(stateDir string) string { return filepath.Join(stateDir, ".credentials.json") }
@@ -238,7 +238,7 @@ func Build(in Inputs) Plan {
 		Chdir:     in.Cwd,
 		Project:   in.Project,
 		Instance:  inst,
-		SandboxMD: filepath.Join(claudeDir, SandboxMDFile),
+		sandboxMD: filepath.Join(claudeDir, SandboxMDFile),
 		Network:   in.Network,
 	}
 	add := func(r Role, k Kind, src, dest, why string) {
@@ -254,8 +254,8 @@ func Build(in Inputs) Plan {
 	add(Private, Proc, "", "/proc", "the sandbox's own processes only")
 	add(Private, Dev, "", "/dev", "minimal devices")
 	add(Private, Tmpfs, "", "/tmp", "private /tmp")
-	if in.Host.ResolvConf != "" {
-		add(HostFiles, RoBind, in.Host.ResolvConf, in.Host.ResolvConf, "target of /etc/resolv.conf, for DNS")
+	if in.Host.resolvConf != "" {
+		add(HostFiles, RoBind, in.Host.resolvConf, in.Host.resolvConf, "target of /etc/resolv.conf, for DNS")
 	}
 	add(Private, Tmpfs, "", home, "private $HOME: the rest of the home directory is hidden")
 	// The user's binds come before claudebox's own mounts inside $HOME,
@@ -267,7 +267,7 @@ func Build(in Inputs) Plan {
 	// writes lock directories beside its files (history.jsonl.lock), which a
 	// read-only bind would refuse. What it creates stays in this tmpfs.
 	add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
-	for _, e := range in.Host.ClaudeEntries {
+	for _, e := range in.Host.claudeEntries {
 		add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
 	}
 	for _, f := range in.Host.ClaudeCopies {
@@ -282,12 +282,12 @@ func Build(in Inputs) Plan {
 	history := filepath.Join(inst, HistoryFile)
 	add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
 	add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
-	add(ClaudeConfig, RoBind, filepath.Join(inst, SandboxMDFile), p.SandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
+	add(ClaudeConfig, RoBind, filepath.Join(inst, SandboxMDFile), p.sandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
 	credentials := filepath.Join(claudeDir, ".credentials.json")
 	switch {
-	case in.Host.SandboxLogin:
+	case in.Host.sandboxLogin:
 		add(ClaudeConfig, Bind, SandboxLoginFile(in.StateDir), credentials, "separate sandbox login")
-	case in.Host.LoginOnHost:
+	case in.Host.loginOnHost:
 		add(ClaudeConfig, Bind, credentials, credentials, "the login, writable so Claude Code can refresh its token")
 	}
 	add(ClaudeConfig, Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(home, ".claude.json"),
@@ -296,12 +296,12 @@ func Build(in Inputs) Plan {
 	p.Toolchains, p.PathProblems = in.Host.Toolchains, in.Host.PathProblems
 	if in.SSHAgent != "" {
 		p.SSHAgent = true
-		add(Agent, Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
+		add(Agent, Bind, in.SSHAgent, sshAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
 		if in.Host.KnownHosts != "" {
 			add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
 	}
-	for _, l := range in.Host.Links {
+	for _, l := range in.Host.links {
 		// A link inside a mounted directory is there already, and bwrap
 		// refuses to make one where a file exists.
 		if !slices.ContainsFunc(p.Mounts, func(m Mount) bool {
@@ -322,14 +322,14 @@ func Build(in Inputs) Plan {
 	}
 	p.Guards = in.Host.Guards
 	for name := range in.Env.Values {
-		if p.EnvSetBy == nil {
-			p.EnvSetBy = map[string]EnvSource{}
+		if p.envSetBy == nil {
+			p.envSetBy = map[string]envSource{}
 		}
-		p.EnvSetBy[name] = EnvSource{File: in.Env.From[name], Lines: in.Env.Lines[name]}
+		p.envSetBy[name] = envSource{file: in.Env.From[name], lines: in.Env.Lines[name]}
 	}
 	p.Command = in.Command
 	if in.Claude {
-		p.Command = append([]string{in.Command[0], "--append-system-prompt-file", p.SandboxMD}, in.Command[1:]...)
+		p.Command = append([]string{in.Command[0], "--append-system-prompt-file", p.sandboxMD}, in.Command[1:]...)
 	}
 	return p
 }
@@ -339,7 +339,7 @@ func Build(in Inputs) Plan {
 func (p Plan) Placeholders() []Mount {
 	var ms []Mount
 	for _, m := range p.Mounts {
-		if m.Placeholder {
+		if m.placeholder {
 			ms = append(ms, m)
 		}
 	}
@@ -354,12 +354,12 @@ var namespaceArgs = []string{
 	"--die-with-parent",
 }
 
-// SeccompFD is the first descriptor a child inherits beyond stdio: the
+// seccompFD is the first descriptor a child inherits beyond stdio: the
 // seccomp filter's; the data mounts' contents follow in order.
-const SeccompFD = 3
+const seccompFD = 3
 
 // fd is the descriptor of the i-th thing bwrap reads (0: the filter).
-func (p Plan) fd(i int) int { return SeccompFD + i }
+func (p Plan) fd(i int) int { return seccompFD + i }
 
 // sessionArgs join the user namespace of claudebox's guard watcher, report
 // the sandbox's pid and wait, before running the command, until the guards
@@ -430,17 +430,17 @@ func (p Plan) Script(bwrap string) string {
 	n := p.fd(len(p.DataSources()) + 1)
 	fmt.Fprintf(&b, "# fd %d: the user namespace of claudebox's guard watcher; fd %d: bwrap reports the sandbox's pid; fd %d: bwrap waits until the guards are watched\n", n, n+1, n+2)
 	for _, name := range p.Env {
-		src, ok := p.EnvSetBy[name]
+		src, ok := p.envSetBy[name]
 		switch {
-		case ok && src.File == "":
+		case ok && src.file == "":
 			fmt.Fprintf(&b, "# %s: the value given with --env %s=…, not shown\n", name, name)
-		case ok && !src.Lines:
-			fmt.Fprintf(&b, "# %s: the value set in %s, not shown\n", name, printable.Escape(src.File))
+		case ok && !src.lines:
+			fmt.Fprintf(&b, "# %s: the value set in %s, not shown\n", name, printable.Escape(src.file))
 		}
 	}
 	for _, t := range p.Toolchains {
 		for _, r := range t.Roots {
-			fmt.Fprintf(&b, "# %s: %s\n", r.Path, r.Why)
+			fmt.Fprintf(&b, "# %s: %s\n", r.Path, r.why)
 		}
 	}
 	for _, pp := range p.PathProblems {
@@ -451,15 +451,15 @@ func (p Plan) Script(bwrap string) string {
 	}
 	b.WriteString("env -i " + updaterOff + "=1")
 	if p.SSHAgent {
-		b.WriteString(" SSH_AUTH_SOCK=" + SSHAgentSocket)
+		b.WriteString(" SSH_AUTH_SOCK=" + sshAgentSocket)
 	}
 	for _, name := range p.Env {
 		if name == updaterOff {
 			continue
 		}
-		if src, ok := p.EnvSetBy[name]; ok && src.Lines {
+		if src, ok := p.envSetBy[name]; ok && src.lines {
 			// Read from the file, so the script is exact and prints no value.
-			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(src.File))
+			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(src.file))
 			continue
 		}
 		if name == "HOME" {
@@ -482,12 +482,12 @@ func (p Plan) Script(bwrap string) string {
 	return b.String()
 }
 
-// EnvSource is where a variable's value was set: File is "" for --env
-// NAME=VALUE; Lines says File has one NAME=VALUE per line, so a shell can
+// envSource is where a variable's value was set: file is "" for --env
+// NAME=VALUE; lines says file has one NAME=VALUE per line, so a shell can
 // read the value back.
-type EnvSource struct {
-	File  string
-	Lines bool
+type envSource struct {
+	file  string
+	lines bool
 }
 
 // Quote quotes s for a POSIX shell when it needs it. A string with control

@@ -82,7 +82,7 @@ func TestClaudeDirRebuilt(t *testing.T) {
 		Project: instance.Project{Root: "/h/p", Checkout: "/h/p"},
 		Cwd:     "/h/p",
 		Host: Host{
-			ClaudeEntries: []string{"/h/.claude/plugins", "/h/.claude/statusline.sh"},
+			claudeEntries: []string{"/h/.claude/plugins", "/h/.claude/statusline.sh"},
 			ClaudeCopies:  []string{"/h/.claude/settings.json"},
 			Guards:        []Guard{{Path: "/h/p/.mcp.json", Copy: true}, {Path: "/h/p/.claude", Exists: true}, {Path: "/h/p/.claude/settings.local.json", Copy: true, FileStandIn: true}},
 		},
@@ -123,13 +123,13 @@ func TestGuardMount(t *testing.T) {
 		{Guard{Path: "/p/.git/hooks"}, Tmpfs, "", true},
 		{Guard{Path: "/p/.mcp.json", Copy: true, Exists: true}, BindData, "/p/.mcp.json", false},
 		{Guard{Path: "/p/.mcp.json", Copy: true}, Tmpfs, "", true},
-		{Guard{Path: "/p/.git/worktrees/x/config.worktree", NoOp: true}, RoBind, "/p/.git/worktrees/x/config.worktree", true},
-		{Guard{Path: "/p/.git/commondir", NoOp: true, Exists: true}, RoBind, "/p/.git/commondir", false},
+		{Guard{Path: "/p/.git/worktrees/x/config.worktree", noOp: true}, RoBind, "/p/.git/worktrees/x/config.worktree", true},
+		{Guard{Path: "/p/.git/commondir", noOp: true, Exists: true}, RoBind, "/p/.git/commondir", false},
 		{Guard{Path: "/p/.claude/settings.json", FileStandIn: true, Copy: true}, BindData, "", true},
 	} {
 		m := c.g.Mount()
-		if m.Kind != c.kind || m.Src != c.src || m.Dest != c.g.Path || m.Placeholder != c.placeholder {
-			t.Errorf("%+v: got %s %q placeholder=%v, want %s %q placeholder=%v", c.g, m.Kind, m.Src, m.Placeholder, c.kind, c.src, c.placeholder)
+		if m.Kind != c.kind || m.Src != c.src || m.Dest != c.g.Path || m.placeholder != c.placeholder {
+			t.Errorf("%+v: got %s %q placeholder=%v, want %s %q placeholder=%v", c.g, m.Kind, m.Src, m.placeholder, c.kind, c.src, c.placeholder)
 		}
 	}
 }
@@ -141,7 +141,7 @@ func TestNoOpStandIn(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"commondir", "config.worktree"} {
 		path := filepath.Join(dir, name)
-		m := Guard{Path: path, NoOp: true}.Mount()
+		m := Guard{Path: path, noOp: true}.Mount()
 		if err := CreatePlaceholder(m); err != nil {
 			t.Fatal(err)
 		}

@@ -16,17 +16,17 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 	var h Host
 	// A home reached through a link (Fedora Atomic's /home -> var/home)
 	// is mounted at its real path; the link makes $HOME as set work too.
-	h.Links = linksOn(homeEnv)
-	for _, d := range SystemDirs {
+	h.links = linksOn(homeEnv)
+	for _, d := range systemDirs {
 		if hp, ok := lstat(d); ok {
 			h.System = append(h.System, hp)
 		}
 	}
-	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !underAny(real, SystemDirs) {
-		h.ResolvConf = real
+	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !underAny(real, systemDirs) {
+		h.resolvConf = real
 	}
-	h.SandboxLogin = instance.Exists(SandboxLoginFile(stateDir))
-	h.LoginOnHost = instance.Exists(filepath.Join(home, ".claude", ".credentials.json"))
+	h.sandboxLogin = instance.Exists(SandboxLoginFile(stateDir))
+	h.loginOnHost = instance.Exists(filepath.Join(home, ".claude", ".credentials.json"))
 	var own []ownBind
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
 		if real, err := filepath.EvalSymlinks(f); err == nil {
@@ -36,14 +36,14 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 	secrets := secretSet(home)
 	h.Toolchains, h.PathProblems = probeToolchains(home, pathEnv, project, binds, state, secrets)
 	for _, t := range h.Toolchains {
-		h.Links = append(h.Links, linksOn(t.Entry)...)
+		h.links = append(h.links, linksOn(t.Entry)...)
 		for _, r := range t.Roots {
-			own = append(own, ownBind{r.Path, r.Path, r.Why, Tools})
+			own = append(own, ownBind{r.Path, r.Path, r.why, Tools})
 		}
 	}
 	for _, c := range commandChain(command) {
 		if c.Link != "" {
-			h.Links = append(h.Links, c)
+			h.links = append(h.links, c)
 		} else {
 			own = append(own, ownBind{c.Path, c.Path, "command installed under $HOME, read-only", HostFiles})
 		}
@@ -57,7 +57,7 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 			once = append(once, o)
 		}
 	}
-	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"))
+	h.claudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"))
 	if kh := filepath.Join(home, ".ssh", "known_hosts"); instance.Exists(kh) {
 		h.KnownHosts = kh
 	}
@@ -90,7 +90,7 @@ func linksOn(path string) []HostPath {
 		if err != nil {
 			return links
 		}
-		if !underAny(next, SystemDirs) {
+		if !underAny(next, systemDirs) {
 			links = append(links, HostPath{Path: next, Link: target})
 		}
 		if !filepath.IsAbs(target) {
@@ -137,7 +137,7 @@ func claudeEntries(dir string) (entries, copies []string) {
 		fi, err := os.Stat(path)
 		switch {
 		case err != nil:
-		case fi.Mode().IsRegular() && slices.Contains(ClaudeDirCopies, name):
+		case fi.Mode().IsRegular() && slices.Contains(claudeDirCopies, name):
 			copies = append(copies, path)
 		case fi.Mode().IsRegular() || fi.IsDir():
 			entries = append(entries, path)
@@ -152,7 +152,7 @@ func claudeEntries(dir string) (entries, copies []string) {
 // returns the links to recreate and the directory of the real file to bind.
 func commandChain(path string) []HostPath {
 	var chain []HostPath
-	for i := 0; i < 40 && path != "" && !underAny(path, SystemDirs); i++ {
+	for i := 0; i < 40 && path != "" && !underAny(path, systemDirs); i++ {
 		fi, err := os.Lstat(path)
 		if err != nil {
 			return nil

@@ -58,8 +58,8 @@ func TestProbe(t *testing.T) {
 	binds := []BindSpec{{Src: filepath.Join(home, "data"), Dest: "/data", From: "--ro-bind"}}
 	h := Probe(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), home, "/usr/bin", binds, StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
 
-	if !h.LoginOnHost || !h.SandboxLogin {
-		t.Errorf("logins: on host %v, sandbox %v", h.LoginOnHost, h.SandboxLogin)
+	if !h.loginOnHost || !h.sandboxLogin {
+		t.Errorf("logins: on host %v, sandbox %v", h.loginOnHost, h.sandboxLogin)
 	}
 	var own []string
 	for _, m := range h.Own {
@@ -68,12 +68,12 @@ func TestProbe(t *testing.T) {
 	if h.KnownHosts != filepath.Join(home, ".ssh", "known_hosts") || !slices.Contains(own, filepath.Join(home, ".gitconfig")) {
 		t.Errorf("known_hosts %q, own mounts %q", h.KnownHosts, own)
 	}
-	if want := (HostPath{Path: filepath.Join(home, ".local", "bin", "claude"), Link: "../share/claude/versions/1.0/claude"}); !slices.Contains(h.Links, want) || !slices.Contains(own, filepath.Join(home, ".local", "share", "claude", "versions", "1.0")) {
-		t.Errorf("command chain: links %+v, own mounts %q", h.Links, own)
+	if want := (HostPath{Path: filepath.Join(home, ".local", "bin", "claude"), Link: "../share/claude/versions/1.0/claude"}); !slices.Contains(h.links, want) || !slices.Contains(own, filepath.Join(home, ".local", "share", "claude", "versions", "1.0")) {
+		t.Errorf("command chain: links %+v, own mounts %q", h.links, own)
 	}
-	entries := strings.Join(h.ClaudeEntries, " ")
+	entries := strings.Join(h.claudeEntries, " ")
 	if !strings.Contains(entries, "plugins") || strings.Contains(entries, "todos") || strings.Contains(entries, "credentials") {
-		t.Errorf("~/.claude entries shown: %q", h.ClaudeEntries)
+		t.Errorf("~/.claude entries shown: %q", h.claudeEntries)
 	}
 	if !slices.Equal(h.ClaudeCopies, []string{filepath.Join(home, ".claude", "settings.json")}) {
 		t.Errorf("copies %q", h.ClaudeCopies)
@@ -99,7 +99,7 @@ func TestEnviron(t *testing.T) {
 	p := Plan{Home: "/h", Env: []string{"HOME", "UNSET", "X"}, SSHAgent: true}
 	values := map[string]string{"HOME": "/h", "X": "a=b"}
 	got := p.Environ(func(n string) (string, bool) { v, ok := values[n]; return v, ok })
-	if want := []string{"DISABLE_AUTOUPDATER=1", "SSH_AUTH_SOCK=" + SSHAgentSocket, "HOME=/h", "X=a=b"}; !slices.Equal(got, want) {
+	if want := []string{"DISABLE_AUTOUPDATER=1", "SSH_AUTH_SOCK=" + sshAgentSocket, "HOME=/h", "X=a=b"}; !slices.Equal(got, want) {
 		t.Errorf("Environ = %q, want %q", got, want)
 	}
 }

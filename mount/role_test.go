@@ -46,12 +46,12 @@ func TestBuildRoles(t *testing.T) {
 		Project: instance.Project{Root: "/h/p", Checkout: "/h/p-fix", GitDirs: []string{"/h/p/.git"}},
 		Host: Host{
 			System:       []HostPath{{Path: "/usr"}, {Path: "/bin", Link: "usr/bin"}},
-			ResolvConf:   "/run/resolv.conf",
-			LoginOnHost:  true,
-			ClaudeCopies: []string{"/h/.claude/settings.json"}, ClaudeEntries: []string{"/h/.claude/agents"},
+			resolvConf:   "/run/resolv.conf",
+			loginOnHost:  true,
+			ClaudeCopies: []string{"/h/.claude/settings.json"}, claudeEntries: []string{"/h/.claude/agents"},
 			Own:        []Mount{{Kind: RoBind, Src: "/h/.gitconfig", Dest: "/h/.gitconfig", Role: HostFiles}, {Kind: RoBind, Src: "/h/.nvm", Dest: "/h/.nvm", Role: Tools}},
 			Binds:      []Mount{{Kind: Bind, Src: "/srv/c", Dest: "/opt/c", Role: Requested}},
-			Links:      []HostPath{{Path: "/h/.local/bin/claude", Link: "x"}},
+			links:      []HostPath{{Path: "/h/.local/bin/claude", Link: "x"}},
 			Pins:       []string{"/h/p/.git/worktrees"},
 			Guards:     []Guard{{Path: "/h/p/.git/hooks", Exists: true}, {Path: "/h/p-fix/.envrc"}},
 			KnownHosts: "/h/.ssh/known_hosts",
@@ -64,7 +64,7 @@ func TestBuildRoles(t *testing.T) {
 		"/h/.claude/projects": ClaudeConfig, "/h/.claude/projects/" + instance.RootFile: ClaudeConfig, "/h/.claude/projects/" + SandboxMDFile: ClaudeConfig,
 		"/h/.claude/projects/" + HistoryFile: ClaudeConfig, "/h/.claude/" + HistoryFile: ClaudeConfig, "/h/.claude/" + SandboxMDFile: ClaudeConfig,
 		"/h/.claude/.credentials.json": ClaudeConfig, "/h/.claude.json": ClaudeConfig,
-		"/h/.gitconfig": HostFiles, "/h/.nvm": Tools, SSHAgentSocket: Agent, "/h/.ssh/known_hosts": HostFiles, "/h/.local/bin/claude": HostFiles,
+		"/h/.gitconfig": HostFiles, "/h/.nvm": Tools, sshAgentSocket: Agent, "/h/.ssh/known_hosts": HostFiles, "/h/.local/bin/claude": HostFiles,
 		"/h/p-fix": ProjectTree, "/h/p/.git": GitDir, "/h/p/.git/worktrees": Protection, "/h/p/.git/hooks": Protection, "/h/p-fix/.envrc": Protection,
 	}
 	if len(p.Mounts) != len(want) {
@@ -74,7 +74,7 @@ func TestBuildRoles(t *testing.T) {
 		if r, ok := want[m.Dest]; !ok || m.Role != r {
 			t.Errorf("%s %s: role %v, want %v", m.Kind, m.Dest, m.Role, r)
 		}
-		if m.Writable() && (m.Role == Private || m.Role == HostFiles || m.Role == Tools) {
+		if m.writable() && (m.Role == Private || m.Role == HostFiles || m.Role == Tools) {
 			t.Errorf("%s %s is writable with role %v", m.Kind, m.Dest, m.Role)
 		}
 	}

@@ -22,7 +22,7 @@ type Toolchain struct {
 // Root is a directory (or file) a toolchain needs.
 type Root struct {
 	Path string
-	Why  string
+	why  string
 }
 
 // PathProblem is a PATH entry under $HOME that does not work inside.
@@ -47,7 +47,7 @@ var toolLayouts = map[string][]string{
 	".bun/bin":                {".bun/install/global"},
 }
 
-// layoutNames say which manager a known layout belongs to, for Why.
+// layoutNames say which manager a known layout belongs to, for a root's why.
 var layoutNames = map[string]string{
 	".cargo/bin": "rustup's toolchains", "go/bin": "the Go SDKs of golang.org/dl",
 	".pyenv/shims": "pyenv's versions", ".pyenv/bin": "pyenv's versions",
@@ -104,7 +104,7 @@ func probeToolchains(home, pathEnv string, project instance.Project, binds []Bin
 		}
 		t := Toolchain{Entry: entry, Roots: []Root{{toolRoot(home, filepath.Join(real, "x")), "on your PATH, read-only"}}}
 		if t.Roots[0].Path != real {
-			t.Roots[0].Why = "the toolchain of " + entry + ", on your PATH, read-only"
+			t.Roots[0].why = "the toolchain of " + entry + ", on your PATH, read-only"
 		}
 		rel, _ := filepath.Rel(home, real)
 		for _, p := range toolLayouts[rel] {

@@ -53,7 +53,7 @@ func TestProbeToolchains(t *testing.T) {
 	var got []string
 	for _, tc := range ts {
 		for _, r := range tc.Roots {
-			got = append(got, strings.ReplaceAll(tc.Entry+": "+r.Path+" ("+r.Why+")", home, "~"))
+			got = append(got, strings.ReplaceAll(tc.Entry+": "+r.Path+" ("+r.why+")", home, "~"))
 		}
 	}
 	want := []string{
