@@ -2,7 +2,7 @@
 // command line's flags, the user's config.toml, a repository's
 // .claudebox.toml and the bash claudebox's env files. It merges them into
 // one Launch, lists what the project's files add for the user to approve,
-// and keeps the signed record of what was approved.
+// and keeps the record of what was approved.
 package config
 
 import (

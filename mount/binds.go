@@ -53,7 +53,7 @@ var secretPaths = []string{
 }
 
 // statePaths, under $HOME, are Claude Code's and claudebox's own state and
-// configuration: other projects' histories, the approval key, the config
+// configuration: other projects' histories, the approval records, the config
 // that widens the sandbox. They are never bound, not even when named.
 var statePaths = []string{".claude", ".claude.json", ".claudebox", ".config/claudebox"}
 

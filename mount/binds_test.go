@@ -48,7 +48,7 @@ func layout(home string, ms []Mount) []string {
 func TestExpandBindsHidesSecrets(t *testing.T) {
 	home := t.TempDir()
 	tree(t, home, ".ssh/id_ed25519", "dotfiles/ssh/id_rsa", ".claude.json", ".claude.json.backup", "dotfiles/vimrc", ".gnupg -> dotfiles/gnupg", "dotfiles/gnupg/",
-		".claude/settings.json", ".claudebox/approval.key", "code/app/.git/", "code/other/", "notes/a", ".bashrc -> dotfiles/bashrc")
+		".claude/settings.json", ".claudebox/approved/0123456789abcdef", "code/app/.git/", "code/other/", "notes/a", ".bashrc -> dotfiles/bashrc")
 	if err := os.Symlink(filepath.Join(home, "dotfiles", "ssh"), filepath.Join(home, ".ssh-link")); err != nil {
 		t.Fatal(err)
 	}
