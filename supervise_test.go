@@ -196,6 +196,11 @@ func TestSuperviseExitAudit(t *testing.T) {
 	if !instance.Exists(kept) || !instance.Exists(filepath.Join(proj, "src.go")) {
 		t.Error("the audit moved what it had no business with")
 	}
+	// The host replaced nothing during the session; the stand-ins the launch
+	// made for missing git files are not the host's replacements.
+	if strings.Contains(stderr.String(), "the host replaced") {
+		t.Errorf("a session the host left alone names replaced files:\n%s", stderr.String())
+	}
 	h.write(filepath.Join(sub, "x"), "x\n")
 	h.run(sub, nil, "git", "add", "x")
 	h.run(sub, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x")
