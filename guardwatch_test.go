@@ -64,16 +64,7 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 			}
 			os.Remove(marker)
 			script := `touch started; while ! test -e go; do sleep 0.01; done; (` + c.attack + `) 2>/dev/null && echo WROTE; touch attempted`
-			s := h.command(repo, nil, "claudebox", "--shell", "-c", script)
-			var out strings.Builder
-			s.Stdout, s.Stderr = &out, &out
-			if err := s.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer s.Process.Kill()
-			exited := make(chan error, 1)
-			go func() { exited <- s.Wait() }()
-			waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(repo, "started")) || len(exited) > 0 })
+			out, exited := startShell(t, h, repo, script)
 			h.run(repo, nil, "sh", "-c", c.host)
 			h.write(filepath.Join(repo, "go"), "")
 			err := <-exited
@@ -251,16 +242,7 @@ func TestGuardsHeldBySandbox(t *testing.T) {
 			marker := filepath.Join(h.base, "marker")
 			config := filepath.Join(repo, ".git", "config")
 			payload := `[core] fsmonitor = "touch ` + marker + `"`
-			s := h.command(repo, nil, "claudebox", "--shell", "-c", `touch started; exec ./guardattack `+c.how+` .git/config.lock '`+payload+`'`)
-			var out strings.Builder
-			s.Stdout, s.Stderr = &out, &out
-			if err := s.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer s.Process.Kill()
-			exited := make(chan error, 1)
-			go func() { exited <- s.Wait() }()
-			waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(repo, "started")) || len(exited) > 0 })
+			out, exited := startShell(t, h, repo, `touch started; exec ./guardattack `+c.how+` .git/config.lock '`+payload+`'`)
 			// git config: create config.lock exclusively, write it, rename it over config.
 			h.run(repo, nil, "sh", "-c", `set -C; cat .git/config > .git/config.lock && printf '[x]\n\ty = 1\n' >> .git/config.lock`)
 			written, _ := os.ReadFile(config + ".lock")
@@ -288,8 +270,8 @@ func TestGuardsHeldBySandbox(t *testing.T) {
 				return
 			}
 			// The second name outlives the session.
-			s = h.command(repo, nil, "claudebox", "--shell", "-c", `echo '`+payload+`' >> .git/config.lock-link && echo WROTE`)
-			b, err := s.CombinedOutput()
+			next := h.command(repo, nil, "claudebox", "--shell", "-c", `echo '`+payload+`' >> .git/config.lock-link && echo WROTE`)
+			b, err := next.CombinedOutput()
 			t.Logf("next session: %v\n%s", err, b)
 			if now, _ := os.ReadFile(config); string(now) != string(written) {
 				t.Errorf("the next session wrote .git/config through the second name:\n%s", now)
@@ -300,4 +282,22 @@ func TestGuardsHeldBySandbox(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startShell starts claudebox --shell -c script in repo and returns once
+// the script has touched "started" (or the session ended): its output, and
+// the session's end.
+func startShell(t *testing.T, h *e2eHost, repo, script string) (*strings.Builder, chan error) {
+	t.Helper()
+	s := h.command(repo, nil, "claudebox", "--shell", "-c", script)
+	out := &strings.Builder{}
+	s.Stdout, s.Stderr = out, out
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Process.Kill() })
+	exited := make(chan error, 1)
+	go func() { exited <- s.Wait() }()
+	waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(repo, "started")) || len(exited) > 0 })
+	return out, exited
 }
