@@ -58,7 +58,7 @@ func (c checkCmd) Run() error {
 		results = append(results, checkLandlock(bwrap))
 	}
 	userns := checkUserns()
-	results = append(results, userns)
+	results = append(results, checkKernel(kernelRelease()), userns)
 
 	claude := checkResult{"claude", "fail", "not found on PATH", "npm install -g @anthropic-ai/claude-code"}
 	if path, err := exec.LookPath("claude"); err == nil {
@@ -187,6 +187,41 @@ func checkLandlock(bwrap string) checkResult {
 			"Linux 6.12 or later with Landlock enabled (lsm=landlock,…), a bwrap that is not setuid; or launch with --no-network"}
 	}
 	return checkResult{"landlock", "ok", fmt.Sprintf("scoped (ABI %d): the host's abstract Unix sockets and processes are out of reach", landlock.ABI()), ""}
+}
+
+// Kernel releases claudebox needs: pidfds, openat2 and setns into a
+// sandbox's namespaces to start a session at all; mount_setattr for the
+// watcher to stand a guard again after the host replaces the file.
+var (
+	kernelForSessions = [2]int{5, 8}
+	kernelForGuards   = [2]int{5, 12}
+)
+
+// kernelRelease is the running kernel's release, as uname -r says it.
+func kernelRelease() string {
+	var u unix.Utsname
+	if err := unix.Uname(&u); err != nil {
+		return ""
+	}
+	return unix.ByteSliceToString(u.Release[:])
+}
+
+// checkKernel says what the kernel release lets a session do.
+func checkKernel(release string) checkResult {
+	var v [2]int
+	if _, err := fmt.Sscanf(release, "%d.%d", &v[0], &v[1]); err != nil {
+		return checkResult{"kernel", "warn", fmt.Sprintf("release %q not understood; claudebox needs Linux %d.%d, and %d.%d for the guards to survive the host's renames",
+			release, kernelForSessions[0], kernelForSessions[1], kernelForGuards[0], kernelForGuards[1]), ""}
+	}
+	older := func(min [2]int) bool { return v[0] < min[0] || v[0] == min[0] && v[1] < min[1] }
+	switch {
+	case older(kernelForSessions):
+		return checkResult{"kernel", "fail", fmt.Sprintf("Linux %s: a session needs %d.%d or later", release, kernelForSessions[0], kernelForSessions[1]), "upgrade the kernel"}
+	case older(kernelForGuards):
+		return checkResult{"kernel", "warn", fmt.Sprintf("Linux %s: when the host replaces a protected file (git config, an editor's save), the session ends instead of the protection standing again (needs %d.%d)",
+			release, kernelForGuards[0], kernelForGuards[1]), "upgrade the kernel"}
+	}
+	return checkResult{"kernel", "ok", "Linux " + release, ""}
 }
 
 // checkUserns reads the kernel switches that allow an unprivileged user to

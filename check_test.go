@@ -35,3 +35,22 @@ func TestInstallKind(t *testing.T) {
 		}
 	}
 }
+
+// checkKernel fails a kernel too old to start a session, warns on one too
+// old for the guards to stand again after a host rename.
+func TestCheckKernel(t *testing.T) {
+	for release, want := range map[string]string{
+		"6.18.44-fc-v669":       "ok",
+		"5.12.0":                "ok",
+		"5.11.22-generic":       "warn",
+		"5.8.0":                 "warn",
+		"5.7.19":                "fail",
+		"4.19.0-26-amd64":       "fail",
+		"something odd":         "warn",
+		"10.0.0-future-release": "ok",
+	} {
+		if got := checkKernel(release); got.Status != want {
+			t.Errorf("checkKernel(%q) = %s (%s), want %s", release, got.Status, got.Detail, want)
+		}
+	}
+}
