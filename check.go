@@ -41,8 +41,7 @@ var bwrapFeatures = []string{"--unshare-cgroup-try", "--die-with-parent", "--sec
 // AppArmor restricts them (Ubuntu 24.04 and later).
 const apparmorFix = `printf 'abi <abi/4.0>,\ninclude <tunables/global>\nprofile bwrap /usr/bin/bwrap flags=(unconfined) {\n  userns,\n}\n' | sudo tee /etc/apparmor.d/bwrap && sudo apparmor_parser -r /etc/apparmor.d/bwrap`
 
-func (c checkCmd) Run() error {
-	h, homeErr := session.FindHome()
+func (c checkCmd) Run(h session.Home, homeErr error) error {
 	home := h.Dir
 	var results []checkResult
 	bwrap, err := exec.LookPath("bwrap")

@@ -73,14 +73,14 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
 	case c.WatchGuards:
 		return session.WatchGuards(os.Stdin, os.Stdout)
-	case c.Check:
-		return checkCmd{JSON: c.JSON}.Run()
 	}
 	home, err := session.FindHome()
-	if err != nil {
-		return err
-	}
 	switch {
+	case c.Check:
+		// --check reports a bad home as one of its lines.
+		return checkCmd{JSON: c.JSON}.Run(home, err)
+	case err != nil:
+		return err
 	case c.Gc:
 		return gcCmd{DryRun: c.DryRun}.Run(home)
 	case c.List:
