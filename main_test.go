@@ -66,6 +66,9 @@ func TestMain(m *testing.M) {
 		// guardattack: a hostile sandbox's program that gets hold of a file
 		// the host will rename over a guarded path (see guardwatch_test.go).
 		"guardattack": func() { os.Exit(guardAttack(os.Args[1:])) },
+		// renamerace: a hostile sandbox's program that renames a file over a
+		// guarded path until it can (see replay_placeholders_test.go).
+		"renamerace": func() { os.Exit(renameRace(os.Args[1:])) },
 	})
 }
 
