@@ -253,7 +253,7 @@ func TestScripts(t *testing.T) {
 				}
 				ts.Fatalf("%s not found on PATH", args[0])
 			},
-			// wait-reaped DIR: wait until no placeholder (mode 000) is left
+			// wait-reaped DIR: wait until no placeholder is left
 			// under DIR, as the background cleanup after a session leaves it.
 			"wait-reaped": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 1 {
@@ -263,7 +263,7 @@ func TestScripts(t *testing.T) {
 				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 					left = nil
 					filepath.WalkDir(ts.MkAbs(args[0]), func(p string, d fs.DirEntry, err error) error {
-						if fi, err := os.Lstat(p); err == nil && fi.Mode().Perm() == 0 {
+						if instance.IsPlaceholder(p) {
 							left = append(left, p)
 						}
 						return nil
