@@ -499,7 +499,6 @@ func TestEscapeConcurrentSessions(t *testing.T) {
 	}
 }
 
-
 // TestEscapeNoNetwork: with --no-network the sandbox reaches nothing, not
 // even a server on the host's loopback; without it, the host's network is
 // shared (Claude needs its API).
