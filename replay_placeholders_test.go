@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +128,155 @@ func renameRace(paths []string) int {
 			return 0
 		}
 	}
+}
+
+// hostTools are what a developer runs on the project while a session runs,
+// as shell commands: each one's exit status, output and errors are
+// compared with a run without a session.
+var hostTools = []struct{ name, script string }{
+	{"git status", "git status --porcelain"},
+	{"git add -A", "git add -A && git status --porcelain"},
+	{"grep -r", "grep -r hello ."},
+	{"find", "find . | LC_ALL=C sort"},
+	{"tar -c", "tar -cf - . | tar -tf - | LC_ALL=C sort"},
+	{"cp -r", "rm -rf ../copy && cp -r . ../copy && cd ../copy && find . | LC_ALL=C sort"},
+	{"rsync -a", "if command -v rsync >/dev/null; then rm -rf ../copy && rsync -a . ../copy && cd ../copy && find . | LC_ALL=C sort; fi"},
+}
+
+// TestReplayPlaceholdersHostTools: the host's tools used to trip on the
+// placeholders (mode 000): git status warned, grep -r, find, tar and cp -r
+// failed. Host-side proof: during a session each tool exits as it does
+// without one, says nothing more on stderr, and prints the same, but for
+// find and the listings of tar and the copies, which name each placeholder
+// (something must exist on the host for a mount point); and the sandbox
+// still cannot create a protected path, write into its stand-in or change
+// its mode: on the host the stand-ins stay as they were made, and are gone
+// after the session.
+func TestReplayPlaceholdersHostTools(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "p")
+	h.write(filepath.Join(proj, "src", "a.txt"), "hello\n")
+	h.write(filepath.Join(proj, ".claude", "commands", "c.md"), "hello\n")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", "-A")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "more")
+	type result struct{ out, err, status string }
+	runTools := func() map[string]result {
+		r := map[string]result{}
+		for _, tool := range hostTools {
+			var out, errOut strings.Builder
+			c := h.command(proj, nil, "sh", "-c", tool.script)
+			c.Stdout, c.Stderr = &out, &errOut
+			status := "0"
+			if err := c.Run(); err != nil {
+				status = err.Error()
+			}
+			r[tool.name] = result{out.String(), errOut.String(), status}
+		}
+		return r
+	}
+	before := runTools()
+
+	// The stand-in directories are private empty directories inside, where
+	// writes land in memory and are lost; the rest refuse.
+	attack := `
+		try() { if (eval "$1") 2>/dev/null; then echo "WROTE $1"; fi; }
+		try 'echo evil > .envrc'
+		try 'mv .vscode .vscode.moved'
+		try 'rmdir .idea'
+		try 'echo evil > .git/hooks/pre-commit'
+		try 'echo evil > .git/commondir'
+		try 'echo evil > .git/config.worktree'
+		echo '{}' > .vscode/tasks.json; mkdir .idea/x; chmod 777 .vscode .idea; echo evil > .envrc/x
+		touch started
+		while ! test -e done; do sleep 0.05; done`
+	out, exited := startShell(t, h, proj, attack)
+	os.Remove(filepath.Join(proj, "started"))
+	type standIn struct {
+		path string
+		mode os.FileMode
+	}
+	var standIns []standIn
+	filepath.Walk(proj, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && instance.IsStandIn(p, fi) {
+			standIns = append(standIns, standIn{p, fi.Mode()})
+		}
+		return nil
+	})
+	// The sandbox changed none of them on the host.
+	for _, name := range []string{".vscode", ".idea", ".envrc", ".git/commondir", ".git/config.worktree", ".claude/settings.json"} {
+		if !instance.IsPlaceholder(filepath.Join(proj, name)) {
+			t.Errorf("%s on the host is no longer the stand-in claudebox made", name)
+		}
+	}
+	for _, s := range standIns {
+		if s.mode.IsDir() {
+			if entries, err := os.ReadDir(s.path); err != nil || len(entries) > 0 {
+				t.Errorf("the stand-in %s on the host holds %v (%v)", s.path, entries, err)
+			}
+		}
+	}
+	during := runTools()
+	h.write(filepath.Join(proj, "done"), "")
+	if err := <-exited; err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
+	}
+	if strings.Contains(out.String(), "WROTE") {
+		t.Errorf("the sandbox wrote past a stand-in:\n%s", out)
+	}
+	named := map[string]bool{}
+	var ignored strings.Builder
+	for _, s := range standIns {
+		if instance.Exists(s.path) {
+			t.Errorf("%s outlived the session", s.path)
+		}
+		rel, _ := filepath.Rel(proj, s.path)
+		named["./"+rel] = true
+		if s.mode&os.ModeSocket != 0 {
+			ignored.WriteString("tar: ./" + rel + ": socket ignored\n")
+		}
+	}
+	for _, tool := range hostTools {
+		b, d := before[tool.name], during[tool.name]
+		t.Logf("%s during a session: status %s, stderr %q, lines added: %q", tool.name, d.status, d.err, added(b.out, d.out))
+		wantErr := b.err
+		if tool.name == "tar -c" {
+			// tar names the sockets standing in for files, and skips them.
+			wantErr = sortLines(ignored.String()) + b.err
+			d.err = sortLines(d.err)
+		}
+		if d.status != b.status || d.err != wantErr {
+			t.Errorf("%s: status %s, stderr %q; without a session: %s, %q", tool.name, d.status, d.err, b.status, b.err)
+		}
+		for _, line := range added(b.out, d.out) {
+			if !named[strings.TrimSuffix(line, "/")] || !strings.HasPrefix(tool.name, "find") && !strings.HasPrefix(tool.name, "tar") && !strings.HasPrefix(tool.name, "cp") && !strings.HasPrefix(tool.name, "rsync") {
+				t.Errorf("%s printed %q during the session", tool.name, line)
+			}
+		}
+		if missing := added(d.out, b.out); len(missing) > 0 {
+			t.Errorf("%s no longer printed %q during the session", tool.name, missing)
+		}
+	}
+	t.Logf("stand-ins: %v", standIns)
+}
+
+func sortLines(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	slices.Sort(lines)
+	return strings.Join(lines, "")
+}
+
+// added lists the lines of after that are not in before.
+func added(before, after string) []string {
+	seen := map[string]bool{}
+	for _, l := range strings.Split(before, "\n") {
+		seen[l] = true
+	}
+	var lines []string
+	for _, l := range strings.Split(after, "\n") {
+		if !seen[l] {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
