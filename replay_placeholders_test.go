@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,13 +26,22 @@ import (
 // lands, and survives both cleanups and both exit audits (a guarded path);
 // the host's git in x then follows it to a config whose core.fsmonitor
 // runs. And the survivor's watcher, seeing a guarded path removed, ends it.
-// Host-side proof, in either order of ending: the survivor keeps running
-// (and its rename never lands), the placeholder stands until the last of
-// the two ends and is gone after it, and the host's git status in x runs
-// nothing.
+// Host-side proof, in either order of ending, and when the session that
+// ends is killed (kill -9) and --gc and the next launch clean up after it:
+// the survivor keeps running (and its rename never lands), the placeholder
+// stands until the last of the two ends and is gone after it, and the
+// host's git status in x runs nothing.
 func TestReplayPlaceholdersOverlappingProjects(t *testing.T) {
-	for _, survivor := range []string{"outer", "inner"} {
-		t.Run(survivor+" survives", func(t *testing.T) {
+	for _, c := range []struct {
+		survivor string
+		killed   bool
+	}{{"outer", false}, {"inner", false}, {"outer", true}} {
+		survivor := c.survivor
+		name := survivor + " survives"
+		if c.killed {
+			name += " a killed session"
+		}
+		t.Run(name, func(t *testing.T) {
 			h := newE2EHost(t)
 			code := filepath.Join(h.home, "code")
 			x := filepath.Join(code, "x")
@@ -69,17 +80,25 @@ func TestReplayPlaceholdersOverlappingProjects(t *testing.T) {
 			h.copyFile(self, filepath.Join(racer, "renamerace"), 0o755)
 			h.chown()
 
-			raceOut, raceExited := startShell(t, h, racer, `touch started; ./renamerace `+strings.Join(args, " "))
-			otherOut, otherExited := startShell(t, h, other, `touch started; while ! test -e done; do sleep 0.05; done`)
+			_, raceOut, raceExited := startSession(t, h, racer, `touch started; ./renamerace `+strings.Join(args, " "))
+			otherCmd, otherOut, otherExited := startSession(t, h, other, `touch started; while ! test -e done; do sleep 0.05; done`)
 			if len(raceExited) > 0 || len(otherExited) > 0 {
 				t.Fatalf("a session ended early:\n%s\n%s", raceOut, otherOut)
 			}
 			if !instance.IsPlaceholder(commondir) {
 				t.Fatal("the test needs a placeholder at x/.git/commondir")
 			}
-			h.write(filepath.Join(other, "done"), "")
-			if err := <-otherExited; err != nil {
-				t.Fatalf("the %s session: %v\n%s", survivor, err, otherOut)
+			if c.killed {
+				otherCmd.Process.Signal(syscall.SIGKILL)
+				<-otherExited
+				waitFor(t, "the killed session's sandbox to end", func() bool { return !instance.InUse(instance.Dir(filepath.Join(h.home, ".claudebox"), other)) })
+				h.run(other, nil, "claudebox", "--gc")
+				h.run(other, nil, "claudebox", "--shell", "-c", "true")
+			} else {
+				h.write(filepath.Join(other, "done"), "")
+				if err := <-otherExited; err != nil {
+					t.Fatalf("the other session: %v\n%s", err, otherOut)
+				}
 			}
 			// The racer spins for a second after the other session ended.
 			time.Sleep(1500 * time.Millisecond)
@@ -109,6 +128,24 @@ func TestReplayPlaceholdersOverlappingProjects(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startSession starts claudebox --shell -c script in dir and returns once
+// the script has touched "started" there (or the session ended): the
+// supervisor, its output, and the session's end.
+func startSession(t *testing.T, h *e2eHost, dir, script string) (*exec.Cmd, *strings.Builder, chan error) {
+	t.Helper()
+	c := h.command(dir, nil, "claudebox", "--shell", "-c", script)
+	out := &strings.Builder{}
+	c.Stdout, c.Stderr = out, out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill() })
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(dir, "started")) || len(exited) > 0 })
+	return c, out, exited
 }
 
 // renameRace is a hostile sandbox's program: renamerace PATH.... It
@@ -190,7 +227,7 @@ func TestReplayPlaceholdersHostTools(t *testing.T) {
 		echo '{}' > .vscode/tasks.json; mkdir .idea/x; chmod 777 .vscode .idea; echo evil > .envrc/x
 		touch started
 		while ! test -e done; do sleep 0.05; done`
-	out, exited := startShell(t, h, proj, attack)
+	_, out, exited := startSession(t, h, proj, attack)
 	os.Remove(filepath.Join(proj, "started"))
 	type standIn struct {
 		path string

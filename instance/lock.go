@@ -212,7 +212,7 @@ func ownedElsewhere(live, ours string) (map[string]bool, error) {
 	owned := map[string]bool{}
 	for _, e := range entries {
 		hash, ok := strings.CutSuffix(e.Name(), ".placeholders")
-		if !ok || e.Name() == ours || !held(live, hash) {
+		if !ok || !IsHash(hash) || e.Name() == ours || !held(live, hash) {
 			continue
 		}
 		paths, err := readRecord(live, e.Name())

@@ -65,6 +65,12 @@ func TestRemovePlaceholdersOwned(t *testing.T) {
 	os.Remove(livePath(x, ".placeholders"))
 	must(t, RecordPlaceholders(x, []string{shared}))
 
+	// The next launch or --gc cleans up after the killed project.
+	RemovePlaceholders(killed)
+	if !IsPlaceholder(shared) {
+		t.Error("the cleanup after a killed project removed a running one's placeholder")
+	}
+
 	running.Close()
 	RemovePlaceholders(x)
 	if Exists(shared) {
