@@ -157,6 +157,10 @@ func RecordPlaceholders(dir string, paths []string) error {
 // project records, then the record. When it cannot tell (another record
 // unreadable, a path reached through a symlink), the placeholder stays.
 func RemovePlaceholders(dir string) {
+	// No session of the project can be recording meanwhile.
+	if _, err := os.Lstat(livePath(dir, ".placeholders")); errors.Is(err, fs.ErrNotExist) {
+		return
+	}
 	unlock, err := LockPlaceholders(dir)
 	if err != nil {
 		return

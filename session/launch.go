@@ -347,9 +347,9 @@ func (s *Session) fill(dir string) error {
 	for _, m := range s.plan.Placeholders() {
 		paths = append(paths, m.Dest)
 	}
-	// Under the lock of every project's placeholders: no cleanup of another
-	// project can remove one between our record and our sandbox standing on
-	// it.
+	// Under the lock every project's cleanup takes: none can decide to
+	// remove a placeholder before our record names it and then remove it
+	// after we found it there and made none.
 	unlock, err := instance.LockPlaceholders(dir)
 	if err != nil {
 		return err
