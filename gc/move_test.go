@@ -69,10 +69,12 @@ func TestMove(t *testing.T) {
 	// A placeholder a killed supervisor left, recorded under the old hash.
 	standIn := filepath.Join(t.TempDir(), ".envrc")
 	must(t, os.WriteFile(standIn, nil, 0))
+	lock, err := instance.OpenLock(oldDir)
+	must(t, err)
+	lock.Close()
 	must(t, instance.RecordPlaceholders(oldDir, []string{standIn}))
 
 	var res MoveResult
-	var err error
 	withinTime(t, "Move", func() { res, err = Move(state, oldRoot, newRoot, false) })
 	if err != nil {
 		t.Fatal(err)
