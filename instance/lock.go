@@ -231,12 +231,11 @@ func ownedElsewhere(live, ours string) (map[string]bool, error) {
 }
 
 // held reports whether a session (or anyone) holds the lock of the
-// instance hash in live; a lock that cannot be opened counts as held.
+// instance hash in live. A lock that cannot be opened counts as held: a
+// launch makes the lock before the record, and a killed supervisor's lock
+// stays, free.
 func held(live, hash string) bool {
 	f, err := os.OpenFile(filepath.Join(live, hash+".lock"), os.O_RDONLY|unix.O_NOFOLLOW, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false
-	}
 	if err != nil {
 		return true
 	}
