@@ -18,14 +18,16 @@ import (
 
 // TestReplayPlaceholdersOverlappingProjects: a session in ~/code and one in
 // ~/code/x (a repository inside the ~/code project; each its own project,
-// instance and lock) both guard x/.git/commondir, which does not exist, so
-// both stand on the one placeholder the first of them made on the host.
-// The attack: one session ends while the other spins renaming a prepared
-// commondir into x/.git/commondir. If the session that ends removes the
-// placeholder, the survivor's guard (a mount on it) is detached, the rename
-// lands, and survives both cleanups and both exit audits (a guarded path);
-// the host's git in x then follows it to a config whose core.fsmonitor
-// runs. And the survivor's watcher, seeing a guarded path removed, ends it.
+// instance and lock) both guard x/.git/commondir and config.worktree, which
+// do not exist, so both stand on the placeholders the first of them made
+// on the host. The attack: one session ends while the other spins renaming
+// prepared files into the missing guarded paths of x (a commondir pointing
+// at a look-alike repository, a config.worktree whose core.fsmonitor runs).
+// If the session that ends removes the placeholders, the survivor's guards
+// (mounts on them) are detached, a rename lands and survives both cleanups
+// and both exit audits (a guarded path); the host's git in x then runs the
+// fsmonitor. And the survivor's watcher, seeing a guarded path removed,
+// ends it.
 // Host-side proof, in either order of ending, and when the session that
 // ends is killed (kill -9) and --gc and the next launch clean up after it:
 // the survivor keeps running (and its rename never lands), the placeholder
