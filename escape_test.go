@@ -83,7 +83,7 @@ func noPlaceholders(t *testing.T, dir string) {
 	t.Helper()
 	var left []string
 	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && fi.Mode().Perm() == 0 {
+		if err == nil && instance.IsStandIn(p, fi) {
 			left = append(left, p)
 		}
 		return nil
@@ -484,7 +484,7 @@ func TestEscapeConcurrentSessions(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	h.inside(proj, nil, "true") // a second session starts and ends meanwhile
 	time.Sleep(500 * time.Millisecond)
-	if !isPlaceholderOnHost(filepath.Join(proj, ".envrc")) {
+	if !instance.IsPlaceholder(filepath.Join(proj, ".envrc")) {
 		t.Errorf("the .envrc placeholder was removed while a session still runs")
 	}
 	if err := long.Wait(); err != nil {
@@ -497,11 +497,6 @@ func TestEscapeConcurrentSessions(t *testing.T) {
 	if snapshot(filepath.Join(proj, ".envrc")) != "absent" {
 		t.Errorf(".envrc on the host: %s", snapshot(filepath.Join(proj, ".envrc")))
 	}
-}
-
-func isPlaceholderOnHost(path string) bool {
-	fi, err := os.Lstat(path)
-	return err == nil && fi.Mode().Perm() == 0
 }
 
 // TestEscapeNoNetwork: with --no-network the sandbox reaches nothing, not

@@ -66,6 +66,9 @@ func TestMain(m *testing.M) {
 		// guardattack: a hostile sandbox's program that gets hold of a file
 		// the host will rename over a guarded path (see guardwatch_test.go).
 		"guardattack": func() { os.Exit(guardAttack(os.Args[1:])) },
+		// renamerace: a hostile sandbox's program that renames a file over a
+		// guarded path until it can (see replay_placeholders_test.go).
+		"renamerace": func() { os.Exit(renameRace(os.Args[1:])) },
 	})
 }
 
@@ -250,7 +253,7 @@ func TestScripts(t *testing.T) {
 				}
 				ts.Fatalf("%s not found on PATH", args[0])
 			},
-			// wait-reaped DIR: wait until no placeholder (mode 000) is left
+			// wait-reaped DIR: wait until no placeholder is left
 			// under DIR, as the background cleanup after a session leaves it.
 			"wait-reaped": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 1 {
@@ -260,7 +263,7 @@ func TestScripts(t *testing.T) {
 				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 					left = nil
 					filepath.WalkDir(ts.MkAbs(args[0]), func(p string, d fs.DirEntry, err error) error {
-						if fi, err := os.Lstat(p); err == nil && fi.Mode().Perm() == 0 {
+						if instance.IsPlaceholder(p) {
 							left = append(left, p)
 						}
 						return nil

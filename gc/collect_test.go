@@ -96,14 +96,21 @@ func TestCollect(t *testing.T) {
 	must(t, err)
 	liveLock.Close()
 	must(t, instance.RecordPlaceholders(live, []string{placeholder}))
+	// And one the gone instance's killed supervisor left outside its root
+	// (in a git directory elsewhere).
+	goneStandIn := filepath.Join(t.TempDir(), "config.worktree")
+	must(t, os.WriteFile(goneStandIn, nil, 0))
+	must(t, instance.RecordPlaceholders(gone, []string{goneStandIn}))
 
 	before, outsideBefore := snapshot(t, state), snapshot(t, outside)
 	dry := collect(t, state, true)
 	if got := snapshot(t, state); !slices.Equal(got, before) {
 		t.Errorf("the dry run changed the state:\n%q\nwant\n%q", got, before)
 	}
-	if _, err := os.Lstat(placeholder); err != nil {
-		t.Errorf("the dry run swept a placeholder: %v", err)
+	for _, p := range []string{placeholder, goneStandIn} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("the dry run swept a placeholder: %v", err)
+		}
 	}
 
 	wet := collect(t, state, false)
@@ -133,6 +140,9 @@ func TestCollect(t *testing.T) {
 	}
 	if _, err := os.Lstat(placeholder); err == nil {
 		t.Error("the idle live instance's placeholder is still there")
+	}
+	if _, err := os.Lstat(goneStandIn); err == nil {
+		t.Error("the gone instance's placeholder is still there")
 	}
 }
 

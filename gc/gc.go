@@ -287,6 +287,9 @@ func remove(projects string, inst Instance, dryRun bool) (bool, error) {
 	if dryRun {
 		return true, nil
 	}
+	// A killed supervisor's placeholders may lie outside the root that is
+	// gone (in a git directory elsewhere).
+	instance.RemovePlaceholders(inst.Dir)
 	if err := trashAndRemove(projects, inst.Hash); err != nil {
 		return true, err
 	}

@@ -91,6 +91,8 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 		return res, err
 	}
 	defer unlock()
+	// Its records stay under the old hash, where no one would look again.
+	instance.RemovePlaceholders(oldDir)
 	_, err = os.Lstat(newDir)
 	switch {
 	case err == nil && !merge:

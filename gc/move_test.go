@@ -66,9 +66,15 @@ func TestMove(t *testing.T) {
 	must(t, os.Symlink(linked, filepath.Join(odd, "b.jsonl")))
 	must(t, os.WriteFile(filepath.Join(odd, "c.jsonl"), []byte(`{"cwd":"/old/proj/long","x":"`+strings.Repeat("x", 20<<20)+`"}`), 0o600))
 	must(t, os.WriteFile(filepath.Join(oldDir, "history.jsonl"), []byte("{}\n"), 0o600))
+	// A placeholder a killed supervisor left, recorded under the old hash.
+	standIn := filepath.Join(t.TempDir(), ".envrc")
+	must(t, os.WriteFile(standIn, nil, 0))
+	lock, err := instance.OpenLock(oldDir)
+	must(t, err)
+	lock.Close()
+	must(t, instance.RecordPlaceholders(oldDir, []string{standIn}))
 
 	var res MoveResult
-	var err error
 	withinTime(t, "Move", func() { res, err = Move(state, oldRoot, newRoot, false) })
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +85,9 @@ func TestMove(t *testing.T) {
 	}
 	if _, err := os.Lstat(oldDir); err == nil {
 		t.Error("the old instance is still there")
+	}
+	if _, err := os.Lstat(standIn); err == nil {
+		t.Error("the old instance's placeholder is still there")
 	}
 	if got := readString(t, filepath.Join(newDir, instance.RootFile)); got != newRoot+"\n" {
 		t.Errorf("project-root %q", got)

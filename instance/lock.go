@@ -1,9 +1,9 @@
 package instance
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // A project's liveness lives in claudebox's state beside the instances,
@@ -93,10 +95,41 @@ func flock(f *os.File, how int) error {
 	}
 }
 
+// Placeholders have owners: every project whose sessions guard a path
+// records it in its <hash>.placeholders, and the project owns it while a
+// session holds its lock. Projects overlap (a session in ~/code guards
+// ~/code/x/.git/commondir, and so does one in ~/code/x), so a placeholder
+// goes only when no live project records it: removing it detaches the
+// guard of every sandbox that stands on it. The records are made, and
+// placeholders created and removed, under one lock for all projects,
+// <state>/live/placeholders.lock.
+const registryLock = "placeholders.lock"
+
+// recordLimit bounds a record read back: far beyond what sessions write.
+const recordLimit = 4 << 20
+
+// LockPlaceholders takes the lock under which placeholders are recorded,
+// created and removed, for the instance dir's state; unlock releases it.
+func LockPlaceholders(dir string) (unlock func(), err error) {
+	live := filepath.Dir(livePath(dir, ""))
+	if err := os.MkdirAll(live, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(live, registryLock), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(f, unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
 // RecordPlaceholders adds paths to the instance's record of the stand-ins
-// its sessions made on the host, before they are made, so that whoever
-// cleans up after a session that never finished knows them. Each line is
-// one append: concurrent sessions' records interleave whole.
+// its sessions use on the host, with LockPlaceholders held, before they
+// are made, so that whoever cleans up after a session that never finished
+// knows them.
 func RecordPlaceholders(dir string, paths []string) error {
 	if len(paths) == 0 {
 		return nil
@@ -119,31 +152,108 @@ func RecordPlaceholders(dir string, paths []string) error {
 }
 
 // RemovePlaceholders removes, with the instance's lock held exclusively,
-// each recorded stand-in that is still one (a path the user has since
-// written, or replaced, is theirs and stays), then the record.
+// each stand-in its record names that is still one (a path the user has
+// since written, or replaced, is theirs and stays) and that no other live
+// project records, then the record. When it cannot tell (another record
+// unreadable, a path reached through a symlink), the placeholder stays.
 func RemovePlaceholders(dir string) {
-	record := livePath(dir, ".placeholders")
-	f, err := os.OpenFile(record, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	// No session of the project can be recording meanwhile.
+	if _, err := os.Lstat(livePath(dir, ".placeholders")); errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	unlock, err := LockPlaceholders(dir)
 	if err != nil {
 		return
 	}
+	defer unlock()
+	live, name := filepath.Split(livePath(dir, ".placeholders"))
+	ours, err := readRecord(live, name)
+	if err != nil {
+		return
+	}
+	owned, err := ownedElsewhere(live, name)
+	if err != nil {
+		return
+	}
+	// Deepest first: a placeholder directory may hold nothing but a
+	// placeholder made inside an earlier one.
+	slices.SortFunc(ours, func(a, b string) int { return len(b) - len(a) })
+	for _, p := range ours {
+		if !owned[p] {
+			removeStandIn(p)
+		}
+	}
+	os.Remove(filepath.Join(live, name))
+}
+
+// readRecord reads a placeholder record in live: its absolute, clean
+// paths, once each. A missing record names nothing.
+func readRecord(live, name string) ([]string, error) {
+	b, err := untrusted.ReadFile(live, name, recordLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
 	var paths []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if p := sc.Text(); filepath.IsAbs(p) && !slices.Contains(paths, p) {
+	for _, p := range strings.Split(string(b), "\n") {
+		if filepath.IsAbs(p) && filepath.Clean(p) == p && !strings.ContainsRune(p, 0) && !slices.Contains(paths, p) {
 			paths = append(paths, p)
 		}
 	}
-	f.Close()
-	// Deepest first: a placeholder directory may hold nothing but a
-	// placeholder made inside an earlier one.
-	slices.SortFunc(paths, func(a, b string) int { return len(b) - len(a) })
-	for _, p := range paths {
-		if IsPlaceholder(p) {
-			os.Remove(p)
+	return paths, nil
+}
+
+// ownedElsewhere returns the paths recorded by the projects in live other
+// than the record ours whose sessions run (or whose lock is held, for a
+// cleanup or a move: they are treated as running).
+func ownedElsewhere(live, ours string) (map[string]bool, error) {
+	entries, err := os.ReadDir(live)
+	if err != nil {
+		return nil, err
+	}
+	owned := map[string]bool{}
+	for _, e := range entries {
+		hash, ok := strings.CutSuffix(e.Name(), ".placeholders")
+		if !ok || !IsHash(hash) || e.Name() == ours || !held(live, hash) {
+			continue
+		}
+		paths, err := readRecord(live, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range paths {
+			owned[p] = true
 		}
 	}
-	os.Remove(record)
+	return owned, nil
+}
+
+// held reports whether a session (or anyone) holds the lock of the
+// instance hash in live. A lock that cannot be opened counts as held: a
+// launch makes the lock before the record, and a killed supervisor's lock
+// stays, free.
+func held(live, hash string) bool {
+	f, err := os.OpenFile(filepath.Join(live, hash+".lock"), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	idle, err := TryLockIdle(f)
+	return err != nil || !idle
+}
+
+// removeStandIn removes path if it is a stand-in, reached without a
+// symlink on the way: the projects' paths are real paths, so a link there
+// is the sandbox's.
+func removeStandIn(path string) {
+	if _, err := untrusted.Lstat("/", strings.TrimPrefix(path, "/")); err != nil {
+		return
+	}
+	if IsPlaceholder(path) {
+		os.Remove(path)
+	}
 }
 
 // MarkStart records when the first of the project's running sessions
@@ -192,21 +302,31 @@ func IsPlaceholder(path string) bool {
 	return err == nil && IsStandIn(path, fi)
 }
 
-// IsStandIn reports whether path, of info fi, is a stand-in a launch made:
-// mode 000, which nobody makes by hand, and for a file, empty (a directory
-// with mode 000 cannot be listed; removing it fails if it is not empty); or
-// a no-op file, mode StandInMode with exactly StandInContent.
+// IsStandIn reports whether path, of info fi, is a stand-in a launch made.
+// The host's tools read them as nothing, and nobody makes them by hand: a
+// directory, empty, of mode 1555 (read-only, sticky); for a file, a socket
+// nothing listens on, of mode 000 (git and grep -r pass it over, opening
+// it fails at once); or a no-op file, mode StandInMode with exactly
+// StandInContent. Earlier launches made them empty and of mode 000.
 func IsStandIn(path string, fi os.FileInfo) bool {
-	if fi.Mode().Perm() == 0 && (fi.IsDir() || fi.Mode().IsRegular() && fi.Size() == 0) {
+	m := fi.Mode()
+	switch {
+	case m.IsDir() && m&(os.ModeSticky|os.ModePerm) == StandInDirMode,
+		m&os.ModeSocket != 0 && m.Perm() == 0,
+		m&(os.ModeSticky|os.ModePerm) == 0 && (m.IsDir() || m.IsRegular() && fi.Size() == 0):
 		return true
 	}
 	want := StandInContent(path)
-	if !fi.Mode().IsRegular() || fi.Mode().Perm() != StandInMode || fi.Size() != int64(len(want)) {
+	if !m.IsRegular() || m.Perm() != StandInMode || fi.Size() != int64(len(want)) {
 		return false
 	}
 	b, err := readGitFile(path, int64(len(want)))
 	return err == nil && bytes.Equal(b, want)
 }
+
+// StandInDirMode marks a stand-in directory: readable, so that the host's
+// git status, grep -r, tar and cp -r see an empty directory, not an error.
+const StandInDirMode = os.ModeSticky | 0o555
 
 // StandInMode marks a no-op stand-in, with its exact content.
 const StandInMode = 0o444

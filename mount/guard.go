@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
 )
@@ -366,13 +368,25 @@ func (g *guardProbe) record(guard Guard) {
 }
 
 // CreatePlaceholder makes the stand-in m mounts over, where nothing
-// exists: an empty directory or file of mode 000, or a no-op file, which
-// appears whole (git on the host may read it at any moment). It fails with
-// os.ErrExist when something is already there.
+// exists: an empty read-only directory (instance.StandInDirMode), a
+// socket (bound to nothing: no tool reads it as a file, as the host's
+// would an empty one; an empty mode-000 file where the filesystem has no
+// sockets), or a no-op file, which appears whole (git on the host may read
+// it at any moment). It fails with os.ErrExist when something is already
+// there.
 func CreatePlaceholder(m Mount) error {
 	switch m.Kind {
 	case Tmpfs:
-		return os.Mkdir(m.Dest, 0)
+		if err := os.Mkdir(m.Dest, 0o700); err != nil {
+			return err
+		}
+		// The mode is set on the directory made, whatever the umask.
+		fd, err := unix.Open(m.Dest, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		return unix.Fchmod(fd, unix.S_ISVTX|uint32(instance.StandInDirMode.Perm()))
 	case RoBind:
 		tmp, err := os.CreateTemp(filepath.Dir(m.Dest), ".claudebox-stand-in-*")
 		if err != nil {
@@ -390,6 +404,13 @@ func CreatePlaceholder(m Mount) error {
 			return err
 		}
 		return os.Link(tmp.Name(), m.Dest)
+	}
+	err := unix.Mknod(m.Dest, unix.S_IFSOCK, 0)
+	if err == unix.EEXIST {
+		return os.ErrExist
+	}
+	if err == nil {
+		return nil
 	}
 	f, err := os.OpenFile(m.Dest, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0)
 	if err != nil {

@@ -43,8 +43,8 @@ type Mount struct {
 	// Why is the reason for the entry, shown by --dry-run.
 	Why string
 	// placeholder says Dest does not exist on the host: the launch creates
-	// an empty stand-in with mode 000 for bwrap to mount over, and removes
-	// it when the last session of the project ends.
+	// a stand-in for bwrap to mount over (see CreatePlaceholder), and the
+	// last session guarding it removes it.
 	placeholder bool
 	// Role is what the mount is for.
 	Role Role

@@ -325,8 +325,9 @@ func (s *Session) materialize() (*os.File, error) {
 }
 
 // fill writes what the plan binds from the instance dir and makes the
-// placeholders of the project's guards, recorded first so that a cleanup
-// after a crash knows them.
+// placeholders of the project's guards, or keeps those another project's
+// session made, recorded first so that a cleanup after a crash knows them
+// and no other project's cleanup removes them while this project runs.
 func (s *Session) fill(dir string) error {
 	if s.approve {
 		if err := config.WriteApproval(s.stateDir, s.plan.Project.Root, s.additions); err != nil {
@@ -346,6 +347,14 @@ func (s *Session) fill(dir string) error {
 	for _, m := range s.plan.Placeholders() {
 		paths = append(paths, m.Dest)
 	}
+	// Under the lock every project's cleanup takes: none can decide to
+	// remove a placeholder before our record names it and then remove it
+	// after we found it there and made none.
+	unlock, err := instance.LockPlaceholders(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if err := instance.RecordPlaceholders(dir, paths); err != nil {
 		return err
 	}

@@ -26,7 +26,8 @@ import (
 // staying outside the sandbox for as long as it runs. claudebox holds the
 // session lock itself, on a descriptor no process of the sandbox inherits,
 // forwards the signals meant for the session, and when the project's last
-// session ends, removes the placeholders. It exits with the sandbox's
+// session ends, removes the placeholders no other project's session stands
+// on. It exits with the sandbox's
 // status. (Exec'ing bwrap, as claudebox once did, left the lock on a
 // descriptor the sandbox shared, and nothing on the host side watching.)
 func (s *Session) supervise() error {
@@ -130,7 +131,8 @@ func (s *Session) leave(lock *os.File) {
 }
 
 // cleanUp runs, with the project's lock held exclusively, after its last
-// session: the placeholders go, and the exit audit looks through the
+// session: its placeholders go (but for those another project's running
+// session stands on), and the exit audit looks through the
 // project for what the sessions left that the host would run or obey.
 func (s *Session) cleanUp(dir string) {
 	instance.RemovePlaceholders(dir)

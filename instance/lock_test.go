@@ -1,0 +1,108 @@
+package instance
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestRemovePlaceholdersOwned: a placeholder two projects record goes only
+// with the last of them to end; one of a project that no longer runs (its
+// supervisor was killed) does not keep it; a record that cannot be read, a
+// path reached through a symlink, and what is no longer a stand-in keep
+// what they name.
+func TestRemovePlaceholdersOwned(t *testing.T) {
+	state, tree := t.TempDir(), t.TempDir()
+	code, x, killed := Dir(state, "/p/code"), Dir(state, "/p/code/x"), Dir(state, "/p/gone")
+	shared := filepath.Join(tree, "commondir")
+	must(t, os.Mkdir(shared, StandInDirMode.Perm()))
+	must(t, os.Chmod(shared, StandInDirMode))
+	mine := filepath.Join(tree, "mine")
+	must(t, unix.Mknod(mine, unix.S_IFSOCK, 0))
+	theirs := filepath.Join(tree, "theirs")
+	must(t, os.WriteFile(theirs, nil, 0o644)) // the user wrote it since
+	must(t, os.Symlink(tree, filepath.Join(tree, "link")))
+	linked := filepath.Join(tree, "link", "linked")
+	must(t, unix.Mknod(filepath.Join(tree, "linked"), unix.S_IFSOCK, 0))
+	for _, dir := range []string{code, x, killed} {
+		lock, err := OpenLock(dir)
+		must(t, err)
+		lock.Close()
+	}
+	must(t, RecordPlaceholders(code, []string{shared, mine, theirs, linked, "relative", shared + "/..", ""}))
+	must(t, RecordPlaceholders(x, []string{shared}))
+	must(t, RecordPlaceholders(killed, []string{shared, mine}))
+	running, err := OpenLock(x)
+	must(t, err)
+	must(t, LockShared(running))
+
+	RemovePlaceholders(code)
+	if !IsPlaceholder(shared) {
+		t.Error("the placeholder of a running project was removed")
+	}
+	for _, p := range []string{theirs, filepath.Join(tree, "linked")} {
+		if !Exists(p) {
+			t.Errorf("%s was removed", p)
+		}
+	}
+	if Exists(mine) {
+		t.Error("a placeholder only a killed project also records stayed")
+	}
+	if Exists(livePath(code, ".placeholders")) {
+		t.Error("the record stayed")
+	}
+
+	// An unreadable record of a running project: it may own anything.
+	must(t, RecordPlaceholders(code, []string{shared}))
+	os.Remove(livePath(x, ".placeholders"))
+	must(t, unix.Mkfifo(livePath(x, ".placeholders"), 0o600))
+	RemovePlaceholders(code)
+	if !IsPlaceholder(shared) {
+		t.Error("removed while an unreadable record of a running project may own it")
+	}
+	os.Remove(livePath(x, ".placeholders"))
+	must(t, RecordPlaceholders(x, []string{shared}))
+
+	// The next launch or --gc cleans up after the killed project.
+	RemovePlaceholders(killed)
+	if !IsPlaceholder(shared) {
+		t.Error("the cleanup after a killed project removed a running one's placeholder")
+	}
+
+	running.Close()
+	RemovePlaceholders(x)
+	if Exists(shared) {
+		t.Error("the last project's end left the placeholder")
+	}
+}
+
+// TestIsStandIn: the stand-ins launches make, and nothing a user makes.
+func TestIsStandIn(t *testing.T) {
+	dir := t.TempDir()
+	makers := map[string]func(string) error{
+		"dir":        func(p string) error { return mkdirMode(p, StandInDirMode) },
+		"socket":     func(p string) error { return unix.Mknod(p, unix.S_IFSOCK, 0) },
+		"old dir":    func(p string) error { return mkdirMode(p, 0) },
+		"old file":   func(p string) error { return os.WriteFile(p, nil, 0) },
+		"user dir":   func(p string) error { return mkdirMode(p, 0o555) },
+		"user file":  func(p string) error { return os.WriteFile(p, nil, 0o444) },
+		"socket 755": func(p string) error { return unix.Mknod(p, unix.S_IFSOCK|0o755, 0) },
+	}
+	want := map[string]bool{"dir": true, "socket": true, "old dir": true, "old file": true}
+	for name, mk := range makers {
+		p := filepath.Join(dir, name)
+		must(t, mk(p))
+		if got := IsPlaceholder(p); got != want[name] {
+			t.Errorf("%s: IsPlaceholder = %v", name, got)
+		}
+	}
+}
+
+func mkdirMode(p string, mode os.FileMode) error {
+	if err := os.Mkdir(p, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(p, mode)
+}
