@@ -23,9 +23,12 @@ type userTerminal struct {
 	tty    *os.File // the user's terminal
 	mu     sync.Mutex
 	screen bytes.Buffer
-	// reply answers a query the emulator sees on its screen; replied
-	// receives each answer once it is sent.
+	// reply answers a query the emulator sees on its screen, late, as a
+	// slow terminal would: not before the next fence, when the child is
+	// gone; replied receives each answer once it is sent.
 	reply   map[string]string
+	late    []string
+	fences  int
 	replied chan string
 }
 
@@ -59,13 +62,17 @@ func newUserTerminal(t *testing.T) *userTerminal {
 			u.screen.Write(buf[:n])
 			for q, a := range u.reply {
 				if bytes.Contains(u.screen.Bytes(), []byte(q)) {
-					// As late as a reply may come: after the child ended.
-					time.AfterFunc(20*time.Millisecond, func() {
-						emu.Write([]byte(a))
-						u.replied <- a
-					})
+					u.late = append(u.late, a)
 					delete(u.reply, q)
 				}
+			}
+			for n := bytes.Count(u.screen.Bytes(), []byte(fence)); u.fences < n; u.fences++ {
+				for _, a := range u.late {
+					emu.Write([]byte(a))
+					u.replied <- a
+				}
+				u.late = nil
+				emu.Write([]byte(fenceReply))
 			}
 			u.mu.Unlock()
 			if err != nil {
@@ -237,7 +244,7 @@ func TestRelayRestores(t *testing.T) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGSEGV {
 		t.Fatalf("the child did not set up its terminal and crash: %v\n%q", err, u.shown())
 	}
-	u.waitFor("\x1b[?1049l")
+	u.waitFor(fence)
 	shown := u.shown()
 	if !strings.Contains(shown, "\x1b]2;TITLE-7c1\x07") {
 		t.Errorf("the title did not pass: %q", shown)
@@ -245,8 +252,8 @@ func TestRelayRestores(t *testing.T) {
 	if strings.Contains(shown, "52;") || strings.Contains(shown, "Y3Vy") {
 		t.Errorf("the clipboard write reached the terminal: %q", shown)
 	}
-	if !strings.HasSuffix(shown, "\x1b[?1000l\x1b[?2004l\x1b[?1049l") {
-		t.Errorf("the modes left on were not turned off: %q", shown)
+	if !strings.HasSuffix(shown, exitReset+fence) {
+		t.Errorf("the terminal was not reset: %q", shown)
 	}
 	if after := u.termios(); after != before {
 		t.Errorf("the user's terminal settings were not restored")
