@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claudebox/claudebox/internal/unprivileged"
 	"golang.org/x/sys/unix"
 )
 
@@ -300,5 +301,50 @@ func flags(f *os.File) (fl int) {
 func requirePerl(t *testing.T) {
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("perl is not installed")
+	}
+}
+
+// TestRelayAnotherUsersTerminal: on a terminal another user owns (after su
+// or sudo -u), which cannot be opened anew, the relay still relays, and
+// leaves the terminal's file status flags as it found them.
+func TestRelayAnotherUsersTerminal(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to give the terminal to another user")
+	}
+	u := newUserTerminal(t)
+	if err := os.Chown(u.tty.Name(), 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(u.tty.Name(), 0o600)
+	before := flags(u.tty)
+	cmd := exec.Command("sh", "-c", `echo READY; read -r line; echo "GOT-$line"`)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = u.tty, u.tty, u.tty
+	var r *Relay
+	var reopen, err error
+	unprivileged.Do(t, func() {
+		var f *os.File
+		if f, reopen = os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", int(u.tty.Fd())), os.O_RDWR, 0); reopen == nil {
+			f.Close()
+		}
+		r, err = Attach(cmd, false)
+	})
+	if reopen == nil {
+		t.Fatal("control: the terminal can be opened anew")
+	}
+	if err != nil {
+		t.Fatalf("on another user's terminal: %v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		r.Restore()
+		t.Fatal(err)
+	}
+	r.Started()
+	u.waitFor("READY")
+	u.emu.Write([]byte("typed\r"))
+	u.waitFor("GOT-typed")
+	cmd.Wait()
+	r.Restore()
+	if after := flags(u.tty); after != before {
+		t.Errorf("the terminal's flags after the session = %#x, want %#x", after, before)
 	}
 }
