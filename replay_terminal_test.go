@@ -164,3 +164,26 @@ func TestReplayTerminalOwnedByAnotherUser(t *testing.T) {
 		t.Errorf("the user's terminal was left non-blocking:\n%s", s)
 	}
 }
+
+// TestReplayTerminalResetKeepsCursor: the fixed reset at exit leaves the
+// cursor where the session left it, also after a program inside used the
+// alternate screen and a scroll region properly (leaving the alternate
+// screen, or resetting the region, moves the cursor in tmux and xterm):
+// the host shell's next output follows the session's, nothing is drawn
+// over.
+func TestReplayTerminalResetKeepsCursor(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "cursor")
+	h.write(filepath.Join(proj, "README"), "c\n")
+	h.write(filepath.Join(proj, "tidy"), `
+printf '\033[?1049h\033[5;10rFULLSCREEN\033[r\033[?1049l' > /dev/tty
+echo IN''SIDE
+`)
+	tmux := h.tmux(proj)
+	tmux("new-session", "-d", "-x", "100", "-y", "30", "bash --norc --noprofile")
+	tmux("send-keys", "clear; seq 101 105; claudebox --shell tidy; echo EX''ITED", "Enter")
+	screen := waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXITED") }, "claudebox to exit")
+	if !strings.Contains(screen, "101\n102\n103\n104\n105\nINSIDE\nEXITED\n") {
+		t.Errorf("the host shell's output is not below the session's:\n%s", screen)
+	}
+}
