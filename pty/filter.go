@@ -20,8 +20,9 @@ import (
 //   - An escape or control sequence (ESC …, CSI …) is held until complete,
 //     then passed whole; one with a byte no terminal agrees on (0x80 and
 //     up) or longer than maxSeq is dropped.
-//   - A string (OSC, DCS, SOS, PM, APC) is held to its terminator and
-//     passed only when allowed says so; all others are dropped whole.
+//   - A string (OSC, DCS, SOS, PM, APC, and screen's ESC k) is held to its
+//     terminator and passed only when allowed says so; all others are
+//     dropped whole.
 //
 // A sequence is never passed unfinished, so between writes, and when the
 // child is gone, the terminal is in its ground state.
@@ -139,6 +140,10 @@ func (f *filter) step(out []byte, b byte) []byte {
 			case 'P', 'X', '^', '_': // DCS, SOS, PM, APC
 				f.held = f.held[:0]
 				f.state, f.osc = strDrop, false
+				return out
+			case 'k': // screen's and tmux's window name, a string there
+				f.held = f.held[:0]
+				f.state, f.osc = strDrop, true
 				return out
 			}
 			fallthrough

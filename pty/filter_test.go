@@ -48,6 +48,7 @@ var filterCases = []struct {
 	{name: "kitty clipboard", in: "a\x1b]5522;type=write;Y3Vy\x1b\\b", want: "ab"},
 	{name: "iTerm2 clipboard", in: "a\x1b]1337;Copy=:Y3Vy\x07b", want: "ab"},
 	{name: "DCS, SOS, PM, APC", in: "a\x1bP1$qm\x1b\\\x1bXs\x1b\\\x1b^p\x1b\\\x1b_Gf=100;x\x1b\\b", want: "ab"},
+	{name: "screen's window name", in: "a\x1bkname\x1b\\b", want: "ab"},
 	{name: "DCS ends at ST only", in: "a\x1bPq\x07#0\x1b\\b", want: "ab"},
 	{name: "title with a C0 byte", in: "a\x1b]0;x\x01y\x07b", want: "ab"},
 	{name: "title with a C1 introducer byte", in: "a\x1b]0;😀\x07b", want: "ab"},
@@ -222,7 +223,7 @@ func terminalStrings(t *testing.T, out []byte) []string {
 			switch {
 			case b == ']':
 				st, cur = oscStr, []byte("OSC ")
-			case b == 'P' || b == 'X' || b == '^' || b == '_':
+			case b == 'P' || b == 'X' || b == '^' || b == '_' || b == 'k':
 				st, cur = otherStr, []byte{'E', 'S', 'C', ' ', b, ' '}
 			case b == '[':
 				st = csi
