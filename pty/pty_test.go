@@ -348,3 +348,25 @@ func TestRelayAnotherUsersTerminal(t *testing.T) {
 		t.Errorf("the terminal's flags after the session = %#x, want %#x", after, before)
 	}
 }
+
+// TestIsTerminal: the answer, without making the descriptor blocking as
+// Fd would (the caller's non-blocking pipe stays as it was).
+func TestIsTerminal(t *testing.T) {
+	u := newUserTerminal(t)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	before := flags(pr)
+	if before&unix.O_NONBLOCK == 0 {
+		t.Fatal("control: os.Pipe's descriptors are not non-blocking")
+	}
+	if !IsTerminal(u.tty) || IsTerminal(pr) {
+		t.Errorf("IsTerminal: terminal %v, pipe %v", IsTerminal(u.tty), IsTerminal(pr))
+	}
+	if after := flags(pr); after != before {
+		t.Errorf("the pipe's flags = %#x after IsTerminal, want %#x", after, before)
+	}
+}
