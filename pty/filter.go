@@ -1,240 +1,361 @@
 package pty
 
 import (
-	"fmt"
-	"slices"
-	"strconv"
-	"strings"
+	"bytes"
+	"unicode/utf8"
 )
 
-// filter passes the child's output through as it arrives, byte for byte,
-// except clipboard writes (OSC 52), and notes the terminal modes the child
-// turns on, so that they can be turned off when it is gone.
+// filter passes the child's output on to the user's terminal, parsed as a
+// terminal parses it: the DEC VT500 state machine as Paul Williams
+// described it, which xterm, VTE, tmux, kitty, Alacritty and WezTerm follow
+// (an ESC, CAN or SUB ends any sequence; other C0 bytes inside one are
+// carried out or ignored, and do not end it). It fails closed:
 //
-// The only bytes it holds back are the start of what may be a clipboard
-// write ("ESC ] 5 2"); a terminal does nothing with an unfinished
-// sequence, so holding it delays nothing the user sees.
+//   - Text passes as it arrives, as well-formed UTF-8. C1 controls in
+//     either form (a lone byte 0x80-0x9F, or U+0080-U+009F) and malformed
+//     bytes are dropped: claudebox assumes a UTF-8 terminal, which decodes
+//     characters before it looks for controls, and a terminal that takes
+//     8-bit C1 controls must never see one, so that the 7-bit parse here is
+//     the terminal's.
+//   - An escape or control sequence (ESC …, CSI …) is held until complete,
+//     then passed whole; one with a byte no terminal agrees on (0x80 and
+//     up) or longer than maxSeq is dropped.
+//   - A string (OSC, DCS, SOS, PM, APC, and screen's ESC k) is held to its
+//     terminator and passed only when allowed says so; all others are
+//     dropped whole.
+//
+// A sequence is never passed unfinished, so between writes, and when the
+// child is gone, the terminal is in its ground state.
 type filter struct {
 	clipboard bool
-	state     int
-	held      []byte
-	// prev is the last byte seen: 0x9d is the 8-bit OSC introducer after
-	// an ASCII byte or as the UTF-8 encoding of U+009D (0xc2 0x9d), and a
-	// continuation byte of another character otherwise.
-	prev byte
-	// params are a CSI sequence's parameter bytes so far.
-	params []byte
-	// modes holds the DEC private modes the child set (true) or reset.
-	modes map[int]bool
-	// kitty counts the child's pushes of the kitty keyboard protocol;
-	// otherKeys is xterm's modifyOtherKeys, on.
-	kitty     int
-	otherKeys bool
+	state     state
+	// held is the sequence, or the UTF-8 character, so far.
+	held []byte
+	// osc says whether the string being dropped is an OSC, which a BEL also
+	// ends.
+	osc bool
+	// limit bounds the OSC held: maxSeq, or maxClipboard for an allowed
+	// clipboard write.
+	limit int
+	// originMode: the child may have turned origin mode on, whose reset
+	// moves the cursor home, so it is sent only then (see reset).
+	originMode bool
 }
 
+type state int
+
 const (
-	ground = iota
-	escape // after ESC
-	csi    // after ESC [
-	oscNum // after an OSC introducer: its number, held back
-	drop   // inside a clipboard write
-	dropEsc
+	ground     state = iota
+	utf8Char         // inside a multi-byte character
+	escape           // after ESC
+	escInter         // after ESC and an intermediate byte
+	csi              // after ESC [
+	str              // inside an OSC, held
+	strEsc           // after an ESC inside a held OSC
+	strDrop          // inside a string being dropped
+	strDropEsc       // after an ESC inside a string being dropped
 )
 
 const (
-	esc = 0x1b
 	bel = 0x07
 	can = 0x18
 	sub = 0x1a
-	// c1OSC and c1ST are the 8-bit OSC and string terminator.
-	c1OSC = 0x9d
-	c1ST  = 0x9c
-	// maxParams bounds what is kept of one sequence; anything longer is
-	// passed through untracked.
-	maxParams = 64
-	maxModes  = 64
+	esc = 0x1b
+	del = 0x7f
+	// maxSeq bounds what is held of one sequence; maxClipboard that of a
+	// clipboard write when they are allowed (Claude Code writes up to 1 MiB).
+	maxSeq       = 4096
+	maxClipboard = 1<<20 + 64
 )
 
 // write returns what of p goes on to the user's terminal.
 func (f *filter) write(p []byte) []byte {
-	out := make([]byte, 0, len(p)+len(f.held))
+	out := make([]byte, 0, len(p))
 	for _, b := range p {
 		out = f.step(out, b)
-		f.prev = b
 	}
 	return out
 }
 
 func (f *filter) step(out []byte, b byte) []byte {
-	switch f.state {
-	case escape:
+	// Anywhere but in a string: ESC starts a sequence anew, CAN and SUB
+	// cancel it; what was held is dropped.
+	if f.state != str && f.state != strDrop {
 		switch b {
-		case ']':
-			f.held = append(f.held, b)
-			f.state = oscNum
-			return out
 		case esc:
-			// The first ESC was cut short; the second starts anew.
-			out = append(out, f.release()...)
-			f.held = append(f.held, esc)
+			f.held = append(f.held[:0], b)
+			f.state = escape
 			return out
-		}
-		out = append(out, f.release()...)
-		f.state = ground
-		if b == '[' {
-			f.state = csi
-			f.params = f.params[:0]
-		}
-		return append(out, b)
-	case csi:
-		switch {
-		case b >= 0x20 && b <= 0x3f:
-			if len(f.params) < maxParams {
-				f.params = append(f.params, b)
-			}
-			return append(out, b)
-		case b >= 0x40 && b <= 0x7e:
-			if len(f.params) < maxParams {
-				f.track(string(f.params), b)
-			}
+		case can, sub:
+			f.held = f.held[:0]
 			f.state = ground
 			return append(out, b)
-		case b == esc, b == can, b == sub:
+		}
+	}
+	switch f.state {
+	case ground:
+		switch {
+		case b < 0x80:
+			return append(out, b)
+		case b >= 0xc2 && b <= 0xf4:
+			f.held = append(f.held[:0], b)
+			f.state = utf8Char
+		}
+		return out
+	case utf8Char:
+		if b < 0x80 || b > 0xbf {
+			f.held = f.held[:0]
 			f.state = ground
 			return f.step(out, b)
 		}
-		// A control character inside a sequence is carried out by the
-		// terminal and does not end it.
-		return append(out, b)
-	case oscNum:
-		if b >= '0' && b <= '9' && len(f.held) < 8 {
-			f.held = append(f.held, b)
+		f.held = append(f.held, b)
+		if !utf8.FullRune(f.held) {
 			return out
 		}
-		digits := f.held[1:]
-		if f.held[0] == esc {
-			digits = f.held[2:]
-		}
-		if n, err := strconv.Atoi(string(digits)); b == ';' && err == nil && n == 52 && !f.clipboard {
-			f.held = f.held[:0]
-			f.state = drop
-			return out
-		}
-		out = append(out, f.release()...)
 		f.state = ground
-		return f.step(out, b)
-	case drop:
-		switch b {
-		case bel, c1ST, can, sub:
+		if r, n := utf8.DecodeRune(f.held); n == len(f.held) && r >= 0xa0 {
+			out = append(out, f.held...)
+		}
+		f.held = f.held[:0]
+		return out
+	case escape, escInter, csi:
+		if b >= 0x80 || len(f.held) >= maxSeq {
+			f.held = f.held[:0]
 			f.state = ground
+			return f.step(out, b)
+		}
+		f.held = append(f.held, b)
+		if b < 0x20 || b == del {
+			return out // carried out or ignored inside the sequence
+		}
+		switch f.state {
+		case escape:
+			switch b {
+			case '[':
+				f.state = csi
+				return out
+			case ']':
+				f.state, f.limit = str, maxSeq
+				return out
+			case 'P', 'X', '^', '_': // DCS, SOS, PM, APC
+				f.held = f.held[:0]
+				f.state, f.osc = strDrop, false
+				return out
+			case 'k': // screen's and tmux's window name, a string there
+				f.held = f.held[:0]
+				f.state, f.osc = strDrop, true
+				return out
+			}
+			fallthrough
+		case escInter:
+			if b < 0x30 {
+				f.state = escInter
+				return out
+			}
+		case csi:
+			if b < 0x40 {
+				return out
+			}
+			f.noteCSI(f.held)
+		}
+		f.state = ground
+		out = append(out, f.held...)
+		f.held = f.held[:0]
+		return out
+	case str:
+		switch b {
+		case bel:
+			f.held = append(f.held, b)
+			return f.endString(out)
 		case esc:
-			f.state = dropEsc
+			f.held = append(f.held, b)
+			f.state = strEsc
+			return out
+		case can, sub:
+			f.held = f.held[:0]
+			f.state = ground
+			return append(out, b)
+		}
+		if len(f.held) == maxSeq && f.clipboard && bytes.HasPrefix(f.held[bytes.IndexByte(f.held, ']')+1:], []byte("52;")) {
+			f.limit = maxClipboard
+		}
+		if len(f.held) >= f.limit {
+			f.held = f.held[:0]
+			f.state, f.osc = strDrop, true
+			return out
+		}
+		f.held = append(f.held, b)
+		return out
+	case strEsc:
+		if b == '\\' {
+			f.held = append(f.held, b)
+			return f.endString(out)
+		}
+		// An OSC ended by another sequence is not passed.
+		f.held = append(f.held[:0], esc)
+		f.state = escape
+		return f.step(out, b)
+	case strDrop:
+		switch b {
+		case esc:
+			f.state = strDropEsc
+		case bel:
+			if f.osc {
+				f.state = ground
+			}
+		case can, sub:
+			f.state = ground
+			return append(out, b)
 		}
 		return out
-	case dropEsc:
-		f.state = ground
+	case strDropEsc:
 		if b == '\\' {
+			f.state = ground
 			return out
 		}
 		f.held = append(f.held[:0], esc)
 		f.state = escape
 		return f.step(out, b)
 	}
-	switch {
-	case b == esc:
-		f.held = append(f.held[:0], b)
-		f.state = escape
-		return out
-	case b == c1OSC && (f.prev < 0x80 || f.prev == 0xc2):
-		f.held = append(f.held[:0], b)
-		f.state = oscNum
-		return out
-	}
-	return append(out, b)
+	return out
 }
 
-// release returns the bytes held back, which turned out to be no clipboard
-// write.
-func (f *filter) release() []byte {
-	h := f.held
+// endString passes the OSC held, terminator included, if it is allowed.
+func (f *filter) endString(out []byte) []byte {
+	seq := f.held
+	// What precedes the OSC's ']' is its ESC and the C0 bytes the terminal
+	// carries out on the way.
+	body := seq[bytes.IndexByte(seq, ']')+1:]
+	body = bytes.TrimSuffix(bytes.TrimSuffix(body, []byte{bel}), []byte("\x1b\\"))
+	if allowed(body, f.clipboard) {
+		out = append(out, seq...)
+	}
 	f.held = f.held[:0]
-	return h
+	f.state = ground
+	return out
 }
 
-// track notes a mode the CSI sequence with these parameters and final byte
-// sets.
-func (f *filter) track(params string, final byte) {
-	switch {
-	case final == 'h' || final == 'l':
-		nums, ok := strings.CutPrefix(params, "?")
-		if !ok {
-			return
+// allowed says whether an OSC with this body (its number, parameters and
+// text) passes. Only these do, in exactly these forms:
+//
+//   - 0, 1, 2: the window and icon title, which Claude Code sets;
+//   - 8: a hyperlink, which Claude Code prints for files and URLs; the
+//     terminal shows its target before it opens it, on a click;
+//   - 9;4: a progress bar (Claude Code's terminalProgressBar), numbers
+//     only: other OSC 9 forms are notifications or ConEmu's commands;
+//   - 133: prompt marks of a shell's integration, which only mark lines;
+//   - 10, 11, 12 with "?": a colour query, answered to the sandbox (Claude
+//     Code's theme detection); setting colours would outlast the session;
+//   - 52, a clipboard write, with --with-clipboard only, never a read.
+//
+// Dropped, among others: notifications (9, 99, 777), which reach the
+// desktop outside the terminal; the working directory (7), which would
+// open the user's next tab, and its prompt's git, in a directory the
+// sandbox chose; kitty's clipboard (5522), iTerm2's (1337), palette and
+// font changes, xterm's log file (46).
+//
+// The body must be printable: no C0 or C1 control, well-formed UTF-8,
+// and no byte that a terminal parsing bytes rather than characters would
+// take for a C1 string or CSI introducer (0x90, 0x98, 0x9b, 0x9d-0x9f).
+func allowed(body []byte, clipboard bool) bool {
+	if !utf8.Valid(body) {
+		return false
+	}
+	for _, c := range body {
+		switch {
+		case c < 0x20, c == del, c == 0x90, c == 0x98, c == 0x9b, c >= 0x9d && c <= 0x9f:
+			return false
 		}
-		for _, s := range strings.Split(nums, ";") {
-			n, err := strconv.Atoi(s)
-			if err != nil {
-				continue
-			}
-			if f.modes == nil {
-				f.modes = map[int]bool{}
-			}
-			if _, known := f.modes[n]; known || len(f.modes) < maxModes {
-				f.modes[n] = final == 'h'
-			}
+	}
+	for _, r := range string(body) {
+		if r >= 0x80 && r < 0xa0 {
+			return false
 		}
-	case final == 'u' && strings.HasPrefix(params, ">"):
-		f.kitty++
-	case final == 'u' && strings.HasPrefix(params, "<"):
-		n, err := strconv.Atoi(params[1:])
-		if err != nil || n < 1 {
-			n = 1
+	}
+	num, rest, _ := bytes.Cut(body, []byte(";"))
+	switch string(num) {
+	case "0", "1", "2", "8", "133":
+		return true
+	case "9":
+		return only(rest, "0123456789;") && bytes.HasPrefix(rest, []byte("4;"))
+	case "10", "11", "12":
+		return string(rest) == "?"
+	case "52":
+		sel, data, ok := bytes.Cut(rest, []byte(";"))
+		return clipboard && ok && only(sel, "cpqs01234567") && only(data, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=")
+	}
+	return false
+}
+
+// only says whether every byte of b is one of set.
+func only(b []byte, set string) bool {
+	for _, c := range b {
+		if !bytes.ContainsRune([]byte(set), rune(c)) {
+			return false
 		}
-		f.kitty = max(f.kitty-n, 0)
-	case final == 'm' && strings.HasPrefix(params, ">4"):
-		v, _ := strings.CutPrefix(params, ">4")
-		v = strings.TrimPrefix(v, ";")
-		n, _ := strconv.Atoi(v)
-		f.otherKeys = n != 0
+	}
+	return true
+}
+
+// noteCSI notes, from a complete CSI sequence, whether it may turn origin
+// mode on: DECSET (CSI ? … h) or XTRESTORE (CSI ? … r) naming mode 6. It
+// reads digits as a terminal does, skipping the C0 bytes it carries out,
+// and counts a number too long for a terminal to hold as a match.
+func (f *filter) noteCSI(seq []byte) {
+	final := seq[len(seq)-1]
+	if (final != 'h' && final != 'r') || !bytes.ContainsRune(seq, '?') {
+		return
+	}
+	n, digits := 0, 0
+	for _, c := range append(seq[2:len(seq)-1:len(seq)-1], ';') {
+		switch {
+		case c >= '0' && c <= '9':
+			if n > 0 || c != '0' {
+				digits++
+			}
+			n = n*10 + int(c-'0')
+			if digits > 5 {
+				f.originMode = true
+			}
+		case c < 0x20 || c == del:
+		default:
+			if n == 6 {
+				f.originMode = true
+			}
+			n, digits = 0, 0
+		}
 	}
 }
 
-// onByDefault are the DEC private modes a terminal starts with on:
-// autowrap and the visible cursor.
-var onByDefault = map[int]bool{7: true, 25: true}
+// exitReset puts back, tracked or not, everything a program can leave on
+// in a terminal, so that the user's shell gets its terminal as it expects:
+// the kitty keyboard protocol (each screen has its own stack, popped on
+// both), modifyOtherKeys, every mouse mode and focus events, bracketed
+// paste, synchronized output, application cursor keys and keypad, insert
+// and newline modes, reverse video, autowrap, the cursor and its shape,
+// the margins and scroll region and the alternate screen (between a save
+// and a restore of the cursor, since leaving either moves it), then SGR and
+// the character sets (G0-G3 to ASCII, G0 shifted in).
+const exitReset = "\x1b[<99u" +
+	"\x1b[>4m" +
+	"\x1b[?9l\x1b[?1000l\x1b[?1001l\x1b[?1002l\x1b[?1003l\x1b[?1004l\x1b[?1005l\x1b[?1006l\x1b[?1015l\x1b[?1016l" +
+	"\x1b[?2004l\x1b[?2026l" +
+	"\x1b[?1l\x1b>\x1b[?66l" +
+	"\x1b[4l\x1b[20l" +
+	"\x1b[?5l\x1b[?7h\x1b[?25h\x1b[0 q" +
+	"\x1b7\x1b[?69l\x1b[r\x1b[?1049l\x1b[?1047l\x1b[?47l\x1b8" +
+	"\x1b[<99u" +
+	"\x1b[m\x1b(B\x1b)B\x1b*B\x1b+B\x0f"
 
-// reset returns what puts the user's terminal back where the child found
-// it: each mode the child left changed is set back to its default, the
-// alternate screen last, since leaving it redraws the user's screen.
+// originReset turns origin mode off; it moves the cursor home.
+const originReset = "\x1b[?6l"
+
+// reset returns what puts the user's terminal back when the child is gone.
+// What the child left unfinished was never passed on, so the terminal
+// reads it from its ground state.
 func (f *filter) reset() []byte {
-	var b strings.Builder
-	if f.kitty > 0 {
-		fmt.Fprintf(&b, "\x1b[<%du", f.kitty)
+	if f.originMode {
+		return []byte(exitReset + originReset)
 	}
-	if f.otherKeys {
-		b.WriteString("\x1b[>4m")
-	}
-	var nums []int
-	for n, on := range f.modes {
-		if on != onByDefault[n] {
-			nums = append(nums, n)
-		}
-	}
-	screen := func(n int) bool { return n == 47 || n == 1047 || n == 1049 }
-	slices.SortFunc(nums, func(a, b int) int {
-		if screen(a) != screen(b) {
-			if screen(a) {
-				return 1
-			}
-			return -1
-		}
-		return a - b
-	})
-	for _, n := range nums {
-		set := "l"
-		if onByDefault[n] {
-			set = "h"
-		}
-		fmt.Fprintf(&b, "\x1b[?%d%s", n, set)
-	}
-	return []byte(b.String())
+	return []byte(exitReset)
 }

@@ -5,6 +5,7 @@
 package pty
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,7 +24,8 @@ type Relay struct {
 	// user is the user's terminal: a descriptor of the caller's, for its
 	// settings, and term, a new open file of it that only the relay uses
 	// (so its deadlines and O_NONBLOCK touch no descriptor the user's shell
-	// shares).
+	// shares), or, where the terminal is another user's and cannot be
+	// opened anew, a duplicate of user made non-blocking until Restore.
 	user    int
 	term    *os.File
 	saved   *unix.Termios
@@ -36,16 +38,19 @@ type Relay struct {
 	winch   chan os.Signal
 }
 
-// Quiet is how long the user's terminal must stay silent after the child
-// is gone before its input is flushed: replies to the child's last queries
-// arrive within it. quietMax bounds the wait when input keeps coming.
 const (
-	quiet    = 50 * time.Millisecond
-	quietMax = time.Second
+	// replyMax bounds the wait for the user's terminal to answer the
+	// fence, when the child is gone.
+	replyMax = time.Second
 	// drainMax bounds how long output is still relayed once the child is
 	// gone, should something else hold its terminal open.
 	drainMax = time.Second
 )
+
+// fence is a query every terminal answers (a device status report), sent
+// after the reset: a terminal answers in order, so once fenceReply has
+// arrived, so have the answers to every query the child sent before it.
+const fence, fenceReply = "\x1b[5n", "\x1b[0n"
 
 // Attach sets cmd up to run as the leader of a new session. When any of its
 // standard descriptors (the *os.File values in cmd.Stdin, Stdout and
@@ -136,9 +141,21 @@ func (r *Relay) open() error {
 	}
 	// A new open file of the user's terminal: pollable, so the relay can
 	// stop reading it at a deadline, without making the shell's own
-	// descriptor non-blocking.
+	// descriptor non-blocking. On a terminal another user owns (after su
+	// or sudo -u, in another user's tmux) the open is refused: then a
+	// duplicate of the caller's descriptor, which shares its file status
+	// flags; Restore puts them back.
 	if r.term, err = os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", r.user), os.O_RDWR|unix.O_NOCTTY, 0); err != nil {
-		return fmt.Errorf("cannot open the terminal: %v", err)
+		fd, derr := unix.FcntlInt(uintptr(r.user), unix.F_DUPFD_CLOEXEC, 0)
+		if derr == nil {
+			if derr = unix.SetNonblock(fd, true); derr != nil {
+				unix.Close(fd)
+			}
+		}
+		if derr != nil {
+			return fmt.Errorf("cannot open the terminal: %v; nor use it as it is: %v", err, derr)
+		}
+		r.term = os.NewFile(uintptr(fd), "terminal")
 	}
 	if r.master, err = os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0); err != nil {
 		return fmt.Errorf("cannot allocate a pseudo-terminal: %v", err)
@@ -240,10 +257,10 @@ func (r *Relay) Started() {
 	}()
 }
 
-// Restore, once the child is gone, relays what it still wrote, turns off
-// the terminal modes it left on, discards the replies to its queries that
-// are still arriving, and puts back the user's terminal settings and the
-// descriptors' flags.
+// Restore, once the child is gone, relays what it still wrote, resets
+// every terminal mode it could have left on, discards the replies to its
+// queries that are still arriving, and puts back the user's terminal
+// settings and the descriptors' flags.
 func (r *Relay) Restore() {
 	if r.winch != nil {
 		signal.Stop(r.winch)
@@ -264,7 +281,9 @@ func (r *Relay) Restore() {
 	if r.term != nil {
 		r.term.SetWriteDeadline(time.Now().Add(drainMax))
 		r.term.Write(r.out.reset())
-		r.discardReplies()
+		if r.raw {
+			r.discardReplies()
+		}
 		unix.IoctlSetInt(r.user, unix.TCFLSH, unix.TCIFLUSH)
 		r.term.Close()
 	}
@@ -282,20 +301,35 @@ func (r *Relay) Restore() {
 	}
 }
 
-// discardReplies reads the user's terminal until it has been quiet for a
-// while: the replies to the child's last queries must not reach the shell.
+// discardReplies reads the user's terminal until it has answered the
+// fence: the replies to the child's last queries must not reach the shell.
+// It needs the terminal raw, as the child had it, to read replies that end
+// no line.
 func (r *Relay) discardReplies() {
+	if _, err := r.term.Write([]byte(fence)); err != nil {
+		return
+	}
+	r.term.SetReadDeadline(time.Now().Add(replyMax))
+	var seen []byte
 	buf := make([]byte, 4096)
-	for end := time.Now().Add(quietMax); time.Now().Before(end); {
-		r.term.SetReadDeadline(time.Now().Add(quiet))
-		if _, err := r.term.Read(buf); err != nil {
+	for {
+		n, err := r.term.Read(buf)
+		if err != nil {
 			return
 		}
+		seen = append(seen, buf[:n]...)
+		if bytes.Contains(seen, []byte(fenceReply)) {
+			return
+		}
+		// Only what may be the start of the reply is kept.
+		seen = append(seen[:0], seen[max(0, len(seen)-len(fenceReply)+1):]...)
 	}
 }
 
 // IsTerminal says whether f is a terminal.
 func IsTerminal(f *os.File) bool {
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
+	return control(f, func(fd int) error {
+		_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+		return err
+	}) == nil
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claudebox/claudebox/internal/unprivileged"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,9 +24,12 @@ type userTerminal struct {
 	tty    *os.File // the user's terminal
 	mu     sync.Mutex
 	screen bytes.Buffer
-	// reply answers a query the emulator sees on its screen; replied
-	// receives each answer once it is sent.
+	// reply answers a query the emulator sees on its screen, late, as a
+	// slow terminal would: not before the next fence, when the child is
+	// gone; replied receives each answer once it is sent.
 	reply   map[string]string
+	late    []string
+	fences  int
 	replied chan string
 }
 
@@ -59,13 +63,17 @@ func newUserTerminal(t *testing.T) *userTerminal {
 			u.screen.Write(buf[:n])
 			for q, a := range u.reply {
 				if bytes.Contains(u.screen.Bytes(), []byte(q)) {
-					// As late as a reply may come: after the child ended.
-					time.AfterFunc(20*time.Millisecond, func() {
-						emu.Write([]byte(a))
-						u.replied <- a
-					})
+					u.late = append(u.late, a)
 					delete(u.reply, q)
 				}
+			}
+			for n := bytes.Count(u.screen.Bytes(), []byte(fence)); u.fences < n; u.fences++ {
+				for _, a := range u.late {
+					emu.Write([]byte(a))
+					u.replied <- a
+				}
+				u.late = nil
+				emu.Write([]byte(fenceReply))
 			}
 			u.mu.Unlock()
 			if err != nil {
@@ -237,7 +245,7 @@ func TestRelayRestores(t *testing.T) {
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGSEGV {
 		t.Fatalf("the child did not set up its terminal and crash: %v\n%q", err, u.shown())
 	}
-	u.waitFor("\x1b[?1049l")
+	u.waitFor(fence)
 	shown := u.shown()
 	if !strings.Contains(shown, "\x1b]2;TITLE-7c1\x07") {
 		t.Errorf("the title did not pass: %q", shown)
@@ -245,8 +253,8 @@ func TestRelayRestores(t *testing.T) {
 	if strings.Contains(shown, "52;") || strings.Contains(shown, "Y3Vy") {
 		t.Errorf("the clipboard write reached the terminal: %q", shown)
 	}
-	if !strings.HasSuffix(shown, "\x1b[?1000l\x1b[?2004l\x1b[?1049l") {
-		t.Errorf("the modes left on were not turned off: %q", shown)
+	if !strings.HasSuffix(shown, exitReset+fence) {
+		t.Errorf("the terminal was not reset: %q", shown)
 	}
 	if after := u.termios(); after != before {
 		t.Errorf("the user's terminal settings were not restored")
@@ -293,5 +301,72 @@ func flags(f *os.File) (fl int) {
 func requirePerl(t *testing.T) {
 	if _, err := exec.LookPath("perl"); err != nil {
 		t.Skip("perl is not installed")
+	}
+}
+
+// TestRelayAnotherUsersTerminal: on a terminal another user owns (after su
+// or sudo -u), which cannot be opened anew, the relay still relays, and
+// leaves the terminal's file status flags as it found them.
+func TestRelayAnotherUsersTerminal(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root, to give the terminal to another user")
+	}
+	u := newUserTerminal(t)
+	if err := os.Chown(u.tty.Name(), 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(u.tty.Name(), 0o600)
+	before := flags(u.tty)
+	cmd := exec.Command("sh", "-c", `echo READY; read -r line; echo "GOT-$line"`)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = u.tty, u.tty, u.tty
+	var r *Relay
+	var reopen, err error
+	unprivileged.Do(t, func() {
+		var f *os.File
+		if f, reopen = os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", int(u.tty.Fd())), os.O_RDWR, 0); reopen == nil {
+			f.Close()
+		}
+		r, err = Attach(cmd, false)
+	})
+	if reopen == nil {
+		t.Fatal("control: the terminal can be opened anew")
+	}
+	if err != nil {
+		t.Fatalf("on another user's terminal: %v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		r.Restore()
+		t.Fatal(err)
+	}
+	r.Started()
+	u.waitFor("READY")
+	u.emu.Write([]byte("typed\r"))
+	u.waitFor("GOT-typed")
+	cmd.Wait()
+	r.Restore()
+	if after := flags(u.tty); after != before {
+		t.Errorf("the terminal's flags after the session = %#x, want %#x", after, before)
+	}
+}
+
+// TestIsTerminal: the answer, without making the descriptor blocking as
+// Fd would (the caller's non-blocking pipe stays as it was).
+func TestIsTerminal(t *testing.T) {
+	u := newUserTerminal(t)
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	defer pw.Close()
+	before := flags(pr)
+	if before&unix.O_NONBLOCK == 0 {
+		t.Fatal("control: os.Pipe's descriptors are not non-blocking")
+	}
+	if !IsTerminal(u.tty) || IsTerminal(pr) {
+		t.Errorf("IsTerminal: terminal %v, pipe %v", IsTerminal(u.tty), IsTerminal(pr))
+	}
+	if after := flags(pr); after != before {
+		t.Errorf("the pipe's flags = %#x after IsTerminal, want %#x", after, before)
 	}
 }
