@@ -135,6 +135,11 @@ func BenchmarkGuardRestored(b *testing.B) {
 		if err := os.WriteFile(tmp, []byte("export A=2\n"), 0o644); err != nil {
 			b.Fatal(err)
 		}
+		// The user's own file, as an editor saves it: the watcher holds
+		// only the user's files against writers.
+		if h.uid >= 0 {
+			os.Lchown(tmp, h.uid, h.gid)
+		}
 		if err := os.Rename(tmp, envrc); err != nil {
 			b.Fatal(err)
 		}

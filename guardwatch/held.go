@@ -24,7 +24,7 @@ func leaseFile(path string, guard unix.Statx_t) (int, error) {
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil || st.Ino != guard.Ino || st.Dev != unix.Mkdev(guard.Dev_major, guard.Dev_minor) {
 		unix.Close(fd)
-		return -1, fmt.Errorf("%s changed while it was being guarded again", strconv.Quote(path))
+		return -1, errAgain
 	}
 	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETLEASE, unix.F_RDLCK); err != nil {
 		unix.Close(fd)

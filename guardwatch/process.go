@@ -244,13 +244,16 @@ func (v *sandboxView) inside(f func() error) error {
 // nothing in the sandbox got hold of the new file (see the package doc).
 func (w *watch) keep(path string) error {
 	var placed *unix.Statx_t
-	tries := 0
-	for verified := false; !verified; {
+	for range 100 {
 		var guard *unix.Statx_t
-		if err := w.sb.inside(func() (err error) {
+		err := w.sb.inside(func() (err error) {
 			guard, err = restore(path)
 			return err
-		}); err != nil {
+		})
+		if err == errAgain {
+			continue
+		}
+		if err != nil {
 			return err
 		}
 		if guard == nil && placed == nil {
@@ -259,35 +262,44 @@ func (w *watch) keep(path string) error {
 		if guard != nil {
 			placed = guard
 		}
-		tries++
-		if tries > 100 {
-			return fmt.Errorf("%s changed while it was being guarded again", strconv.Quote(path))
-		}
-		// What the new mount stands on must be what it shows. If the host
-		// has replaced the file again, that mount is gone too and the next
-		// round guards the newer file; if the guard still stands on
-		// something else, the sandbox swapped the path just before the
-		// mount went on it.
+		// What the new mount stands on must be what the host's path names.
+		// If the host has replaced the file again, that mount is gone too
+		// and the next round guards the newer file; if the guard still
+		// stands on something else, the sandbox swapped the path just
+		// before the mount went on it.
 		var host unix.Stat_t
-		verified = unix.Lstat(path, &host) == nil && host.Ino == placed.Ino && host.Dev == unix.Mkdev(placed.Dev_major, placed.Dev_minor)
-		if !verified && guard == nil {
-			return fmt.Errorf("%s changed while it was being guarded again", strconv.Quote(path))
+		if unix.Lstat(path, &host) != nil || host.Ino != placed.Ino || host.Dev != unix.Mkdev(placed.Dev_major, placed.Dev_minor) {
+			if guard == nil {
+				break
+			}
+			continue
 		}
-	}
-	if placed.Mode&unix.S_IFMT == unix.S_IFDIR {
-		return fmt.Errorf("the host replaced the guarded directory %s; a directory descriptor the sandbox holds, or passed over a socket, would reach inside it unseen", strconv.Quote(path))
-	}
-	return w.sb.inside(func() error {
-		fd, err := leaseFile(path, *placed)
-		if err != nil {
+		if placed.Mode&unix.S_IFMT == unix.S_IFDIR {
+			return fmt.Errorf("the host replaced the guarded directory %s; a directory descriptor the sandbox holds, or passed over a socket, would reach inside it unseen", strconv.Quote(path))
+		}
+		if err := w.hold(path, *placed); err != errAgain {
 			return err
 		}
-		if old, ok := w.leases[path]; ok {
-			unix.Close(old)
-		}
-		w.leases[path] = fd
-		return heldElsewhere("/proc", path, *placed)
-	})
+	}
+	return fmt.Errorf("%s changed while it was being guarded again", strconv.Quote(path))
+}
+
+// hold leases the file the guard at path stands on, for the rest of the
+// session, and looks for what holds it past the guard. The lease is
+// taken through the host's path: a descriptor opened through the guard
+// would keep its mount alive after the host next replaces the file.
+func (w *watch) hold(path string, guard unix.Statx_t) error {
+	fd, err := leaseFile(path, guard)
+	if err != nil {
+		return err
+	}
+	if old, ok := w.leases[path]; ok {
+		// Its last close frees the file the host replaced, which takes
+		// a while.
+		go unix.Close(old)
+	}
+	w.leases[path] = fd
+	return w.sb.inside(func() error { return heldElsewhere("/proc", path, guard) })
 }
 
 // restore is keep's part inside the sandbox; it returns what a new guard
@@ -319,7 +331,13 @@ func restore(path string) (*unix.Statx_t, error) {
 	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH, &attr); err != nil {
 		return nil, fmt.Errorf("cannot guard %s again: mount_setattr: %v", strconv.Quote(path), err)
 	}
-	if err := unix.MoveMount(fd, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+	err = unix.MoveMount(fd, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH)
+	if errors.Is(err, unix.ENOENT) {
+		// The host replaced the file again after open_tree: the clone
+		// stands on a removed file, and nothing was mounted.
+		return nil, errAgain
+	}
+	if err != nil {
 		return nil, fmt.Errorf("cannot guard %s again: move_mount: %v", strconv.Quote(path), err)
 	}
 	var now unix.Statx_t
@@ -329,13 +347,16 @@ func restore(path string) (*unix.Statx_t, error) {
 	// The sandbox may have swapped the path between the two looks, or
 	// given the new file a second name to write it through.
 	if now.Ino != st.Ino || now.Dev_major != st.Dev_major || now.Dev_minor != st.Dev_minor {
-		return nil, fmt.Errorf("%s changed while it was being guarded again", strconv.Quote(path))
+		return nil, errAgain
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFDIR && now.Nlink > 1 {
 		return nil, anotherName(path)
 	}
 	return &now, nil
 }
+
+// errAgain says the host replaced the path while it was being guarded.
+var errAgain = errors.New("replaced again")
 
 func anotherName(path string) error {
 	return fmt.Errorf("%s has another name the sandbox could write it through (find -samefile names it)", strconv.Quote(path))
