@@ -389,3 +389,32 @@ func startShell(t *testing.T, h *e2eHost, repo, script string) (*strings.Builder
 	waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(repo, "started")) || len(exited) > 0 })
 	return out, exited
 }
+
+// TestGuardsShowWhatChangedRuns: the host's git config sets a pager and an
+// fsmonitor while a session runs; the session's end shows each beside its
+// old value, and not a setting that runs nothing.
+func TestGuardsShowWhatChangedRuns(t *testing.T) {
+	h := newE2EHost(t)
+	repo := filepath.Join(h.home, "code", "repo")
+	h.gitRepo(repo)
+	h.run(repo, nil, "git", "config", "core.pager", "less")
+	out, exited := startShell(t, h, repo, `touch started; while ! test -e go; do sleep 0.01; done`)
+	h.run(repo, nil, "git", "config", "core.pager", "more")
+	h.run(repo, nil, "git", "config", "core.fsmonitor", "false")
+	h.run(repo, nil, "git", "config", "x.y", "z")
+	h.write(filepath.Join(repo, "go"), "")
+	err := <-exited
+	t.Logf("session: %v\n%s", err, out.String())
+	for _, want := range []string{
+		filepath.Join(repo, ".git", "config") + ` changed while the session ran`,
+		`core.pager = "more"   (before: "less")`,
+		`core.fsmonitor = "false"   (before: unset)`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the session's end does not show %q", want)
+		}
+	}
+	if strings.Contains(out.String(), "x.y") {
+		t.Error("the session's end shows a setting that runs nothing")
+	}
+}

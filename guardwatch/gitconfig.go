@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 )
 
@@ -79,11 +80,11 @@ func (w *Watcher) SayChanges(out io.Writer) {
 			continue
 		}
 		slices.Sort(lines)
-		printable.Say(out, "claudebox: %s changed while the session ran; what it now sets that runs a command:", strconv.Quote(path))
+		printable.Say(out, "claudebox: %s changed while the session ran; what it now sets that runs a command:", mount.Quote(path))
 		for _, l := range lines {
 			printable.Say(out, "  %s", l)
 		}
-		printable.Say(out, "hint: if you did not set these yourself, remove them before you run git here (git config --file %s --unset-all KEY)", strconv.Quote(path))
+		printable.Say(out, "hint: if you did not set these yourself, remove them before you run git here (git config --file %s --unset-all KEY)", mount.Quote(path))
 	}
 }
 
