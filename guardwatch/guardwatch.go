@@ -22,7 +22,8 @@
 // (every route above keeps a writable open file: a writable shared mapping
 // needs one, mprotect included), and which it breaks, with SIGIO to the
 // watcher, the moment anyone opens the file for writing or truncates it,
-// holding that open back until the lease is released. The watcher keeps
+// holding that open back until the lease is released (or the kernel's
+// lease-break-time, 45 s by default, runs out). The watcher keeps
 // the lease for the rest of the session. When the lease cannot be taken or
 // breaks, or a look through /proc finds any descriptor or shared mapping of
 // the file outside its guard, or a /proc entry it cannot read, the watcher
@@ -38,7 +39,7 @@
 // write the host's new file before its rename, or in the microseconds
 // before the guard stands again, and let go of it before the watcher
 // looks. For git's configuration, the session's end shows what a changed
-// file now sets that runs a command beside its old value (Changes).
+// file now sets that runs a command beside its old value (SayChanges).
 //
 // The protocol: the supervisor starts the watcher (Start), lets bwrap join
 // its user namespace, and writes the sandbox's first pid and the guarded
