@@ -10,6 +10,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/claudebox/claudebox/config"
+	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
@@ -33,7 +34,7 @@ type cli struct {
 	// SSHKey was the bash claudebox's; it is refused with the way to do it now.
 	SSHKey string `name:"ssh-key" hidden:""`
 	// WatchGuards runs claudebox as the guard watcher of a session (see
-	// guardwatch.go); only the supervisor starts it.
+	// package guardwatch); only the supervisor starts it.
 	WatchGuards bool             `name:"watch-guards" hidden:""`
 	Check       bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
 	Gc          bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
@@ -72,7 +73,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case c.SSHKey != "":
 		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
 	case c.WatchGuards:
-		return session.WatchGuards(os.Stdin, os.Stdout)
+		return guardwatch.Run(os.Stdin, os.Stdout)
 	}
 	home, err := session.FindHome()
 	switch {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -134,6 +135,11 @@ func BenchmarkGuardRestored(b *testing.B) {
 		if err := os.WriteFile(tmp, []byte("export A=2\n"), 0o644); err != nil {
 			b.Fatal(err)
 		}
+		// The user's own file, as an editor saves it: the watcher holds
+		// only the user's files against writers.
+		if h.uid >= 0 {
+			os.Lchown(tmp, h.uid, h.gid)
+		}
 		if err := os.Rename(tmp, envrc); err != nil {
 			b.Fatal(err)
 		}
@@ -153,18 +159,57 @@ func BenchmarkGuardRestored(b *testing.B) {
 // rename over a guarded path (git creates it exclusively, so it can only be
 // caught once it exists), and gets hold of it: HOW is "fd" (a descriptor
 // open for appending), "mmap" (a shared writable mapping, its descriptor
-// closed) or "link" (a second name, NEW-link). It touches "armed" in its
+// closed), "link" (a second name, NEW-link), "mprotect" (a shared mapping
+// made read-only until it writes), "socket" (a descriptor sent over a Unix
+// socket and closed, received only to write), "reopen" (like socket, but
+// an O_PATH descriptor, reopened for writing through /proc/self/fd) or "thread" (a descriptor in
+// a thread's own descriptor table, which /proc/PID/fd does not list). It
+// touches "armed" in its
 // working directory once it holds the file; once a file named "go" exists,
 // it writes LINE into the file and prints WROTE.
 func guardAttack(args []string) int {
 	if len(args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: guardattack fd|mmap|link NEW LINE")
+		fmt.Fprintln(os.Stderr, "usage: guardattack fd|mmap|link|mprotect|socket|reopen|thread NEW LINE")
 		return 2
 	}
 	how, newPath, line := args[0], args[1], args[2]
+	if how != "thread" {
+		return holdAndWrite(how, newPath, line)
+	}
+	// The main thread (the one /proc/PID/fd lists) stays as it is; the
+	// attack runs on another thread with a descriptor table of its own.
+	// The runtime's poller, which every thread uses, is made before, in the
+	// table they share.
+	runtime.LockOSThread()
+	if r, w, err := os.Pipe(); err == nil {
+		r.Close()
+		w.Close()
+	}
+	status := make(chan int)
+	go func() {
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_FILES); err != nil {
+			fmt.Fprintln(os.Stderr, "guardattack:", err)
+			status <- 1
+			return
+		}
+		status <- holdAndWrite(how, newPath, line)
+	}()
+	return <-status
+}
+
+// holdAndWrite is guardattack's attack.
+func holdAndWrite(how, newPath, line string) int {
 	var fd int
 	var mapped []byte
 	var err error
+	var sock [2]int
+	if how == "socket" || how == "reopen" {
+		if sock, err = unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err != nil {
+			fmt.Fprintln(os.Stderr, "guardattack:", err)
+			return 1
+		}
+	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		switch how {
 		case "fd":
@@ -176,6 +221,23 @@ func guardAttack(args []string) int {
 			}
 		case "link":
 			err = unix.Link(newPath, newPath+"-link")
+		case "mprotect":
+			if fd, err = unix.Open(newPath, unix.O_RDWR|unix.O_CLOEXEC, 0); err == nil {
+				mapped, err = unix.Mmap(fd, 0, 4096, unix.PROT_READ, unix.MAP_SHARED)
+				unix.Close(fd)
+			}
+		case "socket":
+			if fd, err = unix.Open(newPath, unix.O_WRONLY|unix.O_APPEND|unix.O_CLOEXEC, 0); err == nil {
+				err = unix.Sendmsg(sock[0], []byte{0}, unix.UnixRights(fd), nil, 0)
+				unix.Close(fd)
+			}
+		case "reopen":
+			if fd, err = unix.Open(newPath, unix.O_PATH|unix.O_CLOEXEC, 0); err == nil {
+				err = unix.Sendmsg(sock[0], []byte{0}, unix.UnixRights(fd), nil, 0)
+				unix.Close(fd)
+			}
+		case "thread":
+			fd, err = unix.Open(newPath, unix.O_WRONLY|unix.O_APPEND|unix.O_CLOEXEC, 0)
 		}
 		if err == nil {
 			break
@@ -191,7 +253,28 @@ func guardAttack(args []string) int {
 	}
 	payload := "\n" + line + "\n"
 	switch how {
-	case "fd":
+	case "socket", "reopen":
+		oob := make([]byte, unix.CmsgSpace(4))
+		var n int
+		if _, n, _, _, err = unix.Recvmsg(sock[1], make([]byte, 1), oob, 0); err != nil {
+			break
+		}
+		var msgs []unix.SocketControlMessage
+		if msgs, err = unix.ParseSocketControlMessage(oob[:n]); err != nil || len(msgs) != 1 {
+			err = fmt.Errorf("no descriptor came: %v", err)
+			break
+		}
+		var fds []int
+		if fds, err = unix.ParseUnixRights(&msgs[0]); err != nil {
+			break
+		}
+		if how == "reopen" {
+			if fds[0], err = unix.Open(fmt.Sprintf("/proc/self/fd/%d", fds[0]), unix.O_WRONLY|unix.O_APPEND, 0); err != nil {
+				break
+			}
+		}
+		_, err = unix.Write(fds[0], []byte(payload))
+	case "fd", "thread":
 		_, err = unix.Write(fd, []byte(payload))
 	case "link":
 		var f *os.File
@@ -199,6 +282,11 @@ func guardAttack(args []string) int {
 			_, err = f.WriteString(payload)
 			f.Close()
 		}
+	case "mprotect":
+		if err = unix.Mprotect(mapped, unix.PROT_READ|unix.PROT_WRITE); err != nil {
+			break
+		}
+		fallthrough
 	case "mmap":
 		// A mapping writes only within the file's size: the payload
 		// replaces its start, a comment the rest.
@@ -228,8 +316,8 @@ func guardAttack(args []string) int {
 // behind keeps the next session from starting.
 func TestGuardsHeldBySandbox(t *testing.T) {
 	for _, c := range []struct{ how, reason string }{
-		{"fd", "holds %q open past its guard"},
-		{"mmap", "maps %q writable"},
+		{"fd", "holds %q open for writing past its guard"},
+		{"mmap", "holds %q open for writing past its guard"},
 		{"link", "%q has another name the sandbox could write it through"},
 	} {
 		t.Run(c.how, func(t *testing.T) {
@@ -300,4 +388,33 @@ func startShell(t *testing.T, h *e2eHost, repo, script string) (*strings.Builder
 	go func() { exited <- s.Wait() }()
 	waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(repo, "started")) || len(exited) > 0 })
 	return out, exited
+}
+
+// TestGuardsShowWhatChangedRuns: the host's git config sets a pager and an
+// fsmonitor while a session runs; the session's end shows each beside its
+// old value, and not a setting that runs nothing.
+func TestGuardsShowWhatChangedRuns(t *testing.T) {
+	h := newE2EHost(t)
+	repo := filepath.Join(h.home, "code", "repo")
+	h.gitRepo(repo)
+	h.run(repo, nil, "git", "config", "core.pager", "less")
+	out, exited := startShell(t, h, repo, `touch started; while ! test -e go; do sleep 0.01; done`)
+	h.run(repo, nil, "git", "config", "core.pager", "more")
+	h.run(repo, nil, "git", "config", "core.fsmonitor", "false")
+	h.run(repo, nil, "git", "config", "x.y", "z")
+	h.write(filepath.Join(repo, "go"), "")
+	err := <-exited
+	t.Logf("session: %v\n%s", err, out.String())
+	for _, want := range []string{
+		filepath.Join(repo, ".git", "config") + ` changed while the session ran`,
+		`core.pager = "more"   (before: "less")`,
+		`core.fsmonitor = "false"   (before: unset)`,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the session's end does not show %q", want)
+		}
+	}
+	if strings.Contains(out.String(), "x.y") {
+		t.Error("the session's end shows a setting that runs nothing")
+	}
 }

@@ -77,8 +77,9 @@ func (s *Session) supervise() error {
 	}()
 	err = cmd.Wait()
 	close(done)
-	ended := watcher.stop()
+	ended := watcher.Stop()
 	relay.Restore()
+	watcher.SayChanges(os.Stderr)
 	s.leave(lock)
 	if ended != nil {
 		return ended

@@ -45,7 +45,7 @@ func (s *Session) runChild(plan mount.Plan, stdout, stderr *bytes.Buffer) error 
 		return err
 	}
 	err = cmd.Wait()
-	if stopErr := watcher.stop(); stopErr != nil {
+	if stopErr := watcher.Stop(); stopErr != nil {
 		err = stopErr
 	}
 	return err

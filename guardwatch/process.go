@@ -1,0 +1,369 @@
+package guardwatch
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// Run is the watcher's process (claudebox --watch-guards): it reads the
+// sandbox's pid and the guarded paths, then keeps the guards standing
+// until its stdin closes. It says "ready" once the guards stand. Any error
+// ends the session: Run returns it only once no process of the sandbox is
+// left.
+func Run(stdin io.Reader, stdout io.Writer) error {
+	var req request
+	dec := json.NewDecoder(stdin)
+	if err := dec.Decode(&req); err != nil {
+		return err
+	}
+	sandbox, err := openSandbox(req.Pid)
+	if err != nil {
+		return err
+	}
+	// SIGIO says a lease broke: someone opens a leased file for writing.
+	broken := make(chan os.Signal, 1)
+	signal.Notify(broken, unix.SIGIO)
+	over := make(chan struct{})
+	go func() {
+		io.Copy(io.Discard, io.MultiReader(dec.Buffered(), stdin))
+		close(over)
+	}()
+	w := &watch{req: req, leases: map[string]int{}}
+	err = w.run(stdout, broken, over)
+	// The sandbox goes first, while the leases still hold back any open
+	// for writing it has begun.
+	unix.PidfdSendSignal(sandbox, unix.SIGKILL, nil, 0)
+	for {
+		fds := []unix.PollFd{{Fd: int32(sandbox), Events: unix.POLLIN}}
+		if n, perr := unix.Poll(fds, -1); n > 0 || (perr != nil && perr != unix.EINTR) {
+			break
+		}
+	}
+	return err
+}
+
+// openSandbox returns a pidfd of the sandbox's first process, pid, which
+// must be in the watcher's user namespace. Once it has exited, its pid
+// namespace holds no process.
+func openSandbox(pid int) (int, error) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return -1, err
+	}
+	// Checked after the pidfd is open, so pid names the same process.
+	if !sameFile("/proc/self/ns/user", "/proc/"+strconv.Itoa(pid)+"/ns/user") || unix.PidfdSendSignal(fd, 0, nil, 0) != nil {
+		unix.Close(fd)
+		return -1, fmt.Errorf("process %d is not the sandbox", pid)
+	}
+	return fd, nil
+}
+
+// watch is the watcher's state: the request and the leases it holds, by
+// path.
+type watch struct {
+	req    request
+	sb     *sandboxView
+	leases map[string]int
+}
+
+// run watches until the session is over (nil) or something ends it.
+func (w *watch) run(stdout io.Writer, broken <-chan os.Signal, over <-chan struct{}) error {
+	ino, err := unix.InotifyInit1(unix.IN_CLOEXEC)
+	if err != nil {
+		return err
+	}
+	dirs := map[int]string{}
+	guarded := map[string]bool{}
+	for _, g := range w.req.Guards {
+		guarded[g] = true
+		wd, err := unix.InotifyAddWatch(ino, filepath.Dir(g), unix.IN_CREATE|unix.IN_MOVED_TO|unix.IN_DELETE|unix.IN_MOVED_FROM|
+			unix.IN_DELETE_SELF|unix.IN_MOVE_SELF|unix.IN_ONLYDIR|unix.IN_DONT_FOLLOW)
+		if err != nil {
+			return fmt.Errorf("cannot watch %s: %v", filepath.Dir(g), err)
+		}
+		dirs[wd] = filepath.Dir(g)
+	}
+	if w.sb, err = enterSandbox(w.req.Pid, filepath.Dir(w.req.Guards[0])); err != nil {
+		return err
+	}
+	// The host may have replaced a guard before bwrap's mount stood.
+	if err := w.keepAll(); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "ready")
+	events := make(chan []byte)
+	failed := make(chan error, 1)
+	go func() {
+		for {
+			buf := make([]byte, 64<<10)
+			n, err := unix.Read(ino, buf)
+			if err == unix.EINTR {
+				continue
+			}
+			if err != nil {
+				failed <- err
+				return
+			}
+			events <- buf[:n]
+		}
+	}()
+	for {
+		var buf []byte
+		select {
+		case <-over:
+			return nil
+		case <-broken:
+			return w.leaseBroken()
+		case err := <-failed:
+			return err
+		case buf = <-events:
+		}
+		for off := 0; off+unix.SizeofInotifyEvent <= len(buf); {
+			ev := (*unix.InotifyEvent)(unsafe.Pointer(&buf[off]))
+			name := strings.TrimRight(string(buf[off+unix.SizeofInotifyEvent:off+unix.SizeofInotifyEvent+int(ev.Len)]), "\x00")
+			off += unix.SizeofInotifyEvent + int(ev.Len)
+			switch {
+			case ev.Mask&unix.IN_Q_OVERFLOW != 0:
+				if err := w.keepAll(); err != nil {
+					return err
+				}
+			case ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0 && slices.Contains(w.req.Roots, dirs[int(ev.Wd)]):
+			case ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0:
+				return fmt.Errorf("%s, which holds guarded paths, was moved or removed on the host", strconv.Quote(dirs[int(ev.Wd)]))
+			case guarded[filepath.Join(dirs[int(ev.Wd)], name)]:
+				if err := w.keep(filepath.Join(dirs[int(ev.Wd)], name)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+}
+
+func (w *watch) keepAll() error {
+	for _, g := range w.req.Guards {
+		if err := w.keep(g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leaseBroken names the file someone opened for writing.
+func (w *watch) leaseBroken() error {
+	for path, fd := range w.leases {
+		if t, err := unix.FcntlInt(uintptr(fd), unix.F_GETLEASE, 0); err != nil || t != unix.F_RDLCK {
+			return fmt.Errorf("something opened %s for writing past its guard", strconv.Quote(path))
+		}
+	}
+	return errors.New("something opened a guarded file for writing past its guard")
+}
+
+// sandboxView is one thread of the watcher that sees the sandbox's mounts:
+// its own filesystem context, in the sandbox's mount namespace, rooted at
+// the sandbox's root.
+type sandboxView struct {
+	do chan func()
+}
+
+// enterSandbox starts the thread that sees the sandbox of pid, once bwrap
+// has moved it to its new root, where dir is.
+func enterSandbox(pid int, dir string) (*sandboxView, error) {
+	proc := "/proc/" + strconv.Itoa(pid)
+	mnt, err := os.Open(proc + "/ns/mnt")
+	if err != nil {
+		return nil, err
+	}
+	defer mnt.Close()
+	// bwrap pivots to a root of its own, then changes into the sandbox's
+	// root below it; then it waits for us.
+	for deadline := time.Now().Add(10 * time.Second); sameFile("/", proc+"/root") || !instance.Exists(proc+"/root"+dir); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			return nil, errors.New("the sandbox did not start")
+		}
+	}
+	root, err := os.Open(proc + "/root")
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	v := &sandboxView{do: make(chan func())}
+	entered := make(chan error)
+	go func() {
+		// The thread never unlocks: Go ends it with the goroutine, so no
+		// other goroutine ever runs in the sandbox's namespace.
+		runtime.LockOSThread()
+		err := unix.Unshare(unix.CLONE_FS)
+		if err == nil {
+			err = unix.Setns(int(mnt.Fd()), unix.CLONE_NEWNS)
+		}
+		if err == nil {
+			err = unix.Fchdir(int(root.Fd()))
+		}
+		if err == nil {
+			err = unix.Chroot(".")
+		}
+		entered <- err
+		if err != nil {
+			return
+		}
+		for f := range v.do {
+			f()
+		}
+	}()
+	if err := <-entered; err != nil {
+		return nil, fmt.Errorf("cannot enter the sandbox's mount namespace: %v", err)
+	}
+	return v, nil
+}
+
+// inside runs f on the thread that sees the sandbox.
+func (v *sandboxView) inside(f func() error) error {
+	done := make(chan error)
+	v.do <- func() { done <- f() }
+	return <-done
+}
+
+// keep makes sure the guard at path stands in the sandbox: if the path is
+// no longer a mount (the host replaced it), it binds what is there now
+// read-only over it, without following a symlink; then it makes sure
+// nothing in the sandbox got hold of the new file (see the package doc).
+func (w *watch) keep(path string) error {
+	var placed *unix.Statx_t
+	for range 100 {
+		var guard *unix.Statx_t
+		err := w.sb.inside(func() (err error) {
+			guard, err = restore(path)
+			return err
+		})
+		if err == errAgain {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if guard == nil && placed == nil {
+			return nil
+		}
+		if guard != nil {
+			placed = guard
+		}
+		// What the new mount stands on must be what the host's path names.
+		// If the host has replaced the file again, that mount is gone too
+		// and the next round guards the newer file; if the guard still
+		// stands on something else, the sandbox swapped the path just
+		// before the mount went on it.
+		var host unix.Stat_t
+		if unix.Lstat(path, &host) != nil || host.Ino != placed.Ino || host.Dev != unix.Mkdev(placed.Dev_major, placed.Dev_minor) {
+			if guard == nil {
+				break
+			}
+			continue
+		}
+		if placed.Mode&unix.S_IFMT == unix.S_IFDIR {
+			return fmt.Errorf("the host replaced the guarded directory %s; a directory descriptor the sandbox holds, or passed over a socket, would reach inside it unseen", strconv.Quote(path))
+		}
+		if err := w.hold(path, *placed); err != errAgain {
+			return err
+		}
+	}
+	return fmt.Errorf("%s changed while it was being guarded again", strconv.Quote(path))
+}
+
+// hold leases the file the guard at path stands on, for the rest of the
+// session, and looks for what holds it past the guard. The lease is
+// taken through the host's path: a descriptor opened through the guard
+// would keep its mount alive after the host next replaces the file.
+func (w *watch) hold(path string, guard unix.Statx_t) error {
+	fd, err := leaseFile(path, guard)
+	if err != nil {
+		return err
+	}
+	if old, ok := w.leases[path]; ok {
+		// Its last close frees the file the host replaced, which takes
+		// a while.
+		go unix.Close(old)
+	}
+	w.leases[path] = fd
+	return w.sb.inside(func() error { return heldElsewhere("/proc", path, guard) })
+}
+
+// restore is keep's part inside the sandbox; it returns what a new guard
+// shows, nil if the guard still stood.
+func restore(path string) (*unix.Statx_t, error) {
+	var st unix.Statx_t
+	err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE|unix.STATX_INO|unix.STATX_NLINK, &st)
+	switch {
+	case errors.Is(err, unix.ENOENT):
+		return nil, fmt.Errorf("%s was removed on the host, and the sandbox could create it in its place", strconv.Quote(path))
+	case err != nil:
+		return nil, err
+	case st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT == 0:
+		return nil, errors.New("the kernel does not say which paths are mounts (statx)")
+	case st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 && st.Mode&unix.S_IFMT != unix.S_IFDIR && st.Nlink > 1:
+		// A name an earlier session gave the file writes it past the guard.
+		return nil, anotherName(path)
+	case st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0:
+		return nil, nil
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+		return nil, fmt.Errorf("%s was replaced by a symlink on the host, which no mount can protect", strconv.Quote(path))
+	}
+	fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_SYMLINK_NOFOLLOW)
+	if err != nil {
+		return nil, fmt.Errorf("cannot guard %s again: open_tree: %v", strconv.Quote(path), err)
+	}
+	defer unix.Close(fd)
+	attr := unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
+	if err := unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH, &attr); err != nil {
+		return nil, fmt.Errorf("cannot guard %s again: mount_setattr: %v", strconv.Quote(path), err)
+	}
+	err = unix.MoveMount(fd, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH)
+	if errors.Is(err, unix.ENOENT) {
+		// The host replaced the file again after open_tree: the clone
+		// stands on a removed file, and nothing was mounted.
+		return nil, errAgain
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot guard %s again: move_mount: %v", strconv.Quote(path), err)
+	}
+	var now unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE|unix.STATX_INO|unix.STATX_MNT_ID|unix.STATX_NLINK, &now); err != nil {
+		return nil, err
+	}
+	// The sandbox may have swapped the path between the two looks, or
+	// given the new file a second name to write it through.
+	if now.Ino != st.Ino || now.Dev_major != st.Dev_major || now.Dev_minor != st.Dev_minor {
+		return nil, errAgain
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR && now.Nlink > 1 {
+		return nil, anotherName(path)
+	}
+	return &now, nil
+}
+
+// errAgain says the host replaced the path while it was being guarded.
+var errAgain = errors.New("replaced again")
+
+func anotherName(path string) error {
+	return fmt.Errorf("%s has another name the sandbox could write it through (find -samefile names it)", strconv.Quote(path))
+}
+
+// sameFile reports whether two paths name the same file (following links).
+func sameFile(a, b string) bool {
+	var sa, sb unix.Stat_t
+	return unix.Stat(a, &sa) == nil && unix.Stat(b, &sb) == nil && sa.Dev == sb.Dev && sa.Ino == sb.Ino
+}
