@@ -41,22 +41,23 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		host   string // what the host does while the session runs
+		guard  string // the guarded path the host's action replaces
 		attack string // what the sandbox then tries
 		// replaced is the file the session's end names as replaced by the
 		// host, for the user to review.
 		replaced string
 	}{
-		{"git config", `git config x.y z && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m during`,
+		{"git config", `git config x.y z && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m during`, ".git/config",
 			`printf '[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`, ".git/config"},
-		{"git remote add", `git remote add origin https://example.invalid/r.git`,
+		{"git remote add", `git remote add origin https://example.invalid/r.git`, ".git/config",
 			`printf '[alias]\n\tx = !touch ` + marker + `\n[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`, ""},
-		{"editor save of .envrc", `printf 'export A=2\n' > .envrc.tmp && mv .envrc.tmp .envrc`,
+		{"editor save of .envrc", `printf 'export A=2\n' > .envrc.tmp && mv .envrc.tmp .envrc`, ".envrc",
 			`echo 'touch ` + marker + `' >> .envrc`, ".envrc"},
-		{"a new .git/hooks moved into place", `rm -rf .git/hooks.old && mkdir ../newhooks && mv .git/hooks .git/hooks.old && mv ../newhooks .git/hooks`,
+		{"a new .git/hooks moved into place", `rm -rf .git/hooks.old && mkdir ../newhooks && mv .git/hooks .git/hooks.old && mv ../newhooks .git/hooks`, ".git/hooks",
 			`printf '#!/bin/sh\ntouch ` + marker + `\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`, ""},
-		{".vscode recreated", `cp -r .vscode .vscode.new && rm -rf .vscode && mv .vscode.new .vscode`,
+		{".vscode recreated", `cp -r .vscode .vscode.new && rm -rf .vscode && mv .vscode.new .vscode`, ".vscode",
 			`echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`, ""},
-		{".vscode moved away", `mv .vscode .vscode.old`,
+		{".vscode moved away", `mv .vscode .vscode.old`, ".vscode",
 			`mkdir -p .vscode && echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,7 +65,13 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 				os.Remove(filepath.Join(repo, f))
 			}
 			os.Remove(marker)
-			script := `touch started; while ! test -e go; do sleep 0.01; done; (` + c.attack + `) 2>/dev/null && echo WROTE; touch attempted`
+			// The attack waits for the guard to stand again (or the session
+			// to end): a sandbox that writes in the window between the
+			// host's rename and the watcher's new mount is the race the
+			// README names as not closed, and timing it here made the test
+			// fail under load.
+			script := `touch started; while ! test -e go; do sleep 0.01; done; ` +
+				`for i in $(seq 500); do mountpoint -q ` + c.guard + ` && break; sleep 0.01; done; (` + c.attack + `) 2>/dev/null && echo WROTE; touch attempted`
 			out, exited := startShell(t, h, repo, script)
 			h.run(repo, nil, "sh", "-c", c.host)
 			h.write(filepath.Join(repo, "go"), "")
