@@ -1,0 +1,330 @@
+// Package gitconfig reads git's configuration files as git itself reads
+// them: the grammar of git's config.c (git_parse_source), byte for byte,
+// so that what claudebox guards is what the host's git will obey. A file
+// git would refuse is an error here too, never a guess.
+//
+// The one place git's versions disagree is whitespace inside an unquoted
+// value: up to git 2.45 each run collapses to one space per character, as
+// here; later versions keep it verbatim. Values claudebox acts on (paths)
+// differ only if they hold a tab or a carriage return.
+package gitconfig
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// Entry is one variable as git's parser hands it on: Key is the full name
+// (the section and the variable's name lowercased, a subsection as
+// written), Value its value. NoValue marks a name without "=", which git
+// reads as true.
+type Entry struct {
+	Key, Value string
+	NoValue    bool
+}
+
+// SyntaxError is a file git refuses to read.
+type SyntaxError struct {
+	Path string
+	Line int
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("bad config line %d in file %s", e.Line, e.Path)
+}
+
+// maxSize is the largest config file read: text a person wrote.
+const maxSize = 1 << 20
+
+// Read parses the config file at path. A file that does not exist has no
+// entries; one that is not a regular file, is reached through a symlink in
+// its last component, or is over 1 MiB is an error (the sandbox can write
+// these files: resolve a user's own file first).
+func Read(path string) ([]Entry, error) {
+	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), maxSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	entries, line, ok := parse(b)
+	if !ok {
+		return nil, &SyntaxError{Path: path, Line: line}
+	}
+	return entries, nil
+}
+
+// Values returns every value of key (canonical: section and name in lower
+// case), in the order git sees them; the last one is what git uses.
+func Values(entries []Entry, key string) []string {
+	var vs []string
+	for _, e := range entries {
+		if e.Key == key && !e.NoValue {
+			vs = append(vs, e.Value)
+		}
+	}
+	return vs
+}
+
+// Last returns the value git uses for key, or "" when none is set.
+func Last(entries []Entry, key string) string {
+	vs := Values(entries, key)
+	if len(vs) == 0 {
+		return ""
+	}
+	return vs[len(vs)-1]
+}
+
+// Includes lists the files a config file includes (include.path and
+// includeIf.<condition>.path), as written, whatever the condition.
+func Includes(entries []Entry) []string {
+	var paths []string
+	for _, e := range entries {
+		if e.NoValue {
+			continue
+		}
+		cond, ok := strings.CutPrefix(e.Key, "includeif.")
+		if e.Key == "include.path" || ok && strings.HasSuffix(cond, ".path") && len(cond) > len(".path") {
+			paths = append(paths, e.Value)
+		}
+	}
+	return paths
+}
+
+// reader is git's config_source: a byte stream where "\r\n" reads as
+// "\n" and the end reads as a final "\n".
+type reader struct {
+	b    []byte
+	i    int
+	eof  bool
+	line int
+}
+
+// next is git's get_next_char.
+func (r *reader) next() byte {
+	if r.i >= len(r.b) {
+		r.eof = true
+		r.line++
+		return '\n'
+	}
+	c := r.b[r.i]
+	r.i++
+	if c == '\r' && r.i < len(r.b) && r.b[r.i] == '\n' {
+		c = '\n'
+		r.i++
+	}
+	if c == '\n' {
+		r.line++
+	}
+	return c
+}
+
+// git's sane_ctype: ASCII only, and only these four are spaces.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isKeyChar(c byte) bool {
+	return isAlpha(c) || '0' <= c && c <= '9' || c == '-'
+}
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// cString is what C code sees of a string holding a NUL: the part before.
+func cString(b []byte) string {
+	s, _, _ := strings.Cut(string(b), "\x00")
+	return s
+}
+
+var bom = []byte("\xef\xbb\xbf")
+
+// parse is git_parse_source. On a syntax error it returns the line git
+// names and false.
+func parse(b []byte) ([]Entry, int, bool) {
+	r := &reader{b: b, line: 1}
+	// A UTF-8 byte order mark is skipped; part of one is an error.
+	n := 0
+	for n < len(bom) && n < len(b) && b[n] == bom[n] {
+		n++
+	}
+	if n > 0 && n < len(bom) {
+		return nil, r.line, false
+	}
+	r.i = n
+	var entries []Entry
+	var name []byte // the section stem, "section." or "section.sub."
+	comment := false
+	for {
+		c := r.next()
+		switch {
+		case c == '\n':
+			if r.eof {
+				return entries, 0, true
+			}
+			comment = false
+			continue
+		case comment || isSpace(c):
+			continue
+		case c == '#' || c == ';':
+			comment = true
+			continue
+		case c == '[':
+			var ok bool
+			if name, ok = r.section(); !ok || len(name) < 1 {
+				return nil, r.line, false
+			}
+			name = append(name, '.')
+			continue
+		case !isAlpha(c):
+			return nil, r.line, false
+		}
+		e, ok := r.variable(append(name[:len(name):len(name)], lower(c)))
+		if !ok {
+			return nil, r.line, false
+		}
+		entries = append(entries, e)
+	}
+}
+
+// section is get_base_var: the header after '[', with the section name in
+// lower case and a subsection after a '.'.
+func (r *reader) section() ([]byte, bool) {
+	var name []byte
+	for {
+		c := r.next()
+		switch {
+		case r.eof:
+			return nil, false
+		case c == ']':
+			return name, true
+		case isSpace(c):
+			return r.subsection(name, c)
+		case !isKeyChar(c) && c != '.':
+			return nil, false
+		}
+		name = append(name, lower(c))
+	}
+}
+
+// subsection is get_extended_base_var: `[section "subsection"]`, the
+// subsection as written but for backslashes, which escape any character.
+func (r *reader) subsection(name []byte, c byte) ([]byte, bool) {
+	for {
+		if c == '\n' {
+			r.line--
+			return nil, false
+		}
+		if c = r.next(); !isSpace(c) {
+			break
+		}
+	}
+	if c != '"' {
+		return nil, false
+	}
+	name = append(name, '.')
+	for {
+		c := r.next()
+		if c == '\n' {
+			r.line--
+			return nil, false
+		}
+		if c == '"' {
+			break
+		}
+		if c == '\\' {
+			if c = r.next(); c == '\n' {
+				r.line--
+				return nil, false
+			}
+		}
+		name = append(name, c)
+	}
+	return name, r.next() == ']'
+}
+
+// variable is get_value: the rest of a name, then "= value" or nothing.
+func (r *reader) variable(name []byte) (Entry, bool) {
+	var c byte
+	for {
+		c = r.next()
+		if r.eof || !isKeyChar(c) {
+			break
+		}
+		name = append(name, lower(c))
+	}
+	for c == ' ' || c == '\t' {
+		c = r.next()
+	}
+	e := Entry{Key: cString(name), NoValue: true}
+	if c == '\n' {
+		return e, true
+	}
+	if c != '=' {
+		return e, false
+	}
+	v, ok := r.value()
+	e.Value, e.NoValue = v, false
+	return e, ok
+}
+
+// value is parse_value: quotes, escapes, comments, and whitespace.
+func (r *reader) value() (string, bool) {
+	var v []byte
+	quote, comment := false, false
+	spaces := 0
+	for {
+		c := r.next()
+		if c == '\n' {
+			if quote {
+				r.line--
+				return "", false
+			}
+			return cString(v), true
+		}
+		if comment {
+			continue
+		}
+		if isSpace(c) && !quote {
+			if len(v) > 0 {
+				spaces++
+			}
+			continue
+		}
+		if !quote && (c == ';' || c == '#') {
+			comment = true
+			continue
+		}
+		for ; spaces > 0; spaces-- {
+			v = append(v, ' ')
+		}
+		switch c {
+		case '\\':
+			switch c = r.next(); c {
+			case '\n':
+				continue
+			case 't':
+				c = '\t'
+			case 'b':
+				c = '\b'
+			case 'n':
+				c = '\n'
+			case '\\', '"':
+			default:
+				return "", false
+			}
+			v = append(v, c)
+		case '"':
+			quote = !quote
+		default:
+			v = append(v, c)
+		}
+	}
+}
