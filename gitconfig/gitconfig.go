@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/claudebox/claudebox/untrusted"
@@ -28,15 +29,23 @@ type Entry struct {
 	NoValue    bool
 }
 
-// SyntaxError is a file git refuses to read.
-type SyntaxError struct {
+// Error is a config file claudebox cannot read as git does: one whose
+// syntax git refuses (Line says where, as git does), or one that is not a
+// regular file of at most 1 MiB (Err says why).
+type Error struct {
 	Path string
 	Line int
+	Err  error
 }
 
-func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("bad config line %d in file %s", e.Line, e.Path)
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("bad config line %d in file %s", e.Line, e.Path)
+	}
+	return "cannot read git config: " + e.Err.Error()
 }
+
+func (e *Error) Unwrap() error { return e.Err }
 
 // maxSize is the largest config file read: text a person wrote.
 const maxSize = 1 << 20
@@ -51,11 +60,11 @@ func Read(path string) ([]Entry, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, &Error{Path: path, Err: err}
 	}
 	entries, line, ok := parse(b)
 	if !ok {
-		return nil, &SyntaxError{Path: path, Line: line}
+		return nil, &Error{Path: path, Line: line}
 	}
 	return entries, nil
 }
@@ -79,6 +88,28 @@ func Last(entries []Entry, key string) string {
 		return ""
 	}
 	return vs[len(vs)-1]
+}
+
+// Bool returns key's last setting read as git reads a boolean: a name
+// alone, true, yes, on or a non-zero number is true (case aside). A value
+// git cannot read as one is false here; git refuses to run on it.
+func Bool(entries []Entry, key string) bool {
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := entries[i]; e.Key == key {
+			if e.NoValue {
+				return true
+			}
+			switch strings.ToLower(e.Value) {
+			case "true", "yes", "on":
+				return true
+			case "", "false", "no", "off":
+				return false
+			}
+			n, err := strconv.ParseInt(strings.TrimRight(e.Value, "kKmMgG"), 0, 64)
+			return err == nil && n != 0
+		}
+	}
+	return false
 }
 
 // Includes lists the files a config file includes (include.path and
