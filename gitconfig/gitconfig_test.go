@@ -64,6 +64,22 @@ var refused = []string{
 	"[core \"a\" ]\n",             // space before ]
 }
 
+// edges are inputs whose reading is easy to get wrong; TestAgainstGit
+// holds parse to git's on each.
+var edges = []string{
+	"[core]\nx = a\x00b\n",       // C code sees the value up to the NUL
+	"[ \"sub\"]\nx = y\n",        // an empty section before a subsection
+	"[a.B \"C\"]\nx\n",           // deprecated and new syntax at once
+	"[a \"b\\\"c\\d\"]\nx = y\n", // escapes in a subsection
+	"[core]\nx = \"a\nb\"\n",     // a newline inside quotes
+	"[core]\nx = a\\\r\nb\n",     // a continuation before CRLF
+	"\xef\xbb\xbf",               // a byte order mark alone
+	"[core]\nx=\\",               // a backslash at the end
+	"[core]\n\tx\t=\t\"\"\t\n",   // an empty quoted value
+	"[core]\nx = a\x80\xff\n",    // bytes above ASCII
+	"[core]\n\xc3\xa9 = y\n",     // a non-ASCII name
+}
+
 func TestRefused(t *testing.T) {
 	for _, text := range refused {
 		if _, _, ok := parse([]byte(text)); ok {
@@ -149,7 +165,7 @@ func TestAgainstGit(t *testing.T) {
 	for _, s := range spellings {
 		compare(t, []byte(s.text))
 	}
-	for _, text := range refused {
+	for _, text := range append(refused, edges...) {
 		compare(t, []byte(text))
 	}
 }
@@ -158,7 +174,7 @@ func FuzzGitConfig(f *testing.F) {
 	for _, s := range spellings {
 		f.Add([]byte(s.text))
 	}
-	for _, text := range refused {
+	for _, text := range append(refused, edges...) {
 		f.Add([]byte(text))
 	}
 	f.Fuzz(func(t *testing.T, text []byte) {
