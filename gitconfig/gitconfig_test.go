@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -116,10 +118,10 @@ func TestIncludes(t *testing.T) {
 
 // gitList runs the real git on text: whether it accepts the file, and the
 // entries it lists. ok is false when git is missing.
-func gitList(t testing.TB, text []byte) (entries []Entry, accepted, ok bool) {
+func gitList(t testing.TB, text []byte) (entries []Entry, line int, accepted, ok bool) {
 	git, err := exec.LookPath("git")
 	if err != nil {
-		return nil, false, false
+		return nil, 0, false, false
 	}
 	dir := t.TempDir()
 	file := filepath.Join(dir, "config")
@@ -131,10 +133,14 @@ func gitList(t testing.TB, text []byte) (entries []Entry, accepted, ok bool) {
 	cmd.Env = []string{"GIT_CONFIG_NOSYSTEM=1", "HOME=" + dir, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CEILING_DIRECTORIES=" + dir, "LC_ALL=C"}
 	out, err := cmd.Output()
 	if err != nil {
-		if _, exited := err.(*exec.ExitError); !exited {
+		exit, exited := err.(*exec.ExitError)
+		if !exited {
 			t.Fatal(err)
 		}
-		return nil, false, true
+		if m := badLine.FindSubmatch(exit.Stderr); m != nil {
+			line, _ = strconv.Atoi(string(m[1]))
+		}
+		return nil, line, false, true
 	}
 	for _, rec := range bytes.SplitAfter(out, []byte{0}) {
 		if len(rec) == 0 {
@@ -143,18 +149,23 @@ func gitList(t testing.TB, text []byte) (entries []Entry, accepted, ok bool) {
 		k, v, hasValue := strings.Cut(strings.TrimSuffix(string(rec), "\x00"), "\n")
 		entries = append(entries, Entry{Key: k, Value: v, NoValue: !hasValue})
 	}
-	return entries, true, true
+	return entries, 0, true, true
 }
+
+var badLine = regexp.MustCompile(`bad config line (\d+) in file`)
 
 // compare requires parse to decide as git does and list what git lists.
 func compare(t testing.TB, text []byte) {
-	want, accepted, ok := gitList(t, text)
+	want, wantLine, accepted, ok := gitList(t, text)
 	if !ok {
 		t.Skip("git is not installed")
 	}
-	got, _, parsed := parse(text)
+	got, line, parsed := parse(text)
 	if parsed != accepted {
 		t.Fatalf("%q: git accepts it: %v, parse: %v", text, accepted, parsed)
+	}
+	if !parsed && line != wantLine {
+		t.Fatalf("%q: git refuses line %d, parse line %d", text, wantLine, line)
 	}
 	if parsed && !slices.Equal(got, want) {
 		t.Fatalf("%q:\n git lists %+v\nparse lists %+v", text, want, got)
