@@ -181,20 +181,23 @@ var bom = []byte("\xef\xbb\xbf")
 // names and false.
 func parse(b []byte) ([]Entry, int, bool) {
 	r := &reader{b: b, line: 1}
-	// A UTF-8 byte order mark is skipped; part of one is an error.
-	n := 0
-	for n < len(bom) && n < len(b) && b[n] == bom[n] {
-		n++
-	}
-	if n > 0 && n < len(bom) {
-		return nil, r.line, false
-	}
-	r.i = n
 	var entries []Entry
 	var name []byte // the section stem, "section." or "section.sub."
 	comment := false
+	// A UTF-8 byte order mark is skipped; part of one is an error.
+	inBOM := 0
 	for {
 		c := r.next()
+		if inBOM < len(bom) {
+			if c == bom[inBOM] {
+				inBOM++
+				continue
+			}
+			if inBOM > 0 {
+				return nil, r.line, false
+			}
+			inBOM = len(bom)
+		}
 		switch {
 		case c == '\n':
 			if r.eof {
