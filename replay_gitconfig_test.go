@@ -44,7 +44,9 @@ func TestReplayGitConfigHooksPath(t *testing.T) {
 	h := newE2EHost(t)
 	code := filepath.Join(h.home, "code")
 	marker := filepath.Join(h.base, "marker")
-	h.write(filepath.Join(h.home, ".gitconfig"), "[core] hooksPath = .githooks ; for every repository\n")
+	// The user's own hooks path names another directory, so that it does
+	// not stand in for a repository's own that claudebox misses.
+	h.write(filepath.Join(h.home, ".gitconfig"), "[core] hooksPath = .user-hooks ; for every repository\n")
 	repos := []string{filepath.Join(code, "global")}
 	for _, s := range hooksPathSpellings {
 		repo := filepath.Join(code, s.name)
@@ -65,13 +67,17 @@ func TestReplayGitConfigHooksPath(t *testing.T) {
 	h.gitRepo(repos[0])
 	var hooks []string
 	for _, repo := range repos {
-		hook := filepath.Join(repo, ".githooks", "pre-commit")
+		hooksDir := ".githooks"
+		if repo == repos[0] {
+			hooksDir = ".user-hooks"
+		}
+		hook := filepath.Join(repo, hooksDir, "pre-commit")
 		h.write(hook, "#!/bin/sh\nexit 0\n")
 		os.Chmod(hook, 0o755)
 		hooks = append(hooks, hook)
 		// The host's git reads the spelling: the hook it runs is there.
-		if got := strings.TrimSpace(h.run(repo, nil, "git", "rev-parse", "--git-path", "hooks")); got != ".githooks" && got != filepath.Join(repo, ".githooks") {
-			t.Fatalf("%s: git runs hooks from %q, not .githooks", repo, got)
+		if got := strings.TrimSpace(h.run(repo, nil, "git", "rev-parse", "--git-path", "hooks")); got != hooksDir && got != filepath.Join(repo, hooksDir) {
+			t.Fatalf("%s: git runs hooks from %q, not %s", repo, got, hooksDir)
 		}
 	}
 	before := snapshots(hooks)
