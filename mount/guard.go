@@ -409,7 +409,11 @@ func (g *guardProbe) submodulePaths(gitmodules string) []string {
 
 // config reads a git config file as git does. One git would refuse, or
 // that cannot be read safely, refuses the launch: what it sets is unknown.
+// A stand-in a launch made (a killed session's) sets nothing.
 func (g *guardProbe) config(path string) []gitconfig.Entry {
+	if instance.IsPlaceholder(path) {
+		return nil
+	}
 	entries, err := gitconfig.Read(path)
 	if err != nil {
 		g.redirects = append(g.redirects, err)
