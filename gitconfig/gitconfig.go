@@ -4,9 +4,10 @@
 // git would refuse is an error here too, never a guess.
 //
 // The one place git's versions disagree is whitespace inside an unquoted
-// value: up to git 2.45 each run collapses to one space per character, as
-// here; later versions keep it verbatim. Values claudebox acts on (paths)
-// differ only if they hold a tab or a carriage return.
+// value: older ones (2.39, the one the fuzzer compares with) write a space
+// for each whitespace character, as here; newer ones keep it verbatim. A
+// value claudebox acts on (a path) differs only if it holds a tab or a
+// carriage return.
 package gitconfig
 
 import (
