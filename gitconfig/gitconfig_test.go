@@ -69,17 +69,18 @@ var refused = []string{
 // edges are inputs whose reading is easy to get wrong; TestAgainstGit
 // holds parse to git's on each.
 var edges = []string{
-	"[core]\nx = a\x00b\n",       // C code sees the value up to the NUL
-	"[ \"sub\"]\nx = y\n",        // an empty section before a subsection
-	"[a.B \"C\"]\nx\n",           // deprecated and new syntax at once
-	"[a \"b\\\"c\\d\"]\nx = y\n", // escapes in a subsection
-	"[core]\nx = \"a\nb\"\n",     // a newline inside quotes
-	"[core]\nx = a\\\r\nb\n",     // a continuation before CRLF
-	"\xef\xbb\xbf",               // a byte order mark alone
-	"[core]\nx=\\",               // a backslash at the end
-	"[core]\n\tx\t=\t\"\"\t\n",   // an empty quoted value
-	"[core]\nx = a\x80\xff\n",    // bytes above ASCII
-	"[core]\n\xc3\xa9 = y\n",     // a non-ASCII name
+	"[core]\nx = a\x00b\n",         // C code sees the value up to the NUL
+	"[ \"sub\"]\nx = y\n",          // an empty section before a subsection
+	"[a.B \"C\"]\nx\n",             // deprecated and new syntax at once
+	"[a \"b\\\"c\\d\"]\nx = y\n",   // escapes in a subsection
+	"[core]\nx = \"a\nb\"\n",       // a newline inside quotes
+	"[core]\nx = a\\\r\nb\n",       // a continuation before CRLF
+	"\xef\xbb\xbf",                 // a byte order mark alone
+	"[core]\nx=\\",                 // a backslash at the end
+	"[core]\n\tx\t=\t\"\"\t\n",     // an empty quoted value
+	"[core]\nx = a\x80\xff\n",      // bytes above ASCII
+	"[core]\n\xc3\xa9 = y\n",       // a non-ASCII name
+	"[core \"\"]\nhooksPath = x\n", // an empty subsection: core..hookspath, not core.hookspath
 }
 
 func TestRefused(t *testing.T) {
