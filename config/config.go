@@ -67,13 +67,13 @@ var keyTypes = map[string]string{
 
 const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-clipboard, with-desktop-sockets, and [project.\"PATH\"] tables of them"
 
+// configLimit is the most of a repository's config file claudebox reads.
+const configLimit = 1 << 20
+
 // decodeConfig reads a config file into v; a missing file leaves v as it
 // is. A repository's file is read without following a symlink: it could
 // point at a secret, which an error message would then quote. The user's
 // own may be a link (home-manager, stow).
-// configLimit is the most of a repository's config file claudebox reads.
-const configLimit = 1 << 20
-
 func decodeConfig(path string, v any, follow bool) (bool, error) {
 	if instance.IsPlaceholder(path) {
 		return false, nil
@@ -146,6 +146,8 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 		switch {
 		case errors.Is(err, syscall.ELOOP):
 			return hint.Errorf("replace the link with the file itself", "%s is a symlink", path)
+		case errors.Is(err, untrusted.ErrNotRegular) || errors.Is(err, untrusted.ErrTooLarge):
+			return hint.Errorf("make it a regular file of NAME or NAME=VALUE lines, at most 1 MiB", "%v", err)
 		case err != nil:
 			return hint.Errorf("fix the line: NAME, or NAME=VALUE", "%v", err)
 		}

@@ -2,15 +2,17 @@ package environment
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // File is a file of variables for the sandbox, as the bash claudebox
@@ -38,28 +40,37 @@ type Entry struct {
 // ProjectFile names a project's env file, in its checkout.
 const ProjectFile = ".claudebox.env"
 
+// maxFileSize is the most of an env file claudebox reads.
+const maxFileSize = 1 << 20
+
 // ReadFile reads an env file; one that does not exist has no entries,
 // and neither has the placeholder a running session keeps in its place.
-// Unless follow is set, a symlink is refused (ELOOP): a repository's file
-// could link to a secret, which an error would then quote.
+// A project's file is one the sandbox can write: it is read as a regular
+// file only, opened non-blocking (a FIFO would hang every launch), of at
+// most 1 MiB. Unless follow is set, a symlink is refused (ELOOP): a
+// repository's file could link to a secret, which an error would then
+// quote.
 func ReadFile(path string, follow bool) (File, error) {
 	f := File{Path: path, lines: true}
 	if instance.IsPlaceholder(path) {
 		return f, nil
 	}
-	flags := os.O_RDONLY
-	if !follow {
-		flags |= syscall.O_NOFOLLOW
+	real := path
+	if follow {
+		var err error
+		if real, err = filepath.EvalSymlinks(path); err != nil {
+			real = path
+		}
 	}
-	file, err := os.OpenFile(path, flags, 0)
+	b, err := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), maxFileSize)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return f, nil
 	}
 	if err != nil {
 		return f, err
 	}
-	defer file.Close()
-	sc := bufio.NewScanner(file)
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, maxFileSize)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
 		if line == "" || line[0] == '#' {

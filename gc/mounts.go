@@ -1,7 +1,6 @@
 package gc
 
 import (
-	"bufio"
 	"errors"
 	"io/fs"
 	"os"
@@ -108,21 +107,21 @@ func ReadMounts(mountinfo, fstab string) Mounts {
 }
 
 // fields returns field n (0-based) of each line, with the octal escapes of
-// these files (\040 for a space) decoded; comments are skipped.
+// these files (\040 for a space) decoded; comments are skipped. Fields are
+// split at spaces and tabs only, as the kernel and getmntent split them: a
+// mount point may hold any other byte (a no-break space), and no line
+// length is too long.
 func fields(path string, n int) []string {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
 	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
+	for line := range strings.SplitSeq(string(b), "\n") {
+		fs := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '\t' })
+		if len(fs) == 0 || fs[0][0] == '#' {
 			continue
 		}
-		fs := strings.Fields(line)
 		if len(fs) > n && strings.HasPrefix(fs[n], "/") {
 			out = append(out, unescape(fs[n]))
 		}

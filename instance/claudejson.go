@@ -202,7 +202,9 @@ func mergeClaudeJSON(c carried, sandbox []byte, trustPaths []string) (out []byte
 	if !changed {
 		return sandbox, false, nil
 	}
-	out, err = json.MarshalIndent(s, "", "  ")
+	// Compact: indenting what the sandbox nested deep would grow it by the
+	// square of its depth (200 bytes of brackets, 20 KB of spaces).
+	out, err = json.Marshal(s)
 	return append(out, '\n'), true, err
 }
 

@@ -151,22 +151,6 @@ func TestExpandHome(t *testing.T) {
 	}
 }
 
-func TestGitIncludes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "config")
-	must(t, os.WriteFile(path, []byte(`[core]
-	path = not-an-include
-[include]
-	path = ~/shared.inc
-[includeIf "gitdir:~/work/"]
-	path = "work.inc"
-[includeif "onbranch:main"]
-	Path = main.inc
-`), 0o600))
-	if got := strings.Join(GitIncludes(path), " "); got != "~/shared.inc work.inc main.inc" {
-		t.Errorf("GitIncludes = %q", got)
-	}
-}
-
 // An instance's records go with it, and only its own.
 func TestRemoveRecords(t *testing.T) {
 	state := t.TempDir()

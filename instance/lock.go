@@ -320,7 +320,7 @@ func IsStandIn(path string, fi os.FileInfo) bool {
 	if !m.IsRegular() || m.Perm() != StandInMode || fi.Size() != int64(len(want)) {
 		return false
 	}
-	b, err := readGitFile(path, int64(len(want)))
+	b, err := readWritable(path, int64(len(want)))
 	return err == nil && bytes.Equal(b, want)
 }
 

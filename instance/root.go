@@ -3,13 +3,13 @@
 package instance
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -83,7 +83,7 @@ func Repository(top string) (Project, bool, error) {
 			return Project{}, false, nil
 		}
 	case fi.Mode().IsRegular():
-		target, err := readGitfile(dotgit)
+		target, err := gitfileTarget(dotgit)
 		if err != nil {
 			return Project{}, false, &RedirectError{dotgit, "is not a gitfile git can use: " + err.Error()}
 		}
@@ -103,25 +103,29 @@ func Repository(top string) (Project, bool, error) {
 		}
 		return Project{}, false, &RedirectError{dotgit, "points to " + gitDir + ", which is not a git directory"}
 	}
+	cfg, err := gitconfig.Read(filepath.Join(common, "config"))
+	if err != nil {
+		return Project{}, false, err
+	}
+	worktree := gitconfig.Last(cfg, "core.worktree")
 	if !fi.IsDir() {
-		if err := claimsCheckout(dotgit, gitDir, common); err != nil {
+		if err := claimsCheckout(dotgit, gitDir, common, worktree); err != nil {
 			return Project{}, false, err
 		}
 	}
 	p := Project{Checkout: top, GitDir: gitDir, CommonDir: common}
-	cfg := GitConfig(filepath.Join(common, "config"), "core")
 	switch {
 	case filepath.Base(common) == ".git":
 		// Ordinary repository or one of its linked worktrees.
 		p.Root = filepath.Dir(common)
-	case cfg["bare"] == "true":
+	case gitconfig.Bool(cfg, "core.bare"):
 		// A linked worktree of a bare repository: the bare repository is the
 		// project, not the directory that holds it beside its siblings.
 		p.Root = common
-	case cfg["worktree"] != "":
+	case worktree != "":
 		// A submodule: its git dir lives in the superproject's
 		// .git/modules and core.worktree names its own checkout.
-		if r, ok := coreWorktree(common, cfg["worktree"]); ok {
+		if r, ok := coreWorktree(common, worktree); ok {
 			p.Root = r
 		} else {
 			p.Root = top
@@ -143,7 +147,7 @@ func Repository(top string) (Project, bool, error) {
 // stand-in a session puts where none exists).
 func commonDir(gitDir string) (string, error) {
 	path := filepath.Join(gitDir, "commondir")
-	b, err := readGitFile(path, maxPointer)
+	b, err := readWritable(path, maxPointer)
 	if errors.Is(err, os.ErrNotExist) {
 		return gitDir, nil
 	}
@@ -172,14 +176,15 @@ func commonDir(gitDir string) (string, error) {
 
 // claimsCheckout checks that the git dir a gitfile leads to names that
 // checkout back, as git's worktree code requires: a linked worktree's
-// gitdir file, or core.worktree for a submodule or a separate git dir.
-// Without it, a gitfile planted in the project could make claudebox bind
-// another project's repository and use its instance.
-func claimsCheckout(dotgit, gitDir, common string) error {
+// gitdir file, or core.worktree (worktree, from common's config) for a
+// submodule or a separate git dir. Without it, a gitfile planted in the
+// project could make claudebox bind another project's repository and use
+// its instance.
+func claimsCheckout(dotgit, gitDir, common, worktree string) error {
 	want, _ := filepath.EvalSymlinks(dotgit)
 	if gitDir != common {
 		path := filepath.Join(gitDir, "gitdir")
-		b, err := readGitFile(path, maxPointer)
+		b, err := readWritable(path, maxPointer)
 		if err != nil {
 			return &RedirectError{path, "cannot be read safely: " + err.Error()}
 		}
@@ -192,8 +197,7 @@ func claimsCheckout(dotgit, gitDir, common string) error {
 		}
 		return nil
 	}
-	wt := GitConfig(filepath.Join(gitDir, "config"), "core")["worktree"]
-	if r, ok := coreWorktree(gitDir, wt); wt == "" || !ok || r != filepath.Dir(want) {
+	if r, ok := coreWorktree(gitDir, worktree); worktree == "" || !ok || r != filepath.Dir(want) {
 		return &RedirectError{dotgit, "points to " + gitDir + ", a repository that does not name this checkout as its work tree (core.worktree)"}
 	}
 	return nil
@@ -208,9 +212,9 @@ func coreWorktree(gitDir, wt string) (string, bool) {
 	return r, err == nil
 }
 
-// readGitfile returns the git dir a ".git" file points to.
-func readGitfile(path string) (string, error) {
-	b, err := readGitFile(path, maxPointer)
+// gitfileTarget returns the git dir a ".git" file points to.
+func gitfileTarget(path string) (string, error) {
+	b, err := readWritable(path, maxPointer)
 	if err != nil {
 		return "", err
 	}
@@ -225,18 +229,15 @@ func readGitfile(path string) (string, error) {
 	return target, nil
 }
 
-// Size limits of git's files as claudebox reads them: a pointer (gitfile,
-// commondir, gitdir) is one path; a config file is text a person wrote.
-const (
-	maxPointer = 4096
-	maxConfig  = 1 << 20
-)
+// maxPointer is the size limit of git's pointer files (gitfile, commondir,
+// gitdir) as claudebox reads them: one path.
+const maxPointer = 4096
 
-// readGitFile reads one of git's files where the sandbox may have written:
+// readWritable reads one of git's files where the sandbox may have written:
 // a regular file only (a FIFO would block, a device never end), opened
 // without following a symlink in its last component and without blocking,
 // at most max bytes.
-func readGitFile(path string, max int64) ([]byte, error) {
+func readWritable(path string, max int64) ([]byte, error) {
 	return untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), max)
 }
 
@@ -252,62 +253,6 @@ func isGitDir(gitDir, common string) bool {
 		}
 	}
 	return true
-}
-
-// GitEntry is one key of a git config file: its section as written between
-// the brackets, lowercased (`core`, `submodule "lib"`), its key lowercased,
-// and its value unquoted.
-type GitEntry struct {
-	Section, Key, Value string
-}
-
-// GitEntries reads a git config file, or .gitmodules, which has the same
-// syntax; includes are not followed. A file that cannot be read has none,
-// and neither has a symlink, a FIFO or a file of more than 1 MiB: the
-// sandbox can write these files (resolve a user's own file first).
-func GitEntries(path string) []GitEntry {
-	b, err := readGitFile(path, maxConfig)
-	if err != nil {
-		return nil
-	}
-	var entries []GitEntry
-	section := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			section = strings.ToLower(strings.Trim(line, "[] \t"))
-			continue
-		}
-		if k, v, ok := strings.Cut(line, "="); ok {
-			entries = append(entries, GitEntry{section, strings.ToLower(strings.TrimSpace(k)), strings.Trim(strings.TrimSpace(v), `"`)})
-		}
-	}
-	return entries
-}
-
-// GitConfig returns the keys of one plain section ([core], [extensions]) of
-// a git config file: enough for bare, worktree and hooksPath.
-func GitConfig(path, section string) map[string]string {
-	keys := map[string]string{}
-	for _, e := range GitEntries(path) {
-		if e.Section == section {
-			keys[e.Key] = e.Value
-		}
-	}
-	return keys
-}
-
-// GitIncludes lists the files a git config file includes ([include] and
-// [includeIf …] path values), as written.
-func GitIncludes(path string) []string {
-	var paths []string
-	for _, e := range GitEntries(path) {
-		if e.Key == "path" && (e.Section == "include" || strings.HasPrefix(e.Section, "includeif ")) {
-			paths = append(paths, e.Value)
-		}
-	}
-	return paths
 }
 
 // Within reports whether path is dir or below it.

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
 )
 
@@ -117,10 +118,12 @@ type guardProbe struct {
 	guards   []Guard
 	pins     []string
 	symlinks []string
-	// redirects are nested repositories whose redirects lead elsewhere.
+	// redirects are nested repositories whose redirects lead elsewhere,
+	// and git config files git itself would refuse.
 	redirects []error
-	// userHooksPath is core.hooksPath from the user's own git config.
-	userHooksPath string
+	// userHooksPaths are the core.hooksPath values of the user's own git
+	// config.
+	userHooksPaths []string
 }
 
 // probeGuards finds what needs protecting in the project's writable mounts.
@@ -130,9 +133,7 @@ func probeGuards(home string, project instance.Project) (guards []Guard, pins, s
 	// cannot write them.
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")} {
 		if real, err := filepath.EvalSymlinks(f); err == nil {
-			if hp := instance.GitConfig(real, "core")["hookspath"]; hp != "" {
-				g.userHooksPath = hp
-			}
+			g.userHooksPaths = append(g.userHooksPaths, g.includedHooksPaths(real, map[string]bool{}, 0)...)
 		}
 	}
 	for _, w := range workTreeGuards {
@@ -167,7 +168,7 @@ func (g *guardProbe) repo(top, gitDir, common string) {
 	// Submodules: host git runs inside them on its own (git status), with
 	// their config and hooks. A submodule's git dir is under modules/ (see
 	// commonDir), or, embedded, its own .git directory.
-	for _, p := range submodulePaths(filepath.Join(top, ".gitmodules")) {
+	for _, p := range g.submodulePaths(filepath.Join(top, ".gitmodules")) {
 		sub := filepath.Join(top, p)
 		dotgit := filepath.Join(sub, ".git")
 		switch {
@@ -208,32 +209,25 @@ func (g *guardProbe) commonDir(common, top string) {
 	if isDir(filepath.Join(common, "info")) {
 		g.add(Guard{Path: filepath.Join(common, "info", "attributes"), noOp: true, why: "git attributes, which choose the configured filter and diff drivers"})
 	}
-	core := instance.GitConfig(config, "core")
-	hooksPath := core["hookspath"]
-	if hooksPath == "" {
-		hooksPath = g.userHooksPath
+	// Every hooks path the repository's config or a file it includes
+	// names, whichever condition applies; else the user's.
+	hooksPaths := g.includedHooksPaths(config, map[string]bool{}, 0)
+	if len(hooksPaths) == 0 {
+		hooksPaths = g.userHooksPaths
 	}
-	if hooksPath = instance.ExpandHome(hooksPath, g.home); hooksPath != "" && !filepath.IsAbs(hooksPath) {
-		hooksPath = filepath.Join(top, hooksPath)
-		if top == "" {
-			hooksPath = ""
+	for _, hooksPath := range hooksPaths {
+		if hooksPath = instance.ExpandHome(hooksPath, g.home); !filepath.IsAbs(hooksPath) {
+			if top == "" {
+				continue
+			}
+			hooksPath = filepath.Join(top, hooksPath)
 		}
-	}
-	if hooksPath != "" {
 		hooksPath = filepath.Clean(hooksPath)
 		// husky's stubs in .husky/_ run the scripts in .husky itself.
 		if filepath.Base(hooksPath) == "_" {
 			hooksPath = filepath.Dir(hooksPath)
 		}
 		g.add(Guard{Path: hooksPath, why: "git hooks (core.hooksPath) and what they run"})
-	}
-	// Files the repository's config includes are config too; git resolves a
-	// relative one against the config file's directory.
-	for _, inc := range instance.GitIncludes(config) {
-		if inc = instance.ExpandHome(inc, g.home); !filepath.IsAbs(inc) {
-			inc = filepath.Join(common, inc)
-		}
-		g.add(Guard{Path: filepath.Clean(inc), noOp: true, why: "git configuration included by the repository's"})
 	}
 	// Every linked worktree's pointers to the common dir and back to its
 	// checkout, and its own config.
@@ -261,7 +255,7 @@ func (g *guardProbe) submoduleGitDirs(dir string) {
 			continue
 		}
 		top := ""
-		if wt := instance.GitConfig(filepath.Join(path, "config"), "core")["worktree"]; wt != "" {
+		if wt := gitconfig.Last(g.config(filepath.Join(path, "config")), "core.worktree"); wt != "" {
 			if !filepath.IsAbs(wt) {
 				wt = filepath.Join(path, wt)
 			}
@@ -419,17 +413,62 @@ func CreatePlaceholder(m Mount) error {
 	return f.Close()
 }
 
-// submodulePaths lists the checkout-relative paths of a .gitmodules file.
-func submodulePaths(gitmodules string) []string {
+// submodulePaths lists the checkout-relative paths of a .gitmodules file
+// (submodule.<name>.path).
+func (g *guardProbe) submodulePaths(gitmodules string) []string {
 	var paths []string
-	for _, e := range instance.GitEntries(gitmodules) {
-		if e.Key == "path" && strings.HasPrefix(e.Section, "submodule ") {
+	for _, e := range g.config(gitmodules) {
+		name, ok := strings.CutPrefix(e.Key, "submodule.")
+		if ok && !e.NoValue && strings.HasSuffix(name, ".path") && len(name) > len(".path") {
 			if p := filepath.Clean(e.Value); filepath.IsLocal(p) {
 				paths = append(paths, p)
 			}
 		}
 	}
 	return paths
+}
+
+// config reads a git config file as git does. One git would refuse, or
+// that cannot be read safely, refuses the launch: what it sets is unknown.
+// A stand-in a launch made (a killed session's) sets nothing.
+func (g *guardProbe) config(path string) []gitconfig.Entry {
+	if instance.IsPlaceholder(path) {
+		return nil
+	}
+	entries, err := gitconfig.Read(path)
+	if err != nil {
+		g.redirects = append(g.redirects, err)
+	}
+	return entries
+}
+
+// maxIncludeDepth is how deep git follows includes before it refuses.
+const maxIncludeDepth = 10
+
+// includedHooksPaths guards the files config includes, at any depth, and
+// returns every core.hooksPath value of config and of them. Git resolves a
+// relative include against the including file's directory; its condition
+// (includeIf) is not evaluated: each is followed.
+func (g *guardProbe) includedHooksPaths(config string, seen map[string]bool, depth int) []string {
+	if seen[config] || depth > maxIncludeDepth {
+		return nil
+	}
+	seen[config] = true
+	entries := g.config(config)
+	hooksPaths := gitconfig.Values(entries, "core.hookspath")
+	for _, inc := range gitconfig.Includes(entries) {
+		if inc = instance.ExpandHome(inc, g.home); !filepath.IsAbs(inc) {
+			inc = filepath.Join(filepath.Dir(config), inc)
+		}
+		inc = filepath.Clean(inc)
+		g.add(Guard{Path: inc, noOp: true, why: "git configuration included by the repository's"})
+		// The user's own included files may be links (home-manager, stow);
+		// one in the project is refused as a symlink by add.
+		if real, err := filepath.EvalSymlinks(inc); err == nil {
+			hooksPaths = append(hooksPaths, g.includedHooksPaths(real, seen, depth+1)...)
+		}
+	}
+	return hooksPaths
 }
 
 func isFile(path string) bool {

@@ -19,6 +19,7 @@ import (
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/gc"
+	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
@@ -236,6 +237,13 @@ func Here() (string, instance.Project, error) {
 // resolveError explains why the project of the current directory cannot
 // be decided.
 func resolveError(err error) error {
+	var config *gitconfig.Error
+	switch {
+	case errors.As(err, &config) && config.Line > 0:
+		return hint.Errorf("git refuses this file too: fix that line on the host (git config --file "+config.Path+" --list names it)", "%v", err)
+	case errors.As(err, &config):
+		return hint.Errorf("make it a regular file of at most 1 MiB on the host; if you did not set this up, the sandbox may have", "%v", err)
+	}
 	var redirect *instance.RedirectError
 	if errors.As(err, &redirect) {
 		return hint.Errorf("if you did not set this up, the sandbox may have: check it, then remove it or repair it on the host (git worktree repair)",

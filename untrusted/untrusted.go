@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -28,9 +29,11 @@ var ErrNotRegular = errors.New("not a regular file")
 // ErrTooLarge is returned for a read of a file over its size limit.
 var ErrTooLarge = errors.New("larger than claudebox reads")
 
-// noOpenat2 is set once openat2 has answered ENOSYS, and by tests, to take
-// the component walk instead.
-var noOpenat2 bool
+// noOpenat2 is set once openat2 has answered ENOSYS (a kernel before 5.6)
+// or EPERM (a container's seccomp profile that predates it), and by tests,
+// to take the component walk instead. Reads run concurrently (the guard
+// watcher, the exit audit), hence atomic.
+var noOpenat2 atomic.Bool
 
 // open resolves name beneath dir, which the caller trusts and which may
 // itself be reached through symlinks, with no symlink in name.
@@ -47,19 +50,21 @@ func open(dir, name string, flags int, perm uint32) (int, error) {
 // errors.
 func openAt(d int, name string, flags int, perm uint32, path string) (int, error) {
 	flags |= unix.O_CLOEXEC | unix.O_NOFOLLOW
-	if !noOpenat2 {
+	if !noOpenat2.Load() {
 		fd, err := unix.Openat2(d, name, &unix.OpenHow{
 			Flags:   uint64(flags),
 			Mode:    uint64(perm),
 			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 		})
-		if err != unix.ENOSYS {
+		// A file's own EPERM (an immutable file opened to write) takes the
+		// walk too, which answers it the same.
+		if err != unix.ENOSYS && err != unix.EPERM {
 			if err != nil {
 				return -1, &fs.PathError{Op: "open", Path: filepath.Join(path, name), Err: err}
 			}
 			return fd, nil
 		}
-		noOpenat2 = true
+		noOpenat2.Store(true)
 	}
 	fd, err := walk(d, name, flags, perm)
 	if err != nil {

@@ -2,11 +2,15 @@ package untrusted
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -19,8 +23,8 @@ func resolvers(t *testing.T, f func(t *testing.T)) {
 	for _, walkOnly := range []bool{false, true} {
 		name := map[bool]string{false: "openat2", true: "walk"}[walkOnly]
 		t.Run(name, func(t *testing.T) {
-			noOpenat2 = walkOnly
-			t.Cleanup(func() { noOpenat2 = false })
+			noOpenat2.Store(walkOnly)
+			t.Cleanup(func() { noOpenat2.Store(false) })
 			f(t)
 		})
 	}
@@ -283,5 +287,54 @@ func TestWriteFileIfChanged(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(secret); string(b) != "SECRET" {
 		t.Errorf("the link's target was written: %q", b)
+	}
+}
+
+// TestOpenat2Denied: under a seccomp profile that answers openat2 with
+// EPERM (Docker's before it knew the call), reads take the component walk
+// and keep its discipline, instead of failing every read. The filter is
+// installed in a child process, which this test runs.
+func TestOpenat2Denied(t *testing.T) {
+	if os.Getenv("UNTRUSTED_OPENAT2_DENIED") == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOpenat2Denied$", "-test.v")
+		cmd.Env = append(os.Environ(), "UNTRUSTED_OPENAT2_DENIED=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "walked") {
+			t.Fatalf("under a filter denying openat2: %v\n%s", err, out)
+		}
+		return
+	}
+	denyOpenat2(t)
+	if _, _, errno := unix.Syscall6(unix.SYS_OPENAT2, 0, 0, 0, 0, 0, 0); errno != unix.EPERM {
+		t.Fatalf("the filter does not deny openat2: %v", errno)
+	}
+	dir, _ := tree(t)
+	if b, err := ReadFile(dir, "sub/file", 10); err != nil || string(b) != "ok" {
+		t.Fatalf("sub/file: %q, %v", b, err)
+	}
+	if _, err := ReadFile(dir, "link", 10); !errors.Is(err, unix.ELOOP) {
+		t.Fatalf("link: %v", err)
+	}
+	if !noOpenat2.Load() {
+		t.Fatal("openat2's EPERM did not switch to the walk")
+	}
+	fmt.Println("walked")
+}
+
+// denyOpenat2 installs, on every thread of this process, a seccomp filter
+// that answers openat2 with EPERM and allows everything else.
+func denyOpenat2(t *testing.T) {
+	filter := []unix.SockFilter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0}, // the syscall number
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_OPENAT2, Jt: 0, Jf: 1},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+	}
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog))); errno != 0 {
+		t.Fatal(errno)
 	}
 }
