@@ -134,7 +134,7 @@ func TestSyncClaudeJSONReadsHostOnlyWhenChanged(t *testing.T) {
 		return s.Theme
 	}
 	sync := func() {
-		if err := SyncClaudeJSON(host, state, inst, []string{"/w", "/"}); err != nil {
+		if err := SyncClaudeJSON(host, state, inst, []string{"/w", "/"}, KeyAlias{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -169,11 +169,11 @@ func BenchmarkSyncClaudeJSON(b *testing.B) {
 			os.WriteFile(host, hostClaudeJSON(size), 0o600)
 			os.MkdirAll(inst, 0o700)
 			trust := []string{"/home/u/proj/sub", "/home/u/proj", "/home/u", "/home", "/"}
-			if err := SyncClaudeJSON(host, state, inst, trust); err != nil {
+			if err := SyncClaudeJSON(host, state, inst, trust, KeyAlias{}); err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				if err := SyncClaudeJSON(host, state, inst, trust); err != nil {
+				if err := SyncClaudeJSON(host, state, inst, trust, KeyAlias{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -192,7 +192,7 @@ func BenchmarkSyncClaudeJSONChanged(b *testing.B) {
 			os.MkdirAll(inst, 0o700)
 			for b.Loop() {
 				os.Remove(filepath.Join(state, carriedFile))
-				if err := SyncClaudeJSON(host, state, inst, []string{"/home/u/proj", "/"}); err != nil {
+				if err := SyncClaudeJSON(host, state, inst, []string{"/home/u/proj", "/"}, KeyAlias{}); err != nil {
 					b.Fatal(err)
 				}
 			}
