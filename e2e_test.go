@@ -485,7 +485,7 @@ func TestSandboxNativeInstallerClaude(t *testing.T) {
 	proj := filepath.Join(h.home, "p")
 	h.write(filepath.Join(proj, "x"), "x\n")
 	path := "PATH=" + filepath.Dir(link) + ":" + h.bin + ":/usr/bin:/bin"
-	out := h.run(proj, []string{path}, "claudebox", "-p", "hi")
+	out := h.run(proj, []string{path, "ANTHROPIC_API_KEY=sk-ant-test"}, "claudebox", "-p", "hi")
 	if !strings.Contains(out, "native-claude-ran --append-system-prompt-file") || !strings.HasSuffix(strings.TrimSpace(out), "-p hi") {
 		t.Fatalf("claudebox printed %q", out)
 	}
