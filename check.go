@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -242,7 +243,7 @@ func checkCredentials(h session.Home) checkResult {
 	if p := session.Provider(); p != "" {
 		return checkResult{"credentials", "ok", p + " is set: Claude uses the cloud provider's credentials", ""}
 	}
-	c, err := session.FindCredential(h, environment.Env{API: hostAPIValues()})
+	c, err := session.FindCredential(h, environment.Env{API: hostAPIValues(h.Dir)})
 	if err != nil {
 		return checkResult{"credentials", "fail", "no login and no API key", "log in on the host: claude /login (or export ANTHROPIC_API_KEY)"}
 	}
@@ -262,11 +263,12 @@ func checkCredentials(h session.Home) checkResult {
 	return checkResult{"credentials", "ok", "OAuth login in " + c.Source + ", access token " + when + inside, ""}
 }
 
-// hostAPIValues are the host's values of the API variables.
-func hostAPIValues() map[string]string {
+// hostAPIValues are the user's values of the API variables: the shell's,
+// then their Claude Code settings' (which win, as for their claude).
+func hostAPIValues(home string) map[string]string {
 	m := map[string]string{}
-	for _, n := range environment.APIVariables {
-		if v, ok := os.LookupEnv(n); ok {
+	for _, kv := range append(os.Environ(), mount.SettingsAPIEnv(home)...) {
+		if n, v, _ := strings.Cut(kv, "="); slices.Contains(environment.APIVariables, n) {
 			m[n] = v
 		}
 	}

@@ -37,6 +37,7 @@ func credentialProbe(secretA, secretB, upstream, header string) string {
 	return fmt.Sprintf(`printf '%%s%%s' %s %s > /tmp/pat
 for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do grep -q -a -F -f /tmp/pat "$f" 2>/dev/null && echo "LEAK $f"; done
 for f in ~/.claude/.credentials.json ~/.claudebox/.credentials.json; do test -e "$f" && echo "FILE $f"; done
+grep -rlsF -f /tmp/pat ~/.claude ~/.claude.json | sed 's/^/LEAK /'
 env | grep -c -F -f /tmp/pat | sed 's/^/env-hits=/'
 curl -s -o /dev/null -w 'direct=%%{http_code}\n' -X POST -H "%s" -H 'anthropic-beta: oauth-2025-04-20' -H 'content-type: application/json' -d '{}' %s/v1/messages
 curl -s -o /dev/null -w 'files=%%{http_code}\n' -X POST -H "%s" -d '{}' "$ANTHROPIC_BASE_URL/v1/files"
@@ -49,24 +50,34 @@ func TestReplayCredentialsNotInside(t *testing.T) {
 		// secret is the real credential, split in two; setup puts it on
 		// the host, and returns the host environment for the launch.
 		secretA, secretB string
-		setup            func(h *e2eHost, secret string) []string
+		setup            func(h *e2eHost, secret, upstream string) []string
 		// auth is what the upstream accepts; phantomHeader is how the
 		// probe presents the phantom.
 		auth          func(secret string) func(http.Header) bool
 		phantomHeader string
 	}{
 		{"oauth-login", "sk-ant-oat01-", "REALLOGIN0123456789",
-			func(h *e2eHost, secret string) []string {
+			func(h *e2eHost, secret, upstream string) []string {
 				h.write(filepath.Join(h.home, ".claude", ".credentials.json"), loginJSON(secret, "sk-ant-ort01-REFRESH0123456789", time.Now().Add(8*time.Hour)))
 				return nil
 			}, oauthAuth, "Authorization: Bearer $CLAUDE_CODE_OAUTH_TOKEN"},
 		{"api-key", "sk-ant-api03-", "REALKEY0123456789",
-			func(h *e2eHost, secret string) []string { return []string{"ANTHROPIC_API_KEY=" + secret} },
+			func(h *e2eHost, secret, upstream string) []string { return []string{"ANTHROPIC_API_KEY=" + secret} },
+			func(secret string) func(http.Header) bool {
+				return func(hd http.Header) bool { return hd.Get("X-Api-Key") == secret }
+			}, "x-api-key: $ANTHROPIC_API_KEY"},
+		{"claude-settings-env", "sk-ant-api03-", "SETTINGSKEY0123456789",
+			// The user's own Claude Code settings set the key and the
+			// gateway; inside, that env would win over the proxy's.
+			func(h *e2eHost, secret, upstream string) []string {
+				h.write(filepath.Join(h.home, ".claude", "settings.json"), fmt.Sprintf(`{"env":{"ANTHROPIC_API_KEY":%q,"ANTHROPIC_BASE_URL":%q}}`, secret, upstream))
+				return nil
+			},
 			func(secret string) func(http.Header) bool {
 				return func(hd http.Header) bool { return hd.Get("X-Api-Key") == secret }
 			}, "x-api-key: $ANTHROPIC_API_KEY"},
 		{"sandbox-login", "sk-ant-oat01-", "SANDBOXLOGIN0123456789",
-			func(h *e2eHost, secret string) []string {
+			func(h *e2eHost, secret, upstream string) []string {
 				// The host's own login is there too; the sandbox login wins.
 				h.write(filepath.Join(h.home, ".claude", ".credentials.json"), loginJSON("sk-ant-oat01-HOSTLOGIN", "r", time.Now().Add(8*time.Hour)))
 				h.write(filepath.Join(h.home, ".claudebox", ".credentials.json"), loginJSON(secret, "sk-ant-ort01-SANDBOXREFRESH", time.Now().Add(8*time.Hour)))
@@ -83,7 +94,7 @@ func TestReplayCredentialsNotInside(t *testing.T) {
 			api.script[0].Input["command"] = credentialProbe(c.secretA, c.secretB, api.URL, c.phantomHeader)
 			proj := filepath.Join(h.home, "code", "proj")
 			h.gitRepo(proj)
-			env := append(c.setup(h, secret), "ANTHROPIC_BASE_URL="+api.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+			env := append(c.setup(h, secret, api.URL), "ANTHROPIC_BASE_URL="+api.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 
 			var stdout, stderr bytes.Buffer
 			cmd := h.command(proj, env, "claudebox", "--allowedTools", "Bash", "-p", "probe")

@@ -139,7 +139,10 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := environment.Resolve(os.Environ(), conf.EnvFlags, conf.EnvFiles)
+	// The user's ~/.claude/settings.json env wins over the shell's for
+	// the API's address and credential, as it does for their claude; those
+	// reach only the proxy.
+	env, err := environment.Resolve(append(os.Environ(), mount.SettingsAPIEnv(home)...), conf.EnvFlags, conf.EnvFiles)
 	var identity *environment.IdentityError
 	switch {
 	case errors.As(err, &identity):
