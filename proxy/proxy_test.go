@@ -110,6 +110,10 @@ func TestProxyInjects(t *testing.T) {
 			t.Errorf("POST %s %v: %s %s, want %d with an API error", c.path, c.h, resp.Status, body, c.status)
 		}
 	}
+	// Claude Code's reachability check is answered here, carrying nothing.
+	if resp, err := http.Head(p.URL + "/api/hello"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("HEAD /api/hello: %v %v", resp, err)
+	}
 	if len(rec.paths) != n {
 		t.Errorf("refused requests reached the upstream: %v", rec.paths[n:])
 	}
