@@ -48,10 +48,6 @@ func (k Kind) Variable() string {
 	return "CLAUDE_CODE_OAUTH_TOKEN"
 }
 
-// CredentialVariables are the variables that carry a credential to Claude
-// Code. None of them ever enters the sandbox with the user's value.
-var CredentialVariables = []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
-
 // ProviderVariables switch Claude Code to a cloud provider's API, which
 // authenticates with the provider's own credentials: no proxy then.
 var ProviderVariables = []string{"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"}
@@ -73,8 +69,8 @@ type Credential struct {
 	tokenURL string
 }
 
-// ErrNoLogin says there is no credential to use.
-var ErrNoLogin = errors.New("no Claude login and no API key on the host")
+// errNoLogin says there is no credential to use.
+var errNoLogin = errors.New("no Claude login and no API key on the host")
 
 // Find picks the credential a session uses, in this order: the separate
 // sandbox login, the host's ANTHROPIC_AUTH_TOKEN, ANTHROPIC_API_KEY and
@@ -101,7 +97,7 @@ func Find(home, stateDir string, lookup func(string) (string, bool), tokenURL st
 	if c, ok := fileLogin(filepath.Join(home, ".claude", ".credentials.json")); ok {
 		return c, nil
 	}
-	return nil, ErrNoLogin
+	return nil, errNoLogin
 }
 
 // oauthLogin is the part of a credentials file claudebox reads; the rest
@@ -151,13 +147,13 @@ func newPhantom(k Kind) string {
 	rand.Read(b)
 	switch k {
 	case APIKey:
-		return "sk-ant-api03-" + hex.EncodeToString(b) + PhantomKeySuffix
+		return "sk-ant-api03-" + hex.EncodeToString(b) + phantomKeySuffix
 	case AuthToken:
 		return "claudebox-" + hex.EncodeToString(b)
 	}
 	return "sk-ant-oat01-" + hex.EncodeToString(b)
 }
 
-// PhantomKeySuffix ends every phantom API key: the last 20 characters,
+// phantomKeySuffix ends every phantom API key: the last 20 characters,
 // which is what Claude Code records when the user approves a key.
-const PhantomKeySuffix = "-claudebox-phantom00"
+const phantomKeySuffix = "-claudebox-phantom00"

@@ -99,7 +99,7 @@ func (p *Proxy) handler() http.Handler {
 		}
 		token, err := p.Cred.Token(r.Context())
 		if err != nil {
-			var re *RefreshError
+			var re *refreshError
 			if errors.As(err, &re) {
 				apiError(w, http.StatusUnauthorized, "authentication_error", "claudebox: "+err.Error()+"; log in again on the host: claude /login")
 			} else {

@@ -75,7 +75,7 @@ func TestProxyInjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if !strings.HasSuffix(p.Phantom, PhantomKeySuffix) || len(p.Phantom) < 64 || strings.Contains(p.Phantom, real) {
+	if !strings.HasSuffix(p.Phantom, phantomKeySuffix) || len(p.Phantom) < 64 || strings.Contains(p.Phantom, real) {
 		t.Fatalf("phantom %q", p.Phantom)
 	}
 	resp, body := post(t, p.URL+"/v1/messages?beta=true", map[string]string{"X-Api-Key": p.Phantom})
@@ -328,7 +328,7 @@ func TestFindOrder(t *testing.T) {
 	os.MkdirAll(state, 0o700)
 	env := map[string]string{}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	if _, err := Find(home, state, lookup, ""); err != ErrNoLogin {
+	if _, err := Find(home, state, lookup, ""); err != errNoLogin {
 		t.Fatalf("no login: %v", err)
 	}
 	hostLogin := filepath.Join(home, ".claude", ".credentials.json")

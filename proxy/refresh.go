@@ -28,11 +28,11 @@ const (
 // long streamed reply does not outlive it.
 const refreshMargin = 5 * time.Minute
 
-// RefreshError says the login could not be refreshed: the user logs in
+// refreshError says the login could not be refreshed: the user logs in
 // again on the host.
-type RefreshError struct{ Err error }
+type refreshError struct{ Err error }
 
-func (e *RefreshError) Error() string {
+func (e *refreshError) Error() string {
 	return "the Claude login on the host has expired and could not be refreshed (" + e.Err.Error() + ")"
 }
 
@@ -44,7 +44,7 @@ func (c *Credential) Token(ctx context.Context) (string, error) {
 	}
 	_, login, err := readLogin(c.file)
 	if err != nil {
-		return "", &RefreshError{err}
+		return "", &refreshError{err}
 	}
 	if time.Until(time.UnixMilli(login.ExpiresAt)) > refreshMargin {
 		return login.AccessToken, nil
@@ -62,29 +62,29 @@ func (c *Credential) refreshLogin(ctx context.Context) (string, error) {
 	c.refresh.Lock()
 	defer c.refresh.Unlock()
 	if err := os.MkdirAll(filepath.Dir(c.lockFile), 0o700); err != nil {
-		return "", &RefreshError{err}
+		return "", &refreshError{err}
 	}
 	lock, err := os.OpenFile(c.lockFile, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return "", &RefreshError{err}
+		return "", &refreshError{err}
 	}
 	defer lock.Close()
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		return "", &RefreshError{err}
+		return "", &refreshError{err}
 	}
 	top, login, err := readLogin(c.file)
 	if err != nil {
-		return "", &RefreshError{err}
+		return "", &refreshError{err}
 	}
 	if time.Until(time.UnixMilli(login.ExpiresAt)) > refreshMargin {
 		return login.AccessToken, nil
 	}
 	if login.RefreshToken == "" {
-		return "", &RefreshError{fmt.Errorf("%s has no refresh token", c.file)}
+		return "", &refreshError{fmt.Errorf("%s has no refresh token", c.file)}
 	}
 	fresh, err := requestRefresh(ctx, c.tokenURL, login.RefreshToken)
 	if err != nil {
-		return "", &RefreshError{err}
+		return "", &refreshError{err}
 	}
 	var fields map[string]json.RawMessage
 	json.Unmarshal(top["claudeAiOauth"], &fields)
@@ -100,10 +100,10 @@ func (c *Credential) refreshLogin(ctx context.Context) (string, error) {
 	top["claudeAiOauth"], _ = json.Marshal(fields)
 	out, err := json.Marshal(top)
 	if err != nil {
-		return "", &RefreshError{err}
+		return "", &refreshError{err}
 	}
 	if err := writeAtomic(c.file, out); err != nil {
-		return "", &RefreshError{err}
+		return "", &refreshError{err}
 	}
 	return fresh.AccessToken, nil
 }
