@@ -7,10 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/landlock"
@@ -268,19 +271,42 @@ func checkClaudeDir(home string) checkResult {
 	return checkResult{"~/.claude", "warn", "absent: no plugins, skills or settings to bring in yet", "run claude once on the host"}
 }
 
+// checkCredentials names the credential a launch would give the proxy and,
+// for an OAuth login, when its access token expires; never a value.
 func checkCredentials(h session.Home) checkResult {
-	switch {
-	case instance.Exists(mount.SandboxLoginFile(h.State)):
-		return checkResult{"credentials", "ok", "separate sandbox login in ~/.claudebox/.credentials.json", ""}
-	case instance.Exists(filepath.Join(h.Dir, ".claude", ".credentials.json")):
-		return checkResult{"credentials", "ok", "OAuth login in ~/.claude/.credentials.json", ""}
+	if p := session.Provider(); p != "" {
+		return checkResult{"credentials", "ok", p + " is set: Claude uses the cloud provider's credentials", ""}
 	}
-	for _, name := range []string{"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"} {
-		if os.Getenv(name) != "" {
-			return checkResult{"credentials", "ok", name + " is set", ""}
+	c, err := session.FindCredential(h, environment.Env{API: hostAPIValues(h.Dir)})
+	if err != nil {
+		return checkResult{"credentials", "fail", "no login and no API key", "log in on the host: claude /login (or export ANTHROPIC_API_KEY)"}
+	}
+	const inside = "; the sandbox gets a phantom, the proxy adds the real one"
+	if !strings.HasPrefix(c.Source, "/") {
+		return checkResult{"credentials", "ok", c.Source + " is set" + inside, ""}
+	}
+	expiry, err := c.Expiry()
+	if err != nil {
+		return checkResult{"credentials", "fail", err.Error(), "log in again on the host: claude /login"}
+	}
+	left := time.Until(expiry).Round(time.Minute)
+	when := "expires " + expiry.Local().Format("2006-01-02 15:04") + " (in " + left.String() + ")"
+	if left <= 0 {
+		when = "expired " + expiry.Local().Format("2006-01-02 15:04") + ": claudebox refreshes it at the first request"
+	}
+	return checkResult{"credentials", "ok", "OAuth login in " + c.Source + ", access token " + when + inside, ""}
+}
+
+// hostAPIValues are the user's values of the API variables: the shell's,
+// then their Claude Code settings' (which win, as for their claude).
+func hostAPIValues(home string) map[string]string {
+	m := map[string]string{}
+	for _, kv := range append(os.Environ(), mount.SettingsAPIEnv(home)...) {
+		if n, v, _ := strings.Cut(kv, "="); slices.Contains(environment.APIVariables, n) {
+			m[n] = v
 		}
 	}
-	return checkResult{"credentials", "fail", "no login and no API key", "run claude on the host once and log in, or export ANTHROPIC_API_KEY"}
+	return m
 }
 
 func checkStateDir(state string) checkResult {

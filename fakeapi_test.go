@@ -21,8 +21,13 @@ type fakeAPI struct {
 	reply  string
 	script []toolCall
 
-	mu     sync.Mutex
-	bodies []string
+	// auth, when set, is the only credential the fake accepts: as the real
+	// API, it answers anything else with an authentication error.
+	auth func(http.Header) bool
+
+	mu      sync.Mutex
+	bodies  []string
+	headers []http.Header
 }
 
 // toolCall is one scripted assistant turn: a single tool_use block.
@@ -64,6 +69,14 @@ func (f *fakeAPI) Bodies() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.bodies...)
+}
+
+// Headers returns the headers of every POST /v1/messages request so far,
+// refused ones included.
+func (f *fakeAPI) Headers() []http.Header {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]http.Header(nil), f.headers...)
 }
 
 // Received reports whether any message request contained s.
@@ -152,6 +165,15 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	f.headers = append(f.headers, r.Header.Clone())
+	f.mu.Unlock()
+	if f.auth != nil && !f.auth(r.Header) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		io.WriteString(w, `{"type":"error","error":{"type":"authentication_error","message":"invalid credential"}}`)
+		return
+	}
 	f.mu.Lock()
 	f.bodies = append(f.bodies, string(body))
 	f.mu.Unlock()

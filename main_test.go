@@ -229,6 +229,8 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			home := filepath.Join(env.WorkDir, "home")
 			env.Setenv("HOME", home)
+			// A launch needs a credential for its proxy.
+			env.Setenv("ANTHROPIC_API_KEY", "sk-ant-api03-script-key")
 			env.Setenv("PATH", wrapperDir+string(filepath.ListSeparator)+env.Getenv("PATH"))
 			return os.MkdirAll(home, 0o755)
 		},

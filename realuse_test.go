@@ -126,7 +126,7 @@ exec "`+path(".pyenv/libexec/pyenv")+`" exec "$program" "$@"
 	if got := h.run(proj, append(api.Env("sk-ant-test-key-toolchains"), pathEnv), "claudebox", "-p", "hello"); !strings.Contains(got, "FAKE-REPLY-from-nvm-claude") {
 		t.Errorf("claude 2.1.97 from nvm printed:\n%s", got)
 	}
-	dry := h.run(proj, []string{pathEnv}, "claudebox", "--dry-run")
+	dry := h.run(proj, []string{pathEnv, "ANTHROPIC_API_KEY=sk-ant-test"}, "claudebox", "--dry-run")
 	for _, want := range []string{"# " + nvm + ": the toolchain of " + nvm + "/bin, on your PATH", "# " + path(".rustup/toolchains") + ": what ", "# " + venv + ": what ", "# " + path(".config/git/credentials") + " is hidden"} {
 		if !strings.Contains(dry, want) {
 			t.Errorf("--dry-run lacks %q:\n%s", want, dry)

@@ -6,6 +6,7 @@ package environment
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -20,6 +21,14 @@ var allowedEnv = []string{
 // allowedEnvPrefixes are passed in when set. CLAUDE_CODE_ covers the
 // Bedrock and Vertex switches (CLAUDE_CODE_USE_BEDROCK, …).
 var allowedEnvPrefixes = []string{"LC_", "ANTHROPIC_", "CLAUDE_CODE_", "DISABLE_"}
+
+// APIVariables point Claude Code at its API and authenticate it. Inside,
+// claudebox sets them itself (the proxy's address and a phantom
+// credential), so none is ever passed in: the user's values, from the
+// host's environment, their own env settings or --env, are read by the
+// proxy outside (Env.API); a project's are dropped, since a project must
+// not choose where the user's credential goes.
+var APIVariables = []string{"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
 
 // Env is what the sandbox's environment is made of. Values set by env files
 // are kept here, out of the Plan, so that nothing that prints a plan can
@@ -37,6 +46,15 @@ type Env struct {
 	// need no approval. Lines marks those whose file is one NAME=VALUE per
 	// line.
 	Own, Lines map[string]bool
+	// API holds the user's values of APIVariables, for the proxy: the
+	// host's, overridden by their own env settings, then --env NAME=VALUE.
+	API map[string]string
+}
+
+// APILookup reads the user's value of one of APIVariables.
+func (e Env) APILookup(name string) (string, bool) {
+	v, ok := e.API[name]
+	return v, ok
 }
 
 // identityEnv are variables that carry an identity beyond Claude's own: a
@@ -65,13 +83,19 @@ func (e *IdentityError) Error() string {
 // would hide a typo; an env file naming an unset variable passes nothing.
 func Resolve(environ, requested []string, files []File) (Env, error) {
 	set := map[string]bool{}
+	env := Env{From: map[string]string{}, Values: map[string]string{}, Own: map[string]bool{}, Lines: map[string]bool{}, API: map[string]string{}}
 	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
+		name, value, _ := strings.Cut(kv, "=")
 		set[name] = true
+		if slices.Contains(APIVariables, name) {
+			env.API[name] = value
+		}
 	}
-	env := Env{From: map[string]string{}, Values: map[string]string{}, Own: map[string]bool{}, Lines: map[string]bool{}}
 	seen := map[string]bool{}
 	addName := func(n string) {
+		if slices.Contains(APIVariables, n) {
+			return
+		}
 		if !seen[n] {
 			seen[n] = true
 			env.Names = append(env.Names, n)
@@ -116,6 +140,12 @@ func Resolve(environ, requested []string, files []File) (Env, error) {
 			if explicit[e.Name] || !e.Set && !set[e.Name] {
 				continue
 			}
+			if slices.Contains(APIVariables, e.Name) {
+				if f.Own && e.Set {
+					env.API[e.Name] = e.Value
+				}
+				continue
+			}
 			if identityEnv[e.Name] && !f.Own {
 				return Env{}, &IdentityError{e.Name, f.Path}
 			}
@@ -130,6 +160,12 @@ func Resolve(environ, requested []string, files []File) (Env, error) {
 		}
 	}
 	for _, n := range requestedNames {
+		if slices.Contains(APIVariables, n) {
+			if v, ok := given[n]; ok {
+				env.API[n] = v
+			}
+			continue
+		}
 		addName(n)
 		delete(env.Values, n)
 		if v, ok := given[n]; ok {

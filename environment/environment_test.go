@@ -13,7 +13,8 @@ func TestResolve(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"HOME", "PATH", "ANTHROPIC_API_KEY", "LC_ALL", "MINE"}; !reflect.DeepEqual(got.Names, want) || len(got.From) != 0 {
+	// The host's API key is the proxy's to read: it never passes in.
+	if want := []string{"HOME", "PATH", "LC_ALL", "MINE"}; !reflect.DeepEqual(got.Names, want) || len(got.From) != 0 {
 		t.Fatalf("Environment = %+v, want names %q and nothing from files", got, want)
 	}
 	for _, bad := range []string{"NOPE", "1X", "A-B=c", "=x", ""} {
@@ -23,15 +24,20 @@ func TestResolve(t *testing.T) {
 	}
 
 	// Env files: a later line wins, an unset NAME passes nothing, --env
-	// takes a name out of the audit, and an identity token is refused.
-	user := File{Path: "~/.claudebox/env", Entries: []Entry{{Name: "TOOL", Value: "1", Set: true}, {Name: "HOSTVAR"}, {Name: "UNSET"}}}
+	// takes a name out of the audit, and an identity token is refused. The
+	// API's address and credential never pass in: the user's own reach the
+	// proxy, a project's are dropped.
+	user := File{Path: "~/.claudebox/env", Own: true, Entries: []Entry{{Name: "TOOL", Value: "1", Set: true}, {Name: "HOSTVAR"}, {Name: "UNSET"}, {Name: "ANTHROPIC_BASE_URL", Value: "https://gateway", Set: true}}}
 	project := File{Path: "/p/.claudebox.env", Entries: []Entry{{Name: "TOOL", Value: "2", Set: true}, {Name: "ANTHROPIC_BASE_URL", Value: "https://x", Set: true}, {Name: "MINE", Value: "file", Set: true}}}
 	got, err = Resolve(environ, []string{"MINE"}, []File{user, project})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"HOME", "PATH", "ANTHROPIC_API_KEY", "LC_ALL", "TOOL", "HOSTVAR", "ANTHROPIC_BASE_URL", "MINE"}; !reflect.DeepEqual(got.Names, want) {
+	if want := []string{"HOME", "PATH", "LC_ALL", "TOOL", "HOSTVAR", "MINE"}; !reflect.DeepEqual(got.Names, want) {
 		t.Errorf("names = %q, want %q", got.Names, want)
+	}
+	if got.API["ANTHROPIC_BASE_URL"] != "https://gateway" || got.API["ANTHROPIC_API_KEY"] != "k" || len(got.API) != 2 {
+		t.Errorf("API = %q, want the host's key and the user's own gateway, not the project's", got.API)
 	}
 	if got.Values["TOOL"] != "2" || got.From["TOOL"] != "/p/.claudebox.env" || got.From["HOSTVAR"] != "~/.claudebox/env" {
 		t.Errorf("values %q from %q", got.Values, got.From)
@@ -39,12 +45,13 @@ func TestResolve(t *testing.T) {
 	if _, ok := got.Values["MINE"]; ok || got.From["MINE"] != "" {
 		t.Errorf("--env MINE should take the host's value, unaudited: %q %q", got.Values, got.From)
 	}
-	if len(got.From) != 3 || got.From["ANTHROPIC_BASE_URL"] != "/p/.claudebox.env" {
-		t.Errorf("From = %q, want the three names the files pass", got.From)
+	if len(got.From) != 2 || got.From["ANTHROPIC_BASE_URL"] != "" {
+		t.Errorf("From = %q, want the two names the files pass", got.From)
 	}
 	// --env NAME=VALUE sets a value, unaudited, over an env file's.
-	got, err = Resolve(environ, []string{"TOOL=cli", "NEW=x=y"}, []File{user})
-	if err != nil || got.Values["TOOL"] != "cli" || got.Values["NEW"] != "x=y" || got.From["TOOL"] != "" || len(got.From) != 1 {
+	got, err = Resolve(environ, []string{"TOOL=cli", "NEW=x=y", "ANTHROPIC_API_KEY=cli-key"}, []File{user})
+	if err != nil || got.Values["TOOL"] != "cli" || got.Values["NEW"] != "x=y" || got.From["TOOL"] != "" || len(got.From) != 1 ||
+		got.API["ANTHROPIC_API_KEY"] != "cli-key" || slices.Contains(got.Names, "ANTHROPIC_API_KEY") {
 		t.Errorf("--env NAME=VALUE: %v %+v", err, got)
 	}
 	token := File{Path: "/p/.claudebox.env", Entries: []Entry{{Name: "GITHUB_TOKEN"}}}

@@ -41,7 +41,7 @@ var identityKeys = []string{
 	"lastOnboardingVersion",
 	"oauthAccount",
 	"userID",
-	"customApiKeyResponses",
+	apiKeyResponses,
 	"theme",
 }
 
@@ -60,10 +60,21 @@ type carried struct {
 // what was carried from it is kept in stateDir, which the sandbox never
 // sees, with the file's identity (device, inode, size, modification and
 // change times).
-func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string) error {
+//
+// alias, when set, is an API key the sandbox holds in place of the user's
+// (a phantom): Claude Code asks once per key whether to use it, and records
+// the answer by the key's last 20 characters, so the phantom's are
+// approved wherever the real key's are.
+func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string, alias KeyAlias) error {
 	c, err := hostCarried(hostPath, stateDir, trustPaths)
 	if err != nil {
 		return err
+	}
+	if alias.Real != "" {
+		c.Keys = maps.Clone(c.Keys)
+		if v, ok := approveAlias(c.Keys[apiKeyResponses], alias); ok {
+			c.Keys[apiKeyResponses] = v
+		}
 	}
 	// Anything but a readable regular file here was left by the sandbox:
 	// start afresh (the write replaces it) rather than read it.
@@ -73,6 +84,31 @@ func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string) error {
 		return err
 	}
 	return untrusted.WriteFile(dir, ClaudeJSONFile, out, 0o600)
+}
+
+// KeyAlias is a key the sandbox holds (Phantom) in place of the user's
+// (Real).
+type KeyAlias struct{ Real, Phantom string }
+
+// apiKeyResponses is where Claude Code records the keys the user approved
+// or rejected, by their last 20 characters.
+const apiKeyResponses = "customApiKeyResponses"
+
+// approveAlias adds the phantom's suffix to the approved keys when the real
+// key's is there.
+func approveAlias(raw json.RawMessage, alias KeyAlias) (json.RawMessage, bool) {
+	var r map[string]json.RawMessage
+	var approved []string
+	if json.Unmarshal(raw, &r) != nil || json.Unmarshal(r["approved"], &approved) != nil {
+		return nil, false
+	}
+	suffix := func(k string) string { return k[max(0, len(k)-20):] }
+	if !slices.Contains(approved, suffix(alias.Real)) || slices.Contains(approved, suffix(alias.Phantom)) {
+		return nil, false
+	}
+	r["approved"], _ = json.Marshal(append(approved, suffix(alias.Phantom)))
+	out, err := json.Marshal(r)
+	return out, err == nil
 }
 
 // hostCarried returns what the host's ~/.claude.json carries into the

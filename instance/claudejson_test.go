@@ -134,7 +134,7 @@ func TestSyncClaudeJSONReadsHostOnlyWhenChanged(t *testing.T) {
 		return s.Theme
 	}
 	sync := func() {
-		if err := SyncClaudeJSON(host, state, inst, []string{"/w", "/"}); err != nil {
+		if err := SyncClaudeJSON(host, state, inst, []string{"/w", "/"}, KeyAlias{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -169,11 +169,11 @@ func BenchmarkSyncClaudeJSON(b *testing.B) {
 			os.WriteFile(host, hostClaudeJSON(size), 0o600)
 			os.MkdirAll(inst, 0o700)
 			trust := []string{"/home/u/proj/sub", "/home/u/proj", "/home/u", "/home", "/"}
-			if err := SyncClaudeJSON(host, state, inst, trust); err != nil {
+			if err := SyncClaudeJSON(host, state, inst, trust, KeyAlias{}); err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				if err := SyncClaudeJSON(host, state, inst, trust); err != nil {
+				if err := SyncClaudeJSON(host, state, inst, trust, KeyAlias{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -192,9 +192,42 @@ func BenchmarkSyncClaudeJSONChanged(b *testing.B) {
 			os.MkdirAll(inst, 0o700)
 			for b.Loop() {
 				os.Remove(filepath.Join(state, carriedFile))
-				if err := SyncClaudeJSON(host, state, inst, []string{"/home/u/proj", "/"}); err != nil {
+				if err := SyncClaudeJSON(host, state, inst, []string{"/home/u/proj", "/"}, KeyAlias{}); err != nil {
 					b.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// A phantom key is approved in the sandbox's copy exactly when the real
+// key is approved on the host, by the last 20 characters as Claude Code
+// records them; the host's file is not changed.
+func TestSyncClaudeJSONKeyAlias(t *testing.T) {
+	const real, phantom = "sk-ant-api03-REAL-0123456789abcdefghij", "sk-ant-api03-ffff-claudebox-phantom00"
+	for name, c := range map[string]struct {
+		responses string
+		approved  bool
+	}{
+		"approved":     {`{"approved":["0123456789abcdefghij"],"rejected":[]}`, true},
+		"not approved": {`{"approved":["someone-elses-key-xx"],"rejected":["0123456789abcdefghij"]}`, false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			host := filepath.Join(dir, "host.json")
+			content := `{"hasCompletedOnboarding":true,"customApiKeyResponses":` + c.responses + `}`
+			os.WriteFile(host, []byte(content), 0o600)
+			inst := filepath.Join(dir, "inst")
+			os.Mkdir(inst, 0o700)
+			if err := SyncClaudeJSON(host, filepath.Join(dir, "state"), inst, []string{"/"}, KeyAlias{Real: real, Phantom: phantom}); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(filepath.Join(inst, ClaudeJSONFile))
+			if got := strings.Contains(string(b), phantom[len(phantom)-20:]); got != c.approved {
+				t.Errorf("phantom approved %v, want %v:\n%s", got, c.approved, b)
+			}
+			if h, _ := os.ReadFile(host); string(h) != content {
+				t.Errorf("the host's file changed: %s", h)
 			}
 		})
 	}

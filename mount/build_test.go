@@ -41,10 +41,9 @@ func TestBuildHostFacts(t *testing.T) {
 			[]string{"resolv.conf", ".credentials.json", "ssh", "known_hosts"}, []string{"/usr/bin/claude", "-c"}},
 		{"resolv.conf outside /etc", func(in *Inputs) { in.Host.resolvConf = "/run/systemd/resolve/stub-resolv.conf" },
 			[]string{"--ro-bind /run/systemd/resolve/stub-resolv.conf /run/systemd/resolve/stub-resolv.conf"}, nil, nil},
-		{"the login on the host", func(in *Inputs) { in.Host.loginOnHost = true },
-			[]string{"--bind /h/.claude/.credentials.json /h/.claude/.credentials.json"}, nil, nil},
-		{"a sandbox login wins over the host's", func(in *Inputs) { in.Host.loginOnHost, in.Host.sandboxLogin = true, true },
-			[]string{"--bind /h/.claudebox/.credentials.json /h/.claude/.credentials.json"}, []string{"--bind /h/.claude/.credentials.json"}, nil},
+		{"a login is never mounted: the proxy holds it", func(in *Inputs) {
+			in.API = &API{Variable: "CLAUDE_CODE_OAUTH_TOKEN", Source: "/h/.claude/.credentials.json"}
+		}, nil, []string{".credentials.json"}, nil},
 		{"the SSH agent with known_hosts", func(in *Inputs) { in.SSHAgent, in.Host.KnownHosts = "/run/user/1/agent.sock", "/h/.ssh/known_hosts" },
 			[]string{"--bind /run/user/1/agent.sock " + sshAgentSocket, "--ro-bind /h/.ssh/known_hosts /h/.ssh/known_hosts"}, nil, nil},
 		{"the SSH agent alone", func(in *Inputs) { in.SSHAgent = "/run/user/1/agent.sock" },

@@ -106,6 +106,8 @@ type Plan struct {
 	// SSHAgent says the user's SSH agent is reachable inside, at
 	// sshAgentSocket.
 	SSHAgent bool
+	// API is how Claude reaches its API; nil without the proxy.
+	API *API
 	// Command runs inside: claude and its arguments, or a shell.
 	Command []string
 	// Guards are the protected paths inside the writable mounts.
@@ -136,10 +138,6 @@ type Host struct {
 	// resolvConf is the real path of /etc/resolv.conf when it lies outside
 	// the system directories (systemd-resolved keeps it under /run).
 	resolvConf string
-	// sandboxLogin says ~/.claudebox/.credentials.json exists.
-	sandboxLogin bool
-	// loginOnHost says ~/.claude/.credentials.json exists.
-	loginOnHost bool
 	// Own lays out claudebox's read-only mounts of host paths outside the
 	// system directories: the user's git configuration, the PATH's
 	// toolchains and the directory of a command installed outside the
@@ -202,6 +200,9 @@ type Inputs struct {
 	Network  bool
 	// SSHAgent is the host's agent socket (SSH_AUTH_SOCK) with --with-ssh.
 	SSHAgent string
+	// API is how Claude reaches its API through the session's proxy; nil
+	// when there is no proxy.
+	API *API
 	// Command is the program to run inside with its arguments. When Claude
 	// is the program, Build adds the SANDBOX.md flag.
 	Command []string
@@ -210,11 +211,19 @@ type Inputs struct {
 	Binds []BindSpec
 }
 
+// API is what the sandbox is told of the session's proxy. The launch sets
+// ANTHROPIC_BASE_URL to the proxy and Variable to a per-session phantom
+// credential; the real one, found at Source, stays outside.
+type API struct {
+	Variable string
+	Source   string
+}
+
+// apiAddress is the variable that points Claude Code at the proxy.
+const apiAddress = "ANTHROPIC_BASE_URL"
+
 // sshAgentSocket is where --with-ssh puts the user's SSH agent inside.
 const sshAgentSocket = "/run/claudebox/ssh-agent.sock"
-
-// SandboxLoginFile is the separate sandbox login, when the user made one.
-func SandboxLoginFile(stateDir string) string { return filepath.Join(stateDir, ".credentials.json") }
 
 // Files inside an instance directory.
 const (
@@ -283,13 +292,6 @@ func Build(in Inputs) Plan {
 	add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
 	add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
 	add(ClaudeConfig, RoBind, filepath.Join(inst, SandboxMDFile), p.sandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
-	credentials := filepath.Join(claudeDir, ".credentials.json")
-	switch {
-	case in.Host.sandboxLogin:
-		add(ClaudeConfig, Bind, SandboxLoginFile(in.StateDir), credentials, "separate sandbox login")
-	case in.Host.loginOnHost:
-		add(ClaudeConfig, Bind, credentials, credentials, "the login, writable so Claude Code can refresh its token")
-	}
 	add(ClaudeConfig, Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(home, ".claude.json"),
 		"Claude Code's state file, kept per instance (it saves by rename)")
 	p.Mounts = append(p.Mounts, in.Host.Own...)
@@ -326,6 +328,12 @@ func Build(in Inputs) Plan {
 			p.envSetBy = map[string]envSource{}
 		}
 		p.envSetBy[name] = envSource{file: in.Env.From[name], lines: in.Env.Lines[name]}
+	}
+	if in.API != nil {
+		// No login is mounted: the credential the sandbox holds is the
+		// proxy's phantom, in the environment.
+		p.API = in.API
+		p.Env = append(slices.Clone(p.Env), apiAddress, in.API.Variable)
 	}
 	p.Command = in.Command
 	if in.Claude {
@@ -429,6 +437,10 @@ func (p Plan) Script(bwrap string) string {
 	}
 	n := p.fd(len(p.DataSources()) + 1)
 	fmt.Fprintf(&b, "# fd %d: the user namespace of claudebox's guard watcher; fd %d: bwrap reports the sandbox's pid; fd %d: bwrap waits until the guards are watched\n", n, n+1, n+2)
+	if p.API != nil {
+		fmt.Fprintf(&b, "# %s, %s: set by the launch, not shown: its proxy's address on 127.0.0.1 and a phantom credential for this session only; the proxy puts the real one (%s) in its place\n",
+			apiAddress, p.API.Variable, printable.Escape(p.API.Source))
+	}
 	for _, name := range p.Env {
 		src, ok := p.envSetBy[name]
 		switch {

@@ -25,8 +25,6 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !underAny(real, systemDirs) {
 		h.resolvConf = real
 	}
-	h.sandboxLogin = instance.Exists(SandboxLoginFile(stateDir))
-	h.loginOnHost = instance.Exists(filepath.Join(home, ".claude", ".credentials.json"))
 	var own []ownBind
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
 		if real, err := filepath.EvalSymlinks(f); err == nil {

@@ -47,7 +47,6 @@ func TestBuildRoles(t *testing.T) {
 		Host: Host{
 			System:       []HostPath{{Path: "/usr"}, {Path: "/bin", Link: "usr/bin"}},
 			resolvConf:   "/run/resolv.conf",
-			loginOnHost:  true,
 			ClaudeCopies: []string{"/h/.claude/settings.json"}, claudeEntries: []string{"/h/.claude/agents"},
 			Own:        []Mount{{Kind: RoBind, Src: "/h/.gitconfig", Dest: "/h/.gitconfig", Role: HostFiles}, {Kind: RoBind, Src: "/h/.nvm", Dest: "/h/.nvm", Role: Tools}},
 			Binds:      []Mount{{Kind: Bind, Src: "/srv/c", Dest: "/opt/c", Role: Requested}},
@@ -63,8 +62,8 @@ func TestBuildRoles(t *testing.T) {
 		"/opt/c": Requested, "/h/.claude": ClaudeConfig, "/h/.claude/agents": ClaudeConfig, "/h/.claude/settings.json": ClaudeConfig,
 		"/h/.claude/projects": ClaudeConfig, "/h/.claude/projects/" + instance.RootFile: ClaudeConfig, "/h/.claude/projects/" + SandboxMDFile: ClaudeConfig,
 		"/h/.claude/projects/" + HistoryFile: ClaudeConfig, "/h/.claude/" + HistoryFile: ClaudeConfig, "/h/.claude/" + SandboxMDFile: ClaudeConfig,
-		"/h/.claude/.credentials.json": ClaudeConfig, "/h/.claude.json": ClaudeConfig,
-		"/h/.gitconfig": HostFiles, "/h/.nvm": Tools, sshAgentSocket: Agent, "/h/.ssh/known_hosts": HostFiles, "/h/.local/bin/claude": HostFiles,
+		"/h/.claude.json": ClaudeConfig,
+		"/h/.gitconfig":   HostFiles, "/h/.nvm": Tools, sshAgentSocket: Agent, "/h/.ssh/known_hosts": HostFiles, "/h/.local/bin/claude": HostFiles,
 		"/h/p-fix": ProjectTree, "/h/p/.git": GitDir, "/h/p/.git/worktrees": Protection, "/h/p/.git/hooks": Protection, "/h/p-fix/.envrc": Protection,
 	}
 	if len(p.Mounts) != len(want) {

@@ -2,8 +2,11 @@ package mount
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/claudebox/claudebox/environment"
 )
 
 // Claude Code's own sandbox (settings key sandbox.enabled) runs every Bash
@@ -14,12 +17,61 @@ import (
 
 // CopyContent is what the sandbox's private copy of the host file src holds,
 // given the file's data: the data itself, but for a Claude Code settings
-// file, whose copy has Claude Code's own sandbox turned off.
+// file, whose copy has Claude Code's own sandbox turned off and no API
+// variables in its env (see apiEnvOff).
 func CopyContent(src string, data []byte) []byte {
 	if !isClaudeSettings(src) {
 		return data
 	}
-	return innerSandboxOff(data)
+	return apiEnvOff(innerSandboxOff(data))
+}
+
+// apiEnvOff returns settings without the API's address and credential in
+// its env: Claude Code lets a settings file's env win over the process's
+// (measured with 2.1.330), so one there would send the phantom past the
+// proxy, and a key there is the user's real one. The proxy reads the
+// user's own values on the host (SettingsAPIEnv).
+func apiEnvOff(settings []byte) []byte {
+	var top map[string]json.RawMessage
+	var env map[string]json.RawMessage
+	if json.Unmarshal(settings, &top) != nil || json.Unmarshal(top["env"], &env) != nil {
+		return settings
+	}
+	n := len(env)
+	for _, name := range environment.APIVariables {
+		delete(env, name)
+	}
+	if len(env) == n {
+		return settings
+	}
+	top["env"], _ = json.Marshal(env)
+	out, err := json.MarshalIndent(top, "", "  ")
+	if err != nil {
+		return settings
+	}
+	return append(out, '\n')
+}
+
+// SettingsAPIEnv reads the API variables the user's own Claude Code
+// settings file sets, as NAME=VALUE.
+func SettingsAPIEnv(home string) []string {
+	data, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
+	if err != nil {
+		return nil
+	}
+	var settings struct {
+		Env map[string]any `json:"env"`
+	}
+	if json.Unmarshal(data, &settings) != nil {
+		return nil
+	}
+	var kv []string
+	for _, name := range environment.APIVariables {
+		if v, ok := settings.Env[name].(string); ok {
+			kv = append(kv, name+"="+v)
+		}
+	}
+	return kv
 }
 
 // isClaudeSettings reports whether path is a settings file Claude Code reads

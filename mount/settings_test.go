@@ -2,6 +2,9 @@ package mount
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -54,5 +57,30 @@ func TestCopyContentTurnsInnerSandboxOff(t *testing.T) {
 				t.Errorf("the copy lost settings: %s, want %s", b, a)
 			}
 		})
+	}
+}
+
+// A settings file's env would win over the sandbox's ANTHROPIC_BASE_URL
+// and phantom (measured): the copies drop the API variables, keep the rest,
+// and the host side reads the user's own.
+func TestCopyContentDropsAPIEnv(t *testing.T) {
+	in := `{"env":{"ANTHROPIC_BASE_URL":"https://gw","ANTHROPIC_API_KEY":"sk-real","CLAUDE_CODE_OAUTH_TOKEN":"t","ANTHROPIC_AUTH_TOKEN":"b","FOO":"1"},"model":"opus"}`
+	for _, src := range []string{"/home/a/.claude/settings.json", "/p/.claude/settings.local.json"} {
+		var got struct {
+			Env   map[string]string
+			Model string
+		}
+		if err := json.Unmarshal(CopyContent(src, []byte(in)), &got); err != nil || len(got.Env) != 1 || got.Env["FOO"] != "1" || got.Model != "opus" {
+			t.Errorf("%s: copy %+v, %v", src, got, err)
+		}
+	}
+	if out := CopyContent("/p/.claude/settings.json", []byte(`{"env":{"FOO":"1"}}`)); string(out) != `{"env":{"FOO":"1"}}` {
+		t.Errorf("a file without API variables changed: %s", out)
+	}
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(in), 0o600)
+	if got := SettingsAPIEnv(home); !slices.Equal(got, []string{"ANTHROPIC_BASE_URL=https://gw", "ANTHROPIC_API_KEY=sk-real", "ANTHROPIC_AUTH_TOKEN=b", "CLAUDE_CODE_OAUTH_TOKEN=t"}) {
+		t.Errorf("SettingsAPIEnv = %q", got)
 	}
 }

@@ -117,7 +117,7 @@ func Render(p mount.Plan) []byte {
 	if len(absent) > 0 {
 		line("  cannot be created: %s.", strings.Join(absent, ", "))
 	}
-	line("- %s shows the host's configuration read-only (plugins, skills, agents, commands, hooks); other projects' sessions, todos and file history are not there. Writable: projects/ (this project's sessions only, instance %s), history.jsonl (this project's prompts) and the login (.credentials.json). Anything else written there is private and lost at exit.", claudeDir, filepath.Base(p.Instance))
+	line("- %s shows the host's configuration read-only (plugins, skills, agents, commands, hooks); other projects' sessions, todos and file history are not there. Writable: projects/ (this project's sessions only, instance %s), history.jsonl (this project's prompts). Anything else written there is private and lost at exit.", claudeDir, filepath.Base(p.Instance))
 	if len(copies) > 0 {
 		line("  %s there: private copies, changes last for this session.", strings.Join(copies, ", "))
 	}
@@ -149,6 +149,9 @@ func Render(p mount.Plan) []byte {
 		line("- Network: shared with the host.")
 	} else {
 		line("- Network: none (own network namespace, loopback only).")
+	}
+	if p.API != nil {
+		line("- Claude's API: through claudebox's proxy outside the sandbox (ANTHROPIC_BASE_URL). %s here is a phantom credential for this session, worthless anywhere else; the user's real login or key is not in the sandbox. The proxy passes only the Messages API (/v1/messages, count_tokens, the model list).", p.API.Variable)
 	}
 	if p.SSHAgent {
 		line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK (git push over SSH works); the keys themselves are not readable.")

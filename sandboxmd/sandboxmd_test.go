@@ -42,10 +42,14 @@ func plan(project instance.Project, cwd string, env []string, network bool) moun
 	if project.Checkout == "/home/alice/code/app" {
 		h = guarded()
 	}
+	var api *mount.API
+	if network {
+		api = &mount.API{Variable: "CLAUDE_CODE_OAUTH_TOKEN", Source: "/home/alice/.claude/.credentials.json"}
+	}
 	return mount.Build(mount.Inputs{
 		Home: "/home/alice", StateDir: "/home/alice/.claudebox",
 		Project: project, Cwd: cwd, Host: h, Env: environment.Env{Names: env}, Network: network,
-		Command: []string{"/usr/bin/claude"}, Claude: true,
+		Command: []string{"/usr/bin/claude"}, Claude: true, API: api,
 	})
 }
 
@@ -70,7 +74,7 @@ func withBinds() mount.Plan {
 }
 
 func TestRender(t *testing.T) {
-	base := []string{"HOME", "PATH", "ANTHROPIC_API_KEY"}
+	base := []string{"HOME", "PATH", "LANG"}
 	cases := map[string]mount.Plan{
 		"git-repo": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app"},
 			"/home/alice/code/app/src", base, true),

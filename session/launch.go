@@ -7,6 +7,7 @@ package session
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/pty"
 	"github.com/claudebox/claudebox/sandboxmd"
 	"github.com/claudebox/claudebox/seccomp"
@@ -70,6 +72,12 @@ type Session struct {
 	// legacy are the bash-era env files read, for their one-time notice.
 	legacy     []environment.File
 	readMounts func() gc.Mounts
+	// cred is the user's Claude credential, which the session's proxy
+	// puts in place of the sandbox's phantom; nil without a proxy (no
+	// network, a cloud provider, or a shell with no login).
+	cred     *proxy.Credential
+	proxy    *proxy.Proxy
+	proxyLog *os.File
 }
 
 // Plan is the session's plan.
@@ -132,7 +140,10 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, err := environment.Resolve(os.Environ(), conf.EnvFlags, conf.EnvFiles)
+	// The user's ~/.claude/settings.json env wins over the shell's for
+	// the API's address and credential, as it does for their claude; those
+	// reach only the proxy.
+	env, err := environment.Resolve(append(os.Environ(), mount.SettingsAPIEnv(home)...), conf.EnvFlags, conf.EnvFiles)
 	var identity *environment.IdentityError
 	switch {
 	case errors.As(err, &identity):
@@ -164,6 +175,19 @@ func Prepare(o Options) (*Session, error) {
 			return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", agent)
 		}
 	}
+	// Claude reaches its API through the supervisor's proxy, which holds
+	// the real credential; with no login there is nothing to start.
+	var cred *proxy.Credential
+	var api *mount.API
+	if !conf.NoNetwork && Provider() == "" {
+		cred, err = FindCredential(o.Home, env)
+		switch {
+		case err == nil:
+			api = &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}
+		case !o.Shell && !o.OnlyApproved:
+			return nil, noLogin()
+		}
+	}
 	plan := mount.Build(mount.Inputs{
 		Home:     home,
 		StateDir: stateDir,
@@ -176,15 +200,20 @@ func Prepare(o Options) (*Session, error) {
 		Command:  command,
 		Claude:   !o.Shell,
 		Binds:    conf.Binds,
+		API:      api,
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	return &Session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
-		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, readMounts: o.ReadMounts}, nil
+		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, readMounts: o.ReadMounts, cred: cred}, nil
 }
 
-// lookupEnv gives the values the sandbox starts with: an env file's, else
+// lookupEnv gives the values the sandbox starts with: the proxy's for the
+// API's address and credential (never the host's), else an env file's, else
 // the host's.
 func (s *Session) lookupEnv(name string) (string, bool) {
+	if isAPIVariable(name) {
+		return s.apiValue(name)
+	}
 	if v, ok := s.env.Values[name]; ok {
 		return v, true
 	}
@@ -348,7 +377,12 @@ func (s *Session) fill(dir string) error {
 	if err := untrusted.WriteFileIfChanged(dir, mount.SandboxMDFile, sandboxmd.Render(s.plan), 0o600); err != nil {
 		return err
 	}
-	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), s.stateDir, dir, trustPaths(s.plan.Chdir)); err != nil {
+	var alias instance.KeyAlias
+	if s.proxy != nil && s.cred.Kind == proxy.APIKey {
+		real, _ := s.cred.Token(context.Background())
+		alias = instance.KeyAlias{Real: real, Phantom: s.proxy.Phantom}
+	}
+	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), s.stateDir, dir, trustPaths(s.plan.Chdir), alias); err != nil {
 		return err
 	}
 	var paths []string

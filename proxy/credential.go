@@ -1,0 +1,159 @@
+// Package proxy keeps Claude's real credential out of the sandbox. The
+// supervisor runs a reverse proxy outside it; Claude Code inside gets
+// ANTHROPIC_BASE_URL pointing at the proxy and a random per-session phantom
+// credential of the same kind as the user's real one. The proxy accepts only
+// the phantom, puts the real credential in its place and forwards to the
+// user's upstream. An OAuth login is refreshed here, on the host.
+package proxy
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Kind is what sort of credential the user has; the phantom is of the same
+// sort, since Claude Code sends different headers and betas for each
+// (measured with 2.1.330).
+type Kind int
+
+const (
+	// OAuth is a subscription login: Authorization: Bearer, with the
+	// oauth-2025-04-20 beta.
+	OAuth Kind = iota
+	// APIKey is an Anthropic API key: x-api-key.
+	APIKey
+	// AuthToken is a gateway's bearer token (ANTHROPIC_AUTH_TOKEN).
+	AuthToken
+)
+
+// Variable is the environment variable that gives Claude Code a credential
+// of this kind inside the sandbox. An OAuth login goes in as
+// CLAUDE_CODE_OAUTH_TOKEN rather than as a credentials file: Claude Code
+// never refreshes a token given that way, so the sandbox needs no refresh
+// token at all.
+func (k Kind) Variable() string {
+	switch k {
+	case APIKey:
+		return "ANTHROPIC_API_KEY"
+	case AuthToken:
+		return "ANTHROPIC_AUTH_TOKEN"
+	}
+	return "CLAUDE_CODE_OAUTH_TOKEN"
+}
+
+// ProviderVariables switch Claude Code to a cloud provider's API, which
+// authenticates with the provider's own credentials: no proxy then.
+var ProviderVariables = []string{"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY"}
+
+// Credential is where the real credential comes from.
+type Credential struct {
+	Kind Kind
+	// Source says where it was found, for --check and SANDBOX.md: a file's
+	// path or a variable's name, never the value.
+	Source string
+	// file is an OAuth credentials file (Claude Code's .credentials.json),
+	// read, and refreshed, on each use; value is a variable's value.
+	file  string
+	value string
+	// refresh serialises this process's refreshes; the lock file
+	// serialises claudebox's sessions.
+	refresh  sync.Mutex
+	lockFile string
+	tokenURL string
+}
+
+// errNoLogin says there is no credential to use.
+var errNoLogin = errors.New("no Claude login and no API key on the host")
+
+// Find picks the credential a session uses, in this order: the separate
+// sandbox login, the host's ANTHROPIC_AUTH_TOKEN, ANTHROPIC_API_KEY and
+// CLAUDE_CODE_OAUTH_TOKEN (Claude Code's own precedence among them), then
+// the host's login, ~/.claude/.credentials.json. lookup reads the host's
+// environment (and the user's own env settings); tokenURL is the OAuth
+// token endpoint.
+func Find(home, stateDir string, lookup func(string) (string, bool), tokenURL string) (*Credential, error) {
+	lock := filepath.Join(stateDir, "oauth-refresh.lock")
+	fileLogin := func(path string) (*Credential, bool) {
+		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+			return nil, false
+		}
+		return &Credential{Kind: OAuth, Source: path, file: path, lockFile: lock, tokenURL: tokenURL}, true
+	}
+	if c, ok := fileLogin(filepath.Join(stateDir, ".credentials.json")); ok {
+		return c, nil
+	}
+	for _, k := range []Kind{AuthToken, APIKey, OAuth} {
+		if v, ok := lookup(k.Variable()); ok && v != "" {
+			return &Credential{Kind: k, Source: k.Variable(), value: v}, nil
+		}
+	}
+	if c, ok := fileLogin(filepath.Join(home, ".claude", ".credentials.json")); ok {
+		return c, nil
+	}
+	return nil, errNoLogin
+}
+
+// oauthLogin is the part of a credentials file claudebox reads; the rest
+// of the file is kept as it is.
+type oauthLogin struct {
+	AccessToken  string `json:"accessToken"`
+	RefreshToken string `json:"refreshToken"`
+	ExpiresAt    int64  `json:"expiresAt"` // Unix milliseconds
+}
+
+// Expiry is when an OAuth login's access token expires (zero for a
+// variable's value, which claudebox cannot know).
+func (c *Credential) Expiry() (time.Time, error) {
+	if c.file == "" {
+		return time.Time{}, nil
+	}
+	_, login, err := readLogin(c.file)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(login.ExpiresAt), nil
+}
+
+// readLogin reads a credentials file: every top-level key, and the login.
+func readLogin(path string) (map[string]json.RawMessage, oauthLogin, error) {
+	var login oauthLogin
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, login, err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		return nil, login, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := json.Unmarshal(top["claudeAiOauth"], &login); err != nil || login.AccessToken == "" {
+		return nil, login, fmt.Errorf("%s holds no OAuth login", path)
+	}
+	return top, login, nil
+}
+
+// newPhantom is a random credential of kind k, worthless outside this
+// session: 256 bits, shaped like the real thing. An API key's phantom ends
+// in a fixed suffix, because Claude Code remembers a key's approval by its
+// last 20 characters: one approval then covers every session's phantom.
+func newPhantom(k Kind) string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	switch k {
+	case APIKey:
+		return "sk-ant-api03-" + hex.EncodeToString(b) + phantomKeySuffix
+	case AuthToken:
+		return "claudebox-" + hex.EncodeToString(b)
+	}
+	return "sk-ant-oat01-" + hex.EncodeToString(b)
+}
+
+// phantomKeySuffix ends every phantom API key: the last 20 characters,
+// which is what Claude Code records when the user approves a key.
+const phantomKeySuffix = "-claudebox-phantom00"

@@ -1,0 +1,178 @@
+package proxy
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Upstream is where the API is when the user names none.
+const Upstream = "https://api.anthropic.com"
+
+// oauthBeta is the beta an OAuth bearer token needs on the Messages API.
+const oauthBeta = "oauth-2025-04-20"
+
+// Proxy is a session's injecting reverse proxy.
+type Proxy struct {
+	// URL is what ANTHROPIC_BASE_URL is set to inside; Phantom, the
+	// credential Claude Code gets there (Cred.Kind.Variable()).
+	URL     string
+	Phantom string
+	Cred    *Credential
+
+	upstream *url.URL
+	srv      *http.Server
+	log      io.Writer
+	logMu    sync.Mutex
+}
+
+// Start runs a proxy for cred on 127.0.0.1, on a port the kernel picks. It
+// listens on loopback because the sandbox shares the host's network: any
+// local process can connect, and the phantom is what it must present.
+// upstream is the API's base URL (Upstream unless the user named one);
+// log receives one JSON line per request refused.
+func Start(cred *Credential, upstream string, log io.Writer) (*Proxy, error) {
+	u, err := url.Parse(upstream)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("ANTHROPIC_BASE_URL %q is not an http(s) URL", upstream)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{URL: "http://" + ln.Addr().String(), Phantom: newPhantom(cred.Kind), Cred: cred, upstream: u, log: log}
+	p.srv = &http.Server{Handler: p.handler(), ReadHeaderTimeout: 30 * time.Second}
+	go p.srv.Serve(ln)
+	return p, nil
+}
+
+// Close stops the proxy and every connection through it.
+func (p *Proxy) Close() error { return p.srv.Close() }
+
+// allowed says r is an API call Claude Code makes to its base URL
+// (measured with 2.1.330: the messages, token counting, the model list;
+// its HEAD /api/hello reachability check, which carries no credential, is
+// answered by the proxy itself).
+func allowed(r *http.Request) bool {
+	switch {
+	case r.Method == http.MethodPost && (r.URL.Path == "/v1/messages" || r.URL.Path == "/v1/messages/count_tokens"):
+		return true
+	case r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || strings.HasPrefix(r.URL.Path, "/v1/models/")):
+		return true
+	}
+	return false
+}
+
+func (p *Proxy) handler() http.Handler {
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(p.upstream)
+		},
+		// Streamed replies pass on as each chunk arrives.
+		FlushInterval: -1,
+		Transport:     &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 8, IdleConnTimeout: 90 * time.Second},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			apiError(w, http.StatusBadGateway, "api_error", "claudebox: cannot reach the API at "+p.upstream.Redacted()+": "+err.Error())
+		},
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead && r.URL.Path == "/api/hello" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		if !allowed(r) {
+			p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: "+r.Method+" "+r.URL.Path+" is not an API call Claude Code needs; the proxy passes only the Messages API")
+			return
+		}
+		if !p.presentsPhantom(r.Header) {
+			p.refuse(w, r, http.StatusUnauthorized, "authentication_error", "claudebox: this request does not carry the session's credential")
+			return
+		}
+		token, err := p.Cred.Token(r.Context())
+		if err != nil {
+			var re *refreshError
+			if errors.As(err, &re) {
+				apiError(w, http.StatusUnauthorized, "authentication_error", "claudebox: "+err.Error()+"; log in again on the host: claude /login")
+			} else {
+				apiError(w, http.StatusUnauthorized, "authentication_error", "claudebox: "+err.Error())
+			}
+			return
+		}
+		r.Header.Del("Authorization")
+		r.Header.Del("X-Api-Key")
+		r.Header.Del("Proxy-Authorization")
+		switch p.Cred.Kind {
+		case APIKey:
+			r.Header.Set("X-Api-Key", token)
+		case OAuth:
+			r.Header.Set("Authorization", "Bearer "+token)
+			r.Header.Set("Anthropic-Beta", withBeta(r.Header.Values("Anthropic-Beta"), oauthBeta))
+		default:
+			r.Header.Set("Authorization", "Bearer "+token)
+		}
+		rp.ServeHTTP(w, r)
+	})
+}
+
+// presentsPhantom compares the request's credential with the phantom in
+// constant time.
+func (p *Proxy) presentsPhantom(h http.Header) bool {
+	var got string
+	if p.Cred.Kind == APIKey {
+		got = h.Get("X-Api-Key")
+	} else {
+		got, _ = strings.CutPrefix(h.Get("Authorization"), "Bearer ")
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(p.Phantom)) == 1
+}
+
+// withBeta is the anthropic-beta list with beta in it, the others kept.
+func withBeta(values []string, beta string) string {
+	var list []string
+	for _, v := range values {
+		for _, b := range strings.Split(v, ",") {
+			if b = strings.TrimSpace(b); b != "" {
+				list = append(list, b)
+			}
+		}
+	}
+	for _, b := range list {
+		if b == beta {
+			return strings.Join(list, ",")
+		}
+	}
+	return strings.Join(append(list, beta), ",")
+}
+
+// refuse answers a request the proxy does not pass, and logs it.
+func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, status int, kind, msg string) {
+	apiError(w, status, kind, msg)
+	if p.log == nil {
+		return
+	}
+	line, _ := json.Marshal(map[string]any{
+		"time": time.Now().UTC().Format(time.RFC3339Nano), "method": r.Method, "path": r.URL.Path, "status": status, "why": kind,
+	})
+	p.logMu.Lock()
+	p.log.Write(append(line, '\n'))
+	p.logMu.Unlock()
+}
+
+// apiError answers in the Messages API's error shape, which Claude Code
+// shows to the user.
+func apiError(w http.ResponseWriter, status int, kind, msg string) {
+	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]string{"type": kind, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Claudebox-Proxy", "refused")
+	w.WriteHeader(status)
+	w.Write(b)
+}

@@ -1,0 +1,92 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/proxy"
+)
+
+// tokenURLVariable, in claudebox's own environment on the host, replaces
+// the OAuth token endpoint: for tests, which play it on 127.0.0.1. Nothing
+// in a sandbox or a project can set it.
+const tokenURLVariable = "CLAUDEBOX_OAUTH_TOKEN_URL"
+
+// Provider names the cloud-provider switch set on the host, if any: Claude
+// Code then authenticates with the provider's credentials, not through the
+// proxy.
+func Provider() string {
+	for _, n := range proxy.ProviderVariables {
+		if v := os.Getenv(n); v != "" && v != "0" && v != "false" {
+			return n
+		}
+	}
+	return ""
+}
+
+// FindCredential finds the user's Claude credential on the host: the
+// separate sandbox login, a variable of the user's (their own env settings
+// or --env first, then the host's environment), or the host's login.
+func FindCredential(h Home, env environment.Env) (*proxy.Credential, error) {
+	tokenURL := proxy.TokenURL
+	if u := os.Getenv(tokenURLVariable); u != "" {
+		tokenURL = u
+	}
+	return proxy.Find(h.Dir, h.State, env.APILookup, tokenURL)
+}
+
+// upstream is the API the proxy forwards to: the user's own
+// ANTHROPIC_BASE_URL (their env settings, --env, or the host's
+// environment), else Anthropic's.
+func upstream(env environment.Env) string {
+	if u, ok := env.APILookup("ANTHROPIC_BASE_URL"); ok && u != "" {
+		return u
+	}
+	return proxy.Upstream
+}
+
+// noLogin is the launch's error when there is nothing to log in with.
+func noLogin() error {
+	return hint.Errorf("log in on the host first: claude /login (or export ANTHROPIC_API_KEY)", "no Claude login on the host: Claude inside the sandbox could not reach its API")
+}
+
+// startProxy starts the session's proxy; refused requests are logged in
+// ~/.claudebox/proxy.log.
+func (s *Session) startProxy() (*proxy.Proxy, error) {
+	var log *os.File
+	err := os.MkdirAll(s.stateDir, 0o700)
+	if err == nil {
+		log, err = os.OpenFile(filepath.Join(s.stateDir, "proxy.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	}
+	if err != nil {
+		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
+	}
+	p, err := proxy.Start(s.cred, upstream(s.env), log)
+	if err != nil {
+		log.Close()
+		return nil, hint.Errorf("set ANTHROPIC_BASE_URL to your API's address, e.g. https://api.anthropic.com, or unset it", "%v", err)
+	}
+	s.proxyLog = log
+	return p, nil
+}
+
+// apiValue gives the value of one of environment.APIVariables inside: the
+// proxy's address and phantom, never the host's values.
+func (s *Session) apiValue(name string) (string, bool) {
+	if s.proxy == nil {
+		return "", false
+	}
+	switch name {
+	case "ANTHROPIC_BASE_URL":
+		return s.proxy.URL, true
+	case s.proxy.Cred.Kind.Variable():
+		return s.proxy.Phantom, true
+	}
+	return "", false
+}
+
+// isAPIVariable says name is claudebox's to set inside.
+func isAPIVariable(name string) bool { return slices.Contains(environment.APIVariables, name) }
