@@ -39,29 +39,32 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 	git("commit", "-q", "-m", "settings")
 
 	for _, c := range []struct {
-		name   string
-		host   string // what the host does while the session runs
-		guard  string // the guarded path the host's action replaces
+		name  string
+		host  string // what the host does while the session runs
+		guard string // the guarded path the host's action replaces
+		// ends: the watcher ends the session (a directory replaced or
+		// removed) rather than guarding the new file and going on.
+		ends   bool
 		attack string // what the sandbox then tries
 		// replaced is the file the session's end names as replaced by the
 		// host, for the user to review.
 		replaced string
 	}{
-		{"git config", `git config x.y z && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m during`, ".git/config",
+		{"git config", `git config x.y z && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m during`, ".git/config", false,
 			`printf '[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`, ".git/config"},
-		{"git remote add", `git remote add origin https://example.invalid/r.git`, ".git/config",
+		{"git remote add", `git remote add origin https://example.invalid/r.git`, ".git/config", false,
 			`printf '[alias]\n\tx = !touch ` + marker + `\n[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`, ""},
-		{"editor save of .envrc", `printf 'export A=2\n' > .envrc.tmp && mv .envrc.tmp .envrc`, ".envrc",
+		{"editor save of .envrc", `printf 'export A=2\n' > .envrc.tmp && mv .envrc.tmp .envrc`, ".envrc", false,
 			`echo 'touch ` + marker + `' >> .envrc`, ".envrc"},
-		{"a new .git/hooks moved into place", `rm -rf .git/hooks.old && mkdir ../newhooks && mv .git/hooks .git/hooks.old && mv ../newhooks .git/hooks`, ".git/hooks",
+		{"a new .git/hooks moved into place", `rm -rf .git/hooks.old && mkdir ../newhooks && mv .git/hooks .git/hooks.old && mv ../newhooks .git/hooks`, ".git/hooks", true,
 			`printf '#!/bin/sh\ntouch ` + marker + `\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`, ""},
-		{".vscode recreated", `cp -r .vscode .vscode.new && rm -rf .vscode && mv .vscode.new .vscode`, ".vscode",
+		{".vscode recreated", `cp -r .vscode .vscode.new && rm -rf .vscode && mv .vscode.new .vscode`, ".vscode", true,
 			`echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`, ""},
-		{".vscode moved away", `mv .vscode .vscode.old`, ".vscode",
+		{".vscode moved away", `mv .vscode .vscode.old`, ".vscode", true,
 			`mkdir -p .vscode && echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			for _, f := range []string{"started", "go", "attempted"} {
+			for _, f := range []string{"started", "go"} {
 				os.Remove(filepath.Join(repo, f))
 			}
 			os.Remove(marker)
@@ -71,7 +74,7 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 			// README names as not closed, and timing it here made the test
 			// fail under load.
 			script := `touch started; while ! test -e go; do sleep 0.01; done; ` +
-				`for i in $(seq 500); do mountpoint -q ` + c.guard + ` && break; sleep 0.01; done; (` + c.attack + `) 2>/dev/null && echo WROTE; touch attempted`
+				`for i in $(seq 500); do mountpoint -q ` + c.guard + ` && break; sleep 0.01; done; (` + c.attack + `) 2>/dev/null && echo WROTE`
 			out, exited := startShell(t, h, repo, script)
 			h.run(repo, nil, "sh", "-c", c.host)
 			h.write(filepath.Join(repo, "go"), "")
@@ -83,8 +86,8 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 			if c.replaced != "" && (!strings.Contains(out.String(), "the host replaced protected files") || !strings.Contains(out.String(), filepath.Join(repo, c.replaced)+"\n")) {
 				t.Errorf("the session's end does not name %s as replaced", c.replaced)
 			}
-			if instance.Exists(filepath.Join(repo, "attempted")) == (err != nil) {
-				t.Errorf("the session either attempts and exits 0, or ends early with a reason: %v", err)
+			if (err != nil) != c.ends || c.ends && !strings.Contains(out.String(), "claudebox: session ended: ") {
+				t.Errorf("the session ended: %v; want it to end with a reason: %v", err, c.ends)
 			}
 			git("status", "--short")
 			git("commit", "-q", "--allow-empty", "-m", "after")
