@@ -74,7 +74,7 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 			// README names as not closed, and timing it here made the test
 			// fail under load.
 			script := `touch started; while ! test -e go; do sleep 0.01; done; ` +
-				`for i in $(seq 500); do mountpoint -q ` + c.guard + ` && break; sleep 0.01; done; (` + c.attack + `) 2>/dev/null && echo WROTE`
+				`for i in $(seq 500); do mountpoint -q ` + c.guard + ` && break; sleep 0.01; done; (` + c.attack + `) 2>/dev/null && echo WROTE; exit 0`
 			out, exited := startShell(t, h, repo, script)
 			h.run(repo, nil, "sh", "-c", c.host)
 			h.write(filepath.Join(repo, "go"), "")
