@@ -97,6 +97,13 @@ func TestReplayHostObeysPath(t *testing.T) {
 		t.Error("the host's git on its PATH ran what the sandbox wrote")
 	}
 	noPlaceholders(t, proj)
+
+	// A relative entry follows the host's shell anywhere: no guard can
+	// stand for it, so the launch says so.
+	out, err := h.command(proj, []string{"PATH=bin:" + h.bin + ":/usr/bin:/bin"}, "claudebox", "--shell", "-c", "true").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `claudebox: not protected: your PATH: the relative entry "bin"`) {
+		t.Errorf("no warning of a relative PATH entry (%v):\n%s", err, out)
+	}
 }
 
 // TestReplayHostObeysSubmoduleGitDir: a submodule named in .gitmodules but

@@ -103,3 +103,123 @@ func TestEnviron(t *testing.T) {
 		t.Errorf("Environ = %q, want %q", got, want)
 	}
 }
+
+// What the host obeys from the home and PATH is found by its real path and
+// guarded where it lies in the project or a read-write bind; what no guard
+// can cover is named instead.
+func TestProbeHostObeyed(t *testing.T) {
+	home := t.TempDir()
+	dots := filepath.Join(home, "dotfiles")
+	if out, err := exec.Command("git", "init", "-q", dots).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	write(t, filepath.Join(dots, "bash", ".bashrc"), "")
+	write(t, filepath.Join(dots, "git", "config"), "[include]\n\tpath = extra\n[core]\n\texcludesFile = ~/dotfiles/git/ignore\n\thooksPath = ~/dotfiles/hooks\n")
+	write(t, filepath.Join(dots, "git", "extra"), "[core]\n\tattributesFile = ~/dotfiles/git/attributes\n")
+	write(t, filepath.Join(dots, "claude", "settings.json"), "{}")
+	write(t, filepath.Join(dots, "nvim", "init.lua"), "")
+	write(t, filepath.Join(home, "shared", "bin", "tool"), "")
+	write(t, filepath.Join(dots, "mise.toml"), "")
+	write(t, filepath.Join(dots, ".zed", "tasks.json"), "[]")
+	for link, target := range map[string]string{
+		".bashrc":               "dotfiles/bash/.bashrc",
+		".profile":              "dotfiles/bash/.profile", // dangling: bash would read one made there
+		".config/git":           "../dotfiles/git",
+		".config/nvim":          "../dotfiles/nvim",
+		".claude/settings.json": "../dotfiles/claude/settings.json",
+		"code":                  "dotfiles", // not a dotfile: $HOME's other links are not config
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, link)), 0o755)
+		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project, err := instance.Resolve(dots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := strings.Join([]string{filepath.Join(dots, "bin"), filepath.Join(home, "shared", "bin"), "/usr/bin", "bin", "", dots}, ":")
+	binds := []BindSpec{{Src: filepath.Join(home, "shared"), Dest: filepath.Join(home, "shared"), Writable: true, From: "--bind"}}
+	h := Probe(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", home, path, binds, StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
+
+	guards := map[string]Guard{}
+	for _, g := range h.Guards {
+		guards[g.Path] = g
+	}
+	for rel, from := range map[string]string{
+		"bash/.bashrc":         "~/.bashrc",
+		"bash/.profile":        "~/.profile",
+		"git":                  "~/.config/git",
+		"nvim":                 "~/.config/nvim",
+		"claude/settings.json": "~/.claude/settings.json",
+		"git/ignore":           "core.excludesfile in ~/.config/git/config",
+		"git/attributes":       "core.attributesfile in ~/dotfiles/git/extra",
+		"hooks":                "core.hookspath in ~/.config/git/config",
+		"bin":                  pathFrom,
+		".git/rebase-merge":    "",
+		".git/rebase-apply":    "",
+		".git/sequencer":       "",
+		"mise.toml":            "",
+		".zed":                 "",
+	} {
+		g, ok := guards[filepath.Join(dots, rel)]
+		switch {
+		case !ok:
+			t.Errorf("%s is not guarded", rel)
+		case g.From != from:
+			t.Errorf("%s is guarded as reached through %q, want %q", rel, g.From, from)
+		}
+	}
+	if g := guards[filepath.Join(dots, "bash", ".profile")]; g.Exists || g.Mount().Kind != Tmpfs {
+		t.Errorf("the missing target of a dangling dotfile link: %+v, want a private stand-in", g.Mount())
+	}
+	if _, ok := guards[filepath.Join(dots, ".helix")]; ok {
+		t.Error("a missing tool file is guarded: its stand-in would be in the host's tool's way")
+	}
+	if _, ok := guards[dots]; ok {
+		t.Error("the project itself is guarded")
+	}
+	var unprotected []string
+	for _, u := range h.Unprotected {
+		unprotected = append(unprotected, u.From+": "+u.Reason)
+	}
+	for _, want := range []string{`the relative entry "bin"`, `the relative entry ""`, dots + ", which the sandbox writes, is or lies in " + dots} {
+		if !slices.ContainsFunc(unprotected, func(u string) bool { return strings.Contains(u, want) }) {
+			t.Errorf("no warning with %q in %q", want, unprotected)
+		}
+	}
+	// The PATH entry in the read-write bind stays read-only there.
+	if !slices.ContainsFunc(h.Binds, func(m Mount) bool { return m.Dest == filepath.Join(home, "shared", "bin") && m.Kind == RoBind }) {
+		t.Errorf("the PATH entry in the read-write bind is not read-only: %+v", h.Binds)
+	}
+}
+
+// A submodule named in .gitmodules without a git directory yet gets a
+// private stand-in at .git/modules/<name>; an initialised one keeps its own.
+func TestProbeSubmoduleNotInitialised(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "code", "app")
+	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = x\n[submodule \"vendor/tool\"]\n\tpath = third_party/tool\n\turl = y\n")
+	write(t, filepath.Join(proj, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n")
+	project, err := instance.Resolve(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guards, _, _, _, _ := probeGuards(home, project, nil)
+	var paths []string
+	for _, g := range guards {
+		paths = append(paths, g.Path)
+	}
+	modules := filepath.Join(proj, ".git", "modules")
+	for _, want := range []string{filepath.Join(modules, "vendor"), filepath.Join(modules, "third_party")} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("%s is not guarded: %q", want, paths)
+		}
+	}
+	if slices.Contains(paths, filepath.Join(modules, "lib")) {
+		t.Errorf("an initialised submodule's git dir is guarded whole")
+	}
+}
