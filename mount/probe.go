@@ -294,20 +294,25 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 // realPath resolves every symlink in path, also when its last ones lead to
 // something missing: the host would create or run what is there.
 func realPath(path string, hops int) string {
-	if real, err := filepath.EvalSymlinks(path); err == nil || hops > 40 {
+	if _, err := os.Lstat(path); err == nil {
+		if real, err := filepath.EvalSymlinks(path); err == nil || hops > 40 {
+			if err != nil {
+				return path
+			}
+			return real
+		}
+		// A link to something missing.
+		target, err := os.Readlink(path)
 		if err != nil {
 			return path
 		}
-		return real
-	}
-	if target, err := os.Readlink(path); err == nil {
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(filepath.Dir(path), target)
 		}
 		return realPath(filepath.Clean(target), hops+1)
 	}
 	if dir := filepath.Dir(path); dir != path {
-		return filepath.Join(realPath(dir, hops+1), filepath.Base(path))
+		return filepath.Join(realPath(dir, hops), filepath.Base(path))
 	}
 	return path
 }

@@ -1,6 +1,7 @@
 package mount
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,5 +222,45 @@ func TestProbeSubmoduleNotInitialised(t *testing.T) {
 	}
 	if slices.Contains(paths, filepath.Join(modules, "lib")) {
 		t.Errorf("an initialised submodule's git dir is guarded whole")
+	}
+}
+
+// BenchmarkProbeHostObeyed: a home of 60 dotfiles (20 of them links into a
+// dotfiles repository), 40 entries in ~/.config (10 links), a global git
+// configuration with an include, and a PATH of 10 entries.
+func BenchmarkProbeHostObeyed(b *testing.B) {
+	home := b.TempDir()
+	dots := filepath.Join(home, "dotfiles")
+	mk := func(path, content string) {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(content), 0o644)
+	}
+	for i := range 60 {
+		name := fmt.Sprintf(".file%d", i)
+		if i%3 == 0 {
+			mk(filepath.Join(dots, name), "")
+			os.Symlink(filepath.Join("dotfiles", name), filepath.Join(home, name))
+		} else {
+			mk(filepath.Join(home, name), "")
+		}
+	}
+	for i := range 40 {
+		dir := filepath.Join(home, ".config", fmt.Sprintf("tool%d", i))
+		if i%4 == 0 {
+			mk(filepath.Join(dots, "config", fmt.Sprintf("tool%d", i), "config"), "")
+			os.Symlink(filepath.Join("..", "dotfiles", "config", fmt.Sprintf("tool%d", i)), dir)
+		} else {
+			mk(filepath.Join(dir, "config"), "")
+		}
+	}
+	mk(filepath.Join(home, ".gitconfig"), "[include]\n\tpath = ~/dotfiles/git/extra\n[core]\n\texcludesFile = ~/.gitignore\n")
+	mk(filepath.Join(dots, "git", "extra"), "[core]\n\tattributesFile = ~/.gitattributes\n")
+	var path []string
+	for i := range 10 {
+		path = append(path, filepath.Join(home, fmt.Sprintf("tools%d", i), "bin"))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		probeHostObeyed(home, strings.Join(path, ":"))
 	}
 }
