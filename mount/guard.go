@@ -173,7 +173,7 @@ func probeGuards(home string, project instance.Project, obeyed []hostObeyed) (gu
 		if o.from == pathFrom {
 			why = "on your PATH: the host's shell runs what is there"
 		}
-		g.add(Guard{Path: o.path, From: o.from, why: why})
+		g.add(Guard{Path: o.path, From: o.from, noOp: o.gitReads, why: why})
 	}
 	// The user's files may be links (home-manager, stow); the sandbox
 	// cannot write them.

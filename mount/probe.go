@@ -218,6 +218,10 @@ type Unprotected struct {
 // points at, or a PATH entry. from names how the host reaches it.
 type hostObeyed struct {
 	path, from string
+	// gitReads: a file git reads whenever it exists (a configuration, an
+	// excludes or attributes file), which a no-op stand-in replaces when
+	// missing, as in a repository.
+	gitReads bool
 }
 
 // probeHostObeyed finds the real paths behind what the host runs or obeys
@@ -230,7 +234,10 @@ type hostObeyed struct {
 // directory, so no guard can stand for it: it is returned apart.
 func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unprotected) {
 	add := func(path, from string) {
-		obeyed = append(obeyed, hostObeyed{realPath(path, 0), from})
+		obeyed = append(obeyed, hostObeyed{path: realPath(path, 0), from: from})
+	}
+	addGit := func(path, from string) {
+		obeyed = append(obeyed, hostObeyed{path: realPath(path, 0), from: from, gitReads: true})
 	}
 	tilde := func(p string) string {
 		rel, _ := filepath.Rel(home, p)
@@ -261,20 +268,23 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 		}
 		seen[config] = true
 		if config != configs[i] {
-			add(config, tilde(configs[i]))
+			addGit(config, tilde(configs[i]))
 		}
 		core := instance.GitConfig(config, "core")
-		for _, key := range []string{"hookspath", "excludesfile", "attributesfile"} {
-			// A relative hooksPath is the repository's; commonDir has it.
+		// A relative hooksPath is the repository's; commonDir has it.
+		if p := instance.ExpandHome(core["hookspath"], home); filepath.IsAbs(p) {
+			add(p, "core.hookspath in "+tilde(configs[i]))
+		}
+		for _, key := range []string{"excludesfile", "attributesfile"} {
 			if p := instance.ExpandHome(core[key], home); filepath.IsAbs(p) {
-				add(p, "core."+key+" in "+tilde(configs[i]))
+				addGit(p, "core."+key+" in "+tilde(configs[i]))
 			}
 		}
 		for _, inc := range instance.GitIncludes(config) {
 			if inc = instance.ExpandHome(inc, home); !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(config), inc)
 			}
-			add(inc, "included by "+tilde(configs[i]))
+			addGit(inc, "included by "+tilde(configs[i]))
 			configs = append(configs, filepath.Clean(inc))
 		}
 	}

@@ -120,6 +120,7 @@ func TestProbeHostObeyed(t *testing.T) {
 	write(t, filepath.Join(dots, "claude", "settings.json"), "{}")
 	write(t, filepath.Join(dots, "nvim", "init.lua"), "")
 	write(t, filepath.Join(home, "shared", "bin", "tool"), "")
+	write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = dotfiles/git/missing.inc\n")
 	write(t, filepath.Join(dots, "mise.toml"), "")
 	write(t, filepath.Join(dots, ".zed", "tasks.json"), "[]")
 	for link, target := range map[string]string{
@@ -176,6 +177,11 @@ func TestProbeHostObeyed(t *testing.T) {
 	}
 	if _, ok := guards[filepath.Join(dots, ".helix")]; ok {
 		t.Error("a missing tool file is guarded: its stand-in would be in the host's tool's way")
+	}
+	// ~/.gitconfig's include, missing: git reads a no-op file there, as
+	// it would fail on a directory.
+	if m := guards[filepath.Join(dots, "git", "missing.inc")].Mount(); m.Kind != RoBind || m.Src != m.Dest {
+		t.Errorf("the missing file ~/.gitconfig includes: %+v, want a no-op stand-in", m)
 	}
 	if _, ok := guards[dots]; ok {
 		t.Error("the project itself is guarded")
