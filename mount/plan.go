@@ -451,6 +451,9 @@ func (p Plan) Script(bwrap string) string {
 	for _, pp := range p.PathProblems {
 		fmt.Fprintf(&b, "# PATH entry %s does not work inside: %s\n", pp.Entry, pp.Reason)
 	}
+	for _, u := range p.Unprotected {
+		fmt.Fprintf(&b, "# not protected: %s\n", printable.Escape(u.From+": "+u.Reason))
+	}
 	for _, h := range p.Hidden {
 		fmt.Fprintf(&b, "# %s\n", printable.Escape(h.String()))
 	}
