@@ -104,6 +104,10 @@ func TestReplayHostObeysPath(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), `claudebox: not protected: your PATH: the relative entry "bin"`) {
 		t.Errorf("no warning of a relative PATH entry (%v):\n%s", err, out)
 	}
+	out, _ = h.command(proj, []string{"PATH=bin:" + h.bin + ":/usr/local/bin:/usr/bin:/bin"}, "claudebox", "--check").CombinedOutput()
+	if !strings.Contains(string(out), `your PATH: the relative entry "bin"`) {
+		t.Errorf("--check does not warn of a relative PATH entry:\n%s", out)
+	}
 }
 
 // TestReplayHostObeysSubmoduleGitDir: a submodule named in .gitmodules but
