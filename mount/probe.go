@@ -240,8 +240,10 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 		obeyed = append(obeyed, hostObeyed{path: realPath(path, 0), from: from, gitReads: true})
 	}
 	tilde := func(p string) string {
-		rel, _ := filepath.Rel(home, p)
-		return "~/" + rel
+		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
+			return "~/" + rel
+		}
+		return p
 	}
 	for _, dir := range []string{home, filepath.Join(home, ".config"), filepath.Join(home, ".config", "git"), filepath.Join(home, ".local", "bin"), filepath.Join(home, ".claude")} {
 		if dir != home {
@@ -305,15 +307,12 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 // something missing: the host would create or run what is there.
 func realPath(path string, hops int) string {
 	if _, err := os.Lstat(path); err == nil {
-		if real, err := filepath.EvalSymlinks(path); err == nil || hops > 40 {
-			if err != nil {
-				return path
-			}
+		if real, err := filepath.EvalSymlinks(path); err == nil {
 			return real
 		}
 		// A link to something missing.
 		target, err := os.Readlink(path)
-		if err != nil {
+		if err != nil || hops > 40 {
 			return path
 		}
 		if !filepath.IsAbs(target) {
