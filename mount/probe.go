@@ -282,6 +282,11 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 				addGit(p, "core."+key+" in "+tilde(configs[i]))
 			}
 		}
+		for _, e := range instance.GitEntries(config) {
+			if p := programPath(e, home); p != "" {
+				add(p, e.Section+"."+e.Key+" in "+tilde(configs[i]))
+			}
+		}
 		for _, inc := range instance.GitIncludes(config) {
 			if inc = instance.ExpandHome(inc, home); !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(config), inc)
@@ -301,6 +306,36 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 		add(filepath.Clean(entry), pathFrom)
 	}
 	return obeyed, relative
+}
+
+// programPath returns the program a git configuration entry runs, when it
+// runs one named by an absolute or ~/ path (an editor, pager, credential
+// helper, filter or diff driver, alias, or the template directory whose
+// hooks every new repository gets), or "".
+func programPath(e instance.GitEntry, home string) string {
+	section, _, _ := strings.Cut(e.Section, " ")
+	switch {
+	case e.Section == "core" && slices.Contains([]string{"editor", "pager", "sshcommand", "fsmonitor", "askpass"}, e.Key),
+		e.Section == "credential" && e.Key == "helper",
+		e.Section == "diff" && e.Key == "external",
+		e.Section == "sequence" && e.Key == "editor",
+		e.Section == "init" && e.Key == "templatedir",
+		section == "gpg" && e.Key == "program",
+		section == "pager", section == "alias",
+		section == "filter" && slices.Contains([]string{"clean", "smudge", "process"}, e.Key),
+		section == "diff" && slices.Contains([]string{"textconv", "command"}, e.Key),
+		section == "merge" && e.Key == "driver":
+	default:
+		return ""
+	}
+	fields := strings.Fields(strings.TrimPrefix(e.Value, "!"))
+	if len(fields) == 0 {
+		return ""
+	}
+	if p := instance.ExpandHome(fields[0], home); filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return ""
 }
 
 // realPath resolves every symlink in path, also when its last ones lead to

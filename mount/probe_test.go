@@ -116,11 +116,13 @@ func TestProbeHostObeyed(t *testing.T) {
 	}
 	write(t, filepath.Join(dots, "bash", ".bashrc"), "")
 	write(t, filepath.Join(dots, "git", "config"), "[include]\n\tpath = extra\n[core]\n\texcludesFile = ~/dotfiles/git/ignore\n\thooksPath = ~/dotfiles/hooks\n")
-	write(t, filepath.Join(dots, "git", "extra"), "[core]\n\tattributesFile = ~/dotfiles/git/attributes\n")
+	write(t, filepath.Join(dots, "git", "extra"), "[core]\n\tattributesFile = ~/dotfiles/git/attributes\n[credential]\n\thelper = ~/dotfiles/scripts/cred --store\n[alias]\n\tst = !~/dotfiles/scripts/st -v\n[user]\n\temail = ~/dotfiles/not-a-program\n")
 	write(t, filepath.Join(dots, "claude", "settings.json"), "{}")
 	write(t, filepath.Join(dots, "nvim", "init.lua"), "")
 	write(t, filepath.Join(home, "shared", "bin", "tool"), "")
 	write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = dotfiles/git/missing.inc\n")
+	write(t, filepath.Join(dots, "scripts", "cred"), "")
+	write(t, filepath.Join(dots, "scripts", "st"), "")
 	write(t, filepath.Join(dots, "mise.toml"), "")
 	write(t, filepath.Join(dots, ".zed", "tasks.json"), "[]")
 	for link, target := range map[string]string{
@@ -157,6 +159,8 @@ func TestProbeHostObeyed(t *testing.T) {
 		"git/ignore":           "core.excludesfile in ~/.config/git/config",
 		"git/attributes":       "core.attributesfile in ~/dotfiles/git/extra",
 		"hooks":                "core.hookspath in ~/.config/git/config",
+		"scripts/cred":         "credential.helper in ~/dotfiles/git/extra",
+		"scripts/st":           "alias.st in ~/dotfiles/git/extra",
 		"bin":                  pathFrom,
 		".git/rebase-merge":    "",
 		".git/rebase-apply":    "",
@@ -174,6 +178,9 @@ func TestProbeHostObeyed(t *testing.T) {
 	}
 	if g := guards[filepath.Join(dots, "bash", ".profile")]; g.Exists || g.Mount().Kind != Tmpfs {
 		t.Errorf("the missing target of a dangling dotfile link: %+v, want a private stand-in", g.Mount())
+	}
+	if _, ok := guards[filepath.Join(dots, "not-a-program")]; ok {
+		t.Error("a configuration value that runs nothing is guarded")
 	}
 	if _, ok := guards[filepath.Join(dots, ".helix")]; ok {
 		t.Error("a missing tool file is guarded: its stand-in would be in the host's tool's way")
