@@ -99,6 +99,10 @@ func (c checkCmd) Run(h session.Home, homeErr error) error {
 			hostLines = append(hostLines, checkResult{"PATH", "warn", pp.Entry + " does not work inside: " + pp.Reason,
 				"drop it from PATH, or show what it needs yourself: claudebox --ro-bind DIR"})
 		}
+		for _, u := range plan.Unprotected {
+			hostLines = append(hostLines, checkResult{"host obeys", "warn", u.From + ": " + u.Reason + "; no guard can protect it",
+				"take it out of PATH (or your dotfiles' links) before you start claudebox"})
+		}
 		if len(s.Unapproved()) > 0 {
 			var what []string
 			for _, a := range s.Unapproved() {

@@ -85,7 +85,8 @@ type watch struct {
 func (w *watch) run(stdout io.Writer, broken <-chan os.Signal, over <-chan struct{}) error {
 	ino, err := unix.InotifyInit1(unix.IN_CLOEXEC)
 	if err != nil {
-		return err
+		// EMFILE: the kernel's per-user count, which the sandboxes share.
+		return fmt.Errorf("cannot watch the guards: %v (fs.inotify.max_user_instances: your processes, a sandbox's among them, hold them all)", err)
 	}
 	dirs := map[int]string{}
 	guarded := map[string]bool{}

@@ -360,18 +360,24 @@ type bindWalk struct {
 	symlinks []string
 	// role is that of the bind being laid out.
 	role Role
+	// obeyed are the real paths the host obeys from the home and PATH.
+	obeyed []string
 }
 
 // expandBinds lays out the user's binds, then claudebox's own read-only
 // ones (which come later in the plan: what the host runs stays read-only
 // in a user's read-write bind, and a user's bind inside one of them is
 // kept).
-// secrets is secretSet's result.
-func expandBinds(home string, project instance.Project, binds []BindSpec, own []ownBind, state []string, secrets map[string]bool) (user, ownMounts []Mount, hidden []Hidden, symlinks []string) {
+// secrets is secretSet's result; what the host obeys from the home and
+// PATH stays read-only where it lies in a writable bind.
+func expandBinds(home string, project instance.Project, binds []BindSpec, own []ownBind, state []string, secrets map[string]bool, obeyed []hostObeyed) (user, ownMounts []Mount, hidden []Hidden, symlinks []string) {
 	if len(binds) == 0 && len(own) == 0 {
 		return nil, nil, nil, nil
 	}
 	w := &bindWalk{home: home, omitSrc: map[string]string{}, omitDest: managedDests(home, project)}
+	for _, o := range obeyed {
+		w.obeyed = append(w.obeyed, o.path)
+	}
 	for p := range secrets {
 		w.omitSrc[p] = "secret"
 	}
@@ -445,6 +451,7 @@ func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top
 	for _, p := range readOnlyHomePaths {
 		over = append(over, filepath.Join(w.home, p))
 	}
+	over = append(over, w.obeyed...)
 	for _, p := range over {
 		if p == src || !instance.Within(p, src) {
 			continue
@@ -490,7 +497,7 @@ func (w *bindWalk) readOnly(b BindSpec, src string) bool {
 			return true
 		}
 	}
-	return false
+	return slices.Contains(w.obeyed, src)
 }
 
 // omitted reports whether an entry of bind b is left out, noting a secret.

@@ -58,7 +58,7 @@ func TestExpandBindsHidesSecrets(t *testing.T) {
 	tree(t, home, ".ssh -> dotfiles/ssh")
 	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
 	b := BindSpec{Src: home, Dest: home}
-	ms, _, hidden, _ := expandBinds(home, project, []BindSpec{b}, nil, StateDirs(home, nil), secretSet(home))
+	ms, _, hidden, _ := expandBinds(home, project, []BindSpec{b}, nil, StateDirs(home, nil), secretSet(home), nil)
 	got := layout(home, ms)
 	for _, want := range []string{"--ro-bind code/other", "--ro-bind notes", "--ro-bind dotfiles/vimrc", "--symlink .bashrc", "--symlink .ssh-link"} {
 		if !slices.Contains(got, want) {
@@ -91,7 +91,7 @@ func TestExpandBindsWritable(t *testing.T) {
 	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
 	cargo := BindSpec{Src: home + "/.cargo", Dest: home + "/.cargo", Writable: true}
 	inner := BindSpec{Src: home + "/cache", Dest: home + "/.cargo/git"}
-	ms, _, _, _ := expandBinds(home, project, []BindSpec{cargo, inner}, nil, StateDirs(home, nil), secretSet(home))
+	ms, _, _, _ := expandBinds(home, project, []BindSpec{cargo, inner}, nil, StateDirs(home, nil), secretSet(home), nil)
 	got := layout(home, ms)
 	want := []string{"--ro-bind .cargo/bin", "--ro-bind .cargo/env", "--bind .cargo/registry", "--ro-bind .cargo/git"}
 	if !slices.Equal(got, want) {
@@ -101,7 +101,7 @@ func TestExpandBindsWritable(t *testing.T) {
 	// read-only over it, so new files at its top still reach the host.
 	tree(t, home, "repo/.git/hooks/", "repo/bin/run", "repo/src/")
 	repo := BindSpec{Src: home + "/repo", Dest: "/opt/repo", Writable: true}
-	ms, _, _, _ = expandBinds(home, project, []BindSpec{repo}, nil, StateDirs(home, nil), secretSet(home))
+	ms, _, _, _ = expandBinds(home, project, []BindSpec{repo}, nil, StateDirs(home, nil), secretSet(home), nil)
 	got = layout(home, ms)
 	if want := []string{"--bind /opt/repo", "--ro-bind /opt/repo/bin", "--ro-bind /opt/repo/.git"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
@@ -109,11 +109,11 @@ func TestExpandBindsWritable(t *testing.T) {
 	// A link there could be replaced, whatever is mounted on its target.
 	tree(t, home, "linked/bin -> ../cache")
 	linked := BindSpec{Src: home + "/linked", Dest: "/opt/linked", Writable: true}
-	if _, _, _, symlinks := expandBinds(home, project, []BindSpec{linked}, nil, StateDirs(home, nil), secretSet(home)); !slices.Equal(symlinks, []string{home + "/linked/bin"}) {
+	if _, _, _, symlinks := expandBinds(home, project, []BindSpec{linked}, nil, StateDirs(home, nil), secretSet(home), nil); !slices.Equal(symlinks, []string{home + "/linked/bin"}) {
 		t.Errorf("symlinks = %q", symlinks)
 	}
 	plain := BindSpec{Src: home + "/cache", Dest: "/opt/cache", Writable: true}
-	if ms, _, _, _ := expandBinds(home, project, []BindSpec{plain}, nil, StateDirs(home, nil), secretSet(home)); len(ms) != 1 || ms[0].Kind != Bind {
+	if ms, _, _, _ := expandBinds(home, project, []BindSpec{plain}, nil, StateDirs(home, nil), secretSet(home), nil); len(ms) != 1 || ms[0].Kind != Bind {
 		t.Errorf("got %v", ms)
 	}
 }
@@ -172,7 +172,7 @@ func TestExpandBindsRoot(t *testing.T) {
 	home := t.TempDir()
 	tree(t, home, ".ssh/id_ed25519", "notes/")
 	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
-	ms, _, _, _ := expandBinds(home, project, []BindSpec{{Src: "/", Dest: "/host"}}, nil, StateDirs(home, nil), secretSet(home))
+	ms, _, _, _ := expandBinds(home, project, []BindSpec{{Src: "/", Dest: "/host"}}, nil, StateDirs(home, nil), secretSet(home), nil)
 	if len(ms) == 0 {
 		t.Fatal("nothing mounted")
 	}

@@ -132,6 +132,7 @@ func TestScriptComments(t *testing.T) {
 			Guards:       []Guard{{Path: "/h/p/.claude/settings.local.json", Copy: true, FileStandIn: true}},
 			Toolchains:   []Toolchain{{Entry: "/h/.cargo/bin", Roots: []Root{{"/h/.rustup/toolchains", "what /h/.cargo/bin runs"}}}},
 			PathProblems: []PathProblem{{"/h/bin", "it does not exist"}},
+			Unprotected:  []Unprotected{{"your PATH", `the relative entry "bin\x1b[2K" runs what is in whichever directory your shell is in`}},
 			Hidden:       []Hidden{{Path: "/h/.ssh", By: BindSpec{Src: "/h", Dest: "/h"}}, {Path: "/h/.config/gh\x1b[2K", By: BindSpec{Src: "/h/.config", Dest: "/h/.config"}, Own: true}},
 		},
 		Env: environment.Env{
@@ -155,6 +156,7 @@ func TestScriptComments(t *testing.T) {
 		"# TOML: the value set in /h/p/.claudebox.toml, not shown",
 		"# /h/.rustup/toolchains: what /h/.cargo/bin runs",
 		"# PATH entry /h/bin does not work inside: it does not exist",
+		`# not protected: your PATH: the relative entry "bin\x1b[2K" runs what is in whichever directory your shell is in`,
 		"# /h/.ssh is hidden under --ro-bind /h: bind it itself to show it",
 		`# /h/.config/gh\x1b[2K is hidden under claudebox's read-only mount of /h/.config: bind it yourself to show it`,
 	} {

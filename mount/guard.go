@@ -3,6 +3,7 @@ package mount
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -32,6 +33,10 @@ type Guard struct {
 	// paths whenever they exist, so an unreadable stand-in would make every
 	// host git command fail while a session runs.
 	noOp bool
+	// From is how the host reaches a path outside the project's own list
+	// (~/.bashrc, core.excludesFile in ~/.gitconfig, your PATH); "" for
+	// the project's own.
+	From string
 	why  string
 }
 
@@ -80,6 +85,33 @@ var workTreeGuards = []struct{ name, why string }{
 	{".claude", "Claude Code project settings, hooks, commands and agents"},
 }
 
+// toolFiles are the editors' and other tools' project files that the host
+// obeys, guarded where they exist (a stand-in for a missing one would be in
+// the way of the host's tool: a mise.toml or .nvim.lua it cannot read is an
+// error there). A new one is project content, like a Makefile. Not here:
+// .gitattributes, which git reads at every level of the tree and which
+// selects only the drivers your own configuration defines; review it with
+// the diff.
+var toolFiles = []struct{ name, why string }{
+	{".helix", "Helix's languages and their servers"},
+	{".zed", "Zed's settings and tasks"},
+	{".nvim.lua", "Neovim's exrc"},
+	{".nvimrc", "Neovim's exrc"},
+	{".exrc", "vi's and Neovim's exrc"},
+	{".dir-locals.el", "Emacs' directory variables"},
+	{".dir-locals-2.el", "Emacs' directory variables"},
+	{"mise.toml", "mise's tasks, hooks and environment"},
+	{".mise.toml", "mise's tasks, hooks and environment"},
+	{"mise.local.toml", "mise's tasks, hooks and environment"},
+	{".mise.local.toml", "mise's tasks, hooks and environment"},
+	{".mise", "mise's tasks, hooks and environment"},
+	{".tool-versions", "the tool versions asdf and mise run"},
+	{".cursor", "Cursor's rules and MCP servers"},
+	{".gemini", "Gemini CLI's settings and MCP servers"},
+	{".codex", "Codex's configuration"},
+	{".lfsconfig", "git-lfs's endpoints"},
+}
+
 // claudeProjectCopies are the files in a project's .claude that Claude Code
 // saves (permission rules the user approves).
 var claudeProjectCopies = []string{"settings.json", "settings.local.json"}
@@ -126,9 +158,28 @@ type guardProbe struct {
 	userHooksPaths []string
 }
 
-// probeGuards finds what needs protecting in the project's writable mounts.
-func probeGuards(home string, project instance.Project) (guards []Guard, pins, symlinks []string, redirects []error) {
+// probeGuards finds what needs protecting in the project's writable mounts:
+// the project's own files the host obeys, and obeyed, what the host obeys
+// from the user's home and PATH, wherever it lands in them. unguarded are
+// the obeyed paths that hold a writable mount whole, which a guard would
+// make read-only.
+func probeGuards(home string, project instance.Project, obeyed []hostObeyed) (guards []Guard, pins, symlinks []string, redirects []error, unguarded []Unprotected) {
 	g := &guardProbe{home: home, roots: append([]string{project.Checkout}, project.GitDirs...), seen: map[string]bool{}, repos: map[string]bool{}}
+	for _, o := range obeyed {
+		// A PATH entry above the project runs only its entries, which the
+		// sandbox cannot create (the project is a mount point).
+		if i := slices.IndexFunc(g.roots, func(r string) bool {
+			return r == o.path || o.from != pathFrom && instance.Within(r, o.path)
+		}); i >= 0 {
+			unguarded = append(unguarded, Unprotected{o.from, g.roots[i] + ", which the sandbox writes, is or lies in " + o.path + ", which the host obeys through it"})
+			continue
+		}
+		why := "the host obeys it through " + o.from
+		if o.from == pathFrom {
+			why = "on your PATH: the host's shell runs what is there"
+		}
+		g.add(Guard{Path: o.path, From: o.from, noOp: o.gitReads, why: why})
+	}
 	// The user's files may be links (home-manager, stow); the sandbox
 	// cannot write them.
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")} {
@@ -145,6 +196,7 @@ func probeGuards(home string, project instance.Project) (guards []Guard, pins, s
 			}
 		}
 	}
+	g.toolFiles(project.Checkout, "")
 	if project.CommonDir != "" {
 		g.repo(project.Checkout, project.GitDir, project.CommonDir)
 	} else {
@@ -154,7 +206,7 @@ func probeGuards(home string, project instance.Project) (guards []Guard, pins, s
 		g.hookManagers(project.Checkout)
 	}
 	g.nested(project.Checkout, nestedDepth)
-	return g.guards, g.pins, g.symlinks, g.redirects
+	return g.guards, g.pins, g.symlinks, g.redirects, unguarded
 }
 
 // repo guards one repository whose work tree top is top: its git
@@ -178,6 +230,45 @@ func (g *guardProbe) repo(top, gitDir, common string) {
 			g.nestedRepo(sub)
 		}
 	}
+	// git submodule update --init adopts a git directory already at
+	// modules/<name> and runs its hooks: where a submodule has none yet, a
+	// private empty directory stands in, so one made inside stays there.
+	for _, name := range submoduleNames(filepath.Join(top, ".gitmodules")) {
+		dir := filepath.Join(common, "modules", name)
+		if fi, err := os.Lstat(dir); err != nil || instance.IsStandIn(dir, fi) {
+			g.add(Guard{Path: dir, why: "the git directory of a submodule not yet initialised, which the host's git submodule update would adopt"})
+		}
+	}
+}
+
+// toolFiles guards the tools' files at the top of a work tree that exist.
+func (g *guardProbe) toolFiles(top, note string) {
+	for _, t := range toolFiles {
+		if path := filepath.Join(top, t.name); instance.Exists(path) {
+			g.add(Guard{Path: path, why: t.why + note})
+		}
+	}
+}
+
+// operations guards a worktree's git directory's state of a rebase, git am,
+// cherry-pick or revert: its todo lists commands (exec) that the host's git
+// rebase --continue runs, and git status tells the user to run it. One in
+// progress is read-only; where none is, a private empty directory stands
+// in, so that one started inside fails at once.
+func (g *guardProbe) operations(gitDir string) {
+	for _, d := range gitOperations {
+		g.add(Guard{Path: filepath.Join(gitDir, d), why: "git's state of a rebase, am, cherry-pick or revert, whose todo the host's git runs"})
+	}
+}
+
+// gitOperations are the directories in a worktree's git directory that hold
+// an operation in progress, whose todo runs commands.
+var gitOperations = []string{"rebase-merge", "rebase-apply", "sequencer"}
+
+// GitOperation reports whether a guard is git's state of a rebase, am,
+// cherry-pick or revert.
+func (g Guard) GitOperation() bool {
+	return slices.Contains(gitOperations, filepath.Base(g.Path)) && g.From == ""
 }
 
 // hookManagers guards the hook managers' files at the top of a work tree
@@ -206,6 +297,7 @@ func (g *guardProbe) commonDir(common, top string) {
 	// git never writes a commondir here, but follows one if it exists.
 	g.add(Guard{Path: filepath.Join(common, "commondir"), noOp: true, why: "git's pointer to the repository"})
 	g.add(Guard{Path: filepath.Join(common, "hooks"), why: "git hooks"})
+	g.operations(common)
 	if isDir(filepath.Join(common, "info")) {
 		g.add(Guard{Path: filepath.Join(common, "info", "attributes"), noOp: true, why: "git attributes, which choose the configured filter and diff drivers"})
 	}
@@ -237,6 +329,7 @@ func (g *guardProbe) commonDir(common, top string) {
 		g.add(Guard{Path: filepath.Join(dir, "commondir"), noOp: true, why: "a worktree's pointer to the repository"})
 		g.add(Guard{Path: filepath.Join(dir, "gitdir"), noOp: true, why: "a worktree's pointer to its checkout"})
 		g.add(Guard{Path: filepath.Join(dir, "config.worktree"), noOp: true, why: "a worktree's git configuration"})
+		g.operations(dir)
 	}
 	g.submoduleGitDirs(filepath.Join(common, "modules"))
 }
@@ -304,6 +397,7 @@ func (g *guardProbe) nestedRepo(top string) {
 			g.add(Guard{Path: path, Copy: w.name == ".mcp.json", why: w.why + " (a nested repository)"})
 		}
 	}
+	g.toolFiles(top, " (a nested repository)")
 	g.repo(p.Checkout, p.GitDir, p.CommonDir)
 }
 
@@ -469,6 +563,31 @@ func (g *guardProbe) includedHooksPaths(config string, seen map[string]bool, dep
 		}
 	}
 	return hooksPaths
+}
+
+// submoduleNames lists the names of a .gitmodules file's submodules, and
+// their paths, which are their names unless set otherwise.
+func submoduleNames(gitmodules string) []string {
+	var names []string
+	// submodulePaths reports a file git refuses.
+	entries, _ := gitconfig.Read(gitmodules)
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Key, "submodule.")
+		i := strings.LastIndexByte(rest, '.')
+		if !ok || i <= 0 {
+			continue
+		}
+		candidates := []string{rest[:i]}
+		if rest[i+1:] == "path" && !e.NoValue {
+			candidates = append(candidates, e.Value)
+		}
+		for _, n := range candidates {
+			if n = filepath.Clean(n); filepath.IsLocal(n) && !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
 }
 
 func isFile(path string) bool {

@@ -121,6 +121,9 @@ type Plan struct {
 	// what their programs need; PathProblems, those that cannot work.
 	Toolchains   []Toolchain
 	PathProblems []PathProblem
+	// Unprotected is what the host obeys that no guard can protect: the
+	// launch and --check warn of it.
+	Unprotected []Unprotected
 }
 
 // HostPath is a path that exists on the host; Link is its target when it
@@ -174,6 +177,8 @@ type Host struct {
 	// Redirects are nested repositories whose .git file or commondir leads
 	// elsewhere (instance.RedirectError): the launch refuses.
 	Redirects []error
+	// Unprotected is what the host obeys that no guard can protect.
+	Unprotected []Unprotected
 	// Binds lays out the user's extra mounts, split where they contain a
 	// secret, claudebox's state or another mount; Hidden lists the secrets
 	// left out of them and of Own.
@@ -322,7 +327,7 @@ func Build(in Inputs) Plan {
 	for _, g := range in.Host.Guards {
 		p.Mounts = append(p.Mounts, g.Mount())
 	}
-	p.Guards = in.Host.Guards
+	p.Guards, p.Unprotected = in.Host.Guards, in.Host.Unprotected
 	for name := range in.Env.Values {
 		if p.envSetBy == nil {
 			p.envSetBy = map[string]envSource{}
@@ -457,6 +462,9 @@ func (p Plan) Script(bwrap string) string {
 	}
 	for _, pp := range p.PathProblems {
 		fmt.Fprintf(&b, "# PATH entry %s does not work inside: %s\n", pp.Entry, pp.Reason)
+	}
+	for _, u := range p.Unprotected {
+		fmt.Fprintf(&b, "# not protected: %s\n", printable.Escape(u.From+": "+u.Reason))
 	}
 	for _, h := range p.Hidden {
 		fmt.Fprintf(&b, "# %s\n", printable.Escape(h.String()))

@@ -1,11 +1,13 @@
 package mount
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
 )
 
@@ -59,9 +61,11 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 	if kh := filepath.Join(home, ".ssh", "known_hosts"); instance.Exists(kh) {
 		h.KnownHosts = kh
 	}
-	h.Guards, h.Pins, h.Symlinked, h.Redirects = probeGuards(home, project)
+	obeyed, relative := probeHostObeyed(home, pathEnv)
+	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = probeGuards(home, project, obeyed)
+	h.Unprotected = append(relative, h.Unprotected...)
 	var linked []string
-	h.Binds, h.Own, h.Hidden, linked = expandBinds(home, project, binds, once, state, secrets)
+	h.Binds, h.Own, h.Hidden, linked = expandBinds(home, project, binds, once, state, secrets, obeyed)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
 }
@@ -197,4 +201,168 @@ func underAny(path string, dirs []string) bool {
 		}
 	}
 	return false
+}
+
+// pathFrom says a hostObeyed path is a PATH entry.
+const pathFrom = "your PATH"
+
+// Unprotected is what the host obeys (From: ~/.bashrc, your PATH) that no
+// guard can protect, and why: the launch warns of it.
+type Unprotected struct {
+	From, Reason string
+}
+
+// hostObeyed is a real path that the host runs or obeys wherever it is: a
+// file behind one of the home's dotfiles, one the user's git configuration
+// points at, or a PATH entry. from names how the host reaches it.
+type hostObeyed struct {
+	path, from string
+	// gitReads: a file git reads whenever it exists (a configuration, an
+	// excludes or attributes file), which a no-op stand-in replaces when
+	// missing, as in a repository.
+	gitReads bool
+}
+
+// probeHostObeyed finds the real paths behind what the host runs or obeys
+// from the user's home and PATH: the links among the home's dotfiles, in
+// ~/.config, ~/.local/bin and ~/.claude (stow, home-manager and the like
+// point them into a dotfiles repository), ~/.claude.json, git's global
+// configuration and the files it includes or names (hooks, excludes,
+// attributes), and each PATH entry. Those that lie in a writable mount are
+// guarded there. A relative PATH entry follows the host's working
+// directory, so no guard can stand for it: it is returned apart.
+func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unprotected) {
+	add := func(path, from string) {
+		obeyed = append(obeyed, hostObeyed{path: realPath(path, 0), from: from})
+	}
+	addGit := func(path, from string) {
+		obeyed = append(obeyed, hostObeyed{path: realPath(path, 0), from: from, gitReads: true})
+	}
+	tilde := func(p string) string {
+		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
+			return "~/" + rel
+		}
+		return p
+	}
+	for _, dir := range []string{home, filepath.Join(home, ".config"), filepath.Join(home, ".config", "git"), filepath.Join(home, ".local", "bin"), filepath.Join(home, ".claude")} {
+		if dir != home {
+			if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+				add(dir, tilde(dir))
+			}
+		}
+		des, _ := os.ReadDir(dir)
+		for _, de := range des {
+			// In $HOME itself only the dotfiles: ~/code may well lead
+			// to the project.
+			if de.Type()&os.ModeSymlink != 0 && (dir != home || strings.HasPrefix(de.Name(), ".")) {
+				add(filepath.Join(dir, de.Name()), tilde(filepath.Join(dir, de.Name())))
+			}
+		}
+	}
+	// git's global configuration, the files it includes and those it names.
+	configs := []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")}
+	seen := map[string]bool{}
+	for i := 0; i < len(configs) && i < 20; i++ {
+		config := realPath(configs[i], 0)
+		if seen[config] {
+			continue
+		}
+		seen[config] = true
+		if config != configs[i] {
+			addGit(config, tilde(configs[i]))
+		}
+		// A file git refuses makes the host's git refuse to run too: it
+		// obeys nothing there.
+		entries, _ := gitconfig.Read(config)
+		// A relative hooksPath is the repository's; commonDir has it.
+		if p := instance.ExpandHome(gitconfig.Last(entries, "core.hookspath"), home); filepath.IsAbs(p) {
+			add(p, "core.hookspath in "+tilde(configs[i]))
+		}
+		for _, key := range []string{"core.excludesfile", "core.attributesfile"} {
+			if p := instance.ExpandHome(gitconfig.Last(entries, key), home); filepath.IsAbs(p) {
+				addGit(p, key+" in "+tilde(configs[i]))
+			}
+		}
+		for _, e := range entries {
+			if p := programPath(e, home); p != "" {
+				add(p, e.Key+" in "+tilde(configs[i]))
+			}
+		}
+		for _, inc := range gitconfig.Includes(entries) {
+			if inc = instance.ExpandHome(inc, home); !filepath.IsAbs(inc) {
+				inc = filepath.Join(filepath.Dir(config), inc)
+			}
+			addGit(inc, "included by "+tilde(configs[i]))
+			configs = append(configs, filepath.Clean(inc))
+		}
+	}
+	for _, entry := range filepath.SplitList(pathEnv) {
+		if !filepath.IsAbs(entry) {
+			u := Unprotected{pathFrom, fmt.Sprintf("the relative entry %q runs what is in whichever directory your shell is in, the project's too", entry)}
+			if !slices.Contains(relative, u) {
+				relative = append(relative, u)
+			}
+			continue
+		}
+		add(filepath.Clean(entry), pathFrom)
+	}
+	return obeyed, relative
+}
+
+// programPath returns the program a git configuration entry runs, when it
+// runs one named by an absolute or ~/ path (an editor, pager, credential
+// helper, filter or diff driver, alias, or the template directory whose
+// hooks every new repository gets), or "".
+func programPath(e gitconfig.Entry, home string) string {
+	// Key is section[.subsection].name; a subsection may hold dots.
+	section, rest, _ := strings.Cut(e.Key, ".")
+	name := rest[strings.LastIndexByte(rest, '.')+1:]
+	sub := rest != name
+	switch {
+	case e.NoValue:
+		return ""
+	case !sub && section == "core" && slices.Contains([]string{"editor", "pager", "sshcommand", "fsmonitor", "askpass"}, name),
+		section == "credential" && name == "helper",
+		!sub && section == "diff" && name == "external",
+		!sub && section == "sequence" && name == "editor",
+		!sub && section == "init" && name == "templatedir",
+		section == "gpg" && name == "program",
+		section == "pager", section == "alias",
+		section == "filter" && slices.Contains([]string{"clean", "smudge", "process"}, name),
+		section == "diff" && slices.Contains([]string{"textconv", "command"}, name),
+		section == "merge" && name == "driver":
+	default:
+		return ""
+	}
+	fields := strings.Fields(strings.TrimPrefix(e.Value, "!"))
+	if len(fields) == 0 {
+		return ""
+	}
+	if p := instance.ExpandHome(fields[0], home); filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return ""
+}
+
+// realPath resolves every symlink in path, also when its last ones lead to
+// something missing: the host would create or run what is there.
+func realPath(path string, hops int) string {
+	if _, err := os.Lstat(path); err == nil {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return real
+		}
+		// A link to something missing.
+		target, err := os.Readlink(path)
+		if err != nil || hops > 40 {
+			return path
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		return realPath(filepath.Clean(target), hops+1)
+	}
+	if dir := filepath.Dir(path); dir != path {
+		return filepath.Join(realPath(dir, hops), filepath.Base(path))
+	}
+	return path
 }

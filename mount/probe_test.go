@@ -1,6 +1,7 @@
 package mount
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,5 +99,178 @@ func TestEnviron(t *testing.T) {
 	got := p.Environ(func(n string) (string, bool) { v, ok := values[n]; return v, ok })
 	if want := []string{"DISABLE_AUTOUPDATER=1", "SSH_AUTH_SOCK=" + sshAgentSocket, "HOME=/h", "X=a=b"}; !slices.Equal(got, want) {
 		t.Errorf("Environ = %q, want %q", got, want)
+	}
+}
+
+// What the host obeys from the home and PATH is found by its real path and
+// guarded where it lies in the project or a read-write bind; what no guard
+// can cover is named instead.
+func TestProbeHostObeyed(t *testing.T) {
+	home := t.TempDir()
+	dots := filepath.Join(home, "dotfiles")
+	if out, err := exec.Command("git", "init", "-q", dots).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	write(t, filepath.Join(dots, "bash", ".bashrc"), "")
+	write(t, filepath.Join(dots, "git", "config"), "[include]\n\tpath = extra\n[core]\n\texcludesFile = ~/dotfiles/git/ignore\n\thooksPath = ~/dotfiles/hooks\n")
+	write(t, filepath.Join(dots, "git", "extra"), "[core]\n\tattributesFile = ~/dotfiles/git/attributes\n[credential]\n\thelper = ~/dotfiles/scripts/cred --store\n[alias]\n\tst = !~/dotfiles/scripts/st -v\n[user]\n\temail = ~/dotfiles/not-a-program\n")
+	write(t, filepath.Join(dots, "claude", "settings.json"), "{}")
+	write(t, filepath.Join(dots, "nvim", "init.lua"), "")
+	write(t, filepath.Join(home, "shared", "bin", "tool"), "")
+	write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = dotfiles/git/missing.inc\n")
+	write(t, filepath.Join(dots, "scripts", "cred"), "")
+	write(t, filepath.Join(dots, "scripts", "st"), "")
+	write(t, filepath.Join(dots, "mise.toml"), "")
+	write(t, filepath.Join(dots, ".zed", "tasks.json"), "[]")
+	for link, target := range map[string]string{
+		".bashrc":               "dotfiles/bash/.bashrc",
+		".profile":              "dotfiles/bash/.profile", // dangling: bash would read one made there
+		".config/git":           "../dotfiles/git",
+		".config/nvim":          "../dotfiles/nvim",
+		".claude/settings.json": "../dotfiles/claude/settings.json",
+		"code":                  "dotfiles", // not a dotfile: $HOME's other links are not config
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, link)), 0o755)
+		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project, err := instance.Resolve(dots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := strings.Join([]string{filepath.Join(dots, "bin"), filepath.Join(home, "shared", "bin"), "/usr/bin", "bin", "", dots}, ":")
+	binds := []BindSpec{{Src: filepath.Join(home, "shared"), Dest: filepath.Join(home, "shared"), Writable: true, From: "--bind"}}
+	h := Probe(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", home, path, binds, StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
+
+	guards := map[string]Guard{}
+	for _, g := range h.Guards {
+		guards[g.Path] = g
+	}
+	for rel, from := range map[string]string{
+		"bash/.bashrc":         "~/.bashrc",
+		"bash/.profile":        "~/.profile",
+		"git":                  "~/.config/git",
+		"nvim":                 "~/.config/nvim",
+		"claude/settings.json": "~/.claude/settings.json",
+		"git/ignore":           "core.excludesfile in ~/.config/git/config",
+		"git/attributes":       "core.attributesfile in ~/dotfiles/git/extra",
+		"hooks":                "core.hookspath in ~/.config/git/config",
+		"scripts/cred":         "credential.helper in ~/dotfiles/git/extra",
+		"scripts/st":           "alias.st in ~/dotfiles/git/extra",
+		"bin":                  pathFrom,
+		".git/rebase-merge":    "",
+		".git/rebase-apply":    "",
+		".git/sequencer":       "",
+		"mise.toml":            "",
+		".zed":                 "",
+	} {
+		g, ok := guards[filepath.Join(dots, rel)]
+		switch {
+		case !ok:
+			t.Errorf("%s is not guarded", rel)
+		case g.From != from:
+			t.Errorf("%s is guarded as reached through %q, want %q", rel, g.From, from)
+		}
+	}
+	if g := guards[filepath.Join(dots, "bash", ".profile")]; g.Exists || g.Mount().Kind != Tmpfs {
+		t.Errorf("the missing target of a dangling dotfile link: %+v, want a private stand-in", g.Mount())
+	}
+	if _, ok := guards[filepath.Join(dots, "not-a-program")]; ok {
+		t.Error("a configuration value that runs nothing is guarded")
+	}
+	if _, ok := guards[filepath.Join(dots, ".helix")]; ok {
+		t.Error("a missing tool file is guarded: its stand-in would be in the host's tool's way")
+	}
+	// ~/.gitconfig's include, missing: git reads a no-op file there, as
+	// it would fail on a directory.
+	if m := guards[filepath.Join(dots, "git", "missing.inc")].Mount(); m.Kind != RoBind || m.Src != m.Dest {
+		t.Errorf("the missing file ~/.gitconfig includes: %+v, want a no-op stand-in", m)
+	}
+	if _, ok := guards[dots]; ok {
+		t.Error("the project itself is guarded")
+	}
+	var unprotected []string
+	for _, u := range h.Unprotected {
+		unprotected = append(unprotected, u.From+": "+u.Reason)
+	}
+	for _, want := range []string{`the relative entry "bin"`, `the relative entry ""`, dots + ", which the sandbox writes, is or lies in " + dots} {
+		if !slices.ContainsFunc(unprotected, func(u string) bool { return strings.Contains(u, want) }) {
+			t.Errorf("no warning with %q in %q", want, unprotected)
+		}
+	}
+	// The PATH entry in the read-write bind stays read-only there.
+	if !slices.ContainsFunc(h.Binds, func(m Mount) bool { return m.Dest == filepath.Join(home, "shared", "bin") && m.Kind == RoBind }) {
+		t.Errorf("the PATH entry in the read-write bind is not read-only: %+v", h.Binds)
+	}
+}
+
+// A submodule named in .gitmodules without a git directory yet gets a
+// private stand-in at .git/modules/<name>; an initialised one keeps its own.
+func TestProbeSubmoduleNotInitialised(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "code", "app")
+	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = x\n[submodule \"vendor/tool\"]\n\tpath = third_party/tool\n\turl = y\n")
+	write(t, filepath.Join(proj, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n")
+	project, err := instance.Resolve(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guards, _, _, _, _ := probeGuards(home, project, nil)
+	var paths []string
+	for _, g := range guards {
+		paths = append(paths, g.Path)
+	}
+	modules := filepath.Join(proj, ".git", "modules")
+	for _, want := range []string{filepath.Join(modules, "vendor"), filepath.Join(modules, "third_party")} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("%s is not guarded: %q", want, paths)
+		}
+	}
+	if slices.Contains(paths, filepath.Join(modules, "lib")) {
+		t.Errorf("an initialised submodule's git dir is guarded whole")
+	}
+}
+
+// BenchmarkProbeHostObeyed: a home of 60 dotfiles (20 of them links into a
+// dotfiles repository), 40 entries in ~/.config (10 links), a global git
+// configuration with an include, and a PATH of 10 entries.
+func BenchmarkProbeHostObeyed(b *testing.B) {
+	home := b.TempDir()
+	dots := filepath.Join(home, "dotfiles")
+	mk := func(path, content string) {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		os.WriteFile(path, []byte(content), 0o644)
+	}
+	for i := range 60 {
+		name := fmt.Sprintf(".file%d", i)
+		if i%3 == 0 {
+			mk(filepath.Join(dots, name), "")
+			os.Symlink(filepath.Join("dotfiles", name), filepath.Join(home, name))
+		} else {
+			mk(filepath.Join(home, name), "")
+		}
+	}
+	for i := range 40 {
+		dir := filepath.Join(home, ".config", fmt.Sprintf("tool%d", i))
+		if i%4 == 0 {
+			mk(filepath.Join(dots, "config", fmt.Sprintf("tool%d", i), "config"), "")
+			os.Symlink(filepath.Join("..", "dotfiles", "config", fmt.Sprintf("tool%d", i)), dir)
+		} else {
+			mk(filepath.Join(dir, "config"), "")
+		}
+	}
+	mk(filepath.Join(home, ".gitconfig"), "[include]\n\tpath = ~/dotfiles/git/extra\n[core]\n\texcludesFile = ~/.gitignore\n")
+	mk(filepath.Join(dots, "git", "extra"), "[core]\n\tattributesFile = ~/.gitattributes\n")
+	var path []string
+	for i := range 10 {
+		path = append(path, filepath.Join(home, fmt.Sprintf("tools%d", i), "bin"))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		probeHostObeyed(home, strings.Join(path, ":"))
 	}
 }

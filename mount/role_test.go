@@ -19,7 +19,7 @@ func TestExpandBindsRoles(t *testing.T) {
 		{home + "/.nvm/versions/node/v20", home + "/.nvm/versions/node/v20", "a toolchain", Tools},
 	}
 	// The bind of ~ is split around the secrets and the state it holds.
-	user, ownMounts, _, _ := expandBinds(home, project, append(binds, BindSpec{Src: home, Dest: "/opt/home"}), own, StateDirs(home, nil), secretSet(home))
+	user, ownMounts, _, _ := expandBinds(home, project, append(binds, BindSpec{Src: home, Dest: "/opt/home"}), own, StateDirs(home, nil), secretSet(home), nil)
 	for _, m := range user {
 		if m.Role != Requested {
 			t.Errorf("the user's %s %s: role %v", m.Kind, m.Dest, m.Role)

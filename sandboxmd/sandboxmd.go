@@ -91,10 +91,18 @@ func Render(p mount.Plan) []byte {
 		line("- PATH entry %s does not work here: %s.", pp.Entry, pp.Reason)
 	}
 	var locked, private, absent []string
+	var operations, inProgress bool
 	for _, g := range p.Guards {
 		name := g.Path
 		if rel, err := filepath.Rel(p.Project.Checkout, g.Path); err == nil && filepath.IsLocal(rel) {
 			name = rel
+		}
+		if g.From != "" {
+			name += " (the host obeys it through " + g.From + ")"
+		}
+		if g.GitOperation() {
+			operations = true
+			inProgress = inProgress || g.Exists
 		}
 		switch g.Mount().Kind {
 		case mount.Tmpfs:
@@ -116,6 +124,12 @@ func Render(p mount.Plan) []byte {
 	}
 	if len(absent) > 0 {
 		line("  cannot be created: %s.", strings.Join(absent, ", "))
+	}
+	if operations {
+		line("- git rebase, git am, cherry-pick and revert fail here: their state in .git is protected, because the host's git runs the commands their todo lists. Ask the user to run them on the host.")
+	}
+	if inProgress {
+		line("- A rebase, am, cherry-pick or revert is in progress: it can only be continued or aborted on the host; ask the user to.")
 	}
 	line("- %s shows the host's configuration read-only (plugins, skills, agents, commands, hooks); other projects' sessions, todos and file history are not there. Writable: projects/ (this project's sessions only, instance %s), history.jsonl (this project's prompts). Anything else written there is private and lost at exit.", claudeDir, filepath.Base(p.Instance))
 	if len(copies) > 0 {

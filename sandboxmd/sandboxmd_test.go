@@ -33,6 +33,10 @@ func guarded() mount.Host {
 		{Path: app + "/.claude/settings.local.json", Copy: true, FileStandIn: true},
 		{Path: app + "/.git/config", Exists: true, FileStandIn: true},
 		{Path: app + "/.git/hooks", Exists: true},
+		{Path: app + "/.git/rebase-merge", Exists: true},
+		{Path: app + "/.git/rebase-apply"},
+		{Path: app + "/.git/sequencer"},
+		{Path: app + "/bin", Exists: true, From: "your PATH"},
 	}
 	return h
 }

@@ -10,7 +10,12 @@
 //     and the C library falls back to clone;
 //   - the kernel key syscalls (keyctl, add_key, request_key): keyrings are
 //     not namespaced, so the sandbox would read the keys the user's session
-//     holds (Kerberos KEYRING: caches, others' tokens) and add its own.
+//     holds (Kerberos KEYRING: caches, others' tokens) and add its own;
+//   - io_uring (setup, enter, register): a second path to the kernel's file
+//     and network operations, beside the system calls, with a history of
+//     local privilege escalations, closed by other sandboxes too. It
+//     answers ENOSYS, as on a kernel built without it, which is what
+//     libraries (libuv, liburing's users) take as "fall back to syscalls".
 //
 // Every ABI the kernel accepts on this machine is covered: a 32-bit program
 // calls ioctl by another number.
@@ -57,6 +62,10 @@ const (
 	retNOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 )
 
+// ioURing are io_uring_setup, io_uring_enter and io_uring_register, the
+// same numbers on every ABI above.
+var ioURing = []uint32{425, 426, 427}
+
 // Filter returns the filter for this machine as bwrap reads it: an
 // array of struct sock_filter.
 func Filter() ([]byte, error) {
@@ -77,6 +86,9 @@ func Filter() ([]byte, error) {
 		a.jumpIf(unix.BPF_JEQ, t.unshare, "flags", "")
 		a.jumpIf(unix.BPF_JEQ, t.clone, "flags", "")
 		a.jumpIf(unix.BPF_JEQ, t.clone3, "nosys", "")
+		for _, nr := range ioURing {
+			a.jumpIf(unix.BPF_JEQ, nr, "nosys", "")
+		}
 		for _, nr := range t.keys {
 			a.jumpIf(unix.BPF_JEQ, nr, "eperm", "")
 		}

@@ -74,6 +74,9 @@ func TestFilter(t *testing.T) {
 			{"clone(CLONE_NEWUSER)", a.clone, []uint64{unix.CLONE_NEWUSER}, eperm},
 			{"clone(thread)", a.clone, []uint64{unix.CLONE_VM | unix.CLONE_THREAD}, retAllow},
 			{"clone3", a.clone3, nil, nosys},
+			{"io_uring_setup", ioURing[0], nil, nosys},
+			{"io_uring_enter", ioURing[1], nil, nosys},
+			{"io_uring_register", ioURing[2], nil, nosys},
 			{"add_key", a.keys[0], nil, eperm},
 			{"request_key", a.keys[1], nil, eperm},
 			{"keyctl", a.keys[2], nil, eperm},
@@ -95,6 +98,11 @@ func TestFilter(t *testing.T) {
 	for _, nr := range []uint32{unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY, unix.SYS_KEYCTL} {
 		if got := run(t, prog, native.arch, nr); got != eperm {
 			t.Errorf("native key syscall %d = %#x, want EPERM", nr, got)
+		}
+	}
+	for _, nr := range []uint32{unix.SYS_IO_URING_SETUP, unix.SYS_IO_URING_ENTER, unix.SYS_IO_URING_REGISTER} {
+		if got := run(t, prog, native.arch, nr); got != nosys {
+			t.Errorf("native io_uring syscall %d = %#x, want ENOSYS", nr, got)
 		}
 	}
 	if got := run(t, prog, 0x12345678, 1); got != eperm {

@@ -99,6 +99,7 @@ func (s *Session) Run(yes bool) error {
 	if err := s.noticeLegacy(); err != nil {
 		return err
 	}
+	s.warnUnprotected()
 	return s.supervise()
 }
 

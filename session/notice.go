@@ -62,3 +62,15 @@ func (s *Session) noticeLegacy() error {
 	}
 	return untrusted.WriteFile(s.stateDir, noticesFile, []byte(record+strings.Join(fresh, "\n")+"\n"), 0o600)
 }
+
+// warnUnprotected says, at each launch, what the host obeys that no guard
+// can protect: a relative PATH entry, or a dotfile or PATH entry that is the
+// project itself.
+func (s *Session) warnUnprotected() {
+	for _, u := range s.plan.Unprotected {
+		printable.Say(os.Stderr, "claudebox: not protected: %s: %s", u.From, u.Reason)
+	}
+	if len(s.plan.Unprotected) > 0 {
+		printable.Say(os.Stderr, "hint: what the sandbox writes there runs on the host; take it out of PATH (or your dotfiles' links) before you start claudebox, and review what the session wrote")
+	}
+}
