@@ -43,10 +43,12 @@ func redact(s string) string {
 	return s
 }
 
-// relativize shows the project root as "." and the home directory as "~",
-// wherever a path starts with them.
+// relativize shows paths in the project relative to it ("./src"), and
+// other paths in the home directory, the project's own included, from "~".
 func relativize(s, root, home string) string {
-	s = replacePath(s, root, ".")
+	if root != "" && root != "/" {
+		s = replacePath(s, root+"/", "./")
+	}
 	return replacePath(s, home, "~")
 }
 
@@ -64,13 +66,25 @@ func replacePath(s, dir, short string) string {
 			return b.String()
 		}
 		end := i + len(dir)
-		if end < len(s) && nameByte(s[end]) {
+		if !strings.HasSuffix(dir, "/") && continues(s[end:]) {
 			b.WriteString(s[:end])
 		} else {
 			b.WriteString(s[:i] + short)
 		}
 		s = s[end:]
 	}
+}
+
+// continues reports whether rest, what follows a match, continues its
+// last file name; a full stop that ends a sentence does not.
+func continues(rest string) bool {
+	switch {
+	case rest == "":
+		return false
+	case rest[0] == '.':
+		return len(rest) > 1 && nameByte(rest[1])
+	}
+	return nameByte(rest[0])
 }
 
 func nameByte(c byte) bool {

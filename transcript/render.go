@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -136,7 +135,7 @@ func (r *renderer) clean(s string) string {
 }
 
 func (r *renderer) para(s string) {
-	r.w.WriteString(s)
+	r.w.WriteString(strings.TrimRight(s, "\n"))
 	r.w.WriteString("\n\n")
 }
 
@@ -160,32 +159,25 @@ func (r *renderer) open(section, timestamp string) {
 func (r *renderer) frontMatter(id string, ix *index, chain []int) {
 	var models []string
 	var total usage
-	last := map[string]usage{}
-	var order []string
+	// Streamed pieces of one response repeat its usage: count each
+	// response once, as its last piece says.
+	byID := map[string]usage{}
 	for _, i := range chain {
 		e := ix.entries[i]
 		if e.kind != kindAssistant {
 			continue
 		}
-		if e.model != "" && !contains(models, e.model) && len(models) < 8 {
+		if e.model != "" && e.model != "<synthetic>" && !contains(models, e.model) && len(models) < 8 {
 			models = append(models, e.model)
 		}
-		// Streamed pieces of one response repeat its usage: count it once.
-		key := e.msgID
-		if key == "" {
-			key = "#" + strconv.Itoa(i)
+		if e.msgID == "" {
+			total.add(e.usage)
+		} else {
+			byID[e.msgID] = e.usage
 		}
-		if _, ok := last[key]; !ok {
-			order = append(order, key)
-		}
-		last[key] = e.usage
 	}
-	for _, k := range order {
-		u := last[k]
-		total.Input += u.Input
-		total.Output += u.Output
-		total.CacheRead += u.CacheRead
-		total.CacheCreation += u.CacheCreation
+	for _, u := range byID {
+		total.add(u)
 	}
 	title := r.clean(ix.bestTitle())
 	fm := []string{"---",
@@ -218,6 +210,13 @@ func (r *renderer) frontMatter(id string, ix *index, chain []int) {
 	fm = append(fm, "---")
 	r.para(strings.Join(fm, "\n"))
 	r.para("# " + safeLine(strings.Join(strings.Fields(controls(title)), " ")))
+}
+
+func (u *usage) add(v usage) {
+	u.Input += v.Input
+	u.Output += v.Output
+	u.CacheRead += v.CacheRead
+	u.CacheCreation += v.CacheCreation
 }
 
 // yamlString quotes s as a YAML double-quoted scalar: JSON's escapes are
