@@ -172,6 +172,13 @@ func lines(r io.Reader, fn func(off int64, line []byte)) (skipped int, err error
 		case len(buf)+n > maxLine:
 			tooLong, buf = true, buf[:0]
 		default:
+			if len(buf)+n > cap(buf) {
+				// Doubling, not append's gentler growth, bounds what a long
+				// line costs to twice maxLine.
+				nb := make([]byte, len(buf), min(maxLine, max(2*cap(buf), len(buf)+n)))
+				copy(nb, buf)
+				buf = nb
+			}
 			buf = append(buf, chunk...)
 		}
 		if err == bufio.ErrBufferFull {
