@@ -467,7 +467,8 @@ func describe(dir, name, id string) Session {
 		s.Note = err.Error()
 		return s
 	}
-	s.Title, s.FirstPrompt, s.Start, s.End = ix.bestTitle(), ix.first, ix.start, ix.end
+	// A list is a preview, and may be pasted: its text is redacted.
+	s.Title, s.FirstPrompt, s.Start, s.End = redact(ix.bestTitle()), redact(ix.first), ix.start, ix.end
 	for _, i := range ix.chain() {
 		if ix.entries[i].prompt {
 			s.Turns++
