@@ -12,7 +12,6 @@ package transcript
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -99,8 +98,8 @@ type index struct {
 	capped   bool
 }
 
-// head is what the first pass decodes of a record; the content is only
-// classified.
+// head is what the first pass reads of a record (scanHead); the content is
+// only classified. The tags name the fields as the transcript does.
 type head struct {
 	Type              string  `json:"type"`
 	UUID              string  `json:"uuid"`
@@ -119,42 +118,15 @@ type head struct {
 		ID      string      `json:"id"`
 		Model   string      `json:"model"`
 		Usage   usage       `json:"usage"`
-		Content promptClass `json:"content"`
+		Content promptClass `json:"-"` // read by promptClass.scan
 	} `json:"message"`
 }
 
-// promptClass decodes a user message's content only as far as telling a
-// prompt (a string, or text blocks) from tool results, keeping a preview.
+// promptClass is a user message's content read only as far as telling a
+// prompt (a string, or text blocks) from tool results, with a preview.
 type promptClass struct {
 	prompt  bool
 	preview string
-}
-
-func (p *promptClass) UnmarshalJSON(b []byte) error {
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		p.prompt, p.preview = true, s
-		return nil
-	}
-	var blocks []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(b, &blocks) != nil {
-		return nil
-	}
-	for _, bl := range blocks {
-		if bl.Type == "text" {
-			p.prompt = true
-			if p.preview == "" {
-				p.preview = bl.Text
-			}
-		}
-	}
-	return nil
 }
 
 // lines calls fn with each line of r and its offset, up to maxLine bytes;
@@ -224,7 +196,7 @@ func read(r io.Reader) (*index, error) {
 	var err error
 	ix.skipped, err = lines(r, func(off int64, line []byte) {
 		var h head
-		if json.Unmarshal(line, &h) != nil {
+		if !scanHead(line, &h) {
 			ix.skipped++
 			return
 		}

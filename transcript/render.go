@@ -72,7 +72,7 @@ func Export(w io.Writer, dir, name string, opt Options) error {
 			continue
 		}
 		var rec record
-		if json.Unmarshal(buf, &rec) != nil {
+		if !scanRecord(buf, &rec) {
 			continue
 		}
 		r.record(rec)
@@ -86,34 +86,93 @@ func Export(w io.Writer, dir, name string, opt Options) error {
 	return bw.Flush()
 }
 
-// record is what the second pass decodes of a record on the chain.
+// record is what the second pass reads of a record on the chain; Content
+// is the message's content, unparsed.
 type record struct {
-	Type             string          `json:"type"`
-	Subtype          string          `json:"subtype"`
-	IsMeta           bool            `json:"isMeta"`
-	IsCompactSummary bool            `json:"isCompactSummary"`
-	Timestamp        string          `json:"timestamp"`
-	Content          json.RawMessage `json:"content"`
-	Message          struct {
-		ID      string          `json:"id"`
-		Content json.RawMessage `json:"content"`
-	} `json:"message"`
+	Type, Subtype, Timestamp string
+	IsMeta, IsCompactSummary bool
+	Content                  []byte
 }
 
+// block is one block of a message's content.
 type block struct {
-	Type      string          `json:"type"`
-	Text      string          `json:"text"`
-	Thinking  string          `json:"thinking"`
-	ID        string          `json:"id"`
-	Name      string          `json:"name"`
-	Input     json.RawMessage `json:"input"`
-	ToolUseID string          `json:"tool_use_id"`
-	Content   json.RawMessage `json:"content"`
-	IsError   bool            `json:"is_error"`
-	Source    struct {
-		MediaType string `json:"media_type"`
-		Data      string `json:"data"`
-	} `json:"source"`
+	Type, Text, Thinking, ID, Name, ToolUseID, MediaType string
+	Input, Content                                       []byte
+	IsError                                              bool
+	DataLen                                              int // an image's base64 length
+}
+
+// scanRecord reads rec from line with the first pass's scanner: a record's
+// bulk is strings, which encoding/json would scan several times over.
+func scanRecord(line []byte, rec *record) bool {
+	return fields(line, func(key string, v []byte) {
+		switch key {
+		case "type":
+			rec.Type, _ = unquote(v)
+		case "subtype":
+			rec.Subtype, _ = unquote(v)
+		case "timestamp":
+			rec.Timestamp, _ = unquote(v)
+		case "isMeta":
+			rec.IsMeta = string(v) == "true"
+		case "isCompactSummary":
+			rec.IsCompactSummary = string(v) == "true"
+		case "message":
+			fields(v, func(key string, v []byte) {
+				if key == "content" {
+					rec.Content = v
+				}
+			})
+		}
+	})
+}
+
+// blocks reads a message's content: a string is one text block.
+func blocks(content []byte) []block {
+	if len(content) == 0 {
+		return nil
+	}
+	if content[0] == '"' {
+		text, _ := unquote(content)
+		return []block{{Type: "text", Text: text}}
+	}
+	var out []block
+	elements(content, func(el []byte) {
+		var b block
+		fields(el, func(key string, v []byte) {
+			switch key {
+			case "type":
+				b.Type, _ = unquote(v)
+			case "text":
+				b.Text, _ = unquote(v)
+			case "thinking":
+				b.Thinking, _ = unquote(v)
+			case "id":
+				b.ID, _ = unquote(v)
+			case "name":
+				b.Name, _ = unquote(v)
+			case "tool_use_id":
+				b.ToolUseID, _ = unquote(v)
+			case "input":
+				b.Input = v
+			case "content":
+				b.Content = v
+			case "is_error":
+				b.IsError = string(v) == "true"
+			case "source":
+				fields(v, func(key string, v []byte) {
+					switch key {
+					case "media_type":
+						b.MediaType, _ = unquote(v)
+					case "data":
+						b.DataLen = len(v)
+					}
+				})
+			}
+		})
+		out = append(out, b)
+	})
+	return out
 }
 
 type renderer struct {
@@ -121,7 +180,6 @@ type renderer struct {
 	opt     Options
 	section string            // the heading of the section being written
 	tools   map[string]string // tool_use id → its one-line label
-	msgID   string
 }
 
 // clean is what every string from the transcript goes through before
@@ -252,25 +310,17 @@ func (r *renderer) user(rec record) {
 	if rec.IsMeta {
 		return
 	}
-	var text string
-	var blocks []block
-	if json.Unmarshal(rec.Message.Content, &text) != nil {
-		if json.Unmarshal(rec.Message.Content, &blocks) != nil {
-			return
-		}
-	} else {
-		blocks = []block{{Type: "text", Text: text}}
-	}
+	content := blocks(rec.Content)
 	if rec.IsCompactSummary {
 		var b strings.Builder
-		for _, bl := range blocks {
+		for _, bl := range content {
 			b.WriteString(bl.Text)
 		}
 		r.section = ""
 		r.para("<details><summary>Summary of the conversation before it</summary>\n\n" + safeMarkdown(r.clean(b.String())) + "\n\n</details>")
 		return
 	}
-	for _, bl := range blocks {
+	for _, bl := range content {
 		switch bl.Type {
 		case "text":
 			r.prompt(bl.Text, rec.Timestamp)
@@ -312,12 +362,12 @@ func (r *renderer) prompt(text, timestamp string) {
 }
 
 func (r *renderer) assistant(rec record) {
-	var blocks []block
-	if json.Unmarshal(rec.Message.Content, &blocks) != nil {
+	content := blocks(rec.Content)
+	if len(content) == 0 {
 		return
 	}
 	r.open("Assistant", rec.Timestamp)
-	for _, bl := range blocks {
+	for _, bl := range content {
 		switch bl.Type {
 		case "text":
 			if t := strings.TrimSpace(bl.Text); t != "" {
@@ -336,11 +386,11 @@ func (r *renderer) assistant(rec record) {
 }
 
 func imagePlaceholder(bl block) string {
-	kind := summaryText(bl.Source.MediaType)
+	kind := summaryText(bl.MediaType)
 	if kind == "" {
 		kind = "image"
 	}
-	return fmt.Sprintf("*[%s, %s, not included]*", kind, size(len(bl.Source.Data)*3/4))
+	return fmt.Sprintf("*[%s, %s, not included]*", kind, size(bl.DataLen*3/4))
 }
 
 // toolUse renders a tool call as one line with its key input, and for an
@@ -490,11 +540,11 @@ func (r *renderer) result(bl block) {
 	}
 	var text string
 	var images []string
-	if json.Unmarshal(bl.Content, &text) != nil {
-		var parts []block
-		json.Unmarshal(bl.Content, &parts)
+	if len(bl.Content) > 0 && bl.Content[0] == '"' {
+		text, _ = unquote(bl.Content)
+	} else {
 		var b []string
-		for _, p := range parts {
+		for _, p := range blocks(bl.Content) {
 			switch p.Type {
 			case "text":
 				b = append(b, p.Text)
