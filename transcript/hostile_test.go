@@ -31,9 +31,23 @@ func TestExportReadsNoLink(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "00000000-0000-0000-0000-000000000003.jsonl"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A real session whose subagent transcript and metadata are links.
+	os.WriteFile(filepath.Join(dir, "00000000-0000-0000-0000-000000000004.jsonl"), []byte(hostileRecord), 0o600)
+	subs := filepath.Join(dir, "00000000-0000-0000-0000-000000000004", "subagents")
+	os.MkdirAll(subs, 0o700)
+	os.Symlink(secret, filepath.Join(subs, "agent-a1.jsonl"))
+	os.WriteFile(filepath.Join(subs, "agent-a2.jsonl"), []byte(hostileRecord), 0o600)
+	os.Symlink(secret, filepath.Join(subs, "agent-a2.meta.json"))
+	var b bytes.Buffer
+	if err := Export(&b, inst, "-p/00000000-0000-0000-0000-000000000004.jsonl", Options{Detail: Tools}); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "SECRET") || strings.Contains(out, "Subagent a1") || !strings.Contains(out, "## Subagent a2") {
+		t.Errorf("the export of a session with linked subagent files:\n%s", out)
+	}
 	ss, err := Sessions(inst)
-	if err != nil || len(ss) != 0 {
-		t.Fatalf("Sessions = %+v, %v; want none", ss, err)
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("Sessions = %+v, %v; want the one regular file", ss, err)
 	}
 	for _, name := range []string{"-p/00000000-0000-0000-0000-000000000001.jsonl", "-linked/00000000-0000-0000-0000-000000000002.jsonl", "-p/00000000-0000-0000-0000-000000000003.jsonl"} {
 		var b bytes.Buffer

@@ -285,12 +285,13 @@ func contains(list []string, s string) bool {
 }
 
 // chain is the active branch: from the last message of the main
-// conversation back through its parents, returned oldest first. A branch
-// abandoned by an edit or a rewind is not on it.
-func (ix *index) chain() []int {
+// conversation (of a subagent's, with sidechain) back through its parents,
+// returned oldest first. A branch abandoned by an edit or a rewind is not
+// on it.
+func (ix *index) chain(sidechain bool) []int {
 	leaf := -1
 	for i := len(ix.entries) - 1; i >= 0; i-- {
-		if e := ix.entries[i]; !e.sidechain && (e.kind == kindUser || e.kind == kindAssistant) {
+		if e := ix.entries[i]; (sidechain || !e.sidechain) && (e.kind == kindUser || e.kind == kindAssistant) {
 			leaf = i
 			break
 		}
@@ -441,7 +442,7 @@ func describe(dir, name, id string) Session {
 	}
 	// A list is a preview, and may be pasted: its text is redacted.
 	s.Title, s.FirstPrompt, s.Start, s.End = redact(ix.bestTitle()), redact(ix.first), ix.start, ix.end
-	for _, i := range ix.chain() {
+	for _, i := range ix.chain(false) {
 		if ix.entries[i].prompt {
 			s.Turns++
 		}

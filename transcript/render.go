@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Detail is how much of a session an export shows.
@@ -57,9 +59,42 @@ func Export(w io.Writer, dir, name string, opt Options) error {
 	}
 	id := strings.TrimSuffix(path.Base(name), ".jsonl")
 	bw := bufio.NewWriterSize(w, 64<<10)
-	r := &renderer{w: bw, opt: opt, tools: map[string]string{}}
-	chain := ix.chain()
+	agents := subagents(dir, strings.TrimSuffix(name, ".jsonl"))
+	r := &renderer{w: bw, opt: opt, level: "##", tools: map[string]string{}, agents: map[string]string{}}
+	for _, a := range agents {
+		if a.ToolUseID != "" {
+			r.agents[a.ToolUseID] = a.id
+		}
+	}
+	chain := ix.chain(false)
 	r.frontMatter(id, ix, chain)
+	r.chain(f, ix, chain)
+	if opt.Detail == Chat {
+		return bw.Flush()
+	}
+	// Each subagent's conversation, as a section the call links to.
+	for _, a := range agents {
+		r.section, r.level = "", "###"
+		r.para("## Subagent " + a.id)
+		if a.Description != "" {
+			r.para("*" + safeLine(strings.Join(strings.Fields(controls(r.clean(a.Description))), " ")) + "*")
+		}
+		sf, err := openTranscript(dir, a.file)
+		if err != nil {
+			r.note("its transcript could not be read: " + err.Error())
+			continue
+		}
+		six, err := read(sf)
+		if err == nil {
+			r.chain(sf, six, six.chain(true))
+		}
+		sf.Close()
+	}
+	return bw.Flush()
+}
+
+// chain renders the records of chain, read again from f.
+func (r *renderer) chain(f *os.File, ix *index, chain []int) {
 	buf := make([]byte, 0, 64<<10)
 	for _, i := range chain {
 		e := ix.entries[i]
@@ -83,7 +118,54 @@ func Export(w io.Writer, dir, name string, opt Options) error {
 	if ix.capped {
 		r.note(fmt.Sprintf("the transcript has more than %d records; the rest were left out", maxRecords))
 	}
-	return bw.Flush()
+}
+
+// agent is a subagent's transcript: <session>/subagents/agent-<id>.jsonl,
+// and what its agent-<id>.meta.json says of it.
+type agent struct {
+	id, file    string
+	Description string `json:"description"`
+	ToolUseID   string `json:"toolUseId"`
+}
+
+// subagents lists the subagent transcripts of the session whose directory
+// (the transcript's name without .jsonl) is session, in name order.
+func subagents(dir, session string) []agent {
+	sub := path.Join(session, "subagents")
+	entries, err := untrusted.ReadDir(dir, sub)
+	if err != nil {
+		return nil
+	}
+	var out []agent
+	for _, e := range entries {
+		id, ok := strings.CutPrefix(e.Name(), "agent-")
+		id, ok2 := strings.CutSuffix(id, ".jsonl")
+		if !ok || !ok2 || !e.Type().IsRegular() || !isAgentID(id) {
+			continue
+		}
+		a := agent{id: id, file: path.Join(sub, e.Name())}
+		if b, err := untrusted.ReadFile(dir, path.Join(sub, "agent-"+id+".meta.json"), 64<<10); err == nil {
+			json.Unmarshal(b, &a)
+			a.Description = clip(a.Description, maxMeta)
+			a.ToolUseID = clip(a.ToolUseID, maxID)
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// isAgentID accepts the ids Claude Code gives subagents, which become
+// anchors in the export.
+func isAgentID(s string) bool {
+	if s == "" || len(s) > maxID {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // record is what the second pass reads of a record on the chain; Content
@@ -178,6 +260,8 @@ func blocks(content []byte) []block {
 type renderer struct {
 	w       *bufio.Writer
 	opt     Options
+	level   string            // the sections' heading: "##", "###" in a subagent's
+	agents  map[string]string // an Agent call's tool_use id → its subagent's id
 	section string            // the heading of the section being written
 	tools   map[string]string // tool_use id → its one-line label
 }
@@ -207,7 +291,7 @@ func (r *renderer) open(section, timestamp string) {
 		return
 	}
 	r.section = section
-	line := "## " + section
+	line := r.level + " " + section
 	if t, err := time.Parse(time.RFC3339Nano, timestamp); err == nil {
 		line += "\n\n*" + t.UTC().Format("2006-01-02 15:04:05") + " UTC*"
 	}
@@ -485,7 +569,11 @@ func (r *renderer) toolUse(bl block) {
 		r.para(oneLine(name, "") + " " + inlineCode(arg))
 	case "Task", "Agent":
 		label = name + " " + str("description")
-		r.para(oneLine(name, str("subagent_type")) + " " + safeLine(strings.Join(strings.Fields(controls(str("description"))), " ")))
+		link := ""
+		if id, ok := r.agents[bl.ID]; ok {
+			link = " — [its transcript](#subagent-" + strings.ToLower(id) + ")"
+		}
+		r.para(oneLine(name, str("subagent_type")) + " " + safeLine(strings.Join(strings.Fields(controls(str("description"))), " ")) + link)
 		if r.opt.Detail == Full {
 			r.para(quote(safeMarkdown(str("prompt"))))
 		}
