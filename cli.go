@@ -50,6 +50,7 @@ type cli struct {
 	ListSessions bool             `name:"list-sessions" xor:"mode" help:"List this project's sessions: id, start, turns, title."`
 	Detail       string           `enum:"chat,tools,full" default:"tools" help:"With --export: chat (what you and Claude wrote), tools (and each tool call, its result cut), full (results whole)."`
 	Thinking     bool             `help:"With --export: include Claude's thinking."`
+	ExportDir    *string          `name:"export-dir" placeholder:"DIR" help:"Export each session of the project as Markdown into DIR/<project>/ when it ends (and, if claudebox was killed, at the next launch)."`
 	NoRedact     bool             `name:"no-redact" help:"With --export: keep keys, tokens and private keys as they are (they are redacted by default, best-effort)."`
 	Version      kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
 	// Claude is filled by splitArgs, not by kong; it is declared for --help.
@@ -109,7 +110,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return ex.Run(home)
 	}
 	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside,
-		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets}
+		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)
 }
 

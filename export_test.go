@@ -15,7 +15,8 @@ import (
 // exports the session from the host with claudebox --export. The export
 // holds each call's key input and a diff for the edit, shows the project
 // and home relative, and none of what the prompt planted (an escape
-// sequence, a <script>, an API key) comes out raw.
+// sequence, a <script>, an API key) comes out raw. With --export-dir, the
+// session is in the inbox when it ends.
 //
 // With -u it also stores the transcript, machine paths scrubbed, as the
 // transcript package's fixture (testdata/claude-2.1.330.jsonl), which its
@@ -43,7 +44,19 @@ func TestExportRealTranscript(t *testing.T) {
 	tools := "Bash,Write,Edit,Read,TodoWrite,Glob,Grep"
 	h.run(proj, env, "claudebox", "--allowedTools", tools, "-p", "update the notes")
 	planted := "second turn: <script>alert(1)</script> \x1b]0;pwned\x07 key sk-ant-api03-" + strings.Repeat("A", 40)
-	h.run(proj, env, "claudebox", "--continue", "-p", planted)
+	// The inbox gets the session when it ends, its second turn included.
+	inbox := filepath.Join(h.base, "inbox")
+	h.write(filepath.Join(inbox, ".keep"), "")
+	h.chown()
+	h.run(proj, env, "claudebox", "--export-dir", inbox, "--continue", "-p", planted)
+	exported, _ := filepath.Glob(filepath.Join(inbox, "demo", "*-update-the-notes-*.md"))
+	if len(exported) != 1 {
+		all, _ := filepath.Glob(filepath.Join(inbox, "*", "*"))
+		t.Fatalf("the inbox holds %v (all: %v), want the session's export", exported, all)
+	}
+	if b, _ := os.ReadFile(exported[0]); !strings.Contains(string(b), "second turn: &lt;script&gt;") {
+		t.Errorf("the inbox's export lacks the turn that just ended:\n%s", b)
+	}
 
 	md := h.run(proj, nil, "claudebox", "--export")
 	for _, want := range []string{

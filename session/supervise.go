@@ -79,6 +79,7 @@ func (s *Session) supervise() error {
 	ended := watcher.stop()
 	relay.Restore()
 	s.leave(lock)
+	s.ExportInbox()
 	if ended != nil {
 		return ended
 	}

@@ -51,6 +51,8 @@ type Session struct {
 	Start       time.Time `json:"start"`
 	End         time.Time `json:"end"`
 	Turns       int       `json:"turns"`
+	// Modified is when the transcript was last written.
+	Modified time.Time `json:"modified"`
 	// Note says why the session could not be read, when it could not.
 	Note string `json:"note,omitempty"`
 }
@@ -435,6 +437,9 @@ func describe(dir, name, id string) Session {
 		return s
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		s.Modified = fi.ModTime()
+	}
 	ix, err := read(f)
 	if err != nil {
 		s.Note = err.Error()

@@ -672,7 +672,8 @@ func ExportFile(out, dir, name string, opt Options) error {
 	}
 	err = Export(tmp, dir, name, opt)
 	if err == nil {
-		err = tmp.Chmod(0o644)
+		// Redaction is best-effort: the export is the user's alone.
+		err = tmp.Chmod(0o600)
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
