@@ -390,6 +390,12 @@ var ErrNoSessions = errors.New("no sessions")
 // <dir>/<path-named dir>/<id>.jsonl that is a regular file with a name
 // claudebox will write out. One it cannot read is listed with a Note.
 func Sessions(dir string) ([]Session, error) {
+	return sessions(dir, func(string, time.Time) bool { return true })
+}
+
+// sessions lists the sessions of the instance dir that want (given the
+// session id and the transcript's modification time) asks to be read.
+func sessions(dir string, want func(id string, modified time.Time) bool) ([]Session, error) {
 	tops, err := untrusted.ReadDir(dir, ".")
 	if err != nil {
 		return nil, err
@@ -406,6 +412,9 @@ func Sessions(dir string) ([]Session, error) {
 		for _, f := range files {
 			id, ok := strings.CutSuffix(f.Name(), ".jsonl")
 			if !ok || !f.Type().IsRegular() || !isSessionID(id) {
+				continue
+			}
+			if fi, err := f.Info(); err != nil || !want(id, fi.ModTime()) {
 				continue
 			}
 			out = append(out, describe(dir, filepath.Join(top.Name(), f.Name()), id))
