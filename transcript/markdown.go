@@ -102,8 +102,9 @@ var fenceOpen = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
 // be at the level of the export's sections.
 var heading = regexp.MustCompile(`^ {0,3}(#{1,6})(\s|$)`)
 
-// refDefinition matches a link reference definition: [label]: target.
-var refDefinition = regexp.MustCompile(`^ {0,3}\[[^\]]*\]:\s*(\S*)`)
+// refDefinition matches what could be a link reference definition,
+// [label]: target, at a line's start or in a quote or a list item.
+var refDefinition = regexp.MustCompile(`\]:\s*<?([^\s>]*)`)
 
 // linkTarget finds the target of an inline link: ](target.
 var linkTarget = regexp.MustCompile(`\]\(\s*<?([^)\s>]*)`)
@@ -117,7 +118,13 @@ func safeMarkdown(s string) string {
 	s = controls(s)
 	var b strings.Builder
 	var open string // the fence that opened the current block, if any
+	indent := 0     // the opening fence's indentation
 	for _, line := range strings.Split(s, "\n") {
+		// A fence opened in a list item ends with it, at a line indented
+		// less: from there on the text is outside code again.
+		if open != "" && strings.TrimSpace(line) != "" && len(line)-len(strings.TrimLeft(line, " ")) < indent {
+			open = ""
+		}
 		if open != "" {
 			b.WriteString(line + "\n")
 			if m := fenceOpen.FindStringSubmatch(line); m != nil && m[1][0] == open[0] && len(m[1]) >= len(open) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), m[1][:1])) == "" {
@@ -126,16 +133,13 @@ func safeMarkdown(s string) string {
 			continue
 		}
 		if m := fenceOpen.FindStringSubmatch(line); m != nil && !(m[1][0] == '`' && strings.Contains(line[len(m[0]):], "`")) {
-			open = m[1]
+			open, indent = m[1], len(m[0])-len(m[1])
 			b.WriteString(line + "\n")
 			continue
 		}
 		if m := heading.FindStringSubmatchIndex(line); m != nil {
 			level := min(6, m[3]-m[2]+2)
 			line = line[:m[2]] + strings.Repeat("#", level) + line[m[3]:]
-		}
-		if m := refDefinition.FindStringSubmatch(line); m != nil && !webURL(m[1]) {
-			line = `\` + strings.TrimLeft(line, " ")
 		}
 		b.WriteString(safeLine(line) + "\n")
 	}
@@ -199,6 +203,12 @@ func closingTicks(s string, n int) int {
 func safeText(s string) string {
 	s = htmlEscape(s)
 	s = strings.ReplaceAll(s, "![", `!\[`)
+	s = refDefinition.ReplaceAllStringFunc(s, func(m string) string {
+		if webURL(refDefinition.FindStringSubmatch(m)[1]) {
+			return m
+		}
+		return `]\:` + m[2:]
+	})
 	return linkTarget.ReplaceAllStringFunc(s, func(m string) string {
 		if webURL(linkTarget.FindStringSubmatch(m)[1]) {
 			return m

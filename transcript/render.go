@@ -470,7 +470,7 @@ func (r *renderer) assistant(rec record) {
 }
 
 func imagePlaceholder(bl block) string {
-	kind := summaryText(bl.MediaType)
+	kind := safeText(strings.Join(strings.Fields(controls(clip(bl.MediaType, 120))), " "))
 	if kind == "" {
 		kind = "image"
 	}
