@@ -54,7 +54,7 @@ func TestExportRealTranscript(t *testing.T) {
 		all, _ := filepath.Glob(filepath.Join(inbox, "*", "*"))
 		t.Fatalf("the inbox holds %v (all: %v), want the session's export", exported, all)
 	}
-	if b, _ := os.ReadFile(exported[0]); !strings.Contains(string(b), "second turn: &lt;script&gt;") {
+	if b, _ := os.ReadFile(exported[0]); !strings.Contains(string(b), "second turn: &lt;script>") {
 		t.Errorf("the inbox's export lacks the turn that just ended:\n%s", b)
 	}
 
@@ -68,7 +68,7 @@ func TestExportRealTranscript(t *testing.T) {
 		"- [x] Read the notes\n- [ ] Update the notes *(in progress)*\n- [ ] Commit",
 		"**Glob** `*.txt`", "**Grep** `line` in `~/code/demo`",
 		"<details><summary>Result: Bash ls &amp;&amp; wc -l notes.txt</summary>",
-		"&lt;script&gt;alert(1)&lt;/script&gt; \\x1b]0;pwned\\x07 key [REDACTED]",
+		"&lt;script>alert(1)&lt;/script> \\x1b]0;pwned\\x07 key [REDACTED]",
 		"See [the docs](https://example.com/docs).",
 		`project: "~/code/demo"`, `claude-code: ["2.1.330"]`,
 	} {

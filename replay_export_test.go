@@ -103,7 +103,7 @@ func TestReplayExportPlantedTranscripts(t *testing.T) {
 			t.Errorf("the Markdown holds %q", bad)
 		}
 	}
-	for _, want := range []string{"&lt;script&gt;", `\x1b]0;pwned\x07`, "[REDACTED]"} {
+	for _, want := range []string{"&lt;script>", `\x1b]0;pwned\x07`, "[REDACTED]"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the export lacks %q, the planted text shown inert", want)
 		}

@@ -198,10 +198,12 @@ func closingTicks(s string, n int) int {
 	return -1
 }
 
-// safeText is text outside code: HTML escaped, no image, links to http(s)
-// only.
+// safeText is text outside code: "<" and "&" escaped (no tag, no entity;
+// ">" stays, it quotes), no image, links to http(s) only.
 func safeText(s string) string {
-	s = htmlEscape(s)
+	if strings.ContainsAny(s, "<&") {
+		s = strings.NewReplacer("&", "&amp;", "<", "&lt;").Replace(s)
+	}
 	s = strings.ReplaceAll(s, "![", `!\[`)
 	s = refDefinition.ReplaceAllStringFunc(s, func(m string) string {
 		if webURL(refDefinition.FindStringSubmatch(m)[1]) {
