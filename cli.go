@@ -14,6 +14,7 @@ import (
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
+	"github.com/claudebox/claudebox/transcript"
 )
 
 // cli is claudebox's own command line. Its modes are flags, not
@@ -35,15 +36,24 @@ type cli struct {
 	SSHKey string `name:"ssh-key" hidden:""`
 	// WatchGuards runs claudebox as the guard watcher of a session (see
 	// package guardwatch); only the supervisor starts it.
-	WatchGuards bool             `name:"watch-guards" hidden:""`
-	Check       bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
-	Gc          bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
-	List        bool             `xor:"mode" help:"List the instances: root, state, sessions, size, last use; stale ones first."`
-	JSON        bool             `name:"json" help:"With --list: print JSON."`
-	Move        string           `xor:"mode" placeholder:"OLD" help:"Carry the history of OLD (a former project root, or an instance hash from --list) to the current project."`
-	Merge       bool             `help:"With --move: merge into the current project's existing instance."`
-	Completion  string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for SHELL: bash, zsh or fish."`
-	Version     kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
+	WatchGuards  bool             `name:"watch-guards" hidden:""`
+	Check        bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
+	Gc           bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
+	List         bool             `xor:"mode" help:"List the instances: root, state, sessions, size, last use; stale ones first."`
+	JSON         bool             `name:"json" help:"With --list: print JSON."`
+	Move         string           `xor:"mode" placeholder:"OLD" help:"Carry the history of OLD (a former project root, or an instance hash from --list) to the current project."`
+	Merge        bool             `help:"With --move: merge into the current project's existing instance."`
+	Completion   string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for SHELL: bash, zsh or fish."`
+	Export       bool             `xor:"mode" help:"Print a session of this project as Markdown: the most recent, or the one whose id (or its start) follows."`
+	Last         bool             `help:"With --export: the most recent session (the default)."`
+	Output       string           `short:"o" placeholder:"FILE" help:"With --export: write to FILE instead of stdout."`
+	ExportAll    string           `name:"export-all" xor:"mode" placeholder:"DIR" help:"Write every session of this project as Markdown into DIR, one <id>.md each."`
+	ListSessions bool             `name:"list-sessions" xor:"mode" help:"List this project's sessions: id, start, turns, title."`
+	Detail       string           `enum:"chat,tools,full" default:"tools" help:"With --export: chat (what you and Claude wrote), tools (and each tool call, its result cut), full (results whole)."`
+	Thinking     bool             `help:"With --export: include Claude's thinking."`
+	ExportDir    *string          `name:"export-dir" placeholder:"DIR" help:"Export each session of the project as Markdown into DIR/<project>/ when it ends (and, if claudebox was killed, at the next launch)."`
+	NoRedact     bool             `name:"no-redact" help:"With --export: keep keys, tokens and private keys as they are (they are redacted by default, best-effort)."`
+	Version      kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
 	// Claude is filled by splitArgs, not by kong; it is declared for --help.
 	Claude []string `arg:"" optional:"" name:"claude-args" help:"Arguments for claude, passed unchanged and in order."`
 }
@@ -62,13 +72,17 @@ func (c *cli) Run(ctx *kong.Context) error {
 	switch {
 	case c.Completion != "":
 		return writeCompletion(os.Stdout, ctx.Model.Node, c.Completion)
-	case c.JSON && !c.List && !c.Check:
-		return hint.Errorf("claudebox --list --json", "--json goes with --list or --check")
+	case c.JSON && !c.List && !c.Check && !c.ListSessions:
+		return hint.Errorf("claudebox --list --json", "--json goes with --list, --list-sessions or --check")
+	case (c.Last || c.Output != "") && !c.Export, (c.Thinking || c.NoRedact || c.Detail != string(transcript.Tools)) && !c.Export && c.ExportAll == "":
+		return hint.Errorf("claudebox --export --help", "--last, -o, --detail, --thinking and --no-redact go with --export")
+	case c.Export && (len(c.Claude) > 1 || len(c.Claude) == 1 && c.Last):
+		return hint.Errorf("claudebox --export [SESSION | --last]", "--export takes one session: %s", strings.Join(c.Claude, " "))
 	case c.Merge && c.Move == "":
 		return hint.Errorf("claudebox --move OLD --merge", "--merge goes with --move")
-	case c.DryRun && (c.List || c.Move != "" || c.Check):
+	case c.DryRun && (c.List || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions):
 		return hint.Errorf("--dry-run goes with a launch or --gc", "--dry-run does not apply here")
-	case (c.Gc || c.List || c.Move != "" || c.Check) && len(c.Claude) > 0:
+	case (c.Gc || c.List || c.Move != "" || c.Check || c.ExportAll != "" || c.ListSessions) && len(c.Claude) > 0:
 		return hint.Errorf("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
 	case c.SSHKey != "":
 		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
@@ -88,9 +102,16 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return listCmd{JSON: c.JSON}.Run(home)
 	case c.Move != "":
 		return moveCmd{Old: c.Move, Merge: c.Merge}.Run(home)
+	case c.Export || c.ExportAll != "" || c.ListSessions:
+		ex := exportCmd{Output: c.Output, AllDir: c.ExportAll, All: c.ExportAll != "", List: c.ListSessions, JSON: c.JSON,
+			Options: transcript.Options{Detail: transcript.Detail(c.Detail), Thinking: c.Thinking, NoRedact: c.NoRedact}}
+		if len(c.Claude) == 1 {
+			ex.Session = c.Claude[0]
+		}
+		return ex.Run(home)
 	}
 	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside,
-		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets}
+		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)
 }
 

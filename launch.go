@@ -34,6 +34,7 @@ func (l launchCmd) Run(home session.Home) error {
 		fmt.Print(s.Script())
 		return nil
 	}
+	s.ExportInbox()
 	return s.Run(l.Yes)
 }
 

@@ -39,6 +39,8 @@ type Settings struct {
 	// The two opt-ins the sandbox's own terminal and Landlock domain close.
 	WithClipboard      *bool `toml:"with-clipboard"`
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
+	// ExportDir is the inbox every session is exported to, as Markdown.
+	ExportDir *string `toml:"export-dir"`
 }
 
 // userConfig is the user's config.toml: settings for every project, and
@@ -62,10 +64,10 @@ func UserConfigPath(home string) string {
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
 	"with-ssh": "true or false", "no-network": "true or false", "move-aside": "true or false",
-	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "project": "a table of tables",
+	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-clipboard, with-desktop-sockets, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-clipboard, with-desktop-sockets, export-dir, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -206,6 +208,8 @@ type Launch struct {
 	// DesktopSockets leaves the host's abstract Unix sockets reachable.
 	Clipboard      bool
 	DesktopSockets bool
+	// ExportDir is the inbox sessions are exported to; empty: none.
+	ExportDir string
 	// Legacy are the bash-era env files read, for their one-time notice.
 	Legacy []environment.File
 	// additions lists what a repository's file adds, for approval; the env
@@ -302,6 +306,20 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 			}
 			out.ReportOnly = !*l.MoveAside
 		}
+		if l.ExportDir != nil {
+			// The host writes there: a repository must not choose where.
+			if !l.own {
+				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: export-dir is yours to set, not the repository's", l.from)
+			}
+			out.ExportDir = expandHome(*l.ExportDir, home)
+			switch {
+			case out.ExportDir == "", filepath.IsAbs(out.ExportDir):
+			case l.from == "":
+				out.ExportDir = filepath.Join(cwd, out.ExportDir)
+			default:
+				return out, hint.Errorf("write an absolute path, or one that starts with ~/", "%s: export-dir is not absolute: %s", l.from, printable.Escape(out.ExportDir))
+			}
+		}
 		for _, o := range []struct {
 			key string
 			set *bool
@@ -378,4 +396,15 @@ func bindRemedy(be *mount.BindError) string {
 		return "choose a destination under ~, /opt or /mnt"
 	}
 	return ""
+}
+
+// expandHome reads a leading ~/ as the home directory.
+func expandHome(p, home string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		return filepath.Join(home, rest)
+	}
+	if p == "~" {
+		return home
+	}
+	return p
 }

@@ -69,6 +69,8 @@ type Session struct {
 	desktopSockets bool
 	// landlock: bwrap starts in a scoped Landlock domain.
 	landlock bool
+	// exportDir is the inbox the project's sessions are exported to.
+	exportDir string
 	// legacy are the bash-era env files read, for their one-time notice.
 	legacy     []environment.File
 	readMounts func() gc.Mounts
@@ -205,7 +207,7 @@ func Prepare(o Options) (*Session, error) {
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	return &Session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
-		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, readMounts: o.ReadMounts, cred: cred}, nil
+		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred}, nil
 }
 
 // lookupEnv gives the values the sandbox starts with: the proxy's for the

@@ -90,6 +90,7 @@ func (s *Session) supervise() error {
 	relay.Restore()
 	watcher.SayChanges(os.Stderr)
 	s.leave(lock)
+	s.ExportInbox()
 	if ended != nil {
 		return ended
 	}

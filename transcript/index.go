@@ -1,0 +1,476 @@
+// Package transcript reads Claude Code's session transcripts (one JSON
+// record a line) from an instance and renders them as Markdown a person can
+// read, file in a notes vault, and share.
+//
+// The sandbox writes the transcripts, so every byte of them is hostile:
+// files are opened through the untrusted package (regular files only, no
+// symlink anywhere in the path), read as a stream in two passes with a
+// bounded line size, and every string that reaches the Markdown is
+// neutralised (control characters, raw HTML, links other than http(s),
+// fences shorter than their content).
+package transcript
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// Limits on what a transcript may cost the host.
+const (
+	// maxLine is the longest record read; a longer one is skipped, with a
+	// note in the export, and never held in memory.
+	maxLine = 16 << 20
+	// maxFile is the largest transcript read: a sparse file can claim any
+	// size.
+	maxFile = 4 << 30
+	// maxRecords bounds the index of one transcript.
+	maxRecords = 1 << 20
+	// maxID bounds a uuid or message id; a longer one is not indexed.
+	maxID = 80
+	// maxMeta bounds the session facts kept from records (version, branch,
+	// title, first prompt).
+	maxMeta = 200
+)
+
+// Session is one conversation of a project: a transcript in the instance.
+type Session struct {
+	ID string `json:"id"`
+	// Path is the transcript's path in the instance directory.
+	Path        string    `json:"path"`
+	Title       string    `json:"title"`
+	FirstPrompt string    `json:"first_prompt"`
+	Start       time.Time `json:"start"`
+	End         time.Time `json:"end"`
+	Turns       int       `json:"turns"`
+	// Modified is when the transcript was last written.
+	Modified time.Time `json:"modified"`
+	// Note says why the session could not be read, when it could not.
+	Note string `json:"note,omitempty"`
+}
+
+// kinds of record the index keeps.
+const (
+	kindOther = iota
+	kindUser
+	kindAssistant
+	kindSystem
+)
+
+// entry is what the first pass keeps of one record: where it is, and what
+// places it in the conversation.
+type entry struct {
+	uuid, parent string
+	off          int64
+	size         int
+	kind         uint8
+	prompt       bool // a user's own prompt, not a tool result or a caveat
+	sidechain    bool
+	msgID, model string
+	usage        usage
+}
+
+type usage struct {
+	Input         int64 `json:"input_tokens"`
+	Output        int64 `json:"output_tokens"`
+	CacheRead     int64 `json:"cache_read_input_tokens"`
+	CacheCreation int64 `json:"cache_creation_input_tokens"`
+}
+
+// index is the first pass over a transcript.
+type index struct {
+	entries  []entry
+	byUUID   map[string]int
+	title    string // a custom title, else the last ai-title
+	summary  string
+	first    string // the first prompt
+	start    time.Time
+	end      time.Time
+	versions []string
+	branch   string
+	skipped  int // lines over maxLine, or not JSON
+	capped   bool
+}
+
+// head is what the first pass reads of a record (scanHead); the content is
+// only classified. The tags name the fields as the transcript does.
+type head struct {
+	Type              string  `json:"type"`
+	UUID              string  `json:"uuid"`
+	ParentUUID        *string `json:"parentUuid"`
+	LogicalParentUUID string  `json:"logicalParentUuid"`
+	IsSidechain       bool    `json:"isSidechain"`
+	IsMeta            bool    `json:"isMeta"`
+	IsCompactSummary  bool    `json:"isCompactSummary"`
+	Timestamp         string  `json:"timestamp"`
+	Version           string  `json:"version"`
+	GitBranch         string  `json:"gitBranch"`
+	Summary           string  `json:"summary"`
+	AITitle           string  `json:"aiTitle"`
+	CustomTitle       string  `json:"customTitle"`
+	Message           struct {
+		ID      string      `json:"id"`
+		Model   string      `json:"model"`
+		Usage   usage       `json:"usage"`
+		Content promptClass `json:"-"` // read by promptClass.scan
+	} `json:"message"`
+}
+
+// promptClass is a user message's content read only as far as telling a
+// prompt (a string, or text blocks) from tool results, with a preview.
+type promptClass struct {
+	prompt  bool
+	preview string
+}
+
+// lines calls fn with each line of r and its offset, up to maxLine bytes;
+// a longer line is skipped, never held whole, and counted.
+func lines(r io.Reader, fn func(off int64, line []byte)) (skipped int, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	var off int64
+	tooLong := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n := len(chunk)
+		switch {
+		case tooLong:
+		case len(buf)+n > maxLine:
+			tooLong, buf = true, buf[:0]
+		default:
+			if len(buf)+n > cap(buf) {
+				// Doubling, not append's gentler growth, bounds what a long
+				// line costs to twice maxLine.
+				nb := make([]byte, len(buf), min(maxLine, max(2*cap(buf), len(buf)+n)))
+				copy(nb, buf)
+				buf = nb
+			}
+			buf = append(buf, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			off += int64(n)
+			continue
+		}
+		if len(buf) > 0 || tooLong {
+			start := off + int64(n) - int64(len(buf))
+			if tooLong {
+				skipped++
+			} else {
+				fn(start, buf)
+			}
+		}
+		off += int64(n)
+		buf, tooLong = buf[:0], false
+		if err == io.EOF {
+			return skipped, nil
+		}
+		if err != nil {
+			return skipped, err
+		}
+	}
+}
+
+// clip bounds a string kept from a record.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8Start(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func utf8Start(b byte) bool { return b&0xc0 != 0x80 }
+
+// read is the first pass: it indexes the records of r.
+func read(r io.Reader) (*index, error) {
+	ix := &index{byUUID: map[string]int{}}
+	models := map[string]string{} // interned
+	var err error
+	ix.skipped, err = lines(r, func(off int64, line []byte) {
+		var h head
+		if !scanHead(line, &h) {
+			ix.skipped++
+			return
+		}
+		if t, err := time.Parse(time.RFC3339Nano, h.Timestamp); err == nil {
+			if ix.start.IsZero() || t.Before(ix.start) {
+				ix.start = t
+			}
+			if t.After(ix.end) {
+				ix.end = t
+			}
+		}
+		if h.Version != "" && len(ix.versions) < 8 && !contains(ix.versions, clip(h.Version, 40)) {
+			ix.versions = append(ix.versions, clip(h.Version, 40))
+		}
+		if h.GitBranch != "" {
+			ix.branch = clip(h.GitBranch, maxMeta)
+		}
+		switch h.Type {
+		case "ai-title":
+			if !strings.HasPrefix(ix.title, "\x00") && h.AITitle != "" {
+				ix.title = clip(h.AITitle, maxMeta)
+			}
+		case "custom-title":
+			if h.CustomTitle != "" {
+				// Marked so that a later ai-title does not replace it.
+				ix.title = "\x00" + clip(h.CustomTitle, maxMeta)
+			}
+		case "summary":
+			if h.Summary != "" {
+				ix.summary = clip(h.Summary, maxMeta)
+			}
+		}
+		if h.UUID == "" || len(h.UUID) > maxID {
+			return
+		}
+		if len(ix.entries) == maxRecords {
+			ix.capped = true
+			return
+		}
+		e := entry{uuid: h.UUID, off: off, size: len(line), sidechain: h.IsSidechain}
+		if h.ParentUUID != nil {
+			e.parent = *h.ParentUUID
+		} else {
+			// A compaction starts a new chain; its logical parent carries
+			// the conversation before it.
+			e.parent = h.LogicalParentUUID
+		}
+		switch h.Type {
+		case "user":
+			e.kind = kindUser
+			e.prompt = h.Message.Content.prompt && !h.IsMeta && !h.IsCompactSummary && !isCommandOutput(h.Message.Content.preview)
+			if e.prompt && ix.first == "" && !h.IsSidechain {
+				ix.first = clip(promptLine(h.Message.Content.preview), maxMeta)
+			}
+		case "assistant":
+			e.kind = kindAssistant
+			if len(h.Message.ID) <= maxID {
+				e.msgID = h.Message.ID
+			}
+			if m := clip(h.Message.Model, 80); m != "" {
+				if _, ok := models[m]; !ok {
+					models[m] = m
+				}
+				e.model = models[m]
+			}
+			e.usage = h.Message.Usage
+		case "system":
+			e.kind = kindSystem
+		}
+		if _, dup := ix.byUUID[e.uuid]; !dup {
+			ix.byUUID[e.uuid] = len(ix.entries)
+		}
+		ix.entries = append(ix.entries, e)
+	})
+	ix.title = strings.TrimPrefix(ix.title, "\x00")
+	return ix, err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// chain is the active branch: from the last message of the main
+// conversation (of a subagent's, with sidechain) back through its parents,
+// returned oldest first. A branch abandoned by an edit or a rewind is not
+// on it.
+func (ix *index) chain(sidechain bool) []int {
+	leaf := -1
+	for i := len(ix.entries) - 1; i >= 0; i-- {
+		if e := ix.entries[i]; (sidechain || !e.sidechain) && (e.kind == kindUser || e.kind == kindAssistant) {
+			leaf = i
+			break
+		}
+	}
+	var out []int
+	seen := map[int]bool{}
+	for i := leaf; i >= 0 && !seen[i]; {
+		seen[i] = true
+		out = append(out, i)
+		p, ok := ix.byUUID[ix.entries[i].parent]
+		if !ok {
+			break
+		}
+		i = p
+	}
+	for a, b := 0, len(out)-1; a < b; a, b = a+1, b-1 {
+		out[a], out[b] = out[b], out[a]
+	}
+	return out
+}
+
+// isCommandOutput tells the output of a slash command, which Claude Code
+// records as a user message, from a prompt.
+func isCommandOutput(s string) bool {
+	return strings.HasPrefix(s, "<local-command-stdout>") || strings.HasPrefix(s, "<local-command-stderr>")
+}
+
+// promptLine is a prompt's first line, with a slash command shown as typed.
+func promptLine(s string) string {
+	if name, ok := between(s, "<command-name>", "</command-name>"); ok {
+		args, _ := between(s, "<command-args>", "</command-args>")
+		s = strings.TrimSpace(name + " " + args)
+	}
+	s = stripReminders(s)
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func between(s, open, close string) (string, bool) {
+	i := strings.Index(s, open)
+	if i < 0 {
+		return "", false
+	}
+	rest := s[i+len(open):]
+	j := strings.Index(rest, close)
+	if j < 0 {
+		return "", false
+	}
+	return rest[:j], true
+}
+
+// stripReminders removes Claude Code's <system-reminder> blocks, which it
+// adds to what the user typed.
+func stripReminders(s string) string {
+	for {
+		i := strings.Index(s, "<system-reminder>")
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], "</system-reminder>")
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + s[i+j+len("</system-reminder>"):]
+	}
+}
+
+// openTranscript opens the transcript name in the instance dir as the
+// hostile file it is: a regular file, reached through no symlink, of a
+// size the host will read.
+func openTranscript(dir, name string) (*os.File, error) {
+	f, err := untrusted.Open(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Size() > maxFile {
+		err = fmt.Errorf("%s: %w: %d bytes", filepath.Join(dir, name), untrusted.ErrTooLarge, fi.Size())
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// ErrNoSessions is returned when the instance holds no transcript.
+var ErrNoSessions = errors.New("no sessions")
+
+// Sessions lists the sessions of the instance dir, oldest first: every
+// <dir>/<path-named dir>/<id>.jsonl that is a regular file with a name
+// claudebox will write out. One it cannot read is listed with a Note.
+func Sessions(dir string) ([]Session, error) {
+	return sessions(dir, func(string, time.Time) bool { return true })
+}
+
+// sessions lists the sessions of the instance dir that want (given the
+// session id and the transcript's modification time) asks to be read.
+func sessions(dir string, want func(id string, modified time.Time) bool) ([]Session, error) {
+	tops, err := untrusted.ReadDir(dir, ".")
+	if err != nil {
+		return nil, err
+	}
+	var out []Session
+	for _, top := range tops {
+		if !top.IsDir() {
+			continue
+		}
+		files, err := untrusted.ReadDir(dir, top.Name())
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			id, ok := strings.CutSuffix(f.Name(), ".jsonl")
+			if !ok || !f.Type().IsRegular() || !isSessionID(id) {
+				continue
+			}
+			if fi, err := f.Info(); err != nil || !want(id, fi.ModTime()) {
+				continue
+			}
+			out = append(out, describe(dir, filepath.Join(top.Name(), f.Name()), id))
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Start.Equal(out[j].Start) {
+			return out[i].Start.Before(out[j].Start)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// isSessionID accepts the names Claude Code gives transcripts (UUIDs), and
+// nothing that could misbehave as a file name or in a message.
+func isSessionID(s string) bool {
+	if s == "" || len(s) > maxID {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdefABCDEF-") == ""
+}
+
+func describe(dir, name, id string) Session {
+	s := Session{ID: id, Path: name}
+	f, err := openTranscript(dir, name)
+	if err != nil {
+		s.Note = err.Error()
+		return s
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil {
+		s.Modified = fi.ModTime()
+	}
+	ix, err := read(f)
+	if err != nil {
+		s.Note = err.Error()
+		return s
+	}
+	// A list is a preview, and may be pasted: its text is redacted.
+	s.Title, s.FirstPrompt, s.Start, s.End = redact(ix.bestTitle()), redact(ix.first), ix.start, ix.end
+	for _, i := range ix.chain(false) {
+		if ix.entries[i].prompt {
+			s.Turns++
+		}
+	}
+	return s
+}
+
+// bestTitle is the session's title: the user's, else Claude Code's, else
+// the summary, else the first prompt.
+func (ix *index) bestTitle() string {
+	for _, t := range []string{ix.title, ix.summary, ix.first} {
+		if t != "" {
+			return t
+		}
+	}
+	return "(untitled)"
+}

@@ -1,0 +1,90 @@
+package transcript
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("u", false, "update the golden files")
+
+// The fixtures' machine: claudebox's e2e host, scrubbed.
+var fixtureOptions = Options{Root: "/home/alice/code/demo", Home: "/home/alice", Generator: "claudebox test"}
+
+// TestGolden renders each fixture at each detail level and compares it
+// with its golden file: claude-2.1.330.jsonl is what the real Claude Code
+// wrote in claudebox against the fake API (export_test.go makes it);
+// handmade.jsonl holds what the fake cannot produce (thinking, images, a
+// branch abandoned by an edit, a compaction, a slash command, secrets).
+func TestGolden(t *testing.T) {
+	for _, c := range []struct {
+		fixture string
+		opt     func(*Options)
+		golden  string
+	}{
+		{"claude-2.1.330.jsonl", func(o *Options) { o.Detail = Tools }, "claude-2.1.330.tools.md"},
+		{"claude-2.1.330.jsonl", func(o *Options) { o.Detail = Chat }, "claude-2.1.330.chat.md"},
+		{"claude-2.1.330.jsonl", func(o *Options) { o.Detail = Full }, "claude-2.1.330.full.md"},
+		{"handmade.jsonl", func(o *Options) { o.Detail = Tools }, "handmade.tools.md"},
+		{"handmade.jsonl", func(o *Options) { o.Detail = Tools; o.Thinking = true }, "handmade.thinking.md"},
+		{"handmade.jsonl", func(o *Options) { o.Detail = Tools; o.NoRedact = true }, "handmade.no-redact.md"},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			opt := fixtureOptions
+			c.opt(&opt)
+			var b bytes.Buffer
+			if err := Export(&b, "testdata", c.fixture, opt); err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata", c.golden)
+			if *update {
+				if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != string(want) {
+				t.Errorf("%s differs from %s (go test -u ./transcript updates it):\n%s", c.fixture, golden, b.String())
+			}
+		})
+	}
+}
+
+// TestSessions lists the fixtures' directory as an instance's
+// path-named directory would be listed.
+func TestSessions(t *testing.T) {
+	inst := t.TempDir()
+	dir := filepath.Join(inst, "-home-alice-code-demo")
+	os.Mkdir(dir, 0o755)
+	for _, f := range []string{"claude-2.1.330.jsonl", "handmade.jsonl"} {
+		b, _ := os.ReadFile(filepath.Join("testdata", f))
+		id := map[string]string{"claude-2.1.330.jsonl": "0b1d9f6e-0000-4000-8000-000000000001", "handmade.jsonl": "0b1d9f6e-0000-4000-8000-000000000002"}[f]
+		os.WriteFile(filepath.Join(dir, id+".jsonl"), b, 0o600)
+	}
+	// Not sessions: a name that is no id, a link, a directory.
+	os.WriteFile(filepath.Join(dir, "x;rm -rf ~.jsonl"), []byte("{}\n"), 0o600)
+	os.Symlink("/etc/passwd", filepath.Join(dir, "0b1d9f6e-0000-4000-8000-000000000003.jsonl"))
+	os.Mkdir(filepath.Join(dir, "0b1d9f6e-0000-4000-8000-000000000004.jsonl"), 0o755)
+	ss, err := Sessions(inst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != 2 {
+		t.Fatalf("Sessions = %+v, want the two fixtures", ss)
+	}
+	// Oldest first; a slash command counts as a turn, the abandoned
+	// branch's prompt and the compaction summary do not.
+	if s := ss[0]; s.Title != "Refactor the cache" || s.Turns != 4 || !strings.HasPrefix(s.FirstPrompt, "Please add a cache") {
+		t.Errorf("the handmade session: %+v", s)
+	}
+	if s := ss[1]; s.Title != "update the notes" || s.Turns != 2 || s.Start.IsZero() {
+		t.Errorf("the real session: %+v", s)
+	}
+}
