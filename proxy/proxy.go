@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -32,7 +33,9 @@ type Proxy struct {
 	upstream *url.URL
 	srv      *http.Server
 	log      io.Writer
-	logMu    sync.Mutex
+	// logged counts the refusals logged, under logMu.
+	logged int
+	logMu  sync.Mutex
 }
 
 // Start runs a proxy for cred on 127.0.0.1, on a port the kernel picks. It
@@ -62,14 +65,39 @@ func (p *Proxy) Close() error { return p.srv.Close() }
 // (measured with 2.1.330: the messages, token counting, the model list;
 // its HEAD /api/hello reachability check, which carries no credential, is
 // answered by the proxy itself).
+//
+// The path must be the one the upstream serves as written: no escapes, no
+// dot segments or doubled slashes, which an upstream or a gateway may
+// resolve to another endpoint (/v1/models/../files), and a model's id is
+// one segment.
 func allowed(r *http.Request) bool {
+	p := r.URL.Path
+	if r.URL.RawPath != "" || path.Clean(p) != p {
+		return false
+	}
 	switch {
-	case r.Method == http.MethodPost && (r.URL.Path == "/v1/messages" || r.URL.Path == "/v1/messages/count_tokens"):
+	case r.Method == http.MethodPost && (p == "/v1/messages" || p == "/v1/messages/count_tokens"):
 		return true
-	case r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || strings.HasPrefix(r.URL.Path, "/v1/models/")):
+	case r.Method == http.MethodGet && p == "/v1/models":
 		return true
+	case r.Method == http.MethodGet:
+		id, ok := strings.CutPrefix(p, "/v1/models/")
+		return ok && modelID(id)
 	}
 	return false
+}
+
+// modelID says id is one path segment of the characters model ids use.
+func modelID(id string) bool {
+	if id == "" || id == "." || id == ".." {
+		return false
+	}
+	for _, c := range id {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *Proxy) handler() http.Handler {
@@ -159,12 +187,38 @@ func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, status int, kind,
 	if p.log == nil {
 		return
 	}
+	// The sandbox chooses the path and how often it is refused: a line
+	// holds the path's first bytes, and a session logs a bounded number.
+	reqPath := r.URL.Path
+	if len(reqPath) > maxLoggedPath {
+		reqPath = reqPath[:maxLoggedPath] + "…"
+	}
 	line, _ := json.Marshal(map[string]any{
-		"time": time.Now().UTC().Format(time.RFC3339Nano), "method": r.Method, "path": r.URL.Path, "status": status, "why": kind,
+		"time": time.Now().UTC().Format(time.RFC3339Nano), "method": truncate(r.Method, 16), "path": reqPath, "status": status, "why": kind,
 	})
 	p.logMu.Lock()
-	p.log.Write(append(line, '\n'))
-	p.logMu.Unlock()
+	defer p.logMu.Unlock()
+	switch p.logged++; {
+	case p.logged < maxLoggedRefusals:
+		p.log.Write(append(line, '\n'))
+	case p.logged == maxLoggedRefusals:
+		line, _ = json.Marshal(map[string]any{"time": time.Now().UTC().Format(time.RFC3339Nano), "why": "further refusals of this session are not logged"})
+		p.log.Write(append(line, '\n'))
+	}
+}
+
+// A session's refusals in the log: at most maxLoggedRefusals lines of at
+// most maxLoggedPath bytes of path each, about 1 MiB.
+const (
+	maxLoggedRefusals = 1000
+	maxLoggedPath     = 256
+)
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
 }
 
 // apiError answers in the Messages API's error shape, which Claude Code

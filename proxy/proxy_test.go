@@ -382,3 +382,53 @@ func BenchmarkFirstByte(b *testing.B) {
 		})
 	}
 }
+
+// allowed passes the Messages API's paths as written, and nothing an
+// upstream or gateway could resolve to another endpoint.
+func TestAllowedPaths(t *testing.T) {
+	for _, c := range []struct {
+		method, target string
+		want           bool
+	}{
+		{"POST", "/v1/messages", true},
+		{"POST", "/v1/messages?beta=true", true},
+		{"POST", "/v1/messages/count_tokens", true},
+		{"GET", "/v1/models", true},
+		{"GET", "/v1/models/claude-opus-4-1", true},
+		{"GET", "/v1/models/claude-3.5_x-1?limit=1", true},
+		{"GET", "/v1/models/../../v1/files", false},
+		{"GET", "/v1/models/..%2F..%2Fv1%2Ffiles", false},
+		{"GET", "/v1/models/%2e%2e/files", false},
+		{"GET", "/v1/models/a/b", false},
+		{"GET", "/v1/models/", false},
+		{"GET", "/v1/models/..", false},
+		{"GET", "/v1//models", false},
+		{"POST", "/v1/messages/", false},
+		{"POST", "/v1/messages/./", false},
+		{"POST", "/v1/messages/../files", false},
+		{"POST", "/v1/messages%2fbatches", false},
+		{"GET", "/v1/messages", false},
+		{"POST", "/v1/models", false},
+	} {
+		if got := allowed(httptest.NewRequest(c.method, c.target, nil)); got != c.want {
+			t.Errorf("allowed(%s %s) = %v, want %v", c.method, c.target, got, c.want)
+		}
+	}
+}
+
+// A session's refusals fill the log by a bounded amount, however many the
+// sandbox makes and however long their paths.
+func TestRefusalLogBounded(t *testing.T) {
+	var log bytes.Buffer
+	p := &Proxy{Cred: &Credential{Kind: APIKey}, log: &log}
+	long := "/x" + strings.Repeat("a", 1<<20)
+	for range maxLoggedRefusals + 50 {
+		p.refuse(httptest.NewRecorder(), httptest.NewRequest("GET", long, nil), http.StatusForbidden, "permission_error", "no")
+	}
+	if lines := strings.Count(log.String(), "\n"); lines != maxLoggedRefusals {
+		t.Errorf("%d lines logged, want %d", lines, maxLoggedRefusals)
+	}
+	if log.Len() > maxLoggedRefusals*(maxLoggedPath+200) {
+		t.Errorf("%d bytes logged", log.Len())
+	}
+}
