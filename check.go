@@ -15,9 +15,9 @@ import (
 
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
-	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
 )
@@ -260,7 +260,7 @@ func installKind(claude, home string) string {
 	switch {
 	case strings.Contains(real, "/node_modules/@anthropic-ai/claude-code/"):
 		return "npm package"
-	case home != "" && (instance.Within(real, filepath.Join(home, ".local", "share", "claude")) || instance.Within(real, filepath.Join(home, ".claude", "local"))):
+	case home != "" && (paths.Within(real, filepath.Join(home, ".local", "share", "claude")) || paths.Within(real, filepath.Join(home, ".claude", "local"))):
 		return "native installer"
 	case strings.HasPrefix(real, "/nix/store/"):
 		return "Nix"

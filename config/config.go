@@ -23,6 +23,7 @@ import (
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -178,7 +179,7 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 		layers = append(layers, layer{Settings: repo, from: repoPath, base: project.Checkout})
 	}
 	for _, key := range slices.Sorted(maps.Keys(user.Project)) {
-		root := instance.ExpandHome(key, home)
+		root := paths.ExpandHome(key, home)
 		if !filepath.IsAbs(root) {
 			return nil, hint.Errorf(`name the project by its root: [project."~/code/app"]`, "%s: [project.%q]: not an absolute path", path, key)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // BindSpec is an extra mount the user asked for with --bind or --ro-bind,
@@ -159,7 +160,7 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 	}
 	src, dest, hasDest := strings.Cut(spec, ":")
 	expand := func(p string) string {
-		if p = instance.ExpandHome(p, home); filepath.IsAbs(p) {
+		if p = paths.ExpandHome(p, home); filepath.IsAbs(p) {
 			return filepath.Clean(p)
 		}
 		return filepath.Join(base, p)
@@ -208,7 +209,7 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project, state [
 			return fail(problem, reason)
 		}
 		for _, m := range managed {
-			if !instance.Within(b.Dest, m) {
+			if !paths.Within(b.Dest, m) {
 				continue
 			}
 			if slices.Contains(projectPaths(project), m) {
@@ -216,11 +217,11 @@ func CheckBinds(binds []BindSpec, home string, project instance.Project, state [
 			}
 			return fail(BindDestManaged, "the destination "+b.Dest+" is claudebox's own mount")
 		}
-		if b.Dest != home && instance.Within(home, b.Dest) {
+		if b.Dest != home && paths.Within(home, b.Dest) {
 			return fail(BindDestHidesHome, "the destination would hide the private home directory")
 		}
 		for _, d := range systemDirs {
-			if instance.Within(b.Dest, d) {
+			if paths.Within(b.Dest, d) {
 				if _, err := os.Lstat(b.Dest); err != nil {
 					return fail(BindDestReadOnly, b.Dest+" does not exist, and "+d+" is read-only inside")
 				}
@@ -241,12 +242,12 @@ func SourceRefusal(src string, writable bool, home string, state []string) strin
 // refuseSource is SourceRefusal, with what is wrong; 0 when nothing is.
 func refuseSource(src string, writable bool, home string, state []string) (BindProblem, string) {
 	for _, p := range state {
-		if instance.Within(src, p) || claudeJSONCopy(home, src) {
+		if paths.Within(src, p) || claudeJSONCopy(home, src) {
 			return BindState, "it holds Claude Code's or claudebox's state"
 		}
 	}
 	for _, r := range hostRuntime {
-		if instance.Within(src, r) {
+		if paths.Within(src, r) {
 			return BindHostRuntime, "it holds the host's processes, devices or sockets, which the sandbox could reach"
 		}
 	}
@@ -259,7 +260,7 @@ func refuseSource(src string, writable bool, home string, state []string) (BindP
 	if !writable {
 		return 0, ""
 	}
-	if instance.Within(home, src) {
+	if paths.Within(home, src) {
 		return BindWholeHome, "read-write, it would expose your whole home directory"
 	}
 	for _, r := range rwHomeRefused {
@@ -280,7 +281,7 @@ func plantedLink(path string, writable []string) string {
 		if err != nil {
 			return ""
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 && underAny(next, writable) {
+		if fi.Mode()&fs.ModeSymlink != 0 && paths.UnderAny(next, writable) {
 			return next
 		}
 		if dir, err = filepath.EvalSymlinks(next); err != nil {
@@ -453,7 +454,7 @@ func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top
 	}
 	over = append(over, w.obeyed...)
 	for _, p := range over {
-		if p == src || !instance.Within(p, src) {
+		if p == src || !paths.Within(p, src) {
 			continue
 		}
 		fi, err := os.Lstat(p)
@@ -472,7 +473,7 @@ func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top
 // contains reports whether something below src (or dest) must be left
 // out, so the bind has to be split.
 func (w *bindWalk) contains(src, dest string) bool {
-	below := func(p, dir string) bool { return p != dir && instance.Within(p, dir) }
+	below := func(p, dir string) bool { return p != dir && paths.Within(p, dir) }
 	for p := range w.omitSrc {
 		if below(p, src) {
 			return true

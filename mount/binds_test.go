@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // tree makes the named files (or, ending in /, directories) under root;
@@ -178,7 +179,7 @@ func TestExpandBindsRoot(t *testing.T) {
 	}
 	for _, m := range ms {
 		for _, bad := range append(append([]string{"/", home + "/.ssh"}, hostRuntime...), sharedTemp...) {
-			if m.Kind != Symlink && instance.Within(bad, m.Src) {
+			if m.Kind != Symlink && paths.Within(bad, m.Src) {
 				t.Errorf("%s %s is mounted, showing %s", m.Kind, m.Src, bad)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // Guard is a path inside a writable mount that something on the host
@@ -169,7 +170,7 @@ func probeGuards(home string, project instance.Project, obeyed []hostObeyed) (gu
 		// A PATH entry above the project runs only its entries, which the
 		// sandbox cannot create (the project is a mount point).
 		if i := slices.IndexFunc(g.roots, func(r string) bool {
-			return r == o.path || o.from != pathFrom && instance.Within(r, o.path)
+			return r == o.path || o.from != pathFrom && paths.Within(r, o.path)
 		}); i >= 0 {
 			unguarded = append(unguarded, Unprotected{o.from, g.roots[i] + ", which the sandbox writes, is or lies in " + o.path + ", which the host obeys through it"})
 			continue
@@ -244,7 +245,7 @@ func (g *guardProbe) repo(top, gitDir, common string) {
 // toolFiles guards the tools' files at the top of a work tree that exist.
 func (g *guardProbe) toolFiles(top, note string) {
 	for _, t := range toolFiles {
-		if path := filepath.Join(top, t.name); instance.Exists(path) {
+		if path := filepath.Join(top, t.name); paths.Exists(path) {
 			g.add(Guard{Path: path, why: t.why + note})
 		}
 	}
@@ -308,7 +309,7 @@ func (g *guardProbe) commonDir(common, top string) {
 		hooksPaths = g.userHooksPaths
 	}
 	for _, hooksPath := range hooksPaths {
-		if hooksPath = instance.ExpandHome(hooksPath, g.home); !filepath.IsAbs(hooksPath) {
+		if hooksPath = paths.ExpandHome(hooksPath, g.home); !filepath.IsAbs(hooksPath) {
 			if top == "" {
 				continue
 			}
@@ -343,7 +344,7 @@ func (g *guardProbe) submoduleGitDirs(dir string) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if !instance.Exists(filepath.Join(path, "HEAD")) {
+		if !paths.Exists(filepath.Join(path, "HEAD")) {
 			g.submoduleGitDirs(path)
 			continue
 		}
@@ -393,7 +394,7 @@ func (g *guardProbe) nestedRepo(top string) {
 		return
 	}
 	for _, w := range workTreeGuards {
-		if path := filepath.Join(top, w.name); instance.Exists(path) {
+		if path := filepath.Join(top, w.name); paths.Exists(path) {
 			g.add(Guard{Path: path, Copy: w.name == ".mcp.json", why: w.why + " (a nested repository)"})
 		}
 	}
@@ -408,7 +409,7 @@ func (g *guardProbe) nestedRepo(top string) {
 func (g *guardProbe) add(guard Guard) {
 	root := ""
 	for _, r := range g.roots {
-		if instance.Within(guard.Path, r) && guard.Path != r && len(r) > len(root) {
+		if paths.Within(guard.Path, r) && guard.Path != r && len(r) > len(root) {
 			root = r
 		}
 	}
@@ -551,7 +552,7 @@ func (g *guardProbe) includedHooksPaths(config string, seen map[string]bool, dep
 	entries := g.config(config)
 	hooksPaths := gitconfig.Values(entries, "core.hookspath")
 	for _, inc := range gitconfig.Includes(entries) {
-		if inc = instance.ExpandHome(inc, g.home); !filepath.IsAbs(inc) {
+		if inc = paths.ExpandHome(inc, g.home); !filepath.IsAbs(inc) {
 			inc = filepath.Join(filepath.Dir(config), inc)
 		}
 		inc = filepath.Clean(inc)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // bwrap applies mounts in order, and a mount hides everything an earlier
@@ -53,7 +54,7 @@ func TestBuildNestedMountsFollowTheirParent(t *testing.T) {
 		}
 		for i, earlier := range p.Mounts {
 			for _, later := range p.Mounts[i+1:] {
-				if earlier.Dest != later.Dest && instance.Within(earlier.Dest, later.Dest) {
+				if earlier.Dest != later.Dest && paths.Within(earlier.Dest, later.Dest) {
 					t.Errorf("%s: %s %s comes before %s %s, which hides it", checkout, earlier.Kind, earlier.Dest, later.Kind, later.Dest)
 				}
 			}

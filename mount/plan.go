@@ -12,6 +12,7 @@ import (
 
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 )
 
@@ -312,7 +313,7 @@ func Build(in Inputs) Plan {
 		// A link inside a mounted directory is there already, and bwrap
 		// refuses to make one where a file exists.
 		if !slices.ContainsFunc(p.Mounts, func(m Mount) bool {
-			return m.Dest == l.Path || m.Kind != Tmpfs && m.Kind != Symlink && instance.Within(l.Path, m.Dest)
+			return m.Dest == l.Path || m.Kind != Tmpfs && m.Kind != Symlink && paths.Within(l.Path, m.Dest)
 		}) {
 			add(HostFiles, Symlink, l.Link, l.Path, "a link on the way to a program, as on the host")
 		}

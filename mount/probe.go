@@ -9,6 +9,7 @@ import (
 
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // Probe reads the host facts a plan needs. It only reads.
@@ -24,7 +25,7 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 			h.System = append(h.System, hp)
 		}
 	}
-	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !underAny(real, systemDirs) {
+	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !paths.UnderAny(real, systemDirs) {
 		h.resolvConf = real
 	}
 	var own []ownBind
@@ -52,13 +53,13 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 	// versions) or the command: each is mounted once.
 	var once []ownBind
 	for i, o := range own {
-		inside := func(p ownBind) bool { return p.src == p.dest && o.src == o.dest && instance.Within(o.src, p.src) }
+		inside := func(p ownBind) bool { return p.src == p.dest && o.src == o.dest && paths.Within(o.src, p.src) }
 		if !slices.ContainsFunc(own[:i], inside) && !slices.ContainsFunc(own[i+1:], func(p ownBind) bool { return p.src != o.src && inside(p) }) {
 			once = append(once, o)
 		}
 	}
 	h.claudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"))
-	if kh := filepath.Join(home, ".ssh", "known_hosts"); instance.Exists(kh) {
+	if kh := filepath.Join(home, ".ssh", "known_hosts"); paths.Exists(kh) {
 		h.KnownHosts = kh
 	}
 	obeyed, relative := probeHostObeyed(home, pathEnv)
@@ -92,7 +93,7 @@ func linksOn(path string) []HostPath {
 		if err != nil {
 			return links
 		}
-		if !underAny(next, systemDirs) {
+		if !paths.UnderAny(next, systemDirs) {
 			links = append(links, HostPath{Path: next, Link: target})
 		}
 		if !filepath.IsAbs(target) {
@@ -154,7 +155,7 @@ func claudeEntries(dir string) (entries, copies []string) {
 // returns the links to recreate and the directory of the real file to bind.
 func commandChain(path string) []HostPath {
 	var chain []HostPath
-	for i := 0; i < 40 && path != "" && !underAny(path, systemDirs); i++ {
+	for i := 0; i < 40 && path != "" && !paths.UnderAny(path, systemDirs); i++ {
 		fi, err := os.Lstat(path)
 		if err != nil {
 			return nil
@@ -162,7 +163,7 @@ func commandChain(path string) []HostPath {
 		if fi.Mode()&os.ModeSymlink == 0 {
 			dir := filepath.Dir(path)
 			// An npm package keeps its executable in bin/ beside the rest.
-			if filepath.Base(dir) == "bin" && instance.Exists(filepath.Join(filepath.Dir(dir), "package.json")) {
+			if filepath.Base(dir) == "bin" && paths.Exists(filepath.Join(filepath.Dir(dir), "package.json")) {
 				dir = filepath.Dir(dir)
 			}
 			return append(chain, HostPath{Path: dir})
@@ -192,15 +193,6 @@ func lstat(path string) (HostPath, bool) {
 		}
 	}
 	return hp, true
-}
-
-func underAny(path string, dirs []string) bool {
-	for _, d := range dirs {
-		if instance.Within(path, d) {
-			return true
-		}
-	}
-	return false
 }
 
 // pathFrom says a hostObeyed path is a PATH entry.
@@ -275,11 +267,11 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 		// obeys nothing there.
 		entries, _ := gitconfig.Read(config)
 		// A relative hooksPath is the repository's; commonDir has it.
-		if p := instance.ExpandHome(gitconfig.Last(entries, "core.hookspath"), home); filepath.IsAbs(p) {
+		if p := paths.ExpandHome(gitconfig.Last(entries, "core.hookspath"), home); filepath.IsAbs(p) {
 			add(p, "core.hookspath in "+tilde(configs[i]))
 		}
 		for _, key := range []string{"core.excludesfile", "core.attributesfile"} {
-			if p := instance.ExpandHome(gitconfig.Last(entries, key), home); filepath.IsAbs(p) {
+			if p := paths.ExpandHome(gitconfig.Last(entries, key), home); filepath.IsAbs(p) {
 				addGit(p, key+" in "+tilde(configs[i]))
 			}
 		}
@@ -289,7 +281,7 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 			}
 		}
 		for _, inc := range gitconfig.Includes(entries) {
-			if inc = instance.ExpandHome(inc, home); !filepath.IsAbs(inc) {
+			if inc = paths.ExpandHome(inc, home); !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(config), inc)
 			}
 			addGit(inc, "included by "+tilde(configs[i]))
@@ -338,7 +330,7 @@ func programPath(e gitconfig.Entry, home string) string {
 	if len(fields) == 0 {
 		return ""
 	}
-	if p := instance.ExpandHome(fields[0], home); filepath.IsAbs(p) {
+	if p := paths.ExpandHome(fields[0], home); filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // Toolchain is a PATH entry under $HOME and what its programs need to run,
@@ -74,7 +75,7 @@ func probeToolchains(home, pathEnv string, project instance.Project, binds []Bin
 	// refusal says why a path is not shown: it is or lies in a secret,
 	// claudebox's state, or (SourceRefusal's rest) holds a socket.
 	refusal := func(real string) string {
-		for d := real; d != home && instance.Within(d, home); d = filepath.Dir(d) {
+		for d := real; d != home && paths.Within(d, home); d = filepath.Dir(d) {
 			if secrets[d] {
 				return "it lies in " + d + ", which the sandbox hides"
 			}
@@ -90,12 +91,12 @@ func probeToolchains(home, pathEnv string, project instance.Project, binds []Bin
 		seen[entry] = true
 		real, err := filepath.EvalSymlinks(entry)
 		if err != nil {
-			if instance.Within(entry, home) {
+			if paths.Within(entry, home) {
 				problems = append(problems, PathProblem{entry, "it does not exist"})
 			}
 			continue
 		}
-		if !instance.Within(real, home) || real == home || underAny(real, writable) {
+		if !paths.Within(real, home) || real == home || paths.UnderAny(real, writable) {
 			continue
 		}
 		if reason := refusal(real); reason != "" {
@@ -108,12 +109,12 @@ func probeToolchains(home, pathEnv string, project instance.Project, binds []Bin
 		}
 		rel, _ := filepath.Rel(home, real)
 		for _, p := range toolLayouts[rel] {
-			if p := filepath.Join(home, p); instance.Exists(p) {
+			if p := filepath.Join(home, p); paths.Exists(p) {
 				t.Roots = append(t.Roots, Root{p, "what " + entry + " runs: " + layoutNames[rel] + ", read-only"})
 			}
 		}
 		for _, target := range entryTargets(real) {
-			if !instance.Within(target, home) || instance.Within(target, real) {
+			if !paths.Within(target, home) || paths.Within(target, real) {
 				continue
 			}
 			t.Roots = append(t.Roots, Root{toolRoot(home, target), "what " + entry + "'s programs lead to, read-only"})
@@ -192,12 +193,12 @@ func toolRoot(home, path string) string {
 		}
 		return dir
 	}
-	for d, i := dir, 0; i < 4 && d != home && instance.Within(d, home); d, i = filepath.Dir(d), i+1 {
+	for d, i := dir, 0; i < 4 && d != home && paths.Within(d, home); d, i = filepath.Dir(d), i+1 {
 		parent := filepath.Dir(d)
 		if strings.HasPrefix(filepath.Base(parent), "@") {
 			parent = filepath.Dir(parent)
 		}
-		if filepath.Base(parent) == "node_modules" && instance.Exists(filepath.Join(d, "package.json")) {
+		if filepath.Base(parent) == "node_modules" && paths.Exists(filepath.Join(d, "package.json")) {
 			return d
 		}
 	}
@@ -212,7 +213,7 @@ func outermost(roots []Root) []Root {
 	})
 	var out []Root
 	for _, r := range roots {
-		if len(out) == 0 || !instance.Within(r.Path, out[len(out)-1].Path) {
+		if len(out) == 0 || !paths.Within(r.Path, out[len(out)-1].Path) {
 			out = append(out, r)
 		}
 	}

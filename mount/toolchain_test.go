@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // probeToolchains shows each PATH entry under $HOME with what its programs
@@ -95,7 +96,7 @@ func TestToolRoot(t *testing.T) {
 		{"~/n/lib/node_modules/plain/lib/x.js", "~/n/lib/node_modules/plain/lib/x.js"},
 		{"~/opt/tool", "~/opt/tool"},
 	} {
-		if got := toolRoot(home, instance.ExpandHome(c.path, home)); got != instance.ExpandHome(c.want, home) {
+		if got := toolRoot(home, paths.ExpandHome(c.path, home)); got != paths.ExpandHome(c.want, home) {
 			t.Errorf("toolRoot(%s) = %s, want %s", c.path, got, c.want)
 		}
 	}
