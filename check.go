@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/landlock"
@@ -305,7 +306,7 @@ func checkCredentials(h session.Home) checkResult {
 // then their Claude Code settings' (which win, as for their claude).
 func hostAPIValues(home string) map[string]string {
 	m := map[string]string{}
-	for _, kv := range append(os.Environ(), mount.SettingsAPIEnv(home)...) {
+	for _, kv := range append(os.Environ(), claudesettings.APIEnv(home)...) {
 		if n, v, _ := strings.Cut(kv, "="); slices.Contains(environment.APIVariables, n) {
 			m[n] = v
 		}

@@ -44,7 +44,7 @@ type Mount struct {
 	// Why is the reason for the entry, shown by --dry-run.
 	Why string
 	// placeholder says Dest does not exist on the host: the launch creates
-	// a stand-in for bwrap to mount over (see CreatePlaceholder), and the
+	// a stand-in for bwrap to mount over (see guard.CreatePlaceholder), and the
 	// last session guarding it removes it.
 	placeholder bool
 	// Role is what the mount is for.
@@ -105,7 +105,7 @@ type Plan struct {
 	// Network says whether the sandbox shares the host's network.
 	Network bool
 	// SSHAgent says the user's SSH agent is reachable inside, at
-	// sshAgentSocket.
+	// SSHAgentSocket.
 	SSHAgent bool
 	// API is how Claude reaches its API; nil without the proxy.
 	API *API
@@ -127,74 +127,6 @@ type Plan struct {
 	Unprotected []Unprotected
 }
 
-// HostPath is a path that exists on the host; Link is its target when it
-// is a symlink.
-type HostPath struct {
-	Path string
-	Link string
-}
-
-// Host holds the facts about the host filesystem that the plan depends on,
-// gathered by Probe so that Build stays pure.
-type Host struct {
-	// System lists the existing system directories from systemDirs.
-	System []HostPath
-	// resolvConf is the real path of /etc/resolv.conf when it lies outside
-	// the system directories (systemd-resolved keeps it under /run).
-	resolvConf string
-	// Own lays out claudebox's read-only mounts of host paths outside the
-	// system directories: the user's git configuration, the PATH's
-	// toolchains and the directory of a command installed outside the
-	// system directories (e.g. under the hidden $HOME), split around the
-	// secrets inside them (listed in Hidden).
-	Own []Mount
-	// links are the symlinks to recreate so that the command's path and
-	// the PATH entries resolve inside as on the host.
-	links []HostPath
-	// Toolchains are the PATH entries under $HOME and what each needs;
-	// PathProblems the entries under $HOME that cannot work inside.
-	Toolchains   []Toolchain
-	PathProblems []PathProblem
-	// claudeEntries lists the real ~/.claude's entries shown read-only
-	// inside: configuration (plugins, skills, agents, commands, hooks, user
-	// scripts), not Claude Code's per-session state of other projects.
-	claudeEntries []string
-	// ClaudeCopies lists the files in ~/.claude that Claude Code saves
-	// (settings, CLAUDE.md) and that exist: the sandbox gets private copies.
-	ClaudeCopies []string
-	// Pins are existing directories between a writable mount and a guard:
-	// each is mounted on itself so it cannot be renamed away, which would
-	// take the guard's mount with it.
-	Pins []string
-	// Guards are the paths inside the writable mounts that the host
-	// executes or obeys.
-	Guards []Guard
-	// KnownHosts is ~/.ssh/known_hosts when it exists.
-	KnownHosts string
-	// Symlinked lists guards (or directories on the way to one) that are
-	// symlinks: the sandbox could replace the link itself, so the launch
-	// refuses.
-	Symlinked []string
-	// Redirects are nested repositories whose .git file or commondir leads
-	// elsewhere (instance.RedirectError): the launch refuses.
-	Redirects []error
-	// Unprotected is what the host obeys that no guard can protect.
-	Unprotected []Unprotected
-	// Binds lays out the user's extra mounts, split where they contain a
-	// secret, claudebox's state or another mount; Hidden lists the secrets
-	// left out of them and of Own.
-	Binds  []Mount
-	Hidden []Hidden
-}
-
-// systemDirs are bound read-only when they exist: the programs, libraries
-// and configuration every tool needs, including Nix's store and NixOS's
-// current system.
-var systemDirs = []string{
-	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-	"/etc", "/nix", "/run/current-system",
-}
-
 // Inputs are everything a plan is built from.
 type Inputs struct {
 	Home     string
@@ -213,7 +145,7 @@ type Inputs struct {
 	// is the program, Build adds the SANDBOX.md flag.
 	Command []string
 	Claude  bool
-	// Binds are the user's extra mounts, checked by CheckBinds.
+	// Binds are the user's extra mounts, checked by bind.Check.
 	Binds []BindSpec
 }
 
@@ -228,8 +160,8 @@ type API struct {
 // apiAddress is the variable that points Claude Code at the proxy.
 const apiAddress = "ANTHROPIC_BASE_URL"
 
-// sshAgentSocket is where --with-ssh puts the user's SSH agent inside.
-const sshAgentSocket = "/run/claudebox/ssh-agent.sock"
+// SSHAgentSocket is where --with-ssh puts the user's SSH agent inside.
+const SSHAgentSocket = "/run/claudebox/ssh-agent.sock"
 
 // Files inside an instance directory.
 const (
@@ -269,12 +201,12 @@ func Build(in Inputs) Plan {
 	add(Private, Proc, "", "/proc", "the sandbox's own processes only")
 	add(Private, Dev, "", "/dev", "minimal devices")
 	add(Private, Tmpfs, "", "/tmp", "private /tmp")
-	if in.Host.resolvConf != "" {
-		add(HostFiles, RoBind, in.Host.resolvConf, in.Host.resolvConf, "target of /etc/resolv.conf, for DNS")
+	if in.Host.ResolvConf != "" {
+		add(HostFiles, RoBind, in.Host.ResolvConf, in.Host.ResolvConf, "target of /etc/resolv.conf, for DNS")
 	}
 	add(Private, Tmpfs, "", home, "private $HOME: the rest of the home directory is hidden")
 	// The user's binds come before claudebox's own mounts inside $HOME,
-	// which they never overlap (CheckBinds, expandBinds).
+	// which they never overlap (bind.Check, bind.Layout).
 	p.Mounts = append(p.Mounts, in.Host.Binds...)
 	p.Binds, p.Hidden = in.Binds, in.Host.Hidden
 	// ~/.claude is rebuilt from the real one's entries rather than bound
@@ -282,7 +214,7 @@ func Build(in Inputs) Plan {
 	// writes lock directories beside its files (history.jsonl.lock), which a
 	// read-only bind would refuse. What it creates stays in this tmpfs.
 	add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
-	for _, e := range in.Host.claudeEntries {
+	for _, e := range in.Host.ClaudeEntries {
 		add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
 	}
 	for _, f := range in.Host.ClaudeCopies {
@@ -304,12 +236,12 @@ func Build(in Inputs) Plan {
 	p.Toolchains, p.PathProblems = in.Host.Toolchains, in.Host.PathProblems
 	if in.SSHAgent != "" {
 		p.SSHAgent = true
-		add(Agent, Bind, in.SSHAgent, sshAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
+		add(Agent, Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
 		if in.Host.KnownHosts != "" {
 			add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
 	}
-	for _, l := range in.Host.links {
+	for _, l := range in.Host.Links {
 		// A link inside a mounted directory is there already, and bwrap
 		// refuses to make one where a file exists.
 		if !slices.ContainsFunc(p.Mounts, func(m Mount) bool {
@@ -458,7 +390,7 @@ func (p Plan) Script(bwrap string) string {
 	}
 	for _, t := range p.Toolchains {
 		for _, r := range t.Roots {
-			fmt.Fprintf(&b, "# %s: %s\n", r.Path, r.why)
+			fmt.Fprintf(&b, "# %s: %s\n", r.Path, r.Why)
 		}
 	}
 	for _, pp := range p.PathProblems {
@@ -472,7 +404,7 @@ func (p Plan) Script(bwrap string) string {
 	}
 	b.WriteString("env -i " + updaterOff + "=1")
 	if p.SSHAgent {
-		b.WriteString(" SSH_AUTH_SOCK=" + sshAgentSocket)
+		b.WriteString(" SSH_AUTH_SOCK=" + SSHAgentSocket)
 	}
 	for _, name := range p.Env {
 		if name == updaterOff {

@@ -20,7 +20,7 @@ var host = mount.Host{
 	Own:    []mount.Mount{{Kind: mount.RoBind, Src: "/home/alice/.gitconfig", Dest: "/home/alice/.gitconfig", Why: "git configuration, read-only", Role: mount.HostFiles}},
 }
 
-// guarded is host with what Probe finds in a typical repository.
+// guarded is host with what probe.Host finds in a typical repository.
 func guarded() mount.Host {
 	h := host
 	app := "/home/alice/code/app"
