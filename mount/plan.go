@@ -173,94 +173,36 @@ const (
 
 // Build makes the plan. Order matters: bwrap applies mounts left to right
 // and a later mount hides what an earlier one put at the same path, so the
-// real ~/.claude comes first and the per-project overlays after it.
+// real ~/.claude comes first and the per-project overlays after it, and
+// each mount nested in another comes after it.
 func Build(in Inputs) Plan {
-	home := in.Home
-	claudeDir := filepath.Join(home, ".claude")
-	projects := filepath.Join(claudeDir, "projects")
 	inst := instance.Dir(in.StateDir, in.Project.Root)
 	p := Plan{
-		Home:      home,
+		Home:      in.Home,
 		Env:       in.Env.Names,
 		Chdir:     in.Cwd,
 		Project:   in.Project,
 		Instance:  inst,
-		sandboxMD: filepath.Join(claudeDir, SandboxMDFile),
+		sandboxMD: filepath.Join(in.Home, ".claude", SandboxMDFile),
 		Network:   in.Network,
 	}
-	add := func(r Role, k Kind, src, dest, why string) {
-		p.Mounts = append(p.Mounts, Mount{Kind: k, Src: src, Dest: dest, Why: why, Role: r})
-	}
-	for _, d := range in.Host.System {
-		if d.Link != "" {
-			add(HostFiles, Symlink, d.Link, d.Path, "system path, as on the host")
-		} else {
-			add(HostFiles, RoBind, d.Path, d.Path, "system path, read-only")
-		}
-	}
-	add(Private, Proc, "", "/proc", "the sandbox's own processes only")
-	add(Private, Dev, "", "/dev", "minimal devices")
-	add(Private, Tmpfs, "", "/tmp", "private /tmp")
-	if in.Host.ResolvConf != "" {
-		add(HostFiles, RoBind, in.Host.ResolvConf, in.Host.ResolvConf, "target of /etc/resolv.conf, for DNS")
-	}
-	add(Private, Tmpfs, "", home, "private $HOME: the rest of the home directory is hidden")
+	p.addSystem(in.Host)
 	// The user's binds come before claudebox's own mounts inside $HOME,
 	// which they never overlap (bind.Check, bind.Layout).
 	p.Mounts = append(p.Mounts, in.Host.Binds...)
 	p.Binds, p.Hidden = in.Binds, in.Host.Hidden
-	// ~/.claude is rebuilt from the real one's entries rather than bound
-	// whole: the host's claude runs or obeys what is there, and Claude Code
-	// writes lock directories beside its files (history.jsonl.lock), which a
-	// read-only bind would refuse. What it creates stays in this tmpfs.
-	add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
-	for _, e := range in.Host.ClaudeEntries {
-		add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
-	}
-	for _, f := range in.Host.ClaudeCopies {
-		add(ClaudeConfig, BindData, f, f, "a private copy: Claude Code can save it, the host's file stays as it is")
-	}
-	add(ClaudeConfig, Bind, inst, projects, "this project's instance: sessions isolated per project")
-	// Files the launch reads or binds from the instance are pinned (mounted
-	// on their own path), so the sandbox cannot swap them for symlinks.
-	for _, f := range []string{instance.RootFile, SandboxMDFile} {
-		add(ClaudeConfig, RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
-	}
-	history := filepath.Join(inst, HistoryFile)
-	add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
-	add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
-	add(ClaudeConfig, RoBind, filepath.Join(inst, SandboxMDFile), p.sandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
-	add(ClaudeConfig, Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(home, ".claude.json"),
-		"Claude Code's state file, kept per instance (it saves by rename)")
+	p.addClaudeConfig(in.Host, inst)
 	p.Mounts = append(p.Mounts, in.Host.Own...)
 	p.Toolchains, p.PathProblems = in.Host.Toolchains, in.Host.PathProblems
 	if in.SSHAgent != "" {
 		p.SSHAgent = true
-		add(Agent, Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
+		p.add(Agent, Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
 		if in.Host.KnownHosts != "" {
-			add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
+			p.add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
 	}
-	for _, l := range in.Host.Links {
-		// A link inside a mounted directory is there already, and bwrap
-		// refuses to make one where a file exists.
-		if !slices.ContainsFunc(p.Mounts, func(m Mount) bool {
-			return m.Dest == l.Path || m.Kind != Tmpfs && m.Kind != Symlink && paths.Within(l.Path, m.Dest)
-		}) {
-			add(HostFiles, Symlink, l.Link, l.Path, "a link on the way to a program, as on the host")
-		}
-	}
-	add(ProjectTree, Bind, in.Project.Checkout, in.Project.Checkout, "the project, read-write")
-	for _, d := range in.Project.GitDirs {
-		add(GitDir, Bind, d, d, "the repository's git directory, so git works in this worktree")
-	}
-	for _, d := range in.Host.Pins {
-		add(Protection, Bind, d, d, "pinned: it cannot be renamed away from the protection inside it")
-	}
-	for _, g := range in.Host.Guards {
-		p.Mounts = append(p.Mounts, g.Mount())
-	}
-	p.Guards, p.Unprotected = in.Host.Guards, in.Host.Unprotected
+	p.addLinks(in.Host.Links)
+	p.addProject(in.Project, in.Host)
 	for name := range in.Env.Values {
 		if p.envSetBy == nil {
 			p.envSetBy = map[string]envSource{}
@@ -278,6 +220,88 @@ func Build(in Inputs) Plan {
 		p.Command = append([]string{in.Command[0], "--append-system-prompt-file", p.sandboxMD}, in.Command[1:]...)
 	}
 	return p
+}
+
+func (p *Plan) add(r Role, k Kind, src, dest, why string) {
+	p.Mounts = append(p.Mounts, Mount{Kind: k, Src: src, Dest: dest, Why: why, Role: r})
+}
+
+// addSystem mounts the system directories, the sandbox's own /proc, /dev
+// and /tmp, DNS's configuration and the private $HOME.
+func (p *Plan) addSystem(h Host) {
+	for _, d := range h.System {
+		if d.Link != "" {
+			p.add(HostFiles, Symlink, d.Link, d.Path, "system path, as on the host")
+		} else {
+			p.add(HostFiles, RoBind, d.Path, d.Path, "system path, read-only")
+		}
+	}
+	p.add(Private, Proc, "", "/proc", "the sandbox's own processes only")
+	p.add(Private, Dev, "", "/dev", "minimal devices")
+	p.add(Private, Tmpfs, "", "/tmp", "private /tmp")
+	if h.ResolvConf != "" {
+		p.add(HostFiles, RoBind, h.ResolvConf, h.ResolvConf, "target of /etc/resolv.conf, for DNS")
+	}
+	p.add(Private, Tmpfs, "", p.Home, "private $HOME: the rest of the home directory is hidden")
+}
+
+// addClaudeConfig rebuilds ~/.claude from the real one's entries rather
+// than binding it whole: the host's claude runs or obeys what is there, and
+// Claude Code writes lock directories beside its files (history.jsonl.lock),
+// which a read-only bind would refuse. What it creates stays in the tmpfs.
+// The instance inst holds this project's sessions and history.
+func (p *Plan) addClaudeConfig(h Host, inst string) {
+	claudeDir := filepath.Join(p.Home, ".claude")
+	projects := filepath.Join(claudeDir, "projects")
+	p.add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
+	for _, e := range h.ClaudeEntries {
+		p.add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
+	}
+	for _, f := range h.ClaudeCopies {
+		p.add(ClaudeConfig, BindData, f, f, "a private copy: Claude Code can save it, the host's file stays as it is")
+	}
+	p.add(ClaudeConfig, Bind, inst, projects, "this project's instance: sessions isolated per project")
+	// Files the launch reads or binds from the instance are pinned (mounted
+	// on their own path), so the sandbox cannot swap them for symlinks.
+	for _, f := range []string{instance.RootFile, SandboxMDFile} {
+		p.add(ClaudeConfig, RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
+	}
+	history := filepath.Join(inst, HistoryFile)
+	p.add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
+	p.add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
+	p.add(ClaudeConfig, RoBind, filepath.Join(inst, SandboxMDFile), p.sandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
+	p.add(ClaudeConfig, Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(p.Home, ".claude.json"),
+		"Claude Code's state file, kept per instance (it saves by rename)")
+}
+
+// addLinks recreates the links on the way to the command and the PATH's
+// entries, where no mount has put them already.
+func (p *Plan) addLinks(links []HostPath) {
+	for _, l := range links {
+		// A link inside a mounted directory is there already, and bwrap
+		// refuses to make one where a file exists.
+		if !slices.ContainsFunc(p.Mounts, func(m Mount) bool {
+			return m.Dest == l.Path || m.Kind != Tmpfs && m.Kind != Symlink && paths.Within(l.Path, m.Dest)
+		}) {
+			p.add(HostFiles, Symlink, l.Link, l.Path, "a link on the way to a program, as on the host")
+		}
+	}
+}
+
+// addProject mounts the project writable, then what protects the host
+// inside it: the pins, then the guards, each after the mount it lies in.
+func (p *Plan) addProject(project instance.Project, h Host) {
+	p.add(ProjectTree, Bind, project.Checkout, project.Checkout, "the project, read-write")
+	for _, d := range project.GitDirs {
+		p.add(GitDir, Bind, d, d, "the repository's git directory, so git works in this worktree")
+	}
+	for _, d := range h.Pins {
+		p.add(Protection, Bind, d, d, "pinned: it cannot be renamed away from the protection inside it")
+	}
+	for _, g := range h.Guards {
+		p.Mounts = append(p.Mounts, g.Mount())
+	}
+	p.Guards, p.Unprotected = h.Guards, h.Unprotected
 }
 
 // Placeholders lists the mounts whose target the launch creates as a
