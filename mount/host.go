@@ -20,7 +20,7 @@ type HostPath struct {
 // Host holds the facts about the host filesystem that the plan depends on,
 // gathered once by probe.Host so that Build stays pure.
 type Host struct {
-	// System lists the existing system directories from systemDirs.
+	// System lists the existing system directories from SystemDirs.
 	System []HostPath
 	// ResolvConf is the real path of /etc/resolv.conf when it lies outside
 	// the system directories (systemd-resolved keeps it under /run).
@@ -102,9 +102,11 @@ type Guard struct {
 	// (~/.bashrc, core.excludesFile in ~/.gitconfig, your PATH); "" for
 	// the project's own.
 	From string
-	Why  string
+	// Why is what the host does with the path, for --dry-run.
+	Why string
 }
 
+// Mount is the mount that protects the guard, as its state calls for.
 func (g Guard) Mount() Mount {
 	m := Mount{Src: g.Path, Dest: g.Path, Why: g.Why, Role: Protection}
 	switch {
