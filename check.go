@@ -13,11 +13,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
-	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
 )
@@ -260,7 +261,7 @@ func installKind(claude, home string) string {
 	switch {
 	case strings.Contains(real, "/node_modules/@anthropic-ai/claude-code/"):
 		return "npm package"
-	case home != "" && (instance.Within(real, filepath.Join(home, ".local", "share", "claude")) || instance.Within(real, filepath.Join(home, ".claude", "local"))):
+	case home != "" && (paths.Within(real, filepath.Join(home, ".local", "share", "claude")) || paths.Within(real, filepath.Join(home, ".claude", "local"))):
 		return "native installer"
 	case strings.HasPrefix(real, "/nix/store/"):
 		return "Nix"
@@ -305,7 +306,7 @@ func checkCredentials(h session.Home) checkResult {
 // then their Claude Code settings' (which win, as for their claude).
 func hostAPIValues(home string) map[string]string {
 	m := map[string]string{}
-	for _, kv := range append(os.Environ(), mount.SettingsAPIEnv(home)...) {
+	for _, kv := range append(os.Environ(), claudesettings.APIEnv(home)...) {
 		if n, v, _ := strings.Cut(kv, "="); slices.Contains(environment.APIVariables, n) {
 			m[n] = v
 		}

@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // snapshot describes path on the host exactly: absent, a symlink and its
@@ -593,7 +594,7 @@ func TestEscapeGitRedirects(t *testing.T) {
 	}
 	h.run(repo, nil, "git", "-C", "lib", "status")
 	h.run(repo, nil, "git", "-C", "third_party/a/b/emb", "status")
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Fatal("the host's git ran what the sandbox planted")
 	}
 	for _, dir := range []string{repo, filepath.Join(code, "wt")} {
@@ -646,7 +647,7 @@ func TestEscapeHookManagers(t *testing.T) {
 		noPlaceholders(t, dir)
 		h.run(dir, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "host")
 	}
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Fatal("the host's git commit ran what the sandbox wrote")
 	}
 }

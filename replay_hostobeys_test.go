@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // TestReplayHostObeysDotfiles: the user's dotfiles repository, stow-style:
@@ -62,7 +62,7 @@ func TestReplayHostObeysDotfiles(t *testing.T) {
 	}
 	h.run(other, nil, "git", "status", "--short")
 	h.run(h.home, nil, "bash", "-ic", "true")
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Error("the host's git or a new shell ran what the sandbox wrote into the dotfiles")
 	}
 	compareSnapshots(t, before)
@@ -94,7 +94,7 @@ func TestReplayHostObeysPath(t *testing.T) {
 		t.Fatalf("the attack did not run: %s", out)
 	}
 	h.run(proj, []string{path}, "sh", "-c", "git status --short")
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Error("the host's git on its PATH ran what the sandbox wrote")
 	}
 	noPlaceholders(t, proj)
@@ -144,7 +144,7 @@ func TestReplayHostObeysSubmoduleGitDir(t *testing.T) {
 	}
 	noPlaceholders(t, proj)
 	h.run(proj, fileOK, "git", "submodule", "update", "--init", "-q")
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Error("the host's git submodule update ran a hook the sandbox planted")
 	}
 }
@@ -176,12 +176,12 @@ func TestReplayHostObeysRebaseTodo(t *testing.T) {
 	}
 	noPlaceholders(t, proj)
 	for _, d := range []string{"rebase-merge", "rebase-apply", "sequencer"} {
-		if instance.Exists(filepath.Join(proj, ".git", d)) {
+		if paths.Exists(filepath.Join(proj, ".git", d)) {
 			t.Errorf(".git/%s is left on the host after the session", d)
 		}
 	}
 	h.command(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "rebase", "--continue").Run()
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Fatal("the host's git rebase --continue ran the todo the sandbox planted")
 	}
 
@@ -195,7 +195,7 @@ func TestReplayHostObeysRebaseTodo(t *testing.T) {
 	h.run(proj, nil, "claudebox", "--shell", "-c", `printf 'exec touch %s\n' "$1" >> .git/rebase-merge/git-rebase-todo; echo attacked`+"\n", "attack", marker)
 	compareSnapshots(t, before)
 	h.command(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "rebase", "--continue").Run()
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Error("the host's git rebase --continue ran what the sandbox added to a rebase in progress")
 	}
 }

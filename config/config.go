@@ -19,10 +19,13 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -171,14 +174,14 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 		return nil, err
 	}
 	var repo Settings
-	repoPath := filepath.Join(project.Checkout, mount.ProjectConfigFile)
+	repoPath := filepath.Join(project.Checkout, guard.ProjectConfigFile)
 	if ok, err := decodeConfig(repoPath, &repo, false); err != nil {
 		return nil, err
 	} else if ok {
 		layers = append(layers, layer{Settings: repo, from: repoPath, base: project.Checkout})
 	}
 	for _, key := range slices.Sorted(maps.Keys(user.Project)) {
-		root := instance.ExpandHome(key, home)
+		root := paths.ExpandHome(key, home)
 		if !filepath.IsAbs(root) {
 			return nil, hint.Errorf(`name the project by its root: [project."~/code/app"]`, "%s: [project.%q]: not an absolute path", path, key)
 		}
@@ -230,7 +233,7 @@ func Load(home string, project instance.Project, flags Settings, cwd string, sta
 	if err != nil {
 		return Launch{}, err
 	}
-	if err := mount.CheckBinds(l.Binds, home, project, state); err != nil {
+	if err := bind.Check(l.Binds, home, project, state); err != nil {
 		return Launch{}, bindHint(err, "")
 	}
 	for _, layer := range layers {
@@ -262,7 +265,7 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 				if l.from == "" {
 					base = cwd
 				}
-				b, err := mount.ParseBind(spec, home, base, group.writable, l.from)
+				b, err := bind.Parse(spec, home, base, group.writable, l.from)
 				if err != nil {
 					return out, bindHint(err, l.from)
 				}
@@ -350,7 +353,7 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 
 // bindHint gives a bind error its hint; one from a file names the file.
 func bindHint(err error, from string) error {
-	var be *mount.BindError
+	var be *bind.Error
 	if !errors.As(err, &be) {
 		return err
 	}
@@ -362,37 +365,37 @@ func bindHint(err error, from string) error {
 }
 
 // bindRemedy is what the user can do about a bind that cannot be made.
-func bindRemedy(be *mount.BindError) string {
+func bindRemedy(be *bind.Error) string {
 	switch be.Problem {
-	case mount.BindSyntax:
+	case bind.Syntax:
 		flag := "--ro-bind"
 		if be.Writable {
 			flag = "--bind"
 		}
 		return flag + " ~/.cargo/registry, or " + flag + " ./data:/data"
-	case mount.BindSourceMissing:
+	case bind.SourceMissing:
 		return "create it first, or fix the path"
-	case mount.BindSourceUnresolved:
+	case bind.SourceUnresolved:
 		return "fix the path"
-	case mount.BindPlantedLink:
+	case bind.PlantedLink:
 		return "make it a directory again, or bind what it points to by its real path"
-	case mount.BindState:
+	case bind.State:
 		return "bind the directory you need instead"
-	case mount.BindHostRuntime:
+	case bind.HostRuntime:
 		return "for the SSH agent, use --with-ssh"
-	case mount.BindSharedTemp:
+	case bind.SharedTemp:
 		return "bind the directory you need inside it"
-	case mount.BindSocket:
+	case bind.Socket:
 		return "for the SSH agent, use --with-ssh; otherwise bind a directory without sockets"
-	case mount.BindWholeHome:
+	case bind.WholeHome:
 		return "bind the directory you need, e.g. --bind ~/.cargo/registry, or use --ro-bind"
-	case mount.BindHomeTools:
+	case bind.HomeTools:
 		return "bind the subdirectory you need, or use --ro-bind"
-	case mount.BindDestInProject:
+	case bind.DestInProject:
 		return "choose a destination outside it: --bind SRC:/opt/NAME"
-	case mount.BindDestManaged:
+	case bind.DestManaged:
 		return "choose another destination: --bind SRC:/opt/NAME"
-	case mount.BindDestHidesHome, mount.BindDestReadOnly:
+	case bind.DestHidesHome, bind.DestReadOnly:
 		return "choose a destination under ~, /opt or /mnt"
 	}
 	return ""

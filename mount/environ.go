@@ -12,7 +12,7 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 	env := make([]string, 0, len(p.Env)+2)
 	env = append(env, updaterOff+"=1")
 	if p.SSHAgent {
-		env = append(env, "SSH_AUTH_SOCK="+sshAgentSocket)
+		env = append(env, "SSH_AUTH_SOCK="+SSHAgentSocket)
 	}
 	for _, n := range p.Env {
 		if n == "HOME" {

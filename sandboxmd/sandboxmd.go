@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // Render returns SANDBOX.md for plan. It states facts, briefly: Claude
@@ -52,7 +52,7 @@ func Render(p mount.Plan) []byte {
 				what = b.Dest + " (read-write: changes persist on the host"
 				var ro []string
 				for _, m := range p.Mounts {
-					if m.Role == mount.Requested && m.Kind == mount.RoBind && instance.Within(m.Dest, b.Dest) {
+					if m.Role == mount.Requested && m.Kind == mount.RoBind && paths.Within(m.Dest, b.Dest) {
 						ro = append(ro, strings.TrimPrefix(m.Dest, b.Dest+"/"))
 					}
 				}

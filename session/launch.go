@@ -17,14 +17,18 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/gitconfig"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/probe"
 	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/pty"
 	"github.com/claudebox/claudebox/sandboxmd"
@@ -135,7 +139,7 @@ func Prepare(o Options) (*Session, error) {
 	stateDir := o.Home.State
 	// claudebox's own state and configuration, wherever they are, never
 	// show through a bind, the project's included.
-	state := mount.StateDirs(home, []string{stateDir, filepath.Dir(config.UserConfigPath(home))})
+	state := bind.StateDirs(home, []string{stateDir, filepath.Dir(config.UserConfigPath(home))})
 	if err := checkProject(project.Checkout, home, state); err != nil {
 		return nil, err
 	}
@@ -146,7 +150,7 @@ func Prepare(o Options) (*Session, error) {
 	// The user's ~/.claude/settings.json env wins over the shell's for
 	// the API's address and credential, as it does for their claude; those
 	// reach only the proxy.
-	env, err := environment.Resolve(append(os.Environ(), mount.SettingsAPIEnv(home)...), conf.EnvFlags, conf.EnvFiles)
+	env, err := environment.Resolve(append(os.Environ(), claudesettings.APIEnv(home)...), conf.EnvFlags, conf.EnvFiles)
 	var identity *environment.IdentityError
 	switch {
 	case errors.As(err, &identity):
@@ -159,7 +163,7 @@ func Prepare(o Options) (*Session, error) {
 	if o.OnlyApproved {
 		conf, env = conf.Without(env, unapproved)
 	}
-	host := mount.Probe(home, stateDir, project, prog, os.Getenv("HOME"), os.Getenv("PATH"), conf.Binds, state)
+	host := probe.Host(home, stateDir, project, prog, os.Getenv("HOME"), os.Getenv("PATH"), conf.Binds, state)
 	if len(host.Symlinked) > 0 {
 		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
@@ -313,7 +317,7 @@ func FindHome() (Home, error) {
 // checkProject refuses a project directory whose read-write bind would
 // expose what the sandbox exists to hide: the rules of a user's --bind.
 func checkProject(checkout, home string, state []string) error {
-	if reason := mount.SourceRefusal(checkout, true, home, state); reason != "" {
+	if reason := bind.SourceRefusal(checkout, true, home, state); reason != "" {
 		return hint.Errorf("cd into a project directory first", "refusing to use %s as the project: %s", checkout, reason)
 	}
 	return nil
@@ -427,7 +431,7 @@ func createPlaceholder(m mount.Mount) error {
 	if instance.IsPlaceholder(m.Dest) {
 		return nil
 	}
-	err := mount.CreatePlaceholder(m)
+	err := guard.CreatePlaceholder(m)
 	if errors.Is(err, os.ErrExist) {
 		return hint.Errorf("start claudebox again", "%s appeared while claudebox was starting", m.Dest)
 	}
@@ -470,7 +474,7 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 			if data, err = os.ReadFile(src); err != nil {
 				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
 			}
-			data = mount.CopyContent(src, data)
+			data = claudesettings.CopyContent(src, data)
 		}
 		if err := add(data); err != nil {
 			return files, err
