@@ -21,9 +21,6 @@ import (
 // subcommands: every word that is not claudebox's goes to claude, and a
 // prompt may well be a word like "list".
 type cli struct {
-	Version    kong.VersionFlag `help:"Print the version (claude's: -- --version)."`
-	Completion string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for bash, zsh or fish."`
-
 	Shell  bool `group:"launch" xor:"mode" help:"Run bash instead of claude; arguments go to bash."`
 	DryRun bool `group:"launch" help:"Print the bwrap command and exit (--gc: only report)."`
 	Yes    bool `group:"launch" short:"y" help:"Approve what the project's files add, and remember it."`
@@ -40,11 +37,17 @@ type cli struct {
 	ExportDir *string `group:"end" name:"export-dir" placeholder:"DIR" help:"Export the sessions as Markdown into DIR/<project>/."`
 
 	Check bool   `group:"instances" xor:"mode" help:"Check that a launch here will work; exit 0 only if so."`
+	Gc    bool   `group:"instances" name:"gc" xor:"mode" help:"Remove the instances whose project is gone."`
 	List  bool   `group:"instances" xor:"mode" help:"List the instances, stale ones first."`
 	JSON  bool   `group:"instances" name:"json" help:"With --list, --list-sessions or --check: print JSON."`
-	Gc    bool   `group:"instances" name:"gc" xor:"mode" help:"Remove the instances whose project is gone."`
 	Move  string `group:"instances" xor:"mode" placeholder:"OLD" help:"Carry OLD's history here (a former root, or a hash)."`
 	Merge bool   `group:"instances" help:"With --move: merge into this project's instance."`
+
+	// Ungrouped flags come first in --help wherever they are declared; the
+	// xor flags keep one order, which kong's "can't be used together"
+	// errors follow.
+	Version    kong.VersionFlag `help:"Print the version (claude's: -- --version)."`
+	Completion string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for bash, zsh or fish."`
 
 	Export       bool   `group:"export" xor:"mode" help:"Print the latest session, or ID, as Markdown."`
 	Last         bool   `group:"export" help:"With --export: the latest session (the default)."`
