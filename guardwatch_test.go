@@ -70,7 +70,7 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 			// The attack waits for the guard to stand again (or the session
 			// to end): a sandbox that writes in the window between the
 			// host's rename and the watcher's new mount is the race the
-			// README names as not closed, and timing it here made the test
+			// docs/security.md names as not closed, and timing it here made the test
 			// fail under load.
 			script := `touch started; while ! test -e go; do sleep 0.01; done; ` +
 				`for i in $(seq 500); do mountpoint -q ` + c.guard + ` && break; sleep 0.01; done; (` + c.attack + `) 2>/dev/null && echo WROTE; exit 0`

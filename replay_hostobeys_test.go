@@ -224,7 +224,7 @@ func TestReplayHostObeysIOURing(t *testing.T) {
 
 // TestReplayHostObeysInotifyExhausted: the kernel counts inotify instances
 // per user, the host's and every sandbox's together, and no rlimit or
-// cgroup bounds them, so a sandbox can take them all (a limit the README
+// cgroup bounds them, so a sandbox can take them all (a limit docs/security.md
 // names). What claudebox can do is fail closed: another launch, whose
 // guard watcher cannot watch, refuses to run its command unguarded, and
 // says why; once the first session ends, launches work again.

@@ -259,8 +259,8 @@ func terminalStrings(t *testing.T, out []byte) []string {
 	return strs
 }
 
-// referenceAllowed: the string sequences a terminal may act on, as the
-// README lists them.
+// referenceAllowed: the string sequences a terminal may act on, as
+// docs/security.md lists them ("The sandbox's terminal").
 func referenceAllowed(s string) bool {
 	body, ok := strings.CutPrefix(s, "OSC ")
 	if !ok {
