@@ -100,6 +100,10 @@ type Obeyed struct {
 	// excludes or attributes file), which a no-op stand-in replaces when
 	// missing, as in a repository.
 	GitReads bool
+	// UserGitConfig: one of the user's own git configuration files
+	// (global or system), whose core.hooksPath applies to every
+	// repository without one of its own.
+	UserGitConfig bool
 }
 
 // WorkTreeNames are the names of the work tree's guards, at its top.
@@ -158,11 +162,12 @@ func Find(home string, project instance.Project, obeyed []Obeyed) (guards []moun
 		}
 		g.add(mount.Guard{Path: o.Path, From: o.From, NoOp: o.GitReads, Why: why})
 	}
-	// The user's files may be links (home-manager, stow); the sandbox
-	// cannot write them.
-	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")} {
-		if real, err := filepath.EvalSymlinks(f); err == nil {
-			g.userHooksPaths = append(g.userHooksPaths, g.includedHooksPaths(real, map[string]bool{}, 0)...)
+	// The user's files, resolved (home-manager and stow link them), as
+	// the host's git reads them: those in a writable mount are guarded
+	// above.
+	for _, o := range obeyed {
+		if o.UserGitConfig && paths.Exists(o.Path) {
+			g.userHooksPaths = append(g.userHooksPaths, g.includedHooksPaths(o.Path, map[string]bool{}, 0)...)
 		}
 	}
 	for _, w := range workTreeGuards {

@@ -22,9 +22,12 @@ import (
 )
 
 // Host reads the host facts a plan needs. It only reads.
-// state are the directories no bind shows (bind.StateDirs); homeEnv and pathEnv
-// are $HOME as set (home is its real path) and the PATH the sandbox gets.
-func Host(home, stateDir string, project instance.Project, command, homeEnv, pathEnv string, binds []mount.BindSpec, state []string) mount.Host {
+// state are the directories no bind shows (bind.StateDirs); getenv reads
+// the environment claudebox was started in: $HOME as set (home is its real
+// path), the PATH the sandbox gets, and the variables that lead the host's
+// tools to what they obey (hostVariables).
+func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string) mount.Host {
+	homeEnv, pathEnv := getenv("HOME"), getenv("PATH")
 	var h mount.Host
 	// A home reached through a link (Fedora Atomic's /home -> var/home)
 	// is mounted at its real path; the link makes $HOME as set work too.
@@ -71,7 +74,7 @@ func Host(home, stateDir string, project instance.Project, command, homeEnv, pat
 	if kh := filepath.Join(home, ".ssh", "known_hosts"); paths.Exists(kh) {
 		h.KnownHosts = kh
 	}
-	obeyed, relative := probeHostObeyed(home, pathEnv)
+	obeyed, relative := probeHostObeyed(home, getenv)
 	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed)
 	h.Unprotected = append(relative, h.Unprotected...)
 	var linked []string
@@ -208,20 +211,72 @@ func lstat(path string) (mount.HostPath, bool) {
 	return hp, true
 }
 
+// linkScans are the directories of the home whose links the host follows
+// to what it obeys, and how many levels of entries below each are looked
+// at. GNU stow links a whole directory where it can ("folding") and, where
+// the directory already exists or two packages share it, a link for each
+// entry inside, one level further down each time: ~/.ssh/config beside the
+// keys, ~/.config/fish/config.fish beside fish_variables,
+// ~/.config/nvim/lua/plugins beside what a plugin manager writes. Three
+// levels below ~/.config and ~/.local/share cover those; stow --no-folding
+// links every file at any depth, which they do not.
+var linkScans = []struct {
+	dir   string
+	depth int
+}{
+	{".config", 3}, {filepath.Join(".local", "share"), 3}, {filepath.Join(".local", "bin"), 1}, {".ssh", 2}, {".claude", 2},
+}
+
+// hostVariables are the variables of the environment claudebox was
+// started in that name what the host's tools obey, wherever it is: a
+// configuration home or directory (its files and their links too), a
+// configuration file, a list of such directories, or a program run.
+// Another shell of the user's may lack them; the defaults stay guarded.
+var hostVariables = []struct {
+	name string
+	kind variableKind
+}{
+	{"XDG_CONFIG_HOME", configHome}, {"XDG_DATA_HOME", configHome}, {"ZDOTDIR", configHome},
+	{"XDG_CONFIG_DIRS", directoryList}, {"XDG_DATA_DIRS", directoryList},
+	{"GIT_CONFIG_GLOBAL", gitConfig}, {"GIT_CONFIG_SYSTEM", gitConfig},
+	{"GIT_TEMPLATE_DIR", obeyedPath}, {"GIT_EXEC_PATH", obeyedPath}, {"BASH_ENV", obeyedPath}, {"ENV", obeyedPath},
+	{"LD_LIBRARY_PATH", directoryList}, {"LD_PRELOAD", directoryList},
+	{"EDITOR", program}, {"VISUAL", program}, {"PAGER", program}, {"GIT_EDITOR", program}, {"GIT_SEQUENCE_EDITOR", program},
+	{"GIT_PAGER", program}, {"GIT_SSH", program}, {"GIT_SSH_COMMAND", program}, {"GIT_ASKPASS", program},
+	{"SSH_ASKPASS", program}, {"GIT_EXTERNAL_DIFF", program},
+}
+
+type variableKind int
+
+const (
+	configHome    variableKind = iota // a directory of configuration, whose links are followed as ~/.config's
+	directoryList                     // paths separated by colons (LD_PRELOAD: or spaces)
+	gitConfig                         // a git configuration file
+	obeyedPath                        // a file or directory the host reads or runs
+	program                           // a command line, whose first word is run
+)
+
 // probeHostObeyed finds the real paths behind what the host runs or obeys
-// from the user's home and PATH: the links among the home's dotfiles, in
-// ~/.config, ~/.local/bin and ~/.claude (stow, home-manager and the like
-// point them into a dotfiles repository), ~/.claude.json, git's global
-// configuration and the files it includes or names (hooks, excludes,
-// attributes), and each PATH entry. Those that lie in a writable mount are
-// guarded there. A relative PATH entry follows the host's working
-// directory, so no guard can stand for it: it is returned apart.
-func probeHostObeyed(home, pathEnv string) (obeyed []guard.Obeyed, relative []mount.Unprotected) {
+// from the user's home, PATH and environment: the links among the home's
+// dotfiles and in the directories of linkScans (stow, home-manager and the
+// like point them into a dotfiles repository), ~/.claude.json, what
+// hostVariables name, git's global and system configuration and the files
+// it includes or names (hooks, excludes, attributes), and each PATH entry.
+// Those that lie in a writable mount are guarded there. A relative PATH
+// entry or variable follows the host's working directory, so no guard can
+// stand for it: it is returned apart.
+func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Obeyed, relative []mount.Unprotected) {
 	add := func(path, from string) {
 		obeyed = append(obeyed, guard.Obeyed{Path: realPath(path, 0), From: from})
 	}
 	addGit := func(path, from string) {
 		obeyed = append(obeyed, guard.Obeyed{Path: realPath(path, 0), From: from, GitReads: true})
+	}
+	unprotected := func(from, value string) {
+		u := mount.Unprotected{From: from, Reason: fmt.Sprintf("the relative entry %q runs what is in whichever directory your shell is in, the project's too", value)}
+		if !slices.Contains(relative, u) {
+			relative = append(relative, u)
+		}
 	}
 	tilde := func(p string) string {
 		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
@@ -229,64 +284,116 @@ func probeHostObeyed(home, pathEnv string) (obeyed []guard.Obeyed, relative []mo
 		}
 		return p
 	}
-	for _, dir := range []string{home, filepath.Join(home, ".config"), filepath.Join(home, ".config", "git"), filepath.Join(home, ".local", "bin"), filepath.Join(home, ".claude")} {
-		if dir != home {
-			if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
-				add(dir, tilde(dir))
-			}
-		}
+	// links adds the links among dir's entries, depth levels down.
+	var links func(dir string, depth int)
+	links = func(dir string, depth int) {
 		des, _ := os.ReadDir(dir)
 		for _, de := range des {
-			// In $HOME itself only the dotfiles: ~/code may well lead
-			// to the project.
-			if de.Type()&os.ModeSymlink != 0 && (dir != home || strings.HasPrefix(de.Name(), ".")) {
-				add(filepath.Join(dir, de.Name()), tilde(filepath.Join(dir, de.Name())))
+			path := filepath.Join(dir, de.Name())
+			if de.Type()&os.ModeSymlink != 0 {
+				add(path, tilde(path))
+			}
+			// A linked directory is guarded whole, but its own links may
+			// lead elsewhere.
+			if depth > 1 && (de.IsDir() || de.Type()&os.ModeSymlink != 0 && isDir(path)) {
+				links(path, depth-1)
 			}
 		}
 	}
-	// git's global configuration, the files it includes and those it names.
-	configs := []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")}
-	seen := map[string]bool{}
-	for i := 0; i < len(configs) && i < 20; i++ {
-		config := realPath(configs[i], 0)
+	// In $HOME itself only the dotfiles: ~/code may well lead to the
+	// project.
+	des, _ := os.ReadDir(home)
+	for _, de := range des {
+		if de.Type()&os.ModeSymlink != 0 && strings.HasPrefix(de.Name(), ".") {
+			add(filepath.Join(home, de.Name()), tilde(filepath.Join(home, de.Name())))
+		}
+	}
+	for _, s := range linkScans {
+		links(filepath.Join(home, s.dir), s.depth)
+	}
+	// git's global and system configuration, the files they include and
+	// those they name: every file the host's git may read as such, with
+	// the variables or without.
+	type gitFile struct{ path, from string }
+	configs := []gitFile{{filepath.Join(home, ".gitconfig"), "~/.gitconfig"}, {filepath.Join(home, ".config", "git", "config"), "~/.config/git/config"}, {"/etc/gitconfig", "/etc/gitconfig"}}
+	for _, v := range hostVariables {
+		value := getenv(v.name)
+		if value == "" {
+			continue
+		}
+		from := "$" + v.name
+		var values []string
+		switch v.kind {
+		case directoryList:
+			values = strings.FieldsFunc(value, func(r rune) bool { return r == ':' || v.name == "LD_PRELOAD" && r == ' ' })
+		case program:
+			if fields := strings.Fields(value); len(fields) > 0 {
+				if p := paths.ExpandHome(fields[0], home); filepath.IsAbs(p) {
+					values = []string{p}
+				}
+			}
+		default:
+			values = []string{value}
+		}
+		for _, p := range values {
+			if !filepath.IsAbs(p) {
+				// The XDG directories ignore a relative entry.
+				if !strings.HasPrefix(v.name, "XDG_") {
+					unprotected(from, p)
+				}
+				continue
+			}
+			p = filepath.Clean(p)
+			switch v.kind {
+			case gitConfig:
+				configs = append(configs, gitFile{p, from})
+			case configHome:
+				add(p, from)
+				links(p, 3)
+				if v.name == "XDG_CONFIG_HOME" {
+					configs = append(configs, gitFile{filepath.Join(p, "git", "config"), from + "/git/config"})
+				}
+			default:
+				add(p, from)
+			}
+		}
+	}
+	seen, includes := map[string]bool{}, len(configs)
+	for i := 0; i < len(configs) && i < 30; i++ {
+		config := realPath(configs[i].path, 0)
 		if seen[config] {
 			continue
 		}
 		seen[config] = true
-		if config != configs[i] {
-			addGit(config, tilde(configs[i]))
-		}
+		name := tilde(configs[i].path)
+		obeyed = append(obeyed, guard.Obeyed{Path: config, From: configs[i].from, GitReads: true, UserGitConfig: i < includes})
 		// A file git refuses makes the host's git refuse to run too: it
 		// obeys nothing there.
 		entries, _ := gitconfig.Read(config)
 		// A relative hooksPath is the repository's; commonDir has it.
 		if p := paths.ExpandHome(gitconfig.Last(entries, "core.hookspath"), home); filepath.IsAbs(p) {
-			add(p, "core.hookspath in "+tilde(configs[i]))
+			add(p, "core.hookspath in "+name)
 		}
 		for _, key := range []string{"core.excludesfile", "core.attributesfile"} {
 			if p := paths.ExpandHome(gitconfig.Last(entries, key), home); filepath.IsAbs(p) {
-				addGit(p, key+" in "+tilde(configs[i]))
+				addGit(p, key+" in "+name)
 			}
 		}
 		for _, e := range entries {
 			if p := programPath(e, home); p != "" {
-				add(p, e.Key+" in "+tilde(configs[i]))
+				add(p, e.Key+" in "+name)
 			}
 		}
 		for _, inc := range gitconfig.Includes(entries) {
 			if inc = paths.ExpandHome(inc, home); !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(config), inc)
 			}
-			addGit(inc, "included by "+tilde(configs[i]))
-			configs = append(configs, filepath.Clean(inc))
+			configs = append(configs, gitFile{filepath.Clean(inc), "included by " + name})
 		}
 	}
-	for _, entry := range filepath.SplitList(pathEnv) {
+	for _, entry := range filepath.SplitList(getenv("PATH")) {
 		if !filepath.IsAbs(entry) {
-			u := mount.Unprotected{From: guard.PathFrom, Reason: fmt.Sprintf("the relative entry %q runs what is in whichever directory your shell is in, the project's too", entry)}
-			if !slices.Contains(relative, u) {
-				relative = append(relative, u)
-			}
+			unprotected(guard.PathFrom, entry)
 			continue
 		}
 		add(filepath.Clean(entry), guard.PathFrom)
@@ -350,4 +457,9 @@ func realPath(path string, hops int) string {
 		return filepath.Join(realPath(dir, hops), filepath.Base(path))
 	}
 	return path
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

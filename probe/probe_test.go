@@ -60,7 +60,7 @@ func TestProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	binds := []mount.BindSpec{{Src: filepath.Join(home, "data"), Dest: "/data", From: "--ro-bind"}}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), home, "/usr/bin", binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
+	h := Host(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), env("HOME", home, "PATH", "/usr/bin"), binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
 
 	var own []string
 	for _, m := range h.Own {
@@ -116,6 +116,9 @@ func TestProbeHostObeyed(t *testing.T) {
 	write(t, filepath.Join(dots, "scripts", "st"), "")
 	write(t, filepath.Join(dots, "mise.toml"), "")
 	write(t, filepath.Join(dots, ".zed", "tasks.json"), "[]")
+	write(t, filepath.Join(dots, "ssh", "config"), "")
+	write(t, filepath.Join(dots, "fish", "config.fish"), "")
+	write(t, filepath.Join(dots, "xdg", "git", "config"), "")
 	for link, target := range map[string]string{
 		".bashrc":               "dotfiles/bash/.bashrc",
 		".profile":              "dotfiles/bash/.profile", // dangling: bash would read one made there
@@ -123,6 +126,12 @@ func TestProbeHostObeyed(t *testing.T) {
 		".config/nvim":          "../dotfiles/nvim",
 		".claude/settings.json": "../dotfiles/claude/settings.json",
 		"code":                  "dotfiles", // not a dotfile: $HOME's other links are not config
+		// stow's links one, two and three levels down, where the
+		// directories above hold files of their own.
+		".ssh/config":              "../dotfiles/ssh/config",
+		".config/fish/config.fish": "../../dotfiles/fish/config.fish",
+		".config/tool/lua/plugins": "../../../dotfiles/plugins",
+		".local/share/app/x/y":     "../../../../dotfiles/share-y",
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(home, link)), 0o755)
 		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
@@ -135,7 +144,10 @@ func TestProbeHostObeyed(t *testing.T) {
 	}
 	path := strings.Join([]string{filepath.Join(dots, "bin"), filepath.Join(home, "shared", "bin"), "/usr/bin", "bin", "", dots}, ":")
 	binds := []mount.BindSpec{{Src: filepath.Join(home, "shared"), Dest: filepath.Join(home, "shared"), Writable: true, From: "--bind"}}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", home, path, binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
+	vars := env("HOME", home, "PATH", path, "XDG_CONFIG_HOME", filepath.Join(dots, "xdg"), "ZDOTDIR", filepath.Join(dots, "zsh"),
+		"GIT_CONFIG_GLOBAL", filepath.Join(dots, "gitglobal"), "BASH_ENV", filepath.Join(dots, "bash", "env"),
+		"EDITOR", "~/dotfiles/scripts/ed -w", "ENV", "rel/envfile")
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", vars, binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
 
 	guards := map[string]mount.Guard{}
 	for _, g := range h.Guards {
@@ -158,6 +170,16 @@ func TestProbeHostObeyed(t *testing.T) {
 		".git/sequencer":       "",
 		"mise.toml":            "",
 		".zed":                 "",
+		"ssh/config":           "~/.ssh/config",
+		"fish/config.fish":     "~/.config/fish/config.fish",
+		"plugins":              "~/.config/tool/lua/plugins",
+		"share-y":              "~/.local/share/app/x/y",
+		"xdg":                  "$XDG_CONFIG_HOME",
+		"xdg/git/config":       "$XDG_CONFIG_HOME/git/config",
+		"zsh":                  "$ZDOTDIR",
+		"gitglobal":            "$GIT_CONFIG_GLOBAL",
+		"bash/env":             "$BASH_ENV",
+		"scripts/ed":           "$EDITOR",
 	} {
 		g, ok := guards[filepath.Join(dots, rel)]
 		switch {
@@ -188,7 +210,7 @@ func TestProbeHostObeyed(t *testing.T) {
 	for _, u := range h.Unprotected {
 		unprotected = append(unprotected, u.From+": "+u.Reason)
 	}
-	for _, want := range []string{`the relative entry "bin"`, `the relative entry ""`, dots + ", which the sandbox writes, is or lies in " + dots} {
+	for _, want := range []string{`the relative entry "bin"`, `$ENV: the relative entry "rel/envfile"`, `the relative entry ""`, dots + ", which the sandbox writes, is or lies in " + dots} {
 		if !slices.ContainsFunc(unprotected, func(u string) bool { return strings.Contains(u, want) }) {
 			t.Errorf("no warning with %q in %q", want, unprotected)
 		}
@@ -237,6 +259,18 @@ func BenchmarkProbeHostObeyed(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		probeHostObeyed(home, strings.Join(path, ":"))
+		probeHostObeyed(home, env("PATH", strings.Join(path, ":")))
+	}
+}
+
+// env is a getenv over name, value pairs.
+func env(pairs ...string) func(string) string {
+	return func(name string) string {
+		for i := 0; i+1 < len(pairs); i += 2 {
+			if pairs[i] == name {
+				return pairs[i+1]
+			}
+		}
+		return ""
 	}
 }

@@ -163,7 +163,7 @@ func Prepare(o Options) (*Session, error) {
 	if o.OnlyApproved {
 		conf, env = conf.Without(env, unapproved)
 	}
-	host := probe.Host(home, stateDir, project, prog, os.Getenv("HOME"), os.Getenv("PATH"), conf.Binds, state)
+	host := probe.Host(home, stateDir, project, prog, os.Getenv, conf.Binds, state)
 	if len(host.Symlinked) > 0 {
 		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
