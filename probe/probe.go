@@ -218,14 +218,18 @@ func lstat(path string) (mount.HostPath, bool) {
 // entry inside, one level further down each time: ~/.ssh/config beside the
 // keys, ~/.config/fish/config.fish beside fish_variables,
 // ~/.config/nvim/lua/plugins beside what a plugin manager writes. Three
-// levels below ~/.config and ~/.local/share cover those; stow --no-folding
-// links every file at any depth, which they do not.
+// levels below ~/.config cover those, two below ~/.local/share its
+// applications' and fonts' files (a third would read every directory of
+// Steam's, flatpak's and the Trash's); stow --no-folding links every file at
+// any depth, which they do not.
 var linkScans = []struct {
 	dir   string
 	depth int
 }{
-	{".config", 3}, {filepath.Join(".local", "share"), 3}, {filepath.Join(".local", "bin"), 1}, {".ssh", 2}, {".claude", 2},
+	{".config", configDepth}, {filepath.Join(".local", "share"), dataDepth}, {filepath.Join(".local", "bin"), 1}, {".ssh", 2}, {".claude", 2},
 }
+
+const configDepth, dataDepth = 3, 2
 
 // hostVariables are the variables of the environment claudebox was
 // started in that name what the host's tools obey, wherever it is: a
@@ -327,10 +331,9 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 		case directoryList:
 			values = strings.FieldsFunc(value, func(r rune) bool { return r == ':' || v.name == "LD_PRELOAD" && r == ' ' })
 		case program:
-			if fields := strings.Fields(value); len(fields) > 0 {
-				if p := paths.ExpandHome(fields[0], home); filepath.IsAbs(p) {
-					values = []string{p}
-				}
+			// A bare name is looked up in PATH; one with a slash is a path.
+			if fields := strings.Fields(value); len(fields) > 0 && strings.Contains(fields[0], "/") {
+				values = []string{paths.ExpandHome(fields[0], home)}
 			}
 		default:
 			values = []string{value}
@@ -349,7 +352,11 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 				configs = append(configs, gitFile{p, from})
 			case configHome:
 				add(p, from)
-				links(p, 3)
+				if v.name == "XDG_DATA_HOME" {
+					links(p, dataDepth)
+				} else {
+					links(p, configDepth)
+				}
 				if v.name == "XDG_CONFIG_HOME" {
 					configs = append(configs, gitFile{filepath.Join(p, "git", "config"), from + "/git/config"})
 				}

@@ -131,7 +131,7 @@ func TestProbeHostObeyed(t *testing.T) {
 		".ssh/config":              "../dotfiles/ssh/config",
 		".config/fish/config.fish": "../../dotfiles/fish/config.fish",
 		".config/tool/lua/plugins": "../../../dotfiles/plugins",
-		".local/share/app/x/y":     "../../../../dotfiles/share-y",
+		".local/share/app/x":       "../../../dotfiles/share-x",
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(home, link)), 0o755)
 		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
@@ -146,7 +146,7 @@ func TestProbeHostObeyed(t *testing.T) {
 	binds := []mount.BindSpec{{Src: filepath.Join(home, "shared"), Dest: filepath.Join(home, "shared"), Writable: true, From: "--bind"}}
 	vars := env("HOME", home, "PATH", path, "XDG_CONFIG_HOME", filepath.Join(dots, "xdg"), "ZDOTDIR", filepath.Join(dots, "zsh"),
 		"GIT_CONFIG_GLOBAL", filepath.Join(dots, "gitglobal"), "BASH_ENV", filepath.Join(dots, "bash", "env"),
-		"EDITOR", "~/dotfiles/scripts/ed -w", "ENV", "rel/envfile")
+		"EDITOR", "~/dotfiles/scripts/ed -w", "ENV", "rel/envfile", "PAGER", "less -R", "GIT_EDITOR", "./ed")
 	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", vars, binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
 
 	guards := map[string]mount.Guard{}
@@ -173,7 +173,7 @@ func TestProbeHostObeyed(t *testing.T) {
 		"ssh/config":           "~/.ssh/config",
 		"fish/config.fish":     "~/.config/fish/config.fish",
 		"plugins":              "~/.config/tool/lua/plugins",
-		"share-y":              "~/.local/share/app/x/y",
+		"share-x":              "~/.local/share/app/x",
 		"xdg":                  "$XDG_CONFIG_HOME",
 		"xdg/git/config":       "$XDG_CONFIG_HOME/git/config",
 		"zsh":                  "$ZDOTDIR",
@@ -210,7 +210,7 @@ func TestProbeHostObeyed(t *testing.T) {
 	for _, u := range h.Unprotected {
 		unprotected = append(unprotected, u.From+": "+u.Reason)
 	}
-	for _, want := range []string{`the relative entry "bin"`, `$ENV: the relative entry "rel/envfile"`, `the relative entry ""`, dots + ", which the sandbox writes, is or lies in " + dots} {
+	for _, want := range []string{`the relative entry "bin"`, `$ENV: the relative entry "rel/envfile"`, `$GIT_EDITOR: the relative entry "./ed"`, `the relative entry ""`, dots + ", which the sandbox writes, is or lies in " + dots} {
 		if !slices.ContainsFunc(unprotected, func(u string) bool { return strings.Contains(u, want) }) {
 			t.Errorf("no warning with %q in %q", want, unprotected)
 		}
@@ -224,8 +224,10 @@ func TestProbeHostObeyed(t *testing.T) {
 }
 
 // BenchmarkProbeHostObeyed: a home of 60 dotfiles (20 of them links into a
-// dotfiles repository), 40 entries in ~/.config (10 links), a global git
-// configuration with an include, and a PATH of 10 entries.
+// dotfiles repository), 40 entries in ~/.config (10 links), a browser
+// profile there of 30 directories of 20 files, ~/.local/share with 20
+// applications of 20 directories of 10 files, a global git configuration
+// with an include, and a PATH of 10 entries.
 func BenchmarkProbeHostObeyed(b *testing.B) {
 	home := b.TempDir()
 	dots := filepath.Join(home, "dotfiles")
@@ -249,6 +251,18 @@ func BenchmarkProbeHostObeyed(b *testing.B) {
 			os.Symlink(filepath.Join("..", "dotfiles", "config", fmt.Sprintf("tool%d", i)), dir)
 		} else {
 			mk(filepath.Join(dir, "config"), "")
+		}
+	}
+	for i := range 30 {
+		for j := range 20 {
+			mk(filepath.Join(home, ".config", "browser", "Default", fmt.Sprintf("d%d", i), fmt.Sprintf("f%d", j)), "")
+		}
+	}
+	for i := range 20 {
+		for j := range 20 {
+			for k := range 10 {
+				mk(filepath.Join(home, ".local", "share", fmt.Sprintf("app%d", i), fmt.Sprintf("d%d", j), fmt.Sprintf("f%d", k)), "")
+			}
 		}
 	}
 	mk(filepath.Join(home, ".gitconfig"), "[include]\n\tpath = ~/dotfiles/git/extra\n[core]\n\texcludesFile = ~/.gitignore\n")
