@@ -172,12 +172,11 @@ func Find(home string, project instance.Project, obeyed []Obeyed) (guards []moun
 	}
 	for _, w := range workTreeGuards {
 		path := filepath.Join(project.Checkout, w.name)
-		g.add(mount.Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why})
-		if w.name == ".claude" && isDir(path) {
-			for _, f := range claudesettings.ProjectCopies {
-				g.add(mount.Guard{Path: filepath.Join(path, f), Copy: true, FileStandIn: true, Why: "Claude Code project settings"})
-			}
+		if w.name == ".claude" {
+			g.claudeDir(path, w.why)
+			continue
 		}
+		g.add(mount.Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why})
 	}
 	g.toolFiles(project.Checkout, "")
 	if project.CommonDir != "" {
@@ -190,6 +189,17 @@ func Find(home string, project instance.Project, obeyed []Obeyed) (guards []moun
 	}
 	g.nested(project.Checkout, nestedDepth)
 	return g.guards, g.pins, g.symlinks, g.redirects, unguarded
+}
+
+// claudeDir guards a .claude directory, with private copies of the
+// settings files Claude Code saves (its permission rules) when it exists.
+func (g *guardProbe) claudeDir(path, why string) {
+	g.add(mount.Guard{Path: path, Why: why})
+	if isDir(path) {
+		for _, f := range claudesettings.ProjectCopies {
+			g.add(mount.Guard{Path: filepath.Join(path, f), Copy: true, FileStandIn: true, Why: "Claude Code project settings"})
+		}
+	}
 }
 
 // repo guards one repository whose work tree top is top: its git
@@ -335,8 +345,9 @@ func (g *guardProbe) submoduleGitDirs(dir string) {
 	}
 }
 
-// nested guards the repositories below dir, depth levels deep at most.
-// Only directories are entered, never a link, a .git or node_modules.
+// nested guards the repositories and the .claude directories below dir,
+// depth levels deep at most. Only directories are entered, never a link, a
+// .git or node_modules.
 func (g *guardProbe) nested(dir string, depth int) {
 	if depth == 0 {
 		return
@@ -349,6 +360,12 @@ func (g *guardProbe) nested(dir string, depth int) {
 		sub := filepath.Join(dir, e.Name())
 		if _, err := os.Lstat(filepath.Join(sub, ".git")); err == nil {
 			g.nestedRepo(sub)
+		}
+		// Claude Code started in sub obeys its .claude (a monorepo's
+		// package): one that exists stays as it is. One the sandbox
+		// creates is left to the exit audit (docs/security.md).
+		if claude := filepath.Join(sub, ".claude"); isDir(claude) {
+			g.claudeDir(claude, "Claude Code project settings, which Claude Code started in that directory obeys")
 		}
 		g.nested(sub, depth-1)
 	}
