@@ -147,11 +147,11 @@ func TestSuperviseForwardsSignals(t *testing.T) {
 }
 
 // TestSuperviseExitAudit: what a session leaves in the project that the
-// host would run or obey, where no guard could stand (a nested project's
-// .claude, a nested repository's hooks, a dev container), is moved aside
-// when the session ends, named with the command that puts it back; what
-// was there unchanged stays; the host's commit in the nested repository
-// runs nothing the sandbox wrote.
+// host would run or obey, where no guard could stand (a .claude deeper
+// than the launch looks, a nested repository's hooks, a dev container), is
+// moved aside when the session ends, named with the command that puts it
+// back; what was there unchanged stays; the host's commit in the nested
+// repository runs nothing the sandbox wrote.
 func TestSuperviseExitAudit(t *testing.T) {
 	h := newE2EHost(t)
 	proj := filepath.Join(h.home, "proj")
@@ -161,19 +161,19 @@ func TestSuperviseExitAudit(t *testing.T) {
 	sub := filepath.Join(proj, "a", "b", "c", "sub")
 	h.write(filepath.Join(sub, "README"), "sub\n")
 	h.gitRepo(sub)
-	kept := filepath.Join(proj, "web", ".claude", "commands", "old.md")
+	kept := filepath.Join(proj, "a", "b", "web", ".claude", "commands", "old.md")
 	h.write(kept, "mine\n")
 	marker := filepath.Join(h.base, "MARKER")
 
 	planted := []string{
-		filepath.Join(proj, "web", ".claude", "settings.json"),
+		filepath.Join(proj, "a", "b", "web", ".claude", "settings.json"),
 		filepath.Join(sub, ".git", "hooks", "pre-commit"),
 		filepath.Join(proj, ".devcontainer", "devcontainer.json"),
 		filepath.Join(proj, "hidden"), // what a directory without permissions holds cannot be audited
 	}
 	script := `
-		mkdir -p web/.claude .devcontainer
-		printf '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch ` + marker + `"}]}]}}' > web/.claude/settings.json
+		mkdir -p a/b/web/.claude .devcontainer
+		printf '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch ` + marker + `"}]}]}}' > a/b/web/.claude/settings.json
 		printf '#!/bin/sh\ntouch ` + marker + `\n' > a/b/c/sub/.git/hooks/pre-commit && chmod +x a/b/c/sub/.git/hooks/pre-commit
 		printf '{"initializeCommand":"touch ` + marker + `"}' > .devcontainer/devcontainer.json
 		echo new > src.go
