@@ -313,7 +313,12 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 		}
 	}
 	for _, s := range linkScans {
-		links(filepath.Join(home, s.dir), s.depth)
+		// ~/.local/bin may be a link where ~/.local is not.
+		dir := filepath.Join(home, s.dir)
+		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			add(dir, tilde(dir))
+		}
+		links(dir, s.depth)
 	}
 	// git's global and system configuration, the files they include and
 	// those they name: every file the host's git may read as such, with

@@ -132,6 +132,7 @@ func TestProbeHostObeyed(t *testing.T) {
 		".config/fish/config.fish": "../../dotfiles/fish/config.fish",
 		".config/tool/lua/plugins": "../../../dotfiles/plugins",
 		".local/share/app/x":       "../../../dotfiles/share-x",
+		".local/bin":               "../dotfiles/localbin",
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(home, link)), 0o755)
 		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
@@ -174,6 +175,7 @@ func TestProbeHostObeyed(t *testing.T) {
 		"fish/config.fish":     "~/.config/fish/config.fish",
 		"plugins":              "~/.config/tool/lua/plugins",
 		"share-x":              "~/.local/share/app/x",
+		"localbin":             "~/.local/bin",
 		"xdg":                  "$XDG_CONFIG_HOME",
 		"xdg/git/config":       "$XDG_CONFIG_HOME/git/config",
 		"zsh":                  "$ZDOTDIR",
