@@ -166,7 +166,9 @@ func Find(home string, project instance.Project, obeyed []Obeyed) (guards []moun
 	// the host's git reads them: those in a writable mount are guarded
 	// above.
 	for _, o := range obeyed {
-		if o.UserGitConfig && paths.Exists(o.Path) {
+		// GIT_CONFIG_GLOBAL=/dev/null reads as nothing; a FIFO or a
+		// directory refuses the launch (config).
+		if fi, err := os.Lstat(o.Path); o.UserGitConfig && err == nil && fi.Mode()&os.ModeDevice == 0 {
 			g.userHooksPaths = append(g.userHooksPaths, g.includedHooksPaths(o.Path, map[string]bool{}, 0)...)
 		}
 	}

@@ -290,3 +290,21 @@ func env(pairs ...string) func(string) string {
 		return ""
 	}
 }
+
+// GIT_CONFIG_GLOBAL=/dev/null (git told to read no global configuration)
+// is read as nothing, not refused as a file git could not read.
+func TestProbeGitConfigDevNull(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "code", "app")
+	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	project, err := instance.Resolve(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin", "GIT_CONFIG_GLOBAL", "/dev/null", "GIT_CONFIG_SYSTEM", "/dev/null"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
+	if len(h.Redirects) > 0 {
+		t.Errorf("the launch is refused: %v", h.Redirects)
+	}
+}
