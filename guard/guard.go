@@ -100,6 +100,9 @@ type Obeyed struct {
 	// excludes or attributes file), which a no-op stand-in replaces when
 	// missing, as in a repository.
 	GitReads bool
+	// GitDir: a git directory the host's git uses wherever it runs
+	// ($GIT_DIR), guarded as a repository's.
+	GitDir bool
 	// UserGitConfig: one of the user's own git configuration files
 	// (global or system), whose core.hooksPath applies to every
 	// repository without one of its own.
@@ -148,6 +151,9 @@ type guardProbe struct {
 func Find(home string, project instance.Project, obeyed []Obeyed) (guards []mount.Guard, pins, symlinks []string, redirects []error, unguarded []mount.Unprotected) {
 	g := &guardProbe{home: home, roots: append([]string{project.Checkout}, project.GitDirs...), seen: map[string]bool{}, repos: map[string]bool{}}
 	for _, o := range obeyed {
+		if o.GitDir {
+			continue
+		}
 		// A PATH entry above the project runs only its entries, which the
 		// sandbox cannot create (the project is a mount point).
 		if i := slices.IndexFunc(g.roots, func(r string) bool {
@@ -190,6 +196,12 @@ func Find(home string, project instance.Project, obeyed []Obeyed) (guards []moun
 		g.hookManagers(project.Checkout)
 	}
 	g.nested(project.Checkout, nestedDepth)
+	// After the project's own, whose work tree a relative hooksPath needs.
+	for _, o := range obeyed {
+		if o.GitDir {
+			g.commonDir(o.Path, "")
+		}
+	}
 	return g.guards, g.pins, g.symlinks, g.redirects, unguarded
 }
 

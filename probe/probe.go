@@ -243,7 +243,7 @@ var hostVariables = []struct {
 	{"XDG_CONFIG_HOME", configHome}, {"XDG_DATA_HOME", configHome}, {"ZDOTDIR", configHome},
 	{"XDG_CONFIG_DIRS", directoryList}, {"XDG_DATA_DIRS", directoryList},
 	{"GIT_CONFIG_GLOBAL", gitConfig}, {"GIT_CONFIG_SYSTEM", gitConfig},
-	{"GIT_TEMPLATE_DIR", obeyedPath}, {"GIT_EXEC_PATH", obeyedPath}, {"BASH_ENV", obeyedPath}, {"ENV", obeyedPath},
+	{"GIT_DIR", gitDir}, {"GIT_COMMON_DIR", gitDir}, {"GIT_TEMPLATE_DIR", obeyedPath}, {"GIT_EXEC_PATH", obeyedPath}, {"BASH_ENV", obeyedPath}, {"ENV", obeyedPath},
 	{"LD_LIBRARY_PATH", directoryList}, {"LD_PRELOAD", directoryList},
 	{"EDITOR", program}, {"VISUAL", program}, {"PAGER", program}, {"GIT_EDITOR", program}, {"GIT_SEQUENCE_EDITOR", program},
 	{"GIT_PAGER", program}, {"GIT_SSH", program}, {"GIT_SSH_COMMAND", program}, {"GIT_ASKPASS", program},
@@ -256,6 +256,7 @@ const (
 	configHome    variableKind = iota // a directory of configuration, whose links are followed as ~/.config's
 	directoryList                     // paths separated by colons (LD_PRELOAD: or spaces)
 	gitConfig                         // a git configuration file
+	gitDir                            // a repository's git directory
 	obeyedPath                        // a file or directory the host reads or runs
 	program                           // a command line, whose first word is run
 )
@@ -355,6 +356,8 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 			switch v.kind {
 			case gitConfig:
 				configs = append(configs, gitFile{p, from})
+			case gitDir:
+				obeyed = append(obeyed, guard.Obeyed{Path: realPath(p, 0), From: from, GitDir: true})
 			case configHome:
 				add(p, from)
 				if v.name == "XDG_DATA_HOME" {

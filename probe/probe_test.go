@@ -105,6 +105,10 @@ func TestProbeHostObeyed(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", dots).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
+	// A bare repository in the project that the shell's $GIT_DIR names.
+	if out, err := exec.Command("git", "init", "-q", "--bare", filepath.Join(dots, "bare.git")).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
 	write(t, filepath.Join(dots, "bash", ".bashrc"), "")
 	write(t, filepath.Join(dots, "git", "config"), "[include]\n\tpath = extra\n[core]\n\texcludesFile = ~/dotfiles/git/ignore\n\thooksPath = ~/dotfiles/hooks\n")
 	write(t, filepath.Join(dots, "git", "extra"), "[core]\n\tattributesFile = ~/dotfiles/git/attributes\n[credential]\n\thelper = ~/dotfiles/scripts/cred --store\n[alias]\n\tst = !~/dotfiles/scripts/st -v\n[user]\n\temail = ~/dotfiles/not-a-program\n")
@@ -147,7 +151,7 @@ func TestProbeHostObeyed(t *testing.T) {
 	binds := []mount.BindSpec{{Src: filepath.Join(home, "shared"), Dest: filepath.Join(home, "shared"), Writable: true, From: "--bind"}}
 	vars := env("HOME", home, "PATH", path, "XDG_CONFIG_HOME", filepath.Join(dots, "xdg"), "ZDOTDIR", filepath.Join(dots, "zsh"),
 		"GIT_CONFIG_GLOBAL", filepath.Join(dots, "gitglobal"), "BASH_ENV", filepath.Join(dots, "bash", "env"),
-		"EDITOR", "~/dotfiles/scripts/ed -w", "ENV", "rel/envfile", "PAGER", "less -R", "GIT_EDITOR", "./ed")
+		"EDITOR", "~/dotfiles/scripts/ed -w", "ENV", "rel/envfile", "GIT_DIR", filepath.Join(dots, "bare.git"), "PAGER", "less -R", "GIT_EDITOR", "./ed")
 	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", vars, binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
 
 	guards := map[string]mount.Guard{}
@@ -182,6 +186,8 @@ func TestProbeHostObeyed(t *testing.T) {
 		"gitglobal":            "$GIT_CONFIG_GLOBAL",
 		"bash/env":             "$BASH_ENV",
 		"scripts/ed":           "$EDITOR",
+		"bare.git/config":      "",
+		"bare.git/hooks":       "",
 	} {
 		g, ok := guards[filepath.Join(dots, rel)]
 		switch {
