@@ -44,6 +44,8 @@ var bwrapFeatures = []string{"--unshare-cgroup-try", "--die-with-parent", "--sec
 // AppArmor restricts them (Ubuntu 24.04 and later).
 const apparmorFix = `printf 'abi <abi/4.0>,\ninclude <tunables/global>\nprofile bwrap /usr/bin/bwrap flags=(unconfined) {\n  userns,\n}\n' | sudo tee /etc/apparmor.d/bwrap && sudo apparmor_parser -r /etc/apparmor.d/bwrap`
 
+// Run reports the host's checks, the plan of a launch here, and a trial
+// of that plan.
 func (c checkCmd) Run(h session.Home, homeErr error) error {
 	results := checkBwrapInstall()
 	userns := checkUserns()
