@@ -245,110 +245,150 @@ func Load(home string, project instance.Project, flags Settings, cwd string, sta
 }
 
 func merge(layers []layer, home, cwd string) (Launch, error) {
-	var out Launch
-	var sshFrom string
-	// What the user's own settings (or the command line) ask for needs no
-	// approval, whichever source has the last word on it.
-	ownBinds := map[Grant]bool{}
-	ownSSH := false
+	m := merging{home: home, cwd: cwd, ownBinds: map[Grant]bool{}}
+	for _, l := range layers {
+		if err := m.binds(l); err != nil {
+			return m.out, err
+		}
+		if err := m.env(l); err != nil {
+			return m.out, err
+		}
+		m.switches(l)
+		if err := m.usersOnly(l); err != nil {
+			return m.out, err
+		}
+	}
+	m.out.additions = m.waiting()
+	return m.out, nil
+}
+
+// merging is a merge under way: the settings so far, and what the user's
+// own settings (or the command line) ask for, which needs no approval
+// whichever source has the last word on it.
+type merging struct {
+	out       Launch
+	home, cwd string
+	ownBinds  map[Grant]bool
+	ownSSH    bool
+	sshFrom   string
 	// A repository's no-network = false over the user's own true waits for
 	// approval too: it gives back what the user took away.
-	var networkFrom string
-	ownNoNetwork := false
-	for _, l := range layers {
-		for _, group := range []struct {
-			specs    []string
-			writable bool
-		}{{l.RoBind, false}, {l.Bind, true}} {
-			for _, spec := range group.specs {
-				base := l.base
-				if l.from == "" {
-					base = cwd
-				}
-				b, err := bind.Parse(spec, home, base, group.writable, l.from)
-				if err != nil {
-					return out, bindHint(err, l.from)
-				}
-				out.Binds = slices.DeleteFunc(out.Binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest })
-				out.Binds = append(out.Binds, b)
-				if l.own {
-					ownBinds[mountGrant(b)] = true
-				}
+	ownNoNetwork bool
+	networkFrom  string
+}
+
+// binds adds a layer's binds; each replaces one at the same destination.
+func (m *merging) binds(l layer) error {
+	base := l.base
+	if l.from == "" {
+		base = m.cwd
+	}
+	for _, group := range []struct {
+		specs    []string
+		writable bool
+	}{{l.RoBind, false}, {l.Bind, true}} {
+		for _, spec := range group.specs {
+			b, err := bind.Parse(spec, m.home, base, group.writable, l.from)
+			if err != nil {
+				return bindHint(err, l.from)
 			}
-		}
-		switch {
-		case l.legacy != nil:
-			out.EnvFiles = append(out.EnvFiles, *l.legacy)
-		case l.from == "":
-			out.EnvFlags = l.Env
-		case len(l.Env) > 0:
-			f := environment.File{Path: l.from, Own: l.own}
-			for _, s := range l.Env {
-				e, ok := environment.ParseEntry(s)
-				if !ok {
-					return out, hint.Errorf("write NAME, or NAME=VALUE", "%s: env: \"%s\" is not NAME or NAME=VALUE", l.from, printable.Excerpt(s))
-				}
-				f.Entries = append(f.Entries, e)
-			}
-			out.EnvFiles = append(out.EnvFiles, f)
-		}
-		if l.WithSSH != nil {
-			out.WithSSH, sshFrom = *l.WithSSH, l.from
-			ownSSH = ownSSH || *l.WithSSH && l.own
-		}
-		if l.NoNetwork != nil {
-			out.NoNetwork, networkFrom = *l.NoNetwork, l.from
-			ownNoNetwork = ownNoNetwork || *l.NoNetwork && l.own
+			m.out.Binds = slices.DeleteFunc(m.out.Binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest })
+			m.out.Binds = append(m.out.Binds, b)
 			if l.own {
-				networkFrom = ""
+				m.ownBinds[mountGrant(b)] = true
 			}
-		}
-		if l.MoveAside != nil {
-			if !l.own {
-				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: move-aside is yours to set, not the repository's", l.from)
-			}
-			out.ReportOnly = !*l.MoveAside
-		}
-		if l.ExportDir != nil {
-			// The host writes there: a repository must not choose where.
-			if !l.own {
-				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: export-dir is yours to set, not the repository's", l.from)
-			}
-			out.ExportDir = expandHome(*l.ExportDir, home)
-			switch {
-			case out.ExportDir == "", filepath.IsAbs(out.ExportDir):
-			case l.from == "":
-				out.ExportDir = filepath.Join(cwd, out.ExportDir)
-			default:
-				return out, hint.Errorf("write an absolute path, or one that starts with ~/", "%s: export-dir is not absolute: %s", l.from, printable.Escape(out.ExportDir))
-			}
-		}
-		for _, o := range []struct {
-			key string
-			set *bool
-			to  *bool
-		}{{"with-clipboard", l.WithClipboard, &out.Clipboard}, {"with-desktop-sockets", l.WithDesktopSockets, &out.DesktopSockets}} {
-			if o.set == nil {
-				continue
-			}
-			if !l.own {
-				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, o.key)
-			}
-			*o.to = *o.set
 		}
 	}
-	for _, b := range out.Binds {
-		if g := mountGrant(b); !ownBinds[g] {
-			out.additions = append(out.additions, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
+	return nil
+}
+
+// env adds a layer's variables: a bash-era env file as it was read, a
+// config file's entries as a file of their own; the command line's --env
+// stays a list of flags.
+func (m *merging) env(l layer) error {
+	switch {
+	case l.legacy != nil:
+		m.out.EnvFiles = append(m.out.EnvFiles, *l.legacy)
+	case l.from == "":
+		m.out.EnvFlags = l.Env
+	case len(l.Env) > 0:
+		f := environment.File{Path: l.from, Own: l.own}
+		for _, s := range l.Env {
+			e, ok := environment.ParseEntry(s)
+			if !ok {
+				return hint.Errorf("write NAME, or NAME=VALUE", "%s: env: \"%s\" is not NAME or NAME=VALUE", l.from, printable.Excerpt(s))
+			}
+			f.Entries = append(f.Entries, e)
+		}
+		m.out.EnvFiles = append(m.out.EnvFiles, f)
+	}
+	return nil
+}
+
+// switches: the last layer that says with-ssh or no-network decides.
+func (m *merging) switches(l layer) {
+	if l.WithSSH != nil {
+		m.out.WithSSH, m.sshFrom = *l.WithSSH, l.from
+		m.ownSSH = m.ownSSH || *l.WithSSH && l.own
+	}
+	if l.NoNetwork != nil {
+		m.out.NoNetwork, m.networkFrom = *l.NoNetwork, l.from
+		m.ownNoNetwork = m.ownNoNetwork || *l.NoNetwork && l.own
+		if l.own {
+			m.networkFrom = ""
 		}
 	}
-	if !out.NoNetwork && ownNoNetwork && networkFrom != "" {
-		out.additions = append(out.additions, Item{grant: Grant{kind: kindNetwork}, Show: "no-network = false (from " + networkFrom + ")"})
+}
+
+// usersOnly applies the settings that are the user's alone: a repository
+// must not choose where the host writes, nor open what the sandbox closes.
+func (m *merging) usersOnly(l layer) error {
+	for _, s := range []struct {
+		key string
+		set bool
+	}{{"move-aside", l.MoveAside != nil}, {"export-dir", l.ExportDir != nil}, {"with-clipboard", l.WithClipboard != nil}, {"with-desktop-sockets", l.WithDesktopSockets != nil}} {
+		if s.set && !l.own {
+			return hint.Errorf("set it in "+UserConfigPath(m.home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, s.key)
+		}
 	}
-	if out.WithSSH && !ownSSH {
-		out.additions = append(out.additions, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + sshFrom + ")"})
+	if l.MoveAside != nil {
+		m.out.ReportOnly = !*l.MoveAside
 	}
-	return out, nil
+	if l.ExportDir != nil {
+		m.out.ExportDir = expandHome(*l.ExportDir, m.home)
+		switch {
+		case m.out.ExportDir == "", filepath.IsAbs(m.out.ExportDir):
+		case l.from == "":
+			m.out.ExportDir = filepath.Join(m.cwd, m.out.ExportDir)
+		default:
+			return hint.Errorf("write an absolute path, or one that starts with ~/", "%s: export-dir is not absolute: %s", l.from, printable.Escape(m.out.ExportDir))
+		}
+	}
+	if l.WithClipboard != nil {
+		m.out.Clipboard = *l.WithClipboard
+	}
+	if l.WithDesktopSockets != nil {
+		m.out.DesktopSockets = *l.WithDesktopSockets
+	}
+	return nil
+}
+
+// waiting lists what needs the user's approval: what a repository's file
+// has the last word on, and the user's own settings do not ask for.
+func (m *merging) waiting() []Item {
+	var items []Item
+	for _, b := range m.out.Binds {
+		if g := mountGrant(b); !m.ownBinds[g] {
+			items = append(items, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
+		}
+	}
+	if !m.out.NoNetwork && m.ownNoNetwork && m.networkFrom != "" {
+		items = append(items, Item{grant: Grant{kind: kindNetwork}, Show: "no-network = false (from " + m.networkFrom + ")"})
+	}
+	if m.out.WithSSH && !m.ownSSH {
+		items = append(items, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + m.sshFrom + ")"})
+	}
+	return items
 }
 
 // bindHint gives a bind error its hint; one from a file names the file.

@@ -257,8 +257,9 @@ func removeStandIn(path string) {
 }
 
 // MarkStart records when the first of the project's running sessions
-// began, as the ctime of <state>/live/<hash>.since (the kernel's clock,
-// which no one can set back); the sessions after it find it there.
+// began, as the ctime of <state>/live/<hash>.since (the kernel stamps it
+// from its clock, and unlike the mtime no call sets it back); the sessions
+// after it find it there.
 func MarkStart(dir string) error {
 	f, err := os.OpenFile(livePath(dir, ".since"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
 	if errors.Is(err, os.ErrExist) {
