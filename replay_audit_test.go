@@ -1,0 +1,113 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// The exit audit's replay suite: what a session can leave in the project
+// that the host's git or tools run later, past the audit.
+
+// nestedRepo is a script for inside the sandbox: it makes dir a repository
+// with one commit whose config runs `touch marker` on the host's next git
+// status there, and records the repository's commit as a gitlink in the
+// project's index, so that the host's git status at the top recurses into
+// it.
+func nestedRepo(dir, marker string) string {
+	return `
+		set -e
+		git init -q ` + dir + `
+		(cd ` + dir + ` && echo b > b && git add b && git -c user.name=t -c user.email=t@example.com commit -qm i &&
+		 git config core.fsmonitor "touch ` + marker + `; false")
+		git update-index --add --cacheinfo 160000,$(git -C ` + dir + ` rev-parse HEAD),vendor/tool
+	`
+}
+
+// hostGitStatus runs the host's git status at the project's top and fails
+// the test if it ran what the sandbox planted.
+func hostGitStatus(t *testing.T, h *e2eHost, proj, marker string) {
+	t.Helper()
+	h.run(proj, nil, "git", "status", "--short")
+	if instance.Exists(marker) {
+		t.Error("the host's git status ran the fsmonitor the sandbox planted")
+	}
+}
+
+// TestReplayAuditRenameIntoPlace: session 1 makes vendor/tool a repository
+// whose config sets core.fsmonitor, hides it as vendor/tool/dotgit (without
+// its HEAD, so it is no repository at all), adds a gitlink for vendor/tool
+// to the index, and keeps Claude Code hooks as pkg/claude-x. Session 2 only
+// renames them into place: a rename changes the renamed directory's ctime,
+// not its files'. Host-side proof: the host's git status at the top runs
+// nothing, and the hooks are no longer where the host's claude reads them.
+func TestReplayAuditRenameIntoPlace(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	marker := filepath.Join(h.base, "MARKER")
+	h.inside(proj, nil, nestedRepo("vendor/tool", marker)+`
+		mv vendor/tool/.git/HEAD vendor/tool/.git/HEAD.x
+		mv vendor/tool/.git vendor/tool/dotgit
+		mkdir -p pkg/claude-x
+		echo '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch `+marker+`"}]}]}}' > pkg/claude-x/settings.json
+	`)
+	var stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", `
+		mv vendor/tool/dotgit/HEAD.x vendor/tool/dotgit/HEAD
+		mv vendor/tool/dotgit vendor/tool/.git
+		mv pkg/claude-x pkg/.claude
+	`)
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session 2: %v\n%s", err, stderr.String())
+	}
+	hostGitStatus(t, h, proj, marker)
+	if instance.Exists(filepath.Join(proj, "pkg", ".claude", "settings.json")) {
+		t.Errorf("the hooks renamed into pkg/.claude passed the audit:\n%s", stderr.String())
+	}
+}
+
+// TestReplayAuditRenameParent: session 1 leaves a repository with
+// core.fsmonitor and Claude Code hooks where the audit does not look
+// (node_modules), and a gitlink for vendor/tool; session 2 renames their
+// parent directories into place, which changes neither the repository's
+// files nor its .git directory. Host-side proof: the host's git status runs
+// nothing.
+func TestReplayAuditRenameParent(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	marker := filepath.Join(h.base, "MARKER")
+	h.inside(proj, nil, nestedRepo("node_modules/tool", marker)+`
+		mkdir -p node_modules/pkg/.claude
+		echo '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch `+marker+`"}]}]}}' > node_modules/pkg/.claude/settings.json
+	`)
+	h.inside(proj, nil, `mkdir vendor && mv node_modules/tool vendor/tool && mv node_modules/pkg pkg`)
+	hostGitStatus(t, h, proj, marker)
+	if instance.Exists(filepath.Join(proj, "pkg", ".claude", "settings.json")) {
+		t.Error("the hooks renamed into pkg/.claude passed the audit")
+	}
+}
+
+// TestReplayAuditDeepRepository: a repository 70 directories down, with
+// core.fsmonitor, and a gitlink to it in the index: git reaches it through
+// the index at any depth. Host-side proof: the host's git status runs
+// nothing.
+func TestReplayAuditDeepRepository(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	marker := filepath.Join(h.base, "MARKER")
+	deep := "vendor/tool" + strings.Repeat("/d", 70)
+	script := strings.ReplaceAll(nestedRepo(deep, marker), ",vendor/tool\n", ","+deep+"\n")
+	var stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", script)
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	hostGitStatus(t, h, proj, marker)
+}
