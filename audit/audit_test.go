@@ -1,11 +1,11 @@
 package audit
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,23 +47,35 @@ func TestScan(t *testing.T) {
 		write(t, filepath.Join(root, p))
 	}
 	since := mark(t, t.TempDir())
+	start := Take(root, since)
 	after := map[string]bool{
-		"web/.claude/commands/x.md":       true, // a nested project's command
-		"web/.mcp.json":                   true,
-		".devcontainer/devcontainer.json": true,
-		"deep/a/b/.envrc":                 true,
-		"sub/.git/hooks/pre-commit":       true, // a nested repository's hook
-		"sub/.git/config.worktree":        true,
-		"new/.git":                        true, // a gitfile
-		".husky/pre-commit":               true,
-		"lefthook.yml":                    true,
-		"frontend/.vscode/tasks.json":     true,
-		"src/other.go":                    false, // project content
-		"sub/.git/objects/ab/cdef":        false,
-		"node_modules/x/.npmrc":           false, // dependencies
-		"guarded/.envrc":                  false, // its guard stood
+		"web/.claude/commands/x.md":              true, // a nested project's command
+		"web/.mcp.json":                          true,
+		".devcontainer/devcontainer.json":        true,
+		"deep/a/b/.envrc":                        true,
+		"sub/.git/hooks/pre-commit":              true,  // a nested repository's hook
+		"sub/.git/hooks/pre-push.sample":         false, // git never runs these
+		"sub/.git/modules/m/hooks/post-checkout": true,  // a submodule's
+		"sub/.git/rebase-merge/git-rebase-todo":  false, // no exec line
+		"bare/config":                            true,  // a git directory by what it holds
+		"bare/hooks/pre-commit":                  true,
+		"sub/.git/config.worktree":               true,
+		"new/.git":                               true, // a gitfile
+		".husky/pre-commit":                      true,
+		"lefthook.yml":                           true,
+		"frontend/.vscode/tasks.json":            true,
+		"src/other.go":                           false, // project content
+		"sub/.git/objects/ab/cdef":               false,
+		"node_modules/x/.npmrc":                  false, // dependencies
+		"guarded/.envrc":                         false, // its guard stood
 	}
 	for p := range after {
+		write(t, filepath.Join(root, p))
+	}
+	must(t, os.WriteFile(filepath.Join(root, "sub/.git/rebase-merge/git-rebase-todo"), []byte("pick 1234 x\n"), 0o644))
+	write(t, filepath.Join(root, "sub/.git/sequencer/todo")) // x: an exec line
+	after["sub/.git/sequencer/todo"] = true
+	for _, p := range []string{"sub/.git/modules/m/HEAD", "sub/.git/modules/m/objects/x", "bare/HEAD", "bare/objects/x"} {
 		write(t, filepath.Join(root, p))
 	}
 	if err := os.Symlink("/tmp", filepath.Join(root, "web", ".claude", "agents")); err != nil {
@@ -77,12 +89,12 @@ func TestScan(t *testing.T) {
 	os.Symlink("/tmp", filepath.Join(root, "linked", ".claude"))
 	after["linked/.claude"] = true
 
-	found, err := Scan(root, since, map[string]bool{filepath.Join(root, "guarded", ".envrc"): true})
-	if err != nil {
-		t.Fatal(err)
+	r := Scan(root, since, map[string]bool{filepath.Join(root, "guarded", ".envrc"): true}, start)
+	if r.NotExamined != nil {
+		t.Fatal(r.NotExamined)
 	}
 	var got []string
-	for _, f := range found {
+	for _, f := range r.Found {
 		rel, _ := filepath.Rel(root, f)
 		got = append(got, rel)
 	}
@@ -133,8 +145,8 @@ func BenchmarkScan(b *testing.B) {
 	since := time.Now()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Scan(root, since, nil); err != nil {
-			b.Fatal(err)
+		if r := Scan(root, since, nil, nil); r.NotExamined != nil {
+			b.Fatal(r.NotExamined)
 		}
 	}
 }
@@ -155,31 +167,44 @@ func TestScanHostile(t *testing.T) {
 	// character in the directory above.
 	must(t, os.Mkdir(filepath.Join(root, "a\x1b[2Jb"), 0o700))
 	must(t, unix.Mkfifo(filepath.Join(root, "a\x1b[2Jb", ".envrc"), 0o600))
-	var found []string
-	var err error
-	unprivileged.Do(t, func() { found, err = Scan(root, since, nil) })
+	var r Report
+	unprivileged.Do(t, func() { r = Scan(root, since, nil, nil) })
 	want := []string{filepath.Join(root, "a\x1b[2Jb", ".envrc"), filepath.Join(root, "locked")}
-	slices.Sort(found)
-	if err != nil || !slices.Equal(found, want) {
-		t.Errorf("found %q, %v; want %q", found, err, want)
+	if !slices.Equal(r.Found, want) {
+		t.Errorf("found %q; want %q", r.Found, want)
+	}
+	if len(r.NotExamined) != 1 || !strings.HasPrefix(r.NotExamined[0], filepath.Join(root, "old-locked")+": ") {
+		t.Errorf("not examined: %q, want only old-locked", r.NotExamined)
 	}
 }
 
-// TestScanDeep: a tree deeper than the walk goes is reported as not fully
-// audited.
+// TestScanDeep: a tree deeper than the walk goes is named where it was
+// not examined, and a directory made there during the session is a
+// finding.
 func TestScanDeep(t *testing.T) {
 	root := t.TempDir()
-	since := mark(t, t.TempDir())
 	deep := root
 	for range maxDepth + 2 {
 		deep = filepath.Join(deep, "d")
 	}
-	write(t, filepath.Join(deep, ".envrc"))
-	if _, err := Scan(root, since, nil); !errors.Is(err, errTruncated) {
-		t.Errorf("a tree %d deep: %v", maxDepth+2, err)
+	old := filepath.Join(root, "old")
+	for range maxDepth + 2 {
+		old = filepath.Join(old, "d")
 	}
-	if found, err := Scan(filepath.Join(root, "d", "d", "d"), since, nil); err != nil || len(found) != 1 {
-		t.Errorf("a tree %d deep: %q, %v", maxDepth-1, found, err)
+	must(t, os.MkdirAll(old, 0o755))
+	start := Take(root, time.Now().Add(time.Hour))
+	since := mark(t, t.TempDir())
+	write(t, filepath.Join(deep, ".envrc"))
+	write(t, filepath.Join(old, ".envrc"))
+	r := Scan(root, since, nil, start)
+	// The walk opens directories down to maxDepth+1 below root.
+	depthOf := func(p string) int { rel, _ := filepath.Rel(root, p); return strings.Count(rel, "/") + 1 }
+	if len(r.Found) != 1 || !strings.HasPrefix(r.Found[0], filepath.Join(root, "d")) || depthOf(r.Found[0]) != maxDepth+1 {
+		t.Errorf("found %d paths (depth %d), want the new directory where the walk stopped", len(r.Found), depthOf(r.Found[0]))
+	}
+	if len(r.NotExamined) != 1 || !strings.HasPrefix(r.NotExamined[0], filepath.Join(root, "old")) ||
+		depthOf(r.NotExamined[0][:strings.Index(r.NotExamined[0], ": deeper than")]) != maxDepth+1 {
+		t.Errorf("not examined: %d, want the old directory where the walk stopped", len(r.NotExamined))
 	}
 }
 

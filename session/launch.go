@@ -66,6 +66,11 @@ type Session struct {
 	desktopSockets bool
 	// landlock: bwrap starts in a scoped Landlock domain.
 	landlock bool
+	// first: no other session of the project runs; this one records what
+	// the project holds for the exit audit, and snapshotting is closed
+	// once that record is saved.
+	first        bool
+	snapshotting chan struct{}
 	// legacy are the bash-era env files read, for their one-time notice.
 	legacy     []environment.File
 	readMounts func() gc.Mounts
@@ -313,7 +318,7 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
-	if err := instance.MarkStart(dir); err != nil {
+	if s.first, err = instance.MarkStart(dir); err != nil {
 		lock.Close()
 		return nil, err
 	}
