@@ -526,6 +526,7 @@ func hasPrefix(name string) bool {
 	}
 	return false
 }
+
 // Moved is a finding and where it went.
 type Moved struct{ From, To string }
 
