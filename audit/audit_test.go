@@ -228,3 +228,93 @@ func TestReplaced(t *testing.T) {
 		t.Errorf("Replaced = %q for a session that began after", got)
 	}
 }
+
+// TestScanRenamed: what was renamed into a host-run place during the
+// session counts, though its files kept their ctime: the renamed
+// directory's, its parent's or a farther ancestor's changed. The user's
+// unchanged files do not count, though the session wrote beside them.
+func TestScanRenamed(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{
+		"vendor/tool/dotgit/config", "vendor/tool/dotgit/HEAD.x", "vendor/tool/dotgit/objects/x",
+		"pkg/claude-x/settings.json",
+		"node_modules/dep/.git/config", "node_modules/dep/.git/HEAD", "node_modules/dep/.git/objects/x",
+		"web/.claude/settings.json", "web/.git/config", "web/.git/HEAD", "web/.git/objects/x", "web/.git/hooks/pre-commit",
+	} {
+		write(t, filepath.Join(root, p))
+	}
+	since := mark(t, t.TempDir())
+	start := Take(root, since)
+	for _, mv := range [][2]string{
+		{"vendor/tool/dotgit/HEAD.x", "vendor/tool/dotgit/HEAD"},
+		{"vendor/tool/dotgit", "vendor/tool/.git"},
+		{"pkg/claude-x", "pkg/.claude"},
+		{"node_modules/dep", "dep"},
+	} {
+		must(t, os.Rename(filepath.Join(root, mv[0]), filepath.Join(root, mv[1])))
+	}
+	// Writes beside the user's files change their directories' ctime.
+	write(t, filepath.Join(root, "new.go"))
+	write(t, filepath.Join(root, "web", "new.go"))
+	write(t, filepath.Join(root, "web", ".claude", "notes"))
+	write(t, filepath.Join(root, "web", ".git", "hooks", "post-commit"))
+	want := []string{
+		"dep/.git/config", "pkg/.claude/settings.json", "vendor/tool/.git/config",
+		"web/.claude/notes", "web/.git/hooks/post-commit",
+	}
+	check := func(r Report, want []string) {
+		t.Helper()
+		var got []string
+		for _, f := range r.Found {
+			rel, _ := filepath.Rel(root, f)
+			got = append(got, rel)
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("found %q, want %q", got, want)
+		}
+	}
+	check(Scan(root, since, nil, start), want)
+	// Without the snapshot, what lies below a directory the session wrote
+	// in cannot be told from what was renamed there: it counts.
+	check(Scan(root, since, nil, nil), append(want, "web/.claude/settings.json", "web/.git/config", "web/.git/hooks/pre-commit"))
+}
+
+// TestScanSymlinkSwap: a directory swapped for a symlink while the audit
+// walks is never followed out of the project.
+func TestScanSymlinkSwap(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	must(t, os.Mkdir(filepath.Join(root, "swap"), 0o755))
+	for i := range 200 {
+		write(t, filepath.Join(root, fmt.Sprintf("d%d", i), "f"))
+	}
+	since := mark(t, t.TempDir())
+	write(t, filepath.Join(outside, ".claude", "settings.json"))
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		dir, link, tmp := filepath.Join(root, "swap"), filepath.Join(root, "swap-link"), filepath.Join(root, "swap-tmp")
+		os.Symlink(outside, link)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// Exchange the directory and the symlink, atomically, both ways.
+			unix.Renameat2(unix.AT_FDCWD, dir, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
+			os.Rename(tmp, tmp) // yield
+		}
+	}()
+	for range 300 {
+		r := Scan(root, since, nil, nil)
+		for _, f := range r.Found {
+			if strings.Contains(f, "settings.json") {
+				t.Errorf("the audit followed a symlink out of the project: %s", f)
+			}
+		}
+	}
+	close(stop)
+	<-done
+}
