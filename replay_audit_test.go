@@ -111,3 +111,55 @@ func TestReplayAuditDeepRepository(t *testing.T) {
 	}
 	hostGitStatus(t, h, proj, marker)
 }
+
+// TestReplayAuditSkipWorktree: the session edits package.json's test
+// script and marks it skip-worktree, so the host's git status and git diff
+// say nothing while npm test runs the planted command. Host-side proof:
+// the audit names it, and the command it gives makes the host's git status
+// show the change again.
+func TestReplayAuditSkipWorktree(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, "package.json"), `{"scripts":{"test":"echo ok"}}`+"\n")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", "package.json")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "package")
+	var stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", `
+		echo '{"scripts":{"test":"touch /tmp/x"}}' > package.json
+		git update-index --skip-worktree package.json
+	`)
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	_, show, ok := strings.Cut(stderr.String(), "to show them again: ")
+	if !ok {
+		t.Fatalf("the audit does not name the hidden package.json:\n%s", stderr.String())
+	}
+	show, _, _ = strings.Cut(show, "\n")
+	h.run(proj, nil, "sh", "-c", show)
+	if got := h.run(proj, nil, "git", "status", "--porcelain"); got != " M package.json\n" {
+		t.Errorf("after %s, the host's git status says %q", show, got)
+	}
+}
+
+// TestReplayAuditRebaseTodo: the session leaves an interactive rebase
+// stopped, its todo list an exec line; the host's git status tells the
+// user to run git rebase --continue, which runs it. Host-side proof: the
+// host's git rebase --continue runs nothing.
+func TestReplayAuditRebaseTodo(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	marker := filepath.Join(h.base, "MARKER")
+	h.inside(proj, []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}, `
+		GIT_SEQUENCE_EDITOR='sh -c "printf \"break\nexec touch `+marker+`\n\" > \"\$1\"" -' git rebase -q -i HEAD
+		test -f .git/rebase-merge/git-rebase-todo
+	`)
+	c := h.command(proj, []string{"GIT_EDITOR=true"}, "git", "rebase", "--continue")
+	c.Run()
+	if instance.Exists(marker) {
+		t.Error("the host's git rebase --continue ran the exec line the sandbox planted")
+	}
+}

@@ -118,8 +118,12 @@ func Take(root string, since time.Time) *Snapshot {
 }
 
 // Hidden is an index entry the session hid from the host's git status:
-// Repo is the work tree, Path the entry.
-type Hidden struct{ Repo, Path string }
+// Repo is the work tree, Path the entry, Flags the update-index options
+// that clear each flag (git applies one per command).
+type Hidden struct {
+	Repo, Path string
+	Flags      []string
+}
 
 // Report is what the audit found.
 type Report struct {
@@ -404,8 +408,15 @@ func (w *walker) index(n node) {
 	slices.Sort(paths)
 	for _, p := range paths {
 		bits := entries[p] &^ before[p]
-		if bits&hidden != 0 {
-			w.report.Hidden = append(w.report.Hidden, Hidden{Repo: w.abs(work), Path: p})
+		var clear []string
+		if bits&assumeUnchanged != 0 {
+			clear = append(clear, "--no-assume-unchanged")
+		}
+		if bits&skipWorktree != 0 {
+			clear = append(clear, "--no-skip-worktree")
+		}
+		if clear != nil {
+			w.report.Hidden = append(w.report.Hidden, Hidden{Repo: w.abs(work), Path: p, Flags: clear})
 		}
 		if bits&gitlink != 0 {
 			if lp := filepath.Join(work, p); filepath.IsLocal(lp) {

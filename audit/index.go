@@ -8,9 +8,10 @@ import (
 
 // What of an index entry the host's git follows without showing it.
 const (
-	// hidden: assume-unchanged (assume-valid) or skip-worktree: git status
-	// and git diff say nothing of the file, whatever it now holds.
-	hidden = 1 << iota
+	// assumeUnchanged (assume-valid) and skipWorktree: git status and git
+	// diff say nothing of the file, whatever it now holds.
+	assumeUnchanged = 1 << iota
+	skipWorktree
 	// gitlink: a submodule; the host's git status recurses into the
 	// repository at that path and runs what its config says.
 	gitlink
@@ -24,7 +25,7 @@ const maxIndex = 256 << 20
 
 // parseIndex reads a git index (versions 2 to 4) whose object names are
 // hashLen bytes long, and returns the paths of its entries that are hidden
-// or gitlinks, with those bits. It trusts nothing in b: every length is
+// from git status or are gitlinks, with those bits. It trusts nothing in b: every length is
 // checked against what is left.
 func parseIndex(b []byte, hashLen int) (map[string]uint8, error) {
 	if len(b) < 12 || string(b[:4]) != "DIRC" {
@@ -51,14 +52,14 @@ func parseIndex(b []byte, hashLen int) (map[string]uint8, error) {
 		n := fixed
 		var bits uint8
 		if flags&0x8000 != 0 {
-			bits |= hidden
+			bits |= assumeUnchanged
 		}
 		if flags&0x4000 != 0 {
 			if len(rest) < n+2 {
 				return nil, errIndex
 			}
 			if binary.BigEndian.Uint16(rest[n:])&0x4000 != 0 {
-				bits |= hidden
+				bits |= skipWorktree
 			}
 			n += 2
 		}

@@ -48,7 +48,7 @@ func gitIndex(t testing.TB, v int, format string) []byte {
 // TestParseIndex reads what git wrote, in each index version and object
 // format, as git means it.
 func TestParseIndex(t *testing.T) {
-	want := map[string]uint8{"b/c": hidden, "z": hidden, "vendor/tool": gitlink}
+	want := map[string]uint8{"b/c": skipWorktree, "z": assumeUnchanged, "vendor/tool": gitlink}
 	for _, format := range []string{"sha1", "sha256"} {
 		for v := 2; v <= 4; v++ {
 			b := gitIndex(t, v, format)

@@ -187,7 +187,11 @@ func (s *Session) cleanUp(dir string) {
 		printable.Say(os.Stderr, "claudebox: the session hid changes to these files from git status and git diff (assume-unchanged or skip-worktree):")
 		for _, h := range r.Hidden {
 			printable.Say(os.Stderr, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
-			printable.Say(os.Stderr, "    to show them again: git -C %s update-index --no-assume-unchanged --no-skip-worktree -- %s", mount.Quote(h.Repo), mount.Quote(h.Path))
+			var cmds []string
+			for _, f := range h.Flags {
+				cmds = append(cmds, "git -C "+mount.Quote(h.Repo)+" update-index "+f+" -- "+mount.Quote(h.Path))
+			}
+			printable.Say(os.Stderr, "    to show them again: %s", strings.Join(cmds, " && "))
 		}
 		printable.Say(os.Stderr, "hint: read what each now holds before you run anything in the project")
 	}
