@@ -86,9 +86,27 @@ type Snapshot struct {
 	// Inodes maps the directories and host-run files that were provably in
 	// place at the start (relative paths) to their inodes.
 	Inodes map[string]uint64
+	// Listings holds, for each directory provably in place whose entries
+	// did not change from the start until the snapshot read them, what the
+	// walk judged or went into there.
+	Listings map[string]Listing
 	// Index maps each git directory whose index was provably in place at
 	// the start to that index's hidden entries and gitlinks.
 	Index map[string]map[string]uint8
+}
+
+// Listing is what the walk judged or went into in a directory of inode
+// Ino, walked in mode Mode.
+type Listing struct {
+	Ino     uint64
+	Mode    mode
+	Entries []Entry
+}
+
+// Entry is a directory entry: its name, and os.ModeDir for a directory.
+type Entry struct {
+	Name string
+	Type os.FileMode
 }
 
 // Encode is s as bytes, for Decode.
@@ -112,7 +130,7 @@ func Decode(b []byte) (*Snapshot, error) {
 // session starts: what changed at or after since is not recorded, so it
 // counts as changed at the end.
 func Take(root string, since time.Time) *Snapshot {
-	w := walker{root: root, since: since, take: &Snapshot{Inodes: map[string]uint64{}, Index: map[string]map[string]uint8{}}}
+	w := walker{root: root, since: since, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}}}
 	w.walk()
 	return w.take
 }
@@ -173,6 +191,10 @@ type node struct {
 	// inPlace: the directory is provably where it was at the start.
 	inPlace bool
 	mode    mode
+	// ino is the directory's inode; unchanged: its entries are the start's
+	// (its ctime is from before).
+	ino       uint64
+	unchanged bool
 }
 
 func (w *walker) walk() {
@@ -181,7 +203,13 @@ func (w *walker) walk() {
 		w.notExamined(w.root, err.Error())
 		return
 	}
-	root := node{fd: fd, inPlace: true, mode: plainDir}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		w.notExamined(w.root, err.Error())
+		return
+	}
+	root := node{fd: fd, inPlace: true, mode: plainDir, ino: st.Ino, unchanged: !w.new(&st)}
 	if isGitDir(fd) {
 		root.mode = gitDir
 	}
@@ -195,7 +223,25 @@ func (w *walker) walk() {
 
 // dir judges the entries of n, read a batch at a time.
 func (w *walker) dir(n node, depth int) {
-	f := os.NewFile(uintptr(n.fd), n.rel)
+	// A directory whose entries are the start's is not read again: what
+	// the start's walk judged or went into is.
+	if w.start != nil {
+		if l, ok := w.start.Listings[n.rel]; ok && l.Ino == n.ino && l.Mode == n.mode && n.unchanged {
+			for _, e := range l.Entries {
+				w.entry(n, e.Name, e.Type, depth)
+			}
+			return
+		}
+	}
+	// Read through a descriptor of its own, which the os.File closes.
+	dup, err := unix.FcntlInt(uintptr(n.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		w.notExamined(w.abs(n.rel), err.Error())
+		return
+	}
+	f := os.NewFile(uintptr(dup), n.rel)
+	defer f.Close()
+	var listed []Entry
 	for {
 		if w.entries > maxEntries {
 			w.notExamined(w.abs(n.rel), "the walk stopped after 2,000,000 entries")
@@ -204,9 +250,14 @@ func (w *walker) dir(n node, depth int) {
 		batch, err := f.ReadDir(512)
 		w.entries += len(batch)
 		for _, e := range batch {
-			w.entry(n, e.Name(), e.Type(), depth)
+			if w.entry(n, e.Name(), e.Type(), depth) && w.take != nil {
+				listed = append(listed, Entry{e.Name(), e.Type() & os.ModeDir})
+			}
 		}
 		if err == io.EOF || len(batch) == 0 {
+			if w.take != nil && n.inPlace && n.unchanged {
+				w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Entries: listed}
+			}
 			return
 		}
 		if err != nil {
@@ -217,11 +268,12 @@ func (w *walker) dir(n node, depth int) {
 }
 
 // entry judges the entry name of n, of type typ (from the directory
-// listing; it is looked at again before any use).
-func (w *walker) entry(n node, name string, typ os.FileMode, depth int) {
+// listing; it is looked at again before any use), and says whether it had
+// to: it is host-run, or a directory walked.
+func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	rel := filepath.Join(n.rel, name)
 	if w.guarded[w.abs(rel)] {
-		return
+		return true
 	}
 	var sub mode
 	hostRun, descend := false, typ.IsDir()
@@ -254,7 +306,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) {
 		if hostRun {
 			w.leaf(n, name, rel)
 		}
-		return
+		return hostRun
 	}
 	fd, err := unix.Openat(n.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err == unix.ELOOP || err == unix.ENOTDIR || err == unix.ENOENT {
@@ -263,10 +315,11 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) {
 		if hostRun {
 			w.leaf(n, name, rel)
 		}
-		return
+		return true
 	}
 	var st unix.Stat_t
 	if err == nil {
+		defer unix.Close(fd)
 		err = unix.Fstat(fd, &st)
 	} else {
 		unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
@@ -280,9 +333,8 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) {
 		} else {
 			w.notExamined(w.abs(rel), err.Error())
 		}
-		return
+		return true
 	}
-	defer unix.Close(fd)
 	if w.take != nil && inPlace {
 		w.take.Inodes[rel] = st.Ino
 	}
@@ -292,16 +344,17 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) {
 		} else {
 			w.found(rel) // made during the session, too deep to examine
 		}
-		return
+		return true
 	}
 	if sub == plainDir && n.mode != todoDir && isGitDir(fd) {
 		sub = gitDir
 	}
-	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub}
+	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st)}
 	if sub == gitDir {
 		w.index(child)
 	}
 	w.dir(child, depth+1)
+	return true
 }
 
 // leaf judges a host-run entry that is not walked: a file, a symlink, a
@@ -430,25 +483,27 @@ func (w *walker) index(n node) {
 // recurses into, however deep and wherever it is: each directory down to
 // it is opened without following a symlink.
 func (w *walker) gitlink(rel string) {
-	n := node{fd: -1, inPlace: true, mode: plainDir}
 	fd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return
 	}
-	n.fd = fd
+	n := node{fd: fd, inPlace: true, mode: plainDir}
+	defer func() { unix.Close(n.fd) }()
 	for _, part := range strings.Split(rel, "/") {
 		sub, err := unix.Openat(n.fd, part, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-		var st unix.Stat_t
-		if err == nil {
-			err = unix.Fstat(sub, &st)
-		}
-		unix.Close(n.fd)
 		if err != nil {
 			return // not a directory reached without a symlink: git finds no repository there either
 		}
-		n = node{fd: sub, rel: filepath.Join(n.rel, part), inPlace: w.inPlace(n, filepath.Join(n.rel, part), &st), mode: plainDir}
+		subRel := filepath.Join(n.rel, part)
+		var st unix.Stat_t
+		if err := unix.Fstat(sub, &st); err != nil {
+			unix.Close(sub)
+			return
+		}
+		next := node{fd: sub, rel: subRel, inPlace: w.inPlace(n, subRel, &st), mode: plainDir, ino: st.Ino}
+		unix.Close(n.fd)
+		n = next
 	}
-	defer unix.Close(n.fd)
 	var st unix.Stat_t
 	if unix.Fstatat(n.fd, ".git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
 		typ := os.FileMode(0)

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -127,27 +128,65 @@ func TestMoveAside(t *testing.T) {
 	}
 }
 
-// BenchmarkScan walks a tree of 100,000 files in 5,000 directories, as the
-// audit at the end of a session does.
-func BenchmarkScan(b *testing.B) {
+// tree makes dirs directories of files files each, 100 to a parent.
+func tree(b *testing.B, dirs, files int) string {
 	root := b.TempDir()
-	for d := range 5000 {
+	for d := range dirs {
 		dir := filepath.Join(root, fmt.Sprintf("pkg%d", d/100), fmt.Sprintf("mod%d", d%100))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			b.Fatal(err)
 		}
-		for f := range 20 {
+		for f := range files {
 			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", f)), nil, 0o644); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
-	since := time.Now()
+	return root
+}
+
+// BenchmarkScan is the audit at the end of a session, on a tree of
+// 100,000 files in 5,000 directories, and 60,000 in 3,000: after a session
+// that wrote a file in one directory, and in every one.
+func BenchmarkScan(b *testing.B) {
+	for _, size := range []struct{ dirs, files int }{{5000, 20}, {3000, 20}} {
+		for _, every := range []bool{false, true} {
+			name := fmt.Sprintf("%dfiles/one-written", size.dirs*size.files)
+			if every {
+				name = fmt.Sprintf("%dfiles/all-written", size.dirs*size.files)
+			}
+			b.Run(name, func(b *testing.B) {
+				root := tree(b, size.dirs, size.files)
+				since := mark(b, b.TempDir())
+				start := Take(root, since)
+				write(b, filepath.Join(root, "pkg1", "mod1", "new.go"))
+				if every {
+					filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+						if d.IsDir() {
+							write(b, filepath.Join(p, "new.go"))
+						}
+						return nil
+					})
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					if r := Scan(root, since, nil, start); r.NotExamined != nil || r.Found != nil {
+						b.Fatal(r)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkTake is the snapshot taken beside the first session's start,
+// on 100,000 files in 5,000 directories.
+func BenchmarkTake(b *testing.B) {
+	root := tree(b, 5000, 20)
+	since := mark(b, b.TempDir())
 	b.ResetTimer()
 	for b.Loop() {
-		if r := Scan(root, since, nil, nil); r.NotExamined != nil {
-			b.Fatal(r.NotExamined)
-		}
+		Take(root, since)
 	}
 }
 
@@ -317,4 +356,34 @@ func TestScanSymlinkSwap(t *testing.T) {
 	}
 	close(stop)
 	<-done
+}
+
+// TestScanGitlink: a gitlink added to the index sends the host's git into
+// a repository where the walk does not go (node_modules); that repository
+// is examined.
+func TestScanGitlink(t *testing.T) {
+	root := t.TempDir()
+	git := func(dir string, args ...string) {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	git(root, "init", "-q")
+	since := mark(t, t.TempDir())
+	start := Take(root, since)
+	tool := filepath.Join(root, "node_modules", "tool")
+	must(t, os.MkdirAll(tool, 0o755))
+	git(tool, "init", "-q")
+	if r := Scan(root, since, nil, start); len(r.Found) != 0 {
+		t.Fatalf("node_modules is walked: %q", r.Found)
+	}
+	git(root, "update-index", "--add", "--cacheinfo", "160000,0000000000000000000000000000000000000001,node_modules/tool")
+	r := Scan(root, since, nil, start)
+	if !slices.Contains(r.Found, filepath.Join(tool, ".git", "config")) {
+		t.Errorf("the gitlink's repository is not examined: %q", r.Found)
+	}
 }
