@@ -163,3 +163,24 @@ func TestReplayAuditRebaseTodo(t *testing.T) {
 		t.Error("the host's git rebase --continue ran the exec line the sandbox planted")
 	}
 }
+
+// TestReplayAuditLinkedWorktree: not an attack but the workflow the audit
+// must leave alone: a worktree git worktree add made inside the project
+// keeps its .git file, and the host's git worktree list shows it valid.
+func TestReplayAuditLinkedWorktree(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	var stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", "git worktree add -q .wt/x")
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	if !instance.Exists(filepath.Join(proj, ".wt", "x", ".git")) || strings.Contains(stderr.String(), "moved aside") {
+		t.Errorf("the audit moved the worktree's files aside:\n%s", stderr.String())
+	}
+	if out := h.run(proj, nil, "git", "worktree", "list", "--porcelain"); !strings.Contains(out, "worktree "+filepath.Join(proj, ".wt", "x")+"\n") || strings.Contains(out, "prunable") {
+		t.Errorf("the host's git worktree list:\n%s", out)
+	}
+}

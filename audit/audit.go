@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // hostRunDirs hold what the host runs or obeys, whatever the file's name:
@@ -378,7 +380,57 @@ func (w *walker) leaf(n node, name, rel string) {
 	if n.mode == todoDir && !execLines(n.fd, name) {
 		return
 	}
+	// A linked worktree of the project's repository: its .git file and the
+	// files pointing it and the repository at each other.
+	if n.mode == plainDir && name == ".git" && w.linkedWorktree(w.abs(rel)) ||
+		n.mode == gitDir && (name == "gitdir" || name == "commondir") && w.worktreeAdmin(n.fd, n.rel) {
+		return
+	}
 	w.found(rel)
+}
+
+// linkedWorktree says whether the gitfile at path is a linked worktree's
+// of the project's own repository (<root>/.git/worktrees/<name>), which
+// points back to it: git worktree add made them so. What such a worktree
+// runs comes from the project's guarded .git; its config.worktree is
+// judged as any other.
+func (w *walker) linkedWorktree(path string) bool {
+	rel, err := filepath.Rel(w.root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return false
+	}
+	b, err := w.read(rel)
+	admin, ok := strings.CutPrefix(strings.TrimSuffix(string(b), "\n"), "gitdir: ")
+	if err != nil || !ok {
+		return false
+	}
+	adminRel, err := filepath.Rel(w.root, admin)
+	if err != nil || filepath.Dir(adminRel) != filepath.Join(".git", "worktrees") {
+		return false
+	}
+	back, err1 := w.read(filepath.Join(adminRel, "gitdir"))
+	common, err2 := w.read(filepath.Join(adminRel, "commondir"))
+	return err1 == nil && err2 == nil && string(back) == path+"\n" && string(common) == "../..\n"
+}
+
+// worktreeAdmin says whether the git directory rel is the administrative
+// directory of a linked worktree of the project's repository.
+func (w *walker) worktreeAdmin(fd int, rel string) bool {
+	if filepath.Dir(rel) != filepath.Join(".git", "worktrees") {
+		return false
+	}
+	back, err := readAt(fd, "gitdir", 4096)
+	path := strings.TrimSuffix(string(back), "\n")
+	if err != nil || filepath.Base(path) != ".git" || !strings.HasPrefix(path, w.root+"/") {
+		return false
+	}
+	return w.linkedWorktree(path)
+}
+
+// read reads rel beneath the root: a small regular file, reached without
+// following a symlink.
+func (w *walker) read(rel string) ([]byte, error) {
+	return untrusted.ReadFile(w.root, rel, 4096)
 }
 
 // inPlace says whether rel, of status st, in n, is provably what stood at

@@ -387,3 +387,34 @@ func TestScanGitlink(t *testing.T) {
 		t.Errorf("the gitlink's repository is not examined: %q", r.Found)
 	}
 }
+
+// TestScanLinkedWorktree: a worktree git worktree add made inside the
+// project is no finding: its .git file and the repository point at each
+// other. One whose repository side points elsewhere is.
+func TestScanLinkedWorktree(t *testing.T) {
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir = root
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "i")
+	since := mark(t, t.TempDir())
+	start := Take(root, since)
+	git("worktree", "add", "-q", ".wt/x")
+	git("worktree", "add", "-q", ".wt/y")
+	if r := Scan(root, since, nil, start); r.Found != nil {
+		t.Errorf("a linked worktree's files are findings: %q", r.Found)
+	}
+	must(t, os.WriteFile(filepath.Join(root, ".git", "worktrees", "y", "gitdir"), []byte(filepath.Join(root, "elsewhere", ".git")+"\n"), 0o644))
+	y := filepath.Join(root, ".git", "worktrees", "y")
+	want := []string{filepath.Join(y, "commondir"), filepath.Join(y, "gitdir"), filepath.Join(root, ".wt", "y", ".git")}
+	if r := Scan(root, since, nil, start); !slices.Equal(r.Found, want) {
+		t.Errorf("found %q, want %q", r.Found, want)
+	}
+}
