@@ -75,6 +75,11 @@ type Session struct {
 	landlock bool
 	// exportDir is the inbox the project's sessions are exported to.
 	exportDir string
+	// first: no other session of the project runs; this one records what
+	// the project holds for the exit audit, and snapshotting is closed
+	// once that record is saved.
+	first        bool
+	snapshotting chan struct{}
 	// legacy are the bash-era env files read, for their one-time notice.
 	legacy     []environment.File
 	readMounts func() gc.Mounts
@@ -357,7 +362,7 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
-	if err := instance.MarkStart(dir); err != nil {
+	if s.first, err = instance.MarkStart(dir); err != nil {
 		lock.Close()
 		return nil, err
 	}
