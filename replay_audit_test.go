@@ -146,18 +146,21 @@ func TestReplayAuditSkipWorktree(t *testing.T) {
 
 // TestReplayAuditRebaseTodo: the session leaves an interactive rebase
 // stopped, its todo list an exec line; the host's git status tells the
-// user to run git rebase --continue, which runs it. Host-side proof: the
-// host's git rebase --continue runs nothing.
+// user to run git rebase --continue, which runs it. The project's own
+// repository has its rebase state guarded at launch, so the session does
+// it in a repository it makes inside the project, which no guard knew.
+// Host-side proof: the host's git rebase --continue there runs nothing.
 func TestReplayAuditRebaseTodo(t *testing.T) {
 	h := newE2EHost(t)
 	proj := filepath.Join(h.home, "proj")
 	h.gitRepo(proj)
 	marker := filepath.Join(h.base, "MARKER")
 	h.inside(proj, []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}, `
+		git init -q sub && cd sub && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m one
 		GIT_SEQUENCE_EDITOR='sh -c "printf \"break\nexec touch `+marker+`\n\" > \"\$1\"" -' git rebase -q -i HEAD
 		test -f .git/rebase-merge/git-rebase-todo
 	`)
-	c := h.command(proj, []string{"GIT_EDITOR=true"}, "git", "rebase", "--continue")
+	c := h.command(filepath.Join(proj, "sub"), []string{"GIT_EDITOR=true"}, "git", "rebase", "--continue")
 	c.Run()
 	if paths.Exists(marker) {
 		t.Error("the host's git rebase --continue ran the exec line the sandbox planted")
