@@ -70,7 +70,7 @@ func TestProxyInjects(t *testing.T) {
 	rec := &upstreamRecorder{}
 	up := startUpstream(t, func(h http.Header) bool { return h.Get("X-Api-Key") == real }, rec, nil)
 	var log bytes.Buffer
-	p, err := Start(&Credential{Kind: APIKey, value: real}, up.URL, &log)
+	p, err := startLoopback(&Credential{Kind: APIKey, value: real}, up.URL, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestProxyOAuth(t *testing.T) {
 	const real = "sk-ant-oat01-REAL"
 	rec := &upstreamRecorder{}
 	up := startUpstream(t, func(h http.Header) bool { return h.Get("Authorization") == "Bearer "+real }, rec, nil)
-	p, err := Start(&Credential{Kind: OAuth, value: real}, up.URL, nil)
+	p, err := startLoopback(&Credential{Kind: OAuth, value: real}, up.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestProxyOAuth(t *testing.T) {
 func TestProxyStreams(t *testing.T) {
 	release := make(chan struct{})
 	up := startUpstream(t, func(http.Header) bool { return true }, nil, release)
-	p, err := Start(&Credential{Kind: APIKey, value: "k"}, up.URL, nil)
+	p, err := startLoopback(&Credential{Kind: APIKey, value: "k"}, up.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestRefreshFails(t *testing.T) {
 	var calls atomic.Int32
 	c := &Credential{Kind: OAuth, file: file, lockFile: filepath.Join(dir, "lock"), tokenURL: tokenEndpoint(t, &calls, true)}
 	up := startUpstream(t, func(http.Header) bool { return true }, nil, nil)
-	p, err := Start(c, up.URL, nil)
+	p, err := startLoopback(c, up.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestFindOrder(t *testing.T) {
 // is what the proxy adds.
 func BenchmarkFirstByte(b *testing.B) {
 	up := startUpstream(b, func(http.Header) bool { return true }, nil, nil)
-	p, err := Start(&Credential{Kind: APIKey, value: "k"}, up.URL, nil)
+	p, err := startLoopback(&Credential{Kind: APIKey, value: "k"}, up.URL, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -381,4 +381,13 @@ func BenchmarkFirstByte(b *testing.B) {
 			}
 		})
 	}
+}
+
+// startLoopback starts a proxy as the shared network has it.
+func startLoopback(cred *Credential, upstream string, log io.Writer) (*Proxy, error) {
+	ln, url, err := ListenLoopback()
+	if err != nil {
+		return nil, err
+	}
+	return Start(ln, url, cred, upstream, nil, log)
 }
