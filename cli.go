@@ -13,6 +13,7 @@ import (
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/relay"
 	"github.com/claudebox/claudebox/session"
 	"github.com/claudebox/claudebox/transcript"
 )
@@ -27,7 +28,9 @@ type cli struct {
 	RoBind             []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-only, at DEST or at its own path. Secrets inside either stay hidden. Repeatable."`
 	Env                []string `placeholder:"NAME[=VALUE]" sep:"none" help:"Also pass the environment variable NAME into the sandbox, or set it to VALUE. Repeatable."`
 	WithSSH            *bool    `name:"with-ssh" help:"Forward your SSH agent (SSH_AUTH_SOCK): your keys work for git push inside, and stay unreadable."`
-	NoNetwork          *bool    `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
+	Network            *string  `placeholder:"MODE" help:"The sandbox's network: filtered (the default: out only through claudebox's proxy, to the allowed hosts), host (the host's own) or none."`
+	AllowHost          []string `name:"allow-host" placeholder:"HOST[:PORT]" sep:"none" help:"Also let the filtered network reach HOST (or *.DOMAIN, or an address), on PORT or else 443 and 80. Repeatable."`
+	NoNetwork          *bool    `help:"Give the sandbox no network, not even the host's loopback (--network=none): Claude then reaches no API unless one is served inside."`
 	MoveAside          *bool    `name:"move-aside" help:"When the project's last session ends, move aside what it left that the host would run or obey (the default); =false only names it."`
 	WithClipboard      *bool    `name:"with-clipboard" help:"Let what runs inside write your clipboard through the terminal (OSC 52); otherwise such writes are dropped."`
 	WithDesktopSockets *bool    `name:"with-desktop-sockets" help:"Let the sandbox reach your desktop's abstract Unix sockets (X11, D-Bus), which it otherwise cannot even on the shared network."`
@@ -110,7 +113,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 		}
 		return ex.Run(home)
 	}
-	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside,
+	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)
 }
@@ -147,6 +150,15 @@ func newParser(c *cli) (*kong.Kong, error) {
 }
 
 func run(args []string) int {
+	// Inside a sandbox on the filtered network, claudebox is its first
+	// process and its relay.
+	if ok, err := relay.Main(args); ok {
+		if err != nil {
+			report(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	session.CloseInheritedOnExec()
 	var c cli
 	parser, err := newParser(&c)

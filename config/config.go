@@ -24,6 +24,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -35,6 +36,11 @@ type Settings struct {
 	Env       []string `toml:"env"`
 	WithSSH   *bool    `toml:"with-ssh"`
 	NoNetwork *bool    `toml:"no-network"`
+	// Network is the sandbox's network: filtered (the default), host or
+	// none; the hosts lists are the filtered network's.
+	Network    *string  `toml:"network"`
+	AllowHosts []string `toml:"allow-hosts"`
+	DenyHosts  []string `toml:"deny-hosts"`
 	MoveAside *bool    `toml:"move-aside"`
 	// The two opt-ins the sandbox's own terminal and Landlock domain close.
 	WithClipboard      *bool `toml:"with-clipboard"`
@@ -63,11 +69,12 @@ func UserConfigPath(home string) string {
 // keyTypes says what each key holds, for an error.
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
-	"with-ssh": "true or false", "no-network": "true or false", "move-aside": "true or false",
+	"with-ssh": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
+	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false",
 	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-clipboard, with-desktop-sockets, export-dir, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, network, no-network, allow-hosts, deny-hosts, move-aside, with-clipboard, with-desktop-sockets, export-dir, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -200,7 +207,13 @@ type Launch struct {
 	EnvFiles  []environment.File
 	EnvFlags  []string
 	WithSSH   bool
-	NoNetwork bool
+	// Network is the sandbox's network (a Network* constant); Hosts, what
+	// the filtered one lets through.
+	Network string
+	Hosts   proxy.Policy
+	// ownNetwork is the network the user's own settings ask for, which
+	// --check's trial falls back to when a wider one is not approved.
+	ownNetwork string
 	// ReportOnly: at the end of the project's last session, what the exit
 	// audit finds is named but left in place.
 	ReportOnly bool
@@ -248,10 +261,12 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 	// approval, whichever source has the last word on it.
 	ownBinds := map[Grant]bool{}
 	ownSSH := false
-	// A repository's no-network = false over the user's own true waits for
-	// approval too: it gives back what the user took away.
-	var networkFrom string
-	ownNoNetwork := false
+	// A repository's network wider than the user's own (none, filtered,
+	// host) waits for approval too, as does each host it allows.
+	out.Network = NetworkFiltered
+	ownNetwork := NetworkFiltered
+	var networkFrom, networkShow string
+	out.Hosts.Allow = slices.Clone(presetRules)
 	for _, l := range layers {
 		for _, group := range []struct {
 			specs    []string
@@ -293,11 +308,48 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 			out.WithSSH, sshFrom = *l.WithSSH, l.from
 			ownSSH = ownSSH || *l.WithSSH && l.own
 		}
+		mode := ""
 		if l.NoNetwork != nil {
-			out.NoNetwork, networkFrom = *l.NoNetwork, l.from
-			ownNoNetwork = ownNoNetwork || *l.NoNetwork && l.own
+			switch {
+			case *l.NoNetwork:
+				mode = NetworkNone
+			case out.Network == NetworkNone:
+				mode = NetworkFiltered
+			default:
+				mode = out.Network
+			}
+		}
+		if l.Network != nil {
+			if !slices.Contains(networkModes, *l.Network) {
+				return out, hint.Errorf(`network = "filtered" (the default), "host" or "none"`, "%s: network: \"%s\" is not a network", where(l.from), printable.Excerpt(*l.Network))
+			}
+			mode = *l.Network
+		}
+		if mode != "" {
+			out.Network, networkFrom = mode, l.from
+			networkShow = fmt.Sprintf("network = %q", mode)
+			if l.Network == nil {
+				networkShow = fmt.Sprintf("no-network = %v", *l.NoNetwork)
+			}
 			if l.own {
-				networkFrom = ""
+				ownNetwork, networkFrom = mode, ""
+			}
+		}
+		for _, list := range []struct {
+			key     string
+			entries []string
+			to      *[]proxy.Rule
+		}{{"allow-hosts", l.AllowHosts, &out.Hosts.Allow}, {"deny-hosts", l.DenyHosts, &out.Hosts.Deny}} {
+			for _, e := range list.entries {
+				r, err := proxy.ParseRule(e)
+				if err != nil {
+					return out, hint.Errorf("write host, *.domain or an IP address, each with an optional :port: github.com, *.example.com, 127.0.0.1:8080",
+						"%s: %s: \"%s\": %v", where(l.from), list.key, printable.Excerpt(e), err)
+				}
+				*list.to = append(*list.to, r)
+				if list.key == "allow-hosts" && !l.own {
+					out.additions = append(out.additions, Item{grant: Grant{kind: kindHost, name: r.String()}, Show: "allow-hosts " + r.String() + " (from " + l.from + ")"})
+				}
 			}
 		}
 		if l.MoveAside != nil {
@@ -339,13 +391,44 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 			out.additions = append(out.additions, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
 		}
 	}
-	if !out.NoNetwork && ownNoNetwork && networkFrom != "" {
-		out.additions = append(out.additions, Item{grant: Grant{kind: kindNetwork}, Show: "no-network = false (from " + networkFrom + ")"})
+	out.ownNetwork = ownNetwork
+	if networkFrom != "" && slices.Index(networkModes, out.Network) > slices.Index(networkModes, ownNetwork) {
+		out.additions = append(out.additions, Item{grant: Grant{kind: kindNetwork, name: out.Network}, Show: networkShow + " (from " + networkFrom + ")"})
 	}
 	if out.WithSSH && !ownSSH {
 		out.additions = append(out.additions, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + sshFrom + ")"})
 	}
 	return out, nil
+}
+
+// The sandbox's networks, narrowest first.
+const (
+	NetworkNone     = "none"
+	NetworkFiltered = "filtered"
+	NetworkHost     = "host"
+)
+
+var networkModes = []string{NetworkNone, NetworkFiltered, NetworkHost}
+
+// presetRules is the filtered network's allow list before the user's.
+var presetRules = func() []proxy.Rule {
+	var rules []proxy.Rule
+	for _, h := range proxy.DeveloperPreset {
+		r, err := proxy.ParseRule(h)
+		if err != nil {
+			panic(err)
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}()
+
+// where names a layer in an error: its file, or the command line.
+func where(from string) string {
+	if from == "" {
+		return "the command line"
+	}
+	return from
 }
 
 // bindHint gives a bind error its hint; one from a file names the file.

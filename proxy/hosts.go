@@ -66,6 +66,24 @@ func ParseRule(s string) (Rule, error) {
 	return r, nil
 }
 
+// String writes the rule as ParseRule reads it, normalised.
+func (r Rule) String() string {
+	s := r.host
+	if r.wildcard {
+		s = "*." + s
+	}
+	if s == "" {
+		s = r.addr.String()
+		if r.port != 0 && r.addr.Is6() {
+			s = "[" + s + "]"
+		}
+	}
+	if r.port != 0 {
+		s += ":" + strconv.Itoa(r.port)
+	}
+	return s
+}
+
 // splitHostPort splits host[:port], [v6]:port or a bare IPv6 address.
 func splitHostPort(s string) (string, string, error) {
 	if _, err := netip.ParseAddr(s); err == nil {
