@@ -41,7 +41,7 @@ type Settings struct {
 	Network    *string  `toml:"network"`
 	AllowHosts []string `toml:"allow-hosts"`
 	DenyHosts  []string `toml:"deny-hosts"`
-	MoveAside *bool    `toml:"move-aside"`
+	MoveAside  *bool    `toml:"move-aside"`
 	// The two opt-ins the sandbox's own terminal and Landlock domain close.
 	WithClipboard      *bool `toml:"with-clipboard"`
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
@@ -203,10 +203,10 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 // replaces an earlier one's bind at the same destination and its value of
 // a variable, and the last layer that says with-ssh or no-network decides.
 type Launch struct {
-	Binds     []mount.BindSpec
-	EnvFiles  []environment.File
-	EnvFlags  []string
-	WithSSH   bool
+	Binds    []mount.BindSpec
+	EnvFiles []environment.File
+	EnvFlags []string
+	WithSSH  bool
 	// Network is the sandbox's network (a Network* constant); Hosts, what
 	// the filtered one lets through.
 	Network string

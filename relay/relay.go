@@ -84,6 +84,11 @@ func serve(socket string) error {
 	if err != nil {
 		return err
 	}
+	return relayTo(ln, socket)
+}
+
+// relayTo forwards every connection on ln to the proxy's socket.
+func relayTo(ln net.Listener, socket string) error {
 	for {
 		c, err := ln.Accept()
 		if err != nil {

@@ -159,9 +159,12 @@ func Render(p mount.Plan) []byte {
 	if len(p.Env) > 0 {
 		line("- Environment variables passed in (names only): %s. All others were dropped.", strings.Join(p.Env, ", "))
 	}
-	if p.Network {
+	switch {
+	case p.Network:
 		line("- Network: shared with the host.")
-	} else {
+	case p.Relay != nil:
+		line("- Network: filtered. Own network namespace: no direct connection, no UDP, no DNS. The only way out is claudebox's proxy, at http://127.0.0.1:3128 (HTTPS_PROXY and HTTP_PROXY are set, so curl, git, npm, pip, go and cargo use it): HTTPS by CONNECT and plain HTTP, to the hosts the user allows. Anything else gets a 403 naming the host; only the user can allow more, on the host (`claudebox --allow-host HOST`, then a restart).")
+	default:
 		line("- Network: none (own network namespace, loopback only).")
 	}
 	if p.API != nil {

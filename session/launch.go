@@ -77,8 +77,8 @@ type Session struct {
 	// cred is the user's Claude credential, which the session's proxy
 	// puts in place of the sandbox's phantom; nil without a proxy (no
 	// network, a cloud provider, or a shell with no login).
-	cred     *proxy.Credential
-	proxy    *proxy.Proxy
+	cred  *proxy.Credential
+	proxy *proxy.Proxy
 	// hosts is what the filtered network lets through.
 	hosts proxy.Policy
 }
