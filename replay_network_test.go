@@ -75,3 +75,36 @@ func TestReplayNetworkFiltered(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkLaunchNetwork is a whole launch, `claudebox --shell -c true` as
+// an unprivileged user, under each network: what the filtered one's proxy,
+// relay and namespace cost at startup.
+func BenchmarkLaunchNetwork(b *testing.B) {
+	h := newE2EHost(b)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	for _, mode := range []string{"filtered", "host", "none"} {
+		b.Run(mode, func(b *testing.B) {
+			for b.Loop() {
+				h.run(proj, nil, "claudebox", "--network="+mode, "--shell", "-c", "true")
+			}
+		})
+	}
+}
+
+// TestReplayNetworkClaude: the real Claude Code answers under the filtered
+// network, its API calls going through the relay to the injecting proxy,
+// which is the only thing it can reach.
+func TestReplayNetworkClaude(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	api := startFakeAPI(t, "FAKE-REPLY-filtered")
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	if out := h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--network=filtered", "-p", "hello"); !strings.Contains(out, "FAKE-REPLY-filtered") {
+		t.Fatalf("claude printed %q, want the fake reply", out)
+	}
+	if got := h.inside(proj, api.Env("sk-ant-test-key"), `echo "$ANTHROPIC_BASE_URL $HTTPS_PROXY $no_proxy"`); got != "http://127.0.0.1:3128 http://127.0.0.1:3128 localhost,127.0.0.1,::1\n" {
+		t.Errorf("inside: %q", got)
+	}
+}
