@@ -30,7 +30,8 @@ func hostServer(t *testing.T, dir string) string {
 // TestReplayNetworkFiltered: the default network is filtered. The attack:
 // from inside, reach what the user did not list: a host on the host's
 // loopback directly, one through the proxy, Claude's API with a key of its
-// own, DNS. The proof, on the host side: only the listed server answers
+// own, DNS, the cloud metadata service and the host's loopback by a name
+// that resolves there. The proof, on the host side: only the listed server answers
 // (through curl, CONNECT and git clone), the proxy's log names each host it
 // refused, and nothing hangs, even once the agent kills the relay.
 func TestReplayNetworkFiltered(t *testing.T) {
@@ -43,11 +44,17 @@ func TestReplayNetworkFiltered(t *testing.T) {
 	h.run(bare, nil, "git", "update-server-info")
 	listed := hostServer(t, served)
 	unlisted := hostServer(t, served)
-	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "allow-hosts = [\""+listed+"\", \"localhost\"]\n")
+	port := listed[strings.LastIndex(listed, ":")+1:]
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"),
+		"allow-hosts = [\""+listed+"\", \"localhost\", \"named.test:"+port+"\", \"metadata.test\", \"rebind.test\"]\n")
+	// The proxy's DNS is a table: named.test is the listed server's address,
+	// metadata.test the cloud metadata service's, rebind.test and localhost loopback (where the listed server is, but on
+	// another port than the one listed by address).
+	resolve := []string{"CLAUDEBOX_RESOLVE=named.test=127.0.0.1 metadata.test=169.254.169.254 rebind.test=127.0.0.1 localhost=127.0.0.1"}
 	proj := filepath.Join(h.home, "code", "proj")
 	h.write(filepath.Join(proj, "x"), "x\n")
 
-	out := h.inside(proj, nil, `
+	out := h.inside(proj, resolve, `
 		check() { if eval "$2"; then echo "ok $1"; else echo "FAIL $1"; fi; }
 		nop='--noproxy "" -sS --max-time 20'
 		check listed-by-url 'test "$(eval curl $nop http://`+listed+`/hello)" = HELLO-FROM-THE-HOST'
@@ -56,6 +63,11 @@ func TestReplayNetworkFiltered(t *testing.T) {
 		check unlisted-403 'test "$(eval curl $nop -o /tmp/body -w %{http_code} http://`+unlisted+`/hello)" = 403 && grep -q "allow-host 127.0.0.1" /tmp/body'
 		check unlisted-name-connect '! curl -sS --max-time 20 https://unlisted.example/ 2>/tmp/err && grep -q 403 /tmp/err'
 		check api-by-connect '! curl -sS --max-time 20 https://api.anthropic.com/v1/models 2>/tmp/err && grep -q 403 /tmp/err'
+		check listed-by-name 'test "$(curl -sS --max-time 20 http://named.test:`+port+`/hello)" = HELLO-FROM-THE-HOST'
+		check listed-by-name-connect 'test "$(curl -sS --max-time 20 -p http://named.test:`+port+`/hello)" = HELLO-FROM-THE-HOST'
+		check metadata-refused '! curl -sS --max-time 20 -p http://metadata.test/ 2>/tmp/err && grep -q 403 /tmp/err'
+		check metadata-refused-url 'test "$(curl -sS --max-time 20 -o /tmp/body -w %{http_code} http://metadata.test/latest/meta-data/)" = 403 && grep -q 169.254.169.254 /tmp/body'
+		check rebind-refused 'test "$(curl -sS --max-time 20 -o /dev/null -w %{http_code} http://rebind.test/hello)" = 403'
 		check localhost-rebinds '! eval curl $nop -p http://localhost/ 2>/tmp/err && grep -q 403 /tmp/err'
 		check no-direct-tcp 'timeout 10 bash -c "echo > /dev/tcp/`+strings.Replace(listed, ":", "/", 1)+`" 2>/dev/null; test $? = 1'
 		check only-loopback 'test "$(awk "NR>2{print \$1}" /proc/net/dev)" = lo:'
@@ -69,7 +81,7 @@ func TestReplayNetworkFiltered(t *testing.T) {
 		t.Errorf("inside:\n%s", out)
 	}
 	log, _ := os.ReadFile(filepath.Join(h.home, ".claudebox", "proxy.log"))
-	for _, want := range []string{`"target":"` + unlisted + `"`, `"target":"unlisted.example:443"`, `"target":"api.anthropic.com:443"`, `"target":"localhost:80"`} {
+	for _, want := range []string{`"target":"` + unlisted + `"`, `"target":"unlisted.example:443"`, `"target":"api.anthropic.com:443"`, `"target":"localhost:80"`, `"target":"metadata.test:80"`, `"target":"rebind.test:80"`} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("proxy.log lacks %s:\n%s", want, log)
 		}

@@ -72,6 +72,21 @@ func newEgress(policy Policy, log func(map[string]any)) *egress {
 	return e
 }
 
+// ResolveWith makes the filtered network's proxy resolve names by hosts
+// alone, for tests that must not ask a real DNS: every address it gives
+// is checked as a resolved one is.
+func (p *Proxy) ResolveWith(hosts map[string][]netip.Addr) {
+	if p.egress == nil {
+		return
+	}
+	p.egress.resolve = func(_ context.Context, host string) ([]netip.Addr, error) {
+		if a, ok := hosts[host]; ok {
+			return a, nil
+		}
+		return nil, errors.New("no such host")
+	}
+}
+
 // blocked is a request the policy refuses: what it asked for and why.
 type blocked struct {
 	what, why string

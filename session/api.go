@@ -2,10 +2,12 @@ package session
 
 import (
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
@@ -17,6 +19,25 @@ import (
 // the OAuth token endpoint: for tests, which play it on 127.0.0.1. Nothing
 // in a sandbox or a project can set it.
 const tokenURLVariable = "CLAUDEBOX_OAUTH_TOKEN_URL"
+
+// resolveVariable, in claudebox's own environment on the host, replaces the
+// filtered network's DNS with a table of NAME=ADDRESS words: for tests,
+// which must not resolve real names. Nothing in a sandbox or a project can
+// set it, and every address it gives is checked as a resolved one is.
+const resolveVariable = "CLAUDEBOX_RESOLVE"
+
+// parseHosts reads resolveVariable's table; words it cannot read are left
+// out (the name then does not resolve).
+func parseHosts(v string) map[string][]netip.Addr {
+	hosts := map[string][]netip.Addr{}
+	for _, w := range strings.Fields(v) {
+		name, addr, _ := strings.Cut(w, "=")
+		if a, err := netip.ParseAddr(addr); err == nil {
+			hosts[name] = append(hosts[name], a)
+		}
+	}
+	return hosts
+}
 
 // Provider names the cloud-provider switch set on the host, if any: Claude
 // Code then authenticates with the provider's credentials, not through the
@@ -90,6 +111,9 @@ func (s *Session) startProxy() (stop func(), err error) {
 		ln.Close()
 		log.Close()
 		return nil, hint.Errorf("set ANTHROPIC_BASE_URL to your API's address, e.g. https://api.anthropic.com, or unset it", "%v", err)
+	}
+	if v := os.Getenv(resolveVariable); v != "" {
+		p.ResolveWith(parseHosts(v))
 	}
 	s.proxy = p
 	return func() {
