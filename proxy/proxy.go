@@ -31,9 +31,11 @@ type Proxy struct {
 
 	upstream *neturl.URL
 	egress   *egress
-	srv      *http.Server
-	log      io.Writer
-	logMu    sync.Mutex
+	// self is URL's host:port: an absolute URL naming it is an API call.
+	self  string
+	srv   *http.Server
+	log   io.Writer
+	logMu sync.Mutex
 }
 
 // Start runs a proxy on ln for cred (nil when there is no login: then every
@@ -48,6 +50,9 @@ func Start(ln net.Listener, url string, cred *Credential, upstream string, out *
 		return nil, fmt.Errorf("ANTHROPIC_BASE_URL %q is not an http(s) URL", upstream)
 	}
 	p := &Proxy{URL: url, Cred: cred, upstream: u, log: log}
+	if su, err := neturl.Parse(url); err == nil {
+		p.self = su.Host
+	}
 	if cred != nil {
 		p.Phantom = newPhantom(cred.Kind)
 	}
@@ -106,7 +111,7 @@ func (p *Proxy) handler() http.Handler {
 		if r.Method == http.MethodConnect || r.URL.Host != "" {
 			// A proxy request; one for the relay's own address is an API
 			// call from a client that proxies even loopback.
-			if r.Method == http.MethodConnect || r.URL.Host != p.relayHost() {
+			if r.Method == http.MethodConnect || r.URL.Host != p.self {
 				if p.egress == nil {
 					p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: this proxy is not a way out: the sandbox's network is the host's")
 					return
@@ -191,15 +196,6 @@ func withBeta(values []string, beta string) string {
 func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, status int, kind, msg string) {
 	apiError(w, status, kind, msg)
 	logLine(p.log, &p.logMu, map[string]any{"method": r.Method, "path": r.URL.Path, "status": status, "why": kind})
-}
-
-// relayHost is the host:port of URL.
-func (p *Proxy) relayHost() string {
-	u, err := neturl.Parse(p.URL)
-	if err != nil {
-		return ""
-	}
-	return u.Host
 }
 
 // apiError answers in the Messages API's error shape, which Claude Code
