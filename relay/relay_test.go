@@ -102,3 +102,23 @@ func BenchmarkDownload(b *testing.B) {
 		}
 	})
 }
+
+// TestRelayWithoutProxy: with the proxy gone, a connection to the relay is
+// closed at once, so a client fails rather than hangs.
+func TestRelayWithoutProxy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go relayTo(ln, filepath.Join(t.TempDir(), "gone.sock"))
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT example.com:443 HTTP/1.1\r\n\r\n")
+	if n, err := c.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Fatalf("read %d, %v; want EOF", n, err)
+	}
+}
