@@ -52,7 +52,11 @@ func TestReplayAttackProxyDotDot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := proxy.Start(cred, upstream.URL, io.Discard)
+	ln, url, err := proxy.ListenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := proxy.Start(ln, url, cred, upstream.URL, nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +113,11 @@ func TestReplayAttackProxyLogFlood(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer log.Close()
-	p, err := proxy.Start(cred, "http://127.0.0.1:9", log)
+	ln, url, err := proxy.ListenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := proxy.Start(ln, url, cred, "http://127.0.0.1:9", nil, log)
 	if err != nil {
 		t.Fatal(err)
 	}

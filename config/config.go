@@ -27,6 +27,7 @@ import (
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -38,7 +39,12 @@ type Settings struct {
 	Env       []string `toml:"env"`
 	WithSSH   *bool    `toml:"with-ssh"`
 	NoNetwork *bool    `toml:"no-network"`
-	MoveAside *bool    `toml:"move-aside"`
+	// Network is the sandbox's network: filtered (the default), host or
+	// none; the hosts lists are the filtered network's.
+	Network    *string  `toml:"network"`
+	AllowHosts []string `toml:"allow-hosts"`
+	DenyHosts  []string `toml:"deny-hosts"`
+	MoveAside  *bool    `toml:"move-aside"`
 	// The two opt-ins the sandbox's own terminal and Landlock domain close.
 	WithClipboard      *bool `toml:"with-clipboard"`
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
@@ -66,11 +72,12 @@ func UserConfigPath(home string) string {
 // keyTypes says what each key holds, for an error.
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
-	"with-ssh": "true or false", "no-network": "true or false", "move-aside": "true or false",
+	"with-ssh": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
+	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false",
 	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-clipboard, with-desktop-sockets, export-dir, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, no-network, network, allow-hosts, deny-hosts, move-aside, with-clipboard, with-desktop-sockets, export-dir, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -199,11 +206,17 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 // replaces an earlier one's bind at the same destination and its value of
 // a variable, and the last layer that says with-ssh or no-network decides.
 type Launch struct {
-	Binds     []mount.BindSpec
-	EnvFiles  []environment.File
-	EnvFlags  []string
-	WithSSH   bool
-	NoNetwork bool
+	Binds    []mount.BindSpec
+	EnvFiles []environment.File
+	EnvFlags []string
+	WithSSH  bool
+	// Network is the sandbox's network (a Network* constant); Hosts, what
+	// the filtered one lets through.
+	Network string
+	Hosts   proxy.Policy
+	// ownNetwork is the network the user's own settings ask for, which
+	// --check's trial falls back to when a wider one is not approved.
+	ownNetwork string
 	// ReportOnly: at the end of the project's last session, what the exit
 	// audit finds is named but left in place.
 	ReportOnly bool
@@ -245,7 +258,9 @@ func Load(home string, project instance.Project, flags Settings, cwd string, sta
 }
 
 func merge(layers []layer, home, cwd string) (Launch, error) {
-	m := merging{home: home, cwd: cwd, ownBinds: map[Grant]bool{}}
+	m := merging{home: home, cwd: cwd, ownBinds: map[Grant]bool{}, ownNetwork: NetworkFiltered}
+	m.out.Network = NetworkFiltered
+	m.out.Hosts.Allow = slices.Clone(presetRules)
 	for _, l := range layers {
 		if err := m.binds(l); err != nil {
 			return m.out, err
@@ -254,6 +269,9 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 			return m.out, err
 		}
 		m.switches(l)
+		if err := m.network(l); err != nil {
+			return m.out, err
+		}
 		if err := m.usersOnly(l); err != nil {
 			return m.out, err
 		}
@@ -271,10 +289,10 @@ type merging struct {
 	ownBinds  map[Grant]bool
 	ownSSH    bool
 	sshFrom   string
-	// A repository's no-network = false over the user's own true waits for
-	// approval too: it gives back what the user took away.
-	ownNoNetwork bool
-	networkFrom  string
+	// A repository's network wider than the user's own (none, filtered,
+	// host) waits for approval too, as does each host it allows.
+	ownNetwork, networkFrom, networkShow string
+	hosts                                []Item
 }
 
 // binds adds a layer's binds; each replaces one at the same destination.
@@ -325,19 +343,62 @@ func (m *merging) env(l layer) error {
 	return nil
 }
 
-// switches: the last layer that says with-ssh or no-network decides.
+// switches: the last layer that says with-ssh decides.
 func (m *merging) switches(l layer) {
 	if l.WithSSH != nil {
 		m.out.WithSSH, m.sshFrom = *l.WithSSH, l.from
 		m.ownSSH = m.ownSSH || *l.WithSSH && l.own
 	}
+}
+
+// network: the last layer that says network or no-network decides the
+// mode; the hosts of every layer add up.
+func (m *merging) network(l layer) error {
+	mode := ""
 	if l.NoNetwork != nil {
-		m.out.NoNetwork, m.networkFrom = *l.NoNetwork, l.from
-		m.ownNoNetwork = m.ownNoNetwork || *l.NoNetwork && l.own
-		if l.own {
-			m.networkFrom = ""
+		switch {
+		case *l.NoNetwork:
+			mode = NetworkNone
+		case m.out.Network == NetworkNone:
+			mode = NetworkFiltered
+		default:
+			mode = m.out.Network
 		}
 	}
+	if l.Network != nil {
+		if !slices.Contains(networkModes, *l.Network) {
+			return hint.Errorf(`network = "filtered" (the default), "host" or "none"`, "%s: network: \"%s\" is not a network", where(l.from), printable.Excerpt(*l.Network))
+		}
+		mode = *l.Network
+	}
+	if mode != "" {
+		m.out.Network, m.networkFrom = mode, l.from
+		m.networkShow = fmt.Sprintf("network = %q", mode)
+		if l.Network == nil {
+			m.networkShow = fmt.Sprintf("no-network = %v", *l.NoNetwork)
+		}
+		if l.own {
+			m.ownNetwork, m.networkFrom = mode, ""
+		}
+	}
+	for _, list := range []struct {
+		key     string
+		entries []string
+		to      *[]proxy.Rule
+	}{{"allow-hosts", l.AllowHosts, &m.out.Hosts.Allow}, {"deny-hosts", l.DenyHosts, &m.out.Hosts.Deny}} {
+		for _, e := range list.entries {
+			r, err := proxy.ParseRule(e)
+			if err != nil {
+				return hint.Errorf("write host, *.domain or an IP address, each with an optional :port: github.com, *.example.com, 127.0.0.1:8080",
+					"%s: %s: \"%s\": %v", where(l.from), list.key, printable.Excerpt(e), err)
+			}
+			*list.to = append(*list.to, r)
+			if list.key == "allow-hosts" && !l.own {
+				m.hosts = append(m.hosts, Item{grant: Grant{kind: kindHost, name: r.String()}, Show: "allow-hosts " + r.String() + " (from " + l.from + ")"})
+			}
+		}
+	}
+	return nil
 }
 
 // usersOnly applies the settings that are the user's alone: a repository
@@ -376,19 +437,50 @@ func (m *merging) usersOnly(l layer) error {
 // waiting lists what needs the user's approval: what a repository's file
 // has the last word on, and the user's own settings do not ask for.
 func (m *merging) waiting() []Item {
-	var items []Item
+	items := slices.Clone(m.hosts)
 	for _, b := range m.out.Binds {
 		if g := mountGrant(b); !m.ownBinds[g] {
 			items = append(items, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
 		}
 	}
-	if !m.out.NoNetwork && m.ownNoNetwork && m.networkFrom != "" {
-		items = append(items, Item{grant: Grant{kind: kindNetwork}, Show: "no-network = false (from " + m.networkFrom + ")"})
+	m.out.ownNetwork = m.ownNetwork
+	if m.networkFrom != "" && slices.Index(networkModes, m.out.Network) > slices.Index(networkModes, m.ownNetwork) {
+		items = append(items, Item{grant: Grant{kind: kindNetwork, name: m.out.Network}, Show: m.networkShow + " (from " + m.networkFrom + ")"})
 	}
 	if m.out.WithSSH && !m.ownSSH {
 		items = append(items, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + m.sshFrom + ")"})
 	}
 	return items
+}
+
+// The sandbox's networks, narrowest first.
+const (
+	NetworkNone     = "none"
+	NetworkFiltered = "filtered"
+	NetworkHost     = "host"
+)
+
+var networkModes = []string{NetworkNone, NetworkFiltered, NetworkHost}
+
+// presetRules is the filtered network's allow list before the user's.
+var presetRules = func() []proxy.Rule {
+	var rules []proxy.Rule
+	for _, h := range proxy.DeveloperPreset {
+		r, err := proxy.ParseRule(h)
+		if err != nil {
+			panic(err)
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}()
+
+// where names a layer in an error: its file, or the command line.
+func where(from string) string {
+	if from == "" {
+		return "the command line"
+	}
+	return from
 }
 
 // bindHint gives a bind error its hint; one from a file names the file.

@@ -86,9 +86,10 @@ type Session struct {
 	// cred is the user's Claude credential, which the session's proxy
 	// puts in place of the sandbox's phantom; nil without a proxy (no
 	// network, a cloud provider, or a shell with no login).
-	cred     *proxy.Credential
-	proxy    *proxy.Proxy
-	proxyLog *os.File
+	cred  *proxy.Credential
+	proxy *proxy.Proxy
+	// hosts is what the filtered network lets through.
+	hosts proxy.Policy
 }
 
 // Plan is the session's plan.
@@ -191,13 +192,19 @@ func Prepare(o Options) (*Session, error) {
 	// the real credential; with no login there is nothing to start.
 	var cred *proxy.Credential
 	var api *mount.API
-	if !conf.NoNetwork && Provider() == "" {
+	if conf.Network != config.NetworkNone && Provider() == "" {
 		cred, err = FindCredential(o.Home, env)
 		switch {
 		case err == nil:
 			api = &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}
 		case !o.Shell && !o.OnlyApproved:
 			return nil, noLogin()
+		}
+	}
+	var relay *mount.Relay
+	if conf.Network == config.NetworkFiltered {
+		if relay, err = relayFor(stateDir); err != nil {
+			return nil, err
 		}
 	}
 	plan := mount.Build(mount.Inputs{
@@ -207,7 +214,8 @@ func Prepare(o Options) (*Session, error) {
 		Cwd:      cwd,
 		Host:     host,
 		Env:      env,
-		Network:  !conf.NoNetwork,
+		Network:  conf.Network == config.NetworkHost,
+		Relay:    relay,
 		SSHAgent: agent,
 		Command:  command,
 		Claude:   !o.Shell,
@@ -216,7 +224,7 @@ func Prepare(o Options) (*Session, error) {
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	return &Session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
-		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred}, nil
+		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts}, nil
 }
 
 // lookupEnv gives the values the sandbox starts with: the proxy's for the
@@ -390,7 +398,7 @@ func (s *Session) fill(dir string) error {
 		return err
 	}
 	var alias instance.KeyAlias
-	if s.proxy != nil && s.cred.Kind == proxy.APIKey {
+	if s.proxy != nil && s.cred != nil && s.cred.Kind == proxy.APIKey {
 		real, _ := s.cred.Token(context.Background())
 		alias = instance.KeyAlias{Real: real, Phantom: s.proxy.Phantom}
 	}

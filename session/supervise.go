@@ -31,15 +31,11 @@ import (
 // status. (Exec'ing bwrap, as claudebox once did, left the lock on a
 // descriptor the sandbox shared, and nothing on the host side watching.)
 func (s *Session) supervise() error {
-	if s.cred != nil {
-		p, err := s.startProxy()
-		if err != nil {
-			return err
-		}
-		s.proxy = p
-		defer s.proxyLog.Close()
-		defer p.Close()
+	stop, err := s.startProxy()
+	if err != nil {
+		return err
 	}
+	defer stop()
 	lock, err := s.materialize()
 	if err != nil {
 		return err
