@@ -30,9 +30,9 @@ type cli struct {
 	RoBind             []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-only (at DEST); repeatable."`
 	Env                []string `group:"sandbox" placeholder:"NAME[=VALUE]" sep:"none" help:"Pass NAME, or set it to VALUE; repeatable."`
 	WithSSH            *bool    `group:"sandbox" name:"with-ssh" help:"Forward your SSH agent; keys stay unreadable."`
-	Network            *string  `group:"sandbox" placeholder:"MODE" help:"filtered (the default: allowed hosts only), host or none."`
-	AllowHost          []string `group:"sandbox" name:"allow-host" placeholder:"HOST[:PORT]" sep:"none" help:"Let the filtered network reach HOST; repeatable."`
-	NoNetwork          *bool    `group:"sandbox" help:"No network, not even the host's loopback (--network=none)."`
+	Network            *string  `group:"sandbox" placeholder:"MODE" help:"filtered (default: allowed hosts), host or none."`
+	AllowHost          []string `group:"sandbox" name:"allow-host" placeholder:"HOST" sep:"none" help:"Let the filtered network reach HOST[:PORT]."`
+	NoNetwork          *bool    `group:"sandbox" help:"No network at all, as --network=none."`
 	WithClipboard      *bool    `group:"sandbox" name:"with-clipboard" help:"Let it write your clipboard (OSC 52)."`
 	WithDesktopSockets *bool    `group:"sandbox" name:"with-desktop-sockets" help:"Let it reach X11, D-Bus (abstract sockets)."`
 
