@@ -61,6 +61,8 @@ type Session struct {
 	additions  []config.Item
 	unapproved []config.Item
 	approve    bool
+	// shell: the sandbox runs a shell, not Claude.
+	shell bool
 	// reportOnly: the exit audit names what it finds and moves nothing.
 	reportOnly bool
 	// clipboard and desktopSockets are the user's opt-ins (see
@@ -102,6 +104,9 @@ func (s *Session) Run(yes bool) error {
 		return err
 	}
 	s.warnUnprotected()
+	if !s.plan.Network && !s.shell {
+		printable.Say(os.Stderr, "claudebox: --no-network: Claude cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --no-network --shell)")
+	}
 	return s.supervise()
 }
 
@@ -206,7 +211,7 @@ func Prepare(o Options) (*Session, error) {
 		API:      api,
 	})
 	scoped, _ := LandlockScoping(bwrap)
-	return &Session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
+	return &Session{bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred}, nil
 }
 

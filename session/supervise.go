@@ -20,6 +20,7 @@ import (
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/pty"
+	"github.com/claudebox/claudebox/transcript"
 )
 
 // supervise runs the session: bwrap as claudebox's child, with claudebox
@@ -65,6 +66,7 @@ func (s *Session) supervise() error {
 		s.leave(lock)
 		return err
 	}
+	began := time.Now()
 	watcher, err := startPlan(cmd, s.startChild, s.plan)
 	closeAll(files)
 	if err != nil {
@@ -91,6 +93,7 @@ func (s *Session) supervise() error {
 	watcher.SayChanges(os.Stderr)
 	s.leave(lock)
 	s.ExportInbox()
+	s.sayResume(began)
 	if ended != nil {
 		return ended
 	}
@@ -102,6 +105,19 @@ func (s *Session) supervise() error {
 		return err
 	}
 	return nil
+}
+
+// sayResume says how to resume the session Claude ran: Claude Code's own
+// line names claude --resume, which on the host finds no conversation, as
+// its history is in the instance.
+func (s *Session) sayResume(began time.Time) {
+	if s.shell {
+		return
+	}
+	// A filesystem's clock may run a little behind this one.
+	if id, ok := transcript.WrittenSince(s.plan.Instance, began.Add(-2*time.Second)); ok {
+		printable.Say(os.Stderr, "claudebox: resume this session with: claudebox --resume %s", id)
+	}
 }
 
 // startChild starts bwrap in a Landlock domain where the kernel scopes

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// TestResumeNamesClaudebox: after a session of the real Claude Code,
+// claudebox names the command that resumes it, and that command does.
+func TestResumeNamesClaudebox(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	api := startFakeAPI(t, "FAKE-REPLY-resume")
+	env := api.Env("sk-ant-test-key")
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	var stdout, stderr bytes.Buffer
+	c := h.command(proj, env, "claudebox", "-p", "hello")
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil || !strings.Contains(stdout.String(), "FAKE-REPLY-resume") {
+		t.Fatalf("claudebox -p hello: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	m := regexp.MustCompile(`(?m)^claudebox: resume this session with: claudebox --resume ([0-9a-f-]+)$`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("claudebox said no way to resume the session:\n%s", stderr.String())
+	}
+	inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
+	if found, _ := filepath.Glob(filepath.Join(inst, "*", m[1]+".jsonl")); len(found) != 1 {
+		t.Fatalf("claudebox named session %s; the instance holds no transcript of it", m[1])
+	}
+	if out := h.run(proj, env, "claudebox", "--resume", m[1], "-p", "again"); !strings.Contains(out, "FAKE-REPLY-resume") {
+		t.Errorf("claudebox --resume %s -p again printed %q", m[1], out)
+	}
+	// A shell session has nothing to resume.
+	stderr.Reset()
+	c = h.command(proj, nil, "claudebox", "--shell", "-c", "true")
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil || strings.Contains(stderr.String(), "resume") {
+		t.Errorf("claudebox --shell: %v, said %q", err, stderr.String())
+	}
+}
+
+// TestNoNetworkSaysClaudeCannotAnswer: --no-network without --shell says
+// at launch, in one line, that Claude cannot reach its API.
+func TestNoNetworkSaysClaudeCannotAnswer(t *testing.T) {
+	h := newE2EHost(t)
+	claude := filepath.Join(h.home, ".local", "bin", "claude")
+	h.write(claude, "#!/bin/sh\necho stub-claude-ran\n")
+	os.Chmod(claude, 0o755)
+	proj := filepath.Join(h.home, "p")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Dir(claude) + ":" + h.bin + ":/usr/bin:/bin"
+	for _, args := range [][]string{{"--no-network", "-p", "hi"}, {"--no-network", "--shell", "-c", "true"}, {"-p", "hi"}} {
+		var stderr bytes.Buffer
+		c := h.command(proj, []string{path, "ANTHROPIC_API_KEY=sk-ant-test"}, "claudebox", args...)
+		c.Stderr = &stderr
+		if err := c.Run(); err != nil {
+			t.Fatalf("claudebox %q: %v\n%s", args, err, stderr.String())
+		}
+		said := strings.Count(stderr.String(), "Claude cannot reach its API")
+		if want := map[bool]int{true: 1, false: 0}[args[0] == "--no-network" && args[1] != "--shell"]; said != want {
+			t.Errorf("claudebox %q said it %d times, want %d:\n%s", args, said, want, stderr.String())
+		}
+	}
+}
