@@ -69,3 +69,54 @@ func TestNoNetworkSaysClaudeCannotAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeSymlink: with HOME a symlink (the home itself, or a directory
+// above it), given unresolved or resolved, the real claude answers and
+// its transcript lands in the instance.
+func TestHomeSymlink(t *testing.T) {
+	for _, tc := range []struct{ name, link, target string }{
+		{"home", "home/link", "home/alice"},
+		{"above", "homes", "home"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newE2EHost(t)
+			requireClaude(t)
+			// The real one, as the user's PATH finds it.
+			claude, err := filepath.EvalSymlinks(strings.TrimSpace(h.run(h.base, nil, "sh", "-c", "command -v claude")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			api := startFakeAPI(t, "FAKE-REPLY-symlinked")
+			// Where the native installer puts claude, on PATH through $HOME:
+			// ~/.local/bin/claude -> ../share/claude/versions/<version>.
+			os.MkdirAll(filepath.Join(h.home, ".local", "bin"), 0o755)
+			os.MkdirAll(filepath.Join(h.home, ".local", "share", "claude", "versions"), 0o755)
+			if err := os.Symlink(claude, filepath.Join(h.home, ".local", "share", "claude", "versions", "2.1.330")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../share/claude/versions/2.1.330", filepath.Join(h.home, ".local", "bin", "claude")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(h.base, tc.target), filepath.Join(h.base, tc.link)); err != nil {
+				t.Fatal(err)
+			}
+			h.chown()
+			linked := filepath.Join(h.base, tc.link, strings.TrimPrefix(h.home, filepath.Join(h.base, tc.target)))
+			proj := filepath.Join(h.home, "code", "proj")
+			h.write(filepath.Join(proj, "x"), "x\n")
+			for i, home := range []string{linked, h.home} {
+				for j, dir := range []string{filepath.Join(linked, "code", "proj"), proj} {
+					env := append(api.Env("sk-ant-test-key"), "HOME="+home, "PATH="+filepath.Join(home, ".local", "bin")+":"+h.bin+":/usr/bin:/bin")
+					out := h.run(dir, env, "claudebox", "-p", "hello")
+					if !strings.Contains(out, "FAKE-REPLY-symlinked") {
+						t.Fatalf("HOME=%s, in %s: printed %q", home, dir, out)
+					}
+					inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
+					if found, _ := filepath.Glob(filepath.Join(inst, "*", "*.jsonl")); len(found) != 1+2*i+j {
+						t.Fatalf("HOME=%s, in %s: the instance holds %d transcripts, want %d", home, dir, len(found), 1+2*i+j)
+					}
+				}
+			}
+		})
+	}
+}

@@ -136,6 +136,11 @@ func Prepare(o Options) (*Session, error) {
 		}
 		return nil, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
 	}
+	// By its directory's real path: a $HOME or PATH entry reached through
+	// a symlink names it by a path the sandbox's home does not have.
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
+		prog = filepath.Join(dir, filepath.Base(prog))
+	}
 	command = append([]string{prog}, o.Args...)
 	stateDir := o.Home.State
 	// claudebox's own state and configuration, wherever they are, never
