@@ -120,3 +120,55 @@ func TestHomeSymlink(t *testing.T) {
 		})
 	}
 }
+
+// failingBwrap is a bwrap that fails as the real one does when it cannot
+// make a mount point: it names the sandbox's first process, in the
+// watcher's user namespace, which prints bwrap's message and dies; then it
+// exits 1.
+const failingBwrap = `#!/bin/sh
+while [ $# -gt 0 ]; do
+	case $1 in
+	--userns) userns=$2 ;;
+	--info-fd) info=$2 ;;
+	esac
+	shift
+done
+nsenter --preserve-credentials --user=/proc/self/fd/$userns sh -c 'sleep 0.1; echo "bwrap: Can'"'"'t mkdir parents for /home/dev/.local/bin/claude: No such file or directory" >&2; exit 1' &
+pid=$!
+sleep 0.02 # bwrap's child is in the namespace from its start
+printf '{"child-pid": %d}\n' "$pid" >&"$info"
+wait $pid
+sleep 0.2 # bwrap takes its time to exit; the launch waits for its status
+exit 1
+`
+
+// failingBwrapHost is a host whose bwrap is failingBwrap; fast, without
+// its pauses.
+func failingBwrapHost(t testing.TB, fast bool) (*e2eHost, string) {
+	h := newE2EHost(t)
+	script := failingBwrap
+	if fast {
+		script = regexp.MustCompile(`sleep [0-9.]+;? ?(#.*)?`).ReplaceAllString(script, "")
+	}
+	h.write(filepath.Join(h.bin, "bwrap"), script)
+	os.Chmod(filepath.Join(h.bin, "bwrap"), 0o755)
+	proj := filepath.Join(h.home, "p")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	return h, proj
+}
+
+// TestBwrapFailureSaysWhy: when bwrap fails, its own message is shown with
+// the hint for it, and nothing about a sandbox that never began.
+func TestBwrapFailureSaysWhy(t *testing.T) {
+	h, proj := failingBwrapHost(t, false)
+	var stderr bytes.Buffer
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", "true")
+	c.Stderr = &stderr
+	err := c.Run()
+	want := "bwrap: Can't mkdir parents for /home/dev/.local/bin/claude: No such file or directory\n" +
+		"claudebox: bwrap could not make the sandbox\n" +
+		"hint: " + "bwrap's message above names the path it could not make; claudebox --dry-run shows where the plan mounts it (a missing or symlinked directory on the way is the usual cause)\n"
+	if err == nil || stderr.String() != want {
+		t.Errorf("claudebox with a failing bwrap: %v, said:\n%s\nwant:\n%s", err, stderr.String(), want)
+	}
+}

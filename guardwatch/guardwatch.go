@@ -77,6 +77,8 @@ type Watcher struct {
 	reason   atomic.Value
 	done     chan struct{}
 	stopping atomic.Bool
+	// released: the guards stood and the sandbox went on to its command.
+	released bool
 }
 
 // request is what the supervisor tells the watcher once bwrap has made
@@ -140,10 +142,18 @@ func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string) (
 	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots})
 	w.in.Write(append(req, '\n'))
 	if line, _ := w.out.ReadString('\n'); line != "ready\n" {
+		// A sandbox that ended before it began is bwrap's failure: bwrap
+		// exits with its own status, which says so.
+		if n, _ := unix.Poll([]unix.PollFd{{Fd: int32(sandbox), Events: unix.POLLIN}}, 0); n > 0 {
+			unix.Close(sandbox)
+			w.abandon()
+			return w, nil
+		}
 		w.end(cmd, sandbox, line)
 		return w, nil
 	}
 	blockW.Write([]byte{0})
+	w.released = true
 	go func() {
 		line, _ := w.out.ReadString('\n')
 		w.end(cmd, sandbox, line)
@@ -213,6 +223,10 @@ func (w *Watcher) abandon() {
 	w.cmd.Wait()
 	close(w.done)
 }
+
+// Released says whether the sandbox went on to run its command: if not,
+// and bwrap exited on its own, bwrap failed to make the sandbox.
+func (w *Watcher) Released() bool { return w != nil && w.released }
 
 // Stop ends the watcher after the sandbox has ended, and returns why it
 // ended the session, if it did. Closing its stdin tells the watcher the

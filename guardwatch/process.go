@@ -193,7 +193,8 @@ func enterSandbox(pid int, dir string) (*sandboxView, error) {
 	// bwrap pivots to a root of its own, then changes into the sandbox's
 	// root below it; then it waits for us.
 	for deadline := time.Now().Add(10 * time.Second); sameFile("/", proc+"/root") || !instance.Exists(proc+"/root"+dir); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
+		// bwrap's own message says why its sandbox ended before it began.
+		if time.Now().After(deadline) || !instance.Exists(proc) {
 			return nil, errors.New("the sandbox did not start")
 		}
 	}

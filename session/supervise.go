@@ -93,6 +93,9 @@ func (s *Session) supervise() error {
 	watcher.SayChanges(os.Stderr)
 	s.leave(lock)
 	s.ExportInbox()
+	if failed := bwrapFailed(watcher, err); failed != nil {
+		return failed
+	}
 	s.sayResume(began)
 	if ended != nil {
 		return ended
