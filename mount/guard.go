@@ -322,9 +322,14 @@ func (g *guardProbe) commonDir(common, top string) {
 		g.add(Guard{Path: hooksPath, why: "git hooks (core.hooksPath) and what they run"})
 	}
 	// Every linked worktree's pointers to the common dir and back to its
-	// checkout, and its own config.
+	// checkout, and its own config. git makes each a directory; anything
+	// else there (a link the sandbox planted) is no worktree of a checkout
+	// on the host, which git reaches only by the path its .git file names.
 	entries, _ := os.ReadDir(filepath.Join(common, "worktrees"))
 	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
 		dir := filepath.Join(common, "worktrees", e.Name())
 		g.add(Guard{Path: filepath.Join(dir, "commondir"), noOp: true, why: "a worktree's pointer to the repository"})
 		g.add(Guard{Path: filepath.Join(dir, "gitdir"), noOp: true, why: "a worktree's pointer to its checkout"})
