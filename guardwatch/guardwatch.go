@@ -90,13 +90,26 @@ type request struct {
 	// sandbox's mount of one stays where it is when the host moves it, and
 	// the sandbox cannot write where it was.
 	Roots []string `json:"roots"`
+	// StandIns are the guarded paths that did not exist on the host, where
+	// the launch made a placeholder (by the kind of mount it stands under),
+	// recorded for the instance Instance.
+	StandIns map[string]string `json:"standins"`
+	Instance string            `json:"instance"`
+}
+
+// StandIns describes the placeholders of a session: the kind of mount
+// (mount.Kind) each guarded path stands under, and the instance whose
+// record names them.
+type StandIns struct {
+	Kinds    map[string]string
+	Instance string
 }
 
 // Start starts cmd, bwrap with the plan's descriptors in ExtraFiles, in
 // the watcher's user namespace, and returns once the guards are watched
 // and the sandbox may run its command. If bwrap made no sandbox, it
 // returns a stopped Watcher and cmd's Wait says why.
-func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string) (*Watcher, error) {
+func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, standIns StandIns) (*Watcher, error) {
 	w, err := startProcess()
 	if err != nil {
 		return nil, err
@@ -139,7 +152,7 @@ func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string) (
 		cmd.Process.Kill()
 		return w, nil
 	}
-	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots})
+	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots, StandIns: standIns.Kinds, Instance: standIns.Instance})
 	w.in.Write(append(req, '\n'))
 	if line, _ := w.out.ReadString('\n'); line != "ready\n" {
 		// A sandbox that ended before it began is bwrap's failure: bwrap

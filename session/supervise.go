@@ -170,10 +170,18 @@ func (s *Session) cleanUp(dir string) {
 	if !ok {
 		return
 	}
+	// What stands at a placeholder's path and is no stand-in (one another
+	// project's session still stands on stays) was made during the
+	// session, maybe by the sandbox after the host removed the stand-in,
+	// so the audit looks at it.
+	placeholders := map[string]bool{}
+	for _, m := range s.plan.Placeholders() {
+		placeholders[m.Dest] = true
+	}
 	guarded := map[string]bool{}
 	var guards []string
 	for _, g := range s.plan.Guards {
-		guarded[g.Path] = true
+		guarded[g.Path] = !placeholders[g.Path] || instance.IsPlaceholder(g.Path)
 		guards = append(guards, g.Path)
 	}
 	if replaced := audit.Replaced(guards, since); len(replaced) > 0 {
