@@ -155,14 +155,9 @@ func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, s
 	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots, StandIns: standIns.Kinds, Instance: standIns.Instance})
 	w.in.Write(append(req, '\n'))
 	if line, _ := w.out.ReadString('\n'); line != "ready\n" {
-		// A sandbox that ended before it began is bwrap's failure: bwrap
-		// exits with its own status, which says so.
-		if n, _ := unix.Poll([]unix.PollFd{{Fd: int32(sandbox), Events: unix.POLLIN}}, 0); n > 0 {
-			unix.Close(sandbox)
-			w.abandon()
-			return w, nil
-		}
-		w.end(cmd, sandbox, line)
+		// bwrap is left to exit with its own status: 1 when it failed to
+		// make the sandbox, 128+9 for the sandbox the watcher killed.
+		w.end(nil, sandbox, line)
 		return w, nil
 	}
 	blockW.Write([]byte{0})
@@ -213,7 +208,8 @@ func startProcess() (*Watcher, error) {
 }
 
 // end records why the watcher stopped, unless the session was ending
-// anyway, and ends the sandbox; then it lets go of the sandbox's pidfd.
+// anyway, and ends the sandbox, and bwrap unless cmd is nil; then it lets
+// go of the sandbox's pidfd.
 func (w *Watcher) end(cmd *exec.Cmd, sandbox int, line string) {
 	defer close(w.done)
 	defer unix.Close(sandbox)
@@ -226,7 +222,9 @@ func (w *Watcher) end(cmd *exec.Cmd, sandbox int, line string) {
 	}
 	w.reason.Store(reason)
 	unix.PidfdSendSignal(sandbox, unix.SIGKILL, nil, 0)
-	cmd.Process.Kill()
+	if cmd != nil {
+		cmd.Process.Kill()
+	}
 }
 
 // abandon ends a watcher that never watched a sandbox.
