@@ -322,9 +322,9 @@ func (g *guardProbe) commonDir(common, top string) {
 		g.add(Guard{Path: hooksPath, why: "git hooks (core.hooksPath) and what they run"})
 	}
 	// Every linked worktree's pointers to the common dir and back to its
-	// checkout, and its own config. git makes each a directory; anything
-	// else there (a link the sandbox planted) is no worktree of a checkout
-	// on the host, which git reaches only by the path its .git file names.
+	// checkout, and its own config. git makes each a directory, pinned
+	// while a session runs; anything else there is the sandbox's, made for
+	// no checkout of the host, and guarding it would refuse every launch.
 	entries, _ := os.ReadDir(filepath.Join(common, "worktrees"))
 	for _, e := range entries {
 		if !e.IsDir() {
