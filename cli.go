@@ -13,6 +13,7 @@ import (
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/relay"
 	"github.com/claudebox/claudebox/session"
 	"github.com/claudebox/claudebox/transcript"
 )
@@ -29,7 +30,9 @@ type cli struct {
 	RoBind             []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-only (at DEST); repeatable."`
 	Env                []string `group:"sandbox" placeholder:"NAME[=VALUE]" sep:"none" help:"Pass NAME, or set it to VALUE; repeatable."`
 	WithSSH            *bool    `group:"sandbox" name:"with-ssh" help:"Forward your SSH agent; keys stay unreadable."`
-	NoNetwork          *bool    `group:"sandbox" help:"No network, not even the host's loopback."`
+	Network            *string  `group:"sandbox" placeholder:"MODE" help:"filtered (default: allowed hosts), host or none."`
+	AllowHost          []string `group:"sandbox" name:"allow-host" placeholder:"HOST" sep:"none" help:"Let the filtered network reach HOST[:PORT]."`
+	NoNetwork          *bool    `group:"sandbox" help:"No network at all, as --network=none."`
 	WithClipboard      *bool    `group:"sandbox" name:"with-clipboard" help:"Let it write your clipboard (OSC 52)."`
 	WithDesktopSockets *bool    `group:"sandbox" name:"with-desktop-sockets" help:"Let it reach X11, D-Bus (abstract sockets)."`
 
@@ -130,7 +133,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 		}
 		return ex.Run(home)
 	}
-	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside,
+	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)
 }
@@ -168,6 +171,15 @@ func newParser(c *cli) (*kong.Kong, error) {
 }
 
 func run(args []string) int {
+	// Inside a sandbox on the filtered network, claudebox is its first
+	// process and its relay.
+	if ok, err := relay.Main(args); ok {
+		if err != nil {
+			report(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	session.CloseInheritedOnExec()
 	var c cli
 	parser, err := newParser(&c)

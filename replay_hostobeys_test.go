@@ -227,7 +227,9 @@ func TestReplayHostObeysIOURing(t *testing.T) {
 // cgroup bounds them, so a sandbox can take them all (a limit docs/security.md
 // names). What claudebox can do is fail closed: another launch, whose
 // guard watcher cannot watch, refuses to run its command unguarded, and
-// says why; once the first session ends, launches work again.
+// says why; once the first session ends, launches work again. The hog
+// keeps taking what others free (an earlier test's processes may still be
+// exiting), or the second launch could get one of those.
 func TestReplayHostObeysInotifyExhausted(t *testing.T) {
 	h := newE2EHost(t)
 	requireTool(t, "perl", "apt-get install perl")
@@ -238,7 +240,7 @@ func TestReplayHostObeysInotifyExhausted(t *testing.T) {
 	h.write(filepath.Join(hog, "README"), "hog\n")
 	other := filepath.Join(h.home, "code", "other")
 	h.write(filepath.Join(other, "README"), "other\n")
-	_, exited := startShell(t, h, hog, `perl -e 'while ((my $fd = syscall(294, 0)) >= 0) { push @held, $fd } open(my $s, ">", "started"); close $s; select(undef, undef, undef, 0.05) until -e "go"'`)
+	_, exited := startShell(t, h, hog, `perl -e 'while ((my $fd = syscall(294, 0)) >= 0) { push @held, $fd } open(my $s, ">", "started"); close $s; until (-e "go") { while ((my $fd = syscall(294, 0)) >= 0) { push @held, $fd } select(undef, undef, undef, 0.001) }'`)
 	second, err := h.command(other, nil, "claudebox", "--shell", "-c", "echo RAN").CombinedOutput()
 	if err == nil || strings.Contains(string(second), "RAN") {
 		t.Errorf("a launch without an inotify instance ran its command (%v):\n%s", err, second)

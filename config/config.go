@@ -27,6 +27,7 @@ import (
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -38,7 +39,12 @@ type Settings struct {
 	Env       []string `toml:"env"`
 	WithSSH   *bool    `toml:"with-ssh"`
 	NoNetwork *bool    `toml:"no-network"`
-	MoveAside *bool    `toml:"move-aside"`
+	// Network is the sandbox's network: filtered (the default), host or
+	// none; the hosts lists are the filtered network's.
+	Network    *string  `toml:"network"`
+	AllowHosts []string `toml:"allow-hosts"`
+	DenyHosts  []string `toml:"deny-hosts"`
+	MoveAside  *bool    `toml:"move-aside"`
 	// The two opt-ins the sandbox's own terminal and Landlock domain close.
 	WithClipboard      *bool `toml:"with-clipboard"`
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
@@ -66,11 +72,12 @@ func UserConfigPath(home string) string {
 // keyTypes says what each key holds, for an error.
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
-	"with-ssh": "true or false", "no-network": "true or false", "move-aside": "true or false",
+	"with-ssh": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
+	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false",
 	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-clipboard, with-desktop-sockets, export-dir, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, no-network, network, allow-hosts, deny-hosts, move-aside, with-clipboard, with-desktop-sockets, export-dir, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -199,11 +206,17 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 // replaces an earlier one's bind at the same destination and its value of
 // a variable, and the last layer that says with-ssh or no-network decides.
 type Launch struct {
-	Binds     []mount.BindSpec
-	EnvFiles  []environment.File
-	EnvFlags  []string
-	WithSSH   bool
-	NoNetwork bool
+	Binds    []mount.BindSpec
+	EnvFiles []environment.File
+	EnvFlags []string
+	WithSSH  bool
+	// Network is the sandbox's network (a Network* constant); Hosts, what
+	// the filtered one lets through.
+	Network string
+	Hosts   proxy.Policy
+	// ownNetwork is the network the user's own settings ask for, which
+	// --check's trial falls back to when a wider one is not approved.
+	ownNetwork string
 	// ReportOnly: at the end of the project's last session, what the exit
 	// audit finds is named but left in place.
 	ReportOnly bool
@@ -245,110 +258,229 @@ func Load(home string, project instance.Project, flags Settings, cwd string, sta
 }
 
 func merge(layers []layer, home, cwd string) (Launch, error) {
-	var out Launch
-	var sshFrom string
-	// What the user's own settings (or the command line) ask for needs no
-	// approval, whichever source has the last word on it.
-	ownBinds := map[Grant]bool{}
-	ownSSH := false
-	// A repository's no-network = false over the user's own true waits for
-	// approval too: it gives back what the user took away.
-	var networkFrom string
-	ownNoNetwork := false
+	m := merging{home: home, cwd: cwd, ownBinds: map[Grant]bool{}, ownNetwork: NetworkFiltered}
+	m.out.Network = NetworkFiltered
+	m.out.Hosts.Allow = slices.Clone(presetRules)
 	for _, l := range layers {
-		for _, group := range []struct {
-			specs    []string
-			writable bool
-		}{{l.RoBind, false}, {l.Bind, true}} {
-			for _, spec := range group.specs {
-				base := l.base
-				if l.from == "" {
-					base = cwd
-				}
-				b, err := bind.Parse(spec, home, base, group.writable, l.from)
-				if err != nil {
-					return out, bindHint(err, l.from)
-				}
-				out.Binds = slices.DeleteFunc(out.Binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest })
-				out.Binds = append(out.Binds, b)
-				if l.own {
-					ownBinds[mountGrant(b)] = true
-				}
+		if err := m.binds(l); err != nil {
+			return m.out, err
+		}
+		if err := m.env(l); err != nil {
+			return m.out, err
+		}
+		m.switches(l)
+		if err := m.network(l); err != nil {
+			return m.out, err
+		}
+		if err := m.usersOnly(l); err != nil {
+			return m.out, err
+		}
+	}
+	m.out.additions = m.waiting()
+	return m.out, nil
+}
+
+// merging is a merge under way: the settings so far, and what the user's
+// own settings (or the command line) ask for, which needs no approval
+// whichever source has the last word on it.
+type merging struct {
+	out       Launch
+	home, cwd string
+	ownBinds  map[Grant]bool
+	ownSSH    bool
+	sshFrom   string
+	// A repository's network wider than the user's own (none, filtered,
+	// host) waits for approval too, as does each host it allows.
+	ownNetwork, networkFrom, networkShow string
+	hosts                                []Item
+}
+
+// binds adds a layer's binds; each replaces one at the same destination.
+func (m *merging) binds(l layer) error {
+	base := l.base
+	if l.from == "" {
+		base = m.cwd
+	}
+	for _, group := range []struct {
+		specs    []string
+		writable bool
+	}{{l.RoBind, false}, {l.Bind, true}} {
+		for _, spec := range group.specs {
+			b, err := bind.Parse(spec, m.home, base, group.writable, l.from)
+			if err != nil {
+				return bindHint(err, l.from)
 			}
-		}
-		switch {
-		case l.legacy != nil:
-			out.EnvFiles = append(out.EnvFiles, *l.legacy)
-		case l.from == "":
-			out.EnvFlags = l.Env
-		case len(l.Env) > 0:
-			f := environment.File{Path: l.from, Own: l.own}
-			for _, s := range l.Env {
-				e, ok := environment.ParseEntry(s)
-				if !ok {
-					return out, hint.Errorf("write NAME, or NAME=VALUE", "%s: env: \"%s\" is not NAME or NAME=VALUE", l.from, printable.Excerpt(s))
-				}
-				f.Entries = append(f.Entries, e)
-			}
-			out.EnvFiles = append(out.EnvFiles, f)
-		}
-		if l.WithSSH != nil {
-			out.WithSSH, sshFrom = *l.WithSSH, l.from
-			ownSSH = ownSSH || *l.WithSSH && l.own
-		}
-		if l.NoNetwork != nil {
-			out.NoNetwork, networkFrom = *l.NoNetwork, l.from
-			ownNoNetwork = ownNoNetwork || *l.NoNetwork && l.own
+			m.out.Binds = slices.DeleteFunc(m.out.Binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest })
+			m.out.Binds = append(m.out.Binds, b)
 			if l.own {
-				networkFrom = ""
+				m.ownBinds[mountGrant(b)] = true
 			}
-		}
-		if l.MoveAside != nil {
-			if !l.own {
-				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: move-aside is yours to set, not the repository's", l.from)
-			}
-			out.ReportOnly = !*l.MoveAside
-		}
-		if l.ExportDir != nil {
-			// The host writes there: a repository must not choose where.
-			if !l.own {
-				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: export-dir is yours to set, not the repository's", l.from)
-			}
-			out.ExportDir = expandHome(*l.ExportDir, home)
-			switch {
-			case out.ExportDir == "", filepath.IsAbs(out.ExportDir):
-			case l.from == "":
-				out.ExportDir = filepath.Join(cwd, out.ExportDir)
-			default:
-				return out, hint.Errorf("write an absolute path, or one that starts with ~/", "%s: export-dir is not absolute: %s", l.from, printable.Escape(out.ExportDir))
-			}
-		}
-		for _, o := range []struct {
-			key string
-			set *bool
-			to  *bool
-		}{{"with-clipboard", l.WithClipboard, &out.Clipboard}, {"with-desktop-sockets", l.WithDesktopSockets, &out.DesktopSockets}} {
-			if o.set == nil {
-				continue
-			}
-			if !l.own {
-				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, o.key)
-			}
-			*o.to = *o.set
 		}
 	}
-	for _, b := range out.Binds {
-		if g := mountGrant(b); !ownBinds[g] {
-			out.additions = append(out.additions, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
+	return nil
+}
+
+// env adds a layer's variables: a bash-era env file as it was read, a
+// config file's entries as a file of their own; the command line's --env
+// stays a list of flags.
+func (m *merging) env(l layer) error {
+	switch {
+	case l.legacy != nil:
+		m.out.EnvFiles = append(m.out.EnvFiles, *l.legacy)
+	case l.from == "":
+		m.out.EnvFlags = l.Env
+	case len(l.Env) > 0:
+		f := environment.File{Path: l.from, Own: l.own}
+		for _, s := range l.Env {
+			e, ok := environment.ParseEntry(s)
+			if !ok {
+				return hint.Errorf("write NAME, or NAME=VALUE", "%s: env: \"%s\" is not NAME or NAME=VALUE", l.from, printable.Excerpt(s))
+			}
+			f.Entries = append(f.Entries, e)
+		}
+		m.out.EnvFiles = append(m.out.EnvFiles, f)
+	}
+	return nil
+}
+
+// switches: the last layer that says with-ssh decides.
+func (m *merging) switches(l layer) {
+	if l.WithSSH != nil {
+		m.out.WithSSH, m.sshFrom = *l.WithSSH, l.from
+		m.ownSSH = m.ownSSH || *l.WithSSH && l.own
+	}
+}
+
+// network: the last layer that says network or no-network decides the
+// mode; the hosts of every layer add up.
+func (m *merging) network(l layer) error {
+	mode := ""
+	if l.NoNetwork != nil {
+		switch {
+		case *l.NoNetwork:
+			mode = NetworkNone
+		case m.out.Network == NetworkNone:
+			mode = NetworkFiltered
+		default:
+			mode = m.out.Network
 		}
 	}
-	if !out.NoNetwork && ownNoNetwork && networkFrom != "" {
-		out.additions = append(out.additions, Item{grant: Grant{kind: kindNetwork}, Show: "no-network = false (from " + networkFrom + ")"})
+	if l.Network != nil {
+		if !slices.Contains(networkModes, *l.Network) {
+			return hint.Errorf(`network = "filtered" (the default), "host" or "none"`, "%s: network: \"%s\" is not a network", where(l.from), printable.Excerpt(*l.Network))
+		}
+		mode = *l.Network
 	}
-	if out.WithSSH && !ownSSH {
-		out.additions = append(out.additions, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + sshFrom + ")"})
+	if mode != "" {
+		m.out.Network, m.networkFrom = mode, l.from
+		m.networkShow = fmt.Sprintf("network = %q", mode)
+		if l.Network == nil {
+			m.networkShow = fmt.Sprintf("no-network = %v", *l.NoNetwork)
+		}
+		if l.own {
+			m.ownNetwork, m.networkFrom = mode, ""
+		}
 	}
-	return out, nil
+	for _, list := range []struct {
+		key     string
+		entries []string
+		to      *[]proxy.Rule
+	}{{"allow-hosts", l.AllowHosts, &m.out.Hosts.Allow}, {"deny-hosts", l.DenyHosts, &m.out.Hosts.Deny}} {
+		for _, e := range list.entries {
+			r, err := proxy.ParseRule(e)
+			if err != nil {
+				return hint.Errorf("write host, *.domain or an IP address, each with an optional :port: github.com, *.example.com, 127.0.0.1:8080",
+					"%s: %s: \"%s\": %v", where(l.from), list.key, printable.Excerpt(e), err)
+			}
+			*list.to = append(*list.to, r)
+			if list.key == "allow-hosts" && !l.own {
+				m.hosts = append(m.hosts, Item{grant: Grant{kind: kindHost, name: r.String()}, Show: "allow-hosts " + r.String() + " (from " + l.from + ")"})
+			}
+		}
+	}
+	return nil
+}
+
+// usersOnly applies the settings that are the user's alone: a repository
+// must not choose where the host writes, nor open what the sandbox closes.
+func (m *merging) usersOnly(l layer) error {
+	for _, s := range []struct {
+		key string
+		set bool
+	}{{"move-aside", l.MoveAside != nil}, {"export-dir", l.ExportDir != nil}, {"with-clipboard", l.WithClipboard != nil}, {"with-desktop-sockets", l.WithDesktopSockets != nil}} {
+		if s.set && !l.own {
+			return hint.Errorf("set it in "+UserConfigPath(m.home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, s.key)
+		}
+	}
+	if l.MoveAside != nil {
+		m.out.ReportOnly = !*l.MoveAside
+	}
+	if l.ExportDir != nil {
+		m.out.ExportDir = expandHome(*l.ExportDir, m.home)
+		switch {
+		case m.out.ExportDir == "", filepath.IsAbs(m.out.ExportDir):
+		case l.from == "":
+			m.out.ExportDir = filepath.Join(m.cwd, m.out.ExportDir)
+		default:
+			return hint.Errorf("write an absolute path, or one that starts with ~/", "%s: export-dir is not absolute: %s", l.from, printable.Escape(m.out.ExportDir))
+		}
+	}
+	if l.WithClipboard != nil {
+		m.out.Clipboard = *l.WithClipboard
+	}
+	if l.WithDesktopSockets != nil {
+		m.out.DesktopSockets = *l.WithDesktopSockets
+	}
+	return nil
+}
+
+// waiting lists what needs the user's approval: what a repository's file
+// has the last word on, and the user's own settings do not ask for.
+func (m *merging) waiting() []Item {
+	items := slices.Clone(m.hosts)
+	for _, b := range m.out.Binds {
+		if g := mountGrant(b); !m.ownBinds[g] {
+			items = append(items, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
+		}
+	}
+	m.out.ownNetwork = m.ownNetwork
+	if m.networkFrom != "" && slices.Index(networkModes, m.out.Network) > slices.Index(networkModes, m.ownNetwork) {
+		items = append(items, Item{grant: Grant{kind: kindNetwork, name: m.out.Network}, Show: m.networkShow + " (from " + m.networkFrom + ")"})
+	}
+	if m.out.WithSSH && !m.ownSSH {
+		items = append(items, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + m.sshFrom + ")"})
+	}
+	return items
+}
+
+// The sandbox's networks, narrowest first.
+const (
+	NetworkNone     = "none"
+	NetworkFiltered = "filtered"
+	NetworkHost     = "host"
+)
+
+var networkModes = []string{NetworkNone, NetworkFiltered, NetworkHost}
+
+// presetRules is the filtered network's allow list before the user's.
+var presetRules = func() []proxy.Rule {
+	var rules []proxy.Rule
+	for _, h := range proxy.DeveloperPreset {
+		r, err := proxy.ParseRule(h)
+		if err != nil {
+			panic(err)
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}()
+
+// where names a layer in an error: its file, or the command line.
+func where(from string) string {
+	if from == "" {
+		return "the command line"
+	}
+	return from
 }
 
 // bindHint gives a bind error its hint; one from a file names the file.

@@ -104,6 +104,8 @@ type Plan struct {
 	sandboxMD string
 	// Network says whether the sandbox shares the host's network.
 	Network bool
+	// Relay, on the filtered network, is the way out of the sandbox's own.
+	Relay *Relay
 	// SSHAgent says the user's SSH agent is reachable inside, at
 	// SSHAgentSocket.
 	SSHAgent bool
@@ -136,6 +138,8 @@ type Inputs struct {
 	Host     Host
 	Env      environment.Env // from environment.Resolve
 	Network  bool
+	// Relay is the filtered network's: nil on the host's or none.
+	Relay *Relay
 	// SSHAgent is the host's agent socket (SSH_AUTH_SOCK) with --with-ssh.
 	SSHAgent string
 	// API is how Claude reaches its API through the session's proxy; nil
@@ -193,6 +197,10 @@ func Build(in Inputs) Plan {
 	p.Binds, p.Hidden = in.Binds, in.Host.Hidden
 	p.addClaudeConfig(in.Host, inst)
 	p.Mounts = append(p.Mounts, in.Host.Own...)
+	if in.Relay != nil {
+		p.Relay = in.Relay
+		p.Mounts = append(p.Mounts, relayMounts(in.Relay)...)
+	}
 	p.Toolchains, p.PathProblems = in.Host.Toolchains, in.Host.PathProblems
 	if in.SSHAgent != "" {
 		p.SSHAgent = true
@@ -380,7 +388,11 @@ func (p Plan) argLines() [][]string {
 		}
 	}
 	lines = append(lines, []string{"--chdir", p.Chdir})
-	return append(lines, append([]string{"--"}, p.Command...))
+	command := p.Command
+	if p.Relay != nil {
+		command = relayCommand(command)
+	}
+	return append(lines, append([]string{"--"}, command...))
 }
 
 // Script renders the exact command a launch execs, one mount per line,
@@ -430,8 +442,11 @@ func (p Plan) Script(bwrap string) string {
 	if p.SSHAgent {
 		b.WriteString(" SSH_AUTH_SOCK=" + SSHAgentSocket)
 	}
+	if p.Relay != nil {
+		b.WriteString(" " + strings.Join(ProxyEnv, " "))
+	}
 	for _, name := range p.Env {
-		if name == updaterOff {
+		if name == updaterOff || p.setByRelay(name) {
 			continue
 		}
 		if src, ok := p.envSetBy[name]; ok && src.lines {

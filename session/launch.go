@@ -65,6 +65,8 @@ type Session struct {
 	additions  []config.Item
 	unapproved []config.Item
 	approve    bool
+	// shell: the sandbox runs a shell, not Claude.
+	shell bool
 	// reportOnly: the exit audit names what it finds and moves nothing.
 	reportOnly bool
 	// clipboard and desktopSockets are the user's opt-ins (see
@@ -75,15 +77,21 @@ type Session struct {
 	landlock bool
 	// exportDir is the inbox the project's sessions are exported to.
 	exportDir string
+	// first: no other session of the project runs; this one records what
+	// the project holds for the exit audit, and snapshotting is closed
+	// once that record is saved.
+	first        bool
+	snapshotting chan struct{}
 	// legacy are the bash-era env files read, for their one-time notice.
 	legacy     []environment.File
 	readMounts func() gc.Mounts
 	// cred is the user's Claude credential, which the session's proxy
 	// puts in place of the sandbox's phantom; nil without a proxy (no
 	// network, a cloud provider, or a shell with no login).
-	cred     *proxy.Credential
-	proxy    *proxy.Proxy
-	proxyLog *os.File
+	cred  *proxy.Credential
+	proxy *proxy.Proxy
+	// hosts is what the filtered network lets through.
+	hosts proxy.Policy
 }
 
 // Plan is the session's plan.
@@ -106,6 +114,9 @@ func (s *Session) Run(yes bool) error {
 		return err
 	}
 	s.warnUnprotected()
+	if !s.plan.Network && !s.shell {
+		printable.Say(os.Stderr, "claudebox: --no-network: Claude cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --no-network --shell)")
+	}
 	return s.supervise()
 }
 
@@ -134,6 +145,11 @@ func Prepare(o Options) (*Session, error) {
 			return nil, hint.Errorf("install bash", "bash not found on PATH")
 		}
 		return nil, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
+	}
+	// By its directory's real path: a $HOME or PATH entry reached through
+	// a symlink names it by a path the sandbox's home does not have.
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
+		prog = filepath.Join(dir, filepath.Base(prog))
 	}
 	command = append([]string{prog}, o.Args...)
 	stateDir := o.Home.State
@@ -186,13 +202,19 @@ func Prepare(o Options) (*Session, error) {
 	// the real credential; with no login there is nothing to start.
 	var cred *proxy.Credential
 	var api *mount.API
-	if !conf.NoNetwork && Provider() == "" {
+	if conf.Network != config.NetworkNone && Provider() == "" {
 		cred, err = FindCredential(o.Home, env)
 		switch {
 		case err == nil:
 			api = &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}
 		case !o.Shell && !o.OnlyApproved:
 			return nil, noLogin()
+		}
+	}
+	var relay *mount.Relay
+	if conf.Network == config.NetworkFiltered {
+		if relay, err = relayFor(stateDir); err != nil {
+			return nil, err
 		}
 	}
 	plan := mount.Build(mount.Inputs{
@@ -202,7 +224,8 @@ func Prepare(o Options) (*Session, error) {
 		Cwd:      cwd,
 		Host:     host,
 		Env:      env,
-		Network:  !conf.NoNetwork,
+		Network:  conf.Network == config.NetworkHost,
+		Relay:    relay,
 		SSHAgent: agent,
 		Command:  command,
 		Claude:   !o.Shell,
@@ -210,8 +233,8 @@ func Prepare(o Options) (*Session, error) {
 		API:      api,
 	})
 	scoped, _ := LandlockScoping(bwrap)
-	return &Session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
-		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred}, nil
+	return &Session{bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
+		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts}, nil
 }
 
 // lookupEnv gives the values the sandbox starts with: the proxy's for the
@@ -357,7 +380,7 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
-	if err := instance.MarkStart(dir); err != nil {
+	if s.first, err = instance.MarkStart(dir); err != nil {
 		lock.Close()
 		return nil, err
 	}
@@ -385,7 +408,7 @@ func (s *Session) fill(dir string) error {
 		return err
 	}
 	var alias instance.KeyAlias
-	if s.proxy != nil && s.cred.Kind == proxy.APIKey {
+	if s.proxy != nil && s.cred != nil && s.cred.Kind == proxy.APIKey {
 		real, _ := s.cred.Token(context.Background())
 		alias = instance.KeyAlias{Real: real, Phantom: s.proxy.Phantom}
 	}

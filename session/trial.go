@@ -13,6 +13,11 @@ import (
 // the first that fails. It returns what each command that succeeded
 // printed, and what bwrap said for the last one run.
 func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, err error) {
+	stop, err := s.startProxy()
+	if err != nil {
+		return nil, "", err
+	}
+	defer stop()
 	lock, err := s.materialize()
 	if err != nil {
 		return nil, "", err
@@ -45,7 +50,11 @@ func (s *Session) runChild(plan mount.Plan, stdout, stderr *bytes.Buffer) error 
 		return err
 	}
 	err = cmd.Wait()
-	if stopErr := watcher.Stop(); stopErr != nil {
+	stopErr := watcher.Stop()
+	if failed := bwrapFailed(watcher, err); failed != nil {
+		return failed
+	}
+	if stopErr != nil {
 		err = stopErr
 	}
 	return err
