@@ -114,8 +114,8 @@ func (s *Session) Run(yes bool) error {
 		return err
 	}
 	s.warnUnprotected()
-	if !s.plan.Network && !s.shell {
-		printable.Say(os.Stderr, "claudebox: --no-network: Claude cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --no-network --shell)")
+	if !s.plan.Network && s.plan.Relay == nil && !s.shell {
+		printable.Say(os.Stderr, "claudebox: --network=none: Claude cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --network=none --shell)")
 	}
 	return s.supervise()
 }
