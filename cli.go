@@ -31,6 +31,7 @@ type cli struct {
 	MoveAside          *bool    `name:"move-aside" help:"When the project's last session ends, move aside what it left that the host would run or obey (the default); =false only names it."`
 	WithClipboard      *bool    `name:"with-clipboard" help:"Let what runs inside write your clipboard through the terminal (OSC 52); otherwise such writes are dropped."`
 	WithDesktopSockets *bool    `name:"with-desktop-sockets" help:"Let the sandbox reach your desktop's abstract Unix sockets (X11, D-Bus), which it otherwise cannot even on the shared network."`
+	WithMCP            []string `name:"with-mcp" placeholder:"NAME" sep:"none" help:"Carry the MCP server NAME of your ~/.claude.json (yours or this project's) into the sandbox. Repeatable."`
 	Yes                bool     `short:"y" help:"Allow what the project's files add (.claudebox.toml, env files) without asking, and remember it for this project."`
 	// SSHKey was the bash claudebox's; it is refused with the way to do it now.
 	SSHKey string `name:"ssh-key" hidden:""`
@@ -111,7 +112,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return ex.Run(home)
 	}
 	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside,
-		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir}
+		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)
 }
 

@@ -41,6 +41,8 @@ type Settings struct {
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
 	// ExportDir is the inbox every session is exported to, as Markdown.
 	ExportDir *string `toml:"export-dir"`
+	// MCP names the MCP servers of the host's ~/.claude.json to carry in.
+	MCP []string `toml:"mcp"`
 }
 
 // userConfig is the user's config.toml: settings for every project, and
@@ -64,10 +66,10 @@ func UserConfigPath(home string) string {
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
 	"with-ssh": "true or false", "no-network": "true or false", "move-aside": "true or false",
-	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "project": "a table of tables",
+	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-clipboard, with-desktop-sockets, export-dir, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -210,6 +212,9 @@ type Launch struct {
 	DesktopSockets bool
 	// ExportDir is the inbox sessions are exported to; empty: none.
 	ExportDir string
+	// MCP names the MCP servers to carry in, each with the file that named
+	// it ("" for the user's own settings or the command line).
+	MCP []MCPName
 	// Legacy are the bash-era env files read, for their one-time notice.
 	Legacy []environment.File
 	// additions lists what a repository's file adds, for approval; the env
@@ -289,6 +294,26 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 			}
 			out.EnvFiles = append(out.EnvFiles, f)
 		}
+		for _, name := range l.MCP {
+			if !instance.ValidServerName(name) {
+				where := "--with-mcp"
+				if l.from != "" {
+					where = l.from + ": mcp"
+				}
+				return out, hint.Errorf("claude mcp list names the servers", "%s: \"%s\" is not an MCP server's name", where, printable.Excerpt(name))
+			}
+			from := l.from
+			if l.own {
+				from = ""
+			}
+			if i := slices.IndexFunc(out.MCP, func(m MCPName) bool { return m.Name == name }); i >= 0 {
+				if from == "" {
+					out.MCP[i].From = ""
+				}
+				continue
+			}
+			out.MCP = append(out.MCP, MCPName{Name: name, From: from})
+		}
 		if l.WithSSH != nil {
 			out.WithSSH, sshFrom = *l.WithSSH, l.from
 			ownSSH = ownSSH || *l.WithSSH && l.own
@@ -347,6 +372,10 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 	}
 	return out, nil
 }
+
+// MCPName is an MCP server a launch carries in, and the repository file
+// that named it, or "" when the user did.
+type MCPName struct{ Name, From string }
 
 // bindHint gives a bind error its hint; one from a file names the file.
 func bindHint(err error, from string) error {

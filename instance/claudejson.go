@@ -52,6 +52,9 @@ type carried struct {
 	Stamp   string                     `json:"stamp"`
 	Keys    map[string]json.RawMessage `json:"keys"`
 	Trusted map[string]bool            `json:"trusted"`
+	// MCP are the MCP server definitions the launch carries, by name: never
+	// recorded, they may hold tokens.
+	MCP map[string]json.RawMessage `json:"-"`
 }
 
 // SyncClaudeJSON refreshes the instance's claude.json from the host's
@@ -65,11 +68,16 @@ type carried struct {
 // (a phantom): Claude Code asks once per key whether to use it, and records
 // the answer by the key's last 20 characters, so the phantom's are
 // approved wherever the real key's are.
-func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string, alias KeyAlias) error {
+//
+// servers are the MCP server definitions the launch carries: the sandbox's
+// user-scope servers become exactly these, so one the user stops naming
+// leaves with its tokens.
+func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string, alias KeyAlias, servers map[string]json.RawMessage) error {
 	c, err := hostCarried(hostPath, stateDir, trustPaths)
 	if err != nil {
 		return err
 	}
+	c.MCP = servers
 	if alias.Real != "" {
 		c.Keys = maps.Clone(c.Keys)
 		if v, ok := approveAlias(c.Keys[apiKeyResponses], alias); ok {
@@ -207,6 +215,19 @@ func mergeClaudeJSON(c carried, sandbox []byte, trustPaths []string) (out []byte
 			s[k] = v
 			changed = true
 		}
+	}
+	if len(c.MCP) > 0 {
+		want, err := json.Marshal(c.MCP)
+		if err != nil {
+			return nil, false, err
+		}
+		if !jsonEqual(s[mcpServersKey], want) {
+			s[mcpServersKey] = want
+			changed = true
+		}
+	} else if _, ok := s[mcpServersKey]; ok {
+		delete(s, mcpServersKey)
+		changed = true
 	}
 	var trusted []string
 	for _, p := range trustPaths {

@@ -8,11 +8,14 @@ package session
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -72,7 +75,12 @@ type Session struct {
 	// exportDir is the inbox the project's sessions are exported to.
 	exportDir string
 	// legacy are the bash-era env files read, for their one-time notice.
-	legacy     []environment.File
+	legacy []environment.File
+	// mcp are the MCP server definitions carried into the sandbox's
+	// claude.json; leftOutMCP, the names of those the host offers that
+	// were not asked for.
+	mcp        map[string]json.RawMessage
+	leftOutMCP []string
 	readMounts func() gc.Mounts
 	// cred is the user's Claude credential, which the session's proxy
 	// puts in place of the sandbox's phantom; nil without a proxy (no
@@ -99,6 +107,9 @@ func (s *Session) Run(yes bool) error {
 		return err
 	}
 	if err := s.noticeLegacy(); err != nil {
+		return err
+	}
+	if err := s.noticeLeftOut(); err != nil {
 		return err
 	}
 	s.warnUnprotected()
@@ -154,10 +165,25 @@ func Prepare(o Options) (*Session, error) {
 	case err != nil:
 		return nil, hint.Errorf("export the variable first, or drop the flag", "%v", err)
 	}
-	additions := conf.Additions(env)
+	offered, err := instance.HostMCPServers(filepath.Join(home, ".claude.json"), trustPaths(cwd))
+	if err != nil {
+		return nil, err
+	}
+	_, mcpItems, err := conf.MCPServers(offered)
+	if err != nil {
+		return nil, err
+	}
+	additions := append(conf.Additions(env), mcpItems...)
 	unapproved := config.Unapproved(additions, config.ReadApproval(stateDir, project.Root))
 	if o.OnlyApproved {
 		conf, env = conf.Without(env, unapproved)
+	}
+	servers, _, _ := conf.MCPServers(offered)
+	var leftOut []string
+	for _, name := range slices.Sorted(maps.Keys(offered)) {
+		if _, ok := servers[name]; !ok {
+			leftOut = append(leftOut, name)
+		}
 	}
 	host := mount.Probe(home, stateDir, project, prog, os.Getenv("HOME"), os.Getenv("PATH"), conf.Binds, state)
 	if len(host.Symlinked) > 0 {
@@ -207,7 +233,8 @@ func Prepare(o Options) (*Session, error) {
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	return &Session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
-		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred}, nil
+		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred,
+		mcp: servers, leftOutMCP: leftOut}, nil
 }
 
 // lookupEnv gives the values the sandbox starts with: the proxy's for the
@@ -385,7 +412,7 @@ func (s *Session) fill(dir string) error {
 		real, _ := s.cred.Token(context.Background())
 		alias = instance.KeyAlias{Real: real, Phantom: s.proxy.Phantom}
 	}
-	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), s.stateDir, dir, trustPaths(s.plan.Chdir), alias); err != nil {
+	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), s.stateDir, dir, trustPaths(s.plan.Chdir), alias, s.mcp); err != nil {
 		return err
 	}
 	var paths []string

@@ -9,6 +9,7 @@ import (
 
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
@@ -61,6 +62,35 @@ func (s *Session) noticeLegacy() error {
 		record += "\n"
 	}
 	return untrusted.WriteFile(s.stateDir, noticesFile, []byte(record+strings.Join(fresh, "\n")+"\n"), 0o600)
+}
+
+// noticeLimit is the most of a project's notice record claudebox reads.
+const noticeLimit = 1 << 20
+
+// noticeLeftOut names, once per project, the MCP servers the host's
+// ~/.claude.json offers that the launch left out, with the option that
+// brings them: names only, never their definitions. The record is kept in
+// the state directory, out of the sandbox's reach.
+func (s *Session) noticeLeftOut() error {
+	dir, name := instance.RecordPath(s.stateDir, instance.NoticeRecords, s.plan.Project.Root)
+	seen, _ := untrusted.ReadFile(dir, name, noticeLimit)
+	lines := strings.Fields(string(seen))
+	var servers, fresh []string
+	for _, n := range s.leftOutMCP {
+		if !slices.Contains(lines, "mcp:"+n) {
+			servers = append(servers, n)
+			fresh = append(fresh, "mcp:"+n)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	printable.Say(os.Stderr, "claudebox: MCP servers left out of the sandbox: %s", strings.Join(servers, ", "))
+	printable.Say(os.Stderr, "hint: bring one with --with-mcp %s, or mcp = [%q] in %s", servers[0], servers[0], config.UserConfigPath(s.home))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return untrusted.WriteFile(dir, name, []byte(strings.Join(append(lines, fresh...), "\n")+"\n"), 0o600)
 }
 
 // warnUnprotected says, at each launch, what the host obeys that no guard
