@@ -23,6 +23,10 @@ func TestHostMCPServers(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("offered %s, want %s", got, want)
 	}
+	names, err := OfferedMCPNames(host, t.TempDir(), []string{"/p/sub/dir", "/p/sub", "/p", "/"})
+	if err != nil || !reflect.DeepEqual(names, []string{"both", "l", "u"}) {
+		t.Errorf("offered names %q, %v", names, err)
+	}
 	if got, err := HostMCPServers(host+".absent", nil); err != nil || got != nil {
 		t.Errorf("absent file: %v, %v", got, err)
 	}

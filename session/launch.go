@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,9 +164,16 @@ func Prepare(o Options) (*Session, error) {
 	case err != nil:
 		return nil, hint.Errorf("export the variable first, or drop the flag", "%v", err)
 	}
-	offered, err := instance.HostMCPServers(filepath.Join(home, ".claude.json"), trustPaths(cwd))
+	hostClaudeJSON := filepath.Join(home, ".claude.json")
+	offeredNames, err := instance.OfferedMCPNames(hostClaudeJSON, stateDir, trustPaths(cwd))
 	if err != nil {
 		return nil, err
+	}
+	var offered map[string]json.RawMessage
+	if len(conf.MCP) > 0 {
+		if offered, err = instance.HostMCPServers(hostClaudeJSON, trustPaths(cwd)); err != nil {
+			return nil, err
+		}
 	}
 	_, mcpItems, err := conf.MCPServers(offered)
 	if err != nil {
@@ -179,12 +185,7 @@ func Prepare(o Options) (*Session, error) {
 		conf, env = conf.Without(env, unapproved)
 	}
 	servers, _, _ := conf.MCPServers(offered)
-	var leftOut []string
-	for _, name := range slices.Sorted(maps.Keys(offered)) {
-		if _, ok := servers[name]; !ok {
-			leftOut = append(leftOut, name)
-		}
-	}
+	leftOut := slices.DeleteFunc(offeredNames, func(name string) bool { return servers[name] != nil })
 	host := mount.Probe(home, stateDir, project, prog, os.Getenv("HOME"), os.Getenv("PATH"), conf.Binds, state)
 	if len(host.Symlinked) > 0 {
 		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
