@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Probe reads the host facts a plan needs. It only reads.
@@ -31,6 +33,12 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
 		if real, err := filepath.EvalSymlinks(f); err == nil {
 			own = append(own, ownBind{real, f, "git configuration, read-only", HostFiles})
+		}
+	}
+	for _, f := range toolSettings {
+		f = filepath.Join(home, f)
+		if real, err := filepath.EvalSymlinks(f); err == nil && !holdsCredential(real) {
+			own = append(own, ownBind{real, f, "tool settings, read-only", HostFiles})
 		}
 	}
 	secrets := secretSet(home)
@@ -68,6 +76,30 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 	h.Binds, h.Own, h.Hidden, linked = expandBinds(home, project, binds, once, state, secrets, obeyed)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
+}
+
+// toolSettings, under $HOME, are tool configuration shown read-only as
+// git's is, so that builds inside use the host's settings: they name
+// paths, mirrors, module patterns and flags. The files made for tokens
+// (~/.npmrc, ~/.pypirc, ~/.cargo/credentials.toml, ~/.netrc) are
+// secretPaths and stay hidden; one of these that holds a credential all
+// the same stays hidden too.
+var toolSettings = []string{
+	".config/go/env", ".cargo/config.toml", ".cargo/config",
+	".config/pip/pip.conf", ".pip/pip.conf", ".config/uv/uv.toml",
+}
+
+// credentialLike is what says a settings file may hold a credential: a
+// key that names one (cargo's registry token, GOAUTH), or a URL with a
+// user in it (https://user:token@proxy).
+var credentialLike = regexp.MustCompile(`(?i)(token|passw|secret|auth)[a-z_-]*["']?\s*[=:]|://[^\s/@]+@`)
+
+// holdsCredential reports whether the settings file at path may hold a
+// credential; one that cannot be read whole (too large, not a regular
+// file) is taken to.
+func holdsCredential(path string) bool {
+	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 1<<20)
+	return err != nil || credentialLike.Match(b)
 }
 
 // linksOn returns the symlinks met on the way to path, each as read, so

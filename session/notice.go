@@ -67,26 +67,38 @@ func (s *Session) noticeLegacy() error {
 // noticeLimit is the most of a project's notice record claudebox reads.
 const noticeLimit = 1 << 20
 
-// noticeLeftOut names, once per project, the MCP servers the host's
-// ~/.claude.json offers that the launch left out, with the option that
-// brings them: names only, never their definitions. The record is kept in
-// the state directory, out of the sandbox's reach.
+// noticeLeftOut names, once per project, what the host has that the
+// launch left out, with the option that brings it: the MCP servers of
+// ~/.claude.json not named, and the variables dropped. Names only, never
+// a definition or a value. The record is kept in the state directory, out
+// of the sandbox's reach.
 func (s *Session) noticeLeftOut() error {
 	dir, name := instance.RecordPath(s.stateDir, instance.NoticeRecords, s.plan.Project.Root)
 	seen, _ := untrusted.ReadFile(dir, name, noticeLimit)
 	lines := strings.Fields(string(seen))
-	var servers, fresh []string
-	for _, n := range s.leftOutMCP {
-		if !slices.Contains(lines, "mcp:"+n) {
-			servers = append(servers, n)
-			fresh = append(fresh, "mcp:"+n)
+	var fresh []string
+	unseen := func(kind string, names []string) []string {
+		var out []string
+		for _, n := range names {
+			if !slices.Contains(lines, kind+n) {
+				out = append(out, n)
+				fresh = append(fresh, kind+n)
+			}
 		}
+		return out
+	}
+	conf := config.UserConfigPath(s.home)
+	if servers := unseen("mcp:", s.leftOutMCP); len(servers) > 0 {
+		printable.Say(os.Stderr, "claudebox: MCP servers left out of the sandbox: %s", strings.Join(servers, ", "))
+		printable.Say(os.Stderr, "hint: bring one with --with-mcp %s, or mcp = [%q] in %s", servers[0], servers[0], conf)
+	}
+	if vars := unseen("env:", s.env.Dropped); len(vars) > 0 {
+		printable.Say(os.Stderr, "claudebox: variables not passed into the sandbox: %s", strings.Join(vars, ", "))
+		printable.Say(os.Stderr, "hint: pass one with --env %s, or env = [%q] in %s", vars[0], vars[0], conf)
 	}
 	if len(fresh) == 0 {
 		return nil
 	}
-	printable.Say(os.Stderr, "claudebox: MCP servers left out of the sandbox: %s", strings.Join(servers, ", "))
-	printable.Say(os.Stderr, "hint: bring one with --with-mcp %s, or mcp = [%q] in %s", servers[0], servers[0], config.UserConfigPath(s.home))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
