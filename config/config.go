@@ -217,6 +217,9 @@ type Launch struct {
 	MCP []MCPName
 	// Legacy are the bash-era env files read, for their one-time notice.
 	Legacy []environment.File
+	// Skipped names the files' binds of paths that do not exist, each
+	// with its file, for a one-line note.
+	Skipped []string
 	// additions lists what a repository's file adds, for approval; the env
 	// files' variables are added from the environment (Additions).
 	additions []Item
@@ -268,6 +271,14 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 					base = cwd
 				}
 				b, err := mount.ParseBind(spec, home, base, group.writable, l.from)
+				var be *mount.BindError
+				if l.from != "" && errors.As(err, &be) && be.Problem == mount.BindSourceMissing {
+					// A file's bind of what a tool has not created yet
+					// (~/.cargo/git) waits for it; the command line's is a
+					// typo until shown otherwise.
+					out.Skipped = append(out.Skipped, be.Spec+" (from "+l.from+"): "+be.Reason)
+					continue
+				}
 				if err != nil {
 					return out, bindHint(err, l.from)
 				}

@@ -80,6 +80,8 @@ type Session struct {
 	// were not asked for.
 	mcp        map[string]json.RawMessage
 	leftOutMCP []string
+	// skipped names the configured binds of paths that do not exist.
+	skipped    []string
 	readMounts func() gc.Mounts
 	// cred is the user's Claude credential, which the session's proxy
 	// puts in place of the sandbox's phantom; nil without a proxy (no
@@ -91,6 +93,10 @@ type Session struct {
 
 // Plan is the session's plan.
 func (s *Session) Plan() mount.Plan { return s.plan }
+
+// Skipped names the configured binds left out because their path does
+// not exist (yet), each with its file.
+func (s *Session) Skipped() []string { return s.skipped }
 
 // Unapproved lists what the project's files add that the user has not
 // approved for this project.
@@ -110,6 +116,9 @@ func (s *Session) Run(yes bool) error {
 	}
 	if err := s.noticeLeftOut(); err != nil {
 		return err
+	}
+	for _, b := range s.skipped {
+		printable.Say(os.Stderr, "claudebox: skipped %s", b)
 	}
 	s.warnUnprotected()
 	return s.supervise()
@@ -235,7 +244,7 @@ func Prepare(o Options) (*Session, error) {
 	scoped, _ := LandlockScoping(bwrap)
 	return &Session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred,
-		mcp: servers, leftOutMCP: leftOut}, nil
+		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped}, nil
 }
 
 // lookupEnv gives the values the sandbox starts with: the proxy's for the
