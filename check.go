@@ -92,6 +92,9 @@ func (c checkCmd) Run(h session.Home, homeErr error) error {
 		for _, h := range plan.Hidden {
 			hostLines = append(hostLines, checkResult{"mount", "ok", h.String(), ""})
 		}
+		for _, b := range s.Skipped() {
+			hostLines = append(hostLines, checkResult{"mount", "warn", "skipped " + b, "it is bound once it exists"})
+		}
 		for _, t := range plan.Toolchains {
 			hostLines = append(hostLines, checkResult{"PATH", "ok", t.Entry + ", read-only, with what its programs need", ""})
 		}

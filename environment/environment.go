@@ -41,7 +41,7 @@ func namesURLUser(v string) bool {
 // quietEnv are dropped without a word: the shell's and the desktop
 // session's own plumbing, which means nothing inside.
 var quietEnv = []string{
-	"PWD", "OLDPWD", "SHLVL", "_", "SHELL", "MAIL", "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE",
+	"PWD", "OLDPWD", "SHLVL", "_", "SHELL", "TMPDIR", "MAIL", "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE",
 	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "SSH_AUTH_SOCK", "SSH_AGENT_PID",
 	"SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "GPG_AGENT_INFO", "LS_COLORS", "LESSOPEN", "LESSCLOSE",
 	"TMUX", "TMUX_PANE", "STY", "WINDOW", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "VTE_VERSION",

@@ -45,3 +45,32 @@ func TestMergeClaudeJSONServers(t *testing.T) {
 		t.Fatalf("no longer carried: %s %v %v", out, changed, err)
 	}
 }
+
+// BenchmarkHostMCPServers is what a launch that carries MCP servers adds:
+// the whole host file read and scanned. BenchmarkOfferedMCPNames is what
+// every launch adds to name those left out, from the record.
+func BenchmarkHostMCPServers(b *testing.B) {
+	host := filepath.Join(b.TempDir(), ".claude.json")
+	os.WriteFile(host, hostClaudeJSON(25_000_000), 0o600)
+	for b.Loop() {
+		if _, err := HostMCPServers(host, []string{"/home/u/proj", "/home/u", "/"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkOfferedMCPNames(b *testing.B) {
+	base := b.TempDir()
+	host, state, inst := filepath.Join(base, ".claude.json"), filepath.Join(base, "state"), filepath.Join(base, "inst")
+	os.WriteFile(host, hostClaudeJSON(25_000_000), 0o600)
+	os.MkdirAll(inst, 0o700)
+	trust := []string{"/home/u/proj", "/home/u", "/"}
+	if err := SyncClaudeJSON(host, state, inst, trust, KeyAlias{}, nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := OfferedMCPNames(host, state, trust); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -114,9 +114,6 @@ func (s *Session) Run(yes bool) error {
 	if err := s.noticeLegacy(); err != nil {
 		return err
 	}
-	if err := s.noticeLeftOut(); err != nil {
-		return err
-	}
 	for _, b := range s.skipped {
 		printable.Say(os.Stderr, "claudebox: skipped %s", b)
 	}

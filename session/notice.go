@@ -71,8 +71,9 @@ const noticeLimit = 1 << 20
 // launch left out, with the option that brings it: the MCP servers of
 // ~/.claude.json not named, and the variables dropped. Names only, never
 // a definition or a value. The record is kept in the state directory, out
-// of the sandbox's reach.
-func (s *Session) noticeLeftOut() error {
+// of the sandbox's reach; one that cannot be written names them again next
+// time.
+func (s *Session) noticeLeftOut() {
 	dir, name := instance.RecordPath(s.stateDir, instance.NoticeRecords, s.plan.Project.Root)
 	seen, _ := untrusted.ReadFile(dir, name, noticeLimit)
 	lines := strings.Fields(string(seen))
@@ -96,13 +97,9 @@ func (s *Session) noticeLeftOut() error {
 		printable.Say(os.Stderr, "claudebox: variables not passed into the sandbox: %s", strings.Join(vars, ", "))
 		printable.Say(os.Stderr, "hint: pass one with --env %s, or env = [%q] in %s", vars[0], vars[0], conf)
 	}
-	if len(fresh) == 0 {
-		return nil
+	if len(fresh) > 0 && os.MkdirAll(dir, 0o700) == nil {
+		untrusted.WriteFile(dir, name, []byte(strings.Join(append(lines, fresh...), "\n")+"\n"), 0o600)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	return untrusted.WriteFile(dir, name, []byte(strings.Join(append(lines, fresh...), "\n")+"\n"), 0o600)
 }
 
 // warnUnprotected says, at each launch, what the host obeys that no guard
