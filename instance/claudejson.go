@@ -161,7 +161,7 @@ func hostCarried(hostPath, stateDir string, trustPaths []string, save bool) (car
 		}
 	}
 	c.Keys, c.Trusted = carriedKeys(host, paths)
-	user, local := mcpDefinitions(host)
+	user, local := mcpDefinitions(host, paths)
 	c.MCPUser, c.MCPLocal = append([]string{}, slices.Sorted(maps.Keys(user))...), map[string][]string{}
 	for _, p := range paths {
 		if defs, ok := local[p]; ok {

@@ -37,7 +37,7 @@ func HostMCPServers(hostPath string, paths []string) (map[string]json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	user, local := mcpDefinitions(host)
+	user, local := mcpDefinitions(host, paths)
 	for _, p := range paths {
 		if defs, ok := local[p]; ok {
 			maps.Copy(user, defs)
@@ -68,8 +68,9 @@ func OfferedMCPNames(hostPath, stateDir string, paths []string) ([]string, error
 }
 
 // mcpDefinitions scans the host file for the user scope's definitions and
-// each project's, keeping only well-named objects.
-func mcpDefinitions(host []byte) (user map[string]json.RawMessage, local map[string]map[string]json.RawMessage) {
+// those of each of paths that has its own, keeping only well-named
+// objects; other projects' entries are skipped unparsed.
+func mcpDefinitions(host []byte, paths []string) (user map[string]json.RawMessage, local map[string]map[string]json.RawMessage) {
 	defs := func(b []byte) map[string]json.RawMessage {
 		m := map[string]json.RawMessage{}
 		eachMember(b, func(name string, def []byte) {
@@ -86,6 +87,9 @@ func mcpDefinitions(host []byte) (user map[string]json.RawMessage, local map[str
 			user = defs(val)
 		case "projects":
 			eachMember(val, func(path string, project []byte) {
+				if !slices.Contains(paths, path) {
+					return
+				}
 				eachMember(project, func(k string, v []byte) {
 					if k == mcpServersKey {
 						local[path] = defs(v)
