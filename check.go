@@ -13,11 +13,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
-	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
 )
@@ -44,95 +45,160 @@ var bwrapFeatures = []string{"--unshare-cgroup-try", "--die-with-parent", "--sec
 // AppArmor restricts them (Ubuntu 24.04 and later).
 const apparmorFix = `printf 'abi <abi/4.0>,\ninclude <tunables/global>\nprofile bwrap /usr/bin/bwrap flags=(unconfined) {\n  userns,\n}\n' | sudo tee /etc/apparmor.d/bwrap && sudo apparmor_parser -r /etc/apparmor.d/bwrap`
 
+// Run reports the host's checks, the plan of a launch here, and a trial
+// of that plan.
 func (c checkCmd) Run(h session.Home, homeErr error) error {
-	home := h.Dir
-	var results []checkResult
-	bwrap, err := exec.LookPath("bwrap")
-	if err != nil {
-		results = append(results, checkResult{"bwrap", "fail", "not found on PATH", "sudo apt-get install bubblewrap (or: nix profile install nixpkgs#bubblewrap)"})
-	} else {
-		results = append(results, checkBwrap(bwrap))
-		if fi, err := os.Stat(bwrap); err == nil && fi.Mode()&os.ModeSetuid != 0 {
-			results = append(results, checkResult{"setuid bwrap", "warn", bwrap + " is setuid root; claudebox needs only unprivileged user namespaces", "sudo chmod u-s " + bwrap})
-		} else {
-			results = append(results, checkResult{"setuid bwrap", "ok", "not setuid", ""})
-		}
-		results = append(results, checkLandlock(bwrap))
-	}
+	results := checkBwrapInstall()
 	userns := checkUserns()
 	results = append(results, checkKernel(kernelRelease()), userns)
-
-	claude := checkResult{"claude", "fail", "not found on PATH", "npm install -g @anthropic-ai/claude-code"}
-	if path, err := exec.LookPath("claude"); err == nil {
-		claude = checkResult{"claude", "ok", path + " (" + installKind(path, home) + ")", ""}
-	}
-	var hostLines []checkResult
-	if homeErr != nil {
-		hostLines = append(hostLines, checkResult{"home", "fail", homeErr.Error(), hint.Of(homeErr)})
-	} else {
-		hostLines = append(hostLines, checkClaudeDir(home), checkCredentials(h), checkStateDir(h.State))
-	}
-
-	// The trial: the plan of a launch here, running true; then claude
-	// --version, for the version as the sandbox sees it.
+	claude := checkClaude(h.Dir)
+	// The home's lines before the trial, which creates ~/.claudebox.
+	host := checkHome(h, homeErr)
+	s, err := prepareTrial(h, homeErr)
+	plan := checkPlan(s, err)
 	trial := checkResult{"trial sandbox", "fail", "not run: fix the lines above first", ""}
-	var s *session.Session
-	err = homeErr
 	if err == nil {
-		s, err = session.Prepare(session.Options{Home: h, Args: []string{"--version"}, OnlyApproved: true, ReadMounts: readMounts})
+		trial, claude = runTrial(s, userns, claude)
 	}
-	if err != nil {
-		hostLines = append(hostLines, checkResult{"instance", "fail", err.Error(), hint.Of(err)})
-	} else {
-		plan := s.Plan()
-		hostLines = append(hostLines, checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", plan.Instance, plan.Project.Root), ""})
-		for _, b := range plan.Binds {
-			hostLines = append(hostLines, checkResult{"mount", "ok", b.Flag() + bindSource(b), ""})
-		}
-		for _, h := range plan.Hidden {
-			hostLines = append(hostLines, checkResult{"mount", "ok", h.String(), ""})
-		}
-		for _, b := range s.Skipped() {
-			hostLines = append(hostLines, checkResult{"mount", "warn", "skipped " + b, "it is bound once it exists"})
-		}
-		for _, t := range plan.Toolchains {
-			hostLines = append(hostLines, checkResult{"PATH", "ok", t.Entry + ", read-only, with what its programs need", ""})
-		}
-		for _, pp := range plan.PathProblems {
-			hostLines = append(hostLines, checkResult{"PATH", "warn", pp.Entry + " does not work inside: " + pp.Reason,
-				"drop it from PATH, or show what it needs yourself: claudebox --ro-bind DIR"})
-		}
-		for _, u := range plan.Unprotected {
-			hostLines = append(hostLines, checkResult{"host obeys", "warn", u.From + ": " + u.Reason + "; no guard can protect it",
-				"take it out of PATH (or your dotfiles' links) before you start claudebox"})
-		}
-		if len(s.Unapproved()) > 0 {
-			var what []string
-			for _, a := range s.Unapproved() {
-				what = append(what, a.Show)
-			}
-			hostLines = append(hostLines, checkResult{"project settings", "warn", "not yet approved for this project, left out of the trial: " + strings.Join(what, ", "),
-				"check them, then claudebox --yes (or answer the question a launch asks)"})
-		}
-		// One setup of the instance for both: true, then claude --version.
-		if truePath, err := exec.LookPath("true"); err != nil {
-			trial = checkResult{"trial sandbox", "fail", "true not found on PATH", "install coreutils"}
-		} else {
-			out, stderr, err := s.Trial([]string{truePath}, plan.Command)
-			switch {
-			case len(out) == 0:
-				trial = explainTrial(stderr, err, userns)
-			case err != nil:
-				trial = checkResult{"trial sandbox", "ok", "a sandbox built from this plan ran true", ""}
-				claude = checkResult{"claude", "fail", "does not start in the sandbox: " + lastLine(stderr, err), "claudebox --shell, and run claude there to see why"}
-			default:
-				trial = checkResult{"trial sandbox", "ok", "a sandbox built from this plan ran true", ""}
-				claude.Detail += ", " + strings.TrimSpace(out[1]) + " inside the sandbox"
-			}
-		}
-	}
-	results = append(append(append(results, claude), hostLines...), trial)
+	return c.report(slices.Concat(results, []checkResult{claude}, host, plan, []checkResult{trial}))
+}
 
+// checkBwrapInstall finds bwrap and checks its features, its setuid bit
+// and the Landlock scoping a sandbox gets through it.
+func checkBwrapInstall() []checkResult {
+	bwrap, err := exec.LookPath("bwrap")
+	if err != nil {
+		return []checkResult{{"bwrap", "fail", "not found on PATH", "sudo apt-get install bubblewrap (or: nix profile install nixpkgs#bubblewrap)"}}
+	}
+	return []checkResult{checkBwrap(bwrap), checkSetuid(bwrap), checkLandlock(bwrap)}
+}
+
+func checkSetuid(bwrap string) checkResult {
+	if fi, err := os.Stat(bwrap); err == nil && fi.Mode()&os.ModeSetuid != 0 {
+		return checkResult{"setuid bwrap", "warn", bwrap + " is setuid root; claudebox needs only unprivileged user namespaces", "sudo chmod u-s " + bwrap}
+	}
+	return checkResult{"setuid bwrap", "ok", "not setuid", ""}
+}
+
+// checkClaude finds claude on the host; the trial adds its version inside.
+func checkClaude(home string) checkResult {
+	path, err := exec.LookPath("claude")
+	if err != nil {
+		return checkResult{"claude", "fail", "not found on PATH", "npm install -g @anthropic-ai/claude-code"}
+	}
+	return checkResult{"claude", "ok", path + " (" + installKind(path, home) + ")", ""}
+}
+
+func checkHome(h session.Home, homeErr error) []checkResult {
+	if homeErr != nil {
+		return []checkResult{{"home", "fail", homeErr.Error(), hint.Of(homeErr)}}
+	}
+	return []checkResult{checkClaudeDir(h.Dir), checkCredentials(h), checkStateDir(h.State)}
+}
+
+// prepareTrial prepares the session of a launch here, running claude
+// --version.
+func prepareTrial(h session.Home, homeErr error) (*session.Session, error) {
+	if homeErr != nil {
+		return nil, homeErr
+	}
+	return session.Prepare(session.Options{Home: h, Args: []string{"--version"}, OnlyApproved: true, ReadMounts: readMounts})
+}
+
+// checkPlan reports the plan of the trial's session, or why there is none.
+func checkPlan(s *session.Session, err error) []checkResult {
+	if err != nil {
+		return []checkResult{{"instance", "fail", err.Error(), hint.Of(err)}}
+	}
+	plan := s.Plan()
+	instance := checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", plan.Instance, plan.Project.Root), ""}
+	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s))
+}
+
+// checkMounts names the user's binds and the secrets hidden inside them
+// and claudebox's own.
+func checkMounts(plan mount.Plan) []checkResult {
+	var lines []checkResult
+	for _, b := range plan.Binds {
+		lines = append(lines, checkResult{"mount", "ok", b.Flag() + bindSource(b), ""})
+	}
+	for _, h := range plan.Hidden {
+		lines = append(lines, checkResult{"mount", "ok", h.String(), ""})
+	}
+	return lines
+}
+
+// checkSkipped names the config files' binds of paths that do not exist
+// yet, which the launch leaves out.
+func checkSkipped(s *session.Session) []checkResult {
+	var lines []checkResult
+	for _, b := range s.Skipped() {
+		lines = append(lines, checkResult{"mount", "warn", "skipped " + b, "it is bound once it exists"})
+	}
+	return lines
+}
+
+// checkPATH names the toolchains the sandbox shows, and the PATH entries
+// that cannot work inside.
+func checkPATH(plan mount.Plan) []checkResult {
+	var lines []checkResult
+	for _, t := range plan.Toolchains {
+		lines = append(lines, checkResult{"PATH", "ok", t.Entry + ", read-only, with what its programs need", ""})
+	}
+	for _, pp := range plan.PathProblems {
+		lines = append(lines, checkResult{"PATH", "warn", pp.Entry + " does not work inside: " + pp.Reason,
+			"drop it from PATH, or show what it needs yourself: claudebox --ro-bind DIR"})
+	}
+	return lines
+}
+
+func checkHostObeys(plan mount.Plan) []checkResult {
+	var lines []checkResult
+	for _, u := range plan.Unprotected {
+		lines = append(lines, checkResult{"host obeys", "warn", u.From + ": " + u.Reason + "; no guard can protect it",
+			"take it out of PATH (or your dotfiles' links) before you start claudebox"})
+	}
+	return lines
+}
+
+// checkApproval names what the project's files add that waits for the
+// user's approval, and which the trial leaves out.
+func checkApproval(s *session.Session) []checkResult {
+	if len(s.Unapproved()) == 0 {
+		return nil
+	}
+	var what []string
+	for _, a := range s.Unapproved() {
+		what = append(what, a.Show)
+	}
+	return []checkResult{{"project settings", "warn", "not yet approved for this project, left out of the trial: " + strings.Join(what, ", "),
+		"check them, then claudebox --yes (or answer the question a launch asks)"}}
+}
+
+// runTrial runs the plan's sandbox, true and then claude --version, on one
+// setup of the instance: the trial's line says whether a sandbox starts,
+// and claude's gains its version inside, or fails if it does not start
+// there.
+func runTrial(s *session.Session, userns, claude checkResult) (trial, claudeInside checkResult) {
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		return checkResult{"trial sandbox", "fail", "true not found on PATH", "install coreutils"}, claude
+	}
+	out, stderr, err := s.Trial([]string{truePath}, s.Plan().Command)
+	if len(out) == 0 {
+		return explainTrial(stderr, err, userns), claude
+	}
+	trial = checkResult{"trial sandbox", "ok", "a sandbox built from this plan ran true", ""}
+	if err != nil {
+		return trial, checkResult{"claude", "fail", "does not start in the sandbox: " + lastLine(stderr, err), "claudebox --shell, and run claude there to see why"}
+	}
+	claude.Detail += ", " + strings.TrimSpace(out[1]) + " inside the sandbox"
+	return trial, claude
+}
+
+// report prints the lines, or writes them as JSON; it fails when one
+// does.
+func (c checkCmd) report(results []checkResult) error {
 	ok := true
 	for _, r := range results {
 		ok = ok && r.Status != "fail"
@@ -263,7 +329,7 @@ func installKind(claude, home string) string {
 	switch {
 	case strings.Contains(real, "/node_modules/@anthropic-ai/claude-code/"):
 		return "npm package"
-	case home != "" && (instance.Within(real, filepath.Join(home, ".local", "share", "claude")) || instance.Within(real, filepath.Join(home, ".claude", "local"))):
+	case home != "" && (paths.Within(real, filepath.Join(home, ".local", "share", "claude")) || paths.Within(real, filepath.Join(home, ".claude", "local"))):
 		return "native installer"
 	case strings.HasPrefix(real, "/nix/store/"):
 		return "Nix"
@@ -308,7 +374,7 @@ func checkCredentials(h session.Home) checkResult {
 // then their Claude Code settings' (which win, as for their claude).
 func hostAPIValues(home string) map[string]string {
 	m := map[string]string{}
-	for _, kv := range append(os.Environ(), mount.SettingsAPIEnv(home)...) {
+	for _, kv := range append(os.Environ(), claudesettings.APIEnv(home)...) {
 		if n, v, _ := strings.Cut(kv, "="); slices.Contains(environment.APIVariables, n) {
 			m[n] = v
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/relay"
 	"github.com/claudebox/claudebox/session"
 	"github.com/claudebox/claudebox/transcript"
 )
@@ -21,52 +22,74 @@ import (
 // subcommands: every word that is not claudebox's goes to claude, and a
 // prompt may well be a word like "list".
 type cli struct {
-	DryRun             bool     `help:"Print the exact command a launch would exec, one mount per line, and exit. With --gc: report, remove nothing."`
-	Shell              bool     `xor:"mode" help:"Open bash in the same sandbox instead of Claude; the other arguments go to bash."`
-	Bind               []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-write, at DEST or at its own path; what the host runs in it stays read-only. Repeatable."`
-	RoBind             []string `placeholder:"SRC[:DEST]" sep:"none" help:"Also mount SRC read-only, at DEST or at its own path. Secrets inside either stay hidden. Repeatable."`
-	Env                []string `placeholder:"NAME[=VALUE]" sep:"none" help:"Also pass the environment variable NAME into the sandbox, or set it to VALUE. Repeatable."`
-	WithSSH            *bool    `name:"with-ssh" help:"Forward your SSH agent (SSH_AUTH_SOCK): your keys work for git push inside, and stay unreadable."`
-	NoNetwork          *bool    `help:"Give the sandbox no network, not even the host's loopback: Claude then reaches no API unless one is served inside."`
-	MoveAside          *bool    `name:"move-aside" help:"When the project's last session ends, move aside what it left that the host would run or obey (the default); =false only names it."`
-	WithClipboard      *bool    `name:"with-clipboard" help:"Let what runs inside write your clipboard through the terminal (OSC 52); otherwise such writes are dropped."`
-	WithDesktopSockets *bool    `name:"with-desktop-sockets" help:"Let the sandbox reach your desktop's abstract Unix sockets (X11, D-Bus), which it otherwise cannot even on the shared network."`
-	WithMCP            []string `name:"with-mcp" placeholder:"NAME" sep:"none" help:"Carry the MCP server NAME of your ~/.claude.json (yours or this project's) into the sandbox. Repeatable."`
-	Yes                bool     `short:"y" help:"Allow what the project's files add (.claudebox.toml, env files) without asking, and remember it for this project."`
+	Shell  bool `group:"launch" xor:"mode" help:"Run bash instead of claude; arguments go to bash."`
+	DryRun bool `group:"launch" help:"Print the bwrap command and exit (--gc: only report)."`
+	Yes    bool `group:"launch" short:"y" help:"Approve what the project's files add, and remember it."`
+
+	Bind               []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-write (at DEST); repeatable."`
+	RoBind             []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-only (at DEST); repeatable."`
+	Env                []string `group:"sandbox" placeholder:"NAME[=VALUE]" sep:"none" help:"Pass NAME, or set it to VALUE; repeatable."`
+	WithSSH            *bool    `group:"sandbox" name:"with-ssh" help:"Forward your SSH agent; keys stay unreadable."`
+	Network            *string  `group:"sandbox" placeholder:"MODE" help:"filtered (default: allowed hosts), host or none."`
+	AllowHost          []string `group:"sandbox" name:"allow-host" placeholder:"HOST" sep:"none" help:"Let the filtered network reach HOST[:PORT]."`
+	NoNetwork          *bool    `group:"sandbox" help:"No network at all, as --network=none."`
+	WithClipboard      *bool    `group:"sandbox" name:"with-clipboard" help:"Let it write your clipboard (OSC 52)."`
+	WithDesktopSockets *bool    `group:"sandbox" name:"with-desktop-sockets" help:"Let it reach X11, D-Bus (abstract sockets)."`
+	WithMCP            []string `group:"sandbox" name:"with-mcp" placeholder:"NAME" sep:"none" help:"Carry MCP server NAME of ~/.claude.json; repeatable."`
+
+	MoveAside *bool   `group:"end" name:"move-aside" help:"Move aside what the host would obey (=false: name it)."`
+	ExportDir *string `group:"end" name:"export-dir" placeholder:"DIR" help:"Export the sessions as Markdown into DIR/<project>/."`
+
+	Check bool   `group:"instances" xor:"mode" help:"Check that a launch here will work; exit 0 only if so."`
+	Gc    bool   `group:"instances" name:"gc" xor:"mode" help:"Remove the instances whose project is gone."`
+	List  bool   `group:"instances" xor:"mode" help:"List the instances, stale ones first."`
+	JSON  bool   `group:"instances" name:"json" help:"With --list, --list-sessions or --check: print JSON."`
+	Move  string `group:"instances" xor:"mode" placeholder:"OLD" help:"Carry OLD's history here (a former root, or a hash)."`
+	Merge bool   `group:"instances" help:"With --move: merge into this project's instance."`
+
+	// Ungrouped flags come first in --help wherever they are declared; the
+	// xor flags keep one order, which kong's "can't be used together"
+	// errors follow.
+	Version    kong.VersionFlag `help:"Print the version (claude's: -- --version)."`
+	Completion string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for bash, zsh or fish."`
+
+	Export       bool   `group:"export" xor:"mode" help:"Print the latest session, or ID, as Markdown."`
+	Last         bool   `group:"export" help:"With --export: the latest session (the default)."`
+	Output       string `group:"export" short:"o" placeholder:"FILE" help:"With --export: write to FILE, not stdout."`
+	ExportAll    string `group:"export" name:"export-all" xor:"mode" placeholder:"DIR" help:"Write every session into DIR, one <id>.md each."`
+	ListSessions bool   `group:"export" name:"list-sessions" xor:"mode" help:"List this project's sessions: id, start, title."`
+	Detail       string `group:"export" enum:"chat,tools,full" default:"tools" help:"With --export: chat, tools (results cut) or full."`
+	Thinking     bool   `group:"export" help:"With --export: include Claude's thinking."`
+	NoRedact     bool   `group:"export" name:"no-redact" help:"With --export: do not redact keys and tokens."`
+
 	// SSHKey was the bash claudebox's; it is refused with the way to do it now.
 	SSHKey string `name:"ssh-key" hidden:""`
 	// WatchGuards runs claudebox as the guard watcher of a session (see
 	// package guardwatch); only the supervisor starts it.
-	WatchGuards  bool             `name:"watch-guards" hidden:""`
-	Check        bool             `xor:"mode" help:"Check that a launch here will work: bwrap, user namespaces, claude, credentials, a trial sandbox. Exit 0 only if it will."`
-	Gc           bool             `name:"gc" xor:"mode" help:"Remove the instances whose project no longer exists, and report."`
-	List         bool             `xor:"mode" help:"List the instances: root, state, sessions, size, last use; stale ones first."`
-	JSON         bool             `name:"json" help:"With --list: print JSON."`
-	Move         string           `xor:"mode" placeholder:"OLD" help:"Carry the history of OLD (a former project root, or an instance hash from --list) to the current project."`
-	Merge        bool             `help:"With --move: merge into the current project's existing instance."`
-	Completion   string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for SHELL: bash, zsh or fish."`
-	Export       bool             `xor:"mode" help:"Print a session of this project as Markdown: the most recent, or the one whose id (or its start) follows."`
-	Last         bool             `help:"With --export: the most recent session (the default)."`
-	Output       string           `short:"o" placeholder:"FILE" help:"With --export: write to FILE instead of stdout."`
-	ExportAll    string           `name:"export-all" xor:"mode" placeholder:"DIR" help:"Write every session of this project as Markdown into DIR, one <id>.md each."`
-	ListSessions bool             `name:"list-sessions" xor:"mode" help:"List this project's sessions: id, start, turns, title."`
-	Detail       string           `enum:"chat,tools,full" default:"tools" help:"With --export: chat (what you and Claude wrote), tools (and each tool call, its result cut), full (results whole)."`
-	Thinking     bool             `help:"With --export: include Claude's thinking."`
-	ExportDir    *string          `name:"export-dir" placeholder:"DIR" help:"Export each session of the project as Markdown into DIR/<project>/ when it ends (and, if claudebox was killed, at the next launch)."`
-	NoRedact     bool             `name:"no-redact" help:"With --export: keep keys, tokens and private keys as they are (they are redacted by default, best-effort)."`
-	Version      kong.VersionFlag `help:"Print claudebox's version. Claude's own: claudebox -- --version."`
+	WatchGuards bool `name:"watch-guards" hidden:""`
 	// Claude is filled by splitArgs, not by kong; it is declared for --help.
 	Claude []string `arg:"" optional:"" name:"claude-args" help:"Arguments for claude, passed unchanged and in order."`
 }
 
+// helpGroups are --help's sections, in the order a user reaches for them.
+var helpGroups = kong.ExplicitGroups([]kong.Group{
+	{Key: "launch", Title: "Launch:"},
+	{Key: "sandbox", Title: "What the sandbox may reach (also in config.toml):"},
+	{Key: "end", Title: "When a session ends (also in config.toml):"},
+	{Key: "instances", Title: "Instances (one per project, in ~/.claudebox/projects):"},
+	{Key: "export", Title: "Conversations (Claude Code's transcripts of this project):"},
+})
+
 const description = `Run Claude Code in a bubblewrap sandbox, with conversation history kept per project.
 
-Use claudebox where you would type claude. Every argument that is not one of
+Use claudebox where you would type claude: every argument that is not one of
 the flags below goes to claude unchanged and in order; after --, all of them
 do. Claude's own help: claudebox -- --help.
 
-The flags' settings can also live in ~/.config/claudebox/config.toml, and in a
-repository's .claudebox.toml once you approve it (see the README).`
+The flags of the groups marked "also in config.toml" can be set in
+~/.config/claudebox/config.toml; what the sandbox may reach, also in a
+repository's .claudebox.toml once you approve it. Documentation: README.md and docs/ in
+https://github.com/claudebox/claudebox.`
 
 // Run launches the sandbox, or prints its command with --dry-run.
 func (c *cli) Run(ctx *kong.Context) error {
@@ -111,7 +134,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 		}
 		return ex.Run(home)
 	}
-	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, MoveAside: c.MoveAside,
+	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)
 }
@@ -144,10 +167,20 @@ func newParser(c *cli) (*kong.Kong, error) {
 		kong.Description(description),
 		kong.Vars{"version": "claudebox " + versionString()},
 		kong.UsageOnError(),
+		helpGroups,
 	)
 }
 
 func run(args []string) int {
+	// Inside a sandbox on the filtered network, claudebox is its first
+	// process and its relay.
+	if ok, err := relay.Main(args); ok {
+		if err != nil {
+			report(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
 	session.CloseInheritedOnExec()
 	var c cli
 	parser, err := newParser(&c)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // The tests in this file launch the real sandbox. CI runs as root, and root
@@ -215,7 +216,7 @@ func TestSandboxIsolation(t *testing.T) {
 		filepath.Join(proj, "new.txt"):                     true,
 		filepath.Join(h.home, ".claude", "written-inside"): false,
 	} {
-		if instance.Exists(path) != want {
+		if paths.Exists(path) != want {
 			t.Errorf("%s exists on the host: %v, want %v", path, !want, want)
 		}
 	}
@@ -458,10 +459,10 @@ func TestSandboxMDReachesClaude(t *testing.T) {
 				if b, _ := os.ReadFile(userMD); string(b) != claudeMD {
 					t.Errorf("the user's CLAUDE.md changed: %q", b)
 				}
-			} else if instance.Exists(userMD) {
+			} else if paths.Exists(userMD) {
 				t.Error("a launch created ~/.claude/CLAUDE.md")
 			}
-			if instance.Exists(filepath.Join(h.home, ".claude", "SANDBOX.md")) {
+			if paths.Exists(filepath.Join(h.home, ".claude", "SANDBOX.md")) {
 				t.Error("a launch left SANDBOX.md in the real ~/.claude")
 			}
 		})
@@ -518,7 +519,7 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 	if err := session.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !instance.Exists(filepath.Join(proj, "started")); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); !paths.Exists(filepath.Join(proj, "started")); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the session did not start")
 		}
@@ -535,12 +536,12 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "kept "+inst+": root "+proj+" is gone, but a session is running in it") {
 		t.Fatalf("--gc during the session: %v\n%s", err, out)
 	}
-	if !instance.Exists(filepath.Join(inst, instance.RootFile)) {
+	if !paths.Exists(filepath.Join(inst, instance.RootFile)) {
 		t.Fatal("the running session's instance was removed")
 	}
 	session.Wait()
 	out, err = h.command(h.home, nil, "claudebox", "--gc").CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "removed "+inst+" ") || instance.Exists(inst) {
+	if err != nil || !strings.Contains(string(out), "removed "+inst+" ") || paths.Exists(inst) {
 		t.Fatalf("--gc after the session: %v\n%s", err, out)
 	}
 }
@@ -647,7 +648,7 @@ func TestSandboxWithSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	for deadline := time.Now().Add(5 * time.Second); !instance.Exists(sock); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(5 * time.Second); !paths.Exists(sock); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("ssh-agent did not start")
 		}
@@ -761,7 +762,7 @@ func TestSandboxUserBinds(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(other, "bin", "tool")); string(b) != "#!/bin/sh\necho host tool\n" {
 		t.Errorf("bin/tool changed on the host: %q", b)
 	}
-	if instance.Exists(filepath.Join(other, ".git", "hooks", "pre-commit")) {
+	if paths.Exists(filepath.Join(other, ".git", "hooks", "pre-commit")) {
 		t.Error("a hook was written into the bound repository")
 	}
 	// The host's home changed only where the sandbox may write: claudebox's

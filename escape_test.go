@@ -24,6 +24,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // snapshot describes path on the host exactly: absent, a symlink and its
@@ -507,7 +508,7 @@ func TestEscapeNoNetwork(t *testing.T) {
 	proj := filepath.Join(h.home, "code", "net")
 	h.write(filepath.Join(proj, "README"), "net\n")
 	probe := fmt.Sprintf(`if exec 3<>/dev/tcp/127.0.0.1/%s; then echo CONNECTED; else echo UNREACHABLE; fi 2>/dev/null`, port)
-	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--shell", "-c", probe)); out != "CONNECTED" {
+	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--network=host", "--shell", "-c", probe)); out != "CONNECTED" {
 		t.Fatalf("control: the shared network should reach the host's loopback: %s", out)
 	}
 	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--no-network", "--shell", "-c", probe)); out != "UNREACHABLE" {
@@ -593,7 +594,7 @@ func TestEscapeGitRedirects(t *testing.T) {
 	}
 	h.run(repo, nil, "git", "-C", "lib", "status")
 	h.run(repo, nil, "git", "-C", "third_party/a/b/emb", "status")
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Fatal("the host's git ran what the sandbox planted")
 	}
 	for _, dir := range []string{repo, filepath.Join(code, "wt")} {
@@ -646,7 +647,7 @@ func TestEscapeHookManagers(t *testing.T) {
 		noPlaceholders(t, dir)
 		h.run(dir, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "host")
 	}
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Fatal("the host's git commit ran what the sandbox wrote")
 	}
 }
@@ -673,7 +674,8 @@ func TestEscapeProcessGroup(t *testing.T) {
 
 // TestEscapeAbstractSocket: an abstract Unix socket of the host (X11's
 // @/tmp/.X11-unix/X0, D-Bus) is unreachable though the network is shared,
-// and reachable with --with-desktop-sockets.
+// and reachable with --with-desktop-sockets; on the filtered network it
+// does not exist.
 func TestEscapeAbstractSocket(t *testing.T) {
 	h := newE2EHost(t)
 	requireTool(t, "perl", "apt-get install perl")
@@ -695,11 +697,16 @@ func TestEscapeAbstractSocket(t *testing.T) {
 	proj := filepath.Join(h.home, "code", "x11")
 	h.write(filepath.Join(proj, "README"), "x\n")
 	probe := fmt.Sprintf(`perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die; print connect(S, pack_sockaddr_un("\0%s")) ? "CONNECTED\n" : "REFUSED $!\n"'`, name)
-	if out := strings.TrimSpace(h.inside(proj, nil, probe)); out != "REFUSED Operation not permitted" {
+	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--network=host", "--shell", "-c", probe)); out != "REFUSED Operation not permitted" {
 		t.Errorf("the host's abstract socket from inside: %s", out)
 	}
-	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--with-desktop-sockets", "--shell", "-c", probe)); out != "CONNECTED" {
+	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--network=host", "--with-desktop-sockets", "--shell", "-c", probe)); out != "CONNECTED" {
 		t.Errorf("with --with-desktop-sockets: %s", out)
+	}
+	// The filtered network has a namespace of its own, where the host's
+	// abstract sockets do not exist, Landlock or not.
+	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--with-desktop-sockets", "--shell", "-c", probe)); out != "REFUSED Connection refused" {
+		t.Errorf("on the filtered network, with --with-desktop-sockets: %s", out)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // TestGCKeepsAdHocMount: a project on a filesystem mounted ad hoc (here a
@@ -49,7 +50,7 @@ func TestGCKeepsAdHocMount(t *testing.T) {
 	mounted = false
 
 	out, err := h.command(h.home, nil, "claudebox", "--gc").CombinedOutput()
-	if err != nil || strings.Contains(string(out), "removed "+inst) || !instance.Exists(filepath.Join(inst, instance.RootFile)) {
+	if err != nil || strings.Contains(string(out), "removed "+inst) || !paths.Exists(filepath.Join(inst, instance.RootFile)) {
 		t.Fatalf("--gc removed the instance of a project whose filesystem is only unmounted: %v\n%s", err, out)
 	}
 	list := h.run(h.home, nil, "claudebox", "--list")

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claudebox/claudebox/paths"
 	"golang.org/x/sys/unix"
-
-	"github.com/claudebox/claudebox/instance"
 )
 
 // TestGuardsSurviveTheHost: while a session runs, the host replaces each
@@ -71,7 +70,7 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 			// The attack waits for the guard to stand again (or the session
 			// to end): a sandbox that writes in the window between the
 			// host's rename and the watcher's new mount is the race the
-			// README names as not closed, and timing it here made the test
+			// docs/security.md names as not closed, and timing it here made the test
 			// fail under load.
 			script := `touch started; while ! test -e go; do sleep 0.01; done; ` +
 				`for i in $(seq 500); do mountpoint -q ` + c.guard + ` && break; sleep 0.01; done; (` + c.attack + `) 2>/dev/null && echo WROTE; exit 0`
@@ -91,7 +90,7 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 			}
 			git("status", "--short")
 			git("commit", "-q", "--allow-empty", "-m", "after")
-			if instance.Exists(marker) {
+			if paths.Exists(marker) {
 				t.Fatalf("after %s, the host's git ran what the sandbox planted", c.name)
 			}
 		})
@@ -101,7 +100,7 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 			t.Errorf("%s holds the sandbox's write:\n%s", f, b)
 		}
 	}
-	if instance.Exists(filepath.Join(repo, ".git", "hooks", "pre-commit")) {
+	if paths.Exists(filepath.Join(repo, ".git", "hooks", "pre-commit")) {
 		t.Error("the sandbox planted .git/hooks/pre-commit")
 	}
 }
@@ -258,7 +257,7 @@ func holdAndWrite(how, newPath, line string) int {
 		}
 	}
 	os.WriteFile("armed", nil, 0o644)
-	for !instance.Exists("go") {
+	for !paths.Exists("go") {
 		time.Sleep(5 * time.Millisecond)
 	}
 	payload := "\n" + line + "\n"
@@ -344,7 +343,7 @@ func TestGuardsHeldBySandbox(t *testing.T) {
 			// git config: create config.lock exclusively, write it, rename it over config.
 			h.run(repo, nil, "sh", "-c", `set -C; cat .git/config > .git/config.lock && printf '[x]\n\ty = 1\n' >> .git/config.lock`)
 			written, _ := os.ReadFile(config + ".lock")
-			waitFor(t, "the sandbox to catch the lock", func() bool { return instance.Exists(filepath.Join(repo, "armed")) || len(exited) > 0 })
+			waitFor(t, "the sandbox to catch the lock", func() bool { return paths.Exists(filepath.Join(repo, "armed")) || len(exited) > 0 })
 			h.run(repo, nil, "mv", ".git/config.lock", ".git/config")
 			var err error
 			select {
@@ -361,7 +360,7 @@ func TestGuardsHeldBySandbox(t *testing.T) {
 				t.Errorf(".git/config is not what the host wrote:\n%s", now)
 			}
 			h.run(repo, nil, "git", "status", "--short")
-			if instance.Exists(marker) {
+			if paths.Exists(marker) {
 				t.Errorf("the host's git status ran what the sandbox planted")
 			}
 			if c.how != "link" {
@@ -375,7 +374,7 @@ func TestGuardsHeldBySandbox(t *testing.T) {
 				t.Errorf("the next session wrote .git/config through the second name:\n%s", now)
 			}
 			h.run(repo, nil, "git", "status", "--short")
-			if instance.Exists(marker) {
+			if paths.Exists(marker) {
 				t.Errorf("after the next session, the host's git status ran what the sandbox planted")
 			}
 		})
@@ -396,7 +395,7 @@ func startShell(t *testing.T, h *e2eHost, repo, script string) (*strings.Builder
 	t.Cleanup(func() { s.Process.Kill() })
 	exited := make(chan error, 1)
 	go func() { exited <- s.Wait() }()
-	waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(repo, "started")) || len(exited) > 0 })
+	waitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(repo, "started")) || len(exited) > 0 })
 	return out, exited
 }
 

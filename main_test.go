@@ -18,6 +18,7 @@ import (
 
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 var update = flag.Bool("u", false, "update testscript golden files")
@@ -163,9 +164,14 @@ func fakeBwrap() int {
 		fmt.Fprintln(os.Stderr, "fake bwrap:", err)
 		return 1
 	}
-	if instance.Exists(filepath.Join(home, "bwrap.exec")) {
+	if paths.Exists(filepath.Join(home, "bwrap.exec")) {
 		for i, a := range args {
 			if a == "--" {
+				// No network namespace here: the command runs without
+				// the filtered network's relay.
+				if args[i+1] == "/run/claudebox/claudebox" {
+					i += 4
+				}
 				cmd := exec.Command(args[i+1], args[i+2:]...)
 				cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 				if cmd.Run() != nil {
@@ -214,7 +220,7 @@ func deepest(mounts []fakeMount, path string) (fakeMount, bool) {
 	var best fakeMount
 	found := false
 	for _, m := range mounts {
-		if m.dest != path && instance.Within(path, m.dest) && (!found || len(m.dest) >= len(best.dest)) {
+		if m.dest != path && paths.Within(path, m.dest) && (!found || len(m.dest) >= len(best.dest)) {
 			best, found = m, true
 		}
 	}
@@ -248,7 +254,7 @@ func TestScripts(t *testing.T) {
 					ts.Fatalf("usage: bin-path NAME")
 				}
 				for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
-					if p := filepath.Join(dir, args[0]); instance.Exists(p) {
+					if p := filepath.Join(dir, args[0]); paths.Exists(p) {
 						ts.Setenv("BIN_"+args[0], p)
 						return
 					}
@@ -330,7 +336,7 @@ func TestScripts(t *testing.T) {
 			// wait-file PATH: wait until PATH exists.
 			"wait-file": func(ts *testscript.TestScript, neg bool, args []string) {
 				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-					if instance.Exists(ts.MkAbs(args[0])) {
+					if paths.Exists(ts.MkAbs(args[0])) {
 						return
 					}
 				}

@@ -97,7 +97,9 @@ func TestReplayCredentialsNotInside(t *testing.T) {
 			env := append(c.setup(h, secret, api.URL), "ANTHROPIC_BASE_URL="+api.URL, "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 
 			var stdout, stderr bytes.Buffer
-			cmd := h.command(proj, env, "claudebox", "--allowedTools", "Bash", "-p", "probe")
+			// The shared network: the probe sends the phantom straight to the
+			// upstream, which the filtered network would not let it reach.
+			cmd := h.command(proj, env, "claudebox", "--network=host", "--allowedTools", "Bash", "-p", "probe")
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Run(); err != nil || !strings.Contains(stdout.String(), "FAKE-REPLY-proxied") {
 				t.Fatalf("claudebox -p: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())

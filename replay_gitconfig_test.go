@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // hooksPathSpellings are ways of writing core.hooksPath = .githooks that git
@@ -102,7 +102,7 @@ func TestReplayGitConfigHooksPath(t *testing.T) {
 	if err := session.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); !instance.Exists(filepath.Join(code, ".planted")); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); !paths.Exists(filepath.Join(code, ".planted")); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			session.Process.Kill()
 			session.Wait()
@@ -112,7 +112,7 @@ func TestReplayGitConfigHooksPath(t *testing.T) {
 	for _, repo := range repos {
 		// A hook that fails stops the commit; what it ran has run.
 		h.command(repo, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "host").Run()
-		if instance.Exists(marker + "-" + filepath.Base(repo)) {
+		if paths.Exists(marker + "-" + filepath.Base(repo)) {
 			t.Errorf("%s: the host's git commit ran the hook the sandbox wrote", filepath.Base(repo))
 		}
 	}

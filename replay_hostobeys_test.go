@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // TestReplayHostObeysDotfiles: the user's dotfiles repository, stow-style:
@@ -62,7 +62,7 @@ func TestReplayHostObeysDotfiles(t *testing.T) {
 	}
 	h.run(other, nil, "git", "status", "--short")
 	h.run(h.home, nil, "bash", "-ic", "true")
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Error("the host's git or a new shell ran what the sandbox wrote into the dotfiles")
 	}
 	compareSnapshots(t, before)
@@ -94,7 +94,7 @@ func TestReplayHostObeysPath(t *testing.T) {
 		t.Fatalf("the attack did not run: %s", out)
 	}
 	h.run(proj, []string{path}, "sh", "-c", "git status --short")
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Error("the host's git on its PATH ran what the sandbox wrote")
 	}
 	noPlaceholders(t, proj)
@@ -144,7 +144,7 @@ func TestReplayHostObeysSubmoduleGitDir(t *testing.T) {
 	}
 	noPlaceholders(t, proj)
 	h.run(proj, fileOK, "git", "submodule", "update", "--init", "-q")
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Error("the host's git submodule update ran a hook the sandbox planted")
 	}
 }
@@ -176,12 +176,12 @@ func TestReplayHostObeysRebaseTodo(t *testing.T) {
 	}
 	noPlaceholders(t, proj)
 	for _, d := range []string{"rebase-merge", "rebase-apply", "sequencer"} {
-		if instance.Exists(filepath.Join(proj, ".git", d)) {
+		if paths.Exists(filepath.Join(proj, ".git", d)) {
 			t.Errorf(".git/%s is left on the host after the session", d)
 		}
 	}
 	h.command(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "rebase", "--continue").Run()
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Fatal("the host's git rebase --continue ran the todo the sandbox planted")
 	}
 
@@ -195,7 +195,7 @@ func TestReplayHostObeysRebaseTodo(t *testing.T) {
 	h.run(proj, nil, "claudebox", "--shell", "-c", `printf 'exec touch %s\n' "$1" >> .git/rebase-merge/git-rebase-todo; echo attacked`+"\n", "attack", marker)
 	compareSnapshots(t, before)
 	h.command(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "rebase", "--continue").Run()
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Error("the host's git rebase --continue ran what the sandbox added to a rebase in progress")
 	}
 }
@@ -224,10 +224,12 @@ func TestReplayHostObeysIOURing(t *testing.T) {
 
 // TestReplayHostObeysInotifyExhausted: the kernel counts inotify instances
 // per user, the host's and every sandbox's together, and no rlimit or
-// cgroup bounds them, so a sandbox can take them all (a limit the README
+// cgroup bounds them, so a sandbox can take them all (a limit docs/security.md
 // names). What claudebox can do is fail closed: another launch, whose
 // guard watcher cannot watch, refuses to run its command unguarded, and
-// says why; once the first session ends, launches work again.
+// says why; once the first session ends, launches work again. The hog
+// keeps taking what others free (an earlier test's processes may still be
+// exiting), or the second launch could get one of those.
 func TestReplayHostObeysInotifyExhausted(t *testing.T) {
 	h := newE2EHost(t)
 	requireTool(t, "perl", "apt-get install perl")
@@ -238,7 +240,7 @@ func TestReplayHostObeysInotifyExhausted(t *testing.T) {
 	h.write(filepath.Join(hog, "README"), "hog\n")
 	other := filepath.Join(h.home, "code", "other")
 	h.write(filepath.Join(other, "README"), "other\n")
-	_, exited := startShell(t, h, hog, `perl -e 'while ((my $fd = syscall(294, 0)) >= 0) { push @held, $fd } open(my $s, ">", "started"); close $s; select(undef, undef, undef, 0.05) until -e "go"'`)
+	_, exited := startShell(t, h, hog, `perl -e 'while ((my $fd = syscall(294, 0)) >= 0) { push @held, $fd } open(my $s, ">", "started"); close $s; until (-e "go") { while ((my $fd = syscall(294, 0)) >= 0) { push @held, $fd } select(undef, undef, undef, 0.001) }'`)
 	second, err := h.command(other, nil, "claudebox", "--shell", "-c", "echo RAN").CombinedOutput()
 	if err == nil || strings.Contains(string(second), "RAN") {
 		t.Errorf("a launch without an inotify instance ran its command (%v):\n%s", err, second)

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // TestReplayPlaceholdersOverlappingProjects: a session in ~/code and one in
@@ -120,12 +121,12 @@ func TestReplayPlaceholdersOverlappingProjects(t *testing.T) {
 			if strings.Contains(raceOut.String(), "RACED") {
 				t.Errorf("the sandbox renamed its files over guarded paths")
 			}
-			if instance.Exists(commondir) {
+			if paths.Exists(commondir) {
 				b, _ := os.ReadFile(commondir)
 				t.Errorf("x/.git/commondir outlived both sessions: %q", b)
 			}
 			h.run(x, nil, "git", "status", "--short")
-			if instance.Exists(marker) {
+			if paths.Exists(marker) {
 				t.Errorf("the host's git status in x ran what the sandbox planted")
 			}
 		})
@@ -146,7 +147,7 @@ func startSession(t *testing.T, h *e2eHost, dir, script string) (*exec.Cmd, *str
 	t.Cleanup(func() { c.Process.Kill() })
 	exited := make(chan error, 1)
 	go func() { exited <- c.Wait() }()
-	waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(dir, "started")) || len(exited) > 0 })
+	waitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(dir, "started")) || len(exited) > 0 })
 	return c, out, exited
 }
 
@@ -154,16 +155,16 @@ func startSession(t *testing.T, h *e2eHost, dir, script string) (*exec.Cmd, *str
 // renames each PATH.new over its PATH in turn, again and again, as fast as
 // it can, printing RACED PATH for each that lands (its guard was gone),
 // until a file named "done" exists.
-func renameRace(paths []string) int {
+func renameRace(targets []string) int {
 	landed := map[string]bool{}
 	for i := 0; ; i++ {
-		for _, p := range paths {
+		for _, p := range targets {
 			if !landed[p] && unix.Rename(p+".new", p) == nil {
 				landed[p] = true
 				fmt.Println("RACED", p)
 			}
 		}
-		if i%1000 == 0 && instance.Exists("done") {
+		if i%1000 == 0 && paths.Exists("done") {
 			return 0
 		}
 	}
@@ -266,7 +267,7 @@ func TestReplayPlaceholdersHostTools(t *testing.T) {
 	named := map[string]bool{}
 	var ignored strings.Builder
 	for _, s := range standIns {
-		if instance.Exists(s.path) {
+		if paths.Exists(s.path) {
 			t.Errorf("%s outlived the session", s.path)
 		}
 		rel, _ := filepath.Rel(proj, s.path)

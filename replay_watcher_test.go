@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // The guard watcher's replay suite: a hostile sandbox gets hold of the file
@@ -53,7 +53,7 @@ func replayHeldLock(t *testing.T, how string) {
 	out, exited := startShell(t, h, repo, `touch started; exec ./guardattack `+how+` .git/config.lock '`+payload+`'`)
 	h.run(repo, nil, "sh", "-c", `set -C; cat .git/config > .git/config.lock && printf '[x]\n\ty = 1\n' >> .git/config.lock`)
 	written, _ := os.ReadFile(config + ".lock")
-	waitFor(t, "the sandbox to catch the lock", func() bool { return instance.Exists(filepath.Join(repo, "armed")) || len(exited) > 0 })
+	waitFor(t, "the sandbox to catch the lock", func() bool { return paths.Exists(filepath.Join(repo, "armed")) || len(exited) > 0 })
 	h.run(repo, nil, "mv", ".git/config.lock", ".git/config")
 	var err error
 	select {
@@ -67,7 +67,7 @@ func replayHeldLock(t *testing.T, how string) {
 		t.Errorf(".git/config is not what the host wrote:\n%s", now)
 	}
 	h.run(repo, nil, "git", "status", "--short")
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Errorf("the host's git status ran what the sandbox planted")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // waitFor polls until ok holds, failing the test after ten seconds.
@@ -54,7 +55,7 @@ func TestSuperviseLockOutOfReach(t *testing.T) {
 	defer c.Process.Kill()
 	exited := make(chan error, 1)
 	go func() { exited <- c.Wait() }()
-	waitFor(t, "the sandbox to attack", func() bool { return instance.Exists(filepath.Join(proj, "attacked")) || len(exited) > 0 })
+	waitFor(t, "the sandbox to attack", func() bool { return paths.Exists(filepath.Join(proj, "attacked")) || len(exited) > 0 })
 	if len(exited) > 0 {
 		t.Fatalf("the session ended early: %v\n%s", <-exited, out.String())
 	}
@@ -71,7 +72,7 @@ func TestSuperviseLockOutOfReach(t *testing.T) {
 	if strings.Contains(out.String(), "FAIL") || !strings.Contains(out.String(), "ok only-stdio") {
 		t.Fatalf("inside the sandbox:\n%s", out.String())
 	}
-	if instance.Exists(envrc) {
+	if paths.Exists(envrc) {
 		t.Error("the placeholder of .envrc outlived the session")
 	}
 	if instance.InUse(inst) {
@@ -93,7 +94,7 @@ func TestSuperviseKilled(t *testing.T) {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(proj, "started")) })
+		waitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) })
 		os.Remove(filepath.Join(proj, "started"))
 		c.Process.Signal(syscall.SIGKILL)
 		c.Wait()
@@ -103,7 +104,7 @@ func TestSuperviseKilled(t *testing.T) {
 		inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
 		waitFor(t, "the sandbox to die with its supervisor", func() bool { return !instance.InUse(inst) && !running("sleep\x0060\x00") })
 		h.run(proj, nil, "claudebox", next...)
-		if instance.Exists(envrc) {
+		if paths.Exists(envrc) {
 			t.Errorf("claudebox %s left the killed session's placeholder", strings.Join(next, " "))
 		}
 	}
@@ -131,7 +132,7 @@ func TestSuperviseForwardsSignals(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the session to start", func() bool { return instance.Exists(filepath.Join(proj, "started")) })
+	waitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) })
 	c.Process.Signal(syscall.SIGTERM)
 	err := c.Wait()
 	if c.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
@@ -140,7 +141,7 @@ func TestSuperviseForwardsSignals(t *testing.T) {
 	if running("sleep\x0061\x00") {
 		t.Error("the sandbox outlived its session")
 	}
-	if instance.Exists(filepath.Join(proj, ".envrc")) {
+	if paths.Exists(filepath.Join(proj, ".envrc")) {
 		t.Error("the placeholder of .envrc outlived the session")
 	}
 }
@@ -185,7 +186,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 		t.Fatalf("session: %v\n%s", err, stderr.String())
 	}
 	for _, p := range planted {
-		if instance.Exists(p) {
+		if paths.Exists(p) {
 			t.Errorf("%s is still in the project after the session", p)
 		}
 		if !strings.Contains(stderr.String(), "to put it back: mv -n "+filepath.Join(h.home, ".claudebox", "moved-aside")) ||
@@ -193,7 +194,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 			t.Errorf("stderr does not name %s with the way back:\n%s", p, stderr.String())
 		}
 	}
-	if !instance.Exists(kept) || !instance.Exists(filepath.Join(proj, "src.go")) {
+	if !paths.Exists(kept) || !paths.Exists(filepath.Join(proj, "src.go")) {
 		t.Error("the audit moved what it had no business with")
 	}
 	// The host replaced nothing during the session; the stand-ins the launch
@@ -204,7 +205,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 	h.write(filepath.Join(sub, "x"), "x\n")
 	h.run(sub, nil, "git", "add", "x")
 	h.run(sub, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x")
-	if instance.Exists(marker) {
+	if paths.Exists(marker) {
 		t.Error("the host's commit ran the hook the sandbox planted")
 	}
 
@@ -216,7 +217,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 		t.Fatalf("session: %v\n%s", err, stderr.String())
 	}
 	tasks := filepath.Join(proj, "web", ".vscode", "tasks.json")
-	if !instance.Exists(tasks) || !strings.Contains(stderr.String(), " "+tasks+"\n") || !strings.Contains(stderr.String(), "left in place") {
+	if !paths.Exists(tasks) || !strings.Contains(stderr.String(), " "+tasks+"\n") || !strings.Contains(stderr.String(), "left in place") {
 		t.Errorf("--move-aside=false: want %s named and left in place:\n%s", tasks, stderr.String())
 	}
 }

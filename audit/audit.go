@@ -1,24 +1,33 @@
 // Package audit finds what a session left in the project that the host
 // runs or obeys where no guard could stand (a nested .claude, a new
-// repository's hooks, a .devcontainer), and moves it aside.
+// repository's hooks, a .devcontainer, a flag in git's index), and moves it
+// aside.
 //
-// A file counts when its status changed since the session began (ctime,
-// which no one can set back): a file that was there, unchanged, before the
-// session is never touched. What the host itself changed meanwhile cannot be
-// told apart, so it is moved aside too, and the message says how to put it
-// back.
+// It compares the tree at the session's end with what it was at the start.
+// A path is provably what it was at the start when the same inode stands
+// there (a snapshot taken at the start says which), or when it and every
+// directory above it, up to the project root, have a status change (ctime,
+// which no one can set back) from before the start: Linux changes the ctime
+// of a renamed inode and of the directories whose entries change. What the
+// host itself changed meanwhile cannot be told apart, so it is moved aside
+// too, and the message says how to put it back.
 package audit
 
 import (
+	"bytes"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // hostRunDirs hold what the host runs or obeys, whatever the file's name:
@@ -41,88 +50,574 @@ var hostRunFiles = map[string]bool{
 var hostRunPrefixes = []string{"lefthook", ".lefthook", ".simple-git-hooks", ".lintstagedrc", "lint-staged.config", ".devcontainer."}
 
 // gitRunNames are what git runs or follows in a git directory.
-var gitRunNames = map[string]bool{
-	"config": true, "config.worktree": true, "commondir": true, "gitdir": true, "attributes": true,
-}
+var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "commondir": true, "gitdir": true}
 
-// gitData are a git directory's bulk, which holds nothing git runs.
-var gitData = map[string]bool{"objects": true, "refs": true, "logs": true, "lfs": true}
+// gitWalked are the directories of a git directory that hold what git runs
+// or follows: hooks, info/attributes, in-progress rebases' and
+// cherry-picks' todo lists, and other git directories (submodules',
+// linked worktrees'). The rest (objects, refs, logs) is data.
+var gitWalked = map[string]mode{"hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir}
 
 // skipDirs hold no file the host obeys in place, and are the bulk of a
-// tree: dependencies installed by package managers.
+// tree: dependencies installed by package managers. (The host's git
+// reaches a repository among them only through a gitlink in an index,
+// which the audit follows.)
 var skipDirs = map[string]bool{"node_modules": true}
 
 // maxEntries and maxDepth bound the walk: a tree the sandbox grew without
-// end is reported as not fully audited, not walked for ever.
+// end is audited as far as that, and what was not examined is named.
 const (
 	maxEntries = 2_000_000
-	maxDepth   = 64
+	maxDepth   = 256
 )
 
-// errTruncated says the walk stopped at maxEntries or maxDepth.
-var errTruncated = errors.New("the project has too many files, or too deep a tree, to audit them all")
+// mode is how a directory's entries are judged.
+type mode int
 
-// Scan lists the paths under root that the host runs or obeys and whose
-// status changed at or after since, skipping the paths in guarded (their
-// guard stood for the whole session). It never follows a symlink.
-func Scan(root string, since time.Time, guarded map[string]bool) ([]string, error) {
-	w := walker{since: since, guarded: guarded}
-	w.dir(root, false, 0)
-	if w.entries > maxEntries || w.tooDeep {
-		return w.found, errTruncated
+const (
+	plainDir mode = iota // by name
+	allDir               // every file is host-run
+	gitDir               // a git directory
+	hooksDir             // a git directory's hooks: all but *.sample
+	infoDir              // its info/: attributes
+	todoDir              // a rebase's or cherry-pick's todo list
+)
+
+// Snapshot is what the host obeys in the project at a session's start.
+type Snapshot struct {
+	// Inodes maps the directories and host-run files that were provably in
+	// place at the start (relative paths) to their inodes.
+	Inodes map[string]uint64
+	// Listings holds, for each directory provably in place whose entries
+	// did not change from the start until the snapshot read them, what the
+	// walk judged or went into there.
+	Listings map[string]Listing
+	// Index maps each git directory whose index was provably in place at
+	// the start to that index's hidden entries and gitlinks.
+	Index map[string]map[string]uint8
+}
+
+// Listing is what the walk judged or went into in a directory of inode
+// Ino, walked in mode Mode.
+type Listing struct {
+	Ino     uint64
+	Mode    mode
+	Entries []Entry
+}
+
+// Entry is a directory entry: its name, and os.ModeDir for a directory.
+type Entry struct {
+	Name string
+	Type os.FileMode
+}
+
+// Encode is s as bytes, for Decode.
+func (s *Snapshot) Encode() []byte {
+	var b bytes.Buffer
+	gob.NewEncoder(&b).Encode(s)
+	return b.Bytes()
+}
+
+// Decode reads a snapshot Encode wrote.
+func Decode(b []byte) (*Snapshot, error) {
+	var s Snapshot
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
+		return nil, err
 	}
-	return w.found, nil
+	return &s, nil
+}
+
+// Take records what the host obeys under root as it stands, for the audit
+// at the end of the session that began at since. It may run while the
+// session starts: what changed at or after since is not recorded, so it
+// counts as changed at the end.
+func Take(root string, since time.Time) *Snapshot {
+	w := walker{root: root, since: since, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}}}
+	w.walk()
+	return w.take
+}
+
+// Hidden is an index entry the session hid from the host's git status:
+// Repo is the work tree, Path the entry, Flags the update-index options
+// that clear each flag (git applies one per command).
+type Hidden struct {
+	Repo, Path string
+	Flags      []string
+}
+
+// Report is what the audit found.
+type Report struct {
+	// Found are the host-run paths that are not provably what they were at
+	// the start.
+	Found []string
+	// Hidden are the index entries marked assume-unchanged or
+	// skip-worktree during the session.
+	Hidden []Hidden
+	// NotExamined are the directories (or index files) the audit could not
+	// examine in full, and why.
+	NotExamined []string
+}
+
+// Scan lists what under root the host runs or obeys and is not provably
+// what it was at since, when start (nil if none was taken) was recorded;
+// the paths in guarded are skipped (their guard stood for the whole
+// session). It never follows a symlink, nor leaves root.
+func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot) Report {
+	if start == nil {
+		start = &Snapshot{}
+	}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}}
+	w.walk()
+	slices.Sort(w.report.Found)
+	return w.report
 }
 
 type walker struct {
+	root    string
 	since   time.Time
 	guarded map[string]bool
-	found   []string
+	start   *Snapshot // at the end
+	take    *Snapshot // at the start
+	report  Report
+	seen    map[string]bool
 	entries int
-	tooDeep bool
+	// links are the gitlinks of changed indexes that were not there at the
+	// start, as paths relative to root.
+	links []string
 }
 
-// dir walks path; all says every file in it is host-run. Only host-run
-// entries are stat'ed: the names and types come from the directory itself.
-func (w *walker) dir(path string, all bool, depth int) {
-	if depth > maxDepth {
-		w.tooDeep = true
-		return
-	}
-	if w.entries > maxEntries {
-		return
-	}
-	f, err := os.Open(path)
+// node is a directory being walked.
+type node struct {
+	fd  int
+	rel string
+	// inPlace: the directory is provably where it was at the start.
+	inPlace bool
+	mode    mode
+	// ino is the directory's inode; unchanged: its entries are the start's
+	// (its ctime is from before).
+	ino       uint64
+	unchanged bool
+}
+
+func (w *walker) walk() {
+	fd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
-		// A directory whose permissions the session took away could hide
-		// anything: it is a finding itself.
-		w.changed(path)
+		w.notExamined(w.root, err.Error())
 		return
 	}
-	entries, _ := f.ReadDir(-1)
-	f.Close()
-	w.entries += len(entries)
-	inGit := filepath.Base(path) == ".git"
-	for _, e := range entries {
-		name := e.Name()
-		p := filepath.Join(path, name)
-		hostRun := all || hostRunFiles[name] || hasPrefix(name) || inGit && gitRunNames[name]
-		switch {
-		case w.guarded[p]:
-		case e.IsDir():
-			switch {
-			case skipDirs[name], inGit && gitData[name]:
-			case inGit && name == "hooks", hostRunDirs[name], hostRun:
-				w.dir(p, true, depth+1)
-			default:
-				w.dir(p, false, depth+1)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		w.notExamined(w.root, err.Error())
+		return
+	}
+	root := node{fd: fd, inPlace: true, mode: plainDir, ino: st.Ino, unchanged: !w.new(&st)}
+	if isGitDir(fd) {
+		root.mode = gitDir
+	}
+	w.dir(root, 0)
+	unix.Close(fd)
+	// The host's git reaches a submodule at any depth, and in node_modules.
+	for i := 0; i < len(w.links); i++ {
+		w.gitlink(w.links[i])
+	}
+}
+
+// dir judges the entries of n, read a batch at a time.
+func (w *walker) dir(n node, depth int) {
+	// A directory whose entries are the start's is not read again: what
+	// the start's walk judged or went into is.
+	if w.start != nil {
+		if l, ok := w.start.Listings[n.rel]; ok && l.Ino == n.ino && l.Mode == n.mode && n.unchanged {
+			for _, e := range l.Entries {
+				w.entry(n, e.Name, e.Type, depth)
 			}
-		// A gitfile redirects git; anything else host-run counts whatever
-		// its type (a link, a FIFO).
-		case hostRun || hostRunDirs[name] || name == ".git":
-			w.changed(p)
+			return
 		}
 	}
+	// Read through a descriptor of its own, which the os.File closes.
+	dup, err := unix.FcntlInt(uintptr(n.fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		w.notExamined(w.abs(n.rel), err.Error())
+		return
+	}
+	f := os.NewFile(uintptr(dup), n.rel)
+	defer f.Close()
+	var listed []Entry
+	for {
+		if w.entries > maxEntries {
+			w.notExamined(w.abs(n.rel), "the walk stopped after 2,000,000 entries")
+			return
+		}
+		batch, err := f.ReadDir(512)
+		w.entries += len(batch)
+		for _, e := range batch {
+			if w.entry(n, e.Name(), e.Type(), depth) && w.take != nil {
+				listed = append(listed, Entry{e.Name(), e.Type() & os.ModeDir})
+			}
+		}
+		if err == io.EOF || len(batch) == 0 {
+			if w.take != nil && n.inPlace && n.unchanged {
+				w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Entries: listed}
+			}
+			return
+		}
+		if err != nil {
+			w.notExamined(w.abs(n.rel), err.Error())
+			return
+		}
+	}
+}
+
+// entry judges the entry name of n, of type typ (from the directory
+// listing; it is looked at again before any use), and says whether it had
+// to: it is host-run, or a directory walked.
+func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
+	rel := filepath.Join(n.rel, name)
+	if w.guarded[w.abs(rel)] {
+		return true
+	}
+	var sub mode
+	hostRun, descend := false, typ.IsDir()
+	switch n.mode {
+	case allDir:
+		hostRun, sub = true, allDir
+	case gitDir:
+		var walked bool
+		sub, walked = gitWalked[name]
+		hostRun, descend = gitRunNames[name] || walked, descend && walked
+	case hooksDir:
+		hostRun, sub = !strings.HasSuffix(name, ".sample"), allDir
+	case infoDir:
+		hostRun, descend = name == "attributes", false
+	case todoDir:
+		hostRun, descend = name == "git-rebase-todo" || name == "todo", false
+	default:
+		switch {
+		case skipDirs[name]:
+			descend = false
+		case hostRunDirs[name]:
+			hostRun, sub = true, allDir
+		case name == ".git":
+			hostRun, sub = true, gitDir
+		case hostRunFiles[name] || hasPrefix(name):
+			hostRun, sub = true, allDir
+		}
+	}
+	if !descend {
+		if hostRun {
+			w.leaf(n, name, rel)
+		}
+		return hostRun
+	}
+	fd, err := unix.Openat(n.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err == unix.ELOOP || err == unix.ENOTDIR || err == unix.ENOENT {
+		// Swapped for a symlink or a file since it was listed: never
+		// followed; judged as what it now is.
+		if hostRun {
+			w.leaf(n, name, rel)
+		}
+		return true
+	}
+	var st unix.Stat_t
+	if err == nil {
+		defer unix.Close(fd)
+		err = unix.Fstat(fd, &st)
+	} else {
+		unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	inPlace := w.inPlace(n, rel, &st)
+	if err != nil {
+		// A directory whose permissions the session took away could hide
+		// anything: a finding, unless it was so, in place, before.
+		if !inPlace || w.new(&st) {
+			w.found(rel)
+		} else {
+			w.notExamined(w.abs(rel), err.Error())
+		}
+		return true
+	}
+	if w.take != nil && inPlace {
+		w.take.Inodes[rel] = st.Ino
+	}
+	if depth+1 > maxDepth {
+		if inPlace || w.take != nil {
+			w.notExamined(w.abs(rel), fmt.Sprintf("deeper than %d directories", maxDepth))
+		} else {
+			w.found(rel) // made during the session, too deep to examine
+		}
+		return true
+	}
+	if sub == plainDir && n.mode != todoDir && isGitDir(fd) {
+		sub = gitDir
+	}
+	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st)}
+	if sub == gitDir {
+		w.index(child)
+	}
+	w.dir(child, depth+1)
+	return true
+}
+
+// leaf judges a host-run entry that is not walked: a file, a symlink, a
+// FIFO, whatever it is.
+func (w *walker) leaf(n node, name, rel string) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return // gone
+	}
+	inPlace := w.inPlace(n, rel, &st) && !w.new(&st)
+	if w.take != nil {
+		if inPlace {
+			w.take.Inodes[rel] = st.Ino
+		}
+		return
+	}
+	if inPlace {
+		return
+	}
+	// A todo list runs only its exec lines.
+	if n.mode == todoDir && !execLines(n.fd, name) {
+		return
+	}
+	// A linked worktree of the project's repository: its .git file and the
+	// files pointing it and the repository at each other.
+	if n.mode == plainDir && name == ".git" && w.linkedWorktree(w.abs(rel)) ||
+		n.mode == gitDir && (name == "gitdir" || name == "commondir") && w.worktreeAdmin(n.fd, n.rel) {
+		return
+	}
+	w.found(rel)
+}
+
+// linkedWorktree says whether the gitfile at path is a linked worktree's
+// of the project's own repository (<root>/.git/worktrees/<name>), which
+// points back to it: git worktree add made them so. What such a worktree
+// runs comes from the project's guarded .git; its config.worktree is
+// judged as any other.
+func (w *walker) linkedWorktree(path string) bool {
+	rel, err := filepath.Rel(w.root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return false
+	}
+	b, err := w.read(rel)
+	admin, ok := strings.CutPrefix(strings.TrimSuffix(string(b), "\n"), "gitdir: ")
+	if err != nil || !ok {
+		return false
+	}
+	adminRel, err := filepath.Rel(w.root, admin)
+	if err != nil || filepath.Dir(adminRel) != filepath.Join(".git", "worktrees") {
+		return false
+	}
+	back, err1 := w.read(filepath.Join(adminRel, "gitdir"))
+	common, err2 := w.read(filepath.Join(adminRel, "commondir"))
+	return err1 == nil && err2 == nil && string(back) == path+"\n" && string(common) == "../..\n"
+}
+
+// worktreeAdmin says whether the git directory rel is the administrative
+// directory of a linked worktree of the project's repository.
+func (w *walker) worktreeAdmin(fd int, rel string) bool {
+	if filepath.Dir(rel) != filepath.Join(".git", "worktrees") {
+		return false
+	}
+	back, err := readAt(fd, "gitdir", 4096)
+	path := strings.TrimSuffix(string(back), "\n")
+	if err != nil || filepath.Base(path) != ".git" || !strings.HasPrefix(path, w.root+"/") {
+		return false
+	}
+	return w.linkedWorktree(path)
+}
+
+// read reads rel beneath the root: a small regular file, reached without
+// following a symlink.
+func (w *walker) read(rel string) ([]byte, error) {
+	return untrusted.ReadFile(w.root, rel, 4096)
+}
+
+// inPlace says whether rel, of status st, in n, is provably what stood at
+// rel at the start: the snapshot says so, or n is and it was not renamed
+// since.
+func (w *walker) inPlace(n node, rel string, st *unix.Stat_t) bool {
+	if w.start != nil {
+		if ino, ok := w.start.Inodes[rel]; ok && ino == st.Ino {
+			return true
+		}
+	}
+	return n.inPlace && !w.new(st)
+}
+
+// new says whether st's status changed at or after the start.
+func (w *walker) new(st *unix.Stat_t) bool {
+	return !time.Unix(st.Ctim.Unix()).Before(w.since)
+}
+
+func (w *walker) found(rel string) {
+	if w.take != nil {
+		return
+	}
+	if p := w.abs(rel); !w.seen[p] {
+		w.seen[p] = true
+		w.report.Found = append(w.report.Found, p)
+	}
+}
+
+func (w *walker) notExamined(p, why string) {
+	if w.take != nil {
+		return
+	}
+	w.report.NotExamined = append(w.report.NotExamined, p+": "+why)
+}
+
+func (w *walker) abs(rel string) string { return filepath.Join(w.root, rel) }
+
+// index compares the index of the git directory n with the start's: the
+// entries hidden from git status since, and the gitlinks added since,
+// whose repositories are then examined wherever they are. An index that
+// is provably the start's is not read.
+func (w *walker) index(n node) {
+	// Only a .git directory's work tree is known: its parent.
+	if filepath.Base(n.rel) != ".git" {
+		return
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(n.fd, "index", &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return
+	}
+	rel := filepath.Join(n.rel, "index")
+	inPlace := w.inPlace(n, rel, &st) && !w.new(&st)
+	if w.take == nil && inPlace {
+		return
+	}
+	if w.take != nil && !inPlace {
+		return // changed already: the end compares with nothing
+	}
+	b, err := readAt(n.fd, "index", maxIndex)
+	var entries map[string]uint8
+	if err == nil {
+		entries, err = parseIndex(b, hashLen(n.fd))
+	}
+	if err != nil {
+		if w.take == nil {
+			w.notExamined(w.abs(rel), err.Error())
+		}
+		return
+	}
+	if w.take != nil {
+		w.take.Index[n.rel] = entries
+		return
+	}
+	work, before := filepath.Dir(n.rel), w.start.Index[n.rel]
+	paths := make([]string, 0, len(entries))
+	for p := range entries {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		bits := entries[p] &^ before[p]
+		var clear []string
+		if bits&assumeUnchanged != 0 {
+			clear = append(clear, "--no-assume-unchanged")
+		}
+		if bits&skipWorktree != 0 {
+			clear = append(clear, "--no-skip-worktree")
+		}
+		if clear != nil {
+			w.report.Hidden = append(w.report.Hidden, Hidden{Repo: w.abs(work), Path: p, Flags: clear})
+		}
+		if bits&gitlink != 0 {
+			if lp := filepath.Join(work, p); filepath.IsLocal(lp) {
+				w.links = append(w.links, lp)
+			}
+		}
+	}
+}
+
+// gitlink examines the repository at rel, a submodule the host's git
+// recurses into, however deep and wherever it is: each directory down to
+// it is opened without following a symlink.
+func (w *walker) gitlink(rel string) {
+	fd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return
+	}
+	n := node{fd: fd, inPlace: true, mode: plainDir}
+	defer func() { unix.Close(n.fd) }()
+	for _, part := range strings.Split(rel, "/") {
+		sub, err := unix.Openat(n.fd, part, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		if err != nil {
+			return // not a directory reached without a symlink: git finds no repository there either
+		}
+		subRel := filepath.Join(n.rel, part)
+		var st unix.Stat_t
+		if err := unix.Fstat(sub, &st); err != nil {
+			unix.Close(sub)
+			return
+		}
+		next := node{fd: sub, rel: subRel, inPlace: w.inPlace(n, subRel, &st), mode: plainDir, ino: st.Ino}
+		unix.Close(n.fd)
+		n = next
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(n.fd, ".git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+		typ := os.FileMode(0)
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			typ = os.ModeDir
+		}
+		w.entry(n, ".git", typ, 0)
+	}
+}
+
+// isGitDir says whether the directory fd is one git uses as a repository:
+// a HEAD beside objects, or beside a commondir (a linked worktree's).
+func isGitDir(fd int) bool {
+	var st unix.Stat_t
+	if unix.Fstatat(fd, "HEAD", &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return false
+	}
+	return unix.Fstatat(fd, "objects", &st, unix.AT_SYMLINK_NOFOLLOW) == nil || unix.Fstatat(fd, "commondir", &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+}
+
+// hashLen is the length of object names in the git directory fd: SHA-256's
+// where its config names that format.
+func hashLen(fd int) int {
+	b, err := readAt(fd, "config", 1<<20)
+	if err == nil && bytes.Contains(bytes.ToLower(b), []byte("sha256")) {
+		return 32
+	}
+	return 20
+}
+
+// execLines says whether the todo list name in fd runs a command (an exec
+// line), or cannot be read to tell.
+func execLines(fd int, name string) bool {
+	b, err := readAt(fd, name, 16<<20)
+	if err != nil {
+		return true
+	}
+	for line := range strings.Lines(string(b)) {
+		if f := strings.Fields(line); len(f) > 0 && (f[0] == "exec" || f[0] == "x") {
+			return true
+		}
+	}
+	return false
+}
+
+// readAt reads name in the directory fd: a regular file, not followed if a
+// symlink, of at most limit bytes.
+func readAt(fd int, name string, limit int64) ([]byte, error) {
+	ffd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(ffd), name)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > limit {
+		return nil, errors.New("not a regular file of at most " + fmt.Sprint(limit) + " bytes")
+	}
+	return io.ReadAll(io.LimitReader(f, limit))
 }
 
 // Replaced lists the guarded paths that are regular files whose status
@@ -139,14 +634,6 @@ func Replaced(guarded []string, since time.Time) []string {
 		}
 	}
 	return out
-}
-
-// changed records p if its status changed since the session began.
-func (w *walker) changed(p string) {
-	var st unix.Stat_t
-	if unix.Lstat(p, &st) == nil && !time.Unix(st.Ctim.Unix()).Before(w.since) {
-		w.found = append(w.found, p)
-	}
 }
 
 func hasPrefix(name string) bool {

@@ -1,11 +1,12 @@
 package audit
 
 import (
-	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,23 +48,35 @@ func TestScan(t *testing.T) {
 		write(t, filepath.Join(root, p))
 	}
 	since := mark(t, t.TempDir())
+	start := Take(root, since)
 	after := map[string]bool{
-		"web/.claude/commands/x.md":       true, // a nested project's command
-		"web/.mcp.json":                   true,
-		".devcontainer/devcontainer.json": true,
-		"deep/a/b/.envrc":                 true,
-		"sub/.git/hooks/pre-commit":       true, // a nested repository's hook
-		"sub/.git/config.worktree":        true,
-		"new/.git":                        true, // a gitfile
-		".husky/pre-commit":               true,
-		"lefthook.yml":                    true,
-		"frontend/.vscode/tasks.json":     true,
-		"src/other.go":                    false, // project content
-		"sub/.git/objects/ab/cdef":        false,
-		"node_modules/x/.npmrc":           false, // dependencies
-		"guarded/.envrc":                  false, // its guard stood
+		"web/.claude/commands/x.md":              true, // a nested project's command
+		"web/.mcp.json":                          true,
+		".devcontainer/devcontainer.json":        true,
+		"deep/a/b/.envrc":                        true,
+		"sub/.git/hooks/pre-commit":              true,  // a nested repository's hook
+		"sub/.git/hooks/pre-push.sample":         false, // git never runs these
+		"sub/.git/modules/m/hooks/post-checkout": true,  // a submodule's
+		"sub/.git/rebase-merge/git-rebase-todo":  false, // no exec line
+		"bare/config":                            true,  // a git directory by what it holds
+		"bare/hooks/pre-commit":                  true,
+		"sub/.git/config.worktree":               true,
+		"new/.git":                               true, // a gitfile
+		".husky/pre-commit":                      true,
+		"lefthook.yml":                           true,
+		"frontend/.vscode/tasks.json":            true,
+		"src/other.go":                           false, // project content
+		"sub/.git/objects/ab/cdef":               false,
+		"node_modules/x/.npmrc":                  false, // dependencies
+		"guarded/.envrc":                         false, // its guard stood
 	}
 	for p := range after {
+		write(t, filepath.Join(root, p))
+	}
+	must(t, os.WriteFile(filepath.Join(root, "sub/.git/rebase-merge/git-rebase-todo"), []byte("pick 1234 x\n"), 0o644))
+	write(t, filepath.Join(root, "sub/.git/sequencer/todo")) // x: an exec line
+	after["sub/.git/sequencer/todo"] = true
+	for _, p := range []string{"sub/.git/modules/m/HEAD", "sub/.git/modules/m/objects/x", "bare/HEAD", "bare/objects/x"} {
 		write(t, filepath.Join(root, p))
 	}
 	if err := os.Symlink("/tmp", filepath.Join(root, "web", ".claude", "agents")); err != nil {
@@ -77,12 +90,12 @@ func TestScan(t *testing.T) {
 	os.Symlink("/tmp", filepath.Join(root, "linked", ".claude"))
 	after["linked/.claude"] = true
 
-	found, err := Scan(root, since, map[string]bool{filepath.Join(root, "guarded", ".envrc"): true})
-	if err != nil {
-		t.Fatal(err)
+	r := Scan(root, since, map[string]bool{filepath.Join(root, "guarded", ".envrc"): true}, start)
+	if r.NotExamined != nil {
+		t.Fatal(r.NotExamined)
 	}
 	var got []string
-	for _, f := range found {
+	for _, f := range r.Found {
 		rel, _ := filepath.Rel(root, f)
 		got = append(got, rel)
 	}
@@ -115,27 +128,65 @@ func TestMoveAside(t *testing.T) {
 	}
 }
 
-// BenchmarkScan walks a tree of 100,000 files in 5,000 directories, as the
-// audit at the end of a session does.
-func BenchmarkScan(b *testing.B) {
+// tree makes dirs directories of files files each, 100 to a parent.
+func tree(b *testing.B, dirs, files int) string {
 	root := b.TempDir()
-	for d := range 5000 {
+	for d := range dirs {
 		dir := filepath.Join(root, fmt.Sprintf("pkg%d", d/100), fmt.Sprintf("mod%d", d%100))
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			b.Fatal(err)
 		}
-		for f := range 20 {
+		for f := range files {
 			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", f)), nil, 0o644); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
-	since := time.Now()
+	return root
+}
+
+// BenchmarkScan is the audit at the end of a session, on a tree of
+// 100,000 files in 5,000 directories, and 60,000 in 3,000: after a session
+// that wrote a file in one directory, and in every one.
+func BenchmarkScan(b *testing.B) {
+	for _, size := range []struct{ dirs, files int }{{5000, 20}, {3000, 20}} {
+		for _, every := range []bool{false, true} {
+			name := fmt.Sprintf("%dfiles/one-written", size.dirs*size.files)
+			if every {
+				name = fmt.Sprintf("%dfiles/all-written", size.dirs*size.files)
+			}
+			b.Run(name, func(b *testing.B) {
+				root := tree(b, size.dirs, size.files)
+				since := mark(b, b.TempDir())
+				start := Take(root, since)
+				write(b, filepath.Join(root, "pkg1", "mod1", "new.go"))
+				if every {
+					filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+						if d.IsDir() {
+							write(b, filepath.Join(p, "new.go"))
+						}
+						return nil
+					})
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					if r := Scan(root, since, nil, start); r.NotExamined != nil || r.Found != nil {
+						b.Fatal(r)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkTake is the snapshot taken beside the first session's start,
+// on 100,000 files in 5,000 directories.
+func BenchmarkTake(b *testing.B) {
+	root := tree(b, 5000, 20)
+	since := mark(b, b.TempDir())
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Scan(root, since, nil); err != nil {
-			b.Fatal(err)
-		}
+		Take(root, since)
 	}
 }
 
@@ -155,31 +206,44 @@ func TestScanHostile(t *testing.T) {
 	// character in the directory above.
 	must(t, os.Mkdir(filepath.Join(root, "a\x1b[2Jb"), 0o700))
 	must(t, unix.Mkfifo(filepath.Join(root, "a\x1b[2Jb", ".envrc"), 0o600))
-	var found []string
-	var err error
-	unprivileged.Do(t, func() { found, err = Scan(root, since, nil) })
+	var r Report
+	unprivileged.Do(t, func() { r = Scan(root, since, nil, nil) })
 	want := []string{filepath.Join(root, "a\x1b[2Jb", ".envrc"), filepath.Join(root, "locked")}
-	slices.Sort(found)
-	if err != nil || !slices.Equal(found, want) {
-		t.Errorf("found %q, %v; want %q", found, err, want)
+	if !slices.Equal(r.Found, want) {
+		t.Errorf("found %q; want %q", r.Found, want)
+	}
+	if len(r.NotExamined) != 1 || !strings.HasPrefix(r.NotExamined[0], filepath.Join(root, "old-locked")+": ") {
+		t.Errorf("not examined: %q, want only old-locked", r.NotExamined)
 	}
 }
 
-// TestScanDeep: a tree deeper than the walk goes is reported as not fully
-// audited.
+// TestScanDeep: a tree deeper than the walk goes is named where it was
+// not examined, and a directory made there during the session is a
+// finding.
 func TestScanDeep(t *testing.T) {
 	root := t.TempDir()
-	since := mark(t, t.TempDir())
 	deep := root
 	for range maxDepth + 2 {
 		deep = filepath.Join(deep, "d")
 	}
-	write(t, filepath.Join(deep, ".envrc"))
-	if _, err := Scan(root, since, nil); !errors.Is(err, errTruncated) {
-		t.Errorf("a tree %d deep: %v", maxDepth+2, err)
+	old := filepath.Join(root, "old")
+	for range maxDepth + 2 {
+		old = filepath.Join(old, "d")
 	}
-	if found, err := Scan(filepath.Join(root, "d", "d", "d"), since, nil); err != nil || len(found) != 1 {
-		t.Errorf("a tree %d deep: %q, %v", maxDepth-1, found, err)
+	must(t, os.MkdirAll(old, 0o755))
+	start := Take(root, time.Now().Add(time.Hour))
+	since := mark(t, t.TempDir())
+	write(t, filepath.Join(deep, ".envrc"))
+	write(t, filepath.Join(old, ".envrc"))
+	r := Scan(root, since, nil, start)
+	// The walk opens directories down to maxDepth+1 below root.
+	depthOf := func(p string) int { rel, _ := filepath.Rel(root, p); return strings.Count(rel, "/") + 1 }
+	if len(r.Found) != 1 || !strings.HasPrefix(r.Found[0], filepath.Join(root, "d")) || depthOf(r.Found[0]) != maxDepth+1 {
+		t.Errorf("found %d paths (depth %d), want the new directory where the walk stopped", len(r.Found), depthOf(r.Found[0]))
+	}
+	if len(r.NotExamined) != 1 || !strings.HasPrefix(r.NotExamined[0], filepath.Join(root, "old")) ||
+		depthOf(r.NotExamined[0][:strings.Index(r.NotExamined[0], ": deeper than")]) != maxDepth+1 {
+		t.Errorf("not examined: %d, want the old directory where the walk stopped", len(r.NotExamined))
 	}
 }
 
@@ -201,5 +265,156 @@ func TestReplaced(t *testing.T) {
 	}
 	if got := Replaced(paths, time.Now().Add(time.Hour)); got != nil {
 		t.Errorf("Replaced = %q for a session that began after", got)
+	}
+}
+
+// TestScanRenamed: what was renamed into a host-run place during the
+// session counts, though its files kept their ctime: the renamed
+// directory's, its parent's or a farther ancestor's changed. The user's
+// unchanged files do not count, though the session wrote beside them.
+func TestScanRenamed(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{
+		"vendor/tool/dotgit/config", "vendor/tool/dotgit/HEAD.x", "vendor/tool/dotgit/objects/x",
+		"pkg/claude-x/settings.json",
+		"node_modules/dep/.git/config", "node_modules/dep/.git/HEAD", "node_modules/dep/.git/objects/x",
+		"web/.claude/settings.json", "web/.git/config", "web/.git/HEAD", "web/.git/objects/x", "web/.git/hooks/pre-commit",
+	} {
+		write(t, filepath.Join(root, p))
+	}
+	since := mark(t, t.TempDir())
+	start := Take(root, since)
+	for _, mv := range [][2]string{
+		{"vendor/tool/dotgit/HEAD.x", "vendor/tool/dotgit/HEAD"},
+		{"vendor/tool/dotgit", "vendor/tool/.git"},
+		{"pkg/claude-x", "pkg/.claude"},
+		{"node_modules/dep", "dep"},
+	} {
+		must(t, os.Rename(filepath.Join(root, mv[0]), filepath.Join(root, mv[1])))
+	}
+	// Writes beside the user's files change their directories' ctime.
+	write(t, filepath.Join(root, "new.go"))
+	write(t, filepath.Join(root, "web", "new.go"))
+	write(t, filepath.Join(root, "web", ".claude", "notes"))
+	write(t, filepath.Join(root, "web", ".git", "hooks", "post-commit"))
+	want := []string{
+		"dep/.git/config", "pkg/.claude/settings.json", "vendor/tool/.git/config",
+		"web/.claude/notes", "web/.git/hooks/post-commit",
+	}
+	check := func(r Report, want []string) {
+		t.Helper()
+		var got []string
+		for _, f := range r.Found {
+			rel, _ := filepath.Rel(root, f)
+			got = append(got, rel)
+		}
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("found %q, want %q", got, want)
+		}
+	}
+	check(Scan(root, since, nil, start), want)
+	// Without the snapshot, what lies below a directory the session wrote
+	// in cannot be told from what was renamed there: it counts.
+	check(Scan(root, since, nil, nil), append(want, "web/.claude/settings.json", "web/.git/config", "web/.git/hooks/pre-commit"))
+}
+
+// TestScanSymlinkSwap: a directory swapped for a symlink while the audit
+// walks is never followed out of the project.
+func TestScanSymlinkSwap(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	must(t, os.Mkdir(filepath.Join(root, "swap"), 0o755))
+	for i := range 200 {
+		write(t, filepath.Join(root, fmt.Sprintf("d%d", i), "f"))
+	}
+	since := mark(t, t.TempDir())
+	write(t, filepath.Join(outside, ".claude", "settings.json"))
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		dir, link, tmp := filepath.Join(root, "swap"), filepath.Join(root, "swap-link"), filepath.Join(root, "swap-tmp")
+		os.Symlink(outside, link)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			// Exchange the directory and the symlink, atomically, both ways.
+			unix.Renameat2(unix.AT_FDCWD, dir, unix.AT_FDCWD, link, unix.RENAME_EXCHANGE)
+			os.Rename(tmp, tmp) // yield
+		}
+	}()
+	for range 300 {
+		r := Scan(root, since, nil, nil)
+		for _, f := range r.Found {
+			if strings.Contains(f, "settings.json") {
+				t.Errorf("the audit followed a symlink out of the project: %s", f)
+			}
+		}
+	}
+	close(stop)
+	<-done
+}
+
+// TestScanGitlink: a gitlink added to the index sends the host's git into
+// a repository where the walk does not go (node_modules); that repository
+// is examined.
+func TestScanGitlink(t *testing.T) {
+	root := t.TempDir()
+	git := func(dir string, args ...string) {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	git(root, "init", "-q")
+	since := mark(t, t.TempDir())
+	start := Take(root, since)
+	tool := filepath.Join(root, "node_modules", "tool")
+	must(t, os.MkdirAll(tool, 0o755))
+	git(tool, "init", "-q")
+	if r := Scan(root, since, nil, start); len(r.Found) != 0 {
+		t.Fatalf("node_modules is walked: %q", r.Found)
+	}
+	git(root, "update-index", "--add", "--cacheinfo", "160000,0000000000000000000000000000000000000001,node_modules/tool")
+	r := Scan(root, since, nil, start)
+	if !slices.Contains(r.Found, filepath.Join(tool, ".git", "config")) {
+		t.Errorf("the gitlink's repository is not examined: %q", r.Found)
+	}
+}
+
+// TestScanLinkedWorktree: a worktree git worktree add made inside the
+// project is no finding: its .git file and the repository point at each
+// other. One whose repository side points elsewhere is.
+func TestScanLinkedWorktree(t *testing.T) {
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir = root
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "i")
+	since := mark(t, t.TempDir())
+	start := Take(root, since)
+	git("worktree", "add", "-q", ".wt/x")
+	git("worktree", "add", "-q", ".wt/y")
+	if r := Scan(root, since, nil, start); r.Found != nil {
+		t.Errorf("a linked worktree's files are findings: %q", r.Found)
+	}
+	must(t, os.WriteFile(filepath.Join(root, ".git", "worktrees", "y", "gitdir"), []byte(filepath.Join(root, "elsewhere", ".git")+"\n"), 0o644))
+	y := filepath.Join(root, ".git", "worktrees", "y")
+	want := []string{filepath.Join(y, "commondir"), filepath.Join(y, "gitdir"), filepath.Join(root, ".wt", "y", ".git")}
+	if r := Scan(root, since, nil, start); !slices.Equal(r.Found, want) {
+		t.Errorf("found %q, want %q", r.Found, want)
 	}
 }

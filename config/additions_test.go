@@ -66,7 +66,7 @@ func TestUnapproved(t *testing.T) {
 		{"a value changed", []Grant{{kind: kindVariable, name: "REGION", digest: sum("us-east-1")}, zed.grant, bind.grant, ssh.grant}, []Item{region}},
 		{"a value now set", []Grant{{kind: kindVariable, name: "REGION"}, zed.grant, bind.grant, ssh.grant}, []Item{region}},
 		{"another bind", []Grant{region.grant, zed.grant, {kind: kindMount, digest: sum("c")}, ssh.grant}, []Item{bind}},
-		{"the network is not the agent", []Grant{region.grant, zed.grant, bind.grant, {kind: kindNetwork}}, []Item{ssh}},
+		{"the network is not the agent", []Grant{region.grant, zed.grant, bind.grant, {kind: kindNetwork, name: NetworkFiltered}}, []Item{ssh}},
 	} {
 		if got := Unapproved(items, c.approved); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: Unapproved = %+v, want %+v", c.name, got, c.want)
@@ -79,7 +79,7 @@ func TestUnapproved(t *testing.T) {
 func TestWithout(t *testing.T) {
 	a := mount.BindSpec{Src: "/srv/a", Dest: "/srv/a"}
 	b := mount.BindSpec{Src: "/srv/b", Dest: "/srv/b", Writable: true}
-	l := Launch{Binds: []mount.BindSpec{a, b}, WithSSH: true, NoNetwork: false}
+	l := Launch{Binds: []mount.BindSpec{a, b}, WithSSH: true, Network: NetworkHost, ownNetwork: NetworkNone}
 	env := environment.Env{Names: []string{"PATH", "REGION", "ZED"}}
 	for _, c := range []struct {
 		name      string
@@ -91,19 +91,19 @@ func TestWithout(t *testing.T) {
 	}{
 		{"nothing", nil, []mount.BindSpec{a, b}, env.Names, true, false},
 		{"the agent", []Grant{{kind: kindSSHAgent}}, []mount.BindSpec{a, b}, env.Names, false, false},
-		{"the network", []Grant{{kind: kindNetwork}}, []mount.BindSpec{a, b}, env.Names, true, true},
+		{"the network", []Grant{{kind: kindNetwork, name: NetworkFiltered}}, []mount.BindSpec{a, b}, env.Names, true, true},
 		{"a bind", []Grant{mountGrant(b)}, []mount.BindSpec{a}, env.Names, true, false},
 		{"a bind not in the launch", []Grant{mountGrant(mount.BindSpec{Src: "/srv/a", Dest: "/srv/a", Writable: true})}, []mount.BindSpec{a, b}, env.Names, true, false},
 		{"a variable, by name whatever its digest", []Grant{{kind: kindVariable, name: "REGION", digest: sum("x")}}, []mount.BindSpec{a, b}, []string{"PATH", "ZED"}, true, false},
-		{"everything", []Grant{{kind: kindSSHAgent}, {kind: kindNetwork}, mountGrant(a), mountGrant(b), {name: "PATH"}, {name: "REGION"}, {name: "ZED"}}, []mount.BindSpec{}, []string{}, false, true},
+		{"everything", []Grant{{kind: kindSSHAgent}, {kind: kindNetwork, name: NetworkFiltered}, mountGrant(a), mountGrant(b), {name: "PATH"}, {name: "REGION"}, {name: "ZED"}}, []mount.BindSpec{}, []string{}, false, true},
 	} {
 		var items []Item
 		for _, g := range c.drop {
 			items = append(items, Item{grant: g})
 		}
 		gl, genv := l.Without(env, items)
-		if !slices.Equal(gl.Binds, c.binds) || !slices.Equal(genv.Names, c.names) || gl.WithSSH != c.ssh || gl.NoNetwork != c.noNetwork {
-			t.Errorf("%s: binds %v names %v ssh %v no-network %v", c.name, gl.Binds, genv.Names, gl.WithSSH, gl.NoNetwork)
+		if !slices.Equal(gl.Binds, c.binds) || !slices.Equal(genv.Names, c.names) || gl.WithSSH != c.ssh || (gl.Network == NetworkNone) != c.noNetwork {
+			t.Errorf("%s: binds %v names %v ssh %v no-network %v", c.name, gl.Binds, genv.Names, gl.WithSSH, gl.Network)
 		}
 		if !slices.Equal(l.Binds, []mount.BindSpec{a, b}) || !slices.Equal(env.Names, []string{"PATH", "REGION", "ZED"}) {
 			t.Fatalf("%s: the launch given was changed: %v %v", c.name, l.Binds, env.Names)

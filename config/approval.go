@@ -14,6 +14,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -39,9 +40,12 @@ const (
 	kindMount
 	// kindSSHAgent: the user's SSH agent, which a repository's settings ask for.
 	kindSSHAgent
-	// kindNetwork: the network a repository's settings turn back on over the
-	// user's no-network.
+	// kindNetwork: a network (name) a repository's settings ask for, wider
+	// than the user's own.
 	kindNetwork
+	// kindHost: a host (name, as proxy.Rule writes it) a repository's
+	// settings allow on the filtered network.
+	kindHost
 	// kindMCP: an MCP server's definition carried in from ~/.claude.json.
 	kindMCP
 )
@@ -53,7 +57,14 @@ func (g Grant) String() string {
 	case kindSSHAgent:
 		return "with-ssh"
 	case kindNetwork:
-		return "network"
+		// The filtered network was the one network before there were
+		// several: its record stays as it was.
+		if g.name == NetworkFiltered {
+			return "network"
+		}
+		return "network:" + g.name
+	case kindHost:
+		return "allow-host:" + g.name
 	case kindMCP:
 		return "mcp:" + g.name + "=" + g.digest
 	}
@@ -69,7 +80,13 @@ func parseGrant(s string) (Grant, error) {
 	case s == "with-ssh":
 		return Grant{kind: kindSSHAgent}, nil
 	case s == "network":
-		return Grant{kind: kindNetwork}, nil
+		return Grant{kind: kindNetwork, name: NetworkFiltered}, nil
+	case s == "network:"+NetworkHost:
+		return Grant{kind: kindNetwork, name: NetworkHost}, nil
+	case strings.HasPrefix(s, "allow-host:"):
+		if r, err := proxy.ParseRule(strings.TrimPrefix(s, "allow-host:")); err == nil {
+			return Grant{kind: kindHost, name: r.String()}, nil
+		}
 	case strings.HasPrefix(s, "mcp:"):
 		name, d, _ := strings.Cut(strings.TrimPrefix(s, "mcp:"), "=")
 		if instance.ValidServerName(name) && isDigest(d) {
@@ -197,7 +214,9 @@ func (l Launch) Without(env environment.Env, unapproved []Item) (Launch, environ
 		case kindSSHAgent:
 			l.WithSSH = false
 		case kindNetwork:
-			l.NoNetwork = true
+			l.Network = l.ownNetwork
+		case kindHost:
+			l.Hosts.Allow = slices.DeleteFunc(slices.Clone(l.Hosts.Allow), func(r proxy.Rule) bool { return r.String() == g.name })
 		case kindMount:
 			l.Binds = slices.DeleteFunc(slices.Clone(l.Binds), func(b mount.BindSpec) bool { return mountGrant(b) == g })
 		case kindMCP:

@@ -16,7 +16,7 @@ import (
 // is another project's only by its root, and one that is not a regular
 // file of well-formed grants counts as none.
 func TestApprovalRecord(t *testing.T) {
-	grants := []Grant{{kind: kindVariable, name: "REGION", digest: "0123456789abcdef"}, {kind: kindMount, digest: "fedcba9876543210"}, {kind: kindSSHAgent}, {kind: kindNetwork}}
+	grants := []Grant{{kind: kindVariable, name: "REGION", digest: "0123456789abcdef"}, {kind: kindMount, digest: "fedcba9876543210"}, {kind: kindSSHAgent}, {kind: kindNetwork, name: NetworkFiltered}}
 	var items []Item
 	for _, g := range grants {
 		items = append(items, Item{grant: g})
@@ -89,7 +89,7 @@ func TestGrantRoundTrip(t *testing.T) {
 		{Grant{kind: kindVariable, name: "REGION", digest: "0123456789abcdef"}, "REGION=0123456789abcdef"},
 		{Grant{kind: kindMount, digest: "fedcba9876543210"}, "mount:fedcba9876543210"},
 		{Grant{kind: kindSSHAgent}, "with-ssh"},
-		{Grant{kind: kindNetwork}, "network"},
+		{Grant{kind: kindNetwork, name: NetworkFiltered}, "network"},
 		{Grant{kind: kindMCP, name: "my-srv_2", digest: "0123456789abcdef"}, "mcp:my-srv_2=0123456789abcdef"},
 	} {
 		if got := c.g.String(); got != c.line {

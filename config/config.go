@@ -19,11 +19,15 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -35,7 +39,12 @@ type Settings struct {
 	Env       []string `toml:"env"`
 	WithSSH   *bool    `toml:"with-ssh"`
 	NoNetwork *bool    `toml:"no-network"`
-	MoveAside *bool    `toml:"move-aside"`
+	// Network is the sandbox's network: filtered (the default), host or
+	// none; the hosts lists are the filtered network's.
+	Network    *string  `toml:"network"`
+	AllowHosts []string `toml:"allow-hosts"`
+	DenyHosts  []string `toml:"deny-hosts"`
+	MoveAside  *bool    `toml:"move-aside"`
 	// The two opt-ins the sandbox's own terminal and Landlock domain close.
 	WithClipboard      *bool `toml:"with-clipboard"`
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
@@ -65,11 +74,12 @@ func UserConfigPath(home string) string {
 // keyTypes says what each key holds, for an error.
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
-	"with-ssh": "true or false", "no-network": "true or false", "move-aside": "true or false",
+	"with-ssh": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
+	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false",
 	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, move-aside, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, no-network, network, allow-hosts, deny-hosts, move-aside, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -173,14 +183,14 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 		return nil, err
 	}
 	var repo Settings
-	repoPath := filepath.Join(project.Checkout, mount.ProjectConfigFile)
+	repoPath := filepath.Join(project.Checkout, guard.ProjectConfigFile)
 	if ok, err := decodeConfig(repoPath, &repo, false); err != nil {
 		return nil, err
 	} else if ok {
 		layers = append(layers, layer{Settings: repo, from: repoPath, base: project.Checkout})
 	}
 	for _, key := range slices.Sorted(maps.Keys(user.Project)) {
-		root := instance.ExpandHome(key, home)
+		root := paths.ExpandHome(key, home)
 		if !filepath.IsAbs(root) {
 			return nil, hint.Errorf(`name the project by its root: [project."~/code/app"]`, "%s: [project.%q]: not an absolute path", path, key)
 		}
@@ -198,11 +208,17 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 // replaces an earlier one's bind at the same destination and its value of
 // a variable, and the last layer that says with-ssh or no-network decides.
 type Launch struct {
-	Binds     []mount.BindSpec
-	EnvFiles  []environment.File
-	EnvFlags  []string
-	WithSSH   bool
-	NoNetwork bool
+	Binds    []mount.BindSpec
+	EnvFiles []environment.File
+	EnvFlags []string
+	WithSSH  bool
+	// Network is the sandbox's network (a Network* constant); Hosts, what
+	// the filtered one lets through.
+	Network string
+	Hosts   proxy.Policy
+	// ownNetwork is the network the user's own settings ask for, which
+	// --check's trial falls back to when a wider one is not approved.
+	ownNetwork string
 	// ReportOnly: at the end of the project's last session, what the exit
 	// audit finds is named but left in place.
 	ReportOnly bool
@@ -238,7 +254,7 @@ func Load(home string, project instance.Project, flags Settings, cwd string, sta
 	if err != nil {
 		return Launch{}, err
 	}
-	if err := mount.CheckBinds(l.Binds, home, project, state); err != nil {
+	if err := bind.Check(l.Binds, home, project, state); err != nil {
 		return Launch{}, bindHint(err, "")
 	}
 	for _, layer := range layers {
@@ -250,138 +266,266 @@ func Load(home string, project instance.Project, flags Settings, cwd string, sta
 }
 
 func merge(layers []layer, home, cwd string) (Launch, error) {
-	var out Launch
-	var sshFrom string
-	// What the user's own settings (or the command line) ask for needs no
-	// approval, whichever source has the last word on it.
-	ownBinds := map[Grant]bool{}
-	ownSSH := false
-	// A repository's no-network = false over the user's own true waits for
-	// approval too: it gives back what the user took away.
-	var networkFrom string
-	ownNoNetwork := false
+	m := merging{home: home, cwd: cwd, ownBinds: map[Grant]bool{}, ownNetwork: NetworkFiltered}
+	m.out.Network = NetworkFiltered
+	m.out.Hosts.Allow = slices.Clone(presetRules)
 	for _, l := range layers {
-		for _, group := range []struct {
-			specs    []string
-			writable bool
-		}{{l.RoBind, false}, {l.Bind, true}} {
-			for _, spec := range group.specs {
-				base := l.base
-				if l.from == "" {
-					base = cwd
-				}
-				b, err := mount.ParseBind(spec, home, base, group.writable, l.from)
-				var be *mount.BindError
-				if l.from != "" && errors.As(err, &be) && be.Problem == mount.BindSourceMissing {
-					// A file's bind of what a tool has not created yet
-					// (~/.cargo/git) waits for it; the command line's is a
-					// typo until shown otherwise.
-					out.Skipped = append(out.Skipped, be.Spec+" (from "+l.from+"): "+be.Reason)
-					continue
-				}
-				if err != nil {
-					return out, bindHint(err, l.from)
-				}
-				out.Binds = slices.DeleteFunc(out.Binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest })
-				out.Binds = append(out.Binds, b)
-				if l.own {
-					ownBinds[mountGrant(b)] = true
-				}
+		if err := m.binds(l); err != nil {
+			return m.out, err
+		}
+		if err := m.env(l); err != nil {
+			return m.out, err
+		}
+		if err := m.mcp(l); err != nil {
+			return m.out, err
+		}
+		m.switches(l)
+		if err := m.network(l); err != nil {
+			return m.out, err
+		}
+		if err := m.usersOnly(l); err != nil {
+			return m.out, err
+		}
+	}
+	m.out.additions = m.waiting()
+	return m.out, nil
+}
+
+// merging is a merge under way: the settings so far, and what the user's
+// own settings (or the command line) ask for, which needs no approval
+// whichever source has the last word on it.
+type merging struct {
+	out       Launch
+	home, cwd string
+	ownBinds  map[Grant]bool
+	ownSSH    bool
+	sshFrom   string
+	// A repository's network wider than the user's own (none, filtered,
+	// host) waits for approval too, as does each host it allows.
+	ownNetwork, networkFrom, networkShow string
+	hosts                                []Item
+}
+
+// binds adds a layer's binds; each replaces one at the same destination.
+func (m *merging) binds(l layer) error {
+	base := l.base
+	if l.from == "" {
+		base = m.cwd
+	}
+	for _, group := range []struct {
+		specs    []string
+		writable bool
+	}{{l.RoBind, false}, {l.Bind, true}} {
+		for _, spec := range group.specs {
+			b, err := bind.Parse(spec, m.home, base, group.writable, l.from)
+			var be *bind.Error
+			if l.from != "" && errors.As(err, &be) && be.Problem == bind.SourceMissing {
+				// A file's bind of what a tool has not created yet
+				// (~/.cargo/git) waits for it; the command line's is a
+				// typo until shown otherwise.
+				m.out.Skipped = append(m.out.Skipped, be.Spec+" (from "+l.from+"): "+be.Reason)
+				continue
+			}
+			if err != nil {
+				return bindHint(err, l.from)
+			}
+			m.out.Binds = slices.DeleteFunc(m.out.Binds, func(o mount.BindSpec) bool { return o.Dest == b.Dest })
+			m.out.Binds = append(m.out.Binds, b)
+			if l.own {
+				m.ownBinds[mountGrant(b)] = true
 			}
 		}
+	}
+	return nil
+}
+
+// env adds a layer's variables: a bash-era env file as it was read, a
+// config file's entries as a file of their own; the command line's --env
+// stays a list of flags.
+func (m *merging) env(l layer) error {
+	switch {
+	case l.legacy != nil:
+		m.out.EnvFiles = append(m.out.EnvFiles, *l.legacy)
+	case l.from == "":
+		m.out.EnvFlags = l.Env
+	case len(l.Env) > 0:
+		f := environment.File{Path: l.from, Own: l.own}
+		for _, s := range l.Env {
+			e, ok := environment.ParseEntry(s)
+			if !ok {
+				return hint.Errorf("write NAME, or NAME=VALUE", "%s: env: \"%s\" is not NAME or NAME=VALUE", l.from, printable.Excerpt(s))
+			}
+			f.Entries = append(f.Entries, e)
+		}
+		m.out.EnvFiles = append(m.out.EnvFiles, f)
+	}
+	return nil
+}
+
+// mcp adds the MCP servers a layer names, once each; one the user's own
+// settings name is theirs, whichever file named it first.
+func (m *merging) mcp(l layer) error {
+	for _, name := range l.MCP {
+		if !instance.ValidServerName(name) {
+			key := "--with-mcp"
+			if l.from != "" {
+				key = l.from + ": mcp"
+			}
+			return hint.Errorf("claude mcp list names the servers", "%s: \"%s\" is not an MCP server's name", key, printable.Excerpt(name))
+		}
+		from := l.from
+		if l.own {
+			from = ""
+		}
+		if i := slices.IndexFunc(m.out.MCP, func(s MCPName) bool { return s.Name == name }); i >= 0 {
+			if from == "" {
+				m.out.MCP[i].From = ""
+			}
+			continue
+		}
+		m.out.MCP = append(m.out.MCP, MCPName{Name: name, From: from})
+	}
+	return nil
+}
+
+// switches: the last layer that says with-ssh decides.
+func (m *merging) switches(l layer) {
+	if l.WithSSH != nil {
+		m.out.WithSSH, m.sshFrom = *l.WithSSH, l.from
+		m.ownSSH = m.ownSSH || *l.WithSSH && l.own
+	}
+}
+
+// network: the last layer that says network or no-network decides the
+// mode; the hosts of every layer add up.
+func (m *merging) network(l layer) error {
+	mode := ""
+	if l.NoNetwork != nil {
 		switch {
-		case l.legacy != nil:
-			out.EnvFiles = append(out.EnvFiles, *l.legacy)
+		case *l.NoNetwork:
+			mode = NetworkNone
+		case m.out.Network == NetworkNone:
+			mode = NetworkFiltered
+		default:
+			mode = m.out.Network
+		}
+	}
+	if l.Network != nil {
+		if !slices.Contains(networkModes, *l.Network) {
+			return hint.Errorf(`network = "filtered" (the default), "host" or "none"`, "%s: network: \"%s\" is not a network", where(l.from), printable.Excerpt(*l.Network))
+		}
+		mode = *l.Network
+	}
+	if mode != "" {
+		m.out.Network, m.networkFrom = mode, l.from
+		m.networkShow = fmt.Sprintf("network = %q", mode)
+		if l.Network == nil {
+			m.networkShow = fmt.Sprintf("no-network = %v", *l.NoNetwork)
+		}
+		if l.own {
+			m.ownNetwork, m.networkFrom = mode, ""
+		}
+	}
+	for _, list := range []struct {
+		key     string
+		entries []string
+		to      *[]proxy.Rule
+	}{{"allow-hosts", l.AllowHosts, &m.out.Hosts.Allow}, {"deny-hosts", l.DenyHosts, &m.out.Hosts.Deny}} {
+		for _, e := range list.entries {
+			r, err := proxy.ParseRule(e)
+			if err != nil {
+				return hint.Errorf("write host, *.domain or an IP address, each with an optional :port: github.com, *.example.com, 127.0.0.1:8080",
+					"%s: %s: \"%s\": %v", where(l.from), list.key, printable.Excerpt(e), err)
+			}
+			*list.to = append(*list.to, r)
+			if list.key == "allow-hosts" && !l.own {
+				m.hosts = append(m.hosts, Item{grant: Grant{kind: kindHost, name: r.String()}, Show: "allow-hosts " + r.String() + " (from " + l.from + ")"})
+			}
+		}
+	}
+	return nil
+}
+
+// usersOnly applies the settings that are the user's alone: a repository
+// must not choose where the host writes, nor open what the sandbox closes.
+func (m *merging) usersOnly(l layer) error {
+	for _, s := range []struct {
+		key string
+		set bool
+	}{{"move-aside", l.MoveAside != nil}, {"export-dir", l.ExportDir != nil}, {"with-clipboard", l.WithClipboard != nil}, {"with-desktop-sockets", l.WithDesktopSockets != nil}} {
+		if s.set && !l.own {
+			return hint.Errorf("set it in "+UserConfigPath(m.home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, s.key)
+		}
+	}
+	if l.MoveAside != nil {
+		m.out.ReportOnly = !*l.MoveAside
+	}
+	if l.ExportDir != nil {
+		m.out.ExportDir = expandHome(*l.ExportDir, m.home)
+		switch {
+		case m.out.ExportDir == "", filepath.IsAbs(m.out.ExportDir):
 		case l.from == "":
-			out.EnvFlags = l.Env
-		case len(l.Env) > 0:
-			f := environment.File{Path: l.from, Own: l.own}
-			for _, s := range l.Env {
-				e, ok := environment.ParseEntry(s)
-				if !ok {
-					return out, hint.Errorf("write NAME, or NAME=VALUE", "%s: env: \"%s\" is not NAME or NAME=VALUE", l.from, printable.Excerpt(s))
-				}
-				f.Entries = append(f.Entries, e)
-			}
-			out.EnvFiles = append(out.EnvFiles, f)
-		}
-		for _, name := range l.MCP {
-			if !instance.ValidServerName(name) {
-				where := "--with-mcp"
-				if l.from != "" {
-					where = l.from + ": mcp"
-				}
-				return out, hint.Errorf("claude mcp list names the servers", "%s: \"%s\" is not an MCP server's name", where, printable.Excerpt(name))
-			}
-			from := l.from
-			if l.own {
-				from = ""
-			}
-			if i := slices.IndexFunc(out.MCP, func(m MCPName) bool { return m.Name == name }); i >= 0 {
-				if from == "" {
-					out.MCP[i].From = ""
-				}
-				continue
-			}
-			out.MCP = append(out.MCP, MCPName{Name: name, From: from})
-		}
-		if l.WithSSH != nil {
-			out.WithSSH, sshFrom = *l.WithSSH, l.from
-			ownSSH = ownSSH || *l.WithSSH && l.own
-		}
-		if l.NoNetwork != nil {
-			out.NoNetwork, networkFrom = *l.NoNetwork, l.from
-			ownNoNetwork = ownNoNetwork || *l.NoNetwork && l.own
-			if l.own {
-				networkFrom = ""
-			}
-		}
-		if l.MoveAside != nil {
-			if !l.own {
-				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: move-aside is yours to set, not the repository's", l.from)
-			}
-			out.ReportOnly = !*l.MoveAside
-		}
-		if l.ExportDir != nil {
-			// The host writes there: a repository must not choose where.
-			if !l.own {
-				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: export-dir is yours to set, not the repository's", l.from)
-			}
-			out.ExportDir = expandHome(*l.ExportDir, home)
-			switch {
-			case out.ExportDir == "", filepath.IsAbs(out.ExportDir):
-			case l.from == "":
-				out.ExportDir = filepath.Join(cwd, out.ExportDir)
-			default:
-				return out, hint.Errorf("write an absolute path, or one that starts with ~/", "%s: export-dir is not absolute: %s", l.from, printable.Escape(out.ExportDir))
-			}
-		}
-		for _, o := range []struct {
-			key string
-			set *bool
-			to  *bool
-		}{{"with-clipboard", l.WithClipboard, &out.Clipboard}, {"with-desktop-sockets", l.WithDesktopSockets, &out.DesktopSockets}} {
-			if o.set == nil {
-				continue
-			}
-			if !l.own {
-				return out, hint.Errorf("set it in "+UserConfigPath(home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, o.key)
-			}
-			*o.to = *o.set
+			m.out.ExportDir = filepath.Join(m.cwd, m.out.ExportDir)
+		default:
+			return hint.Errorf("write an absolute path, or one that starts with ~/", "%s: export-dir is not absolute: %s", l.from, printable.Escape(m.out.ExportDir))
 		}
 	}
-	for _, b := range out.Binds {
-		if g := mountGrant(b); !ownBinds[g] {
-			out.additions = append(out.additions, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
+	if l.WithClipboard != nil {
+		m.out.Clipboard = *l.WithClipboard
+	}
+	if l.WithDesktopSockets != nil {
+		m.out.DesktopSockets = *l.WithDesktopSockets
+	}
+	return nil
+}
+
+// waiting lists what needs the user's approval: what a repository's file
+// has the last word on, and the user's own settings do not ask for.
+func (m *merging) waiting() []Item {
+	items := slices.Clone(m.hosts)
+	for _, b := range m.out.Binds {
+		if g := mountGrant(b); !m.ownBinds[g] {
+			items = append(items, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
 		}
 	}
-	if !out.NoNetwork && ownNoNetwork && networkFrom != "" {
-		out.additions = append(out.additions, Item{grant: Grant{kind: kindNetwork}, Show: "no-network = false (from " + networkFrom + ")"})
+	m.out.ownNetwork = m.ownNetwork
+	if m.networkFrom != "" && slices.Index(networkModes, m.out.Network) > slices.Index(networkModes, m.ownNetwork) {
+		items = append(items, Item{grant: Grant{kind: kindNetwork, name: m.out.Network}, Show: m.networkShow + " (from " + m.networkFrom + ")"})
 	}
-	if out.WithSSH && !ownSSH {
-		out.additions = append(out.additions, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + sshFrom + ")"})
+	if m.out.WithSSH && !m.ownSSH {
+		items = append(items, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + m.sshFrom + ")"})
 	}
-	return out, nil
+	return items
+}
+
+// The sandbox's networks, narrowest first.
+const (
+	NetworkNone     = "none"
+	NetworkFiltered = "filtered"
+	NetworkHost     = "host"
+)
+
+var networkModes = []string{NetworkNone, NetworkFiltered, NetworkHost}
+
+// presetRules is the filtered network's allow list before the user's.
+var presetRules = func() []proxy.Rule {
+	var rules []proxy.Rule
+	for _, h := range proxy.DeveloperPreset {
+		r, err := proxy.ParseRule(h)
+		if err != nil {
+			panic(err)
+		}
+		rules = append(rules, r)
+	}
+	return rules
+}()
+
+// where names a layer in an error: its file, or the command line.
+func where(from string) string {
+	if from == "" {
+		return "the command line"
+	}
+	return from
 }
 
 // MCPName is an MCP server a launch carries in, and the repository file
@@ -390,7 +534,7 @@ type MCPName struct{ Name, From string }
 
 // bindHint gives a bind error its hint; one from a file names the file.
 func bindHint(err error, from string) error {
-	var be *mount.BindError
+	var be *bind.Error
 	if !errors.As(err, &be) {
 		return err
 	}
@@ -402,37 +546,37 @@ func bindHint(err error, from string) error {
 }
 
 // bindRemedy is what the user can do about a bind that cannot be made.
-func bindRemedy(be *mount.BindError) string {
+func bindRemedy(be *bind.Error) string {
 	switch be.Problem {
-	case mount.BindSyntax:
+	case bind.Syntax:
 		flag := "--ro-bind"
 		if be.Writable {
 			flag = "--bind"
 		}
 		return flag + " ~/.cargo/registry, or " + flag + " ./data:/data"
-	case mount.BindSourceMissing:
+	case bind.SourceMissing:
 		return "create it first, or fix the path"
-	case mount.BindSourceUnresolved:
+	case bind.SourceUnresolved:
 		return "fix the path"
-	case mount.BindPlantedLink:
+	case bind.PlantedLink:
 		return "make it a directory again, or bind what it points to by its real path"
-	case mount.BindState:
+	case bind.State:
 		return "bind the directory you need instead"
-	case mount.BindHostRuntime:
+	case bind.HostRuntime:
 		return "for the SSH agent, use --with-ssh"
-	case mount.BindSharedTemp:
+	case bind.SharedTemp:
 		return "bind the directory you need inside it"
-	case mount.BindSocket:
+	case bind.Socket:
 		return "for the SSH agent, use --with-ssh; otherwise bind a directory without sockets"
-	case mount.BindWholeHome:
+	case bind.WholeHome:
 		return "bind the directory you need, e.g. --bind ~/.cargo/registry, or use --ro-bind"
-	case mount.BindHomeTools:
+	case bind.HomeTools:
 		return "bind the subdirectory you need, or use --ro-bind"
-	case mount.BindDestInProject:
+	case bind.DestInProject:
 		return "choose a destination outside it: --bind SRC:/opt/NAME"
-	case mount.BindDestManaged:
+	case bind.DestManaged:
 		return "choose another destination: --bind SRC:/opt/NAME"
-	case mount.BindDestHidesHome, mount.BindDestReadOnly:
+	case bind.DestHidesHome, bind.DestReadOnly:
 		return "choose a destination under ~, /opt or /mnt"
 	}
 	return ""

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
-	"github.com/claudebox/claudebox/mount"
 )
 
 // readLayers reads the files as they are on disk: the user's config (a
@@ -134,7 +135,7 @@ func TestReadLayers(t *testing.T) {
 func describe(l layer, home string) string {
 	from := strings.NewReplacer(
 		UserConfigPath(home), "U",
-		filepath.Join(home, "proj", mount.ProjectConfigFile), "R",
+		filepath.Join(home, "proj", guard.ProjectConfigFile), "R",
 		filepath.Join(home, "proj"), "P",
 		home, "H",
 	).Replace(l.from)
@@ -191,9 +192,9 @@ func TestLoad(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(home, ".claudebox", "env"), []byte("A=1\n"), 0o644)
-	os.WriteFile(filepath.Join(proj, mount.ProjectConfigFile), []byte("with-ssh = true\nro-bind = [\"~/data\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, guard.ProjectConfigFile), []byte("with-ssh = true\nro-bind = [\"~/data\"]\n"), 0o644)
 	project := instance.Project{Root: proj, Checkout: proj}
-	state := mount.StateDirs(home, nil)
+	state := bind.StateDirs(home, nil)
 	no := false
 	l, err := Load(home, project, Settings{WithSSH: &no}, proj, state)
 	if err != nil {

@@ -66,6 +66,18 @@ func TestMerge(t *testing.T) {
 			user(Settings{NoNetwork: &yes}), repo(Settings{NoNetwork: &no}), flags(Settings{NoNetwork: &no})},
 			want{}},
 		{"a repository's no-network alone needs none", []layer{repo(Settings{NoNetwork: &yes})}, want{noNetwork: true}},
+		{"a repository's network = \"host\" waits", []layer{repo(Settings{Network: ptr(NetworkHost)})},
+			want{approval: []string{`network = "host" (from .claudebox.toml)`}}},
+		{"a repository's narrower network needs none", []layer{user(Settings{Network: ptr(NetworkHost)}), repo(Settings{Network: ptr(NetworkNone)})}, want{noNetwork: true}},
+		{"a repository's hosts wait, its denials do not", []layer{repo(Settings{AllowHosts: []string{"Example.COM.", "*.dev.test:8443"}, DenyHosts: []string{"github.com"}})},
+			want{approval: []string{"allow-hosts example.com (from .claudebox.toml)", "allow-hosts *.dev.test:8443 (from .claudebox.toml)"}}},
+		{"the user's hosts need none", []layer{user(Settings{AllowHosts: []string{"example.com"}})}, want{}},
+		{"a malformed allow-hosts entry", []layer{user(Settings{AllowHosts: []string{"github.com", "user@example.com"}})},
+			want{err: `config.toml: allow-hosts: "user@example.com": not a host name (a character no host name holds: '@')`}},
+		{"a malformed deny-hosts entry", []layer{flags(Settings{DenyHosts: []string{"*.10.0.0"}})},
+			want{err: `the command line: deny-hosts: "*.10.0.0": a wildcard covers names, not addresses`}},
+		{"an unknown network", []layer{repo(Settings{Network: ptr("open")})},
+			want{err: `.claudebox.toml: network: "open" is not a network`}},
 		{"--env stays the command line's", []layer{flags(Settings{Env: []string{"X", "Y=2"}})}, want{envFlags: []string{"X", "Y=2"}}},
 		{"a malformed env entry", []layer{repo(Settings{Env: []string{"1BAD=x"}})},
 			want{err: `.claudebox.toml: env: "1BAD=x" is not NAME or NAME=VALUE`}},
@@ -89,7 +101,7 @@ func TestMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := want{envFlags: got.EnvFlags, withSSH: got.WithSSH, noNetwork: got.NoNetwork, skipped: got.Skipped}
+			g := want{envFlags: got.EnvFlags, withSSH: got.WithSSH, noNetwork: got.Network == NetworkNone, skipped: got.Skipped}
 			for _, b := range got.Binds {
 				g.binds = append(g.binds, b.Flag()+" ("+b.From+")")
 			}
@@ -113,3 +125,5 @@ func entries(es []environment.Entry) string {
 	}
 	return strings.Join(s, " ")
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -36,13 +37,13 @@ func (m Mounts) unmounted(root string) bool {
 		mounted[p] = true
 	}
 	for _, e := range m.expected {
-		if e != "/" && instance.Within(root, e) && !mounted[e] {
+		if e != "/" && paths.Within(root, e) && !mounted[e] {
 			return true
 		}
 	}
 	holder := m.holder(root)
 	for _, r := range removable {
-		if instance.Within(root, r) && root != r && !strings.HasPrefix(holder, r+"/") {
+		if paths.Within(root, r) && root != r && !strings.HasPrefix(holder, r+"/") {
 			return true
 		}
 	}
@@ -93,7 +94,7 @@ func (m Mounts) holderAway(stateDir, hash string) bool {
 func (m Mounts) holder(path string) string {
 	best := "/"
 	for _, p := range m.mounted {
-		if instance.Within(path, p) && len(p) > len(best) {
+		if paths.Within(path, p) && len(p) > len(best) {
 			best = p
 		}
 	}

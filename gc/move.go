@@ -13,6 +13,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -164,7 +165,7 @@ func renameProjectDirs(projects, hash, oldRoot, newRoot string) (int, error) {
 		cwd := transcriptCwd(dir, e.Name())
 		var newName string
 		switch {
-		case cwd != "" && instance.Within(cwd, oldRoot):
+		case cwd != "" && paths.Within(cwd, oldRoot):
 			newName = ClaudeProjectDir(newRoot + strings.TrimPrefix(cwd, oldRoot))
 		case cwd == "" && e.Name() == oldName:
 			newName = ClaudeProjectDir(newRoot)

@@ -15,9 +15,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/claudebox/claudebox/paths"
 	"golang.org/x/sys/unix"
-
-	"github.com/claudebox/claudebox/instance"
 )
 
 // Run is the watcher's process (claudebox --watch-guards): it reads the
@@ -192,7 +191,7 @@ func enterSandbox(pid int, dir string) (*sandboxView, error) {
 	defer mnt.Close()
 	// bwrap pivots to a root of its own, then changes into the sandbox's
 	// root below it; then it waits for us.
-	for deadline := time.Now().Add(10 * time.Second); sameFile("/", proc+"/root") || !instance.Exists(proc+"/root"+dir); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); sameFile("/", proc+"/root") || !paths.Exists(proc+"/root"+dir); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			return nil, errors.New("the sandbox did not start")
 		}

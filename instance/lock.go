@@ -257,17 +257,51 @@ func removeStandIn(path string) {
 }
 
 // MarkStart records when the first of the project's running sessions
-// began, as the ctime of <state>/live/<hash>.since (the kernel's clock,
-// which no one can set back); the sessions after it find it there.
-func MarkStart(dir string) error {
+// began, as the ctime of <state>/live/<hash>.since (the kernel stamps it
+// from its clock, and unlike the mtime no call sets it back); the sessions
+// after it find it there. It reports whether this session is the first.
+func MarkStart(dir string) (bool, error) {
 	f, err := os.OpenFile(livePath(dir, ".since"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
 	if errors.Is(err, os.ErrExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
+		return false, err
+	}
+	return true, f.Close()
+}
+
+// StampSnapshot begins the record of what the project held when the first
+// session's sandbox started, and returns that moment, on the kernel's
+// clock: what changed at or after it cannot be in the record.
+func StampSnapshot(dir string) (time.Time, error) {
+	f, err := os.OpenFile(livePath(dir, ".snapshot"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return time.Time{}, err
+	}
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(st.Ctim.Unix()), nil
+}
+
+// SaveSnapshot completes the record StampSnapshot began, atomically.
+func SaveSnapshot(dir string, b []byte) error {
+	path := livePath(dir, ".snapshot")
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return err
 	}
-	return f.Close()
+	return os.Rename(tmp, path)
+}
+
+// Snapshot reads the record SaveSnapshot completed; it is empty if the
+// session that took it did not finish it.
+func Snapshot(dir string) []byte {
+	b, _ := os.ReadFile(livePath(dir, ".snapshot"))
+	return b
 }
 
 // Started reports when the project's sessions began, if they did not all
@@ -281,7 +315,10 @@ func Started(dir string) (time.Time, bool) {
 }
 
 // ForgetStart ends the record MarkStart began, once its audit is done.
-func ForgetStart(dir string) { os.Remove(livePath(dir, ".since")) }
+func ForgetStart(dir string) {
+	os.Remove(livePath(dir, ".snapshot"))
+	os.Remove(livePath(dir, ".since"))
+}
 
 // SweepIdle removes what sessions of the instance dir left on the host
 // when none is running: a supervisor that was killed cleans up nothing.

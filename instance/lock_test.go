@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/claudebox/claudebox/paths"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,14 +44,14 @@ func TestRemovePlaceholdersOwned(t *testing.T) {
 		t.Error("the placeholder of a running project was removed")
 	}
 	for _, p := range []string{theirs, filepath.Join(tree, "linked")} {
-		if !Exists(p) {
+		if !paths.Exists(p) {
 			t.Errorf("%s was removed", p)
 		}
 	}
-	if Exists(mine) {
+	if paths.Exists(mine) {
 		t.Error("a placeholder only a killed project also records stayed")
 	}
-	if Exists(livePath(code, ".placeholders")) {
+	if paths.Exists(livePath(code, ".placeholders")) {
 		t.Error("the record stayed")
 	}
 
@@ -73,7 +74,7 @@ func TestRemovePlaceholdersOwned(t *testing.T) {
 
 	running.Close()
 	RemovePlaceholders(x)
-	if Exists(shared) {
+	if paths.Exists(shared) {
 		t.Error("the last project's end left the placeholder")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/claudebox/claudebox/gitconfig"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -135,7 +136,7 @@ func Repository(top string) (Project, bool, error) {
 		// the project.
 		p.Root = top
 	}
-	if !Within(common, top) {
+	if !paths.Within(common, top) {
 		p.GitDirs = append(p.GitDirs, common)
 	}
 	return p, true, nil
@@ -253,26 +254,4 @@ func isGitDir(gitDir, common string) bool {
 		}
 	}
 	return true
-}
-
-// Within reports whether path is dir or below it.
-func Within(path, dir string) bool {
-	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, "/")+"/")
-}
-
-// ExpandHome turns a leading ~ or ~/ of p into home.
-func ExpandHome(p, home string) string {
-	if p == "~" {
-		return home
-	}
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		return filepath.Join(home, rest)
-	}
-	return p
-}
-
-// Exists reports whether path names something, following symlinks.
-func Exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

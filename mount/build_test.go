@@ -39,19 +39,19 @@ func TestBuildHostFacts(t *testing.T) {
 	}{
 		{"nothing more", func(*Inputs) {}, []string{"--bind /h/p /h/p", "--bind " + inst + " /h/.claude/projects"},
 			[]string{"resolv.conf", ".credentials.json", "ssh", "known_hosts"}, []string{"/usr/bin/claude", "-c"}},
-		{"resolv.conf outside /etc", func(in *Inputs) { in.Host.resolvConf = "/run/systemd/resolve/stub-resolv.conf" },
+		{"resolv.conf outside /etc", func(in *Inputs) { in.Host.ResolvConf = "/run/systemd/resolve/stub-resolv.conf" },
 			[]string{"--ro-bind /run/systemd/resolve/stub-resolv.conf /run/systemd/resolve/stub-resolv.conf"}, nil, nil},
 		{"a login is never mounted: the proxy holds it", func(in *Inputs) {
 			in.API = &API{Variable: "CLAUDE_CODE_OAUTH_TOKEN", Source: "/h/.claude/.credentials.json"}
 		}, nil, []string{".credentials.json"}, nil},
 		{"the SSH agent with known_hosts", func(in *Inputs) { in.SSHAgent, in.Host.KnownHosts = "/run/user/1/agent.sock", "/h/.ssh/known_hosts" },
-			[]string{"--bind /run/user/1/agent.sock " + sshAgentSocket, "--ro-bind /h/.ssh/known_hosts /h/.ssh/known_hosts"}, nil, nil},
+			[]string{"--bind /run/user/1/agent.sock " + SSHAgentSocket, "--ro-bind /h/.ssh/known_hosts /h/.ssh/known_hosts"}, nil, nil},
 		{"the SSH agent alone", func(in *Inputs) { in.SSHAgent = "/run/user/1/agent.sock" },
-			[]string{"--bind /run/user/1/agent.sock " + sshAgentSocket}, []string{"known_hosts"}, nil},
+			[]string{"--bind /run/user/1/agent.sock " + SSHAgentSocket}, []string{"known_hosts"}, nil},
 		{"known_hosts without the agent", func(in *Inputs) { in.Host.KnownHosts = "/h/.ssh/known_hosts" }, nil, []string{"known_hosts"}, nil},
 		{"links on the way to a program", func(in *Inputs) {
 			in.Host.Own = []Mount{{Kind: RoBind, Src: "/h/.local/share/claude", Dest: "/h/.local/share/claude"}}
-			in.Host.links = []HostPath{
+			in.Host.Links = []HostPath{
 				{Path: "/h/.local/bin/claude", Link: "../share/claude/versions/2"}, // in $HOME's tmpfs: made
 				{Path: "/h/.local/share/claude/current", Link: "versions/2"},       // inside a mount: there already
 				{Path: "/h/.claude.json", Link: "elsewhere"},                       // a mount's own path
@@ -168,7 +168,7 @@ func TestScriptComments(t *testing.T) {
 		t.Errorf("a comment for a variable the script sets itself or the host's:\n%s", script)
 	}
 	env, _, _ := strings.Cut(script[strings.Index(script, "env -i"):], " \\\n")
-	if want := `env -i DISABLE_AUTOUPDATER=1 SSH_AUTH_SOCK=` + sshAgentSocket + ` HOME=/h FLAG="$FLAG" TOML="$TOML" LINES="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}LINES=//p' /h/p/.claudebox.env | tail -n 1)" PATH="$PATH"`; env != want {
+	if want := `env -i DISABLE_AUTOUPDATER=1 SSH_AUTH_SOCK=` + SSHAgentSocket + ` HOME=/h FLAG="$FLAG" TOML="$TOML" LINES="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}LINES=//p' /h/p/.claudebox.env | tail -n 1)" PATH="$PATH"`; env != want {
 		t.Errorf("env line\n%s\nwant\n%s", env, want)
 	}
 }

@@ -12,9 +12,15 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 	env := make([]string, 0, len(p.Env)+2)
 	env = append(env, updaterOff+"=1")
 	if p.SSHAgent {
-		env = append(env, "SSH_AUTH_SOCK="+sshAgentSocket)
+		env = append(env, "SSH_AUTH_SOCK="+SSHAgentSocket)
+	}
+	if p.Relay != nil {
+		env = append(env, ProxyEnv...)
 	}
 	for _, n := range p.Env {
+		if p.setByRelay(n) {
+			continue
+		}
 		if n == "HOME" {
 			// The home's real path, where the plan mounts it.
 			env = append(env, "HOME="+p.Home)

@@ -14,3 +14,12 @@ func TestEnvironUpdaterOff(t *testing.T) {
 		t.Fatalf("Environ = %q, want %q", got, want)
 	}
 }
+
+func TestEnviron(t *testing.T) {
+	p := Plan{Home: "/h", Env: []string{"HOME", "UNSET", "X"}, SSHAgent: true}
+	values := map[string]string{"HOME": "/h", "X": "a=b"}
+	got := p.Environ(func(n string) (string, bool) { v, ok := values[n]; return v, ok })
+	if want := []string{"DISABLE_AUTOUPDATER=1", "SSH_AUTH_SOCK=" + SSHAgentSocket, "HOME=/h", "X=a=b"}; !slices.Equal(got, want) {
+		t.Errorf("Environ = %q, want %q", got, want)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 )
 
@@ -43,7 +44,7 @@ type Mount struct {
 	// Why is the reason for the entry, shown by --dry-run.
 	Why string
 	// placeholder says Dest does not exist on the host: the launch creates
-	// a stand-in for bwrap to mount over (see CreatePlaceholder), and the
+	// a stand-in for bwrap to mount over (see guard.CreatePlaceholder), and the
 	// last session guarding it removes it.
 	placeholder bool
 	// Role is what the mount is for.
@@ -103,8 +104,10 @@ type Plan struct {
 	sandboxMD string
 	// Network says whether the sandbox shares the host's network.
 	Network bool
+	// Relay, on the filtered network, is the way out of the sandbox's own.
+	Relay *Relay
 	// SSHAgent says the user's SSH agent is reachable inside, at
-	// sshAgentSocket.
+	// SSHAgentSocket.
 	SSHAgent bool
 	// API is how Claude reaches its API; nil without the proxy.
 	API *API
@@ -126,74 +129,6 @@ type Plan struct {
 	Unprotected []Unprotected
 }
 
-// HostPath is a path that exists on the host; Link is its target when it
-// is a symlink.
-type HostPath struct {
-	Path string
-	Link string
-}
-
-// Host holds the facts about the host filesystem that the plan depends on,
-// gathered by Probe so that Build stays pure.
-type Host struct {
-	// System lists the existing system directories from systemDirs.
-	System []HostPath
-	// resolvConf is the real path of /etc/resolv.conf when it lies outside
-	// the system directories (systemd-resolved keeps it under /run).
-	resolvConf string
-	// Own lays out claudebox's read-only mounts of host paths outside the
-	// system directories: the user's git configuration, the PATH's
-	// toolchains and the directory of a command installed outside the
-	// system directories (e.g. under the hidden $HOME), split around the
-	// secrets inside them (listed in Hidden).
-	Own []Mount
-	// links are the symlinks to recreate so that the command's path and
-	// the PATH entries resolve inside as on the host.
-	links []HostPath
-	// Toolchains are the PATH entries under $HOME and what each needs;
-	// PathProblems the entries under $HOME that cannot work inside.
-	Toolchains   []Toolchain
-	PathProblems []PathProblem
-	// claudeEntries lists the real ~/.claude's entries shown read-only
-	// inside: configuration (plugins, skills, agents, commands, hooks, user
-	// scripts), not Claude Code's per-session state of other projects.
-	claudeEntries []string
-	// ClaudeCopies lists the files in ~/.claude that Claude Code saves
-	// (settings, CLAUDE.md) and that exist: the sandbox gets private copies.
-	ClaudeCopies []string
-	// Pins are existing directories between a writable mount and a guard:
-	// each is mounted on itself so it cannot be renamed away, which would
-	// take the guard's mount with it.
-	Pins []string
-	// Guards are the paths inside the writable mounts that the host
-	// executes or obeys.
-	Guards []Guard
-	// KnownHosts is ~/.ssh/known_hosts when it exists.
-	KnownHosts string
-	// Symlinked lists guards (or directories on the way to one) that are
-	// symlinks: the sandbox could replace the link itself, so the launch
-	// refuses.
-	Symlinked []string
-	// Redirects are nested repositories whose .git file or commondir leads
-	// elsewhere (instance.RedirectError): the launch refuses.
-	Redirects []error
-	// Unprotected is what the host obeys that no guard can protect.
-	Unprotected []Unprotected
-	// Binds lays out the user's extra mounts, split where they contain a
-	// secret, claudebox's state or another mount; Hidden lists the secrets
-	// left out of them and of Own.
-	Binds  []Mount
-	Hidden []Hidden
-}
-
-// systemDirs are bound read-only when they exist: the programs, libraries
-// and configuration every tool needs, including Nix's store and NixOS's
-// current system.
-var systemDirs = []string{
-	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
-	"/etc", "/nix", "/run/current-system",
-}
-
 // Inputs are everything a plan is built from.
 type Inputs struct {
 	Home     string
@@ -203,6 +138,8 @@ type Inputs struct {
 	Host     Host
 	Env      environment.Env // from environment.Resolve
 	Network  bool
+	// Relay is the filtered network's: nil on the host's or none.
+	Relay *Relay
 	// SSHAgent is the host's agent socket (SSH_AUTH_SOCK) with --with-ssh.
 	SSHAgent string
 	// API is how Claude reaches its API through the session's proxy; nil
@@ -212,7 +149,7 @@ type Inputs struct {
 	// is the program, Build adds the SANDBOX.md flag.
 	Command []string
 	Claude  bool
-	// Binds are the user's extra mounts, checked by CheckBinds.
+	// Binds are the user's extra mounts, checked by bind.Check.
 	Binds []BindSpec
 }
 
@@ -227,8 +164,8 @@ type API struct {
 // apiAddress is the variable that points Claude Code at the proxy.
 const apiAddress = "ANTHROPIC_BASE_URL"
 
-// sshAgentSocket is where --with-ssh puts the user's SSH agent inside.
-const sshAgentSocket = "/run/claudebox/ssh-agent.sock"
+// SSHAgentSocket is where --with-ssh puts the user's SSH agent inside.
+const SSHAgentSocket = "/run/claudebox/ssh-agent.sock"
 
 // Files inside an instance directory.
 const (
@@ -240,94 +177,40 @@ const (
 
 // Build makes the plan. Order matters: bwrap applies mounts left to right
 // and a later mount hides what an earlier one put at the same path, so the
-// real ~/.claude comes first and the per-project overlays after it.
+// real ~/.claude comes first and the per-project overlays after it, and
+// each mount nested in another comes after it.
 func Build(in Inputs) Plan {
-	home := in.Home
-	claudeDir := filepath.Join(home, ".claude")
-	projects := filepath.Join(claudeDir, "projects")
 	inst := instance.Dir(in.StateDir, in.Project.Root)
 	p := Plan{
-		Home:      home,
+		Home:      in.Home,
 		Env:       in.Env.Names,
 		Chdir:     in.Cwd,
 		Project:   in.Project,
 		Instance:  inst,
-		sandboxMD: filepath.Join(claudeDir, SandboxMDFile),
+		sandboxMD: filepath.Join(in.Home, ".claude", SandboxMDFile),
 		Network:   in.Network,
 	}
-	add := func(r Role, k Kind, src, dest, why string) {
-		p.Mounts = append(p.Mounts, Mount{Kind: k, Src: src, Dest: dest, Why: why, Role: r})
-	}
-	for _, d := range in.Host.System {
-		if d.Link != "" {
-			add(HostFiles, Symlink, d.Link, d.Path, "system path, as on the host")
-		} else {
-			add(HostFiles, RoBind, d.Path, d.Path, "system path, read-only")
-		}
-	}
-	add(Private, Proc, "", "/proc", "the sandbox's own processes only")
-	add(Private, Dev, "", "/dev", "minimal devices")
-	add(Private, Tmpfs, "", "/tmp", "private /tmp")
-	if in.Host.resolvConf != "" {
-		add(HostFiles, RoBind, in.Host.resolvConf, in.Host.resolvConf, "target of /etc/resolv.conf, for DNS")
-	}
-	add(Private, Tmpfs, "", home, "private $HOME: the rest of the home directory is hidden")
+	p.addSystem(in.Host)
 	// The user's binds come before claudebox's own mounts inside $HOME,
-	// which they never overlap (CheckBinds, expandBinds).
+	// which they never overlap (bind.Check, bind.Layout).
 	p.Mounts = append(p.Mounts, in.Host.Binds...)
 	p.Binds, p.Hidden = in.Binds, in.Host.Hidden
-	// ~/.claude is rebuilt from the real one's entries rather than bound
-	// whole: the host's claude runs or obeys what is there, and Claude Code
-	// writes lock directories beside its files (history.jsonl.lock), which a
-	// read-only bind would refuse. What it creates stays in this tmpfs.
-	add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
-	for _, e := range in.Host.claudeEntries {
-		add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
-	}
-	for _, f := range in.Host.ClaudeCopies {
-		add(ClaudeConfig, BindData, f, f, "a private copy: Claude Code can save it, the host's file stays as it is")
-	}
-	add(ClaudeConfig, Bind, inst, projects, "this project's instance: sessions isolated per project")
-	// Files the launch reads or binds from the instance are pinned (mounted
-	// on their own path), so the sandbox cannot swap them for symlinks.
-	for _, f := range []string{instance.RootFile, SandboxMDFile} {
-		add(ClaudeConfig, RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
-	}
-	history := filepath.Join(inst, HistoryFile)
-	add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
-	add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
-	add(ClaudeConfig, RoBind, filepath.Join(inst, SandboxMDFile), p.sandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
-	add(ClaudeConfig, Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(home, ".claude.json"),
-		"Claude Code's state file, kept per instance (it saves by rename)")
+	p.addClaudeConfig(in.Host, inst)
 	p.Mounts = append(p.Mounts, in.Host.Own...)
+	if in.Relay != nil {
+		p.Relay = in.Relay
+		p.Mounts = append(p.Mounts, relayMounts(in.Relay)...)
+	}
 	p.Toolchains, p.PathProblems = in.Host.Toolchains, in.Host.PathProblems
 	if in.SSHAgent != "" {
 		p.SSHAgent = true
-		add(Agent, Bind, in.SSHAgent, sshAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
+		p.add(Agent, Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
 		if in.Host.KnownHosts != "" {
-			add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
+			p.add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
 	}
-	for _, l := range in.Host.links {
-		// A link inside a mounted directory is there already, and bwrap
-		// refuses to make one where a file exists.
-		if !slices.ContainsFunc(p.Mounts, func(m Mount) bool {
-			return m.Dest == l.Path || m.Kind != Tmpfs && m.Kind != Symlink && instance.Within(l.Path, m.Dest)
-		}) {
-			add(HostFiles, Symlink, l.Link, l.Path, "a link on the way to a program, as on the host")
-		}
-	}
-	add(ProjectTree, Bind, in.Project.Checkout, in.Project.Checkout, "the project, read-write")
-	for _, d := range in.Project.GitDirs {
-		add(GitDir, Bind, d, d, "the repository's git directory, so git works in this worktree")
-	}
-	for _, d := range in.Host.Pins {
-		add(Protection, Bind, d, d, "pinned: it cannot be renamed away from the protection inside it")
-	}
-	for _, g := range in.Host.Guards {
-		p.Mounts = append(p.Mounts, g.Mount())
-	}
-	p.Guards, p.Unprotected = in.Host.Guards, in.Host.Unprotected
+	p.addLinks(in.Host.Links)
+	p.addProject(in.Project, in.Host)
 	for name := range in.Env.Values {
 		if p.envSetBy == nil {
 			p.envSetBy = map[string]envSource{}
@@ -345,6 +228,88 @@ func Build(in Inputs) Plan {
 		p.Command = append([]string{in.Command[0], "--append-system-prompt-file", p.sandboxMD}, in.Command[1:]...)
 	}
 	return p
+}
+
+func (p *Plan) add(r Role, k Kind, src, dest, why string) {
+	p.Mounts = append(p.Mounts, Mount{Kind: k, Src: src, Dest: dest, Why: why, Role: r})
+}
+
+// addSystem mounts the system directories, the sandbox's own /proc, /dev
+// and /tmp, DNS's configuration and the private $HOME.
+func (p *Plan) addSystem(h Host) {
+	for _, d := range h.System {
+		if d.Link != "" {
+			p.add(HostFiles, Symlink, d.Link, d.Path, "system path, as on the host")
+		} else {
+			p.add(HostFiles, RoBind, d.Path, d.Path, "system path, read-only")
+		}
+	}
+	p.add(Private, Proc, "", "/proc", "the sandbox's own processes only")
+	p.add(Private, Dev, "", "/dev", "minimal devices")
+	p.add(Private, Tmpfs, "", "/tmp", "private /tmp")
+	if h.ResolvConf != "" {
+		p.add(HostFiles, RoBind, h.ResolvConf, h.ResolvConf, "target of /etc/resolv.conf, for DNS")
+	}
+	p.add(Private, Tmpfs, "", p.Home, "private $HOME: the rest of the home directory is hidden")
+}
+
+// addClaudeConfig rebuilds ~/.claude from the real one's entries rather
+// than binding it whole: the host's claude runs or obeys what is there, and
+// Claude Code writes lock directories beside its files (history.jsonl.lock),
+// which a read-only bind would refuse. What it creates stays in the tmpfs.
+// The instance inst holds this project's sessions and history.
+func (p *Plan) addClaudeConfig(h Host, inst string) {
+	claudeDir := filepath.Join(p.Home, ".claude")
+	projects := filepath.Join(claudeDir, "projects")
+	p.add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
+	for _, e := range h.ClaudeEntries {
+		p.add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
+	}
+	for _, f := range h.ClaudeCopies {
+		p.add(ClaudeConfig, BindData, f, f, "a private copy: Claude Code can save it, the host's file stays as it is")
+	}
+	p.add(ClaudeConfig, Bind, inst, projects, "this project's instance: sessions isolated per project")
+	// Files the launch reads or binds from the instance are pinned (mounted
+	// on their own path), so the sandbox cannot swap them for symlinks.
+	for _, f := range []string{instance.RootFile, SandboxMDFile} {
+		p.add(ClaudeConfig, RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
+	}
+	history := filepath.Join(inst, HistoryFile)
+	p.add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
+	p.add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
+	p.add(ClaudeConfig, RoBind, filepath.Join(inst, SandboxMDFile), p.sandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
+	p.add(ClaudeConfig, Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(p.Home, ".claude.json"),
+		"Claude Code's state file, kept per instance (it saves by rename)")
+}
+
+// addLinks recreates the links on the way to the command and the PATH's
+// entries, where no mount has put them already.
+func (p *Plan) addLinks(links []HostPath) {
+	for _, l := range links {
+		// A link inside a mounted directory is there already, and bwrap
+		// refuses to make one where a file exists.
+		if !slices.ContainsFunc(p.Mounts, func(m Mount) bool {
+			return m.Dest == l.Path || m.Kind != Tmpfs && m.Kind != Symlink && paths.Within(l.Path, m.Dest)
+		}) {
+			p.add(HostFiles, Symlink, l.Link, l.Path, "a link on the way to a program, as on the host")
+		}
+	}
+}
+
+// addProject mounts the project writable, then what protects the host
+// inside it: the pins, then the guards, each after the mount it lies in.
+func (p *Plan) addProject(project instance.Project, h Host) {
+	p.add(ProjectTree, Bind, project.Checkout, project.Checkout, "the project, read-write")
+	for _, d := range project.GitDirs {
+		p.add(GitDir, Bind, d, d, "the repository's git directory, so git works in this worktree")
+	}
+	for _, d := range h.Pins {
+		p.add(Protection, Bind, d, d, "pinned: it cannot be renamed away from the protection inside it")
+	}
+	for _, g := range h.Guards {
+		p.Mounts = append(p.Mounts, g.Mount())
+	}
+	p.Guards, p.Unprotected = h.Guards, h.Unprotected
 }
 
 // Placeholders lists the mounts whose target the launch creates as a
@@ -423,7 +388,11 @@ func (p Plan) argLines() [][]string {
 		}
 	}
 	lines = append(lines, []string{"--chdir", p.Chdir})
-	return append(lines, append([]string{"--"}, p.Command...))
+	command := p.Command
+	if p.Relay != nil {
+		command = relayCommand(command)
+	}
+	return append(lines, append([]string{"--"}, command...))
 }
 
 // Script renders the exact command a launch execs, one mount per line,
@@ -457,7 +426,7 @@ func (p Plan) Script(bwrap string) string {
 	}
 	for _, t := range p.Toolchains {
 		for _, r := range t.Roots {
-			fmt.Fprintf(&b, "# %s: %s\n", r.Path, r.why)
+			fmt.Fprintf(&b, "# %s: %s\n", r.Path, r.Why)
 		}
 	}
 	for _, pp := range p.PathProblems {
@@ -471,10 +440,13 @@ func (p Plan) Script(bwrap string) string {
 	}
 	b.WriteString("env -i " + updaterOff + "=1")
 	if p.SSHAgent {
-		b.WriteString(" SSH_AUTH_SOCK=" + sshAgentSocket)
+		b.WriteString(" SSH_AUTH_SOCK=" + SSHAgentSocket)
+	}
+	if p.Relay != nil {
+		b.WriteString(" " + strings.Join(ProxyEnv, " "))
 	}
 	for _, name := range p.Env {
-		if name == updaterOff {
+		if name == updaterOff || p.setByRelay(name) {
 			continue
 		}
 		if src, ok := p.envSetBy[name]; ok && src.lines {

@@ -1,11 +1,7 @@
 package mount
 
 import (
-	"bytes"
-	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -82,7 +78,7 @@ func TestClaudeDirRebuilt(t *testing.T) {
 		Project: instance.Project{Root: "/h/p", Checkout: "/h/p"},
 		Cwd:     "/h/p",
 		Host: Host{
-			claudeEntries: []string{"/h/.claude/plugins", "/h/.claude/statusline.sh"},
+			ClaudeEntries: []string{"/h/.claude/plugins", "/h/.claude/statusline.sh"},
 			ClaudeCopies:  []string{"/h/.claude/settings.json"},
 			Guards:        []Guard{{Path: "/h/p/.mcp.json", Copy: true}, {Path: "/h/p/.claude", Exists: true}, {Path: "/h/p/.claude/settings.local.json", Copy: true, FileStandIn: true}},
 		},
@@ -123,46 +119,14 @@ func TestGuardMount(t *testing.T) {
 		{Guard{Path: "/p/.git/hooks"}, Tmpfs, "", true},
 		{Guard{Path: "/p/.mcp.json", Copy: true, Exists: true}, BindData, "/p/.mcp.json", false},
 		{Guard{Path: "/p/.mcp.json", Copy: true}, Tmpfs, "", true},
-		{Guard{Path: "/p/.git/worktrees/x/config.worktree", noOp: true}, RoBind, "/p/.git/worktrees/x/config.worktree", true},
-		{Guard{Path: "/p/.git/commondir", noOp: true, Exists: true}, RoBind, "/p/.git/commondir", false},
+		{Guard{Path: "/p/.git/worktrees/x/config.worktree", NoOp: true}, RoBind, "/p/.git/worktrees/x/config.worktree", true},
+		{Guard{Path: "/p/.git/commondir", NoOp: true, Exists: true}, RoBind, "/p/.git/commondir", false},
 		{Guard{Path: "/p/.claude/settings.json", FileStandIn: true, Copy: true}, BindData, "", true},
 	} {
 		m := c.g.Mount()
 		if m.Kind != c.kind || m.Src != c.src || m.Dest != c.g.Path || m.placeholder != c.placeholder {
 			t.Errorf("%+v: got %s %q placeholder=%v, want %s %q placeholder=%v", c.g, m.Kind, m.Src, m.placeholder, c.kind, c.src, c.placeholder)
 		}
-	}
-}
-
-// TestNoOpStandIn: the stand-in git reads as nothing is created whole, with
-// the content that makes it a no-op, and is recognised as claudebox's only
-// while it is exactly that.
-func TestNoOpStandIn(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{"commondir", "config.worktree"} {
-		path := filepath.Join(dir, name)
-		m := Guard{Path: path, noOp: true}.Mount()
-		if err := CreatePlaceholder(m); err != nil {
-			t.Fatal(err)
-		}
-		if !instance.IsPlaceholder(path) {
-			t.Errorf("%s: not recognised as a stand-in", name)
-		}
-		if b, _ := os.ReadFile(path); !bytes.Equal(b, instance.StandInContent(path)) {
-			t.Errorf("%s: content %q", name, b)
-		}
-		if err := CreatePlaceholder(m); !errors.Is(err, os.ErrExist) {
-			t.Errorf("%s: a second creation: %v, want it to exist", name, err)
-		}
-		os.Chmod(path, 0o644)
-		os.WriteFile(path, []byte("../..\n"), 0o644)
-		os.Chmod(path, 0o444)
-		if instance.IsPlaceholder(path) {
-			t.Errorf("%s: a file of other content taken for a stand-in", name)
-		}
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
-		t.Errorf("temporary files left: %v", entries)
 	}
 }
 

@@ -9,7 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
+	neturl "net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -29,30 +30,55 @@ type Proxy struct {
 	Phantom string
 	Cred    *Credential
 
-	upstream *url.URL
-	srv      *http.Server
-	log      io.Writer
-	logMu    sync.Mutex
+	upstream *neturl.URL
+	egress   *egress
+	// self is URL's host:port: an absolute URL naming it is an API call.
+	self string
+	srv  *http.Server
+	log  io.Writer
+	// logged counts the lines logged, under logMu.
+	logged int
+	logMu  sync.Mutex
 }
 
-// Start runs a proxy for cred on 127.0.0.1, on a port the kernel picks. It
-// listens on loopback because the sandbox shares the host's network: any
-// local process can connect, and the phantom is what it must present.
-// upstream is the API's base URL (Upstream unless the user named one);
-// log receives one JSON line per request refused.
-func Start(cred *Credential, upstream string, log io.Writer) (*Proxy, error) {
-	u, err := url.Parse(upstream)
+// Start runs a proxy on ln for cred (nil when there is no login: then every
+// API call is refused). url is what ANTHROPIC_BASE_URL is inside: the
+// listener's own address on the shared network, the relay's on the
+// filtered one. upstream is the API's base URL (Upstream unless the user
+// named one). With out set, the proxy is also the filtered network's way
+// out, to what out allows. log receives one JSON line per request refused.
+func Start(ln net.Listener, url string, cred *Credential, upstream string, out *Policy, log io.Writer) (*Proxy, error) {
+	u, err := neturl.Parse(upstream)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, fmt.Errorf("ANTHROPIC_BASE_URL %q is not an http(s) URL", upstream)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
+	p := &Proxy{URL: url, Cred: cred, upstream: u, log: log}
+	if su, err := neturl.Parse(url); err == nil {
+		p.self = su.Host
 	}
-	p := &Proxy{URL: "http://" + ln.Addr().String(), Phantom: newPhantom(cred.Kind), Cred: cred, upstream: u, log: log}
+	if cred != nil {
+		p.Phantom = newPhantom(cred.Kind)
+	}
+	if out != nil {
+		policy := *out
+		// The API's own hosts go through the injecting path only.
+		policy.Never = append(policy.Never, "api.anthropic.com", strings.ToLower(u.Hostname()))
+		p.egress = newEgress(policy, p.logLine)
+	}
 	p.srv = &http.Server{Handler: p.handler(), ReadHeaderTimeout: 30 * time.Second}
 	go p.srv.Serve(ln)
 	return p, nil
+}
+
+// ListenLoopback is the shared network's listener: 127.0.0.1, on a port the
+// kernel picks. Any local process can connect; the phantom is what it must
+// present.
+func ListenLoopback() (net.Listener, string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	return ln, "http://" + ln.Addr().String(), nil
 }
 
 // Close stops the proxy and every connection through it.
@@ -62,14 +88,39 @@ func (p *Proxy) Close() error { return p.srv.Close() }
 // (measured with 2.1.330: the messages, token counting, the model list;
 // its HEAD /api/hello reachability check, which carries no credential, is
 // answered by the proxy itself).
+//
+// The path must be the one the upstream serves as written: no escapes, no
+// dot segments or doubled slashes, which an upstream or a gateway may
+// resolve to another endpoint (/v1/models/../files), and a model's id is
+// one segment.
 func allowed(r *http.Request) bool {
+	p := r.URL.Path
+	if r.URL.RawPath != "" || path.Clean(p) != p {
+		return false
+	}
 	switch {
-	case r.Method == http.MethodPost && (r.URL.Path == "/v1/messages" || r.URL.Path == "/v1/messages/count_tokens"):
+	case r.Method == http.MethodPost && (p == "/v1/messages" || p == "/v1/messages/count_tokens"):
 		return true
-	case r.Method == http.MethodGet && (r.URL.Path == "/v1/models" || strings.HasPrefix(r.URL.Path, "/v1/models/")):
+	case r.Method == http.MethodGet && p == "/v1/models":
 		return true
+	case r.Method == http.MethodGet:
+		id, ok := strings.CutPrefix(p, "/v1/models/")
+		return ok && modelID(id)
 	}
 	return false
+}
+
+// modelID says id is one path segment of the characters model ids use.
+func modelID(id string) bool {
+	if id == "" || id == "." || id == ".." {
+		return false
+	}
+	for _, c := range id {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *Proxy) handler() http.Handler {
@@ -85,12 +136,28 @@ func (p *Proxy) handler() http.Handler {
 		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodConnect || r.URL.Host != "" {
+			// A proxy request; one for the relay's own address is an API
+			// call from a client that proxies even loopback.
+			if r.Method == http.MethodConnect || r.URL.Host != p.self {
+				if p.egress == nil {
+					p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: this proxy is not a way out: the sandbox's network is the host's")
+					return
+				}
+				p.egress.serveHTTP(w, r)
+				return
+			}
+		}
 		if r.Method == http.MethodHead && r.URL.Path == "/api/hello" {
 			w.WriteHeader(http.StatusOK)
 			return
 		}
 		if !allowed(r) {
 			p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: "+r.Method+" "+r.URL.Path+" is not an API call Claude Code needs; the proxy passes only the Messages API")
+			return
+		}
+		if p.Cred == nil {
+			apiError(w, http.StatusUnauthorized, "authentication_error", "claudebox: no Claude login on the host; log in there: claude /login")
 			return
 		}
 		if !p.presentsPhantom(r.Header) {
@@ -156,15 +223,39 @@ func withBeta(values []string, beta string) string {
 // refuse answers a request the proxy does not pass, and logs it.
 func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, status int, kind, msg string) {
 	apiError(w, status, kind, msg)
+	p.logLine(map[string]any{"method": r.Method, "path": r.URL.Path, "status": status, "why": kind})
+}
+
+// The sandbox chooses what is refused and how often: a line holds each
+// field's first bytes, and a session logs a bounded number of lines (about
+// 1 MiB).
+const (
+	maxLoggedLines = 1000
+	maxLoggedField = 256
+)
+
+// logLine writes one JSON line to the session's log.
+func (p *Proxy) logLine(fields map[string]any) {
 	if p.log == nil {
 		return
 	}
-	line, _ := json.Marshal(map[string]any{
-		"time": time.Now().UTC().Format(time.RFC3339Nano), "method": r.Method, "path": r.URL.Path, "status": status, "why": kind,
-	})
+	for k, v := range fields {
+		if s, ok := v.(string); ok && len(s) > maxLoggedField {
+			fields[k] = s[:maxLoggedField] + "…"
+		}
+	}
+	fields["time"] = time.Now().UTC().Format(time.RFC3339Nano)
 	p.logMu.Lock()
+	defer p.logMu.Unlock()
+	switch p.logged++; {
+	case p.logged < maxLoggedLines:
+	case p.logged == maxLoggedLines:
+		fields = map[string]any{"time": fields["time"], "why": "further refusals of this session are not logged"}
+	default:
+		return
+	}
+	line, _ := json.Marshal(fields)
 	p.log.Write(append(line, '\n'))
-	p.logMu.Unlock()
 }
 
 // apiError answers in the Messages API's error shape, which Claude Code

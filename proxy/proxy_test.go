@@ -70,7 +70,7 @@ func TestProxyInjects(t *testing.T) {
 	rec := &upstreamRecorder{}
 	up := startUpstream(t, func(h http.Header) bool { return h.Get("X-Api-Key") == real }, rec, nil)
 	var log bytes.Buffer
-	p, err := Start(&Credential{Kind: APIKey, value: real}, up.URL, &log)
+	p, err := startLoopback(&Credential{Kind: APIKey, value: real}, up.URL, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestProxyOAuth(t *testing.T) {
 	const real = "sk-ant-oat01-REAL"
 	rec := &upstreamRecorder{}
 	up := startUpstream(t, func(h http.Header) bool { return h.Get("Authorization") == "Bearer "+real }, rec, nil)
-	p, err := Start(&Credential{Kind: OAuth, value: real}, up.URL, nil)
+	p, err := startLoopback(&Credential{Kind: OAuth, value: real}, up.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestProxyOAuth(t *testing.T) {
 func TestProxyStreams(t *testing.T) {
 	release := make(chan struct{})
 	up := startUpstream(t, func(http.Header) bool { return true }, nil, release)
-	p, err := Start(&Credential{Kind: APIKey, value: "k"}, up.URL, nil)
+	p, err := startLoopback(&Credential{Kind: APIKey, value: "k"}, up.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +307,7 @@ func TestRefreshFails(t *testing.T) {
 	var calls atomic.Int32
 	c := &Credential{Kind: OAuth, file: file, lockFile: filepath.Join(dir, "lock"), tokenURL: tokenEndpoint(t, &calls, true)}
 	up := startUpstream(t, func(http.Header) bool { return true }, nil, nil)
-	p, err := Start(c, up.URL, nil)
+	p, err := startLoopback(c, up.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestFindOrder(t *testing.T) {
 // is what the proxy adds.
 func BenchmarkFirstByte(b *testing.B) {
 	up := startUpstream(b, func(http.Header) bool { return true }, nil, nil)
-	p, err := Start(&Credential{Kind: APIKey, value: "k"}, up.URL, nil)
+	p, err := startLoopback(&Credential{Kind: APIKey, value: "k"}, up.URL, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -380,5 +380,64 @@ func BenchmarkFirstByte(b *testing.B) {
 				resp.Body.Close()
 			}
 		})
+	}
+}
+
+// startLoopback starts a proxy as the shared network has it.
+func startLoopback(cred *Credential, upstream string, log io.Writer) (*Proxy, error) {
+	ln, url, err := ListenLoopback()
+	if err != nil {
+		return nil, err
+	}
+	return Start(ln, url, cred, upstream, nil, log)
+}
+
+// allowed passes the Messages API's paths as written, and nothing an
+// upstream or gateway could resolve to another endpoint.
+func TestAllowedPaths(t *testing.T) {
+	for _, c := range []struct {
+		method, target string
+		want           bool
+	}{
+		{"POST", "/v1/messages", true},
+		{"POST", "/v1/messages?beta=true", true},
+		{"POST", "/v1/messages/count_tokens", true},
+		{"GET", "/v1/models", true},
+		{"GET", "/v1/models/claude-opus-4-1", true},
+		{"GET", "/v1/models/claude-3.5_x-1?limit=1", true},
+		{"GET", "/v1/models/../../v1/files", false},
+		{"GET", "/v1/models/..%2F..%2Fv1%2Ffiles", false},
+		{"GET", "/v1/models/%2e%2e/files", false},
+		{"GET", "/v1/models/a/b", false},
+		{"GET", "/v1/models/", false},
+		{"GET", "/v1/models/..", false},
+		{"GET", "/v1//models", false},
+		{"POST", "/v1/messages/", false},
+		{"POST", "/v1/messages/./", false},
+		{"POST", "/v1/messages/../files", false},
+		{"POST", "/v1/messages%2fbatches", false},
+		{"GET", "/v1/messages", false},
+		{"POST", "/v1/models", false},
+	} {
+		if got := allowed(httptest.NewRequest(c.method, c.target, nil)); got != c.want {
+			t.Errorf("allowed(%s %s) = %v, want %v", c.method, c.target, got, c.want)
+		}
+	}
+}
+
+// A session's refusals fill the log by a bounded amount, however many the
+// sandbox makes and however long their paths.
+func TestRefusalLogBounded(t *testing.T) {
+	var log bytes.Buffer
+	p := &Proxy{Cred: &Credential{Kind: APIKey}, log: &log}
+	long := "/x" + strings.Repeat("a", 1<<20)
+	for range maxLoggedLines + 50 {
+		p.refuse(httptest.NewRecorder(), httptest.NewRequest("GET", long, nil), http.StatusForbidden, "permission_error", "no")
+	}
+	if lines := strings.Count(log.String(), "\n"); lines != maxLoggedLines {
+		t.Errorf("%d lines logged, want %d", lines, maxLoggedLines)
+	}
+	if log.Len() > maxLoggedLines*(maxLoggedField+200) {
+		t.Errorf("%d bytes logged", log.Len())
 	}
 }

@@ -2,6 +2,7 @@ package pty
 
 import (
 	"bytes"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -156,7 +157,17 @@ func (f *filter) step(out []byte, b byte) []byte {
 			if b < 0x40 {
 				return out
 			}
+			if changesInput(f.held) {
+				f.held = f.held[:0]
+				f.state = ground
+				return out
+			}
 			f.noteCSI(f.held)
+		}
+		if f.state == escInter && changesCoding(f.held) {
+			f.held = f.held[:0]
+			f.state = ground
+			return out
 		}
 		f.state = ground
 		out = append(out, f.held...)
@@ -325,6 +336,66 @@ func (f *filter) noteCSI(seq []byte) {
 			n, digits = 0, 0
 		}
 	}
+}
+
+// changesCoding says the escape sequence seq (ESC, intermediates, final)
+// changes how the terminal reads what follows or what it sends back: ESC %
+// selects a coding other than UTF-8 (after ESC % @ a UTF-8 character's
+// second byte reads as an 8-bit OSC or CSI), ESC SP selects 8-bit replies
+// or a conformance level. Dropped: no exit reset can say which the user
+// had.
+func changesCoding(seq []byte) bool {
+	for _, c := range seq[1:] {
+		if c >= 0x20 {
+			return c == '%' || c == ' '
+		}
+	}
+	return false
+}
+
+// inputModes are the DEC private modes that change what the keyboard sends
+// or whether it is locked, whose right setting is the user's terminal's
+// own, not a reset's: autorepeat (8), the backarrow key (67), xterm's
+// meta, delete and function-key modes (1034-1044, 1050-1061).
+func inputMode(n int) bool {
+	return n == 8 || n == 67 || n >= 1034 && n <= 1044 || n >= 1050 && n <= 1061
+}
+
+// changesInput says the control sequence seq sets or resets a mode that
+// changes what the keyboard sends or echoes: any ANSI mode but insert (4)
+// and newline (20), which the exit reset covers (keyboard action, 2, locks
+// the keyboard; send/receive, 12, turns on local echo, so a later password
+// shows), or one of inputModes. A parameter it cannot read counts.
+func changesInput(seq []byte) bool {
+	final := seq[len(seq)-1]
+	if final != 'h' && final != 'l' {
+		return false
+	}
+	// A C0 control inside is executed by the terminal, not read as part
+	// of the parameters.
+	params := bytes.Map(func(r rune) rune {
+		if r < 0x20 || r == del {
+			return -1
+		}
+		return r
+	}, seq[2:len(seq)-1])
+	private := len(params) > 0 && params[0] == '?'
+	if private {
+		params = params[1:]
+	}
+	for _, p := range bytes.Split(params, []byte(";")) {
+		n, err := strconv.Atoi(string(bytes.TrimLeft(p, "0")))
+		if len(bytes.TrimLeft(p, "0")) == 0 {
+			n, err = 0, nil
+		}
+		switch {
+		case err != nil:
+			return true
+		case private && inputMode(n), !private && n != 4 && n != 20:
+			return true
+		}
+	}
+	return false
 }
 
 // exitReset puts back, tracked or not, everything a program can leave on

@@ -58,6 +58,11 @@ var filterCases = []struct {
 	{name: "CSI with a non-ASCII byte", in: "\x1b[1✳m", want: "✳m"},
 	{name: "CSI too long", in: "\x1b[" + strings.Repeat("1;", maxSeq) + "m", want: strings.Repeat("1;", maxSeq)[maxSeq-2:] + "m"},
 	{name: "ESC with an intermediate", in: "\x1b(0q\x1b(B", want: "\x1b(0q\x1b(B"},
+	{name: "leave UTF-8, and back", in: "a\x1b%@\u07dd52;c;Y3Vy\x07\x1b%Gb", want: "a\u07dd52;c;Y3Vy\x07b"},
+	{name: "8-bit replies and conformance levels", in: "a\x1b G\x1b F\x1b L\x1b \x01Nb", want: "ab"},
+	{name: "ANSI modes that lock the keyboard or echo", in: "a\x1b[2h\x1b[12l\x1b[4h\x1b[20l\x1b[4;2hb", want: "a\x1b[4h\x1b[20lb"},
+	{name: "DEC modes of the keyboard", in: "a\x1b[?8l\x1b[?67h\x1b[?1034l\x1b[?1036h\x1b[?1039h\x1b[?1052h\x1b[?25;1036hb", want: "ab"},
+	{name: "DEC modes of the screen", in: "\x1b[?25l\x1b[?1049h\x1b[?2004h", want: "\x1b[?25l\x1b[?1049h\x1b[?2004h"},
 	{name: "lone ESC then text", in: "\x1bx\x1b", want: "\x1bx"},
 	{name: "double ESC", in: "\x1b\x1b[1m", want: "\x1b[1m"},
 	{name: "malformed UTF-8", in: "a\xff\xe2\x9cb\xed\xa0\x80c\xef\xbf\xbd", want: "abc\uFFFD"},
@@ -259,8 +264,8 @@ func terminalStrings(t *testing.T, out []byte) []string {
 	return strs
 }
 
-// referenceAllowed: the string sequences a terminal may act on, as the
-// README lists them.
+// referenceAllowed: the string sequences a terminal may act on, as
+// docs/security.md lists them ("The sandbox's terminal").
 func referenceAllowed(s string) bool {
 	body, ok := strings.CutPrefix(s, "OSC ")
 	if !ok {

@@ -6,8 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/probe"
 )
 
 // In a linked worktree, SANDBOX.md names the repository's git directory
@@ -26,7 +28,7 @@ func TestRenderWorktree(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := filepath.Join(home, ".claudebox")
-	h := mount.Probe(home, state, project, "/usr/bin/true", home, "/usr/bin", nil, mount.StateDirs(home, nil))
+	h := probe.Host(home, state, project, "/usr/bin/true", home, "/usr/bin", nil, bind.StateDirs(home, nil))
 	if len(h.Pins) == 0 {
 		t.Fatal("no pins: the case this test is about does not arise")
 	}

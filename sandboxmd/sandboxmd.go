@@ -8,90 +8,116 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // Render returns SANDBOX.md for plan. It states facts, briefly: Claude
 // reads it at the start of every session.
 func Render(p mount.Plan) []byte {
-	var b strings.Builder
-	line := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	home := p.Home
+	var w page
+	for _, section := range []func(*page, mount.Plan){
+		intro, alsoWritable, requested, toolchains, pathProblems, protected, gitOperations,
+		claudeDir, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, limits, moreAccess,
+	} {
+		section(&w, p)
+	}
+	return []byte(w.String())
+}
 
-	line("# Sandbox")
-	line("")
-	line("This session runs inside claudebox, a bubblewrap sandbox. Facts:")
-	line("")
-	line("- Project: %s (read-write, but for the protected paths below). Working directory: %s.", p.Project.Checkout, p.Chdir)
+// page is SANDBOX.md as it is written, a line at a time.
+type page struct{ strings.Builder }
+
+func (w *page) line(format string, args ...any) { fmt.Fprintf(w, format+"\n", args...) }
+
+// intro is the title and the project.
+func intro(w *page, p mount.Plan) {
+	w.line("# Sandbox")
+	w.line("")
+	w.line("This session runs inside claudebox, a bubblewrap sandbox. Facts:")
+	w.line("")
+	w.line("- Project: %s (read-write, but for the protected paths below). Working directory: %s.", p.Project.Checkout, p.Chdir)
 	if p.Project.Root != p.Project.Checkout {
-		line("- Project root (history key): %s.", p.Project.Root)
+		w.line("- Project root (history key): %s.", p.Project.Root)
 	}
-	claudeDir := filepath.Join(home, ".claude")
-	// The project, the protections, the toolchains, the agent and the
-	// user's binds have lines of their own below.
-	var rw, ro, copies []string
-	for _, m := range p.Mounts {
-		switch {
-		case m.Role == mount.ClaudeConfig && m.Kind == mount.BindData:
-			copies = append(copies, filepath.Base(m.Dest))
-		case m.Role == mount.GitDir:
-			rw = append(rw, m.Dest)
-		case m.Role == mount.HostFiles && m.Kind == mount.RoBind:
-			ro = append(ro, m.Dest)
-		}
-	}
+}
+
+// alsoWritable names the git directories outside the project.
+func alsoWritable(w *page, p mount.Plan) {
+	rw := dests(p, func(m mount.Mount) bool { return m.Role == mount.GitDir })
 	if len(rw) > 0 {
-		line("- Also writable: %s. Changes there persist on the host.", strings.Join(rw, ", "))
+		w.line("- Also writable: %s. Changes there persist on the host.", strings.Join(rw, ", "))
 	}
-	if len(p.Binds) > 0 {
-		var binds []string
-		for _, b := range p.Binds {
-			what := b.Dest + " (read-only"
-			if b.Writable {
-				what = b.Dest + " (read-write: changes persist on the host"
-				var ro []string
-				for _, m := range p.Mounts {
-					if m.Role == mount.Requested && m.Kind == mount.RoBind && instance.Within(m.Dest, b.Dest) {
-						ro = append(ro, strings.TrimPrefix(m.Dest, b.Dest+"/"))
-					}
-				}
-				if len(ro) > 0 {
-					what += ", but for " + strings.Join(ro, ", ") + ", read-only"
-				}
-			}
-			if b.Src != b.Dest {
-				what += ", from the host's " + b.Src
-			}
-			binds = append(binds, what+")")
-		}
-		line("- Mounted at the user's request: %s.", strings.Join(binds, "; "))
-		var hidden []string
-		for _, h := range p.Hidden {
-			if !h.Own {
-				hidden = append(hidden, h.Path)
-			}
-		}
-		if len(hidden) > 0 {
-			line("  Left out of them: %s (secrets).", strings.Join(hidden, ", "))
+}
+
+// requested lists the user's binds, and the secrets left out of them.
+func requested(w *page, p mount.Plan) {
+	if len(p.Binds) == 0 {
+		return
+	}
+	var binds []string
+	for _, b := range p.Binds {
+		binds = append(binds, describeBind(b, p.Mounts))
+	}
+	w.line("- Mounted at the user's request: %s.", strings.Join(binds, "; "))
+	var left []string
+	for _, h := range p.Hidden {
+		if !h.Own {
+			left = append(left, h.Path)
 		}
 	}
-	if len(p.Toolchains) > 0 {
-		var entries []string
-		for _, t := range p.Toolchains {
-			var roots []string
-			for _, r := range t.Roots {
-				roots = append(roots, r.Path)
-			}
-			entries = append(entries, t.Entry+" ("+strings.Join(roots, ", ")+")")
-		}
-		line("- The toolchains on PATH, read-only (their programs run; install or update them on the host): %s.", strings.Join(entries, "; "))
+	if len(left) > 0 {
+		w.line("  Left out of them: %s (secrets).", strings.Join(left, ", "))
 	}
+}
+
+// describeBind says where a user's bind is, how it may be used, and where
+// it comes from.
+func describeBind(b mount.BindSpec, mounts []mount.Mount) string {
+	what := b.Dest + " (read-only"
+	if b.Writable {
+		what = b.Dest + " (read-write: changes persist on the host"
+		var ro []string
+		for _, m := range mounts {
+			if m.Role == mount.Requested && m.Kind == mount.RoBind && paths.Within(m.Dest, b.Dest) {
+				ro = append(ro, strings.TrimPrefix(m.Dest, b.Dest+"/"))
+			}
+		}
+		if len(ro) > 0 {
+			what += ", but for " + strings.Join(ro, ", ") + ", read-only"
+		}
+	}
+	if b.Src != b.Dest {
+		what += ", from the host's " + b.Src
+	}
+	return what + ")"
+}
+
+func toolchains(w *page, p mount.Plan) {
+	if len(p.Toolchains) == 0 {
+		return
+	}
+	var entries []string
+	for _, t := range p.Toolchains {
+		var roots []string
+		for _, r := range t.Roots {
+			roots = append(roots, r.Path)
+		}
+		entries = append(entries, t.Entry+" ("+strings.Join(roots, ", ")+")")
+	}
+	w.line("- The toolchains on PATH, read-only (their programs run; install or update them on the host): %s.", strings.Join(entries, "; "))
+}
+
+func pathProblems(w *page, p mount.Plan) {
 	for _, pp := range p.PathProblems {
-		line("- PATH entry %s does not work here: %s.", pp.Entry, pp.Reason)
+		w.line("- PATH entry %s does not work here: %s.", pp.Entry, pp.Reason)
 	}
+}
+
+// protected lists the guards, by how each is kept: read-only, a private
+// copy, or absent.
+func protected(w *page, p mount.Plan) {
 	var locked, private, absent []string
-	var operations, inProgress bool
 	for _, g := range p.Guards {
 		name := g.Path
 		if rel, err := filepath.Rel(p.Project.Checkout, g.Path); err == nil && filepath.IsLocal(rel) {
@@ -99,10 +125,6 @@ func Render(p mount.Plan) []byte {
 		}
 		if g.From != "" {
 			name += " (the host obeys it through " + g.From + ")"
-		}
-		if g.GitOperation() {
-			operations = true
-			inProgress = inProgress || g.Exists
 		}
 		switch g.Mount().Kind {
 		case mount.Tmpfs:
@@ -114,34 +136,65 @@ func Render(p mount.Plan) []byte {
 		}
 	}
 	if len(p.Guards) > 0 {
-		line("- Protected, because the host runs or obeys them (git hooks and config, editor, shell and Claude Code settings):")
+		w.line("- Protected, because the host runs or obeys them (git hooks and config, editor, shell and Claude Code settings):")
 	}
 	if len(locked) > 0 {
-		line("  read-only: %s;", strings.Join(locked, ", "))
+		w.line("  read-only: %s;", strings.Join(locked, ", "))
 	}
 	if len(private) > 0 {
-		line("  private to this session (saves work, the host's file is unchanged): %s;", strings.Join(private, ", "))
+		w.line("  private to this session (saves work, the host's file is unchanged): %s;", strings.Join(private, ", "))
 	}
 	if len(absent) > 0 {
-		line("  cannot be created: %s.", strings.Join(absent, ", "))
+		w.line("  cannot be created: %s.", strings.Join(absent, ", "))
+	}
+}
+
+// gitOperations says which git commands fail here, because their state
+// in .git is guarded, and whether one is in progress.
+func gitOperations(w *page, p mount.Plan) {
+	var operations, inProgress bool
+	for _, g := range p.Guards {
+		if g.GitOperation() {
+			operations = true
+			inProgress = inProgress || g.Exists
+		}
 	}
 	if operations {
-		line("- git rebase, git am, cherry-pick and revert fail here: their state in .git is protected, because the host's git runs the commands their todo lists. Ask the user to run them on the host.")
+		w.line("- git rebase, git am, cherry-pick and revert fail here: their state in .git is protected, because the host's git runs the commands their todo lists. Ask the user to run them on the host.")
 	}
 	if inProgress {
-		line("- A rebase, am, cherry-pick or revert is in progress: it can only be continued or aborted on the host; ask the user to.")
+		w.line("- A rebase, am, cherry-pick or revert is in progress: it can only be continued or aborted on the host; ask the user to.")
 	}
-	line("- %s shows the host's configuration read-only (plugins, skills, agents, commands, hooks); other projects' sessions, todos and file history are not there. Writable: projects/ (this project's sessions only, instance %s), history.jsonl (this project's prompts). Anything else written there is private and lost at exit.", claudeDir, filepath.Base(p.Instance))
+}
+
+// claudeDir says what ~/.claude holds, and which of its files are private
+// copies.
+func claudeDir(w *page, p mount.Plan) {
+	w.line("- %s shows the host's configuration read-only (plugins, skills, agents, commands, hooks); other projects' sessions, todos and file history are not there. Writable: projects/ (this project's sessions only, instance %s), history.jsonl (this project's prompts). Anything else written there is private and lost at exit.", filepath.Join(p.Home, ".claude"), filepath.Base(p.Instance))
+	copies := dests(p, func(m mount.Mount) bool { return m.Role == mount.ClaudeConfig && m.Kind == mount.BindData })
+	for i, c := range copies {
+		copies[i] = filepath.Base(c)
+	}
 	if len(copies) > 0 {
-		line("  %s there: private copies, changes last for this session.", strings.Join(copies, ", "))
+		w.line("  %s there: private copies, changes last for this session.", strings.Join(copies, ", "))
 	}
-	homeBound := slices.ContainsFunc(p.Binds, func(b mount.BindSpec) bool { return b.Dest == home })
-	if homeBound {
-		line("- Private: /tmp is an empty tmpfs; what is written there, or in %s outside the mounts above, is lost when the session ends.", home)
+}
+
+// privateTmpfs names the tmpfs the sandbox writes to and loses.
+func privateTmpfs(w *page, p mount.Plan) {
+	if homeBound(p) {
+		w.line("- Private: /tmp is an empty tmpfs; what is written there, or in %s outside the mounts above, is lost when the session ends.", p.Home)
 	} else {
-		line("- Private: %s and /tmp are empty tmpfs; anything else written there is lost when the session ends.", home)
+		w.line("- Private: %s and /tmp are empty tmpfs; anything else written there is lost when the session ends.", p.Home)
 	}
-	line("- Read-only: %s.", strings.Join(ro, ", "))
+}
+
+// readOnly lists the host's files claudebox shows read-only (the
+// toolchains and the user's binds have lines of their own), and the
+// secrets hidden inside them.
+func readOnly(w *page, p mount.Plan) {
+	ro := dests(p, func(m mount.Mount) bool { return m.Role == mount.HostFiles && m.Kind == mount.RoBind })
+	w.line("- Read-only: %s.", strings.Join(ro, ", "))
 	var ownHidden []string
 	for _, h := range p.Hidden {
 		if h.Own {
@@ -149,34 +202,75 @@ func Render(p mount.Plan) []byte {
 		}
 	}
 	if len(ownHidden) > 0 {
-		line("- Hidden inside the read-only paths above (secrets): %s.", strings.Join(ownHidden, ", "))
+		w.line("- Hidden inside the read-only paths above (secrets): %s.", strings.Join(ownHidden, ", "))
 	}
-	if homeBound {
-		line("- Hidden: SSH keys, cloud credentials and the other secrets named above, other projects' histories, and every host path not listed here.")
+}
+
+func hidden(w *page, p mount.Plan) {
+	if homeBound(p) {
+		w.line("- Hidden: SSH keys, cloud credentials and the other secrets named above, other projects' histories, and every host path not listed here.")
 	} else {
-		line("- Hidden: the rest of the host's %s (SSH keys, cloud credentials, other projects and their histories) and every host path not listed here.", home)
+		w.line("- Hidden: the rest of the host's %s (SSH keys, cloud credentials, other projects and their histories) and every host path not listed here.", p.Home)
 	}
+}
+
+func variables(w *page, p mount.Plan) {
 	if len(p.Env) > 0 {
-		line("- Environment variables passed in (names only): %s. All others were dropped.", strings.Join(p.Env, ", "))
+		w.line("- Environment variables passed in (names only): %s. All others were dropped.", strings.Join(p.Env, ", "))
 	}
-	if p.Network {
-		line("- Network: shared with the host.")
-	} else {
-		line("- Network: none (own network namespace, loopback only).")
+}
+
+func network(w *page, p mount.Plan) {
+	switch {
+	case p.Network:
+		w.line("- Network: shared with the host.")
+	case p.Relay != nil:
+		w.line("- Network: filtered. Own network namespace: no direct connection, no UDP, no DNS. The only way out is claudebox's proxy, at http://127.0.0.1:3128 (HTTPS_PROXY and HTTP_PROXY are set, so curl, git, npm, pip, go and cargo use it): HTTPS by CONNECT and plain HTTP, to the hosts the user allows. Anything else gets a 403 naming the host; only the user can allow more, on the host (`claudebox --allow-host HOST`, then a restart).")
+	default:
+		w.line("- Network: none (own network namespace, loopback only).")
 	}
+}
+
+func api(w *page, p mount.Plan) {
 	if p.API != nil {
-		line("- Claude's API: through claudebox's proxy outside the sandbox (ANTHROPIC_BASE_URL). %s here is a phantom credential for this session, worthless anywhere else; the user's real login or key is not in the sandbox. The proxy passes only the Messages API (/v1/messages, count_tokens, the model list).", p.API.Variable)
+		w.line("- Claude's API: through claudebox's proxy outside the sandbox (ANTHROPIC_BASE_URL). %s here is a phantom credential for this session, worthless anywhere else; the user's real login or key is not in the sandbox. The proxy passes only the Messages API (/v1/messages, count_tokens, the model list).", p.API.Variable)
 	}
+}
+
+func sshAgent(w *page, p mount.Plan) {
 	if p.SSHAgent {
-		line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK (git push over SSH works); the keys themselves are not readable.")
+		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK (git push over SSH works); the keys themselves are not readable.")
 	}
-	line("- Processes: own PID namespace; host processes are not visible. No new user namespaces (so no nested sandbox such as bwrap or Chromium's); no keystroke injection into the terminal.")
-	line("- Claude Code's own sandbox (settings sandbox.enabled) is off in the private copies of the settings files: it would need a nested bwrap. This sandbox confines Bash instead, with the mounts and network above; sandbox.network and sandbox.filesystem rules do not apply.")
-	line("- Claude Code's auto-updater is off (DISABLE_AUTOUPDATER=1): its installation is read-only here, and the host's claude updates itself.")
-	line("")
-	line("More access needs the user to restart claudebox:")
-	line("")
-	line("- an environment variable: `claudebox --env NAME`")
-	line("- files outside the project: `claudebox --ro-bind PATH` (or `--bind PATH` to write)")
-	return []byte(b.String())
+}
+
+// limits are what every sandbox denies, whatever its plan.
+func limits(w *page, _ mount.Plan) {
+	w.line("- Processes: own PID namespace; host processes are not visible. No new user namespaces (so no nested sandbox such as bwrap or Chromium's); no keystroke injection into the terminal.")
+	w.line("- Claude Code's own sandbox (settings sandbox.enabled) is off in the private copies of the settings files: it would need a nested bwrap. This sandbox confines Bash instead, with the mounts and network above; sandbox.network and sandbox.filesystem rules do not apply.")
+	w.line("- Claude Code's auto-updater is off (DISABLE_AUTOUPDATER=1): its installation is read-only here, and the host's claude updates itself.")
+}
+
+// moreAccess tells Claude how the user gives it more.
+func moreAccess(w *page, _ mount.Plan) {
+	w.line("")
+	w.line("More access needs the user to restart claudebox:")
+	w.line("")
+	w.line("- an environment variable: `claudebox --env NAME`")
+	w.line("- files outside the project: `claudebox --ro-bind PATH` (or `--bind PATH` to write)")
+}
+
+// dests are the destinations of the plan's mounts that match.
+func dests(p mount.Plan, match func(mount.Mount) bool) []string {
+	var out []string
+	for _, m := range p.Mounts {
+		if match(m) {
+			out = append(out, m.Dest)
+		}
+	}
+	return out
+}
+
+// homeBound: the user binds their home directory, so it is not a tmpfs.
+func homeBound(p mount.Plan) bool {
+	return slices.ContainsFunc(p.Binds, func(b mount.BindSpec) bool { return b.Dest == p.Home })
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 )
 
 var update = flag.Bool("u", false, "update golden files")
@@ -19,7 +20,7 @@ var host = mount.Host{
 	Own:    []mount.Mount{{Kind: mount.RoBind, Src: "/home/alice/.gitconfig", Dest: "/home/alice/.gitconfig", Why: "git configuration, read-only", Role: mount.HostFiles}},
 }
 
-// guarded is host with what Probe finds in a typical repository.
+// guarded is host with what probe.Host finds in a typical repository.
 func guarded() mount.Host {
 	h := host
 	app := "/home/alice/code/app"
@@ -121,12 +122,12 @@ func TestRenderNamesEveryWritableBind(t *testing.T) {
 	} {
 		md := string(Render(p))
 		for _, m := range p.Mounts {
-			if m.Kind != mount.Bind || strings.Contains(md, m.Dest) || strings.HasPrefix(m.Dest, "/home/alice/.claude/") || instance.Within(m.Dest, p.Project.Checkout) {
+			if m.Kind != mount.Bind || strings.Contains(md, m.Dest) || strings.HasPrefix(m.Dest, "/home/alice/.claude/") || paths.Within(m.Dest, p.Project.Checkout) {
 				continue
 			}
 			named := false
 			for _, b := range p.Binds {
-				named = named || b.Writable && instance.Within(m.Dest, b.Dest) && strings.Contains(md, b.Dest+" (read-write")
+				named = named || b.Writable && paths.Within(m.Dest, b.Dest) && strings.Contains(md, b.Dest+" (read-write")
 			}
 			if !named {
 				t.Errorf("writable %s is not in SANDBOX.md", m.Dest)

@@ -1,12 +1,17 @@
 package session
 
 import (
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/proxy"
 )
 
@@ -14,6 +19,25 @@ import (
 // the OAuth token endpoint: for tests, which play it on 127.0.0.1. Nothing
 // in a sandbox or a project can set it.
 const tokenURLVariable = "CLAUDEBOX_OAUTH_TOKEN_URL"
+
+// resolveVariable, in claudebox's own environment on the host, replaces the
+// filtered network's DNS with a table of NAME=ADDRESS words: for tests,
+// which must not resolve real names. Nothing in a sandbox or a project can
+// set it, and every address it gives is checked as a resolved one is.
+const resolveVariable = "CLAUDEBOX_RESOLVE"
+
+// parseHosts reads resolveVariable's table; words it cannot read are left
+// out (the name then does not resolve).
+func parseHosts(v string) map[string][]netip.Addr {
+	hosts := map[string][]netip.Addr{}
+	for _, w := range strings.Fields(v) {
+		name, addr, _ := strings.Cut(w, "=")
+		if a, err := netip.ParseAddr(addr); err == nil {
+			hosts[name] = append(hosts[name], a)
+		}
+	}
+	return hosts
+}
 
 // Provider names the cloud-provider switch set on the host, if any: Claude
 // Code then authenticates with the provider's credentials, not through the
@@ -53,30 +77,92 @@ func noLogin() error {
 	return hint.Errorf("log in on the host first: claude /login (or export ANTHROPIC_API_KEY)", "no Claude login on the host: Claude inside the sandbox could not reach its API")
 }
 
-// startProxy starts the session's proxy; refused requests are logged in
-// ~/.claudebox/proxy.log.
-func (s *Session) startProxy() (*proxy.Proxy, error) {
+// startProxy starts the session's proxy, when it has one: for Claude's
+// API when there is a login, and as the only way out of the filtered
+// network. Refused requests are logged in ~/.claudebox/proxy.log. stop
+// closes it.
+func (s *Session) startProxy() (stop func(), err error) {
+	if s.cred == nil && s.plan.Relay == nil {
+		return func() {}, nil
+	}
 	var log *os.File
-	err := os.MkdirAll(s.stateDir, 0o700)
+	err = os.MkdirAll(s.stateDir, 0o700)
 	if err == nil {
 		log, err = os.OpenFile(filepath.Join(s.stateDir, "proxy.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	}
 	if err != nil {
 		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
 	}
-	p, err := proxy.Start(s.cred, upstream(s.env), log)
+	var ln net.Listener
+	var url string
+	var out *proxy.Policy
+	if r := s.plan.Relay; r != nil {
+		ln, err = listenUnix(r.Socket)
+		url, out = mount.APIURL, &s.hosts
+	} else {
+		ln, url, err = proxy.ListenLoopback()
+	}
 	if err != nil {
+		log.Close()
+		return nil, err
+	}
+	p, err := proxy.Start(ln, url, s.cred, upstream(s.env), out, log)
+	if err != nil {
+		ln.Close()
 		log.Close()
 		return nil, hint.Errorf("set ANTHROPIC_BASE_URL to your API's address, e.g. https://api.anthropic.com, or unset it", "%v", err)
 	}
-	s.proxyLog = log
-	return p, nil
+	if v := os.Getenv(resolveVariable); v != "" {
+		p.ResolveWith(parseHosts(v))
+	}
+	s.proxy = p
+	return func() {
+		p.Close()
+		log.Close()
+		if s.plan.Relay != nil {
+			os.Remove(s.plan.Relay.Socket)
+		}
+	}, nil
+}
+
+// relayFor is the filtered network's relay: claudebox's own executable,
+// and the socket its proxy will listen on, in a directory of claudebox's
+// state that only the user can enter (the socket is the way out: no other
+// user is to reach it), named by the supervisor's pid.
+func relayFor(stateDir string) (*mount.Relay, error) {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return nil, hint.Errorf("launch with --network=host or --network=none", "cannot find claudebox's own executable, which relays the filtered network: %v", err)
+	}
+	return &mount.Relay{Exe: exe, Socket: filepath.Join(stateDir, "run", strconv.Itoa(os.Getpid())+".sock")}, nil
+}
+
+// listenUnix listens on path, in a directory only the user can enter; a
+// socket a killed session left there is replaced.
+func listenUnix(path string) (net.Listener, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return nil, err
+	}
+	os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, hint.Errorf("set HOME to a shorter path, or launch with --network=host", "cannot listen on %s for the filtered network: %v", path, err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	return ln, nil
 }
 
 // apiValue gives the value of one of environment.APIVariables inside: the
 // proxy's address and phantom, never the host's values.
 func (s *Session) apiValue(name string) (string, bool) {
-	if s.proxy == nil {
+	if s.proxy == nil || s.proxy.Cred == nil {
 		return "", false
 	}
 	switch name {

@@ -19,14 +19,18 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/gitconfig"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/probe"
 	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/pty"
 	"github.com/claudebox/claudebox/sandboxmd"
@@ -73,6 +77,11 @@ type Session struct {
 	landlock bool
 	// exportDir is the inbox the project's sessions are exported to.
 	exportDir string
+	// first: no other session of the project runs; this one records what
+	// the project holds for the exit audit, and snapshotting is closed
+	// once that record is saved.
+	first        bool
+	snapshotting chan struct{}
 	// legacy are the bash-era env files read, for their one-time notice.
 	legacy []environment.File
 	// mcp are the MCP server definitions carried into the sandbox's
@@ -86,9 +95,10 @@ type Session struct {
 	// cred is the user's Claude credential, which the session's proxy
 	// puts in place of the sandbox's phantom; nil without a proxy (no
 	// network, a cloud provider, or a shell with no login).
-	cred     *proxy.Credential
-	proxy    *proxy.Proxy
-	proxyLog *os.File
+	cred  *proxy.Credential
+	proxy *proxy.Proxy
+	// hosts is what the filtered network lets through.
+	hosts proxy.Policy
 }
 
 // Plan is the session's plan.
@@ -151,7 +161,7 @@ func Prepare(o Options) (*Session, error) {
 	stateDir := o.Home.State
 	// claudebox's own state and configuration, wherever they are, never
 	// show through a bind, the project's included.
-	state := mount.StateDirs(home, []string{stateDir, filepath.Dir(config.UserConfigPath(home))})
+	state := bind.StateDirs(home, []string{stateDir, filepath.Dir(config.UserConfigPath(home))})
 	if err := checkProject(project.Checkout, home, state); err != nil {
 		return nil, err
 	}
@@ -162,7 +172,7 @@ func Prepare(o Options) (*Session, error) {
 	// The user's ~/.claude/settings.json env wins over the shell's for
 	// the API's address and credential, as it does for their claude; those
 	// reach only the proxy.
-	env, err := environment.Resolve(append(os.Environ(), mount.SettingsAPIEnv(home)...), conf.EnvFlags, conf.EnvFiles)
+	env, err := environment.Resolve(append(os.Environ(), claudesettings.APIEnv(home)...), conf.EnvFlags, conf.EnvFiles)
 	var identity *environment.IdentityError
 	switch {
 	case errors.As(err, &identity):
@@ -192,7 +202,7 @@ func Prepare(o Options) (*Session, error) {
 	}
 	servers, _, _ := conf.MCPServers(offered)
 	leftOut := slices.DeleteFunc(offeredNames, func(name string) bool { return servers[name] != nil })
-	host := mount.Probe(home, stateDir, project, prog, os.Getenv("HOME"), os.Getenv("PATH"), conf.Binds, state)
+	host := probe.Host(home, stateDir, project, prog, os.Getenv("HOME"), os.Getenv("PATH"), conf.Binds, state)
 	if len(host.Symlinked) > 0 {
 		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
@@ -215,13 +225,19 @@ func Prepare(o Options) (*Session, error) {
 	// the real credential; with no login there is nothing to start.
 	var cred *proxy.Credential
 	var api *mount.API
-	if !conf.NoNetwork && Provider() == "" {
+	if conf.Network != config.NetworkNone && Provider() == "" {
 		cred, err = FindCredential(o.Home, env)
 		switch {
 		case err == nil:
 			api = &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}
 		case !o.Shell && !o.OnlyApproved:
 			return nil, noLogin()
+		}
+	}
+	var relay *mount.Relay
+	if conf.Network == config.NetworkFiltered {
+		if relay, err = relayFor(stateDir); err != nil {
+			return nil, err
 		}
 	}
 	plan := mount.Build(mount.Inputs{
@@ -231,7 +247,8 @@ func Prepare(o Options) (*Session, error) {
 		Cwd:      cwd,
 		Host:     host,
 		Env:      env,
-		Network:  !conf.NoNetwork,
+		Network:  conf.Network == config.NetworkHost,
+		Relay:    relay,
 		SSHAgent: agent,
 		Command:  command,
 		Claude:   !o.Shell,
@@ -240,7 +257,7 @@ func Prepare(o Options) (*Session, error) {
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	return &Session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
-		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred,
+		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped}, nil
 }
 
@@ -347,7 +364,7 @@ func FindHome() (Home, error) {
 // checkProject refuses a project directory whose read-write bind would
 // expose what the sandbox exists to hide: the rules of a user's --bind.
 func checkProject(checkout, home string, state []string) error {
-	if reason := mount.SourceRefusal(checkout, true, home, state); reason != "" {
+	if reason := bind.SourceRefusal(checkout, true, home, state); reason != "" {
 		return hint.Errorf("cd into a project directory first", "refusing to use %s as the project: %s", checkout, reason)
 	}
 	return nil
@@ -387,7 +404,7 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
-	if err := instance.MarkStart(dir); err != nil {
+	if s.first, err = instance.MarkStart(dir); err != nil {
 		lock.Close()
 		return nil, err
 	}
@@ -415,7 +432,7 @@ func (s *Session) fill(dir string) error {
 		return err
 	}
 	var alias instance.KeyAlias
-	if s.proxy != nil && s.cred.Kind == proxy.APIKey {
+	if s.proxy != nil && s.cred != nil && s.cred.Kind == proxy.APIKey {
 		real, _ := s.cred.Token(context.Background())
 		alias = instance.KeyAlias{Real: real, Phantom: s.proxy.Phantom}
 	}
@@ -461,7 +478,7 @@ func createPlaceholder(m mount.Mount) error {
 	if instance.IsPlaceholder(m.Dest) {
 		return nil
 	}
-	err := mount.CreatePlaceholder(m)
+	err := guard.CreatePlaceholder(m)
 	if errors.Is(err, os.ErrExist) {
 		return hint.Errorf("start claudebox again", "%s appeared while claudebox was starting", m.Dest)
 	}
@@ -504,7 +521,7 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 			if data, err = os.ReadFile(src); err != nil {
 				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
 			}
-			data = mount.CopyContent(src, data)
+			data = claudesettings.CopyContent(src, data)
 		}
 		if err := add(data); err != nil {
 			return files, err

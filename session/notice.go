@@ -9,8 +9,8 @@ import (
 
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
-	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -43,7 +43,7 @@ func (s *Session) noticeLegacy() error {
 		}
 		env := "env = [" + strings.Join(names, ", ") + "]"
 		if filepath.Base(f.Path) == environment.ProjectFile {
-			printable.Say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, mount.ProjectConfigFile)
+			printable.Say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, guard.ProjectConfigFile)
 			printable.Say(os.Stderr, "hint: kept outside the repository, a [project.%q] table in %s needs no approval", s.plan.Project.Root, config.UserConfigPath(s.home))
 		} else {
 			printable.Say(os.Stderr, "claudebox: read %s, the bash claudebox's env file; its equivalent is %s in %s", f.Path, env, config.UserConfigPath(s.home))

@@ -31,15 +31,11 @@ import (
 // status. (Exec'ing bwrap, as claudebox once did, left the lock on a
 // descriptor the sandbox shared, and nothing on the host side watching.)
 func (s *Session) supervise() error {
-	if s.cred != nil {
-		p, err := s.startProxy()
-		if err != nil {
-			return err
-		}
-		s.proxy = p
-		defer s.proxyLog.Close()
-		defer p.Close()
+	stop, err := s.startProxy()
+	if err != nil {
+		return err
 	}
+	defer stop()
 	lock, err := s.materialize()
 	if err != nil {
 		return err
@@ -66,6 +62,7 @@ func (s *Session) supervise() error {
 		s.leave(lock)
 		return err
 	}
+	s.startSnapshot()
 	watcher, err := startPlan(cmd, s.startChild, s.plan)
 	closeAll(files)
 	if err != nil {
@@ -137,9 +134,31 @@ func LandlockScoping(bwrap string) (bool, string) {
 // leave ends this session's hold on the project; if it was the last one
 // running, it cleans up what the sessions left on the host.
 func (s *Session) leave(lock *os.File) {
+	if s.snapshotting != nil {
+		<-s.snapshotting
+	}
 	if instance.Leave(lock) {
 		s.cleanUp(s.plan.Instance)
 	}
+}
+
+// startSnapshot records, in the first session, what the project holds as
+// its sandbox starts, for the exit audit to compare with; it runs beside
+// the session, so the launch does not wait for it. Without the record the
+// audit still works, and names more.
+func (s *Session) startSnapshot() {
+	if !s.first {
+		return
+	}
+	at, err := instance.StampSnapshot(s.plan.Instance)
+	if err != nil {
+		return
+	}
+	s.snapshotting = make(chan struct{})
+	go func() {
+		defer close(s.snapshotting)
+		instance.SaveSnapshot(s.plan.Instance, audit.Take(s.plan.Project.Checkout, at).Encode())
+	}()
 }
 
 // cleanUp runs, with the project's lock held exclusively, after its last
@@ -166,12 +185,25 @@ func (s *Session) cleanUp(dir string) {
 		printable.Say(os.Stderr, "hint: if you made the change (git config, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
 	}
 	root := s.plan.Project.Checkout
-	found, err := audit.Scan(root, since, guarded)
-	if err != nil {
-		printable.Say(os.Stderr, "claudebox: %v: the exit audit stopped early", err)
+	start, _ := audit.Decode(instance.Snapshot(dir))
+	r := audit.Scan(root, since, guarded, start)
+	for _, p := range r.NotExamined {
+		printable.Say(os.Stderr, "claudebox: the exit audit did not examine %s", p)
 	}
-	if len(found) > 0 {
-		s.reportFindings(root, dir, found)
+	if len(r.Found) > 0 {
+		s.reportFindings(root, dir, r.Found)
+	}
+	if len(r.Hidden) > 0 {
+		printable.Say(os.Stderr, "claudebox: the session hid changes to these files from git status and git diff (assume-unchanged or skip-worktree):")
+		for _, h := range r.Hidden {
+			printable.Say(os.Stderr, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
+			var cmds []string
+			for _, f := range h.Flags {
+				cmds = append(cmds, "git -C "+mount.Quote(h.Repo)+" update-index "+f+" -- "+mount.Quote(h.Path))
+			}
+			printable.Say(os.Stderr, "    to show them again: %s", strings.Join(cmds, " && "))
+		}
+		printable.Say(os.Stderr, "hint: read what each now holds before you run anything in the project")
 	}
 	instance.ForgetStart(dir)
 }

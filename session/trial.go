@@ -13,6 +13,11 @@ import (
 // the first that fails. It returns what each command that succeeded
 // printed, and what bwrap said for the last one run.
 func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, err error) {
+	stop, err := s.startProxy()
+	if err != nil {
+		return nil, "", err
+	}
+	defer stop()
 	lock, err := s.materialize()
 	if err != nil {
 		return nil, "", err

@@ -1,4 +1,4 @@
-package mount
+package probe
 
 import (
 	"fmt"
@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
 )
 
 // write creates path (and its directories) holding content.
@@ -23,7 +26,7 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
-// Probe on a home and a repository laid out on disk: what it finds to
+// Host on a home and a repository laid out on disk: what it finds to
 // show, copy, guard and refuse.
 func TestProbe(t *testing.T) {
 	home := t.TempDir()
@@ -56,8 +59,8 @@ func TestProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	binds := []BindSpec{{Src: filepath.Join(home, "data"), Dest: "/data", From: "--ro-bind"}}
-	h := Probe(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), home, "/usr/bin", binds, StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
+	binds := []mount.BindSpec{{Src: filepath.Join(home, "data"), Dest: "/data", From: "--ro-bind"}}
+	h := Host(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), home, "/usr/bin", binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
 
 	var own []string
 	for _, m := range h.Own {
@@ -66,12 +69,12 @@ func TestProbe(t *testing.T) {
 	if h.KnownHosts != filepath.Join(home, ".ssh", "known_hosts") || !slices.Contains(own, filepath.Join(home, ".gitconfig")) {
 		t.Errorf("known_hosts %q, own mounts %q", h.KnownHosts, own)
 	}
-	if want := (HostPath{Path: filepath.Join(home, ".local", "bin", "claude"), Link: "../share/claude/versions/1.0/claude"}); !slices.Contains(h.links, want) || !slices.Contains(own, filepath.Join(home, ".local", "share", "claude", "versions", "1.0")) {
-		t.Errorf("command chain: links %+v, own mounts %q", h.links, own)
+	if want := (mount.HostPath{Path: filepath.Join(home, ".local", "bin", "claude"), Link: "../share/claude/versions/1.0/claude"}); !slices.Contains(h.Links, want) || !slices.Contains(own, filepath.Join(home, ".local", "share", "claude", "versions", "1.0")) {
+		t.Errorf("command chain: links %+v, own mounts %q", h.Links, own)
 	}
-	entries := strings.Join(h.claudeEntries, " ")
+	entries := strings.Join(h.ClaudeEntries, " ")
 	if !strings.Contains(entries, "plugins") || strings.Contains(entries, "todos") || strings.Contains(entries, "credentials") {
-		t.Errorf("~/.claude entries shown: %q", h.claudeEntries)
+		t.Errorf("~/.claude entries shown: %q", h.ClaudeEntries)
 	}
 	if !slices.Equal(h.ClaudeCopies, []string{filepath.Join(home, ".claude", "settings.json")}) {
 		t.Errorf("copies %q", h.ClaudeCopies)
@@ -90,15 +93,6 @@ func TestProbe(t *testing.T) {
 	}
 	if len(h.Binds) != 1 || h.Binds[0].Src != filepath.Join(home, "data") {
 		t.Errorf("binds %+v", h.Binds)
-	}
-}
-
-func TestEnviron(t *testing.T) {
-	p := Plan{Home: "/h", Env: []string{"HOME", "UNSET", "X"}, SSHAgent: true}
-	values := map[string]string{"HOME": "/h", "X": "a=b"}
-	got := p.Environ(func(n string) (string, bool) { v, ok := values[n]; return v, ok })
-	if want := []string{"DISABLE_AUTOUPDATER=1", "SSH_AUTH_SOCK=" + sshAgentSocket, "HOME=/h", "X=a=b"}; !slices.Equal(got, want) {
-		t.Errorf("Environ = %q, want %q", got, want)
 	}
 }
 
@@ -140,10 +134,10 @@ func TestProbeHostObeyed(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := strings.Join([]string{filepath.Join(dots, "bin"), filepath.Join(home, "shared", "bin"), "/usr/bin", "bin", "", dots}, ":")
-	binds := []BindSpec{{Src: filepath.Join(home, "shared"), Dest: filepath.Join(home, "shared"), Writable: true, From: "--bind"}}
-	h := Probe(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", home, path, binds, StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
+	binds := []mount.BindSpec{{Src: filepath.Join(home, "shared"), Dest: filepath.Join(home, "shared"), Writable: true, From: "--bind"}}
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", home, path, binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}))
 
-	guards := map[string]Guard{}
+	guards := map[string]mount.Guard{}
 	for _, g := range h.Guards {
 		guards[g.Path] = g
 	}
@@ -158,7 +152,7 @@ func TestProbeHostObeyed(t *testing.T) {
 		"hooks":                "core.hookspath in ~/.config/git/config",
 		"scripts/cred":         "credential.helper in ~/dotfiles/git/extra",
 		"scripts/st":           "alias.st in ~/dotfiles/git/extra",
-		"bin":                  pathFrom,
+		"bin":                  guard.PathFrom,
 		".git/rebase-merge":    "",
 		".git/rebase-apply":    "",
 		".git/sequencer":       "",
@@ -173,7 +167,7 @@ func TestProbeHostObeyed(t *testing.T) {
 			t.Errorf("%s is guarded as reached through %q, want %q", rel, g.From, from)
 		}
 	}
-	if g := guards[filepath.Join(dots, "bash", ".profile")]; g.Exists || g.Mount().Kind != Tmpfs {
+	if g := guards[filepath.Join(dots, "bash", ".profile")]; g.Exists || g.Mount().Kind != mount.Tmpfs {
 		t.Errorf("the missing target of a dangling dotfile link: %+v, want a private stand-in", g.Mount())
 	}
 	if _, ok := guards[filepath.Join(dots, "not-a-program")]; ok {
@@ -184,7 +178,7 @@ func TestProbeHostObeyed(t *testing.T) {
 	}
 	// ~/.gitconfig's include, missing: git reads a no-op file there, as
 	// it would fail on a directory.
-	if m := guards[filepath.Join(dots, "git", "missing.inc")].Mount(); m.Kind != RoBind || m.Src != m.Dest {
+	if m := guards[filepath.Join(dots, "git", "missing.inc")].Mount(); m.Kind != mount.RoBind || m.Src != m.Dest {
 		t.Errorf("the missing file ~/.gitconfig includes: %+v, want a no-op stand-in", m)
 	}
 	if _, ok := guards[dots]; ok {
@@ -200,38 +194,10 @@ func TestProbeHostObeyed(t *testing.T) {
 		}
 	}
 	// The PATH entry in the read-write bind stays read-only there.
-	if !slices.ContainsFunc(h.Binds, func(m Mount) bool { return m.Dest == filepath.Join(home, "shared", "bin") && m.Kind == RoBind }) {
+	if !slices.ContainsFunc(h.Binds, func(m mount.Mount) bool {
+		return m.Dest == filepath.Join(home, "shared", "bin") && m.Kind == mount.RoBind
+	}) {
 		t.Errorf("the PATH entry in the read-write bind is not read-only: %+v", h.Binds)
-	}
-}
-
-// A submodule named in .gitmodules without a git directory yet gets a
-// private stand-in at .git/modules/<name>; an initialised one keeps its own.
-func TestProbeSubmoduleNotInitialised(t *testing.T) {
-	home := t.TempDir()
-	proj := filepath.Join(home, "code", "app")
-	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v: %s", err, out)
-	}
-	write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = x\n[submodule \"vendor/tool\"]\n\tpath = third_party/tool\n\turl = y\n")
-	write(t, filepath.Join(proj, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n")
-	project, err := instance.Resolve(proj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	guards, _, _, _, _ := probeGuards(home, project, nil)
-	var paths []string
-	for _, g := range guards {
-		paths = append(paths, g.Path)
-	}
-	modules := filepath.Join(proj, ".git", "modules")
-	for _, want := range []string{filepath.Join(modules, "vendor"), filepath.Join(modules, "third_party")} {
-		if !slices.Contains(paths, want) {
-			t.Errorf("%s is not guarded: %q", want, paths)
-		}
-	}
-	if slices.Contains(paths, filepath.Join(modules, "lib")) {
-		t.Errorf("an initialised submodule's git dir is guarded whole")
 	}
 }
 

@@ -1,4 +1,10 @@
-package mount
+// Package probe reads the host once for a launch: the system directories,
+// ~/.claude's entries, the tool settings shown read-only, the command's
+// links, what the host obeys from the home and PATH, and (through the
+// guard, bind and toolchain packages) the guards, the binds' layout and
+// the toolchains. The result is one
+// mount.Host, which mount.Build reads.
+package probe
 
 import (
 	"fmt"
@@ -8,72 +14,77 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/gitconfig"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/toolchain"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// Probe reads the host facts a plan needs. It only reads.
-// state are the directories no bind shows (StateDirs); homeEnv and pathEnv
+// Host reads the host facts a plan needs. It only reads.
+// state are the directories no bind shows (bind.StateDirs); homeEnv and pathEnv
 // are $HOME as set (home is its real path) and the PATH the sandbox gets.
-func Probe(home, stateDir string, project instance.Project, command, homeEnv, pathEnv string, binds []BindSpec, state []string) Host {
-	var h Host
+func Host(home, stateDir string, project instance.Project, command, homeEnv, pathEnv string, binds []mount.BindSpec, state []string) mount.Host {
+	var h mount.Host
 	// A home reached through a link (Fedora Atomic's /home -> var/home)
 	// is mounted at its real path; the link makes $HOME as set work too.
-	h.links = linksOn(homeEnv)
-	for _, d := range systemDirs {
+	h.Links = linksOn(homeEnv)
+	for _, d := range mount.SystemDirs {
 		if hp, ok := lstat(d); ok {
 			h.System = append(h.System, hp)
 		}
 	}
-	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !underAny(real, systemDirs) {
-		h.resolvConf = real
+	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !paths.UnderAny(real, mount.SystemDirs) {
+		h.ResolvConf = real
 	}
-	var own []ownBind
+	var own []bind.Own
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
 		if real, err := filepath.EvalSymlinks(f); err == nil {
-			own = append(own, ownBind{real, f, "git configuration, read-only", HostFiles})
+			own = append(own, bind.Own{Src: real, Dest: f, Why: "git configuration, read-only", Role: mount.HostFiles})
 		}
 	}
 	for _, f := range toolSettings {
 		f = filepath.Join(home, f)
 		if real, err := filepath.EvalSymlinks(f); err == nil && !holdsCredential(real) {
-			own = append(own, ownBind{real, f, "tool settings, read-only", HostFiles})
+			own = append(own, bind.Own{Src: real, Dest: f, Why: "tool settings, read-only", Role: mount.HostFiles})
 		}
 	}
-	secrets := secretSet(home)
-	h.Toolchains, h.PathProblems = probeToolchains(home, pathEnv, project, binds, state, secrets)
+	secrets := bind.Secrets(home)
+	h.Toolchains, h.PathProblems = toolchain.Probe(home, pathEnv, project, binds, state, secrets)
 	for _, t := range h.Toolchains {
-		h.links = append(h.links, linksOn(t.Entry)...)
+		h.Links = append(h.Links, linksOn(t.Entry)...)
 		for _, r := range t.Roots {
-			own = append(own, ownBind{r.Path, r.Path, r.why, Tools})
+			own = append(own, bind.Own{Src: r.Path, Dest: r.Path, Why: r.Why, Role: mount.Tools})
 		}
 	}
 	for _, c := range commandChain(command) {
 		if c.Link != "" {
-			h.links = append(h.links, c)
+			h.Links = append(h.Links, c)
 		} else {
-			own = append(own, ownBind{c.Path, c.Path, "command installed under $HOME, read-only", HostFiles})
+			own = append(own, bind.Own{Src: c.Path, Dest: c.Path, Why: "command installed under $HOME, read-only", Role: mount.HostFiles})
 		}
 	}
 	// A toolchain's root may hold another's (pipx's python in pyenv's
 	// versions) or the command: each is mounted once.
-	var once []ownBind
+	var once []bind.Own
 	for i, o := range own {
-		inside := func(p ownBind) bool { return p.src == p.dest && o.src == o.dest && instance.Within(o.src, p.src) }
-		if !slices.ContainsFunc(own[:i], inside) && !slices.ContainsFunc(own[i+1:], func(p ownBind) bool { return p.src != o.src && inside(p) }) {
+		inside := func(p bind.Own) bool { return p.Src == p.Dest && o.Src == o.Dest && paths.Within(o.Src, p.Src) }
+		if !slices.ContainsFunc(own[:i], inside) && !slices.ContainsFunc(own[i+1:], func(p bind.Own) bool { return p.Src != o.Src && inside(p) }) {
 			once = append(once, o)
 		}
 	}
-	h.claudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"))
-	if kh := filepath.Join(home, ".ssh", "known_hosts"); instance.Exists(kh) {
+	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"))
+	if kh := filepath.Join(home, ".ssh", "known_hosts"); paths.Exists(kh) {
 		h.KnownHosts = kh
 	}
 	obeyed, relative := probeHostObeyed(home, pathEnv)
-	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = probeGuards(home, project, obeyed)
+	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed)
 	h.Unprotected = append(relative, h.Unprotected...)
 	var linked []string
-	h.Binds, h.Own, h.Hidden, linked = expandBinds(home, project, binds, once, state, secrets, obeyed)
+	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, secrets, obeyed)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
 }
@@ -82,7 +93,7 @@ func Probe(home, stateDir string, project instance.Project, command, homeEnv, pa
 // git's is, so that builds inside use the host's settings: they name
 // paths, mirrors, module patterns and flags. The files made for tokens
 // (~/.npmrc, ~/.pypirc, ~/.cargo/credentials.toml, ~/.netrc) are
-// secretPaths and stay hidden; one of these that holds a credential all
+// bind.Secrets and stay hidden; one of these that holds a credential all
 // the same stays hidden too.
 var toolSettings = []string{
 	".config/go/env", ".cargo/config.toml", ".cargo/config",
@@ -104,8 +115,8 @@ func holdsCredential(path string) bool {
 
 // linksOn returns the symlinks met on the way to path, each as read, so
 // that the path resolves inside as it does on the host.
-func linksOn(path string) []HostPath {
-	var links []HostPath
+func linksOn(path string) []mount.HostPath {
+	var links []mount.HostPath
 	done := "/"
 	rest := strings.Split(strings.TrimPrefix(filepath.Clean(path), "/"), "/")
 	for hops := 0; len(rest) > 0 && rest[0] != "" && hops < 40; {
@@ -124,8 +135,8 @@ func linksOn(path string) []HostPath {
 		if err != nil {
 			return links
 		}
-		if !underAny(next, systemDirs) {
-			links = append(links, HostPath{Path: next, Link: target})
+		if !paths.UnderAny(next, mount.SystemDirs) {
+			links = append(links, mount.HostPath{Path: next, Link: target})
 		}
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(done, target)
@@ -143,7 +154,7 @@ func linksOn(path string) []HostPath {
 // Code 2.1.330 uses them; projects/, history.jsonl, the login and SANDBOX.md
 // are overlaid by the plan.
 var claudeState = map[string]bool{
-	"projects": true, "history.jsonl": true, ".credentials.json": true, SandboxMDFile: true,
+	"projects": true, "history.jsonl": true, ".credentials.json": true, mount.SandboxMDFile: true,
 	"todos": true, "sessions": true, "session-env": true, "shell-snapshots": true,
 	"file-history": true, "plans": true, "debug": true, "statsig": true, "backups": true,
 	"paste-cache": true, "cache": true, "telemetry": true, "tasks": true, "teams": true,
@@ -155,6 +166,10 @@ var claudeState = map[string]bool{
 	"remote-control": true, "chrome": true, "ide": true, "local": true,
 	"hfi-auth.json": true, "gh-pr-status-cache.json": true,
 }
+
+// claudeDirCopies are the files in ~/.claude that Claude Code saves (/config,
+// permission rules, /memory); the rest of ~/.claude is read-only inside.
+var claudeDirCopies = []string{"settings.json", "settings.local.json", "CLAUDE.md"}
 
 // claudeEntries sorts the real ~/.claude's entries into those shown
 // read-only and the files Claude Code saves, which get private copies. Only
@@ -184,9 +199,9 @@ func claudeEntries(dir string) (entries, copies []string) {
 // directories (the native installer's ~/.local/bin/claude points into
 // ~/.local/share/claude/versions, both hidden by the private $HOME), and
 // returns the links to recreate and the directory of the real file to bind.
-func commandChain(path string) []HostPath {
-	var chain []HostPath
-	for i := 0; i < 40 && path != "" && !underAny(path, systemDirs); i++ {
+func commandChain(path string) []mount.HostPath {
+	var chain []mount.HostPath
+	for i := 0; i < 40 && path != "" && !paths.UnderAny(path, mount.SystemDirs); i++ {
 		fi, err := os.Lstat(path)
 		if err != nil {
 			return nil
@@ -194,16 +209,16 @@ func commandChain(path string) []HostPath {
 		if fi.Mode()&os.ModeSymlink == 0 {
 			dir := filepath.Dir(path)
 			// An npm package keeps its executable in bin/ beside the rest.
-			if filepath.Base(dir) == "bin" && instance.Exists(filepath.Join(filepath.Dir(dir), "package.json")) {
+			if filepath.Base(dir) == "bin" && paths.Exists(filepath.Join(filepath.Dir(dir), "package.json")) {
 				dir = filepath.Dir(dir)
 			}
-			return append(chain, HostPath{Path: dir})
+			return append(chain, mount.HostPath{Path: dir})
 		}
 		target, err := os.Readlink(path)
 		if err != nil {
 			return nil
 		}
-		chain = append(chain, HostPath{Path: path, Link: target})
+		chain = append(chain, mount.HostPath{Path: path, Link: target})
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(filepath.Dir(path), target)
 		}
@@ -212,47 +227,18 @@ func commandChain(path string) []HostPath {
 	return chain
 }
 
-func lstat(path string) (HostPath, bool) {
+func lstat(path string) (mount.HostPath, bool) {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return HostPath{}, false
+		return mount.HostPath{}, false
 	}
-	hp := HostPath{Path: path}
+	hp := mount.HostPath{Path: path}
 	if fi.Mode()&os.ModeSymlink != 0 {
 		if hp.Link, err = os.Readlink(path); err != nil {
-			return HostPath{}, false
+			return mount.HostPath{}, false
 		}
 	}
 	return hp, true
-}
-
-func underAny(path string, dirs []string) bool {
-	for _, d := range dirs {
-		if instance.Within(path, d) {
-			return true
-		}
-	}
-	return false
-}
-
-// pathFrom says a hostObeyed path is a PATH entry.
-const pathFrom = "your PATH"
-
-// Unprotected is what the host obeys (From: ~/.bashrc, your PATH) that no
-// guard can protect, and why: the launch warns of it.
-type Unprotected struct {
-	From, Reason string
-}
-
-// hostObeyed is a real path that the host runs or obeys wherever it is: a
-// file behind one of the home's dotfiles, one the user's git configuration
-// points at, or a PATH entry. from names how the host reaches it.
-type hostObeyed struct {
-	path, from string
-	// gitReads: a file git reads whenever it exists (a configuration, an
-	// excludes or attributes file), which a no-op stand-in replaces when
-	// missing, as in a repository.
-	gitReads bool
 }
 
 // probeHostObeyed finds the real paths behind what the host runs or obeys
@@ -263,12 +249,12 @@ type hostObeyed struct {
 // attributes), and each PATH entry. Those that lie in a writable mount are
 // guarded there. A relative PATH entry follows the host's working
 // directory, so no guard can stand for it: it is returned apart.
-func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unprotected) {
+func probeHostObeyed(home, pathEnv string) (obeyed []guard.Obeyed, relative []mount.Unprotected) {
 	add := func(path, from string) {
-		obeyed = append(obeyed, hostObeyed{path: realPath(path, 0), from: from})
+		obeyed = append(obeyed, guard.Obeyed{Path: realPath(path, 0), From: from})
 	}
 	addGit := func(path, from string) {
-		obeyed = append(obeyed, hostObeyed{path: realPath(path, 0), from: from, gitReads: true})
+		obeyed = append(obeyed, guard.Obeyed{Path: realPath(path, 0), From: from, GitReads: true})
 	}
 	tilde := func(p string) string {
 		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
@@ -307,11 +293,11 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 		// obeys nothing there.
 		entries, _ := gitconfig.Read(config)
 		// A relative hooksPath is the repository's; commonDir has it.
-		if p := instance.ExpandHome(gitconfig.Last(entries, "core.hookspath"), home); filepath.IsAbs(p) {
+		if p := paths.ExpandHome(gitconfig.Last(entries, "core.hookspath"), home); filepath.IsAbs(p) {
 			add(p, "core.hookspath in "+tilde(configs[i]))
 		}
 		for _, key := range []string{"core.excludesfile", "core.attributesfile"} {
-			if p := instance.ExpandHome(gitconfig.Last(entries, key), home); filepath.IsAbs(p) {
+			if p := paths.ExpandHome(gitconfig.Last(entries, key), home); filepath.IsAbs(p) {
 				addGit(p, key+" in "+tilde(configs[i]))
 			}
 		}
@@ -321,7 +307,7 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 			}
 		}
 		for _, inc := range gitconfig.Includes(entries) {
-			if inc = instance.ExpandHome(inc, home); !filepath.IsAbs(inc) {
+			if inc = paths.ExpandHome(inc, home); !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(config), inc)
 			}
 			addGit(inc, "included by "+tilde(configs[i]))
@@ -330,13 +316,13 @@ func probeHostObeyed(home, pathEnv string) (obeyed []hostObeyed, relative []Unpr
 	}
 	for _, entry := range filepath.SplitList(pathEnv) {
 		if !filepath.IsAbs(entry) {
-			u := Unprotected{pathFrom, fmt.Sprintf("the relative entry %q runs what is in whichever directory your shell is in, the project's too", entry)}
+			u := mount.Unprotected{From: guard.PathFrom, Reason: fmt.Sprintf("the relative entry %q runs what is in whichever directory your shell is in, the project's too", entry)}
 			if !slices.Contains(relative, u) {
 				relative = append(relative, u)
 			}
 			continue
 		}
-		add(filepath.Clean(entry), pathFrom)
+		add(filepath.Clean(entry), guard.PathFrom)
 	}
 	return obeyed, relative
 }
@@ -370,7 +356,7 @@ func programPath(e gitconfig.Entry, home string) string {
 	if len(fields) == 0 {
 		return ""
 	}
-	if p := instance.ExpandHome(fields[0], home); filepath.IsAbs(p) {
+	if p := paths.ExpandHome(fields[0], home); filepath.IsAbs(p) {
 		return filepath.Clean(p)
 	}
 	return ""

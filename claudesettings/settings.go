@@ -1,4 +1,8 @@
-package mount
+// Package claudesettings reads and rewrites Claude Code's settings files
+// for the sandbox: which ones Claude Code saves (the sandbox gets private
+// copies), what a copy holds, and the API variables the user's own file
+// sets.
+package claudesettings
 
 import (
 	"encoding/json"
@@ -8,6 +12,10 @@ import (
 
 	"github.com/claudebox/claudebox/environment"
 )
+
+// ProjectCopies are the files in a project's .claude that Claude Code
+// saves (permission rules the user approves).
+var ProjectCopies = []string{"settings.json", "settings.local.json"}
 
 // Claude Code's own sandbox (settings key sandbox.enabled) runs every Bash
 // command in a nested bwrap, which needs a new user namespace; claudebox's
@@ -30,7 +38,7 @@ func CopyContent(src string, data []byte) []byte {
 // its env: Claude Code lets a settings file's env win over the process's
 // (measured with 2.1.330), so one there would send the phantom past the
 // proxy, and a key there is the user's real one. The proxy reads the
-// user's own values on the host (SettingsAPIEnv).
+// user's own values on the host (APIEnv).
 func apiEnvOff(settings []byte) []byte {
 	var top map[string]json.RawMessage
 	var env map[string]json.RawMessage
@@ -52,9 +60,9 @@ func apiEnvOff(settings []byte) []byte {
 	return append(out, '\n')
 }
 
-// SettingsAPIEnv reads the API variables the user's own Claude Code
+// APIEnv reads the API variables the user's own Claude Code
 // settings file sets, as NAME=VALUE.
-func SettingsAPIEnv(home string) []string {
+func APIEnv(home string) []string {
 	data, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
 	if err != nil {
 		return nil
@@ -77,7 +85,7 @@ func SettingsAPIEnv(home string) []string {
 // isClaudeSettings reports whether path is a settings file Claude Code reads
 // from a .claude directory: the user's ~/.claude or a project's.
 func isClaudeSettings(path string) bool {
-	return filepath.Base(filepath.Dir(path)) == ".claude" && slices.Contains(claudeProjectCopies, filepath.Base(path))
+	return filepath.Base(filepath.Dir(path)) == ".claude" && slices.Contains(ProjectCopies, filepath.Base(path))
 }
 
 // innerSandboxOff returns settings with sandbox.enabled false, when it was

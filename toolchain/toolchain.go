@@ -1,4 +1,7 @@
-package mount
+// Package toolchain works out what a PATH entry under $HOME needs shown,
+// read-only, for its programs to run inside: the version manager's layout,
+// where its links and #! lines lead, widened to the toolchain's root.
+package toolchain
 
 import (
 	"bytes"
@@ -7,28 +10,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 )
-
-// Toolchain is a PATH entry under $HOME and what its programs need to run,
-// all shown read-only: the host runs these programs too.
-type Toolchain struct {
-	// Entry is the directory as PATH names it.
-	Entry string
-	// Roots are real paths, each with the reason it is shown.
-	Roots []Root
-}
-
-// Root is a directory (or file) a toolchain needs.
-type Root struct {
-	Path string
-	why  string
-}
-
-// PathProblem is a PATH entry under $HOME that does not work inside.
-type PathProblem struct {
-	Entry, Reason string
-}
 
 // toolLayouts are what known version managers' entries need beyond the
 // entry itself and what its links and #! lines lead to: their shims and
@@ -56,7 +42,7 @@ var layoutNames = map[string]string{
 	".bun/bin": "bun's global packages",
 }
 
-// probeToolchains works out, for each PATH entry under $HOME, what to show
+// Probe works out, for each PATH entry under $HOME, what to show
 // so that its programs run: the entry; where its programs' symlinks and #!
 // interpreters lead, widened to the toolchain's root (the directory above a
 // bin/ at least two levels below $HOME, or an npm package); and the known
@@ -64,22 +50,17 @@ var layoutNames = map[string]string{
 // already, and a link planted there must not widen the sandbox): the
 // project and the read-write binds. Entries it cannot make work are
 // problems, for --check.
-func probeToolchains(home, pathEnv string, project instance.Project, binds []BindSpec, state []string, secrets map[string]bool) (ts []Toolchain, problems []PathProblem) {
-	writable := projectPaths(project)
-	for _, b := range binds {
-		if b.Writable {
-			writable = append(writable, b.Src)
-		}
-	}
+func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool) (ts []mount.Toolchain, problems []mount.PathProblem) {
+	writable := bind.Writable(project, binds)
 	// refusal says why a path is not shown: it is or lies in a secret,
 	// claudebox's state, or (SourceRefusal's rest) holds a socket.
 	refusal := func(real string) string {
-		for d := real; d != home && instance.Within(d, home); d = filepath.Dir(d) {
+		for d := real; d != home && paths.Within(d, home); d = filepath.Dir(d) {
 			if secrets[d] {
 				return "it lies in " + d + ", which the sandbox hides"
 			}
 		}
-		return SourceRefusal(real, false, home, state)
+		return bind.SourceRefusal(real, false, home, state)
 	}
 	seen := map[string]bool{}
 	for _, entry := range filepath.SplitList(pathEnv) {
@@ -90,38 +71,38 @@ func probeToolchains(home, pathEnv string, project instance.Project, binds []Bin
 		seen[entry] = true
 		real, err := filepath.EvalSymlinks(entry)
 		if err != nil {
-			if instance.Within(entry, home) {
-				problems = append(problems, PathProblem{entry, "it does not exist"})
+			if paths.Within(entry, home) {
+				problems = append(problems, mount.PathProblem{Entry: entry, Reason: "it does not exist"})
 			}
 			continue
 		}
-		if !instance.Within(real, home) || real == home || underAny(real, writable) {
+		if !paths.Within(real, home) || real == home || paths.UnderAny(real, writable) {
 			continue
 		}
 		if reason := refusal(real); reason != "" {
-			problems = append(problems, PathProblem{entry, reason})
+			problems = append(problems, mount.PathProblem{Entry: entry, Reason: reason})
 			continue
 		}
-		t := Toolchain{Entry: entry, Roots: []Root{{toolRoot(home, filepath.Join(real, "x")), "on your PATH, read-only"}}}
+		t := mount.Toolchain{Entry: entry, Roots: []mount.Root{{Path: toolRoot(home, filepath.Join(real, "x")), Why: "on your PATH, read-only"}}}
 		if t.Roots[0].Path != real {
-			t.Roots[0].why = "the toolchain of " + entry + ", on your PATH, read-only"
+			t.Roots[0].Why = "the toolchain of " + entry + ", on your PATH, read-only"
 		}
 		rel, _ := filepath.Rel(home, real)
 		for _, p := range toolLayouts[rel] {
-			if p := filepath.Join(home, p); instance.Exists(p) {
-				t.Roots = append(t.Roots, Root{p, "what " + entry + " runs: " + layoutNames[rel] + ", read-only"})
+			if p := filepath.Join(home, p); paths.Exists(p) {
+				t.Roots = append(t.Roots, mount.Root{Path: p, Why: "what " + entry + " runs: " + layoutNames[rel] + ", read-only"})
 			}
 		}
 		for _, target := range entryTargets(real) {
-			if !instance.Within(target, home) || instance.Within(target, real) {
+			if !paths.Within(target, home) || paths.Within(target, real) {
 				continue
 			}
-			t.Roots = append(t.Roots, Root{toolRoot(home, target), "what " + entry + "'s programs lead to, read-only"})
+			t.Roots = append(t.Roots, mount.Root{Path: toolRoot(home, target), Why: "what " + entry + "'s programs lead to, read-only"})
 		}
-		t.Roots = slices.DeleteFunc(outermost(t.Roots), func(r Root) bool {
+		t.Roots = slices.DeleteFunc(outermost(t.Roots), func(r mount.Root) bool {
 			reason := refusal(r.Path)
 			if reason != "" {
-				problems = append(problems, PathProblem{entry, r.Path + ", which a program there needs, is not shown: " + reason})
+				problems = append(problems, mount.PathProblem{Entry: entry, Reason: r.Path + ", which a program there needs, is not shown: " + reason})
 			}
 			return reason != ""
 		})
@@ -192,12 +173,12 @@ func toolRoot(home, path string) string {
 		}
 		return dir
 	}
-	for d, i := dir, 0; i < 4 && d != home && instance.Within(d, home); d, i = filepath.Dir(d), i+1 {
+	for d, i := dir, 0; i < 4 && d != home && paths.Within(d, home); d, i = filepath.Dir(d), i+1 {
 		parent := filepath.Dir(d)
 		if strings.HasPrefix(filepath.Base(parent), "@") {
 			parent = filepath.Dir(parent)
 		}
-		if filepath.Base(parent) == "node_modules" && instance.Exists(filepath.Join(d, "package.json")) {
+		if filepath.Base(parent) == "node_modules" && paths.Exists(filepath.Join(d, "package.json")) {
 			return d
 		}
 	}
@@ -206,29 +187,15 @@ func toolRoot(home, path string) string {
 
 // outermost drops the roots inside another, and repeats, in path order
 // (a directory sorts right before what it holds once "/" sorts first).
-func outermost(roots []Root) []Root {
-	slices.SortStableFunc(roots, func(a, b Root) int {
+func outermost(roots []mount.Root) []mount.Root {
+	slices.SortStableFunc(roots, func(a, b mount.Root) int {
 		return strings.Compare(strings.ReplaceAll(a.Path, "/", "\x00"), strings.ReplaceAll(b.Path, "/", "\x00"))
 	})
-	var out []Root
+	var out []mount.Root
 	for _, r := range roots {
-		if len(out) == 0 || !instance.Within(r.Path, out[len(out)-1].Path) {
+		if len(out) == 0 || !paths.Within(r.Path, out[len(out)-1].Path) {
 			out = append(out, r)
 		}
 	}
 	return out
-}
-
-// secretSet is secretPaths under home, with the real paths of those that
-// are links or lie behind one.
-func secretSet(home string) map[string]bool {
-	set := map[string]bool{}
-	for _, s := range secretPaths {
-		p := filepath.Join(home, s)
-		set[p] = true
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			set[real] = true
-		}
-	}
-	return set
 }

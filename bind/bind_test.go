@@ -1,4 +1,4 @@
-package mount
+package bind
 
 import (
 	"net"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // tree makes the named files (or, ending in /, directories) under root;
@@ -37,7 +39,7 @@ func tree(t *testing.T, root string, paths ...string) {
 }
 
 // layout is the mounts as "KIND DEST" lines, relative to home.
-func layout(home string, ms []Mount) []string {
+func layout(home string, ms []mount.Mount) []string {
 	var lines []string
 	for _, m := range ms {
 		lines = append(lines, string(m.Kind)+" "+strings.TrimPrefix(m.Dest, home+"/"))
@@ -57,8 +59,8 @@ func TestExpandBindsHidesSecrets(t *testing.T) {
 	os.RemoveAll(filepath.Join(home, ".ssh"))
 	tree(t, home, ".ssh -> dotfiles/ssh")
 	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
-	b := BindSpec{Src: home, Dest: home}
-	ms, _, hidden, _ := expandBinds(home, project, []BindSpec{b}, nil, StateDirs(home, nil), secretSet(home), nil)
+	b := mount.BindSpec{Src: home, Dest: home}
+	ms, _, hidden, _ := Layout(home, project, []mount.BindSpec{b}, nil, StateDirs(home, nil), Secrets(home), nil)
 	got := layout(home, ms)
 	for _, want := range []string{"--ro-bind code/other", "--ro-bind notes", "--ro-bind dotfiles/vimrc", "--symlink .bashrc", "--symlink .ssh-link"} {
 		if !slices.Contains(got, want) {
@@ -89,9 +91,9 @@ func TestExpandBindsWritable(t *testing.T) {
 	home := t.TempDir()
 	tree(t, home, ".cargo/bin/cargo", ".cargo/env", ".cargo/registry/index/", ".cargo/git/", "cache/x", "cache/sub/")
 	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
-	cargo := BindSpec{Src: home + "/.cargo", Dest: home + "/.cargo", Writable: true}
-	inner := BindSpec{Src: home + "/cache", Dest: home + "/.cargo/git"}
-	ms, _, _, _ := expandBinds(home, project, []BindSpec{cargo, inner}, nil, StateDirs(home, nil), secretSet(home), nil)
+	cargo := mount.BindSpec{Src: home + "/.cargo", Dest: home + "/.cargo", Writable: true}
+	inner := mount.BindSpec{Src: home + "/cache", Dest: home + "/.cargo/git"}
+	ms, _, _, _ := Layout(home, project, []mount.BindSpec{cargo, inner}, nil, StateDirs(home, nil), Secrets(home), nil)
 	got := layout(home, ms)
 	want := []string{"--ro-bind .cargo/bin", "--ro-bind .cargo/env", "--bind .cargo/registry", "--ro-bind .cargo/git"}
 	if !slices.Equal(got, want) {
@@ -100,20 +102,20 @@ func TestExpandBindsWritable(t *testing.T) {
 	// Nothing to leave out: one bind, with what the host runs mounted
 	// read-only over it, so new files at its top still reach the host.
 	tree(t, home, "repo/.git/hooks/", "repo/bin/run", "repo/src/")
-	repo := BindSpec{Src: home + "/repo", Dest: "/opt/repo", Writable: true}
-	ms, _, _, _ = expandBinds(home, project, []BindSpec{repo}, nil, StateDirs(home, nil), secretSet(home), nil)
+	repo := mount.BindSpec{Src: home + "/repo", Dest: "/opt/repo", Writable: true}
+	ms, _, _, _ = Layout(home, project, []mount.BindSpec{repo}, nil, StateDirs(home, nil), Secrets(home), nil)
 	got = layout(home, ms)
 	if want := []string{"--bind /opt/repo", "--ro-bind /opt/repo/bin", "--ro-bind /opt/repo/.git"}; !slices.Equal(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// A link there could be replaced, whatever is mounted on its target.
 	tree(t, home, "linked/bin -> ../cache")
-	linked := BindSpec{Src: home + "/linked", Dest: "/opt/linked", Writable: true}
-	if _, _, _, symlinks := expandBinds(home, project, []BindSpec{linked}, nil, StateDirs(home, nil), secretSet(home), nil); !slices.Equal(symlinks, []string{home + "/linked/bin"}) {
+	linked := mount.BindSpec{Src: home + "/linked", Dest: "/opt/linked", Writable: true}
+	if _, _, _, symlinks := Layout(home, project, []mount.BindSpec{linked}, nil, StateDirs(home, nil), Secrets(home), nil); !slices.Equal(symlinks, []string{home + "/linked/bin"}) {
 		t.Errorf("symlinks = %q", symlinks)
 	}
-	plain := BindSpec{Src: home + "/cache", Dest: "/opt/cache", Writable: true}
-	if ms, _, _, _ := expandBinds(home, project, []BindSpec{plain}, nil, StateDirs(home, nil), secretSet(home), nil); len(ms) != 1 || ms[0].Kind != Bind {
+	plain := mount.BindSpec{Src: home + "/cache", Dest: "/opt/cache", Writable: true}
+	if ms, _, _, _ := Layout(home, project, []mount.BindSpec{plain}, nil, StateDirs(home, nil), Secrets(home), nil); len(ms) != 1 || ms[0].Kind != mount.Bind {
 		t.Errorf("got %v", ms)
 	}
 }
@@ -128,38 +130,38 @@ func TestCheckBinds(t *testing.T) {
 	defer l.Close()
 	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
 	cases := map[string]struct {
-		b       BindSpec
+		b       mount.BindSpec
 		reason  string
-		problem BindProblem
+		problem Problem
 	}{
-		"rw home":       {BindSpec{Src: home, Dest: home, Writable: true}, "whole home", BindWholeHome},
-		"rw parent":     {BindSpec{Src: filepath.Dir(home), Dest: "/mnt/h", Writable: true}, "whole home", BindWholeHome},
-		"rw config":     {BindSpec{Src: home + "/.config", Dest: home + "/.config", Writable: true}, "programs and settings", BindHomeTools},
-		"state":         {BindSpec{Src: home + "/.claude/projects", Dest: "/x"}, "state", BindState},
-		"moved config":  {BindSpec{Src: home + "/xdg/claudebox", Dest: "/x"}, "state", BindState},
-		"linked state":  {BindSpec{Src: home + "/dotfiles/claudebox", Dest: "/x"}, "state", BindState},
-		"into project":  {BindSpec{Src: home + "/cache", Dest: home + "/code/app/cache"}, "inside the project", BindDestInProject},
-		"over .claude":  {BindSpec{Src: home + "/cache", Dest: home + "/.claude"}, "claudebox's own mount", BindDestManaged},
-		"above home":    {BindSpec{Src: home + "/cache", Dest: filepath.Dir(home)}, "hide the private home", BindDestHidesHome},
-		"into ro /usr":  {BindSpec{Src: home + "/cache", Dest: "/usr/claudebox-test-missing"}, "read-only inside", BindDestReadOnly},
-		"host sockets":  {BindSpec{Src: "/run", Dest: "/mnt/run"}, "sockets", BindHostRuntime},
-		"host tmp":      {BindSpec{Src: "/tmp", Dest: "/mnt/tmp"}, "sockets", BindSharedTemp},
-		"a socket":      {BindSpec{Src: home + "/sock", Dest: "/mnt/s"}, home + "/sock/agent is a socket", BindSocket},
-		"host proc":     {BindSpec{Src: "/proc/1", Dest: "/mnt/p"}, "processes", BindHostRuntime},
-		"ro config ok":  {BindSpec{Src: home + "/.config", Dest: home + "/.config"}, "", 0},
-		"rw subdir ok":  {BindSpec{Src: home + "/.config/nvim", Dest: home + "/.config/nvim", Writable: true}, "", 0},
-		"ro home ok":    {BindSpec{Src: home, Dest: home}, "", 0},
-		"project above": {BindSpec{Src: home + "/cache", Dest: home + "/code"}, "", 0},
+		"rw home":       {mount.BindSpec{Src: home, Dest: home, Writable: true}, "whole home", WholeHome},
+		"rw parent":     {mount.BindSpec{Src: filepath.Dir(home), Dest: "/mnt/h", Writable: true}, "whole home", WholeHome},
+		"rw config":     {mount.BindSpec{Src: home + "/.config", Dest: home + "/.config", Writable: true}, "programs and settings", HomeTools},
+		"state":         {mount.BindSpec{Src: home + "/.claude/projects", Dest: "/x"}, "state", State},
+		"moved config":  {mount.BindSpec{Src: home + "/xdg/claudebox", Dest: "/x"}, "state", State},
+		"linked state":  {mount.BindSpec{Src: home + "/dotfiles/claudebox", Dest: "/x"}, "state", State},
+		"into project":  {mount.BindSpec{Src: home + "/cache", Dest: home + "/code/app/cache"}, "inside the project", DestInProject},
+		"over .claude":  {mount.BindSpec{Src: home + "/cache", Dest: home + "/.claude"}, "claudebox's own mount", DestManaged},
+		"above home":    {mount.BindSpec{Src: home + "/cache", Dest: filepath.Dir(home)}, "hide the private home", DestHidesHome},
+		"into ro /usr":  {mount.BindSpec{Src: home + "/cache", Dest: "/usr/claudebox-test-missing"}, "read-only inside", DestReadOnly},
+		"host sockets":  {mount.BindSpec{Src: "/run", Dest: "/mnt/run"}, "sockets", HostRuntime},
+		"host tmp":      {mount.BindSpec{Src: "/tmp", Dest: "/mnt/tmp"}, "sockets", SharedTemp},
+		"a socket":      {mount.BindSpec{Src: home + "/sock", Dest: "/mnt/s"}, home + "/sock/agent is a socket", Socket},
+		"host proc":     {mount.BindSpec{Src: "/proc/1", Dest: "/mnt/p"}, "processes", HostRuntime},
+		"ro config ok":  {mount.BindSpec{Src: home + "/.config", Dest: home + "/.config"}, "", 0},
+		"rw subdir ok":  {mount.BindSpec{Src: home + "/.config/nvim", Dest: home + "/.config/nvim", Writable: true}, "", 0},
+		"ro home ok":    {mount.BindSpec{Src: home, Dest: home}, "", 0},
+		"project above": {mount.BindSpec{Src: home + "/cache", Dest: home + "/code"}, "", 0},
 	}
 	for name, c := range cases {
-		err := CheckBinds([]BindSpec{c.b}, home, project, StateDirs(home, []string{home + "/xdg/claudebox"}))
+		err := Check([]mount.BindSpec{c.b}, home, project, StateDirs(home, []string{home + "/xdg/claudebox"}))
 		switch {
 		case c.reason == "" && err != nil:
 			t.Errorf("%s: %v", name, err)
 		case c.reason != "" && (err == nil || !strings.Contains(err.Error(), c.reason)):
 			t.Errorf("%s: got %v, want %q", name, err, c.reason)
 		case c.reason != "":
-			if be := err.(*BindError); be.Problem != c.problem || be.Writable != c.b.Writable {
+			if be := err.(*Error); be.Problem != c.problem || be.Writable != c.b.Writable {
 				t.Errorf("%s: problem %d (writable %v), want %d", name, be.Problem, be.Writable, c.problem)
 			}
 		}
@@ -172,13 +174,13 @@ func TestExpandBindsRoot(t *testing.T) {
 	home := t.TempDir()
 	tree(t, home, ".ssh/id_ed25519", "notes/")
 	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
-	ms, _, _, _ := expandBinds(home, project, []BindSpec{{Src: "/", Dest: "/host"}}, nil, StateDirs(home, nil), secretSet(home), nil)
+	ms, _, _, _ := Layout(home, project, []mount.BindSpec{{Src: "/", Dest: "/host"}}, nil, StateDirs(home, nil), Secrets(home), nil)
 	if len(ms) == 0 {
 		t.Fatal("nothing mounted")
 	}
 	for _, m := range ms {
 		for _, bad := range append(append([]string{"/", home + "/.ssh"}, hostRuntime...), sharedTemp...) {
-			if m.Kind != Symlink && instance.Within(bad, m.Src) {
+			if m.Kind != mount.Symlink && paths.Within(bad, m.Src) {
 				t.Errorf("%s %s is mounted, showing %s", m.Kind, m.Src, bad)
 			}
 		}
@@ -199,14 +201,14 @@ func TestParseBind(t *testing.T) {
 		"link": {"~/link", home + "/real", home + "/link"},
 	}
 	for name, c := range cases {
-		b, err := ParseBind(c.spec, home, home+"/work", false, "")
+		b, err := Parse(c.spec, home, home+"/work", false, "")
 		if err != nil || b.Src != c.src || b.Dest != c.dest {
 			t.Errorf("%s: got %+v, %v", name, b, err)
 		}
 	}
-	for bad, problem := range map[string]BindProblem{"~/missing": BindSourceMissing, "": BindSyntax, ":/x": BindSyntax, "~/real:": BindSyntax} {
-		_, err := ParseBind(bad, home, home, true, "")
-		if be, ok := err.(*BindError); !ok || be.Problem != problem || !be.Writable || be.Spec != "--bind "+bad {
+	for bad, problem := range map[string]Problem{"~/missing": SourceMissing, "": Syntax, ":/x": Syntax, "~/real:": Syntax} {
+		_, err := Parse(bad, home, home, true, "")
+		if be, ok := err.(*Error); !ok || be.Problem != problem || !be.Writable || be.Spec != "--bind "+bad {
 			t.Errorf("%q: %#v", bad, err)
 		}
 	}

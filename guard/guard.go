@@ -1,4 +1,9 @@
-package mount
+// Package guard finds what the host executes or obeys inside the
+// sandbox's writable mounts (git hooks and config, shell and editor files,
+// Claude Code's project settings, what the home and PATH lead to), which
+// the plan then mounts read-only, and makes the stand-ins for what is
+// missing.
+package guard
 
 import (
 	"os"
@@ -8,64 +13,22 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 )
-
-// Guard is a path inside a writable mount that something on the host
-// executes or obeys (git hooks and config, shell and editor settings,
-// Claude Code's project settings), so the sandbox must not change it.
-type Guard struct {
-	Path string
-	// Exists says the path is a file or directory on the host. A
-	// placeholder left by an earlier session counts as missing.
-	Exists bool
-	// Copy marks a file Claude Code itself saves: the sandbox gets a private
-	// writable copy, so the save works and the host's file stays as it is.
-	Copy bool
-	// FileStandIn: when missing, a private empty file stands in, which
-	// Claude Code saves into. Without it or noOp, a private empty directory
-	// does, where creating the file fails.
-	FileStandIn bool
-	// noOp: when missing, a read-only file whose content git reads as
-	// nothing stands in, on the host as well as inside. Git reads these
-	// paths whenever they exist, so an unreadable stand-in would make every
-	// host git command fail while a session runs.
-	noOp bool
-	// From is how the host reaches a path outside the project's own list
-	// (~/.bashrc, core.excludesFile in ~/.gitconfig, your PATH); "" for
-	// the project's own.
-	From string
-	why  string
-}
-
-func (g Guard) Mount() Mount {
-	m := Mount{Src: g.Path, Dest: g.Path, Why: g.why, Role: Protection}
-	switch {
-	case g.Exists && g.Copy:
-		m.Kind, m.Why = BindData, g.why+"; the sandbox saves a private copy"
-	case g.Exists:
-		m.Kind, m.Why = RoBind, g.why+": read-only"
-	case g.noOp:
-		m.Kind, m.placeholder, m.Why = RoBind, true, g.why+": absent, a file git reads as nothing stands in, read-only"
-	case g.FileStandIn:
-		m.Kind, m.Src, m.placeholder, m.Why = BindData, "", true, g.why+": absent, the sandbox saves a private copy"
-	default:
-		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.why+": absent, a private empty directory stands in"
-	}
-	return m
-}
-
-// workTreeGuards are the working-tree paths that tools on the host run or
-// obey: the sandbox runtime's mandatory list, plus .envrc (direnv runs it)
-// and .pre-commit-config.yaml (the pre-commit hook runs what it names).
 
 // ProjectConfigFile names a repository's own claudebox settings, in its
 // checkout. Whoever wrote the repository wrote it, so what it adds waits
 // for the user's approval.
 const ProjectConfigFile = ".claudebox.toml"
 
+// workTreeGuards are the working-tree paths that tools on the host run or
+// obey: the sandbox runtime's mandatory list, plus .envrc (direnv runs it)
+// and .pre-commit-config.yaml (the pre-commit hook runs what it names).
 var workTreeGuards = []struct{ name, why string }{
 	{".gitmodules", "git submodule configuration"},
 	{".gitconfig", "git configuration"},
@@ -112,14 +75,6 @@ var toolFiles = []struct{ name, why string }{
 	{".lfsconfig", "git-lfs's endpoints"},
 }
 
-// claudeProjectCopies are the files in a project's .claude that Claude Code
-// saves (permission rules the user approves).
-var claudeProjectCopies = []string{"settings.json", "settings.local.json"}
-
-// claudeDirCopies are the files in ~/.claude that Claude Code saves (/config,
-// permission rules, /memory); the rest of ~/.claude is read-only inside.
-var claudeDirCopies = []string{"settings.json", "settings.local.json", "CLAUDE.md"}
-
 // hookManagerFile reports whether a name at the top of a work tree is a
 // hook manager's configuration or scripts, which the repository's installed
 // hooks run on the host's git commit: lefthook (its configs, local ones and
@@ -131,6 +86,29 @@ func hookManagerFile(name string) bool {
 		}
 	}
 	return false
+}
+
+// PathFrom says an Obeyed path is a PATH entry.
+const PathFrom = "your PATH"
+
+// Obeyed is a real path that the host runs or obeys wherever it is: a
+// file behind one of the home's dotfiles, one the user's git configuration
+// points at, or a PATH entry. From names how the host reaches it.
+type Obeyed struct {
+	Path, From string
+	// GitReads: a file git reads whenever it exists (a configuration, an
+	// excludes or attributes file), which a no-op stand-in replaces when
+	// missing, as in a repository.
+	GitReads bool
+}
+
+// WorkTreeNames are the names of the work tree's guards, at its top.
+func WorkTreeNames() []string {
+	var names []string
+	for _, w := range workTreeGuards {
+		names = append(names, w.name)
+	}
+	return names
 }
 
 // nestedDepth is how deep below the project the probe looks for other
@@ -147,7 +125,7 @@ type guardProbe struct {
 	roots    []string // the writable mounts
 	seen     map[string]bool
 	repos    map[string]bool // git dirs already guarded
-	guards   []Guard
+	guards   []mount.Guard
 	pins     []string
 	symlinks []string
 	// redirects are nested repositories whose redirects lead elsewhere,
@@ -158,27 +136,27 @@ type guardProbe struct {
 	userHooksPaths []string
 }
 
-// probeGuards finds what needs protecting in the project's writable mounts:
+// Find finds what needs protecting in the project's writable mounts:
 // the project's own files the host obeys, and obeyed, what the host obeys
 // from the user's home and PATH, wherever it lands in them. unguarded are
 // the obeyed paths that hold a writable mount whole, which a guard would
 // make read-only.
-func probeGuards(home string, project instance.Project, obeyed []hostObeyed) (guards []Guard, pins, symlinks []string, redirects []error, unguarded []Unprotected) {
+func Find(home string, project instance.Project, obeyed []Obeyed) (guards []mount.Guard, pins, symlinks []string, redirects []error, unguarded []mount.Unprotected) {
 	g := &guardProbe{home: home, roots: append([]string{project.Checkout}, project.GitDirs...), seen: map[string]bool{}, repos: map[string]bool{}}
 	for _, o := range obeyed {
 		// A PATH entry above the project runs only its entries, which the
 		// sandbox cannot create (the project is a mount point).
 		if i := slices.IndexFunc(g.roots, func(r string) bool {
-			return r == o.path || o.from != pathFrom && instance.Within(r, o.path)
+			return r == o.Path || o.From != PathFrom && paths.Within(r, o.Path)
 		}); i >= 0 {
-			unguarded = append(unguarded, Unprotected{o.from, g.roots[i] + ", which the sandbox writes, is or lies in " + o.path + ", which the host obeys through it"})
+			unguarded = append(unguarded, mount.Unprotected{From: o.From, Reason: g.roots[i] + ", which the sandbox writes, is or lies in " + o.Path + ", which the host obeys through it"})
 			continue
 		}
-		why := "the host obeys it through " + o.from
-		if o.from == pathFrom {
+		why := "the host obeys it through " + o.From
+		if o.From == PathFrom {
 			why = "on your PATH: the host's shell runs what is there"
 		}
-		g.add(Guard{Path: o.path, From: o.from, noOp: o.gitReads, why: why})
+		g.add(mount.Guard{Path: o.Path, From: o.From, NoOp: o.GitReads, Why: why})
 	}
 	// The user's files may be links (home-manager, stow); the sandbox
 	// cannot write them.
@@ -189,10 +167,10 @@ func probeGuards(home string, project instance.Project, obeyed []hostObeyed) (gu
 	}
 	for _, w := range workTreeGuards {
 		path := filepath.Join(project.Checkout, w.name)
-		g.add(Guard{Path: path, Copy: w.name == ".mcp.json", why: w.why})
+		g.add(mount.Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why})
 		if w.name == ".claude" && isDir(path) {
-			for _, f := range claudeProjectCopies {
-				g.add(Guard{Path: filepath.Join(path, f), Copy: true, FileStandIn: true, why: "Claude Code project settings"})
+			for _, f := range claudesettings.ProjectCopies {
+				g.add(mount.Guard{Path: filepath.Join(path, f), Copy: true, FileStandIn: true, Why: "Claude Code project settings"})
 			}
 		}
 	}
@@ -202,7 +180,7 @@ func probeGuards(home string, project instance.Project, obeyed []hostObeyed) (gu
 	} else {
 		// A repository the sandbox creates here would bring config and hooks
 		// that git on the host runs.
-		g.add(Guard{Path: filepath.Join(project.Checkout, ".git"), why: "a new repository's config and hooks"})
+		g.add(mount.Guard{Path: filepath.Join(project.Checkout, ".git"), Why: "a new repository's config and hooks"})
 		g.hookManagers(project.Checkout)
 	}
 	g.nested(project.Checkout, nestedDepth)
@@ -214,7 +192,7 @@ func probeGuards(home string, project instance.Project, obeyed []hostObeyed) (gu
 func (g *guardProbe) repo(top, gitDir, common string) {
 	g.commonDir(common, top)
 	if dotgit := filepath.Join(top, ".git"); isFile(dotgit) {
-		g.add(Guard{Path: dotgit, why: "the checkout's pointer to its git directory"})
+		g.add(mount.Guard{Path: dotgit, Why: "the checkout's pointer to its git directory"})
 	}
 	g.hookManagers(top)
 	// Submodules: host git runs inside them on its own (git status), with
@@ -225,7 +203,7 @@ func (g *guardProbe) repo(top, gitDir, common string) {
 		dotgit := filepath.Join(sub, ".git")
 		switch {
 		case isFile(dotgit):
-			g.add(Guard{Path: dotgit, why: "a submodule's pointer to its git directory"})
+			g.add(mount.Guard{Path: dotgit, Why: "a submodule's pointer to its git directory"})
 		case isDir(dotgit):
 			g.nestedRepo(sub)
 		}
@@ -236,7 +214,7 @@ func (g *guardProbe) repo(top, gitDir, common string) {
 	for _, name := range submoduleNames(filepath.Join(top, ".gitmodules")) {
 		dir := filepath.Join(common, "modules", name)
 		if fi, err := os.Lstat(dir); err != nil || instance.IsStandIn(dir, fi) {
-			g.add(Guard{Path: dir, why: "the git directory of a submodule not yet initialised, which the host's git submodule update would adopt"})
+			g.add(mount.Guard{Path: dir, Why: "the git directory of a submodule not yet initialised, which the host's git submodule update would adopt"})
 		}
 	}
 }
@@ -244,8 +222,8 @@ func (g *guardProbe) repo(top, gitDir, common string) {
 // toolFiles guards the tools' files at the top of a work tree that exist.
 func (g *guardProbe) toolFiles(top, note string) {
 	for _, t := range toolFiles {
-		if path := filepath.Join(top, t.name); instance.Exists(path) {
-			g.add(Guard{Path: path, why: t.why + note})
+		if path := filepath.Join(top, t.name); paths.Exists(path) {
+			g.add(mount.Guard{Path: path, Why: t.why + note})
 		}
 	}
 }
@@ -256,19 +234,9 @@ func (g *guardProbe) toolFiles(top, note string) {
 // progress is read-only; where none is, a private empty directory stands
 // in, so that one started inside fails at once.
 func (g *guardProbe) operations(gitDir string) {
-	for _, d := range gitOperations {
-		g.add(Guard{Path: filepath.Join(gitDir, d), why: "git's state of a rebase, am, cherry-pick or revert, whose todo the host's git runs"})
+	for _, d := range mount.GitOperations {
+		g.add(mount.Guard{Path: filepath.Join(gitDir, d), Why: "git's state of a rebase, am, cherry-pick or revert, whose todo the host's git runs"})
 	}
-}
-
-// gitOperations are the directories in a worktree's git directory that hold
-// an operation in progress, whose todo runs commands.
-var gitOperations = []string{"rebase-merge", "rebase-apply", "sequencer"}
-
-// GitOperation reports whether a guard is git's state of a rebase, am,
-// cherry-pick or revert.
-func (g Guard) GitOperation() bool {
-	return slices.Contains(gitOperations, filepath.Base(g.Path)) && g.From == ""
 }
 
 // hookManagers guards the hook managers' files at the top of a work tree
@@ -277,7 +245,7 @@ func (g *guardProbe) hookManagers(top string) {
 	entries, _ := os.ReadDir(top)
 	for _, e := range entries {
 		if hookManagerFile(e.Name()) {
-			g.add(Guard{Path: filepath.Join(top, e.Name()), why: "a hook manager's configuration, which the host's git commit runs"})
+			g.add(mount.Guard{Path: filepath.Join(top, e.Name()), Why: "a hook manager's configuration, which the host's git commit runs"})
 		}
 	}
 }
@@ -292,14 +260,14 @@ func (g *guardProbe) commonDir(common, top string) {
 	}
 	g.repos[common] = true
 	config := filepath.Join(common, "config")
-	g.add(Guard{Path: config, noOp: true, why: "git configuration (fsmonitor, hooksPath, aliases run commands)"})
-	g.add(Guard{Path: filepath.Join(common, "config.worktree"), noOp: true, why: "git configuration of the main worktree"})
+	g.add(mount.Guard{Path: config, NoOp: true, Why: "git configuration (fsmonitor, hooksPath, aliases run commands)"})
+	g.add(mount.Guard{Path: filepath.Join(common, "config.worktree"), NoOp: true, Why: "git configuration of the main worktree"})
 	// git never writes a commondir here, but follows one if it exists.
-	g.add(Guard{Path: filepath.Join(common, "commondir"), noOp: true, why: "git's pointer to the repository"})
-	g.add(Guard{Path: filepath.Join(common, "hooks"), why: "git hooks"})
+	g.add(mount.Guard{Path: filepath.Join(common, "commondir"), NoOp: true, Why: "git's pointer to the repository"})
+	g.add(mount.Guard{Path: filepath.Join(common, "hooks"), Why: "git hooks"})
 	g.operations(common)
 	if isDir(filepath.Join(common, "info")) {
-		g.add(Guard{Path: filepath.Join(common, "info", "attributes"), noOp: true, why: "git attributes, which choose the configured filter and diff drivers"})
+		g.add(mount.Guard{Path: filepath.Join(common, "info", "attributes"), NoOp: true, Why: "git attributes, which choose the configured filter and diff drivers"})
 	}
 	// Every hooks path the repository's config or a file it includes
 	// names, whichever condition applies; else the user's.
@@ -308,7 +276,7 @@ func (g *guardProbe) commonDir(common, top string) {
 		hooksPaths = g.userHooksPaths
 	}
 	for _, hooksPath := range hooksPaths {
-		if hooksPath = instance.ExpandHome(hooksPath, g.home); !filepath.IsAbs(hooksPath) {
+		if hooksPath = paths.ExpandHome(hooksPath, g.home); !filepath.IsAbs(hooksPath) {
 			if top == "" {
 				continue
 			}
@@ -319,16 +287,16 @@ func (g *guardProbe) commonDir(common, top string) {
 		if filepath.Base(hooksPath) == "_" {
 			hooksPath = filepath.Dir(hooksPath)
 		}
-		g.add(Guard{Path: hooksPath, why: "git hooks (core.hooksPath) and what they run"})
+		g.add(mount.Guard{Path: hooksPath, Why: "git hooks (core.hooksPath) and what they run"})
 	}
 	// Every linked worktree's pointers to the common dir and back to its
 	// checkout, and its own config.
 	entries, _ := os.ReadDir(filepath.Join(common, "worktrees"))
 	for _, e := range entries {
 		dir := filepath.Join(common, "worktrees", e.Name())
-		g.add(Guard{Path: filepath.Join(dir, "commondir"), noOp: true, why: "a worktree's pointer to the repository"})
-		g.add(Guard{Path: filepath.Join(dir, "gitdir"), noOp: true, why: "a worktree's pointer to its checkout"})
-		g.add(Guard{Path: filepath.Join(dir, "config.worktree"), noOp: true, why: "a worktree's git configuration"})
+		g.add(mount.Guard{Path: filepath.Join(dir, "commondir"), NoOp: true, Why: "a worktree's pointer to the repository"})
+		g.add(mount.Guard{Path: filepath.Join(dir, "gitdir"), NoOp: true, Why: "a worktree's pointer to its checkout"})
+		g.add(mount.Guard{Path: filepath.Join(dir, "config.worktree"), NoOp: true, Why: "a worktree's git configuration"})
 		g.operations(dir)
 	}
 	g.submoduleGitDirs(filepath.Join(common, "modules"))
@@ -343,7 +311,7 @@ func (g *guardProbe) submoduleGitDirs(dir string) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		if !instance.Exists(filepath.Join(path, "HEAD")) {
+		if !paths.Exists(filepath.Join(path, "HEAD")) {
 			g.submoduleGitDirs(path)
 			continue
 		}
@@ -393,8 +361,8 @@ func (g *guardProbe) nestedRepo(top string) {
 		return
 	}
 	for _, w := range workTreeGuards {
-		if path := filepath.Join(top, w.name); instance.Exists(path) {
-			g.add(Guard{Path: path, Copy: w.name == ".mcp.json", why: w.why + " (a nested repository)"})
+		if path := filepath.Join(top, w.name); paths.Exists(path) {
+			g.add(mount.Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why + " (a nested repository)"})
 		}
 	}
 	g.toolFiles(top, " (a nested repository)")
@@ -405,10 +373,10 @@ func (g *guardProbe) nestedRepo(top string) {
 // directory between the mount and the guard is pinned; a missing one is
 // guarded instead of the path below it, and a symlink anywhere on the way
 // is reported, because the sandbox could replace it.
-func (g *guardProbe) add(guard Guard) {
+func (g *guardProbe) add(guard mount.Guard) {
 	root := ""
 	for _, r := range g.roots {
-		if instance.Within(guard.Path, r) && guard.Path != r && len(r) > len(root) {
+		if paths.Within(guard.Path, r) && guard.Path != r && len(r) > len(root) {
 			root = r
 		}
 	}
@@ -423,7 +391,7 @@ func (g *guardProbe) add(guard Guard) {
 		fi, err := os.Lstat(dir)
 		switch {
 		case err != nil || instance.IsStandIn(dir, fi):
-			guard = Guard{Path: dir, why: guard.why}
+			guard = mount.Guard{Path: dir, Why: guard.Why}
 			g.record(guard)
 			return
 		case fi.Mode()&os.ModeSymlink != 0:
@@ -448,7 +416,7 @@ func (g *guardProbe) add(guard Guard) {
 	g.record(guard)
 }
 
-func (g *guardProbe) record(guard Guard) {
+func (g *guardProbe) record(guard mount.Guard) {
 	if !g.seen[guard.Path] {
 		g.seen[guard.Path] = true
 		g.guards = append(g.guards, guard)
@@ -462,9 +430,9 @@ func (g *guardProbe) record(guard Guard) {
 // sockets), or a no-op file, which appears whole (git on the host may read
 // it at any moment). It fails with os.ErrExist when something is already
 // there.
-func CreatePlaceholder(m Mount) error {
+func CreatePlaceholder(m mount.Mount) error {
 	switch m.Kind {
-	case Tmpfs:
+	case mount.Tmpfs:
 		if err := os.Mkdir(m.Dest, 0o700); err != nil {
 			return err
 		}
@@ -475,7 +443,7 @@ func CreatePlaceholder(m Mount) error {
 		}
 		defer unix.Close(fd)
 		return unix.Fchmod(fd, unix.S_ISVTX|uint32(instance.StandInDirMode.Perm()))
-	case RoBind:
+	case mount.RoBind:
 		tmp, err := os.CreateTemp(filepath.Dir(m.Dest), ".claudebox-stand-in-*")
 		if err != nil {
 			return err
@@ -551,11 +519,11 @@ func (g *guardProbe) includedHooksPaths(config string, seen map[string]bool, dep
 	entries := g.config(config)
 	hooksPaths := gitconfig.Values(entries, "core.hookspath")
 	for _, inc := range gitconfig.Includes(entries) {
-		if inc = instance.ExpandHome(inc, g.home); !filepath.IsAbs(inc) {
+		if inc = paths.ExpandHome(inc, g.home); !filepath.IsAbs(inc) {
 			inc = filepath.Join(filepath.Dir(config), inc)
 		}
 		inc = filepath.Clean(inc)
-		g.add(Guard{Path: inc, noOp: true, why: "git configuration included by the repository's"})
+		g.add(mount.Guard{Path: inc, NoOp: true, Why: "git configuration included by the repository's"})
 		// The user's own included files may be links (home-manager, stow);
 		// one in the project is refused as a symlink by add.
 		if real, err := filepath.EvalSymlinks(inc); err == nil {

@@ -1,4 +1,4 @@
-package mount
+package probe
 
 import (
 	"os"
@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // bwrap applies mounts in order, and a mount hides everything an earlier
@@ -38,22 +41,22 @@ func TestBuildNestedMountsFollowTheirParent(t *testing.T) {
 		write(t, filepath.Join(dir, "sub", ".git", "HEAD"), "ref: refs/heads/main\n")
 		os.MkdirAll(filepath.Join(dir, "sub", ".git", "objects"), 0o755)
 	}
-	binds := []BindSpec{{Src: filepath.Join(home, "data"), Dest: filepath.Join(home, "data"), Writable: true, From: "--bind"}}
+	binds := []mount.BindSpec{{Src: filepath.Join(home, "data"), Dest: filepath.Join(home, "data"), Writable: true, From: "--bind"}}
 	for _, checkout := range []string{main, linked} {
 		project, err := instance.Resolve(checkout)
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := Inputs{Home: home, StateDir: state, Project: project, Cwd: checkout, Binds: binds,
+		in := mount.Inputs{Home: home, StateDir: state, Project: project, Cwd: checkout, Binds: binds,
 			Command: []string{"/usr/bin/claude"}, Claude: true}
-		in.Host = Probe(home, state, project, "/usr/bin/claude", home, "/usr/bin", binds, StateDirs(home, []string{state}))
-		p := Build(in)
+		in.Host = Host(home, state, project, "/usr/bin/claude", home, "/usr/bin", binds, bind.StateDirs(home, []string{state}))
+		p := mount.Build(in)
 		if len(p.Guards) == 0 {
 			t.Fatalf("%s: the probe found no guards; the test checks nothing", checkout)
 		}
 		for i, earlier := range p.Mounts {
 			for _, later := range p.Mounts[i+1:] {
-				if earlier.Dest != later.Dest && instance.Within(earlier.Dest, later.Dest) {
+				if earlier.Dest != later.Dest && paths.Within(earlier.Dest, later.Dest) {
 					t.Errorf("%s: %s %s comes before %s %s, which hides it", checkout, earlier.Kind, earlier.Dest, later.Kind, later.Dest)
 				}
 			}

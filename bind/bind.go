@@ -1,43 +1,21 @@
-package mount
+// Package bind reads the user's --bind and --ro-bind, refuses those that
+// would expose or override what the sandbox protects, and lays binds out
+// as mounts, split around the secrets, state and other mounts inside them.
+package bind
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 )
-
-// BindSpec is an extra mount the user asked for with --bind or --ro-bind,
-// or with the same keys in a config file.
-type BindSpec struct {
-	// Src is the host path, symlinks resolved, so that what is checked is
-	// what bwrap mounts; asked is the path as asked (~ and relative paths
-	// expanded), whose links CheckBinds judges.
-	Src   string
-	asked string
-	// Dest is where it appears inside.
-	Dest     string
-	Writable bool
-	// From says where it was asked for: a flag or a file's path.
-	From string
-}
-
-// Flag is the spec as the flag that asks for it.
-func (b BindSpec) Flag() string {
-	f := "--ro-bind "
-	if b.Writable {
-		f = "--bind "
-	}
-	if b.Src == b.Dest {
-		return f + b.Src
-	}
-	return f + b.Src + ":" + b.Dest
-}
 
 // secretPaths, under $HOME, hold credentials, keys, browser profiles and
 // shell histories. A bind of a directory above one leaves it out: it shows
@@ -99,73 +77,65 @@ var rwHomeRefused = []string{".config", ".local"}
 // readOnlyInBind are the entries at the top of a read-write bind that the
 // host runs or obeys: executables, git metadata, and the files a project
 // guards. They stay read-only inside.
-var readOnlyInBind = append([]string{"bin", ".git"}, workTreeNames()...)
+var readOnlyInBind = append([]string{"bin", ".git"}, guard.WorkTreeNames()...)
 
 // readOnlyHomePaths, under $HOME, are run by the host's shells and tools
 // wherever the bind that contains them starts.
 var readOnlyHomePaths = []string{".cargo/bin", ".cargo/env", ".cargo/config", ".cargo/config.toml", "go/bin"}
 
-func workTreeNames() []string {
-	var names []string
-	for _, w := range workTreeGuards {
-		names = append(names, w.name)
-	}
-	return names
-}
-
-// BindError is a bind that cannot be made as asked: the bind as written
+// Error is a bind that cannot be made as asked: the bind as written
 // (Spec, starting with its flag), what is wrong with it (Problem), and the
 // same in words (Reason).
-type BindError struct {
+type Error struct {
 	Spec     string
 	Writable bool
-	Problem  BindProblem
+	Problem  Problem
 	Reason   string
 }
 
-// BindProblem is what is wrong with a bind.
-type BindProblem int
+// Problem is what is wrong with a bind.
+type Problem int
 
 const (
-	BindSyntax           BindProblem = iota + 1 // not SRC or SRC:DEST
-	BindSourceMissing                           // SRC does not exist
-	BindSourceUnresolved                        // SRC cannot be resolved
-	BindPlantedLink                             // a symlink on the way lies where the sandbox can write
-	BindState                                   // SRC holds Claude Code's or claudebox's state
-	BindHostRuntime                             // SRC holds the host's processes, devices or sockets
-	BindSharedTemp                              // SRC holds other programs' sockets
-	BindSocket                                  // SRC holds a socket
-	BindWholeHome                               // read-write, SRC holds the whole home
-	BindHomeTools                               // read-write, SRC holds programs and settings the host runs
-	BindDestInProject                           // DEST is inside the project
-	BindDestManaged                             // DEST is claudebox's own mount
-	BindDestHidesHome                           // DEST would hide the private home
-	BindDestReadOnly                            // DEST does not exist, in a read-only system directory
+	Syntax           Problem = iota + 1 // not SRC or SRC:DEST
+	SourceMissing                       // SRC does not exist
+	SourceUnresolved                    // SRC cannot be resolved
+	PlantedLink                         // a symlink on the way lies where the sandbox can write
+	State                               // SRC holds Claude Code's or claudebox's state
+	HostRuntime                         // SRC holds the host's processes, devices or sockets
+	SharedTemp                          // SRC holds other programs' sockets
+	Socket                              // SRC holds a socket
+	WholeHome                           // read-write, SRC holds the whole home
+	HomeTools                           // read-write, SRC holds programs and settings the host runs
+	DestInProject                       // DEST is inside the project
+	DestManaged                         // DEST is claudebox's own mount
+	DestHidesHome                       // DEST would hide the private home
+	DestReadOnly                        // DEST does not exist, in a read-only system directory
 )
 
-func (e *BindError) Error() string { return e.Spec + ": " + e.Reason }
+func (e *Error) Error() string { return e.Spec + ": " + e.Reason }
 
-// ParseBind reads SRC[:DEST] as given to --bind (writable) or --ro-bind.
+// Parse reads SRC[:DEST] as given to --bind (writable) or --ro-bind.
 // A leading ~ is $HOME; a relative path is taken from base (the working
 // directory for a flag, the project for a config file); DEST defaults to
 // SRC as written. SRC must exist. A colon inside a path cannot be written.
-func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, error) {
+func Parse(spec, home, base string, writable bool, from string) (mount.BindSpec, error) {
 	flag := "--ro-bind"
 	if writable {
 		flag = "--bind"
 	}
-	fail := func(problem BindProblem, reason string) (BindSpec, error) {
-		return BindSpec{}, &BindError{Spec: flag + " " + spec, Writable: writable, Problem: problem, Reason: reason}
+	fail := func(problem Problem, reason string) (mount.BindSpec, error) {
+		return mount.BindSpec{}, &Error{Spec: flag + " " + spec, Writable: writable, Problem: problem, Reason: reason}
 	}
 	src, dest, hasDest := strings.Cut(spec, ":")
 	expand := func(p string) string {
-		if p = instance.ExpandHome(p, home); filepath.IsAbs(p) {
+		if p = paths.ExpandHome(p, home); filepath.IsAbs(p) {
 			return filepath.Clean(p)
 		}
 		return filepath.Join(base, p)
 	}
 	if src == "" || hasDest && dest == "" {
-		return fail(BindSyntax, "expected SRC or SRC:DEST")
+		return fail(Syntax, "expected SRC or SRC:DEST")
 	}
 	src = expand(src)
 	if !hasDest {
@@ -175,54 +145,49 @@ func ParseBind(spec, home, base string, writable bool, from string) (BindSpec, e
 	}
 	real, err := filepath.EvalSymlinks(src)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fail(BindSourceMissing, src+" does not exist")
+		return fail(SourceMissing, src+" does not exist")
 	}
 	if err != nil {
-		return fail(BindSourceUnresolved, err.Error())
+		return fail(SourceUnresolved, err.Error())
 	}
-	return BindSpec{Src: real, asked: src, Dest: dest, Writable: writable, From: from}, nil
+	return mount.BindSpec{Src: real, Asked: src, Dest: dest, Writable: writable, From: from}, nil
 }
 
-// CheckBinds refuses binds that would expose or override what the
+// Check refuses binds that would expose or override what the
 // sandbox exists to protect, or make bwrap create a mount point on the
 // host. It only reads.
-func CheckBinds(binds []BindSpec, home string, project instance.Project, state []string) error {
+func Check(binds []mount.BindSpec, home string, project instance.Project, state []string) error {
 	if len(binds) == 0 {
 		return nil
 	}
 	managed := managedDests(home, project)
-	writable := projectPaths(project)
+	writable := Writable(project, binds)
 	for _, b := range binds {
-		if b.Writable {
-			writable = append(writable, b.Src)
+		fail := func(problem Problem, reason string) error {
+			return &Error{Spec: b.Flag(), Writable: b.Writable, Problem: problem, Reason: reason}
 		}
-	}
-	for _, b := range binds {
-		fail := func(problem BindProblem, reason string) error {
-			return &BindError{Spec: b.Flag(), Writable: b.Writable, Problem: problem, Reason: reason}
-		}
-		if link := plantedLink(b.asked, writable); link != "" {
-			return fail(BindPlantedLink, link+" is a symlink where the sandbox can write, so the sandbox could have pointed it anywhere")
+		if link := plantedLink(b.Asked, writable); link != "" {
+			return fail(PlantedLink, link+" is a symlink where the sandbox can write, so the sandbox could have pointed it anywhere")
 		}
 		if problem, reason := refuseSource(b.Src, b.Writable, home, state); problem != 0 {
 			return fail(problem, reason)
 		}
 		for _, m := range managed {
-			if !instance.Within(b.Dest, m) {
+			if !paths.Within(b.Dest, m) {
 				continue
 			}
 			if slices.Contains(projectPaths(project), m) {
-				return fail(BindDestInProject, "the destination "+b.Dest+" is inside the project, which is mounted as it is")
+				return fail(DestInProject, "the destination "+b.Dest+" is inside the project, which is mounted as it is")
 			}
-			return fail(BindDestManaged, "the destination "+b.Dest+" is claudebox's own mount")
+			return fail(DestManaged, "the destination "+b.Dest+" is claudebox's own mount")
 		}
-		if b.Dest != home && instance.Within(home, b.Dest) {
-			return fail(BindDestHidesHome, "the destination would hide the private home directory")
+		if b.Dest != home && paths.Within(home, b.Dest) {
+			return fail(DestHidesHome, "the destination would hide the private home directory")
 		}
-		for _, d := range systemDirs {
-			if instance.Within(b.Dest, d) {
+		for _, d := range mount.SystemDirs {
+			if paths.Within(b.Dest, d) {
 				if _, err := os.Lstat(b.Dest); err != nil {
-					return fail(BindDestReadOnly, b.Dest+" does not exist, and "+d+" is read-only inside")
+					return fail(DestReadOnly, b.Dest+" does not exist, and "+d+" is read-only inside")
 				}
 			}
 		}
@@ -239,32 +204,32 @@ func SourceRefusal(src string, writable bool, home string, state []string) strin
 }
 
 // refuseSource is SourceRefusal, with what is wrong; 0 when nothing is.
-func refuseSource(src string, writable bool, home string, state []string) (BindProblem, string) {
+func refuseSource(src string, writable bool, home string, state []string) (Problem, string) {
 	for _, p := range state {
-		if instance.Within(src, p) || claudeJSONCopy(home, src) {
-			return BindState, "it holds Claude Code's or claudebox's state"
+		if paths.Within(src, p) || claudeJSONCopy(home, src) {
+			return State, "it holds Claude Code's or claudebox's state"
 		}
 	}
 	for _, r := range hostRuntime {
-		if instance.Within(src, r) {
-			return BindHostRuntime, "it holds the host's processes, devices or sockets, which the sandbox could reach"
+		if paths.Within(src, r) {
+			return HostRuntime, "it holds the host's processes, devices or sockets, which the sandbox could reach"
 		}
 	}
 	if slices.Contains(sharedTemp, src) {
-		return BindSharedTemp, "it holds other programs' sockets (tmux, X11), which the sandbox could reach"
+		return SharedTemp, "it holds other programs' sockets (tmux, X11), which the sandbox could reach"
 	}
 	if sock := socketIn(src); sock != "" {
-		return BindSocket, sock + " is a socket, which the sandbox could connect to"
+		return Socket, sock + " is a socket, which the sandbox could connect to"
 	}
 	if !writable {
 		return 0, ""
 	}
-	if instance.Within(home, src) {
-		return BindWholeHome, "read-write, it would expose your whole home directory"
+	if paths.Within(home, src) {
+		return WholeHome, "read-write, it would expose your whole home directory"
 	}
 	for _, r := range rwHomeRefused {
 		if src == filepath.Join(home, r) {
-			return BindHomeTools, "read-write, the sandbox could change programs and settings your session runs"
+			return HomeTools, "read-write, the sandbox could change programs and settings your session runs"
 		}
 	}
 	return 0, ""
@@ -280,7 +245,7 @@ func plantedLink(path string, writable []string) string {
 		if err != nil {
 			return ""
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 && underAny(next, writable) {
+		if fi.Mode()&fs.ModeSymlink != 0 && paths.UnderAny(next, writable) {
 			return next
 		}
 		if dir, err = filepath.EvalSymlinks(next); err != nil {
@@ -293,8 +258,20 @@ func plantedLink(path string, writable []string) string {
 // managedDests are the paths inside that claudebox mounts itself; a user
 // bind may contain one (it is left out) but not replace or enter one.
 func managedDests(home string, project instance.Project) []string {
-	ms := []string{filepath.Join(home, ".claude"), filepath.Join(home, ".claude.json"), "/proc", "/dev", filepath.Dir(sshAgentSocket)}
+	ms := []string{filepath.Join(home, ".claude"), filepath.Join(home, ".claude.json"), "/proc", "/dev", filepath.Dir(mount.SSHAgentSocket)}
 	return append(ms, projectPaths(project)...)
+}
+
+// Writable are the host paths the sandbox can write: the project's
+// checkout and git directories, and the read-write binds' sources.
+func Writable(project instance.Project, binds []mount.BindSpec) []string {
+	writable := projectPaths(project)
+	for _, b := range binds {
+		if b.Writable {
+			writable = append(writable, b.Src)
+		}
+	}
+	return writable
 }
 
 // projectPaths are the project's mounts: its checkout and git directories.
@@ -324,21 +301,12 @@ func socketIn(path string) string {
 	return ""
 }
 
-// Hidden is a secret that a bind contains and leaves out. Own says the
-// bind is claudebox's own read-only mount (git configuration, a toolchain),
-// not the user's.
-type Hidden struct {
-	Path string
-	By   BindSpec
-	Own  bool
-}
-
-// ownBind is a read-only mount claudebox makes of a host path outside the
+// Own is a read-only mount claudebox makes of a host path outside the
 // system directories: laid out like a user's bind, so that the secrets
 // inside it stay hidden. src is a real path.
-type ownBind struct {
-	src, dest, why string
-	role           Role
+type Own struct {
+	Src, Dest, Why string
+	Role           mount.Role
 }
 
 // bindWalk lays user binds out as mounts. A bind that contains something it
@@ -353,30 +321,30 @@ type bindWalk struct {
 	omitSrc map[string]string // path → why
 	// omitDest are paths inside that other mounts own.
 	omitDest []string
-	mounts   []Mount
-	hidden   []Hidden
+	mounts   []mount.Mount
+	hidden   []mount.Hidden
 	// symlinks are entries of a writable bind that the host runs and that
 	// are links: no mount protects a link, so the launch refuses.
 	symlinks []string
 	// role is that of the bind being laid out.
-	role Role
+	role mount.Role
 	// obeyed are the real paths the host obeys from the home and PATH.
 	obeyed []string
 }
 
-// expandBinds lays out the user's binds, then claudebox's own read-only
+// Layout lays out the user's binds, then claudebox's own read-only
 // ones (which come later in the plan: what the host runs stays read-only
 // in a user's read-write bind, and a user's bind inside one of them is
 // kept).
-// secrets is secretSet's result; what the host obeys from the home and
+// secrets is Secrets's result; what the host obeys from the home and
 // PATH stays read-only where it lies in a writable bind.
-func expandBinds(home string, project instance.Project, binds []BindSpec, own []ownBind, state []string, secrets map[string]bool, obeyed []hostObeyed) (user, ownMounts []Mount, hidden []Hidden, symlinks []string) {
+func Layout(home string, project instance.Project, binds []mount.BindSpec, own []Own, state []string, secrets map[string]bool, obeyed []guard.Obeyed) (user, ownMounts []mount.Mount, hidden []mount.Hidden, symlinks []string) {
 	if len(binds) == 0 && len(own) == 0 {
 		return nil, nil, nil, nil
 	}
 	w := &bindWalk{home: home, omitSrc: map[string]string{}, omitDest: managedDests(home, project)}
 	for _, o := range obeyed {
-		w.obeyed = append(w.obeyed, o.path)
+		w.obeyed = append(w.obeyed, o.Path)
 	}
 	for p := range secrets {
 		w.omitSrc[p] = "secret"
@@ -393,7 +361,7 @@ func expandBinds(home string, project instance.Project, binds []BindSpec, own []
 	for _, b := range binds {
 		w.omitDest = append(w.omitDest, b.Dest)
 	}
-	w.role = Requested
+	w.role = mount.Requested
 	for _, b := range binds {
 		why := "your " + b.Flag()
 		if b.From != "" {
@@ -404,8 +372,8 @@ func expandBinds(home string, project instance.Project, binds []BindSpec, own []
 	user = w.mounts
 	w.mounts = nil
 	for _, o := range own {
-		w.role = o.role
-		w.walk(BindSpec{Src: o.src, Dest: o.dest}, o.why, false, o.src, o.dest, true)
+		w.role = o.Role
+		w.walk(mount.BindSpec{Src: o.Src, Dest: o.Dest}, o.Why, false, o.Src, o.Dest, true)
 	}
 	return user, w.mounts, w.hidden, w.symlinks
 }
@@ -413,7 +381,7 @@ func expandBinds(home string, project instance.Project, binds []BindSpec, own []
 // walk lays out the bind b (the user's when user is set, else claudebox's
 // own, read-only) from src at dest. A user's bind shows what it names even
 // when that is a secret; claudebox's own never does.
-func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top bool) {
+func (w *bindWalk) walk(b mount.BindSpec, why string, user bool, src, dest string, top bool) {
 	if (!top || !user) && w.omitted(b, user, src, dest) {
 		return
 	}
@@ -435,10 +403,10 @@ func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top
 		}
 	}
 	if !b.Writable || w.readOnly(b, src) {
-		w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: src, Dest: dest, Why: why, Role: w.role})
+		w.mounts = append(w.mounts, mount.Mount{Kind: mount.RoBind, Src: src, Dest: dest, Why: why, Role: w.role})
 		return
 	}
-	w.mounts = append(w.mounts, Mount{Kind: Bind, Src: src, Dest: dest, Why: why, Role: w.role})
+	w.mounts = append(w.mounts, mount.Mount{Kind: mount.Bind, Src: src, Dest: dest, Why: why, Role: w.role})
 	// What the host runs stays read-only, mounted over the writable bind
 	// (a mount point cannot be renamed away), so that the rest of it,
 	// new files included, still reaches the host.
@@ -453,7 +421,7 @@ func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top
 	}
 	over = append(over, w.obeyed...)
 	for _, p := range over {
-		if p == src || !instance.Within(p, src) {
+		if p == src || !paths.Within(p, src) {
 			continue
 		}
 		fi, err := os.Lstat(p)
@@ -464,7 +432,7 @@ func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top
 			w.symlinks = append(w.symlinks, p)
 		default:
 			rel, _ := filepath.Rel(src, p)
-			w.mounts = append(w.mounts, Mount{Kind: RoBind, Src: p, Dest: filepath.Join(dest, rel), Why: why + ": run by the host, read-only", Role: w.role})
+			w.mounts = append(w.mounts, mount.Mount{Kind: mount.RoBind, Src: p, Dest: filepath.Join(dest, rel), Why: why + ": run by the host, read-only", Role: w.role})
 		}
 	}
 }
@@ -472,7 +440,7 @@ func (w *bindWalk) walk(b BindSpec, why string, user bool, src, dest string, top
 // contains reports whether something below src (or dest) must be left
 // out, so the bind has to be split.
 func (w *bindWalk) contains(src, dest string) bool {
-	below := func(p, dir string) bool { return p != dir && instance.Within(p, dir) }
+	below := func(p, dir string) bool { return p != dir && paths.Within(p, dir) }
 	for p := range w.omitSrc {
 		if below(p, src) {
 			return true
@@ -488,7 +456,7 @@ func (w *bindWalk) contains(src, dest string) bool {
 
 // readOnly reports whether src, inside the writable bind b, is something
 // the host runs or obeys.
-func (w *bindWalk) readOnly(b BindSpec, src string) bool {
+func (w *bindWalk) readOnly(b mount.BindSpec, src string) bool {
 	if filepath.Dir(src) == b.Src && slices.Contains(readOnlyInBind, filepath.Base(src)) {
 		return true
 	}
@@ -501,32 +469,38 @@ func (w *bindWalk) readOnly(b BindSpec, src string) bool {
 }
 
 // omitted reports whether an entry of bind b is left out, noting a secret.
-func (w *bindWalk) omitted(b BindSpec, user bool, src, dest string) bool {
+func (w *bindWalk) omitted(b mount.BindSpec, user bool, src, dest string) bool {
 	if slices.Contains(w.omitDest, dest) || claudeJSONCopy(w.home, src) {
 		return true
 	}
 	reason, ok := w.omitSrc[src]
 	if reason == "secret" {
-		w.hidden = append(w.hidden, Hidden{Path: src, By: b, Own: !user})
+		w.hidden = append(w.hidden, mount.Hidden{Path: src, By: b, Own: !user})
 	}
 	return ok
 }
 
 // link recreates a symlink entry, unless it has a secret's or state's name
 // (~/.ssh -> dotfiles/ssh): then it is left out, as its target is.
-func (w *bindWalk) link(b BindSpec, user bool, src, dest, why string) {
+func (w *bindWalk) link(b mount.BindSpec, user bool, src, dest, why string) {
 	if w.omitted(b, user, src, dest) {
 		return
 	}
 	if target, err := os.Readlink(src); err == nil {
-		w.mounts = append(w.mounts, Mount{Kind: Symlink, Src: target, Dest: dest, Why: why + ", a link", Role: w.role})
+		w.mounts = append(w.mounts, mount.Mount{Kind: mount.Symlink, Src: target, Dest: dest, Why: why + ", a link", Role: w.role})
 	}
 }
 
-// String describes the hidden secret for --dry-run.
-func (h Hidden) String() string {
-	if h.Own {
-		return fmt.Sprintf("%s is hidden under claudebox's read-only mount of %s: bind it yourself to show it", h.Path, h.By.Dest)
+// Secrets is secretPaths under home, with the real paths of those that
+// are links or lie behind one.
+func Secrets(home string) map[string]bool {
+	set := map[string]bool{}
+	for _, s := range secretPaths {
+		p := filepath.Join(home, s)
+		set[p] = true
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			set[real] = true
+		}
 	}
-	return fmt.Sprintf("%s is hidden under %s: bind it itself to show it", h.Path, h.By.Flag())
+	return set
 }

@@ -1,4 +1,4 @@
-package mount
+package toolchain
 
 import (
 	"os"
@@ -7,10 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
-// probeToolchains shows each PATH entry under $HOME with what its programs
+// Probe shows each PATH entry under $HOME with what its programs
 // run (a version manager's layout, where links and #! lines lead, widened
 // to the toolchain's root), never a secret or what the sandbox can write,
 // and names the entries that cannot work.
@@ -48,12 +50,12 @@ func TestProbeToolchains(t *testing.T) {
 	}, ":")
 	os.MkdirAll(filepath.Join(home, ".claudebox/bin"), 0o755)
 	project := instance.Project{Root: proj, Checkout: proj}
-	ts, problems := probeToolchains(home, path, project, nil, StateDirs(home, nil), secretSet(home))
+	ts, problems := Probe(home, path, project, nil, bind.StateDirs(home, nil), bind.Secrets(home))
 
 	var got []string
 	for _, tc := range ts {
 		for _, r := range tc.Roots {
-			got = append(got, strings.ReplaceAll(tc.Entry+": "+r.Path+" ("+r.why+")", home, "~"))
+			got = append(got, strings.ReplaceAll(tc.Entry+": "+r.Path+" ("+r.Why+")", home, "~"))
 		}
 	}
 	want := []string{
@@ -95,7 +97,7 @@ func TestToolRoot(t *testing.T) {
 		{"~/n/lib/node_modules/plain/lib/x.js", "~/n/lib/node_modules/plain/lib/x.js"},
 		{"~/opt/tool", "~/opt/tool"},
 	} {
-		if got := toolRoot(home, instance.ExpandHome(c.path, home)); got != instance.ExpandHome(c.want, home) {
+		if got := toolRoot(home, paths.ExpandHome(c.path, home)); got != paths.ExpandHome(c.want, home) {
 			t.Errorf("toolRoot(%s) = %s, want %s", c.path, got, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package mount
+package probe
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package mount
+package guard
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ func TestProbeGuardsHooksPathAsGitReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guards, _, _, refused, _ := probeGuards(home, project, nil)
+	guards, _, _, refused, _ := Find(home, project, nil)
 	var paths []string
 	for _, g := range guards {
 		paths = append(paths, strings.TrimPrefix(g.Path, proj+"/"))
@@ -44,7 +44,7 @@ func TestProbeGuardsHooksPathAsGitReads(t *testing.T) {
 	}
 
 	write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = \"lib\n")
-	_, _, _, refused, _ = probeGuards(home, project, nil)
+	_, _, _, refused, _ = Find(home, project, nil)
 	var bad *gitconfig.Error
 	if len(refused) != 1 || !errors.As(refused[0], &bad) || bad.Line != 2 {
 		t.Errorf("a .gitmodules git refuses: %v", refused)

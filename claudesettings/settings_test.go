@@ -1,4 +1,4 @@
-package mount
+package claudesettings
 
 import (
 	"encoding/json"
@@ -80,7 +80,7 @@ func TestCopyContentDropsAPIEnv(t *testing.T) {
 	home := t.TempDir()
 	os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(in), 0o600)
-	if got := SettingsAPIEnv(home); !slices.Equal(got, []string{"ANTHROPIC_BASE_URL=https://gw", "ANTHROPIC_API_KEY=sk-real", "ANTHROPIC_AUTH_TOKEN=b", "CLAUDE_CODE_OAUTH_TOKEN=t"}) {
-		t.Errorf("SettingsAPIEnv = %q", got)
+	if got := APIEnv(home); !slices.Equal(got, []string{"ANTHROPIC_BASE_URL=https://gw", "ANTHROPIC_API_KEY=sk-real", "ANTHROPIC_AUTH_TOKEN=b", "CLAUDE_CODE_OAUTH_TOKEN=t"}) {
+		t.Errorf("APIEnv = %q", got)
 	}
 }

@@ -1,0 +1,205 @@
+package mount
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+)
+
+// The values the probe finds on the host, which Build reads and the plan
+// carries: the host probe (package probe) fills them in through the guard,
+// bind and toolchain packages, so that Build itself reads nothing.
+
+// HostPath is a path that exists on the host; Link is its target when it
+// is a symlink.
+type HostPath struct {
+	Path string
+	Link string
+}
+
+// Host holds the facts about the host filesystem that the plan depends on,
+// gathered once by probe.Host so that Build stays pure.
+type Host struct {
+	// System lists the existing system directories from SystemDirs.
+	System []HostPath
+	// ResolvConf is the real path of /etc/resolv.conf when it lies outside
+	// the system directories (systemd-resolved keeps it under /run).
+	ResolvConf string
+	// Own lays out claudebox's read-only mounts of host paths outside the
+	// system directories: the user's git configuration, the PATH's
+	// toolchains and the directory of a command installed outside the
+	// system directories (e.g. under the hidden $HOME), split around the
+	// secrets inside them (listed in Hidden).
+	Own []Mount
+	// Links are the symlinks to recreate so that the command's path and
+	// the PATH entries resolve inside as on the host.
+	Links []HostPath
+	// Toolchains are the PATH entries under $HOME and what each needs;
+	// PathProblems the entries under $HOME that cannot work inside.
+	Toolchains   []Toolchain
+	PathProblems []PathProblem
+	// ClaudeEntries lists the real ~/.claude's entries shown read-only
+	// inside: configuration (plugins, skills, agents, commands, hooks, user
+	// scripts), not Claude Code's per-session state of other projects.
+	ClaudeEntries []string
+	// ClaudeCopies lists the files in ~/.claude that Claude Code saves
+	// (settings, CLAUDE.md) and that exist: the sandbox gets private copies.
+	ClaudeCopies []string
+	// Pins are existing directories between a writable mount and a guard:
+	// each is mounted on itself so it cannot be renamed away, which would
+	// take the guard's mount with it.
+	Pins []string
+	// Guards are the paths inside the writable mounts that the host
+	// executes or obeys.
+	Guards []Guard
+	// KnownHosts is ~/.ssh/known_hosts when it exists.
+	KnownHosts string
+	// Symlinked lists guards (or directories on the way to one) that are
+	// symlinks: the sandbox could replace the link itself, so the launch
+	// refuses.
+	Symlinked []string
+	// Redirects are nested repositories whose .git file or commondir leads
+	// elsewhere (instance.RedirectError): the launch refuses.
+	Redirects []error
+	// Unprotected is what the host obeys that no guard can protect.
+	Unprotected []Unprotected
+	// Binds lays out the user's extra mounts, split where they contain a
+	// secret, claudebox's state or another mount; Hidden lists the secrets
+	// left out of them and of Own.
+	Binds  []Mount
+	Hidden []Hidden
+}
+
+// SystemDirs are bound read-only when they exist: the programs, libraries
+// and configuration every tool needs, including Nix's store and NixOS's
+// current system.
+var SystemDirs = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc", "/nix", "/run/current-system",
+}
+
+// Guard is a path inside a writable mount that something on the host
+// executes or obeys (git hooks and config, shell and editor settings,
+// Claude Code's project settings), so the sandbox must not change it.
+type Guard struct {
+	Path string
+	// Exists says the path is a file or directory on the host. A
+	// placeholder left by an earlier session counts as missing.
+	Exists bool
+	// Copy marks a file Claude Code itself saves: the sandbox gets a private
+	// writable copy, so the save works and the host's file stays as it is.
+	Copy bool
+	// FileStandIn: when missing, a private empty file stands in, which
+	// Claude Code saves into. Without it or NoOp, a private empty directory
+	// does, where creating the file fails.
+	FileStandIn bool
+	// NoOp: when missing, a read-only file whose content git reads as
+	// nothing stands in, on the host as well as inside. Git reads these
+	// paths whenever they exist, so an unreadable stand-in would make every
+	// host git command fail while a session runs.
+	NoOp bool
+	// From is how the host reaches a path outside the project's own list
+	// (~/.bashrc, core.excludesFile in ~/.gitconfig, your PATH); "" for
+	// the project's own.
+	From string
+	// Why is what the host does with the path, for --dry-run.
+	Why string
+}
+
+// Mount is the mount that protects the guard, as its state calls for.
+func (g Guard) Mount() Mount {
+	m := Mount{Src: g.Path, Dest: g.Path, Why: g.Why, Role: Protection}
+	switch {
+	case g.Exists && g.Copy:
+		m.Kind, m.Why = BindData, g.Why+"; the sandbox saves a private copy"
+	case g.Exists:
+		m.Kind, m.Why = RoBind, g.Why+": read-only"
+	case g.NoOp:
+		m.Kind, m.placeholder, m.Why = RoBind, true, g.Why+": absent, a file git reads as nothing stands in, read-only"
+	case g.FileStandIn:
+		m.Kind, m.Src, m.placeholder, m.Why = BindData, "", true, g.Why+": absent, the sandbox saves a private copy"
+	default:
+		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty directory stands in"
+	}
+	return m
+}
+
+// GitOperations are the directories in a worktree's git directory that hold
+// an operation in progress, whose todo runs commands.
+var GitOperations = []string{"rebase-merge", "rebase-apply", "sequencer"}
+
+// GitOperation reports whether a guard is git's state of a rebase, am,
+// cherry-pick or revert.
+func (g Guard) GitOperation() bool {
+	return slices.Contains(GitOperations, filepath.Base(g.Path)) && g.From == ""
+}
+
+// BindSpec is an extra mount the user asked for with --bind or --ro-bind,
+// or with the same keys in a config file.
+type BindSpec struct {
+	// Src is the host path, symlinks resolved, so that what is checked is
+	// what bwrap mounts; Asked is the path as asked (~ and relative paths
+	// expanded), whose links bind.Check judges.
+	Src   string
+	Asked string
+	// Dest is where it appears inside.
+	Dest     string
+	Writable bool
+	// From says where it was asked for: a flag or a file's path.
+	From string
+}
+
+// Flag is the spec as the flag that asks for it.
+func (b BindSpec) Flag() string {
+	f := "--ro-bind "
+	if b.Writable {
+		f = "--bind "
+	}
+	if b.Src == b.Dest {
+		return f + b.Src
+	}
+	return f + b.Src + ":" + b.Dest
+}
+
+// Hidden is a secret that a bind contains and leaves out. Own says the
+// bind is claudebox's own read-only mount (git configuration, a toolchain),
+// not the user's.
+type Hidden struct {
+	Path string
+	By   BindSpec
+	Own  bool
+}
+
+// String describes the hidden secret for --dry-run.
+func (h Hidden) String() string {
+	if h.Own {
+		return fmt.Sprintf("%s is hidden under claudebox's read-only mount of %s: bind it yourself to show it", h.Path, h.By.Dest)
+	}
+	return fmt.Sprintf("%s is hidden under %s: bind it itself to show it", h.Path, h.By.Flag())
+}
+
+// Toolchain is a PATH entry under $HOME and what its programs need to run,
+// all shown read-only: the host runs these programs too.
+type Toolchain struct {
+	// Entry is the directory as PATH names it.
+	Entry string
+	// Roots are real paths, each with the reason it is shown.
+	Roots []Root
+}
+
+// Root is a directory (or file) a toolchain needs.
+type Root struct {
+	Path string
+	Why  string
+}
+
+// PathProblem is a PATH entry under $HOME that does not work inside.
+type PathProblem struct {
+	Entry, Reason string
+}
+
+// Unprotected is what the host obeys (From: ~/.bashrc, your PATH) that no
+// guard can protect, and why: the launch warns of it.
+type Unprotected struct {
+	From, Reason string
+}

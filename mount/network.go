@@ -1,0 +1,69 @@
+package mount
+
+import (
+	"strings"
+
+	"github.com/claudebox/claudebox/relay"
+)
+
+// Relay is what the filtered network needs inside: claudebox itself, to
+// run as the sandbox's first process and its relay, and the supervisor's
+// proxy socket, the only way out of the sandbox's network namespace.
+type Relay struct {
+	// Exe is claudebox's own executable on the host; Socket, the proxy's.
+	Exe, Socket string
+}
+
+// Where the relay's parts are inside. The executable keeps its name: the
+// name is what runs it as claudebox (and, in tests, as the test binary's
+// claudebox).
+const (
+	relayExe    = "/run/claudebox/claudebox"
+	relaySocket = "/run/claudebox/proxy.sock"
+)
+
+// proxyURL is the relay's address, where the tools inside find the proxy.
+const proxyURL = "http://" + relay.Address
+
+// ProxyEnv is what makes the tools inside use the relay without being
+// configured: curl, git, pip, go, cargo and npm read the *_proxy
+// variables (some only the lower-case ones, some only the upper-case),
+// Node's own fetch and http needs NODE_USE_ENV_PROXY. Loopback stays
+// direct: it is the sandbox's own.
+var ProxyEnv = []string{
+	"HTTPS_PROXY=" + proxyURL, "https_proxy=" + proxyURL,
+	"HTTP_PROXY=" + proxyURL, "http_proxy=" + proxyURL,
+	"NO_PROXY=localhost,127.0.0.1,::1", "no_proxy=localhost,127.0.0.1,::1",
+	"NODE_USE_ENV_PROXY=1",
+}
+
+// setByRelay says the relay's environment sets name: a value the user
+// passes for it would lead the tools past the relay, into nothing.
+func (p Plan) setByRelay(name string) bool {
+	if p.Relay == nil {
+		return false
+	}
+	for _, kv := range ProxyEnv {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// APIURL is ANTHROPIC_BASE_URL inside on the filtered network: the relay,
+// which the proxy tells from the way out by the request's form.
+const APIURL = proxyURL
+
+// relayMounts are the relay's binds.
+func relayMounts(r *Relay) []Mount {
+	return []Mount{
+		{Kind: RoBind, Src: r.Exe, Dest: relayExe, Why: "claudebox itself: the sandbox's first process, and its network relay", Role: Private},
+		{Kind: RoBind, Src: r.Socket, Dest: relaySocket, Why: "the proxy's socket: the filtered network's only way out", Role: Private},
+	}
+}
+
+// relayCommand is the command run behind the relay.
+func relayCommand(command []string) []string {
+	return append([]string{relayExe, relay.ExecFlag, relaySocket, "--"}, command...)
+}

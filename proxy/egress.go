@@ -1,0 +1,219 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/netip"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// egress is the filtered network's only way out: HTTPS by CONNECT to a
+// host:port, the tunnel passed through untouched (no TLS interception), and
+// plain HTTP by absolute URL, each to what the policy allows.
+type egress struct {
+	policy Policy
+	// resolve and dial are the host's resolver and dialer; tests put stubs
+	// in their place, so that no test resolves a real name or dials any
+	// address but loopback.
+	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
+	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
+	forward *httputil.ReverseProxy
+	log     func(map[string]any)
+}
+
+func newEgress(policy Policy, log func(map[string]any)) *egress {
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	e := &egress{
+		policy: policy,
+		resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
+			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		},
+		dial: d.DialContext,
+		log:  log,
+	}
+	e.forward = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL = pr.In.URL
+			pr.Out.Host = pr.In.URL.Host
+			pr.Out.RequestURI = ""
+		},
+		Transport: &http.Transport{
+			// Every connection is dialled through the check: a pooled one
+			// was checked when it was made.
+			DialContext: func(ctx context.Context, _, addr string) (net.Conn, error) {
+				t, err := parseTarget(addr, 80)
+				if err != nil {
+					return nil, &blocked{what: addr, why: err.Error()}
+				}
+				return e.connect(ctx, t)
+			},
+			MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
+		},
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			var b *blocked
+			if errors.As(err, &b) {
+				e.refuse(w, r, b)
+				return
+			}
+			http.Error(w, "claudebox: "+err.Error(), http.StatusBadGateway)
+		},
+	}
+	return e
+}
+
+// ResolveWith makes the filtered network's proxy resolve names by hosts
+// alone, for tests that must not ask a real DNS: every address it gives
+// is checked as a resolved one is.
+func (p *Proxy) ResolveWith(hosts map[string][]netip.Addr) {
+	if p.egress == nil {
+		return
+	}
+	p.egress.resolve = func(_ context.Context, host string) ([]netip.Addr, error) {
+		if a, ok := hosts[host]; ok {
+			return a, nil
+		}
+		return nil, errors.New("no such host")
+	}
+	// A table is for tests, which dial only loopback: even were the
+	// address check broken, nothing leaves the machine.
+	dial := p.egress.dial
+	p.egress.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if ap, err := netip.ParseAddrPort(addr); err != nil || !ap.Addr().Unmap().IsLoopback() {
+			return nil, fmt.Errorf("with a resolver table, only loopback is dialled, not %s", addr)
+		}
+		return dial(ctx, network, addr)
+	}
+}
+
+// blocked is a request the policy refuses: what it asked for and why.
+type blocked struct {
+	what, why string
+	// host is the name to allow, when the refusal is the list's.
+	host string
+}
+
+func (b *blocked) Error() string { return b.what + ": " + b.why }
+
+// connect resolves t on the host, checks every address it resolves to, and
+// dials one of those: the address checked is the address dialled, so a
+// name cannot be re-resolved in between into the LAN.
+func (e *egress) connect(ctx context.Context, t target) (net.Conn, error) {
+	if !e.policy.allows(t) {
+		b := &blocked{what: t.String(), why: "not in the sandbox's allowed hosts", host: t.host}
+		if t.host == "" {
+			b.host = t.addr.String()
+		}
+		if t.host != "" && slices.Contains(e.policy.Never, t.host) {
+			b = &blocked{what: t.String(), why: "Claude's API is reached only through claudebox's proxy, with the session's own credential"}
+		}
+		return nil, b
+	}
+	addrs := []netip.Addr{t.addr}
+	if t.host != "" {
+		var err error
+		if addrs, err = e.resolve(ctx, t.host); err != nil || len(addrs) == 0 {
+			return nil, fmt.Errorf("cannot resolve %s: %v", t.host, err)
+		}
+	}
+	for _, a := range addrs {
+		if !e.policy.addressAllowed(t, a) {
+			return nil, &blocked{what: t.String(), why: "it resolves to " + a.String() + ", an address inside the host or its network; list that address to allow it"}
+		}
+	}
+	var err error
+	for _, a := range addrs {
+		var c net.Conn
+		if c, err = e.dial(ctx, "tcp", net.JoinHostPort(a.Unmap().String(), strconv.Itoa(t.port))); err == nil {
+			return c, nil
+		}
+	}
+	return nil, err
+}
+
+// serveHTTP handles a request for the outside: CONNECT or an absolute URL.
+func (e *egress) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodConnect {
+		if r.URL.Scheme != "http" {
+			e.refuse(w, r, &blocked{what: r.URL.Scheme + "://" + r.URL.Host, why: "only http:// goes by absolute URL; https:// goes by CONNECT"})
+			return
+		}
+		e.forward.ServeHTTP(w, r)
+		return
+	}
+	t, err := parseTarget(r.Host, 0)
+	if err != nil {
+		e.refuse(w, r, &blocked{what: r.Host, why: err.Error()})
+		return
+	}
+	upstream, err := e.connect(r.Context(), t)
+	var b *blocked
+	switch {
+	case errors.As(err, &b):
+		e.refuse(w, r, b)
+		return
+	case err != nil:
+		http.Error(w, "claudebox: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer upstream.Close()
+	client, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer client.Close()
+	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		return
+	}
+	tunnel(client, rw.Reader, upstream)
+}
+
+// tunnel copies both ways until either side ends; what the server had
+// read ahead from the client goes first.
+func tunnel(client net.Conn, read *bufio.Reader, upstream net.Conn) {
+	var src io.Reader = client
+	if read.Buffered() > 0 {
+		src = io.MultiReader(io.LimitReader(read, int64(read.Buffered())), client)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		io.Copy(upstream, src)
+		closeWrite(upstream)
+	}()
+	io.Copy(client, upstream)
+	closeWrite(client)
+	wg.Wait()
+}
+
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		cw.CloseWrite()
+	} else {
+		c.Close()
+	}
+}
+
+// refuse answers a blocked request with 403 and a body that says which
+// host was refused and how to allow it, and logs it.
+func (e *egress) refuse(w http.ResponseWriter, r *http.Request, b *blocked) {
+	msg := "claudebox: blocked " + b.what + ": " + b.why + "\n"
+	if b.host != "" {
+		msg += "To allow it, relaunch with claudebox --allow-host " + b.host + ", or add it to allow-hosts in ~/.config/claudebox/config.toml.\n"
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Claudebox-Proxy", "refused")
+	w.WriteHeader(http.StatusForbidden)
+	io.WriteString(w, msg)
+	e.log(map[string]any{"method": r.Method, "target": b.what, "status": http.StatusForbidden, "why": b.why})
+}

@@ -1,0 +1,269 @@
+package proxy
+
+import (
+	"errors"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DeveloperPreset is the allow list a sandbox starts with under the filtered
+// network: what developers fetch with git, npm, pip, go and cargo.
+var DeveloperPreset = []string{
+	// GitHub: the site, git over HTTPS, the API, release downloads, raw files.
+	"github.com", "*.github.com", "*.githubusercontent.com", "codeload.github.com",
+	// npm's registry.
+	"registry.npmjs.org",
+	// PyPI: the index and the files.
+	"pypi.org", "files.pythonhosted.org",
+	// The Go module proxy and checksum database.
+	"proxy.golang.org", "sum.golang.org",
+	// Rust's crate registry: the index, the API and the downloads.
+	"crates.io", "index.crates.io", "static.crates.io",
+}
+
+// Rule is one entry of allow-hosts or deny-hosts: a host name, *.domain
+// (its subdomains, not the domain itself) or an IP address, with a port or
+// without one (then 443 and 80).
+type Rule struct {
+	host     string // a normalised name, or "" for an address
+	addr     netip.Addr
+	wildcard bool
+	port     int // 0: 443 and 80
+}
+
+// ParseRule reads an entry as Claude Code's sandbox.network lists write
+// them: host, *.domain, an IP address, each with an optional :port.
+func ParseRule(s string) (Rule, error) {
+	var r Rule
+	hostPart, portPart, err := splitHostPort(s)
+	if err != nil {
+		return r, err
+	}
+	if portPart != "" {
+		if r.port, err = parsePort(portPart); err != nil {
+			return r, err
+		}
+	}
+	if rest, ok := strings.CutPrefix(hostPart, "*."); ok {
+		r.wildcard = true
+		hostPart = rest
+	}
+	if a, err := netip.ParseAddr(strings.Trim(hostPart, "[]")); err == nil {
+		if r.wildcard {
+			return r, errors.New("a wildcard covers names, not addresses")
+		}
+		r.addr = a.Unmap()
+		return r, nil
+	}
+	if r.host, err = NormalizeHost(hostPart); err != nil {
+		return r, err
+	}
+	if r.wildcard && looksNumeric(r.host) {
+		return r, errors.New("a wildcard covers names, not addresses")
+	}
+	return r, nil
+}
+
+// String writes the rule as ParseRule reads it, normalised.
+func (r Rule) String() string {
+	s := r.host
+	if r.wildcard {
+		s = "*." + s
+	}
+	if s == "" {
+		s = r.addr.String()
+		if r.port != 0 && r.addr.Is6() {
+			s = "[" + s + "]"
+		}
+	}
+	if r.port != 0 {
+		s += ":" + strconv.Itoa(r.port)
+	}
+	return s
+}
+
+// splitHostPort splits host[:port], [v6]:port or a bare IPv6 address.
+func splitHostPort(s string) (string, string, error) {
+	if _, err := netip.ParseAddr(s); err == nil {
+		return s, "", nil
+	}
+	if strings.HasPrefix(s, "[") {
+		end := strings.Index(s, "]")
+		if end < 0 {
+			return "", "", errors.New("an unclosed [")
+		}
+		host, rest := s[:end+1], s[end+1:]
+		if rest == "" {
+			return host, "", nil
+		}
+		port, ok := strings.CutPrefix(rest, ":")
+		if !ok {
+			return "", "", errors.New("junk after ]")
+		}
+		return host, port, nil
+	}
+	host, port, found := strings.Cut(s, ":")
+	if found && port == "" {
+		return "", "", errors.New("an empty port")
+	}
+	return host, port, nil
+}
+
+func parsePort(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != s {
+		return 0, errors.New("the port is not a number from 1 to 65535")
+	}
+	return n, nil
+}
+
+// NormalizeHost is a host name as the allow list compares it: lower case,
+// without one trailing dot, made of DNS labels only. Anything else (NUL, %,
+// spaces, user@, *, an empty label) is refused rather than guessed at.
+func NormalizeHost(h string) (string, error) {
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if h == "" || len(h) > 253 {
+		return "", errors.New("not a host name")
+	}
+	for _, label := range strings.Split(h, ".") {
+		if label == "" || len(label) > 63 {
+			return "", errors.New("not a host name (an empty or overlong label)")
+		}
+		for _, c := range []byte(label) {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+				return "", errors.New("not a host name (a character no host name holds: " + strconv.QuoteRune(rune(c)) + ")")
+			}
+		}
+	}
+	return h, nil
+}
+
+// looksNumeric says a name ends in a numeric label, as an IPv4 address
+// does: *.0.0.10 is an address range in disguise.
+func looksNumeric(h string) bool {
+	last := h[strings.LastIndex(h, ".")+1:]
+	_, err := strconv.Atoi(last)
+	return err == nil
+}
+
+// matchesPort says the rule covers port.
+func (r Rule) matchesPort(port int) bool {
+	if r.port == 0 {
+		return port == 443 || port == 80
+	}
+	return r.port == port
+}
+
+// matchesName says the rule covers the name host (normalised) at port.
+func (r Rule) matchesName(host string, port int) bool {
+	if r.host == "" || !r.matchesPort(port) {
+		return false
+	}
+	if r.wildcard {
+		return strings.HasSuffix(host, "."+r.host)
+	}
+	return host == r.host
+}
+
+// matchesAddr says the rule names the address a exactly, at port.
+func (r Rule) matchesAddr(a netip.Addr, port int) bool {
+	return r.host == "" && r.addr == a && r.matchesPort(port)
+}
+
+// Policy is the filtered network's allow and deny lists; deny wins.
+type Policy struct {
+	Allow, Deny []Rule
+	// Never are the API's own hosts: reachable only through the injecting
+	// path, else the agent could bring its own key.
+	Never []string
+}
+
+// target is where a request asks to go: a normalised name or an address.
+type target struct {
+	host string
+	addr netip.Addr
+	port int
+}
+
+func (t target) String() string {
+	if t.host != "" {
+		return t.host + ":" + strconv.Itoa(t.port)
+	}
+	return netip.AddrPortFrom(t.addr, uint16(t.port)).String()
+}
+
+// parseTarget reads a CONNECT target or an absolute URL's host: host:port
+// (the port given, or def).
+func parseTarget(hostport string, def int) (target, error) {
+	var t target
+	host, port, err := splitHostPort(hostport)
+	if err != nil {
+		return t, err
+	}
+	t.port = def
+	if port != "" {
+		if t.port, err = parsePort(port); err != nil {
+			return t, err
+		}
+	}
+	if t.port == 0 {
+		return t, errors.New("no port")
+	}
+	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
+		if a.Zone() != "" {
+			return t, errors.New("an address with a zone")
+		}
+		t.addr = a.Unmap()
+		return t, nil
+	}
+	t.host, err = NormalizeHost(host)
+	return t, err
+}
+
+// allows says the lists let t through, by name or address, before any
+// name is resolved.
+func (p Policy) allows(t target) bool {
+	if t.host != "" && slices.Contains(p.Never, t.host) {
+		return false
+	}
+	match := func(r Rule) bool {
+		if t.host != "" {
+			return r.matchesName(t.host, t.port)
+		}
+		return r.matchesAddr(t.addr, t.port)
+	}
+	return !slices.ContainsFunc(p.Deny, match) && slices.ContainsFunc(p.Allow, match)
+}
+
+// addressAllowed says the proxy may dial a, one of the addresses t
+// resolved to: a public address unless it is denied, an internal one
+// (loopback, private, link-local, CGNAT, a cloud's metadata service) only
+// when the allow list names it exactly, or names localhost:PORT.
+func (p Policy) addressAllowed(t target, a netip.Addr) bool {
+	a = a.Unmap()
+	if slices.ContainsFunc(p.Deny, func(r Rule) bool { return r.matchesAddr(a, t.port) }) {
+		return false
+	}
+	if !internal(a) {
+		return true
+	}
+	if slices.ContainsFunc(p.Allow, func(r Rule) bool { return r.matchesAddr(a, t.port) }) {
+		return true
+	}
+	return a.IsLoopback() && t.host == "localhost" &&
+		slices.ContainsFunc(p.Allow, func(r Rule) bool { return r.host == "localhost" && r.port == t.port })
+}
+
+// cgnat is the carrier-grade NAT range, which reaches a provider's network.
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// internal says a is not a public internet address: what DNS rebinding
+// would point an allowed name at.
+func internal(a netip.Addr) bool {
+	// Not global unicast: loopback, link-local (169.254.169.254 among
+	// them), multicast, unspecified. Private: 10/8, 172.16/12, 192.168/16
+	// and fc00::/7 (fd00:ec2::254 among them).
+	return !a.IsGlobalUnicast() || a.IsPrivate() || cgnat.Contains(a)
+}

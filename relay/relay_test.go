@@ -1,0 +1,124 @@
+package relay
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"testing"
+
+	"github.com/claudebox/claudebox/proxy"
+)
+
+// download is a server on 127.0.0.1 that sends size bytes to each
+// connection.
+func download(b *testing.B, size int64) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ln.Close() })
+	chunk := make([]byte, 1<<20)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				for n := int64(0); n < size; n += int64(len(chunk)) {
+					if _, err := c.Write(chunk); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// BenchmarkDownload reads 100 MB from a loopback server, directly and the
+// way a tool inside the filtered network does: to the relay on TCP, on to
+// the proxy's Unix socket, CONNECT, on to the server.
+func BenchmarkDownload(b *testing.B) {
+	const size = 100 << 20
+	server := download(b, size)
+	socket := filepath.Join(b.TempDir(), "proxy.sock")
+	pl, err := net.Listen("unix", socket)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rule, err := proxy.ParseRule(server)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := proxy.Start(pl, "http://127.0.0.1:3128", nil, proxy.Upstream, &proxy.Policy{Allow: []proxy.Rule{rule}}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	rl, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { rl.Close() })
+	go relayTo(rl, socket)
+
+	read := func(b *testing.B, c net.Conn, r io.Reader) {
+		defer c.Close()
+		if n, err := io.Copy(io.Discard, r); err != nil || n < size {
+			b.Fatalf("read %d: %v", n, err)
+		}
+	}
+	b.Run("direct", func(b *testing.B) {
+		b.SetBytes(size)
+		for b.Loop() {
+			c, err := net.Dial("tcp", server)
+			if err != nil {
+				b.Fatal(err)
+			}
+			read(b, c, c)
+		}
+	})
+	b.Run("connect", func(b *testing.B) {
+		b.SetBytes(size)
+		for b.Loop() {
+			c, err := net.Dial("tcp", rl.Addr().String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", server, server)
+			br := bufio.NewReaderSize(c, 1<<16)
+			line, err := br.ReadString('\n')
+			if err != nil || line != "HTTP/1.1 200 Connection established\r\n" {
+				b.Fatalf("%q %v", line, err)
+			}
+			if blank, _ := br.ReadString('\n'); blank != "\r\n" {
+				b.Fatalf("%q", blank)
+			}
+			read(b, c, br)
+		}
+	})
+}
+
+// TestRelayWithoutProxy: with the proxy gone, a connection to the relay is
+// closed at once, so a client fails rather than hangs.
+func TestRelayWithoutProxy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go relayTo(ln, filepath.Join(t.TempDir(), "gone.sock"))
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "CONNECT example.com:443 HTTP/1.1\r\n\r\n")
+	if n, err := c.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		t.Fatalf("read %d, %v; want EOF", n, err)
+	}
+}
