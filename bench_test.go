@@ -249,3 +249,13 @@ func BenchmarkPrepareFolderOfRepos(b *testing.B) {
 	b.Setenv("HOME", home)
 	benchPrepare(b)
 }
+
+// BenchmarkBwrapFailure: a launch whose bwrap fails at once, to the hint.
+func BenchmarkBwrapFailure(b *testing.B) {
+	h, proj := failingBwrapHost(b, true)
+	for b.Loop() {
+		if h.command(proj, nil, "claudebox", "--shell", "-c", "true").Run() == nil {
+			b.Fatal("the launch succeeded")
+		}
+	}
+}

@@ -401,6 +401,11 @@ func checkStateDir(state string) checkResult {
 func explainTrial(stderr string, err error, userns checkResult) checkResult {
 	msg := lastLine(stderr, err)
 	r := checkResult{"trial sandbox", "fail", msg, "see Troubleshooting in the README"}
+	// The launch's own hint for bwrap's failure (the path it could not
+	// make), unless a line below knows better.
+	if h := hint.Of(err); h != "" {
+		r.Fix = h
+	}
 	switch {
 	case strings.Contains(stderr, "setting up uid map: Permission denied"):
 		r.Detail = msg + ": AppArmor refuses bwrap a user namespace"

@@ -3,7 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/hint"
 )
 
 // installKind tells an npm package, Anthropic's native installer and Nix
@@ -52,5 +55,15 @@ func TestCheckKernel(t *testing.T) {
 		if got := checkKernel(release); got.Status != want {
 			t.Errorf("checkKernel(%q) = %s (%s), want %s", release, got.Status, got.Detail, want)
 		}
+	}
+}
+
+// TestExplainTrialMountPoint: a trial whose bwrap could not make a mount
+// point says the launch's hint, not only "see Troubleshooting".
+func TestExplainTrialMountPoint(t *testing.T) {
+	stderr := "bwrap: Can't mkdir parents for /home/dev/.local/bin/claude: No such file or directory\n"
+	r := explainTrial(stderr, hint.Errorf("claudebox --dry-run shows where", "bwrap could not make the sandbox"), checkResult{})
+	if r.Detail != strings.TrimSpace(stderr) || r.Fix != "claudebox --dry-run shows where" {
+		t.Errorf("explainTrial = %+v", r)
 	}
 }

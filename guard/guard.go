@@ -290,9 +290,14 @@ func (g *guardProbe) commonDir(common, top string) {
 		g.add(mount.Guard{Path: hooksPath, Why: "git hooks (core.hooksPath) and what they run"})
 	}
 	// Every linked worktree's pointers to the common dir and back to its
-	// checkout, and its own config.
+	// checkout, and its own config. git makes each a directory, pinned
+	// while a session runs; anything else there is the sandbox's, made for
+	// no checkout of the host, and guarding it would refuse every launch.
 	entries, _ := os.ReadDir(filepath.Join(common, "worktrees"))
 	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
 		dir := filepath.Join(common, "worktrees", e.Name())
 		g.add(mount.Guard{Path: filepath.Join(dir, "commondir"), NoOp: true, Why: "a worktree's pointer to the repository"})
 		g.add(mount.Guard{Path: filepath.Join(dir, "gitdir"), NoOp: true, Why: "a worktree's pointer to its checkout"})

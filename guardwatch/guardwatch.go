@@ -77,6 +77,8 @@ type Watcher struct {
 	reason   atomic.Value
 	done     chan struct{}
 	stopping atomic.Bool
+	// released: the guards stood and the sandbox went on to its command.
+	released bool
 }
 
 // request is what the supervisor tells the watcher once bwrap has made
@@ -88,13 +90,26 @@ type request struct {
 	// sandbox's mount of one stays where it is when the host moves it, and
 	// the sandbox cannot write where it was.
 	Roots []string `json:"roots"`
+	// StandIns are the guarded paths that did not exist on the host, where
+	// the launch made a placeholder (by the kind of mount it stands under),
+	// recorded for the instance Instance.
+	StandIns map[string]string `json:"standins"`
+	Instance string            `json:"instance"`
+}
+
+// StandIns describes the placeholders of a session: the kind of mount
+// (mount.Kind) each guarded path stands under, and the instance whose
+// record names them.
+type StandIns struct {
+	Kinds    map[string]string
+	Instance string
 }
 
 // Start starts cmd, bwrap with the plan's descriptors in ExtraFiles, in
 // the watcher's user namespace, and returns once the guards are watched
 // and the sandbox may run its command. If bwrap made no sandbox, it
 // returns a stopped Watcher and cmd's Wait says why.
-func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string) (*Watcher, error) {
+func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, standIns StandIns) (*Watcher, error) {
 	w, err := startProcess()
 	if err != nil {
 		return nil, err
@@ -137,13 +152,16 @@ func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string) (
 		cmd.Process.Kill()
 		return w, nil
 	}
-	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots})
+	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots, StandIns: standIns.Kinds, Instance: standIns.Instance})
 	w.in.Write(append(req, '\n'))
 	if line, _ := w.out.ReadString('\n'); line != "ready\n" {
-		w.end(cmd, sandbox, line)
+		// bwrap is left to exit with its own status: 1 when it failed to
+		// make the sandbox, 128+9 for the sandbox the watcher killed.
+		w.end(nil, sandbox, line)
 		return w, nil
 	}
 	blockW.Write([]byte{0})
+	w.released = true
 	go func() {
 		line, _ := w.out.ReadString('\n')
 		w.end(cmd, sandbox, line)
@@ -190,7 +208,8 @@ func startProcess() (*Watcher, error) {
 }
 
 // end records why the watcher stopped, unless the session was ending
-// anyway, and ends the sandbox; then it lets go of the sandbox's pidfd.
+// anyway, and ends the sandbox, and bwrap unless cmd is nil; then it lets
+// go of the sandbox's pidfd.
 func (w *Watcher) end(cmd *exec.Cmd, sandbox int, line string) {
 	defer close(w.done)
 	defer unix.Close(sandbox)
@@ -203,7 +222,9 @@ func (w *Watcher) end(cmd *exec.Cmd, sandbox int, line string) {
 	}
 	w.reason.Store(reason)
 	unix.PidfdSendSignal(sandbox, unix.SIGKILL, nil, 0)
-	cmd.Process.Kill()
+	if cmd != nil {
+		cmd.Process.Kill()
+	}
 }
 
 // abandon ends a watcher that never watched a sandbox.
@@ -213,6 +234,10 @@ func (w *Watcher) abandon() {
 	w.cmd.Wait()
 	close(w.done)
 }
+
+// Released says whether the sandbox went on to run its command: if not,
+// and bwrap exited on its own, bwrap failed to make the sandbox.
+func (w *Watcher) Released() bool { return w != nil && w.released }
 
 // Stop ends the watcher after the sandbox has ended, and returns why it
 // ended the session, if it did. Closing its stdin tells the watcher the

@@ -15,8 +15,12 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/paths"
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
 )
 
 // Run is the watcher's process (claudebox --watch-guards): it reads the
@@ -192,7 +196,8 @@ func enterSandbox(pid int, dir string) (*sandboxView, error) {
 	// bwrap pivots to a root of its own, then changes into the sandbox's
 	// root below it; then it waits for us.
 	for deadline := time.Now().Add(10 * time.Second); sameFile("/", proc+"/root") || !paths.Exists(proc+"/root"+dir); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
+		// bwrap's own message says why its sandbox ended before it began.
+		if time.Now().After(deadline) || !paths.Exists(proc) {
 			return nil, errors.New("the sandbox did not start")
 		}
 	}
@@ -244,12 +249,24 @@ func (v *sandboxView) inside(f func() error) error {
 // nothing in the sandbox got hold of the new file (see the package doc).
 func (w *watch) keep(path string) error {
 	var placed *unix.Statx_t
+	var remade *unix.Stat_t
 	for range 100 {
 		var guard *unix.Statx_t
 		err := w.sb.inside(func() (err error) {
 			guard, err = restore(path)
 			return err
 		})
+		if err == errRemoved && remade == nil {
+			// A placeholder the host removed (git clean -fd, git stash -u)
+			// is made again, and guarded below like the first.
+			if remade, err = w.standAgain(path); err != nil {
+				return err
+			}
+			continue
+		}
+		if err == errRemoved {
+			return fmt.Errorf("%s was removed on the host, and the sandbox could create it in its place", strconv.Quote(path))
+		}
 		if err == errAgain {
 			continue
 		}
@@ -274,6 +291,20 @@ func (w *watch) keep(path string) error {
 			}
 			continue
 		}
+		if remade != nil && host.Ino == remade.Ino && host.Dev == remade.Dev {
+			// Ours: still as made (a directory empty), and a file held
+			// against writers as any guarded file is.
+			if !emptyStandIn(path, host) {
+				return fmt.Errorf("%s, made again on the host, was written before its guard stood", strconv.Quote(path))
+			}
+			if host.Mode&unix.S_IFMT != unix.S_IFREG {
+				return nil
+			}
+			if err := w.hold(path, *placed); err != errAgain {
+				return err
+			}
+			continue
+		}
 		if placed.Mode&unix.S_IFMT == unix.S_IFDIR {
 			return fmt.Errorf("the host replaced the guarded directory %s; a directory descriptor the sandbox holds, or passed over a socket, would reach inside it unseen", strconv.Quote(path))
 		}
@@ -282,6 +313,55 @@ func (w *watch) keep(path string) error {
 		}
 	}
 	return fmt.Errorf("%s changed while it was being guarded again", strconv.Quote(path))
+}
+
+// standAgain makes again, on the host, the placeholder at path the host
+// removed, recorded as the launch records it, under the same lock; it
+// returns what it made. Something else already there was made by someone
+// after the host removed the placeholder, maybe the sandbox: that ends the
+// session, and the exit audit looks at it.
+func (w *watch) standAgain(path string) (*unix.Stat_t, error) {
+	kind, ok := w.req.StandIns[path]
+	if !ok {
+		return nil, fmt.Errorf("%s was removed on the host, and the sandbox could create it in its place", strconv.Quote(path))
+	}
+	unlock, err := instance.LockPlaceholders(w.req.Instance)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	if err := instance.RecordPlaceholders(w.req.Instance, []string{path}); err != nil {
+		return nil, err
+	}
+	err = guard.CreatePlaceholder(mount.Mount{Kind: mount.Kind(kind), Dest: path})
+	// Another project's session standing on it made it again first; what
+	// the sandbox may have put in one is the exit audit's.
+	if errors.Is(err, os.ErrExist) && instance.IsPlaceholder(path) {
+		err = nil
+	}
+	if errors.Is(err, os.ErrExist) {
+		return nil, fmt.Errorf("%s was removed on the host and made again before claudebox could stand in for it; the sandbox may have made it", strconv.Quote(path))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot make the stand-in %s again: %v", strconv.Quote(path), err)
+	}
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return nil, err
+	}
+	return &st, nil
+}
+
+// emptyStandIn reports whether the placeholder at path, of status st, is
+// still the stand-in a launch makes: for a directory, with nothing in it.
+func emptyStandIn(path string, st unix.Stat_t) bool {
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		entries, err := os.ReadDir(path)
+		if err != nil || len(entries) > 0 {
+			return false
+		}
+	}
+	return instance.IsPlaceholder(path)
 }
 
 // hold leases the file the guard at path stands on, for the rest of the
@@ -309,7 +389,7 @@ func restore(path string) (*unix.Statx_t, error) {
 	err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE|unix.STATX_INO|unix.STATX_NLINK, &st)
 	switch {
 	case errors.Is(err, unix.ENOENT):
-		return nil, fmt.Errorf("%s was removed on the host, and the sandbox could create it in its place", strconv.Quote(path))
+		return nil, errRemoved
 	case err != nil:
 		return nil, err
 	case st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT == 0:
@@ -357,6 +437,9 @@ func restore(path string) (*unix.Statx_t, error) {
 
 // errAgain says the host replaced the path while it was being guarded.
 var errAgain = errors.New("replaced again")
+
+// errRemoved says the guarded path is gone: the host removed it.
+var errRemoved = errors.New("removed")
 
 func anotherName(path string) error {
 	return fmt.Errorf("%s has another name the sandbox could write it through (find -samefile names it)", strconv.Quote(path))

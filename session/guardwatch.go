@@ -14,5 +14,9 @@ func startPlan(cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan) (*guard
 	for _, g := range p.Guards {
 		guards = append(guards, g.Path)
 	}
-	return guardwatch.Start(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...))
+	standIns := guardwatch.StandIns{Kinds: map[string]string{}, Instance: p.Instance}
+	for _, m := range p.Placeholders() {
+		standIns.Kinds[m.Dest] = string(m.Kind)
+	}
+	return guardwatch.Start(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns)
 }

@@ -67,6 +67,8 @@ type Session struct {
 	additions  []config.Item
 	unapproved []config.Item
 	approve    bool
+	// shell: the sandbox runs a shell, not Claude.
+	shell bool
 	// reportOnly: the exit audit names what it finds and moves nothing.
 	reportOnly bool
 	// clipboard and desktopSockets are the user's opt-ins (see
@@ -128,6 +130,9 @@ func (s *Session) Run(yes bool) error {
 		printable.Say(os.Stderr, "claudebox: skipped %s", b)
 	}
 	s.warnUnprotected()
+	if !s.plan.Network && !s.shell {
+		printable.Say(os.Stderr, "claudebox: --no-network: Claude cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --no-network --shell)")
+	}
 	return s.supervise()
 }
 
@@ -156,6 +161,11 @@ func Prepare(o Options) (*Session, error) {
 			return nil, hint.Errorf("install bash", "bash not found on PATH")
 		}
 		return nil, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
+	}
+	// By its directory's real path: a $HOME or PATH entry reached through
+	// a symlink names it by a path the sandbox's home does not have.
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
+		prog = filepath.Join(dir, filepath.Base(prog))
 	}
 	command = append([]string{prog}, o.Args...)
 	stateDir := o.Home.State
@@ -256,7 +266,7 @@ func Prepare(o Options) (*Session, error) {
 		API:      api,
 	})
 	scoped, _ := LandlockScoping(bwrap)
-	return &Session{bwrap: bwrap, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
+	return &Session{bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped}, nil
 }

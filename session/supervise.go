@@ -20,6 +20,7 @@ import (
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/pty"
+	"github.com/claudebox/claudebox/transcript"
 )
 
 // supervise runs the session: bwrap as claudebox's child, with claudebox
@@ -63,6 +64,7 @@ func (s *Session) supervise() error {
 		return err
 	}
 	s.startSnapshot()
+	began := time.Now()
 	watcher, err := startPlan(cmd, s.startChild, s.plan)
 	closeAll(files)
 	if err != nil {
@@ -89,6 +91,10 @@ func (s *Session) supervise() error {
 	watcher.SayChanges(os.Stderr)
 	s.leave(lock)
 	s.ExportInbox()
+	if failed := bwrapFailed(watcher, err); failed != nil {
+		return failed
+	}
+	s.sayResume(began)
 	if ended != nil {
 		return ended
 	}
@@ -100,6 +106,19 @@ func (s *Session) supervise() error {
 		return err
 	}
 	return nil
+}
+
+// sayResume says how to resume the session Claude ran: Claude Code's own
+// line names claude --resume, which on the host finds no conversation, as
+// its history is in the instance.
+func (s *Session) sayResume(began time.Time) {
+	if s.shell {
+		return
+	}
+	// A filesystem's clock may run a little behind this one.
+	if id, ok := transcript.WrittenSince(s.plan.Instance, began.Add(-2*time.Second)); ok {
+		printable.Say(os.Stderr, "claudebox: resume this session with: claudebox --resume %s", id)
+	}
 }
 
 // startChild starts bwrap in a Landlock domain where the kernel scopes
@@ -171,10 +190,18 @@ func (s *Session) cleanUp(dir string) {
 	if !ok {
 		return
 	}
+	// What stands at a placeholder's path and is no stand-in (one another
+	// project's session still stands on stays) was made during the
+	// session, maybe by the sandbox after the host removed the stand-in,
+	// so the audit looks at it.
+	placeholders := map[string]bool{}
+	for _, m := range s.plan.Placeholders() {
+		placeholders[m.Dest] = true
+	}
 	guarded := map[string]bool{}
 	var guards []string
 	for _, g := range s.plan.Guards {
-		guarded[g.Path] = true
+		guarded[g.Path] = !placeholders[g.Path] || instance.IsPlaceholder(g.Path)
 		guards = append(guards, g.Path)
 	}
 	if replaced := audit.Replaced(guards, since); len(replaced) > 0 {

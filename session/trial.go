@@ -50,7 +50,11 @@ func (s *Session) runChild(plan mount.Plan, stdout, stderr *bytes.Buffer) error 
 		return err
 	}
 	err = cmd.Wait()
-	if stopErr := watcher.Stop(); stopErr != nil {
+	stopErr := watcher.Stop()
+	if failed := bwrapFailed(watcher, err); failed != nil {
+		return failed
+	}
+	if stopErr != nil {
 		err = stopErr
 	}
 	return err

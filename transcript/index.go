@@ -429,6 +429,38 @@ func sessions(dir string, want func(id string, modified time.Time) bool) ([]Sess
 	return out, nil
 }
 
+// WrittenSince returns the id of the instance dir's transcript written last, at
+// or after since: the session a launch ran, to resume. Only its name and
+// time are read; the sandbox may have set the time, which at worst names
+// another of the project's sessions.
+func WrittenSince(dir string, since time.Time) (string, bool) {
+	tops, err := untrusted.ReadDir(dir, ".")
+	if err != nil {
+		return "", false
+	}
+	var id string
+	var newest time.Time
+	for _, top := range tops {
+		if !top.IsDir() {
+			continue
+		}
+		files, err := untrusted.ReadDir(dir, top.Name())
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			name, ok := strings.CutSuffix(f.Name(), ".jsonl")
+			if !ok || !f.Type().IsRegular() || !isSessionID(name) {
+				continue
+			}
+			if fi, err := f.Info(); err == nil && !fi.ModTime().Before(since) && fi.ModTime().After(newest) {
+				id, newest = name, fi.ModTime()
+			}
+		}
+	}
+	return id, id != ""
+}
+
 // isSessionID accepts the names Claude Code gives transcripts (UUIDs), and
 // nothing that could misbehave as a file name or in a message.
 func isSessionID(s string) bool {

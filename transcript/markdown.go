@@ -14,7 +14,15 @@ import (
 // would rewrite the terminal of whoever cats the file), no raw HTML (a
 // viewer would run a <script> or load an <img>), no link but http(s) (a
 // javascript: link runs when clicked), no image (it loads by itself and so
-// can carry data out), and a fence always longer than what it holds.
+// can carry data out).
+//
+// None of it rests on reading the transcript's Markdown as a viewer would:
+// claudebox writes every code block itself, with a fence longer than any
+// backtick run inside, and outside those blocks no "<" of the transcript's
+// is left unescaped, not even in what looks like code, so whatever a viewer
+// takes for a code span or a fence, the only HTML it finds is claudebox's
+// own tags. A code span is kept as one only when its text would be as
+// harmless read as text; else it becomes a <code> element, escaped.
 
 // controls writes every control character but newline and tab as its Go
 // escape, so it shows and does nothing.
@@ -55,18 +63,24 @@ func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-// fence is a code fence longer than any run of backticks in s.
+// fence is a code fence longer than any run of backticks in s: no line of
+// s can close it.
 func fence(s string) string {
+	return strings.Repeat("`", max(3, longestRun(s, '`')+1))
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
 	longest, run := 0, 0
 	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
+		if s[i] == c {
 			run++
 			longest = max(longest, run)
 		} else {
 			run = 0
 		}
 	}
-	return strings.Repeat("`", max(3, longest+1))
+	return longest
 }
 
 // codeBlock is s in a fenced block of language lang.
@@ -76,107 +90,182 @@ func codeBlock(s, lang string) string {
 	return f + lang + "\n" + s + "\n" + f + "\n"
 }
 
-// inlineCode is s, one line, as a code span.
+// inlineCode is s, one line, as inline code.
 func inlineCode(s string) string {
-	s = controls(s)
-	longest, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
+	return codeSpan(strings.ReplaceAll(controls(s), "\n", " "))
+}
+
+// codeSpan is s as inline code: a Markdown code span when s would be as
+// harmless read as text (a viewer that sees no span there shows it as
+// text), else a <code> element with s escaped, which shows the same.
+func codeSpan(s string) string {
+	if !inert(s) {
+		if len(s) > 2 && s[0] == ' ' && s[len(s)-1] == ' ' && strings.TrimSpace(s) != "" {
+			s = s[1 : len(s)-1]
 		}
+		return "<code>" + codeEscaper.Replace(s) + "</code>"
 	}
-	ticks := strings.Repeat("`", longest+1)
+	ticks := strings.Repeat("`", longestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || s == "" {
 		s = " " + s + " "
 	}
 	return ticks + s + ticks
 }
 
-// fenceOpen matches a line opening or closing a fenced code block.
-var fenceOpen = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
+// codeEscaper makes text inside a <code> element show as it is: no tag or
+// entity, no emphasis, code span, link or image.
+var codeEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;",
+	"\\", "\\\\", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]", "~", "\\~")
+
+// inert reports whether s, read as Markdown text, holds no HTML, no image
+// and no link but to http(s).
+func inert(s string) bool {
+	return !strings.Contains(s, "<") && !strings.Contains(s, "![") && !unsafeLink(s)
+}
+
+// unsafeLink reports whether s holds a link target, inline or in a
+// reference definition, that is not http(s).
+func unsafeLink(s string) bool {
+	for _, re := range []*regexp.Regexp{linkTarget, refDefinition} {
+		for _, m := range re.FindAllStringSubmatch(s, -1) {
+			if !webURL(m[1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fenceLine matches a line that opens or closes a fenced code block in the
+// transcript's text, at any indentation (in a list item, deeper than a
+// viewer takes it): the indentation, the fence, the info string.
+var fenceLine = regexp.MustCompile("^( *)(`{3,}|~{3,})(.*)$")
+
+// listItem matches a list item's first line.
+var listItem = regexp.MustCompile(`^ *([-+*]|[0-9]{1,9}[.)])( |$)`)
 
 // heading matches an ATX heading, which the text's own headings must not
 // be at the level of the export's sections.
 var heading = regexp.MustCompile(`^ {0,3}(#{1,6})(\s|$)`)
 
 // refDefinition matches what could be a link reference definition,
-// [label]: target, at a line's start or in a quote or a list item.
-var refDefinition = regexp.MustCompile(`\]:\s*<?([^\s>]*)`)
+// [label]: target, at a line's start or in a quote or a list item. A
+// target ends at a "]", so that the next one is matched too.
+var refDefinition = regexp.MustCompile(`\]:\s*<?([^\s>\]]*)`)
 
 // linkTarget finds the target of an inline link: ](target.
-var linkTarget = regexp.MustCompile(`\]\(\s*<?([^)\s>]*)`)
+var linkTarget = regexp.MustCompile(`\]\(\s*<?([^)\s>\]]*)`)
 
 // safeMarkdown renders text the transcript holds as Markdown (what Claude
 // wrote, what the user typed) so it cannot do more than show: control
-// characters escaped; raw HTML escaped outside code; links kept only to
-// http(s); images turned into plain text; headings demoted below the
-// export's own; a fence left open closed at the end.
+// characters escaped; each code block the text opens written again by
+// claudebox in a fence of its own; all else through safeLine; headings
+// demoted below the export's own. How the text's blocks are read only
+// decides how it looks: what claudebox does not fence is escaped.
 func safeMarkdown(s string) string {
-	s = controls(s)
-	var b strings.Builder
-	var open string // the fence that opened the current block, if any
-	indent := 0     // the opening fence's indentation
-	for _, line := range strings.Split(s, "\n") {
-		// A fence opened in a list item ends with it, at a line indented
-		// less: from there on the text is outside code again.
-		if open != "" && strings.TrimSpace(line) != "" && len(line)-len(strings.TrimLeft(line, " ")) < indent {
-			open = ""
+	lines := strings.Split(controls(s), "\n")
+	var out []string
+	blank := func() {
+		if len(out) > 0 && strings.Trim(out[len(out)-1], " \t") != "" {
+			out = append(out, "")
 		}
-		if open != "" {
-			b.WriteString(line + "\n")
-			if m := fenceOpen.FindStringSubmatch(line); m != nil && m[1][0] == open[0] && len(m[1]) >= len(open) && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), m[1][:1])) == "" {
-				open = ""
+	}
+	inList := false // the text before is a list item, which a fence in it ends with
+	fenced := false // the last line out closes a fence of claudebox's
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		m := fenceLine.FindStringSubmatch(line)
+		if m == nil || m[2][0] == '`' && strings.Contains(m[3], "`") {
+			if strings.TrimSpace(line) != "" {
+				inList = listItem.MatchString(line) || inList && line[0] == ' '
 			}
+			if h := heading.FindStringSubmatchIndex(line); h != nil {
+				line = line[:h[2]] + strings.Repeat("#", min(6, h[3]-h[2]+2)) + line[h[3]:]
+			}
+			if fenced && strings.TrimSpace(line) != "" {
+				out = append(out, "")
+			}
+			fenced = false
+			out = append(out, safeLine(line))
 			continue
 		}
-		if m := fenceOpen.FindStringSubmatch(line); m != nil && !(m[1][0] == '`' && strings.Contains(line[len(m[0]):], "`")) {
-			open, indent = m[1], len(m[0])-len(m[1])
-			b.WriteString(line + "\n")
-			continue
+		indent, open := len(m[1]), m[2]
+		var code []string
+		for i++; i < len(lines); i++ {
+			l := lines[i]
+			body := strings.TrimLeft(l, " ")
+			if inList && body != "" && len(l)-len(body) < indent {
+				i-- // the list item ends, and the block with it
+				break
+			}
+			if strings.HasPrefix(body, open) && strings.Trim(body, open[:1]+" \t") == "" {
+				break
+			}
+			code = append(code, l[min(indent, len(l)-len(body)):])
 		}
-		if m := heading.FindStringSubmatchIndex(line); m != nil {
-			level := min(6, m[3]-m[2]+2)
-			line = line[:m[2]] + strings.Repeat("#", level) + line[m[3]:]
+		info, _, _ := strings.Cut(strings.TrimSpace(m[3]), " ")
+		if !infoWord.MatchString(info) {
+			info = ""
 		}
-		b.WriteString(safeLine(line) + "\n")
+		body := strings.Join(code, "\n")
+		f := fence(body)
+		blank()
+		if len(code) == 0 {
+			out = append(out, f+info, f)
+		} else {
+			out = append(out, f+info, body, f)
+		}
+		fenced = true
 	}
-	if open != "" {
-		b.WriteString(open + "\n")
-	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.TrimRight(strings.Join(out, "\n"), "\n")
 }
 
-// safeLine makes one line outside a fenced block safe: code spans as they
-// are, the rest HTML-escaped, with images and non-web links broken.
+// infoWord is a code block's language as claudebox writes it again.
+var infoWord = regexp.MustCompile(`^[A-Za-z0-9_+#.-]{1,32}$`)
+
+// safeLine makes one line of the transcript's text safe outside a fenced
+// block: each code span kept (codeSpan), the rest through safeText, a
+// backtick that opens no span escaped, so no line of it opens a fence.
+// The spans are read as CommonMark reads them, for looks only: a viewer
+// that reads them otherwise still finds nothing but text.
 func safeLine(line string) string {
 	var b strings.Builder
-	for line != "" {
-		i := strings.IndexByte(line, '`')
-		if i < 0 {
-			b.WriteString(safeText(line))
-			break
+	text := 0 // where the text not yet written starts
+	for i := 0; i < len(line); {
+		switch {
+		case line[i] == '\\' && i+1 < len(line) && isPunct(line[i+1]):
+			i += 2
+		case line[i] == '`':
+			b.WriteString(safeText(line[text:i]))
+			n := 1
+			for i+n < len(line) && line[i+n] == '`' {
+				n++
+			}
+			if end := closingTicks(line[i+n:], n); end >= 0 {
+				next := i + n + end + n
+				if content := line[i+n : next-n]; inert(content) {
+					b.WriteString(line[i:next])
+				} else {
+					b.WriteString(codeSpan(content))
+				}
+				i = next
+			} else {
+				b.WriteString(strings.Repeat("\\`", n))
+				i += n
+			}
+			text = i
+		default:
+			i++
 		}
-		b.WriteString(safeText(line[:i]))
-		n := 0
-		for i+n < len(line) && line[i+n] == '`' {
-			n++
-		}
-		ticks := line[i : i+n]
-		rest := line[i+n:]
-		end := closingTicks(rest, n)
-		if end < 0 {
-			// An unclosed run is literal text.
-			b.WriteString(strings.Repeat("\\`", n))
-			line = rest
-			continue
-		}
-		b.WriteString(ticks + rest[:end] + ticks)
-		line = rest[end+n:]
 	}
+	b.WriteString(safeText(line[text:]))
 	return b.String()
+}
+
+// isPunct reports whether c is ASCII punctuation, which a backslash
+// escapes in Markdown.
+func isPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
 }
 
 // closingTicks finds a run of exactly n backticks in s.
@@ -199,12 +288,37 @@ func closingTicks(s string, n int) int {
 }
 
 // safeText is text outside code: "<" and "&" escaped (no tag, no entity;
-// ">" stays, it quotes), no image, links to http(s) only.
+// ">" stays, it quotes), no image, no run of three tildes (a fence), links
+// to http(s) only. s holds no backtick but escaped ones.
 func safeText(s string) string {
-	if strings.ContainsAny(s, "<&") {
-		s = strings.NewReplacer("&", "&amp;", "<", "&lt;").Replace(s)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\\' && i+1 < len(s) && isPunct(s[i+1]) {
+			if c = s[i+1]; c != '<' && c != '&' {
+				b.WriteString(s[i : i+2])
+				i++
+				continue
+			}
+			i++ // "\<" is "<", written as an entity
+		}
+		switch {
+		case c == '<':
+			b.WriteString("&lt;")
+		case c == '&':
+			b.WriteString("&amp;")
+		case c == '~' && strings.HasPrefix(s[i:], "~~~"):
+			n := 1
+			for i+n < len(s) && s[i+n] == '~' {
+				n++
+			}
+			b.WriteString("\\" + s[i:i+n])
+			i += n - 1
+		default:
+			b.WriteByte(c)
+		}
 	}
-	s = strings.ReplaceAll(s, "![", `!\[`)
+	s = strings.ReplaceAll(b.String(), "![", `!\[`)
 	s = refDefinition.ReplaceAllStringFunc(s, func(m string) string {
 		if webURL(refDefinition.FindStringSubmatch(m)[1]) {
 			return m

@@ -362,11 +362,15 @@ func (u *usage) add(v usage) {
 }
 
 // yamlString quotes s as a YAML double-quoted scalar: JSON's escapes are
-// YAML's, control characters included.
+// YAML's, control characters included. "<", ">", "&" (json's own escapes)
+// and "[", "]" are escaped too: a viewer that does not know front matter
+// shows it as text, where they would make HTML, a link or an image.
 func yamlString(s string) string {
 	b, _ := json.Marshal(s)
-	return string(b)
+	return brackets.Replace(string(b))
 }
+
+var brackets = strings.NewReplacer("[", `\u005b`, "]", `\u005d`)
 
 func yamlList(items []string) string {
 	q := make([]string, len(items))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("u", false, "update the golden files")
@@ -86,5 +87,32 @@ func TestSessions(t *testing.T) {
 	}
 	if s := ss[1]; s.Title != "update the notes" || s.Turns != 2 || s.Start.IsZero() {
 		t.Errorf("the real session: %+v", s)
+	}
+}
+
+// TestWrittenSince names the transcript written last since the launch, and
+// nothing that is not one: a link, a name that is no id, an older file.
+func TestWrittenSince(t *testing.T) {
+	inst := t.TempDir()
+	dir := filepath.Join(inst, "-home-alice-code-demo")
+	os.Mkdir(dir, 0o755)
+	start := time.Now().Add(-time.Hour)
+	at := func(name string, when time.Time) {
+		os.WriteFile(filepath.Join(dir, name), []byte("{}\n"), 0o600)
+		os.Chtimes(filepath.Join(dir, name), when, when)
+	}
+	if _, ok := WrittenSince(inst, start); ok {
+		t.Fatal("WrittenSince found a session in an empty instance")
+	}
+	at("0b1d9f6e-0000-4000-8000-000000000001.jsonl", start.Add(-time.Minute))
+	if id, ok := WrittenSince(inst, start); ok {
+		t.Fatalf("WrittenSince = %q, a transcript older than the launch", id)
+	}
+	at("0b1d9f6e-0000-4000-8000-000000000002.jsonl", start.Add(time.Minute))
+	at("0b1d9f6e-0000-4000-8000-000000000003.jsonl", start.Add(2*time.Minute))
+	at("$(touch pwned).jsonl", start.Add(3*time.Minute))
+	os.Symlink("/etc/passwd", filepath.Join(dir, "0b1d9f6e-0000-4000-8000-000000000004.jsonl"))
+	if id, _ := WrittenSince(inst, start); id != "0b1d9f6e-0000-4000-8000-000000000003" {
+		t.Errorf("WrittenSince = %q, want the session written last", id)
 	}
 }
