@@ -130,7 +130,7 @@ func (s *Session) Run(yes bool) error {
 		printable.Say(os.Stderr, "claudebox: skipped %s", b)
 	}
 	s.warnUnprotected()
-	if !s.plan.Network && !s.shell {
+	if !s.plan.Network && s.plan.Relay == nil && !s.shell {
 		printable.Say(os.Stderr, "claudebox: --no-network: Claude cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --no-network --shell)")
 	}
 	return s.supervise()
