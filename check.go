@@ -112,7 +112,7 @@ func checkPlan(s *session.Session, err error) []checkResult {
 	}
 	plan := s.Plan()
 	instance := checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", plan.Instance, plan.Project.Root), ""}
-	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkPATH(plan), checkHostObeys(plan), checkApproval(s))
+	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s))
 }
 
 // checkMounts names the user's binds and the secrets hidden inside them
@@ -124,6 +124,16 @@ func checkMounts(plan mount.Plan) []checkResult {
 	}
 	for _, h := range plan.Hidden {
 		lines = append(lines, checkResult{"mount", "ok", h.String(), ""})
+	}
+	return lines
+}
+
+// checkSkipped names the config files' binds of paths that do not exist
+// yet, which the launch leaves out.
+func checkSkipped(s *session.Session) []checkResult {
+	var lines []checkResult
+	for _, b := range s.Skipped() {
+		lines = append(lines, checkResult{"mount", "warn", "skipped " + b, "it is bound once it exists"})
 	}
 	return lines
 }

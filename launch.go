@@ -28,6 +28,9 @@ func (l launchCmd) Run(home session.Home) error {
 		return err
 	}
 	if l.DryRun {
+		for _, b := range s.Skipped() {
+			printable.Say(os.Stdout, "# skipped %s", b)
+		}
 		for _, a := range s.Unapproved() {
 			printable.Say(os.Stdout, "# not yet approved for this project (a launch asks first): %s", a.Show)
 		}

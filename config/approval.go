@@ -3,12 +3,14 @@ package config
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
@@ -44,6 +46,8 @@ const (
 	// kindHost: a host (name, as proxy.Rule writes it) a repository's
 	// settings allow on the filtered network.
 	kindHost
+	// kindMCP: an MCP server's definition carried in from ~/.claude.json.
+	kindMCP
 )
 
 func (g Grant) String() string {
@@ -61,6 +65,8 @@ func (g Grant) String() string {
 		return "network:" + g.name
 	case kindHost:
 		return "allow-host:" + g.name
+	case kindMCP:
+		return "mcp:" + g.name + "=" + g.digest
 	}
 	if g.digest != "" {
 		return g.name + "=" + g.digest
@@ -80,6 +86,11 @@ func parseGrant(s string) (Grant, error) {
 	case strings.HasPrefix(s, "allow-host:"):
 		if r, err := proxy.ParseRule(strings.TrimPrefix(s, "allow-host:")); err == nil {
 			return Grant{kind: kindHost, name: r.String()}, nil
+		}
+	case strings.HasPrefix(s, "mcp:"):
+		name, d, _ := strings.Cut(strings.TrimPrefix(s, "mcp:"), "=")
+		if instance.ValidServerName(name) && isDigest(d) {
+			return Grant{kind: kindMCP, name: name, digest: d}, nil
 		}
 	case strings.HasPrefix(s, "mount:"):
 		if d := strings.TrimPrefix(s, "mount:"); isDigest(d) {
@@ -138,6 +149,52 @@ func (l Launch) Additions(env environment.Env) []Item {
 	return append(items, vars...)
 }
 
+// MCPServers picks the servers the launch names out of those the host's
+// ~/.claude.json offers, and lists what of them needs approval: a
+// definition whose env or headers hold values (tokens, most often), and
+// any server a repository's file names. Each is approved by its
+// definition's digest, so a changed definition asks again.
+func (l Launch) MCPServers(offered map[string]json.RawMessage) (map[string]json.RawMessage, []Item, error) {
+	var items []Item
+	servers := map[string]json.RawMessage{}
+	for _, m := range l.MCP {
+		def, ok := offered[m.Name]
+		if !ok {
+			return nil, nil, hint.Errorf("claude mcp list, run here on the host, names the servers claudebox can carry in",
+				"no MCP server %s in ~/.claude.json, for you or for this project", m.Name)
+		}
+		servers[m.Name] = def
+		g := Grant{kind: kindMCP, name: m.Name, digest: digest(string(def))}
+		switch {
+		case m.From != "":
+			items = append(items, Item{grant: g, Show: "MCP server " + m.Name + " (from " + m.From + ")"})
+		case holdsValues(def):
+			items = append(items, Item{grant: g, Show: "MCP server " + m.Name + " (its env or headers hold values)"})
+		}
+	}
+	return servers, items, nil
+}
+
+// holdsValues reports whether an MCP server's definition sets a value in
+// its env or headers; one that cannot be read is taken to.
+func holdsValues(def json.RawMessage) bool {
+	var d struct {
+		Env     map[string]any `json:"env"`
+		Headers map[string]any `json:"headers"`
+	}
+	if json.Unmarshal(def, &d) != nil {
+		return true
+	}
+	for _, m := range []map[string]any{d.Env, d.Headers} {
+		for _, v := range m {
+			if v != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Unapproved returns the items the approved grants do not cover.
 func Unapproved(items []Item, approved []Grant) []Item {
 	var out []Item
@@ -162,6 +219,8 @@ func (l Launch) Without(env environment.Env, unapproved []Item) (Launch, environ
 			l.Hosts.Allow = slices.DeleteFunc(slices.Clone(l.Hosts.Allow), func(r proxy.Rule) bool { return r.String() == g.name })
 		case kindMount:
 			l.Binds = slices.DeleteFunc(slices.Clone(l.Binds), func(b mount.BindSpec) bool { return mountGrant(b) == g })
+		case kindMCP:
+			l.MCP = slices.DeleteFunc(slices.Clone(l.MCP), func(m MCPName) bool { return m.Name == g.name })
 		case kindVariable:
 			env.Names = slices.DeleteFunc(slices.Clone(env.Names), func(name string) bool { return name == g.name })
 		}

@@ -90,6 +90,7 @@ func TestGrantRoundTrip(t *testing.T) {
 		{Grant{kind: kindMount, digest: "fedcba9876543210"}, "mount:fedcba9876543210"},
 		{Grant{kind: kindSSHAgent}, "with-ssh"},
 		{Grant{kind: kindNetwork, name: NetworkFiltered}, "network"},
+		{Grant{kind: kindMCP, name: "my-srv_2", digest: "0123456789abcdef"}, "mcp:my-srv_2=0123456789abcdef"},
 	} {
 		if got := c.g.String(); got != c.line {
 			t.Errorf("%+v.String() = %q, want %q", c.g, got, c.line)
@@ -122,6 +123,10 @@ func TestParseGrantRejects(t *testing.T) {
 		"WITH-SSH",
 		"network ",
 		"env:NAME",
+		"mcp:srv",
+		"mcp:srv=",
+		"mcp:=0123456789abcdef",
+		"mcp:s.rv=0123456789abcdef",
 	} {
 		g, err := parseGrant(line)
 		if err == nil {

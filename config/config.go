@@ -50,6 +50,8 @@ type Settings struct {
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
 	// ExportDir is the inbox every session is exported to, as Markdown.
 	ExportDir *string `toml:"export-dir"`
+	// MCP names the MCP servers of the host's ~/.claude.json to carry in.
+	MCP []string `toml:"mcp"`
 }
 
 // userConfig is the user's config.toml: settings for every project, and
@@ -74,10 +76,10 @@ var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
 	"with-ssh": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
 	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false",
-	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "project": "a table of tables",
+	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, network, allow-hosts, deny-hosts, move-aside, with-clipboard, with-desktop-sockets, export-dir, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, no-network, network, allow-hosts, deny-hosts, move-aside, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -226,8 +228,14 @@ type Launch struct {
 	DesktopSockets bool
 	// ExportDir is the inbox sessions are exported to; empty: none.
 	ExportDir string
+	// MCP names the MCP servers to carry in, each with the file that named
+	// it ("" for the user's own settings or the command line).
+	MCP []MCPName
 	// Legacy are the bash-era env files read, for their one-time notice.
 	Legacy []environment.File
+	// Skipped names the files' binds of paths that do not exist, each
+	// with its file, for a one-line note.
+	Skipped []string
 	// additions lists what a repository's file adds, for approval; the env
 	// files' variables are added from the environment (Additions).
 	additions []Item
@@ -266,6 +274,9 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 			return m.out, err
 		}
 		if err := m.env(l); err != nil {
+			return m.out, err
+		}
+		if err := m.mcp(l); err != nil {
 			return m.out, err
 		}
 		m.switches(l)
@@ -307,6 +318,14 @@ func (m *merging) binds(l layer) error {
 	}{{l.RoBind, false}, {l.Bind, true}} {
 		for _, spec := range group.specs {
 			b, err := bind.Parse(spec, m.home, base, group.writable, l.from)
+			var be *bind.Error
+			if l.from != "" && errors.As(err, &be) && be.Problem == bind.SourceMissing {
+				// A file's bind of what a tool has not created yet
+				// (~/.cargo/git) waits for it; the command line's is a
+				// typo until shown otherwise.
+				m.out.Skipped = append(m.out.Skipped, be.Spec+" (from "+l.from+"): "+be.Reason)
+				continue
+			}
 			if err != nil {
 				return bindHint(err, l.from)
 			}
@@ -339,6 +358,32 @@ func (m *merging) env(l layer) error {
 			f.Entries = append(f.Entries, e)
 		}
 		m.out.EnvFiles = append(m.out.EnvFiles, f)
+	}
+	return nil
+}
+
+// mcp adds the MCP servers a layer names, once each; one the user's own
+// settings name is theirs, whichever file named it first.
+func (m *merging) mcp(l layer) error {
+	for _, name := range l.MCP {
+		if !instance.ValidServerName(name) {
+			key := "--with-mcp"
+			if l.from != "" {
+				key = l.from + ": mcp"
+			}
+			return hint.Errorf("claude mcp list names the servers", "%s: \"%s\" is not an MCP server's name", key, printable.Excerpt(name))
+		}
+		from := l.from
+		if l.own {
+			from = ""
+		}
+		if i := slices.IndexFunc(m.out.MCP, func(s MCPName) bool { return s.Name == name }); i >= 0 {
+			if from == "" {
+				m.out.MCP[i].From = ""
+			}
+			continue
+		}
+		m.out.MCP = append(m.out.MCP, MCPName{Name: name, From: from})
 	}
 	return nil
 }
@@ -482,6 +527,10 @@ func where(from string) string {
 	}
 	return from
 }
+
+// MCPName is an MCP server a launch carries in, and the repository file
+// that named it, or "" when the user did.
+type MCPName struct{ Name, From string }
 
 // bindHint gives a bind error its hint; one from a file names the file.
 func bindHint(err error, from string) error {

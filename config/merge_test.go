@@ -34,6 +34,7 @@ func TestMerge(t *testing.T) {
 		withSSH   bool
 		noNetwork bool
 		approval  []string // show
+		skipped   []string
 		err       string
 	}
 	for _, c := range []struct {
@@ -82,8 +83,12 @@ func TestMerge(t *testing.T) {
 			want{err: `.claudebox.toml: env: "1BAD=x" is not NAME or NAME=VALUE`}},
 		{"a malformed env entry is quoted short and escaped", []layer{repo(Settings{Env: []string{"\x1b[2K" + strings.Repeat("x", 100)}})},
 			want{err: `.claudebox.toml: env: "\x1b[2K` + strings.Repeat("x", 44) + `…" is not NAME or NAME=VALUE`}},
-		{"a bind error names its file", []layer{repo(Settings{RoBind: []string{"~/missing"}})},
-			want{err: ".claudebox.toml: --ro-bind ~/missing: "}},
+		{"a bind error names its file", []layer{repo(Settings{RoBind: []string{":/x"}})},
+			want{err: ".claudebox.toml: --ro-bind :/x: "}},
+		{"a file's bind of a missing path is skipped, with a note", []layer{user(Settings{Bind: []string{"~/missing"}})},
+			want{skipped: []string{"--bind ~/missing (from config.toml): " + home + "/missing does not exist"}}},
+		{"the command line's bind of a missing path is an error", []layer{flags(Settings{Bind: []string{"~/missing"}})},
+			want{err: "--bind ~/missing: "}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := merge(c.layers, home, cwd)
@@ -96,7 +101,7 @@ func TestMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g := want{envFlags: got.EnvFlags, withSSH: got.WithSSH, noNetwork: got.Network == NetworkNone}
+			g := want{envFlags: got.EnvFlags, withSSH: got.WithSSH, noNetwork: got.Network == NetworkNone, skipped: got.Skipped}
 			for _, b := range got.Binds {
 				g.binds = append(g.binds, b.Flag()+" ("+b.From+")")
 			}

@@ -18,6 +18,53 @@ var allowedEnv = []string{
 	"CLOUD_ML_REGION", "AWS_REGION", // region switches of the Vertex and Bedrock providers
 }
 
+// toolchainEnv are passed in when set: where a toolchain is and how it
+// builds (paths, module patterns, flags), so that builds inside are the
+// host's. None is meant to hold a secret, but a proxy's or an index's URL
+// can embed one (GOPROXY=https://user:token@host, as GOSUMDB): a value
+// that names a URL's user passes only on request (--env). KUBECONFIG
+// names files only; what it names under ~/.kube stays hidden.
+var toolchainEnv = []string{
+	"JAVA_HOME", "GOROOT", "GOPATH", "GOBIN", "GOFLAGS", "GOPRIVATE", "GONOSUMDB", "GONOPROXY",
+	"GOPROXY", "GOSUMDB", "GOINSECURE", "GOTOOLCHAIN", "CGO_ENABLED",
+	"CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT",
+	"NVM_DIR", "GRADLE_USER_HOME", "MAVEN_HOME", "M2_HOME", "KUBECONFIG",
+}
+
+// namesURLUser reports whether v holds a URL with a user (and so perhaps
+// a password or token) in it.
+func namesURLUser(v string) bool {
+	_, rest, ok := strings.Cut(v, "://")
+	return ok && strings.Contains(rest, "@")
+}
+
+// quietEnv are dropped without a word: the shell's and the desktop
+// session's own plumbing, which means nothing inside.
+var quietEnv = []string{
+	"PWD", "OLDPWD", "SHLVL", "_", "SHELL", "TMPDIR", "MAIL", "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE",
+	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "SSH_AUTH_SOCK", "SSH_AGENT_PID",
+	"SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "GPG_AGENT_INFO", "LS_COLORS", "LESSOPEN", "LESSCLOSE",
+	"TMUX", "TMUX_PANE", "STY", "WINDOW", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "VTE_VERSION",
+	"MOTD_SHOWN", "DESKTOP_SESSION", "SESSION_MANAGER", "WINDOWID", "SHELL_SESSION_ID",
+}
+
+// quietEnvPrefixes are dropped without a word, as quietEnv.
+var quietEnvPrefixes = []string{"XDG_", "GNOME_", "KDE_", "KITTY_", "ITERM_", "WT_", "KONSOLE_", "GDM", "QT_", "GTK_", "BASH_FUNC_"}
+
+// secretLooking reports whether a variable's name says it holds a
+// credential: a dropped one is not named, so as not to point at it.
+func secretLooking(name string) bool {
+	if identityEnv[name] {
+		return true
+	}
+	for _, w := range []string{"TOKEN", "SECRET", "PASSW", "CREDENTIAL", "KEY", "AUTH", "COOKIE"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // allowedEnvPrefixes are passed in when set. CLAUDE_CODE_ covers the
 // Bedrock and Vertex switches (CLAUDE_CODE_USE_BEDROCK, …).
 var allowedEnvPrefixes = []string{"LC_", "ANTHROPIC_", "CLAUDE_CODE_", "DISABLE_"}
@@ -49,6 +96,10 @@ type Env struct {
 	// API holds the user's values of APIVariables, for the proxy: the
 	// host's, overridden by their own env settings, then --env NAME=VALUE.
 	API map[string]string
+	// Dropped names, sorted, the host's variables that do not pass, for
+	// the launch to say how to pass them: not the shell's plumbing, and
+	// none whose name says it holds a credential.
+	Dropped []string
 }
 
 // APILookup reads the user's value of one of APIVariables.
@@ -83,10 +134,12 @@ func (e *IdentityError) Error() string {
 // would hide a typo; an env file naming an unset variable passes nothing.
 func Resolve(environ, requested []string, files []File) (Env, error) {
 	set := map[string]bool{}
+	values := map[string]string{}
 	env := Env{From: map[string]string{}, Values: map[string]string{}, Own: map[string]bool{}, Lines: map[string]bool{}, API: map[string]string{}}
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
 		set[name] = true
+		values[name] = value
 		if slices.Contains(APIVariables, name) {
 			env.API[name] = value
 		}
@@ -103,6 +156,11 @@ func Resolve(environ, requested []string, files []File) (Env, error) {
 	}
 	for _, n := range allowedEnv {
 		if set[n] {
+			addName(n)
+		}
+	}
+	for _, n := range toolchainEnv {
+		if set[n] && !namesURLUser(values[n]) {
 			addName(n)
 		}
 	}
@@ -172,6 +230,13 @@ func Resolve(environ, requested []string, files []File) (Env, error) {
 			env.Values[n] = v
 		}
 	}
+	for n := range set {
+		quiet := slices.Contains(quietEnv, n) || slices.ContainsFunc(quietEnvPrefixes, func(p string) bool { return strings.HasPrefix(n, p) })
+		if !seen[n] && !quiet && !slices.Contains(APIVariables, n) && !secretLooking(n) && ValidName(n) {
+			env.Dropped = append(env.Dropped, n)
+		}
+	}
+	sort.Strings(env.Dropped)
 	return env, nil
 }
 

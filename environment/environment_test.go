@@ -63,3 +63,29 @@ func TestResolve(t *testing.T) {
 		t.Errorf("--env GITHUB_TOKEN should pass it: %v %q", err, got.Names)
 	}
 }
+
+// The toolchain's variables pass by default, unless the value names a
+// URL's user (a proxy with credentials); the other variables dropped are
+// named, but not the shell's plumbing and not one whose name says it holds
+// a credential.
+func TestResolveToolchainAndDropped(t *testing.T) {
+	env, err := Resolve([]string{
+		"GOPRIVATE=example.com/*", "JAVA_HOME=/usr/lib/jvm/17", "KUBECONFIG=/home/u/.kube/config",
+		"GOPROXY=https://alice:s3cret@proxy.example.com", "GOSUMDB=sum.golang.org",
+		"MY_SETTING=1", "GITHUB_TOKEN=ghp_x", "DB_PASSWORD=x", "OPENAI_API_KEY=x", "PWD=/x", "XDG_RUNTIME_DIR=/run/user/1", "SHLVL=1",
+	}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"GOPRIVATE", "JAVA_HOME", "KUBECONFIG", "GOSUMDB"} {
+		if !slices.Contains(env.Names, n) {
+			t.Errorf("%s does not pass: %q", n, env.Names)
+		}
+	}
+	if slices.Contains(env.Names, "GOPROXY") {
+		t.Error("a GOPROXY with credentials passes")
+	}
+	if want := []string{"GOPROXY", "MY_SETTING"}; !slices.Equal(env.Dropped, want) {
+		t.Errorf("dropped %q, want %q", env.Dropped, want)
+	}
+}

@@ -52,6 +52,14 @@ type carried struct {
 	Stamp   string                     `json:"stamp"`
 	Keys    map[string]json.RawMessage `json:"keys"`
 	Trusted map[string]bool            `json:"trusted"`
+	// MCPUser names the host's user-scope MCP servers, and MCPLocal each
+	// asked-about directory's own (names only: a definition may hold
+	// tokens), for the launch to name those it leaves out.
+	MCPUser  []string            `json:"mcpUser"`
+	MCPLocal map[string][]string `json:"mcpLocal"`
+	// MCP are the MCP server definitions the launch carries, by name: never
+	// recorded.
+	MCP map[string]json.RawMessage `json:"-"`
 }
 
 // SyncClaudeJSON refreshes the instance's claude.json from the host's
@@ -65,11 +73,16 @@ type carried struct {
 // (a phantom): Claude Code asks once per key whether to use it, and records
 // the answer by the key's last 20 characters, so the phantom's are
 // approved wherever the real key's are.
-func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string, alias KeyAlias) error {
-	c, err := hostCarried(hostPath, stateDir, trustPaths)
+//
+// servers are the MCP server definitions the launch carries: the sandbox's
+// user-scope servers become exactly these, so one the user stops naming
+// leaves with its tokens.
+func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string, alias KeyAlias, servers map[string]json.RawMessage) error {
+	c, err := hostCarried(hostPath, stateDir, trustPaths, true)
 	if err != nil {
 		return err
 	}
+	c.MCP = servers
 	if alias.Real != "" {
 		c.Keys = maps.Clone(c.Keys)
 		if v, ok := approveAlias(c.Keys[apiKeyResponses], alias); ok {
@@ -114,8 +127,8 @@ func approveAlias(raw json.RawMessage, alias KeyAlias) (json.RawMessage, bool) {
 // hostCarried returns what the host's ~/.claude.json carries into the
 // sandbox for trustPaths: from the record in stateDir when the file is the
 // one it was taken from and the record answers for every path, else read
-// from the file, and recorded.
-func hostCarried(hostPath, stateDir string, trustPaths []string) (carried, error) {
+// from the file, and recorded when save is set.
+func hostCarried(hostPath, stateDir string, trustPaths []string, save bool) (carried, error) {
 	stamp := "absent"
 	fi, err := os.Stat(hostPath)
 	switch {
@@ -138,7 +151,7 @@ func hostCarried(hostPath, stateDir string, trustPaths []string) (carried, error
 			paths = append(paths, p)
 		}
 	}
-	if c.Keys != nil && answered {
+	if c.Keys != nil && c.MCPUser != nil && answered {
 		return c, nil
 	}
 	var host []byte
@@ -148,9 +161,16 @@ func hostCarried(hostPath, stateDir string, trustPaths []string) (carried, error
 		}
 	}
 	c.Keys, c.Trusted = carriedKeys(host, paths)
+	user, local := mcpDefinitions(host, paths)
+	c.MCPUser, c.MCPLocal = append([]string{}, slices.Sorted(maps.Keys(user))...), map[string][]string{}
+	for _, p := range paths {
+		if defs, ok := local[p]; ok {
+			c.MCPLocal[p] = slices.Sorted(maps.Keys(defs))
+		}
+	}
 	// The record only saves work: a launch that cannot write it reads the
 	// host file again next time.
-	if b, err := json.Marshal(c); err == nil && os.MkdirAll(stateDir, 0o700) == nil {
+	if b, err := json.Marshal(c); save && err == nil && os.MkdirAll(stateDir, 0o700) == nil {
 		untrusted.WriteFile(stateDir, carriedFile, b, 0o600)
 	}
 	return c, nil
@@ -207,6 +227,19 @@ func mergeClaudeJSON(c carried, sandbox []byte, trustPaths []string) (out []byte
 			s[k] = v
 			changed = true
 		}
+	}
+	if len(c.MCP) > 0 {
+		want, err := json.Marshal(c.MCP)
+		if err != nil {
+			return nil, false, err
+		}
+		if !jsonEqual(s[mcpServersKey], want) {
+			s[mcpServersKey] = want
+			changed = true
+		}
+	} else if _, ok := s[mcpServersKey]; ok {
+		delete(s, mcpServersKey)
+		changed = true
 	}
 	var trusted []string
 	for _, p := range trustPaths {

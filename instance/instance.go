@@ -50,6 +50,9 @@ const (
 	ApprovalRecords = "approved"
 	// MountRecords hold the mount point that held the project's root.
 	MountRecords = "mounts"
+	// NoticeRecords hold what a launch has already named as left out of the
+	// project's sandbox.
+	NoticeRecords = "noticed"
 )
 
 // RecordPath is the directory and the file name of root's record of kind.
@@ -59,7 +62,7 @@ func RecordPath(stateDir, kind, root string) (dir, name string) {
 
 // RemoveRecords removes the records of the instance hash.
 func RemoveRecords(stateDir, hash string) error {
-	for _, kind := range []string{ApprovalRecords, MountRecords} {
+	for _, kind := range []string{ApprovalRecords, MountRecords, NoticeRecords} {
 		if err := untrusted.RemoveAll(filepath.Join(stateDir, kind), hash); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

@@ -1,7 +1,8 @@
 // Package probe reads the host once for a launch: the system directories,
-// ~/.claude's entries, the command's links, what the host obeys from the
-// home and PATH, and (through the guard, bind and toolchain packages) the
-// guards, the binds' layout and the toolchains. The result is one
+// ~/.claude's entries, the tool settings shown read-only, the command's
+// links, what the host obeys from the home and PATH, and (through the
+// guard, bind and toolchain packages) the guards, the binds' layout and
+// the toolchains. The result is one
 // mount.Host, which mount.Build reads.
 package probe
 
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/toolchain"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Host reads the host facts a plan needs. It only reads.
@@ -44,6 +47,12 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
 		if real, err := filepath.EvalSymlinks(f); err == nil {
 			own = append(own, bind.Own{Src: real, Dest: f, Why: "git configuration, read-only", Role: mount.HostFiles})
+		}
+	}
+	for _, f := range toolSettings {
+		f = filepath.Join(home, f)
+		if real, err := filepath.EvalSymlinks(f); err == nil && !holdsCredential(real) {
+			own = append(own, bind.Own{Src: real, Dest: f, Why: "tool settings, read-only", Role: mount.HostFiles})
 		}
 	}
 	secrets := bind.Secrets(home)
@@ -81,6 +90,30 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, secrets, obeyed)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
+}
+
+// toolSettings, under $HOME, are tool configuration shown read-only as
+// git's is, so that builds inside use the host's settings: they name
+// paths, mirrors, module patterns and flags. The files made for tokens
+// (~/.npmrc, ~/.pypirc, ~/.cargo/credentials.toml, ~/.netrc) are
+// bind.Secrets and stay hidden; one of these that holds a credential all
+// the same stays hidden too.
+var toolSettings = []string{
+	".config/go/env", ".cargo/config.toml", ".cargo/config",
+	".config/pip/pip.conf", ".pip/pip.conf", ".config/uv/uv.toml",
+}
+
+// credentialLike is what says a settings file may hold a credential: a
+// key that names one (cargo's registry token, GOAUTH), or a URL with a
+// user in it (https://user:token@proxy).
+var credentialLike = regexp.MustCompile(`(?i)(token|passw|secret|auth)[a-z_-]*["']?\s*[=:]|://[^\s/@]+@`)
+
+// holdsCredential reports whether the settings file at path may hold a
+// credential; one that cannot be read whole (too large, not a regular
+// file) is taken to.
+func holdsCredential(path string) bool {
+	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 1<<20)
+	return err != nil || credentialLike.Match(b)
 }
 
 // linksOn returns the symlinks met on the way to path, each as read, so

@@ -8,11 +8,13 @@ package session
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -83,7 +85,14 @@ type Session struct {
 	first        bool
 	snapshotting chan struct{}
 	// legacy are the bash-era env files read, for their one-time notice.
-	legacy     []environment.File
+	legacy []environment.File
+	// mcp are the MCP server definitions carried into the sandbox's
+	// claude.json; leftOutMCP, the names of those the host offers that
+	// were not asked for.
+	mcp        map[string]json.RawMessage
+	leftOutMCP []string
+	// skipped names the configured binds of paths that do not exist.
+	skipped    []string
 	readMounts func() gc.Mounts
 	// cred is the user's Claude credential, which the session's proxy
 	// puts in place of the sandbox's phantom; nil without a proxy (no
@@ -96,6 +105,10 @@ type Session struct {
 
 // Plan is the session's plan.
 func (s *Session) Plan() mount.Plan { return s.plan }
+
+// Skipped names the configured binds left out because their path does
+// not exist (yet), each with its file.
+func (s *Session) Skipped() []string { return s.skipped }
 
 // Unapproved lists what the project's files add that the user has not
 // approved for this project.
@@ -112,6 +125,9 @@ func (s *Session) Run(yes bool) error {
 	}
 	if err := s.noticeLegacy(); err != nil {
 		return err
+	}
+	for _, b := range s.skipped {
+		printable.Say(os.Stderr, "claudebox: skipped %s", b)
 	}
 	s.warnUnprotected()
 	if !s.plan.Network && s.plan.Relay == nil && !s.shell {
@@ -174,11 +190,28 @@ func Prepare(o Options) (*Session, error) {
 	case err != nil:
 		return nil, hint.Errorf("export the variable first, or drop the flag", "%v", err)
 	}
-	additions := conf.Additions(env)
+	hostClaudeJSON := filepath.Join(home, ".claude.json")
+	offeredNames, err := instance.OfferedMCPNames(hostClaudeJSON, stateDir, trustPaths(cwd))
+	if err != nil {
+		return nil, err
+	}
+	var offered map[string]json.RawMessage
+	if len(conf.MCP) > 0 {
+		if offered, err = instance.HostMCPServers(hostClaudeJSON, trustPaths(cwd)); err != nil {
+			return nil, err
+		}
+	}
+	_, mcpItems, err := conf.MCPServers(offered)
+	if err != nil {
+		return nil, err
+	}
+	additions := append(conf.Additions(env), mcpItems...)
 	unapproved := config.Unapproved(additions, config.ReadApproval(stateDir, project.Root))
 	if o.OnlyApproved {
 		conf, env = conf.Without(env, unapproved)
 	}
+	servers, _, _ := conf.MCPServers(offered)
+	leftOut := slices.DeleteFunc(offeredNames, func(name string) bool { return servers[name] != nil })
 	host := probe.Host(home, stateDir, project, prog, os.Getenv, conf.Binds, state)
 	if len(host.Symlinked) > 0 {
 		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
@@ -234,7 +267,8 @@ func Prepare(o Options) (*Session, error) {
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	return &Session{bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
-		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts}, nil
+		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
+		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped}, nil
 }
 
 // lookupEnv gives the values the sandbox starts with: the proxy's for the
@@ -412,7 +446,7 @@ func (s *Session) fill(dir string) error {
 		real, _ := s.cred.Token(context.Background())
 		alias = instance.KeyAlias{Real: real, Phantom: s.proxy.Phantom}
 	}
-	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), s.stateDir, dir, trustPaths(s.plan.Chdir), alias); err != nil {
+	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), s.stateDir, dir, trustPaths(s.plan.Chdir), alias, s.mcp); err != nil {
 		return err
 	}
 	var paths []string

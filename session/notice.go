@@ -10,6 +10,7 @@ import (
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/guard"
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -61,6 +62,44 @@ func (s *Session) noticeLegacy() error {
 		record += "\n"
 	}
 	return untrusted.WriteFile(s.stateDir, noticesFile, []byte(record+strings.Join(fresh, "\n")+"\n"), 0o600)
+}
+
+// noticeLimit is the most of a project's notice record claudebox reads.
+const noticeLimit = 1 << 20
+
+// noticeLeftOut names, once per project, what the host has that the
+// launch left out, with the option that brings it: the MCP servers of
+// ~/.claude.json not named, and the variables dropped. Names only, never
+// a definition or a value. The record is kept in the state directory, out
+// of the sandbox's reach; one that cannot be written names them again next
+// time.
+func (s *Session) noticeLeftOut() {
+	dir, name := instance.RecordPath(s.stateDir, instance.NoticeRecords, s.plan.Project.Root)
+	seen, _ := untrusted.ReadFile(dir, name, noticeLimit)
+	lines := strings.Fields(string(seen))
+	var fresh []string
+	unseen := func(kind string, names []string) []string {
+		var out []string
+		for _, n := range names {
+			if !slices.Contains(lines, kind+n) {
+				out = append(out, n)
+				fresh = append(fresh, kind+n)
+			}
+		}
+		return out
+	}
+	conf := config.UserConfigPath(s.home)
+	if servers := unseen("mcp:", s.leftOutMCP); len(servers) > 0 {
+		printable.Say(os.Stderr, "claudebox: MCP servers left out of the sandbox: %s", strings.Join(servers, ", "))
+		printable.Say(os.Stderr, "hint: bring one with --with-mcp %s, or mcp = [%q] in %s", servers[0], servers[0], conf)
+	}
+	if vars := unseen("env:", s.env.Dropped); len(vars) > 0 {
+		printable.Say(os.Stderr, "claudebox: variables not passed into the sandbox: %s", strings.Join(vars, ", "))
+		printable.Say(os.Stderr, "hint: pass one with --env %s, or env = [%q] in %s", vars[0], vars[0], conf)
+	}
+	if len(fresh) > 0 && os.MkdirAll(dir, 0o700) == nil {
+		untrusted.WriteFile(dir, name, []byte(strings.Join(append(lines, fresh...), "\n")+"\n"), 0o600)
+	}
 }
 
 // warnUnprotected says, at each launch, what the host obeys that no guard

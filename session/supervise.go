@@ -42,6 +42,7 @@ func (s *Session) supervise() error {
 		return err
 	}
 	defer lock.Close()
+	s.noticeLeftOut()
 	files, err := s.descriptors()
 	if err != nil {
 		s.leave(lock)

@@ -1,0 +1,34 @@
+package probe
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A tool settings file is shown unless it may hold a credential: a key
+// that names one, or a URL with a user; one that cannot be read is taken
+// to hold one.
+func TestHoldsCredential(t *testing.T) {
+	dir := t.TempDir()
+	for content, want := range map[string]bool{
+		"GOPRIVATE=example.com/*\nGOFLAGS=-mod=mod\n":             false,
+		"[net]\ngit-fetch-with-cli = true\n":                      false,
+		"[global]\nindex-url = https://pypi.example.com/simple\n": false,
+		"GOPROXY=https://alice:pw@proxy.example.com\n":            true,
+		"[registry]\ntoken = \"x\"\n":                             true,
+		"[global]\nindex-url = https://u:p@pypi.example.com/\n":   true,
+		"GOAUTH=git /src\n":                                       true,
+		"[http]\nproxy-password: x\n":                             true,
+	} {
+		p := filepath.Join(dir, "f")
+		os.WriteFile(p, []byte(content), 0o600)
+		if got := holdsCredential(p); got != want {
+			t.Errorf("%q: %v, want %v", content, got, want)
+		}
+	}
+	os.Mkdir(filepath.Join(dir, "d"), 0o700)
+	if !holdsCredential(filepath.Join(dir, "d")) {
+		t.Error("a directory is shown as settings")
+	}
+}
