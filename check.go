@@ -146,8 +146,10 @@ func checkPATH(plan mount.Plan) []checkResult {
 		lines = append(lines, checkResult{"PATH", "ok", t.Entry + ", read-only, with what its programs need", ""})
 	}
 	for _, pp := range plan.PathProblems {
-		lines = append(lines, checkResult{"PATH", "warn", pp.Entry + " does not work inside: " + pp.Reason,
-			"drop it from PATH, or show what it needs yourself: claudebox --ro-bind DIR"})
+		lines = append(lines, checkResult{
+			"PATH", "warn", pp.Entry + " does not work inside: " + pp.Reason,
+			"drop it from PATH, or show what it needs yourself: claudebox --ro-bind DIR",
+		})
 	}
 	return lines
 }
@@ -155,8 +157,10 @@ func checkPATH(plan mount.Plan) []checkResult {
 func checkHostObeys(plan mount.Plan) []checkResult {
 	var lines []checkResult
 	for _, u := range plan.Unprotected {
-		lines = append(lines, checkResult{"host obeys", "warn", u.From + ": " + u.Reason + "; no guard can protect it",
-			"take it out of PATH (or your dotfiles' links) before you start claudebox"})
+		lines = append(lines, checkResult{
+			"host obeys", "warn", u.From + ": " + u.Reason + "; no guard can protect it",
+			"take it out of PATH (or your dotfiles' links) before you start claudebox",
+		})
 	}
 	return lines
 }
@@ -171,8 +175,10 @@ func checkApproval(s *session.Session) []checkResult {
 	for _, a := range s.Unapproved() {
 		what = append(what, a.Show)
 	}
-	return []checkResult{{"project settings", "warn", "not yet approved for this project, left out of the trial: " + strings.Join(what, ", "),
-		"check them, then claudebox --yes (or answer the question a launch asks)"}}
+	return []checkResult{{
+		"project settings", "warn", "not yet approved for this project, left out of the trial: " + strings.Join(what, ", "),
+		"check them, then claudebox --yes (or answer the question a launch asks)",
+	}}
 }
 
 // runTrial runs the plan's sandbox, true and then claude --version, on one
@@ -247,8 +253,10 @@ func checkBwrap(bwrap string) checkResult {
 	}
 	v := strings.TrimSpace(string(version))
 	if len(missing) > 0 {
-		return checkResult{"bwrap", "fail", fmt.Sprintf("%s (%s) lacks %s", bwrap, v, strings.Join(missing, ", ")),
-			"install a newer bubblewrap, e.g. nix profile install nixpkgs#bubblewrap"}
+		return checkResult{
+			"bwrap", "fail", fmt.Sprintf("%s (%s) lacks %s", bwrap, v, strings.Join(missing, ", ")),
+			"install a newer bubblewrap, e.g. nix profile install nixpkgs#bubblewrap",
+		}
 	}
 	return checkResult{"bwrap", "ok", fmt.Sprintf("%s, %s, with every feature claudebox uses", bwrap, v), ""}
 }
@@ -258,8 +266,10 @@ func checkBwrap(bwrap string) checkResult {
 func checkLandlock(bwrap string) checkResult {
 	ok, why := session.LandlockScoping(bwrap)
 	if !ok {
-		return checkResult{"landlock", "warn", why + ": on the shared network the sandbox can connect to the host's abstract Unix sockets (X11, D-Bus)",
-			"Linux 6.12 or later with Landlock enabled (lsm=landlock,…), a bwrap that is not setuid; or launch with --no-network"}
+		return checkResult{
+			"landlock", "warn", why + ": on the shared network the sandbox can connect to the host's abstract Unix sockets (X11, D-Bus)",
+			"Linux 6.12 or later with Landlock enabled (lsm=landlock,…), a bwrap that is not setuid; or launch with --no-network",
+		}
 	}
 	return checkResult{"landlock", "ok", fmt.Sprintf("scoped (ABI %d): the host's abstract Unix sockets and processes are out of reach", landlock.ABI()), ""}
 }

@@ -127,15 +127,19 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case c.Move != "":
 		return moveCmd{Old: c.Move, Merge: c.Merge}.Run(home)
 	case c.Export || c.ExportAll != "" || c.ListSessions:
-		ex := exportCmd{Output: c.Output, AllDir: c.ExportAll, All: c.ExportAll != "", List: c.ListSessions, JSON: c.JSON,
-			Options: transcript.Options{Detail: transcript.Detail(c.Detail), Thinking: c.Thinking, NoRedact: c.NoRedact}}
+		ex := exportCmd{
+			Output: c.Output, AllDir: c.ExportAll, All: c.ExportAll != "", List: c.ListSessions, JSON: c.JSON,
+			Options: transcript.Options{Detail: transcript.Detail(c.Detail), Thinking: c.Thinking, NoRedact: c.NoRedact},
+		}
 		if len(c.Claude) == 1 {
 			ex.Session = c.Claude[0]
 		}
 		return ex.Run(home)
 	}
-	flags := config.Settings{Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, MoveAside: c.MoveAside,
-		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP}
+	flags := config.Settings{
+		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, MoveAside: c.MoveAside,
+		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP,
+	}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)
 }
 

@@ -168,7 +168,8 @@ func (h *e2eHost) gitRepo(dir string) {
 	h.t.Helper()
 	h.write(filepath.Join(dir, "README"), "hello\n")
 	for _, args := range [][]string{
-		{"init", "-q"}, {"add", "README"},
+		{"init", "-q"},
+		{"add", "README"},
 		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"},
 	} {
 		h.run(dir, nil, "git", args...)

@@ -49,18 +49,30 @@ func TestGuardsSurviveTheHost(t *testing.T) {
 		// host, for the user to review.
 		replaced string
 	}{
-		{"git config", `git config x.y z && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m during`, ".git/config", false,
-			`printf '[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`, ".git/config"},
-		{"git remote add", `git remote add origin https://example.invalid/r.git`, ".git/config", false,
-			`printf '[alias]\n\tx = !touch ` + marker + `\n[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`, ""},
-		{"editor save of .envrc", `printf 'export A=2\n' > .envrc.tmp && mv .envrc.tmp .envrc`, ".envrc", false,
-			`echo 'touch ` + marker + `' >> .envrc`, ".envrc"},
-		{"a new .git/hooks moved into place", `rm -rf .git/hooks.old && mkdir ../newhooks && mv .git/hooks .git/hooks.old && mv ../newhooks .git/hooks`, ".git/hooks", true,
-			`printf '#!/bin/sh\ntouch ` + marker + `\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`, ""},
-		{".vscode recreated", `cp -r .vscode .vscode.new && rm -rf .vscode && mv .vscode.new .vscode`, ".vscode", true,
-			`echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`, ""},
-		{".vscode moved away", `mv .vscode .vscode.old`, ".vscode", true,
-			`mkdir -p .vscode && echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`, ""},
+		{
+			"git config", `git config x.y z && git -c user.name=t -c user.email=t@e commit -q --allow-empty -m during`, ".git/config", false,
+			`printf '[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`, ".git/config",
+		},
+		{
+			"git remote add", `git remote add origin https://example.invalid/r.git`, ".git/config", false,
+			`printf '[alias]\n\tx = !touch ` + marker + `\n[core]\n\tfsmonitor = "touch ` + marker + `"\n' >> .git/config`, "",
+		},
+		{
+			"editor save of .envrc", `printf 'export A=2\n' > .envrc.tmp && mv .envrc.tmp .envrc`, ".envrc", false,
+			`echo 'touch ` + marker + `' >> .envrc`, ".envrc",
+		},
+		{
+			"a new .git/hooks moved into place", `rm -rf .git/hooks.old && mkdir ../newhooks && mv .git/hooks .git/hooks.old && mv ../newhooks .git/hooks`, ".git/hooks", true,
+			`printf '#!/bin/sh\ntouch ` + marker + `\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`, "",
+		},
+		{
+			".vscode recreated", `cp -r .vscode .vscode.new && rm -rf .vscode && mv .vscode.new .vscode`, ".vscode", true,
+			`echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`, "",
+		},
+		{
+			".vscode moved away", `mv .vscode .vscode.old`, ".vscode", true,
+			`mkdir -p .vscode && echo '{"tasks":[{"command":"touch ` + marker + `"}]}' > .vscode/tasks.json`, "",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			for _, f := range []string{"started", "go"} {

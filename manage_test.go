@@ -14,14 +14,20 @@ func TestSkipNotice(t *testing.T) {
 		skipped gc.Skipped
 		want    string
 	}{
-		{gc.Skipped{Dir: "/s/projects/1", Reason: "project-root names /new, whose instance is elsewhere", Cause: gc.ForeignRoot, Root: "/new"},
+		{
+			gc.Skipped{Dir: "/s/projects/1", Reason: "project-root names /new, whose instance is elsewhere", Cause: gc.ForeignRoot, Root: "/new"},
 			"claudebox: skipped /s/projects/1: project-root names /new, whose instance is elsewhere\n" +
-				"hint: if --move was interrupted, run claudebox --move /new again in the project's new place\n"},
-		{gc.Skipped{Dir: "/s/projects/2", Reason: "is not readable (the sandbox took its permissions away)", Cause: gc.Unreadable},
+				"hint: if --move was interrupted, run claudebox --move /new again in the project's new place\n",
+		},
+		{
+			gc.Skipped{Dir: "/s/projects/2", Reason: "is not readable (the sandbox took its permissions away)", Cause: gc.Unreadable},
 			"claudebox: skipped /s/projects/2: is not readable (the sandbox took its permissions away)\n" +
-				"hint: chmod -R u+rwX /s/projects/2\n"},
-		{gc.Skipped{Dir: "/s/projects/x\x1b", Reason: "is not an instance directory"},
-			"claudebox: skipped /s/projects/x\\x1b: is not an instance directory\n"},
+				"hint: chmod -R u+rwX /s/projects/2\n",
+		},
+		{
+			gc.Skipped{Dir: "/s/projects/x\x1b", Reason: "is not an instance directory"},
+			"claudebox: skipped /s/projects/x\\x1b: is not an instance directory\n",
+		},
 	} {
 		var w strings.Builder
 		report(&w, skipNotice(c.skipped))

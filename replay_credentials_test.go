@@ -56,17 +56,22 @@ func TestReplayCredentialsNotInside(t *testing.T) {
 		auth          func(secret string) func(http.Header) bool
 		phantomHeader string
 	}{
-		{"oauth-login", "sk-ant-oat01-", "REALLOGIN0123456789",
+		{
+			"oauth-login", "sk-ant-oat01-", "REALLOGIN0123456789",
 			func(h *e2eHost, secret, upstream string) []string {
 				h.write(filepath.Join(h.home, ".claude", ".credentials.json"), loginJSON(secret, "sk-ant-ort01-REFRESH0123456789", time.Now().Add(8*time.Hour)))
 				return nil
-			}, oauthAuth, "Authorization: Bearer $CLAUDE_CODE_OAUTH_TOKEN"},
-		{"api-key", "sk-ant-api03-", "REALKEY0123456789",
+			}, oauthAuth, "Authorization: Bearer $CLAUDE_CODE_OAUTH_TOKEN",
+		},
+		{
+			"api-key", "sk-ant-api03-", "REALKEY0123456789",
 			func(h *e2eHost, secret, upstream string) []string { return []string{"ANTHROPIC_API_KEY=" + secret} },
 			func(secret string) func(http.Header) bool {
 				return func(hd http.Header) bool { return hd.Get("X-Api-Key") == secret }
-			}, "x-api-key: $ANTHROPIC_API_KEY"},
-		{"claude-settings-env", "sk-ant-api03-", "SETTINGSKEY0123456789",
+			}, "x-api-key: $ANTHROPIC_API_KEY",
+		},
+		{
+			"claude-settings-env", "sk-ant-api03-", "SETTINGSKEY0123456789",
 			// The user's own Claude Code settings set the key and the
 			// gateway; inside, that env would win over the proxy's.
 			func(h *e2eHost, secret, upstream string) []string {
@@ -75,14 +80,17 @@ func TestReplayCredentialsNotInside(t *testing.T) {
 			},
 			func(secret string) func(http.Header) bool {
 				return func(hd http.Header) bool { return hd.Get("X-Api-Key") == secret }
-			}, "x-api-key: $ANTHROPIC_API_KEY"},
-		{"sandbox-login", "sk-ant-oat01-", "SANDBOXLOGIN0123456789",
+			}, "x-api-key: $ANTHROPIC_API_KEY",
+		},
+		{
+			"sandbox-login", "sk-ant-oat01-", "SANDBOXLOGIN0123456789",
 			func(h *e2eHost, secret, upstream string) []string {
 				// The host's own login is there too; the sandbox login wins.
 				h.write(filepath.Join(h.home, ".claude", ".credentials.json"), loginJSON("sk-ant-oat01-HOSTLOGIN", "r", time.Now().Add(8*time.Hour)))
 				h.write(filepath.Join(h.home, ".claudebox", ".credentials.json"), loginJSON(secret, "sk-ant-ort01-SANDBOXREFRESH", time.Now().Add(8*time.Hour)))
 				return nil
-			}, oauthAuth, "Authorization: Bearer $CLAUDE_CODE_OAUTH_TOKEN"},
+			}, oauthAuth, "Authorization: Bearer $CLAUDE_CODE_OAUTH_TOKEN",
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newE2EHost(t)

@@ -163,6 +163,7 @@ func isAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' 
 func isKeyChar(c byte) bool {
 	return isAlpha(c) || '0' <= c && c <= '9' || c == '-'
 }
+
 func lower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
 		return c + 'a' - 'A'

@@ -13,10 +13,12 @@ import (
 // is stable (a second merge changes nothing), and is not much larger than
 // what the sandbox wrote: a launch must not amplify it.
 func FuzzMergeClaudeJSON(f *testing.F) {
-	for _, s := range []string{"", "null", "[1,2", `{"theme":"light","numStartups":7}`,
+	for _, s := range []string{
+		"", "null", "[1,2", `{"theme":"light","numStartups":7}`,
 		`{"projects":{"/p":{"allowedTools":["Bash"]}},"x":{"y":[1,{"z":null}]}}`,
 		`{"projects":"x","theme":1}`, `{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
-		`{"a":1,"a":2}`, `{"proj\u0065cts":{"/p":{"hasTrustDialogAccepted":false}}}`} {
+		`{"a":1,"a":2}`, `{"proj\u0065cts":{"/p":{"hasTrustDialogAccepted":false}}}`,
+	} {
 		f.Add([]byte(s))
 	}
 	trustPaths := []string{"/p", "/q"}
@@ -66,9 +68,11 @@ func FuzzMergeClaudeJSON(f *testing.F) {
 // repeated keys, the scan that skips values unparsed carries exactly what
 // encoding/json reads there; on any other, it carries only valid JSON.
 func FuzzCarriedKeys(f *testing.F) {
-	for _, s := range []string{`{"theme":"dark","projects":{"/p":{"hasTrustDialogAccepted":true}}}`,
+	for _, s := range []string{
+		`{"theme":"dark","projects":{"/p":{"hasTrustDialogAccepted":true}}}`,
 		`{"th\u0065me" : [1, "]", {"a":"\"}"}], "userID":"x\\"}`, `{"projects":{"/p":{"hasTrustDialogAccepted":tru}}}`,
-		` { "projects" : { "/p" : { "x" : 1 , "hasTrustDialogAccepted" : true } } } `, `{"theme":1e5,"userID":-0.5}`} {
+		` { "projects" : { "/p" : { "x" : 1 , "hasTrustDialogAccepted" : true } } } `, `{"theme":1e5,"userID":-0.5}`,
+	} {
 		f.Add([]byte(s))
 	}
 	paths := []string{"/p", "/q"}

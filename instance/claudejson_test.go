@@ -19,19 +19,27 @@ func TestMergeClaudeJSON(t *testing.T) {
 		name, host, sandbox string
 		want                string // "" when unchanged
 	}{
-		{"fresh copy: identity and this path's trust, no MCP servers or other projects", host, "",
-			`{"hasCompletedOnboarding":true,"oauthAccount":{"email":"a@b"},"theme":"dark","projects":{"/code/app":{"hasTrustDialogAccepted":true}}}`},
-		{"already says it all", host,
-			`{"hasCompletedOnboarding":true,"oauthAccount":{"email":"a@b"},"theme":"dark","projects":{"/code/app":{"hasTrustDialogAccepted":true}}}`, ""},
-		{"the sandbox's own keys and projects stay; identity refreshed", host,
+		{
+			"fresh copy: identity and this path's trust, no MCP servers or other projects", host, "",
+			`{"hasCompletedOnboarding":true,"oauthAccount":{"email":"a@b"},"theme":"dark","projects":{"/code/app":{"hasTrustDialogAccepted":true}}}`,
+		},
+		{
+			"already says it all", host,
+			`{"hasCompletedOnboarding":true,"oauthAccount":{"email":"a@b"},"theme":"dark","projects":{"/code/app":{"hasTrustDialogAccepted":true}}}`, "",
+		},
+		{
+			"the sandbox's own keys and projects stay; identity refreshed", host,
 			`{"theme":"light","numStartups":7,"projects":{"/code/app":{"allowedTools":["Bash"]}}}`,
-			`{"hasCompletedOnboarding":true,"oauthAccount":{"email":"a@b"},"theme":"dark","numStartups":7,"projects":{"/code/app":{"allowedTools":["Bash"],"hasTrustDialogAccepted":true}}}`},
+			`{"hasCompletedOnboarding":true,"oauthAccount":{"email":"a@b"},"theme":"dark","numStartups":7,"projects":{"/code/app":{"allowedTools":["Bash"],"hasTrustDialogAccepted":true}}}`,
+		},
 		{"a host file that does not parse contributes nothing", `{not json`, `{"numStartups":1}`, ""},
 		{"a sandbox copy that does not parse starts afresh", `{}`, `[1,2`, `{}`},
 		{"a sandbox copy that is null starts afresh", `{"theme":"dark"}`, `null`, `{"theme":"dark"}`},
-		{"a sandbox projects value of the wrong type is replaced", host,
+		{
+			"a sandbox projects value of the wrong type is replaced", host,
 			`{"hasCompletedOnboarding":true,"oauthAccount":{"email":"a@b"},"theme":"dark","projects":"x"}`,
-			`{"hasCompletedOnboarding":true,"oauthAccount":{"email":"a@b"},"theme":"dark","projects":{"/code/app":{"hasTrustDialogAccepted":true}}}`},
+			`{"hasCompletedOnboarding":true,"oauthAccount":{"email":"a@b"},"theme":"dark","projects":{"/code/app":{"hasTrustDialogAccepted":true}}}`,
+		},
 		{"no trust on the host: none copied", `{"projects":{"/code/app":{"hasTrustDialogAccepted":false}}}`, `{}`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,15 +3,14 @@ package instance
 import (
 	"errors"
 	"fmt"
-	"time"
-
-	"golang.org/x/sys/unix"
-
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func git(t *testing.T, dir string, args ...string) string {

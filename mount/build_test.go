@@ -37,34 +37,54 @@ func TestBuildHostFacts(t *testing.T) {
 		hasNot  []string // substrings no mount line holds
 		command []string
 	}{
-		{"nothing more", func(*Inputs) {}, []string{"--bind /h/p /h/p", "--bind " + inst + " /h/.claude/projects"},
-			[]string{"resolv.conf", ".credentials.json", "ssh", "known_hosts"}, []string{"/usr/bin/claude", "-c"}},
-		{"resolv.conf outside /etc", func(in *Inputs) { in.Host.ResolvConf = "/run/systemd/resolve/stub-resolv.conf" },
-			[]string{"--ro-bind /run/systemd/resolve/stub-resolv.conf /run/systemd/resolve/stub-resolv.conf"}, nil, nil},
+		{
+			"nothing more", func(*Inputs) {},
+			[]string{"--bind /h/p /h/p", "--bind " + inst + " /h/.claude/projects"},
+			[]string{"resolv.conf", ".credentials.json", "ssh", "known_hosts"},
+			[]string{"/usr/bin/claude", "-c"},
+		},
+		{
+			"resolv.conf outside /etc", func(in *Inputs) { in.Host.ResolvConf = "/run/systemd/resolve/stub-resolv.conf" },
+			[]string{"--ro-bind /run/systemd/resolve/stub-resolv.conf /run/systemd/resolve/stub-resolv.conf"},
+			nil, nil,
+		},
 		{"a login is never mounted: the proxy holds it", func(in *Inputs) {
 			in.API = &API{Variable: "CLAUDE_CODE_OAUTH_TOKEN", Source: "/h/.claude/.credentials.json"}
 		}, nil, []string{".credentials.json"}, nil},
-		{"the SSH agent with known_hosts", func(in *Inputs) { in.SSHAgent, in.Host.KnownHosts = "/run/user/1/agent.sock", "/h/.ssh/known_hosts" },
-			[]string{"--bind /run/user/1/agent.sock " + SSHAgentSocket, "--ro-bind /h/.ssh/known_hosts /h/.ssh/known_hosts"}, nil, nil},
-		{"the SSH agent alone", func(in *Inputs) { in.SSHAgent = "/run/user/1/agent.sock" },
-			[]string{"--bind /run/user/1/agent.sock " + SSHAgentSocket}, []string{"known_hosts"}, nil},
+		{
+			"the SSH agent with known_hosts", func(in *Inputs) { in.SSHAgent, in.Host.KnownHosts = "/run/user/1/agent.sock", "/h/.ssh/known_hosts" },
+			[]string{"--bind /run/user/1/agent.sock " + SSHAgentSocket, "--ro-bind /h/.ssh/known_hosts /h/.ssh/known_hosts"},
+			nil, nil,
+		},
+		{
+			"the SSH agent alone", func(in *Inputs) { in.SSHAgent = "/run/user/1/agent.sock" },
+			[]string{"--bind /run/user/1/agent.sock " + SSHAgentSocket},
+			[]string{"known_hosts"},
+			nil,
+		},
 		{"known_hosts without the agent", func(in *Inputs) { in.Host.KnownHosts = "/h/.ssh/known_hosts" }, nil, []string{"known_hosts"}, nil},
-		{"links on the way to a program", func(in *Inputs) {
-			in.Host.Own = []Mount{{Kind: RoBind, Src: "/h/.local/share/claude", Dest: "/h/.local/share/claude"}}
-			in.Host.Links = []HostPath{
-				{Path: "/h/.local/bin/claude", Link: "../share/claude/versions/2"}, // in $HOME's tmpfs: made
-				{Path: "/h/.local/share/claude/current", Link: "versions/2"},       // inside a mount: there already
-				{Path: "/h/.claude.json", Link: "elsewhere"},                       // a mount's own path
-				{Path: "/opt/tools", Link: "/srv/tools"},
-			}
-		}, []string{"--symlink ../share/claude/versions/2 /h/.local/bin/claude", "--symlink /srv/tools /opt/tools"},
-			[]string{"--symlink versions/2", "--symlink elsewhere"}, nil},
+		{
+			"links on the way to a program", func(in *Inputs) {
+				in.Host.Own = []Mount{{Kind: RoBind, Src: "/h/.local/share/claude", Dest: "/h/.local/share/claude"}}
+				in.Host.Links = []HostPath{
+					{Path: "/h/.local/bin/claude", Link: "../share/claude/versions/2"}, // in $HOME's tmpfs: made
+					{Path: "/h/.local/share/claude/current", Link: "versions/2"},       // inside a mount: there already
+					{Path: "/h/.claude.json", Link: "elsewhere"},                       // a mount's own path
+					{Path: "/opt/tools", Link: "/srv/tools"},
+				}
+			},
+			[]string{"--symlink ../share/claude/versions/2 /h/.local/bin/claude", "--symlink /srv/tools /opt/tools"},
+			[]string{"--symlink versions/2", "--symlink elsewhere"},
+			nil,
+		},
 		{"a worktree's git directory and the pins", func(in *Inputs) {
 			in.Project = instance.Project{Root: "/h/p", Checkout: "/h/p-fix", GitDirs: []string{"/h/p/.git"}}
 			in.Host.Pins = []string{"/h/p/.git/worktrees"}
 		}, []string{"--bind /h/p-fix /h/p-fix", "--bind /h/p/.git /h/p/.git", "--bind /h/p/.git/worktrees /h/p/.git/worktrees"}, nil, nil},
-		{"claude gets SANDBOX.md", func(in *Inputs) { in.Claude = true }, nil, nil,
-			[]string{"/usr/bin/claude", "--append-system-prompt-file", "/h/.claude/SANDBOX.md", "-c"}},
+		{
+			"claude gets SANDBOX.md", func(in *Inputs) { in.Claude = true }, nil, nil,
+			[]string{"/usr/bin/claude", "--append-system-prompt-file", "/h/.claude/SANDBOX.md", "-c"},
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := base()

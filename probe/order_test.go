@@ -47,8 +47,10 @@ func TestBuildNestedMountsFollowTheirParent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := mount.Inputs{Home: home, StateDir: state, Project: project, Cwd: checkout, Binds: binds,
-			Command: []string{"/usr/bin/claude"}, Claude: true}
+		in := mount.Inputs{
+			Home: home, StateDir: state, Project: project, Cwd: checkout, Binds: binds,
+			Command: []string{"/usr/bin/claude"}, Claude: true,
+		}
 		in.Host = Host(home, state, project, "/usr/bin/claude", env("HOME", home, "PATH", "/usr/bin"), binds, bind.StateDirs(home, []string{state}))
 		p := mount.Build(in)
 		if len(p.Guards) == 0 {

@@ -41,8 +41,10 @@ func TestParseTarget(t *testing.T) {
 			t.Errorf("%q: %v %v, want %s", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"github.com", "github.com.:", "git\x00hub.com:443", "git%00hub.com:443", "git hub.com:443", "user@github.com:443",
-		"*.github.com:443", "github.com..:443", "[fe80::1%eth0]:443", "github.com:443:443", "github.com:-1"} {
+	for _, bad := range []string{
+		"github.com", "github.com.:", "git\x00hub.com:443", "git%00hub.com:443", "git hub.com:443", "user@github.com:443",
+		"*.github.com:443", "github.com..:443", "[fe80::1%eth0]:443", "github.com:443:443", "github.com:-1",
+	} {
 		if got, err := parseTarget(bad, 0); err == nil {
 			t.Errorf("%q: accepted as %v", bad, got)
 		}

@@ -49,8 +49,10 @@ func TestRenderToolsAndAgent(t *testing.T) {
 	h.Hidden = []mount.Hidden{{Path: "/home/alice/.config/git/credentials", Own: true}}
 	h.KnownHosts = "/home/alice/.ssh/known_hosts"
 	project := instance.Project{Root: "/srv/data", Checkout: "/srv/data"}
-	md := string(Render(mount.Build(mount.Inputs{Home: "/home/alice", StateDir: "/home/alice/.claudebox", Project: project, Cwd: project.Checkout, Host: h,
-		SSHAgent: "/run/user/1000/agent", Command: []string{"sh"}})))
+	md := string(Render(mount.Build(mount.Inputs{
+		Home: "/home/alice", StateDir: "/home/alice/.claudebox", Project: project, Cwd: project.Checkout, Host: h,
+		SSHAgent: "/run/user/1000/agent", Command: []string{"sh"},
+	})))
 	for _, line := range []string{
 		"- The toolchains on PATH, read-only (their programs run; install or update them on the host): /home/alice/.nvm/versions/node/v20/bin (/home/alice/.nvm/versions/node/v20).",
 		"- PATH entry /home/alice/.ssh/bin does not work here: it lies in /home/alice/.ssh, which the sandbox hides.",

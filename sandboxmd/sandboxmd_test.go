@@ -83,8 +83,10 @@ func TestRender(t *testing.T) {
 	cases := map[string]mount.Plan{
 		"git-repo": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app"},
 			"/home/alice/code/app/src", base, true),
-		"worktree": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix",
-			GitDirs: []string{"/home/alice/code/app/.git"}}, "/home/alice/code/app-fix", base, true),
+		"worktree": plan(instance.Project{
+			Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix",
+			GitDirs: []string{"/home/alice/code/app/.git"},
+		}, "/home/alice/code/app-fix", base, true),
 		"non-git": plan(instance.Project{Root: "/srv/data", Checkout: "/srv/data"}, "/srv/data", base, true),
 		"extra-env-no-network": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app"},
 			"/home/alice/code/app", append(base, "AWS_PROFILE", "MY_TOOL_HOME"), false),
@@ -116,8 +118,10 @@ func TestRender(t *testing.T) {
 // access than the sandbox has.
 func TestRenderNamesEveryWritableBind(t *testing.T) {
 	for _, p := range []mount.Plan{
-		plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix",
-			GitDirs: []string{"/home/alice/code/app/.git"}}, "/home/alice/code/app-fix", nil, true),
+		plan(instance.Project{
+			Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix",
+			GitDirs: []string{"/home/alice/code/app/.git"},
+		}, "/home/alice/code/app-fix", nil, true),
 		withBinds(),
 	} {
 		md := string(Render(p))

@@ -266,9 +266,11 @@ func Prepare(o Options) (*Session, error) {
 		API:      api,
 	})
 	scoped, _ := LandlockScoping(bwrap)
-	return &Session{bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
+	return &Session{
+		bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
-		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped}, nil
+		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped,
+	}, nil
 }
 
 // lookupEnv gives the values the sandbox starts with: the proxy's for the

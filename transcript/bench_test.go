@@ -30,8 +30,10 @@ func writeLargeTranscript(tb testing.TB, path string, size int64) {
 		if parent != "" {
 			p = parent
 		}
-		enc.Encode(map[string]any{"type": typ, "uuid": uuid, "parentUuid": p, "isSidechain": false,
-			"timestamp": "2026-11-20T10:00:00.000Z", "sessionId": "s", "version": "2.1.330", "cwd": "/home/alice/code/demo", "message": msg})
+		enc.Encode(map[string]any{
+			"type": typ, "uuid": uuid, "parentUuid": p, "isSidechain": false,
+			"timestamp": "2026-11-20T10:00:00.000Z", "sessionId": "s", "version": "2.1.330", "cwd": "/home/alice/code/demo", "message": msg,
+		})
 		parent = uuid
 	}
 	output := strings.Repeat("line of output from the command /home/alice/code/demo/src\n", 40)

@@ -149,9 +149,11 @@ func TestSafeMarkdownNeutralises(t *testing.T) {
 
 // markdownTokens are the pieces random transcript text is made of: what
 // opens or closes code, HTML, links and images, containers, escapes.
-var markdownTokens = []string{"`", "``", "```", "````", "~~~", "~", "\\", "\\`", "<", ">", "&", "<img src=x>", "<script>",
+var markdownTokens = []string{
+	"`", "``", "```", "````", "~~~", "~", "\\", "\\`", "<", ">", "&", "<img src=x>", "<script>",
 	"![", "[", "]", "](", "]:", "(", ")", "javascript:x", "http://a", "!", " ", "  ", "    ", "\t", "\n", "\n\n",
-	"- ", "1. ", "> ", "#", "*", "_", "x", "go", "&lt;", "&#96;", "<code>", "</details>"}
+	"- ", "1. ", "> ", "#", "*", "_", "x", "go", "&lt;", "&#96;", "<code>", "</details>",
+}
 
 // TestSafeMarkdownRandom: random texts made of Markdown's significant
 // pieces, wherever the export shows them, hold nothing a viewer runs or

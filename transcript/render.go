@@ -322,7 +322,8 @@ func (r *renderer) frontMatter(id string, ix *index, chain []int) {
 		total.add(u)
 	}
 	title := r.clean(ix.bestTitle())
-	fm := []string{"---",
+	fm := []string{
+		"---",
 		"session: " + yamlString(id),
 		"title: " + yamlString(title),
 		"project: " + yamlString(replacePath(r.opt.Root, r.opt.Home, "~")),
