@@ -31,6 +31,8 @@ type Rule struct {
 	addr     netip.Addr
 	wildcard bool
 	port     int // 0: 443 and 80
+	// anyPort: a deny entry without a port, which covers every port.
+	anyPort bool
 }
 
 // ParseRule reads an entry as Claude Code's sandbox.network lists write
@@ -150,6 +152,9 @@ func looksNumeric(h string) bool {
 
 // matchesPort says the rule covers port.
 func (r Rule) matchesPort(port int) bool {
+	if r.anyPort {
+		return true
+	}
 	if r.port == 0 {
 		return port == 443 || port == 80
 	}
@@ -234,7 +239,16 @@ func (p Policy) allows(t target) bool {
 		}
 		return r.matchesAddr(t.addr, t.port)
 	}
-	return !slices.ContainsFunc(p.Deny, match) && slices.ContainsFunc(p.Allow, match)
+	return !slices.ContainsFunc(p.Deny, func(r Rule) bool { return match(r.denying()) }) && slices.ContainsFunc(p.Allow, match)
+}
+
+// denying is r as a deny entry reads it: without a port it covers every
+// port, where an allow entry without one means 443 and 80.
+func (r Rule) denying() Rule {
+	if r.port == 0 {
+		r.anyPort = true
+	}
+	return r
 }
 
 // addressAllowed says the proxy may dial a, one of the addresses t
@@ -243,7 +257,7 @@ func (p Policy) allows(t target) bool {
 // when the allow list names it exactly, or names localhost:PORT.
 func (p Policy) addressAllowed(t target, a netip.Addr) bool {
 	a = a.Unmap()
-	if slices.ContainsFunc(p.Deny, func(r Rule) bool { return r.matchesAddr(a, t.port) }) {
+	if slices.ContainsFunc(p.Deny, func(r Rule) bool { return r.denying().matchesAddr(a, t.port) }) {
 		return false
 	}
 	if !internal(a) {
@@ -256,14 +270,47 @@ func (p Policy) addressAllowed(t target, a netip.Addr) bool {
 		slices.ContainsFunc(p.Allow, func(r Rule) bool { return r.host == "localhost" && r.port == t.port })
 }
 
-// cgnat is the carrier-grade NAT range, which reaches a provider's network.
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
-
 // internal says a is not a public internet address: what DNS rebinding
 // would point an allowed name at.
 func internal(a netip.Addr) bool {
+	a = a.Unmap()
+	// An IPv6 address that carries an IPv4 one (NAT64, 6to4, the old
+	// IPv4-compatible and SIIT forms) reaches that address through a
+	// gateway: it is judged as that address.
+	for _, p := range embeddingIPv4 {
+		if p.prefix.Contains(a) {
+			b := a.As16()
+			if internal(netip.AddrFrom4([4]byte(b[p.at : p.at+4]))) {
+				return true
+			}
+		}
+	}
 	// Not global unicast: loopback, link-local (169.254.169.254 among
 	// them), multicast, unspecified. Private: 10/8, 172.16/12, 192.168/16
 	// and fc00::/7 (fd00:ec2::254 among them).
-	return !a.IsGlobalUnicast() || a.IsPrivate() || cgnat.Contains(a)
+	return !a.IsGlobalUnicast() || a.IsPrivate() || slices.ContainsFunc(alsoInternal, func(p netip.Prefix) bool { return p.Contains(a) })
+}
+
+// alsoInternal are ranges Go does not call private that reach no public
+// host: CGNAT (a provider's network), "this network", benchmarking,
+// reserved IPv4, IPv6 site-local.
+var alsoInternal = []netip.Prefix{
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("fec0::/10"),
+}
+
+// embeddingIPv4 are the IPv6 prefixes that carry an IPv4 address, and
+// where in the 16 bytes it sits.
+var embeddingIPv4 = []struct {
+	prefix netip.Prefix
+	at     int
+}{
+	{netip.MustParsePrefix("64:ff9b::/96"), 12},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), 12},
+	{netip.MustParsePrefix("2002::/16"), 2},
+	{netip.MustParsePrefix("::/96"), 12},
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), 12},
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/claudebox/claudebox/printable"
 )
 
 // Upstream is where the API is when the user names none.
@@ -65,7 +67,11 @@ func Start(ln net.Listener, url string, cred *Credential, upstream string, out *
 		policy.Never = append(policy.Never, "api.anthropic.com", strings.ToLower(u.Hostname()))
 		p.egress = newEgress(policy, p.logLine)
 	}
-	p.srv = &http.Server{Handler: p.handler(), ReadHeaderTimeout: 30 * time.Second}
+	// What the sandbox can make the supervisor hold is bounded: headers
+	// of 64 KiB, idle connections closed, at most maxConns at once (the
+	// next waits for one to end).
+	p.srv = &http.Server{Handler: p.handler(), ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
+	ln = &limitedListener{Listener: ln, slots: make(chan struct{}, maxConns)}
 	go p.srv.Serve(ln)
 	return p, nil
 }
@@ -164,6 +170,12 @@ func (p *Proxy) handler() http.Handler {
 			p.refuse(w, r, http.StatusUnauthorized, "authentication_error", "claudebox: this request does not carry the session's credential")
 			return
 		}
+		if p.egress != nil {
+			if err := checkFetches(r); err != nil {
+				p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: this request is refused: "+err.Error())
+				return
+			}
+		}
 		token, err := p.Cred.Token(r.Context())
 		if err != nil {
 			var re *refreshError
@@ -254,8 +266,10 @@ func (p *Proxy) logLine(fields map[string]any) {
 	default:
 		return
 	}
+	// encoding/json leaves DEL, the C1 controls and the bidirectional ones
+	// as they are: a tail -f of the log would hand them to the terminal.
 	line, _ := json.Marshal(fields)
-	p.log.Write(append(line, '\n'))
+	p.log.Write(append(printable.JSON(line), '\n'))
 }
 
 // apiError answers in the Messages API's error shape, which Claude Code
@@ -266,4 +280,45 @@ func apiError(w http.ResponseWriter, status int, kind, msg string) {
 	w.Header().Set("X-Claudebox-Proxy", "refused")
 	w.WriteHeader(status)
 	w.Write(b)
+}
+
+// maxConns is how many connections a session's proxy serves at once.
+const maxConns = 256
+
+// limitedListener accepts a connection only while fewer than cap(slots)
+// are open.
+type limitedListener struct {
+	net.Listener
+	slots chan struct{}
+}
+
+func (l *limitedListener) Accept() (net.Conn, error) {
+	l.slots <- struct{}{}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitedConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
+}
+
+// limitedConn gives its slot back when closed, also after a hijack (a
+// CONNECT tunnel closes it itself).
+type limitedConn struct {
+	net.Conn
+	release func()
+}
+
+// CloseWrite passes a half close on, as a tunnel ends one direction.
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.Close()
+}
+
+func (c *limitedConn) Close() error {
+	err := c.Conn.Close()
+	c.release()
+	return err
 }
