@@ -9,34 +9,10 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/testfs"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 )
-
-// tree makes the named files (or, ending in /, directories) under root;
-// "name -> target" makes a symlink.
-func tree(t *testing.T, root string, paths ...string) {
-	t.Helper()
-	for _, p := range paths {
-		name, target, isLink := strings.Cut(p, " -> ")
-		full := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		var err error
-		switch {
-		case isLink:
-			err = os.Symlink(target, full)
-		case strings.HasSuffix(name, "/"):
-			err = os.MkdirAll(full, 0o755)
-		default:
-			err = os.WriteFile(full, nil, 0o644)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // layout is the mounts as "KIND DEST" lines, relative to home.
 func layout(home string, ms []mount.Mount) []string {
@@ -49,7 +25,7 @@ func layout(home string, ms []mount.Mount) []string {
 
 func TestExpandBindsHidesSecrets(t *testing.T) {
 	home := t.TempDir()
-	tree(t, home, ".ssh/id_ed25519", "dotfiles/ssh/id_rsa", ".claude.json", ".claude.json.backup", "dotfiles/vimrc", ".gnupg -> dotfiles/gnupg", "dotfiles/gnupg/",
+	testfs.Tree(t, home, ".ssh/id_ed25519", "dotfiles/ssh/id_rsa", ".claude.json", ".claude.json.backup", "dotfiles/vimrc", ".gnupg -> dotfiles/gnupg", "dotfiles/gnupg/",
 		".claude/settings.json", ".claudebox/approved/0123456789abcdef", "code/app/.git/", "code/other/", "notes/a", ".bashrc -> dotfiles/bashrc")
 	if err := os.Symlink(filepath.Join(home, "dotfiles", "ssh"), filepath.Join(home, ".ssh-link")); err != nil {
 		t.Fatal(err)
@@ -57,7 +33,7 @@ func TestExpandBindsHidesSecrets(t *testing.T) {
 	// ~/.ssh itself is a link into dotfiles (stow, home-manager): its
 	// target stays hidden under a bind of dotfiles.
 	os.RemoveAll(filepath.Join(home, ".ssh"))
-	tree(t, home, ".ssh -> dotfiles/ssh")
+	testfs.Tree(t, home, ".ssh -> dotfiles/ssh")
 	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
 	b := mount.BindSpec{Src: home, Dest: home}
 	ms, _, hidden, _ := Layout(home, project, []mount.BindSpec{b}, nil, StateDirs(home, nil), Secrets(home), nil)
@@ -89,7 +65,7 @@ func TestExpandBindsHidesSecrets(t *testing.T) {
 // destination, so it is split, and that entry left to the other bind.
 func TestExpandBindsWritable(t *testing.T) {
 	home := t.TempDir()
-	tree(t, home, ".cargo/bin/cargo", ".cargo/env", ".cargo/registry/index/", ".cargo/git/", "cache/x", "cache/sub/")
+	testfs.Tree(t, home, ".cargo/bin/cargo", ".cargo/env", ".cargo/registry/index/", ".cargo/git/", "cache/x", "cache/sub/")
 	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
 	cargo := mount.BindSpec{Src: home + "/.cargo", Dest: home + "/.cargo", Writable: true}
 	inner := mount.BindSpec{Src: home + "/cache", Dest: home + "/.cargo/git"}
@@ -101,7 +77,7 @@ func TestExpandBindsWritable(t *testing.T) {
 	}
 	// Nothing to leave out: one bind, with what the host runs mounted
 	// read-only over it, so new files at its top still reach the host.
-	tree(t, home, "repo/.git/hooks/", "repo/bin/run", "repo/src/")
+	testfs.Tree(t, home, "repo/.git/hooks/", "repo/bin/run", "repo/src/")
 	repo := mount.BindSpec{Src: home + "/repo", Dest: "/opt/repo", Writable: true}
 	ms, _, _, _ = Layout(home, project, []mount.BindSpec{repo}, nil, StateDirs(home, nil), Secrets(home), nil)
 	got = layout(home, ms)
@@ -109,7 +85,7 @@ func TestExpandBindsWritable(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// A link there could be replaced, whatever is mounted on its target.
-	tree(t, home, "linked/bin -> ../cache")
+	testfs.Tree(t, home, "linked/bin -> ../cache")
 	linked := mount.BindSpec{Src: home + "/linked", Dest: "/opt/linked", Writable: true}
 	if _, _, _, symlinks := Layout(home, project, []mount.BindSpec{linked}, nil, StateDirs(home, nil), Secrets(home), nil); !slices.Equal(symlinks, []string{home + "/linked/bin"}) {
 		t.Errorf("symlinks = %q", symlinks)
@@ -122,7 +98,7 @@ func TestExpandBindsWritable(t *testing.T) {
 
 func TestCheckBinds(t *testing.T) {
 	home := t.TempDir()
-	tree(t, home, ".config/nvim/", ".local/bin/", "cache/", "sock/", "xdg/claudebox/", "dotfiles/claudebox/", ".config/claudebox -> ../dotfiles/claudebox")
+	testfs.Tree(t, home, ".config/nvim/", ".local/bin/", "cache/", "sock/", "xdg/claudebox/", "dotfiles/claudebox/", ".config/claudebox -> ../dotfiles/claudebox")
 	l, err := net.Listen("unix", home+"/sock/agent")
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +148,7 @@ func TestCheckBinds(t *testing.T) {
 // live (the test's home is under /tmp, so with them), and secrets.
 func TestExpandBindsRoot(t *testing.T) {
 	home := t.TempDir()
-	tree(t, home, ".ssh/id_ed25519", "notes/")
+	testfs.Tree(t, home, ".ssh/id_ed25519", "notes/")
 	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
 	ms, _, _, _ := Layout(home, project, []mount.BindSpec{{Src: "/", Dest: "/host"}}, nil, StateDirs(home, nil), Secrets(home), nil)
 	if len(ms) == 0 {
@@ -189,7 +165,7 @@ func TestExpandBindsRoot(t *testing.T) {
 
 func TestParseBind(t *testing.T) {
 	home := t.TempDir()
-	tree(t, home, "real/", "link -> real", "work/")
+	testfs.Tree(t, home, "real/", "link -> real", "work/")
 	cases := map[string]struct {
 		spec, src, dest string
 	}{

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/testfs"
 	"github.com/claudebox/claudebox/mount"
 )
 
@@ -12,7 +13,7 @@ import (
 // toolchain, each piece of them.
 func TestExpandBindsRoles(t *testing.T) {
 	home := t.TempDir()
-	tree(t, home, "notes/a", ".gitconfig", ".nvm/versions/node/v20/bin/node", ".nvm/versions/node/v20/lib/x", "cache/")
+	testfs.Tree(t, home, "notes/a", ".gitconfig", ".nvm/versions/node/v20/bin/node", ".nvm/versions/node/v20/lib/x", "cache/")
 	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
 	binds := []mount.BindSpec{{Src: home + "/notes", Dest: home + "/notes"}, {Src: home + "/cache", Dest: "/opt/cache", Writable: true}}
 	own := []Own{

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/testfs"
 	"github.com/claudebox/claudebox/mount"
 )
 
@@ -19,9 +20,9 @@ func TestFindSubdirectoryClaude(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
-	write(t, filepath.Join(proj, "packages", "app", ".claude", "settings.json"), "{}")
-	write(t, filepath.Join(proj, "tools", ".claude", "commands", "x.md"), "")
-	write(t, filepath.Join(proj, "packages", "lib", "index.js"), "")
+	testfs.Write(t, filepath.Join(proj, "packages", "app", ".claude", "settings.json"), "{}")
+	testfs.Write(t, filepath.Join(proj, "tools", ".claude", "commands", "x.md"), "")
+	testfs.Write(t, filepath.Join(proj, "packages", "lib", "index.js"), "")
 	project, err := instance.Resolve(proj)
 	if err != nil {
 		t.Fatal(err)

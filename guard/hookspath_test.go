@@ -11,6 +11,7 @@ import (
 
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/testfs"
 )
 
 // The guards follow core.hooksPath as git reads it: on one line with its
@@ -23,8 +24,8 @@ func TestProbeGuardsHooksPathAsGitReads(t *testing.T) {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
 	config, _ := os.ReadFile(filepath.Join(proj, ".git", "config"))
-	write(t, filepath.Join(proj, ".git", "config"), string(config)+"[core] hooksPath = .team-hooks # shared\n[includeIf \"onbranch:x\"] path = team.inc\n")
-	write(t, filepath.Join(proj, ".git", "team.inc"), "[core]hooksPath=\".more\"-hooks")
+	testfs.Write(t, filepath.Join(proj, ".git", "config"), string(config)+"[core] hooksPath = .team-hooks # shared\n[includeIf \"onbranch:x\"] path = team.inc\n")
+	testfs.Write(t, filepath.Join(proj, ".git", "team.inc"), "[core]hooksPath=\".more\"-hooks")
 	project, err := instance.Resolve(proj)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +44,7 @@ func TestProbeGuardsHooksPathAsGitReads(t *testing.T) {
 		t.Errorf("refused: %v", refused)
 	}
 
-	write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = \"lib\n")
+	testfs.Write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = \"lib\n")
 	_, _, _, refused, _ = Find(home, project, nil)
 	var bad *gitconfig.Error
 	if len(refused) != 1 || !errors.As(refused[0], &bad) || bad.Line != 2 {

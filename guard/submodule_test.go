@@ -1,25 +1,14 @@
 package guard
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/testfs"
 )
-
-// write creates path (and its directories) holding content.
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // A submodule named in .gitmodules without a git directory yet gets a
 // private stand-in at .git/modules/<name>; an initialised one keeps its own.
@@ -29,8 +18,8 @@ func TestProbeSubmoduleNotInitialised(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
-	write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = x\n[submodule \"vendor/tool\"]\n\tpath = third_party/tool\n\turl = y\n")
-	write(t, filepath.Join(proj, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n")
+	testfs.Write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = x\n[submodule \"vendor/tool\"]\n\tpath = third_party/tool\n\turl = y\n")
+	testfs.Write(t, filepath.Join(proj, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n")
 	project, err := instance.Resolve(proj)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/testfs"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 )
@@ -23,9 +24,9 @@ func TestBuildNestedMountsFollowTheirParent(t *testing.T) {
 	state := filepath.Join(home, ".claudebox")
 	main := filepath.Join(home, "code", "app")
 	linked := filepath.Join(home, "code", "app-fix")
-	write(t, filepath.Join(home, ".claude", "settings.json"), "{}")
-	write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = a\n")
-	write(t, filepath.Join(home, "data", ".envrc"), "")
+	testfs.Write(t, filepath.Join(home, ".claude", "settings.json"), "{}")
+	testfs.Write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = a\n")
+	testfs.Write(t, filepath.Join(home, "data", ".envrc"), "")
 	for _, args := range [][]string{
 		{"init", "-q", main},
 		{"-C", main, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "x"},
@@ -36,9 +37,9 @@ func TestBuildNestedMountsFollowTheirParent(t *testing.T) {
 		}
 	}
 	for _, dir := range []string{main, linked} {
-		write(t, filepath.Join(dir, ".claude", "settings.json"), "{}")
-		write(t, filepath.Join(dir, ".vscode", "tasks.json"), "{}")
-		write(t, filepath.Join(dir, "sub", ".git", "HEAD"), "ref: refs/heads/main\n")
+		testfs.Write(t, filepath.Join(dir, ".claude", "settings.json"), "{}")
+		testfs.Write(t, filepath.Join(dir, ".vscode", "tasks.json"), "{}")
+		testfs.Write(t, filepath.Join(dir, "sub", ".git", "HEAD"), "ref: refs/heads/main\n")
 		os.MkdirAll(filepath.Join(dir, "sub", ".git", "objects"), 0o755)
 	}
 	binds := []mount.BindSpec{{Src: filepath.Join(home, "data"), Dest: filepath.Join(home, "data"), Writable: true, From: "--bind"}}

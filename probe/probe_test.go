@@ -12,33 +12,23 @@ import (
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/testfs"
 	"github.com/claudebox/claudebox/mount"
 )
-
-// write creates path (and its directories) holding content.
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // Host on a home and a repository laid out on disk: what it finds to
 // show, copy, guard and refuse.
 func TestProbe(t *testing.T) {
 	home := t.TempDir()
 	proj := filepath.Join(home, "code", "app")
-	write(t, filepath.Join(home, ".claude", "settings.json"), "{}")
-	write(t, filepath.Join(home, ".claude", "plugins", "p.json"), "{}")
-	write(t, filepath.Join(home, ".claude", "todos", "t.json"), "{}")
-	write(t, filepath.Join(home, ".claude", ".credentials.json"), "{}")
-	write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = a\n")
-	write(t, filepath.Join(home, ".ssh", "known_hosts"), "host key\n")
-	write(t, filepath.Join(home, ".claudebox", ".credentials.json"), "{}")
-	write(t, filepath.Join(home, ".local", "share", "claude", "versions", "1.0", "claude"), "#!/bin/sh\n")
+	testfs.Write(t, filepath.Join(home, ".claude", "settings.json"), "{}")
+	testfs.Write(t, filepath.Join(home, ".claude", "plugins", "p.json"), "{}")
+	testfs.Write(t, filepath.Join(home, ".claude", "todos", "t.json"), "{}")
+	testfs.Write(t, filepath.Join(home, ".claude", ".credentials.json"), "{}")
+	testfs.Write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = a\n")
+	testfs.Write(t, filepath.Join(home, ".ssh", "known_hosts"), "host key\n")
+	testfs.Write(t, filepath.Join(home, ".claudebox", ".credentials.json"), "{}")
+	testfs.Write(t, filepath.Join(home, ".local", "share", "claude", "versions", "1.0", "claude"), "#!/bin/sh\n")
 	os.MkdirAll(filepath.Join(home, ".local", "bin"), 0o755)
 	os.Symlink("../share/claude/versions/1.0/claude", filepath.Join(home, ".local", "bin", "claude"))
 
@@ -46,14 +36,14 @@ func TestProbe(t *testing.T) {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
 	config, _ := os.ReadFile(filepath.Join(proj, ".git", "config"))
-	write(t, filepath.Join(proj, ".git", "config"), string(config)+"[core]\n\thooksPath = .husky/_\n[include]\n\tpath = ~/code/app/shared.gitconfig\n")
-	write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = x\n")
-	write(t, filepath.Join(proj, "lib", ".git"), "gitdir: ../.git/modules/lib\n")
-	write(t, filepath.Join(proj, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n")
-	write(t, filepath.Join(proj, ".claude", "settings.json"), "{}")
-	write(t, filepath.Join(proj, "real-envrc"), "")
+	testfs.Write(t, filepath.Join(proj, ".git", "config"), string(config)+"[core]\n\thooksPath = .husky/_\n[include]\n\tpath = ~/code/app/shared.gitconfig\n")
+	testfs.Write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = lib\n\turl = x\n")
+	testfs.Write(t, filepath.Join(proj, "lib", ".git"), "gitdir: ../.git/modules/lib\n")
+	testfs.Write(t, filepath.Join(proj, ".git", "modules", "lib", "HEAD"), "ref: refs/heads/main\n")
+	testfs.Write(t, filepath.Join(proj, ".claude", "settings.json"), "{}")
+	testfs.Write(t, filepath.Join(proj, "real-envrc"), "")
 	os.Symlink("real-envrc", filepath.Join(proj, ".envrc"))
-	write(t, filepath.Join(home, "data", "x"), "")
+	testfs.Write(t, filepath.Join(home, "data", "x"), "")
 
 	project, err := instance.Resolve(proj)
 	if err != nil {
@@ -109,20 +99,20 @@ func TestProbeHostObeyed(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", "--bare", filepath.Join(dots, "bare.git")).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
-	write(t, filepath.Join(dots, "bash", ".bashrc"), "")
-	write(t, filepath.Join(dots, "git", "config"), "[include]\n\tpath = extra\n[core]\n\texcludesFile = ~/dotfiles/git/ignore\n\thooksPath = ~/dotfiles/hooks\n")
-	write(t, filepath.Join(dots, "git", "extra"), "[core]\n\tattributesFile = ~/dotfiles/git/attributes\n[credential]\n\thelper = ~/dotfiles/scripts/cred --store\n[alias]\n\tst = !~/dotfiles/scripts/st -v\n[user]\n\temail = ~/dotfiles/not-a-program\n")
-	write(t, filepath.Join(dots, "claude", "settings.json"), "{}")
-	write(t, filepath.Join(dots, "nvim", "init.lua"), "")
-	write(t, filepath.Join(home, "shared", "bin", "tool"), "")
-	write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = dotfiles/git/missing.inc\n")
-	write(t, filepath.Join(dots, "scripts", "cred"), "")
-	write(t, filepath.Join(dots, "scripts", "st"), "")
-	write(t, filepath.Join(dots, "mise.toml"), "")
-	write(t, filepath.Join(dots, ".zed", "tasks.json"), "[]")
-	write(t, filepath.Join(dots, "ssh", "config"), "")
-	write(t, filepath.Join(dots, "fish", "config.fish"), "")
-	write(t, filepath.Join(dots, "xdg", "git", "config"), "")
+	testfs.Write(t, filepath.Join(dots, "bash", ".bashrc"), "")
+	testfs.Write(t, filepath.Join(dots, "git", "config"), "[include]\n\tpath = extra\n[core]\n\texcludesFile = ~/dotfiles/git/ignore\n\thooksPath = ~/dotfiles/hooks\n")
+	testfs.Write(t, filepath.Join(dots, "git", "extra"), "[core]\n\tattributesFile = ~/dotfiles/git/attributes\n[credential]\n\thelper = ~/dotfiles/scripts/cred --store\n[alias]\n\tst = !~/dotfiles/scripts/st -v\n[user]\n\temail = ~/dotfiles/not-a-program\n")
+	testfs.Write(t, filepath.Join(dots, "claude", "settings.json"), "{}")
+	testfs.Write(t, filepath.Join(dots, "nvim", "init.lua"), "")
+	testfs.Write(t, filepath.Join(home, "shared", "bin", "tool"), "")
+	testfs.Write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = dotfiles/git/missing.inc\n")
+	testfs.Write(t, filepath.Join(dots, "scripts", "cred"), "")
+	testfs.Write(t, filepath.Join(dots, "scripts", "st"), "")
+	testfs.Write(t, filepath.Join(dots, "mise.toml"), "")
+	testfs.Write(t, filepath.Join(dots, ".zed", "tasks.json"), "[]")
+	testfs.Write(t, filepath.Join(dots, "ssh", "config"), "")
+	testfs.Write(t, filepath.Join(dots, "fish", "config.fish"), "")
+	testfs.Write(t, filepath.Join(dots, "xdg", "git", "config"), "")
 	for link, target := range map[string]string{
 		".bashrc":               "dotfiles/bash/.bashrc",
 		".profile":              "dotfiles/bash/.profile", // dangling: bash would read one made there

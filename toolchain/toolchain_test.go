@@ -9,6 +9,7 @@ import (
 
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/testfs"
 	"github.com/claudebox/claudebox/paths"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestProbeToolchains(t *testing.T) {
 	home := t.TempDir()
 	proj := filepath.Join(home, "proj")
-	tree(t, home,
+	testfs.Tree(t, home,
 		".cargo/bin/cargo", ".rustup/toolchains/", ".rustup/settings.toml",
 		".nvm/versions/node/v20/bin/node",
 		".nvm/versions/node/v20/lib/node_modules/npm/package.json",
@@ -31,9 +32,9 @@ func TestProbeToolchains(t *testing.T) {
 		"tools/bin/", ".ssh/bin/",
 		"proj/bin/",
 	)
-	write(t, filepath.Join(home, ".local/bin/tool"), "#!"+filepath.Join(home, ".pyenv/versions/3.12/bin/python3.12")+" -u\nprint()\n")
-	write(t, filepath.Join(home, ".local/bin/envtool"), "#!/usr/bin/env python3\n")
-	write(t, filepath.Join(home, ".local/bin/empty"), "#!\n")
+	testfs.Write(t, filepath.Join(home, ".local/bin/tool"), "#!"+filepath.Join(home, ".pyenv/versions/3.12/bin/python3.12")+" -u\nprint()\n")
+	testfs.Write(t, filepath.Join(home, ".local/bin/envtool"), "#!/usr/bin/env python3\n")
+	testfs.Write(t, filepath.Join(home, ".local/bin/empty"), "#!\n")
 	if err := os.Symlink("tools/bin", filepath.Join(home, "linkbin")); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestProbeToolchains(t *testing.T) {
 // not to a directory directly under $HOME, which holds much else.
 func TestToolRoot(t *testing.T) {
 	home := t.TempDir()
-	tree(t, home, "n/lib/node_modules/@scope/pkg/package.json", "n/lib/node_modules/@scope/pkg/dist/cli.js", "n/lib/node_modules/plain/lib/x.js")
+	testfs.Tree(t, home, "n/lib/node_modules/@scope/pkg/package.json", "n/lib/node_modules/@scope/pkg/dist/cli.js", "n/lib/node_modules/plain/lib/x.js")
 	for _, c := range []struct{ path, want string }{
 		{"~/.nvm/versions/node/v20/bin/node", "~/.nvm/versions/node/v20"},
 		{"~/.local/bin/tool", "~/.local/bin"},

@@ -1,4 +1,5 @@
-package toolchain
+// Package testfs lays out files for tests.
+package testfs
 
 import (
 	"os"
@@ -7,9 +8,20 @@ import (
 	"testing"
 )
 
-// tree makes the named files (or, ending in /, directories) under root;
+// Write creates path (and its directories) holding content.
+func Write(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Tree makes the named files (or, ending in /, directories) under root;
 // "name -> target" makes a symlink.
-func tree(t *testing.T, root string, paths ...string) {
+func Tree(t testing.TB, root string, paths ...string) {
 	t.Helper()
 	for _, p := range paths {
 		name, target, isLink := strings.Cut(p, " -> ")
@@ -29,16 +41,5 @@ func tree(t *testing.T, root string, paths ...string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	}
-}
-
-// write creates path (and its directories) holding content.
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
