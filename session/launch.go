@@ -146,28 +146,10 @@ func Prepare(o Options) (*Session, error) {
 	if real, err := filepath.EvalSymlinks(cwd); err == nil {
 		cwd = real
 	}
-
-	bwrap, err := exec.LookPath("bwrap")
+	bwrap, command, err := programs(o)
 	if err != nil {
-		return nil, hint.Errorf("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
+		return nil, err
 	}
-	command := []string{"claude"}
-	if o.Shell {
-		command = []string{"bash"}
-	}
-	prog, err := exec.LookPath(command[0])
-	if err != nil {
-		if o.Shell {
-			return nil, hint.Errorf("install bash", "bash not found on PATH")
-		}
-		return nil, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
-	}
-	// By its directory's real path: a $HOME or PATH entry reached through
-	// a symlink names it by a path the sandbox's home does not have.
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
-		prog = filepath.Join(dir, filepath.Base(prog))
-	}
-	command = append([]string{prog}, o.Args...)
 	stateDir := o.Home.State
 	// claudebox's own state and configuration, wherever they are, never
 	// show through a bind, the project's included.
@@ -179,29 +161,15 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The user's ~/.claude/settings.json env wins over the shell's for
-	// the API's address and credential, as it does for their claude; those
-	// reach only the proxy.
-	env, err := environment.Resolve(append(os.Environ(), claudesettings.APIEnv(home)...), conf.EnvFlags, conf.EnvFiles)
-	var identity *environment.IdentityError
-	switch {
-	case errors.As(err, &identity):
-		return nil, hint.Errorf("to pass it, name it yourself: claudebox --env "+identity.Name+", or env in "+config.UserConfigPath(home), "%v", err)
-	case err != nil:
-		return nil, hint.Errorf("export the variable first, or drop the flag", "%v", err)
-	}
-	hostClaudeJSON := filepath.Join(home, ".claude.json")
-	offeredNames, err := instance.OfferedMCPNames(hostClaudeJSON, stateDir, trustPaths(cwd))
+	env, err := resolveEnv(home, conf)
 	if err != nil {
 		return nil, err
 	}
-	var offered map[string]json.RawMessage
-	if len(conf.MCP) > 0 {
-		if offered, err = instance.HostMCPServers(hostClaudeJSON, trustPaths(cwd)); err != nil {
-			return nil, err
-		}
+	mcp, err := offeredMCP(home, stateDir, cwd, conf)
+	if err != nil {
+		return nil, err
 	}
-	_, mcpItems, err := conf.MCPServers(offered)
+	_, mcpItems, err := conf.MCPServers(mcp.offered)
 	if err != nil {
 		return nil, err
 	}
@@ -210,9 +178,9 @@ func Prepare(o Options) (*Session, error) {
 	if o.OnlyApproved {
 		conf, env = conf.Without(env, unapproved)
 	}
-	servers, _, _ := conf.MCPServers(offered)
-	leftOut := slices.DeleteFunc(offeredNames, func(name string) bool { return servers[name] != nil })
-	host := probe.Host(home, stateDir, project, prog, os.Getenv, conf.Binds, state)
+	servers, _, _ := conf.MCPServers(mcp.offered)
+	leftOut := slices.DeleteFunc(mcp.names, func(name string) bool { return servers[name] != nil })
+	host := probe.Host(home, stateDir, project, command[0], os.Getenv, conf.Binds, state)
 	if len(host.Symlinked) > 0 {
 		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
@@ -220,29 +188,13 @@ func Prepare(o Options) (*Session, error) {
 	if len(host.Redirects) > 0 {
 		return nil, resolveError(host.Redirects[0])
 	}
-	var agent string
-	if conf.WithSSH {
-		agent = os.Getenv("SSH_AUTH_SOCK")
-		startAgent := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add; or launch with --with-ssh=false"
-		if agent == "" {
-			return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK is not set")
-		}
-		if fi, err := os.Stat(agent); err != nil || fi.Mode()&os.ModeSocket == 0 {
-			return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", agent)
-		}
+	agent, err := sshAgent(conf.WithSSH)
+	if err != nil {
+		return nil, err
 	}
-	// Claude reaches its API through the supervisor's proxy, which holds
-	// the real credential; with no login there is nothing to start.
-	var cred *proxy.Credential
-	var api *mount.API
-	if conf.Network != config.NetworkNone && Provider() == "" {
-		cred, err = FindCredential(o.Home, env)
-		switch {
-		case err == nil:
-			api = &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}
-		case !o.Shell && !o.OnlyApproved:
-			return nil, noLogin()
-		}
+	cred, api, err := credential(o, conf, env)
+	if err != nil {
+		return nil, err
 	}
 	var relay *mount.Relay
 	if conf.Network == config.NetworkFiltered {
@@ -271,6 +223,100 @@ func Prepare(o Options) (*Session, error) {
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped,
 	}, nil
+}
+
+// programs finds bwrap and the command to run inside: claude (or bash)
+// with the arguments, named by its directory's real path, since a $HOME or
+// PATH entry reached through a symlink names it by a path the sandbox's
+// home does not have.
+func programs(o Options) (bwrap string, command []string, err error) {
+	bwrap, err = exec.LookPath("bwrap")
+	if err != nil {
+		return "", nil, hint.Errorf("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
+	}
+	name := "claude"
+	if o.Shell {
+		name = "bash"
+	}
+	prog, err := exec.LookPath(name)
+	if err != nil {
+		if o.Shell {
+			return "", nil, hint.Errorf("install bash", "bash not found on PATH")
+		}
+		return "", nil, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
+		prog = filepath.Join(dir, filepath.Base(prog))
+	}
+	return bwrap, append([]string{prog}, o.Args...), nil
+}
+
+// resolveEnv works out the variables passed in. The user's
+// ~/.claude/settings.json env wins over the shell's for the API's address
+// and credential, as it does for their claude; those reach only the proxy.
+func resolveEnv(home string, conf config.Launch) (environment.Env, error) {
+	env, err := environment.Resolve(append(os.Environ(), claudesettings.APIEnv(home)...), conf.EnvFlags, conf.EnvFiles)
+	var identity *environment.IdentityError
+	switch {
+	case errors.As(err, &identity):
+		return env, hint.Errorf("to pass it, name it yourself: claudebox --env "+identity.Name+", or env in "+config.UserConfigPath(home), "%v", err)
+	case err != nil:
+		return env, hint.Errorf("export the variable first, or drop the flag", "%v", err)
+	}
+	return env, nil
+}
+
+// hostMCP is what the host's ~/.claude.json offers this project: the
+// servers' names, and their definitions when any is asked for.
+type hostMCP struct {
+	names   []string
+	offered map[string]json.RawMessage
+}
+
+func offeredMCP(home, stateDir, cwd string, conf config.Launch) (hostMCP, error) {
+	hostClaudeJSON := filepath.Join(home, ".claude.json")
+	var m hostMCP
+	var err error
+	if m.names, err = instance.OfferedMCPNames(hostClaudeJSON, stateDir, trustPaths(cwd)); err != nil {
+		return m, err
+	}
+	if len(conf.MCP) > 0 {
+		m.offered, err = instance.HostMCPServers(hostClaudeJSON, trustPaths(cwd))
+	}
+	return m, err
+}
+
+// sshAgent is the user's agent socket for --with-ssh, which must be one.
+func sshAgent(withSSH bool) (string, error) {
+	if !withSSH {
+		return "", nil
+	}
+	agent := os.Getenv("SSH_AUTH_SOCK")
+	startAgent := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add; or launch with --with-ssh=false"
+	if agent == "" {
+		return "", hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK is not set")
+	}
+	if fi, err := os.Stat(agent); err != nil || fi.Mode()&os.ModeSocket == 0 {
+		return "", hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", agent)
+	}
+	return agent, nil
+}
+
+// credential finds the credential the supervisor's proxy holds for Claude:
+// none with no network or a cloud provider's own; with no login there is
+// nothing to start, but for a shell or --check's trial.
+func credential(o Options, conf config.Launch, env environment.Env) (*proxy.Credential, *mount.API, error) {
+	if conf.Network == config.NetworkNone || Provider() != "" {
+		return nil, nil, nil
+	}
+	cred, err := FindCredential(o.Home, env)
+	switch {
+	case err == nil:
+		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}, nil
+	case !o.Shell && !o.OnlyApproved:
+		return nil, nil, noLogin()
+	}
+	return nil, nil, nil
 }
 
 // lookupEnv gives the values the sandbox starts with: the proxy's for the
