@@ -48,8 +48,9 @@ var quietEnv = []string{
 	"MOTD_SHOWN", "DESKTOP_SESSION", "SESSION_MANAGER", "WINDOWID", "SHELL_SESSION_ID",
 }
 
-// quietEnvPrefixes are dropped without a word, as quietEnv.
-var quietEnvPrefixes = []string{"XDG_", "GNOME_", "KDE_", "KITTY_", "ITERM_", "WT_", "KONSOLE_", "GDM", "QT_", "GTK_", "BASH_FUNC_"}
+// quietEnvPrefixes are dropped without a word, as quietEnv; CLAUDEBOX_
+// are claudebox's own, read on the host.
+var quietEnvPrefixes = []string{"CLAUDEBOX_", "XDG_", "GNOME_", "KDE_", "KITTY_", "ITERM_", "WT_", "KONSOLE_", "GDM", "QT_", "GTK_", "BASH_FUNC_"}
 
 // secretLooking reports whether a variable's name says it holds a
 // credential: a dropped one is not named, so as not to point at it.

@@ -56,6 +56,8 @@ type Options struct {
 
 // Session is a launch worked out before it touches anything.
 type Session struct {
+	// phases times the launch when CLAUDEBOX_TRACE=1 asks for it.
+	phases   *phases
 	bwrap    string
 	home     string
 	stateDir string
@@ -138,6 +140,7 @@ func (s *Session) Run(yes bool) error {
 
 // Prepare validates everything a launch needs and creates nothing.
 func Prepare(o Options) (*Session, error) {
+	phases := newPhases()
 	home := o.Home.Dir
 	cwd, project, err := Here()
 	if err != nil {
@@ -180,7 +183,9 @@ func Prepare(o Options) (*Session, error) {
 	}
 	servers, _, _ := conf.MCPServers(mcp.offered)
 	leftOut := slices.DeleteFunc(mcp.names, func(name string) bool { return servers[name] != nil })
+	phases.done("settings")
 	host := probe.Host(home, stateDir, project, command[0], os.Getenv, conf.Binds, state)
+	phases.done("probe")
 	if len(host.Symlinked) > 0 {
 		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
 			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
@@ -218,8 +223,9 @@ func Prepare(o Options) (*Session, error) {
 		API:      api,
 	})
 	scoped, _ := LandlockScoping(bwrap)
+	phases.done("plan")
 	return &Session{
-		bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
+		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped,
 	}, nil

@@ -32,16 +32,19 @@ import (
 // status. (Exec'ing bwrap, as claudebox once did, left the lock on a
 // descriptor the sandbox shared, and nothing on the host side watching.)
 func (s *Session) supervise() error {
+	defer s.phases.report(os.Stderr)
 	stop, err := s.startProxy()
 	if err != nil {
 		return err
 	}
 	defer stop()
+	s.phases.done("proxy")
 	lock, err := s.materialize()
 	if err != nil {
 		return err
 	}
 	defer lock.Close()
+	s.phases.done("instance and placeholders")
 	s.noticeLeftOut()
 	files, err := s.descriptors()
 	if err != nil {
@@ -72,6 +75,7 @@ func (s *Session) supervise() error {
 		s.leave(lock)
 		return err
 	}
+	s.phases.done("watcher and sandbox start")
 	relay.Started()
 	done := make(chan struct{})
 	go func() {
@@ -86,11 +90,15 @@ func (s *Session) supervise() error {
 	}()
 	err = cmd.Wait()
 	close(done)
+	s.phases.done("command")
 	ended := watcher.Stop()
 	relay.Restore()
 	watcher.SayChanges(os.Stderr)
+	s.phases.done("watcher stop")
 	s.leave(lock)
+	s.phases.done("exit audit and cleanup")
 	s.ExportInbox()
+	s.phases.done("export")
 	if failed := bwrapFailed(watcher, err); failed != nil {
 		return failed
 	}
