@@ -36,6 +36,8 @@ import (
 var hostRunDirs = map[string]bool{
 	".claude": true, ".vscode": true, ".idea": true, ".devcontainer": true,
 	".husky": true, ".githooks": true,
+	// Other editors' and tools' settings, guarded where they exist.
+	".helix": true, ".zed": true, ".mise": true, ".cursor": true, ".gemini": true, ".codex": true,
 }
 
 // hostRunFiles are files the host's tools run or obey where they stand.
@@ -44,6 +46,9 @@ var hostRunFiles = map[string]bool{
 	".pre-commit-config.yaml": true, ".gitmodules": true, ".gitconfig": true,
 	".bashrc": true, ".bash_profile": true, ".zshrc": true, ".zprofile": true, ".profile": true,
 	".claudebox.env": true, ".claudebox.toml": true, "devcontainer.json": true,
+	".nvim.lua": true, ".nvimrc": true, ".exrc": true, ".dir-locals.el": true, ".dir-locals-2.el": true,
+	"mise.toml": true, ".mise.toml": true, "mise.local.toml": true, ".mise.local.toml": true,
+	".tool-versions": true, ".lfsconfig": true,
 }
 
 // hostRunPrefixes name hook managers' configuration files by their start.

@@ -51,7 +51,7 @@ var workTreeGuards = []struct{ name, why string }{
 // toolFiles are the editors' and other tools' project files that the host
 // obeys, guarded where they exist (a stand-in for a missing one would be in
 // the way of the host's tool: a mise.toml or .nvim.lua it cannot read is an
-// error there). A new one is project content, like a Makefile. Not here:
+// error there). A new one the exit audit names and moves aside. Not here:
 // .gitattributes, which git reads at every level of the tree and which
 // selects only the drivers your own configuration defines; review it with
 // the diff.
@@ -246,6 +246,16 @@ func (g *guardProbe) repo(top, gitDir, common string) {
 			g.add(mount.Guard{Path: dir, Why: "the git directory of a submodule not yet initialised, which the host's git submodule update would adopt"})
 		}
 	}
+}
+
+// ToolFileNames are the names of the tools' files the launch guards where
+// they exist.
+func ToolFileNames() []string {
+	var names []string
+	for _, f := range toolFiles {
+		names = append(names, f.name)
+	}
+	return names
 }
 
 // toolFiles guards the tools' files at the top of a work tree that exist.
