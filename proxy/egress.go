@@ -12,8 +12,9 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
+
+	"github.com/claudebox/claudebox/internal/pipe"
 )
 
 // egress is the filtered network's only way out: HTTPS by CONNECT to a
@@ -177,31 +178,14 @@ func (e *egress) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	tunnel(client, rw.Reader, upstream)
 }
 
-// tunnel copies both ways until either side ends; what the server had
-// read ahead from the client goes first.
+// tunnel joins the client to the upstream; what the server had read ahead
+// from the client goes first.
 func tunnel(client net.Conn, read *bufio.Reader, upstream net.Conn) {
 	var src io.Reader = client
 	if read.Buffered() > 0 {
 		src = io.MultiReader(io.LimitReader(read, int64(read.Buffered())), client)
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		io.Copy(upstream, src)
-		closeWrite(upstream)
-	}()
-	io.Copy(client, upstream)
-	closeWrite(client)
-	wg.Wait()
-}
-
-func closeWrite(c net.Conn) {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
-	} else {
-		c.Close()
-	}
+	pipe.Join(client, src, upstream)
 }
 
 // refuse answers a blocked request with 403 and a body that says which

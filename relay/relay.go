@@ -11,14 +11,13 @@ package relay
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"os/signal"
-	"sync"
 	"syscall"
 
+	"github.com/claudebox/claudebox/internal/pipe"
 	"golang.org/x/sys/unix"
 )
 
@@ -110,28 +109,5 @@ func forward(c net.Conn, socket string) {
 		return
 	}
 	defer p.Close()
-	join(c, p)
-}
-
-// join copies both ways between a and b until both directions end, passing
-// each end of stream on as a half close.
-func join(a, b net.Conn) {
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		io.Copy(b, a)
-		closeWrite(b)
-	}()
-	io.Copy(a, b)
-	closeWrite(a)
-	wg.Wait()
-}
-
-func closeWrite(c net.Conn) {
-	if cw, ok := c.(interface{ CloseWrite() error }); ok {
-		cw.CloseWrite()
-		return
-	}
-	c.Close()
+	pipe.Join(c, c, p)
 }
