@@ -287,6 +287,7 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 			return m.out, err
 		}
 	}
+	m.out.ownNetwork = m.ownNetwork
 	m.out.additions = m.waiting()
 	return m.out, nil
 }
@@ -488,7 +489,6 @@ func (m *merging) waiting() []Item {
 			items = append(items, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
 		}
 	}
-	m.out.ownNetwork = m.ownNetwork
 	if m.networkFrom != "" && slices.Index(networkModes, m.out.Network) > slices.Index(networkModes, m.ownNetwork) {
 		items = append(items, Item{grant: Grant{kind: kindNetwork, name: m.out.Network}, Show: m.networkShow + " (from " + m.networkFrom + ")"})
 	}
