@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,6 +184,7 @@ func Prepare(o Options) (*Session, error) {
 		conf, env = conf.Without(env, unapproved)
 	}
 	servers, _, _ := conf.MCPServers(mcp.offered)
+	conf.Hosts.Allow = append(conf.Hosts.Allow, mcpHosts(servers)...)
 	leftOut := slices.DeleteFunc(mcp.names, func(name string) bool { return servers[name] != nil })
 	phases.done("settings")
 	host := probe.Host(home, stateDir, project, command[0], os.Getenv, conf.Binds, state)
@@ -610,4 +613,31 @@ func trustPaths(cwd string) []string {
 			return paths
 		}
 	}
+}
+
+// mcpHosts are the hosts of the remote MCP servers carried in, which the
+// filtered network lets Claude reach: the user named each server (or
+// approved a repository's naming it), and it is useless without its host.
+func mcpHosts(servers map[string]json.RawMessage) []proxy.Rule {
+	var rules []proxy.Rule
+	for _, def := range servers {
+		var d struct {
+			URL string `json:"url"`
+		}
+		if json.Unmarshal(def, &d) != nil || d.URL == "" {
+			continue
+		}
+		u, err := url.Parse(d.URL)
+		if err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Hostname() == "" {
+			continue
+		}
+		port := u.Port()
+		if port == "" {
+			port = map[string]string{"https": "443", "http": "80"}[u.Scheme]
+		}
+		if r, err := proxy.ParseRule(net.JoinHostPort(u.Hostname(), port)); err == nil {
+			rules = append(rules, r)
+		}
+	}
+	return rules
 }
