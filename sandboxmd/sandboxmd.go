@@ -238,7 +238,10 @@ func api(w *page, p mount.Plan) {
 }
 
 func sshAgent(w *page, p mount.Plan) {
-	if p.SSHAgent {
+	switch {
+	case p.SSHAgent && p.Relay != nil:
+		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK; the keys themselves are not readable. The filtered network carries no SSH: git over SSH fails here; use an HTTPS remote, or ask the user to restart with `claudebox --with-ssh --network=host`.")
+	case p.SSHAgent:
 		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK (git push over SSH works); the keys themselves are not readable.")
 	}
 }
