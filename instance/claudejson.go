@@ -11,6 +11,7 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/claudebox/claudebox/internal/jsonscan"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -189,18 +190,18 @@ func carriedKeys(host []byte, paths []string) (map[string]json.RawMessage, map[s
 	for _, p := range paths {
 		trusted[p] = false
 	}
-	eachMember(host, func(key string, val []byte) {
+	jsonscan.Members(host, func(key string, val []byte) {
 		if slices.Contains(identityKeys, key) && json.Valid(val) {
 			keys[key] = json.RawMessage(val)
 		}
 		if key != "projects" {
 			return
 		}
-		eachMember(val, func(path string, project []byte) {
+		jsonscan.Members(val, func(path string, project []byte) {
 			if _, asked := trusted[path]; !asked {
 				return
 			}
-			eachMember(project, func(k string, v []byte) {
+			jsonscan.Members(project, func(k string, v []byte) {
 				if k == "hasTrustDialogAccepted" {
 					trusted[path] = string(v) == "true"
 				}
@@ -283,105 +284,4 @@ func jsonEqual(a, b json.RawMessage) bool {
 		return false
 	}
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
-}
-
-// eachMember calls f with each key and raw value of the JSON object b. It
-// finds where each value ends without parsing it, so that skipping a large
-// value costs a scan for quotes and brackets. It stops at the first thing
-// that is not well formed.
-func eachMember(b []byte, f func(key string, val []byte)) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return
-	}
-	i = skipSpace(b, i+1)
-	for i < len(b) && b[i] == '"' {
-		end := skipString(b, i)
-		if end < 0 {
-			return
-		}
-		key := string(b[i+1 : end-1])
-		if bytes.IndexByte(b[i:end], '\\') >= 0 && json.Unmarshal(b[i:end], &key) != nil {
-			return
-		}
-		i = skipSpace(b, end)
-		if i >= len(b) || b[i] != ':' {
-			return
-		}
-		i = skipSpace(b, i+1)
-		vend := skipValue(b, i)
-		if vend < 0 {
-			return
-		}
-		f(key, b[i:vend])
-		i = skipSpace(b, vend)
-		if i >= len(b) || b[i] != ',' {
-			return
-		}
-		i = skipSpace(b, i+1)
-	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i], or -1.
-func skipString(b []byte, i int) int {
-	for j := i + 1; ; {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
-		}
-		j += k
-		// A quote preceded by an odd number of backslashes is escaped.
-		n := 0
-		for n < j-i-1 && b[j-1-n] == '\\' {
-			n++
-		}
-		if n%2 == 0 {
-			return j + 1
-		}
-		j++
-	}
-}
-
-// skipValue returns the index after the value starting at b[i], or -1.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				if j = skipString(b, j); j < 0 {
-					return -1
-				}
-				j--
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\r' && b[j] != '\n' {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"regexp"
 	"slices"
+
+	"github.com/claudebox/claudebox/internal/jsonscan"
 )
 
 // mcpServersKey is where ~/.claude.json holds MCP server definitions: at
@@ -73,7 +75,7 @@ func OfferedMCPNames(hostPath, stateDir string, paths []string) ([]string, error
 func mcpDefinitions(host []byte, paths []string) (user map[string]json.RawMessage, local map[string]map[string]json.RawMessage) {
 	defs := func(b []byte) map[string]json.RawMessage {
 		m := map[string]json.RawMessage{}
-		eachMember(b, func(name string, def []byte) {
+		jsonscan.Members(b, func(name string, def []byte) {
 			if ValidServerName(name) && len(def) > 0 && def[0] == '{' && json.Valid(def) {
 				m[name] = json.RawMessage(def)
 			}
@@ -81,16 +83,16 @@ func mcpDefinitions(host []byte, paths []string) (user map[string]json.RawMessag
 		return m
 	}
 	user, local = map[string]json.RawMessage{}, map[string]map[string]json.RawMessage{}
-	eachMember(host, func(key string, val []byte) {
+	jsonscan.Members(host, func(key string, val []byte) {
 		switch key {
 		case mcpServersKey:
 			user = defs(val)
 		case "projects":
-			eachMember(val, func(path string, project []byte) {
+			jsonscan.Members(val, func(path string, project []byte) {
 				if !slices.Contains(paths, path) {
 					return
 				}
-				eachMember(project, func(k string, v []byte) {
+				jsonscan.Members(project, func(k string, v []byte) {
 					if k == mcpServersKey {
 						local[path] = defs(v)
 					}

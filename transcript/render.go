@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claudebox/claudebox/internal/jsonscan"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -187,7 +188,7 @@ type block struct {
 // scanRecord reads rec from line with the first pass's scanner: a record's
 // bulk is strings, which encoding/json would scan several times over.
 func scanRecord(line []byte, rec *record) bool {
-	return fields(line, func(key string, v []byte) {
+	return jsonscan.Members(line, func(key string, v []byte) {
 		switch key {
 		case "type":
 			rec.Type, _ = unquote(v)
@@ -200,7 +201,7 @@ func scanRecord(line []byte, rec *record) bool {
 		case "isCompactSummary":
 			rec.IsCompactSummary = string(v) == "true"
 		case "message":
-			fields(v, func(key string, v []byte) {
+			jsonscan.Members(v, func(key string, v []byte) {
 				if key == "content" {
 					rec.Content = v
 				}
@@ -219,9 +220,9 @@ func blocks(content []byte) []block {
 		return []block{{Type: "text", Text: text}}
 	}
 	var out []block
-	elements(content, func(el []byte) {
+	jsonscan.Elements(content, func(el []byte) {
 		var b block
-		fields(el, func(key string, v []byte) {
+		jsonscan.Members(el, func(key string, v []byte) {
 			switch key {
 			case "type":
 				b.Type, _ = unquote(v)
@@ -242,7 +243,7 @@ func blocks(content []byte) []block {
 			case "is_error":
 				b.IsError = string(v) == "true"
 			case "source":
-				fields(v, func(key string, v []byte) {
+				jsonscan.Members(v, func(key string, v []byte) {
 					switch key {
 					case "media_type":
 						b.MediaType, _ = unquote(v)
