@@ -342,51 +342,23 @@ func TestGuardsHeldBySandbox(t *testing.T) {
 		{"link", "%q has another name the sandbox could write it through"},
 	} {
 		t.Run(c.how, func(t *testing.T) {
-			h := newE2EHost(t)
-			repo := filepath.Join(h.home, "code", "repo")
-			h.gitRepo(repo)
-			self, _ := os.Executable()
-			h.copyFile(self, filepath.Join(repo, "guardattack"), 0o755)
-			h.chown()
-			marker := filepath.Join(h.base, "marker")
-			config := filepath.Join(repo, ".git", "config")
-			payload := `[core] fsmonitor = "touch ` + marker + `"`
-			out, exited := startShell(t, h, repo, `touch started; exec ./guardattack `+c.how+` .git/config.lock '`+payload+`'`)
-			// git config: create config.lock exclusively, write it, rename it over config.
-			h.run(repo, nil, "sh", "-c", `set -C; cat .git/config > .git/config.lock && printf '[x]\n\ty = 1\n' >> .git/config.lock`)
-			written, _ := os.ReadFile(config + ".lock")
-			waitFor(t, "the sandbox to catch the lock", func() bool { return paths.Exists(filepath.Join(repo, "armed")) || len(exited) > 0 })
-			h.run(repo, nil, "mv", ".git/config.lock", ".git/config")
-			var err error
-			select {
-			case err = <-exited:
-			case <-time.After(2 * time.Second):
-				h.write(filepath.Join(repo, "go"), "")
-				err = <-exited
-			}
-			t.Logf("session: %v\n%s", err, out.String())
-			if reason := fmt.Sprintf(c.reason, config); err == nil || !strings.Contains(out.String(), reason) {
+			a := heldLock(t, c.how)
+			if reason := fmt.Sprintf(c.reason, a.config); a.err == nil || !strings.Contains(a.out, reason) {
 				t.Errorf("the session did not end with %q", reason)
-			}
-			if now, _ := os.ReadFile(config); string(now) != string(written) {
-				t.Errorf(".git/config is not what the host wrote:\n%s", now)
-			}
-			h.run(repo, nil, "git", "status", "--short")
-			if paths.Exists(marker) {
-				t.Errorf("the host's git status ran what the sandbox planted")
 			}
 			if c.how != "link" {
 				return
 			}
 			// The second name outlives the session.
-			next := h.command(repo, nil, "claudebox", "--shell", "-c", `echo '`+payload+`' >> .git/config.lock-link && echo WROTE`)
+			h, repo, config, written := a.h, a.repo, a.config, a.written
+			next := h.command(repo, nil, "claudebox", "--shell", "-c", `echo '`+a.payload+`' >> .git/config.lock-link && echo WROTE`)
 			b, err := next.CombinedOutput()
 			t.Logf("next session: %v\n%s", err, b)
 			if now, _ := os.ReadFile(config); string(now) != string(written) {
 				t.Errorf("the next session wrote .git/config through the second name:\n%s", now)
 			}
 			h.run(repo, nil, "git", "status", "--short")
-			if paths.Exists(marker) {
+			if paths.Exists(a.marker) {
 				t.Errorf("after the next session, the host's git status ran what the sandbox planted")
 			}
 		})
@@ -438,4 +410,51 @@ func TestGuardsShowWhatChangedRuns(t *testing.T) {
 	if strings.Contains(out.String(), "x.y") {
 		t.Error("the session's end shows a setting that runs nothing")
 	}
+}
+
+// heldAttack is what heldLock did and saw.
+type heldAttack struct {
+	h                             *e2eHost
+	repo, config, marker, payload string
+	written                       []byte
+	out                           string
+	err                           error
+}
+
+// heldLock runs the host's git config (its steps one by one, so the
+// sandbox is sure to catch the lock) against guardattack HOW, lets the
+// sandbox write once the session has run on for a while, and checks the
+// host side: .git/config is what the host wrote, and the host's git status
+// runs nothing the sandbox planted.
+func heldLock(t *testing.T, how string) heldAttack {
+	h := newE2EHost(t)
+	a := heldAttack{h: h, repo: filepath.Join(h.home, "code", "repo"), marker: filepath.Join(h.base, "marker")}
+	h.gitRepo(a.repo)
+	self, _ := os.Executable()
+	h.copyFile(self, filepath.Join(a.repo, "guardattack"), 0o755)
+	h.chown()
+	a.config = filepath.Join(a.repo, ".git", "config")
+	a.payload = `[core] fsmonitor = "touch ` + a.marker + `"`
+	out, exited := startShell(t, h, a.repo, `touch started; exec ./guardattack `+how+` .git/config.lock '`+a.payload+`'`)
+	// git config: create config.lock exclusively, write it, rename it over config.
+	h.run(a.repo, nil, "sh", "-c", `set -C; cat .git/config > .git/config.lock && printf '[x]\n\ty = 1\n' >> .git/config.lock`)
+	a.written, _ = os.ReadFile(a.config + ".lock")
+	waitFor(t, "the sandbox to catch the lock", func() bool { return paths.Exists(filepath.Join(a.repo, "armed")) || len(exited) > 0 })
+	h.run(a.repo, nil, "mv", ".git/config.lock", ".git/config")
+	select {
+	case a.err = <-exited:
+	case <-time.After(2 * time.Second):
+		h.write(filepath.Join(a.repo, "go"), "")
+		a.err = <-exited
+	}
+	a.out = out.String()
+	t.Logf("session: %v\n%s", a.err, a.out)
+	if now, _ := os.ReadFile(a.config); string(now) != string(a.written) {
+		t.Errorf(".git/config is not what the host wrote:\n%s", now)
+	}
+	h.run(a.repo, nil, "git", "status", "--short")
+	if paths.Exists(a.marker) {
+		t.Errorf("the host's git status ran what the sandbox planted")
+	}
+	return a
 }
