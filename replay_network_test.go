@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hostServer serves dir over plain HTTP on the host's 127.0.0.1, and a
@@ -53,6 +55,14 @@ func TestReplayNetworkFiltered(t *testing.T) {
 	resolve := []string{"CLAUDEBOX_RESOLVE=named.test=127.0.0.1 metadata.test=169.254.169.254 rebind.test=127.0.0.1 localhost=127.0.0.1"}
 	proj := filepath.Join(h.home, "code", "proj")
 	h.write(filepath.Join(proj, "x"), "x\n")
+	// A UDP service on the host's loopback, as a local DNS resolver is:
+	// nothing sent from inside may reach it.
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	udpPort := strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port)
 
 	out := h.inside(proj, resolve, `
 		check() { if eval "$2"; then echo "ok $1"; else echo "FAIL $1"; fi; }
@@ -72,6 +82,7 @@ func TestReplayNetworkFiltered(t *testing.T) {
 		check no-direct-tcp 'timeout 10 bash -c "echo > /dev/tcp/`+strings.Replace(listed, ":", "/", 1)+`" 2>/dev/null; test $? = 1'
 		check only-loopback 'test "$(awk "NR>2{print \$1}" /proc/net/dev)" = lo:'
 		check no-dns 'timeout 10 getent hosts example.com; test $? = 2'
+		echo datagram > /dev/udp/127.0.0.1/`+udpPort+` 2>/dev/null
 		check relay-found 'pgrep -x claudebox >/dev/null'
 		kill $(pgrep -x claudebox)
 		check relay-killed 'eval curl $nop http://`+listed+`/hello 2>/dev/null; test $? = 7'
@@ -79,6 +90,10 @@ func TestReplayNetworkFiltered(t *testing.T) {
 	t.Log(out)
 	if strings.Contains(out, "FAIL") {
 		t.Errorf("inside:\n%s", out)
+	}
+	udp.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+	if n, _, err := udp.ReadFrom(make([]byte, 64)); err == nil {
+		t.Errorf("a datagram from inside reached the host's loopback (%d bytes)", n)
 	}
 	log, _ := os.ReadFile(filepath.Join(h.home, ".claudebox", "proxy.log"))
 	for _, want := range []string{`"target":"` + unlisted + `"`, `"target":"unlisted.example:443"`, `"target":"api.anthropic.com:443"`, `"target":"localhost:80"`, `"target":"metadata.test:80"`, `"target":"rebind.test:80"`} {
