@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
@@ -58,12 +59,10 @@ func TestReplayLivingPlantedWorktreeEntry(t *testing.T) {
 // git clean -fd (or git stash -u, which runs it) removes the stand-ins of
 // missing protected paths (.vscode, .envrc, .idea: untracked empty
 // directories). The attack: the sandbox then creates the removed paths on
-// the host (.envrc, .vscode/tasks.json), which direnv and VS Code would run;
-// or the session ends, and the user loses it.
-// Host-side proof: the session keeps running, the sandbox's creations
-// fail, the stand-ins stand again on the host and are gone after the
-// session: nothing the sandbox planted is on the host for direnv or VS Code
-// to run.
+// the host (.envrc, .vscode/tasks.json), which direnv and VS Code would run.
+// A directory made again would be reachable through a descriptor the
+// sandbox takes before its guard stands, so the session ends, saying why.
+// Host-side proof: nothing the sandbox planted is on the host after it.
 func TestReplayLivingHostRemovesPlaceholder(t *testing.T) {
 	for _, clean := range [][]string{{"clean", "-fdq"}, {"stash", "-u", "-q"}} {
 		t.Run(clean[0], func(t *testing.T) {
@@ -74,10 +73,11 @@ func TestReplayLivingHostRemovesPlaceholder(t *testing.T) {
 			attack := `
 				try() { if (eval "$1") 2>/dev/null; then echo "WROTE $1"; fi; }
 				touch started
-				while ! test -e removed; do sleep 0.05; done
-				try 'echo evil > .envrc'
-				try 'mkdir -p .vscode && echo "{}" > .vscode/tasks.json'
-				try 'rmdir .idea && mkdir .idea && echo x > .idea/workspace.xml'
+				until test -e removed; do
+					try 'echo evil > .envrc'
+					try 'mkdir -p .vscode && echo "{}" > .vscode/tasks.json'
+					sleep 0.01
+				done
 				echo alive`
 			_, out, exited := startSession(t, h, proj, attack)
 			os.Remove(filepath.Join(proj, "started"))
@@ -88,15 +88,15 @@ func TestReplayLivingHostRemovesPlaceholder(t *testing.T) {
 			if paths.Exists(filepath.Join(proj, "untracked.txt")) {
 				t.Fatalf("git %v left untracked.txt", clean)
 			}
-			waitFor(t, "the stand-ins to stand again", func() bool {
-				return instance.IsPlaceholder(filepath.Join(proj, ".vscode")) && instance.IsPlaceholder(filepath.Join(proj, ".envrc")) || len(exited) > 0
-			})
-			h.write(filepath.Join(proj, "removed"), "")
-			if err := <-exited; err != nil || !strings.Contains(out.String(), "alive") {
-				t.Fatalf("session: %v\n%s", err, out)
+			var err error
+			select {
+			case err = <-exited:
+			case <-time.After(5 * time.Second):
+				h.write(filepath.Join(proj, "removed"), "")
+				err = <-exited
 			}
-			if strings.Contains(out.String(), "WROTE") {
-				t.Errorf("the sandbox created a removed protected path:\n%s", out)
+			if err == nil || !strings.Contains(out.String(), "the host removed the stand-in directory") {
+				t.Errorf("the session did not end saying why: %v\n%s", err, out)
 			}
 			for _, name := range []string{".envrc", ".vscode", ".idea"} {
 				if paths.Exists(filepath.Join(proj, name)) {

@@ -325,6 +325,14 @@ func (w *watch) standAgain(path string) (*unix.Stat_t, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s was removed on the host, and the sandbox could create it in its place", strconv.Quote(path))
 	}
+	// A directory made again is reachable from the sandbox until its guard
+	// stands: a descriptor of it taken then (and passed over a socket,
+	// where nothing sees it) writes inside it later, and a directory has no
+	// lease. So, as for a guarded directory the host replaced, the session
+	// ends.
+	if mount.Kind(kind) == mount.Tmpfs {
+		return nil, fmt.Errorf("the host removed the stand-in directory %s (git clean, git stash -u); one made again could be written through a descriptor the sandbox took before its guard stood", strconv.Quote(path))
+	}
 	unlock, err := instance.LockPlaceholders(w.req.Instance)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package instance
 import (
 	"bytes"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -66,13 +67,21 @@ func TryLockIdle(f *os.File) (bool, error) {
 // Leave releases a session's hold on lock and reports whether it was the
 // last one: then lock is held exclusively, for the cleanup, until closed.
 // Each session first lets go, then tries: of two ending together, one
-// always finds the other gone.
+// always finds the other gone. Another project's cleanup probes this lock
+// exclusively for an instant (held), so a busy lock is tried a few times
+// before the session concludes another one runs: the cleanup and exit
+// audit are not to be skipped for a probe.
 func Leave(lock *os.File) bool {
 	if flock(lock, unix.LOCK_UN) != nil {
 		return false
 	}
-	idle, err := TryLockIdle(lock)
-	return err == nil && idle
+	for try := 0; ; try++ {
+		idle, err := TryLockIdle(lock)
+		if err != nil || idle || try == 4 {
+			return err == nil && idle
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 // InUse reports whether a running session holds the instance dir.
@@ -348,7 +357,7 @@ func IsPlaceholder(path string) bool {
 func IsStandIn(path string, fi os.FileInfo) bool {
 	m := fi.Mode()
 	switch {
-	case m.IsDir() && m&(os.ModeSticky|os.ModePerm) == StandInDirMode,
+	case m.IsDir() && m&(os.ModeSticky|os.ModePerm) == StandInDirMode && emptyDir(path),
 		m&os.ModeSocket != 0 && m.Perm() == 0,
 		m&(os.ModeSticky|os.ModePerm) == 0 && (m.IsDir() || m.IsRegular() && fi.Size() == 0):
 		return true
@@ -359,6 +368,19 @@ func IsStandIn(path string, fi os.FileInfo) bool {
 	}
 	b, err := readWritable(path, int64(len(want)))
 	return err == nil && bytes.Equal(b, want)
+}
+
+// emptyDir says the directory at path holds nothing: a stand-in the
+// sandbox wrote into (through a descriptor it took before its guard stood)
+// is no stand-in.
+func emptyDir(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && err == io.EOF
 }
 
 // StandInDirMode marks a stand-in directory: readable, so that the host's

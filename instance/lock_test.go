@@ -90,6 +90,16 @@ func TestIsStandIn(t *testing.T) {
 		"user dir":   func(p string) error { return mkdirMode(p, 0o555) },
 		"user file":  func(p string) error { return os.WriteFile(p, nil, 0o444) },
 		"socket 755": func(p string) error { return unix.Mknod(p, unix.S_IFSOCK|0o755, 0) },
+		// A stand-in the sandbox wrote into through a descriptor it took.
+		"dir with a file": func(p string) error {
+			if err := os.Mkdir(p, 0o700); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(p, "tasks.json"), nil, 0o644); err != nil {
+				return err
+			}
+			return os.Chmod(p, StandInDirMode)
+		},
 	}
 	want := map[string]bool{"dir": true, "socket": true, "old dir": true, "old file": true}
 	for name, mk := range makers {
