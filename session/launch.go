@@ -177,7 +177,7 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, mcpItems, err := conf.MCPServers(mcp.offered)
+	servers, mcpItems, err := conf.MCPServers(mcp.offered)
 	if err != nil {
 		return nil, err
 	}
@@ -185,8 +185,8 @@ func Prepare(o Options) (*Session, error) {
 	unapproved := config.Unapproved(additions, config.ReadApproval(stateDir, project.Root))
 	if o.OnlyApproved {
 		conf, env = conf.Without(env, unapproved)
+		servers, _, _ = conf.MCPServers(mcp.offered)
 	}
-	servers, _, _ := conf.MCPServers(mcp.offered)
 	conf.Hosts.Allow = append(conf.Hosts.Allow, mcpHosts(servers)...)
 	leftOut := slices.DeleteFunc(mcp.names, func(name string) bool { return servers[name] != nil })
 	phases.done("settings")
