@@ -32,6 +32,8 @@ type cli struct {
 	WithSSH            *bool    `group:"sandbox" name:"with-ssh" help:"Forward your SSH agent; keys stay unreadable."`
 	Network            *string  `group:"sandbox" placeholder:"MODE" help:"filtered (default: allowed hosts), host or none."`
 	AllowHost          []string `group:"sandbox" name:"allow-host" placeholder:"HOST" sep:"none" help:"Let the filtered network reach HOST[:PORT]."`
+	Publish            []string `group:"sandbox" placeholder:"[HOST:]PORT" sep:"none" help:"Serve PORT inside on the host's 127.0.0.1[:HOST]."`
+	Forward            []string `group:"sandbox" placeholder:"PORT" sep:"none" help:"Reach the host's 127.0.0.1:PORT inside."`
 	NoNetwork          *bool    `group:"sandbox" help:"No network at all, as --network=none."`
 	WithClipboard      *bool    `group:"sandbox" name:"with-clipboard" help:"Let it write your clipboard (OSC 52)."`
 	WithDesktopSockets *bool    `group:"sandbox" name:"with-desktop-sockets" help:"Let it reach X11, D-Bus (abstract sockets)."`
@@ -137,7 +139,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return ex.Run(home)
 	}
 	flags := config.Settings{
-		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, MoveAside: c.MoveAside,
+		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, Publish: c.Publish, Forward: c.Forward, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP,
 	}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)

@@ -34,6 +34,9 @@ func (l launchCmd) Run(home session.Home) error {
 		for _, a := range s.Unapproved() {
 			printable.Say(os.Stdout, "# not yet approved for this project (a launch asks first): %s", a.Show)
 		}
+		if n := s.PortsNote(); n != "" {
+			printable.Say(os.Stdout, "# %s", n)
+		}
 		fmt.Print(s.Script())
 		return nil
 	}

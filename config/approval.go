@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/claudebox/claudebox/environment"
@@ -48,6 +49,10 @@ const (
 	kindHost
 	// kindMCP: an MCP server's definition carried in from ~/.claude.json.
 	kindMCP
+	// kindPublish: a port (name, HOST:INSIDE) a repository's settings
+	// publish; kindForward: a host port (name) they forward in.
+	kindPublish
+	kindForward
 )
 
 func (g Grant) String() string {
@@ -67,6 +72,10 @@ func (g Grant) String() string {
 		return "allow-host:" + g.name
 	case kindMCP:
 		return "mcp:" + g.name + "=" + g.digest
+	case kindPublish:
+		return "publish:" + g.name
+	case kindForward:
+		return "forward:" + g.name
 	}
 	if g.digest != "" {
 		return g.name + "=" + g.digest
@@ -91,6 +100,14 @@ func parseGrant(s string) (Grant, error) {
 		name, d, _ := strings.Cut(strings.TrimPrefix(s, "mcp:"), "=")
 		if instance.ValidServerName(name) && isDigest(d) {
 			return Grant{kind: kindMCP, name: name, digest: d}, nil
+		}
+	case strings.HasPrefix(s, "publish:"):
+		if p, err := parsePublish(strings.TrimPrefix(s, "publish:")); err == nil {
+			return Grant{kind: kindPublish, name: p.String()}, nil
+		}
+	case strings.HasPrefix(s, "forward:"):
+		if n, err := parsePort(strings.TrimPrefix(s, "forward:")); err == nil {
+			return Grant{kind: kindForward, name: strconv.Itoa(n)}, nil
 		}
 	case strings.HasPrefix(s, "mount:"):
 		if d := strings.TrimPrefix(s, "mount:"); isDigest(d) {
@@ -219,6 +236,10 @@ func (l Launch) Without(env environment.Env, unapproved []Item) (Launch, environ
 			l.Hosts.Allow = slices.DeleteFunc(slices.Clone(l.Hosts.Allow), func(r proxy.Rule) bool { return r.String() == g.name })
 		case kindMount:
 			l.Binds = slices.DeleteFunc(slices.Clone(l.Binds), func(b mount.BindSpec) bool { return mountGrant(b) == g })
+		case kindPublish:
+			l.Publish = slices.DeleteFunc(slices.Clone(l.Publish), func(p mount.Publish) bool { return p.String() == g.name })
+		case kindForward:
+			l.Forward = slices.DeleteFunc(slices.Clone(l.Forward), func(n int) bool { return strconv.Itoa(n) == g.name })
 		case kindMCP:
 			l.MCP = slices.DeleteFunc(slices.Clone(l.MCP), func(m MCPName) bool { return m.Name == g.name })
 		case kindVariable:

@@ -44,7 +44,12 @@ type Settings struct {
 	Network    *string  `toml:"network"`
 	AllowHosts []string `toml:"allow-hosts"`
 	DenyHosts  []string `toml:"deny-hosts"`
-	MoveAside  *bool    `toml:"move-aside"`
+	// Publish ([HOSTPORT:]PORT) and Forward (PORT) are the filtered
+	// network's ports: servers inside reached from the host, and the
+	// host's reached inside.
+	Publish   []string `toml:"publish"`
+	Forward   []string `toml:"forward"`
+	MoveAside *bool    `toml:"move-aside"`
 	// The two opt-ins the sandbox's own terminal and Landlock domain close.
 	WithClipboard      *bool `toml:"with-clipboard"`
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
@@ -76,10 +81,11 @@ var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
 	"with-ssh": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
 	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false",
+	"publish": `a list of strings, e.g. ["8080", "9000:3000"]`, "forward": `a list of strings, e.g. ["5432"]`,
 	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, network, allow-hosts, deny-hosts, move-aside, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -216,6 +222,9 @@ type Launch struct {
 	// the filtered one lets through.
 	Network string
 	Hosts   proxy.Policy
+	// Publish and Forward are the filtered network's ports.
+	Publish []mount.Publish
+	Forward []int
 	// ownNetwork is the network the user's own settings ask for, which
 	// --check's trial falls back to when a wider one is not approved.
 	ownNetwork string
@@ -266,7 +275,7 @@ func Load(home string, project instance.Project, flags Settings, cwd string, sta
 }
 
 func merge(layers []layer, home, cwd string) (Launch, error) {
-	m := merging{home: home, cwd: cwd, ownBinds: map[Grant]bool{}, ownNetwork: NetworkFiltered}
+	m := merging{home: home, cwd: cwd, ownBinds: map[Grant]bool{}, ownPorts: map[Grant]bool{}, ownNetwork: NetworkFiltered}
 	m.out.Network = NetworkFiltered
 	m.out.Hosts.Allow = slices.Clone(presetRules)
 	for _, l := range layers {
@@ -281,6 +290,9 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 		}
 		m.switches(l)
 		if err := m.network(l); err != nil {
+			return m.out, err
+		}
+		if err := m.ports(l); err != nil {
 			return m.out, err
 		}
 		if err := m.usersOnly(l); err != nil {
@@ -305,6 +317,10 @@ type merging struct {
 	// host) waits for approval too, as does each host it allows.
 	ownNetwork, networkFrom, networkShow string
 	hosts                                []Item
+	// portItems are the ports repositories' files add; ownPorts, those
+	// the user's own settings name.
+	portItems []Item
+	ownPorts  map[Grant]bool
 }
 
 // binds adds a layer's binds; each replaces one at the same destination.
@@ -483,7 +499,7 @@ func (m *merging) usersOnly(l layer) error {
 // waiting lists what needs the user's approval: what a repository's file
 // has the last word on, and the user's own settings do not ask for.
 func (m *merging) waiting() []Item {
-	items := slices.Clone(m.hosts)
+	items := append(slices.Clone(m.hosts), m.waitingPorts()...)
 	for _, b := range m.out.Binds {
 		if g := mountGrant(b); !m.ownBinds[g] {
 			items = append(items, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})

@@ -1,6 +1,8 @@
 package mount
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/claudebox/claudebox/relay"
@@ -12,6 +14,26 @@ import (
 type Relay struct {
 	// Exe is claudebox's own executable on the host; Socket, the proxy's.
 	Exe, Socket string
+	// Forward are the host's loopback ports reachable inside (--forward);
+	// Publish, the servers inside reachable from the host (--publish).
+	Forward []int
+	Publish []Publish
+}
+
+// Publish is a published port: the server inside on 127.0.0.1:Inside,
+// reached from the host's 127.0.0.1:Host, which the supervisor binds.
+type Publish struct{ Host, Inside int }
+
+// String writes it as --publish reads it: HOST:INSIDE.
+func (p Publish) String() string { return strconv.Itoa(p.Host) + ":" + strconv.Itoa(p.Inside) }
+
+// ports are the ports the relay inside serves.
+func (r *Relay) ports() relay.Ports {
+	ports := relay.Ports{Forward: r.Forward}
+	for _, p := range r.Publish {
+		ports.Publish = append(ports.Publish, p.Inside)
+	}
+	return ports
 }
 
 // Where the relay's parts are inside. The executable keeps its name: the
@@ -19,7 +41,7 @@ type Relay struct {
 // claudebox).
 const (
 	relayExe    = "/run/claudebox/claudebox"
-	relaySocket = "/run/claudebox/proxy.sock"
+	relaySocket = relay.Socket
 )
 
 // proxyURL is the relay's address, where the tools inside find the proxy.
@@ -64,6 +86,20 @@ func relayMounts(r *Relay) []Mount {
 }
 
 // relayCommand is the command run behind the relay.
-func relayCommand(command []string) []string {
-	return append([]string{relayExe, relay.ExecFlag, relaySocket, "--"}, command...)
+func relayCommand(r *Relay, command []string) []string {
+	args := append([]string{relayExe, relay.ExecFlag, relaySocket}, r.ports().Args()...)
+	return append(append(args, "--"), command...)
+}
+
+// PortLines say what each forwarded and published port does, for
+// --dry-run.
+func (r *Relay) PortLines() []string {
+	var lines []string
+	for _, n := range r.Forward {
+		lines = append(lines, fmt.Sprintf("--forward %d: 127.0.0.1:%d inside reaches the host's 127.0.0.1:%d, through the proxy", n, n, n))
+	}
+	for _, p := range r.Publish {
+		lines = append(lines, fmt.Sprintf("--publish %s: the host's 127.0.0.1:%d, bound by claudebox, reaches 127.0.0.1:%d inside, through the proxy", p, p.Host, p.Inside))
+	}
+	return lines
 }

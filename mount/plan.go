@@ -390,7 +390,7 @@ func (p Plan) argLines() [][]string {
 	lines = append(lines, []string{"--chdir", p.Chdir})
 	command := p.Command
 	if p.Relay != nil {
-		command = relayCommand(command)
+		command = relayCommand(p.Relay, command)
 	}
 	return append(lines, append([]string{"--"}, command...))
 }
@@ -414,6 +414,11 @@ func (p Plan) Script(bwrap string) string {
 	if p.API != nil {
 		fmt.Fprintf(&b, "# %s, %s: set by the launch, not shown: its proxy's address on 127.0.0.1 and a phantom credential for this session only; the proxy puts the real one (%s) in its place\n",
 			apiAddress, p.API.Variable, printable.Escape(p.API.Source))
+	}
+	if p.Relay != nil {
+		for _, line := range p.Relay.PortLines() {
+			fmt.Fprintf(&b, "# %s\n", line)
+		}
 	}
 	for _, name := range p.Env {
 		src, ok := p.envSetBy[name]

@@ -41,6 +41,9 @@ type Proxy struct {
 	// logged counts the lines logged, under logMu.
 	logged int
 	logMu  sync.Mutex
+	// published are the ports published, by their port inside.
+	published map[int]*publication
+	portsMu   sync.Mutex
 }
 
 // Start runs a proxy on ln for cred (nil when there is no login: then every
@@ -88,7 +91,10 @@ func ListenLoopback() (net.Listener, string, error) {
 }
 
 // Close stops the proxy and every connection through it.
-func (p *Proxy) Close() error { return p.srv.Close() }
+func (p *Proxy) Close() error {
+	p.closePorts()
+	return p.srv.Close()
+}
 
 // allowed says r is an API call Claude Code makes to its base URL
 // (measured with 2.1.330: the messages, token counting, the model list;
@@ -153,6 +159,10 @@ func (p *Proxy) handler() http.Handler {
 				p.egress.serveHTTP(w, r)
 				return
 			}
+		}
+		if p.egress != nil && strings.HasPrefix(r.URL.Path, PublishPath) {
+			p.park(w, r)
+			return
 		}
 		if r.Method == http.MethodHead && r.URL.Path == "/api/hello" {
 			w.WriteHeader(http.StatusOK)

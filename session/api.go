@@ -115,6 +115,11 @@ func (s *Session) startProxy() (stop func(), err error) {
 	if v := os.Getenv(resolveVariable); v != "" {
 		p.ResolveWith(parseHosts(v))
 	}
+	if err := s.publish(p); err != nil {
+		p.Close()
+		log.Close()
+		return nil, err
+	}
 	s.proxy = p
 	return func() {
 		p.Close()

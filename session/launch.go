@@ -105,6 +105,8 @@ type Session struct {
 	proxy *proxy.Proxy
 	// hosts is what the filtered network lets through.
 	hosts proxy.Policy
+	// portsNote says why the ports asked for are not set up, if they are not.
+	portsNote string
 }
 
 // Plan is the session's plan.
@@ -134,6 +136,9 @@ func (s *Session) Run(yes bool) error {
 		printable.Say(os.Stderr, "claudebox: skipped %s", b)
 	}
 	s.warnUnprotected()
+	if s.portsNote != "" {
+		printable.Say(os.Stderr, "claudebox: %s", s.portsNote)
+	}
 	if s.plan.SSHAgent && s.plan.Relay != nil {
 		printable.Say(os.Stderr, "claudebox: --with-ssh: the filtered network carries no SSH, so git over SSH fails inside; HTTPS remotes work through its proxy, or add --network=host")
 	}
@@ -212,6 +217,8 @@ func Prepare(o Options) (*Session, error) {
 		if relay, err = relayFor(stateDir); err != nil {
 			return nil, err
 		}
+		relay.Forward, relay.Publish = conf.Forward, conf.Publish
+		conf.Hosts.Allow = append(conf.Hosts.Allow, forwardRules(conf.Forward)...)
 	}
 	plan := mount.Build(mount.Inputs{
 		Home:     home,
@@ -233,7 +240,7 @@ func Prepare(o Options) (*Session, error) {
 	return &Session{
 		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
-		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped,
+		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped, portsNote: portsNote(conf),
 	}, nil
 }
 

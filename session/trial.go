@@ -13,6 +13,12 @@ import (
 // the first that fails. It returns what each command that succeeded
 // printed, and what bwrap said for the last one run.
 func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, err error) {
+	if r := s.plan.Relay; r != nil && len(r.Publish) > 0 {
+		// The host's ports are a running session's: the trial binds none.
+		trial := *r
+		trial.Publish = nil
+		s.plan.Relay = &trial
+	}
 	stop, err := s.startProxy()
 	if err != nil {
 		return nil, "", err
