@@ -14,9 +14,7 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 	if p.SSHAgent {
 		env = append(env, "SSH_AUTH_SOCK="+SSHAgentSocket)
 	}
-	if p.Relay != nil {
-		env = append(env, ProxyEnv...)
-	}
+	env = append(env, p.relayEnv()...)
 	for _, n := range p.Env {
 		if p.setByRelay(n) {
 			continue

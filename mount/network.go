@@ -2,6 +2,7 @@ package mount
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -59,13 +60,29 @@ var ProxyEnv = []string{
 	"NODE_USE_ENV_PROXY=1",
 }
 
+// sshCommand is git's ssh under the filtered network with --with-ssh: its
+// connection goes as a CONNECT through the relay's socket, by claudebox
+// itself as ssh's ProxyCommand, to what the allow list lets through on
+// port 22 (or the port the remote names). The user's ssh config is hidden
+// inside; this is the only ssh setting made.
+const sshCommand = `ssh -o "ProxyCommand=` + relayExe + ` ` + relay.ConnectFlag + ` %h %p"`
+
+// relayEnv is what the relay's network sets inside: the proxy variables,
+// and with the SSH agent git's ssh through the proxy.
+func (p Plan) relayEnv() []string {
+	if p.Relay == nil {
+		return nil
+	}
+	if p.SSHAgent {
+		return append(slices.Clone(ProxyEnv), "GIT_SSH_COMMAND="+sshCommand)
+	}
+	return ProxyEnv
+}
+
 // setByRelay says the relay's environment sets name: a value the user
 // passes for it would lead the tools past the relay, into nothing.
 func (p Plan) setByRelay(name string) bool {
-	if p.Relay == nil {
-		return false
-	}
-	for _, kv := range ProxyEnv {
+	for _, kv := range p.relayEnv() {
 		if strings.HasPrefix(kv, name+"=") {
 			return true
 		}

@@ -447,8 +447,9 @@ func (p Plan) Script(bwrap string) string {
 	if p.SSHAgent {
 		b.WriteString(" SSH_AUTH_SOCK=" + SSHAgentSocket)
 	}
-	if p.Relay != nil {
-		b.WriteString(" " + strings.Join(ProxyEnv, " "))
+	for _, kv := range p.relayEnv() {
+		name, value, _ := strings.Cut(kv, "=")
+		b.WriteString(" " + name + "=" + Quote(value))
 	}
 	for _, name := range p.Env {
 		if name == updaterOff || p.setByRelay(name) {

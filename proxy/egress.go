@@ -114,6 +114,10 @@ func (e *egress) connect(ctx context.Context, t target) (net.Conn, error) {
 		if t.host == "" {
 			b.host = t.addr.String()
 		}
+		if t.port != 443 && t.port != 80 {
+			// An entry without a port allows 443 and 80 only.
+			b.host = Rule{host: t.host, addr: t.addr, port: t.port}.String()
+		}
 		if t.host != "" && slices.Contains(e.policy.Never, t.host) {
 			b = &blocked{what: t.String(), why: "Claude's API is reached only through claudebox's proxy, with the session's own credential"}
 		}

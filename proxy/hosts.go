@@ -11,8 +11,9 @@ import (
 // DeveloperPreset is the allow list a sandbox starts with under the filtered
 // network: what developers fetch with git, npm, pip, go and cargo.
 var DeveloperPreset = []string{
-	// GitHub: the site, git over HTTPS, the API, release downloads, raw files.
-	"github.com", "*.github.com", "*.githubusercontent.com", "codeload.github.com",
+	// GitHub: the site, git over HTTPS and over SSH (--with-ssh), the API,
+	// release downloads, raw files.
+	"github.com", "github.com:22", "*.github.com", "*.githubusercontent.com", "codeload.github.com",
 	// npm's registry.
 	"registry.npmjs.org",
 	// PyPI: the index and the files.

@@ -249,7 +249,7 @@ func api(w *page, p mount.Plan) {
 func sshAgent(w *page, p mount.Plan) {
 	switch {
 	case p.SSHAgent && p.Relay != nil:
-		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK; the keys themselves are not readable. The filtered network carries no SSH: git over SSH fails here; use an HTTPS remote, or ask the user to restart with `claudebox --with-ssh --network=host`.")
+		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK; the keys themselves are not readable. git over SSH goes through the proxy (GIT_SSH_COMMAND sets ssh's ProxyCommand to `/run/claudebox/claudebox --relay-connect %%h %%p`) to the hosts allowed on their SSH port: github.com:22 by default; another needs the user's `claudebox --allow-host HOST:22`. A plain `ssh` needs the same `-o ProxyCommand=...`.")
 	case p.SSHAgent:
 		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK (git push over SSH works); the keys themselves are not readable.")
 	}

@@ -139,9 +139,6 @@ func (s *Session) Run(yes bool) error {
 	if s.portsNote != "" {
 		printable.Say(os.Stderr, "claudebox: %s", s.portsNote)
 	}
-	if s.plan.SSHAgent && s.plan.Relay != nil {
-		printable.Say(os.Stderr, "claudebox: --with-ssh: the filtered network carries no SSH, so git over SSH fails inside; HTTPS remotes work through its proxy, or add --network=host")
-	}
 	if !s.plan.Network && s.plan.Relay == nil && !s.shell {
 		printable.Say(os.Stderr, "claudebox: --network=none: Claude cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --network=none --shell)")
 	}
