@@ -29,6 +29,9 @@ var toolchainEnv = []string{
 	"GOPROXY", "GOSUMDB", "GOINSECURE", "GOTOOLCHAIN", "CGO_ENABLED",
 	"CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN", "VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT",
 	"NVM_DIR", "GRADLE_USER_HOME", "MAVEN_HOME", "M2_HOME", "KUBECONFIG",
+	// The host's own proxy, for the host's network; the filtered one sets
+	// its own in their place.
+	"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy",
 }
 
 // namesURLUser reports whether v holds a URL with a user (and so perhaps

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
+	neturl "net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -27,6 +29,11 @@ type egress struct {
 	// address but loopback.
 	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
+	// hostProxy is the host's own proxy for a request (its HTTPS_PROXY,
+	// HTTP_PROXY, NO_PROXY); roots, the CAs its TLS is checked against
+	// (nil: the system's).
+	hostProxy func(*http.Request) (*neturl.URL, error)
+	roots     *x509.CertPool
 	forward *httputil.ReverseProxy
 	log     func(map[string]any)
 }
@@ -38,8 +45,9 @@ func newEgress(policy Policy, log func(map[string]any)) *egress {
 		resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 		},
-		dial: d.DialContext,
-		log:  log,
+		dial:      d.DialContext,
+		hostProxy: http.ProxyFromEnvironment,
+		log:       log,
 	}
 	e.forward = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -55,7 +63,7 @@ func newEgress(policy Policy, log func(map[string]any)) *egress {
 				if err != nil {
 					return nil, &blocked{what: addr, why: err.Error()}
 				}
-				return e.connect(ctx, t)
+				return e.connect(ctx, t, "http")
 			},
 			MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
 		},
@@ -107,8 +115,9 @@ func (b *blocked) Error() string { return b.what + ": " + b.why }
 
 // connect resolves t on the host, checks every address it resolves to, and
 // dials one of those: the address checked is the address dialled, so a
-// name cannot be re-resolved in between into the LAN.
-func (e *egress) connect(ctx context.Context, t target) (net.Conn, error) {
+// name cannot be re-resolved in between into the LAN. When the host's own
+// proxy covers t (for scheme), it goes through that instead.
+func (e *egress) connect(ctx context.Context, t target, scheme string) (net.Conn, error) {
 	if !e.policy.allows(t) {
 		b := &blocked{what: t.String(), why: "not in the sandbox's allowed hosts", host: t.host}
 		if t.host == "" {
@@ -123,9 +132,15 @@ func (e *egress) connect(ctx context.Context, t target) (net.Conn, error) {
 		}
 		return nil, b
 	}
+	via, err := e.upstreamFor(t, scheme)
+	if err != nil {
+		return nil, fmt.Errorf("the host's proxy settings: %v", err)
+	}
+	if via != nil {
+		return e.connectVia(ctx, t, via)
+	}
 	addrs := []netip.Addr{t.addr}
 	if t.host != "" {
-		var err error
 		if addrs, err = e.resolve(ctx, t.host); err != nil || len(addrs) == 0 {
 			return nil, fmt.Errorf("cannot resolve %s: %v", t.host, err)
 		}
@@ -135,7 +150,6 @@ func (e *egress) connect(ctx context.Context, t target) (net.Conn, error) {
 			return nil, &blocked{what: t.String(), why: "it resolves to " + a.String() + ", an address inside the host or its network; list that address to allow it"}
 		}
 	}
-	var err error
 	for _, a := range addrs {
 		var c net.Conn
 		if c, err = e.dial(ctx, "tcp", net.JoinHostPort(a.Unmap().String(), strconv.Itoa(t.port))); err == nil {
@@ -160,7 +174,7 @@ func (e *egress) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		e.refuse(w, r, &blocked{what: r.Host, why: err.Error()})
 		return
 	}
-	upstream, err := e.connect(r.Context(), t)
+	upstream, err := e.connect(r.Context(), t, "https")
 	var b *blocked
 	switch {
 	case errors.As(err, &b):

@@ -1,0 +1,107 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	neturl "net/url"
+	"strings"
+	"time"
+)
+
+// The host's own proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, read by the
+// supervisor as Go reads them) carries the filtered network's way out as
+// it carries the API: on a proxy-only network there is no other. Through
+// it, a target goes by name: the upstream resolves it, and the network's
+// own rules apply there. What claudebox still checks: the allow and deny
+// lists by name, the API's hosts never, an address target as before, and
+// a name the host can resolve is refused when any of its addresses is
+// internal. A name the host cannot resolve (a proxy-only network often has
+// no outside DNS) goes to the upstream by name: what it reaches then is
+// what the host's own tools reach through that proxy.
+
+// upstreamFor is the host's proxy for a request to t by scheme ("https"
+// for CONNECT, "http" for an absolute URL), or nil to go direct. Loopback
+// targets always go direct.
+func (e *egress) upstreamFor(t target, scheme string) (*neturl.URL, error) {
+	u := &neturl.URL{Scheme: scheme, Host: t.String()}
+	return e.hostProxy(&http.Request{URL: u, Host: u.Host})
+}
+
+// connectVia reaches t through the host's proxy via, by CONNECT.
+func (e *egress) connectVia(ctx context.Context, t target, via *neturl.URL) (net.Conn, error) {
+	var addrs []netip.Addr
+	if t.host != "" {
+		if resolved, err := e.resolve(ctx, t.host); err == nil {
+			addrs = resolved
+		}
+	} else {
+		addrs = []netip.Addr{t.addr}
+	}
+	for _, a := range addrs {
+		if !e.policy.addressAllowed(t, a) {
+			return nil, &blocked{what: t.String(), why: "it resolves to " + a.String() + ", an address inside the host or its network; list that address to allow it"}
+		}
+	}
+	port := via.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[via.Scheme]
+	}
+	c, err := e.dial(ctx, "tcp", net.JoinHostPort(via.Hostname(), port))
+	if err != nil {
+		return nil, fmt.Errorf("the host's proxy %s: %v", via.Redacted(), err)
+	}
+	if via.Scheme == "https" {
+		tc := tls.Client(c, &tls.Config{ServerName: via.Hostname(), RootCAs: e.roots})
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("the host's proxy %s: %v", via.Redacted(), err)
+		}
+		c = tc
+	}
+	head := "CONNECT " + t.String() + " HTTP/1.1\r\nHost: " + t.String() + "\r\n"
+	if via.User != nil {
+		pass, _ := via.User.Password()
+		head += "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(via.User.Username()+":"+pass)) + "\r\n"
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		c.SetDeadline(deadline)
+	}
+	read := bufio.NewReader(c)
+	var resp *http.Response
+	if _, err = c.Write([]byte(head + "\r\n")); err == nil {
+		resp, err = http.ReadResponse(read, &http.Request{Method: http.MethodConnect})
+	}
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("the host's proxy %s: %v", via.Redacted(), err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		c.Close()
+		return nil, fmt.Errorf("the host's proxy %s answered %s for %s", via.Redacted(), strings.TrimSpace(resp.Status), t)
+	}
+	c.SetDeadline(time.Time{})
+	return &readAheadConn{Conn: c, read: read}, nil
+}
+
+// readAheadConn is a connection with what was read ahead of it first.
+type readAheadConn struct {
+	net.Conn
+	read *bufio.Reader
+}
+
+func (c *readAheadConn) Read(p []byte) (int, error) { return c.read.Read(p) }
+
+// CloseWrite passes a half close on, as a tunnel ends one direction.
+func (c *readAheadConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return c.Close()
+}
