@@ -151,6 +151,8 @@ type Inputs struct {
 	Claude  bool
 	// Binds are the user's extra mounts, checked by bind.Check.
 	Binds []BindSpec
+	// CA are the CA bundles the host's variables name that pass in.
+	CA []CAFile
 }
 
 // API is what the sandbox is told of the session's proxy. The launch sets
@@ -209,6 +211,7 @@ func Build(in Inputs) Plan {
 			p.add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
 	}
+	p.addCAs(in.CA)
 	p.addLinks(in.Host.Links)
 	p.addProject(in.Project, in.Host)
 	for name := range in.Env.Values {

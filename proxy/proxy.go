@@ -41,6 +41,8 @@ type Proxy struct {
 	// logged counts the lines logged, under logMu.
 	logged int
 	logMu  sync.Mutex
+	// api is the transport to the API.
+	api *http.Transport
 	// published are the ports published, by their port inside.
 	published map[int]*publication
 	portsMu   sync.Mutex
@@ -58,6 +60,7 @@ func Start(ln net.Listener, url string, cred *Credential, upstream string, out *
 		return nil, fmt.Errorf("ANTHROPIC_BASE_URL %q is not an http(s) URL", upstream)
 	}
 	p := &Proxy{URL: url, Cred: cred, upstream: u, log: log}
+	p.api = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 8, IdleConnTimeout: 90 * time.Second}
 	if su, err := neturl.Parse(url); err == nil {
 		p.self = su.Host
 	}
@@ -142,7 +145,7 @@ func (p *Proxy) handler() http.Handler {
 		},
 		// Streamed replies pass on as each chunk arrives.
 		FlushInterval: -1,
-		Transport:     &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 8, IdleConnTimeout: 90 * time.Second},
+		Transport:     p.api,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			apiError(w, http.StatusBadGateway, "api_error", "claudebox: cannot reach the API at "+p.upstream.Redacted()+": "+err.Error())
 		},

@@ -115,6 +115,7 @@ func (s *Session) startProxy() (stop func(), err error) {
 	if v := os.Getenv(resolveVariable); v != "" {
 		p.ResolveWith(parseHosts(v))
 	}
+	p.TrustCAs(s.caPEM)
 	if err := s.publish(p); err != nil {
 		p.Close()
 		log.Close()

@@ -107,6 +107,8 @@ type Session struct {
 	hosts proxy.Policy
 	// portsNote says why the ports asked for are not set up, if they are not.
 	portsNote string
+	// caPEM are the host's CA bundles, read at the probe, for the proxy.
+	caPEM [][]byte
 }
 
 // Plan is the session's plan.
@@ -193,6 +195,7 @@ func Prepare(o Options) (*Session, error) {
 	leftOut := slices.DeleteFunc(mcp.names, func(name string) bool { return servers[name] != nil })
 	phases.done("settings")
 	host := probe.Host(home, stateDir, project, command[0], os.Getenv, conf.Binds, state)
+	ca := probe.CAs(home, project.Checkout, conf.Binds, state, os.Getenv)
 	phases.done("probe")
 	if len(host.Symlinked) > 0 {
 		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
@@ -231,13 +234,14 @@ func Prepare(o Options) (*Session, error) {
 		Claude:   !o.Shell,
 		Binds:    conf.Binds,
 		API:      api,
+		CA:       ca.Files,
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
 	return &Session{
 		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
-		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped, portsNote: portsNote(conf),
+		mcp: servers, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM,
 	}, nil
 }
 
