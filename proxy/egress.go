@@ -34,8 +34,8 @@ type egress struct {
 	// (nil: the system's).
 	hostProxy func(*http.Request) (*neturl.URL, error)
 	roots     *x509.CertPool
-	forward *httputil.ReverseProxy
-	log     func(map[string]any)
+	forward   *httputil.ReverseProxy
+	log       func(map[string]any)
 }
 
 func newEgress(policy Policy, log func(map[string]any)) *egress {
