@@ -40,12 +40,13 @@ type cli struct {
 	MoveAside *bool   `group:"end" name:"move-aside" help:"Move aside what the host would obey (=false: name it)."`
 	ExportDir *string `group:"end" name:"export-dir" placeholder:"DIR" help:"Export the sessions as Markdown into DIR/<project>/."`
 
-	Check bool   `group:"instances" xor:"mode" help:"Check that a launch here will work; exit 0 only if so."`
-	Gc    bool   `group:"instances" name:"gc" xor:"mode" help:"Remove the instances whose project is gone."`
-	List  bool   `group:"instances" xor:"mode" help:"List the instances, stale ones first."`
-	JSON  bool   `group:"instances" name:"json" help:"With --list, --list-sessions or --check: print JSON."`
-	Move  string `group:"instances" xor:"mode" placeholder:"OLD" help:"Carry OLD's history here (a former root, or a hash)."`
-	Merge bool   `group:"instances" help:"With --move: merge into this project's instance."`
+	Check  bool   `group:"instances" xor:"mode" help:"Check that a launch here will work; exit 0 only if so."`
+	Gc     bool   `group:"instances" name:"gc" xor:"mode" help:"Remove the instances whose project is gone."`
+	Caches bool   `group:"instances" help:"With --gc: empty every project's tool caches instead."`
+	List   bool   `group:"instances" xor:"mode" help:"List the instances, stale ones first."`
+	JSON   bool   `group:"instances" name:"json" help:"With --list, --list-sessions or --check: print JSON."`
+	Move   string `group:"instances" xor:"mode" placeholder:"OLD" help:"Carry OLD's history here (a former root, or a hash)."`
+	Merge  bool   `group:"instances" help:"With --move: merge into this project's instance."`
 
 	// Ungrouped flags come first in --help wherever they are declared; the
 	// xor flags keep one order, which kong's "can't be used together"
@@ -102,6 +103,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return hint.Errorf("claudebox --export --help", "--last, -o, --detail, --thinking and --no-redact go with --export")
 	case c.Export && (len(c.Claude) > 1 || len(c.Claude) == 1 && c.Last):
 		return hint.Errorf("claudebox --export [SESSION | --last]", "--export takes one session: %s", strings.Join(c.Claude, " "))
+	case c.Caches && !c.Gc:
+		return hint.Errorf("claudebox --gc --caches", "--caches goes with --gc")
 	case c.Merge && c.Move == "":
 		return hint.Errorf("claudebox --move OLD --merge", "--merge goes with --move")
 	case c.DryRun && (c.List || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions):
@@ -121,7 +124,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case err != nil:
 		return err
 	case c.Gc:
-		return gcCmd{DryRun: c.DryRun}.Run(home)
+		return gcCmd{DryRun: c.DryRun, Caches: c.Caches}.Run(home)
 	case c.List:
 		return listCmd{JSON: c.JSON}.Run(home)
 	case c.Move != "":

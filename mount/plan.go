@@ -76,6 +76,8 @@ const (
 	Agent
 	// Requested: what the user's --bind and --ro-bind show.
 	Requested
+	// Caches: the project's tool caches.
+	Caches
 )
 
 // writable reports whether the sandbox can write through the mount to the
@@ -124,6 +126,8 @@ type Plan struct {
 	// what their programs need; PathProblems, those that cannot work.
 	Toolchains   []Toolchain
 	PathProblems []PathProblem
+	// Caches are the project's tool caches, those mounted and those not.
+	Caches []Cache
 	// Unprotected is what the host obeys that no guard can protect: the
 	// launch and --check warn of it.
 	Unprotected []Unprotected
@@ -151,6 +155,9 @@ type Inputs struct {
 	Claude  bool
 	// Binds are the user's extra mounts, checked by bind.Check.
 	Binds []BindSpec
+	// Caches is the project's tool caches' directory (instance.CachesDir);
+	// "" when they are turned off.
+	Caches string
 }
 
 // API is what the sandbox is told of the session's proxy. The launch sets
@@ -210,6 +217,9 @@ func Build(in Inputs) Plan {
 		}
 	}
 	p.addLinks(in.Host.Links)
+	if in.Caches != "" {
+		p.addCaches(in.Caches, append([]string{in.Project.Checkout}, in.Project.GitDirs...))
+	}
 	p.addProject(in.Project, in.Host)
 	for name := range in.Env.Values {
 		if p.envSetBy == nil {

@@ -227,6 +227,7 @@ func Prepare(o Options) (*Session, error) {
 		Claude:   !o.Shell,
 		Binds:    conf.Binds,
 		API:      api,
+		Caches:   instance.CachesDir(stateDir, project.Root),
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
@@ -471,6 +472,11 @@ func (s *Session) materialize() (*os.File, error) {
 		s.cleanUp(dir)
 	}
 	if err := instance.LockShared(lock); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	// Made under the lock: --gc --caches removes them only under it.
+	if err := instance.EnsureCaches(s.stateDir, s.plan.Project.Root, s.plan.CacheNames()); err != nil {
 		lock.Close()
 		return nil, err
 	}
