@@ -439,6 +439,11 @@ func (p Plan) Script(bwrap string) string {
 			fmt.Fprintf(&b, "# %s: %s\n", r.Path, r.Why)
 		}
 	}
+	for _, c := range p.Caches {
+		if c.Skipped != "" {
+			fmt.Fprintf(&b, "# %s: not this project's cache: %s\n", c.Dest, printable.Escape(c.Skipped))
+		}
+	}
 	for _, pp := range p.PathProblems {
 		fmt.Fprintf(&b, "# PATH entry %s does not work inside: %s\n", pp.Entry, pp.Reason)
 	}

@@ -18,7 +18,7 @@ func Render(p mount.Plan) []byte {
 	var w page
 	for _, section := range []func(*page, mount.Plan){
 		intro, alsoWritable, requested, toolchains, pathProblems, protected, gitOperations,
-		claudeDir, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, limits, moreAccess,
+		claudeDir, caches, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, limits, moreAccess,
 	} {
 		section(&w, p)
 	}
@@ -177,6 +177,14 @@ func claudeDir(w *page, p mount.Plan) {
 	}
 	if len(copies) > 0 {
 		w.line("  %s there: private copies, changes last for this session.", strings.Join(copies, ", "))
+	}
+}
+
+// caches names the tool caches kept between the project's sessions.
+func caches(w *page, p mount.Plan) {
+	kept := dests(p, func(m mount.Mount) bool { return m.Role == mount.Caches })
+	if len(kept) > 0 {
+		w.line("- Tool caches, this project's own, kept between its sessions (not the host's, which are hidden): %s.", strings.Join(kept, ", "))
 	}
 }
 
