@@ -215,6 +215,7 @@ func Build(in Inputs) Plan {
 		if in.Host.KnownHosts != "" {
 			p.add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
+		p.Mounts = append(p.Mounts, in.Host.SSHFiles...)
 	}
 	p.addLinks(in.Host.Links)
 	if in.Caches != "" {
