@@ -248,9 +248,9 @@ func api(w *page, p mount.Plan) {
 func sshAgent(w *page, p mount.Plan) {
 	switch {
 	case p.SSHAgent && p.Relay != nil:
-		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK; the keys themselves are not readable (~/.ssh/config and the public keys are, read-only). The filtered network carries no SSH: git over SSH fails here; use an HTTPS remote, or ask the user to restart with `claudebox --with-ssh --network=host`.")
+		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK; the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist). The filtered network carries no SSH: git over SSH fails here; use an HTTPS remote, or ask the user to restart with `claudebox --with-ssh --network=host`.")
 	case p.SSHAgent:
-		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK (git push over SSH works); the keys themselves are not readable (~/.ssh/config and the public keys are, read-only).")
+		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK (git push over SSH works); the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist).")
 	}
 }
 
