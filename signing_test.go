@@ -77,3 +77,53 @@ func TestSandboxSSHSigning(t *testing.T) {
 		t.Errorf("verify-commit: %s", out)
 	}
 }
+
+// startGPGAgent makes a signing key without a passphrase in the user's
+// ~/.gnupg, with its agent running, and returns the key's fingerprint.
+func startGPGAgent(t *testing.T, h *e2eHost) string {
+	t.Helper()
+	for _, tool := range []string{"gpg", "gpg-agent", "gpgconf"} {
+		requireTool(t, tool, "apt-get install gnupg")
+	}
+	os.MkdirAll(filepath.Join(h.home, ".gnupg"), 0o700)
+	h.chown()
+	h.run(h.home, nil, "gpg", "--batch", "--quiet", "--passphrase", "", "--quick-gen-key", "Alice <alice@example.com>", "ed25519", "sign", "never")
+	t.Cleanup(func() { h.command(h.home, nil, "gpgconf", "--kill", "gpg-agent").Run() })
+	for _, line := range strings.Split(h.run(h.home, nil, "gpg", "--with-colons", "--list-secret-keys"), "\n") {
+		if f, ok := strings.CutPrefix(line, "fpr:::::::::"); ok {
+			return strings.TrimSuffix(f, ":")
+		}
+	}
+	t.Fatal("no key made")
+	return ""
+}
+
+// TestSandboxGPGSigning: with --with-gpg, git commit -S inside (the user's
+// commit.gpgsign) signs through the host's gpg-agent, and the commit
+// verifies on the host; the private keys are not in the sandbox. Without
+// the flag the agent is out of reach and signing fails.
+func TestSandboxGPGSigning(t *testing.T) {
+	h := newE2EHost(t)
+	fpr := startGPGAgent(t, h)
+	h.write(filepath.Join(h.home, ".gitconfig"), "[user]\n\tname = Alice\n\temail = alice@example.com\n\tsigningkey = "+fpr+"\n[commit]\n\tgpgsign = true\n")
+	proj := filepath.Join(h.home, "code", "signed")
+	h.write(filepath.Join(proj, "README"), "signed\n")
+	h.run(proj, nil, "git", "init", "-q")
+
+	out := h.run(proj, nil, "claudebox", "--with-gpg", "--shell", "-c", `
+		ls -A ~/.gnupg | grep -q private-keys || echo PRIVATE-HIDDEN
+		git add README && git commit -q -m signed && echo COMMITTED
+	`)
+	for _, want := range []string{"PRIVATE-HIDDEN", "COMMITTED"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside: missing %q in:\n%s", want, out)
+		}
+	}
+	if out, err := h.command(proj, nil, "git", "verify-commit", "HEAD").CombinedOutput(); err != nil || !strings.Contains(string(out), "Good signature") {
+		t.Errorf("verify-commit on the host: %v\n%s", err, out)
+	}
+	out = h.run(proj, nil, "claudebox", "--shell", "-c", `git commit -q --allow-empty -m unsigned 2>/dev/null && echo SIGNED || echo NO-AGENT`)
+	if strings.TrimSpace(out) != "NO-AGENT" {
+		t.Errorf("without --with-gpg: %s", out)
+	}
+}

@@ -38,6 +38,7 @@ type Settings struct {
 	RoBind    []string `toml:"ro-bind"`
 	Env       []string `toml:"env"`
 	WithSSH   *bool    `toml:"with-ssh"`
+	WithGPG   *bool    `toml:"with-gpg"`
 	NoNetwork *bool    `toml:"no-network"`
 	// Network is the sandbox's network: filtered (the default), host or
 	// none; the hosts lists are the filtered network's.
@@ -74,12 +75,12 @@ func UserConfigPath(home string) string {
 // keyTypes says what each key holds, for an error.
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
-	"with-ssh": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
+	"with-ssh": "true or false", "with-gpg": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
 	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false",
 	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, network, allow-hosts, deny-hosts, move-aside, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, no-network, network, allow-hosts, deny-hosts, move-aside, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -212,6 +213,7 @@ type Launch struct {
 	EnvFiles []environment.File
 	EnvFlags []string
 	WithSSH  bool
+	WithGPG  bool
 	// Network is the sandbox's network (a Network* constant); Hosts, what
 	// the filtered one lets through.
 	Network string
@@ -301,6 +303,8 @@ type merging struct {
 	ownBinds  map[Grant]bool
 	ownSSH    bool
 	sshFrom   string
+	ownGPG    bool
+	gpgFrom   string
 	// A repository's network wider than the user's own (none, filtered,
 	// host) waits for approval too, as does each host it allows.
 	ownNetwork, networkFrom, networkShow string
@@ -394,6 +398,10 @@ func (m *merging) switches(l layer) {
 	if l.WithSSH != nil {
 		m.out.WithSSH, m.sshFrom = *l.WithSSH, l.from
 		m.ownSSH = m.ownSSH || *l.WithSSH && l.own
+	}
+	if l.WithGPG != nil {
+		m.out.WithGPG, m.gpgFrom = *l.WithGPG, l.from
+		m.ownGPG = m.ownGPG || *l.WithGPG && l.own
 	}
 }
 
@@ -494,6 +502,9 @@ func (m *merging) waiting() []Item {
 	}
 	if m.out.WithSSH && !m.ownSSH {
 		items = append(items, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + m.sshFrom + ")"})
+	}
+	if m.out.WithGPG && !m.ownGPG {
+		items = append(items, Item{grant: Grant{kind: kindGPGAgent}, Show: "--with-gpg (from " + m.gpgFrom + ")"})
 	}
 	return items
 }

@@ -111,6 +111,9 @@ type Plan struct {
 	// SSHAgent says the user's SSH agent is reachable inside, at
 	// SSHAgentSocket.
 	SSHAgent bool
+	// GPGAgent says the user's gpg-agent is reachable inside, at
+	// ~/.gnupg/S.gpg-agent.
+	GPGAgent bool
 	// API is how Claude reaches its API; nil without the proxy.
 	API *API
 	// Command runs inside: claude and its arguments, or a shell.
@@ -146,6 +149,8 @@ type Inputs struct {
 	Relay *Relay
 	// SSHAgent is the host's agent socket (SSH_AUTH_SOCK) with --with-ssh.
 	SSHAgent string
+	// GPGAgent is what --with-gpg forwards; nil without it.
+	GPGAgent *GPGAgent
 	// API is how Claude reaches its API through the session's proxy; nil
 	// when there is no proxy.
 	API *API
@@ -216,6 +221,10 @@ func Build(in Inputs) Plan {
 			p.add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
 		p.Mounts = append(p.Mounts, in.Host.SSHFiles...)
+	}
+	if in.GPGAgent != nil {
+		p.GPGAgent = true
+		p.addGPG(in.GPGAgent)
 	}
 	p.addLinks(in.Host.Links)
 	if in.Caches != "" {

@@ -203,6 +203,10 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	gpg, err := gpgAgent(conf.WithGPG)
+	if err != nil {
+		return nil, err
+	}
 	cred, api, err := credential(o, conf, env)
 	if err != nil {
 		return nil, err
@@ -223,6 +227,7 @@ func Prepare(o Options) (*Session, error) {
 		Network:  conf.Network == config.NetworkHost,
 		Relay:    relay,
 		SSHAgent: agent,
+		GPGAgent: gpg,
 		Command:  command,
 		Claude:   !o.Shell,
 		Binds:    conf.Binds,
