@@ -18,7 +18,7 @@ func Render(p mount.Plan) []byte {
 	var w page
 	for _, section := range []func(*page, mount.Plan){
 		intro, alsoWritable, requested, toolchains, pathProblems, protected, gitOperations,
-		claudeDir, caches, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, limits, moreAccess,
+		claudeDir, caches, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, gpgAgent, limits, moreAccess,
 	} {
 		section(&w, p)
 	}
@@ -242,6 +242,12 @@ func network(w *page, p mount.Plan) {
 func api(w *page, p mount.Plan) {
 	if p.API != nil {
 		w.line("- Claude's API: through claudebox's proxy outside the sandbox (ANTHROPIC_BASE_URL). %s here is a phantom credential for this session, worthless anywhere else; the user's real login or key is not in the sandbox. The proxy passes only the Messages API (/v1/messages, count_tokens, the model list).", p.API.Variable)
+	}
+}
+
+func gpgAgent(w *page, p mount.Plan) {
+	if p.GPGAgent {
+		w.line("- GPG: the user's gpg-agent signs here (git commit -S works); the secret keys are not in the sandbox, and the agent refuses to export them.")
 	}
 }
 
