@@ -140,6 +140,11 @@ func (c *cli) Run(ctx *kong.Context) error {
 		}
 		return ex.Run(home)
 	}
+	if !c.Shell {
+		if err := refuseClaudeWorktree(c.Claude); err != nil {
+			return err
+		}
+	}
 	flags := config.Settings{
 		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, WithGPG: c.WithGPG, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP,
