@@ -82,3 +82,10 @@ func emptyCaches(stateDir, dir, name string, trash, dryRun bool) (kept bool, err
 	}
 	return false, trashAndRemove(dir, name)
 }
+
+// Bytes is the size of what lies under dir, links not followed: a
+// project's caches, for --check.
+func Bytes(dir string) int64 {
+	n, _, _ := usage(dir)
+	return n
+}
