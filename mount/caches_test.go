@@ -2,6 +2,7 @@ package mount
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
@@ -58,4 +59,41 @@ func cacheName(dest string) string {
 		}
 	}
 	return "?"
+}
+
+// The folder holding the project is an empty tmpfs made read-only after
+// the mounts in it, but where it must stay as it is: the home, /tmp, a
+// system directory, one the user binds or a toolchain is in.
+func TestBuildBesideProject(t *testing.T) {
+	build := func(checkout string, binds []Mount) []Mount {
+		p := Build(Inputs{
+			Home: "/h", StateDir: "/h/.claudebox", Cwd: checkout, Command: []string{"sh"},
+			Project: instance.Project{Root: checkout, Checkout: checkout},
+			Host:    Host{Binds: binds},
+		})
+		var ms []Mount
+		for i, m := range p.Mounts {
+			if strings.HasPrefix(m.Why, "the project's folder") || m.Kind == RemountRO || m.Role == Requested {
+				if m.Kind == RemountRO && i != len(p.Mounts)-1 {
+					t.Errorf("%s is made read-only before the last mount", m.Dest)
+				}
+				ms = append(ms, m)
+			}
+		}
+		return ms
+	}
+	if ms := build("/h/code/p", nil); len(ms) != 2 || ms[0].Kind != Tmpfs || ms[1].Kind != RemountRO {
+		t.Errorf("under the home: %+v", ms)
+	}
+	if ms := build("/srv/x/p", nil); len(ms) != 2 {
+		t.Errorf("outside the home: %+v", ms)
+	}
+	for _, c := range []string{"/h/p", "/tmp/p", "/usr/src/p", "/p"} {
+		if ms := build(c, nil); len(ms) != 0 {
+			t.Errorf("%s: %+v", c, ms)
+		}
+	}
+	if ms := build("/h/code/p", []Mount{{Kind: RoBind, Src: "/h/code", Dest: "/h/code", Role: Requested}}); len(ms) != 1 || ms[0].Kind != RoBind {
+		t.Errorf("under a bind of the user's: %+v", ms)
+	}
 }

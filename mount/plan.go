@@ -203,6 +203,10 @@ func Build(in Inputs) Plan {
 		Network:   in.Network,
 	}
 	p.addSystem(in.Host)
+	beside := p.besideProject(in.Project.Checkout, in.Host.Binds, in.Host.Own)
+	if beside != "" {
+		p.add(Private, Tmpfs, "", beside, "the project's folder, empty and read-only (but for the mounts in it): git worktree add or git clone beside the project fails at once, not lost at exit")
+	}
 	// The user's binds come before claudebox's own mounts inside $HOME,
 	// which they never overlap (bind.Check, bind.Layout).
 	p.Mounts = append(p.Mounts, in.Host.Binds...)
@@ -231,6 +235,9 @@ func Build(in Inputs) Plan {
 		p.addCaches(in.Caches, append([]string{in.Project.Checkout}, in.Project.GitDirs...))
 	}
 	p.addProject(in.Project, in.Host)
+	if beside != "" {
+		p.add(Private, RemountRO, "", beside, "read-only from here on")
+	}
 	for name := range in.Env.Values {
 		if p.envSetBy == nil {
 			p.envSetBy = map[string]envSource{}
@@ -398,7 +405,7 @@ func (p Plan) argLines() [][]string {
 	data := 0
 	for _, m := range p.Mounts {
 		switch m.Kind {
-		case Proc, Dev, Tmpfs:
+		case Proc, Dev, Tmpfs, RemountRO:
 			lines = append(lines, []string{string(m.Kind), m.Dest})
 		case BindData, RoBindData:
 			data++

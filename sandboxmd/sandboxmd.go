@@ -18,7 +18,7 @@ func Render(p mount.Plan) []byte {
 	var w page
 	for _, section := range []func(*page, mount.Plan){
 		intro, alsoWritable, requested, toolchains, pathProblems, protected, gitOperations,
-		claudeDir, caches, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, gpgAgent, limits, moreAccess,
+		claudeDir, caches, beside, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, gpgAgent, limits, moreAccess,
 	} {
 		section(&w, p)
 	}
@@ -185,6 +185,15 @@ func caches(w *page, p mount.Plan) {
 	kept := dests(p, func(m mount.Mount) bool { return m.Role == mount.Caches })
 	if len(kept) > 0 {
 		w.line("- Tool caches, this project's own, kept between its sessions (not the host's, which are hidden): %s.", strings.Join(kept, ", "))
+	}
+}
+
+// beside says that the project's folder is read-only, and where a
+// worktree or a clone goes instead.
+func beside(w *page, p mount.Plan) {
+	ro := dests(p, func(m mount.Mount) bool { return m.Kind == mount.RemountRO })
+	if len(ro) > 0 {
+		w.line("- %s, the folder holding the project, is read-only and empty but for the mounts in it: git worktree add or git clone beside the project fails. Make them inside the project (git worktree add .worktrees/NAME), where they persist.", ro[0])
 	}
 }
 
