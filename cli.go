@@ -30,7 +30,7 @@ type cli struct {
 	RoBind             []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-only (at DEST); repeatable."`
 	Env                []string `group:"sandbox" placeholder:"NAME[=VALUE]" sep:"none" help:"Pass NAME, or set it to VALUE; repeatable."`
 	WithSSH            *bool    `group:"sandbox" name:"with-ssh" help:"Forward your SSH agent; keys stay unreadable."`
-	WithGPG            *bool    `group:"sandbox" name:"with-gpg" help:"Forward gpg-agent's restricted socket (signing); keys stay unreadable."`
+	WithGPG            *bool    `group:"sandbox" name:"with-gpg" help:"Forward gpg-agent for signing; keys stay unreadable."`
 	Network            *string  `group:"sandbox" placeholder:"MODE" help:"filtered (default: allowed hosts), host or none."`
 	AllowHost          []string `group:"sandbox" name:"allow-host" placeholder:"HOST" sep:"none" help:"Let the filtered network reach HOST[:PORT]."`
 	NoNetwork          *bool    `group:"sandbox" help:"No network at all, as --network=none."`
