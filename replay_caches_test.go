@@ -121,3 +121,25 @@ func (h *e2eHost) runBoth(dir, name string, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestSandboxCachesOff: caches = false in config.toml turns the project's
+// caches off: what a session writes there is lost, as in the rest of the
+// private home, and no caches directory is made. A repository's
+// .claudebox.toml may not say it.
+func TestSandboxCachesOff(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "p")
+	h.gitRepo(proj)
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "caches = false\n")
+	h.inside(proj, nil, cachePlant)
+	if out := h.inside(proj, nil, cachePlant); strings.Contains(out, "SEEN") {
+		t.Errorf("with caches = false, a session finds:\n%s", out)
+	}
+	if paths.Exists(filepath.Join(h.home, ".claudebox", instance.CacheRecords)) {
+		t.Error("with caches = false, a caches directory was made")
+	}
+	h.write(filepath.Join(proj, ".claudebox.toml"), "caches = false\n")
+	if out, err := h.command(proj, nil, "claudebox", "--shell", "-c", "true").CombinedOutput(); err == nil || !strings.Contains(string(out), "caches is yours to set") {
+		t.Errorf("a repository's caches = false: %v\n%s", err, out)
+	}
+}

@@ -46,6 +46,8 @@ type Settings struct {
 	AllowHosts []string `toml:"allow-hosts"`
 	DenyHosts  []string `toml:"deny-hosts"`
 	MoveAside  *bool    `toml:"move-aside"`
+	// Caches = false turns the project's own tool caches off.
+	Caches *bool `toml:"caches"`
 	// The two opt-ins the sandbox's own terminal and Landlock domain close.
 	WithClipboard      *bool `toml:"with-clipboard"`
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
@@ -76,11 +78,11 @@ func UserConfigPath(home string) string {
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
 	"with-ssh": "true or false", "with-gpg": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
-	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false",
+	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false", "caches": "true or false",
 	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, no-network, network, allow-hosts, deny-hosts, move-aside, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, no-network, network, allow-hosts, deny-hosts, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -224,6 +226,8 @@ type Launch struct {
 	// ReportOnly: at the end of the project's last session, what the exit
 	// audit finds is named but left in place.
 	ReportOnly bool
+	// NoCaches: the project keeps no tool caches of its own.
+	NoCaches bool
 	// Clipboard lets the sandbox's clipboard writes reach the terminal;
 	// DesktopSockets leaves the host's abstract Unix sockets reachable.
 	Clipboard      bool
@@ -461,13 +465,16 @@ func (m *merging) usersOnly(l layer) error {
 	for _, s := range []struct {
 		key string
 		set bool
-	}{{"move-aside", l.MoveAside != nil}, {"export-dir", l.ExportDir != nil}, {"with-clipboard", l.WithClipboard != nil}, {"with-desktop-sockets", l.WithDesktopSockets != nil}} {
+	}{{"move-aside", l.MoveAside != nil}, {"caches", l.Caches != nil}, {"export-dir", l.ExportDir != nil}, {"with-clipboard", l.WithClipboard != nil}, {"with-desktop-sockets", l.WithDesktopSockets != nil}} {
 		if s.set && !l.own {
 			return hint.Errorf("set it in "+UserConfigPath(m.home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, s.key)
 		}
 	}
 	if l.MoveAside != nil {
 		m.out.ReportOnly = !*l.MoveAside
+	}
+	if l.Caches != nil {
+		m.out.NoCaches = !*l.Caches
 	}
 	if l.ExportDir != nil {
 		m.out.ExportDir = expandHome(*l.ExportDir, m.home)

@@ -24,6 +24,9 @@ func CachesDir(stateDir, root string) string {
 // itself, only the caches in it, so what is there is claudebox's own; an
 // entry that is not a directory is refused all the same.
 func EnsureCaches(stateDir, root string, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
 	dir := CachesDir(stateDir, root)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err

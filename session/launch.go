@@ -232,7 +232,7 @@ func Prepare(o Options) (*Session, error) {
 		Claude:   !o.Shell,
 		Binds:    conf.Binds,
 		API:      api,
-		Caches:   instance.CachesDir(stateDir, project.Root),
+		Caches:   cachesDir(stateDir, project.Root, conf.NoCaches),
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
@@ -241,6 +241,14 @@ func Prepare(o Options) (*Session, error) {
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped,
 	}, nil
+}
+
+// cachesDir is the project's tool caches' directory, "" when turned off.
+func cachesDir(stateDir, root string, off bool) string {
+	if off {
+		return ""
+	}
+	return instance.CachesDir(stateDir, root)
 }
 
 // programs finds bwrap and the command to run inside: claude (or bash)
