@@ -89,3 +89,17 @@ func Bytes(dir string) int64 {
 	n, _, _ := usage(dir)
 	return n
 }
+
+// moveCaches carries the tool caches of the instance oldHash to newHash,
+// with --move; where newHash has caches of its own (--merge) the old ones
+// go, as a project's caches are never mixed.
+func moveCaches(stateDir, oldHash, newHash string) error {
+	dir := filepath.Join(stateDir, instance.CacheRecords)
+	if _, err := os.Lstat(filepath.Join(dir, oldHash)); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(dir, newHash)); err == nil {
+		return trashAndRemove(dir, oldHash)
+	}
+	return untrusted.Rename(dir, oldHash, newHash)
+}
