@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/gc"
@@ -61,4 +62,46 @@ func checkSigning(plan mount.Plan) checkResult {
 		return checkResult{"signing", "ok", "commits are signed through your gpg-agent's restricted socket (--with-gpg)", ""}
 	}
 	return checkResult{"signing", "warn", "your git configuration signs commits with gpg (commit.gpgsign), and gpg-agent is not forwarded: git commit fails inside", "claudebox --with-gpg (or with-gpg = true in config.toml)"}
+}
+
+// checkSSHRemotes says whether the project's remotes that git reaches over
+// SSH can be reached inside: they need --with-ssh, and the host's network
+// (the filtered one carries no SSH).
+func checkSSHRemotes(plan mount.Plan) []checkResult {
+	if plan.Project.CommonDir == "" {
+		return nil
+	}
+	entries, err := gitconfig.Read(filepath.Join(plan.Project.CommonDir, "config"))
+	if err != nil {
+		return nil
+	}
+	var ssh []string
+	for _, e := range entries {
+		if section, rest, _ := strings.Cut(e.Key, "."); section == "remote" && (strings.HasSuffix(rest, ".url") || strings.HasSuffix(rest, ".pushurl")) && overSSH(e.Value) {
+			ssh = append(ssh, strings.TrimSuffix(strings.TrimSuffix(rest, ".url"), ".pushurl"))
+		}
+	}
+	if len(ssh) == 0 {
+		return nil
+	}
+	slices.Sort(ssh)
+	ssh = slices.Compact(ssh)
+	remotes := "the remotes " + strings.Join(ssh, ", ") + " are reached over SSH"
+	switch {
+	case !plan.SSHAgent:
+		return []checkResult{{"SSH remotes", "warn", remotes + ", and your SSH agent is not forwarded: fetch and push fail inside", "claudebox --with-ssh --network=host"}}
+	case !plan.Network:
+		return []checkResult{{"SSH remotes", "warn", remotes + ", which the filtered network does not carry", "add --network=host"}}
+	}
+	return []checkResult{{"SSH remotes", "ok", remotes + ", through your SSH agent (--with-ssh)", ""}}
+}
+
+// overSSH says whether git reaches url over SSH: ssh:// (or git+ssh://),
+// or the scp-like user@host:path.
+func overSSH(url string) bool {
+	if strings.HasPrefix(url, "ssh://") || strings.HasPrefix(url, "git+ssh://") || strings.HasPrefix(url, "ssh+git://") {
+		return true
+	}
+	colon := strings.Index(url, ":")
+	return colon > 0 && !strings.Contains(url[:colon], "/") && !strings.HasPrefix(url[colon:], "://")
 }

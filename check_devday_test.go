@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 )
 
@@ -48,5 +49,29 @@ func TestCheckCaches(t *testing.T) {
 	if len(lines) != 2 || !strings.Contains(lines[0].Detail, dir+" (") || !strings.Contains(lines[0].Detail, "KiB)") || !strings.Contains(lines[0].Detail, "~/.cache") ||
 		!strings.Contains(lines[1].Detail, "/h/.npm is not this project's cache") {
 		t.Errorf("%+v", lines)
+	}
+}
+
+// --check names the project's remotes reached over SSH when the agent is
+// not forwarded, or the network does not carry SSH; HTTPS and local
+// remotes are nothing to say.
+func TestCheckSSHRemotes(t *testing.T) {
+	git := t.TempDir()
+	os.WriteFile(filepath.Join(git, "config"), []byte("[remote \"origin\"]\n\turl = git@github.com:a/b.git\n[remote \"mirror\"]\n\turl = ssh://gitbox/x\n[remote \"web\"]\n\turl = https://example.com/x\n[remote \"local\"]\n\turl = /srv/x\n"), 0o644)
+	plan := mount.Plan{Project: instance.Project{CommonDir: git}}
+	if r := checkSSHRemotes(plan); len(r) != 1 || r[0].Status != "warn" || !strings.Contains(r[0].Detail, "mirror, origin are reached") || !strings.Contains(r[0].Fix, "--with-ssh") {
+		t.Errorf("without the agent: %+v", r)
+	}
+	plan.SSHAgent = true
+	if r := checkSSHRemotes(plan); len(r) != 1 || !strings.Contains(r[0].Fix, "--network=host") {
+		t.Errorf("filtered: %+v", r)
+	}
+	plan.Network = true
+	if r := checkSSHRemotes(plan); len(r) != 1 || r[0].Status != "ok" {
+		t.Errorf("with both: %+v", r)
+	}
+	os.WriteFile(filepath.Join(git, "config"), []byte("[remote \"web\"]\n\turl = https://example.com/x\n"), 0o644)
+	if r := checkSSHRemotes(plan); len(r) != 0 {
+		t.Errorf("HTTPS only: %+v", r)
 	}
 }
