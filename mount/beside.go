@@ -3,6 +3,7 @@ package mount
 import (
 	"path/filepath"
 
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
 )
 
@@ -15,11 +16,13 @@ const RemountRO Kind = "--remount-ro"
 // project fails at once instead of landing in the private tmpfs, lost at
 // exit (a worktree's entry left in the host's repository). "" where that
 // directory must stay as it is: $HOME, /tmp, an ancestor of either, the
-// root, a system directory (read-only already), or one that a mount (a
-// bind of the user's, a toolchain) is at or above: mounts lists them.
-func (p *Plan) besideProject(checkout string, mounts ...[]Mount) string {
-	dir := filepath.Dir(checkout)
-	if dir == "/" || paths.Within(p.Home, dir) || paths.Within("/tmp", dir) || paths.UnderAny(dir, SystemDirs) {
+// root, a system directory (read-only already), one inside a git
+// directory the sandbox binds (a worktree kept in .git), or one that a
+// mount (a bind of the user's, a toolchain) is at or above: mounts lists
+// them. A mount made over the tmpfs would leave bwrap nothing to remount.
+func (p *Plan) besideProject(project instance.Project, mounts ...[]Mount) string {
+	dir := filepath.Dir(project.Checkout)
+	if dir == "/" || paths.Within(p.Home, dir) || paths.Within("/tmp", dir) || paths.UnderAny(dir, SystemDirs) || paths.UnderAny(dir, project.GitDirs) {
 		return ""
 	}
 	for _, ms := range mounts {

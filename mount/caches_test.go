@@ -65,10 +65,10 @@ func cacheName(dest string) string {
 // the mounts in it, but where it must stay as it is: the home, /tmp, a
 // system directory, one the user binds or a toolchain is in.
 func TestBuildBesideProject(t *testing.T) {
-	build := func(checkout string, binds []Mount) []Mount {
+	build := func(checkout string, binds []Mount, gitDirs ...string) []Mount {
 		p := Build(Inputs{
 			Home: "/h", StateDir: "/h/.claudebox", Cwd: checkout, Command: []string{"sh"},
-			Project: instance.Project{Root: checkout, Checkout: checkout},
+			Project: instance.Project{Root: checkout, Checkout: checkout, GitDirs: gitDirs},
 			Host:    Host{Binds: binds},
 		})
 		var ms []Mount
@@ -92,6 +92,9 @@ func TestBuildBesideProject(t *testing.T) {
 		if ms := build(c, nil); len(ms) != 0 {
 			t.Errorf("%s: %+v", c, ms)
 		}
+	}
+	if ms := build("/h/code/.git/wt/p", nil, "/h/code/.git"); len(ms) != 0 {
+		t.Errorf("inside a git directory: %+v", ms)
 	}
 	if ms := build("/h/code/p", []Mount{{Kind: RoBind, Src: "/h/code", Dest: "/h/code", Role: Requested}}); len(ms) != 1 || ms[0].Kind != RoBind {
 		t.Errorf("under a bind of the user's: %+v", ms)

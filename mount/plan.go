@@ -203,7 +203,7 @@ func Build(in Inputs) Plan {
 		Network:   in.Network,
 	}
 	p.addSystem(in.Host)
-	beside := p.besideProject(in.Project.Checkout, in.Host.Binds, in.Host.Own)
+	beside := p.besideProject(in.Project, in.Host.Binds, in.Host.Own)
 	if beside != "" {
 		p.add(Private, Tmpfs, "", beside, "the project's folder, empty and read-only (but for the mounts in it): git worktree add or git clone beside the project fails at once, not lost at exit")
 	}
