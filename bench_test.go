@@ -259,3 +259,45 @@ func BenchmarkBwrapFailure(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGoBuildSession is a `go build` of a small program (net/http, so
+// a few hundred packages of the standard library) in a new session, as
+// the user runs it: cold, with the project's caches emptied (every session
+// before they were kept); warm, the caches kept from the session before;
+// and on the host with its own warm cache, the mark to meet; empty is a
+// session that runs nothing, what warm pays beyond the build.
+func BenchmarkGoBuildSession(b *testing.B) {
+	goDir := filepath.Dir(requireTool(b, "go", "install Go"))
+	h := newE2EHost(b)
+	proj := filepath.Join(h.home, "code", "hello")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, "go.mod"), "module example.com/hello\n\ngo 1.22\n")
+	h.write(filepath.Join(proj, "main.go"), "package main\n\nimport \"net/http\"\n\nfunc main() { http.ListenAndServe(\":0\", nil) }\n")
+	env := []string{"PATH=" + h.bin + ":" + goDir + ":/usr/bin:/bin", "GOTOOLCHAIN=local"}
+	build := []string{"--shell", "-c", "go build -o /tmp/hello ."}
+	b.Run("cold", func(b *testing.B) {
+		for b.Loop() {
+			b.StopTimer()
+			h.run(h.home, env, "claudebox", "--gc", "--caches")
+			b.StartTimer()
+			h.run(proj, env, "claudebox", build...)
+		}
+	})
+	b.Run("warm", func(b *testing.B) {
+		h.run(proj, env, "claudebox", build...)
+		for b.Loop() {
+			h.run(proj, env, "claudebox", build...)
+		}
+	})
+	b.Run("empty", func(b *testing.B) {
+		for b.Loop() {
+			h.run(proj, env, "claudebox", "--shell", "-c", "true")
+		}
+	})
+	b.Run("host", func(b *testing.B) {
+		h.run(proj, env, "go", "build", "-o", filepath.Join(h.base, "hello"), ".")
+		for b.Loop() {
+			h.run(proj, env, "go", "build", "-o", filepath.Join(h.base, "hello"), ".")
+		}
+	})
+}

@@ -112,7 +112,7 @@ func checkPlan(s *session.Session, err error) []checkResult {
 	}
 	plan := s.Plan()
 	instance := checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", plan.Instance, plan.Project.Root), ""}
-	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s))
+	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), []checkResult{checkSigning(plan)}, checkSSHRemotes(plan))
 }
 
 // checkMounts names the user's binds and the secrets hidden inside them

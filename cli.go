@@ -30,6 +30,7 @@ type cli struct {
 	RoBind             []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-only (at DEST); repeatable."`
 	Env                []string `group:"sandbox" placeholder:"NAME[=VALUE]" sep:"none" help:"Pass NAME, or set it to VALUE; repeatable."`
 	WithSSH            *bool    `group:"sandbox" name:"with-ssh" help:"Forward your SSH agent; keys stay unreadable."`
+	WithGPG            *bool    `group:"sandbox" name:"with-gpg" help:"Forward gpg-agent for signing; keys stay unreadable."`
 	Network            *string  `group:"sandbox" placeholder:"MODE" help:"filtered (default: allowed hosts), host or none."`
 	AllowHost          []string `group:"sandbox" name:"allow-host" placeholder:"HOST" sep:"none" help:"Let the filtered network reach HOST[:PORT]."`
 	Publish            []string `group:"sandbox" placeholder:"[HOST:]PORT" sep:"none" help:"Serve PORT inside on the host's 127.0.0.1[:HOST]."`
@@ -42,12 +43,13 @@ type cli struct {
 	MoveAside *bool   `group:"end" name:"move-aside" help:"Move aside what the host would obey (=false: name it)."`
 	ExportDir *string `group:"end" name:"export-dir" placeholder:"DIR" help:"Export the sessions as Markdown into DIR/<project>/."`
 
-	Check bool   `group:"instances" xor:"mode" help:"Check that a launch here will work; exit 0 only if so."`
-	Gc    bool   `group:"instances" name:"gc" xor:"mode" help:"Remove the instances whose project is gone."`
-	List  bool   `group:"instances" xor:"mode" help:"List the instances, stale ones first."`
-	JSON  bool   `group:"instances" name:"json" help:"With --list, --list-sessions or --check: print JSON."`
-	Move  string `group:"instances" xor:"mode" placeholder:"OLD" help:"Carry OLD's history here (a former root, or a hash)."`
-	Merge bool   `group:"instances" help:"With --move: merge into this project's instance."`
+	Check  bool   `group:"instances" xor:"mode" help:"Check that a launch here will work; exit 0 only if so."`
+	Gc     bool   `group:"instances" name:"gc" xor:"mode" help:"Remove the instances whose project is gone."`
+	Caches bool   `group:"instances" help:"With --gc: empty every project's tool caches instead."`
+	List   bool   `group:"instances" xor:"mode" help:"List the instances, stale ones first."`
+	JSON   bool   `group:"instances" name:"json" help:"With --list, --list-sessions or --check: print JSON."`
+	Move   string `group:"instances" xor:"mode" placeholder:"OLD" help:"Carry OLD's history here (a former root, or a hash)."`
+	Merge  bool   `group:"instances" help:"With --move: merge into this project's instance."`
 
 	// Ungrouped flags come first in --help wherever they are declared; the
 	// xor flags keep one order, which kong's "can't be used together"
@@ -104,6 +106,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return hint.Errorf("claudebox --export --help", "--last, -o, --detail, --thinking and --no-redact go with --export")
 	case c.Export && (len(c.Claude) > 1 || len(c.Claude) == 1 && c.Last):
 		return hint.Errorf("claudebox --export [SESSION | --last]", "--export takes one session: %s", strings.Join(c.Claude, " "))
+	case c.Caches && !c.Gc:
+		return hint.Errorf("claudebox --gc --caches", "--caches goes with --gc")
 	case c.Merge && c.Move == "":
 		return hint.Errorf("claudebox --move OLD --merge", "--merge goes with --move")
 	case c.DryRun && (c.List || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions):
@@ -123,7 +127,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case err != nil:
 		return err
 	case c.Gc:
-		return gcCmd{DryRun: c.DryRun}.Run(home)
+		return gcCmd{DryRun: c.DryRun, Caches: c.Caches}.Run(home)
 	case c.List:
 		return listCmd{JSON: c.JSON}.Run(home)
 	case c.Move != "":
@@ -138,8 +142,13 @@ func (c *cli) Run(ctx *kong.Context) error {
 		}
 		return ex.Run(home)
 	}
+	if !c.Shell {
+		if err := refuseClaudeWorktree(c.Claude); err != nil {
+			return err
+		}
+	}
 	flags := config.Settings{
-		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, Publish: c.Publish, Forward: c.Forward, MoveAside: c.MoveAside,
+		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, WithGPG: c.WithGPG, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, Publish: c.Publish, Forward: c.Forward, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP,
 	}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)

@@ -27,11 +27,14 @@ var (
 )
 
 // gcCmd prunes the instances whose project is gone.
-type gcCmd struct{ DryRun bool }
+type gcCmd struct{ DryRun, Caches bool }
 
 func (g gcCmd) Run(home session.Home) error {
 	state := home.State
 	verb := map[bool]string{false: "removed", true: "would remove"}[g.DryRun]
+	if g.Caches {
+		return g.emptyCaches(state, verb)
+	}
 	event := func(e gc.Event) {
 		switch e.Kind {
 		case "remove":
@@ -52,6 +55,27 @@ func (g gcCmd) Run(home session.Home) error {
 		verb, freed = "to remove", "to free"
 	}
 	printable.Say(os.Stderr, "claudebox: %d kept, %d %s, %d skipped, %s %s", sum.Kept, sum.Removed, verb, sum.Skipped, humanBytes(sum.Freed), freed)
+	return nil
+}
+
+// emptyCaches is --gc --caches.
+func (g gcCmd) emptyCaches(state, verb string) error {
+	event := func(e gc.CachesEvent) {
+		if e.Kept {
+			printable.Say(os.Stderr, "claudebox: kept %s: a session of its project is running", e.Dir)
+			return
+		}
+		printable.Say(os.Stderr, "claudebox: %s %s (%s)", verb, e.Dir, humanBytes(e.Bytes))
+	}
+	sum, err := gc.EmptyCaches(state, g.DryRun, event, func(s gc.Skipped) { report(os.Stderr, skipNotice(s)) })
+	if err != nil {
+		return err
+	}
+	freed := "freed"
+	if g.DryRun {
+		verb, freed = "to remove", "to free"
+	}
+	printable.Say(os.Stderr, "claudebox: caches: %d kept, %d %s, %d skipped, %s %s", sum.Kept, sum.Removed, verb, sum.Skipped, humanBytes(sum.Freed), freed)
 	return nil
 }
 
@@ -94,7 +118,7 @@ func (l listCmd) Run(home session.Home) error {
 // writeTable prints instances in aligned columns, the state in colour when
 // color is set.
 func writeTable(w io.Writer, insts []gc.Instance, color bool) {
-	rows := [][]string{{"HASH", "STATE", "SESSIONS", "SIZE", "LAST USED", "ROOT"}}
+	rows := [][]string{{"HASH", "STATE", "SESSIONS", "SIZE", "CACHES", "LAST USED", "ROOT"}}
 	for _, in := range insts {
 		state := string(in.State)
 		if in.InUse {
@@ -104,7 +128,7 @@ func writeTable(w io.Writer, insts []gc.Instance, color bool) {
 		if !in.LastUsed.IsZero() {
 			last = in.LastUsed.Local().Format("2006-01-02 15:04")
 		}
-		rows = append(rows, []string{in.Hash, state, fmt.Sprint(in.Transcripts), humanBytes(in.Bytes), last, printable.Escape(in.Root)})
+		rows = append(rows, []string{in.Hash, state, fmt.Sprint(in.Transcripts), humanBytes(in.Bytes), humanBytes(in.CacheBytes), last, printable.Escape(in.Root)})
 	}
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
@@ -121,7 +145,7 @@ func writeTable(w io.Writer, insts []gc.Instance, color bool) {
 				c = colors[insts[n-1].State] + c + "\033[0m"
 			}
 			switch {
-			case i == 2 || i == 3: // numbers align right
+			case i >= 2 && i <= 4: // numbers align right
 				b.WriteString(pad + c + "  ")
 			case i == len(r)-1:
 				b.WriteString(c)

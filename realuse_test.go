@@ -105,7 +105,7 @@ exec "`+path(".pyenv/libexec/pyenv")+`" exec "$program" "$@"
 			touch "$d/planted" 2>/dev/null && echo "WROTE $d"
 		done
 		echo evil > ~/.pyenv/shims/python 2>/dev/null && echo "WROTE shim"
-		for f in ~/.cargo/credentials.toml ~/.npmrc ~/.config/git/credentials ~/.cargo/registry ~/.local/share/other-app; do
+		for f in ~/.cargo/credentials.toml ~/.npmrc ~/.config/git/credentials ~/.cargo/registry/cache/crate.crate ~/.local/share/other-app; do
 			test -e "$f" && echo "VISIBLE $f"
 		done
 		cat ~/.config/git/config

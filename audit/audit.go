@@ -391,6 +391,11 @@ func (w *walker) leaf(n node, name, rel string) {
 		n.mode == gitDir && (name == "gitdir" || name == "commondir") && w.worktreeAdmin(n.fd, n.rel) {
 		return
 	}
+	// A config that sets only what git never executes (a clone's remote
+	// and branch).
+	if n.mode == gitDir && (name == "config" || name == "config.worktree") && inertConfig(n.fd, name) {
+		return
+	}
 	w.found(rel)
 }
 

@@ -378,6 +378,7 @@ func TestScanGitlink(t *testing.T) {
 	tool := filepath.Join(root, "node_modules", "tool")
 	must(t, os.MkdirAll(tool, 0o755))
 	git(tool, "init", "-q")
+	git(tool, "config", "core.fsmonitor", "touch pwned") // a fresh config alone is inert
 	if r := Scan(root, since, nil, start); len(r.Found) != 0 {
 		t.Fatalf("node_modules is walked: %q", r.Found)
 	}

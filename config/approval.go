@@ -41,6 +41,9 @@ const (
 	kindMount
 	// kindSSHAgent: the user's SSH agent, which a repository's settings ask for.
 	kindSSHAgent
+	// kindGPGAgent: the user's gpg-agent, which a repository's settings ask
+	// for.
+	kindGPGAgent
 	// kindNetwork: a network (name) a repository's settings ask for, wider
 	// than the user's own.
 	kindNetwork
@@ -61,6 +64,8 @@ func (g Grant) String() string {
 		return "mount:" + g.digest
 	case kindSSHAgent:
 		return "with-ssh"
+	case kindGPGAgent:
+		return "with-gpg"
 	case kindNetwork:
 		// The filtered network was the one network before there were
 		// several: its record stays as it was.
@@ -88,6 +93,8 @@ func parseGrant(s string) (Grant, error) {
 	switch {
 	case s == "with-ssh":
 		return Grant{kind: kindSSHAgent}, nil
+	case s == "with-gpg":
+		return Grant{kind: kindGPGAgent}, nil
 	case s == "network":
 		return Grant{kind: kindNetwork, name: NetworkFiltered}, nil
 	case s == "network:"+NetworkHost:
@@ -230,6 +237,8 @@ func (l Launch) Without(env environment.Env, unapproved []Item) (Launch, environ
 		switch g := it.grant; g.kind {
 		case kindSSHAgent:
 			l.WithSSH = false
+		case kindGPGAgent:
+			l.WithGPG = false
 		case kindNetwork:
 			l.Network = l.ownNetwork
 		case kindHost:

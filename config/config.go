@@ -38,6 +38,7 @@ type Settings struct {
 	RoBind    []string `toml:"ro-bind"`
 	Env       []string `toml:"env"`
 	WithSSH   *bool    `toml:"with-ssh"`
+	WithGPG   *bool    `toml:"with-gpg"`
 	NoNetwork *bool    `toml:"no-network"`
 	// Network is the sandbox's network: filtered (the default), host or
 	// none; the hosts lists are the filtered network's.
@@ -50,6 +51,8 @@ type Settings struct {
 	Publish   []string `toml:"publish"`
 	Forward   []string `toml:"forward"`
 	MoveAside *bool    `toml:"move-aside"`
+	// Caches = false turns the project's own tool caches off.
+	Caches *bool `toml:"caches"`
 	// The two opt-ins the sandbox's own terminal and Landlock domain close.
 	WithClipboard      *bool `toml:"with-clipboard"`
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
@@ -79,13 +82,13 @@ func UserConfigPath(home string) string {
 // keyTypes says what each key holds, for an error.
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
-	"with-ssh": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
-	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false",
+	"with-ssh": "true or false", "with-gpg": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
+	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false", "caches": "true or false",
 	"publish": `a list of strings, e.g. ["8080", "9000:3000"]`, "forward": `a list of strings, e.g. ["5432"]`,
 	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -218,6 +221,7 @@ type Launch struct {
 	EnvFiles []environment.File
 	EnvFlags []string
 	WithSSH  bool
+	WithGPG  bool
 	// Network is the sandbox's network (a Network* constant); Hosts, what
 	// the filtered one lets through.
 	Network string
@@ -231,6 +235,8 @@ type Launch struct {
 	// ReportOnly: at the end of the project's last session, what the exit
 	// audit finds is named but left in place.
 	ReportOnly bool
+	// NoCaches: the project keeps no tool caches of its own.
+	NoCaches bool
 	// Clipboard lets the sandbox's clipboard writes reach the terminal;
 	// DesktopSockets leaves the host's abstract Unix sockets reachable.
 	Clipboard      bool
@@ -313,6 +319,8 @@ type merging struct {
 	ownBinds  map[Grant]bool
 	ownSSH    bool
 	sshFrom   string
+	ownGPG    bool
+	gpgFrom   string
 	// A repository's network wider than the user's own (none, filtered,
 	// host) waits for approval too, as does each host it allows.
 	ownNetwork, networkFrom, networkShow string
@@ -411,6 +419,10 @@ func (m *merging) switches(l layer) {
 		m.out.WithSSH, m.sshFrom = *l.WithSSH, l.from
 		m.ownSSH = m.ownSSH || *l.WithSSH && l.own
 	}
+	if l.WithGPG != nil {
+		m.out.WithGPG, m.gpgFrom = *l.WithGPG, l.from
+		m.ownGPG = m.ownGPG || *l.WithGPG && l.own
+	}
 }
 
 // network: the last layer that says network or no-network decides the
@@ -469,13 +481,16 @@ func (m *merging) usersOnly(l layer) error {
 	for _, s := range []struct {
 		key string
 		set bool
-	}{{"move-aside", l.MoveAside != nil}, {"export-dir", l.ExportDir != nil}, {"with-clipboard", l.WithClipboard != nil}, {"with-desktop-sockets", l.WithDesktopSockets != nil}} {
+	}{{"move-aside", l.MoveAside != nil}, {"caches", l.Caches != nil}, {"export-dir", l.ExportDir != nil}, {"with-clipboard", l.WithClipboard != nil}, {"with-desktop-sockets", l.WithDesktopSockets != nil}} {
 		if s.set && !l.own {
 			return hint.Errorf("set it in "+UserConfigPath(m.home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, s.key)
 		}
 	}
 	if l.MoveAside != nil {
 		m.out.ReportOnly = !*l.MoveAside
+	}
+	if l.Caches != nil {
+		m.out.NoCaches = !*l.Caches
 	}
 	if l.ExportDir != nil {
 		m.out.ExportDir = expandHome(*l.ExportDir, m.home)
@@ -510,6 +525,9 @@ func (m *merging) waiting() []Item {
 	}
 	if m.out.WithSSH && !m.ownSSH {
 		items = append(items, Item{grant: Grant{kind: kindSSHAgent}, Show: "--with-ssh (from " + m.sshFrom + ")"})
+	}
+	if m.out.WithGPG && !m.ownGPG {
+		items = append(items, Item{grant: Grant{kind: kindGPGAgent}, Show: "--with-gpg (from " + m.gpgFrom + ")"})
 	}
 	return items
 }

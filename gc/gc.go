@@ -38,6 +38,7 @@ type Instance struct {
 	InUse       bool      `json:"in_use"`
 	Transcripts int       `json:"sessions"` // Claude Code's conversations, "sessions" to its --resume
 	Bytes       int64     `json:"bytes"`
+	CacheBytes  int64     `json:"cache_bytes"` // its tool caches (instance.CachesDir)
 	LastUsed    time.Time `json:"last_used"`
 }
 
@@ -131,6 +132,7 @@ func read(dir string, mounts Mounts) (Instance, *Skipped) {
 	}
 	inst.InUse = instance.InUse(dir)
 	inst.Bytes, inst.Transcripts, inst.LastUsed = usage(dir)
+	inst.CacheBytes, _, _ = usage(filepath.Join(filepath.Dir(filepath.Dir(dir)), instance.CacheRecords, inst.Hash))
 	return inst, nil
 }
 
@@ -264,7 +266,7 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 			continue
 		}
 		sum.Removed++
-		sum.Freed += inst.Bytes
+		sum.Freed += inst.Bytes + inst.CacheBytes
 		report(Event{inst, "remove"})
 	}
 	return sum, nil

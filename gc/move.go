@@ -111,6 +111,9 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 	if res.Transcripts, err = renameProjectDirs(projects, oldHash, oldRoot, newRoot); err != nil {
 		return res, err
 	}
+	if err := moveCaches(stateDir, oldHash, newHash); err != nil {
+		return res, err
+	}
 	if exists {
 		res.conflicts, err = mergeInto(projects, oldHash, newHash)
 		return res, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/unprivileged"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -74,10 +75,17 @@ func TestMove(t *testing.T) {
 	lock.Close()
 	must(t, instance.RecordPlaceholders(oldDir, []string{standIn}))
 
+	oldCaches, newCaches := instance.CachesDir(state, oldRoot), instance.CachesDir(state, newRoot)
+	must(t, instance.EnsureCaches(state, oldRoot, []string{"go-mod"}))
+	must(t, os.WriteFile(filepath.Join(oldCaches, "go-mod", "m"), nil, 0o600))
+
 	var res MoveResult
 	withinTime(t, "Move", func() { res, err = Move(state, oldRoot, newRoot, false) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !paths.Exists(filepath.Join(newCaches, "go-mod", "m")) || paths.Exists(oldCaches) {
+		t.Error("the caches did not move with the instance")
 	}
 	newDir := instance.Dir(state, newRoot)
 	if res.from != oldDir || res.To != newDir || res.Transcripts != 3 || res.conflicts != nil || res.Repairs != nil {
@@ -312,5 +320,25 @@ func TestMoveMergeHugeHistory(t *testing.T) {
 	}
 	if fi, err := os.Stat(filepath.Join(newDir, historyFile)); err != nil || fi.Size() != 1<<40 {
 		t.Errorf("new history rewritten: %v", err)
+	}
+}
+
+// TestMoveCachesMerge: merged into an instance that has caches of its own,
+// the old instance's caches go; a project's caches are never mixed.
+func TestMoveCachesMerge(t *testing.T) {
+	state := t.TempDir()
+	oldRoot, newRoot := "/old/proj", "/new/proj"
+	oldDir := makeInstance(t, state, oldRoot)
+	makeInstance(t, state, newRoot)
+	must(t, os.Remove(filepath.Join(oldDir, ClaudeProjectDir(oldRoot), "s1.jsonl")))
+	for _, root := range []string{oldRoot, newRoot} {
+		must(t, instance.EnsureCaches(state, root, []string{"npm"}))
+		must(t, os.WriteFile(filepath.Join(instance.CachesDir(state, root), "npm", root[1:4]), nil, 0o600))
+	}
+	if _, err := Move(state, oldRoot, newRoot, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(t, filepath.Join(instance.CachesDir(state, newRoot), "npm")); !slices.Equal(got, []string{"new"}) || paths.Exists(instance.CachesDir(state, oldRoot)) {
+		t.Errorf("caches after the merge: %q", got)
 	}
 }

@@ -70,6 +70,16 @@ func Read(path string) ([]Entry, error) {
 	return entries, nil
 }
 
+// Parse parses a config file's content, as Read does; Path in an Error is
+// empty.
+func Parse(b []byte) ([]Entry, error) {
+	entries, line, ok := parse(b)
+	if !ok {
+		return nil, &Error{Line: line}
+	}
+	return entries, nil
+}
+
 // Values returns every value of key (canonical: section and name in lower
 // case), in the order git sees them; the last one is what git uses.
 func Values(entries []Entry, key string) []string {

@@ -60,9 +60,10 @@ func RecordPath(stateDir, kind, root string) (dir, name string) {
 	return filepath.Join(stateDir, kind), Hash(root)
 }
 
-// RemoveRecords removes the records of the instance hash.
+// RemoveRecords removes the records of the instance hash, its tool caches
+// among them.
 func RemoveRecords(stateDir, hash string) error {
-	for _, kind := range []string{ApprovalRecords, MountRecords, NoticeRecords} {
+	for _, kind := range []string{ApprovalRecords, MountRecords, NoticeRecords, CacheRecords} {
 		if err := untrusted.RemoveAll(filepath.Join(stateDir, kind), hash); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

@@ -54,6 +54,10 @@ type Host struct {
 	Guards []Guard
 	// KnownHosts is ~/.ssh/known_hosts when it exists.
 	KnownHosts string
+	// SSHFiles are ~/.ssh/config and the public keys in ~/.ssh, read-only
+	// with --with-ssh: ssh inside reads its host aliases there, and git
+	// signs with user.signingkey naming a .pub.
+	SSHFiles []Mount
 	// Symlinked lists guards (or directories on the way to one) that are
 	// symlinks: the sandbox could replace the link itself, so the launch
 	// refuses.

@@ -76,6 +76,8 @@ const (
 	Agent
 	// Requested: what the user's --bind and --ro-bind show.
 	Requested
+	// Caches: the project's tool caches.
+	Caches
 )
 
 // writable reports whether the sandbox can write through the mount to the
@@ -109,6 +111,9 @@ type Plan struct {
 	// SSHAgent says the user's SSH agent is reachable inside, at
 	// SSHAgentSocket.
 	SSHAgent bool
+	// GPGAgent says the user's gpg-agent is reachable inside, at
+	// ~/.gnupg/S.gpg-agent.
+	GPGAgent bool
 	// API is how Claude reaches its API; nil without the proxy.
 	API *API
 	// Command runs inside: claude and its arguments, or a shell.
@@ -124,6 +129,8 @@ type Plan struct {
 	// what their programs need; PathProblems, those that cannot work.
 	Toolchains   []Toolchain
 	PathProblems []PathProblem
+	// Caches are the project's tool caches, those mounted and those not.
+	Caches []Cache
 	// Unprotected is what the host obeys that no guard can protect: the
 	// launch and --check warn of it.
 	Unprotected []Unprotected
@@ -142,6 +149,8 @@ type Inputs struct {
 	Relay *Relay
 	// SSHAgent is the host's agent socket (SSH_AUTH_SOCK) with --with-ssh.
 	SSHAgent string
+	// GPGAgent is what --with-gpg forwards; nil without it.
+	GPGAgent *GPGAgent
 	// API is how Claude reaches its API through the session's proxy; nil
 	// when there is no proxy.
 	API *API
@@ -153,6 +162,9 @@ type Inputs struct {
 	Binds []BindSpec
 	// CA are the CA bundles the host's variables name that pass in.
 	CA []CAFile
+	// Caches is the project's tool caches' directory (instance.CachesDir);
+	// "" when they are turned off.
+	Caches string
 }
 
 // API is what the sandbox is told of the session's proxy. The launch sets
@@ -193,6 +205,10 @@ func Build(in Inputs) Plan {
 		Network:   in.Network,
 	}
 	p.addSystem(in.Host)
+	beside := p.besideProject(in.Project, in.Host.Binds, in.Host.Own)
+	if beside != "" {
+		p.add(Private, Tmpfs, "", beside, "the project's folder, empty and read-only (but for the mounts in it): git worktree add or git clone beside the project fails at once, not lost at exit")
+	}
 	// The user's binds come before claudebox's own mounts inside $HOME,
 	// which they never overlap (bind.Check, bind.Layout).
 	p.Mounts = append(p.Mounts, in.Host.Binds...)
@@ -210,10 +226,21 @@ func Build(in Inputs) Plan {
 		if in.Host.KnownHosts != "" {
 			p.add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
+		p.Mounts = append(p.Mounts, in.Host.SSHFiles...)
+	}
+	if in.GPGAgent != nil {
+		p.GPGAgent = true
+		p.addGPG(in.GPGAgent)
 	}
 	p.addCAs(in.CA)
 	p.addLinks(in.Host.Links)
+	if in.Caches != "" {
+		p.addCaches(in.Caches, append([]string{in.Project.Checkout}, in.Project.GitDirs...))
+	}
 	p.addProject(in.Project, in.Host)
+	if beside != "" {
+		p.add(Private, RemountRO, "", beside, "read-only from here on")
+	}
 	for name := range in.Env.Values {
 		if p.envSetBy == nil {
 			p.envSetBy = map[string]envSource{}
@@ -381,7 +408,7 @@ func (p Plan) argLines() [][]string {
 	data := 0
 	for _, m := range p.Mounts {
 		switch m.Kind {
-		case Proc, Dev, Tmpfs:
+		case Proc, Dev, Tmpfs, RemountRO:
 			lines = append(lines, []string{string(m.Kind), m.Dest})
 		case BindData, RoBindData:
 			data++
@@ -435,6 +462,11 @@ func (p Plan) Script(bwrap string) string {
 	for _, t := range p.Toolchains {
 		for _, r := range t.Roots {
 			fmt.Fprintf(&b, "# %s: %s\n", r.Path, r.Why)
+		}
+	}
+	for _, c := range p.Caches {
+		if c.Skipped != "" {
+			fmt.Fprintf(&b, "# %s: not this project's cache: %s\n", c.Dest, printable.Escape(c.Skipped))
 		}
 	}
 	for _, pp := range p.PathProblems {

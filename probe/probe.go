@@ -7,6 +7,7 @@
 package probe
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -83,6 +84,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	if kh := filepath.Join(home, ".ssh", "known_hosts"); paths.Exists(kh) {
 		h.KnownHosts = kh
 	}
+	h.SSHFiles = sshFiles(filepath.Join(home, ".ssh"))
 	obeyed, relative := probeHostObeyed(home, getenv)
 	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed)
 	h.Unprotected = append(relative, h.Unprotected...)
@@ -91,6 +93,45 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
 }
+
+// sshFiles are what --with-ssh shows of dir (~/.ssh) beside known_hosts,
+// read-only: config, whose host aliases a push names (the commands it
+// can name, ProxyCommand and Match exec, run inside, where ssh reads it),
+// and the public keys, which git's SSH signing names as user.signingkey.
+// A key is shown only when it reads as a public key, so that no link
+// named .pub leads to a private one.
+func sshFiles(dir string) []mount.Mount {
+	var ms []mount.Mount
+	add := func(name, why string, ok func([]byte) bool) {
+		path := filepath.Join(dir, name)
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return
+		}
+		if b, err := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), 1<<20); err == nil && ok(b) {
+			ms = append(ms, mount.Mount{Kind: mount.RoBind, Src: real, Dest: path, Why: why, Role: mount.HostFiles})
+		}
+	}
+	add("config", "your SSH configuration (--with-ssh): host aliases; what it runs runs inside", func(b []byte) bool {
+		return !bytes.Contains(b, []byte("PRIVATE KEY"))
+	})
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".pub") {
+			add(e.Name(), "a public key (--with-ssh), for SSH signing", publicKey)
+		}
+	}
+	return ms
+}
+
+// publicKey reports whether b is an OpenSSH public key: one line, of a
+// key type and base64.
+func publicKey(b []byte) bool {
+	line := bytes.TrimSpace(b)
+	return !bytes.Contains(line, []byte("\n")) && publicKeyLine.Match(line)
+}
+
+var publicKeyLine = regexp.MustCompile(`^(ssh|ecdsa|sk)-[a-z0-9@.-]+ [A-Za-z0-9+/]+=*( |$)`)
 
 // toolSettings, under $HOME, are tool configuration shown read-only as
 // git's is, so that builds inside use the host's settings: they name

@@ -18,7 +18,7 @@ func Render(p mount.Plan) []byte {
 	var w page
 	for _, section := range []func(*page, mount.Plan){
 		intro, alsoWritable, requested, toolchains, pathProblems, protected, gitOperations,
-		claudeDir, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, limits, moreAccess,
+		claudeDir, caches, beside, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, gpgAgent, limits, moreAccess,
 	} {
 		section(&w, p)
 	}
@@ -180,6 +180,23 @@ func claudeDir(w *page, p mount.Plan) {
 	}
 }
 
+// caches names the tool caches kept between the project's sessions.
+func caches(w *page, p mount.Plan) {
+	kept := dests(p, func(m mount.Mount) bool { return m.Role == mount.Caches })
+	if len(kept) > 0 {
+		w.line("- Tool caches, this project's own, kept between its sessions (not the host's, which are hidden): %s.", strings.Join(kept, ", "))
+	}
+}
+
+// beside says that the project's folder is read-only, and where a
+// worktree or a clone goes instead.
+func beside(w *page, p mount.Plan) {
+	ro := dests(p, func(m mount.Mount) bool { return m.Kind == mount.RemountRO })
+	if len(ro) > 0 {
+		w.line("- %s, the folder holding the project, is read-only and empty but for the mounts in it: git worktree add or git clone beside the project fails. Make them inside the project (git worktree add .worktrees/NAME), where they persist.", ro[0])
+	}
+}
+
 // privateTmpfs names the tmpfs the sandbox writes to and loses.
 func privateTmpfs(w *page, p mount.Plan) {
 	if homeBound(p) {
@@ -246,12 +263,18 @@ func api(w *page, p mount.Plan) {
 	}
 }
 
+func gpgAgent(w *page, p mount.Plan) {
+	if p.GPGAgent {
+		w.line("- GPG: the user's gpg-agent signs here (git commit -S works); the secret keys are not in the sandbox, and the agent refuses to export them.")
+	}
+}
+
 func sshAgent(w *page, p mount.Plan) {
 	switch {
 	case p.SSHAgent && p.Relay != nil:
-		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK; the keys themselves are not readable. git over SSH goes through the proxy (GIT_SSH_COMMAND sets ssh's ProxyCommand to `/run/claudebox/claudebox --relay-connect %%h %%p`) to the hosts allowed on their SSH port: github.com:22 by default; another needs the user's `claudebox --allow-host HOST:22`. A plain `ssh` needs the same `-o ProxyCommand=...`.")
+		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK; the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist). git over SSH goes through the proxy (GIT_SSH_COMMAND sets ssh's ProxyCommand to `/run/claudebox/claudebox --relay-connect %%h %%p`) to the hosts allowed on their SSH port: github.com:22 by default; another needs the user's `claudebox --allow-host HOST:22`. A plain `ssh` needs the same `-o ProxyCommand=...`.")
 	case p.SSHAgent:
-		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK (git push over SSH works); the keys themselves are not readable.")
+		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK (git push over SSH works); the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist).")
 	}
 }
 

@@ -208,6 +208,10 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	gpg, err := gpgAgent(conf.WithGPG)
+	if err != nil {
+		return nil, err
+	}
 	cred, api, err := credential(o, conf, env)
 	if err != nil {
 		return nil, err
@@ -230,11 +234,13 @@ func Prepare(o Options) (*Session, error) {
 		Network:  conf.Network == config.NetworkHost,
 		Relay:    relay,
 		SSHAgent: agent,
+		GPGAgent: gpg,
 		Command:  command,
 		Claude:   !o.Shell,
 		Binds:    conf.Binds,
 		API:      api,
 		CA:       ca.Files,
+		Caches:   cachesDir(stateDir, project.Root, conf.NoCaches),
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
@@ -243,6 +249,14 @@ func Prepare(o Options) (*Session, error) {
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: servers, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM,
 	}, nil
+}
+
+// cachesDir is the project's tool caches' directory, "" when turned off.
+func cachesDir(stateDir, root string, off bool) string {
+	if off {
+		return ""
+	}
+	return instance.CachesDir(stateDir, root)
 }
 
 // programs finds bwrap and the command to run inside: claude (or bash)
@@ -479,6 +493,11 @@ func (s *Session) materialize() (*os.File, error) {
 		s.cleanUp(dir)
 	}
 	if err := instance.LockShared(lock); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	// Made under the lock: --gc --caches removes them only under it.
+	if err := instance.EnsureCaches(s.stateDir, s.plan.Project.Root, s.plan.CacheNames()); err != nil {
 		lock.Close()
 		return nil, err
 	}

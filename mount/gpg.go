@@ -1,0 +1,38 @@
+package mount
+
+import "path/filepath"
+
+// GPGAgent is what --with-gpg forwards: gpg-agent's restricted socket,
+// the one gpg-agent makes for a remote gpg (S.gpg-agent.extra), which
+// signs and decrypts but never exports a secret key; and the host's public
+// keyring, which gpg needs to find the key it asks the agent to use.
+type GPGAgent struct {
+	// Socket is the agent's extra socket on the host.
+	Socket string
+	// Keyring are the host's public keyring and trust database files that
+	// exist (pubring.kbx, pubring.gpg, trustdb.gpg); Settings, gpg.conf and
+	// common.conf (the default key, the keyserver).
+	Keyring  []string
+	Settings []string
+}
+
+// GPGDir is where gpg looks inside: its default home, where it also
+// looks for the agent's socket when /run/user has none.
+const GPGDir = ".gnupg"
+
+// addGPG makes ~/.gnupg private, with copies of the public keyring (gpg
+// takes locks beside it and may update the trust database: the copies
+// take that, the host's files stay as they are), the settings read-only
+// and the agent's extra socket where gpg connects. private-keys-v1.d
+// never enters.
+func (p *Plan) addGPG(g *GPGAgent) {
+	dir := filepath.Join(p.Home, GPGDir)
+	p.add(Private, Tmpfs, "", dir, "~/.gnupg, private (--with-gpg): its private keys stay on the host")
+	for _, f := range g.Keyring {
+		p.add(HostFiles, BindData, f, filepath.Join(dir, filepath.Base(f)), "your public keyring (--with-gpg), a private copy")
+	}
+	for _, f := range g.Settings {
+		p.add(HostFiles, RoBind, f, filepath.Join(dir, filepath.Base(f)), "your gpg settings (--with-gpg), read-only")
+	}
+	p.add(Agent, Bind, g.Socket, filepath.Join(dir, "S.gpg-agent"), "your gpg-agent's restricted socket (--with-gpg): keys sign, never readable or exported")
+}
