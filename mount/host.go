@@ -119,7 +119,7 @@ func (g Guard) Mount() Mount {
 	case g.FileStandIn:
 		m.Kind, m.Src, m.placeholder, m.Why = BindData, "", true, g.Why+": absent, the sandbox saves a private copy"
 	default:
-		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty directory stands in"
+		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty read-only directory stands in"
 	}
 	return m
 }

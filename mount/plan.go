@@ -377,10 +377,18 @@ func (p Plan) argLines() [][]string {
 	lines = append(lines, []string{"--seccomp", strconv.Itoa(p.fd(0))})
 	data := 0
 	for _, m := range p.Mounts {
-		switch m.Kind {
-		case Proc, Dev, Tmpfs:
+		switch {
+		case m.Kind == Tmpfs && m.placeholder:
+			// A stand-in directory is not writable, so that a write under
+			// it (the Write tool creating .vscode/launch.json) fails when
+			// it is made rather than succeeding into a tmpfs the session
+			// discards. EACCES, not a read-only mount's EROFS: on EACCES
+			// Claude Code saves a file that exists in place, so a missing
+			// .claude's settings copies inside still take its saves.
+			lines = append(lines, []string{"--perms", "0555", string(m.Kind), m.Dest})
+		case m.Kind == Proc, m.Kind == Dev, m.Kind == Tmpfs:
 			lines = append(lines, []string{string(m.Kind), m.Dest})
-		case BindData, RoBindData:
+		case m.Kind == BindData, m.Kind == RoBindData:
 			data++
 			lines = append(lines, []string{string(m.Kind), strconv.Itoa(p.fd(data)), m.Dest})
 		default:

@@ -145,7 +145,7 @@ func protected(w *page, p mount.Plan) {
 		w.line("  private to this session (saves work, the host's file is unchanged): %s;", strings.Join(private, ", "))
 	}
 	if len(absent) > 0 {
-		w.line("  cannot be created: %s.", strings.Join(absent, ", "))
+		w.line("  cannot be created, nor anything written in them (permission denied: ask the user to create them on the host): %s.", strings.Join(absent, ", "))
 	}
 }
 
