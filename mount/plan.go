@@ -308,6 +308,9 @@ func (p *Plan) addProject(project instance.Project, h Host) {
 	}
 	for _, g := range h.Guards {
 		p.Mounts = append(p.Mounts, g.Mount())
+		for _, f := range g.Saved {
+			p.add(Protection, BindData, "", filepath.Join(g.Path, f), g.Why+": absent, the sandbox saves "+f+" to a private copy")
+		}
 	}
 	p.Guards, p.Unprotected = h.Guards, h.Unprotected
 }
@@ -343,20 +346,20 @@ func (p Plan) fd(i int) int { return seccompFD + i }
 // the sandbox's pid and wait, before running the command, until the guards
 // are watched. Their descriptors follow the data mounts'.
 func (p Plan) sessionArgs() []string {
-	n := p.fd(len(p.DataSources()) + 1)
+	n := p.fd(len(p.DataMounts()) + 1)
 	return []string{"--userns", strconv.Itoa(n), "--info-fd", strconv.Itoa(n + 1), "--block-fd", strconv.Itoa(n + 2)}
 }
 
-// DataSources lists the sources of the data mounts in the order of their
-// descriptors, after the filter's; "" stands for empty content.
-func (p Plan) DataSources() []string {
-	var srcs []string
+// DataMounts lists the data mounts in the order of their descriptors,
+// after the filter's; a Src of "" stands for empty content.
+func (p Plan) DataMounts() []Mount {
+	var ms []Mount
 	for _, m := range p.Mounts {
 		if m.Kind == BindData || m.Kind == RoBindData {
-			srcs = append(srcs, m.Src)
+			ms = append(ms, m)
 		}
 	}
-	return srcs
+	return ms
 }
 
 // Args is the bwrap argv (without argv[0]) that realises the plan.
@@ -410,14 +413,14 @@ func (p Plan) argLines() [][]string {
 func (p Plan) Script(bwrap string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# fd %d: seccomp filter (no TIOCSTI or TIOCLINUX, no new user namespaces)\n", p.fd(0))
-	for i, src := range p.DataSources() {
+	for i, m := range p.DataMounts() {
 		what := "empty"
-		if src != "" {
-			what = "copy of " + src
+		if m.Src != "" {
+			what = "copy of " + m.Src
 		}
 		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), printable.Escape(what))
 	}
-	n := p.fd(len(p.DataSources()) + 1)
+	n := p.fd(len(p.DataMounts()) + 1)
 	fmt.Fprintf(&b, "# fd %d: the user namespace of claudebox's guard watcher; fd %d: bwrap reports the sandbox's pid; fd %d: bwrap waits until the guards are watched\n", n, n+1, n+2)
 	if p.API != nil {
 		fmt.Fprintf(&b, "# %s, %s: set by the launch, not shown: its proxy's address on 127.0.0.1 and a phantom credential for this session only; the proxy puts the real one (%s) in its place\n",

@@ -95,8 +95,12 @@ func TestClaudeDirRebuilt(t *testing.T) {
 			t.Errorf("args lack %q:\n%s", s, args)
 		}
 	}
-	if got, want := p.DataSources(), []string{"/h/.claude/settings.json", ""}; !reflect.DeepEqual(got, want) {
-		t.Errorf("DataSources = %q, want %q", got, want)
+	var sources []string
+	for _, m := range p.DataMounts() {
+		sources = append(sources, m.Src)
+	}
+	if want := []string{"/h/.claude/settings.json", ""}; !reflect.DeepEqual(sources, want) {
+		t.Errorf("DataMounts' sources = %q, want %q", sources, want)
 	}
 	var placeholders []string
 	for _, m := range p.Placeholders() {

@@ -126,6 +126,9 @@ func protected(w *page, p mount.Plan) {
 		if g.From != "" {
 			name += " (the host obeys it through " + g.From + ")"
 		}
+		for _, f := range g.Saved {
+			private = append(private, filepath.Join(name, f))
+		}
 		switch g.Mount().Kind {
 		case mount.Tmpfs:
 			absent = append(absent, name)
