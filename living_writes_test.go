@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWriteUnderStandInFails: the real claude's Write tool creating
@@ -36,5 +38,61 @@ func TestWriteUnderStandInFails(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(proj, ".vscode")); err == nil {
 		t.Errorf("the host has a .vscode after the session")
+	}
+}
+
+// TestKeepPermissionsRealClaude: the real claude, asked to run a Bash
+// command in a project without .claude, saves the user's "don't ask
+// again" into the private copy of .claude/settings.local.json (in the
+// stand-in of the missing .claude, which takes only such saves); at exit
+// claudebox names the copy with its rule, and claudebox --keep-permissions
+// -y adds the rule to the host's file, which then holds nothing else.
+func TestKeepPermissionsRealClaude(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	// git commit asks (echo, read-only, would not); auto mode, the
+	// default, would not ask at all.
+	api := startScriptedAPI(t, "FAKE-REPLY-asked",
+		toolCall{"Bash", map[string]any{"command": "git -c user.name=c -c user.email=c@example.com commit -q --allow-empty -m asked", "description": "commit"}})
+	const key = "sk-ant-test-interactive-key-0123456789"
+	proj := filepath.Join(h.home, "code", "ask")
+	h.gitRepo(proj)
+	h.onboarded(key, proj)
+	stderr := filepath.Join(h.base, "stderr")
+	tmux := h.tmux(proj)
+	launch := "env " + strings.Join(api.Env(key), " ") + " TERM=xterm-256color claudebox --permission-mode default 2>" + stderr + "; sleep 60"
+	tmux("new-session", "-d", "-x", "150", "-y", "40", launch)
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") || strings.Contains(s, ">") }, "the prompt")
+	tmux("send-keys", "-l", "run it")
+	time.Sleep(300 * time.Millisecond)
+	tmux("send-keys", "Enter")
+	// Measured with 2.1.330: "2. Yes, and don’t ask again for: git *".
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "2. Yes, and don’t ask again for: git *") }, "the permission question")
+	time.Sleep(500 * time.Millisecond) // the menu takes keys once drawn whole
+	tmux("send-keys", "2")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-asked") }, "the reply")
+	tmux("send-keys", "-l", "/exit")
+	time.Sleep(300 * time.Millisecond)
+	tmux("send-keys", "Enter")
+	local := filepath.Join(proj, ".claude", "settings.local.json")
+	var said []byte
+	for deadline := time.Now().Add(30 * time.Second); !bytes.Contains(said, []byte("resume this session")); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("claudebox's end said:\n%s", said)
+		}
+		said, _ = os.ReadFile(stderr)
+	}
+	if !bytes.Contains(said, []byte(local+" (1 permission rule: claudebox --keep-permissions)")) {
+		t.Errorf("claudebox's end does not name the lost rule:\n%s", said)
+	}
+	if _, err := os.Lstat(filepath.Join(proj, ".claude")); err == nil {
+		t.Fatal("the host has a .claude before --keep-permissions")
+	}
+	if out, err := h.command(proj, nil, "claudebox", "--keep-permissions", "-y").CombinedOutput(); err != nil {
+		t.Fatalf("--keep-permissions -y: %v\n%s", err, out)
+	}
+	got, _ := os.ReadFile(local)
+	if want := "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(git *)\"\n    ]\n  }\n}\n"; string(got) != want {
+		t.Errorf("the host's %s holds\n%s\nwant\n%s", local, got, want)
 	}
 }

@@ -23,6 +23,8 @@ func TestAddedRules(t *testing.T) {
 
 func TestRefusal(t *testing.T) {
 	for rule, refused := range map[string]bool{
+		"Bash(git *)":             false,
+		"Bash( *)":                true,
 		"Bash(npm run test:*)":    false,
 		"Edit(src/**)":            false,
 		"WebFetch(domain:go.dev)": false,

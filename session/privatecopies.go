@@ -76,7 +76,7 @@ func (s *Session) sayLostSaves() {
 		if ok && claudesettings.IsSettings(c.dest) {
 			if added := claudesettings.AddedRules(c.dest, c.given, now); len(added) > 0 {
 				rules = append(rules, added...)
-				line += " (" + strconv.Itoa(len(added)) + " permission rules: claudebox --keep-permissions)"
+				line += " (" + rulesCount(len(added)) + ": claudebox --keep-permissions)"
 			}
 		}
 		lost = append(lost, line)
@@ -96,4 +96,11 @@ func (s *Session) sayLostSaves() {
 		return
 	}
 	printable.Say(os.Stderr, "hint: make the change on the host to keep it")
+}
+
+func rulesCount(n int) string {
+	if n == 1 {
+		return "1 permission rule"
+	}
+	return strconv.Itoa(n) + " permission rules"
 }
