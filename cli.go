@@ -47,7 +47,7 @@ type cli struct {
 	Move  string `group:"instances" xor:"mode" placeholder:"OLD" help:"Carry OLD's history here (a former root, or a hash)."`
 	Merge bool   `group:"instances" help:"With --move: merge into this project's instance."`
 
-	KeepPermissions bool `group:"instances" name:"keep-permissions" xor:"mode" help:"Show the permission rules sessions saved inside; keep them (-y)."`
+	KeepPermissions bool `group:"instances" name:"keep-permissions" xor:"mode" help:"Review and keep the permission rules saved inside."`
 
 	// Ungrouped flags come first in --help wherever they are declared; the
 	// xor flags keep one order, which kong's "can't be used together"

@@ -41,6 +41,8 @@ type Mount struct {
 	Kind Kind
 	Src  string
 	Dest string
+	// Content is what a data mount without Src holds ("" for empty).
+	Content string
 	// Why is the reason for the entry, shown by --dry-run.
 	Why string
 	// placeholder says Dest does not exist on the host: the launch creates
@@ -311,6 +313,12 @@ func (p *Plan) addProject(project instance.Project, h Host) {
 		for _, f := range g.Saved {
 			p.add(Protection, BindData, "", filepath.Join(g.Path, f), g.Why+": absent, the sandbox saves "+f+" to a private copy")
 		}
+		if len(g.Saved) > 0 {
+			// Else git inside would offer the copies for a commit, which
+			// the host's checkout would then lack.
+			p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: filepath.Join(g.Path, ".gitignore"), Content: "*\n", Role: Protection,
+				Why: "git inside ignores the private copies in the stand-in"})
+		}
 	}
 	p.Guards, p.Unprotected = h.Guards, h.Unprotected
 }
@@ -415,6 +423,9 @@ func (p Plan) Script(bwrap string) string {
 	fmt.Fprintf(&b, "# fd %d: seccomp filter (no TIOCSTI or TIOCLINUX, no new user namespaces)\n", p.fd(0))
 	for i, m := range p.DataMounts() {
 		what := "empty"
+		if m.Content != "" {
+			what = "holding " + strconv.Quote(m.Content)
+		}
 		if m.Src != "" {
 			what = "copy of " + m.Src
 		}

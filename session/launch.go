@@ -588,7 +588,7 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 		return files, err
 	}
 	for _, m := range s.plan.DataMounts() {
-		var data []byte
+		data := []byte(m.Content)
 		if m.Src != "" {
 			if data, err = os.ReadFile(m.Src); err != nil {
 				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", m.Src, err)
