@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -94,5 +95,43 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 	got, _ := os.ReadFile(local)
 	if want := "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(git *)\"\n    ]\n  }\n}\n"; string(got) != want {
 		t.Errorf("the host's %s holds\n%s\nwant\n%s", local, got, want)
+	}
+}
+
+// TestForeignTerminalLaunch: claudebox started, as the user, on a terminal
+// root owns (a tmux root started, then setpriv, as after su or sudo -u)
+// runs its session there: it cannot open the terminal anew, so it uses
+// the descriptor it was given.
+func TestForeignTerminalLaunch(t *testing.T) {
+	h := newE2EHost(t)
+	if h.uid < 0 {
+		t.Skip("needs root, to start a terminal another user owns")
+	}
+	requireTool(t, "tmux", "apt-get install tmux")
+	proj := filepath.Join(h.home, "code", "tty")
+	h.gitRepo(proj)
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", "test -t 0 && echo INSIDE-ON-A-TERMINAL")
+	sock := filepath.Join(h.base, "root-tmux.sock")
+	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+	line := "cd " + proj + " && env -i"
+	for _, e := range c.Env {
+		line += " " + e
+	}
+	for _, a := range c.Args {
+		line += " '" + a + "'"
+	}
+	line += " 2>&1; echo exit=$?; sleep 60"
+	if out, err := exec.Command("tmux", "-S", sock, "new-session", "-d", "-x", "120", "-y", "20", line).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v: %s", err, out)
+	}
+	var screen []byte
+	for deadline := time.Now().Add(20 * time.Second); !bytes.Contains(screen, []byte("exit=")); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			break
+		}
+		screen, _ = exec.Command("tmux", "-S", sock, "capture-pane", "-p").Output()
+	}
+	if !bytes.Contains(screen, []byte("INSIDE-ON-A-TERMINAL")) || !bytes.Contains(screen, []byte("exit=0")) {
+		t.Errorf("on root's terminal, the screen shows:\n%s", screen)
 	}
 }
