@@ -135,3 +135,48 @@ func TestForeignTerminalLaunch(t *testing.T) {
 		t.Errorf("on root's terminal, the screen shows:\n%s", screen)
 	}
 }
+
+// TestCheckNamesLivingProblems: --check names a branch whose checkout
+// inside would leave a tracked protected file as it is, and the
+// permission rules sessions saved inside that wait for --keep-permissions,
+// each with its fix, instead of a ✓. A checkout of that branch inside
+// still "succeeds", leaving the old .envrc, and SANDBOX.md tells Claude.
+func TestCheckNamesLivingProblems(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "chk")
+	h.gitRepo(proj)
+	commit := func(msg string) {
+		h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", msg)
+	}
+	h.write(filepath.Join(proj, ".envrc"), "export A=1\n")
+	h.run(proj, nil, "git", "add", ".envrc")
+	commit("envrc")
+	h.run(proj, nil, "git", "checkout", "-qb", "feature")
+	h.write(filepath.Join(proj, ".envrc"), "export A=2\n")
+	commit("change envrc")
+	h.run(proj, nil, "git", "checkout", "-qb", "docs", "master")
+	h.write(filepath.Join(proj, "README"), "docs\n")
+	commit("docs only")
+	h.run(proj, nil, "git", "checkout", "-q", "master")
+	h.inside(proj, nil, `printf '{"permissions":{"allow":["Bash(make:*)"]}}\n' > .claude/settings.local.json`)
+
+	out := h.run(proj, []string{"ANTHROPIC_API_KEY=sk-test"}, "claudebox", "--check")
+	for _, want := range []string{
+		"⚠ branches: a checkout of feature inside would leave .envrc as it is",
+		"fix: switch branches, merge and pull on the host while it differs",
+		"⚠ permission rules: 1 saved inside by this project's sessions wait",
+		"fix: claudebox --keep-permissions",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--check lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "checkout of docs") {
+		t.Errorf("--check names a branch that changes no protected file:\n%s", out)
+	}
+	said := h.inside(proj, nil, `grep -c 'unable to unlink old' ~/.claude/SANDBOX.md`)
+	if strings.TrimSpace(said) != "1" {
+		t.Errorf("SANDBOX.md does not tell Claude about checkouts of protected files: %q", said)
+	}
+}
