@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 )
 
@@ -245,14 +246,11 @@ func orderedObject(data []byte) (object, error) {
 	return o, nil
 }
 
-// pendingDir holds, per instance, the rules its sessions added that wait
-// for claudebox --keep-permissions: in claudebox's state, which no sandbox
-// sees (the instance is not: the sandbox writes there).
-const pendingDir = "permissions"
-
-// pendingFile is where the rules of the instance dir wait.
+// pendingFile is where the rules the sessions of the instance dir added
+// wait for claudebox --keep-permissions: a record in claudebox's state,
+// which no sandbox sees (the instance is not: the sandbox writes there).
 func pendingFile(stateDir, dir string) string {
-	return filepath.Join(stateDir, pendingDir, filepath.Base(dir)+".json")
+	return filepath.Join(stateDir, instance.PermissionRecords, filepath.Base(dir))
 }
 
 // maxPending bounds the record: a session that adds more rules than this
