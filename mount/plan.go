@@ -316,8 +316,10 @@ func (p *Plan) addProject(project instance.Project, h Host) {
 		if len(g.Saved) > 0 {
 			// Else git inside would offer the copies for a commit, which
 			// the host's checkout would then lack.
-			p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: filepath.Join(g.Path, ".gitignore"), Content: "*\n", Role: Protection,
-				Why: "git inside ignores the private copies in the stand-in"})
+			p.Mounts = append(p.Mounts, Mount{
+				Kind: RoBindData, Dest: filepath.Join(g.Path, ".gitignore"), Content: "*\n", Role: Protection,
+				Why: "git inside ignores the private copies in the stand-in",
+			})
 		}
 	}
 	p.Guards, p.Unprotected = h.Guards, h.Unprotected
