@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 )
@@ -273,8 +275,21 @@ func Pending(stateDir, dir string) ([]Rule, error) {
 	return rules, nil
 }
 
-// AddPending adds rules to those waiting for the instance dir, each once.
+// AddPending adds rules to those waiting for the instance dir, each once,
+// under a lock: the sessions of a project may end together.
 func AddPending(stateDir, dir string, rules []Rule) error {
+	records := filepath.Dir(pendingFile(stateDir, dir))
+	if err := os.MkdirAll(records, 0o700); err != nil {
+		return err
+	}
+	lock, err := os.Open(records)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return err
+	}
 	pending, err := Pending(stateDir, dir)
 	if err != nil {
 		return err
@@ -288,7 +303,7 @@ func AddPending(stateDir, dir string, rules []Rule) error {
 	if len(data) > maxPending {
 		return fmt.Errorf("more than %d bytes of permission rules", maxPending)
 	}
-	return writeAtomic(pendingFile(stateDir, dir), append(data, '\n'), 0o600)
+	return WriteFile(pendingFile(stateDir, dir), append(data, '\n'), 0o600)
 }
 
 // ForgetPending removes the record of the instance dir's waiting rules.
@@ -298,15 +313,6 @@ func ForgetPending(stateDir, dir string) error {
 		return nil
 	}
 	return err
-}
-
-// writeAtomic writes path through a new file renamed over it, creating
-// its directory.
-func writeAtomic(path string, data []byte, perm os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	return WriteFile(path, data, perm)
 }
 
 // WriteFile replaces path with data atomically: a new file in the same

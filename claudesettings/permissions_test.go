@@ -71,3 +71,28 @@ func TestMergePermissions(t *testing.T) {
 		}
 	}
 }
+
+// Sessions ending together each add their rules; none is lost.
+func TestAddPendingTogether(t *testing.T) {
+	state, dir := t.TempDir(), "/state/projects/abc"
+	done := make(chan error)
+	for i := range 8 {
+		go func() {
+			done <- AddPending(state, dir, []Rule{{File: "/p/.claude/settings.local.json", List: "allow", Rule: "Bash(make t" + string(rune('0'+i)) + ":*)"}})
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rules, err := Pending(state, dir); err != nil || len(rules) != 8 {
+		t.Errorf("Pending = %d rules, %v; want 8", len(rules), err)
+	}
+	if err := ForgetPending(state, dir); err != nil {
+		t.Fatal(err)
+	}
+	if rules, _ := Pending(state, dir); rules != nil {
+		t.Errorf("after ForgetPending: %v", rules)
+	}
+}
