@@ -56,6 +56,9 @@ func (c checkCmd) Run(h session.Home, homeErr error) error {
 	host := checkHome(h, homeErr)
 	s, err := prepareTrial(h, homeErr)
 	plan := checkPlan(s, err)
+	if err == nil {
+		plan = append(plan, checkPendingPermissions(h, s.Plan())...)
+	}
 	trial := checkResult{"trial sandbox", "fail", "not run: fix the lines above first", ""}
 	if err == nil {
 		trial, claude = runTrial(s, userns, claude)
@@ -112,7 +115,7 @@ func checkPlan(s *session.Session, err error) []checkResult {
 	}
 	plan := s.Plan()
 	instance := checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", plan.Instance, plan.Project.Root), ""}
-	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), []checkResult{checkSigning(plan)}, checkSSHRemotes(plan))
+	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), []checkResult{checkSigning(plan)}, checkSSHRemotes(plan), checkBranches(plan))
 }
 
 // checkMounts names the user's binds and the secrets hidden inside them

@@ -51,6 +51,8 @@ type cli struct {
 	Move   string `group:"instances" xor:"mode" placeholder:"OLD" help:"Carry OLD's history here (a former root, or a hash)."`
 	Merge  bool   `group:"instances" help:"With --move: merge into this project's instance."`
 
+	KeepPermissions bool `group:"instances" name:"keep-permissions" xor:"mode" help:"Review and keep the permission rules saved inside."`
+
 	// Ungrouped flags come first in --help wherever they are declared; the
 	// xor flags keep one order, which kong's "can't be used together"
 	// errors follow.
@@ -110,9 +112,9 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return hint.Errorf("claudebox --gc --caches", "--caches goes with --gc")
 	case c.Merge && c.Move == "":
 		return hint.Errorf("claudebox --move OLD --merge", "--merge goes with --move")
-	case c.DryRun && (c.List || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions):
+	case c.DryRun && (c.List || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions || c.KeepPermissions):
 		return hint.Errorf("--dry-run goes with a launch or --gc", "--dry-run does not apply here")
-	case (c.Gc || c.List || c.Move != "" || c.Check || c.ExportAll != "" || c.ListSessions) && len(c.Claude) > 0:
+	case (c.Gc || c.List || c.Move != "" || c.Check || c.ExportAll != "" || c.ListSessions || c.KeepPermissions) && len(c.Claude) > 0:
 		return hint.Errorf("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
 	case c.SSHKey != "":
 		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
@@ -132,6 +134,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return listCmd{JSON: c.JSON}.Run(home)
 	case c.Move != "":
 		return moveCmd{Old: c.Move, Merge: c.Merge}.Run(home)
+	case c.KeepPermissions:
+		return keepPermissionsCmd{Yes: c.Yes}.Run(home)
 	case c.Export || c.ExportAll != "" || c.ListSessions:
 		ex := exportCmd{
 			Output: c.Output, AllDir: c.ExportAll, All: c.ExportAll != "", List: c.ListSessions, JSON: c.JSON,

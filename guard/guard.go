@@ -206,13 +206,20 @@ func Find(home string, project instance.Project, obeyed []Obeyed) (guards []moun
 }
 
 // claudeDir guards a .claude directory, with private copies of the
-// settings files Claude Code saves (its permission rules) when it exists.
+// settings files Claude Code saves (its permission rules): guarded
+// themselves when it exists, in its stand-in when it does not.
 func (g *guardProbe) claudeDir(path, why string) {
+	fi, err := os.Lstat(path)
+	if err != nil || instance.IsStandIn(path, fi) {
+		g.add(mount.Guard{Path: path, Why: why, Saved: claudesettings.ProjectCopies})
+		return
+	}
 	g.add(mount.Guard{Path: path, Why: why})
-	if isDir(path) {
-		for _, f := range claudesettings.ProjectCopies {
-			g.add(mount.Guard{Path: filepath.Join(path, f), Copy: true, FileStandIn: true, Why: "Claude Code project settings"})
-		}
+	if !fi.IsDir() {
+		return
+	}
+	for _, f := range claudesettings.ProjectCopies {
+		g.add(mount.Guard{Path: filepath.Join(path, f), Copy: true, FileStandIn: true, Why: "Claude Code project settings"})
 	}
 }
 

@@ -107,9 +107,11 @@ type StandIns struct {
 
 // Start starts cmd, bwrap with the plan's descriptors in ExtraFiles, in
 // the watcher's user namespace, and returns once the guards are watched
-// and the sandbox may run its command. If bwrap made no sandbox, it
-// returns a stopped Watcher and cmd's Wait says why.
-func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, standIns StandIns) (*Watcher, error) {
+// and the sandbox may run its command. Just before it does, ready (if not
+// nil) gets the sandbox's first process, whose mounts then stand as bwrap
+// made them. If bwrap made no sandbox, it returns a stopped Watcher and
+// cmd's Wait says why.
+func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, standIns StandIns, ready func(pid int)) (*Watcher, error) {
 	w, err := startProcess()
 	if err != nil {
 		return nil, err
@@ -159,6 +161,9 @@ func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, s
 		// make the sandbox, 128+9 for the sandbox the watcher killed.
 		w.end(nil, sandbox, line)
 		return w, nil
+	}
+	if ready != nil {
+		ready(info.ChildPid)
 	}
 	blockW.Write([]byte{0})
 	w.released = true

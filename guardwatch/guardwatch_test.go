@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 // channel no one closed), and Stop says nothing ended the session.
 func TestStartWithoutSandbox(t *testing.T) {
 	dir := t.TempDir()
-	w, err := Start(exec.Command("/bin/true"), (*exec.Cmd).Start, []string{filepath.Join(dir, "config")}, []string{dir}, StandIns{})
+	w, err := Start(exec.Command("/bin/true"), (*exec.Cmd).Start, []string{filepath.Join(dir, "config")}, []string{dir}, StandIns{}, nil)
 	if err != nil {
 		t.Skipf("cannot start the watcher here: %v", err)
 	}

@@ -53,6 +53,9 @@ const (
 	// NoticeRecords hold what a launch has already named as left out of the
 	// project's sandbox.
 	NoticeRecords = "noticed"
+	// PermissionRecords hold the permission rules the project's sessions
+	// saved inside, waiting for claudebox --keep-permissions.
+	PermissionRecords = "permissions"
 )
 
 // RecordPath is the directory and the file name of root's record of kind.
@@ -63,7 +66,7 @@ func RecordPath(stateDir, kind, root string) (dir, name string) {
 // RemoveRecords removes the records of the instance hash, its tool caches
 // among them.
 func RemoveRecords(stateDir, hash string) error {
-	for _, kind := range []string{ApprovalRecords, MountRecords, NoticeRecords, CacheRecords} {
+	for _, kind := range []string{ApprovalRecords, MountRecords, NoticeRecords, CacheRecords, PermissionRecords} {
 		if err := untrusted.RemoveAll(filepath.Join(stateDir, kind), hash); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

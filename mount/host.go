@@ -102,6 +102,11 @@ type Guard struct {
 	// paths whenever they exist, so an unreadable stand-in would make every
 	// host git command fail while a session runs.
 	NoOp bool
+	// Saved names the files in a missing directory that Claude Code saves
+	// (a project's .claude/settings.local.json): private empty copies of
+	// them stand in its stand-in, which is not writable, so the saves work
+	// and nothing of them is on the host.
+	Saved []string
 	// From is how the host reaches a path outside the project's own list
 	// (~/.bashrc, core.excludesFile in ~/.gitconfig, your PATH); "" for
 	// the project's own.
@@ -123,7 +128,7 @@ func (g Guard) Mount() Mount {
 	case g.FileStandIn:
 		m.Kind, m.Src, m.placeholder, m.Why = BindData, "", true, g.Why+": absent, the sandbox saves a private copy"
 	default:
-		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty directory stands in"
+		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty read-only directory stands in"
 	}
 	return m
 }

@@ -41,6 +41,8 @@ type Mount struct {
 	Kind Kind
 	Src  string
 	Dest string
+	// Content is what a data mount without Src holds ("" for empty).
+	Content string
 	// Why is the reason for the entry, shown by --dry-run.
 	Why string
 	// placeholder says Dest does not exist on the host: the launch creates
@@ -338,6 +340,17 @@ func (p *Plan) addProject(project instance.Project, h Host) {
 	}
 	for _, g := range h.Guards {
 		p.Mounts = append(p.Mounts, g.Mount())
+		for _, f := range g.Saved {
+			p.add(Protection, BindData, "", filepath.Join(g.Path, f), g.Why+": absent, the sandbox saves "+f+" to a private copy")
+		}
+		if len(g.Saved) > 0 {
+			// Else git inside would offer the copies for a commit, which
+			// the host's checkout would then lack.
+			p.Mounts = append(p.Mounts, Mount{
+				Kind: RoBindData, Dest: filepath.Join(g.Path, ".gitignore"), Content: "*\n", Role: Protection,
+				Why: "git inside ignores the private copies in the stand-in",
+			})
+		}
 	}
 	p.Guards, p.Unprotected = h.Guards, h.Unprotected
 }
@@ -373,20 +386,20 @@ func (p Plan) fd(i int) int { return seccompFD + i }
 // the sandbox's pid and wait, before running the command, until the guards
 // are watched. Their descriptors follow the data mounts'.
 func (p Plan) sessionArgs() []string {
-	n := p.fd(len(p.DataSources()) + 1)
+	n := p.fd(len(p.DataMounts()) + 1)
 	return []string{"--userns", strconv.Itoa(n), "--info-fd", strconv.Itoa(n + 1), "--block-fd", strconv.Itoa(n + 2)}
 }
 
-// DataSources lists the sources of the data mounts in the order of their
-// descriptors, after the filter's; "" stands for empty content.
-func (p Plan) DataSources() []string {
-	var srcs []string
+// DataMounts lists the data mounts in the order of their descriptors,
+// after the filter's; a Src of "" stands for empty content.
+func (p Plan) DataMounts() []Mount {
+	var ms []Mount
 	for _, m := range p.Mounts {
 		if m.Kind == BindData || m.Kind == RoBindData {
-			srcs = append(srcs, m.Src)
+			ms = append(ms, m)
 		}
 	}
-	return srcs
+	return ms
 }
 
 // Args is the bwrap argv (without argv[0]) that realises the plan.
@@ -407,10 +420,18 @@ func (p Plan) argLines() [][]string {
 	lines = append(lines, []string{"--seccomp", strconv.Itoa(p.fd(0))})
 	data := 0
 	for _, m := range p.Mounts {
-		switch m.Kind {
-		case Proc, Dev, Tmpfs, RemountRO:
+		switch {
+		case m.Kind == Tmpfs && m.placeholder:
+			// A stand-in directory is not writable, so that a write under
+			// it (the Write tool creating .vscode/launch.json) fails when
+			// it is made rather than succeeding into a tmpfs the session
+			// discards. EACCES, not a read-only mount's EROFS: on EACCES
+			// Claude Code saves a file that exists in place, so a missing
+			// .claude's settings copies inside still take its saves.
+			lines = append(lines, []string{"--perms", "0555", string(m.Kind), m.Dest})
+		case m.Kind == Proc, m.Kind == Dev, m.Kind == Tmpfs, m.Kind == RemountRO:
 			lines = append(lines, []string{string(m.Kind), m.Dest})
-		case BindData, RoBindData:
+		case m.Kind == BindData, m.Kind == RoBindData:
 			data++
 			lines = append(lines, []string{string(m.Kind), strconv.Itoa(p.fd(data)), m.Dest})
 		default:
@@ -432,14 +453,17 @@ func (p Plan) argLines() [][]string {
 func (p Plan) Script(bwrap string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# fd %d: seccomp filter (no TIOCSTI or TIOCLINUX, no new user namespaces)\n", p.fd(0))
-	for i, src := range p.DataSources() {
+	for i, m := range p.DataMounts() {
 		what := "empty"
-		if src != "" {
-			what = "copy of " + src
+		if m.Content != "" {
+			what = "holding " + strconv.Quote(m.Content)
+		}
+		if m.Src != "" {
+			what = "copy of " + m.Src
 		}
 		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), printable.Escape(what))
 	}
-	n := p.fd(len(p.DataSources()) + 1)
+	n := p.fd(len(p.DataMounts()) + 1)
 	fmt.Fprintf(&b, "# fd %d: the user namespace of claudebox's guard watcher; fd %d: bwrap reports the sandbox's pid; fd %d: bwrap waits until the guards are watched\n", n, n+1, n+2)
 	if p.API != nil {
 		fmt.Fprintf(&b, "# %s, %s: set by the launch, not shown: its proxy's address on 127.0.0.1 and a phantom credential for this session only; the proxy puts the real one (%s) in its place\n",

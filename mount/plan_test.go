@@ -95,8 +95,12 @@ func TestClaudeDirRebuilt(t *testing.T) {
 			t.Errorf("args lack %q:\n%s", s, args)
 		}
 	}
-	if got, want := p.DataSources(), []string{"/h/.claude/settings.json", ""}; !reflect.DeepEqual(got, want) {
-		t.Errorf("DataSources = %q, want %q", got, want)
+	var sources []string
+	for _, m := range p.DataMounts() {
+		sources = append(sources, m.Src)
+	}
+	if want := []string{"/h/.claude/settings.json", ""}; !reflect.DeepEqual(sources, want) {
+		t.Errorf("DataMounts' sources = %q, want %q", sources, want)
 	}
 	var placeholders []string
 	for _, m := range p.Placeholders() {
@@ -147,5 +151,42 @@ func TestQuoteControl(t *testing.T) {
 		if err != nil || string(out) != s {
 			t.Errorf("bash read Quote(%q) = %s as %q, %v", s, q, out, err)
 		}
+	}
+}
+
+// A missing directory's stand-in is not writable inside; a missing
+// .claude's holds private copies of the settings Claude Code saves, and a
+// .gitignore that keeps git inside from offering them for a commit; only
+// the directory itself is a placeholder on the host.
+func TestStandInDirectory(t *testing.T) {
+	p := Build(Inputs{
+		Home: "/h", StateDir: "/h/.claudebox",
+		Project: instance.Project{Root: "/h/p", Checkout: "/h/p"},
+		Cwd:     "/h/p",
+		Host:    Host{Guards: []Guard{{Path: "/h/p/.vscode"}, {Path: "/h/p/.claude", Saved: []string{"settings.json", "settings.local.json"}}}},
+		Command: []string{"/usr/bin/claude"}, Claude: true,
+	})
+	args := strings.Join(p.Args(), "\n")
+	for _, s := range []string{
+		"--perms\n0555\n--tmpfs\n/h/p/.vscode\n",
+		"--perms\n0555\n--tmpfs\n/h/p/.claude\n--bind-data\n4\n/h/p/.claude/settings.json\n--bind-data\n5\n/h/p/.claude/settings.local.json\n--ro-bind-data\n6\n/h/p/.claude/.gitignore\n",
+	} {
+		if !strings.Contains(args, s) {
+			t.Errorf("args lack %q:\n%s", s, args)
+		}
+	}
+	var contents []string
+	for _, m := range p.DataMounts() {
+		contents = append(contents, m.Src+m.Content)
+	}
+	if want := []string{"", "", "*\n"}; !reflect.DeepEqual(contents, want) {
+		t.Errorf("DataMounts hold %q, want %q", contents, want)
+	}
+	var placeholders []string
+	for _, m := range p.Placeholders() {
+		placeholders = append(placeholders, m.Dest)
+	}
+	if want := []string{"/h/p/.vscode", "/h/p/.claude"}; !reflect.DeepEqual(placeholders, want) {
+		t.Errorf("Placeholders = %q, want %q", placeholders, want)
 	}
 }

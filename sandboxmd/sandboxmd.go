@@ -126,6 +126,9 @@ func protected(w *page, p mount.Plan) {
 		if g.From != "" {
 			name += " (the host obeys it through " + g.From + ")"
 		}
+		for _, f := range g.Saved {
+			private = append(private, filepath.Join(name, f))
+		}
 		switch g.Mount().Kind {
 		case mount.Tmpfs:
 			absent = append(absent, name)
@@ -145,7 +148,7 @@ func protected(w *page, p mount.Plan) {
 		w.line("  private to this session (saves work, the host's file is unchanged): %s;", strings.Join(private, ", "))
 	}
 	if len(absent) > 0 {
-		w.line("  cannot be created: %s.", strings.Join(absent, ", "))
+		w.line("  cannot be created, nor anything written in them (permission denied: ask the user to create them on the host): %s.", strings.Join(absent, ", "))
 	}
 }
 
@@ -164,6 +167,9 @@ func gitOperations(w *page, p mount.Plan) {
 	}
 	if inProgress {
 		w.line("- A rebase, am, cherry-pick or revert is in progress: it can only be continued or aborted on the host; ask the user to.")
+	}
+	if slices.ContainsFunc(p.Guards, func(g mount.Guard) bool { return g.Exists && g.From == "" }) {
+		w.line("- git checkout, switch, merge, pull or reset cannot change a protected file that exists: git prints \"unable to unlink old '…'\", yet reports success and leaves the old file, so the tree is not the branch's. Before one of them, run git diff --name-only HEAD <target> -- <those files>; if it lists any, ask the user to run it on the host.")
 	}
 }
 

@@ -8,8 +8,9 @@ import (
 )
 
 // startPlan starts bwrap for the plan with the guard watcher that keeps
-// its guards standing while the host replaces what they protect.
-func startPlan(cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan) (*guardwatch.Watcher, error) {
+// its guards standing while the host replaces what they protect; ready
+// is guardwatch.Start's.
+func startPlan(cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan, ready func(pid int)) (*guardwatch.Watcher, error) {
 	var guards []string
 	for _, g := range p.Guards {
 		guards = append(guards, g.Path)
@@ -18,5 +19,5 @@ func startPlan(cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan) (*guard
 	for _, m := range p.Placeholders() {
 		standIns.Kinds[m.Dest] = string(m.Kind)
 	}
-	return guardwatch.Start(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns)
+	return guardwatch.Start(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns, ready)
 }

@@ -95,6 +95,8 @@ type Session struct {
 	// were not asked for.
 	mcp        map[string]json.RawMessage
 	leftOutMCP []string
+	// copies are the private copies of files Claude Code saves.
+	copies []*privateCopy
 	// skipped names the configured binds of paths that do not exist.
 	skipped    []string
 	readMounts func() gc.Mounts
@@ -612,13 +614,16 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 	if err := add(filter); err != nil {
 		return files, err
 	}
-	for _, src := range s.plan.DataSources() {
-		var data []byte
-		if src != "" {
-			if data, err = os.ReadFile(src); err != nil {
-				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
+	for _, m := range s.plan.DataMounts() {
+		data := []byte(m.Content)
+		if m.Src != "" {
+			if data, err = os.ReadFile(m.Src); err != nil {
+				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", m.Src, err)
 			}
-			data = claudesettings.CopyContent(src, data)
+			data = claudesettings.CopyContent(m.Src, data)
+		}
+		if m.Kind == mount.BindData {
+			s.copies = append(s.copies, &privateCopy{dest: m.Dest, given: data})
 		}
 		if err := add(data); err != nil {
 			return files, err

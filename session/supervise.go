@@ -68,7 +68,7 @@ func (s *Session) supervise() error {
 	}
 	s.startSnapshot()
 	began := time.Now()
-	watcher, err := startPlan(cmd, s.startChild, s.plan)
+	watcher, err := startPlan(cmd, s.startChild, s.plan, s.openCopies)
 	closeAll(files)
 	if err != nil {
 		relay.Restore()
@@ -94,6 +94,7 @@ func (s *Session) supervise() error {
 	ended := watcher.Stop()
 	relay.Restore()
 	watcher.SayChanges(os.Stderr)
+	s.sayLostSaves()
 	s.phases.done("watcher stop")
 	s.leave(lock)
 	s.phases.done("exit audit and cleanup")

@@ -50,7 +50,7 @@ func (s *Session) runChild(plan mount.Plan, stdout, stderr *bytes.Buffer) error 
 	}
 	cmd := s.bwrapCmd(plan, files)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	watcher, err := startPlan(cmd, s.startChild, plan)
+	watcher, err := startPlan(cmd, s.startChild, plan, nil)
 	closeAll(files)
 	if err != nil {
 		return err

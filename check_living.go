@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/claudebox/claudebox/claudesettings"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/session"
+)
+
+// maxBranches bounds the branches --check compares: enough for a
+// developer's own, not a mirror's thousands.
+const maxBranches = 200
+
+// checkBranches names the local branches a checkout inside would leave
+// half done: they change a protected file the project tracks (.envrc,
+// .vscode/settings.json, .gitmodules, .claude/settings.json, .mcp.json),
+// which is read-only inside, so git there says "unable to unlink old" and
+// reports success with the old file in place.
+func checkBranches(plan mount.Plan) []checkResult {
+	root := plan.Project.Checkout
+	var protected []string
+	for _, g := range plan.Guards {
+		if rel, err := filepath.Rel(root, g.Path); g.Exists && g.From == "" && err == nil && filepath.IsLocal(rel) && !strings.HasPrefix(rel, ".git"+string(filepath.Separator)) && rel != ".git" {
+			protected = append(protected, rel)
+		}
+	}
+	if len(protected) == 0 || plan.Project.GitDir == "" {
+		return nil
+	}
+	git := func(args ...string) ([]string, bool) {
+		out, err := exec.Command("git", append([]string{"--no-optional-locks", "-C", root}, args...)...).Output()
+		if err != nil {
+			return nil, false
+		}
+		return strings.Fields(string(out)), true
+	}
+	head, ok := git("rev-parse", "--verify", "-q", "HEAD")
+	if !ok || len(head) != 1 {
+		return nil
+	}
+	// Pairs of words: a branch's commit, then its name (which holds no
+	// space).
+	refs, _ := git("for-each-ref", "--count="+fmt.Sprint(maxBranches), "--format=%(objectname) %(refname:lstrip=2)", "refs/heads")
+	var lines []checkResult
+	for i := 0; i+1 < len(refs); i += 2 {
+		commit, name := refs[i], refs[i+1]
+		if commit == head[0] {
+			continue
+		}
+		changed, ok := git(append([]string{"diff", "--no-ext-diff", "--no-textconv", "--name-only", head[0], commit, "--"}, protected...)...)
+		if !ok || len(changed) == 0 {
+			continue
+		}
+		lines = append(lines, checkResult{
+			"branches", "warn",
+			fmt.Sprintf("a checkout of %s inside would leave %s as it is: protected there, git cannot change it, and says so only in passing", name, strings.Join(changed, ", ")),
+			"switch branches, merge and pull on the host while it differs",
+		})
+	}
+	return lines
+}
+
+// checkPendingPermissions says when permission rules saved inside wait
+// for claudebox --keep-permissions.
+func checkPendingPermissions(h session.Home, plan mount.Plan) []checkResult {
+	rules, err := claudesettings.Pending(h.State, plan.Instance)
+	if err != nil || len(rules) == 0 || !paths.Exists(plan.Instance) {
+		return nil
+	}
+	return []checkResult{{
+		"permission rules", "warn",
+		fmt.Sprintf("%d saved inside by this project's sessions wait, not yet in your settings", len(rules)),
+		"claudebox --keep-permissions shows them and keeps those you confirm",
+	}}
+}

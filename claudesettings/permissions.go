@@ -1,0 +1,342 @@
+package claudesettings
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/printable"
+)
+
+// PermissionLists are the lists of a settings file's permissions that
+// hold rules, the only part of a private copy claudebox carries to the
+// host (never hooks, env, defaultMode or additionalDirectories).
+var PermissionLists = []string{"allow", "ask", "deny"}
+
+// Rule is a permission rule a session's private copy of a settings file
+// gained: File is the settings file on the host, List one of
+// PermissionLists.
+type Rule struct {
+	File string `json:"file"`
+	List string `json:"list"`
+	Rule string `json:"rule"`
+}
+
+// IsSettings reports whether path is a Claude Code settings file whose
+// permission rules a session may add (the user's or a project's).
+func IsSettings(path string) bool { return isClaudeSettings(path) }
+
+// AddedRules returns the rules after holds in its permission lists that
+// before did not, as the private copy of file: what Claude Code saved when
+// the user answered "don't ask again", or what the sandbox wrote there.
+// A file that is not a JSON object adds none.
+func AddedRules(file string, before, after []byte) []Rule {
+	had := permissionRules(before)
+	var added []Rule
+	for _, list := range PermissionLists {
+		for _, r := range permissionRules(after)[list] {
+			if !slices.Contains(had[list], r) && !slices.ContainsFunc(added, func(a Rule) bool { return a.List == list && a.Rule == r }) {
+				added = append(added, Rule{File: file, List: list, Rule: r})
+			}
+		}
+	}
+	return added
+}
+
+// permissionRules reads the string rules of each permission list.
+func permissionRules(settings []byte) map[string][]string {
+	var s struct {
+		Permissions map[string]json.RawMessage `json:"permissions"`
+	}
+	rules := map[string][]string{}
+	if json.Unmarshal(settings, &s) != nil {
+		return rules
+	}
+	for _, list := range PermissionLists {
+		var entries []json.RawMessage
+		json.Unmarshal(s.Permissions[list], &entries)
+		for _, e := range entries {
+			var r string
+			if json.Unmarshal(e, &r) == nil {
+				rules[list] = append(rules[list], r)
+			}
+		}
+	}
+	return rules
+}
+
+// maxRule is longer than any rule Claude Code saves.
+const maxRule = 1024
+
+// Refusal says why r is not carried to the host, or "" when it may be.
+// The sandbox can write its private copy, so a rule is hostile input:
+// deny and ask rules only narrow what the host's claude does and pass; an
+// allow rule passes only when it names what it allows, since a whole tool
+// or a pattern matching everything (Bash, Bash(*), Edit(**)) would let a
+// later session on the host run or write anything without asking.
+func Refusal(r Rule) string {
+	switch {
+	case len(r.Rule) > maxRule:
+		return fmt.Sprintf("longer than %d bytes", maxRule)
+	case !utf8.ValidString(r.Rule) || printable.Escape(r.Rule) != r.Rule:
+		return "holds control characters"
+	case r.List != "allow":
+		return ""
+	}
+	tool, spec, ok := strings.Cut(r.Rule, "(")
+	if parts := strings.Split(r.Rule, "__"); !ok && len(parts) == 3 && parts[0] == "mcp" && strings.Trim(parts[2], "*") != "" {
+		return "" // one tool of an MCP server
+	}
+	if !ok || !strings.HasSuffix(spec, ")") {
+		return "allows the whole tool " + tool
+	}
+	pattern := strings.TrimPrefix(strings.TrimSuffix(spec, ")"), "domain:")
+	if strings.Trim(pattern, "*:/~. ") == "" {
+		return "allows everything " + tool + " does"
+	}
+	return ""
+}
+
+// MergePermissions returns settings (a file's content; empty for a new
+// file) with rules added to its permission lists, each once. The rest of
+// the file stays as it is: its keys in their order, their values as
+// written, indented as Claude Code writes it (two spaces). A file that is
+// not a JSON object, or holds a key twice, is refused rather than
+// rewritten.
+func MergePermissions(settings []byte, rules []Rule) ([]byte, error) {
+	if len(bytes.TrimSpace(settings)) == 0 {
+		settings = []byte("{}")
+	}
+	top, err := orderedObject(settings)
+	if err != nil {
+		return nil, err
+	}
+	perms := object{}
+	if raw, ok := top.get("permissions"); ok {
+		if perms, err = orderedObject(raw); err != nil {
+			return nil, fmt.Errorf("its permissions: %w", err)
+		}
+	}
+	for _, list := range PermissionLists {
+		var entries []json.RawMessage
+		if raw, ok := perms.get(list); ok {
+			if err := json.Unmarshal(raw, &entries); err != nil {
+				return nil, fmt.Errorf("its permissions.%s is not a list", list)
+			}
+		}
+		var existing []string
+		for _, e := range entries {
+			var r string
+			if json.Unmarshal(e, &r) == nil {
+				existing = append(existing, r)
+			}
+		}
+		changed := false
+		for _, r := range rulesOf(rules, list) {
+			if slices.Contains(existing, r) {
+				continue
+			}
+			quoted, _ := json.Marshal(r)
+			entries = append(entries, quoted)
+			existing = append(existing, r)
+			changed = true
+		}
+		if changed {
+			b, _ := json.Marshal(entries)
+			perms.set(list, b)
+		}
+	}
+	if len(rules) > 0 {
+		top.set("permissions", perms.encode())
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, top.encode(), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+func rulesOf(rules []Rule, list string) []string {
+	var out []string
+	for _, r := range rules {
+		if r.List == list {
+			out = append(out, r.Rule)
+		}
+	}
+	return out
+}
+
+// object is a JSON object's members in their order, values as written.
+type object struct {
+	keys   []string
+	values []json.RawMessage
+}
+
+func (o *object) get(key string) (json.RawMessage, bool) {
+	if i := slices.Index(o.keys, key); i >= 0 {
+		return o.values[i], true
+	}
+	return nil, false
+}
+
+func (o *object) set(key string, v json.RawMessage) {
+	if i := slices.Index(o.keys, key); i >= 0 {
+		o.values[i] = v
+		return
+	}
+	o.keys, o.values = append(o.keys, key), append(o.values, v)
+}
+
+func (o object) encode() []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		key, _ := json.Marshal(k)
+		b.Write(key)
+		b.WriteByte(':')
+		b.Write(o.values[i])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+var errNotObject = errors.New("it is not a JSON object")
+
+// orderedObject reads a JSON object's members in order, refusing a key
+// that appears twice (which of the two Claude Code obeys is its choice).
+func orderedObject(data []byte) (object, error) {
+	var o object
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return o, errNotObject
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return o, errNotObject
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return o, errNotObject
+		}
+		if slices.Contains(o.keys, key) {
+			return o, fmt.Errorf("it holds the key %q twice", printable.Escape(key))
+		}
+		o.keys, o.values = append(o.keys, key), append(o.values, v)
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return o, errNotObject
+	}
+	if _, err := dec.Token(); err == nil {
+		return o, errors.New("it holds more than one JSON value")
+	}
+	return o, nil
+}
+
+// pendingFile is where the rules the sessions of the instance dir added
+// wait for claudebox --keep-permissions: a record in claudebox's state,
+// which no sandbox sees (the instance is not: the sandbox writes there).
+func pendingFile(stateDir, dir string) string {
+	return filepath.Join(stateDir, instance.PermissionRecords, filepath.Base(dir))
+}
+
+// maxPending bounds the record: a session that adds more rules than this
+// is not one to carry to the host.
+const maxPending = 1 << 20
+
+// Pending reads the rules waiting for the instance dir.
+func Pending(stateDir, dir string) ([]Rule, error) {
+	data, err := os.ReadFile(pendingFile(stateDir, dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rules []Rule
+	if err := json.Unmarshal(data, &rules); err != nil {
+		return nil, fmt.Errorf("%s: %v", pendingFile(stateDir, dir), err)
+	}
+	return rules, nil
+}
+
+// AddPending adds rules to those waiting for the instance dir, each once,
+// under a lock: the sessions of a project may end together.
+func AddPending(stateDir, dir string, rules []Rule) error {
+	records := filepath.Dir(pendingFile(stateDir, dir))
+	if err := os.MkdirAll(records, 0o700); err != nil {
+		return err
+	}
+	lock, err := os.Open(records)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return err
+	}
+	pending, err := Pending(stateDir, dir)
+	if err != nil {
+		return err
+	}
+	for _, r := range rules {
+		if !slices.Contains(pending, r) {
+			pending = append(pending, r)
+		}
+	}
+	data, _ := json.MarshalIndent(pending, "", "  ")
+	if len(data) > maxPending {
+		return fmt.Errorf("more than %d bytes of permission rules", maxPending)
+	}
+	return WriteFile(pendingFile(stateDir, dir), append(data, '\n'), 0o600)
+}
+
+// ForgetPending removes the record of the instance dir's waiting rules.
+func ForgetPending(stateDir, dir string) error {
+	err := os.Remove(pendingFile(stateDir, dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// WriteFile replaces path with data atomically: a new file in the same
+// directory, with mode perm, synced, then renamed over it. It never
+// writes through a symlink at path: the rename replaces the link itself,
+// so callers that must keep a link refuse one first.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".claudebox-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

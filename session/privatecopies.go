@@ -1,0 +1,106 @@
+package session
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/claudesettings"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
+)
+
+// privateCopy is a file Claude Code saves (its settings, CLAUDE.md,
+// .mcp.json) that the sandbox gets a private copy of: what the copy held
+// at the start, and the copy itself, open from the supervisor so that
+// what the session saved there can be read once it is over, and named as
+// lost.
+type privateCopy struct {
+	dest  string
+	given []byte
+	file  *os.File
+}
+
+// maxCopy bounds what is read back of a copy; a larger one is named as
+// changed, and nothing in it is carried.
+const maxCopy = 1 << 20
+
+// openCopies opens each private copy through the sandbox's first process
+// pid, once bwrap has made its mounts and before the sandbox runs
+// anything: each copy is then bwrap's file at its mount point. Opened
+// read-only and never followed through a symlink; one that cannot be
+// opened is not named at the end.
+func (s *Session) openCopies(pid int) {
+	for _, c := range s.copies {
+		fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/root"+c.dest, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err == nil {
+			c.file = os.NewFile(uintptr(fd), c.dest)
+		}
+	}
+}
+
+// readBack returns what the copy holds now, and false when it cannot say
+// (not a regular file, too large, unreadable): the sandbox wrote it.
+func (c *privateCopy) readBack() ([]byte, bool) {
+	fi, err := c.file.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxCopy {
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(io.NewSectionReader(c.file, 0, maxCopy+1), maxCopy+1))
+	if err != nil || len(data) > maxCopy {
+		return nil, false
+	}
+	return data, true
+}
+
+// sayLostSaves names, once the sandbox is over, each private copy the
+// session saved into, which is now discarded; the permission rules added
+// to a settings file's copy wait for claudebox --keep-permissions, which
+// shows them and carries those the user confirms.
+func (s *Session) sayLostSaves() {
+	var lost []string
+	var rules []claudesettings.Rule
+	for _, c := range s.copies {
+		if c.file == nil {
+			continue
+		}
+		now, ok := c.readBack()
+		c.file.Close()
+		if ok && bytes.Equal(now, c.given) {
+			continue
+		}
+		line := mount.Quote(c.dest)
+		if ok && claudesettings.IsSettings(c.dest) {
+			if added := claudesettings.AddedRules(c.dest, c.given, now); len(added) > 0 {
+				rules = append(rules, added...)
+				line += " (" + rulesCount(len(added)) + ": claudebox --keep-permissions)"
+			}
+		}
+		lost = append(lost, line)
+	}
+	if len(lost) == 0 {
+		return
+	}
+	printable.Say(os.Stderr, "claudebox: the session saved into private copies, discarded now:")
+	for _, l := range lost {
+		printable.Say(os.Stderr, "  %s", l)
+	}
+	if len(rules) > 0 {
+		if err := claudesettings.AddPending(s.stateDir, s.plan.Instance, rules); err != nil {
+			printable.Say(os.Stderr, "claudebox: cannot keep the permission rules for --keep-permissions: %v", err)
+		}
+		printable.Say(os.Stderr, "hint: claudebox --keep-permissions here shows the permission rules and adds those you confirm to your settings; make other changes on the host")
+		return
+	}
+	printable.Say(os.Stderr, "hint: make the change on the host to keep it")
+}
+
+func rulesCount(n int) string {
+	if n == 1 {
+		return "1 permission rule"
+	}
+	return strconv.Itoa(n) + " permission rules"
+}
