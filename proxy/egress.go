@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/claudebox/claudebox/internal/pipe"
@@ -21,7 +22,11 @@ import (
 // host:port, the tunnel passed through untouched (no TLS interception), and
 // plain HTTP by absolute URL, each to what the policy allows.
 type egress struct {
-	policy Policy
+	// policy grows while the session runs (Proxy.Allow): read it through
+	// current.
+	policy   Policy
+	policyMu sync.RWMutex
+	blocked  tally
 	// resolve and dial are the host's resolver and dialer; tests put stubs
 	// in their place, so that no test resolves a real name or dials any
 	// address but loopback.
@@ -109,12 +114,10 @@ func (b *blocked) Error() string { return b.what + ": " + b.why }
 // dials one of those: the address checked is the address dialled, so a
 // name cannot be re-resolved in between into the LAN.
 func (e *egress) connect(ctx context.Context, t target) (net.Conn, error) {
-	if !e.policy.allows(t) {
-		b := &blocked{what: t.String(), why: "not in the sandbox's allowed hosts", host: t.host}
-		if t.host == "" {
-			b.host = t.addr.String()
-		}
-		if t.host != "" && slices.Contains(e.policy.Never, t.host) {
+	policy := e.current()
+	if !policy.allows(t) {
+		b := &blocked{what: t.String(), why: "not in the sandbox's allowed hosts", host: t.rule().String()}
+		if t.host != "" && slices.Contains(policy.Never, t.host) {
 			b = &blocked{what: t.String(), why: "Claude's API is reached only through claudebox's proxy, with the session's own credential"}
 		}
 		return nil, b
@@ -127,14 +130,16 @@ func (e *egress) connect(ctx context.Context, t target) (net.Conn, error) {
 		}
 	}
 	for _, a := range addrs {
-		if !e.policy.addressAllowed(t, a) {
+		if !policy.addressAllowed(t, a) {
 			return nil, &blocked{what: t.String(), why: "it resolves to " + a.String() + ", an address inside the host or its network; list that address to allow it"}
 		}
 	}
 	var err error
 	for _, a := range addrs {
 		var c net.Conn
-		if c, err = e.dial(ctx, "tcp", net.JoinHostPort(a.Unmap().String(), strconv.Itoa(t.port))); err == nil {
+		addr := net.JoinHostPort(a.Unmap().String(), strconv.Itoa(t.port))
+		if c, err = e.dial(ctx, "tcp", addr); err == nil {
+			e.log(map[string]any{"decision": "allow", "target": t.String(), "address": addr})
 			return c, nil
 		}
 	}
@@ -193,11 +198,14 @@ func tunnel(client net.Conn, read *bufio.Reader, upstream net.Conn) {
 func (e *egress) refuse(w http.ResponseWriter, r *http.Request, b *blocked) {
 	msg := "claudebox: blocked " + b.what + ": " + b.why + "\n"
 	if b.host != "" {
-		msg += "To allow it, relaunch with claudebox --allow-host " + b.host + ", or add it to allow-hosts in ~/.config/claudebox/config.toml.\n"
+		msg += "To allow it, run on the host, in another terminal: claudebox --allow-host " + b.host + " --live (add --save to keep it in ~/.config/claudebox/config.toml).\n"
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Claudebox-Proxy", "refused")
 	w.WriteHeader(http.StatusForbidden)
 	io.WriteString(w, msg)
-	e.log(map[string]any{"method": r.Method, "target": b.what, "status": http.StatusForbidden, "why": b.why})
+	e.log(map[string]any{"decision": "refuse", "method": r.Method, "target": b.what, "status": http.StatusForbidden, "why": b.why})
+	if b.host != "" {
+		e.blocked.add(b.host)
+	}
 }

@@ -209,7 +209,7 @@ func Prepare(o Options) (*Session, error) {
 	}
 	var relay *mount.Relay
 	if conf.Network == config.NetworkFiltered {
-		if relay, err = relayFor(stateDir); err != nil {
+		if relay, err = relayFor(stateDir, project.Root); err != nil {
 			return nil, err
 		}
 	}

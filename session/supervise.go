@@ -94,6 +94,7 @@ func (s *Session) supervise() error {
 	ended := watcher.Stop()
 	relay.Restore()
 	watcher.SayChanges(os.Stderr)
+	s.sayBlocked(os.Stderr)
 	s.phases.done("watcher stop")
 	s.leave(lock)
 	s.phases.done("exit audit and cleanup")

@@ -1,0 +1,64 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSaveAllowHosts: --save adds to the top-level allow-hosts of the
+// user's config.toml, normalised and once, keeping comments, other keys
+// and tables byte for byte; with none there, a line goes at the top; a
+// file it cannot edit in place is left untouched, with an error.
+func TestSaveAllowHosts(t *testing.T) {
+	cases := []struct{ name, before, after string }{
+		{"none", "", "allow-hosts = [\"example.com\"]\n"},
+		{"no key", "# mine\nnetwork = \"filtered\"\n[project.\"/p\"]\nallow-hosts = [\"x.org\"]\n",
+			"allow-hosts = [\"example.com\"]\n# mine\nnetwork = \"filtered\"\n[project.\"/p\"]\nallow-hosts = [\"x.org\"]\n"},
+		{"key", "# mine\nallow-hosts = [ # a comment\n  \"x.org\",\n]\nwith-ssh = true\n",
+			"# mine\nallow-hosts = [\"example.com\",  # a comment\n  \"x.org\",\n]\nwith-ssh = true\n"},
+		{"empty", "allow-hosts = []\n", "allow-hosts = [\"example.com\", ]\n"},
+		{"already", "allow-hosts = [\"example.com\"]\n", "allow-hosts = [\"example.com\"]\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("XDG_CONFIG_HOME", "")
+			path := UserConfigPath(home)
+			if c.before != "" {
+				os.MkdirAll(filepath.Dir(path), 0o755)
+				os.WriteFile(path, []byte(c.before), 0o640)
+			}
+			if err := SaveAllowHosts(home, []string{"EXAMPLE.com."}); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := os.ReadFile(path)
+			if string(b) != c.after {
+				t.Errorf("got:\n%s\nwant:\n%s", b, c.after)
+			}
+			if fi, err := os.Stat(path); c.before != "" && (err != nil || fi.Mode().Perm() != 0o640) {
+				t.Errorf("mode: %v %v", fi.Mode(), err)
+			}
+		})
+	}
+	t.Run("cannot edit", func(t *testing.T) {
+		home := t.TempDir()
+		t.Setenv("XDG_CONFIG_HOME", "")
+		path := UserConfigPath(home)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		before := "\"allow-hosts\" = [\"x.org\"]\n"
+		os.WriteFile(path, []byte(before), 0o644)
+		if err := SaveAllowHosts(home, []string{"example.com"}); err == nil || !strings.Contains(err.Error(), "without rewriting") {
+			t.Errorf("err = %v", err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != before {
+			t.Errorf("the file changed:\n%s", b)
+		}
+	})
+	t.Run("bad entry", func(t *testing.T) {
+		if err := SaveAllowHosts(t.TempDir(), []string{"*.10.0.0"}); err == nil {
+			t.Error("a bad entry was saved")
+		}
+	})
+}
