@@ -111,7 +111,7 @@ func follow(s session.LiveSession, out func([]byte)) {
 func readable(line []byte) string {
 	var d struct {
 		Time, Decision, Method, Target, Path, Address, Why string
-		Status                                           int
+		Status                                             int
 	}
 	if json.Unmarshal(line, &d) != nil {
 		return string(line)
@@ -186,4 +186,3 @@ func (a allowLiveCmd) Run(home session.Home) error {
 	}
 	return nil
 }
-

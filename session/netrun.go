@@ -191,7 +191,6 @@ func sameUser(c *net.UnixConn) bool {
 	return err == nil && cred != nil && int(cred.Uid) == os.Getuid()
 }
 
-
 // Running says the session still runs.
 func (s LiveSession) Running() bool { return sessionLive(s.Log()) }
 
