@@ -111,7 +111,6 @@ func follow(s session.LiveSession, out func([]byte)) {
 func readable(line []byte) string {
 	var d struct {
 		Time, Decision, Method, Target, Path, Address, Why string
-		Status                                             int
 	}
 	if json.Unmarshal(line, &d) != nil {
 		return string(line)
@@ -132,7 +131,7 @@ func readable(line []byte) string {
 			words = append(words, w)
 		}
 	}
-	if d.Address != "" {
+	if d.Address != "" && d.Address != d.Target {
 		words = append(words, "at "+d.Address)
 	}
 	s := strings.Join(words, " ")
