@@ -45,7 +45,8 @@ func waitFile(t *testing.T, path, what string) {
 // refuses is allowed from another terminal on the host, and the same curl
 // inside then succeeds without a restart; --net-log, started beside the
 // session, shows the refusal and the allowed connection and ends with the
-// session; --save keeps the entry in config.toml with the user's comment;
+// session; --gc keeps its run files while it runs and removes them after;
+// --save keeps the entry in config.toml with the user's comment;
 // the session's last line sums up what was blocked.
 func TestReplayNetworkLiveAllow(t *testing.T) {
 	h := newE2EHost(t)
@@ -74,6 +75,8 @@ func TestReplayNetworkLiveAllow(t *testing.T) {
 	if err := follow.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// --gc leaves a running session's run files alone.
+	h.run(h.home, nil, "claudebox", "--gc")
 	h.run(proj, nil, "claudebox", "--allow-host", server, "--live", "--save")
 	h.write(filepath.Join(proj, "go"), "")
 	if err := session.Wait(); err != nil {
@@ -95,6 +98,11 @@ func TestReplayNetworkLiveAllow(t *testing.T) {
 	}
 	if want := "claudebox: the filtered network blocked " + server + " (1); to allow one: claudebox --allow-host " + server; !strings.Contains(stderr.String(), want) {
 		t.Errorf("the session's end lacks %q:\n%s", want, stderr.String())
+	}
+	// Once it has ended, --gc removes what it left.
+	h.run(h.home, nil, "claudebox", "--gc")
+	if left, _ := filepath.Glob(filepath.Join(h.home, ".claudebox", "run", "*")); len(left) != 0 {
+		t.Errorf("--gc after the session left %v", left)
 	}
 	if b, _ := os.ReadFile(conf); string(b) != "# my settings\nallow-hosts = [\""+server+"\", \"example.org\"]\n" {
 		t.Errorf("config.toml after --save:\n%s", b)
