@@ -78,7 +78,9 @@ func TestReplayNetworkLiveAllow(t *testing.T) {
 	// --gc leaves a running session's run files alone.
 	h.run(h.home, nil, "claudebox", "--gc")
 	h.run(proj, nil, "claudebox", "--allow-host", server, "--live", "--save")
-	h.write(filepath.Join(proj, "go"), "")
+	// Not h.write, which gives the whole host to the user again (the
+	// session would see its guarded files change).
+	os.WriteFile(filepath.Join(proj, "go"), nil, 0o644)
 	if err := session.Wait(); err != nil {
 		t.Fatalf("the session: %v\n%s", err, stderr.String())
 	}
@@ -146,5 +148,72 @@ func TestReplayAttackNetLiveControl(t *testing.T) {
 	}
 	if !strings.Contains(log, `"decision":"refuse","method":"GET","status":403,"target":"`+server) {
 		t.Errorf("the session's log lacks the refusal:\n%s", log)
+	}
+}
+
+// TestSandboxClaudeNetworkBlocked: the real Claude Code, answering the fake
+// Messages API through the proxy, runs curl to two servers on the host's
+// loopback: one the user's own Claude Code settings list in
+// sandbox.network.allowedDomains, which passes, and one nobody listed,
+// which gets the 403 that says how to allow it. --net-log, started
+// beside the session, shows both decisions and ends with it; the
+// session's end names the blocked host, once, with the hint.
+func TestSandboxClaudeNetworkBlocked(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	var listedHits, blockedHits atomic.Int32
+	listed := countingServer(t, &listedHits)
+	blocked := countingServer(t, &blockedHits)
+	h.write(filepath.Join(h.home, ".claude", "settings.json"), `{"sandbox":{"network":{"allowedDomains":["`+listed+`"]}}}`)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	curl := `curl --noproxy "" -sS --max-time 20 http://`
+	api := startScriptedAPI(t, "FAKE-REPLY-network-done",
+		toolCall{"Bash", map[string]any{"command": curl + listed + "/hello; " + curl + blocked + "/hello; touch fetched; for i in $(seq 600); do test -e go && break; sleep 0.1; done", "description": "fetch"}},
+	)
+	var stdout, stderr bytes.Buffer
+	session := h.command(proj, api.Env("sk-ant-test-key"), "claudebox", "--allowedTools", "Bash", "-p", "fetch")
+	session.Stdout, session.Stderr = &stdout, &stderr
+	if err := session.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFile(t, filepath.Join(proj, "fetched"), "Claude's curl")
+	var netlog bytes.Buffer
+	follow := h.command(proj, nil, "claudebox", "--net-log")
+	follow.Stdout, follow.Stderr = &netlog, &netlog
+	if err := follow.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// --net-log reads the log from its start: the decisions are shown once
+	// it has started, whenever they were made.
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(netlog.String(), blocked); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	// Not h.write, which gives the whole host to the user again (the
+	// session would see its guarded files change).
+	os.WriteFile(filepath.Join(proj, "go"), nil, 0o644)
+	if err := session.Wait(); err != nil {
+		t.Fatalf("the session: %v\n%s", err, stderr.String())
+	}
+	if err := follow.Wait(); err != nil {
+		t.Errorf("--net-log: %v\n%s", err, netlog.String())
+	}
+	t.Logf("--net-log:\n%s\nstderr:\n%s", netlog.String(), stderr.String())
+	if !strings.Contains(stdout.String(), "FAKE-REPLY-network-done") {
+		t.Errorf("claude -p printed %q", stdout.String())
+	}
+	result := api.ToolResults()["toolu_fake_0"]
+	if !strings.Contains(result, "HELLO-FROM-THE-HOST") || !strings.Contains(result, "claudebox --allow-host "+blocked+" --live") || listedHits.Load() != 1 || blockedHits.Load() != 0 {
+		t.Errorf("the tool result %q; the listed server saw %d requests, the blocked one %d", result, listedHits.Load(), blockedHits.Load())
+	}
+	for _, want := range []string{"allowed " + listed, "refused GET " + blocked + ": not in the sandbox's allowed hosts"} {
+		if !strings.Contains(netlog.String(), want) {
+			t.Errorf("--net-log lacks %q", want)
+		}
+	}
+	if want := "claudebox: the filtered network blocked " + blocked + " (1); to allow one: claudebox --allow-host " + blocked; strings.Count(stderr.String(), want) != 1 {
+		t.Errorf("the session's end lacks %q once", want)
 	}
 }
