@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
 )
@@ -20,7 +22,7 @@ import (
 // noSession is the error of --net-log and --live where no session of the
 // project runs.
 func noSession(what string) error {
-	return hint.Errorf("start claudebox in this project, then run this from another terminal in it", "no session of this project is running on the filtered network: nothing to %s", what)
+	return hint.Errorf("start claudebox in this project, then run this from another terminal in it", "no session of this project is running%s", what)
 }
 
 // netLogCmd follows the network decisions of the project's running
@@ -40,7 +42,7 @@ func (n netLogCmd) Run(home session.Home) error {
 	}
 	live := session.LiveSessions(home.State, project.Root)
 	if len(live) == 0 {
-		return noSession("follow")
+		return noSession("")
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -158,15 +160,22 @@ func (a allowLiveCmd) Run(home session.Home) error {
 	}
 	var live []session.LiveSession
 	if a.Live {
-		if live = session.LiveSessions(home.State, project.Root); len(live) == 0 {
-			return noSession("widen (--save alone keeps it for the next session)")
+		// A session on the host's network or none has nothing to widen.
+		live = slices.DeleteFunc(session.LiveSessions(home.State, project.Root), func(s session.LiveSession) bool { return !paths.Exists(s.Control()) })
+		if len(live) == 0 {
+			return noSession(" on the filtered network (--save alone keeps the hosts for the next session)")
 		}
 	}
 	if a.Save {
-		if err := config.SaveAllowHosts(home.Dir, a.Hosts); err != nil {
+		added, err := config.SaveAllowHosts(home.Dir, a.Hosts)
+		switch {
+		case err != nil:
 			return err
+		case len(added) == 0:
+			printable.Say(os.Stderr, "claudebox: already in %s", config.UserConfigPath(home.Dir))
+		default:
+			printable.Say(os.Stderr, "claudebox: kept in %s: %s", config.UserConfigPath(home.Dir), strings.Join(added, ", "))
 		}
-		printable.Say(os.Stderr, "claudebox: kept in %s: %s", config.UserConfigPath(home.Dir), strings.Join(a.Hosts, ", "))
 	}
 	var failed error
 	for _, s := range live {

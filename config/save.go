@@ -21,43 +21,44 @@ import (
 // user's: it is edited as text, its comments and other keys left as they
 // are, and the result is written only once it reads back as the same
 // settings with the entries added; it replaces the file in one rename (a
-// symlinked file is replaced where the link points).
-func SaveAllowHosts(home string, entries []string) error {
+// symlinked file is replaced where the link points). It returns the
+// entries added: those not there already.
+func SaveAllowHosts(home string, entries []string) ([]string, error) {
 	path := UserConfigPath(home)
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return nil, err
 	}
 	var before map[string]any
 	if err := toml.Unmarshal(old, &before); err != nil {
-		return hint.Errorf("fix the file first: claudebox --check reads it", "%s does not read as TOML: %v", path, err)
+		return nil, hint.Errorf("fix the file first: claudebox --check reads it", "%s does not read as TOML: %v", path, err)
 	}
 	have := stringList(before["allow-hosts"])
 	var add []string
 	for _, e := range entries {
 		r, err := proxy.ParseRule(e)
 		if err != nil {
-			return allowHostsError(e, err)
+			return nil, allowHostsError(e, err)
 		}
 		if s := r.String(); !slices.Contains(have, s) && !slices.Contains(add, s) {
 			add = append(add, s)
 		}
 	}
 	if len(add) == 0 {
-		return nil
+		return nil, nil
 	}
 	edited := withAllowHosts(old, add)
 	var after map[string]any
 	if toml.Unmarshal(edited, &after) != nil || !slices.Equal(stringList(after["allow-hosts"]), slices.Concat(add, have)) || !sameBut(before, after, "allow-hosts") {
-		return hint.Errorf("add them to allow-hosts in "+path+" yourself", "cannot add %s to %s without rewriting what you wrote there", strings.Join(add, ", "), path)
+		return nil, hint.Errorf("add them to allow-hosts in "+path+" yourself", "cannot add %s to %s without rewriting what you wrote there", strings.Join(add, ", "), path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+		return nil, err
 	}
-	return writeAtomic(path, edited)
+	return add, writeAtomic(path, edited)
 }
 
 // allowHostsError is the error of an entry that is no allow-hosts entry.

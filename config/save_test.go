@@ -35,7 +35,7 @@ func TestSaveAllowHosts(t *testing.T) {
 				os.MkdirAll(filepath.Dir(path), 0o755)
 				os.WriteFile(path, []byte(c.before), 0o640)
 			}
-			if err := SaveAllowHosts(home, []string{"EXAMPLE.com."}); err != nil {
+			if _, err := SaveAllowHosts(home, []string{"EXAMPLE.com."}); err != nil {
 				t.Fatal(err)
 			}
 			b, _ := os.ReadFile(path)
@@ -54,7 +54,7 @@ func TestSaveAllowHosts(t *testing.T) {
 		os.MkdirAll(filepath.Dir(path), 0o755)
 		before := "\"allow-hosts\" = [\"x.org\"]\n"
 		os.WriteFile(path, []byte(before), 0o644)
-		if err := SaveAllowHosts(home, []string{"example.com"}); err == nil || !strings.Contains(err.Error(), "without rewriting") {
+		if _, err := SaveAllowHosts(home, []string{"example.com"}); err == nil || !strings.Contains(err.Error(), "without rewriting") {
 			t.Errorf("err = %v", err)
 		}
 		if b, _ := os.ReadFile(path); string(b) != before {
@@ -62,7 +62,7 @@ func TestSaveAllowHosts(t *testing.T) {
 		}
 	})
 	t.Run("bad entry", func(t *testing.T) {
-		if err := SaveAllowHosts(t.TempDir(), []string{"*.10.0.0"}); err == nil {
+		if _, err := SaveAllowHosts(t.TempDir(), []string{"*.10.0.0"}); err == nil {
 			t.Error("a bad entry was saved")
 		}
 	})
