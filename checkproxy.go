@@ -13,10 +13,11 @@ import (
 const proxyProbe = `u=${ANTHROPIC_BASE_URL:-$http_proxy}
 test -n "$u" || { echo none; exit 0; }
 hp=${u#http://}; hp=${hp%%/*}
-if exec 3<>"/dev/tcp/${hp%:*}/${hp##*:}"; then
+# command: a failed exec's redirection does not end the shell.
+if command exec 3<>"/dev/tcp/${hp%:*}/${hp##*:}"; then
 	printf 'HEAD /api/hello HTTP/1.0\r\nHost: %s\r\n\r\n' "$hp" >&3
 	IFS= read -r -t 10 line <&3
-	echo "$line"
+	echo "${line:-no answer}"
 else
 	echo unreachable
 fi 2>/dev/null; exit 0`

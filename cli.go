@@ -32,9 +32,9 @@ type cli struct {
 	WithSSH            *bool    `group:"sandbox" name:"with-ssh" help:"Forward your SSH agent; keys stay unreadable."`
 	Network            *string  `group:"sandbox" placeholder:"MODE" help:"filtered (default: allowed hosts), host or none."`
 	AllowHost          []string `group:"sandbox" name:"allow-host" placeholder:"HOST" sep:"none" help:"Let the filtered network reach HOST[:PORT]."`
-	Live               bool     `group:"sandbox" help:"With --allow-host: allow it in this project's running sessions now."`
-	Save               bool     `group:"sandbox" help:"With --allow-host: keep it in config.toml (no launch)."`
-	NetLog             bool     `group:"sandbox" name:"net-log" xor:"mode" help:"Follow the running session's network decisions (--json: raw)."`
+	Live               bool     `group:"sandbox" help:"With --allow-host: allow it in the running session."`
+	Save               bool     `group:"sandbox" help:"With --allow-host: keep it in config.toml."`
+	NetLog             bool     `group:"sandbox" name:"net-log" xor:"mode" help:"Follow the running session's network decisions."`
 	NoNetwork          *bool    `group:"sandbox" help:"No network at all, as --network=none."`
 	WithClipboard      *bool    `group:"sandbox" name:"with-clipboard" help:"Let it write your clipboard (OSC 52)."`
 	WithDesktopSockets *bool    `group:"sandbox" name:"with-desktop-sockets" help:"Let it reach X11, D-Bus (abstract sockets)."`

@@ -20,9 +20,13 @@ import (
 )
 
 // noSession is the error of --net-log and --live where no session of the
-// project runs.
-func noSession(what string) error {
-	return hint.Errorf("start claudebox in this project, then run this from another terminal in it", "no session of this project is running%s", what)
+// project runs (on the filtered network: one that --live can widen).
+func noSession(filtered bool) error {
+	const start = "start claudebox in this project, then run this from another terminal in it"
+	if filtered {
+		return hint.Errorf(start+" (--save alone keeps the hosts for the next session)", "no session of this project is running on the filtered network")
+	}
+	return hint.Errorf(start, "no session of this project is running")
 }
 
 // netLogCmd follows the network decisions of the project's running
@@ -42,7 +46,7 @@ func (n netLogCmd) Run(home session.Home) error {
 	}
 	live := session.LiveSessions(home.State, project.Root)
 	if len(live) == 0 {
-		return noSession("")
+		return noSession(false)
 	}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -163,7 +167,7 @@ func (a allowLiveCmd) Run(home session.Home) error {
 		// A session on the host's network or none has nothing to widen.
 		live = slices.DeleteFunc(session.LiveSessions(home.State, project.Root), func(s session.LiveSession) bool { return !paths.Exists(s.Control()) })
 		if len(live) == 0 {
-			return noSession(" on the filtered network (--save alone keeps the hosts for the next session)")
+			return noSession(true)
 		}
 	}
 	if a.Save {

@@ -97,7 +97,7 @@ func (s *Session) startProxy() (stop func(), err error) {
 		log, err = openDecisionLog(stem)
 	}
 	if err != nil {
-		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+runDir(s.stateDir), "cannot create this session's log in %s: %v", runDir(s.stateDir), err)
+		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
 	}
 	var ln net.Listener
 	var url string
