@@ -184,8 +184,14 @@ func (e *egress) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // tunnel joins the client to the upstream; what the server had read ahead
-// from the client goes first.
+// from the client goes first. The copies run between the kernel's own
+// connections (the limitedConn around the client unwrapped; its caller
+// closes it), so the kernel splices them without passing the bytes
+// through the proxy's buffers.
 func tunnel(client net.Conn, read *bufio.Reader, upstream net.Conn) {
+	if l, ok := client.(*limitedConn); ok {
+		client = l.Conn
+	}
 	var src io.Reader = client
 	if read.Buffered() > 0 {
 		src = io.MultiReader(io.LimitReader(read, int64(read.Buffered())), client)
