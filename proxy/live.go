@@ -41,7 +41,7 @@ func (p *Proxy) Allow(entry string) (Rule, error) {
 	e.policyMu.Lock()
 	defer e.policyMu.Unlock()
 	if r.host != "" && slices.Contains(e.policy.Never, r.host) {
-		return r, errors.New("Claude's API is reached only through claudebox's proxy, with the session's own credential")
+		return r, errors.New("the API's own host: Claude's API is reached only through claudebox's proxy, with the session's own credential")
 	}
 	if d := slices.IndexFunc(e.policy.Deny, func(d Rule) bool { return d.covers(r) }); d >= 0 {
 		return r, errors.New("deny-hosts has " + e.policy.Deny[d].String() + ", and deny wins")
