@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -69,11 +70,15 @@ func TestReplayNetworkLiveAllow(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFile(t, filepath.Join(proj, "refused"), "the first curl")
-	var netlog bytes.Buffer
+	var netlog, rawlog bytes.Buffer
 	follow := h.command(proj, nil, "claudebox", "--net-log")
 	follow.Stdout, follow.Stderr = &netlog, &netlog
-	if err := follow.Start(); err != nil {
-		t.Fatal(err)
+	raw := h.command(proj, nil, "claudebox", "--net-log", "--json")
+	raw.Stdout, raw.Stderr = &rawlog, &rawlog
+	for _, c := range []*exec.Cmd{follow, raw} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	// --gc leaves a running session's run files alone.
 	h.run(h.home, nil, "claudebox", "--gc")
@@ -86,6 +91,9 @@ func TestReplayNetworkLiveAllow(t *testing.T) {
 	}
 	if err := follow.Wait(); err != nil {
 		t.Errorf("--net-log: %v\n%s", err, netlog.String())
+	}
+	if err := raw.Wait(); err != nil || !strings.Contains(rawlog.String(), `"decision":"allow","target":"`+server+`"`) {
+		t.Errorf("--net-log --json: %v\n%s", err, rawlog.String())
 	}
 	t.Logf("--net-log:\n%s\nthe session's stderr:\n%s", netlog.String(), stderr.String())
 	refused, _ := os.ReadFile(filepath.Join(proj, "refused"))
