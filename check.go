@@ -193,11 +193,21 @@ func runTrial(s *session.Session, userns, claude checkResult) (trial, claudeInsi
 	if err != nil {
 		return checkResult{"trial sandbox", "fail", "true not found on PATH", "install coreutils"}, claude
 	}
-	out, stderr, err := s.Trial([]string{truePath}, s.Plan().Command)
+	commands := [][]string{{truePath}, s.Plan().Command}
+	if probe := proxyCommand(); probe != nil {
+		commands = [][]string{{truePath}, probe, s.Plan().Command}
+	}
+	out, stderr, err := s.Trial(commands...)
 	if len(out) == 0 {
 		return explainTrial(stderr, err, userns), claude
 	}
 	trial = checkResult{"trial sandbox", "ok", "a sandbox built from this plan ran true", ""}
+	if len(commands) == 3 && len(out) > 1 {
+		p := proxyResult(out[1], s.Plan().Relay != nil)
+		trial.Detail += "; " + p.Detail
+		trial.Status, trial.Fix = p.Status, p.Fix
+		out = slices.Delete(out, 1, 2)
+	}
 	if err != nil {
 		return trial, checkResult{"claude", "fail", "does not start in the sandbox: " + lastLine(stderr, err), "claudebox --shell, and run claude there to see why"}
 	}

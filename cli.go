@@ -35,6 +35,9 @@ type cli struct {
 	AllowHost          []string `group:"sandbox" name:"allow-host" placeholder:"HOST" sep:"none" help:"Let the filtered network reach HOST[:PORT]."`
 	Publish            []string `group:"sandbox" placeholder:"[HOST:]PORT" sep:"none" help:"Serve PORT inside on the host's 127.0.0.1[:HOST]."`
 	Forward            []string `group:"sandbox" placeholder:"PORT" sep:"none" help:"Reach the host's 127.0.0.1:PORT inside."`
+	Live               bool     `group:"sandbox" help:"With --allow-host: allow it in the running session."`
+	Save               bool     `group:"sandbox" help:"With --allow-host: keep it in config.toml."`
+	NetLog             bool     `group:"sandbox" name:"net-log" xor:"mode" help:"Follow the running session's network decisions."`
 	NoNetwork          *bool    `group:"sandbox" help:"No network at all, as --network=none."`
 	WithClipboard      *bool    `group:"sandbox" name:"with-clipboard" help:"Let it write your clipboard (OSC 52)."`
 	WithDesktopSockets *bool    `group:"sandbox" name:"with-desktop-sockets" help:"Let it reach X11, D-Bus (abstract sockets)."`
@@ -102,8 +105,10 @@ func (c *cli) Run(ctx *kong.Context) error {
 	switch {
 	case c.Completion != "":
 		return writeCompletion(os.Stdout, ctx.Model.Node, c.Completion)
-	case c.JSON && !c.List && !c.Check && !c.ListSessions:
-		return hint.Errorf("claudebox --list --json", "--json goes with --list, --list-sessions or --check")
+	case c.JSON && !c.List && !c.Check && !c.ListSessions && !c.NetLog:
+		return hint.Errorf("claudebox --list --json", "--json goes with --list, --list-sessions, --check or --net-log")
+	case (c.Live || c.Save) && len(c.AllowHost) == 0:
+		return hint.Errorf("claudebox --allow-host HOST --live", "--live and --save go with --allow-host")
 	case (c.Last || c.Output != "") && !c.Export, (c.Thinking || c.NoRedact || c.Detail != string(transcript.Tools)) && !c.Export && c.ExportAll == "":
 		return hint.Errorf("claudebox --export --help", "--last, -o, --detail, --thinking and --no-redact go with --export")
 	case c.Export && (len(c.Claude) > 1 || len(c.Claude) == 1 && c.Last):
@@ -112,9 +117,9 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return hint.Errorf("claudebox --gc --caches", "--caches goes with --gc")
 	case c.Merge && c.Move == "":
 		return hint.Errorf("claudebox --move OLD --merge", "--merge goes with --move")
-	case c.DryRun && (c.List || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions || c.KeepPermissions):
+	case c.DryRun && (c.List || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Live || c.Save):
 		return hint.Errorf("--dry-run goes with a launch or --gc", "--dry-run does not apply here")
-	case (c.Gc || c.List || c.Move != "" || c.Check || c.ExportAll != "" || c.ListSessions || c.KeepPermissions) && len(c.Claude) > 0:
+	case (c.Gc || c.List || c.Move != "" || c.Check || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Live || c.Save) && len(c.Claude) > 0:
 		return hint.Errorf("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
 	case c.SSHKey != "":
 		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
@@ -130,6 +135,10 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return err
 	case c.Gc:
 		return gcCmd{DryRun: c.DryRun, Caches: c.Caches}.Run(home)
+	case c.NetLog:
+		return netLogCmd{JSON: c.JSON}.Run(home)
+	case c.Live || c.Save:
+		return allowLiveCmd{Hosts: c.AllowHost, Live: c.Live, Save: c.Save}.Run(home)
 	case c.List:
 		return listCmd{JSON: c.JSON}.Run(home)
 	case c.Move != "":

@@ -558,11 +558,23 @@ func TestSandboxCheck(t *testing.T) {
 	h.write(filepath.Join(proj, "README"), "chk\n")
 	key := []string{"ANTHROPIC_API_KEY=sk-test"}
 	out := h.run(proj, key, "claudebox", "--check")
-	for _, want := range []string{"✓ trial sandbox: a sandbox built from this plan ran true", "(Claude Code) inside the sandbox", "✓ user namespaces"} {
+	for _, want := range []string{"✓ trial sandbox: a sandbox built from this plan ran true; reached the session's proxy through the relay (the filtered network)", "(Claude Code) inside the sandbox", "✓ user namespaces", "✓ credentials: ANTHROPIC_API_KEY is set"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--check lacks %q:\n%s", want, out)
 		}
 	}
+	// With an OAuth login and the host's network: where the login is, when
+	// it expires, and the proxy at its loopback address.
+	creds := filepath.Join(h.home, ".claude", ".credentials.json")
+	h.write(creds, loginJSON("sk-ant-oat01-check", "sk-ant-ort01-check", time.Now().Add(3*time.Hour+30*time.Minute)))
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "network = \"host\"\n")
+	out = h.run(proj, nil, "claudebox", "--check")
+	for _, want := range []string{"reached the session's proxy at its loopback address (--network=host)", "✓ credentials: OAuth login in " + creds + ", access token expires ", "(in 3h30m0s)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--check with an OAuth login under the host's network lacks %q:\n%s", want, out)
+		}
+	}
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "")
 
 	const knob = "/proc/sys/user/max_user_namespaces"
 	old, err := os.ReadFile(knob)

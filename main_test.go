@@ -167,12 +167,20 @@ func fakeBwrap() int {
 	if paths.Exists(filepath.Join(home, "bwrap.exec")) {
 		for i, a := range args {
 			if a == "--" {
-				// No network namespace here: the command runs without
-				// the filtered network's relay.
-				if args[i+1] == "/run/claudebox/claudebox" {
-					i += 4
-				}
 				cmd := exec.Command(args[i+1], args[i+2:]...)
+				// No network namespace here: the filtered network's relay
+				// listens on a port of the host's loopback instead, and
+				// the command is told so.
+				if args[i+1] == "/run/claudebox/claudebox" {
+					addr, err := fakeRelay(fakeBindSource(args, "/run/claudebox/proxy.sock"))
+					if err != nil {
+						return fail("fake relay: %v", err)
+					}
+					cmd = exec.Command(args[i+5], args[i+6:]...)
+					for _, kv := range os.Environ() {
+						cmd.Env = append(cmd.Env, strings.ReplaceAll(kv, "127.0.0.1:3128", addr))
+					}
+				}
 				cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 				if cmd.Run() != nil {
 					return 1
@@ -182,6 +190,45 @@ func fakeBwrap() int {
 		}
 	}
 	return 0
+}
+
+// fakeBindSource is the host path args bind at dest.
+func fakeBindSource(args []string, dest string) string {
+	for i := 0; i+2 < len(args); i++ {
+		if (args[i] == "--bind" || args[i] == "--ro-bind") && args[i+2] == dest {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// fakeRelay forwards each connection to a port of its own on 127.0.0.1 to
+// socket, as the relay inside forwards 127.0.0.1:3128; it returns the
+// port's address.
+func fakeRelay(socket string) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				p, err := net.Dial("unix", socket)
+				if err != nil {
+					return
+				}
+				defer p.Close()
+				go io.Copy(p, c)
+				io.Copy(c, p)
+			}()
+		}
+	}()
+	return ln.Addr().String(), nil
 }
 
 // coverBwrapDir returns a directory holding a bwrap that runs the fake

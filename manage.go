@@ -46,6 +46,11 @@ func (g gcCmd) Run(home session.Home) error {
 		}
 	}
 	skip := func(s gc.Skipped) { report(os.Stderr, skipNotice(s)) }
+	if !g.DryRun {
+		for _, f := range session.SweepRun(state) {
+			printable.Say(os.Stderr, "claudebox: removed %s, left by a session that ended", f)
+		}
+	}
 	sum, err := gc.Collect(state, readMounts(), g.DryRun, event, skip)
 	if err != nil {
 		return err

@@ -132,14 +132,14 @@ func TestReplayCredentialsNotInside(t *testing.T) {
 			inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
 			dry := h.run(proj, env, "claudebox", "--dry-run")
 			md, _ := os.ReadFile(filepath.Join(inst, "SANDBOX.md"))
-			log, _ := os.ReadFile(filepath.Join(h.home, ".claudebox", "proxy.log"))
-			for what, text := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "--dry-run": dry, "SANDBOX.md": string(md), "proxy.log": string(log)} {
+			log := h.sessionLogs()
+			for what, text := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "--dry-run": dry, "SANDBOX.md": string(md), "the session's log": log} {
 				if strings.Contains(text, c.secretB) || strings.Contains(text, "sk-ant-") {
 					t.Errorf("%s holds a credential:\n%s", what, text)
 				}
 			}
-			if !strings.Contains(string(log), `"path":"/v1/files"`) {
-				t.Errorf("proxy.log does not name the refused request:\n%s", log)
+			if !strings.Contains(log, `"path":"/v1/files"`) {
+				t.Errorf("the session's log does not name the refused request:\n%s", log)
 			}
 		})
 	}

@@ -24,7 +24,7 @@ func freePort(t *testing.T) int {
 }
 
 // waitFile waits for path to appear, as long as done has not closed.
-func waitFile(t *testing.T, path string, done <-chan struct{}) bool {
+func waitFileUntil(t *testing.T, path string, done <-chan struct{}) bool {
 	t.Helper()
 	for {
 		if _, err := os.Stat(path); err == nil {
@@ -93,7 +93,7 @@ func TestReplayNetworkPorts(t *testing.T) {
 		os.WriteFile(filepath.Join(proj, "done"), nil, 0o644)
 		<-ended
 	}()
-	if !waitFile(t, filepath.Join(proj, "ready"), ended) {
+	if !waitFileUntil(t, filepath.Join(proj, "ready"), ended) {
 		t.Fatalf("the session ended first:\n%s\n%s", stdout.String(), stderr.String())
 	}
 	var got string

@@ -29,6 +29,18 @@ func hostServer(t *testing.T, dir string) string {
 	return ln.Addr().String()
 }
 
+// sessionLogs is what the decision logs in the fake host's run directory
+// hold: the sessions' that ran since the last launch swept them.
+func (h *e2eHost) sessionLogs() string {
+	logs, _ := filepath.Glob(filepath.Join(h.home, ".claudebox", "run", "*.log"))
+	var all []byte
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		all = append(all, b...)
+	}
+	return string(all)
+}
+
 // TestReplayNetworkFiltered: the default network is filtered. The attack:
 // from inside, reach what the user did not list: a host on the host's
 // loopback directly, one through the proxy, Claude's API with a key of its
@@ -95,10 +107,10 @@ func TestReplayNetworkFiltered(t *testing.T) {
 	if n, _, err := udp.ReadFrom(make([]byte, 64)); err == nil {
 		t.Errorf("a datagram from inside reached the host's loopback (%d bytes)", n)
 	}
-	log, _ := os.ReadFile(filepath.Join(h.home, ".claudebox", "proxy.log"))
+	log := h.sessionLogs()
 	for _, want := range []string{`"target":"` + unlisted + `"`, `"target":"unlisted.example:443"`, `"target":"api.anthropic.com:443"`, `"target":"localhost:80"`, `"target":"metadata.test:80"`, `"target":"rebind.test:80"`} {
-		if !strings.Contains(string(log), want) {
-			t.Errorf("proxy.log lacks %s:\n%s", want, log)
+		if !strings.Contains(log, want) {
+			t.Errorf("the session's log lacks %s:\n%s", want, log)
 		}
 	}
 }

@@ -111,3 +111,28 @@ func innerSandboxOff(settings []byte) []byte {
 	}
 	return append(out, '\n')
 }
+
+// NetworkDomains reads the domain lists of Claude Code's own sandbox in
+// the user's ~/.claude/settings.json: sandbox.network.allowedDomains and
+// deniedDomains, which claudebox's filtered network starts from (a
+// project's settings are never read for them: they would widen it). path
+// is the file read.
+func NetworkDomains(home string) (allowed, denied []string, path string) {
+	path = filepath.Join(home, ".claude", "settings.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, path
+	}
+	var settings struct {
+		Sandbox struct {
+			Network struct {
+				AllowedDomains []string `json:"allowedDomains"`
+				DeniedDomains  []string `json:"deniedDomains"`
+			} `json:"network"`
+		} `json:"sandbox"`
+	}
+	if json.Unmarshal(data, &settings) != nil {
+		return nil, nil, path
+	}
+	return settings.Sandbox.Network.AllowedDomains, settings.Sandbox.Network.DeniedDomains, path
+}

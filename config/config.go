@@ -20,6 +20,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/hint"
@@ -186,6 +187,9 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 	path := UserConfigPath(home)
 	if _, err := decodeConfig(path, &user, true); err != nil {
 		return nil, err
+	}
+	if l, ok := claudeNetwork(home); ok {
+		layers = append(layers, l)
 	}
 	layers = append(layers, layer{Settings: user.Settings, from: path, own: true, base: project.Checkout})
 	if err := legacy(filepath.Join(project.Checkout, environment.ProjectFile), false); err != nil {
@@ -625,4 +629,19 @@ func expandHome(p, home string) string {
 		return home
 	}
 	return p
+}
+
+// claudeNetwork is the layer of the domain lists of Claude Code's own
+// sandbox in the user's settings, the allow list's start. An allowed entry
+// this network cannot read is left out, which narrows it; a denied one is
+// an error, as leaving it out would widen it.
+func claudeNetwork(home string) (layer, bool) {
+	allowed, denied, path := claudesettings.NetworkDomains(home)
+	l := layer{Settings: Settings{DenyHosts: denied}, from: path + " (sandbox.network)", own: true}
+	for _, a := range allowed {
+		if _, err := proxy.ParseRule(a); err == nil {
+			l.AllowHosts = append(l.AllowHosts, a)
+		}
+	}
+	return l, len(l.AllowHosts) > 0 || len(l.DenyHosts) > 0
 }

@@ -14,6 +14,7 @@ import (
 	neturl "net/url"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/claudebox/claudebox/internal/pipe"
@@ -23,7 +24,11 @@ import (
 // host:port, the tunnel passed through untouched (no TLS interception), and
 // plain HTTP by absolute URL, each to what the policy allows.
 type egress struct {
-	policy Policy
+	// policy grows while the session runs (Proxy.Allow): read it through
+	// current.
+	policy   Policy
+	policyMu sync.RWMutex
+	blocked  tally
 	// resolve and dial are the host's resolver and dialer; tests put stubs
 	// in their place, so that no test resolves a real name or dials any
 	// address but loopback.
@@ -118,16 +123,10 @@ func (b *blocked) Error() string { return b.what + ": " + b.why }
 // name cannot be re-resolved in between into the LAN. When the host's own
 // proxy covers t (for scheme), it goes through that instead.
 func (e *egress) connect(ctx context.Context, t target, scheme string) (net.Conn, error) {
-	if !e.policy.allows(t) {
-		b := &blocked{what: t.String(), why: "not in the sandbox's allowed hosts", host: t.host}
-		if t.host == "" {
-			b.host = t.addr.String()
-		}
-		if t.port != 443 && t.port != 80 {
-			// An entry without a port allows 443 and 80 only.
-			b.host = Rule{host: t.host, addr: t.addr, port: t.port}.String()
-		}
-		if t.host != "" && slices.Contains(e.policy.Never, t.host) {
+	policy := e.current()
+	if !policy.allows(t) {
+		b := &blocked{what: t.String(), why: "not in the sandbox's allowed hosts", host: t.rule().String()}
+		if t.host != "" && slices.Contains(policy.Never, t.host) {
 			b = &blocked{what: t.String(), why: "Claude's API is reached only through claudebox's proxy, with the session's own credential"}
 		}
 		return nil, b
@@ -137,7 +136,7 @@ func (e *egress) connect(ctx context.Context, t target, scheme string) (net.Conn
 		return nil, fmt.Errorf("the host's proxy settings: %v", err)
 	}
 	if via != nil {
-		return e.connectVia(ctx, t, via)
+		return e.connectVia(ctx, t, via, policy)
 	}
 	addrs := []netip.Addr{t.addr}
 	if t.host != "" {
@@ -146,13 +145,15 @@ func (e *egress) connect(ctx context.Context, t target, scheme string) (net.Conn
 		}
 	}
 	for _, a := range addrs {
-		if !e.policy.addressAllowed(t, a) {
+		if !policy.addressAllowed(t, a) {
 			return nil, &blocked{what: t.String(), why: "it resolves to " + a.String() + ", an address inside the host or its network; list that address to allow it"}
 		}
 	}
 	for _, a := range addrs {
 		var c net.Conn
-		if c, err = e.dial(ctx, "tcp", net.JoinHostPort(a.Unmap().String(), strconv.Itoa(t.port))); err == nil {
+		addr := net.JoinHostPort(a.Unmap().String(), strconv.Itoa(t.port))
+		if c, err = e.dial(ctx, "tcp", addr); err == nil {
+			e.log(map[string]any{"decision": "allow", "target": t.String(), "address": addr})
 			return c, nil
 		}
 	}
@@ -197,8 +198,14 @@ func (e *egress) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // tunnel joins the client to the upstream; what the server had read ahead
-// from the client goes first.
+// from the client goes first. The copies run between the kernel's own
+// connections (the limitedConn around the client unwrapped; its caller
+// closes it), so the kernel splices them without passing the bytes
+// through the proxy's buffers.
 func tunnel(client net.Conn, read *bufio.Reader, upstream net.Conn) {
+	if l, ok := client.(*limitedConn); ok {
+		client = l.Conn
+	}
 	var src io.Reader = client
 	if read.Buffered() > 0 {
 		src = io.MultiReader(io.LimitReader(read, int64(read.Buffered())), client)
@@ -211,11 +218,14 @@ func tunnel(client net.Conn, read *bufio.Reader, upstream net.Conn) {
 func (e *egress) refuse(w http.ResponseWriter, r *http.Request, b *blocked) {
 	msg := "claudebox: blocked " + b.what + ": " + b.why + "\n"
 	if b.host != "" {
-		msg += "To allow it, relaunch with claudebox --allow-host " + b.host + ", or add it to allow-hosts in ~/.config/claudebox/config.toml.\n"
+		msg += "To allow it, run on the host, in another terminal: claudebox --allow-host " + b.host + " --live (add --save to keep it in ~/.config/claudebox/config.toml).\n"
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Claudebox-Proxy", "refused")
 	w.WriteHeader(http.StatusForbidden)
 	io.WriteString(w, msg)
-	e.log(map[string]any{"method": r.Method, "target": b.what, "status": http.StatusForbidden, "why": b.why})
+	e.log(map[string]any{"decision": "refuse", "method": r.Method, "target": b.what, "status": http.StatusForbidden, "why": b.why})
+	if b.host != "" {
+		e.blocked.add(b.host)
+	}
 }

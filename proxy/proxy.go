@@ -53,7 +53,8 @@ type Proxy struct {
 // listener's own address on the shared network, the relay's on the
 // filtered one. upstream is the API's base URL (Upstream unless the user
 // named one). With out set, the proxy is also the filtered network's way
-// out, to what out allows. log receives one JSON line per request refused.
+// out, to what out allows. log receives one JSON line per decision: each
+// request refused, each connection to the outside allowed.
 func Start(ln net.Listener, url string, cred *Credential, upstream string, out *Policy, log io.Writer) (*Proxy, error) {
 	u, err := neturl.Parse(upstream)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
@@ -248,14 +249,14 @@ func withBeta(values []string, beta string) string {
 // refuse answers a request the proxy does not pass, and logs it.
 func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, status int, kind, msg string) {
 	apiError(w, status, kind, msg)
-	p.logLine(map[string]any{"method": r.Method, "path": r.URL.Path, "status": status, "why": kind})
+	p.logLine(map[string]any{"decision": "refuse", "method": r.Method, "path": r.URL.Path, "status": status, "why": kind})
 }
 
 // The sandbox chooses what is refused and how often: a line holds each
-// field's first bytes, and a session logs a bounded number of lines (about
-// 1 MiB).
+// field's first bytes, and a session logs a bounded number of lines (at
+// most a few MiB).
 const (
-	maxLoggedLines = 1000
+	maxLoggedLines = 4000
 	maxLoggedField = 256
 )
 
@@ -275,7 +276,7 @@ func (p *Proxy) logLine(fields map[string]any) {
 	switch p.logged++; {
 	case p.logged < maxLoggedLines:
 	case p.logged == maxLoggedLines:
-		fields = map[string]any{"time": fields["time"], "why": "further refusals of this session are not logged"}
+		fields = map[string]any{"time": fields["time"], "why": "further decisions of this session are not logged"}
 	default:
 		return
 	}

@@ -34,7 +34,7 @@ func (e *egress) upstreamFor(t target, scheme string) (*neturl.URL, error) {
 }
 
 // connectVia reaches t through the host's proxy via, by CONNECT.
-func (e *egress) connectVia(ctx context.Context, t target, via *neturl.URL) (net.Conn, error) {
+func (e *egress) connectVia(ctx context.Context, t target, via *neturl.URL, policy Policy) (net.Conn, error) {
 	var addrs []netip.Addr
 	if t.host != "" {
 		if resolved, err := e.resolve(ctx, t.host); err == nil {
@@ -44,7 +44,7 @@ func (e *egress) connectVia(ctx context.Context, t target, via *neturl.URL) (net
 		addrs = []netip.Addr{t.addr}
 	}
 	for _, a := range addrs {
-		if !e.policy.addressAllowed(t, a) {
+		if !policy.addressAllowed(t, a) {
 			return nil, &blocked{what: t.String(), why: "it resolves to " + a.String() + ", an address inside the host or its network; list that address to allow it"}
 		}
 	}
@@ -87,6 +87,7 @@ func (e *egress) connectVia(ctx context.Context, t target, via *neturl.URL) (net
 		return nil, fmt.Errorf("the host's proxy %s answered %s for %s", via.Redacted(), strings.TrimSpace(resp.Status), t)
 	}
 	c.SetDeadline(time.Time{})
+	e.log(map[string]any{"decision": "allow", "target": t.String(), "via": via.Redacted()})
 	return &readAheadConn{Conn: c, read: read}, nil
 }
 

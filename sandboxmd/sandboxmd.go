@@ -248,7 +248,7 @@ func network(w *page, p mount.Plan) {
 	case p.Network:
 		w.line("- Network: shared with the host.")
 	case p.Relay != nil:
-		w.line("- Network: filtered. Own network namespace: no direct connection, no UDP, no DNS. The only way out is claudebox's proxy, at http://127.0.0.1:3128 (HTTPS_PROXY and HTTP_PROXY are set, so curl, git, npm, pip, go and cargo use it): HTTPS by CONNECT and plain HTTP, to the hosts the user allows. Anything else gets a 403 naming the host; only the user can allow more, on the host (`claudebox --allow-host HOST`, then a restart).")
+		w.line("- Network: filtered. Own network namespace: no direct connection, no UDP, no DNS. The only way out is claudebox's proxy, at http://127.0.0.1:3128 (HTTPS_PROXY and HTTP_PROXY are set, so curl, git, npm, pip, go and cargo use it): HTTPS by CONNECT and plain HTTP, to the hosts the user allows. Anything else gets a 403 naming the host; only the user can allow more, on the host: `claudebox --allow-host HOST --live` in another terminal takes effect at once, without a restart.")
 		for _, n := range p.Relay.Forward {
 			w.line("- Forwarded port: 127.0.0.1:%d here reaches the host's own 127.0.0.1:%d (the user's `--forward %d`), without the proxy settings.", n, n, n)
 		}

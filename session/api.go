@@ -2,11 +2,11 @@ package session
 
 import (
 	"net"
+	"net/http"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/claudebox/claudebox/environment"
@@ -79,16 +79,22 @@ func noLogin() error {
 
 // startProxy starts the session's proxy, when it has one: for Claude's
 // API when there is a login, and as the only way out of the filtered
-// network. Refused requests are logged in ~/.claudebox/proxy.log. stop
-// closes it.
+// network. Its decisions are logged in the session's run files (see
+// runDir), where the filtered network's control socket also listens. stop
+// closes them.
 func (s *Session) startProxy() (stop func(), err error) {
 	if s.cred == nil && s.plan.Relay == nil {
 		return func() {}, nil
 	}
+	SweepRun(s.stateDir)
+	stem := runStem(s.stateDir, s.plan.Project.Root)
+	// Files named by this process's pid are an ended session's.
+	for _, ext := range []string{sockExt, logExt, ctlExt} {
+		os.Remove(stem + ext)
+	}
 	var log *os.File
-	err = os.MkdirAll(s.stateDir, 0o700)
-	if err == nil {
-		log, err = os.OpenFile(filepath.Join(s.stateDir, "proxy.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err = makeRunDir(s.stateDir); err == nil {
+		log, err = openDecisionLog(stem)
 	}
 	if err != nil {
 		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
@@ -122,7 +128,19 @@ func (s *Session) startProxy() (stop func(), err error) {
 		return nil, err
 	}
 	s.proxy = p
+	var control *http.Server
+	if s.plan.Relay != nil {
+		if control, err = serveControl(stem+ctlExt, p); err != nil {
+			p.Close()
+			log.Close()
+			return nil, err
+		}
+	}
 	return func() {
+		if control != nil {
+			control.Close()
+			os.Remove(stem + ctlExt)
+		}
 		p.Close()
 		log.Close()
 		if s.plan.Relay != nil {
@@ -132,10 +150,8 @@ func (s *Session) startProxy() (stop func(), err error) {
 }
 
 // relayFor is the filtered network's relay: claudebox's own executable,
-// and the socket its proxy will listen on, in a directory of claudebox's
-// state that only the user can enter (the socket is the way out: no other
-// user is to reach it), named by the supervisor's pid.
-func relayFor(stateDir string) (*mount.Relay, error) {
+// and the socket its proxy will listen on, among the session's run files.
+func relayFor(stateDir, root string) (*mount.Relay, error) {
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
@@ -143,20 +159,11 @@ func relayFor(stateDir string) (*mount.Relay, error) {
 	if err != nil {
 		return nil, hint.Errorf("launch with --network=host or --network=none", "cannot find claudebox's own executable, which relays the filtered network: %v", err)
 	}
-	return &mount.Relay{Exe: exe, Socket: filepath.Join(stateDir, "run", strconv.Itoa(os.Getpid())+".sock")}, nil
+	return &mount.Relay{Exe: exe, Socket: runStem(stateDir, root) + sockExt}, nil
 }
 
-// listenUnix listens on path, in a directory only the user can enter; a
-// socket a killed session left there is replaced.
+// listenUnix listens on path, in the run directory.
 func listenUnix(path string) (net.Listener, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, err
-	}
-	os.Remove(path)
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		return nil, hint.Errorf("set HOME to a shorter path, or launch with --network=host", "cannot listen on %s for the filtered network: %v", path, err)

@@ -220,7 +220,7 @@ func Prepare(o Options) (*Session, error) {
 	}
 	var relay *mount.Relay
 	if conf.Network == config.NetworkFiltered {
-		if relay, err = relayFor(stateDir); err != nil {
+		if relay, err = relayFor(stateDir, project.Root); err != nil {
 			return nil, err
 		}
 		relay.Forward, relay.Publish = conf.Forward, conf.Publish

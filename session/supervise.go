@@ -95,6 +95,7 @@ func (s *Session) supervise() error {
 	relay.Restore()
 	watcher.SayChanges(os.Stderr)
 	s.sayLostSaves()
+	s.sayBlocked(os.Stderr)
 	s.phases.done("watcher stop")
 	s.leave(lock)
 	s.phases.done("exit audit and cleanup")

@@ -1,0 +1,200 @@
+package session
+
+import (
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// A session with a proxy keeps its host-side files in ~/.claudebox/run,
+// which only the user can enter, named <project hash>.<supervisor pid>:
+//
+//   - .sock, the proxy's socket: the filtered network's way out, the one
+//     file of these bound into the sandbox;
+//   - .log, its decisions, one JSON line each, locked by the supervisor
+//     for as long as the session runs;
+//   - .ctl, its control socket, through which the user widens the allow
+//     list from another terminal (claudebox --allow-host HOST --live).
+//
+// The sandbox sees none but the first. A session removes its sockets when
+// it ends and leaves its log for a later look; the next launch or --gc
+// removes what ended sessions left.
+const (
+	sockExt = ".sock"
+	logExt  = ".log"
+	ctlExt  = ".ctl"
+)
+
+// runDir is where sessions keep their run files.
+func runDir(stateDir string) string { return filepath.Join(stateDir, "run") }
+
+// runStem is this process's session's run files, but for the extension.
+func runStem(stateDir, root string) string {
+	return filepath.Join(runDir(stateDir), instance.Hash(root)+"."+strconv.Itoa(os.Getpid()))
+}
+
+// makeRunDir creates the run directory, or takes it back to the user
+// alone.
+func makeRunDir(stateDir string) error {
+	dir := runDir(stateDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return os.Chmod(dir, 0o700)
+}
+
+// openDecisionLog creates the session's decision log and holds its lock
+// until the session ends (the descriptor closes with claudebox): a log
+// whose lock is free belongs to a session that has ended.
+func openDecisionLog(stem string) (*os.File, error) {
+	f, err := os.OpenFile(stem+logExt, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// sessionLive says the session of log still runs: its supervisor holds the
+// log's lock.
+func sessionLive(log string) bool {
+	f, err := os.OpenFile(log, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB), unix.EWOULDBLOCK)
+}
+
+// staleAfter is how long a log with a free lock may be left by a session
+// whose pid runs: one that is starting locks its log at once.
+const staleAfter = time.Minute
+
+// SweepRun removes what ended sessions left in the run directory: the
+// files of each session whose log nobody holds and whose supervisor is
+// gone (or that long ago), and files of no session. A running session's
+// files stay. It returns the files removed.
+func SweepRun(stateDir string) []string {
+	dir := runDir(stateDir)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	ended := map[string]bool{}
+	for _, e := range entries {
+		if stem, ok := strings.CutSuffix(e.Name(), logExt); ok {
+			ended[stem] = endedSession(filepath.Join(dir, e.Name()), stem)
+		}
+	}
+	var removed []string
+	for _, e := range entries {
+		name := e.Name()
+		stem := strings.TrimSuffix(name, filepath.Ext(name))
+		gone, hasLog := ended[stem]
+		if hasLog && !gone || !hasLog && pidRuns(stem) {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, name)) == nil {
+			removed = append(removed, filepath.Join(dir, name))
+		}
+	}
+	return removed
+}
+
+// endedSession says the session of the log at path has ended.
+func endedSession(path, stem string) bool {
+	if sessionLive(path) {
+		return false
+	}
+	fi, err := os.Lstat(path)
+	return err != nil || !pidRuns(stem) || time.Since(fi.ModTime()) > staleAfter
+}
+
+// pidRuns says the supervisor named by stem (<hash>.<pid>) runs; a name
+// that is not a session's is no running one.
+func pidRuns(stem string) bool {
+	_, pid, ok := strings.Cut(stem, ".")
+	n, err := strconv.Atoi(pid)
+	if !ok || err != nil || n <= 0 {
+		return false
+	}
+	return unix.Kill(n, 0) != unix.ESRCH
+}
+
+// LiveSession is a running session of a project: its run files' stem.
+type LiveSession string
+
+// Log is the session's decision log; Control, its control socket.
+func (s LiveSession) Log() string     { return string(s) + logExt }
+func (s LiveSession) Control() string { return string(s) + ctlExt }
+
+// LiveSessions lists the running sessions of the project at root that
+// have a decision log.
+func LiveSessions(stateDir, root string) []LiveSession {
+	logs, _ := filepath.Glob(filepath.Join(runDir(stateDir), instance.Hash(root)+".*"+logExt))
+	var live []LiveSession
+	for _, l := range logs {
+		if sessionLive(l) {
+			live = append(live, LiveSession(strings.TrimSuffix(l, logExt)))
+		}
+	}
+	return live
+}
+
+// listenControl listens on path for the user's commands; a process of
+// another user is turned away (the directory already keeps it out).
+func listenControl(path string) (net.Listener, error) {
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	return &ownerListener{ln.(*net.UnixListener)}, nil
+}
+
+// ownerListener accepts only connections from this process's own user.
+type ownerListener struct{ *net.UnixListener }
+
+func (l *ownerListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.AcceptUnix()
+		if err != nil {
+			return nil, err
+		}
+		if sameUser(c) {
+			return c, nil
+		}
+		c.Close()
+	}
+}
+
+func sameUser(c *net.UnixConn) bool {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var cred *unix.Ucred
+	raw.Control(func(fd uintptr) {
+		cred, err = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	})
+	return err == nil && cred != nil && int(cred.Uid) == os.Getuid()
+}
+
+// Running says the session still runs.
+func (s LiveSession) Running() bool { return sessionLive(s.Log()) }
+
+// PID is the session's supervisor's.
+func (s LiveSession) PID() string {
+	return filepath.Ext(string(s))[1:]
+}

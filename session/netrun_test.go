@@ -1,0 +1,70 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// deadPID is a pid no process has.
+func deadPID(t *testing.T) int {
+	for pid := 4 << 20; pid > 1<<20; pid-- {
+		if unix.Kill(pid, 0) == unix.ESRCH {
+			return pid
+		}
+	}
+	t.Skip("no free pid")
+	return 0
+}
+
+// TestSweepRun: the run files of a session that ended (its supervisor gone,
+// or its log's lock free for long) and files of no session go; those of a
+// running session (its log locked) and of one starting (its supervisor
+// runs, its log new) stay.
+func TestSweepRun(t *testing.T) {
+	state := t.TempDir()
+	if err := makeRunDir(state); err != nil {
+		t.Fatal(err)
+	}
+	dir := runDir(state)
+	touch := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	self := strconv.Itoa(os.Getpid())
+	live, err := openDecisionLog(filepath.Join(dir, "aaaa."+self))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	keep := []string{live.Name(), touch("aaaa." + self + ".sock"), touch("aaaa." + self + ".ctl"), touch("bbbb." + self + ".log")}
+	dead := strconv.Itoa(deadPID(t))
+	gone := []string{touch("cccc." + dead + ".log"), touch("cccc." + dead + ".sock"), touch("cccc." + dead + ".ctl"), touch(dead + ".sock"), touch("dddd." + self + ".log"), touch("dddd." + self + ".sock")}
+	old := time.Now().Add(-2 * staleAfter)
+	// A running session may log nothing for long: its lock keeps it.
+	for _, p := range []string{live.Name(), filepath.Join(dir, "dddd."+self+".log")} {
+		os.Chtimes(p, old, old)
+	}
+	removed := SweepRun(state)
+	slices.Sort(removed)
+	slices.Sort(gone)
+	if !slices.Equal(removed, gone) {
+		t.Errorf("removed %v, want %v", removed, gone)
+	}
+	for _, k := range keep {
+		if _, err := os.Lstat(k); err != nil {
+			t.Errorf("%s: %v", k, err)
+		}
+	}
+	if got := LiveSessions(state, ""); len(got) != 0 {
+		t.Errorf("LiveSessions of another project: %v", got)
+	}
+}
