@@ -125,10 +125,10 @@ func TestReplayNetworkPorts(t *testing.T) {
 		t.Error("a connection from inside reached the host's port that is not forwarded")
 	default:
 	}
-	log, _ := os.ReadFile(filepath.Join(h.home, ".claudebox", "proxy.log"))
+	log := h.sessionLogs()
 	for _, want := range []string{`"target":"127.0.0.1:` + oport + `"`, `"path":"/.claudebox/publish/` + oport + `"`} {
-		if !strings.Contains(string(log), want) {
-			t.Errorf("proxy.log lacks %s:\n%s", want, log)
+		if !strings.Contains(log, want) {
+			t.Errorf("the session's log lacks %s:\n%s", want, log)
 		}
 	}
 	// The published port is the session's: closed when it ends.
