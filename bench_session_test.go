@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkSession is a whole session, from typing the command to the
+// prompt coming back, with the real bwrap as an unprivileged user and a
+// claude that exits at once, measured in one run beside what it is judged
+// against: a bare bwrap, and the bash claudebox it replaces
+// (testdata/bash-claudebox.sh). Each loop runs every case once, in turn, so
+// a machine under load slows them alike; the metrics are medians in ms and
+// their ratios. claudebox is built as users get it, not the test binary.
+func BenchmarkSession(b *testing.B) {
+	h := newE2EHost(b)
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(h.bin, "claudebox"), ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	h.write(filepath.Join(h.bin, "claude"), "#!/bin/sh\nexit 0\n")
+	os.Chmod(filepath.Join(h.bin, "claude"), 0o755)
+	h.copyFile("testdata/bash-claudebox.sh", filepath.Join(h.bin, "bash-claudebox"), 0o755)
+	small := filepath.Join(h.home, "code", "small")
+	h.gitRepo(small)
+	large := filepath.Join(h.home, "code", "large")
+	h.gitRepo(large)
+	for d := range 3000 {
+		dir := filepath.Join(large, fmt.Sprintf("d%02d", d/100), fmt.Sprintf("e%02d", d%100))
+		os.MkdirAll(dir, 0o755)
+		for f := range 20 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.go", f)), []byte("package x\n"), 0o644)
+		}
+	}
+	h.chown()
+	key := []string{"ANTHROPIC_API_KEY=sk-ant-bench"}
+	cases := []struct {
+		name string
+		dir  string
+		args []string
+	}{
+		{"bare", small, []string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "true"}},
+		{"bash", small, []string{"bash-claudebox", "-p", "hi"}},
+		{"small", small, []string{"claudebox", "-p", "hi"}},
+		{"small-host", small, []string{"claudebox", "--network=host", "-p", "hi"}},
+		{"large", large, []string{"claudebox", "-p", "hi"}},
+		{"large-host", large, []string{"claudebox", "--network=host", "-p", "hi"}},
+	}
+	for _, c := range cases { // warm the caches and the instances
+		h.run(c.dir, key, c.args[0], c.args[1:]...)
+	}
+	took := map[string][]float64{}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, c := range cases {
+			cmd := h.command(c.dir, key, c.args[0], c.args[1:]...)
+			began := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%s: %v\n%s", c.name, err, out)
+			}
+			took[c.name] = append(took[c.name], float64(time.Since(began).Microseconds())/1000)
+		}
+	}
+	median := func(name string) float64 {
+		s := slices.Clone(took[name])
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	for _, c := range cases {
+		b.ReportMetric(median(c.name), c.name+"-ms")
+	}
+	b.ReportMetric(median("small")-median("bare"), "small-over-bare-ms")
+	b.ReportMetric(median("small-host")-median("bare"), "small-host-over-bare-ms")
+	b.ReportMetric(median("small")/median("bash"), "small/bash")
+	b.ReportMetric(median("small-host")/median("bash"), "small-host/bash")
+	b.ReportMetric(median("large")/median("small"), "large/small")
+	b.ReportMetric(median("large-host")/median("small-host"), "large-host/small-host")
+}
