@@ -82,7 +82,9 @@ type Watcher struct {
 	// exited closes once the watcher's process has closed its output,
 	// which it does once Run has returned (so no process of the sandbox is
 	// left) and it has said why, if it ended the session.
-	exited   chan struct{}
+	exited chan struct{}
+	// reaped closes once its process is gone.
+	reaped   chan struct{}
 	stopping atomic.Bool
 	// released: the guards stood and the sandbox went on to its command.
 	released bool
@@ -184,7 +186,7 @@ func (w *Watcher) Attach(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roo
 // keeps the capabilities to mount in the sandbox's mount namespace, and
 // opens that namespace for bwrap to join.
 func startProcess() (*Watcher, error) {
-	w := &Watcher{done: make(chan struct{}), exited: make(chan struct{})}
+	w := &Watcher{done: make(chan struct{}), exited: make(chan struct{}), reaped: make(chan struct{})}
 	w.cmd = &exec.Cmd{
 		Path: "/proc/self/exe",
 		Args: []string{"claudebox", Flag},
@@ -252,6 +254,17 @@ func (w *Watcher) Abandon() {
 	w.cmd.Wait()
 	close(w.done)
 	close(w.exited)
+	close(w.reaped)
+}
+
+// Wait waits, after Stop, until the watcher's process is gone. Its exit,
+// the last hold on the sandbox's mount namespace, unmounts the sandbox's
+// mounts (10-20 ms on a loaded machine); a placeholder removed before
+// that is still a mount point there, and its removal waits longer.
+func (w *Watcher) Wait() {
+	if w != nil {
+		<-w.reaped
+	}
 }
 
 // Released says whether the sandbox went on to run its command: if not,
@@ -270,9 +283,10 @@ func (w *Watcher) Stop() error {
 		w.in.Close()
 		<-w.done
 		<-w.exited
-		// Its exit, the last hold on the sandbox's mount namespace,
-		// unmounts the sandbox's mounts: 10-20 ms that nothing waits for.
-		go w.cmd.Wait()
+		go func() {
+			w.cmd.Wait()
+			close(w.reaped)
+		}()
 	}
 	if r, ok := w.reason.Load().(string); ok {
 		return hint.Errorf("start claudebox again", "session ended: %s", r)

@@ -110,6 +110,14 @@ func (s *Session) supervise() error {
 	relay.Restore()
 	watcher.SayChanges(os.Stderr)
 	s.phases.done("watcher stop")
+	// The record of the project's start, which the exit audit compares
+	// with, is awaited while the watcher's exit tears down the sandbox's
+	// mounts.
+	if s.snapshotting != nil {
+		<-s.snapshotting
+	}
+	watcher.Wait()
+	s.phases.done("watcher exit")
 	s.leave(lock)
 	s.phases.done("exit audit and cleanup")
 	s.ExportInbox()
