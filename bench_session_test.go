@@ -19,9 +19,7 @@ import (
 // their ratios. claudebox is built as users get it, not the test binary.
 func BenchmarkSession(b *testing.B) {
 	h := newE2EHost(b)
-	if out, err := exec.Command("go", "build", "-o", filepath.Join(h.bin, "claudebox"), ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	buildClaudebox(b, filepath.Join(h.bin, "claudebox"))
 	h.write(filepath.Join(h.bin, "claude"), "#!/bin/sh\nexit 0\n")
 	os.Chmod(filepath.Join(h.bin, "claude"), 0o755)
 	h.copyFile("testdata/bash-claudebox.sh", filepath.Join(h.bin, "bash-claudebox"), 0o755)
@@ -79,4 +77,13 @@ func BenchmarkSession(b *testing.B) {
 	b.ReportMetric(median("small-host")/median("bash"), "small-host/bash")
 	b.ReportMetric(median("large")/median("small"), "large/small")
 	b.ReportMetric(median("large-host")/median("small-host"), "large-host/small-host")
+}
+
+// buildClaudebox builds claudebox at dst as users get it: its memory and
+// its start are those of its own binary, not the test binary's.
+func buildClaudebox(b *testing.B, dst string) {
+	b.Helper()
+	if out, err := exec.Command("go", "build", "-o", dst, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
 }
