@@ -17,6 +17,8 @@ import (
 // (testdata/bash-claudebox.sh). Each loop runs every case once, in turn, so
 // a machine under load slows them alike; the metrics are medians in ms and
 // their ratios. claudebox is built as users get it, not the test binary.
+// With CLAUDEBOX_BENCH_BEFORE naming another claudebox binary (an older
+// build), its sessions run in the same loop, as the cases "…-before".
 func BenchmarkSession(b *testing.B) {
 	h := newE2EHost(b)
 	buildClaudebox(b, filepath.Join(h.bin, "claudebox"))
@@ -36,26 +38,39 @@ func BenchmarkSession(b *testing.B) {
 	}
 	h.chown()
 	key := []string{"ANTHROPIC_API_KEY=sk-ant-bench"}
-	cases := []struct {
-		name string
-		dir  string
-		args []string
-	}{
-		{"bare", small, []string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "true"}},
-		{"bash", small, []string{"bash-claudebox", "-p", "hi"}},
-		{"small", small, []string{"claudebox", "-p", "hi"}},
-		{"small-host", small, []string{"claudebox", "--network=host", "-p", "hi"}},
-		{"large", large, []string{"claudebox", "-p", "hi"}},
-		{"large-host", large, []string{"claudebox", "--network=host", "-p", "hi"}},
+	type session struct {
+		name  string
+		dir   string
+		args  []string
+		extra []string
+	}
+	cases := []session{
+		{"bare", small, []string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "true"}, nil},
+		{"bash", small, []string{"bash-claudebox", "-p", "hi"}, nil},
+		{"small", small, []string{"claudebox", "-p", "hi"}, nil},
+		{"small-host", small, []string{"claudebox", "--network=host", "-p", "hi"}, nil},
+		{"large", large, []string{"claudebox", "-p", "hi"}, nil},
+		{"large-host", large, []string{"claudebox", "--network=host", "-p", "hi"}, nil},
+	}
+	if before := os.Getenv("CLAUDEBOX_BENCH_BEFORE"); before != "" {
+		dir := filepath.Join(h.base, "before")
+		os.MkdirAll(dir, 0o755)
+		h.copyFile(before, filepath.Join(dir, "claudebox"), 0o755)
+		h.copyFile(filepath.Join(h.bin, "claude"), filepath.Join(dir, "claude"), 0o755)
+		h.chown()
+		path := "PATH=" + dir + ":/usr/local/bin:/usr/bin:/bin"
+		for _, c := range slices.Clone(cases[2:]) {
+			cases = append(cases, session{c.name + "-before", c.dir, c.args, []string{path}})
+		}
 	}
 	for _, c := range cases { // warm the caches and the instances
-		h.run(c.dir, key, c.args[0], c.args[1:]...)
+		h.run(c.dir, append(c.extra, key...), c.args[0], c.args[1:]...)
 	}
 	took := map[string][]float64{}
 	b.ResetTimer()
 	for b.Loop() {
 		for _, c := range cases {
-			cmd := h.command(c.dir, key, c.args[0], c.args[1:]...)
+			cmd := h.command(c.dir, append(c.extra, key...), c.args[0], c.args[1:]...)
 			began := time.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("%s: %v\n%s", c.name, err, out)
@@ -77,6 +92,12 @@ func BenchmarkSession(b *testing.B) {
 	b.ReportMetric(median("small-host")/median("bash"), "small-host/bash")
 	b.ReportMetric(median("large")/median("small"), "large/small")
 	b.ReportMetric(median("large-host")/median("small-host"), "large-host/small-host")
+	if len(took["small-before"]) > 0 {
+		b.ReportMetric(median("small")/median("small-before"), "small/before")
+		b.ReportMetric(median("small-host")/median("small-host-before"), "small-host/before")
+		b.ReportMetric(median("large")/median("large-before"), "large/before")
+		b.ReportMetric(median("large-host")/median("large-host-before"), "large-host/before")
+	}
 }
 
 // buildClaudebox builds claudebox at dst as users get it: its memory and
