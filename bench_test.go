@@ -173,38 +173,75 @@ func BenchmarkBareExec(b *testing.B) {
 }
 
 // BenchmarkSupervisorIdle runs a real session that sleeps and reports what
-// its supervisor uses while the session idles: resident memory, and the
-// CPU time it spends between two samples 0.6 s apart.
+// its supervisor and its guard watcher use while the session idles:
+// resident memory (RSS counts the pages of claudebox's binary the two
+// share in each; PSS divides them between them), and the CPU time they
+// spend between two samples 0.6 s apart.
 func BenchmarkSupervisorIdle(b *testing.B) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		b.Skip("bwrap not installed")
 	}
-	benchRepo(b)
 	bin := launchBin(b)
+	os.Remove(filepath.Join(bin, "claudebox"))
+	buildClaudebox(b, filepath.Join(bin, "claudebox"))
 	os.Remove(filepath.Join(bin, "bwrap"))
+	benchRepo(b)
 	b.Setenv("PATH", bin+":/usr/bin:/bin")
-	var rssKB, idleTicks float64
+	var rssKB, pssKB, watcherRSSKB, watcherPSSKB, idleTicks, watcherTicks float64
 	for b.Loop() {
 		c := exec.Command(filepath.Join(bin, "claudebox"), "--shell", "-c", "sleep 1.2")
 		if err := c.Start(); err != nil {
 			b.Fatal(err)
 		}
 		time.Sleep(300 * time.Millisecond)
-		before := cpuTicks(c.Process.Pid)
+		watcher := childRunning(c.Process.Pid, "--watch-guards")
+		before, watcherBefore := cpuTicks(c.Process.Pid), cpuTicks(watcher)
 		time.Sleep(600 * time.Millisecond)
 		idleTicks = float64(cpuTicks(c.Process.Pid) - before)
-		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.Process.Pid))
-		for _, line := range strings.Split(string(status), "\n") {
-			if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-				fmt.Sscan(v, &rssKB)
-			}
-		}
+		watcherTicks = float64(cpuTicks(watcher) - watcherBefore)
+		rssKB, pssKB = memoryKB(c.Process.Pid)
+		watcherRSSKB, watcherPSSKB = memoryKB(watcher)
 		if err := c.Wait(); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportMetric(rssKB, "RSS-KB")
+	b.ReportMetric(pssKB, "PSS-KB")
+	b.ReportMetric(watcherRSSKB, "watcher-RSS-KB")
+	b.ReportMetric(watcherPSSKB, "watcher-PSS-KB")
 	b.ReportMetric(idleTicks, "idle-CPU-ticks")
+	b.ReportMetric(watcherTicks, "watcher-idle-CPU-ticks")
+}
+
+// childRunning is the child of pid whose command line holds arg (0 if
+// none).
+func childRunning(pid int, arg string) int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		for _, f := range strings.Fields(string(b)) {
+			var child int
+			fmt.Sscan(f, &child)
+			if cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", child)); strings.Contains(string(cmd), arg) {
+				return child
+			}
+		}
+	}
+	return 0
+}
+
+// memoryKB is a process's resident and proportional set sizes.
+func memoryKB(pid int) (rss, pss float64) {
+	rollup, _ := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	for _, line := range strings.Split(string(rollup), "\n") {
+		if v, ok := strings.CutPrefix(line, "Rss:"); ok {
+			fmt.Sscan(v, &rss)
+		}
+		if v, ok := strings.CutPrefix(line, "Pss:"); ok {
+			fmt.Sscan(v, &pss)
+		}
+	}
+	return rss, pss
 }
 
 // cpuTicks is a process's user and system time, in clock ticks.

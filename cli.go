@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -73,9 +74,6 @@ type cli struct {
 
 	// SSHKey was the bash claudebox's; it is refused with the way to do it now.
 	SSHKey string `name:"ssh-key" hidden:""`
-	// WatchGuards runs claudebox as the guard watcher of a session (see
-	// package guardwatch); only the supervisor starts it.
-	WatchGuards bool `name:"watch-guards" hidden:""`
 	// Claude is filled by splitArgs, not by kong; it is declared for --help.
 	Claude []string `arg:"" optional:"" name:"claude-args" help:"Arguments for claude, passed unchanged and in order."`
 }
@@ -123,8 +121,6 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return hint.Errorf("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
 	case c.SSHKey != "":
 		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
-	case c.WatchGuards:
-		return guardwatch.Run(os.Stdin, os.Stdout)
 	}
 	home, err := session.FindHome()
 	switch {
@@ -210,6 +206,9 @@ func run(args []string) int {
 		return 0
 	}
 	session.CloseInheritedOnExec()
+	if slices.Equal(args, []string{guardwatch.Flag}) {
+		return watchGuards()
+	}
 	var c cli
 	parser, err := newParser(&c)
 	if err != nil {
@@ -231,6 +230,23 @@ func run(args []string) int {
 		if !errors.Is(err, errQuiet) {
 			report(os.Stderr, err)
 		}
+		return 1
+	}
+	return 0
+}
+
+// watchGuards runs claudebox as the guard watcher of a session (see
+// package guardwatch); only the supervisor starts it. Once it has said its
+// last, it closes its output, which the supervisor waits for: its exit
+// then tears down the sandbox's mounts, 10-20 ms that no one waits for.
+func watchGuards() int {
+	err := guardwatch.Run(os.Stdin, os.Stdout)
+	if err != nil {
+		report(os.Stderr, err)
+	}
+	os.Stdout.Close()
+	os.Stderr.Close()
+	if err != nil {
 		return 1
 	}
 	return 0

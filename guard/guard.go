@@ -388,20 +388,30 @@ func (g *guardProbe) nested(dir string, depth int) {
 	if depth == 0 {
 		return
 	}
-	entries, _ := os.ReadDir(dir)
+	f, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	entries, _ := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	// Looked up from dir's descriptor: in a large tree, thousands of
+	// lookups skip the path above it.
+	fd := int(f.Fd())
 	for _, e := range entries {
 		if !e.IsDir() || e.Name() == ".git" || e.Name() == "node_modules" {
 			continue
 		}
 		sub := filepath.Join(dir, e.Name())
-		if _, err := os.Lstat(filepath.Join(sub, ".git")); err == nil {
+		var st unix.Stat_t
+		if unix.Fstatat(fd, e.Name()+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
 			g.nestedRepo(sub)
 		}
 		// Claude Code started in sub obeys its .claude (a monorepo's
 		// package): one that exists stays as it is. One the sandbox
 		// creates is left to the exit audit (docs/security.md).
-		if claude := filepath.Join(sub, ".claude"); isDir(claude) {
-			g.claudeDir(claude, "Claude Code project settings, which Claude Code started in that directory obeys")
+		if unix.Fstatat(fd, e.Name()+"/.claude", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			g.claudeDir(filepath.Join(sub, ".claude"), "Claude Code project settings, which Claude Code started in that directory obeys")
 		}
 		g.nested(sub, depth-1)
 	}

@@ -64,6 +64,9 @@ import (
 	"github.com/claudebox/claudebox/hint"
 )
 
+// Flag, claudebox's only argument, makes it the watcher's process (Run).
+const Flag = "--watch-guards"
+
 // Watcher is the supervisor's side of a session's guard watcher.
 type Watcher struct {
 	cmd    *exec.Cmd
@@ -74,8 +77,14 @@ type Watcher struct {
 	before snapshot
 	// reason is why the watcher ended the session, set before done closes;
 	// done closes once nothing will use the sandbox's pidfd any more.
-	reason   atomic.Value
-	done     chan struct{}
+	reason atomic.Value
+	done   chan struct{}
+	// exited closes once the watcher's process has closed its output,
+	// which it does once Run has returned (so no process of the sandbox is
+	// left) and it has said why, if it ended the session.
+	exited chan struct{}
+	// reaped closes once its process is gone.
+	reaped   chan struct{}
 	stopping atomic.Bool
 	// released: the guards stood and the sandbox went on to its command.
 	released bool
@@ -105,29 +114,30 @@ type StandIns struct {
 	Instance string
 }
 
-// Start starts cmd, bwrap with the plan's descriptors in ExtraFiles, in
+// Launch starts the watcher's process, which waits for Attach: started
+// first, its runtime starts while the supervisor prepares the session.
+// A watcher that is never attached is ended with Abandon.
+func Launch() (*Watcher, error) { return startProcess() }
+
+// Attach starts cmd, bwrap with the plan's descriptors in ExtraFiles, in
 // the watcher's user namespace, and returns once the guards are watched
 // and the sandbox may run its command. Just before it does, ready (if not
 // nil) gets the sandbox's first process, whose mounts then stand as bwrap
-// made them. If bwrap made no sandbox, it returns a stopped Watcher and
-// cmd's Wait says why.
-func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, standIns StandIns, ready func(pid int)) (*Watcher, error) {
-	w, err := startProcess()
-	if err != nil {
-		return nil, err
-	}
+// made them. If bwrap made no sandbox, the watcher is stopped and cmd's
+// Wait says why. On an error, the watcher is abandoned.
+func (w *Watcher) Attach(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, standIns StandIns, ready func(pid int)) error {
 	w.before = takeSnapshot(guards)
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
-		w.abandon()
-		return nil, err
+		w.Abandon()
+		return err
 	}
 	defer infoR.Close()
 	blockR, blockW, err := os.Pipe()
 	if err != nil {
 		infoW.Close()
-		w.abandon()
-		return nil, err
+		w.Abandon()
+		return err
 	}
 	defer blockW.Close()
 	cmd.ExtraFiles = append(cmd.ExtraFiles, w.userns, infoW, blockR)
@@ -136,8 +146,8 @@ func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, s
 		f.Close()
 	}
 	if err != nil {
-		w.abandon()
-		return nil, err
+		w.Abandon()
+		return err
 	}
 	// bwrap names the sandbox's first process once it exists; if it says
 	// nothing, it failed before making one, and its status says why.
@@ -145,14 +155,14 @@ func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, s
 		ChildPid int `json:"child-pid"`
 	}
 	if json.NewDecoder(infoR).Decode(&info) != nil || info.ChildPid <= 0 {
-		w.abandon()
-		return w, nil
+		w.Abandon()
+		return nil
 	}
 	sandbox, err := unix.PidfdOpen(info.ChildPid, 0)
 	if err != nil {
-		w.abandon()
+		w.Abandon()
 		cmd.Process.Kill()
-		return w, nil
+		return nil
 	}
 	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots, StandIns: standIns.Kinds, Instance: standIns.Instance})
 	w.in.Write(append(req, '\n'))
@@ -160,7 +170,8 @@ func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, s
 		// bwrap is left to exit with its own status: 1 when it failed to
 		// make the sandbox, 128+9 for the sandbox the watcher killed.
 		w.end(nil, sandbox, line)
-		return w, nil
+		go w.drain()
+		return nil
 	}
 	if ready != nil {
 		ready(info.ChildPid)
@@ -170,18 +181,19 @@ func Start(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, s
 	go func() {
 		line, _ := w.out.ReadString('\n')
 		w.end(cmd, sandbox, line)
+		w.drain()
 	}()
-	return w, nil
+	return nil
 }
 
 // startProcess starts the watcher in a user namespace of its own, where it
 // keeps the capabilities to mount in the sandbox's mount namespace, and
 // opens that namespace for bwrap to join.
 func startProcess() (*Watcher, error) {
-	w := &Watcher{done: make(chan struct{})}
+	w := &Watcher{done: make(chan struct{}), exited: make(chan struct{}), reaped: make(chan struct{})}
 	w.cmd = &exec.Cmd{
 		Path: "/proc/self/exe",
-		Args: []string{"claudebox", "--watch-guards"},
+		Args: []string{"claudebox", Flag},
 		Env:  []string{},
 		SysProcAttr: &syscall.SysProcAttr{
 			Cloneflags:                 unix.CLONE_NEWUSER,
@@ -206,7 +218,7 @@ func startProcess() (*Watcher, error) {
 		return nil, hint.Errorf("run claudebox --check", "cannot start the guard watcher in a user namespace: %v", err)
 	}
 	if w.userns, err = os.Open(fmt.Sprintf("/proc/%d/ns/user", w.cmd.Process.Pid)); err != nil {
-		w.abandon()
+		w.Abandon()
 		return nil, err
 	}
 	return w, nil
@@ -232,12 +244,31 @@ func (w *Watcher) end(cmd *exec.Cmd, sandbox int, line string) {
 	}
 }
 
-// abandon ends a watcher that never watched a sandbox.
-func (w *Watcher) abandon() {
+// drain reads what the watcher says after its last line, until its
+// process lets go of its output.
+func (w *Watcher) drain() {
+	io.Copy(io.Discard, w.out)
+	close(w.exited)
+}
+
+// Abandon ends a watcher that never watched a sandbox.
+func (w *Watcher) Abandon() {
 	w.stopping.Store(true)
 	w.cmd.Process.Kill()
 	w.cmd.Wait()
 	close(w.done)
+	close(w.exited)
+	close(w.reaped)
+}
+
+// Wait waits, after Stop, until the watcher's process is gone. Its exit,
+// the last hold on the sandbox's mount namespace, unmounts the sandbox's
+// mounts (10-20 ms on a loaded machine); a placeholder removed before
+// that is still a mount point there, and its removal waits longer.
+func (w *Watcher) Wait() {
+	if w != nil {
+		<-w.reaped
+	}
 }
 
 // Released says whether the sandbox went on to run its command: if not,
@@ -255,7 +286,11 @@ func (w *Watcher) Stop() error {
 	if w.stopping.CompareAndSwap(false, true) {
 		w.in.Close()
 		<-w.done
-		w.cmd.Wait()
+		<-w.exited
+		go func() {
+			w.cmd.Wait()
+			close(w.reaped)
+		}()
 	}
 	if r, ok := w.reason.Load().(string); ok {
 		return hint.Errorf("start claudebox again", "session ended: %s", r)

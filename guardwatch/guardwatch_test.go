@@ -30,14 +30,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestStartWithoutSandbox: bwrap fails before it makes a sandbox. Start
+// TestStartWithoutSandbox: bwrap fails before it makes a sandbox. Attach
 // returns with the watcher already done (Stop once waited a second for a
 // channel no one closed), and Stop says nothing ended the session.
 func TestStartWithoutSandbox(t *testing.T) {
 	dir := t.TempDir()
-	w, err := Start(exec.Command("/bin/true"), (*exec.Cmd).Start, []string{filepath.Join(dir, "config")}, []string{dir}, StandIns{}, nil)
+	w, err := Launch()
 	if err != nil {
 		t.Skipf("cannot start the watcher here: %v", err)
+	}
+	if err := w.Attach(exec.Command("/bin/true"), (*exec.Cmd).Start, []string{filepath.Join(dir, "config")}, []string{dir}, StandIns{}, nil); err != nil {
+		t.Fatal(err)
 	}
 	select {
 	case <-w.done:

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"maps"
 	"os"
-	"regexp"
 	"slices"
 
 	"github.com/claudebox/claudebox/internal/jsonscan"
@@ -18,12 +17,21 @@ import (
 // repository's root).
 const mcpServersKey = "mcpServers"
 
-// validServerName is what claude mcp add accepts as a server's name; a
-// definition named otherwise is not offered.
-var validServerName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-
-// ValidServerName reports whether name can name an MCP server.
-func ValidServerName(name string) bool { return validServerName.MatchString(name) }
+// ValidServerName reports whether name can name an MCP server: what
+// claude mcp add accepts, 1 to 64 of A-Z, a-z, 0-9, _ and -; a definition
+// named otherwise is not offered. (As a regular expression, compiled at
+// every start of claudebox, its watcher and its relay, it cost 0.5 ms.)
+func ValidServerName(name string) bool {
+	if len(name) < 1 || len(name) > 64 {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // HostMCPServers returns the MCP server definitions the host's Claude Code
 // offers in the project: the user scope's, overridden by the local scope's

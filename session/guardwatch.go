@@ -9,8 +9,20 @@ import (
 
 // startPlan starts bwrap for the plan with the guard watcher that keeps
 // its guards standing while the host replaces what they protect; ready
-// is guardwatch.Start's.
+// is Attach's.
 func startPlan(cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan, ready func(pid int)) (*guardwatch.Watcher, error) {
+	w, err := guardwatch.Launch()
+	if err != nil {
+		return nil, err
+	}
+	if err := attachPlan(w, cmd, start, p, ready); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// attachPlan starts bwrap for the plan under w, a watcher launched before.
+func attachPlan(w *guardwatch.Watcher, cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan, ready func(pid int)) error {
 	var guards []string
 	for _, g := range p.Guards {
 		guards = append(guards, g.Path)
@@ -19,5 +31,5 @@ func startPlan(cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan, ready f
 	for _, m := range p.Placeholders() {
 		standIns.Kinds[m.Dest] = string(m.Kind)
 	}
-	return guardwatch.Start(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns, ready)
+	return w.Attach(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns, ready)
 }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
@@ -33,6 +34,19 @@ import (
 // descriptor the sandbox shared, and nothing on the host side watching.)
 func (s *Session) supervise() error {
 	defer s.phases.report(os.Stderr)
+	// The watcher's process starts first: its runtime starts while the
+	// proxy, the instance and the descriptors are made.
+	watcher, err := guardwatch.Launch()
+	if err != nil {
+		return err
+	}
+	attached := false
+	defer func() {
+		if !attached {
+			watcher.Abandon()
+		}
+	}()
+	s.phases.done("watcher launch")
 	stop, err := s.startProxy()
 	if err != nil {
 		return err
@@ -68,14 +82,15 @@ func (s *Session) supervise() error {
 	}
 	s.startSnapshot()
 	began := time.Now()
-	watcher, err := startPlan(cmd, s.startChild, s.plan, s.openCopies)
+	attached = true
+	err = attachPlan(watcher, cmd, s.startChild, s.plan, s.openCopies)
 	closeAll(files)
 	if err != nil {
 		relay.Restore()
 		s.leave(lock)
 		return err
 	}
-	s.phases.done("watcher and sandbox start")
+	s.phases.done("sandbox start")
 	relay.Started()
 	done := make(chan struct{})
 	go func() {
@@ -97,6 +112,14 @@ func (s *Session) supervise() error {
 	s.sayLostSaves()
 	s.sayBlocked(os.Stderr)
 	s.phases.done("watcher stop")
+	// The record of the project's start, which the exit audit compares
+	// with, is awaited while the watcher's exit tears down the sandbox's
+	// mounts.
+	if s.snapshotting != nil {
+		<-s.snapshotting
+	}
+	watcher.Wait()
+	s.phases.done("watcher exit")
 	s.leave(lock)
 	s.phases.done("exit audit and cleanup")
 	s.ExportInbox()

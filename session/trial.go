@@ -57,6 +57,7 @@ func (s *Session) runChild(plan mount.Plan, stdout, stderr *bytes.Buffer) error 
 	}
 	err = cmd.Wait()
 	stopErr := watcher.Stop()
+	watcher.Wait()
 	if failed := bwrapFailed(watcher, err); failed != nil {
 		return failed
 	}

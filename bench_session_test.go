@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkSession is a whole session, from typing the command to the
+// prompt coming back, with the real bwrap as an unprivileged user and a
+// claude that exits at once, measured in one run beside what it is judged
+// against: a bare bwrap, and the bash claudebox it replaces
+// (testdata/bash-claudebox.sh). Each loop runs every case once, in turn, so
+// a machine under load slows them alike; the metrics are medians in ms and
+// their ratios. claudebox is built as users get it, not the test binary.
+// With CLAUDEBOX_BENCH_BEFORE naming another claudebox binary (an older
+// build), its sessions run in the same loop, as the cases "…-before".
+func BenchmarkSession(b *testing.B) {
+	h := newE2EHost(b)
+	buildClaudebox(b, filepath.Join(h.bin, "claudebox"))
+	h.write(filepath.Join(h.bin, "claude"), "#!/bin/sh\nexit 0\n")
+	os.Chmod(filepath.Join(h.bin, "claude"), 0o755)
+	h.copyFile("testdata/bash-claudebox.sh", filepath.Join(h.bin, "bash-claudebox"), 0o755)
+	small := filepath.Join(h.home, "code", "small")
+	h.gitRepo(small)
+	large := filepath.Join(h.home, "code", "large")
+	h.gitRepo(large)
+	for d := range 3000 {
+		dir := filepath.Join(large, fmt.Sprintf("d%02d", d/100), fmt.Sprintf("e%02d", d%100))
+		os.MkdirAll(dir, 0o755)
+		for f := range 20 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.go", f)), []byte("package x\n"), 0o644)
+		}
+	}
+	h.chown()
+	key := []string{"ANTHROPIC_API_KEY=sk-ant-bench"}
+	type session struct {
+		name  string
+		dir   string
+		args  []string
+		extra []string
+	}
+	cases := []session{
+		{"bare", small, []string{"bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "true"}, nil},
+		{"bash", small, []string{"bash-claudebox", "-p", "hi"}, nil},
+		{"small", small, []string{"claudebox", "-p", "hi"}, nil},
+		{"small-host", small, []string{"claudebox", "--network=host", "-p", "hi"}, nil},
+		{"large", large, []string{"claudebox", "-p", "hi"}, nil},
+		{"large-host", large, []string{"claudebox", "--network=host", "-p", "hi"}, nil},
+	}
+	if before := os.Getenv("CLAUDEBOX_BENCH_BEFORE"); before != "" {
+		dir := filepath.Join(h.base, "before")
+		os.MkdirAll(dir, 0o755)
+		h.copyFile(before, filepath.Join(dir, "claudebox"), 0o755)
+		h.copyFile(filepath.Join(h.bin, "claude"), filepath.Join(dir, "claude"), 0o755)
+		h.chown()
+		path := "PATH=" + dir + ":/usr/local/bin:/usr/bin:/bin"
+		for _, c := range slices.Clone(cases[2:]) {
+			cases = append(cases, session{c.name + "-before", c.dir, c.args, []string{path}})
+		}
+	}
+	for _, c := range cases { // warm the caches and the instances
+		h.run(c.dir, append(c.extra, key...), c.args[0], c.args[1:]...)
+	}
+	took := map[string][]float64{}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, c := range cases {
+			cmd := h.command(c.dir, append(c.extra, key...), c.args[0], c.args[1:]...)
+			began := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%s: %v\n%s", c.name, err, out)
+			}
+			took[c.name] = append(took[c.name], float64(time.Since(began).Microseconds())/1000)
+		}
+	}
+	median := func(name string) float64 {
+		s := slices.Clone(took[name])
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	for _, c := range cases {
+		b.ReportMetric(median(c.name), c.name+"-ms")
+	}
+	b.ReportMetric(median("small")-median("bare"), "small-over-bare-ms")
+	b.ReportMetric(median("small-host")-median("bare"), "small-host-over-bare-ms")
+	b.ReportMetric(median("small")/median("bash"), "small/bash")
+	b.ReportMetric(median("small-host")/median("bash"), "small-host/bash")
+	b.ReportMetric(median("large")/median("small"), "large/small")
+	b.ReportMetric(median("large-host")/median("small-host"), "large-host/small-host")
+	if len(took["small-before"]) > 0 {
+		b.ReportMetric(median("small")/median("small-before"), "small/before")
+		b.ReportMetric(median("small-host")/median("small-host-before"), "small-host/before")
+		b.ReportMetric(median("large")/median("large-before"), "large/before")
+		b.ReportMetric(median("large-host")/median("large-host-before"), "large-host/before")
+	}
+}
+
+// buildClaudebox builds claudebox at dst as users get it: its memory and
+// its start are those of its own binary, not the test binary's.
+func buildClaudebox(b *testing.B, dst string) {
+	b.Helper()
+	if out, err := exec.Command("go", "build", "-o", dst, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+}
+
+// BenchmarkBwrapMounts is what bwrap's mounts cost, as an unprivileged
+// user: a bare bwrap, then with 40 tmpfs (the kind of mount a directory's
+// placeholder is) and with 40 read-only binds (a guard on a file that
+// exists), in one loop; medians in ms.
+func BenchmarkBwrapMounts(b *testing.B) {
+	h := newE2EHost(b)
+	dir := filepath.Join(h.base, "mounts")
+	h.write(filepath.Join(dir, "file"), "")
+	bare := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--bind", dir, dir}
+	tmpfs, binds := slices.Clone(bare), slices.Clone(bare)
+	for i := range 40 {
+		dest := filepath.Join(dir, fmt.Sprintf("m%02d", i))
+		h.write(dest, "")
+		tmpfs = append(tmpfs, "--tmpfs", dest+"-dir")
+		binds = append(binds, "--ro-bind", filepath.Join(dir, "file"), dest)
+	}
+	cases := map[string][]string{"bare": bare, "40-tmpfs": tmpfs, "40-ro-binds": binds}
+	took := map[string][]float64{}
+	for b.Loop() {
+		for name, args := range cases {
+			began := time.Now()
+			if out, err := h.command(dir, nil, "bwrap", append(args, "true")...).CombinedOutput(); err != nil {
+				b.Fatalf("%s: %v\n%s", name, err, out)
+			}
+			took[name] = append(took[name], float64(time.Since(began).Microseconds())/1000)
+		}
+	}
+	for name := range cases {
+		s := slices.Clone(took[name])
+		slices.Sort(s)
+		b.ReportMetric(s[len(s)/2], name+"-ms")
+	}
+}
