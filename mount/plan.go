@@ -113,6 +113,8 @@ type Plan struct {
 	API *API
 	// Command runs inside: claude and its arguments, or a shell.
 	Command []string
+	// SetEnv are variables with the value the launch fixes (Inputs.SetEnv).
+	SetEnv []string
 	// Guards are the protected paths inside the writable mounts.
 	Guards []Guard
 	// Binds are the extra mounts the user asked for, as asked; Hidden, the
@@ -151,6 +153,12 @@ type Inputs struct {
 	Claude  bool
 	// Binds are the user's extra mounts, checked by bind.Check.
 	Binds []BindSpec
+	// Eval, for an eval run, replaces ~/.claude and the project with the
+	// run's own (see Eval).
+	Eval *Eval
+	// SetEnv are NAME=VALUE pairs the launch fixes whatever the host says,
+	// shown as they are.
+	SetEnv []string
 }
 
 // API is what the sandbox is told of the session's proxy. The launch sets
@@ -195,7 +203,12 @@ func Build(in Inputs) Plan {
 	// which they never overlap (bind.Check, bind.Layout).
 	p.Mounts = append(p.Mounts, in.Host.Binds...)
 	p.Binds, p.Hidden = in.Binds, in.Host.Hidden
-	p.addClaudeConfig(in.Host, inst)
+	if in.Eval != nil {
+		p.Instance = ""
+		p.addEval(in.Eval)
+	} else {
+		p.addClaudeConfig(in.Host, inst)
+	}
 	p.Mounts = append(p.Mounts, in.Host.Own...)
 	if in.Relay != nil {
 		p.Relay = in.Relay
@@ -210,7 +223,10 @@ func Build(in Inputs) Plan {
 		}
 	}
 	p.addLinks(in.Host.Links)
-	p.addProject(in.Project, in.Host)
+	if in.Eval == nil {
+		p.addProject(in.Project, in.Host)
+	}
+	p.SetEnv = in.SetEnv
 	for name := range in.Env.Values {
 		if p.envSetBy == nil {
 			p.envSetBy = map[string]envSource{}
@@ -445,8 +461,12 @@ func (p Plan) Script(bwrap string) string {
 	if p.Relay != nil {
 		b.WriteString(" " + strings.Join(ProxyEnv, " "))
 	}
+	for _, kv := range p.SetEnv {
+		name, value, _ := strings.Cut(kv, "=")
+		b.WriteString(" " + name + "=" + Quote(value))
+	}
 	for _, name := range p.Env {
-		if name == updaterOff || p.setByRelay(name) {
+		if name == updaterOff || p.setByRelay(name) || p.fixed(name) {
 			continue
 		}
 		if src, ok := p.envSetBy[name]; ok && src.lines {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 
@@ -37,7 +38,7 @@ func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, e
 }
 
 // runChild runs bwrap for plan to its end, with no terminal.
-func (s *Session) runChild(plan mount.Plan, stdout, stderr *bytes.Buffer) error {
+func (s *Session) runChild(plan mount.Plan, stdout, stderr io.Writer) error {
 	files, err := s.descriptors()
 	if err != nil {
 		return err

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// TestEvalCleanSlate runs claudebox --eval twice with the real Claude Code
+// against the fake API, on a host full of the user's state: a global
+// CLAUDE.md and skill, an ancestor CLAUDE.md and .claude/skills above the
+// project, auto-memory, a user MCP server, and a previous session of the
+// project. None of it reaches the API; the staged skill does, and fires
+// through the Skill tool. The two runs send the same requests, apart from
+// ids and timestamps; each run's folder holds exactly what it wrote, and
+// the project on the host stays byte-identical.
+func TestEvalCleanSlate(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	code := filepath.Join(h.home, "code")
+	proj := filepath.Join(code, "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, "CLAUDE.md"), "MARK-PROJECT-CLAUDEMD\n")
+	h.write(filepath.Join(proj, "keep.txt"), "old\n")
+	h.write(filepath.Join(h.home, ".claude", "CLAUDE.md"), "MARK-GLOBAL-CLAUDEMD\n")
+	h.write(filepath.Join(h.home, ".claude", "skills", "userskill", "SKILL.md"), skillMD("userskill", "MARK-USER-SKILL"))
+	h.write(filepath.Join(code, "CLAUDE.md"), "MARK-ANCESTOR-CLAUDEMD\n")
+	h.write(filepath.Join(code, ".claude", "skills", "ancestorskill", "SKILL.md"), skillMD("ancestorskill", "MARK-ANCESTOR-SKILL"))
+	h.write(filepath.Join(h.home, ".claude", "projects", strings.ReplaceAll(proj, "/", "-"), "memory", "MEMORY.md"), "MARK-AUTO-MEMORY\n")
+	h.write(filepath.Join(h.home, ".claude.json"), fmt.Sprintf(`{"hasCompletedOnboarding": true, "mcpServers": {"markmcpserver": {"command": "/bin/true", "args": ["MARK-MCP-SERVER"]}},
+  "projects": {%q: {"hasTrustDialogAccepted": true, "mcpServers": {"markprojectmcp": {"command": "/bin/true"}}}}}`, proj))
+	skills := filepath.Join(h.base, "skills")
+	h.write(filepath.Join(skills, "evalskill", "SKILL.md"), skillMD("evalskill", "MARK-STAGED-SKILL")+"MARK-SKILL-BODY follow these steps.\n")
+
+	// A previous session of the project, in claudebox's instance.
+	prev := startFakeAPI(t, "FAKE-PREVIOUS")
+	h.run(proj, prev.Env("sk-ant-test-key"), "claudebox", "-p", "MARK-PREVIOUS-SESSION")
+	before := treeDigest(t, proj)
+
+	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
+		toolCall{"Skill", map[string]any{"skill": "evalskill"}},
+		toolCall{"Write", map[string]any{"file_path": "/workspace/out.txt", "content": "written by the run\n"}},
+	)
+	out := filepath.Join(h.base, "evals")
+	stdout := h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "do the task", "--skill", filepath.Join(skills, "evalskill"),
+		"--repeat", "2", "--", "--allowedTools", "Skill,Write")
+	t.Logf("stdout:\n%s", stdout)
+
+	bodies := api.Bodies()
+	if len(bodies) == 0 || len(bodies)%2 != 0 {
+		t.Fatalf("%d requests, want the same number from each of two runs", len(bodies))
+	}
+	all := strings.Join(bodies, "\n")
+	for _, marker := range []string{"MARK-GLOBAL-CLAUDEMD", "MARK-USER-SKILL", "MARK-ANCESTOR-CLAUDEMD", "MARK-ANCESTOR-SKILL", "MARK-AUTO-MEMORY", "markmcpserver", "markprojectmcp", "MARK-PREVIOUS-SESSION", "FAKE-PREVIOUS"} {
+		if strings.Contains(all, marker) {
+			t.Errorf("%s reached the API in an eval run", marker)
+		}
+	}
+	for _, marker := range []string{"MARK-STAGED-SKILL", "MARK-SKILL-BODY", "MARK-PROJECT-CLAUDEMD"} {
+		if !strings.Contains(all, marker) {
+			t.Errorf("%s did not reach the API", marker)
+		}
+	}
+	first, second := normalize(bodies[:len(bodies)/2]), normalize(bodies[len(bodies)/2:])
+	for i := range first {
+		if first[i] != second[i] {
+			t.Errorf("request %d differs between the runs:\n%s\n---\n%s", i, first[i], second[i])
+		}
+	}
+
+	if after := treeDigest(t, proj); after != before {
+		t.Errorf("the project changed on the host:\nbefore %s\nafter  %s", before, after)
+	}
+	// --gc, which removes instances, leaves eval runs alone.
+	h.run(proj, nil, "claudebox", "--gc")
+	runs, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(runs) != 2 {
+		t.Fatalf("runs in %s: %v, want 2", out, runs)
+	}
+	for _, run := range runs {
+		if !strings.Contains(stdout, "PASS "+run+":") {
+			t.Errorf("stdout does not name %s as passed:\n%s", run, stdout)
+		}
+		if got := treeListing(t, filepath.Join(run, "artifacts")); got != "out.txt=written by the run\n" {
+			t.Errorf("artifacts/ holds %q", got)
+		}
+		wantPatch := "diff --git a/out.txt b/out.txt\nnew file mode 100644\n--- /dev/null\n+++ b/out.txt\n@@ -0,0 +1 @@\n+written by the run\n"
+		if b, _ := os.ReadFile(filepath.Join(run, "changes.patch")); string(b) != wantPatch {
+			t.Errorf("changes.patch = %q, want %q", b, wantPatch)
+		}
+		var m map[string]any
+		b, err := os.ReadFile(filepath.Join(run, "metrics.json"))
+		if err != nil || json.Unmarshal(b, &m) != nil {
+			t.Fatalf("metrics.json: %v: %s", err, b)
+		}
+		for _, field := range []string{"wall_time_ms", "exit_status", "cost_usd", "usage", "num_turns", "duration_ms", "claude_code_version", "claudebox_version", "model", "network", "prompt_digest", "input_commit"} {
+			if v, ok := m[field]; !ok || v == nil || v == "" {
+				t.Errorf("metrics.json: %s = %v", field, v)
+			}
+		}
+		if m["exit_status"] != 0.0 || !strings.HasPrefix(m["claude_code_version"].(string), "2.") {
+			t.Errorf("metrics.json: %s", b)
+		}
+		sessions, _ := filepath.Glob(filepath.Join(run, "session", "*", "*.jsonl"))
+		if len(sessions) != 1 {
+			t.Errorf("session files: %v", sessions)
+		}
+		for _, f := range []string{"transcript.jsonl", "plan.sh"} {
+			if fi, err := os.Stat(filepath.Join(run, f)); err != nil || fi.Size() == 0 {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+	}
+}
+
+func skillMD(name, description string) string {
+	return fmt.Sprintf("---\nname: %s\ndescription: %s\n---\n\n", name, description)
+}
+
+// normalize drops what differs between any two runs of the same requests:
+// ids (UUIDs, hex ids) and timestamps.
+func normalize(bodies []string) []string {
+	ids := regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{64}|\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(\.\d+)?Z?`)
+	var out []string
+	for _, b := range bodies {
+		out = append(out, ids.ReplaceAllString(b, "<id>"))
+	}
+	return out
+}
+
+// treeDigest is a digest of every path, mode, link and content under dir.
+func treeDigest(t *testing.T, dir string) string {
+	t.Helper()
+	h := sha256.New()
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		fi, _ := d.Info()
+		fmt.Fprintf(h, "%s %v %d\n", p, fi.Mode(), fi.ModTime().UnixNano())
+		if d.Type().IsRegular() {
+			b, _ := os.ReadFile(p)
+			h.Write(b)
+		} else if d.Type()&fs.ModeSymlink != 0 {
+			l, _ := os.Readlink(p)
+			fmt.Fprintln(h, l)
+		}
+		return nil
+	})
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// treeListing is every regular file under dir as path=content lines.
+func treeListing(t *testing.T, dir string) string {
+	t.Helper()
+	var lines []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			r, _ := filepath.Rel(dir, p)
+			lines = append(lines, r+"="+string(b))
+		}
+		return nil
+	})
+	sort.Strings(lines)
+	return strings.Join(lines, "")
+}

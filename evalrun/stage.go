@@ -1,0 +1,174 @@
+package evalrun
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/mount"
+)
+
+// entry is what the workspace held at a path as the run started: where it
+// was copied from, and its content's digest (a link's target for a
+// symlink), so that what the run changed can be told and diffed.
+type entry struct {
+	src    string
+	link   bool
+	target string
+	sum    [32]byte
+	mode   fs.FileMode
+}
+
+// manifest maps a workspace-relative path to what was staged there.
+type manifest map[string]entry
+
+// copyTree copies the tree at src into dst (which exists), recording each
+// file in m under rel: directories, regular files (a reflink where the
+// filesystem has them) and symlinks, as links; sockets, FIFOs and devices
+// are left out. skip is a directory of src not to copy (the eval's own
+// output when it lies in the project).
+func copyTree(src, dst, rel string, skip string, m manifest) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path == skip {
+			return filepath.SkipDir
+		}
+		r, _ := filepath.Rel(src, path)
+		to := filepath.Join(dst, r)
+		name := filepath.Join(rel, r)
+		switch {
+		case d.IsDir():
+			if r == "." {
+				return nil
+			}
+			return os.MkdirAll(to, 0o755)
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			os.Remove(to)
+			if err := os.Symlink(target, to); err != nil {
+				return err
+			}
+			m[name] = entry{src: path, link: true, target: target}
+		case d.Type().IsRegular():
+			e, err := copyFile(path, to)
+			if err != nil {
+				return err
+			}
+			m[name] = e
+		}
+		return nil
+	})
+}
+
+// copyFile copies a regular file, by a reflink where the filesystem can,
+// and returns its entry.
+func copyFile(src, dst string) (entry, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return entry{}, err
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return entry{}, err
+	}
+	mode := fi.Mode().Perm() &^ 0o022
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, mode|0o600)
+	if err != nil {
+		return entry{}, err
+	}
+	h := sha256.New()
+	if unix.IoctlFileClone(int(out.Fd()), int(in.Fd())) == nil {
+		_, err = io.Copy(h, in)
+	} else {
+		_, err = io.Copy(io.MultiWriter(out, h), in)
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	e := entry{src: src, mode: mode | 0o600}
+	copy(e.sum[:], h.Sum(nil))
+	return e, err
+}
+
+// stage lays out a run's scratch directory: the workspace (the project's
+// copy, the fixtures, the skills) and the run's ~/.claude with its
+// generated settings and state file. It returns what the workspace holds.
+func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
+	e := mount.Eval{Workspace: filepath.Join(scratch, "workspace"), ClaudeDir: filepath.Join(scratch, "claude")}
+	m := manifest{}
+	for _, d := range []string{e.Workspace, e.ClaudeDir} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return e, nil, err
+		}
+	}
+	out, _ := filepath.Abs(c.Out)
+	if err := copyTree(project, e.Workspace, "", out, m); err != nil {
+		return e, nil, err
+	}
+	if c.Fixtures != "" {
+		if err := os.MkdirAll(filepath.Join(e.Workspace, "fixtures"), 0o755); err != nil {
+			return e, nil, err
+		}
+		if err := copyTree(c.Fixtures, filepath.Join(e.Workspace, "fixtures"), "fixtures", "", m); err != nil {
+			return e, nil, err
+		}
+	}
+	for _, s := range c.skills {
+		dir := filepath.Join(".claude", "skills", s.name)
+		// A skill of the project's own of that name gives way to the one
+		// under test.
+		if err := os.RemoveAll(filepath.Join(e.Workspace, dir)); err != nil {
+			return e, nil, err
+		}
+		for name := range m {
+			if strings.HasPrefix(name, dir+"/") {
+				delete(m, name)
+			}
+		}
+		if err := os.MkdirAll(filepath.Join(e.Workspace, dir), 0o755); err != nil {
+			return e, nil, err
+		}
+		if err := copyTree(s.dir, filepath.Join(e.Workspace, dir), dir, "", m); err != nil {
+			return e, nil, err
+		}
+	}
+	if err := writeJSON(filepath.Join(e.ClaudeDir, "settings.json"), claudeSettings); err != nil {
+		return e, nil, err
+	}
+	return e, m, writeJSON(filepath.Join(e.ClaudeDir, mount.EvalClaudeJSON), claudeState)
+}
+
+// claudeSettings is the run's ~/.claude/settings.json: Claude Code's own
+// sandbox off (claudebox is the sandbox) and its updater off.
+var claudeSettings = map[string]any{
+	"sandbox": map[string]any{"enabled": false},
+	"env":     map[string]string{"DISABLE_AUTOUPDATER": "1"},
+}
+
+// claudeState is the run's ~/.claude.json: onboarding done and the
+// workspace trusted, so nothing asks; nothing else of a user's.
+var claudeState = map[string]any{
+	"hasCompletedOnboarding": true,
+	"autoUpdates":            false,
+	"projects":               map[string]any{mount.EvalWorkspace: map[string]any{"hasTrustDialogAccepted": true}},
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o600)
+}
