@@ -54,11 +54,11 @@ type cli struct {
 	Version    kong.VersionFlag `help:"Print the version (claude's: -- --version)."`
 	Completion string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for bash, zsh or fish."`
 
-	Eval       bool     `group:"eval" xor:"mode" help:"Run claude -p in a clean-slate sandbox; each run leaves a folder in --out."`
+	Eval       bool     `group:"eval" xor:"mode" help:"Run claude -p from a clean slate, a folder per run."`
 	Out        string   `group:"eval" placeholder:"DIR" help:"With --eval: where each run leaves DIR/<run-id>/."`
 	Prompt     string   `group:"eval" placeholder:"TEXT" help:"With --eval: the prompt."`
 	PromptFile string   `group:"eval" name:"prompt-file" placeholder:"FILE" help:"With --eval: read the prompt from FILE."`
-	Skill      []string `group:"eval" placeholder:"DIR" sep:"none" help:"With --eval: stage the skill in DIR (with SKILL.md); repeatable."`
+	Skill      []string `group:"eval" placeholder:"DIR" sep:"none" help:"With --eval: stage the skill in DIR; repeatable."`
 	Fixtures   string   `group:"eval" placeholder:"DIR" help:"With --eval: copy DIR into the workspace's fixtures/."`
 	Repeat     int      `group:"eval" default:"1" placeholder:"N" help:"With --eval: make N independent runs."`
 	Jobs       int      `group:"eval" default:"1" placeholder:"N" help:"With --eval: run N at a time."`
