@@ -10,7 +10,9 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestEvalCleanSlate runs claudebox --eval twice with the real Claude Code
@@ -112,6 +114,17 @@ func TestEvalCleanSlate(t *testing.T) {
 		if len(sessions) != 1 {
 			t.Errorf("session files: %v", sessions)
 		}
+		// The stream's init event lists the MCP servers configured, even
+		// those that failed to start, and the skills found.
+		transcript, _ := os.ReadFile(filepath.Join(run, "transcript.jsonl"))
+		for _, marker := range []string{"markmcpserver", "markprojectmcp", "userskill", "ancestorskill"} {
+			if strings.Contains(string(transcript), marker) {
+				t.Errorf("the run's stream names %s", marker)
+			}
+		}
+		if !strings.Contains(string(transcript), "evalskill") {
+			t.Errorf("the run's stream does not name the staged skill")
+		}
 		for _, f := range []string{"transcript.jsonl", "plan.sh"} {
 			if fi, err := os.Stat(filepath.Join(run, f)); err != nil || fi.Size() == 0 {
 				t.Errorf("%s: %v", f, err)
@@ -171,4 +184,55 @@ func treeListing(t *testing.T, dir string) string {
 	})
 	sort.Strings(lines)
 	return strings.Join(lines, "")
+}
+
+// TestEvalInterrupted: a SIGTERM to claudebox --eval ends the run under
+// way (its command is still sleeping), starts none of the others, and
+// leaves nothing of the run in the temporary directory; the total says so.
+func TestEvalInterrupted(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	tmp := filepath.Join(h.base, "tmp")
+	h.write(filepath.Join(tmp, ".keep"), "")
+	api := startScriptedAPI(t, "FAKE-EVAL-DONE", toolCall{"Bash", map[string]any{"command": "touch started && tail -f /dev/null", "description": "wait"}})
+	out := filepath.Join(h.base, "evals")
+	cmd := h.command(proj, append(api.Env("sk-ant-test-key"), "TMPDIR="+tmp), "claudebox", "--eval", "--out", out, "--prompt", "wait", "--repeat", "3", "--", "--allowedTools", "Bash")
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	started := func() bool {
+		m, _ := filepath.Glob(filepath.Join(tmp, "claudebox-eval-*", "workspace", "started"))
+		return len(m) > 0
+	}
+	for deadline := time.Now().Add(60 * time.Second); !started(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("the run never reached its Bash call")
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("claudebox --eval exited 0 after a SIGTERM")
+		}
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("claudebox --eval did not end after a SIGTERM")
+	}
+	if !strings.Contains(stdout.String(), "(interrupted: 2 not started)") {
+		t.Errorf("stdout:\n%s", stdout.String())
+	}
+	if runs, _ := filepath.Glob(filepath.Join(out, "*")); len(runs) != 1 {
+		t.Errorf("runs: %v, want the one interrupted", runs)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 1 {
+		t.Errorf("the run left %d entries in its temporary directory", len(left)-1)
+	}
 }

@@ -1,6 +1,7 @@
 package evalrun
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -8,10 +9,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
@@ -52,19 +56,27 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 		return hint.Errorf("name a directory you can write with --out", "cannot create %s: %v", c.Out, err)
 	}
 	commit := inputCommit(project)
+	// A signal ends the runs under way (each gets SIGTERM), starts no
+	// more, and leaves claudebox to clean up after them.
+	ctx, cancel := signal.NotifyContext(context.Background(), unix.SIGINT, unix.SIGTERM, unix.SIGHUP)
+	defer cancel()
 	var mu sync.Mutex
 	var passed, failed int
 	var cost float64
 	began := time.Now()
 	jobs := make(chan struct{}, c.Jobs)
 	var wg sync.WaitGroup
-	for i := 0; i < c.Repeat; i++ {
-		wg.Add(1)
+	runs := 0
+	for ; runs < c.Repeat; runs++ {
 		jobs <- struct{}{}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-jobs }()
-			dir, m, err := c.one(home, project, commit)
+			dir, m, err := c.one(ctx, home, project, commit)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -86,8 +98,12 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 		}()
 	}
 	wg.Wait()
-	printable.Say(stdout, "total: %d runs, %d passed, %d failed, $%.4f, %.1fs", c.Repeat, passed, failed, cost, time.Since(began).Seconds())
-	if failed > 0 {
+	total := fmt.Sprintf("total: %d runs, %d passed, %d failed, $%.4f, %.1fs", runs, passed, failed, cost, time.Since(began).Seconds())
+	if runs < c.Repeat {
+		total += fmt.Sprintf(" (interrupted: %d not started)", c.Repeat-runs)
+	}
+	printable.Say(stdout, "%s", total)
+	if failed > 0 || runs < c.Repeat {
 		return session.ExitCode(1)
 	}
 	return nil
@@ -114,7 +130,7 @@ func (c checked) sandbox(home session.Home, project instance.Project, e mount.Ev
 }
 
 // one makes one run, in a folder of its own under Out, which it returns.
-func (c checked) one(home session.Home, project instance.Project, commit string) (string, metrics, error) {
+func (c checked) one(ctx context.Context, home session.Home, project instance.Project, commit string) (string, metrics, error) {
 	id := runID()
 	dir := filepath.Join(c.Out, id)
 	m := metrics{RunID: id, Claudebox: c.Version, ModelAsked: c.Model, PromptDigest: c.digest, InputCommit: commit, Network: network{Mode: c.network}, Skills: []string{}}
@@ -155,7 +171,7 @@ func (c checked) one(home session.Home, project instance.Project, commit string)
 	defer stderr.Close()
 	out := &capped{w: transcript, left: outputLimit}
 	began := time.Now()
-	status, err := s.RunEval(out, &capped{w: stderr, left: outputLimit})
+	status, err := s.RunEval(ctx, out, &capped{w: stderr, left: outputLimit})
 	m.WallTimeMS = time.Since(began).Milliseconds()
 	if err != nil {
 		return dir, m, err

@@ -114,6 +114,9 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 		}
 	}
 	out, _ := filepath.Abs(c.Out)
+	if real, err := filepath.EvalSymlinks(out); err == nil {
+		out = real
+	}
 	if err := copyTree(project, e.Workspace, "", out, m); err != nil {
 		return e, nil, err
 	}

@@ -1,11 +1,14 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
@@ -116,17 +119,41 @@ func PrepareEval(o EvalOptions) (*Session, error) {
 }
 
 // RunEval runs the eval run's sandbox to its end, with no terminal: stdin
-// empty, the command's output to stdout and stderr. It returns the
-// command's exit status.
-func (s *Session) RunEval(stdout, stderr io.Writer) (int, error) {
+// empty, the command's output to stdout and stderr; ctx's end is forwarded
+// to it as SIGTERM. It returns the command's exit status.
+func (s *Session) RunEval(ctx context.Context, stdout, stderr io.Writer) (int, error) {
 	stop, err := s.startProxy()
 	if err != nil {
 		return 0, err
 	}
 	defer stop()
-	err = s.runChild(s.plan, stdout, stderr)
-	if code, ok := err.(ExitCode); ok {
-		return int(code), nil
+	files, err := s.descriptors()
+	if err != nil {
+		return 0, err
+	}
+	cmd := s.bwrapCmd(s.plan, files)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	watcher, err := startPlan(cmd, s.startChild, s.plan)
+	closeAll(files)
+	if err != nil {
+		return 0, err
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			cmd.Process.Signal(unix.SIGTERM)
+		case <-done:
+		}
+	}()
+	err = cmd.Wait()
+	close(done)
+	stopErr := watcher.Stop()
+	if failed := bwrapFailed(watcher, err); failed != nil {
+		return 0, failed
+	}
+	if stopErr != nil {
+		return 0, stopErr
 	}
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {

@@ -2,7 +2,6 @@ package session
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 
@@ -38,7 +37,7 @@ func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, e
 }
 
 // runChild runs bwrap for plan to its end, with no terminal.
-func (s *Session) runChild(plan mount.Plan, stdout, stderr io.Writer) error {
+func (s *Session) runChild(plan mount.Plan, stdout, stderr *bytes.Buffer) error {
 	files, err := s.descriptors()
 	if err != nil {
 		return err
