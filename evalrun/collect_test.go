@@ -1,0 +1,72 @@
+package evalrun
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPatchApplies: the patch of a run's changes (a file changed, one
+// without a final newline, one created executable, one removed, a link
+// made, a name with a newline and an escape) is one git apply takes, and
+// applied to the project it gives what the run left.
+func TestPatchApplies(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	base := t.TempDir()
+	project, ws := filepath.Join(base, "project"), filepath.Join(base, "ws")
+	for path, content := range map[string]string{"a.txt": "one\ntwo\n", "gone.txt": "bye\n", "sub/c.txt": "c\n"} {
+		os.MkdirAll(filepath.Join(project, filepath.Dir(path)), 0o755)
+		os.WriteFile(filepath.Join(project, path), []byte(content), 0o644)
+	}
+	os.Mkdir(ws, 0o700)
+	staged := manifest{}
+	if err := copyTree(project, ws, "", "", staged); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\nTWO"), 0o644)
+	os.Remove(filepath.Join(ws, "gone.txt"))
+	os.WriteFile(filepath.Join(ws, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(ws, "odd\n\x1b[2Jname"), []byte("odd\n"), 0o644)
+	os.Symlink("sub/c.txt", filepath.Join(ws, "link"))
+	after, skips := scan(ws)
+	if len(skips) > 0 {
+		t.Fatalf("skipped: %v", skips)
+	}
+	p := patch(ws, changes(staged, after))
+	if strings.Contains(string(p), "\x1b") {
+		t.Errorf("the patch holds a raw escape:\n%q", p)
+	}
+	os.WriteFile(filepath.Join(base, "changes.patch"), p, 0o644)
+	cmd := exec.Command("git", "apply", "--unsafe-paths", filepath.Join(base, "changes.patch"))
+	cmd.Dir = project
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git apply: %v: %s\n%s", err, out, p)
+	}
+	got, _ := scan(project)
+	for name, f := range after {
+		if g, ok := got[name]; !ok || g.sum != f.sum || g.link != f.link || g.target != f.target || !f.link && g.mode != f.mode {
+			t.Errorf("%q after git apply: %+v, want %+v", name, g, f)
+		}
+	}
+	if len(got) != len(after) {
+		t.Errorf("after git apply: %d files, want %d", len(got), len(after))
+	}
+}
+
+func TestReadStream(t *testing.T) {
+	stream := `{"type":"system","subtype":"init","claude_code_version":"2.1.330","model":"m1","session_id":"s1"}
+not json
+{"type":"assistant","message":{"content":"` + strings.Repeat("x", lineLimit) + `"}}
+{"type":"result","subtype":"success","total_cost_usd":0.5,"usage":{"input_tokens":3},"num_turns":2,"duration_ms":7,"duration_api_ms":5,"is_error":false,"session_id":"s1"}
+`
+	var m metrics
+	m.readStream(strings.NewReader(stream))
+	if m.ClaudeCode != "2.1.330" || m.Model != "m1" || m.SessionID != "s1" || m.CostUSD == nil || *m.CostUSD != 0.5 ||
+		m.NumTurns == nil || *m.NumTurns != 2 || m.DurationMS == nil || *m.DurationMS != 7 || string(m.Usage) != `{"input_tokens":3}` || m.Result != "success" {
+		t.Errorf("metrics from the stream: %+v", m)
+	}
+}
