@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/paths"
 )
 
 // The eval runs' replay suite: what a run's sandbox can leave in its
@@ -106,5 +108,63 @@ func TestReplayEvalHostileWorkspace(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 1 {
 		t.Errorf("the run left %d entries in its temporary directory", len(left)-1)
+	}
+}
+
+// TestReplayEvalArtifactsObeyed: the run makes, in its workspace, a new
+// repository with a commit whose config sets core.fsmonitor to a command,
+// and an .envrc and a mise.toml beside it. Copied into artifacts/ as
+// they are, the repository is one the host's git would use there: the
+// user's `git status` in the folder (a prompt runs it on cd) would run
+// the command.
+// Host-side proof: git status, run by the user in the artifacts'
+// directories, runs nothing; what the host would obey is named in
+// metrics.json and is in changes.patch to be read.
+func TestReplayEvalArtifactsObeyed(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	pwned := filepath.Join(h.base, "PWNED")
+	plant := strings.Join([]string{
+		"git init -q sub",
+		"echo x > sub/f && git -C sub add f && git -C sub -c user.name=a -c user.email=a@example.com commit -q -m x",
+		"git -C sub config core.fsmonitor 'touch " + pwned + "; :'",
+		"echo 'touch " + pwned + "' > sub/.envrc",
+		"echo ok > plain.txt",
+	}, " && ")
+	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
+		toolCall{"Bash", map[string]any{"command": plant, "description": "plant"}},
+	)
+	out := filepath.Join(h.base, "evals")
+	h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "plant", "--", "--permission-mode", "bypassPermissions")
+	if r := api.ToolResults()["toolu_fake_0"]; strings.HasPrefix(r, "ERROR") {
+		t.Fatalf("the planting failed: %s", r)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(runs) != 1 {
+		t.Fatalf("runs: %v", runs)
+	}
+	artifacts := filepath.Join(runs[0], "artifacts")
+	for _, dir := range []string{artifacts, filepath.Join(artifacts, "sub")} {
+		if paths.Exists(dir) {
+			h.command(dir, nil, "git", "status").Run()
+		}
+	}
+	if paths.Exists(pwned) {
+		t.Errorf("git status in the run's artifacts ran the sandbox's command")
+	}
+	if b, _ := os.ReadFile(filepath.Join(artifacts, "plain.txt")); string(b) != "ok\n" {
+		t.Errorf("artifacts/plain.txt = %q", b)
+	}
+	mb, _ := os.ReadFile(filepath.Join(runs[0], "metrics.json"))
+	pb, _ := os.ReadFile(filepath.Join(runs[0], "changes.patch"))
+	for _, want := range []string{"sub/.git", "sub/.envrc"} {
+		if !strings.Contains(string(mb), `"artifacts/`+want) {
+			t.Errorf("metrics.json does not name %s as left out: %s", want, mb)
+		}
+		if !strings.Contains(string(pb), "b/"+want) {
+			t.Errorf("changes.patch does not hold %s", want)
+		}
 	}
 }

@@ -9,10 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
+	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -179,6 +182,37 @@ func copyOut(root, dest string, paths []string, skips []skipped) []skipped {
 		if err := untrusted.WriteFile(dest, p, data, 0o644); err != nil {
 			skips = append(skips, skipped{p, errText(err)})
 		}
+	}
+	return skips
+}
+
+// leaveOutObeyed removes from dest, a folder of the run's output written
+// since, what the host would run or obey there, as the exit audit judges
+// it (a repository's git directory, .envrc, editor and tool settings):
+// the user's git status or cd into the folder must run nothing the run
+// wrote. A path inside a .git directory takes the whole directory with
+// it. Each is named, as left out of where.
+func leaveOutObeyed(dest, where string, since time.Time) []skipped {
+	var skips []skipped
+	gone := map[string]bool{}
+	for _, p := range audit.Scan(dest, since, nil, nil).Found {
+		rel, err := filepath.Rel(dest, p)
+		if err != nil {
+			continue
+		}
+		parts := strings.Split(rel, string(filepath.Separator))
+		if i := slices.Index(parts, ".git"); i >= 0 {
+			rel = filepath.Join(parts[:i+1]...)
+		}
+		if gone[rel] {
+			continue
+		}
+		gone[rel] = true
+		reason := "the host would run or obey it here; read it in changes.patch"
+		if err := untrusted.RemoveAll(dest, rel); err != nil {
+			reason = "the host would run or obey it here, and it could not be removed: " + errText(err)
+		}
+		skips = append(skips, skipped{filepath.Join(where, rel), reason})
 	}
 	return skips
 }

@@ -180,8 +180,11 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	if _, err := transcript.Seek(0, 0); err == nil {
 		m.readStream(transcript)
 	}
+	// A file's ctime is the kernel's, a little behind this clock at most.
+	copied := time.Now().Add(-time.Second)
 	sessionFiles, skips := scan(filepath.Join(e.ClaudeDir, "projects"))
 	m.NotCopied = copyOut(filepath.Join(e.ClaudeDir, "projects"), filepath.Join(dir, "session"), regularFiles(sessionFiles), prefixed("session", skips))
+	m.NotCopied = append(m.NotCopied, leaveOutObeyed(filepath.Join(dir, "session"), "session", copied)...)
 	after, skips := scan(e.Workspace)
 	cs := changes(staged, after)
 	var written []string
@@ -194,6 +197,7 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 		return dir, m, err
 	}
 	m.NotCopied = append(m.NotCopied, copyOut(e.Workspace, filepath.Join(dir, "artifacts"), written, prefixed("workspace", skips))...)
+	m.NotCopied = append(m.NotCopied, leaveOutObeyed(filepath.Join(dir, "artifacts"), "artifacts", copied)...)
 	if err := os.WriteFile(filepath.Join(dir, "changes.patch"), patch(e.Workspace, cs), 0o644); err != nil {
 		return dir, m, err
 	}
