@@ -236,3 +236,23 @@ func TestEvalInterrupted(t *testing.T) {
 		t.Errorf("the run left %d entries in its temporary directory", len(left)-1)
 	}
 }
+
+// TestEvalParallel: --jobs runs at once, each with its own sandbox,
+// workspace and proxy socket; every one ends with its own folder.
+func TestEvalParallel(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
+		toolCall{"Write", map[string]any{"file_path": "/workspace/out.txt", "content": "written\n"}})
+	out := filepath.Join(h.base, "evals")
+	stdout := h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "write", "--repeat", "3", "--jobs", "3", "--", "--allowedTools", "Write")
+	if !strings.Contains(stdout, "total: 3 runs, 3 passed, 0 failed") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*", "artifacts", "out.txt"))
+	if len(runs) != 3 {
+		t.Errorf("artifacts: %v, want one out.txt in each of 3 runs", runs)
+	}
+}
