@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestPatchApplies: the patch of a run's changes (a file changed, one
@@ -68,5 +70,29 @@ not json
 	if m.ClaudeCode != "2.1.330" || m.Model != "m1" || m.SessionID != "s1" || m.CostUSD == nil || *m.CostUSD != 0.5 ||
 		m.NumTurns == nil || *m.NumTurns != 2 || m.DurationMS == nil || *m.DurationMS != 7 || string(m.Usage) != `{"input_tokens":3}` || m.Result != "success" {
 		t.Errorf("metrics from the stream: %+v", m)
+	}
+}
+
+// TestCopyKeepsHoles: a 256 MiB sparse file in the project is copied into
+// the workspace as sparse, the same size and content.
+func TestCopyKeepsHoles(t *testing.T) {
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "src"), filepath.Join(dir, "dst")
+	f, _ := os.Create(src)
+	f.WriteAt([]byte("head"), 0)
+	f.WriteAt([]byte("tail"), 256<<20)
+	f.Close()
+	want, err := copyFile(src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	unix.Stat(dst, &st)
+	if st.Size != 256<<20+4 || st.Blocks*512 > 1<<20 {
+		t.Errorf("the copy: %d bytes in %d blocks, want %d bytes, sparse", st.Size, st.Blocks, 256<<20+4)
+	}
+	got, _ := copyFile(dst, filepath.Join(dir, "again"))
+	if got.sum != want.sum {
+		t.Errorf("the copy's content differs")
 	}
 }

@@ -1,6 +1,7 @@
 package evalrun
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"io"
@@ -92,7 +93,12 @@ func copyFile(src, dst string) (entry, error) {
 	if unix.IoctlFileClone(int(out.Fd()), int(in.Fd())) == nil {
 		_, err = io.Copy(h, in)
 	} else {
-		_, err = io.Copy(io.MultiWriter(out, h), in)
+		// Holes stay holes: a sparse file a sandbox once left in the
+		// project would otherwise fill the disk, run after run.
+		_, err = io.CopyBuffer(io.MultiWriter(sparse{out}, h), in, make([]byte, 64<<10))
+		if err == nil {
+			err = out.Truncate(fi.Size())
+		}
 	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
@@ -100,6 +106,20 @@ func copyFile(src, dst string) (entry, error) {
 	e := entry{src: src, mode: mode | 0o600}
 	copy(e.sum[:], h.Sum(nil))
 	return e, err
+}
+
+// sparse writes to a file, skipping over blocks of zeros instead.
+type sparse struct{ f *os.File }
+
+// zeros is a block of zeros to compare with.
+var zeros = make([]byte, 64<<10)
+
+func (s sparse) Write(p []byte) (int, error) {
+	if len(p) > len(zeros) || !bytes.Equal(p, zeros[:len(p)]) {
+		return s.f.Write(p)
+	}
+	_, err := s.f.Seek(int64(len(p)), io.SeekCurrent)
+	return len(p), err
 }
 
 // stage lays out a run's scratch directory: the workspace (the project's
