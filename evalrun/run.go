@@ -109,6 +109,7 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 	return nil
 }
 
+// dollars is a run's cost for its line, when the stream gave one.
 func dollars(c *float64) string {
 	if c == nil {
 		return "cost unknown"
@@ -156,7 +157,7 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	if err != nil {
 		return dir, m, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "plan.sh"), []byte(s.Script()), 0o644); err != nil {
+	if err := untrusted.WriteFile(dir, "plan.sh", []byte(s.Script()), 0o644); err != nil {
 		return dir, m, err
 	}
 	transcript, err := os.Create(filepath.Join(dir, "transcript.jsonl"))
@@ -198,11 +199,11 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	}
 	m.NotCopied = append(m.NotCopied, copyOut(e.Workspace, filepath.Join(dir, "artifacts"), written, prefixed("workspace", skips))...)
 	m.NotCopied = append(m.NotCopied, leaveOutObeyed(filepath.Join(dir, "artifacts"), "artifacts", copied)...)
-	if err := os.WriteFile(filepath.Join(dir, "changes.patch"), patch(e.Workspace, cs), 0o644); err != nil {
+	if err := untrusted.WriteFile(dir, "changes.patch", patch(e.Workspace, cs), 0o644); err != nil {
 		return dir, m, err
 	}
 	b, _ := json.MarshalIndent(m, "", "  ")
-	return dir, m, os.WriteFile(filepath.Join(dir, "metrics.json"), append(b, '\n'), 0o644)
+	return dir, m, untrusted.WriteFile(dir, "metrics.json", append(b, '\n'), 0o644)
 }
 
 // regularFiles lists the regular files among fs.

@@ -43,8 +43,9 @@ type EvalOptions struct {
 }
 
 // evalEnv are the host's variables an eval run passes in: what finds
-// programs and draws text, nothing of the user's own configuration.
-var evalEnv = []string{"HOME", "PATH", "TERM"}
+// programs, nothing of the user's own configuration (no TERM: the run
+// has no terminal, and the same environment on every machine).
+var evalEnv = []string{"HOME", "PATH"}
 
 // PrepareEval builds the sandbox of one eval run: the host's system and
 // the claude to run, the run's own ~/.claude and workspace, and nothing of
