@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -82,7 +83,7 @@ func TestCopyKeepsHoles(t *testing.T) {
 	f.WriteAt([]byte("head"), 0)
 	f.WriteAt([]byte("tail"), 256<<20)
 	f.Close()
-	want, err := copyFile(src, dst)
+	want, err := copyFile(dir, "src", dst)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +92,39 @@ func TestCopyKeepsHoles(t *testing.T) {
 	if st.Size != 256<<20+4 || st.Blocks*512 > 1<<20 {
 		t.Errorf("the copy: %d bytes in %d blocks, want %d bytes, sparse", st.Size, st.Blocks, 256<<20+4)
 	}
-	got, _ := copyFile(dst, filepath.Join(dir, "again"))
+	got, _ := copyFile(dir, "dst", filepath.Join(dir, "again"))
 	if got.sum != want.sum {
 		t.Errorf("the copy's content differs")
+	}
+}
+
+// TestCopyFileRefusesSwapped: what the walk listed as a regular file of
+// the project and a sandbox (of a session running beside the eval)
+// swapped for a symlink to a secret, or for a FIFO, is refused at once,
+// and nothing of the secret is copied.
+func TestCopyFileRefusesSwapped(t *testing.T) {
+	dir := t.TempDir()
+	project := filepath.Join(dir, "project")
+	os.Mkdir(project, 0o755)
+	os.WriteFile(filepath.Join(dir, "secret"), []byte("SECRET"), 0o600)
+	os.Symlink(filepath.Join(dir, "secret"), filepath.Join(project, "link"))
+	unix.Mkfifo(filepath.Join(project, "fifo"), 0o644)
+	for _, name := range []string{"link", "fifo"} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := copyFile(project, name, filepath.Join(dir, "copy-"+name))
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("%s was copied", name)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("copying %s hangs", name)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "copy-"+name)); strings.Contains(string(b), "SECRET") {
+			t.Errorf("the copy of %s holds the secret", name)
+		}
 	}
 }

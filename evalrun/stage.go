@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // entry is what the workspace held at a path as the run started: where it
@@ -62,7 +63,7 @@ func copyTree(src, dst, rel string, skip string, m manifest) error {
 			}
 			m[name] = entry{src: path, link: true, target: target}
 		case d.Type().IsRegular():
-			e, err := copyFile(path, to)
+			e, err := copyFile(src, r, to)
 			if err != nil {
 				return err
 			}
@@ -72,10 +73,13 @@ func copyTree(src, dst, rel string, skip string, m manifest) error {
 	})
 }
 
-// copyFile copies a regular file, by a reflink where the filesystem can,
-// and returns its entry.
-func copyFile(src, dst string) (entry, error) {
-	in, err := os.Open(src)
+// copyFile copies the regular file name beneath root, by a reflink where
+// the filesystem can, and returns its entry. It is opened as untrusted
+// input: a sandbox of the project's running beside the eval could swap it
+// for a symlink to a host secret, or a FIFO, after the walk listed it.
+func copyFile(root, name, dst string) (entry, error) {
+	src := filepath.Join(root, name)
+	in, err := untrusted.Open(root, name)
 	if err != nil {
 		return entry{}, err
 	}
