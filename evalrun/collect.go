@@ -218,8 +218,8 @@ func leaveOutObeyed(dest, where string, since time.Time) []skipped {
 }
 
 // patch renders the changes as a git-style patch that git apply takes:
-// each changed text file as one hunk of its whole old and new content,
-// binaries and files too large to show as "Binary files … differ". The
+// each changed text file as one hunk from its first changed line to its
+// last, binaries and files too large to show as "Binary files … differ". The
 // old content is read from where it was staged from; the new, from the
 // workspace, beneath root.
 func patch(root string, cs []change) []byte {
@@ -255,16 +255,40 @@ func patch(root string, cs []change) []byte {
 			continue
 		}
 		fmt.Fprintf(&b, "--- %s\n+++ %s\n", a, bp)
-		ol, nl := lines(old), lines(cur)
-		fmt.Fprintf(&b, "@@ -%s +%s @@\n", hunkRange(len(ol)), hunkRange(len(nl)))
-		for _, l := range ol {
-			writeLine(&b, '-', l)
-		}
-		for _, l := range nl {
-			writeLine(&b, '+', l)
-		}
+		writeHunk(&b, lines(old), lines(cur))
 	}
 	return b.Bytes()
+}
+
+// contextLines is how many unchanged lines a hunk shows on each side.
+const contextLines = 3
+
+// writeHunk writes the change from ol to nl as one hunk: the lines
+// between their common beginning and end, with context around them.
+func writeHunk(b *bytes.Buffer, ol, nl []string) {
+	pre := 0
+	for pre < len(ol) && pre < len(nl) && ol[pre] == nl[pre] {
+		pre++
+	}
+	suf := 0
+	for suf < len(ol)-pre && suf < len(nl)-pre && ol[len(ol)-1-suf] == nl[len(nl)-1-suf] {
+		suf++
+	}
+	from, after := max(0, pre-contextLines), min(suf, contextLines)
+	oldEnd, newEnd := len(ol)-suf, len(nl)-suf
+	fmt.Fprintf(b, "@@ -%s +%s @@\n", hunkRange(from, oldEnd+after-from), hunkRange(from, newEnd+after-from))
+	for _, l := range ol[from:pre] {
+		writeLine(b, ' ', l)
+	}
+	for _, l := range ol[pre:oldEnd] {
+		writeLine(b, '-', l)
+	}
+	for _, l := range nl[pre:newEnd] {
+		writeLine(b, '+', l)
+	}
+	for _, l := range ol[oldEnd : oldEnd+after] {
+		writeLine(b, ' ', l)
+	}
 }
 
 // stagedContent is what a path held as the run started, read again from
@@ -304,14 +328,16 @@ func lines(b []byte) []string {
 	return ls
 }
 
-func hunkRange(n int) string {
+// hunkRange is a hunk's range of n lines after the first from, as
+// unified diffs write it: an empty range names the line before it.
+func hunkRange(from, n int) string {
 	switch n {
 	case 0:
-		return "0,0"
+		return fmt.Sprintf("%d,0", from)
 	case 1:
-		return "1"
+		return fmt.Sprint(from + 1)
 	}
-	return fmt.Sprintf("1,%d", n)
+	return fmt.Sprintf("%d,%d", from+1, n)
 }
 
 func writeLine(b *bytes.Buffer, sign byte, l string) {

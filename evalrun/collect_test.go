@@ -21,7 +21,8 @@ func TestPatchApplies(t *testing.T) {
 	}
 	base := t.TempDir()
 	project, ws := filepath.Join(base, "project"), filepath.Join(base, "ws")
-	for path, content := range map[string]string{"a.txt": "one\ntwo\n", "gone.txt": "bye\n", "sub/c.txt": "c\n"} {
+	long := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
+	for path, content := range map[string]string{"a.txt": "one\ntwo\n", "gone.txt": "bye\n", "sub/c.txt": "c\n", "long.txt": long, "end.txt": "a\nb"} {
 		os.MkdirAll(filepath.Join(project, filepath.Dir(path)), 0o755)
 		os.WriteFile(filepath.Join(project, path), []byte(content), 0o644)
 	}
@@ -32,6 +33,8 @@ func TestPatchApplies(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\nTWO"), 0o644)
 	os.Remove(filepath.Join(ws, "gone.txt"))
+	os.WriteFile(filepath.Join(ws, "long.txt"), []byte(strings.Replace(long, "5\n", "five\nFIVE\n", 1)), 0o644)
+	os.WriteFile(filepath.Join(ws, "end.txt"), []byte("a\nb\nc\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
 	os.WriteFile(filepath.Join(ws, "odd\n\x1b[2Jname"), []byte("odd\n"), 0o644)
 	os.Symlink("sub/c.txt", filepath.Join(ws, "link"))
@@ -42,6 +45,9 @@ func TestPatchApplies(t *testing.T) {
 	p := patch(ws, changes(staged, after))
 	if strings.Contains(string(p), "\x1b") {
 		t.Errorf("the patch holds a raw escape:\n%q", p)
+	}
+	if !strings.Contains(string(p), "@@ -2,7 +2,8 @@\n 2\n 3\n 4\n-5\n+five\n+FIVE\n 6\n 7\n 8\n") {
+		t.Errorf("long.txt's hunk is not the changed line with 3 of context:\n%s", p)
 	}
 	os.WriteFile(filepath.Join(base, "changes.patch"), p, 0o644)
 	cmd := exec.Command("git", "apply", "--unsafe-paths", filepath.Join(base, "changes.patch"))
