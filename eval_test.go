@@ -107,6 +107,9 @@ func TestEvalCleanSlate(t *testing.T) {
 				t.Errorf("metrics.json: %s = %v", field, v)
 			}
 		}
+		if invoked, _ := m["skills_invoked"].([]any); len(invoked) != 1 || invoked[0] != "evalskill" {
+			t.Errorf("metrics.json: skills_invoked = %v, want the staged skill", m["skills_invoked"])
+		}
 		if m["exit_status"] != 0.0 || !strings.HasPrefix(m["claude_code_version"].(string), "2.") {
 			t.Errorf("metrics.json: %s", b)
 		}

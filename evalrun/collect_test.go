@@ -69,13 +69,15 @@ func TestPatchApplies(t *testing.T) {
 func TestReadStream(t *testing.T) {
 	stream := `{"type":"system","subtype":"init","claude_code_version":"2.1.330","model":"m1","session_id":"s1"}
 not json
+{"type":"assistant","message":{"content":[{"type":"text","text":"hi"},{"type":"tool_use","name":"Skill","input":{"skill":"evalskill"}}]}}
 {"type":"assistant","message":{"content":"` + strings.Repeat("x", lineLimit) + `"}}
 {"type":"result","subtype":"success","total_cost_usd":0.5,"usage":{"input_tokens":3},"num_turns":2,"duration_ms":7,"duration_api_ms":5,"is_error":false,"session_id":"s1"}
 `
 	var m metrics
 	m.readStream(strings.NewReader(stream))
 	if m.ClaudeCode != "2.1.330" || m.Model != "m1" || m.SessionID != "s1" || m.CostUSD == nil || *m.CostUSD != 0.5 ||
-		m.NumTurns == nil || *m.NumTurns != 2 || m.DurationMS == nil || *m.DurationMS != 7 || string(m.Usage) != `{"input_tokens":3}` || m.Result != "success" {
+		m.NumTurns == nil || *m.NumTurns != 2 || m.DurationMS == nil || *m.DurationMS != 7 || string(m.Usage) != `{"input_tokens":3}` || m.Result != "success" ||
+		len(m.SkillsInvoked) != 1 || m.SkillsInvoked[0] != "evalskill" {
 		t.Errorf("metrics from the stream: %+v", m)
 	}
 }

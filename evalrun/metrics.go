@@ -28,6 +28,7 @@ type metrics struct {
 	PromptDigest     string          `json:"prompt_digest"`
 	InputCommit      string          `json:"input_commit"`
 	Skills           []string        `json:"skills"`
+	SkillsInvoked    []string        `json:"skills_invoked"`
 	TranscriptCutOff bool            `json:"transcript_cut_off,omitempty"`
 	NotCopied        []skipped       `json:"not_copied,omitempty"`
 }
@@ -52,6 +53,15 @@ type streamEvent struct {
 	DurationMS    *int64          `json:"duration_ms"`
 	DurationAPIMS *int64          `json:"duration_api_ms"`
 	IsError       bool            `json:"is_error"`
+	Message       struct {
+		Content []struct {
+			Type  string `json:"type"`
+			Name  string `json:"name"`
+			Input struct {
+				Skill string `json:"skill"`
+			} `json:"input"`
+		} `json:"content"`
+	} `json:"message"`
 }
 
 // lineLimit is the longest stream line read for metrics; longer ones
@@ -67,6 +77,14 @@ func (m *metrics) readStream(r io.Reader) {
 			var e streamEvent
 			if json.Unmarshal(line, &e) == nil {
 				switch {
+				case e.Type == "assistant":
+					// A trigger eval's answer: the Skill tool called, and
+					// for which skill.
+					for _, c := range e.Message.Content {
+						if c.Type == "tool_use" && c.Name == "Skill" {
+							m.SkillsInvoked = append(m.SkillsInvoked, c.Input.Skill)
+						}
+					}
 				case e.Type == "system" && e.Subtype == "init":
 					m.ClaudeCode, m.Model, m.SessionID = e.Version, e.Model, e.SessionID
 				case e.Type == "result":

@@ -134,7 +134,7 @@ func (c checked) sandbox(home session.Home, project instance.Project, e mount.Ev
 func (c checked) one(ctx context.Context, home session.Home, project instance.Project, commit string) (string, metrics, error) {
 	id := runID()
 	dir := filepath.Join(c.Out, id)
-	m := metrics{RunID: id, Claudebox: c.Version, ModelAsked: c.Model, PromptDigest: c.digest, InputCommit: commit, Network: network{Mode: c.network}, Skills: []string{}}
+	m := metrics{RunID: id, Claudebox: c.Version, ModelAsked: c.Model, PromptDigest: c.digest, InputCommit: commit, Network: network{Mode: c.network}, Skills: []string{}, SkillsInvoked: []string{}}
 	for _, r := range c.allow {
 		m.Network.Allow = append(m.Network.Allow, r.String())
 	}
