@@ -87,7 +87,7 @@ func TestEvalCleanSlate(t *testing.T) {
 		t.Fatalf("runs in %s: %v, want 2", out, runs)
 	}
 	for _, run := range runs {
-		if !strings.Contains(stdout, "PASS "+run+":") {
+		if !strings.Contains(stdout, "PASS "+run+": exit 0, $") || !strings.Contains(stdout, "s, skill evalskill\n") {
 			t.Errorf("stdout does not name %s as passed:\n%s", run, stdout)
 		}
 		if got := treeListing(t, filepath.Join(run, "artifacts")); got != "out.txt=written by the run\n" {

@@ -94,7 +94,11 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 			if m.CostUSD != nil {
 				cost += *m.CostUSD
 			}
-			printable.Say(stdout, "%s %s: exit %d, %s, %.1fs", status, dir, m.ExitStatus, dollars(m.CostUSD), float64(m.WallTimeMS)/1000)
+			line := fmt.Sprintf("%s %s: exit %d, %s, %.1fs", status, dir, m.ExitStatus, dollars(m.CostUSD), float64(m.WallTimeMS)/1000)
+			if len(m.SkillsInvoked) > 0 {
+				line += ", skill " + strings.Join(m.SkillsInvoked, ", ")
+			}
+			printable.Say(stdout, "%s", line)
 		}()
 	}
 	wg.Wait()
