@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/instance"
 )
 
 // TestEvalCleanSlate runs claudebox --eval twice with the real Claude Code
@@ -44,6 +46,8 @@ func TestEvalCleanSlate(t *testing.T) {
 	// A previous session of the project, in claudebox's instance.
 	prev := startFakeAPI(t, "FAKE-PREVIOUS")
 	h.run(proj, prev.Env("sk-ant-test-key"), "claudebox", "-p", "MARK-PREVIOUS-SESSION")
+	// and its auto-memory, where claudebox keeps the project's ~/.claude/projects.
+	h.write(filepath.Join(instance.Dir(filepath.Join(h.home, ".claudebox"), proj), strings.ReplaceAll(proj, "/", "-"), "memory", "MEMORY.md"), "MARK-INSTANCE-MEMORY\n")
 	before := treeDigest(t, proj)
 
 	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
@@ -60,7 +64,7 @@ func TestEvalCleanSlate(t *testing.T) {
 		t.Fatalf("%d requests, want the same number from each of two runs", len(bodies))
 	}
 	all := strings.Join(bodies, "\n")
-	for _, marker := range []string{"MARK-GLOBAL-CLAUDEMD", "MARK-USER-SKILL", "MARK-ANCESTOR-CLAUDEMD", "MARK-ANCESTOR-SKILL", "MARK-AUTO-MEMORY", "markmcpserver", "markprojectmcp", "MARK-PREVIOUS-SESSION", "FAKE-PREVIOUS"} {
+	for _, marker := range []string{"MARK-GLOBAL-CLAUDEMD", "MARK-USER-SKILL", "MARK-ANCESTOR-CLAUDEMD", "MARK-ANCESTOR-SKILL", "MARK-AUTO-MEMORY", "MARK-INSTANCE-MEMORY", "markmcpserver", "markprojectmcp", "MARK-PREVIOUS-SESSION", "FAKE-PREVIOUS"} {
 		if strings.Contains(all, marker) {
 			t.Errorf("%s reached the API in an eval run", marker)
 		}
