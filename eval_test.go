@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // TestEvalCleanSlate runs claudebox --eval twice with the real Claude Code
@@ -245,21 +246,38 @@ func TestEvalInterrupted(t *testing.T) {
 }
 
 // TestEvalParallel: --jobs runs at once, each with its own sandbox,
-// workspace and proxy socket; every one ends with its own folder.
+// workspace and proxy socket; every one ends with its own folder. The
+// claude run is the one --claude names.
 func TestEvalParallel(t *testing.T) {
 	requireClaude(t)
+	// The claude on the unprivileged user's PATH (the test's own PATH may
+	// lead to a wrapper only root can run).
+	var claude string
+	for _, dir := range []string{"/usr/local/bin", "/usr/bin", "/bin"} {
+		if p := filepath.Join(dir, "claude"); claude == "" && paths.Exists(p) {
+			claude = p
+		}
+	}
 	h := newE2EHost(t)
 	proj := filepath.Join(h.home, "code", "proj")
 	h.gitRepo(proj)
 	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
 		toolCall{"Write", map[string]any{"file_path": "/workspace/out.txt", "content": "written\n"}})
 	out := filepath.Join(h.base, "evals")
-	stdout := h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "write", "--repeat", "3", "--jobs", "3", "--", "--allowedTools", "Write")
+	stdout := h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "write", "--repeat", "3", "--jobs", "3", "--claude", claude, "--", "--allowedTools", "Write")
 	if !strings.Contains(stdout, "total: 3 runs, 3 passed, 0 failed") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 	runs, _ := filepath.Glob(filepath.Join(out, "*", "artifacts", "out.txt"))
 	if len(runs) != 3 {
 		t.Errorf("artifacts: %v, want one out.txt in each of 3 runs", runs)
+	}
+	plans, _ := filepath.Glob(filepath.Join(out, "*", "plan.sh"))
+	// The claude named, by its directory's real path, as a launch names it.
+	dir, _ := filepath.EvalSymlinks(filepath.Dir(claude))
+	for _, p := range plans {
+		if b, _ := os.ReadFile(p); !strings.Contains(string(b), " -- "+filepath.Join(dir, "claude")+" -p ") {
+			t.Errorf("%s does not run %s:\n%s", p, claude, b)
+		}
 	}
 }
