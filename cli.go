@@ -11,6 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/claudebox/claudebox/config"
+	"github.com/claudebox/claudebox/evalrun"
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/printable"
@@ -63,6 +64,17 @@ type cli struct {
 	Version    kong.VersionFlag `help:"Print the version (claude's: -- --version)."`
 	Completion string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for bash, zsh or fish."`
 
+	Eval       bool     `group:"eval" xor:"mode" help:"Run claude -p from a clean slate, a folder per run."`
+	Out        string   `group:"eval" placeholder:"DIR" help:"With --eval: where each run leaves DIR/<run-id>/."`
+	Prompt     string   `group:"eval" placeholder:"TEXT" help:"With --eval: the prompt."`
+	PromptFile string   `group:"eval" name:"prompt-file" placeholder:"FILE" help:"With --eval: read the prompt from FILE."`
+	Skill      []string `group:"eval" placeholder:"DIR" sep:"none" help:"With --eval: stage the skill in DIR; repeatable."`
+	Fixtures   string   `group:"eval" placeholder:"DIR" help:"With --eval: copy DIR into the workspace's fixtures/."`
+	Repeat     int      `group:"eval" default:"1" placeholder:"N" help:"With --eval: make N independent runs."`
+	Jobs       int      `group:"eval" default:"1" placeholder:"N" help:"With --eval: run N at a time."`
+	Model      string   `group:"eval" placeholder:"MODEL" help:"With --eval: claude's --model."`
+	ClaudePath string   `group:"eval" name:"claude" placeholder:"PATH" help:"With --eval: run this claude (pins its version)."`
+
 	Export       bool   `group:"export" xor:"mode" help:"Print the latest session, or ID, as Markdown."`
 	Last         bool   `group:"export" help:"With --export: the latest session (the default)."`
 	Output       string `group:"export" short:"o" placeholder:"FILE" help:"With --export: write to FILE, not stdout."`
@@ -85,6 +97,7 @@ var helpGroups = kong.ExplicitGroups([]kong.Group{
 	{Key: "end", Title: "When a session ends (also in config.toml):"},
 	{Key: "instances", Title: "Instances (one per project, in ~/.claudebox/projects):"},
 	{Key: "export", Title: "Conversations (Claude Code's transcripts of this project):"},
+	{Key: "eval", Title: "Eval runs (each from the same empty state; the flags after --eval are its own):"},
 })
 
 const description = `Run Claude Code in a bubblewrap sandbox, with conversation history kept per project.
@@ -117,6 +130,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return hint.Errorf("claudebox --move OLD --merge", "--merge goes with --move")
 	case c.DryRun && (c.List || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Live || c.Save):
 		return hint.Errorf("--dry-run goes with a launch or --gc", "--dry-run does not apply here")
+	case c.DryRun && c.Eval:
+		return hint.Errorf("each run leaves its plan.sh", "--dry-run does not apply to --eval")
 	case (c.Gc || c.List || c.Move != "" || c.Check || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Live || c.Save) && len(c.Claude) > 0:
 		return hint.Errorf("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
 	case c.SSHKey != "":
@@ -129,6 +144,11 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return checkCmd{JSON: c.JSON}.Run(home, err)
 	case err != nil:
 		return err
+	case c.Eval:
+		return evalrun.Run(home, evalrun.Options{
+			Out: c.Out, Prompt: c.Prompt, PromptFile: c.PromptFile, Skills: c.Skill, Fixtures: c.Fixtures, Repeat: c.Repeat, Jobs: c.Jobs,
+			Model: c.Model, Claude: c.ClaudePath, Network: c.Network, AllowHosts: c.AllowHost, Args: c.Claude, Version: versionString(),
+		}, os.Stdout)
 	case c.Gc:
 		return gcCmd{DryRun: c.DryRun, Caches: c.Caches}.Run(home)
 	case c.NetLog:
@@ -256,8 +276,13 @@ func watchGuards() int {
 // arguments for claude, keeping the latter in order. A bare -- ends
 // claudebox's flags and is not passed on.
 func splitArgs(node *kong.Node, args []string) (own, rest []string) {
+	eval := evalAsked(args)
 	takesValue := map[string]bool{}
 	for _, f := range node.Flags {
+		if f.Group != nil && f.Group.Key == "eval" && f.Name != "eval" && !eval {
+			// Only --eval's: without it, --model and the rest are claude's.
+			continue
+		}
 		takesValue["--"+f.Name] = !f.IsBool()
 		if f.Short != 0 {
 			takesValue["-"+string(f.Short)] = !f.IsBool()
@@ -281,4 +306,17 @@ func splitArgs(node *kong.Node, args []string) (own, rest []string) {
 		}
 	}
 	return own, rest
+}
+
+// evalAsked says --eval comes before any --.
+func evalAsked(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--eval":
+			return true
+		}
+	}
+	return false
 }

@@ -102,8 +102,11 @@ func (w *watch) run(stdout io.Writer, broken <-chan os.Signal, over <-chan struc
 		}
 		dirs[wd] = filepath.Dir(g)
 	}
-	if w.sb, err = enterSandbox(w.req.Pid, filepath.Dir(w.req.Guards[0])); err != nil {
-		return err
+	// A sandbox with no guards (an eval run's) needs no view of it.
+	if len(w.req.Guards) > 0 {
+		if w.sb, err = enterSandbox(w.req.Pid, filepath.Dir(w.req.Guards[0])); err != nil {
+			return err
+		}
 	}
 	// The host may have replaced a guard before bwrap's mount stood.
 	if err := w.keepAll(); err != nil {

@@ -1,5 +1,7 @@
 package mount
 
+import "strings"
+
 // updaterOff is set in every sandbox, whatever the host says: Claude Code's
 // background updater would replace the host's claude, whose files are
 // read-only inside, and so fail in every session. The host's own claude
@@ -15,8 +17,9 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 		env = append(env, "SSH_AUTH_SOCK="+SSHAgentSocket)
 	}
 	env = append(env, p.relayEnv()...)
+	env = append(env, p.SetEnv...)
 	for _, n := range p.Env {
-		if p.setByRelay(n) {
+		if p.setByRelay(n) || p.fixed(n) {
 			continue
 		}
 		if n == "HOME" {
@@ -27,4 +30,14 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 		}
 	}
 	return env
+}
+
+// fixed says the launch fixes name's value (SetEnv).
+func (p Plan) fixed(name string) bool {
+	for _, kv := range p.SetEnv {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
 }

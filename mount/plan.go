@@ -120,6 +120,8 @@ type Plan struct {
 	API *API
 	// Command runs inside: claude and its arguments, or a shell.
 	Command []string
+	// SetEnv are variables with the value the launch fixes (Inputs.SetEnv).
+	SetEnv []string
 	// Guards are the protected paths inside the writable mounts.
 	Guards []Guard
 	// Binds are the extra mounts the user asked for, as asked; Hidden, the
@@ -167,6 +169,12 @@ type Inputs struct {
 	// Caches is the project's tool caches' directory (instance.CachesDir);
 	// "" when they are turned off.
 	Caches string
+	// Eval, for an eval run, replaces ~/.claude and the project with the
+	// run's own (see Eval).
+	Eval *Eval
+	// SetEnv are NAME=VALUE pairs the launch fixes whatever the host says,
+	// shown as they are.
+	SetEnv []string
 }
 
 // API is what the sandbox is told of the session's proxy. The launch sets
@@ -207,7 +215,10 @@ func Build(in Inputs) Plan {
 		Network:   in.Network,
 	}
 	p.addSystem(in.Host)
-	beside := p.besideProject(in.Project, in.Host.Binds, in.Host.Own)
+	var beside string
+	if in.Eval == nil {
+		beside = p.besideProject(in.Project, in.Host.Binds, in.Host.Own)
+	}
 	if beside != "" {
 		p.add(Private, Tmpfs, "", beside, "the project's folder, empty and read-only (but for the mounts in it): git worktree add or git clone beside the project fails at once, not lost at exit")
 	}
@@ -215,7 +226,12 @@ func Build(in Inputs) Plan {
 	// which they never overlap (bind.Check, bind.Layout).
 	p.Mounts = append(p.Mounts, in.Host.Binds...)
 	p.Binds, p.Hidden = in.Binds, in.Host.Hidden
-	p.addClaudeConfig(in.Host, inst)
+	if in.Eval != nil {
+		p.Instance = ""
+		p.addEval(in.Eval)
+	} else {
+		p.addClaudeConfig(in.Host, inst)
+	}
 	p.Mounts = append(p.Mounts, in.Host.Own...)
 	if in.Relay != nil {
 		p.Relay = in.Relay
@@ -239,10 +255,13 @@ func Build(in Inputs) Plan {
 	if in.Caches != "" {
 		p.addCaches(in.Caches, append([]string{in.Project.Checkout}, in.Project.GitDirs...))
 	}
-	p.addProject(in.Project, in.Host)
+	if in.Eval == nil {
+		p.addProject(in.Project, in.Host)
+	}
 	if beside != "" {
 		p.add(Private, RemountRO, "", beside, "read-only from here on")
 	}
+	p.SetEnv = in.SetEnv
 	for name := range in.Env.Values {
 		if p.envSetBy == nil {
 			p.envSetBy = map[string]envSource{}
@@ -510,8 +529,12 @@ func (p Plan) Script(bwrap string) string {
 		name, value, _ := strings.Cut(kv, "=")
 		b.WriteString(" " + name + "=" + Quote(value))
 	}
+	for _, kv := range p.SetEnv {
+		name, value, _ := strings.Cut(kv, "=")
+		b.WriteString(" " + name + "=" + Quote(value))
+	}
 	for _, name := range p.Env {
-		if name == updaterOff || p.setByRelay(name) {
+		if name == updaterOff || p.setByRelay(name) || p.fixed(name) {
 			continue
 		}
 		if src, ok := p.envSetBy[name]; ok && src.lines {

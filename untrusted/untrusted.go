@@ -188,6 +188,21 @@ func Lstat(dir, name string) (fs.FileInfo, error) {
 	return f.Stat()
 }
 
+// Readlink reads the symlink name beneath dir, at most 4096 bytes of it.
+func Readlink(dir, name string) (string, error) {
+	d, base, err := parent(dir, name)
+	if err != nil {
+		return "", err
+	}
+	defer unix.Close(d)
+	buf := make([]byte, unix.PathMax)
+	n, err := unix.Readlinkat(d, base, buf)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: filepath.Join(dir, name), Err: err}
+	}
+	return string(buf[:n]), nil
+}
+
 // ReadDir lists the directory name beneath dir ("." for dir itself).
 func ReadDir(dir, name string) ([]fs.DirEntry, error) {
 	fd, err := open(dir, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)

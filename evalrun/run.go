@@ -1,0 +1,269 @@
+package evalrun
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/session"
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// fixedEnv makes runs alike whatever the host's settings: the time zone,
+// the locale, and no server-side feature flags, which could change Claude
+// Code's behaviour between runs.
+var fixedEnv = []string{"TZ=UTC", "LANG=C.UTF-8", "LC_ALL=C.UTF-8", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+
+// outputLimit is the most of the command's stdout (the stream) and stderr
+// kept; the sandbox writes them.
+const outputLimit = 1 << 30
+
+// Run runs the eval: Repeat runs, Jobs at a time, each printing one line
+// as it ends, then a total. It checks everything first and creates
+// nothing when something is wrong; it fails (silently, with status 1)
+// when a run did.
+func Run(home session.Home, o Options, stdout io.Writer) error {
+	c, err := check(o)
+	if err != nil {
+		return err
+	}
+	project, err := session.EvalProject(home)
+	if err != nil {
+		return err
+	}
+	// The sandbox is worked out once before anything is made, so that a
+	// missing claude or login is said before any folder exists.
+	if _, err := session.PrepareEval(c.sandbox(home, project, mount.Eval{}, "")); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.Out, 0o755); err != nil {
+		return hint.Errorf("name a directory you can write with --out", "cannot create %s: %v", c.Out, err)
+	}
+	commit := inputCommit(project)
+	// A signal ends the runs under way (each gets SIGTERM), starts no
+	// more, and leaves claudebox to clean up after them.
+	ctx, cancel := signal.NotifyContext(context.Background(), unix.SIGINT, unix.SIGTERM, unix.SIGHUP)
+	defer cancel()
+	var mu sync.Mutex
+	var passed, failed int
+	var cost float64
+	began := time.Now()
+	jobs := make(chan struct{}, c.Jobs)
+	var wg sync.WaitGroup
+	runs := 0
+	for ; runs < c.Repeat; runs++ {
+		jobs <- struct{}{}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-jobs }()
+			dir, m, err := c.one(ctx, home, project, commit)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				failed++
+				printable.Say(stdout, "FAIL %s: %v", dir, err)
+				return
+			}
+			status := "PASS"
+			if m.ExitStatus != 0 {
+				status = "FAIL"
+				failed++
+			} else {
+				passed++
+			}
+			if m.CostUSD != nil {
+				cost += *m.CostUSD
+			}
+			line := fmt.Sprintf("%s %s: exit %d, %s, %.1fs", status, dir, m.ExitStatus, dollars(m.CostUSD), float64(m.WallTimeMS)/1000)
+			if len(m.SkillsInvoked) > 0 {
+				line += ", skill " + strings.Join(m.SkillsInvoked, ", ")
+			}
+			printable.Say(stdout, "%s", line)
+		}()
+	}
+	wg.Wait()
+	total := fmt.Sprintf("total: %d runs, %d passed, %d failed, $%.4f, %.1fs", runs, passed, failed, cost, time.Since(began).Seconds())
+	if runs < c.Repeat {
+		total += fmt.Sprintf(" (interrupted: %d not started)", c.Repeat-runs)
+	}
+	printable.Say(stdout, "%s", total)
+	if failed > 0 || runs < c.Repeat {
+		return session.ExitCode(1)
+	}
+	return nil
+}
+
+// dollars is a run's cost for its line, when the stream gave one.
+func dollars(c *float64) string {
+	if c == nil {
+		return "cost unknown"
+	}
+	return fmt.Sprintf("$%.4f", *c)
+}
+
+// sandbox is what a run asks of session.PrepareEval.
+func (c checked) sandbox(home session.Home, project instance.Project, e mount.Eval, socket string) session.EvalOptions {
+	args := []string{"-p", "--output-format", "stream-json", "--verbose"}
+	if c.Model != "" {
+		args = append(args, "--model", c.Model)
+	}
+	args = append(args, c.Args...)
+	return session.EvalOptions{
+		Home: home, Project: project, Claude: c.Claude, Args: append(args, "--", c.prompt),
+		Network: c.network, Allow: c.allow, Eval: e, Socket: socket, SetEnv: fixedEnv,
+	}
+}
+
+// one makes one run, in a folder of its own under Out, which it returns.
+func (c checked) one(ctx context.Context, home session.Home, project instance.Project, commit string) (string, metrics, error) {
+	id := runID()
+	dir := filepath.Join(c.Out, id)
+	m := metrics{RunID: id, Claudebox: c.Version, ModelAsked: c.Model, PromptDigest: c.digest, InputCommit: commit, Network: network{Mode: c.network}, Skills: []string{}, SkillsInvoked: []string{}}
+	for _, r := range c.allow {
+		m.Network.Allow = append(m.Network.Allow, r.String())
+	}
+	for _, s := range c.skills {
+		m.Skills = append(m.Skills, s.name)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return dir, m, err
+	}
+	scratch, err := os.MkdirTemp("", "claudebox-eval-")
+	if err != nil {
+		return dir, m, err
+	}
+	defer untrusted.RemoveAll(filepath.Dir(scratch), filepath.Base(scratch))
+	e, staged, err := stage(c, project.Checkout, scratch)
+	if err != nil {
+		return dir, m, fmt.Errorf("cannot stage the workspace: %w", err)
+	}
+	s, err := session.PrepareEval(c.sandbox(home, project, e, filepath.Join(scratch, "proxy.sock")))
+	if err != nil {
+		return dir, m, err
+	}
+	if err := untrusted.WriteFile(dir, "plan.sh", []byte(s.Script()), 0o644); err != nil {
+		return dir, m, err
+	}
+	transcript, err := os.Create(filepath.Join(dir, "transcript.jsonl"))
+	if err != nil {
+		return dir, m, err
+	}
+	defer transcript.Close()
+	stderr, err := os.Create(filepath.Join(dir, "stderr.log"))
+	if err != nil {
+		return dir, m, err
+	}
+	defer stderr.Close()
+	out := &capped{w: transcript, left: outputLimit}
+	began := time.Now()
+	status, err := s.RunEval(ctx, out, &capped{w: stderr, left: outputLimit})
+	m.WallTimeMS = time.Since(began).Milliseconds()
+	if err != nil {
+		return dir, m, err
+	}
+	m.ExitStatus, m.TranscriptCutOff = status, out.cut
+	if _, err := transcript.Seek(0, 0); err == nil {
+		m.readStream(transcript)
+	}
+	// A file's ctime is the kernel's, a little behind this clock at most.
+	copied := time.Now().Add(-time.Second)
+	sessionFiles, skips := scan(filepath.Join(e.ClaudeDir, "projects"))
+	m.NotCopied = copyOut(filepath.Join(e.ClaudeDir, "projects"), filepath.Join(dir, "session"), regularFiles(sessionFiles), prefixed("session", skips))
+	m.NotCopied = append(m.NotCopied, leaveOutObeyed(filepath.Join(dir, "session"), "session", copied)...)
+	after, skips := scan(e.Workspace)
+	cs := changes(staged, after)
+	var written []string
+	for _, ch := range cs {
+		if ch.after != nil && !ch.after.link {
+			written = append(written, ch.path)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "artifacts"), 0o755); err != nil {
+		return dir, m, err
+	}
+	m.NotCopied = append(m.NotCopied, copyOut(e.Workspace, filepath.Join(dir, "artifacts"), written, prefixed("workspace", skips))...)
+	m.NotCopied = append(m.NotCopied, leaveOutObeyed(filepath.Join(dir, "artifacts"), "artifacts", copied)...)
+	if err := untrusted.WriteFile(dir, "changes.patch", patch(e.Workspace, cs), 0o644); err != nil {
+		return dir, m, err
+	}
+	b, _ := json.MarshalIndent(m, "", "  ")
+	return dir, m, untrusted.WriteFile(dir, "metrics.json", append(b, '\n'), 0o644)
+}
+
+// regularFiles lists the regular files among fs.
+func regularFiles(fs map[string]found) []string {
+	var ks []string
+	for k, f := range fs {
+		if !f.link {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}
+
+func prefixed(where string, skips []skipped) []skipped {
+	for i := range skips {
+		skips[i].Path = where + "/" + skips[i].Path
+	}
+	return skips
+}
+
+// runID names a run: when it started, and a random part, so that runs in
+// parallel never share a folder.
+func runID() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
+}
+
+// inputCommit is the commit the project's checkout is at, "" outside git.
+func inputCommit(p instance.Project) string {
+	if p.GitDir == "" {
+		return ""
+	}
+	out, err := exec.Command("git", "-C", p.Checkout, "rev-parse", "--verify", "-q", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// capped writes at most left bytes to w, then drops the rest, so the
+// sandbox cannot fill the disk through its output.
+type capped struct {
+	w    io.Writer
+	left int64
+	cut  bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	n := len(p)
+	if int64(len(p)) > c.left {
+		p, c.cut = p[:c.left], true
+	}
+	c.left -= int64(len(p))
+	if _, err := c.w.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/paths"
+)
+
+// The eval runs' replay suite: what a run's sandbox can leave in its
+// workspace and its ~/.claude so that the host, copying the run's
+// artifacts and session files out into DIR/<run-id>/, reads or writes
+// where it should not, hangs, or fills the disk.
+
+// TestReplayEvalHostileWorkspace: the run's Bash plants, in the workspace
+// and among Claude Code's session files, symlinks to a host secret (by its
+// host path, which the sandbox cannot read and the host can) and to the
+// host's root, a FIFO, a 100 GiB sparse file, a file whose name carries
+// terminal escapes and a newline, and a directory it made unreadable
+// (chmod 000) with a file in it.
+// Host-side proof: the run ends; its folder holds no symlink, FIFO or
+// copy of the secret, no file over the copy-out limit; the escaped name
+// appears in changes.patch only quoted; what was not copied is named in
+// metrics.json; and nothing of the run is left in the temporary directory.
+func TestReplayEvalHostileWorkspace(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	secret := filepath.Join(h.home, ".ssh", "id_ed25519")
+	h.write(secret, "HOST-SECRET-KEY-41d9\n")
+	tmp := filepath.Join(h.base, "tmp")
+	h.write(filepath.Join(tmp, ".keep"), "")
+	plant := strings.Join([]string{
+		"ln -s " + secret + " leak.txt",
+		"ln -s / rootlink",
+		"mkfifo fifo",
+		"truncate -s 100G huge.bin",
+		`printf 'named\n' > "$(printf 'evil\033[2J\nname')"`,
+		"mkdir locked && echo inside > locked/f && chmod 000 locked",
+		"echo ok > plain.txt",
+		"d=$(ls -d ~/.claude/projects/*/ | head -1) && ln -s " + secret + " \"$d/leak.jsonl\" && mkfifo \"$d/fifo.jsonl\" && ln -s / \"$d/rootdir\"",
+	}, " && ")
+	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
+		toolCall{"Bash", map[string]any{"command": plant, "description": "plant"}},
+	)
+	out := filepath.Join(h.base, "evals")
+	stdout := h.run(proj, append(api.Env("sk-ant-test-key"), "TMPDIR="+tmp), "claudebox", "--eval", "--out", out, "--prompt", "plant", "--", "--allowedTools", "Bash")
+	if r := api.ToolResults()["toolu_fake_0"]; strings.HasPrefix(r, "ERROR") {
+		t.Fatalf("the planting failed: %s", r)
+	}
+	if strings.ContainsAny(stdout, "\x1b") {
+		t.Errorf("stdout carries a raw escape: %q", stdout)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(runs) != 1 {
+		t.Fatalf("runs: %v", runs)
+	}
+	run := runs[0]
+	filepath.WalkDir(run, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			return nil
+		}
+		fi, _ := d.Info()
+		switch {
+		case d.Type()&fs.ModeSymlink != 0, d.Type()&fs.ModeNamedPipe != 0:
+			t.Errorf("the run's folder holds %s (%v)", p, d.Type())
+		case d.Type().IsRegular() && fi.Size() > 64<<20:
+			t.Errorf("the run's folder holds %s of %d bytes", p, fi.Size())
+		case d.Type().IsRegular():
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte("HOST-SECRET-KEY")) {
+				t.Errorf("the run's folder holds the host's secret, in %s", p)
+			}
+		}
+		return nil
+	})
+	if b, _ := os.ReadFile(filepath.Join(run, "artifacts", "plain.txt")); string(b) != "ok\n" {
+		t.Errorf("artifacts/plain.txt = %q", b)
+	}
+	b, _ := os.ReadFile(filepath.Join(run, "changes.patch"))
+	if bytes.Contains(b, []byte("\x1b")) || !bytes.Contains(b, []byte(`"a/evil\033[2J\nname"`)) {
+		t.Errorf("changes.patch does not quote the hostile name:\n%q", b)
+	}
+	for _, link := range []string{"leak.txt", "rootlink"} {
+		if !bytes.Contains(b, []byte("diff --git a/"+link+" b/"+link+"\nnew file mode 120000\n")) {
+			t.Errorf("changes.patch does not show the link %s as a link:\n%s", link, b)
+		}
+	}
+	var m struct {
+		NotCopied []struct{ Path, Reason string } `json:"not_copied"`
+	}
+	mb, _ := os.ReadFile(filepath.Join(run, "metrics.json"))
+	json.Unmarshal(mb, &m)
+	named := map[string]bool{}
+	for _, n := range m.NotCopied {
+		named[n.Path] = true
+	}
+	for _, want := range []string{"workspace/fifo", "workspace/huge.bin", "workspace/locked"} {
+		if !named[want] {
+			t.Errorf("metrics.json does not name %s as not copied: %s", want, mb)
+		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 1 {
+		t.Errorf("the run left %d entries in its temporary directory", len(left)-1)
+	}
+}
+
+// TestReplayEvalArtifactsObeyed: the run makes, in its workspace, a new
+// repository with a commit whose config sets core.fsmonitor to a command,
+// and an .envrc and a mise.toml beside it. Copied into artifacts/ as
+// they are, the repository is one the host's git would use there: the
+// user's `git status` in the folder (a prompt runs it on cd) would run
+// the command.
+// Host-side proof: git status, run by the user in the artifacts'
+// directories, runs nothing; what the host would obey is named in
+// metrics.json and is in changes.patch to be read.
+func TestReplayEvalArtifactsObeyed(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	pwned := filepath.Join(h.base, "PWNED")
+	plant := strings.Join([]string{
+		"git init -q sub",
+		"echo x > sub/f && git -C sub add f && git -C sub -c user.name=a -c user.email=a@example.com commit -q -m x",
+		"git -C sub config core.fsmonitor 'touch " + pwned + "; :'",
+		"echo 'touch " + pwned + "' > sub/.envrc",
+		"echo ok > plain.txt",
+	}, " && ")
+	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
+		toolCall{"Bash", map[string]any{"command": plant, "description": "plant"}},
+	)
+	out := filepath.Join(h.base, "evals")
+	h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "plant", "--", "--permission-mode", "bypassPermissions")
+	if r := api.ToolResults()["toolu_fake_0"]; strings.HasPrefix(r, "ERROR") {
+		t.Fatalf("the planting failed: %s", r)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(runs) != 1 {
+		t.Fatalf("runs: %v", runs)
+	}
+	artifacts := filepath.Join(runs[0], "artifacts")
+	for _, dir := range []string{artifacts, filepath.Join(artifacts, "sub")} {
+		if paths.Exists(dir) {
+			h.command(dir, nil, "git", "status").Run()
+		}
+	}
+	if paths.Exists(pwned) {
+		t.Errorf("git status in the run's artifacts ran the sandbox's command")
+	}
+	if b, _ := os.ReadFile(filepath.Join(artifacts, "plain.txt")); string(b) != "ok\n" {
+		t.Errorf("artifacts/plain.txt = %q", b)
+	}
+	mb, _ := os.ReadFile(filepath.Join(runs[0], "metrics.json"))
+	pb, _ := os.ReadFile(filepath.Join(runs[0], "changes.patch"))
+	for _, want := range []string{"sub/.git", "sub/.envrc"} {
+		if !strings.Contains(string(mb), `"artifacts/`+want) {
+			t.Errorf("metrics.json does not name %s as left out: %s", want, mb)
+		}
+		if !strings.Contains(string(pb), "b/"+want) {
+			t.Errorf("changes.patch does not hold %s", want)
+		}
+	}
+}
