@@ -87,8 +87,9 @@ func (s *Session) startProxy() (stop func(), err error) {
 		return func() {}, nil
 	}
 	SweepRun(s.stateDir)
-	stem := runStem(s.stateDir, s.plan.Project.Root)
-	// Files named by this process's pid are an ended session's.
+	stem := s.run
+	// Files of this name are an ended session's: this process's pid and
+	// session count name them.
 	for _, ext := range []string{sockExt, logExt, ctlExt} {
 		os.Remove(stem + ext)
 	}
@@ -151,7 +152,7 @@ func (s *Session) startProxy() (stop func(), err error) {
 
 // relayFor is the filtered network's relay: claudebox's own executable,
 // and the socket its proxy will listen on, among the session's run files.
-func relayFor(stateDir, root string) (*mount.Relay, error) {
+func relayFor(run string) (*mount.Relay, error) {
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
@@ -159,7 +160,7 @@ func relayFor(stateDir, root string) (*mount.Relay, error) {
 	if err != nil {
 		return nil, hint.Errorf("launch with --network=host or --network=none", "cannot find claudebox's own executable, which relays the filtered network: %v", err)
 	}
-	return &mount.Relay{Exe: exe, Socket: runStem(stateDir, root) + sockExt}, nil
+	return &mount.Relay{Exe: exe, Socket: run + sockExt}, nil
 }
 
 // listenUnix listens on path, in the run directory.

@@ -63,8 +63,10 @@ type Session struct {
 	bwrap    string
 	home     string
 	stateDir string
-	plan     mount.Plan
-	env      environment.Env
+	// run is the stem of the session's files in the run directory.
+	run  string
+	plan mount.Plan
+	env  environment.Env
 	// additions lists what the project's files (and the bash-era env files)
 	// add; unapproved, what of it the user has not approved for this
 	// project.
@@ -218,9 +220,10 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	run := newRunStem(stateDir, project.Root)
 	var relay *mount.Relay
 	if conf.Network == config.NetworkFiltered {
-		if relay, err = relayFor(stateDir, project.Root); err != nil {
+		if relay, err = relayFor(run); err != nil {
 			return nil, err
 		}
 		relay.Forward, relay.Publish = conf.Forward, conf.Publish
@@ -247,7 +250,7 @@ func Prepare(o Options) (*Session, error) {
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
 	return &Session{
-		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
+		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, run: run, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: servers, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM,
 	}, nil

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -15,7 +16,8 @@ import (
 )
 
 // A session with a proxy keeps its host-side files in ~/.claudebox/run,
-// which only the user can enter, named <project hash>.<supervisor pid>:
+// which only the user can enter, named <project hash>.<supervisor pid>,
+// with -N for the process's later sessions (parallel eval runs):
 //
 //   - .sock, the proxy's socket: the filtered network's way out, the one
 //     file of these bound into the sandbox;
@@ -36,9 +38,17 @@ const (
 // runDir is where sessions keep their run files.
 func runDir(stateDir string) string { return filepath.Join(stateDir, "run") }
 
-// runStem is this process's session's run files, but for the extension.
-func runStem(stateDir, root string) string {
-	return filepath.Join(runDir(stateDir), instance.Hash(root)+"."+strconv.Itoa(os.Getpid()))
+// runSessions counts the sessions this process has named run files for.
+var runSessions atomic.Int64
+
+// newRunStem names a new session's run files, but for the extension: one
+// stem a session, computed once (see Session.run).
+func newRunStem(stateDir, root string) string {
+	stem := instance.Hash(root) + "." + strconv.Itoa(os.Getpid())
+	if n := runSessions.Add(1) - 1; n > 0 {
+		stem += "-" + strconv.FormatInt(n, 10)
+	}
+	return filepath.Join(runDir(stateDir), stem)
 }
 
 // makeRunDir creates the run directory, or takes it back to the user
@@ -121,10 +131,11 @@ func endedSession(path, stem string) bool {
 	return err != nil || !pidRuns(stem) || time.Since(fi.ModTime()) > staleAfter
 }
 
-// pidRuns says the supervisor named by stem (<hash>.<pid>) runs; a name
-// that is not a session's is no running one.
+// pidRuns says the supervisor named by stem (<hash>.<pid>[-N]) runs; a
+// name that is not a session's is no running one.
 func pidRuns(stem string) bool {
 	_, pid, ok := strings.Cut(stem, ".")
+	pid, _, _ = strings.Cut(pid, "-")
 	n, err := strconv.Atoi(pid)
 	if !ok || err != nil || n <= 0 {
 		return false
