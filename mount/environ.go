@@ -1,5 +1,7 @@
 package mount
 
+import "strings"
+
 // updaterOff is set in every sandbox, whatever the host says: Claude Code's
 // background updater would replace the host's claude, whose files are
 // read-only inside, and so fail in every session. The host's own claude
@@ -17,8 +19,11 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 	if p.Relay != nil {
 		env = append(env, ProxyEnv...)
 	}
+	if p.Agent != nil {
+		env = append(env, p.Agent.Env...)
+	}
 	for _, n := range p.Env {
-		if p.setByRelay(n) {
+		if p.setByRelay(n) || p.setByAgent(n) {
 			continue
 		}
 		if n == "HOME" {
@@ -29,4 +34,18 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 		}
 	}
 	return env
+}
+
+// setByAgent says the agent's row sets name inside: it points the agent at
+// the proxy and turns its own sandbox off, whatever the user passes.
+func (p Plan) setByAgent(name string) bool {
+	if p.Agent == nil {
+		return false
+	}
+	for _, kv := range p.Agent.Env {
+		if n, _, _ := strings.Cut(kv, "="); n == name {
+			return true
+		}
+	}
+	return false
 }

@@ -49,7 +49,7 @@ func plan(project instance.Project, cwd string, env []string, network bool) moun
 	}
 	var api *mount.API
 	if network {
-		api = &mount.API{Variable: "CLAUDE_CODE_OAUTH_TOKEN", Source: "/home/alice/.claude/.credentials.json"}
+		api = &mount.API{Variable: "CLAUDE_CODE_OAUTH_TOKEN", Source: "/home/alice/.claude/.credentials.json", Address: mount.ClaudeAPIAddress}
 	}
 	return mount.Build(mount.Inputs{
 		Home: "/home/alice", StateDir: "/home/alice/.claudebox",

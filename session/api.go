@@ -106,7 +106,11 @@ func (s *Session) startProxy() (stop func(), err error) {
 		log.Close()
 		return nil, err
 	}
-	p, err := proxy.Start(ln, url, s.cred, upstream(s.env), out, log)
+	api := upstream(s.env)
+	if !s.agent.IsClaude() && !s.shell {
+		api = agentUpstream(s.agent, s.env)
+	}
+	p, err := proxy.Start(ln, url, s.cred, api, out, log)
 	if err != nil {
 		ln.Close()
 		log.Close()

@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/config"
@@ -54,6 +55,8 @@ type Options struct {
 	// ReadMounts reads the machine's mount table: a launch records which
 	// mount holds the project, for --gc.
 	ReadMounts func() gc.Mounts
+	// Agent is the agent CLI to run (--agent); Claude when unset.
+	Agent agent.Agent
 }
 
 // Session is a launch worked out before it touches anything.
@@ -105,6 +108,8 @@ type Session struct {
 	proxy *proxy.Proxy
 	// hosts is what the filtered network lets through.
 	hosts proxy.Policy
+	// agent is the agent CLI the sandbox runs.
+	agent agent.Agent
 }
 
 // Plan is the session's plan.
@@ -199,9 +204,16 @@ func Prepare(o Options) (*Session, error) {
 	if len(host.Redirects) > 0 {
 		return nil, resolveError(host.Redirects[0])
 	}
-	agent, err := sshAgent(conf.WithSSH)
+	sshSocket, err := sshAgent(conf.WithSSH)
 	if err != nil {
 		return nil, err
+	}
+	run := agentOf(o)
+	var agentConf *mount.AgentConfig
+	if !o.Shell {
+		if agentConf, command, err = agentConfig(home, run, conf, command); err != nil {
+			return nil, err
+		}
 	}
 	cred, api, err := credential(o, conf, env)
 	if err != nil {
@@ -222,18 +234,21 @@ func Prepare(o Options) (*Session, error) {
 		Env:      env,
 		Network:  conf.Network == config.NetworkHost,
 		Relay:    relay,
-		SSHAgent: agent,
+		SSHAgent: sshSocket,
 		Command:  command,
-		Claude:   !o.Shell,
+		Claude:   !o.Shell && run.IsClaude(),
 		Binds:    conf.Binds,
 		API:      api,
+		Agent:    agentConf,
+		// Every sandbox shows the instance whole in ~/.claude/projects.
+		AgentState: agent.StateEntries(),
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
 	return &Session{
 		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
-		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped,
+		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped, agent: run,
 	}, nil
 }
 
@@ -246,7 +261,8 @@ func programs(o Options) (bwrap string, command []string, err error) {
 	if err != nil {
 		return "", nil, hint.Errorf("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
 	}
-	name := "claude"
+	run := agentOf(o)
+	name := run.Program
 	if o.Shell {
 		name = "bash"
 	}
@@ -255,7 +271,7 @@ func programs(o Options) (bwrap string, command []string, err error) {
 		if o.Shell {
 			return "", nil, hint.Errorf("install bash", "bash not found on PATH")
 		}
-		return "", nil, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
+		return "", nil, hint.Errorf(run.Install, "%s not found on PATH", name)
 	}
 	if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
 		prog = filepath.Join(dir, filepath.Base(prog))
@@ -318,13 +334,16 @@ func sshAgent(withSSH bool) (string, error) {
 // none with no network or a cloud provider's own; with no login there is
 // nothing to start, but for a shell or --check's trial.
 func credential(o Options, conf config.Launch, env environment.Env) (*proxy.Credential, *mount.API, error) {
+	if a := agentOf(o); !a.IsClaude() && !o.Shell && conf.Network != config.NetworkNone {
+		return agentCredential(o, a, env)
+	}
 	if conf.Network == config.NetworkNone || Provider() != "" {
 		return nil, nil, nil
 	}
 	cred, err := FindCredential(o.Home, env)
 	switch {
 	case err == nil:
-		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}, nil
+		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source, Address: mount.ClaudeAPIAddress}, nil
 	case !o.Shell && !o.OnlyApproved:
 		return nil, nil, noLogin()
 	}
@@ -498,6 +517,9 @@ func (s *Session) fill(dir string) error {
 	if err := createEmpty(filepath.Join(dir, mount.HistoryFile)); err != nil {
 		return err
 	}
+	if err := makeAgentState(dir); err != nil {
+		return err
+	}
 	if err := untrusted.WriteFileIfChanged(dir, mount.SandboxMDFile, sandboxmd.Render(s.plan), 0o600); err != nil {
 		return err
 	}
@@ -585,9 +607,9 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 	if err := add(filter); err != nil {
 		return files, err
 	}
-	for _, src := range s.plan.DataSources() {
-		var data []byte
-		if src != "" {
+	for _, m := range s.plan.DataMounts() {
+		data := []byte(m.Content)
+		if src := m.Src; src != "" {
 			if data, err = os.ReadFile(src); err != nil {
 				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", src, err)
 			}
