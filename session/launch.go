@@ -110,6 +110,21 @@ type Session struct {
 	hosts proxy.Policy
 	// agent is the agent CLI the sandbox runs.
 	agent agent.Agent
+	// refuseEnv are the user's refuse-env patterns.
+	refuseEnv []string
+}
+
+// Refused names, sorted, the host's variables the user's refuse-env
+// patterns keep out.
+func (s *Session) Refused() []string {
+	var names []string
+	for _, kv := range os.Environ() {
+		if n, _, _ := strings.Cut(kv, "="); environment.Refused(n, s.refuseEnv) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // Plan is the session's plan.
@@ -248,7 +263,7 @@ func Prepare(o Options) (*Session, error) {
 	return &Session{
 		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
-		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped, agent: run,
+		mcp: servers, leftOutMCP: leftOut, skipped: conf.Skipped, agent: run, refuseEnv: conf.RefuseEnv,
 	}, nil
 }
 
@@ -284,8 +299,14 @@ func programs(o Options) (bwrap string, command []string, err error) {
 // and credential, as it does for their claude; those reach only the proxy.
 func resolveEnv(home string, conf config.Launch) (environment.Env, error) {
 	env, err := environment.Resolve(append(os.Environ(), claudesettings.APIEnv(home)...), conf.EnvFlags, conf.EnvFiles)
+	if err == nil {
+		env, err = environment.Refuse(env, conf.EnvFlags, conf.EnvFiles, conf.RefuseEnv)
+	}
 	var identity *environment.IdentityError
+	var refused *environment.RefusedError
 	switch {
+	case errors.As(err, &refused):
+		return env, hint.Errorf("drop it, or remove the pattern from refuse-env in "+config.UserConfigPath(home), "%v", err)
 	case errors.As(err, &identity):
 		return env, hint.Errorf("to pass it, name it yourself: claudebox --env "+identity.Name+", or env in "+config.UserConfigPath(home), "%v", err)
 	case err != nil:
