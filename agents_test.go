@@ -226,10 +226,10 @@ func TestAgentCodex(t *testing.T) {
 			}
 		}
 	}
-	if rollouts := instanceFiles(t, h, "codex/sessions"); len(rollouts) != 1 || !strings.Contains(filepath.Base(rollouts[0]), "rollout-") {
+	if rollouts := instanceFiles(t, h, "agents/codex/sessions"); len(rollouts) != 1 || !strings.Contains(filepath.Base(rollouts[0]), "rollout-") {
 		t.Errorf("the session's rollout is not in the instance: %v", rollouts)
 	}
-	if dbs := instanceFiles(t, h, "codex/sqlite"); len(dbs) == 0 {
+	if dbs := instanceFiles(t, h, "agents/codex/sqlite"); len(dbs) == 0 {
 		t.Error("codex's state databases are not in the instance")
 	}
 }
@@ -260,7 +260,7 @@ func TestAgentGemini(t *testing.T) {
 			}
 		}
 	}
-	if chats := instanceFiles(t, h, "gemini/tmp"); !strings.Contains(strings.Join(chats, "\n"), "/chats/session-") {
+	if chats := instanceFiles(t, h, "agents/gemini/tmp"); !strings.Contains(strings.Join(chats, "\n"), "/chats/session-") {
 		t.Errorf("the chat is not in the instance: %v", chats)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/proxy"
 )
 
@@ -168,14 +169,15 @@ func Names() []string {
 // whole, so that no session can swap one for a symlink that a later
 // session of that agent would bind.
 func StateEntries() []string {
-	var entries []string
+	entries := []string{instance.AgentsDir + "/"}
 	for _, a := range All {
 		if a.IsClaude() {
 			continue
 		}
-		entries = append(entries, a.Name+"/")
+		dir := instance.AgentsDir + "/" + a.Name + "/"
+		entries = append(entries, dir)
 		for _, s := range a.State {
-			entries = append(entries, a.Name+"/"+s)
+			entries = append(entries, dir+s)
 		}
 	}
 	return entries

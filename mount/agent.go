@@ -2,6 +2,8 @@ package mount
 
 import (
 	"path/filepath"
+
+	"github.com/claudebox/claudebox/instance"
 	"slices"
 	"strings"
 )
@@ -42,7 +44,7 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 		p.add(AgentFiles, BindData, f, f, "a private copy: "+a.Name+" can save it, the host's file stays as it is")
 	}
 	for _, s := range a.State {
-		p.add(AgentFiles, Bind, filepath.Join(inst, a.Name, s), filepath.Join(a.Dir, strings.TrimSuffix(s, "/")), "this project's "+a.Name+" state: other projects' are not visible")
+		p.add(AgentFiles, Bind, filepath.Join(inst, instance.AgentsDir, a.Name, s), filepath.Join(a.Dir, strings.TrimSuffix(s, "/")), "this project's "+a.Name+" state: other projects' are not visible")
 	}
 	paths := make([]string, 0, len(a.Data))
 	for path := range a.Data {
