@@ -7,10 +7,13 @@ package main
 // create or change them, whichever agent it runs.
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/agent"
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
 )
 
@@ -56,4 +59,57 @@ func TestReplayAgentProjectConfig(t *testing.T) {
 	compareSnapshots(t, before)
 	noPlaceholders(t, bare)
 	noPlaceholders(t, configured)
+}
+
+// TestReplayAgentStateSwap: a sandbox shows the instance whole at
+// ~/.claude/projects; it replaces the agents' state directories there with
+// links to a host directory (the user's ~/.ssh), so that the next codex
+// session would bind that directory writable as its ~/.codex/sessions.
+// Host-side proof: after the session every state entry is still what the
+// launch made (no link), and a codex launch plans to bind the instance's
+// own directory. A link planted on the host stops the next launch.
+func TestReplayAgentStateSwap(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	h.write(filepath.Join(h.home, ".ssh", "id_ed25519"), "secret key\n")
+	attack := `
+		cd ~/.claude/projects
+		try() { if (eval "$1") 2>/dev/null; then echo "DID $1"; fi; }
+		try 'rm -rf agents/codex/sessions; ln -s ` + filepath.Join(h.home, ".ssh") + ` agents/codex/sessions'
+		try 'mv agents/codex agents/old && mkdir -p agents/codex && ln -s ` + filepath.Join(h.home, ".ssh") + ` agents/codex/sessions'
+		try 'mv agents gone && mkdir -p agents/codex && ln -s ` + filepath.Join(h.home, ".ssh") + ` agents/codex/sessions'
+		true
+	`
+	out := h.run(proj, nil, "claudebox", "--shell", "-c", attack)
+	dirs, _ := filepath.Glob(filepath.Join(h.home, ".claudebox", "projects", "*", instance.AgentsDir))
+	if len(dirs) != 1 {
+		t.Fatalf("no agents directory in the instance: %v", dirs)
+	}
+	for _, e := range agent.StateEntries() {
+		path := filepath.Join(filepath.Dir(dirs[0]), e)
+		if fi, err := os.Lstat(path); err != nil || fi.Mode()&os.ModeSymlink != 0 {
+			t.Errorf("%s after the attack: %v, %v (the sandbox said: %s)", e, fi, err, out)
+		}
+	}
+	// A link planted before the pins stood (by an older claudebox's
+	// session) stops the next launch instead of being bound.
+	planted := filepath.Join(dirs[0], "gemini", "tmp")
+	if err := os.Remove(planted); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(h.home, ".ssh"), planted); err != nil {
+		t.Fatal(err)
+	}
+	h.chown()
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", "echo started")
+	if b, err := c.CombinedOutput(); err == nil || strings.Contains(string(b), "started") || !strings.Contains(string(b), "is not a directory") {
+		t.Errorf("a launch with a planted link: %v: %s", err, b)
+	}
+	os.Remove(planted)
+	h.write(filepath.Join(h.home, ".codex", "auth.json"), `{"OPENAI_API_KEY":"sk-x"}`)
+	plan := h.run(proj, nil, "claudebox", "--agent", "codex", "--dry-run")
+	if strings.Contains(plan, "--bind "+filepath.Join(h.home, ".ssh")) || !strings.Contains(plan, filepath.Join(dirs[0], "codex", "sessions")+" "+filepath.Join(h.home, ".codex", "sessions")) {
+		t.Errorf("codex's sessions are not the instance's own:\n%s", plan)
+	}
 }
