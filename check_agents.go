@@ -26,7 +26,7 @@ func checkAgents(h session.Home) []checkResult {
 			continue
 		}
 		results = append(results, checkResult{a.Name, "warn", path + "; no API key found, so claudebox --agent " + a.Name + " cannot start (its ChatGPT or Google login is not supported yet)",
-			"export " + a.KeyVariables[len(a.KeyVariables)-1] + " (or log it in with an API key)"})
+			"export " + a.Key.Variable() + " (or log it in with an API key)"})
 	}
 	return results
 }

@@ -135,7 +135,7 @@ var Gemini = Agent{
 	SandboxOff:      "GEMINI_SANDBOX=false and tools.sandbox=false in its system settings (it would need Docker or Podman)",
 	ProjectFiles:    []string{".gemini"},
 	Key:             proxy.GeminiKey,
-	KeyVariables:    []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+	KeyVariables:    []string{"GEMINI_API_KEY"},
 	BaseURLVariable: "GOOGLE_GEMINI_BASE_URL",
 	Upstream:        "https://generativelanguage.googleapis.com",
 	keyFile:         geminiKey,

@@ -49,7 +49,7 @@ func agentCredential(o Options, a agent.Agent, env environment.Env) (*proxy.Cred
 	case o.OnlyApproved:
 		return nil, nil, nil
 	}
-	return nil, nil, hint.Errorf("export "+a.KeyVariables[len(a.KeyVariables)-1]+" on the host (its Google or ChatGPT login is not supported yet)",
+	return nil, nil, hint.Errorf("export "+a.Key.Variable()+" on the host (its Google or ChatGPT login is not supported yet)",
 		"no %s API key on the host: %s inside the sandbox could not reach its API", a.Name, a.Name)
 }
 
