@@ -192,10 +192,7 @@ func (a Agent) IsClaude() bool { return a.Name == Claude.Name }
 func (a Agent) Resolved(home, url string) (env, args []string) {
 	put := func(s string) string {
 		s = strings.ReplaceAll(s, apiURL, url)
-		if strings.Contains(s, "=~/") {
-			s = strings.Replace(s, "=~/", "="+home+"/", 1)
-		}
-		return s
+		return strings.Replace(s, "=~/", "="+home+"/", 1)
 	}
 	for _, e := range a.Env {
 		env = append(env, put(e))
