@@ -167,7 +167,11 @@ func (p *Proxy) handler() http.Handler {
 			return
 		}
 		if !p.allowed(r) {
-			p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: "+r.Method+" "+r.URL.Path+" is not an API call Claude Code needs; the proxy passes only the Messages API")
+			passes := "is not an API call Claude Code needs; the proxy passes only the Messages API"
+			if p.Cred != nil && isAgentKey(p.Cred.Kind) {
+				passes = "is not a model call; the proxy passes only those"
+			}
+			p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: "+r.Method+" "+r.URL.Path+" "+passes)
 			return
 		}
 		if p.Cred == nil {
