@@ -21,8 +21,9 @@ type Agent struct {
 	// Name is what --agent takes, and the instance's directory for the
 	// agent's state.
 	Name string
-	// Program is the command looked up on PATH; Install, the hint to get it.
-	Program, Install string
+	// Title names it in a sentence; Program is the command looked up on
+	// PATH; Install, the hint to get it.
+	Title, Program, Install string
 	// ConfigDir is the agent's configuration directory, under $HOME.
 	ConfigDir string
 	// Shown are the entries of ConfigDir shown read-only; Copies, those it
@@ -70,7 +71,7 @@ const apiURL = "{{claudebox-api}}"
 // Claude is Claude Code: its configuration and credential have their own
 // packages (claudesettings, proxy, instance).
 var Claude = Agent{
-	Name: "claude", Program: "claude", Install: "install Claude Code: npm install -g @anthropic-ai/claude-code",
+	Name: "claude", Title: "Claude", Program: "claude", Install: "install Claude Code: npm install -g @anthropic-ai/claude-code",
 	ConfigDir:    ".claude",
 	Secrets:      []string{".credentials.json"},
 	SandboxOff:   "sandbox.enabled=false in the private copies of its settings",
@@ -83,7 +84,7 @@ var Claude = Agent{
 // makes one POST /responses per turn. Its SQLite state follows
 // CODEX_SQLITE_HOME into the instance.
 var Codex = Agent{
-	Name: "codex", Program: "codex", Install: "install Codex: npm install -g @openai/codex",
+	Name: "codex", Title: "Codex", Program: "codex", Install: "install Codex: npm install -g @openai/codex",
 	ConfigDir: ".codex",
 	Shown:     []string{"AGENTS.md", "AGENTS.override.md", "prompts", "skills", "rules"},
 	Copies:    []string{"config.toml"},
@@ -114,7 +115,7 @@ var Codex = Agent{
 // reads them only from a directory owned by root, which no directory is in
 // the sandbox's user namespace.
 var Gemini = Agent{
-	Name: "gemini", Program: "gemini", Install: "install Gemini CLI: npm install -g @google/gemini-cli",
+	Name: "gemini", Title: "Gemini", Program: "gemini", Install: "install Gemini CLI: npm install -g @google/gemini-cli",
 	ConfigDir: ".gemini",
 	Shown:     []string{"GEMINI.md", "commands", "extensions", "skills", "agents", "policies", "extension-enablement.json"},
 	Copies:    []string{"trustedFolders.json"},

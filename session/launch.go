@@ -158,7 +158,7 @@ func (s *Session) Run(yes bool) error {
 		printable.Say(os.Stderr, "claudebox: --with-ssh: the filtered network carries no SSH, so git over SSH fails inside; HTTPS remotes work through its proxy, or add --network=host")
 	}
 	if !s.plan.Network && s.plan.Relay == nil && !s.shell {
-		printable.Say(os.Stderr, "claudebox: --network=none: %s cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --network=none --shell)", s.agent.Program)
+		printable.Say(os.Stderr, "claudebox: --network=none: %s cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --network=none --shell)", s.agent.Title)
 	}
 	return s.supervise()
 }
