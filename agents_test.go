@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fakeAgentAPI is an agent's API on 127.0.0.1. At each call, while the
@@ -114,10 +115,11 @@ func (f *fakeAgentAPI) Inside() []sandboxView {
 	return append([]sandboxView(nil), f.inside...)
 }
 
-// lookInside reads, from the host, every process in another PID namespace
-// than the test's (the sandbox's): its environment, and the files of dir
-// as it sees them (through /proc/PID/root).
-func lookInside(dir string) func() []sandboxView {
+// lookInside reads, from the host, every process of this test's sandbox
+// (in another PID namespace than the test's, with mark in its
+// environment: other sandboxes may run on the machine): its environment,
+// and the files of dir as it sees them (through /proc/PID/root).
+func lookInside(dir, mark string) func() []sandboxView {
 	self, _ := os.Readlink("/proc/self/ns/pid")
 	return func() []sandboxView {
 		var views []sandboxView
@@ -127,7 +129,7 @@ func lookInside(dir string) func() []sandboxView {
 				continue
 			}
 			env, err := os.ReadFile(p + "/environ")
-			if err != nil {
+			if err != nil || !bytes.Contains(env, []byte(mark)) {
 				continue
 			}
 			v := sandboxView{pid: filepath.Base(p), environ: string(bytes.ReplaceAll(env, []byte{0}, []byte{'\n'})), files: map[string]string{}}
@@ -197,6 +199,11 @@ func instanceFiles(t *testing.T, h *e2eHost, sub string) []string {
 	return files
 }
 
+// testMark is a variable, NAME=VALUE, that marks this test's sandbox.
+func testMark(t *testing.T) string {
+	return fmt.Sprintf("AGENT_TEST_MARK=%s-%d", strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano())
+}
+
 // noResolve keeps the filtered network from resolving any real name.
 var noResolve = "CLAUDEBOX_RESOLVE=unused.test=127.0.0.9"
 
@@ -213,8 +220,9 @@ func TestAgentCodex(t *testing.T) {
 	h.write(filepath.Join(h.home, ".codex", "auth.json"), `{"OPENAI_API_KEY":"`+real+`"}`+"\n")
 	h.write(filepath.Join(h.home, ".codex", "config.toml"), "model = \"gpt-test\"\n")
 	h.write(filepath.Join(h.home, ".codex", "sessions", "2020", "other-project.jsonl"), "another project's session\n")
-	f := startAgentAPI(t, "Authorization", lookInside(filepath.Join(h.home, ".codex")))
-	out := h.run(proj, []string{"OPENAI_BASE_URL=" + f.URL + "/v1", noResolve}, "claudebox", "--agent", "codex", "exec", "--skip-git-repo-check", "say pong")
+	mark := testMark(t)
+	f := startAgentAPI(t, "Authorization", lookInside(filepath.Join(h.home, ".codex"), mark))
+	out := h.run(proj, []string{"OPENAI_BASE_URL=" + f.URL + "/v1", noResolve}, "claudebox", "--env", mark, "--agent", "codex", "exec", "--skip-git-repo-check", "say pong")
 	if !strings.Contains(out, "PONG-CODEX") {
 		t.Fatalf("codex did not answer: %s", out)
 	}
@@ -247,8 +255,9 @@ func TestAgentGemini(t *testing.T) {
 	h.write(filepath.Join(h.home, ".gemini", ".env"), "GEMINI_API_KEY="+real+"\n")
 	h.write(filepath.Join(h.home, ".gemini", "oauth_creds.json"), `{"refresh_token":"google-refresh"}`+"\n")
 	h.write(filepath.Join(h.home, ".gemini", "settings.json"), `{"ui":{"hideBanner":true}}`+"\n")
-	f := startAgentAPI(t, "X-Goog-Api-Key", lookInside(filepath.Join(h.home, ".gemini")))
-	out := h.run(proj, []string{"GOOGLE_GEMINI_BASE_URL=" + f.URL, noResolve}, "claudebox", "--agent", "gemini", "--skip-trust", "-p", "say pong")
+	mark := testMark(t)
+	f := startAgentAPI(t, "X-Goog-Api-Key", lookInside(filepath.Join(h.home, ".gemini"), mark))
+	out := h.run(proj, []string{"GOOGLE_GEMINI_BASE_URL=" + f.URL, noResolve}, "claudebox", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
 	if !strings.Contains(out, "PONG-GEMINI") {
 		t.Fatalf("gemini did not answer: %s", out)
 	}
