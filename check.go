@@ -62,8 +62,9 @@ func (c checkCmd) Run(h session.Home, homeErr error) error {
 	trial := checkResult{"trial sandbox", "fail", "not run: fix the lines above first", ""}
 	if err == nil {
 		trial, claude = runTrial(s, userns, claude)
+		plan = append(plan, checkRefused(s)...)
 	}
-	return c.report(slices.Concat(results, []checkResult{claude}, host, plan, []checkResult{trial}))
+	return c.report(slices.Concat(results, []checkResult{claude}, checkAgents(h), host, plan, []checkResult{trial}))
 }
 
 // checkBwrapInstall finds bwrap and checks its features, its setuid bit

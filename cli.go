@@ -10,6 +10,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/evalrun"
 	"github.com/claudebox/claudebox/guardwatch"
@@ -24,9 +25,10 @@ import (
 // subcommands: every word that is not claudebox's goes to claude, and a
 // prompt may well be a word like "list".
 type cli struct {
-	Shell  bool `group:"launch" xor:"mode" help:"Run bash instead of claude; arguments go to bash."`
-	DryRun bool `group:"launch" help:"Print the bwrap command and exit (--gc: only report)."`
-	Yes    bool `group:"launch" short:"y" help:"Approve what the project's files add, and remember it."`
+	Shell  bool   `group:"launch" xor:"mode" help:"Run bash instead of claude; arguments go to bash."`
+	DryRun bool   `group:"launch" help:"Print the bwrap command and exit (--gc: only report)."`
+	Yes    bool   `group:"launch" short:"y" help:"Approve what the project's files add, and remember it."`
+	Agent  string `group:"launch" enum:"claude,codex,gemini" default:"claude" placeholder:"NAME" help:"Run claude, codex or gemini; arguments go to it."`
 
 	Bind               []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-write (at DEST); repeatable."`
 	RoBind             []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-only (at DEST); repeatable."`
@@ -180,7 +182,11 @@ func (c *cli) Run(ctx *kong.Context) error {
 		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, WithGPG: c.WithGPG, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, Publish: c.Publish, Forward: c.Forward, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP,
 	}
-	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Flags: flags, Args: c.Claude}.Run(home)
+	run, _ := agent.Named(c.Agent)
+	if c.Shell && !run.IsClaude() {
+		return hint.Errorf("claudebox --shell, or claudebox --agent "+run.Name, "--shell and --agent go separately")
+	}
+	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Agent: run, Flags: flags, Args: c.Claude}.Run(home)
 }
 
 // version is stamped by the build (-ldflags -X main.version=…); go install

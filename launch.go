@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/printable"
@@ -15,6 +16,7 @@ type launchCmd struct {
 	DryRun bool
 	Yes    bool
 	Shell  bool
+	Agent  agent.Agent
 	// The settings the command line gives; config files fill in the rest.
 	Flags config.Settings
 	Args  []string
@@ -23,7 +25,7 @@ type launchCmd struct {
 // Run validates everything first and creates nothing until all of it is
 // known to be right; then it prepares the instance and supervises bwrap.
 func (l launchCmd) Run(home session.Home) error {
-	s, err := session.Prepare(session.Options{Home: home, Shell: l.Shell, Flags: l.Flags, Args: l.Args, ReadMounts: readMounts})
+	s, err := session.Prepare(session.Options{Home: home, Shell: l.Shell, Agent: l.Agent, Flags: l.Flags, Args: l.Args, ReadMounts: readMounts})
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,9 @@ type Settings struct {
 	ExportDir *string `toml:"export-dir"`
 	// MCP names the MCP servers of the host's ~/.claude.json to carry in.
 	MCP []string `toml:"mcp"`
+	// RefuseEnv are name patterns of variables that never pass (tokens
+	// the user's employer scopes): the user's own settings only.
+	RefuseEnv []string `toml:"refuse-env"`
 }
 
 // userConfig is the user's config.toml: settings for every project, and
@@ -86,10 +89,10 @@ var keyTypes = map[string]string{
 	"with-ssh": "true or false", "with-gpg": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
 	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false", "caches": "true or false",
 	"publish": `a list of strings, e.g. ["8080", "9000:3000"]`, "forward": `a list of strings, e.g. ["5432"]`,
-	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "project": "a table of tables",
+	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, mcp, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, mcp, refuse-env, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -247,6 +250,8 @@ type Launch struct {
 	DesktopSockets bool
 	// ExportDir is the inbox sessions are exported to; empty: none.
 	ExportDir string
+	// RefuseEnv are the user's patterns of variables that never pass.
+	RefuseEnv []string
 	// MCP names the MCP servers to carry in, each with the file that named
 	// it ("" for the user's own settings or the command line).
 	MCP []MCPName
@@ -485,7 +490,7 @@ func (m *merging) usersOnly(l layer) error {
 	for _, s := range []struct {
 		key string
 		set bool
-	}{{"move-aside", l.MoveAside != nil}, {"caches", l.Caches != nil}, {"export-dir", l.ExportDir != nil}, {"with-clipboard", l.WithClipboard != nil}, {"with-desktop-sockets", l.WithDesktopSockets != nil}} {
+	}{{"move-aside", l.MoveAside != nil}, {"caches", l.Caches != nil}, {"export-dir", l.ExportDir != nil}, {"with-clipboard", l.WithClipboard != nil}, {"with-desktop-sockets", l.WithDesktopSockets != nil}, {"refuse-env", len(l.RefuseEnv) > 0}} {
 		if s.set && !l.own {
 			return hint.Errorf("set it in "+UserConfigPath(m.home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, s.key)
 		}
@@ -511,6 +516,12 @@ func (m *merging) usersOnly(l layer) error {
 	}
 	if l.WithDesktopSockets != nil {
 		m.out.DesktopSockets = *l.WithDesktopSockets
+	}
+	for _, p := range l.RefuseEnv {
+		if !environment.ValidPattern(p) {
+			return hint.Errorf(`write a variable's name, with * for any characters: "CORP_*"`, "%s: refuse-env: \"%s\" is not a name pattern", l.from, printable.Excerpt(p))
+		}
+		m.out.RefuseEnv = append(m.out.RefuseEnv, p)
 	}
 	return nil
 }

@@ -78,8 +78,12 @@ var allowedEnvPrefixes = []string{"LC_", "ANTHROPIC_", "CLAUDE_CODE_", "DISABLE_
 // credential), so none is ever passed in: the user's values, from the
 // host's environment, their own env settings or --env, are read by the
 // proxy outside (Env.API); a project's are dropped, since a project must
-// not choose where the user's credential goes.
-var APIVariables = []string{"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"}
+// not choose where the user's credential goes. The other agents' (package
+// agent) are among them, whichever agent a sandbox runs.
+var APIVariables = []string{
+	"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+	"OPENAI_BASE_URL", "OPENAI_API_KEY", "CODEX_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY",
+}
 
 // Env is what the sandbox's environment is made of. Values set by env files
 // are kept here, out of the Plan, so that nothing that prints a plan can

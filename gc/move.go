@@ -246,6 +246,10 @@ func mergeInto(projects, src, dst string) (left []string, err error) {
 		if !e.IsDir() {
 			continue
 		}
+		if e.Name() == instance.AgentsDir {
+			left = append(left, mergeAgents(projects, src, dst)...)
+			continue
+		}
 		from, to := filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())
 		err := untrusted.Rename(projects, from, to)
 		if err == nil {
@@ -291,6 +295,83 @@ func mergeInto(projects, src, dst string) (left []string, err error) {
 		}
 	}
 	return nil, trashAndRemove(projects, src)
+}
+
+// mergeAgents moves the other agents' state of instance src into dst:
+// each agent's directory, or where dst has one too, each of its entries
+// that is not empty into the place of dst's empty one (every launch makes
+// them, so most are). An entry both hold something in (two projects'
+// sessions of one agent) is left in src and reported.
+func mergeAgents(projects, src, dst string) (left []string) {
+	// move renames from to to, in place of an empty one; an empty from
+	// needs no moving.
+	move := func(from, to string) error {
+		err := untrusted.Rename(projects, from, to)
+		if errors.Is(err, fs.ErrExist) && emptyEntry(projects, to) && untrusted.RemoveAll(projects, to) == nil {
+			err = untrusted.Rename(projects, from, to)
+		}
+		if errors.Is(err, fs.ErrExist) && emptyEntry(projects, from) {
+			return nil
+		}
+		return err
+	}
+	report := func(from string, err error) {
+		if errors.Is(err, fs.ErrExist) {
+			left = append(left, filepath.Join(projects, from)+": "+dst+" has one of that name")
+		} else {
+			left = append(left, filepath.Join(projects, from)+": "+err.Error())
+		}
+	}
+	agents := filepath.Join(src, instance.AgentsDir)
+	err := move(agents, filepath.Join(dst, instance.AgentsDir))
+	if !errors.Is(err, fs.ErrExist) {
+		if err != nil {
+			report(agents, err)
+		}
+		return left
+	}
+	dirs, err := untrusted.ReadDir(projects, agents)
+	if err != nil {
+		report(agents, err)
+		return left
+	}
+	for _, a := range dirs {
+		from, to := filepath.Join(agents, a.Name()), filepath.Join(dst, instance.AgentsDir, a.Name())
+		err := move(from, to)
+		if !errors.Is(err, fs.ErrExist) || !a.IsDir() {
+			if err != nil {
+				report(from, err)
+			}
+			continue
+		}
+		inner, err := untrusted.ReadDir(projects, from)
+		if err != nil {
+			report(from, err)
+			continue
+		}
+		for _, f := range inner {
+			if err := move(filepath.Join(from, f.Name()), filepath.Join(to, f.Name())); err != nil {
+				report(filepath.Join(from, f.Name()), err)
+			}
+		}
+	}
+	return left
+}
+
+// emptyEntry says name is an empty directory or an empty regular file, not
+// followed if a symlink.
+func emptyEntry(projects, name string) bool {
+	fi, err := untrusted.Lstat(projects, name)
+	switch {
+	case err != nil:
+		return false
+	case fi.Mode().IsRegular():
+		return fi.Size() == 0
+	case fi.IsDir():
+		entries, err := untrusted.ReadDir(projects, name)
+		return err == nil && len(entries) == 0
+	}
+	return false
 }
 
 // historyFile is the instance's prompt history.

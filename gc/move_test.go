@@ -342,3 +342,57 @@ func TestMoveCachesMerge(t *testing.T) {
 		t.Errorf("caches after the merge: %q", got)
 	}
 }
+
+// TestMoveMergeAgents: the other agents' state joins the new instance
+// where the new one's is empty (every launch makes it); where both hold
+// sessions of one agent, the old one's is left and named; a link the
+// sandbox left in the new instance is not written through.
+func TestMoveMergeAgents(t *testing.T) {
+	state := t.TempDir()
+	oldRoot, newRoot := "/old/proj", "/new/proj"
+	oldDir, newDir := makeInstance(t, state, oldRoot), makeInstance(t, state, newRoot)
+	must(t, os.Remove(filepath.Join(oldDir, ClaudeProjectDir(oldRoot), "s1.jsonl")))
+	agents := func(dir string, parts ...string) string {
+		return filepath.Join(append([]string{dir, instance.AgentsDir}, parts...)...)
+	}
+	for _, dir := range []string{oldDir, newDir} {
+		for _, d := range []string{"codex/sessions", "codex/sqlite", "gemini/tmp", "gemini/history"} {
+			must(t, os.MkdirAll(agents(dir, d), 0o700))
+		}
+		must(t, os.WriteFile(agents(dir, "codex", "history.jsonl"), nil, 0o600))
+	}
+	must(t, os.MkdirAll(agents(oldDir, "codex", "sessions", "2026"), 0o700))
+	must(t, os.WriteFile(agents(oldDir, "codex", "history.jsonl"), []byte("old prompt\n"), 0o600))
+	must(t, os.WriteFile(agents(oldDir, "gemini", "tmp", "old-chat"), []byte("old\n"), 0o600))
+	must(t, os.WriteFile(agents(newDir, "gemini", "tmp", "new-chat"), []byte("new\n"), 0o600))
+	outside := t.TempDir()
+	must(t, os.Remove(agents(newDir, "gemini", "history")))
+	must(t, os.Symlink(outside, agents(newDir, "gemini", "history")))
+	must(t, os.WriteFile(agents(oldDir, "gemini", "history", "h"), []byte("old\n"), 0o600))
+
+	var res MoveResult
+	var err error
+	withinTime(t, "Move", func() { res, err = Move(state, oldRoot, newRoot, true) })
+	if err == nil || len(res.conflicts) != 2 {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	joined := strings.Join(res.conflicts, "\n")
+	if !strings.Contains(joined, filepath.Join("gemini", "tmp")+": ") || !strings.Contains(joined, filepath.Join("gemini", "history")+": ") {
+		t.Errorf("conflicts %q", res.conflicts)
+	}
+	if got := names(t, agents(newDir, "codex", "sessions")); !slices.Equal(got, []string{"2026"}) {
+		t.Errorf("codex sessions %q", got)
+	}
+	if got := readString(t, agents(newDir, "codex", "history.jsonl")); got != "old prompt\n" {
+		t.Errorf("codex history %q", got)
+	}
+	if got := names(t, agents(newDir, "gemini", "tmp")); !slices.Equal(got, []string{"new-chat"}) {
+		t.Errorf("gemini tmp %q", got)
+	}
+	if got := names(t, outside); len(got) != 0 {
+		t.Errorf("written through the link: %q", got)
+	}
+	if got := readString(t, agents(oldDir, "gemini", "tmp", "old-chat")); got != "old\n" {
+		t.Errorf("the old chat is lost: %q", got)
+	}
+}

@@ -27,8 +27,11 @@ import (
 const ProjectConfigFile = ".claudebox.toml"
 
 // workTreeGuards are the working-tree paths that tools on the host run or
-// obey: the sandbox runtime's mandatory list, plus .envrc (direnv runs it)
-// and .pre-commit-config.yaml (the pre-commit hook runs what it names).
+// obey: the sandbox runtime's mandatory list, plus .envrc (direnv runs it),
+// .pre-commit-config.yaml (the pre-commit hook runs what it names) and the
+// project files of every agent claudebox runs (package agent), which the
+// host's copy of that agent obeys. Their instruction files (AGENTS.md,
+// GEMINI.md, CLAUDE.md) are read, not run: project content.
 var workTreeGuards = []struct{ name, why string }{
 	{".gitmodules", "git submodule configuration"},
 	{".gitconfig", "git configuration"},
@@ -46,6 +49,8 @@ var workTreeGuards = []struct{ name, why string }{
 	{".vscode", "editor tasks and settings"},
 	{".idea", "editor run configurations"},
 	{".claude", "Claude Code project settings, hooks, commands and agents"},
+	{".codex", "Codex's project configuration: its MCP servers and hooks"},
+	{".gemini", "Gemini CLI's project settings, MCP servers, commands and .env"},
 }
 
 // toolFiles are the editors' and other tools' project files that the host
@@ -70,8 +75,6 @@ var toolFiles = []struct{ name, why string }{
 	{".mise", "mise's tasks, hooks and environment"},
 	{".tool-versions", "the tool versions asdf and mise run"},
 	{".cursor", "Cursor's rules and MCP servers"},
-	{".gemini", "Gemini CLI's settings and MCP servers"},
-	{".codex", "Codex's configuration"},
 	{".lfsconfig", "git-lfs's endpoints"},
 }
 

@@ -20,6 +20,12 @@ import (
 // RootFile names the file in an instance directory that records its root.
 const RootFile = "project-root"
 
+// AgentsDir, in an instance, holds the other agent CLIs' state, a
+// directory each (package agent): one level below the project
+// directories Claude Code keeps here, so that none reads as one of its
+// transcripts.
+const AgentsDir = "agents"
+
 // RootFileLimit is the most of a project-root file claudebox reads: a path
 // and a newline.
 const RootFileLimit = unix.PathMax + 1

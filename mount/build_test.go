@@ -49,7 +49,7 @@ func TestBuildHostFacts(t *testing.T) {
 			nil, nil,
 		},
 		{"a login is never mounted: the proxy holds it", func(in *Inputs) {
-			in.API = &API{Variable: "CLAUDE_CODE_OAUTH_TOKEN", Source: "/h/.claude/.credentials.json"}
+			in.API = &API{Variable: "CLAUDE_CODE_OAUTH_TOKEN", Source: "/h/.claude/.credentials.json", Address: ClaudeAPIAddress}
 		}, nil, []string{".credentials.json"}, nil},
 		{
 			"the SSH agent with known_hosts", func(in *Inputs) { in.SSHAgent, in.Host.KnownHosts = "/run/user/1/agent.sock", "/h/.ssh/known_hosts" },

@@ -17,9 +17,12 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 		env = append(env, "SSH_AUTH_SOCK="+SSHAgentSocket)
 	}
 	env = append(env, p.relayEnv()...)
+	if p.Agent != nil {
+		env = append(env, p.Agent.Env...)
+	}
 	env = append(env, p.SetEnv...)
 	for _, n := range p.Env {
-		if p.setByRelay(n) || p.fixed(n) {
+		if p.setByRelay(n) || p.fixed(n) || p.setByAgent(n) {
 			continue
 		}
 		if n == "HOME" {
@@ -36,6 +39,20 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 func (p Plan) fixed(name string) bool {
 	for _, kv := range p.SetEnv {
 		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// setByAgent says the agent's row sets name inside: it points the agent at
+// the proxy and turns its own sandbox off, whatever the user passes.
+func (p Plan) setByAgent(name string) bool {
+	if p.Agent == nil {
+		return false
+	}
+	for _, kv := range p.Agent.Env {
+		if n, _, _ := strings.Cut(kv, "="); n == name {
 			return true
 		}
 	}

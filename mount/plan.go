@@ -80,6 +80,9 @@ const (
 	Requested
 	// Caches: the project's tool caches.
 	Caches
+	// AgentFiles: another agent CLI's configuration directory rebuilt, and
+	// its state in the instance.
+	AgentFiles
 )
 
 // writable reports whether the sandbox can write through the mount to the
@@ -118,6 +121,8 @@ type Plan struct {
 	GPGAgent bool
 	// API is how Claude reaches its API; nil without the proxy.
 	API *API
+	// Agent is the agent CLI run when it is not Claude.
+	Agent *AgentConfig
 	// Command runs inside: claude and its arguments, or a shell.
 	Command []string
 	// SetEnv are variables with the value the launch fixes (Inputs.SetEnv).
@@ -162,6 +167,10 @@ type Inputs struct {
 	// is the program, Build adds the SANDBOX.md flag.
 	Command []string
 	Claude  bool
+	// Agent is the agent CLI run when it is not Claude; AgentState, the
+	// entries of every agent's state in the instance (agent.StateEntries).
+	Agent      *AgentConfig
+	AgentState []string
 	// Binds are the user's extra mounts, checked by bind.Check.
 	Binds []BindSpec
 	// CA are the CA bundles the host's variables name that pass in.
@@ -183,10 +192,13 @@ type Inputs struct {
 type API struct {
 	Variable string
 	Source   string
+	// Address is the variable that points the agent at the proxy, when
+	// one does ("" when its arguments do).
+	Address string
 }
 
-// apiAddress is the variable that points Claude Code at the proxy.
-const apiAddress = "ANTHROPIC_BASE_URL"
+// ClaudeAPIAddress is the variable that points Claude Code at the proxy.
+const ClaudeAPIAddress = "ANTHROPIC_BASE_URL"
 
 // SSHAgentSocket is where --with-ssh puts the user's SSH agent inside.
 const SSHAgentSocket = "/run/claudebox/ssh-agent.sock"
@@ -230,7 +242,11 @@ func Build(in Inputs) Plan {
 		p.Instance = ""
 		p.addEval(in.Eval)
 	} else {
-		p.addClaudeConfig(in.Host, inst)
+		p.addClaudeConfig(in.Host, inst, in.AgentState)
+		if in.Agent != nil {
+			p.Agent = in.Agent
+			p.addAgentConfig(in.Agent, inst)
+		}
 	}
 	p.Mounts = append(p.Mounts, in.Host.Own...)
 	if in.Relay != nil {
@@ -272,7 +288,11 @@ func Build(in Inputs) Plan {
 		// No login is mounted: the credential the sandbox holds is the
 		// proxy's phantom, in the environment.
 		p.API = in.API
-		p.Env = append(slices.Clone(p.Env), apiAddress, in.API.Variable)
+		p.Env = slices.Clone(p.Env)
+		if in.API.Address != "" {
+			p.Env = append(p.Env, in.API.Address)
+		}
+		p.Env = append(p.Env, in.API.Variable)
 	}
 	p.Command = in.Command
 	if in.Claude {
@@ -309,7 +329,7 @@ func (p *Plan) addSystem(h Host) {
 // Claude Code writes lock directories beside its files (history.jsonl.lock),
 // which a read-only bind would refuse. What it creates stays in the tmpfs.
 // The instance inst holds this project's sessions and history.
-func (p *Plan) addClaudeConfig(h Host, inst string) {
+func (p *Plan) addClaudeConfig(h Host, inst string, agentState []string) {
 	claudeDir := filepath.Join(p.Home, ".claude")
 	projects := filepath.Join(claudeDir, "projects")
 	p.add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
@@ -324,6 +344,9 @@ func (p *Plan) addClaudeConfig(h Host, inst string) {
 	// on their own path), so the sandbox cannot swap them for symlinks.
 	for _, f := range []string{instance.RootFile, SandboxMDFile} {
 		p.add(ClaudeConfig, RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
+	}
+	for _, d := range agentState {
+		p.add(ClaudeConfig, Bind, filepath.Join(inst, d), filepath.Join(projects, d), "pinned: another agent's state, which its sessions bind")
 	}
 	history := filepath.Join(inst, HistoryFile)
 	p.add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
@@ -485,8 +508,12 @@ func (p Plan) Script(bwrap string) string {
 	n := p.fd(len(p.DataMounts()) + 1)
 	fmt.Fprintf(&b, "# fd %d: the user namespace of claudebox's guard watcher; fd %d: bwrap reports the sandbox's pid; fd %d: bwrap waits until the guards are watched\n", n, n+1, n+2)
 	if p.API != nil {
+		address := p.API.Address
+		if address == "" {
+			address = "its arguments"
+		}
 		fmt.Fprintf(&b, "# %s, %s: set by the launch, not shown: its proxy's address on 127.0.0.1 and a phantom credential for this session only; the proxy puts the real one (%s) in its place\n",
-			apiAddress, p.API.Variable, printable.Escape(p.API.Source))
+			address, p.API.Variable, printable.Escape(p.API.Source))
 	}
 	if p.Relay != nil {
 		for _, line := range p.Relay.PortLines() {
@@ -533,8 +560,14 @@ func (p Plan) Script(bwrap string) string {
 		name, value, _ := strings.Cut(kv, "=")
 		b.WriteString(" " + name + "=" + Quote(value))
 	}
+	if p.Agent != nil {
+		for _, kv := range p.Agent.Env {
+			name, value, _ := strings.Cut(kv, "=")
+			b.WriteString(" " + name + "=" + Quote(value))
+		}
+	}
 	for _, name := range p.Env {
-		if name == updaterOff || p.setByRelay(name) || p.fixed(name) {
+		if name == updaterOff || p.setByRelay(name) || p.fixed(name) || p.setByAgent(name) {
 			continue
 		}
 		if src, ok := p.envSetBy[name]; ok && src.lines {

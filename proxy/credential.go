@@ -39,6 +39,9 @@ const (
 // never refreshes a token given that way, so the sandbox needs no refresh
 // token at all.
 func (k Kind) Variable() string {
+	if v, ok := agentVariable(k); ok {
+		return v
+	}
 	switch k {
 	case APIKey:
 		return "ANTHROPIC_API_KEY"
@@ -143,6 +146,9 @@ func readLogin(path string) (map[string]json.RawMessage, oauthLogin, error) {
 // in a fixed suffix, because Claude Code remembers a key's approval by its
 // last 20 characters: one approval then covers every session's phantom.
 func newPhantom(k Kind) string {
+	if isAgentKey(k) {
+		return agentPhantom(k)
+	}
 	b := make([]byte, 32)
 	rand.Read(b)
 	switch k {

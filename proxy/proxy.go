@@ -126,6 +126,14 @@ func allowed(r *http.Request) bool {
 	return false
 }
 
+// allowed says r is a call of the API the session's credential is for.
+func (p *Proxy) allowed(r *http.Request) bool {
+	if p.Cred != nil && isAgentKey(p.Cred.Kind) {
+		return agentAllowed(p.Cred.Kind, r)
+	}
+	return allowed(r)
+}
+
 // modelID says id is one path segment of the characters model ids use.
 func modelID(id string) bool {
 	if id == "" || id == "." || id == ".." {
@@ -172,8 +180,12 @@ func (p *Proxy) handler() http.Handler {
 			w.WriteHeader(http.StatusOK)
 			return
 		}
-		if !allowed(r) {
-			p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: "+r.Method+" "+r.URL.Path+" is not an API call Claude Code needs; the proxy passes only the Messages API")
+		if !p.allowed(r) {
+			passes := "is not an API call Claude Code needs; the proxy passes only the Messages API"
+			if p.Cred != nil && isAgentKey(p.Cred.Kind) {
+				passes = "is not a model call; the proxy passes only those"
+			}
+			p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: "+r.Method+" "+r.URL.Path+" "+passes)
 			return
 		}
 		if p.Cred == nil {
@@ -184,7 +196,7 @@ func (p *Proxy) handler() http.Handler {
 			p.refuse(w, r, http.StatusUnauthorized, "authentication_error", "claudebox: this request does not carry the session's credential")
 			return
 		}
-		if p.egress != nil {
+		if p.egress != nil && !isAgentKey(p.Cred.Kind) {
 			if err := checkFetches(r); err != nil {
 				p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: this request is refused: "+err.Error())
 				return
@@ -203,7 +215,14 @@ func (p *Proxy) handler() http.Handler {
 		r.Header.Del("Authorization")
 		r.Header.Del("X-Api-Key")
 		r.Header.Del("Proxy-Authorization")
+		r.Header.Del("X-Goog-Api-Key")
 		switch p.Cred.Kind {
+		case OpenAIKey, GeminiKey:
+			if h, bearer := agentKeyHeader(p.Cred.Kind); bearer {
+				r.Header.Set(h, "Bearer "+token)
+			} else {
+				r.Header.Set(h, token)
+			}
 		case APIKey:
 			r.Header.Set("X-Api-Key", token)
 		case OAuth:
@@ -220,7 +239,9 @@ func (p *Proxy) handler() http.Handler {
 // constant time.
 func (p *Proxy) presentsPhantom(h http.Header) bool {
 	var got string
-	if p.Cred.Kind == APIKey {
+	if name, bearer := agentKeyHeader(p.Cred.Kind); isAgentKey(p.Cred.Kind) && !bearer {
+		got = h.Get(name)
+	} else if p.Cred.Kind == APIKey {
 		got = h.Get("X-Api-Key")
 	} else {
 		got, _ = strings.CutPrefix(h.Get("Authorization"), "Bearer ")

@@ -264,6 +264,18 @@ func network(w *page, p mount.Plan) {
 }
 
 func api(w *page, p mount.Plan) {
+	if a := p.Agent; a != nil {
+		var secrets []string
+		for _, f := range a.Secrets {
+			secrets = append(secrets, filepath.Base(f))
+		}
+		w.line("- %s: %s shows the host's configuration read-only (private copies of the files it saves); its login (%s) is not here. Its sessions and state are this project's only. Its own sandbox is off: %s; this sandbox confines its commands instead.",
+			a.Name, a.Dir, strings.Join(secrets, ", "), a.SandboxOff)
+		if p.API != nil {
+			w.line("- %s's API: through claudebox's proxy outside the sandbox. %s here is a phantom key for this session, worthless anywhere else; the user's real key is not in the sandbox. The proxy passes only its model calls.", a.Name, p.API.Variable)
+		}
+		return
+	}
 	if p.API != nil {
 		w.line("- Claude's API: through claudebox's proxy outside the sandbox (ANTHROPIC_BASE_URL). %s here is a phantom credential for this session, worthless anywhere else; the user's real login or key is not in the sandbox. The proxy passes only the Messages API (/v1/messages, count_tokens, the model list).", p.API.Variable)
 	}

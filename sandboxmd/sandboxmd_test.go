@@ -49,7 +49,7 @@ func plan(project instance.Project, cwd string, env []string, network bool) moun
 	}
 	var api *mount.API
 	if network {
-		api = &mount.API{Variable: "CLAUDE_CODE_OAUTH_TOKEN", Source: "/home/alice/.claude/.credentials.json"}
+		api = &mount.API{Variable: "CLAUDE_CODE_OAUTH_TOKEN", Source: "/home/alice/.claude/.credentials.json", Address: mount.ClaudeAPIAddress}
 	}
 	return mount.Build(mount.Inputs{
 		Home: "/home/alice", StateDir: "/home/alice/.claudebox",
@@ -137,5 +137,25 @@ func TestRenderNamesEveryWritableBind(t *testing.T) {
 				t.Errorf("writable %s is not in SANDBOX.md", m.Dest)
 			}
 		}
+	}
+}
+
+// Another agent's sandbox says how its configuration, login, state and own
+// sandbox are, and names its phantom, not Claude's API.
+func TestRenderAgent(t *testing.T) {
+	p := mount.Build(mount.Inputs{
+		Home: "/home/alice", StateDir: "/home/alice/.claudebox",
+		Project: instance.Project{Root: "/home/alice/p", Checkout: "/home/alice/p"}, Cwd: "/home/alice/p", Host: host,
+		Command: []string{"/usr/bin/codex"}, API: &mount.API{Variable: "OPENAI_API_KEY", Source: "OPENAI_API_KEY"},
+		Agent: &mount.AgentConfig{Name: "codex", Dir: "/home/alice/.codex", Secrets: []string{"/home/alice/.codex/auth.json"}, SandboxOff: "-c sandbox_mode=x"},
+	})
+	got := string(Render(p))
+	for _, want := range []string{"- codex: /home/alice/.codex shows", "its login (auth.json) is not here", "Its own sandbox is off: -c sandbox_mode=x", "OPENAI_API_KEY here is a phantom key"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "Claude's API") {
+		t.Errorf("names Claude's API:\n%s", got)
 	}
 }

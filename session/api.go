@@ -87,7 +87,7 @@ func (s *Session) startProxy() (stop func(), err error) {
 		return func() {}, nil
 	}
 	SweepRun(s.stateDir)
-	stem := s.run
+	stem := s.runFiles
 	// Files of this name are an ended session's: this process's pid and
 	// session count name them.
 	for _, ext := range []string{sockExt, logExt, ctlExt} {
@@ -113,7 +113,11 @@ func (s *Session) startProxy() (stop func(), err error) {
 		log.Close()
 		return nil, err
 	}
-	p, err := proxy.Start(ln, url, s.cred, upstream(s.env), out, log)
+	api := upstream(s.env)
+	if !s.agent.IsClaude() && !s.shell {
+		api = agentUpstream(s.agent, s.env)
+	}
+	p, err := proxy.Start(ln, url, s.cred, api, out, log)
 	if err != nil {
 		ln.Close()
 		log.Close()

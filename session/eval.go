@@ -95,7 +95,7 @@ func PrepareEval(o EvalOptions) (*Session, error) {
 		Eval:    &o.Eval,
 		SetEnv:  o.SetEnv,
 	}
-	s := &Session{bwrap: bwrap, home: home, stateDir: o.Home.State, run: newRunStem(o.Home.State, ""), env: env, hosts: proxy.Policy{Allow: o.Allow}}
+	s := &Session{bwrap: bwrap, home: home, stateDir: o.Home.State, runFiles: newRunStem(o.Home.State, ""), env: env, hosts: proxy.Policy{Allow: o.Allow}}
 	if o.Network != config.NetworkNone {
 		cred, err := FindCredential(o.Home, env)
 		if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/config"
@@ -54,6 +55,8 @@ type Options struct {
 	// ReadMounts reads the machine's mount table: a launch records which
 	// mount holds the project, for --gc.
 	ReadMounts func() gc.Mounts
+	// Agent is the agent CLI to run (--agent); Claude when unset.
+	Agent agent.Agent
 }
 
 // Session is a launch worked out before it touches anything.
@@ -63,10 +66,10 @@ type Session struct {
 	bwrap    string
 	home     string
 	stateDir string
-	// run is the stem of the session's files in the run directory.
-	run  string
-	plan mount.Plan
-	env  environment.Env
+	// runFiles is the stem of the session's files in the run directory.
+	runFiles string
+	plan     mount.Plan
+	env      environment.Env
 	// additions lists what the project's files (and the bash-era env files)
 	// add; unapproved, what of it the user has not approved for this
 	// project.
@@ -113,6 +116,23 @@ type Session struct {
 	portsNote string
 	// caPEM are the host's CA bundles, read at the probe, for the proxy.
 	caPEM [][]byte
+	// agent is the agent CLI the sandbox runs.
+	agent agent.Agent
+	// refuseEnv are the user's refuse-env patterns.
+	refuseEnv []string
+}
+
+// Refused names, sorted, the host's variables the user's refuse-env
+// patterns keep out.
+func (s *Session) Refused() []string {
+	var names []string
+	for _, kv := range os.Environ() {
+		if n, _, _ := strings.Cut(kv, "="); environment.Refused(n, s.refuseEnv) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
 }
 
 // Plan is the session's plan.
@@ -146,7 +166,7 @@ func (s *Session) Run(yes bool) error {
 		printable.Say(os.Stderr, "claudebox: %s", s.portsNote)
 	}
 	if !s.plan.Network && s.plan.Relay == nil && !s.shell {
-		printable.Say(os.Stderr, "claudebox: --network=none: Claude cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --network=none --shell)")
+		printable.Say(os.Stderr, "claudebox: --network=none: %s cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --network=none --shell)", s.agent.Title)
 	}
 	return s.supervise()
 }
@@ -208,7 +228,7 @@ func Prepare(o Options) (*Session, error) {
 	if len(host.Redirects) > 0 {
 		return nil, resolveError(host.Redirects[0])
 	}
-	agent, err := sshAgent(conf.WithSSH)
+	sshSocket, err := sshAgent(conf.WithSSH)
 	if err != nil {
 		return nil, err
 	}
@@ -216,14 +236,21 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	run := agentOf(o)
+	var agentConf *mount.AgentConfig
+	if !o.Shell {
+		if agentConf, command, err = agentConfig(home, run, conf, command); err != nil {
+			return nil, err
+		}
+	}
 	cred, api, err := credential(o, conf, env)
 	if err != nil {
 		return nil, err
 	}
-	run := newRunStem(stateDir, project.Root)
+	runFiles := newRunStem(stateDir, project.Root)
 	var relay *mount.Relay
 	if conf.Network == config.NetworkFiltered {
-		if relay, err = relayFor(run); err != nil {
+		if relay, err = relayFor(runFiles); err != nil {
 			return nil, err
 		}
 		relay.Forward, relay.Publish = conf.Forward, conf.Publish
@@ -238,21 +265,24 @@ func Prepare(o Options) (*Session, error) {
 		Env:      env,
 		Network:  conf.Network == config.NetworkHost,
 		Relay:    relay,
-		SSHAgent: agent,
+		SSHAgent: sshSocket,
 		GPGAgent: gpg,
 		Command:  command,
-		Claude:   !o.Shell,
+		Claude:   !o.Shell && run.IsClaude(),
 		Binds:    conf.Binds,
 		API:      api,
 		CA:       ca.Files,
 		Caches:   cachesDir(stateDir, project.Root, conf.NoCaches),
+		Agent:    agentConf,
+		// Every sandbox shows the instance whole in ~/.claude/projects.
+		AgentState: agent.StateEntries(),
 	})
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
 	return &Session{
-		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, run: run, plan: plan, env: env, additions: additions, unapproved: unapproved,
+		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, runFiles: runFiles, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
-		mcp: servers, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM,
+		mcp: servers, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv,
 	}, nil
 }
 
@@ -273,7 +303,8 @@ func programs(o Options) (bwrap string, command []string, err error) {
 	if err != nil {
 		return "", nil, hint.Errorf("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
 	}
-	name := "claude"
+	run := agentOf(o)
+	name := run.Program
 	if o.Shell {
 		name = "bash"
 	}
@@ -282,7 +313,7 @@ func programs(o Options) (bwrap string, command []string, err error) {
 		if o.Shell {
 			return "", nil, hint.Errorf("install bash", "bash not found on PATH")
 		}
-		return "", nil, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code", "claude not found on PATH")
+		return "", nil, hint.Errorf(run.Install, "%s not found on PATH", name)
 	}
 	if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
 		prog = filepath.Join(dir, filepath.Base(prog))
@@ -295,8 +326,14 @@ func programs(o Options) (bwrap string, command []string, err error) {
 // and credential, as it does for their claude; those reach only the proxy.
 func resolveEnv(home string, conf config.Launch) (environment.Env, error) {
 	env, err := environment.Resolve(append(os.Environ(), claudesettings.APIEnv(home)...), conf.EnvFlags, conf.EnvFiles)
+	if err == nil {
+		env, err = environment.Refuse(env, conf.EnvFlags, conf.EnvFiles, conf.RefuseEnv)
+	}
 	var identity *environment.IdentityError
+	var refused *environment.RefusedError
 	switch {
+	case errors.As(err, &refused):
+		return env, hint.Errorf("drop it, or remove the pattern from refuse-env in "+config.UserConfigPath(home), "%v", err)
 	case errors.As(err, &identity):
 		return env, hint.Errorf("to pass it, name it yourself: claudebox --env "+identity.Name+", or env in "+config.UserConfigPath(home), "%v", err)
 	case err != nil:
@@ -345,13 +382,16 @@ func sshAgent(withSSH bool) (string, error) {
 // none with no network or a cloud provider's own; with no login there is
 // nothing to start, but for a shell or --check's trial.
 func credential(o Options, conf config.Launch, env environment.Env) (*proxy.Credential, *mount.API, error) {
+	if a := agentOf(o); !a.IsClaude() && !o.Shell && conf.Network != config.NetworkNone {
+		return agentCredential(o, a, env)
+	}
 	if conf.Network == config.NetworkNone || Provider() != "" {
 		return nil, nil, nil
 	}
 	cred, err := FindCredential(o.Home, env)
 	switch {
 	case err == nil:
-		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}, nil
+		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source, Address: mount.ClaudeAPIAddress}, nil
 	case !o.Shell && !o.OnlyApproved:
 		return nil, nil, noLogin()
 	}
@@ -528,6 +568,9 @@ func (s *Session) fill(dir string) error {
 		}
 	}
 	if err := createEmpty(filepath.Join(dir, mount.HistoryFile)); err != nil {
+		return err
+	}
+	if err := makeAgentState(dir); err != nil {
 		return err
 	}
 	if err := untrusted.WriteFileIfChanged(dir, mount.SandboxMDFile, sandboxmd.Render(s.plan), 0o600); err != nil {

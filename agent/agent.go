@@ -1,0 +1,301 @@
+// Package agent is the table of the agent CLIs claudebox runs: for each,
+// its program, its configuration directory and what of it the sandbox sees,
+// where its per-project state goes, how its own sandbox is turned off, the
+// project files the host's copy of it obeys, and its credential. Claude is
+// the first row; adding a CLI is adding a row.
+package agent
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/proxy"
+)
+
+// Agent is one row of the table.
+type Agent struct {
+	// Name is what --agent takes, and the instance's directory for the
+	// agent's state.
+	Name string
+	// Title names it in a sentence; Program is the command looked up on
+	// PATH; Install, the hint to get it.
+	Title, Program, Install string
+	// ConfigDir is the agent's configuration directory, under $HOME.
+	ConfigDir string
+	// Shown are the entries of ConfigDir shown read-only; Copies, those it
+	// saves, shown as private copies. Anything else there (its login, other
+	// projects' history, what a later release adds) stays hidden: the list
+	// is an allowlist, so that what it does not know stays out. Claude's
+	// entries are probed by the rules of its own row (nil here).
+	Shown, Copies []string
+	// Secrets are the files in ConfigDir that hold its login, named by
+	// --check and SANDBOX.md as never entering.
+	Secrets []string
+	// State are the entries of ConfigDir that hold its per-project state:
+	// each is bound from the agent's directory in the project's instance
+	// (a name ending in "/" is a directory).
+	State []string
+	// Env and Args are set inside: its own sandbox off, its telemetry and
+	// update checks off, and its API pointed at the proxy (apiURL stands
+	// for the proxy's address).
+	Env  []string
+	Args []string
+	// Settings names its settings file in ConfigDir, shown as a private
+	// copy with Overrides merged in (JSON), made when the host has none.
+	Settings  string
+	Overrides map[string]any
+	// SandboxOff says, for SANDBOX.md, how its own sandbox is turned off.
+	SandboxOff string
+	// ProjectFiles are the project paths the host's copy of it obeys,
+	// which the guards protect (package guard lists them).
+	ProjectFiles []string
+	// Key is the kind of credential the proxy injects for it; KeyVariables,
+	// the host's variables that hold it, in the agent's order of
+	// precedence; BaseURLVariable, the host's variable naming its API, and
+	// Upstream the API when it is not set.
+	Key             proxy.Kind
+	KeyVariables    []string
+	BaseURLVariable string
+	Upstream        string
+	// keyFile reads the key from the agent's own login, if any.
+	keyFile func(home string) (value, source string)
+}
+
+// apiURL stands, in Args and Env, for the proxy's address inside.
+const apiURL = "{{claudebox-api}}"
+
+// Claude is Claude Code: its configuration and credential have their own
+// packages (claudesettings, proxy, instance).
+var Claude = Agent{
+	Name: "claude", Title: "Claude", Program: "claude", Install: "install Claude Code: npm install -g @anthropic-ai/claude-code",
+	ConfigDir:    ".claude",
+	Secrets:      []string{".credentials.json"},
+	SandboxOff:   "sandbox.enabled=false in the private copies of its settings",
+	ProjectFiles: []string{".claude", ".mcp.json"},
+}
+
+// Codex is OpenAI's Codex CLI (measured with 0.169.0). Its base URL can
+// only come from its configuration, so a model provider of claudebox's is
+// given with -c, which wins over every config file; with WebSockets off it
+// makes one POST /responses per turn. Its SQLite state follows
+// CODEX_SQLITE_HOME into the instance.
+var Codex = Agent{
+	Name: "codex", Title: "Codex", Program: "codex", Install: "install Codex: npm install -g @openai/codex",
+	ConfigDir: ".codex",
+	Shown:     []string{"AGENTS.md", "AGENTS.override.md", "prompts", "skills", "rules"},
+	Copies:    []string{"config.toml"},
+	Secrets:   []string{"auth.json"},
+	State:     []string{"sessions/", "sqlite/", "history.jsonl"},
+	Env:       []string{"CODEX_SQLITE_HOME=~/.codex/sqlite"},
+	Args: []string{
+		"-c", `model_providers.claudebox={name="claudebox",base_url="` + apiURL + `",env_key="OPENAI_API_KEY",wire_api="responses",supports_websockets=false}`,
+		"-c", `model_provider="claudebox"`,
+		"-c", `sandbox_mode="danger-full-access"`,
+		"-c", "analytics.enabled=false",
+		"-c", "check_for_update_on_startup=false",
+	},
+	SandboxOff:      `-c sandbox_mode="danger-full-access" (its bubblewrap cannot make the namespaces it needs here, so every command would fail)`,
+	ProjectFiles:    []string{".codex"},
+	Key:             proxy.OpenAIKey,
+	KeyVariables:    []string{"CODEX_API_KEY", "OPENAI_API_KEY"},
+	BaseURLVariable: "OPENAI_BASE_URL",
+	Upstream:        "https://api.openai.com/v1",
+	keyFile:         codexKey,
+}
+
+// Gemini is Google's Gemini CLI (measured with 0.61.0). The private copy
+// of its settings chooses the API key login (with a base URL set it would
+// pick no login it accepts) and turns its own sandbox, telemetry and
+// updates off; GEMINI_SANDBOX=false wins over its flags and a project's
+// settings. Its system settings would win over a project's too, but it
+// reads them only from a directory owned by root, which no directory is in
+// the sandbox's user namespace.
+var Gemini = Agent{
+	Name: "gemini", Title: "Gemini", Program: "gemini", Install: "install Gemini CLI: npm install -g @google/gemini-cli",
+	ConfigDir: ".gemini",
+	Shown:     []string{"GEMINI.md", "commands", "extensions", "skills", "agents", "policies", "extension-enablement.json"},
+	Copies:    []string{"trustedFolders.json"},
+	Secrets:   []string{"oauth_creds.json", "google_accounts.json", ".env", "mcp-oauth-tokens.json"},
+	State:     []string{"tmp/", "history/"},
+	Env: []string{
+		"GEMINI_SANDBOX=false", "GEMINI_TELEMETRY_ENABLED=false",
+		"GOOGLE_GEMINI_BASE_URL=" + apiURL,
+	},
+	Settings: "settings.json",
+	Overrides: map[string]any{
+		"security":  map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		"tools":     map[string]any{"sandbox": false},
+		"privacy":   map[string]any{"usageStatisticsEnabled": false},
+		"telemetry": map[string]any{"enabled": false},
+		"general":   map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+	},
+	SandboxOff:      "GEMINI_SANDBOX=false and tools.sandbox=false in its system settings (it would need Docker or Podman)",
+	ProjectFiles:    []string{".gemini"},
+	Key:             proxy.GeminiKey,
+	KeyVariables:    []string{"GEMINI_API_KEY"},
+	BaseURLVariable: "GOOGLE_GEMINI_BASE_URL",
+	Upstream:        "https://generativelanguage.googleapis.com",
+	keyFile:         geminiKey,
+}
+
+// All are the rows, Claude first.
+var All = []Agent{Claude, Codex, Gemini}
+
+// Named finds the row of name.
+func Named(name string) (Agent, bool) {
+	for _, a := range All {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Agent{}, false
+}
+
+// Names are the rows' names, for --agent's help and its error.
+func Names() []string {
+	var names []string
+	for _, a := range All {
+		names = append(names, a.Name)
+	}
+	return names
+}
+
+// StateEntries are the entries, in every instance, of the agents' state
+// ("/" ends a directory's name, each agent's own first): every launch
+// creates them, and pins them in every sandbox that shows the instance
+// whole, so that no session can swap one for a symlink that a later
+// session of that agent would bind.
+func StateEntries() []string {
+	entries := []string{instance.AgentsDir + "/"}
+	for _, a := range All {
+		if a.IsClaude() {
+			continue
+		}
+		dir := instance.AgentsDir + "/" + a.Name + "/"
+		entries = append(entries, dir)
+		for _, s := range a.State {
+			entries = append(entries, dir+s)
+		}
+	}
+	return entries
+}
+
+// IsClaude says the row is Claude's, whose configuration has its own
+// packages.
+func (a Agent) IsClaude() bool { return a.Name == Claude.Name }
+
+// Resolved is a's Env and Args with home and the proxy's address inside
+// put in.
+func (a Agent) Resolved(home, url string) (env, args []string) {
+	put := func(s string) string {
+		s = strings.ReplaceAll(s, apiURL, url)
+		return strings.Replace(s, "=~/", "="+home+"/", 1)
+	}
+	for _, e := range a.Env {
+		env = append(env, put(e))
+	}
+	for _, arg := range a.Args {
+		args = append(args, put(arg))
+	}
+	return env, args
+}
+
+// SettingsContent is the private copy of the agent's settings: the host's
+// (nil when it has none; one that is not a JSON object is left out) with
+// the row's overrides merged in.
+func (a Agent) SettingsContent(host []byte) []byte {
+	var top map[string]any
+	if json.Unmarshal(host, &top) != nil || top == nil {
+		top = map[string]any{}
+	}
+	merge(top, a.Overrides)
+	b, _ := json.MarshalIndent(top, "", "  ")
+	return append(b, '\n')
+}
+
+// merge sets over's values in top, object by object.
+func merge(top, over map[string]any) {
+	for k, v := range over {
+		sub, isObject := v.(map[string]any)
+		have, hasObject := top[k].(map[string]any)
+		if isObject && hasObject {
+			merge(have, sub)
+			continue
+		}
+		if isObject {
+			have = map[string]any{}
+			merge(have, sub)
+			v = have
+		}
+		top[k] = v
+	}
+}
+
+// FindKey finds the agent's API key on the host: one of its variables
+// (lookup reads the user's env settings, --env and the host's
+// environment), else its own login's file. A login that is not an API key
+// (Codex's ChatGPT login, Gemini's Google login) is not found: the proxy
+// cannot refresh those yet.
+func (a Agent) FindKey(home string, lookup func(string) (string, bool)) (*proxy.Credential, bool) {
+	for _, n := range a.KeyVariables {
+		if v, ok := lookup(n); ok && v != "" {
+			return proxy.KeyCredential(a.Key, n, v), true
+		}
+	}
+	if a.keyFile != nil {
+		if v, src := a.keyFile(home); v != "" {
+			return proxy.KeyCredential(a.Key, src, v), true
+		}
+	}
+	return nil, false
+}
+
+// codexKey reads the API key of Codex's API-key login, ~/.codex/auth.json.
+func codexKey(home string) (string, string) {
+	path := filepath.Join(home, ".codex", "auth.json")
+	b, err := readSmall(path)
+	if err != nil {
+		return "", ""
+	}
+	var auth struct {
+		Key *string `json:"OPENAI_API_KEY"`
+	}
+	if json.Unmarshal(b, &auth) != nil || auth.Key == nil {
+		return "", ""
+	}
+	return *auth.Key, path
+}
+
+// geminiKey reads GEMINI_API_KEY from ~/.gemini/.env, as Gemini does.
+func geminiKey(home string) (string, string) {
+	path := filepath.Join(home, ".gemini", ".env")
+	b, err := readSmall(path)
+	if err != nil {
+		return "", ""
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(b)))
+	for sc.Scan() {
+		line := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(sc.Text()), "export "))
+		name, value, ok := strings.Cut(line, "=")
+		if ok && strings.TrimSpace(name) == "GEMINI_API_KEY" {
+			return strings.Trim(strings.TrimSpace(value), `"'`), path
+		}
+	}
+	return "", ""
+}
+
+// readSmall reads a regular file of at most 1 MiB.
+func readSmall(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
+		return nil, os.ErrInvalid
+	}
+	return os.ReadFile(path)
+}

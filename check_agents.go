@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/claudebox/claudebox/agent"
+	"github.com/claudebox/claudebox/session"
+)
+
+// checkAgents says, for each other agent installed, whether its login was
+// found, which the proxy will inject for claudebox --agent NAME.
+func checkAgents(h session.Home) []checkResult {
+	var results []checkResult
+	for _, a := range agent.All {
+		if a.IsClaude() {
+			continue
+		}
+		path, err := exec.LookPath(a.Program)
+		if err != nil {
+			continue
+		}
+		if cred, ok := a.FindKey(h.Dir, os.LookupEnv); ok {
+			results = append(results, checkResult{a.Name, "ok", path + "; its API key (" + cred.Source + ") is injected by the proxy for claudebox --agent " + a.Name, ""})
+			continue
+		}
+		results = append(results, checkResult{
+			a.Name, "warn", path + "; no API key found, so claudebox --agent " + a.Name + " cannot start (its ChatGPT or Google login is not supported yet)",
+			"export " + a.Key.Variable() + " (or log it in with an API key)",
+		})
+	}
+	return results
+}
+
+// checkRefused names the shell's variables the user's refuse-env patterns
+// keep out of every sandbox.
+func checkRefused(s *session.Session) []checkResult {
+	names := s.Refused()
+	if len(names) == 0 {
+		return nil
+	}
+	return []checkResult{{"refuse-env", "ok", "kept out of every sandbox, even with --env: " + strings.Join(names, ", "), ""}}
+}

@@ -1,0 +1,57 @@
+package mount
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// AgentConfig is another agent CLI's configuration directory as the
+// sandbox sees it, from the agent's row (package agent) and the probe:
+// rebuilt in a tmpfs like ~/.claude, its entries read-only, the files it
+// saves as private copies, its login never there, and its per-project
+// state bound from the agent's directory in the instance.
+type AgentConfig struct {
+	// Name is the agent's, and its directory in the instance.
+	Name string
+	// Dir is its configuration directory, under $HOME.
+	Dir string
+	// Entries are the host's entries of Dir shown read-only; Copies, its
+	// files shown as private copies.
+	Entries, Copies []string
+	// State are Dir's entries bound from the instance ("/" ends a
+	// directory's name).
+	State []string
+	// Data are files made for it (path inside: content), read-only.
+	Data map[string]string
+	// Env is set inside (NAME=VALUE, no secret).
+	Env []string
+	// Secrets are the files of its login, which never enter; SandboxOff,
+	// how its own sandbox is turned off. Both for SANDBOX.md.
+	Secrets    []string
+	SandboxOff string
+}
+
+// addAgentConfig rebuilds the agent's configuration directory.
+func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
+	p.add(AgentFiles, Tmpfs, "", a.Dir, "~/"+filepath.Base(a.Dir)+", private: what "+a.Name+" creates here is lost at exit; its login is not here")
+	for _, e := range a.Entries {
+		p.add(AgentFiles, RoBindTry, e, e, "the real "+filepath.Base(a.Dir)+"'s "+filepath.Base(e)+", read-only")
+	}
+	for _, f := range a.Copies {
+		p.add(AgentFiles, BindData, f, f, "a private copy: "+a.Name+" can save it, the host's file stays as it is")
+	}
+	for _, s := range a.State {
+		p.add(AgentFiles, Bind, filepath.Join(inst, instance.AgentsDir, a.Name, s), filepath.Join(a.Dir, strings.TrimSuffix(s, "/")), "this project's "+a.Name+" state: other projects' are not visible")
+	}
+	paths := make([]string, 0, len(a.Data))
+	for path := range a.Data {
+		paths = append(paths, path)
+	}
+	slices.Sort(paths)
+	for _, path := range paths {
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: path, Content: a.Data[path], Why: "a private copy of " + a.Name + "'s settings, with claudebox's: its own sandbox and telemetry off, the API key login", Role: AgentFiles})
+	}
+}

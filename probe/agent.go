@@ -1,0 +1,40 @@
+package probe
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/claudebox/claudebox/agent"
+	"github.com/claudebox/claudebox/mount"
+)
+
+// Agent reads the configuration directory of a (not Claude, whose rules
+// are Host's) for the plan: which of the entries its row shows exist. url
+// is the proxy's address inside.
+func Agent(home string, a agent.Agent, url string) *mount.AgentConfig {
+	dir := filepath.Join(home, a.ConfigDir)
+	c := &mount.AgentConfig{Name: a.Name, Dir: dir, State: a.State, SandboxOff: a.SandboxOff}
+	for _, s := range a.Secrets {
+		c.Secrets = append(c.Secrets, filepath.Join(dir, s))
+	}
+	for _, name := range a.Shown {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
+			c.Entries = append(c.Entries, filepath.Join(dir, name))
+		}
+	}
+	for _, name := range a.Copies {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+			c.Copies = append(c.Copies, filepath.Join(dir, name))
+		}
+	}
+	if a.Settings != "" {
+		path := filepath.Join(dir, a.Settings)
+		var host []byte
+		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() <= 1<<20 {
+			host, _ = os.ReadFile(path)
+		}
+		c.Data = map[string]string{path: string(a.SettingsContent(host))}
+	}
+	c.Env, _ = a.Resolved(home, url)
+	return c
+}
