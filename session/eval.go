@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/config"
@@ -95,14 +96,14 @@ func PrepareEval(o EvalOptions) (*Session, error) {
 		Eval:    &o.Eval,
 		SetEnv:  o.SetEnv,
 	}
-	s := &Session{bwrap: bwrap, home: home, stateDir: o.Home.State, runFiles: newRunStem(o.Home.State, ""), env: env, hosts: proxy.Policy{Allow: o.Allow}}
+	s := &Session{agent: agent.Claude, bwrap: bwrap, home: home, stateDir: o.Home.State, runFiles: newRunStem(o.Home.State, ""), env: env, hosts: proxy.Policy{Allow: o.Allow}}
 	if o.Network != config.NetworkNone {
 		cred, err := FindCredential(o.Home, env)
 		if err != nil {
 			return nil, noLogin()
 		}
 		s.cred = cred
-		in.API = &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}
+		in.API = &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source, Address: mount.ClaudeAPIAddress}
 	}
 	if o.Network == config.NetworkFiltered {
 		exe, err := os.Executable()
