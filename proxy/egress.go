@@ -201,9 +201,10 @@ func (e *egress) serveHTTP(w http.ResponseWriter, r *http.Request) {
 // from the client goes first. The copies run between the kernel's own
 // connections (the limitedConn around the client unwrapped; its caller
 // closes it), so the kernel splices them without passing the bytes
-// through the proxy's buffers.
+// through the proxy's buffers. The proxy's Close ends both.
 func tunnel(client net.Conn, read *bufio.Reader, upstream net.Conn) {
 	if l, ok := client.(*limitedConn); ok {
+		l.tunnelsTo(upstream)
 		client = l.Conn
 	}
 	var src io.Reader = client

@@ -13,6 +13,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/claudebox/claudebox/printable"
@@ -78,7 +79,7 @@ func Start(ln net.Listener, url string, cred *Credential, upstream string, out *
 	// of 64 KiB, idle connections closed, at most maxConns at once (the
 	// next waits for one to end).
 	p.srv = &http.Server{Handler: p.handler(), ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
-	ln = &limitedListener{Listener: ln, slots: make(chan struct{}, maxConns)}
+	ln = newLimitedListener(ln, maxConns)
 	go p.srv.Serve(ln)
 	return p, nil
 }
@@ -321,27 +322,85 @@ func apiError(w http.ResponseWriter, status int, kind, msg string) {
 const maxConns = 256
 
 // limitedListener accepts a connection only while fewer than cap(slots)
-// are open.
+// are open, and its Close ends every connection it accepted, tunnels
+// included: a tunnel whose far end holds on would otherwise hold its slot,
+// and with every slot held the accept loop, which the server's Close waits
+// for, would wait forever.
 type limitedListener struct {
 	net.Listener
-	slots chan struct{}
+	slots  chan struct{}
+	closed chan struct{}
+	mu     sync.Mutex
+	// open are the connections accepted and not yet closed; nil once
+	// the listener is closed.
+	open map[*limitedConn]struct{}
+}
+
+func newLimitedListener(ln net.Listener, n int) *limitedListener {
+	return &limitedListener{Listener: ln, slots: make(chan struct{}, n), closed: make(chan struct{}), open: map[*limitedConn]struct{}{}}
 }
 
 func (l *limitedListener) Accept() (net.Conn, error) {
-	l.slots <- struct{}{}
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.closed:
+		return nil, net.ErrClosed
+	}
 	c, err := l.Listener.Accept()
 	if err != nil {
 		<-l.slots
 		return nil, err
 	}
-	return &limitedConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
+	lc := &limitedConn{Conn: c, l: l}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open == nil {
+		c.Close()
+		<-l.slots
+		return nil, net.ErrClosed
+	}
+	l.open[lc] = struct{}{}
+	return lc, nil
+}
+
+// Close stops accepting and closes every connection accepted, and the far
+// end of each tunnel.
+func (l *limitedListener) Close() error {
+	l.mu.Lock()
+	open := l.open
+	if open != nil {
+		close(l.closed)
+		l.open = nil
+	}
+	l.mu.Unlock()
+	err := l.Listener.Close()
+	for c := range open {
+		c.Conn.Close()
+		if far := c.far.Load(); far != nil {
+			(*far).Close()
+		}
+	}
+	return err
 }
 
 // limitedConn gives its slot back when closed, also after a hijack (a
-// CONNECT tunnel closes it itself).
+// CONNECT tunnel closes it itself); far is the other end of its tunnel.
 type limitedConn struct {
 	net.Conn
-	release func()
+	l       *limitedListener
+	far     atomic.Pointer[net.Conn]
+	release sync.Once
+}
+
+// tunnelsTo notes far as the other end of c's tunnel: closing the
+// listener closes it too.
+func (c *limitedConn) tunnelsTo(far net.Conn) {
+	c.far.Store(&far)
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	if c.l.open == nil {
+		far.Close()
+	}
 }
 
 // CloseWrite passes a half close on, as a tunnel ends one direction.
@@ -354,6 +413,11 @@ func (c *limitedConn) CloseWrite() error {
 
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
-	c.release()
+	c.release.Do(func() {
+		c.l.mu.Lock()
+		delete(c.l.open, c)
+		c.l.mu.Unlock()
+		<-c.l.slots
+	})
 	return err
 }
