@@ -168,3 +168,53 @@ func TestReplayEvalArtifactsObeyed(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayEvalTerminalControls: the run writes a file whose text holds
+// terminal controls (OSC 52, which sets the clipboard, a C1 CSI and a
+// bidirectional override, the Trojan Source trick that shows code other
+// than it is), a file whose name holds the C1 CSI and the override, and a
+// FIFO so named, which metrics.json names as not copied. The user reads
+// `cat changes.patch` or `cat metrics.json` in a terminal, which obeys
+// what they hold raw.
+// Host-side proof: neither file holds a control character raw (the text
+// file's change is shown as binary, the names quoted as git quotes
+// them), and git apply of changes.patch on the project (but for the
+// change shown as binary) still makes the file with the hostile name.
+func TestReplayEvalTerminalControls(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	plant := strings.Join([]string{
+		`printf 'ok\033]52;c;cHduZWQ=\007 \302\2332J x\342\200\256y\n' > esc.txt`,
+		`printf 'named\n' > "$(printf 'n\302\233ame\342\200\256.txt')"`,
+		`mkfifo "$(printf 'fifo\302\233\342\200\256')"`,
+	}, " && ")
+	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
+		toolCall{"Bash", map[string]any{"command": plant, "description": "plant"}},
+	)
+	out := filepath.Join(h.base, "evals")
+	h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "plant", "--", "--allowedTools", "Bash")
+	if r := api.ToolResults()["toolu_fake_0"]; strings.HasPrefix(r, "ERROR") {
+		t.Fatalf("the planting failed: %s", r)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(runs) != 1 {
+		t.Fatalf("runs: %v", runs)
+	}
+	for _, name := range []string{"changes.patch", "metrics.json"} {
+		b, _ := os.ReadFile(filepath.Join(runs[0], name))
+		for _, raw := range []string{"\x1b", "\x07", "\u009b", "\u202e"} {
+			if bytes.Contains(b, []byte(raw)) {
+				t.Errorf("%s holds %q raw:\n%q", name, raw, b)
+			}
+		}
+	}
+	if mb, _ := os.ReadFile(filepath.Join(runs[0], "metrics.json")); !bytes.Contains(mb, []byte(`workspace/fifo\u009b\u202e`)) {
+		t.Errorf("metrics.json does not name the FIFO, escaped:\n%s", mb)
+	}
+	h.run(proj, nil, "git", "apply", "--exclude=esc.txt", filepath.Join(runs[0], "changes.patch"))
+	if b, err := os.ReadFile(filepath.Join(proj, "n\u009bame\u202e.txt")); err != nil || string(b) != "named\n" {
+		t.Errorf("git apply of changes.patch did not make the file with the hostile name: %q, %v", b, err)
+	}
+}

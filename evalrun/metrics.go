@@ -2,8 +2,12 @@ package evalrun
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+
+	"github.com/claudebox/claudebox/printable"
 )
 
 // metrics is a run's metrics.json. The fields from the stream are what
@@ -120,4 +124,23 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			return line, err
 		}
 	}
+}
+
+// encode is m as metrics.json, indented. The characters printable
+// escapes that encoding/json leaves as they are (DEL, the C1 controls,
+// the bidirectional controls), which the stream's fields and the names
+// of what was not copied may hold, are written as \u escapes: the user
+// reads the file with cat, and they can only stand in its strings.
+func (m metrics) encode() []byte {
+	b, _ := json.MarshalIndent(m, "", "  ")
+	var out bytes.Buffer
+	for _, r := range string(b) {
+		if printable.IsControl(r) && r != '\n' {
+			fmt.Fprintf(&out, `\u%04x`, r)
+			continue
+		}
+		out.WriteRune(r)
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -206,8 +205,7 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	if err := untrusted.WriteFile(dir, "changes.patch", patch(e.Workspace, cs), 0o644); err != nil {
 		return dir, m, err
 	}
-	b, _ := json.MarshalIndent(m, "", "  ")
-	return dir, m, untrusted.WriteFile(dir, "metrics.json", append(b, '\n'), 0o644)
+	return dir, m, untrusted.WriteFile(dir, "metrics.json", m.encode(), 0o644)
 }
 
 // regularFiles lists the regular files among fs.
