@@ -218,3 +218,37 @@ func TestReplayEvalTerminalControls(t *testing.T) {
 		t.Errorf("git apply of changes.patch did not make the file with the hostile name: %q, %v", b, err)
 	}
 }
+
+// TestReplayEvalSkillFlood: the run's model (prompt-injected by the
+// workspace) calls the Skill tool, again and again, for a skill whose
+// name is megabytes long. The run's line, which names the skills invoked,
+// and metrics.json carry each name whole: the user's terminal gets
+// megabytes per run, the host's memory their copies.
+// Host-side proof: claudebox's output and metrics.json stay small, and
+// the flood is cut, not dropped silently (the line says more were
+// invoked).
+func TestReplayEvalSkillFlood(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	long := strings.Repeat("s", 4<<20)
+	var calls []toolCall
+	for range 40 {
+		calls = append(calls, toolCall{"Skill", map[string]any{"skill": "a"}})
+	}
+	calls = append(calls, toolCall{"Skill", map[string]any{"skill": long}}, toolCall{"Skill", map[string]any{"skill": long}})
+	api := startScriptedAPI(t, "FAKE-EVAL-DONE", calls...)
+	out := filepath.Join(h.base, "evals")
+	stdout, _ := h.command(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "skills").Output()
+	if len(stdout) > 4096 || !strings.Contains(string(stdout), ", skill a, a, a, a, a, a, a, a, … (") {
+		t.Errorf("the run's line is %d bytes: %.200q", len(stdout), stdout)
+	}
+	runs, _ := filepath.Glob(filepath.Join(out, "*", "metrics.json"))
+	if len(runs) != 1 {
+		t.Fatalf("runs: %v", runs)
+	}
+	if fi, err := os.Stat(runs[0]); err != nil || fi.Size() > 64<<10 {
+		t.Errorf("metrics.json: %v, %d bytes", err, fi.Size())
+	}
+}

@@ -85,6 +85,12 @@ not json
 		len(m.SkillsInvoked) != 1 || m.SkillsInvoked[0] != "evalskill" {
 		t.Errorf("metrics from the stream: %+v", m)
 	}
+	call := `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Skill","input":{"skill":"` + strings.Repeat("é", skillNameLimit) + `"}}]}}` + "\n"
+	m = metrics{}
+	m.readStream(strings.NewReader(strings.Repeat(call, skillsLimit+3)))
+	if len(m.SkillsInvoked) != skillsLimit || m.SkillsNotListed != 3 || m.SkillsInvoked[0] != strings.Repeat("é", skillNameLimit/2)+"…" {
+		t.Errorf("a flood of Skill calls: %d listed, %d not, the first %q", len(m.SkillsInvoked), m.SkillsNotListed, m.SkillsInvoked[0])
+	}
 }
 
 // TestCopyKeepsHoles: a 256 MiB sparse file in the project is copied into

@@ -94,7 +94,9 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 				cost += *m.CostUSD
 			}
 			line := fmt.Sprintf("%s %s: exit %d, %s, %.1fs", status, dir, m.ExitStatus, dollars(m.CostUSD), float64(m.WallTimeMS)/1000)
-			if len(m.SkillsInvoked) > 0 {
+			if n := len(m.SkillsInvoked) + m.SkillsNotListed; n > lineSkills {
+				line += fmt.Sprintf(", skill %s, … (%d calls)", strings.Join(m.SkillsInvoked[:lineSkills], ", "), n)
+			} else if n > 0 {
 				line += ", skill " + strings.Join(m.SkillsInvoked, ", ")
 			}
 			printable.Say(stdout, "%s", line)
@@ -111,6 +113,10 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 	}
 	return nil
 }
+
+// lineSkills is how many of the skills invoked a run's line names; the
+// rest are in metrics.json.
+const lineSkills = 8
 
 // dollars is a run's cost for its line, when the stream gave one.
 func dollars(c *float64) string {
