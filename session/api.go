@@ -87,7 +87,7 @@ func (s *Session) startProxy() (stop func(), err error) {
 		return func() {}, nil
 	}
 	SweepRun(s.stateDir)
-	stem := runStem(s.stateDir, s.plan.Project.Root)
+	stem := sessionStem(s.stateDir, s.plan.Project.Root)
 	// Files named by this process's pid are an ended session's.
 	for _, ext := range []string{sockExt, logExt, ctlExt} {
 		os.Remove(stem + ext)

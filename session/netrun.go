@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -39,6 +40,27 @@ func runDir(stateDir string) string { return filepath.Join(stateDir, "run") }
 // runStem is this process's session's run files, but for the extension.
 func runStem(stateDir, root string) string {
 	return filepath.Join(runDir(stateDir), instance.Hash(root)+"."+strconv.Itoa(os.Getpid()))
+}
+
+// sessionsStarted counts the sessions whose run files this process made.
+var sessionsStarted atomic.Int64
+
+// sessionStem is the run files' stem of a session this process starts:
+// runStem for the first, and "-<n>" after the pid for the nth, since the
+// runs of claudebox --eval --jobs are sessions of one project in one
+// process, each with its own log and control socket.
+func sessionStem(stateDir, root string) string {
+	stem := runStem(stateDir, root)
+	if n := sessionsStarted.Add(1); n > 1 {
+		stem += "-" + strconv.FormatInt(n, 10)
+	}
+	return stem
+}
+
+// stemPID is the supervisor's pid in a stem's last part (<pid>[-<n>]).
+func stemPID(last string) string {
+	pid, _, _ := strings.Cut(last, "-")
+	return pid
 }
 
 // makeRunDir creates the run directory, or takes it back to the user
@@ -124,8 +146,8 @@ func endedSession(path, stem string) bool {
 // pidRuns says the supervisor named by stem (<hash>.<pid>) runs; a name
 // that is not a session's is no running one.
 func pidRuns(stem string) bool {
-	_, pid, ok := strings.Cut(stem, ".")
-	n, err := strconv.Atoi(pid)
+	_, last, ok := strings.Cut(stem, ".")
+	n, err := strconv.Atoi(stemPID(last))
 	if !ok || err != nil || n <= 0 {
 		return false
 	}
@@ -196,5 +218,5 @@ func (s LiveSession) Running() bool { return sessionLive(s.Log()) }
 
 // PID is the session's supervisor's.
 func (s LiveSession) PID() string {
-	return filepath.Ext(string(s))[1:]
+	return stemPID(filepath.Ext(string(s))[1:])
 }
