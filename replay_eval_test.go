@@ -252,3 +252,38 @@ func TestReplayEvalSkillFlood(t *testing.T) {
 		t.Errorf("metrics.json: %v, %d bytes", err, fi.Size())
 	}
 }
+
+// TestReplayEvalRawOutput: the run's Bash writes terminal controls (OSC 52,
+// which sets the clipboard, a C1 CSI, a CR that overwrites a line)
+// straight into Claude Code's own stdout and stderr, reopened through
+// /proc/<pid>/fd of its ancestors, past the stream's JSON encoding. The
+// user reads stderr.log or transcript.jsonl with cat when a run fails.
+// Host-side proof: neither file holds a control character raw but the
+// lines' newlines, and the marker written is there, escaped.
+func TestReplayEvalRawOutput(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	plant := `p=$$; while [ "$p" -gt 1 ]; do for fd in 1 2; do printf 'RAW-MARK\033]52;c;cHduZWQ=\007\302\233\r\n' > /proc/$p/fd/$fd 2>/dev/null; done; p=$(awk '/^PPid:/{print $2}' /proc/$p/status); done; echo done`
+	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
+		toolCall{"Bash", map[string]any{"command": plant, "description": "plant"}},
+	)
+	out := filepath.Join(h.base, "evals")
+	h.command(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "plant", "--", "--allowedTools", "Bash").Run()
+	runs, _ := filepath.Glob(filepath.Join(out, "*"))
+	if len(runs) != 1 {
+		t.Fatalf("runs: %v", runs)
+	}
+	for _, name := range []string{"stderr.log", "transcript.jsonl"} {
+		b, _ := os.ReadFile(filepath.Join(runs[0], name))
+		if !bytes.Contains(b, []byte("RAW-MARK")) {
+			t.Errorf("%s does not hold the marker:\n%q", name, b)
+		}
+		for _, raw := range []string{"\x1b", "\x07", "\r", "\u009b"} {
+			if bytes.Contains(b, []byte(raw)) {
+				t.Errorf("%s holds %q raw", name, raw)
+			}
+		}
+	}
+}

@@ -180,12 +180,15 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	}
 	defer stderr.Close()
 	out := &capped{w: transcript, left: outputLimit}
+	stream, errs := &escaping{w: out, escape: jsonEscape}, &escaping{w: &capped{w: stderr, left: outputLimit}, escape: textEscape}
 	began := time.Now()
-	status, err := s.RunEval(ctx, out, &capped{w: stderr, left: outputLimit})
+	status, err := s.RunEval(ctx, stream, errs)
 	m.WallTimeMS = time.Since(began).Milliseconds()
 	if err != nil {
 		return dir, m, err
 	}
+	stream.flush()
+	errs.flush()
 	m.ExitStatus, m.TranscriptCutOff = status, out.cut
 	if _, err := transcript.Seek(0, 0); err == nil {
 		m.readStream(transcript)
