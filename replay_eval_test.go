@@ -287,3 +287,55 @@ func TestReplayEvalRawOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayEvalStagingThroughLinks: a session of the project leaves in
+// it a symlink named fixtures and a .claude that is a symlink, both to
+// directories of the host's (the sandbox may make links to any path).
+// The user then evaluates a skill with fixtures: staging the workspace
+// copies the links as links, then writes the fixtures into fixtures/ and
+// removes and writes .claude/skills/<name> — through the links, on the
+// host.
+// Host-side proof: the host's directory the links name stays as it was
+// (the user's skill of that name is not replaced, nothing is written
+// beside it); the run is offered the skill and its patch is empty.
+func TestReplayEvalStagingThroughLinks(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	victim := filepath.Join(h.home, "victim")
+	h.write(filepath.Join(victim, "skills", "evalskill", "SKILL.md"), "the user's own skill\n")
+	h.write(filepath.Join(victim, "fixtures-here"), "the user's\n")
+	h.inside(proj, nil, "ln -s "+victim+" fixtures")
+	// A .claude the sandbox cannot replace (its stand-in is a mount); a
+	// repository the user cloned can hold it as a link all the same.
+	if err := os.Symlink(victim, filepath.Join(proj, ".claude")); err != nil {
+		t.Fatal(err)
+	}
+	fixtures := filepath.Join(h.base, "fix")
+	h.write(filepath.Join(fixtures, "input.txt"), "fixture\n")
+	skill := filepath.Join(h.base, "skills", "evalskill")
+	h.write(filepath.Join(skill, "SKILL.md"), "---\nname: evalskill\ndescription: test\n---\nthe skill under test\n")
+	api := startFakeAPI(t, "FAKE-EVAL-DONE")
+	out := filepath.Join(h.base, "evals")
+	c := h.command(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "hi", "--fixtures", fixtures, "--skill", skill)
+	if b, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("the run: %v\n%s", err, b)
+	}
+	if got, err := os.ReadFile(filepath.Join(victim, "skills", "evalskill", "SKILL.md")); err != nil || string(got) != "the user's own skill\n" {
+		t.Errorf("the host's skill through the .claude link: %q, %v", got, err)
+	}
+	if entries, _ := os.ReadDir(victim); len(entries) != 2 {
+		t.Errorf("the host's directory behind the links gained entries: %v", entries)
+	}
+	patches, _ := filepath.Glob(filepath.Join(out, "*", "changes.patch"))
+	if len(patches) != 1 {
+		t.Fatalf("runs: %v", patches)
+	}
+	if b, _ := os.ReadFile(patches[0]); len(b) != 0 {
+		t.Errorf("changes.patch of a run that changed nothing:\n%s", b)
+	}
+	if !api.Received("evalskill") {
+		t.Error("the run was not offered the skill under test")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -145,6 +146,9 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 		return e, nil, err
 	}
 	if c.Fixtures != "" {
+		if err := unlinkAlong(e.Workspace, "fixtures", m); err != nil {
+			return e, nil, err
+		}
 		if err := os.MkdirAll(filepath.Join(e.Workspace, "fixtures"), 0o755); err != nil {
 			return e, nil, err
 		}
@@ -156,6 +160,9 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 		dir := filepath.Join(".claude", "skills", s.name)
 		// A skill of the project's own of that name gives way to the one
 		// under test.
+		if err := unlinkAlong(e.Workspace, dir, m); err != nil {
+			return e, nil, err
+		}
 		if err := os.RemoveAll(filepath.Join(e.Workspace, dir)); err != nil {
 			return e, nil, err
 		}
@@ -175,6 +182,32 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 		return e, nil, err
 	}
 	return e, m, writeJSON(filepath.Join(e.ClaudeDir, mount.EvalClaudeJSON), claudeState)
+}
+
+// unlinkAlong removes from the workspace the symlinks its copy of the
+// project has at rel or at a directory above it, and their records:
+// staging writes there next, and would write, or remove, through them on
+// the host (a repository, or a session of the project, may leave a
+// fixtures or a .claude that links to anywhere).
+func unlinkAlong(ws, rel string, m manifest) error {
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		fi, err := os.Lstat(filepath.Join(ws, p))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if err := os.Remove(filepath.Join(ws, p)); err != nil {
+				return err
+			}
+			delete(m, p)
+		}
+	}
+	return nil
 }
 
 // claudeSettings is the run's ~/.claude/settings.json: Claude Code's own
