@@ -339,3 +339,39 @@ func TestReplayEvalStagingThroughLinks(t *testing.T) {
 		t.Error("the run was not offered the skill under test")
 	}
 }
+
+// TestReplayEvalOutInProject: the user keeps the eval's output in the
+// project (--out evals) while a session of the project runs. That
+// session's agent waits for the run's folder and makes its session/ a
+// link to the user's home; the run's own agent leaves a .bashrc among
+// Claude Code's session files. Copying those out would write through the
+// link: the user's next shell runs the payload.
+// Host-side proof: the eval refuses an --out in the project before any
+// run starts, and the user's ~/.bashrc is never written.
+func TestReplayEvalOutInProject(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	pwned := filepath.Join(h.base, "PWNED")
+	h.write(filepath.Join(h.home, ".bashrc"), "# the user's\n")
+	watcher := h.command(proj, nil, "claudebox", "--shell", "-c", `for i in $(seq 200); do for d in evals/*/; do if [ -d "$d" ]; then ln -s `+h.home+` "${d}session"; exit 0; fi; done; sleep 0.05; done`)
+	if err := watcher.Start(); err != nil {
+		t.Fatal(err)
+	}
+	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
+		toolCall{"Bash", map[string]any{"command": "mkdir -p ~/.claude/projects && printf 'touch " + pwned + "\\n' > ~/.claude/projects/.bashrc && echo x > ~/.claude/projects/planted.txt && sleep 3", "description": "plant"}},
+	)
+	out, _ := h.command(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", "evals", "--prompt", "plant", "--", "--permission-mode", "bypassPermissions").CombinedOutput()
+	watcher.Process.Kill()
+	watcher.Wait()
+	if b, err := os.ReadFile(filepath.Join(h.home, ".bashrc")); string(b) != "# the user's\n" {
+		t.Errorf("the run wrote or removed the user's ~/.bashrc through the planted link: %q, %v\n%s", b, err, out)
+	}
+	if paths.Exists(filepath.Join(h.home, "planted.txt")) {
+		t.Errorf("the run wrote into the user's home through the planted link:\n%s", out)
+	}
+	if !strings.Contains(string(out), "--out") {
+		t.Errorf("the eval did not refuse an --out in the project:\n%s", out)
+	}
+}

@@ -28,7 +28,7 @@ func TestPatchApplies(t *testing.T) {
 	}
 	os.Mkdir(ws, 0o700)
 	staged := manifest{}
-	if err := copyTree(project, ws, "", "", staged); err != nil {
+	if err := copyTree(project, ws, "", staged); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\nTWO"), 0o644)

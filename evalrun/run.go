@@ -19,6 +19,7 @@ import (
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
 	"github.com/claudebox/claudebox/untrusted"
@@ -49,6 +50,9 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 	// The sandbox is worked out once before anything is made, so that a
 	// missing claude or login is said before any folder exists.
 	if _, err := session.PrepareEval(c.sandbox(home, project, mount.Eval{}, "")); err != nil {
+		return err
+	}
+	if c.Out, err = outsideProject(c.Out, project); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(c.Out, 0o755); err != nil {
@@ -117,6 +121,33 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 // lineSkills is how many of the skills invoked a run's line names; the
 // rest are in metrics.json.
 const lineSkills = 8
+
+// outsideProject returns out, the runs' folder, with its links resolved,
+// and refuses it in the project: a session of the project writes there,
+// and could swap a run's folder, or one in it, for a link to the user's
+// files while the host copies a run out into it.
+func outsideProject(out string, p instance.Project) (string, error) {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return "", err
+	}
+	real := abs
+	for d := abs; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			rest, _ := filepath.Rel(d, abs)
+			real = filepath.Join(r, rest)
+			break
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	dirs := append([]string{p.Checkout}, p.GitDirs...)
+	if paths.UnderAny(abs, dirs) || paths.UnderAny(real, dirs) {
+		return "", hint.Errorf("name a folder outside the project with --out, e.g. --out ../"+filepath.Base(p.Checkout)+"-evals", "--out %s lies in the project, which its sessions can write", printable.Escape(out))
+	}
+	return real, nil
+}
 
 // dollars is a run's cost for its line, when the stream gave one.
 func dollars(c *float64) string {

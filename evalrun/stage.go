@@ -34,15 +34,11 @@ type manifest map[string]entry
 // copyTree copies the tree at src into dst (which exists), recording each
 // file in m under rel: directories, regular files (a reflink where the
 // filesystem has them) and symlinks, as links; sockets, FIFOs and devices
-// are left out. skip is a directory of src not to copy (the eval's own
-// output when it lies in the project).
-func copyTree(src, dst, rel string, skip string, m manifest) error {
+// are left out.
+func copyTree(src, dst, rel string, m manifest) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
-		}
-		if path == skip {
-			return filepath.SkipDir
 		}
 		r, _ := filepath.Rel(src, path)
 		to := filepath.Join(dst, r)
@@ -138,11 +134,7 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 			return e, nil, err
 		}
 	}
-	out, _ := filepath.Abs(c.Out)
-	if real, err := filepath.EvalSymlinks(out); err == nil {
-		out = real
-	}
-	if err := copyTree(project, e.Workspace, "", out, m); err != nil {
+	if err := copyTree(project, e.Workspace, "", m); err != nil {
 		return e, nil, err
 	}
 	if c.Fixtures != "" {
@@ -152,7 +144,7 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 		if err := os.MkdirAll(filepath.Join(e.Workspace, "fixtures"), 0o755); err != nil {
 			return e, nil, err
 		}
-		if err := copyTree(c.Fixtures, filepath.Join(e.Workspace, "fixtures"), "fixtures", "", m); err != nil {
+		if err := copyTree(c.Fixtures, filepath.Join(e.Workspace, "fixtures"), "fixtures", m); err != nil {
 			return e, nil, err
 		}
 	}
@@ -174,7 +166,7 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 		if err := os.MkdirAll(filepath.Join(e.Workspace, dir), 0o755); err != nil {
 			return e, nil, err
 		}
-		if err := copyTree(s.dir, filepath.Join(e.Workspace, dir), dir, "", m); err != nil {
+		if err := copyTree(s.dir, filepath.Join(e.Workspace, dir), dir, m); err != nil {
 			return e, nil, err
 		}
 	}
