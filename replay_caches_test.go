@@ -143,3 +143,38 @@ func TestSandboxCachesOff(t *testing.T) {
 		t.Errorf("a repository's caches = false: %v\n%s", err, out)
 	}
 }
+
+// TestReplayCachesHostileTree: the agent leaves in its caches what the
+// host's walks meet later (--list's and --check's sizes, --gc --caches's
+// removal): a FIFO, a symlink loop, a link to the host's root, a tree
+// whose paths run past PATH_MAX and a directory without permissions at
+// its bottom.
+// Host-side proof: --list and --check end (no FIFO opened, no link
+// followed), and --gc --caches removes the whole tree, the host's files
+// untouched.
+func TestReplayCachesHostileTree(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "a")
+	h.gitRepo(proj)
+	keep := filepath.Join(h.home, "keep")
+	h.write(filepath.Join(keep, "file"), "the host's\n")
+	h.inside(proj, nil, `set -e; cd ~/.cache && mkfifo fifo && ln -s loop loop && ln -s / root && ln -s `+keep+` keep
+		n=$(printf 'd%.0s' $(seq 200)); mkdir deep && cd deep && for i in $(seq 40); do mkdir $n; cd $n; done; mkdir locked; touch locked/f; chmod 0 locked`)
+	var insts []gc.Instance
+	if err := json.Unmarshal([]byte(h.run(h.home, nil, "claudebox", "--list", "--json")), &insts); err != nil {
+		t.Fatal(err)
+	}
+	if len(insts) != 1 || insts[0].CacheBytes == 0 {
+		t.Errorf("--list: %+v", insts)
+	}
+	h.command(proj, nil, "claudebox", "--check").Run()
+	if out := h.runBoth(h.home, "claudebox", "--gc", "--caches"); !strings.Contains(out, "1 removed") {
+		t.Errorf("--gc --caches: %s", out)
+	}
+	if paths.Exists(instance.CachesDir(filepath.Join(h.home, ".claudebox"), proj)) {
+		t.Error("--gc --caches left the hostile tree")
+	}
+	if b, err := os.ReadFile(filepath.Join(keep, "file")); err != nil || string(b) != "the host's\n" {
+		t.Errorf("--gc --caches followed a link to the host's files: %q %v", b, err)
+	}
+}

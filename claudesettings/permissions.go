@@ -104,7 +104,32 @@ func Refusal(r Rule) string {
 	if strings.Trim(pattern, "*:/~. ") == "" {
 		return "allows everything " + tool + " does"
 	}
+	// A pattern names what its literal beginning, before the first
+	// wildcard (Bash's *, a path's gitignore-style *, ?, [ and {), names:
+	// one that begins with a wildcard (Bash(*e*), Edit(**/?*)), or whose
+	// beginning stops inside a word (Bash(e*): env, eval, exec), matches
+	// nearly every use of the tool, and is nothing Claude Code saves (a
+	// command, a command's prefix, a path).
+	if i := strings.IndexAny(pattern, "*?[{"); i >= 0 {
+		literal := pattern[:i]
+		if strings.Trim(literal, "*:/~. ") == "" || !strings.ContainsAny(literal[i-1:], boundaries(tool)) {
+			return fmt.Sprintf("matches more than it names: a wildcard after %q", literal)
+		}
+	}
 	return ""
+}
+
+// boundaries are the characters a pattern's literal beginning must end
+// with before a wildcard, to name a whole command word (npm test:*, git *)
+// or, for the file tools, a whole directory (src/**). A tool not known
+// for paths gets the commands' (a path's / would let Bash(/usr/bin/*) run
+// any program there).
+func boundaries(tool string) string {
+	switch tool {
+	case "Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "Glob", "Grep":
+		return " :/"
+	}
+	return " :"
 }
 
 // MergePermissions returns settings (a file's content; empty for a new

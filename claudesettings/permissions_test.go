@@ -41,6 +41,17 @@ func TestRefusal(t *testing.T) {
 		"Bash(ls\x1b]52;c;x\x07)": true,
 		"Bash(ls\u202e)":          true,
 		"Bash(ls:*":               true,
+		"Bash(*e*)":               true,
+		"Bash(e*)":                true,
+		"Bash(/usr/bin/*)":        true,
+		"Bash(e *)":               false,
+		"Bash(make)":              false,
+		"Edit(**/?*)":             true,
+		"Edit(*.py)":              true,
+		"Read(s*)":                true,
+		"Read(//etc/[a-z]*)":      false,
+		"Edit(docs/*.md)":         false,
+		"WebFetch(domain:*.x.io)": true,
 	} {
 		if got := Refusal(Rule{List: "allow", Rule: rule}); (got != "") != refused {
 			t.Errorf("Refusal(allow %q) = %q, want refused %v", rule, got, refused)

@@ -38,7 +38,7 @@ func BenchmarkWorkspaceCopy(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		dst := filepath.Join(b.TempDir(), "ws")
 		os.Mkdir(dst, 0o700)
-		if err := copyTree(src, dst, "", "", manifest{}); err != nil {
+		if err := copyTree(src, dst, "", manifest{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -305,7 +306,26 @@ func stagedContent(e entry) ([]byte, bool) {
 	return data, isText(data)
 }
 
-func isText(b []byte) bool { return utf8.Valid(b) && !bytes.Contains(b, []byte{0}) }
+// isText reports whether b is text changes.patch shows: UTF-8 without
+// NUL or a control character but tab, form feed and a line's CRLF end.
+// The user reads the patch with cat: a terminal would obey an escape
+// sequence (OSC 52 sets the clipboard) or a lone CR, and a bidirectional
+// override shows code other than it is; such a file is shown as binary,
+// to be read in artifacts/.
+func isText(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	for i, r := range string(b) {
+		switch {
+		case r == '\n', r == '\t', r == '\f':
+		case r == '\r' && i+1 < len(b) && b[i+1] == '\n':
+		case printable.IsControl(r):
+			return false
+		}
+	}
+	return true
+}
 
 func gitMode(link bool, m fs.FileMode) string {
 	switch {
@@ -349,11 +369,12 @@ func writeLine(b *bytes.Buffer, sign byte, l string) {
 }
 
 // quotePath writes a path as git does when it must: in double quotes,
-// with control characters, quotes and backslashes escaped, so that a name
-// the sandbox chose can neither break the patch's lines nor draw on a
-// terminal that shows it.
+// with control characters, quotes and backslashes escaped and every byte
+// beyond ASCII in octal (git's core.quotePath), so that a name the
+// sandbox chose can neither break the patch's lines nor draw on, or
+// reorder, a terminal that shows it.
 func quotePath(p string) string {
-	if !strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '"' || r == '\\' }) && utf8.ValidString(p) {
+	if !strings.ContainsFunc(p, func(r rune) bool { return printable.IsControl(r) || r == '"' || r == '\\' || r == utf8.RuneError }) {
 		return p
 	}
 	var b strings.Builder
@@ -368,7 +389,7 @@ func quotePath(p string) string {
 			b.WriteString(`\t`)
 		case c == '\n':
 			b.WriteString(`\n`)
-		case c < 0x20 || c == 0x7f || c >= 0x80 && !utf8.ValidString(p):
+		case c < 0x20 || c >= 0x7f:
 			fmt.Fprintf(&b, `\%03o`, c)
 		default:
 			b.WriteByte(c)

@@ -28,7 +28,7 @@ func TestPatchApplies(t *testing.T) {
 	}
 	os.Mkdir(ws, 0o700)
 	staged := manifest{}
-	if err := copyTree(project, ws, "", "", staged); err != nil {
+	if err := copyTree(project, ws, "", staged); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\nTWO"), 0o644)
@@ -37,14 +37,19 @@ func TestPatchApplies(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "end.txt"), []byte("a\nb\nc\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "run.sh"), []byte("#!/bin/sh\n"), 0o755)
 	os.WriteFile(filepath.Join(ws, "odd\n\x1b[2Jname"), []byte("odd\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "bidi\u202e\u009b\u00e9.txt"), []byte("bidi\n"), 0o644)
+	os.WriteFile(filepath.Join(ws, "crlf.txt"), []byte("a\r\nb\r\n"), 0o644)
 	os.Symlink("sub/c.txt", filepath.Join(ws, "link"))
 	after, skips := scan(ws)
 	if len(skips) > 0 {
 		t.Fatalf("skipped: %v", skips)
 	}
 	p := patch(ws, changes(staged, after))
-	if strings.Contains(string(p), "\x1b") {
-		t.Errorf("the patch holds a raw escape:\n%q", p)
+	if strings.ContainsAny(string(p), "\x1b\u202e\u009b") {
+		t.Errorf("the patch holds a raw control:\n%q", p)
+	}
+	if !strings.Contains(string(p), "+a\r\n+b\r\n") {
+		t.Errorf("crlf.txt is not shown as text:\n%q", p)
 	}
 	if !strings.Contains(string(p), "@@ -2,7 +2,8 @@\n 2\n 3\n 4\n-5\n+five\n+FIVE\n 6\n 7\n 8\n") {
 		t.Errorf("long.txt's hunk is not the changed line with 3 of context:\n%s", p)
@@ -79,6 +84,12 @@ not json
 		m.NumTurns == nil || *m.NumTurns != 2 || m.DurationMS == nil || *m.DurationMS != 7 || string(m.Usage) != `{"input_tokens":3}` || m.Result != "success" ||
 		len(m.SkillsInvoked) != 1 || m.SkillsInvoked[0] != "evalskill" {
 		t.Errorf("metrics from the stream: %+v", m)
+	}
+	call := `{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Skill","input":{"skill":"` + strings.Repeat("é", skillNameLimit) + `"}}]}}` + "\n"
+	m = metrics{}
+	m.readStream(strings.NewReader(strings.Repeat(call, skillsLimit+3)))
+	if len(m.SkillsInvoked) != skillsLimit || m.SkillsNotListed != 3 || m.SkillsInvoked[0] != strings.Repeat("é", skillNameLimit/2)+"…" {
+		t.Errorf("a flood of Skill calls: %d listed, %d not, the first %q", len(m.SkillsInvoked), m.SkillsNotListed, m.SkillsInvoked[0])
 	}
 }
 

@@ -2,8 +2,13 @@ package evalrun
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"unicode/utf8"
+
+	"github.com/claudebox/claudebox/printable"
 )
 
 // metrics is a run's metrics.json. The fields from the stream are what
@@ -29,6 +34,7 @@ type metrics struct {
 	InputCommit      string          `json:"input_commit"`
 	Skills           []string        `json:"skills"`
 	SkillsInvoked    []string        `json:"skills_invoked"`
+	SkillsNotListed  int             `json:"skills_invoked_not_listed,omitempty"`
 	TranscriptCutOff bool            `json:"transcript_cut_off,omitempty"`
 	NotCopied        []skipped       `json:"not_copied,omitempty"`
 }
@@ -64,6 +70,27 @@ type streamEvent struct {
 	} `json:"message"`
 }
 
+// The model names the skill it calls, as long and as often as it likes:
+// metrics.json lists skillsLimit calls at most, each name cut to
+// skillNameLimit bytes (a skill's name is a folder's), and counts the rest.
+const (
+	skillsLimit    = 100
+	skillNameLimit = 128
+)
+
+// shortened is name cut to skillNameLimit bytes, on a character's
+// boundary, with "…" after it when cut.
+func shortened(name string) string {
+	if len(name) <= skillNameLimit {
+		return name
+	}
+	cut := skillNameLimit
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "…"
+}
+
 // lineLimit is the longest stream line read for metrics; longer ones
 // (a tool's whole output) hold nothing metrics reads.
 const lineLimit = 16 << 20
@@ -81,9 +108,14 @@ func (m *metrics) readStream(r io.Reader) {
 					// A trigger eval's answer: the Skill tool called, and
 					// for which skill.
 					for _, c := range e.Message.Content {
-						if c.Type == "tool_use" && c.Name == "Skill" {
-							m.SkillsInvoked = append(m.SkillsInvoked, c.Input.Skill)
+						if c.Type != "tool_use" || c.Name != "Skill" {
+							continue
 						}
+						if len(m.SkillsInvoked) == skillsLimit {
+							m.SkillsNotListed++
+							continue
+						}
+						m.SkillsInvoked = append(m.SkillsInvoked, shortened(c.Input.Skill))
 					}
 				case e.Type == "system" && e.Subtype == "init":
 					m.ClaudeCode, m.Model, m.SessionID = e.Version, e.Model, e.SessionID
@@ -120,4 +152,23 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			return line, err
 		}
 	}
+}
+
+// encode is m as metrics.json, indented. The characters printable
+// escapes that encoding/json leaves as they are (DEL, the C1 controls,
+// the bidirectional controls), which the stream's fields and the names
+// of what was not copied may hold, are written as \u escapes: the user
+// reads the file with cat, and they can only stand in its strings.
+func (m metrics) encode() []byte {
+	b, _ := json.MarshalIndent(m, "", "  ")
+	var out bytes.Buffer
+	for _, r := range string(b) {
+		if printable.IsControl(r) && r != '\n' {
+			fmt.Fprintf(&out, `\u%04x`, r)
+			continue
+		}
+		out.WriteRune(r)
+	}
+	out.WriteByte('\n')
+	return out.Bytes()
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +19,7 @@ import (
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
 	"github.com/claudebox/claudebox/untrusted"
@@ -50,6 +50,9 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 	// The sandbox is worked out once before anything is made, so that a
 	// missing claude or login is said before any folder exists.
 	if _, err := session.PrepareEval(c.sandbox(home, project, mount.Eval{}, "")); err != nil {
+		return err
+	}
+	if c.Out, err = outsideProject(c.Out, project); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(c.Out, 0o755); err != nil {
@@ -95,7 +98,9 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 				cost += *m.CostUSD
 			}
 			line := fmt.Sprintf("%s %s: exit %d, %s, %.1fs", status, dir, m.ExitStatus, dollars(m.CostUSD), float64(m.WallTimeMS)/1000)
-			if len(m.SkillsInvoked) > 0 {
+			if n := len(m.SkillsInvoked) + m.SkillsNotListed; n > lineSkills {
+				line += fmt.Sprintf(", skill %s, … (%d calls)", strings.Join(m.SkillsInvoked[:lineSkills], ", "), n)
+			} else if n > 0 {
 				line += ", skill " + strings.Join(m.SkillsInvoked, ", ")
 			}
 			printable.Say(stdout, "%s", line)
@@ -111,6 +116,37 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 		return session.ExitCode(1)
 	}
 	return nil
+}
+
+// lineSkills is how many of the skills invoked a run's line names; the
+// rest are in metrics.json.
+const lineSkills = 8
+
+// outsideProject returns out, the runs' folder, with its links resolved,
+// and refuses it in the project: a session of the project writes there,
+// and could swap a run's folder, or one in it, for a link to the user's
+// files while the host copies a run out into it.
+func outsideProject(out string, p instance.Project) (string, error) {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return "", err
+	}
+	real := abs
+	for d := abs; ; d = filepath.Dir(d) {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			rest, _ := filepath.Rel(d, abs)
+			real = filepath.Join(r, rest)
+			break
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	dirs := append([]string{p.Checkout}, p.GitDirs...)
+	if paths.UnderAny(abs, dirs) || paths.UnderAny(real, dirs) {
+		return "", hint.Errorf("name a folder outside the project with --out, e.g. --out ../"+filepath.Base(p.Checkout)+"-evals", "--out %s lies in the project, which its sessions can write", printable.Escape(out))
+	}
+	return real, nil
 }
 
 // dollars is a run's cost for its line, when the stream gave one.
@@ -175,12 +211,15 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	}
 	defer stderr.Close()
 	out := &capped{w: transcript, left: outputLimit}
+	stream, errs := &escaping{w: out, escape: jsonEscape}, &escaping{w: &capped{w: stderr, left: outputLimit}, escape: textEscape}
 	began := time.Now()
-	status, err := s.RunEval(ctx, out, &capped{w: stderr, left: outputLimit})
+	status, err := s.RunEval(ctx, stream, errs)
 	m.WallTimeMS = time.Since(began).Milliseconds()
 	if err != nil {
 		return dir, m, err
 	}
+	stream.flush()
+	errs.flush()
 	m.ExitStatus, m.TranscriptCutOff = status, out.cut
 	if _, err := transcript.Seek(0, 0); err == nil {
 		m.readStream(transcript)
@@ -206,8 +245,7 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	if err := untrusted.WriteFile(dir, "changes.patch", patch(e.Workspace, cs), 0o644); err != nil {
 		return dir, m, err
 	}
-	b, _ := json.MarshalIndent(m, "", "  ")
-	return dir, m, untrusted.WriteFile(dir, "metrics.json", append(b, '\n'), 0o644)
+	return dir, m, untrusted.WriteFile(dir, "metrics.json", m.encode(), 0o644)
 }
 
 // regularFiles lists the regular files among fs.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -33,15 +34,11 @@ type manifest map[string]entry
 // copyTree copies the tree at src into dst (which exists), recording each
 // file in m under rel: directories, regular files (a reflink where the
 // filesystem has them) and symlinks, as links; sockets, FIFOs and devices
-// are left out. skip is a directory of src not to copy (the eval's own
-// output when it lies in the project).
-func copyTree(src, dst, rel string, skip string, m manifest) error {
+// are left out.
+func copyTree(src, dst, rel string, m manifest) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
-		}
-		if path == skip {
-			return filepath.SkipDir
 		}
 		r, _ := filepath.Rel(src, path)
 		to := filepath.Join(dst, r)
@@ -137,18 +134,17 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 			return e, nil, err
 		}
 	}
-	out, _ := filepath.Abs(c.Out)
-	if real, err := filepath.EvalSymlinks(out); err == nil {
-		out = real
-	}
-	if err := copyTree(project, e.Workspace, "", out, m); err != nil {
+	if err := copyTree(project, e.Workspace, "", m); err != nil {
 		return e, nil, err
 	}
 	if c.Fixtures != "" {
+		if err := unlinkAlong(e.Workspace, "fixtures", m); err != nil {
+			return e, nil, err
+		}
 		if err := os.MkdirAll(filepath.Join(e.Workspace, "fixtures"), 0o755); err != nil {
 			return e, nil, err
 		}
-		if err := copyTree(c.Fixtures, filepath.Join(e.Workspace, "fixtures"), "fixtures", "", m); err != nil {
+		if err := copyTree(c.Fixtures, filepath.Join(e.Workspace, "fixtures"), "fixtures", m); err != nil {
 			return e, nil, err
 		}
 	}
@@ -156,6 +152,9 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 		dir := filepath.Join(".claude", "skills", s.name)
 		// A skill of the project's own of that name gives way to the one
 		// under test.
+		if err := unlinkAlong(e.Workspace, dir, m); err != nil {
+			return e, nil, err
+		}
 		if err := os.RemoveAll(filepath.Join(e.Workspace, dir)); err != nil {
 			return e, nil, err
 		}
@@ -167,7 +166,7 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 		if err := os.MkdirAll(filepath.Join(e.Workspace, dir), 0o755); err != nil {
 			return e, nil, err
 		}
-		if err := copyTree(s.dir, filepath.Join(e.Workspace, dir), dir, "", m); err != nil {
+		if err := copyTree(s.dir, filepath.Join(e.Workspace, dir), dir, m); err != nil {
 			return e, nil, err
 		}
 	}
@@ -175,6 +174,32 @@ func stage(c checked, project, scratch string) (mount.Eval, manifest, error) {
 		return e, nil, err
 	}
 	return e, m, writeJSON(filepath.Join(e.ClaudeDir, mount.EvalClaudeJSON), claudeState)
+}
+
+// unlinkAlong removes from the workspace the symlinks its copy of the
+// project has at rel or at a directory above it, and their records:
+// staging writes there next, and would write, or remove, through them on
+// the host (a repository, or a session of the project, may leave a
+// fixtures or a .claude that links to anywhere).
+func unlinkAlong(ws, rel string, m manifest) error {
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i := range parts {
+		p := filepath.Join(parts[:i+1]...)
+		fi, err := os.Lstat(filepath.Join(ws, p))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			if err := os.Remove(filepath.Join(ws, p)); err != nil {
+				return err
+			}
+			delete(m, p)
+		}
+	}
+	return nil
 }
 
 // claudeSettings is the run's ~/.claude/settings.json: Claude Code's own

@@ -42,13 +42,19 @@ func runDir(stateDir string) string { return filepath.Join(stateDir, "run") }
 var runSessions atomic.Int64
 
 // newRunStem names a new session's run files, but for the extension: one
-// stem a session, computed once (see Session.run).
+// stem a session, computed once (see Session.runFiles).
 func newRunStem(stateDir, root string) string {
 	stem := instance.Hash(root) + "." + strconv.Itoa(os.Getpid())
 	if n := runSessions.Add(1) - 1; n > 0 {
 		stem += "-" + strconv.FormatInt(n, 10)
 	}
 	return filepath.Join(runDir(stateDir), stem)
+}
+
+// stemPID is the supervisor's pid in a stem's last part (<pid>[-<n>]).
+func stemPID(last string) string {
+	pid, _, _ := strings.Cut(last, "-")
+	return pid
 }
 
 // makeRunDir creates the run directory, or takes it back to the user
@@ -134,9 +140,8 @@ func endedSession(path, stem string) bool {
 // pidRuns says the supervisor named by stem (<hash>.<pid>[-N]) runs; a
 // name that is not a session's is no running one.
 func pidRuns(stem string) bool {
-	_, pid, ok := strings.Cut(stem, ".")
-	pid, _, _ = strings.Cut(pid, "-")
-	n, err := strconv.Atoi(pid)
+	_, last, ok := strings.Cut(stem, ".")
+	n, err := strconv.Atoi(stemPID(last))
 	if !ok || err != nil || n <= 0 {
 		return false
 	}
@@ -207,5 +212,5 @@ func (s LiveSession) Running() bool { return sessionLive(s.Log()) }
 
 // PID is the session's supervisor's.
 func (s LiveSession) PID() string {
-	return filepath.Ext(string(s))[1:]
+	return stemPID(filepath.Ext(string(s))[1:])
 }

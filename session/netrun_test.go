@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/agent"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
 )
 
 // deadPID is a pid no process has.
@@ -66,5 +70,38 @@ func TestSweepRun(t *testing.T) {
 	}
 	if got := LiveSessions(state, ""); len(got) != 0 {
 		t.Errorf("LiveSessions of another project: %v", got)
+	}
+}
+
+// TestEvalRunsRunFiles: the runs of one claudebox --eval --jobs N are
+// sessions of one project in one process; each keeps its own decision log
+// and control socket while the others start and end (they were named by
+// the project and the pid alone: a run's start removed another's, or
+// failed on it, "~/.claudebox is not writable").
+func TestEvalRunsRunFiles(t *testing.T) {
+	state, sockets := t.TempDir(), t.TempDir()
+	var stops []func()
+	for _, name := range []string{"a", "b", "c"} {
+		s := &Session{agent: agent.Claude, stateDir: state, runFiles: newRunStem(state, "/p"), plan: mount.Plan{Project: instance.Project{Root: "/p"}, Relay: &mount.Relay{Socket: filepath.Join(sockets, name)}}}
+		stop, err := s.startProxy()
+		if err != nil {
+			t.Fatalf("run %s: %v", name, err)
+		}
+		stops = append(stops, stop)
+	}
+	if live := LiveSessions(state, "/p"); len(live) != 3 {
+		t.Errorf("live sessions: %v, want 3", live)
+	}
+	for _, l := range LiveSessions(state, "/p") {
+		if _, err := os.Stat(l.Control()); err != nil || l.PID() != strconv.Itoa(os.Getpid()) {
+			t.Errorf("%s: control %v, pid %q", l, err, l.PID())
+		}
+	}
+	stops[0]()
+	if live := LiveSessions(state, "/p"); len(live) != 2 {
+		t.Errorf("live sessions after one ended: %v, want 2", live)
+	}
+	for _, stop := range stops[1:] {
+		stop()
 	}
 }
