@@ -16,6 +16,7 @@ import (
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/pty"
@@ -151,5 +152,5 @@ func addRules(path string, rules []claudesettings.Rule) error {
 	if err != nil {
 		return err
 	}
-	return claudesettings.WriteFile(path, merged, perm)
+	return atomicfile.Write(path, merged, perm)
 }

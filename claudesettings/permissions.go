@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/printable"
 )
 
@@ -328,7 +329,7 @@ func AddPending(stateDir, dir string, rules []Rule) error {
 	if len(data) > maxPending {
 		return fmt.Errorf("more than %d bytes of permission rules", maxPending)
 	}
-	return WriteFile(pendingFile(stateDir, dir), append(data, '\n'), 0o600)
+	return atomicfile.Write(pendingFile(stateDir, dir), append(data, '\n'), 0o600)
 }
 
 // ForgetPending removes the record of the instance dir's waiting rules.
@@ -338,30 +339,4 @@ func ForgetPending(stateDir, dir string) error {
 		return nil
 	}
 	return err
-}
-
-// WriteFile replaces path with data atomically: a new file in the same
-// directory, with mode perm, synced, then renamed over it. It never
-// writes through a symlink at path: the rename replaces the link itself,
-// so callers that must keep a link refuse one first.
-func WriteFile(path string, data []byte, perm os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".claudebox-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/proxy"
 )
 
@@ -58,7 +59,7 @@ func SaveAllowHosts(home string, entries []string) ([]string, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	return add, writeAtomic(path, edited)
+	return add, atomicfile.Write(path, edited, atomicfile.Mode(path, 0o644))
 }
 
 // allowHostsError is the error of an entry that is no allow-hosts entry.
@@ -126,32 +127,4 @@ func cloneWithout(m map[string]any, key string) map[string]any {
 		}
 	}
 	return out
-}
-
-// writeAtomic replaces path with data: a temporary file beside it, synced,
-// with the old file's mode (0644 for a new one), renamed over it.
-func writeAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".config.toml.claudebox-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claudebox/claudebox/internal/atomicfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -102,7 +103,7 @@ func (c *Credential) refreshLogin(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", &refreshError{err}
 	}
-	if err := writeAtomic(c.file, out); err != nil {
+	if err := atomicfile.Write(c.file, out, atomicfile.Mode(c.file, 0o600)); err != nil {
 		return "", &refreshError{err}
 	}
 	return fresh.AccessToken, nil
@@ -143,35 +144,4 @@ func requestRefresh(ctx context.Context, url, refreshToken string) (tokenRespons
 		return tokenResponse{}, fmt.Errorf("the token endpoint's answer holds no token")
 	}
 	return t, nil
-}
-
-// writeAtomic replaces path with data: a temporary file beside it, synced,
-// with the old file's mode (0600 for a new one), renamed over it, so the
-// host's claude never reads half a file.
-func writeAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o600)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".credentials.json.claudebox-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
