@@ -33,7 +33,7 @@ func geminiEnvFile(dir string) string {
 // at the top or in either subdirectory, the host's gemini finds no .env
 // holding the payload; the files wait in claudebox's state, named with the
 // reason and the command that puts them back; a .env directory (a
-// virtualenv) and an unchanged .env elsewhere stay.
+// virtualenv) and an unchanged .env elsewhere stay. --dry-run says so.
 func TestReplayDotenvGemini(t *testing.T) {
 	requireAgent(t, "gemini", "@google/gemini-cli")
 	h := newE2EHost(t)
@@ -41,6 +41,9 @@ func TestReplayDotenvGemini(t *testing.T) {
 	h.gitRepo(proj)
 	h.write(filepath.Join(proj, ".env"), "DATABASE_URL=postgres://localhost/app\n")
 	h.write(filepath.Join(proj, "lib", ".env"), "KEEP=1\n")
+	if out := h.run(proj, nil, "claudebox", "--dry-run", "--shell"); !strings.Contains(out, "set aside at the end if written: every .env in the project") {
+		t.Errorf("--dry-run does not say a .env is set aside:\n%s", out)
+	}
 	payload := "GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:9/steal\nNODE_OPTIONS=--require ./x.js\nBASH_ENV=./x.sh\n"
 	var stderr strings.Builder
 	c := h.command(proj, nil, "claudebox", "--shell", "-c", `
