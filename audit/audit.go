@@ -100,6 +100,9 @@ type Snapshot struct {
 	// Index maps each git directory whose index was provably in place at
 	// the start to that index's hidden entries and gitlinks.
 	Index map[string]map[string]uint8
+	// Obeyed are the names Take judged as host-run wherever they stand;
+	// its listings hold no other's entries.
+	Obeyed []string
 }
 
 // Listing is what the walk judged or went into in a directory of inode
@@ -133,11 +136,12 @@ func Decode(b []byte) (*Snapshot, error) {
 }
 
 // Take records what the host obeys under root as it stands, for the audit
-// at the end of the session that began at since. It may run while the
-// session starts: what changed at or after since is not recorded, so it
-// counts as changed at the end.
-func Take(root string, since time.Time) *Snapshot {
-	w := walker{root: root, since: since, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}}}
+// at the end of the session that began at since; obeyed are the file names
+// the host's tools obey in whichever directory they start (a .env the
+// host's gemini loads). It may run while the session starts: what changed
+// at or after since is not recorded, so it counts as changed at the end.
+func Take(root string, since time.Time, obeyed []string) *Snapshot {
+	w := walker{root: root, since: since, obeyed: obeyed, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed}}
 	w.walk()
 	return w.take
 }
@@ -166,12 +170,13 @@ type Report struct {
 // Scan lists what under root the host runs or obeys and is not provably
 // what it was at since, when start (nil if none was taken) was recorded;
 // the paths in guarded are skipped (their guard stood for the whole
-// session). It never follows a symlink, nor leaves root.
-func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot) Report {
+// session); files named as in obeyed are host-run at any depth, as for
+// Take. It never follows a symlink, nor leaves root.
+func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot, obeyed []string) Report {
 	if start == nil {
 		start = &Snapshot{}
 	}
-	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed}
 	w.walk()
 	slices.Sort(w.report.Found)
 	return w.report
@@ -181,6 +186,8 @@ type walker struct {
 	root    string
 	since   time.Time
 	guarded map[string]bool
+	// obeyed are file names host-run in any directory.
+	obeyed  []string
 	start   *Snapshot // at the end
 	take    *Snapshot // at the start
 	report  Report
@@ -231,8 +238,9 @@ func (w *walker) walk() {
 // dir judges the entries of n, read a batch at a time.
 func (w *walker) dir(n node, depth int) {
 	// A directory whose entries are the start's is not read again: what
-	// the start's walk judged or went into is.
-	if w.start != nil {
+	// the start's walk judged or went into is (when it judged the same
+	// names).
+	if w.start != nil && slices.Equal(w.start.Obeyed, w.obeyed) {
 		if l, ok := w.start.Listings[n.rel]; ok && l.Ino == n.ino && l.Mode == n.mode && n.unchanged {
 			for _, e := range l.Entries {
 				w.entry(n, e.Name, e.Type, depth)
@@ -307,6 +315,10 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun, sub = true, gitDir
 		case hostRunFiles[name] || hasPrefix(name):
 			hostRun, sub = true, allDir
+		case !typ.IsDir() && slices.Contains(w.obeyed, name):
+			// A directory of that name (a virtualenv called .env) is
+			// nothing gemini can load.
+			hostRun = true
 		}
 	}
 	if !descend {

@@ -48,7 +48,7 @@ func TestScan(t *testing.T) {
 		write(t, filepath.Join(root, p))
 	}
 	since := mark(t, t.TempDir())
-	start := Take(root, since)
+	start := Take(root, since, nil)
 	after := map[string]bool{
 		"web/.claude/commands/x.md":              true, // a nested project's command
 		"web/.mcp.json":                          true,
@@ -90,7 +90,7 @@ func TestScan(t *testing.T) {
 	os.Symlink("/tmp", filepath.Join(root, "linked", ".claude"))
 	after["linked/.claude"] = true
 
-	r := Scan(root, since, map[string]bool{filepath.Join(root, "guarded", ".envrc"): true}, start)
+	r := Scan(root, since, map[string]bool{filepath.Join(root, "guarded", ".envrc"): true}, start, nil)
 	if r.NotExamined != nil {
 		t.Fatal(r.NotExamined)
 	}
@@ -158,7 +158,7 @@ func BenchmarkScan(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				root := tree(b, size.dirs, size.files)
 				since := mark(b, b.TempDir())
-				start := Take(root, since)
+				start := Take(root, since, nil)
 				write(b, filepath.Join(root, "pkg1", "mod1", "new.go"))
 				if every {
 					filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -170,7 +170,7 @@ func BenchmarkScan(b *testing.B) {
 				}
 				b.ResetTimer()
 				for b.Loop() {
-					if r := Scan(root, since, nil, start); r.NotExamined != nil || r.Found != nil {
+					if r := Scan(root, since, nil, start, nil); r.NotExamined != nil || r.Found != nil {
 						b.Fatal(r)
 					}
 				}
@@ -186,7 +186,7 @@ func BenchmarkTake(b *testing.B) {
 	since := mark(b, b.TempDir())
 	b.ResetTimer()
 	for b.Loop() {
-		Take(root, since)
+		Take(root, since, nil)
 	}
 }
 
@@ -207,7 +207,7 @@ func TestScanHostile(t *testing.T) {
 	must(t, os.Mkdir(filepath.Join(root, "a\x1b[2Jb"), 0o700))
 	must(t, unix.Mkfifo(filepath.Join(root, "a\x1b[2Jb", ".envrc"), 0o600))
 	var r Report
-	unprivileged.Do(t, func() { r = Scan(root, since, nil, nil) })
+	unprivileged.Do(t, func() { r = Scan(root, since, nil, nil, nil) })
 	want := []string{filepath.Join(root, "a\x1b[2Jb", ".envrc"), filepath.Join(root, "locked")}
 	if !slices.Equal(r.Found, want) {
 		t.Errorf("found %q; want %q", r.Found, want)
@@ -231,11 +231,11 @@ func TestScanDeep(t *testing.T) {
 		old = filepath.Join(old, "d")
 	}
 	must(t, os.MkdirAll(old, 0o755))
-	start := Take(root, time.Now().Add(time.Hour))
+	start := Take(root, time.Now().Add(time.Hour), nil)
 	since := mark(t, t.TempDir())
 	write(t, filepath.Join(deep, ".envrc"))
 	write(t, filepath.Join(old, ".envrc"))
-	r := Scan(root, since, nil, start)
+	r := Scan(root, since, nil, start, nil)
 	// The walk opens directories down to maxDepth+1 below root.
 	depthOf := func(p string) int { rel, _ := filepath.Rel(root, p); return strings.Count(rel, "/") + 1 }
 	if len(r.Found) != 1 || !strings.HasPrefix(r.Found[0], filepath.Join(root, "d")) || depthOf(r.Found[0]) != maxDepth+1 {
@@ -283,7 +283,7 @@ func TestScanRenamed(t *testing.T) {
 		write(t, filepath.Join(root, p))
 	}
 	since := mark(t, t.TempDir())
-	start := Take(root, since)
+	start := Take(root, since, nil)
 	for _, mv := range [][2]string{
 		{"vendor/tool/dotgit/HEAD.x", "vendor/tool/dotgit/HEAD"},
 		{"vendor/tool/dotgit", "vendor/tool/.git"},
@@ -313,10 +313,10 @@ func TestScanRenamed(t *testing.T) {
 			t.Errorf("found %q, want %q", got, want)
 		}
 	}
-	check(Scan(root, since, nil, start), want)
+	check(Scan(root, since, nil, start, nil), want)
 	// Without the snapshot, what lies below a directory the session wrote
 	// in cannot be told from what was renamed there: it counts.
-	check(Scan(root, since, nil, nil), append(want, "web/.claude/settings.json", "web/.git/config", "web/.git/hooks/pre-commit"))
+	check(Scan(root, since, nil, nil, nil), append(want, "web/.claude/settings.json", "web/.git/config", "web/.git/hooks/pre-commit"))
 }
 
 // TestScanSymlinkSwap: a directory swapped for a symlink while the audit
@@ -347,7 +347,7 @@ func TestScanSymlinkSwap(t *testing.T) {
 		}
 	}()
 	for range 300 {
-		r := Scan(root, since, nil, nil)
+		r := Scan(root, since, nil, nil, nil)
 		for _, f := range r.Found {
 			if strings.Contains(f, "settings.json") {
 				t.Errorf("the audit followed a symlink out of the project: %s", f)
@@ -374,16 +374,16 @@ func TestScanGitlink(t *testing.T) {
 	}
 	git(root, "init", "-q")
 	since := mark(t, t.TempDir())
-	start := Take(root, since)
+	start := Take(root, since, nil)
 	tool := filepath.Join(root, "node_modules", "tool")
 	must(t, os.MkdirAll(tool, 0o755))
 	git(tool, "init", "-q")
 	git(tool, "config", "core.fsmonitor", "touch pwned") // a fresh config alone is inert
-	if r := Scan(root, since, nil, start); len(r.Found) != 0 {
+	if r := Scan(root, since, nil, start, nil); len(r.Found) != 0 {
 		t.Fatalf("node_modules is walked: %q", r.Found)
 	}
 	git(root, "update-index", "--add", "--cacheinfo", "160000,0000000000000000000000000000000000000001,node_modules/tool")
-	r := Scan(root, since, nil, start)
+	r := Scan(root, since, nil, start, nil)
 	if !slices.Contains(r.Found, filepath.Join(tool, ".git", "config")) {
 		t.Errorf("the gitlink's repository is not examined: %q", r.Found)
 	}
@@ -406,16 +406,16 @@ func TestScanLinkedWorktree(t *testing.T) {
 	git("init", "-q")
 	git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "i")
 	since := mark(t, t.TempDir())
-	start := Take(root, since)
+	start := Take(root, since, nil)
 	git("worktree", "add", "-q", ".wt/x")
 	git("worktree", "add", "-q", ".wt/y")
-	if r := Scan(root, since, nil, start); r.Found != nil {
+	if r := Scan(root, since, nil, start, nil); r.Found != nil {
 		t.Errorf("a linked worktree's files are findings: %q", r.Found)
 	}
 	must(t, os.WriteFile(filepath.Join(root, ".git", "worktrees", "y", "gitdir"), []byte(filepath.Join(root, "elsewhere", ".git")+"\n"), 0o644))
 	y := filepath.Join(root, ".git", "worktrees", "y")
 	want := []string{filepath.Join(y, "commondir"), filepath.Join(y, "gitdir"), filepath.Join(root, ".wt", "y", ".git")}
-	if r := Scan(root, since, nil, start); !slices.Equal(r.Found, want) {
+	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
 		t.Errorf("found %q, want %q", r.Found, want)
 	}
 }

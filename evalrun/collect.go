@@ -196,7 +196,7 @@ func copyOut(root, dest string, paths []string, skips []skipped) []skipped {
 func leaveOutObeyed(dest, where string, since time.Time) []skipped {
 	var skips []skipped
 	gone := map[string]bool{}
-	for _, p := range audit.Scan(dest, since, nil, nil).Found {
+	for _, p := range audit.Scan(dest, since, nil, nil, nil).Found {
 		rel, err := filepath.Rel(dest, p)
 		if err != nil {
 			continue

@@ -67,6 +67,11 @@ type Host struct {
 	Redirects []error
 	// Unprotected is what the host obeys that no guard can protect.
 	Unprotected []Unprotected
+	// ObeyedNames are the file names a host tool obeys in whichever
+	// directory of the project it starts (.env, which the host's gemini
+	// loads into its environment): the exit audit sets aside those the
+	// session wrote, at any depth.
+	ObeyedNames []string
 	// Binds lays out the user's extra mounts, split where they contain a
 	// secret, claudebox's state or another mount; Hidden lists the secrets
 	// left out of them and of Own.

@@ -143,6 +143,8 @@ type Plan struct {
 	// Unprotected is what the host obeys that no guard can protect: the
 	// launch and --check warn of it.
 	Unprotected []Unprotected
+	// ObeyedNames are Host.ObeyedNames.
+	ObeyedNames []string
 }
 
 // Inputs are everything a plan is built from.
@@ -394,7 +396,7 @@ func (p *Plan) addProject(project instance.Project, h Host) {
 			})
 		}
 	}
-	p.Guards, p.Unprotected = h.Guards, h.Unprotected
+	p.Guards, p.Unprotected, p.ObeyedNames = h.Guards, h.Unprotected, h.ObeyedNames
 }
 
 // Placeholders lists the mounts whose target the launch creates as a
@@ -544,6 +546,9 @@ func (p Plan) Script(bwrap string) string {
 	}
 	for _, u := range p.Unprotected {
 		fmt.Fprintf(&b, "# not protected: %s\n", printable.Escape(u.From+": "+u.Reason))
+	}
+	for _, n := range p.ObeyedNames {
+		fmt.Fprintf(&b, "# set aside at the end if written: every %s in the project (the host's gemini loads it into its environment)\n", n)
 	}
 	for _, h := range p.Hidden {
 		fmt.Fprintf(&b, "# %s\n", printable.Escape(h.String()))

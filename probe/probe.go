@@ -8,12 +8,15 @@ package probe
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/gitconfig"
@@ -88,6 +91,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	obeyed, relative := probeHostObeyed(home, getenv)
 	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed)
 	h.Unprotected = append(relative, h.Unprotected...)
+	h.ObeyedNames = obeyedNames(pathEnv)
 	var linked []string
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, secrets, obeyed)
 	h.Symlinked = append(h.Symlinked, linked...)
@@ -569,4 +573,19 @@ func realPath(path string, hops int) string {
 func isDir(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.IsDir()
+}
+
+// obeyedNames are the file names the host's tools on PATH obey in
+// whichever directory they start: the host's gemini loads the nearest .env
+// above its working directory into its environment (GOOGLE_GEMINI_BASE_URL
+// sends the user's key away, BASH_ENV runs in its every shell). A PATH
+// entry that cannot be read may hold it.
+func obeyedNames(pathEnv string) []string {
+	for _, dir := range filepath.SplitList(pathEnv) {
+		fi, err := os.Stat(filepath.Join(dir, "gemini"))
+		if err == nil && !fi.IsDir() || err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return []string{".env"}
+		}
+	}
+	return nil
 }

@@ -150,6 +150,9 @@ func protected(w *page, p mount.Plan) {
 	if len(absent) > 0 {
 		w.line("  cannot be created, nor anything written in them (permission denied: ask the user to create them on the host): %s.", strings.Join(absent, ", "))
 	}
+	for _, n := range p.ObeyedNames {
+		w.line("- Every %s file you create or change, in any directory, is moved aside when the session ends (the host's gemini loads it into its environment); the user gets it back after reading it. Tell the user when you change one.", n)
+	}
 }
 
 // gitOperations says which git commands fail here, because their state

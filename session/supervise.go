@@ -3,10 +3,12 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -209,7 +211,7 @@ func (s *Session) startSnapshot() {
 	s.snapshotting = make(chan struct{})
 	go func() {
 		defer close(s.snapshotting)
-		instance.SaveSnapshot(s.plan.Instance, audit.Take(s.plan.Project.Checkout, at).Encode())
+		instance.SaveSnapshot(s.plan.Instance, audit.Take(s.plan.Project.Checkout, at, s.plan.ObeyedNames).Encode())
 	}()
 }
 
@@ -246,7 +248,7 @@ func (s *Session) cleanUp(dir string) {
 	}
 	root := s.plan.Project.Checkout
 	start, _ := audit.Decode(instance.Snapshot(dir))
-	r := audit.Scan(root, since, guarded, start)
+	r := audit.Scan(root, since, guarded, start, s.plan.ObeyedNames)
 	for _, p := range r.NotExamined {
 		printable.Say(os.Stderr, "claudebox: the exit audit did not examine %s", p)
 	}
@@ -277,6 +279,7 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 		printable.Say(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
 		for _, p := range found {
 			printable.Say(w, "  %s", mount.Quote(p))
+			s.sayWhy(w, p)
 		}
 		printable.Say(w, "hint: read each before your tools run it; the host runs these in place")
 		return
@@ -287,6 +290,7 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 		printable.Say(w, "claudebox: moved aside what the session left that the host would run or obey:")
 		for _, m := range moved {
 			printable.Say(w, "  %s", mount.Quote(m.From))
+			s.sayWhy(w, m.From)
 			printable.Say(w, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
 		}
 		printable.Say(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
@@ -295,6 +299,15 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			printable.Say(w, "claudebox: left in place, could not move it aside: %s", line)
 		}
+	}
+}
+
+// sayWhy says why a finding named as in the plan's ObeyedNames is one:
+// it is no file a guard could stand for, nor one anyone expects the host
+// to obey.
+func (s *Session) sayWhy(w io.Writer, p string) {
+	if slices.Contains(s.plan.ObeyedNames, filepath.Base(p)) {
+		printable.Say(w, "    the host's gemini, started in this directory or below, loads it into its environment (its variables can send your key elsewhere or run commands)")
 	}
 }
 
