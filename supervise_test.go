@@ -89,7 +89,7 @@ func TestSuperviseKilled(t *testing.T) {
 	h.gitRepo(proj)
 	envrc := filepath.Join(proj, ".envrc")
 	for _, next := range [][]string{{"--gc"}, {"--shell", "-c", "true"}} {
-		c := h.command(proj, nil, "claudebox", "--shell", "-c", "touch started; exec sleep 60")
+		c := h.command(proj, nil, "claudebox", "--shell", "-c", "touch started; exec sleep 60.0417")
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestSuperviseKilled(t *testing.T) {
 			t.Fatal("the test needs the killed supervisor to leave a placeholder")
 		}
 		inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
-		waitFor(t, "the sandbox to die with its supervisor", func() bool { return !instance.InUse(inst) && !running("sleep\x0060\x00") })
+		waitFor(t, "the sandbox to die with its supervisor", func() bool { return !instance.InUse(inst) && !running("sleep\x0060.0417\x00") })
 		h.run(proj, nil, "claudebox", next...)
 		if paths.Exists(envrc) {
 			t.Errorf("claudebox %s left the killed session's placeholder", strings.Join(next, " "))
