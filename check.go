@@ -39,7 +39,7 @@ type checkResult struct {
 }
 
 // bwrapFeatures are the bwrap options a launch uses.
-var bwrapFeatures = []string{"--unshare-cgroup-try", "--die-with-parent", "--seccomp", "--bind-data", "--ro-bind-data", "--ro-bind-try", "--userns", "--info-fd", "--block-fd"}
+var bwrapFeatures = []string{"--unshare-cgroup-try", "--die-with-parent", "--seccomp", "--bind-data", "--ro-bind-data", "--ro-bind-try", "--userns", "--info-fd", "--block-fd", "--perms"}
 
 // apparmorFix is one line that lets bwrap create user namespaces where
 // AppArmor restricts them (Ubuntu 24.04 and later).

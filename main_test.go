@@ -102,7 +102,7 @@ func fakeBwrap() int {
 			os.Stdout.Write(b)
 			return 0
 		}
-		for _, f := range []string{"--unshare-cgroup-try", "--die-with-parent", "--seccomp FD", "--bind-data FD DEST", "--ro-bind-data FD DEST", "--ro-bind-try SRC DEST", "--userns FD", "--info-fd FD", "--block-fd FD"} {
+		for _, f := range []string{"--unshare-cgroup-try", "--die-with-parent", "--seccomp FD", "--bind-data FD DEST", "--ro-bind-data FD DEST", "--ro-bind-try SRC DEST", "--userns FD", "--info-fd FD", "--block-fd FD", "--perms OCTAL"} {
 			fmt.Println("    " + f + " ")
 		}
 		return 0
