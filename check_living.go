@@ -16,11 +16,11 @@ import (
 // developer's own, not a mirror's thousands.
 const maxBranches = 200
 
-// checkBranches names the local branches a checkout inside would leave
-// half done: they change a protected file the project tracks (.envrc,
+// checkBranches names the local branches a checkout inside fails on: they
+// change a protected file the project tracks (.envrc,
 // .vscode/settings.json, .gitmodules, .claude/settings.json, .mcp.json),
-// which is read-only inside, so git there says "unable to unlink old" and
-// reports success with the old file in place.
+// which is read-only inside, so git there cannot change it (and the
+// sandbox's git wrapper makes that a failure).
 func checkBranches(plan mount.Plan) []checkResult {
 	root := plan.Project.Checkout
 	var protected []string
@@ -58,7 +58,7 @@ func checkBranches(plan mount.Plan) []checkResult {
 		}
 		lines = append(lines, checkResult{
 			"branches", "warn",
-			fmt.Sprintf("a checkout of %s inside would leave %s as it is: protected there, git cannot change it, and says so only in passing", name, strings.Join(changed, ", ")),
+			fmt.Sprintf("a checkout of %s inside fails: %s is protected there, git cannot change it", name, strings.Join(changed, ", ")),
 			"switch branches, merge and pull on the host while it differs",
 		})
 	}

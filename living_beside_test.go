@@ -163,7 +163,7 @@ func TestCheckNamesLivingProblems(t *testing.T) {
 
 	out := h.run(proj, []string{"ANTHROPIC_API_KEY=sk-test"}, "claudebox", "--check")
 	for _, want := range []string{
-		"⚠ branches: a checkout of feature inside would leave .envrc as it is",
+		"⚠ branches: a checkout of feature inside fails: .envrc is protected there",
 		"fix: switch branches, merge and pull on the host while it differs",
 		"⚠ permission rules: 1 saved inside by this project's sessions wait",
 		"fix: claudebox --keep-permissions",
@@ -175,7 +175,7 @@ func TestCheckNamesLivingProblems(t *testing.T) {
 	if strings.Contains(out, "checkout of docs") {
 		t.Errorf("--check names a branch that changes no protected file:\n%s", out)
 	}
-	said := h.inside(proj, nil, `grep -c 'unable to unlink old' ~/.claude/SANDBOX.md`)
+	said := h.inside(proj, nil, `grep -c 'run "git …" on the host' ~/.claude/SANDBOX.md`)
 	if strings.TrimSpace(said) != "1" {
 		t.Errorf("SANDBOX.md does not tell Claude about checkouts of protected files: %q", said)
 	}

@@ -171,7 +171,7 @@ func TestScriptComments(t *testing.T) {
 		"# fd 3: seccomp filter (no TIOCSTI or TIOCLINUX, no new user namespaces)",
 		"# fd 4: copy of /h/.claude/settings.json",
 		"# fd 5: empty",
-		"# fd 6: the user namespace of claudebox's guard watcher; fd 7: bwrap reports the sandbox's pid; fd 8: bwrap waits until the guards are watched",
+		"# fd 7: the user namespace of claudebox's guard watcher; fd 8: bwrap reports the sandbox's pid; fd 9: bwrap waits until the guards are watched",
 		"# FLAG: the value given with --env FLAG=…, not shown",
 		"# TOML: the value set in /h/p/.claudebox.toml, not shown",
 		"# /h/.rustup/toolchains: what /h/.cargo/bin runs",
@@ -188,7 +188,7 @@ func TestScriptComments(t *testing.T) {
 		t.Errorf("a comment for a variable the script sets itself or the host's:\n%s", script)
 	}
 	env, _, _ := strings.Cut(script[strings.Index(script, "env -i"):], " \\\n")
-	if want := `env -i DISABLE_AUTOUPDATER=1 SSH_AUTH_SOCK=` + SSHAgentSocket + ` HOME=/h FLAG="$FLAG" TOML="$TOML" LINES="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}LINES=//p' /h/p/.claudebox.env | tail -n 1)" PATH="$PATH"`; env != want {
+	if want := `env -i DISABLE_AUTOUPDATER=1 SSH_AUTH_SOCK=` + SSHAgentSocket + ` HOME=/h FLAG="$FLAG" TOML="$TOML" LINES="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}LINES=//p' /h/p/.claudebox.env | tail -n 1)" PATH="` + gitWrapperDir + `:$PATH"`; env != want {
 		t.Errorf("env line\n%s\nwant\n%s", env, want)
 	}
 }

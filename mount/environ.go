@@ -1,6 +1,9 @@
 package mount
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // updaterOff is set in every sandbox, whatever the host says: Claude Code's
 // background updater would replace the host's claude, whose files are
@@ -28,6 +31,8 @@ func (p Plan) Environ(lookup func(string) (string, bool)) []string {
 		if n == "HOME" {
 			// The home's real path, where the plan mounts it.
 			env = append(env, "HOME="+p.Home)
+		} else if v, ok := lookup(n); ok && n == "PATH" && p.gitWrapped() {
+			env = append(env, "PATH="+gitWrapperDir+":"+v)
 		} else if v, ok := lookup(n); ok && n != updaterOff {
 			env = append(env, n+"="+v)
 		}
@@ -57,4 +62,9 @@ func (p Plan) setByAgent(name string) bool {
 		}
 	}
 	return false
+}
+
+// gitWrapped says the plan puts its git wrapper inside.
+func (p Plan) gitWrapped() bool {
+	return slices.ContainsFunc(p.Mounts, func(m Mount) bool { return m.executable })
 }

@@ -49,6 +49,8 @@ type Mount struct {
 	// a stand-in for bwrap to mount over (see guard.CreatePlaceholder), and the
 	// last session guarding it removes it.
 	placeholder bool
+	// executable: a data mount bwrap makes mode 0555 (the git wrapper).
+	executable bool
 	// Role is what the mount is for.
 	Role Role
 }
@@ -397,6 +399,12 @@ func (p *Plan) addProject(project instance.Project, h Host) {
 		}
 	}
 	p.Guards, p.Unprotected, p.ObeyedNames = h.Guards, h.Unprotected, h.ObeyedNames
+	if script := gitWrapper(project.Checkout, h.Guards); script != "" {
+		p.Mounts = append(p.Mounts, Mount{
+			Kind: RoBindData, Dest: gitWrapperDir + "/git", Content: script, executable: true, Role: Private,
+			Why: "git, first on PATH: a checkout, merge or pull that cannot change a protected file fails with a message instead of exiting 0",
+		})
+	}
 }
 
 // Placeholders lists the mounts whose target the launch creates as a
@@ -477,7 +485,11 @@ func (p Plan) argLines() [][]string {
 			lines = append(lines, []string{string(m.Kind), m.Dest})
 		case m.Kind == BindData, m.Kind == RoBindData:
 			data++
-			lines = append(lines, []string{string(m.Kind), strconv.Itoa(p.fd(data)), m.Dest})
+			line := []string{string(m.Kind), strconv.Itoa(p.fd(data)), m.Dest}
+			if m.executable {
+				line = append([]string{"--perms", "0555"}, line...)
+			}
+			lines = append(lines, line)
 		default:
 			lines = append(lines, []string{string(m.Kind), m.Src, m.Dest})
 		}
@@ -582,6 +594,10 @@ func (p Plan) Script(bwrap string) string {
 		}
 		if name == "HOME" {
 			b.WriteString(" HOME=" + Quote(p.Home))
+			continue
+		}
+		if name == "PATH" && p.gitWrapped() {
+			b.WriteString(` PATH="` + gitWrapperDir + `:$PATH"`)
 			continue
 		}
 		b.WriteString(" " + name + `="$` + name + `"`)

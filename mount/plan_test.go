@@ -99,7 +99,7 @@ func TestClaudeDirRebuilt(t *testing.T) {
 	for _, m := range p.DataMounts() {
 		sources = append(sources, m.Src)
 	}
-	if want := []string{"/h/.claude/settings.json", ""}; !reflect.DeepEqual(sources, want) {
+	if want := []string{"/h/.claude/settings.json", "", ""}; !reflect.DeepEqual(sources, want) {
 		t.Errorf("DataMounts' sources = %q, want %q", sources, want)
 	}
 	var placeholders []string
@@ -177,7 +177,9 @@ func TestStandInDirectory(t *testing.T) {
 	}
 	var contents []string
 	for _, m := range p.DataMounts() {
-		contents = append(contents, m.Src+m.Content)
+		if !m.executable {
+			contents = append(contents, m.Src+m.Content)
+		}
 	}
 	if want := []string{"", "", "*\n"}; !reflect.DeepEqual(contents, want) {
 		t.Errorf("DataMounts hold %q, want %q", contents, want)

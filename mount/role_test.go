@@ -35,6 +35,7 @@ func TestBuildRoles(t *testing.T) {
 		"/h/.claude.json": ClaudeConfig,
 		"/h/.gitconfig":   HostFiles, "/h/.nvm": Tools, SSHAgentSocket: Agent, "/h/.ssh/known_hosts": HostFiles, "/h/.local/bin/claude": HostFiles,
 		"/h/p-fix": ProjectTree, "/h/p/.git": GitDir, "/h/p/.git/worktrees": Protection, "/h/p/.git/hooks": Protection, "/h/p-fix/.envrc": Protection,
+		gitWrapperDir + "/git": Private,
 	}
 	if len(p.Mounts) != len(want) {
 		t.Errorf("%d mounts, want %d", len(p.Mounts), len(want))

@@ -172,7 +172,7 @@ func gitOperations(w *page, p mount.Plan) {
 		w.line("- A rebase, am, cherry-pick or revert is in progress: it can only be continued or aborted on the host; ask the user to.")
 	}
 	if slices.ContainsFunc(p.Guards, func(g mount.Guard) bool { return g.Exists && g.From == "" }) {
-		w.line("- git checkout, switch, merge, pull or reset cannot change a protected file that exists: git prints \"unable to unlink old '…'\", yet reports success and leaves the old file, so the tree is not the branch's. Before one of them, run git diff --name-only HEAD <target> -- <those files>; if it lists any, ask the user to run it on the host.")
+		w.line("- git checkout, switch, merge, pull or reset cannot change a protected file: git here then fails with \"claudebox: git could not change <file>, which this sandbox protects; run \"git …\" on the host\". Ask the user to run that command on the host.")
 	}
 }
 
