@@ -396,11 +396,32 @@ func Sessions(dir string) ([]Session, error) {
 // sessions lists the sessions of the instance dir that want (given the
 // session id and the transcript's modification time) asks to be read.
 func sessions(dir string, want func(id string, modified time.Time) bool) ([]Session, error) {
-	tops, err := untrusted.ReadDir(dir, ".")
+	var out []Session
+	err := eachTranscript(dir, func(rel, id string, modified time.Time) {
+		if want(id, modified) {
+			out = append(out, describe(dir, rel, id))
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	var out []Session
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Start.Equal(out[j].Start) {
+			return out[i].Start.Before(out[j].Start)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// eachTranscript calls visit for every <dir>/<path-named dir>/<id>.jsonl
+// that is a regular file with a name claudebox will write out, with its
+// path below dir and its modification time.
+func eachTranscript(dir string, visit func(rel, id string, modified time.Time)) error {
+	tops, err := untrusted.ReadDir(dir, ".")
+	if err != nil {
+		return err
+	}
 	for _, top := range tops {
 		if !top.IsDir() {
 			continue
@@ -414,19 +435,12 @@ func sessions(dir string, want func(id string, modified time.Time) bool) ([]Sess
 			if !ok || !f.Type().IsRegular() || !isSessionID(id) {
 				continue
 			}
-			if fi, err := f.Info(); err != nil || !want(id, fi.ModTime()) {
-				continue
+			if fi, err := f.Info(); err == nil {
+				visit(filepath.Join(top.Name(), f.Name()), id, fi.ModTime())
 			}
-			out = append(out, describe(dir, filepath.Join(top.Name(), f.Name()), id))
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].Start.Equal(out[j].Start) {
-			return out[i].Start.Before(out[j].Start)
-		}
-		return out[i].ID < out[j].ID
-	})
-	return out, nil
+	return nil
 }
 
 // WrittenSince returns the id of the instance dir's transcript written last, at
@@ -434,30 +448,13 @@ func sessions(dir string, want func(id string, modified time.Time) bool) ([]Sess
 // time are read; the sandbox may have set the time, which at worst names
 // another of the project's sessions.
 func WrittenSince(dir string, since time.Time) (string, bool) {
-	tops, err := untrusted.ReadDir(dir, ".")
-	if err != nil {
-		return "", false
-	}
 	var id string
 	var newest time.Time
-	for _, top := range tops {
-		if !top.IsDir() {
-			continue
+	eachTranscript(dir, func(_, name string, modified time.Time) {
+		if !modified.Before(since) && modified.After(newest) {
+			id, newest = name, modified
 		}
-		files, err := untrusted.ReadDir(dir, top.Name())
-		if err != nil {
-			continue
-		}
-		for _, f := range files {
-			name, ok := strings.CutSuffix(f.Name(), ".jsonl")
-			if !ok || !f.Type().IsRegular() || !isSessionID(name) {
-				continue
-			}
-			if fi, err := f.Info(); err == nil && !fi.ModTime().Before(since) && fi.ModTime().After(newest) {
-				id, newest = name, fi.ModTime()
-			}
-		}
-	}
+	})
 	return id, id != ""
 }
 
