@@ -314,6 +314,9 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 			return m.out, err
 		}
 	}
+	if err := portsCross(m.out.Publish, m.out.Forward); err != nil {
+		return m.out, err
+	}
 	m.out.ownNetwork = m.ownNetwork
 	m.out.additions = m.waiting()
 	return m.out, nil

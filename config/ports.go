@@ -41,16 +41,17 @@ func parsePort(s string) (int, error) {
 	return n, nil
 }
 
-// ports adds a layer's published and forwarded ports; a later layer's
-// publish replaces an earlier one at the same host port. What a
-// repository's file adds waits for approval.
+// ports adds a layer's published and forwarded ports; a later publish
+// replaces an earlier one at the same host port or the same port inside
+// (one host listener per server inside). What a repository's file adds
+// waits for approval.
 func (m *merging) ports(l layer) error {
 	for _, s := range l.Publish {
 		p, err := parsePublish(s)
 		if err != nil {
 			return hint.Errorf(`publish = ["8080", "9000:3000"]: a port inside, after the host's port if it differs`, "%s: publish: \"%s\": %v", where(l.from), printable.Excerpt(s), err)
 		}
-		m.out.Publish = slices.DeleteFunc(m.out.Publish, func(o mount.Publish) bool { return o.Host == p.Host })
+		m.out.Publish = slices.DeleteFunc(m.out.Publish, func(o mount.Publish) bool { return o.Host == p.Host || o.Inside == p.Inside })
 		m.out.Publish = append(m.out.Publish, p)
 		m.addPort(l, Item{grant: Grant{kind: kindPublish, name: p.String()}, Show: "publish " + p.String() + " (from " + l.from + ")"})
 	}
@@ -87,4 +88,16 @@ func (m *merging) waitingPorts() []Item {
 		}
 	}
 	return items
+}
+
+// portsCross refuses a port both forwarded and published, on either side:
+// the sandbox's connections to it would reach the host's listener and come
+// back inside, in a loop until the proxy's slots run out.
+func portsCross(publish []mount.Publish, forward []int) error {
+	for _, n := range forward {
+		if slices.ContainsFunc(publish, func(p mount.Publish) bool { return p.Host == n || p.Inside == n }) {
+			return hint.Errorf("a port is a server inside (--publish) or one of the host's (--forward), not both", "port %d is both published and forwarded", n)
+		}
+	}
+	return nil
 }
