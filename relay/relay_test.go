@@ -9,13 +9,15 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/proxy"
 )
 
 // download is a server on 127.0.0.1 that sends size bytes to each
-// connection.
-func download(b *testing.B, size int64) string {
+// connection, at most rate bytes a second (0: as fast as it can), as a
+// link of that speed would.
+func download(b *testing.B, size, rate int64) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -30,7 +32,11 @@ func download(b *testing.B, size int64) string {
 			}
 			go func() {
 				defer c.Close()
+				start := time.Now()
 				for n := int64(0); n < size; n += int64(len(chunk)) {
+					if rate > 0 {
+						time.Sleep(time.Until(start.Add(time.Duration(n * int64(time.Second) / rate))))
+					}
 					if _, err := c.Write(chunk); err != nil {
 						return
 					}
@@ -74,21 +80,30 @@ func bareHop(b *testing.B, server string) string {
 // BenchmarkDownload reads 100 MB from a loopback server, directly and the
 // way a tool inside the filtered network does: to the relay on TCP, on to
 // the proxy's Unix socket, CONNECT, on to the server. "hop" is the ceiling
-// for any proxy: one bare forwarder that splices, and no checks.
+// for any proxy: one bare forwarder that splices, and no checks. The
+// server sends as fast as loopback allows, then at a gigabit link's speed.
 func BenchmarkDownload(b *testing.B) {
 	const size = 100 << 20
-	server := download(b, size)
-	hop := bareHop(b, server)
+	servers := []struct {
+		name string
+		rate int64
+	}{{"loopback", 0}, {"1Gbit", 125_000_000}}
+	var allow []proxy.Rule
+	addrs := make([]string, len(servers))
+	for i, s := range servers {
+		addrs[i] = download(b, size, s.rate)
+		rule, err := proxy.ParseRule(addrs[i])
+		if err != nil {
+			b.Fatal(err)
+		}
+		allow = append(allow, rule)
+	}
 	socket := filepath.Join(b.TempDir(), "proxy.sock")
 	pl, err := net.Listen("unix", socket)
 	if err != nil {
 		b.Fatal(err)
 	}
-	rule, err := proxy.ParseRule(server)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := proxy.Start(pl, "http://127.0.0.1:3128", nil, proxy.Upstream, &proxy.Policy{Allow: []proxy.Rule{rule}}, nil)
+	p, err := proxy.Start(pl, "http://127.0.0.1:3128", nil, proxy.Upstream, &proxy.Policy{Allow: allow}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -106,45 +121,48 @@ func BenchmarkDownload(b *testing.B) {
 			b.Fatalf("read %d: %v", n, err)
 		}
 	}
-	b.Run("direct", func(b *testing.B) {
-		b.SetBytes(size)
-		for b.Loop() {
-			c, err := net.Dial("tcp", server)
-			if err != nil {
-				b.Fatal(err)
+	for i, s := range servers {
+		server, hop := addrs[i], bareHop(b, addrs[i])
+		b.Run(s.name+"/direct", func(b *testing.B) {
+			b.SetBytes(size)
+			for b.Loop() {
+				c, err := net.Dial("tcp", server)
+				if err != nil {
+					b.Fatal(err)
+				}
+				read(b, c, c)
 			}
-			read(b, c, c)
-		}
-	})
-	b.Run("hop", func(b *testing.B) {
-		b.SetBytes(size)
-		for b.Loop() {
-			c, err := net.Dial("tcp", hop)
-			if err != nil {
-				b.Fatal(err)
+		})
+		b.Run(s.name+"/hop", func(b *testing.B) {
+			b.SetBytes(size)
+			for b.Loop() {
+				c, err := net.Dial("tcp", hop)
+				if err != nil {
+					b.Fatal(err)
+				}
+				read(b, c, c)
 			}
-			read(b, c, c)
-		}
-	})
-	b.Run("connect", func(b *testing.B) {
-		b.SetBytes(size)
-		for b.Loop() {
-			c, err := net.Dial("tcp", rl.Addr().String())
-			if err != nil {
-				b.Fatal(err)
+		})
+		b.Run(s.name+"/connect", func(b *testing.B) {
+			b.SetBytes(size)
+			for b.Loop() {
+				c, err := net.Dial("tcp", rl.Addr().String())
+				if err != nil {
+					b.Fatal(err)
+				}
+				fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", server, server)
+				br := bufio.NewReaderSize(c, 1<<16)
+				line, err := br.ReadString('\n')
+				if err != nil || line != "HTTP/1.1 200 Connection established\r\n" {
+					b.Fatalf("%q %v", line, err)
+				}
+				if blank, _ := br.ReadString('\n'); blank != "\r\n" {
+					b.Fatalf("%q", blank)
+				}
+				read(b, c, br)
 			}
-			fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", server, server)
-			br := bufio.NewReaderSize(c, 1<<16)
-			line, err := br.ReadString('\n')
-			if err != nil || line != "HTTP/1.1 200 Connection established\r\n" {
-				b.Fatalf("%q %v", line, err)
-			}
-			if blank, _ := br.ReadString('\n'); blank != "\r\n" {
-				b.Fatalf("%q", blank)
-			}
-			read(b, c, br)
-		}
-	})
+		})
+	}
 }
 
 // TestRelayWithoutProxy: with the proxy gone, a connection to the relay is
