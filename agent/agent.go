@@ -63,6 +63,24 @@ type Agent struct {
 	Upstream        string
 	// keyFile reads the key from the agent's own login, if any.
 	keyFile func(home string) (value, source string)
+	// LoginFile is the OAuth login in ConfigDir the supervisor refreshes
+	// and the proxy injects, when the row runs with one.
+	LoginFile string
+	// login is the row as it runs with the host's other login, when the
+	// host has that login rather than a key.
+	login func(a Agent, home string, lookup func(string) (string, bool)) (Agent, bool)
+}
+
+// ForHost is the row as it runs with the host's login: the row itself,
+// or its variant for another kind of login (Gemini's Google login).
+// lookup reads the user's env settings, --env and the host's environment.
+func (a Agent) ForHost(home string, lookup func(string) (string, bool)) Agent {
+	if a.login != nil {
+		if other, ok := a.login(a, home, lookup); ok {
+			return other
+		}
+	}
+	return a
 }
 
 // apiURL stands, in Args and Env, for the proxy's address inside.
@@ -140,6 +158,7 @@ var Gemini = Agent{
 	BaseURLVariable: "GOOGLE_GEMINI_BASE_URL",
 	Upstream:        "https://generativelanguage.googleapis.com",
 	keyFile:         geminiKey,
+	login:           geminiGoogleLogin,
 }
 
 // All are the rows, Claude first.

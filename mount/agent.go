@@ -52,6 +52,6 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	}
 	slices.Sort(paths)
 	for _, path := range paths {
-		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: path, Content: a.Data[path], Why: "a private copy of " + a.Name + "'s settings, with claudebox's: its own sandbox and telemetry off, the API key login", Role: AgentFiles})
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: path, Content: a.Data[path], Why: "a private copy of " + a.Name + "'s settings, with claudebox's: its own sandbox and telemetry off, the login it uses here", Role: AgentFiles})
 	}
 }
