@@ -211,3 +211,60 @@ func TestAgentGeminiGoogleLogin(t *testing.T) {
 		t.Errorf("gemini with a dead login: %v\n%s", err, failed)
 	}
 }
+
+// TestAgentGeminiHostNetwork: with --network=host, gemini reaches the
+// proxy at its address on the host's 127.0.0.1 (set in its environment at
+// launch, as ANTHROPIC_BASE_URL is for Claude), with either login: the
+// upstream gets the real credential, the sandbox holds only the phantom.
+func TestAgentGeminiHostNetwork(t *testing.T) {
+	requireAgent(t, "gemini", "@google/gemini-cli")
+	t.Run("key", func(t *testing.T) {
+		h := newE2EHost(t)
+		proj := filepath.Join(h.home, "code", "app")
+		h.gitRepo(proj)
+		real := "AIza-real-gemini-key-host-network"
+		h.write(filepath.Join(h.home, ".gemini", ".env"), "GEMINI_API_KEY="+real+"\n")
+		mark := testMark(t)
+		f := startAgentAPI(t, "X-Goog-Api-Key", lookInside(filepath.Join(h.home, ".gemini"), mark))
+		out := h.run(proj, []string{"GOOGLE_GEMINI_BASE_URL=" + f.URL}, "claudebox", "--network=host", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
+		if !strings.Contains(out, "PONG-GEMINI") {
+			t.Fatalf("gemini did not answer: %s", out)
+		}
+		checkKeptOut(t, f, real, "GEMINI_API_KEY")
+	})
+	t.Run("google", func(t *testing.T) {
+		h := newE2EHost(t)
+		proj := filepath.Join(h.home, "code", "app")
+		h.gitRepo(proj)
+		const real = "ya29.real-access-host-network"
+		h.write(filepath.Join(h.home, ".gemini", "oauth_creds.json"), fmt.Sprintf(`{"access_token":%q,"refresh_token":"1//r","expiry_date":%d}`, real, time.Now().Add(time.Hour).UnixMilli()))
+		mark := testMark(t)
+		f := startCodeAssist(t, lookInside(filepath.Join(h.home, ".gemini"), mark))
+		var calls atomic.Int32
+		env := []string{"CODE_ASSIST_ENDPOINT=" + f.URL, "CLAUDEBOX_GOOGLE_TOKEN_URL=" + startGoogleToken(t, "1//r", "ya29.unused", true, &calls)}
+		out := h.run(proj, env, "claudebox", "--network=host", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
+		if !strings.Contains(out, "PONG-GOOGLE") {
+			t.Fatalf("gemini did not answer: %s", out)
+		}
+		for _, a := range f.Auth() {
+			if !strings.HasSuffix(a, " Bearer "+real) {
+				t.Errorf("the Code Assist API got %q", a)
+			}
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if len(f.inside) == 0 {
+			t.Error("the look inside found nothing")
+		}
+		for _, v := range f.inside {
+			if strings.Contains(v.environ, real) || !strings.Contains(v.environ, "CODE_ASSIST_ENDPOINT=http://127.0.0.1:") {
+				t.Errorf("sandboxed process %s: environment\n%s", v.pid, v.environ)
+			}
+			for path, content := range v.files {
+				if strings.Contains(content, real) {
+					t.Errorf("sandboxed process %s sees the token in %s", v.pid, path)
+				}
+			}
+		}
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
@@ -208,19 +209,42 @@ func StateEntries() []string {
 func (a Agent) IsClaude() bool { return a.Name == Claude.Name }
 
 // Resolved is a's Env and Args with home and the proxy's address inside
-// put in.
+// put in. The variable that points it at the proxy (AddressVariable) is
+// left out: the launch sets it, as it sets ANTHROPIC_BASE_URL, to the
+// proxy's address, which on the host's network is known only once the
+// proxy listens.
 func (a Agent) Resolved(home, url string) (env, args []string) {
 	put := func(s string) string {
 		s = strings.ReplaceAll(s, apiURL, url)
 		return strings.Replace(s, "=~/", "="+home+"/", 1)
 	}
 	for _, e := range a.Env {
-		env = append(env, put(e))
+		if _, v, _ := strings.Cut(e, "="); v != apiURL {
+			env = append(env, put(e))
+		}
 	}
 	for _, arg := range a.Args {
 		args = append(args, put(arg))
 	}
 	return env, args
+}
+
+// AddressVariable is the variable that points the agent at the proxy, ""
+// when its arguments do.
+func (a Agent) AddressVariable() string {
+	for _, e := range a.Env {
+		if n, v, _ := strings.Cut(e, "="); v == apiURL {
+			return n
+		}
+	}
+	return ""
+}
+
+// AddressInArgs says the agent takes the proxy's address in its
+// arguments (Codex), which are fixed before the proxy listens: only the
+// filtered network's address is known then.
+func (a Agent) AddressInArgs() bool {
+	return slices.ContainsFunc(a.Args, func(arg string) bool { return strings.Contains(arg, apiURL) })
 }
 
 // SettingsContent is the private copy of the agent's settings: the host's

@@ -31,7 +31,7 @@ func agentConfig(home string, a agent.Agent, conf config.Launch, command []strin
 	if a.IsClaude() {
 		return nil, command, nil
 	}
-	if conf.Network == config.NetworkHost {
+	if conf.Network == config.NetworkHost && a.AddressInArgs() {
 		// Its proxy's address is fixed only on the filtered network, and
 		// Codex takes it in its arguments.
 		return nil, nil, hint.Errorf("launch it on the filtered network (the default), or --network=none", "--agent %s does not run with --network=host yet", a.Name)
@@ -48,7 +48,7 @@ func agentCredential(o Options, a agent.Agent, env environment.Env) (*proxy.Cred
 	}
 	switch {
 	case ok:
-		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}, nil
+		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source, Address: a.AddressVariable()}, nil
 	case o.OnlyApproved:
 		return nil, nil, nil
 	}
