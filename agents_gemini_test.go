@@ -31,6 +31,8 @@ type fakeCodeAssist struct {
 	URL  string
 	mu   sync.Mutex
 	auth []string
+	// prompt is the last model call's request.
+	prompt string
 	// inside records what was found in the sandbox's processes.
 	inside []sandboxView
 	look   func() []sandboxView
@@ -50,8 +52,11 @@ func startCodeAssist(t *testing.T, look func() []sandboxView) *fakeCodeAssist {
 }
 
 func (f *fakeCodeAssist) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
+	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
+	if r.URL.Path == "/v1internal:streamGenerateContent" {
+		f.prompt = string(body)
+	}
 	f.auth = append(f.auth, r.URL.Path+" "+r.Header.Get("Authorization"))
 	f.inside = append(f.inside, f.look()...)
 	f.mu.Unlock()
@@ -119,8 +124,9 @@ func withCmdline(look func() []sandboxView) func() []sandboxView {
 	}
 }
 
-// TestAgentGeminiGoogleLogin: with the host's Google login about to
-// expire, the supervisor refreshes it once against the token endpoint and
+// TestAgentGeminiGoogleLogin: gemini reads the user's GEMINI.md with
+// SANDBOX.md after it (the host's file unchanged). With the host's Google
+// login about to expire, the supervisor refreshes it once against the token endpoint and
 // writes it back (keys it does not read kept); gemini -p answers through
 // the proxy, which sends the fresh token on every Code Assist call; no
 // sandboxed process holds any of the login's tokens in its environment,
@@ -135,6 +141,7 @@ func TestAgentGeminiGoogleLogin(t *testing.T) {
 	const old, refresh, fresh = "ya29.real-old-access", "1//real-google-refresh", "ya29.real-fresh-access"
 	creds := filepath.Join(h.home, ".gemini", "oauth_creds.json")
 	h.write(filepath.Join(h.home, ".gemini", "settings.json"), `{"security":{"auth":{"selectedType":"oauth-personal"}},"ui":{"hideBanner":true}}`+"\n")
+	h.write(filepath.Join(h.home, ".gemini", "GEMINI.md"), "USER-GLOBAL-INSTRUCTIONS\n")
 	h.write(creds, fmt.Sprintf(`{"access_token":%q,"refresh_token":%q,"id_token":"real-id-token","expiry_date":%d,"kept":"yes"}`,
 		old, refresh, time.Now().Add(time.Minute).UnixMilli()))
 	secrets := []string{old, refresh, fresh, "real-id-token"}
@@ -150,6 +157,15 @@ func TestAgentGeminiGoogleLogin(t *testing.T) {
 	}
 	if calls.Load() != 1 {
 		t.Errorf("the token endpoint was called %d times, want once", calls.Load())
+	}
+	f.mu.Lock()
+	prompt := f.prompt
+	f.mu.Unlock()
+	if !strings.Contains(prompt, "USER-GLOBAL-INSTRUCTIONS") || !strings.Contains(prompt, "This session runs inside claudebox, a bubblewrap sandbox") {
+		t.Errorf("gemini was not given the user's GEMINI.md and SANDBOX.md: %.2000s", prompt)
+	}
+	if b, _ := os.ReadFile(filepath.Join(h.home, ".gemini", "GEMINI.md")); string(b) != "USER-GLOBAL-INSTRUCTIONS\n" {
+		t.Errorf("the host's GEMINI.md changed: %q", b)
 	}
 	auth := f.Auth()
 	if len(auth) == 0 || !strings.HasPrefix(auth[0], "/v1internal:loadCodeAssist ") {

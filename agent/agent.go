@@ -33,6 +33,13 @@ type Agent struct {
 	// is an allowlist, so that what it does not know stays out. Claude's
 	// entries are probed by the rules of its own row (nil here).
 	Shown, Copies []string
+	// Instructions is the file in ConfigDir it reads as the user's own
+	// instructions for every project: a private read-only copy of the
+	// host's, with SANDBOX.md after it. ContextNames reads, from the
+	// host's settings, the other files of ConfigDir it reads so, which are
+	// shown read-only.
+	Instructions string
+	ContextNames func(settings []byte) []string
 	// Secrets are the files in ConfigDir that hold its login, named by
 	// --check and SANDBOX.md as never entering.
 	Secrets []string
@@ -136,7 +143,7 @@ var Codex = Agent{
 var Gemini = Agent{
 	Name: "gemini", Title: "Gemini", Program: "gemini", Install: "install Gemini CLI: npm install -g @google/gemini-cli",
 	ConfigDir: ".gemini",
-	Shown:     []string{"GEMINI.md", "commands", "extensions", "skills", "agents", "policies", "extension-enablement.json"},
+	Shown:     []string{"commands", "extensions", "skills", "agents", "policies", "extension-enablement.json"},
 	Copies:    []string{"trustedFolders.json"},
 	Secrets:   []string{"oauth_creds.json", "google_accounts.json", ".env", "mcp-oauth-tokens.json"},
 	State:     []string{"tmp/", "history/"},
@@ -160,6 +167,8 @@ var Gemini = Agent{
 	Upstream:        "https://generativelanguage.googleapis.com",
 	keyFile:         geminiKey,
 	login:           geminiGoogleLogin,
+	Instructions:    "GEMINI.md",
+	ContextNames:    geminiContextNames,
 }
 
 // All are the rows, Claude first.

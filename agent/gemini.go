@@ -64,3 +64,25 @@ func geminiSelectedAuth(path string) string {
 	json.Unmarshal(b, &s)
 	return s.Security.Auth.SelectedType
 }
+
+// geminiContextNames are the files its settings name in context.fileName
+// (a name or a list), which Gemini CLI reads from ~/.gemini besides
+// GEMINI.md (measured with 0.61.0: it keeps GEMINI.md among them): plain
+// Markdown file names only, none of its login's.
+func geminiContextNames(settings []byte) []string {
+	var s struct {
+		Context struct {
+			FileName json.RawMessage `json:"fileName"`
+		} `json:"context"`
+	}
+	json.Unmarshal(settings, &s)
+	var names []string
+	if json.Unmarshal(s.Context.FileName, &names) != nil {
+		var one string
+		json.Unmarshal(s.Context.FileName, &one)
+		names = []string{one}
+	}
+	return slices.DeleteFunc(names, func(n string) bool {
+		return n != filepath.Base(n) || !strings.HasSuffix(n, ".md") || n == "GEMINI.md" || strings.HasPrefix(n, ".")
+	})
+}

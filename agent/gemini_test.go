@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/proxy"
@@ -62,5 +63,22 @@ func TestGeminiForHost(t *testing.T) {
 				t.Error("the Gemini row itself changed")
 			}
 		})
+	}
+}
+
+// TestGeminiContextNames: the other instruction files its settings name
+// are shown when they are plain Markdown names in ~/.gemini, never a path
+// out of it or a file of its login.
+func TestGeminiContextNames(t *testing.T) {
+	for settings, want := range map[string]string{
+		`{"context":{"fileName":"AGENTS.md"}}`:                                            "AGENTS.md",
+		`{"context":{"fileName":["AGENTS.md","GEMINI.md","../x.md","a/b.md",".env.md"]}}`: "AGENTS.md",
+		`{"context":{"fileName":["oauth_creds.json","CONTEXT.md"]}}`:                      "CONTEXT.md",
+		`{}`:       "",
+		`not json`: "",
+	} {
+		if got := strings.Join(geminiContextNames([]byte(settings)), ","); got != want {
+			t.Errorf("%s: %q, want %q", settings, got, want)
+		}
 	}
 }

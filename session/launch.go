@@ -277,6 +277,9 @@ func Prepare(o Options) (*Session, error) {
 		// Every sandbox shows the instance whole in ~/.claude/projects.
 		AgentState: agent.StateEntries(),
 	})
+	if agentConf != nil {
+		plan.AddSandboxMD(string(sandboxmd.Render(plan)))
+	}
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
 	return &Session{
