@@ -131,7 +131,8 @@ func withCmdline(look func() []sandboxView) func() []sandboxView {
 // the proxy, which sends the fresh token on every Code Assist call; no
 // sandboxed process holds any of the login's tokens in its environment,
 // its argv or its view of ~/.gemini, and neither --dry-run nor the
-// session's decision log does. Then a refused refresh reaches gemini,
+// session's decision log does; its chat is listed and exported. Then a
+// refused refresh reaches gemini,
 // which shows that the user must log in again on the host.
 func TestAgentGeminiGoogleLogin(t *testing.T) {
 	requireAgent(t, "gemini", "@google/gemini-cli")
@@ -216,6 +217,14 @@ func TestAgentGeminiGoogleLogin(t *testing.T) {
 				t.Errorf("%s holds %s", l, s)
 			}
 		}
+	}
+
+	// Its chat is this project's, and exports as Markdown.
+	if list := h.run(proj, nil, "claudebox", "--list-sessions", "--json"); !strings.Contains(list, `"agent": "gemini"`) {
+		t.Errorf("--list-sessions does not list the chat: %s", list)
+	}
+	if md := h.run(proj, nil, "claudebox", "--export"); !strings.Contains(md, "\n## Gemini\n") || !strings.Contains(md, "PONG-GOOGLE") || !strings.Contains(md, "> say pong") {
+		t.Errorf("--export:\n%s", md)
 	}
 
 	// The login expires and the token endpoint refuses to refresh it.
