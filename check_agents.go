@@ -21,12 +21,21 @@ func checkAgents(h session.Home) []checkResult {
 		if err != nil {
 			continue
 		}
+		a = a.ForHost(h.Dir, os.LookupEnv)
 		if cred, ok := a.FindKey(h.Dir, os.LookupEnv); ok {
 			results = append(results, checkResult{a.Name, "ok", path + "; its API key (" + cred.Source + ") is injected by the proxy for claudebox --agent " + a.Name, ""})
 			continue
 		}
+		if cred, ok := session.FindAgentLogin(h, a); ok {
+			results = append(results, checkResult{a.Name, "ok", path + "; its login (" + cred.Source + ") is refreshed on the host and injected by the proxy for claudebox --agent " + a.Name, ""})
+			continue
+		}
+		if a.LoginFile != "" {
+			results = append(results, checkResult{a.Name, "warn", path + "; its settings choose a login that is not there (~/" + a.ConfigDir + "/" + a.LoginFile + "), so claudebox --agent " + a.Name + " cannot start", "log in on the host: run " + a.Program})
+			continue
+		}
 		results = append(results, checkResult{
-			a.Name, "warn", path + "; no API key found, so claudebox --agent " + a.Name + " cannot start (its ChatGPT or Google login is not supported yet)",
+			a.Name, "warn", path + "; no API key found, so claudebox --agent " + a.Name + " cannot start (its ChatGPT login is not supported yet; Gemini's Google login is)",
 			"export " + a.Key.Variable() + " (or log it in with an API key)",
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
@@ -32,6 +33,13 @@ type Agent struct {
 	// is an allowlist, so that what it does not know stays out. Claude's
 	// entries are probed by the rules of its own row (nil here).
 	Shown, Copies []string
+	// Instructions is the file in ConfigDir it reads as the user's own
+	// instructions for every project: a private read-only copy of the
+	// host's, with SANDBOX.md after it. ContextNames reads, from the
+	// host's settings, the other files of ConfigDir it reads so, which are
+	// shown read-only.
+	Instructions string
+	ContextNames func(settings []byte) []string
 	// Secrets are the files in ConfigDir that hold its login, named by
 	// --check and SANDBOX.md as never entering.
 	Secrets []string
@@ -63,6 +71,24 @@ type Agent struct {
 	Upstream        string
 	// keyFile reads the key from the agent's own login, if any.
 	keyFile func(home string) (value, source string)
+	// LoginFile is the OAuth login in ConfigDir the supervisor refreshes
+	// and the proxy injects, when the row runs with one.
+	LoginFile string
+	// login is the row as it runs with the host's other login, when the
+	// host has that login rather than a key.
+	login func(a Agent, home string, lookup func(string) (string, bool)) (Agent, bool)
+}
+
+// ForHost is the row as it runs with the host's login: the row itself,
+// or its variant for another kind of login (Gemini's Google login).
+// lookup reads the user's env settings, --env and the host's environment.
+func (a Agent) ForHost(home string, lookup func(string) (string, bool)) Agent {
+	if a.login != nil {
+		if other, ok := a.login(a, home, lookup); ok {
+			return other
+		}
+	}
+	return a
 }
 
 // apiURL stands, in Args and Env, for the proxy's address inside.
@@ -117,7 +143,7 @@ var Codex = Agent{
 var Gemini = Agent{
 	Name: "gemini", Title: "Gemini", Program: "gemini", Install: "install Gemini CLI: npm install -g @google/gemini-cli",
 	ConfigDir: ".gemini",
-	Shown:     []string{"GEMINI.md", "commands", "extensions", "skills", "agents", "policies", "extension-enablement.json"},
+	Shown:     []string{"commands", "extensions", "skills", "agents", "policies", "extension-enablement.json"},
 	Copies:    []string{"trustedFolders.json"},
 	Secrets:   []string{"oauth_creds.json", "google_accounts.json", ".env", "mcp-oauth-tokens.json"},
 	State:     []string{"tmp/", "history/"},
@@ -140,6 +166,9 @@ var Gemini = Agent{
 	BaseURLVariable: "GOOGLE_GEMINI_BASE_URL",
 	Upstream:        "https://generativelanguage.googleapis.com",
 	keyFile:         geminiKey,
+	login:           geminiGoogleLogin,
+	Instructions:    "GEMINI.md",
+	ContextNames:    geminiContextNames,
 }
 
 // All are the rows, Claude first.
@@ -189,19 +218,42 @@ func StateEntries() []string {
 func (a Agent) IsClaude() bool { return a.Name == Claude.Name }
 
 // Resolved is a's Env and Args with home and the proxy's address inside
-// put in.
+// put in. The variable that points it at the proxy (AddressVariable) is
+// left out: the launch sets it, as it sets ANTHROPIC_BASE_URL, to the
+// proxy's address, which on the host's network is known only once the
+// proxy listens.
 func (a Agent) Resolved(home, url string) (env, args []string) {
 	put := func(s string) string {
 		s = strings.ReplaceAll(s, apiURL, url)
 		return strings.Replace(s, "=~/", "="+home+"/", 1)
 	}
 	for _, e := range a.Env {
-		env = append(env, put(e))
+		if _, v, _ := strings.Cut(e, "="); v != apiURL {
+			env = append(env, put(e))
+		}
 	}
 	for _, arg := range a.Args {
 		args = append(args, put(arg))
 	}
 	return env, args
+}
+
+// AddressVariable is the variable that points the agent at the proxy, ""
+// when its arguments do.
+func (a Agent) AddressVariable() string {
+	for _, e := range a.Env {
+		if n, v, _ := strings.Cut(e, "="); v == apiURL {
+			return n
+		}
+	}
+	return ""
+}
+
+// AddressInArgs says the agent takes the proxy's address in its
+// arguments (Codex), which are fixed before the proxy listens: only the
+// filtered network's address is known then.
+func (a Agent) AddressInArgs() bool {
+	return slices.ContainsFunc(a.Args, func(arg string) bool { return strings.Contains(arg, apiURL) })
 }
 
 // SettingsContent is the private copy of the agent's settings: the host's

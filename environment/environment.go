@@ -83,6 +83,7 @@ var allowedEnvPrefixes = []string{"LC_", "ANTHROPIC_", "CLAUDE_CODE_", "DISABLE_
 var APIVariables = []string{
 	"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
 	"OPENAI_BASE_URL", "OPENAI_API_KEY", "CODEX_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY",
+	"CODE_ASSIST_ENDPOINT", "GOOGLE_CLOUD_ACCESS_TOKEN",
 }
 
 // Env is what the sandbox's environment is made of. Values set by env files

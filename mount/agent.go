@@ -28,6 +28,11 @@ type AgentConfig struct {
 	Data map[string]string
 	// Env is set inside (NAME=VALUE, no secret).
 	Env []string
+	// Instructions is the file it reads as the user's own instructions
+	// for every project, shown as a private read-only copy of the host's
+	// (InstructionsHost, "" when it has none) with this sandbox's facts,
+	// SANDBOX.md, after it (AddSandboxMD); "" when it reads none.
+	Instructions, InstructionsHost string
 	// Secrets are the files of its login, which never enter; SandboxOff,
 	// how its own sandbox is turned off. Both for SANDBOX.md.
 	Secrets    []string
@@ -46,12 +51,32 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	for _, s := range a.State {
 		p.add(AgentFiles, Bind, filepath.Join(inst, instance.AgentsDir, a.Name, s), filepath.Join(a.Dir, strings.TrimSuffix(s, "/")), "this project's "+a.Name+" state: other projects' are not visible")
 	}
+	if a.Instructions != "" {
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: a.Instructions, Content: a.InstructionsHost, Why: "a private read-only copy of your " + filepath.Base(a.Instructions) + " with this sandbox's facts (SANDBOX.md) after it", Role: AgentFiles})
+	}
 	paths := make([]string, 0, len(a.Data))
 	for path := range a.Data {
 		paths = append(paths, path)
 	}
 	slices.Sort(paths)
 	for _, path := range paths {
-		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: path, Content: a.Data[path], Why: "a private copy of " + a.Name + "'s settings, with claudebox's: its own sandbox and telemetry off, the API key login", Role: AgentFiles})
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: path, Content: a.Data[path], Why: "a private copy of " + a.Name + "'s settings, with claudebox's: its own sandbox and telemetry off, the login it uses here", Role: AgentFiles})
+	}
+}
+
+// AddSandboxMD puts SANDBOX.md's text (rendered from this plan) after the
+// user's own content in the agent's instructions file, so that the agent
+// reads the sandbox's facts as Claude does.
+func (p *Plan) AddSandboxMD(text string) {
+	if p.Agent == nil || p.Agent.Instructions == "" {
+		return
+	}
+	for i, m := range p.Mounts {
+		if m.Kind == RoBindData && m.Dest == p.Agent.Instructions {
+			if m.Content != "" {
+				m.Content = strings.TrimRight(m.Content, "\n") + "\n\n"
+			}
+			p.Mounts[i].Content = m.Content + text
+		}
 	}
 }

@@ -29,12 +29,29 @@ func Agent(home string, a agent.Agent, url string) *mount.AgentConfig {
 	}
 	if a.Settings != "" {
 		path := filepath.Join(dir, a.Settings)
-		var host []byte
-		if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() <= 1<<20 {
-			host, _ = os.ReadFile(path)
-		}
+		host := readSmall(path)
 		c.Data = map[string]string{path: string(a.SettingsContent(host))}
+		if a.ContextNames != nil {
+			for _, name := range a.ContextNames(host) {
+				if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
+					c.Entries = append(c.Entries, filepath.Join(dir, name))
+				}
+			}
+		}
+	}
+	if a.Instructions != "" {
+		c.Instructions = filepath.Join(dir, a.Instructions)
+		c.InstructionsHost = string(readSmall(c.Instructions))
 	}
 	c.Env, _ = a.Resolved(home, url)
 	return c
+}
+
+// readSmall is a regular file of at most 1 MiB, nil for anything else.
+func readSmall(path string) []byte {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
+		return nil
+	}
+	b, _ := os.ReadFile(path)
+	return b
 }

@@ -31,6 +31,8 @@ func agentVariable(k Kind) (string, bool) {
 		return "OPENAI_API_KEY", true
 	case GeminiKey:
 		return "GEMINI_API_KEY", true
+	case GoogleOAuth:
+		return googleVariable, true
 	}
 	return "", false
 }
@@ -41,6 +43,9 @@ func agentPhantom(k Kind) string {
 	rand.Read(b)
 	if k == GeminiKey {
 		return "AIza-claudebox-" + hex.EncodeToString(b)
+	}
+	if k == GoogleOAuth {
+		return "ya29.claudebox-" + hex.EncodeToString(b)
 	}
 	return "sk-claudebox-" + hex.EncodeToString(b)
 }
@@ -55,6 +60,8 @@ func agentAllowed(k Kind, r *http.Request) bool {
 		return false
 	}
 	switch k {
+	case GoogleOAuth:
+		return codeAssistAllowed(r)
 	case OpenAIKey:
 		return r.Method == http.MethodPost && (p == "/responses" || p == "/responses/compact") || r.Method == http.MethodGet && p == "/models"
 	case GeminiKey:

@@ -205,11 +205,15 @@ func (p *Proxy) handler() http.Handler {
 		}
 		token, err := p.Cred.Token(r.Context())
 		if err != nil {
+			msg := "claudebox: " + err.Error()
 			var re *refreshError
 			if errors.As(err, &re) {
-				apiError(w, http.StatusUnauthorized, "authentication_error", "claudebox: "+err.Error()+"; log in again on the host: claude /login")
+				msg += "; " + re.again()
+			}
+			if p.Cred.Kind == GoogleOAuth {
+				googleError(w, http.StatusUnauthorized, msg)
 			} else {
-				apiError(w, http.StatusUnauthorized, "authentication_error", "claudebox: "+err.Error())
+				apiError(w, http.StatusUnauthorized, "authentication_error", msg)
 			}
 			return
 		}

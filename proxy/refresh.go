@@ -30,22 +30,41 @@ const (
 const refreshMargin = 5 * time.Minute
 
 // refreshError says the login could not be refreshed: the user logs in
-// again on the host.
-type refreshError struct{ Err error }
+// again on the host. Login names it (Claude's when empty); Again says how
+// to log in again.
+type refreshError struct {
+	Err          error
+	Login, Again string
+}
 
 func (e *refreshError) Error() string {
-	return "the Claude login on the host has expired and could not be refreshed (" + e.Err.Error() + ")"
+	login := e.Login
+	if login == "" {
+		login = "Claude"
+	}
+	return "the " + login + " login on the host has expired and could not be refreshed (" + e.Err.Error() + ")"
+}
+
+// again says how to log in again.
+func (e *refreshError) again() string {
+	if e.Again == "" {
+		return "log in again on the host: claude /login"
+	}
+	return e.Again
 }
 
 // Token is the real credential to send now: a variable's value, or the
 // login's access token, refreshed first when it is about to expire.
 func (c *Credential) Token(ctx context.Context) (string, error) {
+	if c.Kind == GoogleOAuth {
+		return c.googleToken(ctx)
+	}
 	if c.file == "" {
 		return c.value, nil
 	}
 	_, login, err := readLogin(c.file)
 	if err != nil {
-		return "", &refreshError{err}
+		return "", &refreshError{Err: err}
 	}
 	if time.Until(time.UnixMilli(login.ExpiresAt)) > refreshMargin {
 		return login.AccessToken, nil
@@ -63,29 +82,29 @@ func (c *Credential) refreshLogin(ctx context.Context) (string, error) {
 	c.refresh.Lock()
 	defer c.refresh.Unlock()
 	if err := os.MkdirAll(filepath.Dir(c.lockFile), 0o700); err != nil {
-		return "", &refreshError{err}
+		return "", &refreshError{Err: err}
 	}
 	lock, err := os.OpenFile(c.lockFile, os.O_CREATE|os.O_RDWR|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return "", &refreshError{err}
+		return "", &refreshError{Err: err}
 	}
 	defer lock.Close()
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		return "", &refreshError{err}
+		return "", &refreshError{Err: err}
 	}
 	top, login, err := readLogin(c.file)
 	if err != nil {
-		return "", &refreshError{err}
+		return "", &refreshError{Err: err}
 	}
 	if time.Until(time.UnixMilli(login.ExpiresAt)) > refreshMargin {
 		return login.AccessToken, nil
 	}
 	if login.RefreshToken == "" {
-		return "", &refreshError{fmt.Errorf("%s has no refresh token", c.file)}
+		return "", &refreshError{Err: fmt.Errorf("%s has no refresh token", c.file)}
 	}
 	fresh, err := requestRefresh(ctx, c.tokenURL, login.RefreshToken)
 	if err != nil {
-		return "", &refreshError{err}
+		return "", &refreshError{Err: err}
 	}
 	var fields map[string]json.RawMessage
 	json.Unmarshal(top["claudeAiOauth"], &fields)
@@ -101,10 +120,10 @@ func (c *Credential) refreshLogin(ctx context.Context) (string, error) {
 	top["claudeAiOauth"], _ = json.Marshal(fields)
 	out, err := json.Marshal(top)
 	if err != nil {
-		return "", &refreshError{err}
+		return "", &refreshError{Err: err}
 	}
 	if err := atomicfile.Write(c.file, out, atomicfile.Mode(c.file, 0o600)); err != nil {
-		return "", &refreshError{err}
+		return "", &refreshError{Err: err}
 	}
 	return fresh.AccessToken, nil
 }

@@ -299,11 +299,17 @@ func sshAgent(w *page, p mount.Plan) {
 	}
 }
 
-// limits are what every sandbox denies, whatever its plan.
-func limits(w *page, _ mount.Plan) {
+// limits are what every sandbox denies, whatever its plan; Claude Code's
+// own, when it is the agent.
+func limits(w *page, p mount.Plan) {
 	w.line("- Host logins: the user's logins of other tools live in the hidden part of the home, so gh, glab, the cloud CLIs (aws, gcloud, az), docker and package registries are logged out here. When one says to log in, tell the user it is the sandbox, not their login: they can pass a token with `claudebox --env GH_TOKEN` (or the tool's own variable), or run the command on the host.")
-	w.line("- IDE integration: off. Claude Code's IDE lock files (~/.claude/ide) are not shared, so /ide finds no IDE: nothing is wrong with the user's IDE or its extension.")
+	if p.Agent == nil {
+		w.line("- IDE integration: off. Claude Code's IDE lock files (~/.claude/ide) are not shared, so /ide finds no IDE: nothing is wrong with the user's IDE or its extension.")
+	}
 	w.line("- Processes: own PID namespace; host processes are not visible. No new user namespaces (so no nested sandbox such as bwrap or Chromium's); no keystroke injection into the terminal.")
+	if p.Agent != nil {
+		return
+	}
 	w.line("- Claude Code's own sandbox (settings sandbox.enabled) is off in the private copies of the settings files: it would need a nested bwrap. This sandbox confines Bash instead, with the mounts and network above; sandbox.network and sandbox.filesystem rules do not apply.")
 	w.line("- Claude Code's auto-updater is off (DISABLE_AUTOUPDATER=1): its installation is read-only here, and the host's claude updates itself.")
 }

@@ -31,7 +31,7 @@ func agentConfig(home string, a agent.Agent, conf config.Launch, command []strin
 	if a.IsClaude() {
 		return nil, command, nil
 	}
-	if conf.Network == config.NetworkHost {
+	if conf.Network == config.NetworkHost && a.AddressInArgs() {
 		// Its proxy's address is fixed only on the filtered network, and
 		// Codex takes it in its arguments.
 		return nil, nil, hint.Errorf("launch it on the filtered network (the default), or --network=none", "--agent %s does not run with --network=host yet", a.Name)
@@ -43,13 +43,20 @@ func agentConfig(home string, a agent.Agent, conf config.Launch, command []strin
 // agentCredential finds another agent's API key for the proxy.
 func agentCredential(o Options, a agent.Agent, env environment.Env) (*proxy.Credential, *mount.API, error) {
 	cred, ok := a.FindKey(o.Home.Dir, env.APILookup)
+	if !ok {
+		cred, ok = FindAgentLogin(o.Home, a)
+	}
 	switch {
 	case ok:
-		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}, nil
+		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source, Address: a.AddressVariable()}, nil
 	case o.OnlyApproved:
 		return nil, nil, nil
 	}
-	return nil, nil, hint.Errorf("export "+a.Key.Variable()+" on the host (its Google or ChatGPT login is not supported yet)",
+	if a.LoginFile != "" {
+		return nil, nil, hint.Errorf("log in on the host first: run "+a.Program+" there",
+			"no %s login on the host (%s): %s inside the sandbox could not reach its API", a.Name, filepath.Join("~", a.ConfigDir, a.LoginFile), a.Name)
+	}
+	return nil, nil, hint.Errorf("export "+a.Key.Variable()+" on the host (its ChatGPT login is not supported yet)",
 		"no %s API key on the host: %s inside the sandbox could not reach its API", a.Name, a.Name)
 }
 

@@ -184,7 +184,7 @@ func (s *Session) apiValue(name string) (string, bool) {
 		return "", false
 	}
 	switch name {
-	case "ANTHROPIC_BASE_URL":
+	case "ANTHROPIC_BASE_URL", s.agent.AddressVariable():
 		return s.proxy.URL, true
 	case s.proxy.Cred.Kind.Variable():
 		return s.proxy.Phantom, true

@@ -236,7 +236,7 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	run := agentOf(o)
+	run := agentOf(o).ForHost(home, env.APILookup)
 	var agentConf *mount.AgentConfig
 	if !o.Shell {
 		if agentConf, command, err = agentConfig(home, run, conf, command); err != nil {
@@ -277,6 +277,9 @@ func Prepare(o Options) (*Session, error) {
 		// Every sandbox shows the instance whole in ~/.claude/projects.
 		AgentState: agent.StateEntries(),
 	})
+	if agentConf != nil {
+		plan.AddSandboxMD(string(sandboxmd.Render(plan)))
+	}
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
 	return &Session{
@@ -382,7 +385,7 @@ func sshAgent(withSSH bool) (string, error) {
 // none with no network or a cloud provider's own; with no login there is
 // nothing to start, but for a shell or --check's trial.
 func credential(o Options, conf config.Launch, env environment.Env) (*proxy.Credential, *mount.API, error) {
-	if a := agentOf(o); !a.IsClaude() && !o.Shell && conf.Network != config.NetworkNone {
+	if a := agentOf(o).ForHost(o.Home.Dir, env.APILookup); !a.IsClaude() && !o.Shell && conf.Network != config.NetworkNone {
 		return agentCredential(o, a, env)
 	}
 	if conf.Network == config.NetworkNone || Provider() != "" {

@@ -1,6 +1,6 @@
 // Package transcript reads Claude Code's session transcripts (one JSON
-// record a line) from an instance and renders them as Markdown a person can
-// read, file in a notes vault, and share.
+// record a line), and Gemini CLI's chats, from an instance and renders them
+// as Markdown a person can read, file in a notes vault, and share.
 //
 // The sandbox writes the transcripts, so every byte of them is hostile:
 // files are opened through the untrusted package (regular files only, no
@@ -55,6 +55,8 @@ type Session struct {
 	Modified time.Time `json:"modified"`
 	// Note says why the session could not be read, when it could not.
 	Note string `json:"note,omitempty"`
+	// Agent names the agent CLI whose session it is, when not Claude.
+	Agent string `json:"agent,omitempty"`
 }
 
 // kinds of record the index keeps.
@@ -388,9 +390,16 @@ var ErrNoSessions = errors.New("no sessions")
 
 // Sessions lists the sessions of the instance dir, oldest first: every
 // <dir>/<path-named dir>/<id>.jsonl that is a regular file with a name
-// claudebox will write out. One it cannot read is listed with a Note.
+// claudebox will write out, and Gemini's chats. One it cannot read is
+// listed with a Note.
 func Sessions(dir string) ([]Session, error) {
-	return sessions(dir, func(string, time.Time) bool { return true })
+	out, err := sessions(dir, func(string, time.Time) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, geminiSessions(dir)...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out, nil
 }
 
 // sessions lists the sessions of the instance dir that want (given the

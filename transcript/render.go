@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claudebox/claudebox/internal/jsonscan"
+	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -49,6 +50,9 @@ const (
 // Export renders the session whose transcript is name in the instance dir
 // as Markdown to w.
 func Export(w io.Writer, dir, name string, opt Options) error {
+	if isGemini(name) {
+		return exportGemini(w, dir, name, opt)
+	}
 	f, err := openTranscript(dir, name)
 	if err != nil {
 		return err
@@ -369,7 +373,22 @@ func (u *usage) add(v usage) {
 // shows it as text, where they would make HTML, a link or an image.
 func yamlString(s string) string {
 	b, _ := json.Marshal(s)
-	return brackets.Replace(string(b))
+	return brackets.Replace(escapeControls(string(b)))
+}
+
+// escapeControls writes, in a JSON string, the controls json leaves as
+// they are (C1, DEL, the bidirectional ones) as \u escapes, which YAML
+// reads as JSON does: a cat of the export shows them, they do nothing.
+func escapeControls(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if printable.IsControl(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 var brackets = strings.NewReplacer("[", `\u005b`, "]", `\u005d`)
