@@ -512,11 +512,7 @@ func (w *walker) index(n node) {
 	if w.take != nil && !inPlace {
 		return // changed already: the end compares with nothing
 	}
-	b, err := readAt(n.fd, "index", maxIndex)
-	var entries map[string]uint8
-	if err == nil {
-		entries, err = parseIndex(b, hashLen(n.fd))
-	}
+	entries, err := readIndex(n.fd)
 	if err != nil {
 		if w.take == nil {
 			w.notExamined(w.abs(rel), err.Error())
@@ -535,6 +531,10 @@ func (w *walker) index(n node) {
 	slices.Sort(paths)
 	for _, p := range paths {
 		bits := entries[p] &^ before[p]
+		if p == "" && bits != 0 {
+			w.found(rel) // a path the audit cannot name
+			continue
+		}
 		var clear []string
 		if bits&assumeUnchanged != 0 {
 			clear = append(clear, "--no-assume-unchanged")
@@ -551,6 +551,38 @@ func (w *walker) index(n node) {
 			}
 		}
 	}
+}
+
+// readIndex reads the index of the git directory fd: its entries hidden
+// from git status or gitlinks, and, for a split index, those of the shared
+// index it builds on (.git/sharedindex.<hash>), which git reads as its own.
+// A replacement entry (a split index's, nameless) stands for a shared
+// entry at a position the audit does not decode: it is read as the empty
+// path.
+func readIndex(fd int) (map[string]uint8, error) {
+	n := hashLen(fd)
+	b, err := readAt(fd, "index", maxIndex)
+	if err != nil {
+		return nil, err
+	}
+	entries, shared, err := parseIndex(b, n)
+	if err != nil || shared == "" {
+		return entries, err
+	}
+	if b, err = readAt(fd, "sharedindex."+shared, maxIndex); err != nil {
+		return nil, err
+	}
+	base, link, err := parseIndex(b, n)
+	if err == nil && link != "" {
+		err = errIndex
+	}
+	if err != nil {
+		return nil, err
+	}
+	for p, bits := range base {
+		entries[p] |= bits
+	}
+	return entries, nil
 }
 
 // gitlink examines the repository at rel, a submodule the host's git

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The exit audit reads each index the host's git reads, for the gitlinks
+// that send the host's git status into a repository the audit's walk does
+// not go into (node_modules): these are the indexes it did not read.
+
+// gitlinkedRepo is a script for inside the sandbox, run in a work tree: it
+// makes node_modules/evil a repository whose config runs `touch marker` on
+// the host's next git status there, and records it as a gitlink in the
+// work tree's index.
+func gitlinkedRepo(marker string) string {
+	return `
+		set -e
+		git init -q node_modules/evil
+		(cd node_modules/evil && echo b > b && git add b && git -c user.name=t -c user.email=t@example.com commit -qm i &&
+		 git config core.fsmonitor "touch ` + marker + `; false")
+		git update-index --add --cacheinfo 160000,$(git -C node_modules/evil rev-parse HEAD),node_modules/evil
+	`
+}
+
+// runSession runs script in a shell session of dir and fails the test
+// unless it succeeds; it returns the session's stderr.
+func runSession(t *testing.T, h *e2eHost, dir, script string) string {
+	t.Helper()
+	var stderr strings.Builder
+	c := h.command(dir, nil, "claudebox", "--shell", "-c", script)
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	return stderr.String()
+}
+
+// TestReplayIndexSplitIndex: the session adds the gitlink, then splits the
+// index (git update-index --split-index, twice): the entries move into
+// .git/sharedindex.<hash>, which git reads through the index's link
+// extension, and .git/index holds none of them. Host-side proof: the
+// host's git status at the top runs nothing.
+func TestReplayIndexSplitIndex(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	marker := filepath.Join(h.base, "MARKER")
+	stderr := runSession(t, h, proj, gitlinkedRepo(marker)+`
+		git update-index --split-index
+		git update-index --split-index
+	`)
+	hostGitStatus(t, h, proj, marker)
+	if t.Failed() {
+		t.Logf("session's stderr:\n%s", stderr)
+	}
+}
