@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/paths"
 )
 
 // The exit audit reads each index the host's git reads, for the gitlinks
@@ -46,7 +48,7 @@ func TestReplayIndexSplitIndex(t *testing.T) {
 	h := newE2EHost(t)
 	proj := filepath.Join(h.home, "proj")
 	h.gitRepo(proj)
-	marker := filepath.Join(h.base, "MARKER")
+	marker := plantedMarker(h)
 	stderr := runSession(t, h, proj, gitlinkedRepo(marker)+`
 		git update-index --split-index
 		git update-index --split-index
@@ -56,3 +58,44 @@ func TestReplayIndexSplitIndex(t *testing.T) {
 		t.Logf("session's stderr:\n%s", stderr)
 	}
 }
+
+// TestReplayIndexSubmodule: the project has a submodule; the session adds
+// the gitlink to the submodule's index, which lives in
+// .git/modules/<name>/index, not in a directory named .git. The host's git
+// status at the top recurses into the submodule, and from it into the
+// gitlink. Host-side proof: the host's git status at the top runs nothing.
+func TestReplayIndexSubmodule(t *testing.T) {
+	h := newE2EHost(t)
+	lib := filepath.Join(h.home, "lib")
+	h.gitRepo(lib)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "sub")
+	stderr := runSession(t, h, proj, "cd sub\n"+gitlinkedRepo(plantedMarker(h)))
+	hostGitStatus(t, h, proj, plantedMarker(h))
+	if t.Failed() {
+		t.Logf("session's stderr:\n%s", stderr)
+	}
+}
+
+// TestReplayIndexLinkedWorktree: the session makes a linked worktree
+// inside the project (which survives the session) and adds the gitlink to
+// its index, .git/worktrees/x/index. Host-side proof: the host's git
+// status in the worktree runs nothing.
+func TestReplayIndexLinkedWorktree(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	stderr := runSession(t, h, proj, "git worktree add -q .worktrees/x && cd .worktrees/x\n"+gitlinkedRepo(plantedMarker(h)))
+	if wt := filepath.Join(proj, ".worktrees", "x"); paths.Exists(wt) {
+		hostGitStatus(t, h, wt, plantedMarker(h))
+	}
+	if t.Failed() {
+		t.Logf("session's stderr:\n%s", stderr)
+	}
+}
+
+// plantedMarker is the file a planted command makes: its existence proves
+// the host ran it.
+func plantedMarker(h *e2eHost) string { return filepath.Join(h.base, "MARKER") }

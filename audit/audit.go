@@ -27,6 +27,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -496,10 +497,6 @@ func (w *walker) abs(rel string) string { return filepath.Join(w.root, rel) }
 // whose repositories are then examined wherever they are. An index that
 // is provably the start's is not read.
 func (w *walker) index(n node) {
-	// Only a .git directory's work tree is known: its parent.
-	if filepath.Base(n.rel) != ".git" {
-		return
-	}
 	var st unix.Stat_t
 	if unix.Fstatat(n.fd, "index", &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return
@@ -523,7 +520,7 @@ func (w *walker) index(n node) {
 		w.take.Index[n.rel] = entries
 		return
 	}
-	work, before := filepath.Dir(n.rel), w.start.Index[n.rel]
+	work, before := w.workTree(n), w.start.Index[n.rel]
 	paths := make([]string, 0, len(entries))
 	for p := range entries {
 		paths = append(paths, p)
@@ -531,7 +528,7 @@ func (w *walker) index(n node) {
 	slices.Sort(paths)
 	for _, p := range paths {
 		bits := entries[p] &^ before[p]
-		if p == "" && bits != 0 {
+		if (p == "" || work == "") && bits != 0 {
 			w.found(rel) // a path the audit cannot name
 			continue
 		}
@@ -543,14 +540,44 @@ func (w *walker) index(n node) {
 			clear = append(clear, "--no-skip-worktree")
 		}
 		if clear != nil {
-			w.report.Hidden = append(w.report.Hidden, Hidden{Repo: w.abs(work), Path: p, Flags: clear})
+			w.report.Hidden = append(w.report.Hidden, Hidden{Repo: work, Path: p, Flags: clear})
 		}
 		if bits&gitlink != 0 {
-			if lp := filepath.Join(work, p); filepath.IsLocal(lp) {
+			if lp, err := filepath.Rel(w.root, filepath.Join(work, p)); err == nil && filepath.IsLocal(lp) {
 				w.links = append(w.links, lp)
+			} else {
+				w.found(rel) // a repository outside the project, unexamined
 			}
 		}
 	}
+}
+
+// workTree is the work tree of the git directory n, whose index the host's
+// git status there reads: a .git directory's parent, a linked worktree's
+// (its gitdir file names the worktree's .git), a submodule's under
+// .git/modules (its core.worktree, which git submodule sets); "" for none.
+func (w *walker) workTree(n node) string {
+	dir := w.abs(n.rel)
+	if filepath.Base(n.rel) == ".git" {
+		return filepath.Dir(dir)
+	}
+	relative := func(p string) string {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return filepath.Clean(p)
+	}
+	if b, err := readAt(n.fd, "gitdir", 4096); err == nil {
+		return filepath.Dir(relative(strings.TrimSuffix(string(b), "\n")))
+	}
+	if b, err := readAt(n.fd, "config", 1<<20); err == nil {
+		if entries, err := gitconfig.Parse(b); err == nil {
+			if wt := gitconfig.Last(entries, "core.worktree"); wt != "" {
+				return relative(wt)
+			}
+		}
+	}
+	return ""
 }
 
 // readIndex reads the index of the git directory fd: its entries hidden
