@@ -735,9 +735,12 @@ type Moved struct{ From, To string }
 const copyLimit = 1 << 30
 
 // MoveAside moves each path (under root) to the same relative path under
-// dest, never following a symlink: by rename, or, across filesystems, by
-// copying and removing, up to copyLimit bytes in all.
-// One that cannot be moved is reported, and the rest still go.
+// dest, never following a symlink, in any component of the path: by
+// rename, or, across filesystems, by copying and removing, up to copyLimit
+// bytes in all. (A session of an overlapping project may still be running,
+// and swap a directory above a finding for a symlink to the user's files
+// after the audit saw it.) One that cannot be moved is reported, and the
+// rest still go.
 func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 	budget := int64(copyLimit)
 	var moved []Moved
@@ -752,7 +755,7 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if err := moveFile(p, to, &budget); err != nil {
+		if err := moveFile(root, rel, to, &budget); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -761,28 +764,27 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 	return moved, errors.Join(errs...)
 }
 
-// moveFile moves from to to; a copy across filesystems takes from budget
-// the bytes it copies.
-func moveFile(from, to string, budget *int64) error {
+// moveFile moves rel, beneath root, to to; a copy across filesystems takes
+// from budget the bytes it copies.
+func moveFile(root, rel, to string, budget *int64) error {
+	fi, err := untrusted.Lstat(root, rel)
+	if err != nil {
+		return err
+	}
 	// A directory the session took its owner's permissions from cannot be
 	// renamed into another: they are given back first.
-	var st unix.Stat_t
-	if unix.Lstat(from, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&0o700 != 0o700 {
-		if err := os.Chmod(from, os.FileMode(st.Mode&0o7777|0o700)); err != nil {
+	if fi.IsDir() && fi.Mode().Perm()&0o700 != 0o700 {
+		if err := untrusted.Chmod(root, rel, fi.Mode().Perm()|0o700); err != nil {
 			return err
 		}
 	}
-	err := os.Rename(from, to)
+	err = untrusted.RenameOut(root, rel, to)
 	if !errors.Is(err, unix.EXDEV) {
-		return err
-	}
-	fi, err := os.Lstat(from)
-	if err != nil {
 		return err
 	}
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
-		target, err := os.Readlink(from)
+		target, err := untrusted.Readlink(root, rel)
 		if err != nil {
 			return err
 		}
@@ -791,34 +793,35 @@ func moveFile(from, to string, budget *int64) error {
 		}
 	case fi.Mode().IsRegular():
 		if fi.Size() > *budget {
-			return fmt.Errorf("%s: %d bytes, more than claudebox copies to move it aside to another filesystem", from, fi.Size())
+			return fmt.Errorf("%s: %d bytes, more than claudebox copies to move it aside to another filesystem", filepath.Join(root, rel), fi.Size())
 		}
 		*budget -= fi.Size()
-		if err := copyRegular(from, to, fi.Mode().Perm(), fi.Size()); err != nil {
+		if err := copyRegular(root, rel, to, fi.Mode().Perm(), fi.Size()); err != nil {
 			return err
 		}
 	case fi.IsDir():
 		if err := os.Mkdir(to, 0o700); err != nil {
 			return err
 		}
-		entries, err := os.ReadDir(from)
+		entries, err := untrusted.ReadDir(root, rel)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			if err := moveFile(filepath.Join(from, e.Name()), filepath.Join(to, e.Name()), budget); err != nil {
+			if err := moveFile(root, filepath.Join(rel, e.Name()), filepath.Join(to, e.Name()), budget); err != nil {
 				return err
 			}
 		}
 	default:
 		// A FIFO or a device is nothing anyone meant to keep: removed.
 	}
-	return os.Remove(from)
+	return untrusted.RemoveAll(root, rel)
 }
 
-// copyRegular copies the first size bytes of from, a regular file, to to.
-func copyRegular(from, to string, perm os.FileMode, size int64) error {
-	in, err := os.OpenFile(from, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+// copyRegular copies the first size bytes of rel, a regular file beneath
+// root, to to.
+func copyRegular(root, rel, to string, perm os.FileMode, size int64) error {
+	in, err := untrusted.Open(root, rel)
 	if err != nil {
 		return err
 	}
