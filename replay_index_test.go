@@ -99,3 +99,21 @@ func TestReplayIndexLinkedWorktree(t *testing.T) {
 // plantedMarker is the file a planted command makes: its existence proves
 // the host ran it.
 func plantedMarker(h *e2eHost) string { return filepath.Join(h.base, "MARKER") }
+
+// TestReplayIndexSymlink: the session writes an index with the gitlink
+// elsewhere (GIT_INDEX_FILE) and makes .git/index a symlink to it; git
+// reads the index through the link. Host-side proof: the host's git
+// status at the top runs nothing.
+func TestReplayIndexSymlink(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	script := strings.Replace(gitlinkedRepo(plantedMarker(h)), "git update-index", "cp .git/index node_modules/.idx\n\t\tGIT_INDEX_FILE=node_modules/.idx git update-index", 1)
+	stderr := runSession(t, h, proj, script+`
+		ln -s ../node_modules/.idx .git/index.new && mv .git/index.new .git/index
+	`)
+	hostGitStatus(t, h, proj, plantedMarker(h))
+	if t.Failed() {
+		t.Logf("session's stderr:\n%s", stderr)
+	}
+}

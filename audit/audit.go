@@ -498,11 +498,19 @@ func (w *walker) abs(rel string) string { return filepath.Join(w.root, rel) }
 // is provably the start's is not read.
 func (w *walker) index(n node) {
 	var st unix.Stat_t
-	if unix.Fstatat(n.fd, "index", &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if unix.Fstatat(n.fd, "index", &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return
 	}
 	rel := filepath.Join(n.rel, "index")
 	inPlace := w.inPlace(n, rel, &st) && !w.new(&st)
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		// git reads an index through a symlink (to one anywhere, with
+		// gitlinks) or from a FIFO, which the audit does not.
+		if !inPlace {
+			w.found(rel)
+		}
+		return
+	}
 	if w.take == nil && inPlace {
 		return
 	}
