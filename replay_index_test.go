@@ -117,3 +117,24 @@ func TestReplayIndexSymlink(t *testing.T) {
 		t.Logf("session's stderr:\n%s", stderr)
 	}
 }
+
+// TestReplayIndexUnreadable: the session splits the index with the
+// gitlink in it, then makes the shared index a symlink to a copy in
+// node_modules, which git follows and the audit cannot read. Host-side
+// proof: the host's git status at the top runs nothing (the audit named
+// the index as not examined, and left it).
+func TestReplayIndexUnreadable(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	stderr := runSession(t, h, proj, gitlinkedRepo(plantedMarker(h))+`
+		git update-index --split-index
+		git update-index --split-index
+		s=$(cd .git && echo sharedindex.*)
+		mv .git/$s node_modules/.si && ln -s ../node_modules/.si .git/$s
+	`)
+	hostGitStatus(t, h, proj, plantedMarker(h))
+	if t.Failed() {
+		t.Logf("session's stderr:\n%s", stderr)
+	}
+}
