@@ -27,6 +27,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -496,38 +497,38 @@ func (w *walker) abs(rel string) string { return filepath.Join(w.root, rel) }
 // whose repositories are then examined wherever they are. An index that
 // is provably the start's is not read.
 func (w *walker) index(n node) {
-	// Only a .git directory's work tree is known: its parent.
-	if filepath.Base(n.rel) != ".git" {
-		return
-	}
 	var st unix.Stat_t
-	if unix.Fstatat(n.fd, "index", &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if unix.Fstatat(n.fd, "index", &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return
 	}
 	rel := filepath.Join(n.rel, "index")
 	inPlace := w.inPlace(n, rel, &st) && !w.new(&st)
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		// git reads an index through a symlink (to one anywhere, with
+		// gitlinks) or from a FIFO, which the audit does not.
+		if !inPlace {
+			w.found(rel)
+		}
+		return
+	}
 	if w.take == nil && inPlace {
 		return
 	}
 	if w.take != nil && !inPlace {
 		return // changed already: the end compares with nothing
 	}
-	b, err := readAt(n.fd, "index", maxIndex)
-	var entries map[string]uint8
-	if err == nil {
-		entries, err = parseIndex(b, hashLen(n.fd))
-	}
+	entries, err := readIndex(n.fd)
 	if err != nil {
-		if w.take == nil {
-			w.notExamined(w.abs(rel), err.Error())
-		}
+		// Changed, and git may read what the audit cannot (a shared
+		// index through a symlink, one over its size limit): a finding.
+		w.found(rel)
 		return
 	}
 	if w.take != nil {
 		w.take.Index[n.rel] = entries
 		return
 	}
-	work, before := filepath.Dir(n.rel), w.start.Index[n.rel]
+	work, before := w.workTree(n), w.start.Index[n.rel]
 	paths := make([]string, 0, len(entries))
 	for p := range entries {
 		paths = append(paths, p)
@@ -535,6 +536,10 @@ func (w *walker) index(n node) {
 	slices.Sort(paths)
 	for _, p := range paths {
 		bits := entries[p] &^ before[p]
+		if (p == "" || work == "") && bits != 0 {
+			w.found(rel) // a path the audit cannot name
+			continue
+		}
 		var clear []string
 		if bits&assumeUnchanged != 0 {
 			clear = append(clear, "--no-assume-unchanged")
@@ -543,14 +548,76 @@ func (w *walker) index(n node) {
 			clear = append(clear, "--no-skip-worktree")
 		}
 		if clear != nil {
-			w.report.Hidden = append(w.report.Hidden, Hidden{Repo: w.abs(work), Path: p, Flags: clear})
+			w.report.Hidden = append(w.report.Hidden, Hidden{Repo: work, Path: p, Flags: clear})
 		}
 		if bits&gitlink != 0 {
-			if lp := filepath.Join(work, p); filepath.IsLocal(lp) {
+			if lp, err := filepath.Rel(w.root, filepath.Join(work, p)); err == nil && filepath.IsLocal(lp) {
 				w.links = append(w.links, lp)
+			} else {
+				w.found(rel) // a repository outside the project, unexamined
 			}
 		}
 	}
+}
+
+// workTree is the work tree of the git directory n, whose index the host's
+// git status there reads: a .git directory's parent, a linked worktree's
+// (its gitdir file names the worktree's .git), a submodule's under
+// .git/modules (its core.worktree, which git submodule sets); "" for none.
+func (w *walker) workTree(n node) string {
+	dir := w.abs(n.rel)
+	if filepath.Base(n.rel) == ".git" {
+		return filepath.Dir(dir)
+	}
+	relative := func(p string) string {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return filepath.Clean(p)
+	}
+	if b, err := readAt(n.fd, "gitdir", 4096); err == nil {
+		return filepath.Dir(relative(strings.TrimSuffix(string(b), "\n")))
+	}
+	if b, err := readAt(n.fd, "config", 1<<20); err == nil {
+		if entries, err := gitconfig.Parse(b); err == nil {
+			if wt := gitconfig.Last(entries, "core.worktree"); wt != "" {
+				return relative(wt)
+			}
+		}
+	}
+	return ""
+}
+
+// readIndex reads the index of the git directory fd: its entries hidden
+// from git status or gitlinks, and, for a split index, those of the shared
+// index it builds on (.git/sharedindex.<hash>), which git reads as its own.
+// A replacement entry (a split index's, nameless) stands for a shared
+// entry at a position the audit does not decode: it is read as the empty
+// path.
+func readIndex(fd int) (map[string]uint8, error) {
+	n := hashLen(fd)
+	b, err := readAt(fd, "index", maxIndex)
+	if err != nil {
+		return nil, err
+	}
+	entries, shared, err := parseIndex(b, n)
+	if err != nil || shared == "" {
+		return entries, err
+	}
+	if b, err = readAt(fd, "sharedindex."+shared, maxIndex); err != nil {
+		return nil, err
+	}
+	base, link, err := parseIndex(b, n)
+	if err == nil && link != "" {
+		err = errIndex
+	}
+	if err != nil {
+		return nil, err
+	}
+	for p, bits := range base {
+		entries[p] |= bits
+	}
+	return entries, nil
 }
 
 // gitlink examines the repository at rel, a submodule the host's git
@@ -676,9 +743,12 @@ type Moved struct{ From, To string }
 const copyLimit = 1 << 30
 
 // MoveAside moves each path (under root) to the same relative path under
-// dest, never following a symlink: by rename, or, across filesystems, by
-// copying and removing, up to copyLimit bytes in all.
-// One that cannot be moved is reported, and the rest still go.
+// dest, never following a symlink, in any component of the path: by
+// rename, or, across filesystems, by copying and removing, up to copyLimit
+// bytes in all. (A session of an overlapping project may still be running,
+// and swap a directory above a finding for a symlink to the user's files
+// after the audit saw it.) One that cannot be moved is reported, and the
+// rest still go.
 func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 	budget := int64(copyLimit)
 	var moved []Moved
@@ -693,7 +763,7 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if err := moveFile(p, to, &budget); err != nil {
+		if err := moveFile(root, rel, to, &budget); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -702,28 +772,27 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 	return moved, errors.Join(errs...)
 }
 
-// moveFile moves from to to; a copy across filesystems takes from budget
-// the bytes it copies.
-func moveFile(from, to string, budget *int64) error {
+// moveFile moves rel, beneath root, to to; a copy across filesystems takes
+// from budget the bytes it copies.
+func moveFile(root, rel, to string, budget *int64) error {
+	fi, err := untrusted.Lstat(root, rel)
+	if err != nil {
+		return err
+	}
 	// A directory the session took its owner's permissions from cannot be
 	// renamed into another: they are given back first.
-	var st unix.Stat_t
-	if unix.Lstat(from, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Mode&0o700 != 0o700 {
-		if err := os.Chmod(from, os.FileMode(st.Mode&0o7777|0o700)); err != nil {
+	if fi.IsDir() && fi.Mode().Perm()&0o700 != 0o700 {
+		if err := untrusted.Chmod(root, rel, fi.Mode().Perm()|0o700); err != nil {
 			return err
 		}
 	}
-	err := os.Rename(from, to)
+	err = untrusted.RenameOut(root, rel, to)
 	if !errors.Is(err, unix.EXDEV) {
-		return err
-	}
-	fi, err := os.Lstat(from)
-	if err != nil {
 		return err
 	}
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
-		target, err := os.Readlink(from)
+		target, err := untrusted.Readlink(root, rel)
 		if err != nil {
 			return err
 		}
@@ -732,34 +801,35 @@ func moveFile(from, to string, budget *int64) error {
 		}
 	case fi.Mode().IsRegular():
 		if fi.Size() > *budget {
-			return fmt.Errorf("%s: %d bytes, more than claudebox copies to move it aside to another filesystem", from, fi.Size())
+			return fmt.Errorf("%s: %d bytes, more than claudebox copies to move it aside to another filesystem", filepath.Join(root, rel), fi.Size())
 		}
 		*budget -= fi.Size()
-		if err := copyRegular(from, to, fi.Mode().Perm(), fi.Size()); err != nil {
+		if err := copyRegular(root, rel, to, fi.Mode().Perm(), fi.Size()); err != nil {
 			return err
 		}
 	case fi.IsDir():
 		if err := os.Mkdir(to, 0o700); err != nil {
 			return err
 		}
-		entries, err := os.ReadDir(from)
+		entries, err := untrusted.ReadDir(root, rel)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
-			if err := moveFile(filepath.Join(from, e.Name()), filepath.Join(to, e.Name()), budget); err != nil {
+			if err := moveFile(root, filepath.Join(rel, e.Name()), filepath.Join(to, e.Name()), budget); err != nil {
 				return err
 			}
 		}
 	default:
 		// A FIFO or a device is nothing anyone meant to keep: removed.
 	}
-	return os.Remove(from)
+	return untrusted.RemoveAll(root, rel)
 }
 
-// copyRegular copies the first size bytes of from, a regular file, to to.
-func copyRegular(from, to string, perm os.FileMode, size int64) error {
-	in, err := os.OpenFile(from, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+// copyRegular copies the first size bytes of rel, a regular file beneath
+// root, to to.
+func copyRegular(root, rel, to string, perm os.FileMode, size int64) error {
+	in, err := untrusted.Open(root, rel)
 	if err != nil {
 		return err
 	}

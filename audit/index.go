@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 )
 
@@ -25,27 +26,29 @@ const maxIndex = 256 << 20
 
 // parseIndex reads a git index (versions 2 to 4) whose object names are
 // hashLen bytes long, and returns the paths of its entries that are hidden
-// from git status or are gitlinks, with those bits. It trusts nothing in b: every length is
+// from git status or are gitlinks, with those bits, and, for a split
+// index, the object name (hex) of the shared index it builds on, whose
+// entries git reads as its own. It trusts nothing in b: every length is
 // checked against what is left.
-func parseIndex(b []byte, hashLen int) (map[string]uint8, error) {
+func parseIndex(b []byte, hashLen int) (map[string]uint8, string, error) {
 	if len(b) < 12 || string(b[:4]) != "DIRC" {
-		return nil, errIndex
+		return nil, "", errIndex
 	}
 	version := binary.BigEndian.Uint32(b[4:])
 	if version < 2 || version > 4 {
-		return nil, errIndex
+		return nil, "", errIndex
 	}
 	count := binary.BigEndian.Uint32(b[8:])
 	fixed := 40 + hashLen + 2
 	if uint64(count) > uint64(len(b))/uint64(fixed) {
-		return nil, errIndex
+		return nil, "", errIndex
 	}
 	out := map[string]uint8{}
 	rest := b[12:]
 	var prev []byte
 	for range count {
 		if len(rest) < fixed {
-			return nil, errIndex
+			return nil, "", errIndex
 		}
 		mode := binary.BigEndian.Uint32(rest[24:])
 		flags := binary.BigEndian.Uint16(rest[40+hashLen:])
@@ -56,7 +59,7 @@ func parseIndex(b []byte, hashLen int) (map[string]uint8, error) {
 		}
 		if flags&0x4000 != 0 {
 			if len(rest) < n+2 {
-				return nil, errIndex
+				return nil, "", errIndex
 			}
 			if binary.BigEndian.Uint16(rest[n:])&0x4000 != 0 {
 				bits |= skipWorktree
@@ -70,25 +73,25 @@ func parseIndex(b []byte, hashLen int) (map[string]uint8, error) {
 		if version == 4 {
 			strip, used := varint(rest[n:])
 			if used == 0 || strip > uint64(len(prev)) {
-				return nil, errIndex
+				return nil, "", errIndex
 			}
 			n += used
 			end := bytes.IndexByte(rest[n:], 0)
 			if end < 0 {
-				return nil, errIndex
+				return nil, "", errIndex
 			}
 			name = append(prev[:len(prev)-int(strip):len(prev)-int(strip)], rest[n:n+end]...)
 			n += end + 1
 		} else {
 			end := bytes.IndexByte(rest[n:], 0)
 			if end < 0 {
-				return nil, errIndex
+				return nil, "", errIndex
 			}
 			name = rest[n : n+end]
 			// Entries are padded with 1 to 8 NULs to a multiple of 8.
 			n = (n + end + 8) &^ 7
 			if n > len(rest) {
-				return nil, errIndex
+				return nil, "", errIndex
 			}
 		}
 		if bits != 0 {
@@ -97,7 +100,24 @@ func parseIndex(b []byte, hashLen int) (map[string]uint8, error) {
 		prev = name
 		rest = rest[n:]
 	}
-	return out, nil
+	// The extensions, then the checksum: a "link" one starts with the
+	// shared index's object name (all zeros: none).
+	for len(rest) >= 8+hashLen {
+		size := uint64(binary.BigEndian.Uint32(rest[4:]))
+		if size > uint64(len(rest)-8-hashLen) {
+			return nil, "", errIndex
+		}
+		if string(rest[:4]) == "link" {
+			if size < uint64(hashLen) {
+				return nil, "", errIndex
+			}
+			if oid := rest[8 : 8+hashLen]; !bytes.Equal(oid, make([]byte, hashLen)) {
+				return out, hex.EncodeToString(oid), nil
+			}
+		}
+		rest = rest[8+size:]
+	}
+	return out, "", nil
 }
 
 // varint reads git's offset varint, as index version 4 prefixes each name

@@ -14,6 +14,13 @@ import (
 // assume-unchanged one, a gitlink and a long name, in index version v, and
 // returns its index's bytes.
 func gitIndex(t testing.TB, v int, format string) []byte {
+	b, _ := gitIndexIn(t, v, format, false)
+	return b
+}
+
+// gitIndexIn is gitIndex, with the index split (git update-index
+// --split-index) if split, and the repository's git directory.
+func gitIndexIn(t testing.TB, v int, format string, split bool) ([]byte, string) {
 	t.Helper()
 	dir := t.TempDir()
 	git := func(args ...string) {
@@ -40,9 +47,14 @@ func gitIndex(t testing.TB, v int, format string) []byte {
 	}
 	git("update-index", "--add", "--cacheinfo", "160000,"+zero+",vendor/tool")
 	git("update-index", "--index-version", strconv.Itoa(v))
+	if split {
+		// The second split moves every entry into the shared index.
+		git("update-index", "--split-index")
+		git("update-index", "--split-index")
+	}
 	b, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
 	must(t, err)
-	return b
+	return b, filepath.Join(dir, ".git")
 }
 
 // TestParseIndex reads what git wrote, in each index version and object
@@ -56,14 +68,31 @@ func TestParseIndex(t *testing.T) {
 			if format == "sha256" {
 				n = 32
 			}
-			got, err := parseIndex(b, n)
-			if err != nil || !maps.Equal(got, want) {
-				t.Errorf("version %d, %s: %v, %v; want %v", v, format, got, err, want)
+			got, shared, err := parseIndex(b, n)
+			if err != nil || !maps.Equal(got, want) || shared != "" {
+				t.Errorf("version %d, %s: %v, %q, %v; want %v", v, format, got, shared, err, want)
 			}
 			// Cut anywhere, it is refused, never misread into a panic.
 			for i := 0; i < len(b); i += 7 {
 				parseIndex(b[:i], n)
 			}
+		}
+	}
+}
+
+// TestParseSplitIndex: a split index names its shared index, whose
+// entries git reads as the index's own; the gitlink is there.
+func TestParseSplitIndex(t *testing.T) {
+	for v := 2; v <= 4; v++ {
+		b, gitDir := gitIndexIn(t, v, "sha1", true)
+		got, shared, err := parseIndex(b, 20)
+		if err != nil || shared == "" || got["vendor/tool"] != 0 {
+			t.Fatalf("version %d: %v, %q, %v; want a shared index holding the gitlink", v, got, shared, err)
+		}
+		b, err = os.ReadFile(filepath.Join(gitDir, "sharedindex."+shared))
+		must(t, err)
+		if got, _, err := parseIndex(b, 20); err != nil || got["vendor/tool"] != gitlink {
+			t.Errorf("version %d: the shared index reads %v, %v", v, got, err)
 		}
 	}
 }
@@ -75,7 +104,7 @@ func FuzzParseIndex(f *testing.F) {
 		f.Add(gitIndex(f, v, "sha1"))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		got, err := parseIndex(b, 20)
+		got, _, err := parseIndex(b, 20)
 		if err == nil && len(got) > len(b) {
 			t.Fatalf("%d entries from %d bytes", len(got), len(b))
 		}

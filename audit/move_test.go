@@ -158,3 +158,23 @@ func TestMoveAsideStaysInside(t *testing.T) {
 		t.Errorf("a path outside the project was moved: %v", err)
 	}
 }
+
+// TestMoveAsideNoSymlinkAbove: a finding whose directory became a symlink
+// to the user's files after the walk (another project's session swapped
+// it) is not moved through the link, and what the link names stays.
+func TestMoveAsideNoSymlinkAbove(t *testing.T) {
+	base := t.TempDir()
+	root, dest := filepath.Join(base, "proj"), t.TempDir()
+	mine := filepath.Join(base, "home", ".claude", "settings.json")
+	must(t, os.MkdirAll(filepath.Dir(mine), 0o700))
+	must(t, os.MkdirAll(root, 0o700))
+	must(t, os.WriteFile(mine, []byte("the user's"), 0o600))
+	must(t, os.Symlink(filepath.Join(base, "home"), filepath.Join(root, "sub")))
+	moved, err := MoveAside(root, dest, []string{filepath.Join(root, "sub", ".claude", "settings.json"), filepath.Join(root, "sub", ".claude")})
+	if len(moved) != 0 || err == nil {
+		t.Errorf("moved %v, %v", moved, err)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "the user's" {
+		t.Errorf("the file the link names: %q, %v", b, err)
+	}
+}

@@ -48,8 +48,9 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		h.ResolvConf = real
 	}
 	var own []bind.Own
+	gitCopies, copied := gitConfigCopies(home)
 	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
-		if real, err := filepath.EvalSymlinks(f); err == nil {
+		if real, err := filepath.EvalSymlinks(f); err == nil && !copied[f] {
 			own = append(own, bind.Own{Src: real, Dest: f, Why: "git configuration, read-only", Role: mount.HostFiles})
 		}
 	}
@@ -94,6 +95,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.ObeyedNames = obeyedNames(pathEnv)
 	var linked []string
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, secrets, obeyed)
+	h.Own = append(h.Own, gitCopies...)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
 }

@@ -273,6 +273,22 @@ func Rename(dir, oldname, newname string) error {
 	return nil
 }
 
+// RenameOut moves name, beneath dir, to the path to outside it, which the
+// caller trusts, and fails with fs.ErrExist rather than replace anything
+// there. Only to's last component is created: its directory is the
+// caller's.
+func RenameOut(dir, name, to string) error {
+	d, base, err := parent(dir, name)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(d)
+	if err := unix.Renameat2(d, base, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE); err != nil {
+		return &os.LinkError{Op: "rename", Old: filepath.Join(dir, name), New: to, Err: err}
+	}
+	return nil
+}
+
 // RemoveAll removes name beneath dir and everything under it. It never
 // follows a symlink, and gives back to each directory the owner's
 // permissions the sandbox took away, so that a mode-000 directory cannot
