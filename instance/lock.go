@@ -257,12 +257,11 @@ func held(live, hash string) bool {
 // symlink on the way: the projects' paths are real paths, so a link there
 // is the sandbox's.
 func removeStandIn(path string) {
-	if _, err := untrusted.Lstat("/", strings.TrimPrefix(path, "/")); err != nil {
-		return
-	}
-	if IsPlaceholder(path) {
-		os.Remove(path)
-	}
+	// From the root, no symlink on the way: a path reached through one is
+	// not where the placeholder was made.
+	untrusted.RemoveIf("/", strings.TrimPrefix(path, "/"), func(fi os.FileInfo, f *os.File) bool {
+		return standIn(path, fi, f)
+	})
 }
 
 // MarkStart records when the first of the project's running sessions
@@ -355,30 +354,44 @@ func IsPlaceholder(path string) bool {
 // it fails at once); or a no-op file, mode StandInMode with exactly
 // StandInContent. Earlier launches made them empty and of mode 000.
 func IsStandIn(path string, fi os.FileInfo) bool {
+	var f *os.File
+	if fi.IsDir() || fi.Mode().IsRegular() {
+		f, _ = os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+		if f != nil {
+			defer f.Close()
+		}
+	}
+	return standIn(path, fi, f)
+}
+
+// standIn is IsStandIn with f open to read what fi describes, or nil.
+func standIn(path string, fi os.FileInfo, f *os.File) bool {
+	if f != nil {
+		if ffi, err := f.Stat(); err != nil || !os.SameFile(fi, ffi) {
+			f = nil
+		}
+	}
 	m := fi.Mode()
 	switch {
-	case m.IsDir() && m&(os.ModeSticky|os.ModePerm) == StandInDirMode && emptyDir(path),
+	case m.IsDir() && m&(os.ModeSticky|os.ModePerm) == StandInDirMode && emptyDir(f),
 		m&os.ModeSocket != 0 && m.Perm() == 0,
 		m&(os.ModeSticky|os.ModePerm) == 0 && (m.IsDir() || m.IsRegular() && fi.Size() == 0):
 		return true
 	}
 	want := StandInContent(path)
-	if !m.IsRegular() || m.Perm() != StandInMode || fi.Size() != int64(len(want)) {
+	if f == nil || !m.IsRegular() || m.Perm() != StandInMode || fi.Size() != int64(len(want)) {
 		return false
 	}
-	b, err := readWritable(path, int64(len(want)))
-	return err == nil && bytes.Equal(b, want)
+	b := make([]byte, len(want)+1)
+	n, _ := io.ReadFull(f, b)
+	return bytes.Equal(b[:n], want)
 }
 
-// emptyDir says the directory at path holds nothing: a stand-in the
-// sandbox wrote into (through a descriptor it took before its guard stood)
-// is no stand-in.
-func emptyDir(path string) bool {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_NONBLOCK, 0)
-	if err != nil {
+// emptyDir reports whether the directory open on f holds nothing.
+func emptyDir(f *os.File) bool {
+	if f == nil {
 		return false
 	}
-	defer f.Close()
 	names, err := f.Readdirnames(1)
 	return len(names) == 0 && err == io.EOF
 }

@@ -117,3 +117,46 @@ func mkdirMode(p string, mode os.FileMode) error {
 	}
 	return os.Chmod(p, mode)
 }
+
+// TestRemoveStandInSwappedParent: a sandbox that can write above a
+// placeholder (another project's, around this one) swaps a directory on
+// its path for a symlink to the user's files, in a loop, while the
+// placeholder is removed: what goes is the stand-in or nothing, never the
+// user's file of the same name behind the link.
+func TestRemoveStandInSwappedParent(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	a := filepath.Join(base, "p", "a")
+	victim := filepath.Join(base, "victim")
+	must(t, os.MkdirAll(filepath.Join(a, "b"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(victim, "b"), 0o755))
+	must(t, os.WriteFile(filepath.Join(victim, "b", "x"), []byte("the user's"), 0o644))
+	b, err := unix.Open(filepath.Join(a, "b"), unix.O_PATH|unix.O_DIRECTORY, 0)
+	must(t, err)
+	defer unix.Close(b)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Rename(a, a+".real")
+			os.Symlink(victim, a)
+			os.Remove(a)
+			os.Rename(a+".real", a)
+		}
+	}()
+	for range 20000 {
+		// Made through the real directory, wherever its name is now.
+		unix.Mknodat(b, "x", unix.S_IFSOCK, 0)
+		removeStandIn(filepath.Join(a, "b", "x"))
+	}
+	close(stop)
+	<-done
+	if got, err := os.ReadFile(filepath.Join(victim, "b", "x")); err != nil || string(got) != "the user's" {
+		t.Fatalf("the user's file: %q, %v", got, err)
+	}
+}

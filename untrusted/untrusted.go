@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -287,6 +288,62 @@ func RenameOut(dir, name, to string) error {
 		return &os.LinkError{Op: "rename", Old: filepath.Join(dir, name), New: to, Err: err}
 	}
 	return nil
+}
+
+// RemoveIf removes name beneath dir, a file or an empty directory, when
+// match says so of what is there: its status and, for a regular file or a
+// directory, a descriptor open on it to read (nil if it cannot be opened).
+// What match examines and what is removed are the same entry of the same
+// directory, reached without a symlink, so that a swap above it cannot
+// send the removal to another file of that name. It reports whether it
+// removed the entry.
+func RemoveIf(dir, name string, match func(fi fs.FileInfo, f *os.File) bool) (bool, error) {
+	d, base, err := parent(dir, name)
+	if err != nil {
+		return false, err
+	}
+	defer unix.Close(d)
+	path := filepath.Join(dir, name)
+	p, err := unix.Openat(d, base, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false, &fs.PathError{Op: "lstat", Path: path, Err: err}
+	}
+	pf := os.NewFile(uintptr(p), path)
+	defer pf.Close()
+	fi, err := pf.Stat()
+	if err != nil {
+		return false, err
+	}
+	var f *os.File
+	if fi.IsDir() || fi.Mode().IsRegular() {
+		if fd, err := unix.Openat(d, base, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_NOCTTY|unix.O_CLOEXEC, 0); err == nil {
+			f = os.NewFile(uintptr(fd), path)
+			defer f.Close()
+			if ffi, err := f.Stat(); err != nil || !os.SameFile(fi, ffi) {
+				f = nil
+			}
+		}
+	}
+	if !match(fi, f) {
+		return false, nil
+	}
+	// The entry is still the one examined: only a writer of this very
+	// directory could have renamed another over it since.
+	var st unix.Stat_t
+	if err := unix.Fstatat(d, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return false, &fs.PathError{Op: "lstat", Path: path, Err: err}
+	}
+	if now := fi.Sys().(*syscall.Stat_t); st.Dev != now.Dev || st.Ino != now.Ino {
+		return false, nil
+	}
+	flags := 0
+	if fi.IsDir() {
+		flags = unix.AT_REMOVEDIR
+	}
+	if err := unix.Unlinkat(d, base, flags); err != nil {
+		return false, &fs.PathError{Op: "remove", Path: path, Err: err}
+	}
+	return true, nil
 }
 
 // RemoveAll removes name beneath dir and everything under it. It never
