@@ -39,6 +39,8 @@ var hostRunDirs = map[string]bool{
 	".husky": true, ".githooks": true,
 	// Other editors' and tools' settings, guarded where they exist.
 	".helix": true, ".zed": true, ".mise": true, ".cursor": true, ".gemini": true, ".codex": true,
+	".roo": true, ".kilocode": true, ".continue": true, ".amazonq": true, ".kiro": true, ".junie": true,
+	".windsurf": true, ".opencode": true,
 }
 
 // hostRunFiles are files the host's tools run or obey where they stand.
@@ -50,6 +52,7 @@ var hostRunFiles = map[string]bool{
 	".nvim.lua": true, ".nvimrc": true, ".exrc": true, ".dir-locals.el": true, ".dir-locals-2.el": true,
 	"mise.toml": true, ".mise.toml": true, "mise.local.toml": true, ".mise.local.toml": true,
 	".tool-versions": true, ".lfsconfig": true,
+	".aider.conf.yml": true, "opencode.json": true, "crush.json": true, ".crush.json": true,
 }
 
 // hostRunPrefixes name hook managers' configuration files by their start.

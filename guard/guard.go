@@ -75,6 +75,18 @@ var toolFiles = []struct{ name, why string }{
 	{".mise", "mise's tasks, hooks and environment"},
 	{".tool-versions", "the tool versions asdf and mise run"},
 	{".cursor", "Cursor's rules and MCP servers"},
+	{".roo", "Roo Code's MCP servers and rules"},
+	{".kilocode", "Kilo Code's MCP servers and rules"},
+	{".continue", "Continue's settings and MCP servers"},
+	{".amazonq", "Amazon Q's MCP servers and agents"},
+	{".kiro", "Kiro's hooks and MCP servers"},
+	{".junie", "Junie's MCP servers"},
+	{".windsurf", "Windsurf's rules and workflows"},
+	{".aider.conf.yml", "aider's lint and test commands"},
+	{"opencode.json", "opencode's MCP servers and commands"},
+	{".opencode", "opencode's agents, commands and plugins"},
+	{"crush.json", "Crush's MCP and language servers"},
+	{".crush.json", "Crush's MCP and language servers"},
 	{".lfsconfig", "git-lfs's endpoints"},
 }
 
