@@ -1,7 +1,6 @@
 package evalrun
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -90,37 +89,53 @@ func copyFile(root, name, dst string) (entry, error) {
 	if err != nil {
 		return entry{}, err
 	}
-	h := sha256.New()
-	if unix.IoctlFileClone(int(out.Fd()), int(in.Fd())) == nil {
-		_, err = io.Copy(h, in)
-	} else {
-		// Holes stay holes: a sparse file a sandbox once left in the
-		// project would otherwise fill the disk, run after run.
-		_, err = io.CopyBuffer(io.MultiWriter(sparse{out}, h), in, make([]byte, 64<<10))
-		if err == nil {
-			err = out.Truncate(fi.Size())
-		}
+	if unix.IoctlFileClone(int(out.Fd()), int(in.Fd())) != nil {
+		err = copyData(out, in, fi.Size())
 	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
+	}
+	if err != nil {
+		return entry{}, err
+	}
+	// Past the limit the run's copy is not read back either, so there is
+	// nothing to compare a digest with.
+	h := sha256.New()
+	if fi.Size() <= fileLimit {
+		if _, err := in.Seek(0, io.SeekStart); err != nil {
+			return entry{}, err
+		}
+		if _, err := io.Copy(h, io.LimitReader(in, fileLimit+1)); err != nil {
+			return entry{}, err
+		}
 	}
 	e := entry{src: src, mode: mode | 0o600}
 	copy(e.sum[:], h.Sum(nil))
 	return e, err
 }
 
-// sparse writes to a file, skipping over blocks of zeros instead.
-type sparse struct{ f *os.File }
-
-// zeros is a block of zeros to compare with.
-var zeros = make([]byte, 64<<10)
-
-func (s sparse) Write(p []byte) (int, error) {
-	if len(p) > len(zeros) || !bytes.Equal(p, zeros[:len(p)]) {
-		return s.f.Write(p)
+// copyData copies in's data to out, size bytes, and only its data: holes
+// stay holes and are not read, so a sparse file of a terabyte a sandbox
+// once left in the project costs neither the disk nor the time.
+func copyData(out, in *os.File, size int64) error {
+	for off := int64(0); off < size; {
+		data, err := unix.Seek(int(in.Fd()), off, unix.SEEK_DATA)
+		if err == unix.ENXIO {
+			break // only a hole is left
+		}
+		if err != nil {
+			return err
+		}
+		hole, err := unix.Seek(int(in.Fd()), data, unix.SEEK_HOLE)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(io.NewOffsetWriter(out, data), io.NewSectionReader(in, data, hole-data)); err != nil {
+			return err
+		}
+		off = hole
 	}
-	_, err := s.f.Seek(int64(len(p)), io.SeekCurrent)
-	return len(p), err
+	return out.Truncate(size)
 }
 
 // stage lays out a run's scratch directory: the workspace (the project's
