@@ -177,7 +177,7 @@ func copyOut(root, dest string, paths []string, skips []skipped) []skipped {
 			skips = append(skips, skipped{p, fmt.Sprintf("beyond the %d bytes copied out of a run", totalLimit)})
 			continue
 		}
-		if err := os.MkdirAll(filepath.Join(dest, filepath.Dir(p)), 0o755); err != nil {
+		if err := untrusted.MkdirAll(dest, filepath.Dir(p), 0o755); err != nil {
 			skips = append(skips, skipped{p, errText(err)})
 			continue
 		}
