@@ -67,11 +67,13 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // linked worktrees'). The rest (objects, refs, logs) is data.
 var gitWalked = map[string]mode{"hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir}
 
-// skipDirs hold no file the host obeys in place, and are the bulk of a
-// tree: dependencies installed by package managers. (The host's git
-// reaches a repository among them only through a gitlink in an index,
+// depsDirs hold no file the host obeys in place but those a tool obeys
+// in whichever directory it starts (the obeyed names), and are the bulk of
+// a tree: dependencies installed by package managers. They are walked for
+// those names alone, and only when the host has such a tool. (The host's
+// git reaches a repository among them only through a gitlink in an index,
 // which the audit follows.)
-var skipDirs = map[string]bool{"node_modules": true}
+var depsDirs = map[string]bool{"node_modules": true}
 
 // maxEntries and maxDepth bound the walk: a tree the sandbox grew without
 // end is audited as far as that, and what was not examined is named.
@@ -90,6 +92,7 @@ const (
 	hooksDir             // a git directory's hooks: all but *.sample
 	infoDir              // its info/: attributes
 	todoDir              // a rebase's or cherry-pick's todo list
+	depsDir              // installed dependencies: the obeyed names alone
 )
 
 // Snapshot is what the host obeys in the project at a session's start.
@@ -200,6 +203,8 @@ type walker struct {
 	// links are the gitlinks of changed indexes that were not there at the
 	// start, as paths relative to root.
 	links []string
+	// dents is the buffer deps reads directory entries into.
+	dents []byte
 }
 
 // node is a directory being walked.
@@ -309,10 +314,12 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		hostRun, descend = name == "attributes", false
 	case todoDir:
 		hostRun, descend = name == "git-rebase-todo" || name == "todo", false
+	case depsDir:
+		sub = depsDir
 	default:
 		switch {
-		case skipDirs[name]:
-			descend = false
+		case depsDirs[name]:
+			sub, descend = depsDir, descend && len(w.obeyed) > 0
 		case hostRunDirs[name]:
 			hostRun, sub = true, allDir
 		case name == ".git":
@@ -330,6 +337,12 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			w.leaf(n, name, rel)
 		}
 		return hostRun
+	}
+	if sub == depsDir && w.take != nil {
+		// Listed for the end's walk, but not taken: a record of a tree
+		// that large would cost more at the start than it saves at the
+		// end, where the walk reads only directory entries.
+		return true
 	}
 	fd, err := unix.Openat(n.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err == unix.ELOOP || err == unix.ENOTDIR || err == unix.ENOENT {
@@ -373,11 +386,76 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		sub = gitDir
 	}
 	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st)}
-	if sub == gitDir {
+	switch sub {
+	case depsDir:
+		w.deps(child, depth+1)
+		return true
+	case gitDir:
 		w.index(child)
 	}
 	w.dir(child, depth+1)
 	return true
+}
+
+// deps walks n, a directory of installed dependencies, for the obeyed
+// names alone (a .gemini/.env among them), at the end of a session. It
+// reads directory entries and nothing else (one opening, one status and
+// a read or two per directory), each directory's to the end before it
+// goes into any, so that one buffer serves the whole walk.
+func (w *walker) deps(n node, depth int) {
+	var subdirs, obeyed []string
+	if w.dents == nil {
+		w.dents = make([]byte, 32<<10)
+	}
+	buf := w.dents
+	for {
+		got, err := unix.Getdents(n.fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			w.notExamined(w.abs(n.rel), err.Error())
+			return
+		}
+		if got <= 0 {
+			break
+		}
+		for b := buf[:got]; len(b) >= 19; {
+			reclen := int(b[16]) | int(b[17])<<8
+			if reclen < 19 || reclen > len(b) {
+				break
+			}
+			name, typ := b[19:reclen], b[18]
+			name = name[:bytes.IndexByte(name, 0)]
+			b = b[reclen:]
+			w.entries++
+			if string(name) == "." || string(name) == ".." {
+				continue
+			}
+			if typ == unix.DT_UNKNOWN {
+				var st unix.Stat_t
+				if unix.Fstatat(n.fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+					typ = unix.DT_DIR
+				}
+			}
+			switch {
+			case typ == unix.DT_DIR:
+				subdirs = append(subdirs, string(name))
+			case slices.Contains(w.obeyed, string(name)):
+				obeyed = append(obeyed, string(name))
+			}
+		}
+		if w.entries > maxEntries {
+			w.notExamined(w.abs(n.rel), "the walk stopped after 2,000,000 entries")
+			return
+		}
+	}
+	for _, name := range obeyed {
+		w.leaf(n, name, filepath.Join(n.rel, name))
+	}
+	for _, name := range subdirs {
+		w.entry(n, name, os.ModeDir, depth)
+	}
 }
 
 // leaf judges a host-run entry that is not walked: a file, a symlink, a

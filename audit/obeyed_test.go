@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,19 +9,20 @@ import (
 )
 
 // TestScanObeyedNames: a .env (the host's gemini loads it) written or
-// changed at any depth is found; one unchanged since the start, and a
-// directory of that name, are not; a snapshot taken without the name is
-// not trusted for it.
+// changed at any depth, node_modules too (a .gemini/.env there also), is
+// found; one unchanged since the start, and a directory of that name, are
+// not, nor what only a tool started at the project's top obeys, in
+// node_modules; a snapshot taken without the name is not trusted for it.
 func TestScanObeyedNames(t *testing.T) {
 	root := t.TempDir()
-	for _, p := range []string{".env", "lib/.env", "web/.env", "conf/.env"} {
+	for _, p := range []string{".env", "lib/.env", "web/.env", "conf/.env", "node_modules/kept/.env", "node_modules/pkg/index.js", "node_modules/@s/p/index.js"} {
 		write(t, filepath.Join(root, p))
 	}
 	since := mark(t, t.TempDir())
 	obeyed := []string{".env"}
 	start := Take(root, since, obeyed)
 	unaware := Take(root, since, nil)
-	for _, p := range []string{"sub/deep/.env", "web/src/x.go"} {
+	for _, p := range []string{"sub/deep/.env", "web/src/x.go", "node_modules/pkg/.env", "node_modules/@s/p/.gemini/.env", "node_modules/pkg/.envrc", "node_modules/pkg/.claude/settings.json"} {
 		write(t, filepath.Join(root, p))
 	}
 	// Rewritten in place: conf's entries stay the start's.
@@ -32,7 +34,7 @@ func TestScanObeyedNames(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "venv/.env/bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(root, "conf/.env"), filepath.Join(root, "sub/deep/.env"), filepath.Join(root, "web/.env")}
+	want := []string{filepath.Join(root, "conf/.env"), filepath.Join(root, "node_modules/@s/p/.gemini/.env"), filepath.Join(root, "node_modules/pkg/.env"), filepath.Join(root, "sub/deep/.env"), filepath.Join(root, "web/.env")}
 	for name, s := range map[string]*Snapshot{"snapshot": start, "snapshot without the name": unaware, "no snapshot": nil} {
 		if r := Scan(root, since, nil, s, obeyed); !slices.Equal(r.Found, want) {
 			t.Errorf("%s: found %q, want %q", name, r.Found, want)
@@ -40,5 +42,45 @@ func TestScanObeyedNames(t *testing.T) {
 	}
 	if r := Scan(root, since, nil, start, nil); len(r.Found) != 0 {
 		t.Errorf("without gemini on the host: found %q", r.Found)
+	}
+}
+
+// BenchmarkScanNodeModules is the audit at the end of a session, and the
+// snapshot at its start, on a project of 20,000 files in 1,000
+// directories beside a node_modules of 100,000 files in 10,000, after a
+// session that wrote a file in one directory: with gemini on the host (a
+// .env is obeyed at any depth, node_modules too) and without.
+func BenchmarkScanNodeModules(b *testing.B) {
+	root := tree(b, 1000, 20)
+	for d := range 10000 {
+		dir := filepath.Join(root, "node_modules", fmt.Sprintf("pkg%d", d/10), "lib", fmt.Sprintf("mod%d", d%10))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := range 10 {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.js", f)), nil, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	since := mark(b, b.TempDir())
+	for _, c := range []struct {
+		name   string
+		obeyed []string
+	}{{"gemini", []string{".env"}}, {"no-gemini", nil}} {
+		start := Take(root, since, c.obeyed)
+		write(b, filepath.Join(root, "pkg1", "mod1", "new.go"))
+		b.Run("take/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				Take(root, since, c.obeyed)
+			}
+		})
+		b.Run("scan/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				if r := Scan(root, since, nil, start, c.obeyed); r.NotExamined != nil || r.Found != nil {
+					b.Fatal(r)
+				}
+			}
+		})
 	}
 }

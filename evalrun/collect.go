@@ -17,6 +17,7 @@ import (
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/probe"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -176,7 +177,7 @@ func copyOut(root, dest string, paths []string, skips []skipped) []skipped {
 			skips = append(skips, skipped{p, fmt.Sprintf("beyond the %d bytes copied out of a run", totalLimit)})
 			continue
 		}
-		if err := os.MkdirAll(filepath.Join(dest, filepath.Dir(p)), 0o755); err != nil {
+		if err := untrusted.MkdirAll(dest, filepath.Dir(p), 0o755); err != nil {
 			skips = append(skips, skipped{p, errText(err)})
 			continue
 		}
@@ -189,14 +190,15 @@ func copyOut(root, dest string, paths []string, skips []skipped) []skipped {
 
 // leaveOutObeyed removes from dest, a folder of the run's output written
 // since, what the host would run or obey there, as the exit audit judges
-// it (a repository's git directory, .envrc, editor and tool settings):
-// the user's git status or cd into the folder must run nothing the run
-// wrote. A path inside a .git directory takes the whole directory with
-// it. Each is named, as left out of where.
+// it (a repository's git directory, .envrc, editor and tool settings, a
+// .env): the user's git status, cd or gemini in the folder must run
+// nothing the run wrote. A .env goes whether or not gemini is on the PATH
+// today: the folder outlives it. A path inside a .git directory takes the
+// whole directory with it. Each is named, as left out of where.
 func leaveOutObeyed(dest, where string, since time.Time) []skipped {
 	var skips []skipped
 	gone := map[string]bool{}
-	for _, p := range audit.Scan(dest, since, nil, nil, nil).Found {
+	for _, p := range audit.Scan(dest, since, nil, nil, probe.GeminiObeyed).Found {
 		rel, err := filepath.Rel(dest, p)
 		if err != nil {
 			continue

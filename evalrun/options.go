@@ -51,6 +51,8 @@ type checked struct {
 	network string
 	allow   []proxy.Rule
 	skills  []skill
+	// outDir holds Out open: each run's folder is made beneath it.
+	outDir *os.File
 }
 
 // skill is a --skill directory and the name it is staged under.

@@ -58,6 +58,14 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 	if err := os.MkdirAll(c.Out, 0o755); err != nil {
 		return hint.Errorf("name a directory you can write with --out", "cannot create %s: %v", c.Out, err)
 	}
+	// Opened once, by its real path with no symlink in it: a session of
+	// another project that holds the folder can swap any directory in it
+	// for a link while the runs write, and every write is made beneath
+	// this descriptor, never by path from the root again.
+	if c.outDir, err = untrusted.OpenDir("/", strings.TrimPrefix(c.Out, "/")); err != nil {
+		return hint.Errorf("name a folder no one else changes with --out", "cannot open %s: %v", c.Out, err)
+	}
+	defer c.outDir.Close()
 	commit := inputCommit(project)
 	// A signal ends the runs under way (each gets SIGTERM), starts no
 	// more, and leaves claudebox to clean up after them.
@@ -181,9 +189,15 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	for _, s := range c.skills {
 		m.Skills = append(m.Skills, s.name)
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := unix.Mkdirat(int(c.outDir.Fd()), id, 0o755); err != nil {
+		return dir, m, &os.PathError{Op: "mkdir", Path: dir, Err: err}
+	}
+	run, err := untrusted.OpenDir(untrusted.FDPath(c.outDir), id)
+	if err != nil {
 		return dir, m, err
 	}
+	defer run.Close()
+	at := untrusted.FDPath(run)
 	scratch, err := os.MkdirTemp("", "claudebox-eval-")
 	if err != nil {
 		return dir, m, err
@@ -197,15 +211,15 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	if err != nil {
 		return dir, m, err
 	}
-	if err := untrusted.WriteFile(dir, "plan.sh", []byte(s.Script()), 0o644); err != nil {
+	if err := untrusted.WriteFile(at, "plan.sh", []byte(s.Script()), 0o644); err != nil {
 		return dir, m, err
 	}
-	transcript, err := os.Create(filepath.Join(dir, "transcript.jsonl"))
+	transcript, err := createAt(run, "transcript.jsonl")
 	if err != nil {
 		return dir, m, err
 	}
 	defer transcript.Close()
-	stderr, err := os.Create(filepath.Join(dir, "stderr.log"))
+	stderr, err := createAt(run, "stderr.log")
 	if err != nil {
 		return dir, m, err
 	}
@@ -227,8 +241,13 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	// A file's ctime is the kernel's, a little behind this clock at most.
 	copied := time.Now().Add(-time.Second)
 	sessionFiles, skips := scan(filepath.Join(e.ClaudeDir, "projects"))
-	m.NotCopied = copyOut(filepath.Join(e.ClaudeDir, "projects"), filepath.Join(dir, "session"), regularFiles(sessionFiles), prefixed("session", skips))
-	m.NotCopied = append(m.NotCopied, leaveOutObeyed(filepath.Join(dir, "session"), "session", copied)...)
+	sessionDir, err := mkdirAt(run, "session")
+	if err != nil {
+		return dir, m, err
+	}
+	defer sessionDir.Close()
+	m.NotCopied = copyOut(filepath.Join(e.ClaudeDir, "projects"), untrusted.FDPath(sessionDir), regularFiles(sessionFiles), prefixed("session", skips))
+	m.NotCopied = append(m.NotCopied, leaveOutObeyed(untrusted.FDPath(sessionDir), "session", copied)...)
 	after, skips := scan(e.Workspace)
 	cs := changes(staged, after)
 	var written []string
@@ -237,15 +256,35 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 			written = append(written, ch.path)
 		}
 	}
-	if err := os.Mkdir(filepath.Join(dir, "artifacts"), 0o755); err != nil {
+	artifacts, err := mkdirAt(run, "artifacts")
+	if err != nil {
 		return dir, m, err
 	}
-	m.NotCopied = append(m.NotCopied, copyOut(e.Workspace, filepath.Join(dir, "artifacts"), written, prefixed("workspace", skips))...)
-	m.NotCopied = append(m.NotCopied, leaveOutObeyed(filepath.Join(dir, "artifacts"), "artifacts", copied)...)
-	if err := untrusted.WriteFile(dir, "changes.patch", patch(e.Workspace, cs), 0o644); err != nil {
+	defer artifacts.Close()
+	m.NotCopied = append(m.NotCopied, copyOut(e.Workspace, untrusted.FDPath(artifacts), written, prefixed("workspace", skips))...)
+	m.NotCopied = append(m.NotCopied, leaveOutObeyed(untrusted.FDPath(artifacts), "artifacts", copied)...)
+	if err := untrusted.WriteFile(at, "changes.patch", patch(e.Workspace, cs), 0o644); err != nil {
 		return dir, m, err
 	}
-	return dir, m, untrusted.WriteFile(dir, "metrics.json", m.encode(), 0o644)
+	return dir, m, untrusted.WriteFile(at, "metrics.json", m.encode(), 0o644)
+}
+
+// createAt creates name, new, in the directory dir holds.
+func createAt(dir *os.File, name string) (*os.File, error) {
+	fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return nil, &os.PathError{Op: "create", Path: filepath.Join(dir.Name(), name), Err: err}
+	}
+	return os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name)), nil
+}
+
+// mkdirAt makes the directory name, new, in the directory dir holds, and
+// opens it.
+func mkdirAt(dir *os.File, name string) (*os.File, error) {
+	if err := unix.Mkdirat(int(dir.Fd()), name, 0o755); err != nil {
+		return nil, &os.PathError{Op: "mkdir", Path: filepath.Join(dir.Name(), name), Err: err}
+	}
+	return untrusted.OpenDir(untrusted.FDPath(dir), name)
 }
 
 // regularFiles lists the regular files among fs.

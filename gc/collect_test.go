@@ -101,6 +101,10 @@ func TestCollect(t *testing.T) {
 	goneStandIn := filepath.Join(t.TempDir(), "config.worktree")
 	must(t, os.WriteFile(goneStandIn, nil, 0))
 	must(t, instance.RecordPlaceholders(gone, []string{goneStandIn}))
+	// Its start record: it would date the first session of a project made
+	// anew at the gone one's path.
+	goneStart := filepath.Join(state, "live", filepath.Base(gone)+".since")
+	must(t, os.WriteFile(goneStart, nil, 0o600))
 
 	before, outsideBefore := snapshot(t, state), snapshot(t, outside)
 	dry := collect(t, state, true)
@@ -143,6 +147,9 @@ func TestCollect(t *testing.T) {
 	}
 	if _, err := os.Lstat(goneStandIn); err == nil {
 		t.Error("the gone instance's placeholder is still there")
+	}
+	if _, err := os.Lstat(goneStart); err == nil {
+		t.Error("the gone instance's start record is still there")
 	}
 }
 

@@ -249,7 +249,7 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 	for _, inst := range insts {
 		if inst.State != Gone {
 			if !dryRun && !inst.InUse {
-				instance.SweepIdle(inst.Dir)
+				instance.SweepIdle(inst.Dir, inst.Root)
 			}
 			sum.Kept++
 			continue
@@ -292,6 +292,9 @@ func remove(projects string, inst Instance, dryRun bool) (bool, error) {
 	// A killed supervisor's placeholders may lie outside the root that is
 	// gone (in a git directory elsewhere).
 	instance.RemovePlaceholders(inst.Dir)
+	// The project is gone: a start left by a killed session would date
+	// the first session of a project made anew at its path.
+	instance.ForgetStart(inst.Dir)
 	if err := trashAndRemove(projects, inst.Hash); err != nil {
 		return true, err
 	}

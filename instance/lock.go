@@ -3,6 +3,7 @@ package instance
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -267,8 +268,15 @@ func removeStandIn(path string) {
 // MarkStart records when the first of the project's running sessions
 // began, as the ctime of <state>/live/<hash>.since (the kernel stamps it
 // from its clock, and unlike the mtime no call sets it back); the sessions
-// after it find it there. It reports whether this session is the first.
-func MarkStart(dir string) (bool, error) {
+// after it find it there. The record names the directory at root it was
+// made for: a project deleted and made anew at the same path has the same
+// instance, and no session of it began then. It reports whether this
+// session is the first.
+func MarkStart(dir, root string) (bool, error) {
+	id, _, err := identity(root)
+	if err != nil {
+		return false, err
+	}
 	f, err := os.OpenFile(livePath(dir, ".since"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
 	if errors.Is(err, os.ErrExist) {
 		return false, nil
@@ -276,7 +284,28 @@ func MarkStart(dir string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return true, f.Close()
+	_, err = f.WriteString(id)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return true, err
+}
+
+// identity names the directory at root, as a line: its device and inode,
+// and its birth where the filesystem keeps one (a directory made anew may
+// get the inode number of the one removed); born is zero where it keeps
+// none.
+func identity(root string) (line string, born time.Time, err error) {
+	var st unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, root, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO|unix.STATX_BTIME, &st); err != nil {
+		return "", time.Time{}, err
+	}
+	birth := "-"
+	if st.Mask&unix.STATX_BTIME != 0 {
+		born = time.Unix(st.Btime.Sec, int64(st.Btime.Nsec))
+		birth = fmt.Sprintf("%d.%09d", st.Btime.Sec, st.Btime.Nsec)
+	}
+	return fmt.Sprintf("%d:%d %d %s\n", st.Dev_major, st.Dev_minor, st.Ino, birth), born, nil
 }
 
 // StampSnapshot begins the record of what the project held when the first
@@ -312,14 +341,39 @@ func Snapshot(dir string) []byte {
 	return b
 }
 
-// Started reports when the project's sessions began, if they did not all
-// end yet, or ended without their audit.
-func Started(dir string) (time.Time, bool) {
+// A Start is when the project's sessions began.
+type Start struct {
+	At time.Time
+	// Proven says the record names the directory now at the project's
+	// root. One without a name (cut short by a crash, or made by a
+	// claudebox that wrote none) still dates the exit audit, which fails
+	// closed, but claudebox says nothing on its strength alone.
+	Proven bool
+}
+
+// Started reports when the project's sessions at root began, if they did
+// not all end yet, or ended without their audit. A record made for
+// another directory at root, or before the directory there was born, is
+// none of this project's (ForgetStart removes it).
+func Started(dir, root string) (Start, bool) {
+	live, name := filepath.Split(livePath(dir, ".since"))
 	var st unix.Stat_t
-	if unix.Lstat(livePath(dir, ".since"), &st) != nil {
-		return time.Time{}, false
+	if unix.Lstat(filepath.Join(live, name), &st) != nil {
+		return Start{}, false
 	}
-	return time.Unix(st.Ctim.Unix()), true
+	at := time.Unix(st.Ctim.Unix())
+	id, born, err := identity(root)
+	if err != nil || born.After(at) {
+		return Start{}, false
+	}
+	b, err := untrusted.ReadFile(live, name, recordLimit)
+	switch {
+	case errors.Is(err, untrusted.ErrTooLarge) || err == nil && len(b) > 0 && string(b) != id:
+		return Start{}, false
+	case err != nil || len(b) == 0:
+		return Start{At: at}, true
+	}
+	return Start{At: at, Proven: true}, true
 }
 
 // ForgetStart ends the record MarkStart began, once its audit is done.
@@ -328,9 +382,11 @@ func ForgetStart(dir string) {
 	os.Remove(livePath(dir, ".since"))
 }
 
-// SweepIdle removes what sessions of the instance dir left on the host
-// when none is running: a supervisor that was killed cleans up nothing.
-func SweepIdle(dir string) {
+// SweepIdle removes what sessions of the instance dir, of the project at
+// root, left on the host when none is running: a supervisor that was
+// killed cleans up nothing. A start record that is not the project's goes
+// too; one that is stays, for the next session's exit audit.
+func SweepIdle(dir, root string) {
 	f, err := ProbeLock(dir)
 	if err != nil || f == nil {
 		return
@@ -338,6 +394,9 @@ func SweepIdle(dir string) {
 	defer f.Close()
 	if idle, err := TryLockIdle(f); err == nil && idle {
 		RemovePlaceholders(dir)
+		if _, ok := Started(dir, root); !ok {
+			ForgetStart(dir)
+		}
 	}
 }
 

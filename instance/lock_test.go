@@ -3,7 +3,9 @@ package instance
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/paths"
 	"golang.org/x/sys/unix"
@@ -158,5 +160,70 @@ func TestRemoveStandInSwappedParent(t *testing.T) {
 	<-done
 	if got, err := os.ReadFile(filepath.Join(victim, "b", "x")); err != nil || string(got) != "the user's" {
 		t.Fatalf("the user's file: %q, %v", got, err)
+	}
+}
+
+// TestStartedNamesItsDirectory: a start record dates the exit audit only
+// for the directory it was made for. The project deleted and made anew at
+// the same path (whatever inode it gets), or a record of another
+// directory, is none of its sessions'; a record without a name (cut short,
+// or an older claudebox's) still dates the audit, but proves nothing, and
+// not at all if the directory was born after it. SweepIdle removes only
+// records that are not the project's.
+func TestStartedNamesItsDirectory(t *testing.T) {
+	state := t.TempDir()
+	root := filepath.Join(t.TempDir(), "proj")
+	must(t, os.Mkdir(root, 0o755))
+	dir := Dir(state, root)
+	lock, err := OpenLock(dir)
+	must(t, err)
+	lock.Close()
+	since := livePath(dir, ".since")
+
+	first, err := MarkStart(dir, root)
+	must(t, err)
+	again, err := MarkStart(dir, root)
+	must(t, err)
+	if !first || again {
+		t.Fatalf("MarkStart: first %v, then %v", first, again)
+	}
+	if s, ok := Started(dir, root); !ok || !s.Proven {
+		t.Fatalf("the project's own record: %+v, %v", s, ok)
+	}
+	SweepIdle(dir, root)
+	if !paths.Exists(since) {
+		t.Fatal("SweepIdle removed the project's own record, which the next exit audit needs")
+	}
+
+	// Its inode and device, another birth: the inode of a directory
+	// removed, given to the one made anew.
+	id, born, err := identity(root)
+	must(t, err)
+	if born.IsZero() {
+		t.Skip("the filesystem keeps no birth time")
+	}
+	f := strings.Fields(id)
+	must(t, os.WriteFile(since, []byte(f[0]+" "+f[1]+" 1.000000000\n"), 0o600))
+	if s, ok := Started(dir, root); ok {
+		t.Errorf("a record of another directory with the same inode: %+v", s)
+	}
+
+	// No name: an older claudebox's record, or one a crash cut short.
+	must(t, os.WriteFile(since, nil, 0o600))
+	if s, ok := Started(dir, root); !ok || s.Proven {
+		t.Errorf("a record without a name: %+v, %v; want the audit dated, nothing proven", s, ok)
+	}
+
+	// Made anew after the record.
+	time.Sleep(10 * time.Millisecond) // the birth must fall after the record's ctime
+	must(t, os.Remove(root))
+	must(t, os.Mkdir(root, 0o755))
+	if s, ok := Started(dir, root); ok {
+		t.Errorf("a record without a name, older than the directory: %+v", s)
+	}
+	must(t, os.WriteFile(livePath(dir, ".snapshot"), []byte("x"), 0o600))
+	SweepIdle(dir, root)
+	if paths.Exists(since) || paths.Exists(livePath(dir, ".snapshot")) {
+		t.Error("SweepIdle kept a start record that is not the project's")
 	}
 }

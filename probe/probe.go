@@ -586,8 +586,12 @@ func obeyedNames(pathEnv string) []string {
 	for _, dir := range filepath.SplitList(pathEnv) {
 		fi, err := os.Stat(filepath.Join(dir, "gemini"))
 		if err == nil && !fi.IsDir() || err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-			return []string{".env"}
+			return GeminiObeyed
 		}
 	}
 	return nil
 }
+
+// GeminiObeyed are the file names the host's gemini obeys in whichever
+// directory it starts, or above it.
+var GeminiObeyed = []string{".env"}

@@ -549,11 +549,14 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
-	if s.first, err = instance.MarkStart(dir); err != nil {
+	if s.first, err = instance.MarkStart(dir, s.plan.Project.Root); err != nil {
 		lock.Close()
 		return nil, err
 	}
 	if err := s.fill(dir); err != nil {
+		// Its placeholders and its start go: a start left behind would
+		// date the next session's exit audit.
+		s.leave(lock)
 		lock.Close()
 		return nil, err
 	}

@@ -221,10 +221,12 @@ func (s *Session) startSnapshot() {
 // project for what the sessions left that the host would run or obey.
 func (s *Session) cleanUp(dir string) {
 	instance.RemovePlaceholders(dir)
-	since, ok := instance.Started(dir)
+	began, ok := instance.Started(dir, s.plan.Project.Root)
 	if !ok {
+		instance.ForgetStart(dir)
 		return
 	}
+	since := began.At
 	// What stands at a placeholder's path and is no stand-in (one another
 	// project's session still stands on stays) was made during the
 	// session, maybe by the sandbox after the host removed the stand-in,
@@ -236,8 +238,17 @@ func (s *Session) cleanUp(dir string) {
 	guarded := map[string]bool{}
 	var guards []string
 	for _, g := range s.plan.Guards {
-		guarded[g.Path] = !placeholders[g.Path] || instance.IsPlaceholder(g.Path)
-		guards = append(guards, g.Path)
+		standIn := instance.IsPlaceholder(g.Path)
+		guarded[g.Path] = !placeholders[g.Path] || standIn
+		// A stand-in still standing is claudebox's, not the host's new file.
+		if !standIn {
+			guards = append(guards, g.Path)
+		}
+	}
+	// Only a record that names this project's directory says its files
+	// were replaced during the session.
+	if !began.Proven {
+		guards = nil
 	}
 	if replaced := audit.Replaced(guards, since); len(replaced) > 0 {
 		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have written each new file before it was renamed into place:")
