@@ -25,8 +25,12 @@ func checkAgents(h session.Home) []checkResult {
 			results = append(results, checkResult{a.Name, "ok", path + "; its API key (" + cred.Source + ") is injected by the proxy for claudebox --agent " + a.Name, ""})
 			continue
 		}
+		if cred, ok := a.FindLogin(h.Dir, h.State, ""); ok {
+			results = append(results, checkResult{a.Name, "ok", path + "; its login (" + cred.Source + ") is injected by the proxy for claudebox --agent " + a.Name + ", and refreshed on the host", ""})
+			continue
+		}
 		results = append(results, checkResult{
-			a.Name, "warn", path + "; no API key found, so claudebox --agent " + a.Name + " cannot start (its ChatGPT or Google login is not supported yet)",
+			a.Name, "warn", path + "; no login found, so claudebox --agent " + a.Name + " cannot start (its Google login is not supported yet)",
 			"export " + a.Key.Variable() + " (or log it in with an API key)",
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
@@ -63,6 +64,15 @@ type Agent struct {
 	Upstream        string
 	// keyFile reads the key from the agent's own login, if any.
 	keyFile func(home string) (value, source string)
+	// provider gives the arguments that point it at the proxy for the
+	// kind of login found, when they depend on it.
+	provider func(k proxy.Kind) []string
+	// login finds its own login of another kind than a key, which the
+	// proxy refreshes; LoginFile names, in ConfigDir, the file inside
+	// that holds the phantom of such a login, and phantomLogin makes it.
+	login        func(home, stateDir, tokenURL string) (*proxy.Credential, bool)
+	LoginFile    string
+	phantomLogin func(home string) string
 }
 
 // apiURL stands, in Args and Env, for the proxy's address inside.
@@ -90,10 +100,10 @@ var Codex = Agent{
 	Copies:    []string{"config.toml"},
 	Secrets:   []string{"auth.json"},
 	State:     []string{"sessions/", "sqlite/", "history.jsonl"},
-	Env:       []string{"CODEX_SQLITE_HOME=~/.codex/sqlite"},
+	// Its refresh, should the backend refuse a token, goes to the proxy,
+	// which refuses it: the host refreshes the real login.
+	Env: []string{"CODEX_SQLITE_HOME=~/.codex/sqlite", "CODEX_REFRESH_TOKEN_URL_OVERRIDE=" + apiURL + "/oauth/token"},
 	Args: []string{
-		"-c", `model_providers.claudebox={name="claudebox",base_url="` + apiURL + `",env_key="OPENAI_API_KEY",wire_api="responses",supports_websockets=false}`,
-		"-c", `model_provider="claudebox"`,
 		"-c", `sandbox_mode="danger-full-access"`,
 		"-c", "analytics.enabled=false",
 		"-c", "check_for_update_on_startup=false",
@@ -105,6 +115,10 @@ var Codex = Agent{
 	BaseURLVariable: "OPENAI_BASE_URL",
 	Upstream:        "https://api.openai.com/v1",
 	keyFile:         codexKey,
+	provider:        codexProvider,
+	login:           codexLogin,
+	LoginFile:       "auth.json",
+	phantomLogin:    codexPhantomLogin,
 }
 
 // Gemini is Google's Gemini CLI (measured with 0.61.0). The private copy
@@ -188,9 +202,9 @@ func StateEntries() []string {
 // packages.
 func (a Agent) IsClaude() bool { return a.Name == Claude.Name }
 
-// Resolved is a's Env and Args with home and the proxy's address inside
-// put in.
-func (a Agent) Resolved(home, url string) (env, args []string) {
+// Resolved is a's Env and Args, for a login of kind k, with home and the
+// proxy's address inside put in.
+func (a Agent) Resolved(home, url string, k proxy.Kind) (env, args []string) {
 	put := func(s string) string {
 		s = strings.ReplaceAll(s, apiURL, url)
 		return strings.Replace(s, "=~/", "="+home+"/", 1)
@@ -198,7 +212,11 @@ func (a Agent) Resolved(home, url string) (env, args []string) {
 	for _, e := range a.Env {
 		env = append(env, put(e))
 	}
-	for _, arg := range a.Args {
+	all := a.Args
+	if a.provider != nil {
+		all = append(slices.Clone(all), a.provider(k)...)
+	}
+	for _, arg := range all {
 		args = append(args, put(arg))
 	}
 	return env, args
@@ -238,8 +256,7 @@ func merge(top, over map[string]any) {
 // FindKey finds the agent's API key on the host: one of its variables
 // (lookup reads the user's env settings, --env and the host's
 // environment), else its own login's file. A login that is not an API key
-// (Codex's ChatGPT login, Gemini's Google login) is not found: the proxy
-// cannot refresh those yet.
+// is found by FindLogin.
 func (a Agent) FindKey(home string, lookup func(string) (string, bool)) (*proxy.Credential, bool) {
 	for _, n := range a.KeyVariables {
 		if v, ok := lookup(n); ok && v != "" {
@@ -254,20 +271,24 @@ func (a Agent) FindKey(home string, lookup func(string) (string, bool)) (*proxy.
 	return nil, false
 }
 
-// codexKey reads the API key of Codex's API-key login, ~/.codex/auth.json.
-func codexKey(home string) (string, string) {
-	path := filepath.Join(home, ".codex", "auth.json")
-	b, err := readSmall(path)
-	if err != nil {
-		return "", ""
+// FindLogin finds the agent's own login of another kind than a key (a
+// ChatGPT login for Codex), which the proxy refreshes against tokenURL,
+// one refresh at a time across sessions (a lock in stateDir).
+func (a Agent) FindLogin(home, stateDir, tokenURL string) (*proxy.Credential, bool) {
+	if a.login == nil {
+		return nil, false
 	}
-	var auth struct {
-		Key *string `json:"OPENAI_API_KEY"`
+	return a.login(home, stateDir, tokenURL)
+}
+
+// PhantomLogin is the content of the private LoginFile for a login of
+// kind k, with proxy.PhantomMark for the phantom: "" when the phantom is
+// given otherwise (a variable).
+func (a Agent) PhantomLogin(home string, k proxy.Kind) string {
+	if a.phantomLogin == nil || k.Variable() != "" {
+		return ""
 	}
-	if json.Unmarshal(b, &auth) != nil || auth.Key == nil {
-		return "", ""
-	}
-	return *auth.Key, path
+	return a.phantomLogin(home)
 }
 
 // geminiKey reads GEMINI_API_KEY from ~/.gemini/.env, as Gemini does.

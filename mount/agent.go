@@ -26,6 +26,9 @@ type AgentConfig struct {
 	State []string
 	// Data are files made for it (path inside: content), read-only.
 	Data map[string]string
+	// Login is the file inside holding a phantom login (LoginContent,
+	// with proxy.PhantomMark for the phantom), "" when a variable holds it.
+	Login, LoginContent string
 	// Env is set inside (NAME=VALUE, no secret).
 	Env []string
 	// Secrets are the files of its login, which never enter; SandboxOff,
@@ -53,5 +56,8 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	slices.Sort(paths)
 	for _, path := range paths {
 		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: path, Content: a.Data[path], Why: "a private copy of " + a.Name + "'s settings, with claudebox's: its own sandbox and telemetry off, the API key login", Role: AgentFiles})
+	}
+	if a.Login != "" {
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: a.Login, Content: a.LoginContent, Why: "a phantom login for this session: the proxy puts the real one in its place, and refreshes it on the host", Role: AgentFiles})
 	}
 }

@@ -6,12 +6,13 @@ import (
 
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/proxy"
 )
 
 // Agent reads the configuration directory of a (not Claude, whose rules
 // are Host's) for the plan: which of the entries its row shows exist. url
-// is the proxy's address inside.
-func Agent(home string, a agent.Agent, url string) *mount.AgentConfig {
+// is the proxy's address inside; k, the kind of login the proxy holds.
+func Agent(home string, a agent.Agent, url string, k proxy.Kind) *mount.AgentConfig {
 	dir := filepath.Join(home, a.ConfigDir)
 	c := &mount.AgentConfig{Name: a.Name, Dir: dir, State: a.State, SandboxOff: a.SandboxOff}
 	for _, s := range a.Secrets {
@@ -35,6 +36,9 @@ func Agent(home string, a agent.Agent, url string) *mount.AgentConfig {
 		}
 		c.Data = map[string]string{path: string(a.SettingsContent(host))}
 	}
-	c.Env, _ = a.Resolved(home, url)
+	if content := a.PhantomLogin(home, k); content != "" {
+		c.Login, c.LoginContent = filepath.Join(dir, a.LoginFile), content
+	}
+	c.Env, _ = a.Resolved(home, url, k)
 	return c
 }

@@ -24,13 +24,16 @@ func KeyCredential(k Kind, source, value string) *Credential {
 	return &Credential{Kind: k, Source: source, value: value}
 }
 
-// agentVariable is the variable that gives another agent its key inside.
+// agentVariable is the variable that gives another agent its key inside
+// ("" for a login given in a file).
 func agentVariable(k Kind) (string, bool) {
 	switch k {
 	case OpenAIKey:
 		return "OPENAI_API_KEY", true
 	case GeminiKey:
 		return "GEMINI_API_KEY", true
+	case ChatGPTLogin:
+		return "", true
 	}
 	return "", false
 }
@@ -41,6 +44,9 @@ func agentPhantom(k Kind) string {
 	rand.Read(b)
 	if k == GeminiKey {
 		return "AIza-claudebox-" + hex.EncodeToString(b)
+	}
+	if k == ChatGPTLogin {
+		return chatGPTPhantom()
 	}
 	return "sk-claudebox-" + hex.EncodeToString(b)
 }
@@ -55,7 +61,7 @@ func agentAllowed(k Kind, r *http.Request) bool {
 		return false
 	}
 	switch k {
-	case OpenAIKey:
+	case OpenAIKey, ChatGPTLogin:
 		return r.Method == http.MethodPost && (p == "/responses" || p == "/responses/compact") || r.Method == http.MethodGet && p == "/models"
 	case GeminiKey:
 		if r.Method == http.MethodGet && p == "/v1beta/models" {

@@ -206,7 +206,12 @@ func (p *Proxy) handler() http.Handler {
 		token, err := p.Cred.Token(r.Context())
 		if err != nil {
 			var re *refreshError
-			if errors.As(err, &re) {
+			var codex *codexRefreshError
+			if errors.As(err, &codex) {
+				// Codex shows a 400's body at once (a 401 would make it
+				// refresh, a 403 retry).
+				apiError(w, http.StatusBadRequest, "authentication_error", "claudebox: "+err.Error())
+			} else if errors.As(err, &re) {
 				apiError(w, http.StatusUnauthorized, "authentication_error", "claudebox: "+err.Error()+"; log in again on the host: claude /login")
 			} else {
 				apiError(w, http.StatusUnauthorized, "authentication_error", "claudebox: "+err.Error())
@@ -224,6 +229,9 @@ func (p *Proxy) handler() http.Handler {
 			} else {
 				r.Header.Set(h, token)
 			}
+		case ChatGPTLogin:
+			r.Header.Set("Authorization", "Bearer "+token)
+			r.Header.Set("Chatgpt-Account-Id", p.Cred.CodexAccount())
 		case APIKey:
 			r.Header.Set("X-Api-Key", token)
 		case OAuth:

@@ -40,6 +40,9 @@ func (e *refreshError) Error() string {
 // Token is the real credential to send now: a variable's value, or the
 // login's access token, refreshed first when it is about to expire.
 func (c *Credential) Token(ctx context.Context) (string, error) {
+	if c.Kind == ChatGPTLogin {
+		return c.codexToken(ctx)
+	}
 	if c.file == "" {
 		return c.value, nil
 	}

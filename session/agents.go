@@ -24,10 +24,11 @@ func agentOf(o Options) agent.Agent {
 	return o.Agent
 }
 
-// agentConfig is what the plan shows of another agent's configuration;
-// nil for Claude (and a shell), whose is always there. The agent's
-// arguments go before the user's.
-func agentConfig(home string, a agent.Agent, conf config.Launch, command []string) (*mount.AgentConfig, []string, error) {
+// agentConfig is what the plan shows of another agent's configuration,
+// for the login the proxy holds (cred; nil with no network); nil for
+// Claude (and a shell), whose is always there. The agent's arguments go
+// before the user's.
+func agentConfig(home string, a agent.Agent, conf config.Launch, command []string, cred *proxy.Credential) (*mount.AgentConfig, []string, error) {
 	if a.IsClaude() {
 		return nil, command, nil
 	}
@@ -36,26 +37,55 @@ func agentConfig(home string, a agent.Agent, conf config.Launch, command []strin
 		// Codex takes it in its arguments.
 		return nil, nil, hint.Errorf("launch it on the filtered network (the default), or --network=none", "--agent %s does not run with --network=host yet", a.Name)
 	}
-	_, args := a.Resolved(home, mount.APIURL)
-	return probe.Agent(home, a, mount.APIURL), append(append([]string{command[0]}, args...), command[1:]...), nil
+	kind := a.Key
+	if cred != nil {
+		kind = cred.Kind
+	}
+	_, args := a.Resolved(home, mount.APIURL, kind)
+	return probe.Agent(home, a, mount.APIURL, kind), append(append([]string{command[0]}, args...), command[1:]...), nil
 }
 
-// agentCredential finds another agent's API key for the proxy.
+// The ChatGPT login's token endpoint and backend, replaced in claudebox's
+// own environment on the host: for tests, which play them on 127.0.0.1.
+// Nothing in a sandbox or a project can set them.
+const (
+	codexTokenURLVariable = "CLAUDEBOX_CODEX_TOKEN_URL"
+	chatGPTURLVariable    = "CLAUDEBOX_CHATGPT_URL"
+)
+
+// agentCredential finds another agent's login for the proxy: its API key,
+// else its own login of another kind (Codex's ChatGPT login).
 func agentCredential(o Options, a agent.Agent, env environment.Env) (*proxy.Credential, *mount.API, error) {
 	cred, ok := a.FindKey(o.Home.Dir, env.APILookup)
+	if !ok {
+		tokenURL := proxy.CodexTokenURL
+		if u := os.Getenv(codexTokenURLVariable); u != "" {
+			tokenURL = u
+		}
+		cred, ok = a.FindLogin(o.Home.Dir, o.Home.State, tokenURL)
+	}
 	switch {
+	case ok && cred.Kind.Variable() == "":
+		return cred, &mount.API{Login: filepath.Join("~", a.ConfigDir, a.LoginFile), Source: cred.Source}, nil
 	case ok:
 		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source}, nil
 	case o.OnlyApproved:
 		return nil, nil, nil
 	}
-	return nil, nil, hint.Errorf("export "+a.Key.Variable()+" on the host (its Google or ChatGPT login is not supported yet)",
-		"no %s API key on the host: %s inside the sandbox could not reach its API", a.Name, a.Name)
+	return nil, nil, hint.Errorf("log "+a.Name+" in on the host, or export "+a.Key.Variable()+" there (Gemini's Google login is not supported yet)",
+		"no %s login on the host: %s inside the sandbox could not reach its API", a.Name, a.Name)
 }
 
 // agentUpstream is the API the proxy forwards another agent's calls to:
-// the user's own base URL, else the agent's.
-func agentUpstream(a agent.Agent, env environment.Env) string {
+// for a ChatGPT login, the ChatGPT backend; else the user's own base URL,
+// else the agent's.
+func agentUpstream(a agent.Agent, env environment.Env, cred *proxy.Credential) string {
+	if cred != nil && cred.Kind == proxy.ChatGPTLogin {
+		if u := os.Getenv(chatGPTURLVariable); u != "" {
+			return u
+		}
+		return proxy.ChatGPTUpstream
+	}
 	if u, ok := env.APILookup(a.BaseURLVariable); ok && u != "" {
 		return u
 	}
@@ -85,4 +115,15 @@ func makeAgentState(dir string) error {
 		}
 	}
 	return nil
+}
+
+// withPhantom is a data mount's content, with the proxy's phantom put in
+// the agent's phantom login: it exists only once the proxy runs, so the
+// plan (and --dry-run) holds proxy.PhantomMark.
+func (s *Session) withPhantom(m mount.Mount) []byte {
+	a := s.plan.Agent
+	if a == nil || a.Login == "" || m.Dest != a.Login || m.Src != "" || s.proxy == nil {
+		return []byte(m.Content)
+	}
+	return []byte(strings.ReplaceAll(m.Content, proxy.PhantomMark, s.proxy.Phantom))
 }

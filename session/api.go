@@ -115,7 +115,7 @@ func (s *Session) startProxy() (stop func(), err error) {
 	}
 	api := upstream(s.env)
 	if !s.agent.IsClaude() && !s.shell {
-		api = agentUpstream(s.agent, s.env)
+		api = agentUpstream(s.agent, s.env, s.cred)
 	}
 	p, err := proxy.Start(ln, url, s.cred, api, out, log)
 	if err != nil {

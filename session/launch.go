@@ -237,15 +237,15 @@ func Prepare(o Options) (*Session, error) {
 		return nil, err
 	}
 	run := agentOf(o)
-	var agentConf *mount.AgentConfig
-	if !o.Shell {
-		if agentConf, command, err = agentConfig(home, run, conf, command); err != nil {
-			return nil, err
-		}
-	}
 	cred, api, err := credential(o, conf, env)
 	if err != nil {
 		return nil, err
+	}
+	var agentConf *mount.AgentConfig
+	if !o.Shell {
+		if agentConf, command, err = agentConfig(home, run, conf, command, cred); err != nil {
+			return nil, err
+		}
 	}
 	runFiles := newRunStem(stateDir, project.Root)
 	var relay *mount.Relay
@@ -661,7 +661,7 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 		return files, err
 	}
 	for _, m := range s.plan.DataMounts() {
-		data := []byte(m.Content)
+		data := s.withPhantom(m)
 		if m.Src != "" {
 			if data, err = os.ReadFile(m.Src); err != nil {
 				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", m.Src, err)
