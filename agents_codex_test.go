@@ -245,3 +245,48 @@ func lookInsideArgs(dir, mark string) func() []sandboxView {
 		return views
 	}
 }
+
+// TestAgentCodexHostNetwork: with --network=host, codex reaches the proxy
+// on a port of the host's loopback, known only once the proxy listens,
+// and still holds only the phantom login; the backend gets the real one.
+// Its other ways out go to a dead proxy: the test reaches no other
+// address.
+func TestAgentCodexHostNetwork(t *testing.T) {
+	requireAgent(t, "codex", "@openai/codex")
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	access := proxy.UnsignedJWT(map[string]any{"exp": time.Now().Add(time.Hour).Unix(), "jti": "real-access-host"})
+	writeChatGPTLogin(h, access)
+	mark := testMark(t)
+	f := startFakeChatGPT(t, false, "", lookInsideArgs(filepath.Join(h.home, ".codex"), mark))
+	env := []string{chatGPTURLVar + "=" + f.URL + "/backend-api/codex", codexTokenURLVar + "=" + f.URL + "/oauth/token"}
+	out := h.run(proj, env, "claudebox", "--network=host", "--env", mark, "--env", "HTTPS_PROXY=http://127.0.0.1:9", "--env", "NO_PROXY=127.0.0.1",
+		"--agent", "codex", "exec", "--skip-git-repo-check", "say pong")
+	if !strings.Contains(out, "PONG-CHATGPT") {
+		t.Fatalf("codex did not answer: %s", out)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.bearers) == 0 || len(f.refreshes) != 0 {
+		t.Fatalf("backend calls %d, refreshes %d", len(f.bearers), len(f.refreshes))
+	}
+	for i := range f.bearers {
+		if f.bearers[i] != access || f.accounts[i] != "acct-real-42" {
+			t.Errorf("the backend got bearer %q, account %q", f.bearers[i], f.accounts[i])
+		}
+	}
+	if len(f.inside) == 0 {
+		t.Error("no sandboxed process was seen")
+	}
+	for _, v := range f.inside {
+		if strings.Contains(v.environ, access) {
+			t.Errorf("sandboxed process %s holds the real token in its environment or arguments", v.pid)
+		}
+		for path, content := range v.files {
+			if strings.Contains(content, access) {
+				t.Errorf("sandboxed process %s sees the real token in %s", v.pid, path)
+			}
+		}
+	}
+}

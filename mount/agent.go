@@ -61,3 +61,29 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: a.Login, Content: a.LoginContent, Why: "a phantom login for this session: the proxy puts the real one in its place, and refreshes it on the host", Role: AgentFiles})
 	}
 }
+
+// HostAPIURL stands, in the agent's arguments and environment, for the
+// proxy's address on the host's network (--network=host), known only once
+// the proxy listens on a port of the host's loopback: AtProxy puts it in.
+// Unreplaced, it is no address the agent can reach.
+const HostAPIURL = "http://127.0.0.1:{{claudebox-proxy-port}}"
+
+// AtProxy is the plan with the agent pointed at the proxy's address url
+// on the host's network.
+func (p Plan) AtProxy(url string) Plan {
+	if p.Agent == nil {
+		return p
+	}
+	put := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, s := range list {
+			out[i] = strings.ReplaceAll(s, HostAPIURL, url)
+		}
+		return out
+	}
+	a := *p.Agent
+	a.Env = put(a.Env)
+	p.Agent = &a
+	p.Command = put(p.Command)
+	return p
+}

@@ -32,17 +32,18 @@ func agentConfig(home string, a agent.Agent, conf config.Launch, command []strin
 	if a.IsClaude() {
 		return nil, command, nil
 	}
-	if conf.Network == config.NetworkHost {
-		// Its proxy's address is fixed only on the filtered network, and
-		// Codex takes it in its arguments.
-		return nil, nil, hint.Errorf("launch it on the filtered network (the default), or --network=none", "--agent %s does not run with --network=host yet", a.Name)
-	}
 	kind := a.Key
 	if cred != nil {
 		kind = cred.Kind
 	}
-	_, args := a.Resolved(home, mount.APIURL, kind)
-	return probe.Agent(home, a, mount.APIURL, kind), append(append([]string{command[0]}, args...), command[1:]...), nil
+	// On the host's network the proxy's port is known once it listens
+	// (Session.startProxy puts it in).
+	url := mount.APIURL
+	if conf.Network == config.NetworkHost {
+		url = mount.HostAPIURL
+	}
+	_, args := a.Resolved(home, url, kind)
+	return probe.Agent(home, a, url, kind), append(append([]string{command[0]}, args...), command[1:]...), nil
 }
 
 // The ChatGPT login's token endpoint and backend, replaced in claudebox's

@@ -133,6 +133,9 @@ func (s *Session) startProxy() (stop func(), err error) {
 		return nil, err
 	}
 	s.proxy = p
+	if s.plan.Relay == nil {
+		s.plan = s.plan.AtProxy(p.URL)
+	}
 	var control *http.Server
 	if s.plan.Relay != nil {
 		if control, err = serveControl(stem+ctlExt, p); err != nil {
