@@ -33,6 +33,7 @@ type fakeChatGPT struct {
 	bearers   []string
 	accounts  []string
 	refreshes []map[string]string
+	bodies    []string
 	inside    []sandboxView
 	look      func() []sandboxView
 }
@@ -69,6 +70,7 @@ func (f *fakeChatGPT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(r.URL.Path, "/backend-api/codex/"):
 		f.bearers = append(f.bearers, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
 		f.accounts = append(f.accounts, r.Header.Get("Chatgpt-Account-Id"))
+		f.bodies = append(f.bodies, string(body))
 		f.inside = append(f.inside, f.look()...)
 		if r.URL.Path != "/backend-api/codex/responses" {
 			http.NotFound(w, r)
@@ -288,5 +290,40 @@ func TestAgentCodexHostNetwork(t *testing.T) {
 				t.Errorf("sandboxed process %s sees the real token in %s", v.pid, path)
 			}
 		}
+	}
+}
+
+// TestAgentCodexInstructions: codex gets SANDBOX.md's facts after the
+// user's own global instructions (~/.codex/AGENTS.md), and the project's
+// AGENTS.md after both, as it combines them (measured with 0.169.0); the
+// host's file stays as it was.
+func TestAgentCodexInstructions(t *testing.T) {
+	requireAgent(t, "codex", "@openai/codex")
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, "AGENTS.md"), "PROJECT-INSTRUCTIONS-MARK\n")
+	global := filepath.Join(h.home, ".codex", "AGENTS.md")
+	h.write(global, "USER-GLOBAL-MARK\n")
+	writeChatGPTLogin(h, proxy.UnsignedJWT(map[string]any{"exp": time.Now().Add(time.Hour).Unix()}))
+	f := startFakeChatGPT(t, false, "", func() []sandboxView { return nil })
+	env := []string{chatGPTURLVar + "=" + f.URL + "/backend-api/codex", codexTokenURLVar + "=" + f.URL + "/oauth/token", noResolve}
+	h.run(proj, env, "claudebox", "--agent", "codex", "exec", "say pong")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var body string
+	for _, b := range f.bodies {
+		if strings.Contains(b, `"input"`) {
+			body = b
+		}
+	}
+	user := strings.Index(body, "USER-GLOBAL-MARK")
+	facts := strings.Index(body, "This session runs inside claudebox")
+	project := strings.Index(body, "PROJECT-INSTRUCTIONS-MARK")
+	if user < 0 || facts < user || project < facts {
+		t.Errorf("the instructions are not the user's, then the sandbox's facts, then the project's (at %d, %d, %d):\n%.3000s", user, facts, project, body)
+	}
+	if b, _ := os.ReadFile(global); string(b) != "USER-GLOBAL-MARK\n" {
+		t.Errorf("the host's AGENTS.md changed: %q", b)
 	}
 }

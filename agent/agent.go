@@ -49,6 +49,10 @@ type Agent struct {
 	// copy with Overrides merged in (JSON), made when the host has none.
 	Settings  string
 	Overrides map[string]any
+	// Instructions are its global instruction files in ConfigDir, the one
+	// it reads first (the last is made when there is none): its private
+	// copy has SANDBOX.md's text after the user's.
+	Instructions []string
 	// SandboxOff says, for SANDBOX.md, how its own sandbox is turned off.
 	SandboxOff string
 	// ProjectFiles are the project paths the host's copy of it obeys,
@@ -108,6 +112,9 @@ var Codex = Agent{
 		"-c", "analytics.enabled=false",
 		"-c", "check_for_update_on_startup=false",
 	},
+	// Measured: it reads AGENTS.override.md instead of AGENTS.md when
+	// there is one, and sends it before the project's AGENTS.md.
+	Instructions:    []string{"AGENTS.override.md", "AGENTS.md"},
 	SandboxOff:      `-c sandbox_mode="danger-full-access" (its bubblewrap cannot make the namespaces it needs here, so every command would fail)`,
 	ProjectFiles:    []string{".codex"},
 	Key:             proxy.OpenAIKey,

@@ -26,6 +26,10 @@ type AgentConfig struct {
 	State []string
 	// Data are files made for it (path inside: content), read-only.
 	Data map[string]string
+	// Instructions is its global instruction file, a private copy:
+	// InstructionsContent (the user's own, "" when there is none) with
+	// SANDBOX.md's text after it, put in by the launch.
+	Instructions, InstructionsContent string
 	// Login is the file inside holding a phantom login (LoginContent,
 	// with proxy.PhantomMark for the phantom), "" when a variable holds it.
 	Login, LoginContent string
@@ -56,6 +60,9 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	slices.Sort(paths)
 	for _, path := range paths {
 		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: path, Content: a.Data[path], Why: "a private copy of " + a.Name + "'s settings, with claudebox's: its own sandbox and telemetry off, the API key login", Role: AgentFiles})
+	}
+	if a.Instructions != "" {
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: a.Instructions, Content: a.InstructionsContent, Why: "a private copy of " + a.Name + "'s global instructions, with this sandbox's facts (SANDBOX.md) after the user's", Role: AgentFiles})
 	}
 	if a.Login != "" {
 		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: a.Login, Content: a.LoginContent, Why: "a phantom login for this session: the proxy puts the real one in its place, and refreshes it on the host", Role: AgentFiles})

@@ -18,9 +18,22 @@ func Agent(home string, a agent.Agent, url string, k proxy.Kind) *mount.AgentCon
 	for _, s := range a.Secrets {
 		c.Secrets = append(c.Secrets, filepath.Join(dir, s))
 	}
+	for i, name := range a.Instructions {
+		path := filepath.Join(dir, name)
+		fi, err := os.Stat(path)
+		if err == nil && fi.Mode().IsRegular() && fi.Size() <= maxInstructions {
+			b, _ := os.ReadFile(path)
+			c.Instructions, c.InstructionsContent = path, string(b)
+			break
+		}
+		if i == len(a.Instructions)-1 {
+			c.Instructions = path
+		}
+	}
 	for _, name := range a.Shown {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
-			c.Entries = append(c.Entries, filepath.Join(dir, name))
+		path := filepath.Join(dir, name)
+		if fi, err := os.Stat(path); err == nil && (fi.Mode().IsRegular() || fi.IsDir()) && path != c.Instructions {
+			c.Entries = append(c.Entries, path)
 		}
 	}
 	for _, name := range a.Copies {
@@ -42,3 +55,6 @@ func Agent(home string, a agent.Agent, url string, k proxy.Kind) *mount.AgentCon
 	c.Env, _ = a.Resolved(home, url, k)
 	return c
 }
+
+// maxInstructions bounds the user's global instructions copied in.
+const maxInstructions = 1 << 20

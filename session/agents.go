@@ -14,6 +14,7 @@ import (
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/probe"
 	"github.com/claudebox/claudebox/proxy"
+	"github.com/claudebox/claudebox/sandboxmd"
 )
 
 // agentOf is the agent a launch runs: Claude unless --agent names another.
@@ -118,13 +119,25 @@ func makeAgentState(dir string) error {
 	return nil
 }
 
-// withPhantom is a data mount's content, with the proxy's phantom put in
-// the agent's phantom login: it exists only once the proxy runs, so the
-// plan (and --dry-run) holds proxy.PhantomMark.
-func (s *Session) withPhantom(m mount.Mount) []byte {
+// agentData is a data mount's content, with what exists only once the
+// session starts put in the agent's files: the proxy's phantom in its
+// phantom login (the plan, and --dry-run, hold proxy.PhantomMark), and
+// SANDBOX.md's text after the user's global instructions.
+func (s *Session) agentData(m mount.Mount) []byte {
 	a := s.plan.Agent
-	if a == nil || a.Login == "" || m.Dest != a.Login || m.Src != "" || s.proxy == nil {
-		return []byte(m.Content)
+	switch {
+	case a == nil || m.Src != "":
+	case m.Dest == a.Login && s.proxy != nil:
+		return []byte(strings.ReplaceAll(m.Content, proxy.PhantomMark, s.proxy.Phantom))
+	case m.Dest == a.Instructions:
+		own := m.Content
+		if own != "" && !strings.HasSuffix(own, "\n") {
+			own += "\n"
+		}
+		if own != "" {
+			own += "\n"
+		}
+		return append([]byte(own), sandboxmd.Render(s.plan)...)
 	}
-	return []byte(strings.ReplaceAll(m.Content, proxy.PhantomMark, s.proxy.Phantom))
+	return []byte(m.Content)
 }

@@ -661,7 +661,7 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 		return files, err
 	}
 	for _, m := range s.plan.DataMounts() {
-		data := s.withPhantom(m)
+		data := s.agentData(m)
 		if m.Src != "" {
 			if data, err = os.ReadFile(m.Src); err != nil {
 				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", m.Src, err)
