@@ -327,3 +327,25 @@ func TestAgentCodexInstructions(t *testing.T) {
 		t.Errorf("the host's AGENTS.md changed: %q", b)
 	}
 }
+
+// TestAgentCodexTUI: codex's interactive mode starts with a ChatGPT login
+// (it discovers its workspace's routing first, which the proxy answers
+// for the phantom account) and answers through the proxy.
+func TestAgentCodexTUI(t *testing.T) {
+	requireAgent(t, "codex", "@openai/codex")
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "tui")
+	h.gitRepo(proj)
+	writeChatGPTLogin(h, proxy.UnsignedJWT(map[string]any{"exp": time.Now().Add(time.Hour).Unix()}))
+	f := startFakeChatGPT(t, false, "", func() []sandboxView { return nil })
+	tmux := h.tmux(proj)
+	launch := "env " + chatGPTURLVar + "=" + f.URL + "/backend-api/codex " + codexTokenURLVar + "=" + f.URL + "/oauth/token " + noResolve + " TERM=xterm-256color claudebox --agent codex"
+	tmux("new-session", "-d", "-x", "150", "-y", "40", launch)
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Trust this folder?") }, "the trust question")
+	tmux("send-keys", "Enter")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Ask Codex") }, "the prompt")
+	tmux("send-keys", "-l", "say pong")
+	time.Sleep(300 * time.Millisecond)
+	tmux("send-keys", "Enter")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "PONG-CHATGPT") }, "the fake reply")
+}

@@ -89,16 +89,12 @@ func codexPhantomLogin(home string) string {
 		"OPENAI_API_KEY": nil,
 		"tokens": map[string]string{
 			"id_token": id, "access_token": proxy.PhantomMark,
-			"refresh_token": "claudebox-phantom-refresh-token", "account_id": phantomAccount,
+			"refresh_token": "claudebox-phantom-refresh-token", "account_id": proxy.PhantomAccount,
 		},
 		"last_refresh": time.Now().UTC().Format(time.RFC3339),
 	}, "", "  ")
 	return string(b) + "\n"
 }
-
-// phantomAccount is the ChatGPT account inside: the proxy sends the real
-// one.
-const phantomAccount = "claudebox-phantom-account"
 
 // authClaim is where OpenAI's id token keeps the ChatGPT claims.
 const authClaim = "https://api.openai.com/auth"
@@ -106,7 +102,7 @@ const authClaim = "https://api.openai.com/auth"
 // shownClaims are the claims of the real id token that Codex shows: the
 // email and the plan, with the account replaced by the phantom's.
 func shownClaims(idToken string) map[string]any {
-	claims := map[string]any{authClaim: map[string]any{"chatgpt_account_id": phantomAccount}}
+	claims := map[string]any{authClaim: map[string]any{"chatgpt_account_id": proxy.PhantomAccount}}
 	parts := strings.Split(idToken, ".")
 	if len(parts) != 3 {
 		return claims

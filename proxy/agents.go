@@ -61,7 +61,9 @@ func agentAllowed(k Kind, r *http.Request) bool {
 		return false
 	}
 	switch k {
-	case OpenAIKey, ChatGPTLogin:
+	case ChatGPTLogin:
+		return r.Method == http.MethodGet && p == accountsCheck || agentAllowed(OpenAIKey, r)
+	case OpenAIKey:
 		return r.Method == http.MethodPost && (p == "/responses" || p == "/responses/compact") || r.Method == http.MethodGet && p == "/models"
 	case GeminiKey:
 		if r.Method == http.MethodGet && p == "/v1beta/models" {

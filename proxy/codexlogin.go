@@ -259,3 +259,25 @@ func UnsignedJWT(claims map[string]any) string {
 	}
 	return enc(map[string]string{"alg": "none", "typ": "JWT"}) + "." + enc(claims) + ".claudebox"
 }
+
+// PhantomAccount is the ChatGPT account of the phantom login inside: the
+// proxy sends the real one.
+const PhantomAccount = "claudebox-phantom-account"
+
+// accountsCheck is the path, under its chatgpt_base_url, where Codex's
+// interactive mode discovers the workspace's routing before it starts
+// (measured with 0.169.0: with no answer it exits, "workspace routing
+// discovery failed"; it requires an HTTPS origin, so the proxy's address
+// cannot be one).
+const accountsCheck = "/backend-api/wham/accounts/check"
+
+// answerAccountsCheck answers that discovery for the phantom account: no
+// constraint on where it is served, chatgpt.com; Codex's model calls still
+// go to its provider, the proxy. The backend is not asked: its answer
+// would name the real account.
+func answerAccountsCheck(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"accounts": []any{map[string]string{
+		"id": PhantomAccount, "workspace_backend_origin": "https://chatgpt.com", "account_routing_override": "NO_CONSTRAINT",
+	}}})
+}

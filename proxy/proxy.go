@@ -197,6 +197,10 @@ func (p *Proxy) handler() http.Handler {
 			p.refuse(w, r, http.StatusUnauthorized, "authentication_error", "claudebox: this request does not carry the session's credential")
 			return
 		}
+		if p.Cred.Kind == ChatGPTLogin && r.URL.Path == accountsCheck {
+			answerAccountsCheck(w)
+			return
+		}
 		if p.egress != nil && !isAgentKey(p.Cred.Kind) {
 			if err := checkFetches(r); err != nil {
 				p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: this request is refused: "+err.Error())
