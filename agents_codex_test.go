@@ -330,7 +330,10 @@ func TestAgentCodexInstructions(t *testing.T) {
 
 // TestAgentCodexTUI: codex's interactive mode starts with a ChatGPT login
 // (it discovers its workspace's routing first, which the proxy answers
-// for the phantom account) and answers through the proxy.
+// for the phantom account) and answers through the proxy. Its question
+// whether the user trusts the project is asked once: the next session
+// starts at the prompt, and the host's ~/.codex/config.toml is never
+// written.
 func TestAgentCodexTUI(t *testing.T) {
 	requireAgent(t, "codex", "@openai/codex")
 	h := newE2EHost(t)
@@ -348,4 +351,27 @@ func TestAgentCodexTUI(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	tmux("send-keys", "Enter")
 	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "PONG-CHATGPT") }, "the fake reply")
+	tmux("send-keys", "C-c") // codex quits on an empty prompt
+	records := filepath.Join(h.home, ".claudebox", "trust")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if files, _ := os.ReadDir(records); len(files) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no trust recorded after the session; the screen shows:\n%s", tmux("capture-pane", "-p"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // the first session's tmux window closes
+	tmux("new-session", "-d", "-s", "again", "-x", "150", "-y", "40", launch)
+	screen := waitScreen(t, tmux, func(s string) bool {
+		return strings.Contains(s, "Ask Codex") || strings.Contains(s, "Trust this folder?")
+	}, "the second session's prompt")
+	if strings.Contains(screen, "Trust this folder?") {
+		t.Errorf("the second session asked again:\n%s", screen)
+	}
+	if _, err := os.Stat(filepath.Join(h.home, ".codex", "config.toml")); err == nil {
+		t.Error("the host's ~/.codex/config.toml was written")
+	}
 }

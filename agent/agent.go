@@ -49,6 +49,14 @@ type Agent struct {
 	// copy with Overrides merged in (JSON), made when the host has none.
 	Settings  string
 	Overrides map[string]any
+	// SavedConfig is its configuration file in ConfigDir, in Codex's
+	// format, which it saves by rename (a file bound in its place could
+	// not be renamed over): inside, a link to a copy in the project's
+	// state (ConfigState), made at each launch from the host's file with
+	// the user's trust in the project's paths added, which is where it
+	// saves that trust; the answers are carried from one session to the
+	// next (WithCodexTrust), never into the host's file.
+	SavedConfig string
 	// Instructions are its global instruction files in ConfigDir, the one
 	// it reads first (the last is made when there is none): its private
 	// copy has SANDBOX.md's text after the user's.
@@ -79,6 +87,9 @@ type Agent struct {
 	phantomLogin func(home string) string
 }
 
+// ConfigState is the state directory holding the copy of SavedConfig.
+const ConfigState = "config/"
+
 // apiURL stands, in Args and Env, for the proxy's address inside.
 const apiURL = "{{claudebox-api}}"
 
@@ -101,9 +112,8 @@ var Codex = Agent{
 	Name: "codex", Title: "Codex", Program: "codex", Install: "install Codex: npm install -g @openai/codex",
 	ConfigDir: ".codex",
 	Shown:     []string{"AGENTS.md", "AGENTS.override.md", "prompts", "skills", "rules"},
-	Copies:    []string{"config.toml"},
 	Secrets:   []string{"auth.json"},
-	State:     []string{"sessions/", "sqlite/", "history.jsonl"},
+	State:     []string{"sessions/", "sqlite/", "history.jsonl", ConfigState},
 	// Its refresh, should the backend refuse a token, goes to the proxy,
 	// which refuses it: the host refreshes the real login.
 	Env: []string{"CODEX_SQLITE_HOME=~/.codex/sqlite", "CODEX_REFRESH_TOKEN_URL_OVERRIDE=" + apiURL + "/oauth/token"},
@@ -115,6 +125,7 @@ var Codex = Agent{
 	// Measured: it reads AGENTS.override.md instead of AGENTS.md when
 	// there is one, and sends it before the project's AGENTS.md.
 	Instructions:    []string{"AGENTS.override.md", "AGENTS.md"},
+	SavedConfig:     "config.toml",
 	SandboxOff:      `-c sandbox_mode="danger-full-access" (its bubblewrap cannot make the namespaces it needs here, so every command would fail)`,
 	ProjectFiles:    []string{".codex"},
 	Key:             proxy.OpenAIKey,

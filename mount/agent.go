@@ -26,6 +26,9 @@ type AgentConfig struct {
 	State []string
 	// Data are files made for it (path inside: content), read-only.
 	Data map[string]string
+	// Config is its configuration file, a link to ConfigCopy, in its
+	// state (which the launch writes): it saves it by rename.
+	Config, ConfigCopy string
 	// Instructions is its global instruction file, a private copy:
 	// InstructionsContent (the user's own, "" when there is none) with
 	// SANDBOX.md's text after it, put in by the launch.
@@ -49,6 +52,9 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	}
 	for _, f := range a.Copies {
 		p.add(AgentFiles, BindData, f, f, "a private copy: "+a.Name+" can save it, the host's file stays as it is")
+	}
+	if a.Config != "" {
+		p.add(AgentFiles, Symlink, a.ConfigCopy, a.Config, "a copy of the host's, made at each launch with the user's trust in this project; "+a.Name+" saves it by rename, the host's file stays as it is")
 	}
 	for _, s := range a.State {
 		p.add(AgentFiles, Bind, filepath.Join(inst, instance.AgentsDir, a.Name, s), filepath.Join(a.Dir, strings.TrimSuffix(s, "/")), "this project's "+a.Name+" state: other projects' are not visible")

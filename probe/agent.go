@@ -15,6 +15,10 @@ import (
 func Agent(home string, a agent.Agent, url string, k proxy.Kind) *mount.AgentConfig {
 	dir := filepath.Join(home, a.ConfigDir)
 	c := &mount.AgentConfig{Name: a.Name, Dir: dir, State: a.State, SandboxOff: a.SandboxOff}
+	if a.SavedConfig != "" {
+		c.Config = filepath.Join(dir, a.SavedConfig)
+		c.ConfigCopy = filepath.Join(dir, agent.ConfigState, a.SavedConfig)
+	}
 	for _, s := range a.Secrets {
 		c.Secrets = append(c.Secrets, filepath.Join(dir, s))
 	}

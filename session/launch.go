@@ -573,6 +573,9 @@ func (s *Session) fill(dir string) error {
 	if err := makeAgentState(dir); err != nil {
 		return err
 	}
+	if err := s.writeAgentConfig(dir); err != nil {
+		return err
+	}
 	if err := untrusted.WriteFileIfChanged(dir, mount.SandboxMDFile, sandboxmd.Render(s.plan), 0o600); err != nil {
 		return err
 	}
