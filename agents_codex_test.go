@@ -28,6 +28,10 @@ type fakeChatGPT struct {
 	// refreshOK says the token endpoint answers with newAccess.
 	refreshOK bool
 	newAccess string
+	// toolCall, when set, is the input of an exec tool call the first
+	// model call answers with; answer is the text of the reply.
+	toolCall string
+	answer   string
 
 	mu        sync.Mutex
 	bearers   []string
@@ -44,7 +48,7 @@ func startFakeChatGPT(t *testing.T, refreshOK bool, newAccess string, look func(
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeChatGPT{URL: "http://" + ln.Addr().String(), refreshOK: refreshOK, newAccess: newAccess, look: look}
+	f := &fakeChatGPT{URL: "http://" + ln.Addr().String(), refreshOK: refreshOK, newAccess: newAccess, look: look, answer: "PONG-CHATGPT"}
 	srv := &http.Server{Handler: f}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
@@ -77,12 +81,17 @@ func (f *fakeChatGPT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
+		item := map[string]any{
+			"type": "message", "role": "assistant", "id": "msg_1",
+			"content": []any{map[string]any{"type": "output_text", "text": f.answer}},
+		}
+		if f.toolCall != "" {
+			item = map[string]any{"type": "custom_tool_call", "name": "exec", "input": f.toolCall, "call_id": "call_1", "id": "ctc_1", "status": "completed"}
+			f.toolCall = ""
+		}
 		for _, ev := range []map[string]any{
 			{"type": "response.created", "response": map[string]any{"id": "resp_1"}},
-			{"type": "response.output_item.done", "item": map[string]any{
-				"type": "message", "role": "assistant", "id": "msg_1",
-				"content": []any{map[string]any{"type": "output_text", "text": "PONG-CHATGPT"}},
-			}},
+			{"type": "response.output_item.done", "item": item},
 			{"type": "response.completed", "response": map[string]any{"id": "resp_1", "usage": map[string]any{"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}}},
 		} {
 			b, _ := json.Marshal(ev)
@@ -373,5 +382,62 @@ func TestAgentCodexTUI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(h.home, ".codex", "config.toml")); err == nil {
 		t.Error("the host's ~/.codex/config.toml was written")
+	}
+}
+
+// TestExportCodex: a codex session's rollout (a prompt, an exec tool call
+// and its output, an answer holding an escape sequence and a <script>) is
+// listed by claudebox --list-sessions and exported by claudebox --export
+// with nothing of what the answer planted coming out raw.
+//
+// With -u it also stores the rollout, machine paths scrubbed, as the
+// transcript package's fixture (testdata/codex-0.169.0.jsonl).
+func TestExportCodex(t *testing.T) {
+	requireAgent(t, "codex", "@openai/codex")
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "demo")
+	h.gitRepo(proj)
+	writeChatGPTLogin(h, proxy.UnsignedJWT(map[string]any{"exp": time.Now().Add(time.Hour).Unix()}))
+	f := startFakeChatGPT(t, false, "", func() []sandboxView { return nil })
+	f.toolCall = `text("hello from js " + (40 + 2))`
+	f.answer = "Done: the *answer* is 42. \x1b]0;pwned\x07 <script>alert(1)</script> [docs](https://example.com/docs)"
+	env := []string{chatGPTURLVar + "=" + f.URL + "/backend-api/codex", codexTokenURLVar + "=" + f.URL + "/oauth/token", noResolve}
+	h.run(proj, env, "claudebox", "--agent", "codex", "exec", "compute the answer")
+	list := h.run(proj, nil, "claudebox", "--list-sessions")
+	if !strings.Contains(list, "compute the answer") {
+		t.Errorf("--list-sessions does not list the codex session:\n%s", list)
+	}
+	md := h.run(proj, nil, "claudebox", "--export")
+	for _, want := range []string{
+		"agent: codex", `codex: ["0.169.0"]`, `project: "~/code/demo"`, "## User\n", "> compute the answer", "## Codex\n",
+		"**exec**", `text("hello from js " + (40 + 2))`, "hello from js 42", "Done: the *answer* is 42.",
+		"&lt;script>alert(1)&lt;/script>", "\\x1b]0;pwned\\x07", "[docs](https://example.com/docs)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the export lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"\x1b", "<script>", h.base, "AGENTS.md instructions", "environment_context"} {
+		if strings.Contains(md, bad) {
+			t.Errorf("the export holds %q", bad)
+		}
+	}
+	if t.Failed() {
+		t.Logf("export:\n%s", md)
+	}
+	if !*update && !t.Failed() {
+		return
+	}
+	rollouts := instanceFiles(t, h, "agents/codex/sessions")
+	if len(rollouts) != 1 {
+		t.Fatalf("rollouts: %v, want one", rollouts)
+	}
+	b, err := os.ReadFile(rollouts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrubbed := strings.ReplaceAll(string(b), h.base, "")
+	if err := os.WriteFile(filepath.Join("transcript", "testdata", "codex-0.169.0.jsonl"), []byte(scrubbed), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

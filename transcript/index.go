@@ -55,6 +55,8 @@ type Session struct {
 	Modified time.Time `json:"modified"`
 	// Note says why the session could not be read, when it could not.
 	Note string `json:"note,omitempty"`
+	// Agent names the agent CLI whose session it is, when not Claude.
+	Agent string `json:"agent,omitempty"`
 }
 
 // kinds of record the index keeps.
@@ -390,7 +392,13 @@ var ErrNoSessions = errors.New("no sessions")
 // <dir>/<path-named dir>/<id>.jsonl that is a regular file with a name
 // claudebox will write out. One it cannot read is listed with a Note.
 func Sessions(dir string) ([]Session, error) {
-	return sessions(dir, func(string, time.Time) bool { return true })
+	out, err := sessions(dir, func(string, time.Time) bool { return true })
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, codexSessions(dir)...)
+	byStart(out)
+	return out, nil
 }
 
 // sessions lists the sessions of the instance dir that want (given the
@@ -405,13 +413,18 @@ func sessions(dir string, want func(id string, modified time.Time) bool) ([]Sess
 	if err != nil {
 		return nil, err
 	}
+	byStart(out)
+	return out, nil
+}
+
+// byStart sorts sessions oldest first.
+func byStart(out []Session) {
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].Start.Equal(out[j].Start) {
 			return out[i].Start.Before(out[j].Start)
 		}
 		return out[i].ID < out[j].ID
 	})
-	return out, nil
 }
 
 // eachTranscript calls visit for every <dir>/<path-named dir>/<id>.jsonl

@@ -49,6 +49,9 @@ const (
 // Export renders the session whose transcript is name in the instance dir
 // as Markdown to w.
 func Export(w io.Writer, dir, name string, opt Options) error {
+	if isCodex(name) {
+		return exportCodex(w, dir, name, opt)
+	}
 	f, err := openTranscript(dir, name)
 	if err != nil {
 		return err
