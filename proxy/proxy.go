@@ -235,7 +235,11 @@ func (p *Proxy) handler() http.Handler {
 			}
 		case ChatGPTLogin:
 			r.Header.Set("Authorization", "Bearer "+token)
-			r.Header.Set("Chatgpt-Account-Id", p.Cred.CodexAccount())
+			// The phantom's account never goes on: the real one, or none.
+			r.Header.Del("Chatgpt-Account-Id")
+			if account := p.Cred.CodexAccount(); account != "" {
+				r.Header.Set("Chatgpt-Account-Id", account)
+			}
 		case APIKey:
 			r.Header.Set("X-Api-Key", token)
 		case OAuth:
