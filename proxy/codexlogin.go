@@ -24,7 +24,7 @@ const ChatGPTLogin Kind = 110
 // refresh_token and id_token.
 const (
 	ChatGPTUpstream = "https://chatgpt.com/backend-api/codex"
-	CodexTokenURL   = "https://auth.openai.com/oauth/token"
+	codexTokenURL   = "https://auth.openai.com/oauth/token"
 	codexClientID   = "app_EMoamEEZ73f0CkXaXp7hrann"
 )
 
@@ -40,7 +40,7 @@ type codexTokens struct {
 // token with no exp claim is sent until refused (Codex itself then
 // refreshes on the backend's 401 only).
 var chatGPTLogin = loginFormat{
-	name: "ChatGPT", again: "log in again on the host: codex login", tokenURL: CodexTokenURL, indent: true,
+	name: "ChatGPT", again: "log in again on the host: codex login", tokenURL: codexTokenURL, indent: true,
 	tokens: func(top map[string]json.RawMessage) (loginTokens, bool) {
 		var t codexTokens
 		if json.Unmarshal(top["tokens"], &t) != nil || t.AccessToken == "" {

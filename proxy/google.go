@@ -19,9 +19,9 @@ const GoogleOAuth Kind = iota + 200
 // googleVariable gives gemini the phantom inside.
 const googleVariable = "GOOGLE_CLOUD_ACCESS_TOKEN"
 
-// GoogleTokenURL is where Gemini CLI refreshes its Google login (measured
+// googleTokenURL is where Gemini CLI refreshes its Google login (measured
 // with 0.61.0, through google-auth-library).
-const GoogleTokenURL = "https://oauth2.googleapis.com/token"
+const googleTokenURL = "https://oauth2.googleapis.com/token"
 
 // Gemini CLI's OAuth client: an installed application's, public, written
 // in gemini-cli's source; its refresh request names it.
@@ -36,7 +36,7 @@ const (
 // refreshes with a form POST of four fields (measured); gemini itself
 // keeps a refresh token the answer leaves out, and drops the rest.
 var googleLogin = loginFormat{
-	name: "Google", again: "run gemini on the host and log in again", tokenURL: GoogleTokenURL, indent: true,
+	name: "Google", again: "run gemini on the host and log in again", tokenURL: googleTokenURL, indent: true,
 	tokens: func(top map[string]json.RawMessage) (loginTokens, bool) {
 		var t loginTokens
 		var expiry int64 // Unix milliseconds

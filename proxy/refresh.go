@@ -249,8 +249,8 @@ func setNonEmpty(m map[string]json.RawMessage, fields map[string]string) {
 	}
 }
 
-// TokenURL is where Claude Code refreshes an OAuth login (measured).
-const TokenURL = "https://platform.claude.com/v1/oauth/token"
+// claudeTokenURL is where Claude Code refreshes an OAuth login (measured).
+const claudeTokenURL = "https://platform.claude.com/v1/oauth/token"
 
 // The refresh request's fixed fields, as Claude Code sends them.
 const (
@@ -269,7 +269,7 @@ type oauthLogin struct {
 // claudeLogin is Claude Code's login, ~/.claude/.credentials.json: it
 // refreshes with a JSON POST of four fields (measured).
 var claudeLogin = loginFormat{
-	name: "Claude", again: "log in again on the host: claude /login", tokenURL: TokenURL,
+	name: "Claude", again: "log in again on the host: claude /login", tokenURL: claudeTokenURL,
 	tokens: func(top map[string]json.RawMessage) (loginTokens, bool) {
 		var l oauthLogin
 		if json.Unmarshal(top["claudeAiOauth"], &l) != nil || l.AccessToken == "" {
