@@ -3,7 +3,7 @@ package main
 // The real Gemini CLI with the host's "Login with Google", in the real
 // sandbox as an unprivileged user, against a fake Code Assist API and a
 // fake Google token endpoint, both on 127.0.0.1 (CODE_ASSIST_ENDPOINT and
-// CLAUDEBOX_GOOGLE_TOKEN_URL on the host). Nothing reaches Google.
+// CLAUDEBOX_OAUTH_TOKEN_URL on the host). Nothing reaches Google.
 
 import (
 	"encoding/json"
@@ -149,7 +149,7 @@ func TestAgentGeminiGoogleLogin(t *testing.T) {
 	mark := testMark(t)
 	f := startCodeAssist(t, withCmdline(lookInside(filepath.Join(h.home, ".gemini"), mark)))
 	var calls atomic.Int32
-	env := []string{"CODE_ASSIST_ENDPOINT=" + f.URL, "CLAUDEBOX_GOOGLE_TOKEN_URL=" + startGoogleToken(t, refresh, fresh, false, &calls), noResolve}
+	env := []string{"CODE_ASSIST_ENDPOINT=" + f.URL, "CLAUDEBOX_OAUTH_TOKEN_URL=" + startGoogleToken(t, refresh, fresh, false, &calls), noResolve}
 
 	dry := h.run(proj, env, "claudebox", "--env", mark, "--agent", "gemini", "--dry-run", "--skip-trust", "-p", "say pong")
 	out := h.run(proj, env, "claudebox", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
@@ -229,7 +229,7 @@ func TestAgentGeminiGoogleLogin(t *testing.T) {
 
 	// The login expires and the token endpoint refuses to refresh it.
 	h.write(creds, fmt.Sprintf(`{"access_token":%q,"refresh_token":%q,"expiry_date":%d}`, old, refresh, time.Now().Add(-time.Hour).UnixMilli()))
-	env[1] = "CLAUDEBOX_GOOGLE_TOKEN_URL=" + startGoogleToken(t, refresh, fresh, true, &calls)
+	env[1] = "CLAUDEBOX_OAUTH_TOKEN_URL=" + startGoogleToken(t, refresh, fresh, true, &calls)
 	c := h.command(proj, env, "claudebox", "--agent", "gemini", "--skip-trust", "-p", "say pong")
 	failed, err := c.CombinedOutput()
 	if _, exited := err.(*exec.ExitError); !exited || !strings.Contains(string(failed), "run gemini on the host and log in again") {
@@ -266,7 +266,7 @@ func TestAgentGeminiHostNetwork(t *testing.T) {
 		mark := testMark(t)
 		f := startCodeAssist(t, lookInside(filepath.Join(h.home, ".gemini"), mark))
 		var calls atomic.Int32
-		env := []string{"CODE_ASSIST_ENDPOINT=" + f.URL, "CLAUDEBOX_GOOGLE_TOKEN_URL=" + startGoogleToken(t, "1//r", "ya29.unused", true, &calls)}
+		env := []string{"CODE_ASSIST_ENDPOINT=" + f.URL, "CLAUDEBOX_OAUTH_TOKEN_URL=" + startGoogleToken(t, "1//r", "ya29.unused", true, &calls)}
 		out := h.run(proj, env, "claudebox", "--network=host", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
 		if !strings.Contains(out, "PONG-GOOGLE") {
 			t.Fatalf("gemini did not answer: %s", out)

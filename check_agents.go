@@ -26,8 +26,8 @@ func checkAgents(h session.Home) []checkResult {
 			results = append(results, checkResult{a.Name, "ok", path + "; its API key (" + cred.Source + ") is injected by the proxy for claudebox --agent " + a.Name, ""})
 			continue
 		}
-		if cred, ok := session.FindAgentLogin(h, a); ok {
-			results = append(results, checkResult{a.Name, "ok", path + "; its login (" + cred.Source + ") is refreshed on the host and injected by the proxy for claudebox --agent " + a.Name, ""})
+		if cred, ok := a.FindLogin(h.Dir, h.State, ""); ok {
+			results = append(results, checkResult{a.Name, "ok", path + "; its login (" + cred.Source + ") is injected by the proxy for claudebox --agent " + a.Name + ", and refreshed on the host", ""})
 			continue
 		}
 		if a.LoginFile != "" {
@@ -35,8 +35,8 @@ func checkAgents(h session.Home) []checkResult {
 			continue
 		}
 		results = append(results, checkResult{
-			a.Name, "warn", path + "; no API key found, so claudebox --agent " + a.Name + " cannot start (its ChatGPT login is not supported yet; Gemini's Google login is)",
-			"export " + a.Key.Variable() + " (or log it in with an API key)",
+			a.Name, "warn", path + "; no login found, so claudebox --agent " + a.Name + " cannot start",
+			"log it in on the host (run " + a.Program + "), or export " + a.Key.Variable(),
 		})
 	}
 	return results

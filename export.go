@@ -136,6 +136,9 @@ func listSessions(sessions []transcript.Session, asJSON bool) error {
 			started = s.Start.Local().Format("2006-01-02 15:04")
 		}
 		title := s.Title
+		if s.Agent != "" {
+			title = s.Agent + ": " + title
+		}
 		if s.Note != "" {
 			title = "(unreadable: " + s.Note + ")"
 		}

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
@@ -33,12 +32,13 @@ type Agent struct {
 	// is an allowlist, so that what it does not know stays out. Claude's
 	// entries are probed by the rules of its own row (nil here).
 	Shown, Copies []string
-	// Instructions is the file in ConfigDir it reads as the user's own
-	// instructions for every project: a private read-only copy of the
-	// host's, with SANDBOX.md after it. ContextNames reads, from the
-	// host's settings, the other files of ConfigDir it reads so, which are
-	// shown read-only.
-	Instructions string
+	// Instructions are the files in ConfigDir it reads as the user's own
+	// instructions for every project, the one it reads first (the last is
+	// made when there is none): a private read-only copy of the host's,
+	// with SANDBOX.md after it. ContextNames reads, from the host's
+	// settings, the other files of ConfigDir it reads so, which are shown
+	// read-only.
+	Instructions []string
 	ContextNames func(settings []byte) []string
 	// Secrets are the files in ConfigDir that hold its login, named by
 	// --check and SANDBOX.md as never entering.
@@ -56,6 +56,14 @@ type Agent struct {
 	// copy with Overrides merged in (JSON), made when the host has none.
 	Settings  string
 	Overrides map[string]any
+	// SavedConfig is its configuration file in ConfigDir, in Codex's
+	// format, which it saves by rename (a file bound in its place could
+	// not be renamed over): inside, a link to a copy in the project's
+	// state (ConfigState), made at each launch from the host's file with
+	// the user's trust in the project's paths added, which is where it
+	// saves that trust; the answers are carried from one session to the
+	// next (WithCodexTrust), never into the host's file.
+	SavedConfig string
 	// SandboxOff says, for SANDBOX.md, how its own sandbox is turned off.
 	SandboxOff string
 	// ProjectFiles are the project paths the host's copy of it obeys,
@@ -71,17 +79,22 @@ type Agent struct {
 	Upstream        string
 	// keyFile reads the key from the agent's own login, if any.
 	keyFile func(home string) (value, source string)
-	// LoginFile is the OAuth login in ConfigDir the supervisor refreshes
-	// and the proxy injects, when the row runs with one.
-	LoginFile string
+	// LoginFile is the agent's own OAuth login in ConfigDir, when the row
+	// runs with one: the proxy injects it and refreshes it on the host.
+	// phantomLogin, when the agent takes its login only from that file,
+	// makes the private copy inside (with proxy.PhantomMark for the
+	// phantom); else the phantom is in the kind's variable.
+	LoginFile    string
+	phantomLogin func(home string) string
 	// login is the row as it runs with the host's other login, when the
-	// host has that login rather than a key.
+	// host's agent would use that login rather than a key.
 	login func(a Agent, home string, lookup func(string) (string, bool)) (Agent, bool)
 }
 
 // ForHost is the row as it runs with the host's login: the row itself,
-// or its variant for another kind of login (Gemini's Google login).
-// lookup reads the user's env settings, --env and the host's environment.
+// or its variant for another kind of login (Codex's ChatGPT login,
+// Gemini's Google login). lookup reads the user's env settings, --env and
+// the host's environment.
 func (a Agent) ForHost(home string, lookup func(string) (string, bool)) Agent {
 	if a.login != nil {
 		if other, ok := a.login(a, home, lookup); ok {
@@ -90,6 +103,9 @@ func (a Agent) ForHost(home string, lookup func(string) (string, bool)) Agent {
 	}
 	return a
 }
+
+// ConfigState is the state directory holding the copy of SavedConfig.
+const ConfigState = "config/"
 
 // apiURL stands, in Args and Env, for the proxy's address inside.
 const apiURL = "{{claudebox-api}}"
@@ -113,17 +129,16 @@ var Codex = Agent{
 	Name: "codex", Title: "Codex", Program: "codex", Install: "install Codex: npm install -g @openai/codex",
 	ConfigDir: ".codex",
 	Shown:     []string{"AGENTS.md", "AGENTS.override.md", "prompts", "skills", "rules"},
-	Copies:    []string{"config.toml"},
 	Secrets:   []string{"auth.json"},
-	State:     []string{"sessions/", "sqlite/", "history.jsonl"},
-	Env:       []string{"CODEX_SQLITE_HOME=~/.codex/sqlite"},
-	Args: []string{
-		"-c", `model_providers.claudebox={name="claudebox",base_url="` + apiURL + `",env_key="OPENAI_API_KEY",wire_api="responses",supports_websockets=false}`,
-		"-c", `model_provider="claudebox"`,
-		"-c", `sandbox_mode="danger-full-access"`,
-		"-c", "analytics.enabled=false",
-		"-c", "check_for_update_on_startup=false",
-	},
+	State:     []string{"sessions/", "sqlite/", "history.jsonl", ConfigState},
+	// Its refresh, should the backend refuse a token, goes to the proxy,
+	// which refuses it: the host refreshes the real login.
+	Env:  []string{"CODEX_SQLITE_HOME=~/.codex/sqlite", "CODEX_REFRESH_TOKEN_URL_OVERRIDE=" + apiURL + "/oauth/token"},
+	Args: append(codexProvider(`env_key="OPENAI_API_KEY"`), codexArgs...),
+	// Measured: it reads AGENTS.override.md instead of AGENTS.md when
+	// there is one, and sends it before the project's AGENTS.md.
+	Instructions:    []string{"AGENTS.override.md", "AGENTS.md"},
+	SavedConfig:     "config.toml",
 	SandboxOff:      `-c sandbox_mode="danger-full-access" (its bubblewrap cannot make the namespaces it needs here, so every command would fail)`,
 	ProjectFiles:    []string{".codex"},
 	Key:             proxy.OpenAIKey,
@@ -131,6 +146,7 @@ var Codex = Agent{
 	BaseURLVariable: "OPENAI_BASE_URL",
 	Upstream:        "https://api.openai.com/v1",
 	keyFile:         codexKey,
+	login:           codexChatGPTLogin,
 }
 
 // Gemini is Google's Gemini CLI (measured with 0.61.0). The private copy
@@ -167,7 +183,7 @@ var Gemini = Agent{
 	Upstream:        "https://generativelanguage.googleapis.com",
 	keyFile:         geminiKey,
 	login:           geminiGoogleLogin,
-	Instructions:    "GEMINI.md",
+	Instructions:    []string{"GEMINI.md"},
 	ContextNames:    geminiContextNames,
 }
 
@@ -218,19 +234,14 @@ func StateEntries() []string {
 func (a Agent) IsClaude() bool { return a.Name == Claude.Name }
 
 // Resolved is a's Env and Args with home and the proxy's address inside
-// put in. The variable that points it at the proxy (AddressVariable) is
-// left out: the launch sets it, as it sets ANTHROPIC_BASE_URL, to the
-// proxy's address, which on the host's network is known only once the
-// proxy listens.
+// (url) put in.
 func (a Agent) Resolved(home, url string) (env, args []string) {
 	put := func(s string) string {
 		s = strings.ReplaceAll(s, apiURL, url)
 		return strings.Replace(s, "=~/", "="+home+"/", 1)
 	}
 	for _, e := range a.Env {
-		if _, v, _ := strings.Cut(e, "="); v != apiURL {
-			env = append(env, put(e))
-		}
+		env = append(env, put(e))
 	}
 	for _, arg := range a.Args {
 		args = append(args, put(arg))
@@ -238,8 +249,8 @@ func (a Agent) Resolved(home, url string) (env, args []string) {
 	return env, args
 }
 
-// AddressVariable is the variable that points the agent at the proxy, ""
-// when its arguments do.
+// AddressVariable is the variable in Env that points the agent at the
+// proxy, "" when its arguments do: named by --dry-run.
 func (a Agent) AddressVariable() string {
 	for _, e := range a.Env {
 		if n, v, _ := strings.Cut(e, "="); v == apiURL {
@@ -247,13 +258,6 @@ func (a Agent) AddressVariable() string {
 		}
 	}
 	return ""
-}
-
-// AddressInArgs says the agent takes the proxy's address in its
-// arguments (Codex), which are fixed before the proxy listens: only the
-// filtered network's address is known then.
-func (a Agent) AddressInArgs() bool {
-	return slices.ContainsFunc(a.Args, func(arg string) bool { return strings.Contains(arg, apiURL) })
 }
 
 // SettingsContent is the private copy of the agent's settings: the host's
@@ -289,9 +293,8 @@ func merge(top, over map[string]any) {
 
 // FindKey finds the agent's API key on the host: one of its variables
 // (lookup reads the user's env settings, --env and the host's
-// environment), else its own login's file. A login that is not an API key
-// (Codex's ChatGPT login, Gemini's Google login) is not found: the proxy
-// cannot refresh those yet.
+// environment), else its own login's file. An OAuth login (the row
+// ForHost gives for it) is found by FindLogin.
 func (a Agent) FindKey(home string, lookup func(string) (string, bool)) (*proxy.Credential, bool) {
 	for _, n := range a.KeyVariables {
 		if v, ok := lookup(n); ok && v != "" {
@@ -306,20 +309,29 @@ func (a Agent) FindKey(home string, lookup func(string) (string, bool)) (*proxy.
 	return nil, false
 }
 
-// codexKey reads the API key of Codex's API-key login, ~/.codex/auth.json.
-func codexKey(home string) (string, string) {
-	path := filepath.Join(home, ".codex", "auth.json")
-	b, err := readSmall(path)
-	if err != nil {
-		return "", ""
+// FindLogin finds the row's own OAuth login on the host (LoginFile),
+// which the proxy injects and refreshes against tokenURL ("" for the
+// login's own), one refresh at a time across sessions (a lock in
+// stateDir).
+func (a Agent) FindLogin(home, stateDir, tokenURL string) (*proxy.Credential, bool) {
+	if a.LoginFile == "" {
+		return nil, false
 	}
-	var auth struct {
-		Key *string `json:"OPENAI_API_KEY"`
+	path := filepath.Join(home, a.ConfigDir, a.LoginFile)
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
 	}
-	if json.Unmarshal(b, &auth) != nil || auth.Key == nil {
-		return "", ""
+	return proxy.Login(a.Key, path, filepath.Join(stateDir, a.Name+"-refresh.lock"), tokenURL), true
+}
+
+// PhantomLogin is the content of the private LoginFile inside, with
+// proxy.PhantomMark for the phantom: "" when the phantom is given in the
+// kind's variable.
+func (a Agent) PhantomLogin(home string) string {
+	if a.phantomLogin == nil {
+		return ""
 	}
-	return *auth.Key, path
+	return a.phantomLogin(home)
 }
 
 // geminiKey reads GEMINI_API_KEY from ~/.gemini/.env, as Gemini does.

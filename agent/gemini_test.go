@@ -52,7 +52,7 @@ func TestGeminiForHost(t *testing.T) {
 				return
 			}
 			env, _ := a.Resolved(home, "http://127.0.0.1:3128")
-			if !slices.Contains(env, "GOOGLE_GENAI_USE_GCA=true") || a.AddressVariable() != "CODE_ASSIST_ENDPOINT" ||
+			if !slices.Contains(env, "GOOGLE_GENAI_USE_GCA=true") || !slices.Contains(env, "CODE_ASSIST_ENDPOINT=http://127.0.0.1:3128") ||
 				slices.ContainsFunc(env, func(e string) bool { return len(e) > 23 && e[:23] == "GOOGLE_GEMINI_BASE_URL=" }) {
 				t.Errorf("env %q", env)
 			}

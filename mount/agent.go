@@ -26,6 +26,12 @@ type AgentConfig struct {
 	State []string
 	// Data are files made for it (path inside: content), read-only.
 	Data map[string]string
+	// Config is its configuration file, a link to ConfigCopy, in its
+	// state (which the launch writes): it saves it by rename.
+	Config, ConfigCopy string
+	// Login is the file inside holding a phantom login (LoginContent,
+	// with proxy.PhantomMark for the phantom), "" when a variable holds it.
+	Login, LoginContent string
 	// Env is set inside (NAME=VALUE, no secret).
 	Env []string
 	// Instructions is the file it reads as the user's own instructions
@@ -48,6 +54,9 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	for _, f := range a.Copies {
 		p.add(AgentFiles, BindData, f, f, "a private copy: "+a.Name+" can save it, the host's file stays as it is")
 	}
+	if a.Config != "" {
+		p.add(AgentFiles, Symlink, a.ConfigCopy, a.Config, "a copy of the host's, made at each launch with the user's trust in this project; "+a.Name+" saves it by rename, the host's file stays as it is")
+	}
 	for _, s := range a.State {
 		p.add(AgentFiles, Bind, filepath.Join(inst, instance.AgentsDir, a.Name, s), filepath.Join(a.Dir, strings.TrimSuffix(s, "/")), "this project's "+a.Name+" state: other projects' are not visible")
 	}
@@ -61,6 +70,9 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	slices.Sort(paths)
 	for _, path := range paths {
 		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: path, Content: a.Data[path], Why: "a private copy of " + a.Name + "'s settings, with claudebox's: its own sandbox and telemetry off, the login it uses here", Role: AgentFiles})
+	}
+	if a.Login != "" {
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: a.Login, Content: a.LoginContent, Why: "a phantom login for this session: the proxy puts the real one in its place, and refreshes it on the host", Role: AgentFiles})
 	}
 }
 
@@ -79,4 +91,30 @@ func (p *Plan) AddSandboxMD(text string) {
 			p.Mounts[i].Content = m.Content + text
 		}
 	}
+}
+
+// HostAPIURL stands, in the agent's arguments and environment, for the
+// proxy's address on the host's network (--network=host), known only once
+// the proxy listens on a port of the host's loopback: AtProxy puts it in.
+// Unreplaced, it is no address the agent can reach.
+const HostAPIURL = "http://127.0.0.1:{{claudebox-proxy-port}}"
+
+// AtProxy is the plan with the agent pointed at the proxy's address url
+// on the host's network.
+func (p Plan) AtProxy(url string) Plan {
+	if p.Agent == nil {
+		return p
+	}
+	put := func(list []string) []string {
+		out := make([]string, len(list))
+		for i, s := range list {
+			out[i] = strings.ReplaceAll(s, HostAPIURL, url)
+		}
+		return out
+	}
+	a := *p.Agent
+	a.Env = put(a.Env)
+	p.Agent = &a
+	p.Command = put(p.Command)
+	return p
 }

@@ -194,7 +194,10 @@ type Inputs struct {
 // ANTHROPIC_BASE_URL to the proxy and Variable to a per-session phantom
 // credential; the real one, found at Source, stays outside.
 type API struct {
+	// Variable holds the phantom inside; Login, instead, the file that
+	// does (a login that is a file, as Codex's ChatGPT login).
 	Variable string
+	Login    string
 	Source   string
 	// Address is the variable that points the agent at the proxy, when
 	// one does ("" when its arguments do).
@@ -296,7 +299,9 @@ func Build(in Inputs) Plan {
 		if in.API.Address != "" {
 			p.Env = append(p.Env, in.API.Address)
 		}
-		p.Env = append(p.Env, in.API.Variable)
+		if in.API.Variable != "" {
+			p.Env = append(p.Env, in.API.Variable)
+		}
 	}
 	p.Command = in.Command
 	if in.Claude {
@@ -527,7 +532,7 @@ func (p Plan) Script(bwrap string) string {
 			address = "its arguments"
 		}
 		fmt.Fprintf(&b, "# %s, %s: set by the launch, not shown: its proxy's address on 127.0.0.1 and a phantom credential for this session only; the proxy puts the real one (%s) in its place\n",
-			address, p.API.Variable, printable.Escape(p.API.Source))
+			address, p.API.Variable+p.API.Login, printable.Escape(p.API.Source))
 	}
 	if p.Relay != nil {
 		for _, line := range p.Relay.PortLines() {

@@ -14,12 +14,25 @@ import (
 func Agent(home string, a agent.Agent, url string) *mount.AgentConfig {
 	dir := filepath.Join(home, a.ConfigDir)
 	c := &mount.AgentConfig{Name: a.Name, Dir: dir, State: a.State, SandboxOff: a.SandboxOff}
+	if a.SavedConfig != "" {
+		c.Config = filepath.Join(dir, a.SavedConfig)
+		c.ConfigCopy = filepath.Join(dir, agent.ConfigState, a.SavedConfig)
+	}
 	for _, s := range a.Secrets {
 		c.Secrets = append(c.Secrets, filepath.Join(dir, s))
 	}
+	// The first of its instruction files the host has, else the last.
+	for _, name := range a.Instructions {
+		c.Instructions = filepath.Join(dir, name)
+		if host := readSmall(c.Instructions); host != nil {
+			c.InstructionsHost = string(host)
+			break
+		}
+	}
 	for _, name := range a.Shown {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
-			c.Entries = append(c.Entries, filepath.Join(dir, name))
+		path := filepath.Join(dir, name)
+		if fi, err := os.Stat(path); err == nil && (fi.Mode().IsRegular() || fi.IsDir()) && path != c.Instructions {
+			c.Entries = append(c.Entries, path)
 		}
 	}
 	for _, name := range a.Copies {
@@ -39,9 +52,8 @@ func Agent(home string, a agent.Agent, url string) *mount.AgentConfig {
 			}
 		}
 	}
-	if a.Instructions != "" {
-		c.Instructions = filepath.Join(dir, a.Instructions)
-		c.InstructionsHost = string(readSmall(c.Instructions))
+	if content := a.PhantomLogin(home); content != "" {
+		c.Login, c.LoginContent = filepath.Join(dir, a.LoginFile), content
 	}
 	c.Env, _ = a.Resolved(home, url)
 	return c

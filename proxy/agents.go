@@ -24,7 +24,8 @@ func KeyCredential(k Kind, source, value string) *Credential {
 	return &Credential{Kind: k, Source: source, value: value}
 }
 
-// agentVariable is the variable that gives another agent its key inside.
+// agentVariable is the variable that gives another agent its key inside
+// ("" for a login given in a file).
 func agentVariable(k Kind) (string, bool) {
 	switch k {
 	case OpenAIKey:
@@ -33,6 +34,8 @@ func agentVariable(k Kind) (string, bool) {
 		return "GEMINI_API_KEY", true
 	case GoogleOAuth:
 		return googleVariable, true
+	case ChatGPTLogin:
+		return "", true
 	}
 	return "", false
 }
@@ -46,6 +49,9 @@ func agentPhantom(k Kind) string {
 	}
 	if k == GoogleOAuth {
 		return "ya29.claudebox-" + hex.EncodeToString(b)
+	}
+	if k == ChatGPTLogin {
+		return chatGPTPhantom()
 	}
 	return "sk-claudebox-" + hex.EncodeToString(b)
 }
@@ -62,6 +68,8 @@ func agentAllowed(k Kind, r *http.Request) bool {
 	switch k {
 	case GoogleOAuth:
 		return codeAssistAllowed(r)
+	case ChatGPTLogin:
+		return r.Method == http.MethodGet && p == accountsCheck || agentAllowed(OpenAIKey, r)
 	case OpenAIKey:
 		return r.Method == http.MethodPost && (p == "/responses" || p == "/responses/compact") || r.Method == http.MethodGet && p == "/models"
 	case GeminiKey:

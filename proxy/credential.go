@@ -9,9 +9,7 @@ package proxy
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -61,8 +59,8 @@ type Credential struct {
 	// Source says where it was found, for --check and SANDBOX.md: a file's
 	// path or a variable's name, never the value.
 	Source string
-	// file is an OAuth credentials file (Claude Code's .credentials.json),
-	// read, and refreshed, on each use; value is a variable's value.
+	// file is an OAuth login's file (loginFormats), read, and refreshed,
+	// on each use; value is a variable's value.
 	file  string
 	value string
 	// refresh serialises this process's refreshes; the lock file
@@ -87,7 +85,7 @@ func Find(home, stateDir string, lookup func(string) (string, bool), tokenURL st
 		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 			return nil, false
 		}
-		return &Credential{Kind: OAuth, Source: path, file: path, lockFile: lock, tokenURL: tokenURL}, true
+		return Login(OAuth, path, lock, tokenURL), true
 	}
 	if c, ok := fileLogin(filepath.Join(stateDir, ".credentials.json")); ok {
 		return c, nil
@@ -103,42 +101,14 @@ func Find(home, stateDir string, lookup func(string) (string, bool), tokenURL st
 	return nil, errNoLogin
 }
 
-// oauthLogin is the part of a credentials file claudebox reads; the rest
-// of the file is kept as it is.
-type oauthLogin struct {
-	AccessToken  string `json:"accessToken"`
-	RefreshToken string `json:"refreshToken"`
-	ExpiresAt    int64  `json:"expiresAt"` // Unix milliseconds
-}
-
 // Expiry is when an OAuth login's access token expires (zero for a
 // variable's value, which claudebox cannot know).
 func (c *Credential) Expiry() (time.Time, error) {
 	if c.file == "" {
 		return time.Time{}, nil
 	}
-	_, login, err := readLogin(c.file)
-	if err != nil {
-		return time.Time{}, err
-	}
-	return time.UnixMilli(login.ExpiresAt), nil
-}
-
-// readLogin reads a credentials file: every top-level key, and the login.
-func readLogin(path string) (map[string]json.RawMessage, oauthLogin, error) {
-	var login oauthLogin
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, login, err
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, login, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := json.Unmarshal(top["claudeAiOauth"], &login); err != nil || login.AccessToken == "" {
-		return nil, login, fmt.Errorf("%s holds no OAuth login", path)
-	}
-	return top, login, nil
+	_, t, err := loginFormats[c.Kind].read(c.file)
+	return t.expires, err
 }
 
 // newPhantom is a random credential of kind k, worthless outside this

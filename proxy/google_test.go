@@ -54,7 +54,7 @@ func TestProxyGoogleLogin(t *testing.T) {
 	writeGoogleLogin(t, file, "ya29.real", time.Now().Add(time.Hour))
 	rec := &upstreamRecorder{}
 	up := startUpstream(t, func(h http.Header) bool { return h.Get("Authorization") == "Bearer ya29.real" }, rec, nil)
-	p, err := startLoopback(GoogleLogin(file, filepath.Join(dir, "lock"), "http://127.0.0.1:1/unused"), up.URL, nil)
+	p, err := startLoopback(Login(GoogleOAuth, file, filepath.Join(dir, "lock"), "http://127.0.0.1:1/unused"), up.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestGoogleRefreshOnceForTwoSessions(t *testing.T) {
 	var wg sync.WaitGroup
 	tokens := make([]string, 2)
 	for i := range tokens {
-		c := GoogleLogin(file, filepath.Join(dir, "state", "google-oauth-refresh.lock"), url)
+		c := Login(GoogleOAuth, file, filepath.Join(dir, "state", "google-oauth-refresh.lock"), url)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -169,7 +169,7 @@ func TestGoogleRefreshFails(t *testing.T) {
 	before, _ := os.ReadFile(file)
 	var calls atomic.Int32
 	up := startUpstream(t, func(http.Header) bool { return true }, nil, nil)
-	p, err := startLoopback(GoogleLogin(file, filepath.Join(dir, "lock"), googleTokenEndpoint(t, &calls, true)), up.URL, nil)
+	p, err := startLoopback(Login(GoogleOAuth, file, filepath.Join(dir, "lock"), googleTokenEndpoint(t, &calls, true)), up.URL, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -197,6 +197,10 @@ func (p *Proxy) handler() http.Handler {
 			p.refuse(w, r, http.StatusUnauthorized, "authentication_error", "claudebox: this request does not carry the session's credential")
 			return
 		}
+		if p.Cred.Kind == ChatGPTLogin && r.URL.Path == accountsCheck {
+			answerAccountsCheck(w)
+			return
+		}
 		if p.egress != nil && !isAgentKey(p.Cred.Kind) {
 			if err := checkFetches(r); err != nil {
 				p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: this request is refused: "+err.Error())
@@ -208,11 +212,16 @@ func (p *Proxy) handler() http.Handler {
 			msg := "claudebox: " + err.Error()
 			var re *refreshError
 			if errors.As(err, &re) {
-				msg += "; " + re.again()
+				msg += "; " + re.again
 			}
-			if p.Cred.Kind == GoogleOAuth {
+			switch p.Cred.Kind {
+			case GoogleOAuth:
 				googleError(w, http.StatusUnauthorized, msg)
-			} else {
+			case ChatGPTLogin:
+				// Codex shows a 400's body at once (a 401 would make it
+				// refresh, a 403 retry).
+				apiError(w, http.StatusBadRequest, "authentication_error", msg)
+			default:
 				apiError(w, http.StatusUnauthorized, "authentication_error", msg)
 			}
 			return
@@ -227,6 +236,13 @@ func (p *Proxy) handler() http.Handler {
 				r.Header.Set(h, "Bearer "+token)
 			} else {
 				r.Header.Set(h, token)
+			}
+		case ChatGPTLogin:
+			r.Header.Set("Authorization", "Bearer "+token)
+			// The phantom's account never goes on: the real one, or none.
+			r.Header.Del("Chatgpt-Account-Id")
+			if account := p.Cred.CodexAccount(); account != "" {
+				r.Header.Set("Chatgpt-Account-Id", account)
 			}
 		case APIKey:
 			r.Header.Set("X-Api-Key", token)

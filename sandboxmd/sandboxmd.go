@@ -274,7 +274,10 @@ func api(w *page, p mount.Plan) {
 		}
 		w.line("- %s: %s shows the host's configuration read-only (private copies of the files it saves); its login (%s) is not here. Its sessions and state are this project's only. Its own sandbox is off: %s; this sandbox confines its commands instead.",
 			a.Name, a.Dir, strings.Join(secrets, ", "), a.SandboxOff)
-		if p.API != nil {
+		switch {
+		case p.API != nil && p.API.Login != "":
+			w.line("- %s's API: through claudebox's proxy outside the sandbox. %s here holds a phantom login for this session, worthless anywhere else; the user's real login is not in the sandbox, and is refreshed on the host. The proxy passes only its model calls.", a.Name, p.API.Login)
+		case p.API != nil:
 			w.line("- %s's API: through claudebox's proxy outside the sandbox. %s here is a phantom key for this session, worthless anywhere else; the user's real key is not in the sandbox. The proxy passes only its model calls.", a.Name, p.API.Variable)
 		}
 		return

@@ -25,28 +25,34 @@ func agentOf(o Options) agent.Agent {
 }
 
 // agentConfig is what the plan shows of another agent's configuration;
-// nil for Claude (and a shell), whose is always there. The agent's
-// arguments go before the user's.
-func agentConfig(home string, a agent.Agent, conf config.Launch, command []string) (*mount.AgentConfig, []string, error) {
+// nil for Claude (and a shell), whose is always there. a is the row as it
+// runs with the host's login (ForHost). The agent's arguments go before
+// the user's.
+func agentConfig(home string, a agent.Agent, conf config.Launch, command []string) (*mount.AgentConfig, []string) {
 	if a.IsClaude() {
-		return nil, command, nil
+		return nil, command
 	}
-	if conf.Network == config.NetworkHost && a.AddressInArgs() {
-		// Its proxy's address is fixed only on the filtered network, and
-		// Codex takes it in its arguments.
-		return nil, nil, hint.Errorf("launch it on the filtered network (the default), or --network=none", "--agent %s does not run with --network=host yet", a.Name)
+	// On the host's network the proxy's port is known once it listens
+	// (Session.startProxy puts it in).
+	url := mount.APIURL
+	if conf.Network == config.NetworkHost {
+		url = mount.HostAPIURL
 	}
-	_, args := a.Resolved(home, mount.APIURL)
-	return probe.Agent(home, a, mount.APIURL), append(append([]string{command[0]}, args...), command[1:]...), nil
+	_, args := a.Resolved(home, url)
+	return probe.Agent(home, a, url), append(append([]string{command[0]}, args...), command[1:]...)
 }
 
-// agentCredential finds another agent's API key for the proxy.
+// agentCredential finds another agent's login for the proxy: its API key,
+// else its own OAuth login (Codex's ChatGPT login, Gemini's Google login),
+// which the proxy refreshes on the host.
 func agentCredential(o Options, a agent.Agent, env environment.Env) (*proxy.Credential, *mount.API, error) {
 	cred, ok := a.FindKey(o.Home.Dir, env.APILookup)
 	if !ok {
-		cred, ok = FindAgentLogin(o.Home, a)
+		cred, ok = a.FindLogin(o.Home.Dir, o.Home.State, os.Getenv(tokenURLVariable))
 	}
 	switch {
+	case ok && cred.Kind.Variable() == "":
+		return cred, &mount.API{Login: filepath.Join("~", a.ConfigDir, a.LoginFile), Source: cred.Source, Address: a.AddressVariable()}, nil
 	case ok:
 		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source, Address: a.AddressVariable()}, nil
 	case o.OnlyApproved:
@@ -56,13 +62,19 @@ func agentCredential(o Options, a agent.Agent, env environment.Env) (*proxy.Cred
 		return nil, nil, hint.Errorf("log in on the host first: run "+a.Program+" there",
 			"no %s login on the host (%s): %s inside the sandbox could not reach its API", a.Name, filepath.Join("~", a.ConfigDir, a.LoginFile), a.Name)
 	}
-	return nil, nil, hint.Errorf("export "+a.Key.Variable()+" on the host (its ChatGPT login is not supported yet)",
-		"no %s API key on the host: %s inside the sandbox could not reach its API", a.Name, a.Name)
+	return nil, nil, hint.Errorf("log "+a.Name+" in on the host, or export "+a.Key.Variable()+" there",
+		"no %s login on the host: %s inside the sandbox could not reach its API", a.Name, a.Name)
 }
 
 // agentUpstream is the API the proxy forwards another agent's calls to:
-// the user's own base URL, else the agent's.
+// the user's own base URL, else the agent's (for a ChatGPT login, the
+// ChatGPT backend, which tests replace).
 func agentUpstream(a agent.Agent, env environment.Env) string {
+	if a.Key == proxy.ChatGPTLogin {
+		if u := os.Getenv(chatGPTURLVariable); u != "" {
+			return u
+		}
+	}
 	if u, ok := env.APILookup(a.BaseURLVariable); ok && u != "" {
 		return u
 	}
@@ -92,4 +104,14 @@ func makeAgentState(dir string) error {
 		}
 	}
 	return nil
+}
+
+// agentData is a data mount's content, with the proxy's phantom put in
+// the agent's phantom login (the plan, and --dry-run, hold
+// proxy.PhantomMark): it exists only once the session starts.
+func (s *Session) agentData(m mount.Mount) []byte {
+	if a := s.plan.Agent; a != nil && m.Src == "" && m.Dest == a.Login && s.proxy != nil {
+		return []byte(strings.ReplaceAll(m.Content, proxy.PhantomMark, s.proxy.Phantom))
+	}
+	return []byte(m.Content)
 }

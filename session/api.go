@@ -16,8 +16,9 @@ import (
 )
 
 // tokenURLVariable, in claudebox's own environment on the host, replaces
-// the OAuth token endpoint: for tests, which play it on 127.0.0.1. Nothing
-// in a sandbox or a project can set it.
+// the token endpoint of the OAuth login the proxy refreshes (Claude's,
+// Codex's ChatGPT login, Gemini's Google login): for tests, which play it
+// on 127.0.0.1. Nothing in a sandbox or a project can set it.
 const tokenURLVariable = "CLAUDEBOX_OAUTH_TOKEN_URL"
 
 // resolveVariable, in claudebox's own environment on the host, replaces the
@@ -55,11 +56,7 @@ func Provider() string {
 // separate sandbox login, a variable of the user's (their own env settings
 // or --env first, then the host's environment), or the host's login.
 func FindCredential(h Home, env environment.Env) (*proxy.Credential, error) {
-	tokenURL := proxy.TokenURL
-	if u := os.Getenv(tokenURLVariable); u != "" {
-		tokenURL = u
-	}
-	return proxy.Find(h.Dir, h.State, env.APILookup, tokenURL)
+	return proxy.Find(h.Dir, h.State, env.APILookup, os.Getenv(tokenURLVariable))
 }
 
 // upstream is the API the proxy forwards to: the user's own
@@ -133,6 +130,9 @@ func (s *Session) startProxy() (stop func(), err error) {
 		return nil, err
 	}
 	s.proxy = p
+	if s.plan.Relay == nil {
+		s.plan = s.plan.AtProxy(p.URL)
+	}
 	var control *http.Server
 	if s.plan.Relay != nil {
 		if control, err = serveControl(stem+ctlExt, p); err != nil {
@@ -184,7 +184,7 @@ func (s *Session) apiValue(name string) (string, bool) {
 		return "", false
 	}
 	switch name {
-	case "ANTHROPIC_BASE_URL", s.agent.AddressVariable():
+	case "ANTHROPIC_BASE_URL":
 		return s.proxy.URL, true
 	case s.proxy.Cred.Kind.Variable():
 		return s.proxy.Phantom, true

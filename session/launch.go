@@ -237,15 +237,13 @@ func Prepare(o Options) (*Session, error) {
 		return nil, err
 	}
 	run := agentOf(o).ForHost(home, env.APILookup)
-	var agentConf *mount.AgentConfig
-	if !o.Shell {
-		if agentConf, command, err = agentConfig(home, run, conf, command); err != nil {
-			return nil, err
-		}
-	}
-	cred, api, err := credential(o, conf, env)
+	cred, api, err := credential(o, run, conf, env)
 	if err != nil {
 		return nil, err
+	}
+	var agentConf *mount.AgentConfig
+	if !o.Shell {
+		agentConf, command = agentConfig(home, run, conf, command)
 	}
 	runFiles := newRunStem(stateDir, project.Root)
 	var relay *mount.Relay
@@ -384,8 +382,8 @@ func sshAgent(withSSH bool) (string, error) {
 // credential finds the credential the supervisor's proxy holds for Claude:
 // none with no network or a cloud provider's own; with no login there is
 // nothing to start, but for a shell or --check's trial.
-func credential(o Options, conf config.Launch, env environment.Env) (*proxy.Credential, *mount.API, error) {
-	if a := agentOf(o).ForHost(o.Home.Dir, env.APILookup); !a.IsClaude() && !o.Shell && conf.Network != config.NetworkNone {
+func credential(o Options, a agent.Agent, conf config.Launch, env environment.Env) (*proxy.Credential, *mount.API, error) {
+	if !a.IsClaude() && !o.Shell && conf.Network != config.NetworkNone {
 		return agentCredential(o, a, env)
 	}
 	if conf.Network == config.NetworkNone || Provider() != "" {
@@ -579,6 +577,9 @@ func (s *Session) fill(dir string) error {
 	if err := makeAgentState(dir); err != nil {
 		return err
 	}
+	if err := s.writeAgentConfig(dir); err != nil {
+		return err
+	}
 	if err := untrusted.WriteFileIfChanged(dir, mount.SandboxMDFile, sandboxmd.Render(s.plan), 0o600); err != nil {
 		return err
 	}
@@ -667,7 +668,7 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 		return files, err
 	}
 	for _, m := range s.plan.DataMounts() {
-		data := []byte(m.Content)
+		data := s.agentData(m)
 		if m.Src != "" {
 			if data, err = os.ReadFile(m.Src); err != nil {
 				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", m.Src, err)

@@ -111,6 +111,7 @@ func (s *Session) supervise() error {
 	ended := watcher.Stop()
 	relay.Restore()
 	watcher.SayChanges(os.Stderr)
+	s.keepTrust()
 	s.sayLostSaves()
 	s.sayBlocked(os.Stderr)
 	s.phases.done("watcher stop")

@@ -397,8 +397,9 @@ func Sessions(dir string) ([]Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	out = append(out, codexSessions(dir)...)
 	out = append(out, geminiSessions(dir)...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	byStart(out)
 	return out, nil
 }
 
@@ -414,13 +415,18 @@ func sessions(dir string, want func(id string, modified time.Time) bool) ([]Sess
 	if err != nil {
 		return nil, err
 	}
+	byStart(out)
+	return out, nil
+}
+
+// byStart sorts sessions oldest first.
+func byStart(out []Session) {
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].Start.Equal(out[j].Start) {
 			return out[i].Start.Before(out[j].Start)
 		}
 		return out[i].ID < out[j].ID
 	})
-	return out, nil
 }
 
 // eachTranscript calls visit for every <dir>/<path-named dir>/<id>.jsonl

@@ -50,6 +50,9 @@ const (
 // Export renders the session whose transcript is name in the instance dir
 // as Markdown to w.
 func Export(w io.Writer, dir, name string, opt Options) error {
+	if isCodex(name) {
+		return exportCodex(w, dir, name, opt)
+	}
 	if isGemini(name) {
 		return exportGemini(w, dir, name, opt)
 	}
