@@ -48,7 +48,7 @@ func TestScan(t *testing.T) {
 		write(t, filepath.Join(root, p))
 	}
 	since := mark(t, t.TempDir())
-	start := Take(root, since, nil)
+	start := Take(root, since, nil, nil)
 	after := map[string]bool{
 		"web/.claude/commands/x.md":              true, // a nested project's command
 		"web/.mcp.json":                          true,
@@ -158,7 +158,7 @@ func BenchmarkScan(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				root := tree(b, size.dirs, size.files)
 				since := mark(b, b.TempDir())
-				start := Take(root, since, nil)
+				start := Take(root, since, nil, nil)
 				write(b, filepath.Join(root, "pkg1", "mod1", "new.go"))
 				if every {
 					filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -186,7 +186,7 @@ func BenchmarkTake(b *testing.B) {
 	since := mark(b, b.TempDir())
 	b.ResetTimer()
 	for b.Loop() {
-		Take(root, since, nil)
+		Take(root, since, nil, nil)
 	}
 }
 
@@ -231,7 +231,7 @@ func TestScanDeep(t *testing.T) {
 		old = filepath.Join(old, "d")
 	}
 	must(t, os.MkdirAll(old, 0o755))
-	start := Take(root, time.Now().Add(time.Hour), nil)
+	start := Take(root, time.Now().Add(time.Hour), nil, nil)
 	since := mark(t, t.TempDir())
 	write(t, filepath.Join(deep, ".envrc"))
 	write(t, filepath.Join(old, ".envrc"))
@@ -283,7 +283,7 @@ func TestScanRenamed(t *testing.T) {
 		write(t, filepath.Join(root, p))
 	}
 	since := mark(t, t.TempDir())
-	start := Take(root, since, nil)
+	start := Take(root, since, nil, nil)
 	for _, mv := range [][2]string{
 		{"vendor/tool/dotgit/HEAD.x", "vendor/tool/dotgit/HEAD"},
 		{"vendor/tool/dotgit", "vendor/tool/.git"},
@@ -374,7 +374,7 @@ func TestScanGitlink(t *testing.T) {
 	}
 	git(root, "init", "-q")
 	since := mark(t, t.TempDir())
-	start := Take(root, since, nil)
+	start := Take(root, since, nil, nil)
 	tool := filepath.Join(root, "node_modules", "tool")
 	must(t, os.MkdirAll(tool, 0o755))
 	git(tool, "init", "-q")
@@ -406,7 +406,7 @@ func TestScanLinkedWorktree(t *testing.T) {
 	git("init", "-q")
 	git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "i")
 	since := mark(t, t.TempDir())
-	start := Take(root, since, nil)
+	start := Take(root, since, nil, nil)
 	git("worktree", "add", "-q", ".wt/x")
 	git("worktree", "add", "-q", ".wt/y")
 	if r := Scan(root, since, nil, start, nil); r.Found != nil {

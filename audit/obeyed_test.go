@@ -18,8 +18,8 @@ func TestScanObeyedNames(t *testing.T) {
 	}
 	since := mark(t, t.TempDir())
 	obeyed := []string{".env"}
-	start := Take(root, since, obeyed)
-	unaware := Take(root, since, nil)
+	start := Take(root, since, obeyed, nil)
+	unaware := Take(root, since, nil, nil)
 	for _, p := range []string{"sub/deep/.env", "web/src/x.go"} {
 		write(t, filepath.Join(root, p))
 	}

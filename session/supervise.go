@@ -211,7 +211,10 @@ func (s *Session) startSnapshot() {
 	s.snapshotting = make(chan struct{})
 	go func() {
 		defer close(s.snapshotting)
-		instance.SaveSnapshot(s.plan.Instance, audit.Take(s.plan.Project.Checkout, at, s.plan.ObeyedNames).Encode())
+		// The last audited sessions' record spares reading again every
+		// directory that did not change since.
+		base, _ := audit.Decode(instance.BaseSnapshot(s.plan.Instance))
+		instance.SaveSnapshot(s.plan.Instance, audit.Take(s.plan.Project.Checkout, at, s.plan.ObeyedNames, base).Encode())
 	}()
 }
 
