@@ -19,6 +19,7 @@ import (
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/idle"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
@@ -94,6 +95,13 @@ func (s *Session) supervise() error {
 	}
 	s.phases.done("sandbox start")
 	relay.Started()
+	// From here the supervisor waits, for the whole session.
+	go func() {
+		if s.snapshotting != nil {
+			<-s.snapshotting
+		}
+		idle.Release()
+	}()
 	done := make(chan struct{})
 	go func() {
 		for {
