@@ -115,8 +115,9 @@ func (w *watch) run(stdout io.Writer, broken <-chan os.Signal, over <-chan struc
 		return err
 	}
 	fmt.Fprintln(stdout, "ready")
-	// From here it waits, for the whole session.
-	idle.Release()
+	// From here it waits, for the whole session: what its start used is
+	// given back once the session has run a second.
+	time.AfterFunc(time.Second, idle.Release)
 	events := make(chan []byte)
 	failed := make(chan error, 1)
 	go func() {

@@ -95,13 +95,15 @@ func (s *Session) supervise() error {
 	}
 	s.phases.done("sandbox start")
 	relay.Started()
-	// From here the supervisor waits, for the whole session.
-	go func() {
+	// From here the supervisor waits, for the whole session: what its
+	// start used is given back once the session has run a second (a
+	// session that ends sooner is not slowed by it).
+	time.AfterFunc(time.Second, func() {
 		if s.snapshotting != nil {
 			<-s.snapshotting
 		}
 		idle.Release()
-	}()
+	})
 	done := make(chan struct{})
 	go func() {
 		for {
