@@ -180,14 +180,24 @@ func BenchmarkScan(b *testing.B) {
 }
 
 // BenchmarkTake is the snapshot taken beside the first session's start,
-// on 100,000 files in 5,000 directories.
+// on 100,000 files in 5,000 directories: the first one, and one built on
+// the last audited sessions' record after a session that wrote a file in
+// one directory.
 func BenchmarkTake(b *testing.B) {
 	root := tree(b, 5000, 20)
+	base := Take(root, mark(b, b.TempDir()), nil, nil)
+	write(b, filepath.Join(root, "pkg1", "mod1", "new.go"))
 	since := mark(b, b.TempDir())
-	b.ResetTimer()
-	for b.Loop() {
-		Take(root, since, nil, nil)
-	}
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			Take(root, since, nil, nil)
+		}
+	})
+	b.Run("from-record", func(b *testing.B) {
+		for b.Loop() {
+			Take(root, since, nil, base)
+		}
+	})
 }
 
 // TestScanHostile: what the session can shape in the project to hide a

@@ -535,7 +535,7 @@ func (s *Session) materialize() (*os.File, error) {
 	}
 	// The first session after a supervisor was killed cleans up after it.
 	if idle, err := instance.TryLockIdle(lock); err == nil && idle {
-		s.cleanUp(dir)
+		s.cleanUp(dir, nil)
 	}
 	if err := instance.LockShared(lock); err != nil {
 		lock.Close()

@@ -62,10 +62,11 @@ func (s *Session) supervise() error {
 	}
 	defer lock.Close()
 	s.phases.done("instance and placeholders")
+	s.startSnapshot()
 	s.noticeLeftOut()
 	files, err := s.descriptors()
 	if err != nil {
-		s.leave(lock)
+		s.leave(lock, nil)
 		return err
 	}
 	cmd := s.bwrapCmd(s.plan, files)
@@ -80,17 +81,16 @@ func (s *Session) supervise() error {
 	relay, err := pty.Attach(cmd, s.clipboard)
 	if err != nil {
 		closeAll(files)
-		s.leave(lock)
+		s.leave(lock, nil)
 		return err
 	}
-	s.startSnapshot()
 	began := time.Now()
 	attached = true
 	err = attachPlan(watcher, cmd, s.startChild, s.plan, s.openCopies)
 	closeAll(files)
 	if err != nil {
 		relay.Restore()
-		s.leave(lock)
+		s.leave(lock, nil)
 		return err
 	}
 	s.phases.done("sandbox start")
@@ -124,15 +124,11 @@ func (s *Session) supervise() error {
 	s.sayLostSaves()
 	s.sayBlocked(os.Stderr)
 	s.phases.done("watcher stop")
-	// The record of the project's start, which the exit audit compares
-	// with, is awaited while the watcher's exit tears down the sandbox's
-	// mounts.
-	if s.snapshotting != nil {
-		<-s.snapshotting
-	}
+	// The watcher's exit, the last hold on the sandbox's mount namespace,
+	// unmounts its mounts (10-20 ms) while the exit audit reads the
+	// project; the placeholders go once they are unmounted.
+	s.leave(lock, watcher.Wait)
 	watcher.Wait()
-	s.phases.done("watcher exit")
-	s.leave(lock)
 	s.phases.done("exit audit and cleanup")
 	s.ExportInbox()
 	s.phases.done("export")
@@ -196,13 +192,15 @@ func LandlockScoping(bwrap string) (bool, string) {
 }
 
 // leave ends this session's hold on the project; if it was the last one
-// running, it cleans up what the sessions left on the host.
-func (s *Session) leave(lock *os.File) {
+// running, it cleans up what the sessions left on the host, once
+// unmounted (nil if nothing to wait for) says the sandbox's mounts are
+// gone.
+func (s *Session) leave(lock *os.File, unmounted func()) {
 	if s.snapshotting != nil {
 		<-s.snapshotting
 	}
 	if instance.Leave(lock) {
-		s.cleanUp(s.plan.Instance)
+		s.cleanUp(s.plan.Instance, unmounted)
 	}
 }
 
@@ -229,19 +227,29 @@ func (s *Session) startSnapshot() {
 }
 
 // cleanUp runs, with the project's lock held exclusively, after its last
-// session: its placeholders go (but for those another project's running
-// session stands on), and the exit audit looks through the
-// project for what the sessions left that the host would run or obey.
-func (s *Session) cleanUp(dir string) {
-	instance.RemovePlaceholders(dir)
+// session: the exit audit looks through the project for what the sessions
+// left that the host would run or obey, and its placeholders go (but for
+// those another project's running session stands on) once unmounted (nil
+// if nothing to wait for) says no mount stands on them: removing a mount
+// point of a namespace still standing waits longer.
+func (s *Session) cleanUp(dir string, unmounted func()) {
+	removePlaceholders := func() {
+		if unmounted != nil {
+			unmounted()
+		}
+		instance.RemovePlaceholders(dir)
+	}
 	since, ok := instance.Started(dir)
 	if !ok {
+		removePlaceholders()
 		return
 	}
 	// What stands at a placeholder's path and is no stand-in (one another
 	// project's session still stands on stays) was made during the
 	// session, maybe by the sandbox after the host removed the stand-in,
-	// so the audit looks at it.
+	// so the audit looks at it. (A stand-in is nothing to audit, and
+	// removing the placeholders removes only stand-ins, so the audit may
+	// look before they go.)
 	placeholders := map[string]bool{}
 	for _, m := range s.plan.Placeholders() {
 		placeholders[m.Dest] = true
@@ -249,10 +257,18 @@ func (s *Session) cleanUp(dir string) {
 	guarded := map[string]bool{}
 	var guards []string
 	for _, g := range s.plan.Guards {
-		guarded[g.Path] = !placeholders[g.Path] || instance.IsPlaceholder(g.Path)
-		guards = append(guards, g.Path)
+		standIn := placeholders[g.Path] && instance.IsPlaceholder(g.Path)
+		guarded[g.Path] = !placeholders[g.Path] || standIn
+		// A stand-in, made at the start, is no file the host replaced.
+		if !standIn {
+			guards = append(guards, g.Path)
+		}
 	}
-	if replaced := audit.Replaced(guards, since); len(replaced) > 0 {
+	replaced := audit.Replaced(guards, since)
+	start, _ := audit.Decode(instance.Snapshot(dir))
+	r := audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)
+	removePlaceholders()
+	if len(replaced) > 0 {
 		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have written each new file before it was renamed into place:")
 		for _, p := range replaced {
 			printable.Say(os.Stderr, "  %s", mount.Quote(p))
@@ -260,8 +276,6 @@ func (s *Session) cleanUp(dir string) {
 		printable.Say(os.Stderr, "hint: if you made the change (git config, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
 	}
 	root := s.plan.Project.Checkout
-	start, _ := audit.Decode(instance.Snapshot(dir))
-	r := audit.Scan(root, since, guarded, start, s.plan.ObeyedNames)
 	for _, p := range r.NotExamined {
 		printable.Say(os.Stderr, "claudebox: the exit audit did not examine %s", p)
 	}
