@@ -62,7 +62,6 @@ func (s *Session) supervise() error {
 	}
 	defer lock.Close()
 	s.phases.done("instance and placeholders")
-	s.startSnapshot()
 	s.noticeLeftOut()
 	files, err := s.descriptors()
 	if err != nil {
@@ -84,6 +83,7 @@ func (s *Session) supervise() error {
 		s.leave(lock, nil)
 		return err
 	}
+	s.startSnapshot()
 	began := time.Now()
 	attached = true
 	err = attachPlan(watcher, cmd, s.startChild, s.plan, s.openCopies)
