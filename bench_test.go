@@ -175,7 +175,8 @@ func BenchmarkBareExec(b *testing.B) {
 }
 
 // BenchmarkSupervisorIdle runs a real session that sleeps and reports what
-// its supervisor and its guard watcher use while the session idles:
+// its supervisor and its guard watcher use while the session idles (past
+// its first second, after which both give back what their start used):
 // resident memory (RSS counts the pages of claudebox's binary the two
 // share in each; PSS divides them between them), and the CPU time they
 // spend between two samples 0.6 s apart.
@@ -191,11 +192,11 @@ func BenchmarkSupervisorIdle(b *testing.B) {
 	b.Setenv("PATH", bin+":/usr/bin:/bin")
 	var rssKB, pssKB, watcherRSSKB, watcherPSSKB, idleTicks, watcherTicks float64
 	for b.Loop() {
-		c := exec.Command(filepath.Join(bin, "claudebox"), "--shell", "-c", "sleep 1.2")
+		c := exec.Command(filepath.Join(bin, "claudebox"), "--shell", "-c", "sleep 2.6")
 		if err := c.Start(); err != nil {
 			b.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond)
+		time.Sleep(1500 * time.Millisecond)
 		watcher := childRunning(c.Process.Pid, "--watch-guards")
 		before, watcherBefore := cpuTicks(c.Process.Pid), cpuTicks(watcher)
 		time.Sleep(600 * time.Millisecond)

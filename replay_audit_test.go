@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -185,5 +186,37 @@ func TestReplayAuditLinkedWorktree(t *testing.T) {
 	}
 	if out := h.run(proj, nil, "git", "worktree", "list", "--porcelain"); !strings.Contains(out, "worktree "+filepath.Join(proj, ".wt", "x")+"\n") || strings.Contains(out, "prunable") {
 		t.Errorf("the host's git worktree list:\n%s", out)
+	}
+}
+
+// TestReplayAuditStaleRecord: the record of a session's start builds on
+// the last audited one, reusing the listings of directories that did not
+// change since. Session 1 ends with a/b/c holding nothing the audit
+// judges; the user then adds Claude Code settings there (a directory
+// deeper than the probe guards); session 2 writes a hook into them in
+// place, which changes neither a/b/c nor its .claude. Were a/b/c's old,
+// empty listing reused, the audit would never look into it. Host-side
+// proof: the settings with the hook are no longer where the host's claude
+// reads them.
+func TestReplayAuditStaleRecord(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, "a", "b", "c", "main.go"), "package c\n")
+	h.chown()
+	marker := filepath.Join(h.base, "MARKER")
+	h.inside(proj, nil, "true")
+	settings := filepath.Join(proj, "a", "b", "c", ".claude", "settings.json")
+	h.run(proj, nil, "sh", "-c", "mkdir a/b/c/.claude && echo '{}' > a/b/c/.claude/settings.json")
+	var stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", `
+		echo '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch `+marker+`"}]}]}}' > a/b/c/.claude/settings.json
+	`)
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session 2: %v\n%s", err, stderr.String())
+	}
+	if b, err := os.ReadFile(settings); err == nil && strings.Contains(string(b), "hooks") {
+		t.Errorf("the hook written into a/b/c/.claude passed the audit:\n%s", stderr.String())
 	}
 }

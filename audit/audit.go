@@ -110,6 +110,12 @@ type Snapshot struct {
 	// Obeyed are the names Take judged as host-run wherever they stand;
 	// its listings hold no other's entries.
 	Obeyed []string
+	// Since is the moment Take was given: a listing here is what its
+	// directory holds for as long as the directory's status is older.
+	Since time.Time
+	// Root and Dev are the tree's top and its filesystem.
+	Root string
+	Dev  uint64
 }
 
 // Listing is what the walk judged or went into in a directory of inode
@@ -147,8 +153,11 @@ func Decode(b []byte) (*Snapshot, error) {
 // the host's tools obey in whichever directory they start (a .env the
 // host's gemini loads). It may run while the session starts: what changed
 // at or after since is not recorded, so it counts as changed at the end.
-func Take(root string, since time.Time, obeyed []string) *Snapshot {
-	w := walker{root: root, since: since, obeyed: obeyed, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed}}
+// A directory whose listing base (an earlier record, or nil) holds and
+// whose status did not change since base was taken is not read again: its
+// entries are those (so a large tree costs its directories, not its files).
+func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapshot {
+	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed, Since: since, Root: root}}
 	w.walk()
 	return w.take
 }
@@ -197,6 +206,7 @@ type walker struct {
 	obeyed  []string
 	start   *Snapshot // at the end
 	take    *Snapshot // at the start
+	base    *Snapshot // at the start: an earlier record, its listings reused
 	report  Report
 	seen    map[string]bool
 	entries int
@@ -218,6 +228,8 @@ type node struct {
 	// (its ctime is from before).
 	ino       uint64
 	unchanged bool
+	// ctime is the directory's status change.
+	ctime time.Time
 }
 
 func (w *walker) walk() {
@@ -232,7 +244,13 @@ func (w *walker) walk() {
 		w.notExamined(w.root, err.Error())
 		return
 	}
-	root := node{fd: fd, inPlace: true, mode: plainDir, ino: st.Ino, unchanged: !w.new(&st)}
+	if w.take != nil {
+		w.take.Dev = st.Dev
+		if w.base != nil && (w.base.Root != w.root || w.base.Dev != st.Dev) {
+			w.base = nil
+		}
+	}
+	root := node{fd: fd, inPlace: true, mode: plainDir, ino: st.Ino, unchanged: !w.new(&st), ctime: time.Unix(st.Ctim.Unix())}
 	if isGitDir(fd) {
 		root.mode = gitDir
 	}
@@ -246,16 +264,17 @@ func (w *walker) walk() {
 
 // dir judges the entries of n, read a batch at a time.
 func (w *walker) dir(n node, depth int) {
-	// A directory whose entries are the start's is not read again: what
-	// the start's walk judged or went into is (when it judged the same
-	// names).
-	if w.start != nil && slices.Equal(w.start.Obeyed, w.obeyed) {
-		if l, ok := w.start.Listings[n.rel]; ok && l.Ino == n.ino && l.Mode == n.mode && n.unchanged {
-			for _, e := range l.Entries {
-				w.entry(n, e.Name, e.Type, depth)
+	if l, ok := w.known(n.rel, n.ino, n.mode, n.ctime); ok {
+		var listed []Entry
+		for _, e := range l.Entries {
+			if w.entry(n, e.Name, e.Type, depth) {
+				listed = append(listed, e)
 			}
-			return
 		}
+		if w.take != nil && n.inPlace && n.unchanged {
+			w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Entries: listed}
+		}
+		return
 	}
 	// Read through a descriptor of its own, which the os.File closes.
 	dup, err := unix.FcntlInt(uintptr(n.fd), unix.F_DUPFD_CLOEXEC, 0)
@@ -289,6 +308,30 @@ func (w *walker) dir(n node, depth int) {
 			return
 		}
 	}
+}
+
+// known is the listing of the directory rel (inode ino, walked in mode m,
+// its status changed at ctime) when its entries are known without reading
+// it (and the same names are judged): at the end, the start's, for a
+// directory unchanged since the start; for the record, an earlier
+// record's, for one unchanged since that record was taken (any change to
+// a directory's entries changes its status).
+func (w *walker) known(rel string, ino uint64, m mode, ctime time.Time) (Listing, bool) {
+	for _, s := range []struct {
+		record *Snapshot
+		since  time.Time
+	}{{w.start, w.since}, {w.base, time.Time{}}} {
+		if s.record == nil || !slices.Equal(s.record.Obeyed, w.obeyed) {
+			continue
+		}
+		if s.record == w.base {
+			s.since = w.base.Since
+		}
+		if l, ok := s.record.Listings[rel]; ok && l.Ino == ino && l.Mode == m && ctime.Before(s.since) {
+			return l, true
+		}
+	}
+	return Listing{}, false
 }
 
 // entry judges the entry name of n, of type typ (from the directory
@@ -344,6 +387,20 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		// end, where the walk reads only directory entries.
 		return true
 	}
+	// A directory known to hold nothing to judge is not opened: in a
+	// large tree, most are.
+	var st unix.Stat_t
+	if depth < maxDepth && unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if l, ok := w.known(rel, st.Ino, sub, time.Unix(st.Ctim.Unix())); ok && len(l.Entries) == 0 && sub != gitDir {
+			if w.inPlace(n, rel, &st) && w.take != nil {
+				w.take.Inodes[rel] = st.Ino
+				if !w.new(&st) {
+					w.take.Listings[rel] = l
+				}
+			}
+			return true
+		}
+	}
 	fd, err := unix.Openat(n.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err == unix.ELOOP || err == unix.ENOTDIR || err == unix.ENOENT {
 		// Swapped for a symlink or a file since it was listed: never
@@ -353,7 +410,6 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		}
 		return true
 	}
-	var st unix.Stat_t
 	if err == nil {
 		defer unix.Close(fd)
 		err = unix.Fstat(fd, &st)
@@ -385,7 +441,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	if sub == plainDir && n.mode != todoDir && isGitDir(fd) {
 		sub = gitDir
 	}
-	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st)}
+	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), ctime: time.Unix(st.Ctim.Unix())}
 	switch sub {
 	case depsDir:
 		w.deps(child, depth+1)
@@ -722,7 +778,7 @@ func (w *walker) gitlink(rel string) {
 			unix.Close(sub)
 			return
 		}
-		next := node{fd: sub, rel: subRel, inPlace: w.inPlace(n, subRel, &st), mode: plainDir, ino: st.Ino}
+		next := node{fd: sub, rel: subRel, inPlace: w.inPlace(n, subRel, &st), mode: plainDir, ino: st.Ino, ctime: time.Unix(st.Ctim.Unix())}
 		unix.Close(n.fd)
 		n = next
 	}

@@ -48,7 +48,7 @@ func TestScan(t *testing.T) {
 		write(t, filepath.Join(root, p))
 	}
 	since := mark(t, t.TempDir())
-	start := Take(root, since, nil)
+	start := Take(root, since, nil, nil)
 	after := map[string]bool{
 		"web/.claude/commands/x.md":              true, // a nested project's command
 		"web/.mcp.json":                          true,
@@ -158,7 +158,7 @@ func BenchmarkScan(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				root := tree(b, size.dirs, size.files)
 				since := mark(b, b.TempDir())
-				start := Take(root, since, nil)
+				start := Take(root, since, nil, nil)
 				write(b, filepath.Join(root, "pkg1", "mod1", "new.go"))
 				if every {
 					filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
@@ -180,14 +180,24 @@ func BenchmarkScan(b *testing.B) {
 }
 
 // BenchmarkTake is the snapshot taken beside the first session's start,
-// on 100,000 files in 5,000 directories.
+// on 100,000 files in 5,000 directories: the first one, and one built on
+// the last audited sessions' record after a session that wrote a file in
+// one directory.
 func BenchmarkTake(b *testing.B) {
 	root := tree(b, 5000, 20)
+	base := Take(root, mark(b, b.TempDir()), nil, nil)
+	write(b, filepath.Join(root, "pkg1", "mod1", "new.go"))
 	since := mark(b, b.TempDir())
-	b.ResetTimer()
-	for b.Loop() {
-		Take(root, since, nil)
-	}
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			Take(root, since, nil, nil)
+		}
+	})
+	b.Run("from-record", func(b *testing.B) {
+		for b.Loop() {
+			Take(root, since, nil, base)
+		}
+	})
 }
 
 // TestScanHostile: what the session can shape in the project to hide a
@@ -231,7 +241,7 @@ func TestScanDeep(t *testing.T) {
 		old = filepath.Join(old, "d")
 	}
 	must(t, os.MkdirAll(old, 0o755))
-	start := Take(root, time.Now().Add(time.Hour), nil)
+	start := Take(root, time.Now().Add(time.Hour), nil, nil)
 	since := mark(t, t.TempDir())
 	write(t, filepath.Join(deep, ".envrc"))
 	write(t, filepath.Join(old, ".envrc"))
@@ -283,7 +293,7 @@ func TestScanRenamed(t *testing.T) {
 		write(t, filepath.Join(root, p))
 	}
 	since := mark(t, t.TempDir())
-	start := Take(root, since, nil)
+	start := Take(root, since, nil, nil)
 	for _, mv := range [][2]string{
 		{"vendor/tool/dotgit/HEAD.x", "vendor/tool/dotgit/HEAD"},
 		{"vendor/tool/dotgit", "vendor/tool/.git"},
@@ -374,7 +384,7 @@ func TestScanGitlink(t *testing.T) {
 	}
 	git(root, "init", "-q")
 	since := mark(t, t.TempDir())
-	start := Take(root, since, nil)
+	start := Take(root, since, nil, nil)
 	tool := filepath.Join(root, "node_modules", "tool")
 	must(t, os.MkdirAll(tool, 0o755))
 	git(tool, "init", "-q")
@@ -406,7 +416,7 @@ func TestScanLinkedWorktree(t *testing.T) {
 	git("init", "-q")
 	git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "i")
 	since := mark(t, t.TempDir())
-	start := Take(root, since, nil)
+	start := Take(root, since, nil, nil)
 	git("worktree", "add", "-q", ".wt/x")
 	git("worktree", "add", "-q", ".wt/y")
 	if r := Scan(root, since, nil, start, nil); r.Found != nil {

@@ -20,8 +20,8 @@ func TestScanObeyedNames(t *testing.T) {
 	}
 	since := mark(t, t.TempDir())
 	obeyed := []string{".env"}
-	start := Take(root, since, obeyed)
-	unaware := Take(root, since, nil)
+	start := Take(root, since, obeyed, nil)
+	unaware := Take(root, since, nil, nil)
 	for _, p := range []string{"sub/deep/.env", "web/src/x.go", "node_modules/pkg/.env", "node_modules/@s/p/.gemini/.env", "node_modules/pkg/.envrc", "node_modules/pkg/.claude/settings.json"} {
 		write(t, filepath.Join(root, p))
 	}
@@ -68,11 +68,11 @@ func BenchmarkScanNodeModules(b *testing.B) {
 		name   string
 		obeyed []string
 	}{{"gemini", []string{".env"}}, {"no-gemini", nil}} {
-		start := Take(root, since, c.obeyed)
+		start := Take(root, since, c.obeyed, nil)
 		write(b, filepath.Join(root, "pkg1", "mod1", "new.go"))
 		b.Run("take/"+c.name, func(b *testing.B) {
 			for b.Loop() {
-				Take(root, since, c.obeyed)
+				Take(root, since, c.obeyed, nil)
 			}
 		})
 		b.Run("scan/"+c.name, func(b *testing.B) {

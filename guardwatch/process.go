@@ -19,6 +19,8 @@ import (
 	"github.com/claudebox/claudebox/paths"
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/internal/idle"
+
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 )
@@ -113,6 +115,9 @@ func (w *watch) run(stdout io.Writer, broken <-chan os.Signal, over <-chan struc
 		return err
 	}
 	fmt.Fprintln(stdout, "ready")
+	// From here it waits, for the whole session: what its start used is
+	// given back once the session has run a second.
+	time.AfterFunc(time.Second, idle.Release)
 	events := make(chan []byte)
 	failed := make(chan error, 1)
 	go func() {

@@ -376,10 +376,21 @@ func Started(dir, root string) (Start, bool) {
 	return Start{At: at, Proven: true}, true
 }
 
-// ForgetStart ends the record MarkStart began, once its audit is done.
+// ForgetStart ends the record MarkStart began, once its audit is done;
+// the record SaveSnapshot completed stays, as the next one's base.
 func ForgetStart(dir string) {
-	os.Remove(livePath(dir, ".snapshot"))
+	if os.Rename(livePath(dir, ".snapshot"), livePath(dir, ".base")) != nil {
+		os.Remove(livePath(dir, ".snapshot"))
+	}
 	os.Remove(livePath(dir, ".since"))
+}
+
+// BaseSnapshot reads the record of the project's last audited sessions'
+// start, which a new record may build on; it is never the start record
+// of another session's audit.
+func BaseSnapshot(dir string) []byte {
+	b, _ := os.ReadFile(livePath(dir, ".base"))
+	return b
 }
 
 // SweepIdle removes what sessions of the instance dir, of the project at

@@ -536,7 +536,7 @@ func (s *Session) materialize() (*os.File, error) {
 	}
 	// The first session after a supervisor was killed cleans up after it.
 	if idle, err := instance.TryLockIdle(lock); err == nil && idle {
-		s.cleanUp(dir)
+		s.cleanUp(dir, nil)
 	}
 	if err := instance.LockShared(lock); err != nil {
 		lock.Close()
@@ -554,7 +554,7 @@ func (s *Session) materialize() (*os.File, error) {
 	if err := s.fill(dir); err != nil {
 		// Its placeholders and its start go: a start left behind would
 		// date the next session's exit audit.
-		s.leave(lock)
+		s.leave(lock, nil)
 		lock.Close()
 		return nil, err
 	}

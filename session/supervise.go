@@ -19,6 +19,7 @@ import (
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/idle"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
@@ -64,7 +65,7 @@ func (s *Session) supervise() error {
 	s.noticeLeftOut()
 	files, err := s.descriptors()
 	if err != nil {
-		s.leave(lock)
+		s.leave(lock, nil)
 		return err
 	}
 	cmd := s.bwrapCmd(s.plan, files)
@@ -79,7 +80,7 @@ func (s *Session) supervise() error {
 	relay, err := pty.Attach(cmd, s.clipboard)
 	if err != nil {
 		closeAll(files)
-		s.leave(lock)
+		s.leave(lock, nil)
 		return err
 	}
 	s.startSnapshot()
@@ -89,11 +90,20 @@ func (s *Session) supervise() error {
 	closeAll(files)
 	if err != nil {
 		relay.Restore()
-		s.leave(lock)
+		s.leave(lock, nil)
 		return err
 	}
 	s.phases.done("sandbox start")
 	relay.Started()
+	// From here the supervisor waits, for the whole session: what its
+	// start used is given back once the session has run a second (a
+	// session that ends sooner is not slowed by it).
+	time.AfterFunc(time.Second, func() {
+		if s.snapshotting != nil {
+			<-s.snapshotting
+		}
+		idle.Release()
+	})
 	done := make(chan struct{})
 	go func() {
 		for {
@@ -115,15 +125,11 @@ func (s *Session) supervise() error {
 	s.sayLostSaves()
 	s.sayBlocked(os.Stderr)
 	s.phases.done("watcher stop")
-	// The record of the project's start, which the exit audit compares
-	// with, is awaited while the watcher's exit tears down the sandbox's
-	// mounts.
-	if s.snapshotting != nil {
-		<-s.snapshotting
-	}
+	// The watcher's exit, the last hold on the sandbox's mount namespace,
+	// unmounts its mounts (10-20 ms) while the exit audit reads the
+	// project; the placeholders go once they are unmounted.
+	s.leave(lock, watcher.Wait)
 	watcher.Wait()
-	s.phases.done("watcher exit")
-	s.leave(lock)
 	s.phases.done("exit audit and cleanup")
 	s.ExportInbox()
 	s.phases.done("export")
@@ -187,13 +193,15 @@ func LandlockScoping(bwrap string) (bool, string) {
 }
 
 // leave ends this session's hold on the project; if it was the last one
-// running, it cleans up what the sessions left on the host.
-func (s *Session) leave(lock *os.File) {
+// running, it cleans up what the sessions left on the host, once
+// unmounted (nil if nothing to wait for) says the sandbox's mounts are
+// gone.
+func (s *Session) leave(lock *os.File, unmounted func()) {
 	if s.snapshotting != nil {
 		<-s.snapshotting
 	}
 	if instance.Leave(lock) {
-		s.cleanUp(s.plan.Instance)
+		s.cleanUp(s.plan.Instance, unmounted)
 	}
 }
 
@@ -212,26 +220,39 @@ func (s *Session) startSnapshot() {
 	s.snapshotting = make(chan struct{})
 	go func() {
 		defer close(s.snapshotting)
-		instance.SaveSnapshot(s.plan.Instance, audit.Take(s.plan.Project.Checkout, at, s.plan.ObeyedNames).Encode())
+		// The last audited sessions' record spares reading again every
+		// directory that did not change since.
+		base, _ := audit.Decode(instance.BaseSnapshot(s.plan.Instance))
+		instance.SaveSnapshot(s.plan.Instance, audit.Take(s.plan.Project.Checkout, at, s.plan.ObeyedNames, base).Encode())
 	}()
 }
 
 // cleanUp runs, with the project's lock held exclusively, after its last
-// session: its placeholders go (but for those another project's running
-// session stands on), and the exit audit looks through the
-// project for what the sessions left that the host would run or obey.
-func (s *Session) cleanUp(dir string) {
-	instance.RemovePlaceholders(dir)
+// session: the exit audit looks through the project for what the sessions
+// left that the host would run or obey, and its placeholders go (but for
+// those another project's running session stands on) once unmounted (nil
+// if nothing to wait for) says no mount stands on them: removing a mount
+// point of a namespace still standing waits longer.
+func (s *Session) cleanUp(dir string, unmounted func()) {
+	removePlaceholders := func() {
+		if unmounted != nil {
+			unmounted()
+		}
+		instance.RemovePlaceholders(dir)
+	}
 	began, ok := instance.Started(dir, s.plan.Project.Root)
 	if !ok {
 		instance.ForgetStart(dir)
+		removePlaceholders()
 		return
 	}
 	since := began.At
 	// What stands at a placeholder's path and is no stand-in (one another
 	// project's session still stands on stays) was made during the
 	// session, maybe by the sandbox after the host removed the stand-in,
-	// so the audit looks at it.
+	// so the audit looks at it. (A stand-in is nothing to audit, and
+	// removing the placeholders removes only stand-ins, so the audit may
+	// look before they go.)
 	placeholders := map[string]bool{}
 	for _, m := range s.plan.Placeholders() {
 		placeholders[m.Dest] = true
@@ -239,9 +260,9 @@ func (s *Session) cleanUp(dir string) {
 	guarded := map[string]bool{}
 	var guards []string
 	for _, g := range s.plan.Guards {
-		standIn := instance.IsPlaceholder(g.Path)
+		standIn := placeholders[g.Path] && instance.IsPlaceholder(g.Path)
 		guarded[g.Path] = !placeholders[g.Path] || standIn
-		// A stand-in still standing is claudebox's, not the host's new file.
+		// A stand-in, made at the start, is no file the host replaced.
 		if !standIn {
 			guards = append(guards, g.Path)
 		}
@@ -251,7 +272,11 @@ func (s *Session) cleanUp(dir string) {
 	if !began.Proven {
 		guards = nil
 	}
-	if replaced := audit.Replaced(guards, since); len(replaced) > 0 {
+	replaced := audit.Replaced(guards, since)
+	start, _ := audit.Decode(instance.Snapshot(dir))
+	r := audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)
+	removePlaceholders()
+	if len(replaced) > 0 {
 		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have written each new file before it was renamed into place:")
 		for _, p := range replaced {
 			printable.Say(os.Stderr, "  %s", mount.Quote(p))
@@ -259,8 +284,6 @@ func (s *Session) cleanUp(dir string) {
 		printable.Say(os.Stderr, "hint: if you made the change (git config, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
 	}
 	root := s.plan.Project.Checkout
-	start, _ := audit.Decode(instance.Snapshot(dir))
-	r := audit.Scan(root, since, guarded, start, s.plan.ObeyedNames)
 	for _, p := range r.NotExamined {
 		printable.Say(os.Stderr, "claudebox: the exit audit did not examine %s", p)
 	}

@@ -29,7 +29,7 @@ func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, e
 		return nil, "", err
 	}
 	defer lock.Close()
-	defer s.leave(lock)
+	defer s.leave(lock, nil)
 	for _, command := range commands {
 		plan := s.plan
 		plan.Command = command

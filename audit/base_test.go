@@ -1,0 +1,86 @@
+package audit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// TestTakeFromBase: a record built on an earlier one is the record a walk
+// of the whole tree makes, whatever the host changed in between: a
+// directory that held nothing to judge gains a .claude, one is replaced by
+// another of the same name, one is renamed into place. Without the check
+// that a reused listing's directory is older than the earlier record, the
+// new record keeps b's empty listing and the audit never looks into b, so
+// the hooks the session then writes into b/.claude pass.
+func TestTakeFromBase(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"a/b/main.go", "c/d/main.go", "e/f/main.go", "g/.envrc", "h/x.go"} {
+		write(t, filepath.Join(root, p))
+	}
+	base := Take(root, mark(t, t.TempDir()), nil, nil)
+	// The host, between sessions.
+	write(t, filepath.Join(root, "a", "b", ".claude", "settings.json"))
+	must(t, os.RemoveAll(filepath.Join(root, "c", "d")))
+	write(t, filepath.Join(root, "c", "d", ".envrc"))
+	must(t, os.Rename(filepath.Join(root, "e", "f"), filepath.Join(root, "h", "f")))
+	write(t, filepath.Join(root, "h", "f", ".mcp.json"))
+	since := mark(t, t.TempDir())
+	fresh, built := Take(root, since, nil, nil), Take(root, since, nil, base)
+	if !reflect.DeepEqual(fresh, built) {
+		t.Errorf("the record built on an earlier one differs from a fresh one:\n%+v\n%+v", built, fresh)
+	}
+	// The session.
+	write(t, filepath.Join(root, "a", "b", ".claude", "settings.json"))
+	r := Scan(root, since, nil, built, nil)
+	if !slices.Contains(r.Found, filepath.Join(root, "a", "b", ".claude", "settings.json")) {
+		t.Errorf("the hooks written in place passed the audit: %q", r.Found)
+	}
+}
+
+// TestScanIndexInPlace: a nested repository whose git directory holds
+// nothing the walk judges (no config, no hooks) still has its index
+// compared: the session rewrote it in place, which leaves the directory's
+// status as it was.
+func TestScanIndexInPlace(t *testing.T) {
+	root := t.TempDir()
+	sub := filepath.Join(root, "sub")
+	git := func(args ...string) {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir = sub
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	write(t, filepath.Join(sub, "package.json"))
+	git("init", "-q")
+	git("add", "package.json")
+	index := filepath.Join(sub, ".git", "index")
+	plain, err := os.ReadFile(index)
+	must(t, err)
+	git("update-index", "--skip-worktree", "package.json")
+	hidden, err := os.ReadFile(index)
+	must(t, err)
+	must(t, os.WriteFile(index, plain, 0o644))
+	for _, p := range []string{"config", "hooks", "info", "description"} {
+		must(t, os.RemoveAll(filepath.Join(sub, ".git", p)))
+	}
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	if l := start.Listings["sub/.git"]; len(l.Entries) != 0 {
+		t.Fatalf("the git directory's listing is not empty: %v", l.Entries)
+	}
+	f, err := os.OpenFile(index, os.O_WRONLY|os.O_TRUNC, 0)
+	must(t, err)
+	_, err = f.Write(hidden)
+	must(t, err)
+	must(t, f.Close())
+	if r := Scan(root, since, nil, start, nil); len(r.Hidden) != 1 || r.Hidden[0].Path != "package.json" {
+		t.Errorf("the index rewritten in place was not compared: %+v", r)
+	}
+}
