@@ -65,6 +65,9 @@ func TestScan(t *testing.T) {
 		".husky/pre-commit":                      true,
 		"lefthook.yml":                           true,
 		"frontend/.vscode/tasks.json":            true,
+		"web/.kiro/hooks/lint.kiro.hook":         true, // an AI tool's hook
+		"web/.roo/mcp.json":                      true,
+		"web/opencode.json":                      true,
 		"src/other.go":                           false, // project content
 		"sub/.git/objects/ab/cdef":               false,
 		"node_modules/x/.npmrc":                  false, // dependencies
