@@ -105,6 +105,10 @@ func TestCollect(t *testing.T) {
 	// anew at the gone one's path.
 	goneStart := filepath.Join(state, "live", filepath.Base(gone)+".since")
 	must(t, os.WriteFile(goneStart, nil, 0o600))
+	// And its last audited session's record, which a record of a project
+	// made anew there would build on.
+	goneBase := filepath.Join(state, "live", filepath.Base(gone)+".base")
+	must(t, os.WriteFile(goneBase, nil, 0o600))
 
 	before, outsideBefore := snapshot(t, state), snapshot(t, outside)
 	dry := collect(t, state, true)
@@ -150,6 +154,9 @@ func TestCollect(t *testing.T) {
 	}
 	if _, err := os.Lstat(goneStart); err == nil {
 		t.Error("the gone instance's start record is still there")
+	}
+	if _, err := os.Lstat(goneBase); err == nil {
+		t.Error("the gone instance's last audited record is still there")
 	}
 }
 

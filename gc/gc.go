@@ -294,7 +294,7 @@ func remove(projects string, inst Instance, dryRun bool) (bool, error) {
 	instance.RemovePlaceholders(inst.Dir)
 	// The project is gone: a start left by a killed session would date
 	// the first session of a project made anew at its path.
-	instance.ForgetStart(inst.Dir)
+	instance.ForgetProject(inst.Dir)
 	if err := trashAndRemove(projects, inst.Hash); err != nil {
 		return true, err
 	}

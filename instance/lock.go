@@ -385,6 +385,15 @@ func ForgetStart(dir string) {
 	os.Remove(livePath(dir, ".since"))
 }
 
+// ForgetProject removes every record of the project's sessions' starts,
+// the last audited one too: the project is gone, and one made anew at its
+// path is another.
+func ForgetProject(dir string) {
+	for _, ext := range []string{".since", ".snapshot", ".base"} {
+		os.Remove(livePath(dir, ext))
+	}
+}
+
 // BaseSnapshot reads the record of the project's last audited sessions'
 // start, which a new record may build on; it is never the start record
 // of another session's audit.
