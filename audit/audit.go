@@ -103,19 +103,18 @@ type Snapshot struct {
 	// Obeyed are the names Take judged as host-run wherever they stand;
 	// its listings hold no other's entries.
 	Obeyed []string
-	// Since is the moment Take was given: a listing here is what its
-	// directory holds for as long as the directory's status is older.
-	Since time.Time
 	// Root and Dev are the tree's top and its filesystem.
 	Root string
 	Dev  uint64
 }
 
 // Listing is what the walk judged or went into in a directory of inode
-// Ino, walked in mode Mode.
+// Ino, walked in mode Mode, read while its status change was Ctime
+// (nanoseconds): it is what the directory holds for as long as that stays.
 type Listing struct {
 	Ino     uint64
 	Mode    mode
+	Ctime   int64
 	Entries []Entry
 }
 
@@ -147,10 +146,10 @@ func Decode(b []byte) (*Snapshot, error) {
 // host's gemini loads). It may run while the session starts: what changed
 // at or after since is not recorded, so it counts as changed at the end.
 // A directory whose listing base (an earlier record, or nil) holds and
-// whose status did not change since base was taken is not read again: its
-// entries are those (so a large tree costs its directories, not its files).
+// whose status is still the one base read is not read again: its entries
+// are those (so a large tree costs its directories, not its files).
 func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapshot {
-	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed, Since: since, Root: root}}
+	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed, Root: root}}
 	w.walk()
 	return w.take
 }
@@ -263,7 +262,7 @@ func (w *walker) dir(n node, depth int) {
 			}
 		}
 		if w.take != nil && n.inPlace && n.unchanged {
-			w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Entries: listed}
+			w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Ctime: n.ctime.UnixNano(), Entries: listed}
 		}
 		return
 	}
@@ -290,7 +289,7 @@ func (w *walker) dir(n node, depth int) {
 		}
 		if err == io.EOF || len(batch) == 0 {
 			if w.take != nil && n.inPlace && n.unchanged {
-				w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Entries: listed}
+				w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Ctime: n.ctime.UnixNano(), Entries: listed}
 			}
 			return
 		}
@@ -305,20 +304,18 @@ func (w *walker) dir(n node, depth int) {
 // its status changed at ctime) when its entries are known without reading
 // it (and the same names are judged): at the end, the start's, for a
 // directory unchanged since the start; for the record, an earlier
-// record's, for one unchanged since that record was taken (any change to
-// a directory's entries changes its status).
+// record's, for one whose status is still the one it read (any change to
+// a directory's entries changes its status). Not "older than that record":
+// between sessions the clock may have stepped back (NTP setting right a
+// clock that ran ahead), and what the host changed then is older.
 func (w *walker) known(rel string, ino uint64, m mode, ctime time.Time) (Listing, bool) {
-	for _, s := range []struct {
-		record *Snapshot
-		since  time.Time
-	}{{w.start, w.since}, {w.base, time.Time{}}} {
-		if s.record == nil || !slices.Equal(s.record.Obeyed, w.obeyed) {
-			continue
+	if w.start != nil && slices.Equal(w.start.Obeyed, w.obeyed) {
+		if l, ok := w.start.Listings[rel]; ok && l.Ino == ino && l.Mode == m && ctime.Before(w.since) {
+			return l, true
 		}
-		if s.record == w.base {
-			s.since = w.base.Since
-		}
-		if l, ok := s.record.Listings[rel]; ok && l.Ino == ino && l.Mode == m && ctime.Before(s.since) {
+	}
+	if w.base != nil && slices.Equal(w.base.Obeyed, w.obeyed) {
+		if l, ok := w.base.Listings[rel]; ok && l.Ino == ino && l.Mode == m && l.Ctime == ctime.UnixNano() {
 			return l, true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestTakeFromBase: a record built on an earlier one is the record a walk
@@ -82,5 +83,30 @@ func TestScanIndexInPlace(t *testing.T) {
 	must(t, f.Close())
 	if r := Scan(root, since, nil, start, nil); len(r.Hidden) != 1 || r.Hidden[0].Path != "package.json" {
 		t.Errorf("the index rewritten in place was not compared: %+v", r)
+	}
+}
+
+// TestTakeFromBaseClockStep: the clock stepped back between sessions (NTP
+// at boot setting right a clock that ran ahead, as a dual boot's local-time
+// RTC leaves it), so what the host changed after the last audited record
+// has a status older than when that record was taken. The user adds Claude
+// Code's local settings beside theirs; the session then writes a hook into
+// them in place, which changes neither .claude nor a/b. Were .claude's old
+// listing reused because its status is older than the record, the audit
+// would never look at settings.local.json.
+func TestTakeFromBaseClockStep(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "a", "b", ".claude", "settings.json"))
+	// The record taken while the clock ran an hour ahead.
+	base := Take(root, time.Now().Add(time.Hour), nil, nil)
+	// The host, between sessions, once the clock was set right.
+	local := filepath.Join(root, "a", "b", ".claude", "settings.local.json")
+	write(t, local)
+	since := mark(t, t.TempDir())
+	built := Take(root, since, nil, base)
+	// The session.
+	write(t, local)
+	if r := Scan(root, since, nil, built, nil); !slices.Contains(r.Found, local) {
+		t.Errorf("the hook written in place passed the audit: %q", r.Found)
 	}
 }
