@@ -15,6 +15,7 @@ package audit
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -106,6 +107,9 @@ type Snapshot struct {
 	// Root and Dev are the tree's top and its filesystem.
 	Root string
 	Dev  uint64
+	// Rules are the names the walk judged (a digest): a listing made under
+	// others (another claudebox's) lacks what these judge.
+	Rules [sha256.Size]byte
 }
 
 // Listing is what the walk judged or went into in a directory of inode
@@ -149,7 +153,7 @@ func Decode(b []byte) (*Snapshot, error) {
 // whose status is still the one base read is not read again: its entries
 // are those (so a large tree costs its directories, not its files).
 func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapshot {
-	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed, Root: root}}
+	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed, Root: root, Rules: rules()}}
 	w.walk()
 	return w.take
 }
@@ -236,7 +240,7 @@ func (w *walker) walk() {
 	}
 	if w.take != nil {
 		w.take.Dev = st.Dev
-		if w.base != nil && (w.base.Root != w.root || w.base.Dev != st.Dev) {
+		if w.base != nil && (w.base.Root != w.root || w.base.Dev != st.Dev || w.base.Rules != w.take.Rules) {
 			w.base = nil
 		}
 	}
@@ -709,6 +713,11 @@ func Replaced(guarded []string, since time.Time) []string {
 		}
 	}
 	return out
+}
+
+// rules digests the names the walk judges, and how.
+func rules() [sha256.Size]byte {
+	return sha256.Sum256(fmt.Append(nil, hostRunDirs, hostRunFiles, hostRunPrefixes, gitRunNames, gitWalked, skipDirs))
 }
 
 func hasPrefix(name string) bool {

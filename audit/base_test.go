@@ -110,3 +110,26 @@ func TestTakeFromBaseClockStep(t *testing.T) {
 		t.Errorf("the hook written in place passed the audit: %q", r.Found)
 	}
 }
+
+// TestTakeFromBaseOtherRules: the last audited record was made by a
+// claudebox that did not judge a name this one does (a tool's file added
+// to the list since), so its listing of a holds nothing, though a holds
+// that file. The session writes into the file in place, which leaves a's
+// status as it was; were the old listing reused, a would not even be
+// opened.
+func TestTakeFromBaseOtherRules(t *testing.T) {
+	root := t.TempDir()
+	tool := filepath.Join(root, "a", ".newtoolrc")
+	write(t, tool)
+	base := Take(root, mark(t, t.TempDir()), nil, nil)
+	// The upgrade, between sessions.
+	hostRunFiles[".newtoolrc"] = true
+	defer delete(hostRunFiles, ".newtoolrc")
+	since := mark(t, t.TempDir())
+	built := Take(root, since, nil, base)
+	// The session.
+	write(t, tool)
+	if r := Scan(root, since, nil, built, nil); !slices.Contains(r.Found, tool) {
+		t.Errorf("the file written in place passed the audit: %q", r.Found)
+	}
+}
