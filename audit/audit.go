@@ -185,7 +185,9 @@ type Report struct {
 // session); files named as in obeyed are host-run at any depth, as for
 // Take. It never follows a symlink, nor leaves root.
 func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot, obeyed []string) Report {
-	if start == nil {
+	// A record made under other rules (by another claudebox, whose
+	// supervisor was killed) lacks what these judge: it is none.
+	if start == nil || start.Rules != rules() {
 		start = &Snapshot{}
 	}
 	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed}

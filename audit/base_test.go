@@ -133,3 +133,21 @@ func TestTakeFromBaseOtherRules(t *testing.T) {
 		t.Errorf("the file written in place passed the audit: %q", r.Found)
 	}
 }
+
+// TestScanStartOtherRules: the start record was made by a claudebox that
+// did not judge a name this one does, and this one audits (its supervisor
+// was killed; the next launch, upgraded since, audits what it left). Were
+// its listing of a, which holds nothing, trusted, a would not be opened.
+func TestScanStartOtherRules(t *testing.T) {
+	root := t.TempDir()
+	tool := filepath.Join(root, "a", ".newtoolrc")
+	write(t, tool)
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	write(t, tool)
+	hostRunFiles[".newtoolrc"] = true
+	defer delete(hostRunFiles, ".newtoolrc")
+	if r := Scan(root, since, nil, start, nil); !slices.Contains(r.Found, tool) {
+		t.Errorf("the file written in place passed the audit: %q", r.Found)
+	}
+}
