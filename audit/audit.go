@@ -186,8 +186,10 @@ type Report struct {
 // Take. It never follows a symlink, nor leaves root.
 func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot, obeyed []string) Report {
 	// A record made under other rules (by another claudebox, whose
-	// supervisor was killed) lacks what these judge: it is none.
-	if start == nil || start.Rules != rules() {
+	// supervisor was killed) lacks what these judge, and one of another
+	// tree (another checkout of the project) says nothing of this one:
+	// either is none.
+	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
 	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed}

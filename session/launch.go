@@ -550,6 +550,10 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
+	if err := instance.AddCheckout(dir, s.plan.Project.Checkout); err != nil {
+		lock.Close()
+		return nil, err
+	}
 	if err := s.fill(dir); err != nil {
 		lock.Close()
 		return nil, err

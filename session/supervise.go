@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -266,7 +267,19 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	}
 	replaced := audit.Replaced(guards, since)
 	start, _ := audit.Decode(instance.Snapshot(dir))
-	r := audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)
+	reports := map[string]audit.Report{s.plan.Project.Checkout: audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)}
+	// The other checkouts the project's sessions wrote (its repository's
+	// linked worktrees), whose plans this session does not have: their
+	// stand-ins are all it knows is no one's write.
+	standIns := map[string]bool{}
+	for _, p := range instance.Placeholders(dir) {
+		standIns[p] = instance.IsPlaceholder(p)
+	}
+	for _, c := range instance.Checkouts(dir) {
+		if _, ok := reports[c]; !ok {
+			reports[c] = audit.Scan(c, since, standIns, start, s.plan.ObeyedNames)
+		}
+	}
 	removePlaceholders()
 	if len(replaced) > 0 {
 		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have written each new file before it was renamed into place:")
@@ -275,7 +288,15 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 		}
 		printable.Say(os.Stderr, "hint: if you made the change (git config, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
 	}
-	root := s.plan.Project.Checkout
+	for _, root := range slices.Sorted(maps.Keys(reports)) {
+		s.report(root, dir, reports[root])
+	}
+	instance.ForgetStart(dir)
+}
+
+// report says what the exit audit found in the checkout root, and moves
+// aside what it found.
+func (s *Session) report(root, dir string, r audit.Report) {
 	for _, p := range r.NotExamined {
 		printable.Say(os.Stderr, "claudebox: the exit audit did not examine %s", p)
 	}
@@ -294,7 +315,6 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 		}
 		printable.Say(os.Stderr, "hint: read what each now holds before you run anything in the project")
 	}
-	instance.ForgetStart(dir)
 }
 
 // reportFindings moves what the exit audit found aside, into claudebox's

@@ -1,0 +1,46 @@
+package instance
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// AddCheckout records that a session of the instance dir binds checkout
+// read-write: a repository's linked worktrees are one project, whose exit
+// audit the session that leaves last runs, in whichever checkout it was.
+func AddCheckout(dir, checkout string) error {
+	f, err := os.OpenFile(livePath(dir, ".checkouts"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	// NUL ends each: a path holds anything but that.
+	_, err = f.WriteString(checkout + "\x00")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Checkouts are the checkouts AddCheckout recorded since the instance's
+// sessions began, once each.
+func Checkouts(dir string) []string {
+	b, _ := os.ReadFile(livePath(dir, ".checkouts"))
+	var out []string
+	for _, p := range strings.Split(string(b), "\x00") {
+		if filepath.IsAbs(p) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Placeholders are the paths the instance's placeholder record names.
+func Placeholders(dir string) []string {
+	live, name := filepath.Split(livePath(dir, ".placeholders"))
+	paths, _ := readRecord(live, name)
+	return paths
+}
