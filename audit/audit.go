@@ -231,7 +231,9 @@ type node struct {
 }
 
 func (w *walker) walk() {
-	fd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	// A symlink at the top (one the sandbox made, where the host looks
+	// for a directory) is never followed.
+	fd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		w.notExamined(w.root, err.Error())
 		return

@@ -151,3 +151,17 @@ func TestScanStartOtherRules(t *testing.T) {
 		t.Errorf("the file written in place passed the audit: %q", r.Found)
 	}
 }
+
+// TestScanRootSymlink: a symlink where the audit's top should be (one the
+// sandbox made in the repository's git directory, swapped in after the
+// host looked) is not followed: what it leads to is no tree of the
+// project's, and the user's own files there are not moved aside.
+func TestScanRootSymlink(t *testing.T) {
+	dir := t.TempDir()
+	since := mark(t, t.TempDir())
+	write(t, filepath.Join(dir, "elsewhere", ".envrc"))
+	must(t, os.Symlink("elsewhere", filepath.Join(dir, "modules")))
+	if r := Scan(filepath.Join(dir, "modules"), since, nil, nil, nil); len(r.Found) != 0 || len(r.NotExamined) != 1 {
+		t.Errorf("the audit followed the symlink at its top: %+v", r)
+	}
+}

@@ -9,26 +9,27 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// AddCheckout records that a session of the instance dir binds checkout
-// read-write: a repository's linked worktrees are one project, whose exit
-// audit the session that leaves last runs, in whichever checkout it was.
-func AddCheckout(dir, checkout string) error {
-	f, err := os.OpenFile(livePath(dir, ".checkouts"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+// AddAuditRoot records a tree a session of the instance dir writes, for
+// the exit audit to look through: a repository's linked worktrees are one
+// project, whose audit the session that leaves last runs, in whichever
+// checkout it was.
+func AddAuditRoot(dir, root string) error {
+	f, err := os.OpenFile(livePath(dir, ".audit"), os.O_WRONLY|os.O_APPEND|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}
 	// NUL ends each: a path holds anything but that.
-	_, err = f.WriteString(checkout + "\x00")
+	_, err = f.WriteString(root + "\x00")
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-// Checkouts are the checkouts AddCheckout recorded since the instance's
+// AuditRoots are the trees AddAuditRoot recorded since the instance's
 // sessions began, once each.
-func Checkouts(dir string) []string {
-	b, _ := os.ReadFile(livePath(dir, ".checkouts"))
+func AuditRoots(dir string) []string {
+	b, _ := os.ReadFile(livePath(dir, ".audit"))
 	var out []string
 	for _, p := range strings.Split(string(b), "\x00") {
 		if filepath.IsAbs(p) && !slices.Contains(out, p) {

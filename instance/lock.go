@@ -329,7 +329,7 @@ func ForgetStart(dir string) {
 	if os.Rename(livePath(dir, ".snapshot"), livePath(dir, ".base")) != nil {
 		os.Remove(livePath(dir, ".snapshot"))
 	}
-	os.Remove(livePath(dir, ".checkouts"))
+	os.Remove(livePath(dir, ".audit"))
 	os.Remove(livePath(dir, ".since"))
 }
 

@@ -550,7 +550,7 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
-	if err := instance.AddCheckout(dir, s.plan.Project.Checkout); err != nil {
+	if err := s.addAuditRoots(dir); err != nil {
 		lock.Close()
 		return nil, err
 	}

@@ -268,16 +268,29 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	replaced := audit.Replaced(guards, since)
 	start, _ := audit.Decode(instance.Snapshot(dir))
 	reports := map[string]audit.Report{s.plan.Project.Checkout: audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)}
-	// The other checkouts the project's sessions wrote (its repository's
-	// linked worktrees), whose plans this session does not have: their
-	// stand-ins are all it knows is no one's write.
-	standIns := map[string]bool{}
+	// The other trees the project's sessions wrote (its repository's
+	// linked worktrees, their git directory's submodules): what this
+	// session guarded in the repository's git directory every session of
+	// it did, and the stand-ins are no one's write.
+	others := maps.Clone(guarded)
 	for _, p := range instance.Placeholders(dir) {
-		standIns[p] = instance.IsPlaceholder(p)
+		others[p] = others[p] || instance.IsPlaceholder(p)
 	}
-	for _, c := range instance.Checkouts(dir) {
-		if _, ok := reports[c]; !ok {
-			reports[c] = audit.Scan(c, since, standIns, start, s.plan.ObeyedNames)
+	var strays []string
+	for _, c := range instance.AuditRoots(dir) {
+		if _, ok := reports[c]; ok {
+			continue
+		}
+		var st unix.Stat_t
+		switch err := unix.Lstat(c, &st); {
+		case errors.Is(err, unix.ENOENT):
+		case err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR:
+			// A symlink where the host's git looks for a directory (its
+			// submodules' git directories) leads it wherever the
+			// sandbox chose.
+			strays = append(strays, c)
+		default:
+			reports[c] = audit.Scan(c, since, others, start, s.plan.ObeyedNames)
 		}
 	}
 	removePlaceholders()
@@ -290,6 +303,9 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	}
 	for _, root := range slices.Sorted(maps.Keys(reports)) {
 		s.report(root, dir, reports[root])
+	}
+	for _, p := range strays {
+		s.reportFindings(filepath.Dir(p), dir, []string{p})
 	}
 	instance.ForgetStart(dir)
 }
