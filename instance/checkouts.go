@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/internal/atomicfile"
 )
 
 // AddAuditRoot records a tree a session of the instance dir writes, for
@@ -44,4 +46,21 @@ func Placeholders(dir string) []string {
 	live, name := filepath.Split(livePath(dir, ".placeholders"))
 	paths, _ := readRecord(live, name)
 	return paths
+}
+
+// RecordGuards records, for the first session of the instance dir, the
+// paths its guards stand on: they stand from the sessions' start, where a
+// later session's guard may stand on what an earlier one wrote.
+func RecordGuards(dir string, paths []string) error {
+	return atomicfile.Write(livePath(dir, ".guards"), []byte(strings.Join(paths, "\x00")), 0o600)
+}
+
+// FirstGuards are the paths RecordGuards recorded.
+func FirstGuards(dir string) map[string]bool {
+	b, _ := os.ReadFile(livePath(dir, ".guards"))
+	guards := map[string]bool{}
+	for _, p := range strings.Split(string(b), "\x00") {
+		guards[p] = filepath.IsAbs(p)
+	}
+	return guards
 }

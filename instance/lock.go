@@ -330,6 +330,7 @@ func ForgetStart(dir string) {
 		os.Remove(livePath(dir, ".snapshot"))
 	}
 	os.Remove(livePath(dir, ".audit"))
+	os.Remove(livePath(dir, ".guards"))
 	os.Remove(livePath(dir, ".since"))
 }
 

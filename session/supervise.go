@@ -255,11 +255,15 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	for _, m := range s.plan.Placeholders() {
 		placeholders[m.Dest] = true
 	}
+	// A guard vouches for what it stands on only if one stood there from
+	// the sessions' start: a later session's may stand on what an
+	// earlier one wrote (a .claude a level down it found and guarded).
+	firstGuards := instance.FirstGuards(dir)
 	guarded := map[string]bool{}
 	var guards []string
 	for _, g := range s.plan.Guards {
 		standIn := placeholders[g.Path] && instance.IsPlaceholder(g.Path)
-		guarded[g.Path] = !placeholders[g.Path] || standIn
+		guarded[g.Path] = standIn || !placeholders[g.Path] && firstGuards[g.Path]
 		// A stand-in, made at the start, is no file the host replaced.
 		if !standIn {
 			guards = append(guards, g.Path)
