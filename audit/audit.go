@@ -15,6 +15,7 @@ package audit
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -110,19 +111,21 @@ type Snapshot struct {
 	// Obeyed are the names Take judged as host-run wherever they stand;
 	// its listings hold no other's entries.
 	Obeyed []string
-	// Since is the moment Take was given: a listing here is what its
-	// directory holds for as long as the directory's status is older.
-	Since time.Time
 	// Root and Dev are the tree's top and its filesystem.
 	Root string
 	Dev  uint64
+	// Rules are the names the walk judged (a digest): a listing made under
+	// others (another claudebox's) lacks what these judge.
+	Rules [sha256.Size]byte
 }
 
 // Listing is what the walk judged or went into in a directory of inode
-// Ino, walked in mode Mode.
+// Ino, walked in mode Mode, read while its status change was Ctime
+// (nanoseconds): it is what the directory holds for as long as that stays.
 type Listing struct {
 	Ino     uint64
 	Mode    mode
+	Ctime   int64
 	Entries []Entry
 }
 
@@ -154,10 +157,10 @@ func Decode(b []byte) (*Snapshot, error) {
 // host's gemini loads). It may run while the session starts: what changed
 // at or after since is not recorded, so it counts as changed at the end.
 // A directory whose listing base (an earlier record, or nil) holds and
-// whose status did not change since base was taken is not read again: its
-// entries are those (so a large tree costs its directories, not its files).
+// whose status is still the one base read is not read again: its entries
+// are those (so a large tree costs its directories, not its files).
 func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapshot {
-	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed, Since: since, Root: root}}
+	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed, Root: root, Rules: rules()}}
 	w.walk()
 	return w.take
 }
@@ -189,7 +192,11 @@ type Report struct {
 // session); files named as in obeyed are host-run at any depth, as for
 // Take. It never follows a symlink, nor leaves root.
 func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot, obeyed []string) Report {
-	if start == nil {
+	// A record made under other rules (by another claudebox, whose
+	// supervisor was killed) lacks what these judge, and one of another
+	// tree (another checkout of the project) says nothing of this one:
+	// either is none.
+	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
 	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed}
@@ -233,7 +240,9 @@ type node struct {
 }
 
 func (w *walker) walk() {
-	fd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	// A symlink at the top (one the sandbox made, where the host looks
+	// for a directory) is never followed.
+	fd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	if err != nil {
 		w.notExamined(w.root, err.Error())
 		return
@@ -246,7 +255,7 @@ func (w *walker) walk() {
 	}
 	if w.take != nil {
 		w.take.Dev = st.Dev
-		if w.base != nil && (w.base.Root != w.root || w.base.Dev != st.Dev) {
+		if w.base != nil && (w.base.Root != w.root || w.base.Dev != st.Dev || w.base.Rules != w.take.Rules) {
 			w.base = nil
 		}
 	}
@@ -272,7 +281,7 @@ func (w *walker) dir(n node, depth int) {
 			}
 		}
 		if w.take != nil && n.inPlace && n.unchanged {
-			w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Entries: listed}
+			w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Ctime: n.ctime.UnixNano(), Entries: listed}
 		}
 		return
 	}
@@ -299,7 +308,7 @@ func (w *walker) dir(n node, depth int) {
 		}
 		if err == io.EOF || len(batch) == 0 {
 			if w.take != nil && n.inPlace && n.unchanged {
-				w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Entries: listed}
+				w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Ctime: n.ctime.UnixNano(), Entries: listed}
 			}
 			return
 		}
@@ -314,20 +323,18 @@ func (w *walker) dir(n node, depth int) {
 // its status changed at ctime) when its entries are known without reading
 // it (and the same names are judged): at the end, the start's, for a
 // directory unchanged since the start; for the record, an earlier
-// record's, for one unchanged since that record was taken (any change to
-// a directory's entries changes its status).
+// record's, for one whose status is still the one it read (any change to
+// a directory's entries changes its status). Not "older than that record":
+// between sessions the clock may have stepped back (NTP setting right a
+// clock that ran ahead), and what the host changed then is older.
 func (w *walker) known(rel string, ino uint64, m mode, ctime time.Time) (Listing, bool) {
-	for _, s := range []struct {
-		record *Snapshot
-		since  time.Time
-	}{{w.start, w.since}, {w.base, time.Time{}}} {
-		if s.record == nil || !slices.Equal(s.record.Obeyed, w.obeyed) {
-			continue
+	if w.start != nil && slices.Equal(w.start.Obeyed, w.obeyed) {
+		if l, ok := w.start.Listings[rel]; ok && l.Ino == ino && l.Mode == m && ctime.Before(w.since) {
+			return l, true
 		}
-		if s.record == w.base {
-			s.since = w.base.Since
-		}
-		if l, ok := s.record.Listings[rel]; ok && l.Ino == ino && l.Mode == m && ctime.Before(s.since) {
+	}
+	if w.base != nil && slices.Equal(w.base.Obeyed, w.obeyed) {
+		if l, ok := w.base.Listings[rel]; ok && l.Ino == ino && l.Mode == m && l.Ctime == ctime.UnixNano() {
 			return l, true
 		}
 	}
@@ -860,6 +867,11 @@ func Replaced(guarded []string, since time.Time) []string {
 		}
 	}
 	return out
+}
+
+// rules digests the names the walk judges, and how.
+func rules() [sha256.Size]byte {
+	return sha256.Sum256(fmt.Append(nil, hostRunDirs, hostRunFiles, hostRunPrefixes, gitRunNames, gitWalked, skipDirs))
 }
 
 func hasPrefix(name string) bool {

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestTakeFromBase: a record built on an earlier one is the record a walk
@@ -82,5 +83,85 @@ func TestScanIndexInPlace(t *testing.T) {
 	must(t, f.Close())
 	if r := Scan(root, since, nil, start, nil); len(r.Hidden) != 1 || r.Hidden[0].Path != "package.json" {
 		t.Errorf("the index rewritten in place was not compared: %+v", r)
+	}
+}
+
+// TestTakeFromBaseClockStep: the clock stepped back between sessions (NTP
+// at boot setting right a clock that ran ahead, as a dual boot's local-time
+// RTC leaves it), so what the host changed after the last audited record
+// has a status older than when that record was taken. The user adds Claude
+// Code's local settings beside theirs; the session then writes a hook into
+// them in place, which changes neither .claude nor a/b. Were .claude's old
+// listing reused because its status is older than the record, the audit
+// would never look at settings.local.json.
+func TestTakeFromBaseClockStep(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "a", "b", ".claude", "settings.json"))
+	// The record taken while the clock ran an hour ahead.
+	base := Take(root, time.Now().Add(time.Hour), nil, nil)
+	// The host, between sessions, once the clock was set right.
+	local := filepath.Join(root, "a", "b", ".claude", "settings.local.json")
+	write(t, local)
+	since := mark(t, t.TempDir())
+	built := Take(root, since, nil, base)
+	// The session.
+	write(t, local)
+	if r := Scan(root, since, nil, built, nil); !slices.Contains(r.Found, local) {
+		t.Errorf("the hook written in place passed the audit: %q", r.Found)
+	}
+}
+
+// TestTakeFromBaseOtherRules: the last audited record was made by a
+// claudebox that did not judge a name this one does (a tool's file added
+// to the list since), so its listing of a holds nothing, though a holds
+// that file. The session writes into the file in place, which leaves a's
+// status as it was; were the old listing reused, a would not even be
+// opened.
+func TestTakeFromBaseOtherRules(t *testing.T) {
+	root := t.TempDir()
+	tool := filepath.Join(root, "a", ".newtoolrc")
+	write(t, tool)
+	base := Take(root, mark(t, t.TempDir()), nil, nil)
+	// The upgrade, between sessions.
+	hostRunFiles[".newtoolrc"] = true
+	defer delete(hostRunFiles, ".newtoolrc")
+	since := mark(t, t.TempDir())
+	built := Take(root, since, nil, base)
+	// The session.
+	write(t, tool)
+	if r := Scan(root, since, nil, built, nil); !slices.Contains(r.Found, tool) {
+		t.Errorf("the file written in place passed the audit: %q", r.Found)
+	}
+}
+
+// TestScanStartOtherRules: the start record was made by a claudebox that
+// did not judge a name this one does, and this one audits (its supervisor
+// was killed; the next launch, upgraded since, audits what it left). Were
+// its listing of a, which holds nothing, trusted, a would not be opened.
+func TestScanStartOtherRules(t *testing.T) {
+	root := t.TempDir()
+	tool := filepath.Join(root, "a", ".newtoolrc")
+	write(t, tool)
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	write(t, tool)
+	hostRunFiles[".newtoolrc"] = true
+	defer delete(hostRunFiles, ".newtoolrc")
+	if r := Scan(root, since, nil, start, nil); !slices.Contains(r.Found, tool) {
+		t.Errorf("the file written in place passed the audit: %q", r.Found)
+	}
+}
+
+// TestScanRootSymlink: a symlink where the audit's top should be (one the
+// sandbox made in the repository's git directory, swapped in after the
+// host looked) is not followed: what it leads to is no tree of the
+// project's, and the user's own files there are not moved aside.
+func TestScanRootSymlink(t *testing.T) {
+	dir := t.TempDir()
+	since := mark(t, t.TempDir())
+	write(t, filepath.Join(dir, "elsewhere", ".envrc"))
+	must(t, os.Symlink("elsewhere", filepath.Join(dir, "modules")))
+	if r := Scan(filepath.Join(dir, "modules"), since, nil, nil, nil); len(r.Found) != 0 || len(r.NotExamined) != 1 {
+		t.Errorf("the audit followed the symlink at its top: %+v", r)
 	}
 }

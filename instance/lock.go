@@ -382,6 +382,8 @@ func ForgetStart(dir string) {
 	if os.Rename(livePath(dir, ".snapshot"), livePath(dir, ".base")) != nil {
 		os.Remove(livePath(dir, ".snapshot"))
 	}
+	os.Remove(livePath(dir, ".audit"))
+	os.Remove(livePath(dir, ".guards"))
 	os.Remove(livePath(dir, ".since"))
 }
 

@@ -551,6 +551,10 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
+	if err := s.addAuditRoots(dir); err != nil {
+		lock.Close()
+		return nil, err
+	}
 	if err := s.fill(dir); err != nil {
 		// Its placeholders and its start go: a start left behind would
 		// date the next session's exit audit.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -257,11 +258,15 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	for _, m := range s.plan.Placeholders() {
 		placeholders[m.Dest] = true
 	}
+	// A guard vouches for what it stands on only if one stood there from
+	// the sessions' start: a later session's may stand on what an
+	// earlier one wrote (a .claude a level down it found and guarded).
+	firstGuards := instance.FirstGuards(dir)
 	guarded := map[string]bool{}
 	var guards []string
 	for _, g := range s.plan.Guards {
 		standIn := placeholders[g.Path] && instance.IsPlaceholder(g.Path)
-		guarded[g.Path] = !placeholders[g.Path] || standIn
+		guarded[g.Path] = standIn || !placeholders[g.Path] && firstGuards[g.Path]
 		// A stand-in, made at the start, is no file the host replaced.
 		if !standIn {
 			guards = append(guards, g.Path)
@@ -274,7 +279,32 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	}
 	replaced := audit.Replaced(guards, since)
 	start, _ := audit.Decode(instance.Snapshot(dir))
-	r := audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)
+	reports := map[string]audit.Report{s.plan.Project.Checkout: audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)}
+	// The other trees the project's sessions wrote (its repository's
+	// linked worktrees, their git directory's submodules): what this
+	// session guarded in the repository's git directory every session of
+	// it did, and the stand-ins are no one's write.
+	others := maps.Clone(guarded)
+	for _, p := range instance.Placeholders(dir) {
+		others[p] = others[p] || instance.IsPlaceholder(p)
+	}
+	var strays []string
+	for _, c := range instance.AuditRoots(dir) {
+		if _, ok := reports[c]; ok {
+			continue
+		}
+		var st unix.Stat_t
+		switch err := unix.Lstat(c, &st); {
+		case errors.Is(err, unix.ENOENT):
+		case err == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR:
+			// A symlink where the host's git looks for a directory (its
+			// submodules' git directories) leads it wherever the
+			// sandbox chose.
+			strays = append(strays, c)
+		default:
+			reports[c] = audit.Scan(c, since, others, start, s.plan.ObeyedNames)
+		}
+	}
 	removePlaceholders()
 	if len(replaced) > 0 {
 		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have written each new file before it was renamed into place:")
@@ -283,7 +313,18 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 		}
 		printable.Say(os.Stderr, "hint: if you made the change (git config, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
 	}
-	root := s.plan.Project.Checkout
+	for _, root := range slices.Sorted(maps.Keys(reports)) {
+		s.report(root, dir, reports[root])
+	}
+	for _, p := range strays {
+		s.reportFindings(filepath.Dir(p), dir, []string{p})
+	}
+	instance.ForgetStart(dir)
+}
+
+// report says what the exit audit found in the checkout root, and moves
+// aside what it found.
+func (s *Session) report(root, dir string, r audit.Report) {
 	for _, p := range r.NotExamined {
 		printable.Say(os.Stderr, "claudebox: the exit audit did not examine %s", p)
 	}
@@ -302,7 +343,6 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 		}
 		printable.Say(os.Stderr, "hint: read what each now holds before you run anything in the project")
 	}
-	instance.ForgetStart(dir)
 }
 
 // reportFindings moves what the exit audit found aside, into claudebox's
