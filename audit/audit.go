@@ -871,7 +871,7 @@ func Replaced(guarded []string, since time.Time) []string {
 
 // rules digests the names the walk judges, and how.
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, hostRunDirs, hostRunFiles, hostRunPrefixes, gitRunNames, gitWalked, skipDirs))
+	return sha256.Sum256(fmt.Append(nil, hostRunDirs, hostRunFiles, hostRunPrefixes, gitRunNames, gitWalked, depsDirs))
 }
 
 func hasPrefix(name string) bool {

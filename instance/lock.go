@@ -391,7 +391,7 @@ func ForgetStart(dir string) {
 // the last audited one too: the project is gone, and one made anew at its
 // path is another.
 func ForgetProject(dir string) {
-	for _, ext := range []string{".since", ".snapshot", ".base"} {
+	for _, ext := range []string{".since", ".snapshot", ".base", ".audit", ".guards"} {
 		os.Remove(livePath(dir, ext))
 	}
 }
