@@ -76,12 +76,15 @@ var gitWalked = map[string]mode{"hooks": hooksDir, "info": infoDir, "rebase-merg
 // which the audit follows.)
 var depsDirs = map[string]bool{"node_modules": true}
 
-// maxEntries and maxDepth bound the walk: a tree the sandbox grew without
-// end is audited as far as that, and what was not examined is named.
-const (
-	maxEntries = 2_000_000
-	maxDepth   = 256
-)
+// maxEntries bounds the record taken at the start, whose memory grows
+// with the tree: what it lacks counts as new at the end. The exit audit
+// keeps nothing per entry and walks to the end, however many entries the
+// session made: stopping there would let a plant past the bound stay.
+var maxEntries = 2_000_000
+
+// maxDepth bounds the walk: a directory deeper is a finding if the session
+// made it, and named as not examined otherwise.
+const maxDepth = 256
 
 // mode is how a directory's entries are judged.
 type mode int
@@ -295,8 +298,8 @@ func (w *walker) dir(n node, depth int) {
 	defer f.Close()
 	var listed []Entry
 	for {
-		if w.entries > maxEntries {
-			w.notExamined(w.abs(n.rel), "the walk stopped after 2,000,000 entries")
+		if w.take != nil && w.entries > maxEntries {
+			w.notExamined(w.abs(n.rel), "the record stopped after 2,000,000 entries")
 			return
 		}
 		batch, err := f.ReadDir(512)
@@ -507,10 +510,6 @@ func (w *walker) deps(n node, depth int) {
 			case slices.Contains(w.obeyed, string(name)):
 				obeyed = append(obeyed, string(name))
 			}
-		}
-		if w.entries > maxEntries {
-			w.notExamined(w.abs(n.rel), "the walk stopped after 2,000,000 entries")
-			return
 		}
 	}
 	for _, name := range obeyed {

@@ -432,3 +432,23 @@ func TestScanLinkedWorktree(t *testing.T) {
 		t.Errorf("found %q, want %q", r.Found, want)
 	}
 }
+
+// TestScanPastEntryBound: a session that made more entries than the start
+// record holds (two million; here none) cannot hide a plant past them: the
+// exit audit walks to the end.
+func TestScanPastEntryBound(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "src", "main.go"))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	defer func(n int) { maxEntries = n }(maxEntries)
+	maxEntries = 0
+	for i := range 600 {
+		write(t, filepath.Join(root, "flood", fmt.Sprintf("f%d", i)))
+	}
+	write(t, filepath.Join(root, "src", "deep", ".envrc"))
+	r := Scan(root, since, nil, start, nil)
+	if !slices.Contains(r.Found, filepath.Join(root, "src", "deep", ".envrc")) {
+		t.Errorf("the plant past the bound passed: found %q, not examined %q", r.Found, r.NotExamined)
+	}
+}
