@@ -244,8 +244,13 @@ type node struct {
 
 func (w *walker) walk() {
 	// A symlink at the top (one the sandbox made, where the host looks
-	// for a directory) is never followed.
-	fd, err := unix.Open(w.root, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	// for a directory) is never followed; a descriptor the caller holds
+	// open (untrusted.FDPath, a link of /proc's) names its own directory.
+	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NONBLOCK
+	if !strings.HasPrefix(w.root, "/proc/self/fd/") {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Open(w.root, flags, 0)
 	if err != nil {
 		w.notExamined(w.root, err.Error())
 		return
