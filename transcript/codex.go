@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"strings"
 	"time"
@@ -202,26 +203,14 @@ func readCodex(f io.Reader) (codexFacts, error) {
 
 // describeCodex is the Session of the rollout name.
 func describeCodex(dir, name, id string) Session {
-	s := Session{ID: id, Path: name, Agent: "codex"}
-	f, err := openTranscript(dir, name)
-	if err != nil {
-		s.Note = err.Error()
-		return s
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
-		s.Modified = fi.ModTime()
-	}
-	c, err := readCodex(f)
-	if err != nil {
-		s.Note = err.Error()
-		return s
-	}
-	s.Title, s.FirstPrompt, s.Start, s.End, s.Turns = redact(c.title), redact(c.title), c.start, c.end, c.turns
-	if s.Title == "" {
-		s.Title = "(untitled)"
-	}
-	return s
+	return describeFile(dir, name, id, "codex", func(f *os.File, s *Session) error {
+		c, err := readCodex(f)
+		if err != nil {
+			return err
+		}
+		s.Title, s.FirstPrompt, s.Start, s.End, s.Turns = redact(c.title), redact(c.title), c.start, c.end, c.turns
+		return nil
+	})
 }
 
 // exportCodex renders the Codex session whose rollout is name as Markdown.

@@ -297,37 +297,25 @@ func isGeminiPrompt(m geminiMessage) (string, bool) {
 
 // describeGemini is a chat's entry in the list.
 func describeGemini(dir, name, id string) Session {
-	s := Session{ID: id, Path: name, Agent: "gemini"}
-	f, err := openTranscript(dir, name)
-	if err != nil {
-		s.Note = err.Error()
-		return s
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
-		s.Modified = fi.ModTime()
-	}
-	ix, err := readGemini(f)
-	if err != nil {
-		s.Note = err.Error()
-		return s
-	}
-	s.Start, s.End = ix.start, ix.end
-	g := &geminiReader{f: f}
-	for _, r := range ix.refs {
-		m, ok := g.message(r)
-		if text, prompt := isGeminiPrompt(m); ok && prompt {
-			if s.Turns == 0 {
-				s.FirstPrompt = redact(clip(strings.Join(strings.Fields(text), " "), maxMeta))
-			}
-			s.Turns++
+	return describeFile(dir, name, id, "gemini", func(f *os.File, s *Session) error {
+		ix, err := readGemini(f)
+		if err != nil {
+			return err
 		}
-	}
-	s.Title = s.FirstPrompt
-	if s.Title == "" {
-		s.Title = "(untitled)"
-	}
-	return s
+		s.Start, s.End = ix.start, ix.end
+		g := &geminiReader{f: f}
+		for _, r := range ix.refs {
+			m, ok := g.message(r)
+			if text, prompt := isGeminiPrompt(m); ok && prompt {
+				if s.Turns == 0 {
+					s.FirstPrompt = redact(clip(strings.Join(strings.Fields(text), " "), maxMeta))
+				}
+				s.Turns++
+			}
+		}
+		s.Title = s.FirstPrompt
+		return nil
+	})
 }
 
 // exportGemini renders the Gemini chat name of the instance dir.

@@ -483,7 +483,26 @@ func isSessionID(s string) bool {
 }
 
 func describe(dir, name, id string) Session {
-	s := Session{ID: id, Path: name}
+	return describeFile(dir, name, id, "", func(f *os.File, s *Session) error {
+		ix, err := read(f)
+		if err != nil {
+			return err
+		}
+		// A list is a preview, and may be pasted: its text is redacted.
+		s.Title, s.FirstPrompt, s.Start, s.End = redact(ix.bestTitle()), redact(ix.first), ix.start, ix.end
+		for _, i := range ix.chain(false) {
+			if ix.entries[i].prompt {
+				s.Turns++
+			}
+		}
+		return nil
+	})
+}
+
+// describeFile is the Session of the transcript name, of agent, with what
+// fill reads from it; a file that cannot be read is named in its note.
+func describeFile(dir, name, id, agent string, fill func(f *os.File, s *Session) error) Session {
+	s := Session{ID: id, Path: name, Agent: agent}
 	f, err := openTranscript(dir, name)
 	if err != nil {
 		s.Note = err.Error()
@@ -493,17 +512,12 @@ func describe(dir, name, id string) Session {
 	if fi, err := f.Stat(); err == nil {
 		s.Modified = fi.ModTime()
 	}
-	ix, err := read(f)
-	if err != nil {
+	if err := fill(f, &s); err != nil {
 		s.Note = err.Error()
 		return s
 	}
-	// A list is a preview, and may be pasted: its text is redacted.
-	s.Title, s.FirstPrompt, s.Start, s.End = redact(ix.bestTitle()), redact(ix.first), ix.start, ix.end
-	for _, i := range ix.chain(false) {
-		if ix.entries[i].prompt {
-			s.Turns++
-		}
+	if s.Title == "" {
+		s.Title = "(untitled)"
 	}
 	return s
 }
