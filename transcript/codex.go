@@ -276,17 +276,7 @@ func (r *renderer) codexFrontMatter(id string, c codexFacts) {
 	}
 	fm = append(fm, fmt.Sprintf("tokens: {input: %d, output: %d, cache-read: %d}", c.usage.Input, c.usage.Output, c.usage.Cached),
 		"detail: "+string(r.opt.Detail))
-	if r.opt.NoRedact {
-		fm = append(fm, "redaction: none")
-	} else {
-		fm = append(fm, `redaction: "best-effort: keys, tokens and private keys of known shapes replaced by `+redacted+`; review before sharing"`)
-	}
-	if r.opt.Generator != "" {
-		fm = append(fm, "exported-by: "+yamlString(r.opt.Generator))
-	}
-	fm = append(fm, "---")
-	r.para(strings.Join(fm, "\n"))
-	r.para("# " + safeLine(strings.Join(strings.Fields(controls(title)), " ")))
+	r.closeFrontMatter(fm, title)
 }
 
 // codexItem renders one response_item: the user's prompts, Codex's

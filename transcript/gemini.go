@@ -371,17 +371,7 @@ func exportGemini(w io.Writer, dir, name string, opt Options) error {
 		fm = append(fm, "models: "+yamlList(models))
 	}
 	fm = append(fm, fmt.Sprintf("tokens: {input: %d, output: %d, cached: %d}", input, output, cached), "detail: "+string(opt.Detail))
-	if opt.NoRedact {
-		fm = append(fm, "redaction: none")
-	} else {
-		fm = append(fm, `redaction: "best-effort: keys, tokens and private keys of known shapes replaced by `+redacted+`; review before sharing"`)
-	}
-	if opt.Generator != "" {
-		fm = append(fm, "exported-by: "+yamlString(opt.Generator))
-	}
-	fm = append(fm, "---")
-	r.para(strings.Join(fm, "\n"))
-	r.para("# " + safeLine(strings.Join(strings.Fields(controls(title)), " ")))
+	r.closeFrontMatter(fm, title)
 	for _, ref := range ix.refs {
 		if m, ok := g.message(ref); ok {
 			r.geminiMessage(m)

@@ -350,17 +350,7 @@ func (r *renderer) frontMatter(id string, ix *index, chain []int) {
 	}
 	fm = append(fm, fmt.Sprintf("tokens: {input: %d, output: %d, cache-read: %d, cache-creation: %d}", total.Input, total.Output, total.CacheRead, total.CacheCreation),
 		"detail: "+string(r.opt.Detail))
-	if r.opt.NoRedact {
-		fm = append(fm, "redaction: none")
-	} else {
-		fm = append(fm, `redaction: "best-effort: keys, tokens and private keys of known shapes replaced by `+redacted+`; review before sharing"`)
-	}
-	if r.opt.Generator != "" {
-		fm = append(fm, "exported-by: "+yamlString(r.opt.Generator))
-	}
-	fm = append(fm, "---")
-	r.para(strings.Join(fm, "\n"))
-	r.para("# " + safeLine(strings.Join(strings.Fields(controls(title)), " ")))
+	r.closeFrontMatter(fm, title)
 }
 
 func (u *usage) add(v usage) {
@@ -723,4 +713,20 @@ func Latest(sessions []Session) (Session, bool) {
 	s := append([]Session(nil), sessions...)
 	sort.SliceStable(s, func(i, j int) bool { return s[i].End.Before(s[j].End) })
 	return s[len(s)-1], true
+}
+
+// closeFrontMatter ends the front matter fm with what every export says
+// (its redaction, what made it) and writes it, then the title's heading.
+func (r *renderer) closeFrontMatter(fm []string, title string) {
+	if r.opt.NoRedact {
+		fm = append(fm, "redaction: none")
+	} else {
+		fm = append(fm, `redaction: "best-effort: keys, tokens and private keys of known shapes replaced by `+redacted+`; review before sharing"`)
+	}
+	if r.opt.Generator != "" {
+		fm = append(fm, "exported-by: "+yamlString(r.opt.Generator))
+	}
+	fm = append(fm, "---")
+	r.para(strings.Join(fm, "\n"))
+	r.para("# " + safeLine(strings.Join(strings.Fields(controls(title)), " ")))
 }
