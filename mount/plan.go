@@ -171,10 +171,8 @@ type Inputs struct {
 	// is the program, Build adds the SANDBOX.md flag.
 	Command []string
 	Claude  bool
-	// Agent is the agent CLI run when it is not Claude; AgentState, the
-	// entries of every agent's state in the instance (agent.StateEntries).
-	Agent      *AgentConfig
-	AgentState []string
+	// Agent is the agent CLI run when it is not Claude.
+	Agent *AgentConfig
 	// Binds are the user's extra mounts, checked by bind.Check.
 	Binds []BindSpec
 	// CA are the CA bundles the host's variables name that pass in.
@@ -249,7 +247,7 @@ func Build(in Inputs) Plan {
 		p.Instance = ""
 		p.addEval(in.Eval)
 	} else {
-		p.addClaudeConfig(in.Host, inst, in.AgentState)
+		p.addClaudeConfig(in.Host, inst)
 		if in.Agent != nil {
 			p.Agent = in.Agent
 			p.addAgentConfig(in.Agent, inst)
@@ -338,7 +336,7 @@ func (p *Plan) addSystem(h Host) {
 // Claude Code writes lock directories beside its files (history.jsonl.lock),
 // which a read-only bind would refuse. What it creates stays in the tmpfs.
 // The instance inst holds this project's sessions and history.
-func (p *Plan) addClaudeConfig(h Host, inst string, agentState []string) {
+func (p *Plan) addClaudeConfig(h Host, inst string) {
 	claudeDir := filepath.Join(p.Home, ".claude")
 	projects := filepath.Join(claudeDir, "projects")
 	p.add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
@@ -354,9 +352,7 @@ func (p *Plan) addClaudeConfig(h Host, inst string, agentState []string) {
 	for _, f := range []string{instance.RootFile, SandboxMDFile} {
 		p.add(ClaudeConfig, RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
 	}
-	for _, d := range agentState {
-		p.add(ClaudeConfig, Bind, filepath.Join(inst, d), filepath.Join(projects, d), "pinned: another agent's state, which its sessions bind")
-	}
+	p.add(ClaudeConfig, RoBind, filepath.Join(inst, instance.AgentsDir), filepath.Join(projects, instance.AgentsDir), "the agents' state, read-only here: no session swaps what another agent's sessions bind")
 	history := filepath.Join(inst, HistoryFile)
 	p.add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
 	p.add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")

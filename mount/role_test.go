@@ -32,8 +32,8 @@ func TestBuildRoles(t *testing.T) {
 		"/opt/c": Requested, "/h/.claude": ClaudeConfig, "/h/.claude/agents": ClaudeConfig, "/h/.claude/settings.json": ClaudeConfig,
 		"/h/.claude/projects": ClaudeConfig, "/h/.claude/projects/" + instance.RootFile: ClaudeConfig, "/h/.claude/projects/" + SandboxMDFile: ClaudeConfig,
 		"/h/.claude/projects/" + HistoryFile: ClaudeConfig, "/h/.claude/" + HistoryFile: ClaudeConfig, "/h/.claude/" + SandboxMDFile: ClaudeConfig,
-		"/h/.claude.json": ClaudeConfig,
-		"/h/.gitconfig":   HostFiles, "/h/.nvm": Tools, SSHAgentSocket: Agent, "/h/.ssh/known_hosts": HostFiles, "/h/.local/bin/claude": HostFiles,
+		"/h/.claude.json": ClaudeConfig, "/h/.claude/projects/" + instance.AgentsDir: ClaudeConfig,
+		"/h/.gitconfig": HostFiles, "/h/.nvm": Tools, SSHAgentSocket: Agent, "/h/.ssh/known_hosts": HostFiles, "/h/.local/bin/claude": HostFiles,
 		"/h/p-fix": ProjectTree, "/h/p/.git": GitDir, "/h/p/.git/worktrees": Protection, "/h/p/.git/hooks": Protection, "/h/p-fix/.envrc": Protection,
 		gitWrapperDir + "/git": Private,
 	}

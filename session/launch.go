@@ -272,8 +272,6 @@ func Prepare(o Options) (*Session, error) {
 		CA:       ca.Files,
 		Caches:   cachesDir(stateDir, project.Root, conf.NoCaches),
 		Agent:    agentConf,
-		// Every sandbox shows the instance whole in ~/.claude/projects.
-		AgentState: agent.StateEntries(),
 	})
 	if agentConf != nil {
 		plan.AddSandboxMD(string(sandboxmd.Render(plan)))
