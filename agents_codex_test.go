@@ -354,7 +354,17 @@ func TestAgentCodexTUI(t *testing.T) {
 	launch := "env " + chatGPTURLVar + "=" + f.URL + "/backend-api/codex " + codexTokenURLVar + "=" + f.URL + "/oauth/token " + noResolve + " TERM=xterm-256color claudebox --agent codex"
 	tmux("new-session", "-d", "-x", "150", "-y", "40", launch)
 	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Trust this folder?") }, "the trust question")
-	tmux("send-keys", "Enter")
+	// The question can show before codex reads keys (a CI run's Enter was
+	// lost): pressed again while it stands, a few times at most.
+	for range 5 {
+		tmux("send-keys", "Enter")
+		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline) && strings.Contains(tmux("capture-pane", "-p"), "Trust this folder?"); {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if !strings.Contains(tmux("capture-pane", "-p"), "Trust this folder?") {
+			break
+		}
+	}
 	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Ask Codex") }, "the prompt")
 	tmux("send-keys", "-l", "say pong")
 	time.Sleep(300 * time.Millisecond)
