@@ -123,26 +123,18 @@ func BenchmarkDownload(b *testing.B) {
 	}
 	for i, s := range servers {
 		server, hop := addrs[i], bareHop(b, addrs[i])
-		b.Run(s.name+"/direct", func(b *testing.B) {
-			b.SetBytes(size)
-			for b.Loop() {
-				c, err := net.Dial("tcp", server)
-				if err != nil {
-					b.Fatal(err)
+		for _, plain := range []struct{ name, addr string }{{"direct", server}, {"hop", hop}} {
+			b.Run(s.name+"/"+plain.name, func(b *testing.B) {
+				b.SetBytes(size)
+				for b.Loop() {
+					c, err := net.Dial("tcp", plain.addr)
+					if err != nil {
+						b.Fatal(err)
+					}
+					read(b, c, c)
 				}
-				read(b, c, c)
-			}
-		})
-		b.Run(s.name+"/hop", func(b *testing.B) {
-			b.SetBytes(size)
-			for b.Loop() {
-				c, err := net.Dial("tcp", hop)
-				if err != nil {
-					b.Fatal(err)
-				}
-				read(b, c, c)
-			}
-		})
+			})
+		}
 		b.Run(s.name+"/connect", func(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {
