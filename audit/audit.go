@@ -243,14 +243,14 @@ type node struct {
 }
 
 func (w *walker) walk() {
-	// A symlink at the top (one the sandbox made, where the host looks
-	// for a directory) is never followed; a descriptor the caller holds
-	// open (untrusted.FDPath, a link of /proc's) names its own directory.
-	flags := unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC | unix.O_NONBLOCK
-	if !strings.HasPrefix(w.root, "/proc/self/fd/") {
-		flags |= unix.O_NOFOLLOW
+	top, err := openRoot(w.root)
+	if err != nil {
+		w.notExamined(w.root, err.Error())
+		return
 	}
-	fd, err := unix.Open(w.root, flags, 0)
+	// Close-on-exec: the record is taken while the sandbox starts.
+	fd, err := unix.FcntlInt(top.Fd(), unix.F_DUPFD_CLOEXEC, 0)
+	top.Close()
 	if err != nil {
 		w.notExamined(w.root, err.Error())
 		return
@@ -903,6 +903,12 @@ const copyLimit = 1 << 30
 // after the audit saw it.) One that cannot be moved is reported, and the
 // rest still go.
 func MoveAside(root, dest string, paths []string) ([]Moved, error) {
+	top, err := openRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer top.Close()
+	at := untrusted.FDPath(top)
 	budget := int64(copyLimit)
 	var moved []Moved
 	var errs []error
@@ -916,7 +922,7 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if err := moveFile(root, rel, to, &budget); err != nil {
+		if err := moveFile(at, rel, to, &budget); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -996,4 +1002,17 @@ func copyRegular(root, rel, to string, perm os.FileMode, size int64) error {
 		return err
 	}
 	return out.Close()
+}
+
+// openRoot opens the directory at the top of a walk with no symlink on the
+// way to it, from /: a session of a project around this one may have
+// swapped a directory above it for a link to the user's files, where the
+// walk would find, and move aside, what the host changed since the start.
+// A descriptor the caller holds open (untrusted.FDPath, a link of /proc's)
+// names its own directory.
+func openRoot(root string) (*os.File, error) {
+	if strings.HasPrefix(root, "/proc/self/fd/") {
+		return os.OpenFile(root, os.O_RDONLY|unix.O_DIRECTORY, 0)
+	}
+	return untrusted.OpenDir("/", strings.TrimPrefix(filepath.Clean(root), "/"))
 }

@@ -178,3 +178,34 @@ func TestMoveAsideNoSymlinkAbove(t *testing.T) {
 		t.Errorf("the file the link names: %q, %v", b, err)
 	}
 }
+
+// TestRootThroughSymlink: a session of a project around this one swaps a
+// directory above this project's root for a symlink to the user's files
+// (~/code/x/a/proj with a -> ~) once the session ends: the exit audit then
+// walked, and moved aside from, the user's home as if it were the
+// project, what changed there since the start. Neither follows a symlink
+// on the way to the root.
+func TestRootThroughSymlink(t *testing.T) {
+	base := t.TempDir()
+	home, a := filepath.Join(base, "home"), filepath.Join(base, "x", "a")
+	root := filepath.Join(a, "proj")
+	must(t, os.MkdirAll(root, 0o700))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	mine := filepath.Join(home, "proj", ".claude", "settings.json")
+	must(t, os.MkdirAll(filepath.Dir(mine), 0o700))
+	must(t, os.WriteFile(mine, []byte("the user's"), 0o600))
+	must(t, os.Rename(a, a+".real"))
+	must(t, os.Symlink(home, a))
+	r := Scan(root, since, nil, start, nil)
+	if len(r.Found) != 0 || len(r.NotExamined) == 0 {
+		t.Errorf("the walk went through the link: found %q, not examined %q", r.Found, r.NotExamined)
+	}
+	moved, err := MoveAside(root, t.TempDir(), []string{filepath.Join(root, ".claude")})
+	if len(moved) != 0 || err == nil {
+		t.Errorf("moved %v, %v", moved, err)
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "the user's" {
+		t.Errorf("the user's file: %q, %v", b, err)
+	}
+}
