@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -923,7 +924,16 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 			continue
 		}
 		if err := moveFile(at, rel, to, &budget); err != nil {
-			errs = append(errs, err)
+			// Named by its path in the project, not the descriptor's.
+			var pe *fs.PathError
+			var le *os.LinkError
+			switch {
+			case errors.As(err, &pe):
+				err = pe.Err
+			case errors.As(err, &le):
+				err = le.Err
+			}
+			errs = append(errs, fmt.Errorf("%s: %w", p, err))
 			continue
 		}
 		moved = append(moved, Moved{From: p, To: to})

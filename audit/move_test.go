@@ -209,3 +209,16 @@ func TestRootThroughSymlink(t *testing.T) {
 		t.Errorf("the user's file: %q, %v", b, err)
 	}
 }
+
+// TestMoveAsideNamesProjectPath: what could not be moved (something
+// already at its place aside) is named by its path in the project, not by
+// the descriptor the move went through.
+func TestMoveAsideNamesProjectPath(t *testing.T) {
+	root, dest := t.TempDir(), t.TempDir()
+	write(t, filepath.Join(root, "a", ".envrc"))
+	write(t, filepath.Join(dest, "a", ".envrc"))
+	_, err := MoveAside(root, dest, []string{filepath.Join(root, "a", ".envrc")})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(root, "a", ".envrc")) || strings.Contains(err.Error(), "/proc/") {
+		t.Errorf("the error: %v", err)
+	}
+}
