@@ -94,6 +94,15 @@ func (w *watch) run(stdout io.Writer, broken <-chan os.Signal, over <-chan struc
 		return fmt.Errorf("cannot watch the guards: %v (fs.inotify.max_user_instances: your processes, a sandbox's among them, hold them all)", err)
 	}
 	dirs := map[int]string{}
+	// The watches go one by one before the process exits: closing an
+	// inotify instance that still holds watches waits for the kernel's
+	// grace period for them (measured 1.5-20 ms), and the supervisor
+	// waits for this process's exit to remove the placeholders.
+	defer func() {
+		for wd := range dirs {
+			unix.InotifyRmWatch(ino, uint32(wd))
+		}
+	}()
 	guarded := map[string]bool{}
 	for _, g := range w.req.Guards {
 		guarded[g] = true
