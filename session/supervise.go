@@ -277,9 +277,6 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	if !began.Proven {
 		guards = nil
 	}
-	replaced := audit.Replaced(guards, since)
-	start, _ := audit.Decode(instance.Snapshot(dir))
-	reports := map[string]audit.Report{s.plan.Project.Checkout: audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)}
 	// The other trees the project's sessions wrote (its repository's
 	// linked worktrees, their git directory's submodules): what this
 	// session guarded in the repository's git directory every session of
@@ -288,6 +285,16 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	for _, p := range instance.Placeholders(dir) {
 		others[p] = others[p] || instance.IsPlaceholder(p)
 	}
+	// The stand-ins are known: they go while the audit reads, which skips
+	// their paths.
+	removed := make(chan struct{})
+	go func() {
+		defer close(removed)
+		removePlaceholders()
+	}()
+	replaced := audit.Replaced(guards, since)
+	start, _ := audit.Decode(instance.Snapshot(dir))
+	reports := map[string]audit.Report{s.plan.Project.Checkout: audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)}
 	var strays []string
 	for _, c := range instance.AuditRoots(dir) {
 		if _, ok := reports[c]; ok {
@@ -305,7 +312,7 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 			reports[c] = audit.Scan(c, since, others, start, s.plan.ObeyedNames)
 		}
 	}
-	removePlaceholders()
+	<-removed
 	if len(replaced) > 0 {
 		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have written each new file before it was renamed into place:")
 		for _, p := range replaced {
