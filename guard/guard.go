@@ -8,8 +8,10 @@ package guard
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -397,39 +399,103 @@ func (g *guardProbe) submoduleGitDirs(dir string) {
 }
 
 // nested guards the repositories and the .claude directories below dir,
-// depth levels deep at most. Only directories are entered, never a link, a
-// .git or node_modules.
+// depth levels deep at most, in the order of a walk by name.
 func (g *guardProbe) nested(dir string, depth int) {
-	if depth == 0 {
+	for _, f := range findNested(dir, depth) {
+		if f.repo {
+			g.nestedRepo(f.dir)
+		}
+		// Claude Code started in the directory obeys its .claude (a
+		// monorepo's package): one that exists stays as it is. One the
+		// sandbox creates is left to the exit audit (docs/security.md).
+		if f.claude {
+			g.claudeDir(filepath.Join(f.dir, ".claude"), "Claude Code project settings, which Claude Code started in that directory obeys")
+		}
+	}
+}
+
+// nestedFind is a directory that holds a .git (repo) or a .claude
+// directory (claude).
+type nestedFind struct {
+	dir          string
+	repo, claude bool
+}
+
+// findNested lists the directories below dir, depth levels deep at most,
+// that hold a .git or a .claude directory, in the order of a walk by name.
+// Only directories are entered, never a link, a .git or node_modules. The
+// directories of the first level are looked through side by side: in a
+// large tree the lookups are the probe's cost, and each waits on the
+// kernel alone.
+func findNested(dir string, depth int) []nestedFind {
+	f, names := subdirs(dir)
+	if f == nil {
+		return nil
+	}
+	defer f.Close()
+	fd := int(f.Fd())
+	found := make([][]nestedFind, len(names))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				lookNested(fd, dir, names[i], depth, &found[i])
+			}
+		}()
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return slices.Concat(found...)
+}
+
+// lookNested looks at the directory name in parent, open on fd, and below
+// it, depth-1 levels deep, as findNested does. Looked up from the parent's
+// descriptor: in a large tree, thousands of lookups skip the path above it.
+func lookNested(fd int, parent, name string, depth int, found *[]nestedFind) {
+	sub := filepath.Join(parent, name)
+	var st unix.Stat_t
+	here := nestedFind{dir: sub}
+	here.repo = unix.Fstatat(fd, name+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+	here.claude = unix.Fstatat(fd, name+"/.claude", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
+	if here.repo || here.claude {
+		*found = append(*found, here)
+	}
+	if depth <= 1 {
 		return
 	}
-	f, err := os.Open(dir)
-	if err != nil {
+	f, names := subdirs(sub)
+	if f == nil {
 		return
 	}
 	defer f.Close()
-	entries, _ := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	// Looked up from dir's descriptor: in a large tree, thousands of
-	// lookups skip the path above it.
-	fd := int(f.Fd())
-	for _, e := range entries {
-		if !e.IsDir() || e.Name() == ".git" || e.Name() == "node_modules" {
-			continue
-		}
-		sub := filepath.Join(dir, e.Name())
-		var st unix.Stat_t
-		if unix.Fstatat(fd, e.Name()+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			g.nestedRepo(sub)
-		}
-		// Claude Code started in sub obeys its .claude (a monorepo's
-		// package): one that exists stays as it is. One the sandbox
-		// creates is left to the exit audit (docs/security.md).
-		if unix.Fstatat(fd, e.Name()+"/.claude", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			g.claudeDir(filepath.Join(sub, ".claude"), "Claude Code project settings, which Claude Code started in that directory obeys")
-		}
-		g.nested(sub, depth-1)
+	for _, n := range names {
+		lookNested(int(f.Fd()), sub, n, depth-1, found)
 	}
+}
+
+// subdirs opens dir and lists, sorted, the directories in it to look
+// through: none is a link, a .git or node_modules. The file is nil if dir
+// cannot be read.
+func subdirs(dir string) (*os.File, []string) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, nil
+	}
+	entries, _ := f.ReadDir(-1)
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != ".git" && e.Name() != "node_modules" {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	return f, names
 }
 
 // nestedRepo guards a repository inside the project as the project's own,
