@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/paths"
 )
 
 // BenchmarkSession is a whole session, from typing the command to the
@@ -52,6 +54,15 @@ func BenchmarkSession(b *testing.B) {
 		{"large", large, []string{"claudebox", "-p", "hi"}, nil},
 		{"large-host", large, []string{"claudebox", "--network=host", "-p", "hi"}, nil},
 	}
+	// Where the host names its CA bundle for each tool, as NixOS and many
+	// CI images do.
+	if bundle := "/etc/ssl/certs/ca-certificates.crt"; paths.Exists(bundle) {
+		var named []string
+		for _, v := range []string{"SSL_CERT_FILE", "NIX_SSL_CERT_FILE", "NODE_EXTRA_CA_CERTS", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"} {
+			named = append(named, v+"="+bundle)
+		}
+		cases = append(cases, session{"small-ca", small, []string{"claudebox", "-p", "hi"}, named})
+	}
 	if before := os.Getenv("CLAUDEBOX_BENCH_BEFORE"); before != "" {
 		dir := filepath.Join(h.base, "before")
 		os.MkdirAll(dir, 0o755)
@@ -60,7 +71,7 @@ func BenchmarkSession(b *testing.B) {
 		h.chown()
 		path := "PATH=" + dir + ":/usr/local/bin:/usr/bin:/bin"
 		for _, c := range slices.Clone(cases[2:]) {
-			cases = append(cases, session{c.name + "-before", c.dir, c.args, []string{path}})
+			cases = append(cases, session{c.name + "-before", c.dir, c.args, append(slices.Clone(c.extra), path)})
 		}
 	}
 	for _, c := range cases { // warm the caches and the instances
@@ -91,6 +102,9 @@ func BenchmarkSession(b *testing.B) {
 	b.ReportMetric(median("small")/median("bash"), "small/bash")
 	b.ReportMetric(median("small-host")/median("bash"), "small-host/bash")
 	b.ReportMetric(median("large")/median("small"), "large/small")
+	if len(took["small-ca"]) > 0 {
+		b.ReportMetric(median("small-ca")/median("small"), "small-ca/small")
+	}
 	b.ReportMetric(median("large-host")/median("small-host"), "large-host/small-host")
 	if len(took["small-before"]) > 0 {
 		b.ReportMetric(median("small")/median("small-before"), "small/before")

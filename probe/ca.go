@@ -35,12 +35,24 @@ type CA struct {
 // stay hidden, and claudebox's state is never shown.
 func CAs(home string, project string, binds []mount.BindSpec, state []string, getenv func(string) string) CA {
 	var ca CA
+	// Variables often name one bundle (a system's, set for each tool):
+	// it is read and checked once.
+	type read struct {
+		data caData
+		err  error
+	}
+	done := map[string]read{}
 	for _, name := range CAVariables {
 		path := getenv(name)
 		if path == "" {
 			continue
 		}
-		data, err := readCA(path, home, project, binds, state)
+		r, ok := done[path]
+		if !ok {
+			r.data, r.err = readCA(path, home, project, binds, state)
+			done[path] = r
+		}
+		data, err := r.data, r.err
 		if err != nil {
 			ca.LeftOut = append(ca.LeftOut, name+"="+path+": "+err.Error())
 			continue

@@ -38,7 +38,7 @@ type egress struct {
 	// HTTP_PROXY, NO_PROXY); roots, the CAs its TLS is checked against
 	// (nil: the system's).
 	hostProxy func(*http.Request) (*neturl.URL, error)
-	roots     *x509.CertPool
+	roots     func() *x509.CertPool
 	forward   *httputil.ReverseProxy
 	log       func(map[string]any)
 }

@@ -42,8 +42,10 @@ type Proxy struct {
 	// logged counts the lines logged, under logMu.
 	logged int
 	logMu  sync.Mutex
-	// api is the transport to the API.
+	// api is the transport to the API, used through apiTransport.
 	api *http.Transport
+	// trust gives api the host's CAs (TrustCAs); nil when there are none.
+	trust func()
 	// published are the ports published, by their port inside.
 	published map[int]*publication
 	portsMu   sync.Mutex
@@ -155,7 +157,7 @@ func (p *Proxy) handler() http.Handler {
 		},
 		// Streamed replies pass on as each chunk arrives.
 		FlushInterval: -1,
-		Transport:     p.api,
+		Transport:     apiTransport{p},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			apiError(w, http.StatusBadGateway, "api_error", "claudebox: cannot reach the API at "+p.upstream.Redacted()+": "+err.Error())
 		},

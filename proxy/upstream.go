@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
 	"fmt"
 	"net"
@@ -57,7 +58,11 @@ func (e *egress) connectVia(ctx context.Context, t target, via *neturl.URL, poli
 		return nil, fmt.Errorf("the host's proxy %s: %v", proxyName(via), err)
 	}
 	if via.Scheme == "https" {
-		tc := tls.Client(c, &tls.Config{ServerName: via.Hostname(), RootCAs: e.roots})
+		var roots *x509.CertPool
+		if e.roots != nil {
+			roots = e.roots()
+		}
+		tc := tls.Client(c, &tls.Config{ServerName: via.Hostname(), RootCAs: roots})
 		if err := tc.HandshakeContext(ctx); err != nil {
 			c.Close()
 			return nil, fmt.Errorf("the host's proxy %s: %v", proxyName(via), err)
