@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,13 @@ func BenchmarkSession(b *testing.B) {
 		{"large", large, []string{"claudebox", "-p", "hi"}, nil},
 		{"large-host", large, []string{"claudebox", "--network=host", "-p", "hi"}, nil},
 	}
+	// The floor of any design that mounts what the plan mounts: the bwrap
+	// of the one-file project's own plan alone, with no supervisor, guard
+	// watcher, proxy, placeholders or exit audit, in a copy of the project
+	// (bwrap makes the guards' mount points there).
+	floor := filepath.Join(h.home, "code", "floor")
+	h.gitRepo(floor)
+	cases = append(cases, session{"plan-bwrap", floor, append([]string{"bwrap"}, planArgs(b, h, floor)...), nil})
 	// Where the host names its CA bundle for each tool, as NixOS and many
 	// CI images do.
 	if bundle := "/etc/ssl/certs/ca-certificates.crt"; paths.Exists(bundle) {
@@ -101,6 +109,8 @@ func BenchmarkSession(b *testing.B) {
 	b.ReportMetric(median("small-host")-median("bare"), "small-host-over-bare-ms")
 	b.ReportMetric(median("small")/median("bash"), "small/bash")
 	b.ReportMetric(median("small-host")/median("bash"), "small-host/bash")
+	b.ReportMetric(median("plan-bwrap")-median("bare"), "plan-bwrap-over-bare-ms")
+	b.ReportMetric(median("plan-bwrap")/median("bash"), "plan-bwrap/bash")
 	b.ReportMetric(median("large")/median("small"), "large/small")
 	if len(took["small-ca"]) > 0 {
 		b.ReportMetric(median("small-ca")/median("small"), "small-ca/small")
@@ -112,6 +122,50 @@ func BenchmarkSession(b *testing.B) {
 		b.ReportMetric(median("large")/median("large-before"), "large/before")
 		b.ReportMetric(median("large-host")/median("large-host-before"), "large-host/before")
 	}
+}
+
+// planArgs is bwrap's arguments for the plan of dir on the host's network,
+// as --dry-run shows them after a session made its instance, to run true: the descriptors a launch passes
+// are left out (the seccomp filter, the watcher's user namespace) or an
+// empty file in their place (a data mount's content), and the stand-ins a
+// launch makes for the guarded files git reads are made in dir.
+func planArgs(b *testing.B, h *e2eHost, dir string) []string {
+	b.Helper()
+	key := []string{"ANTHROPIC_API_KEY=sk-ant-bench"}
+	h.run(dir, key, "claudebox", "--network=host", "-p", "hi") // the instance the plan binds
+	script := h.run(dir, key, "claudebox", "--network=host", "--dry-run", "-p", "hi")
+	_, bwrap, ok := strings.Cut(script, "/usr/bin/bwrap \\\n")
+	if !ok {
+		b.Fatalf("no bwrap in --dry-run:\n%s", script)
+	}
+	fields := strings.Fields(strings.ReplaceAll(bwrap, "\\\n", " "))
+	var args []string
+	for i := 0; i < len(fields); i++ {
+		switch f := fields[i]; f {
+		case "--userns", "--info-fd", "--block-fd", "--seccomp":
+			i++
+		case "--perms":
+			if strings.HasSuffix(fields[i+2], "-data") {
+				i++
+			} else {
+				args = append(args, f)
+			}
+		case "--bind-data", "--ro-bind-data":
+			args = append(args, "--ro-bind", "/dev/null")
+			i++
+		case "--":
+			return append(args, "--", "true")
+		default:
+			if f == "--ro-bind" && strings.HasPrefix(fields[i+1], dir+"/.git/") {
+				if _, err := os.Stat(fields[i+1]); err != nil {
+					h.write(fields[i+1], "")
+				}
+			}
+			args = append(args, f)
+		}
+	}
+	b.Fatalf("no command in --dry-run's bwrap:\n%s", bwrap)
+	return nil
 }
 
 // buildClaudebox builds claudebox at dst as users get it: its memory and
