@@ -176,12 +176,35 @@ func (w *watch) run(stdout io.Writer, broken <-chan os.Signal, over <-chan struc
 }
 
 func (w *watch) keepAll() error {
-	for _, g := range w.req.Guards {
+	if len(w.req.Guards) == 0 {
+		return nil
+	}
+	// One visit to the sandbox's view finds the guards that stand, as
+	// nearly all do: each visit wakes its thread.
+	var fallen []string
+	w.sb.inside(func() error {
+		for _, g := range w.req.Guards {
+			if !standing(g) {
+				fallen = append(fallen, g)
+			}
+		}
+		return nil
+	})
+	for _, g := range fallen {
 		if err := w.keep(g); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// standing says whether the guard at path stands, as restore finds it
+// when it has nothing to do.
+func standing(path string) bool {
+	var st unix.Statx_t
+	err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE|unix.STATX_INO|unix.STATX_NLINK, &st)
+	return err == nil && st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 &&
+		(st.Mode&unix.S_IFMT == unix.S_IFDIR || st.Nlink <= 1)
 }
 
 // leaseBroken names the file someone opened for writing.
