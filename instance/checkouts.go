@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/claudebox/claudebox/internal/atomicfile"
 )
 
 // AddAuditRoot records a tree a session of the instance dir writes, for
@@ -50,9 +48,19 @@ func Placeholders(dir string) []string {
 
 // RecordGuards records, for the first session of the instance dir, the
 // paths its guards stand on: they stand from the sessions' start, where a
-// later session's guard may stand on what an earlier one wrote.
+// later session's guard may stand on what an earlier one wrote. Written
+// as the other live records are, not synced: one a crash cut short names
+// fewer guards, and the audit then skips less.
 func RecordGuards(dir string, paths []string) error {
-	return atomicfile.Write(livePath(dir, ".guards"), []byte(strings.Join(paths, "\x00")), 0o600)
+	f, err := os.OpenFile(livePath(dir, ".guards"), os.O_WRONLY|os.O_TRUNC|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strings.Join(paths, "\x00"))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // FirstGuards are the paths RecordGuards recorded.
