@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/claudebox/claudebox/printable"
@@ -126,7 +127,7 @@ func inert(s string) bool {
 // unsafeLink reports whether s holds a link target, inline or in a
 // reference definition, that is not http(s).
 func unsafeLink(s string) bool {
-	for _, re := range []*regexp.Regexp{linkTarget, refDefinition} {
+	for _, re := range []*regexp.Regexp{linkTarget(), refDefinition()} {
 		for _, m := range re.FindAllStringSubmatch(s, -1) {
 			if !webURL(m[1]) {
 				return true
@@ -136,25 +137,32 @@ func unsafeLink(s string) bool {
 	return false
 }
 
+// compiled is expr, compiled on first use: the expressions here serve an
+// export, and each of claudebox's processes (the supervisor, its guard
+// watcher, the network relay) would otherwise compile them as it starts.
+func compiled(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
 // fenceLine matches a line that opens or closes a fenced code block in the
 // transcript's text, at any indentation (in a list item, deeper than a
 // viewer takes it): the indentation, the fence, the info string.
-var fenceLine = regexp.MustCompile("^( *)(`{3,}|~{3,})(.*)$")
+var fenceLine = compiled("^( *)(`{3,}|~{3,})(.*)$")
 
 // listItem matches a list item's first line.
-var listItem = regexp.MustCompile(`^ *([-+*]|[0-9]{1,9}[.)])( |$)`)
+var listItem = compiled(`^ *([-+*]|[0-9]{1,9}[.)])( |$)`)
 
 // heading matches an ATX heading, which the text's own headings must not
 // be at the level of the export's sections.
-var heading = regexp.MustCompile(`^ {0,3}(#{1,6})(\s|$)`)
+var heading = compiled(`^ {0,3}(#{1,6})(\s|$)`)
 
 // refDefinition matches what could be a link reference definition,
 // [label]: target, at a line's start or in a quote or a list item. A
 // target ends at a "]", so that the next one is matched too.
-var refDefinition = regexp.MustCompile(`\]:\s*<?([^\s>\]]*)`)
+var refDefinition = compiled(`\]:\s*<?([^\s>\]]*)`)
 
 // linkTarget finds the target of an inline link: ](target.
-var linkTarget = regexp.MustCompile(`\]\(\s*<?([^)\s>\]]*)`)
+var linkTarget = compiled(`\]\(\s*<?([^)\s>\]]*)`)
 
 // safeMarkdown renders text the transcript holds as Markdown (what Claude
 // wrote, what the user typed) so it cannot do more than show: control
@@ -174,12 +182,12 @@ func safeMarkdown(s string) string {
 	fenced := false // the last line out closes a fence of claudebox's
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
-		m := fenceLine.FindStringSubmatch(line)
+		m := fenceLine().FindStringSubmatch(line)
 		if m == nil || m[2][0] == '`' && strings.Contains(m[3], "`") {
 			if strings.TrimSpace(line) != "" {
-				inList = listItem.MatchString(line) || inList && line[0] == ' '
+				inList = listItem().MatchString(line) || inList && line[0] == ' '
 			}
-			if h := heading.FindStringSubmatchIndex(line); h != nil {
+			if h := heading().FindStringSubmatchIndex(line); h != nil {
 				line = line[:h[2]] + strings.Repeat("#", min(6, h[3]-h[2]+2)) + line[h[3]:]
 			}
 			if fenced && strings.TrimSpace(line) != "" {
@@ -204,7 +212,7 @@ func safeMarkdown(s string) string {
 			code = append(code, l[min(indent, len(l)-len(body)):])
 		}
 		info, _, _ := strings.Cut(strings.TrimSpace(m[3]), " ")
-		if !infoWord.MatchString(info) {
+		if !infoWord().MatchString(info) {
 			info = ""
 		}
 		body := strings.Join(code, "\n")
@@ -221,7 +229,7 @@ func safeMarkdown(s string) string {
 }
 
 // infoWord is a code block's language as claudebox writes it again.
-var infoWord = regexp.MustCompile(`^[A-Za-z0-9_+#.-]{1,32}$`)
+var infoWord = compiled(`^[A-Za-z0-9_+#.-]{1,32}$`)
 
 // safeLine makes one line of the transcript's text safe outside a fenced
 // block: each code span kept (codeSpan), the rest through safeText, a
@@ -319,14 +327,14 @@ func safeText(s string) string {
 		}
 	}
 	s = strings.ReplaceAll(b.String(), "![", `!\[`)
-	s = refDefinition.ReplaceAllStringFunc(s, func(m string) string {
-		if webURL(refDefinition.FindStringSubmatch(m)[1]) {
+	s = refDefinition().ReplaceAllStringFunc(s, func(m string) string {
+		if webURL(refDefinition().FindStringSubmatch(m)[1]) {
 			return m
 		}
 		return `]\:` + m[2:]
 	})
-	return linkTarget.ReplaceAllStringFunc(s, func(m string) string {
-		if webURL(linkTarget.FindStringSubmatch(m)[1]) {
+	return linkTarget().ReplaceAllStringFunc(s, func(m string) string {
+		if webURL(linkTarget().FindStringSubmatch(m)[1]) {
 			return m
 		}
 		return `]\(` + m[2:]
