@@ -316,10 +316,7 @@ const configDepth, dataDepth = 3, 2
 // configuration home or directory (its files and their links too), a
 // configuration file, a list of such directories, or a program run.
 // Another shell of the user's may lack them; the defaults stay guarded.
-var hostVariables = []struct {
-	name string
-	kind variableKind
-}{
+var hostVariables = []hostVariable{
 	{"XDG_CONFIG_HOME", configHome},
 	{"XDG_DATA_HOME", configHome},
 	{"ZDOTDIR", configHome},
@@ -346,6 +343,25 @@ var hostVariables = []struct {
 	{"GIT_ASKPASS", program},
 	{"SSH_ASKPASS", program},
 	{"GIT_EXTERNAL_DIFF", program},
+	// Go's own list of certificate directories, which the supervisor's
+	// proxy reads at its first TLS connection (as it reads SSL_CERT_FILE,
+	// one of CAVariables).
+	{"SSL_CERT_DIR", directoryList},
+}
+
+type hostVariable struct {
+	name string
+	kind variableKind
+}
+
+// obeyedVariables are hostVariables and CAVariables: the host's tools, and
+// the supervisor's proxy, trust the certificates a CA bundle holds.
+func obeyedVariables() []hostVariable {
+	vars := slices.Clone(hostVariables)
+	for _, name := range CAVariables {
+		vars = append(vars, hostVariable{name, obeyedPath})
+	}
+	return vars
 }
 
 type variableKind int
@@ -424,7 +440,7 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 	// the variables or without.
 	type gitFile struct{ path, from string }
 	configs := []gitFile{{filepath.Join(home, ".gitconfig"), "~/.gitconfig"}, {filepath.Join(home, ".config", "git", "config"), "~/.config/git/config"}, {"/etc/gitconfig", "/etc/gitconfig"}}
-	for _, v := range hostVariables {
+	for _, v := range obeyedVariables() {
 		value := getenv(v.name)
 		if value == "" {
 			continue
