@@ -17,7 +17,11 @@ import (
 // whose certificate only a CA the agent wrote vouches for (a man in the
 // middle, here a TLS server on loopback), as Go read SSL_CERT_FILE or
 // SSL_CERT_DIR at the proxy's first connection, after the sandbox started.
-// The proof, on the host side: the server gets no key.
+// The proof, on the host side: the server gets no key. Where the path goes
+// through a link in the project, the launch now refuses, as for anything
+// the host obeys: the sandbox could repoint the link for the host's tools
+// and the next launch's proxy, which read the bundle before its sandbox
+// starts.
 
 // mitmServer is the agent's server: it records the key it is sent.
 func mitmServer(t *testing.T) (srv *httptest.Server, key *string, attackerPEM string) {
@@ -55,56 +59,68 @@ func caAttack(t *testing.T, setup func(h *e2eHost, proj string) ([]string, strin
 	return h, proj
 }
 
+// caRefused checks that the launch refuses a CA variable whose path goes
+// through a link in the project, which the sandbox could replace (to lead
+// the host's tools, and the next launch's proxy, to a bundle of its own):
+// setup returns the environment and the link.
+func caRefused(t *testing.T, setup func(h *e2eHost, proj string) ([]string, string)) {
+	t.Helper()
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	extra, link := setup(h, proj)
+	out, err := h.command(proj, append([]string{"ANTHROPIC_API_KEY=sk-ant-real-key"}, extra...), "claudebox", "--shell", "-c", "echo started").CombinedOutput()
+	if err == nil || strings.Contains(string(out), "started") || !strings.Contains(string(out), link+" is a symlink") {
+		t.Errorf("want the launch refused, naming %s:\n%s", link, out)
+	}
+}
+
 // TestReplayNetworkCALinkInProject: SSL_CERT_FILE is a link in the project to a bundle there; the agent points the link at a bundle of its own.
 func TestReplayNetworkCALinkInProject(t *testing.T) {
-	caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
+	caRefused(t, func(h *e2eHost, proj string) ([]string, string) {
 		h.write(filepath.Join(proj, "corp", "ca.pem"), selfSignedPEM(t))
 		if err := os.Symlink("corp/ca.pem", filepath.Join(proj, "ca.pem")); err != nil {
 			t.Fatal(err)
 		}
 		h.chown()
-		return []string{"SSL_CERT_FILE=" + filepath.Join(proj, "ca.pem")},
-			`ls -la; cp /tmp/attacker.pem evil.pem && rm ca.pem && ln -s evil.pem ca.pem && echo replaced-link`
+		return []string{"SSL_CERT_FILE=" + filepath.Join(proj, "ca.pem")}, filepath.Join(proj, "ca.pem")
 	})
 }
 
 // TestReplayNetworkCALinkToOutside: the link in the project points at a bundle outside it.
 func TestReplayNetworkCALinkToOutside(t *testing.T) {
-	caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
+	caRefused(t, func(h *e2eHost, proj string) ([]string, string) {
 		h.write(filepath.Join(h.base, "corp", "ca.pem"), selfSignedPEM(t))
 		if err := os.Symlink(filepath.Join(h.base, "corp", "ca.pem"), filepath.Join(proj, "ca.pem")); err != nil {
 			t.Fatal(err)
 		}
 		h.chown()
-		return []string{"SSL_CERT_FILE=" + filepath.Join(proj, "ca.pem")},
-			`cp /tmp/attacker.pem evil.pem && rm ca.pem && ln -s evil.pem ca.pem && echo replaced-link`
+		return []string{"SSL_CERT_FILE=" + filepath.Join(proj, "ca.pem")}, filepath.Join(proj, "ca.pem")
 	})
 }
 
 // TestReplayNetworkCALinkedParent: the bundle's directory is a link in the project, pointed elsewhere.
 func TestReplayNetworkCALinkedParent(t *testing.T) {
-	caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
+	caRefused(t, func(h *e2eHost, proj string) ([]string, string) {
 		h.write(filepath.Join(proj, "corp", "ca.pem"), selfSignedPEM(t))
 		if err := os.Symlink("corp", filepath.Join(proj, "certs")); err != nil {
 			t.Fatal(err)
 		}
 		h.chown()
-		return []string{"SSL_CERT_FILE=" + filepath.Join(proj, "certs", "ca.pem")},
-			`mkdir evil && cp /tmp/attacker.pem evil/ca.pem && rm certs && ln -s evil certs && echo replaced-link`
+		return []string{"SSL_CERT_FILE=" + filepath.Join(proj, "certs", "ca.pem")}, filepath.Join(proj, "certs")
 	})
 }
 
 // TestReplayNetworkCertDirEntryLink: SSL_CERT_DIR in the project holds a link to a file elsewhere in the project, which Go follows; the agent rewrites the file.
 func TestReplayNetworkCertDirEntryLink(t *testing.T) {
-	caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
+	caRefused(t, func(h *e2eHost, proj string) ([]string, string) {
 		h.write(filepath.Join(proj, "dev", "dev-ca.pem"), selfSignedPEM(t))
 		os.MkdirAll(filepath.Join(proj, "certs"), 0o755)
 		if err := os.Symlink("../dev/dev-ca.pem", filepath.Join(proj, "certs", "dev-ca.pem")); err != nil {
 			t.Fatal(err)
 		}
 		h.chown()
-		return []string{"SSL_CERT_DIR=" + filepath.Join(proj, "certs")},
-			`cat /tmp/attacker.pem > dev/dev-ca.pem && echo rewrote-target`
+		return []string{"SSL_CERT_DIR=" + filepath.Join(proj, "certs")}, filepath.Join(proj, "certs", "dev-ca.pem")
 	})
 }
 
@@ -124,14 +140,13 @@ func TestReplayNetworkCertDirOutsideLink(t *testing.T) {
 
 // TestReplayNetworkCertDirDanglingLink: a link in the certificate directory to a file the project does not hold yet, which the agent creates.
 func TestReplayNetworkCertDirDanglingLink(t *testing.T) {
-	caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
+	caRefused(t, func(h *e2eHost, proj string) ([]string, string) {
 		os.MkdirAll(filepath.Join(proj, "certs"), 0o755)
 		if err := os.Symlink("../build/ca.pem", filepath.Join(proj, "certs", "ca.pem")); err != nil {
 			t.Fatal(err)
 		}
 		h.chown()
-		return []string{"SSL_CERT_DIR=" + filepath.Join(proj, "certs")},
-			`mkdir -p build && cp /tmp/attacker.pem build/ca.pem && echo created-target`
+		return []string{"SSL_CERT_DIR=" + filepath.Join(proj, "certs")}, filepath.Join(proj, "certs", "ca.pem")
 	})
 }
 
@@ -219,28 +234,26 @@ func TestReplayNetworkCAEnclosingSession(t *testing.T) {
 
 // TestReplayNetworkCADotDot: SSL_CERT_FILE goes through a link and "..", which the kernel resolves through the link.
 func TestReplayNetworkCADotDot(t *testing.T) {
-	caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
+	caRefused(t, func(h *e2eHost, proj string) ([]string, string) {
 		h.write(filepath.Join(proj, "a", "ca.pem"), selfSignedPEM(t))
 		h.write(filepath.Join(proj, "a", "b", "README"), "x\n")
 		if err := os.Symlink("a/b", filepath.Join(proj, "link")); err != nil {
 			t.Fatal(err)
 		}
 		h.chown()
-		return []string{"SSL_CERT_FILE=" + proj + "/link/../ca.pem"},
-			`ls -la a; cat /tmp/attacker.pem > a/ca.pem && echo rewrote-real-target`
+		return []string{"SSL_CERT_FILE=" + proj + "/link/../ca.pem"}, filepath.Join(proj, "link")
 	})
 }
 
 // TestReplayNetworkCertDirDotDot: the same for SSL_CERT_DIR.
 func TestReplayNetworkCertDirDotDot(t *testing.T) {
-	caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
+	caRefused(t, func(h *e2eHost, proj string) ([]string, string) {
 		h.write(filepath.Join(proj, "a", "certs", "README"), "x\n")
 		h.write(filepath.Join(proj, "a", "b", "README"), "x\n")
 		if err := os.Symlink("a/b", filepath.Join(proj, "link")); err != nil {
 			t.Fatal(err)
 		}
 		h.chown()
-		return []string{"SSL_CERT_DIR=" + proj + "/link/../certs"},
-			`cp /tmp/attacker.pem a/certs/evil.pem && echo added`
+		return []string{"SSL_CERT_DIR=" + proj + "/link/../certs"}, filepath.Join(proj, "link")
 	})
 }

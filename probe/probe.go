@@ -385,8 +385,14 @@ const (
 // entry or variable follows the host's working directory, so no guard can
 // stand for it: it is returned apart.
 func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Obeyed, relative []mount.Unprotected) {
+	// add adds what path resolves to and each link on the way there: a link
+	// the sandbox could replace would lead the host elsewhere (the launch
+	// refuses one in a writable mount).
 	add := func(path, from string) {
 		obeyed = append(obeyed, guard.Obeyed{Path: realPath(path, 0), From: from})
+		for _, l := range linksOnTheWay(path) {
+			obeyed = append(obeyed, guard.Obeyed{Path: l, From: from})
+		}
 	}
 	addGit := func(path, from string) {
 		obeyed = append(obeyed, guard.Obeyed{Path: realPath(path, 0), From: from, GitReads: true})
@@ -466,6 +472,8 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 				}
 				continue
 			}
+			// Resolved as the kernel does: "link/.." is the link's parent.
+			raw := p
 			p = filepath.Clean(p)
 			switch v.kind {
 			case gitConfig:
@@ -473,7 +481,7 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 			case gitDir:
 				obeyed = append(obeyed, guard.Obeyed{Path: realPath(p, 0), From: from, GitDir: true})
 			case configHome:
-				add(p, from)
+				add(raw, from)
 				if v.name == "XDG_DATA_HOME" {
 					links(p, dataDepth)
 				} else {
@@ -483,7 +491,14 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 					configs = append(configs, gitFile{filepath.Join(p, "git", "config"), from + "/git/config"})
 				}
 			default:
-				add(p, from)
+				add(raw, from)
+				// A certificate directory's entries may be links (to a
+				// bundle elsewhere), which the host's tools follow; only
+				// the directory's owner adds one, and the system's are
+				// root's.
+				if v.name == "SSL_CERT_DIR" && ownDir(p) {
+					links(p, 1)
+				}
 			}
 		}
 	}
@@ -563,6 +578,49 @@ func programPath(e gitconfig.Entry, home string) string {
 		return filepath.Clean(p)
 	}
 	return ""
+}
+
+// linksOnTheWay are the symlinks the kernel meets as it resolves the
+// absolute path, each named by its resolved directory: ".." after a link
+// is the link target's parent.
+func linksOnTheWay(path string) []string {
+	var links []string
+	todo := strings.Split(path, "/")
+	cur := "/"
+	for hops := 0; len(todo) > 0 && hops <= 40; {
+		part := todo[0]
+		todo = todo[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, part)
+		target, err := os.Readlink(next)
+		if err != nil {
+			cur = next
+			continue
+		}
+		links = append(links, next)
+		hops++
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		todo = append(strings.Split(target, "/"), todo...)
+	}
+	return links
+}
+
+// ownDir says whether dir is a directory of the user's own.
+func ownDir(dir string) bool {
+	fi, err := os.Stat(dir)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
 }
 
 // realPath resolves every symlink in path, also when its last ones lead to
