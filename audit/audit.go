@@ -21,10 +21,14 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -81,7 +85,7 @@ var depsDirs = map[string]bool{"node_modules": true}
 // with the tree: what it lacks counts as new at the end. The exit audit
 // keeps nothing per entry and walks to the end, however many entries the
 // session made: stopping there would let a plant past the bound stay.
-var maxEntries = 2_000_000
+var maxEntries int64 = 2_000_000
 
 // maxDepth bounds the walk: a directory deeper is a finding if the session
 // made it, and named as not examined otherwise.
@@ -164,9 +168,13 @@ func Decode(b []byte) (*Snapshot, error) {
 // whose status is still the one base read is not read again: its entries
 // are those (so a large tree costs its directories, not its files).
 func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapshot {
-	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed, Root: root, Rules: rules()}}
+	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: newRecord(root, obeyed), entries: new(atomic.Int64)}
 	w.walk()
 	return w.take
+}
+
+func newRecord(root string, obeyed []string) *Snapshot {
+	return &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed, Root: root, Rules: rules()}
 }
 
 // Hidden is an index entry the session hid from the host's git status:
@@ -203,7 +211,7 @@ func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot
 	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
-	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64)}
 	w.walk()
 	slices.Sort(w.report.Found)
 	return w.report
@@ -214,18 +222,56 @@ type walker struct {
 	since   time.Time
 	guarded map[string]bool
 	// obeyed are file names host-run in any directory.
-	obeyed  []string
-	start   *Snapshot // at the end
-	take    *Snapshot // at the start
-	base    *Snapshot // at the start: an earlier record, its listings reused
-	report  Report
-	seen    map[string]bool
-	entries int
+	obeyed []string
+	start  *Snapshot // at the end
+	take   *Snapshot // at the start
+	base   *Snapshot // at the start: an earlier record, its listings reused
+	report Report
+	seen   map[string]bool
+	// entries counts the entries read, by every walker of the walk.
+	entries *atomic.Int64
+	// split, at the top of the walk, collects the directories below it,
+	// walked side by side once it is read.
+	split *[]subWalk
 	// links are the gitlinks of changed indexes that were not there at the
 	// start, as paths relative to root.
 	links []string
 	// dents is the buffer deps reads directory entries into.
 	dents []byte
+}
+
+// subWalk is a directory below the top, walked by a walker of its own.
+type subWalk struct {
+	w *walker
+	n node
+}
+
+// fork is a walker for a directory below the top: the same judgement, a
+// report and a record of its own.
+func (w *walker) fork() *walker {
+	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries}
+	if w.take != nil {
+		f.take = newRecord(w.root, w.obeyed)
+	}
+	return f
+}
+
+// merge adds what f found and recorded to w's.
+func (w *walker) merge(f *walker) {
+	for _, p := range f.report.Found {
+		if !w.seen[p] {
+			w.seen[p] = true
+			w.report.Found = append(w.report.Found, p)
+		}
+	}
+	w.report.NotExamined = append(w.report.NotExamined, f.report.NotExamined...)
+	w.report.Hidden = append(w.report.Hidden, f.report.Hidden...)
+	w.links = append(w.links, f.links...)
+	if w.take != nil {
+		maps.Copy(w.take.Inodes, f.take.Inodes)
+		maps.Copy(w.take.Listings, f.take.Listings)
+		maps.Copy(w.take.Index, f.take.Index)
+	}
 }
 
 // node is a directory being walked.
@@ -272,8 +318,33 @@ func (w *walker) walk() {
 	if isGitDir(fd) {
 		root.mode = gitDir
 	}
+	var subs []subWalk
+	w.split = &subs
 	w.dir(root, 0)
+	w.split = nil
 	unix.Close(fd)
+	// The directories below the top are walked side by side: the walk
+	// waits on the kernel, a status for each directory.
+	next := make(chan subWalk)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(subs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sw := range next {
+				sw.w.dir(sw.n, 1)
+				unix.Close(sw.n.fd)
+			}
+		}()
+	}
+	for _, sw := range subs {
+		next <- sw
+	}
+	close(next)
+	wg.Wait()
+	for _, sw := range subs {
+		w.merge(sw.w)
+	}
 	// The host's git reaches a submodule at any depth, and in node_modules.
 	for i := 0; i < len(w.links); i++ {
 		w.gitlink(w.links[i])
@@ -304,12 +375,12 @@ func (w *walker) dir(n node, depth int) {
 	defer f.Close()
 	var listed []Entry
 	for {
-		if w.take != nil && w.entries > maxEntries {
+		if w.take != nil && w.entries.Load() > maxEntries {
 			w.notExamined(w.abs(n.rel), "the record stopped after 2,000,000 entries")
 			return
 		}
 		batch, err := f.ReadDir(512)
-		w.entries += len(batch)
+		w.entries.Add(int64(len(batch)))
 		for _, e := range batch {
 			if w.entry(n, e.Name(), e.Type(), depth) && w.take != nil {
 				listed = append(listed, Entry{e.Name(), e.Type() & os.ModeDir})
@@ -465,6 +536,14 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case gitDir:
 		w.index(child)
 	}
+	if w.split != nil && depth == 0 {
+		// Its own descriptor: this one closes on return.
+		if dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0); err == nil {
+			child.fd = dup
+			*w.split = append(*w.split, subWalk{w.fork(), child})
+			return true
+		}
+	}
 	w.dir(child, depth+1)
 	return true
 }
@@ -500,7 +579,7 @@ func (w *walker) deps(n node, depth int) {
 			name, typ := b[19:reclen], b[18]
 			name = name[:bytes.IndexByte(name, 0)]
 			b = b[reclen:]
-			w.entries++
+			w.entries.Add(1)
 			if string(name) == "." || string(name) == ".." {
 				continue
 			}

@@ -441,7 +441,7 @@ func TestScanPastEntryBound(t *testing.T) {
 	write(t, filepath.Join(root, "src", "main.go"))
 	since := mark(t, t.TempDir())
 	start := Take(root, since, nil, nil)
-	defer func(n int) { maxEntries = n }(maxEntries)
+	defer func(n int64) { maxEntries = n }(maxEntries)
 	maxEntries = 0
 	for i := range 600 {
 		write(t, filepath.Join(root, "flood", fmt.Sprintf("f%d", i)))

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/agent"
+	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/config"
@@ -93,6 +94,9 @@ type Session struct {
 	// once that record is saved.
 	first        bool
 	snapshotting chan struct{}
+	// record is the record this session took, once snapshotting closes:
+	// the exit audit reads it here, not decoded again from its file.
+	record *audit.Snapshot
 	// legacy are the bash-era env files read, for their one-time notice.
 	legacy []environment.File
 	// mcp are the MCP server definitions carried into the sandbox's

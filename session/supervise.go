@@ -224,7 +224,10 @@ func (s *Session) startSnapshot() {
 		// The last audited sessions' record spares reading again every
 		// directory that did not change since.
 		base, _ := audit.Decode(instance.BaseSnapshot(s.plan.Instance))
-		instance.SaveSnapshot(s.plan.Instance, audit.Take(s.plan.Project.Checkout, at, s.plan.ObeyedNames, base).Encode())
+		s.record = audit.Take(s.plan.Project.Checkout, at, s.plan.ObeyedNames, base)
+		if instance.SaveSnapshot(s.plan.Instance, s.record.Encode()) != nil {
+			s.record = nil
+		}
 	}()
 }
 
@@ -293,7 +296,10 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 		removePlaceholders()
 	}()
 	replaced := audit.Replaced(guards, since)
-	start, _ := audit.Decode(instance.Snapshot(dir))
+	start := s.record
+	if start == nil {
+		start, _ = audit.Decode(instance.Snapshot(dir))
+	}
 	reports := map[string]audit.Report{s.plan.Project.Checkout: audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)}
 	var strays []string
 	for _, c := range instance.AuditRoots(dir) {
