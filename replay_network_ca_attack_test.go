@@ -111,17 +111,24 @@ func TestReplayNetworkCALinkedParent(t *testing.T) {
 	})
 }
 
-// TestReplayNetworkCertDirEntryLink: SSL_CERT_DIR in the project holds a link to a file elsewhere in the project, which Go follows; the agent rewrites the file.
+// TestReplayNetworkCertDirEntryLink: SSL_CERT_DIR in the project holds a
+// link to a file elsewhere in the project, which Go and the host's tools
+// follow; the agent rewrites the file. The link's target is guarded, as the
+// directory is: the proof, on the host side, is that it is unchanged.
 func TestReplayNetworkCertDirEntryLink(t *testing.T) {
-	caRefused(t, func(h *e2eHost, proj string) ([]string, string) {
-		h.write(filepath.Join(proj, "dev", "dev-ca.pem"), selfSignedPEM(t))
+	dev := selfSignedPEM(t)
+	h, proj := caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
+		h.write(filepath.Join(proj, "dev", "dev-ca.pem"), dev)
 		os.MkdirAll(filepath.Join(proj, "certs"), 0o755)
 		if err := os.Symlink("../dev/dev-ca.pem", filepath.Join(proj, "certs", "dev-ca.pem")); err != nil {
 			t.Fatal(err)
 		}
 		h.chown()
-		return []string{"SSL_CERT_DIR=" + filepath.Join(proj, "certs")}, filepath.Join(proj, "certs", "dev-ca.pem")
+		return []string{"SSL_CERT_DIR=" + filepath.Join(proj, "certs")}, `cat /tmp/attacker.pem > dev/dev-ca.pem`
 	})
+	if b := h.run(h.base, nil, "cat", filepath.Join(proj, "dev", "dev-ca.pem")); b != dev {
+		t.Errorf("the certificate the directory links to changed:\n%s", b)
+	}
 }
 
 // TestReplayNetworkCertDirOutsideLink: SSL_CERT_DIR outside the project holds a link into the project.
@@ -138,16 +145,21 @@ func TestReplayNetworkCertDirOutsideLink(t *testing.T) {
 	})
 }
 
-// TestReplayNetworkCertDirDanglingLink: a link in the certificate directory to a file the project does not hold yet, which the agent creates.
+// TestReplayNetworkCertDirDanglingLink: a link in the certificate directory
+// to a file the project does not hold yet, which the agent creates: a
+// stand-in takes its place.
 func TestReplayNetworkCertDirDanglingLink(t *testing.T) {
-	caRefused(t, func(h *e2eHost, proj string) ([]string, string) {
+	_, proj := caAttack(t, func(h *e2eHost, proj string) ([]string, string) {
 		os.MkdirAll(filepath.Join(proj, "certs"), 0o755)
 		if err := os.Symlink("../build/ca.pem", filepath.Join(proj, "certs", "ca.pem")); err != nil {
 			t.Fatal(err)
 		}
 		h.chown()
-		return []string{"SSL_CERT_DIR=" + filepath.Join(proj, "certs")}, filepath.Join(proj, "certs", "ca.pem")
+		return []string{"SSL_CERT_DIR=" + filepath.Join(proj, "certs")}, `mkdir -p build; cp /tmp/attacker.pem build/ca.pem`
 	})
+	if _, err := os.Stat(filepath.Join(proj, "build", "ca.pem")); err == nil {
+		t.Error("the sandbox created the certificate the host's directory links to")
+	}
 }
 
 // TestReplayNetworkCARelative: a relative SSL_CERT_FILE, which Go reads against the supervisor's working directory, the project.

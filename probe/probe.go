@@ -396,6 +396,9 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 	}
 	addGit := func(path, from string) {
 		obeyed = append(obeyed, guard.Obeyed{Path: realPath(path, 0), From: from, GitReads: true})
+		for _, l := range linksOnTheWay(path) {
+			obeyed = append(obeyed, guard.Obeyed{Path: l, From: from})
+		}
 	}
 	unprotected := func(from, value string) {
 		u := mount.Unprotected{From: from, Reason: fmt.Sprintf("the relative entry %q runs what is in whichever directory your shell is in, the project's too", value)}
@@ -416,7 +419,16 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 		for _, de := range des {
 			path := filepath.Join(dir, de.Name())
 			if de.Type()&os.ModeSymlink != 0 {
-				add(path, tilde(path))
+				// What it leads to, and the links on the way there: the
+				// link itself stands in dir, which is guarded whole where
+				// the sandbox writes (a certificate directory's hash links,
+				// a configuration's own links).
+				if target, err := os.Readlink(path); err == nil {
+					if !filepath.IsAbs(target) {
+						target = dir + "/" + target
+					}
+					add(target, tilde(path))
+				}
 			}
 			// A linked directory is guarded whole, but its own links may
 			// lead elsewhere.
@@ -477,9 +489,12 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 			p = filepath.Clean(p)
 			switch v.kind {
 			case gitConfig:
-				configs = append(configs, gitFile{p, from})
+				configs = append(configs, gitFile{raw, from})
 			case gitDir:
-				obeyed = append(obeyed, guard.Obeyed{Path: realPath(p, 0), From: from, GitDir: true})
+				obeyed = append(obeyed, guard.Obeyed{Path: realPath(raw, 0), From: from, GitDir: true})
+				for _, l := range linksOnTheWay(raw) {
+					obeyed = append(obeyed, guard.Obeyed{Path: l, From: from})
+				}
 			case configHome:
 				add(raw, from)
 				if v.name == "XDG_DATA_HOME" {
@@ -511,6 +526,9 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 		seen[config] = true
 		name := tilde(configs[i].path)
 		obeyed = append(obeyed, guard.Obeyed{Path: config, From: configs[i].from, GitReads: true, UserGitConfig: i < includes})
+		for _, l := range linksOnTheWay(configs[i].path) {
+			obeyed = append(obeyed, guard.Obeyed{Path: l, From: configs[i].from})
+		}
 		// A file git refuses makes the host's git refuse to run too: it
 		// obeys nothing there.
 		entries, _ := gitconfig.Read(config)
@@ -532,7 +550,7 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 			if inc = paths.ExpandHome(inc, home); !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(config), inc)
 			}
-			configs = append(configs, gitFile{filepath.Clean(inc), "included by " + name})
+			configs = append(configs, gitFile{inc, "included by " + name})
 		}
 	}
 	for _, entry := range filepath.SplitList(getenv("PATH")) {
@@ -540,7 +558,7 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 			unprotected(guard.PathFrom, entry)
 			continue
 		}
-		add(filepath.Clean(entry), guard.PathFrom)
+		add(entry, guard.PathFrom)
 	}
 	return obeyed, relative
 }

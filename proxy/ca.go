@@ -11,7 +11,8 @@ import (
 
 // TrustCAs adds the host's own CA bundles (a corporate CA that re-signs
 // what leaves the network) to the system's, for the proxy's TLS: to the
-// API, and to the host's proxy when it speaks HTTPS. It is called before
+// API, to the host's proxy when it speaks HTTPS, and to the token endpoint
+// a login is refreshed at. It is called before
 // the sandbox starts, with certificates read then: a file the sandbox
 // could later write is never read again. The pool is built at the first
 // TLS connection, not here: reading the system's roots and parsing each
@@ -41,6 +42,9 @@ func (p *Proxy) TrustCAs(pems [][]byte) {
 	p.trust = sync.OnceFunc(func() { p.api.TLSClientConfig = &tls.Config{RootCAs: roots()} })
 	if p.egress != nil {
 		p.egress.roots = roots
+	}
+	if p.Cred != nil {
+		p.Cred.roots = roots
 	}
 }
 

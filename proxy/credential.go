@@ -8,6 +8,7 @@ package proxy
 
 import (
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"os"
@@ -68,6 +69,9 @@ type Credential struct {
 	refresh  sync.Mutex
 	lockFile string
 	tokenURL string
+	// roots are the CAs a refresh is checked against (the proxy's, with
+	// the host's bundles: TrustCAs); nil, the system's.
+	roots func() *x509.CertPool
 }
 
 // errNoLogin says there is no credential to use.

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -156,7 +157,7 @@ func (c *Credential) refreshLogin(ctx context.Context, f loginFormat) (string, e
 		return "", f.fail(fmt.Errorf("%s has no refresh token", c.file))
 	}
 	contentType, body := f.request(t.refresh)
-	fresh, err := requestRefresh(ctx, c.tokenURL, contentType, body)
+	fresh, err := requestRefresh(ctx, c.client(), c.tokenURL, contentType, body)
 	if err == nil {
 		err = f.update(top, fresh)
 	}
@@ -206,8 +207,16 @@ type tokenResponse struct {
 // errNoToken says the token endpoint's answer is not a login.
 var errNoToken = fmt.Errorf("the token endpoint's answer holds no token")
 
+// client is what a refresh is sent with: one trusting the proxy's CAs.
+func (c *Credential) client() *http.Client {
+	if c.roots == nil {
+		return http.DefaultClient
+	}
+	return &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{RootCAs: c.roots()}}}
+}
+
 // requestRefresh posts a refresh request to the token endpoint url.
-func requestRefresh(ctx context.Context, url, contentType, body string) (tokenResponse, error) {
+func requestRefresh(ctx context.Context, client *http.Client, url, contentType, body string) (tokenResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
@@ -215,7 +224,7 @@ func requestRefresh(ctx context.Context, url, contentType, body string) (tokenRe
 		return tokenResponse{}, err
 	}
 	req.Header.Set("Content-Type", contentType)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return tokenResponse{}, err
 	}

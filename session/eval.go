@@ -97,6 +97,8 @@ func PrepareEval(o EvalOptions) (*Session, error) {
 		SetEnv:  o.SetEnv,
 	}
 	s := &Session{agent: agent.Claude, bwrap: bwrap, home: home, stateDir: o.Home.State, runFiles: newRunStem(o.Home.State, ""), env: env, hosts: proxy.Policy{Allow: o.Allow}}
+	// The proxy trusts the host's CA bundles, read now, as a launch's does.
+	s.caPEM = probe.CAs(home, o.Project.Checkout, nil, state, os.Getenv).PEM
 	if o.Network != config.NetworkNone {
 		cred, err := FindCredential(o.Home, env)
 		if err != nil {
