@@ -39,11 +39,10 @@ func launchStarts(t *testing.T, h *e2eHost, proj string, env []string, script st
 
 // TestReplayNetworkCARefreshCorporateCA: the host's corporate CA is named
 // by SSL_CERT_FILE (outside the project), and the OAuth login has expired.
-// The proxy refreshes it at the session's first API call, through
-// http.DefaultClient, whose roots Go loads lazily: since 4ec7037 the
-// supervisor has taken SSL_CERT_FILE out of its environment by then, and
-// the refresh no longer trusts the CA it trusted before (TrustCAs gives
-// the host's CAs to the API transport only).
+// The proxy refreshes it at the session's first API call: once the
+// supervisor took SSL_CERT_FILE out of its own environment, a refresh
+// through http.DefaultClient no longer trusted that CA; it trusts the
+// host's bundles as the API's transport does (TrustCAs).
 func TestReplayNetworkCARefreshCorporateCA(t *testing.T) {
 	h := newE2EHost(t)
 	const fresh = "sk-ant-oat01-FRESHTOKEN"
@@ -78,10 +77,9 @@ func TestReplayNetworkCARefreshCorporateCA(t *testing.T) {
 }
 
 // TestReplayEvalCorporateCA: an eval run's proxy, behind a corporate CA
-// named by SSL_CERT_FILE. PrepareEval reads no CA (probe.CAs is the
-// launch's only), so the proxy trusted the CA only through Go's own
-// reading of SSL_CERT_FILE, which holdCertVariables now takes away: the
-// run's API calls fail where they passed before 4ec7037.
+// named by SSL_CERT_FILE: PrepareEval reads the host's bundles for its
+// proxy, as a launch does (it had trusted the CA only through Go's own
+// reading of SSL_CERT_FILE, which the supervisor takes away).
 func TestReplayEvalCorporateCA(t *testing.T) {
 	h := newE2EHost(t)
 	var mu sync.Mutex
@@ -118,7 +116,7 @@ func TestReplayEvalCorporateCA(t *testing.T) {
 // TestReplayHostObeysCertDirHashLinks: SSL_CERT_DIR in the project laid
 // out as c_rehash / openssl rehash leaves one: ca.pem and its hash link
 // beside it. The directory is guarded whole (read-only), so the link
-// cannot be repointed; the launch refuses it ("is a symlink").
+// cannot be repointed, and the launch starts.
 func TestReplayHostObeysCertDirHashLinks(t *testing.T) {
 	h := newE2EHost(t)
 	proj := filepath.Join(h.home, "code", "proj")
@@ -138,7 +136,7 @@ func TestReplayHostObeysCertDirHashLinks(t *testing.T) {
 // project, ~/.config/nvim links (stow's folding) to a directory of it, and
 // that directory holds a relative link of its own (init.lua to a shared
 // file). The linked directory is guarded whole, read-only, so its link
-// cannot be repointed: before f521347 the launch started; now it refuses.
+// cannot be repointed, and the launch starts.
 func TestReplayHostObeysDotfilesInnerLink(t *testing.T) {
 	h := newE2EHost(t)
 	dots := filepath.Join(h.home, "dotfiles")

@@ -24,16 +24,15 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/gitconfig"
+	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -325,23 +324,10 @@ func (w *walker) walk() {
 	unix.Close(fd)
 	// The directories below the top are walked side by side: the walk
 	// waits on the kernel, a status for each directory.
-	next := make(chan subWalk)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(subs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for sw := range next {
-				sw.w.dir(sw.n, 1)
-				unix.Close(sw.n.fd)
-			}
-		}()
-	}
-	for _, sw := range subs {
-		next <- sw
-	}
-	close(next)
-	wg.Wait()
+	parallel.Each(len(subs), func(i int) {
+		subs[i].w.dir(subs[i].n, 1)
+		unix.Close(subs[i].n.fd)
+	})
 	for _, sw := range subs {
 		w.merge(sw.w)
 	}

@@ -8,10 +8,8 @@ package guard
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 )
@@ -435,22 +434,7 @@ func findNested(dir string, depth int) []nestedFind {
 	defer f.Close()
 	fd := int(f.Fd())
 	found := make([][]nestedFind, len(names))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(names)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				lookNested(fd, dir, names[i], depth, &found[i])
-			}
-		}()
-	}
-	for i := range names {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.Each(len(names), func(i int) { lookNested(fd, dir, names[i], depth, &found[i]) })
 	return slices.Concat(found...)
 }
 
