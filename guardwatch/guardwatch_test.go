@@ -231,3 +231,28 @@ func TestSayChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldByExitingTask: a thread whose descriptors /proc will not show
+// holds nothing if it is exiting (the kernel's PF_EXITING, set before it
+// lets go of its memory, after which only root may list them) or a
+// zombie; any other counts as holding the file.
+func TestHeldByExitingTask(t *testing.T) {
+	for _, c := range []struct {
+		stat string
+		held bool
+	}{
+		{"14 (sleep) R 2 1 1 0 -1 4194564 0 0", false}, // 0x400104: exiting
+		{"14 (sleep) Z 2 1 1 0 -1 4194560 0 0", false},
+		{"14 (a) b) S 2 1 1 0 -1 4194560 0 0", true}, // 0x400100: running
+		{"14 (sleep) S 2", true},
+	} {
+		task := filepath.Join(t.TempDir(), "14")
+		os.MkdirAll(task, 0o755)
+		os.WriteFile(filepath.Join(task, "stat"), []byte(c.stat+"\n"), 0o644)
+		os.WriteFile(filepath.Join(task, "fd"), nil, 0o644) // listing it fails
+		err := heldByTask(task, "/x/config", unix.Statx_t{})
+		if (err != nil) != c.held {
+			t.Errorf("%q: %v, want held %v", c.stat, err, c.held)
+		}
+	}
+}

@@ -110,14 +110,26 @@ func heldByTask(task, path string, guard unix.Statx_t) error {
 }
 
 // exited says the thread has exited (a zombie's descriptors are closed,
-// and /proc no longer shows them).
+// and /proc no longer shows them) or is exiting: the kernel marks it
+// (PF_EXITING) before it lets go of its memory, after which /proc shows its
+// descriptors to root alone, and a thread never returns to run anything
+// from there.
 func exited(task string) bool {
 	stat, err := os.ReadFile(task + "/stat")
 	if gone(err) {
 		return true
 	}
-	_, state, _ := strings.Cut(string(stat[max(0, bytes.LastIndexByte(stat, ')')):]), " ")
-	return strings.HasPrefix(state, "Z") || strings.HasPrefix(state, "X")
+	// After the command's ")": state, ppid, pgrp, session, tty, tpgid, flags.
+	fields := strings.Fields(string(stat[max(0, bytes.LastIndexByte(stat, ')')+1):]))
+	if len(fields) > 0 && (fields[0] == "Z" || fields[0] == "X") {
+		return true
+	}
+	if len(fields) <= 6 {
+		return false
+	}
+	const exiting = 0x4 // PF_EXITING
+	flags, err := strconv.ParseUint(fields[6], 10, 64)
+	return err == nil && flags&exiting != 0
 }
 
 // gone says an entry vanished: its process exited or closed the

@@ -93,7 +93,10 @@ func (s *Session) noticeLeftOut() {
 		printable.Say(os.Stderr, "claudebox: MCP servers left out of the sandbox: %s", strings.Join(servers, ", "))
 		printable.Say(os.Stderr, "hint: bring one with --with-mcp %s, or mcp = [%q] in %s", servers[0], servers[0], conf)
 	}
-	if vars := unseen("env:", s.env.Dropped); len(vars) > 0 {
+	// A CA bundle's variable passes with its file, after the environment
+	// was resolved.
+	dropped := slices.DeleteFunc(slices.Clone(s.env.Dropped), func(n string) bool { return slices.Contains(s.plan.Env, n) })
+	if vars := unseen("env:", dropped); len(vars) > 0 {
 		printable.Say(os.Stderr, "claudebox: variables not passed into the sandbox: %s", strings.Join(vars, ", "))
 		printable.Say(os.Stderr, "hint: pass one with --env %s, or env = [%q] in %s", vars[0], vars[0], conf)
 	}
