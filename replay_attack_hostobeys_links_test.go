@@ -226,3 +226,24 @@ func TestReplayHostObeysPathDotDot(t *testing.T) {
 		t.Error("the host's shell, with that PATH, ran the git the sandbox dropped")
 	}
 }
+
+// TestReplayHostObeysLinkInWritableBind: a directory of ~/.config bound
+// read-write with --bind, holding a link the host's tools follow (a tool's
+// configuration kept beside it). The sandbox could point the link at a file of its own
+// in the bind, so the launch refuses it; a link in a directory that is
+// itself obeyed stays allowed (above).
+func TestReplayHostObeysLinkInWritableBind(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	h.write(filepath.Join(h.home, ".config", "tool", "real", "tool.conf"), "# alice\n")
+	link := filepath.Join(h.home, ".config", "tool", "tool.conf")
+	if err := os.Symlink("real/tool.conf", link); err != nil {
+		t.Fatal(err)
+	}
+	h.chown()
+	out, err := h.command(proj, []string{"ANTHROPIC_API_KEY=sk-ant-real-key"}, "claudebox", "--bind", filepath.Join(h.home, ".config", "tool"), "--shell", "-c", "echo started").CombinedOutput()
+	if err == nil || strings.Contains(string(out), "started") || !strings.Contains(string(out), link+" is a symlink") {
+		t.Errorf("want the launch refused, naming %s:\n%s", link, out)
+	}
+}

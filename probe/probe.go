@@ -412,18 +412,20 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 		}
 		return p
 	}
-	// links adds the links among dir's entries, depth levels down.
-	var links func(dir string, depth int)
-	links = func(dir string, depth int) {
+	// links adds the links among dir's entries, depth levels down; whole
+	// says dir is itself obeyed, guarded whole where the sandbox writes,
+	// so that a link in it cannot be repointed: what it leads to is added,
+	// not the link (a certificate directory's hash links, a configuration's
+	// own links, which would refuse the launch).
+	var links func(dir string, depth int, whole bool)
+	links = func(dir string, depth int, whole bool) {
 		des, _ := os.ReadDir(dir)
 		for _, de := range des {
 			path := filepath.Join(dir, de.Name())
 			if de.Type()&os.ModeSymlink != 0 {
-				// What it leads to, and the links on the way there: the
-				// link itself stands in dir, which is guarded whole where
-				// the sandbox writes (a certificate directory's hash links,
-				// a configuration's own links).
-				if target, err := os.Readlink(path); err == nil {
+				if !whole {
+					add(path, tilde(path))
+				} else if target, err := os.Readlink(path); err == nil {
 					if !filepath.IsAbs(target) {
 						target = dir + "/" + target
 					}
@@ -433,7 +435,7 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 			// A linked directory is guarded whole, but its own links may
 			// lead elsewhere.
 			if depth > 1 && (de.IsDir() || de.Type()&os.ModeSymlink != 0 && isDir(path)) {
-				links(path, depth-1)
+				links(path, depth-1, whole || de.Type()&os.ModeSymlink != 0)
 			}
 		}
 	}
@@ -448,10 +450,12 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 	for _, s := range linkScans {
 		// ~/.local/bin may be a link where ~/.local is not.
 		dir := filepath.Join(home, s.dir)
+		linked := false
 		if fi, err := os.Lstat(dir); err == nil && fi.Mode()&os.ModeSymlink != 0 {
 			add(dir, tilde(dir))
+			linked = true
 		}
-		links(dir, s.depth)
+		links(dir, s.depth, linked)
 	}
 	// git's global and system configuration, the files they include and
 	// those they name: every file the host's git may read as such, with
@@ -498,9 +502,9 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 			case configHome:
 				add(raw, from)
 				if v.name == "XDG_DATA_HOME" {
-					links(p, dataDepth)
+					links(p, dataDepth, true)
 				} else {
-					links(p, configDepth)
+					links(p, configDepth, true)
 				}
 				if v.name == "XDG_CONFIG_HOME" {
 					configs = append(configs, gitFile{filepath.Join(p, "git", "config"), from + "/git/config"})
@@ -512,7 +516,7 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 				// the directory's owner adds one, and the system's are
 				// root's.
 				if v.name == "SSL_CERT_DIR" && ownDir(p) {
-					links(p, 1)
+					links(p, 1, true)
 				}
 			}
 		}
