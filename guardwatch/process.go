@@ -202,9 +202,15 @@ func (w *watch) keepAll() error {
 // when it has nothing to do.
 func standing(path string) bool {
 	var st unix.Statx_t
-	err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE|unix.STATX_INO|unix.STATX_NLINK, &st)
-	return err == nil && st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 &&
-		(st.Mode&unix.S_IFMT == unix.S_IFDIR || st.Nlink <= 1)
+	return unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE|unix.STATX_INO|unix.STATX_NLINK, &st) == nil &&
+		st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && stands(st)
+}
+
+// stands says the path st describes is a mount, that of a directory or of
+// a file with no other name (one it has is a way to write it past the
+// guard).
+func stands(st unix.Statx_t) bool {
+	return st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 && (st.Mode&unix.S_IFMT == unix.S_IFDIR || st.Nlink <= 1)
 }
 
 // leaseBroken names the file someone opened for writing.
@@ -445,7 +451,7 @@ func restore(path string) (*unix.Statx_t, error) {
 	case st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 && st.Mode&unix.S_IFMT != unix.S_IFDIR && st.Nlink > 1:
 		// A name an earlier session gave the file writes it past the guard.
 		return nil, anotherName(path)
-	case st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0:
+	case stands(st):
 		return nil, nil
 	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		return nil, fmt.Errorf("%s was replaced by a symlink on the host, which no mount can protect", strconv.Quote(path))

@@ -48,19 +48,9 @@ func Placeholders(dir string) []string {
 
 // RecordGuards records, for the first session of the instance dir, the
 // paths its guards stand on: they stand from the sessions' start, where a
-// later session's guard may stand on what an earlier one wrote. Written
-// as the other live records are, not synced: one a crash cut short names
-// fewer guards, and the audit then skips less.
+// later session's guard may stand on what an earlier one wrote.
 func RecordGuards(dir string, paths []string) error {
-	f, err := os.OpenFile(livePath(dir, ".guards"), os.O_WRONLY|os.O_TRUNC|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(strings.Join(paths, "\x00"))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return replaceRecord(livePath(dir, ".guards"), []byte(strings.Join(paths, "\x00")))
 }
 
 // FirstGuards are the paths RecordGuards recorded.

@@ -326,7 +326,13 @@ func StampSnapshot(dir string) (time.Time, error) {
 
 // SaveSnapshot completes the record StampSnapshot began, atomically.
 func SaveSnapshot(dir string, b []byte) error {
-	path := livePath(dir, ".snapshot")
+	return replaceRecord(livePath(dir, ".snapshot"), b)
+}
+
+// replaceRecord replaces the live record at path whole, by rename, and
+// unsynced, at every launch: one a crash lost counts as none (the audit
+// then skips less).
+func replaceRecord(path string, b []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return err

@@ -20,7 +20,7 @@ var CAVariables = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "REQUESTS_CA_
 const caLimit = 16 << 20
 
 // CA is what the host's CA variables name: the files passed in, their
-// certificates (read once, now: the supervisor's proxy trusts these, never
+// certificates (each file's once, read now: the supervisor's proxy trusts these, never
 // what a file holds later), and why any other was left out.
 type CA struct {
 	Files   []mount.CAFile
@@ -42,6 +42,7 @@ func CAs(home string, project string, binds []mount.BindSpec, state []string, ge
 		err  error
 	}
 	done := map[string]read{}
+	passed := map[string]bool{}
 	for _, name := range CAVariables {
 		path := getenv(name)
 		if path == "" {
@@ -58,7 +59,10 @@ func CAs(home string, project string, binds []mount.BindSpec, state []string, ge
 			continue
 		}
 		ca.Files = append(ca.Files, mount.CAFile{Variable: name, Path: filepath.Clean(path), Real: data.real, InHome: paths.Within(data.real, home) || paths.Within(filepath.Clean(path), home)})
-		ca.PEM = append(ca.PEM, data.pem)
+		if !passed[data.real] {
+			passed[data.real] = true
+			ca.PEM = append(ca.PEM, data.pem)
+		}
 	}
 	return ca
 }

@@ -74,3 +74,16 @@ func TestCAs(t *testing.T) {
 		}
 	}
 }
+
+// TestCAsOneFileOnce: variables that name one bundle (the system's, set for
+// each tool) each pass, and its certificates are read for the proxy once.
+func TestCAsOneFileOnce(t *testing.T) {
+	root := t.TempDir()
+	bundle := filepath.Join(root, "etc", "ca.pem")
+	testfs.Write(t, bundle, testCert)
+	env := map[string]string{"SSL_CERT_FILE": bundle, "CURL_CA_BUNDLE": bundle, "GIT_SSL_CAINFO": bundle}
+	ca := CAs(filepath.Join(root, "home"), filepath.Join(root, "home", "proj"), nil, nil, func(n string) string { return env[n] })
+	if len(ca.Files) != 3 || len(ca.PEM) != 1 {
+		t.Errorf("three variables naming one bundle: %d files passed, %d read for the proxy; want 3 and 1", len(ca.Files), len(ca.PEM))
+	}
+}

@@ -385,21 +385,18 @@ const (
 // entry or variable follows the host's working directory, so no guard can
 // stand for it: it is returned apart.
 func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Obeyed, relative []mount.Unprotected) {
-	// add adds what path resolves to and each link on the way there: a link
-	// the sandbox could replace would lead the host elsewhere (the launch
-	// refuses one in a writable mount).
-	add := func(path, from string) {
-		obeyed = append(obeyed, guard.Obeyed{Path: realPath(path, 0), From: from})
+	// resolved adds o, at what path resolves to, and each link on the way
+	// there: a link the sandbox could replace would lead the host
+	// elsewhere (the launch refuses one in a writable mount).
+	resolved := func(o guard.Obeyed, path string) {
+		o.Path = realPath(path, 0)
+		obeyed = append(obeyed, o)
 		for _, l := range linksOnTheWay(path) {
-			obeyed = append(obeyed, guard.Obeyed{Path: l, From: from})
+			obeyed = append(obeyed, guard.Obeyed{Path: l, From: o.From})
 		}
 	}
-	addGit := func(path, from string) {
-		obeyed = append(obeyed, guard.Obeyed{Path: realPath(path, 0), From: from, GitReads: true})
-		for _, l := range linksOnTheWay(path) {
-			obeyed = append(obeyed, guard.Obeyed{Path: l, From: from})
-		}
-	}
+	add := func(path, from string) { resolved(guard.Obeyed{From: from}, path) }
+	addGit := func(path, from string) { resolved(guard.Obeyed{From: from, GitReads: true}, path) }
 	unprotected := func(from, value string) {
 		u := mount.Unprotected{From: from, Reason: fmt.Sprintf("the relative entry %q runs what is in whichever directory your shell is in, the project's too", value)}
 		if !slices.Contains(relative, u) {
@@ -495,10 +492,7 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 			case gitConfig:
 				configs = append(configs, gitFile{raw, from})
 			case gitDir:
-				obeyed = append(obeyed, guard.Obeyed{Path: realPath(raw, 0), From: from, GitDir: true})
-				for _, l := range linksOnTheWay(raw) {
-					obeyed = append(obeyed, guard.Obeyed{Path: l, From: from})
-				}
+				resolved(guard.Obeyed{From: from, GitDir: true}, raw)
 			case configHome:
 				add(raw, from)
 				if v.name == "XDG_DATA_HOME" {
@@ -529,10 +523,7 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 		}
 		seen[config] = true
 		name := tilde(configs[i].path)
-		obeyed = append(obeyed, guard.Obeyed{Path: config, From: configs[i].from, GitReads: true, UserGitConfig: i < includes})
-		for _, l := range linksOnTheWay(configs[i].path) {
-			obeyed = append(obeyed, guard.Obeyed{Path: l, From: configs[i].from})
-		}
+		resolved(guard.Obeyed{From: configs[i].from, GitReads: true, UserGitConfig: i < includes}, configs[i].path)
 		// A file git refuses makes the host's git refuse to run too: it
 		// obeys nothing there.
 		entries, _ := gitconfig.Read(config)

@@ -1,11 +1,9 @@
 package proxy
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"net/http"
-	"slices"
 	"sync"
 )
 
@@ -17,16 +15,9 @@ import (
 // could later write is never read again. The pool is built at the first
 // TLS connection, not here: reading the system's roots and parsing each
 // bundle takes milliseconds (25 ms where eleven variables named the
-// system's bundle), which a launch need not wait for; a bundle named
-// twice is parsed once.
+// system's bundle), which a launch need not wait for.
 func (p *Proxy) TrustCAs(pems [][]byte) {
-	var distinct [][]byte
-	for _, b := range pems {
-		if !slices.ContainsFunc(distinct, func(d []byte) bool { return bytes.Equal(d, b) }) {
-			distinct = append(distinct, b)
-		}
-	}
-	if len(distinct) == 0 {
+	if len(pems) == 0 {
 		return
 	}
 	roots := sync.OnceValue(func() *x509.CertPool {
@@ -34,7 +25,7 @@ func (p *Proxy) TrustCAs(pems [][]byte) {
 		if err != nil {
 			pool = x509.NewCertPool()
 		}
-		for _, b := range distinct {
+		for _, b := range pems {
 			pool.AppendCertsFromPEM(b)
 		}
 		return pool

@@ -207,12 +207,13 @@ type tokenResponse struct {
 // errNoToken says the token endpoint's answer is not a login.
 var errNoToken = fmt.Errorf("the token endpoint's answer holds no token")
 
-// client is what a refresh is sent with: one trusting the proxy's CAs.
+// client is what a refresh is sent with: one trusting the proxy's CAs,
+// keeping no connection (a refresh comes hours apart).
 func (c *Credential) client() *http.Client {
 	if c.roots == nil {
 		return http.DefaultClient
 	}
-	return &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{RootCAs: c.roots()}}}
+	return &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, TLSClientConfig: &tls.Config{RootCAs: c.roots()}, DisableKeepAlives: true}}
 }
 
 // requestRefresh posts a refresh request to the token endpoint url.

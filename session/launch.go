@@ -138,6 +138,12 @@ func (s *Session) Refused() []string {
 			names = append(names, n)
 		}
 	}
+	// Those the proxy's start took out of claudebox's own environment.
+	for n := range s.certEnv {
+		if environment.Refused(n, s.refuseEnv) {
+			names = append(names, n)
+		}
+	}
 	slices.Sort(names)
 	return names
 }
