@@ -28,7 +28,7 @@ type cli struct {
 	Shell  bool   `group:"launch" xor:"mode" help:"Run bash instead of claude; arguments go to bash."`
 	DryRun bool   `group:"launch" help:"Print the bwrap command and exit (--gc: only report)."`
 	Yes    bool   `group:"launch" short:"y" help:"Approve what the project's files add, and remember it."`
-	Agent  string `group:"launch" enum:"claude,codex,gemini" default:"claude" placeholder:"NAME" help:"Run claude, codex or gemini; arguments go to it."`
+	Agent  string `group:"launch" enum:"${agents}" default:"claude" placeholder:"NAME" help:"Run ${agentsAnd}; arguments go to it."`
 
 	Bind               []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-write (at DEST); repeatable."`
 	RoBind             []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-only (at DEST); repeatable."`
@@ -54,7 +54,7 @@ type cli struct {
 	Gc     bool   `group:"instances" name:"gc" xor:"mode" help:"Remove the instances whose project is gone."`
 	Caches bool   `group:"instances" help:"With --gc: empty every project's tool caches instead."`
 	List   bool   `group:"instances" xor:"mode" help:"List the instances, stale ones first."`
-	JSON   bool   `group:"instances" name:"json" help:"With --list, --list-sessions or --check: print JSON."`
+	JSON   bool   `group:"instances" name:"json" help:"JSON for --list, --list-sessions, --check, --net-log."`
 	Move   string `group:"instances" xor:"mode" placeholder:"OLD" help:"Carry OLD's history here (a former root, or a hash)."`
 	Merge  bool   `group:"instances" help:"With --move: merge into this project's instance."`
 
@@ -215,10 +215,19 @@ func newParser(c *cli) (*kong.Kong, error) {
 	return kong.New(c,
 		kong.Name("claudebox"),
 		kong.Description(description),
-		kong.Vars{"version": "claudebox " + versionString()},
+		kong.Vars{"version": "claudebox " + versionString(), "agents": strings.Join(agent.Names(), ","), "agentsAnd": agentsAnd()},
 		kong.UsageOnError(),
 		helpGroups,
 	)
+}
+
+// agentsAnd are the agent table's names as --help says them: "a, b or c".
+func agentsAnd() string {
+	names := agent.Names()
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 func run(args []string) int {

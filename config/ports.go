@@ -20,7 +20,7 @@ func parsePublish(s string) (mount.Publish, error) {
 	}
 	var p mount.Publish
 	var err error
-	if p.Host, err = parsePort(host); err != nil {
+	if p.Host, err = parsePortNumber(host); err != nil {
 		return p, err
 	}
 	if p.Inside, err = parsePort(inside); err != nil {
@@ -31,12 +31,22 @@ func parsePublish(s string) (mount.Publish, error) {
 
 // parsePort reads a port of the sandbox's loopback: not the relay's own.
 func parsePort(s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != s {
-		return 0, errors.New("not a port from 1 to 65535")
+	n, err := parsePortNumber(s)
+	if err != nil {
+		return 0, err
 	}
 	if _, relayPort, _ := strings.Cut(relay.Address, ":"); s == relayPort {
 		return 0, errors.New("the port of the filtered network's proxy inside")
+	}
+	return n, nil
+}
+
+// parsePortNumber reads a port of the host's loopback, where the relay's
+// port inside is an ordinary one.
+func parsePortNumber(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != s {
+		return 0, errors.New("not a port from 1 to 65535")
 	}
 	return n, nil
 }
