@@ -30,7 +30,9 @@ import (
 // files they were saved in. Only the permission lists are carried, never
 // hooks or anything else; the sandbox could have written the copies, so
 // a rule that allows a whole tool or everything is refused (see
-// claudesettings.Refusal), and every rule is shown escaped.
+// claudesettings.Refusal), one that grants more than it names (any code,
+// a secret, what the host runs: claudesettings.Risk) is kept only by its
+// own yes, never by -y, and every rule is shown escaped.
 type keepPermissionsCmd struct {
 	Yes bool
 }
@@ -55,7 +57,10 @@ func (k keepPermissionsCmd) Run(home session.Home) error {
 	if instance.InUse(dir) {
 		return hint.Errorf("end the session, then run claudebox --keep-permissions again", "a session of %s is running", project.Root)
 	}
-	var keep []claudesettings.Rule
+	// keep: rules kept once the user says yes to them together (or -y);
+	// confirm: rules that grant more than they name, each kept only by
+	// its own yes, never by -y.
+	var keep, confirm []claudesettings.Rule
 	printable.Say(os.Stderr, "claudebox: permission rules this project's sessions saved inside (Claude Code, or what ran in the sandbox):")
 	for _, r := range rules {
 		refusal := claudesettings.Refusal(r)
@@ -66,21 +71,39 @@ func (k keepPermissionsCmd) Run(home session.Home) error {
 			printable.Say(os.Stderr, "  refused: %-5s %s (%s), for %s", r.List, r.Rule, refusal, mount.Quote(r.File))
 			continue
 		}
+		if risk := claudesettings.Risk(r); risk != "" {
+			printable.Say(os.Stderr, "  ask each: %-5s %s, for %s", r.List, r.Rule, mount.Quote(r.File))
+			printable.Say(os.Stderr, "    it %s", risk)
+			confirm = append(confirm, r)
+			continue
+		}
 		printable.Say(os.Stderr, "  %-5s %s, for %s", r.List, r.Rule, mount.Quote(r.File))
 		keep = append(keep, r)
 	}
-	if len(keep) == 0 {
+	if len(keep) == 0 && len(confirm) == 0 {
 		printable.Say(os.Stderr, "claudebox: none of them can be kept; add what you want on the host (claude's /permissions)")
 		return claudesettings.ForgetPending(home.State, dir)
 	}
-	if !k.Yes {
-		if !pty.IsTerminal(os.Stdin) {
-			return hint.Errorf("read them, then run claudebox --keep-permissions -y", "cannot ask: stdin is not a terminal")
+	// waiting are the rules left for a later --keep-permissions.
+	var waiting []claudesettings.Rule
+	if k.Yes {
+		if len(confirm) > 0 {
+			printable.Say(os.Stderr, "claudebox: not kept with -y: %d rules that grant more than they name (ask each); they wait", len(confirm))
+			printable.Say(os.Stderr, "hint: to keep one, confirm it by itself: claudebox --keep-permissions (on a terminal, without -y)")
 		}
-		fmt.Fprintf(os.Stderr, "Add these %d rules to those settings files? [y/N] ", len(keep))
-		answer, _ := bufio.NewReader(os.Stdin).ReadString('\n')
-		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		waiting = confirm
+	} else {
+		if !pty.IsTerminal(os.Stdin) {
+			return hint.Errorf("read them, then run claudebox --keep-permissions -y (rules marked ask each wait for a terminal)", "cannot ask: stdin is not a terminal")
+		}
+		answers := bufio.NewReader(os.Stdin)
+		if len(keep) > 0 && !yes(answers, fmt.Sprintf("Add these %d rules to those settings files? [y/N] ", len(keep))) {
 			return hint.Errorf("run claudebox --keep-permissions again to add them", "nothing was added")
+		}
+		for _, r := range confirm {
+			if yes(answers, fmt.Sprintf("Keep %s %s? It %s. [y/N] ", r.List, r.Rule, claudesettings.Risk(r))) {
+				keep = append(keep, r)
+			}
 		}
 	}
 	var files []string
@@ -101,7 +124,16 @@ func (k keepPermissionsCmd) Run(home session.Home) error {
 		}
 		printable.Say(os.Stderr, "claudebox: added %d permission rules to %s", len(these), mount.Quote(file))
 	}
-	return claudesettings.ForgetPending(home.State, dir)
+	return claudesettings.LeavePending(home.State, dir, waiting)
+}
+
+// yes asks question on stderr and says whether the next line of answers
+// is y or yes.
+func yes(answers *bufio.Reader, question string) bool {
+	fmt.Fprint(os.Stderr, printable.Escape(question))
+	answer, _ := answers.ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(answer))
+	return a == "y" || a == "yes"
 }
 
 // maxSettings bounds the settings file read: Claude Code's are small.

@@ -46,8 +46,9 @@ func TestWriteUnderStandInFails(t *testing.T) {
 // command in a project without .claude, saves the user's "don't ask
 // again" into the private copy of .claude/settings.local.json (in the
 // stand-in of the missing .claude, which takes only such saves); at exit
-// claudebox names the copy with its rule, and claudebox --keep-permissions
-// -y adds the rule to the host's file, which then holds nothing else.
+// claudebox names the copy with its rule; claudebox --keep-permissions -y
+// leaves it waiting (git * runs any code), and the user's own yes to it
+// adds it to the host's file, which then holds nothing else.
 func TestKeepPermissionsRealClaude(t *testing.T) {
 	h := newE2EHost(t)
 	requireClaude(t)
@@ -89,9 +90,20 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(proj, ".claude")); err == nil {
 		t.Fatal("the host has a .claude before --keep-permissions")
 	}
-	if out, err := h.command(proj, nil, "claudebox", "--keep-permissions", "-y").CombinedOutput(); err != nil {
+	// Bash(git *) runs any code (git -c core.pager=… log): -y does not
+	// keep it, and it waits for the user's own yes.
+	out, err := h.command(proj, nil, "claudebox", "--keep-permissions", "-y").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ask each: allow Bash(git *)") {
 		t.Fatalf("--keep-permissions -y: %v\n%s", err, out)
 	}
+	if _, err := os.Lstat(local); err == nil {
+		t.Fatal("--keep-permissions -y kept a rule that runs any code")
+	}
+	tmux("new-session", "-d", "-s", "keep", "-x", "150", "-y", "40", "claudebox --keep-permissions; sleep 60")
+	keep := tmuxTarget(tmux, "keep")
+	waitScreen(t, keep, func(s string) bool { return strings.Contains(s, "Keep allow Bash(git *)? It may run any code") }, "the question for the rule")
+	tmux("send-keys", "-t", "keep", "y", "Enter")
+	waitScreen(t, keep, func(s string) bool { return strings.Contains(s, "added 1 permission rules") }, "the rule added")
 	got, _ := os.ReadFile(local)
 	if want := "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(git *)\"\n    ]\n  }\n}\n"; string(got) != want {
 		t.Errorf("the host's %s holds\n%s\nwant\n%s", local, got, want)

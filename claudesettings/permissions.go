@@ -304,6 +304,28 @@ func Pending(stateDir, dir string) ([]Rule, error) {
 // AddPending adds rules to those waiting for the instance dir, each once,
 // under a lock: the sessions of a project may end together.
 func AddPending(stateDir, dir string, rules []Rule) error {
+	return updatePending(stateDir, dir, func(pending []Rule) []Rule {
+		for _, r := range rules {
+			if !slices.Contains(pending, r) {
+				pending = append(pending, r)
+			}
+		}
+		return pending
+	})
+}
+
+// LeavePending leaves only rules waiting for the instance dir (none:
+// the record goes), under the lock AddPending takes.
+func LeavePending(stateDir, dir string, rules []Rule) error {
+	if len(rules) == 0 {
+		return ForgetPending(stateDir, dir)
+	}
+	return updatePending(stateDir, dir, func([]Rule) []Rule { return rules })
+}
+
+// updatePending replaces the rules waiting for the instance dir with what
+// change makes of them, holding the records' lock.
+func updatePending(stateDir, dir string, change func([]Rule) []Rule) error {
 	records := filepath.Dir(pendingFile(stateDir, dir))
 	if err := os.MkdirAll(records, 0o700); err != nil {
 		return err
@@ -320,12 +342,7 @@ func AddPending(stateDir, dir string, rules []Rule) error {
 	if err != nil {
 		return err
 	}
-	for _, r := range rules {
-		if !slices.Contains(pending, r) {
-			pending = append(pending, r)
-		}
-	}
-	data, _ := json.MarshalIndent(pending, "", "  ")
+	data, _ := json.MarshalIndent(change(pending), "", "  ")
 	if len(data) > maxPending {
 		return fmt.Errorf("more than %d bytes of permission rules", maxPending)
 	}
@@ -339,4 +356,111 @@ func ForgetPending(stateDir, dir string) error {
 		return nil
 	}
 	return err
+}
+
+// Risk says what an allow rule that may be kept grants beyond what it
+// names, or "" when it is known to grant nothing a later claude on the
+// host could turn against the user: running any code, reading a secret,
+// or editing what the host runs. Default-deny: a rule is harmless only
+// when its tool's use is known to be (a Bash command from knownHarmless,
+// a file tool's path inside the project, away from what the host runs);
+// every other rule is kept only when the user confirms it by itself.
+func Risk(r Rule) string {
+	if r.List != "allow" {
+		return ""
+	}
+	tool, spec, ok := strings.Cut(r.Rule, "(")
+	spec = strings.TrimSuffix(spec, ")")
+	switch {
+	case !ok && strings.HasPrefix(tool, "mcp__"):
+		return "calls an MCP server's tool unasked; what it does is the server's"
+	case !ok:
+		return "allows the whole tool " + tool
+	case tool == "Bash":
+		return bashRisk(spec)
+	case tool == "Read" || tool == "Glob" || tool == "Grep":
+		if outsideProject(spec) {
+			return "reads outside the project, where your secrets are (~/.ssh, ~/.aws, ~/.claude)"
+		}
+		return ""
+	case slices.Contains(editTools, tool):
+		if outsideProject(spec) {
+			return "edits outside the project: your dotfiles, ~/.claude and what the host runs"
+		}
+		if hostRuns(spec) {
+			return "edits what the host runs or obeys in the project (dotfiles such as .envrc, .git/hooks, .claude, .vscode)"
+		}
+		return ""
+	case tool == "WebFetch":
+		return "fetches from " + strings.TrimPrefix(spec, "domain:") + " unasked: what the host's claude puts in the address leaves with it"
+	}
+	return "claudebox does not know what " + tool + " does"
+}
+
+// editTools are Claude Code's tools that write files.
+var editTools = []string{"Edit", "Write", "MultiEdit", "NotebookEdit"}
+
+// knownHarmless are the commands known to run no other program, read no
+// file's content and write no file, whatever their arguments: a Bash rule
+// for one of them, with or without a wildcard, grants nothing more. Most
+// commands do one of those with some option (date -f reads a file, tree
+// -o writes one, wc --files0-from prints a file's lines in its errors,
+// git log --output writes one, echo > redirects, find -exec runs), so the
+// list is short and git's only entry is status.
+var knownHarmless = []string{"cd", "ls", "pwd", "which", "whoami", "id", "uname", "nproc", "true", "false", "git status"}
+
+// interpreters run the code or the program their arguments give them:
+// named in what a rule for one grants.
+var interpreters = []string{
+	"sh", "bash", "zsh", "fish", "dash", "ksh", "csh", "tcsh", "busybox", "pwsh",
+	"node", "nodejs", "deno", "bun", "bunx", "npx", "pnpx", "uvx", "perl", "ruby", "php", "lua", "Rscript", "julia", "tclsh", "osascript",
+	"awk", "gawk", "mawk", "sed", "find", "xargs", "env", "exec", "eval", "command", "builtin", "source", ".",
+	"nice", "nohup", "timeout", "time", "stdbuf", "setsid", "sudo", "su", "doas", "watch", "strace", "gdb", "script", "expect", "parallel",
+}
+
+// bashRisk says what a Bash rule's command (npm test:*, git *, ls) grants
+// beyond its name, "" for a command of knownHarmless without shell
+// operators.
+func bashRisk(spec string) string {
+	command := strings.TrimSpace(strings.TrimSuffix(spec, ":*"))
+	if strings.ContainsAny(command, ";&|<>$`(){}\\\n") {
+		return "runs a command line with shell operators or substitutions: what it runs is not the command it names"
+	}
+	words := strings.Fields(strings.ReplaceAll(command, "*", " * "))
+	if len(words) == 0 {
+		return "runs any command"
+	}
+	name := words[0]
+	if slices.Contains(interpreters, name) || strings.HasPrefix(name, "python") || strings.HasPrefix(name, "pypy") || strings.HasPrefix(name, "lua") {
+		return "runs any code: " + name + " runs the code or program its arguments give it"
+	}
+	for _, harmless := range knownHarmless {
+		h := strings.Fields(harmless)
+		if len(words) >= len(h) && slices.Equal(words[:len(h)], h) && !slices.Contains(words[:len(h)], "*") {
+			return ""
+		}
+	}
+	if name == "git" && len(words) > 1 && strings.HasPrefix(words[1], "-") {
+		return "runs any code: git's options before its command (-c, --exec-path) name programs it runs"
+	}
+	return "may run any code, read your files or write what the host runs: " + name + " is not among the commands known to do none of these (" + strings.Join(knownHarmless, ", ") + ")"
+}
+
+// outsideProject says a file tool's path pattern may reach outside the
+// project: from the filesystem's root (//), the home (~), the settings
+// file's own folder (/; ~/.claude for the user's), or up through "..".
+func outsideProject(pattern string) bool {
+	return strings.HasPrefix(pattern, "/") || strings.HasPrefix(pattern, "~") || slices.Contains(strings.Split(pattern, "/"), "..")
+}
+
+// hostRuns says a project path pattern may match what the host runs or
+// obeys there: a dotfile or dot-directory (.envrc, .git/hooks, .claude,
+// .vscode), named or matched by a wildcard that can stand for one.
+func hostRuns(pattern string) bool {
+	for _, seg := range strings.Split(strings.TrimPrefix(pattern, "./"), "/") {
+		if strings.HasPrefix(seg, ".") || seg != "" && strings.ContainsRune("*?[{", rune(seg[0])) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package claudesettings
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -105,5 +106,86 @@ func TestAddPendingTogether(t *testing.T) {
 	}
 	if rules, _ := Pending(state, dir); rules != nil {
 		t.Errorf("after ForgetPending: %v", rules)
+	}
+}
+
+// TestRisk: an allow rule is kept with the others only when it is known
+// to grant no more than it names; one that runs any code, reads outside
+// the project or edits what the host runs is marked with what it grants.
+func TestRisk(t *testing.T) {
+	for rule, marked := range map[string]bool{
+		"Bash(python3:*)":               true,
+		"Bash(python3.12 -c *)":         true,
+		"Bash(bash:*)":                  true,
+		"Bash(node:*)":                  true,
+		"Bash(npx vitest:*)":            true,
+		"Bash(env FOO=1 ls:*)":          true,
+		"Bash(xargs:*)":                 true,
+		"Bash(make:*)":                  true,
+		"Bash(npm test:*)":              true,
+		"Bash(git *)":                   true,
+		"Bash(git -c x=y status:*)":     true,
+		"Bash(git log:*)":               true,
+		"Bash(cat:*)":                   true,
+		"Bash(echo:*)":                  true,
+		"Bash(ls; python3 x.py)":        true,
+		"Bash(ls $(id))":                true,
+		"Bash(ls > ~/.bashrc)":          true,
+		"Bash(/bin/ls:*)":               true,
+		"Bash(ls:*)":                    false,
+		"Bash(ls -la src)":              false,
+		"Bash(pwd)":                     false,
+		"Bash(git status:*)":            false,
+		"Bash(git status --short)":      false,
+		"Read(~/.ssh/**)":               true,
+		"Read(//etc/shadow)":            true,
+		"Read(../other/**)":             true,
+		"Grep(~/.aws/**)":               true,
+		"Read(src/**)":                  false,
+		"Read(./docs/a.md)":             false,
+		"Edit(~/.bashrc)":               true,
+		"Write(//home/u/.profile)":      true,
+		"Edit(.envrc)":                  true,
+		"Edit(.git/hooks/pre-commit)":   true,
+		"Edit(./.claude/settings.json)": true,
+		"Edit(src/**)":                  true,
+		"Edit(src/main.go)":             false,
+		"Write(docs/guide.md)":          false,
+		"WebFetch(domain:go.dev)":       true,
+		"mcp__github__get_issue":        true,
+		"Task(Explore)":                 true,
+	} {
+		if got := Risk(Rule{List: "allow", Rule: rule}); (got != "") != marked {
+			t.Errorf("Risk(allow %q) = %q, want marked %v", rule, got, marked)
+		}
+	}
+	for _, list := range []string{"ask", "deny"} {
+		if got := Risk(Rule{List: list, Rule: "Bash(python3:*)"}); got != "" {
+			t.Errorf("a %s rule, which only narrows, is marked: %s", list, got)
+		}
+	}
+	if got := Risk(Rule{List: "allow", Rule: "Bash(python3:*)"}); !strings.Contains(got, "runs any code") {
+		t.Errorf("Risk(Bash(python3:*)) = %q, want it to say it runs any code", got)
+	}
+}
+
+// LeavePending keeps exactly the rules given; none removes the record.
+func TestLeavePending(t *testing.T) {
+	state, dir := t.TempDir(), "/state/projects/abc"
+	a, b := Rule{File: "f", List: "allow", Rule: "Bash(ls:*)"}, Rule{File: "f", List: "allow", Rule: "Bash(python3:*)"}
+	if err := AddPending(state, dir, []Rule{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if err := LeavePending(state, dir, []Rule{b}); err != nil {
+		t.Fatal(err)
+	}
+	if rules, _ := Pending(state, dir); !reflect.DeepEqual(rules, []Rule{b}) {
+		t.Errorf("after LeavePending(b): %v", rules)
+	}
+	if err := LeavePending(state, dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	if rules, _ := Pending(state, dir); rules != nil {
+		t.Errorf("after LeavePending(none): %v", rules)
 	}
 }
