@@ -11,12 +11,62 @@ import (
 	"strings"
 )
 
-// allowedEnv are passed in when set: what a terminal program needs, and
-// what Claude Code reads for its own configuration.
+// allowedEnv are passed in when set: what a terminal program needs, each
+// locale category by name (no prefix: a name that merely starts like one
+// is not one).
 var allowedEnv = []string{
-	"HOME", "USER", "LOGNAME", "PATH", "TERM", "COLORTERM", "LANG", "TZ", "EDITOR",
-	"CLOUD_ML_REGION", "AWS_REGION", // region switches of the Vertex and Bedrock providers
+	"HOME", "USER", "LOGNAME", "PATH", "TERM", "COLORTERM", "LANG", "LANGUAGE", "TZ", "EDITOR",
+	"LC_ALL", "LC_CTYPE", "LC_COLLATE", "LC_MESSAGES", "LC_MONETARY", "LC_NUMERIC", "LC_TIME",
+	"LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE", "LC_MEASUREMENT", "LC_IDENTIFICATION",
 }
+
+// claudeEnv are Claude Code's own variables that are known to hold no
+// credential (names read by Claude Code 2.1.330): model choices, feature
+// switches, limits and timeouts, and the cloud providers' switches,
+// regions and projects. Every other ANTHROPIC_*, CLAUDE_CODE_* or
+// DISABLE_* stays out (an admin key, a gateway's headers, Foundry's key, a
+// client key's passphrase): a name passes because it is listed, never
+// because of how it starts. ANTHROPIC_CUSTOM_HEADERS is the proxy's
+// (APIVariables).
+var claudeEnv = []string{
+	"ANTHROPIC_MODEL", "ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_SMALL_FAST_MODEL_AWS_REGION", "ANTHROPIC_BETAS",
+	"ANTHROPIC_DEFAULT_OPUS_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL_NAME", "ANTHROPIC_DEFAULT_OPUS_MODEL_DESCRIPTION",
+	"ANTHROPIC_DEFAULT_OPUS_MODEL_SUPPORTED_CAPABILITIES",
+	"ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_SONNET_MODEL_NAME", "ANTHROPIC_DEFAULT_SONNET_MODEL_DESCRIPTION",
+	"ANTHROPIC_DEFAULT_SONNET_MODEL_SUPPORTED_CAPABILITIES",
+	"ANTHROPIC_DEFAULT_HAIKU_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL_NAME", "ANTHROPIC_DEFAULT_HAIKU_MODEL_DESCRIPTION",
+	"ANTHROPIC_DEFAULT_HAIKU_MODEL_SUPPORTED_CAPABILITIES",
+	"ANTHROPIC_CUSTOM_MODEL_OPTION", "ANTHROPIC_CUSTOM_MODEL_OPTION_NAME", "ANTHROPIC_CUSTOM_MODEL_OPTION_DESCRIPTION",
+	"ANTHROPIC_CUSTOM_MODEL_OPTION_SUPPORTED_CAPABILITIES",
+	"CLAUDE_CODE_SUBAGENT_MODEL", "CLAUDE_CODE_EFFORT_LEVEL", "MAX_THINKING_TOKENS", "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+	"CLAUDE_CODE_FILE_READ_MAX_OUTPUT_TOKENS", "MAX_MCP_OUTPUT_TOKENS", "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY",
+	"CLAUDE_CODE_MAX_RETRIES", "CLAUDE_CODE_AUTO_COMPACT_WINDOW", "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "SLASH_COMMAND_TOOL_CHAR_BUDGET",
+	"API_TIMEOUT_MS", "BASH_DEFAULT_TIMEOUT_MS", "BASH_MAX_TIMEOUT_MS", "BASH_MAX_OUTPUT_LENGTH", "MCP_TIMEOUT", "MCP_TOOL_TIMEOUT",
+	"CLAUDE_BASH_MAINTAIN_PROJECT_WORKING_DIR", "ENABLE_TOOL_SEARCH", "USE_BUILTIN_RIPGREP",
+	"CLAUDE_CODE_ENABLE_TASKS", "CLAUDE_CODE_ENABLE_PROMPT_SUGGESTION", "CLAUDE_CODE_NO_FLICKER", "CLAUDE_CODE_ACCESSIBILITY",
+	"CLAUDE_CODE_SYNTAX_HIGHLIGHT", "CLAUDE_CODE_SCROLL_SPEED", "CLAUDE_CODE_IDE_SKIP_AUTO_INSTALL",
+	"DISABLE_AUTOUPDATER", "DISABLE_TELEMETRY", "DISABLE_ERROR_REPORTING", "DISABLE_BUG_COMMAND", "DISABLE_COST_WARNINGS",
+	"DISABLE_PROMPT_CACHING", "DISABLE_PROMPT_CACHING_HAIKU", "DISABLE_PROMPT_CACHING_SONNET", "DISABLE_PROMPT_CACHING_OPUS",
+	"DISABLE_INTERLEAVED_THINKING", "DISABLE_AUTO_COMPACT", "DISABLE_COMPACT", "DISABLE_DOCTOR_COMMAND", "DISABLE_FEEDBACK_COMMAND",
+	"DISABLE_INSTALLATION_CHECKS", "DISABLE_LOGIN_COMMAND", "DISABLE_LOGOUT_COMMAND", "DISABLE_UPGRADE_COMMAND",
+	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "CLAUDE_CODE_DISABLE_TERMINAL_TITLE", "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+	"CLAUDE_CODE_DISABLE_BACKGROUND_TASKS", "CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY", "CLAUDE_CODE_DISABLE_EXPERIMENTAL_BETAS",
+	"CLAUDE_CODE_DISABLE_FILE_CHECKPOINTING", "CLAUDE_CODE_DISABLE_THINKING", "CLAUDE_CODE_DISABLE_ADAPTIVE_THINKING",
+	"CLAUDE_CODE_DISABLE_1M_CONTEXT", "CLAUDE_CODE_DISABLE_FAST_MODE", "CLAUDE_CODE_DISABLE_CLAUDE_MDS",
+	"CLAUDE_CODE_DISABLE_GIT_INSTRUCTIONS", "CLAUDE_CODE_DISABLE_MOUSE", "CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN",
+	"CLAUDE_CODE_DISABLE_VIRTUAL_SCROLL", "CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL",
+	"CLAUDE_CODE_DISABLE_BUNDLED_SKILLS", "CLAUDE_CODE_DISABLE_WEB_FETCH",
+	// The cloud providers' switches and where their API is: their
+	// credentials (AWS_BEARER_TOKEN_BEDROCK, ANTHROPIC_FOUNDRY_API_KEY, …)
+	// pass only named with --env.
+	"CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX", "CLAUDE_CODE_USE_FOUNDRY",
+	"CLAUDE_CODE_SKIP_BEDROCK_AUTH", "CLAUDE_CODE_SKIP_VERTEX_AUTH", "CLAUDE_CODE_SKIP_FOUNDRY_AUTH",
+	"ANTHROPIC_VERTEX_PROJECT_ID", "ANTHROPIC_FOUNDRY_RESOURCE", "CLOUD_ML_REGION", "AWS_REGION",
+}
+
+// urlEnv are passed in when set, as allowedEnv, unless the value names a
+// URL's user (see namesURLUser).
+var urlEnv = []string{"ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL", "ANTHROPIC_FOUNDRY_BASE_URL"}
 
 // toolchainEnv are passed in when set: where a toolchain is and how it
 // builds (paths, module patterns, flags), so that builds inside are the
@@ -32,6 +82,17 @@ var toolchainEnv = []string{
 	// The host's own proxy, for the host's network; the filtered one sets
 	// its own in their place.
 	"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy",
+}
+
+// Allowed says a variable of this name and value passes into the sandbox
+// without being named: it is on one of the allowlists, and a value that
+// may carry a URL's credentials does not name a URL's user. Claude Code's
+// settings keep the same variables in their env.
+func Allowed(name, value string) bool {
+	if slices.Contains(toolchainEnv, name) || slices.Contains(urlEnv, name) {
+		return !namesURLUser(value)
+	}
+	return slices.Contains(allowedEnv, name) || slices.Contains(claudeEnv, name)
 }
 
 // namesURLUser reports whether v holds a URL with a user (and so perhaps
@@ -69,19 +130,17 @@ func secretLooking(name string) bool {
 	return false
 }
 
-// allowedEnvPrefixes are passed in when set. CLAUDE_CODE_ covers the
-// Bedrock and Vertex switches (CLAUDE_CODE_USE_BEDROCK, …).
-var allowedEnvPrefixes = []string{"LC_", "ANTHROPIC_", "CLAUDE_CODE_", "DISABLE_"}
-
 // APIVariables point Claude Code at its API and authenticate it. Inside,
 // claudebox sets them itself (the proxy's address and a phantom
 // credential), so none is ever passed in: the user's values, from the
 // host's environment, their own env settings or --env, are read by the
 // proxy outside (Env.API); a project's are dropped, since a project must
-// not choose where the user's credential goes. The other agents' (package
+// not choose where the user's credential goes. ANTHROPIC_CUSTOM_HEADERS
+// (a gateway's key, most often) the proxy adds to Claude's API calls.
+// The other agents' (package
 // agent) are among them, whichever agent a sandbox runs.
 var APIVariables = []string{
-	"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN",
+	"ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS",
 	"OPENAI_BASE_URL", "OPENAI_API_KEY", "CODEX_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY",
 	"CODE_ASSIST_ENDPOINT", "GOOGLE_CLOUD_ACCESS_TOKEN",
 }
@@ -163,28 +222,10 @@ func Resolve(environ, requested []string, files []File) (Env, error) {
 			env.Names = append(env.Names, n)
 		}
 	}
-	for _, n := range allowedEnv {
-		if set[n] {
+	for _, n := range slices.Concat(allowedEnv, claudeEnv, toolchainEnv, urlEnv) {
+		if set[n] && Allowed(n, values[n]) {
 			addName(n)
 		}
-	}
-	for _, n := range toolchainEnv {
-		if set[n] && !namesURLUser(values[n]) {
-			addName(n)
-		}
-	}
-	var prefixed []string
-	for n := range set {
-		for _, p := range allowedEnvPrefixes {
-			if strings.HasPrefix(n, p) {
-				prefixed = append(prefixed, n)
-				break
-			}
-		}
-	}
-	sort.Strings(prefixed)
-	for _, n := range prefixed {
-		addName(n)
 	}
 	explicit := map[string]bool{}
 	given := map[string]string{} // --env NAME=VALUE

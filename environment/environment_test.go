@@ -89,3 +89,27 @@ func TestResolveToolchainAndDropped(t *testing.T) {
 		t.Errorf("dropped %q, want %q", env.Dropped, want)
 	}
 }
+
+// Variables pass by exact name, never by how they start: a credential of
+// Claude's API under a name that looks like Claude Code's own stays out,
+// and the gateway's headers are the proxy's.
+func TestResolveByExactName(t *testing.T) {
+	env, err := Resolve([]string{
+		"ANTHROPIC_MODEL=m", "CLAUDE_CODE_USE_VERTEX=1", "LC_TIME=C", "DISABLE_TELEMETRY=1",
+		"ANTHROPIC_ADMIN_KEY=x", "ANTHROPIC_FOUNDRY_API_KEY=x", "CLAUDE_CODE_CLIENT_KEY_PASSPHRASE=x", "LC_TOKEN=x",
+		"DISABLE_ANYTHING=1", "ANTHROPIC_CUSTOM_HEADERS=X-Key: v",
+		"ANTHROPIC_VERTEX_BASE_URL=https://u:p@vertex.example", "ANTHROPIC_BEDROCK_BASE_URL=https://bedrock.example",
+	}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"LC_TIME", "ANTHROPIC_MODEL", "DISABLE_TELEMETRY", "CLAUDE_CODE_USE_VERTEX", "ANTHROPIC_BEDROCK_BASE_URL"}; !slices.Equal(env.Names, want) {
+		t.Errorf("names %q, want %q", env.Names, want)
+	}
+	if env.API["ANTHROPIC_CUSTOM_HEADERS"] != "X-Key: v" {
+		t.Errorf("the gateway's headers do not reach the proxy: %q", env.API)
+	}
+	if want := []string{"ANTHROPIC_VERTEX_BASE_URL", "DISABLE_ANYTHING"}; !slices.Equal(env.Dropped, want) {
+		t.Errorf("dropped %q, want %q", env.Dropped, want)
+	}
+}

@@ -49,6 +49,8 @@ type Proxy struct {
 	// published are the ports published, by their port inside.
 	published map[int]*publication
 	portsMu   sync.Mutex
+	// headers are the user's custom headers for Claude's API (SendHeaders).
+	headers atomic.Pointer[http.Header]
 }
 
 // Start runs a proxy on ln for cred (nil when there is no login: then every
@@ -232,6 +234,11 @@ func (p *Proxy) handler() http.Handler {
 		r.Header.Del("X-Api-Key")
 		r.Header.Del("Proxy-Authorization")
 		r.Header.Del("X-Goog-Api-Key")
+		if h := p.headers.Load(); h != nil {
+			for name, values := range *h {
+				r.Header[name] = values
+			}
+		}
 		switch p.Cred.Kind {
 		case OpenAIKey, GeminiKey:
 			if h, bearer := agentKeyHeader(p.Cred.Kind); bearer {

@@ -125,6 +125,9 @@ func (s *Session) startProxy() (stop func(), err error) {
 		p.ResolveWith(parseHosts(v))
 	}
 	p.TrustCAs(s.caPEM)
+	if v, ok := s.env.APILookup("ANTHROPIC_CUSTOM_HEADERS"); ok && (s.agent.IsClaude() || s.shell) {
+		p.SendHeaders(v)
+	}
 	if err := s.publish(p); err != nil {
 		p.Close()
 		log.Close()

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The attack: the agent reads the user's other Claude credentials from its
+// own environment. Every ANTHROPIC_* and CLAUDE_CODE_* variable used to
+// pass by its prefix: an admin key, a gateway's key in
+// ANTHROPIC_CUSTOM_HEADERS, Foundry's key, a client key's passphrase. The
+// proof, from the host: no process inside holds any of their values, a
+// model name passes, and the gateway's header reaches the upstream,
+// added by the proxy on the host.
+
+// leakProbe prints LEAK for each process inside whose environment or argv
+// holds one of the secrets (each given in two halves, so that the probe's
+// own argv holds none), and the model name the sandbox got.
+func leakProbe(halves ...[2]string) string {
+	var pat strings.Builder
+	for _, h := range halves {
+		pat.WriteString("printf '%s%s\\n' " + h[0] + " " + h[1] + " >> /tmp/pat\n")
+	}
+	return pat.String() + `for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do grep -q -a -F -f /tmp/pat "$f" 2>/dev/null && echo "LEAK $f"; done
+grep -rlsF -f /tmp/pat ~ /tmp/claudebox* 2>/dev/null | grep -v '^/tmp/pat$' | sed 's/^/LEAK /'
+echo "model=$ANTHROPIC_MODEL"
+`
+}
+
+func TestReplayVariablesByExactName(t *testing.T) {
+	h := newE2EHost(t)
+	requireTool(t, "curl", "apt-get install curl")
+	secrets := map[string][2]string{
+		"ANTHROPIC_ADMIN_KEY":               {"sk-ant-admin01-", "ADMINSECRET0123"},
+		"ANTHROPIC_CUSTOM_HEADERS":          {"X-Gateway-Key: ", "GATEWAYSECRET0123"},
+		"ANTHROPIC_FOUNDRY_API_KEY":         {"foundry-", "FOUNDRYSECRET0123"},
+		"CLAUDE_CODE_CLIENT_KEY_PASSPHRASE": {"pass-", "PASSPHRASESECRET0123"},
+	}
+	api := startFakeAPI(t, "FAKE-REPLY")
+	env := []string{"ANTHROPIC_BASE_URL=" + api.URL, "ANTHROPIC_API_KEY=sk-ant-api03-REALKEY", "ANTHROPIC_MODEL=claude-model-x"}
+	var halves [][2]string
+	for name, s := range secrets {
+		env = append(env, name+"="+s[0]+s[1])
+		halves = append(halves, [2]string{s[1][:5], s[1][5:]})
+	}
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	out := h.inside(proj, env, leakProbe(halves...)+
+		`curl -s -o /dev/null -w 'api=%{http_code}\n' -X POST -H "x-api-key: $ANTHROPIC_API_KEY" -H 'content-type: application/json' -d '{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"hi"}]}' "$ANTHROPIC_BASE_URL/v1/messages"`)
+	if strings.Contains(out, "LEAK") || !strings.Contains(out, "model=claude-model-x") || !strings.Contains(out, "api=200") {
+		t.Errorf("inside the sandbox:\n%s", out)
+	}
+	var sent bool
+	for _, hd := range api.Headers() {
+		sent = sent || hd.Get("X-Gateway-Key") == secrets["ANTHROPIC_CUSTOM_HEADERS"][1]
+	}
+	if !sent {
+		t.Errorf("the proxy did not send the gateway's header upstream: %v", api.Headers())
+	}
+}
