@@ -14,6 +14,7 @@ import (
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/proxy"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Agent is one row of the table.
@@ -352,14 +353,9 @@ func geminiKey(home string) (string, string) {
 	return "", ""
 }
 
-// readSmall reads a regular file of at most 1 MiB.
+// readSmall reads a regular file of at most 1 MiB; no link made after its
+// links were resolved is followed.
 func readSmall(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
-		return nil, os.ErrInvalid
-	}
-	return os.ReadFile(path)
+	b, _, err := untrusted.ReadResolved(path, 1<<20)
+	return b, err
 }

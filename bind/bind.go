@@ -491,6 +491,17 @@ func (w *bindWalk) link(b mount.BindSpec, user bool, src, dest, why string) {
 	}
 }
 
+// InSecret reports whether path is, or lies in, one of secrets (Secrets's
+// result).
+func InSecret(path string, secrets map[string]bool) bool {
+	for p := range secrets {
+		if paths.Within(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // Secrets is secretPaths under home, with the real paths of those that
 // are links or lie behind one.
 func Secrets(home string) map[string]bool {

@@ -20,6 +20,7 @@ import (
 	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // ProjectConfigFile names a repository's own claudebox settings, in its
@@ -549,6 +550,7 @@ func (g *guardProbe) add(guard mount.Guard) {
 	default:
 		guard.Exists = true
 		guard.Copy = guard.Copy && fi.Mode().IsRegular()
+		guard.ID = untrusted.IDOf(fi)
 	}
 	g.record(guard)
 }

@@ -27,6 +27,10 @@ const ClaudeJSONFile = "claude.json"
 // alone; one larger was grown by the sandbox, and is started afresh.
 const claudeJSONLimit = 16 << 20
 
+// maxClaudeJSON is the most of the host's ~/.claude.json read: every
+// project's record and the account, grown over years.
+const maxClaudeJSON = 256 << 20
+
 // carriedFile is, in the state directory (which the sandbox never sees),
 // what claudebox last took from the host's ~/.claude.json, with the file's
 // identity then: a launch reads the host file only when it has changed.
@@ -157,7 +161,7 @@ func hostCarried(hostPath, stateDir string, trustPaths []string, save bool) (car
 	}
 	var host []byte
 	if stamp != "absent" {
-		if host, err = os.ReadFile(hostPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if host, _, err = untrusted.ReadResolved(hostPath, maxClaudeJSON); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return carried{}, err
 		}
 	}

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
-	"os"
 	"slices"
 
 	"github.com/claudebox/claudebox/internal/jsonscan"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // mcpServersKey is where ~/.claude.json holds MCP server definitions: at
@@ -40,7 +40,7 @@ func ValidServerName(name string) bool {
 // are raw JSON, each a valid object; a missing file offers none. It reads
 // the whole file: a launch calls it only when it carries servers.
 func HostMCPServers(hostPath string, paths []string) (map[string]json.RawMessage, error) {
-	host, err := os.ReadFile(hostPath)
+	host, _, err := untrusted.ReadResolved(hostPath, maxClaudeJSON)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

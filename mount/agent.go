@@ -20,7 +20,8 @@ type AgentConfig struct {
 	Dir string
 	// Entries are the host's entries of Dir shown read-only; Copies, its
 	// files shown as private copies.
-	Entries, Copies []string
+	Entries []string
+	Copies  []Copy
 	// State are Dir's entries bound from the instance ("/" ends a
 	// directory's name).
 	State []string
@@ -51,8 +52,8 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	for _, e := range a.Entries {
 		p.add(AgentFiles, RoBindTry, e, e, "the real "+filepath.Base(a.Dir)+"'s "+filepath.Base(e)+", read-only")
 	}
-	for _, f := range a.Copies {
-		p.add(AgentFiles, BindData, f, f, "a private copy: "+a.Name+" can save it, the host's file stays as it is")
+	for _, c := range a.Copies {
+		p.Mounts = append(p.Mounts, Mount{Kind: BindData, Src: c.Src, Dest: c.Path, Checked: c.ID, Role: AgentFiles, Why: "a private copy: " + a.Name + " can save it, the host's file stays as it is"})
 	}
 	if a.Config != "" {
 		p.add(AgentFiles, Symlink, a.ConfigCopy, a.Config, "a copy of the host's, made at each launch with the user's trust in this project; "+a.Name+" saves it by rename, the host's file stays as it is")

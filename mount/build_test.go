@@ -129,7 +129,10 @@ func TestArgsNetworkAndDescriptors(t *testing.T) {
 		{false, nil, "--die-with-parent --userns 4 --info-fd 5 --block-fd 6 --unshare-net --seccomp 3 "},
 		{true, []string{"/h/.claude/settings.json", "/h/.claude/CLAUDE.md"}, "--die-with-parent --userns 6 --info-fd 7 --block-fd 8 --seccomp 3 "},
 	} {
-		in.Network, in.Host.ClaudeCopies = c.network, c.copies
+		in.Network = c.network
+		for _, f := range c.copies {
+			in.Host.ClaudeCopies = append(in.Host.ClaudeCopies, Copy{Path: f, Src: f})
+		}
 		args := strings.Join(Build(in).Args(), " ")
 		if !strings.Contains(args, c.want) {
 			t.Errorf("network %v, copies %d: args %s", c.network, len(c.copies), args)
@@ -148,7 +151,7 @@ func TestScriptComments(t *testing.T) {
 	p := Build(Inputs{
 		Home: "/h", StateDir: "/h/.claudebox", Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p",
 		Host: Host{
-			ClaudeCopies: []string{"/h/.claude/settings.json"},
+			ClaudeCopies: []Copy{{Path: "/h/.claude/settings.json", Src: "/h/.claude/settings.json"}},
 			Guards:       []Guard{{Path: "/h/p/.claude/settings.local.json", Copy: true, FileStandIn: true}},
 			Toolchains:   []Toolchain{{Entry: "/h/.cargo/bin", Roots: []Root{{"/h/.rustup/toolchains", "what /h/.cargo/bin runs"}}}},
 			PathProblems: []PathProblem{{"/h/bin", "it does not exist"}},

@@ -17,7 +17,7 @@ func TestBuildEval(t *testing.T) {
 	in := Inputs{
 		Home: "/h", StateDir: "/h/.claudebox", Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p",
 		Host: Host{
-			ClaudeEntries: []string{"/h/.claude/skills"}, ClaudeCopies: []string{"/h/.claude/CLAUDE.md"},
+			ClaudeEntries: []string{"/h/.claude/skills"}, ClaudeCopies: []Copy{{Path: "/h/.claude/CLAUDE.md", Src: "/h/.claude/CLAUDE.md"}},
 			Guards: []Guard{{Path: "/h/p/.envrc"}},
 		},
 		Env:     environment.Env{Names: []string{"HOME", "PATH", "TZ"}},

@@ -12,7 +12,7 @@ type GPGAgent struct {
 	// Keyring are the host's public keyring and trust database files that
 	// exist (pubring.kbx, pubring.gpg, trustdb.gpg); Settings, gpg.conf and
 	// common.conf (the default key, the keyserver).
-	Keyring  []string
+	Keyring  []Copy
 	Settings []string
 }
 
@@ -28,8 +28,8 @@ const GPGDir = ".gnupg"
 func (p *Plan) addGPG(g *GPGAgent) {
 	dir := filepath.Join(p.Home, GPGDir)
 	p.add(Private, Tmpfs, "", dir, "~/.gnupg, private (--with-gpg): its private keys stay on the host")
-	for _, f := range g.Keyring {
-		p.add(HostFiles, BindData, f, filepath.Join(dir, filepath.Base(f)), "your public keyring (--with-gpg), a private copy")
+	for _, c := range g.Keyring {
+		p.Mounts = append(p.Mounts, Mount{Kind: BindData, Src: c.Src, Dest: filepath.Join(dir, filepath.Base(c.Path)), Checked: c.ID, Role: HostFiles, Why: "your public keyring (--with-gpg), a private copy"})
 	}
 	for _, f := range g.Settings {
 		p.add(HostFiles, RoBind, f, filepath.Join(dir, filepath.Base(f)), "your gpg settings (--with-gpg), read-only")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // The values the probe finds on the host, which Build reads and the plan
@@ -44,7 +46,7 @@ type Host struct {
 	ClaudeEntries []string
 	// ClaudeCopies lists the files in ~/.claude that Claude Code saves
 	// (settings, CLAUDE.md) and that exist: the sandbox gets private copies.
-	ClaudeCopies []string
+	ClaudeCopies []Copy
 	// Pins are existing directories between a writable mount and a guard:
 	// each is mounted on itself so it cannot be renamed away, which would
 	// take the guard's mount with it.
@@ -79,6 +81,15 @@ type Host struct {
 	Hidden []Hidden
 }
 
+// Copy is a host file the sandbox gets a private copy of: Path where the
+// sandbox sees it, Src the file the probe checked (its real path) and ID
+// that file's identity, which the launch's read must find again (a link
+// made in between is not followed, a file put in its place not read).
+type Copy struct {
+	Path, Src string
+	ID        untrusted.FileID
+}
+
 // SystemDirs are bound read-only when they exist: the programs, libraries
 // and configuration every tool needs, including Nix's store and NixOS's
 // current system.
@@ -97,7 +108,9 @@ type Guard struct {
 	Exists bool
 	// Copy marks a file Claude Code itself saves: the sandbox gets a private
 	// writable copy, so the save works and the host's file stays as it is.
+	// ID is the file the probe saw, which the copy must read.
 	Copy bool
+	ID   untrusted.FileID
 	// FileStandIn: when missing, a private empty file stands in, which
 	// Claude Code saves into. Without it or NoOp, a private empty directory
 	// does, where creating the file fails.
@@ -125,7 +138,7 @@ func (g Guard) Mount() Mount {
 	m := Mount{Src: g.Path, Dest: g.Path, Why: g.Why, Role: Protection}
 	switch {
 	case g.Exists && g.Copy:
-		m.Kind, m.Why = BindData, g.Why+"; the sandbox saves a private copy"
+		m.Kind, m.Checked, m.Why = BindData, g.ID, g.Why+"; the sandbox saves a private copy"
 	case g.Exists:
 		m.Kind, m.Why = RoBind, g.Why+": read-only"
 	case g.NoOp:

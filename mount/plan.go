@@ -14,6 +14,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Kind is a bwrap mount operation.
@@ -43,6 +44,9 @@ type Mount struct {
 	Dest string
 	// Content is what a data mount without Src holds ("" for empty).
 	Content string
+	// Checked is the file a data mount's Src was when the probe checked
+	// it: the launch copies that file or none.
+	Checked untrusted.FileID
 	// Why is the reason for the entry, shown by --dry-run.
 	Why string
 	// placeholder says Dest does not exist on the host: the launch creates
@@ -343,8 +347,8 @@ func (p *Plan) addClaudeConfig(h Host, inst string) {
 	for _, e := range h.ClaudeEntries {
 		p.add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
 	}
-	for _, f := range h.ClaudeCopies {
-		p.add(ClaudeConfig, BindData, f, f, "a private copy: Claude Code can save it, the host's file stays as it is")
+	for _, c := range h.ClaudeCopies {
+		p.Mounts = append(p.Mounts, Mount{Kind: BindData, Src: c.Src, Dest: c.Path, Checked: c.ID, Role: ClaudeConfig, Why: "a private copy: Claude Code can save it, the host's file stays as it is"})
 	}
 	p.add(ClaudeConfig, Bind, inst, projects, "this project's instance: sessions isolated per project")
 	// Files the launch reads or binds from the instance are pinned (mounted

@@ -79,7 +79,7 @@ func TestClaudeDirRebuilt(t *testing.T) {
 		Cwd:     "/h/p",
 		Host: Host{
 			ClaudeEntries: []string{"/h/.claude/plugins", "/h/.claude/statusline.sh"},
-			ClaudeCopies:  []string{"/h/.claude/settings.json"},
+			ClaudeCopies:  []Copy{{Path: "/h/.claude/settings.json", Src: "/h/.claude/settings.json"}},
 			Guards:        []Guard{{Path: "/h/p/.mcp.json", Copy: true}, {Path: "/h/p/.claude", Exists: true}, {Path: "/h/p/.claude/settings.local.json", Copy: true, FileStandIn: true}},
 		},
 		Command: []string{"/usr/bin/claude"}, Claude: true,

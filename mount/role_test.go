@@ -17,7 +17,7 @@ func TestBuildRoles(t *testing.T) {
 		Host: Host{
 			System:       []HostPath{{Path: "/usr"}, {Path: "/bin", Link: "usr/bin"}},
 			ResolvConf:   "/run/resolv.conf",
-			ClaudeCopies: []string{"/h/.claude/settings.json"}, ClaudeEntries: []string{"/h/.claude/agents"},
+			ClaudeCopies: []Copy{{Path: "/h/.claude/settings.json", Src: "/h/.claude/settings.json"}}, ClaudeEntries: []string{"/h/.claude/agents"},
 			Own:        []Mount{{Kind: RoBind, Src: "/h/.gitconfig", Dest: "/h/.gitconfig", Role: HostFiles}, {Kind: RoBind, Src: "/h/.nvm", Dest: "/h/.nvm", Role: Tools}},
 			Binds:      []Mount{{Kind: Bind, Src: "/srv/c", Dest: "/opt/c", Role: Requested}},
 			Links:      []HostPath{{Path: "/h/.local/bin/claude", Link: "x"}},

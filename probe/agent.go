@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 
 	"github.com/claudebox/claudebox/agent"
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Agent reads the configuration directory of a (not Claude, whose rules
@@ -36,8 +38,8 @@ func Agent(home string, a agent.Agent, url string) *mount.AgentConfig {
 		}
 	}
 	for _, name := range a.Copies {
-		if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
-			c.Copies = append(c.Copies, filepath.Join(dir, name))
+		if cp, ok := homeCopy(filepath.Join(dir, name), bind.Secrets(home)); ok {
+			c.Copies = append(c.Copies, cp)
 		}
 	}
 	if a.Settings != "" {
@@ -59,11 +61,9 @@ func Agent(home string, a agent.Agent, url string) *mount.AgentConfig {
 	return c
 }
 
-// readSmall is a regular file of at most 1 MiB, nil for anything else.
+// readSmall is a regular file of at most 1 MiB, nil for anything else;
+// no link made after its links were resolved is followed.
 func readSmall(path string) []byte {
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() || fi.Size() > 1<<20 {
-		return nil
-	}
-	b, _ := os.ReadFile(path)
+	b, _, _ := untrusted.ReadResolved(path, 1<<20)
 	return b
 }

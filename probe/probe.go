@@ -84,7 +84,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			once = append(once, o)
 		}
 	}
-	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"))
+	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"), secrets)
 	if kh := filepath.Join(home, ".ssh", "known_hosts"); paths.Exists(kh) {
 		h.KnownHosts = kh
 	}
@@ -98,6 +98,32 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.Own = append(h.Own, gitCopies...)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
+}
+
+// CopyOf is the private copy of the host file at path, an absolute path
+// whose links are resolved here, once: the file it leads to, when that is
+// a regular file, with the identity the launch's read must find again.
+func CopyOf(path string) (mount.Copy, bool) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return mount.Copy{}, false
+	}
+	fi, err := os.Lstat(real)
+	if err != nil || !fi.Mode().IsRegular() {
+		return mount.Copy{}, false
+	}
+	return mount.Copy{Path: path, Src: real, ID: untrusted.IDOf(fi)}, true
+}
+
+// homeCopy is CopyOf for a file of the user's configuration, which a
+// link may lead elsewhere: none is made of a file in a credential store
+// (a dotfiles link the sandbox of an enclosing project repointed).
+func homeCopy(path string, secrets map[string]bool) (mount.Copy, bool) {
+	c, ok := CopyOf(path)
+	if !ok || bind.InSecret(c.Src, secrets) {
+		return mount.Copy{}, false
+	}
+	return c, true
 }
 
 // sshFiles are what --with-ssh shows of dir (~/.ssh) beside known_hosts,
@@ -225,7 +251,7 @@ var claudeDirCopies = []string{"settings.json", "settings.local.json", "CLAUDE.m
 // read-only and the files Claude Code saves, which get private copies. Only
 // files and directories are shown: a socket stays connectable on a
 // read-only mount.
-func claudeEntries(dir string) (entries, copies []string) {
+func claudeEntries(dir string, secrets map[string]bool) (entries []string, copies []mount.Copy) {
 	des, _ := os.ReadDir(dir)
 	for _, de := range des {
 		name := de.Name()
@@ -237,7 +263,9 @@ func claudeEntries(dir string) (entries, copies []string) {
 		switch {
 		case err != nil:
 		case fi.Mode().IsRegular() && slices.Contains(claudeDirCopies, name):
-			copies = append(copies, path)
+			if c, ok := homeCopy(path, secrets); ok {
+				copies = append(copies, c)
+			}
 		case fi.Mode().IsRegular() || fi.IsDir():
 			entries = append(entries, path)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/testfs"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Host on a home and a repository laid out on disk: what it finds to
@@ -66,8 +67,8 @@ func TestProbe(t *testing.T) {
 	if !strings.Contains(entries, "plugins") || strings.Contains(entries, "todos") || strings.Contains(entries, "credentials") {
 		t.Errorf("~/.claude entries shown: %q", h.ClaudeEntries)
 	}
-	if !slices.Equal(h.ClaudeCopies, []string{filepath.Join(home, ".claude", "settings.json")}) {
-		t.Errorf("copies %q", h.ClaudeCopies)
+	if len(h.ClaudeCopies) != 1 || h.ClaudeCopies[0].Path != filepath.Join(home, ".claude", "settings.json") || h.ClaudeCopies[0].ID == (untrusted.FileID{}) {
+		t.Errorf("copies %+v", h.ClaudeCopies)
 	}
 	var guards []string
 	for _, g := range h.Guards {

@@ -24,7 +24,7 @@ var host = mount.Host{
 func guarded() mount.Host {
 	h := host
 	app := "/home/alice/code/app"
-	h.ClaudeCopies = []string{"/home/alice/.claude/settings.json", "/home/alice/.claude/CLAUDE.md"}
+	h.ClaudeCopies = []mount.Copy{{Path: "/home/alice/.claude/settings.json", Src: "/home/alice/.claude/settings.json"}, {Path: "/home/alice/.claude/CLAUDE.md", Src: "/home/alice/.claude/CLAUDE.md"}}
 	h.Pins = []string{app + "/.git"}
 	h.Guards = []mount.Guard{
 		{Path: app + "/.envrc"},

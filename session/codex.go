@@ -43,8 +43,8 @@ func (s *Session) writeAgentConfig(dir string) error {
 		return nil
 	}
 	var host []byte
-	if fi, err := os.Stat(a.Config); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxCopy {
-		host, _ = os.ReadFile(a.Config)
+	if b, _, err := untrusted.ReadResolved(a.Config, maxCopy); err == nil {
+		host = b
 	}
 	var levels map[string]string
 	recDir, name := instance.RecordPath(s.stateDir, instance.TrustRecords, s.plan.Project.Root)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/probe"
 )
 
 // gpgAgent finds what --with-gpg forwards, as the host's gpg would: the
@@ -45,8 +46,8 @@ func gpgAgent(withGPG bool) (*mount.GPGAgent, error) {
 	}
 	g := &mount.GPGAgent{Socket: sock}
 	for _, name := range []string{"pubring.kbx", "pubring.gpg", "trustdb.gpg"} {
-		if f := filepath.Join(home, name); regular(f) {
-			g.Keyring = append(g.Keyring, f)
+		if c, ok := probe.CopyOf(filepath.Join(home, name)); ok {
+			g.Keyring = append(g.Keyring, c)
 		}
 	}
 	for _, name := range []string{"gpg.conf", "common.conf"} {

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -688,10 +689,10 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 	for _, m := range s.plan.DataMounts() {
 		data := s.agentData(m)
 		if m.Src != "" {
-			if data, err = os.ReadFile(m.Src); err != nil {
-				return files, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", m.Src, err)
+			if data, err = readCopy(m); err != nil {
+				return files, err
 			}
-			data = claudesettings.CopyContent(m.Src, data)
+			data = claudesettings.CopyContent(m.Dest, data)
 		}
 		if m.Kind == mount.BindData {
 			s.copies = append(s.copies, &privateCopy{dest: m.Dest, given: data})
@@ -701,6 +702,26 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 		}
 	}
 	return files, nil
+}
+
+// maxCopyIn is the largest file copied into the sandbox: settings, a
+// keyring.
+const maxCopyIn = 64 << 20
+
+// readCopy reads the host file a data mount copies: the file the probe
+// checked, by its identity, with no link on the way (the sandbox of an
+// enclosing project can write a project's .claude/settings.json, and swap
+// it for a link to a key between the check and this read).
+func readCopy(m mount.Mount) ([]byte, error) {
+	data, err := untrusted.ReadChecked("/", strings.TrimPrefix(m.Src, "/"), m.Checked, maxCopyIn)
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.Is(err, untrusted.ErrReplaced), errors.Is(err, unix.ELOOP), errors.Is(err, fs.ErrNotExist), errors.Is(err, untrusted.ErrNotRegular):
+		return nil, hint.Errorf("start claudebox again; if you did not change it, a sandbox that can write it (an enclosing project's) may have: check it",
+			"%s changed while claudebox was starting: it is not the file checked", m.Src)
+	}
+	return nil, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", m.Src, err)
 }
 
 func closeAll(files []*os.File) {

@@ -162,6 +162,11 @@ func ReadFile(dir, name string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readOpen(f, fi, limit)
+}
+
+// readOpen reads the open regular file f, which fi describes, up to limit.
+func readOpen(f *os.File, fi fs.FileInfo, limit int64) ([]byte, error) {
 	tooLarge := &fs.PathError{Op: "read", Path: f.Name(), Err: fmt.Errorf("%w: %d bytes, over %d", ErrTooLarge, fi.Size(), limit)}
 	if fi.Size() > limit {
 		return nil, tooLarge
@@ -171,6 +176,56 @@ func ReadFile(dir, name string, limit int64) ([]byte, error) {
 		return nil, tooLarge
 	}
 	return b, err
+}
+
+// FileID is a file's identity, its device and inode: what a later read
+// must find again to read the file that was checked.
+type FileID struct{ Dev, Ino uint64 }
+
+// IDOf is the identity of the file fi describes; zero where fi does not
+// come from the kernel.
+func IDOf(fi fs.FileInfo) FileID {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return FileID{}
+	}
+	return FileID{Dev: st.Dev, Ino: st.Ino}
+}
+
+// ErrReplaced is returned for a read of a file that is no longer the one
+// that was checked.
+var ErrReplaced = errors.New("replaced since it was checked")
+
+// ReadChecked reads name beneath dir as ReadFile does, only if it is the
+// file id names: what was checked is what is read, whatever replaced it in
+// between. A zero id matches no file.
+func ReadChecked(dir, name string, id FileID, limit int64) ([]byte, error) {
+	f, err := Open(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if got := IDOf(fi); got != id || id == (FileID{}) {
+		return nil, &fs.PathError{Op: "read", Path: f.Name(), Err: ErrReplaced}
+	}
+	return readOpen(f, fi, limit)
+}
+
+// ReadResolved reads the file at path, an absolute path whose links (the
+// user's own, a dotfiles manager's) are resolved once, here; the file they
+// lead to is then read with no link on the way, so that a link made in
+// between is not followed. It returns the real path read.
+func ReadResolved(path string, limit int64) ([]byte, string, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, "", err
+	}
+	b, err := ReadFile("/", strings.TrimPrefix(real, "/"), limit)
+	return b, real, err
 }
 
 // Lstat describes name beneath dir, not following it if it is a symlink.

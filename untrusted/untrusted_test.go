@@ -338,3 +338,38 @@ func denyOpenat2(t *testing.T) {
 		t.Fatal(errno)
 	}
 }
+
+// TestReadChecked: a copy reads the file that was checked, or nothing: a
+// link put in its place is not followed, and another file in its place
+// (or one behind a link on the way) is not read.
+func TestReadChecked(t *testing.T) {
+	dir := t.TempDir()
+	file, other := filepath.Join(dir, "settings.json"), filepath.Join(dir, "key")
+	os.WriteFile(file, []byte("{}"), 0o644)
+	os.WriteFile(other, []byte("KEY"), 0o600)
+	fi, err := os.Lstat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := IDOf(fi)
+	if b, err := ReadChecked("/", file[1:], id, 100); err != nil || string(b) != "{}" {
+		t.Fatalf("the checked file: %q, %v", b, err)
+	}
+	if _, err := ReadChecked("/", file[1:], FileID{}, 100); !errors.Is(err, ErrReplaced) {
+		t.Errorf("a zero identity read: %v", err)
+	}
+	os.Rename(file, file+".old")
+	os.Symlink(other, file)
+	if b, err := ReadChecked("/", file[1:], id, 100); err == nil {
+		t.Errorf("read through a link: %q", b)
+	}
+	os.Remove(file)
+	os.Link(other, file)
+	if b, err := ReadChecked("/", file[1:], id, 100); !errors.Is(err, ErrReplaced) {
+		t.Errorf("read another file in its place: %q, %v", b, err)
+	}
+	os.Symlink(dir, filepath.Join(dir, "via"))
+	if b, err := ReadChecked("/", filepath.Join(dir, "via", "settings.json.old")[1:], id, 100); err == nil {
+		t.Errorf("read through a link on the way: %q", b)
+	}
+}
