@@ -115,33 +115,43 @@ func TestReplayAuditDeepRepository(t *testing.T) {
 
 // TestReplayAuditSkipWorktree: the session edits package.json's test
 // script and marks it skip-worktree, so the host's git status and git diff
-// say nothing while npm test runs the planted command. Host-side proof:
-// the audit names it, and the command it gives makes the host's git status
-// show the change again.
+// say nothing while npm test runs the planted command (an index entry
+// whose status the session forged to match is audit's TestShowAgain). Host-side proof: the user reviews as the README says
+// (git status; git checkout -- of what it lists, as one who rejects the
+// session's changes) and then runs npm test, which runs nothing planted;
+// the exit named package.json.
 func TestReplayAuditSkipWorktree(t *testing.T) {
 	h := newE2EHost(t)
 	proj := filepath.Join(h.home, "proj")
-	h.write(filepath.Join(proj, "package.json"), `{"scripts":{"test":"echo ok"}}`+"\n")
+	h.write(filepath.Join(proj, "package.json"), `{"scripts":{"test":"echo ok-test"}}`+"\n")
 	h.gitRepo(proj)
 	h.run(proj, nil, "git", "add", "package.json")
 	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "package")
+	marker := plantedMarker(h)
 	var stderr strings.Builder
 	c := h.command(proj, nil, "claudebox", "--shell", "-c", `
-		echo '{"scripts":{"test":"touch /tmp/x"}}' > package.json
+		set -e
+		echo '{"scripts":{"test":"touch `+marker+`"}}' > package.json
 		git update-index --skip-worktree package.json
+		test -z "$(git status --porcelain)"
 	`)
 	c.Stderr = &stderr
 	if err := c.Run(); err != nil {
 		t.Fatalf("session: %v\n%s", err, stderr.String())
 	}
-	_, show, ok := strings.Cut(stderr.String(), "to show them again: ")
-	if !ok {
-		t.Fatalf("the audit does not name the hidden package.json:\n%s", stderr.String())
+	if !strings.Contains(stderr.String(), "git shows them again:\n  "+filepath.Join(proj, "package.json")) {
+		t.Errorf("the exit does not name package.json as shown again:\n%s", stderr.String())
 	}
-	show, _, _ = strings.Cut(show, "\n")
-	h.run(proj, nil, "sh", "-c", show)
-	if got := h.run(proj, nil, "git", "status", "--porcelain"); got != " M package.json\n" {
-		t.Errorf("after %s, the host's git status says %q", show, got)
+	status := h.run(proj, nil, "git", "status", "--porcelain")
+	if status != " M package.json\n" {
+		t.Errorf("the host's git status says %q", status)
+	}
+	for line := range strings.Lines(status) {
+		h.run(proj, nil, "git", "checkout", "--", strings.TrimSpace(line[3:]))
+	}
+	out := h.run(proj, nil, "npm", "test")
+	if paths.Exists(marker) || !strings.Contains(out, "ok-test") {
+		t.Errorf("the host's npm test ran the planted script:\n%s\n%s", out, stderr.String())
 	}
 }
 

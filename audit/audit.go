@@ -182,6 +182,9 @@ func newRecord(root string, obeyed []string) *Snapshot {
 type Hidden struct {
 	Repo, Path string
 	Flags      []string
+	// gitDir holds the index; bits are the flags set.
+	gitDir string
+	bits   uint8
 }
 
 // Report is what the audit found.
@@ -754,6 +757,11 @@ func (w *walker) index(n node) {
 			w.found(rel) // a path the audit cannot name
 			continue
 		}
+		if bits&skipWorktree != 0 && bits&assumeUnchanged == 0 && !exists(filepath.Join(work, p)) {
+			// A file that is not there hides nothing (a sparse
+			// checkout's): the host runs no such file.
+			bits &^= skipWorktree
+		}
 		var clear []string
 		if bits&assumeUnchanged != 0 {
 			clear = append(clear, "--no-assume-unchanged")
@@ -762,7 +770,7 @@ func (w *walker) index(n node) {
 			clear = append(clear, "--no-skip-worktree")
 		}
 		if clear != nil {
-			w.report.Hidden = append(w.report.Hidden, Hidden{Repo: work, Path: p, Flags: clear})
+			w.report.Hidden = append(w.report.Hidden, Hidden{Repo: work, Path: p, Flags: clear, gitDir: w.abs(n.rel), bits: bits & (assumeUnchanged | skipWorktree)})
 		}
 		if bits&gitlink != 0 {
 			if lp, err := filepath.Rel(w.root, filepath.Join(work, p)); err == nil && filepath.IsLocal(lp) {
@@ -772,6 +780,12 @@ func (w *walker) index(n node) {
 			}
 		}
 	}
+}
+
+// exists says whether anything stands at p (a symlink is not followed).
+func exists(p string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(p, &st) != unix.ENOENT
 }
 
 // workTree is the work tree of the git directory n, whose index the host's

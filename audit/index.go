@@ -2,9 +2,18 @@ package audit
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"golang.org/x/sys/unix"
 )
 
 // What of an index entry the host's git follows without showing it.
@@ -31,24 +40,51 @@ const maxIndex = 256 << 20
 // entries git reads as its own. It trusts nothing in b: every length is
 // checked against what is left.
 func parseIndex(b []byte, hashLen int) (map[string]uint8, string, error) {
+	out := map[string]uint8{}
+	ext, err := eachEntry(b, hashLen, func(e indexEntry) {
+		if e.bits != 0 {
+			out[string(e.name)] = e.bits
+		}
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	shared, err := sharedIndex(b[ext:], hashLen)
+	if err != nil {
+		return nil, "", err
+	}
+	return out, shared, nil
+}
+
+// indexEntry is an entry of an index: its name, its hidden and gitlink
+// bits, and where in the index it starts.
+type indexEntry struct {
+	name []byte
+	bits uint8
+	at   int
+}
+
+// eachEntry calls visit with each entry of the index b, and returns where
+// its extensions start.
+func eachEntry(b []byte, hashLen int, visit func(indexEntry)) (int, error) {
 	if len(b) < 12 || string(b[:4]) != "DIRC" {
-		return nil, "", errIndex
+		return 0, errIndex
 	}
 	version := binary.BigEndian.Uint32(b[4:])
 	if version < 2 || version > 4 {
-		return nil, "", errIndex
+		return 0, errIndex
 	}
 	count := binary.BigEndian.Uint32(b[8:])
 	fixed := 40 + hashLen + 2
 	if uint64(count) > uint64(len(b))/uint64(fixed) {
-		return nil, "", errIndex
+		return 0, errIndex
 	}
-	out := map[string]uint8{}
-	rest := b[12:]
+	at := 12
 	var prev []byte
 	for range count {
+		rest := b[at:]
 		if len(rest) < fixed {
-			return nil, "", errIndex
+			return 0, errIndex
 		}
 		mode := binary.BigEndian.Uint32(rest[24:])
 		flags := binary.BigEndian.Uint16(rest[40+hashLen:])
@@ -59,7 +95,7 @@ func parseIndex(b []byte, hashLen int) (map[string]uint8, string, error) {
 		}
 		if flags&0x4000 != 0 {
 			if len(rest) < n+2 {
-				return nil, "", errIndex
+				return 0, errIndex
 			}
 			if binary.BigEndian.Uint16(rest[n:])&0x4000 != 0 {
 				bits |= skipWorktree
@@ -73,52 +109,109 @@ func parseIndex(b []byte, hashLen int) (map[string]uint8, string, error) {
 		if version == 4 {
 			strip, used := varint(rest[n:])
 			if used == 0 || strip > uint64(len(prev)) {
-				return nil, "", errIndex
+				return 0, errIndex
 			}
 			n += used
 			end := bytes.IndexByte(rest[n:], 0)
 			if end < 0 {
-				return nil, "", errIndex
+				return 0, errIndex
 			}
 			name = append(prev[:len(prev)-int(strip):len(prev)-int(strip)], rest[n:n+end]...)
 			n += end + 1
 		} else {
 			end := bytes.IndexByte(rest[n:], 0)
 			if end < 0 {
-				return nil, "", errIndex
+				return 0, errIndex
 			}
 			name = rest[n : n+end]
 			// Entries are padded with 1 to 8 NULs to a multiple of 8.
 			n = (n + end + 8) &^ 7
 			if n > len(rest) {
-				return nil, "", errIndex
+				return 0, errIndex
 			}
 		}
-		if bits != 0 {
-			out[string(name)] = bits
-		}
+		visit(indexEntry{name: name, bits: bits, at: at})
 		prev = name
-		rest = rest[n:]
+		at += n
 	}
-	// The extensions, then the checksum: a "link" one starts with the
-	// shared index's object name (all zeros: none).
+	return at, nil
+}
+
+// sharedIndex reads the extensions, then the checksum: a "link" one starts
+// with the shared index's object name (all zeros: none), returned in hex.
+func sharedIndex(rest []byte, hashLen int) (string, error) {
 	for len(rest) >= 8+hashLen {
 		size := uint64(binary.BigEndian.Uint32(rest[4:]))
 		if size > uint64(len(rest)-8-hashLen) {
-			return nil, "", errIndex
+			return "", errIndex
 		}
 		if string(rest[:4]) == "link" {
 			if size < uint64(hashLen) {
-				return nil, "", errIndex
+				return "", errIndex
 			}
 			if oid := rest[8 : 8+hashLen]; !bytes.Equal(oid, make([]byte, hashLen)) {
-				return out, hex.EncodeToString(oid), nil
+				return hex.EncodeToString(oid), nil
 			}
 		}
 		rest = rest[8+size:]
 	}
-	return out, "", nil
+	return "", nil
 }
+
+// showAgain returns the index b with the flags that hide them cleared from
+// the entries named in paths (as parseIndex's bits), and their status data
+// zeroed, as git leaves an entry it has not yet compared with the file:
+// the host's git status then reads each file's content, whatever status
+// the session wrote into the index to match it. The index's caches of
+// what the work tree holds (the untracked cache, the file system
+// monitor's) go too: git rebuilds them. A split index is not rewritten.
+func showAgain(b []byte, hashLen int, paths map[string]uint8) ([]byte, error) {
+	out := bytes.Clone(b)
+	ext, err := eachEntry(b, hashLen, func(e indexEntry) {
+		bits := paths[string(e.name)]
+		if bits == 0 {
+			return
+		}
+		entry := out[e.at:]
+		if bits&assumeUnchanged != 0 {
+			entry[40+hashLen] &^= 0x80
+		}
+		if bits&skipWorktree != 0 && entry[40+hashLen]&0x40 != 0 {
+			entry[40+hashLen+2] &^= 0x40
+		}
+		// ctime, mtime (seconds and nanoseconds), and the size.
+		clear(entry[0:16])
+		clear(entry[36:40])
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(b)-ext < hashLen {
+		return nil, errIndex
+	}
+	if shared, err := sharedIndex(b[ext:], hashLen); err != nil || shared != "" {
+		return nil, errSplitIndex
+	}
+	kept := out[:ext]
+	for rest := b[ext : len(b)-hashLen]; len(rest) > 0; {
+		if len(rest) < 8 || uint64(binary.BigEndian.Uint32(rest[4:])) > uint64(len(rest)-8) {
+			return nil, errIndex
+		}
+		size := int(binary.BigEndian.Uint32(rest[4:]))
+		if sig := string(rest[:4]); sig != "UNTR" && sig != "FSMN" {
+			kept = append(kept, rest[:8+size]...)
+		}
+		rest = rest[8+size:]
+	}
+	if hashLen == sha256.Size {
+		sum := sha256.Sum256(kept)
+		return append(kept, sum[:]...), nil
+	}
+	sum := sha1.Sum(kept)
+	return append(kept, sum[:]...), nil
+}
+
+var errSplitIndex = errors.New("a split index (git update-index --split-index), which claudebox does not rewrite")
 
 // varint reads git's offset varint, as index version 4 prefixes each name
 // with; used is 0 when b holds no whole one or it overflows.
@@ -136,4 +229,69 @@ func varint(b []byte) (val uint64, used int) {
 		}
 	}
 	return 0, 0
+}
+
+// ShowAgain clears, in each repository's index, the flags that hid the
+// entries in hidden from the host's git status (see showAgain), under
+// git's own lock (index.lock): git status and git diff then show what the
+// session changed. It returns those it could not show again, and why.
+func ShowAgain(hidden []Hidden) (left []Hidden, err error) {
+	byDir := map[string][]Hidden{}
+	for _, h := range hidden {
+		byDir[h.gitDir] = append(byDir[h.gitDir], h)
+	}
+	var errs []error
+	for _, dir := range slices.Sorted(maps.Keys(byDir)) {
+		if err := showAgainIn(dir, byDir[dir]); err != nil {
+			left = append(left, byDir[dir]...)
+			errs = append(errs, fmt.Errorf("%s: %w", filepath.Join(dir, "index"), err))
+		}
+	}
+	return left, errors.Join(errs...)
+}
+
+// showAgainIn rewrites the index of the git directory dir, reached
+// without a symlink.
+func showAgainIn(dir string, hidden []Hidden) error {
+	d, err := openRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	fd := int(d.Fd())
+	lock, err := unix.Openat(fd, "index.lock", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return fmt.Errorf("git's lock: %w", err)
+	}
+	f := os.NewFile(uintptr(lock), "index.lock")
+	written := false
+	defer func() {
+		f.Close()
+		if !written {
+			unix.Unlinkat(fd, "index.lock", 0)
+		}
+	}()
+	b, err := readAt(fd, "index", maxIndex)
+	if err != nil {
+		return err
+	}
+	paths := map[string]uint8{}
+	for _, h := range hidden {
+		paths[h.Path] |= h.bits
+	}
+	out, err := showAgain(b, hashLen(fd), paths)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(out); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := unix.Renameat(fd, "index.lock", fd, "index"); err != nil {
+		return err
+	}
+	written = true
+	return nil
 }

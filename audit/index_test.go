@@ -1,13 +1,23 @@
 package audit
 
 import (
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/binary"
 	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/paths"
 )
 
 // gitIndex makes a repository with a skip-worktree entry, an
@@ -109,4 +119,122 @@ func FuzzParseIndex(f *testing.F) {
 			t.Fatalf("%d entries from %d bytes", len(got), len(b))
 		}
 	})
+}
+
+// TestShowAgain: the session edits two tracked files, hides them
+// (skip-worktree, assume-unchanged) and writes into the index the status
+// of what it wrote, so that git would trust the entry without reading the
+// file; it also sets skip-worktree on a file it removed (a sparse
+// checkout's). After the audit, the host's git status names both edits,
+// and the absent file is not named, its flag kept. In each index version
+// and object format.
+func TestShowAgain(t *testing.T) {
+	for _, format := range []string{"sha1", "sha256"} {
+		for v := 2; v <= 4; v++ {
+			dir := t.TempDir()
+			git := func(args ...string) string {
+				t.Helper()
+				c := exec.Command("git", args...)
+				c.Dir = dir
+				c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}
+				out, err := c.CombinedOutput()
+				if err != nil {
+					t.Fatalf("git %q: %v\n%s", args, err, out)
+				}
+				return string(out)
+			}
+			git("init", "-q", "--object-format="+format)
+			for _, p := range []string{"package.json", "Makefile", "gone", "b/kept"} {
+				write(t, filepath.Join(dir, p))
+			}
+			git("add", ".")
+			git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "i")
+			git("update-index", "--index-version", strconv.Itoa(v))
+			git("update-index", "--untracked-cache")
+			since := mark(t, t.TempDir())
+			start := Take(dir, since, nil, nil)
+			// The same size, so that only the content differs.
+			must(t, os.WriteFile(filepath.Join(dir, "package.json"), []byte("evil"), 0o644))
+			must(t, os.WriteFile(filepath.Join(dir, "Makefile"), []byte("evil"), 0o644))
+			// Older than the index: git would not read them again as
+			// racily clean.
+			for _, p := range []string{"package.json", "Makefile"} {
+				hour := time.Now().Add(-time.Hour)
+				must(t, os.Chtimes(filepath.Join(dir, p), hour, hour))
+			}
+			git("update-index", "--skip-worktree", "package.json", "gone")
+			git("update-index", "--assume-unchanged", "Makefile")
+			forgeStat(t, dir, format, "package.json", "Makefile")
+			must(t, os.Remove(filepath.Join(dir, "gone")))
+			if out := git("status", "--porcelain"); out != "" {
+				t.Fatalf("the setup shows %q", out)
+			}
+			r := Scan(dir, since, nil, start, nil)
+			if len(r.Hidden) != 2 {
+				t.Fatalf("%s v%d: hidden %+v, want package.json and Makefile", format, v, r.Hidden)
+			}
+			if left, err := ShowAgain(r.Hidden); err != nil || left != nil {
+				t.Fatalf("%s v%d: %v %v", format, v, left, err)
+			}
+			if out, want := git("status", "--porcelain"), " M Makefile\n M package.json\n"; out != want {
+				t.Errorf("%s v%d: git status says %q, want %q", format, v, out, want)
+			}
+			if out := git("ls-files", "-v", "gone"); out != "S gone\n" {
+				t.Errorf("%s v%d: the absent file's entry is %q", format, v, out)
+			}
+		}
+	}
+}
+
+// TestShowAgainLocked: git holds the index's lock (a host git running):
+// the index is left, and the entries are returned with the reason.
+func TestShowAgainLocked(t *testing.T) {
+	_, gitDir := gitIndexIn(t, 2, "sha1", false)
+	write(t, filepath.Join(gitDir, "index.lock"))
+	before, err := os.ReadFile(filepath.Join(gitDir, "index"))
+	must(t, err)
+	left, err := ShowAgain([]Hidden{{Repo: filepath.Dir(gitDir), Path: "z", gitDir: gitDir, bits: assumeUnchanged}})
+	if len(left) != 1 || err == nil {
+		t.Errorf("left %v, %v", left, err)
+	}
+	after, _ := os.ReadFile(filepath.Join(gitDir, "index"))
+	if !bytes.Equal(before, after) || !paths.Exists(filepath.Join(gitDir, "index.lock")) {
+		t.Error("the locked index changed, or its lock went")
+	}
+}
+
+// forgeStat writes into the index of the repository dir the status the
+// files names now have, as the session can: git then trusts each entry
+// without reading the file.
+func forgeStat(t *testing.T, dir, format string, names ...string) {
+	t.Helper()
+	n := 20
+	if format == "sha256" {
+		n = 32
+	}
+	index := filepath.Join(dir, ".git", "index")
+	b, err := os.ReadFile(index)
+	must(t, err)
+	_, err = eachEntry(b, n, func(e indexEntry) {
+		if !slices.Contains(names, string(e.name)) {
+			return
+		}
+		var st unix.Stat_t
+		must(t, unix.Lstat(filepath.Join(dir, string(e.name)), &st))
+		for i, v := range []int64{st.Ctim.Sec, st.Ctim.Nsec, st.Mtim.Sec, st.Mtim.Nsec, int64(st.Dev), int64(st.Ino)} {
+			binary.BigEndian.PutUint32(b[e.at+4*i:], uint32(v))
+		}
+		binary.BigEndian.PutUint32(b[e.at+36:], uint32(st.Size))
+	})
+	must(t, err)
+	var sum []byte
+	if n == 32 {
+		s := sha256.Sum256(b[:len(b)-n])
+		sum = s[:]
+	} else {
+		s := sha1.Sum(b[:len(b)-n])
+		sum = s[:]
+	}
+	copy(b[len(b)-n:], sum)
+	must(t, os.WriteFile(index, b, 0o644))
 }

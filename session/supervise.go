@@ -345,8 +345,29 @@ func (s *Session) report(root, dir string, r audit.Report) {
 		s.reportFindings(root, dir, r.Found)
 	}
 	if len(r.Hidden) > 0 {
-		printable.Say(os.Stderr, "claudebox: the session hid changes to these files from git status and git diff (assume-unchanged or skip-worktree):")
-		for _, h := range r.Hidden {
+		s.showAgain(r.Hidden)
+	}
+}
+
+// showAgain clears the index flags with which the session hid its changes
+// to tracked files from git status and git diff, and names the files; those
+// it cannot show again are named with the commands that do.
+func (s *Session) showAgain(hidden []audit.Hidden) {
+	left, err := audit.ShowAgain(hidden)
+	if len(left) < len(hidden) {
+		printable.Say(os.Stderr, "claudebox: the session hid its changes to these files from git status and git diff (assume-unchanged or skip-worktree); git shows them again:")
+		for _, h := range hidden {
+			if !slices.ContainsFunc(left, func(l audit.Hidden) bool { return l.Repo == h.Repo && l.Path == h.Path }) {
+				printable.Say(os.Stderr, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
+			}
+		}
+	}
+	if len(left) > 0 {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			printable.Say(os.Stderr, "claudebox: could not show hidden changes again: %s", line)
+		}
+		printable.Say(os.Stderr, "claudebox: the session hid its changes to these files from git status and git diff (assume-unchanged or skip-worktree):")
+		for _, h := range left {
 			printable.Say(os.Stderr, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
 			var cmds []string
 			for _, f := range h.Flags {
@@ -354,8 +375,8 @@ func (s *Session) report(root, dir string, r audit.Report) {
 			}
 			printable.Say(os.Stderr, "    to show them again: %s", strings.Join(cmds, " && "))
 		}
-		printable.Say(os.Stderr, "hint: read what each now holds before you run anything in the project")
 	}
+	printable.Say(os.Stderr, "hint: read what each now holds (git diff) before you run anything in the project")
 }
 
 // reportFindings moves what the exit audit found aside, into claudebox's
