@@ -62,6 +62,9 @@ const (
 	// PermissionRecords hold the permission rules the project's sessions
 	// saved inside, waiting for claudebox --keep-permissions.
 	PermissionRecords = "permissions"
+	// InboxRecords hold the names of the files the inbox (export-dir)
+	// wrote for the project, the only ones it replaces or removes.
+	InboxRecords = "exported"
 	// TrustRecords hold the answers to an agent's question whether it
 	// trusts the project (Codex's), which its sessions saved inside.
 	TrustRecords = "trust"
@@ -75,7 +78,7 @@ func RecordPath(stateDir, kind, root string) (dir, name string) {
 // RemoveRecords removes the records of the instance hash, its tool caches
 // among them.
 func RemoveRecords(stateDir, hash string) error {
-	for _, kind := range []string{ApprovalRecords, MountRecords, NoticeRecords, CacheRecords, PermissionRecords, TrustRecords} {
+	for _, kind := range []string{ApprovalRecords, MountRecords, NoticeRecords, CacheRecords, PermissionRecords, TrustRecords, InboxRecords} {
 		if err := untrusted.RemoveAll(filepath.Join(stateDir, kind), hash); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

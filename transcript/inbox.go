@@ -1,46 +1,62 @@
 package transcript
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
+
+// Exports is the inbox's own record of what it wrote in a project's
+// folder: each file's name, and the session (its id's first 8 characters)
+// the file holds. The inbox replaces and removes only these: the folder is
+// the user's too, and every name in an export comes from the transcript,
+// which the sandbox writes.
+type Exports map[string]string
 
 // Sync exports every session of the instance dir that changed since its
 // last export into the inbox, as <inbox>/<project>/<start>-<slug>-<id>.md
 // (id: the session id's first 8 characters), replacing the session's
-// earlier export, whose slug may differ: a title comes late. It returns
-// how many it wrote.
-func Sync(inbox, project, dir string, opt Options) (int, error) {
+// earlier export, whose slug may differ: a title comes late. What it
+// wrote is in exports, which it updates. A name that is taken by a file
+// not in exports is never written over: the export goes beside it
+// (<...>-<id>-2.md), unless that file holds the same bytes (an export of
+// an older claudebox, which kept no record), which the record then names.
+// It returns how many it wrote.
+func Sync(inbox, project, dir string, exports Exports, opt Options) (int, error) {
 	out := filepath.Join(inbox, slug(project, "project"))
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return 0, err
 	}
-	entries, err := os.ReadDir(out)
-	if err != nil {
-		return 0, err
-	}
 	// The exports there, by session id, and when each was written.
-	exports := map[string][]string{}
+	byID := map[string][]string{}
 	exported := map[string]time.Time{}
-	for _, e := range entries {
-		name, ok := strings.CutSuffix(e.Name(), ".md")
-		if i := strings.LastIndexByte(name, '-'); ok && i >= 0 {
-			id := name[i+1:]
-			exports[id] = append(exports[id], e.Name())
-			if fi, err := e.Info(); err == nil && (exported[id].IsZero() || fi.ModTime().Before(exported[id])) {
-				exported[id] = fi.ModTime()
-			}
+	for _, name := range slices.Sorted(maps.Keys(exports)) {
+		id := exports[name]
+		fi, err := os.Lstat(filepath.Join(out, name))
+		if err != nil || !fi.Mode().IsRegular() {
+			delete(exports, name) // gone, or no longer the file it wrote
+			continue
+		}
+		byID[id] = append(byID[id], name)
+		if exported[id].IsZero() || fi.ModTime().Before(exported[id]) {
+			exported[id] = fi.ModTime()
 		}
 	}
 	// Only a transcript written since its export is read at all: a launch
 	// must not pay for every session the project ever had.
 	changed, err := sessions(dir, func(id string, modified time.Time) bool {
 		at, ok := exported[shortID(id)]
-		return !ok || len(exports[shortID(id)]) > 1 || at.Before(modified)
+		return !ok || len(byID[shortID(id)]) > 1 || at.Before(modified)
 	})
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -53,18 +69,74 @@ func Sync(inbox, project, dir string, opt Options) (int, error) {
 		if s.Note != "" || s.Turns == 0 {
 			continue
 		}
-		name := s.Start.UTC().Format("2006-01-02T15-04-05Z") + "-" + slug(s.Title, "session") + "-" + shortID(s.ID) + ".md"
-		if err := ExportFile(filepath.Join(out, name), dir, s.Path, opt); err != nil {
+		id := shortID(s.ID)
+		base := s.Start.UTC().Format("2006-01-02T15-04-05Z") + "-" + slug(s.Title, "session") + "-" + id
+		name, err := exportBeside(out, base, id, exports, func(path string) error { return ExportFile(path, dir, s.Path, opt) })
+		if err != nil {
 			return written, err
 		}
-		for _, e := range exports[shortID(s.ID)] {
-			if e != name {
+		for _, e := range byID[id] {
+			if e != name && exports[e] == id {
 				os.Remove(filepath.Join(out, e))
+				delete(exports, e)
 			}
 		}
 		written++
 	}
 	return written, nil
+}
+
+// exportBeside writes the export of session id through export into the
+// folder out, as base.md or, where a file that is not one of exports
+// holds that name, the first free base-<n>.md, and records it; it returns
+// the name written.
+func exportBeside(out, base, id string, exports Exports, export func(path string) error) (string, error) {
+	tmp, err := os.MkdirTemp(out, ".export-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := export(filepath.Join(tmp, "export.md")); err != nil {
+		return "", err
+	}
+	made := filepath.Join(tmp, "export.md")
+	for n := 1; n <= 100; n++ {
+		name := base + ".md"
+		if n > 1 {
+			name = base + "-" + strconv.Itoa(n) + ".md"
+		}
+		if exports[name] == id {
+			if err := os.Rename(made, filepath.Join(out, name)); err != nil {
+				return "", err
+			}
+			return name, nil
+		}
+		if _, taken := exports[name]; taken {
+			continue
+		}
+		err := unix.Renameat2(unix.AT_FDCWD, made, unix.AT_FDCWD, filepath.Join(out, name), unix.RENAME_NOREPLACE)
+		if err == nil || errors.Is(err, unix.EEXIST) && sameContent(made, filepath.Join(out, name)) {
+			exports[name] = id
+			return name, nil
+		}
+		if !errors.Is(err, unix.EEXIST) {
+			return "", &os.LinkError{Op: "rename", Old: made, New: filepath.Join(out, name), Err: err}
+		}
+	}
+	return "", fmt.Errorf("%s: no free name for the export", filepath.Join(out, base+".md"))
+}
+
+// sameContent says whether the regular files a and b (not followed if a
+// symlink) hold the same bytes.
+func sameContent(a, b string) bool {
+	fa, errA := os.Lstat(a)
+	fb, errB := os.Lstat(b)
+	if errA != nil || errB != nil || !fb.Mode().IsRegular() || fa.Size() != fb.Size() || fa.Size() > 64<<20 {
+		return false
+	}
+	ba, errA := os.ReadFile(a)
+	bb, errB := os.ReadFile(b)
+	return errA == nil && errB == nil && bytes.Equal(ba, bb)
 }
 
 // shortID is what of a session id an inbox file name holds.

@@ -21,9 +21,10 @@ func TestSync(t *testing.T) {
 	// Not a conversation yet: left out.
 	os.WriteFile(filepath.Join(dir, "0b1d9f6e-0000-4000-8000-000000000002.jsonl"), []byte("{}\n"), 0o600)
 	opt := Options{Detail: Tools, Root: "/home/alice/code/demo", Home: "/home/alice"}
+	exports := Exports{}
 	sync := func(want int) []string {
 		t.Helper()
-		n, err := Sync(inbox, "demo", inst, opt)
+		n, err := Sync(inbox, "demo", inst, exports, opt)
 		if err != nil || n != want {
 			t.Fatalf("Sync = %d, %v; want %d written", n, err, want)
 		}
@@ -46,5 +47,66 @@ func TestSync(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(files[0]); !strings.Contains(string(b), `title: "Build fix"`) {
 		t.Errorf("the export:\n%s", b)
+	}
+}
+
+// TestSyncBesideUserFiles: the inbox's folder holds the user's own notes,
+// and the sandbox names its sessions (their ids, titles and dates) so that
+// an export's name ends as each note's does, or is one of them. The notes
+// are never removed or written over, at the first export or when the
+// sessions change; an export whose name a note holds goes beside it.
+func TestSyncBesideUserFiles(t *testing.T) {
+	inst, inbox := t.TempDir(), t.TempDir()
+	dir := filepath.Join(inst, "-home-alice-code-demo")
+	must(t, os.Mkdir(dir, 0o700))
+	notes := map[string]string{
+		"2025-11-28.md":                     "my notes\n",
+		"standup-20251128.md":               "standup\n",
+		"2026-11-20T10-00-00Z-plan-28.md":   "the name of an export\n",
+		"2026-11-20T10-00-00Z-other-abc.md": "another\n",
+	}
+	must(t, os.MkdirAll(filepath.Join(inbox, "demo"), 0o700))
+	for name, body := range notes {
+		must(t, os.WriteFile(filepath.Join(inbox, "demo", name), []byte(body), 0o600))
+	}
+	turn := func(title string) string {
+		return `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"` + title + `"}}` + "\n"
+	}
+	for _, id := range []string{"28", "20251128-0000-4000-8000-000000000001", "abc"} {
+		must(t, os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(turn("plan")), 0o600))
+	}
+	exports := Exports{}
+	opt := Options{Detail: Tools, Root: "/home/alice/code/demo", Home: "/home/alice"}
+	for round, title := range []string{"plan", "renamed"} {
+		if round > 0 {
+			later := time.Now().Add(time.Duration(round) * time.Minute)
+			for _, id := range []string{"28", "20251128-0000-4000-8000-000000000001", "abc"} {
+				p := filepath.Join(dir, id+".jsonl")
+				must(t, os.WriteFile(p, []byte(turn(title)), 0o600))
+				must(t, os.Chtimes(p, later, later))
+			}
+		}
+		if n, err := Sync(inbox, "demo", inst, exports, opt); n != 3 || err != nil {
+			t.Fatalf("round %d: Sync = %d, %v", round, n, err)
+		}
+		for name, body := range notes {
+			if b, err := os.ReadFile(filepath.Join(inbox, "demo", name)); err != nil || string(b) != body {
+				t.Errorf("round %d: the user's %s: %q, %v", round, name, b, err)
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(inbox, "demo", "*"))
+	if len(files) != len(notes)+3 {
+		t.Errorf("the folder holds %q, want the notes and three exports", files)
+	}
+	if len(exports) != 3 {
+		t.Errorf("the record names %v", exports)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
