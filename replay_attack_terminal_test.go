@@ -83,3 +83,33 @@ func TestReplayAttackTerminalModesNotReset(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayAttackTerminalVT52AndKeyModifiers: CSI ? 2 l puts xterm in
+// VT52 mode, in which the exit's reset (CSI sequences) is not understood,
+// and CSI > 1;3 m / CSI > 2;3 m set the key modifier resources for cursor
+// and function keys (what Shift-arrow and F5 send to the user's shell
+// afterwards); CSI 61;0 " p selects a VT100 level with 8-bit replies.
+// Each passed the filter and stayed after the session. Host-side proof:
+// none of them is in the bytes claudebox relayed to the user's terminal,
+// while the text after them is.
+func TestReplayAttackTerminalVT52AndKeyModifiers(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "vt52")
+	h.write(filepath.Join(proj, "README"), "v\n")
+	h.write(filepath.Join(proj, "leave"), `printf '\033[?2l\033[>1;3m\033[>2;3m\033[61;0"pAFTER''MODES' > /dev/tty`+"\n")
+	tmux := h.tmux(proj)
+	tmux("new-session", "-d", "-x", "100", "-y", "30", "bash --norc --noprofile")
+	pane := tmuxPaneLog(t, h, tmux)
+	tmux("send-keys", "claudebox --shell leave; echo DO''NE", "Enter")
+	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "DONE") }, "claudebox to exit")
+	time.Sleep(200 * time.Millisecond)
+	out := pane()
+	if !bytes.Contains(out, []byte("AFTERMODES")) {
+		t.Fatalf("the session's output did not reach the terminal: %q", out)
+	}
+	for _, seq := range []string{"\x1b[?2l", "\x1b[>1;3m", "\x1b[>2;3m", "\x1b[61;0\"p"} {
+		if bytes.Contains(out, []byte(seq)) {
+			t.Errorf("%q reached the terminal, and stays after the session", seq)
+		}
+	}
+}

@@ -157,7 +157,7 @@ func (f *filter) step(out []byte, b byte) []byte {
 			if b < 0x40 {
 				return out
 			}
-			if changesInput(f.held) {
+			if changesInput(f.held) || changesKeys(f.held) || changesLevel(f.held) {
 				f.held = f.held[:0]
 				f.state = ground
 				return out
@@ -356,9 +356,38 @@ func changesCoding(seq []byte) bool {
 // inputModes are the DEC private modes that change what the keyboard sends
 // or whether it is locked, whose right setting is the user's terminal's
 // own, not a reset's: autorepeat (8), the backarrow key (67), xterm's
-// meta, delete and function-key modes (1034-1044, 1050-1061).
+// meta, delete and function-key modes (1034-1044, 1050-1061); and those
+// in which the terminal no longer reads ANSI sequences, the exit's reset
+// among them: VT52 (DECANM, 2) and Tektronix (38).
 func inputMode(n int) bool {
-	return n == 8 || n == 67 || n >= 1034 && n <= 1044 || n >= 1050 && n <= 1061
+	return n == 2 || n == 8 || n == 38 || n == 67 || n >= 1034 && n <= 1044 || n >= 1050 && n <= 1061
+}
+
+// changesKeys says the control sequence seq (CSI > …) sets what xterm's
+// keys send or how it reads what follows, for good: the key modifier
+// resources (XTMODKEYS set and disable, m and n) but modifyOtherKeys (4),
+// which the exit's reset puts back, their format (XTFMTKEYS, f), the
+// title modes (t, T: hexadecimal titles) and the pointer's (p). Queries
+// (CSI > c, CSI > q) and the kitty keyboard protocol (u) pass.
+func changesKeys(seq []byte) bool {
+	if len(seq) < 3 || seq[2] != '>' {
+		return false
+	}
+	switch seq[len(seq)-1] {
+	case 'm', 'n':
+		first, _, _ := bytes.Cut(seq[3:len(seq)-1], []byte(";"))
+		return string(first) != "4"
+	case 'f', 't', 'T', 'p':
+		return true
+	}
+	return false
+}
+
+// changesLevel says the control sequence seq is DECSCL (CSI … " p), which
+// sets the terminal's conformance level and whether it replies with 8-bit
+// controls: as ESC SP, no exit reset can say which the user had.
+func changesLevel(seq []byte) bool {
+	return len(seq) >= 2 && seq[len(seq)-1] == 'p' && seq[len(seq)-2] == '"'
 }
 
 // changesInput says the control sequence seq sets or resets a mode that
