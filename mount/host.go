@@ -54,6 +54,9 @@ type Host struct {
 	// Guards are the paths inside the writable mounts that the host
 	// executes or obeys.
 	Guards []Guard
+	// GitLeftOut names the entries of the user's git configuration its
+	// private copies leave out ("NAME in FILE"), never their values.
+	GitLeftOut []string
 	// KnownHosts is ~/.ssh/known_hosts when it exists.
 	KnownHosts string
 	// SSHFiles are ~/.ssh/config and the public keys in ~/.ssh, read-only

@@ -1,22 +1,27 @@
 package probe
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // gitSecretName and gitSecretText say a git configuration entry may hold
 // a credential: a variable named for one (sendemail.smtpPass, github.token,
-// http.extraHeader), a URL with a user in its key or value (the usual
-// recipe for private Go modules, url."https://user:TOKEN@github.com/".insteadOf),
-// a header or a helper that prints a password.
+// http.extraHeader), a URL with a password or a token in it (the usual
+// recipe for private Go modules, url."https://user:TOKEN@github.com/".insteadOf,
+// or https://ghp_…@github.com/), a header or a helper that prints a
+// password. A user name alone in a URL (ssh://git@host/) is not one.
 var (
 	gitSecretName = regexp.MustCompile(`(?i)token|pass|secret|auth|header|cookie`)
-	gitSecretText = regexp.MustCompile(`(?i)://[^\s/@]+@|bearer|basic\s|token|password`)
+	gitSecretText = regexp.MustCompile(`(?i)://[^\s/@:]*:[^\s/@]+@|://(gh[pousr]_|github_pat_|glpat-|gldt-|xox[abpr]-)|://[A-Za-z0-9_-]{20,}@|bearer|basic\s|token|password`)
 )
 
 func gitSecretEntry(e gitconfig.Entry) bool {
@@ -24,32 +29,127 @@ func gitSecretEntry(e gitconfig.Entry) bool {
 	return gitSecretName.MatchString(name) || gitSecretText.MatchString(e.Key) || gitSecretText.MatchString(e.Value)
 }
 
-// gitConfigCopies are private copies, for inside, of the user's git
-// configuration files (~/.gitconfig, ~/.config/git/config) that may hold a
-// credential, without the entries that may (the identity, aliases and the
-// rest stay): mounted over the file, read-only. One git cannot read
-// becomes an empty copy. It returns the copies and the paths they stand
-// for.
-func gitConfigCopies(home string) ([]mount.Mount, map[string]bool) {
-	var copies []mount.Mount
-	covered := map[string]bool{}
-	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")} {
-		real, err := filepath.EvalSymlinks(f)
-		if err != nil || !holdsCredential(real) {
+// gitEntryName names a configuration entry without what may be secret in
+// it: a subsection that holds a URL's credential is written "…".
+func gitEntryName(e gitconfig.Entry) string {
+	section, rest, _ := strings.Cut(e.Key, ".")
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 {
+		return e.Key
+	}
+	sub := rest[:i]
+	if gitSecretText.MatchString(sub) {
+		sub = "…"
+	}
+	return section + "." + sub + "." + rest[i+1:]
+}
+
+// gitReadFiles are the variables that name a file git reads as the user's
+// (not a program it runs): shown read-only where they lie in the home.
+var gitReadFiles = []string{"core.excludesfile", "core.attributesfile", "commit.template", "gpg.ssh.allowedsignersfile"}
+
+// gitXDGFiles are the files of ~/.config/git git reads by default beside
+// config, known to hold no credential.
+var gitXDGFiles = []string{"ignore", "attributes"}
+
+// maxGitConfigs bounds the configuration files followed through includes.
+const maxGitConfigs = 30
+
+// gitView is what the sandbox gets of the user's git configuration:
+// private copies of ~/.gitconfig, ~/.config/git/config and every file
+// they include, without the entries that may hold a credential (names in
+// leftOut: "NAME in FILE"); the files they name that git reads
+// (excludes, attributes, a commit template, allowed signers) and
+// ~/.config/git's ignore and attributes, read-only. Nothing else of
+// ~/.config/git enters: its credentials, a helper's store, what a tool
+// put there.
+type gitView struct {
+	copies  []mount.Mount
+	shown   []bind.Own
+	leftOut []string
+}
+
+// gitConfigView reads the user's git configuration as git does, from the
+// home: includes relative to the including file as git opens it. Only
+// files in the home and outside the project are copied or shown (the
+// project shows its own; the system's are read-only inside already).
+func gitConfigView(home, checkout string, secrets map[string]bool) gitView {
+	var v gitView
+	tilde := func(p string) string {
+		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
+			return "~/" + rel
+		}
+		return p
+	}
+	ours := func(p string) bool {
+		return paths.Within(p, home) && !paths.Within(p, checkout) && !paths.UnderAny(p, mount.SystemDirs)
+	}
+	shown := map[string]bool{}
+	show := func(path, why string) {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil || shown[path] || !ours(path) || bind.InSecret(real, secrets) {
+			return
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+		shown[path] = true
+		if holdsCredential(real) {
+			v.leftOut = append(v.leftOut, "all of "+tilde(path)+" (it may hold a credential)")
+			return
+		}
+		v.shown = append(v.shown, bind.Own{Src: real, Dest: path, Why: why, Role: mount.HostFiles})
+	}
+	queue := []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")}
+	seen := map[string]bool{}
+	for i := 0; i < len(queue) && i < maxGitConfigs; i++ {
+		path := queue[i]
+		if seen[path] {
 			continue
+		}
+		seen[path] = true
+		b, real, err := untrusted.ReadResolved(path, 1<<20)
+		if err != nil {
+			if _, lerr := os.Lstat(path); lerr == nil {
+				v.leftOut = append(v.leftOut, "all of "+tilde(path)+" (not a regular file of at most 1 MiB)")
+			}
+			continue
+		}
+		if bind.InSecret(real, secrets) {
+			v.leftOut = append(v.leftOut, "all of "+tilde(path)+" (it lies in a credential store)")
+			continue
+		}
+		entries, err := gitconfig.Parse(b)
+		if err != nil {
+			// The host's git refuses it too; inside, it reads as nothing.
+			v.leftOut = append(v.leftOut, "all of "+tilde(path)+" (git cannot read it)")
+			entries = nil
 		}
 		var kept []gitconfig.Entry
-		entries, err := gitconfig.Read(real)
 		for _, e := range entries {
-			if !gitSecretEntry(e) {
-				kept = append(kept, e)
+			if gitSecretEntry(e) {
+				v.leftOut = append(v.leftOut, gitEntryName(e)+" in "+tilde(path))
+				continue
+			}
+			kept = append(kept, e)
+		}
+		v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(gitconfig.Format(kept)), Why: "git configuration, a private copy without what may hold a credential", Role: mount.HostFiles})
+		for _, inc := range gitconfig.Includes(kept) {
+			if inc = paths.ExpandHome(inc, home); !filepath.IsAbs(inc) {
+				inc = filepath.Join(filepath.Dir(path), inc)
+			}
+			if inc = filepath.Clean(inc); ours(inc) {
+				queue = append(queue, inc)
 			}
 		}
-		if err == nil && len(kept) == len(entries) {
-			continue
+		for _, key := range gitReadFiles {
+			if p := paths.ExpandHome(gitconfig.Last(kept, key), home); filepath.IsAbs(p) {
+				show(filepath.Clean(p), "read by git ("+key+" in "+tilde(path)+"), read-only")
+			}
 		}
-		copies = append(copies, mount.Mount{Kind: mount.RoBindData, Dest: f, Content: string(gitconfig.Format(kept)), Why: "git configuration, a private copy without what may be a credential", Role: mount.HostFiles})
-		covered[f] = true
 	}
-	return copies, covered
+	for _, name := range gitXDGFiles {
+		show(filepath.Join(home, ".config", "git", name), "read by git, read-only")
+	}
+	return v
 }

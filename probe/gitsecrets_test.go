@@ -3,16 +3,22 @@ package probe
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/gitconfig"
 )
 
-// TestGitConfigCopies: a git configuration holding a credential is copied
-// without it, the rest kept; one holding none is not copied.
-func TestGitConfigCopies(t *testing.T) {
-	home := t.TempDir()
+// TestGitConfigView: the user's git configuration is copied without what
+// may hold a credential, the rest kept as written (a user name in a URL
+// included), and what is left out is named without its value; the files it
+// includes are copied the same way, wherever they lie in the home; of
+// ~/.config/git nothing else enters but the files git reads (ignore,
+// attributes, the excludes file).
+func TestGitConfigView(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
 	write := func(name, s string) {
 		t.Helper()
 		p := filepath.Join(home, name)
@@ -23,14 +29,14 @@ func TestGitConfigCopies(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	write(".config/git/config", "[alias]\n\tco = checkout\n")
-	if copies, _ := gitConfigCopies(home); len(copies) != 0 {
-		t.Errorf("copies of a configuration without a credential: %v", copies)
-	}
 	write(".gitconfig", `[user]
 	name = Alice
 [url "https://alice:TOKEN1@github.com/"]
 	insteadOf = https://github.com/
+[url "https://ghp_TOKEN6abcdefghijklmnopqrstuvwxyz@github.com/"]
+	insteadOf = gh:
+[url "ssh://ru3@127.0.0.1:22233/"]
+	insteadOf = lh:
 [http]
 	extraHeader = Authorization: Bearer TOKEN2
 [sendemail]
@@ -41,16 +47,48 @@ func TestGitConfigCopies(t *testing.T) {
 	token = TOKEN5
 [alias]
 	co = checkout
+[core]
+	excludesFile = ~/.gitignore_global
+[include]
+	path = .config/git/work.inc
 `)
-	copies, covered := gitConfigCopies(home)
-	if len(copies) != 1 || !covered[filepath.Join(home, ".gitconfig")] {
-		t.Fatalf("copies %v, covering %v", copies, covered)
+	write(".config/git/work.inc", "[http \"https://git.corp/\"]\n\textraHeader = PRIVATE-TOKEN: TOKEN7\n[user]\n\temail = alice@corp.example\n[includeIf \"gitdir:~/code/\"]\n\tpath = nested.inc\n")
+	write(".config/git/nested.inc", "[url \"https://oauth2:TOKEN8@git.corp/\"]\n\tinsteadOf = corp:\n[alias]\n\tst = status\n")
+	write(".config/git/ignore", "*.swp\n")
+	write(".config/git/credentials", "https://alice:TOKEN9@github.com\n")
+	write(".config/git/gh-token", "TOKEN10\n")
+	write(".gitignore_global", ".DS_Store\n")
+	v := gitConfigView(home, proj, bind.Secrets(home))
+	var all []gitconfig.Entry
+	var dests []string
+	for _, c := range v.copies {
+		if strings.Contains(c.Content, "TOKEN") {
+			t.Errorf("the copy of %s holds a credential:\n%s", c.Dest, c.Content)
+		}
+		entries, err := gitconfig.Parse([]byte(c.Content))
+		if err != nil {
+			t.Fatalf("%s: %v", c.Dest, err)
+		}
+		all = append(all, entries...)
+		dests = append(dests, strings.TrimPrefix(c.Dest, home+"/"))
 	}
-	if strings.Contains(copies[0].Content, "TOKEN") {
-		t.Errorf("the copy holds a credential:\n%s", copies[0].Content)
+	if want := []string{".gitconfig", ".config/git/work.inc", ".config/git/nested.inc"}; !slices.Equal(dests, want) {
+		t.Errorf("copies of %q, want %q", dests, want)
 	}
-	entries, err := gitconfig.Parse([]byte(copies[0].Content))
-	if err != nil || gitconfig.Last(entries, "user.name") != "Alice" || gitconfig.Last(entries, "alias.co") != "checkout" {
-		t.Errorf("the copy lost what it should keep (%v):\n%s", err, copies[0].Content)
+	for key, want := range map[string]string{"user.name": "Alice", "alias.co": "checkout", "url.ssh://ru3@127.0.0.1:22233/.insteadof": "lh:", "user.email": "alice@corp.example", "alias.st": "status"} {
+		if got := gitconfig.Last(all, key); got != want {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+	names := strings.Join(v.leftOut, "\n")
+	if strings.Contains(names, "TOKEN") || !strings.Contains(names, "url.….insteadof in ~/.gitconfig") || !strings.Contains(names, "http.https://git.corp/.extraheader in ~/.config/git/work.inc") {
+		t.Errorf("left out, named:\n%s", names)
+	}
+	var shown []string
+	for _, o := range v.shown {
+		shown = append(shown, strings.TrimPrefix(o.Dest, home+"/"))
+	}
+	if want := []string{".gitignore_global", ".config/git/ignore"}; !slices.Equal(shown, want) {
+		t.Errorf("shown read-only: %q, want %q", shown, want)
 	}
 }

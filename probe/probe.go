@@ -47,20 +47,16 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !paths.UnderAny(real, mount.SystemDirs) {
 		h.ResolvConf = real
 	}
-	var own []bind.Own
-	gitCopies, copied := gitConfigCopies(home)
-	for _, f := range []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git")} {
-		if real, err := filepath.EvalSymlinks(f); err == nil && !copied[f] {
-			own = append(own, bind.Own{Src: real, Dest: f, Why: "git configuration, read-only", Role: mount.HostFiles})
-		}
-	}
+	secrets := bind.Secrets(home)
+	git := gitConfigView(home, project.Checkout, secrets)
+	own := git.shown
+	h.GitLeftOut = git.leftOut
 	for _, f := range toolSettings {
 		f = filepath.Join(home, f)
 		if real, err := filepath.EvalSymlinks(f); err == nil && !holdsCredential(real) {
 			own = append(own, bind.Own{Src: real, Dest: f, Why: "tool settings, read-only", Role: mount.HostFiles})
 		}
 	}
-	secrets := bind.Secrets(home)
 	h.Toolchains, h.PathProblems = toolchain.Probe(home, pathEnv, project, binds, state, secrets)
 	for _, t := range h.Toolchains {
 		h.Links = append(h.Links, linksOn(t.Entry)...)
@@ -95,7 +91,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.ObeyedNames = obeyedNames(pathEnv)
 	var linked []string
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, secrets, obeyed)
-	h.Own = append(h.Own, gitCopies...)
+	h.Own = append(h.Own, git.copies...)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
 }

@@ -81,9 +81,11 @@ func (s *Session) noticeLeftOut() {
 	unseen := func(kind string, names []string) []string {
 		var out []string
 		for _, n := range names {
-			if !slices.Contains(lines, kind+n) {
+			// One record a line, read back as fields.
+			key := kind + strings.ReplaceAll(n, " ", "%20")
+			if !slices.Contains(lines, key) {
 				out = append(out, n)
-				fresh = append(fresh, kind+n)
+				fresh = append(fresh, key)
 			}
 		}
 		return out
@@ -99,6 +101,10 @@ func (s *Session) noticeLeftOut() {
 	if vars := unseen("env:", dropped); len(vars) > 0 {
 		printable.Say(os.Stderr, "claudebox: variables not passed into the sandbox: %s", strings.Join(vars, ", "))
 		printable.Say(os.Stderr, "hint: pass one with --env %s, or env = [%q] in %s", vars[0], vars[0], conf)
+	}
+	if git := unseen("git:", s.plan.GitLeftOut); len(git) > 0 {
+		printable.Say(os.Stderr, "claudebox: left out of git's configuration inside, as they may hold a credential: %s", strings.Join(git, ", "))
+		printable.Say(os.Stderr, "hint: git inside works without them; for a push over HTTPS, use --with-ssh and an SSH remote, or a credential helper on the host")
 	}
 	if len(fresh) > 0 && os.MkdirAll(dir, 0o700) == nil {
 		untrusted.WriteFile(dir, name, []byte(strings.Join(append(lines, fresh...), "\n")+"\n"), 0o600)
