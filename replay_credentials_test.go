@@ -83,6 +83,18 @@ func TestReplayCredentialsNotInside(t *testing.T) {
 			}, "x-api-key: $ANTHROPIC_API_KEY",
 		},
 		{
+			"claude-settings-env-bom", "sk-ant-api03-", "BOMSETTINGSKEY0123456789",
+			// The same, in a file that starts with a byte order mark,
+			// which Claude Code 2.1.330 reads and uses.
+			func(h *e2eHost, secret, upstream string) []string {
+				h.write(filepath.Join(h.home, ".claude", "settings.json"), "\ufeff"+fmt.Sprintf(`{"env":{"ANTHROPIC_API_KEY":%q,"ANTHROPIC_BASE_URL":%q}}`, secret, upstream))
+				return nil
+			},
+			func(secret string) func(http.Header) bool {
+				return func(hd http.Header) bool { return hd.Get("X-Api-Key") == secret }
+			}, "x-api-key: $ANTHROPIC_API_KEY",
+		},
+		{
 			"sandbox-login", "sk-ant-oat01-", "SANDBOXLOGIN0123456789",
 			func(h *e2eHost, secret, upstream string) []string {
 				// The host's own login is there too; the sandbox login wins.

@@ -59,3 +59,34 @@ func TestReplayVariablesByExactName(t *testing.T) {
 		t.Errorf("the proxy did not send the gateway's header upstream: %v", api.Headers())
 	}
 }
+
+// The attack: the agent reads the private copy of the user's
+// ~/.claude/settings.json, whose env block and helpers hold credentials
+// (a Bedrock bearer token, a GitHub token, a gateway's headers, a key
+// printed by apiKeyHelper), or, in a file that starts with a byte order
+// mark (which Claude Code reads, and claudebox could not), the real
+// ANTHROPIC_API_KEY. The proof, from the host: no file under the
+// sandbox's home holds a value, and the harmless settings are kept.
+func TestReplaySettingsCopyKeepsOnlyHarmless(t *testing.T) {
+	h := newE2EHost(t)
+	secrets := [][2]string{{"BEDROCK", "SECRET0123"}, {"GITHUB", "SECRET0123"}, {"GATEWAY", "SECRET0123"}, {"HELPER", "SECRET0123"}, {"OTEL", "SECRET0123"}}
+	settings := `{"env":{"AWS_BEARER_TOKEN_BEDROCK":"BEDROCKSECRET0123","GITHUB_TOKEN":"GITHUBSECRET0123",` +
+		`"ANTHROPIC_CUSTOM_HEADERS":"X-Key: GATEWAYSECRET0123","ANTHROPIC_MODEL":"claude-model-x"},` +
+		`"apiKeyHelper":"echo HELPERSECRET0123","otelHeadersHelper":"echo OTELSECRET0123",` +
+		`"permissions":{"allow":["Bash(make:*)"]},"model":"opus"}`
+	bom := `{"env":{"ANTHROPIC_API_KEY":"sk-ant-api03-BOMSECRET0123","BASH_DEFAULT_TIMEOUT_MS":"300000"}}`
+	secrets = append(secrets, [2]string{"BOM", "SECRET0123"})
+	h.write(filepath.Join(h.home, ".claude", "settings.json"), settings)
+	h.write(filepath.Join(h.home, ".claude", "settings.local.json"), "\ufeff"+bom)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	out := h.inside(proj, nil, leakProbe(secrets...)+`cat ~/.claude/settings.json ~/.claude/settings.local.json`)
+	if strings.Contains(out, "LEAK") || strings.Contains(out, "SECRET") {
+		t.Errorf("inside the sandbox:\n%s", out)
+	}
+	for _, kept := range []string{`"ANTHROPIC_MODEL": "claude-model-x"`, `"Bash(make:*)"`, `"model": "opus"`, `"BASH_DEFAULT_TIMEOUT_MS": "300000"`} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("the copy lost %s:\n%s", kept, out)
+		}
+	}
+}

@@ -5,10 +5,12 @@
 package claudesettings
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
+	"unicode/utf16"
 
 	"github.com/claudebox/claudebox/environment"
 )
@@ -23,15 +25,102 @@ var ProjectCopies = []string{"settings.json", "settings.local.json"}
 // claudebox, claudebox is the sandbox: the private copies of Claude Code's
 // settings files have it turned off. The host's files are never changed.
 
-// CopyContent is what the sandbox's private copy of the host file src holds,
-// given the file's data: the data itself, but for a Claude Code settings
-// file, whose copy has Claude Code's own sandbox turned off and no API
-// variables in its env (see apiEnvOff).
-func CopyContent(src string, data []byte) []byte {
+// CopyContent is what the sandbox's private copy of the host file src
+// holds, given the file's data, and what of it was left out (names, never
+// values). A file other than a Claude Code settings file is copied as it
+// is. A project's settings (which the sandbox sees in the project anyway)
+// are copied with Claude Code's own sandbox turned off and no API
+// variables in their env (see apiEnvOff). Your own, in home's ~/.claude,
+// keep only what is known harmless: the keys of userKeys, and in env the
+// variables the sandbox's environment would pass itself; a file claudebox
+// cannot read as Claude Code does becomes an empty one.
+func CopyContent(src, home string, data []byte) ([]byte, []string) {
 	if !isClaudeSettings(src) {
-		return data
+		return data, nil
 	}
-	return apiEnvOff(innerSandboxOff(data))
+	if filepath.Dir(src) != filepath.Join(home, ".claude") {
+		return apiEnvOff(innerSandboxOff(data)), nil
+	}
+	top, ok := parse(data)
+	if !ok && len(bytes.TrimSpace(data)) > 0 {
+		return []byte("{}\n"), []string{unreadable}
+	}
+	var leftOut []string
+	for key := range top {
+		if !userKeys[key] {
+			leftOut = append(leftOut, key)
+			delete(top, key)
+		}
+	}
+	if raw, ok := top["env"]; ok {
+		kept, dropped, isObject := envKept(raw)
+		top["env"] = kept
+		if !isObject {
+			delete(top, "env")
+			leftOut = append(leftOut, "env")
+		}
+		for _, name := range dropped {
+			leftOut = append(leftOut, "env."+name)
+		}
+	}
+	if top == nil {
+		top = map[string]json.RawMessage{}
+	}
+	out, err := json.MarshalIndent(top, "", "  ")
+	if err != nil {
+		return []byte("{}\n"), []string{unreadable}
+	}
+	slices.Sort(leftOut)
+	return innerSandboxOff(append(out, '\n')), leftOut
+}
+
+// envKept is a settings env block with only the variables the sandbox's
+// environment passes by itself (environment.Allowed), and the names of
+// the others, but for the API variables, which the proxy reads (APIEnv).
+// isObject is false for a block that is not an object.
+func envKept(raw json.RawMessage) (kept json.RawMessage, dropped []string, isObject bool) {
+	var env map[string]json.RawMessage
+	if json.Unmarshal(raw, &env) != nil || env == nil {
+		return nil, nil, false
+	}
+	for name, v := range env {
+		var value string
+		if json.Unmarshal(v, &value) != nil {
+			value = string(v)
+		}
+		if environment.Allowed(name, value) {
+			continue
+		}
+		delete(env, name)
+		if !slices.Contains(environment.APIVariables, name) {
+			dropped = append(dropped, name)
+		}
+	}
+	kept, _ = json.Marshal(env)
+	return kept, dropped, true
+}
+
+// unreadable names, among what a copy left out, a file claudebox cannot
+// read as Claude Code does: its copy is empty.
+const unreadable = "(unreadable)"
+
+// parse reads a settings file as Claude Code reads it: UTF-16LE after its
+// byte order mark, else UTF-8, a leading byte order mark skipped, then
+// JSON whose later duplicate key wins (as JSON.parse). ok is false for
+// anything that is not a JSON object.
+func parse(data []byte) (top map[string]json.RawMessage, ok bool) {
+	if len(data) >= 2 && data[0] == 0xff && data[1] == 0xfe {
+		units := make([]uint16, 0, len(data)/2)
+		for i := 2; i+1 < len(data); i += 2 {
+			units = append(units, uint16(data[i])|uint16(data[i+1])<<8)
+		}
+		data = []byte(string(utf16.Decode(units)))
+	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	if json.Unmarshal(data, &top) != nil || top == nil {
+		return nil, false
+	}
+	return top, true
 }
 
 // apiEnvOff returns settings without the API's address and credential in
@@ -40,9 +129,9 @@ func CopyContent(src string, data []byte) []byte {
 // proxy, and a key there is the user's real one. The proxy reads the
 // user's own values on the host (APIEnv).
 func apiEnvOff(settings []byte) []byte {
-	var top map[string]json.RawMessage
+	top, ok := parse(settings)
 	var env map[string]json.RawMessage
-	if json.Unmarshal(settings, &top) != nil || json.Unmarshal(top["env"], &env) != nil {
+	if !ok || json.Unmarshal(top["env"], &env) != nil {
 		return settings
 	}
 	n := len(env)
@@ -67,15 +156,12 @@ func APIEnv(home string) []string {
 	if err != nil {
 		return nil
 	}
-	var settings struct {
-		Env map[string]any `json:"env"`
-	}
-	if json.Unmarshal(data, &settings) != nil {
-		return nil
-	}
+	top, _ := parse(data)
+	var env map[string]any
+	json.Unmarshal(top["env"], &env)
 	var kv []string
 	for _, name := range environment.APIVariables {
-		if v, ok := settings.Env[name].(string); ok {
+		if v, ok := env[name].(string); ok {
 			kv = append(kv, name+"="+v)
 		}
 	}
@@ -92,8 +178,8 @@ func isClaudeSettings(path string) bool {
 // set to anything else; otherwise, or when the file is not a JSON object
 // (Claude Code reports that itself), settings unchanged.
 func innerSandboxOff(settings []byte) []byte {
-	var top map[string]json.RawMessage
-	if json.Unmarshal(settings, &top) != nil {
+	top, ok := parse(settings)
+	if !ok {
 		return settings
 	}
 	var sandbox map[string]json.RawMessage
@@ -123,16 +209,11 @@ func NetworkDomains(home string) (allowed, denied []string, path string) {
 	if err != nil {
 		return nil, nil, path
 	}
-	var settings struct {
-		Sandbox struct {
-			Network struct {
-				AllowedDomains []string `json:"allowedDomains"`
-				DeniedDomains  []string `json:"deniedDomains"`
-			} `json:"network"`
-		} `json:"sandbox"`
-	}
-	if json.Unmarshal(data, &settings) != nil {
-		return nil, nil, path
-	}
-	return settings.Sandbox.Network.AllowedDomains, settings.Sandbox.Network.DeniedDomains, path
+	top, _ := parse(data)
+	var sandbox, network map[string]json.RawMessage
+	json.Unmarshal(top["sandbox"], &sandbox)
+	json.Unmarshal(sandbox["network"], &network)
+	json.Unmarshal(network["allowedDomains"], &allowed)
+	json.Unmarshal(network["deniedDomains"], &denied)
+	return allowed, denied, path
 }

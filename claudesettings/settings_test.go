@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -28,7 +29,7 @@ func TestCopyContentTurnsInnerSandboxOff(t *testing.T) {
 		{"settings.json outside .claude", "/p/settings.json", `{"sandbox":{"enabled":true}}`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := CopyContent(tc.src, []byte(tc.in))
+			out, _ := CopyContent(tc.src, "/home/a", []byte(tc.in))
 			if tc.want == "" {
 				if string(out) != tc.in {
 					t.Fatalf("CopyContent changed %q into %q", tc.in, out)
@@ -65,16 +66,19 @@ func TestCopyContentTurnsInnerSandboxOff(t *testing.T) {
 // and the host side reads the user's own.
 func TestCopyContentDropsAPIEnv(t *testing.T) {
 	in := `{"env":{"ANTHROPIC_BASE_URL":"https://gw","ANTHROPIC_API_KEY":"sk-real","CLAUDE_CODE_OAUTH_TOKEN":"t","ANTHROPIC_AUTH_TOKEN":"b","FOO":"1"},"model":"opus"}`
-	for _, src := range []string{"/home/a/.claude/settings.json", "/p/.claude/settings.local.json"} {
+	// A project's copy keeps its other variables; your own keeps only
+	// the allowlist's.
+	for src, want := range map[string]int{"/home/a/.claude/settings.json": 0, "/p/.claude/settings.local.json": 1} {
 		var got struct {
 			Env   map[string]string
 			Model string
 		}
-		if err := json.Unmarshal(CopyContent(src, []byte(in)), &got); err != nil || len(got.Env) != 1 || got.Env["FOO"] != "1" || got.Model != "opus" {
+		out, _ := CopyContent(src, "/home/a", []byte(in))
+		if err := json.Unmarshal(out, &got); err != nil || len(got.Env) != want || got.Model != "opus" {
 			t.Errorf("%s: copy %+v, %v", src, got, err)
 		}
 	}
-	if out := CopyContent("/p/.claude/settings.json", []byte(`{"env":{"FOO":"1"}}`)); string(out) != `{"env":{"FOO":"1"}}` {
+	if out, _ := CopyContent("/p/.claude/settings.json", "/home/a", []byte(`{"env":{"FOO":"1"}}`)); string(out) != `{"env":{"FOO":"1"}}` {
 		t.Errorf("a file without API variables changed: %s", out)
 	}
 	home := t.TempDir()
@@ -82,5 +86,69 @@ func TestCopyContentDropsAPIEnv(t *testing.T) {
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(in), 0o600)
 	if got := APIEnv(home); !slices.Equal(got, []string{"ANTHROPIC_BASE_URL=https://gw", "ANTHROPIC_API_KEY=sk-real", "ANTHROPIC_AUTH_TOKEN=b", "CLAUDE_CODE_OAUTH_TOKEN=t"}) {
 		t.Errorf("APIEnv = %q", got)
+	}
+}
+
+// The copy of your own settings keeps only what is known harmless: the
+// keys of Claude Code's schema that hold no credential, and in env the
+// variables the environment's allowlist passes. It reads the file as
+// Claude Code does (a byte order mark, UTF-16LE, a later duplicate key
+// winning), so that no encoding keeps a value in; one it cannot read
+// becomes an empty object. What it leaves out is named, never a value.
+func TestCopyContentUserKeepsOnlyHarmless(t *testing.T) {
+	const src = "/home/a/.claude/settings.json"
+	utf16le := func(s string) string {
+		b := []byte{0xff, 0xfe}
+		for _, r := range s {
+			b = append(b, byte(r), byte(r>>8))
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name, in, want string
+		leftOut        []string
+	}{
+		{
+			"secrets in env and helpers",
+			`{"env":{"GITHUB_TOKEN":"s","AWS_BEARER_TOKEN_BEDROCK":"s","ANTHROPIC_CUSTOM_HEADERS":"X: s","ANTHROPIC_MODEL":"m","GOPROXY":"https://u:s@p"},` +
+				`"apiKeyHelper":"s","awsAuthRefresh":"s","awsCredentialExport":"s","gcpAuthRefresh":"s","otelHeadersHelper":"s","proxyAuthHelper":"s",` +
+				`"hooks":{"Stop":[]},"permissions":{"allow":["Bash(ls)"]},"enabledPlugins":{"p@m":true},"somethingNew":1}`,
+			`{"enabledPlugins":{"p@m":true},"env":{"ANTHROPIC_MODEL":"m"},"hooks":{"Stop":[]},"permissions":{"allow":["Bash(ls)"]}}`,
+			[]string{"apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "env.AWS_BEARER_TOKEN_BEDROCK", "env.GITHUB_TOKEN", "env.GOPROXY", "gcpAuthRefresh", "otelHeadersHelper", "proxyAuthHelper", "somethingNew"},
+		},
+		{"byte order mark", "\ufeff" + `{"env":{"ANTHROPIC_API_KEY":"s","API_TIMEOUT_MS":"1"}}`, `{"env":{"API_TIMEOUT_MS":"1"}}`, nil},
+		{"UTF-16LE", utf16le("\ufeff" + `{"env":{"ANTHROPIC_API_KEY":"s","API_TIMEOUT_MS":"1"}}`), `{"env":{"API_TIMEOUT_MS":"1"}}`, nil},
+		{"later duplicate wins", `{"env":{"API_TIMEOUT_MS":"1"},"env":{"GITHUB_TOKEN":"s"}}`, `{"env":{}}`, []string{"env.GITHUB_TOKEN"}},
+		{"a key's case is its own", `{"Env":{"GITHUB_TOKEN":"s"},"ENV":{"x":"s"}}`, `{}`, []string{"ENV", "Env"}},
+		{"env not an object", `{"env":"GITHUB_TOKEN=s","model":"m"}`, `{"model":"m"}`, []string{"env"}},
+		{"not JSON", `{"apiKeyHelper":"s",}`, `{}`, []string{unreadable}},
+		{"an array", `["s"]`, `{}`, []string{unreadable}},
+		{"two byte order marks", "\ufeff\ufeff{}", `{}`, []string{unreadable}},
+		{"empty", ``, `{}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, leftOut := CopyContent(src, "/home/a", []byte(tc.in))
+			var got, want any
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("the copy is not JSON: %v: %s", err, out)
+			}
+			json.Unmarshal([]byte(tc.want), &want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("copy %s, want %s", out, tc.want)
+			}
+			if !slices.Equal(leftOut, tc.leftOut) {
+				t.Errorf("left out %q, want %q", leftOut, tc.leftOut)
+			}
+		})
+	}
+	// The host side reads the API variables through a byte order mark.
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte("\ufeff"+`{"env":{"ANTHROPIC_API_KEY":"k"},"sandbox":{"network":{"allowedDomains":["a.org"]}}}`), 0o600)
+	if got := APIEnv(home); !slices.Equal(got, []string{"ANTHROPIC_API_KEY=k"}) {
+		t.Errorf("APIEnv = %q", got)
+	}
+	if allowed, _, _ := NetworkDomains(home); !slices.Equal(allowed, []string{"a.org"}) {
+		t.Errorf("NetworkDomains = %q", allowed)
 	}
 }

@@ -107,6 +107,9 @@ type Session struct {
 	leftOutMCP []string
 	// copies are the private copies of files Claude Code saves.
 	copies []*privateCopy
+	// leftOutConfig names, by the file the host has, what the private
+	// copies of the user's agent configuration left out (names only).
+	leftOutConfig map[string][]string
 	// skipped names the configured binds of paths that do not exist.
 	skipped    []string
 	readMounts func() gc.Mounts
@@ -692,7 +695,9 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 			if data, err = readCopy(m); err != nil {
 				return files, err
 			}
-			data = claudesettings.CopyContent(m.Dest, data)
+			var leftOut []string
+			data, leftOut = claudesettings.CopyContent(m.Dest, s.plan.Home, data)
+			s.leaveOut(m.Dest, leftOut)
 		}
 		if m.Kind == mount.BindData {
 			s.copies = append(s.copies, &privateCopy{dest: m.Dest, given: data})

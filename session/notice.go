@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -69,7 +70,8 @@ const noticeLimit = 1 << 20
 
 // noticeLeftOut names, once per project, what the host has that the
 // launch left out, with the option that brings it: the MCP servers of
-// ~/.claude.json not named, and the variables dropped. Names only, never
+// ~/.claude.json not named, the variables dropped, and what the copies of
+// the agents' configuration left out. Names only, never
 // a definition or a value. The record is kept in the state directory, out
 // of the sandbox's reach; one that cannot be written names them again next
 // time.
@@ -106,9 +108,32 @@ func (s *Session) noticeLeftOut() {
 		printable.Say(os.Stderr, "claudebox: left out of git's configuration inside, as they may hold a credential: %s", strings.Join(git, ", "))
 		printable.Say(os.Stderr, "hint: git inside works without them; for a push over HTTPS, use --with-ssh and an SSH remote, or a credential helper on the host")
 	}
+	files := slices.Sorted(maps.Keys(s.leftOutConfig))
+	for _, f := range files {
+		shown := f
+		if rel, ok := strings.CutPrefix(f, s.plan.Home+"/"); ok {
+			shown = "~/" + rel
+		}
+		if keys := unseen("config:"+shown+":", s.leftOutConfig[f]); len(keys) > 0 {
+			printable.Say(os.Stderr, "claudebox: left out of the sandbox's copy of %s: %s", shown, strings.Join(keys, ", "))
+			printable.Say(os.Stderr, "hint: only what is known to hold no credential is copied; pass a variable with --env NAME, or env = [\"NAME\"] in %s", conf)
+		}
+	}
 	if len(fresh) > 0 && os.MkdirAll(dir, 0o700) == nil {
 		untrusted.WriteFile(dir, name, []byte(strings.Join(append(lines, fresh...), "\n")+"\n"), 0o600)
 	}
+}
+
+// leaveOut records what the copy of the host's file at dest (its path
+// inside) left out, for noticeLeftOut.
+func (s *Session) leaveOut(dest string, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	if s.leftOutConfig == nil {
+		s.leftOutConfig = map[string][]string{}
+	}
+	s.leftOutConfig[dest] = names
 }
 
 // warnUnprotected says, at each launch, what the host obeys that no guard

@@ -63,12 +63,12 @@ func (s *Session) supervise() error {
 	}
 	defer lock.Close()
 	s.phases.done("instance and placeholders")
-	s.noticeLeftOut()
 	files, err := s.descriptors()
 	if err != nil {
 		s.leave(lock, nil)
 		return err
 	}
+	s.noticeLeftOut()
 	cmd := s.bwrapCmd(s.plan, files)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	// The sandbox runs in a session of its own, on a terminal of its own
