@@ -71,6 +71,8 @@ func newEgress(policy Policy, log func(map[string]any)) *egress {
 				return e.connect(ctx, t, "http")
 			},
 			MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
+			// What a server the sandbox chose can make the supervisor hold.
+			MaxResponseHeaderBytes: 64 << 10,
 		},
 		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {

