@@ -753,7 +753,7 @@ func TestSandboxUserBinds(t *testing.T) {
 	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "bind = [\"~/code/lib:/opt/lib\"]\n")
 	homeBefore := snapshot(h.home)
 
-	out := h.run(proj, nil, "claudebox", "--ro-bind", "~", "--shell", "-c", `
+	out := h.run(proj, nil, "claudebox", "--ro-bind", "~/notes", "--shell", "-c", `
 		cat ~/notes/todo.txt
 		test -e ~/.ssh/id_ed25519 || echo KEY-HIDDEN
 		test -e ~/.config/gh/hosts.yml || echo GH-HIDDEN
@@ -786,30 +786,6 @@ func TestSandboxUserBinds(t *testing.T) {
 	os.RemoveAll(filepath.Join(h.home, ".claudebox"))
 	if after := snapshot(h.home); after != homeBefore {
 		t.Errorf("the host's home changed:\nbefore:\n%s\nafter:\n%s", homeBefore, after)
-	}
-}
-
-// TestSandboxClaudeWithHomeBound: the real claude runs with the whole home
-// bound read-only, and still keeps its transcript in this project's
-// instance: claudebox's own ~/.claude and ~/.claude.json win over the bind.
-func TestSandboxClaudeWithHomeBound(t *testing.T) {
-	h := newE2EHost(t)
-	requireClaude(t)
-	api := startFakeAPI(t, "FAKE-REPLY-home-bound")
-	env := api.Env("sk-ant-test-key")
-	proj := filepath.Join(h.home, "code", "app")
-	h.gitRepo(proj)
-	h.write(filepath.Join(h.home, ".claude.json"), `{"projects": {"/elsewhere/secret-project": {}}}`)
-	out := h.run(proj, env, "claudebox", "--ro-bind", "~", "-p", "hello")
-	if !strings.Contains(out, "FAKE-REPLY-home-bound") {
-		t.Fatalf("claude -p printed:\n%s", out)
-	}
-	transcripts, _ := filepath.Glob(filepath.Join(instance.Dir(filepath.Join(h.home, ".claudebox"), proj), "*", "*.jsonl"))
-	if len(transcripts) == 0 {
-		t.Error("no transcript in the project's instance")
-	}
-	if b, _ := os.ReadFile(filepath.Join(h.home, ".claude.json")); !strings.Contains(string(b), "secret-project") || strings.Contains(string(b), proj) {
-		t.Errorf("the host's ~/.claude.json changed: %s", b)
 	}
 }
 

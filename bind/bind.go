@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -17,9 +18,13 @@ import (
 	"github.com/claudebox/claudebox/paths"
 )
 
-// secretPaths, under $HOME, hold credentials, keys, browser profiles and
-// shell histories. A bind of a directory above one leaves it out: it shows
-// only when bound itself.
+// secretPaths, under $HOME, are credential stores: they hold credentials,
+// keys, logins, browser profiles, shell histories and the agents' other
+// projects' sessions. A bind of one, or of a directory that holds one, is
+// refused; claudebox's own mounts leave them out. A list cannot keep up
+// with the tools people install: binds of ~, ~/.config, ~/.local and
+// ~/.local/share, where the next tool keeps its token, are refused too
+// (toolStateDirs).
 var secretPaths = []string{
 	".ssh", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".password-store",
 	".netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".my.cnf", ".vault-token",
@@ -27,8 +32,29 @@ var secretPaths = []string{
 	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials",
 	".terraform.d/credentials.tfrc.json", ".local/share/keyrings",
 	".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
-	".bash_history", ".zsh_history", ".python_history", ".psql_history", ".mysql_history", ".node_repl_history",
+	".bash_history", ".zsh_history", ".zhistory", ".python_history", ".psql_history", ".mysql_history",
+	".node_repl_history", ".sqlite_history", ".rediscli_history", ".irb_history", ".local/share/fish/fish_history",
+	// The agents' logins, and their other projects' sessions and history.
+	".codex/auth.json", ".codex/sessions", ".codex/archived_sessions", ".codex/history.jsonl",
+	".gemini/oauth_creds.json", ".gemini/google_accounts.json", ".gemini/mcp-oauth-tokens.json", ".gemini/.env",
+	".gemini/tmp", ".gemini/history", ".local/share/opencode", ".aider.conf.yml", ".continue/config.json",
+	".copilot", ".config/github-copilot", ".config/glab-cli", ".config/rclone", ".config/containers/auth.json",
+	".cache/huggingface/token", ".huggingface/token", ".config/huggingface",
+	// Cloud and service CLIs.
+	".oci", ".config/doctl", ".config/hcloud", ".fly", ".config/flyctl", ".config/netlify",
+	".local/share/com.vercel.cli", ".config/op", ".config/Bitwarden CLI", ".pulumi/credentials.json",
+	".supabase/access-token", ".config/configstore", ".wrangler", ".config/.wrangler", ".config/ngrok",
+	".ngrok2", ".sentryclirc", ".terraformrc", ".config/helm/repositories.yaml",
+	// Build tools' credentials.
+	".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties", ".ivy2/.credentials",
+	".composer/auth.json", ".config/composer/auth.json", ".nuget/NuGet/NuGet.Config", ".config/NuGet/NuGet.Config",
+	".yarnrc.yml", ".pki",
 }
+
+// toolStateDirs, under $HOME, hold other tools' state and configuration,
+// where any tool may keep its credential: a bind of one, or of a directory
+// above it, is refused.
+var toolStateDirs = []string{"", ".config", ".local", ".local/share"}
 
 // statePaths, under $HOME, are Claude Code's and claudebox's own state and
 // configuration: other projects' histories, the approval records, the config
@@ -91,6 +117,10 @@ type Error struct {
 	Writable bool
 	Problem  Problem
 	Reason   string
+	// Narrower are paths the user may bind instead, for a hint.
+	Narrower []string
+	// From is the file that asks for the bind; "" for the command line.
+	From string
 }
 
 // Problem is what is wrong with a bind.
@@ -111,6 +141,9 @@ const (
 	DestManaged                         // DEST is claudebox's own mount
 	DestHidesHome                       // DEST would hide the private home
 	DestReadOnly                        // DEST does not exist, in a read-only system directory
+	CredentialStore                     // SRC is, or lies in, a credential store
+	HoldsCredentials                    // SRC holds a credential store
+	ToolState                           // SRC holds other tools' state: ~, ~/.config, ~/.local, ~/.local/share
 )
 
 func (e *Error) Error() string { return e.Spec + ": " + e.Reason }
@@ -162,15 +195,19 @@ func Check(binds []mount.BindSpec, home string, project instance.Project, state 
 	}
 	managed := managedDests(home, project)
 	writable := Writable(project, binds)
+	secrets := Secrets(home)
 	for _, b := range binds {
 		fail := func(problem Problem, reason string) error {
-			return &Error{Spec: b.Flag(), Writable: b.Writable, Problem: problem, Reason: reason}
+			return &Error{Spec: b.Flag(), Writable: b.Writable, Problem: problem, Reason: reason, From: b.From}
 		}
 		if link := plantedLink(b.Asked, writable); link != "" {
 			return fail(PlantedLink, link+" is a symlink where the sandbox can write, so the sandbox could have pointed it anywhere")
 		}
 		if problem, reason := refuseSource(b.Src, b.Writable, home, state); problem != 0 {
 			return fail(problem, reason)
+		}
+		if err := refuseSecrets(b, home, secrets, state); err != nil {
+			return err
 		}
 		for _, m := range managed {
 			if !paths.Within(b.Dest, m) {
@@ -233,6 +270,121 @@ func refuseSource(src string, writable bool, home string, state []string) (Probl
 		}
 	}
 	return 0, ""
+}
+
+// refuseSecrets refuses a bind that would show a credential: a credential
+// store (or what lies in one), a directory that holds one, or one of the
+// directories where any tool keeps its state. What a user names is shown
+// whole, so a list of secrets to leave out of it cannot be trusted to
+// keep up.
+func refuseSecrets(b mount.BindSpec, home string, secrets map[string]bool, state []string) error {
+	fail := func(problem Problem, reason string, narrower []string) error {
+		return &Error{Spec: b.Flag(), Writable: b.Writable, Problem: problem, Reason: reason, Narrower: narrower, From: b.From}
+	}
+	for _, p := range sortedSecrets(secrets) {
+		if paths.Within(b.Src, p) {
+			return fail(CredentialStore, tilde(p, home)+" is a credential store, which never enters the sandbox", nil)
+		}
+	}
+	for _, d := range toolStateDirs {
+		if d := filepath.Join(home, d); paths.Within(d, b.Src) {
+			return fail(ToolState, "it holds "+tilde(d, home)+", where other tools keep their state and credentials", narrower(b.Src, home, secrets, state))
+		}
+	}
+	for _, p := range sortedSecrets(secrets) {
+		if _, err := os.Lstat(p); err == nil && paths.Within(p, b.Src) {
+			return fail(HoldsCredentials, "it holds "+tilde(p, home)+", a credential store", narrower(b.Src, home, secrets, state))
+		}
+	}
+	return nil
+}
+
+// credentialName is a file name credentials are kept under: a private key,
+// a keystore, an env file, a tool's login or token file.
+var credentialName = regexp.MustCompile(`(?i)^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|ovpn|ppk)|\.env(\..+)?|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.vault-token|credentials(\.json|\.toml|\.xml)?|auth\.json|oauth_creds\.json|.*token.*|.*secret.*|.*passw.*|service[-_]?account.*\.json)$`)
+
+// harmlessName is a template of one, which holds none.
+var harmlessName = regexp.MustCompile(`(?i)[.-](example|sample|template|dist|tmpl)$`)
+
+// exposeDepth and exposeEntries bound Exposes's look.
+const exposeDepth, exposeEntries = 3, 5000
+
+// Exposes names the first file at or below src (three levels down, a few
+// thousand entries at most; not in .git or node_modules) whose name
+// credentials are kept under, or returns "": for the approval of a
+// repository's bind, which should say so plainly.
+func Exposes(src string) string {
+	budget := exposeEntries
+	var look func(dir string, depth int) string
+	look = func(dir string, depth int) string {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if budget--; budget < 0 {
+				return ""
+			}
+			name := e.Name()
+			if e.Type().IsRegular() && credentialName.MatchString(name) && !harmlessName.MatchString(name) {
+				return filepath.Join(dir, name)
+			}
+			if e.IsDir() && depth > 1 && name != ".git" && name != "node_modules" {
+				if found := look(filepath.Join(dir, name), depth-1); found != "" {
+					return found
+				}
+			}
+		}
+		return ""
+	}
+	if fi, err := os.Stat(src); err == nil && fi.Mode().IsRegular() {
+		if credentialName.MatchString(filepath.Base(src)) {
+			return src
+		}
+		return ""
+	}
+	return look(src, exposeDepth)
+}
+
+// sortedSecrets is Secrets's result in order, so that a refusal names the
+// same store each time.
+func sortedSecrets(secrets map[string]bool) []string {
+	s := make([]string, 0, len(secrets))
+	for p := range secrets {
+		s = append(s, p)
+	}
+	slices.Sort(s)
+	return s
+}
+
+// narrower are up to three of dir's directories a bind could show
+// instead: none a credential store, state, or above one.
+func narrower(dir, home string, secrets map[string]bool, state []string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if !e.IsDir() || dir == home && strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if InSecret(p, secrets) || slices.ContainsFunc(state, func(s string) bool { return paths.Within(s, p) || paths.Within(p, s) }) ||
+			slices.ContainsFunc(sortedSecrets(secrets), func(s string) bool { return paths.Within(s, p) }) ||
+			slices.ContainsFunc(toolStateDirs, func(d string) bool { return paths.Within(filepath.Join(home, d), p) }) {
+			continue
+		}
+		if out = append(out, tilde(p, home)); len(out) == 3 {
+			break
+		}
+	}
+	return out
+}
+
+// tilde writes a path in the home as ~/….
+func tilde(p, home string) string {
+	if p == home {
+		return "~"
+	}
+	if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
+		return "~/" + rel
+	}
+	return p
 }
 
 // plantedLink returns the first symlink on the way to path that lies in

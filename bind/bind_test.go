@@ -98,7 +98,8 @@ func TestExpandBindsWritable(t *testing.T) {
 
 func TestCheckBinds(t *testing.T) {
 	home := t.TempDir()
-	testfs.Tree(t, home, ".config/nvim/", ".local/bin/", "cache/", "sock/", "xdg/claudebox/", "dotfiles/claudebox/", ".config/claudebox -> ../dotfiles/claudebox")
+	testfs.Tree(t, home, ".config/nvim/", ".local/bin/", "cache/", "sock/", "xdg/claudebox/", "dotfiles/claudebox/", ".config/claudebox -> ../dotfiles/claudebox",
+		".ssh/id_ed25519", ".aws/credentials", ".codex/auth.json", ".codex/config.toml", ".cargo/credentials.toml", ".cargo/registry/", "dotfiles/gnupg/", ".gnupg -> dotfiles/gnupg")
 	l, err := net.Listen("unix", home+"/sock/agent")
 	if err != nil {
 		t.Fatal(err)
@@ -124,10 +125,21 @@ func TestCheckBinds(t *testing.T) {
 		"host tmp":      {mount.BindSpec{Src: "/tmp", Dest: "/mnt/tmp"}, "sockets", SharedTemp},
 		"a socket":      {mount.BindSpec{Src: home + "/sock", Dest: "/mnt/s"}, home + "/sock/agent is a socket", Socket},
 		"host proc":     {mount.BindSpec{Src: "/proc/1", Dest: "/mnt/p"}, "processes", HostRuntime},
-		"ro config ok":  {mount.BindSpec{Src: home + "/.config", Dest: home + "/.config"}, "", 0},
 		"rw subdir ok":  {mount.BindSpec{Src: home + "/.config/nvim", Dest: home + "/.config/nvim", Writable: true}, "", 0},
-		"ro home ok":    {mount.BindSpec{Src: home, Dest: home}, "", 0},
 		"project above": {mount.BindSpec{Src: home + "/cache", Dest: home + "/code"}, "", 0},
+		// Where a credential is, or may be.
+		"ssh":           {mount.BindSpec{Src: home + "/.ssh", Dest: "/x"}, "~/.ssh is a credential store", CredentialStore},
+		"in aws":        {mount.BindSpec{Src: home + "/.aws/credentials", Dest: "/x"}, "~/.aws is a credential store", CredentialStore},
+		"codex login":   {mount.BindSpec{Src: home + "/.codex/auth.json", Dest: "/x"}, "~/.codex/auth.json is a credential store", CredentialStore},
+		"linked gnupg":  {mount.BindSpec{Src: home + "/dotfiles/gnupg", Dest: "/x"}, "dotfiles/gnupg is a credential store", CredentialStore},
+		"holds gnupg":   {mount.BindSpec{Src: home + "/dotfiles", Dest: "/x"}, "it holds ~/dotfiles/gnupg, a credential store", HoldsCredentials},
+		"holds login":   {mount.BindSpec{Src: home + "/.codex", Dest: "/x"}, "it holds ~/.codex/auth.json", HoldsCredentials},
+		"cargo":         {mount.BindSpec{Src: home + "/.cargo", Dest: "/x", Writable: true}, "it holds ~/.cargo/credentials.toml", HoldsCredentials},
+		"ro home":       {mount.BindSpec{Src: home, Dest: home}, "it holds ~, where other tools", ToolState},
+		"ro config":     {mount.BindSpec{Src: home + "/.config", Dest: home + "/.config"}, "it holds ~/.config", ToolState},
+		"ro share":      {mount.BindSpec{Src: home + "/.local/share", Dest: "/x"}, "it holds ~/.local/share", ToolState},
+		"ro above home": {mount.BindSpec{Src: filepath.Dir(home), Dest: "/x"}, "it holds ~,", ToolState},
+		"cargo part ok": {mount.BindSpec{Src: home + "/.cargo/registry", Dest: "/x", Writable: true}, "", 0},
 	}
 	for name, c := range cases {
 		err := Check([]mount.BindSpec{c.b}, home, project, StateDirs(home, []string{home + "/xdg/claudebox"}))
@@ -140,6 +152,20 @@ func TestCheckBinds(t *testing.T) {
 			if be := err.(*Error); be.Problem != c.problem || be.Writable != c.b.Writable {
 				t.Errorf("%s: problem %d (writable %v), want %d", name, be.Problem, be.Writable, c.problem)
 			}
+		}
+	}
+}
+
+// TestRefusalNamesNarrower: a bind refused for the credential store it
+// holds names what of it could be bound instead, none a store itself.
+func TestRefusalNamesNarrower(t *testing.T) {
+	home := t.TempDir()
+	testfs.Tree(t, home, ".cargo/credentials.toml", ".cargo/registry/", ".cargo/git/", "code/", "datasets/", ".ssh/id_ed25519")
+	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
+	for src, want := range map[string][]string{home + "/.cargo": {"~/.cargo/git", "~/.cargo/registry"}, home: {"~/code", "~/datasets"}} {
+		err := Check([]mount.BindSpec{{Src: src, Dest: "/x"}}, home, project, StateDirs(home, nil))
+		if be, ok := err.(*Error); !ok || !slices.Equal(be.Narrower, want) {
+			t.Errorf("%s: %v, narrower %q, want %q", src, err, be.Narrower, want)
 		}
 	}
 }

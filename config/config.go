@@ -535,7 +535,11 @@ func (m *merging) waiting() []Item {
 	items := append(slices.Clone(m.hosts), m.waitingPorts()...)
 	for _, b := range m.out.Binds {
 		if g := mountGrant(b); !m.ownBinds[g] {
-			items = append(items, Item{grant: g, Show: b.Flag() + " (from " + b.From + ")"})
+			show := b.Flag() + " (from " + b.From + ")"
+			if secret := bind.Exposes(b.Src); secret != "" {
+				show += ": it would show what looks like a credential, " + secret
+			}
+			items = append(items, Item{grant: g, Show: show})
 		}
 	}
 	if m.networkFrom != "" && slices.Index(networkModes, m.out.Network) > slices.Index(networkModes, m.ownNetwork) {
@@ -591,6 +595,9 @@ func bindHint(err error, from string) error {
 		return err
 	}
 	msg := be.Error()
+	if from == "" {
+		from = be.From
+	}
 	if from != "" {
 		msg = from + ": " + msg
 	}
@@ -630,6 +637,19 @@ func bindRemedy(be *bind.Error) string {
 		return "choose another destination: --bind SRC:/opt/NAME"
 	case bind.DestHidesHome, bind.DestReadOnly:
 		return "choose a destination under ~, /opt or /mnt"
+	case bind.CredentialStore:
+		switch {
+		case strings.Contains(be.Reason, "~/.ssh "):
+			return "for git over SSH and signing, use --with-ssh: your agent signs inside, and ~/.ssh/config, known_hosts and the public keys are shown"
+		case strings.Contains(be.Reason, "~/.gnupg "):
+			return "for signing, use --with-gpg: your gpg-agent signs inside, and the public keyring is shown"
+		}
+		return "pass what a tool needs with --env NAME (a short-lived token), or bind a directory that holds no credential"
+	case bind.HoldsCredentials, bind.ToolState:
+		if len(be.Narrower) > 0 {
+			return "bind the narrower path you need, e.g. " + strings.Join(be.Narrower, ", ")
+		}
+		return "bind the narrower path you need"
 	}
 	return ""
 }
