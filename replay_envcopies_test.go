@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func leakProbe(halves ...[2]string) string {
 		pat.WriteString("printf '%s%s\\n' " + h[0] + " " + h[1] + " >> /tmp/pat\n")
 	}
 	return pat.String() + `for f in /proc/[0-9]*/environ /proc/[0-9]*/cmdline; do grep -q -a -F -f /tmp/pat "$f" 2>/dev/null && echo "LEAK $f"; done
-grep -rlsF -f /tmp/pat ~ /tmp/claudebox* 2>/dev/null | grep -v '^/tmp/pat$' | sed 's/^/LEAK /'
+grep -rlsF -f /tmp/pat ~ 2>/dev/null | sed 's/^/LEAK /'
 echo "model=$ANTHROPIC_MODEL"
 `
 }
@@ -88,5 +89,80 @@ func TestReplaySettingsCopyKeepsOnlyHarmless(t *testing.T) {
 		if !strings.Contains(out, kept) {
 			t.Errorf("the copy lost %s:\n%s", kept, out)
 		}
+	}
+}
+
+// The attack: an agent session reads the MCP servers' tokens and the
+// model providers' keys from the copy of Codex's config.toml or Gemini's
+// settings.json, or Claude's session of the same project reads Codex's
+// copy in the instance. The proof, from the host: the agent (a stand-in
+// program run as the agent is) finds no secret under its home, but the
+// token of the one server carried in with --with-mcp; its harmless
+// settings are there; and a later shell session of the project cannot
+// read Codex's copy at all.
+func TestReplayAgentConfigCopies(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(h.home, ".codex", "config.toml"), `model = "gpt-kept"
+[mcp_servers.carried]
+command = "carried-mcp"
+env = { TOKEN = "CARRIEDSECRET0123" }
+[mcp_servers.github]
+command = "gh-mcp"
+env = { GITHUB_TOKEN = "GITHUBSECRET0123" }
+[mcp_servers.remote]
+url = "https://mcp.example.com/mcp"
+bearer_token = "BEARERSECRET0123"
+http_headers = { Authorization = "Bearer HEADERSSECRET0123" }
+[model_providers.corp]
+name = "corp"
+base_url = "https://llm.example.com/v1"
+http_headers = { "X-Key" = "PROVIDERSECRET0123" }
+[shell_environment_policy]
+set = { DB_PASSWORD = "SHELLSECRET0123" }
+`)
+	h.write(filepath.Join(h.home, ".gemini", "settings.json"), `{"ui":{"theme":"kept-theme"},
+"mcpServers":{"carried":{"command":"c","env":{"TOKEN":"CARRIEDSECRET0123"}},
+"github":{"command":"gh","env":{"GITHUB_TOKEN":"GITHUBSECRET0123"}},
+"remote":{"httpUrl":"https://mcp.example.com/mcp","headers":{"Authorization":"Bearer HEADERSSECRET0123"},"oauth":{"clientSecret":"OAUTHSECRET0123"}}},
+"billing":{"vertexAi":{"key":"BILLINGSECRET0123"}}}`)
+	secrets := [][2]string{
+		{"GITHUB", "SECRET0123"},
+		{"BEARER", "SECRET0123"},
+		{"HEADERS", "SECRET0123"},
+		{"PROVIDER", "SECRET0123"},
+		{"SHELL", "SECRET0123"},
+		{"OAUTH", "SECRET0123"},
+		{"BILLING", "SECRET0123"},
+	}
+	for _, a := range []struct{ name, config, kept string }{
+		{"codex", "~/.codex/config.toml ~/.codex/config/config.toml", "gpt-kept"},
+		{"gemini", "~/.gemini/settings.json", "kept-theme"},
+	} {
+		// The agent's program is a stand-in that looks for the secrets as
+		// the agent could.
+		h.write(filepath.Join(h.bin, a.name), "#!/bin/bash\n"+leakProbe(secrets...)+
+			"grep -rlsF CARRIEDSECRET0123 ~ | sed 's/^/CARRIED /'\ncat "+a.config+"\n")
+		os.Chmod(filepath.Join(h.bin, a.name), 0o755)
+		env := []string{"OPENAI_API_KEY=sk-test", "GEMINI_API_KEY=gm-test"}
+		// Without --with-mcp, no server's secret; with it, the one
+		// carried in, and no other.
+		for _, carry := range []bool{false, true} {
+			args := []string{"--agent", a.name}
+			if carry {
+				args = append(args, "--with-mcp", "carried", "--yes")
+			}
+			out := h.run(proj, env, "claudebox", args...)
+			if strings.Contains(out, "LEAK") || !strings.Contains(out, a.kept) || strings.Contains(out, "CARRIED ") != carry ||
+				strings.Contains(strings.ReplaceAll(out, "CARRIEDSECRET0123", ""), "SECRET0123") {
+				t.Errorf("inside %s's sandbox, carrying %v:\n%s", a.name, carry, out)
+			}
+		}
+	}
+	// Codex's copy is kept in the instance: no other session reads it.
+	out := h.inside(proj, nil, `cat ~/.claude/projects/agents/codex/config/config.toml 2>&1; find ~/.claude/projects -name config.toml`)
+	if strings.Contains(out, "gpt-kept") || strings.Contains(out, "config.toml\n") && !strings.Contains(out, "No such file") {
+		t.Errorf("a shell session reads Codex's copy:\n%s", out)
 	}
 }

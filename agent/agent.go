@@ -212,9 +212,9 @@ func Names() []string {
 
 // StateEntries are the entries, in every instance, of the agents' state
 // ("/" ends a directory's name, each agent's own first): every launch
-// creates them, and pins them in every sandbox that shows the instance
-// whole, so that no session can swap one for a symlink that a later
-// session of that agent would bind.
+// creates them, and hides them in every sandbox's view of the instance,
+// so that no session can swap one for a symlink that a later session of
+// that agent would bind, or read another agent's configuration.
 func StateEntries() []string {
 	entries := []string{instance.AgentsDir + "/"}
 	for _, a := range All {

@@ -200,16 +200,20 @@ func (l Launch) MCPServers(offered map[string]json.RawMessage) (map[string]json.
 }
 
 // holdsValues reports whether an MCP server's definition sets a value in
-// its env or headers; one that cannot be read is taken to.
+// its env or headers (Codex's http_headers, bearer_token; Gemini's oauth
+// too); one that cannot be read is taken to.
 func holdsValues(def json.RawMessage) bool {
 	var d struct {
-		Env     map[string]any `json:"env"`
-		Headers map[string]any `json:"headers"`
+		Env         map[string]any `json:"env"`
+		Headers     map[string]any `json:"headers"`
+		HTTPHeaders map[string]any `json:"http_headers"`
+		OAuth       map[string]any `json:"oauth"`
+		BearerToken any            `json:"bearer_token"`
 	}
-	if json.Unmarshal(def, &d) != nil {
+	if json.Unmarshal(def, &d) != nil || d.BearerToken != nil {
 		return true
 	}
-	for _, m := range []map[string]any{d.Env, d.Headers} {
+	for _, m := range []map[string]any{d.Env, d.Headers, d.HTTPHeaders, d.OAuth} {
 		for _, v := range m {
 			if v != "" {
 				return true

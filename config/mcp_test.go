@@ -56,3 +56,19 @@ func TestMCPServers(t *testing.T) {
 		t.Error("an invalid name is accepted")
 	}
 }
+
+// Codex's and Gemini's servers hold their tokens in other keys: each of
+// them waits for approval as env and headers do.
+func TestHoldsValuesOtherAgents(t *testing.T) {
+	for def, want := range map[string]bool{
+		`{"url":"https://x","bearer_token":"s"}`:           true,
+		`{"url":"https://x","http_headers":{"K":"s"}}`:     true,
+		`{"httpUrl":"https://x","oauth":{"clientId":"c"}}`: true,
+		`{"url":"https://x","bearer_token_env_var":"T"}`:   false,
+		`{"command":"c","args":["a"]}`:                     false,
+	} {
+		if got := holdsValues(json.RawMessage(def)); got != want {
+			t.Errorf("holdsValues(%s) = %v, want %v", def, got, want)
+		}
+	}
+}

@@ -44,6 +44,9 @@ type AgentConfig struct {
 	// how its own sandbox is turned off. Both for SANDBOX.md.
 	Secrets    []string
 	SandboxOff string
+	// LeftOut names what the private copy of its settings left out (names
+	// only), for the launch's notice.
+	LeftOut []string
 }
 
 // addAgentConfig rebuilds the agent's configuration directory.

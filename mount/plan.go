@@ -359,7 +359,7 @@ func (p *Plan) addClaudeConfig(h Host, inst string) {
 	for _, f := range []string{instance.RootFile, SandboxMDFile} {
 		p.add(ClaudeConfig, RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
 	}
-	p.add(ClaudeConfig, RoBind, filepath.Join(inst, instance.AgentsDir), filepath.Join(projects, instance.AgentsDir), "the agents' state, read-only here: no session swaps what another agent's sessions bind")
+	p.add(ClaudeConfig, Tmpfs, "", filepath.Join(projects, instance.AgentsDir), "the other agents' state and configuration, hidden: no session reads another agent's copy of its configuration, or swaps what its sessions bind")
 	history := filepath.Join(inst, HistoryFile)
 	p.add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
 	p.add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")

@@ -12,8 +12,9 @@ import (
 
 // Agent reads the configuration directory of a (not Claude, whose rules
 // are Host's) for the plan: which of the entries its row shows exist. url
-// is the proxy's address inside.
-func Agent(home string, a agent.Agent, url string) *mount.AgentConfig {
+// is the proxy's address inside; carried, the MCP servers of its
+// configuration the user carries in.
+func Agent(home string, a agent.Agent, url string, carried []string) *mount.AgentConfig {
 	dir := filepath.Join(home, a.ConfigDir)
 	c := &mount.AgentConfig{Name: a.Name, Dir: dir, State: a.State, SandboxOff: a.SandboxOff}
 	if a.SavedConfig != "" {
@@ -45,7 +46,8 @@ func Agent(home string, a agent.Agent, url string) *mount.AgentConfig {
 	if a.Settings != "" {
 		path := filepath.Join(dir, a.Settings)
 		host := readSmall(path)
-		c.Data = map[string]string{path: string(a.SettingsContent(host))}
+		content, leftOut := a.SettingsCopy(host, carried)
+		c.Data, c.LeftOut = map[string]string{path: string(content)}, leftOut
 		if a.ContextNames != nil {
 			for _, name := range a.ContextNames(host) {
 				if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {

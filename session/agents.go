@@ -26,9 +26,10 @@ func agentOf(o Options) agent.Agent {
 
 // agentConfig is what the plan shows of another agent's configuration;
 // nil for Claude (and a shell), whose is always there. a is the row as it
-// runs with the host's login (ForHost). The agent's arguments go before
-// the user's.
-func agentConfig(home string, a agent.Agent, conf config.Launch, command []string) (*mount.AgentConfig, []string) {
+// runs with the host's login (ForHost); carried, the MCP servers of its
+// configuration the user carries in. The agent's arguments go before the
+// user's.
+func agentConfig(home string, a agent.Agent, conf config.Launch, command, carried []string) (*mount.AgentConfig, []string) {
 	if a.IsClaude() {
 		return nil, command
 	}
@@ -39,7 +40,7 @@ func agentConfig(home string, a agent.Agent, conf config.Launch, command []strin
 		url = mount.HostAPIURL
 	}
 	_, args := a.Resolved(home, url)
-	return probe.Agent(home, a, url), append(append([]string{command[0]}, args...), command[1:]...)
+	return probe.Agent(home, a, url, carried), append(append([]string{command[0]}, args...), command[1:]...)
 }
 
 // agentCredential finds another agent's login for the proxy: its API key,

@@ -35,8 +35,9 @@ func (s *Session) agentConfigFile() string {
 }
 
 // writeAgentConfig writes, in the instance dir, the copy of the agent's
-// configuration file the sandbox sees: the host's (read now, as a data
-// mount's source is), with the project's recorded trust added.
+// configuration file the sandbox sees: what the host's (read now, as a
+// data mount's source is) holds that is known harmless, with the MCP
+// servers carried in and the project's recorded trust added.
 func (s *Session) writeAgentConfig(dir string) error {
 	a := s.plan.Agent
 	if a == nil || a.Config == "" {
@@ -51,7 +52,9 @@ func (s *Session) writeAgentConfig(dir string) error {
 	if b, err := untrusted.ReadFile(recDir, name, 1<<16); err == nil {
 		json.Unmarshal(b, &levels)
 	}
-	if err := untrusted.WriteFile(dir, s.agentConfigFile(), agent.WithCodexTrust(host, levels), 0o600); err != nil {
+	content, leftOut := agent.CodexConfigCopy(host, s.agentMCP)
+	s.leaveOut(a.Config, leftOut)
+	if err := untrusted.WriteFile(dir, s.agentConfigFile(), agent.WithCodexTrust(content, levels), 0o600); err != nil {
 		return hint.Errorf("move it aside: the sandbox may have put something there", "cannot write %s's configuration in %s: %v", a.Name, dir, err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"net/url"
 	"os"
@@ -105,6 +106,9 @@ type Session struct {
 	// were not asked for.
 	mcp        map[string]json.RawMessage
 	leftOutMCP []string
+	// agentMCP names the servers of another agent's configuration carried
+	// into its copy.
+	agentMCP []string
 	// copies are the private copies of files Claude Code saves.
 	copies []*privateCopy
 	// leftOutConfig names, by the file the host has, what the private
@@ -218,7 +222,7 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	mcp, err := offeredMCP(home, stateDir, cwd, conf)
+	mcp, err := offeredMCP(home, stateDir, cwd, conf, agentOf(o), o.Shell)
 	if err != nil {
 		return nil, err
 	}
@@ -234,6 +238,14 @@ func Prepare(o Options) (*Session, error) {
 	}
 	conf.Hosts.Allow = append(conf.Hosts.Allow, mcpHosts(servers)...)
 	leftOut := slices.DeleteFunc(mcp.names, func(name string) bool { return servers[name] != nil })
+	// Another agent's servers are carried into the copy of its own
+	// configuration, never into Claude's ~/.claude.json, which Claude's
+	// later sessions read.
+	var agentMCP []string
+	if mcp.agents {
+		agentMCP = slices.Sorted(maps.Keys(servers))
+		servers = nil
+	}
 	phases.done("settings")
 	host := probe.Host(home, stateDir, project, command[0], os.Getenv, conf.Binds, state)
 	ca := probe.CAs(home, project.Checkout, conf.Binds, state, os.Getenv)
@@ -260,7 +272,7 @@ func Prepare(o Options) (*Session, error) {
 	}
 	var agentConf *mount.AgentConfig
 	if !o.Shell {
-		agentConf, command = agentConfig(home, run, conf, command)
+		agentConf, command = agentConfig(home, run, conf, command, agentMCP)
 	}
 	runFiles := newRunStem(stateDir, project.Root)
 	var relay *mount.Relay
@@ -295,11 +307,17 @@ func Prepare(o Options) (*Session, error) {
 	}
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
-	return &Session{
+	s := &Session{
 		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, runFiles: runFiles, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
-		mcp: servers, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv,
-	}, nil
+		mcp: servers, agentMCP: agentMCP, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv,
+	}
+	if agentConf != nil {
+		for path := range agentConf.Data {
+			s.leaveOut(path, agentConf.LeftOut)
+		}
+	}
+	return s, nil
 }
 
 // cachesDir is the project's tool caches' directory, "" when turned off.
@@ -358,14 +376,28 @@ func resolveEnv(home string, conf config.Launch) (environment.Env, error) {
 	return env, nil
 }
 
-// hostMCP is what the host's ~/.claude.json offers this project: the
-// servers' names, and their definitions when any is asked for.
+// hostMCP is what the host's ~/.claude.json offers this project (or, for
+// another agent, its own configuration file): the servers' names, and
+// their definitions when any is asked for. agents says they are another
+// agent's.
 type hostMCP struct {
 	names   []string
 	offered map[string]json.RawMessage
+	agents  bool
 }
 
-func offeredMCP(home, stateDir, cwd string, conf config.Launch) (hostMCP, error) {
+func offeredMCP(home, stateDir, cwd string, conf config.Launch, a agent.Agent, shell bool) (hostMCP, error) {
+	if !a.IsClaude() && !shell {
+		m := hostMCP{offered: a.MCPServers(home), agents: true}
+		m.names = slices.Sorted(maps.Keys(m.offered))
+		for _, name := range conf.MCP {
+			if m.offered[name.Name] == nil {
+				return m, hint.Errorf("carry in one of its own servers: "+strings.Join(m.names, ", "),
+					"no MCP server %s in %s's configuration", name.Name, a.Name)
+			}
+		}
+		return m, nil
+	}
 	hostClaudeJSON := filepath.Join(home, ".claude.json")
 	var m hostMCP
 	var err error
@@ -754,10 +786,14 @@ func mcpHosts(servers map[string]json.RawMessage) []proxy.Rule {
 	var rules []proxy.Rule
 	for _, def := range servers {
 		var d struct {
-			URL string `json:"url"`
+			URL     string `json:"url"`
+			HTTPURL string `json:"httpUrl"`
 		}
-		if json.Unmarshal(def, &d) != nil || d.URL == "" {
+		if json.Unmarshal(def, &d) != nil || d.URL == "" && d.HTTPURL == "" {
 			continue
+		}
+		if d.URL == "" {
+			d.URL = d.HTTPURL
 		}
 		u, err := url.Parse(d.URL)
 		if err != nil || u.Scheme != "https" && u.Scheme != "http" || u.Hostname() == "" {

@@ -1,0 +1,207 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// What of another agent's configuration enters the sandbox: only the keys
+// known to hold no credential, and the MCP servers the user carries in by
+// name (--with-mcp, mcp in config.toml), each whole, with its env, headers
+// and tokens. Everything else (a model provider's headers or bearer token,
+// OpenTelemetry's headers, an MCP server not named, what a later release
+// adds) stays out, and the launch names it.
+
+// Unreadable names, among what a copy left out, a file claudebox cannot
+// read as the agent does: its copy is empty.
+const Unreadable = "(unreadable)"
+
+// codexKeys are the keys of Codex's config.toml (0.169.0) known harmless:
+// its models, approvals, instructions, display, features and tools.
+// profiles keep these keys each; projects keep only their trust_level.
+// Left out: model_providers (their headers and bearer tokens),
+// shell_environment_policy (its set values), otel (its headers), the
+// endpoints and stores of logins, MCP OAuth and realtime, and mcp_servers
+// but those carried in.
+var codexKeys = map[string]bool{
+	"model": true, "review_model": true, "model_provider": true, "model_context_window": true,
+	"model_max_output_tokens": true, "model_auto_compact_token_limit": true, "model_auto_compact_token_limit_scope": true,
+	"model_post_turn_compact_threshold_percent": true, "approval_policy": true, "sandbox_mode": true,
+	"sandbox_workspace_write": true, "default_permissions": true, "allow_login_shell": true, "notify": true,
+	"instructions": true, "developer_instructions": true, "include_apps_instructions": true,
+	"include_collaboration_mode_instructions": true, "include_environment_context": true,
+	"model_instructions_file": true, "experimental_instructions_file": true, "compact_prompt": true,
+	"forced_login_method": true, "forced_chatgpt_workspace_id": true, "project_doc_max_bytes": true,
+	"project_doc_fallback_filenames": true, "tool_output_token_limit": true, "background_terminal_max_timeout": true,
+	"history": true, "file_opener": true, "tui": true, "hide_agent_reasoning": true, "show_raw_agent_reasoning": true,
+	"model_reasoning_effort": true, "plan_mode_reasoning_effort": true, "model_reasoning_summary": true,
+	"model_reasoning_summary_format": true, "model_supports_reasoning_summaries": true, "model_verbosity": true,
+	"personality": true, "profile": true, "profiles": true, "projects": true, "features": true, "tools": true,
+	"web_search": true, "agents": true, "suppress_unstable_features_warning": true, "project_root_markers": true,
+	"check_for_update_on_startup": true, "notice": true, "disable_paste_burst": true, "analytics": true,
+	"windows_wsl_setup_acknowledged": true, "ghost_snapshot": true, "auto_review": true,
+}
+
+// geminiKeys are the top-level keys of Gemini CLI's settings.json (0.61.0)
+// known harmless. Left out: telemetry (its endpoint; the row's overrides
+// turn it off), billing, admin, and mcpServers but those carried in.
+var geminiKeys = map[string]bool{
+	"$schema": true, "general": true, "output": true, "ui": true, "ide": true, "privacy": true, "model": true,
+	"modelConfigs": true, "agents": true, "context": true, "tools": true, "mcp": true, "useWriteTodos": true,
+	"security": true, "advanced": true, "experimental": true, "extensions": true, "skills": true,
+	"hooksConfig": true, "hooks": true, "contextManagement": true,
+}
+
+// mcpServersKey is where the agent's configuration file holds its MCP
+// servers, "" for Claude's (instance's ~/.claude.json).
+func (a Agent) mcpServersKey() string {
+	switch {
+	case a.SavedConfig != "":
+		return "mcp_servers"
+	case a.Settings != "":
+		return "mcpServers"
+	}
+	return ""
+}
+
+// configFile is the agent's configuration file that holds its MCP servers.
+func (a Agent) configFile(home string) string {
+	name := a.SavedConfig
+	if name == "" {
+		name = a.Settings
+	}
+	return filepath.Join(home, a.ConfigDir, name)
+}
+
+// MCPServers are the MCP servers the host's configuration file of the
+// agent defines, each as JSON (for the approval's digest), by name; nil
+// for Claude, whose are in ~/.claude.json.
+func (a Agent) MCPServers(home string) map[string]json.RawMessage {
+	key := a.mcpServersKey()
+	if key == "" {
+		return nil
+	}
+	data, err := readSmall(a.configFile(home))
+	if err != nil {
+		return nil
+	}
+	top, ok := a.parse(data)
+	if !ok {
+		return nil
+	}
+	servers, _ := top[key].(map[string]any)
+	out := map[string]json.RawMessage{}
+	for name, def := range servers {
+		if b, err := json.Marshal(def); err == nil {
+			out[name] = b
+		}
+	}
+	return out
+}
+
+// parse reads the agent's configuration file as it does: TOML for Codex,
+// JSON (a later duplicate key winning) for Gemini, a leading byte order
+// mark skipped. ok is false for anything else.
+func (a Agent) parse(data []byte) (map[string]any, bool) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	var top map[string]any
+	var err error
+	if a.SavedConfig != "" {
+		err = toml.Unmarshal(data, &top)
+	} else {
+		err = json.Unmarshal(data, &top)
+	}
+	return top, err == nil && top != nil
+}
+
+// keep filters top by the agent's known harmless keys, keeping of its MCP
+// servers only those carried, and returns what it left out (MCP servers
+// are named by the launch's own notice).
+func (a Agent) keep(top map[string]any, carried []string) []string {
+	known := geminiKeys
+	if a.SavedConfig != "" {
+		known = codexKeys
+	}
+	var leftOut []string
+	for key, v := range top {
+		switch {
+		case key == a.mcpServersKey():
+			servers, _ := v.(map[string]any)
+			for name := range servers {
+				if !slices.Contains(carried, name) {
+					delete(servers, name)
+				}
+			}
+			if len(servers) == 0 {
+				delete(top, key)
+			}
+		case !known[key]:
+			leftOut = append(leftOut, key)
+			delete(top, key)
+		case a.SavedConfig != "" && key == "profiles":
+			profiles, _ := v.(map[string]any)
+			for name, p := range profiles {
+				profile, _ := p.(map[string]any)
+				for k := range profile {
+					if !codexKeys[k] || k == "profiles" || k == "projects" || k == "profile" {
+						leftOut = append(leftOut, "profiles."+name+"."+k)
+						delete(profile, k)
+					}
+				}
+			}
+		case a.SavedConfig != "" && key == "projects":
+			projects, _ := v.(map[string]any)
+			for path, p := range projects {
+				level, _ := p.(map[string]any)["trust_level"].(string)
+				if trustLevels[level] {
+					projects[path] = map[string]any{"trust_level": level}
+				} else {
+					delete(projects, path)
+				}
+			}
+		}
+	}
+	slices.Sort(leftOut)
+	return leftOut
+}
+
+// CodexConfigCopy is the private copy of Codex's config.toml, host's
+// file's data: only the keys known harmless, and the MCP servers carried
+// in; and what it left out (names only). A file that is not TOML gives an
+// empty copy.
+func CodexConfigCopy(host []byte, carried []string) ([]byte, []string) {
+	if len(bytes.TrimSpace(host)) == 0 {
+		return nil, nil
+	}
+	top, ok := Codex.parse(host)
+	if !ok {
+		return nil, []string{Unreadable}
+	}
+	leftOut := Codex.keep(top, carried)
+	out, err := toml.Marshal(top)
+	if err != nil {
+		return nil, []string{Unreadable}
+	}
+	return out, leftOut
+}
+
+// SettingsCopy is the private copy of the agent's settings, from the
+// host's (nil when it has none): only the keys known harmless and the MCP
+// servers carried in, with the row's overrides merged in; and what it
+// left out (names only). A file that is not a JSON object is left out.
+func (a Agent) SettingsCopy(host []byte, carried []string) ([]byte, []string) {
+	top, ok := a.parse(host)
+	var leftOut []string
+	if !ok && len(bytes.TrimSpace(host)) > 0 {
+		leftOut = []string{Unreadable}
+	}
+	if ok {
+		leftOut = a.keep(top, carried)
+	}
+	b, _ := json.Marshal(top)
+	return a.SettingsContent(b), leftOut
+}

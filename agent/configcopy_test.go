@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Codex's copy keeps the keys known harmless (each profile's too, and of
+// projects only their trust), the MCP servers carried in, and names what
+// it left out; a file that is not TOML gives an empty copy.
+func TestCodexConfigCopy(t *testing.T) {
+	host := "\ufeff" + `model = "m"
+profile = "p"
+[profiles.p]
+model = "m2"
+chatgpt_base_url = "https://x"
+[projects."/p"]
+trust_level = "trusted"
+secret = "s"
+[mcp_servers.a]
+command = "a"
+env = { T = "s" }
+[mcp_servers.b]
+bearer_token = "s"
+[model_providers.x]
+http_headers = { K = "s" }
+[otel]
+environment = "s"
+`
+	out, leftOut := CodexConfigCopy([]byte(host), []string{"a"})
+	var got map[string]any
+	if err := toml.Unmarshal(out, &got); err != nil {
+		t.Fatalf("the copy is not TOML: %v\n%s", err, out)
+	}
+	b, _ := json.Marshal(got)
+	if want := `{"mcp_servers":{"a":{"command":"a","env":{"T":"s"}}},"model":"m","profile":"p","profiles":{"p":{"model":"m2"}},"projects":{"/p":{"trust_level":"trusted"}}}`; string(b) != want {
+		t.Errorf("copy %s, want %s", b, want)
+	}
+	if want := []string{"model_providers", "otel", "profiles.p.chatgpt_base_url"}; !slices.Equal(leftOut, want) {
+		t.Errorf("left out %q, want %q", leftOut, want)
+	}
+	if out, leftOut := CodexConfigCopy([]byte(`model = "m`), nil); len(out) != 0 || !slices.Equal(leftOut, []string{Unreadable}) {
+		t.Errorf("not TOML: %q %q", out, leftOut)
+	}
+	if out, leftOut := CodexConfigCopy(nil, nil); len(out) != 0 || leftOut != nil {
+		t.Errorf("no file: %q %q", out, leftOut)
+	}
+}
+
+// Gemini's copy keeps the keys known harmless and the servers carried in,
+// with claudebox's overrides; a later duplicate key wins, as in JSON.parse.
+func TestGeminiSettingsCopy(t *testing.T) {
+	host := `{"ui":{"theme":"t"},"mcpServers":{"a":{"command":"a"},"b":{"headers":{"K":"s"}}},"billing":{"x":"s"},"telemetry":{"otlpEndpoint":"s"},"admin":1,"admin":{"x":"s"}}`
+	out, leftOut := Gemini.SettingsCopy([]byte(host), []string{"a"})
+	if strings.Contains(string(out), `"s"`) || !strings.Contains(string(out), `"theme": "t"`) || !strings.Contains(string(out), `"command": "a"`) ||
+		!strings.Contains(string(out), `"sandbox": false`) {
+		t.Errorf("copy %s", out)
+	}
+	if want := []string{"admin", "billing", "telemetry"}; !slices.Equal(leftOut, want) {
+		t.Errorf("left out %q, want %q", leftOut, want)
+	}
+	if out, leftOut := Gemini.SettingsCopy([]byte(`{"ui":`), nil); strings.Contains(string(out), "ui") || !slices.Equal(leftOut, []string{Unreadable}) {
+		t.Errorf("not JSON: %s %q", out, leftOut)
+	}
+}
