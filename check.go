@@ -17,6 +17,7 @@ import (
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/landlock"
+	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
@@ -116,7 +117,27 @@ func checkPlan(s *session.Session, err error) []checkResult {
 	}
 	plan := s.Plan()
 	instance := checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", plan.Instance, plan.Project.Root), ""}
-	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), []checkResult{checkSigning(plan)}, checkSSHRemotes(plan), checkBranches(plan))
+	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), []checkResult{checkLimits(plan.Limits), checkSigning(plan)}, checkSSHRemotes(plan), checkBranches(plan))
+}
+
+// checkLimits says what bounds the sandbox and how: by limits the kernel
+// keeps per process and per user namespace, with no cgroup, so memory is
+// bounded per process rather than in total.
+func checkLimits(l limits.Limits) checkResult {
+	if l == (limits.Limits{}) {
+		return checkResult{"limits", "warn", "none: a fork bomb or a leak inside can take the whole machine", "set pids, memory or cpus in " + "config.toml, or --pids, --memory, --cpus"}
+	}
+	how := "set on the sandbox's processes"
+	if l.Tasks > 0 {
+		how += "; processes and threads counted in its own user namespace"
+	}
+	if l.Memory > 0 {
+		how += "; memory per process, not in total"
+	}
+	if l.CPUs > 0 {
+		how += "; processors by affinity"
+	}
+	return checkResult{"limits", "ok", l.String() + " (" + how + ")", ""}
 }
 
 // checkMounts names the user's binds and the secrets hidden inside them

@@ -46,6 +46,9 @@ type cli struct {
 	WithClipboard      *bool    `group:"sandbox" name:"with-clipboard" help:"Let it write your clipboard (OSC 52)."`
 	WithDesktopSockets *bool    `group:"sandbox" name:"with-desktop-sockets" help:"Let it reach X11, D-Bus (abstract sockets)."`
 	WithMCP            []string `group:"sandbox" name:"with-mcp" placeholder:"NAME" sep:"none" help:"Carry MCP server NAME of ~/.claude.json; repeatable."`
+	Memory             *string  `group:"sandbox" placeholder:"SIZE" help:"Bound each process's memory inside (8G; 0: none)."`
+	CPUs               *int     `group:"sandbox" name:"cpus" placeholder:"N" help:"Run the sandbox on N processors (0: all)."`
+	Pids               *int     `group:"sandbox" placeholder:"N" help:"Bound its tasks (default 4096; 0: none)."`
 
 	MoveAside *bool   `group:"end" name:"move-aside" help:"Move aside what the host would obey (=false: name it)."`
 	ExportDir *string `group:"end" name:"export-dir" placeholder:"DIR" help:"Export the sessions as Markdown into DIR/<project>/."`
@@ -181,6 +184,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 	flags := config.Settings{
 		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, WithGPG: c.WithGPG, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, Publish: c.Publish, Forward: c.Forward, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP,
+		Memory: c.Memory, CPUs: c.CPUs, Pids: c.Pids,
 	}
 	run, _ := agent.Named(c.Agent)
 	if c.Shell && !run.IsClaude() {

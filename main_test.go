@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -176,7 +177,9 @@ func fakeBwrap() int {
 					if err != nil {
 						return fail("fake relay: %v", err)
 					}
-					cmd = exec.Command(args[i+5], args[i+6:]...)
+					inner := args[i+1:]
+					inner = inner[slices.Index(inner, "--")+1:]
+					cmd = exec.Command(inner[0], inner[1:]...)
 					for _, kv := range os.Environ() {
 						cmd.Env = append(cmd.Env, strings.ReplaceAll(kv, "127.0.0.1:3128", addr))
 					}

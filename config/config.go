@@ -25,6 +25,7 @@ import (
 	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
@@ -64,6 +65,11 @@ type Settings struct {
 	// RefuseEnv are name patterns of variables that never pass (tokens
 	// the user's employer scopes): the user's own settings only.
 	RefuseEnv []string `toml:"refuse-env"`
+	// Memory, CPUs and Pids bound what the sandbox may take of the host
+	// (package limits): the user's own settings only.
+	Memory *string `toml:"memory"`
+	CPUs   *int    `toml:"cpus"`
+	Pids   *int    `toml:"pids"`
 }
 
 // userConfig is the user's config.toml: settings for every project, and
@@ -89,10 +95,11 @@ var keyTypes = map[string]string{
 	"with-ssh": "true or false", "with-gpg": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
 	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false", "caches": "true or false",
 	"publish": `a list of strings, e.g. ["8080", "9000:3000"]`, "forward": `a list of strings, e.g. ["5432"]`,
-	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings", "project": "a table of tables",
+	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings",
+	"memory": `a size, e.g. "8G"`, "cpus": "a number of processors", "pids": "a number of processes and threads", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, mcp, refuse-env, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, mcp, refuse-env, memory, cpus, pids, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -260,6 +267,8 @@ type Launch struct {
 	// Skipped names the files' binds of paths that do not exist, each
 	// with its file, for a one-line note.
 	Skipped []string
+	// Limits bound what the sandbox may take of the host.
+	Limits limits.Limits
 	// additions lists what a repository's file adds, for approval; the env
 	// files' variables are added from the environment (Additions).
 	additions []Item
@@ -291,6 +300,7 @@ func Load(home string, project instance.Project, flags Settings, cwd string, sta
 
 func merge(layers []layer, home, cwd string) (Launch, error) {
 	m := merging{home: home, cwd: cwd, ownBinds: map[Grant]bool{}, ownPorts: map[Grant]bool{}, ownNetwork: NetworkFiltered}
+	m.out.Limits.Tasks = limits.DefaultTasks
 	m.out.Network = NetworkFiltered
 	m.out.Hosts.Allow = slices.Clone(presetRules)
 	for _, l := range layers {
@@ -493,7 +503,17 @@ func (m *merging) usersOnly(l layer) error {
 	for _, s := range []struct {
 		key string
 		set bool
-	}{{"move-aside", l.MoveAside != nil}, {"caches", l.Caches != nil}, {"export-dir", l.ExportDir != nil}, {"with-clipboard", l.WithClipboard != nil}, {"with-desktop-sockets", l.WithDesktopSockets != nil}, {"refuse-env", len(l.RefuseEnv) > 0}} {
+	}{
+		{"move-aside", l.MoveAside != nil},
+		{"caches", l.Caches != nil},
+		{"export-dir", l.ExportDir != nil},
+		{"with-clipboard", l.WithClipboard != nil},
+		{"with-desktop-sockets", l.WithDesktopSockets != nil},
+		{"refuse-env", len(l.RefuseEnv) > 0},
+		{"memory", l.Memory != nil},
+		{"cpus", l.CPUs != nil},
+		{"pids", l.Pids != nil},
+	} {
 		if s.set && !l.own {
 			return hint.Errorf("set it in "+UserConfigPath(m.home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, s.key)
 		}
@@ -526,7 +546,7 @@ func (m *merging) usersOnly(l layer) error {
 		}
 		m.out.RefuseEnv = append(m.out.RefuseEnv, p)
 	}
-	return nil
+	return m.limits(l)
 }
 
 // waiting lists what needs the user's approval: what a repository's file

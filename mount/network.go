@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/relay"
 )
 
@@ -102,9 +103,12 @@ func relayMounts(r *Relay) []Mount {
 	}
 }
 
-// relayCommand is the command run behind the relay.
-func relayCommand(r *Relay, command []string) []string {
+// relayCommand is the command run behind the relay, which sets the
+// limits on itself once its relay runs (which they would break: a Go
+// program whose thread cannot start aborts) and before the command.
+func relayCommand(r *Relay, l limits.Limits, command []string) []string {
 	args := append([]string{relayExe, relay.ExecFlag, relaySocket}, r.ports().Args()...)
+	args = append(args, l.Args()...)
 	return append(append(args, "--"), command...)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
@@ -154,6 +155,8 @@ type Plan struct {
 	Unprotected []Unprotected
 	// ObeyedNames are Host.ObeyedNames.
 	ObeyedNames []string
+	// Limits bound what the sandbox may take of the host.
+	Limits limits.Limits
 }
 
 // Inputs are everything a plan is built from.
@@ -193,6 +196,8 @@ type Inputs struct {
 	// SetEnv are NAME=VALUE pairs the launch fixes whatever the host says,
 	// shown as they are.
 	SetEnv []string
+	// Limits bound what the sandbox may take of the host.
+	Limits limits.Limits
 }
 
 // API is what the sandbox is told of the session's proxy. The launch sets
@@ -237,6 +242,7 @@ func Build(in Inputs) Plan {
 		Instance:  inst,
 		sandboxMD: filepath.Join(in.Home, ".claude", SandboxMDFile),
 		Network:   in.Network,
+		Limits:    in.Limits,
 	}
 	p.addSystem(in.Host)
 	var beside string
@@ -505,7 +511,7 @@ func (p Plan) argLines() [][]string {
 	lines = append(lines, []string{"--chdir", p.Chdir})
 	command := p.Command
 	if p.Relay != nil {
-		command = relayCommand(p.Relay, command)
+		command = relayCommand(p.Relay, p.Limits, command)
 	}
 	return append(lines, append([]string{"--"}, command...))
 }

@@ -26,6 +26,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/internal/pipe"
+	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/proxy"
 )
 
@@ -97,10 +98,14 @@ func Main(args []string) (ok bool, err error) {
 	switch args[0] {
 	case ExecFlag:
 		ports, rest, err := parsePorts(args[2:])
-		if err != nil || len(rest) < 2 || rest[0] != "--" {
-			return true, fmt.Errorf("%s SOCKET [PORTS] -- COMMAND: %v", ExecFlag, err)
+		var lims limits.Limits
+		if err == nil {
+			lims, rest, err = limits.Parse(rest)
 		}
-		return true, execBehind(args[1], ports, rest[1:])
+		if err != nil || len(rest) < 2 || rest[0] != "--" {
+			return true, fmt.Errorf("%s SOCKET [PORTS] [LIMITS] -- COMMAND: %v", ExecFlag, err)
+		}
+		return true, execBehind(args[1], ports, lims, rest[1:])
 	case serveFlag:
 		ports, rest, err := parsePorts(args[2:])
 		if err != nil || len(rest) > 0 {
@@ -120,10 +125,10 @@ func Main(args []string) (ok bool, err error) {
 const Socket = "/run/claudebox/proxy.sock"
 
 // execBehind listens on Address and on the forwarded ports, starts the
-// relay with the listeners, and execs command. The relay has a session of
-// its own: the terminal's signals (Ctrl-C to interrupt Claude) are not for
-// it.
-func execBehind(socket string, ports Ports, command []string) error {
+// relay with the listeners, and execs command under the limits, which the
+// relay is started before. The relay has a session of its own: the
+// terminal's signals (Ctrl-C to interrupt Claude) are not for it.
+func execBehind(socket string, ports Ports, lims limits.Limits, command []string) error {
 	addrs := []string{Address}
 	for _, n := range ports.Forward {
 		addrs = append(addrs, net.JoinHostPort("127.0.0.1", strconv.Itoa(n)))
@@ -158,7 +163,7 @@ func execBehind(socket string, ports Ports, command []string) error {
 	if err != nil {
 		return err
 	}
-	return unix.Exec(path, command, os.Environ())
+	return limits.Exec(lims, path, command, os.Environ())
 }
 
 // serve forwards every connection on descriptor 3 to the proxy's socket,

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	limitspkg "github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 )
@@ -310,6 +311,9 @@ func limits(w *page, p mount.Plan) {
 		w.line("- IDE integration: off. Claude Code's IDE lock files (~/.claude/ide) are not shared, so /ide finds no IDE: nothing is wrong with the user's IDE or its extension.")
 	}
 	w.line("- Processes: own PID namespace; host processes are not visible. No new user namespaces (so no nested sandbox such as bwrap or Chromium's); no keystroke injection into the terminal.")
+	if p.Limits != (limitspkg.Limits{}) {
+		w.line("- Limits: %s. A fork that fails with \"Resource temporarily unavailable\" or an allocation that fails is this bound, not the machine: keep parallel jobs (make -j, test workers) within it; only the user can change it (`claudebox --pids N`, `--memory SIZE`, `--cpus N`).", p.Limits)
+	}
 	if p.Agent != nil {
 		return
 	}

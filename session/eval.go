@@ -17,6 +17,7 @@ import (
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/probe"
 	"github.com/claudebox/claudebox/proxy"
@@ -95,6 +96,8 @@ func PrepareEval(o EvalOptions) (*Session, error) {
 		Command: append([]string{prog}, o.Args...),
 		Eval:    &o.Eval,
 		SetEnv:  o.SetEnv,
+		// Runs many at once: each stops a fork bomb at the default bound.
+		Limits: limits.Limits{Tasks: limits.DefaultTasks},
 	}
 	s := &Session{agent: agent.Claude, bwrap: bwrap, home: home, stateDir: o.Home.State, runFiles: newRunStem(o.Home.State, ""), env: env, hosts: proxy.Policy{Allow: o.Allow}}
 	// The proxy trusts the host's CA bundles, read now, as a launch's does.

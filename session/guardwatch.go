@@ -3,6 +3,10 @@ package session
 import (
 	"os/exec"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/limits"
+
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/mount"
 )
@@ -31,5 +35,23 @@ func attachPlan(w *guardwatch.Watcher, cmd *exec.Cmd, start func(*exec.Cmd) erro
 	for _, m := range p.Placeholders() {
 		standIns.Kinds[m.Dest] = string(m.Kind)
 	}
-	return w.Attach(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns, ready)
+	// Without the relay, the limits are set on the sandbox's first process
+	// while it waits to run its command; where they cannot be, it never
+	// runs it.
+	var limitErr error
+	err := w.Attach(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns, func(pid int) {
+		if p.Relay == nil {
+			if limitErr = limits.Apply(pid, p.Limits); limitErr != nil {
+				unix.Kill(pid, unix.SIGKILL)
+				return
+			}
+		}
+		if ready != nil {
+			ready(pid)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return limitErr
 }

@@ -301,6 +301,7 @@ func Prepare(o Options) (*Session, error) {
 		CA:       ca.Files,
 		Caches:   cachesDir(stateDir, project.Root, conf.NoCaches),
 		Agent:    agentConf,
+		Limits:   conf.Limits,
 	})
 	if agentConf != nil {
 		plan.AddSandboxMD(string(sandboxmd.Render(plan)))

@@ -1,0 +1,41 @@
+package limits
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"0": 0, "512": 512, "64M": 64 << 20, "8G": 8 << 30, "8g": 8 << 30, "2GiB": 2 << 30, "1TB": 1 << 40, " 4K ": 4 << 10} {
+		if got, ok := ParseSize(in); !ok || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "-1G", "1.5G", "G", "9999999999T", "8X"} {
+		if got, ok := ParseSize(in); ok {
+			t.Errorf("ParseSize(%q) = %d, want refused", in, got)
+		}
+	}
+}
+
+func TestArgsParse(t *testing.T) {
+	for _, l := range []Limits{{}, {Tasks: DefaultTasks}, {Tasks: 50, Memory: 64 << 20, CPUs: 2}} {
+		args := append(l.Args(), "--", "claude")
+		got, rest, err := Parse(args)
+		if err != nil || got != l || !slices.Equal(rest, []string{"--", "claude"}) {
+			t.Errorf("Parse(%q) = %+v, %q, %v; want %+v", args, got, rest, err, l)
+		}
+	}
+	if _, _, err := Parse([]string{Flag, "1,2", "--"}); err == nil {
+		t.Error("Parse took two fields")
+	}
+}
+
+func TestString(t *testing.T) {
+	if s := (Limits{Tasks: 100, Memory: 2 << 30, CPUs: 1}).String(); s != "pids 100, memory 2G per process, cpus 1" {
+		t.Error(s)
+	}
+	if s := (Limits{}).String(); s != "none" {
+		t.Error(s)
+	}
+}
