@@ -1,9 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/gitconfig"
@@ -31,27 +38,51 @@ func checkCaches(plan mount.Plan) []checkResult {
 	return append([]checkResult{head}, lines...)
 }
 
-// checkSigning says whether commits signed as your git configuration asks
-// (commit.gpgsign, tag.gpgsign) can be signed inside, and with which
-// flag if not: git over gpg needs --with-gpg, over SSH (gpg.format=ssh)
-// --with-ssh.
-func checkSigning(plan mount.Plan) checkResult {
-	// Git reads ~/.config/git/config, then ~/.gitconfig; either may be a
-	// link into your dotfiles.
+// projectGitConfig is git's configuration in the project as git itself
+// reads it there: the system's, yours (with what it includes), the
+// repository's and the worktree's, in that order. The host's own git reads
+// it, with a deadline: the repository's config is the sandbox's to write,
+// and git runs nothing of it to list it.
+func projectGitConfig(plan mount.Plan) ([]gitconfig.Entry, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	dir := plan.Project.Checkout
+	if dir == "" {
+		dir = plan.Home
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "config", "--includes", "--list", "-z")
+	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "HOME=") }), "HOME="+plan.Home)
+	out, err := cmd.Output()
+	if err != nil && len(out) == 0 {
+		// No configuration at all lists nothing and exits 1.
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 1 {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("git config --list in %s: %w", dir, err)
+	}
 	var entries []gitconfig.Entry
-	for _, f := range []string{filepath.Join(plan.Home, ".config", "git", "config"), filepath.Join(plan.Home, ".gitconfig")} {
-		real, err := filepath.EvalSymlinks(f)
-		if err != nil {
+	for _, item := range strings.Split(string(out), "\x00") {
+		if item == "" {
 			continue
 		}
-		more, err := gitconfig.Read(real)
-		if err != nil {
-			return checkResult{"signing", "warn", err.Error(), ""}
-		}
-		entries = append(entries, more...)
+		key, value, ok := strings.Cut(item, "\n")
+		entries = append(entries, gitconfig.Entry{Key: key, Value: value, NoValue: !ok})
+	}
+	return entries, nil
+}
+
+// checkSigning says whether commits signed as git's configuration in the
+// project asks (commit.gpgsign, tag.gpgsign: yours, the repository's or
+// the worktree's) can be signed inside, and with which flag if not: git
+// over gpg needs --with-gpg, over SSH (gpg.format=ssh) --with-ssh.
+func checkSigning(plan mount.Plan) checkResult {
+	entries, err := projectGitConfig(plan)
+	if err != nil {
+		return checkResult{"signing", "warn", err.Error(), "git config --list --show-origin names the file git cannot read"}
 	}
 	if !gitconfig.Bool(entries, "commit.gpgsign") && !gitconfig.Bool(entries, "tag.gpgsign") {
-		return checkResult{"signing", "ok", "your git configuration does not ask to sign commits or tags", ""}
+		return checkResult{"signing", "ok", "git's configuration in this project does not ask to sign commits or tags", ""}
 	}
 	switch format := gitconfig.Last(entries, "gpg.format"); {
 	case format == "ssh" && plan.SSHAgent:
@@ -71,14 +102,28 @@ func checkSSHRemotes(plan mount.Plan) []checkResult {
 	if plan.Project.CommonDir == "" {
 		return nil
 	}
-	entries, err := gitconfig.Read(filepath.Join(plan.Project.CommonDir, "config"))
+	entries, err := projectGitConfig(plan)
 	if err != nil {
-		return nil
+		return []checkResult{{"SSH remotes", "warn", err.Error(), "git config --list --show-origin names the file git cannot read"}}
 	}
-	var ssh []string
+	var ssh, hosts []string
 	for _, e := range entries {
-		if section, rest, _ := strings.Cut(e.Key, "."); section == "remote" && (strings.HasSuffix(rest, ".url") || strings.HasSuffix(rest, ".pushurl")) && overSSH(e.Value) {
+		section, rest, _ := strings.Cut(e.Key, ".")
+		if section != "remote" || e.NoValue {
+			continue
+		}
+		url, push := strings.HasSuffix(rest, ".url"), strings.HasSuffix(rest, ".pushurl")
+		if !url && !push {
+			continue
+		}
+		// As git does: the longest insteadOf (for a push URL,
+		// pushInsteadOf first) that the URL starts with is replaced.
+		target := rewriteURL(entries, e.Value, push)
+		if overSSH(target) {
 			ssh = append(ssh, strings.TrimSuffix(strings.TrimSuffix(rest, ".url"), ".pushurl"))
+			if hp := sshHostPort(target); hp != "" && hp != "github.com:22" {
+				hosts = append(hosts, hp)
+			}
 		}
 	}
 	if len(ssh) == 0 {
@@ -86,16 +131,65 @@ func checkSSHRemotes(plan mount.Plan) []checkResult {
 	}
 	slices.Sort(ssh)
 	ssh = slices.Compact(ssh)
+	slices.Sort(hosts)
+	hosts = slices.Compact(hosts)
 	remotes := "the remotes " + strings.Join(ssh, ", ") + " are reached over SSH"
 	switch {
 	case !plan.SSHAgent:
 		return []checkResult{{"SSH remotes", "warn", remotes + ", and your SSH agent is not forwarded: fetch and push fail inside", "claudebox --with-ssh"}}
+	case plan.Relay != nil && len(hosts) > 0:
+		return []checkResult{{"SSH remotes", "ok", remotes + ", through your SSH agent (--with-ssh) and the proxy, to hosts allowed on their SSH port (github.com:22 by default), here " + strings.Join(hosts, ", "), "unless allowed already: claudebox --allow-host " + strings.Join(hosts, " --allow-host ")}}
 	case plan.Relay != nil:
 		return []checkResult{{"SSH remotes", "ok", remotes + ", through your SSH agent (--with-ssh) and the proxy, to hosts allowed on their SSH port (github.com:22 by default; another: --allow-host HOST:22)", ""}}
 	case !plan.Network:
 		return []checkResult{{"SSH remotes", "warn", remotes + ", and the sandbox has no network", "drop --network=none"}}
 	}
 	return []checkResult{{"SSH remotes", "ok", remotes + ", through your SSH agent (--with-ssh)", ""}}
+}
+
+// rewriteURL is url as git rewrites it by url.<base>.insteadOf (and, for a
+// push URL, pushInsteadOf, which wins): the base of the longest prefix.
+func rewriteURL(entries []gitconfig.Entry, url string, push bool) string {
+	best := func(kind string) (string, bool) {
+		base, prefix := "", ""
+		for _, e := range entries {
+			rest, ok := strings.CutPrefix(e.Key, "url.")
+			b, isKind := strings.CutSuffix(rest, "."+kind)
+			if ok && isKind && !e.NoValue && strings.HasPrefix(url, e.Value) && len(e.Value) > len(prefix) {
+				base, prefix = b, e.Value
+			}
+		}
+		return base + strings.TrimPrefix(url, prefix), prefix != ""
+	}
+	if push {
+		if u, ok := best("pushinsteadof"); ok {
+			return u
+		}
+	}
+	u, _ := best("insteadof")
+	return u
+}
+
+// sshHostPort is the host and port git's SSH connects to for url: ssh://
+// with its port (22 without), or the scp-like host:path on 22.
+func sshHostPort(url string) string {
+	for _, scheme := range []string{"ssh://", "git+ssh://", "ssh+git://"} {
+		if rest, ok := strings.CutPrefix(url, scheme); ok {
+			authority, _, _ := strings.Cut(rest, "/")
+			if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+				authority = authority[i+1:]
+			}
+			if host, port, err := net.SplitHostPort(authority); err == nil {
+				return net.JoinHostPort(host, port)
+			}
+			return net.JoinHostPort(strings.Trim(authority, "[]"), "22")
+		}
+	}
+	host, _, _ := strings.Cut(url, ":")
+	if i := strings.LastIndexByte(host, '@'); i >= 0 {
+		host = host[i+1:]
+	}
+	return net.JoinHostPort(strings.Trim(host, "[]"), "22")
 }
 
 // overSSH says whether git reaches url over SSH: ssh:// (or git+ssh://),

@@ -94,3 +94,21 @@ func TestReplayGitConfigAsWritten(t *testing.T) {
 		t.Errorf("--dry-run does not name what it leaves out, or shows its value:\n%s", dry)
 	}
 }
+
+// TestReplayCheckRepoSigning: a repository's own commit.gpgsign=true
+// passed --check as "does not ask to sign" (it read the user's files
+// alone), and the commit inside then failed with "gpg failed to sign the
+// data". Host-side proof: --check, as the unprivileged user with the real
+// bwrap, reads git's configuration as git does in this project and names
+// --with-gpg.
+func TestReplayCheckRepoSigning(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "signed")
+	h.gitRepo(proj)
+	h.write(filepath.Join(h.home, ".gitconfig"), "[user]\n\tname = Alice\n")
+	h.run(proj, nil, "git", "config", "commit.gpgsign", "true")
+	out, _ := h.command(proj, []string{"ANTHROPIC_API_KEY=sk-ant-test"}, "claudebox", "--check").CombinedOutput()
+	if !strings.Contains(string(out), "signing: your git configuration signs commits with gpg (commit.gpgsign), and gpg-agent is not forwarded") || !strings.Contains(string(out), "--with-gpg") {
+		t.Errorf("--check does not see the repository's signing:\n%s", out)
+	}
+}
