@@ -156,6 +156,9 @@ type layer struct {
 	// from names the source for --dry-run and the approval question: a
 	// file's path, or "" for the command line.
 	from string
+	// file is the file the layer was read from, where a deny entry's line
+	// is looked up ("" for the command line).
+	file string
 	// own: the user's own configuration or command line, which needs no
 	// approval.
 	own bool
@@ -201,7 +204,7 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 	if l, ok := claudeNetwork(home); ok {
 		layers = append(layers, l)
 	}
-	layers = append(layers, layer{Settings: user.Settings, from: path, own: true, base: project.Checkout})
+	layers = append(layers, layer{Settings: user.Settings, from: path, file: path, own: true, base: project.Checkout})
 	if err := legacy(filepath.Join(project.Checkout, environment.ProjectFile), false); err != nil {
 		return nil, err
 	}
@@ -210,7 +213,7 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 	if ok, err := decodeConfig(repoPath, &repo, false); err != nil {
 		return nil, err
 	} else if ok {
-		layers = append(layers, layer{Settings: repo, from: repoPath, base: project.Checkout})
+		layers = append(layers, layer{Settings: repo, from: repoPath, file: repoPath, base: project.Checkout})
 	}
 	for _, key := range slices.Sorted(maps.Keys(user.Project)) {
 		root := paths.ExpandHome(key, home)
@@ -221,7 +224,7 @@ func readLayers(home string, project instance.Project) ([]layer, error) {
 			root = real
 		}
 		if root == project.Root || root == project.Checkout {
-			layers = append(layers, layer{Settings: user.Project[key], from: fmt.Sprintf("%s [project.%q]", path, key), own: true, base: project.Checkout})
+			layers = append(layers, layer{Settings: user.Project[key], from: fmt.Sprintf("%s [project.%q]", path, key), file: path, own: true, base: project.Checkout})
 		}
 	}
 	return layers, nil
@@ -488,6 +491,9 @@ func (m *merging) network(l layer) error {
 				return hint.Errorf("write host, *.domain or an IP address, each with an optional :port: github.com, *.example.com, 127.0.0.1:8080",
 					"%s: %s: \"%s\": %v", where(l.from), list.key, printable.Excerpt(e), err)
 			}
+			if list.key == "deny-hosts" {
+				r = r.From(l.denySource(e))
+			}
 			*list.to = append(*list.to, r)
 			if list.key == "allow-hosts" && !l.own {
 				m.hosts = append(m.hosts, Item{grant: Grant{kind: kindHost, name: r.String()}, Show: "allow-hosts " + r.String() + " (from " + l.from + ")"})
@@ -495,6 +501,33 @@ func (m *merging) network(l layer) error {
 		}
 	}
 	return nil
+}
+
+// denySource names where the layer's deny entry is written, for the
+// refusal of a host it denies: the key and the file, with the line that
+// holds it when one does.
+func (l layer) denySource(entry string) string {
+	key := "deny-hosts"
+	if strings.HasSuffix(l.from, "(sandbox.network)") {
+		key = "sandbox.network.deniedDomains"
+	}
+	if l.file == "" {
+		return key + " on the command line"
+	}
+	read := os.ReadFile
+	if !l.own {
+		read = func(path string) ([]byte, error) {
+			return untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), configLimit)
+		}
+	}
+	if data, err := read(l.file); err == nil {
+		for i, line := range strings.Split(string(data), "\n") {
+			if strings.Contains(line, `"`+entry+`"`) || strings.Contains(line, `'`+entry+`'`) {
+				return fmt.Sprintf("%s in %s:%d", key, l.file, i+1)
+			}
+		}
+	}
+	return key + " in " + l.file
 }
 
 // usersOnly applies the settings that are the user's alone: a repository
@@ -691,7 +724,7 @@ func expandHome(p, home string) string {
 // an error, as leaving it out would widen it.
 func claudeNetwork(home string) (layer, bool) {
 	allowed, denied, path := claudesettings.NetworkDomains(home)
-	l := layer{Settings: Settings{DenyHosts: denied}, from: path + " (sandbox.network)", own: true}
+	l := layer{Settings: Settings{DenyHosts: denied}, from: path + " (sandbox.network)", file: path, own: true}
 	for _, a := range allowed {
 		if _, err := proxy.ParseRule(a); err == nil {
 			l.AllowHosts = append(l.AllowHosts, a)

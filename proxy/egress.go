@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -114,8 +115,46 @@ func (p *Proxy) ResolveWith(hosts map[string][]netip.Addr) {
 // blocked is a request the policy refuses: what it asked for and why.
 type blocked struct {
 	what, why string
-	// host is the name to allow, when the refusal is the list's.
-	host string
+	// host is the name to allow, when the refusal is the list's; quiet,
+	// when it is not one to report at the session's end.
+	host  string
+	quiet bool
+	// phrase is the refusal in a few words, for the status line; what and
+	// why when empty.
+	phrase string
+}
+
+// ownTraffic are the hosts the agents contact on their own, in the
+// background, that the sandbox refuses by design: refused and logged, but
+// not reported at the session's end as blocked traffic, which the user
+// would take for something to allow. Measured with Claude Code 2.1.330:
+// an interactive session asks for downloads.claude.ai at its start, its
+// updater off or not; nothing the user sees needs it (the host's claude
+// updates itself).
+var ownTraffic = map[string]string{
+	"downloads.claude.ai": "Claude Code's own update check",
+}
+
+// denied is t refused by the deny entry d.
+func denied(t target, d Rule) *blocked {
+	source := cmp.Or(d.source, "deny-hosts")
+	return &blocked{what: t.String(), why: "denied by " + source + " (" + d.String() + ")", phrase: t.String() + " is denied by " + source}
+}
+
+// checkAddress refuses a, one of the addresses t resolved to, when the
+// deny list names it or it is internal and not listed.
+func (p Policy) checkAddress(t target, a netip.Addr) *blocked {
+	a = a.Unmap()
+	if i := slices.IndexFunc(p.Deny, func(r Rule) bool { return r.denying().matchesAddr(a, t.port) }); i >= 0 {
+		return denied(t, p.Deny[i])
+	}
+	if !p.addressAllowed(t, a) {
+		return &blocked{
+			what: t.String(), why: "it resolves to " + a.String() + ", an address inside the host or its network; list that address to allow it",
+			phrase: t.String() + " resolves to " + a.String() + ", inside the host's network",
+		}
+	}
+	return nil
 }
 
 func (b *blocked) Error() string { return b.what + ": " + b.why }
@@ -126,10 +165,17 @@ func (b *blocked) Error() string { return b.what + ": " + b.why }
 // proxy covers t (for scheme), it goes through that instead.
 func (e *egress) connect(ctx context.Context, t target, scheme string) (net.Conn, error) {
 	policy := e.current()
+	if d, ok := policy.denyingEntry(t); ok {
+		return nil, denied(t, d)
+	}
 	if !policy.allows(t) {
-		b := &blocked{what: t.String(), why: "not in the sandbox's allowed hosts", host: t.rule().String()}
+		rule := t.rule().String()
+		b := &blocked{what: t.String(), why: "not in the sandbox's allowed hosts", host: rule, phrase: rule + " (claudebox --allow-host " + rule + ")"}
+		if own, ok := ownTraffic[t.host]; ok {
+			b.why, b.quiet, b.phrase = own+", which the sandbox refuses by design", true, t.String()+" ("+own+", refused by design)"
+		}
 		if t.host != "" && slices.Contains(policy.Never, t.host) {
-			b = &blocked{what: t.String(), why: "Claude's API is reached only through claudebox's proxy, with the session's own credential"}
+			b = &blocked{what: t.String(), why: "Claude's API is reached only through claudebox's proxy, with the session's own credential", phrase: t.String() + " (Claude's API goes through claudebox's proxy only)"}
 		}
 		return nil, b
 	}
@@ -147,8 +193,8 @@ func (e *egress) connect(ctx context.Context, t target, scheme string) (net.Conn
 		}
 	}
 	for _, a := range addrs {
-		if !policy.addressAllowed(t, a) {
-			return nil, &blocked{what: t.String(), why: "it resolves to " + a.String() + ", an address inside the host or its network; list that address to allow it"}
+		if b := policy.checkAddress(t, a); b != nil {
+			return nil, b
 		}
 	}
 	for _, a := range addrs {
@@ -217,18 +263,51 @@ func tunnel(client net.Conn, read *bufio.Reader, upstream net.Conn) {
 }
 
 // refuse answers a blocked request with 403 and a body that says which
-// host was refused and how to allow it, and logs it.
+// host was refused and how to allow it, and logs it. Many tools show only
+// the status line (curl, git: "CONNECT tunnel failed, response 403"), so
+// its reason phrase says it in a few words too.
 func (e *egress) refuse(w http.ResponseWriter, r *http.Request, b *blocked) {
 	msg := "claudebox: blocked " + b.what + ": " + b.why + "\n"
 	if b.host != "" {
 		msg += "To allow it, run on the host, in another terminal: claudebox --allow-host " + b.host + " --live (add --save to keep it in ~/.config/claudebox/config.toml).\n"
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Claudebox-Proxy", "refused")
-	w.WriteHeader(http.StatusForbidden)
-	io.WriteString(w, msg)
+	phrase := cmp.Or(b.phrase, b.what+": "+b.why)
+	if !answerWithReason(w, http.StatusForbidden, "blocked by claudebox: "+phrase, msg) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Claudebox-Proxy", "refused")
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, msg)
+	}
 	e.log(map[string]any{"decision": "refuse", "method": r.Method, "target": b.what, "status": http.StatusForbidden, "why": b.why})
-	if b.host != "" {
+	if b.host != "" && !b.quiet {
 		e.blocked.add(b.host)
 	}
+}
+
+// maxReason bounds a reason phrase.
+const maxReason = 200
+
+// answerWithReason answers with status and a reason phrase of its own,
+// which net/http does not write, on the connection taken over; the
+// phrase holds printable ASCII only (a deny entry's file may be named
+// with anything). It closes the connection, and says false when it could
+// not take it over.
+func answerWithReason(w http.ResponseWriter, status int, reason, body string) bool {
+	c, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	phrase := []byte(reason)
+	for i, ch := range phrase {
+		if ch < 0x20 || ch > 0x7e {
+			phrase[i] = '?'
+		}
+	}
+	if len(phrase) > maxReason {
+		phrase = append(phrase[:maxReason-3], "..."...)
+	}
+	fmt.Fprintf(rw, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nX-Claudebox-Proxy: refused\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", status, phrase, len(body), body)
+	rw.Flush()
+	return true
 }

@@ -226,7 +226,7 @@ func TestEgressConnect(t *testing.T) {
 		"lan.example:443":       "resolves to 192.168.1.10",
 		"cgnat.example:443":     "resolves to 100.64.0.1",
 		"v6lan.example:443":     "resolves to fd00:ec2::254",
-		"denied.example:443":    "not in the sandbox's allowed hosts",
+		"denied.example:443":    "denied by deny-hosts (denied.example)",
 		"api.anthropic.com:443": "only through claudebox's proxy",
 		"127.0.0.1:22":          "--allow-host 127.0.0.1",
 		"169.254.169.254:80":    "--allow-host 169.254.169.254",

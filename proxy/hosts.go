@@ -34,6 +34,15 @@ type Rule struct {
 	port     int // 0: 443 and 80
 	// anyPort: a deny entry without a port, which covers every port.
 	anyPort bool
+	// source says where the entry is written, for a refusal that names
+	// it: "deny-hosts in FILE:LINE".
+	source string
+}
+
+// From is r noted as written at source ("deny-hosts in FILE:LINE").
+func (r Rule) From(source string) Rule {
+	r.source = source
+	return r
 }
 
 // ParseRule reads an entry as Claude Code's sandbox.network lists write
@@ -241,6 +250,20 @@ func (p Policy) allows(t target) bool {
 		return r.matchesAddr(t.addr, t.port)
 	}
 	return !slices.ContainsFunc(p.Deny, func(r Rule) bool { return match(r.denying()) }) && slices.ContainsFunc(p.Allow, match)
+}
+
+// denyingEntry is the deny entry that refuses t by its name or address.
+func (p Policy) denyingEntry(t target) (Rule, bool) {
+	i := slices.IndexFunc(p.Deny, func(r Rule) bool {
+		if t.host != "" {
+			return r.denying().matchesName(t.host, t.port)
+		}
+		return r.denying().matchesAddr(t.addr, t.port)
+	})
+	if i < 0 {
+		return Rule{}, false
+	}
+	return p.Deny[i], true
 }
 
 // denying is r as a deny entry reads it: without a port it covers every

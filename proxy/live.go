@@ -44,7 +44,7 @@ func (p *Proxy) Allow(entry string) (Rule, error) {
 		return r, errors.New("the API's own host: Claude's API is reached only through claudebox's proxy, with the session's own credential")
 	}
 	if d := slices.IndexFunc(e.policy.Deny, func(d Rule) bool { return d.covers(r) }); d >= 0 {
-		return r, errors.New("deny-hosts has " + e.policy.Deny[d].String() + ", and deny wins")
+		return r, errors.New(cmp.Or(e.policy.Deny[d].source, "deny-hosts") + " has " + e.policy.Deny[d].String() + ", and deny wins")
 	}
 	// A new array: a connection being judged keeps reading the old one.
 	e.policy.Allow = append(slices.Clip(e.policy.Allow), r)

@@ -45,8 +45,8 @@ func (e *egress) connectVia(ctx context.Context, t target, via *neturl.URL, poli
 		addrs = []netip.Addr{t.addr}
 	}
 	for _, a := range addrs {
-		if !policy.addressAllowed(t, a) {
-			return nil, &blocked{what: t.String(), why: "it resolves to " + a.String() + ", an address inside the host or its network; list that address to allow it"}
+		if b := policy.checkAddress(t, a); b != nil {
+			return nil, b
 		}
 	}
 	port := via.Port()

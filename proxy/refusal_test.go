@@ -1,0 +1,108 @@
+package proxy
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"testing"
+)
+
+// refusedStatus sends CONNECT target, or GET of an absolute URL, and
+// returns the answer's status line and body.
+func refusedStatus(t *testing.T, px *Proxy, method, target string) (string, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(px.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	host, _, _ := strings.Cut(strings.TrimPrefix(target, "http://"), "/")
+	fmt.Fprintf(c, "%s %s HTTP/1.1\r\nHost: %s\r\n\r\n", method, target, host)
+	resp, err := http.ReadResponse(bufio.NewReader(c), &http.Request{Method: method})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	return resp.Status, string(b)
+}
+
+// The refusal's reason reaches tools that show only the status line: the
+// reason phrase names the host and what allows it, or what denies it, in
+// printable ASCII.
+func TestRefusalReasonPhrase(t *testing.T) {
+	deny, _ := ParseRule("evil.example")
+	policy := mustPolicy(t, []string{"*.example"}, nil)
+	policy.Deny = []Rule{deny.From("deny-hosts in /home/u/.config/claudebox/config.toml:3\x1b[2J\r\nX: y")}
+	px := startEgress(t, policy, &stubNet{names: map[string][]netip.Addr{"lan.example": {netip.MustParseAddr("10.0.0.1")}}}, io.Discard)
+	for _, c := range []struct{ method, target, status string }{
+		{"CONNECT", "unlisted.test:443", "403 blocked by claudebox: unlisted.test (claudebox --allow-host unlisted.test)"},
+		{"CONNECT", "unlisted.test:8443", "403 blocked by claudebox: unlisted.test:8443 (claudebox --allow-host unlisted.test:8443)"},
+		{"GET", "http://unlisted.test/x", "403 blocked by claudebox: unlisted.test (claudebox --allow-host unlisted.test)"},
+		{"CONNECT", "evil.example:443", "403 blocked by claudebox: evil.example:443 is denied by deny-hosts in /home/u/.config/claudebox/config.toml:3?[2J??X: y"},
+		{"CONNECT", "lan.example:443", "403 blocked by claudebox: lan.example:443 resolves to 10.0.0.1, inside the host's network"},
+	} {
+		status, body := refusedStatus(t, px, c.method, c.target)
+		if status != c.status {
+			t.Errorf("%s %s: status line %q, want %q", c.method, c.target, status, c.status)
+		}
+		if !strings.Contains(body, "claudebox: blocked") {
+			t.Errorf("%s %s: body %q", c.method, c.target, body)
+		}
+	}
+}
+
+// A host both allowed and denied is refused as denied: the refusal names
+// the entry and where it is written, never advises allowing it, and the
+// session's end does not list it among what was blocked; a host denied by
+// address too.
+func TestDeniedNamesItsLine(t *testing.T) {
+	deny, _ := ParseRule("evil.example")
+	denyAddr, _ := ParseRule("93.184.215.14")
+	policy := mustPolicy(t, []string{"*.example"}, nil)
+	policy.Deny = []Rule{deny.From("deny-hosts in /c/config.toml:7"), denyAddr.From("deny-hosts in /c/config.toml:8")}
+	stub := &stubNet{names: map[string][]netip.Addr{"other.example": {netip.MustParseAddr("93.184.215.14")}}}
+	px := startEgress(t, policy, stub, io.Discard)
+	for target, want := range map[string]string{
+		"evil.example:443":  "denied by deny-hosts in /c/config.toml:7 (evil.example)",
+		"EVIL.example.:443": "denied by deny-hosts in /c/config.toml:7 (evil.example)",
+		"other.example:443": "denied by deny-hosts in /c/config.toml:8 (93.184.215.14)",
+	} {
+		status, body, _ := connect(t, px, target)
+		if status != http.StatusForbidden || !strings.Contains(body, want) || strings.Contains(body, "--allow-host") {
+			t.Errorf("CONNECT %s: %d %q, want 403 saying %q and no advice to allow it", target, status, body, want)
+		}
+	}
+	if _, err := px.Allow("evil.example"); err == nil || !strings.Contains(err.Error(), "/c/config.toml:7") {
+		t.Errorf("Allow(evil.example): %v, want it refused naming the line", err)
+	}
+	if hosts, others := px.Blocked(); len(hosts) != 0 || others != 0 {
+		t.Errorf("Blocked() = %v, %d: a denied host is reported as one to allow", hosts, others)
+	}
+	if d := stub.dials(); len(d) > 0 {
+		t.Errorf("dialled %v", d)
+	}
+}
+
+// Claude Code's own update check, which the sandbox refuses by design
+// (measured with 2.1.330: an interactive session asks for
+// downloads.claude.ai at its start, updater off or not), is refused and
+// logged (the body still says how to allow it, for an agent that asks),
+// but not reported at the session's end as blocked traffic.
+func TestOwnTrafficNotReported(t *testing.T) {
+	var log strings.Builder
+	px := startEgress(t, mustPolicy(t, nil, nil), &stubNet{}, &log)
+	status, body := refusedStatus(t, px, "CONNECT", "downloads.claude.ai:443")
+	if status != "403 blocked by claudebox: downloads.claude.ai:443 (Claude Code's own update check, refused by design)" || !strings.Contains(body, "claudebox: blocked") {
+		t.Errorf("CONNECT downloads.claude.ai:443: %q %q", status, body)
+	}
+	if hosts, _ := px.Blocked(); len(hosts) != 0 {
+		t.Errorf("Blocked() = %v: Claude Code's own update check is reported to the user", hosts)
+	}
+	if !strings.Contains(log.String(), `"target":"downloads.claude.ai:443"`) {
+		t.Errorf("the refusal is not logged:\n%s", log.String())
+	}
+}
