@@ -65,7 +65,6 @@ const maxGitConfigs = 30
 // put there.
 type gitView struct {
 	copies  []mount.Mount
-	shown   []bind.Own
 	leftOut []string
 }
 
@@ -86,19 +85,21 @@ func gitConfigView(home, checkout string, secrets map[string]bool) gitView {
 	}
 	shown := map[string]bool{}
 	show := func(path, why string) {
-		real, err := filepath.EvalSymlinks(path)
-		if err != nil || shown[path] || !ours(path) || bind.InSecret(real, secrets) {
-			return
-		}
-		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+		if shown[path] || !ours(path) {
 			return
 		}
 		shown[path] = true
-		if holdsCredential(real) {
+		credential := false
+		c, ok := checkedCopy(path, secrets, why, func(b []byte) bool {
+			credential = credentialLike.Match(b)
+			return !credential
+		})
+		switch {
+		case ok:
+			v.copies = append(v.copies, c)
+		case credential:
 			v.leftOut = append(v.leftOut, "all of "+tilde(path)+" (it may hold a credential)")
-			return
 		}
-		v.shown = append(v.shown, bind.Own{Src: real, Dest: path, Why: why, Role: mount.HostFiles})
 	}
 	queue := []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")}
 	seen := map[string]bool{}
@@ -144,12 +145,12 @@ func gitConfigView(home, checkout string, secrets map[string]bool) gitView {
 		}
 		for _, key := range gitReadFiles {
 			if p := paths.ExpandHome(gitconfig.Last(kept, key), home); filepath.IsAbs(p) {
-				show(filepath.Clean(p), "read by git ("+key+" in "+tilde(path)+"), read-only")
+				show(filepath.Clean(p), "read by git ("+key+" in "+tilde(path)+"), a read-only copy")
 			}
 		}
 	}
 	for _, name := range gitXDGFiles {
-		show(filepath.Join(home, ".config", "git", name), "read by git, read-only")
+		show(filepath.Join(home, ".config", "git", name), "read by git, a read-only copy")
 	}
 	return v
 }
