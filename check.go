@@ -117,7 +117,26 @@ func checkPlan(s *session.Session, err error) []checkResult {
 	}
 	plan := s.Plan()
 	instance := checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", plan.Instance, plan.Project.Root), ""}
-	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), []checkResult{checkLimits(plan.Limits), checkSigning(plan)}, checkSSHRemotes(plan), checkBranches(plan))
+	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), checkGPU(plan.GPU), []checkResult{checkLimits(plan.Limits), checkSigning(plan)}, checkSSHRemotes(plan), checkBranches(plan))
+}
+
+// checkGPU names the GPU devices --with-gpu passes, and what is missing.
+func checkGPU(g *mount.GPU) []checkResult {
+	if g == nil {
+		return nil
+	}
+	var lines []checkResult
+	if len(g.Devices) > 0 {
+		lines = append(lines, checkResult{"gpu", "ok", strings.Join(g.Devices, ", ") + "; read-only for the drivers: " + strings.Join(g.Driver, ", "), ""})
+	}
+	for _, m := range g.Missing {
+		fix := "install the GPU's driver on the host, or leave --with-gpu off"
+		if strings.Contains(m, "may not open") {
+			fix = "sudo usermod -aG video,render $USER, then log in again"
+		}
+		lines = append(lines, checkResult{"gpu", "warn", m, fix})
+	}
+	return lines
 }
 
 // checkLimits says what bounds the sandbox and how: by limits the kernel

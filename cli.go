@@ -35,6 +35,7 @@ type cli struct {
 	Env                []string `group:"sandbox" placeholder:"NAME[=VALUE]" sep:"none" help:"Pass NAME, or set it to VALUE; repeatable."`
 	WithSSH            *bool    `group:"sandbox" name:"with-ssh" help:"Forward your SSH agent; keys stay unreadable."`
 	WithGPG            *bool    `group:"sandbox" name:"with-gpg" help:"Forward gpg-agent for signing; keys stay unreadable."`
+	WithGPU            *bool    `group:"sandbox" name:"with-gpu" help:"Show the host's GPU devices (CUDA, ROCm, DRM)."`
 	Network            *string  `group:"sandbox" placeholder:"MODE" help:"filtered (default: allowed hosts), host or none."`
 	AllowHost          []string `group:"sandbox" name:"allow-host" placeholder:"HOST" sep:"none" help:"Let the filtered network reach HOST[:PORT]."`
 	Publish            []string `group:"sandbox" placeholder:"[HOST:]PORT" sep:"none" help:"Serve PORT inside on the host's 127.0.0.1[:HOST]."`
@@ -182,7 +183,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 		}
 	}
 	flags := config.Settings{
-		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, WithGPG: c.WithGPG, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, Publish: c.Publish, Forward: c.Forward, MoveAside: c.MoveAside,
+		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, WithGPG: c.WithGPG, GPU: c.WithGPU, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, Publish: c.Publish, Forward: c.Forward, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP,
 		Memory: c.Memory, CPUs: c.CPUs, Pids: c.Pids,
 	}

@@ -261,10 +261,10 @@ func (a Agent) AddressVariable() string {
 	return ""
 }
 
-// settingsContent is the private copy of the agent's settings: the host's
+// SettingsContent is the private copy of the agent's settings: the host's
 // (nil when it has none; one that is not a JSON object is left out) with
 // the row's overrides merged in.
-func (a Agent) settingsContent(host []byte) []byte {
+func (a Agent) SettingsContent(host []byte) []byte {
 	var top map[string]any
 	if json.Unmarshal(host, &top) != nil || top == nil {
 		top = map[string]any{}

@@ -35,13 +35,13 @@ func TestRowsGuardedAndKeysKept(t *testing.T) {
 // must: their other keys stay, its own sandbox and the login are
 // claudebox's.
 func TestSettingsContent(t *testing.T) {
-	got := string(Gemini.settingsContent([]byte(`{"ui":{"theme":"x"},"tools":{"sandbox":"docker","core":["a"]},"security":{"auth":{"selectedType":"oauth-personal"}}}`)))
+	got := string(Gemini.SettingsContent([]byte(`{"ui":{"theme":"x"},"tools":{"sandbox":"docker","core":["a"]},"security":{"auth":{"selectedType":"oauth-personal"}}}`)))
 	for _, want := range []string{`"theme": "x"`, `"sandbox": false`, `"core": [`, `"selectedType": "gemini-api-key"`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %s in\n%s", want, got)
 		}
 	}
-	if got := string(Gemini.settingsContent([]byte("not json"))); !strings.Contains(got, `"sandbox": false`) {
+	if got := string(Gemini.SettingsContent([]byte("not json"))); !strings.Contains(got, `"sandbox": false`) {
 		t.Errorf("a file that is not JSON: %s", got)
 	}
 }

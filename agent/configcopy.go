@@ -16,9 +16,9 @@ import (
 // OpenTelemetry's headers, an MCP server not named, what a later release
 // adds) stays out, and the launch names it.
 
-// unreadable names, among what a copy left out, a file claudebox cannot
+// Unreadable names, among what a copy left out, a file claudebox cannot
 // read as the agent does: its copy is empty.
-const unreadable = "(unreadable)"
+const Unreadable = "(unreadable)"
 
 // codexKeys are the keys of Codex's config.toml (0.169.0) known harmless:
 // its models, approvals, instructions, display, features and tools.
@@ -128,61 +128,45 @@ func (a Agent) keep(top map[string]any, carried []string) []string {
 	}
 	var leftOut []string
 	for key, v := range top {
-		table, isTable := v.(map[string]any)
 		switch {
 		case key == a.mcpServersKey():
-			for name := range table {
+			servers, _ := v.(map[string]any)
+			for name := range servers {
 				if !slices.Contains(carried, name) {
-					delete(table, name)
+					delete(servers, name)
 				}
 			}
-			if len(table) == 0 {
+			if len(servers) == 0 {
 				delete(top, key)
 			}
-		case !known[key], (key == "profiles" || key == "projects") && a.SavedConfig != "" && !isTable:
+		case !known[key]:
 			leftOut = append(leftOut, key)
 			delete(top, key)
-		case key == "profiles" && a.SavedConfig != "":
-			leftOut = append(leftOut, keepProfiles(table)...)
-		case key == "projects" && a.SavedConfig != "":
-			keepTrust(table)
+		case a.SavedConfig != "" && key == "profiles":
+			profiles, _ := v.(map[string]any)
+			for name, p := range profiles {
+				profile, _ := p.(map[string]any)
+				for k := range profile {
+					if !codexKeys[k] || k == "profiles" || k == "projects" || k == "profile" {
+						leftOut = append(leftOut, "profiles."+name+"."+k)
+						delete(profile, k)
+					}
+				}
+			}
+		case a.SavedConfig != "" && key == "projects":
+			projects, _ := v.(map[string]any)
+			for path, p := range projects {
+				level, _ := p.(map[string]any)["trust_level"].(string)
+				if trustLevels[level] {
+					projects[path] = map[string]any{"trust_level": level}
+				} else {
+					delete(projects, path)
+				}
+			}
 		}
 	}
 	slices.Sort(leftOut)
 	return leftOut
-}
-
-// keepProfiles keeps, in each of Codex's profiles, the keys known
-// harmless, and returns what it left out.
-func keepProfiles(profiles map[string]any) []string {
-	var leftOut []string
-	for name, p := range profiles {
-		profile, ok := p.(map[string]any)
-		if !ok {
-			leftOut = append(leftOut, "profiles."+name)
-			delete(profiles, name)
-		}
-		for k := range profile {
-			if !codexKeys[k] || k == "profiles" || k == "projects" || k == "profile" {
-				leftOut = append(leftOut, "profiles."+name+"."+k)
-				delete(profile, k)
-			}
-		}
-	}
-	return leftOut
-}
-
-// keepTrust keeps, of Codex's projects, only the answers it saves to its
-// trust question.
-func keepTrust(projects map[string]any) {
-	for path, p := range projects {
-		project, _ := p.(map[string]any)
-		if level, _ := project["trust_level"].(string); trustLevels[level] {
-			projects[path] = map[string]any{"trust_level": level}
-		} else {
-			delete(projects, path)
-		}
-	}
 }
 
 // CodexConfigCopy is the private copy of Codex's config.toml, host's
@@ -195,12 +179,12 @@ func CodexConfigCopy(host []byte, carried []string) ([]byte, []string) {
 	}
 	top, ok := Codex.parse(host)
 	if !ok {
-		return nil, []string{unreadable}
+		return nil, []string{Unreadable}
 	}
 	leftOut := Codex.keep(top, carried)
 	out, err := toml.Marshal(top)
 	if err != nil {
-		return nil, []string{unreadable}
+		return nil, []string{Unreadable}
 	}
 	return out, leftOut
 }
@@ -213,11 +197,11 @@ func (a Agent) SettingsCopy(host []byte, carried []string) ([]byte, []string) {
 	top, ok := a.parse(host)
 	var leftOut []string
 	if !ok && len(bytes.TrimSpace(host)) > 0 {
-		leftOut = []string{unreadable}
+		leftOut = []string{Unreadable}
 	}
 	if ok {
 		leftOut = a.keep(top, carried)
 	}
 	b, _ := json.Marshal(top)
-	return a.settingsContent(b), leftOut
+	return a.SettingsContent(b), leftOut
 }

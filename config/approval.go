@@ -56,6 +56,9 @@ const (
 	// publish; kindForward: a host port (name) they forward in.
 	kindPublish
 	kindForward
+	// kindGPU: the host's GPU devices, which a repository's settings ask
+	// for.
+	kindGPU
 )
 
 func (g Grant) String() string {
@@ -66,6 +69,8 @@ func (g Grant) String() string {
 		return "with-ssh"
 	case kindGPGAgent:
 		return "with-gpg"
+	case kindGPU:
+		return "gpu"
 	case kindNetwork:
 		// The filtered network was the one network before there were
 		// several: its record stays as it was.
@@ -95,6 +100,8 @@ func parseGrant(s string) (Grant, error) {
 		return Grant{kind: kindSSHAgent}, nil
 	case s == "with-gpg":
 		return Grant{kind: kindGPGAgent}, nil
+	case s == "gpu":
+		return Grant{kind: kindGPU}, nil
 	case s == "network":
 		return Grant{kind: kindNetwork, name: NetworkFiltered}, nil
 	case s == "network:"+NetworkHost:
@@ -243,6 +250,8 @@ func (l Launch) Without(env environment.Env, unapproved []Item) (Launch, environ
 			l.WithSSH = false
 		case kindGPGAgent:
 			l.WithGPG = false
+		case kindGPU:
+			l.GPU = false
 		case kindNetwork:
 			l.Network = l.ownNetwork
 		case kindHost:

@@ -36,12 +36,14 @@ import (
 // Settings are what a launch can be told beyond its defaults, by flags or
 // by a config file; the keys are the flags' names.
 type Settings struct {
-	Bind      []string `toml:"bind"`
-	RoBind    []string `toml:"ro-bind"`
-	Env       []string `toml:"env"`
-	WithSSH   *bool    `toml:"with-ssh"`
-	WithGPG   *bool    `toml:"with-gpg"`
-	NoNetwork *bool    `toml:"no-network"`
+	Bind    []string `toml:"bind"`
+	RoBind  []string `toml:"ro-bind"`
+	Env     []string `toml:"env"`
+	WithSSH *bool    `toml:"with-ssh"`
+	WithGPG *bool    `toml:"with-gpg"`
+	// GPU shows the host's GPU devices inside (--with-gpu).
+	GPU       *bool `toml:"gpu"`
+	NoNetwork *bool `toml:"no-network"`
 	// Network is the sandbox's network: filtered (the default), host or
 	// none; the hosts lists are the filtered network's.
 	Network    *string  `toml:"network"`
@@ -92,14 +94,14 @@ func UserConfigPath(home string) string {
 // keyTypes says what each key holds, for an error.
 var keyTypes = map[string]string{
 	"bind": "a list of strings", "ro-bind": "a list of strings", "env": "a list of strings",
-	"with-ssh": "true or false", "with-gpg": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
+	"with-ssh": "true or false", "with-gpg": "true or false", "gpu": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
 	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false", "caches": "true or false",
 	"publish": `a list of strings, e.g. ["8080", "9000:3000"]`, "forward": `a list of strings, e.g. ["5432"]`,
 	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings",
 	"memory": `a size, e.g. "8G"`, "cpus": "a number of processors", "pids": "a number of processes and threads", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, mcp, refuse-env, memory, cpus, pids, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, gpu, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, mcp, refuse-env, memory, cpus, pids, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -239,6 +241,8 @@ type Launch struct {
 	EnvFlags []string
 	WithSSH  bool
 	WithGPG  bool
+	// GPU: the host's GPU devices are shown inside.
+	GPU bool
 	// Network is the sandbox's network (a Network* constant); Hosts, what
 	// the filtered one lets through.
 	Network string
@@ -346,6 +350,8 @@ type merging struct {
 	sshFrom   string
 	ownGPG    bool
 	gpgFrom   string
+	ownGPU    bool
+	gpuFrom   string
 	// A repository's network wider than the user's own (none, filtered,
 	// host) waits for approval too, as does each host it allows.
 	ownNetwork, networkFrom, networkShow string
@@ -447,6 +453,10 @@ func (m *merging) switches(l layer) {
 	if l.WithGPG != nil {
 		m.out.WithGPG, m.gpgFrom = *l.WithGPG, l.from
 		m.ownGPG = m.ownGPG || *l.WithGPG && l.own
+	}
+	if l.GPU != nil {
+		m.out.GPU, m.gpuFrom = *l.GPU, l.from
+		m.ownGPU = m.ownGPU || *l.GPU && l.own
 	}
 }
 
@@ -603,6 +613,9 @@ func (m *merging) waiting() []Item {
 	}
 	if m.out.WithGPG && !m.ownGPG {
 		items = append(items, Item{grant: Grant{kind: kindGPGAgent}, Show: "--with-gpg (from " + m.gpgFrom + ")"})
+	}
+	if m.out.GPU && !m.ownGPU {
+		items = append(items, Item{grant: Grant{kind: kindGPU}, Show: "--with-gpu (from " + m.gpuFrom + "): the host's GPU devices, read-write"})
 	}
 	return items
 }

@@ -157,6 +157,8 @@ type Plan struct {
 	ObeyedNames []string
 	// Limits bound what the sandbox may take of the host.
 	Limits limits.Limits
+	// GPU is what --with-gpu shows; nil without it.
+	GPU *GPU
 }
 
 // Inputs are everything a plan is built from.
@@ -198,6 +200,8 @@ type Inputs struct {
 	SetEnv []string
 	// Limits bound what the sandbox may take of the host.
 	Limits limits.Limits
+	// GPU is what --with-gpu shows; nil without it.
+	GPU *GPU
 }
 
 // API is what the sandbox is told of the session's proxy. The launch sets
@@ -283,6 +287,9 @@ func Build(in Inputs) Plan {
 	if in.GPGAgent != nil {
 		p.GPGAgent = true
 		p.addGPG(in.GPGAgent)
+	}
+	if in.GPU != nil {
+		p.addGPU(in.GPU)
 	}
 	p.addCAs(in.CA)
 	p.addLinks(in.Host.Links)

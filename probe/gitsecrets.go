@@ -65,6 +65,7 @@ const maxGitConfigs = 30
 // put there.
 type gitView struct {
 	copies  []mount.Mount
+	shown   []bind.Own
 	leftOut []string
 }
 
@@ -85,21 +86,19 @@ func gitConfigView(home, checkout string, secrets map[string]bool) gitView {
 	}
 	shown := map[string]bool{}
 	show := func(path, why string) {
-		if shown[path] || !ours(path) {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil || shown[path] || !ours(path) || bind.InSecret(real, secrets) {
+			return
+		}
+		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
 			return
 		}
 		shown[path] = true
-		credential := false
-		c, ok := checkedCopy(path, secrets, why, func(b []byte) bool {
-			credential = credentialLike.Match(b)
-			return !credential
-		})
-		switch {
-		case ok:
-			v.copies = append(v.copies, c)
-		case credential:
+		if holdsCredential(real) {
 			v.leftOut = append(v.leftOut, "all of "+tilde(path)+" (it may hold a credential)")
+			return
 		}
+		v.shown = append(v.shown, bind.Own{Src: real, Dest: path, Why: why, Role: mount.HostFiles})
 	}
 	queue := []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")}
 	seen := map[string]bool{}
@@ -145,12 +144,12 @@ func gitConfigView(home, checkout string, secrets map[string]bool) gitView {
 		}
 		for _, key := range gitReadFiles {
 			if p := paths.ExpandHome(gitconfig.Last(kept, key), home); filepath.IsAbs(p) {
-				show(filepath.Clean(p), "read by git ("+key+" in "+tilde(path)+"), a read-only copy")
+				show(filepath.Clean(p), "read by git ("+key+" in "+tilde(path)+"), read-only")
 			}
 		}
 	}
 	for _, name := range gitXDGFiles {
-		show(filepath.Join(home, ".config", "git", name), "read by git, a read-only copy")
+		show(filepath.Join(home, ".config", "git", name), "read by git, read-only")
 	}
 	return v
 }

@@ -49,12 +49,12 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	}
 	secrets := bind.Secrets(home)
 	git := gitConfigView(home, project.Checkout, secrets)
-	var own []bind.Own
+	own := git.shown
 	h.GitLeftOut = git.leftOut
-	var copies []mount.Mount
 	for _, f := range toolSettings {
-		if c, ok := checkedCopy(filepath.Join(home, f), secrets, "tool settings, a read-only copy", func(b []byte) bool { return !credentialLike.Match(b) }); ok {
-			copies = append(copies, c)
+		f = filepath.Join(home, f)
+		if real, err := filepath.EvalSymlinks(f); err == nil && !holdsCredential(real) {
+			own = append(own, bind.Own{Src: real, Dest: f, Why: "tool settings, read-only", Role: mount.HostFiles})
 		}
 	}
 	h.Toolchains, h.PathProblems = toolchain.Probe(home, pathEnv, project, binds, state, secrets)
@@ -92,22 +92,8 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	var linked []string
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, secrets, obeyed)
 	h.Own = append(h.Own, git.copies...)
-	h.Own = append(h.Own, copies...)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
-}
-
-// checkedCopy is a private read-only copy of the user's file at path, of
-// what ok checked: what the sandbox reads is what was read here, so no
-// link made or file rewritten after the check shows anything else. None
-// is made of a file that is not regular, over 1 MiB, or (its links
-// resolved) in one of secrets.
-func checkedCopy(path string, secrets map[string]bool, why string, ok func([]byte) bool) (mount.Mount, bool) {
-	b, real, err := untrusted.ReadResolved(path, 1<<20)
-	if err != nil || bind.InSecret(real, secrets) || !ok(b) {
-		return mount.Mount{}, false
-	}
-	return mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(b), Why: why, Role: mount.HostFiles}, true
 }
 
 // CopyOf is the private copy of the host file at path, an absolute path
@@ -145,19 +131,22 @@ func homeCopy(path string, secrets map[string]bool) (mount.Copy, bool) {
 func sshFiles(dir string) []mount.Mount {
 	var ms []mount.Mount
 	add := func(name, why string, ok func([]byte) bool) {
-		// ~/.ssh is a credential store: these are shown for what they
-		// read as, checked here.
-		if c, ok := checkedCopy(filepath.Join(dir, name), nil, why, ok); ok {
-			ms = append(ms, c)
+		path := filepath.Join(dir, name)
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return
+		}
+		if b, err := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), 1<<20); err == nil && ok(b) {
+			ms = append(ms, mount.Mount{Kind: mount.RoBind, Src: real, Dest: path, Why: why, Role: mount.HostFiles})
 		}
 	}
-	add("config", "your SSH configuration (--with-ssh), a read-only copy: host aliases; what it runs runs inside", func(b []byte) bool {
+	add("config", "your SSH configuration (--with-ssh): host aliases; what it runs runs inside", func(b []byte) bool {
 		return !bytes.Contains(b, []byte("PRIVATE KEY"))
 	})
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".pub") {
-			add(e.Name(), "a public key (--with-ssh), a read-only copy, for SSH signing", publicKey)
+			add(e.Name(), "a public key (--with-ssh), for SSH signing", publicKey)
 		}
 	}
 	return ms

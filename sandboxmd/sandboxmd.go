@@ -19,7 +19,7 @@ func Render(p mount.Plan) []byte {
 	var w page
 	for _, section := range []func(*page, mount.Plan){
 		intro, alsoWritable, requested, toolchains, pathProblems, protected, gitOperations,
-		claudeDir, caches, beside, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, gpgAgent, limits, moreAccess,
+		claudeDir, caches, beside, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, gpgAgent, gpu, limits, moreAccess,
 	} {
 		section(&w, p)
 	}
@@ -319,6 +319,17 @@ func limits(w *page, p mount.Plan) {
 	}
 	w.line("- Claude Code's own sandbox (settings sandbox.enabled) is off in the private copies of the settings files: it would need a nested bwrap. This sandbox confines Bash instead, with the mounts and network above; sandbox.network and sandbox.filesystem rules do not apply.")
 	w.line("- Claude Code's auto-updater is off (DISABLE_AUTOUPDATER=1): its installation is read-only here, and the host's claude updates itself.")
+}
+
+// gpu says which GPU devices are here.
+func gpu(w *page, p mount.Plan) {
+	switch {
+	case p.GPU == nil:
+	case len(p.GPU.Devices) == 0:
+		w.line("- GPU: asked for (--with-gpu), but the host has none this user can open: CUDA, ROCm and Vulkan find no device here, as on the host.")
+	default:
+		w.line("- GPU: the host's %s, with /sys read-only for the drivers to find them; the drivers' libraries are the host's (system directories). nvidia-smi, CUDA, ROCm and Vulkan work as on the host.", strings.Join(p.GPU.Devices, ", "))
+	}
 }
 
 // moreAccess tells Claude how the user gives it more.

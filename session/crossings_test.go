@@ -69,10 +69,6 @@ func newEveryFeatureHost(t *testing.T) everyFeature {
 		".config/git/work.inc":                "[http]\n\textraHeader = Authorization: Bearer tok\n",
 		".config/git/ignore":                  "*.swp\n",
 		".gitignore_global":                   ".DS_Store\n",
-		".config/go/env":                      "GOFLAGS=-mod=mod\n",
-		".cargo/config.toml":                  "[net]\ngit-fetch-with-cli = true\n",
-		".config/pip/pip.conf":                "[global]\ntimeout = 60\n",
-		".config/uv/uv.toml":                  "native-tls = true\n",
 		".config/claudebox/config.toml":       "env = [\"CROSSINGS_FROM_CONFIG=1\"]\n",
 		".gnupg/pubring.kbx":                  "keyring",
 		".gnupg/gpg.conf":                     "default-key ABCD\n",
@@ -159,6 +155,7 @@ func (h everyFeature) flags(network string) config.Settings {
 		Env:        []string{"CROSSINGS_FLAG", "CROSSINGS_SET=x"},
 		WithSSH:    &yes,
 		WithGPG:    &yes,
+		GPU:        &yes,
 		Network:    &network,
 		AllowHosts: []string{"example.com"},
 		DenyHosts:  []string{"bad.example.com"},
@@ -469,5 +466,6 @@ func TestCrossingsInventory(t *testing.T) {
 
 // machineDependent are the table's items that only some hosts' plans hold.
 func machineDependent(pattern string) bool {
-	return strings.Contains(pattern, "<resolv.conf>") || strings.HasPrefix(pattern, "--symlink usr/* <system>")
+	return strings.Contains(pattern, "<resolv.conf>") || strings.HasPrefix(pattern, "--symlink usr/* <system>") ||
+		strings.HasPrefix(pattern, "--dev-bind-try ") || pattern == "--ro-bind-try /run/opengl-driver" || pattern == "--ro-bind-try /usr/lib/wsl"
 }

@@ -302,6 +302,7 @@ func Prepare(o Options) (*Session, error) {
 		Caches:   cachesDir(stateDir, project.Root, conf.NoCaches),
 		Agent:    agentConf,
 		Limits:   conf.Limits,
+		GPU:      gpu(conf.GPU),
 	})
 	if agentConf != nil {
 		plan.AddSandboxMD(string(sandboxmd.Render(plan)))
@@ -319,6 +320,15 @@ func Prepare(o Options) (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// gpu is what --with-gpu shows, nil without it.
+func gpu(on bool) *mount.GPU {
+	if !on {
+		return nil
+	}
+	g := probe.GPU("/")
+	return &g
 }
 
 // cachesDir is the project's tool caches' directory, "" when turned off.

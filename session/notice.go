@@ -147,3 +147,13 @@ func (s *Session) warnUnprotected() {
 		printable.Say(os.Stderr, "hint: what the sandbox writes there runs on the host; take it out of PATH (or your dotfiles' links) before you start claudebox, and review what the session wrote")
 	}
 }
+
+// noticeGPU says, at every launch with --with-gpu, which GPU device the
+// sandbox lacks and why.
+func (s *Session) noticeGPU() {
+	if g := s.plan.GPU; g != nil {
+		for _, m := range g.Missing {
+			printable.Say(os.Stderr, "claudebox: --with-gpu: %s", m)
+		}
+	}
+}

@@ -69,6 +69,7 @@ func (s *Session) supervise() error {
 		return err
 	}
 	s.noticeLeftOut()
+	s.noticeGPU()
 	cmd := s.bwrapCmd(s.plan, files)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	// The sandbox runs in a session of its own, on a terminal of its own
