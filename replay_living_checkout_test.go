@@ -10,10 +10,14 @@ import (
 // TestReplayLivingCheckoutProtected: a branch changes the tracked .envrc,
 // which the sandbox holds read-only. git checkout inside used to print
 // "unable to unlink old '.envrc'", switch anyway and exit 0, leaving the
-// index at odds with the old file, inside and on the host.
-// Proof: inside, that checkout exits non-zero with a message saying to run
-// it on the host; the host's .envrc is byte-identical; a checkout that
-// touches no protected file, git status and a failing git pass through.
+// index at odds with the old file, inside and on the host; then it failed,
+// but only after git ran: HEAD on the other branch, the old .envrc a
+// modification. The same for a merge, a hard reset and a stash pop.
+// Proof: inside, each exits non-zero before git runs, with a message
+// saying to run it on the host; HEAD, the index and the work tree are as
+// they were (the host's git status is clean, HEAD on its branch); a
+// checkout that touches no protected file, git status and a failing git
+// pass through.
 func TestReplayLivingCheckoutProtected(t *testing.T) {
 	h := newE2EHost(t)
 	proj := filepath.Join(h.home, "code", "proj")
@@ -35,11 +39,16 @@ func TestReplayLivingCheckoutProtected(t *testing.T) {
 	git("commit", "-q", "-m", "plain")
 	git("checkout", "-q", "-")
 
+	branch := h.run(proj, nil, "git", "status", "--porcelain", "--branch")
 	out := h.inside(proj, nil, `
 		echo "which: $(command -v git)"
 		git checkout -q plain; echo "plain: $?"
 		git -c core.abbrev=7 -C . checkout -q -; echo "back: $?"
 		git checkout other 2>&1; echo "other: $?"
+		git switch --detach other 2>&1; echo "switch: $?"
+		git merge --ff-only other 2>&1; echo "merge: $?"
+		git reset -q --hard other 2>&1; echo "reset: $?"
+		git cherry-pick other 2>&1; echo "cherry-pick: $?"
 		git status --porcelain; echo "status: $?"
 		git log -q no-such-ref >/dev/null 2>&1; echo "log: $?"
 	`)
@@ -47,9 +56,12 @@ func TestReplayLivingCheckoutProtected(t *testing.T) {
 		"which: /run/claudebox/bin/git",
 		"plain: 0",
 		"back: 0",
-		`claudebox: git could not change .envrc, which this sandbox protects; run "git checkout other" on the host`,
+		`claudebox: git checkout other would change .envrc, which this sandbox protects; run it on the host`,
 		"other: 1",
-		" M .envrc",
+		"switch: 1",
+		"merge: 1",
+		"reset: 1",
+		"cherry-pick: 1",
 		"status: 0",
 		"log: 128",
 	} {
@@ -57,7 +69,13 @@ func TestReplayLivingCheckoutProtected(t *testing.T) {
 			t.Errorf("no line %q inside:\n%s", want, out)
 		}
 	}
+	if strings.Contains(out, " M .envrc") {
+		t.Errorf("a refused command left .envrc modified inside:\n%s", out)
+	}
 	if b, err := os.ReadFile(envrc); err != nil || string(b) != "export A=1\n" {
 		t.Errorf("host .envrc = %q, %v; want it unchanged", b, err)
+	}
+	if got := h.run(proj, nil, "git", "status", "--porcelain", "--branch"); got != branch {
+		t.Errorf("after the refused commands, the host's git status says %q; want the branch as it was, clean", got)
 	}
 }

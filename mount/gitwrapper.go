@@ -13,10 +13,16 @@ const gitWrapperDir = "/run/claudebox/bin"
 
 // gitWrapperScript is the wrapper's start; gitWrapper adds the protected
 // paths and the project's top. A git that rewrites the work tree cannot
-// change a protected file (a read-only mount), yet it updates the index,
-// says "unable to unlink old" and exits 0, leaving index and work tree at
-// odds. The wrapper makes that a failure that says to run the command on
-// the host. It is a convenience for a cooperating agent, not a security
+// change a protected file (a read-only mount), yet it moves HEAD, updates
+// the index, says "unable to unlink old" and exits 0, leaving index and
+// work tree at odds. So the wrapper first works out what the command would
+// bring in (the commits a checkout, switch, reset, merge, pull, rebase,
+// cherry-pick, revert or stash apply names, against HEAD or their merge
+// base) and refuses, before git runs, one that would change a protected
+// path: HEAD, the index and the work tree stay as they were. What it cannot
+// work out (git am's patches, a command in another repository) it runs
+// between two looks at the protected paths, and fails when one was left
+// differing. It is a convenience for a cooperating agent, not a security
 // boundary: the mounts protect the host whatever runs inside. Every other
 // subcommand (git status, constantly) is one exec of the real git.
 const gitWrapperScript = `#!/bin/sh
@@ -42,13 +48,16 @@ if [ -z "$real" ]; then
 fi
 sub=
 skip=
+elsewhere=
 for a in "$@"; do
 	if [ -n "$skip" ]; then
 		skip=
 		continue
 	fi
 	case $a in
-	-C | -c | --git-dir | --work-tree | --namespace | --config-env | --super-prefix) skip=1 ;;
+	-C | --git-dir | --work-tree) skip=1 elsewhere=1 ;;
+	-C* | --git-dir=* | --work-tree=*) elsewhere=1 ;;
+	-c | --namespace | --config-env | --super-prefix) skip=1 ;;
 	-*) ;;
 	*)
 		sub=$a
@@ -95,10 +104,131 @@ func gitWrapper(top string, guards []Guard) string {
 	var b strings.Builder
 	b.WriteString(gitWrapperScript)
 	b.WriteString("top=" + shQuote(top) + "\n")
-	b.WriteString("protected() { differing " + strings.Join(rel, " ") + "; }\n")
+	list := strings.Join(rel, " ")
+	b.WriteString("protected() { differing " + list + "; }\n")
+	b.WriteString("changes() { \"$real\" --no-optional-locks diff --name-only \"$@\" -- " + list + " 2>/dev/null; }\n")
+	b.WriteString("is_protected() { for p in " + list + "; do case $1 in \"$p\" | \"$p\"/*) return 0 ;; esac; done; return 1; }\n")
+	b.WriteString(gitWrapperCheck)
 	b.WriteString(gitWrapperRun)
 	return b.String()
 }
+
+// gitWrapperCheck refuses, before git runs, a command that would change a
+// protected path. It looks only where the command runs in the project's
+// own repository (no -C, --git-dir or --work-tree, no GIT_DIR): the
+// protected paths are that work tree's. Every word of the command that
+// names a commit is taken for one it would bring in, so an option's value
+// that happens to name one makes the look wider, never narrower.
+const gitWrapperCheck = `would=
+look() {
+	would=$would$(changes "$@")$nl
+}
+look_paths() {
+	# a checkout of paths from a commit: what it changes, then whether
+	# that is protected
+	from=$1
+	shift
+	for f in $("$real" --no-optional-locks diff --name-only HEAD "$from" -- "$@" 2>/dev/null); do
+		if is_protected "$f"; then would=$would$f$nl; fi
+	done
+}
+commit() { "$real" rev-parse -q --verify "$1^{commit}" 2>/dev/null; }
+nl='
+'
+args=$*
+if [ -z "$elsewhere$GIT_DIR$GIT_WORK_TREE$GIT_INDEX_FILE" ] &&
+	here=$("$real" rev-parse --show-toplevel 2>/dev/null) && [ "$here" -ef "$top" ]; then
+	words=
+	paths=
+	seen=
+	dashdash=
+	for a in "$@"; do
+		if [ -z "$seen" ]; then
+			[ "$a" = "$sub" ] && seen=1
+			continue
+		fi
+		if [ -n "$dashdash" ]; then
+			paths=$paths$a$nl
+			continue
+		fi
+		case $a in
+		--) dashdash=1 ;;
+		--abort | --continue | --skip | --quit | --edit-todo) words= && break ;;
+		-) words=$words@{-1}$nl ;;
+		--onto=*) words=$words${a#--onto=}$nl ;;
+		-*) ;;
+		*) words=$words$a$nl ;;
+		esac
+	done
+	saved_ifs=$IFS
+	IFS=$nl
+	set -f
+	case $sub in
+	pull)
+		if [ -n "$words" ]; then
+			# FETCH_HEAD's first line is what the pull merges
+			if "$real" fetch -q $words >/dev/null 2>&1; then words=FETCH_HEAD$nl; else words=; fi
+		else
+			"$real" fetch -q >/dev/null 2>&1
+			words=@{upstream}$nl
+		fi
+		;;
+	rebase)
+		[ -n "$words" ] || words=@{upstream}$nl
+		;;
+	stash)
+		case $words in
+		apply"$nl"* | pop"$nl"* | branch"$nl"*)
+			action=${words%%"$nl"*}
+			words=${words#*"$nl"}
+			[ "$action" = branch ] && words=${words#*"$nl"}
+			[ -n "$words" ] || words=stash@{0}$nl
+			;;
+		*) words= ;;
+		esac
+		;;
+	esac
+	for w in $words; do
+		case $sub in
+		cherry-pick | revert)
+			case $w in
+			*..*) commits=$("$real" rev-list "$w" 2>/dev/null) ;;
+			*) commits=$(commit "$w") ;;
+			esac
+			for c in $commits; do
+				if parent=$(commit "$c^"); then look "$parent" "$c"; else look "$("$real" hash-object -t tree /dev/null)" "$c"; fi
+			done
+			continue
+			;;
+		esac
+		c=$(commit "$w") || continue
+		case $sub in
+		checkout | switch | reset | restore)
+			if [ -n "$paths" ]; then look_paths "$c" $paths; else look HEAD "$c"; fi
+			;;
+		merge | pull | rebase)
+			base=$("$real" merge-base HEAD "$c" 2>/dev/null) && look "$base" "$c"
+			;;
+		stash)
+			look "$c^1" "$c"
+			for f in $("$real" ls-tree -r --name-only "$c^3" 2>/dev/null); do
+				if is_protected "$f"; then would=$would$f$nl; fi
+			done
+			;;
+		esac
+	done
+	refused=
+	for p in $(printf '%s' "$would" | LC_ALL=C sort -u); do
+		printf 'claudebox: git %s would change %s, which this sandbox protects; run it on the host\n' "$args" "$p" | LC_ALL=C tr '\000-\011\013-\037\177' '??' >&2
+		refused=1
+	done
+	set +f
+	IFS=$saved_ifs
+	if [ -n "$refused" ]; then
+		exit 1
+	fi
+fi
+`
 
 // gitWrapperRun runs the real git between two looks at the protected
 // paths, and fails when the command left one differing that did not.
@@ -113,8 +243,6 @@ before=$(protected)
 status=$?
 after=$(protected)
 args="git $*"
-nl='
-'
 failed=
 IFS=$nl
 set -f

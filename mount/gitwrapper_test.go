@@ -10,7 +10,9 @@ import (
 
 // TestGitWrapperArgs runs the wrapper with a stand-in git that logs its
 // calls: a subcommand that rewrites the work tree is run between two
-// looks at the protected paths, after any global options; any other is
+// looks at the protected paths, after any global options, and, in the
+// project's own repository, after a look at what it would change (here
+// "top": the stand-in is no repository, so no further look); any other is
 // one exec, with arguments and exit status as given.
 func TestGitWrapperArgs(t *testing.T) {
 	dir := t.TempDir()
@@ -41,12 +43,12 @@ func TestGitWrapperArgs(t *testing.T) {
 		{[]string{"-c", "a=b", "--no-pager", "log"}, []string{"-c a=b --no-pager log"}},
 		{[]string{"--git-dir=x", "checkout", "other"}, []string{"diff", "--git-dir=x checkout other", "diff"}},
 		{[]string{"-C", "d", "-c", "k=v", "switch", "-"}, []string{"diff", "-C d -c k=v switch -", "diff"}},
-		{[]string{"pull"}, []string{"diff", "pull", "diff"}},
+		{[]string{"pull"}, []string{"top", "diff", "pull", "diff"}},
 		{[]string{"reset", "HEAD~"}, []string{"reset HEAD~"}},
-		{[]string{"reset", "--hard", "HEAD~"}, []string{"diff", "reset --hard HEAD~", "diff"}},
+		{[]string{"reset", "--hard", "HEAD~"}, []string{"top", "diff", "reset --hard HEAD~", "diff"}},
 		{[]string{"restore", "--staged", ".envrc"}, []string{"restore --staged .envrc"}},
-		{[]string{"restore", "-S", "-W", ".envrc"}, []string{"diff", "restore -S -W .envrc", "diff"}},
-		{[]string{"restore", ".envrc"}, []string{"diff", "restore .envrc", "diff"}},
+		{[]string{"restore", "-S", "-W", ".envrc"}, []string{"top", "diff", "restore -S -W .envrc", "diff"}},
+		{[]string{"restore", ".envrc"}, []string{"top", "diff", "restore .envrc", "diff"}},
 		{[]string{}, []string{""}},
 	} {
 		os.Remove(log)
@@ -61,6 +63,9 @@ func TestGitWrapperArgs(t *testing.T) {
 		for i := range calls {
 			if strings.HasPrefix(calls[i], "--no-optional-locks -C /p diff --name-only -- .envrc") {
 				calls[i] = "diff"
+			}
+			if calls[i] == "rev-parse --show-toplevel" {
+				calls[i] = "top"
 			}
 		}
 		if strings.Join(calls, "|") != strings.Join(c.calls, "|") {
