@@ -104,8 +104,8 @@ func (a Agent) MCPServers(home string) map[string]json.RawMessage {
 }
 
 // parse reads the agent's configuration file as it does: TOML for Codex,
-// JSON (a later duplicate key winning) for Gemini, a leading byte order
-// mark skipped. ok is false for anything else.
+// JSON with comments (a later duplicate key winning) for Gemini, a
+// leading byte order mark skipped. ok is false for anything else.
 func (a Agent) parse(data []byte) (map[string]any, bool) {
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	var top map[string]any
@@ -113,9 +113,43 @@ func (a Agent) parse(data []byte) (map[string]any, bool) {
 	if a.SavedConfig != "" {
 		err = toml.Unmarshal(data, &top)
 	} else {
-		err = json.Unmarshal(data, &top)
+		err = json.Unmarshal(withoutComments(data), &top)
 	}
 	return top, err == nil && top != nil
+}
+
+// withoutComments is JSON text with its // and /* */ comments blanked, as
+// Gemini CLI reads its settings (strip-json-comments): a comment's marks
+// inside a string are the string's.
+func withoutComments(data []byte) []byte {
+	out := bytes.Clone(data)
+	inString := false
+	for i := 0; i < len(out); i++ {
+		switch {
+		case inString && out[i] == '\\':
+			i++
+		case out[i] == '"':
+			inString = !inString
+		case inString || out[i] != '/' || i+1 == len(out):
+		case out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		case out[i+1] == '*':
+			end := bytes.Index(out[i+2:], []byte("*/"))
+			stop := len(out)
+			if end >= 0 {
+				stop = i + 2 + end + 2
+			}
+			for ; i < stop; i++ {
+				if out[i] != '\n' {
+					out[i] = ' '
+				}
+			}
+			i--
+		}
+	}
+	return out
 }
 
 // keep filters top by the agent's known harmless keys, keeping of its MCP

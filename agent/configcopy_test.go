@@ -67,3 +67,19 @@ func TestGeminiSettingsCopy(t *testing.T) {
 		t.Errorf("not JSON: %s %q", out, leftOut)
 	}
 }
+
+// Gemini reads its settings with comments taken out: so does its copy,
+// and a comment's marks inside a string stay the string's.
+func TestGeminiSettingsComments(t *testing.T) {
+	host := "{\n// the theme\n\"ui\": {\"theme\": \"a//b /*c*/ \\\" d\"}, /* gone\n */ \"billing\": {\"k\": \"s\"}\n}"
+	top, ok := Gemini.parse([]byte(host))
+	if !ok {
+		t.Fatalf("not read: %q", withoutComments([]byte(host)))
+	}
+	if theme := top["ui"].(map[string]any)["theme"]; theme != `a//b /*c*/ " d` || top["billing"] == nil {
+		t.Errorf("read %v", top)
+	}
+	if _, ok := Gemini.parse([]byte(`{"ui": {} /* unterminated`)); ok {
+		t.Error("an unterminated comment swallowed the rest and still read")
+	}
+}
