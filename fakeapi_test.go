@@ -36,7 +36,7 @@ type toolCall struct {
 	Input map[string]any
 }
 
-func startFakeAPI(t *testing.T, reply string) *fakeAPI {
+func startFakeAPI(t testing.TB, reply string) *fakeAPI {
 	t.Helper()
 	return startScriptedAPI(t, reply)
 }
@@ -45,7 +45,7 @@ func startFakeAPI(t *testing.T, reply string) *fakeAPI {
 // next call, picked by how many tool results the conversation already
 // holds, so each result Claude sends back advances it one step; after the
 // last step, and to any request without tools, it answers reply.
-func startScriptedAPI(t *testing.T, reply string, script ...toolCall) *fakeAPI {
+func startScriptedAPI(t testing.TB, reply string, script ...toolCall) *fakeAPI {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

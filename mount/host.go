@@ -72,6 +72,14 @@ type Host struct {
 	Redirects []error
 	// Unprotected is what the host obeys that no guard can protect.
 	Unprotected []Unprotected
+	// Unshown is what the user's Claude Code setup names (a local plugin
+	// marketplace, a hook's script, a carried MCP server's program) that
+	// is not shown inside; what is shown is in Own.
+	Unshown []Unshown
+	// HookOutputs are the entries of ~/.claude that the user's hooks or
+	// status line write: not shown, so that the sandbox's hooks write
+	// their own, lost at exit (a directory is there, empty).
+	HookOutputs []HookOutput
 	// ObeyedNames are the file names a host tool obeys in whichever
 	// directory of the project it starts (.env, which the host's gemini
 	// loads into its environment): the exit audit sets aside those the
@@ -227,6 +235,20 @@ type Root struct {
 type PathProblem struct {
 	Entry, Reason string
 }
+
+// HookOutput is an entry of ~/.claude a hook writes in.
+type HookOutput struct {
+	Path string
+	Dir  bool
+}
+
+// Unshown is a path the user's Claude Code setup names that the sandbox
+// does not show, what names it, and why.
+type Unshown struct {
+	Path, What, Reason string
+}
+
+func (u Unshown) String() string { return u.Path + " (" + u.What + "): " + u.Reason }
 
 // Unprotected is what the host obeys (From: ~/.bashrc, your PATH) that no
 // guard can protect, and why: the launch warns of it.

@@ -153,6 +153,11 @@ type Plan struct {
 	// Unprotected is what the host obeys that no guard can protect: the
 	// launch and --check warn of it.
 	Unprotected []Unprotected
+	// Unshown is what the user's Claude Code setup names that is not
+	// shown inside: the launch names it once, --dry-run each time.
+	Unshown []Unshown
+	// HookOutputs are Host.HookOutputs: the launch names them once.
+	HookOutputs []HookOutput
 	// ObeyedNames are Host.ObeyedNames.
 	ObeyedNames []string
 	// Limits bound what the sandbox may take of the host.
@@ -363,6 +368,11 @@ func (p *Plan) addClaudeConfig(h Host, inst string) {
 	for _, e := range h.ClaudeEntries {
 		p.add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
 	}
+	for _, o := range h.HookOutputs {
+		if o.Dir {
+			p.add(ClaudeConfig, Tmpfs, "", o.Path, "empty and private: your hooks write here (the host's is not shown), lost at exit")
+		}
+	}
 	for _, c := range h.ClaudeCopies {
 		p.Mounts = append(p.Mounts, Mount{Kind: BindData, Src: c.Src, Dest: c.Path, Checked: c.ID, Role: ClaudeConfig, Why: "a private copy: Claude Code can save it, the host's file stays as it is"})
 	}
@@ -419,7 +429,7 @@ func (p *Plan) addProject(project instance.Project, h Host) {
 			})
 		}
 	}
-	p.Guards, p.Unprotected, p.ObeyedNames = h.Guards, h.Unprotected, h.ObeyedNames
+	p.Guards, p.Unprotected, p.ObeyedNames, p.Unshown, p.HookOutputs = h.Guards, h.Unprotected, h.ObeyedNames, h.Unshown, h.HookOutputs
 	if script := gitWrapper(project.Checkout, h.Guards); script != "" {
 		p.Mounts = append(p.Mounts, Mount{
 			Kind: RoBindData, Dest: gitWrapperDir + "/git", Content: script, executable: true, Role: Private,
@@ -579,6 +589,12 @@ func (p Plan) Script(bwrap string) string {
 	}
 	for _, u := range p.Unprotected {
 		fmt.Fprintf(&b, "# not protected: %s\n", printable.Escape(u.From+": "+u.Reason))
+	}
+	for _, u := range p.Unshown {
+		fmt.Fprintf(&b, "# not shown: %s\n", printable.Escape(u.String()))
+	}
+	for _, o := range p.HookOutputs {
+		fmt.Fprintf(&b, "# not shown, your hooks write it: %s (inside, theirs is private and lost at exit)\n", printable.Escape(o.Path))
 	}
 	for _, n := range p.ObeyedNames {
 		fmt.Fprintf(&b, "# set aside at the end if written: every %s in the project (the host's gemini loads it into its environment)\n", n)

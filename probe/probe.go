@@ -2,12 +2,14 @@
 // ~/.claude's entries, the tool settings shown read-only, the command's
 // links, what the host obeys from the home and PATH, and (through the
 // guard, bind and toolchain packages) the guards, the binds' layout and
-// the toolchains. The result is one
+// the toolchains, and what the user's Claude Code setup names outside
+// ~/.claude. The result is one
 // mount.Host, which mount.Build reads.
 package probe
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -32,8 +34,9 @@ import (
 // state are the directories no bind shows (bind.StateDirs); getenv reads
 // the environment claudebox was started in: $HOME as set (home is its real
 // path), the PATH the sandbox gets, and the variables that lead the host's
-// tools to what they obey (hostVariables).
-func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string) mount.Host {
+// tools to what they obey (hostVariables); mcp the MCP servers carried in
+// (their programs are shown).
+func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string, mcp map[string]json.RawMessage) mount.Host {
 	homeEnv, pathEnv := getenv("HOME"), getenv("PATH")
 	var h mount.Host
 	// A home reached through a link (Fedora Atomic's /home -> var/home)
@@ -71,6 +74,9 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			own = append(own, bind.Own{Src: c.Path, Dest: c.Path, Why: "command installed under $HOME, read-only", Role: mount.HostFiles})
 		}
 	}
+	setup, unshown, hookOutputs := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp)
+	own = append(own, setup...)
+	h.Unshown = unshown
 	// A toolchain's root may hold another's (pipx's python in pyenv's
 	// versions) or the command: each is mounted once.
 	var once []bind.Own
@@ -81,6 +87,17 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		}
 	}
 	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"), secrets)
+	// Where a hook writes in ~/.claude, the sandbox's hook writes its own:
+	// read-only, the write would fail, and a failing hook can block the
+	// prompt.
+	h.ClaudeEntries = slices.DeleteFunc(h.ClaudeEntries, func(e string) bool {
+		if slices.ContainsFunc(hookOutputs, func(o string) bool { return paths.Within(o, e) }) {
+			fi, err := os.Stat(e)
+			h.HookOutputs = append(h.HookOutputs, mount.HookOutput{Path: e, Dir: err == nil && fi.IsDir()})
+			return true
+		}
+		return false
+	})
 	if kh := filepath.Join(home, ".ssh", "known_hosts"); paths.Exists(kh) {
 		h.KnownHosts = kh
 	}
@@ -248,9 +265,21 @@ var claudeDirCopies = []string{"settings.json", "settings.local.json", "CLAUDE.m
 // files and directories are shown: a socket stays connectable on a
 // read-only mount.
 func claudeEntries(dir string, secrets map[string]bool) (entries []string, copies []mount.Copy) {
-	des, _ := os.ReadDir(dir)
+	return claudeEntriesIn(dir, "", secrets)
+}
+
+// claudeLockDirs are the directories of ~/.claude in which Claude Code
+// (2.1.330) takes a lock beside a file before it reads or updates it (a
+// directory FILE.lock, five tries over 2 s): they are shown entry by entry,
+// so that each is the sandbox's own and the lock is taken at once, while
+// their entries stay read-only. Whole and read-only, every claude -p
+// waited 2.2 s on known_marketplaces.json's lock before it exited.
+var claudeLockDirs = map[string]bool{"plugins": true, "plugins/store": true}
+
+func claudeEntriesIn(dir, rel string, secrets map[string]bool) (entries []string, copies []mount.Copy) {
+	des, _ := os.ReadDir(filepath.Join(dir, rel))
 	for _, de := range des {
-		name := de.Name()
+		name := filepath.Join(rel, de.Name())
 		if claudeState[name] || strings.HasSuffix(name, ".lock") || strings.Contains(name, ".tmp.") {
 			continue
 		}
@@ -262,6 +291,9 @@ func claudeEntries(dir string, secrets map[string]bool) (entries []string, copie
 			if c, ok := homeCopy(path, secrets); ok {
 				copies = append(copies, c)
 			}
+		case fi.IsDir() && claudeLockDirs[name] && de.IsDir():
+			inner, innerCopies := claudeEntriesIn(dir, name, secrets)
+			entries, copies = append(entries, inner...), append(copies, innerCopies...)
 		case fi.Mode().IsRegular() || fi.IsDir():
 			entries = append(entries, path)
 		}

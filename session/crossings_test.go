@@ -52,40 +52,45 @@ func newEveryFeatureHost(t *testing.T) everyFeature {
 	gpgHome := filepath.Join(home, ".gnupg")
 	gpgRun := filepath.Join(root, "gpgrun")
 	writeFiles(t, home, map[string]string{
-		".claude/settings.json":               `{"permissions":{"allow":["Bash(ls:*)"]}}`,
-		".claude/CLAUDE.md":                   "be brief\n",
-		".claude/commands/hi.md":              "hi\n",
-		".claude.json":                        `{"mcpServers":{"notes":{"command":"notes-mcp"}}}`,
-		".ssh/known_hosts":                    "github.com ssh-ed25519 AAAA\n",
-		".ssh/config":                         "Host gh\n  HostName github.com\n",
-		".ssh/id_ed25519":                     "PRIVATE\n",
-		".ssh/id_ed25519.pub":                 "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl u@h\n",
-		".codex/auth.json":                    `{"tokens":{"access_token":"a","refresh_token":"r","id_token":"i"}}`,
-		".gemini/oauth_creds.json":            `{"access_token":"a","refresh_token":"r","expiry_date":1}`,
-		"code/proj/sub/lib/.git/HEAD":         "ref: refs/heads/main\n",
-		"code/proj/pkg/.claude/settings.json": "{}\n",
-		".gitconfig":                          "[user]\n\tname = U\n[url \"https://oauth2:tok@git.example.com/\"]\n\tinsteadOf = https://git.example.com/\n",
-		".config/git/config":                  "[core]\n\tautocrlf = false\n\texcludesFile = ~/.gitignore_global\n[include]\n\tpath = work.inc\n",
-		".config/git/work.inc":                "[http]\n\textraHeader = Authorization: Bearer tok\n",
-		".config/git/ignore":                  "*.swp\n",
-		".gitignore_global":                   ".DS_Store\n",
-		".config/claudebox/config.toml":       "env = [\"CROSSINGS_FROM_CONFIG=1\"]\n",
-		".gnupg/pubring.kbx":                  "keyring",
-		".gnupg/gpg.conf":                     "default-key ABCD\n",
-		".gnupg/private-keys-v1.d/k.key":      "SECRET",
-		".local/bin/tool":                     "#!/bin/sh\n",
-		".codex/config.toml":                  "model = \"o3\"\n[mcp_servers.notes]\ncommand = \"notes-mcp\"\n",
-		".codex/AGENTS.md":                    "codex notes\n",
-		".gemini/settings.json":               `{"theme":"x","mcpServers":{"notes":{"command":"notes-mcp"}}}`,
-		".gemini/GEMINI.md":                   "gemini notes\n",
-		"data/readme":                         "shown read-only\n",
-		"work/readme":                         "shown read-write\n",
-		"work/bin/run":                        "#!/bin/sh\n",
-		"work/repo/.git/HEAD":                 "ref: refs/heads/main\n",
-		".claude/settings.local.json":         "{}\n",
-		"code/proj/main.go":                   "package main\n",
-		"code/proj/.claude/settings.json":     "{}\n",
-		"code/proj/.envrc":                    "use nix\n",
+		".claude/settings.json":                   `{"permissions":{"allow":["Bash(ls:*)"]},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cat >> ~/.claude/logs/stop.log"}]}]}}`,
+		".claude/logs/stop.log":                   "",
+		".claude/CLAUDE.md":                       "be brief\n",
+		".claude/commands/hi.md":                  "hi\n",
+		".claude.json":                            `{"mcpServers":{"notes":{"command":"` + home + `/.local/share/notes/notes-mcp"}}}`,
+		".local/share/notes/notes-mcp":            "#!/bin/sh\n",
+		".claude/plugins/known_marketplaces.json": `{"mkt":{"source":{"source":"directory","path":"` + home + `/src/mkt"}}}`,
+		".claude/plugins/store/notes.json":        "{}\n",
+		"src/mkt/.claude-plugin/marketplace.json": "{}\n",
+		".ssh/known_hosts":                        "github.com ssh-ed25519 AAAA\n",
+		".ssh/config":                             "Host gh\n  HostName github.com\n",
+		".ssh/id_ed25519":                         "PRIVATE\n",
+		".ssh/id_ed25519.pub":                     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl u@h\n",
+		".codex/auth.json":                        `{"tokens":{"access_token":"a","refresh_token":"r","id_token":"i"}}`,
+		".gemini/oauth_creds.json":                `{"access_token":"a","refresh_token":"r","expiry_date":1}`,
+		"code/proj/sub/lib/.git/HEAD":             "ref: refs/heads/main\n",
+		"code/proj/pkg/.claude/settings.json":     "{}\n",
+		".gitconfig":                              "[user]\n\tname = U\n[url \"https://oauth2:tok@git.example.com/\"]\n\tinsteadOf = https://git.example.com/\n",
+		".config/git/config":                      "[core]\n\tautocrlf = false\n\texcludesFile = ~/.gitignore_global\n[include]\n\tpath = work.inc\n",
+		".config/git/work.inc":                    "[http]\n\textraHeader = Authorization: Bearer tok\n",
+		".config/git/ignore":                      "*.swp\n",
+		".gitignore_global":                       ".DS_Store\n",
+		".config/claudebox/config.toml":           "env = [\"CROSSINGS_FROM_CONFIG=1\"]\n",
+		".gnupg/pubring.kbx":                      "keyring",
+		".gnupg/gpg.conf":                         "default-key ABCD\n",
+		".gnupg/private-keys-v1.d/k.key":          "SECRET",
+		".local/bin/tool":                         "#!/bin/sh\n",
+		".codex/config.toml":                      "model = \"o3\"\n[mcp_servers.notes]\ncommand = \"notes-mcp\"\n",
+		".codex/AGENTS.md":                        "codex notes\n",
+		".gemini/settings.json":                   `{"theme":"x","mcpServers":{"notes":{"command":"notes-mcp"}}}`,
+		".gemini/GEMINI.md":                       "gemini notes\n",
+		"data/readme":                             "shown read-only\n",
+		"work/readme":                             "shown read-write\n",
+		"work/bin/run":                            "#!/bin/sh\n",
+		"work/repo/.git/HEAD":                     "ref: refs/heads/main\n",
+		".claude/settings.local.json":             "{}\n",
+		"code/proj/main.go":                       "package main\n",
+		"code/proj/.claude/settings.json":         "{}\n",
+		"code/proj/.envrc":                        "use nix\n",
 	})
 	for _, name := range []string{"bwrap", "claude", "codex", "gemini"} {
 		writeFiles(t, bin, map[string]string{name: "#!/bin/sh\nexit 0\n"})
@@ -341,6 +346,11 @@ func (h everyFeature) crossingItems(s *Session) map[string]string {
 	n.add(os.Getenv("SSH_AUTH_SOCK"), "$SSH_AUTH_SOCK")
 	n.add(h.gpgSocket, "<gpg-extra-socket>")
 	n.add(h.ca, "<ca-bundle>")
+	for _, m := range p.Mounts {
+		if strings.Contains(m.Why, ", named in ~/.claude") || strings.Contains(m.Why, " (--with-mcp), read-only") {
+			n.add(m.Dest, "<setup>")
+		}
+	}
 
 	items := map[string]string{}
 	for _, m := range p.Mounts {

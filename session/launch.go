@@ -247,7 +247,7 @@ func Prepare(o Options) (*Session, error) {
 		servers = nil
 	}
 	phases.done("settings")
-	host := probe.Host(home, stateDir, project, command[0], os.Getenv, conf.Binds, state)
+	host := probe.Host(home, stateDir, project, command[0], os.Getenv, conf.Binds, state, servers)
 	ca := probe.CAs(home, project.Checkout, conf.Binds, state, os.Getenv)
 	phases.done("probe")
 	if len(host.Symlinked) > 0 {

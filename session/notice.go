@@ -70,8 +70,9 @@ const noticeLimit = 1 << 20
 
 // noticeLeftOut names, once per project, what the host has that the
 // launch left out, with the option that brings it: the MCP servers of
-// ~/.claude.json not named, the variables dropped, and what the copies of
-// the agents' configuration left out. Names only, never
+// ~/.claude.json not named, the variables dropped, what the copies of
+// the agents' configuration left out, and what the user's Claude Code
+// setup names that is not shown. Names only, never
 // a definition or a value. The record is kept in the state directory, out
 // of the sandbox's reach; one that cannot be written names them again next
 // time.
@@ -118,6 +119,26 @@ func (s *Session) noticeLeftOut() {
 			printable.Say(os.Stderr, "claudebox: left out of the sandbox's copy of %s: %s", shown, strings.Join(keys, ", "))
 			printable.Say(os.Stderr, "hint: only what is known to hold no credential is copied; pass a variable with --env NAME, or env = [\"NAME\"] in %s", conf)
 		}
+	}
+	var paths []string
+	for _, u := range s.plan.Unshown {
+		paths = append(paths, u.Path)
+	}
+	if names := unseen("unshown:", paths); len(names) > 0 {
+		for _, u := range s.plan.Unshown {
+			if slices.Contains(names, u.Path) {
+				printable.Say(os.Stderr, "claudebox: not shown inside: %s", u)
+			}
+		}
+		printable.Say(os.Stderr, "hint: bring one read-only with --ro-bind %s (the secrets and state inside stay hidden), or move it out of there", names[0])
+	}
+	var outputPaths []string
+	for _, o := range s.plan.HookOutputs {
+		outputPaths = append(outputPaths, o.Path)
+	}
+	if outputs := unseen("hook-output:", outputPaths); len(outputs) > 0 {
+		printable.Say(os.Stderr, "claudebox: what your hooks write in ~/.claude stays in the sandbox and is lost at exit: %s", strings.Join(outputs, ", "))
+		printable.Say(os.Stderr, "hint: to keep it, have the hook write to a directory you bind with --bind DIR")
 	}
 	if len(fresh) > 0 && os.MkdirAll(dir, 0o700) == nil {
 		untrusted.WriteFile(dir, name, []byte(strings.Join(append(lines, fresh...), "\n")+"\n"), 0o600)

@@ -1,0 +1,322 @@
+package probe
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// setupFileLimit is the most of a file of the user's Claude Code setup the
+// probe reads.
+const setupFileLimit = 4 << 20
+
+// namedPath is a path outside ~/.claude that the user's Claude Code setup
+// names: a local plugin marketplace, a plugin's directory, a hook's or the
+// status line's script, a carried MCP server's program.
+type namedPath struct {
+	path string // as written, ~ and $HOME expanded
+	what string // what names it, for --dry-run and the notice
+	dir  bool   // a directory is named (a marketplace, a plugin), not a file
+}
+
+// claudeSetup finds what the user's Claude Code setup names outside
+// ~/.claude and sorts it: the paths shown read-only at their place (Own),
+// and those that cannot be (a secret, state, the whole home), each with
+// why. Only the user's own files are read (~/.claude's settings and plugin
+// lists, and the MCP servers carried in from ~/.claude.json): a list that
+// lies where the sandbox can write is not obeyed, as the sandbox could name
+// any file there. What is already inside (the system directories, ~/.claude,
+// the project, a user's bind) is left as it is. hookOutputs are the files
+// in ~/.claude the hooks' and status line's commands write (>, >>).
+func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage) (own []bind.Own, unshown []mount.Unshown, hookOutputs []string) {
+	claudeDir := filepath.Join(home, ".claude")
+	writable := bind.Writable(project, binds)
+	var named []namedPath
+	read := func(path string) []byte {
+		real, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil
+		}
+		if paths.UnderAny(real, writable) {
+			unshown = append(unshown, mount.Unshown{Path: path, What: "your Claude Code setup", Reason: "it lies where the sandbox can write, so what it names is not shown"})
+			return nil
+		}
+		b, _ := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), setupFileLimit)
+		return b
+	}
+	expand := func(p string) string { return expandHome(p, home, homeEnv) }
+	for _, f := range []string{"settings.json", "settings.local.json"} {
+		from := "~/.claude/" + f
+		settingsNamed, written := settingsNames(read(filepath.Join(claudeDir, f)), from, expand)
+		named = append(named, settingsNamed...)
+		for _, w := range written {
+			if paths.Within(w, claudeDir) && w != claudeDir {
+				hookOutputs = append(hookOutputs, w)
+			}
+		}
+	}
+	named = append(named, marketplaceNames(read(filepath.Join(claudeDir, "plugins", "known_marketplaces.json")), "~/.claude/plugins/known_marketplaces.json", expand)...)
+	named = append(named, pluginNames(read(filepath.Join(claudeDir, "plugins", "installed_plugins.json")), expand)...)
+	names := make([]string, 0, len(mcp))
+	for name := range mcp {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		named = append(named, mcpNames(mcp[name], "MCP server "+name+" (--with-mcp)", expand)...)
+	}
+
+	// What is there already, at the path the setup names.
+	inside := append([]string{claudeDir}, mount.SystemDirs...)
+	inside = append(inside, project.Checkout)
+	inside = append(inside, project.GitDirs...)
+	for _, b := range binds {
+		inside = append(inside, b.Dest)
+	}
+	seen := map[string]bool{}
+	for _, n := range named {
+		if !filepath.IsAbs(n.path) || seen[n.path] {
+			continue
+		}
+		seen[n.path] = true
+		real, err := filepath.EvalSymlinks(n.path)
+		if err != nil {
+			continue // missing: it fails on the host as well
+		}
+		fi, err := os.Stat(real)
+		if err != nil || n.dir != fi.IsDir() || !n.dir && !fi.Mode().IsRegular() {
+			continue
+		}
+		if paths.UnderAny(n.path, inside) {
+			continue
+		}
+		if reason := setupRefusal(real, home, state, secrets); reason != "" {
+			unshown = append(unshown, mount.Unshown{Path: n.path, What: n.what, Reason: reason})
+			continue
+		}
+		own = append(own, bind.Own{Src: real, Dest: n.path, Why: n.what + ", read-only", Role: mount.HostFiles})
+	}
+	return own, unshown, hookOutputs
+}
+
+// setupRefusal says why a path the setup names is not shown, "" when it is
+// shown: only what holds no secret, no state and not the whole home.
+func setupRefusal(real, home string, state []string, secrets map[string]bool) string {
+	if reason := bind.SourceRefusal(real, false, home, state); reason != "" {
+		return reason
+	}
+	if paths.Within(home, real) {
+		return "it holds your whole home directory"
+	}
+	var held []string
+	for s := range secrets {
+		switch {
+		case paths.Within(real, s):
+			return "it lies in " + tildePath(s, home) + ", which holds secrets"
+		case paths.Within(s, real) && paths.Exists(s):
+			held = append(held, tildePath(s, home))
+		}
+	}
+	if len(held) > 0 {
+		sort.Strings(held)
+		return "it holds secrets (" + strings.Join(slices.Compact(held), ", ") + ")"
+	}
+	return ""
+}
+
+func tildePath(p, home string) string {
+	if rest, ok := strings.CutPrefix(p, home+"/"); ok {
+		return "~/" + rest
+	}
+	return p
+}
+
+// expandHome expands what Claude Code's settings and a shell expand in a
+// path: a leading ~, $HOME or ${HOME} (homeEnv, $HOME as set, which may
+// reach home through a link).
+func expandHome(p, home, homeEnv string) string {
+	if homeEnv == "" {
+		homeEnv = home
+	}
+	for _, v := range []string{"$HOME", "${HOME}"} {
+		if rest, ok := strings.CutPrefix(p, v); ok && (rest == "" || rest[0] == '/') {
+			return homeEnv + rest
+		}
+	}
+	return paths.ExpandHome(p, homeEnv)
+}
+
+// settingsNames are what a settings file names: extraKnownMarketplaces of
+// a local source, the status line's script, the hooks' scripts; and the
+// files their commands write.
+func settingsNames(b []byte, from string, expand func(string) string) (named []namedPath, written []string) {
+	if b == nil {
+		return nil, nil
+	}
+	var s struct {
+		Marketplaces map[string]struct {
+			Source marketplaceSource `json:"source"`
+		} `json:"extraKnownMarketplaces"`
+		StatusLine struct {
+			Command string `json:"command"`
+		} `json:"statusLine"`
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(b, &s) != nil {
+		return nil, nil
+	}
+	for _, name := range sortedKeys(s.Marketplaces) {
+		named = append(named, s.Marketplaces[name].Source.named("plugin marketplace "+name+", named in "+from, expand)...)
+	}
+	read, out := commandPaths(s.StatusLine.Command, expand)
+	written = append(written, out...)
+	for _, p := range read {
+		named = append(named, namedPath{path: p, what: "the status line's script, named in " + from})
+	}
+	for _, event := range sortedKeys(s.Hooks) {
+		for _, group := range s.Hooks[event] {
+			for _, h := range group.Hooks {
+				read, out := commandPaths(h.Command, expand)
+				written = append(written, out...)
+				for _, p := range read {
+					named = append(named, namedPath{path: p, what: "a " + event + " hook's script, named in " + from})
+				}
+			}
+		}
+	}
+	return named, written
+}
+
+// marketplaceSource is where a plugin marketplace comes from; only the
+// local ones, a directory or a file, name a path.
+type marketplaceSource struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+}
+
+func (m marketplaceSource) named(what string, expand func(string) string) []namedPath {
+	switch {
+	case m.Path == "":
+		return nil
+	case m.Source == "directory":
+		return []namedPath{{path: expand(m.Path), what: what, dir: true}}
+	case m.Source == "file":
+		return []namedPath{{path: expand(m.Path), what: what}}
+	}
+	return nil
+}
+
+// marketplaceNames are the local marketplaces Claude Code has added
+// (claude plugin marketplace add DIR writes ~/.claude/plugins/
+// known_marketplaces.json, 2.1.330).
+func marketplaceNames(b []byte, from string, expand func(string) string) []namedPath {
+	var known map[string]struct {
+		Source marketplaceSource `json:"source"`
+	}
+	if b == nil || json.Unmarshal(b, &known) != nil {
+		return nil
+	}
+	var named []namedPath
+	for _, name := range sortedKeys(known) {
+		named = append(named, known[name].Source.named("plugin marketplace "+name+", named in "+from, expand)...)
+	}
+	return named
+}
+
+// pluginNames are the installed plugins' directories (claude plugin
+// install copies a plugin into ~/.claude/plugins/cache, already shown; an
+// older install may point elsewhere).
+func pluginNames(b []byte, expand func(string) string) []namedPath {
+	var installed struct {
+		Plugins map[string][]struct {
+			InstallPath string `json:"installPath"`
+		} `json:"plugins"`
+	}
+	if b == nil || json.Unmarshal(b, &installed) != nil {
+		return nil
+	}
+	var named []namedPath
+	for _, name := range sortedKeys(installed.Plugins) {
+		for _, p := range installed.Plugins[name] {
+			if p.InstallPath != "" {
+				named = append(named, namedPath{path: expand(p.InstallPath), what: "plugin " + name + ", named in ~/.claude/plugins/installed_plugins.json", dir: true})
+			}
+		}
+	}
+	return named
+}
+
+// mcpNames are what a carried stdio MCP server runs: its command, and the
+// arguments that are files (its script).
+func mcpNames(def json.RawMessage, what string, expand func(string) string) []namedPath {
+	var d struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if json.Unmarshal(def, &d) != nil {
+		return nil
+	}
+	var named []namedPath
+	for _, p := range append([]string{d.Command}, d.Args...) {
+		if p = expand(p); filepath.IsAbs(p) {
+			named = append(named, namedPath{path: filepath.Clean(p), what: what})
+		}
+	}
+	return named
+}
+
+// commandPaths are the absolute paths a hook's or status line's shell
+// command runs or reads (its words that are paths, quotes taken off), and
+// those it writes (after >, >> or 2>).
+func commandPaths(command string, expand func(string) string) (read, written []string) {
+	redirect := false
+	word := func(w string) {
+		w = strings.Trim(w, `"'`)
+		if w == "" {
+			return
+		}
+		p := expand(w)
+		switch {
+		case !filepath.IsAbs(p):
+		case redirect:
+			written = append(written, filepath.Clean(p))
+		default:
+			read = append(read, filepath.Clean(p))
+		}
+		redirect = false
+	}
+	start := 0
+	for i, r := range command {
+		if strings.ContainsRune(" \t\n;&|()>", r) {
+			word(command[start:i])
+			start = i + 1
+			if r == '>' {
+				redirect = true
+			}
+		}
+	}
+	word(command[start:])
+	return read, written
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,109 @@
+package probe
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/testfs"
+	"github.com/claudebox/claudebox/mount"
+)
+
+// TestClaudeSetupShown: what the user's Claude Code setup names outside
+// ~/.claude is shown read-only at its place, exactly that path; what holds
+// a secret, lies in one, or is the whole home is not shown, and named with
+// why; a list the sandbox can write (settings.json linked into the
+// project) is not obeyed.
+func TestClaudeSetupShown(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "code", "app")
+	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	for _, f := range []string{
+		"src/mkt/.claude-plugin/marketplace.json", "bin/hook.sh", ".local/bin/status.sh",
+		".local/share/notes/server.js", ".config/gh/hosts.yml", ".aws/hook.sh", "other/secret-notes",
+		"code/app/hooks/in-project.sh", "files-mkt/marketplace.json", ".claude/logs/prompts.log", ".claude/agents/a.md",
+	} {
+		testfs.Write(t, filepath.Join(home, f), "x\n")
+	}
+	source := func(kind, path string) map[string]any {
+		return map[string]any{"source": map[string]any{"source": kind, "path": path}}
+	}
+	writeJSON := func(path string, v any) {
+		b, _ := json.Marshal(v)
+		testfs.Write(t, path, string(b))
+	}
+	writeJSON(filepath.Join(home, ".claude", "settings.json"), map[string]any{
+		"extraKnownMarketplaces": map[string]any{
+			"local": source("directory", "~/src/mkt"), "config": source("directory", filepath.Join(home, ".config")),
+			"all": source("directory", home), "file": source("file", "$HOME/files-mkt/marketplace.json"),
+			"remote": map[string]any{"source": map[string]any{"source": "github", "repo": "a/b"}},
+		},
+		"statusLine": map[string]any{"type": "command", "command": "~/.local/bin/status.sh --short"},
+		"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{
+			map[string]any{"type": "command", "command": "bash '" + home + "/bin/hook.sh' >> " + home + "/other/secret-notes"},
+			map[string]any{"type": "command", "command": home + "/.aws/hook.sh"},
+			map[string]any{"type": "command", "command": proj + "/hooks/in-project.sh"},
+			map[string]any{"type": "command", "command": "cat>>'$HOME/.claude/logs/prompts.log' 2>&1"},
+		}}}},
+	})
+	// settings.local.json lives in the project: the sandbox could name
+	// anything there.
+	testfs.Write(t, filepath.Join(proj, "planted.json"), `{"statusLine":{"command":"`+home+`/other/secret-notes"}}`)
+	os.Symlink(filepath.Join(proj, "planted.json"), filepath.Join(home, ".claude", "settings.local.json"))
+
+	project, err := instance.Resolve(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcp := map[string]json.RawMessage{"notes": json.RawMessage(`{"command":"node","args":["~/.local/share/notes/server.js","--port","0"]}`)}
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), mcp)
+
+	shown := map[string]string{}
+	for _, m := range h.Own {
+		if m.Kind != mount.RoBind {
+			t.Errorf("%s mounted %s, want read-only", m.Dest, m.Kind)
+		}
+		shown[strings.TrimPrefix(m.Dest, home)] = m.Why
+	}
+	for _, want := range []string{"/src/mkt", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js"} {
+		if shown[want] == "" {
+			t.Errorf("%s not shown; shown: %q", want, shown)
+		}
+	}
+	for _, never := range []string{"", "/.config", "/.aws/hook.sh", "/other/secret-notes", "/code/app/hooks/in-project.sh", "/other"} {
+		if why, ok := shown[never]; ok {
+			t.Errorf("%s shown (%s)", never, why)
+		}
+	}
+	if !strings.Contains(shown["/src/mkt"], "plugin marketplace local, named in ~/.claude/settings.json") {
+		t.Errorf("the marketplace's reason: %q", shown["/src/mkt"])
+	}
+	if len(h.HookOutputs) != 1 || h.HookOutputs[0] != (mount.HookOutput{Path: filepath.Join(home, ".claude", "logs"), Dir: true}) {
+		t.Errorf("hook outputs %+v, want ~/.claude/logs", h.HookOutputs)
+	}
+	if slices.Contains(h.ClaudeEntries, filepath.Join(home, ".claude", "logs")) || !slices.Contains(h.ClaudeEntries, filepath.Join(home, ".claude", "agents")) {
+		t.Errorf("~/.claude's entries shown: %q", h.ClaudeEntries)
+	}
+	var unshown []string
+	for _, u := range h.Unshown {
+		unshown = append(unshown, strings.ReplaceAll(u.String(), home, "~"))
+	}
+	for _, want := range []string{
+		"~ (plugin marketplace all, named in ~/.claude/settings.json): it holds your whole home directory",
+		"~/.config (plugin marketplace config, named in ~/.claude/settings.json): it holds secrets (~/.config/gh)",
+		"~/.aws/hook.sh (a Stop hook's script, named in ~/.claude/settings.json): it lies in ~/.aws, which holds secrets",
+		"~/.claude/settings.local.json (your Claude Code setup): it lies where the sandbox can write, so what it names is not shown",
+	} {
+		if !slices.Contains(unshown, want) {
+			t.Errorf("not named: %q\nnamed: %q", want, unshown)
+		}
+	}
+}
