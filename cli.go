@@ -25,10 +25,11 @@ import (
 // subcommands: every word that is not claudebox's goes to claude, and a
 // prompt may well be a word like "list".
 type cli struct {
-	Shell  bool   `group:"launch" xor:"mode" help:"Run bash instead of claude; arguments go to bash."`
-	DryRun bool   `group:"launch" help:"Print the bwrap command and exit (--gc: only report)."`
-	Yes    bool   `group:"launch" short:"y" help:"Approve what the project's files add, and remember it."`
-	Agent  string `group:"launch" enum:"${agents}" default:"claude" placeholder:"NAME" help:"Run ${agentsAnd}; arguments go to it."`
+	Shell    bool   `group:"launch" xor:"mode" help:"Run bash instead of claude; arguments go to bash."`
+	DryRun   bool   `group:"launch" help:"Print the bwrap command and exit (--gc: only report)."`
+	Yes      bool   `group:"launch" short:"y" help:"Approve what the project's files add, and remember it."`
+	Worktree string `group:"launch" short:"w" placeholder:"NAME" help:"Work in branch NAME's git worktree (made if new)."`
+	Agent    string `group:"launch" enum:"${agents}" default:"claude" placeholder:"NAME" help:"Run ${agentsAnd}; arguments go to it."`
 
 	Bind               []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-write (at DEST); repeatable."`
 	RoBind             []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-only (at DEST); repeatable."`
@@ -177,8 +178,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 		}
 		return ex.Run(home)
 	}
-	if !c.Shell {
-		if err := refuseClaudeWorktree(c.Claude); err != nil {
+	if c.Worktree != "" {
+		if err := enterWorktree(home.Dir, c.Worktree, c.DryRun); err != nil {
 			return err
 		}
 	}

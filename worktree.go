@@ -1,44 +1,127 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/printable"
 )
 
-// claudeWorktree finds claude's -w/--worktree [NAME] among its arguments:
-// found, with the name when one is given.
-func claudeWorktree(args []string) (name string, found bool) {
-	for i, a := range args {
-		switch {
-		case a == "--":
-			return "", false
-		case a == "-w" || a == "--worktree":
-			if i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
-				name = args[i+1]
+// taskWorktree finds the linked worktree of branch name in the repository
+// holding cwd, or makes it beside the repository's main checkout (in dir
+// when set) as <checkout>-<name>, from HEAD when the branch is new; it
+// returns the worktree's checkout. Claude Code's own --worktree cannot work
+// inside the sandbox (the folder holding the project is read-only there,
+// and Claude cannot confirm a mounted .git), so the host makes it: a
+// linked worktree shares the project's instance, and its session its
+// history.
+// With dryRun, a worktree not made yet is an error: nothing is made.
+func taskWorktree(cwd, name, dir string, dryRun bool) (string, error) {
+	p, err := instance.Resolve(cwd)
+	if err != nil {
+		return "", err
+	}
+	if p.CommonDir == "" {
+		return "", hint.Errorf("run git init first, or start claudebox without -w", "-w makes a git worktree, and %s is not in a git repository", printable.Escape(cwd))
+	}
+	if _, err := git(p.Root, "check-ref-format", "--branch", name); err != nil || strings.HasPrefix(name, "-") {
+		return "", hint.Errorf("name a branch: claudebox -w fix-login", "-w: \"%s\" is not a branch name", printable.Excerpt(name))
+	}
+	list, err := git(p.Root, "worktree", "list", "--porcelain")
+	if err != nil {
+		return "", err
+	}
+	if path, ok := worktreeOf(list, name); ok {
+		return path, nil
+	}
+	main := mainCheckout(list, p.Root)
+	if dir == "" {
+		dir = filepath.Dir(main)
+	}
+	path := filepath.Join(dir, filepath.Base(main)+"-"+strings.ReplaceAll(name, "/", "-"))
+	if dryRun {
+		return "", hint.Errorf("claudebox -w "+name+" makes it", "--dry-run: branch %s has no worktree yet", printable.Escape(name))
+	}
+	if paths.Exists(path) {
+		return "", hint.Errorf("remove or rename it, or name another branch", "-w %s: %s exists and is not the worktree of branch %s", printable.Escape(name), printable.Escape(path), printable.Escape(name))
+	}
+	args := []string{"worktree", "add", "-q", path, name}
+	if _, err := git(p.Root, "rev-parse", "--verify", "--quiet", "refs/heads/"+name); err != nil {
+		args = []string{"worktree", "add", "-q", "-b", name, path}
+	}
+	if _, err := git(p.Root, args...); err != nil {
+		return "", hint.Errorf("git worktree add "+path+" "+name+" shows git's own words", "-w %s: %v", printable.Escape(name), err)
+	}
+	fmt.Fprintf(os.Stderr, "claudebox: made the worktree of branch %s at %s\n", printable.Escape(name), printable.Escape(path))
+	return path, nil
+}
+
+// enterWorktree makes the worktree of branch name the working directory,
+// making the worktree first if it is new.
+func enterWorktree(home, name string, dryRun bool) error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	dir, err := config.WorktreeDir(home)
+	if err != nil {
+		return err
+	}
+	path, err := taskWorktree(cwd, name, dir, dryRun)
+	if err != nil {
+		return err
+	}
+	return os.Chdir(path)
+}
+
+// worktreeOf finds, in git worktree list --porcelain, the checkout of
+// branch name.
+func worktreeOf(list, name string) (string, bool) {
+	for _, block := range strings.Split(list, "\n\n") {
+		var path string
+		for _, line := range strings.Split(block, "\n") {
+			if p, ok := strings.CutPrefix(line, "worktree "); ok {
+				path = p
 			}
-			return name, true
-		case strings.HasPrefix(a, "--worktree="):
-			return strings.TrimPrefix(a, "--worktree="), true
+			if line == "branch refs/heads/"+name && path != "" && paths.Exists(path) {
+				return path, true
+			}
 		}
 	}
 	return "", false
 }
 
-// refuseClaudeWorktree says, before anything starts, that claude's own
-// --worktree fails inside the sandbox (Claude Code 2.1.330 refuses a
-// repository whose .git it cannot confirm belongs to the folder, and the
-// sandbox's .git is a mount), and what works instead: a worktree made on
-// the host, where claudebox starts as in any checkout and shares the
-// project's instance, or one made inside the project.
-func refuseClaudeWorktree(args []string) error {
-	name, found := claudeWorktree(args)
-	if !found {
-		return nil
+// mainCheckout is the first worktree git lists, the main one; root when
+// the list names none (a bare repository's).
+func mainCheckout(list, root string) string {
+	first, _, _ := strings.Cut(list, "\n\n")
+	lines := strings.Split(first, "\n")
+	if p, ok := strings.CutPrefix(lines[0], "worktree "); ok && !slices.Contains(lines, "bare") {
+		return p
 	}
-	if name == "" {
-		name = "NAME"
+	return root
+}
+
+// git runs the host's git in dir, as the user would there.
+func git(dir string, args ...string) (string, error) {
+	var out, stderr bytes.Buffer
+	c := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	c.Stdout, c.Stderr = &out, &stderr
+	if err := c.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("%s", printable.Excerpt(msg))
 	}
-	return hint.Errorf("make it on the host and start there: git worktree add ../"+name+" && cd ../"+name+" && claudebox (its sessions stay this project's); or, inside a session, git worktree add .worktrees/"+name,
-		"claude --worktree does not work inside the sandbox: Claude Code cannot confirm that the repository's .git belongs to the folder, as claudebox mounts it to protect it")
+	return out.String(), nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,30 +10,25 @@ import (
 	"github.com/claudebox/claudebox/paths"
 )
 
-// claude's -w/--worktree is found however it is written, with its name,
-// and refused before the launch with what works instead; after --, or as
-// a prompt's text, it is not claude's flag.
-func TestClaudeWorktree(t *testing.T) {
-	for _, tc := range []struct {
-		args  []string
-		name  string
-		found bool
-	}{
-		{[]string{"-w"}, "", true},
-		{[]string{"-w", "feat"}, "feat", true},
-		{[]string{"--worktree", "feat", "-p", "hi"}, "feat", true},
-		{[]string{"--worktree=feat"}, "feat", true},
-		{[]string{"-w", "--tmux"}, "", true},
-		{[]string{"-p", "hi"}, "", false},
-		{[]string{"--", "-w"}, "", false},
-	} {
-		name, found := claudeWorktree(tc.args)
-		if name != tc.name || found != tc.found {
-			t.Errorf("%q: %q %v, want %q %v", tc.args, name, found, tc.name, tc.found)
+// git worktree list --porcelain read: the checkout of a branch, and the
+// main checkout (a bare repository has none).
+func TestWorktreeList(t *testing.T) {
+	list := "worktree /c/app\nHEAD 1\nbranch refs/heads/main\n\nworktree /c/app-feat\nHEAD 2\nbranch refs/heads/feat\n\nworktree /c/gone\nHEAD 3\nbranch refs/heads/gone\nprunable gitdir file points to non-existent location\n"
+	dir := t.TempDir()
+	list = strings.ReplaceAll(list, "/c/app-feat", dir)
+	if p, ok := worktreeOf(list, "feat"); !ok || p != dir {
+		t.Errorf("feat: %q %v", p, ok)
+	}
+	for _, name := range []string{"gone", "fea", "main/x"} {
+		if p, ok := worktreeOf(list, name); ok {
+			t.Errorf("%s: found %q", name, p)
 		}
 	}
-	if err := refuseClaudeWorktree([]string{"-w", "feat"}); err == nil || !strings.Contains(err.Error(), "does not work inside the sandbox") {
-		t.Errorf("refuse: %v", err)
+	if m := mainCheckout(list, "/root"); m != "/c/app" {
+		t.Errorf("main checkout %q", m)
+	}
+	if m := mainCheckout("worktree /r.git\nbare\n\nworktree /w\nHEAD 1\n", "/r.git"); m != "/r.git" {
+		t.Errorf("bare: %q", m)
 	}
 }
 
@@ -55,5 +52,62 @@ func TestSandboxWorktreeOutside(t *testing.T) {
 	}
 	if out := h.run(proj, nil, "git", "worktree", "list", "--porcelain"); strings.Contains(out, "sibling") || strings.Contains(out, "prunable") || !strings.Contains(out, filepath.Join(proj, ".wt", "inside")) {
 		t.Errorf("the host's git worktree list:\n%s", out)
+	}
+}
+
+// Two tasks started at once with -w, each on its own branch, write the
+// same file name: each lands in its own worktree beside the project and on
+// its own branch, neither sees the other's, and both share the project's
+// instance. Claude Code's own -w, given to claudebox, is the same flag. A
+// second -w of a branch reuses its worktree; outside git, -w says why not.
+func TestSandboxTaskWorktrees(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	script := func(task string) string {
+		return `exec 2>&1; test -e note && echo SAW-OTHER; echo ` + task + ` > note && sleep 1 && git add note && git -c user.name=t -c user.email=t@example.com commit -qm ` + task + ` && echo COMMITTED-` + task
+	}
+	done := make(chan string, 2)
+	for _, task := range []string{"task-a", "task-b"} {
+		go func() {
+			c := h.command(proj, nil, "claudebox", "-w", task, "--shell", "-c", script(task))
+			out, err := c.CombinedOutput()
+			done <- fmt.Sprintf("%s: %v\n%s", task, err, out)
+		}()
+	}
+	for range 2 {
+		out := <-done
+		if !strings.Contains(out, ": <nil>\n") || !strings.Contains(out, "COMMITTED-") || strings.Contains(out, "SAW-OTHER") {
+			t.Errorf("%s", out)
+		}
+	}
+	for _, task := range []string{"task-a", "task-b"} {
+		if got := h.run(proj, nil, "git", "show", task+":note"); got != task+"\n" {
+			t.Errorf("branch %s holds %q", task, got)
+		}
+		if !paths.Exists(filepath.Join(h.home, "code", "proj-"+task, "note")) {
+			t.Errorf("no worktree proj-%s beside the project", task)
+		}
+	}
+	if paths.Exists(filepath.Join(proj, "note")) {
+		t.Error("a task wrote into the main checkout")
+	}
+	entries, _ := os.ReadDir(filepath.Join(h.home, ".claudebox", "projects"))
+	if len(entries) != 1 {
+		t.Errorf("instances: %d, want the project's one", len(entries))
+	}
+	// Again: the worktree is reused, with the task's commit.
+	if out := h.inside(proj, nil, "cat note; pwd"); strings.Contains(out, "task-a") {
+		t.Errorf("the main checkout holds a task's note: %s", out)
+	}
+	out := h.run(proj, nil, "claudebox", "-w", "task-a", "--shell", "-c", "cat note; pwd")
+	if !strings.Contains(out, "task-a\n"+filepath.Join(h.home, "code", "proj-task-a")) {
+		t.Errorf("-w task-a again: %s", out)
+	}
+	outside := filepath.Join(h.home, "scratch")
+	h.write(filepath.Join(outside, "x"), "")
+	c := h.command(outside, nil, "claudebox", "-w", "t", "--shell", "-c", "true")
+	if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "is not in a git repository") {
+		t.Errorf("-w outside git: %v %s", err, out)
 	}
 }

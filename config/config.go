@@ -64,6 +64,8 @@ type Settings struct {
 	ExportDir *string `toml:"export-dir"`
 	// MCP names the MCP servers of the host's ~/.claude.json to carry in.
 	MCP []string `toml:"mcp"`
+	// WorktreeDir is where -w makes a task's worktree: the user's alone.
+	WorktreeDir *string `toml:"worktree-dir"`
 	// RefuseEnv are name patterns of variables that never pass (tokens
 	// the user's employer scopes): the user's own settings only.
 	RefuseEnv []string `toml:"refuse-env"`
@@ -72,6 +74,21 @@ type Settings struct {
 	Memory *string `toml:"memory"`
 	CPUs   *int    `toml:"cpus"`
 	Pids   *int    `toml:"pids"`
+}
+
+// WorktreeDir is where -w makes a task's worktree, from the user's
+// config.toml: "" for beside the project.
+func WorktreeDir(home string) (string, error) {
+	var user userConfig
+	path := UserConfigPath(home)
+	if _, err := decodeConfig(path, &user, true); err != nil || user.WorktreeDir == nil {
+		return "", err
+	}
+	dir := expandHome(*user.WorktreeDir, home)
+	if !filepath.IsAbs(dir) {
+		return "", hint.Errorf("write an absolute path, or one that starts with ~/", "%s: worktree-dir is not absolute: %s", path, printable.Escape(dir))
+	}
+	return dir, nil
 }
 
 // userConfig is the user's config.toml: settings for every project, and
@@ -97,11 +114,11 @@ var keyTypes = map[string]string{
 	"with-ssh": "true or false", "with-gpg": "true or false", "gpu": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
 	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false", "caches": "true or false",
 	"publish": `a list of strings, e.g. ["8080", "9000:3000"]`, "forward": `a list of strings, e.g. ["5432"]`,
-	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings",
+	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "worktree-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings",
 	"memory": `a size, e.g. "8G"`, "cpus": "a number of processors", "pids": "a number of processes and threads", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, gpu, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, mcp, refuse-env, memory, cpus, pids, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, gpu, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, worktree-dir, mcp, refuse-env, memory, cpus, pids, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -550,6 +567,7 @@ func (m *merging) usersOnly(l layer) error {
 		{"move-aside", l.MoveAside != nil},
 		{"caches", l.Caches != nil},
 		{"export-dir", l.ExportDir != nil},
+		{"worktree-dir", l.WorktreeDir != nil},
 		{"with-clipboard", l.WithClipboard != nil},
 		{"with-desktop-sockets", l.WithDesktopSockets != nil},
 		{"refuse-env", len(l.RefuseEnv) > 0},

@@ -203,7 +203,7 @@ func caches(w *page, p mount.Plan) {
 func beside(w *page, p mount.Plan) {
 	ro := dests(p, func(m mount.Mount) bool { return m.Kind == mount.RemountRO })
 	if len(ro) > 0 {
-		w.line("- %s, the folder holding the project, is read-only and empty but for the mounts in it: git worktree add or git clone beside the project fails. Make them inside the project (git worktree add .worktrees/NAME), where they persist.", ro[0])
+		w.line("- %s, the folder holding the project, is read-only and empty but for the mounts in it: git worktree add or git clone beside the project fails. Make them inside the project (git worktree add .worktrees/NAME), where they persist; for a task on a branch of its own, suggest the user start `claudebox -w BRANCH` on the host, which makes its worktree beside the project.", ro[0])
 	}
 }
 
