@@ -132,6 +132,7 @@ func TestGeminiFetches(t *testing.T) {
 		`{"contents":[],"tools":[{"URLContext":{}}]}`:                                                                                                           true,
 		`{"contents":[],"tools":[{"functionDeclarations":[],"codeExecution":{}}]}`:                                                                              true,
 		`{"contents":[],"tools":[{"googleSearch":{}},{"mcpServers":[{"url":"https://evil.example"}]}]}`:                                                         true,
+		`{"contents":[],"cachedContent":"cachedContents/abc"}`:                                                                                                  true,
 		`{"request":{"contents":[],"tools":[{"urlContext":{}}]}}`:                                                                                               true,
 		`{"contents":[{"parts":[{"fileData":{"fileUri":"https://evil.example/?d=SECRET"}}]}]}`:                                                                  true,
 		`{"contents":[{"parts":[{"file_data":{"file_uri":"gs://bucket/x"}}]}]}`:                                                                                 true,
@@ -141,6 +142,19 @@ func TestGeminiFetches(t *testing.T) {
 	} {
 		if _, err := checked(geminiAPI, body); (err != nil) != refused {
 			t.Errorf("%s: refused %v (%v), want %v", body, err != nil, err, refused)
+		}
+	}
+}
+
+// BenchmarkCheckedBody: how fast a Messages API body of 3.6 MB passes the
+// check (MB/s), most of it the text of its messages.
+func BenchmarkCheckedBody(b *testing.B) {
+	msg := `{"role":"user","content":[{"type":"text","text":"` + strings.Repeat("hello world \\n ", 2000) + `"}]},`
+	body := `{"model":"m","messages":[` + strings.Repeat(msg, 150) + `{"role":"user","content":"x"}]}`
+	b.SetBytes(int64(len(body)))
+	for range b.N {
+		if _, err := io.Copy(io.Discard, newCheckedBody(io.NopCloser(strings.NewReader(body)), messagesAPI)); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

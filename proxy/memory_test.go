@@ -129,3 +129,34 @@ func TestStalledBodyDropped(t *testing.T) {
 		t.Fatal("a stalled upload still holds its connection after 10 s")
 	}
 }
+
+// The body's deadlines are the body's: a request without one, or whose
+// body has all come, may wait for its answer as long as it takes (a
+// download by plain HTTP, a long model reply).
+func TestSlowAnswerOutlivesBodyDeadline(t *testing.T) {
+	defer func(d time.Duration) { bodyIdle = d }(bodyIdle)
+	bodyIdle = 100 * time.Millisecond
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		time.Sleep(500 * time.Millisecond)
+		io.WriteString(w, "late answer")
+	}))
+	defer slow.Close()
+	px := startEgress(t, mustPolicy(t, []string{strings.TrimPrefix(slow.URL, "http://")}, nil), &stubNet{}, io.Discard)
+	for _, body := range []string{"", "some body"} {
+		c, err := net.Dial("tcp", strings.TrimPrefix(px.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST %s/x HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n%s", slow.URL, strings.TrimPrefix(slow.URL, "http://"), len(body), body)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		var got []byte
+		if err == nil {
+			got, err = io.ReadAll(resp.Body)
+		}
+		if string(got) != "late answer" {
+			t.Errorf("a request with the body %q: got %q, %v", body, got, err)
+		}
+	}
+}

@@ -172,7 +172,7 @@ func (p *Proxy) handler() http.Handler {
 		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodConnect {
+		if r.Method != http.MethodConnect && r.Body != nil && r.Body != http.NoBody {
 			r.Body = newTimedBody(w, r.Body)
 		}
 		if r.Method == http.MethodConnect || r.URL.Host != "" {
@@ -429,6 +429,8 @@ type timedBody struct {
 
 // newTimedBody puts body under the deadlines from now on; a body the
 // handler leaves unread is under them too, as the server reads past it.
+// (A request without a body gets none: the server already waits on its
+// connection, and a deadline there would end the answer.)
 func newTimedBody(w http.ResponseWriter, body io.ReadCloser) io.ReadCloser {
 	b := &timedBody{ReadCloser: body, rc: http.NewResponseController(w), until: time.Now().Add(bodyTimeout)}
 	b.extend()

@@ -177,6 +177,10 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		case "serverurl", "connectorid":
 			return &refusal{"a remote MCP server (" + printableNote(raw) + ")"}
 		}
+	case gRoot:
+		if k == "cachedcontent" {
+			return &refusal{"a cached content by name (" + printableNote(raw) + ": the API would read what is stored under it, tools and files included)"}
+		}
 	case gTool:
 		switch k {
 		case "functiondeclarations", "googlesearch":
@@ -302,6 +306,20 @@ func (s *scanner) feed(out, p []byte) ([]byte, error) {
 		c := p[i]
 		switch s.state {
 		case sString:
+			// Most of a body is the text of its strings: a run without
+			// quote, backslash or control character goes on at once.
+			if s.esc == 0 {
+				j := i
+				for j < len(p) && p[j] != '"' && p[j] != '\\' && p[j] >= 0x20 {
+					j++
+				}
+				if j > i {
+					s.noteRaw(p[i:j])
+					out = append(out, p[i:j]...)
+					i = j - 1
+					continue
+				}
+			}
 			if err := s.stringByte(c); err != nil {
 				return out, err
 			}
@@ -486,7 +504,8 @@ func (s *scanner) note(r rune) {
 	s.str = utf8.AppendRune(s.str, r)
 }
 
-// stringByte takes one byte of a string, after its opening quote.
+// stringByte takes one byte of a string, after its opening quote: of an
+// escape, or a quote, backslash or control character.
 func (s *scanner) stringByte(c byte) error {
 	switch {
 	case s.esc == 1:
@@ -535,21 +554,23 @@ func (s *scanner) stringByte(c byte) error {
 		}
 	case c < 0x20:
 		return errNotJSON
-	default:
-		if s.surr != 0 {
-			s.surr = 0
-			s.note(utf8.RuneError)
-		}
-		// Raw UTF-8 bytes are kept as they come: a key or name the check
-		// knows is ASCII, and a byte sequence that is not ASCII matches
-		// none of them.
-		if len(s.str) < maxNoted {
-			s.str = append(s.str, c)
-		} else {
-			s.long = true
-		}
 	}
+	// Other bytes come in runs, which feed gives noteRaw.
 	return nil
+}
+
+// noteRaw adds raw bytes of a string to what is decoded of it. They are
+// kept as they come: a key or name the check knows is ASCII, and bytes
+// that are not ASCII match none of them.
+func (s *scanner) noteRaw(b []byte) {
+	if s.surr != 0 {
+		s.surr = 0
+		s.note(utf8.RuneError)
+	}
+	if room := maxNoted - len(s.str); len(b) > room {
+		b, s.long = b[:max(room, 0)], true
+	}
+	s.str = append(s.str, b...)
 }
 
 // endString checks the string just closed, as a key or a value.
