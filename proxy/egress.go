@@ -271,16 +271,17 @@ func (e *egress) refuse(w http.ResponseWriter, r *http.Request, b *blocked) {
 	if b.host != "" {
 		msg += "To allow it, run on the host, in another terminal: claudebox --allow-host " + b.host + " --live (add --save to keep it in ~/.config/claudebox/config.toml).\n"
 	}
+	// Counted before the answer, which the client may act on at once.
+	e.log(map[string]any{"decision": "refuse", "method": r.Method, "target": b.what, "status": http.StatusForbidden, "why": b.why})
+	if b.host != "" && !b.quiet {
+		e.blocked.add(b.host)
+	}
 	phrase := cmp.Or(b.phrase, b.what+": "+b.why)
 	if !answerWithReason(w, http.StatusForbidden, "blocked by claudebox: "+phrase, msg) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.Header().Set("X-Claudebox-Proxy", "refused")
 		w.WriteHeader(http.StatusForbidden)
 		io.WriteString(w, msg)
-	}
-	e.log(map[string]any{"decision": "refuse", "method": r.Method, "target": b.what, "status": http.StatusForbidden, "why": b.why})
-	if b.host != "" && !b.quiet {
-		e.blocked.add(b.host)
 	}
 }
 
