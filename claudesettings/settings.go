@@ -104,10 +104,11 @@ func envKept(raw json.RawMessage) (kept json.RawMessage, dropped []string, isObj
 // read as Claude Code does: its copy is empty.
 const unreadable = "(unreadable)"
 
-// parse reads a settings file as Claude Code reads it: UTF-16LE after its
-// byte order mark, else UTF-8, a leading byte order mark skipped, then
-// JSON whose later duplicate key wins (as JSON.parse). ok is false for
-// anything that is not a JSON object.
+// parse reads a settings file as Claude Code reads it (measured with
+// 2.1.330): UTF-16LE after its byte order mark, else UTF-8, a leading byte
+// order mark skipped, then JSON whose later duplicate key wins (as
+// JSON.parse), no comments. ok is false for anything that is not a JSON
+// object.
 func parse(data []byte) (top map[string]json.RawMessage, ok bool) {
 	if len(data) >= 2 && data[0] == 0xff && data[1] == 0xfe {
 		units := make([]uint16, 0, len(data)/2)
