@@ -13,6 +13,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -74,6 +75,10 @@ type Settings struct {
 	Memory *string `toml:"memory"`
 	CPUs   *int    `toml:"cpus"`
 	Pids   *int    `toml:"pids"`
+	// SSHKeys are the fingerprints of the agent's keys the sandbox may
+	// use with --with-ssh; none named: all of them. The user's own
+	// settings only.
+	SSHKeys []string `toml:"ssh-keys"`
 }
 
 // WorktreeDir is where -w makes a task's worktree, from the user's
@@ -114,11 +119,11 @@ var keyTypes = map[string]string{
 	"with-ssh": "true or false", "with-gpg": "true or false", "gpu": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
 	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false", "caches": "true or false",
 	"publish": `a list of strings, e.g. ["8080", "9000:3000"]`, "forward": `a list of strings, e.g. ["5432"]`,
-	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "worktree-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings",
+	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "worktree-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings", "ssh-keys": `a list of key fingerprints, e.g. ["SHA256:…"] as ssh-add -l shows them`,
 	"memory": `a size, e.g. "8G"`, "cpus": "a number of processors", "pids": "a number of processes and threads", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, gpu, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, worktree-dir, mcp, refuse-env, memory, cpus, pids, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, gpu, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, worktree-dir, mcp, refuse-env, ssh-keys, memory, cpus, pids, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -283,6 +288,9 @@ type Launch struct {
 	ExportDir string
 	// RefuseEnv are the user's patterns of variables that never pass.
 	RefuseEnv []string
+	// SSHKeys are the fingerprints of the agent's keys the sandbox may
+	// use; none: all.
+	SSHKeys []string
 	// MCP names the MCP servers to carry in, each with the file that named
 	// it ("" for the user's own settings or the command line).
 	MCP []MCPName
@@ -574,6 +582,7 @@ func (m *merging) usersOnly(l layer) error {
 		{"memory", l.Memory != nil},
 		{"cpus", l.CPUs != nil},
 		{"pids", l.Pids != nil},
+		{"ssh-keys", len(l.SSHKeys) > 0},
 	} {
 		if s.set && !l.own {
 			return hint.Errorf("set it in "+UserConfigPath(m.home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, s.key)
@@ -607,8 +616,17 @@ func (m *merging) usersOnly(l layer) error {
 		}
 		m.out.RefuseEnv = append(m.out.RefuseEnv, p)
 	}
+	for _, k := range l.SSHKeys {
+		if !sshFingerprint.MatchString(k) {
+			return hint.Errorf("ssh-add -l shows your agent's keys' fingerprints: SHA256:… (with ssh-add -E sha256 -l where it shows MD5)", "%s: ssh-keys: \"%s\" is not a key's SHA-256 fingerprint", where(l.from), printable.Excerpt(k))
+		}
+		m.out.SSHKeys = append(m.out.SSHKeys, k)
+	}
 	return m.limits(l)
 }
+
+// sshFingerprint is a key's SHA-256 fingerprint as OpenSSH shows it.
+var sshFingerprint = regexp.MustCompile(`^SHA256:[A-Za-z0-9+/]{43}$`)
 
 // waiting lists what needs the user's approval: what a repository's file
 // has the last word on, and the user's own settings do not ask for.

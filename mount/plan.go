@@ -120,8 +120,8 @@ type Plan struct {
 	Network bool
 	// Relay, on the filtered network, is the way out of the sandbox's own.
 	Relay *Relay
-	// SSHAgent says the user's SSH agent is reachable inside, at
-	// SSHAgentSocket.
+	// SSHAgent says the user's SSH agent is reachable inside, through
+	// claudebox's filter, at SSHAgentSocket.
 	SSHAgent bool
 	// GPGAgent says the user's gpg-agent is reachable inside, at
 	// ~/.gnupg/S.gpg-agent.
@@ -177,7 +177,8 @@ type Inputs struct {
 	Network  bool
 	// Relay is the filtered network's: nil on the host's or none.
 	Relay *Relay
-	// SSHAgent is the host's agent socket (SSH_AUTH_SOCK) with --with-ssh.
+	// SSHAgent is the socket of the supervisor's filter of the user's SSH
+	// agent, with --with-ssh.
 	SSHAgent string
 	// GPGAgent is what --with-gpg forwards; nil without it.
 	GPGAgent *GPGAgent
@@ -226,7 +227,8 @@ type API struct {
 // ClaudeAPIAddress is the variable that points Claude Code at the proxy.
 const ClaudeAPIAddress = "ANTHROPIC_BASE_URL"
 
-// SSHAgentSocket is where --with-ssh puts the user's SSH agent inside.
+// SSHAgentSocket is where --with-ssh puts the filter of the user's SSH
+// agent inside.
 const SSHAgentSocket = "/run/claudebox/ssh-agent.sock"
 
 // Files inside an instance directory.
@@ -283,7 +285,7 @@ func Build(in Inputs) Plan {
 	p.Toolchains, p.PathProblems = in.Host.Toolchains, in.Host.PathProblems
 	if in.SSHAgent != "" {
 		p.SSHAgent = true
-		p.add(Agent, Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent (--with-ssh): keys usable for git push, never readable")
+		p.add(Agent, Bind, in.SSHAgent, SSHAgentSocket, "your SSH agent through claudebox's filter (--with-ssh): its keys list and sign, never readable; adding, removing and locking keys refused")
 		if in.Host.KnownHosts != "" {
 			p.add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}

@@ -132,6 +132,9 @@ type Session struct {
 	agent agent.Agent
 	// refuseEnv are the user's refuse-env patterns.
 	refuseEnv []string
+	// sshAgent is the user's SSH agent the sandbox's filtered one passes
+	// to (--with-ssh), with the keys it may use (none named: all).
+	sshAgent *sshAgent
 	// certEnv holds the host's certificate variables, taken out of
 	// claudebox's own environment once its proxy starts.
 	certEnv map[string]string
@@ -257,7 +260,7 @@ func Prepare(o Options) (*Session, error) {
 	if len(host.Redirects) > 0 {
 		return nil, resolveError(host.Redirects[0])
 	}
-	sshSocket, err := sshAgent(conf.WithSSH)
+	ssh, err := userSSHAgent(conf)
 	if err != nil {
 		return nil, err
 	}
@@ -275,6 +278,10 @@ func Prepare(o Options) (*Session, error) {
 		agentConf, command = agentConfig(home, run, conf, command, agentMCP)
 	}
 	runFiles := newRunStem(stateDir, project.Root)
+	sshSocket := ""
+	if ssh != nil {
+		sshSocket = runFiles + agentExt
+	}
 	var relay *mount.Relay
 	if conf.Network == config.NetworkFiltered {
 		if relay, err = relayFor(runFiles); err != nil {
@@ -312,7 +319,7 @@ func Prepare(o Options) (*Session, error) {
 	s := &Session{
 		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, runFiles: runFiles, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
-		mcp: servers, agentMCP: agentMCP, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv,
+		mcp: servers, agentMCP: agentMCP, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
 	}
 	if agentConf != nil {
 		for path := range agentConf.Data {
@@ -421,20 +428,29 @@ func offeredMCP(home, stateDir, cwd string, conf config.Launch, a agent.Agent, s
 	return m, err
 }
 
-// sshAgent is the user's agent socket for --with-ssh, which must be one.
-func sshAgent(withSSH bool) (string, error) {
-	if !withSSH {
-		return "", nil
+// sshAgent is the user's SSH agent as --with-ssh passes it on: its
+// socket (SSH_AUTH_SOCK), and the fingerprints of the keys the sandbox
+// may use (none: all).
+type sshAgent struct {
+	upstream string
+	keys     []string
+}
+
+// userSSHAgent is the user's agent for --with-ssh, whose socket must be
+// one; nil without the flag.
+func userSSHAgent(conf config.Launch) (*sshAgent, error) {
+	if !conf.WithSSH {
+		return nil, nil
 	}
 	agent := os.Getenv("SSH_AUTH_SOCK")
 	startAgent := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add; or launch with --with-ssh=false"
 	if agent == "" {
-		return "", hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK is not set")
+		return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK is not set")
 	}
 	if fi, err := os.Stat(agent); err != nil || fi.Mode()&os.ModeSocket == 0 {
-		return "", hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", agent)
+		return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", agent)
 	}
-	return agent, nil
+	return &sshAgent{upstream: agent, keys: conf.SSHKeys}, nil
 }
 
 // credential finds the credential the supervisor's proxy holds for Claude:

@@ -24,15 +24,18 @@ import (
 //   - .log, its decisions, one JSON line each, locked by the supervisor
 //     for as long as the session runs;
 //   - .ctl, its control socket, through which the user widens the allow
-//     list from another terminal (claudebox --allow-host HOST --live).
+//     list from another terminal (claudebox --allow-host HOST --live);
+//   - .agent, with --with-ssh, the filter of the user's SSH agent, bound
+//     into the sandbox (with or without a proxy).
 //
-// The sandbox sees none but the first. A session removes its sockets when
-// it ends and leaves its log for a later look; the next launch or --gc
-// removes what ended sessions left.
+// The sandbox sees none but .sock and .agent. A session removes its
+// sockets when it ends and leaves its log for a later look; the next
+// launch or --gc removes what ended sessions left.
 const (
-	sockExt = ".sock"
-	logExt  = ".log"
-	ctlExt  = ".ctl"
+	sockExt  = ".sock"
+	logExt   = ".log"
+	ctlExt   = ".ctl"
+	agentExt = ".agent"
 )
 
 // runDir is where sessions keep their run files.

@@ -56,6 +56,11 @@ func (s *Session) supervise() error {
 		return err
 	}
 	defer stop()
+	stopAgent, err := s.startSSHAgent()
+	if err != nil {
+		return err
+	}
+	defer stopAgent()
 	s.phases.done("proxy")
 	lock, err := s.materialize()
 	if err != nil {

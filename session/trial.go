@@ -24,6 +24,11 @@ func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, e
 		return nil, "", err
 	}
 	defer stop()
+	stopAgent, err := s.startSSHAgent()
+	if err != nil {
+		return nil, "", err
+	}
+	defer stopAgent()
 	lock, err := s.materialize()
 	if err != nil {
 		return nil, "", err

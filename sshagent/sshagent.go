@@ -1,0 +1,357 @@
+// Package sshagent is the SSH agent a sandbox is given with --with-ssh: a
+// filter the supervisor serves on a socket of its own, in front of the
+// user's agent, that passes on only listing the keys and signing with
+// them. Adding, removing and locking keys and every extension are answered
+// with a failure and never reach the user's agent. The protocol
+// (draft-miller-ssh-agent) is read by hand: each message a uint32 length
+// and that many bytes, the first its type; each request answered before
+// the next is read.
+package sshagent
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"slices"
+	"sync"
+	"time"
+)
+
+// The message types the filter reads or writes.
+const (
+	agentFailure      = 5
+	requestIdentities = 11
+	identitiesAnswer  = 12
+	signRequest       = 13
+	signResponse      = 14
+)
+
+// maxMessage is OpenSSH's own bound on an agent message (AGENT_MAX_LEN),
+// requests and answers alike.
+const maxMessage = 256 << 10
+
+// maxConns bounds the connections served at once: with one request read
+// and one answer held each, the filter's memory stays under 2 ×
+// maxMessage × maxConns (8 MiB) whatever the sandbox does. A connection
+// beyond it is closed at once; a sandbox that holds them all stalls only
+// its own agent, until idleTimeout.
+const maxConns = 16
+
+// The deadlines that keep a stalled peer from holding a connection:
+// messageTimeout for the rest of a message once its length has come, and
+// for each answer written; idleTimeout between requests (ssh holds its
+// connection while it authenticates); upstreamTimeout for the user's
+// agent to answer (one that asks the user to confirm each use waits for
+// them).
+var (
+	messageTimeout  = 10 * time.Second
+	idleTimeout     = 5 * time.Minute
+	upstreamTimeout = 2 * time.Minute
+)
+
+var failure = []byte{agentFailure}
+
+// Filter serves the filtered agent on a listener.
+type Filter struct {
+	ln       net.Listener
+	upstream string
+	allowed  []string
+	slots    chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	conns    map[net.Conn]bool
+	closed   bool
+}
+
+// Serve serves the filter on ln, in front of the user's agent listening on
+// the Unix socket upstream, for the keys whose fingerprints (SHA256:…, as
+// ssh-add -l shows them; a certificate's is its key's) allowed names, or
+// every key when it names none. It returns at once; Close stops it.
+func Serve(ln net.Listener, upstream string, allowed []string) *Filter {
+	f := &Filter{ln: ln, upstream: upstream, allowed: allowed, slots: make(chan struct{}, maxConns), conns: map[net.Conn]bool{}}
+	f.wg.Add(1)
+	go f.accept()
+	return f
+}
+
+// Close stops accepting, ends the connections being served and waits for
+// them.
+func (f *Filter) Close() error {
+	err := f.ln.Close()
+	f.mu.Lock()
+	f.closed = true
+	for c := range f.conns {
+		c.Close()
+	}
+	f.mu.Unlock()
+	f.wg.Wait()
+	return err
+}
+
+func (f *Filter) accept() {
+	defer f.wg.Done()
+	for {
+		c, err := f.ln.Accept()
+		if errors.Is(err, net.ErrClosed) {
+			return
+		}
+		if err != nil {
+			// Out of descriptors, for one: the next may work.
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		select {
+		case f.slots <- struct{}{}:
+		default:
+			c.Close()
+			continue
+		}
+		if !f.track(c) {
+			<-f.slots
+			c.Close()
+			return
+		}
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			defer func() { <-f.slots }()
+			defer f.untrack(c)
+			f.serve(c)
+		}()
+	}
+}
+
+// track records c, to be ended by Close; false once Close has run.
+func (f *Filter) track(c net.Conn) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return false
+	}
+	f.conns[c] = true
+	return true
+}
+
+func (f *Filter) untrack(c net.Conn) {
+	f.mu.Lock()
+	delete(f.conns, c)
+	f.mu.Unlock()
+	c.Close()
+}
+
+// serve answers c's requests in turn, through a connection of its own to
+// the user's agent, made at the first request passed on (the agent keeps
+// state per connection: a session bound to it, a failed attempt).
+func (f *Filter) serve(c net.Conn) {
+	var up net.Conn
+	defer func() {
+		if up != nil {
+			up.Close()
+		}
+	}()
+	for {
+		req, err := readMessage(c, idleTimeout)
+		if err != nil {
+			return
+		}
+		answer := f.answer(req, &up)
+		c.SetWriteDeadline(time.Now().Add(messageTimeout))
+		if writeMessage(c, answer) != nil {
+			return
+		}
+	}
+}
+
+// answer is the filter's answer to req: the user's agent's, for listing
+// (with the keys not allowed left out) and for signing with an allowed
+// key; a failure for anything else.
+func (f *Filter) answer(req []byte, up *net.Conn) []byte {
+	switch req[0] {
+	case requestIdentities:
+		if len(req) != 1 {
+			return failure
+		}
+		reply := f.forward(req, up)
+		if reply[0] != identitiesAnswer {
+			return failure
+		}
+		return f.allowedIdentities(reply)
+	case signRequest:
+		r := reader{b: req[1:]}
+		key := r.str()
+		r.str() // the data to sign
+		r.uint32()
+		if !r.done() || !f.allows(key) {
+			return failure
+		}
+		reply := f.forward(req, up)
+		s := reader{b: reply[1:]}
+		s.str()
+		if reply[0] != signResponse || !s.done() {
+			return failure
+		}
+		return reply
+	}
+	return failure
+}
+
+// forward passes req to the user's agent and returns its answer, or a
+// failure when the agent cannot be reached or answers nothing readable
+// in time.
+func (f *Filter) forward(req []byte, up *net.Conn) []byte {
+	if *up == nil {
+		c, err := net.DialTimeout("unix", f.upstream, messageTimeout)
+		if err != nil {
+			return failure
+		}
+		*up = c
+	}
+	(*up).SetWriteDeadline(time.Now().Add(messageTimeout))
+	err := writeMessage(*up, req)
+	var reply []byte
+	if err == nil {
+		reply, err = readMessage(*up, upstreamTimeout)
+	}
+	if err != nil {
+		(*up).Close()
+		*up = nil
+		return failure
+	}
+	return reply
+}
+
+// allowedIdentities is the answer to a listing with the keys not allowed
+// left out, or a failure when the user's agent's answer does not read as
+// one.
+func (f *Filter) allowedIdentities(reply []byte) []byte {
+	r := reader{b: reply[1:]}
+	n := r.uint32()
+	out := []byte{identitiesAnswer, 0, 0, 0, 0}
+	kept := uint32(0)
+	for i := uint32(0); i < n && r.ok(); i++ {
+		key, comment := r.str(), r.str()
+		if r.ok() && f.allows(key) {
+			out = appendString(appendString(out, key), comment)
+			kept++
+		}
+	}
+	if !r.done() {
+		return failure
+	}
+	binary.BigEndian.PutUint32(out[1:5], kept)
+	return out
+}
+
+// allows says the key (its wire form) is one the sandbox may use.
+func (f *Filter) allows(key []byte) bool {
+	return len(f.allowed) == 0 || slices.Contains(f.allowed, Fingerprint(key))
+}
+
+// Fingerprint is a key's SHA-256 fingerprint as ssh-add -l shows it, from
+// its wire form; a certificate's is that of the key it certifies.
+func Fingerprint(key []byte) string {
+	sum := sha256.Sum256(plainKey(key))
+	return "SHA256:" + base64.RawStdEncoding.EncodeToString(sum[:])
+}
+
+// certificates are OpenSSH's certificate types, each with its key's type
+// and how many of the fields after the nonce are the key's.
+var certificates = map[string]struct {
+	key    string
+	fields int
+}{
+	"ssh-rsa-cert-v01@openssh.com":                {"ssh-rsa", 2},
+	"ssh-dss-cert-v01@openssh.com":                {"ssh-dss", 4},
+	"ecdsa-sha2-nistp256-cert-v01@openssh.com":    {"ecdsa-sha2-nistp256", 2},
+	"ecdsa-sha2-nistp384-cert-v01@openssh.com":    {"ecdsa-sha2-nistp384", 2},
+	"ecdsa-sha2-nistp521-cert-v01@openssh.com":    {"ecdsa-sha2-nistp521", 2},
+	"ssh-ed25519-cert-v01@openssh.com":            {"ssh-ed25519", 1},
+	"sk-ecdsa-sha2-nistp256-cert-v01@openssh.com": {"sk-ecdsa-sha2-nistp256@openssh.com", 3},
+	"sk-ssh-ed25519-cert-v01@openssh.com":         {"sk-ssh-ed25519@openssh.com", 2},
+}
+
+// plainKey is the key a certificate certifies, in wire form, as OpenSSH
+// takes its fingerprint; any other key as it is.
+func plainKey(key []byte) []byte {
+	r := reader{b: key}
+	cert, ok := certificates[string(r.str())]
+	if !ok {
+		return key
+	}
+	r.str() // the nonce
+	plain := appendString(nil, []byte(cert.key))
+	for range cert.fields {
+		plain = appendString(plain, r.str())
+	}
+	if !r.ok() {
+		return key
+	}
+	return plain
+}
+
+// readMessage reads one message from c: its length within first, the rest
+// within messageTimeout. A message that is empty or longer than
+// maxMessage ends the connection, as OpenSSH's agent does.
+func readMessage(c net.Conn, first time.Duration) ([]byte, error) {
+	c.SetReadDeadline(time.Now().Add(first))
+	var length [4]byte
+	if _, err := io.ReadFull(c, length[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(length[:])
+	if n == 0 || n > maxMessage {
+		return nil, errors.New("agent message length out of bounds")
+	}
+	c.SetReadDeadline(time.Now().Add(messageTimeout))
+	msg := make([]byte, n)
+	if _, err := io.ReadFull(c, msg); err != nil {
+		return nil, err
+	}
+	return msg, nil
+}
+
+func writeMessage(c net.Conn, msg []byte) error {
+	_, err := c.Write(appendString(make([]byte, 0, 4+len(msg)), msg))
+	return err
+}
+
+// appendString appends s as the protocol's string: its length, then it.
+func appendString(b, s []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(b, uint32(len(s))), s...)
+}
+
+// reader reads a message's fields; once a field runs past the end, every
+// later read gives nothing and ok says false.
+type reader struct {
+	b      []byte
+	broken bool
+}
+
+func (r *reader) uint32() uint32 {
+	if r.broken || len(r.b) < 4 {
+		r.broken = true
+		return 0
+	}
+	v := binary.BigEndian.Uint32(r.b)
+	r.b = r.b[4:]
+	return v
+}
+
+func (r *reader) str() []byte {
+	n := r.uint32()
+	if r.broken || uint64(n) > uint64(len(r.b)) {
+		r.broken = true
+		return nil
+	}
+	s := r.b[:n]
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) ok() bool { return !r.broken }
+
+// done says every field read was there and nothing follows them.
+func (r *reader) done() bool { return !r.broken && len(r.b) == 0 }
