@@ -322,17 +322,19 @@ func BenchmarkFilterStalledMemory(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		var conns []net.Conn
+		half := make([]byte, maxMessage/2)
 		for range 10 * maxConns {
 			c, err := net.Dial("unix", sock)
 			if err != nil {
 				b.Fatal(err)
 			}
 			binary.Write(c, binary.BigEndian, uint32(maxMessage))
-			c.Write(make([]byte, maxMessage/2))
+			c.Write(half)
 			conns = append(conns, c)
 		}
 		time.Sleep(200 * time.Millisecond)
 		var after runtime.MemStats
+		runtime.GC()
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapInuse-before.HeapInuse)/(1<<20), "heap-MiB")
 		for _, c := range conns {
