@@ -117,6 +117,7 @@ func (b *checkedBody) refused() error {
 	return nil
 }
 
+// errTooBig is a body over maxAPIBody.
 var errTooBig = errors.New("its body is over 64 MiB")
 
 func (b *checkedBody) Read(p []byte) (int, error) {

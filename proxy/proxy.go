@@ -241,10 +241,14 @@ func (p *Proxy) handler() http.Handler {
 			}
 			return
 		}
-		r.Header.Del("Authorization")
-		r.Header.Del("X-Api-Key")
-		r.Header.Del("Proxy-Authorization")
-		r.Header.Del("X-Goog-Api-Key")
+		// Every spelling of a credential's header goes: a server that
+		// reads headers by CGI's names reads X_Api_Key as x-api-key.
+		for name := range r.Header {
+			switch strings.ReplaceAll(strings.ToLower(name), "_", "-") {
+			case "authorization", "x-api-key", "proxy-authorization", "x-goog-api-key", "chatgpt-account-id":
+				delete(r.Header, name)
+			}
+		}
 		if h := p.headers.Load(); h != nil {
 			for name, values := range *h {
 				r.Header[name] = values

@@ -106,3 +106,25 @@ func TestOwnTrafficNotReported(t *testing.T) {
 		t.Errorf("the refusal is not logged:\n%s", log.String())
 	}
 }
+
+// A credential header spelled with underscores, which a server reading
+// headers through CGI's names takes for the same one, never goes on
+// beside the real credential: the agent cannot bring its own key.
+func TestCredentialHeaderSpellings(t *testing.T) {
+	rec := &upstreamRecorder{}
+	up := startUpstream(t, func(http.Header) bool { return true }, rec, nil)
+	p, err := startLoopback(&Credential{Kind: APIKey, value: "sk-ant-api03-REAL"}, up.URL, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	resp, _ := post(t, p.URL+"/v1/messages", map[string]string{"X-Api-Key": p.Phantom, "X_Api_Key": "sk-ant-attacker", "Authorization_": "x", "authorization": "Bearer sk-ant-attacker"})
+	if resp.StatusCode != 200 || len(rec.headers) != 1 {
+		t.Fatalf("%s, %d requests upstream", resp.Status, len(rec.headers))
+	}
+	for name, v := range rec.headers[0] {
+		if strings.Contains(strings.Join(v, ","), "attacker") {
+			t.Errorf("the upstream got %s: %q beside the real key", name, v)
+		}
+	}
+}
