@@ -117,7 +117,7 @@ func checkPlan(s *session.Session, err error) []checkResult {
 	}
 	plan := s.Plan()
 	instance := checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", plan.Instance, plan.Project.Root), ""}
-	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), checkGPU(plan.GPU), []checkResult{checkLimits(plan.Limits), checkSigning(plan)}, checkSSHRemotes(plan), checkBranches(plan))
+	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), checkGPU(plan.GPU), []checkResult{checkProjectFiles(plan), checkLimits(plan.Limits), checkSigning(plan)}, checkSSHRemotes(plan), checkBranches(plan))
 }
 
 // checkGPU names the GPU devices --with-gpu passes, and what is missing.

@@ -33,35 +33,14 @@ import (
 
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/internal/parallel"
+	"github.com/claudebox/claudebox/projectfiles"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// hostRunDirs hold what the host runs or obeys, whatever the file's name:
-// Claude Code's project settings, hooks, commands, agents and skills; editor
-// tasks and settings; dev container commands; hook managers' scripts.
-var hostRunDirs = map[string]bool{
-	".claude": true, ".vscode": true, ".idea": true, ".devcontainer": true,
-	".husky": true, ".githooks": true,
-	// Other editors' and tools' settings, guarded where they exist.
-	".helix": true, ".zed": true, ".mise": true, ".cursor": true, ".gemini": true, ".codex": true,
-	".roo": true, ".kilocode": true, ".continue": true, ".amazonq": true, ".kiro": true, ".junie": true,
-	".windsurf": true, ".opencode": true,
-}
-
-// hostRunFiles are files the host's tools run or obey where they stand.
-var hostRunFiles = map[string]bool{
-	".mcp.json": true, ".envrc": true, ".npmrc": true, ".yarnrc": true, ".yarnrc.yml": true,
-	".pre-commit-config.yaml": true, ".gitmodules": true, ".gitconfig": true,
-	".bashrc": true, ".bash_profile": true, ".zshrc": true, ".zprofile": true, ".profile": true,
-	".claudebox.env": true, ".claudebox.toml": true, "devcontainer.json": true,
-	".nvim.lua": true, ".nvimrc": true, ".exrc": true, ".dir-locals.el": true, ".dir-locals-2.el": true,
-	"mise.toml": true, ".mise.toml": true, "mise.local.toml": true, ".mise.local.toml": true,
-	".tool-versions": true, ".lfsconfig": true,
-	".aider.conf.yml": true, "opencode.json": true, "crush.json": true, ".crush.json": true,
-}
-
-// hostRunPrefixes name hook managers' configuration files by their start.
-var hostRunPrefixes = []string{"lefthook", ".lefthook", ".simple-git-hooks", ".lintstagedrc", "lint-staged.config", ".devcontainer."}
+// What the host runs or obeys wherever it stands, a directory's whole
+// content included, is the registry's (package projectfiles): the
+// agents', editors' and tools' project files, hook managers' scripts,
+// dev container commands.
 
 // gitRunNames are what git runs or follows in a git directory.
 var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "commondir": true, "gitdir": true}
@@ -289,6 +268,9 @@ type node struct {
 	unchanged bool
 	// ctime is the directory's status change.
 	ctime time.Time
+	// fold: the directory's names fold case (projectfiles.FoldsCase), so
+	// .CURSOR there is the host's .cursor.
+	fold bool
 }
 
 func (w *walker) walk() {
@@ -316,7 +298,7 @@ func (w *walker) walk() {
 			w.base = nil
 		}
 	}
-	root := node{fd: fd, inPlace: true, mode: plainDir, ino: st.Ino, unchanged: !w.new(&st), ctime: time.Unix(st.Ctim.Unix())}
+	root := node{fd: fd, inPlace: true, mode: plainDir, ino: st.Ino, unchanged: !w.new(&st), ctime: time.Unix(st.Ctim.Unix()), fold: projectfiles.FoldsCase(fd)}
 	if isGitDir(fd) {
 		root.mode = gitDir
 	}
@@ -439,13 +421,11 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		switch {
 		case depsDirs[name]:
 			sub, descend = depsDir, descend && len(w.obeyed) > 0
-		case hostRunDirs[name]:
-			hostRun, sub = true, allDir
-		case name == ".git":
+		case projectfiles.Is(name, ".git", n.fold):
 			hostRun, sub = true, gitDir
-		case hostRunFiles[name] || hasPrefix(name):
+		case isObeyed(name, n.fold):
 			hostRun, sub = true, allDir
-		case !typ.IsDir() && slices.Contains(w.obeyed, name):
+		case !typ.IsDir() && (slices.Contains(w.obeyed, name) || n.fold && slices.ContainsFunc(w.obeyed, func(o string) bool { return projectfiles.Is(name, o, true) })):
 			// A directory of that name (a virtualenv called .env) is
 			// nothing gemini can load.
 			hostRun = true
@@ -517,7 +497,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	if sub == plainDir && n.mode != todoDir && isGitDir(fd) {
 		sub = gitDir
 	}
-	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), ctime: time.Unix(st.Ctim.Unix())}
+	// A directory made with the casefold attribute passes it on to those
+	// made in it; one without may still hold one that has it.
+	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd)}
 	switch sub {
 	case depsDir:
 		w.deps(child, depth+1)
@@ -955,16 +937,15 @@ func Replaced(guarded []string, since time.Time) []string {
 
 // rules digests the names the walk judges, and how.
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, hostRunDirs, hostRunFiles, hostRunPrefixes, gitRunNames, gitWalked, depsDirs))
+	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, depsDirs))
 }
 
-func hasPrefix(name string) bool {
-	for _, p := range hostRunPrefixes {
-		if strings.HasPrefix(name, p) {
-			return true
-		}
-	}
-	return false
+// isObeyed says the registry names name: what the host runs or obeys
+// there, whatever lies inside. (A variable: tests give the registry an
+// entry an upgrade would bring.)
+var isObeyed = func(name string, fold bool) bool {
+	_, ok := projectfiles.Lookup(name, fold)
+	return ok
 }
 
 // Moved is a finding and where it went.

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/projectfiles"
 )
 
 // TestTakeFromBase: a record built on an earlier one is the record a walk
@@ -123,8 +125,7 @@ func TestTakeFromBaseOtherRules(t *testing.T) {
 	write(t, tool)
 	base := Take(root, mark(t, t.TempDir()), nil, nil)
 	// The upgrade, between sessions.
-	hostRunFiles[".newtoolrc"] = true
-	defer delete(hostRunFiles, ".newtoolrc")
+	defer registryGains(".newtoolrc")()
 	since := mark(t, t.TempDir())
 	built := Take(root, since, nil, base)
 	// The session.
@@ -145,8 +146,7 @@ func TestScanStartOtherRules(t *testing.T) {
 	since := mark(t, t.TempDir())
 	start := Take(root, since, nil, nil)
 	write(t, tool)
-	hostRunFiles[".newtoolrc"] = true
-	defer delete(hostRunFiles, ".newtoolrc")
+	defer registryGains(".newtoolrc")()
 	if r := Scan(root, since, nil, start, nil); !slices.Contains(r.Found, tool) {
 		t.Errorf("the file written in place passed the audit: %q", r.Found)
 	}
@@ -164,4 +164,13 @@ func TestScanRootSymlink(t *testing.T) {
 	if r := Scan(filepath.Join(dir, "modules"), since, nil, nil, nil); len(r.Found) != 0 || len(r.NotExamined) != 1 {
 		t.Errorf("the audit followed the symlink at its top: %+v", r)
 	}
+}
+
+// registryGains gives the registry an entry, as an upgrade would (which
+// changes the rules a record was made under), until the returned func.
+func registryGains(name string) (undo func()) {
+	entries, obeyed := projectfiles.Entries, isObeyed
+	projectfiles.Entries = append(slices.Clone(entries), projectfiles.Entry{Name: name})
+	isObeyed = func(n string, fold bool) bool { return n == name || obeyed(n, fold) }
+	return func() { projectfiles.Entries, isObeyed = entries, obeyed }
 }

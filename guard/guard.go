@@ -14,12 +14,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/claudesettings"
-	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/projectfiles"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -28,81 +28,13 @@ import (
 // for the user's approval.
 const ProjectConfigFile = ".claudebox.toml"
 
-// workTreeGuards are the working-tree paths that tools on the host run or
-// obey: the sandbox runtime's mandatory list, plus .envrc (direnv runs it),
-// .pre-commit-config.yaml (the pre-commit hook runs what it names) and the
-// project files of every agent claudebox runs (package agent), which the
-// host's copy of that agent obeys. Their instruction files (AGENTS.md,
-// GEMINI.md, CLAUDE.md) are read, not run: project content.
-var workTreeGuards = []struct{ name, why string }{
-	{".gitmodules", "git submodule configuration"},
-	{".gitconfig", "git configuration"},
-	{".bashrc", "shell startup file"},
-	{".bash_profile", "shell startup file"},
-	{".zshrc", "shell startup file"},
-	{".zprofile", "shell startup file"},
-	{".profile", "shell startup file"},
-	{".ripgreprc", "ripgrep configuration"},
-	{".envrc", "direnv runs it"},
-	{environment.ProjectFile, "claudebox passes what it names into the sandbox"},
-	{ProjectConfigFile, "claudebox widens the sandbox by what it says"},
-	{".pre-commit-config.yaml", "the pre-commit hook runs what it names"},
-	{".mcp.json", "MCP servers Claude Code starts"},
-	{".vscode", "editor tasks and settings"},
-	{".idea", "editor run configurations"},
-	{".claude", "Claude Code project settings, hooks, commands and agents"},
-	{".codex", "Codex's project configuration: its MCP servers and hooks"},
-	{".gemini", "Gemini CLI's project settings, MCP servers, commands and .env"},
-}
-
-// toolFiles are the editors' and other tools' project files that the host
-// obeys, guarded where they exist (a stand-in for a missing one would be in
-// the way of the host's tool: a mise.toml or .nvim.lua it cannot read is an
-// error there). A new one the exit audit names and moves aside. Not here:
-// .gitattributes, which git reads at every level of the tree and which
-// selects only the drivers your own configuration defines; review it with
-// the diff.
-var toolFiles = []struct{ name, why string }{
-	{".helix", "Helix's languages and their servers"},
-	{".zed", "Zed's settings and tasks"},
-	{".nvim.lua", "Neovim's exrc"},
-	{".nvimrc", "Neovim's exrc"},
-	{".exrc", "vi's and Neovim's exrc"},
-	{".dir-locals.el", "Emacs' directory variables"},
-	{".dir-locals-2.el", "Emacs' directory variables"},
-	{"mise.toml", "mise's tasks, hooks and environment"},
-	{".mise.toml", "mise's tasks, hooks and environment"},
-	{"mise.local.toml", "mise's tasks, hooks and environment"},
-	{".mise.local.toml", "mise's tasks, hooks and environment"},
-	{".mise", "mise's tasks, hooks and environment"},
-	{".tool-versions", "the tool versions asdf and mise run"},
-	{".cursor", "Cursor's rules and MCP servers"},
-	{".roo", "Roo Code's MCP servers and rules"},
-	{".kilocode", "Kilo Code's MCP servers and rules"},
-	{".continue", "Continue's settings and MCP servers"},
-	{".amazonq", "Amazon Q's MCP servers and agents"},
-	{".kiro", "Kiro's hooks and MCP servers"},
-	{".junie", "Junie's MCP servers"},
-	{".windsurf", "Windsurf's rules and workflows"},
-	{".aider.conf.yml", "aider's lint and test commands"},
-	{"opencode.json", "opencode's MCP servers and commands"},
-	{".opencode", "opencode's agents, commands and plugins"},
-	{"crush.json", "Crush's MCP and language servers"},
-	{".crush.json", "Crush's MCP and language servers"},
-	{".lfsconfig", "git-lfs's endpoints"},
-}
-
 // hookManagerFile reports whether a name at the top of a work tree is a
-// hook manager's configuration or scripts, which the repository's installed
-// hooks run on the host's git commit: lefthook (its configs, local ones and
-// script directories), pre-commit, simple-git-hooks, lint-staged and husky.
-func hookManagerFile(name string) bool {
-	for _, prefix := range []string{"lefthook", ".lefthook", ".pre-commit-config.", ".simple-git-hooks", "simple-git-hooks.", ".lintstagedrc", "lint-staged.config.", ".husky"} {
-		if strings.HasPrefix(name, prefix) {
-			return true
-		}
-	}
-	return false
+// hook manager's configuration or scripts, which the repository's
+// installed hooks run on the host's git commit: the registry's prefixes
+// that are guarded where they exist.
+func hookManagerFile(name string, fold bool) (projectfiles.Entry, bool) {
+	e, ok := projectfiles.Lookup(name, fold)
+	return e, ok && e.Prefix && e.Protection == projectfiles.WhereExists
 }
 
 // PathFrom says an Obeyed path is a PATH entry.
@@ -126,14 +58,9 @@ type Obeyed struct {
 	UserGitConfig bool
 }
 
-// WorkTreeNames are the names of the work tree's guards, at its top.
-func WorkTreeNames() []string {
-	var names []string
-	for _, w := range workTreeGuards {
-		names = append(names, w.name)
-	}
-	return names
-}
+// WorkTreeNames are the names of the work tree's guards, at its top: the
+// registry's that a stand-in takes the place of where missing.
+func WorkTreeNames() []string { return projectfiles.Names(projectfiles.StandIn) }
 
 // nestedDepth is how deep below the project the probe looks for other
 // repositories (a folder of repositories, vendored clones): ~/code/x/.git
@@ -195,13 +122,16 @@ func Find(home string, project instance.Project, obeyed []Obeyed) (guards []moun
 			g.userHooksPaths = append(g.userHooksPaths, g.includedHooksPaths(o.Path, map[string]bool{}, 0)...)
 		}
 	}
-	for _, w := range workTreeGuards {
-		path := filepath.Join(project.Checkout, w.name)
-		if w.name == ".claude" {
-			g.claudeDir(path, w.why)
+	for _, e := range projectfiles.Entries {
+		if e.Protection != projectfiles.StandIn {
 			continue
 		}
-		g.add(mount.Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why})
+		path := filepath.Join(project.Checkout, e.Name)
+		if e.Name == ".claude" {
+			g.claudeDir(path, e.Why)
+			continue
+		}
+		g.add(mount.Guard{Path: path, Copy: e.Name == ".mcp.json", Why: e.Why})
 	}
 	g.toolFiles(project.Checkout, "")
 	if project.CommonDir != "" {
@@ -272,21 +202,16 @@ func (g *guardProbe) repo(top, gitDir, common string) {
 	}
 }
 
-// ToolFileNames are the names of the tools' files the launch guards where
-// they exist.
-func ToolFileNames() []string {
-	var names []string
-	for _, f := range toolFiles {
-		names = append(names, f.name)
-	}
-	return names
-}
-
-// toolFiles guards the tools' files at the top of a work tree that exist.
+// toolFiles guards the registry's files at the top of a work tree that
+// are guarded where they exist, and exist. Where the directory folds case,
+// the lookup does too, and finds .CURSOR for .cursor.
 func (g *guardProbe) toolFiles(top, note string) {
-	for _, t := range toolFiles {
-		if path := filepath.Join(top, t.name); paths.Exists(path) {
-			g.add(mount.Guard{Path: path, Why: t.why + note})
+	for _, e := range projectfiles.Entries {
+		if e.Protection != projectfiles.WhereExists || e.Prefix {
+			continue
+		}
+		if path := filepath.Join(top, e.Name); paths.Exists(path) {
+			g.add(mount.Guard{Path: path, Why: e.Why + note})
 		}
 	}
 }
@@ -306,9 +231,10 @@ func (g *guardProbe) operations(gitDir string) {
 // that exist; one created during a session is left to the session's watch.
 func (g *guardProbe) hookManagers(top string) {
 	entries, _ := os.ReadDir(top)
+	fold := len(entries) > 0 && projectfiles.FoldsCaseAt(top)
 	for _, e := range entries {
-		if hookManagerFile(e.Name()) {
-			g.add(mount.Guard{Path: filepath.Join(top, e.Name()), Why: "a hook manager's configuration, which the host's git commit runs"})
+		if m, ok := hookManagerFile(e.Name(), fold); ok {
+			g.add(mount.Guard{Path: filepath.Join(top, e.Name()), Why: m.Why})
 		}
 	}
 }
@@ -498,9 +424,9 @@ func (g *guardProbe) nestedRepo(top string) {
 	if !ok {
 		return
 	}
-	for _, w := range workTreeGuards {
-		if path := filepath.Join(top, w.name); paths.Exists(path) {
-			g.add(mount.Guard{Path: path, Copy: w.name == ".mcp.json", Why: w.why + " (a nested repository)"})
+	for _, e := range projectfiles.Entries {
+		if path := filepath.Join(top, e.Name); e.Protection == projectfiles.StandIn && paths.Exists(path) {
+			g.add(mount.Guard{Path: path, Copy: e.Name == ".mcp.json", Why: e.Why + " (a nested repository)"})
 		}
 	}
 	g.toolFiles(top, " (a nested repository)")
