@@ -50,9 +50,10 @@ func BenchmarkPrepare(b *testing.B) {
 	benchPrepare(b)
 }
 
-// BenchmarkPrepareHomeBind adds the heaviest extra mount: the whole home
-// read-only, holding 40 entries and secrets, laid out entry by entry, and a
-// config file.
+// BenchmarkPrepareHomeBind adds the heaviest extra mount a bind may still
+// be (one of the home itself is refused): a directory holding 40 entries,
+// one of them another bind's destination, laid out entry by entry, beside
+// a home of secrets every bind is checked against, and a config file.
 func BenchmarkPrepareHomeBind(b *testing.B) {
 	benchRepo(b)
 	if _, err := exec.LookPath("claude"); err != nil {
@@ -60,12 +61,12 @@ func BenchmarkPrepareHomeBind(b *testing.B) {
 	}
 	home := os.Getenv("HOME")
 	for i := range 40 {
-		os.MkdirAll(filepath.Join(home, fmt.Sprintf("dir%02d", i)), 0o755)
+		os.MkdirAll(filepath.Join(home, "work", fmt.Sprintf("dir%02d", i)), 0o755)
 	}
 	for _, d := range []string{".ssh", ".aws", ".config/gh", ".config/nvim", ".cargo/registry", ".config/claudebox"} {
 		os.MkdirAll(filepath.Join(home, d), 0o755)
 	}
-	os.WriteFile(filepath.Join(home, ".config/claudebox/config.toml"), []byte("ro-bind = [\"~\"]\nbind = [\"~/.cargo/registry\"]\nenv = [\"A=1\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(home, ".config/claudebox/config.toml"), []byte("ro-bind = [\"~/work\"]\nbind = [\"~/.cargo/registry:~/work/dir00\"]\nenv = [\"A=1\"]\n"), 0o644)
 	benchPrepare(b)
 }
 

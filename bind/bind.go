@@ -281,7 +281,8 @@ func refuseSecrets(b mount.BindSpec, home string, secrets map[string]bool, state
 	fail := func(problem Problem, reason string, narrower []string) error {
 		return &Error{Spec: b.Flag(), Writable: b.Writable, Problem: problem, Reason: reason, Narrower: narrower, From: b.From}
 	}
-	for _, p := range sortedSecrets(secrets) {
+	stores := sortedSecrets(secrets)
+	for _, p := range stores {
 		if paths.Within(b.Src, p) {
 			return fail(CredentialStore, tilde(p, home)+" is a credential store, which never enters the sandbox", nil)
 		}
@@ -291,8 +292,11 @@ func refuseSecrets(b mount.BindSpec, home string, secrets map[string]bool, state
 			return fail(ToolState, "it holds "+tilde(d, home)+", where other tools keep their state and credentials", narrower(b.Src, home, secrets, state))
 		}
 	}
-	for _, p := range sortedSecrets(secrets) {
-		if _, err := os.Lstat(p); err == nil && paths.Within(p, b.Src) {
+	for _, p := range stores {
+		if !paths.Within(p, b.Src) {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
 			return fail(HoldsCredentials, "it holds "+tilde(p, home)+", a credential store", narrower(b.Src, home, secrets, state))
 		}
 	}
@@ -661,6 +665,11 @@ func Secrets(home string) map[string]bool {
 	for _, s := range secretPaths {
 		p := filepath.Join(home, s)
 		set[p] = true
+		// Most are missing: one lstat says so, where resolving would
+		// walk the whole path.
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
 		if real, err := filepath.EvalSymlinks(p); err == nil {
 			set[real] = true
 		}

@@ -215,3 +215,18 @@ func TestParseBind(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCheckBind: what a launch pays to check one bind against the
+// credential stores (each looked up, with the real path of a linked one).
+func BenchmarkCheckBind(b *testing.B) {
+	home := b.TempDir()
+	testfs.Tree(b, home, ".ssh/id_ed25519", ".aws/credentials", "work/data/", "code/app/")
+	project := instance.Project{Root: home + "/code/app", Checkout: home + "/code/app"}
+	binds := []mount.BindSpec{{Src: home + "/work", Dest: home + "/work"}}
+	state := StateDirs(home, nil)
+	for b.Loop() {
+		if err := Check(binds, home, project, state); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

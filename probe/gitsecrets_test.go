@@ -92,3 +92,24 @@ func TestGitConfigView(t *testing.T) {
 		t.Errorf("shown read-only: %q, want %q", shown, want)
 	}
 }
+
+// BenchmarkGitConfigView: what a launch pays to read the user's git
+// configuration as git does (a ~/.gitconfig with an include, an excludes
+// file, ~/.config/git/ignore), copy it filtered and name what it leaves
+// out.
+func BenchmarkGitConfigView(b *testing.B) {
+	home, proj := b.TempDir(), b.TempDir()
+	for name, s := range map[string]string{
+		".gitconfig":           "[user]\n\tname = A\n[url \"https://a:T@h/\"]\n\tinsteadOf = x:\n[core]\n\texcludesFile = ~/.gitignore_global\n[include]\n\tpath = .config/git/work.inc\n",
+		".config/git/work.inc": "[http]\n\textraHeader = Bearer T\n[alias]\n\tst = status\n",
+		".config/git/ignore":   "*.swp\n",
+		".gitignore_global":    ".DS_Store\n",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, name)), 0o755)
+		os.WriteFile(filepath.Join(home, name), []byte(s), 0o644)
+	}
+	secrets := bind.Secrets(home)
+	for b.Loop() {
+		gitConfigView(home, proj, secrets)
+	}
+}
