@@ -133,7 +133,13 @@ func gitConfigView(home, checkout string, secrets map[string]bool) gitView {
 			}
 			kept = append(kept, e)
 		}
-		v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(gitconfig.Format(kept)), Why: "git configuration, a private copy without what may hold a credential", Role: mount.HostFiles})
+		// As the user wrote it, comments and layout kept, when nothing is
+		// left out and no comment looks like a credential either.
+		content := string(b)
+		if len(kept) < len(entries) || err != nil || gitSecretText.Match(b) || credentialLike.Match(b) {
+			content = string(gitconfig.Format(kept))
+		}
+		v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: content, Why: "git configuration, a private copy without what may hold a credential", Role: mount.HostFiles})
 		for _, inc := range gitconfig.Includes(kept) {
 			if inc = paths.ExpandHome(inc, home); !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(path), inc)

@@ -51,9 +51,14 @@ func TestGitConfigView(t *testing.T) {
 	excludesFile = ~/.gitignore_global
 [include]
 	path = .config/git/work.inc
+[include]
+	path = clean.inc
 `)
+	const clean = "# the team's aliases\n[alias]\n\tci = commit\n"
+	write("clean.inc", clean)
 	write(".config/git/work.inc", "[http \"https://git.corp/\"]\n\textraHeader = PRIVATE-TOKEN: TOKEN7\n[user]\n\temail = alice@corp.example\n[includeIf \"gitdir:~/code/\"]\n\tpath = nested.inc\n")
 	write(".config/git/nested.inc", "[url \"https://oauth2:TOKEN8@git.corp/\"]\n\tinsteadOf = corp:\n[alias]\n\tst = status\n")
+	write(".config/git/config", "# the old one: extraHeader = Authorization: Bearer TOKEN11\n[alias]\n\tlg = log\n")
 	write(".config/git/ignore", "*.swp\n")
 	write(".config/git/credentials", "https://alice:TOKEN9@github.com\n")
 	write(".config/git/gh-token", "TOKEN10\n")
@@ -72,12 +77,17 @@ func TestGitConfigView(t *testing.T) {
 		all = append(all, entries...)
 		dests = append(dests, strings.TrimPrefix(c.Dest, home+"/"))
 	}
-	if want := []string{".gitconfig", ".config/git/work.inc", ".config/git/nested.inc"}; !slices.Equal(dests, want) {
+	if want := []string{".gitconfig", ".config/git/config", ".config/git/work.inc", "clean.inc", ".config/git/nested.inc"}; !slices.Equal(dests, want) {
 		t.Errorf("copies of %q, want %q", dests, want)
 	}
 	for key, want := range map[string]string{"user.name": "Alice", "alias.co": "checkout", "url.ssh://ru3@127.0.0.1:22233/.insteadof": "lh:", "user.email": "alice@corp.example", "alias.st": "status"} {
 		if got := gitconfig.Last(all, key); got != want {
 			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+	for _, c := range v.copies {
+		if c.Dest == filepath.Join(home, "clean.inc") && c.Content != clean {
+			t.Errorf("a file with nothing left out is not copied as written: %q", c.Content)
 		}
 	}
 	names := strings.Join(v.leftOut, "\n")
