@@ -41,6 +41,13 @@ func taskWorktree(cwd, name, dir string, dryRun bool) (string, error) {
 		return "", err
 	}
 	if path, ok := worktreeOf(list, name); ok {
+		// The list is read from the repository's worktrees/*/gitdir, which
+		// a session can plant (for the exit audit to find only at its
+		// end): only a checkout whose own .git leads back to this
+		// repository is one of its worktrees, never a directory it names.
+		if q, err := instance.Resolve(path); err != nil || q.CommonDir != p.CommonDir || !sameDir(q.Checkout, path) {
+			return "", hint.Errorf("if you did not make it, look at what the sessions left in "+filepath.Join(p.CommonDir, "worktrees"), "-w %s: git lists the worktree of branch %s at %s, which is not a checkout of this repository", printable.Escape(name), printable.Escape(name), printable.Escape(path))
+		}
 		return path, nil
 	}
 	main := mainCheckout(list, p.Root)
@@ -81,6 +88,13 @@ func enterWorktree(home, name string, dryRun bool) error {
 		return err
 	}
 	return os.Chdir(path)
+}
+
+// sameDir says whether the directories a and b are one.
+func sameDir(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // worktreeOf finds, in git worktree list --porcelain, the checkout of

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReplayReview10WorktreePlantedDirectory: while a session runs, it
+// plants .git/worktrees/task whose gitdir names ~/bin/.git (a directory
+// on the user's PATH, outside the project) and whose HEAD is branch task.
+// The exit audit would move it aside, but only at the session's end; the
+// user meanwhile starts a second task in another terminal, claudebox -w
+// task, which took git worktree list's word for where branch task is
+// checked out and ran a read-write session in ~/bin. Host-side proof: the
+// program in ~/bin is byte-identical, and -w refuses, naming the path.
+func TestReplayReview10WorktreePlantedDirectory(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	bin := filepath.Join(h.home, "bin")
+	tool := filepath.Join(bin, "tool")
+	h.write(tool, "#!/bin/sh\necho real\n")
+	_, aOut, aExited := startSession(t, h, proj, `
+		mkdir -p .git/worktrees/task && cd .git/worktrees/task
+		echo '`+bin+`/.git' > gitdir; echo 'ref: refs/heads/task' > HEAD; echo ../.. > commondir
+		cd ../../..; touch started
+		while ! test -e done; do sleep 0.05; done`)
+	if len(aExited) > 0 {
+		t.Fatalf("the planting session ended early:\n%s", aOut)
+	}
+	c := h.command(proj, nil, "claudebox", "-w", "task", "--shell", "-c", `echo planted > tool`)
+	out, err := c.CombinedOutput()
+	done(t, proj)
+	if err := <-aExited; err != nil {
+		t.Fatalf("the planting session: %v\n%s", err, aOut)
+	}
+	if b, _ := os.ReadFile(tool); string(b) != "#!/bin/sh\necho real\n" {
+		t.Errorf("claudebox -w task ran a session in %s, which wrote %q:\n%s", bin, b, out)
+	}
+	if err == nil || !strings.Contains(string(out), "not a checkout of this repository") {
+		t.Errorf("claudebox -w task did not refuse: %v\n%s", err, out)
+	}
+}
