@@ -257,6 +257,10 @@ func run(args []string) int {
 		return 2
 	}
 	own, rest := splitArgs(parser.Model.Node, args)
+	if err := refuseNearFlags(parser.Model.Node, args); err != nil {
+		report(os.Stderr, err)
+		return 2
+	}
 	ctx, err := parser.Parse(own)
 	if err != nil {
 		report(os.Stderr, hint.Errorf("claudebox --help lists claudebox's flags", "%v", err))

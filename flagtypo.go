@@ -1,0 +1,93 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/claudebox/claudebox/hint"
+)
+
+// claudeFlags are Claude Code's own long options (2.1.330's claude
+// --help): a word that is one of them goes to claude even when it is a
+// small edit of one of claudebox's (--agents beside --agent).
+var claudeFlags = []string{
+	"--add-dir", "--agent", "--agents", "--all", "--allow-dangerously-skip-permissions", "--allowed-tools", "--allowedTools",
+	"--append-system-prompt", "--append-system-prompt-file", "--autocompact", "--ax-screen-reader", "--background", "--bare", "--betas", "--bg", "--brief",
+	"--chrome", "--cloud", "--continue", "--dangerously-skip-permissions", "--debug", "--debug-file", "--desktop",
+	"--disable-slash-commands", "--disallowed-tools", "--disallowedTools", "--effort", "--environment",
+	"--exclude-dynamic-system-prompt-sections", "--fallback-model", "--file", "--fork-session", "--forward-subagent-text",
+	"--from-pr", "--help", "--ide", "--include-hook-events", "--include-partial-messages", "--input-format", "--json-schema",
+	"--max-budget-usd", "--max-turns", "--mcp-config", "--model", "--name", "--no-chrome", "--no-session-persistence", "--output-format",
+	"--permission-mode", "--permission-prompt-tool", "--permission-prompts", "--plugin-dir", "--plugin-url", "--print",
+	"--prompt-suggestions", "--remote-control", "--remote-control-session-name-prefix", "--replay-user-messages",
+	"--restricted", "--resume", "--safe-mode", "--session-id", "--setting-sources", "--settings", "--strict-mcp-config",
+	"--system-prompt", "--system-prompt-file", "--system-prompt-snapshot", "--teleport", "--tmux", "--tools", "--verbose", "--version", "--worktree",
+}
+
+// refuseNearFlags refuses, before anything starts, a word of args that
+// is a small edit of one of claudebox's flags and none of claude's: a typo
+// (--with-shh) would otherwise start a sandbox and end in claude's
+// "unknown option". Words after -- are claude's whatever they are.
+func refuseNearFlags(node *kong.Node, args []string) error {
+	var own []string
+	eval := evalAsked(args)
+	for _, f := range node.Flags {
+		if f.Hidden || f.Group != nil && f.Group.Key == "eval" && f.Name != "eval" && !eval {
+			continue
+		}
+		own = append(own, "--"+f.Name)
+	}
+	for _, a := range args {
+		if a == "--" {
+			return nil
+		}
+		word, _, _ := strings.Cut(a, "=")
+		if !strings.HasPrefix(word, "--") || len(word) < 5 || slices.Contains(own, word) || slices.Contains(claudeFlags, word) {
+			continue
+		}
+		for _, f := range own {
+			if editDistance(word, f) <= allowedEdits(f) {
+				return hint.Errorf("did you mean "+f+"? To pass it to claude as it is: claudebox -- "+a, "%s is neither claudebox's flag nor claude's", word)
+			}
+		}
+	}
+	return nil
+}
+
+// allowedEdits is how far a word may be from flag to be taken for a typo
+// of it: one edit for a short flag, two for a longer one.
+func allowedEdits(flag string) int {
+	if len(flag) <= 7 {
+		return 1
+	}
+	return 2
+}
+
+// editDistance counts the insertions, deletions, substitutions and swaps
+// of neighbours that turn a into b (the optimal string alignment
+// distance).
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}
