@@ -183,6 +183,11 @@ func (c *cli) Run(ctx *kong.Context) error {
 			return err
 		}
 	}
+	if !c.Shell && c.Agent == agent.Claude.Name {
+		if err := refuseClaudeBackground(c.Claude); err != nil {
+			return err
+		}
+	}
 	flags := config.Settings{
 		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, WithGPG: c.WithGPG, GPU: c.WithGPU, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, Publish: c.Publish, Forward: c.Forward, MoveAside: c.MoveAside,
 		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP,

@@ -310,6 +310,11 @@ func Build(in Inputs) Plan {
 		p.add(Private, RemountRO, "", beside, "read-only from here on")
 	}
 	p.SetEnv = in.SetEnv
+	if in.Claude {
+		// Its "move to background and exit" would leave a session that
+		// the sandbox's end tears down, and nothing could attach to.
+		p.SetEnv = append(slices.Clone(p.SetEnv), "CLAUDE_CODE_DISABLE_BG_EXIT_HANDOFF=1")
+	}
 	for name := range in.Env.Values {
 		if p.envSetBy == nil {
 			p.envSetBy = map[string]envSource{}
