@@ -26,16 +26,20 @@ type Relay struct {
 	// (so its deadlines and O_NONBLOCK touch no descriptor the user's shell
 	// shares), or, where the terminal is another user's and cannot be
 	// opened anew, a duplicate of user made non-blocking until Restore.
-	user    int
-	term    *os.File
-	saved   *unix.Termios
-	raw     bool
-	master  *os.File
-	slave   *os.File
-	out     filter
-	outDone chan struct{}
-	inDone  chan struct{}
-	winch   chan os.Signal
+	user  int
+	term  *os.File
+	saved *unix.Termios
+	raw   bool
+	// background: the caller is a background job of the user's terminal
+	// (claudebox -p … &), which may write to it but not change its
+	// settings: it stays as it is, as it does for claude -p &.
+	background bool
+	master     *os.File
+	slave      *os.File
+	out        filter
+	outDone    chan struct{}
+	inDone     chan struct{}
+	winch      chan os.Signal
 }
 
 const (
@@ -58,7 +62,8 @@ const fence, fenceReply = "\x1b[5n", "\x1b[0n"
 // place, as its controlling terminal, set up like the user's; pipes and
 // files stay as they are. Then, if stdin is a terminal, the user's terminal
 // is put in raw mode, so that Ctrl-C and Ctrl-Z are keystrokes the child's
-// terminal turns into signals for its foreground process group.
+// terminal turns into signals for its foreground process group; not when
+// the caller is a background job, which the kernel would stop for it.
 //
 // clipboard lets the child's clipboard writes (OSC 52) through. The caller
 // starts cmd, calls Started, waits for it, then calls Restore, also when
@@ -94,6 +99,9 @@ func Attach(cmd *exec.Cmd, clipboard bool) (*Relay, error) {
 	if r.user < 0 {
 		return r, nil
 	}
+	if pgrp, err := unix.IoctlGetInt(r.user, unix.TIOCGPGRP); err == nil && pgrp != unix.Getpgrp() {
+		r.background = true
+	}
 	if err := r.open(); err != nil {
 		r.Restore()
 		return nil, err
@@ -116,7 +124,7 @@ func Attach(cmd *exec.Cmd, clipboard bool) (*Relay, error) {
 			break
 		}
 	}
-	if isTerm[0] {
+	if isTerm[0] && !r.background {
 		raw := *r.saved
 		raw.Iflag &^= unix.IGNBRK | unix.BRKINT | unix.PARMRK | unix.ISTRIP | unix.INLCR | unix.IGNCR | unix.ICRNL | unix.IXON
 		raw.Oflag &^= unix.OPOST
@@ -284,10 +292,12 @@ func (r *Relay) Restore() {
 		if r.raw {
 			r.discardReplies()
 		}
-		unix.IoctlSetInt(r.user, unix.TCFLSH, unix.TCIFLUSH)
+		if !r.background {
+			unix.IoctlSetInt(r.user, unix.TCFLSH, unix.TCIFLUSH)
+		}
 		r.term.Close()
 	}
-	if r.saved != nil {
+	if r.saved != nil && !r.background {
 		unix.IoctlSetTermios(r.user, unix.TCSETS, r.saved)
 	}
 	if r.master != nil {
