@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,5 +113,49 @@ func TestReplayCheckRepoSigning(t *testing.T) {
 	out, _ := h.command(proj, []string{"ANTHROPIC_API_KEY=sk-ant-test"}, "claudebox", "--check").CombinedOutput()
 	if !strings.Contains(string(out), "signing: your git configuration signs commits with gpg (commit.gpgsign), and gpg-agent is not forwarded") || !strings.Contains(string(out), "--with-gpg") {
 		t.Errorf("--check does not see the repository's signing:\n%s", out)
+	}
+}
+
+// TestReplayGitInsteadOfPush: a push by the short name the user's
+// url."ssh://NAME@127.0.0.1:PORT/…".insteadOf gives failed inside with
+// "Could not resolve hostname lh": the user name in the URL was taken for
+// a credential and the rewrite dropped. Host-side proof: with --with-ssh
+// on the filtered network, the commit made inside reaches a real sshd on
+// the host's loopback through the rewrite.
+func TestReplayGitInsteadOfPush(t *testing.T) {
+	h := newE2EHost(t)
+	env := startSSHAgent(t, h)
+	srv := filepath.Join(h.base, "srv")
+	h.write(filepath.Join(srv, ".keep"), "")
+	h.run(srv, nil, "git", "init", "-q", "--bare", "repo.git")
+	ssh := filepath.Join(h.home, ".ssh")
+	pub, err := os.ReadFile(filepath.Join(ssh, "id_ed25519.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, knownHost := startSSHD(t, h, srv, string(pub))
+	name := e2eUser
+	if u, err := user.Current(); err == nil && h.uid < 0 {
+		name = u.Username
+	}
+	h.write(filepath.Join(ssh, "known_hosts"), knownHost)
+	h.write(filepath.Join(ssh, "config"), "Host 127.0.0.1\n  UserKnownHostsFile "+filepath.Join(ssh, "known_hosts")+"\n")
+	h.write(filepath.Join(h.home, ".gitconfig"), fmt.Sprintf("[url \"ssh://%s@127.0.0.1:%d%s/\"]\n\tinsteadOf = lh:\n", name, port, srv))
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), fmt.Sprintf("allow-hosts = [\"127.0.0.1:%d\"]\n", port))
+	proj := filepath.Join(h.home, "code", "pushed")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "remote", "add", "origin", "lh:repo.git")
+
+	out := h.run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `
+		export GIT_SSH_COMMAND="$GIT_SSH_COMMAND -F $HOME/.ssh/config -o BatchMode=yes"
+		git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m "made inside"
+		timeout 60 git push -q origin HEAD:refs/heads/main 2>&1 && echo PUSHED
+	`)
+	if !strings.Contains(out, "PUSHED") {
+		t.Fatalf("git push by the short name inside:\n%s", out)
+	}
+	head := strings.TrimSpace(h.run(proj, nil, "git", "rev-parse", "HEAD"))
+	if got := strings.TrimSpace(h.run(srv, nil, "git", "--git-dir=repo.git", "rev-parse", "main")); got != head {
+		t.Errorf("the host's repository has main at %s, want the commit made inside, %s", got, head)
 	}
 }
