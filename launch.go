@@ -30,6 +30,9 @@ func (l launchCmd) Run(home session.Home) error {
 		return err
 	}
 	if l.DryRun {
+		for _, line := range s.Policy() {
+			fmt.Println("# " + line)
+		}
 		for _, b := range s.Skipped() {
 			printable.Say(os.Stdout, "# skipped %s", b)
 		}

@@ -526,9 +526,7 @@ func (m *merging) network(l layer) error {
 				return hint.Errorf("write host, *.domain or an IP address, each with an optional :port: github.com, *.example.com, 127.0.0.1:8080",
 					"%s: %s: \"%s\": %v", where(l.from), list.key, printable.Excerpt(e), err)
 			}
-			if list.key == "deny-hosts" {
-				r = r.From(l.denySource(e))
-			}
+			r = r.From(l.entrySource(list.key, e))
 			*list.to = append(*list.to, r)
 			if list.key == "allow-hosts" && !l.own {
 				m.hosts = append(m.hosts, Item{grant: Grant{kind: kindHost, name: r.String()}, Show: "allow-hosts " + r.String() + " (from " + l.from + ")"})
@@ -538,13 +536,12 @@ func (m *merging) network(l layer) error {
 	return nil
 }
 
-// denySource names where the layer's deny entry is written, for the
-// refusal of a host it denies: the key and the file, with the line that
-// holds it when one does.
-func (l layer) denySource(entry string) string {
-	key := "deny-hosts"
+// entrySource names where the layer's allow-hosts or deny-hosts entry is
+// written, for the refusal of a host it denies and for --dry-run: the key
+// and the file, with the line that holds it when one does.
+func (l layer) entrySource(key, entry string) string {
 	if strings.HasSuffix(l.from, "(sandbox.network)") {
-		key = "sandbox.network.deniedDomains"
+		key = map[string]string{"allow-hosts": "sandbox.network.allowedDomains", "deny-hosts": "sandbox.network.deniedDomains"}[key]
 	}
 	if l.file == "" {
 		return key + " on the command line"
@@ -673,7 +670,7 @@ var presetRules = func() []proxy.Rule {
 		if err != nil {
 			panic(err)
 		}
-		rules = append(rules, r)
+		rules = append(rules, r.From("the developer preset"))
 	}
 	return rules
 }()

@@ -35,7 +35,7 @@ type Rule struct {
 	// anyPort: a deny entry without a port, which covers every port.
 	anyPort bool
 	// source says where the entry is written, for a refusal that names
-	// it: "deny-hosts in FILE:LINE".
+	// it and for --dry-run: "deny-hosts in FILE:LINE".
 	source string
 }
 
@@ -44,6 +44,9 @@ func (r Rule) From(source string) Rule {
 	r.source = source
 	return r
 }
+
+// Source is where the entry is written ("" when unknown).
+func (r Rule) Source() string { return r.source }
 
 // ParseRule reads an entry as Claude Code's sandbox.network lists write
 // them: host, *.domain, an IP address, each with an optional :port.

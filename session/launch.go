@@ -811,7 +811,8 @@ func trustPaths(cwd string) []string {
 // approved a repository's naming it), and it is useless without its host.
 func mcpHosts(servers map[string]json.RawMessage) []proxy.Rule {
 	var rules []proxy.Rule
-	for _, def := range servers {
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		def := servers[name]
 		var d struct {
 			URL     string `json:"url"`
 			HTTPURL string `json:"httpUrl"`
@@ -831,7 +832,7 @@ func mcpHosts(servers map[string]json.RawMessage) []proxy.Rule {
 			port = map[string]string{"https": "443", "http": "80"}[u.Scheme]
 		}
 		if r, err := proxy.ParseRule(net.JoinHostPort(u.Hostname(), port)); err == nil {
-			rules = append(rules, r)
+			rules = append(rules, r.From("MCP server "+printable.Escape(name)+"'s URL"))
 		}
 	}
 	return rules

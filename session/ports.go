@@ -20,7 +20,7 @@ func forwardRules(ports []int) []proxy.Rule {
 		if err != nil {
 			panic(err)
 		}
-		rules = append(rules, r)
+		rules = append(rules, r.From("--forward "+strconv.Itoa(n)))
 	}
 	return rules
 }
