@@ -64,6 +64,7 @@ type cli struct {
 	Merge  bool   `group:"instances" help:"With --move: merge into this project's instance."`
 
 	KeepPermissions bool `group:"instances" name:"keep-permissions" xor:"mode" help:"Review and keep the permission rules saved inside."`
+	Undo            bool `group:"instances" help:"Put the files back as the last session found them."`
 
 	// Ungrouped flags come first in --help wherever they are declared; the
 	// xor flags keep one order, which kong's "can't be used together"
@@ -144,6 +145,11 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case c.SSHKey != "":
 		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
 	}
+	if c.Undo {
+		if err := c.undoAlone(); err != nil {
+			return err
+		}
+	}
 	home, err := session.FindHome()
 	switch {
 	case c.Check:
@@ -156,6 +162,12 @@ func (c *cli) Run(ctx *kong.Context) error {
 			Out: c.Out, Prompt: c.Prompt, PromptFile: c.PromptFile, Skills: c.Skill, Fixtures: c.Fixtures, Repeat: c.Repeat, Jobs: c.Jobs,
 			Model: c.Model, Claude: c.ClaudePath, Network: c.Network, AllowHosts: c.AllowHost, Args: c.Claude, Version: versionString(),
 		}, os.Stdout)
+	case c.Undo:
+		u := undoCmd{List: c.List, DryRun: c.DryRun, Yes: c.Yes}
+		if len(c.Claude) == 1 {
+			u.ID = c.Claude[0]
+		}
+		return u.Run(home)
 	case c.Gc:
 		return gcCmd{DryRun: c.DryRun, Caches: c.Caches}.Run(home)
 	case c.NetLog:
@@ -198,6 +210,15 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return hint.Errorf("claudebox --shell, or claudebox --agent "+run.Name, "--shell and --agent go separately")
 	}
 	return launchCmd{DryRun: c.DryRun, Yes: c.Yes, Shell: c.Shell, Agent: run, Flags: flags, Args: c.Claude}.Run(home)
+}
+
+// undoAlone refuses what --undo does not go with: it takes --list,
+// --dry-run, -y and one snapshot's ID.
+func (c *cli) undoAlone() error {
+	if c.Gc || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Eval || c.Shell || len(c.Claude) > 1 || c.List && len(c.Claude) > 0 {
+		return hint.Errorf("claudebox --undo [ID | --list] [--dry-run] [-y]", "--undo goes alone")
+	}
+	return nil
 }
 
 // version is stamped by the build (-ldflags -X main.version=…); go install

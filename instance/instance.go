@@ -65,6 +65,9 @@ const (
 	// InboxRecords hold the names of the files the inbox (export-dir)
 	// wrote for the project, the only ones it replaces or removes.
 	InboxRecords = "exported"
+	// UndoRecords hold the snapshots each session's start took of the
+	// project, for claudebox --undo.
+	UndoRecords = "undo"
 	// TrustRecords hold the answers to an agent's question whether it
 	// trusts the project (Codex's), which its sessions saved inside.
 	TrustRecords = "trust"
@@ -78,7 +81,7 @@ func RecordPath(stateDir, kind, root string) (dir, name string) {
 // RemoveRecords removes the records of the instance hash, its tool caches
 // among them.
 func RemoveRecords(stateDir, hash string) error {
-	for _, kind := range []string{ApprovalRecords, MountRecords, NoticeRecords, CacheRecords, PermissionRecords, TrustRecords, InboxRecords} {
+	for _, kind := range []string{ApprovalRecords, MountRecords, NoticeRecords, CacheRecords, PermissionRecords, TrustRecords, InboxRecords, UndoRecords} {
 		if err := untrusted.RemoveAll(filepath.Join(stateDir, kind), hash); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}

@@ -49,6 +49,9 @@ func alsoWritable(w *page, p mount.Plan) {
 	if len(rw) > 0 {
 		w.line("- Also writable: %s. Changes there persist on the host.", strings.Join(rw, ", "))
 	}
+	if p.Project.GitDir != "" && p.Instance != "" {
+		w.line("- Undo: claudebox kept the project's files as this session found them (tracked and untracked, not ignored ones); the user can put them back with `claudebox --undo` on the host. Git history is not part of it.")
+	}
 }
 
 // requested lists the user's binds, and the secrets left out of them.

@@ -51,6 +51,7 @@ func (s *Session) supervise() error {
 		}
 	}()
 	s.phases.done("watcher launch")
+	snapshot := s.takeUndo()
 	stop, err := s.startProxy()
 	if err != nil {
 		return err
@@ -93,7 +94,10 @@ func (s *Session) supervise() error {
 	s.startSnapshot()
 	began := time.Now()
 	attached = true
-	err = attachPlan(watcher, cmd, s.startChild, s.plan, s.openCopies)
+	err = attachPlan(watcher, cmd, s.startChild, s.plan, func(pid int) {
+		<-snapshot
+		s.openCopies(pid)
+	})
 	closeAll(files)
 	if err != nil {
 		relay.Restore()

@@ -1,0 +1,464 @@
+// Package undo keeps what a project held when each session started, and
+// puts it back: claudebox --undo. A snapshot is a git tree of the
+// checkout's tracked and untracked (not ignored) files, written by the
+// supervisor before the sandbox runs its command, into an object store of
+// claudebox's own under ~/.claudebox, which no sandbox sees; the blobs it
+// shares with the project are read from the project's objects, which the
+// sandbox can write, so every blob is checked against its name before it
+// is restored.
+package undo
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// keep is how many snapshots of a checkout are kept.
+const keep = 10
+
+// Snapshot is one session's start.
+type Snapshot struct {
+	// ID names it: the time it was taken.
+	ID       string
+	Checkout string
+	Tree     string
+	Taken    time.Time
+}
+
+// store is the project's snapshots' directory; its git directory holds
+// their objects.
+type store struct{ dir, gitDir string }
+
+func storeOf(stateDir, root string) store {
+	dir := filepath.Join(stateDir, instance.UndoRecords, instance.Hash(root))
+	return store{dir: dir, gitDir: filepath.Join(dir, "git")}
+}
+
+const idLayout = "20060102T150405.000000Z"
+
+// Take records the checkout of p as it is now. It runs git with a
+// configuration of claudebox's own (no hook, filter or fsmonitor of the
+// project's runs), on a copy of the checkout's index so that files git
+// has already hashed are not read again.
+//
+// skip are paths the launch makes while the snapshot is taken (its
+// stand-ins): they are left out of it.
+func Take(stateDir string, p instance.Project, now time.Time, skip []string) (Snapshot, error) {
+	if p.GitDir == "" {
+		return Snapshot{}, errors.New("not a git repository")
+	}
+	st := storeOf(stateDir, p.Root)
+	if err := st.init(p); err != nil {
+		return Snapshot{}, err
+	}
+	id := now.UTC().Format(idLayout)
+	// The checkout's own index of the store, kept from the last snapshot:
+	// git hashes again only what changed since (the first starts from a
+	// copy of the checkout's index). Two sessions starting at once each
+	// work on a copy.
+	index := filepath.Join(st.dir, instance.Hash(p.Checkout)+".index")
+	work := index + "." + id
+	defer os.Remove(work)
+	data, err := os.ReadFile(index)
+	if err != nil {
+		data, _ = untrusted.ReadFile(p.GitDir, "index", 1<<30)
+	}
+	if err := os.WriteFile(work, data, 0o600); err != nil {
+		return Snapshot{}, err
+	}
+	args := []string{"add", "-A", "--", "."}
+	for _, path := range skip {
+		if rel, err := filepath.Rel(p.Checkout, path); err == nil && filepath.IsLocal(rel) {
+			args = append(args, ":(top,literal,exclude)"+rel)
+		}
+	}
+	if _, err := st.git(p.Checkout, work, args...); err != nil {
+		return Snapshot{}, err
+	}
+	tree, err := st.git(p.Checkout, work, "write-tree")
+	if err != nil {
+		return Snapshot{}, err
+	}
+	if err := os.Rename(work, index); err != nil {
+		return Snapshot{}, err
+	}
+	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: strings.TrimSpace(tree), Taken: now}
+	record := "checkout " + s.Checkout + "\ntree " + s.Tree + "\n"
+	if err := os.WriteFile(filepath.Join(st.dir, id+".snapshot"), []byte(record), 0o600); err != nil {
+		return Snapshot{}, err
+	}
+	st.prune(p.Checkout)
+	return s, nil
+}
+
+// init makes the store's git directory, whose objects fall back on the
+// project's, and gives it the project's own exclusions (info/exclude,
+// guarded in every sandbox), so that it ignores what the project ignores.
+func (st store) init(p instance.Project) error {
+	if err := os.MkdirAll(st.dir, 0o700); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(st.gitDir, "HEAD")); err != nil {
+		format := "sha1"
+		if out, err := exec.Command("git", "-C", p.Checkout, "rev-parse", "--show-object-format").Output(); err == nil {
+			format = strings.TrimSpace(string(out))
+		}
+		if out, err := exec.Command("git", "init", "-q", "--bare", "--object-format="+format, st.gitDir).CombinedOutput(); err != nil {
+			return fmt.Errorf("git init: %v: %s", err, bytes.TrimSpace(out))
+		}
+	}
+	common := p.CommonDir
+	if common == "" {
+		common = p.GitDir
+	}
+	if err := os.WriteFile(filepath.Join(st.gitDir, "objects", "info", "alternates"), []byte(filepath.Join(common, "objects")+"\n"), 0o600); err != nil {
+		return err
+	}
+	exclude, _ := untrusted.ReadFile(filepath.Join(common, "info"), "exclude", 1<<20)
+	os.MkdirAll(filepath.Join(st.gitDir, "info"), 0o700)
+	return os.WriteFile(filepath.Join(st.gitDir, "info", "exclude"), exclude, 0o600)
+}
+
+// git runs git on the store for the work tree checkout, with index.
+func (st store) git(checkout, index string, args ...string) (string, error) {
+	c := exec.Command("git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false"}, args...)...)
+	c.Dir = checkout
+	c.Env = append(os.Environ(), "GIT_DIR="+st.gitDir, "GIT_WORK_TREE="+checkout, "GIT_INDEX_FILE="+index, "GIT_OPTIONAL_LOCKS=0")
+	var out, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &out, &stderr
+	if err := c.Run(); err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", args[0], err, firstLine(stderr.String()))
+	}
+	return out.String(), nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+// List returns the snapshots of checkout in project root, newest first.
+func List(stateDir, root, checkout string) []Snapshot {
+	return storeOf(stateDir, root).list(checkout)
+}
+
+func (st store) list(checkout string) []Snapshot {
+	names, _ := filepath.Glob(filepath.Join(st.dir, "*.snapshot"))
+	var out []Snapshot
+	for _, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			continue
+		}
+		s := Snapshot{ID: strings.TrimSuffix(filepath.Base(n), ".snapshot")}
+		for _, line := range strings.Split(string(data), "\n") {
+			k, v, _ := strings.Cut(line, " ")
+			switch k {
+			case "checkout":
+				s.Checkout = v
+			case "tree":
+				s.Tree = v
+			}
+		}
+		t, err := time.Parse(idLayout, s.ID)
+		if err != nil || s.Checkout != checkout || s.Tree == "" {
+			continue
+		}
+		s.Taken = t
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Snapshot) int { return b.Taken.Compare(a.Taken) })
+	return out
+}
+
+// prune keeps the newest snapshots of checkout.
+func (st store) prune(checkout string) {
+	all := st.list(checkout)
+	for _, s := range all[min(len(all), keep):] {
+		os.Remove(filepath.Join(st.dir, s.ID+".snapshot"))
+	}
+}
+
+// Change is one path Undo restores or moves aside.
+type Change struct {
+	Path string
+	// What: "changed", "removed" (restored as it was) or "created" (moved
+	// aside).
+	What      string
+	mode, oid string
+}
+
+// entry is a file of a snapshot's tree.
+type entry struct{ mode, oid string }
+
+// Plan compares the checkout now with s: what Undo would restore or move
+// aside, in path order.
+func Plan(stateDir, root string, s Snapshot) ([]Change, error) {
+	st := storeOf(stateDir, root)
+	entries, err := st.tree(s)
+	if err != nil {
+		return nil, err
+	}
+	var changes []Change
+	for _, path := range slices.Sorted(maps.Keys(entries)) {
+		e := entries[path]
+		switch same, exists := matches(s.Checkout, path, e, st); {
+		case !exists:
+			changes = append(changes, Change{Path: path, What: "removed", mode: e.mode, oid: e.oid})
+		case !same:
+			changes = append(changes, Change{Path: path, What: "changed", mode: e.mode, oid: e.oid})
+		}
+	}
+	created, err := st.created(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, path := range created {
+		changes = append(changes, Change{Path: path, What: "created"})
+	}
+	return changes, nil
+}
+
+// tree lists s's files: regular files, executables and links (a
+// submodule's commit is left to git).
+func (st store) tree(s Snapshot) (map[string]entry, error) {
+	out, err := st.git(s.Checkout, os.DevNull, "ls-tree", "-r", "-z", "--full-tree", s.Tree)
+	if err != nil {
+		return nil, err
+	}
+	entries := map[string]entry{}
+	for _, rec := range strings.Split(out, "\x00") {
+		meta, path, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" || !filepath.IsLocal(path) {
+			continue
+		}
+		entries[path] = entry{mode: f[0], oid: f[2]}
+	}
+	return entries, nil
+}
+
+// created lists the files not ignored that s does not hold: those the
+// session made, with the ignore rules of the checkout as it is.
+func (st store) created(s Snapshot) ([]string, error) {
+	index := filepath.Join(st.dir, s.ID+".plan-index")
+	defer os.Remove(index)
+	if _, err := st.git(s.Checkout, index, "read-tree", s.Tree); err != nil {
+		return nil, err
+	}
+	out, err := st.git(s.Checkout, index, "ls-files", "-z", "--others", "--exclude-standard")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" && filepath.IsLocal(p) {
+			paths = append(paths, p)
+		}
+	}
+	return paths, nil
+}
+
+// matches says whether the checkout's path is what e names, and whether
+// anything is there; nothing is followed through a link.
+func matches(checkout, path string, e entry, st store) (same, exists bool) {
+	fi, err := untrusted.Lstat(checkout, path)
+	if err != nil {
+		return false, false
+	}
+	var data []byte
+	switch {
+	case e.mode == "120000" && fi.Mode()&os.ModeSymlink != 0:
+		target, err := untrusted.Readlink(checkout, path)
+		if err != nil {
+			return false, true
+		}
+		data = []byte(target)
+	case e.mode != "120000" && fi.Mode().IsRegular() && (fi.Mode()&0o100 != 0) == (e.mode == "100755"):
+		data, err = untrusted.ReadFile(checkout, path, blobLimit)
+		if err != nil {
+			return false, true
+		}
+	default:
+		return false, true
+	}
+	return blobName(data, len(e.oid)) == e.oid, true
+}
+
+// blobLimit is the largest file Undo compares or restores.
+const blobLimit = 1 << 32
+
+// blobName is git's name of a blob holding data, in the object format
+// whose names have n hex digits.
+func blobName(data []byte, n int) string {
+	var h hash.Hash = sha1.New()
+	if n == 64 {
+		h = sha256.New()
+	}
+	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Result is what Apply did.
+type Result struct {
+	Restored []Change
+	Moved    []audit.Moved
+	Failed   []error
+}
+
+// Apply puts the checkout back as s found it: every file s holds with its
+// content then, what stands in its way moved aside to dest first; then,
+// with the ignore rules restored, every file not ignored that s does not
+// hold moved aside. Ignored files are left as they are.
+func Apply(stateDir, root string, s Snapshot, dest string) (Result, error) {
+	st := storeOf(stateDir, root)
+	var res Result
+	changes, err := Plan(stateDir, root, s)
+	if err != nil {
+		return res, err
+	}
+	var restore []Change
+	for _, c := range changes {
+		if c.What != "created" {
+			restore = append(restore, c)
+		}
+	}
+	blobs, err := st.blobs(s.Checkout, restore)
+	if err != nil {
+		return res, err
+	}
+	for _, c := range restore {
+		data, ok := blobs[c.oid]
+		if !ok {
+			res.Failed = append(res.Failed, fmt.Errorf("%s: its content at the start is gone from the repository's objects (a session changed them)", c.Path))
+			continue
+		}
+		moved, err := restoreFile(s.Checkout, c, data, dest)
+		res.Moved = append(res.Moved, moved...)
+		if err != nil {
+			res.Failed = append(res.Failed, fmt.Errorf("%s: %w", c.Path, err))
+			continue
+		}
+		res.Restored = append(res.Restored, c)
+	}
+	created, err := st.created(s)
+	if err != nil {
+		return res, err
+	}
+	var paths []string
+	for _, p := range created {
+		paths = append(paths, filepath.Join(s.Checkout, p))
+	}
+	moved, err := audit.MoveAside(s.Checkout, dest, paths)
+	res.Moved = append(res.Moved, moved...)
+	if err != nil {
+		res.Failed = append(res.Failed, err)
+	}
+	return res, nil
+}
+
+// blobs reads the changes' blobs from the store (and the project's
+// objects behind it), keeping only those whose content is what their name
+// says.
+func (st store) blobs(checkout string, changes []Change) (map[string][]byte, error) {
+	var in bytes.Buffer
+	for _, c := range changes {
+		in.WriteString(c.oid + "\n")
+	}
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = checkout
+	cmd.Env = append(os.Environ(), "GIT_DIR="+st.gitDir)
+	cmd.Stdin = &in
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git cat-file: %v", err)
+	}
+	blobs := map[string][]byte{}
+	for len(out) > 0 {
+		header, rest, ok := bytes.Cut(out, []byte("\n"))
+		if !ok {
+			break
+		}
+		f := strings.Fields(string(header))
+		out = rest
+		if len(f) != 3 || f[1] != "blob" {
+			continue
+		}
+		n, err := strconv.Atoi(f[2])
+		if err != nil || n+1 > len(out) {
+			break
+		}
+		if data := out[:n]; blobName(data, len(f[0])) == f[0] {
+			blobs[f[0]] = data
+		}
+		out = out[n+1:]
+	}
+	return blobs, nil
+}
+
+// restoreFile writes c's content at its path in checkout, after moving
+// aside what stands there, or on the way there, that is not a directory.
+func restoreFile(checkout string, c Change, data []byte, dest string) ([]audit.Moved, error) {
+	var moved []audit.Moved
+	aside := func(rel string) error {
+		m, err := audit.MoveAside(checkout, dest, []string{filepath.Join(checkout, rel)})
+		moved = append(moved, m...)
+		return err
+	}
+	if _, err := untrusted.Lstat(checkout, c.Path); err == nil {
+		if err := aside(c.Path); err != nil {
+			return moved, err
+		}
+	}
+	dir := filepath.Dir(c.Path)
+	if dir != "." {
+		// A directory the session replaced by a file or a link goes aside.
+		parts := strings.Split(dir, string(filepath.Separator))
+		for i := range parts {
+			prefix := filepath.Join(parts[:i+1]...)
+			fi, err := untrusted.Lstat(checkout, prefix)
+			if err == nil && !fi.IsDir() {
+				if err := aside(prefix); err != nil {
+					return moved, err
+				}
+				break
+			}
+		}
+		if err := untrusted.MkdirAll(checkout, dir, 0o755); err != nil {
+			return moved, err
+		}
+	}
+	if c.mode == "120000" {
+		parent, err := untrusted.OpenDir(checkout, dir)
+		if err != nil {
+			return moved, err
+		}
+		defer parent.Close()
+		return moved, unix.Symlinkat(string(data), int(parent.Fd()), filepath.Base(c.Path))
+	}
+	perm := os.FileMode(0o644)
+	if c.mode == "100755" {
+		perm = 0o755
+	}
+	return moved, untrusted.WriteFile(checkout, c.Path, data, perm)
+}

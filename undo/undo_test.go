@@ -1,0 +1,84 @@
+package undo
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// repo makes a committed repository of dirs×files files, and one more file
+// changed and one untracked, as a session's start finds a working tree.
+func repo(tb testing.TB, dirs, files int) instance.Project {
+	tb.Helper()
+	root := tb.TempDir()
+	for d := range dirs {
+		dir := filepath.Join(root, fmt.Sprintf("pkg%d", d))
+		os.MkdirAll(dir, 0o755)
+		for f := range files {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.go", f)), []byte(fmt.Sprintf("package p%d // %d\n", d, f)), 0o644)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			tb.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	os.WriteFile(filepath.Join(root, "pkg0", "f0.go"), []byte("changed\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "untracked.txt"), []byte("new\n"), 0o644)
+	p, err := instance.Resolve(root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+// A snapshot holds the changed and the untracked file as they were; Plan
+// finds nothing to do while the tree is as it found it.
+func TestTakePlan(t *testing.T) {
+	p := repo(t, 3, 3)
+	state := t.TempDir()
+	s, err := Take(state, p, time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := List(state, p.Root, p.Checkout); len(got) != 1 || got[0].Tree != s.Tree {
+		t.Fatalf("List = %+v", got)
+	}
+	if changes, err := Plan(state, p.Root, s); err != nil || len(changes) != 0 {
+		t.Fatalf("Plan of an unchanged tree: %+v, %v", changes, err)
+	}
+	os.WriteFile(filepath.Join(p.Checkout, "untracked.txt"), []byte("later\n"), 0o644)
+	changes, err := Plan(state, p.Root, s)
+	if err != nil || len(changes) != 1 || changes[0].Path != "untracked.txt" || changes[0].What != "changed" {
+		t.Fatalf("Plan: %+v, %v", changes, err)
+	}
+	for i := range keep + 3 {
+		Take(state, p, time.Now().Add(time.Duration(i+1)*time.Second), nil)
+	}
+	if n := len(List(state, p.Root, p.Checkout)); n != keep {
+		t.Errorf("%d snapshots kept, want %d", n, keep)
+	}
+}
+
+// BenchmarkTake: what a session's start adds, beside the launch, on a
+// small repository and on 60,000 files.
+func BenchmarkTake(b *testing.B) {
+	for _, size := range []struct{ dirs, files int }{{2, 5}, {3000, 20}} {
+		b.Run(fmt.Sprintf("%dfiles", size.dirs*size.files), func(b *testing.B) {
+			p := repo(b, size.dirs, size.files)
+			state := b.TempDir()
+			now := time.Now()
+			for b.Loop() {
+				now = now.Add(time.Millisecond)
+				if _, err := Take(state, p, now, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

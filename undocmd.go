@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/pty"
+	"github.com/claudebox/claudebox/session"
+	"github.com/claudebox/claudebox/undo"
+)
+
+// undoCmd puts the project back as a session found it when it started:
+// --undo (the last one), --undo ID, --undo --list, --undo --dry-run.
+type undoCmd struct {
+	ID     string
+	List   bool
+	DryRun bool
+	Yes    bool
+}
+
+func (u undoCmd) Run(home session.Home) error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	p, err := instance.Resolve(cwd)
+	if err != nil {
+		return err
+	}
+	if p.GitDir == "" {
+		return hint.Errorf("claudebox --undo works in a git repository", "%s is not in a git repository: its sessions keep no snapshot", printable.Escape(cwd))
+	}
+	snaps := undo.List(home.State, p.Root, p.Checkout)
+	if u.List {
+		for _, s := range snaps {
+			fmt.Printf("%s  %s\n", s.ID, s.Taken.Local().Format("2006-01-02 15:04:05"))
+		}
+		return nil
+	}
+	if len(snaps) == 0 {
+		return hint.Errorf("a session started here takes one", "no session of %s has a snapshot to undo", printable.Escape(p.Checkout))
+	}
+	s := snaps[0]
+	if u.ID != "" {
+		found := false
+		for _, c := range snaps {
+			if c.ID == u.ID {
+				s, found = c, true
+			}
+		}
+		if !found {
+			return hint.Errorf("claudebox --undo --list names them", "no snapshot %s of %s", printable.Excerpt(u.ID), printable.Escape(p.Checkout))
+		}
+	}
+	// A session running now would go on writing what is restored.
+	lock, err := instance.ProbeLock(instance.Dir(home.State, p.Root))
+	if err != nil {
+		return err
+	}
+	if lock != nil {
+		defer lock.Close()
+		if idle, err := instance.TryLockIdle(lock); err != nil || !idle {
+			return hint.Errorf("end it first, then claudebox --undo", "a session of this project is running")
+		}
+	}
+	changes, err := undo.Plan(home.State, p.Root, s)
+	if err != nil {
+		return err
+	}
+	printable.Say(os.Stdout, "%s as the session of %s found it:", mount.Quote(p.Checkout), s.Taken.Local().Format("2006-01-02 15:04:05"))
+	for _, c := range changes {
+		verb := "restore"
+		if c.What == "created" {
+			verb = "move aside"
+		}
+		printable.Say(os.Stdout, "  %-10s %s (%s)", verb, c.Path, c.What)
+	}
+	printable.Say(os.Stdout, "  ignored files (dependencies, build output) are left as they are")
+	if len(changes) == 0 {
+		printable.Say(os.Stdout, "nothing to undo")
+		return nil
+	}
+	if u.DryRun {
+		return nil
+	}
+	if !u.Yes {
+		if !pty.IsTerminal(os.Stdin) {
+			return hint.Errorf("read the list, then claudebox --undo -y", "cannot ask: stdin is not a terminal")
+		}
+		if !yes(bufio.NewReader(os.Stdin), fmt.Sprintf("Undo these %d changes? [y/N] ", len(changes))) {
+			return hint.Errorf("claudebox --undo again", "nothing was changed")
+		}
+	}
+	dest := filepath.Join(home.State, "moved-aside", filepath.Base(p.Checkout), "undo-"+time.Now().UTC().Format("20060102T150405.000Z"))
+	res, err := undo.Apply(home.State, p.Root, s, dest)
+	if err != nil {
+		return err
+	}
+	for _, m := range res.Moved {
+		printable.Say(os.Stdout, "moved aside %s; to put it back: mv %s %s", m.From, mount.Quote(m.To), mount.Quote(m.From))
+	}
+	printable.Say(os.Stdout, "restored %d files", len(res.Restored))
+	for _, e := range res.Failed {
+		printable.Say(os.Stderr, "claudebox: not restored: %v", e)
+	}
+	if len(res.Failed) > 0 {
+		return hint.Errorf("the files above are as the session left them", "%d could not be restored", len(res.Failed))
+	}
+	return nil
+}
