@@ -236,11 +236,15 @@ func readOnly(w *page, p mount.Plan) {
 	}
 }
 
+// hiddenPaths says what a host path not listed looks like inside: git's
+// "repository '…' does not exist" of a local clone names no way out.
+const hiddenPaths = " Such a path does not exist here (git clone of a repository outside the project says it \"does not exist\"): ask the user to restart with `claudebox --ro-bind PATH`."
+
 func hidden(w *page, p mount.Plan) {
 	if homeBound(p) {
-		w.line("- Hidden: SSH keys, cloud credentials and the other secrets named above, other projects' histories, and every host path not listed here.")
+		w.line("- Hidden: SSH keys, cloud credentials and the other secrets named above, other projects' histories, and every host path not listed here." + hiddenPaths)
 	} else {
-		w.line("- Hidden: the rest of the host's %s (SSH keys, cloud credentials, other projects and their histories) and every host path not listed here.", p.Home)
+		w.line("- Hidden: the rest of the host's %s (SSH keys, cloud credentials, other projects and their histories) and every host path not listed here."+hiddenPaths, p.Home)
 	}
 }
 
