@@ -305,7 +305,7 @@ func refuseSecrets(b mount.BindSpec, home string, secrets map[string]bool, state
 
 // credentialName is a file name credentials are kept under: a private key,
 // a keystore, an env file, a tool's login or token file.
-var credentialName = regexp.MustCompile(`(?i)^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|ovpn|ppk)|\.env(\..+)?|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.vault-token|credentials(\.json|\.toml|\.xml)?|auth\.json|oauth_creds\.json|.*token.*|.*secret.*|.*passw.*|service[-_]?account.*\.json)$`)
+var credentialName = regexp.MustCompile(`(?i)^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|ovpn|ppk)|\.env(\..+)?|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.vault-token|credentials(\.json|\.toml|\.xml)?|auth\.json|oauth_creds\.json|.*token.*|.*secret.*|.*passw.*|.*service[-_]?account.*\.json)$`)
 
 // harmlessName is a template of one, which holds none.
 var harmlessName = regexp.MustCompile(`(?i)[.-](example|sample|template|dist|tmpl)$`)

@@ -230,3 +230,29 @@ func BenchmarkCheckBind(b *testing.B) {
 		}
 	}
 }
+
+// TestExposes: a repository's bind is named in its approval question with
+// the first file under it named as credentials are kept (a private key, an
+// env file, a token, a service account), not with a template of one, and
+// not from inside .git or node_modules.
+func TestExposes(t *testing.T) {
+	for files, want := range map[string]string{
+		"a/.env.example b/README":              "",
+		"a/.env":                               "a/.env",
+		"keys/id_ed25519":                      "keys/id_ed25519",
+		"deploy/gcp-service-account.json x":    "deploy/gcp-service-account.json",
+		".git/token node_modules/x/secret.txt": "",
+		"a/b/c/d/deep.pem":                     "",
+		"cfg/api_token":                        "cfg/api_token",
+	} {
+		dir := t.TempDir()
+		testfs.Tree(t, dir, strings.Fields(files)...)
+		got := Exposes(dir)
+		if want != "" {
+			want = filepath.Join(dir, want)
+		}
+		if got != want {
+			t.Errorf("%s: %q, want %q", files, got, want)
+		}
+	}
+}
