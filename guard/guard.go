@@ -28,6 +28,19 @@ import (
 // for the user's approval.
 const ProjectConfigFile = ".claudebox.toml"
 
+// standsInAsDir says whether a missing work-tree guard stands in as a
+// directory: the tools that obey these read a directory. Every other one
+// is a file, whose stand-in must not be a directory (git warns that it
+// cannot read a .gitmodules that is one, Claude Code that an .mcp.json is
+// not a regular file).
+func standsInAsDir(name string) bool {
+	switch name {
+	case ".vscode", ".idea", ".claude", ".codex", ".gemini":
+		return true
+	}
+	return false
+}
+
 // hookManagerFile reports whether a name at the top of a work tree is a
 // hook manager's configuration or scripts, which the repository's
 // installed hooks run on the host's git commit: the registry's prefixes
@@ -131,7 +144,15 @@ func Find(home string, project instance.Project, obeyed []Obeyed) (guards []moun
 			g.claudeDir(path, e.Why)
 			continue
 		}
-		g.add(mount.Guard{Path: path, Copy: e.Name == ".mcp.json", Why: e.Why})
+		// Nothing stands in for a missing .gitmodules: git's fetch and pull
+		// look for one, and warn about any that is not a file (a socket:
+		// "No such device or address"); a regular file shows in git
+		// status. One the sandbox makes is the exit audit's, and git
+		// takes no command from it.
+		if e.Name == ".gitmodules" && (!paths.Exists(path) || instance.IsPlaceholder(path)) {
+			continue
+		}
+		g.add(mount.Guard{Path: path, Copy: e.Name == ".mcp.json", File: !standsInAsDir(e.Name), Why: e.Why})
 	}
 	g.toolFiles(project.Checkout, "")
 	if project.CommonDir != "" {
@@ -217,13 +238,18 @@ func (g *guardProbe) toolFiles(top, note string) {
 }
 
 // operations guards a worktree's git directory's state of a rebase, git am,
-// cherry-pick or revert: its todo lists commands (exec) that the host's git
-// rebase --continue runs, and git status tells the user to run it. One in
-// progress is read-only; where none is, a private empty directory stands
-// in, so that one started inside fails at once.
+// cherry-pick or revert in progress: its todo lists commands (exec) that
+// the host's git rebase --continue runs, and git status tells the user to
+// run it. One in progress is read-only. Where none is, nothing stands in:
+// git reads anything at these paths (a directory, a file, a socket) as an
+// operation in progress, in its status, and its rebase, am and cherry-pick
+// then refuse to start, on the host and inside alike. One the sandbox
+// starts is its own work, and what its todo would run is the exit audit's.
 func (g *guardProbe) operations(gitDir string) {
 	for _, d := range mount.GitOperations {
-		g.add(mount.Guard{Path: filepath.Join(gitDir, d), Why: "git's state of a rebase, am, cherry-pick or revert, whose todo the host's git runs"})
+		if path := filepath.Join(gitDir, d); paths.Exists(path) && !instance.IsPlaceholder(path) {
+			g.add(mount.Guard{Path: path, Why: "git's state of a rebase, am, cherry-pick or revert in progress, whose todo the host's git runs"})
+		}
 	}
 }
 
@@ -426,7 +452,7 @@ func (g *guardProbe) nestedRepo(top string) {
 	}
 	for _, e := range projectfiles.Entries {
 		if path := filepath.Join(top, e.Name); e.Protection == projectfiles.StandIn && paths.Exists(path) {
-			g.add(mount.Guard{Path: path, Copy: e.Name == ".mcp.json", Why: e.Why + " (a nested repository)"})
+			g.add(mount.Guard{Path: path, Copy: e.Name == ".mcp.json", File: !standsInAsDir(e.Name), Why: e.Why + " (a nested repository)"})
 		}
 	}
 	g.toolFiles(top, " (a nested repository)")
@@ -468,7 +494,11 @@ func (g *guardProbe) add(guard mount.Guard) {
 	}
 	fi, err := os.Lstat(guard.Path)
 	switch {
-	case err != nil || instance.IsStandIn(guard.Path, fi):
+	case err == nil && instance.IsStandIn(guard.Path, fi):
+		// Another session's stand-in: this one's mount must fit it.
+		guard.Exists = false
+		guard.File = !fi.IsDir() && !guard.NoOp && !guard.FileStandIn
+	case err != nil:
 		guard.Exists = false
 	case fi.Mode()&os.ModeSymlink != 0:
 		g.symlinks = append(g.symlinks, guard.Path)

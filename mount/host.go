@@ -126,6 +126,14 @@ type Guard struct {
 	// Claude Code saves into. Without it or NoOp, a private empty directory
 	// does, where creating the file fails.
 	FileStandIn bool
+	// File: the path is a file where it exists (.envrc, .gitmodules,
+	// .mcp.json). When missing, a socket stands in on the host, which
+	// git's status, clean, stash and add pass over (they list a directory
+	// by its entries' types, and skip a socket), with a read-only file
+	// bound over it inside that its reader takes for nothing (an empty
+	// .gitmodules, an .mcp.json with no servers). Without it, NoOp or
+	// FileStandIn, a missing path stands in as a directory.
+	File bool
 	// NoOp: when missing, a read-only file whose content git reads as
 	// nothing stands in, on the host as well as inside. Git reads these
 	// paths whenever they exist, so an unreadable stand-in would make every
@@ -156,10 +164,23 @@ func (g Guard) Mount() Mount {
 		m.Kind, m.placeholder, m.Why = RoBind, true, g.Why+": absent, a file git reads as nothing stands in, read-only"
 	case g.FileStandIn:
 		m.Kind, m.Src, m.placeholder, m.Why = BindData, "", true, g.Why+": absent, the sandbox saves a private copy"
+	case g.File:
+		m.Kind, m.Src, m.Content, m.placeholder = RoBindData, "", EmptyContent(g.Path), true
+		m.Why = g.Why + ": absent, a read-only file that says nothing stands in (a socket on the host, which git passes over)"
 	default:
 		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty read-only directory stands in"
 	}
 	return m
+}
+
+// EmptyContent is what a file stand-in holds inside: what the file's
+// reader takes for nothing. Claude Code reports an .mcp.json without
+// mcpServers as an error.
+func EmptyContent(path string) string {
+	if filepath.Base(path) == ".mcp.json" {
+		return "{\"mcpServers\":{}}\n"
+	}
+	return ""
 }
 
 // GitOperations are the directories in a worktree's git directory that hold

@@ -161,9 +161,6 @@ func TestProbeHostObeyed(t *testing.T) {
 		"scripts/cred":         "credential.helper in ~/dotfiles/git/extra",
 		"scripts/st":           "alias.st in ~/dotfiles/git/extra",
 		"bin":                  guard.PathFrom,
-		".git/rebase-merge":    "",
-		".git/rebase-apply":    "",
-		".git/sequencer":       "",
 		"mise.toml":            "",
 		".zed":                 "",
 		"ssh/config":           "~/.ssh/config",
@@ -186,6 +183,13 @@ func TestProbeHostObeyed(t *testing.T) {
 			t.Errorf("%s is not guarded", rel)
 		case g.From != from:
 			t.Errorf("%s is guarded as reached through %q, want %q", rel, g.From, from)
+		}
+	}
+	// No operation in progress: nothing stands in for its state, which git
+	// would read as one.
+	for _, d := range mount.GitOperations {
+		if g, ok := guards[filepath.Join(dots, ".git", d)]; ok {
+			t.Errorf("a missing .git/%s is guarded: %+v", d, g.Mount())
 		}
 	}
 	if g := guards[filepath.Join(dots, "bash", ".profile")]; g.Exists || g.Mount().Kind != mount.Tmpfs {

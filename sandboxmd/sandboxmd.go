@@ -134,7 +134,7 @@ func protected(w *page, p mount.Plan) {
 			private = append(private, filepath.Join(name, f))
 		}
 		switch g.Mount().Kind {
-		case mount.Tmpfs:
+		case mount.Tmpfs, mount.RoBindData:
 			absent = append(absent, name)
 		case mount.BindData:
 			private = append(private, name)
@@ -159,21 +159,11 @@ func protected(w *page, p mount.Plan) {
 	}
 }
 
-// gitOperations says which git commands fail here, because their state
-// in .git is guarded, and whether one is in progress.
+// gitOperations says whether a git operation is in progress, whose state
+// in .git is guarded, and that a command changing a protected file fails.
 func gitOperations(w *page, p mount.Plan) {
-	var operations, inProgress bool
-	for _, g := range p.Guards {
-		if g.GitOperation() {
-			operations = true
-			inProgress = inProgress || g.Exists
-		}
-	}
-	if operations {
-		w.line("- git rebase, git am, cherry-pick and revert fail here: their state in .git is protected, because the host's git runs the commands their todo lists. Ask the user to run them on the host.")
-	}
-	if inProgress {
-		w.line("- A rebase, am, cherry-pick or revert is in progress: it can only be continued or aborted on the host; ask the user to.")
+	if slices.ContainsFunc(p.Guards, mount.Guard.GitOperation) {
+		w.line("- A rebase, am, cherry-pick or revert is in progress: its state in .git is protected, because the host's git runs the commands its todo lists; it can only be continued or aborted on the host; ask the user to.")
 	}
 	if slices.ContainsFunc(p.Guards, func(g mount.Guard) bool { return g.Exists && g.From == "" }) {
 		w.line("- git checkout, switch, merge, pull or reset cannot change a protected file: git here then fails with \"claudebox: git could not change <file>, which this sandbox protects; run \"git …\" on the host\". Ask the user to run that command on the host.")

@@ -23,6 +23,7 @@ import (
 	"github.com/claudebox/claudebox/internal/idle"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/pty"
 	"github.com/claudebox/claudebox/transcript"
@@ -329,6 +330,13 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 		}
 	}
 	<-removed
+	begun := s.operationsBegun()
+	for root, r := range reports {
+		r.Found = slices.DeleteFunc(r.Found, func(f string) bool {
+			return slices.ContainsFunc(begun, func(b string) bool { return paths.Within(f, b) })
+		})
+		reports[root] = r
+	}
 	if len(replaced) > 0 {
 		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have written each new file before it was renamed into place:")
 		for _, p := range replaced {
@@ -342,7 +350,33 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	for _, p := range strays {
 		s.reportFindings(filepath.Dir(p), dir, []string{p})
 	}
+	for _, p := range begun {
+		s.reportFindings(filepath.Dir(p), dir, []string{p})
+	}
 	instance.ForgetStart(dir)
+}
+
+// operationsBegun lists the state of a git operation (a rebase, am,
+// cherry-pick or revert) in the project's git directories that was not
+// there at the launch and is there now. Nothing stands in for it while a
+// session runs (git reads anything there as an operation in progress), so
+// the sandbox could have begun it, or written the todo of one the host
+// began, whose exec lines the host's git --continue runs: it is moved
+// aside whole, with the command that puts it back.
+func (s *Session) operationsBegun() []string {
+	var begun []string
+	for _, gitDir := range slices.Compact([]string{s.plan.Project.GitDir, s.plan.Project.CommonDir}) {
+		for _, op := range mount.GitOperations {
+			path := filepath.Join(gitDir, op)
+			if gitDir == "" || slices.ContainsFunc(s.plan.Guards, func(g mount.Guard) bool { return g.Path == path }) {
+				continue
+			}
+			if _, err := os.Lstat(path); err == nil {
+				begun = append(begun, path)
+			}
+		}
+	}
+	return begun
 }
 
 // report says what the exit audit found in the checkout root, and moves
