@@ -56,16 +56,20 @@ func TestReplayLivingPlantedWorktreeEntry(t *testing.T) {
 }
 
 // TestReplayLivingHostRemovesPlaceholder: during a session, the host's
-// git clean -fd (or git stash -u, which runs it) removes the stand-ins of
-// missing protected paths (.vscode, .envrc, .idea: untracked empty
-// directories). The attack: the sandbox then creates the removed paths on
-// the host (.envrc, .vscode/tasks.json), which direnv and VS Code would run.
-// A directory made again would be reachable through a descriptor the
-// sandbox takes before its guard stands, so the session ends, saying why.
-// Host-side proof: nothing the sandbox planted is on the host after it.
+// git clean -fd, git clean -fdx or git stash -u (which runs git clean)
+// removes the stand-ins of missing protected directories (.vscode, .idea:
+// untracked empty directories). That used to end the session ("the host
+// removed the stand-in directory"). The attack: the sandbox keeps trying
+// to create the removed paths on the host (.envrc, .vscode/tasks.json),
+// which direnv and VS Code would run.
+// Host-side proof: git says nothing but what it says without a session,
+// the stand-ins are made again (or what the sandbox made first in the
+// moment between is guarded in their place), the session goes on to its
+// end (Claude Code's save into the missing .claude's private copy still
+// works), and nothing the sandbox tried is on the host after it.
 func TestReplayLivingHostRemovesPlaceholder(t *testing.T) {
-	for _, clean := range [][]string{{"clean", "-fdq"}, {"stash", "-u", "-q"}} {
-		t.Run(clean[0], func(t *testing.T) {
+	for _, clean := range [][]string{{"clean", "-fdq"}, {"clean", "-fdxq"}, {"stash", "-u", "-q"}} {
+		t.Run(strings.Join(clean, " "), func(t *testing.T) {
 			h := newE2EHost(t)
 			proj := filepath.Join(h.home, "code", "p")
 			h.gitRepo(proj)
@@ -78,37 +82,32 @@ func TestReplayLivingHostRemovesPlaceholder(t *testing.T) {
 					try 'mkdir -p .vscode && echo "{}" > .vscode/tasks.json'
 					sleep 0.01
 				done
+				try 'touch .claude/new'
+				echo '{}' > .claude/settings.local.json && echo saved
 				echo alive`
 			_, out, exited := startSession(t, h, proj, attack)
 			os.Remove(filepath.Join(proj, "started"))
-			if !instance.IsPlaceholder(filepath.Join(proj, ".vscode")) {
+			vscode := filepath.Join(proj, ".vscode")
+			if !instance.IsPlaceholder(vscode) {
 				t.Fatal("no stand-in for .vscode on the host")
 			}
-			// The session ends at the first stand-in directory git removes,
-			// and its end removes the other placeholders while git is still
-			// at them: git then warns that one it was removing is gone.
 			gitClean := h.command(proj, nil, "git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, clean...)...)
-			if out, err := gitClean.CombinedOutput(); err != nil {
-				for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-					if !strings.HasPrefix(line, "warning: failed to remove ") || !strings.HasSuffix(line, ": No such file or directory") {
-						t.Fatalf("git %v: %v\n%s", clean, err, out)
-					}
-				}
+			if out, err := gitClean.CombinedOutput(); err != nil || len(out) > 0 {
+				t.Fatalf("git %v: %v\n%s", clean, err, out)
 			}
 			if paths.Exists(filepath.Join(proj, "untracked.txt")) {
 				t.Fatalf("git %v left untracked.txt", clean)
 			}
-			var err error
-			select {
-			case err = <-exited:
-			case <-time.After(5 * time.Second):
-				h.write(filepath.Join(proj, "removed"), "")
-				err = <-exited
+			// git has removed it: what is there now is a stand-in made
+			// again, or what the sandbox made first, guarded in its place.
+			waitFor(t, ".vscode to be guarded again", func() bool { return paths.Exists(vscode) || len(exited) > 0 })
+			time.Sleep(200 * time.Millisecond)
+			h.write(filepath.Join(proj, "removed"), "")
+			// Claude Code's saves still go to the private copy in .claude's.
+			if err := <-exited; err != nil || !strings.Contains(out.String(), "saved\nalive") || strings.Contains(out.String(), "WROTE touch") {
+				t.Errorf("the session: %v\n%s", err, out)
 			}
-			if err == nil || !strings.Contains(out.String(), "the host removed the stand-in directory") {
-				t.Errorf("the session did not end saying why: %v\n%s", err, out)
-			}
-			for _, name := range []string{".envrc", ".vscode", ".idea"} {
+			for _, name := range []string{".envrc", ".vscode/tasks.json", ".idea", ".claude"} {
 				if paths.Exists(filepath.Join(proj, name)) {
 					t.Errorf("%s is on the host after the session", name)
 				}
@@ -154,10 +153,12 @@ func TestReplayLivingRaceRemovedPlaceholder(t *testing.T) {
 
 // TestReplayLivingSandboxWinsRemovedPlaceholder: as the race above, made
 // certain: the watcher is stopped while the host's git clean -fd removes
-// the stand-ins and the sandbox creates .envrc and .vscode/tasks.json in
-// their place. Host-side proof: the watcher, let go, ends the session
-// (nothing stands in for the paths), and after it neither file is on the
-// host: the exit audit moved both aside, though they are guarded paths.
+// the stand-in of .vscode and the sandbox creates .vscode/tasks.json in
+// its place (.envrc's stand-in, a socket, git clean passes over). Anyone
+// could have made it (the host, another project's sandbox), so the
+// session goes on. Host-side proof: the watcher, let go, guards what is
+// there: the sandbox can no longer write it; and after the session
+// nothing the sandbox wrote is on the host: the exit audit moved it aside.
 func TestReplayLivingSandboxWinsRemovedPlaceholder(t *testing.T) {
 	h := newE2EHost(t)
 	proj := filepath.Join(h.home, "code", "p")
@@ -165,8 +166,13 @@ func TestReplayLivingSandboxWinsRemovedPlaceholder(t *testing.T) {
 	attack := `
 		touch started
 		until test -e removed; do sleep 0.02; done
-		echo evil > .envrc && mkdir .vscode && echo '{}' > .vscode/tasks.json && touch landed
-		sleep 10`
+		{ echo evil > .envrc; } 2>/dev/null && echo "WROTE .envrc"
+		mkdir .vscode && echo '{}' > .vscode/tasks.json && touch landed
+		until test -e resumed; do sleep 0.02; done
+		for i in $(seq 500); do mountpoint -q .vscode && break; sleep 0.01; done
+		{ echo '{"evil":1}' > .vscode/tasks.json; } 2>/dev/null && echo "WROTE again"
+		{ echo '{}' > .vscode/launch.json; } 2>/dev/null && echo "WROTE launch"
+		echo alive`
 	c, out, exited := startSession(t, h, proj, attack)
 	watcher := watcherOf(t, c.Process.Pid)
 	if err := syscall.Kill(watcher, syscall.SIGSTOP); err != nil {
@@ -176,11 +182,16 @@ func TestReplayLivingSandboxWinsRemovedPlaceholder(t *testing.T) {
 	h.write(filepath.Join(proj, "removed"), "")
 	waitFor(t, "the sandbox to land its files", func() bool { return paths.Exists(filepath.Join(proj, "landed")) || len(exited) > 0 })
 	syscall.Kill(watcher, syscall.SIGCONT)
+	h.write(filepath.Join(proj, "resumed"), "")
 	err := <-exited
-	if err == nil || !strings.Contains(out.String(), "session ended") {
-		t.Errorf("the session went on with the sandbox's files at guarded paths: %v\n%s", err, out)
+	t.Logf("session: %v\n%s", err, out)
+	if err != nil || !strings.Contains(out.String(), "alive") {
+		t.Errorf("the session did not go on to its end: %v", err)
 	}
-	for _, name := range []string{".envrc", ".vscode/tasks.json"} {
+	if strings.Contains(out.String(), "WROTE") {
+		t.Errorf("the sandbox wrote past the guard")
+	}
+	for _, name := range []string{".envrc", ".vscode/tasks.json", ".vscode/launch.json"} {
 		if b, err := os.ReadFile(filepath.Join(proj, name)); err == nil {
 			t.Errorf("%s on the host after the session: %q\n%s", name, b, out)
 		}
@@ -202,4 +213,50 @@ func watcherOf(t *testing.T, supervisor int) int {
 	}
 	t.Fatal("no guard watcher")
 	return 0
+}
+
+// TestReplayLivingOverlappingRemovesStandIn: a session in ~/code/b, a
+// repository without a .claude, stands in for it; a session of ~/code,
+// started before it (so it does not guard b/.claude), has its agent
+// remove that stand-in, again and again, until it can make a .claude of
+// its own there, with hooks. That used to end the inner session.
+// Host-side proof: the inner session goes on to its end, its agent can
+// create nothing in b/.claude (the stand-in made again, or what the outer
+// agent made, guarded read-only), and after both sessions no
+// .claude/settings.json is left in b.
+func TestReplayLivingOverlappingRemovesStandIn(t *testing.T) {
+	h := newE2EHost(t)
+	code := filepath.Join(h.home, "code")
+	b := filepath.Join(code, "b")
+	h.write(filepath.Join(code, "README"), "code\n")
+	h.gitRepo(b)
+	outerScript := `touch started
+		until test -e go; do sleep 0.02; done
+		for i in $(seq 2000); do
+			rmdir b/.claude 2>/dev/null
+			if mkdir b/.claude 2>/dev/null; then echo '{"hooks":{}}' > b/.claude/settings.json && echo planted; break; fi
+		done
+		touch b/planted
+		until test -e done; do sleep 0.02; done`
+	_, outerOut, outerExited := startSession(t, h, code, outerScript)
+	innerScript := `touch started
+		until test -e planted; do sleep 0.02; done
+		for i in $(seq 500); do mountpoint -q .claude && break; sleep 0.01; done
+		mkdir .claude/commands 2>/dev/null && echo WROTE
+		echo alive`
+	_, innerOut, innerExited := startSession(t, h, b, innerScript)
+	h.write(filepath.Join(code, "go"), "")
+	innerErr := <-innerExited
+	h.write(filepath.Join(code, "done"), "")
+	outerErr := <-outerExited
+	t.Logf("outer: %v\n%s\ninner: %v\n%s", outerErr, outerOut, innerErr, innerOut)
+	// Either the outer agent's .claude stands where the stand-in was, or
+	// the inner watcher made the stand-in again each time first.
+	t.Logf("the outer agent made its .claude in the stand-in's place: %v", strings.Contains(outerOut.String(), "planted"))
+	if innerErr != nil || !strings.Contains(innerOut.String(), "alive") || strings.Contains(innerOut.String(), "WROTE") {
+		t.Errorf("the inner session did not go on with its guard: %v", innerErr)
+	}
+	if paths.Exists(filepath.Join(b, ".claude", "settings.json")) {
+		t.Error("b/.claude/settings.json is on the host after both sessions")
+	}
 }

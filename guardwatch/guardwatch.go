@@ -103,7 +103,10 @@ type request struct {
 	// the launch made a placeholder (by the kind of mount it stands under),
 	// recorded for the instance Instance.
 	StandIns map[string]string `json:"standins"`
-	Instance string            `json:"instance"`
+	// Saved are the files Claude Code saves into a stand-in directory
+	// (private empty copies inside), by the directory.
+	Saved    map[string][]string `json:"saved"`
+	Instance string              `json:"instance"`
 }
 
 // StandIns describes the placeholders of a session: the kind of mount
@@ -111,6 +114,7 @@ type request struct {
 // record names them.
 type StandIns struct {
 	Kinds    map[string]string
+	Saved    map[string][]string
 	Instance string
 }
 
@@ -164,7 +168,7 @@ func (w *Watcher) Attach(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roo
 		cmd.Process.Kill()
 		return nil
 	}
-	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots, StandIns: standIns.Kinds, Instance: standIns.Instance})
+	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots, StandIns: standIns.Kinds, Saved: standIns.Saved, Instance: standIns.Instance})
 	w.in.Write(append(req, '\n'))
 	if line, _ := w.out.ReadString('\n'); line != "ready\n" {
 		// bwrap is left to exit with its own status: 1 when it failed to

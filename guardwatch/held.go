@@ -93,14 +93,19 @@ func heldByTask(task, path string, guard unix.Statx_t) error {
 	if err != nil {
 		return cannotSee(task+"/fd", err)
 	}
+	// A directory is held as well as a working or root directory.
+	names := []string{"../cwd", "../root"}
 	for _, fd := range fds {
+		names = append(names, fd.Name())
+	}
+	for _, name := range names {
 		var st unix.Statx_t
-		err := unix.Statx(unix.AT_FDCWD, task+"/fd/"+fd.Name(), 0, unix.STATX_INO|unix.STATX_MNT_ID, &st)
+		err := unix.Statx(unix.AT_FDCWD, task+"/fd/"+name, 0, unix.STATX_INO|unix.STATX_MNT_ID, &st)
 		if gone(err) {
 			continue
 		}
 		if err != nil {
-			return cannotSee(task+"/fd/"+fd.Name(), err)
+			return cannotSee(task+"/fd/"+name, err)
 		}
 		if st.Ino == guard.Ino && st.Dev_major == guard.Dev_major && st.Dev_minor == guard.Dev_minor && st.Mnt_id != guard.Mnt_id {
 			return fmt.Errorf("a process in the sandbox holds %s open past its guard", strconv.Quote(path))

@@ -293,20 +293,28 @@ func (v *sandboxView) inside(f func() error) error {
 // no longer a mount (the host replaced it), it binds what is there now
 // read-only over it, without following a symlink; then it makes sure
 // nothing in the sandbox got hold of the new file (see the package doc).
+// A stand-in the host removed (git clean -fd, git stash -u) is made again
+// and stands again inside; where something else was made in its place,
+// by anyone, that is guarded instead, and the session goes on unless the
+// sandbox holds it (its own doing): what is in it is the exit audit's.
 func (w *watch) keep(path string) error {
 	var placed *unix.Statx_t
 	var remade *unix.Stat_t
+	_, wasStandIn := w.req.StandIns[path]
+	tried := false
 	for range 100 {
 		var guard *unix.Statx_t
 		err := w.sb.inside(func() (err error) {
 			guard, err = restore(path)
 			return err
 		})
-		if err == errRemoved && remade == nil {
-			// A placeholder the host removed (git clean -fd, git stash -u)
-			// is made again, and guarded below like the first.
+		if err == errRemoved && !tried {
+			tried = true
 			if remade, err = w.standAgain(path); err != nil {
 				return err
+			}
+			if remade != nil && remade.Mode&unix.S_IFMT == unix.S_IFDIR {
+				return w.standDirAgain(path, *remade)
 			}
 			continue
 		}
@@ -338,11 +346,12 @@ func (w *watch) keep(path string) error {
 			continue
 		}
 		if remade != nil && host.Ino == remade.Ino && host.Dev == remade.Dev {
-			// Ours: still as made (a directory empty), and a file held
-			// against writers as any guarded file is.
+			// Ours: still as made, and held against writers as any
+			// guarded file is.
 			if !emptyStandIn(path, host) {
 				return fmt.Errorf("%s, made again on the host, was written before its guard stood", strconv.Quote(path))
 			}
+			// A socket opens for no one.
 			if host.Mode&unix.S_IFMT != unix.S_IFREG {
 				return nil
 			}
@@ -352,6 +361,12 @@ func (w *watch) keep(path string) error {
 			continue
 		}
 		if placed.Mode&unix.S_IFMT == unix.S_IFDIR {
+			if wasStandIn {
+				// Made where a stand-in was, by the host, another project's
+				// sandbox or this one: read-only inside from now on; a hold
+				// of this sandbox's on it is its own doing.
+				return w.sb.inside(func() error { return heldElsewhere("/proc", path, *placed) })
+			}
 			return fmt.Errorf("the host replaced the guarded directory %s; a directory descriptor the sandbox holds, or passed over a socket, would reach inside it unseen", strconv.Quote(path))
 		}
 		if err := w.hold(path, *placed); err != errAgain {
@@ -363,21 +378,14 @@ func (w *watch) keep(path string) error {
 
 // standAgain makes again, on the host, the placeholder at path the host
 // removed, recorded as the launch records it, under the same lock; it
-// returns what it made. Something else already there was made by someone
-// after the host removed the placeholder, maybe the sandbox: that ends the
-// session, and the exit audit looks at it.
+// returns what it made. Another project's session standing on it may have
+// made it first: that one is as good. Anything else there was made by
+// someone after the host removed the placeholder (the host, or a sandbox):
+// standAgain returns nil, and keep guards what is there.
 func (w *watch) standAgain(path string) (*unix.Stat_t, error) {
 	kind, ok := w.req.StandIns[path]
 	if !ok {
 		return nil, fmt.Errorf("%s was removed on the host, and the sandbox could create it in its place", strconv.Quote(path))
-	}
-	// A directory made again is reachable from the sandbox until its guard
-	// stands: a descriptor of it taken then (and passed over a socket,
-	// where nothing sees it) writes inside it later, and a directory has no
-	// lease. So, as for a guarded directory the host replaced, the session
-	// ends.
-	if mount.Kind(kind) == mount.Tmpfs {
-		return nil, fmt.Errorf("the host removed the stand-in directory %s (git clean, git stash -u); one made again could be written through a descriptor the sandbox took before its guard stood", strconv.Quote(path))
 	}
 	unlock, err := instance.LockPlaceholders(w.req.Instance)
 	if err != nil {
@@ -388,15 +396,11 @@ func (w *watch) standAgain(path string) (*unix.Stat_t, error) {
 		return nil, err
 	}
 	err = guard.CreatePlaceholder(mount.Mount{Kind: mount.Kind(kind), Dest: path})
-	// Another project's session standing on it made it again first; what
-	// the sandbox may have put in one is the exit audit's.
-	if errors.Is(err, os.ErrExist) && instance.IsPlaceholder(path) {
-		err = nil
-	}
-	if errors.Is(err, os.ErrExist) {
-		return nil, fmt.Errorf("%s was removed on the host and made again before claudebox could stand in for it; the sandbox may have made it", strconv.Quote(path))
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, os.ErrExist) && !instance.IsPlaceholder(path):
+		return nil, nil
+	case errors.Is(err, os.ErrExist):
+	case err != nil:
 		return nil, fmt.Errorf("cannot make the stand-in %s again: %v", strconv.Quote(path), err)
 	}
 	var st unix.Stat_t
@@ -404,6 +408,93 @@ func (w *watch) standAgain(path string) (*unix.Stat_t, error) {
 		return nil, err
 	}
 	return &st, nil
+}
+
+// standDirAgain stands again, inside, the stand-in directory made again
+// at path on the host (made, st): a private empty read-only directory, as
+// at the start, holding private empty copies of the files Claude Code
+// saves there. The host's directory is hidden under it; a sandbox process
+// that took a descriptor of it in the moment before could write it on the
+// host, so one that holds it ends the session (its own doing), and what it
+// wrote is no longer a stand-in, which the exit audit reads.
+func (w *watch) standDirAgain(path string, made unix.Stat_t) error {
+	err := w.sb.inside(func() error {
+		var st unix.Statx_t
+		if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE|unix.STATX_INO, &st); err != nil {
+			return err
+		}
+		if st.Ino != made.Ino || unix.Mkdev(st.Dev_major, st.Dev_minor) != made.Dev || st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
+			return errAgain
+		}
+		return privateDir(path, w.req.Saved[path])
+	})
+	if err == errAgain {
+		return fmt.Errorf("%s changed while its stand-in was being made again", strconv.Quote(path))
+	}
+	if err != nil {
+		return fmt.Errorf("cannot stand in for %s again: %v", strconv.Quote(path), err)
+	}
+	placed := unix.Statx_t{Ino: made.Ino, Dev_major: unix.Major(made.Dev), Dev_minor: unix.Minor(made.Dev), Mnt_id: ^uint64(0)}
+	var host unix.Stat_t
+	if unix.Lstat(path, &host) != nil || host.Ino != made.Ino || host.Dev != made.Dev || !emptyStandIn(path, host) {
+		return fmt.Errorf("%s, made again on the host, changed before its stand-in stood", strconv.Quote(path))
+	}
+	return w.sb.inside(func() error { return heldElsewhere("/proc", path, placed) })
+}
+
+// privateDir mounts over path a private empty directory, read-only but
+// for the private empty files saved, as bwrap's --perms 0555 --tmpfs
+// does; its .gitignore keeps git from offering those files for a commit.
+func privateDir(path string, saved []string) error {
+	fs, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("fsopen: %v", err)
+	}
+	defer unix.Close(fs)
+	if err := unix.FsconfigSetString(fs, "mode", "0755"); err != nil {
+		return fmt.Errorf("fsconfig: %v", err)
+	}
+	if err := unix.FsconfigCreate(fs); err != nil {
+		return fmt.Errorf("fsconfig: %v", err)
+	}
+	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV)
+	if err != nil {
+		return fmt.Errorf("fsmount: %v", err)
+	}
+	defer unix.Close(mnt)
+	files := map[string]string{}
+	for _, f := range saved {
+		files[f] = ""
+	}
+	if len(saved) > 0 {
+		files[".gitignore"] = "*\n"
+	}
+	for name, content := range files {
+		mode := uint32(0o644)
+		if name == ".gitignore" {
+			mode = 0o444
+		}
+		fd, err := unix.Openat(mnt, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, mode)
+		if err != nil {
+			return err
+		}
+		_, err = unix.Write(fd, []byte(content))
+		unix.Close(fd)
+		if err != nil {
+			return err
+		}
+	}
+	// fsmount's descriptor is a path's, which fchmod refuses.
+	root, err := unix.Openat(mnt, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	err = unix.Fchmod(root, 0o555)
+	unix.Close(root)
+	if err != nil {
+		return err
+	}
+	return unix.MoveMount(mnt, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH)
 }
 
 // emptyStandIn reports whether the placeholder at path, of status st, is

@@ -31,9 +31,14 @@ func attachPlan(w *guardwatch.Watcher, cmd *exec.Cmd, start func(*exec.Cmd) erro
 	for _, g := range p.Guards {
 		guards = append(guards, g.Path)
 	}
-	standIns := guardwatch.StandIns{Kinds: map[string]string{}, Instance: p.Instance}
+	standIns := guardwatch.StandIns{Kinds: map[string]string{}, Saved: map[string][]string{}, Instance: p.Instance}
 	for _, m := range p.Placeholders() {
 		standIns.Kinds[m.Dest] = string(m.Kind)
+	}
+	for _, g := range p.Guards {
+		if len(g.Saved) > 0 {
+			standIns.Saved[g.Path] = g.Saved
+		}
 	}
 	// Without the relay, the limits are set on the sandbox's first process
 	// while it waits to run its command; where they cannot be, it never
