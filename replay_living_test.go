@@ -260,3 +260,51 @@ func TestReplayLivingOverlappingRemovesStandIn(t *testing.T) {
 		t.Error("b/.claude/settings.json is on the host after both sessions")
 	}
 }
+
+// inotifyHog is a hostile sandbox's program in python3: it takes inotify
+// instances until the kernel refuses one, says how many it holds, and
+// keeps them until a file named "done" exists.
+const inotifyHog = `
+import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+held = []
+while True:
+    fd = libc.inotify_init1(0)
+    if fd < 0:
+        break
+    held.append(fd)
+print("held", len(held), "errno", ctypes.get_errno(), flush=True)
+open("started", "w").close()
+while not os.path.exists("done"):
+    time.sleep(0.05)
+`
+
+// TestReplayLivingInotifyExhaustion: the kernel counts inotify instances
+// per user (fs.inotify.max_user_instances, 128 by default), and every
+// launch's guard watcher needs one: a sandbox that took them all made
+// another project's launch fail ("cannot watch the guards"). Host-side
+// proof: while a sandbox holds all it can, another project's session
+// starts and runs, and the user's own programs still get instances.
+func TestReplayLivingInotifyExhaustion(t *testing.T) {
+	h := newE2EHost(t)
+	requireTool(t, "python3", "apt-get install python3")
+	a, b := filepath.Join(h.home, "code", "a"), filepath.Join(h.home, "code", "b")
+	h.gitRepo(a)
+	h.gitRepo(b)
+	h.write(filepath.Join(a, "hog.py"), inotifyHog)
+	_, out, exited := startSession(t, h, a, "python3 hog.py")
+	t.Logf("the hog: %s", out)
+	if got := h.run(b, nil, "claudebox", "--shell", "-c", "echo second"); got != "second\n" {
+		t.Errorf("the second project's session: %q", got)
+	}
+	if got := h.run(b, nil, "python3", "-c", "import ctypes; print(ctypes.CDLL(None).inotify_init1(0) >= 0)"); got != "True\n" {
+		t.Errorf("the host's own program got no inotify instance: %q", got)
+	}
+	h.write(filepath.Join(a, "done"), "")
+	if err := <-exited; err != nil {
+		t.Errorf("the hog's session: %v\n%s", err, out)
+	}
+	if !strings.Contains(out.String(), "held ") {
+		t.Errorf("the hog did not run: %s", out)
+	}
+}

@@ -191,8 +191,9 @@ func (w *Watcher) Attach(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roo
 }
 
 // startProcess starts the watcher in a user namespace of its own, where it
-// keeps the capabilities to mount in the sandbox's mount namespace, and
-// opens that namespace for bwrap to join.
+// keeps the capabilities to mount in the sandbox's mount namespace and to
+// set that namespace's limits (shareLimits), and opens that namespace for
+// bwrap to join.
 func startProcess() (*Watcher, error) {
 	w := &Watcher{done: make(chan struct{}), exited: make(chan struct{}), reaped: make(chan struct{})}
 	w.cmd = &exec.Cmd{
@@ -204,7 +205,7 @@ func startProcess() (*Watcher, error) {
 			UidMappings:                []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}},
 			GidMappings:                []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}},
 			GidMappingsEnableSetgroups: false,
-			AmbientCaps:                []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SYS_CHROOT, unix.CAP_SYS_PTRACE},
+			AmbientCaps:                []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SYS_CHROOT, unix.CAP_SYS_PTRACE, unix.CAP_SYS_RESOURCE},
 			Pdeathsig:                  unix.SIGKILL,
 		},
 	}

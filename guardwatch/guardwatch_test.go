@@ -256,3 +256,29 @@ func TestHeldByExitingTask(t *testing.T) {
 		}
 	}
 }
+
+// TestShareLimits: each count the user's programs share is set, in the
+// sandbox's user namespace, to a quarter of the user's; one the kernel
+// does not have is skipped.
+func TestShareLimits(t *testing.T) {
+	sys := t.TempDir()
+	for path, content := range map[string]string{
+		"fs/inotify/max_user_instances": "128\n",
+		"fs/inotify/max_user_watches":   "192536\n",
+		"user/max_inotify_instances":    "2147483647\n",
+		"user/max_inotify_watches":      "2147483647\n",
+	} {
+		os.MkdirAll(filepath.Join(sys, filepath.Dir(path)), 0o755)
+		if err := os.WriteFile(filepath.Join(sys, path), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := shareLimits(sys); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"max_inotify_instances": "32", "max_inotify_watches": "48134"} {
+		if b, _ := os.ReadFile(filepath.Join(sys, "user", name)); string(b) != want {
+			t.Errorf("%s = %q, want %q", name, b, want)
+		}
+	}
+}

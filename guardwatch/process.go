@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -31,6 +32,9 @@ import (
 // ends the session: Run returns it only once no process of the sandbox is
 // left.
 func Run(stdin io.Reader, stdout io.Writer) error {
+	if err := shareLimits("/proc/sys"); err != nil {
+		return err
+	}
 	var req request
 	dec := json.NewDecoder(stdin)
 	if err := dec.Decode(&req); err != nil {
@@ -60,6 +64,49 @@ func Run(stdin io.Reader, stdout io.Writer) error {
 		}
 	}
 	return err
+}
+
+// sharedLimits are the kernel's counts per user that all of the user's
+// programs share (fs.inotify.max_user_instances is 128 by default, and
+// every launch's watcher needs one), by their names in the user
+// namespace's /proc/sys/user and in the host's /proc/sys/fs.
+var sharedLimits = []struct{ user, host string }{
+	{"max_inotify_instances", "fs/inotify/max_user_instances"},
+	{"max_inotify_watches", "fs/inotify/max_user_watches"},
+	{"max_fanotify_groups", "fs/fanotify/max_user_groups"},
+	{"max_fanotify_marks", "fs/fanotify/max_user_marks"},
+}
+
+// limitShare is the part of each shared limit one sandbox may take.
+const limitShare = 4
+
+// shareLimits bounds the sandbox, which runs in this process's user
+// namespace, to a quarter of each count the user's programs share: the
+// kernel counts a namespace's use at every level above it, so what the
+// sandbox takes of its own namespace's limit leaves the rest to the user's
+// other programs and to three more sandboxes. The user namespace's owner
+// (this process, with CAP_SYS_RESOURCE in it) may set them; the sandbox,
+// which bwrap leaves no capability, may not.
+func shareLimits(sys string) error {
+	for _, l := range sharedLimits {
+		b, err := os.ReadFile(sys + "/" + l.host)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		n, perr := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || perr != nil || n <= 0 {
+			return fmt.Errorf("cannot read the user's limit %s: %v", l.host, errors.Join(err, perr))
+		}
+		err = os.WriteFile(sys+"/user/"+l.user, []byte(strconv.Itoa(max(n/limitShare, 1))), 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			// A kernel without the namespace's own count of it.
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("cannot bound the sandbox's share of %s: %v", l.host, err)
+		}
+	}
+	return nil
 }
 
 // openSandbox returns a pidfd of the sandbox's first process, pid, which
