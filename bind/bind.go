@@ -450,8 +450,11 @@ func socketIn(path string) string {
 	}
 	entries, _ := os.ReadDir(path)
 	for _, e := range entries {
-		if e.Type()&fs.ModeSocket != 0 {
-			return filepath.Join(path, e.Name())
+		sock := filepath.Join(path, e.Name())
+		// A session's stand-in for a missing guarded file is a socket
+		// nothing was ever bound to, and a mount point inside.
+		if e.Type()&fs.ModeSocket != 0 && !(slices.Contains(guard.WorkTreeNames(), e.Name()) && instance.IsPlaceholder(sock)) {
+			return sock
 		}
 	}
 	return ""
