@@ -241,6 +241,7 @@ func (p *Proxy) handler() http.Handler {
 			}
 			return
 		}
+		r.URL.RawQuery = knownQuery(r.URL.RawQuery)
 		// Every spelling of a credential's header goes: a server that
 		// reads headers by CGI's names reads X_Api_Key as x-api-key.
 		for name := range r.Header {
@@ -327,6 +328,24 @@ func checkRequest(r *http.Request, shape apiShape) (*http.Request, error) {
 		r.Header.Del("Content-Length")
 	}
 	return r, nil
+}
+
+// knownQuery is a query string with only the parameters the agents send
+// (measured: Claude Code's beta=true, Gemini's alt=sse) and those that
+// page a model list, as written.
+// Google's APIs take a key or an access token in the query too (key=,
+// access_token=), and an agent's own would send the user's prompts to its
+// project; a part with a ; goes too, which some servers split on.
+func knownQuery(raw string) string {
+	knownParams := map[string]bool{"alt": true, "beta": true, "limit": true, "after_id": true, "before_id": true, "pageSize": true, "pageToken": true}
+	var kept []string
+	for _, part := range strings.Split(raw, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		if knownParams[name] && !strings.Contains(part, ";") {
+			kept = append(kept, part)
+		}
+	}
+	return strings.Join(kept, "&")
 }
 
 // presentsPhantom compares the request's credential with the phantom in

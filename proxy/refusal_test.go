@@ -128,3 +128,32 @@ func TestCredentialHeaderSpellings(t *testing.T) {
 		}
 	}
 }
+
+// Only the query parameters the agents send go on: Google's APIs take a
+// key or an access token in the query too (key=, access_token=), where
+// the agent's own would send the user's prompts to its project.
+func TestQueryKeptToKnown(t *testing.T) {
+	rec := &upstreamRecorder{}
+	up := startUpstream(t, func(http.Header) bool { return true }, rec, nil)
+	for _, c := range []struct {
+		cred       *Credential
+		header     string
+		path, want string
+	}{
+		{&Credential{Kind: GeminiKey, value: "AIza-real"}, "X-Goog-Api-Key", "/v1beta/models/m:streamGenerateContent?alt=sse&key=AIza-attacker&access_token=ya29.attacker&alt;key=x", "/v1beta/models/m:streamGenerateContent?alt=sse"},
+		{&Credential{Kind: APIKey, value: "sk-ant-api03-real"}, "X-Api-Key", "/v1/messages?beta=true&KEY=x&%62eta=y", "/v1/messages?beta=true"},
+	} {
+		p, err := startLoopback(c.cred, up.URL, io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		post(t, p.URL+c.path, map[string]string{c.header: p.Phantom})
+		rec.mu.Lock()
+		got := rec.paths[len(rec.paths)-1]
+		rec.mu.Unlock()
+		if got != c.want {
+			t.Errorf("POST %s reached the API as %s, want %s", c.path, got, c.want)
+		}
+	}
+}
