@@ -15,6 +15,7 @@ import (
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // checkCaches says where the project's tool caches are and how large, and
@@ -36,6 +37,25 @@ func checkCaches(plan mount.Plan) []checkResult {
 	}
 	head := checkResult{"caches", "ok", dir + " (" + humanBytes(gc.Bytes(dir)) + "), kept between this project's sessions: " + strings.Join(kept, ", "), ""}
 	return append([]checkResult{head}, lines...)
+}
+
+// sshSigningKey says why git's SSH signing cannot find the key that
+// user.signingkey names inside, and the fix: inside are the agent and the
+// public keys of ~/.ssh, never a private key file.
+func sshSigningKey(plan mount.Plan, key string) (problem, fix string) {
+	if key == "" || strings.HasPrefix(key, "key::") || strings.HasPrefix(key, "ssh-") || strings.HasPrefix(key, "ecdsa-") || strings.HasPrefix(key, "sk-") {
+		return "", ""
+	}
+	path := paths.ExpandHome(key, plan.Home)
+	switch {
+	case !strings.HasSuffix(path, ".pub"):
+		return "user.signingkey names " + key + ", a private key file, which never enters the sandbox: git commit fails inside",
+			"git config --global user.signingkey " + key + ".pub (git signs through the agent with the public key)"
+	case filepath.Dir(path) != filepath.Join(plan.Home, ".ssh"):
+		return "user.signingkey names " + key + ", which is not shown inside (of your keys, only ~/.ssh/*.pub are): git commit fails inside",
+			"keep the public key in ~/.ssh and name it there"
+	}
+	return "", ""
 }
 
 // projectGitConfig is git's configuration in the project as git itself
@@ -86,6 +106,9 @@ func checkSigning(plan mount.Plan) checkResult {
 	}
 	switch format := gitconfig.Last(entries, "gpg.format"); {
 	case format == "ssh" && plan.SSHAgent:
+		if problem, fix := sshSigningKey(plan, gitconfig.Last(entries, "user.signingkey")); problem != "" {
+			return checkResult{"signing", "warn", problem, fix}
+		}
 		return checkResult{"signing", "ok", "commits are signed through your SSH agent (--with-ssh), with your public key read-only", ""}
 	case format == "ssh":
 		return checkResult{"signing", "warn", "your git configuration signs with SSH (gpg.format=ssh), and the SSH agent is not forwarded: git commit fails inside", "claudebox --with-ssh (or with-ssh = true in config.toml)"}

@@ -31,6 +31,8 @@ func TestCheckSigning(t *testing.T) {
 		{"[user]\n\tname = A\n", "[commit]\n\tgpgsign = true\n", false, false, "warn", "--with-gpg"},
 		{"[commit]\n\tgpgsign = true\n", "[commit]\n\tgpgsign = false\n", false, false, "ok", "does not ask"},
 		{"[include]\n\tpath = signing.inc\n", "", false, false, "warn", "--with-gpg"},
+		{"[gpg]\n\tformat = ssh\n[user]\n\tsigningkey = ~/.ssh/id_ed25519\n", "[commit]\n\tgpgsign = true\n", true, false, "warn", "user.signingkey ~/.ssh/id_ed25519.pub"},
+		{"[gpg]\n\tformat = ssh\n[user]\n\tsigningkey = ~/.ssh/id_ed25519.pub\n", "[commit]\n\tgpgsign = true\n", true, false, "ok", "SSH agent"},
 	} {
 		home := t.TempDir()
 		os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(tc.config), 0o644)
