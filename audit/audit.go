@@ -194,6 +194,7 @@ func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot
 	}
 	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64)}
 	w.walk()
+	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
 	slices.Sort(w.report.Found)
 	return w.report
 }
@@ -601,6 +602,11 @@ func (w *walker) leaf(n node, name, rel string) {
 	// files pointing it and the repository at each other.
 	if n.mode == plainDir && name == ".git" && w.linkedWorktree(w.abs(rel)) ||
 		n.mode == gitDir && (name == "gitdir" || name == "commondir") && w.worktreeAdmin(n.fd, n.rel) {
+		return
+	}
+	// A .env that sets only an application's own settings: nothing the
+	// host's gemini, which loads it, or what gemini runs obeys.
+	if (n.mode == plainDir || n.mode == depsDir) && name == ".env" && slices.Contains(w.obeyed, name) && harmlessDotenv(n.fd, name) {
 		return
 	}
 	// A config that sets only what git never executes (a clone's remote

@@ -12,8 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // What of an index entry the host's git follows without showing it.
@@ -294,4 +297,71 @@ func showAgainIn(dir string, hidden []Hidden) error {
 	}
 	written = true
 	return nil
+}
+
+// trackedInWorktree says whether p, a finding, is a file that a linked
+// worktree of the project's repository (one git worktree add made inside
+// the project) tracks, holding what the worktree's index says: checked
+// out from its branch, or staged, which that worktree's git status shows.
+// Its index must not hide the entry.
+func (w *walker) trackedInWorktree(p string) bool {
+	rel, err := filepath.Rel(w.root, p)
+	if err != nil || !filepath.IsLocal(rel) {
+		return false
+	}
+	for dir := filepath.Dir(rel); dir != "."; dir = filepath.Dir(dir) {
+		if !w.linkedWorktree(w.abs(filepath.Join(dir, ".git"))) {
+			continue
+		}
+		gitfile, err := w.read(filepath.Join(dir, ".git"))
+		if err != nil {
+			return false
+		}
+		admin, err := filepath.Rel(w.root, strings.TrimSuffix(strings.TrimPrefix(string(gitfile), "gitdir: "), "\n"))
+		if err != nil || !filepath.IsLocal(admin) {
+			return false
+		}
+		d, err := openRoot(w.abs(admin))
+		if err != nil {
+			return false
+		}
+		defer d.Close()
+		n := hashLen(int(d.Fd()))
+		b, err := readAt(int(d.Fd()), "index", maxIndex)
+		if err != nil {
+			return false
+		}
+		content, err := untrusted.ReadFile(w.root, rel, maxIndex)
+		if err != nil {
+			return false
+		}
+		name, _ := filepath.Rel(dir, rel)
+		want := blobID(content, n)
+		match := false
+		if _, err := eachEntry(b, n, func(e indexEntry) {
+			mode := binary.BigEndian.Uint32(b[e.at+24:])
+			if string(e.name) == name && e.bits == 0 && mode&0o170000 == 0o100000 && bytes.Equal(b[e.at+40:e.at+40+n], want) {
+				match = true
+			}
+		}); err != nil {
+			return false
+		}
+		return match
+	}
+	return false
+}
+
+// blobID is git's object name of a blob holding content.
+func blobID(content []byte, hashLen int) []byte {
+	header := fmt.Appendf(nil, "blob %d\x00", len(content))
+	if hashLen == sha256.Size {
+		h := sha256.New()
+		h.Write(header)
+		h.Write(content)
+		return h.Sum(nil)
+	}
+	h := sha1.New()
+	h.Write(header)
+	h.Write(content)
+	return h.Sum(nil)
 }

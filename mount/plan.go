@@ -604,7 +604,7 @@ func (p Plan) Script(bwrap string) string {
 		fmt.Fprintf(&b, "# not shown, your hooks write it: %s (inside, theirs is private and lost at exit)\n", printable.Escape(o.Path))
 	}
 	for _, n := range p.ObeyedNames {
-		fmt.Fprintf(&b, "# set aside at the end if written: every %s in the project (the host's gemini loads it into its environment)\n", n)
+		fmt.Fprintf(&b, "# set aside at the end if written: every %s in the project that sets more than an application's own settings (the host's gemini loads it into its environment)\n", n)
 	}
 	for _, h := range p.Hidden {
 		fmt.Fprintf(&b, "# %s\n", printable.Escape(h.String()))

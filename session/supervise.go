@@ -27,6 +27,7 @@ import (
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/pty"
 	"github.com/claudebox/claudebox/transcript"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // supervise runs the session: bwrap as claudebox's child, with claudebox
@@ -432,7 +433,7 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 		printable.Say(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
 		for _, p := range found {
 			printable.Say(w, "  %s", mount.Quote(p))
-			s.sayWhy(w, p)
+			s.sayWhy(w, p, p)
 		}
 		printable.Say(w, "hint: read each before your tools run it; the host runs these in place")
 		return
@@ -443,7 +444,7 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 		printable.Say(w, "claudebox: moved aside what the session left that the host would run or obey:")
 		for _, m := range moved {
 			printable.Say(w, "  %s", mount.Quote(m.From))
-			s.sayWhy(w, m.From)
+			s.sayWhy(w, m.From, m.To)
 			printable.Say(w, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
 		}
 		printable.Say(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
@@ -455,13 +456,25 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 	}
 }
 
-// sayWhy says why a finding named as in the plan's ObeyedNames is one:
-// it is no file a guard could stand for, nor one anyone expects the host
-// to obey.
-func (s *Session) sayWhy(w io.Writer, p string) {
-	if slices.Contains(s.plan.ObeyedNames, filepath.Base(p)) {
-		printable.Say(w, "    the host's gemini, started in this directory or below, loads it into its environment (its variables can send your key elsewhere or run commands)")
+// sayWhy says why a finding named as in the plan's ObeyedNames, now at
+// path, is one: it is no file a guard could stand for, nor one anyone
+// expects the host to obey. A .env's keys that are not known harmless are
+// named.
+func (s *Session) sayWhy(w io.Writer, p, path string) {
+	if !slices.Contains(s.plan.ObeyedNames, filepath.Base(p)) {
+		return
 	}
+	what := "it"
+	if b, err := untrusted.ReadFile("/", strings.TrimPrefix(path, "/"), 1<<20); err == nil {
+		if keys := audit.HarmfulDotenvKeys(b); len(keys) > 0 {
+			what = "what it sets (" + strings.Join(keys[:min(len(keys), 5)], ", ")
+			if len(keys) > 5 {
+				what += ", …"
+			}
+			what += ")"
+		}
+	}
+	printable.Say(w, "    the host's gemini, started in this directory or below, loads %s into its environment (a variable a program obeys can send your key elsewhere or run commands; only an application's own settings stay)", what)
 }
 
 // statusOf is the exit status a shell would report for the process.
