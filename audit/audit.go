@@ -51,12 +51,11 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // linked worktrees'). The rest (objects, refs, logs) is data.
 var gitWalked = map[string]mode{"hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir}
 
-// depsDirs hold no file the host obeys in place but those a tool obeys
-// in whichever directory it starts (the obeyed names), and are the bulk of
-// a tree: dependencies installed by package managers. They are walked for
-// those names alone, and only when the host has such a tool. (The host's
-// git reaches a repository among them only through a gitlink in an index,
-// which the audit follows.)
+// depsDirs hold dependencies installed by package managers, the bulk of a
+// tree, which git ignores and the host runs: judged at the end by the unit
+// a package manager installs (deps.go), not recorded at the start. (The
+// host's git reaches a repository among them only through a gitlink in an
+// index, which the audit follows.)
 var depsDirs = map[string]bool{"node_modules": true}
 
 // maxEntries bounds the record taken at the start, whose memory grows
@@ -79,7 +78,7 @@ const (
 	hooksDir             // a git directory's hooks: all but *.sample
 	infoDir              // its info/: attributes
 	todoDir              // a rebase's or cherry-pick's todo list
-	depsDir              // installed dependencies: the obeyed names alone
+	depsDir              // installed dependencies: judged by unit (deps.go)
 )
 
 // Snapshot is what the host obeys in the project at a session's start.
@@ -177,6 +176,9 @@ type Report struct {
 	// NotExamined are the directories (or index files) the audit could not
 	// examine in full, and why.
 	NotExamined []string
+	// Deps are the directories of installed dependencies the session
+	// changed, and what in each.
+	Deps []DepsChange
 }
 
 // Scan lists what under root the host runs or obeys and is not provably
@@ -218,8 +220,6 @@ type walker struct {
 	// links are the gitlinks of changed indexes that were not there at the
 	// start, as paths relative to root.
 	links []string
-	// dents is the buffer deps reads directory entries into.
-	dents []byte
 }
 
 // subWalk is a directory below the top, walked by a walker of its own.
@@ -248,6 +248,7 @@ func (w *walker) merge(f *walker) {
 	}
 	w.report.NotExamined = append(w.report.NotExamined, f.report.NotExamined...)
 	w.report.Hidden = append(w.report.Hidden, f.report.Hidden...)
+	w.report.Deps = append(w.report.Deps, f.report.Deps...)
 	w.links = append(w.links, f.links...)
 	if w.take != nil {
 		maps.Copy(w.take.Inodes, f.take.Inodes)
@@ -416,12 +417,10 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		hostRun, descend = name == "attributes", false
 	case todoDir:
 		hostRun, descend = name == "git-rebase-todo" || name == "todo", false
-	case depsDir:
-		sub = depsDir
 	default:
 		switch {
 		case depsDirs[name]:
-			sub, descend = depsDir, descend && len(w.obeyed) > 0
+			sub = depsDir
 		case projectfiles.Is(name, ".git", n.fold):
 			hostRun, sub = true, gitDir
 		case isObeyed(name, n.fold):
@@ -503,7 +502,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd)}
 	switch sub {
 	case depsDir:
-		w.deps(child, depth+1)
+		w.deps(child)
 		return true
 	case gitDir:
 		w.index(child)
@@ -518,63 +517,6 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	}
 	w.dir(child, depth+1)
 	return true
-}
-
-// deps walks n, a directory of installed dependencies, for the obeyed
-// names alone (a .gemini/.env among them), at the end of a session. It
-// reads directory entries and nothing else (one opening, one status and
-// a read or two per directory), each directory's to the end before it
-// goes into any, so that one buffer serves the whole walk.
-func (w *walker) deps(n node, depth int) {
-	var subdirs, obeyed []string
-	if w.dents == nil {
-		w.dents = make([]byte, 32<<10)
-	}
-	buf := w.dents
-	for {
-		got, err := unix.Getdents(n.fd, buf)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			w.notExamined(w.abs(n.rel), err.Error())
-			return
-		}
-		if got <= 0 {
-			break
-		}
-		for b := buf[:got]; len(b) >= 19; {
-			reclen := int(b[16]) | int(b[17])<<8
-			if reclen < 19 || reclen > len(b) {
-				break
-			}
-			name, typ := b[19:reclen], b[18]
-			name = name[:bytes.IndexByte(name, 0)]
-			b = b[reclen:]
-			w.entries.Add(1)
-			if string(name) == "." || string(name) == ".." {
-				continue
-			}
-			if typ == unix.DT_UNKNOWN {
-				var st unix.Stat_t
-				if unix.Fstatat(n.fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-					typ = unix.DT_DIR
-				}
-			}
-			switch {
-			case typ == unix.DT_DIR:
-				subdirs = append(subdirs, string(name))
-			case slices.Contains(w.obeyed, string(name)):
-				obeyed = append(obeyed, string(name))
-			}
-		}
-	}
-	for _, name := range obeyed {
-		w.leaf(n, name, filepath.Join(n.rel, name))
-	}
-	for _, name := range subdirs {
-		w.entry(n, name, os.ModeDir, depth)
-	}
 }
 
 // leaf judges a host-run entry that is not walked: a file, a symlink, a
@@ -606,7 +548,7 @@ func (w *walker) leaf(n node, name, rel string) {
 	}
 	// A .env that sets only an application's own settings: nothing the
 	// host's gemini, which loads it, or what gemini runs obeys.
-	if (n.mode == plainDir || n.mode == depsDir) && name == ".env" && slices.Contains(w.obeyed, name) && harmlessDotenv(n.fd, name) {
+	if n.mode == plainDir && name == ".env" && slices.Contains(w.obeyed, name) && harmlessDotenv(n.fd, name) {
 		return
 	}
 	// A config that sets only what git never executes (a clone's remote

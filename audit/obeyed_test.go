@@ -9,8 +9,8 @@ import (
 )
 
 // TestScanObeyedNames: a .env (the host's gemini loads it) written or
-// changed at any depth, node_modules too (a .gemini/.env there also), is
-// found; one unchanged since the start, and a directory of that name, are
+// changed at any depth is found, in node_modules with the package that
+// holds it (a .gemini/.env there also); one unchanged since the start, and a directory of that name, are
 // not, nor what only a tool started at the project's top obeys, in
 // node_modules; a snapshot taken without the name is not trusted for it.
 func TestScanObeyedNames(t *testing.T) {
@@ -34,10 +34,16 @@ func TestScanObeyedNames(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "venv/.env/bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(root, "conf/.env"), filepath.Join(root, "node_modules/@s/p/.gemini/.env"), filepath.Join(root, "node_modules/pkg/.env"), filepath.Join(root, "sub/deep/.env"), filepath.Join(root, "web/.env")}
+	want := []string{filepath.Join(root, "conf/.env"), filepath.Join(root, "sub/deep/.env"), filepath.Join(root, "web/.env")}
+	// In node_modules, the packages that hold them are set aside whole.
+	wantDeps := []string{filepath.Join(root, "node_modules/@s/p"), filepath.Join(root, "node_modules/pkg")}
 	for name, s := range map[string]*Snapshot{"snapshot": start, "snapshot without the name": unaware, "no snapshot": nil} {
-		if r := Scan(root, since, nil, s, obeyed); !slices.Equal(r.Found, want) {
+		r := Scan(root, since, nil, s, obeyed)
+		if !slices.Equal(r.Found, want) {
 			t.Errorf("%s: found %q, want %q", name, r.Found, want)
+		}
+		if len(r.Deps) != 1 || !slices.Equal(r.Deps[0].Units, wantDeps) {
+			t.Errorf("%s: dependencies %+v, want %q", name, r.Deps, wantDeps)
 		}
 	}
 	if r := Scan(root, since, nil, start, nil); len(r.Found) != 0 {
@@ -82,5 +88,47 @@ func BenchmarkScanNodeModules(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestScanDeps: in node_modules, a package whose runner the session
+// rewrote in place, one it installed, one it replaced whole, a scope's
+// package, a link it added to .bin and one it repointed are set aside
+// whole, counted; the packages, links and files it did not touch stay,
+// and so does the package manager's own record (.package-lock.json).
+func TestScanDeps(t *testing.T) {
+	root := t.TempDir()
+	nm := filepath.Join(root, "node_modules")
+	for _, p := range []string{"kept/index.js", "runner/bin/run.js", "runner/lib/a.js", "@s/old/index.js", "@s/kept/index.js", "replaced/index.js", ".package-lock.json"} {
+		write(t, filepath.Join(nm, p))
+	}
+	must(t, os.MkdirAll(filepath.Join(nm, ".bin"), 0o755))
+	must(t, os.Symlink("../runner/bin/run.js", filepath.Join(nm, ".bin", "run")))
+	must(t, os.Symlink("../kept/index.js", filepath.Join(nm, ".bin", "kept")))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	must(t, os.WriteFile(filepath.Join(nm, "runner/bin/run.js"), []byte("evil"), 0o644))
+	write(t, filepath.Join(nm, "new/index.js"))
+	must(t, os.RemoveAll(filepath.Join(nm, "replaced")))
+	write(t, filepath.Join(nm, "replaced/index.js"))
+	write(t, filepath.Join(nm, "@s/old/extra.js"))
+	must(t, os.Symlink("../new/index.js", filepath.Join(nm, ".bin", "new")))
+	must(t, os.Remove(filepath.Join(nm, ".bin", "kept")))
+	must(t, os.Symlink("../new/index.js", filepath.Join(nm, ".bin", "kept")))
+	write(t, filepath.Join(nm, ".package-lock.json"))
+	r := Scan(root, since, nil, start, nil)
+	var units []string
+	for _, u := range []string{".bin/kept", ".bin/new", "@s/old", "new", "replaced", "runner"} {
+		units = append(units, filepath.Join(nm, u))
+	}
+	if len(r.Deps) != 1 || r.Deps[0].Dir != nm || !slices.Equal(r.Deps[0].Units, units) {
+		t.Fatalf("dependencies %+v, want %q", r.Deps, units)
+	}
+	// run.js; new, its index.js; replaced, its index.js; @s/old, extra.js; the two links.
+	if r.Deps[0].Files != 9 {
+		t.Errorf("%d files counted, want 9", r.Deps[0].Files)
+	}
+	if r.Found != nil {
+		t.Errorf("found %q", r.Found)
 	}
 }

@@ -392,6 +392,51 @@ func (s *Session) report(root, dir string, r audit.Report) {
 	if len(r.Hidden) > 0 {
 		s.showAgain(r.Hidden)
 	}
+	for _, d := range r.Deps {
+		s.reportDeps(root, dir, d)
+	}
+}
+
+// reportDeps says what the session changed in a directory of installed
+// dependencies, which git ignores and the host runs, and moves those
+// packages aside whole, with the one command that installs them again.
+func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
+	w := os.Stderr
+	rel, err := filepath.Rel(root, d.Dir)
+	if err != nil {
+		rel = d.Dir
+	}
+	var names []string
+	for _, u := range d.Units[:min(len(d.Units), 5)] {
+		names = append(names, strings.TrimPrefix(u, d.Dir+"/"))
+	}
+	if len(d.Units) > 5 {
+		names = append(names, "…")
+	}
+	install := "cd " + mount.Quote(filepath.Dir(d.Dir)) + " && " + audit.InstallCommand(d.Dir)
+	if s.reportOnly {
+		printable.Say(w, "claudebox: %s/: %s files changed, %s packages left in place (move-aside = false): %s", rel, count(d.Files), count(len(d.Units)), strings.Join(names, ", "))
+		printable.Say(w, "hint: the host runs what is installed there, and git shows none of it; to install it again from your lockfile (read git diff first): %s", install)
+		return
+	}
+	dest := filepath.Join(s.stateDir, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000Z"))
+	moved, err := audit.MoveAside(root, dest, d.Units)
+	printable.Say(w, "claudebox: %s/: %s files changed, %s packages moved aside to %s: %s", rel, count(d.Files), count(len(moved)), mount.Quote(filepath.Join(dest, rel)), strings.Join(names, ", "))
+	printable.Say(w, "hint: the host runs what is installed there, and git shows none of it; to install it again from your lockfile (read git diff first): %s", install)
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			printable.Say(w, "claudebox: left in place, could not move it aside: %s", line)
+		}
+	}
+}
+
+// count writes n with thousands separated by commas.
+func count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // showAgain clears the index flags with which the session hid its changes
