@@ -196,6 +196,7 @@ func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot
 	}
 	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64)}
 	w.walk()
+	w.newlyIgnored(w.ignores)
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
 	slices.Sort(w.report.Found)
 	return w.report
@@ -220,6 +221,10 @@ type walker struct {
 	// links are the gitlinks of changed indexes that were not there at the
 	// start, as paths relative to root.
 	links []string
+	// ignores are the .gitignore files the session wrote; indexNames, the
+	// entries of the indexes read to tell what is tracked, by git directory.
+	ignores    []string
+	indexNames map[string]map[string]bool
 }
 
 // subWalk is a directory below the top, walked by a walker of its own.
@@ -250,6 +255,7 @@ func (w *walker) merge(f *walker) {
 	w.report.Hidden = append(w.report.Hidden, f.report.Hidden...)
 	w.report.Deps = append(w.report.Deps, f.report.Deps...)
 	w.links = append(w.links, f.links...)
+	w.ignores = append(w.ignores, f.ignores...)
 	if w.take != nil {
 		maps.Copy(w.take.Inodes, f.take.Inodes)
 		maps.Copy(w.take.Listings, f.take.Listings)
@@ -425,6 +431,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun, sub = true, gitDir
 		case isObeyed(name, n.fold):
 			hostRun, sub = true, allDir
+		case !typ.IsDir() && (name == ".gitignore" || makeNames[name]):
+			// Judged for what git would not show (ignored.go).
+			hostRun = true
 		case !typ.IsDir() && (slices.Contains(w.obeyed, name) || n.fold && slices.ContainsFunc(w.obeyed, func(o string) bool { return projectfiles.Is(name, o, true) })):
 			// A directory of that name (a virtualenv called .env) is
 			// nothing gemini can load.
@@ -534,6 +543,18 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	if inPlace {
+		return
+	}
+	// A rule git hides what the session wrote by, and a makefile whose
+	// change git shows only where it tracks it (ignored.go).
+	if n.mode == plainDir && name == ".gitignore" {
+		w.ignores = append(w.ignores, rel)
+		return
+	}
+	if n.mode == plainDir && makeNames[name] {
+		if _, existed := w.start.Inodes[rel]; (existed || w.start.Inodes == nil) && !w.tracked(rel) {
+			w.found(rel)
+		}
 		return
 	}
 	// A todo list runs only its exec lines.
@@ -885,7 +906,7 @@ func Replaced(guarded []string, since time.Time) []string {
 
 // rules digests the names the walk judges, and how.
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, depsDirs))
+	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, depsDirs, makeNames, ".gitignore"))
 }
 
 // isObeyed says the registry names name: what the host runs or obeys

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -90,5 +91,32 @@ func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReplayAuditSelfIgnoringMakefile: the session writes a GNUmakefile,
+// which make prefers to the project's Makefile, and a .gitignore that
+// ignores both: git status --porcelain is empty. Host-side proof: the
+// host's make runs the project's Makefile, not the planted recipe.
+func TestReplayAuditSelfIgnoringMakefile(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Fatal("make is not installed (.ci/run installs it)")
+	}
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, "Makefile"), "all:\n\t@echo ok-make\n")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", "Makefile")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "make")
+	marker := plantedMarker(h)
+	stderr := runSession(t, h, proj, `
+		set -e
+		printf 'all:\n\t@touch `+marker+`\n' > GNUmakefile
+		printf 'GNUmakefile\n.gitignore\n' > .gitignore
+		test -z "$(git status --porcelain)"
+	`)
+	out := h.run(proj, nil, "make")
+	if paths.Exists(marker) || !strings.Contains(out, "ok-make") {
+		t.Errorf("the host's make ran the planted GNUmakefile:\n%s\n%s", out, stderr)
 	}
 }

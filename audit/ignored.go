@@ -1,0 +1,192 @@
+package audit
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// What git ignores it does not show, so a rule added to a .gitignore
+// during the session can hide what the session wrote beside it (a
+// GNUmakefile, which make prefers to the Makefile, and the .gitignore
+// itself). And a file git does not track shows no change at all: a
+// makefile the user keeps untracked, rewritten, runs at the next make.
+
+// makeNames are the files make reads where it starts, in its order.
+var makeNames = map[string]bool{"GNUmakefile": true, "makefile": true, "Makefile": true}
+
+// ignoreRule is a pattern of a .gitignore, as git reads it: a glob
+// matched against the path below the .gitignore's directory when it holds
+// a slash (anchored), against the name otherwise; dirOnly for one that
+// ended in a slash.
+type ignoreRule struct {
+	glob     string
+	anchored bool
+	dirOnly  bool
+}
+
+// parseIgnore reads a .gitignore's rules. A negation (!) is left out: the
+// rules are read to find what they may hide, and more is safer.
+func parseIgnore(b []byte) []ignoreRule {
+	var rules []ignoreRule
+	for line := range strings.Lines(string(b)) {
+		line = strings.TrimRight(line, "\r\n")
+		if !strings.HasSuffix(line, "\\ ") {
+			line = strings.TrimRight(line, " ")
+		}
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		if line[0] == '\\' {
+			line = line[1:]
+		}
+		r := ignoreRule{}
+		if s, ok := strings.CutSuffix(line, "/"); ok {
+			line, r.dirOnly = s, true
+		}
+		if strings.Contains(line, "/") {
+			line, r.anchored = strings.TrimPrefix(line, "/"), true
+		}
+		if line == "" {
+			continue
+		}
+		r.glob = line
+		rules = append(rules, r)
+	}
+	return rules
+}
+
+// matches says whether the rule hides rel (below the .gitignore's
+// directory), a directory if dir.
+func (r ignoreRule) matches(rel string, dir bool) bool {
+	if r.dirOnly && !dir {
+		return false
+	}
+	if !r.anchored {
+		return globMatch(r.glob, path.Base(rel))
+	}
+	return globParts(strings.Split(r.glob, "/"), strings.Split(rel, "/"))
+}
+
+// globParts matches a pattern's parts with a path's, ** for any number of
+// parts.
+func globParts(pattern, parts []string) bool {
+	if len(pattern) == 0 {
+		return len(parts) == 0
+	}
+	if pattern[0] == "**" {
+		for i := 0; i <= len(parts); i++ {
+			if globParts(pattern[1:], parts[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return len(parts) > 0 && globMatch(pattern[0], parts[0]) && globParts(pattern[1:], parts[1:])
+}
+
+// globMatch matches one part as git's wildmatch does, near enough: a
+// pattern Go's path.Match cannot read matches (more is safer).
+func globMatch(pattern, name string) bool {
+	pattern = strings.ReplaceAll(pattern, "[!", "[^")
+	pattern = strings.ReplaceAll(pattern, "**", "*")
+	ok, err := path.Match(pattern, name)
+	return ok || err != nil
+}
+
+// newlyIgnored looks, below each .gitignore the session wrote, for what
+// its rules hide that the session created or changed and git does not
+// track: each is a finding (a directory whole, if it is new, or its new
+// entries, if it is not).
+func (w *walker) newlyIgnored(ignores []string) {
+	for _, rel := range ignores {
+		b, err := untrusted.ReadFile(w.root, rel, 1<<20)
+		if err != nil {
+			continue // git reads no .gitignore it cannot open without a symlink
+		}
+		rules := parseIgnore(b)
+		if len(rules) == 0 {
+			continue
+		}
+		w.ignoredBelow(filepath.Dir(rel), "", rules, false, 0)
+	}
+}
+
+// ignoredBelow walks base/sub (relative to the root); hidden says that a
+// directory above is ignored, so all of it is.
+func (w *walker) ignoredBelow(base, sub string, rules []ignoreRule, hidden bool, depth int) {
+	dir := filepath.Join(base, sub)
+	if depth > maxDepth {
+		return
+	}
+	entries, err := untrusted.ReadDir(w.root, dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if name == ".git" || depsDirs[name] || w.guarded[w.abs(filepath.Join(dir, name))] {
+			continue
+		}
+		rel := filepath.Join(dir, name)
+		below := filepath.Join(sub, name)
+		isDir := e.IsDir()
+		match := hidden
+		for _, r := range rules {
+			match = match || r.matches(below, isDir)
+		}
+		var st unix.Stat_t
+		if unix.Lstat(w.abs(rel), &st) != nil {
+			continue
+		}
+		changed := w.new(&st)
+		if isDir {
+			if _, old := w.start.Inodes[rel]; match && changed && !old {
+				w.found(rel)
+				continue
+			}
+			w.ignoredBelow(base, below, rules, match, depth+1)
+			continue
+		}
+		if match && changed && !w.tracked(rel) {
+			w.found(rel)
+		}
+	}
+}
+
+// tracked says whether rel is an entry of the index of the repository
+// whose work tree holds it nearest, a .git directory's.
+func (w *walker) tracked(rel string) bool {
+	for dir := filepath.Dir(rel); ; dir = filepath.Dir(dir) {
+		gitDir := filepath.Join(dir, ".git")
+		var st unix.Stat_t
+		if unix.Lstat(w.abs(gitDir), &st) == nil {
+			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				return w.trackedInWorktree(w.abs(rel))
+			}
+			names, ok := w.indexNames[gitDir]
+			if !ok {
+				names = map[string]bool{}
+				if d, err := openRoot(w.abs(gitDir)); err == nil {
+					if b, err := readAt(int(d.Fd()), "index", maxIndex); err == nil {
+						eachEntry(b, hashLen(int(d.Fd())), func(e indexEntry) { names[string(e.name)] = true })
+					}
+					d.Close()
+				}
+				if w.indexNames == nil {
+					w.indexNames = map[string]map[string]bool{}
+				}
+				w.indexNames[gitDir] = names
+			}
+			name, _ := filepath.Rel(dir, rel)
+			return names[name]
+		}
+		if dir == "." || dir == "/" {
+			return false
+		}
+	}
+}
