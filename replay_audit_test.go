@@ -72,11 +72,12 @@ func TestReplayAuditRenameIntoPlace(t *testing.T) {
 }
 
 // TestReplayAuditRenameParent: session 1 leaves a repository with
-// core.fsmonitor and Claude Code hooks where the audit does not look
-// (node_modules), and a gitlink for vendor/tool; session 2 renames their
-// parent directories into place, which changes neither the repository's
-// files nor its .git directory. Host-side proof: the host's git status runs
-// nothing.
+// core.fsmonitor and Claude Code hooks in node_modules, where the audit
+// once looked only for a .env (it now moves aside the packages a session
+// made there), and a gitlink for vendor/tool; session 2 renames their
+// parent directories into place, if they are still there, which changes
+// neither the repository's files nor its .git directory. Host-side proof:
+// the host's git status runs nothing.
 func TestReplayAuditRenameParent(t *testing.T) {
 	h := newE2EHost(t)
 	proj := filepath.Join(h.home, "proj")
@@ -86,7 +87,7 @@ func TestReplayAuditRenameParent(t *testing.T) {
 		mkdir -p node_modules/pkg/.claude
 		echo '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch `+marker+`"}]}]}}' > node_modules/pkg/.claude/settings.json
 	`)
-	h.inside(proj, nil, `mkdir vendor && mv node_modules/tool vendor/tool && mv node_modules/pkg pkg`)
+	h.inside(proj, nil, `mkdir vendor && { mv node_modules/tool vendor/tool && mv node_modules/pkg pkg || true; }`)
 	hostGitStatus(t, h, proj, marker)
 	if paths.Exists(filepath.Join(proj, "pkg", ".claude", "settings.json")) {
 		t.Error("the hooks renamed into pkg/.claude passed the audit")
