@@ -92,7 +92,8 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 		return res, err
 	}
 	defer unlock()
-	// Its records stay under the old hash, where no one would look again.
+	// Its records stay under the old hash, where no one would look again,
+	// but for the inbox's (below).
 	instance.RemovePlaceholders(oldDir)
 	_, err = os.Lstat(newDir)
 	switch {
@@ -119,6 +120,11 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 		return res, err
 	}
 	if err := untrusted.Rename(projects, oldHash, newHash); err != nil {
+		return res, err
+	}
+	// The inbox's record follows, so that its exports move to the new
+	// project's folder rather than being written again beside the old.
+	if err := untrusted.Rename(filepath.Join(stateDir, instance.InboxRecords), oldHash, newHash); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return res, err
 	}
 	return res, finish(projects, newHash, newRoot)

@@ -15,6 +15,13 @@ import (
 // inboxRecordLimit bounds the inbox's record: a line for each export.
 const inboxRecordLimit = 16 << 20
 
+// inboxRecord is what the inbox wrote for a project: the name of the
+// project its folder is named after, and the files.
+type inboxRecord struct {
+	Project string             `json:"project"`
+	Exports transcript.Exports `json:"exports"`
+}
+
 // ExportInbox exports the project's sessions that changed since their last
 // export into the inbox (export-dir), if the user set one: at the end of a
 // session, and before a launch, for a session whose claudebox was killed.
@@ -27,15 +34,30 @@ func (s *Session) ExportInbox() {
 	}
 	root := s.plan.Project.Root
 	dir, name := instance.RecordPath(s.stateDir, instance.InboxRecords, root)
-	exports := transcript.Exports{}
+	var record inboxRecord
 	if b, err := untrusted.ReadFile(dir, name, inboxRecordLimit); err == nil {
-		json.Unmarshal(b, &exports)
+		if json.Unmarshal(b, &record); record.Exports == nil {
+			json.Unmarshal(b, &record.Exports) // an older claudebox's: the names alone
+		}
 	}
-	before := maps.Clone(exports)
+	if record.Exports == nil {
+		record.Exports = transcript.Exports{}
+	}
+	before := record
+	before.Exports = maps.Clone(record.Exports)
+	project := filepath.Base(root)
+	var err error
+	if record.Project != "" && record.Project != project {
+		// The project moved (claudebox --move carries the record).
+		err = transcript.MoveExports(s.exportDir, record.Project, project, record.Exports)
+	}
+	record.Project = project
 	opt := transcript.Options{Detail: transcript.Tools, Root: root, Home: s.home, Generator: "claudebox"}
-	_, err := transcript.Sync(s.exportDir, filepath.Base(root), s.plan.Instance, exports, opt)
-	if !maps.Equal(before, exports) {
-		b, _ := json.Marshal(exports)
+	if err == nil {
+		_, err = transcript.Sync(s.exportDir, project, s.plan.Instance, record.Exports, opt)
+	}
+	if record.Project != before.Project || !maps.Equal(before.Exports, record.Exports) {
+		b, _ := json.Marshal(record)
 		if werr := os.MkdirAll(dir, 0o700); werr != nil {
 			err = werr
 		} else if werr := untrusted.WriteFile(dir, name, b, 0o600); werr != nil {

@@ -86,6 +86,35 @@ func Sync(inbox, project, dir string, exports Exports, opt Options) (int, error)
 	return written, nil
 }
 
+// MoveExports moves the exports the record names from the inbox's folder
+// of project from to that of project to, after the project moved (its
+// folder is named after it): the next Sync then finds them, and does not
+// write them again beside the old copies. What is not a regular file, or
+// whose name is taken in the new folder, is left and dropped from the
+// record; the user's own files in the old folder stay.
+func MoveExports(inbox, from, to string, exports Exports) error {
+	old, out := filepath.Join(inbox, slug(from, "project")), filepath.Join(inbox, slug(to, "project"))
+	if old == out {
+		return nil
+	}
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(exports)) {
+		fi, err := os.Lstat(filepath.Join(old, name))
+		_, taken := os.Lstat(filepath.Join(out, name))
+		if err != nil || !fi.Mode().IsRegular() || taken == nil || filepath.Base(name) != name {
+			delete(exports, name)
+			continue
+		}
+		if err := os.Rename(filepath.Join(old, name), filepath.Join(out, name)); err != nil {
+			delete(exports, name)
+		}
+	}
+	os.Remove(old) // once empty
+	return nil
+}
+
 // exportBeside writes the export of session id through export into the
 // folder out, as base.md or, where a file that is not one of exports
 // holds that name, the first free base-<n>.md, and records it; it returns
