@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/pty"
 	"github.com/claudebox/claudebox/session"
@@ -51,6 +53,7 @@ func (g gcCmd) Run(home session.Home) error {
 			printable.Say(os.Stderr, "claudebox: removed %s, left by a session that ended", f)
 		}
 	}
+	g.offerWorktrees(state)
 	sum, err := gc.Collect(state, readMounts(), g.DryRun, event, skip)
 	if err != nil {
 		return err
@@ -61,6 +64,39 @@ func (g gcCmd) Run(home session.Home) error {
 	}
 	printable.Say(os.Stderr, "claudebox: %d kept, %d %s, %d skipped, %s %s", sum.Kept, sum.Removed, verb, sum.Skipped, humanBytes(sum.Freed), freed)
 	return nil
+}
+
+// offerWorktrees offers to remove each linked worktree of the projects
+// whose work is done (its branch merged, nothing uncommitted), where no
+// session of the project runs: asked one by one on a terminal, named with
+// the command otherwise; --dry-run only names them. A worktree with
+// uncommitted work is never offered.
+func (g gcCmd) offerWorktrees(state string) {
+	insts, _, _, err := gc.Scan(state, readMounts())
+	if err != nil {
+		return
+	}
+	var answers *bufio.Reader
+	if !g.DryRun && pty.IsTerminal(os.Stdin) {
+		answers = bufio.NewReader(os.Stdin)
+	}
+	for _, in := range insts {
+		if in.InUse || in.State != gc.Live {
+			continue
+		}
+		for _, w := range doneWorktrees(in.Root) {
+			switch {
+			case answers == nil:
+				printable.Say(os.Stderr, "claudebox: worktree %s: branch %s is merged and nothing is uncommitted; to remove it: git worktree remove %s", w.Path, w.Branch, mount.Quote(w.Path))
+			case yes(answers, fmt.Sprintf("Remove worktree %s (branch %s is merged, nothing uncommitted)? [y/N] ", w.Path, w.Branch)):
+				if _, err := git(in.Root, "worktree", "remove", w.Path); err != nil {
+					printable.Say(os.Stderr, "claudebox: worktree %s: %v", w.Path, err)
+					continue
+				}
+				printable.Say(os.Stderr, "claudebox: removed worktree %s (branch %s stays)", w.Path, w.Branch)
+			}
+		}
+	}
 }
 
 // emptyCaches is --gc --caches.
@@ -117,7 +153,54 @@ func (l listCmd) Run(home session.Home) error {
 		return writeJSON(os.Stdout, insts)
 	}
 	writeTable(os.Stdout, insts, pty.IsTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "")
+	writeWorktrees(os.Stdout, insts)
 	return nil
+}
+
+// writeWorktrees lists, under the table, the linked worktrees of the
+// project of the working directory: each one's branch and whether its work
+// is done (merged, nothing uncommitted); a session of the project runs in
+// any of them when its instance is in use.
+func writeWorktrees(w io.Writer, insts []gc.Instance) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	p, err := instance.Resolve(cwd)
+	if err != nil || p.CommonDir == "" {
+		return
+	}
+	list, err := git(p.Root, "worktree", "list", "--porcelain")
+	if err != nil || strings.Count(list, "\nworktree ") == 0 {
+		return
+	}
+	running := ""
+	for _, in := range insts {
+		if in.Root == p.Root && in.InUse {
+			running = " (a session of the project is running)"
+		}
+	}
+	done := map[string]bool{}
+	for _, d := range doneWorktrees(p.Root) {
+		done[d.Path] = true
+	}
+	fmt.Fprintf(w, "\nWorktrees of %s%s:\n", printable.Escape(p.Root), running)
+	for _, block := range strings.Split(strings.TrimSpace(list), "\n\n") {
+		var path, branch string
+		for _, line := range strings.Split(block, "\n") {
+			if v, ok := strings.CutPrefix(line, "worktree "); ok {
+				path = v
+			}
+			if v, ok := strings.CutPrefix(line, "branch refs/heads/"); ok {
+				branch = v
+			}
+		}
+		note := ""
+		if done[path] {
+			note = "  merged, nothing uncommitted: claudebox --gc offers to remove it"
+		}
+		fmt.Fprintf(w, "  %s  %s%s\n", printable.Escape(path), printable.Escape(branch), note)
+	}
 }
 
 // writeTable prints instances in aligned columns, the state in colour when

@@ -139,3 +139,44 @@ func git(dir string, args ...string) (string, error) {
 	}
 	return out.String(), nil
 }
+
+// doneWorktree is a linked worktree whose work is done: its branch is
+// merged into the main checkout's HEAD and git shows nothing uncommitted
+// in it, untracked files included.
+type doneWorktree struct{ Path, Branch string }
+
+// doneWorktrees lists the project root's linked worktrees whose work is
+// done.
+func doneWorktrees(root string) []doneWorktree {
+	list, err := git(root, "worktree", "list", "--porcelain")
+	if err != nil {
+		return nil
+	}
+	var done []doneWorktree
+	main := mainCheckout(list, root)
+	for _, block := range strings.Split(strings.TrimSpace(list), "\n\n") {
+		var w doneWorktree
+		for _, line := range strings.Split(block, "\n") {
+			if p, ok := strings.CutPrefix(line, "worktree "); ok {
+				w.Path = p
+			}
+			if b, ok := strings.CutPrefix(line, "branch refs/heads/"); ok {
+				w.Branch = b
+			}
+			if line == "locked" || strings.HasPrefix(line, "locked ") || line == "bare" {
+				w.Branch = ""
+			}
+		}
+		if w.Path == main || w.Branch == "" || !paths.Exists(w.Path) {
+			continue
+		}
+		if _, err := git(main, "merge-base", "--is-ancestor", "refs/heads/"+w.Branch, "HEAD"); err != nil {
+			continue
+		}
+		if status, err := git(w.Path, "status", "--porcelain", "--untracked-files=all"); err != nil || status != "" {
+			continue
+		}
+		done = append(done, w)
+	}
+	return done
+}

@@ -111,3 +111,39 @@ func TestSandboxTaskWorktrees(t *testing.T) {
 		t.Errorf("-w outside git: %v %s", err, out)
 	}
 }
+
+// --list names the project's worktrees; --gc names (without a terminal)
+// and on a terminal removes a worktree whose branch is merged and whose
+// tree is clean, and never offers one with uncommitted work.
+func TestSandboxWorktreeGC(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	for _, task := range []string{"done", "dirty"} {
+		h.run(proj, nil, "claudebox", "-w", task, "--shell", "-c", "echo "+task+" > "+task+".txt && git add . && git -c user.name=t -c user.email=t@example.com commit -qm "+task)
+		h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "merge", "-q", "--no-edit", task)
+	}
+	h.write(filepath.Join(h.home, "code", "proj-dirty", "wip.txt"), "uncommitted\n")
+	h.chown()
+	out := h.run(proj, nil, "claudebox", "--list")
+	if !strings.Contains(out, filepath.Join(h.home, "code", "proj-done")+"  done  merged") || !strings.Contains(out, "proj-dirty  dirty\n") {
+		t.Errorf("--list:\n%s", out)
+	}
+	c := h.command(proj, nil, "claudebox", "--gc")
+	res, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(res), "to remove it: git worktree remove "+filepath.Join(h.home, "code", "proj-done")) || strings.Contains(string(res), "proj-dirty") {
+		t.Errorf("--gc: %v\n%s", err, res)
+	}
+	tm := h.tmux(proj)
+	tm("new-session", "-d", "-x", "200", "-y", "40", "env -i HOME="+h.home+" PATH="+h.bin+":/usr/local/bin:/usr/bin:/bin TERM=xterm-256color bash --norc --noprofile -i")
+	tm("send-keys", "claudebox --gc", "Enter")
+	on := func(s string) func(string) bool {
+		return func(screen string) bool { return strings.Contains(screen, s) }
+	}
+	waitScreen(t, tm, on("Remove worktree"), "the question")
+	tm("send-keys", "y", "Enter")
+	waitScreen(t, tm, on("removed worktree"), "the removal")
+	if paths.Exists(filepath.Join(h.home, "code", "proj-done")) || !paths.Exists(filepath.Join(h.home, "code", "proj-dirty", "wip.txt")) {
+		t.Errorf("after --gc's yes: %s", tm("capture-pane", "-p"))
+	}
+}
