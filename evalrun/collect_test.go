@@ -185,3 +185,26 @@ func TestCopyFileRefusesSwapped(t *testing.T) {
 		}
 	}
 }
+
+// A staged file's source that a session of its project turned into a
+// FIFO after the run started is not read (it would block --eval for good):
+// the patch shows it as not the same.
+func TestStagedContentFIFO(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "fixture.txt")
+	if err := unix.Mkfifo(src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool)
+	go func() {
+		_, ok := stagedContent(entry{src: src})
+		done <- ok
+	}()
+	select {
+	case ok := <-done:
+		if ok {
+			t.Error("a FIFO's content was staged")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("stagedContent blocks on a FIFO")
+	}
+}
