@@ -153,7 +153,7 @@ func newEveryFeatureHost(t *testing.T) everyFeature {
 
 // flags turns every feature on, with the network mode given.
 func (h everyFeature) flags(network string) config.Settings {
-	yes := true
+	yes, memory, cpus, pids := true, "4G", 2, 512
 	return config.Settings{
 		Bind:       []string{filepath.Join(h.home, "work")},
 		RoBind:     []string{filepath.Join(h.home, "data")},
@@ -167,6 +167,9 @@ func (h everyFeature) flags(network string) config.Settings {
 		Publish:    []string{"18080:8080"},
 		Forward:    []string{"15432"},
 		MCP:        []string{"notes"},
+		Memory:     &memory,
+		CPUs:       &cpus,
+		Pids:       &pids,
 	}
 }
 
