@@ -125,7 +125,7 @@ func TestHomeSymlink(t *testing.T) {
 // make a mount point: it names the sandbox's first process, in the
 // watcher's user namespace, which prints bwrap's message and dies; then it
 // exits 1.
-const failingBwrap = `#!/bin/sh
+const failingBwrap = `#!/bin/bash
 while [ $# -gt 0 ]; do
 	case $1 in
 	--userns) userns=$2 ;;
