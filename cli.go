@@ -151,6 +151,9 @@ func (c *cli) Run(ctx *kong.Context) error {
 		}
 	}
 	home, err := session.FindHome()
+	if err == nil && !c.DryRun {
+		sweepKilled(home.State)
+	}
 	switch {
 	case c.Check:
 		// --check reports a bad home as one of its lines.

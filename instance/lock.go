@@ -166,34 +166,67 @@ func RecordPlaceholders(dir string, paths []string) error {
 // since written, or replaced, is theirs and stays) and that no other live
 // project records, then the record. When it cannot tell (another record
 // unreadable, a path reached through a symlink), the placeholder stays.
-func RemovePlaceholders(dir string) {
+// It returns the paths it removed.
+func RemovePlaceholders(dir string) (removed []string) {
 	// No session of the project can be recording meanwhile.
 	if _, err := os.Lstat(livePath(dir, ".placeholders")); errors.Is(err, fs.ErrNotExist) {
-		return
+		return nil
 	}
 	unlock, err := LockPlaceholders(dir)
 	if err != nil {
-		return
+		return nil
 	}
 	defer unlock()
 	live, name := filepath.Split(livePath(dir, ".placeholders"))
 	ours, err := readRecord(live, name)
 	if err != nil {
-		return
+		return nil
 	}
 	owned, err := ownedElsewhere(live, name)
 	if err != nil {
-		return
+		return nil
 	}
 	// Deepest first: a placeholder directory may hold nothing but a
 	// placeholder made inside an earlier one.
 	slices.SortFunc(ours, func(a, b string) int { return len(b) - len(a) })
 	for _, p := range ours {
-		if !owned[p] {
-			removeStandIn(p)
+		if !owned[p] && removeStandIn(p) {
+			removed = append(removed, p)
 		}
 	}
 	os.Remove(filepath.Join(live, name))
+	return removed
+}
+
+// SweepKilled removes the stand-ins of every project in the state dir
+// none of whose sessions runs, and returns the paths it removed: a killed
+// supervisor removes nothing, and what it left in the user's project is
+// not to wait for the next launch there. The records it reads are the
+// host's own (<state>/live), never the sandbox's.
+func SweepKilled(state string) []string {
+	live := filepath.Join(state, liveDir)
+	entries, err := os.ReadDir(live)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range entries {
+		hash, ok := strings.CutSuffix(e.Name(), ".placeholders")
+		if !ok || !IsHash(hash) {
+			continue
+		}
+		// Held exclusively while removing: a launch in the project waits,
+		// and makes its stand-ins after.
+		f, err := os.OpenFile(filepath.Join(live, hash+".lock"), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		if idle, err := TryLockIdle(f); err == nil && idle {
+			removed = append(removed, RemovePlaceholders(filepath.Join(state, "projects", hash))...)
+		}
+		f.Close()
+	}
+	return removed
 }
 
 // readRecord reads a placeholder record in live: its absolute, clean
@@ -257,12 +290,13 @@ func held(live, hash string) bool {
 // removeStandIn removes path if it is a stand-in, reached without a
 // symlink on the way: the projects' paths are real paths, so a link there
 // is the sandbox's.
-func removeStandIn(path string) {
+func removeStandIn(path string) bool {
 	// From the root, no symlink on the way: a path reached through one is
 	// not where the placeholder was made.
-	untrusted.RemoveIf("/", strings.TrimPrefix(path, "/"), func(fi os.FileInfo, f *os.File) bool {
+	removed, err := untrusted.RemoveIf("/", strings.TrimPrefix(path, "/"), func(fi os.FileInfo, f *os.File) bool {
 		return standIn(path, fi, f)
 	})
+	return removed && err == nil
 }
 
 // MarkStart records when the first of the project's running sessions

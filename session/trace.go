@@ -15,6 +15,11 @@ import (
 // launch can be reported with numbers.
 const TraceVariable = "CLAUDEBOX_TRACE"
 
+// holdVariable, beside TraceVariable, names a phase after which the
+// supervisor says so and stops for good: the fault tests kill a process
+// there. It is the host's own environment, which no sandbox sets.
+const holdVariable = "CLAUDEBOX_TRACE_HOLD"
+
 // phases times a launch, phase after phase; nil when not asked for.
 type phases struct {
 	last  time.Time
@@ -37,6 +42,12 @@ func (p *phases) done(name string) {
 	now := time.Now()
 	p.names, p.took = append(p.names, name), append(p.took, now.Sub(p.last))
 	p.last = now
+	if os.Getenv(holdVariable) == name {
+		printable.Say(os.Stderr, "claudebox: trace: holding after %s", name)
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
 }
 
 // report writes the phases on one line.

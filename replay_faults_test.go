@@ -1,0 +1,185 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/claudebox/claudebox/guard"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
+)
+
+// TestReplayFaultsKilled: a kill -9 of the supervisor (starting, running,
+// at the start of the exit audit, in the export), of the guard watcher or
+// of the relay, as a user would. Host-side proof after each: the sandbox's
+// processes are gone, the user's files and the prompt history are as the
+// session left them, any claudebox command on the host (here --list, in
+// another project) removes the stand-ins a dead supervisor left and says
+// so in one line, and the next launch in the project and in another works
+// and leaves no stand-in or record behind.
+func TestReplayFaultsKilled(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, "README"), "hi\n")
+	h.gitRepo(proj)
+	other := filepath.Join(h.home, "other")
+	h.write(filepath.Join(other, "README"), "other\n")
+	h.gitRepo(other)
+	h.inside(other, nil, "true")
+	state := filepath.Join(h.home, ".claudebox")
+	inst := instance.Dir(state, proj)
+	hash := filepath.Base(inst)
+	for i, c := range []struct{ victim, hold string }{
+		{"supervisor", "instance and placeholders"},
+		{"supervisor", ""},
+		{"supervisor", "watcher stop"},
+		{"supervisor", "exit audit and cleanup"},
+		{"watcher", ""},
+		{"relay", ""},
+	} {
+		name := c.victim + " " + map[string]string{"": "running"}[c.hold]
+		if c.hold != "" {
+			name = c.victim + " after " + c.hold
+		}
+		t.Run(name, func(t *testing.T) {
+			sleep := fmt.Sprintf("60.%d", 500+i)
+			prompt := fmt.Sprintf(`{"display":"prompt %d"}`, i)
+			script := `echo '` + prompt + `' >> "$HOME/.claude/history.jsonl"; echo mine > work` + strconv.Itoa(i) + `; touch started`
+			if c.hold == "" {
+				script += "; while ! test -e done; do sleep 0.05; done; exec sleep " + sleep
+			}
+			var stderr strings.Builder
+			s := h.command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=" + c.hold}, "claudebox", "--shell", "-c", script)
+			s.Stderr = &stderr
+			if err := s.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Process.Kill()
+			exited := make(chan error, 1)
+			go func() { exited <- s.Wait() }()
+			if c.hold != "" {
+				waitFor(t, "the supervisor to hold", func() bool { return strings.Contains(stderr.String(), "holding after "+c.hold) || len(exited) > 0 })
+			} else {
+				waitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) || len(exited) > 0 })
+			}
+			if len(exited) > 0 {
+				t.Fatalf("the session ended early: %v\n%s", <-exited, stderr.String())
+			}
+			left := instance.IsPlaceholder(filepath.Join(proj, ".envrc"))
+			switch c.victim {
+			case "supervisor":
+				s.Process.Signal(syscall.SIGKILL)
+			case "watcher":
+				kill(t, s.Process.Pid, "claudebox\x00--watch-guards\x00")
+				h.write(filepath.Join(proj, "done"), "")
+			case "relay":
+				kill(t, s.Process.Pid, "--relay-serve")
+				h.write(filepath.Join(proj, "done"), "")
+			}
+			<-exited
+			waitFor(t, "the sandbox to end", func() bool { return !instance.InUse(inst) && !running("sleep\x00"+sleep+"\x00") })
+			if ps := descendants(s.Process.Pid); len(ps) > 0 {
+				t.Errorf("processes outlived the session: %v", ps)
+			}
+			// Another project's command cleans up after this one.
+			var listErr strings.Builder
+			l := h.command(other, nil, "claudebox", "--list")
+			l.Stderr = &listErr
+			if err := l.Run(); err != nil {
+				t.Fatalf("--list: %v\n%s", err, listErr.String())
+			}
+			standIns := func() (found []string) {
+				for _, n := range guard.WorkTreeNames() {
+					if p := filepath.Join(proj, n); paths.Exists(p) && instance.IsPlaceholder(p) {
+						found = append(found, n)
+					}
+				}
+				return found
+			}
+			if found := standIns(); len(found) > 0 {
+				t.Errorf("stand-ins left after --list: %v", found)
+			}
+			if paths.Exists(filepath.Join(state, "live", hash+".placeholders")) {
+				t.Error("the killed session's record of its stand-ins outlived --list")
+			}
+			if note := "left by a session that was killed"; left && c.victim == "supervisor" && !strings.Contains(listErr.String(), "under "+proj+" "+note) {
+				t.Errorf("--list did not say what it cleaned up:\n%s", listErr.String())
+			}
+			// Held before its sandbox started, the session wrote nothing.
+			if b, _ := os.ReadFile(filepath.Join(proj, "work"+strconv.Itoa(i))); c.hold != "instance and placeholders" && string(b) != "mine\n" {
+				t.Errorf("the session's file: %q", b)
+			}
+			if b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl")); c.hold != "instance and placeholders" && !strings.Contains(string(b), prompt) {
+				t.Errorf("the prompt history lost the session's prompt:\n%s", b)
+			}
+			h.inside(proj, nil, "true")
+			h.inside(other, nil, "true")
+			for _, ext := range []string{".placeholders", ".guards", ".since"} {
+				if paths.Exists(filepath.Join(state, "live", hash+ext)) {
+					t.Errorf("the next session left %s", hash+ext)
+				}
+			}
+			if found := standIns(); len(found) > 0 {
+				t.Errorf("stand-ins left after the next session: %v", found)
+			}
+			os.Remove(filepath.Join(proj, "started"))
+			os.Remove(filepath.Join(proj, "done"))
+		})
+	}
+}
+
+// kill sends SIGKILL to the one descendant of pid whose command line
+// contains cmdline.
+func kill(t *testing.T, pid int, cmdline string) {
+	t.Helper()
+	var found []int
+	waitFor(t, "the process "+strconv.Quote(cmdline), func() bool {
+		found = nil
+		for _, p := range descendants(pid) {
+			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p)); err == nil && strings.Contains(string(b), cmdline) {
+				found = append(found, p)
+			}
+		}
+		return len(found) > 0
+	})
+	if len(found) != 1 {
+		t.Fatalf("%d processes match %q", len(found), cmdline)
+	}
+	syscall.Kill(found[0], syscall.SIGKILL)
+}
+
+// descendants lists the processes below pid, from /proc's parent links
+// (one whose parent died is reparented: the sandbox's command is looked
+// for by its command line too).
+func descendants(pid int) []int {
+	parent := map[int]int{}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		i := strings.LastIndexByte(string(b), ')')
+		f := strings.Fields(string(b[i+1:]))
+		id, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if len(f) > 1 {
+			parent[id], _ = strconv.Atoi(f[1])
+		}
+	}
+	var below []int
+	for id := range parent {
+		for p := parent[id]; p > 1; p = parent[p] {
+			if p == pid {
+				below = append(below, id)
+				break
+			}
+		}
+	}
+	return below
+}
