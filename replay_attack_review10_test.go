@@ -43,3 +43,23 @@ func TestReplayReview10WorktreePlantedDirectory(t *testing.T) {
 		t.Errorf("claudebox -w task did not refuse: %v\n%s", err, out)
 	}
 }
+
+// TestReplayReview10ProxyPasswordWithoutScheme: a proxy's URL with its
+// password, written as most users write it, without a scheme
+// (HTTPS_PROXY=alice:s3cret@proxy.corp:3128, which curl, Go and Python
+// read as http://), passed into the sandbox on the host network and on
+// none (where the filtered network's own proxy does not replace it), and
+// a GOPROXY so written on every network: the check for a URL's user
+// looked only after "://". Proof inside: the password is not in the
+// sandbox's environment.
+func TestReplayReview10ProxyPasswordWithoutScheme(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	env := []string{"HTTPS_PROXY=alice:s3cret@proxy.corp:3128", "http_proxy=alice:s3cret@proxy.corp:3128", "GOPROXY=alice:s3cret@goproxy.corp"}
+	for _, mode := range []string{"host", "none", "filtered"} {
+		if out := h.run(proj, env, "claudebox", "--network="+mode, "--shell", "-c", "env"); strings.Contains(out, "s3cret") {
+			t.Errorf("--network=%s: the proxy's password is inside:\n%s", mode, out)
+		}
+	}
+}

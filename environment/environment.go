@@ -95,11 +95,12 @@ func Allowed(name, value string) bool {
 	return slices.Contains(allowedEnv, name) || slices.Contains(claudeEnv, name)
 }
 
-// namesURLUser reports whether v holds a URL with a user (and so perhaps
-// a password or token) in it.
+// namesURLUser reports whether v may hold a URL with a user (and so
+// perhaps a password or token) in it: any @, since a proxy's URL is
+// commonly written without its scheme (user:pass@proxy:3128, which curl,
+// Go and Python read as http://).
 func namesURLUser(v string) bool {
-	_, rest, ok := strings.Cut(v, "://")
-	return ok && strings.Contains(rest, "@")
+	return strings.Contains(v, "@")
 }
 
 // quietEnv are dropped without a word: the shell's and the desktop

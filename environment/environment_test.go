@@ -71,7 +71,7 @@ func TestResolve(t *testing.T) {
 func TestResolveToolchainAndDropped(t *testing.T) {
 	env, err := Resolve([]string{
 		"GOPRIVATE=example.com/*", "JAVA_HOME=/usr/lib/jvm/17", "KUBECONFIG=/home/u/.kube/config",
-		"GOPROXY=https://alice:s3cret@proxy.example.com", "GOSUMDB=sum.golang.org",
+		"GOPROXY=https://alice:s3cret@proxy.example.com", "GOSUMDB=sum.golang.org", "HTTPS_PROXY=alice:s3cret@proxy.example.com:3128",
 		"MY_SETTING=1", "GITHUB_TOKEN=ghp_x", "DB_PASSWORD=x", "OPENAI_API_KEY=x", "PWD=/x", "XDG_RUNTIME_DIR=/run/user/1", "SHLVL=1",
 	}, nil, nil)
 	if err != nil {
@@ -82,10 +82,12 @@ func TestResolveToolchainAndDropped(t *testing.T) {
 			t.Errorf("%s does not pass: %q", n, env.Names)
 		}
 	}
-	if slices.Contains(env.Names, "GOPROXY") {
-		t.Error("a GOPROXY with credentials passes")
+	for _, n := range []string{"GOPROXY", "HTTPS_PROXY"} {
+		if slices.Contains(env.Names, n) {
+			t.Errorf("a %s with credentials passes", n)
+		}
 	}
-	if want := []string{"GOPROXY", "MY_SETTING"}; !slices.Equal(env.Dropped, want) {
+	if want := []string{"GOPROXY", "HTTPS_PROXY", "MY_SETTING"}; !slices.Equal(env.Dropped, want) {
 		t.Errorf("dropped %q, want %q", env.Dropped, want)
 	}
 }
