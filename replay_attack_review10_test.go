@@ -63,3 +63,26 @@ func TestReplayReview10ProxyPasswordWithoutScheme(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview10GitConfigProxyAndKey: the private copy of the user's
+// ~/.gitconfig left out what is named or shaped like a credential, but
+// kept http.proxy and remote.<name>.proxy written as git accepts them,
+// without a scheme (alice:s3cret@proxy.corp:3128), and a key under a name
+// ending in "key" (ai.apikey = sk-ant-…). Proof inside: neither value is
+// in the sandbox's ~/.gitconfig or in git config's answer there, while
+// the signing key git needs is kept.
+func TestReplayReview10GitConfigProxyAndKey(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(h.home, ".gitconfig"), "[user]\n\tname = Alice\n\tsigningKey = ABCDEF0123456789\n[http]\n\tproxy = alice:s3cret@proxy.corp:3128\n[remote \"origin\"]\n\tproxy = bob:hunter2@proxy.corp\n[ai]\n\tapikey = sk-ant-api03-abcdef\n")
+	out := h.run(proj, nil, "claudebox", "--shell", "-c", "cat ~/.gitconfig; git config --global --list")
+	for _, secret := range []string{"s3cret", "hunter2", "sk-ant-api03"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%s is inside:\n%s", secret, out)
+		}
+	}
+	if !strings.Contains(out, "ABCDEF0123456789") {
+		t.Errorf("user.signingKey was left out:\n%s", out)
+	}
+}

@@ -18,15 +18,22 @@ import (
 // http.extraHeader), a URL with a password or a token in it (the usual
 // recipe for private Go modules, url."https://user:TOKEN@github.com/".insteadOf,
 // or https://ghp_…@github.com/), a header or a helper that prints a
-// password. A user name alone in a URL (ssh://git@host/) is not one.
+// password, a proxy's URL with its password but no scheme
+// (http.proxy = user:pass@proxy:3128, which git accepts), a key's value
+// (ai.apikey = sk-…). A user name alone in a URL (ssh://git@host/) is not
+// one.
 var (
-	gitSecretName = regexp.MustCompile(`(?i)token|pass|secret|auth|header|cookie`)
-	gitSecretText = regexp.MustCompile(`(?i)://[^\s/@:]*:[^\s/@]+@|://(gh[pousr]_|github_pat_|glpat-|gldt-|xox[abpr]-)|://[A-Za-z0-9_-]{20,}@|bearer|basic\s|token|password`)
+	gitSecretName = regexp.MustCompile(`(?i)token|pass|secret|auth|header|cookie|key$`)
+	gitSecretText = regexp.MustCompile(`(?i)://[^\s/@:]*:[^\s/@]+@|(^|[\s"'=,;])[^\s/@:"'=,;]+:[^\s/@"']+@|(^|[^a-z0-9])(gh[pousr]_|github_pat_|glpat-|gldt-|xox[abpr]-|sk-ant-|sk-proj-)|://[A-Za-z0-9_-]{20,}@|bearer|basic\s|token|password`)
 )
 
+// gitKeyNames end in "key" but name what is no credential: the key git
+// signs with (an id, or a public key's path), which signing inside needs.
+var gitKeyNames = map[string]bool{"signingkey": true}
+
 func gitSecretEntry(e gitconfig.Entry) bool {
-	name := e.Key[strings.LastIndexByte(e.Key, '.')+1:]
-	return gitSecretName.MatchString(name) || gitSecretText.MatchString(e.Key) || gitSecretText.MatchString(e.Value)
+	name := strings.ToLower(e.Key[strings.LastIndexByte(e.Key, '.')+1:])
+	return gitSecretName.MatchString(name) && !gitKeyNames[name] || gitSecretText.MatchString(e.Key) || gitSecretText.MatchString(e.Value)
 }
 
 // gitEntryName names a configuration entry without what may be secret in
