@@ -86,3 +86,39 @@ func TestReplayReview10GitConfigProxyAndKey(t *testing.T) {
 		t.Errorf("user.signingKey was left out:\n%s", out)
 	}
 }
+
+// TestReplayReview10UntrackedCacheHidesFile: the index's untracked cache
+// (UNTR), which git keeps using once present (core.untrackedCache
+// defaults to keep), is trusted for a directory whose stat data it
+// recorded. The session adds one (git update-index --untracked-cache),
+// has git fill it while tests/ holds no new file, plants
+// tests/conftest.py within the same second (the directory's times, by
+// the second, unchanged), then dates the index later. The host's git
+// status then says nothing of the file, which pytest runs. The exit audit
+// drops the work tree's caches of an index the session wrote. Host-side
+// proof: git status --porcelain names tests/conftest.py.
+func TestReplayReview10UntrackedCacheHidesFile(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, "tests", "a"), "a\n")
+	h.run(proj, nil, "git", "add", ".")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "tests")
+	out := h.inside(proj, nil, `git update-index --untracked-cache
+		for i in $(seq 1 100); do
+			touch tests/.t && rm tests/.t
+			git status --porcelain >/dev/null
+			before=$(stat -c %Z tests)
+			echo 'import os; os.system("touch /tmp/PWNED")' > tests/conftest.py
+			if [ "$(stat -c '%Z %Y' tests)" = "$before $before" ]; then echo PLANTED; break; fi
+			rm tests/conftest.py
+		done
+		sleep 1.2; touch .git/index
+		test -z "$(git status --porcelain)" && echo HIDDEN-INSIDE`)
+	if !strings.Contains(out, "PLANTED") || !strings.Contains(out, "HIDDEN-INSIDE") {
+		t.Fatalf("the cache could not be forged here:\n%s", out)
+	}
+	if st := h.run(proj, nil, "git", "status", "--porcelain"); !strings.Contains(st, "tests/conftest.py") {
+		t.Errorf("the host's git status hides the planted tests/conftest.py: %q", st)
+	}
+}

@@ -173,6 +173,11 @@ type Report struct {
 	// Hidden are the index entries marked assume-unchanged or
 	// skip-worktree during the session.
 	Hidden []Hidden
+	// Caches are the git directories whose index, written during the
+	// session, holds a cache of the work tree (the untracked cache, the
+	// file system monitor's), which the host's git status trusts instead
+	// of looking: a forged one hides the session's new files from it.
+	Caches []string
 	// NotExamined are the directories (or index files) the audit could not
 	// examine in full, and why.
 	NotExamined []string
@@ -254,6 +259,7 @@ func (w *walker) merge(f *walker) {
 	w.report.NotExamined = append(w.report.NotExamined, f.report.NotExamined...)
 	w.report.Hidden = append(w.report.Hidden, f.report.Hidden...)
 	w.report.Deps = append(w.report.Deps, f.report.Deps...)
+	w.report.Caches = append(w.report.Caches, f.report.Caches...)
 	w.links = append(w.links, f.links...)
 	w.ignores = append(w.ignores, f.ignores...)
 	if w.take != nil {
@@ -685,7 +691,7 @@ func (w *walker) index(n node) {
 	if w.take != nil && !inPlace {
 		return // changed already: the end compares with nothing
 	}
-	entries, err := readIndex(n.fd)
+	entries, cached, err := readIndex(n.fd)
 	if err != nil {
 		// Changed, and git may read what the audit cannot (a shared
 		// index through a symlink, one over its size limit): a finding.
@@ -695,6 +701,9 @@ func (w *walker) index(n node) {
 	if w.take != nil {
 		w.take.Index[n.rel] = entries
 		return
+	}
+	if cached {
+		w.report.Caches = append(w.report.Caches, w.abs(n.rel))
 	}
 	work, before := w.workTree(n), w.start.Index[n.rel]
 	paths := make([]string, 0, len(entries))
@@ -773,30 +782,34 @@ func (w *walker) workTree(n node) string {
 // A replacement entry (a split index's, nameless) stands for a shared
 // entry at a position the audit does not decode: it is read as the empty
 // path.
-func readIndex(fd int) (map[string]uint8, error) {
+func readIndex(fd int) (entries map[string]uint8, cached bool, err error) {
 	n := hashLen(fd)
 	b, err := readAt(fd, "index", maxIndex)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	entries, shared, err := parseIndex(b, n)
-	if err != nil || shared == "" {
-		return entries, err
+	if err != nil {
+		return nil, false, err
+	}
+	cached = workTreeCache(b, n)
+	if shared == "" {
+		return entries, cached, nil
 	}
 	if b, err = readAt(fd, "sharedindex."+shared, maxIndex); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	base, link, err := parseIndex(b, n)
 	if err == nil && link != "" {
 		err = errIndex
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	for p, bits := range base {
 		entries[p] |= bits
 	}
-	return entries, nil
+	return entries, cached, nil
 }
 
 // gitlink examines the repository at rel, a submodule the host's git

@@ -214,6 +214,40 @@ func showAgain(b []byte, hashLen int, paths map[string]uint8) ([]byte, error) {
 	return append(kept, sum[:]...), nil
 }
 
+// workTreeCache says whether the index b holds a cache of what the work
+// tree holds: the untracked cache (UNTR) or the file system monitor's
+// (FSMN).
+func workTreeCache(b []byte, hashLen int) bool {
+	ext, err := eachEntry(b, hashLen, func(indexEntry) {})
+	if err != nil || len(b)-ext < hashLen {
+		return false
+	}
+	for rest := b[ext : len(b)-hashLen]; len(rest) >= 8; {
+		size := uint64(binary.BigEndian.Uint32(rest[4:]))
+		if sig := string(rest[:4]); sig == "UNTR" || sig == "FSMN" {
+			return true
+		}
+		if size > uint64(len(rest)-8) {
+			return false
+		}
+		rest = rest[8+size:]
+	}
+	return false
+}
+
+// DropCaches removes, from the index of each git directory in dirs, its
+// caches of what the work tree holds (see showAgain), under git's lock:
+// the host's git status then looks at every directory again.
+func DropCaches(dirs []string) error {
+	var errs []error
+	for _, dir := range dirs {
+		if err := showAgainIn(dir, nil); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", filepath.Join(dir, "index"), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 var errSplitIndex = errors.New("a split index (git update-index --split-index), which claudebox does not rewrite")
 
 // varint reads git's offset varint, as index version 4 prefixes each name

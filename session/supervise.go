@@ -392,6 +392,12 @@ func (s *Session) report(root, dir string, r audit.Report) {
 	if len(r.Hidden) > 0 {
 		s.showAgain(r.Hidden)
 	}
+	if err := audit.DropCaches(r.Caches); err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			printable.Say(os.Stderr, "claudebox: could not drop the index's cache of untracked files, which the session wrote and which can hide new files from git status: %s", line)
+		}
+		printable.Say(os.Stderr, "hint: git update-index --no-untracked-cache in the repository, then read git status")
+	}
 	for _, d := range r.Deps {
 		s.reportDeps(root, dir, d)
 	}
