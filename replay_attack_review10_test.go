@@ -122,3 +122,24 @@ func TestReplayReview10UntrackedCacheHidesFile(t *testing.T) {
 		t.Errorf("the host's git status hides the planted tests/conftest.py: %q", st)
 	}
 }
+
+// TestReplayReview10SettingsHookCredential: the copy of the user's
+// ~/.claude/settings.json kept hooks whole, and an HTTP hook holds its
+// credential in the settings (headers "Authorization: Bearer …", as
+// Claude Code's schema shows, or a webhook's secret URL). Proof inside:
+// the sandbox's copy holds neither, while a command hook stays.
+func TestReplayReview10SettingsHookCredential(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(h.home, ".claude", "settings.json"), `{"hooks":{"Stop":[{"hooks":[
+		{"type":"http","url":"https://hooks.slack.example/services/T0/B0/webhooksecret","headers":{"Authorization":"Bearer xoxb-hooksecret"}},
+		{"type":"command","command":"make fmt"}]}]}}`)
+	out := h.run(proj, nil, "claudebox", "--shell", "-c", "cat ~/.claude/settings.json")
+	if strings.Contains(out, "hooksecret") {
+		t.Errorf("the HTTP hook's credential is inside:\n%s", out)
+	}
+	if !strings.Contains(out, "make fmt") {
+		t.Errorf("the command hook was left out:\n%s", out)
+	}
+}

@@ -63,6 +63,15 @@ func CopyContent(src, home string, data []byte) ([]byte, []string) {
 			leftOut = append(leftOut, "env."+name)
 		}
 	}
+	if raw, ok := top["hooks"]; ok {
+		kept, dropped := hooksKept(raw)
+		if kept == nil {
+			delete(top, "hooks")
+		} else {
+			top["hooks"] = kept
+		}
+		leftOut = append(leftOut, dropped...)
+	}
 	if top == nil {
 		top = map[string]json.RawMessage{}
 	}
@@ -98,6 +107,54 @@ func envKept(raw json.RawMessage) (kept json.RawMessage, dropped []string, isObj
 	}
 	kept, _ = json.Marshal(env)
 	return kept, dropped, true
+}
+
+// hookTypes are the kinds of hook handler whose settings hold no
+// credential: a command, a prompt, an agent, run inside. Left out: an
+// http hook (its url and headers, "Authorization: Bearer …", hold one),
+// an MCP tool's (its arguments), and any kind Claude Code adds later.
+var hookTypes = map[string]bool{"command": true, "prompt": true, "agent": true}
+
+// hooksKept is a settings hooks block (event → matcher groups → handlers)
+// with only the handlers of hookTypes, and what it left out: nil and
+// "hooks" for a block of another shape.
+func hooksKept(raw json.RawMessage) (json.RawMessage, []string) {
+	var events map[string][]map[string]json.RawMessage
+	if json.Unmarshal(raw, &events) != nil || events == nil {
+		return nil, []string{"hooks"}
+	}
+	var dropped []string
+	for event, groups := range events {
+		for _, group := range groups {
+			h, ok := group["hooks"]
+			if !ok {
+				continue
+			}
+			var handlers []map[string]json.RawMessage
+			if json.Unmarshal(h, &handlers) != nil {
+				return nil, []string{"hooks"}
+			}
+			var kept []map[string]json.RawMessage
+			for _, handler := range handlers {
+				var kind string
+				json.Unmarshal(handler["type"], &kind)
+				if hookTypes[kind] {
+					kept = append(kept, handler)
+				} else {
+					dropped = append(dropped, "hooks."+event+" ("+kind+" hook)")
+				}
+			}
+			if kept == nil {
+				kept = []map[string]json.RawMessage{}
+			}
+			group["hooks"], _ = json.Marshal(kept)
+		}
+	}
+	out, err := json.Marshal(events)
+	if err != nil {
+		return nil, []string{"hooks"}
+	}
+	return out, dropped
 }
 
 // unreadable names, among what a copy left out, a file claudebox cannot

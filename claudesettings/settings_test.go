@@ -116,6 +116,13 @@ func TestCopyContentUserKeepsOnlyHarmless(t *testing.T) {
 			`{"enabledPlugins":{"p@m":true},"env":{"ANTHROPIC_MODEL":"m"},"hooks":{"Stop":[]},"permissions":{"allow":["Bash(ls)"]}}`,
 			[]string{"apiKeyHelper", "awsAuthRefresh", "awsCredentialExport", "env.AWS_BEARER_TOKEN_BEDROCK", "env.GITHUB_TOKEN", "env.GOPROXY", "gcpAuthRefresh", "otelHeadersHelper", "proxyAuthHelper", "somethingNew"},
 		},
+		{
+			"hooks holding a credential",
+			`{"hooks":{"Stop":[{"hooks":[{"type":"http","url":"https://hooks.example.com/T0/s","headers":{"Authorization":"Bearer s"}},{"type":"command","command":"make fmt"}]}],"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"mcp_tool","server":"x","tool":"y","input":{"token":"s"}}]}]}}`,
+			`{"hooks":{"PreToolUse":[{"hooks":[],"matcher":"Bash"}],"Stop":[{"hooks":[{"command":"make fmt","type":"command"}]}]}}`,
+			[]string{"hooks.PreToolUse (mcp_tool hook)", "hooks.Stop (http hook)"},
+		},
+		{"hooks of another shape", `{"hooks":{"Stop":"s"}}`, `{}`, []string{"hooks"}},
 		{"byte order mark", "\ufeff" + `{"env":{"ANTHROPIC_API_KEY":"s","API_TIMEOUT_MS":"1"}}`, `{"env":{"API_TIMEOUT_MS":"1"}}`, nil},
 		{"UTF-16LE", utf16le("\ufeff" + `{"env":{"ANTHROPIC_API_KEY":"s","API_TIMEOUT_MS":"1"}}`), `{"env":{"API_TIMEOUT_MS":"1"}}`, nil},
 		{"later duplicate wins", `{"env":{"API_TIMEOUT_MS":"1"},"env":{"GITHUB_TOKEN":"s"}}`, `{"env":{}}`, []string{"env.GITHUB_TOKEN"}},
