@@ -183,3 +183,44 @@ func descendants(pid int) []int {
 	}
 	return below
 }
+
+// TestReplayFaultsFullDisk: with ~/.claudebox on a full filesystem (a small
+// tmpfs, filled), a launch refuses in one line naming it before it starts
+// anything: no stand-in is made in the project, no record cut short; once
+// there is room again the next launch works.
+func TestReplayFaultsFullDisk(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, "README"), "hi\n")
+	h.gitRepo(proj)
+	state := filepath.Join(h.home, ".claudebox")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", state, "tmpfs", 0, "size=16m,mode=700"); err != nil {
+		t.Skipf("cannot mount a tmpfs for the state directory (needs root): %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(state, syscall.MNT_DETACH) })
+	h.chown()
+	h.inside(proj, nil, "true")
+	fill := filepath.Join(state, "fill")
+	if f, err := os.Create(fill); err == nil {
+		for _, err := f.Write(make([]byte, 1<<20)); err == nil; _, err = f.Write(make([]byte, 1<<20)) {
+		}
+		f.Close()
+	}
+	var stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", "touch ran")
+	c.Stderr = &stderr
+	if err := c.Run(); err == nil {
+		t.Fatalf("a launch on a full disk went ahead:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "claudebox: the disk holding "+state+" is full") {
+		t.Errorf("the refusal does not name the disk:\n%s", stderr.String())
+	}
+	if paths.Exists(filepath.Join(proj, "ran")) || paths.Exists(filepath.Join(proj, ".envrc")) {
+		t.Error("the refused launch started a sandbox or made stand-ins")
+	}
+	os.Remove(fill)
+	h.inside(proj, nil, "true")
+}

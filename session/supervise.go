@@ -40,6 +40,9 @@ import (
 // descriptor the sandbox shared, and nothing on the host side watching.)
 func (s *Session) supervise() error {
 	defer s.phases.report(os.Stderr)
+	if err := checkStateSpace(s.stateDir); err != nil {
+		return err
+	}
 	// The watcher's process starts first: its runtime starts while the
 	// proxy, the instance and the descriptors are made.
 	watcher, err := guardwatch.Launch()

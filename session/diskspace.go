@@ -1,0 +1,46 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/hint"
+)
+
+// minFreeState is the room a launch needs in claudebox's state directory:
+// its records, the instance's copies and the session's logs. Below it the
+// launch refuses before it starts anything, rather than fail halfway with
+// stand-ins made and records cut short.
+const minFreeState = 4 << 20
+
+// checkStateSpace refuses a launch whose state directory's filesystem is
+// full (of blocks, or of inodes), naming it.
+func checkStateSpace(state string) error {
+	var st unix.Statfs_t
+	for dir := state; ; dir = filepath.Dir(dir) {
+		err := unix.Statfs(dir, &st)
+		if err == nil {
+			break
+		}
+		// Not made yet: its filesystem is its parent's.
+		if !errors.Is(err, unix.ENOENT) || dir == filepath.Dir(dir) {
+			return nil
+		}
+	}
+	free := uint64(st.Bavail) * uint64(st.Bsize)
+	switch {
+	case free < minFreeState:
+		return fullDisk(state, fmt.Sprintf("%d KiB free of the 4 MiB a session needs", free>>10))
+	case st.Files > 0 && st.Ffree == 0:
+		return fullDisk(state, "no inode free")
+	}
+	return nil
+}
+
+func fullDisk(state, what string) error {
+	return hint.Errorf("free some space there (claudebox --gc removes the instances of projects that are gone)",
+		"the disk holding %s is full (%s)", state, what)
+}
