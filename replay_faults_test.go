@@ -224,3 +224,62 @@ func TestReplayFaultsFullDisk(t *testing.T) {
 	os.Remove(fill)
 	h.inside(proj, nil, "true")
 }
+
+// TestReplayFaultsTwentySessions: twenty sessions of one project started
+// at once all run together and end: every one's prompt is in the history,
+// the stand-ins stand while any runs and are gone, with the records, after
+// the last.
+func TestReplayFaultsTwentySessions(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, "README"), "hi\n")
+	h.gitRepo(proj)
+	state := filepath.Join(h.home, ".claudebox")
+	inst := instance.Dir(state, proj)
+	const sessions = 20
+	var outs [sessions]strings.Builder
+	exited := make(chan error, sessions)
+	for i := range sessions {
+		script := fmt.Sprintf(`echo '{"display":"prompt %d"}' >> "$HOME/.claude/history.jsonl"; touch started%d; while ! test -e done; do sleep 0.05; done`, i, i)
+		c := h.command(proj, nil, "claudebox", "--shell", "-c", script)
+		c.Stdout, c.Stderr = &outs[i], &outs[i]
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill() })
+		go func() { exited <- c.Wait() }()
+	}
+	waitFor(t, "every session to start", func() bool {
+		n, _ := filepath.Glob(filepath.Join(proj, "started*"))
+		return len(n) == sessions || len(exited) > 0
+	})
+	if len(exited) > 0 {
+		t.Fatalf("a session ended early: %v", <-exited)
+	}
+	if !instance.IsPlaceholder(filepath.Join(proj, ".envrc")) {
+		t.Error("the stand-in of .envrc is not there while the sessions run")
+	}
+	h.write(filepath.Join(proj, "done"), "")
+	for range sessions {
+		if err := <-exited; err != nil {
+			t.Errorf("a session: %v", err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl"))
+	for i := range sessions {
+		if !strings.Contains(string(b), fmt.Sprintf(`{"display":"prompt %d"}`, i)) {
+			t.Errorf("the history lost session %d's prompt: %s", i, outs[i].String())
+		}
+	}
+	for _, n := range guard.WorkTreeNames() {
+		if paths.Exists(filepath.Join(proj, n)) {
+			t.Errorf("%s outlived the last session", n)
+		}
+	}
+	hash := filepath.Base(inst)
+	for _, ext := range []string{".placeholders", ".guards", ".since"} {
+		if paths.Exists(filepath.Join(state, "live", hash+ext)) {
+			t.Errorf("the last session left %s", hash+ext)
+		}
+	}
+}
