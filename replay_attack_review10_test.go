@@ -143,3 +143,54 @@ func TestReplayReview10SettingsHookCredential(t *testing.T) {
 		t.Errorf("the command hook was left out:\n%s", out)
 	}
 }
+
+// TestReplayReview10CacheTreeCommits: the index's cache of trees (TREE)
+// is what git commit writes for each subtree it holds valid, and what git
+// status compares with HEAD's instead of the entries. The session stages
+// a planted lib/a.py, has git write the tree, then puts back the clean
+// index's entries (and the file) under the planted cache of trees: git
+// status shows nothing; the user's next change (README, git add, git
+// commit) commits the planted lib/a.py, which git status still does not
+// show, and the next checkout writes. Host-side proof: the commit holds
+// lib/a.py as it was.
+func TestReplayReview10CacheTreeCommits(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, "lib", "a.py"), "print('ok')\n")
+	h.run(proj, nil, "git", "add", ".")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "lib")
+	out := h.inside(proj, nil, `set -e
+		cp .git/index /tmp/index.clean; cp lib/a.py /tmp/a.orig
+		echo 'import os; os.system("touch /tmp/PWNED")' > lib/a.py
+		git add lib/a.py; git write-tree >/dev/null; cp .git/index /tmp/index.planted
+		cp /tmp/a.orig lib/a.py; cp /tmp/index.clean .git/index
+		git update-index -q --refresh; git write-tree >/dev/null
+		python3 - <<'PY'
+import hashlib, struct
+def split(b):
+    n, p = struct.unpack('>I', b[8:12])[0], 12
+    for _ in range(n):
+        p += (62 + (struct.unpack('>H', b[p+60:p+62])[0] & 0xfff) + 8) // 8 * 8
+    ext, body = {}, b[:-20]
+    while p < len(body):
+        size = struct.unpack('>I', body[p+4:p+8])[0]
+        ext[body[p:p+4]] = body[p:p+8+size]
+        p += 8 + size
+    return body[:p - sum(len(v) for v in ext.values())], ext
+entries, ext = split(open('.git/index', 'rb').read())
+ext[b'TREE'] = split(open('/tmp/index.planted', 'rb').read())[1][b'TREE']
+out = entries + b''.join(ext.values())
+open('.git/index', 'wb').write(out + hashlib.sha1(out).digest())
+PY
+		test -z "$(git status --porcelain)" && echo HIDDEN-INSIDE`)
+	if !strings.Contains(out, "HIDDEN-INSIDE") {
+		t.Fatalf("the cache of trees could not be forged here:\n%s", out)
+	}
+	h.write(filepath.Join(proj, "README"), "hello again\n")
+	h.run(proj, nil, "git", "add", "README")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "readme")
+	if got := h.run(proj, nil, "git", "show", "HEAD:lib/a.py"); got != "print('ok')\n" {
+		t.Errorf("the host's git commit committed the planted lib/a.py: %q", got)
+	}
+}

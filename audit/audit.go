@@ -174,9 +174,10 @@ type Report struct {
 	// skip-worktree during the session.
 	Hidden []Hidden
 	// Caches are the git directories whose index, written during the
-	// session, holds a cache of the work tree (the untracked cache, the
-	// file system monitor's), which the host's git status trusts instead
-	// of looking: a forged one hides the session's new files from it.
+	// session, holds extensions git trusts in place of the entries and
+	// the work tree (the cache of trees, the untracked cache, the file
+	// system monitor's): a forged one hides new files from git status, or
+	// makes git commit write a tree git status never showed.
 	Caches []string
 	// NotExamined are the directories (or index files) the audit could not
 	// examine in full, and why.

@@ -201,7 +201,7 @@ func showAgain(b []byte, hashLen int, paths map[string]uint8) ([]byte, error) {
 			return nil, errIndex
 		}
 		size := int(binary.BigEndian.Uint32(rest[4:]))
-		if sig := string(rest[:4]); sig != "UNTR" && sig != "FSMN" {
+		if !derived[string(rest[:4])] {
 			kept = append(kept, rest[:8+size]...)
 		}
 		rest = rest[8+size:]
@@ -214,9 +214,9 @@ func showAgain(b []byte, hashLen int, paths map[string]uint8) ([]byte, error) {
 	return append(kept, sum[:]...), nil
 }
 
-// workTreeCache says whether the index b holds a cache of what the work
-// tree holds: the untracked cache (UNTR) or the file system monitor's
-// (FSMN).
+// workTreeCache says whether the index b holds one of the derived
+// extensions: a cache of trees, of untracked files, or the file system
+// monitor's.
 func workTreeCache(b []byte, hashLen int) bool {
 	ext, err := eachEntry(b, hashLen, func(indexEntry) {})
 	if err != nil || len(b)-ext < hashLen {
@@ -224,7 +224,7 @@ func workTreeCache(b []byte, hashLen int) bool {
 	}
 	for rest := b[ext : len(b)-hashLen]; len(rest) >= 8; {
 		size := uint64(binary.BigEndian.Uint32(rest[4:]))
-		if sig := string(rest[:4]); sig == "UNTR" || sig == "FSMN" {
+		if derived[string(rest[:4])] {
 			return true
 		}
 		if size > uint64(len(rest)-8) {
@@ -236,8 +236,9 @@ func workTreeCache(b []byte, hashLen int) bool {
 }
 
 // DropCaches removes, from the index of each git directory in dirs, its
-// caches of what the work tree holds (see showAgain), under git's lock:
-// the host's git status then looks at every directory again.
+// derived extensions (see derived), under git's lock: the host's git
+// status and git commit then compute them again from the entries and the
+// work tree.
 func DropCaches(dirs []string) error {
 	var errs []error
 	for _, dir := range dirs {
@@ -247,6 +248,14 @@ func DropCaches(dirs []string) error {
 	}
 	return errors.Join(errs...)
 }
+
+// derived are the index's extensions that git trusts in place of what
+// they were computed from, and rebuilds when they are gone: the cache of
+// trees (TREE), which git commit writes as the commit's subtrees and git
+// status compares with HEAD's instead of the entries (a forged one commits
+// a file no git status showed, and hides it after), the untracked cache
+// (UNTR) and the file system monitor's (FSMN).
+var derived = map[string]bool{"TREE": true, "UNTR": true, "FSMN": true}
 
 var errSplitIndex = errors.New("a split index (git update-index --split-index), which claudebox does not rewrite")
 

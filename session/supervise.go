@@ -397,9 +397,9 @@ func (s *Session) report(root, dir string, r audit.Report) {
 	}
 	if err := audit.DropCaches(r.Caches); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
-			printable.Say(os.Stderr, "claudebox: could not drop the index's cache of untracked files, which the session wrote and which can hide new files from git status: %s", line)
+			printable.Say(os.Stderr, "claudebox: could not drop the index's caches (of trees, of untracked files), which the session wrote and which git status and git commit trust: %s", line)
 		}
-		printable.Say(os.Stderr, "hint: git update-index --no-untracked-cache in the repository, then read git status")
+		printable.Say(os.Stderr, "hint: in the repository, git update-index --no-untracked-cache and git read-tree HEAD (which drops the other; staged changes are lost), then read git status")
 	}
 	for _, d := range r.Deps {
 		s.reportDeps(root, dir, d)
