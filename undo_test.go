@@ -56,8 +56,9 @@ func TestSandboxUndo(t *testing.T) {
 	h.write(filepath.Join(proj, "build", "out"), "old build\n")
 	start := treeBytes(t, proj)
 
+	// (A second first: the snapshot of so small a tree is long written.)
 	h.inside(proj, nil, `
-		echo edited > README; echo changed > notes.txt; rm b.txt; echo new > new.txt
+		sleep 1; echo edited > README; echo changed > notes.txt; rm b.txt; echo new > new.txt
 		chmod -x run.sh; rm -r dir; ln -s "$HOME" dir; echo new build > build/out
 		git -c user.name=t -c user.email=t@example.com commit -qam "session"`)
 	if treeBytes(t, proj)["README"] == start["README"] {
@@ -124,7 +125,7 @@ func TestReplayUndoTamper(t *testing.T) {
 	h.run(proj, nil, "git", "add", "-A")
 	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "files")
 	out := h.inside(proj, nil, `
-		ls -d ~/.claudebox ~/.claudebox/undo 2>&1 | sed 's/^/SEES /'
+		sleep 1; ls -d ~/.claudebox ~/.claudebox/undo 2>&1 | sed 's/^/SEES /'
 		b=$(git rev-parse HEAD:b.txt); e=$(git rev-parse HEAD:evil.txt)
 		dst=.git/objects/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-)
 		chmod u+w $dst; cp .git/objects/$(echo $e | cut -c1-2)/$(echo $e | cut -c3-) $dst

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/claudebox/claudebox/hint"
@@ -40,7 +41,11 @@ func (u undoCmd) Run(home session.Home) error {
 	snaps := undo.List(home.State, p.Root, p.Checkout)
 	if u.List {
 		for _, s := range snaps {
-			fmt.Printf("%s  %s\n", s.ID, s.Taken.Local().Format("2006-01-02 15:04:05"))
+			note := ""
+			if s.Pending {
+				note = "  (not finished: its session ended first)"
+			}
+			fmt.Printf("%s  %s%s\n", s.ID, s.Taken.Local().Format("2006-01-02 15:04:05"), note)
 		}
 		return nil
 	}
@@ -59,6 +64,9 @@ func (u undoCmd) Run(home session.Home) error {
 			return hint.Errorf("claudebox --undo --list names them", "no snapshot %s of %s", printable.Excerpt(u.ID), printable.Escape(p.Checkout))
 		}
 	}
+	if s.Pending {
+		return hint.Errorf("claudebox --undo --list names the others; claudebox --undo ID takes one", "the snapshot of the session of %s was not finished: the session ended first", s.Taken.Local().Format("2006-01-02 15:04:05"))
+	}
 	// A session running now would go on writing what is restored.
 	lock, err := instance.ProbeLock(instance.Dir(home.State, p.Root))
 	if err != nil {
@@ -76,13 +84,14 @@ func (u undoCmd) Run(home session.Home) error {
 	}
 	printable.Say(os.Stdout, "%s as the session of %s found it:", mount.Quote(p.Checkout), s.Taken.Local().Format("2006-01-02 15:04:05"))
 	for _, c := range changes {
-		verb := "restore"
-		if c.What == "created" {
-			verb = "move aside"
+		verb := map[string]string{"created": "move aside", "unknown": "leave"}[c.What]
+		if verb == "" {
+			verb = "restore"
 		}
 		printable.Say(os.Stdout, "  %-10s %s (%s)", verb, c.Path, c.What)
 	}
 	printable.Say(os.Stdout, "  ignored files (dependencies, build output) are left as they are")
+	changes = slices.DeleteFunc(changes, func(c undo.Change) bool { return c.What == "unknown" })
 	if len(changes) == 0 {
 		printable.Say(os.Stdout, "nothing to undo")
 		return nil

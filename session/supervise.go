@@ -56,7 +56,7 @@ func (s *Session) supervise() error {
 		}
 	}()
 	s.phases.done("watcher launch")
-	snapshot := s.takeUndo()
+	s.takeUndo()
 	stop, err := s.startProxy()
 	if err != nil {
 		return err
@@ -99,10 +99,7 @@ func (s *Session) supervise() error {
 	s.startSnapshot()
 	began := time.Now()
 	attached = true
-	err = attachPlan(watcher, cmd, s.startChild, s.plan, func(pid int) {
-		<-snapshot
-		s.openCopies(pid)
-	})
+	err = attachPlan(watcher, cmd, s.startChild, s.plan, s.openCopies)
 	closeAll(files)
 	if err != nil {
 		relay.Restore()

@@ -9,24 +9,26 @@ import (
 )
 
 // takeUndo starts taking the project's snapshot for claudebox --undo,
-// beside the launch's other work; the sandbox runs its command only once
-// the returned channel closes, so the snapshot holds nothing the session
-// wrote. A snapshot that cannot be taken is said, and the session goes on.
-func (s *Session) takeUndo() <-chan struct{} {
-	done := make(chan struct{})
+// beside the session: what the session writes before the snapshot read it
+// is left out of it (undo.Take). The session's end does not wait for it:
+// one that ended first leaves it pending. A snapshot that cannot be taken
+// is said, and the session goes on.
+func (s *Session) takeUndo() {
 	if s.plan.Project.GitDir == "" {
-		close(done)
-		return done
+		return
+	}
+	since, err := undo.Mark(s.stateDir, s.plan.Project.Root)
+	if err != nil {
+		printable.Say(os.Stderr, "claudebox: this session cannot be undone: %v", err)
+		return
+	}
+	var standIns []string
+	for _, m := range s.plan.Placeholders() {
+		standIns = append(standIns, m.Dest)
 	}
 	go func() {
-		defer close(done)
-		var standIns []string
-		for _, m := range s.plan.Placeholders() {
-			standIns = append(standIns, m.Dest)
-		}
-		if _, err := undo.Take(s.stateDir, s.plan.Project, time.Now(), standIns); err != nil {
+		if _, err := undo.Take(s.stateDir, s.plan.Project, time.Now(), since, standIns); err != nil {
 			printable.Say(os.Stderr, "claudebox: this session cannot be undone: %v", err)
 		}
 	}()
-	return done
 }

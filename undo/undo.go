@@ -23,6 +23,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -42,6 +43,82 @@ type Snapshot struct {
 	Checkout string
 	Tree     string
 	Taken    time.Time
+	// Unknown are the files the session may have written before the
+	// snapshot read them.
+	Unknown []string
+	// Pending: the snapshot was not finished (its session ended first).
+	Pending bool
+}
+
+// Mark is the time, by the filesystem's clock, from which a change in the
+// checkout is the session's: call it before the sandbox can write.
+func Mark(stateDir, root string) (time.Time, error) {
+	st := storeOf(stateDir, root)
+	if err := os.MkdirAll(st.dir, 0o700); err != nil {
+		return time.Time{}, err
+	}
+	path := filepath.Join(st.dir, "mark")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		return time.Time{}, err
+	}
+	var sx unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, path, 0, unix.STATX_CTIME, &sx); err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(sx.Ctime.Sec, int64(sx.Ctime.Nsec)), nil
+}
+
+// changedSince lists the paths, under checkout, whose status changed at
+// or after since, or that are gone or lie under what is no longer a
+// directory (nothing followed through a link).
+func changedSince(checkout string, paths []string, since time.Time) []string {
+	dirOK := map[string]bool{"": true, ".": true}
+	var dirOKLock sync.Mutex
+	okDir := func(dir string) bool {
+		dirOKLock.Lock()
+		ok, seen := dirOK[dir]
+		dirOKLock.Unlock()
+		if seen {
+			return ok
+		}
+		var sx unix.Statx_t
+		ok = unix.Statx(unix.AT_FDCWD, filepath.Join(checkout, dir), unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &sx) == nil && sx.Mode&unix.S_IFMT == unix.S_IFDIR
+		dirOKLock.Lock()
+		dirOK[dir] = ok
+		dirOKLock.Unlock()
+		return ok
+	}
+	changed := make([]bool, len(paths))
+	var wg sync.WaitGroup
+	workers := 8
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(paths); i += workers {
+				p := paths[i]
+				if p == "" {
+					continue
+				}
+				for d := filepath.Dir(p); d != "." && !changed[i]; d = filepath.Dir(d) {
+					changed[i] = !okDir(d)
+				}
+				var sx unix.Statx_t
+				if changed[i] || unix.Statx(unix.AT_FDCWD, filepath.Join(checkout, p), unix.AT_SYMLINK_NOFOLLOW, unix.STATX_CTIME, &sx) != nil ||
+					!time.Unix(sx.Ctime.Sec, int64(sx.Ctime.Nsec)).Before(since) {
+					changed[i] = true
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for i, c := range changed {
+		if c && paths[i] != "" {
+			out = append(out, paths[i])
+		}
+	}
+	return out
 }
 
 // store is the project's snapshots' directory; its git directory holds
@@ -62,7 +139,16 @@ const idLayout = "20060102T150405.000000Z"
 //
 // skip are paths the launch makes while the snapshot is taken (its
 // stand-ins): they are left out of it.
-func Take(stateDir string, p instance.Project, now time.Time, skip []string) (Snapshot, error) {
+//
+// The sandbox may already run while it is taken (a snapshot of a large
+// tree takes a tenth of a second or more, which the session's start does
+// not wait for): since is Mark's time, taken before the sandbox could
+// write. Once git has read the tree, every file whose status changed since
+// then (its ctime, which nothing can set back), or that lies under what is
+// no longer a directory, is taken out of the snapshot as unknown: its
+// content may be the session's. --undo leaves such a file as it is and
+// names it.
+func Take(stateDir string, p instance.Project, now, since time.Time, skip []string) (Snapshot, error) {
 	if p.GitDir == "" {
 		return Snapshot{}, errors.New("not a git repository")
 	}
@@ -71,6 +157,13 @@ func Take(stateDir string, p instance.Project, now time.Time, skip []string) (Sn
 		return Snapshot{}, err
 	}
 	id := now.UTC().Format(idLayout)
+	// Until the snapshot is written, it stands as pending: a session that
+	// ends first (its supervisor does not wait) leaves no snapshot, and
+	// --undo does not then take an older one for the last.
+	pending := filepath.Join(st.dir, id+".pending")
+	if err := os.WriteFile(pending, []byte("checkout "+p.Checkout+"\n"), 0o600); err != nil {
+		return Snapshot{}, err
+	}
 	// The checkout's own index of the store, kept from the last snapshot:
 	// git hashes again only what changed since (the first starts from a
 	// copy of the checkout's index). Two sessions starting at once each
@@ -94,18 +187,40 @@ func Take(stateDir string, p instance.Project, now time.Time, skip []string) (Sn
 	if _, err := st.git(p.Checkout, work, args...); err != nil {
 		return Snapshot{}, err
 	}
+	listed, err := st.git(p.Checkout, work, "ls-files", "-z")
+	if err != nil {
+		return Snapshot{}, err
+	}
+	unknown := changedSince(p.Checkout, strings.Split(strings.TrimSuffix(listed, "\x00"), "\x00"), since)
+	if len(unknown) > 0 {
+		c := exec.Command("git", "update-index", "-z", "--force-remove", "--stdin")
+		c.Dir = p.Checkout
+		c.Env = append(os.Environ(), "GIT_DIR="+st.gitDir, "GIT_WORK_TREE="+p.Checkout, "GIT_INDEX_FILE="+work)
+		c.Stdin = strings.NewReader(strings.Join(unknown, "\x00") + "\x00")
+		if out, err := c.CombinedOutput(); err != nil {
+			return Snapshot{}, fmt.Errorf("git update-index: %v: %s", err, firstLine(string(out)))
+		}
+	}
 	tree, err := st.git(p.Checkout, work, "write-tree")
 	if err != nil {
 		return Snapshot{}, err
 	}
-	if err := os.Rename(work, index); err != nil {
+	// What was taken out is read again next time.
+	if len(unknown) == 0 {
+		err = os.Rename(work, index)
+	}
+	if err != nil {
 		return Snapshot{}, err
 	}
-	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: strings.TrimSpace(tree), Taken: now}
+	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: strings.TrimSpace(tree), Taken: now, Unknown: unknown}
 	record := "checkout " + s.Checkout + "\ntree " + s.Tree + "\n"
+	for _, u := range unknown {
+		record += "unknown " + strconv.Quote(u) + "\n"
+	}
 	if err := os.WriteFile(filepath.Join(st.dir, id+".snapshot"), []byte(record), 0o600); err != nil {
 		return Snapshot{}, err
 	}
+	os.Remove(pending)
 	st.prune(p.Checkout)
 	return s, nil
 }
@@ -167,13 +282,16 @@ func List(stateDir, root, checkout string) []Snapshot {
 
 func (st store) list(checkout string) []Snapshot {
 	names, _ := filepath.Glob(filepath.Join(st.dir, "*.snapshot"))
+	pending, _ := filepath.Glob(filepath.Join(st.dir, "*.pending"))
+	names = append(names, pending...)
 	var out []Snapshot
 	for _, n := range names {
 		data, err := os.ReadFile(n)
 		if err != nil {
 			continue
 		}
-		s := Snapshot{ID: strings.TrimSuffix(filepath.Base(n), ".snapshot")}
+		ext := filepath.Ext(n)
+		s := Snapshot{ID: strings.TrimSuffix(filepath.Base(n), ext), Pending: ext == ".pending"}
 		for _, line := range strings.Split(string(data), "\n") {
 			k, v, _ := strings.Cut(line, " ")
 			switch k {
@@ -181,10 +299,14 @@ func (st store) list(checkout string) []Snapshot {
 				s.Checkout = v
 			case "tree":
 				s.Tree = v
+			case "unknown":
+				if u, err := strconv.Unquote(v); err == nil {
+					s.Unknown = append(s.Unknown, u)
+				}
 			}
 		}
 		t, err := time.Parse(idLayout, s.ID)
-		if err != nil || s.Checkout != checkout || s.Tree == "" {
+		if err != nil || s.Checkout != checkout || s.Tree == "" && !s.Pending {
 			continue
 		}
 		s.Taken = t
@@ -199,14 +321,16 @@ func (st store) prune(checkout string) {
 	all := st.list(checkout)
 	for _, s := range all[min(len(all), keep):] {
 		os.Remove(filepath.Join(st.dir, s.ID+".snapshot"))
+		os.Remove(filepath.Join(st.dir, s.ID+".pending"))
 	}
 }
 
 // Change is one path Undo restores or moves aside.
 type Change struct {
 	Path string
-	// What: "changed", "removed" (restored as it was) or "created" (moved
-	// aside).
+	// What: "changed", "removed" (restored as it was), "created" (moved
+	// aside) or "unknown" (left as it is: the session may have written it
+	// before the snapshot read it).
 	What      string
 	mode, oid string
 }
@@ -237,7 +361,12 @@ func Plan(stateDir, root string, s Snapshot) ([]Change, error) {
 		return nil, err
 	}
 	for _, path := range created {
-		changes = append(changes, Change{Path: path, What: "created"})
+		if !slices.Contains(s.Unknown, path) {
+			changes = append(changes, Change{Path: path, What: "created"})
+		}
+	}
+	for _, path := range s.Unknown {
+		changes = append(changes, Change{Path: path, What: "unknown"})
 	}
 	return changes, nil
 }
@@ -343,7 +472,7 @@ func Apply(stateDir, root string, s Snapshot, dest string) (Result, error) {
 	}
 	var restore []Change
 	for _, c := range changes {
-		if c.What != "created" {
+		if c.What == "changed" || c.What == "removed" {
 			restore = append(restore, c)
 		}
 	}
@@ -371,7 +500,9 @@ func Apply(stateDir, root string, s Snapshot, dest string) (Result, error) {
 	}
 	var paths []string
 	for _, p := range created {
-		paths = append(paths, filepath.Join(s.Checkout, p))
+		if !slices.Contains(s.Unknown, p) {
+			paths = append(paths, filepath.Join(s.Checkout, p))
+		}
 	}
 	moved, err := audit.MoveAside(s.Checkout, dest, paths)
 	res.Moved = append(res.Moved, moved...)
