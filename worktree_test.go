@@ -147,3 +147,34 @@ func TestSandboxWorktreeGC(t *testing.T) {
 		t.Errorf("after --gc's yes: %s", tm("capture-pane", "-p"))
 	}
 }
+
+// Claude Code's own -w NAME, given to claudebox, with the real claude: its
+// Bash tool runs in the task's worktree beside the project, commits on the
+// task's branch, and the conversation is the project's.
+func TestSandboxClaudeWorktreeFlag(t *testing.T) {
+	h := newE2EHost(t)
+	requireClaude(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	api := startScriptedAPI(t, "FAKE-REPLY-worktree",
+		toolCall{"Bash", map[string]any{"command": "pwd && echo from-claude > task.txt && git add task.txt && git -c user.name=c -c user.email=c@example.com commit -qm task", "description": "commit"}},
+	)
+	out := h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "-w", "feat", "--allowedTools", "Bash", "-p", "commit a file")
+	if !strings.Contains(out, "FAKE-REPLY-worktree") {
+		t.Fatalf("claude -p printed %q", out)
+	}
+	wt := filepath.Join(h.home, "code", "proj-feat")
+	if r := api.ToolResults(); !strings.Contains(fmt.Sprint(r), wt) {
+		t.Errorf("Bash ran elsewhere than %s: %v", wt, r)
+	}
+	if got := h.run(proj, nil, "git", "show", "feat:task.txt"); got != "from-claude\n" {
+		t.Errorf("branch feat holds %q", got)
+	}
+	if paths.Exists(filepath.Join(proj, "task.txt")) {
+		t.Error("the task wrote into the main checkout")
+	}
+	entries, _ := os.ReadDir(filepath.Join(h.home, ".claudebox", "projects"))
+	if len(entries) != 1 {
+		t.Errorf("instances: %d, want the project's one", len(entries))
+	}
+}
