@@ -153,15 +153,14 @@ func (l listCmd) Run(home session.Home) error {
 		return writeJSON(os.Stdout, insts)
 	}
 	writeTable(os.Stdout, insts, pty.IsTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "")
-	writeWorktrees(os.Stdout, insts)
+	writeWorktrees(os.Stdout, state)
 	return nil
 }
 
 // writeWorktrees lists, under the table, the linked worktrees of the
-// project of the working directory: each one's branch and whether its work
-// is done (merged, nothing uncommitted); a session of the project runs in
-// any of them when its instance is in use.
-func writeWorktrees(w io.Writer, insts []gc.Instance) {
+// project of the working directory: each one's branch, and whether a
+// session runs in it or its work is done (merged, nothing uncommitted).
+func writeWorktrees(w io.Writer, state string) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return
@@ -174,17 +173,12 @@ func writeWorktrees(w io.Writer, insts []gc.Instance) {
 	if err != nil || strings.Count(list, "\nworktree ") == 0 {
 		return
 	}
-	running := ""
-	for _, in := range insts {
-		if in.Root == p.Root && in.InUse {
-			running = " (a session of the project is running)"
-		}
-	}
 	done := map[string]bool{}
 	for _, d := range doneWorktrees(p.Root) {
 		done[d.Path] = true
 	}
-	fmt.Fprintf(w, "\nWorktrees of %s%s:\n", printable.Escape(p.Root), running)
+	fmt.Fprintf(w, "\nWorktrees of %s:\n", printable.Escape(p.Root))
+	dir := instance.Dir(state, p.Root)
 	for _, block := range strings.Split(strings.TrimSpace(list), "\n\n") {
 		var path, branch string
 		for _, line := range strings.Split(block, "\n") {
@@ -196,7 +190,9 @@ func writeWorktrees(w io.Writer, insts []gc.Instance) {
 			}
 		}
 		note := ""
-		if done[path] {
+		if instance.CheckoutInUse(dir, path) {
+			note = "  a session runs here"
+		} else if done[path] {
 			note = "  merged, nothing uncommitted: claudebox --gc offers to remove it"
 		}
 		fmt.Fprintf(w, "  %s  %s%s\n", printable.Escape(path), printable.Escape(branch), note)

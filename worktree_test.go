@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/paths"
 )
@@ -129,6 +131,21 @@ func TestSandboxWorktreeGC(t *testing.T) {
 	if !strings.Contains(out, filepath.Join(h.home, "code", "proj-done")+"  done  merged") || !strings.Contains(out, "proj-dirty  dirty\n") {
 		t.Errorf("--list:\n%s", out)
 	}
+	// A session in one worktree: --list says so of that one alone.
+	running := h.command(proj, nil, "claudebox", "-w", "dirty", "--shell", "-c", "touch started; sleep 30")
+	if err := running.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 200 && !paths.Exists(filepath.Join(h.home, "code", "proj-dirty", "started")); i++ {
+		time.Sleep(50 * time.Millisecond)
+	}
+	out = h.run(proj, nil, "claudebox", "--list")
+	running.Process.Signal(syscall.SIGTERM)
+	running.Wait()
+	if !strings.Contains(out, "proj-dirty  dirty  a session runs here\n") || strings.Count(out, "a session runs here") != 1 {
+		t.Errorf("--list during a session in proj-dirty:\n%s", out)
+	}
+	os.Remove(filepath.Join(h.home, "code", "proj-dirty", "started"))
 	c := h.command(proj, nil, "claudebox", "--gc")
 	res, err := c.CombinedOutput()
 	if err != nil || !strings.Contains(string(res), "to remove it: git worktree remove "+filepath.Join(h.home, "code", "proj-done")) || strings.Contains(string(res), "proj-dirty") {

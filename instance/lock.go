@@ -532,3 +532,30 @@ func StandInContent(path string) []byte {
 	}
 	return []byte("# claudebox: a stand-in while a session runs, removed after it\n")
 }
+
+// HoldCheckout says, for as long as the returned file stays open, that a
+// session of the instance dir runs in checkout: it holds a lock of the
+// checkout's shared, as the session lock is.
+func HoldCheckout(dir, checkout string) (*os.File, error) {
+	f, err := os.OpenFile(livePath(dir, "."+Hash(checkout)+".checkout"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := flock(f, unix.LOCK_SH); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// CheckoutInUse says whether a session of the instance dir runs in
+// checkout.
+func CheckoutInUse(dir, checkout string) bool {
+	f, err := os.OpenFile(livePath(dir, "."+Hash(checkout)+".checkout"), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	idle, err := TryLockIdle(f)
+	return err == nil && !idle
+}

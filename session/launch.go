@@ -64,6 +64,8 @@ type Options struct {
 
 // Session is a launch worked out before it touches anything.
 type Session struct {
+	// checkoutHold says a session runs in the checkout (HoldCheckout).
+	checkoutHold *os.File
 	// phases times the launch when CLAUDEBOX_TRACE=1 asks for it.
 	phases   *phases
 	bwrap    string
@@ -616,6 +618,11 @@ func (s *Session) materialize() (*os.File, error) {
 		s.cleanUp(dir, nil)
 	}
 	if err := instance.LockShared(lock); err != nil {
+		lock.Close()
+		return nil, err
+	}
+	// Held until the supervisor exits: --list says which checkout runs one.
+	if s.checkoutHold, err = instance.HoldCheckout(dir, s.plan.Project.Checkout); err != nil {
 		lock.Close()
 		return nil, err
 	}
