@@ -84,7 +84,11 @@ func (g gcCmd) offerWorktrees(state string) {
 		if in.InUse || in.State != gc.Live {
 			continue
 		}
-		for _, w := range doneWorktrees(in.Root) {
+		p, err := instance.Resolve(in.Root)
+		if err != nil || p.Root != in.Root {
+			continue
+		}
+		for _, w := range doneWorktrees(p) {
 			switch {
 			case answers == nil:
 				printable.Say(os.Stderr, "claudebox: worktree %s: branch %s is merged and nothing is uncommitted; to remove it: git worktree remove %s", w.Path, w.Branch, mount.Quote(w.Path))
@@ -169,26 +173,18 @@ func writeWorktrees(w io.Writer, state string) {
 	if err != nil || p.CommonDir == "" {
 		return
 	}
-	list, err := git(p.Root, "worktree", "list", "--porcelain")
-	if err != nil || strings.Count(list, "\nworktree ") == 0 {
+	main, linked, _, err := worktrees(p)
+	if err != nil || len(linked) == 0 {
 		return
 	}
 	done := map[string]bool{}
-	for _, d := range doneWorktrees(p.Root) {
+	for _, d := range doneWorktrees(p) {
 		done[d.Path] = true
 	}
 	fmt.Fprintf(w, "\nWorktrees of %s:\n", printable.Escape(p.Root))
 	dir := instance.Dir(state, p.Root)
-	for _, block := range strings.Split(strings.TrimSpace(list), "\n\n") {
-		var path, branch string
-		for _, line := range strings.Split(block, "\n") {
-			if v, ok := strings.CutPrefix(line, "worktree "); ok {
-				path = v
-			}
-			if v, ok := strings.CutPrefix(line, "branch refs/heads/"); ok {
-				branch = v
-			}
-		}
+	for _, wt := range append([]worktree{main}, linked...) {
+		path, branch := wt.Path, wt.Branch
 		note := ""
 		if instance.CheckoutInUse(dir, path) {
 			note = "  a session runs here"

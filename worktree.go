@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/config"
@@ -36,25 +35,27 @@ func taskWorktree(cwd, name, dir string, dryRun bool) (string, error) {
 	if _, err := git(p.Root, "check-ref-format", "--branch", name); err != nil || strings.HasPrefix(name, "-") {
 		return "", hint.Errorf("name a branch: claudebox -w fix-login", "-w: \"%s\" is not a branch name", printable.Excerpt(name))
 	}
-	list, err := git(p.Root, "worktree", "list", "--porcelain")
+	main, linked, planted, err := worktrees(p)
 	if err != nil {
 		return "", err
 	}
-	if path, ok := worktreeOf(list, name); ok {
-		// The list is read from the repository's worktrees/*/gitdir, which
-		// a session can plant (for the exit audit to find only at its
-		// end): only a checkout whose own .git leads back to this
-		// repository is one of its worktrees, never a directory it names.
-		if q, err := instance.Resolve(path); err != nil || q.CommonDir != p.CommonDir || !sameDir(q.Checkout, path) {
-			return "", hint.Errorf("if you did not make it, look at what the sessions left in "+filepath.Join(p.CommonDir, "worktrees"), "-w %s: git lists the worktree of branch %s at %s, which is not a checkout of this repository", printable.Escape(name), printable.Escape(name), printable.Escape(path))
+	for _, w := range linked {
+		if w.Branch == name {
+			return w.Path, nil
 		}
-		return path, nil
 	}
-	main := mainCheckout(list, p.Root)
+	for _, w := range planted {
+		if w.Branch == name {
+			return "", hint.Errorf("if you did not make it, look at what the sessions left in "+filepath.Join(p.CommonDir, "worktrees"), "-w %s: git lists the worktree of branch %s at %s, which is not a checkout of this repository", printable.Escape(name), printable.Escape(name), printable.Escape(w.Path))
+		}
+	}
+	if main.Branch == name && !main.Held {
+		return main.Path, nil
+	}
 	if dir == "" {
-		dir = filepath.Dir(main)
+		dir = filepath.Dir(main.Path)
 	}
-	path := filepath.Join(dir, filepath.Base(main)+"-"+strings.ReplaceAll(name, "/", "-"))
+	path := filepath.Join(dir, filepath.Base(main.Path)+"-"+strings.ReplaceAll(name, "/", "-"))
 	if dryRun {
 		return "", hint.Errorf("claudebox -w "+name+" makes it", "--dry-run: branch %s has no worktree yet", printable.Escape(name))
 	}
@@ -97,32 +98,62 @@ func sameDir(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// worktreeOf finds, in git worktree list --porcelain, the checkout of
-// branch name.
-func worktreeOf(list, name string) (string, bool) {
-	for _, block := range strings.Split(list, "\n\n") {
-		var path string
-		for _, line := range strings.Split(block, "\n") {
-			if p, ok := strings.CutPrefix(line, "worktree "); ok {
-				path = p
-			}
-			if line == "branch refs/heads/"+name && path != "" && paths.Exists(path) {
-				return path, true
-			}
-		}
-	}
-	return "", false
+// worktree is one entry of git worktree list --porcelain.
+type worktree struct {
+	Path, Branch string
+	// Held: locked or bare, which --gc never removes.
+	Held bool
 }
 
-// mainCheckout is the first worktree git lists, the main one; root when
-// the list names none (a bare repository's).
-func mainCheckout(list, root string) string {
-	first, _, _ := strings.Cut(list, "\n\n")
-	lines := strings.Split(first, "\n")
-	if p, ok := strings.CutPrefix(lines[0], "worktree "); ok && !slices.Contains(lines, "bare") {
-		return p
+// parseWorktrees reads git worktree list --porcelain; the first entry is
+// the main worktree.
+func parseWorktrees(list string) []worktree {
+	var out []worktree
+	for _, block := range strings.Split(strings.TrimSpace(list), "\n\n") {
+		var w worktree
+		for _, line := range strings.Split(block, "\n") {
+			if v, ok := strings.CutPrefix(line, "worktree "); ok {
+				w.Path = v
+			}
+			if v, ok := strings.CutPrefix(line, "branch refs/heads/"); ok {
+				w.Branch = v
+			}
+			if line == "bare" || line == "locked" || strings.HasPrefix(line, "locked ") {
+				w.Held = true
+			}
+		}
+		if w.Path != "" {
+			out = append(out, w)
+		}
 	}
-	return root
+	return out
+}
+
+// worktrees lists the repository p's worktrees, its main checkout first
+// (p.Root for a bare repository). The list is read from the repository's
+// worktrees/*/gitdir, which a session can plant (for the exit audit to
+// find only at its end), so only a checkout whose own .git leads back to
+// this repository is kept: never a directory a planted entry names, where
+// running git would obey that directory's configuration.
+// The entries left out are planted: they are returned apart, to be named.
+func worktrees(p instance.Project) (main worktree, linked, planted []worktree, err error) {
+	list, err := git(p.Root, "worktree", "list", "--porcelain")
+	if err != nil {
+		return worktree{}, nil, nil, err
+	}
+	all := parseWorktrees(list)
+	main = worktree{Path: p.Root, Held: true}
+	if len(all) > 0 && !all[0].Held {
+		main = all[0]
+	}
+	for _, w := range all[min(1, len(all)):] {
+		if q, err := instance.Resolve(w.Path); err == nil && q.CommonDir == p.CommonDir && sameDir(q.Checkout, w.Path) {
+			linked = append(linked, w)
+		} else {
+			planted = append(planted, w)
+		}
+	}
+	return main, linked, planted, nil
 }
 
 // git runs the host's git in dir, as the user would there.
@@ -140,37 +171,20 @@ func git(dir string, args ...string) (string, error) {
 	return out.String(), nil
 }
 
-// doneWorktree is a linked worktree whose work is done: its branch is
-// merged into the main checkout's HEAD and git shows nothing uncommitted
-// in it, untracked files included.
-type doneWorktree struct{ Path, Branch string }
-
-// doneWorktrees lists the project root's linked worktrees whose work is
-// done.
-func doneWorktrees(root string) []doneWorktree {
-	list, err := git(root, "worktree", "list", "--porcelain")
+// doneWorktrees lists the project's linked worktrees whose work is done:
+// the branch merged into the main checkout's HEAD, and git showing nothing
+// uncommitted in it, untracked files included.
+func doneWorktrees(p instance.Project) []worktree {
+	main, linked, _, err := worktrees(p)
 	if err != nil {
 		return nil
 	}
-	var done []doneWorktree
-	main := mainCheckout(list, root)
-	for _, block := range strings.Split(strings.TrimSpace(list), "\n\n") {
-		var w doneWorktree
-		for _, line := range strings.Split(block, "\n") {
-			if p, ok := strings.CutPrefix(line, "worktree "); ok {
-				w.Path = p
-			}
-			if b, ok := strings.CutPrefix(line, "branch refs/heads/"); ok {
-				w.Branch = b
-			}
-			if line == "locked" || strings.HasPrefix(line, "locked ") || line == "bare" {
-				w.Branch = ""
-			}
-		}
-		if w.Path == main || w.Branch == "" || !paths.Exists(w.Path) {
+	var done []worktree
+	for _, w := range linked {
+		if w.Held || w.Branch == "" {
 			continue
 		}
-		if _, err := git(main, "merge-base", "--is-ancestor", "refs/heads/"+w.Branch, "HEAD"); err != nil {
+		if _, err := git(main.Path, "merge-base", "--is-ancestor", "refs/heads/"+w.Branch, "HEAD"); err != nil {
 			continue
 		}
 		if status, err := git(w.Path, "status", "--porcelain", "--untracked-files=all"); err != nil || status != "" {

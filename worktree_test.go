@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,25 +13,47 @@ import (
 	"github.com/claudebox/claudebox/paths"
 )
 
-// git worktree list --porcelain read: the checkout of a branch, and the
-// main checkout (a bare repository has none).
-func TestWorktreeList(t *testing.T) {
-	list := "worktree /c/app\nHEAD 1\nbranch refs/heads/main\n\nworktree /c/app-feat\nHEAD 2\nbranch refs/heads/feat\n\nworktree /c/gone\nHEAD 3\nbranch refs/heads/gone\nprunable gitdir file points to non-existent location\n"
-	dir := t.TempDir()
-	list = strings.ReplaceAll(list, "/c/app-feat", dir)
-	if p, ok := worktreeOf(list, "feat"); !ok || p != dir {
-		t.Errorf("feat: %q %v", p, ok)
+// git worktree list --porcelain read: each entry's checkout and branch,
+// and whether --gc must leave it (locked, bare).
+func TestParseWorktrees(t *testing.T) {
+	list := "worktree /c/app\nHEAD 1\nbranch refs/heads/main\n\nworktree /c/app-feat\nHEAD 2\nbranch refs/heads/feat\n\nworktree /c/held\nHEAD 3\nbranch refs/heads/held\nlocked on a stick\n\nworktree /c/d\nHEAD 4\ndetached\n"
+	want := []worktree{{Path: "/c/app", Branch: "main"}, {Path: "/c/app-feat", Branch: "feat"}, {Path: "/c/held", Branch: "held", Held: true}, {Path: "/c/d"}}
+	if got := parseWorktrees(list); !slices.Equal(got, want) {
+		t.Errorf("parseWorktrees = %+v, want %+v", got, want)
 	}
-	for _, name := range []string{"gone", "fea", "main/x"} {
-		if p, ok := worktreeOf(list, name); ok {
-			t.Errorf("%s: found %q", name, p)
-		}
+	if got := parseWorktrees("worktree /r.git\nbare\n"); !slices.Equal(got, []worktree{{Path: "/r.git", Held: true}}) {
+		t.Errorf("bare: %+v", got)
 	}
-	if m := mainCheckout(list, "/root"); m != "/c/app" {
-		t.Errorf("main checkout %q", m)
+}
+
+// While a session runs, it plants a worktree entry whose gitdir names a
+// repository it made in the project, with a fsmonitor in its config, on a
+// branch that is merged: the host's claudebox --list, which looks at each
+// worktree's status, ran git there, and so the planted command. Host-side
+// proof: no marker; --list does not name the planted checkout.
+func TestReplayListPlantedWorktree(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	marker := filepath.Join(h.home, "PWNED")
+	_, out, exited := startSession(t, h, proj, `
+		branch=$(git symbolic-ref --short HEAD)
+		mkdir -p evil && git -C evil init -q && git -C evil config core.fsmonitor "touch `+marker+`"
+		mkdir -p .git/worktrees/evil && cd .git/worktrees/evil
+		echo "$PWD/../../../evil/.git" > gitdir; echo "ref: refs/heads/$branch" > HEAD; echo ../.. > commondir
+		cd ../../..; touch started
+		while ! test -e done; do sleep 0.05; done`)
+	if len(exited) > 0 {
+		t.Fatalf("the planting session ended early:\n%s", out)
 	}
-	if m := mainCheckout("worktree /r.git\nbare\n\nworktree /w\nHEAD 1\n", "/r.git"); m != "/r.git" {
-		t.Errorf("bare: %q", m)
+	list := h.run(proj, nil, "claudebox", "--list")
+	done(t, proj)
+	<-exited
+	if paths.Exists(marker) {
+		t.Errorf("claudebox --list ran the planted fsmonitor:\n%s", list)
+	}
+	if strings.Contains(list, filepath.Join(proj, "evil")) {
+		t.Errorf("--list names the planted checkout:\n%s", list)
 	}
 }
 
