@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -89,29 +91,20 @@ func changedSince(checkout string, paths []string, since time.Time) []string {
 		return ok
 	}
 	changed := make([]bool, len(paths))
-	var wg sync.WaitGroup
-	workers := 8
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(paths); i += workers {
-				p := paths[i]
-				if p == "" {
-					continue
-				}
-				for d := filepath.Dir(p); d != "." && !changed[i]; d = filepath.Dir(d) {
-					changed[i] = !okDir(d)
-				}
-				var sx unix.Statx_t
-				if changed[i] || unix.Statx(unix.AT_FDCWD, filepath.Join(checkout, p), unix.AT_SYMLINK_NOFOLLOW, unix.STATX_CTIME, &sx) != nil ||
-					!time.Unix(sx.Ctime.Sec, int64(sx.Ctime.Nsec)).Before(since) {
-					changed[i] = true
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(len(paths), func(i int) {
+		p := paths[i]
+		if p == "" {
+			return
+		}
+		for d := filepath.Dir(p); d != "." && !changed[i]; d = filepath.Dir(d) {
+			changed[i] = !okDir(d)
+		}
+		var sx unix.Statx_t
+		if changed[i] || unix.Statx(unix.AT_FDCWD, filepath.Join(checkout, p), unix.AT_SYMLINK_NOFOLLOW, unix.STATX_CTIME, &sx) != nil ||
+			!time.Unix(sx.Ctime.Sec, int64(sx.Ctime.Nsec)).Before(since) {
+			changed[i] = true
+		}
+	})
 	var out []string
 	for i, c := range changed {
 		if c && paths[i] != "" {
@@ -184,24 +177,20 @@ func Take(stateDir string, p instance.Project, now, since time.Time, skip []stri
 			args = append(args, ":(top,literal,exclude)"+rel)
 		}
 	}
-	if _, err := st.git(p.Checkout, work, args...); err != nil {
+	if _, err := st.git(p.Checkout, work, nil, args...); err != nil {
 		return Snapshot{}, err
 	}
-	listed, err := st.git(p.Checkout, work, "ls-files", "-z")
+	listed, err := st.git(p.Checkout, work, nil, "ls-files", "-z")
 	if err != nil {
 		return Snapshot{}, err
 	}
 	unknown := changedSince(p.Checkout, strings.Split(strings.TrimSuffix(listed, "\x00"), "\x00"), since)
 	if len(unknown) > 0 {
-		c := exec.Command("git", "update-index", "-z", "--force-remove", "--stdin")
-		c.Dir = p.Checkout
-		c.Env = append(os.Environ(), "GIT_DIR="+st.gitDir, "GIT_WORK_TREE="+p.Checkout, "GIT_INDEX_FILE="+work)
-		c.Stdin = strings.NewReader(strings.Join(unknown, "\x00") + "\x00")
-		if out, err := c.CombinedOutput(); err != nil {
-			return Snapshot{}, fmt.Errorf("git update-index: %v: %s", err, firstLine(string(out)))
+		if _, err := st.git(p.Checkout, work, strings.NewReader(strings.Join(unknown, "\x00")+"\x00"), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
+			return Snapshot{}, err
 		}
 	}
-	tree, err := st.git(p.Checkout, work, "write-tree")
+	tree, err := st.git(p.Checkout, work, nil, "write-tree")
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -253,8 +242,9 @@ func (st store) init(p instance.Project) error {
 	return os.WriteFile(filepath.Join(st.gitDir, "info", "exclude"), exclude, 0o600)
 }
 
-// git runs git on the store for the work tree checkout, with index.
-func (st store) git(checkout, index string, args ...string) (string, error) {
+// git runs git on the store for the work tree checkout, with index; in,
+// when not nil, is its standard input.
+func (st store) git(checkout, index string, in io.Reader, args ...string) (string, error) {
 	// The untracked cache in the store's index skips the directories whose
 	// status (ctime included, which nothing can set back) has not changed
 	// since the last snapshot: the second snapshot of a large tree costs
@@ -263,7 +253,7 @@ func (st store) git(checkout, index string, args ...string) (string, error) {
 	c.Dir = checkout
 	c.Env = append(os.Environ(), "GIT_DIR="+st.gitDir, "GIT_WORK_TREE="+checkout, "GIT_INDEX_FILE="+index, "GIT_OPTIONAL_LOCKS=0")
 	var out, stderr bytes.Buffer
-	c.Stdout, c.Stderr = &out, &stderr
+	c.Stdin, c.Stdout, c.Stderr = in, &out, &stderr
 	if err := c.Run(); err != nil {
 		return "", fmt.Errorf("git %s: %v: %s", args[0], err, firstLine(stderr.String()))
 	}
@@ -374,7 +364,7 @@ func Plan(stateDir, root string, s Snapshot) ([]Change, error) {
 // tree lists s's files: regular files, executables and links (a
 // submodule's commit is left to git).
 func (st store) tree(s Snapshot) (map[string]entry, error) {
-	out, err := st.git(s.Checkout, os.DevNull, "ls-tree", "-r", "-z", "--full-tree", s.Tree)
+	out, err := st.git(s.Checkout, os.DevNull, nil, "ls-tree", "-r", "-z", "--full-tree", s.Tree)
 	if err != nil {
 		return nil, err
 	}
@@ -395,10 +385,10 @@ func (st store) tree(s Snapshot) (map[string]entry, error) {
 func (st store) created(s Snapshot) ([]string, error) {
 	index := filepath.Join(st.dir, s.ID+".plan-index")
 	defer os.Remove(index)
-	if _, err := st.git(s.Checkout, index, "read-tree", s.Tree); err != nil {
+	if _, err := st.git(s.Checkout, index, nil, "read-tree", s.Tree); err != nil {
 		return nil, err
 	}
-	out, err := st.git(s.Checkout, index, "ls-files", "-z", "--others", "--exclude-standard")
+	out, err := st.git(s.Checkout, index, nil, "ls-files", "-z", "--others", "--exclude-standard")
 	if err != nil {
 		return nil, err
 	}
@@ -520,14 +510,11 @@ func (st store) blobs(checkout string, changes []Change) (map[string][]byte, err
 	for _, c := range changes {
 		in.WriteString(c.oid + "\n")
 	}
-	cmd := exec.Command("git", "cat-file", "--batch")
-	cmd.Dir = checkout
-	cmd.Env = append(os.Environ(), "GIT_DIR="+st.gitDir)
-	cmd.Stdin = &in
-	out, err := cmd.Output()
+	text, err := st.git(checkout, os.DevNull, &in, "cat-file", "--batch")
 	if err != nil {
-		return nil, fmt.Errorf("git cat-file: %v", err)
+		return nil, err
 	}
+	out := []byte(text)
 	blobs := map[string][]byte{}
 	for len(out) > 0 {
 		header, rest, ok := bytes.Cut(out, []byte("\n"))
