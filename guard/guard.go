@@ -6,6 +6,7 @@
 package guard
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -531,13 +532,20 @@ func CreatePlaceholder(m mount.Mount) error {
 		if err := os.Mkdir(m.Dest, 0o700); err != nil {
 			return err
 		}
-		// The mode is set on the directory made, whatever the umask.
-		fd, err := unix.Open(m.Dest, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		// The mode is set on the directory made, whatever the umask. It
+		// may have been removed and made again by someone else in the
+		// moment between (another project's sandbox sees the project):
+		// one with anything in it is theirs, not made read-only over what
+		// they wrote.
+		f, err := os.OpenFile(m.Dest, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 		if err != nil {
 			return err
 		}
-		defer unix.Close(fd)
-		return unix.Fchmod(fd, unix.S_ISVTX|uint32(instance.StandInDirMode.Perm()))
+		defer f.Close()
+		if names, err := f.Readdirnames(1); len(names) > 0 || (err != nil && err != io.EOF) {
+			return os.ErrExist
+		}
+		return f.Chmod(instance.StandInDirMode)
 	case mount.RoBind:
 		tmp, err := os.CreateTemp(filepath.Dir(m.Dest), ".claudebox-stand-in-*")
 		if err != nil {

@@ -104,6 +104,9 @@ func heldByTask(task, path string, guard unix.Statx_t) error {
 		if gone(err) {
 			continue
 		}
+		if err != nil && exited(task) {
+			return nil
+		}
 		if err != nil {
 			return cannotSee(task+"/fd/"+name, err)
 		}

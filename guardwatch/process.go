@@ -348,20 +348,26 @@ func (w *watch) keep(path string) error {
 	var placed *unix.Statx_t
 	var remade *unix.Stat_t
 	_, wasStandIn := w.req.StandIns[path]
-	tried := false
+	// The host (or another project's sandbox) may remove the stand-in
+	// again while it is being made again; a few rounds settle an honest
+	// race, and one that goes on past them ends the session.
+	remakes := 0
 	for range 100 {
 		var guard *unix.Statx_t
 		err := w.sb.inside(func() (err error) {
 			guard, err = restore(path)
 			return err
 		})
-		if err == errRemoved && !tried {
-			tried = true
+		if err == errRemoved && remakes < 5 {
+			remakes++
 			if remade, err = w.standAgain(path); err != nil {
 				return err
 			}
 			if remade != nil && remade.Mode&unix.S_IFMT == unix.S_IFDIR {
-				return w.standDirAgain(path, *remade)
+				if err := w.standDirAgain(path, *remade); err != errAgain {
+					return err
+				}
+				remade = nil
 			}
 			continue
 		}
@@ -447,11 +453,17 @@ func (w *watch) standAgain(path string) (*unix.Stat_t, error) {
 	case errors.Is(err, os.ErrExist) && !instance.IsPlaceholder(path):
 		return nil, nil
 	case errors.Is(err, os.ErrExist):
+	case errors.Is(err, os.ErrNotExist):
+		// Removed again the moment it was made: keep looks again.
+		return nil, nil
 	case err != nil:
 		return nil, fmt.Errorf("cannot make the stand-in %s again: %v", strconv.Quote(path), err)
 	}
 	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
+	if err := unix.Lstat(path, &st); errors.Is(err, unix.ENOENT) {
+		// Removed again at once: keep looks again.
+		return nil, nil
+	} else if err != nil {
 		return nil, err
 	}
 	return &st, nil
@@ -463,11 +475,16 @@ func (w *watch) standAgain(path string) (*unix.Stat_t, error) {
 // saves there. The host's directory is hidden under it; a sandbox process
 // that took a descriptor of it in the moment before could write it on the
 // host, so one that holds it ends the session (its own doing), and what it
-// wrote is no longer a stand-in, which the exit audit reads.
+// wrote is no longer a stand-in, which the exit audit reads. It returns
+// errAgain where the path no longer names what was made: keep looks again.
 func (w *watch) standDirAgain(path string, made unix.Stat_t) error {
 	err := w.sb.inside(func() error {
 		var st unix.Statx_t
-		if err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE|unix.STATX_INO, &st); err != nil {
+		err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE|unix.STATX_INO, &st)
+		if errors.Is(err, unix.ENOENT) {
+			return errAgain
+		}
+		if err != nil {
 			return err
 		}
 		if st.Ino != made.Ino || unix.Mkdev(st.Dev_major, st.Dev_minor) != made.Dev || st.Attributes&unix.STATX_ATTR_MOUNT_ROOT != 0 {
@@ -475,18 +492,35 @@ func (w *watch) standDirAgain(path string, made unix.Stat_t) error {
 		}
 		return privateDir(path, w.req.Saved[path])
 	})
-	if err == errAgain {
-		return fmt.Errorf("%s changed while its stand-in was being made again", strconv.Quote(path))
+	if err == errAgain || errors.Is(err, unix.ENOENT) {
+		// Removed again before the mount went on it.
+		return errAgain
 	}
 	if err != nil {
 		return fmt.Errorf("cannot stand in for %s again: %v", strconv.Quote(path), err)
 	}
-	placed := unix.Statx_t{Ino: made.Ino, Dev_major: unix.Major(made.Dev), Dev_minor: unix.Minor(made.Dev), Mnt_id: ^uint64(0)}
 	var host unix.Stat_t
-	if unix.Lstat(path, &host) != nil || host.Ino != made.Ino || host.Dev != made.Dev || !emptyStandIn(path, host) {
-		return fmt.Errorf("%s, made again on the host, changed before its stand-in stood", strconv.Quote(path))
+	var inside unix.Statx_t
+	err = w.sb.inside(func() error {
+		return unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_INO, &inside)
+	})
+	if unix.Lstat(path, &host) != nil || err != nil || inside.Attributes&unix.STATX_ATTR_MOUNT_ROOT == 0 || unix.Mkdev(inside.Dev_major, inside.Dev_minor) == made.Dev {
+		// Removed again, and the mount inside went with it (the kernel
+		// detaches mounts on a removed directory): keep guards what the
+		// path names now.
+		return errAgain
 	}
-	return w.sb.inside(func() error { return heldElsewhere("/proc", path, placed) })
+	// The mount stands on what was made, or on what someone made in its
+	// place in the moment before (the same inode number may come back):
+	// no process in the sandbox may hold either; what was written in it
+	// is no stand-in, and the exit audit reads it.
+	for _, st := range []unix.Stat_t{made, host} {
+		placed := unix.Statx_t{Ino: st.Ino, Dev_major: unix.Major(st.Dev), Dev_minor: unix.Minor(st.Dev), Mnt_id: ^uint64(0)}
+		if err := w.sb.inside(func() error { return heldElsewhere("/proc", path, placed) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // privateDir mounts over path a private empty directory, read-only but
