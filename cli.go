@@ -194,7 +194,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return ex.Run(home)
 	}
 	if c.Worktree != "" {
-		if err := enterWorktree(home.Dir, c.Worktree, c.DryRun); err != nil {
+		if err := enterWorktree(home, c.Worktree, c.DryRun); err != nil {
 			return err
 		}
 	}

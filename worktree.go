@@ -13,6 +13,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/session"
 )
 
 // taskWorktree finds the linked worktree of branch name in the repository
@@ -24,7 +25,7 @@ import (
 // linked worktree shares the project's instance, and its session its
 // history.
 // With dryRun, a worktree not made yet is an error: nothing is made.
-func taskWorktree(cwd, name, dir string, dryRun bool) (string, error) {
+func taskWorktree(cwd, name, dir, stateDir string, dryRun bool) (string, error) {
 	p, err := instance.Resolve(cwd)
 	if err != nil {
 		return "", err
@@ -66,25 +67,56 @@ func taskWorktree(cwd, name, dir string, dryRun bool) (string, error) {
 	if _, err := git(p.Root, "rev-parse", "--verify", "--quiet", "refs/heads/"+name); err != nil {
 		args = []string{"worktree", "add", "-q", "-b", name, path}
 	}
-	if _, err := git(p.Root, args...); err != nil {
+	// No launch of the project is between its probe and its stand-ins
+	// while git makes the worktree's files.
+	lock, err := instance.LockWorktrees(instance.Dir(stateDir, p.Root), true)
+	if err != nil {
+		return "", err
+	}
+	_, err = git(p.Root, args...)
+	if err == nil {
+		err = instance.RecordMade(instance.Dir(stateDir, p.Root), worktreeFiles(path))
+	}
+	lock.Close()
+	if err != nil {
 		return "", hint.Errorf("git worktree add "+path+" "+name+" shows git's own words", "-w %s: %v", printable.Escape(name), err)
 	}
 	fmt.Fprintf(os.Stderr, "claudebox: made the worktree of branch %s at %s\n", printable.Escape(name), printable.Escape(path))
 	return path, nil
 }
 
+// worktreeFiles lists what git made for the worktree at path in the
+// repository's git directory (gitdir, commondir, HEAD, index), which the
+// exit audit of a session already running would otherwise take for its
+// sandbox's.
+func worktreeFiles(path string) []string {
+	b, err := os.ReadFile(filepath.Join(path, ".git"))
+	admin, ok := strings.CutPrefix(strings.TrimSuffix(string(b), "\n"), "gitdir: ")
+	if err != nil || !ok {
+		return nil
+	}
+	entries, _ := os.ReadDir(admin)
+	var files []string
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			files = append(files, filepath.Join(admin, e.Name()))
+		}
+	}
+	return files
+}
+
 // enterWorktree makes the worktree of branch name the working directory,
 // making the worktree first if it is new.
-func enterWorktree(home, name string, dryRun bool) error {
+func enterWorktree(home session.Home, name string, dryRun bool) error {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return err
 	}
-	dir, err := config.WorktreeDir(home)
+	dir, err := config.WorktreeDir(home.Dir)
 	if err != nil {
 		return err
 	}
-	path, err := taskWorktree(cwd, name, dir, dryRun)
+	path, err := taskWorktree(cwd, name, dir, home.State, dryRun)
 	if err != nil {
 		return err
 	}

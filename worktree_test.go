@@ -93,22 +93,23 @@ func TestSandboxTaskWorktrees(t *testing.T) {
 		return `exec 2>&1; test -e note && echo SAW-OTHER; echo ` + task + ` > note && sleep 2 && git add note && git -c user.name=t -c user.email=t@example.com commit -qm ` + task + ` && echo COMMITTED-` + task
 	}
 	done := make(chan string, 2)
-	// The second starts a moment after the first (their sessions still
-	// overlap, each writing for a second): two launches in two worktrees
-	// at the same instant can still fail one, as each rewrites the
-	// instance's one SANDBOX.md while the other's bwrap binds it (noted,
-	// not yet fixed: SANDBOX.md should be each session's own data mount).
-	for i, task := range []string{"task-a", "task-b"} {
-		time.Sleep(time.Duration(i) * 300 * time.Millisecond)
+	// Both start at the same instant: each session's SANDBOX.md is its
+	// own, so neither launch rewrites a file the other's bwrap binds.
+	start := make(chan struct{})
+	for _, task := range []string{"task-a", "task-b"} {
 		go func() {
+			<-start
 			c := h.command(proj, nil, "claudebox", "-w", task, "--shell", "-c", script(task))
 			out, err := c.CombinedOutput()
 			done <- fmt.Sprintf("%s: %v\n%s", task, err, out)
 		}()
 	}
+	close(start)
 	for range 2 {
 		out := <-done
-		if !strings.Contains(out, ": <nil>\n") || !strings.Contains(out, "COMMITTED-") || strings.Contains(out, "SAW-OTHER") {
+		// A worktree made while the other session ran is judged from its
+		// own session's start: what git checked out there is no finding.
+		if !strings.Contains(out, ": <nil>\n") || !strings.Contains(out, "COMMITTED-") || strings.Contains(out, "SAW-OTHER") || strings.Contains(out, "moved aside") {
 			t.Errorf("%s", out)
 		}
 	}
@@ -116,7 +117,7 @@ func TestSandboxTaskWorktrees(t *testing.T) {
 		if got := h.run(proj, nil, "git", "show", task+":note"); got != task+"\n" {
 			t.Errorf("branch %s holds %q", task, got)
 		}
-		if !paths.Exists(filepath.Join(h.home, "code", "proj-"+task, "note")) {
+		if !paths.Exists(filepath.Join(h.home, "code", "proj-"+task, ".git")) || !paths.Exists(filepath.Join(h.home, "code", "proj-"+task, "note")) {
 			t.Errorf("no worktree proj-%s beside the project", task)
 		}
 	}
@@ -222,5 +223,97 @@ func TestSandboxClaudeWorktreeFlag(t *testing.T) {
 	entries, _ := os.ReadDir(filepath.Join(h.home, ".claudebox", "projects"))
 	if len(entries) != 1 {
 		t.Errorf("instances: %d, want the project's one", len(entries))
+	}
+}
+
+// TestSandboxWorktreeMadeDuringSession: -w makes a worktree while another
+// session of the project runs, so git writes the worktree (its .git file,
+// the branch's files) after the project's sessions began. Whichever
+// session leaves last, the exit audit judges that worktree from its own
+// session's start: nothing git checked out there is moved aside, and the
+// worktree still works.
+func TestSandboxWorktreeMadeDuringSession(t *testing.T) {
+	for _, worktreeLast := range []bool{false, true} {
+		t.Run(fmt.Sprintf("worktree-last=%v", worktreeLast), func(t *testing.T) {
+			h := newE2EHost(t)
+			proj := filepath.Join(h.home, "code", "proj")
+			h.gitRepo(proj)
+			h.write(filepath.Join(proj, ".envrc"), "export A=1\n")
+			h.run(proj, nil, "git", "add", ".envrc")
+			h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "envrc")
+			// Each sandbox sees its own checkout: each waits there.
+			w := filepath.Join(h.home, "code", "proj-task")
+			wait := `touch started; until test -e release; do sleep 0.02; done`
+			_, mainOut, mainExited := startSession(t, h, proj, wait)
+			script := "echo work > note"
+			if worktreeLast {
+				script += "; " + wait
+			}
+			task := h.command(proj, nil, "claudebox", "-w", "task", "--shell", "-c", script)
+			taskOut := &strings.Builder{}
+			task.Stdout, task.Stderr = taskOut, taskOut
+			if err := task.Start(); err != nil {
+				t.Fatal(err)
+			}
+			taskExited := make(chan error, 1)
+			go func() { taskExited <- task.Wait() }()
+			first, firstOut, second, secondOut := taskExited, taskOut, mainExited, mainOut
+			if worktreeLast {
+				first, firstOut, second, secondOut = mainExited, mainOut, taskExited, taskOut
+				waitFor(t, "the task's session", func() bool { return paths.Exists(filepath.Join(w, "started")) || len(taskExited) > 0 })
+			} else if err := <-first; err != nil {
+				t.Fatalf("%v\n%s", err, firstOut)
+			}
+			h.write(filepath.Join(proj, "release"), "")
+			if worktreeLast {
+				if err := <-first; err != nil {
+					t.Fatalf("%v\n%s", err, firstOut)
+				}
+				h.write(filepath.Join(w, "release"), "")
+			}
+			if err := <-second; err != nil {
+				t.Fatalf("%v\n%s", err, secondOut)
+			}
+			all := mainOut.String() + taskOut.String()
+			if strings.Contains(all, "moved aside") || strings.Contains(all, "the host replaced") {
+				t.Errorf("the exit audit took what git checked out for the sandbox's:\n%s", all)
+			}
+			for _, name := range []string{".git", ".envrc", "note"} {
+				if !paths.Exists(filepath.Join(w, name)) {
+					t.Errorf("%s is gone from the worktree\n%s", name, all)
+				}
+			}
+			if out := h.run(proj, nil, "claudebox", "-w", "task", "--shell", "-c", "cat note"); !strings.Contains(out, "work") {
+				t.Errorf("-w task again: %s", out)
+			}
+		})
+	}
+}
+
+// TestReplayWorktreeMadeDuringSessionPlanted: what -w made in the
+// repository's git directory while a session ran is the host's only as
+// made. The running session's sandbox rewrites the new worktree's
+// commondir in place and plants its config.worktree; host-side proof:
+// both are moved aside at the end, whichever session leaves last.
+func TestReplayWorktreeMadeDuringSessionPlanted(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	admin := filepath.Join(proj, ".git", "worktrees", "proj-task")
+	_, mainOut, mainExited := startSession(t, h, proj, `touch started; until test -e release; do sleep 0.02; done
+		echo ../.. >> .git/worktrees/proj-task/commondir
+		printf '[core]\n\tfsmonitor = touch /tmp/pwned\n' 2>/dev/null > .git/worktrees/proj-task/config.worktree; true`)
+	out := h.run(proj, nil, "claudebox", "-w", "task", "--shell", "-c", "true")
+	h.write(filepath.Join(proj, "release"), "")
+	if err := <-mainExited; err != nil {
+		t.Fatalf("%v\n%s", err, mainOut)
+	}
+	all := out + mainOut.String()
+	if !strings.Contains(all, filepath.Join(admin, "commondir")+"\n") {
+		t.Errorf("commondir, rewritten, is not moved aside:\n%s", all)
+	}
+	// Its stand-in, while the project's sessions run, or moved aside.
+	if b, err := os.ReadFile(filepath.Join(admin, "config.worktree")); err == nil {
+		t.Errorf("config.worktree on the host: %q\n%s", b, all)
 	}
 }

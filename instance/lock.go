@@ -2,6 +2,8 @@ package instance
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -117,6 +119,32 @@ const registryLock = "placeholders.lock"
 
 // recordLimit bounds a record read back: far beyond what sessions write.
 const recordLimit = 4 << 20
+
+// LockWorktrees takes the lock that keeps the list of the instance dir's
+// repository's worktrees as a launch probed it until that launch's
+// stand-ins stand: a launch holds it shared from before its probe, and
+// -w exclusively while git adds a worktree, whose files would otherwise
+// appear where the launch is making stand-ins for them. Like the others,
+// it lies out of every sandbox's reach.
+func LockWorktrees(dir string, exclusive bool) (*os.File, error) {
+	path := livePath(dir, ".worktrees")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	how := unix.LOCK_SH
+	if exclusive {
+		how = unix.LOCK_EX
+	}
+	if err := flock(f, how); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
 
 // LockPlaceholders takes the lock under which placeholders are recorded,
 // created and removed, for the instance dir's state; unlock releases it.
@@ -425,6 +453,7 @@ func ForgetStart(dir string) {
 	os.Remove(livePath(dir, ".audit"))
 	os.Remove(livePath(dir, ".guards"))
 	os.Remove(livePath(dir, ".since"))
+	forgetCheckouts(dir)
 }
 
 // ForgetProject removes every record of the project's sessions' starts,
@@ -433,6 +462,123 @@ func ForgetStart(dir string) {
 func ForgetProject(dir string) {
 	for _, ext := range []string{".since", ".snapshot", ".base", ".audit", ".guards"} {
 		os.Remove(livePath(dir, ext))
+	}
+	forgetCheckouts(dir)
+}
+
+// A checkout that sessions reached after the first began (a linked
+// worktree that -w made while another session ran) has a start of its
+// own: its first session records it as it found it, and the exit audit
+// judges it against that, not against a time before git made it. Later
+// sessions in a checkout reached before find its mark and record nothing:
+// what the earlier ones wrote there stays a change. No other session of
+// the project can write a checkout before its first session starts: each
+// sees its own.
+
+// checkoutExt names a checkout's records among the instance dir's.
+func checkoutExt(kind, checkout string) string {
+	sum := sha256.Sum256([]byte(checkout))
+	return kind + "-" + hex.EncodeToString(sum[:8])
+}
+
+// MarkCheckout records that the project's sessions reached checkout; it
+// reports whether this session is the first there since they began.
+func MarkCheckout(dir, checkout string) (bool, error) {
+	f, err := os.OpenFile(livePath(dir, checkoutExt(".since", checkout)), os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, f.Close()
+}
+
+// CheckoutStarted is when the first session in checkout began.
+func CheckoutStarted(dir, checkout string) (time.Time, bool) {
+	var st unix.Stat_t
+	if unix.Lstat(livePath(dir, checkoutExt(".since", checkout)), &st) != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(st.Ctim.Unix()), true
+}
+
+// SaveCheckoutSnapshot keeps the record of checkout as its first session
+// found it, atomically.
+func SaveCheckoutSnapshot(dir, checkout string, b []byte) error {
+	return replaceRecord(livePath(dir, checkoutExt(".snapshot", checkout)), b)
+}
+
+// CheckoutSnapshot reads what SaveCheckoutSnapshot kept; it is empty if
+// there is none.
+func CheckoutSnapshot(dir, checkout string) []byte {
+	b, _ := os.ReadFile(livePath(dir, checkoutExt(".snapshot", checkout)))
+	return b
+}
+
+// What -w made: the files git writes for a new worktree in the
+// repository's git directory, where the sandbox of a session already
+// running could write too. Recorded by identity (inode and status change)
+// out of every sandbox's reach, they are the host's while they keep it;
+// one the sandbox wrote or replaced since is not.
+
+// RecordMade adds paths, as they are now, to the instance dir's record of
+// what claudebox made for its sessions.
+func RecordMade(dir string, paths []string) error {
+	var b strings.Builder
+	for _, p := range paths {
+		var st unix.Stat_t
+		if strings.ContainsRune(p, '\n') || unix.Lstat(p, &st) != nil {
+			continue
+		}
+		fmt.Fprintf(&b, "%d %d %s\n", st.Ino, st.Ctim.Nano(), p)
+	}
+	f, err := os.OpenFile(livePath(dir, ".made"), os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(b.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Made lists the paths RecordMade recorded that are still as made.
+func Made(dir string) []string {
+	b, err := untrusted.ReadFile(filepath.Dir(livePath(dir, "")), filepath.Base(livePath(dir, ".made")), recordLimit)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		var ino uint64
+		var ctime int64
+		var path string
+		if n, _ := fmt.Sscanf(line, "%d %d ", &ino, &ctime); n != 2 {
+			continue
+		}
+		if f := strings.SplitN(line, " ", 3); len(f) == 3 {
+			path = f[2]
+		}
+		var st unix.Stat_t
+		if path != "" && unix.Lstat(path, &st) == nil && st.Ino == ino && st.Ctim.Nano() == ctime {
+			out = append(out, path)
+		}
+	}
+	return out
+}
+
+func forgetCheckouts(dir string) {
+	os.Remove(livePath(dir, ".made"))
+	live := filepath.Dir(livePath(dir, ""))
+	entries, _ := os.ReadDir(live)
+	for _, e := range entries {
+		for _, kind := range []string{".since-", ".snapshot-"} {
+			if strings.HasPrefix(e.Name(), filepath.Base(dir)+kind) {
+				os.Remove(filepath.Join(live, e.Name()))
+			}
+		}
 	}
 }
 

@@ -66,6 +66,9 @@ type Options struct {
 type Session struct {
 	// checkoutHold says a session runs in the checkout (HoldCheckout).
 	checkoutHold *os.File
+	// probedWorktrees holds the repository's worktrees as the probe found
+	// them until the stand-ins stand (instance.LockWorktrees).
+	probedWorktrees *os.File
 	// phases times the launch when CLAUDEBOX_TRACE=1 asks for it.
 	phases   *phases
 	bwrap    string
@@ -96,8 +99,12 @@ type Session struct {
 	// first: no other session of the project runs; this one records what
 	// the project holds for the exit audit, and snapshotting is closed
 	// once that record is saved.
-	first        bool
-	snapshotting chan struct{}
+	first bool
+	// firstInCheckout: no other session of the project runs in this
+	// checkout, reached after the first session began (a worktree -w
+	// made); this one records it for the exit audit.
+	firstInCheckout bool
+	snapshotting    chan struct{}
 	// record is the record this session took, once snapshotting closes:
 	// the exit audit reads it here, not decoded again from its file.
 	record *audit.Snapshot
@@ -252,6 +259,11 @@ func Prepare(o Options) (*Session, error) {
 		servers = nil
 	}
 	phases.done("settings")
+	// Released once the stand-ins stand, or when claudebox exits.
+	worktrees, err := instance.LockWorktrees(instance.Dir(stateDir, project.Root), false)
+	if err != nil {
+		return nil, err
+	}
 	host := probe.Host(home, stateDir, project, command[0], os.Getenv, conf.Binds, state, servers)
 	ca := probe.CAs(home, project.Checkout, conf.Binds, state, os.Getenv)
 	phases.done("probe")
@@ -322,6 +334,7 @@ func Prepare(o Options) (*Session, error) {
 		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, runFiles: runFiles, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: servers, agentMCP: agentMCP, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
+		probedWorktrees: worktrees,
 	}
 	if agentConf != nil {
 		for path := range agentConf.Data {
@@ -635,11 +648,19 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
+	reached, err := instance.MarkCheckout(dir, s.plan.Project.Checkout)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	s.firstInCheckout = reached && !s.first
 	if err := s.addAuditRoots(dir); err != nil {
 		lock.Close()
 		return nil, err
 	}
-	if err := s.fill(dir); err != nil {
+	err = s.fill(dir)
+	s.probedWorktrees.Close()
+	if err != nil {
 		// Its placeholders and its start go: a start left behind would
 		// date the next session's exit audit.
 		s.leave(lock, nil)

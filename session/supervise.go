@@ -223,6 +223,9 @@ func (s *Session) leave(lock *os.File, unmounted func()) {
 // the session, so the launch does not wait for it. Without the record the
 // audit still works, and names more.
 func (s *Session) startSnapshot() {
+	if s.firstInCheckout {
+		s.startCheckoutSnapshot()
+	}
 	if !s.first {
 		return
 	}
@@ -240,6 +243,39 @@ func (s *Session) startSnapshot() {
 		if instance.SaveSnapshot(s.plan.Instance, s.record.Encode()) != nil {
 			s.record = nil
 		}
+	}()
+}
+
+// inCheckoutBefore says path lies in a checkout reached after the first
+// session began and was last changed before that checkout's own first
+// session did.
+func (s *Session) inCheckoutBefore(dir, path string) bool {
+	for _, c := range instance.AuditRoots(dir) {
+		if !paths.Within(path, c) {
+			continue
+		}
+		at, ok := instance.CheckoutStarted(dir, c)
+		if own, err := audit.Decode(instance.CheckoutSnapshot(dir, c)); !ok || err != nil || own.Root != c {
+			continue
+		}
+		var st unix.Stat_t
+		return unix.Lstat(path, &st) == nil && time.Unix(st.Ctim.Unix()).Before(at)
+	}
+	return false
+}
+
+// startCheckoutSnapshot records, beside the session, the checkout that
+// sessions reached after the first began, as it is at this session's start.
+func (s *Session) startCheckoutSnapshot() {
+	at, ok := instance.CheckoutStarted(s.plan.Instance, s.plan.Project.Checkout)
+	if !ok {
+		return
+	}
+	s.snapshotting = make(chan struct{})
+	go func() {
+		defer close(s.snapshotting)
+		record := audit.Take(s.plan.Project.Checkout, at, s.plan.ObeyedNames, nil)
+		instance.SaveCheckoutSnapshot(s.plan.Instance, s.plan.Project.Checkout, record.Encode())
 	}()
 }
 
@@ -279,13 +315,23 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	firstGuards := instance.FirstGuards(dir)
 	guarded := map[string]bool{}
 	var guards []string
+	// What -w made for a worktree, as it made it, is the host's.
+	made := map[string]bool{}
+	for _, p := range instance.Made(dir) {
+		made[p] = true
+	}
 	for _, g := range s.plan.Guards {
 		standIn := placeholders[g.Path] && instance.IsPlaceholder(g.Path)
 		guarded[g.Path] = standIn || !placeholders[g.Path] && firstGuards[g.Path]
-		// A stand-in, made at the start, is no file the host replaced.
-		if !standIn {
+		// A stand-in, made at the start, is no file the host replaced; nor
+		// is what -w made, or what stood in a checkout before its own
+		// first session began.
+		if !standIn && !made[g.Path] && !s.inCheckoutBefore(dir, g.Path) {
 			guards = append(guards, g.Path)
 		}
+	}
+	for p := range made {
+		guarded[p] = true
 	}
 	// Only a record that names this project's directory says its files
 	// were replaced during the session.
@@ -312,7 +358,17 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	if start == nil {
 		start, _ = audit.Decode(instance.Snapshot(dir))
 	}
-	reports := map[string]audit.Report{s.plan.Project.Checkout: audit.Scan(s.plan.Project.Checkout, since, guarded, start, s.plan.ObeyedNames)}
+	// A checkout reached after the first session began is judged from its
+	// own first session's start, where that recorded it.
+	scan := func(root string, guarded map[string]bool) audit.Report {
+		if at, ok := instance.CheckoutStarted(dir, root); ok {
+			if own, err := audit.Decode(instance.CheckoutSnapshot(dir, root)); err == nil && own.Root == root {
+				return audit.Scan(root, at, guarded, own, s.plan.ObeyedNames)
+			}
+		}
+		return audit.Scan(root, since, guarded, start, s.plan.ObeyedNames)
+	}
+	reports := map[string]audit.Report{s.plan.Project.Checkout: scan(s.plan.Project.Checkout, guarded)}
 	var strays []string
 	for _, c := range instance.AuditRoots(dir) {
 		if _, ok := reports[c]; ok {
@@ -327,7 +383,7 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 			// sandbox chose.
 			strays = append(strays, c)
 		default:
-			reports[c] = audit.Scan(c, since, others, start, s.plan.ObeyedNames)
+			reports[c] = scan(c, others)
 		}
 	}
 	<-removed
