@@ -69,7 +69,7 @@ func taskWorktree(cwd, name, dir, stateDir string, dryRun bool) (string, error) 
 	}
 	// No launch of the project is between its probe and its stand-ins
 	// while git makes the worktree's files.
-	lock, err := instance.LockWorktrees(instance.Dir(stateDir, p.Root), true)
+	lock, err := instance.LockWorktrees(instance.Dir(stateDir, p.Root))
 	if err != nil {
 		return "", err
 	}

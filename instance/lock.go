@@ -122,11 +122,10 @@ const recordLimit = 4 << 20
 
 // LockWorktrees takes the lock that keeps the list of the instance dir's
 // repository's worktrees as a launch probed it until that launch's
-// stand-ins stand: a launch holds it shared from before its probe, and
-// -w exclusively while git adds a worktree, whose files would otherwise
-// appear where the launch is making stand-ins for them. Like the others,
-// it lies out of every sandbox's reach.
-func LockWorktrees(dir string, exclusive bool) (*os.File, error) {
+// stand-ins stand: -w holds it exclusively while git adds a worktree,
+// whose files would otherwise appear where the launch is making stand-ins
+// for them. Like the others, it lies out of every sandbox's reach.
+func LockWorktrees(dir string) (*os.File, error) {
 	path := livePath(dir, ".worktrees")
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
@@ -135,15 +134,26 @@ func LockWorktrees(dir string, exclusive bool) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	how := unix.LOCK_SH
-	if exclusive {
-		how = unix.LOCK_EX
-	}
-	if err := flock(f, how); err != nil {
+	if err := flock(f, unix.LOCK_EX); err != nil {
 		f.Close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// WaitWorktrees holds LockWorktrees shared, for a launch, which creates
+// nothing before it is approved: where no -w ever made the lock there is
+// nothing to wait for, and f is nil.
+func WaitWorktrees(dir string) *os.File {
+	f, err := os.OpenFile(livePath(dir, ".worktrees"), os.O_RDONLY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil
+	}
+	if flock(f, unix.LOCK_SH) != nil {
+		f.Close()
+		return nil
+	}
+	return f
 }
 
 // LockPlaceholders takes the lock under which placeholders are recorded,

@@ -260,10 +260,7 @@ func Prepare(o Options) (*Session, error) {
 	}
 	phases.done("settings")
 	// Released once the stand-ins stand, or when claudebox exits.
-	worktrees, err := instance.LockWorktrees(instance.Dir(stateDir, project.Root), false)
-	if err != nil {
-		return nil, err
-	}
+	worktrees := instance.WaitWorktrees(instance.Dir(stateDir, project.Root))
 	host := probe.Host(home, stateDir, project, command[0], os.Getenv, conf.Binds, state, servers)
 	ca := probe.CAs(home, project.Checkout, conf.Binds, state, os.Getenv)
 	phases.done("probe")
@@ -659,7 +656,9 @@ func (s *Session) materialize() (*os.File, error) {
 		return nil, err
 	}
 	err = s.fill(dir)
-	s.probedWorktrees.Close()
+	if s.probedWorktrees != nil {
+		s.probedWorktrees.Close()
+	}
 	if err != nil {
 		// Its placeholders and its start go: a start left behind would
 		// date the next session's exit audit.
