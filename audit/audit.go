@@ -173,6 +173,13 @@ type Report struct {
 	// Hidden are the index entries marked assume-unchanged or
 	// skip-worktree during the session.
 	Hidden []Hidden
+	// Restat are the entries, in an index the session wrote, of files it
+	// changed: git takes an entry whose status data (times, inode, size)
+	// matches the file for the content it names without reading the file,
+	// and the session can write its edited file's status there, hiding
+	// the edit from git status and git diff. Their status data is zeroed,
+	// as git leaves an entry it has not compared yet.
+	Restat []Hidden
 	// Caches are the git directories whose index, written during the
 	// session, holds extensions git trusts in place of the entries and
 	// the work tree (the cache of trees, the untracked cache, the file
@@ -259,6 +266,7 @@ func (w *walker) merge(f *walker) {
 	}
 	w.report.NotExamined = append(w.report.NotExamined, f.report.NotExamined...)
 	w.report.Hidden = append(w.report.Hidden, f.report.Hidden...)
+	w.report.Restat = append(w.report.Restat, f.report.Restat...)
 	w.report.Deps = append(w.report.Deps, f.report.Deps...)
 	w.report.Caches = append(w.report.Caches, f.report.Caches...)
 	w.links = append(w.links, f.links...)
@@ -692,7 +700,7 @@ func (w *walker) index(n node) {
 	if w.take != nil && !inPlace {
 		return // changed already: the end compares with nothing
 	}
-	entries, cached, err := readIndex(n.fd)
+	entries, names, cached, err := readIndex(n.fd)
 	if err != nil {
 		// Changed, and git may read what the audit cannot (a shared
 		// index through a symlink, one over its size limit): a finding.
@@ -707,6 +715,14 @@ func (w *walker) index(n node) {
 		w.report.Caches = append(w.report.Caches, w.abs(n.rel))
 	}
 	work, before := w.workTree(n), w.start.Index[n.rel]
+	if work != "" {
+		for _, p := range names {
+			var st unix.Stat_t
+			if p != "" && unix.Lstat(filepath.Join(work, p), &st) == nil && w.new(&st) {
+				w.report.Restat = append(w.report.Restat, Hidden{Repo: work, Path: p, gitDir: w.abs(n.rel), bits: restat})
+			}
+		}
+	}
 	paths := make([]string, 0, len(entries))
 	for p := range entries {
 		paths = append(paths, p)
@@ -779,38 +795,46 @@ func (w *walker) workTree(n node) string {
 
 // readIndex reads the index of the git directory fd: its entries hidden
 // from git status or gitlinks, and, for a split index, those of the shared
-// index it builds on (.git/sharedindex.<hash>), which git reads as its own.
+// index it builds on (.git/sharedindex.<hash>), which git reads as its own;
+// and the names of its file entries.
 // A replacement entry (a split index's, nameless) stands for a shared
 // entry at a position the audit does not decode: it is read as the empty
 // path.
-func readIndex(fd int) (entries map[string]uint8, cached bool, err error) {
+func readIndex(fd int) (entries map[string]uint8, names []string, cached bool, err error) {
 	n := hashLen(fd)
 	b, err := readAt(fd, "index", maxIndex)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	entries, shared, err := parseIndex(b, n)
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
+	}
+	if names, err = entryNames(b, n); err != nil {
+		return nil, nil, false, err
 	}
 	cached = workTreeCache(b, n)
 	if shared == "" {
-		return entries, cached, nil
+		return entries, names, cached, nil
 	}
 	if b, err = readAt(fd, "sharedindex."+shared, maxIndex); err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	base, link, err := parseIndex(b, n)
 	if err == nil && link != "" {
 		err = errIndex
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, nil, false, err
 	}
 	for p, bits := range base {
 		entries[p] |= bits
 	}
-	return entries, cached, nil
+	sharedNames, err := entryNames(b, n)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return entries, append(names, sharedNames...), cached, nil
 }
 
 // gitlink examines the repository at rel, a submodule the host's git

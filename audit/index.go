@@ -28,6 +28,9 @@ const (
 	// gitlink: a submodule; the host's git status recurses into the
 	// repository at that path and runs what its config says.
 	gitlink
+	// restat: a file the session changed, whose status data in an index
+	// it wrote git would take for the content the entry names, unread.
+	restat
 )
 
 var errIndex = errors.New("not an index git reads")
@@ -57,6 +60,18 @@ func parseIndex(b []byte, hashLen int) (map[string]uint8, string, error) {
 		return nil, "", err
 	}
 	return out, shared, nil
+}
+
+// entryNames returns the names of the entries of the index b that are
+// files (not gitlinks).
+func entryNames(b []byte, hashLen int) ([]string, error) {
+	var names []string
+	_, err := eachEntry(b, hashLen, func(e indexEntry) {
+		if e.bits&gitlink == 0 {
+			names = append(names, string(e.name))
+		}
+	})
+	return names, err
 }
 
 // indexEntry is an entry of an index: its name, its hidden and gitlink
@@ -162,8 +177,8 @@ func sharedIndex(rest []byte, hashLen int) (string, error) {
 }
 
 // showAgain returns the index b with the flags that hide them cleared from
-// the entries named in paths (as parseIndex's bits), and their status data
-// zeroed, as git leaves an entry it has not yet compared with the file:
+// the entries named in paths (as parseIndex's bits, or restat alone), and
+// their status data zeroed, as git leaves an entry it has not yet compared with the file:
 // the host's git status then reads each file's content, whatever status
 // the session wrote into the index to match it. The index's caches of
 // what the work tree holds (the untracked cache, the file system

@@ -448,6 +448,16 @@ func (s *Session) report(root, dir string, r audit.Report) {
 	if len(r.Hidden) > 0 {
 		s.showAgain(r.Hidden)
 	}
+	if left, err := audit.ShowAgain(r.Restat); len(left) > 0 {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			printable.Say(os.Stderr, "claudebox: could not have git read again the files the session changed, whose status in the index it wrote git takes for their content: %s", line)
+		}
+		printable.Say(os.Stderr, "claudebox: git status and git diff may not show what the session changed in:")
+		for _, h := range left {
+			printable.Say(os.Stderr, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
+		}
+		printable.Say(os.Stderr, "hint: touch each of them, which has git read it again, then read git diff before you run anything in the project")
+	}
 	if err := audit.DropCaches(r.Caches); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			printable.Say(os.Stderr, "claudebox: could not drop the index's caches (of trees, of untracked files), which the session wrote and which git status and git commit trust: %s", line)

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// forgeIndexStat is a script that writes into .git/index, for each path
+// named as its arguments, the status the file has now (ctime, mtime,
+// device, inode, owner, size), as the session can: git then takes the
+// entry for the file's content without reading it. The file's mtime is
+// set back first, so git does not read it as racily clean.
+const forgeIndexStat = `python3 - "$@" <<'PY'
+import hashlib, os, struct, sys
+b = bytearray(open('.git/index', 'rb').read())
+n, p = struct.unpack('>I', b[8:12])[0], 12
+for _ in range(n):
+    flags = struct.unpack('>H', b[p+60:p+62])[0]
+    name = bytes(b[p+62:p+62+(flags & 0xfff)]).decode()
+    if name in sys.argv[1:]:
+        os.utime(name, (1577836800, 1577836800))
+        st = os.lstat(name)
+        mode = struct.unpack('>I', b[p+24:p+28])[0]
+        struct.pack_into('>10I', b, p, int(st.st_ctime), st.st_ctime_ns % 10**9, int(st.st_mtime), st.st_mtime_ns % 10**9,
+            st.st_dev & 0xffffffff, st.st_ino & 0xffffffff, mode, st.st_uid, st.st_gid, st.st_size & 0xffffffff)
+    p += (62 + (flags & 0xfff) + 8) // 8 * 8
+b[-20:] = hashlib.sha1(b[:-20]).digest()
+open('.git/index.new', 'wb').write(b)
+os.rename('.git/index.new', '.git/index')
+PY`
+
+// TestReplayReview11ForgedStatHidesEdit: git status takes an index
+// entry whose status data (ctime, mtime, inode, size) matches the file
+// for the content it names, without reading the file. The session edits
+// the tracked Makefile, then writes the edited file's status into the
+// index entry (no flag set): the host's git status and git diff say
+// nothing, and the host's make runs the session's recipe. The exit audit
+// zeroes the status data of each entry whose file changed during the
+// session, in an index the session wrote, so that git reads it again.
+// Host-side proof: git status --porcelain names the Makefile.
+func TestReplayReview11ForgedStatHidesEdit(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, "Makefile"), "all:\n\techo ok\n")
+	h.run(proj, nil, "git", "add", "Makefile")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "make")
+	out := h.inside(proj, nil, `set -e
+		printf 'all:\n\ttouch /tmp/PWNED\n' > Makefile
+		set -- Makefile
+		`+forgeIndexStat+`
+		test -z "$(git status --porcelain)" && echo HIDDEN-INSIDE`)
+	if !strings.Contains(out, "HIDDEN-INSIDE") {
+		t.Fatalf("the index's status data could not be forged here:\n%s", out)
+	}
+	if st := h.run(proj, nil, "git", "status", "--porcelain"); !strings.Contains(st, "Makefile") {
+		t.Errorf("the host's git status hides the session's edit of the Makefile: %q", st)
+	}
+}
