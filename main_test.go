@@ -132,6 +132,8 @@ func fakeBwrap() int {
 				dest = args[i+2]
 				data++
 				name = "bwrap.data" + strconv.Itoa(data)
+				// Also by the name of its destination: bwrap.data.SANDBOX.md.
+				os.WriteFile(filepath.Join(home, "bwrap.data."+filepath.Base(dest)), content, 0o644)
 			}
 			os.WriteFile(filepath.Join(home, name), content, 0o644)
 		case "--tmpfs":

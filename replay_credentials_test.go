@@ -14,8 +14,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/claudebox/claudebox/instance"
 )
 
 // The attack: a prompt injection makes the agent read the user's Claude
@@ -141,11 +139,13 @@ func TestReplayCredentialsNotInside(t *testing.T) {
 				t.Errorf("the upstream accepted %d requests, want the two turns", accepted)
 			}
 			// Nothing claudebox wrote or printed holds the secret.
-			inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
 			dry := h.run(proj, env, "claudebox", "--dry-run")
-			md, _ := os.ReadFile(filepath.Join(inst, "SANDBOX.md"))
 			log := h.sessionLogs()
-			for what, text := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "--dry-run": dry, "SANDBOX.md": string(md), "the session's log": log} {
+			md := h.inside(proj, env, "cat ~/.claude/SANDBOX.md")
+			if !strings.Contains(md, "# ") {
+				t.Errorf("no SANDBOX.md inside: %q", md)
+			}
+			for what, text := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String(), "--dry-run": dry, "SANDBOX.md": md, "the session's log": log} {
 				if strings.Contains(text, c.secretB) || strings.Contains(text, "sk-ant-") {
 					t.Errorf("%s holds a credential:\n%s", what, text)
 				}

@@ -80,15 +80,16 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	}
 }
 
-// AddSandboxMD puts SANDBOX.md's text (rendered from this plan) after the
-// user's own content in the agent's instructions file, so that the agent
-// reads the sandbox's facts as Claude does.
+// AddSandboxMD gives the session its SANDBOX.md, text (rendered from this
+// plan), and puts it after the user's own content in the agent's
+// instructions file, so that the agent reads the sandbox's facts as
+// Claude does.
 func (p *Plan) AddSandboxMD(text string) {
-	if p.Agent == nil || p.Agent.Instructions == "" {
-		return
-	}
 	for i, m := range p.Mounts {
-		if m.Kind == RoBindData && m.Dest == p.Agent.Instructions {
+		switch {
+		case m.Kind == RoBindData && m.Dest == p.sandboxMD:
+			p.Mounts[i].Content = text
+		case m.Kind == RoBindData && p.Agent != nil && p.Agent.Instructions != "" && m.Dest == p.Agent.Instructions:
 			if m.Content != "" {
 				m.Content = strings.TrimRight(m.Content, "\n") + "\n\n"
 			}

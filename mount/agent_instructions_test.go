@@ -1,8 +1,11 @@
 package mount
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/instance"
 )
 
 // TestAddSandboxMD: the agent's instructions file inside is a read-only
@@ -33,5 +36,22 @@ func TestAddSandboxMD(t *testing.T) {
 	p.AddSandboxMD("# Sandbox\n")
 	if len(p.Mounts) != 0 {
 		t.Errorf("%+v", p.Mounts)
+	}
+}
+
+// TestSandboxMDIsTheSessions: SANDBOX.md inside is this session's own data,
+// never a file of the instance's, which a launch in another worktree of
+// the project would rewrite while this one's bwrap binds it.
+func TestSandboxMDIsTheSessions(t *testing.T) {
+	p := Build(Inputs{Home: "/h", StateDir: "/h/.claudebox", Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p", Command: []string{"/usr/bin/claude"}, Claude: true})
+	p.AddSandboxMD("# Sandbox\n")
+	var got []Mount
+	for _, m := range p.Mounts {
+		if filepath.Base(m.Dest) == SandboxMDFile || filepath.Base(m.Src) == SandboxMDFile {
+			got = append(got, m)
+		}
+	}
+	if len(got) != 1 || got[0].Kind != RoBindData || got[0].Dest != "/h/.claude/SANDBOX.md" || got[0].Content != "# Sandbox\n" || got[0].Src != "" {
+		t.Errorf("%+v", got)
 	}
 }

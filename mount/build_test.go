@@ -105,7 +105,7 @@ func TestBuildHostFacts(t *testing.T) {
 				t.Errorf("Command = %q, want %q", p.Command, c.command)
 			}
 			for _, m := range p.Mounts {
-				if m.Dest == "" || m.Src == "" && m.Kind != Proc && m.Kind != Dev && m.Kind != Tmpfs {
+				if m.Dest == "" || m.Src == "" && m.Kind != Proc && m.Kind != Dev && m.Kind != Tmpfs && m.Kind != RoBindData {
 					t.Errorf("a mount without a path: %+v", m)
 				}
 			}
@@ -125,9 +125,9 @@ func TestArgsNetworkAndDescriptors(t *testing.T) {
 		copies  []string
 		want    string
 	}{
-		{true, nil, "--die-with-parent --userns 4 --info-fd 5 --block-fd 6 --seccomp 3 "},
-		{false, nil, "--die-with-parent --userns 4 --info-fd 5 --block-fd 6 --unshare-net --seccomp 3 "},
-		{true, []string{"/h/.claude/settings.json", "/h/.claude/CLAUDE.md"}, "--die-with-parent --userns 6 --info-fd 7 --block-fd 8 --seccomp 3 "},
+		{true, nil, "--die-with-parent --userns 5 --info-fd 6 --block-fd 7 --seccomp 3 "},
+		{false, nil, "--die-with-parent --userns 5 --info-fd 6 --block-fd 7 --unshare-net --seccomp 3 "},
+		{true, []string{"/h/.claude/settings.json", "/h/.claude/CLAUDE.md"}, "--die-with-parent --userns 7 --info-fd 8 --block-fd 9 --seccomp 3 "},
 	} {
 		in.Network = c.network
 		for _, f := range c.copies {
@@ -173,8 +173,9 @@ func TestScriptComments(t *testing.T) {
 	for _, line := range []string{
 		"# fd 3: seccomp filter (no TIOCSTI or TIOCLINUX, no new user namespaces)",
 		"# fd 4: copy of /h/.claude/settings.json",
-		"# fd 5: empty",
-		"# fd 7: the user namespace of claudebox's guard watcher; fd 8: bwrap reports the sandbox's pid; fd 9: bwrap waits until the guards are watched",
+		"# fd 5: SANDBOX.md, this session's facts, rendered from this plan",
+		"# fd 6: empty",
+		"# fd 8: the user namespace of claudebox's guard watcher; fd 9: bwrap reports the sandbox's pid; fd 10: bwrap waits until the guards are watched",
 		"# FLAG: the value given with --env FLAG=…, not shown",
 		"# TOML: the value set in /h/p/.claudebox.toml, not shown",
 		"# /h/.rustup/toolchains: what /h/.cargo/bin runs",

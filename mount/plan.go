@@ -386,14 +386,14 @@ func (p *Plan) addClaudeConfig(h Host, inst string) {
 	p.add(ClaudeConfig, Bind, inst, projects, "this project's instance: sessions isolated per project")
 	// Files the launch reads or binds from the instance are pinned (mounted
 	// on their own path), so the sandbox cannot swap them for symlinks.
-	for _, f := range []string{instance.RootFile, SandboxMDFile} {
-		p.add(ClaudeConfig, RoBind, filepath.Join(inst, f), filepath.Join(projects, f), "claudebox's own, read-only")
-	}
+	p.add(ClaudeConfig, RoBind, filepath.Join(inst, instance.RootFile), filepath.Join(projects, instance.RootFile), "claudebox's own, read-only")
 	p.add(ClaudeConfig, Tmpfs, "", filepath.Join(projects, instance.AgentsDir), "the other agents' state and configuration, hidden: no session reads another agent's copy of its configuration, or swaps what its sessions bind")
 	history := filepath.Join(inst, HistoryFile)
 	p.add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
 	p.add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
-	p.add(ClaudeConfig, RoBind, filepath.Join(inst, SandboxMDFile), p.sandboxMD, "this project's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them")
+	// Each session's own (AddSandboxMD): a file in the instance would be
+	// rewritten by one launch while another's bwrap binds it.
+	p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: p.sandboxMD, Role: ClaudeConfig, Why: "this session's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them"})
 	p.add(ClaudeConfig, Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(p.Home, ".claude.json"),
 		"Claude Code's state file, kept per instance (it saves by rename)")
 }
@@ -554,6 +554,9 @@ func (p Plan) Script(bwrap string) string {
 		}
 		if m.Src != "" {
 			what = "copy of " + m.Src
+		}
+		if m.Dest == p.sandboxMD {
+			what = "SANDBOX.md, this session's facts, rendered from this plan"
 		}
 		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), printable.Escape(what))
 	}

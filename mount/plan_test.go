@@ -89,7 +89,7 @@ func TestClaudeDirRebuilt(t *testing.T) {
 	for _, s := range []string{
 		"--seccomp\n3\n",
 		"--tmpfs\n/h/.claude\n--ro-bind-try\n/h/.claude/plugins\n/h/.claude/plugins\n--ro-bind-try\n/h/.claude/statusline.sh\n/h/.claude/statusline.sh\n--bind-data\n4\n/h/.claude/settings.json\n",
-		"--tmpfs\n/h/p/.mcp.json\n--ro-bind\n/h/p/.claude\n/h/p/.claude\n--bind-data\n5\n/h/p/.claude/settings.local.json\n",
+		"--tmpfs\n/h/p/.mcp.json\n--ro-bind\n/h/p/.claude\n/h/p/.claude\n--bind-data\n6\n/h/p/.claude/settings.local.json\n",
 	} {
 		if !strings.Contains(args, s) {
 			t.Errorf("args lack %q:\n%s", s, args)
@@ -99,7 +99,8 @@ func TestClaudeDirRebuilt(t *testing.T) {
 	for _, m := range p.DataMounts() {
 		sources = append(sources, m.Src)
 	}
-	if want := []string{"/h/.claude/settings.json", "", ""}; !reflect.DeepEqual(sources, want) {
+	// The settings' copy, SANDBOX.md, the project's two.
+	if want := []string{"/h/.claude/settings.json", "", "", ""}; !reflect.DeepEqual(sources, want) {
 		t.Errorf("DataMounts' sources = %q, want %q", sources, want)
 	}
 	var placeholders []string
@@ -169,7 +170,7 @@ func TestStandInDirectory(t *testing.T) {
 	args := strings.Join(p.Args(), "\n")
 	for _, s := range []string{
 		"--perms\n0555\n--tmpfs\n/h/p/.vscode\n",
-		"--perms\n0555\n--tmpfs\n/h/p/.claude\n--bind-data\n4\n/h/p/.claude/settings.json\n--bind-data\n5\n/h/p/.claude/settings.local.json\n--ro-bind-data\n6\n/h/p/.claude/.gitignore\n",
+		"--perms\n0555\n--tmpfs\n/h/p/.claude\n--bind-data\n5\n/h/p/.claude/settings.json\n--bind-data\n6\n/h/p/.claude/settings.local.json\n--ro-bind-data\n7\n/h/p/.claude/.gitignore\n",
 	} {
 		if !strings.Contains(args, s) {
 			t.Errorf("args lack %q:\n%s", s, args)
@@ -181,7 +182,8 @@ func TestStandInDirectory(t *testing.T) {
 			contents = append(contents, m.Src+m.Content)
 		}
 	}
-	if want := []string{"", "", "*\n"}; !reflect.DeepEqual(contents, want) {
+	// SANDBOX.md (filled by AddSandboxMD), the two settings, the .gitignore.
+	if want := []string{"", "", "", "*\n"}; !reflect.DeepEqual(contents, want) {
 		t.Errorf("DataMounts hold %q, want %q", contents, want)
 	}
 	var placeholders []string

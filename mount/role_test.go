@@ -30,7 +30,7 @@ func TestBuildRoles(t *testing.T) {
 	want := map[string]Role{
 		"/usr": HostFiles, "/bin": HostFiles, "/proc": Private, "/dev": Private, "/tmp": Private, "/run/resolv.conf": HostFiles, "/h": Private,
 		"/opt/c": Requested, "/h/.claude": ClaudeConfig, "/h/.claude/agents": ClaudeConfig, "/h/.claude/settings.json": ClaudeConfig,
-		"/h/.claude/projects": ClaudeConfig, "/h/.claude/projects/" + instance.RootFile: ClaudeConfig, "/h/.claude/projects/" + SandboxMDFile: ClaudeConfig,
+		"/h/.claude/projects": ClaudeConfig, "/h/.claude/projects/" + instance.RootFile: ClaudeConfig,
 		"/h/.claude/projects/" + HistoryFile: ClaudeConfig, "/h/.claude/" + HistoryFile: ClaudeConfig, "/h/.claude/" + SandboxMDFile: ClaudeConfig,
 		"/h/.claude.json": ClaudeConfig, "/h/.claude/projects/" + instance.AgentsDir: ClaudeConfig,
 		"/h/.gitconfig": HostFiles, "/h/.nvm": Tools, SSHAgentSocket: Agent, "/h/.ssh/known_hosts": HostFiles, "/h/.local/bin/claude": HostFiles,

@@ -322,9 +322,7 @@ func Prepare(o Options) (*Session, error) {
 		Limits:   conf.Limits,
 		GPU:      gpu(conf.GPU),
 	})
-	if agentConf != nil {
-		plan.AddSandboxMD(string(sandboxmd.Render(plan)))
-	}
+	plan.AddSandboxMD(string(sandboxmd.Render(plan)))
 	scoped, _ := LandlockScoping(bwrap)
 	phases.done("plan")
 	s := &Session{
@@ -606,7 +604,7 @@ func (s *Session) materialize() (*os.File, error) {
 	if err := os.MkdirAll(s.stateDir, 0o700); err != nil || unix.Access(s.stateDir, unix.W_OK) != nil {
 		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
 	}
-	dir, repairs, err := instance.Ensure(s.stateDir, s.plan.Project.Root, mount.HistoryFile, mount.SandboxMDFile)
+	dir, repairs, err := instance.Ensure(s.stateDir, s.plan.Project.Root, mount.HistoryFile)
 	if errors.Is(err, instance.ErrOtherRoot) {
 		return nil, hint.Errorf("move the instance directory aside if you edited it by hand", "%v", err)
 	}
@@ -688,9 +686,9 @@ func (s *Session) fill(dir string) error {
 	if err := s.writeAgentConfig(dir); err != nil {
 		return err
 	}
-	if err := untrusted.WriteFileIfChanged(dir, mount.SandboxMDFile, sandboxmd.Render(s.plan), 0o600); err != nil {
-		return err
-	}
+	// An earlier claudebox kept SANDBOX.md in the instance; no one reads
+	// it now.
+	os.Remove(filepath.Join(dir, mount.SandboxMDFile))
 	var alias instance.KeyAlias
 	if s.proxy != nil && s.cred != nil && s.cred.Kind == proxy.APIKey {
 		real, _ := s.cred.Token(context.Background())

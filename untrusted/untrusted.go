@@ -561,12 +561,3 @@ func kind(m fs.FileMode) string {
 // Kind names what an entry is, for a message about a bad one: "a FIFO",
 // "a symlink", "a directory".
 func Kind(fi fs.FileInfo) string { return kind(fi.Mode()) }
-
-// WriteFileIfChanged writes data to name beneath dir, as WriteFile does,
-// unless it already holds exactly that.
-func WriteFileIfChanged(dir, name string, data []byte, perm os.FileMode) error {
-	if got, err := ReadFile(dir, name, int64(len(data))); err == nil && string(got) == string(data) {
-		return nil
-	}
-	return WriteFile(dir, name, data, perm)
-}

@@ -252,44 +252,6 @@ func TestKind(t *testing.T) {
 	}
 }
 
-// TestWriteFileIfChanged: the same content is not written again; other
-// content, or a FIFO or link in its place (even one to a file holding that
-// content), is replaced.
-func TestWriteFileIfChanged(t *testing.T) {
-	dir, secret := tree(t)
-	must(t, WriteFileIfChanged(dir, "f", []byte("one"), 0o600))
-	before, err := os.Stat(filepath.Join(dir, "f"))
-	must(t, err)
-	must(t, WriteFileIfChanged(dir, "f", []byte("one"), 0o600))
-	if after, _ := os.Stat(filepath.Join(dir, "f")); !os.SameFile(before, after) {
-		t.Error("the same content was written again")
-	}
-	must(t, WriteFileIfChanged(dir, "f", []byte("two"), 0o600))
-	if b, _ := os.ReadFile(filepath.Join(dir, "f")); string(b) != "two" {
-		t.Errorf("f: %q", b)
-	}
-	for _, name := range []string{"fifo", "link"} {
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			if err := WriteFileIfChanged(dir, name, []byte("SECRET"), 0o600); err != nil {
-				t.Error(err)
-			}
-		}()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: hangs", name)
-		}
-		if fi, err := os.Lstat(filepath.Join(dir, name)); err != nil || !fi.Mode().IsRegular() {
-			t.Errorf("%s: %v, %v", name, fi, err)
-		}
-	}
-	if b, _ := os.ReadFile(secret); string(b) != "SECRET" {
-		t.Errorf("the link's target was written: %q", b)
-	}
-}
-
 // TestOpenat2Denied: under a seccomp profile that answers openat2 with
 // EPERM (Docker's before it knew the call), reads take the component walk
 // and keep its discipline, instead of failing every read. The filter is
