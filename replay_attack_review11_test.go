@@ -58,3 +58,30 @@ func TestReplayReview11ForgedStatHidesEdit(t *testing.T) {
 		t.Errorf("the host's git status hides the session's edit of the Makefile: %q", st)
 	}
 }
+
+// TestReplayReview11ApprovedKeySuffixes: the host's ~/.claude.json
+// records the API keys the user approved or rejected by their last 20
+// characters, and the launch carried that record into the sandbox's copy
+// whole: 20 characters of the real key (and of every other key the user
+// ever answered for) readable inside, where only the phantom's approval is
+// needed. Proof inside: no suffix of a real key is in ~/.claude.json,
+// while the phantom is approved.
+func TestReplayReview11ApprovedKeySuffixes(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	real := "sk-ant-api03-" + strings.Repeat("r", 60) + "REALKEYSUFFIX0123456"
+	other := "sk-ant-api03-" + strings.Repeat("o", 60) + "OTHERKEYSUFFIX012345"
+	h.write(filepath.Join(h.home, ".claude.json"), `{"hasCompletedOnboarding": true,
+		"customApiKeyResponses": {"approved": ["`+real[len(real)-20:]+`"], "rejected": ["`+other[len(other)-20:]+`"]}}`)
+	out := h.inside(proj, []string{"ANTHROPIC_API_KEY=" + real}, `cat ~/.claude.json; echo; echo "phantom=${ANTHROPIC_API_KEY: -20}"`)
+	for _, suffix := range []string{"REALKEYSUFFIX", "OTHERKEYSUFFIX"} {
+		if strings.Contains(out, suffix) {
+			t.Errorf("the last characters of a real key (%s) are inside:\n%s", suffix, out)
+		}
+	}
+	_, phantom, _ := strings.Cut(out, "phantom=")
+	if phantom = strings.TrimSpace(phantom); len(phantom) != 20 || !strings.Contains(out, `"`+phantom+`"`) {
+		t.Errorf("the phantom %q is not approved inside:\n%s", phantom, out)
+	}
+}

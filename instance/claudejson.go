@@ -88,15 +88,11 @@ func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string, alias K
 		return err
 	}
 	c.MCP = servers
-	if alias.Real != "" {
-		c.Keys = maps.Clone(c.Keys)
-		if v, ok := approveAlias(c.Keys[apiKeyResponses], alias); ok {
-			c.Keys[apiKeyResponses] = v
-		}
-	}
 	// Anything but a readable regular file here was left by the sandbox:
 	// start afresh (the write replaces it) rather than read it.
 	sandbox, _ := untrusted.ReadFile(dir, ClaudeJSONFile, claudeJSONLimit)
+	c.Keys = maps.Clone(c.Keys)
+	c.Keys[apiKeyResponses] = keyResponses(c.Keys[apiKeyResponses], sandbox, alias)
 	out, changed, err := mergeClaudeJSON(c, sandbox, trustPaths)
 	if err != nil || !changed {
 		return err
@@ -112,21 +108,38 @@ type KeyAlias struct{ Real, Phantom string }
 // or rejected, by their last 20 characters.
 const apiKeyResponses = "customApiKeyResponses"
 
-// approveAlias adds the phantom's suffix to the approved keys when the real
-// key's is there.
-func approveAlias(raw json.RawMessage, alias KeyAlias) (json.RawMessage, bool) {
-	var r map[string]json.RawMessage
-	var approved []string
-	if json.Unmarshal(raw, &r) != nil || json.Unmarshal(r["approved"], &approved) != nil {
-		return nil, false
+// keyResponses is the sandbox's record of the keys approved or rejected:
+// the phantom's alone, by its last 20 characters, approved where the host
+// approved the real key's, else as the sandbox's Claude Code answered. Never another key's: the host's record
+// holds the last 20 characters of the real key and of every key the user
+// ever answered for.
+func keyResponses(host json.RawMessage, sandbox []byte, alias KeyAlias) json.RawMessage {
+	type responses struct {
+		Approved []string `json:"approved"`
+		Rejected []string `json:"rejected"`
 	}
 	suffix := func(k string) string { return k[max(0, len(k)-20):] }
-	if !slices.Contains(approved, suffix(alias.Real)) || slices.Contains(approved, suffix(alias.Phantom)) {
-		return nil, false
+	out := responses{Approved: []string{}, Rejected: []string{}}
+	if alias.Phantom != "" {
+		phantom := suffix(alias.Phantom)
+		var h, s responses
+		json.Unmarshal(host, &h)
+		var copied map[string]json.RawMessage
+		if json.Unmarshal(sandbox, &copied) == nil {
+			json.Unmarshal(copied[apiKeyResponses], &s)
+		}
+		real := suffix(alias.Real)
+		switch {
+		case slices.Contains(h.Approved, real):
+			out.Approved = []string{phantom}
+		case slices.Contains(s.Approved, phantom):
+			out.Approved = []string{phantom}
+		case slices.Contains(s.Rejected, phantom):
+			out.Rejected = []string{phantom}
+		}
 	}
-	r["approved"], _ = json.Marshal(append(approved, suffix(alias.Phantom)))
-	out, err := json.Marshal(r)
-	return out, err == nil
+	b, _ := json.Marshal(out)
+	return b
 }
 
 // hostCarried returns what the host's ~/.claude.json carries into the

@@ -210,7 +210,8 @@ func BenchmarkSyncClaudeJSONChanged(b *testing.B) {
 
 // A phantom key is approved in the sandbox's copy exactly when the real
 // key is approved on the host, by the last 20 characters as Claude Code
-// records them; the host's file is not changed.
+// records them; no other key's characters enter; the host's file is not
+// changed.
 func TestSyncClaudeJSONKeyAlias(t *testing.T) {
 	const real, phantom = "sk-ant-api03-REAL-0123456789abcdefghij", "sk-ant-api03-ffff-claudebox-phantom00"
 	for name, c := range map[string]struct {
@@ -231,8 +232,13 @@ func TestSyncClaudeJSONKeyAlias(t *testing.T) {
 				t.Fatal(err)
 			}
 			b, _ := os.ReadFile(filepath.Join(inst, ClaudeJSONFile))
-			if got := strings.Contains(string(b), phantom[len(phantom)-20:]); got != c.approved {
+			if got := strings.Contains(string(b), `"approved":["`+phantom[len(phantom)-20:]); got != c.approved {
 				t.Errorf("phantom approved %v, want %v:\n%s", got, c.approved, b)
+			}
+			for _, other := range []string{"0123456789abcdefghij", "someone-elses-key-xx"} {
+				if strings.Contains(string(b), other) {
+					t.Errorf("the sandbox's copy holds %s, a real key's last characters:\n%s", other, b)
+				}
 			}
 			if h, _ := os.ReadFile(host); string(h) != content {
 				t.Errorf("the host's file changed: %s", h)
