@@ -25,6 +25,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/internal/idle"
 	"github.com/claudebox/claudebox/internal/pipe"
 	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/proxy"
@@ -189,6 +190,9 @@ func serve(socket string, ports Ports) error {
 			go publish(socket, n)
 		}
 	}
+	// From here it waits for connections, for the whole session: what its
+	// start used is given back once the session has run a moment.
+	time.AfterFunc(idle.After, idle.Release)
 	return relayTo(ln, socket)
 }
 

@@ -109,9 +109,8 @@ func (s *Session) supervise() error {
 	s.phases.done("sandbox start")
 	relay.Started()
 	// From here the supervisor waits, for the whole session: what its
-	// start used is given back once the session has run a second (a
-	// session that ends sooner is not slowed by it).
-	time.AfterFunc(time.Second, func() {
+	// start used is given back once the session has run a moment.
+	time.AfterFunc(idle.After, func() {
 		if s.snapshotting != nil {
 			<-s.snapshotting
 		}
