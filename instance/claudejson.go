@@ -67,12 +67,31 @@ type carried struct {
 	MCP map[string]json.RawMessage `json:"-"`
 }
 
-// SyncClaudeJSON refreshes the instance's claude.json from the host's
-// ~/.claude.json, writing atomically and only when something changed. The
-// host file is only read, and only when it changed since the last launch:
-// what was carried from it is kept in stateDir, which the sandbox never
-// sees, with the file's identity (device, inode, size, modification and
-// change times).
+// HostClaudeJSON is what the host's ~/.claude.json carries into a
+// launch's sandbox for the directories it asks about, read once for the
+// launch: from the record in the state directory when the file is
+// unchanged, else from the file itself, which SyncClaudeJSON then records.
+type HostClaudeJSON struct {
+	path, stateDir string
+	c              carried
+	fresh          bool // read from the file: to be recorded
+}
+
+// ReadHostClaudeJSON reads what the host's ~/.claude.json at hostPath
+// carries for trustPaths (the working directory and its ancestors). The
+// host file is read only when it changed since the launch that last
+// recorded it: what was carried from it is kept in stateDir, which the
+// sandbox never sees, with the file's identity (device, inode, size,
+// modification and change times). It writes nothing.
+func ReadHostClaudeJSON(hostPath, stateDir string, trustPaths []string) (HostClaudeJSON, error) {
+	c, fresh, err := hostCarried(hostPath, stateDir, trustPaths)
+	return HostClaudeJSON{path: hostPath, stateDir: stateDir, c: c, fresh: fresh}, err
+}
+
+// SyncClaudeJSON refreshes the instance's claude.json from what the host's
+// ~/.claude.json carries, writing atomically and only when something
+// changed, and records what was carried when host was read from the file.
+// A path of trustPaths host was not read for is read for now.
 //
 // alias, when set, is an API key the sandbox holds in place of the user's
 // (a phantom): Claude Code asks once per key whether to use it, and records
@@ -82,11 +101,17 @@ type carried struct {
 // servers are the MCP server definitions the launch carries: the sandbox's
 // user-scope servers become exactly these, so one the user stops naming
 // leaves with its tokens.
-func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string, alias KeyAlias, servers map[string]json.RawMessage) error {
-	c, err := hostCarried(hostPath, stateDir, trustPaths, true)
-	if err != nil {
-		return err
+func SyncClaudeJSON(host HostClaudeJSON, dir string, trustPaths []string, alias KeyAlias, servers map[string]json.RawMessage) error {
+	if !host.answers(trustPaths) {
+		var err error
+		if host, err = ReadHostClaudeJSON(host.path, host.stateDir, trustPaths); err != nil {
+			return err
+		}
 	}
+	if host.fresh {
+		host.record()
+	}
+	c := host.c
 	c.MCP = servers
 	// Anything but a readable regular file here was left by the sandbox:
 	// start afresh (the write replaces it) rather than read it.
@@ -98,6 +123,25 @@ func SyncClaudeJSON(hostPath, stateDir, dir string, trustPaths []string, alias K
 		return err
 	}
 	return untrusted.WriteFile(dir, ClaudeJSONFile, out, 0o600)
+}
+
+// answers reports whether host was read for every one of paths.
+func (host HostClaudeJSON) answers(paths []string) bool {
+	for _, p := range paths {
+		if _, ok := host.c.Trusted[p]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// record keeps what was carried, for the next launch to read instead of
+// the host file. The record only saves work: a launch that cannot write
+// it reads the host file again next time.
+func (host HostClaudeJSON) record() {
+	if b, err := json.Marshal(host.c); err == nil && os.MkdirAll(host.stateDir, 0o700) == nil {
+		untrusted.WriteFile(host.stateDir, carriedFile, b, 0o600)
+	}
 }
 
 // KeyAlias is a key the sandbox holds (Phantom) in place of the user's
@@ -145,8 +189,8 @@ func keyResponses(host json.RawMessage, sandbox []byte, alias KeyAlias) json.Raw
 // hostCarried returns what the host's ~/.claude.json carries into the
 // sandbox for trustPaths: from the record in stateDir when the file is the
 // one it was taken from and the record answers for every path, else read
-// from the file, and recorded when save is set.
-func hostCarried(hostPath, stateDir string, trustPaths []string, save bool) (carried, error) {
+// from the file (fresh).
+func hostCarried(hostPath, stateDir string, trustPaths []string) (c carried, fresh bool, err error) {
 	stamp := "absent"
 	fi, err := os.Stat(hostPath)
 	switch {
@@ -154,9 +198,8 @@ func hostCarried(hostPath, stateDir string, trustPaths []string, save bool) (car
 		st := fi.Sys().(*syscall.Stat_t)
 		stamp = fmt.Sprintf("%d:%d:%d:%d.%09d:%d.%09d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
 	case !errors.Is(err, fs.ErrNotExist):
-		return carried{}, err
+		return carried{}, false, err
 	}
-	var c carried
 	b, rerr := untrusted.ReadFile(stateDir, carriedFile, carriedLimit)
 	if rerr != nil || json.Unmarshal(b, &c) != nil || c.Stamp != stamp {
 		c = carried{Stamp: stamp}
@@ -170,62 +213,79 @@ func hostCarried(hostPath, stateDir string, trustPaths []string, save bool) (car
 		}
 	}
 	if c.Keys != nil && c.MCPUser != nil && answered {
-		return c, nil
+		return c, false, nil
 	}
 	var host []byte
 	if stamp != "absent" {
 		if host, _, err = untrusted.ReadResolved(hostPath, maxClaudeJSON); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return carried{}, err
+			return carried{}, false, err
 		}
 	}
-	c.Keys, c.Trusted = carriedKeys(host, paths)
-	user, local := mcpDefinitions(host, paths)
-	c.MCPUser, c.MCPLocal = append([]string{}, slices.Sorted(maps.Keys(user))...), map[string][]string{}
+	scan := scanClaudeJSON(host, paths)
+	c.Keys, c.Trusted = scan.keys, scan.trusted
+	c.MCPUser, c.MCPLocal = append([]string{}, slices.Sorted(maps.Keys(scan.user))...), map[string][]string{}
 	for _, p := range paths {
-		if defs, ok := local[p]; ok {
+		if defs, ok := scan.local[p]; ok {
 			c.MCPLocal[p] = slices.Sorted(maps.Keys(defs))
 		}
 	}
-	// The record only saves work: a launch that cannot write it reads the
-	// host file again next time.
-	if b, err := json.Marshal(c); save && err == nil && os.MkdirAll(stateDir, 0o700) == nil {
-		untrusted.WriteFile(stateDir, carriedFile, b, 0o600)
-	}
-	return c, nil
+	return c, true, nil
 }
 
 // carriedLimit is the most of the record claudebox reads.
 const carriedLimit = 1 << 20
 
-// carriedKeys picks the identity keys, and the trust decision for each of
-// paths, out of the host's ~/.claude.json, skipping everything else
+// claudeJSONScan is what a launch takes from the host's ~/.claude.json:
+// the identity keys, the trust decision for each asked-about path, the
+// user scope's MCP server definitions and each asked-about path's own.
+type claudeJSONScan struct {
+	keys    map[string]json.RawMessage
+	trusted map[string]bool
+	user    map[string]json.RawMessage
+	local   map[string]map[string]json.RawMessage
+}
+
+// scanClaudeJSON picks what a launch takes out of the host's
+// ~/.claude.json for paths in one walk, skipping everything else
 // unparsed: the file can be tens of megabytes, nearly all of it other
 // projects' entries. A file that does not parse carries nothing.
-func carriedKeys(host []byte, paths []string) (map[string]json.RawMessage, map[string]bool) {
-	keys := map[string]json.RawMessage{}
-	trusted := map[string]bool{}
+func scanClaudeJSON(host []byte, paths []string) claudeJSONScan {
+	s := claudeJSONScan{keys: map[string]json.RawMessage{}, trusted: map[string]bool{}, user: map[string]json.RawMessage{}, local: map[string]map[string]json.RawMessage{}}
 	for _, p := range paths {
-		trusted[p] = false
+		s.trusted[p] = false
 	}
 	jsonscan.Members(host, func(key string, val []byte) {
-		if slices.Contains(identityKeys, key) && json.Valid(val) {
-			keys[key] = json.RawMessage(val)
-		}
-		if key != "projects" {
-			return
-		}
-		jsonscan.Members(val, func(path string, project []byte) {
-			if _, asked := trusted[path]; !asked {
-				return
+		switch {
+		case slices.Contains(identityKeys, key):
+			if json.Valid(val) {
+				s.keys[key] = json.RawMessage(val)
 			}
-			jsonscan.Members(project, func(k string, v []byte) {
-				if k == "hasTrustDialogAccepted" {
-					trusted[path] = string(v) == "true"
+		case key == mcpServersKey:
+			s.user = mcpServers(val)
+		case key == "projects":
+			jsonscan.Members(val, func(path string, project []byte) {
+				if _, asked := s.trusted[path]; !asked {
+					return
 				}
+				jsonscan.Members(project, func(k string, v []byte) {
+					switch k {
+					case "hasTrustDialogAccepted":
+						s.trusted[path] = string(v) == "true"
+					case mcpServersKey:
+						s.local[path] = mcpServers(v)
+					}
+				})
 			})
-		})
+		}
 	})
-	return keys, trusted
+	return s
+}
+
+// carriedKeys picks the identity keys, and the trust decision for each of
+// paths, out of the host's ~/.claude.json.
+func carriedKeys(host []byte, paths []string) (map[string]json.RawMessage, map[string]bool) {
+	s := scanClaudeJSON(host, paths)
+	return s.keys, s.trusted
 }
 
 // mergeClaudeJSON returns the sandbox copy updated with the carried keys and

@@ -142,7 +142,7 @@ func TestSyncClaudeJSONReadsHostOnlyWhenChanged(t *testing.T) {
 		return s.Theme
 	}
 	sync := func() {
-		if err := SyncClaudeJSON(host, state, inst, []string{"/w", "/"}, KeyAlias{}, nil); err != nil {
+		if err := SyncClaudeJSON(HostClaudeJSON{path: host, stateDir: state}, inst, []string{"/w", "/"}, KeyAlias{}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -177,11 +177,11 @@ func BenchmarkSyncClaudeJSON(b *testing.B) {
 			os.WriteFile(host, hostClaudeJSON(size), 0o600)
 			os.MkdirAll(inst, 0o700)
 			trust := []string{"/home/u/proj/sub", "/home/u/proj", "/home/u", "/home", "/"}
-			if err := SyncClaudeJSON(host, state, inst, trust, KeyAlias{}, nil); err != nil {
+			if err := SyncClaudeJSON(HostClaudeJSON{path: host, stateDir: state}, inst, trust, KeyAlias{}, nil); err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				if err := SyncClaudeJSON(host, state, inst, trust, KeyAlias{}, nil); err != nil {
+				if err := SyncClaudeJSON(HostClaudeJSON{path: host, stateDir: state}, inst, trust, KeyAlias{}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -200,7 +200,7 @@ func BenchmarkSyncClaudeJSONChanged(b *testing.B) {
 			os.MkdirAll(inst, 0o700)
 			for b.Loop() {
 				os.Remove(filepath.Join(state, carriedFile))
-				if err := SyncClaudeJSON(host, state, inst, []string{"/home/u/proj", "/"}, KeyAlias{}, nil); err != nil {
+				if err := SyncClaudeJSON(HostClaudeJSON{path: host, stateDir: state}, inst, []string{"/home/u/proj", "/"}, KeyAlias{}, nil); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -228,7 +228,7 @@ func TestSyncClaudeJSONKeyAlias(t *testing.T) {
 			os.WriteFile(host, []byte(content), 0o600)
 			inst := filepath.Join(dir, "inst")
 			os.Mkdir(inst, 0o700)
-			if err := SyncClaudeJSON(host, filepath.Join(dir, "state"), inst, []string{"/"}, KeyAlias{Real: real, Phantom: phantom}, nil); err != nil {
+			if err := SyncClaudeJSON(HostClaudeJSON{path: host, stateDir: filepath.Join(dir, "state")}, inst, []string{"/"}, KeyAlias{Real: real, Phantom: phantom}, nil); err != nil {
 				t.Fatal(err)
 			}
 			b, _ := os.ReadFile(filepath.Join(inst, ClaudeJSONFile))

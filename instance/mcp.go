@@ -47,9 +47,10 @@ func HostMCPServers(hostPath string, paths []string) (map[string]json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	user, local := mcpDefinitions(host, paths)
+	scan := scanClaudeJSON(host, paths)
+	user := scan.user
 	for _, p := range paths {
-		if defs, ok := local[p]; ok {
+		if defs, ok := scan.local[p]; ok {
 			maps.Copy(user, defs)
 			break
 		}
@@ -57,56 +58,30 @@ func HostMCPServers(hostPath string, paths []string) (map[string]json.RawMessage
 	return user, nil
 }
 
-// OfferedMCPNames returns the names of the servers HostMCPServers would
-// offer, sorted, from the record of what was carried when the host file is
-// unchanged: a launch that carries none still names them, at no cost
-// whatever the file's size. It writes nothing.
-func OfferedMCPNames(hostPath, stateDir string, paths []string) ([]string, error) {
-	c, err := hostCarried(hostPath, stateDir, paths, false)
-	if err != nil {
-		return nil, err
-	}
-	names := slices.Clone(c.MCPUser)
+// MCPNames returns the names of the servers HostMCPServers would offer for
+// the paths host was read for, sorted: a launch that carries none still
+// names them, from the record at no cost whatever the file's size when
+// the file is unchanged.
+func (host HostClaudeJSON) MCPNames(paths []string) []string {
+	names := slices.Clone(host.c.MCPUser)
 	for _, p := range paths {
-		if local, ok := c.MCPLocal[p]; ok {
+		if local, ok := host.c.MCPLocal[p]; ok {
 			names = append(names, local...)
 			break
 		}
 	}
 	slices.Sort(names)
-	return slices.Compact(names), nil
+	return slices.Compact(names)
 }
 
-// mcpDefinitions scans the host file for the user scope's definitions and
-// those of each of paths that has its own, keeping only well-named
-// objects; other projects' entries are skipped unparsed.
-func mcpDefinitions(host []byte, paths []string) (user map[string]json.RawMessage, local map[string]map[string]json.RawMessage) {
-	defs := func(b []byte) map[string]json.RawMessage {
-		m := map[string]json.RawMessage{}
-		jsonscan.Members(b, func(name string, def []byte) {
-			if ValidServerName(name) && len(def) > 0 && def[0] == '{' && json.Valid(def) {
-				m[name] = json.RawMessage(def)
-			}
-		})
-		return m
-	}
-	user, local = map[string]json.RawMessage{}, map[string]map[string]json.RawMessage{}
-	jsonscan.Members(host, func(key string, val []byte) {
-		switch key {
-		case mcpServersKey:
-			user = defs(val)
-		case "projects":
-			jsonscan.Members(val, func(path string, project []byte) {
-				if !slices.Contains(paths, path) {
-					return
-				}
-				jsonscan.Members(project, func(k string, v []byte) {
-					if k == mcpServersKey {
-						local[path] = defs(v)
-					}
-				})
-			})
+// mcpServers are the well-named definitions among an mcpServers object's
+// members, each a valid object.
+func mcpServers(b []byte) map[string]json.RawMessage {
+	m := map[string]json.RawMessage{}
+	jsonscan.Members(b, func(name string, def []byte) {
+		if ValidServerName(name) && len(def) > 0 && def[0] == '{' && json.Valid(def) {
+			m[name] = json.RawMessage(def)
 		}
 	})
-	return user, local
+	return m
 }

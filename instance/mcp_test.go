@@ -23,8 +23,9 @@ func TestHostMCPServers(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("offered %s, want %s", got, want)
 	}
-	names, err := OfferedMCPNames(host, t.TempDir(), []string{"/p/sub/dir", "/p/sub", "/p", "/"})
-	if err != nil || !reflect.DeepEqual(names, []string{"both", "l", "u"}) {
+	trust := []string{"/p/sub/dir", "/p/sub", "/p", "/"}
+	read, err := ReadHostClaudeJSON(host, t.TempDir(), trust)
+	if names := read.MCPNames(trust); err != nil || !reflect.DeepEqual(names, []string{"both", "l", "u"}) {
 		t.Errorf("offered names %q, %v", names, err)
 	}
 	if got, err := HostMCPServers(host+".absent", nil); err != nil || got != nil {
@@ -65,12 +66,14 @@ func BenchmarkOfferedMCPNames(b *testing.B) {
 	os.WriteFile(host, hostClaudeJSON(25_000_000), 0o600)
 	os.MkdirAll(inst, 0o700)
 	trust := []string{"/home/u/proj", "/home/u", "/"}
-	if err := SyncClaudeJSON(host, state, inst, trust, KeyAlias{}, nil); err != nil {
+	if err := SyncClaudeJSON(HostClaudeJSON{path: host, stateDir: state}, inst, trust, KeyAlias{}, nil); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := OfferedMCPNames(host, state, trust); err != nil {
+		read, err := ReadHostClaudeJSON(host, state, trust)
+		if err != nil {
 			b.Fatal(err)
 		}
+		read.MCPNames(trust)
 	}
 }

@@ -115,6 +115,9 @@ type Session struct {
 	// were not asked for.
 	mcp        map[string]json.RawMessage
 	leftOutMCP []string
+	// claudeJSON is what the host's ~/.claude.json carries, read once for
+	// the launch.
+	claudeJSON instance.HostClaudeJSON
 	// agentMCP names the servers of another agent's configuration carried
 	// into its copy.
 	agentMCP []string
@@ -328,7 +331,7 @@ func Prepare(o Options) (*Session, error) {
 	s := &Session{
 		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, runFiles: runFiles, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
-		mcp: servers, agentMCP: agentMCP, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
+		mcp: servers, claudeJSON: mcp.claudeJSON, agentMCP: agentMCP, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
 		probedWorktrees: worktrees,
 	}
 	if agentConf != nil {
@@ -407,16 +410,23 @@ func resolveEnv(home string, conf config.Launch) (environment.Env, error) {
 // hostMCP is what the host's ~/.claude.json offers this project (or, for
 // another agent, its own configuration file): the servers' names, and
 // their definitions when any is asked for. agents says they are another
-// agent's.
+// agent's. claudeJSON is what ~/.claude.json carries, read once for the
+// launch (the instance's claude.json is made for every agent).
 type hostMCP struct {
-	names   []string
-	offered map[string]json.RawMessage
-	agents  bool
+	names      []string
+	offered    map[string]json.RawMessage
+	agents     bool
+	claudeJSON instance.HostClaudeJSON
 }
 
 func offeredMCP(home, stateDir, cwd string, conf config.Launch, a agent.Agent, shell bool) (hostMCP, error) {
+	hostClaudeJSON := filepath.Join(home, ".claude.json")
+	claudeJSON, err := instance.ReadHostClaudeJSON(hostClaudeJSON, stateDir, trustPaths(cwd))
+	if err != nil {
+		return hostMCP{}, err
+	}
 	if !a.IsClaude() && !shell {
-		m := hostMCP{offered: a.MCPServers(home), agents: true}
+		m := hostMCP{offered: a.MCPServers(home), agents: true, claudeJSON: claudeJSON}
 		m.names = slices.Sorted(maps.Keys(m.offered))
 		for _, name := range conf.MCP {
 			if m.offered[name.Name] == nil {
@@ -426,12 +436,7 @@ func offeredMCP(home, stateDir, cwd string, conf config.Launch, a agent.Agent, s
 		}
 		return m, nil
 	}
-	hostClaudeJSON := filepath.Join(home, ".claude.json")
-	var m hostMCP
-	var err error
-	if m.names, err = instance.OfferedMCPNames(hostClaudeJSON, stateDir, trustPaths(cwd)); err != nil {
-		return m, err
-	}
+	m := hostMCP{names: claudeJSON.MCPNames(trustPaths(cwd)), claudeJSON: claudeJSON}
 	if len(conf.MCP) > 0 {
 		m.offered, err = instance.HostMCPServers(hostClaudeJSON, trustPaths(cwd))
 	}
@@ -694,7 +699,7 @@ func (s *Session) fill(dir string) error {
 		real, _ := s.cred.Token(context.Background())
 		alias = instance.KeyAlias{Real: real, Phantom: s.proxy.Phantom}
 	}
-	if err := instance.SyncClaudeJSON(filepath.Join(s.home, ".claude.json"), s.stateDir, dir, trustPaths(s.plan.Chdir), alias, s.mcp); err != nil {
+	if err := instance.SyncClaudeJSON(s.claudeJSON, dir, trustPaths(s.plan.Chdir), alias, s.mcp); err != nil {
 		return err
 	}
 	var paths []string

@@ -9,6 +9,7 @@
 package untrusted
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -171,7 +172,11 @@ func readOpen(f *os.File, fi fs.FileInfo, limit int64) ([]byte, error) {
 	if fi.Size() > limit {
 		return nil, tooLarge
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	// Sized by the file's own size (within limit, above): a buffer grown
+	// as it fills copied a 25 MB ~/.claude.json over and over.
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	_, err := buf.ReadFrom(io.LimitReader(f, limit+1))
+	b := buf.Bytes()
 	if err == nil && int64(len(b)) > limit {
 		return nil, tooLarge
 	}
