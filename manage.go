@@ -174,7 +174,11 @@ func writeWorktrees(w io.Writer, state string) {
 		return
 	}
 	main, linked, _, err := worktrees(p)
-	if err != nil || len(linked) == 0 {
+	if err != nil {
+		printable.Say(os.Stderr, "claudebox: the worktrees of %s are not listed: %v", p.Root, err)
+		return
+	}
+	if len(linked) == 0 {
 		return
 	}
 	done := map[string]bool{}

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // forgeIndexStat is a script that writes into .git/index, for each path
@@ -83,5 +84,54 @@ func TestReplayReview11ApprovedKeySuffixes(t *testing.T) {
 	_, phantom, _ := strings.Cut(out, "phantom=")
 	if phantom = strings.TrimSpace(phantom); len(phantom) != 20 || !strings.Contains(out, `"`+phantom+`"`) {
 		t.Errorf("the phantom %q is not approved inside:\n%s", phantom, out)
+	}
+}
+
+// TestReplayReview11WorktreeListFIFO: while a session runs, it plants
+// .git/worktrees/x whose gitdir is a FIFO. git worktree list opens it to
+// read where the worktree is and waits forever for a writer; claudebox
+// --list and -w ran git worktree list, and hung with it (as --gc does,
+// after a killed session left it). Host-side proof: both answer in
+// bounded time, -w refusing, naming the FIFO.
+func TestReplayReview11WorktreeListFIFO(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	_, aOut, aExited := startSession(t, h, proj, `
+		mkdir -p .git/worktrees/x && cd .git/worktrees/x
+		mkfifo gitdir; echo 'ref: refs/heads/x' > HEAD; echo ../.. > commondir
+		cd ../../..; touch started
+		while ! test -e done; do sleep 0.05; done`)
+	if len(aExited) > 0 {
+		t.Fatalf("the planting session ended early:\n%s", aOut)
+	}
+	bounded := func(args ...string) (string, error) {
+		c := h.command(proj, nil, "claudebox", args...)
+		var out strings.Builder
+		c.Stdout, c.Stderr = &out, &out
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- c.Wait() }()
+		select {
+		case err := <-exited:
+			return out.String(), err
+		case <-time.After(60 * time.Second):
+			c.Process.Kill()
+			<-exited
+			t.Errorf("claudebox %s hung on the planted FIFO:\n%s", strings.Join(args, " "), out.String())
+			return "", nil
+		}
+	}
+	if out, err := bounded("--list"); err != nil {
+		t.Errorf("claudebox --list: %v\n%s", err, out)
+	}
+	if out, err := bounded("-w", "task", "--dry-run"); err == nil || !strings.Contains(out, "gitdir") {
+		t.Errorf("claudebox -w task did not refuse, naming the FIFO: %v\n%s", err, out)
+	}
+	done(t, proj)
+	if err := <-aExited; err != nil {
+		t.Fatalf("the planting session: %v\n%s", err, aOut)
 	}
 }

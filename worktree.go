@@ -2,18 +2,22 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // taskWorktree finds the linked worktree of branch name in the repository
@@ -169,6 +173,9 @@ func parseWorktrees(list string) []worktree {
 // running git would obey that directory's configuration.
 // The entries left out are planted: they are returned apart, to be named.
 func worktrees(p instance.Project) (main worktree, linked, planted []worktree, err error) {
+	if path := waitingEntry(p.CommonDir); path != "" {
+		return worktree{}, nil, nil, hint.Errorf("if you did not make it, remove it: rm "+mount.Quote(path), "git would wait forever to read %s, which is not a file (a FIFO a session left)", printable.Escape(path))
+	}
 	list, err := git(p.Root, "worktree", "list", "--porcelain")
 	if err != nil {
 		return worktree{}, nil, nil, err
@@ -188,12 +195,53 @@ func worktrees(p instance.Project) (main worktree, linked, planted []worktree, e
 	return main, linked, planted, nil
 }
 
-// git runs the host's git in dir, as the user would there.
+// waitingEntry names what git reads of the repository's worktrees (each
+// worktree's record in commonDir/worktrees, and HEAD) that it would open
+// and wait on forever: a FIFO or a device, which a session can leave
+// there. "" when there is none.
+func waitingEntry(commonDir string) string {
+	if commonDir == "" {
+		return ""
+	}
+	check := []string{filepath.Join(commonDir, "HEAD")}
+	records, _ := untrusted.ReadDir(commonDir, "worktrees")
+	for _, r := range records {
+		rel := filepath.Join("worktrees", r.Name())
+		check = append(check, filepath.Join(commonDir, rel))
+		files, _ := untrusted.ReadDir(commonDir, rel)
+		for _, f := range files {
+			check = append(check, filepath.Join(commonDir, rel, f.Name()))
+		}
+	}
+	for _, path := range check {
+		if fi, err := os.Stat(path); err == nil && fi.Mode()&(os.ModeNamedPipe|os.ModeDevice) != 0 {
+			return path
+		}
+	}
+	return ""
+}
+
+// gitLimit bounds how long a git query on the project may take: a FIFO
+// made where git reads (while a session runs, after the look for one)
+// would otherwise hold the command forever.
+const gitLimit = time.Minute
+
+// git runs the host's git in dir, as the user would there; a query
+// (anything but adding or removing a worktree, which may check out a
+// large tree) is stopped after gitLimit.
 func git(dir string, args ...string) (string, error) {
 	var out, stderr bytes.Buffer
-	c := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if len(args) < 2 || args[0] != "worktree" || args[1] != "add" && args[1] != "remove" {
+		ctx, cancel = context.WithTimeout(ctx, gitLimit)
+	}
+	defer cancel()
+	c := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	c.Stdout, c.Stderr = &out, &stderr
 	if err := c.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("git %s did not answer in %v (a FIFO a session left where git reads?)", args[0], gitLimit)
+		}
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {
 			msg = err.Error()
