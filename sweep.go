@@ -7,12 +7,15 @@ import (
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/session"
 )
 
 // sweepKilled removes what sessions whose supervisor was killed left in
 // the users' projects, before any command on the host, and says so in one
-// line: the stand-ins do not wait for the next launch in their project.
+// line: the stand-ins do not wait for the next launch in their project;
+// and says what such a session's exit audit moved aside before it could.
 func sweepKilled(state string) {
+	session.SayUnsaidMoves(state)
 	removed := instance.SweepKilled(state)
 	if len(removed) == 0 {
 		return

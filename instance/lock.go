@@ -315,6 +315,10 @@ func ownedElsewhere(live, ours string) (map[string]bool, error) {
 // instance hash in live. A lock that cannot be opened counts as held: a
 // launch makes the lock before the record, and a killed supervisor's lock
 // stays, free.
+// Running says whether a session of the instance named hash runs, or a
+// cleanup or move holds its lock, under the state directory.
+func Running(state, hash string) bool { return held(filepath.Join(state, liveDir), hash) }
+
 func held(live, hash string) bool {
 	f, err := os.OpenFile(filepath.Join(live, hash+".lock"), os.O_RDONLY|unix.O_NOFOLLOW, 0)
 	if err != nil {

@@ -3,11 +3,13 @@ package session
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/printable"
 )
 
 // minFreeState is the room a launch needs in claudebox's state directory:
@@ -43,4 +45,14 @@ func checkStateSpace(state string) error {
 func fullDisk(state, what string) error {
 	return hint.Errorf("free some space there (claudebox --gc removes the instances of projects that are gone)",
 		"the disk holding %s is full (%s)", state, what)
+}
+
+// sayFullDisk says, at a session's end, that the state directory's disk
+// is full, naming it: what the session wrote there may be cut short, and
+// the next launch refuses until there is room.
+func sayFullDisk(state string) {
+	if err := checkStateSpace(state); err != nil {
+		printable.Say(os.Stderr, "claudebox: %v: what the session wrote there (its conversation, the prompt history, what the exit audit moved aside) may be cut short", err)
+		printable.Say(os.Stderr, "hint: %s", hint.Of(err))
+	}
 }

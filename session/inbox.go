@@ -28,7 +28,11 @@ type inboxRecord struct {
 // What it wrote there is recorded in claudebox's state, out of every
 // sandbox's reach: the only files it replaces or removes. A failure is
 // reported and ends nothing.
-func (s *Session) ExportInbox() {
+func (s *Session) ExportInbox() { s.exportInbox(nil) }
+
+// exportInbox is ExportInbox; at a session's end the fault tests hold it
+// (phases) between the files and their record.
+func (s *Session) exportInbox(phases *phases) {
 	if s.exportDir == "" {
 		return
 	}
@@ -56,6 +60,7 @@ func (s *Session) ExportInbox() {
 	if err == nil {
 		_, err = transcript.Sync(s.exportDir, project, s.plan.Instance, record.Exports, opt)
 	}
+	phases.hold("exported")
 	if record.Project != before.Project || !maps.Equal(before.Exports, record.Exports) {
 		b, _ := json.Marshal(record)
 		if werr := os.MkdirAll(dir, 0o700); werr != nil {

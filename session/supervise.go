@@ -143,8 +143,9 @@ func (s *Session) supervise() error {
 	s.leave(lock, watcher.Wait)
 	watcher.Wait()
 	s.phases.done("exit audit and cleanup")
-	s.ExportInbox()
+	s.exportInbox(s.phases)
 	s.phases.done("export")
+	sayFullDisk(s.stateDir)
 	if failed := bwrapFailed(watcher, err); failed != nil {
 		return failed
 	}
@@ -491,9 +492,10 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 		return
 	}
 	dest := filepath.Join(s.stateDir, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000Z"))
-	moved, err := audit.MoveAside(root, dest, d.Units)
+	moved, said, err := moveAside(root, dest, d.Units)
 	printable.Say(w, "claudebox: %s/: %s files changed, %s packages moved aside to %s: %s", rel, count(d.Files), count(len(moved)), mount.Quote(filepath.Join(dest, rel)), strings.Join(names, ", "))
 	printable.Say(w, "hint: the host runs what is installed there, and git shows none of it; to install it again from your lockfile (read git diff first): %s", install)
+	said()
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			printable.Say(w, "claudebox: left in place, could not move it aside: %s", line)
@@ -555,7 +557,8 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 		return
 	}
 	dest := filepath.Join(s.stateDir, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000Z"))
-	moved, err := audit.MoveAside(root, dest, found)
+	moved, said, err := moveAside(root, dest, found)
+	s.phases.hold("moved aside")
 	if len(moved) > 0 {
 		printable.Say(w, "claudebox: moved aside what the session left that the host would run or obey:")
 		for _, m := range moved {
@@ -565,6 +568,7 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 		}
 		printable.Say(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
 	}
+	said()
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			printable.Say(w, "claudebox: left in place, could not move it aside: %s", line)

@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/printable"
 )
@@ -15,9 +18,11 @@ import (
 // launch can be reported with numbers.
 const TraceVariable = "CLAUDEBOX_TRACE"
 
-// holdVariable, beside TraceVariable, names a phase after which the
-// supervisor says so and stops for good: the fault tests kill a process
-// there. It is the host's own environment, which no sandbox sets.
+// holdVariable, beside TraceVariable, names a phase (or a point inside
+// one, see hold) after which the supervisor says so and stops until a
+// SIGUSR1: the fault tests kill a process there, and let the supervisor go
+// on when the victim was another. It is the host's own environment, which
+// no sandbox sets.
 const holdVariable = "CLAUDEBOX_TRACE_HOLD"
 
 // phases times a launch, phase after phase; nil when not asked for.
@@ -42,12 +47,20 @@ func (p *phases) done(name string) {
 	now := time.Now()
 	p.names, p.took = append(p.names, name), append(p.took, now.Sub(p.last))
 	p.last = now
-	if os.Getenv(holdVariable) == name {
-		printable.Say(os.Stderr, "claudebox: trace: holding after %s", name)
-		for {
-			time.Sleep(time.Hour)
-		}
+	p.hold(name)
+}
+
+// hold stops the supervisor at the point called name if holdVariable names
+// it, until a SIGUSR1.
+func (p *phases) hold(name string) {
+	if p == nil || os.Getenv(holdVariable) != name {
+		return
 	}
+	resume := make(chan os.Signal, 1)
+	signal.Notify(resume, unix.SIGUSR1)
+	defer signal.Stop(resume)
+	printable.Say(os.Stderr, "claudebox: trace: holding after %s", name)
+	<-resume
 }
 
 // report writes the phases on one line.

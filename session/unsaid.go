@@ -1,0 +1,82 @@
+package session
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// unsaidSuffix names, beside a folder of <state>/moved-aside/<hash>/, the
+// record of what the exit audit moves there: written before it moves,
+// removed once it said so. A supervisor killed between the two leaves it,
+// and the next claudebox command says what was moved (SayUnsaidMoves):
+// nothing of the user's is moved without a word.
+const unsaidSuffix = ".unsaid"
+
+// unsaidLimit bounds the record read back: a line for each path moved.
+const unsaidLimit = 16 << 20
+
+// moveAside moves paths, beneath root, aside into dest (audit.MoveAside),
+// recording first what it moves until said is called. A record that
+// cannot be written (a full disk) does not stop the move, which the
+// session then says as before.
+func moveAside(root, dest string, paths []string) (moved []audit.Moved, said func(), err error) {
+	var planned []audit.Moved
+	for _, p := range paths {
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+			planned = append(planned, audit.Moved{From: p, To: filepath.Join(dest, rel)})
+		}
+	}
+	record := dest + unsaidSuffix
+	if b, err := json.Marshal(planned); err == nil && os.MkdirAll(filepath.Dir(dest), 0o700) == nil {
+		os.WriteFile(record, b, 0o600)
+	}
+	moved, err = audit.MoveAside(root, dest, paths)
+	return moved, func() { os.Remove(record) }, err
+}
+
+// SayUnsaidMoves says what exit audits whose supervisor was killed moved
+// aside without saying so, with the commands that put each back, and then
+// forgets the records: those of projects no session runs in (an audit
+// holds its project's lock).
+func SayUnsaidMoves(state string) {
+	records, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", "*"+unsaidSuffix))
+	for _, record := range records {
+		hash := filepath.Base(filepath.Dir(record))
+		if !instance.IsHash(hash) || instance.Running(state, hash) {
+			continue
+		}
+		b, err := untrusted.ReadFile(filepath.Dir(record), filepath.Base(record), unsaidLimit)
+		var planned []audit.Moved
+		if err != nil || json.Unmarshal(b, &planned) != nil {
+			os.Remove(record)
+			continue
+		}
+		var moved []audit.Moved
+		for _, m := range planned {
+			// There now, and no longer in the project: moved (a copy across
+			// filesystems cut short left the project's in place).
+			_, there := os.Lstat(m.To)
+			_, left := os.Lstat(m.From)
+			if there == nil && os.IsNotExist(left) && strings.HasPrefix(m.To, strings.TrimSuffix(record, unsaidSuffix)+"/") {
+				moved = append(moved, m)
+			}
+		}
+		if len(moved) > 0 {
+			printable.Say(os.Stderr, "claudebox: a session killed in its exit audit moved aside what it left that the host would run or obey:")
+			for _, m := range moved {
+				printable.Say(os.Stderr, "  %s", mount.Quote(m.From))
+				printable.Say(os.Stderr, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
+			}
+			printable.Say(os.Stderr, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
+		}
+		os.Remove(record)
+	}
+}
