@@ -323,8 +323,12 @@ func TestReplayFaultsTwentySessions(t *testing.T) {
 	state := filepath.Join(h.home, ".claudebox")
 	inst := instance.Dir(state, proj)
 	const sessions = 20
-	var outs [sessions]strings.Builder
-	exited := make(chan error, sessions)
+	var outs [sessions]lockedBuffer
+	type ended struct {
+		i   int
+		err error
+	}
+	exited := make(chan ended, sessions)
 	for i := range sessions {
 		script := fmt.Sprintf(`echo '{"display":"prompt %d"}' >> "$HOME/.claude/history.jsonl"; touch started%d; while ! test -e done; do sleep 0.05; done`, i, i)
 		c := h.command(proj, nil, "claudebox", "--shell", "-c", script)
@@ -333,22 +337,23 @@ func TestReplayFaultsTwentySessions(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Process.Kill() })
-		go func() { exited <- c.Wait() }()
+		go func() { exited <- ended{i, c.Wait()} }()
 	}
 	waitFor(t, "every session to start", func() bool {
 		n, _ := filepath.Glob(filepath.Join(proj, "started*"))
 		return len(n) == sessions || len(exited) > 0
 	})
 	if len(exited) > 0 {
-		t.Fatalf("a session ended early: %v", <-exited)
+		e := <-exited
+		t.Fatalf("session %d ended early: %v\n%s", e.i, e.err, outs[e.i].String())
 	}
 	if !instance.IsPlaceholder(filepath.Join(proj, ".envrc")) {
 		t.Error("the stand-in of .envrc is not there while the sessions run")
 	}
 	h.write(filepath.Join(proj, "done"), "")
 	for range sessions {
-		if err := <-exited; err != nil {
-			t.Errorf("a session: %v", err)
+		if e := <-exited; e.err != nil {
+			t.Errorf("session %d: %v\n%s", e.i, e.err, outs[e.i].String())
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl"))
