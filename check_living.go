@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/mount"
@@ -32,8 +34,12 @@ func checkBranches(plan mount.Plan) []checkResult {
 	if len(protected) == 0 || plan.Project.GitDir == "" {
 		return nil
 	}
+	// A FIFO the session left where git reads (a loose branch in
+	// .git/refs, an object) would hold git, and --check, forever.
+	ctx, cancel := context.WithTimeout(context.Background(), branchesLimit)
+	defer cancel()
 	git := func(args ...string) ([]string, bool) {
-		out, err := exec.Command("git", append([]string{"--no-optional-locks", "-C", root}, args...)...).Output()
+		out, err := exec.CommandContext(ctx, "git", append([]string{"--no-optional-locks", "-C", root}, args...)...).Output()
 		if err != nil {
 			return nil, false
 		}
@@ -62,8 +68,18 @@ func checkBranches(plan mount.Plan) []checkResult {
 			"switch branches, merge and pull on the host while it differs",
 		})
 	}
+	if ctx.Err() != nil {
+		lines = append(lines, checkResult{
+			"branches", "warn",
+			fmt.Sprintf("git did not answer in %v: the branches were not all compared", branchesLimit),
+			"look in .git for a FIFO a session left (find .git -type p), and remove it",
+		})
+	}
 	return lines
 }
+
+// branchesLimit bounds the comparison of the branches, a diagnosis.
+const branchesLimit = 20 * time.Second
 
 // checkPendingPermissions says when permission rules saved inside wait
 // for claudebox --keep-permissions.

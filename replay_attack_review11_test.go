@@ -105,33 +105,74 @@ func TestReplayReview11WorktreeListFIFO(t *testing.T) {
 	if len(aExited) > 0 {
 		t.Fatalf("the planting session ended early:\n%s", aOut)
 	}
-	bounded := func(args ...string) (string, error) {
-		c := h.command(proj, nil, "claudebox", args...)
-		var out strings.Builder
-		c.Stdout, c.Stderr = &out, &out
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- c.Wait() }()
-		select {
-		case err := <-exited:
-			return out.String(), err
-		case <-time.After(60 * time.Second):
-			c.Process.Kill()
-			<-exited
-			t.Errorf("claudebox %s hung on the planted FIFO:\n%s", strings.Join(args, " "), out.String())
-			return "", nil
-		}
-	}
-	if out, err := bounded("--list"); err != nil {
+	if out, err := bounded(t, h, proj, "--list"); err != nil {
 		t.Errorf("claudebox --list: %v\n%s", err, out)
 	}
-	if out, err := bounded("-w", "task", "--dry-run"); err == nil || !strings.Contains(out, "gitdir") {
+	if out, err := bounded(t, h, proj, "-w", "task", "--dry-run"); err == nil || !strings.Contains(out, "gitdir") {
 		t.Errorf("claudebox -w task did not refuse, naming the FIFO: %v\n%s", err, out)
 	}
 	done(t, proj)
 	if err := <-aExited; err != nil {
 		t.Fatalf("the planting session: %v\n%s", err, aOut)
 	}
+}
+
+// bounded runs claudebox with args in dir, and fails the test if it has
+// not ended after a minute (what the sandbox left made it wait forever).
+func bounded(t *testing.T, h *e2eHost, dir string, args ...string) (string, error) {
+	t.Helper()
+	c := h.command(dir, nil, "claudebox", args...)
+	var out strings.Builder
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	select {
+	case err := <-exited:
+		return out.String(), err
+	case <-time.After(time.Minute):
+		c.Process.Kill()
+		<-exited
+		t.Errorf("claudebox %s hung on what the sandbox left:\n%s", strings.Join(args, " "), out.String())
+		return "", nil
+	}
+}
+
+// TestReplayReview11CheckRefFIFO: the session leaves a FIFO as a loose
+// branch, .git/refs/heads/evil, which the exit audit does not look at.
+// claudebox --check lists the local branches (git for-each-ref), which
+// opens it and waits forever, in a project that tracks a protected file
+// (.envrc). Host-side proof: --check ends, saying the branches were not
+// all compared.
+func TestReplayReview11CheckRefFIFO(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, ".envrc"), "export A=1\n")
+	h.run(proj, nil, "git", "add", ".envrc")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "envrc")
+	h.inside(proj, nil, `mkfifo .git/refs/heads/evil`)
+	if out, _ := bounded(t, h, proj, "--check"); !strings.Contains(out, "branches were not all compared") {
+		t.Errorf("--check did not say git did not answer:\n%s", out)
+	}
+}
+
+// TestReplayReview11UndoObjectFIFO: a snapshot of a clean checkout is
+// the tree of HEAD, which the project's objects hold (the store reads
+// them through its alternates, and does not copy them). The session
+// replaces that tree's loose object with a FIFO, which the exit audit
+// does not look at: claudebox --undo, which the user runs to undo the
+// session, had git read it and wait forever. Host-side proof: --undo
+// --dry-run and --undo -y end.
+func TestReplayReview11UndoObjectFIFO(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.inside(proj, nil, `sleep 1; echo edited > README
+		T=$(git rev-parse HEAD^{tree}); f=.git/objects/${T:0:2}/${T:2}
+		rm -f "$f"; mkfifo "$f"`)
+	bounded(t, h, proj, "--undo", "--dry-run")
+	bounded(t, h, proj, "--undo", "-y")
 }

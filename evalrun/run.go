@@ -318,7 +318,11 @@ func inputCommit(p instance.Project) string {
 	if p.GitDir == "" {
 		return ""
 	}
-	out, err := exec.Command("git", "-C", p.Checkout, "rev-parse", "--verify", "-q", "HEAD").Output()
+	// A FIFO a session left where git reads (a loose branch) would hold
+	// it forever.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "git", "-C", p.Checkout, "rev-parse", "--verify", "-q", "HEAD").Output()
 	if err != nil {
 		return ""
 	}

@@ -10,6 +10,7 @@ package undo
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -30,8 +32,11 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/parallel"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -242,19 +247,34 @@ func (st store) init(p instance.Project) error {
 	return os.WriteFile(filepath.Join(st.gitDir, "info", "exclude"), exclude, 0o600)
 }
 
+// gitLimit bounds each git command on the store: the objects it reads
+// through the project's (and the checkout's files) are the session's to
+// replace, and a FIFO there would hold git forever. Hashing a large
+// checkout's changes (git add) may take longer.
+const gitLimit, addLimit = time.Minute, 10 * time.Minute
+
 // git runs git on the store for the work tree checkout, with index; in,
 // when not nil, is its standard input.
 func (st store) git(checkout, index string, in io.Reader, args ...string) (string, error) {
+	limit := gitLimit
+	if args[0] == "add" {
+		limit = addLimit
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
 	// The untracked cache in the store's index skips the directories whose
 	// status (ctime included, which nothing can set back) has not changed
 	// since the last snapshot: the second snapshot of a large tree costs
 	// half of the first.
-	c := exec.Command("git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.untrackedCache=true", "-c", "core.trustctime=true"}, args...)...)
+	c := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.untrackedCache=true", "-c", "core.trustctime=true"}, args...)...)
 	c.Dir = checkout
 	c.Env = append(os.Environ(), "GIT_DIR="+st.gitDir, "GIT_WORK_TREE="+checkout, "GIT_INDEX_FILE="+index, "GIT_OPTIONAL_LOCKS=0")
 	var out, stderr bytes.Buffer
 	c.Stdin, c.Stdout, c.Stderr = in, &out, &stderr
 	if err := c.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", fmt.Errorf("git %s did not answer in %v (a FIFO a session left among the repository's objects or files?)", args[0], limit)
+		}
 		return "", fmt.Errorf("git %s: %v: %s", args[0], err, firstLine(stderr.String()))
 	}
 	return out.String(), nil
@@ -332,6 +352,9 @@ type entry struct{ mode, oid string }
 // aside, in path order.
 func Plan(stateDir, root string, s Snapshot) ([]Change, error) {
 	st := storeOf(stateDir, root)
+	if path := st.waiting(); path != "" {
+		return nil, hint.Errorf("if you did not make it, remove it: rm "+mount.Quote(path), "git would wait forever to read %s, which is not a file (a FIFO a session left)", printable.Escape(path))
+	}
 	entries, err := st.tree(s)
 	if err != nil {
 		return nil, err
@@ -359,6 +382,78 @@ func Plan(stateDir, root string, s Snapshot) ([]Change, error) {
 		changes = append(changes, Change{Path: path, What: "unknown"})
 	}
 	return changes, nil
+}
+
+// waiting names what git would open and wait on forever among the
+// objects it reads for the store: the project's, through the store's
+// alternates, and those their own alternates name. A FIFO or a device
+// there, which a session can put in place of an object, a pack or an
+// alternates file; "" when there is none.
+func (st store) waiting() string {
+	b, _ := os.ReadFile(filepath.Join(st.gitDir, "objects", "info", "alternates"))
+	return waitingObjects(alternates(string(b), ""), 0)
+}
+
+// alternates are the object directories an alternates file names, a
+// relative one from dir.
+func alternates(file, dir string) []string {
+	var dirs []string
+	for _, line := range strings.Split(file, "\n") {
+		if line = strings.TrimSpace(line); line == "" || line[0] == '#' {
+			continue
+		}
+		if !filepath.IsAbs(line) {
+			line = filepath.Join(dir, line)
+		}
+		dirs = append(dirs, line)
+	}
+	return dirs
+}
+
+// waitingObjects looks two levels down each object directory in dirs
+// (the fan-out directories, pack, info) and through their alternates, as
+// deep as git follows them.
+func waitingObjects(dirs []string, depth int) string {
+	for _, dir := range dirs {
+		top, _ := untrusted.ReadDir(dir, ".")
+		for _, e := range top {
+			if p := waitingEntry(dir, e); p != "" {
+				return p
+			}
+			if e.IsDir() {
+				sub, _ := untrusted.ReadDir(dir, e.Name())
+				for _, f := range sub {
+					if p := waitingEntry(filepath.Join(dir, e.Name()), f); p != "" {
+						return p
+					}
+				}
+			}
+		}
+		if b, err := untrusted.ReadFile(dir, filepath.Join("info", "alternates"), 1<<20); err == nil && depth < 5 {
+			if p := waitingObjects(alternates(string(b), dir), depth+1); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// waitingEntry is the path of e, in dir, when opening it (through a
+// symlink, as git does) would wait: a FIFO or a device.
+func waitingEntry(dir string, e fs.DirEntry) string {
+	path := filepath.Join(dir, e.Name())
+	kind := e.Type()
+	if kind&fs.ModeSymlink != 0 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return ""
+		}
+		kind = fi.Mode().Type()
+	}
+	if kind&(fs.ModeNamedPipe|fs.ModeDevice) != 0 {
+		return path
+	}
+	return ""
 }
 
 // tree lists s's files: regular files, executables and links (a
