@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -175,4 +176,41 @@ func TestReplayReview11UndoObjectFIFO(t *testing.T) {
 		rm -f "$f"; mkfifo "$f"`)
 	bounded(t, h, proj, "--undo", "--dry-run")
 	bounded(t, h, proj, "--undo", "-y")
+}
+
+// TestReplayReview11InboxThroughLink: the user keeps the inbox in a
+// repository of notes (export-dir = "~/notes/inbox") and runs claudebox
+// there too. The session replaces the project's inbox folder,
+// ~/notes/inbox/notes, with a link to ~/.bashrc.d (which Fedora's
+// ~/.bashrc sources whole) and writes a conversation with a command on a
+// line of its own. At its end the host exported the conversation through
+// the link: a file the host's next shell runs. An inbox in a project is
+// now refused at each export, saying so. Host-side proof: nothing is
+// written in ~/.bashrc.d.
+func TestReplayReview11InboxThroughLink(t *testing.T) {
+	h := newE2EHost(t)
+	notes := filepath.Join(h.home, "notes")
+	h.gitRepo(notes)
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "export-dir = \"~/notes/inbox\"\n")
+	h.write(filepath.Join(h.home, ".bashrc"), "for rc in ~/.bashrc.d/*; do [ -f \"$rc\" ] && . \"$rc\"; done\n")
+	rcd := filepath.Join(h.home, ".bashrc.d")
+	h.write(filepath.Join(rcd, "aliases"), "alias ll='ls -l'\n")
+	pwned := filepath.Join(h.home, "PWNED")
+	turn := `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"hello"}}
+{"type":"assistant","uuid":"a1","parentUuid":"u1","timestamp":"2026-11-20T10:00:01Z","message":{"role":"assistant","model":"m","content":[{"type":"text","text":"Done.\n\ntouch ` + pwned + `\n"}]}}`
+	out, err := h.command(notes, nil, "claudebox", "--shell", "-c", `set -e
+		mkdir -p inbox; rm -rf inbox/notes; ln -s `+rcd+` inbox/notes
+		d=~/.claude/projects/-planted; mkdir -p $d
+		echo '`+turn+`' > $d/20261120-0000-4000-8000-000000000001.jsonl`).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "not exported: export-dir") {
+		t.Errorf("the end did not say why nothing was exported:\n%s", out)
+	}
+	if files, _ := filepath.Glob(filepath.Join(rcd, "*")); len(files) != 1 {
+		h.command(h.home, nil, "bash", "-ic", "true").Run()
+		_, err := os.Stat(pwned)
+		t.Errorf("the inbox export went through the session's link into %s: %q (the next shell ran it: %v)", rcd, files, err == nil)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
@@ -34,6 +35,11 @@ func (s *Session) ExportInbox() { s.exportInbox(nil) }
 // (phases) between the files and their record.
 func (s *Session) exportInbox(phases *phases) {
 	if s.exportDir == "" {
+		return
+	}
+	if project := projectHolding(s.stateDir, s.exportDir); project != "" {
+		printable.Say(os.Stderr, "claudebox: not exported: export-dir %s lies in the project %s, whose sessions can write there (a link they leave would lead the export elsewhere)", s.exportDir, project)
+		printable.Say(os.Stderr, "hint: set export-dir in your config.toml to a folder outside every project")
 		return
 	}
 	root := s.plan.Project.Root
@@ -71,5 +77,56 @@ func (s *Session) exportInbox(phases *phases) {
 	}
 	if err != nil {
 		printable.Say(os.Stderr, "claudebox: exporting this project's sessions to %s: %v", s.exportDir, err)
+	}
+}
+
+// projectHolding is the project (or a checkout its sessions bound) that
+// holds path, by its path or its real path, among the instances in
+// stateDir; "" for none. A sandbox writes its project: whatever the host
+// later writes there may go through a link the sandbox left.
+func projectHolding(stateDir, path string) string {
+	paths := []string{filepath.Clean(path), realPath(path)}
+	in := func(root string) bool {
+		for _, p := range paths {
+			if root != "" && (p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")) {
+				return true
+			}
+		}
+		return false
+	}
+	projects := filepath.Join(stateDir, "projects")
+	entries, _ := os.ReadDir(projects)
+	for _, e := range entries {
+		if !instance.IsHash(e.Name()) {
+			continue
+		}
+		dir := filepath.Join(projects, e.Name())
+		b, err := untrusted.ReadFile(dir, instance.RootFile, instance.RootFileLimit)
+		if err != nil {
+			continue
+		}
+		roots := append([]string{strings.TrimSuffix(string(b), "\n")}, instance.AuditRoots(dir)...)
+		for _, root := range roots {
+			if in(root) {
+				return root
+			}
+		}
+	}
+	return ""
+}
+
+// realPath is path with the links of its longest existing part resolved.
+func realPath(path string) string {
+	path = filepath.Clean(path)
+	for rest := ""; ; {
+		if real, err := filepath.EvalSymlinks(path); err == nil {
+			return filepath.Join(real, rest)
+		}
+		parent := filepath.Dir(path)
+		if parent == path {
+			return filepath.Join(path, rest)
+		}
+		rest = filepath.Join(filepath.Base(path), rest)
+		path = parent
 	}
 }
