@@ -64,10 +64,8 @@ func (u undoCmd) Run(home session.Home) error {
 			return hint.Errorf("claudebox --undo --list names them", "no snapshot %s of %s", printable.Excerpt(u.ID), printable.Escape(p.Checkout))
 		}
 	}
-	if s.Pending {
-		return hint.Errorf("claudebox --undo --list names the others; claudebox --undo ID takes one", "the snapshot of the session of %s was not finished: the session ended first", s.Taken.Local().Format("2006-01-02 15:04:05"))
-	}
-	// A session running now would go on writing what is restored.
+	// A session running now would go on writing what is restored (and
+	// its snapshot may not be written yet).
 	lock, err := instance.ProbeLock(instance.Dir(home.State, p.Root))
 	if err != nil {
 		return err
@@ -77,6 +75,9 @@ func (u undoCmd) Run(home session.Home) error {
 		if idle, err := instance.TryLockIdle(lock); err != nil || !idle {
 			return hint.Errorf("end it first, then claudebox --undo", "a session of this project is running")
 		}
+	}
+	if s.Pending {
+		return hint.Errorf("claudebox --undo --list names the others; claudebox --undo ID takes one", "the snapshot of the session of %s was not finished: the session ended first", s.Taken.Local().Format("2006-01-02 15:04:05"))
 	}
 	changes, err := undo.Plan(home.State, p.Root, s)
 	if err != nil {
