@@ -61,6 +61,7 @@ func TestReplayFaultsKilled(t *testing.T) {
 		{"supervisor", "watcher stop", true},
 		{"supervisor", "moved aside", true},
 		{"supervisor", "exit audit and cleanup", true},
+		{"supervisor", "export rendered", true},
 		{"supervisor", "exported", true},
 		{"watcher", "instance and placeholders", false},
 		{"watcher", "", true},
@@ -81,7 +82,7 @@ func TestReplayFaultsKilled(t *testing.T) {
 				`; mkdir -p sub ~/.claude/projects/-p; echo 'export X=1' > sub/.envrc; echo '` + turn + `' > ~/.claude/projects/-p/` + id + `.jsonl; touch started`
 			// Held at the command's exit or after, the command ends by
 			// itself; otherwise it runs until told.
-			atExit := slices.Contains([]string{"command", "watcher stop", "moved aside", "exit audit and cleanup", "exported"}, c.hold)
+			atExit := slices.Contains([]string{"command", "watcher stop", "moved aside", "exit audit and cleanup", "export rendered", "exported"}, c.hold)
 			if !atExit {
 				script += "; while ! test -e done; do sleep 0.05; done"
 			}

@@ -32,7 +32,7 @@ type inboxRecord struct {
 func (s *Session) ExportInbox() { s.exportInbox(nil) }
 
 // exportInbox is ExportInbox; at a session's end the fault tests hold it
-// (phases) between the files and their record.
+// (phases) with a file rendered, and between the files and their record.
 func (s *Session) exportInbox(phases *phases) {
 	if s.exportDir == "" {
 		return
@@ -62,7 +62,7 @@ func (s *Session) exportInbox(phases *phases) {
 		err = transcript.MoveExports(s.exportDir, record.Project, project, record.Exports)
 	}
 	record.Project = project
-	opt := transcript.Options{Detail: transcript.Tools, Root: root, Home: s.home, Generator: "claudebox"}
+	opt := transcript.Options{Detail: transcript.Tools, Root: root, Home: s.home, Generator: "claudebox", Rendered: func() { phases.hold("export rendered") }}
 	if err == nil {
 		_, err = transcript.Sync(s.exportDir, project, s.plan.Instance, record.Exports, opt)
 	}

@@ -37,6 +37,7 @@ func Sync(inbox, project, dir string, exports Exports, opt Options) (int, error)
 	if err := os.MkdirAll(out, 0o700); err != nil {
 		return 0, err
 	}
+	removeAbandoned(out)
 	// The exports there, by session id, and when each was written.
 	byID := map[string][]string{}
 	exported := map[string]time.Time{}
@@ -71,7 +72,13 @@ func Sync(inbox, project, dir string, exports Exports, opt Options) (int, error)
 		}
 		id := shortID(s.ID)
 		base := s.Start.UTC().Format("2006-01-02T15-04-05Z") + "-" + slug(s.Title, "session") + "-" + id
-		name, err := exportBeside(out, base, id, exports, func(path string) error { return ExportFile(path, dir, s.Path, opt) })
+		name, err := exportBeside(out, base, id, exports, func(path string) error {
+			err := ExportFile(path, dir, s.Path, opt)
+			if err == nil && opt.Rendered != nil {
+				opt.Rendered()
+			}
+			return err
+		})
 		if err != nil {
 			return written, err
 		}
@@ -115,12 +122,39 @@ func MoveExports(inbox, from, to string, exports Exports) error {
 	return nil
 }
 
+// exportTemp begins the name of the folder an export is rendered into,
+// beside the exports, before it is renamed into place: .export-<pid>-<n>,
+// the process that renders it.
+const exportTemp = ".export-"
+
+// removeAbandoned removes from out the folders an export was rendered in
+// by a process that is gone (a claudebox killed while it exported): only
+// claudebox's own names, a directory each, whose process is not running
+// (another session of the project may export beside this one).
+func removeAbandoned(out string) {
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		pid, n, ok := strings.Cut(strings.TrimPrefix(e.Name(), exportTemp), "-")
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), exportTemp) || !ok || !digits(pid) || !digits(n) {
+			continue
+		}
+		if id, err := strconv.Atoi(pid); err == nil && id > 0 && unix.Kill(id, 0) == unix.ESRCH {
+			os.RemoveAll(filepath.Join(out, e.Name()))
+		}
+	}
+}
+
+// digits says whether s is a non-empty run of decimal digits.
+func digits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
 // exportBeside writes the export of session id through export into the
 // folder out, as base.md or, where a file that is not one of exports
 // holds that name, the first free base-<n>.md, and records it; it returns
 // the name written.
 func exportBeside(out, base, id string, exports Exports, export func(path string) error) (string, error) {
-	tmp, err := os.MkdirTemp(out, ".export-*")
+	tmp, err := os.MkdirTemp(out, exportTemp+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return "", err
 	}

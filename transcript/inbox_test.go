@@ -2,7 +2,9 @@ package transcript
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +110,37 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSyncRemovesAbandonedRenders: a folder an export was rendered in by
+// a process that is gone (a claudebox killed while it exported) goes at
+// the next Sync; one of a running process (another session exporting)
+// stays, and so do the user's own names.
+func TestSyncRemovesAbandonedRenders(t *testing.T) {
+	inbox, dir := t.TempDir(), t.TempDir()
+	out := filepath.Join(inbox, "proj")
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip(err)
+	}
+	dead := exportTemp + strconv.Itoa(gone.Process.Pid) + "-12"
+	alive := exportTemp + strconv.Itoa(os.Getpid()) + "-34"
+	for _, d := range []string{dead, alive, ".export-notes", exportTemp + "1x-2"} {
+		if err := os.MkdirAll(filepath.Join(out, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(out, dead, "export.md"), []byte("half"), 0o600)
+	if _, err := Sync(inbox, "proj", dir, Exports{}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(out, dead)); err == nil {
+		t.Errorf("%s outlived the next export", dead)
+	}
+	for _, d := range []string{alive, ".export-notes", exportTemp + "1x-2"} {
+		if _, err := os.Lstat(filepath.Join(out, d)); err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
 	}
 }

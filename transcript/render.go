@@ -39,6 +39,9 @@ type Options struct {
 	Root, Home string
 	// Generator names claudebox and its version in the front matter.
 	Generator string
+	// Rendered, if set, runs when Sync has rendered an export and not yet
+	// put it in the inbox: the fault tests hold the supervisor there.
+	Rendered func()
 }
 
 // Result cuts, for Tools.
