@@ -214,3 +214,19 @@ func TestReplayReview11InboxThroughLink(t *testing.T) {
 		t.Errorf("the inbox export went through the session's link into %s: %q (the next shell ran it: %v)", rcd, files, err == nil)
 	}
 }
+
+// TestReplayReview11WorktreeObjectFIFO: the session leaves a FIFO in
+// place of the loose object of a file HEAD holds, which the exit audit
+// does not look at; claudebox -w task then has git check that file out
+// into the new worktree, and git waits on the FIFO forever. Host-side
+// proof: -w ends, refusing, naming the FIFO.
+func TestReplayReview11WorktreeObjectFIFO(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.inside(proj, nil, `B=$(git rev-parse HEAD:README); f=.git/objects/${B:0:2}/${B:2}
+		rm -f "$f"; mkfifo "$f"`)
+	if out, err := bounded(t, h, proj, "-w", "task", "--shell", "-c", "true"); err == nil || !strings.Contains(out, "not a file") {
+		t.Errorf("claudebox -w task did not refuse, naming the FIFO: %v\n%s", err, out)
+	}
+}

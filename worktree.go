@@ -17,6 +17,7 @@ import (
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
+	"github.com/claudebox/claudebox/undo"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -196,9 +197,9 @@ func worktrees(p instance.Project) (main worktree, linked, planted []worktree, e
 }
 
 // waitingEntry names what git reads of the repository's worktrees (each
-// worktree's record in commonDir/worktrees, and HEAD) that it would open
-// and wait on forever: a FIFO or a device, which a session can leave
-// there. "" when there is none.
+// worktree's record in commonDir/worktrees, HEAD, the objects) that it
+// would open and wait on forever: a FIFO or a device, which a session can
+// leave there. "" when there is none.
 func waitingEntry(commonDir string) string {
 	if commonDir == "" {
 		return ""
@@ -218,29 +219,31 @@ func waitingEntry(commonDir string) string {
 			return path
 		}
 	}
-	return ""
+	// -w checks files out of the objects, and --gc compares commits.
+	return undo.WaitingObject(commonDir)
 }
 
-// gitLimit bounds how long a git query on the project may take: a FIFO
-// made where git reads (while a session runs, after the look for one)
-// would otherwise hold the command forever.
-const gitLimit = time.Minute
+// gitLimit bounds how long a git query on the project may take, and
+// checkoutLimit adding or removing a worktree (a large tree's files): a
+// FIFO made where git reads (while a session runs, after the look for
+// one) would otherwise hold the command, and the launches waiting on
+// -w's lock, forever.
+const gitLimit, checkoutLimit = time.Minute, 10 * time.Minute
 
-// git runs the host's git in dir, as the user would there; a query
-// (anything but adding or removing a worktree, which may check out a
-// large tree) is stopped after gitLimit.
+// git runs the host's git in dir, as the user would there, bounded.
 func git(dir string, args ...string) (string, error) {
 	var out, stderr bytes.Buffer
-	ctx, cancel := context.Background(), context.CancelFunc(func() {})
-	if len(args) < 2 || args[0] != "worktree" || args[1] != "add" && args[1] != "remove" {
-		ctx, cancel = context.WithTimeout(ctx, gitLimit)
+	limit := gitLimit
+	if len(args) > 1 && args[0] == "worktree" && (args[1] == "add" || args[1] == "remove") {
+		limit = checkoutLimit
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	c := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	c.Stdout, c.Stderr = &out, &stderr
 	if err := c.Run(); err != nil {
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("git %s did not answer in %v (a FIFO a session left where git reads?)", args[0], gitLimit)
+			return "", fmt.Errorf("git %s did not answer in %v (a FIFO a session left where git reads?)", args[0], limit)
 		}
 		msg := strings.TrimSpace(stderr.String())
 		if msg == "" {

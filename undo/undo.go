@@ -394,6 +394,14 @@ func (st store) waiting() string {
 	return waitingObjects(alternates(string(b), ""), 0)
 }
 
+// WaitingObject names what git would open and wait on forever among the
+// objects of the repository whose common git directory is commonDir (and
+// those its alternates name): a FIFO or a device a session left; "" when
+// there is none.
+func WaitingObject(commonDir string) string {
+	return waitingObjects([]string{filepath.Join(commonDir, "objects")}, 0)
+}
+
 // alternates are the object directories an alternates file names, a
 // relative one from dir.
 func alternates(file, dir string) []string {
