@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/inside"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
-	"github.com/claudebox/claudebox/relay"
 )
 
 // parsePublish reads --publish [HOSTPORT:]PORT.
@@ -35,7 +35,7 @@ func parsePort(s string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if _, relayPort, _ := strings.Cut(relay.Address, ":"); s == relayPort {
+	if s == inside.RelayPort {
 		return 0, errors.New("the port of the filtered network's proxy inside")
 	}
 	return n, nil

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/claudebox/claudebox/inside"
 	"github.com/claudebox/claudebox/limits"
-	"github.com/claudebox/claudebox/relay"
 )
 
 // Relay is what the filtered network needs inside: claudebox itself, to
@@ -30,24 +30,16 @@ type Publish struct{ Host, Inside int }
 func (p Publish) String() string { return strconv.Itoa(p.Host) + ":" + strconv.Itoa(p.Inside) }
 
 // ports are the ports the relay inside serves.
-func (r *Relay) ports() relay.Ports {
-	ports := relay.Ports{Forward: r.Forward}
+func (r *Relay) ports() inside.Ports {
+	ports := inside.Ports{Forward: r.Forward}
 	for _, p := range r.Publish {
 		ports.Publish = append(ports.Publish, p.Inside)
 	}
 	return ports
 }
 
-// Where the relay's parts are inside. The executable keeps its name: the
-// name is what runs it as claudebox (and, in tests, as the test binary's
-// claudebox).
-const (
-	relayExe    = "/run/claudebox/claudebox"
-	relaySocket = relay.Socket
-)
-
 // proxyURL is the relay's address, where the tools inside find the proxy.
-const proxyURL = "http://" + relay.Address
+const proxyURL = "http://" + inside.RelayAddress
 
 // ProxyEnv is what makes the tools inside use the relay without being
 // configured: curl, git, pip, go, cargo and npm read the *_proxy
@@ -66,7 +58,7 @@ var ProxyEnv = []string{
 // itself as ssh's ProxyCommand, to what the allow list lets through on
 // port 22 (or the port the remote names). The user's ssh config is hidden
 // inside; this is the only ssh setting made.
-const sshCommand = `ssh -o "ProxyCommand=` + relayExe + ` ` + relay.ConnectFlag + ` %h %p"`
+const sshCommand = `ssh -o "ProxyCommand=` + inside.Exe + ` ` + inside.RelayConnectFlag + ` %h %p"`
 
 // relayEnv is what the relay's network sets inside: the proxy variables,
 // and with the SSH agent git's ssh through the proxy.
@@ -98,8 +90,8 @@ const APIURL = proxyURL
 // relayMounts are the relay's binds.
 func relayMounts(r *Relay) []Mount {
 	return []Mount{
-		{Kind: RoBind, Src: r.Exe, Dest: relayExe, Why: "claudebox itself: the sandbox's first process, and its network relay", Role: Private},
-		{Kind: RoBind, Src: r.Socket, Dest: relaySocket, Why: "the proxy's socket: the filtered network's only way out", Role: Private},
+		{Kind: RoBind, Src: r.Exe, Dest: inside.Exe, Why: "claudebox itself: the sandbox's first process, and its network relay", Role: Private},
+		{Kind: RoBind, Src: r.Socket, Dest: inside.ProxySocket, Why: "the proxy's socket: the filtered network's only way out", Role: Private},
 	}
 }
 
@@ -107,7 +99,7 @@ func relayMounts(r *Relay) []Mount {
 // limits on itself once its relay runs (which they would break: a Go
 // program whose thread cannot start aborts) and before the command.
 func relayCommand(r *Relay, l limits.Limits, command []string) []string {
-	args := append([]string{relayExe, relay.ExecFlag, relaySocket}, r.ports().Args()...)
+	args := append([]string{inside.Exe, inside.RelayExecFlag, inside.ProxySocket}, r.ports().Args()...)
 	args = append(args, l.Args()...)
 	return append(append(args, "--"), command...)
 }

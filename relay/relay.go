@@ -25,61 +25,27 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/inside"
 	"github.com/claudebox/claudebox/internal/idle"
 	"github.com/claudebox/claudebox/internal/pipe"
 	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/proxy"
 )
 
-// Address is where the relay listens inside the sandbox: the proxy's
-// address there, for HTTPS_PROXY and ANTHROPIC_BASE_URL alike.
-const Address = "127.0.0.1:3128"
-
-// The hidden flags claudebox runs with inside the sandbox.
-const (
-	// ExecFlag SOCKET [PORTS] -- COMMAND...: listen, start the relay, exec
-	// COMMAND.
-	ExecFlag = "--relay-exec"
-	// serveFlag SOCKET [PORTS]: be the relay, on the listeners at
-	// descriptor 3 (Address) and on (the forwarded ports').
-	serveFlag = "--relay-serve"
-	// ConnectFlag HOST PORT: join stdin and stdout to HOST:PORT through the
-	// proxy, as ssh's ProxyCommand.
-	ConnectFlag = "--relay-connect"
-	// ForwardFlag PORT and PublishFlag PORT, among the PORTS: the host's
-	// 127.0.0.1:PORT reachable inside on 127.0.0.1:PORT; the server inside
-	// on 127.0.0.1:PORT reachable from the host.
-	ForwardFlag = "--forward"
-	PublishFlag = "--publish"
-)
-
-// Ports are the forwarded and published ports the relay serves.
-type Ports struct {
-	Forward, Publish []int
-}
-
-// Args are the ports as the hidden flags carry them.
-func (p Ports) Args() []string {
-	var args []string
-	for _, n := range p.Forward {
-		args = append(args, ForwardFlag, strconv.Itoa(n))
-	}
-	for _, n := range p.Publish {
-		args = append(args, PublishFlag, strconv.Itoa(n))
-	}
-	return args
-}
+// serveFlag SOCKET [PORTS]: be the relay, on the listeners at descriptor 3
+// (inside.RelayAddress) and on (the forwarded ports').
+const serveFlag = "--relay-serve"
 
 // parsePorts reads what Args writes, up to "--" or the end: the ports and
 // the words after them.
-func parsePorts(args []string) (Ports, []string, error) {
-	var p Ports
-	for len(args) >= 2 && (args[0] == ForwardFlag || args[0] == PublishFlag) {
+func parsePorts(args []string) (inside.Ports, []string, error) {
+	var p inside.Ports
+	for len(args) >= 2 && (args[0] == inside.ForwardFlag || args[0] == inside.PublishFlag) {
 		n, err := strconv.Atoi(args[1])
 		if err != nil || n < 1 || n > 65535 {
 			return p, nil, fmt.Errorf("%s %q: not a port", args[0], args[1])
 		}
-		if args[0] == ForwardFlag {
+		if args[0] == inside.ForwardFlag {
 			p.Forward = append(p.Forward, n)
 		} else {
 			p.Publish = append(p.Publish, n)
@@ -97,14 +63,14 @@ func Main(args []string) (ok bool, err error) {
 		return false, nil
 	}
 	switch args[0] {
-	case ExecFlag:
+	case inside.RelayExecFlag:
 		ports, rest, err := parsePorts(args[2:])
 		var lims limits.Limits
 		if err == nil {
 			lims, rest, err = limits.Parse(rest)
 		}
 		if err != nil || len(rest) < 2 || rest[0] != "--" {
-			return true, fmt.Errorf("%s SOCKET [PORTS] [LIMITS] -- COMMAND: %v", ExecFlag, err)
+			return true, fmt.Errorf("%s SOCKET [PORTS] [LIMITS] -- COMMAND: %v", inside.RelayExecFlag, err)
 		}
 		return true, execBehind(args[1], ports, lims, rest[1:])
 	case serveFlag:
@@ -113,24 +79,21 @@ func Main(args []string) (ok bool, err error) {
 			return true, fmt.Errorf("%s SOCKET [PORTS]: %v", serveFlag, err)
 		}
 		return true, serve(args[1], ports)
-	case ConnectFlag:
+	case inside.RelayConnectFlag:
 		if len(args) != 3 {
-			return true, fmt.Errorf("%s HOST PORT", ConnectFlag)
+			return true, fmt.Errorf("%s HOST PORT", inside.RelayConnectFlag)
 		}
-		return true, connectStdio(Socket, net.JoinHostPort(args[1], args[2]))
+		return true, connectStdio(inside.ProxySocket, net.JoinHostPort(args[1], args[2]))
 	}
 	return false, nil
 }
 
-// Socket is where the proxy's socket is inside the sandbox.
-const Socket = "/run/claudebox/proxy.sock"
-
-// execBehind listens on Address and on the forwarded ports, starts the
+// execBehind listens on inside.RelayAddress and on the forwarded ports, starts the
 // relay with the listeners, and execs command under the limits, which the
 // relay is started before. The relay has a session of its own: the
 // terminal's signals (Ctrl-C to interrupt Claude) are not for it.
-func execBehind(socket string, ports Ports, lims limits.Limits, command []string) error {
-	addrs := []string{Address}
+func execBehind(socket string, ports inside.Ports, lims limits.Limits, command []string) error {
+	addrs := []string{inside.RelayAddress}
 	for _, n := range ports.Forward {
 		addrs = append(addrs, net.JoinHostPort("127.0.0.1", strconv.Itoa(n)))
 	}
@@ -170,7 +133,7 @@ func execBehind(socket string, ports Ports, lims limits.Limits, command []string
 // serve forwards every connection on descriptor 3 to the proxy's socket,
 // every one on the next descriptors to the forwarded ports through it, and
 // parks connections for the published ports.
-func serve(socket string, ports Ports) error {
+func serve(socket string, ports inside.Ports) error {
 	signal.Ignore(unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGPIPE)
 	listener := func(fd int) (net.Listener, error) { return net.FileListener(os.NewFile(uintptr(fd), "relay")) }
 	ln, err := listener(3)
