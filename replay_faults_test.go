@@ -121,7 +121,11 @@ func TestReplayFaultsKilled(t *testing.T) {
 				if c.hold != "" {
 					s.Process.Signal(syscall.SIGUSR1)
 				}
-				h.write(filepath.Join(proj, "done"), "")
+				// The watcher's death ends the sandbox; the relay's leaves it
+				// running, with no way out, until its command ends.
+				if c.victim == "relay" {
+					h.write(filepath.Join(proj, "done"), "")
+				}
 			}
 			<-exited
 			waitFor(t, "the sandbox to end", func() bool { return !instance.InUse(inst) && !running("sleep\x00"+sleep+"\x00") })
@@ -129,6 +133,9 @@ func TestReplayFaultsKilled(t *testing.T) {
 				t.Errorf("processes outlived the session: %v", ps)
 			}
 			said := stderr.String()
+			if c.victim == "watcher" && !atExit && !strings.Contains(said, "claudebox: session ended: the guard watcher stopped") {
+				t.Errorf("the session did not say the watcher stopped:\n%s", said)
+			}
 			// Another project's command cleans up after this one.
 			var listErr strings.Builder
 			l := h.command(other, nil, "claudebox", "--list")
