@@ -230,3 +230,35 @@ func TestReplayReview11WorktreeObjectFIFO(t *testing.T) {
 		t.Errorf("claudebox -w task did not refuse, naming the FIFO: %v\n%s", err, out)
 	}
 }
+
+// TestReplayReview11SparseIndexHidesEdit: a sparse index (index.sparse)
+// holds a directory as one entry, lib/, marked skip-worktree, and git
+// expands it into the directory's files, each marked skip-worktree, in a
+// repository without any sparse-checkout configuration. The session
+// writes such an index (made in a copy of the repository, whose
+// configuration it may change) and edits lib/a.py: git status there says
+// nothing of it. Held: the exit audit reads the directory's entry as one
+// marked skip-worktree during the session and clears its flag. Host-side
+// proof: git status names lib/a.py.
+func TestReplayReview11SparseIndexHidesEdit(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, "lib", "a.py"), "print('ok')\n")
+	h.write(filepath.Join(proj, "other", "o"), "o\n")
+	h.run(proj, nil, "git", "add", ".")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "lib")
+	out := h.inside(proj, nil, `set -e
+		cp -r . /tmp/w; cd /tmp/w; git update-index -q --refresh
+		git sparse-checkout init --cone --sparse-index; git sparse-checkout set other
+		cp .git/index ~/index.sparse; cd - >/dev/null
+		cp ~/index.sparse .git/index.new; mv .git/index.new .git/index
+		echo 'import os; os.system("touch /tmp/PWNED")' > lib/a.py
+		test -z "$(git status --porcelain)" && echo HIDDEN-INSIDE`)
+	if !strings.Contains(out, "HIDDEN-INSIDE") {
+		t.Fatalf("the sparse index could not be written here:\n%s", out)
+	}
+	if st := h.run(proj, nil, "git", "status", "--porcelain"); !strings.Contains(st, "lib/a.py") {
+		t.Errorf("the host's git status hides the session's edit of lib/a.py: %q", st)
+	}
+}
