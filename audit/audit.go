@@ -700,7 +700,7 @@ func (w *walker) index(n node) {
 	if w.take != nil && !inPlace {
 		return // changed already: the end compares with nothing
 	}
-	entries, names, cached, err := readIndex(n.fd)
+	entries, names, cached, err := readIndex(n.fd, w.take == nil)
 	if err != nil {
 		// Changed, and git may read what the audit cannot (a shared
 		// index through a symlink, one over its size limit): a finding.
@@ -796,11 +796,13 @@ func (w *walker) workTree(n node) string {
 // readIndex reads the index of the git directory fd: its entries hidden
 // from git status or gitlinks, and, for a split index, those of the shared
 // index it builds on (.git/sharedindex.<hash>), which git reads as its own;
-// and the names of its file entries.
+// and, where withNames asks (the end's look for what the session made
+// new, not the start's record: 1,000,000 entries cost 0.1-0.2 s), the
+// names of its file entries.
 // A replacement entry (a split index's, nameless) stands for a shared
 // entry at a position the audit does not decode: it is read as the empty
 // path.
-func readIndex(fd int) (entries map[string]uint8, names []string, cached bool, err error) {
+func readIndex(fd int, withNames bool) (entries map[string]uint8, names []string, cached bool, err error) {
 	n := hashLen(fd)
 	b, err := readAt(fd, "index", maxIndex)
 	if err != nil {
@@ -810,8 +812,10 @@ func readIndex(fd int) (entries map[string]uint8, names []string, cached bool, e
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if names, err = entryNames(b, n); err != nil {
-		return nil, nil, false, err
+	if withNames {
+		if names, err = entryNames(b, n); err != nil {
+			return nil, nil, false, err
+		}
 	}
 	cached = workTreeCache(b, n)
 	if shared == "" {
@@ -829,6 +833,9 @@ func readIndex(fd int) (entries map[string]uint8, names []string, cached bool, e
 	}
 	for p, bits := range base {
 		entries[p] |= bits
+	}
+	if !withNames {
+		return entries, nil, cached, nil
 	}
 	sharedNames, err := entryNames(b, n)
 	if err != nil {
