@@ -34,6 +34,7 @@ import (
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
@@ -226,6 +227,16 @@ func (st store) init(p instance.Project) error {
 	if err := os.MkdirAll(st.dir, 0o700); err != nil {
 		return err
 	}
+	// One at a time: sessions starting together would each see no store
+	// and make it, or read a file another is writing.
+	lock, err := os.OpenFile(filepath.Join(st.dir, "init.lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return err
+	}
 	if _, err := os.Stat(filepath.Join(st.gitDir, "HEAD")); err != nil {
 		format := "sha1"
 		if out, err := exec.Command("git", "-C", p.Checkout, "rev-parse", "--show-object-format").Output(); err == nil {
@@ -239,12 +250,13 @@ func (st store) init(p instance.Project) error {
 	if common == "" {
 		common = p.GitDir
 	}
-	if err := os.WriteFile(filepath.Join(st.gitDir, "objects", "info", "alternates"), []byte(filepath.Join(common, "objects")+"\n"), 0o600); err != nil {
+	// Replaced whole: a session taking its snapshot reads them meanwhile.
+	if err := atomicfile.Write(filepath.Join(st.gitDir, "objects", "info", "alternates"), []byte(filepath.Join(common, "objects")+"\n"), 0o600); err != nil {
 		return err
 	}
 	exclude, _ := untrusted.ReadFile(filepath.Join(common, "info"), "exclude", 1<<20)
 	os.MkdirAll(filepath.Join(st.gitDir, "info"), 0o700)
-	return os.WriteFile(filepath.Join(st.gitDir, "info", "exclude"), exclude, 0o600)
+	return atomicfile.Write(filepath.Join(st.gitDir, "info", "exclude"), exclude, 0o600)
 }
 
 // gitLimit bounds each git command on the store: the objects it reads

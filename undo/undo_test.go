@@ -135,3 +135,22 @@ func TestPending(t *testing.T) {
 		t.Fatalf("List after a finished one: %+v", got)
 	}
 }
+
+// Sessions of a project starting together each take a snapshot into one
+// store none has made yet: every one succeeds.
+func TestTakeTogether(t *testing.T) {
+	p := repo(t, 2, 2)
+	state := t.TempDir()
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, err := Take(state, p, time.Now(), time.Now().Add(time.Hour), nil)
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
