@@ -648,21 +648,7 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
-	reached, err := instance.MarkCheckout(dir, s.plan.Project.Checkout)
-	if err != nil {
-		lock.Close()
-		return nil, err
-	}
-	s.firstInCheckout = reached && !s.first
-	if err := s.addAuditRoots(dir); err != nil {
-		lock.Close()
-		return nil, err
-	}
-	err = s.fill(dir)
-	if s.probedWorktrees != nil {
-		s.probedWorktrees.Close()
-	}
-	if err != nil {
+	if err := s.recordAndFill(dir); err != nil {
 		// Its placeholders and its start go: a start left behind would
 		// date the next session's exit audit.
 		s.leave(lock, nil)
@@ -670,6 +656,24 @@ func (s *Session) materialize() (*os.File, error) {
 		return nil, err
 	}
 	return lock, nil
+}
+
+// recordAndFill records the checkout's start and what the exit audit
+// looks through, then fills the instance; the start is recorded already,
+// so every failure here must leave as a session does.
+func (s *Session) recordAndFill(dir string) error {
+	if s.probedWorktrees != nil {
+		defer s.probedWorktrees.Close()
+	}
+	reached, err := instance.MarkCheckout(dir, s.plan.Project.Checkout)
+	if err != nil {
+		return err
+	}
+	s.firstInCheckout = reached && !s.first
+	if err := s.addAuditRoots(dir); err != nil {
+		return err
+	}
+	return s.fill(dir)
 }
 
 // fill writes what the plan binds from the instance dir and makes the
