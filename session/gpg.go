@@ -14,19 +14,20 @@ import (
 
 // gpgAgent finds what --with-gpg forwards, as the host's gpg would: the
 // agent's extra socket and its home, from gpgconf (which honours
-// GNUPGHOME), starting the agent as gpg itself would.
-func gpgAgent(withGPG bool) (*mount.GPGAgent, error) {
+// GNUPGHOME), and gpgconf itself, which starts the agent at the launch
+// (startGPGAgent): preparing starts nothing, --dry-run included.
+func gpgAgent(withGPG bool) (*mount.GPGAgent, string, error) {
 	if !withGPG {
-		return nil, nil
+		return nil, "", nil
 	}
 	gpgconf, err := exec.LookPath("gpgconf")
 	if err != nil {
-		return nil, hint.Errorf("install GnuPG (e.g. sudo apt-get install gnupg), or launch with --with-gpg=false", "--with-gpg: gpgconf not found on PATH")
+		return nil, "", hint.Errorf("install GnuPG (e.g. sudo apt-get install gnupg), or launch with --with-gpg=false", "--with-gpg: gpgconf not found on PATH")
 	}
 	dirs := map[string]string{}
 	out, err := exec.Command(gpgconf, "--list-dirs").Output()
 	if err != nil {
-		return nil, hint.Errorf("check your GnuPG installation: gpgconf --list-dirs", "--with-gpg: gpgconf --list-dirs failed: %v", err)
+		return nil, "", hint.Errorf("check your GnuPG installation: gpgconf --list-dirs", "--with-gpg: gpgconf --list-dirs failed: %v", err)
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		if name, value, ok := strings.Cut(line, ":"); ok {
@@ -38,11 +39,7 @@ func gpgAgent(withGPG bool) (*mount.GPGAgent, error) {
 	}
 	home, sock := dirs["homedir"], dirs["agent-extra-socket"]
 	if sock == "" || home == "" {
-		return nil, hint.Errorf("enable it: remove no-extra-socket from gpg-agent.conf", "--with-gpg: gpg-agent has no restricted (extra) socket")
-	}
-	exec.Command(gpgconf, "--launch", "gpg-agent").Run()
-	if fi, err := os.Stat(sock); err != nil || fi.Mode()&os.ModeSocket == 0 {
-		return nil, hint.Errorf("start it: gpgconf --launch gpg-agent; or launch with --with-gpg=false", "--with-gpg: %s is not a socket (is gpg-agent running?)", sock)
+		return nil, "", hint.Errorf("enable it: remove no-extra-socket from gpg-agent.conf", "--with-gpg: gpg-agent has no restricted (extra) socket")
 	}
 	g := &mount.GPGAgent{Socket: sock}
 	for _, name := range []string{"pubring.kbx", "pubring.gpg", "trustdb.gpg"} {
@@ -55,7 +52,22 @@ func gpgAgent(withGPG bool) (*mount.GPGAgent, error) {
 			g.Settings = append(g.Settings, f)
 		}
 	}
-	return g, nil
+	return g, gpgconf, nil
+}
+
+// startGPGAgent starts the user's gpg-agent, as gpg itself would, for a
+// launch or a trial with --with-gpg; its restricted socket must then be
+// one.
+func (s *Session) startGPGAgent() error {
+	if s.gpgconf == "" {
+		return nil
+	}
+	exec.Command(s.gpgconf, "--launch", "gpg-agent").Run()
+	sock := s.gpgSocket
+	if fi, err := os.Stat(sock); err != nil || fi.Mode()&os.ModeSocket == 0 {
+		return hint.Errorf("start it: gpgconf --launch gpg-agent; or launch with --with-gpg=false", "--with-gpg: %s is not a socket (is gpg-agent running?)", sock)
+	}
+	return nil
 }
 
 // regular reports whether path is a regular file, not a link.

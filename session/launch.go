@@ -147,6 +147,9 @@ type Session struct {
 	// sshAgent is the user's SSH agent the sandbox's filtered one passes
 	// to (--with-ssh), with the keys it may use (none named: all).
 	sshAgent *sshAgent
+	// gpgconf starts the user's gpg-agent, whose restricted socket is
+	// gpgSocket (--with-gpg; "" without).
+	gpgconf, gpgSocket string
 	// certEnv holds the host's certificate variables, taken out of
 	// claudebox's own environment once its proxy starts.
 	certEnv map[string]string
@@ -278,7 +281,7 @@ func Prepare(o Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	gpg, err := gpgAgent(conf.WithGPG)
+	gpg, gpgconf, err := gpgAgent(conf.WithGPG)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +335,10 @@ func Prepare(o Options) (*Session, error) {
 		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, runFiles: runFiles, plan: plan, env: env, additions: additions, unapproved: unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: servers, claudeJSON: mcp.claudeJSON, agentMCP: agentMCP, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
-		probedWorktrees: worktrees,
+		probedWorktrees: worktrees, gpgconf: gpgconf,
+	}
+	if gpg != nil {
+		s.gpgSocket = gpg.Socket
 	}
 	if agentConf != nil {
 		for path := range agentConf.Data {

@@ -43,6 +43,9 @@ func (s *Session) supervise() error {
 	if err := checkStateSpace(s.stateDir); err != nil {
 		return err
 	}
+	if err := s.startGPGAgent(); err != nil {
+		return err
+	}
 	// The watcher's process starts first: its runtime starts while the
 	// proxy, the instance and the descriptors are made.
 	watcher, err := guardwatch.Launch()

@@ -29,6 +29,9 @@ func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, e
 		return nil, "", err
 	}
 	defer stopAgent()
+	if err := s.startGPGAgent(); err != nil {
+		return nil, "", err
+	}
 	lock, err := s.materialize()
 	if err != nil {
 		return nil, "", err
