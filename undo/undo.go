@@ -281,6 +281,10 @@ func (st store) git(checkout, index string, in io.Reader, args ...string) (strin
 	c := exec.CommandContext(ctx, "git", append([]string{"-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.untrackedCache=true", "-c", "core.trustctime=true"}, args...)...)
 	c.Dir = checkout
 	c.Env = append(os.Environ(), "GIT_DIR="+st.gitDir, "GIT_WORK_TREE="+checkout, "GIT_INDEX_FILE="+index, "GIT_OPTIONAL_LOCKS=0")
+	// A git held by a FIFO the session left (a .gitattributes) goes with
+	// the supervisor, which takes the snapshot beside the session and may
+	// end first: it is not left behind, one for each session.
+	c.SysProcAttr = &unix.SysProcAttr{Pdeathsig: unix.SIGKILL}
 	var out, stderr bytes.Buffer
 	c.Stdin, c.Stdout, c.Stderr = in, &out, &stderr
 	if err := c.Run(); err != nil {
