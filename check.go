@@ -117,7 +117,7 @@ func checkPlan(s *session.Session, err error) []checkResult {
 	}
 	plan := s.Plan()
 	instance := checkResult{"instance", "ok", fmt.Sprintf("%s, root %s", plan.Instance, plan.Project.Root), ""}
-	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), checkGPU(plan.GPU), []checkResult{checkProjectFiles(plan), checkLimits(plan.Limits), checkSigning(plan)}, checkSSHRemotes(plan), checkBranches(plan))
+	return slices.Concat([]checkResult{instance}, checkMounts(plan), checkSkipped(s), checkPATH(plan), checkHostObeys(plan), checkApproval(s), checkCaches(plan), checkGPU(plan.GPU), []checkResult{checkProjectFiles(plan), checkLimits(s), checkSigning(plan)}, checkSSHRemotes(plan), checkBranches(plan))
 }
 
 // checkGPU names the GPU devices --with-gpu passes, and what is missing.
@@ -139,14 +139,20 @@ func checkGPU(g *mount.GPU) []checkResult {
 	return lines
 }
 
-// checkLimits says what bounds the sandbox and how: by limits the kernel
-// keeps per process and per user namespace, with no cgroup, so memory is
-// bounded per process rather than in total.
-func checkLimits(l limits.Limits) checkResult {
+// checkLimits says what bounds the sandbox and how: a cgroup of its own
+// where the system delegates one to the user (memory in total), and
+// otherwise limits the kernel keeps per process and per user namespace
+// (memory per process), with why no cgroup.
+func checkLimits(s *session.Session) checkResult {
+	l := s.Plan().Limits
 	if l == (limits.Limits{}) {
 		return checkResult{"limits", "warn", "none: a fork bomb or a leak inside can take the whole machine", "set pids, memory or cpus in " + "config.toml, or --pids, --memory, --cpus"}
 	}
-	how := "set on the sandbox's processes"
+	cg, why := s.Cgroup()
+	if cg != nil {
+		return checkResult{"limits", "ok", l.String() + " (through " + cg.String() + ", which claudebox's own processes stay outside)", ""}
+	}
+	how := "set on the sandbox's processes, with no cgroup: " + why
 	if l.Tasks > 0 {
 		how += "; processes and threads counted in its own user namespace"
 	}

@@ -22,6 +22,10 @@ type Limits struct {
 	Memory int64
 	// CPUs is how many of the host's processors its processes run on.
 	CPUs int
+	// Cgroup: a cgroup of the sandbox's own bounds its memory, in total,
+	// and its processors' time (see Cgroup); the limits set on its
+	// processes bound only its tasks, again.
+	Cgroup bool
 }
 
 // DefaultTasks is the bound on the sandbox's processes and threads when
@@ -35,7 +39,9 @@ func (l Limits) String() string {
 	if l.Tasks > 0 {
 		parts = append(parts, fmt.Sprintf("pids %d", l.Tasks))
 	}
-	if l.Memory > 0 {
+	if l.Memory > 0 && l.Cgroup {
+		parts = append(parts, "memory "+FormatSize(l.Memory)+" in total")
+	} else if l.Memory > 0 {
 		parts = append(parts, "memory "+FormatSize(l.Memory)+" per process")
 	}
 	if l.CPUs > 0 {
@@ -54,6 +60,7 @@ const Flag = "--limits"
 
 // Args are Flag and the limits, or nothing when there are none.
 func (l Limits) Args() []string {
+	l = l.onProcesses()
 	if l == (Limits{}) {
 		return nil
 	}
@@ -93,6 +100,7 @@ func Parse(args []string) (Limits, []string, error) {
 // the user had when that namespace was made: the host's own processes never
 // make the sandbox's forks fail, and the sandbox's stop at the bound.
 func Apply(pid int, l Limits) error {
+	l = l.onProcesses()
 	for _, r := range []struct {
 		resource int
 		value    int64
@@ -121,6 +129,15 @@ func Apply(pid int, l Limits) error {
 		}
 	}
 	return nil
+}
+
+// onProcesses are the limits set on the sandbox's processes: with a
+// cgroup, only the bound on tasks.
+func (l Limits) onProcesses() Limits {
+	if l.Cgroup {
+		return Limits{Tasks: l.Tasks}
+	}
+	return l
 }
 
 // Exec sets the limits on the calling process and execs path: the

@@ -39,3 +39,14 @@ func TestString(t *testing.T) {
 		t.Error(s)
 	}
 }
+
+// With a cgroup, the limits set on processes are the bound on tasks only.
+func TestArgsWithCgroup(t *testing.T) {
+	l := Limits{Tasks: 50, Memory: 64 << 20, CPUs: 2, Cgroup: true}
+	if got := l.Args(); !slices.Equal(got, []string{Flag, "50,0,0"}) {
+		t.Errorf("%q", got)
+	}
+	if s := l.String(); s != "pids 50, memory 64M in total, cpus 2" {
+		t.Error(s)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/limits"
+	"github.com/claudebox/claudebox/limits/cgroup"
 
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/mount"
@@ -19,14 +20,15 @@ func startPlan(cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan, ready f
 	if err != nil {
 		return nil, err
 	}
-	if err := attachPlan(w, cmd, start, p, ready); err != nil {
+	if _, err := attachPlan(w, cmd, start, p, nil, ready); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
-// attachPlan starts bwrap for the plan under w, a watcher launched before.
-func attachPlan(w *guardwatch.Watcher, cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan, ready func(pid int)) error {
+// attachPlan starts bwrap for the plan under w, a watcher launched before,
+// and, with cg, the sandbox in a cgroup of its own, which it returns.
+func attachPlan(w *guardwatch.Watcher, cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan, cg *cgroup.Place, ready func(pid int)) (*cgroup.Group, error) {
 	var guards []string
 	for _, g := range p.Guards {
 		guards = append(guards, g.Path)
@@ -40,11 +42,18 @@ func attachPlan(w *guardwatch.Watcher, cmd *exec.Cmd, start func(*exec.Cmd) erro
 			standIns.Saved[g.Path] = g.Saved
 		}
 	}
-	// Without the relay, the limits are set on the sandbox's first process
-	// while it waits to run its command; where they cannot be, it never
-	// runs it.
+	// The sandbox's first process enters its cgroup, and without the relay
+	// gets its limits, while it waits to run its command; where they
+	// cannot be set, it never runs it.
 	var limitErr error
+	var group *cgroup.Group
 	err := w.Attach(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns, func(pid int) {
+		if cg != nil {
+			if group, limitErr = cg.Enter(pid, p.Limits); limitErr != nil {
+				unix.Kill(pid, unix.SIGKILL)
+				return
+			}
+		}
 		if p.Relay == nil {
 			if limitErr = limits.Apply(pid, p.Limits); limitErr != nil {
 				unix.Kill(pid, unix.SIGKILL)
@@ -56,7 +65,7 @@ func attachPlan(w *guardwatch.Watcher, cmd *exec.Cmd, start func(*exec.Cmd) erro
 		}
 	})
 	if err != nil {
-		return err
+		return group, err
 	}
-	return limitErr
+	return group, limitErr
 }

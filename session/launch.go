@@ -34,6 +34,7 @@ import (
 	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/limits/cgroup"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/probe"
@@ -150,6 +151,11 @@ type Session struct {
 	// gpgconf starts the user's gpg-agent, whose restricted socket is
 	// gpgSocket (--with-gpg; "" without).
 	gpgconf, gpgSocket string
+	// cgroup is where the sandbox gets a cgroup of its own for its limits;
+	// nil where the system delegates none to the user, for the reason
+	// noCgroup.
+	cgroup   *cgroup.Place
+	noCgroup string
 	// certEnv holds the host's certificate variables, taken out of
 	// claudebox's own environment once its proxy starts.
 	certEnv map[string]string
@@ -307,6 +313,8 @@ func Prepare(o Options) (*Session, error) {
 		relay.Forward, relay.Publish = conf.Forward, conf.Publish
 		conf.Hosts.Allow = append(conf.Hosts.Allow, forwardRules(conf.Forward)...)
 	}
+	cg, noCgroup := cgroup.Find(conf.Limits)
+	conf.Limits.Cgroup = cg != nil
 	plan := mount.Build(mount.Inputs{
 		Home:     home,
 		StateDir: stateDir,
@@ -336,6 +344,7 @@ func Prepare(o Options) (*Session, error) {
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: servers, claudeJSON: mcp.claudeJSON, agentMCP: agentMCP, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
 		probedWorktrees: worktrees, gpgconf: gpgconf,
+		cgroup: cg, noCgroup: noCgroup,
 	}
 	if gpg != nil {
 		s.gpgSocket = gpg.Socket

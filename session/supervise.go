@@ -102,8 +102,11 @@ func (s *Session) supervise() error {
 	s.startSnapshot()
 	began := time.Now()
 	attached = true
-	err = attachPlan(watcher, cmd, s.startChild, s.plan, s.openCopies)
+	group, err := attachPlan(watcher, cmd, s.startChild, s.plan, s.cgroup, s.openCopies)
 	closeAll(files)
+	if group != nil {
+		defer group.Remove()
+	}
 	if err != nil {
 		relay.Restore()
 		s.leave(lock, nil)
@@ -152,6 +155,7 @@ func (s *Session) supervise() error {
 	if failed := bwrapFailed(watcher, err); failed != nil {
 		return failed
 	}
+	s.sayLimitsReached(group, err)
 	s.sayResume(began)
 	if ended != nil {
 		return ended
