@@ -1,6 +1,7 @@
 package mount
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -11,33 +12,95 @@ import (
 // keeps updating itself.
 const updaterOff = "DISABLE_AUTOUPDATER"
 
+// An envVar is one variable the sandbox starts with, as the plan knows it:
+// its value itself, or where the launch takes it from.
+type envVar struct {
+	name  string
+	value string // the value, for a literal
+	from  envFrom
+}
+
+// envFrom is where a variable's value comes from.
+type envFrom int
+
+const (
+	literal    envFrom = iota // value, fixed by the plan
+	caller                    // the launching environment's variable of the same name
+	callerFile                // the same, read from a NAME=VALUE file by the script
+	callerPath                // the launching PATH, behind the git wrapper's directory
+)
+
+// environment is the one list of the variables the sandbox starts with, in
+// order, which both the launch's exec (Environ) and --dry-run's script
+// (Script) write: the script is the exact command only as long as they
+// read the same list.
+func (p Plan) environment() []envVar {
+	vars := []envVar{{name: updaterOff, value: "1"}}
+	if p.SSHAgent {
+		vars = append(vars, envVar{name: "SSH_AUTH_SOCK", value: SSHAgentSocket})
+	}
+	var fixed []string
+	fixed = append(fixed, p.relayEnv()...)
+	fixed = append(fixed, p.SetEnv...)
+	if p.Agent != nil {
+		fixed = append(fixed, p.Agent.Env...)
+	}
+	for _, kv := range fixed {
+		name, value, _ := strings.Cut(kv, "=")
+		vars = append(vars, envVar{name: name, value: value})
+	}
+	for _, n := range p.Env {
+		switch {
+		case n == updaterOff || p.setByRelay(n) || p.fixed(n) || p.setByAgent(n):
+		case n == "HOME":
+			// The home's real path, where the plan mounts it.
+			vars = append(vars, envVar{name: n, value: p.Home})
+		case n == "PATH" && p.gitWrapped():
+			vars = append(vars, envVar{name: n, from: callerPath})
+		case p.envSetBy[n].lines:
+			vars = append(vars, envVar{name: n, from: callerFile})
+		default:
+			vars = append(vars, envVar{name: n, from: caller})
+		}
+	}
+	return vars
+}
+
 // Environ is the environment the sandbox starts with: the plan's names with
 // their values from lookup. It goes to exec's environment, never to argv.
 func (p Plan) Environ(lookup func(string) (string, bool)) []string {
-	env := make([]string, 0, len(p.Env)+2)
-	env = append(env, updaterOff+"=1")
-	if p.SSHAgent {
-		env = append(env, "SSH_AUTH_SOCK="+SSHAgentSocket)
-	}
-	env = append(env, p.relayEnv()...)
-	if p.Agent != nil {
-		env = append(env, p.Agent.Env...)
-	}
-	env = append(env, p.SetEnv...)
-	for _, n := range p.Env {
-		if p.setByRelay(n) || p.fixed(n) || p.setByAgent(n) {
-			continue
-		}
-		if n == "HOME" {
-			// The home's real path, where the plan mounts it.
-			env = append(env, "HOME="+p.Home)
-		} else if v, ok := lookup(n); ok && n == "PATH" && p.gitWrapped() {
-			env = append(env, "PATH="+gitWrapperDir+":"+v)
-		} else if v, ok := lookup(n); ok && n != updaterOff {
-			env = append(env, n+"="+v)
+	vars := p.environment()
+	env := make([]string, 0, len(vars))
+	for _, v := range vars {
+		if v.from == literal {
+			env = append(env, v.name+"="+v.value)
+		} else if value, ok := lookup(v.name); ok && v.from == callerPath {
+			env = append(env, v.name+"="+gitWrapperDir+":"+value)
+		} else if ok {
+			env = append(env, v.name+"="+value)
 		}
 	}
 	return env
+}
+
+// scriptEnv writes the environment as the script's env -i arguments: the
+// literal values, and the launching shell's variables by reference, so
+// that it prints no value the plan does not fix.
+func (p Plan) scriptEnv(b *strings.Builder) {
+	b.WriteString("env -i")
+	for _, v := range p.environment() {
+		switch v.from {
+		case literal:
+			b.WriteString(" " + v.name + "=" + Quote(v.value))
+		case callerFile:
+			// Read from the file, so the script is exact and prints no value.
+			fmt.Fprintf(b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, v.name, v.name, Quote(p.envSetBy[v.name].file))
+		case callerPath:
+			b.WriteString(` PATH="` + gitWrapperDir + `:$PATH"`)
+		default:
+			b.WriteString(" " + v.name + `="$` + v.name + `"`)
+		}
+	}
 }
 
 // fixed says the launch fixes name's value (SetEnv).

@@ -615,43 +615,7 @@ func (p Plan) Script(bwrap string) string {
 	for _, e := range p.GitLeftOut {
 		fmt.Fprintf(&b, "# left out of git's configuration inside, as it may hold a credential: %s\n", printable.Escape(e))
 	}
-	b.WriteString("env -i " + updaterOff + "=1")
-	if p.SSHAgent {
-		b.WriteString(" SSH_AUTH_SOCK=" + SSHAgentSocket)
-	}
-	for _, kv := range p.relayEnv() {
-		name, value, _ := strings.Cut(kv, "=")
-		b.WriteString(" " + name + "=" + Quote(value))
-	}
-	for _, kv := range p.SetEnv {
-		name, value, _ := strings.Cut(kv, "=")
-		b.WriteString(" " + name + "=" + Quote(value))
-	}
-	if p.Agent != nil {
-		for _, kv := range p.Agent.Env {
-			name, value, _ := strings.Cut(kv, "=")
-			b.WriteString(" " + name + "=" + Quote(value))
-		}
-	}
-	for _, name := range p.Env {
-		if name == updaterOff || p.setByRelay(name) || p.fixed(name) || p.setByAgent(name) {
-			continue
-		}
-		if src, ok := p.envSetBy[name]; ok && src.lines {
-			// Read from the file, so the script is exact and prints no value.
-			fmt.Fprintf(&b, ` %s="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}%s=//p' %s | tail -n 1)"`, name, name, Quote(src.file))
-			continue
-		}
-		if name == "HOME" {
-			b.WriteString(" HOME=" + Quote(p.Home))
-			continue
-		}
-		if name == "PATH" && p.gitWrapped() {
-			b.WriteString(` PATH="` + gitWrapperDir + `:$PATH"`)
-			continue
-		}
-		b.WriteString(" " + name + `="$` + name + `"`)
-	}
+	p.scriptEnv(&b)
 	b.WriteString(" \\\n  " + Quote(bwrap))
 	for _, words := range p.argLines() {
 		b.WriteString(" \\\n    ")
