@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -409,11 +410,10 @@ func SaveSnapshot(dir string, b []byte) error {
 // unsynced, at every launch: one a crash lost counts as none (the audit
 // then skips less).
 func replaceRecord(path string, b []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	return atomicfile.WriteFrom(path, 0o600, false, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
 // Snapshot reads the record SaveSnapshot completed; it is empty if the

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/internal/jsonscan"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
@@ -685,27 +686,10 @@ func (r *renderer) result(bl block) {
 }
 
 // ExportFile renders the session into the file out, atomically: a new file
-// beside it, renamed over it once complete.
+// beside it, renamed over it once complete. Redaction is best-effort: the
+// export is the user's alone (0600).
 func ExportFile(out, dir, name string, opt Options) error {
-	tmp, err := os.CreateTemp(path.Dir(out), "."+path.Base(out)+".tmp*")
-	if err != nil {
-		return err
-	}
-	err = Export(tmp, dir, name, opt)
-	if err == nil {
-		// Redaction is best-effort: the export is the user's alone.
-		err = tmp.Chmod(0o600)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return atomicfile.WriteFrom(out, 0o600, true, func(w io.Writer) error { return Export(w, dir, name, opt) })
 }
 
 // Latest is the most recent session: the one that ended last.

@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -12,16 +13,26 @@ import (
 // symlink at path: the rename replaces the link itself, so callers that
 // must keep a link refuse one first.
 func Write(path string, data []byte, perm os.FileMode) error {
+	return WriteFrom(path, perm, true, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFrom replaces path, as Write does, with what write writes. Unsynced
+// (sync false), it suits a record rewritten at every launch, which a crash
+// may lose: the rename still shows it whole or not at all.
+func WriteFrom(path string, perm os.FileMode, sync bool, write func(io.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".claudebox-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
+	err = write(tmp)
 	if err == nil {
 		err = tmp.Chmod(perm)
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
