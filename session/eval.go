@@ -11,7 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/agent"
-	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/environment"
@@ -75,7 +74,7 @@ func PrepareEval(o EvalOptions) (*Session, error) {
 	if p := Provider(); p != "" {
 		return nil, hint.Errorf("unset "+p+" for the eval run", "eval runs reach Anthropic's API through claudebox's proxy, not a cloud provider's (%s is set)", p)
 	}
-	state := bind.StateDirs(home, []string{o.Home.State, filepath.Dir(config.UserConfigPath(home))})
+	state := o.Home.stateDirs()
 	host := probe.Host(home, o.Home.State, o.Project, prog, os.Getenv, nil, state, nil)
 	// The host's environment is read for the API's address and credential
 	// only (the proxy's); the sandbox gets evalEnv and SetEnv.
@@ -177,6 +176,5 @@ func EvalProject(h Home) (instance.Project, error) {
 	if err != nil {
 		return project, err
 	}
-	state := bind.StateDirs(h.Dir, []string{h.State, filepath.Dir(config.UserConfigPath(h.Dir))})
-	return project, checkProject(project.Checkout, h.Dir, state)
+	return project, checkProject(project.Checkout, h.Dir, h.stateDirs())
 }

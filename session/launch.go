@@ -234,7 +234,7 @@ func Prepare(o Options) (*Session, error) {
 	stateDir := o.Home.State
 	// claudebox's own state and configuration, wherever they are, never
 	// show through a bind, the project's included.
-	state := bind.StateDirs(home, []string{stateDir, filepath.Dir(config.UserConfigPath(home))})
+	state := o.Home.stateDirs()
 	if err := checkProject(project.Checkout, home, state); err != nil {
 		return nil, err
 	}
@@ -584,6 +584,12 @@ func resolveError(err error) error {
 // path, and claudebox's state directory in it.
 type Home struct {
 	Dir, State string
+}
+
+// stateDirs are claudebox's own state and configuration, wherever they
+// are, which no bind shows: the one recipe every preparation reads.
+func (h Home) stateDirs() []string {
+	return bind.StateDirs(h.Dir, []string{h.State, filepath.Dir(config.UserConfigPath(h.Dir))})
 }
 
 // FindHome reads $HOME, which must name an existing directory.
