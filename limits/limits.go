@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -141,13 +143,29 @@ func (l Limits) onProcesses() Limits {
 }
 
 // Exec sets the limits on the calling process and execs path: the
-// processors are a thread's, so both happen on one thread.
+// processors are a thread's, so both happen on one thread. Exec's strings
+// are made before the limits are set, and the exec itself allocates
+// nothing: under a memory bound below what the Go runtime already holds,
+// its next allocation fails, and the runtime dies.
 func Exec(l Limits, path string, argv, env []string) error {
+	pathp, err := unix.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	argvp, err := syscall.SlicePtrFromStrings(argv)
+	if err != nil {
+		return err
+	}
+	envp, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		return err
+	}
 	runtime.LockOSThread()
 	if err := Apply(0, l); err != nil {
 		return err
 	}
-	return unix.Exec(path, argv, env)
+	_, _, errno := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(pathp)), uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])))
+	return errno
 }
 
 // FormatSize writes a size in bytes with the largest binary unit that

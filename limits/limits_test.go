@@ -1,7 +1,11 @@
 package limits
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -48,5 +52,34 @@ func TestArgsWithCgroup(t *testing.T) {
 	}
 	if s := l.String(); s != "pids 50, memory 64M in total, cpus 2" {
 		t.Error(s)
+	}
+}
+
+// Exec runs the command under a memory bound below what the Go runtime
+// already holds: the exec needs no memory once the bound is set. (Before,
+// the exec's own copies of its arguments killed the runtime.)
+func TestExecUnderMemoryBound(t *testing.T) {
+	if os.Getenv("LIMITS_EXEC_CHILD") == "1" {
+		status, _ := os.ReadFile("/proc/self/status")
+		var data int64
+		for _, line := range strings.Split(string(status), "\n") {
+			if v, ok := strings.CutPrefix(line, "VmData:"); ok {
+				fmt.Sscanf(strings.TrimSpace(v), "%d kB", &data)
+			}
+		}
+		// Arguments the size of a build's command line, copied in full.
+		args := []string{"sh", "-c", `echo "exec ran with $#"`, "sh"}
+		for range 20000 {
+			args = append(args, strings.Repeat("a", 64))
+		}
+		err := Exec(Limits{Memory: data << 10}, "/bin/sh", args, nil)
+		fmt.Println("exec failed:", err)
+		os.Exit(3)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestExecUnderMemoryBound$")
+	cmd.Env = append(os.Environ(), "LIMITS_EXEC_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "exec ran with 20000") {
+		t.Errorf("%v:\n%.2000s", err, out)
 	}
 }
