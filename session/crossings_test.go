@@ -402,6 +402,9 @@ func allowlisted(name string) bool {
 // crossings; and each such row names something a plan holds. A new
 // feature adds its row, with its rule and its test.
 func TestCrossingsInventory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("prepares 17 launches (10 s); run without -short")
+	}
 	rows := readCrossings(t)
 	h := newEveryFeatureHost(t)
 	type launch struct {

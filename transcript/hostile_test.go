@@ -161,7 +161,11 @@ var markdownTokens = []string{
 func TestSafeMarkdownRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	dir := t.TempDir()
-	for i := range 20000 {
+	tries := 20000
+	if testing.Short() {
+		tries = 2000
+	}
+	for i := range tries {
 		var b strings.Builder
 		for range rng.IntN(24) {
 			b.WriteString(markdownTokens[rng.IntN(len(markdownTokens))])
