@@ -171,6 +171,16 @@ type Env struct {
 	Dropped []string
 }
 
+// SetFrom names, for each variable whose value an env file or --env set,
+// the file ("" for --env NAME=VALUE): what the plan may know of it.
+func (e Env) SetFrom() map[string]string {
+	from := make(map[string]string, len(e.Values))
+	for name := range e.Values {
+		from[name] = e.From[name]
+	}
+	return from
+}
+
 // APILookup reads the user's value of one of APIVariables.
 func (e Env) APILookup(name string) (string, bool) {
 	v, ok := e.API[name]

@@ -12,15 +12,13 @@ import (
 	"syscall"
 
 	"github.com/claudebox/claudebox/internal/jsonscan"
+	"github.com/claudebox/claudebox/project"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// ClaudeJSONFile names the instance's own copy of ~/.claude.json. Claude Code
-// replaces that file by rename, which a single-file bind mount refuses
-// (EBUSY), so the sandbox's ~/.claude.json is a symlink into the instance
-// directory: measured with Claude Code 2.1.330, it resolves the link and
-// renames beside the real file.
-const ClaudeJSONFile = "claude.json"
+// ClaudeJSONFile names the instance's own copy of ~/.claude.json
+// (project.ClaudeJSONFile).
+const ClaudeJSONFile = project.ClaudeJSONFile
 
 // claudeJSONLimit is the most of the instance's claude.json a launch reads.
 // It holds the carried keys and what Claude Code records for this project

@@ -2,8 +2,6 @@ package instance
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,28 +12,23 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/project"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// RootFile names the file in an instance directory that records its root.
-const RootFile = "project-root"
-
-// AgentsDir, in an instance, holds the other agent CLIs' state, a
-// directory each (package agent): one level below the project
-// directories Claude Code keeps here, so that none reads as one of its
-// transcripts.
-const AgentsDir = "agents"
+// The names in an instance directory, and its identity, are the
+// project's (package project): the plan names them without the store.
+const (
+	RootFile  = project.RootFile
+	AgentsDir = project.AgentsDir
+)
 
 // RootFileLimit is the most of a project-root file claudebox reads: a path
 // and a newline.
 const RootFileLimit = unix.PathMax + 1
 
-// Hash is the instance key of a project root: the first 16 hex digits of
-// the SHA-256 of the path, as the bash claudebox computed it.
-func Hash(root string) string {
-	sum := sha256.Sum256([]byte(root))
-	return hex.EncodeToString(sum[:])[:16]
-}
+// Hash is the instance key of a project root (project.Hash).
+func Hash(root string) string { return project.Hash(root) }
 
 // IsHash reports whether name is an instance's name: 16 lowercase hex
 // digits.
@@ -43,10 +36,9 @@ func IsHash(name string) bool {
 	return len(name) == 16 && strings.Trim(name, "0123456789abcdef") == ""
 }
 
-// Dir is the instance directory of root under the claudebox state dir.
-func Dir(stateDir, root string) string {
-	return filepath.Join(stateDir, "projects", Hash(root))
-}
+// Dir is the instance directory of root under the claudebox state dir
+// (project.InstanceDir).
+func Dir(stateDir, root string) string { return project.InstanceDir(stateDir, root) }
 
 // Records are what claudebox keeps about an instance out of every
 // sandbox's reach: in the state directory, a directory per kind of record,

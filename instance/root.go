@@ -11,24 +11,12 @@ import (
 
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/project"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// Project is where a working directory belongs.
-type Project struct {
-	// Root is the canonical project root: the instance is keyed by it.
-	Root string
-	// Checkout is the top of the working tree that holds the working
-	// directory: the directory the sandbox binds read-write.
-	Checkout string
-	// GitDirs are git directories outside Checkout that git needs inside
-	// the sandbox (the main repository's common dir, for a linked worktree).
-	GitDirs []string
-	// GitDir is the checkout's own git directory and CommonDir the
-	// repository's shared one (equal but for linked worktrees); both are
-	// empty outside git.
-	GitDir, CommonDir string
-}
+// Project is where a working directory belongs (project.Project).
+type Project = project.Project
 
 // Resolve finds the project of cwd, which must be absolute. It reads git's
 // files directly instead of running git: the answer equals

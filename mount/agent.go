@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/project"
 )
 
 // AgentConfig is another agent CLI's configuration directory as the
@@ -62,7 +62,7 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 		p.add(AgentFiles, Symlink, a.ConfigCopy, a.Config, "a copy of the host's, made at each launch with the user's trust in this project; "+a.Name+" saves it by rename, the host's file stays as it is")
 	}
 	for _, s := range a.State {
-		p.add(AgentFiles, Bind, filepath.Join(inst, instance.AgentsDir, a.Name, s), filepath.Join(a.Dir, strings.TrimSuffix(s, "/")), "this project's "+a.Name+" state: other projects' are not visible")
+		p.add(AgentFiles, Bind, filepath.Join(inst, project.AgentsDir, a.Name, s), filepath.Join(a.Dir, strings.TrimSuffix(s, "/")), "this project's "+a.Name+" state: other projects' are not visible")
 	}
 	if a.Instructions != "" {
 		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: a.Instructions, Content: a.InstructionsHost, Why: "a private read-only copy of your " + filepath.Base(a.Instructions) + " with this sandbox's facts (SANDBOX.md) after it", Role: AgentFiles})

@@ -3,8 +3,8 @@ package mount
 import (
 	"path/filepath"
 
-	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/project"
 )
 
 // RemountRO makes an earlier mount read-only, not the mounts inside it.
@@ -20,7 +20,7 @@ const RemountRO Kind = "--remount-ro"
 // directory the sandbox binds (a worktree kept in .git), or one that a
 // mount (a bind of the user's, a toolchain) is at or above: mounts lists
 // them. A mount made over the tmpfs would leave bwrap nothing to remount.
-func (p *Plan) besideProject(project instance.Project, mounts ...[]Mount) string {
+func (p *Plan) besideProject(project project.Project, mounts ...[]Mount) string {
 	dir := filepath.Dir(project.Checkout)
 	if dir == "/" || paths.Within(p.Home, dir) || paths.Within("/tmp", dir) || paths.UnderAny(dir, SystemDirs) || paths.UnderAny(dir, project.GitDirs) {
 		return ""

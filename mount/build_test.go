@@ -158,12 +158,12 @@ func TestScriptComments(t *testing.T) {
 			Unprotected:  []Unprotected{{"your PATH", `the relative entry "bin\x1b[2K" runs what is in whichever directory your shell is in`}},
 			Hidden:       []Hidden{{Path: "/h/.ssh", By: BindSpec{Src: "/h", Dest: "/h"}}, {Path: "/h/.config/gh\x1b[2K", By: BindSpec{Src: "/h/.config", Dest: "/h/.config"}, Own: true}},
 		},
-		Env: environment.Env{
+		Env: planEnv(environment.Env{
 			Names:  []string{"HOME", "FLAG", "TOML", "LINES", "PATH", updaterOff},
 			From:   map[string]string{"TOML": "/h/p/.claudebox.toml", "LINES": "/h/p/.claudebox.env"},
 			Values: map[string]string{"FLAG": secret, "TOML": secret, "LINES": secret},
 			Lines:  map[string]bool{"LINES": true},
-		},
+		}),
 		SSHAgent: "/run/agent", Command: []string{"sh"},
 	})
 	script := p.Script("/usr/bin/bwrap")
@@ -212,7 +212,7 @@ func TestScriptReadsEnvFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := Build(Inputs{Home: "/h", StateDir: "/h/.claudebox", Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p", Env: env, Command: []string{"sh"}})
+	p := Build(Inputs{Home: "/h", StateDir: "/h/.claudebox", Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p", Env: planEnv(env), Command: []string{"sh"}})
 	script := p.Script("BWRAP")
 	script = script[strings.Index(script, "env -i"):]
 	script = strings.Replace(script, "BWRAP", `sh -c 'printf %s "$REGION"' sh`, 1)
@@ -233,4 +233,9 @@ func TestWritable(t *testing.T) {
 			t.Errorf("%s: Writable = %v", k, got)
 		}
 	}
+}
+
+// planEnv is what a launch gives the plan of env, as session does.
+func planEnv(env environment.Env) Env {
+	return Env{Names: env.Names, From: env.SetFrom(), Lines: env.Lines}
 }

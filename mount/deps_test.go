@@ -7,11 +7,12 @@ import (
 )
 
 // TestPlanImportsOnlyLeaves keeps the plan pure by its imports: the plan
-// and SANDBOX.md, rendered from it, reach no network, no process, and none
-// of the packages that act (docs/development.md draws these floors).
+// and SANDBOX.md, rendered from it, reach no network, no process, none of
+// the packages that act, not the instance store and not the environment's
+// values (docs/development.md draws these floors).
 func TestPlanImportsOnlyLeaves(t *testing.T) {
 	forbidden := []string{"net/http", "os/exec", "crypto/tls"}
-	for _, p := range []string{"proxy", "relay", "session"} {
+	for _, p := range []string{"proxy", "relay", "session", "instance", "environment"} {
 		forbidden = append(forbidden, "github.com/claudebox/claudebox/"+p)
 	}
 	for _, pkg := range []string{".", "../sandboxmd"} {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
 )
 
@@ -20,7 +19,7 @@ func TestBuildEval(t *testing.T) {
 			ClaudeEntries: []string{"/h/.claude/skills"}, ClaudeCopies: []Copy{{Path: "/h/.claude/CLAUDE.md", Src: "/h/.claude/CLAUDE.md"}},
 			Guards: []Guard{{Path: "/h/p/.envrc"}},
 		},
-		Env:     environment.Env{Names: []string{"HOME", "PATH", "TZ"}},
+		Env:     Env{Names: []string{"HOME", "PATH", "TZ"}},
 		Command: []string{"/usr/bin/claude", "-p"},
 		Eval:    &Eval{Workspace: "/tmp/run/workspace", ClaudeDir: "/tmp/run/claude"},
 		SetEnv:  []string{"TZ=UTC", "LANG=C.UTF-8"},

@@ -10,11 +10,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/claudebox/claudebox/environment"
-	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/project"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -111,7 +110,7 @@ type Plan struct {
 	// Chdir is the working directory inside.
 	Chdir string
 	// Project is the project the sandbox is for.
-	Project instance.Project
+	Project project.Project
 	// Instance is the per-project state directory on the host.
 	Instance string
 	// sandboxMD is where SANDBOX.md is read inside the sandbox.
@@ -166,14 +165,26 @@ type Plan struct {
 	GPU *GPU
 }
 
+// Env is what the plan knows of the variables passed in: their names, in
+// order, and where the value of each one set by an env file or --env was
+// set; never a value, which stays in package environment.
+type Env struct {
+	Names []string
+	// From names the file that set a variable's value ("" for --env
+	// NAME=VALUE), for each variable whose value was set; Lines marks
+	// those whose file is one NAME=VALUE per line.
+	From  map[string]string
+	Lines map[string]bool
+}
+
 // Inputs are everything a plan is built from.
 type Inputs struct {
 	Home     string
 	StateDir string // ~/.claudebox
-	Project  instance.Project
+	Project  project.Project
 	Cwd      string // the working directory, symlinks resolved
 	Host     Host
-	Env      environment.Env // from environment.Resolve
+	Env      Env
 	Network  bool
 	// Relay is the filtered network's: nil on the host's or none.
 	Relay *Relay
@@ -244,7 +255,7 @@ const (
 // real ~/.claude comes first and the per-project overlays after it, and
 // each mount nested in another comes after it.
 func Build(in Inputs) Plan {
-	inst := instance.Dir(in.StateDir, in.Project.Root)
+	inst := project.InstanceDir(in.StateDir, in.Project.Root)
 	p := Plan{
 		Home:      in.Home,
 		Env:       in.Env.Names,
@@ -315,11 +326,11 @@ func Build(in Inputs) Plan {
 		// the sandbox's end tears down, and nothing could attach to.
 		p.SetEnv = append(slices.Clone(p.SetEnv), "CLAUDE_CODE_DISABLE_BG_EXIT_HANDOFF=1")
 	}
-	for name := range in.Env.Values {
+	for name, file := range in.Env.From {
 		if p.envSetBy == nil {
 			p.envSetBy = map[string]envSource{}
 		}
-		p.envSetBy[name] = envSource{file: in.Env.From[name], lines: in.Env.Lines[name]}
+		p.envSetBy[name] = envSource{file: file, lines: in.Env.Lines[name]}
 	}
 	if in.API != nil {
 		// No login is mounted: the credential the sandbox holds is the
@@ -386,15 +397,15 @@ func (p *Plan) addClaudeConfig(h Host, inst string) {
 	p.add(ClaudeConfig, Bind, inst, projects, "this project's instance: sessions isolated per project")
 	// Files the launch reads or binds from the instance are pinned (mounted
 	// on their own path), so the sandbox cannot swap them for symlinks.
-	p.add(ClaudeConfig, RoBind, filepath.Join(inst, instance.RootFile), filepath.Join(projects, instance.RootFile), "claudebox's own, read-only")
-	p.add(ClaudeConfig, Tmpfs, "", filepath.Join(projects, instance.AgentsDir), "the other agents' state and configuration, hidden: no session reads another agent's copy of its configuration, or swaps what its sessions bind")
+	p.add(ClaudeConfig, RoBind, filepath.Join(inst, project.RootFile), filepath.Join(projects, project.RootFile), "claudebox's own, read-only")
+	p.add(ClaudeConfig, Tmpfs, "", filepath.Join(projects, project.AgentsDir), "the other agents' state and configuration, hidden: no session reads another agent's copy of its configuration, or swaps what its sessions bind")
 	history := filepath.Join(inst, HistoryFile)
 	p.add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
 	p.add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
 	// Each session's own (AddSandboxMD): a file in the instance would be
 	// rewritten by one launch while another's bwrap binds it.
 	p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: p.sandboxMD, Role: ClaudeConfig, Why: "this session's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them"})
-	p.add(ClaudeConfig, Symlink, filepath.Join(projects, instance.ClaudeJSONFile), filepath.Join(p.Home, ".claude.json"),
+	p.add(ClaudeConfig, Symlink, filepath.Join(projects, project.ClaudeJSONFile), filepath.Join(p.Home, ".claude.json"),
 		"Claude Code's state file, kept per instance (it saves by rename)")
 }
 
@@ -414,7 +425,7 @@ func (p *Plan) addLinks(links []HostPath) {
 
 // addProject mounts the project writable, then what protects the host
 // inside it: the pins, then the guards, each after the mount it lies in.
-func (p *Plan) addProject(project instance.Project, h Host) {
+func (p *Plan) addProject(project project.Project, h Host) {
 	p.add(ProjectTree, Bind, project.Checkout, project.Checkout, "the project, read-write")
 	for _, d := range project.GitDirs {
 		p.add(GitDir, Bind, d, d, "the repository's git directory, so git works in this worktree")

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 )
@@ -18,7 +17,7 @@ func testPlan() Plan {
 		Project: instance.Project{Root: root, Checkout: root},
 		Cwd:     root + "/sub dir",
 		Host:    Host{System: []HostPath{{Path: "/usr"}, {Path: "/bin", Link: "usr/bin"}}},
-		Env:     environment.Env{Names: []string{"HOME", "ANTHROPIC_API_KEY"}},
+		Env:     Env{Names: []string{"HOME", "ANTHROPIC_API_KEY"}},
 		Network: true,
 		Command: []string{"/usr/bin/claude", "-p", "it's; rm -rf ~", "--model", "opus"},
 		Claude:  true,

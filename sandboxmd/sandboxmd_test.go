@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
@@ -53,7 +52,7 @@ func plan(project instance.Project, cwd string, env []string, network bool) moun
 	}
 	return mount.Build(mount.Inputs{
 		Home: "/home/alice", StateDir: "/home/alice/.claudebox",
-		Project: project, Cwd: cwd, Host: h, Env: environment.Env{Names: env}, Network: network,
+		Project: project, Cwd: cwd, Host: h, Env: mount.Env{Names: env}, Network: network,
 		Command: []string{"/usr/bin/claude"}, Claude: true, API: api,
 	})
 }
@@ -73,7 +72,7 @@ func withBinds() mount.Plan {
 	h.Hidden = []mount.Hidden{{Path: "/home/alice/.ssh", By: home}}
 	return mount.Build(mount.Inputs{
 		Home: "/home/alice", StateDir: "/home/alice/.claudebox",
-		Project: project, Cwd: project.Checkout, Host: h, Env: environment.Env{Names: []string{"HOME"}}, Network: true,
+		Project: project, Cwd: project.Checkout, Host: h, Env: mount.Env{Names: []string{"HOME"}}, Network: true,
 		Command: []string{"/usr/bin/claude"}, Claude: true, Binds: []mount.BindSpec{home, cache},
 	})
 }

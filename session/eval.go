@@ -90,7 +90,7 @@ func PrepareEval(o EvalOptions) (*Session, error) {
 	}
 	in := mount.Inputs{
 		Home: home, StateDir: o.Home.State, Host: host,
-		Env:     environment.Env{Names: names},
+		Env:     mount.Env{Names: names},
 		Network: o.Network == config.NetworkHost,
 		Command: append([]string{prog}, o.Args...),
 		Eval:    &o.Eval,

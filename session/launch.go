@@ -321,7 +321,7 @@ func Prepare(o Options) (*Session, error) {
 		Project:  project,
 		Cwd:      cwd,
 		Host:     host,
-		Env:      env,
+		Env:      mount.Env{Names: env.Names, From: env.SetFrom(), Lines: env.Lines},
 		Network:  conf.Network == config.NetworkHost,
 		Relay:    relay,
 		SSHAgent: sshSocket,
