@@ -138,6 +138,9 @@ func (h *e2eHost) command(dir string, extra []string, name string, args ...strin
 		"PATH=" + h.bin + ":/usr/local/bin:/usr/bin:/bin",
 		"LANG=C.UTF-8",
 	}, extra...)
+	if name == "claudebox" {
+		h.tick()
+	}
 	var c *exec.Cmd
 	if h.uid >= 0 {
 		c = exec.Command("setpriv", append([]string{
@@ -149,6 +152,26 @@ func (h *e2eHost) command(dir string, extra []string, name string, args ...strin
 	c.Dir = dir
 	c.Env = env
 	return c
+}
+
+// tick waits until the filesystem's clock (coarse: a few milliseconds)
+// has moved past the test's last change: the exit audit takes what
+// changed in the tick its sessions began in for the session's, as it
+// must, and a repository a test made just before would be read so.
+func (h *e2eHost) tick() {
+	f := filepath.Join(h.base, ".tick")
+	if err := os.WriteFile(f, nil, 0o600); err != nil {
+		return
+	}
+	var first, now syscall.Stat_t
+	syscall.Stat(f, &first)
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
+		os.Chmod(f, 0o644)
+		os.Chmod(f, 0o600)
+		if syscall.Stat(f, &now) != nil || now.Ctim != first.Ctim {
+			return
+		}
+	}
 }
 
 // run runs a command and fails the test unless it succeeds.

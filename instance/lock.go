@@ -121,6 +121,29 @@ const registryLock = "placeholders.lock"
 // recordLimit bounds a record read back: far beyond what sessions write.
 const recordLimit = 4 << 20
 
+// Tick waits (a few milliseconds at most: the filesystem's clock is
+// coarse) until a file changed now would be dated after everything the
+// launch wrote before it (the stand-ins in .git): the session's start
+// record takes what changed in its own tick for the session's, and would
+// take the launch's writes so, and an index there for one the session
+// wrote.
+func Tick(dir string) {
+	path := livePath(dir, ".tick")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		return
+	}
+	defer os.Remove(path)
+	var first, now unix.Stat_t
+	if unix.Lstat(path, &first) != nil {
+		return
+	}
+	for deadline := time.Now().Add(100 * time.Millisecond); time.Now().Before(deadline); {
+		if unix.Chmod(path, 0o600) != nil || unix.Lstat(path, &now) != nil || now.Ctim != first.Ctim {
+			return
+		}
+	}
+}
+
 // LockWorktrees takes the lock that keeps the list of the instance dir's
 // repository's worktrees as a launch probed it until that launch's
 // stand-ins stand: -w holds it exclusively while git adds a worktree,

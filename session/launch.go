@@ -694,7 +694,11 @@ func (s *Session) recordAndFill(dir string) error {
 	if err := s.addAuditRoots(dir); err != nil {
 		return err
 	}
-	return s.fill(dir)
+	if err := s.fill(dir); err != nil {
+		return err
+	}
+	instance.Tick(dir)
+	return nil
 }
 
 // fill writes what the plan binds from the instance dir and makes the
