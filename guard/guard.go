@@ -6,7 +6,6 @@
 package guard
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -529,23 +528,25 @@ func (g *guardProbe) record(guard mount.Guard) {
 func CreatePlaceholder(m mount.Mount) error {
 	switch m.Kind {
 	case mount.Tmpfs:
-		if err := os.Mkdir(m.Dest, 0o700); err != nil {
-			return err
-		}
-		// The mode is set on the directory made, whatever the umask. It
-		// may have been removed and made again by someone else in the
-		// moment between (another project's sandbox sees the project):
-		// one with anything in it is theirs, not made read-only over what
-		// they wrote.
-		f, err := os.OpenFile(m.Dest, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+		// Made beside it with its mode, then renamed into place: a launch
+		// of another session probing at that moment sees a stand-in or
+		// nothing, never a directory it would take for the user's.
+		tmp, err := os.MkdirTemp(filepath.Dir(m.Dest), ".claudebox-stand-in-*")
 		if err != nil {
 			return err
 		}
-		defer f.Close()
-		if names, err := f.Readdirnames(1); len(names) > 0 || (err != nil && err != io.EOF) {
+		if err := os.Chmod(tmp, instance.StandInDirMode); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, m.Dest, unix.RENAME_NOREPLACE)
+		if err != nil {
+			os.Remove(tmp)
+		}
+		if err == unix.EEXIST {
 			return os.ErrExist
 		}
-		return f.Chmod(instance.StandInDirMode)
+		return err
 	case mount.RoBind:
 		tmp, err := os.CreateTemp(filepath.Dir(m.Dest), ".claudebox-stand-in-*")
 		if err != nil {
