@@ -12,7 +12,9 @@ import (
 // "unable to unlink old '.envrc'", switch anyway and exit 0, leaving the
 // index at odds with the old file, inside and on the host; then it failed,
 // but only after git ran: HEAD on the other branch, the old .envrc a
-// modification. The same for a merge, a hard reset and a stash pop.
+// modification. The same for a merge, a hard reset, a stash pop, a
+// checkout through git -C, and git am of a patch (named or on standard
+// input).
 // Proof: inside, each exits non-zero before git runs, with a message
 // saying to run it on the host; HEAD, the index and the work tree are as
 // they were (the host's git status is clean, HEAD on its branch); a
@@ -49,6 +51,11 @@ func TestReplayLivingCheckoutProtected(t *testing.T) {
 		git merge --ff-only other 2>&1; echo "merge: $?"
 		git reset -q --hard other 2>&1; echo "reset: $?"
 		git cherry-pick other 2>&1; echo "cherry-pick: $?"
+		git -C "$PWD" checkout other 2>&1; echo "-C: $?"
+		git format-patch -q --stdout -1 other >/tmp/other.patch
+		export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+		git am /tmp/other.patch 2>&1; echo "am: $?"
+		git am </tmp/other.patch 2>&1; echo "am stdin: $?"
 		git status --porcelain; echo "status: $?"
 		git log -q no-such-ref >/dev/null 2>&1; echo "log: $?"
 	`)
@@ -62,6 +69,9 @@ func TestReplayLivingCheckoutProtected(t *testing.T) {
 		"merge: 1",
 		"reset: 1",
 		"cherry-pick: 1",
+		"-C: 1",
+		"am: 1",
+		"am stdin: 1",
 		"status: 0",
 		"log: 128",
 	} {

@@ -19,9 +19,11 @@ const gitWrapperDir = "/run/claudebox/bin"
 // bring in (the commits a checkout, switch, reset, merge, pull, rebase,
 // cherry-pick, revert or stash apply names, against HEAD or their merge
 // base) and refuses, before git runs, one that would change a protected
-// path: HEAD, the index and the work tree stay as they were. What it cannot
-// work out (git am's patches, a command in another repository) it runs
-// between two looks at the protected paths, and fails when one was left
+// path: HEAD, the index and the work tree stay as they were; it looks
+// from where git -C would run, and reads git am's patches as git apply
+// does. What it cannot work out (a command with --git-dir or --work-tree,
+// in another repository, or patches git apply cannot read) it runs between
+// two looks at the protected paths, and fails when one was left
 // differing. It is a convenience for a cooperating agent, not a security
 // boundary: the mounts protect the host whatever runs inside. Every other
 // subcommand (git status, constantly) is one exec of the real git.
@@ -55,9 +57,9 @@ for a in "$@"; do
 		continue
 	fi
 	case $a in
-	-C | --git-dir | --work-tree) skip=1 elsewhere=1 ;;
+	--git-dir | --work-tree) skip=1 elsewhere=1 ;;
+	-C | -c | --namespace | --config-env | --super-prefix) skip=1 ;;
 	-C* | --git-dir=* | --work-tree=*) elsewhere=1 ;;
-	-c | --namespace | --config-env | --super-prefix) skip=1 ;;
 	-*) ;;
 	*)
 		sub=$a
@@ -115,12 +117,14 @@ func gitWrapper(top string, guards []Guard) string {
 
 // gitWrapperCheck refuses, before git runs, a command that would change a
 // protected path. It looks only where the command runs in the project's
-// own repository (no -C, --git-dir or --work-tree, no GIT_DIR): the
-// protected paths are that work tree's. Every word of the command that
-// names a commit is taken for one it would bring in, so an option's value
-// that happens to name one makes the look wider, never narrower.
-const gitWrapperCheck = `would=
-look() {
+// own repository (from where -C leads, no --git-dir or --work-tree, no
+// GIT_DIR): the protected paths are that work tree's. The look runs in a
+// subshell, which changes directory as -C does and leaves the command's
+// own directory to git. Every word of the command that names a commit is
+// taken for one it would bring in, so an option's value that happens to
+// name one makes the look wider, never narrower. git am's patches from
+// standard input are read into a file first, which git am then reads.
+const gitWrapperCheck = `look() {
 	would=$would$(changes "$@")$nl
 }
 look_paths() {
@@ -132,14 +136,42 @@ look_paths() {
 		if is_protected "$f"; then would=$would$f$nl; fi
 	done
 }
+look_patches() {
+	# git am's patches as git apply reads them, from the top as git am
+	# applies them: each line of --numstat -z is "added<TAB>deleted<TAB>path"
+	# or, for a rename, empty after the counts and then both paths
+	for f in $(cat -- "$@" 2>/dev/null | "$real" -C "$here" apply --numstat -z $apply_opts 2>/dev/null | LC_ALL=C tr '\000' '\n'); do
+		p=${f#*	*	}
+		if is_protected "$p"; then would=$would$p$nl; elif is_protected "$f"; then would=$would$f$nl; fi
+	done
+}
 commit() { "$real" rev-parse -q --verify "$1^{commit}" 2>/dev/null; }
 nl='
 '
-args=$*
-if [ -z "$elsewhere$GIT_DIR$GIT_WORK_TREE$GIT_INDEX_FILE" ] &&
-	here=$("$real" rev-parse --show-toplevel 2>/dev/null) && [ "$here" -ef "$top" ]; then
+# check fails when the command would change a protected path
+check() {
+	[ -z "$elsewhere$GIT_DIR$GIT_WORK_TREE$GIT_INDEX_FILE" ] || return 0
+	unset CDPATH
+	skip=
+	for a in "$@"; do
+		if [ -n "$skip" ]; then
+			# git -C '' stays where it is; a -C git cannot enter, git refuses
+			if [ "$skip" = C ] && [ -n "$a" ]; then cd -P -- "$a" 2>/dev/null || return 0; fi
+			skip=
+			continue
+		fi
+		case $a in
+		-C) skip=C ;;
+		-c | --namespace | --config-env | --super-prefix) skip=1 ;;
+		-*) ;;
+		*) break ;;
+		esac
+	done
+	here=$("$real" rev-parse --show-toplevel 2>/dev/null) && [ "$here" -ef "$top" ] || return 0
+	would=
 	words=
 	paths=
+	apply_opts=
 	seen=
 	dashdash=
 	for a in "$@"; do
@@ -153,9 +185,10 @@ if [ -z "$elsewhere$GIT_DIR$GIT_WORK_TREE$GIT_INDEX_FILE" ] &&
 		fi
 		case $a in
 		--) dashdash=1 ;;
-		--abort | --continue | --skip | --quit | --edit-todo) words= && break ;;
+		--abort | --continue | --skip | --quit | --edit-todo | --retry | --show-current-patch*) words= && break ;;
 		-) words=$words@{-1}$nl ;;
 		--onto=*) words=$words${a#--onto=}$nl ;;
+		-p* | --directory=* | --include=* | --exclude=*) apply_opts=$apply_opts$a$nl ;;
 		-*) ;;
 		*) words=$words$a$nl ;;
 		esac
@@ -164,6 +197,23 @@ if [ -z "$elsewhere$GIT_DIR$GIT_WORK_TREE$GIT_INDEX_FILE" ] &&
 	IFS=$nl
 	set -f
 	case $sub in
+	am)
+		if [ -n "$mbox" ]; then
+			look_patches "$mbox"
+		else
+			for w in $words; do
+				# a Maildir's messages, or a file of them
+				if [ -d "$w" ]; then
+					set +f
+					look_patches "$w"/cur/* "$w"/new/* 2>/dev/null
+					set -f
+				else
+					look_patches "$w"
+				fi
+			done
+		fi
+		words=
+		;;
 	pull)
 		if [ -n "$words" ]; then
 			# FETCH_HEAD's first line is what the pull merges
@@ -222,11 +272,34 @@ if [ -z "$elsewhere$GIT_DIR$GIT_WORK_TREE$GIT_INDEX_FILE" ] &&
 		printf 'claudebox: git %s would change %s, which this sandbox protects; run it on the host\n' "$args" "$p" | LC_ALL=C tr '\000-\011\013-\037\177' '??' >&2
 		refused=1
 	done
-	set +f
-	IFS=$saved_ifs
-	if [ -n "$refused" ]; then
-		exit 1
+	[ -z "$refused" ]
+}
+args=$*
+mbox=
+if [ "$sub" = am ]; then
+	# no patch named and no resumption: the patches come on standard input
+	from_stdin=1
+	seen=
+	for a in "$@"; do
+		if [ -z "$seen" ]; then
+			[ "$a" = am ] && seen=1
+			continue
+		fi
+		case $a in
+		--abort | --continue | --skip | --quit | --retry | --show-current-patch*) from_stdin= ;;
+		-*) ;;
+		*) from_stdin= ;;
+		esac
+	done
+	if [ -n "$from_stdin" ] && mbox=$(mktemp); then
+		cat >"$mbox"
+		exec <"$mbox"
+		rm -f "$mbox"
+		mbox=/dev/stdin
 	fi
+fi
+if ! (check "$@"); then
+	exit 1
 fi
 `
 

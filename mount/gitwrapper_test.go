@@ -120,3 +120,94 @@ func BenchmarkGitWrapperStatus(b *testing.B) {
 		})
 	}
 }
+
+// TestGitWrapperRefusesBeforeGit: a command that reaches the project's
+// repository through -C, and git am's patches (named, or on standard
+// input), used to run before any look, so that a checkout or a patch
+// touching a protected path moved HEAD first and failed only after. Proof,
+// with the real git and a writable .envrc (so that only the wrapper can
+// stop it): each is refused with the message, HEAD and .envrc stay as they
+// were, and an am of a patch touching nothing protected, on standard
+// input, still applies.
+func TestGitWrapperRefusesBeforeGit(t *testing.T) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	env := []string{
+		"HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1", "PATH=" + filepath.Join(dir, "wrapper") + ":" + os.Getenv("PATH"),
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+	}
+	run := func(git, dir, stdin string, args ...string) (string, error) {
+		cmd := exec.Command(git, args...)
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, env, strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	must := func(args ...string) string {
+		out, err := run(real, proj, "", args...)
+		if err != nil {
+			t.Fatalf("git %q: %v %s", args, err, out)
+		}
+		return out
+	}
+	write := func(path, content string, mode os.FileMode) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(dir, "wrapper", "git"), gitWrapper(proj, []Guard{{Path: filepath.Join(proj, ".envrc")}}), 0o755)
+	write(filepath.Join(proj, ".envrc"), "export A=1\n", 0o644)
+	write(filepath.Join(proj, "sub", "f"), "f\n", 0o644)
+	must("init", "-q", "-b", "main")
+	must("add", ".")
+	must("commit", "-q", "-m", "start")
+	must("checkout", "-q", "-b", "other")
+	write(filepath.Join(proj, ".envrc"), "export A=2\n", 0o644)
+	must("commit", "-q", "-am", "envrc")
+	envrcPatch := must("format-patch", "--stdout", "-1")
+	must("checkout", "-q", "-b", "plain", "main")
+	write(filepath.Join(proj, "plain.txt"), "plain\n", 0o644)
+	must("add", "plain.txt")
+	must("commit", "-q", "-m", "plain")
+	plainPatch := must("format-patch", "--stdout", "-1")
+	must("checkout", "-q", "main")
+	write(filepath.Join(dir, "envrc.patch"), envrcPatch, 0o644)
+	head := must("rev-parse", "HEAD")
+
+	wrapper := filepath.Join(dir, "wrapper", "git")
+	for _, c := range []struct {
+		dir, stdin string
+		args       []string
+	}{
+		{dir, "", []string{"-C", "proj", "checkout", "other"}},
+		{filepath.Join(proj, "sub"), "", []string{"-C", "", "-C", "..", "checkout", "other"}},
+		{dir, "", []string{"-C", proj, "merge", "other"}},
+		{filepath.Join(proj, "sub"), "", []string{"am", "../../envrc.patch"}},
+		{dir, "", []string{"-C", "proj", "am", "-3", filepath.Join(dir, "envrc.patch")}},
+		{proj, envrcPatch, []string{"am"}},
+	} {
+		out, err := run(wrapper, c.dir, c.stdin, c.args...)
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out, "would change .envrc, which this sandbox protects") {
+			t.Errorf("git %q in %s: %v %q; want it refused", c.args, c.dir, err, out)
+		}
+		if got := must("rev-parse", "HEAD"); got != head {
+			t.Errorf("git %q moved HEAD", c.args)
+		}
+		if st := must("status", "--porcelain"); st != "" {
+			t.Errorf("after git %q, git status says %q", c.args, st)
+		}
+		run(real, proj, "", "am", "--abort") //nolint:errcheck // nothing in progress, as wanted
+	}
+	if out, err := run(wrapper, proj, plainPatch, "am"); err != nil {
+		t.Errorf("git am of a plain patch: %v %s", err, out)
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "plain.txt")); err != nil || string(b) != "plain\n" {
+		t.Errorf("the plain patch did not apply: %q %v", b, err)
+	}
+}
