@@ -21,6 +21,7 @@ import (
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/probe"
 	"github.com/claudebox/claudebox/session"
 )
 
@@ -324,7 +325,7 @@ func checkBwrap(bwrap string) checkResult {
 // checkLandlock says whether a sandbox gets Landlock's scoping, and what
 // is open without it.
 func checkLandlock(bwrap string) checkResult {
-	ok, why := session.LandlockScoping(bwrap)
+	ok, why := probe.LandlockScoping(bwrap)
 	if !ok {
 		return checkResult{
 			"landlock", "warn", why + ": on the shared network the sandbox can connect to the host's abstract Unix sockets (X11, D-Bus)",

@@ -4,7 +4,8 @@
 // guard, bind and toolchain packages) the guards, the binds' layout and
 // the toolchains, and what the user's Claude Code setup names outside
 // ~/.claude. The result is one
-// mount.Host, which mount.Build reads.
+// mount.Host, which mount.Build reads; Read gathers it with every other
+// fact of the host a launch's plan needs into one Launch.
 package probe
 
 import (

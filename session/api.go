@@ -5,21 +5,16 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/claudebox/claudebox/probe"
 
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/proxy"
 )
-
-// tokenURLVariable, in claudebox's own environment on the host, replaces
-// the token endpoint of the OAuth login the proxy refreshes (Claude's,
-// Codex's ChatGPT login, Gemini's Google login): for tests, which play it
-// on 127.0.0.1. Nothing in a sandbox or a project can set it.
-const tokenURLVariable = "CLAUDEBOX_OAUTH_TOKEN_URL"
 
 // resolveVariable, in claudebox's own environment on the host, replaces the
 // filtered network's DNS with a table of NAME=ADDRESS words: for tests,
@@ -43,20 +38,13 @@ func parseHosts(v string) map[string][]netip.Addr {
 // Provider names the cloud-provider switch set on the host, if any: Claude
 // Code then authenticates with the provider's credentials, not through the
 // proxy.
-func Provider() string {
-	for _, n := range proxy.ProviderVariables {
-		if v := os.Getenv(n); v != "" && v != "0" && v != "false" {
-			return n
-		}
-	}
-	return ""
-}
+func Provider() string { return probe.Provider(os.Getenv) }
 
 // FindCredential finds the user's Claude credential on the host: the
 // separate sandbox login, a variable of the user's (their own env settings
 // or --env first, then the host's environment), or the host's login.
 func FindCredential(h Home, env environment.Env) (*proxy.Credential, error) {
-	return proxy.Find(h.Dir, h.State, env.APILookup, os.Getenv(tokenURLVariable))
+	return proxy.Find(h.Dir, h.State, env.APILookup, os.Getenv(probe.TokenURLVariable))
 }
 
 // upstream is the API the proxy forwards to: the user's own
@@ -156,19 +144,6 @@ func (s *Session) startProxy() (stop func(), err error) {
 			os.Remove(s.plan.Relay.Socket)
 		}
 	}, nil
-}
-
-// relayFor is the filtered network's relay: claudebox's own executable,
-// and the socket its proxy will listen on, among the session's run files.
-func relayFor(run string) (*mount.Relay, error) {
-	exe, err := os.Executable()
-	if err == nil {
-		exe, err = filepath.EvalSymlinks(exe)
-	}
-	if err != nil {
-		return nil, hint.Errorf("launch with --network=host or --network=none", "cannot find claudebox's own executable, which relays the filtered network: %v", err)
-	}
-	return &mount.Relay{Exe: exe, Socket: run + sockExt}, nil
 }
 
 // listenUnix listens on path, in the run directory.

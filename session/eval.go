@@ -120,7 +120,7 @@ func PrepareEval(o EvalOptions) (*Session, error) {
 		in.Relay = &mount.Relay{Exe: exe, Socket: o.Socket}
 	}
 	s.plan = mount.Build(in)
-	s.landlock, _ = LandlockScoping(bwrap)
+	s.landlock, _ = probe.LandlockScoping(bwrap)
 	return s, nil
 }
 

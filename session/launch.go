@@ -1,6 +1,7 @@
-// Package session is a launch's effects. Prepare reads the host once (the
-// project, the configuration, the environment, what the plan must know of
-// the host) and builds the plan, touching nothing; Run then creates the
+// Package session is a launch's effects. Prepare reads the settings (the
+// project, the configuration, the environment), probes the host once for
+// what the plan must know of it (probe.Read) and builds the plan from
+// those alone, touching nothing; Run then creates the
 // instance and what the plan binds, runs bwrap as claudebox's child beside
 // its guard watcher, and cleans up after the project's last session.
 package session
@@ -16,7 +17,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,7 +40,6 @@ import (
 	"github.com/claudebox/claudebox/probe"
 	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/pty"
-	"github.com/claudebox/claudebox/sandboxmd"
 	"github.com/claudebox/claudebox/seccomp"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -216,43 +215,84 @@ func (s *Session) Run(yes bool) error {
 	return s.supervise()
 }
 
-// Prepare validates everything a launch needs and creates nothing.
+// Prepare validates everything a launch needs and creates nothing: the
+// settings (the project, its configuration, the environment, the MCP
+// servers carried in), then one probe of the host for what they need,
+// then the plan, which reads only those.
 func Prepare(o Options) (*Session, error) {
 	phases := newPhases()
-	home := o.Home.Dir
-	cwd, project, err := Here()
+	set, err := settle(o)
 	if err != nil {
 		return nil, err
+	}
+	phases.done("settings")
+	// Worktrees: released once the stand-ins stand, or when claudebox exits.
+	facts := probe.Read(set.query(o, true))
+	phases.done("probe")
+	s, err := plan(o, set, facts)
+	if err != nil {
+		if facts.Worktrees != nil {
+			facts.Worktrees.Close()
+		}
+		return nil, err
+	}
+	s.phases = phases
+	phases.done("plan")
+	return s, nil
+}
+
+// settings are what the user asked of a launch, before the probe: the
+// project, its configuration, the environment, the MCP servers carried
+// in and what of the project's additions is unapproved.
+type settings struct {
+	cwd     string
+	project instance.Project
+	// state are claudebox's own directories, which no bind shows.
+	state []string
+	conf  config.Launch
+	env   environment.Env
+	mcp   hostMCP
+	// servers are the MCP servers carried into Claude's claude.json;
+	// agentMCP, the names of those carried into another agent's
+	// configuration; leftOut, those offered and not carried.
+	servers               map[string]json.RawMessage
+	agentMCP, leftOut     []string
+	additions, unapproved []config.Item
+}
+
+// settle reads the settings: the working directory's project, the
+// configuration files, the environment and Claude's own settings and
+// ~/.claude.json, the user's approvals.
+func settle(o Options) (settings, error) {
+	home, stateDir := o.Home.Dir, o.Home.State
+	cwd, project, err := Here()
+	if err != nil {
+		return settings{}, err
 	}
 	if real, err := filepath.EvalSymlinks(cwd); err == nil {
 		cwd = real
 	}
-	bwrap, command, err := programs(o)
-	if err != nil {
-		return nil, err
-	}
-	stateDir := o.Home.State
 	// claudebox's own state and configuration, wherever they are, never
 	// show through a bind, the project's included.
 	state := o.Home.stateDirs()
 	if err := checkProject(project.Checkout, home, state); err != nil {
-		return nil, err
+		return settings{}, err
 	}
 	conf, err := config.Load(home, project, o.Flags, cwd, state)
 	if err != nil {
-		return nil, err
+		return settings{}, err
 	}
 	env, err := resolveEnv(home, conf)
 	if err != nil {
-		return nil, err
+		return settings{}, err
 	}
 	mcp, err := offeredMCP(home, stateDir, cwd, conf, agentOf(o), o.Shell)
 	if err != nil {
-		return nil, err
+		return settings{}, err
 	}
 	servers, mcpItems, err := conf.MCPServers(mcp.offered)
 	if err != nil {
-		return nil, err
+		return settings{}, err
 	}
 	additions := append(conf.Additions(env), mcpItems...)
 	unapproved := config.Unapproved(additions, config.ReadApproval(stateDir, project.Root))
@@ -270,135 +310,37 @@ func Prepare(o Options) (*Session, error) {
 		agentMCP = slices.Sorted(maps.Keys(servers))
 		servers = nil
 	}
-	phases.done("settings")
-	// Released once the stand-ins stand, or when claudebox exits.
-	worktrees := instance.WaitWorktrees(instance.Dir(stateDir, project.Root))
-	host := probe.Host(home, stateDir, project, command[0], os.Getenv, conf.Binds, state, servers)
-	ca := probe.CAs(home, project.Checkout, conf.Binds, state, os.Getenv)
-	phases.done("probe")
-	if len(host.Symlinked) > 0 {
-		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
-			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", host.Symlinked[0])
-	}
-	if len(host.Redirects) > 0 {
-		return nil, resolveError(host.Redirects[0])
-	}
-	ssh, err := userSSHAgent(conf)
-	if err != nil {
-		return nil, err
-	}
-	gpg, gpgconf, err := gpgAgent(conf.WithGPG)
-	if err != nil {
-		return nil, err
-	}
-	run := agentOf(o).ForHost(home, env.APILookup)
-	cred, api, err := credential(o, run, conf, env)
-	if err != nil {
-		return nil, err
-	}
-	var agentConf *mount.AgentConfig
-	if !o.Shell {
-		agentConf, command = agentConfig(home, run, conf, command, agentMCP)
-	}
-	runFiles := newRunStem(stateDir, project.Root)
-	sshSocket := ""
-	if ssh != nil {
-		sshSocket = runFiles + agentExt
-	}
-	var relay *mount.Relay
-	if conf.Network == config.NetworkFiltered {
-		if relay, err = relayFor(runFiles); err != nil {
-			return nil, err
-		}
-		relay.Forward, relay.Publish = conf.Forward, conf.Publish
-		conf.Hosts.Allow = append(conf.Hosts.Allow, forwardRules(conf.Forward)...)
-	}
-	cg, noCgroup := cgroup.Find(conf.Limits)
-	conf.Limits.Cgroup = cg != nil
-	plan := mount.Build(mount.Inputs{
-		Home:     home,
-		StateDir: stateDir,
-		Project:  project,
-		Cwd:      cwd,
-		Host:     host,
-		Env:      mount.Env{Names: env.Names, From: env.SetFrom(), Lines: env.Lines},
-		Network:  conf.Network == config.NetworkHost,
-		Relay:    relay,
-		SSHAgent: sshSocket,
-		GPGAgent: gpg,
-		Command:  command,
-		Claude:   !o.Shell && run.IsClaude(),
-		Binds:    conf.Binds,
-		API:      api,
-		CA:       ca.Files,
-		Caches:   cachesDir(stateDir, project.Root, conf.NoCaches),
-		Agent:    agentConf,
-		Limits:   conf.Limits,
-		GPU:      gpu(conf.GPU),
-	})
-	plan.AddSandboxMD(string(sandboxmd.Render(plan)))
-	scoped, _ := LandlockScoping(bwrap)
-	phases.done("plan")
-	s := &Session{
-		phases: phases, bwrap: bwrap, shell: o.Shell, landlock: scoped, home: home, stateDir: stateDir, runFiles: runFiles, plan: plan, env: env, additions: additions, unapproved: unapproved,
-		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
-		mcp: servers, claudeJSON: mcp.claudeJSON, agentMCP: agentMCP, leftOutMCP: leftOut, skipped: append(conf.Skipped, ca.LeftOut...), portsNote: portsNote(conf), caPEM: ca.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
-		probedWorktrees: worktrees, gpgconf: gpgconf,
-		cgroup: cg, noCgroup: noCgroup,
-	}
-	if gpg != nil {
-		s.gpgSocket = gpg.Socket
-	}
-	if agentConf != nil {
-		for path := range agentConf.Data {
-			s.leaveOut(path, agentConf.LeftOut)
-		}
-	}
-	return s, nil
+	return settings{
+		cwd: cwd, project: project, state: state, conf: conf, env: env, mcp: mcp,
+		servers: servers, agentMCP: agentMCP, leftOut: leftOut, additions: additions, unapproved: unapproved,
+	}, nil
 }
 
-// gpu is what --with-gpu shows, nil without it.
-func gpu(on bool) *mount.GPU {
-	if !on {
-		return nil
-	}
-	g := probe.GPU("/")
-	return &g
-}
-
-// cachesDir is the project's tool caches' directory, "" when turned off.
-func cachesDir(stateDir, root string, off bool) string {
-	if off {
-		return ""
-	}
-	return instance.CachesDir(stateDir, root)
-}
-
-// programs finds bwrap and the command to run inside: claude (or bash)
-// with the arguments, named by its directory's real path, since a $HOME or
-// PATH entry reached through a symlink names it by a path the sandbox's
-// home does not have.
-func programs(o Options) (bwrap string, command []string, err error) {
-	bwrap, err = exec.LookPath("bwrap")
-	if err != nil {
-		return "", nil, hint.Errorf("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
-	}
-	run := agentOf(o)
-	name := run.Program
+// query is what the probe reads for these settings; worktrees holds the
+// repository's worktrees for a launch that makes stand-ins.
+func (set settings) query(o Options, worktrees bool) probe.Query {
+	a := agentOf(o)
+	program := a.Program
 	if o.Shell {
-		name = "bash"
+		program = "bash"
 	}
-	prog, err := exec.LookPath(name)
-	if err != nil {
-		if o.Shell {
-			return "", nil, hint.Errorf("install bash", "bash not found on PATH")
-		}
-		return "", nil, hint.Errorf(run.Install, "%s not found on PATH", name)
+	// On the host's network the proxy's port is known once it listens
+	// (Session.startProxy puts it in).
+	agentURL := mount.APIURL
+	if set.conf.Network == config.NetworkHost {
+		agentURL = mount.HostAPIURL
 	}
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
-		prog = filepath.Join(dir, filepath.Base(prog))
+	network := set.conf.Network != config.NetworkNone
+	return probe.Query{
+		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv,
+		Binds: set.conf.Binds, StateDirs: set.state, MCP: set.servers, Worktrees: worktrees,
+		Relay:   set.conf.Network == config.NetworkFiltered,
+		WithSSH: set.conf.WithSSH, WithGPG: set.conf.WithGPG, GPU: set.conf.GPU, Limits: set.conf.Limits,
+		Agent: a, APILookup: set.env.APILookup,
+		AgentLogin:  !a.IsClaude() && !o.Shell && network,
+		ClaudeLogin: (a.IsClaude() || o.Shell) && network,
+		AgentConfig: !o.Shell, AgentURL: agentURL, AgentMCP: set.agentMCP,
 	}
-	return bwrap, append([]string{prog}, o.Args...), nil
 }
 
 // resolveEnv works out the variables passed in. The user's
@@ -456,51 +398,6 @@ func offeredMCP(home, stateDir, cwd string, conf config.Launch, a agent.Agent, s
 		m.offered, err = instance.HostMCPServers(hostClaudeJSON, trustPaths(cwd))
 	}
 	return m, err
-}
-
-// sshAgent is the user's SSH agent as --with-ssh passes it on: its
-// socket (SSH_AUTH_SOCK), and the fingerprints of the keys the sandbox
-// may use (none: all).
-type sshAgent struct {
-	upstream string
-	keys     []string
-}
-
-// userSSHAgent is the user's agent for --with-ssh, whose socket must be
-// one; nil without the flag.
-func userSSHAgent(conf config.Launch) (*sshAgent, error) {
-	if !conf.WithSSH {
-		return nil, nil
-	}
-	agent := os.Getenv("SSH_AUTH_SOCK")
-	startAgent := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add; or launch with --with-ssh=false"
-	if agent == "" {
-		return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK is not set")
-	}
-	if fi, err := os.Stat(agent); err != nil || fi.Mode()&os.ModeSocket == 0 {
-		return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", agent)
-	}
-	return &sshAgent{upstream: agent, keys: conf.SSHKeys}, nil
-}
-
-// credential finds the credential the supervisor's proxy holds for Claude:
-// none with no network or a cloud provider's own; with no login there is
-// nothing to start, but for a shell or --check's trial.
-func credential(o Options, a agent.Agent, conf config.Launch, env environment.Env) (*proxy.Credential, *mount.API, error) {
-	if !a.IsClaude() && !o.Shell && conf.Network != config.NetworkNone {
-		return agentCredential(o, a, env)
-	}
-	if conf.Network == config.NetworkNone || Provider() != "" {
-		return nil, nil, nil
-	}
-	cred, err := FindCredential(o.Home, env)
-	switch {
-	case err == nil:
-		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source, Address: mount.ClaudeAPIAddress}, nil
-	case !o.Shell && !o.OnlyApproved:
-		return nil, nil, noLogin()
-	}
-	return nil, nil, nil
 }
 
 // lookupEnv gives the values the sandbox starts with: the proxy's for the

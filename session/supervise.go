@@ -2,7 +2,6 @@ package session
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -198,18 +197,6 @@ func (s *Session) startChild(cmd *exec.Cmd) error {
 		scope |= landlock.AbstractSockets
 	}
 	return landlock.Start(cmd, scope)
-}
-
-// LandlockScoping says whether a sandbox started with bwrap gets a scoped
-// Landlock domain, and if not, why.
-func LandlockScoping(bwrap string) (bool, string) {
-	if abi := landlock.ABI(); abi < landlock.ScopeABI {
-		return false, fmt.Sprintf("the kernel's Landlock ABI is %d; scoping needs %d (Linux 6.12)", abi, landlock.ScopeABI)
-	}
-	if fi, err := os.Stat(bwrap); err == nil && fi.Mode()&os.ModeSetuid != 0 {
-		return false, bwrap + " is setuid"
-	}
-	return true, ""
 }
 
 // leave ends this session's hold on the project; if it was the last one

@@ -1,0 +1,260 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/claudebox/claudebox/agent"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/landlock"
+	"github.com/claudebox/claudebox/limits"
+	"github.com/claudebox/claudebox/limits/cgroup"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/proxy"
+)
+
+// Query is what a launch's settings ask the probe to read.
+type Query struct {
+	Home, State string
+	Project     instance.Project
+	// Program is the command to find on PATH (claude, another agent's,
+	// bash), or, with a slash, its path as given.
+	Program string
+	// Getenv reads the environment claudebox was started in.
+	Getenv func(string) string
+	Binds  []mount.BindSpec
+	// StateDirs are claudebox's own directories, which no bind shows.
+	StateDirs []string
+	// MCP are the MCP servers carried in, whose programs are shown.
+	MCP map[string]json.RawMessage
+	// Worktrees: hold the repository's worktrees as Host finds them
+	// (instance.WaitWorktrees), for a launch that makes stand-ins.
+	Worktrees bool
+	// Relay: find claudebox's own executable, the filtered network's relay.
+	Relay            bool
+	WithSSH, WithGPG bool
+	GPU              bool
+	// Limits are the bounds asked for; a cgroup is looked for when any is.
+	Limits limits.Limits
+	// Agent is the agent CLI to run. ClaudeLogin asks for the user's
+	// Claude credential, AgentLogin for Agent's own login; APILookup reads
+	// the variables the user's settings and the environment set for the
+	// API.
+	Agent                   agent.Agent
+	ClaudeLogin, AgentLogin bool
+	APILookup               func(string) (string, bool)
+	// AgentConfig asks what the plan shows of Agent's configuration (not
+	// Claude's, whose is Host's): AgentURL is the proxy's address inside,
+	// AgentMCP the servers of that configuration carried in.
+	AgentConfig bool
+	AgentURL    string
+	AgentMCP    []string
+}
+
+// Launch is what a launch knows of the host: every read of it the plan
+// needs, made once, by Read. Nothing in it is an effect but Worktrees,
+// a shared lock held open.
+type Launch struct {
+	// Worktrees holds the repository's worktrees as Host found them until
+	// the stand-ins stand; nil where nothing holds them.
+	Worktrees *os.File
+	// Bwrap and Command are the programs' paths, "" where not found;
+	// Command is named by its directory's real path, since a $HOME or PATH
+	// entry reached through a symlink names it by a path the sandbox's
+	// home does not have.
+	Bwrap, Command string
+	Host           mount.Host
+	CA             CA
+	// Landlock says bwrap starts in a scoped Landlock domain; NoLandlock,
+	// why not.
+	Landlock   bool
+	NoLandlock string
+	// Exe is claudebox's own executable by its real path, for the relay;
+	// ExeErr, why it cannot be found.
+	Exe    string
+	ExeErr error
+	SSH    SSHAgent
+	GPG    GPG
+	// Provider names the cloud provider's switch set, "" for none.
+	Provider string
+	// Credential is the login found (Claude's, or Agent's), nil for none.
+	Credential *proxy.Credential
+	// Agent is Query's agent as it runs with the host's own login
+	// (agent.ForHost); AgentConfig, what the plan shows of its
+	// configuration.
+	Agent       agent.Agent
+	AgentConfig *mount.AgentConfig
+	// Cgroup is where the sandbox gets a cgroup of its own; nil where the
+	// system delegates none to the user, for the reason NoCgroup.
+	Cgroup   *cgroup.Place
+	NoCgroup string
+	GPU      *mount.GPU
+}
+
+// SSHAgent is the user's SSH agent as SSH_AUTH_SOCK names it.
+type SSHAgent struct {
+	Socket   string
+	IsSocket bool
+}
+
+// GPG is what the host's gpg would use for --with-gpg: gpgconf ("" where
+// not on PATH), whether its --list-dirs answered (ListErr), and the agent's
+// restricted socket with the keyring beside it (nil without an extra
+// socket).
+type GPG struct {
+	Conf    string
+	ListErr error
+	Agent   *mount.GPGAgent
+}
+
+// TokenURLVariable, in claudebox's own environment on the host, replaces
+// the token endpoint of the OAuth login the proxy refreshes (Claude's,
+// Codex's ChatGPT login, Gemini's Google login): for tests, which play it
+// on 127.0.0.1. Nothing in a sandbox or a project can set it.
+const TokenURLVariable = "CLAUDEBOX_OAUTH_TOKEN_URL"
+
+// Read reads the host for a launch, once.
+func Read(q Query) Launch {
+	var l Launch
+	if q.Worktrees {
+		// Taken before Host reads the worktrees.
+		l.Worktrees = instance.WaitWorktrees(instance.Dir(q.State, q.Project.Root))
+	}
+	l.Bwrap, _ = exec.LookPath("bwrap")
+	l.Command = findProgram(q.Program)
+	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP)
+	l.CA = CAs(q.Home, q.Project.Checkout, q.Binds, q.StateDirs, q.Getenv)
+	if l.Bwrap != "" {
+		l.Landlock, l.NoLandlock = LandlockScoping(l.Bwrap)
+	}
+	if q.Relay {
+		l.Exe, l.ExeErr = os.Executable()
+		if l.ExeErr == nil {
+			l.Exe, l.ExeErr = filepath.EvalSymlinks(l.Exe)
+		}
+	}
+	if q.WithSSH {
+		l.SSH.Socket = q.Getenv("SSH_AUTH_SOCK")
+		fi, err := os.Stat(l.SSH.Socket)
+		l.SSH.IsSocket = l.SSH.Socket != "" && err == nil && fi.Mode()&os.ModeSocket != 0
+	}
+	if q.WithGPG {
+		l.GPG = gpg()
+	}
+	l.Provider = Provider(q.Getenv)
+	tokenURL := q.Getenv(TokenURLVariable)
+	l.Agent = q.Agent.ForHost(q.Home, q.APILookup)
+	switch {
+	case q.AgentLogin:
+		if l.Credential, _ = l.Agent.FindKey(q.Home, q.APILookup); l.Credential == nil {
+			l.Credential, _ = l.Agent.FindLogin(q.Home, q.State, tokenURL)
+		}
+	case q.ClaudeLogin && l.Provider == "":
+		l.Credential, _ = proxy.Find(q.Home, q.State, q.APILookup, tokenURL)
+	}
+	if q.AgentConfig && !l.Agent.IsClaude() {
+		l.AgentConfig = Agent(q.Home, l.Agent, q.AgentURL, q.AgentMCP)
+	}
+	l.Cgroup, l.NoCgroup = cgroup.Find(q.Limits)
+	if q.GPU {
+		g := GPU("/")
+		l.GPU = &g
+	}
+	return l
+}
+
+// findProgram finds name on PATH (a name with a slash is a path already),
+// named by its directory's real path; "" where it is not found.
+func findProgram(name string) string {
+	if name == "" {
+		return ""
+	}
+	prog, err := exec.LookPath(name)
+	if err != nil {
+		return ""
+	}
+	if abs, err := filepath.Abs(prog); err == nil {
+		prog = abs
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
+		prog = filepath.Join(dir, filepath.Base(prog))
+	}
+	return prog
+}
+
+// Provider names the cloud-provider switch set on the host, if any: Claude
+// Code then authenticates with the provider's credentials, not through the
+// proxy.
+func Provider(getenv func(string) string) string {
+	for _, n := range proxy.ProviderVariables {
+		if v := getenv(n); v != "" && v != "0" && v != "false" {
+			return n
+		}
+	}
+	return ""
+}
+
+// LandlockScoping says whether a sandbox started with bwrap gets a scoped
+// Landlock domain, and if not, why.
+func LandlockScoping(bwrap string) (bool, string) {
+	if abi := landlock.ABI(); abi < landlock.ScopeABI {
+		return false, fmt.Sprintf("the kernel's Landlock ABI is %d; scoping needs %d (Linux 6.12)", abi, landlock.ScopeABI)
+	}
+	if fi, err := os.Stat(bwrap); err == nil && fi.Mode()&os.ModeSetuid != 0 {
+		return false, bwrap + " is setuid"
+	}
+	return true, ""
+}
+
+// gpg finds what --with-gpg forwards, as the host's gpg would: the agent's
+// extra socket and its home, from gpgconf (which honours GNUPGHOME). Only
+// gpgconf --list-dirs runs: the agent starts at the launch, never here.
+func gpg() GPG {
+	var g GPG
+	conf, err := exec.LookPath("gpgconf")
+	if err != nil {
+		return g
+	}
+	g.Conf = conf
+	out, err := exec.Command(conf, "--list-dirs").Output()
+	if err != nil {
+		g.ListErr = err
+		return g
+	}
+	dirs := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, value, ok := strings.Cut(line, ":"); ok {
+			// gpgconf escapes with %XX (%3a for ':').
+			if v, err := url.PathUnescape(value); err == nil {
+				dirs[name] = v
+			}
+		}
+	}
+	home, sock := dirs["homedir"], dirs["agent-extra-socket"]
+	if sock == "" || home == "" {
+		return g
+	}
+	g.Agent = &mount.GPGAgent{Socket: sock}
+	for _, name := range []string{"pubring.kbx", "pubring.gpg", "trustdb.gpg"} {
+		if c, ok := CopyOf(filepath.Join(home, name)); ok {
+			g.Agent.Keyring = append(g.Agent.Keyring, c)
+		}
+	}
+	for _, name := range []string{"gpg.conf", "common.conf"} {
+		if f := filepath.Join(home, name); regular(f) {
+			g.Agent.Settings = append(g.Agent.Settings, f)
+		}
+	}
+	return g
+}
+
+// regular reports whether path is a regular file, not a link.
+func regular(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode().IsRegular()
+}

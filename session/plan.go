@@ -1,0 +1,232 @@
+package session
+
+import (
+	"path/filepath"
+
+	"github.com/claudebox/claudebox/agent"
+	"github.com/claudebox/claudebox/config"
+	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/probe"
+	"github.com/claudebox/claudebox/proxy"
+	"github.com/claudebox/claudebox/sandboxmd"
+)
+
+// plan is a launch's preparation after the probe: the settings and what
+// the probe read of the host made into the plan and the session that runs
+// it. It reads nothing of the host and has no effect (TestPlanReadsNothing):
+// --dry-run and --check call it freely.
+func plan(o Options, set settings, f probe.Launch) (*Session, error) {
+	home, stateDir, conf := o.Home.Dir, o.Home.State, set.conf
+	command, err := programs(o, f)
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Host.Symlinked) > 0 {
+		return nil, hint.Errorf("replace each link with a copy of what it points to (for .git/hooks, set core.hooksPath instead)",
+			"%s is a symlink: the sandbox could replace the link itself, and the host would then run or obey what it put there", f.Host.Symlinked[0])
+	}
+	if len(f.Host.Redirects) > 0 {
+		return nil, resolveError(f.Host.Redirects[0])
+	}
+	ssh, err := userSSHAgent(conf, f.SSH)
+	if err != nil {
+		return nil, err
+	}
+	gpg, err := gpgAgent(conf.WithGPG, f.GPG)
+	if err != nil {
+		return nil, err
+	}
+	run := f.Agent
+	cred, api, err := credential(o, run, conf, f)
+	if err != nil {
+		return nil, err
+	}
+	var agentConf *mount.AgentConfig
+	if !o.Shell {
+		agentConf, command = agentConfig(home, run, conf, command, f.AgentConfig)
+	}
+	runFiles := newRunStem(stateDir, set.project.Root)
+	sshSocket := ""
+	if ssh != nil {
+		sshSocket = runFiles + agentExt
+	}
+	var relay *mount.Relay
+	if conf.Network == config.NetworkFiltered {
+		if relay, err = relayFor(runFiles, f); err != nil {
+			return nil, err
+		}
+		relay.Forward, relay.Publish = conf.Forward, conf.Publish
+		conf.Hosts.Allow = append(conf.Hosts.Allow, forwardRules(conf.Forward)...)
+	}
+	conf.Limits.Cgroup = f.Cgroup != nil
+	p := mount.Build(mount.Inputs{
+		Home:     home,
+		StateDir: stateDir,
+		Project:  set.project,
+		Cwd:      set.cwd,
+		Host:     f.Host,
+		Env:      mount.Env{Names: set.env.Names, From: set.env.SetFrom(), Lines: set.env.Lines},
+		Network:  conf.Network == config.NetworkHost,
+		Relay:    relay,
+		SSHAgent: sshSocket,
+		GPGAgent: gpg,
+		Command:  command,
+		Claude:   !o.Shell && run.IsClaude(),
+		Binds:    conf.Binds,
+		API:      api,
+		CA:       f.CA.Files,
+		Caches:   cachesDir(stateDir, set.project.Root, conf.NoCaches),
+		Agent:    agentConf,
+		Limits:   conf.Limits,
+		GPU:      f.GPU,
+	})
+	p.AddSandboxMD(string(sandboxmd.Render(p)))
+	s := &Session{
+		bwrap: f.Bwrap, shell: o.Shell, landlock: f.Landlock, home: home, stateDir: stateDir, runFiles: runFiles, plan: p, env: set.env, additions: set.additions, unapproved: set.unapproved,
+		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
+		mcp: set.servers, claudeJSON: set.mcp.claudeJSON, agentMCP: set.agentMCP, leftOutMCP: set.leftOut, skipped: append(conf.Skipped, f.CA.LeftOut...), portsNote: portsNote(conf), caPEM: f.CA.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
+		probedWorktrees: f.Worktrees,
+		cgroup:          f.Cgroup, noCgroup: f.NoCgroup,
+	}
+	if gpg != nil {
+		s.gpgconf, s.gpgSocket = f.GPG.Conf, gpg.Socket
+	}
+	if agentConf != nil {
+		for path := range agentConf.Data {
+			s.leaveOut(path, agentConf.LeftOut)
+		}
+	}
+	return s, nil
+}
+
+// programs is the command to run inside, claude (or bash) with the
+// arguments, once bwrap and it were found.
+func programs(o Options, f probe.Launch) ([]string, error) {
+	if f.Bwrap == "" {
+		return nil, hint.Errorf("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
+	}
+	if f.Command == "" {
+		if o.Shell {
+			return nil, hint.Errorf("install bash", "bash not found on PATH")
+		}
+		a := agentOf(o)
+		return nil, hint.Errorf(a.Install, "%s not found on PATH", a.Program)
+	}
+	return append([]string{f.Command}, o.Args...), nil
+}
+
+// sshAgent is the user's SSH agent as --with-ssh passes it on: its
+// socket (SSH_AUTH_SOCK), and the fingerprints of the keys the sandbox
+// may use (none: all).
+type sshAgent struct {
+	upstream string
+	keys     []string
+}
+
+// userSSHAgent is the user's agent for --with-ssh, whose socket must be
+// one; nil without the flag.
+func userSSHAgent(conf config.Launch, found probe.SSHAgent) (*sshAgent, error) {
+	if !conf.WithSSH {
+		return nil, nil
+	}
+	startAgent := "start an agent and add your key: eval \"$(ssh-agent)\" && ssh-add; or launch with --with-ssh=false"
+	if found.Socket == "" {
+		return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK is not set")
+	}
+	if !found.IsSocket {
+		return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", found.Socket)
+	}
+	return &sshAgent{upstream: found.Socket, keys: conf.SSHKeys}, nil
+}
+
+// gpgAgent is what --with-gpg forwards, as the host's gpg would: the
+// agent's extra socket and the keyring beside it. gpgconf starts the agent
+// at the launch (startGPGAgent): preparing starts nothing, --dry-run
+// included.
+func gpgAgent(withGPG bool, found probe.GPG) (*mount.GPGAgent, error) {
+	switch {
+	case !withGPG:
+		return nil, nil
+	case found.Conf == "":
+		return nil, hint.Errorf("install GnuPG (e.g. sudo apt-get install gnupg), or launch with --with-gpg=false", "--with-gpg: gpgconf not found on PATH")
+	case found.ListErr != nil:
+		return nil, hint.Errorf("check your GnuPG installation: gpgconf --list-dirs", "--with-gpg: gpgconf --list-dirs failed: %v", found.ListErr)
+	case found.Agent == nil:
+		return nil, hint.Errorf("enable it: remove no-extra-socket from gpg-agent.conf", "--with-gpg: gpg-agent has no restricted (extra) socket")
+	}
+	return found.Agent, nil
+}
+
+// credential is the credential the supervisor's proxy holds for Claude:
+// none with no network or a cloud provider's own; with no login there is
+// nothing to start, but for a shell or --check's trial.
+func credential(o Options, a agent.Agent, conf config.Launch, f probe.Launch) (*proxy.Credential, *mount.API, error) {
+	if !a.IsClaude() && !o.Shell && conf.Network != config.NetworkNone {
+		return agentCredential(o, a, f.Credential)
+	}
+	if conf.Network == config.NetworkNone || f.Provider != "" {
+		return nil, nil, nil
+	}
+	switch {
+	case f.Credential != nil:
+		return f.Credential, &mount.API{Variable: f.Credential.Kind.Variable(), Source: f.Credential.Source, Address: mount.ClaudeAPIAddress}, nil
+	case !o.Shell && !o.OnlyApproved:
+		return nil, nil, noLogin()
+	}
+	return nil, nil, nil
+}
+
+// agentCredential is another agent's login for the proxy, as the probe
+// found it: its API key, else its own OAuth login (Codex's ChatGPT login,
+// Gemini's Google login), which the proxy refreshes on the host.
+func agentCredential(o Options, a agent.Agent, cred *proxy.Credential) (*proxy.Credential, *mount.API, error) {
+	switch {
+	case cred != nil && cred.Kind.Variable() == "":
+		return cred, &mount.API{Login: filepath.Join("~", a.ConfigDir, a.LoginFile), Source: cred.Source, Address: a.AddressVariable()}, nil
+	case cred != nil:
+		return cred, &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source, Address: a.AddressVariable()}, nil
+	case o.OnlyApproved:
+		return nil, nil, nil
+	}
+	if a.LoginFile != "" {
+		return nil, nil, hint.Errorf("log in on the host first: run "+a.Program+" there",
+			"no %s login on the host (%s): %s inside the sandbox could not reach its API", a.Name, filepath.Join("~", a.ConfigDir, a.LoginFile), a.Name)
+	}
+	return nil, nil, hint.Errorf("log "+a.Name+" in on the host, or export "+a.Key.Variable()+" there",
+		"no %s login on the host: %s inside the sandbox could not reach its API", a.Name, a.Name)
+}
+
+// agentConfig is what the plan shows of another agent's configuration, as
+// the probe read it; nil for Claude (and a shell), whose is always there.
+// a is the row as it runs with the host's login (ForHost). The agent's
+// arguments go before the user's.
+func agentConfig(home string, a agent.Agent, conf config.Launch, command []string, found *mount.AgentConfig) (*mount.AgentConfig, []string) {
+	if a.IsClaude() {
+		return nil, command
+	}
+	url := mount.APIURL
+	if conf.Network == config.NetworkHost {
+		url = mount.HostAPIURL
+	}
+	_, args := a.Resolved(home, url)
+	return found, append(append([]string{command[0]}, args...), command[1:]...)
+}
+
+// relayFor is the filtered network's relay: claudebox's own executable,
+// and the socket its proxy will listen on, among the session's run files.
+func relayFor(run string, f probe.Launch) (*mount.Relay, error) {
+	if f.ExeErr != nil {
+		return nil, hint.Errorf("launch with --network=host or --network=none", "cannot find claudebox's own executable, which relays the filtered network: %v", f.ExeErr)
+	}
+	return &mount.Relay{Exe: f.Exe, Socket: run + sockExt}, nil
+}
+
+// cachesDir is the project's tool caches' directory, "" when turned off.
+func cachesDir(stateDir, root string, off bool) string {
+	if off {
+		return ""
+	}
+	return instance.CachesDir(stateDir, root)
+}
