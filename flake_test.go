@@ -21,7 +21,14 @@ func requireNix(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("flake test skipped in -short mode")
 	}
-	return requireTool(t, "nix", "apt-get install nix-bin")
+	nix, err := exec.LookPath("nix")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("nix is not installed: apt-get install nix-bin")
+		}
+		t.Skip("SKIPPING: nix is not installed (apt-get install nix-bin)")
+	}
+	return nix
 }
 
 func nixRun(t *testing.T, args ...string) string {

@@ -62,15 +62,6 @@ func TestMain(m *testing.M) {
 			}
 			os.Exit(0)
 		},
-		// euid prints the effective uid it runs with: installed setuid root,
-		// it shows whether the sandbox lets a setuid binary elevate.
-		"euid": func() { fmt.Println(os.Geteuid()); os.Exit(0) },
-		// guardattack: a hostile sandbox's program that gets hold of a file
-		// the host will rename over a guarded path (see guardwatch_test.go).
-		"guardattack": func() { os.Exit(guardAttack(os.Args[1:])) },
-		// renamerace: a hostile sandbox's program that renames a file over a
-		// guarded path until it can (see replay_placeholders_test.go).
-		"renamerace": func() { os.Exit(renameRace(os.Args[1:])) },
 	})
 }
 

@@ -1,0 +1,367 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// BenchmarkSessionAgainstPeer is a sandboxed true, `claudebox --shell -c
+// true` as an unprivileged user with the real bwrap, against Anthropic's
+// sandbox-runtime (`srt -c true`, installed from npm into a temporary
+// prefix; the benchmark skips, saying why, where it cannot be), in one
+// loop: each loop runs every case once, in turn, so that load slows them
+// alike. Beside it, the same session in 60,000 files in 3,000 directories
+// against a one-file repository, and with a 25 MB ~/.claude.json (a
+// long-time user's, thousands of projects), unchanged and just rewritten,
+// against a 100-byte one. After the loop, a burst of 100
+// sessions one after another. The metrics are medians in ms and their
+// ratios.
+func BenchmarkSessionAgainstPeer(b *testing.B) {
+	h := newE2EHost(b)
+	srt := installSandboxRuntime(b, h)
+	small := filepath.Join(h.home, "code", "small")
+	h.gitRepo(small)
+	large := filepath.Join(h.home, "code", "large")
+	h.gitRepo(large)
+	for d := range 3000 {
+		dir := filepath.Join(large, fmt.Sprintf("d%02d", d/100), fmt.Sprintf("e%02d", d%100))
+		os.MkdirAll(dir, 0o755)
+		for f := range 20 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.go", f)), []byte("package x\n"), 0o644)
+		}
+	}
+	// Three homes alike but for ~/.claude.json: carol's of 100 bytes,
+	// bob's of 25 MB, and dave's of 25 MB that the host's Claude Code
+	// rewrites before each session (as it does at each of its starts).
+	small100 := `{"hasCompletedOnboarding":true,"lastOnboardingVersion":"2.1.330","userID":"0123456789abcdef"}` + "\n"
+	h.write(filepath.Join(h.home, ".claude.json"), small100)
+	carol, bob, dave := filepath.Join(h.base, "home", "carol"), filepath.Join(h.base, "home", "bob"), filepath.Join(h.base, "home", "dave")
+	h.write(filepath.Join(carol, ".claude.json"), small100)
+	big := string(bigClaudeJSON(25 << 20))
+	h.write(filepath.Join(bob, ".claude.json"), big)
+	h.write(filepath.Join(dave, ".claude.json"), big)
+	h.chown()
+	type session struct {
+		name string
+		dir  string
+		env  []string
+		args []string
+	}
+	sandboxedTrue := []string{"claudebox", "--shell", "-c", "true"}
+	cases := []session{
+		{"srt", small, nil, []string{srt, "-c", "true"}},
+		{"claudebox", small, nil, sandboxedTrue},
+		{"claude-json-100B", small, []string{"HOME=" + carol}, sandboxedTrue},
+		{"claude-json-25MB", small, []string{"HOME=" + bob}, sandboxedTrue},
+		{"claude-json-25MB-changed", small, []string{"HOME=" + dave}, sandboxedTrue},
+		{"large", large, nil, sandboxedTrue},
+	}
+	before := beforeBuild(b, h)
+	if before != nil {
+		for _, c := range slices.Clone(cases[1:]) {
+			cases = append(cases, session{c.name + "-before", c.dir, append(slices.Clone(c.env), before...), c.args})
+		}
+	}
+	run := func(c session) float64 {
+		if strings.HasPrefix(c.name, "claude-json-25MB-changed") {
+			now := time.Now()
+			os.Chtimes(filepath.Join(dave, ".claude.json"), now, now)
+		}
+		cmd := h.command(c.dir, c.env, c.args[0], c.args[1:]...)
+		began := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("%s: %v\n%s", c.name, err, out)
+		}
+		return float64(time.Since(began).Microseconds()) / 1000
+	}
+	for _, c := range cases { // warm the caches, the instances and their records
+		run(c)
+		run(c)
+	}
+	took := map[string][]float64{}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, c := range cases {
+			took[c.name] = append(took[c.name], run(c))
+		}
+	}
+	b.StopTimer()
+	for range 100 {
+		took["burst"] = append(took["burst"], run(cases[1]))
+	}
+	median := func(name string) float64 {
+		s := slices.Clone(took[name])
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	for _, c := range cases {
+		b.ReportMetric(median(c.name), c.name+"-ms")
+	}
+	b.ReportMetric(median("burst"), "burst-ms")
+	last := took["burst"][len(took["burst"])-10:]
+	slices.Sort(last)
+	b.ReportMetric(last[len(last)/2], "burst-last-10-ms")
+	b.ReportMetric(median("claudebox")/median("srt"), "claudebox/srt")
+	b.ReportMetric(median("burst")/median("srt"), "burst/srt")
+	b.ReportMetric(median("large")/median("claudebox"), "large/small")
+	b.ReportMetric(median("claude-json-25MB")/median("claude-json-100B"), "claude-json-25MB/100B")
+	b.ReportMetric(median("claude-json-25MB-changed")/median("claude-json-100B"), "claude-json-25MB-changed/100B")
+	if before != nil {
+		b.ReportMetric(median("claudebox-before")/median("srt"), "claudebox-before/srt")
+		b.ReportMetric(median("large-before")/median("claudebox-before"), "large/small-before")
+		b.ReportMetric(median("claude-json-25MB-before")/median("claude-json-100B-before"), "claude-json-25MB/100B-before")
+		b.ReportMetric(median("claude-json-25MB-changed-before")/median("claude-json-100B-before"), "claude-json-25MB-changed/100B-before")
+	}
+}
+
+// beforeBuild is, where CLAUDEBOX_BENCH_BEFORE names another claudebox
+// binary (an older build), the variables that run it in place of the one
+// built: its sessions run in the same loop, as the cases "…-before".
+func beforeBuild(b *testing.B, h *e2eHost) []string {
+	b.Helper()
+	before := os.Getenv("CLAUDEBOX_BENCH_BEFORE")
+	if before == "" {
+		return nil
+	}
+	dir := filepath.Join(h.base, "before")
+	os.MkdirAll(dir, 0o755)
+	h.copyFile(before, filepath.Join(dir, "claudebox"), 0o755)
+	h.chown()
+	return []string{"PATH=" + dir + ":" + h.bin + ":/usr/local/bin:/usr/bin:/bin"}
+}
+
+// installSandboxRuntime installs Anthropic's sandbox-runtime from npm into
+// a temporary prefix the unprivileged user can run, and returns its srt;
+// it skips the benchmark, saying why, where that cannot be done or srt
+// cannot run here.
+func installSandboxRuntime(b *testing.B, h *e2eHost) string {
+	b.Helper()
+	if _, err := exec.LookPath("npm"); err != nil {
+		b.Skip("no npm to install @anthropic-ai/sandbox-runtime with")
+	}
+	prefix := filepath.Join(h.base, "srt")
+	install := exec.Command("npm", "install", "--prefix", prefix, "--no-fund", "--no-audit", "--no-update-notifier", "@anthropic-ai/sandbox-runtime@0.0.83")
+	if out, err := install.CombinedOutput(); err != nil {
+		b.Skipf("cannot install @anthropic-ai/sandbox-runtime from npm: %v\n%s", err, out)
+	}
+	h.chown()
+	srt := filepath.Join(prefix, "node_modules", ".bin", "srt")
+	if out, err := h.command(h.home, nil, srt, "-c", "true").CombinedOutput(); err != nil {
+		b.Skipf("srt cannot run here (it needs bwrap, socat and ripgrep): %v\n%s", err, out)
+	}
+	return srt
+}
+
+// bigClaudeJSON is a ~/.claude.json of about size bytes, as years of use
+// grow it: the account, and thousands of projects, each with its history
+// of prompts and its settings.
+func bigClaudeJSON(size int) []byte {
+	projects := map[string]json.RawMessage{}
+	for i, total := 0, 0; total < size; i++ {
+		var history []map[string]string
+		for j := range 20 {
+			history = append(history, map[string]string{"display": fmt.Sprintf("fix the failing test in package %d of project %d, then run the whole suite again", j, i), "pastedContents": "{}"})
+		}
+		project, _ := json.Marshal(map[string]any{
+			"allowedTools": []string{}, "history": history, "hasTrustDialogAccepted": true,
+			"mcpServers": map[string]any{}, "lastCost": 0.25, "lastSessionId": fmt.Sprintf("%032x", i),
+		})
+		path := fmt.Sprintf("/home/alice/code/project-%05d", i)
+		projects[path] = project
+		total += len(path) + len(project) + 4
+	}
+	out, _ := json.Marshal(map[string]any{
+		"numStartups": 4242, "hasCompletedOnboarding": true, "lastOnboardingVersion": "2.1.330",
+		"userID": "0123456789abcdef", "theme": "dark", "projects": projects,
+	})
+	return out
+}
+
+// BenchmarkExitMillionFiles is how long a session in a repository of
+// 1,000,000 files (50,000 directories of 20, all committed) whose command
+// changed 100 of them takes from its command's exit to claudebox's: the
+// command prints the time as its last act, and the clock stops when
+// claudebox exits. The first session (whose record of the project's
+// start reads the whole tree, beside the session) is left out; the metric
+// is the median in ms, and CLAUDEBOX_TRACE's phases of the last session
+// are logged.
+func BenchmarkExitMillionFiles(b *testing.B) {
+	h := newE2EHost(b)
+	repo := filepath.Join(h.home, "code", "huge")
+	h.gitRepo(repo)
+	content := []byte("package x\n")
+	for d := range 50000 {
+		dir := filepath.Join(repo, fmt.Sprintf("d%03d", d/100), fmt.Sprintf("e%02d", d%100))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for f := range 20 {
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.go", f)), content, 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	h.chown()
+	h.run(repo, nil, "git", "add", "-A")
+	h.run(repo, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "a million files")
+	builds := map[string][]string{"": nil}
+	if before := beforeBuild(b, h); before != nil {
+		builds["-before"] = before
+	}
+	session := func(env []string, round int) (float64, string) {
+		script := fmt.Sprintf(`for d in $(seq 0 99); do echo %d >> $(printf d%%03d/e00/f00.go $d); done; date +%%s%%N`, round)
+		var stdout, stderr bytes.Buffer
+		cmd := h.command(repo, append([]string{"CLAUDEBOX_TRACE=1"}, env...), "claudebox", "--shell", "-c", script)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
+		}
+		exited := time.Now()
+		lines := strings.Fields(stdout.String())
+		ns, err := strconv.ParseInt(lines[len(lines)-1], 10, 64)
+		if err != nil {
+			b.Fatalf("no time printed: %q", stdout.String())
+		}
+		return float64(exited.Sub(time.Unix(0, ns)).Microseconds()) / 1000, strings.TrimSpace(stderr.String())
+	}
+	first, trace := session(nil, 0)
+	b.Logf("first session: %s", trace)
+	took := map[string][]float64{}
+	traces := map[string]string{}
+	round := 1
+	b.ResetTimer()
+	for b.Loop() {
+		for suffix, env := range builds {
+			var ms float64
+			ms, traces[suffix] = session(env, round)
+			took[suffix] = append(took[suffix], ms)
+			round++
+		}
+	}
+	b.ReportMetric(first, "first-session-exit-ms")
+	for suffix, t := range took {
+		slices.Sort(t)
+		b.ReportMetric(t[len(t)/2], "exit-after-command-ms"+suffix)
+		b.Logf("last session%s: %s", suffix, traces[suffix])
+	}
+}
+
+// BenchmarkIdleSessionMemory is the resident memory of every claudebox
+// process of an idle session together (the supervisor, the guard watcher
+// and, on the filtered network, the relay inside the sandbox), as an
+// unprivileged user with the real bwrap: summed from /proc every 250 ms
+// from the session's first second to its fourth; the metric is the
+// largest sum, and each process's share at that moment. With
+// CLAUDEBOX_BENCH_BEFORE, the older build's sessions alternate with the
+// new one's.
+func BenchmarkIdleSessionMemory(b *testing.B) {
+	h := newE2EHost(b)
+	binary := filepath.Join(h.bin, "claudebox")
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	type build struct {
+		suffix, binary string
+		env            []string
+	}
+	builds := []build{{"", binary, nil}}
+	if env := beforeBuild(b, h); env != nil {
+		builds = append(builds, build{"-before", filepath.Join(h.base, "before", "claudebox"), env})
+	}
+	worst := map[string][4]float64{}
+	for _, bu := range builds {
+		h.run(proj, bu.env, "claudebox", "--shell", "-c", "true") // the instance and the project's record
+	}
+	for b.Loop() {
+		for _, bu := range builds {
+			cmd := h.command(proj, bu.env, "claudebox", "--shell", "-c", "sleep 4.5")
+			began := time.Now()
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			for at := time.Second; at <= 4*time.Second; at += 250 * time.Millisecond {
+				time.Sleep(time.Until(began.Add(at)))
+				var sample [4]float64 // total, supervisor, watcher, relay
+				for pid, role := range claudeboxProcesses(bu.binary, cmd.Process.Pid) {
+					rss, _ := memoryKB(pid)
+					sample[0] += rss
+					sample[map[string]int{"supervisor": 1, "watcher": 2, "relay": 3}[role]] += rss
+				}
+				if os.Getenv("BENCH_MEMORY_TIMELINE") != "" {
+					b.Logf("%s %v: total, supervisor, watcher, relay %v", bu.suffix, at, sample)
+				}
+				if sample[0] > worst[bu.suffix][0] {
+					worst[bu.suffix] = sample
+				}
+			}
+			if err := cmd.Wait(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, bu := range builds {
+		w := worst[bu.suffix]
+		b.ReportMetric(w[0], "max-total-RSS-KB"+bu.suffix)
+		b.ReportMetric(w[1], "supervisor-RSS-KB"+bu.suffix)
+		b.ReportMetric(w[2], "watcher-RSS-KB"+bu.suffix)
+		b.ReportMetric(w[3], "relay-RSS-KB"+bu.suffix)
+	}
+}
+
+// claudeboxProcesses are root and those of its descendants that run
+// binary (the same file, whatever its path in their mount namespace), by
+// role: the supervisor (root), the guard watcher, the relay.
+func claudeboxProcesses(binary string, root int) map[int]string {
+	want, err := os.Stat(binary)
+	if err != nil {
+		return nil
+	}
+	parent := map[int]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		_, rest, _ := strings.Cut(string(stat), ") ")
+		if f := strings.Fields(rest); len(f) > 1 {
+			parent[pid], _ = strconv.Atoi(f[1])
+		}
+	}
+	descends := func(pid int) bool {
+		for ; pid > 1; pid = parent[pid] {
+			if pid == root {
+				return true
+			}
+		}
+		return false
+	}
+	procs := map[int]string{}
+	for pid := range parent {
+		exe, err := os.Stat(fmt.Sprintf("/proc/%d/exe", pid))
+		if err != nil || !descends(pid) || !os.SameFile(exe, want) {
+			continue
+		}
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		switch {
+		case pid == root:
+			procs[pid] = "supervisor"
+		case bytes.Contains(cmdline, []byte("--watch-guards")):
+			procs[pid] = "watcher"
+		case bytes.Contains(cmdline, []byte("--relay")):
+			procs[pid] = "relay"
+		default:
+			procs[pid] = "other"
+		}
+	}
+	return procs
+}

@@ -1,0 +1,113 @@
+package e2e
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mcpServerScript is a stdio MCP server in bash: one tool, ping, whose
+// answer is "MCP-PONG-" and the server's $TOKEN. It echoes the protocol
+// version the client asks for.
+const mcpServerScript = `#!/bin/bash
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id": *\([0-9][0-9]*\).*/\1/p')
+  method=$(printf '%s' "$line" | sed -n 's/.*"method": *"\([^"]*\)".*/\1/p')
+  [ -z "$id" ] && continue
+  case "$method" in
+  initialize)
+    v=$(printf '%s' "$line" | sed -n 's/.*"protocolVersion": *"\([^"]*\)".*/\1/p')
+    result='{"protocolVersion":"'"$v"'","capabilities":{"tools":{}},"serverInfo":{"name":"pingsrv","version":"1"}}' ;;
+  tools/list)
+    result='{"tools":[{"name":"ping","description":"Answers pong.","inputSchema":{"type":"object","properties":{}}}]}' ;;
+  tools/call)
+    result='{"content":[{"type":"text","text":"MCP-PONG-'"$TOKEN"'"}]}' ;;
+  *) result='{}' ;;
+  esac
+  printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$result"
+done
+`
+
+// TestMCPServersOnRequest: MCP servers added on the host with claude mcp
+// add (local scope, its default, and user scope) reach the real Claude
+// Code inside only when named with --with-mcp; those left out are named
+// once per project, names only; one whose env holds a token waits for
+// approval, and its token is in no message claudebox prints.
+func TestMCPServersOnRequest(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "mcp")
+	h.gitRepo(proj)
+	server := filepath.Join(proj, "mcp.sh")
+	h.write(server, mcpServerScript)
+	os.Chmod(server, 0o755)
+	const key = "sk-ant-test-key-mcp-0123456789abcdefghij"
+	h.onboarded(key, proj)
+	h.chown()
+	const token = "TOKEN-SECRET-77c1"
+	h.run(proj, nil, "claude", "mcp", "add", "localsrv", "--", server)
+	h.run(proj, nil, "claude", "mcp", "add", "-s", "user", "usersrv", "--", server)
+	h.run(proj, nil, "claude", "mcp", "add", "-s", "user", "tokensrv", "-e", "TOKEN="+token, "--", server)
+
+	launch := func(api *fakeAPI, args ...string) (stdout, stderr string, err error) {
+		var out, errb bytes.Buffer
+		c := h.command(proj, api.Env(key), "claudebox", append(args, "--allowedTools", "mcp__localsrv__ping,mcp__usersrv__ping,mcp__tokensrv__ping", "-p", "ping")...)
+		c.Stdout, c.Stderr = &out, &errb
+		err = c.Run()
+		return out.String(), errb.String(), err
+	}
+	calls := func() *fakeAPI {
+		return startScriptedAPI(t, "FAKE-REPLY-mcp-done",
+			toolCall{"mcp__localsrv__ping", map[string]any{}},
+			toolCall{"mcp__usersrv__ping", map[string]any{}})
+	}
+
+	t.Run("left-out", func(t *testing.T) {
+		api := calls()
+		_, stderr, err := launch(api)
+		if err != nil {
+			t.Fatalf("launch: %v\n%s", err, stderr)
+		}
+		if !strings.Contains(stderr, "MCP servers left out of the sandbox: localsrv, tokensrv, usersrv") || !strings.Contains(stderr, "--with-mcp") {
+			t.Errorf("the launch does not name the servers left out:\n%s", stderr)
+		}
+		for id, r := range api.ToolResults() {
+			if strings.Contains(r, "MCP-PONG") {
+				t.Errorf("%s answered though not named: %q", id, r)
+			}
+		}
+		_, stderr, _ = launch(calls())
+		if strings.Contains(stderr, "left out") {
+			t.Errorf("the second launch names them again:\n%s", stderr)
+		}
+	})
+	t.Run("named", func(t *testing.T) {
+		api := calls()
+		stdout, stderr, err := launch(api, "--with-mcp", "localsrv", "--with-mcp", "usersrv")
+		if err != nil || !strings.Contains(stdout, "FAKE-REPLY-mcp-done") {
+			t.Fatalf("launch: %v\n%s\n%s", err, stdout, stderr)
+		}
+		results := api.ToolResults()
+		for _, id := range []string{"toolu_fake_0", "toolu_fake_1"} {
+			if !strings.Contains(results[id], "MCP-PONG-") {
+				t.Errorf("%s: tool result %q, want the server's answer", id, results[id])
+			}
+		}
+	})
+	t.Run("token-waits-for-approval", func(t *testing.T) {
+		api := startScriptedAPI(t, "FAKE-REPLY-mcp-done", toolCall{"mcp__tokensrv__ping", map[string]any{}})
+		_, stderr, err := launch(api, "--with-mcp", "tokensrv")
+		if err == nil || !strings.Contains(stderr, "MCP server tokensrv") || len(api.Bodies()) > 0 {
+			t.Fatalf("a definition with a token started without approval: %v\n%s", err, stderr)
+		}
+		stdout, stderr, err := launch(api, "--with-mcp", "tokensrv", "--yes")
+		if err != nil || !strings.Contains(api.ToolResults()["toolu_fake_0"], "MCP-PONG-"+token) {
+			t.Fatalf("approved, the server does not answer: %v %q\n%s\n%s", err, api.ToolResults(), stdout, stderr)
+		}
+		if strings.Contains(stderr, token) {
+			t.Errorf("claudebox printed the token:\n%s", stderr)
+		}
+	})
+}

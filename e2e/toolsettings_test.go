@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestToolSettingsCome: inside, go env GOPRIVATE equals the host's, set
+// by go env -w (~/.config/go/env) and by the variable; JAVA_HOME passes;
+// ~/.cargo/config.toml is there read-only. ~/.npmrc with a token, and a
+// cargo config that holds a registry token, stay hidden. The launch names
+// once per project the variables it dropped, never an identity token's
+// name, and never a value.
+func TestToolSettingsCome(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "tools")
+	h.gitRepo(proj)
+	goPath := "PATH=" + h.bin + ":/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin"
+	h.write(filepath.Join(h.home, ".npmrc"), "//registry.npmjs.org/:_authToken=NPM-SECRET-31d\n")
+	h.write(filepath.Join(h.home, ".cargo", "config.toml"), "[net]\ngit-fetch-with-cli = true\n")
+	h.chown()
+	h.run(proj, []string{goPath}, "go", "env", "-w", "GOPRIVATE=example.com/private/*")
+	host := h.run(proj, []string{goPath}, "go", "env", "GOPRIVATE", "GONOSUMDB")
+
+	extra := []string{goPath, "JAVA_HOME=/usr/lib/jvm/default", "MY_BUILD_MODE=fast", "GITHUB_TOKEN=ghp_SECRET9f2"}
+	var stdout, stderr bytes.Buffer
+	c := h.command(proj, extra, "claudebox", "--shell", "-c", `go env GOPRIVATE GONOSUMDB; echo "java=$JAVA_HOME"; cat ~/.cargo/config.toml; echo x >> ~/.cargo/config.toml || echo cargo-config-read-only; cat ~/.npmrc || echo npmrc-hidden`)
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	if !strings.HasPrefix(out, host) {
+		t.Errorf("go env inside:\n%s\nwant the host's:\n%s", out, host)
+	}
+	for _, want := range []string{"java=/usr/lib/jvm/default", "git-fetch-with-cli = true", "cargo-config-read-only", "npmrc-hidden"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside printed %q, want %q", out, want)
+		}
+	}
+	if strings.Contains(out, "NPM-SECRET") {
+		t.Error("~/.npmrc is readable inside")
+	}
+	notice := stderr.String()
+	if !strings.Contains(notice, "variables not passed into the sandbox: MY_BUILD_MODE") || !strings.Contains(notice, "--env MY_BUILD_MODE") {
+		t.Errorf("the launch does not name the dropped variable:\n%s", notice)
+	}
+	if strings.Contains(notice, "GITHUB_TOKEN") || strings.Contains(notice, "fast") {
+		t.Errorf("the notice names an identity token or a value:\n%s", notice)
+	}
+	var again bytes.Buffer
+	c = h.command(proj, extra, "claudebox", "--shell", "-c", "true")
+	c.Stderr = &again
+	if err := c.Run(); err != nil || strings.Contains(again.String(), "MY_BUILD_MODE") {
+		t.Errorf("named again: %v %s", err, again.String())
+	}
+
+	// A cargo config that holds a registry token stays hidden.
+	h.write(filepath.Join(h.home, ".cargo", "config.toml"), "[registries.corp]\nindex = \"sparse+https://corp/\"\ntoken = \"CARGO-SECRET-8e\"\n")
+	h.chown()
+	if out := h.inside(proj, nil, "cat ~/.cargo/config.toml || echo cargo-hidden"); !strings.Contains(out, "cargo-hidden") || strings.Contains(out, "CARGO-SECRET") {
+		t.Errorf("a cargo config with a token: %q", out)
+	}
+}
