@@ -130,7 +130,21 @@ func find(l limits.Limits, mountinfo, self, bus string, uid int) (*Place, string
 	if missing := lacking(parent, need); len(missing) > 0 {
 		return nil, fmt.Sprintf("the delegated cgroup v2 tree %s has no %s controller", parent, strings.Join(missing, ", "))
 	}
+	removeLeft(parent)
 	return &Place{Parent: parent, mount: mount}, ""
+}
+
+// removeLeft removes the cgroups that sandboxes whose supervisor was
+// killed left in parent: a claudebox-PID directory whose process is gone.
+// The kernel removes none that still holds a process.
+func removeLeft(parent string) {
+	dirs, _ := filepath.Glob(filepath.Join(parent, "claudebox-*"))
+	for _, dir := range dirs {
+		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(dir), "claudebox-"))
+		if err == nil && pid > 0 && unix.Kill(pid, 0) == unix.ESRCH {
+			os.Remove(dir)
+		}
+	}
 }
 
 // lacking returns which of need cgroup dir does not offer its children.

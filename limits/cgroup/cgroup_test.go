@@ -3,6 +3,7 @@ package cgroup
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -133,5 +134,41 @@ func TestEvents(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "pids.events"), []byte("max 7\n"), 0o644)
 	if got := (&Group{Dir: dir}).Events(); got != (Events{OOMKills: 1, ForksRefused: 7}) {
 		t.Errorf("%+v", got)
+	}
+}
+
+// TestFindRemovesLeftGroups: a sandbox whose supervisor was killed leaves
+// its cgroup's directory, empty; the next launch's Find removes it. A
+// group whose process runs, one that holds something (the kernel refuses
+// to remove a cgroup with processes; a directory with a file stands in),
+// and what is not claudebox's stay.
+func TestFindRemovesLeftGroups(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "v2")
+	mountinfo, self := cgroupHost(t, root, "/delegated/session", "memory pids cpu")
+	parent := filepath.Join(root, "delegated")
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(parent, fmt.Sprintf("claudebox-%d", gone.ProcessState.Pid()))
+	running := filepath.Join(parent, fmt.Sprintf("claudebox-%d", os.Getpid()))
+	held := filepath.Join(parent, "claudebox-999999999")
+	other := filepath.Join(parent, "claudebox-other")
+	for _, d := range []string{dead, running, held, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(held, "cgroup.procs"), []byte("1234\n"), 0o644)
+	if cg, why := find(limits.Limits{Tasks: 10}, mountinfo, self, "", user); cg == nil {
+		t.Fatal(why)
+	}
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("the dead sandbox's empty cgroup stays: %v", err)
+	}
+	for _, d := range []string{running, held, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s went: %v", filepath.Base(d), err)
+		}
 	}
 }
