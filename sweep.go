@@ -16,6 +16,9 @@ import (
 // and says what such a session's exit audit moved aside before it could.
 func sweepKilled(state string) {
 	session.SayUnsaidMoves(state)
+	for _, lock := range session.SweepIndexLocks(state) {
+		printable.Say(os.Stderr, "claudebox: removed %s, git's lock on the index, left by a session killed while it rewrote the index", lock)
+	}
 	removed := instance.SweepKilled(state)
 	if len(removed) == 0 {
 		return

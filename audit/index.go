@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -251,13 +250,13 @@ func workTreeCache(b []byte, hashLen int) bool {
 }
 
 // DropCaches removes, from the index of each git directory in dirs, its
-// derived extensions (see derived), under git's lock: the host's git
-// status and git commit then compute them again from the entries and the
-// work tree.
-func DropCaches(dirs []string) error {
+// derived extensions (see derived), under git's lock, recorded in locks
+// while it is held: the host's git status and git commit then compute
+// them again from the entries and the work tree.
+func DropCaches(dirs []string, locks IndexLocks) error {
 	var errs []error
 	for _, dir := range dirs {
-		if err := showAgainIn(dir, nil); err != nil {
+		if err := showAgainIn(dir, nil, locks); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", filepath.Join(dir, "index"), err))
 		}
 	}
@@ -294,16 +293,17 @@ func varint(b []byte) (val uint64, used int) {
 
 // ShowAgain clears, in each repository's index, the flags that hid the
 // entries in hidden from the host's git status (see showAgain), under
-// git's own lock (index.lock): git status and git diff then show what the
-// session changed. It returns those it could not show again, and why.
-func ShowAgain(hidden []Hidden) (left []Hidden, err error) {
+// git's own lock (index.lock), recorded in locks while it is held: git
+// status and git diff then show what the session changed. It returns
+// those it could not show again, and why.
+func ShowAgain(hidden []Hidden, locks IndexLocks) (left []Hidden, err error) {
 	byDir := map[string][]Hidden{}
 	for _, h := range hidden {
 		byDir[h.gitDir] = append(byDir[h.gitDir], h)
 	}
 	var errs []error
 	for _, dir := range slices.Sorted(maps.Keys(byDir)) {
-		if err := showAgainIn(dir, byDir[dir]); err != nil {
+		if err := showAgainIn(dir, byDir[dir], locks); err != nil {
 			left = append(left, byDir[dir]...)
 			errs = append(errs, fmt.Errorf("%s: %w", filepath.Join(dir, "index"), err))
 		}
@@ -312,49 +312,58 @@ func ShowAgain(hidden []Hidden) (left []Hidden, err error) {
 }
 
 // showAgainIn rewrites the index of the git directory dir, reached
-// without a symlink.
-func showAgainIn(dir string, hidden []Hidden) error {
+// without a symlink. The new index is written before git's lock is
+// taken, as the lock's own file (lockIndex), so that the lock stands only
+// for the moment of its rename over the index; an index git replaced
+// meanwhile is read again.
+func showAgainIn(dir string, hidden []Hidden, locks IndexLocks) error {
 	d, err := openRoot(dir)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
 	fd := int(d.Fd())
-	lock, err := unix.Openat(fd, "index.lock", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
-	if err != nil {
-		return fmt.Errorf("git's lock: %w", err)
-	}
-	f := os.NewFile(uintptr(lock), "index.lock")
-	written := false
-	defer func() {
-		f.Close()
-		if !written {
-			unix.Unlinkat(fd, "index.lock", 0)
-		}
-	}()
-	b, err := readAt(fd, "index", maxIndex)
-	if err != nil {
-		return err
-	}
 	paths := map[string]uint8{}
 	for _, h := range hidden {
 		paths[h.Path] |= h.bits
 	}
-	out, err := showAgain(b, hashLen(fd), paths)
-	if err != nil {
+	for tries := 1; ; tries++ {
+		var read, now unix.Stat_t
+		if err := unix.Fstatat(fd, "index", &read, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return err
+		}
+		b, err := readAt(fd, "index", maxIndex)
+		if err != nil {
+			return err
+		}
+		out, err := showAgain(b, hashLen(fd), paths)
+		if err != nil {
+			return err
+		}
+		release, err := locks.lockIndex(fd, dir, out)
+		if err != nil {
+			return err
+		}
+		// git replaces its index whole, under the lock: the one read is
+		// still there if its file is.
+		if unix.Fstatat(fd, "index", &now, unix.AT_SYMLINK_NOFOLLOW) != nil || now.Ino != read.Ino || now.Ctim != read.Ctim || now.Size != read.Size {
+			unix.Unlinkat(fd, "index.lock", 0)
+			release()
+			if tries < 3 {
+				continue
+			}
+			return errors.New("git rewrote the index meanwhile, again and again")
+		}
+		if locks.Held != nil {
+			locks.Held()
+		}
+		err = unix.Renameat(fd, "index.lock", fd, "index")
+		if err != nil {
+			unix.Unlinkat(fd, "index.lock", 0)
+		}
+		release()
 		return err
 	}
-	if _, err := f.Write(out); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := unix.Renameat(fd, "index.lock", fd, "index"); err != nil {
-		return err
-	}
-	written = true
-	return nil
 }
 
 // trackedInWorktree says whether p, a finding, is a file that a linked

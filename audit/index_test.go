@@ -173,7 +173,7 @@ func TestShowAgain(t *testing.T) {
 			if len(r.Hidden) != 2 {
 				t.Fatalf("%s v%d: hidden %+v, want package.json and Makefile", format, v, r.Hidden)
 			}
-			if left, err := ShowAgain(r.Hidden); err != nil || left != nil {
+			if left, err := ShowAgain(r.Hidden, IndexLocks{}); err != nil || left != nil {
 				t.Fatalf("%s v%d: %v %v", format, v, left, err)
 			}
 			if out, want := git("status", "--porcelain"), " M Makefile\n M package.json\n"; out != want {
@@ -193,7 +193,7 @@ func TestShowAgainLocked(t *testing.T) {
 	write(t, filepath.Join(gitDir, "index.lock"))
 	before, err := os.ReadFile(filepath.Join(gitDir, "index"))
 	must(t, err)
-	left, err := ShowAgain([]Hidden{{Repo: filepath.Dir(gitDir), Path: "z", gitDir: gitDir, bits: assumeUnchanged}})
+	left, err := ShowAgain([]Hidden{{Repo: filepath.Dir(gitDir), Path: "z", gitDir: gitDir, bits: assumeUnchanged}}, IndexLocks{})
 	if len(left) != 1 || err == nil {
 		t.Errorf("left %v, %v", left, err)
 	}

@@ -464,3 +464,65 @@ func TestReplayFaultsDiskFillsDuringSession(t *testing.T) {
 	os.Remove(fill)
 	h.inside(proj, nil, "true")
 }
+
+// TestReplayFaultsKilledInIndexRewrite: the session hides its change to a
+// tracked file from git status (assume-unchanged), so the exit audit
+// rewrites the index to show it again, under git's own lock; a kill -9 of
+// the supervisor while it holds that lock (held there with
+// CLAUDEBOX_TRACE_HOLD) leaves .git/index.lock, which would make every
+// host git that writes the index fail. Host-side proof: the next claudebox
+// command on the host (--list, in another project) removes the lock and
+// says so in one line, and git writes the index again; a lock the host's
+// own git holds (made by hand here) is left alone.
+func TestReplayFaultsKilledInIndexRewrite(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	other := filepath.Join(h.home, "other")
+	h.gitRepo(other)
+	state := filepath.Join(h.home, ".claudebox")
+	inst := instance.Dir(state, proj)
+	lock := filepath.Join(proj, ".git", "index.lock")
+	var stderr lockedBuffer
+	s := h.command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=index locked"}, "claudebox", "--shell", "-c",
+		"git update-index --assume-unchanged README && echo changed >> README")
+	s.Stderr = &stderr
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- s.Wait() }()
+	waitFor(t, "the supervisor to hold in the index's rewrite", func() bool {
+		return strings.Contains(stderr.String(), "holding after index locked") || len(exited) > 0
+	})
+	if len(exited) > 0 {
+		t.Fatalf("the session ended before the index's rewrite: %v\n%s", <-exited, stderr.String())
+	}
+	if !paths.Exists(lock) {
+		t.Fatal("the supervisor holds in the index's rewrite, but no index.lock stands")
+	}
+	s.Process.Signal(syscall.SIGKILL)
+	<-exited
+	waitFor(t, "the sandbox to end", func() bool { return !instance.InUse(inst) })
+	var listErr strings.Builder
+	l := h.command(other, nil, "claudebox", "--list")
+	l.Stderr = &listErr
+	if err := l.Run(); err != nil {
+		t.Fatalf("--list: %v\n%s", err, listErr.String())
+	}
+	if paths.Exists(lock) {
+		t.Fatalf("the killed supervisor's index.lock outlived --list:\n%s", listErr.String())
+	}
+	if want := "claudebox: removed " + lock + ", git's lock on the index, left by a session killed while it rewrote the index"; !strings.Contains(listErr.String(), want) {
+		t.Errorf("--list did not say what it removed (want %q):\n%s", want, listErr.String())
+	}
+	h.run(proj, nil, "git", "update-index", "--no-assume-unchanged", "README")
+	// The host's own git holding the lock: no claudebox command touches it.
+	h.write(lock, "")
+	h.run(other, nil, "claudebox", "--list")
+	h.inside(other, nil, "true")
+	if !paths.Exists(lock) {
+		t.Error("a claudebox command removed the lock the host's git holds")
+	}
+}

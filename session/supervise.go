@@ -442,7 +442,7 @@ func (s *Session) report(root, dir string, r audit.Report) {
 	if len(r.Hidden) > 0 {
 		s.showAgain(r.Hidden)
 	}
-	if left, err := audit.ShowAgain(r.Restat); len(left) > 0 {
+	if left, err := audit.ShowAgain(r.Restat, s.indexLocks()); len(left) > 0 {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			printable.Say(os.Stderr, "claudebox: could not have git read again the files the session changed, whose status in the index it wrote git takes for their content: %s", line)
 		}
@@ -452,7 +452,7 @@ func (s *Session) report(root, dir string, r audit.Report) {
 		}
 		printable.Say(os.Stderr, "hint: touch each of them, which has git read it again, then read git diff before you run anything in the project")
 	}
-	if err := audit.DropCaches(r.Caches); err != nil {
+	if err := audit.DropCaches(r.Caches, s.indexLocks()); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			printable.Say(os.Stderr, "claudebox: could not drop the index's caches (of trees, of untracked files), which the session wrote and which git status and git commit trust: %s", line)
 		}
@@ -506,11 +506,24 @@ func count(n int) string {
 	return s
 }
 
+// indexLocks records git's lock on each index the exit audit rewrites
+// while it holds it, for the next command to remove if the supervisor is
+// killed meanwhile (SweepIndexLocks).
+func (s *Session) indexLocks() audit.IndexLocks {
+	return audit.IndexLocks{Dir: indexLocksDir(s.stateDir), Held: func() { s.phases.hold("index locked") }}
+}
+
+func indexLocksDir(stateDir string) string { return filepath.Join(stateDir, "index-locks") }
+
+// SweepIndexLocks removes git's lock (index.lock) that a supervisor killed
+// while its exit audit rewrote an index left, and returns their paths.
+func SweepIndexLocks(stateDir string) []string { return audit.SweepIndexLocks(indexLocksDir(stateDir)) }
+
 // showAgain clears the index flags with which the session hid its changes
 // to tracked files from git status and git diff, and names the files; those
 // it cannot show again are named with the commands that do.
 func (s *Session) showAgain(hidden []audit.Hidden) {
-	left, err := audit.ShowAgain(hidden)
+	left, err := audit.ShowAgain(hidden, s.indexLocks())
 	if len(left) < len(hidden) {
 		printable.Say(os.Stderr, "claudebox: the session hid its changes to these files from git status and git diff (assume-unchanged or skip-worktree); git shows them again:")
 		for _, h := range hidden {

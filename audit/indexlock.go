@@ -1,0 +1,195 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// IndexLocks is where the exit audit records git's lock (index.lock) on
+// each index it rewrites, for as long as it holds it: a directory of
+// claudebox's state, which no sandbox reaches. A supervisor killed while
+// it holds one leaves the lock, with which every host git that writes the
+// index fails; the next claudebox command removes it (SweepIndexLocks).
+type IndexLocks struct {
+	Dir string
+	// Held, when not nil, runs while the lock is held (a fault test holds
+	// the supervisor there).
+	Held func()
+}
+
+// lockRecord names a lock the audit made: the git directory it is in, and
+// the file, by device and inode, and by its size and its last bytes (the
+// new index's checksum). A lock the host's git took after the writer died
+// is another file, even on a reused inode.
+type lockRecord struct {
+	GitDir   string
+	Dev, Ino uint64
+	Size     int64
+	Tail     []byte
+}
+
+// recordSuffix names a record once whole; a record being written has
+// another name, which SweepIndexLocks passes over.
+const recordSuffix = ".index-lock"
+
+// tailSize is how much of the end of a lock its record keeps: the longest
+// checksum git ends an index with.
+const tailSize = 32
+
+// identify is the record of the lock in file fd once it holds content.
+func identify(fd int, gitDir string, content []byte) (lockRecord, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return lockRecord{}, err
+	}
+	return lockRecord{GitDir: gitDir, Dev: st.Dev, Ino: st.Ino, Size: int64(len(content)), Tail: content[max(0, len(content)-tailSize):]}, nil
+}
+
+// record writes r, held (flock) until release is called: a record whose
+// lock can be taken is one whose writer is gone. Where none can be
+// written, release does nothing, and the rewrite goes on as before.
+func (l IndexLocks) record(r lockRecord) (release func()) {
+	if l.Dir == "" || os.MkdirAll(l.Dir, 0o700) != nil {
+		return func() {}
+	}
+	b, _ := json.Marshal(r)
+	name := fmt.Sprintf("%d.%d", os.Getpid(), time.Now().UnixNano())
+	writing, path := filepath.Join(l.Dir, "."+name), filepath.Join(l.Dir, name+recordSuffix)
+	f, err := os.OpenFile(writing, os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return func() {}
+	}
+	if err = unix.Flock(int(f.Fd()), unix.LOCK_EX); err == nil {
+		if _, err = f.Write(b); err == nil {
+			err = os.Rename(writing, path)
+		}
+	}
+	if err != nil {
+		os.Remove(writing)
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		os.Remove(path)
+		f.Close()
+	}
+}
+
+// lockIndex takes git's lock on the index in the git directory fd, as a
+// file already holding content (made unnamed, then linked as index.lock,
+// which fails if git holds the lock), recorded in l before it is linked;
+// release forgets the record. Where the file system makes no unnamed
+// file, the lock is made, recorded, then written.
+func (l IndexLocks) lockIndex(fd int, gitDir string, content []byte) (release func(), err error) {
+	tmp, err := unix.Openat(fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return l.createLock(fd, gitDir, content)
+	}
+	f := os.NewFile(uintptr(tmp), "index.lock")
+	defer f.Close()
+	if _, err := f.Write(content); err != nil {
+		return nil, err
+	}
+	release = func() {}
+	if r, err := identify(tmp, gitDir, content); err == nil {
+		release = l.record(r)
+	}
+	if err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(tmp), fd, "index.lock", unix.AT_SYMLINK_FOLLOW); err != nil {
+		release()
+		return nil, fmt.Errorf("git's lock: %w", err)
+	}
+	return release, nil
+}
+
+// createLock is lockIndex where no unnamed file can be made.
+func (l IndexLocks) createLock(fd int, gitDir string, content []byte) (release func(), err error) {
+	lock, err := unix.Openat(fd, "index.lock", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("git's lock: %w", err)
+	}
+	f := os.NewFile(uintptr(lock), "index.lock")
+	defer f.Close()
+	release = func() {}
+	if r, err := identify(lock, gitDir, content); err == nil {
+		release = l.record(r)
+	}
+	if _, err := f.Write(content); err != nil {
+		unix.Unlinkat(fd, "index.lock", 0)
+		release()
+		return nil, err
+	}
+	return release, nil
+}
+
+// SweepIndexLocks removes the locks recorded in dir whose writer is gone
+// (a supervisor killed while its exit audit rewrote an index), where the
+// same file still stands as index.lock, and returns their paths. A lock
+// another file now holds (the host's git took it since) stays.
+func SweepIndexLocks(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), recordSuffix) {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			continue
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
+			f.Close() // its writer runs
+			continue
+		}
+		var r lockRecord
+		if b, err := untrusted.ReadFile(dir, e.Name(), 1<<16); err == nil && json.Unmarshal(b, &r) == nil && filepath.IsAbs(r.GitDir) {
+			if removeLock(r) == nil {
+				removed = append(removed, filepath.Join(r.GitDir, "index.lock"))
+			}
+		}
+		os.Remove(path)
+		f.Close()
+	}
+	return removed
+}
+
+// removeLock removes r's lock if the same file still stands there.
+func removeLock(r lockRecord) error {
+	d, err := openRoot(r.GitDir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	fd, err := unix.Openat(int(d.Fd()), "index.lock", unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	f := os.NewFile(uintptr(fd), "index.lock")
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	tail := make([]byte, len(r.Tail))
+	if st.Dev != r.Dev || st.Ino != r.Ino || st.Size != r.Size || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return errors.New("another file")
+	}
+	if _, err := f.ReadAt(tail, r.Size-int64(len(tail))); err != nil || !bytes.Equal(tail, r.Tail) {
+		return errors.New("another file")
+	}
+	return unix.Unlinkat(int(d.Fd()), "index.lock", 0)
+}
