@@ -22,12 +22,17 @@ import (
 // alike. Beside it, the same session in 60,000 files in 3,000 directories
 // against a one-file repository, and with a 25 MB ~/.claude.json (a
 // long-time user's, thousands of projects), unchanged and just rewritten,
-// against a 100-byte one. After the loop, a burst of 100
+// against a 100-byte one, and a one-file session of Claude (a claude that
+// exits at once) against the bash claudebox it replaces
+// (testdata/bash-claudebox.sh). After the loop, a burst of 100
 // sessions one after another. The metrics are medians in ms and their
 // ratios.
 func BenchmarkSessionAgainstPeer(b *testing.B) {
 	h := newE2EHost(b)
 	srt := installSandboxRuntime(b, h)
+	h.write(filepath.Join(h.bin, "claude"), "#!/bin/sh\nexit 0\n")
+	os.Chmod(filepath.Join(h.bin, "claude"), 0o755)
+	h.copyFile("testdata/bash-claudebox.sh", filepath.Join(h.bin, "bash-claudebox"), 0o755)
 	small := filepath.Join(h.home, "code", "small")
 	h.gitRepo(small)
 	large := filepath.Join(h.home, "code", "large")
@@ -64,10 +69,12 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 		{"claude-json-25MB", small, []string{"HOME=" + bob}, sandboxedTrue},
 		{"claude-json-25MB-changed", small, []string{"HOME=" + dave}, sandboxedTrue},
 		{"large", large, nil, sandboxedTrue},
+		{"bash-claudebox", small, []string{"ANTHROPIC_API_KEY=sk-ant-bench"}, []string{"bash-claudebox", "-p", "hi"}},
+		{"claudebox-p", small, []string{"ANTHROPIC_API_KEY=sk-ant-bench"}, []string{"claudebox", "-p", "hi"}},
 	}
 	before := beforeBuild(b, h)
 	if before != nil {
-		for _, c := range slices.Clone(cases[1:]) {
+		for _, c := range slices.DeleteFunc(slices.Clone(cases[1:]), func(c session) bool { return c.name == "bash-claudebox" }) {
 			cases = append(cases, session{c.name + "-before", c.dir, append(slices.Clone(c.env), before...), c.args})
 		}
 	}
@@ -115,7 +122,9 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 	b.ReportMetric(median("large")/median("claudebox"), "large/small")
 	b.ReportMetric(median("claude-json-25MB")/median("claude-json-100B"), "claude-json-25MB/100B")
 	b.ReportMetric(median("claude-json-25MB-changed")/median("claude-json-100B"), "claude-json-25MB-changed/100B")
+	b.ReportMetric(median("claudebox-p")/median("bash-claudebox"), "claudebox-p/bash-claudebox")
 	if before != nil {
+		b.ReportMetric(median("claudebox-p-before")/median("bash-claudebox"), "claudebox-p-before/bash-claudebox")
 		b.ReportMetric(median("claudebox-before")/median("srt"), "claudebox-before/srt")
 		b.ReportMetric(median("large-before")/median("claudebox-before"), "large/small-before")
 		b.ReportMetric(median("claude-json-25MB-before")/median("claude-json-100B-before"), "claude-json-25MB/100B-before")
