@@ -133,8 +133,8 @@ const idLayout = "20060102T150405.000000Z"
 
 // Take records the checkout of p as it is now. It runs git with a
 // configuration of claudebox's own (no hook, filter or fsmonitor of the
-// project's runs), on a copy of the checkout's index so that files git
-// has already hashed are not read again.
+// project's runs), on the store's own index of the checkout, so that
+// files git has already hashed for an earlier snapshot are not read again.
 //
 // skip are paths the launch makes while the snapshot is taken (its
 // stand-ins): they are left out of it.
@@ -164,18 +164,19 @@ func Take(stateDir string, p instance.Project, now, since time.Time, skip []stri
 		return Snapshot{}, err
 	}
 	// The checkout's own index of the store, kept from the last snapshot:
-	// git hashes again only what changed since (the first starts from a
-	// copy of the checkout's index). Two sessions starting at once each
-	// work on a copy.
+	// git hashes again only what changed since. Two sessions starting at
+	// once each work on a copy. The first hashes every file: the
+	// checkout's own index is the sandboxes' to write, and git takes an
+	// entry whose status data match the file for the content it names.
 	index := filepath.Join(st.dir, instance.Hash(p.Checkout)+".index")
 	work := index + "." + id
 	defer os.Remove(work)
 	data, err := os.ReadFile(index)
-	if err != nil {
-		data, _ = untrusted.ReadFile(p.GitDir, "index", 1<<30)
-	}
-	if err := os.WriteFile(work, data, 0o600); err != nil {
-		return Snapshot{}, err
+	first := err != nil
+	if !first {
+		if err := os.WriteFile(work, data, 0o600); err != nil {
+			return Snapshot{}, err
+		}
 	}
 	args := []string{"add", "-A", "--", "."}
 	for _, path := range skip {
@@ -185,6 +186,11 @@ func Take(stateDir string, p instance.Project, now, since time.Time, skip []stri
 	}
 	if _, err := st.git(p.Checkout, work, nil, args...); err != nil {
 		return Snapshot{}, err
+	}
+	if first {
+		if err := st.addTrackedIgnored(p, work, id, skip); err != nil {
+			return Snapshot{}, err
+		}
 	}
 	listed, err := st.git(p.Checkout, work, nil, "ls-files", "-z")
 	if err != nil {
@@ -218,6 +224,40 @@ func Take(stateDir string, p instance.Project, now, since time.Time, skip []stri
 	os.Remove(pending)
 	st.prune(p.Checkout)
 	return s, nil
+}
+
+// addTrackedIgnored adds to a first snapshot the files the checkout
+// tracks that its ignore rules hide, which git add -A passes over. Of
+// the checkout's index it reads only the names: git hashes each file.
+func (st store) addTrackedIgnored(p instance.Project, work, id string, skip []string) error {
+	data, err := untrusted.ReadFile(p.GitDir, "index", 1<<30)
+	if err != nil {
+		return nil
+	}
+	names := filepath.Join(st.dir, id+".names-index")
+	defer os.Remove(names)
+	if err := os.WriteFile(names, data, 0o600); err != nil {
+		return err
+	}
+	// A split index, whose shared part lies beside the checkout's, is not
+	// read here: its ignored files are left out.
+	listed, err := st.git(p.Checkout, names, nil, "ls-files", "-z", "--cached", "--ignored", "--exclude-standard")
+	if err != nil {
+		return nil
+	}
+	var add strings.Builder
+	for _, name := range strings.Split(listed, "\x00") {
+		fi, err := untrusted.Lstat(p.Checkout, name)
+		if !filepath.IsLocal(name) || err != nil || !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 || slices.Contains(skip, filepath.Join(p.Checkout, name)) {
+			continue
+		}
+		add.WriteString(":(top,literal)" + name + "\x00")
+	}
+	if add.Len() == 0 {
+		return nil
+	}
+	_, err = st.git(p.Checkout, work, strings.NewReader(add.String()), "add", "-f", "--pathspec-from-file=-", "--pathspec-file-nul")
+	return err
 }
 
 // init makes the store's git directory, whose objects fall back on the

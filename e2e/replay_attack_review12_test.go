@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// forgeIndexEntry is a script that writes into the index of the
+// repository in $1 an entry for the path $2 naming the blob $3, with the
+// status the file has now (ctime, mtime, device, inode, owner, size): git
+// then takes the blob for the file's content without reading the file.
+// The file itself is not touched.
+const forgeIndexEntry = `python3 - "$@" <<'PY'
+import hashlib, os, struct, sys
+repo, path, oid = sys.argv[1], sys.argv[2], bytes.fromhex(sys.argv[3])
+index = os.path.join(repo, '.git', 'index')
+b = bytearray(open(index, 'rb').read())
+n, p = struct.unpack('>I', b[8:12])[0], 12
+for _ in range(n):
+    flags = struct.unpack('>H', b[p+60:p+62])[0]
+    name = bytes(b[p+62:p+62+(flags & 0xfff)]).decode()
+    if name == path:
+        st = os.lstat(os.path.join(repo, name))
+        mode = struct.unpack('>I', b[p+24:p+28])[0]
+        struct.pack_into('>10I', b, p, int(st.st_ctime), st.st_ctime_ns % 10**9, int(st.st_mtime), st.st_mtime_ns % 10**9,
+            st.st_dev & 0xffffffff, st.st_ino & 0xffffffff, mode, st.st_uid, st.st_gid, st.st_size & 0xffffffff)
+        b[p+40:p+60] = oid
+    p += (62 + (flags & 0xfff) + 8) // 8 * 8
+b[-20:] = hashlib.sha1(b[:-20]).digest()
+open(index + '.new', 'wb').write(b)
+os.rename(index + '.new', index)
+PY`
+
+// renamePacked is a script that gives the one object of the pack whose
+// index is $1, named $2, the name $3 in that index: git reads a packed
+// object by the name its pack's index gives it, without checking it.
+const renamePacked = `python3 - "$@" <<'PY'
+import hashlib, sys
+path, old, new = sys.argv[1], bytes.fromhex(sys.argv[2]), bytes.fromhex(sys.argv[3])
+b = bytearray(open(path, 'rb').read())
+assert b[:8] == b'\377tOc\0\0\0\2' and b[8+255*4:8+256*4] == b'\0\0\0\1'
+for i in range(256):
+    b[8+i*4:12+i*4] = (1 if i >= new[0] else 0).to_bytes(4, 'big')
+at = 8 + 256*4
+assert b[at:at+20] == old
+b[at:at+20] = new
+b[-20:] = hashlib.sha1(b[:-20]).digest()
+open(path + '.new', 'wb').write(b)
+import os; os.chmod(path, 0o644); os.rename(path + '.new', path)
+PY`
+
+// waitSnapshot waits until a session's snapshot for claudebox --undo is
+// written (the session's start does not wait for it).
+func waitSnapshot(t *testing.T, h *e2eHost) {
+	t.Helper()
+	waitFor(t, "the session's undo snapshot", func() bool {
+		found, _ := filepath.Glob(filepath.Join(h.home, ".claudebox", "undo", "*", "*.snapshot"))
+		return len(found) > 0
+	})
+}
+
+// TestReplayReview12UndoForgedIndex: the first snapshot of a checkout
+// started from a copy of the checkout's .git/index, and git trusted each
+// entry whose status data matched the file for the content it names,
+// without reading the file. A session of an enclosing project (~/code,
+// while ~/code/x has had no session yet) writes into x's index an entry
+// for x's .envrc naming a blob of its own, with the status .envrc has:
+// x's first session's snapshot then said .envrc held the session's text
+// at its start, and claudebox --undo in x, which the user runs to put x
+// back, wrote it into .envrc, which direnv runs. Host-side proof: after
+// x's session and --undo, .envrc is byte for byte what the user wrote.
+func TestReplayReview12UndoForgedIndex(t *testing.T) {
+	h := newE2EHost(t)
+	code := filepath.Join(h.home, "code")
+	x := filepath.Join(code, "x")
+	h.gitRepo(x)
+	envrc := "export GREETING=hello\n"
+	h.write(filepath.Join(x, ".envrc"), envrc)
+	h.run(x, nil, "git", "add", ".envrc")
+	h.run(x, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "envrc")
+	out := h.inside(code, nil, `set -e
+		oid=$(printf 'touch ~/PWNED\n' | git -C x hash-object -w --stdin)
+		set -- x .envrc "$oid"
+		`+forgeIndexEntry+`
+		echo FORGED`)
+	if !strings.Contains(out, "FORGED") {
+		t.Fatalf("x's index could not be written from ~/code's session:\n%s", out)
+	}
+	_, xOut, xExited := startSession(t, h, x, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done`)
+	waitSnapshot(t, h)
+	done(t, x)
+	if err := <-xExited; err != nil {
+		t.Fatalf("x's session: %v\n%s", err, xOut)
+	}
+	undoOut, err := bounded(t, h, x, "--undo", "-y")
+	if got, _ := os.ReadFile(filepath.Join(x, ".envrc")); string(got) != envrc {
+		t.Errorf("--undo wrote the enclosing session's text into x's .envrc: %q (%v)\n%s", got, err, undoOut)
+	}
+}
+
+// TestReplayReview12UndoForgedTree: a snapshot of a clean checkout is
+// the tree of HEAD, which git finds among the project's objects and so
+// does not write into the store; --undo checks each blob against its
+// name, and reads the trees (which path holds which blob) from there. The
+// session gives a tree of its own, naming a blob of its own for .envrc,
+// the name of HEAD's tree in a pack's index (git reads a packed object by
+// that name, before a loose one, without checking it). Held: git checks
+// each tree it parses against its name, and --undo refuses. Host-side
+// proof: after --undo, .envrc is byte for byte what the user wrote.
+func TestReplayReview12UndoForgedTree(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	envrc := "export GREETING=hello\n"
+	h.write(filepath.Join(proj, ".envrc"), envrc)
+	h.run(proj, nil, "git", "add", ".envrc")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "envrc")
+	_, out, exited := startSession(t, h, proj, `set -e
+		evil=$(printf 'touch ~/PWNED\n' | git hash-object -w --stdin)
+		T=$(git rev-parse HEAD^{tree})
+		F=$(printf '100644 blob %s\t.envrc\n100644 blob %s\tREADME\n' "$evil" "$(git rev-parse HEAD:README)" | git mktree)
+		P=$(echo "$F" | git pack-objects .git/objects/pack/pack)
+		set -- .git/objects/pack/pack-$P.idx "$F" "$T"
+		`+renamePacked+`
+		touch started; while ! test -e done; do sleep 0.05; done; rm -f started done`)
+	waitSnapshot(t, h)
+	done(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	undoOut, err := bounded(t, h, proj, "--undo", "-y")
+	if got, _ := os.ReadFile(filepath.Join(proj, ".envrc")); string(got) != envrc {
+		t.Errorf("--undo wrote the session's text into .envrc: %q (%v)\n%s", got, err, undoOut)
+	}
+}
