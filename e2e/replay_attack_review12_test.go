@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -133,5 +134,34 @@ func TestReplayReview12UndoForgedTree(t *testing.T) {
 	undoOut, err := bounded(t, h, proj, "--undo", "-y")
 	if got, _ := os.ReadFile(filepath.Join(proj, ".envrc")); string(got) != envrc {
 		t.Errorf("--undo wrote the session's text into .envrc: %q (%v)\n%s", got, err, undoOut)
+	}
+}
+
+// TestReplayReview12UndoSparseFile: --undo compared each file the
+// snapshot holds by reading it whole into memory, up to 4 GiB. The
+// session replaces a tracked file with a sparse file of nearly 4 GiB
+// (no disk used): --undo --dry-run, which the user runs to see what the
+// session did, took 4 GiB of the host's memory for it, as much again for
+// each such file. Now a file whose size is not the start's is changed
+// without being read. Host-side proof: --undo --dry-run ends, naming the
+// file, having used under 512 MiB.
+func TestReplayReview12UndoSparseFile(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	_, out, exited := startSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
+		rm README; truncate -s 4294967295 README`)
+	waitSnapshot(t, h)
+	done(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	c := h.command(proj, nil, "claudebox", "--undo", "--dry-run")
+	undoOut, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(undoOut), "README (changed)") {
+		t.Fatalf("--undo --dry-run: %v\n%s", err, undoOut)
+	}
+	if rss := c.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss > 512<<10 {
+		t.Errorf("--undo --dry-run took %d MiB of memory for the session's sparse file", rss>>10)
 	}
 }

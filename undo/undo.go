@@ -401,8 +401,11 @@ type Change struct {
 	mode, oid string
 }
 
-// entry is a file of a snapshot's tree.
-type entry struct{ mode, oid string }
+// entry is a file of a snapshot's tree, and its size.
+type entry struct {
+	mode, oid string
+	size      int64
+}
 
 // Plan compares the checkout now with s: what Undo would restore or move
 // aside, in path order.
@@ -523,7 +526,7 @@ func waitingEntry(dir string, e fs.DirEntry) string {
 // tree lists s's files: regular files, executables and links (a
 // submodule's commit is left to git).
 func (st store) tree(s Snapshot) (map[string]entry, error) {
-	out, err := st.git(s.Checkout, os.DevNull, nil, "ls-tree", "-r", "-z", "--full-tree", s.Tree)
+	out, err := st.git(s.Checkout, os.DevNull, nil, "ls-tree", "-r", "-z", "-l", "--full-tree", s.Tree)
 	if err != nil {
 		return nil, err
 	}
@@ -531,10 +534,14 @@ func (st store) tree(s Snapshot) (map[string]entry, error) {
 	for _, rec := range strings.Split(out, "\x00") {
 		meta, path, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || f[1] != "blob" || !filepath.IsLocal(path) {
+		if !ok || len(f) != 4 || f[1] != "blob" || !filepath.IsLocal(path) {
 			continue
 		}
-		entries[path] = entry{mode: f[0], oid: f[2]}
+		size, err := strconv.ParseInt(f[3], 10, 64)
+		if err != nil {
+			continue
+		}
+		entries[path] = entry{mode: f[0], oid: f[2], size: size}
 	}
 	return entries, nil
 }
@@ -561,7 +568,9 @@ func (st store) created(s Snapshot) ([]string, error) {
 }
 
 // matches says whether the checkout's path is what e names, and whether
-// anything is there; nothing is followed through a link.
+// anything is there; nothing is followed through a link. A file of
+// another size than e's is not read: the session may have left one of
+// gigabytes (sparse, taking no disk).
 func matches(checkout, path string, e entry, st store) (same, exists bool) {
 	fi, err := untrusted.Lstat(checkout, path)
 	if err != nil {
@@ -575,8 +584,8 @@ func matches(checkout, path string, e entry, st store) (same, exists bool) {
 			return false, true
 		}
 		data = []byte(target)
-	case e.mode != "120000" && fi.Mode().IsRegular() && (fi.Mode()&0o100 != 0) == (e.mode == "100755"):
-		data, err = untrusted.ReadFile(checkout, path, blobLimit)
+	case e.mode != "120000" && fi.Mode().IsRegular() && (fi.Mode()&0o100 != 0) == (e.mode == "100755") && fi.Size() == e.size:
+		data, err = untrusted.ReadFile(checkout, path, e.size)
 		if err != nil {
 			return false, true
 		}
@@ -585,9 +594,6 @@ func matches(checkout, path string, e entry, st store) (same, exists bool) {
 	}
 	return blobName(data, len(e.oid)) == e.oid, true
 }
-
-// blobLimit is the largest file Undo compares or restores.
-const blobLimit = 1 << 32
 
 // blobName is git's name of a blob holding data, in the object format
 // whose names have n hex digits.

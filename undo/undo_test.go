@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -100,6 +101,30 @@ func TestTakeFirstReadsFiles(t *testing.T) {
 	os.WriteFile(filepath.Join(p.Checkout, "kept.log"), []byte("the session's\n"), 0o644)
 	if changes, err := Plan(state, p.Root, s); err != nil || len(changes) != 1 || changes[0].Path != "kept.log" {
 		t.Fatalf("Plan after a tracked ignored file changed: %+v, %v", changes, err)
+	}
+}
+
+// A file the session grew to another size is changed without being read:
+// a sparse file of gigabytes takes no disk, and would take as much memory.
+func TestPlanDoesNotReadOtherSizes(t *testing.T) {
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	s, err := Take(state, p, time.Now(), time.Now().Add(time.Hour), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(p.Checkout, "pkg0", "f0.go"), 1<<30); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	changes, err := Plan(state, p.Root, s)
+	runtime.ReadMemStats(&after)
+	if err != nil || len(changes) != 1 || changes[0].Path != "pkg0/f0.go" || changes[0].What != "changed" {
+		t.Fatalf("Plan: %+v, %v", changes, err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("Plan allocated %d MiB for a sparse file of 1 GiB", n>>20)
 	}
 }
 
