@@ -12,12 +12,19 @@ import (
 // API, to the host's proxy when it speaks HTTPS, and to the token endpoint
 // a login is refreshed at. It is called before
 // the sandbox starts, with certificates read then: a file the sandbox
-// could later write is never read again. The pool is built at the first
-// TLS connection, not here: reading the system's roots and parsing each
-// bundle takes milliseconds (25 ms where eleven variables named the
-// system's bundle), which a launch need not wait for.
+// could later write is never read again. Reading the system's roots and
+// parsing each bundle takes 25-35 ms, which neither the launch nor
+// Claude's first call should wait for: the pool is built beside the
+// sandbox's start when the API is reached over TLS, and never for an API
+// over plain http (then only a refresh or the host's HTTPS proxy build it,
+// when they first need it).
 func (p *Proxy) TrustCAs(pems [][]byte) {
+	overTLS := p.apiOverTLS()
 	if len(pems) == 0 {
+		if overTLS {
+			// What Go's TLS reads at its first handshake, read now.
+			go x509.SystemCertPool()
+		}
 		return
 	}
 	roots := sync.OnceValue(func() *x509.CertPool {
@@ -30,13 +37,27 @@ func (p *Proxy) TrustCAs(pems [][]byte) {
 		}
 		return pool
 	})
-	p.trust = sync.OnceFunc(func() { p.api.TLSClientConfig = &tls.Config{RootCAs: roots()} })
 	if p.egress != nil {
 		p.egress.roots = roots
 	}
 	if p.Cred != nil {
 		p.Cred.roots = roots
 	}
+	if !overTLS {
+		return
+	}
+	p.trust = sync.OnceFunc(func() { p.api.TLSClientConfig = &tls.Config{RootCAs: roots()} })
+	go p.trust()
+}
+
+// apiOverTLS says whether the proxy's calls to the API use TLS: the API
+// over https, or the host's proxy on the way over https.
+func (p *Proxy) apiOverTLS() bool {
+	if p.upstream.Scheme == "https" {
+		return true
+	}
+	via, err := p.api.Proxy(&http.Request{URL: p.upstream})
+	return err != nil || (via != nil && via.Scheme == "https")
 }
 
 // apiTransport is the transport to the API, which trusts the host's CAs

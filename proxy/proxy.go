@@ -45,7 +45,8 @@ type Proxy struct {
 	logMu  sync.Mutex
 	// api is the transport to the API, used through apiTransport.
 	api *http.Transport
-	// trust gives api the host's CAs (TrustCAs); nil when there are none.
+	// trust gives api the host's CAs (TrustCAs); nil when there are none
+	// or the API is not reached over TLS.
 	trust func()
 	// published are the ports published, by their port inside.
 	published map[int]*publication
