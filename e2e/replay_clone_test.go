@@ -47,3 +47,25 @@ func TestReplayAuditClone(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxCloneHiddenSource: git clone of a local repository outside
+// the project fails inside (the sandbox does not show it) with git's bare
+// "does not exist"; claudebox's git adds the way to bring it, and that way
+// works.
+func TestSandboxCloneHiddenSource(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	lib := filepath.Join(h.home, "src", "lib")
+	h.gitRepo(lib)
+	var stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", "git clone -q "+lib+" lib")
+	c.Stderr = &stderr
+	if err := c.Run(); err == nil {
+		t.Fatalf("the clone of a hidden repository worked:\n%s", stderr.String())
+	}
+	if want := "hint: if it is on the host, start claudebox with --ro-bind " + lib + "\n"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("the failed clone does not say how to bring its source (%q):\n%s", want, stderr.String())
+	}
+	h.run(proj, nil, "claudebox", "--ro-bind", lib, "--shell", "-c", "git clone -q "+lib+" lib && test -f lib/README")
+}

@@ -25,8 +25,10 @@ const gitWrapperDir = "/run/claudebox/bin"
 // in another repository, or patches git apply cannot read) it runs between
 // two looks at the protected paths, and fails when one was left
 // differing. It is a convenience for a cooperating agent, not a security
-// boundary: the mounts protect the host whatever runs inside. Every other
-// subcommand (git status, constantly) is one exec of the real git.
+// boundary: the mounts protect the host whatever runs inside. A clone that
+// failed for a local source the sandbox does not show (git says only that
+// it does not exist) names --ro-bind. Every other subcommand (git status,
+// constantly) is one exec of the real git.
 const gitWrapperScript = `#!/bin/sh
 # claudebox's git: a checkout, merge or pull that cannot change a file this
 # sandbox protects fails with a message. Not a security boundary: the
@@ -83,6 +85,50 @@ reset | restore)
 	if [ -z "$tree" ] && { [ "$sub" = reset ] || [ -n "$staged" ]; }; then
 		exec "$real" "$@"
 	fi
+	;;
+clone)
+	# A local source outside the project is hidden: git says only that it
+	# does not exist.
+	"$real" "$@"
+	status=$?
+	[ "$status" -eq 0 ] && exit 0
+	seen=
+	moved=
+	skip=
+	dashdash=
+	src=
+	for a in "$@"; do
+		if [ -z "$seen" ]; then
+			case $a in clone) seen=1 ;; -C | -C?*) moved=1 ;; esac
+			continue
+		fi
+		if [ -n "$skip" ]; then
+			skip=
+			continue
+		fi
+		case $a in
+		-o | -b | -u | -c | -j | --origin | --branch | --upload-pack | --template | --reference | --reference-if-able | --separate-git-dir | --depth | --shallow-since | --shallow-exclude | --config | --server-option | --filter | --jobs | --bundle-uri | --ref-format) skip=1 ;;
+		--) dashdash=1 ;;
+		-*) [ -n "$dashdash" ] && src=$a && break ;;
+		*)
+			src=$a
+			break
+			;;
+		esac
+	done
+	case $src in
+	file://*) src=${src#file://} ;;
+	*://*) src= ;;
+	esac
+	# host:path is git's ssh, when no slash comes before the colon; a
+	# relative path after -C is not this directory's
+	case ${src%%:*} in "$src" | */*) ;; *) src= ;; esac
+	case $src in /*) ;; *) [ -n "$elsewhere$moved" ] && src= ;; esac
+	if [ -n "$src" ] && ! [ -e "$src" ]; then
+		abs=$(realpath -m -- "$src" 2>/dev/null) || abs=$PWD/$src
+		printf 'claudebox: git clone: %s is not in this sandbox: outside the project, only what you bring is\nhint: if it is on the host, start claudebox with --ro-bind %s\n' "$abs" "$abs" | LC_ALL=C tr '\000-\011\013-\037\177' '??' >&2
+	fi
+	exit $status
 	;;
 *) exec "$real" "$@" ;;
 esac

@@ -211,3 +211,54 @@ func TestGitWrapperRefusesBeforeGit(t *testing.T) {
 		t.Errorf("the plain patch did not apply: %q %v", b, err)
 	}
 }
+
+// TestGitWrapperCloneHidden: a clone that fails because its source, a
+// local path, is not in the sandbox (outside the project nothing is
+// unless the user brings it) says how to bring it; a remote source, a
+// destination git removed, or a clone that worked, adds nothing.
+func TestGitWrapperCloneHidden(t *testing.T) {
+	dir := t.TempDir()
+	wrapperDir, realDir := filepath.Join(dir, "wrapper"), filepath.Join(dir, "real")
+	for _, d := range []string{wrapperDir, realDir, filepath.Join(dir, "there")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(wrapperDir, "git"), []byte(gitWrapper("/p", []Guard{{Path: "/p/.envrc"}})), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The stand-in fails every clone but one from "there", as git does
+	// for a source it cannot read.
+	real := "#!/bin/sh\nfor a; do [ \"$a\" = there ] && exit 0; done\necho \"fatal: repository does not exist\" >&2\nexit 128\n"
+	if err := os.WriteFile(filepath.Join(realDir, "git"), []byte(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hint := func(src string) string {
+		return "claudebox: git clone: " + src + " is not in this sandbox: outside the project, only what you bring is\n" +
+			"hint: if it is on the host, start claudebox with --ro-bind " + src + "\n"
+	}
+	for _, c := range []struct {
+		args []string
+		said string
+	}{
+		{[]string{"clone", "/home/alice/src/lib"}, hint("/home/alice/src/lib")},
+		{[]string{"clone", "-b", "main", "--depth=1", "../lib", "dest"}, hint(filepath.Join(dir, "../lib"))},
+		{[]string{"-c", "x=y", "clone", "--origin", "up", "file:///srv/lib.git"}, hint("/srv/lib.git")},
+		{[]string{"clone", "https://example.com/lib.git", "missing-dest"}, ""},
+		{[]string{"clone", "git@example.com:lib.git"}, ""},
+		{[]string{"clone", "there", "missing-dest"}, ""},
+		{[]string{"clone", "--", "there"}, ""},
+		{[]string{"-C", "elsewhere", "clone", "../lib"}, ""},
+	} {
+		cmd := exec.Command(filepath.Join(wrapperDir, "git"), c.args...)
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=" + wrapperDir + ":" + realDir + ":/usr/bin:/bin"}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		cmd.Run()
+		said := strings.TrimPrefix(stderr.String(), "fatal: repository does not exist\n")
+		if said != c.said {
+			t.Errorf("git %q said %q, want %q", c.args, said, c.said)
+		}
+	}
+}
