@@ -205,3 +205,28 @@ func BenchmarkUserSetupPrint(b *testing.B) {
 	b.ReportMetric(boxMs, "claudebox-ms")
 	b.ReportMetric(boxMs/hostMs, "ratio")
 }
+
+// TestUserSetupPluginDir: a plugin Claude's own --plugin-dir loads for the
+// session, from a directory outside the project, is shown inside (read-
+// only: TestClaudeSetupShown): its command reaches the API.
+func TestUserSetupPluginDir(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	plugin := filepath.Join(h.home, "src", "my-plugin")
+	h.write(filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"mine","version":"0.1.0","description":"my plugin"}`+"\n")
+	h.write(filepath.Join(plugin, "commands", "hi.md"), "---\ndescription: say hi\n---\n"+greetMarker+" say hi to $ARGUMENTS\n")
+	const key = "sk-ant-test-key-plugindir-0123456789abcdef"
+	h.onboarded(key, proj)
+	api := startFakeAPI(t, "FAKE-REPLY-plugindir")
+	var stdout, stderr bytes.Buffer
+	c := h.command(proj, api.Env(key), "claudebox", "--plugin-dir", plugin, "-p", "/mine:hi bob")
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("claudebox --plugin-dir: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if !api.Received(greetMarker) {
+		t.Errorf("the --plugin-dir plugin's command did not reach the API:\nstdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	}
+}

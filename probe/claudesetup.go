@@ -20,8 +20,9 @@ import (
 const setupFileLimit = 4 << 20
 
 // namedPath is a path outside ~/.claude that the user's Claude Code setup
-// names: a local plugin marketplace, a plugin's directory, a hook's or the
-// status line's script, a carried MCP server's program.
+// names: a local plugin marketplace, a plugin's directory (installed, or
+// given to --plugin-dir), a hook's or the status line's script, a carried
+// MCP server's program.
 type namedPath struct {
 	path string // as written, ~ and $HOME expanded
 	what string // what names it, for --dry-run and the notice
@@ -29,7 +30,8 @@ type namedPath struct {
 }
 
 // claudeSetup finds what the user's Claude Code setup names outside
-// ~/.claude and sorts it: the paths shown read-only at their place (Own),
+// ~/.claude, and the plugins claude's --plugin-dir loads for the session
+// (pluginDirs, absolute or from ~), and sorts it: the paths shown read-only at their place (Own),
 // and those that cannot be (a secret, state, the whole home), each with
 // why. Only the user's own files are read (~/.claude's settings and plugin
 // lists, and the MCP servers carried in from ~/.claude.json): a list that
@@ -37,7 +39,7 @@ type namedPath struct {
 // any file there. What is already inside (the system directories, ~/.claude,
 // the project, a user's bind) is left as it is. hookOutputs are the files
 // in ~/.claude the hooks' and status line's commands write (>, >>).
-func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage) (own []bind.Own, unshown []mount.Unshown, hookOutputs []string) {
+func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, unshown []mount.Unshown, hookOutputs []string) {
 	claudeDir := filepath.Join(home, ".claude")
 	writable := bind.Writable(project, binds)
 	var named []namedPath
@@ -73,6 +75,12 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 	sort.Strings(names)
 	for _, name := range names {
 		named = append(named, mcpNames(mcp[name], "MCP server "+name+" (--with-mcp)", expand)...)
+	}
+	for _, d := range pluginDirs {
+		// A plugin's directory, a folder of plugins, or a plugin's .zip.
+		d = filepath.Clean(expand(d))
+		fi, err := os.Stat(d)
+		named = append(named, namedPath{path: d, what: "claude --plugin-dir", dir: err == nil && fi.IsDir()})
 	}
 
 	// What is there already, at the path the setup names.

@@ -16,7 +16,8 @@ import (
 )
 
 // TestClaudeSetupShown: what the user's Claude Code setup names outside
-// ~/.claude is shown read-only at its place, exactly that path; what holds
+// ~/.claude, and what claude's --plugin-dir names, is shown read-only at
+// its place, exactly that path; what holds
 // a secret, lies in one, or is the whole home is not shown, and named with
 // why; a list the sandbox can write (settings.json linked into the
 // project) is not obeyed.
@@ -30,6 +31,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		"src/mkt/.claude-plugin/marketplace.json", "bin/hook.sh", ".local/bin/status.sh",
 		".local/share/notes/server.js", ".config/gh/hosts.yml", ".aws/hook.sh", "other/secret-notes",
 		"code/app/hooks/in-project.sh", "files-mkt/marketplace.json", ".claude/logs/prompts.log", ".claude/agents/a.md",
+		"src/my-plugin/.claude-plugin/plugin.json", "src/zipped.zip",
 	} {
 		testfs.Write(t, filepath.Join(home, f), "x\n")
 	}
@@ -64,7 +66,8 @@ func TestClaudeSetupShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcp := map[string]json.RawMessage{"notes": json.RawMessage(`{"command":"node","args":["~/.local/share/notes/server.js","--port","0"]}`)}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), mcp)
+	pluginDirs := []string{"~/src/my-plugin", filepath.Join(home, "src", "zipped.zip"), filepath.Join(home, ".aws")}
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), mcp, pluginDirs)
 
 	shown := map[string]string{}
 	for _, m := range h.Own {
@@ -73,7 +76,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		}
 		shown[strings.TrimPrefix(m.Dest, home)] = m.Why
 	}
-	for _, want := range []string{"/src/mkt", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js"} {
+	for _, want := range []string{"/src/mkt", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js", "/src/my-plugin", "/src/zipped.zip"} {
 		if shown[want] == "" {
 			t.Errorf("%s not shown; shown: %q", want, shown)
 		}
@@ -101,6 +104,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		"~/.config (plugin marketplace config, named in ~/.claude/settings.json): it holds secrets (~/.config/gh)",
 		"~/.aws/hook.sh (a Stop hook's script, named in ~/.claude/settings.json): it lies in ~/.aws, which holds secrets",
 		"~/.claude/settings.local.json (your Claude Code setup): it lies where the sandbox can write, so what it names is not shown",
+		"~/.aws (claude --plugin-dir): it lies in ~/.aws, which holds secrets",
 	} {
 		if !slices.Contains(unshown, want) {
 			t.Errorf("not named: %q\nnamed: %q", want, unshown)

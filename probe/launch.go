@@ -32,6 +32,8 @@ type Query struct {
 	StateDirs []string
 	// MCP are the MCP servers carried in, whose programs are shown.
 	MCP map[string]json.RawMessage
+	// PluginDirs are what Claude's own --plugin-dir names, shown too.
+	PluginDirs []string
 	// Worktrees: hold the repository's worktrees as Host finds them
 	// (instance.WaitWorktrees), for a launch that makes stand-ins.
 	Worktrees bool
@@ -127,7 +129,7 @@ func Read(q Query) Launch {
 	}
 	l.Bwrap, _ = exec.LookPath("bwrap")
 	l.Command = findProgram(q.Program)
-	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP)
+	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP, q.PluginDirs)
 	l.CA = CAs(q.Home, q.Project.Checkout, q.Binds, q.StateDirs, q.Getenv)
 	if l.Bwrap != "" {
 		l.Landlock, l.NoLandlock = LandlockScoping(l.Bwrap)

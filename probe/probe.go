@@ -37,7 +37,7 @@ import (
 // path), the PATH the sandbox gets, and the variables that lead the host's
 // tools to what they obey (hostVariables); mcp the MCP servers carried in
 // (their programs are shown).
-func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string, mcp map[string]json.RawMessage) mount.Host {
+func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string, mcp map[string]json.RawMessage, pluginDirs []string) mount.Host {
 	homeEnv, pathEnv := getenv("HOME"), getenv("PATH")
 	var h mount.Host
 	// A home reached through a link (Fedora Atomic's /home -> var/home)
@@ -75,7 +75,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			own = append(own, bind.Own{Src: c.Path, Dest: c.Path, Why: "command installed under $HOME, read-only", Role: mount.HostFiles})
 		}
 	}
-	setup, unshown, hookOutputs := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp)
+	setup, unshown, hookOutputs := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, pluginDirs)
 	own = append(own, setup...)
 	h.Unshown = unshown
 	// A toolchain's root may hold another's (pipx's python in pyenv's

@@ -51,7 +51,7 @@ func TestProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	binds := []mount.BindSpec{{Src: filepath.Join(home, "data"), Dest: "/data", From: "--ro-bind"}}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), env("HOME", home, "PATH", "/usr/bin"), binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil)
+	h := Host(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), env("HOME", home, "PATH", "/usr/bin"), binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil)
 
 	var own []string
 	for _, m := range h.Own {
@@ -143,7 +143,7 @@ func TestProbeHostObeyed(t *testing.T) {
 	vars := env("HOME", home, "PATH", path, "XDG_CONFIG_HOME", filepath.Join(dots, "xdg"), "ZDOTDIR", filepath.Join(dots, "zsh"),
 		"GIT_CONFIG_GLOBAL", filepath.Join(dots, "gitglobal"), "BASH_ENV", filepath.Join(dots, "bash", "env"),
 		"EDITOR", "~/dotfiles/scripts/ed -w", "ENV", "rel/envfile", "GIT_DIR", filepath.Join(dots, "bare.git"), "PAGER", "less -R", "GIT_EDITOR", "./ed")
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", vars, binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil)
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", vars, binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil)
 
 	guards := map[string]mount.Guard{}
 	for _, g := range h.Guards {
@@ -304,7 +304,7 @@ func TestProbeGitConfigDevNull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin", "GIT_CONFIG_GLOBAL", "/dev/null", "GIT_CONFIG_SYSTEM", "/dev/null"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil)
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin", "GIT_CONFIG_GLOBAL", "/dev/null", "GIT_CONFIG_SYSTEM", "/dev/null"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil)
 	if len(h.Redirects) > 0 {
 		t.Errorf("the launch is refused: %v", h.Redirects)
 	}

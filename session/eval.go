@@ -75,7 +75,7 @@ func PrepareEval(o EvalOptions) (*Session, error) {
 		return nil, hint.Errorf("unset "+p+" for the eval run", "eval runs reach Anthropic's API through claudebox's proxy, not a cloud provider's (%s is set)", p)
 	}
 	state := o.Home.stateDirs()
-	host := probe.Host(home, o.Home.State, o.Project, prog, os.Getenv, nil, state, nil)
+	host := probe.Host(home, o.Home.State, o.Project, prog, os.Getenv, nil, state, nil, nil)
 	// The host's environment is read for the API's address and credential
 	// only (the proxy's); the sandbox gets evalEnv and SetEnv.
 	env, err := environment.Resolve(append(os.Environ(), claudesettings.APIEnv(home)...), nil, nil)

@@ -331,9 +331,13 @@ func (set settings) query(o Options, worktrees bool) probe.Query {
 		agentURL = mount.HostAPIURL
 	}
 	network := set.conf.Network != config.NetworkNone
+	var pluginDirs []string
+	if !o.Shell && a.IsClaude() {
+		pluginDirs = claudePluginDirs(o.Args, set.cwd)
+	}
 	return probe.Query{
 		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv,
-		Binds: set.conf.Binds, StateDirs: set.state, MCP: set.servers, Worktrees: worktrees,
+		Binds: set.conf.Binds, StateDirs: set.state, MCP: set.servers, PluginDirs: pluginDirs, Worktrees: worktrees,
 		Relay:   set.conf.Network == config.NetworkFiltered,
 		WithSSH: set.conf.WithSSH, WithGPG: set.conf.WithGPG, GPU: set.conf.GPU, Limits: set.conf.Limits,
 		Agent: a, APILookup: set.env.APILookup,
@@ -341,6 +345,28 @@ func (set settings) query(o Options, worktrees bool) probe.Query {
 		ClaudeLogin: (a.IsClaude() || o.Shell) && network,
 		AgentConfig: !o.Shell, AgentURL: agentURL, AgentMCP: set.agentMCP,
 	}
+}
+
+// claudePluginDirs are the paths Claude's own --plugin-dir names in args
+// (a plugin's directory or .zip, or a folder of plugins, for the session
+// only), made absolute from cwd as claude inside makes them.
+func claudePluginDirs(args []string, cwd string) []string {
+	var dirs []string
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
+		dir, ok := strings.CutPrefix(args[i], "--plugin-dir=")
+		if !ok && args[i] == "--plugin-dir" && i+1 < len(args) {
+			i++
+			dir, ok = args[i], true
+		}
+		if !ok || dir == "" {
+			continue
+		}
+		if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~") && !strings.HasPrefix(dir, "$HOME") && !strings.HasPrefix(dir, "${HOME}") {
+			dir = filepath.Join(cwd, dir)
+		}
+		dirs = append(dirs, dir)
+	}
+	return dirs
 }
 
 // resolveEnv works out the variables passed in. The user's
