@@ -159,3 +159,38 @@ func TestReplayGitInsteadOfPush(t *testing.T) {
 		t.Errorf("the host's repository has main at %s, want the commit made inside, %s", got, head)
 	}
 }
+
+// TestSandboxGitConfigFromVariables: git inside reads the user's global
+// configuration as the host's git does when a variable moves it:
+// GIT_CONFIG_GLOBAL (then ~/.gitconfig is not read), or XDG_CONFIG_HOME
+// (its git/config and git/ignore beside ~/.gitconfig). Each is filtered as
+// ~/.gitconfig is, and a relative include still finds its file.
+func TestSandboxGitConfigFromVariables(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	h.write(filepath.Join(h.home, ".gitconfig"), "[alias]\n\thome = from-gitconfig\n")
+	dotfiles := filepath.Join(h.home, "dotfiles")
+	h.write(filepath.Join(dotfiles, "gitconfig"), "[alias]\n\tglobal = from-global\n[url \"https://alice:GLOBALTOKEN0123@git.corp.example/\"]\n\tinsteadOf = corp:\n[include]\n\tpath = local.inc\n")
+	h.write(filepath.Join(dotfiles, "local.inc"), "[alias]\n\tinc = from-include\n")
+	xdg := filepath.Join(h.home, "dotconfig")
+	h.write(filepath.Join(xdg, "git", "config"), "[alias]\n\txdg = from-xdg\n[http]\n\textraHeader = Authorization: Bearer XDGTOKEN0123\n[include]\n\tpath = work.inc\n")
+	h.write(filepath.Join(xdg, "git", "work.inc"), "[alias]\n\twork = from-xdg-include\n")
+	h.write(filepath.Join(xdg, "git", "ignore"), "*.xdg-ignored\n")
+	h.write(filepath.Join(proj, "a.xdg-ignored"), "x\n")
+	const look = `for a in home global inc xdg work; do printf '%s=%s ' $a "$(git config --get alias.$a)"; done; git status --porcelain --untracked-files=all | tr '\n' ' '; git config --list | grep -c TOKEN; true`
+	for _, c := range []struct{ env, want string }{
+		{"GIT_CONFIG_GLOBAL=" + filepath.Join(dotfiles, "gitconfig"), "home= global=from-global inc=from-include xdg= work= "},
+		{"XDG_CONFIG_HOME=" + xdg, "home=from-gitconfig global= inc= xdg=from-xdg work=from-xdg-include "},
+	} {
+		host := h.run(proj, []string{c.env}, "bash", "-c", look)
+		inside := h.inside(proj, []string{c.env}, look)
+		if !strings.HasPrefix(host, c.want) {
+			t.Fatalf("%s: the host's git reads %q, the test expected %q", c.env, host, c.want)
+		}
+		// The host's git applies the token; git inside has none to apply.
+		if want := strings.Replace(host, "1\n", "0\n", 1); inside != want {
+			t.Errorf("%s: git inside reads %q; the host's git %q", c.env, inside, host)
+		}
+	}
+}

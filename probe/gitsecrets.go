@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/bind"
@@ -77,10 +78,14 @@ type gitView struct {
 }
 
 // gitConfigView reads the user's git configuration as git does, from the
-// home: includes relative to the including file as git opens it. Only
-// files in the home and outside the project are copied or shown (the
-// project shows its own; the system's are read-only inside already).
-func gitConfigView(home, checkout string, secrets map[string]bool) gitView {
+// home or where GIT_CONFIG_GLOBAL or XDG_CONFIG_HOME (getenv) move it:
+// includes relative to the including file as git opens it. Git inside
+// runs with neither variable, so what they name is copied where it reads
+// by default (~/.gitconfig, ~/.config/git), with its relative includes
+// made absolute. Only included files in the home and outside the project
+// are copied or shown (the project shows its own; the system's are
+// read-only inside already).
+func gitConfigView(home, checkout string, secrets map[string]bool, getenv func(string) string) gitView {
 	var v gitView
 	tilde := func(p string) string {
 		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
@@ -92,29 +97,46 @@ func gitConfigView(home, checkout string, secrets map[string]bool) gitView {
 		return paths.Within(p, home) && !paths.Within(p, checkout) && !paths.UnderAny(p, mount.SystemDirs)
 	}
 	shown := map[string]bool{}
-	show := func(path, why string) {
+	show := func(path, dest, why string) {
 		real, err := filepath.EvalSymlinks(path)
-		if err != nil || shown[path] || !ours(path) || bind.InSecret(real, secrets) {
+		if err != nil || shown[dest] || path == dest && !ours(path) || bind.InSecret(real, secrets) {
 			return
 		}
 		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
 			return
 		}
-		shown[path] = true
+		shown[dest] = true
 		if holdsCredential(real) {
 			v.leftOut = append(v.leftOut, "all of "+tilde(path)+" (it may hold a credential)")
 			return
 		}
-		v.shown = append(v.shown, bind.Own{Src: real, Dest: path, Why: why, Role: mount.HostFiles})
+		v.shown = append(v.shown, bind.Own{Src: real, Dest: dest, Why: why, Role: mount.HostFiles})
 	}
-	queue := []string{filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config")}
-	seen := map[string]bool{}
+	userConfig := filepath.Join(home, ".gitconfig")
+	xdg, insideXDG := filepath.Join(home, ".config", "git"), filepath.Join(home, ".config", "git")
+	if d := getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
+		xdg = filepath.Join(d, "git")
+	}
+	queue := []configFile{{userConfig, userConfig}, {filepath.Join(xdg, "config"), filepath.Join(insideXDG, "config")}}
+	if global := getenv("GIT_CONFIG_GLOBAL"); filepath.IsAbs(global) {
+		global = filepath.Clean(global)
+		// The only global file git reads then; at its own place too, for
+		// a git inside given the variable (--env).
+		queue = []configFile{{global, userConfig}, {global, global}}
+		if global == os.DevNull || !ours(global) {
+			queue = queue[:1]
+		}
+		if global == os.DevNull {
+			queue = nil
+		}
+	}
+	seen := map[configFile]bool{}
 	for i := 0; i < len(queue) && i < maxGitConfigs; i++ {
-		path := queue[i]
-		if seen[path] {
+		path, dest := queue[i].path, queue[i].dest
+		if seen[queue[i]] {
 			continue
 		}
-		seen[path] = true
+		seen[queue[i]] = true
 		b, real, err := untrusted.ReadResolved(path, 1<<20)
 		if err != nil {
 			if _, lerr := os.Lstat(path); lerr == nil {
@@ -133,36 +155,59 @@ func gitConfigView(home, checkout string, secrets map[string]bool) gitView {
 			entries = nil
 		}
 		var kept []gitconfig.Entry
+		moved := false
 		for _, e := range entries {
 			if gitSecretEntry(e) {
-				v.leftOut = append(v.leftOut, gitEntryName(e)+" in "+tilde(path))
+				if name := gitEntryName(e) + " in " + tilde(path); !slices.Contains(v.leftOut, name) {
+					v.leftOut = append(v.leftOut, name)
+				}
 				continue
+			}
+			// A relative include is the including file's neighbour.
+			if inc := includePath(e); dest != path && inc != "" && !filepath.IsAbs(paths.ExpandHome(inc, home)) {
+				e.Value, moved = filepath.Join(filepath.Dir(path), inc), true
 			}
 			kept = append(kept, e)
 		}
 		// As the user wrote it, comments and layout kept, when nothing is
-		// left out and no comment looks like a credential either.
+		// left out or moved and no comment looks like a credential either.
 		content := string(b)
-		if len(kept) < len(entries) || err != nil || gitSecretText.Match(b) || credentialLike.Match(b) {
+		if len(kept) < len(entries) || moved || err != nil || gitSecretText.Match(b) || credentialLike.Match(b) {
 			content = string(gitconfig.Format(kept))
 		}
-		v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: content, Why: "git configuration, a private copy without what may hold a credential", Role: mount.HostFiles})
+		v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: dest, Content: content, Why: "git configuration, a private copy without what may hold a credential", Role: mount.HostFiles})
 		for _, inc := range gitconfig.Includes(kept) {
 			if inc = paths.ExpandHome(inc, home); !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(path), inc)
 			}
 			if inc = filepath.Clean(inc); ours(inc) {
-				queue = append(queue, inc)
+				queue = append(queue, configFile{inc, inc})
 			}
 		}
 		for _, key := range gitReadFiles {
 			if p := paths.ExpandHome(gitconfig.Last(kept, key), home); filepath.IsAbs(p) {
-				show(filepath.Clean(p), "read by git ("+key+" in "+tilde(path)+"), read-only")
+				show(filepath.Clean(p), filepath.Clean(p), "read by git ("+key+" in "+tilde(path)+"), read-only")
 			}
 		}
 	}
 	for _, name := range gitXDGFiles {
-		show(filepath.Join(home, ".config", "git", name), "read by git, read-only")
+		show(filepath.Join(xdg, name), filepath.Join(insideXDG, name), "read by git, read-only")
 	}
 	return v
+}
+
+// configFile is a git configuration file where it lies (path) and where
+// git inside reads it (dest).
+type configFile struct{ path, dest string }
+
+// includePath is the file an include or includeIf entry names, "" for
+// any other entry.
+func includePath(e gitconfig.Entry) string {
+	if e.NoValue {
+		return ""
+	}
+	if included := gitconfig.Includes([]gitconfig.Entry{e}); len(included) == 1 {
+		return included[0]
+	}
+	return ""
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/gitconfig"
+	"github.com/claudebox/claudebox/internal/testfs"
 )
 
 // TestGitConfigView: the user's git configuration is copied without what
@@ -63,7 +64,7 @@ func TestGitConfigView(t *testing.T) {
 	write(".config/git/credentials", "https://alice:TOKEN9@github.com\n")
 	write(".config/git/gh-token", "TOKEN10\n")
 	write(".gitignore_global", ".DS_Store\n")
-	v := gitConfigView(home, proj, bind.Secrets(home))
+	v := gitConfigView(home, proj, bind.Secrets(home), env("HOME", home))
 	var all []gitconfig.Entry
 	var dests []string
 	for _, c := range v.copies {
@@ -103,6 +104,61 @@ func TestGitConfigView(t *testing.T) {
 	}
 }
 
+// TestGitConfigViewMoved: a GIT_CONFIG_GLOBAL or XDG_CONFIG_HOME of the
+// host's environment moves what git reads as the user's; git inside runs
+// with neither, so the file is copied where it reads by default, filtered,
+// its relative include made absolute (the include itself copied at its
+// place); GIT_CONFIG_GLOBAL=/dev/null reads as nothing.
+func TestGitConfigViewMoved(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	for name, content := range map[string]string{
+		".gitconfig":         "[alias]\n\thome = x\n",
+		"dot/gitconfig":      "[alias]\n\tglobal = x\n[github]\n\ttoken = TOKEN1\n[include]\n\tpath = local.inc\n",
+		"dot/local.inc":      "[alias]\n\tinc = x\n",
+		"xdg/git/config":     "[alias]\n\txdg = x\n",
+		"xdg/git/ignore":     "*.o\n",
+		".config/git/ignore": "*.old\n",
+	} {
+		testfs.Write(t, filepath.Join(home, name), content)
+	}
+	view := func(vars ...string) (dests []string, contents map[string]string, shown []string, leftOut []string) {
+		v := gitConfigView(home, proj, bind.Secrets(home), env(append([]string{"HOME", home}, vars...)...))
+		contents = map[string]string{}
+		for _, c := range v.copies {
+			d := strings.TrimPrefix(c.Dest, home+"/")
+			dests = append(dests, d)
+			contents[d] = c.Content
+		}
+		for _, o := range v.shown {
+			shown = append(shown, strings.TrimPrefix(o.Src, home+"/")+" at "+strings.TrimPrefix(o.Dest, home+"/"))
+		}
+		return dests, contents, shown, v.leftOut
+	}
+	dests, contents, _, leftOut := view("GIT_CONFIG_GLOBAL", filepath.Join(home, "dot", "gitconfig"))
+	if want := []string{".gitconfig", "dot/gitconfig", "dot/local.inc"}; !slices.Equal(dests, want) {
+		t.Errorf("with GIT_CONFIG_GLOBAL, copies of %q, want %q", dests, want)
+	}
+	if c := contents[".gitconfig"]; !strings.Contains(c, "global") || !strings.Contains(c, `path = "`+filepath.Join(home, "dot", "local.inc")+`"`) || strings.Contains(c, "TOKEN") {
+		t.Errorf("with GIT_CONFIG_GLOBAL, ~/.gitconfig inside holds:\n%s", c)
+	}
+	if c := contents["dot/gitconfig"]; !strings.Contains(c, `path = "local.inc"`) || strings.Contains(c, "TOKEN") {
+		t.Errorf("with GIT_CONFIG_GLOBAL, its file at its place holds:\n%s", c)
+	}
+	if !slices.Equal(leftOut, []string{"github.token in ~/dot/gitconfig"}) {
+		t.Errorf("left out: %q", leftOut)
+	}
+	dests, contents, shown, _ := view("XDG_CONFIG_HOME", filepath.Join(home, "xdg"))
+	if want := []string{".gitconfig", ".config/git/config"}; !slices.Equal(dests, want) || contents[".config/git/config"] != "[alias]\n\txdg = x\n" {
+		t.Errorf("with XDG_CONFIG_HOME, copies of %q, want %q:\n%q", dests, want, contents)
+	}
+	if want := []string{"xdg/git/ignore at .config/git/ignore"}; !slices.Equal(shown, want) {
+		t.Errorf("with XDG_CONFIG_HOME, shown %q, want %q", shown, want)
+	}
+	if dests, _, _, _ := view("GIT_CONFIG_GLOBAL", os.DevNull); len(dests) != 0 {
+		t.Errorf("with GIT_CONFIG_GLOBAL=/dev/null, copies of %q", dests)
+	}
+}
+
 // BenchmarkGitConfigView: what a launch pays to read the user's git
 // configuration as git does (a ~/.gitconfig with an include, an excludes
 // file, ~/.config/git/ignore), copy it filtered and name what it leaves
@@ -120,6 +176,6 @@ func BenchmarkGitConfigView(b *testing.B) {
 	}
 	secrets := bind.Secrets(home)
 	for b.Loop() {
-		gitConfigView(home, proj, secrets)
+		gitConfigView(home, proj, secrets, env("HOME", home))
 	}
 }

@@ -52,7 +52,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		h.ResolvConf = real
 	}
 	secrets := bind.Secrets(home)
-	git := gitConfigView(home, project.Checkout, secrets)
+	git := gitConfigView(home, project.Checkout, secrets, getenv)
 	own := git.shown
 	h.GitLeftOut = git.leftOut
 	for _, f := range toolSettings {
