@@ -77,7 +77,7 @@ func TestReplayNetworkCARefreshCorporateCA(t *testing.T) {
 }
 
 // TestReplayEvalCorporateCA: an eval run's proxy, behind a corporate CA
-// named by SSL_CERT_FILE: PrepareEval reads the host's bundles for its
+// named by SSL_CERT_FILE: the probe reads the host's bundles for its
 // proxy, as a launch does (it had trusted the CA only through Go's own
 // reading of SSL_CERT_FILE, which the supervisor takes away).
 func TestReplayEvalCorporateCA(t *testing.T) {

@@ -49,7 +49,7 @@ func Run(home session.Home, o Options, stdout io.Writer) error {
 	}
 	// The sandbox is worked out once before anything is made, so that a
 	// missing claude or login is said before any folder exists.
-	if _, err := session.PrepareEval(c.sandbox(home, project, mount.Eval{}, "")); err != nil {
+	if _, err := session.Prepare(c.sandbox(home, project, mount.Eval{}, "")); err != nil {
 		return err
 	}
 	if c.Out, err = outsideProject(c.Out, project); err != nil {
@@ -165,17 +165,16 @@ func dollars(c *float64) string {
 	return fmt.Sprintf("$%.4f", *c)
 }
 
-// sandbox is what a run asks of session.PrepareEval.
-func (c checked) sandbox(home session.Home, project instance.Project, e mount.Eval, socket string) session.EvalOptions {
+// sandbox is the launch a run is: a session.Prepare with eval options.
+func (c checked) sandbox(home session.Home, project instance.Project, e mount.Eval, socket string) session.Options {
 	args := []string{"-p", "--output-format", "stream-json", "--verbose"}
 	if c.Model != "" {
 		args = append(args, "--model", c.Model)
 	}
 	args = append(args, c.Args...)
-	return session.EvalOptions{
-		Home: home, Project: project, Claude: c.Claude, Args: append(args, "--", c.prompt),
-		Network: c.network, Allow: c.allow, Eval: e, Socket: socket, SetEnv: fixedEnv,
-	}
+	return session.Options{Home: home, Args: append(args, "--", c.prompt), Eval: &session.EvalOptions{
+		Project: project, Claude: c.Claude, Network: c.network, Allow: c.allow, Eval: e, Socket: socket, SetEnv: fixedEnv,
+	}}
 }
 
 // one makes one run, in a folder of its own under Out, which it returns.
@@ -207,7 +206,7 @@ func (c checked) one(ctx context.Context, home session.Home, project instance.Pr
 	if err != nil {
 		return dir, m, fmt.Errorf("cannot stage the workspace: %w", err)
 	}
-	s, err := session.PrepareEval(c.sandbox(home, project, e, filepath.Join(scratch, "proxy.sock")))
+	s, err := session.Prepare(c.sandbox(home, project, e, filepath.Join(scratch, "proxy.sock")))
 	if err != nil {
 		return dir, m, err
 	}

@@ -68,8 +68,10 @@ type Launch struct {
 	// Bwrap and Command are the programs' paths, "" where not found;
 	// Command is named by its directory's real path, since a $HOME or PATH
 	// entry reached through a symlink names it by a path the sandbox's
-	// home does not have.
+	// home does not have. Runnable says Command is an executable file (one
+	// named by its path may not be).
 	Bwrap, Command string
+	Runnable       bool
 	Host           mount.Host
 	CA             CA
 	// Landlock says bwrap starts in a scoped Landlock domain; NoLandlock,
@@ -128,7 +130,7 @@ func Read(q Query) Launch {
 		l.Worktrees = instance.WaitWorktrees(instance.Dir(q.State, q.Project.Root))
 	}
 	l.Bwrap, _ = exec.LookPath("bwrap")
-	l.Command = findProgram(q.Program)
+	l.Command, l.Runnable = findProgram(q.Program)
 	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP, q.PluginDirs)
 	l.CA = CAs(q.Home, q.Project.Checkout, q.Binds, q.StateDirs, q.Getenv)
 	if l.Bwrap != "" {
@@ -170,15 +172,16 @@ func Read(q Query) Launch {
 	return l
 }
 
-// findProgram finds name on PATH (a name with a slash is a path already),
-// named by its directory's real path; "" where it is not found.
-func findProgram(name string) string {
-	if name == "" {
-		return ""
-	}
-	prog, err := exec.LookPath(name)
-	if err != nil {
-		return ""
+// findProgram finds name on PATH (a name with a slash is a path
+// already), by its directory's real path, and whether it is an executable
+// file; "" where it is not on PATH.
+func findProgram(name string) (string, bool) {
+	prog := name
+	if !strings.Contains(name, "/") {
+		var err error
+		if prog, err = exec.LookPath(name); err != nil {
+			return "", false
+		}
 	}
 	if abs, err := filepath.Abs(prog); err == nil {
 		prog = abs
@@ -186,7 +189,8 @@ func findProgram(name string) string {
 	if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
 		prog = filepath.Join(dir, filepath.Base(prog))
 	}
-	return prog
+	fi, err := os.Stat(prog)
+	return prog, err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
 // Provider names the cloud-provider switch set on the host, if any: Claude

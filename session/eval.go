@@ -6,15 +6,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-
-	"golang.org/x/sys/unix"
+	"strings"
 
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/environment"
-	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/mount"
@@ -22,15 +19,15 @@ import (
 	"github.com/claudebox/claudebox/proxy"
 )
 
-// EvalOptions are what an eval run asks of its sandbox.
+// EvalOptions are what an eval run asks of its sandbox: a launch with
+// them (Options.Eval) runs the host's system and the claude to run, the
+// run's own ~/.claude and workspace, and nothing of the user's
+// configuration, project or instance.
 type EvalOptions struct {
-	Home Home
 	// Project is the project the workspace is a copy of (EvalProject).
 	Project instance.Project
 	// Claude is the claude to run; "" finds it on PATH.
 	Claude string
-	// Args are claude's arguments.
-	Args []string
 	// Network is config.NetworkFiltered, NetworkHost or NetworkNone; Allow,
 	// what the filtered network lets through besides the API.
 	Network string
@@ -48,80 +45,46 @@ type EvalOptions struct {
 // has no terminal, and the same environment on every machine).
 var evalEnv = []string{"HOME", "PATH"}
 
-// PrepareEval builds the sandbox of one eval run: the host's system and
-// the claude to run, the run's own ~/.claude and workspace, and nothing of
-// the user's configuration, project or instance. It creates nothing.
-func PrepareEval(o EvalOptions) (*Session, error) {
-	home := o.Home.Dir
-	bwrap, err := exec.LookPath("bwrap")
+// settleEval is an eval run's settings: its own, none of the user's. The
+// host's environment is read for the API's address and credential only
+// (the proxy's); the sandbox gets evalEnv and SetEnv.
+func settleEval(o Options) (settings, error) {
+	env, err := environment.Resolve(append(os.Environ(), claudesettings.APIEnv(o.Home.Dir)...), nil, nil)
 	if err != nil {
-		return nil, hint.Errorf("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
+		return settings{}, err
 	}
-	prog := o.Claude
-	if prog == "" {
-		if prog, err = exec.LookPath("claude"); err != nil {
-			return nil, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code, or name it with --claude PATH", "claude not found on PATH")
-		}
+	set := settings{
+		project: o.Eval.Project, state: o.Home.stateDirs(), env: env,
+		conf: config.Launch{
+			Network: o.Eval.Network, Hosts: proxy.Policy{Allow: o.Eval.Allow},
+			// Runs many at once: each stops a fork bomb at the default bound.
+			Limits: limits.Limits{Tasks: limits.DefaultTasks},
+		},
 	}
-	if prog, err = filepath.Abs(prog); err == nil {
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(prog)); err == nil {
-			prog = filepath.Join(dir, filepath.Base(prog))
-		}
-	}
-	if fi, err := os.Stat(prog); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-		return nil, hint.Errorf("name an executable claude with --claude PATH", "%s is not an executable file", prog)
-	}
-	if p := Provider(); p != "" {
-		return nil, hint.Errorf("unset "+p+" for the eval run", "eval runs reach Anthropic's API through claudebox's proxy, not a cloud provider's (%s is set)", p)
-	}
-	state := o.Home.stateDirs()
-	host := probe.Host(home, o.Home.State, o.Project, prog, os.Getenv, nil, state, nil, nil)
-	// The host's environment is read for the API's address and credential
-	// only (the proxy's); the sandbox gets evalEnv and SetEnv.
-	env, err := environment.Resolve(append(os.Environ(), claudesettings.APIEnv(home)...), nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	var names []string
 	for _, n := range evalEnv {
 		if _, ok := os.LookupEnv(n); ok {
-			names = append(names, n)
+			set.evalEnv = append(set.evalEnv, n)
 		}
 	}
-	in := mount.Inputs{
-		Home: home, StateDir: o.Home.State, Host: host,
-		Env:     mount.Env{Names: names},
-		Network: o.Network == config.NetworkHost,
-		Command: append([]string{prog}, o.Args...),
-		Eval:    &o.Eval,
-		SetEnv:  o.SetEnv,
-		// Runs many at once: each stops a fork bomb at the default bound.
-		Limits: limits.Limits{Tasks: limits.DefaultTasks},
+	return set, nil
+}
+
+// queryEval is what the probe reads for an eval run: the claude to run
+// (by the path --claude names, or on PATH), the host's system, its CA
+// bundles and the user's Claude login.
+func (set settings) queryEval(o Options) probe.Query {
+	program := o.Eval.Claude
+	switch {
+	case program == "":
+		program = "claude"
+	case !strings.Contains(program, "/"):
+		program = "./" + program
 	}
-	s := &Session{agent: agent.Claude, bwrap: bwrap, home: home, stateDir: o.Home.State, runFiles: newRunStem(o.Home.State, ""), env: env, hosts: proxy.Policy{Allow: o.Allow}}
-	// The proxy trusts the host's CA bundles, read now, as a launch's does.
-	s.caPEM = probe.CAs(home, o.Project.Checkout, nil, state, os.Getenv).PEM
-	if o.Network != config.NetworkNone {
-		cred, err := FindCredential(o.Home, env)
-		if err != nil {
-			return nil, noLogin()
-		}
-		s.cred = cred
-		in.API = &mount.API{Variable: cred.Kind.Variable(), Source: cred.Source, Address: mount.ClaudeAPIAddress}
+	return probe.Query{
+		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv, StateDirs: set.state,
+		Relay: set.conf.Network == config.NetworkFiltered, Agent: agent.Claude, APILookup: set.env.APILookup,
+		ClaudeLogin: set.conf.Network != config.NetworkNone,
 	}
-	if o.Network == config.NetworkFiltered {
-		exe, err := os.Executable()
-		if err == nil {
-			exe, err = filepath.EvalSymlinks(exe)
-		}
-		if err != nil {
-			return nil, hint.Errorf("run with --network=host or --network=none", "cannot find claudebox's own executable, which relays the filtered network: %v", err)
-		}
-		in.Relay = &mount.Relay{Exe: exe, Socket: o.Socket}
-	}
-	s.plan = mount.Build(in)
-	s.landlock, _ = probe.LandlockScoping(bwrap)
-	return s, nil
 }
 
 // RunEval runs the eval run's sandbox to its end, with no terminal: stdin
@@ -133,34 +96,7 @@ func (s *Session) RunEval(ctx context.Context, stdout, stderr io.Writer) (int, e
 		return 0, err
 	}
 	defer stop()
-	files, err := s.descriptors()
-	if err != nil {
-		return 0, err
-	}
-	cmd := s.bwrapCmd(s.plan, files)
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	watcher, err := startPlan(cmd, s.startChild, s.plan, nil)
-	closeAll(files)
-	if err != nil {
-		return 0, err
-	}
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-ctx.Done():
-			cmd.Process.Signal(unix.SIGTERM)
-		case <-done:
-		}
-	}()
-	err = cmd.Wait()
-	close(done)
-	stopErr := watcher.Stop()
-	if failed := bwrapFailed(watcher, err); failed != nil {
-		return 0, failed
-	}
-	if stopErr != nil {
-		return 0, stopErr
-	}
+	err = s.runBwrap(ctx, s.plan, stdout, stderr)
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return statusOf(exit.ProcessState), nil

@@ -60,6 +60,9 @@ type Options struct {
 	ReadMounts func() gc.Mounts
 	// Agent is the agent CLI to run (--agent); Claude when unset.
 	Agent agent.Agent
+	// Eval makes the launch an eval run's (Args are claude's): none of
+	// the user's settings, no terminal (RunEval).
+	Eval *EvalOptions
 }
 
 // Session is a launch worked out before it touches anything.
@@ -227,7 +230,7 @@ func Prepare(o Options) (*Session, error) {
 	}
 	phases.done("settings")
 	// Worktrees: released once the stand-ins stand, or when claudebox exits.
-	facts := probe.Read(set.query(o, true))
+	facts := probe.Read(set.query(o))
 	phases.done("probe")
 	s, err := plan(o, set, facts)
 	if err != nil {
@@ -258,12 +261,17 @@ type settings struct {
 	servers               map[string]json.RawMessage
 	agentMCP, leftOut     []string
 	additions, unapproved []config.Item
+	// evalEnv are the host's variables an eval run passes in.
+	evalEnv []string
 }
 
 // settle reads the settings: the working directory's project, the
 // configuration files, the environment and Claude's own settings and
 // ~/.claude.json, the user's approvals.
 func settle(o Options) (settings, error) {
+	if o.Eval != nil {
+		return settleEval(o)
+	}
 	home, stateDir := o.Home.Dir, o.Home.State
 	cwd, project, err := Here()
 	if err != nil {
@@ -316,9 +324,11 @@ func settle(o Options) (settings, error) {
 	}, nil
 }
 
-// query is what the probe reads for these settings; worktrees holds the
-// repository's worktrees for a launch that makes stand-ins.
-func (set settings) query(o Options, worktrees bool) probe.Query {
+// query is what the probe reads for these settings.
+func (set settings) query(o Options) probe.Query {
+	if o.Eval != nil {
+		return set.queryEval(o)
+	}
 	a := agentOf(o)
 	program := a.Program
 	if o.Shell {
@@ -337,7 +347,7 @@ func (set settings) query(o Options, worktrees bool) probe.Query {
 	}
 	return probe.Query{
 		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv,
-		Binds: set.conf.Binds, StateDirs: set.state, MCP: set.servers, PluginDirs: pluginDirs, Worktrees: worktrees,
+		Binds: set.conf.Binds, StateDirs: set.state, MCP: set.servers, PluginDirs: pluginDirs, Worktrees: true,
 		Relay:   set.conf.Network == config.NetworkFiltered,
 		WithSSH: set.conf.WithSSH, WithGPG: set.conf.WithGPG, GPU: set.conf.GPU, Limits: set.conf.Limits,
 		Agent: a, APILookup: set.env.APILookup,

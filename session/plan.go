@@ -18,6 +18,9 @@ import (
 // it. It reads nothing of the host and has no effect (TestPlanReadsNothing):
 // --dry-run and --check call it freely.
 func plan(o Options, set settings, f probe.Launch) (*Session, error) {
+	if o.Eval != nil {
+		return planEval(o, set, f)
+	}
 	home, stateDir, conf := o.Home.Dir, o.Home.State, set.conf
 	command, err := programs(o, f)
 	if err != nil {
@@ -54,7 +57,7 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 	}
 	var relay *mount.Relay
 	if conf.Network == config.NetworkFiltered {
-		if relay, err = relayFor(runFiles, f); err != nil {
+		if relay, err = relayFor(runFiles+sockExt, f); err != nil {
 			return nil, err
 		}
 		relay.Forward, relay.Publish = conf.Forward, conf.Publish
@@ -99,6 +102,45 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// planEval is an eval run's plan: the host's system and the claude to
+// run, the run's own ~/.claude and workspace.
+func planEval(o Options, set settings, f probe.Launch) (*Session, error) {
+	switch {
+	case f.Bwrap == "":
+		return nil, hint.Errorf("install bubblewrap, e.g. sudo apt-get install bubblewrap", "bwrap not found on PATH")
+	case f.Command == "":
+		return nil, hint.Errorf("install Claude Code: npm install -g @anthropic-ai/claude-code, or name it with --claude PATH", "claude not found on PATH")
+	case !f.Runnable:
+		return nil, hint.Errorf("name an executable claude with --claude PATH", "%s is not an executable file", f.Command)
+	case f.Provider != "":
+		return nil, hint.Errorf("unset "+f.Provider+" for the eval run", "eval runs reach Anthropic's API through claudebox's proxy, not a cloud provider's (%s is set)", f.Provider)
+	}
+	e, conf := o.Eval, set.conf
+	cred, api, err := credential(o, agent.Claude, conf, f)
+	if err != nil {
+		return nil, err
+	}
+	in := mount.Inputs{
+		Home: o.Home.Dir, StateDir: o.Home.State, Host: f.Host,
+		Env:     mount.Env{Names: set.evalEnv},
+		Network: conf.Network == config.NetworkHost,
+		Command: append([]string{f.Command}, o.Args...),
+		Eval:    &e.Eval,
+		SetEnv:  e.SetEnv,
+		API:     api,
+		Limits:  conf.Limits,
+	}
+	if conf.Network == config.NetworkFiltered {
+		if in.Relay, err = relayFor(e.Socket, f); err != nil {
+			return nil, err
+		}
+	}
+	return &Session{
+		agent: agent.Claude, bwrap: f.Bwrap, landlock: f.Landlock, home: o.Home.Dir, stateDir: o.Home.State, runFiles: newRunStem(o.Home.State, ""),
+		plan: mount.Build(in), env: set.env, hosts: conf.Hosts, cred: cred, caPEM: f.CA.PEM,
+	}, nil
 }
 
 // programs is the command to run inside, claude (or bash) with the
@@ -215,12 +257,13 @@ func agentConfig(home string, a agent.Agent, conf config.Launch, command []strin
 }
 
 // relayFor is the filtered network's relay: claudebox's own executable,
-// and the socket its proxy will listen on, among the session's run files.
-func relayFor(run string, f probe.Launch) (*mount.Relay, error) {
+// and the socket its proxy will listen on (a launch's among its run
+// files).
+func relayFor(socket string, f probe.Launch) (*mount.Relay, error) {
 	if f.ExeErr != nil {
 		return nil, hint.Errorf("launch with --network=host or --network=none", "cannot find claudebox's own executable, which relays the filtered network: %v", f.ExeErr)
 	}
-	return &mount.Relay{Exe: f.Exe, Socket: run + sockExt}, nil
+	return &mount.Relay{Exe: f.Exe, Socket: socket}, nil
 }
 
 // cachesDir is the project's tool caches' directory, "" when turned off.

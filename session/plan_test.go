@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/agent"
@@ -100,5 +101,50 @@ func TestPlanFromFactsCreatesNothing(t *testing.T) {
 	}
 	if _, err := plan(o, set, probe.Launch{Agent: agent.Claude}); err == nil || err.Error() != "bwrap not found on PATH" {
 		t.Errorf("without bwrap: %v", err)
+	}
+}
+
+// TestOneWayToRunBwrap keeps one way to run bwrap with its guard watcher
+// (bwrap.go), which the launch, --check's trial and an eval run share:
+// no other file of session makes bwrap's command or its descriptors, or
+// attaches a watcher; the launch alone launches its watcher early, for
+// its runtime to start while the instance is made.
+func TestOneWayToRunBwrap(t *testing.T) {
+	only := map[string][]string{
+		"bwrapCmd": {"bwrap.go"}, "attachPlan": {"bwrap.go"}, "descriptors": {"bwrap.go"}, "Attach": {"bwrap.go"},
+		"guardwatch.Launch": {"bwrap.go", "supervise.go"},
+	}
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			var called string
+			switch fun := call.Fun.(type) {
+			case *ast.Ident:
+				called = fun.Name
+			case *ast.SelectorExpr:
+				called = fun.Sel.Name
+				if x, ok := fun.X.(*ast.Ident); ok && x.Name == "guardwatch" {
+					called = "guardwatch." + called
+				}
+			}
+			if allowed, ok := only[called]; ok && !slices.Contains(allowed, name) {
+				t.Errorf("%s calls %s: bwrap runs one way, through startBwrap", name, called)
+			}
+			return true
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"errors"
 	"io"
 	"maps"
@@ -24,7 +25,6 @@ import (
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
-	"github.com/claudebox/claudebox/pty"
 	"github.com/claudebox/claudebox/transcript"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -76,43 +76,35 @@ func (s *Session) supervise() error {
 	}
 	defer lock.Close()
 	s.phases.done("instance and placeholders")
-	files, err := s.descriptors()
-	if err != nil {
-		s.leave(lock, nil)
-		return err
-	}
-	s.noticeLeftOut()
-	s.noticeGPU()
-	cmd := s.bwrapCmd(s.plan, files)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	// The sandbox runs in a session of its own, on a terminal of its own
 	// when claudebox has one: a signal sent to claudebox (kill, a closing
 	// terminal, Ctrl-C when only stdout is a terminal) is meant for the
 	// session, and forwarded.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
 	defer signal.Stop(sigs)
-	relay, err := pty.Attach(cmd, s.clipboard)
-	if err != nil {
-		closeAll(files)
-		s.leave(lock, nil)
-		return err
-	}
-	s.startSnapshot()
-	began := time.Now()
+	var began time.Time
+	// From here the watcher is startBwrap's: on an error it is gone.
 	attached = true
-	group, err := attachPlan(watcher, cmd, s.startChild, s.plan, s.cgroup, s.openCopies)
-	closeAll(files)
-	if group != nil {
-		defer group.Remove()
+	run, err := s.startBwrap(s.plan, bwrapStart{
+		watcher: watcher, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, terminal: true,
+		cgroup: s.cgroup, ready: s.openCopies,
+		described: func() {
+			s.noticeLeftOut()
+			s.noticeGPU()
+			signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
+			s.startSnapshot()
+			began = time.Now()
+		},
+	})
+	if run != nil && run.group != nil {
+		defer run.group.Remove()
 	}
 	if err != nil {
-		relay.Restore()
 		s.leave(lock, nil)
 		return err
 	}
 	s.phases.done("sandbox start")
-	relay.Started()
+	run.relay.Started()
 	// From here the supervisor waits, for the whole session: what its
 	// start used is given back once the session has run a moment.
 	time.AfterFunc(idle.After, func() {
@@ -121,22 +113,10 @@ func (s *Session) supervise() error {
 		}
 		idle.Release()
 	})
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sig := <-sigs:
-				cmd.Process.Signal(sig)
-			case <-done:
-				return
-			}
-		}
-	}()
-	err = cmd.Wait()
-	close(done)
+	err = run.wait(context.Background(), sigs)
 	s.phases.done("command")
 	ended := watcher.Stop()
-	relay.Restore()
+	run.relay.Restore()
 	watcher.SayChanges(os.Stderr)
 	s.keepTrust()
 	s.sayLostSaves()
@@ -154,7 +134,7 @@ func (s *Session) supervise() error {
 	if failed := bwrapFailed(watcher, err); failed != nil {
 		return failed
 	}
-	s.sayLimitsReached(group, err)
+	s.sayLimitsReached(run.group, err)
 	s.sayResume(began)
 	if ended != nil {
 		return ended
