@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/transcript"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -162,9 +163,9 @@ func readRoot(projects, hash string) (string, *Skipped) {
 	return string(line), nil
 }
 
-// usage walks an instance without following symlinks: its size, Claude
-// Code's session transcripts (<project dir>/<id>.jsonl) and the newest
-// modification time.
+// usage walks an instance without following symlinks: its size, the
+// number of Claude Code's session transcripts and the newest modification
+// time.
 func usage(dir string) (bytes int64, sessions int, last time.Time) {
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -178,12 +179,9 @@ func usage(dir string) (bytes int64, sessions int, last time.Time) {
 		if fi.ModTime().After(last) {
 			last = fi.ModTime()
 		}
-		if d.Type().IsRegular() && strings.HasSuffix(path, ".jsonl") && filepath.Dir(filepath.Dir(path)) == dir {
-			sessions++
-		}
 		return nil
 	})
-	return bytes, sessions, last
+	return bytes, transcript.Count(dir), last
 }
 
 // Sort orders instances so the stale ones come first: gone, then

@@ -1,8 +1,6 @@
 package gc
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/transcript"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -171,7 +170,7 @@ func renameProjectDirs(projects, hash, oldRoot, newRoot string) (int, error) {
 		if !e.IsDir() {
 			continue
 		}
-		cwd := transcriptCwd(dir, e.Name())
+		count, cwd := transcript.ProjectDir(dir, e.Name())
 		var newName string
 		switch {
 		case cwd != "" && paths.Within(cwd, oldRoot):
@@ -181,7 +180,7 @@ func renameProjectDirs(projects, hash, oldRoot, newRoot string) (int, error) {
 		default:
 			continue
 		}
-		sessions += countSessions(dir, e.Name())
+		sessions += count
 		if newName == e.Name() {
 			continue
 		}
@@ -190,48 +189,6 @@ func renameProjectDirs(projects, hash, oldRoot, newRoot string) (int, error) {
 		}
 	}
 	return sessions, nil
-}
-
-// transcriptCwd finds the working directory recorded in a session
-// transcript of the Claude Code project directory name in dir ("cwd" on
-// its lines).
-func transcriptCwd(dir, name string) string {
-	entries, _ := untrusted.ReadDir(dir, name)
-	for _, e := range entries {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
-			continue
-		}
-		f, err := untrusted.Open(dir, filepath.Join(name, e.Name()))
-		if err != nil {
-			continue
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-		for i := 0; i < 50 && sc.Scan(); i++ {
-			var line struct {
-				Cwd string `json:"cwd"`
-			}
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Cwd != "" {
-				f.Close()
-				return line.Cwd
-			}
-		}
-		f.Close()
-	}
-	return ""
-}
-
-// countSessions counts the transcripts in the project directory name in
-// dir.
-func countSessions(dir, name string) int {
-	entries, _ := untrusted.ReadDir(dir, name)
-	n := 0
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
-			n++
-		}
-	}
-	return n
 }
 
 // historyLimit is the most of a prompt history a merge reads.
