@@ -80,7 +80,7 @@ func taskWorktree(cwd, name, dir, stateDir string, dryRun bool) (string, error) 
 	}
 	_, err = git(p.Root, args...)
 	if err == nil {
-		err = instance.RecordMade(instance.Dir(stateDir, p.Root), worktreeFiles(path))
+		err = instance.RecordMade(instance.Dir(stateDir, p.Root), worktreeFiles(path, name))
 	}
 	lock.Close()
 	if err != nil {
@@ -90,24 +90,24 @@ func taskWorktree(cwd, name, dir, stateDir string, dryRun bool) (string, error) 
 	return path, nil
 }
 
-// worktreeFiles lists what git made for the worktree at path in the
-// repository's git directory (gitdir, commondir, HEAD, index), which the
-// exit audit of a session already running would otherwise take for its
-// sandbox's.
-func worktreeFiles(path string) []string {
+// worktreeFiles are what git made for the worktree of branch name at
+// path in the repository's git directory, with the content git gives
+// them: gitdir, commondir and HEAD, which the exit audit of a session
+// already running would otherwise take for its sandbox's. -w vouches for
+// nothing else there: the sandbox may have written it before -w looked
+// (the index is the audit's to read as any index a session wrote).
+func worktreeFiles(path, name string) map[string][]byte {
 	b, err := os.ReadFile(filepath.Join(path, ".git"))
 	admin, ok := strings.CutPrefix(strings.TrimSuffix(string(b), "\n"), "gitdir: ")
-	if err != nil || !ok {
+	real, rerr := filepath.EvalSymlinks(path)
+	if err != nil || rerr != nil || !ok {
 		return nil
 	}
-	entries, _ := os.ReadDir(admin)
-	var files []string
-	for _, e := range entries {
-		if e.Type().IsRegular() {
-			files = append(files, filepath.Join(admin, e.Name()))
-		}
+	return map[string][]byte{
+		filepath.Join(admin, "gitdir"):    []byte(filepath.Join(real, ".git") + "\n"),
+		filepath.Join(admin, "commondir"): []byte("../..\n"),
+		filepath.Join(admin, "HEAD"):      []byte("ref: refs/heads/" + name + "\n"),
 	}
-	return files
 }
 
 // enterWorktree makes the worktree of branch name the working directory,

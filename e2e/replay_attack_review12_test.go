@@ -165,3 +165,84 @@ func TestReplayReview12UndoSparseFile(t *testing.T) {
 		t.Errorf("--undo --dry-run took %d MiB of memory for the session's sparse file", rss>>10)
 	}
 }
+
+// TestReplayReview12SplitIndexForgedStat: review 11's forged status
+// data (TestReplayReview11ForgedStatHidesEdit), written into a split
+// index (git update-index --split-index: .git/index holds what changed,
+// .git/sharedindex.<hash> the rest), which the exit audit does not
+// rewrite. Host-side proof: git status --porcelain names the Makefile.
+func TestReplayReview12SplitIndexForgedStat(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.write(filepath.Join(proj, "Makefile"), "all:\n\techo ok\n")
+	h.run(proj, nil, "git", "add", "Makefile")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "make")
+	out := h.inside(proj, nil, `set -e
+		printf 'all:\n\ttouch /tmp/PWNED\n' > Makefile
+		set -- Makefile
+		`+forgeIndexStat+`
+		git update-index --split-index
+		ls .git/sharedindex.* >/dev/null
+		test -z "$(git status --porcelain)" && echo HIDDEN-INSIDE`)
+	if !strings.Contains(out, "HIDDEN-INSIDE") {
+		t.Fatalf("the split index's status data could not be forged here:\n%s", out)
+	}
+	if st := h.run(proj, nil, "git", "status", "--porcelain"); !strings.Contains(st, "Makefile") {
+		t.Errorf("the host's git status hides the session's edit of the Makefile: %q", st)
+	}
+}
+
+// TestReplayReview12WorktreeMadeRace: -w records what git made for a new
+// worktree in the repository's git directory (commondir, gitdir, HEAD,
+// index) by identity once git worktree add has ended, and the exit audit
+// takes what keeps that identity for the host's. A session running in
+// the main checkout watches .git/worktrees for the new worktree and, while
+// git checks its files out (its index.lock there), renames over its
+// commondir one naming a repository it made where the audit does not
+// walk (in .git/objects), whose config sets core.fsmonitor: -w recorded
+// the session's commondir as its own, the audit passed over it, and the
+// host's git status in the new worktree ran the session's command.
+// Host-side proof: after both sessions, git status in the worktree runs
+// nothing the session planted.
+func TestReplayReview12WorktreeMadeRace(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	// Enough files that git's checkout of them takes a while.
+	h.run(proj, nil, "bash", "-c", "mkdir src && for i in {1..1000}; do echo $i > src/f$i.txt; done && git add -A")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "files")
+	pwned := filepath.Join(h.base, "PWNED")
+	_, mainOut, mainExited := startSession(t, h, proj, `set -e
+		evil=$PWD/.git/objects/evil
+		mkdir -p $evil/objects $evil/refs/heads
+		cp .git/HEAD $evil/HEAD
+		printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = "touch `+pwned+`; false"\n' > $evil/config
+		touch started
+		python3 - "$evil" <<'PY'
+import os, sys, time
+admin = '.git/worktrees/proj-task'
+while not os.path.exists(admin + '/index.lock'):
+    if os.path.exists('done'):
+        sys.exit(0)
+open(admin + '/commondir.new', 'w').write(sys.argv[1] + '\n')
+os.rename(admin + '/commondir.new', admin + '/commondir')
+print('RACED')
+PY
+		while ! test -e done; do sleep 0.05; done`)
+	task := h.command(proj, nil, "claudebox", "-w", "task", "--shell", "-c", "true")
+	taskOut, _ := task.CombinedOutput()
+	done(t, proj)
+	if err := <-mainExited; err != nil {
+		t.Fatalf("the main session: %v\n%s", err, mainOut)
+	}
+	if !strings.Contains(mainOut.String(), "RACED") {
+		t.Fatalf("the session did not see the worktree being made:\n%s\n%s", mainOut, taskOut)
+	}
+	w := filepath.Join(h.home, "code", "proj-task")
+	c := h.command(w, nil, "git", "status", "--porcelain")
+	c.CombinedOutput()
+	if _, err := os.Stat(pwned); err == nil {
+		t.Errorf("the host's git status in the new worktree ran the session's core.fsmonitor:\n%s\n%s", mainOut, taskOut)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -555,20 +556,33 @@ func CheckoutSnapshot(dir, checkout string) []byte {
 
 // What -w made: the files git writes for a new worktree in the
 // repository's git directory, where the sandbox of a session already
-// running could write too. Recorded by identity (inode and status change)
-// out of every sandbox's reach, they are the host's while they keep it;
-// one the sandbox wrote or replaced since is not.
+// running could write too, even before git worktree add has ended.
+// Recorded by identity (inode and status change) out of every sandbox's
+// reach, each only while it holds exactly what git writes there, they
+// are the host's while they keep it; one the sandbox wrote or replaced
+// since is not.
 
-// RecordMade adds paths, as they are now, to the instance dir's record of
-// what claudebox made for its sessions.
-func RecordMade(dir string, paths []string) error {
+// RecordMade adds to the instance dir's record of what claudebox made for
+// its sessions each of files (absolute paths, reached without a symlink)
+// that is a regular file holding exactly the content it maps to; its
+// identity is the one of the file whose content was read.
+func RecordMade(dir string, files map[string][]byte) error {
 	var b strings.Builder
-	for _, p := range paths {
-		var st unix.Stat_t
-		if strings.ContainsRune(p, '\n') || unix.Lstat(p, &st) != nil {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if strings.ContainsRune(p, '\n') || !filepath.IsAbs(p) {
 			continue
 		}
-		fmt.Fprintf(&b, "%d %d %s\n", st.Ino, st.Ctim.Nano(), p)
+		f, err := untrusted.Open("/", strings.TrimPrefix(filepath.Clean(p), "/"))
+		if err != nil {
+			continue
+		}
+		var st unix.Stat_t
+		err = unix.Fstat(int(f.Fd()), &st)
+		data, rerr := io.ReadAll(io.LimitReader(f, int64(len(files[p]))+1))
+		f.Close()
+		if err == nil && rerr == nil && bytes.Equal(data, files[p]) {
+			fmt.Fprintf(&b, "%d %d %s\n", st.Ino, st.Ctim.Nano(), p)
+		}
 	}
 	f, err := os.OpenFile(livePath(dir, ".made"), os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
 	if err != nil {
