@@ -93,6 +93,9 @@ type Snapshot struct {
 	// Index maps each git directory whose index was provably in place at
 	// the start to that index's hidden entries and gitlinks.
 	Index map[string]map[string]uint8
+	// IndexFiles is, for each git directory in Index whose index is not
+	// split, the index file it was read from.
+	IndexFiles map[string]IndexFile
 	// Obeyed are the names Take judged as host-run wherever they stand;
 	// its listings hold no other's entries.
 	Obeyed []string
@@ -112,6 +115,14 @@ type Listing struct {
 	Mode    mode
 	Ctime   int64
 	Entries []Entry
+}
+
+// IndexFile is an index file as read: its inode, size and status change
+// (nanoseconds), which any write to it moves on.
+type IndexFile struct {
+	Ino   uint64
+	Size  int64
+	Ctime int64
 }
 
 // Entry is a directory entry: its name, and os.ModeDir for a directory.
@@ -151,7 +162,7 @@ func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapsh
 }
 
 func newRecord(root string, obeyed []string) *Snapshot {
-	return &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, Obeyed: obeyed, Root: root, Rules: rules()}
+	return &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, IndexFiles: map[string]IndexFile{}, Obeyed: obeyed, Root: root, Rules: rules()}
 }
 
 // Hidden is an index entry the session hid from the host's git status:
@@ -275,6 +286,7 @@ func (w *walker) merge(f *walker) {
 		maps.Copy(w.take.Inodes, f.take.Inodes)
 		maps.Copy(w.take.Listings, f.take.Listings)
 		maps.Copy(w.take.Index, f.take.Index)
+		maps.Copy(w.take.IndexFiles, f.take.IndexFiles)
 	}
 }
 
@@ -697,20 +709,20 @@ func (w *walker) index(n node) {
 	if w.take == nil && inPlace {
 		return
 	}
-	if w.take != nil && !inPlace {
-		return // changed already: the end compares with nothing
+	if w.take != nil {
+		if inPlace {
+			w.takeIndex(n, &st)
+		}
+		return // or changed already: the end compares with nothing
 	}
-	entries, names, cached, err := readIndex(n.fd, w.take == nil)
+	r, err := readIndex(n.fd, true)
 	if err != nil {
 		// Changed, and git may read what the audit cannot (a shared
 		// index through a symlink, one over its size limit): a finding.
 		w.found(rel)
 		return
 	}
-	if w.take != nil {
-		w.take.Index[n.rel] = entries
-		return
-	}
+	entries, names, cached := r.entries, r.names, r.cached
 	if cached {
 		w.report.Caches = append(w.report.Caches, w.abs(n.rel))
 	}
@@ -793,6 +805,44 @@ func (w *walker) workTree(n node) string {
 	return ""
 }
 
+// takeIndex records, for the end, the hidden entries and gitlinks of the
+// index of n (whose status is st). The same file as the base record's,
+// unchanged since it read it (its inode, size and status change: any
+// write to it moves the last on, and nothing sets it back), has the
+// entries it had then, so a large repository's index (80 MB for 1,000,000
+// files) is not read again at every start. A split index is always read:
+// its shared part is another file.
+func (w *walker) takeIndex(n node, st *unix.Stat_t) {
+	file := IndexFile{Ino: st.Ino, Size: st.Size, Ctime: st.Ctim.Nano()}
+	if w.base != nil {
+		if entries, ok := w.base.Index[n.rel]; ok && w.base.IndexFiles[n.rel] == file {
+			w.take.Index[n.rel], w.take.IndexFiles[n.rel] = entries, file
+			return
+		}
+	}
+	r, err := readIndex(n.fd, false)
+	// Read while the session runs: an index written since the status
+	// above was taken may be the session's (the end then compares with
+	// nothing).
+	var now unix.Stat_t
+	if err != nil || unix.Fstatat(n.fd, "index", &now, unix.AT_SYMLINK_NOFOLLOW) != nil || now.Ino != st.Ino || now.Size != st.Size || now.Ctim != st.Ctim {
+		return
+	}
+	w.take.Index[n.rel] = r.entries
+	if !r.split {
+		w.take.IndexFiles[n.rel] = file
+	}
+}
+
+// indexRead is what readIndex read of an index.
+type indexRead struct {
+	entries map[string]uint8
+	names   []string
+	// cached: it holds caches derived from the work tree (derived);
+	// split: it builds on a shared index.
+	cached, split bool
+}
+
 // readIndex reads the index of the git directory fd: its entries hidden
 // from git status or gitlinks, and, for a split index, those of the shared
 // index it builds on (.git/sharedindex.<hash>), which git reads as its own;
@@ -802,46 +852,47 @@ func (w *walker) workTree(n node) string {
 // A replacement entry (a split index's, nameless) stands for a shared
 // entry at a position the audit does not decode: it is read as the empty
 // path.
-func readIndex(fd int, withNames bool) (entries map[string]uint8, names []string, cached bool, err error) {
+func readIndex(fd int, withNames bool) (indexRead, error) {
 	n := hashLen(fd)
 	b, err := readAt(fd, "index", maxIndex)
 	if err != nil {
-		return nil, nil, false, err
+		return indexRead{}, err
 	}
 	entries, shared, err := parseIndex(b, n)
 	if err != nil {
-		return nil, nil, false, err
+		return indexRead{}, err
 	}
+	r := indexRead{entries: entries, cached: workTreeCache(b, n), split: shared != ""}
 	if withNames {
-		if names, err = entryNames(b, n); err != nil {
-			return nil, nil, false, err
+		if r.names, err = entryNames(b, n); err != nil {
+			return indexRead{}, err
 		}
 	}
-	cached = workTreeCache(b, n)
 	if shared == "" {
-		return entries, names, cached, nil
+		return r, nil
 	}
 	if b, err = readAt(fd, "sharedindex."+shared, maxIndex); err != nil {
-		return nil, nil, false, err
+		return indexRead{}, err
 	}
 	base, link, err := parseIndex(b, n)
 	if err == nil && link != "" {
 		err = errIndex
 	}
 	if err != nil {
-		return nil, nil, false, err
+		return indexRead{}, err
 	}
 	for p, bits := range base {
 		entries[p] |= bits
 	}
 	if !withNames {
-		return entries, nil, cached, nil
+		return r, nil
 	}
 	sharedNames, err := entryNames(b, n)
 	if err != nil {
-		return nil, nil, false, err
+		return indexRead{}, err
 	}
-	return entries, append(names, sharedNames...), cached, nil
+	r.names = append(r.names, sharedNames...)
+	return r, nil
 }
 
 // gitlink examines the repository at rel, a submodule the host's git

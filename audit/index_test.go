@@ -283,3 +283,41 @@ func TestScanWorktreeTracked(t *testing.T) {
 		t.Errorf("found %q, want %q", r.Found, want)
 	}
 }
+
+// TestTakeReusesIndex: the record at a session's start takes an index's
+// entries from the base record while the index is the same file,
+// unchanged since (a large repository's is not read at every start);
+// one rewritten in place, on the same inode, with its size kept (as the
+// sandbox of an earlier session could), is read again, and so is a split
+// index, whose shared part is another file.
+func TestTakeReusesIndex(t *testing.T) {
+	for _, split := range []bool{false, true} {
+		_, gitDir := gitIndexIn(t, 2, "sha1", split)
+		root := filepath.Dir(gitDir)
+		first := Take(root, mark(t, t.TempDir()), nil, nil)
+		if got := first.Index[".git"]["z"]; got != assumeUnchanged {
+			t.Fatalf("split %v: the first record's index: %v", split, first.Index[".git"])
+		}
+		// A mark only the reused entries carry.
+		first.Index[".git"]["reused"] = assumeUnchanged
+		second := Take(root, mark(t, t.TempDir()), nil, first)
+		if _, reused := second.Index[".git"]["reused"]; reused == split {
+			t.Errorf("split %v: the unchanged index's entries reused: %v", split, reused)
+		}
+		if split {
+			continue
+		}
+		index := filepath.Join(gitDir, "index")
+		b, err := os.ReadFile(index)
+		must(t, err)
+		f, err := os.OpenFile(index, os.O_WRONLY, 0)
+		must(t, err)
+		_, err = f.WriteAt(b, 0)
+		must(t, err)
+		must(t, f.Close())
+		third := Take(root, mark(t, t.TempDir()), nil, second)
+		if _, reused := third.Index[".git"]["reused"]; reused || third.Index[".git"]["z"] != assumeUnchanged {
+			t.Errorf("the index rewritten in place: %v", third.Index[".git"])
+		}
+	}
+}

@@ -138,3 +138,33 @@ func TestReplayIndexUnreadable(t *testing.T) {
 		t.Logf("session's stderr:\n%s", stderr)
 	}
 }
+
+// TestReplayIndexRewrittenInPlace: the record at a session's start takes
+// the index's hidden entries from the last sessions' record while the
+// index is the same file with the same status, unread. The session
+// rewrites the index in place, on the same inode (cat over it, not a
+// rename), marking README assume-unchanged, and edits
+// README: git status there says nothing of it. Held: the write moved the
+// index's status change on, which nothing sets back, so the exit audit
+// reads it and clears the flag. Host-side proof: git status names README.
+func TestReplayIndexRewrittenInPlace(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	h.inside(proj, nil, "true") // the record the next start builds on
+	h.inside(proj, nil, "true") // one built on it, now the base
+	out := h.inside(proj, nil, `set -e
+		before=$(stat -c %i .git/index)
+		cp .git/index /tmp/index
+		GIT_INDEX_FILE=/tmp/index git update-index --assume-unchanged README
+		cat /tmp/index > .git/index
+		test "$(stat -c %i .git/index)" = "$before" && echo SAME-FILE
+		echo 'touch /tmp/PWNED' >> README
+		test -z "$(git status --porcelain)" && echo HIDDEN-INSIDE`)
+	if !strings.Contains(out, "SAME-FILE") || !strings.Contains(out, "HIDDEN-INSIDE") {
+		t.Fatalf("the index could not be rewritten in place here:\n%s", out)
+	}
+	if st := h.run(proj, nil, "git", "status", "--porcelain"); !strings.Contains(st, "README") {
+		t.Errorf("the host's git status hides the session's edit of README: %q", st)
+	}
+}
