@@ -108,6 +108,9 @@ type Session struct {
 	// made); this one records it for the exit audit.
 	firstInCheckout bool
 	snapshotting    chan struct{}
+	// stopUndo stops the undo snapshot if it is still being taken, and
+	// waits until it is left pending, its work files removed.
+	stopUndo func()
 	// record is the record this session took, once snapshotting closes:
 	// the exit audit reads it here, not decoded again from its file.
 	record *audit.Snapshot

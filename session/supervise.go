@@ -58,7 +58,9 @@ func (s *Session) supervise() error {
 		}
 	}()
 	s.phases.done("watcher launch")
+	s.stopUndo = func() {}
 	s.takeUndo()
+	defer s.stopUndo()
 	stop, err := s.startProxy()
 	if err != nil {
 		return err
@@ -114,6 +116,12 @@ func (s *Session) supervise() error {
 		idle.Release()
 	})
 	err = run.wait(context.Background(), sigs)
+	// The snapshot for --undo, if still being taken, is stopped: every
+	// file the session changed has changed since the snapshot's mark,
+	// which it leaves out as unknown, so finished now it could undo
+	// nothing of the session; it would only compete with the exit audit
+	// for the processors (a 1,000,000-file tree's git add for seconds).
+	s.stopUndo()
 	s.phases.done("command")
 	ended := watcher.Stop()
 	run.relay.Restore()

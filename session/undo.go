@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"os"
 	"time"
 
@@ -10,9 +11,10 @@ import (
 
 // takeUndo starts taking the project's snapshot for claudebox --undo,
 // beside the session: what the session writes before the snapshot read it
-// is left out of it (undo.Take). The session's end does not wait for it:
-// one that ended first leaves it pending. A snapshot that cannot be taken
-// is said, and the session goes on.
+// is left out of it (undo.Take). A snapshot that cannot be taken is said,
+// and the session goes on. One not taken when the session's command ends
+// is stopped then (stopUndo), and stays pending: all the session changed
+// it would leave out as unknown.
 func (s *Session) takeUndo() {
 	if s.plan.Project.GitDir == "" {
 		return
@@ -26,8 +28,15 @@ func (s *Session) takeUndo() {
 	for _, m := range s.plan.Placeholders() {
 		standIns = append(standIns, m.Dest)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	s.stopUndo = func() {
+		cancel()
+		<-done
+	}
 	go func() {
-		if _, err := undo.Take(s.stateDir, s.plan.Project, time.Now(), since, standIns); err != nil {
+		defer close(done)
+		if _, err := undo.Take(ctx, s.stateDir, s.plan.Project, time.Now(), since, standIns); err != nil && ctx.Err() == nil {
 			printable.Say(os.Stderr, "claudebox: this session cannot be undone: %v", err)
 		}
 	}()

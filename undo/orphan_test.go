@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +20,7 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv("UNDO_TEST_TAKE"); root != "" {
 		p, err := instance.Resolve(root)
 		if err == nil {
-			Take(os.Getenv("UNDO_TEST_STATE"), p, time.Now(), time.Now().Add(time.Hour), nil)
+			Take(context.Background(), os.Getenv("UNDO_TEST_STATE"), p, time.Now(), time.Now().Add(time.Hour), nil)
 		}
 		os.Exit(0)
 	}
@@ -76,4 +77,43 @@ func childGit(parent int) int {
 		}
 	}
 	return 0
+}
+
+// A snapshot still being taken when the session's command ends is
+// stopped (here its git add waits on a FIFO .gitattributes): Take returns
+// at once, the snapshot stays pending, and its copy of the index (as
+// large as the project's: 80 MB for 1,000,000 files) and git's lock on
+// it go, rather than staying in the store, one for each session.
+func TestTakeStopped(t *testing.T) {
+	p := repo(t, 1, 1)
+	if err := syscall.Mkfifo(filepath.Join(p.Checkout, ".gitattributes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	ctx, stop := context.WithCancel(context.Background())
+	returned := make(chan error, 1)
+	go func() {
+		_, err := Take(ctx, state, p, time.Now(), time.Now().Add(time.Hour), nil)
+		returned <- err
+	}()
+	for deadline := time.Now().Add(20 * time.Second); childGit(os.Getpid()) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the snapshot's git add never waited on the FIFO")
+		}
+	}
+	stop()
+	select {
+	case err := <-returned:
+		if err == nil {
+			t.Fatal("a stopped snapshot was taken")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Take did not return once stopped")
+	}
+	if got := List(state, p.Root, p.Checkout); len(got) != 1 || !got[0].Pending {
+		t.Errorf("the stopped snapshot: %+v, want one pending", got)
+	}
+	if left, _ := filepath.Glob(filepath.Join(storeOf(state, p.Root).dir, "*.index.*")); len(left) > 0 {
+		t.Errorf("the stopped snapshot left %v", left)
+	}
 }

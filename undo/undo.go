@@ -79,7 +79,7 @@ func Mark(stateDir, root string) (time.Time, error) {
 // changedSince lists the paths, under checkout, whose status changed at
 // or after since, or that are gone or lie under what is no longer a
 // directory (nothing followed through a link).
-func changedSince(checkout string, paths []string, since time.Time) []string {
+func changedSince(ctx context.Context, checkout string, paths []string, since time.Time) []string {
 	dirOK := map[string]bool{"": true, ".": true}
 	var dirOKLock sync.Mutex
 	okDir := func(dir string) bool {
@@ -99,7 +99,7 @@ func changedSince(checkout string, paths []string, since time.Time) []string {
 	changed := make([]bool, len(paths))
 	parallel.Each(len(paths), func(i int) {
 		p := paths[i]
-		if p == "" {
+		if p == "" || ctx.Err() != nil {
 			return
 		}
 		for d := filepath.Dir(p); d != "." && !changed[i]; d = filepath.Dir(d) {
@@ -139,6 +139,9 @@ const idLayout = "20060102T150405.000000Z"
 // skip are paths the launch makes while the snapshot is taken (its
 // stand-ins): they are left out of it.
 //
+// ctx ends it early (the session's command ended first): its git is
+// killed, the snapshot stays pending, and its copy of the index goes.
+//
 // The sandbox may already run while it is taken (a snapshot of a large
 // tree takes a tenth of a second or more, which the session's start does
 // not wait for): since is Mark's time, taken before the sandbox could
@@ -147,7 +150,7 @@ const idLayout = "20060102T150405.000000Z"
 // no longer a directory, is taken out of the snapshot as unknown: its
 // content may be the session's. --undo leaves such a file as it is and
 // names it.
-func Take(stateDir string, p instance.Project, now, since time.Time, skip []string) (Snapshot, error) {
+func Take(ctx context.Context, stateDir string, p instance.Project, now, since time.Time, skip []string) (Snapshot, error) {
 	if p.GitDir == "" {
 		return Snapshot{}, errors.New("not a git repository")
 	}
@@ -171,6 +174,7 @@ func Take(stateDir string, p instance.Project, now, since time.Time, skip []stri
 	index := filepath.Join(st.dir, instance.Hash(p.Checkout)+".index")
 	work := index + "." + id
 	defer os.Remove(work)
+	defer os.Remove(work + ".lock") // git's, if git was killed
 	data, err := os.ReadFile(index)
 	first := err != nil
 	if !first {
@@ -184,25 +188,28 @@ func Take(stateDir string, p instance.Project, now, since time.Time, skip []stri
 			args = append(args, ":(top,literal,exclude)"+rel)
 		}
 	}
-	if _, err := st.git(p.Checkout, work, nil, args...); err != nil {
+	if _, err := st.git(ctx, p.Checkout, work, nil, args...); err != nil {
 		return Snapshot{}, err
 	}
 	if first {
-		if err := st.addTrackedIgnored(p, work, id, skip); err != nil {
+		if err := st.addTrackedIgnored(ctx, p, work, id, skip); err != nil {
 			return Snapshot{}, err
 		}
 	}
-	listed, err := st.git(p.Checkout, work, nil, "ls-files", "-z")
+	listed, err := st.git(ctx, p.Checkout, work, nil, "ls-files", "-z")
 	if err != nil {
 		return Snapshot{}, err
 	}
-	unknown := changedSince(p.Checkout, strings.Split(strings.TrimSuffix(listed, "\x00"), "\x00"), since)
+	unknown := changedSince(ctx, p.Checkout, strings.Split(strings.TrimSuffix(listed, "\x00"), "\x00"), since)
+	if err := ctx.Err(); err != nil {
+		return Snapshot{}, err
+	}
 	if len(unknown) > 0 {
-		if _, err := st.git(p.Checkout, work, strings.NewReader(strings.Join(unknown, "\x00")+"\x00"), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
+		if _, err := st.git(ctx, p.Checkout, work, strings.NewReader(strings.Join(unknown, "\x00")+"\x00"), "update-index", "-z", "--force-remove", "--stdin"); err != nil {
 			return Snapshot{}, err
 		}
 	}
-	tree, err := st.git(p.Checkout, work, nil, "write-tree")
+	tree, err := st.git(ctx, p.Checkout, work, nil, "write-tree")
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -229,7 +236,7 @@ func Take(stateDir string, p instance.Project, now, since time.Time, skip []stri
 // addTrackedIgnored adds to a first snapshot the files the checkout
 // tracks that its ignore rules hide, which git add -A passes over. Of
 // the checkout's index it reads only the names: git hashes each file.
-func (st store) addTrackedIgnored(p instance.Project, work, id string, skip []string) error {
+func (st store) addTrackedIgnored(ctx context.Context, p instance.Project, work, id string, skip []string) error {
 	data, err := untrusted.ReadFile(p.GitDir, "index", 1<<30)
 	if err != nil {
 		return nil
@@ -241,7 +248,7 @@ func (st store) addTrackedIgnored(p instance.Project, work, id string, skip []st
 	}
 	// A split index, whose shared part lies beside the checkout's, is not
 	// read here: its ignored files are left out.
-	listed, err := st.git(p.Checkout, names, nil, "ls-files", "-z", "--cached", "--ignored", "--exclude-standard")
+	listed, err := st.git(ctx, p.Checkout, names, nil, "ls-files", "-z", "--cached", "--ignored", "--exclude-standard")
 	if err != nil {
 		return nil
 	}
@@ -256,7 +263,7 @@ func (st store) addTrackedIgnored(p instance.Project, work, id string, skip []st
 	if add.Len() == 0 {
 		return nil
 	}
-	_, err = st.git(p.Checkout, work, strings.NewReader(add.String()), "add", "-f", "--pathspec-from-file=-", "--pathspec-file-nul")
+	_, err = st.git(ctx, p.Checkout, work, strings.NewReader(add.String()), "add", "-f", "--pathspec-from-file=-", "--pathspec-file-nul")
 	return err
 }
 
@@ -305,14 +312,15 @@ func (st store) init(p instance.Project) error {
 // checkout's changes (git add) may take longer.
 const gitLimit, addLimit = time.Minute, 10 * time.Minute
 
-// git runs git on the store for the work tree checkout, with index; in,
-// when not nil, is its standard input.
-func (st store) git(checkout, index string, in io.Reader, args ...string) (string, error) {
+// git runs git on the store for the work tree checkout, with index, until
+// ctx ends; in, when not nil, is its standard input.
+func (st store) git(ctx context.Context, checkout, index string, in io.Reader, args ...string) (string, error) {
 	limit := gitLimit
 	if args[0] == "add" {
 		limit = addLimit
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(parent, limit)
 	defer cancel()
 	// The untracked cache in the store's index skips the directories whose
 	// status (ctime included, which nothing can set back) has not changed
@@ -328,6 +336,9 @@ func (st store) git(checkout, index string, in io.Reader, args ...string) (strin
 	var out, stderr bytes.Buffer
 	c.Stdin, c.Stdout, c.Stderr = in, &out, &stderr
 	if err := c.Run(); err != nil {
+		if parent.Err() != nil {
+			return "", parent.Err()
+		}
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("git %s did not answer in %v (a FIFO a session left among the repository's objects or files?)", args[0], limit)
 		}
@@ -526,7 +537,7 @@ func waitingEntry(dir string, e fs.DirEntry) string {
 // tree lists s's files: regular files, executables and links (a
 // submodule's commit is left to git).
 func (st store) tree(s Snapshot) (map[string]entry, error) {
-	out, err := st.git(s.Checkout, os.DevNull, nil, "ls-tree", "-r", "-z", "-l", "--full-tree", s.Tree)
+	out, err := st.git(context.Background(), s.Checkout, os.DevNull, nil, "ls-tree", "-r", "-z", "-l", "--full-tree", s.Tree)
 	if err != nil {
 		return nil, err
 	}
@@ -551,10 +562,10 @@ func (st store) tree(s Snapshot) (map[string]entry, error) {
 func (st store) created(s Snapshot) ([]string, error) {
 	index := filepath.Join(st.dir, s.ID+".plan-index")
 	defer os.Remove(index)
-	if _, err := st.git(s.Checkout, index, nil, "read-tree", s.Tree); err != nil {
+	if _, err := st.git(context.Background(), s.Checkout, index, nil, "read-tree", s.Tree); err != nil {
 		return nil, err
 	}
-	out, err := st.git(s.Checkout, index, nil, "ls-files", "-z", "--others", "--exclude-standard")
+	out, err := st.git(context.Background(), s.Checkout, index, nil, "ls-files", "-z", "--others", "--exclude-standard")
 	if err != nil {
 		return nil, err
 	}
@@ -675,7 +686,7 @@ func (st store) blobs(checkout string, changes []Change) (map[string][]byte, err
 	for _, c := range changes {
 		in.WriteString(c.oid + "\n")
 	}
-	text, err := st.git(checkout, os.DevNull, &in, "cat-file", "--batch")
+	text, err := st.git(context.Background(), checkout, os.DevNull, &in, "cat-file", "--batch")
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,7 +46,7 @@ func repo(tb testing.TB, dirs, files int) instance.Project {
 func TestTakePlan(t *testing.T) {
 	p := repo(t, 3, 3)
 	state := t.TempDir()
-	s, err := Take(state, p, time.Now(), time.Now().Add(time.Hour), nil)
+	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +62,7 @@ func TestTakePlan(t *testing.T) {
 		t.Fatalf("Plan: %+v, %v", changes, err)
 	}
 	for i := range keep + 3 {
-		Take(state, p, time.Now().Add(time.Duration(i+1)*time.Second), time.Now().Add(time.Hour), nil)
+		Take(context.Background(), state, p, time.Now().Add(time.Duration(i+1)*time.Second), time.Now().Add(time.Hour), nil)
 	}
 	if n := len(List(state, p.Root, p.Checkout)); n != keep {
 		t.Errorf("%d snapshots kept, want %d", n, keep)
@@ -91,7 +92,7 @@ func TestTakeFirstReadsFiles(t *testing.T) {
 	git("", "update-index", "--cacheinfo", "100644,"+evil+",pkg0/f1.go")
 	git("", "update-index", "--assume-unchanged", "pkg0/f1.go")
 	state := t.TempDir()
-	s, err := Take(state, p, time.Now(), time.Now().Add(time.Hour), nil)
+	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestTakeFirstReadsFiles(t *testing.T) {
 func TestPlanDoesNotReadOtherSizes(t *testing.T) {
 	p := repo(t, 1, 1)
 	state := t.TempDir()
-	s, err := Take(state, p, time.Now(), time.Now().Add(time.Hour), nil)
+	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func BenchmarkTake(b *testing.B) {
 						os.RemoveAll(state)
 						b.StartTimer()
 					}
-					if _, err := Take(state, p, now, now.Add(time.Hour), nil); err != nil {
+					if _, err := Take(context.Background(), state, p, now, now.Add(time.Hour), nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -172,7 +173,7 @@ func TestTakeLeavesOutWhatChangedSince(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // past the filesystem clock's tick
 	os.WriteFile(filepath.Join(p.Checkout, "pkg1", "f1.go"), []byte("the session's\n"), 0o644)
 	os.WriteFile(filepath.Join(p.Checkout, "early.txt"), []byte("made by the session\n"), 0o644)
-	s, err := Take(state, p, time.Now(), since, nil)
+	s, err := Take(context.Background(), state, p, time.Now(), since, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +203,7 @@ func TestPending(t *testing.T) {
 	if len(got) != 1 || !got[0].Pending || got[0].Tree != "" {
 		t.Fatalf("List: %+v", got)
 	}
-	if _, err := Take(state, p, time.Date(2026, 11, 28, 5, 1, 0, 0, time.UTC), time.Now().Add(time.Hour), nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Date(2026, 11, 28, 5, 1, 0, 0, time.UTC), time.Now().Add(time.Hour), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := List(state, p.Root, p.Checkout); len(got) != 2 || got[0].Pending || !got[1].Pending {
@@ -218,7 +219,7 @@ func TestTakeTogether(t *testing.T) {
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {
-			_, err := Take(state, p, time.Now(), time.Now().Add(time.Hour), nil)
+			_, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil)
 			errs <- err
 		}()
 	}
