@@ -418,10 +418,10 @@ func checkClaudeDir(home string) checkResult {
 // checkCredentials names the credential a launch would give the proxy and,
 // for an OAuth login, when its access token expires; never a value.
 func checkCredentials(h session.Home) checkResult {
-	if p := session.Provider(); p != "" {
+	if p := probe.Provider(os.Getenv); p != "" {
 		return checkResult{"credentials", "ok", p + " is set: Claude uses the cloud provider's credentials", ""}
 	}
-	c, err := session.FindCredential(h, environment.Env{API: hostAPIValues(h.Dir)})
+	c, err := probe.ClaudeLogin(h.Dir, h.State, environment.Env{API: hostAPIValues(h.Dir)}.APILookup, os.Getenv)
 	if err != nil {
 		return checkResult{"credentials", "fail", "no login and no API key", "log in on the host: claude /login (or export ANTHROPIC_API_KEY)"}
 	}

@@ -10,11 +10,11 @@ import (
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// Agent reads the configuration directory of a (not Claude, whose rules
+// agentConfig reads the configuration directory of a (not Claude, whose rules
 // are Host's) for the plan: which of the entries its row shows exist. url
 // is the proxy's address inside; carried, the MCP servers of its
 // configuration the user carries in.
-func Agent(home string, a agent.Agent, url string, carried []string) *mount.AgentConfig {
+func agentConfig(home string, a agent.Agent, url string, carried []string) *mount.AgentConfig {
 	dir := filepath.Join(home, a.ConfigDir)
 	c := &mount.AgentConfig{Name: a.Name, Dir: dir, State: a.State, SandboxOff: a.SandboxOff}
 	if a.SavedConfig != "" {

@@ -11,10 +11,10 @@ import (
 	"github.com/claudebox/claudebox/paths"
 )
 
-// CAVariables name a CA bundle the host's tools trust: a corporate CA
+// caVariables name a CA bundle the host's tools trust: a corporate CA
 // that re-signs what leaves the network. The tools inside see the
 // upstream's certificates through CONNECT, so they need it too.
-var CAVariables = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"}
+var caVariables = []string{"NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "GIT_SSL_CAINFO"}
 
 // caLimit is the largest CA bundle read (the system's is about 200 KiB).
 const caLimit = 16 << 20
@@ -28,12 +28,12 @@ type CA struct {
 	LeftOut []string
 }
 
-// CAs reads the CA bundles the host's variables name. A bundle passes
+// caBundles reads the CA bundles the host's variables name. A bundle passes
 // when it is a regular file of certificates only (no private key, never a
 // directory) and, in the home, only where the sandbox already sees it (the
 // project, or a bind of yours at the same path): the home's other parts
 // stay hidden, and claudebox's state is never shown.
-func CAs(home string, project string, binds []mount.BindSpec, state []string, getenv func(string) string) CA {
+func caBundles(home string, project string, binds []mount.BindSpec, state []string, getenv func(string) string) CA {
 	var ca CA
 	// Variables often name one bundle (a system's, set for each tool):
 	// it is read and checked once.
@@ -43,7 +43,7 @@ func CAs(home string, project string, binds []mount.BindSpec, state []string, ge
 	}
 	done := map[string]read{}
 	passed := map[string]bool{}
-	for _, name := range CAVariables {
+	for _, name := range caVariables {
 		path := getenv(name)
 		if path == "" {
 			continue

@@ -40,7 +40,7 @@ func TestCAs(t *testing.T) {
 		"GIT_SSL_CAINFO":      filepath.Join(root, "etc/dir"),
 	}
 	binds := []mount.BindSpec{{Src: filepath.Join(home, "bound"), Dest: filepath.Join(home, "bound")}}
-	ca := CAs(home, proj, binds, []string{state}, func(n string) string { return env[n] })
+	ca := caBundles(home, proj, binds, []string{state}, func(n string) string { return env[n] })
 	want := []mount.CAFile{
 		{Variable: "NODE_EXTRA_CA_CERTS", Path: filepath.Join(proj, "ca.pem"), Real: filepath.Join(proj, "ca.pem"), InHome: true},
 		{Variable: "SSL_CERT_FILE", Path: filepath.Join(root, "etc/corp.pem"), Real: filepath.Join(root, "etc/corp.pem")},
@@ -63,7 +63,7 @@ func TestCAs(t *testing.T) {
 		{filepath.Join(state, "ca.pem"), "in claudebox's own state"},
 		{"etc/corp.pem", "not an absolute path"},
 	} {
-		ca := CAs(home, proj, binds, []string{state}, func(n string) string {
+		ca := caBundles(home, proj, binds, []string{state}, func(n string) string {
 			if n == "SSL_CERT_FILE" {
 				return c.path
 			}
@@ -82,7 +82,7 @@ func TestCAsOneFileOnce(t *testing.T) {
 	bundle := filepath.Join(root, "etc", "ca.pem")
 	testfs.Write(t, bundle, testCert)
 	env := map[string]string{"SSL_CERT_FILE": bundle, "CURL_CA_BUNDLE": bundle, "GIT_SSL_CAINFO": bundle}
-	ca := CAs(filepath.Join(root, "home"), filepath.Join(root, "home", "proj"), nil, nil, func(n string) string { return env[n] })
+	ca := caBundles(filepath.Join(root, "home"), filepath.Join(root, "home", "proj"), nil, nil, func(n string) string { return env[n] })
 	if len(ca.Files) != 3 || len(ca.PEM) != 1 {
 		t.Errorf("three variables naming one bundle: %d files passed, %d read for the proxy; want 3 and 1", len(ca.Files), len(ca.PEM))
 	}

@@ -21,9 +21,9 @@ var gpuDevices = []string{"/dev/nvidia*", "/dev/nvidia-caps/*", "/dev/dri/card*"
 // that hold the drivers where they are not under /usr (NixOS, WSL).
 var gpuDriver = []string{"/sys", "/run/opengl-driver", "/usr/lib/wsl"}
 
-// GPU finds the host's GPU device nodes under root ("/" on the host) and
+// gpu finds the host's GPU device nodes under root ("/" on the host) and
 // what their drivers read, and says why one cannot be used.
-func GPU(root string) mount.GPU {
+func gpu(root string) mount.GPU {
 	var g mount.GPU
 	for _, pattern := range gpuDevices {
 		matches, _ := filepath.Glob(filepath.Join(root, pattern))

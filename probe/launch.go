@@ -116,11 +116,11 @@ type GPG struct {
 	Agent   *mount.GPGAgent
 }
 
-// TokenURLVariable, in claudebox's own environment on the host, replaces
+// tokenURLVariable, in claudebox's own environment on the host, replaces
 // the token endpoint of the OAuth login the proxy refreshes (Claude's,
 // Codex's ChatGPT login, Gemini's Google login): for tests, which play it
 // on 127.0.0.1. Nothing in a sandbox or a project can set it.
-const TokenURLVariable = "CLAUDEBOX_OAUTH_TOKEN_URL"
+const tokenURLVariable = "CLAUDEBOX_OAUTH_TOKEN_URL"
 
 // Read reads the host for a launch, once.
 func Read(q Query) Launch {
@@ -132,7 +132,7 @@ func Read(q Query) Launch {
 	l.Bwrap, _ = exec.LookPath("bwrap")
 	l.Command, l.Runnable = findProgram(q.Program)
 	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP, q.PluginDirs)
-	l.CA = CAs(q.Home, q.Project.Checkout, q.Binds, q.StateDirs, q.Getenv)
+	l.CA = caBundles(q.Home, q.Project.Checkout, q.Binds, q.StateDirs, q.Getenv)
 	if l.Bwrap != "" {
 		l.Landlock, l.NoLandlock = LandlockScoping(l.Bwrap)
 	}
@@ -151,7 +151,7 @@ func Read(q Query) Launch {
 		l.GPG = gpg()
 	}
 	l.Provider = Provider(q.Getenv)
-	tokenURL := q.Getenv(TokenURLVariable)
+	tokenURL := q.Getenv(tokenURLVariable)
 	l.Agent = q.Agent.ForHost(q.Home, q.APILookup)
 	switch {
 	case q.AgentLogin:
@@ -159,14 +159,14 @@ func Read(q Query) Launch {
 			l.Credential, _ = l.Agent.FindLogin(q.Home, q.State, tokenURL)
 		}
 	case q.ClaudeLogin && l.Provider == "":
-		l.Credential, _ = proxy.Find(q.Home, q.State, q.APILookup, tokenURL)
+		l.Credential, _ = ClaudeLogin(q.Home, q.State, q.APILookup, q.Getenv)
 	}
 	if q.AgentConfig && !l.Agent.IsClaude() {
-		l.AgentConfig = Agent(q.Home, l.Agent, q.AgentURL, q.AgentMCP)
+		l.AgentConfig = agentConfig(q.Home, l.Agent, q.AgentURL, q.AgentMCP)
 	}
 	l.Cgroup, l.NoCgroup = cgroup.Find(q.Limits)
 	if q.GPU {
-		g := GPU("/")
+		g := gpu("/")
 		l.GPU = &g
 	}
 	return l
@@ -191,6 +191,14 @@ func findProgram(name string) (string, bool) {
 	}
 	fi, err := os.Stat(prog)
 	return prog, err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// ClaudeLogin finds the user's Claude credential on the host: the
+// separate sandbox login, a variable of the user's (their own env settings
+// or --env first, then the host's environment: lookup), or the host's
+// login.
+func ClaudeLogin(home, state string, lookup func(string) (string, bool), getenv func(string) string) (*proxy.Credential, error) {
+	return proxy.Find(home, state, lookup, getenv(tokenURLVariable))
 }
 
 // Provider names the cloud-provider switch set on the host, if any: Claude
@@ -247,7 +255,7 @@ func gpg() GPG {
 	}
 	g.Agent = &mount.GPGAgent{Socket: sock}
 	for _, name := range []string{"pubring.kbx", "pubring.gpg", "trustdb.gpg"} {
-		if c, ok := CopyOf(filepath.Join(home, name)); ok {
+		if c, ok := copyOf(filepath.Join(home, name)); ok {
 			g.Agent.Keyring = append(g.Agent.Keyring, c)
 		}
 	}

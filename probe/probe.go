@@ -114,10 +114,10 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	return h
 }
 
-// CopyOf is the private copy of the host file at path, an absolute path
+// copyOf is the private copy of the host file at path, an absolute path
 // whose links are resolved here, once: the file it leads to, when that is
 // a regular file, with the identity the launch's read must find again.
-func CopyOf(path string) (mount.Copy, bool) {
+func copyOf(path string) (mount.Copy, bool) {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return mount.Copy{}, false
@@ -129,11 +129,11 @@ func CopyOf(path string) (mount.Copy, bool) {
 	return mount.Copy{Path: path, Src: real, ID: untrusted.IDOf(fi)}, true
 }
 
-// homeCopy is CopyOf for a file of the user's configuration, which a
+// homeCopy is copyOf for a file of the user's configuration, which a
 // link may lead elsewhere: none is made of a file in a credential store
 // (a dotfiles link the sandbox of an enclosing project repointed).
 func homeCopy(path string, secrets map[string]bool) (mount.Copy, bool) {
-	c, ok := CopyOf(path)
+	c, ok := copyOf(path)
 	if !ok || bind.InSecret(c.Src, secrets) {
 		return mount.Copy{}, false
 	}
@@ -402,7 +402,7 @@ var hostVariables = []hostVariable{
 	{"GIT_EXTERNAL_DIFF", program},
 	// Go's own list of certificate directories, which the supervisor's
 	// proxy reads at its first TLS connection (as it reads SSL_CERT_FILE,
-	// one of CAVariables).
+	// one of caVariables).
 	{"SSL_CERT_DIR", directoryList},
 }
 
@@ -411,11 +411,11 @@ type hostVariable struct {
 	kind variableKind
 }
 
-// obeyedVariables are hostVariables and CAVariables: the host's tools, and
+// obeyedVariables are hostVariables and caVariables: the host's tools, and
 // the supervisor's proxy, trust the certificates a CA bundle holds.
 func obeyedVariables() []hostVariable {
 	vars := slices.Clone(hostVariables)
-	for _, name := range CAVariables {
+	for _, name := range caVariables {
 		vars = append(vars, hostVariable{name, obeyedPath})
 	}
 	return vars

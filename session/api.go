@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/claudebox/claudebox/probe"
-
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/mount"
@@ -33,18 +31,6 @@ func parseHosts(v string) map[string][]netip.Addr {
 		}
 	}
 	return hosts
-}
-
-// Provider names the cloud-provider switch set on the host, if any: Claude
-// Code then authenticates with the provider's credentials, not through the
-// proxy.
-func Provider() string { return probe.Provider(os.Getenv) }
-
-// FindCredential finds the user's Claude credential on the host: the
-// separate sandbox login, a variable of the user's (their own env settings
-// or --env first, then the host's environment), or the host's login.
-func FindCredential(h Home, env environment.Env) (*proxy.Credential, error) {
-	return proxy.Find(h.Dir, h.State, env.APILookup, os.Getenv(probe.TokenURLVariable))
 }
 
 // upstream is the API the proxy forwards to: the user's own
