@@ -56,6 +56,9 @@ type place uint8
 const (
 	free        place = iota // no rule: a schema, a setting, a tool's text
 	anthMessage              // the Messages API: every key and type, at any depth
+	anthContent              // a content array: its blocks are anthBlock
+	anthBlock                // a content block: as anthMessage, and its source
+	anthSource               // a content block's source: its content given inline
 	oaRoot
 	oaTools // an array of tools
 	oaTool
@@ -109,6 +112,8 @@ func (s *scanner) valuePlace() (place, valueRule) {
 	}
 	if !f.object {
 		switch f.place {
+		case anthContent:
+			return anthBlock, anyValue
 		case oaTools:
 			return oaTool, anyValue
 		case gTools:
@@ -117,7 +122,17 @@ func (s *scanner) valuePlace() (place, valueRule) {
 		return f.place, anyValue
 	}
 	switch f.place {
-	case anthMessage, oaInput, gContent:
+	case anthMessage, anthBlock:
+		switch {
+		case f.key == "content":
+			return anthContent, f.rule
+		case f.key == "source" && f.place == anthBlock:
+			return anthSource, f.rule
+		}
+		return anthMessage, f.rule
+	case anthSource:
+		return anthMessage, f.rule
+	case oaInput, gContent:
 		return f.place, f.rule
 	case oaRoot:
 		switch f.key {
@@ -152,12 +167,19 @@ func (s *scanner) onKey(f *frame, raw string) error {
 	}
 	f.key, f.rule = k, anyValue
 	switch f.place {
-	case anthMessage:
+	case anthMessage, anthBlock:
 		switch k {
 		case "mcpservers":
 			return &refusal{"mcp_servers (the API's servers would connect to the MCP servers it names)"}
 		case "type":
 			f.rule = typeName
+		}
+	case anthSource:
+		switch k {
+		case "type":
+			f.rule = typeName
+		case "fileid":
+			return &refusal{"a stored file by its id (file_id)"}
 		}
 	case oaTool:
 		switch k {
@@ -207,11 +229,21 @@ func (s *scanner) onString(f *frame, v string) error {
 		if s.long {
 			t = "\x00long"
 		}
-		if f.place == anthMessage {
+		if f.place == anthMessage || f.place == anthBlock {
 			if t == "url" || strings.HasPrefix(t, "web_fetch") {
 				return &refusal{"a source or tool of type " + quote(printableNote(v)) + " (the API's servers would fetch a URL)"}
 			}
+			if t == "container_upload" {
+				return &refusal{"a block of type " + quote(printableNote(v)) + " (the API's servers would read a stored file)"}
+			}
 			return nil
+		}
+		if f.place == anthSource {
+			switch t {
+			case "base64", "text", "content":
+				return nil
+			}
+			return &refusal{"a source of type " + quote(printableNote(v)) + " (the API's servers would fetch it or read a stored file; only content given inline passes: base64, text, content)"}
 		}
 		// An OpenAI tool: the types Codex declares, which run on the
 		// client (web_search made cached below).
@@ -240,8 +272,8 @@ func (s *scanner) onWord(f *frame, w string) (string, error) {
 	}
 	switch f.rule {
 	case typeName:
-		if f.place == oaTool {
-			return w, &refusal{"a tool of type " + w}
+		if f.place == oaTool || f.place == anthSource {
+			return w, &refusal{"a tool or source of type " + w}
 		}
 	case dataURL:
 		return w, &refusal{"an image_url of " + w}
@@ -263,7 +295,7 @@ func (s *scanner) onContainer(f *frame) error {
 	switch {
 	case f.rule == dataURL:
 		return &refusal{"an image_url that is not inline data (the API's servers would fetch it)"}
-	case f.rule == webAccess, f.rule == typeName && f.place == oaTool:
+	case f.rule == webAccess, f.rule == typeName && (f.place == oaTool || f.place == anthSource):
 		return errNotJSON
 	}
 	return nil
