@@ -102,3 +102,24 @@ func TestReplayStandInsHostGit(t *testing.T) {
 	}
 	hostGit("after")
 }
+
+// TestSandboxMCPStandInClaude: the real Claude Code 2.1.330 reads the
+// .mcp.json that stands in for a project's missing one as no servers: its
+// claude mcp list said "[Error] MCP config is not a regular file" for a
+// directory, and reports a file without mcpServers as an error too.
+func TestSandboxMCPStandInClaude(t *testing.T) {
+	requireClaude(t)
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	h.onboarded("sk-ant-test-key-mcpstandin-0123456789", proj)
+	out, err := h.command(proj, nil, "claudebox", "--shell", "-c", "test -f .mcp.json && claude mcp list 2>&1").CombinedOutput()
+	if err != nil {
+		t.Fatalf("claude mcp list inside: %v\n%s", err, out)
+	}
+	for _, bad := range []string{"Error", "error", ".mcp.json", "regular file"} {
+		if strings.Contains(string(out), bad) {
+			t.Errorf("claude mcp list inside says %q:\n%s", bad, out)
+		}
+	}
+}
