@@ -73,6 +73,12 @@ type HostClaudeJSON struct {
 	path, stateDir string
 	c              carried
 	fresh          bool // read from the file: to be recorded
+	// offered are the MCP server definitions the file offered when it was
+	// read (fresh) for trustPaths, which MCPServers gives a launch that
+	// carries servers without reading the file again (1.8 MB measured
+	// beside the host's claude, which rewrites it at every start).
+	trustPaths []string
+	offered    map[string]json.RawMessage
 }
 
 // ReadHostClaudeJSON reads what the host's ~/.claude.json at hostPath
@@ -82,8 +88,8 @@ type HostClaudeJSON struct {
 // sandbox never sees, with the file's identity (device, inode, size,
 // modification and change times). It writes nothing.
 func ReadHostClaudeJSON(hostPath, stateDir string, trustPaths []string) (HostClaudeJSON, error) {
-	c, fresh, err := hostCarried(hostPath, stateDir, trustPaths)
-	return HostClaudeJSON{path: hostPath, stateDir: stateDir, c: c, fresh: fresh}, err
+	c, offered, fresh, err := hostCarried(hostPath, stateDir, trustPaths)
+	return HostClaudeJSON{path: hostPath, stateDir: stateDir, c: c, fresh: fresh, trustPaths: trustPaths, offered: offered}, err
 }
 
 // SyncClaudeJSON refreshes the instance's claude.json from what the host's
@@ -188,7 +194,7 @@ func keyResponses(host json.RawMessage, sandbox []byte, alias KeyAlias) json.Raw
 // sandbox for trustPaths: from the record in stateDir when the file is the
 // one it was taken from and the record answers for every path, else read
 // from the file (fresh).
-func hostCarried(hostPath, stateDir string, trustPaths []string) (c carried, fresh bool, err error) {
+func hostCarried(hostPath, stateDir string, trustPaths []string) (c carried, offered map[string]json.RawMessage, fresh bool, err error) {
 	stamp := "absent"
 	fi, err := os.Stat(hostPath)
 	switch {
@@ -196,7 +202,7 @@ func hostCarried(hostPath, stateDir string, trustPaths []string) (c carried, fre
 		st := fi.Sys().(*syscall.Stat_t)
 		stamp = fmt.Sprintf("%d:%d:%d:%d.%09d:%d.%09d", st.Dev, st.Ino, st.Size, st.Mtim.Sec, st.Mtim.Nsec, st.Ctim.Sec, st.Ctim.Nsec)
 	case !errors.Is(err, fs.ErrNotExist):
-		return carried{}, false, err
+		return carried{}, nil, false, err
 	}
 	b, rerr := untrusted.ReadFile(stateDir, carriedFile, carriedLimit)
 	if rerr != nil || json.Unmarshal(b, &c) != nil || c.Stamp != stamp {
@@ -211,12 +217,12 @@ func hostCarried(hostPath, stateDir string, trustPaths []string) (c carried, fre
 		}
 	}
 	if c.Keys != nil && c.MCPUser != nil && answered {
-		return c, false, nil
+		return c, nil, false, nil
 	}
 	var host []byte
 	if stamp != "absent" {
 		if host, _, err = untrusted.ReadResolved(hostPath, maxClaudeJSON); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return carried{}, false, err
+			return carried{}, nil, false, err
 		}
 	}
 	scan := scanClaudeJSON(host, paths)
@@ -227,7 +233,7 @@ func hostCarried(hostPath, stateDir string, trustPaths []string) (c carried, fre
 			c.MCPLocal[p] = slices.Sorted(maps.Keys(defs))
 		}
 	}
-	return c, true, nil
+	return c, scan.offered(trustPaths), true, nil
 }
 
 // carriedLimit is the most of the record claudebox reads.

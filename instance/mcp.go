@@ -33,32 +33,48 @@ func ValidServerName(name string) bool {
 	return true
 }
 
-// HostMCPServers returns the MCP server definitions the host's Claude Code
+// MCPServers returns the MCP server definitions the host's Claude Code
 // offers in the project: the user scope's, overridden by the local scope's
 // of the nearest of paths (the working directory and its ancestors) that
 // has one, as a local definition wins a name in Claude Code. The values
-// are raw JSON, each a valid object; a missing file offers none. It reads
-// the whole file: a launch calls it only when it carries servers.
-func HostMCPServers(hostPath string, paths []string) (map[string]json.RawMessage, error) {
-	host, _, err := untrusted.ReadResolved(hostPath, maxClaudeJSON)
+// are raw JSON, each a valid object; a missing file offers none. They are
+// those of the file as host read it for paths; when host was read from
+// the record, the whole file is read: a launch calls it only when it
+// carries servers.
+func (host HostClaudeJSON) MCPServers(paths []string) (map[string]json.RawMessage, error) {
+	if host.fresh && slices.Equal(paths, host.trustPaths) {
+		return maps.Clone(host.offered), nil
+	}
+	b, _, err := untrusted.ReadResolved(host.path, maxClaudeJSON)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	scan := scanClaudeJSON(host, paths)
-	user := scan.user
+	return scanClaudeJSON(b, paths).offered(paths), nil
+}
+
+// offered are the definitions s offers in the nearest of paths: the user
+// scope's, overridden by the local scope's of the first of paths with one.
+func (s claudeJSONScan) offered(paths []string) map[string]json.RawMessage {
+	if len(s.user) == 0 && len(s.local) == 0 {
+		return nil
+	}
+	offered := maps.Clone(s.user)
+	if offered == nil {
+		offered = map[string]json.RawMessage{}
+	}
 	for _, p := range paths {
-		if defs, ok := scan.local[p]; ok {
-			maps.Copy(user, defs)
+		if defs, ok := s.local[p]; ok {
+			maps.Copy(offered, defs)
 			break
 		}
 	}
-	return user, nil
+	return offered
 }
 
-// MCPNames returns the names of the servers HostMCPServers would offer for
+// MCPNames returns the names of the servers MCPServers would offer for
 // the paths host was read for, sorted: a launch that carries none still
 // names them, from the record at no cost whatever the file's size when
 // the file is unchanged.

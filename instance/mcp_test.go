@@ -8,28 +8,55 @@ import (
 	"testing"
 )
 
-// HostMCPServers offers the user's servers and the nearest project
-// entry's, the local one winning a name; a definition that is not an
-// object, or whose name claude mcp add would refuse, is not offered.
+// MCPServers offers the user's servers and the nearest project entry's,
+// the local one winning a name; a definition that is not an object, or
+// whose name claude mcp add would refuse, is not offered. So it does
+// whether the launch read the host file or its record.
 func TestHostMCPServers(t *testing.T) {
-	host := filepath.Join(t.TempDir(), ".claude.json")
+	host, state := filepath.Join(t.TempDir(), ".claude.json"), t.TempDir()
 	os.WriteFile(host, []byte(`{"mcpServers":{"u":{"command":"user"},"both":{"command":"user"},"bad name":{"command":"x"},"s":"str"},
 "projects":{"/p":{"mcpServers":{"both":{"command":"local"},"l":{"command":"local"}}},"/p/sub":{"allowedTools":[]},"/":{"mcpServers":{"far":{}}}}}`), 0o600)
-	got, err := HostMCPServers(host, []string{"/p/sub/dir", "/p/sub", "/p", "/"})
+	trust := []string{"/p/sub/dir", "/p/sub", "/p", "/"}
+	want := map[string]json.RawMessage{"u": json.RawMessage(`{"command":"user"}`), "both": json.RawMessage(`{"command":"local"}`), "l": json.RawMessage(`{"command":"local"}`)}
+	for _, from := range []string{"the file", "the record"} {
+		read, err := ReadHostClaudeJSON(host, state, trust)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names := read.MCPNames(trust); !reflect.DeepEqual(names, []string{"both", "l", "u"}) {
+			t.Errorf("from %s, offered names %q", from, names)
+		}
+		if got, err := read.MCPServers(trust); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("from %s, offered %s (%v), want %s", from, got, err, want)
+		}
+		if err := SyncClaudeJSON(read, t.TempDir(), trust, KeyAlias{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	absent, err := ReadHostClaudeJSON(host+".absent", t.TempDir(), nil)
+	if got, gerr := absent.MCPServers(nil); err != nil || gerr != nil || got != nil {
+		t.Errorf("absent file: %v, %v %v", got, err, gerr)
+	}
+}
+
+// TestMCPServersReadOnce: a launch that carries MCP servers takes their
+// definitions from the one read of the host's ~/.claude.json that gave it
+// their names (the host's claude rewrites the file at every start, so
+// beside it that read is the file's, every time); a second read cost
+// another walk of the whole file, 1.8 MB in BenchmarkUserSetupPrint's
+// home, on the launch's path, and could offer what the names did not say.
+func TestMCPServersReadOnce(t *testing.T) {
+	host := filepath.Join(t.TempDir(), ".claude.json")
+	os.WriteFile(host, []byte(`{"mcpServers":{"notes":{"command":"first"}}}`), 0o600)
+	trust := []string{"/p", "/"}
+	read, err := ReadHostClaudeJSON(host, t.TempDir(), trust)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]json.RawMessage{"u": json.RawMessage(`{"command":"user"}`), "both": json.RawMessage(`{"command":"local"}`), "l": json.RawMessage(`{"command":"local"}`)}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("offered %s, want %s", got, want)
-	}
-	trust := []string{"/p/sub/dir", "/p/sub", "/p", "/"}
-	read, err := ReadHostClaudeJSON(host, t.TempDir(), trust)
-	if names := read.MCPNames(trust); err != nil || !reflect.DeepEqual(names, []string{"both", "l", "u"}) {
-		t.Errorf("offered names %q, %v", names, err)
-	}
-	if got, err := HostMCPServers(host+".absent", nil); err != nil || got != nil {
-		t.Errorf("absent file: %v, %v", got, err)
+	os.WriteFile(host, []byte(`{"mcpServers":{"notes":{"command":"second"}}}`), 0o600)
+	got, err := read.MCPServers(trust)
+	if want := `{"command":"first"}`; err != nil || string(got["notes"]) != want {
+		t.Errorf("offered %s (%v), want the definition read with the names, %s", got, err, want)
 	}
 }
 
@@ -54,7 +81,7 @@ func BenchmarkHostMCPServers(b *testing.B) {
 	host := filepath.Join(b.TempDir(), ".claude.json")
 	os.WriteFile(host, hostClaudeJSON(25_000_000), 0o600)
 	for b.Loop() {
-		if _, err := HostMCPServers(host, []string{"/home/u/proj", "/home/u", "/"}); err != nil {
+		if _, err := (HostClaudeJSON{path: host}).MCPServers([]string{"/home/u/proj", "/home/u", "/"}); err != nil {
 			b.Fatal(err)
 		}
 	}

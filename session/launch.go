@@ -434,7 +434,7 @@ func offeredMCP(home, stateDir, cwd string, conf config.Launch, a agent.Agent, s
 	}
 	m := hostMCP{names: claudeJSON.MCPNames(trustPaths(cwd)), claudeJSON: claudeJSON}
 	if len(conf.MCP) > 0 {
-		m.offered, err = instance.HostMCPServers(hostClaudeJSON, trustPaths(cwd))
+		m.offered, err = claudeJSON.MCPServers(trustPaths(cwd))
 	}
 	return m, err
 }
