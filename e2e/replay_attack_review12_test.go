@@ -246,3 +246,19 @@ PY
 		t.Errorf("the host's git status in the new worktree ran the session's core.fsmonitor:\n%s\n%s", mainOut, taskOut)
 	}
 }
+
+// TestReplayReview12FirstSessionHeadFIFO: a session of an enclosing
+// project (~/code) replaces x's .git/HEAD with a FIFO before x's first
+// session, whose undo store does not exist yet: making it, the launch ran
+// git rev-parse in x without a bound to learn the object format, which
+// opens HEAD and waits forever, and the session's end waits for the
+// snapshot: every launch in x ran its command and then never ended.
+// Host-side proof: x's launch ends.
+func TestReplayReview12FirstSessionHeadFIFO(t *testing.T) {
+	h := newE2EHost(t)
+	code := filepath.Join(h.home, "code")
+	x := filepath.Join(code, "x")
+	h.gitRepo(x)
+	h.inside(code, nil, `rm x/.git/HEAD && mkfifo x/.git/HEAD`)
+	bounded(t, h, x, "--shell", "-c", "true")
+}

@@ -32,6 +32,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/atomicfile"
@@ -284,18 +285,25 @@ func (st store) init(p instance.Project) error {
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
 		return err
 	}
+	common := p.CommonDir
+	if common == "" {
+		common = p.GitDir
+	}
 	if _, err := os.Stat(filepath.Join(st.gitDir, "HEAD")); err != nil {
+		// The project's object format, read from its config as git reads
+		// it: git run in the checkout would open its HEAD, which a session
+		// (an enclosing project's) can make a FIFO.
 		format := "sha1"
-		if out, err := exec.Command("git", "-C", p.Checkout, "rev-parse", "--show-object-format").Output(); err == nil {
-			format = strings.TrimSpace(string(out))
+		entries, err := gitconfig.Read(filepath.Join(common, "config"))
+		if err != nil {
+			return err
+		}
+		if f := strings.ToLower(gitconfig.Last(entries, "extensions.objectformat")); f != "" {
+			format = f
 		}
 		if out, err := exec.Command("git", "init", "-q", "--bare", "--object-format="+format, st.gitDir).CombinedOutput(); err != nil {
 			return fmt.Errorf("git init: %v: %s", err, bytes.TrimSpace(out))
 		}
-	}
-	common := p.CommonDir
-	if common == "" {
-		common = p.GitDir
 	}
 	// Replaced whole: a session taking its snapshot reads them meanwhile.
 	if err := atomicfile.Write(filepath.Join(st.gitDir, "objects", "info", "alternates"), []byte(filepath.Join(common, "objects")+"\n"), 0o600); err != nil {
