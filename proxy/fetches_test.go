@@ -50,6 +50,19 @@ func TestFetches(t *testing.T) {
 		`{"messages":[{"content":[{"type":"tool_result","content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}]}]}`:       true,
 		`{"system":[{"type":"text","text":"x"}],"messages":[{"content":"x \"source\":{\"type\":\"file\"}"}]}`:                           false,
 		`{"messages":[{"content":[{"type":"tool_use","input":{"a":{"type":"url"}}}]}]}`:                                                 true,
+		`{"tools":[{"type":"url_context_20261101","name":"fetch"}]}`:                                                                    true,
+		`{"tools":[{"type":"mcp_toolset","mcp_server_name":"x"}]}`:                                                                      true,
+		`{"tools":[{"type":"web_search_2025030","name":"s"}]}`:                                                                          true,
+		`{"tools":[{"type":"web_search_20250305","type":"x_20250305"}]}`:                                                                true,
+		`{"tools":[{"type":null}]}`:    true,
+		`{"tools":[{"type":{"a":1}}]}`: true,
+		`{"tools":{"type":"url"}}`:     true,
+		`{"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":8},{"type":"custom","name":"x"}]}`:                                           false,
+		`{"tools":[{"type":"code_execution_20250825","name":"c"},{"type":"Bash_20250124","name":"bash"}]}`:                                                   false,
+		`{"messages":[{"content":[{"type":"tool_use","input":{"tools":[{"type":"anything"}]}}]}]}`:                                                           false,
+		`{"messages":[{"content":[{"type":"document","source":{"type":"content","content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}}]}]}`:   true,
+		`{"messages":[{"content":[{"type":"document","source":{"type":"content","content":[{"type":"image","source":{"type":"base64","data":"AA=="}}]}}]}]}`: false,
+		`{"messages":[{"content":{"type":"document","source":{"type":"url"}}}]}`:                                                                             true,
 	} {
 		if _, err := checked(messagesAPI, body); (err != nil) != refused {
 			t.Errorf("%s: refused %v (%v), want %v", body, err != nil, err, refused)

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -59,6 +60,8 @@ const (
 	anthContent              // a content array: its blocks are anthBlock
 	anthBlock                // a content block: as anthMessage, and its source
 	anthSource               // a content block's source: its content given inline
+	anthTools                // the request's tools: each is anthTool
+	anthTool                 // a tool: as anthMessage, and its type a known one
 	oaRoot
 	oaTools // an array of tools
 	oaTool
@@ -114,6 +117,8 @@ func (s *scanner) valuePlace() (place, valueRule) {
 		switch f.place {
 		case anthContent:
 			return anthBlock, anyValue
+		case anthTools:
+			return anthTool, anyValue
 		case oaTools:
 			return oaTool, anyValue
 		case gTools:
@@ -122,15 +127,18 @@ func (s *scanner) valuePlace() (place, valueRule) {
 		return f.place, anyValue
 	}
 	switch f.place {
-	case anthMessage, anthBlock:
+	case anthMessage, anthBlock, anthSource, anthTool, anthContent, anthTools:
+		// A content source's content is blocks too, whose sources are
+		// checked as any block's; an object where an array belongs is
+		// checked as the message is.
 		switch {
 		case f.key == "content":
 			return anthContent, f.rule
 		case f.key == "source" && f.place == anthBlock:
 			return anthSource, f.rule
+		case f.key == "tools" && len(s.stack) == 1:
+			return anthTools, f.rule
 		}
-		return anthMessage, f.rule
-	case anthSource:
 		return anthMessage, f.rule
 	case oaInput, gContent:
 		return f.place, f.rule
@@ -167,7 +175,7 @@ func (s *scanner) onKey(f *frame, raw string) error {
 	}
 	f.key, f.rule = k, anyValue
 	switch f.place {
-	case anthMessage, anthBlock:
+	case anthMessage, anthBlock, anthTool, anthContent, anthTools:
 		switch k {
 		case "mcpservers":
 			return &refusal{"mcp_servers (the API's servers would connect to the MCP servers it names)"}
@@ -229,7 +237,14 @@ func (s *scanner) onString(f *frame, v string) error {
 		if s.long {
 			t = "\x00long"
 		}
-		if f.place == anthMessage || f.place == anthBlock {
+		if f.place == anthTool {
+			if knownTool(t) {
+				return nil
+			}
+			return &refusal{"a tool of type " + quote(printableNote(v)) + " (the API's servers would run it, and only the tools known to reach nothing outside pass: custom, " + strings.Join(knownToolFamilies, ", ") + ")"}
+		}
+		switch f.place {
+		case anthMessage, anthBlock, anthContent, anthTools:
 			if t == "url" || strings.HasPrefix(t, "web_fetch") {
 				return &refusal{"a source or tool of type " + quote(printableNote(v)) + " (the API's servers would fetch a URL)"}
 			}
@@ -272,7 +287,7 @@ func (s *scanner) onWord(f *frame, w string) (string, error) {
 	}
 	switch f.rule {
 	case typeName:
-		if f.place == oaTool || f.place == anthSource {
+		if f.place == oaTool || f.place == anthSource || f.place == anthTool {
 			return w, &refusal{"a tool or source of type " + w}
 		}
 	case dataURL:
@@ -295,7 +310,7 @@ func (s *scanner) onContainer(f *frame) error {
 	switch {
 	case f.rule == dataURL:
 		return &refusal{"an image_url that is not inline data (the API's servers would fetch it)"}
-	case f.rule == webAccess, f.rule == typeName && (f.place == oaTool || f.place == anthSource):
+	case f.rule == webAccess, f.rule == typeName && (f.place == oaTool || f.place == anthSource || f.place == anthTool):
 		return errNotJSON
 	}
 	return nil
@@ -315,6 +330,33 @@ func (s *scanner) onClose(f *frame) (string, error) {
 		return `,"external_web_access":false`, nil
 	}
 	return "", nil
+}
+
+// knownToolFamilies are the Messages API's tools, besides the client's own
+// (custom, or no type), that reach nothing outside: web search (Claude
+// Code's WebSearch asks the API for it), code execution (a container
+// without network), and the tools the client runs (bash, the text
+// editor, computer use, memory) or that search its own tool list. Each
+// is named with its version's date: a new version of one passes, a new
+// tool does not.
+var knownToolFamilies = []string{"web_search", "code_execution", "bash", "text_editor", "computer", "memory", "tool_search_tool_regex", "tool_search_tool_bm25"}
+
+// knownTool says t (lower case) is a Messages API tool type known to
+// reach nothing outside: custom, or a known family and an 8-digit date.
+func knownTool(t string) bool {
+	if t == "custom" {
+		return true
+	}
+	i := strings.LastIndexByte(t, '_')
+	if i < 0 || len(t)-i-1 != 8 || !slices.Contains(knownToolFamilies, t[:i]) {
+		return false
+	}
+	for _, c := range t[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // printableNote is a name from the body as a message may show it.
@@ -458,7 +500,7 @@ func (s *scanner) structural(out []byte, c byte) ([]byte, error) {
 			s.state = sWord
 			return out, nil
 		case c == '-' || c >= '0' && c <= '9':
-			if f != nil && f.object && (f.rule == dataURL || f.rule == webAccess || f.rule == typeName && f.place == oaTool) {
+			if f != nil && f.object && (f.rule == dataURL || f.rule == webAccess || f.rule == typeName && (f.place == oaTool || f.place == anthTool || f.place == anthSource)) {
 				return out, errNotJSON
 			}
 			s.state = sNumber
