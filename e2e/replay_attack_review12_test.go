@@ -262,3 +262,49 @@ func TestReplayReview12FirstSessionHeadFIFO(t *testing.T) {
 	h.inside(code, nil, `rm x/.git/HEAD && mkfifo x/.git/HEAD`)
 	bounded(t, h, x, "--shell", "-c", "true")
 }
+
+// TestReplayReview12StandInChmodThroughLink: a launch makes each missing
+// directory's stand-in beside it under a temporary name, then set its
+// mode by that name (following a symlink) and renamed it into place. A
+// session of an enclosing project (~/code, while x's sessions start)
+// watches x for the temporary name, moves the directory away and leaves a
+// symlink to a file of the user's outside both projects in its place: the
+// launch made the user's private key readable by everyone (mode 1555).
+// Host-side proof: after x's launches, the key's mode is 0600.
+func TestReplayReview12StandInChmodThroughLink(t *testing.T) {
+	h := newE2EHost(t)
+	code := filepath.Join(h.home, "code")
+	x := filepath.Join(code, "x")
+	h.gitRepo(x)
+	key := filepath.Join(h.home, ".ssh", "id_ed25519")
+	h.write(key, "PRIVATE KEY\n")
+	if err := os.Chmod(key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, out, exited := startSession(t, h, code, `touch started
+		python3 - <<'PY'
+import os
+while not os.path.exists('done'):
+    for n in os.listdir('x'):
+        p = 'x/' + n
+        if n.startswith('.claudebox-stand-in-') and not n.endswith('.moved') and not os.path.islink(p):
+            try:
+                os.rename(p, p + '.moved')
+                os.symlink('`+key+`', p)
+            except OSError:
+                pass
+PY`)
+	for range 20 {
+		h.command(x, nil, "claudebox", "--shell", "-c", "true").Run()
+		if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 {
+			break
+		}
+	}
+	done(t, code)
+	if err := <-exited; err != nil {
+		t.Fatalf("the racing session: %v\n%s", err, out)
+	}
+	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("a launch in x changed the mode of the user's key through the session's link: %v %v", fi.Mode(), err)
+	}
+}

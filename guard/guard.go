@@ -6,6 +6,7 @@
 package guard
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -531,11 +532,22 @@ func CreatePlaceholder(m mount.Mount) error {
 		// Made beside it with its mode, then renamed into place: a launch
 		// of another session probing at that moment sees a stand-in or
 		// nothing, never a directory it would take for the user's.
+		// The name is in a directory a sandbox may write (an enclosing
+		// project's, or this one's when the watcher makes a stand-in
+		// again), which can put a link to a file of the user's there: the
+		// mode is set through a descriptor of the directory, opened without
+		// following a link, and what is renamed into place must be it.
 		tmp, err := os.MkdirTemp(filepath.Dir(m.Dest), ".claudebox-stand-in-*")
 		if err != nil {
 			return err
 		}
-		if err := os.Chmod(tmp, instance.StandInDirMode); err != nil {
+		f, err := os.OpenFile(tmp, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+		if err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		defer f.Close()
+		if err := f.Chmod(instance.StandInDirMode); err != nil {
 			os.Remove(tmp)
 			return err
 		}
@@ -546,7 +558,15 @@ func CreatePlaceholder(m mount.Mount) error {
 		if err == unix.EEXIST {
 			return os.ErrExist
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		made, merr := f.Stat()
+		there, terr := os.Lstat(m.Dest)
+		if merr != nil || terr != nil || !os.SameFile(made, there) {
+			return fmt.Errorf("the stand-in %s was replaced while it was made (by a sandbox that can write beside it?)", m.Dest)
+		}
+		return nil
 	case mount.RoBind:
 		tmp, err := os.CreateTemp(filepath.Dir(m.Dest), ".claudebox-stand-in-*")
 		if err != nil {
