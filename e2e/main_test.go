@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -24,6 +25,22 @@ var helpers = map[string]func() int{
 	// renamerace: a hostile sandbox's program that renames a file over a
 	// guarded path until it can (see replay_placeholders_test.go).
 	"renamerace": func() int { return renameRace(os.Args[1:]) },
+	// maxrss CMD ARGS...: runs the command and ends its stderr with
+	// "maxrss KIB", the command's peak memory with its children's. A
+	// child of the test process itself would report at least the test
+	// process's own peak (Go starts a child in its parent's memory, and
+	// exec keeps that memory's peak), which a long run makes gigabytes.
+	"maxrss": func() int {
+		c := exec.Command(os.Args[1], os.Args[2:]...)
+		c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+		err := c.Run()
+		if c.ProcessState == nil {
+			fmt.Fprintln(os.Stderr, "maxrss:", err)
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "maxrss", c.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+		return c.ProcessState.ExitCode()
+	},
 }
 
 // built is claudebox, built once for the whole package (see claudeboxBinary).
