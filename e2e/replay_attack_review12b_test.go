@@ -2,7 +2,10 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -67,5 +70,77 @@ func TestReplayReview12bMessagesUnknownTool(t *testing.T) {
 		if !strings.Contains(strings.Join(whole, "\n"), want) {
 			t.Errorf("a request as Claude Code sends it (%s) did not reach the API: %q", want, out)
 		}
+	}
+}
+
+// hostNetworks are the host's own interface addresses but loopback, and
+// for each another address of its network: where an allowed name that
+// rebinds would lead the proxy, on the host or beside it.
+func hostNetworks(t *testing.T) (own, beside []netip.Addr) {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		ip, ok := netip.AddrFromSlice(n.IP)
+		ones, _ := n.Mask.Size()
+		if !ok || ip.Unmap().IsLoopback() || ip.IsLinkLocalUnicast() {
+			continue
+		}
+		ip = ip.Unmap()
+		own = append(own, ip)
+		if p := netip.PrefixFrom(ip, ones).Masked(); ip.BitLen()-ones >= 2 {
+			other := p.Addr().Next()
+			if other == ip {
+				other = other.Next()
+			}
+			beside = append(beside, other)
+		}
+	}
+	return own, beside
+}
+
+// TestReplayReview12bRebindToHostAddress: the filtered network refused
+// an allowed name whose addresses are internal by their range (loopback,
+// private, link-local), but not the host's own public address (a VPS's,
+// a machine's global IPv6), where the host's services listening on all
+// interfaces answer (a database, a dev server, docker's API), nor the
+// other machines of its network, which a global IPv6 prefix reaches.
+// The attack: a name the agent's DNS controls, which the user allowed,
+// resolves to the host's own interface address. Proof on the host: the
+// proxy refuses it as inside the host's network, and dials nothing (the
+// resolver's table would let it dial loopback only).
+func TestReplayReview12bRebindToHostAddress(t *testing.T) {
+	own, beside := hostNetworks(t)
+	if len(own) == 0 {
+		t.Skip("this host has no address but loopback and link-local")
+	}
+	h := newE2EHost(t)
+	requireTool(t, "curl", "apt-get install curl")
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	var names, allow []string
+	var script strings.Builder
+	for i, a := range append(own, beside...) {
+		name := fmt.Sprintf("rebind%d.test", i)
+		names = append(names, name+"="+a.String())
+		allow = append(allow, `"`+name+`:8080"`)
+		fmt.Fprintf(&script, "echo %s=$(curl -s --max-time 20 -o /dev/null -w %%{http_code} http://%s:8080/)\n", a, name)
+	}
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "allow-hosts = ["+strings.Join(allow, ", ")+"]\n")
+	out := h.inside(proj, []string{"CLAUDEBOX_RESOLVE=" + strings.Join(names, " ")}, script.String())
+	t.Log(out)
+	for _, line := range strings.Fields(out) {
+		if !strings.HasSuffix(line, "=403") {
+			t.Errorf("the proxy did not refuse a name rebound to the host's network as internal: %s", line)
+		}
+	}
+	log := h.sessionLogs()
+	if strings.Contains(log, `"decision":"allow"`) {
+		t.Errorf("the proxy allowed a connection to the host's network:\n%s", log)
 	}
 }

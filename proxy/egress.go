@@ -165,6 +165,7 @@ func (b *blocked) Error() string { return b.what + ": " + b.why }
 // proxy covers t (for scheme), it goes through that instead.
 func (e *egress) connect(ctx context.Context, t target, scheme string) (net.Conn, error) {
 	policy := e.current()
+	policy.onLink = hostNetworks()
 	if d, ok := policy.denyingEntry(t); ok {
 		return nil, denied(t, d)
 	}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -310,5 +311,35 @@ func TestSharedProxyIsNoWayOut(t *testing.T) {
 	defer px.Close()
 	if status, _, _ := connect(t, px, echoServer(t)); status != http.StatusForbidden {
 		t.Fatalf("CONNECT through the shared network's proxy: %d", status)
+	}
+}
+
+// An address on one of the host's own networks is internal whatever its
+// range (the host's public address, its global IPv6 prefix), unless the
+// allow list names it exactly.
+func TestOnLinkInternal(t *testing.T) {
+	must := func(s string) Rule {
+		r, err := ParseRule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	p := Policy{Allow: []Rule{must("203.0.113.9:5432")}, onLink: []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("2001:db8:1::/64")}}
+	named := target{host: "rebind.test", port: 5432}
+	for a, want := range map[string]bool{
+		"203.0.113.7":        false,
+		"203.0.113.9":        true,
+		"2001:db8:1::42":     false,
+		"::ffff:203.0.113.7": false,
+		"198.51.100.1":       true,
+		"2001:db8:2::1":      true,
+	} {
+		if got := p.addressAllowed(named, netip.MustParseAddr(a)); got != want {
+			t.Errorf("%s: allowed %v, want %v", a, got, want)
+		}
+	}
+	if nets := hostNetworks(); slices.ContainsFunc(nets, func(n netip.Prefix) bool { return !n.IsValid() || n.Addr() != n.Masked().Addr() }) {
+		t.Errorf("the host's networks are not masked prefixes: %v", nets)
 	}
 }

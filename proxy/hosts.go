@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"errors"
+	"net"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -196,6 +197,9 @@ type Policy struct {
 	// Never are the API's own hosts: reachable only through the injecting
 	// path, else the agent could bring its own key.
 	Never []string
+	// onLink are the networks of the host's own interfaces (see
+	// hostNetworks), whose addresses are internal whatever their range.
+	onLink []netip.Prefix
 }
 
 // target is where a request asks to go: a normalised name or an address.
@@ -287,7 +291,7 @@ func (p Policy) addressAllowed(t target, a netip.Addr) bool {
 	if slices.ContainsFunc(p.Deny, func(r Rule) bool { return r.denying().matchesAddr(a, t.port) }) {
 		return false
 	}
-	if !internal(a) {
+	if !internal(a) && !slices.ContainsFunc(p.onLink, func(n netip.Prefix) bool { return n.Contains(a) }) {
 		return true
 	}
 	if slices.ContainsFunc(p.Allow, func(r Rule) bool { return r.matchesAddr(a, t.port) }) {
@@ -295,6 +299,37 @@ func (p Policy) addressAllowed(t target, a netip.Addr) bool {
 	}
 	return a.IsLoopback() && t.host == "localhost" &&
 		slices.ContainsFunc(p.Allow, func(r Rule) bool { return r.host == "localhost" && r.port == t.port })
+}
+
+// hostNetworks are the networks the host's interfaces are on, each
+// address with its prefix: the host's own public address (a server's, a
+// machine's global IPv6) reaches the host's services listening on all
+// interfaces, and its network the machines beside it, which a global
+// IPv6 prefix leaves public by range. Read at each connection, so that an
+// interface that comes up later (a VPN) counts too.
+func hostNetworks() []netip.Prefix {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var nets []netip.Prefix
+	for _, a := range addrs {
+		n, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		ip, ok := netip.AddrFromSlice(n.IP)
+		ones, bits := n.Mask.Size()
+		if !ok || bits == 0 {
+			continue
+		}
+		ip = ip.Unmap()
+		if ip.Is4() && bits == 128 {
+			ones -= 96
+		}
+		nets = append(nets, netip.PrefixFrom(ip, ones).Masked())
+	}
+	return nets
 }
 
 // internal says a is not a public internet address: what DNS rebinding
