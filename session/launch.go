@@ -108,9 +108,8 @@ type Session struct {
 	// made); this one records it for the exit audit.
 	firstInCheckout bool
 	snapshotting    chan struct{}
-	// stopUndo stops the undo snapshot if it is still being taken, and
-	// waits until it is left pending, its work files removed.
-	stopUndo func()
+	// undo is the snapshot for --undo being taken, if one is.
+	undo *undoTaking
 	// record is the record this session took, once snapshotting closes:
 	// the exit audit reads it here, not decoded again from its file.
 	record *audit.Snapshot

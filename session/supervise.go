@@ -58,9 +58,8 @@ func (s *Session) supervise() error {
 		}
 	}()
 	s.phases.done("watcher launch")
-	s.stopUndo = func() {}
 	s.takeUndo()
-	defer s.stopUndo()
+	defer s.undo.wait()
 	stop, err := s.startProxy()
 	if err != nil {
 		return err
@@ -121,7 +120,10 @@ func (s *Session) supervise() error {
 	// which it leaves out as unknown, so finished now it could undo
 	// nothing of the session; it would only compete with the exit audit
 	// for the processors (a 1,000,000-file tree's git add for seconds).
-	s.stopUndo()
+	// Its work files go while the audit runs.
+	if s.undo != nil {
+		s.undo.stop()
+	}
 	s.phases.done("command")
 	ended := watcher.Stop()
 	run.relay.Restore()
