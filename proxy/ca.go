@@ -15,13 +15,15 @@ import (
 // could later write is never read again. Reading the system's roots and
 // parsing each bundle takes 25-35 ms, which neither the launch nor
 // Claude's first call should wait for: the pool is built beside the
-// sandbox's start when the API is reached over TLS, and never for an API
-// over plain http (then only a refresh or the host's HTTPS proxy build it,
-// when they first need it).
-func (p *Proxy) TrustCAs(pems [][]byte) {
+// sandbox's start when the API is reached over TLS and ahead says an
+// agent's first call comes at once, and never for an API over plain http
+// (then only a refresh or the host's HTTPS proxy build it, when they first
+// need it). A shell's session, whose first call may never come, builds it
+// at that call: its 25-35 ms of processor are a sandboxed true's fifth.
+func (p *Proxy) TrustCAs(pems [][]byte, ahead bool) {
 	overTLS := p.apiOverTLS()
 	if len(pems) == 0 {
-		if overTLS {
+		if overTLS && ahead {
 			// What Go's TLS reads at its first handshake, read now.
 			go x509.SystemCertPool()
 		}
@@ -47,7 +49,9 @@ func (p *Proxy) TrustCAs(pems [][]byte) {
 		return
 	}
 	p.trust = sync.OnceFunc(func() { p.api.TLSClientConfig = &tls.Config{RootCAs: roots()} })
-	go p.trust()
+	if ahead {
+		go p.trust()
+	}
 }
 
 // apiOverTLS says whether the proxy's calls to the API use TLS: the API
