@@ -95,9 +95,10 @@ func TestFlakeOutputs(t *testing.T) {
 	}
 	type pkg struct {
 		Pname, Version, PostInstall, Out, Same string
+		Cgo                                    int
 	}
 	var pkgs map[string]pkg
-	eval("packages", `ps: builtins.mapAttrs (s: p: { inherit (p.default) pname version postInstall; out = p.default.outPath; same = p.claudebox.outPath; }) ps`, &pkgs)
+	eval("packages", `ps: builtins.mapAttrs (s: p: { inherit (p.default) pname version postInstall; cgo = p.default.env.CGO_ENABLED or 1; out = p.default.outPath; same = p.claudebox.outPath; }) ps`, &pkgs)
 	var apps, checks, formatters map[string]string
 	eval("apps", `as: builtins.mapAttrs (s: a: a.default.type + " " + a.default.program) as`, &apps)
 	eval("checks", `cs: builtins.mapAttrs (s: c: c.default.outPath) cs`, &checks)
@@ -109,7 +110,7 @@ func TestFlakeOutputs(t *testing.T) {
 
 	for _, s := range []string{"x86_64-linux", "aarch64-linux"} {
 		p, ok := pkgs[s]
-		if !ok || p.Pname != "claudebox" || p.Version != "dev" || p.Same != p.Out {
+		if !ok || p.Pname != "claudebox" || p.Version != "dev" || p.Same != p.Out || p.Cgo != 0 {
 			t.Errorf("%s: packages %+v", s, p)
 		}
 		for _, want := range []string{"-bubblewrap/bin", "-git/bin", "wrapProgram $out/bin/claudebox", "--completion bash", "--completion zsh", "--completion fish"} {

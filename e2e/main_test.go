@@ -77,7 +77,7 @@ func claudeboxBinary(t testing.TB) string {
 		}
 		built.path = filepath.Join(built.dir, "claudebox")
 		c := exec.Command("go", "build", "-o", built.path, "..")
-		c.Env = built.env
+		c.Env = append(built.env, "CGO_ENABLED=0")
 		if out, err := c.CombinedOutput(); err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
