@@ -58,6 +58,7 @@ func TestFetches(t *testing.T) {
 		`{"tools":[{"type":{"a":1}}]}`: true,
 		`{"tools":{"type":"url"}}`:     true,
 		`{"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":8},{"type":"custom","name":"x"}]}`:                                           false,
+		`{"tools":[{"type":"advisor_20260301","name":"advisor","model":"m"}]}`:                                                                               false,
 		`{"tools":[{"type":"code_execution_20250825","name":"c"},{"type":"Bash_20250124","name":"bash"}]}`:                                                   false,
 		`{"messages":[{"content":[{"type":"tool_use","input":{"tools":[{"type":"anything"}]}}]}]}`:                                                           false,
 		`{"messages":[{"content":[{"type":"document","source":{"type":"content","content":[{"type":"image","source":{"type":"file","file_id":"f"}}]}}]}]}`:   true,

@@ -334,12 +334,13 @@ func (s *scanner) onClose(f *frame) (string, error) {
 
 // knownToolFamilies are the Messages API's tools, besides the client's own
 // (custom, or no type), that reach nothing outside: web search (Claude
-// Code's WebSearch asks the API for it), code execution (a container
-// without network), and the tools the client runs (bash, the text
-// editor, computer use, memory) or that search its own tool list. Each
-// is named with its version's date: a new version of one passes, a new
-// tool does not.
-var knownToolFamilies = []string{"web_search", "code_execution", "bash", "text_editor", "computer", "memory", "tool_search_tool_regex", "tool_search_tool_bm25"}
+// Code's WebSearch asks the API for it), the advisor (another model's
+// advice, which Claude Code 2.1.330 asks for with advisorModel set), code
+// execution (a container without network), and the tools the client runs
+// (bash, the text editor, computer use, memory) or that search its own
+// tool list. Each is named with its version's date: a new version of one
+// passes, a new tool does not.
+var knownToolFamilies = []string{"web_search", "advisor", "code_execution", "bash", "text_editor", "computer", "memory", "tool_search_tool_regex", "tool_search_tool_bm25"}
 
 // knownTool says t (lower case) is a Messages API tool type known to
 // reach nothing outside: custom, or a known family and an 8-digit date.
