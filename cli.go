@@ -59,12 +59,13 @@ type cli struct {
 	Gc     bool   `group:"instances" name:"gc" xor:"mode" help:"Remove the instances whose project is gone."`
 	Caches bool   `group:"instances" help:"With --gc: empty every project's tool caches instead."`
 	List   bool   `group:"instances" xor:"mode" help:"List the instances, stale ones first."`
-	JSON   bool   `group:"instances" name:"json" help:"JSON for --list, --list-sessions, --check, --net-log."`
+	JSON   bool   `group:"instances" name:"json" help:"JSON for --list*, --check, --net-log, --changes."`
 	Move   string `group:"instances" xor:"mode" placeholder:"OLD" help:"Carry OLD's history here (a former root, or a hash)."`
 	Merge  bool   `group:"instances" help:"With --move: merge into this project's instance."`
 
 	KeepPermissions bool `group:"instances" name:"keep-permissions" xor:"mode" help:"Review and keep the permission rules saved inside."`
 	Undo            bool `group:"instances" help:"Put the files back as the last session found them."`
+	Changes         bool `group:"instances" xor:"mode" help:"List the files the last session made, changed, removed."`
 
 	// Ungrouped flags come first in --help wherever they are declared; the
 	// xor flags keep one order, which kong's "can't be used together"
@@ -124,8 +125,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 	switch {
 	case c.Completion != "":
 		return writeCompletion(os.Stdout, ctx.Model.Node, c.Completion)
-	case c.JSON && !c.List && !c.Check && !c.ListSessions && !c.NetLog:
-		return hint.Errorf("claudebox --list --json", "--json goes with --list, --list-sessions, --check or --net-log")
+	case c.JSON && !c.List && !c.Check && !c.ListSessions && !c.NetLog && !c.Changes:
+		return hint.Errorf("claudebox --list --json", "--json goes with --list, --list-sessions, --check, --net-log or --changes")
 	case (c.Live || c.Save) && len(c.AllowHost) == 0:
 		return hint.Errorf("claudebox --allow-host HOST --live", "--live and --save go with --allow-host")
 	case (c.Last || c.Output != "") && !c.Export, (c.Thinking || c.NoRedact || c.Detail != string(transcript.Tools)) && !c.Export && c.ExportAll == "":
@@ -136,11 +137,11 @@ func (c *cli) Run(ctx *kong.Context) error {
 		return hint.Errorf("claudebox --gc --caches", "--caches goes with --gc")
 	case c.Merge && c.Move == "":
 		return hint.Errorf("claudebox --move OLD --merge", "--merge goes with --move")
-	case c.DryRun && (c.List || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Live || c.Save):
+	case c.DryRun && (c.List || c.Changes || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Live || c.Save):
 		return hint.Errorf("--dry-run goes with a launch or --gc", "--dry-run does not apply here")
 	case c.DryRun && c.Eval:
 		return hint.Errorf("each run leaves its plan.sh", "--dry-run does not apply to --eval")
-	case (c.Gc || c.List || c.Move != "" || c.Check || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Live || c.Save) && len(c.Claude) > 0:
+	case (c.Gc || c.List || c.Changes || c.Move != "" || c.Check || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Live || c.Save) && len(c.Claude) > 0:
 		return hint.Errorf("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
 	case c.SSHKey != "":
 		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
@@ -171,6 +172,8 @@ func (c *cli) Run(ctx *kong.Context) error {
 			u.ID = c.Claude[0]
 		}
 		return u.Run(home)
+	case c.Changes:
+		return changesCmd{JSON: c.JSON}.Run(home)
 	case c.Gc:
 		return gcCmd{DryRun: c.DryRun, Caches: c.Caches}.Run(home)
 	case c.NetLog:
@@ -218,7 +221,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 // undoAlone refuses what --undo does not go with: it takes --list,
 // --dry-run, -y and one snapshot's ID.
 func (c *cli) undoAlone() error {
-	if c.Gc || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Eval || c.Shell || len(c.Claude) > 1 || c.List && len(c.Claude) > 0 {
+	if c.Gc || c.Changes || c.Move != "" || c.Check || c.Export || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Eval || c.Shell || len(c.Claude) > 1 || c.List && len(c.Claude) > 0 {
 		return hint.Errorf("claudebox --undo [ID | --list] [--dry-run] [-y]", "--undo goes alone")
 	}
 	return nil

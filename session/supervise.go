@@ -337,6 +337,7 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 		defer close(removed)
 		removePlaceholders()
 	}()
+	changes := s.recordChanges(since)
 	replaced := audit.Replaced(guards, since)
 	start := s.record
 	if start == nil {
@@ -371,6 +372,7 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 		}
 	}
 	<-removed
+	changed := <-changes
 	begun := s.operationsBegun()
 	for root, r := range reports {
 		r.Found = slices.DeleteFunc(r.Found, func(f string) bool {
@@ -388,6 +390,13 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	for _, root := range slices.Sorted(maps.Keys(reports)) {
 		s.report(root, dir, reports[root])
 	}
+	deps := map[string]bool{}
+	for _, d := range reports[s.plan.Project.Checkout].Deps {
+		if filepath.Dir(d.Dir) == s.plan.Project.Checkout {
+			deps[filepath.Base(d.Dir)] = true
+		}
+	}
+	sayIgnoredChanges(changed, deps)
 	for _, p := range strays {
 		s.reportFindings(filepath.Dir(p), dir, []string{p})
 	}

@@ -2,7 +2,9 @@ package session
 
 import (
 	"context"
+	"maps"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/claudebox/claudebox/printable"
@@ -53,4 +55,50 @@ func (u *undoTaking) wait() {
 	}
 	u.stop()
 	<-u.done
+}
+
+// recordChanges starts recording, beside the exit audit, what the session
+// that began at began did to the checkout (claudebox --changes); the
+// channel gives it once done, before anything is moved aside.
+func (s *Session) recordChanges(began time.Time) <-chan undo.Changes {
+	done := make(chan undo.Changes, 1)
+	if s.plan.Project.GitDir == "" {
+		close(done)
+		return done
+	}
+	var standIns []string
+	for _, m := range s.plan.Placeholders() {
+		standIns = append(standIns, m.Dest)
+	}
+	go func() {
+		// The snapshot, stopped when the command ended, is the record's
+		// start: written or pending, not half of either.
+		if s.undo != nil {
+			<-s.undo.done
+		}
+		c, err := undo.RecordChanges(s.stateDir, s.plan.Project, began, standIns)
+		if err != nil {
+			printable.Say(os.Stderr, "claudebox: claudebox --changes will not list everything the session did: %v", err)
+		}
+		done <- c
+	}()
+	return done
+}
+
+// sayIgnoredChanges says, for each top-level directory git ignores in
+// which the session created, changed or removed files, how many: git
+// status shows none of them. One whose installed dependencies the audit
+// named already (deps) is not named twice.
+func sayIgnoredChanges(c undo.Changes, deps map[string]bool) {
+	said := false
+	for _, top := range slices.Sorted(maps.Keys(c.Top)) {
+		if deps[top] {
+			continue
+		}
+		printable.Say(os.Stderr, "claudebox: %s/: %s files changed, which git ignores", top, count(c.Top[top]))
+		said = true
+	}
+	if said {
+		printable.Say(os.Stderr, "hint: git status shows none of them; claudebox --changes lists them")
+	}
 }

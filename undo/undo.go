@@ -42,8 +42,9 @@ import (
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// keep is how many snapshots of a checkout are kept.
-const keep = 10
+// keep is how many snapshots of a checkout are kept; keepIgnored, how
+// many of them keep their list of ignored files.
+const keep, keepIgnored = 10, 3
 
 // Snapshot is one session's start.
 type Snapshot struct {
@@ -52,6 +53,8 @@ type Snapshot struct {
 	Checkout string
 	Tree     string
 	Taken    time.Time
+	// Since is Mark's time: a status change from it on is a session's.
+	Since time.Time
 	// Unknown are the files the session may have written before the
 	// snapshot read them.
 	Unknown []string
@@ -214,6 +217,8 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	if err != nil {
 		return Snapshot{}, err
 	}
+	// Without the list, --changes names no removed ignored file.
+	st.listIgnored(ctx, p.Checkout, work, id)
 	// What was taken out is read again next time.
 	if len(unknown) == 0 {
 		err = os.Rename(work, index)
@@ -221,8 +226,8 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	if err != nil {
 		return Snapshot{}, err
 	}
-	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: strings.TrimSpace(tree), Taken: now, Unknown: unknown}
-	record := "checkout " + s.Checkout + "\ntree " + s.Tree + "\n"
+	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: strings.TrimSpace(tree), Taken: now, Since: since, Unknown: unknown}
+	record := "checkout " + s.Checkout + "\ntree " + s.Tree + "\nsince " + strconv.FormatInt(since.UnixNano(), 10) + "\n"
 	for _, u := range unknown {
 		record += "unknown " + strconv.Quote(u) + "\n"
 	}
@@ -384,6 +389,10 @@ func (st store) list(checkout string) []Snapshot {
 				s.Checkout = v
 			case "tree":
 				s.Tree = v
+			case "since":
+				if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+					s.Since = time.Unix(0, n)
+				}
 			case "unknown":
 				if u, err := strconv.Unquote(v); err == nil {
 					s.Unknown = append(s.Unknown, u)
@@ -407,6 +416,11 @@ func (st store) prune(checkout string) {
 	for _, s := range all[min(len(all), keep):] {
 		os.Remove(filepath.Join(st.dir, s.ID+".snapshot"))
 		os.Remove(filepath.Join(st.dir, s.ID+".pending"))
+	}
+	// Only the last sessions' ignored files are read again (--changes),
+	// and the list of an installed tree is large.
+	for _, s := range all[min(len(all), keepIgnored):] {
+		os.Remove(filepath.Join(st.dir, s.ID+".ignored"))
 	}
 }
 

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/session"
+	"github.com/claudebox/claudebox/undo"
+)
+
+// changesCmd lists what the last session of this checkout created,
+// changed or removed, ignored files included: claudebox --changes
+// [--json]. The record is the supervisor's, kept where no sandbox
+// reaches; the names in it are the sandbox's, printed escaped.
+type changesCmd struct{ JSON bool }
+
+func (c changesCmd) Run(home session.Home) error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	p, err := instance.Resolve(cwd)
+	if err != nil {
+		return err
+	}
+	if p.GitDir == "" {
+		return hint.Errorf("claudebox --changes works in a git repository", "%s is not in a git repository: its sessions keep no record of their changes", printable.Escape(cwd))
+	}
+	rec, err := undo.ReadChanges(home.State, p.Root, p.Checkout)
+	if errors.Is(err, fs.ErrNotExist) {
+		return hint.Errorf("a session's end records them", "no session of %s has ended since claudebox began recording its changes", printable.Escape(p.Checkout))
+	}
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		b, err := json.MarshalIndent(rec, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = os.Stdout.Write(append(printable.JSON(b), '\n'))
+		return err
+	}
+	printable.Say(os.Stdout, "%s: the session of %s to %s", p.Checkout, rec.Started.Local().Format("2006-01-02 15:04:05"), rec.Ended.Local().Format("15:04:05"))
+	for _, ch := range rec.Paths {
+		note := ""
+		if ch.Ignored {
+			note = " (ignored)"
+		}
+		printable.Say(os.Stdout, "  %-8s %s%s", ch.Change, ch.Path, note)
+	}
+	if rec.IgnoredLeftOut > 0 {
+		printable.Say(os.Stdout, "  and %d more ignored files (the list stops at %d)", rec.IgnoredLeftOut, undo.IgnoredLimit)
+	}
+	for _, u := range rec.Unknown {
+		printable.Say(os.Stdout, "  %-8s %s (written before the start's snapshot read it)", "unknown", u)
+	}
+	if len(rec.Paths) == 0 && len(rec.Unknown) == 0 {
+		printable.Say(os.Stdout, "  no file changed")
+	}
+	for _, line := range rec.Incomplete {
+		printable.Say(os.Stdout, "note: %s", line)
+	}
+	return nil
+}

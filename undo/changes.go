@@ -1,0 +1,384 @@
+package undo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/atomicfile"
+	"github.com/claudebox/claudebox/internal/parallel"
+	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/printable"
+)
+
+// What a session created, changed and removed in its checkout, ignored
+// files included, is recorded at its end (claudebox --changes): the files
+// git sees from the snapshot its start took (compared by content), the
+// ignored ones from the list of them the start took (by their status
+// change). The record lies in the store, which no sandbox sees.
+
+// IgnoredLimit bounds the ignored paths a record lists; the rest are
+// counted. An install writes thousands.
+const IgnoredLimit = 10_000
+
+// ignoredStartLimit bounds the ignored paths the start lists: past it, one
+// the session removed is not known, and one it changed is taken for made.
+const ignoredStartLimit = 200_000
+
+// walkLimit bounds the entries the end reads.
+const walkLimit = 2_000_000
+
+// Changes is what a session did to its checkout's files, as --changes
+// --json prints it.
+type Changes struct {
+	Checkout string `json:"checkout"`
+	// Started is when the session's start took its snapshot; Ended, when
+	// the record was made.
+	Started time.Time    `json:"started"`
+	Ended   time.Time    `json:"ended"`
+	Paths   []PathChange `json:"changes"`
+	// IgnoredLeftOut counts the ignored paths past IgnoredLimit.
+	IgnoredLeftOut int `json:"ignored_left_out"`
+	// Unknown are the files the session may have written before its
+	// snapshot read them.
+	Unknown []string `json:"unknown"`
+	// Incomplete says what the record could not know, one line each.
+	Incomplete []string `json:"incomplete"`
+	// Top counts, per top-level directory, the ignored paths below it the
+	// session created, changed or removed.
+	Top map[string]int `json:"-"`
+}
+
+// PathChange is one path, relative to the checkout: Change is created,
+// changed or removed; Ignored, that git ignores it.
+type PathChange struct {
+	Path    string `json:"path"`
+	Change  string `json:"change"`
+	Ignored bool   `json:"ignored"`
+}
+
+// changesName is the record's file in the store, one per checkout.
+func changesName(checkout string) string { return instance.Hash(checkout) + ".changes" }
+
+// ReadChanges reads the record of the last session of checkout in project
+// root.
+func ReadChanges(stateDir, root, checkout string) (Changes, error) {
+	var c Changes
+	b, err := os.ReadFile(filepath.Join(storeOf(stateDir, root).dir, changesName(checkout)))
+	if err != nil {
+		return c, err
+	}
+	err = json.Unmarshal(b, &c)
+	return c, err
+}
+
+// RecordChanges records what the session that began at began did to the
+// checkout of p: from the latest snapshot taken before it began, against
+// the checkout as it is now. skip are the launch's stand-ins, left out. It
+// replaces the record of an earlier session, also when it cannot compare.
+func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []string) (Changes, error) {
+	st := storeOf(stateDir, p.Root)
+	c := Changes{Checkout: p.Checkout, Ended: time.Now().UTC(), Paths: []PathChange{}, Unknown: []string{}, Incomplete: []string{}, Top: map[string]int{}}
+	err := st.changes(p.Checkout, began, skip, &c)
+	if err != nil {
+		c.Incomplete = append(c.Incomplete, err.Error())
+	}
+	b, merr := json.MarshalIndent(c, "", "  ")
+	if merr != nil {
+		return c, merr
+	}
+	if werr := atomicfile.Write(filepath.Join(st.dir, changesName(p.Checkout)), append(b, '\n'), 0o600); werr != nil {
+		return c, werr
+	}
+	return c, err
+}
+
+func (st store) changes(checkout string, began time.Time, skip []string, c *Changes) error {
+	var s *Snapshot
+	for _, cand := range st.list(checkout) {
+		if !cand.Since.IsZero() && !cand.Since.After(began) {
+			s = &cand
+			break
+		}
+	}
+	if s == nil || s.Pending {
+		return errors.New("the session's start took no snapshot to compare with (it ended before the snapshot was written)")
+	}
+	c.Started = s.Taken.UTC()
+	c.Unknown = append(c.Unknown, s.Unknown...)
+	tracked, err := st.tree(*s)
+	if err != nil {
+		return err
+	}
+	ignored, limited := st.ignoredAtStart(s.ID)
+	if ignored == nil {
+		c.Incomplete = append(c.Incomplete, "the start listed no ignored files: those the session removed are not known")
+	} else if limited {
+		c.Incomplete = append(c.Incomplete, "the start listed only the first 200,000 ignored files: those past them the session removed are not known")
+	}
+	now, walkErr := walkCheckout(checkout, skip)
+	if walkErr != nil {
+		c.Incomplete = append(c.Incomplete, walkErr.Error())
+	}
+	unknown := map[string]bool{}
+	for _, u := range s.Unknown {
+		unknown[u] = true
+	}
+	// What is ignored now, for what the session made: git's own rules, read
+	// by git on the store with the snapshot's files as its index. git
+	// would wait forever on a .gitignore that is a FIFO: then it is not
+	// asked.
+	var ignoredNow []string
+	if now.oddIgnore != "" {
+		c.Incomplete = append(c.Incomplete, "whether the files the session made are ignored is not known: "+now.oddIgnore+" is not a regular file")
+	} else if ignoredNow, err = st.ignoredNow(*s); err != nil {
+		c.Incomplete = append(c.Incomplete, "whether the files the session made are ignored is not known: "+err.Error())
+	}
+	isIgnored := func(p string) bool {
+		for _, i := range ignoredNow {
+			if i == p || strings.HasSuffix(i, "/") && strings.HasPrefix(p, i) {
+				return true
+			}
+		}
+		return false
+	}
+	listed := 0
+	add := func(path, change string, ign bool) {
+		if ign {
+			if top, _, ok := strings.Cut(path, "/"); ok {
+				c.Top[top]++
+			}
+			if listed >= IgnoredLimit {
+				c.IgnoredLeftOut++
+				return
+			}
+			listed++
+		}
+		c.Paths = append(c.Paths, PathChange{Path: path, Change: change, Ignored: ign})
+	}
+	since := began
+	for _, path := range slices.Sorted(mapKeys(tracked)) {
+		st, ok := now.files[path]
+		switch {
+		case !ok && !now.skipped(path):
+			add(path, "removed", false)
+		case ok && !st.Before(since):
+			if same, _ := matches(checkout, path, tracked[path], store{}); !same {
+				add(path, "changed", false)
+			}
+		}
+	}
+	for _, path := range ignored {
+		if _, ok := tracked[path]; ok {
+			continue
+		}
+		st, ok := now.files[path]
+		switch {
+		case !ok && !now.skipped(path):
+			add(path, "removed", true)
+		case ok && !st.Before(since):
+			add(path, "changed", true)
+		}
+	}
+	atStart := make(map[string]bool, len(ignored))
+	for _, path := range ignored {
+		atStart[path] = true
+	}
+	for _, path := range slices.Sorted(mapKeys(now.files)) {
+		if _, ok := tracked[path]; ok || atStart[path] || unknown[path] || now.files[path].Before(since) {
+			continue
+		}
+		add(path, "created", isIgnored(path))
+	}
+	slices.SortFunc(c.Paths, func(a, b PathChange) int { return strings.Compare(a.Path, b.Path) })
+	return nil
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// ignoredAtStart reads the ignored files the snapshot id listed (nil if
+// it listed none), and whether the list stopped at its bound.
+func (st store) ignoredAtStart(id string) ([]string, bool) {
+	b, err := os.ReadFile(filepath.Join(st.dir, id+".ignored"))
+	if err != nil {
+		return nil, false
+	}
+	head, rest, _ := strings.Cut(string(b), "\n")
+	list := []string{}
+	for _, p := range strings.Split(rest, "\x00") {
+		if p != "" {
+			list = append(list, p)
+		}
+	}
+	return list, head == "limited"
+}
+
+// listIgnored keeps, beside the snapshot id, the ignored files of the
+// checkout, as git lists them with the store's index work.
+func (st store) listIgnored(ctx context.Context, checkout, work, id string) error {
+	out, err := st.git(ctx, checkout, work, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard")
+	if err != nil {
+		return err
+	}
+	head := "complete"
+	list := strings.SplitAfterN(out, "\x00", ignoredStartLimit+1)
+	if len(list) > ignoredStartLimit {
+		list, head = list[:ignoredStartLimit], "limited"
+	}
+	return atomicfile.Write(filepath.Join(st.dir, id+".ignored"), []byte(head+"\n"+strings.Join(list, "")), 0o600)
+}
+
+// ignoredNow lists what git ignores in the checkout now, a directory
+// ignored whole as one entry ending in a slash.
+func (st store) ignoredNow(s Snapshot) ([]string, error) {
+	index := filepath.Join(st.dir, s.ID+".changes-index")
+	defer os.Remove(index)
+	if _, err := st.git(context.Background(), s.Checkout, index, nil, "read-tree", s.Tree); err != nil {
+		return nil, err
+	}
+	out, err := st.git(context.Background(), s.Checkout, index, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	if err != nil {
+		return nil, err
+	}
+	var list []string
+	for _, p := range strings.Split(out, "\x00") {
+		if p != "" {
+			list = append(list, p)
+		}
+	}
+	return list, nil
+}
+
+// tree is the checkout as the end's walk found it: each file that is not
+// a directory (nor in a git directory), with its status change.
+type tree struct {
+	files map[string]time.Time
+	// skip are the stand-ins' paths, and the directories not read,
+	// relative.
+	skip []string
+	// oddIgnore is a .gitignore that is not a regular file.
+	oddIgnore string
+}
+
+// skipped says whether path is a stand-in or lies in one.
+func (t tree) skipped(path string) bool {
+	return slices.ContainsFunc(t.skip, func(s string) bool { return paths.Within(path, s) })
+}
+
+// walkCheckout reads the checkout's files, never following a symlink nor
+// entering a git directory, the top's directories side by side.
+func walkCheckout(checkout string, skip []string) (tree, error) {
+	t := tree{files: map[string]time.Time{}}
+	for _, s := range skip {
+		if rel, err := filepath.Rel(checkout, s); err == nil && filepath.IsLocal(rel) {
+			t.skip = append(t.skip, rel)
+		}
+	}
+	top, err := unix.Open(checkout, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return t, err
+	}
+	defer unix.Close(top)
+	var (
+		lock    sync.Mutex
+		count   atomic.Int64
+		failed  []string
+		subdirs []string
+	)
+	var walk func(fd int, rel string, depth int, atTop bool)
+	walk = func(fd int, rel string, depth int, atTop bool) {
+		f := os.NewFile(uintptr(fd), rel)
+		defer f.Close()
+		entries, err := f.ReadDir(-1)
+		if err != nil {
+			lock.Lock()
+			failed = append(failed, rel)
+			lock.Unlock()
+			return
+		}
+		if count.Add(int64(len(entries))) > walkLimit {
+			lock.Lock()
+			failed = append(failed, rel)
+			lock.Unlock()
+			return
+		}
+		for _, e := range entries {
+			name := e.Name()
+			path := filepath.Join(rel, name)
+			if name == ".git" || t.skipped(path) {
+				continue
+			}
+			var st unix.Stat_t
+			if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				continue
+			}
+			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				lock.Lock()
+				t.files[path] = time.Unix(st.Ctim.Unix())
+				if name == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG && t.oddIgnore == "" {
+					t.oddIgnore = filepath.Join(checkout, path)
+				}
+				lock.Unlock()
+				continue
+			}
+			if atTop {
+				subdirs = append(subdirs, path)
+				continue
+			}
+			if depth >= 256 {
+				lock.Lock()
+				failed = append(failed, path)
+				lock.Unlock()
+				continue
+			}
+			sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+			if err != nil {
+				lock.Lock()
+				failed = append(failed, path)
+				lock.Unlock()
+				continue
+			}
+			walk(sub, path, depth+1, false)
+		}
+	}
+	dup, err := unix.FcntlInt(uintptr(top), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return t, err
+	}
+	walk(dup, "", 0, true)
+	parallel.Each(len(subdirs), func(i int) {
+		fd, err := unix.Openat(top, subdirs[i], unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		if err != nil {
+			lock.Lock()
+			failed = append(failed, subdirs[i])
+			lock.Unlock()
+			return
+		}
+		walk(fd, subdirs[i], 1, false)
+	})
+	if len(failed) > 0 {
+		slices.Sort(failed)
+		// What lies there is not known, so not taken for removed.
+		t.skip = append(t.skip, failed...)
+		return t, errors.New("not read in full (unreadable, deeper than 256 directories, or past 2,000,000 entries): " + printable.Escape(strings.Join(failed, ", ")))
+	}
+	return t, nil
+}

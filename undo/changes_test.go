@@ -1,0 +1,109 @@
+package undo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// after is a time by the filesystem's clock after every status change in
+// dir: a mark taken again until its ctime passes theirs, as the kernel's
+// coarse clock can give a later change the same time.
+func after(t *testing.T, state, dir string) time.Time {
+	t.Helper()
+	var newest time.Time
+	filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+		var st unix.Stat_t
+		if err == nil && unix.Lstat(path, &st) == nil {
+			if c := time.Unix(st.Ctim.Unix()); c.After(newest) {
+				newest = c
+			}
+		}
+		return nil
+	})
+	for range 100_000 {
+		m, err := Mark(state, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.After(newest) {
+			return m
+		}
+	}
+	t.Fatal("the filesystem's clock does not advance")
+	return time.Time{}
+}
+
+// TestRecordChanges: the record lists what changed after the start,
+// ignored files past the limit counted, never follows a symlink out of
+// the checkout, and does not ask git what is ignored (git would wait
+// forever) when a .gitignore is a FIFO, saying so.
+func TestRecordChanges(t *testing.T) {
+	p := repo(t, 1, 2)
+	state := t.TempDir()
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret"), []byte("x\n"), 0o644)
+	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("build/\n"), 0o644)
+	os.Mkdir(filepath.Join(p.Checkout, "build"), 0o755)
+	os.WriteFile(filepath.Join(p.Checkout, "build", "old.o"), []byte("old\n"), 0o644)
+	since := after(t, state, p.Checkout)
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+		t.Fatal(err)
+	}
+	began := after(t, state, p.Checkout)
+	os.Symlink(outside, filepath.Join(p.Checkout, "link"))
+	for i := range IgnoredLimit + 5 {
+		os.WriteFile(filepath.Join(p.Checkout, "build", fmt.Sprintf("new%05d.o", i)), nil, 0o644)
+	}
+	os.Remove(filepath.Join(p.Checkout, "build", "old.o"))
+	os.WriteFile(filepath.Join(p.Checkout, "pkg0", "f1.go"), []byte("changed\n"), 0o644)
+
+	c, err := RecordChanges(state, p, began, nil)
+	if err != nil || len(c.Incomplete) != 0 {
+		t.Fatalf("RecordChanges: %v, %q", err, c.Incomplete)
+	}
+	got := map[string]string{}
+	ignored := 0
+	for _, pc := range c.Paths {
+		got[pc.Path] = pc.Change
+		if pc.Ignored {
+			ignored++
+		}
+	}
+	if got["pkg0/f1.go"] != "changed" || got["link"] != "created" || got["build/old.o"] != "removed" || got["pkg0/f0.go"] != "" {
+		t.Errorf("changes: %v", c.Paths[:min(len(c.Paths), 10)])
+	}
+	if ignored != IgnoredLimit || c.IgnoredLeftOut != 6 || c.Top["build"] != IgnoredLimit+6 {
+		t.Errorf("%d ignored listed, %d left out, %d under build/; want %d, 6, %d", ignored, c.IgnoredLeftOut, c.Top["build"], IgnoredLimit, IgnoredLimit+6)
+	}
+	if slices.ContainsFunc(c.Paths, func(pc PathChange) bool { return strings.Contains(pc.Path, "secret") }) {
+		t.Errorf("the walk followed the symlink out of the checkout")
+	}
+	if back, err := ReadChanges(state, p.Root, p.Checkout); err != nil || len(back.Paths) != len(c.Paths) {
+		t.Errorf("ReadChanges: %d paths, %v; want %d", len(back.Paths), err, len(c.Paths))
+	}
+
+	if err := unix.Mkfifo(filepath.Join(p.Checkout, "pkg0", ".gitignore"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Changes)
+	go func() {
+		c, _ := RecordChanges(state, p, began, nil)
+		done <- c
+	}()
+	select {
+	case c = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("RecordChanges waits on a FIFO .gitignore")
+	}
+	if len(c.Incomplete) != 1 || !strings.Contains(c.Incomplete[0], "pkg0/.gitignore is not a regular file") {
+		t.Errorf("with a FIFO .gitignore, incomplete: %q", c.Incomplete)
+	}
+}
