@@ -373,6 +373,18 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 	}
 	<-removed
 	changed := <-changes
+	// What git shows nothing of that the host runs (ignored, there at the
+	// start, changed) is found as the audit's findings are.
+	if len(changed.HostRun) > 0 {
+		r := reports[s.plan.Project.Checkout]
+		for _, p := range changed.HostRun {
+			if !slices.Contains(r.Found, p) {
+				r.Found = append(r.Found, p)
+			}
+		}
+		slices.Sort(r.Found)
+		reports[s.plan.Project.Checkout] = r
+	}
 	begun := s.operationsBegun()
 	for root, r := range reports {
 		r.Found = slices.DeleteFunc(r.Found, func(f string) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // What a session created, changed and removed in its checkout, ignored
@@ -57,6 +59,10 @@ type Changes struct {
 	// Top counts, per top-level directory, the ignored paths below it the
 	// session created, changed or removed.
 	Top map[string]int `json:"-"`
+	// HostRun are the ignored files there at the start, which the session
+	// changed, that the host runs: what git shows nothing of, run as the
+	// user's own (absolute paths).
+	HostRun []string `json:"-"`
 }
 
 // PathChange is one path, relative to the checkout: Change is created,
@@ -104,15 +110,26 @@ func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []
 }
 
 func (st store) changes(checkout string, began time.Time, skip []string, c *Changes) error {
+	// The session's own is the newest taken before it began (a later
+	// one is a later session's, overlapping it); one still pending, or
+	// of an older claudebox that did not say when it began, is none.
 	var s *Snapshot
 	for _, cand := range st.list(checkout) {
-		if !cand.Since.IsZero() && !cand.Since.After(began) {
+		if !cand.Since.After(began) {
 			s = &cand
 			break
 		}
 	}
-	if s == nil || s.Pending {
-		return errors.New("the session's start took no snapshot to compare with (it ended before the snapshot was written)")
+	if s == nil || s.Pending || s.Since.IsZero() {
+		// Nothing tells a file the session changed from one it made: each
+		// executable or script it wrote is taken for one the host runs.
+		now, _ := walkCheckout(checkout, skip)
+		for _, path := range slices.Sorted(mapKeys(now.files)) {
+			if !now.files[path].ctime.Before(began) && now.hostRun(checkout, path) {
+				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
+			}
+		}
+		return errors.New("the session's start took no snapshot to compare with (it ended before the snapshot was written, or git could not read the checkout)")
 	}
 	c.Started = s.Taken.UTC()
 	c.Unknown = append(c.Unknown, s.Unknown...)
@@ -139,10 +156,13 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	// would wait forever on a .gitignore that is a FIFO: then it is not
 	// asked.
 	var ignoredNow []string
+	ignoredKnown := false
 	if now.oddIgnore != "" {
 		c.Incomplete = append(c.Incomplete, "whether the files the session made are ignored is not known: "+now.oddIgnore+" is not a regular file")
 	} else if ignoredNow, err = st.ignoredNow(*s); err != nil {
 		c.Incomplete = append(c.Incomplete, "whether the files the session made are ignored is not known: "+err.Error())
+	} else {
+		ignoredKnown = true
 	}
 	isIgnored := func(p string) bool {
 		for _, i := range ignoredNow {
@@ -172,7 +192,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		switch {
 		case !ok && !now.skipped(path):
 			add(path, "removed", false)
-		case ok && !st.Before(since):
+		case ok && !st.ctime.Before(since):
 			if same, _ := matches(checkout, path, tracked[path], store{}); !same {
 				add(path, "changed", false)
 			}
@@ -186,8 +206,11 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		switch {
 		case !ok && !now.skipped(path):
 			add(path, "removed", true)
-		case ok && !st.Before(since):
+		case ok && !st.ctime.Before(since):
 			add(path, "changed", true)
+			if now.hostRun(checkout, path) {
+				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
+			}
 		}
 	}
 	atStart := make(map[string]bool, len(ignored))
@@ -195,10 +218,17 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		atStart[path] = true
 	}
 	for _, path := range slices.Sorted(mapKeys(now.files)) {
-		if _, ok := tracked[path]; ok || atStart[path] || unknown[path] || now.files[path].Before(since) {
+		if _, ok := tracked[path]; ok || atStart[path] || unknown[path] || now.files[path].ctime.Before(since) {
 			continue
 		}
-		add(path, "created", isIgnored(path))
+		ign := isIgnored(path)
+		add(path, "created", ign)
+		// Where the start's list of ignored files is missing or cut short,
+		// one the session changed may be taken for made: each executable
+		// or script is taken for one the host runs.
+		if (ignored == nil || limited) && (ign || !ignoredKnown) && now.hostRun(checkout, path) {
+			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
+		}
 	}
 	slices.SortFunc(c.Paths, func(a, b PathChange) int { return strings.Compare(a.Path, b.Path) })
 	return nil
@@ -270,13 +300,53 @@ func (st store) ignoredNow(s Snapshot) ([]string, error) {
 // tree is the checkout as the end's walk found it: each file that is not
 // a directory (nor in a git directory), with its status change.
 type tree struct {
-	files map[string]time.Time
+	files map[string]fileStatus
 	// skip are the stand-ins' paths, and the directories not read,
 	// relative.
 	skip []string
 	// oddIgnore is a .gitignore that is not a regular file.
 	oddIgnore string
 }
+
+// fileStatus is what the walk keeps of a file: its status change and its
+// type and permissions.
+type fileStatus struct {
+	ctime time.Time
+	mode  uint32
+}
+
+// hostRun says whether the file at path is one the host runs as the
+// user's: an executable, a script (#!), a makefile, or anything in a
+// virtualenv's bin/ (its activate script is sourced, its python a link)
+// and its pyvenv.cfg (whose home says where python finds its library).
+// Installed dependencies (node_modules) are judged by the exit audit.
+func (t tree) hostRun(checkout, path string) bool {
+	if slices.Contains(strings.Split(path, "/"), "node_modules") {
+		return false
+	}
+	dir := filepath.Dir(path)
+	if _, venv := t.files[filepath.Join(filepath.Dir(dir), "pyvenv.cfg")]; venv && filepath.Base(dir) == "bin" || filepath.Base(path) == "pyvenv.cfg" {
+		return true
+	}
+	st := t.files[path]
+	if st.mode&unix.S_IFMT != unix.S_IFREG {
+		return false
+	}
+	if st.mode&0o111 != 0 || makeNames[filepath.Base(path)] {
+		return true
+	}
+	f, err := untrusted.Open(checkout, path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 2)
+	n, _ := io.ReadFull(f, b)
+	return string(b[:n]) == "#!"
+}
+
+// makeNames are the files make reads where it starts.
+var makeNames = map[string]bool{"GNUmakefile": true, "makefile": true, "Makefile": true}
 
 // skipped says whether path is a stand-in or lies in one.
 func (t tree) skipped(path string) bool {
@@ -286,7 +356,7 @@ func (t tree) skipped(path string) bool {
 // walkCheckout reads the checkout's files, never following a symlink nor
 // entering a git directory, the top's directories side by side.
 func walkCheckout(checkout string, skip []string) (tree, error) {
-	t := tree{files: map[string]time.Time{}}
+	t := tree{files: map[string]fileStatus{}}
 	for _, s := range skip {
 		if rel, err := filepath.Rel(checkout, s); err == nil && filepath.IsLocal(rel) {
 			t.skip = append(t.skip, rel)
@@ -332,7 +402,7 @@ func walkCheckout(checkout string, skip []string) (tree, error) {
 			}
 			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 				lock.Lock()
-				t.files[path] = time.Unix(st.Ctim.Unix())
+				t.files[path] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode}
 				if name == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG && t.oddIgnore == "" {
 					t.oddIgnore = filepath.Join(checkout, path)
 				}

@@ -107,3 +107,56 @@ func TestRecordChanges(t *testing.T) {
 		t.Errorf("with a FIFO .gitignore, incomplete: %q", c.Incomplete)
 	}
 }
+
+// TestRecordChangesHostRun: of the ignored files there at the start that
+// the session changed, those the host runs are named (an executable, a
+// script, a makefile, a virtualenv's pyvenv.cfg and anything in its
+// bin/); what it made is
+// not (an install's new runners), nor what node_modules holds (the exit
+// audit judges it), nor a plain data file.
+func TestRecordChangesHostRun(t *testing.T) {
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("ign/\n.venv/\nnode_modules/\n"), 0o644)
+	write := func(rel, content string, mode os.FileMode) {
+		path := filepath.Join(p.Checkout, rel)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(path, mode)
+	}
+	start := map[string]os.FileMode{
+		"ign/tool": 0o755, "ign/run.sh": 0o644, "ign/GNUmakefile": 0o644, "ign/data.txt": 0o644,
+		".venv/pyvenv.cfg": 0o644, ".venv/bin/activate": 0o644, "node_modules/.bin/x": 0o755,
+	}
+	for rel, mode := range start {
+		write(rel, "start\n", mode)
+	}
+	since := after(t, state, p.Checkout)
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+		t.Fatal(err)
+	}
+	began := after(t, state, p.Checkout)
+	for rel, mode := range start {
+		content := "changed\n"
+		if rel == "ign/run.sh" {
+			content = "#!/bin/sh\n"
+		}
+		write(rel, content, mode)
+	}
+	write("ign/new-tool", "new\n", 0o755)
+	write(".venv/bin/new-runner", "#!/bin/sh\n", 0o755)
+	c, err := RecordChanges(state, p, began, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, rel := range []string{".venv/bin/activate", ".venv/pyvenv.cfg", "ign/GNUmakefile", "ign/run.sh", "ign/tool"} {
+		want = append(want, filepath.Join(p.Checkout, rel))
+	}
+	slices.Sort(c.HostRun)
+	if !slices.Equal(c.HostRun, want) {
+		t.Errorf("host-run: %q, want %q", c.HostRun, want)
+	}
+}

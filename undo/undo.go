@@ -167,7 +167,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	// ends first (its supervisor does not wait) leaves no snapshot, and
 	// --undo does not then take an older one for the last.
 	pending := filepath.Join(st.dir, id+".pending")
-	if err := os.WriteFile(pending, []byte("checkout "+p.Checkout+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(pending, []byte("checkout "+p.Checkout+"\nsince "+strconv.FormatInt(since.UnixNano(), 10)+"\n"), 0o600); err != nil {
 		return Snapshot{}, err
 	}
 	// The checkout's own index of the store, kept from the last snapshot:
