@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -120,22 +121,31 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 			break
 		}
 	}
-	if s == nil || s.Pending || s.Since.IsZero() {
-		// Nothing tells a file the session changed from one it made: each
-		// executable or script it wrote is taken for one the host runs.
+	// Without the start's files nothing tells a file the session changed
+	// from one it made: each executable or script it wrote is taken for
+	// one the host runs.
+	failClosed := func(err error) error {
 		now, _ := walkCheckout(checkout, skip)
 		for _, path := range slices.Sorted(mapKeys(now.files)) {
 			if !now.files[path].ctime.Before(began) && now.hostRun(checkout, path) {
 				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 			}
 		}
-		return errors.New("the session's start took no snapshot to compare with (it ended before the snapshot was written, or git could not read the checkout)")
+		return err
+	}
+	if s == nil || s.Pending || s.Since.IsZero() {
+		return failClosed(errors.New("the session's start took no snapshot to compare with (it ended before the snapshot was written, or git could not read the checkout)"))
+	}
+	// git would wait forever on a FIFO among the objects it reads (the
+	// project's, through the store's alternates).
+	if path := st.waiting(); path != "" {
+		return failClosed(errors.New("git would wait forever to read " + path + ", which is not a file (a FIFO a session left)"))
 	}
 	c.Started = s.Taken.UTC()
 	c.Unknown = append(c.Unknown, s.Unknown...)
-	tracked, err := st.tree(*s)
+	tracked, err := st.listing(*s)
 	if err != nil {
-		return err
+		return failClosed(err)
 	}
 	ignored, limited := st.ignoredAtStart(s.ID)
 	if ignored == nil {
@@ -151,26 +161,31 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	for _, u := range s.Unknown {
 		unknown[u] = true
 	}
-	// What is ignored now, for what the session made: git's own rules, read
-	// by git on the store with the snapshot's files as its index. git
-	// would wait forever on a .gitignore that is a FIFO: then it is not
-	// asked.
-	var ignoredNow []string
-	ignoredKnown := false
-	if now.oddIgnore != "" {
-		c.Incomplete = append(c.Incomplete, "whether the files the session made are ignored is not known: "+now.oddIgnore+" is not a regular file")
-	} else if ignoredNow, err = st.ignoredNow(*s); err != nil {
-		c.Incomplete = append(c.Incomplete, "whether the files the session made are ignored is not known: "+err.Error())
-	} else {
-		ignoredKnown = true
+	atStart := make(map[string]bool, len(ignored))
+	for _, path := range ignored {
+		atStart[path] = true
 	}
-	isIgnored := func(p string) bool {
-		for _, i := range ignoredNow {
-			if i == p || strings.HasSuffix(i, "/") && strings.HasPrefix(p, i) {
-				return true
-			}
+	// Whether what the session made is ignored: git's own rules, read by
+	// git on the store, for those paths alone. git would wait forever on a
+	// .gitignore that is a FIFO: then it is not asked.
+	var made []string
+	for _, path := range slices.Sorted(mapKeys(now.files)) {
+		if _, ok := tracked[path]; !ok && !atStart[path] && !unknown[path] && !now.files[path].ctime.Before(began) {
+			made = append(made, path)
 		}
-		return false
+	}
+	ignoredNow := map[string]bool{}
+	ignoredKnown := false
+	switch {
+	case len(made) == 0:
+	case now.oddIgnore != "":
+		c.Incomplete = append(c.Incomplete, "whether the files the session made are ignored is not known: "+now.oddIgnore+" is not a regular file")
+	default:
+		if ignoredNow, err = st.ignoredOf(checkout, made); err != nil {
+			c.Incomplete = append(c.Incomplete, "whether the files the session made are ignored is not known: "+err.Error())
+		} else {
+			ignoredKnown = true
+		}
 	}
 	listed := 0
 	add := func(path, change string, ign bool) {
@@ -187,41 +202,41 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		c.Paths = append(c.Paths, PathChange{Path: path, Change: change, Ignored: ign})
 	}
 	since := began
+	var candidates []string
 	for _, path := range slices.Sorted(mapKeys(tracked)) {
 		st, ok := now.files[path]
 		switch {
 		case !ok && !now.skipped(path):
 			add(path, "removed", false)
 		case ok && !st.ctime.Before(since):
-			if same, _ := matches(checkout, path, tracked[path], store{}); !same {
-				add(path, "changed", false)
-			}
+			candidates = append(candidates, path)
+		}
+	}
+	sizes := st.sizes(checkout, tracked, candidates)
+	for _, path := range candidates {
+		e := tracked[path]
+		e.size = sizes[e.oid]
+		if same, _ := matches(checkout, path, e, store{}); !same {
+			add(path, "changed", false)
 		}
 	}
 	for _, path := range ignored {
-		if _, ok := tracked[path]; ok {
-			continue
-		}
 		st, ok := now.files[path]
+		if ok && !st.ctime.Before(since) && now.hostRun(checkout, path) {
+			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
+		}
+		if _, ok := tracked[path]; ok {
+			continue // listed above
+		}
 		switch {
 		case !ok && !now.skipped(path):
 			add(path, "removed", true)
 		case ok && !st.ctime.Before(since):
 			add(path, "changed", true)
-			if now.hostRun(checkout, path) {
-				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
-			}
 		}
 	}
-	atStart := make(map[string]bool, len(ignored))
-	for _, path := range ignored {
-		atStart[path] = true
-	}
-	for _, path := range slices.Sorted(mapKeys(now.files)) {
-		if _, ok := tracked[path]; ok || atStart[path] || unknown[path] || now.files[path].ctime.Before(since) {
-			continue
-		}
-		ign := isIgnored(path)
+	for _, path := range made {
+		ign := ignoredNow[path]
 		add(path, "created", ign)
 		// Where the start's list of ignored files is missing or cut short,
 		// one the session changed may be taken for made: each executable
@@ -276,25 +291,57 @@ func (st store) listIgnored(ctx context.Context, checkout, work, id string) erro
 	return atomicfile.Write(filepath.Join(st.dir, id+".ignored"), []byte(head+"\n"+strings.Join(list, "")), 0o600)
 }
 
-// ignoredNow lists what git ignores in the checkout now, a directory
-// ignored whole as one entry ending in a slash.
-func (st store) ignoredNow(s Snapshot) ([]string, error) {
-	index := filepath.Join(st.dir, s.ID+".changes-index")
-	defer os.Remove(index)
-	if _, err := st.git(context.Background(), s.Checkout, index, nil, "read-tree", s.Tree); err != nil {
-		return nil, err
+// ignoredOf says which of paths git ignores, by the checkout's rules.
+func (st store) ignoredOf(checkout string, paths []string) (map[string]bool, error) {
+	out, err := st.git(context.Background(), checkout, os.DevNull, strings.NewReader(strings.Join(paths, "\x00")+"\x00"), "check-ignore", "-z", "--stdin", "--no-index")
+	if err != nil && !strings.Contains(err.Error(), "exit status 1:") {
+		return nil, err // 1: none is
 	}
-	out, err := st.git(context.Background(), s.Checkout, index, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	ignored := map[string]bool{}
+	for _, p := range strings.Split(out, "\x00") {
+		ignored[p] = true
+	}
+	return ignored, nil
+}
+
+// listing lists s's files as tree does, without their sizes, which git
+// reads from each blob (seconds for 60,000 loose objects).
+func (st store) listing(s Snapshot) (map[string]entry, error) {
+	out, err := st.git(context.Background(), s.Checkout, os.DevNull, nil, "ls-tree", "-r", "-z", "--full-tree", s.Tree)
 	if err != nil {
 		return nil, err
 	}
-	var list []string
-	for _, p := range strings.Split(out, "\x00") {
-		if p != "" {
-			list = append(list, p)
+	entries := map[string]entry{}
+	for _, rec := range strings.Split(out, "\x00") {
+		meta, path, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" || !filepath.IsLocal(path) {
+			continue
+		}
+		entries[path] = entry{mode: f[0], oid: f[2], size: -1}
+	}
+	return entries, nil
+}
+
+// sizes are the sizes of the blobs of paths in entries, by their names.
+func (st store) sizes(checkout string, entries map[string]entry, paths []string) map[string]int64 {
+	sizes := map[string]int64{}
+	if len(paths) == 0 {
+		return sizes
+	}
+	var in strings.Builder
+	for _, p := range paths {
+		in.WriteString(entries[p].oid + "\n")
+	}
+	out, _ := st.git(context.Background(), checkout, os.DevNull, strings.NewReader(in.String()), "cat-file", "--batch-check=%(objectname) %(objectsize)")
+	for _, line := range strings.Split(out, "\n") {
+		if oid, size, ok := strings.Cut(line, " "); ok {
+			if n, err := strconv.ParseInt(size, 10, 64); err == nil {
+				sizes[oid] = n
+			}
 		}
 	}
-	return list, nil
+	return sizes
 }
 
 // tree is the checkout as the end's walk found it: each file that is not
