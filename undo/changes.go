@@ -124,10 +124,22 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	// Without the start's files nothing tells a file the session changed
 	// from one it made: each executable or script it wrote is taken for
 	// one the host runs.
+	// (Of those, git shows the ones it does not ignore; its rules are read
+	// without the objects, unless a .gitignore would hold git.)
 	failClosed := func(err error) error {
 		now, _ := walkCheckout(checkout, skip)
+		var wrote []string
 		for _, path := range slices.Sorted(mapKeys(now.files)) {
 			if !now.files[path].ctime.Before(began) && now.hostRun(checkout, path) {
+				wrote = append(wrote, path)
+			}
+		}
+		ignored, ierr := map[string]bool{}, errors.New("")
+		if now.oddIgnore == "" && len(wrote) > 0 {
+			ignored, ierr = st.ignoredOf(checkout, wrote)
+		}
+		for _, path := range wrote {
+			if ierr != nil || ignored[path] {
 				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 			}
 		}

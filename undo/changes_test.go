@@ -189,3 +189,30 @@ func BenchmarkRecordChanges(b *testing.B) {
 		}
 	}
 }
+
+// TestRecordChangesWithoutSnapshot: a session whose start's snapshot was
+// never written (stopped when it ended first) leaves nothing that tells
+// what it changed from what it made: every ignored executable or script
+// it wrote is named, and a tracked one, which git shows, is not.
+func TestRecordChangesWithoutSnapshot(t *testing.T) {
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("ign/\n"), 0o644)
+	since := after(t, state, p.Checkout)
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Take(stopped, state, p, time.Now(), since, nil); err == nil {
+		t.Fatal("a stopped snapshot was written")
+	}
+	began := after(t, state, p.Checkout)
+	os.Mkdir(filepath.Join(p.Checkout, "ign"), 0o755)
+	os.WriteFile(filepath.Join(p.Checkout, "ign", "tool"), []byte("x\n"), 0o755)
+	os.WriteFile(filepath.Join(p.Checkout, "pkg0", "f0.go"), []byte("#!/bin/sh\n"), 0o755)
+	c, err := RecordChanges(state, p, began, nil)
+	if err == nil {
+		t.Error("no error without a snapshot")
+	}
+	if want := []string{filepath.Join(p.Checkout, "ign", "tool")}; !slices.Equal(c.HostRun, want) {
+		t.Errorf("host-run: %q, want %q", c.HostRun, want)
+	}
+}
