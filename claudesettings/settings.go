@@ -79,6 +79,10 @@ func CopyContent(src, home string, data []byte) ([]byte, []string) {
 	if err != nil {
 		return []byte("{}\n"), []string{unreadable}
 	}
+	// A private marketplace's URL may carry its token.
+	if redacted, had := WithoutURLCredentials(out); had {
+		out, leftOut = redacted, append(leftOut, urlCredentials)
+	}
 	slices.Sort(leftOut)
 	return innerSandboxOff(append(out, '\n')), leftOut
 }
@@ -156,6 +160,10 @@ func hooksKept(raw json.RawMessage) (json.RawMessage, []string) {
 	}
 	return out, dropped
 }
+
+// urlCredentials names, among what a copy left out, the credentials
+// taken out of URLs.
+const urlCredentials = "the credentials in URLs"
 
 // unreadable names, among what a copy left out, a file claudebox cannot
 // read as Claude Code does: its copy is empty.

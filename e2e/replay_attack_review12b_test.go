@@ -144,3 +144,39 @@ func TestReplayReview12bRebindToHostAddress(t *testing.T) {
 		t.Errorf("the proxy allowed a connection to the host's network:\n%s", log)
 	}
 }
+
+// TestReplayReview12bMarketplaceToken: a plugin marketplace added by a
+// URL that carries a token (https://oauth2:TOKEN@host/…, as `claude
+// plugin marketplace add` takes a private one) was readable inside in
+// three places: the private copy of ~/.claude/settings.json, the
+// read-only ~/.claude/plugins/known_marketplaces.json and the
+// marketplace's clone's .git/config. Each is now a private copy without
+// the credential; the marketplace's host and path stay, and the launch
+// names what it left out.
+func TestReplayReview12bMarketplaceToken(t *testing.T) {
+	h := newE2EHost(t)
+	const token = "glpat-MARKETPLACE-SECRET-0123"
+	url := "https://oauth2:" + token + "@gitlab.example.com/org/mkt.git"
+	h.write(filepath.Join(h.home, ".claude", "settings.json"), `{"extraKnownMarketplaces":{"corp":{"source":{"source":"git","url":"`+url+`"}}}}`)
+	h.write(filepath.Join(h.home, ".claude", "plugins", "known_marketplaces.json"), `{"corp":{"source":{"source":"git","url":"`+url+`"},"installLocation":"`+h.home+`/.claude/plugins/marketplaces/corp","lastUpdated":"2026-11-01T00:00:00.000Z"}}`)
+	h.write(filepath.Join(h.home, ".claude", "plugins", "marketplaces", "corp", ".git", "config"), "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = "+url+"\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n")
+	h.write(filepath.Join(h.home, ".claude", "plugins", "marketplaces", "corp", ".claude-plugin", "marketplace.json"), `{"name":"corp","plugins":[]}`)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	out := h.inside(proj, nil, `grep -rl `+token+` ~/.claude ~/.claude.json 2>/dev/null
+		echo marketplaces: $(grep -l gitlab.example.com/org/mkt.git ~/.claude/settings.json ~/.claude/plugins/known_marketplaces.json | wc -l)
+		echo fetch: $(git config -f ~/.claude/plugins/marketplaces/corp/.git/config remote.origin.fetch)
+		echo plugins: $(cat ~/.claude/plugins/marketplaces/corp/.claude-plugin/marketplace.json)`)
+	if strings.Contains(out, token) || strings.Contains(out, h.home+"/.claude") {
+		t.Errorf("the marketplace's token is readable inside, in:\n%s", out)
+	}
+	for _, want := range []string{"marketplaces: 2", "fetch: +refs/heads/*:refs/remotes/origin/*", `plugins: {"name":"corp","plugins":[]}`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want %q:\n%s", want, out)
+		}
+	}
+	dry := h.run(proj, nil, "claudebox", "--dry-run", "--shell")
+	if strings.Contains(dry, token) || !strings.Contains(dry, "remote.origin.url in ~/.claude/plugins/marketplaces/corp/.git/config") {
+		t.Errorf("--dry-run, want the remote's URL named as left out, never the token:\n%s", dry)
+	}
+}

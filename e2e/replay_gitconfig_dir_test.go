@@ -85,15 +85,15 @@ func TestReplayGitConfigAsWritten(t *testing.T) {
 	if !strings.Contains(out, "status=[]") {
 		t.Errorf("git inside does not read the user's core.excludesFile:\n%s", out)
 	}
-	const named = "left out of git's configuration inside, as they may hold a credential: url.….insteadof in ~/.gitconfig"
+	const named = "left out of the private copies inside, as they may hold a credential: url.….insteadof in ~/.gitconfig"
 	if !strings.Contains(out, named) || strings.Contains(out, "LEFTOUTTOKEN") {
 		t.Errorf("the launch does not name what it leaves out, or shows its value:\n%s", out)
 	}
-	if again := launch("true"); strings.Contains(again, "left out of git's configuration") {
+	if again := launch("true"); strings.Contains(again, "left out of the private copies") {
 		t.Errorf("named again at a later launch:\n%s", again)
 	}
 	dry := h.run(proj, nil, "claudebox", "--dry-run", "--shell")
-	if !strings.Contains(dry, "# left out of git's configuration inside, as it may hold a credential: url.….insteadof in ~/.gitconfig") || strings.Contains(dry, "LEFTOUTTOKEN") {
+	if !strings.Contains(dry, "# left out of the private copies inside, as it may hold a credential: url.….insteadof in ~/.gitconfig") || strings.Contains(dry, "LEFTOUTTOKEN") {
 		t.Errorf("--dry-run does not name what it leaves out, or shows its value:\n%s", dry)
 	}
 }

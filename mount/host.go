@@ -54,9 +54,10 @@ type Host struct {
 	// Guards are the paths inside the writable mounts that the host
 	// executes or obeys.
 	Guards []Guard
-	// GitLeftOut names the entries of the user's git configuration its
-	// private copies leave out ("NAME in FILE"), never their values.
-	GitLeftOut []string
+	// CredentialsLeftOut names what the private copies of the user's git
+	// configuration and of a plugin marketplace's files leave out, as it
+	// may hold a credential ("NAME in FILE"), never its value.
+	CredentialsLeftOut []string
 	// KnownHosts is ~/.ssh/known_hosts when it exists.
 	KnownHosts string
 	// SSHFiles are ~/.ssh/config and the public keys in ~/.ssh, read-only

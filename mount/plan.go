@@ -140,9 +140,9 @@ type Plan struct {
 	// hidden.
 	Binds  []BindSpec
 	Hidden []Hidden
-	// GitLeftOut names what the private copies of the user's git
-	// configuration leave out.
-	GitLeftOut []string
+	// CredentialsLeftOut names what the private copies of the user's git
+	// configuration and of plugin marketplaces' files leave out.
+	CredentialsLeftOut []string
 	// Toolchains are the PATH entries under $HOME shown read-only, with
 	// what their programs need; PathProblems, those that cannot work.
 	Toolchains   []Toolchain
@@ -277,7 +277,7 @@ func Build(in Inputs) Plan {
 	// The user's binds come before claudebox's own mounts inside $HOME,
 	// which they never overlap (bind.Check, bind.Layout).
 	p.Mounts = append(p.Mounts, in.Host.Binds...)
-	p.Binds, p.Hidden, p.GitLeftOut = in.Binds, in.Host.Hidden, in.Host.GitLeftOut
+	p.Binds, p.Hidden, p.CredentialsLeftOut = in.Binds, in.Host.Hidden, in.Host.CredentialsLeftOut
 	if in.Eval != nil {
 		p.Instance = ""
 		p.addEval(in.Eval)
@@ -623,8 +623,8 @@ func (p Plan) Script(bwrap string) string {
 	for _, h := range p.Hidden {
 		fmt.Fprintf(&b, "# %s\n", printable.Escape(h.String()))
 	}
-	for _, e := range p.GitLeftOut {
-		fmt.Fprintf(&b, "# left out of git's configuration inside, as it may hold a credential: %s\n", printable.Escape(e))
+	for _, e := range p.CredentialsLeftOut {
+		fmt.Fprintf(&b, "# left out of the private copies inside, as it may hold a credential: %s\n", printable.Escape(e))
 	}
 	p.scriptEnv(&b)
 	b.WriteString(" \\\n  " + Quote(bwrap))

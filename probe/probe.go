@@ -54,7 +54,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	secrets := bind.Secrets(home)
 	git := gitConfigView(home, project.Checkout, secrets, getenv)
 	own := git.shown
-	h.GitLeftOut = git.leftOut
+	h.CredentialsLeftOut = git.leftOut
 	for _, f := range toolSettings {
 		f = filepath.Join(home, f)
 		if real, err := filepath.EvalSymlinks(f); err == nil && !holdsCredential(real) {
@@ -110,6 +110,11 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	var linked []string
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, secrets, obeyed)
 	h.Own = append(h.Own, git.copies...)
+	var pluginCopies []mount.Mount
+	var pluginLeftOut []string
+	h.ClaudeEntries, pluginCopies, pluginLeftOut = pluginCredentials(home, h.ClaudeEntries)
+	h.Own = append(h.Own, pluginCopies...)
+	h.CredentialsLeftOut = append(h.CredentialsLeftOut, pluginLeftOut...)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
 }
