@@ -169,7 +169,13 @@ func (p *Proxy) handler() http.Handler {
 					return
 				}
 			}
-			apiError(w, http.StatusBadGateway, "api_error", "claudebox: cannot reach the API at "+p.upstream.Redacted()+": "+err.Error())
+			// Only the scheme and host: a gateway's user, or a token in
+			// its path, stays on the host.
+			var urlErr *neturl.Error
+			if errors.As(err, &urlErr) {
+				err = urlErr.Err
+			}
+			apiError(w, http.StatusBadGateway, "api_error", "claudebox: cannot reach the API at "+p.upstream.Scheme+"://"+p.upstream.Host+": "+err.Error())
 		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

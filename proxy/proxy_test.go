@@ -443,3 +443,22 @@ func TestRefusalLogBounded(t *testing.T) {
 		t.Errorf("%d bytes logged", log.Len())
 	}
 }
+
+// TestUnreachableAPINamesOnlyItsHost: the 502 the sandbox reads when
+// the API cannot be reached names the API's scheme and host, never the
+// rest of ANTHROPIC_BASE_URL, where a gateway's user or a token in the
+// path may be.
+func TestUnreachableAPINamesOnlyItsHost(t *testing.T) {
+	closed := httptest.NewServer(http.NotFoundHandler())
+	host := closed.Listener.Addr().String()
+	closed.Close()
+	p, err := startLoopback(&Credential{Kind: APIKey, value: "sk-ant-api03-REAL"}, "http://gwuser-SECRET:pw-SECRET@"+host+"/gw/tok-SECRET", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	resp, body := post(t, p.URL+"/v1/messages", map[string]string{"X-Api-Key": p.Phantom})
+	if resp.StatusCode != http.StatusBadGateway || strings.Contains(body, "SECRET") || !strings.Contains(body, "cannot reach the API at http://"+host) {
+		t.Errorf("%s %s: want a 502 naming http://%s alone", resp.Status, body, host)
+	}
+}
