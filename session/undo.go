@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"os"
 	"slices"
@@ -77,7 +78,7 @@ func (s *Session) recordChanges(began time.Time) <-chan undo.Changes {
 			<-s.undo.done
 		}
 		c, err := undo.RecordChanges(s.stateDir, s.plan.Project, began, standIns)
-		if err != nil {
+		if err != nil && !errors.Is(err, undo.ErrNoStartSnapshot) {
 			printable.Say(os.Stderr, "claudebox: claudebox --changes will not list everything the session did: %v", err)
 		}
 		done <- c

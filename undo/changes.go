@@ -89,6 +89,11 @@ func ReadChanges(stateDir, root, checkout string) (Changes, error) {
 	return c, err
 }
 
+// ErrNoStartSnapshot is RecordChanges' error for a session whose start
+// took no snapshot: routine for a session shorter than the snapshot of a
+// large checkout, which --changes says, not the exit.
+var ErrNoStartSnapshot = errors.New("the session's start took no snapshot to compare with (it ended before the snapshot was written, or git could not read the checkout)")
+
 // RecordChanges records what the session that began at began did to the
 // checkout of p: from the latest snapshot taken before it began, against
 // the checkout as it is now. skip are the launch's stand-ins, left out. It
@@ -146,7 +151,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		return err
 	}
 	if s == nil || s.Pending || s.Since.IsZero() {
-		return failClosed(errors.New("the session's start took no snapshot to compare with (it ended before the snapshot was written, or git could not read the checkout)"))
+		return failClosed(ErrNoStartSnapshot)
 	}
 	// git would wait forever on a FIFO among the objects it reads (the
 	// project's, through the store's alternates).
