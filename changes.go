@@ -7,7 +7,6 @@ import (
 	"os"
 
 	"github.com/claudebox/claudebox/hint"
-	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
 	"github.com/claudebox/claudebox/undo"
@@ -20,16 +19,9 @@ import (
 type changesCmd struct{ JSON bool }
 
 func (c changesCmd) Run(home session.Home) error {
-	cwd, err := os.Getwd()
+	p, err := repositoryHere("--changes", "no record of their changes")
 	if err != nil {
 		return err
-	}
-	p, err := instance.Resolve(cwd)
-	if err != nil {
-		return err
-	}
-	if p.GitDir == "" {
-		return hint.Errorf("claudebox --changes works in a git repository", "%s is not in a git repository: its sessions keep no record of their changes", printable.Escape(cwd))
 	}
 	rec, err := undo.ReadChanges(home.State, p.Root, p.Checkout)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -27,16 +27,9 @@ type undoCmd struct {
 }
 
 func (u undoCmd) Run(home session.Home) error {
-	cwd, err := os.Getwd()
+	p, err := repositoryHere("--undo", "no snapshot")
 	if err != nil {
 		return err
-	}
-	p, err := instance.Resolve(cwd)
-	if err != nil {
-		return err
-	}
-	if p.GitDir == "" {
-		return hint.Errorf("claudebox --undo works in a git repository", "%s is not in a git repository: its sessions keep no snapshot", printable.Escape(cwd))
 	}
 	snaps := undo.List(home.State, p.Root, p.Checkout)
 	if u.List {
@@ -124,4 +117,22 @@ func (u undoCmd) Run(home session.Home) error {
 		return hint.Errorf("the files above are as the session left them", "%d could not be restored", len(res.Failed))
 	}
 	return nil
+}
+
+// repositoryHere is the project of the working directory, which must be
+// in a git repository: flag's records are kept per checkout (its sessions
+// keep what, otherwise).
+func repositoryHere(flag, what string) (instance.Project, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return instance.Project{}, err
+	}
+	p, err := instance.Resolve(cwd)
+	if err != nil {
+		return instance.Project{}, err
+	}
+	if p.GitDir == "" {
+		return instance.Project{}, hint.Errorf("claudebox "+flag+" works in a git repository", "%s is not in a git repository: its sessions keep %s", printable.Escape(cwd), what)
+	}
+	return p, nil
 }
