@@ -629,6 +629,11 @@ func restore(path string) (*unix.Statx_t, error) {
 		return nil, fmt.Errorf("%s was replaced by a symlink on the host, which no mount can protect", strconv.Quote(path))
 	}
 	fd, err := unix.OpenTree(unix.AT_FDCWD, path, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_SYMLINK_NOFOLLOW)
+	if errors.Is(err, unix.ENOENT) {
+		// Removed since the look above (an enclosing project's agent
+		// removing it again and again): look again.
+		return nil, errAgain
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot guard %s again: open_tree: %v", strconv.Quote(path), err)
 	}
