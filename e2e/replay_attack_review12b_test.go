@@ -150,7 +150,8 @@ func TestReplayReview12bRebindToHostAddress(t *testing.T) {
 // plugin marketplace add` takes a private one) was readable inside in
 // three places: the private copy of ~/.claude/settings.json, the
 // read-only ~/.claude/plugins/known_marketplaces.json and the
-// marketplace's clone's .git/config. Each is now a private copy without
+// marketplace's clone's .git/config (and an installed plugin's clone in
+// plugins/cache). Each is now a private copy without
 // the credential; the marketplace's host and path stay, and the launch
 // names what it left out.
 func TestReplayReview12bMarketplaceToken(t *testing.T) {
@@ -161,6 +162,8 @@ func TestReplayReview12bMarketplaceToken(t *testing.T) {
 	h.write(filepath.Join(h.home, ".claude", "plugins", "known_marketplaces.json"), `{"corp":{"source":{"source":"git","url":"`+url+`"},"installLocation":"`+h.home+`/.claude/plugins/marketplaces/corp","lastUpdated":"2026-11-01T00:00:00.000Z"}}`)
 	h.write(filepath.Join(h.home, ".claude", "plugins", "marketplaces", "corp", ".git", "config"), "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = "+url+"\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n")
 	h.write(filepath.Join(h.home, ".claude", "plugins", "marketplaces", "corp", ".claude-plugin", "marketplace.json"), `{"name":"corp","plugins":[]}`)
+	// An installed plugin's copy, cloned with the same URL.
+	h.write(filepath.Join(h.home, ".claude", "plugins", "cache", "corp", "tool", "1.0.0", ".git", "config"), "[remote \"origin\"]\n\turl = "+url+"\n")
 	proj := filepath.Join(h.home, "code", "proj")
 	h.write(filepath.Join(proj, "x"), "x\n")
 	out := h.inside(proj, nil, `grep -rl `+token+` ~/.claude ~/.claude.json 2>/dev/null

@@ -14,11 +14,12 @@ import (
 
 // pluginCredentials finds, among the entries of ~/.claude shown
 // read-only, where a private plugin marketplace's credential lies: its
-// URL, token and all, in plugins/ (known_marketplaces.json) and in the
-// marketplace's clone (.git/config's remote). Each such file is shown as
-// a private read-only copy without the credential instead (own), and
-// leaves the entries; what was taken out is named (leftOut: "NAME in
-// FILE" for git's entries, the file for a URL's credential).
+// URL, token and all, in the files of plugins/ (known_marketplaces.json)
+// and in the git clones below it (a marketplace's, a plugin's: their
+// .git/config's remote). Each such file is shown as a private read-only
+// copy without the credential instead (own), and leaves the entries; a
+// file of plugins/ that cannot be read whole is not shown. What was
+// left out is named (leftOut).
 func pluginCredentials(home string, entries []string) (kept []string, own []mount.Mount, leftOut []string) {
 	plugins := filepath.Join(home, ".claude", "plugins")
 	tilde := func(p string) string { return "~/" + strings.TrimPrefix(p, home+"/") }
@@ -27,11 +28,9 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 			kept = append(kept, e)
 			continue
 		}
-		if filepath.Base(e) == "marketplaces" {
+		if fi, err := os.Stat(e); err == nil && fi.IsDir() {
 			kept = append(kept, e)
-			names, _ := os.ReadDir(e)
-			for _, n := range names {
-				config := filepath.Join(e, n.Name(), ".git", "config")
+			for _, config := range cloneConfigs(e) {
 				if m, dropped, ok := cloneConfigCopy(config); ok {
 					own = append(own, m)
 					for _, d := range dropped {
@@ -41,9 +40,13 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 			}
 			continue
 		}
-		b, err := untrusted.ReadFile(filepath.Dir(e), filepath.Base(e), 1<<20)
+		b, _, err := untrusted.ReadResolved(e, 1<<20)
+		if err != nil {
+			leftOut = append(leftOut, "all of "+tilde(e)+" (claudebox cannot read it whole to leave out a credential)")
+			continue
+		}
 		redacted, had := claudesettings.WithoutURLCredentials(b)
-		if err != nil || !had {
+		if !had {
 			kept = append(kept, e)
 			continue
 		}
@@ -51,6 +54,34 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 		leftOut = append(leftOut, "the credentials in URLs in "+tilde(e))
 	}
 	return kept, own, leftOut
+}
+
+// cloneConfigs are the .git/config files of the git clones in dir, four
+// levels down at most (plugins/cache/<marketplace>/<plugin>/<version>),
+// without following a link, and at most 2,000 directories looked into.
+func cloneConfigs(dir string) []string {
+	var configs []string
+	level, looked := []string{dir}, 0
+	for depth := 0; depth <= 4 && len(level) > 0; depth++ {
+		var next []string
+		for _, d := range level {
+			if looked++; looked > 2000 {
+				return configs
+			}
+			des, _ := os.ReadDir(d)
+			for _, de := range des {
+				switch {
+				case !de.IsDir():
+				case de.Name() == ".git":
+					configs = append(configs, filepath.Join(d, ".git", "config"))
+				default:
+					next = append(next, filepath.Join(d, de.Name()))
+				}
+			}
+		}
+		level = next
+	}
+	return configs
 }
 
 // cloneConfigCopy is the private copy of a marketplace clone's git
