@@ -58,8 +58,6 @@ func (s *Session) supervise() error {
 		}
 	}()
 	s.phases.done("watcher launch")
-	s.takeUndo()
-	defer s.undo.wait()
 	stop, err := s.startProxy()
 	if err != nil {
 		return err
@@ -76,6 +74,11 @@ func (s *Session) supervise() error {
 		return err
 	}
 	defer lock.Close()
+	// After materialize: the clean-up after a killed supervisor it may
+	// run (its exit audit, the record of that session's changes) comes
+	// before this session's start, and does not wait for its snapshot.
+	s.takeUndo()
+	defer s.undo.wait()
 	s.phases.done("instance and placeholders")
 	// The sandbox runs in a session of its own, on a terminal of its own
 	// when claudebox has one: a signal sent to claudebox (kill, a closing

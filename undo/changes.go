@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -229,7 +230,10 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 			candidates = append(candidates, path)
 		}
 	}
-	sizes := st.sizes(checkout, tracked, candidates)
+	sizes, err := st.sizes(checkout, tracked, candidates)
+	if err != nil {
+		c.Incomplete = append(c.Incomplete, "the sizes of the start's files are not known: a tracked file the session touched is listed as changed")
+	}
 	for _, path := range candidates {
 		e := tracked[path]
 		e.size = sizes[e.oid]
@@ -311,7 +315,7 @@ func (st store) listIgnored(ctx context.Context, checkout, work, id string) erro
 // ignoredOf says which of paths git ignores, by the checkout's rules.
 func (st store) ignoredOf(checkout string, paths []string) (map[string]bool, error) {
 	out, err := st.git(context.Background(), checkout, os.DevNull, strings.NewReader(strings.Join(paths, "\x00")+"\x00"), "check-ignore", "-z", "--stdin", "--no-index")
-	if err != nil && !strings.Contains(err.Error(), "exit status 1:") {
+	if exit := (*exec.ExitError)(nil); err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) {
 		return nil, err // 1: none is
 	}
 	ignored := map[string]bool{}
@@ -341,16 +345,16 @@ func (st store) listing(s Snapshot) (map[string]entry, error) {
 }
 
 // sizes are the sizes of the blobs of paths in entries, by their names.
-func (st store) sizes(checkout string, entries map[string]entry, paths []string) map[string]int64 {
+func (st store) sizes(checkout string, entries map[string]entry, paths []string) (map[string]int64, error) {
 	sizes := map[string]int64{}
 	if len(paths) == 0 {
-		return sizes
+		return sizes, nil
 	}
 	var in strings.Builder
 	for _, p := range paths {
 		in.WriteString(entries[p].oid + "\n")
 	}
-	out, _ := st.git(context.Background(), checkout, os.DevNull, strings.NewReader(in.String()), "cat-file", "--batch-check=%(objectname) %(objectsize)")
+	out, err := st.git(context.Background(), checkout, os.DevNull, strings.NewReader(in.String()), "cat-file", "--batch-check=%(objectname) %(objectsize)")
 	for _, line := range strings.Split(out, "\n") {
 		if oid, size, ok := strings.Cut(line, " "); ok {
 			if n, err := strconv.ParseInt(size, 10, 64); err == nil {
@@ -358,7 +362,7 @@ func (st store) sizes(checkout string, entries map[string]entry, paths []string)
 			}
 		}
 	}
-	return sizes
+	return sizes, err
 }
 
 // tree is the checkout as the end's walk found it: each file that is not
@@ -441,56 +445,62 @@ func walkCheckout(checkout string, skip []string) (tree, error) {
 	walk = func(fd int, rel string, depth int, atTop bool) {
 		f := os.NewFile(uintptr(fd), rel)
 		defer f.Close()
-		entries, err := f.ReadDir(-1)
-		if err != nil {
-			lock.Lock()
-			failed = append(failed, rel)
-			lock.Unlock()
-			return
-		}
-		if count.Add(int64(len(entries))) > walkLimit {
-			lock.Lock()
-			failed = append(failed, rel)
-			lock.Unlock()
-			return
-		}
-		for _, e := range entries {
-			name := e.Name()
-			path := filepath.Join(rel, name)
-			if name == ".git" || t.skipped(path) {
-				continue
-			}
-			var st unix.Stat_t
-			if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-				continue
-			}
-			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-				lock.Lock()
-				t.files[path] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode}
-				if name == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG && t.oddIgnore == "" {
-					t.oddIgnore = filepath.Join(checkout, path)
+		// In batches: a directory of millions of entries (the sandbox's
+		// to make) is never held whole.
+		for {
+			entries, err := f.ReadDir(512)
+			if len(entries) == 0 {
+				if err != nil && err != io.EOF {
+					lock.Lock()
+					failed = append(failed, rel)
+					lock.Unlock()
 				}
-				lock.Unlock()
-				continue
+				return
 			}
-			if atTop {
-				subdirs = append(subdirs, path)
-				continue
-			}
-			if depth >= 256 {
+			if count.Add(int64(len(entries))) > walkLimit {
 				lock.Lock()
-				failed = append(failed, path)
+				failed = append(failed, rel)
 				lock.Unlock()
-				continue
+				return
 			}
-			sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-			if err != nil {
-				lock.Lock()
-				failed = append(failed, path)
-				lock.Unlock()
-				continue
+			for _, e := range entries {
+				name := e.Name()
+				path := filepath.Join(rel, name)
+				if name == ".git" || t.skipped(path) {
+					continue
+				}
+				var st unix.Stat_t
+				if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					continue
+				}
+				if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+					lock.Lock()
+					t.files[path] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode}
+					if name == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG && t.oddIgnore == "" {
+						t.oddIgnore = filepath.Join(checkout, path)
+					}
+					lock.Unlock()
+					continue
+				}
+				if atTop {
+					subdirs = append(subdirs, path)
+					continue
+				}
+				if depth >= 256 {
+					lock.Lock()
+					failed = append(failed, path)
+					lock.Unlock()
+					continue
+				}
+				sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+				if err != nil {
+					lock.Lock()
+					failed = append(failed, path)
+					lock.Unlock()
+					continue
+				}
+				walk(sub, path, depth+1, false)
 			}
-			walk(sub, path, depth+1, false)
 		}
 	}
 	dup, err := unix.FcntlInt(uintptr(top), unix.F_DUPFD_CLOEXEC, 0)

@@ -355,7 +355,7 @@ func (st store) git(ctx context.Context, checkout, index string, in io.Reader, a
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("git %s did not answer in %v (a FIFO a session left among the repository's objects or files?)", args[0], limit)
 		}
-		return "", fmt.Errorf("git %s: %v: %s", args[0], err, firstLine(stderr.String()))
+		return "", fmt.Errorf("git %s: %w: %s", args[0], err, firstLine(stderr.String()))
 	}
 	return out.String(), nil
 }
