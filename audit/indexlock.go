@@ -29,12 +29,14 @@ type IndexLocks struct {
 }
 
 // lockRecord names a lock the audit made: the git directory it is in, and
-// the file, by device and inode, and by its size and its last bytes (the
-// new index's checksum). A lock the host's git took after the writer died
-// is another file, even on a reused inode.
+// the file, by device and inode, by its modification time (set by the
+// write; linking and renaming keep it), and by its size and its last bytes
+// (the new index's checksum, zeros with index.skipHash). A lock the host's
+// git took after the writer died is another file, even on a reused inode.
 type lockRecord struct {
 	GitDir   string
 	Dev, Ino uint64
+	Mtime    int64
 	Size     int64
 	Tail     []byte
 }
@@ -53,7 +55,7 @@ func identify(fd int, gitDir string, content []byte) (lockRecord, error) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return lockRecord{}, err
 	}
-	return lockRecord{GitDir: gitDir, Dev: st.Dev, Ino: st.Ino, Size: int64(len(content)), Tail: content[max(0, len(content)-tailSize):]}, nil
+	return lockRecord{GitDir: gitDir, Dev: st.Dev, Ino: st.Ino, Mtime: st.Mtim.Nano(), Size: int64(len(content)), Tail: content[max(0, len(content)-tailSize):]}, nil
 }
 
 // record writes r, held (flock) until release is called: a record whose
@@ -185,7 +187,7 @@ func removeLock(r lockRecord) error {
 		return err
 	}
 	tail := make([]byte, len(r.Tail))
-	if st.Dev != r.Dev || st.Ino != r.Ino || st.Size != r.Size || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	if st.Dev != r.Dev || st.Ino != r.Ino || st.Mtim.Nano() != r.Mtime || st.Size != r.Size || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return errors.New("another file")
 	}
 	if _, err := f.ReadAt(tail, r.Size-int64(len(tail))); err != nil || !bytes.Equal(tail, r.Tail) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -39,6 +40,21 @@ func TestSweepIndexLocks(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(records); len(left) > 0 {
 		t.Errorf("records left: %v", left)
+	}
+
+	// The host's git, after the writer died, wrote the same bytes on the
+	// same inode (a reused one, and index.skipHash's zero checksum): only
+	// the file's time tells it apart.
+	recordOf("rewritten", "the audit's index")
+	later := time.Now().Add(time.Second)
+	must(t, os.Chtimes(lock, later, later))
+	if got := SweepIndexLocks(records); len(got) > 0 || !paths.Exists(lock) {
+		t.Errorf("the host's git's lock on the same inode: swept %v, still there: %v", got, paths.Exists(lock))
+	}
+	must(t, os.Remove(lock))
+	left, _ := os.ReadDir(records)
+	for _, e := range left {
+		os.Remove(filepath.Join(records, e.Name()))
 	}
 
 	recordOf("replaced", "the audit's index")
