@@ -584,7 +584,7 @@ func (s *Session) materialize() (*os.File, error) {
 	}
 	// The first session after a supervisor was killed cleans up after it.
 	if idle, err := instance.TryLockIdle(lock); err == nil && idle {
-		s.cleanUp(dir, nil)
+		s.cleanUp(dir, nil, false)
 	}
 	if err := instance.LockShared(lock); err != nil {
 		lock.Close()

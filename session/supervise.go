@@ -58,6 +58,8 @@ func (s *Session) supervise() error {
 		}
 	}()
 	s.phases.done("watcher launch")
+	s.takeUndo()
+	defer s.undo.wait()
 	stop, err := s.startProxy()
 	if err != nil {
 		return err
@@ -74,11 +76,6 @@ func (s *Session) supervise() error {
 		return err
 	}
 	defer lock.Close()
-	// After materialize: the clean-up after a killed supervisor it may
-	// run (its exit audit, the record of that session's changes) comes
-	// before this session's start, and does not wait for its snapshot.
-	s.takeUndo()
-	defer s.undo.wait()
 	s.phases.done("instance and placeholders")
 	// The sandbox runs in a session of its own, on a terminal of its own
 	// when claudebox has one: a signal sent to claudebox (kill, a closing
@@ -201,7 +198,7 @@ func (s *Session) leave(lock *os.File, unmounted func()) {
 		<-s.snapshotting
 	}
 	if instance.Leave(lock) {
-		s.cleanUp(s.plan.Instance, unmounted)
+		s.cleanUp(s.plan.Instance, unmounted, true)
 	}
 }
 
@@ -271,8 +268,10 @@ func (s *Session) startCheckoutSnapshot() {
 // left that the host would run or obey, and its placeholders go (but for
 // those another project's running session stands on) once unmounted (nil
 // if nothing to wait for) says no mount stands on them: removing a mount
-// point of a namespace still standing waits longer.
-func (s *Session) cleanUp(dir string, unmounted func()) {
+// point of a namespace still standing waits longer. own says the sessions
+// end with this one; otherwise a launch cleans up after a killed
+// supervisor, and waits for nothing of its own session.
+func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	removePlaceholders := func() {
 		if unmounted != nil {
 			unmounted()
@@ -340,7 +339,7 @@ func (s *Session) cleanUp(dir string, unmounted func()) {
 		defer close(removed)
 		removePlaceholders()
 	}()
-	changes := s.recordChanges(since)
+	changes := s.recordChanges(since, own)
 	replaced := audit.Replaced(guards, since)
 	start := s.record
 	if start == nil {

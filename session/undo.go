@@ -60,8 +60,11 @@ func (u *undoTaking) wait() {
 
 // recordChanges starts recording, beside the exit audit, what the session
 // that began at began did to the checkout (claudebox --changes); the
-// channel gives it once done, before anything is moved aside.
-func (s *Session) recordChanges(began time.Time) <-chan undo.Changes {
+// channel gives it once done, before anything is moved aside. Only at
+// its own end (own) does it wait for this session's snapshot: a launch
+// cleaning up after a killed supervisor would otherwise wait, before its
+// sandbox starts, for a whole git add -A.
+func (s *Session) recordChanges(began time.Time, own bool) <-chan undo.Changes {
 	done := make(chan undo.Changes, 1)
 	if s.plan.Project.GitDir == "" {
 		close(done)
@@ -74,7 +77,7 @@ func (s *Session) recordChanges(began time.Time) <-chan undo.Changes {
 	go func() {
 		// The snapshot, stopped when the command ended, is the record's
 		// start: written or pending, not half of either.
-		if s.undo != nil {
+		if own && s.undo != nil {
 			<-s.undo.done
 		}
 		c, err := undo.RecordChanges(s.stateDir, s.plan.Project, began, standIns)
