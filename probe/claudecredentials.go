@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,11 +16,12 @@ import (
 // pluginCredentials finds, among the entries of ~/.claude shown
 // read-only, where a private plugin marketplace's credential lies: its
 // URL, token and all, in the files of plugins/ (known_marketplaces.json)
-// and in the git clones below it (a marketplace's, a plugin's: their
-// .git/config's remote). Each such file is shown as a private read-only
-// copy without the credential instead (own), and leaves the entries; a
-// file of plugins/ that cannot be read whole is not shown. What was
-// left out is named (leftOut).
+// and in the git repositories below it (a marketplace's clone, a
+// plugin's, their submodules: each one's config). Each such file is
+// shown as a private read-only copy without the credential instead
+// (own), and leaves the entries; a file of plugins/ that cannot be read
+// whole, or a directory that cannot be looked through whole, is not
+// shown. What was left out is named (leftOut).
 func pluginCredentials(home string, entries []string) (kept []string, own []mount.Mount, leftOut []string) {
 	plugins := filepath.Join(home, ".claude", "plugins")
 	tilde := func(p string) string { return "~/" + strings.TrimPrefix(p, home+"/") }
@@ -29,8 +31,13 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 			continue
 		}
 		if fi, err := os.Stat(e); err == nil && fi.IsDir() {
+			configs, whole := gitConfigs(e)
+			if !whole {
+				leftOut = append(leftOut, "all of "+tilde(e)+" (too large or too deep for claudebox to find every git configuration in it; to show it as it is: --ro-bind "+tilde(e)+")")
+				continue
+			}
 			kept = append(kept, e)
-			for _, config := range cloneConfigs(e) {
+			for _, config := range configs {
 				if m, dropped, ok := cloneConfigCopy(config); ok {
 					own = append(own, m)
 					for _, d := range dropped {
@@ -56,42 +63,64 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 	return kept, own, leftOut
 }
 
-// cloneConfigs are the .git/config files of the git clones in dir, four
-// levels down at most (plugins/cache/<marketplace>/<plugin>/<version>),
-// without following a link, and at most 2,000 directories looked into.
-func cloneConfigs(dir string) []string {
-	var configs []string
+// The bounds of gitConfigs' walk: deep enough for
+// plugins/cache/<marketplace>/<plugin>/<version>/.git/modules/<name>.
+const (
+	gitConfigsDepth = 8
+	gitConfigsDirs  = 4000
+)
+
+// gitConfigs are the configuration files (config, config.worktree) of
+// every git directory in dir: one named .git, a bare repository (HEAD
+// and objects in it), a worktree's (HEAD and commondir), their
+// submodules' and worktrees' below them. No
+// link is followed. whole is false when the walk went past its bounds
+// or could not read a directory: what it did not see may hold one.
+func gitConfigs(dir string) (configs []string, whole bool) {
 	level, looked := []string{dir}, 0
-	for depth := 0; depth <= 4 && len(level) > 0; depth++ {
+	for depth := 0; len(level) > 0; depth++ {
+		if depth > gitConfigsDepth {
+			return nil, false
+		}
 		var next []string
 		for _, d := range level {
-			if looked++; looked > 2000 {
-				return configs
+			if looked++; looked > gitConfigsDirs {
+				return nil, false
 			}
-			des, _ := os.ReadDir(d)
+			des, err := os.ReadDir(d)
+			if err != nil {
+				return nil, false
+			}
+			types := map[string]fs.FileMode{}
 			for _, de := range des {
+				types[de.Name()] = de.Type()
+			}
+			file := func(name string) bool { t, ok := types[name]; return ok && t.IsRegular() }
+			isGitDir := filepath.Base(d) == ".git" || file("HEAD") && (types["objects"].IsDir() || file("commondir"))
+			for _, de := range des {
+				name := de.Name()
 				switch {
+				case isGitDir && !de.IsDir() && (name == "config" || name == "config.worktree"):
+					configs = append(configs, filepath.Join(d, name))
 				case !de.IsDir():
-				case de.Name() == ".git":
-					configs = append(configs, filepath.Join(d, ".git", "config"))
+				case isGitDir && name != "modules" && name != "worktrees":
+					// The rest of a git directory (objects, refs, logs, hooks)
+					// holds no configuration git reads.
 				default:
-					next = append(next, filepath.Join(d, de.Name()))
+					next = append(next, filepath.Join(d, name))
 				}
 			}
 		}
 		level = next
 	}
-	return configs
+	return configs, true
 }
 
 // cloneConfigCopy is the private copy of a marketplace clone's git
 // configuration without the entries that may hold a credential, and
-// their names; ok is false when the file holds none (or is not a plain
-// file: the clone is shown as it is).
+// their names; ok is false when the file holds none. One that is not a
+// plain file (a link to another file, a FIFO) is shown empty.
 func cloneConfigCopy(config string) (m mount.Mount, dropped []string, ok bool) {
-	if fi, err := os.Lstat(config); err != nil || !fi.Mode().IsRegular() {
-		return mount.Mount{}, nil, false
-	}
 	b, err := untrusted.ReadFile(filepath.Dir(config), filepath.Base(config), 1<<20)
 	entries, perr := gitconfig.Parse(b)
 	if err != nil || perr != nil {

@@ -1,0 +1,96 @@
+package probe
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A clone's token below plugins/ is never shown: a repository the walk
+// finds gets a private copy of its configuration, and a directory the
+// walk cannot look through whole (too deep, too many directories) is
+// hidden whole and named, rather than shown with what it did not see.
+func TestPluginCredentialsFailClosed(t *testing.T) {
+	home := t.TempDir()
+	plugins := filepath.Join(home, ".claude", "plugins")
+	token := "[remote \"origin\"]\n\turl = https://oauth2:glpat-SECRET@git.example/x.git\n"
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(plugins, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitDir := func(rel string) {
+		write(rel+"/HEAD", "ref: refs/heads/main\n")
+		write(rel+"/objects/info/packs", "")
+		write(rel+"/config", token)
+	}
+	gitDir("marketplaces/corp/.git")
+	gitDir("marketplaces/corp/.git/modules/lib")   // a submodule's
+	gitDir("marketplaces/corp/.git/modules/a/b/c") // a nested submodule name
+	gitDir("repos/bare.git")                       // a bare repository
+	write("repos/bare.git/worktrees/w/HEAD", "ref: refs/heads/w\n")
+	write("repos/bare.git/worktrees/w/commondir", "../..\n")
+	write("repos/bare.git/worktrees/w/config.worktree", token)
+	gitDir("cache/m/p/1.0/a/b/c/d/e/.git") // past the walk's depth
+	if err := os.Symlink("/etc/hostname", filepath.Join(plugins, "marketplaces/corp/.git/modules/lib/config.worktree")); err != nil {
+		t.Fatal(err)
+	}
+	entries := []string{filepath.Join(plugins, "marketplaces"), filepath.Join(plugins, "repos"), filepath.Join(plugins, "cache")}
+
+	kept, own, leftOut := pluginCredentials(home, entries)
+
+	if want := entries[:2]; !slices.Equal(kept, want) {
+		t.Errorf("kept %q, want %q", kept, want)
+	}
+	copies := map[string]string{}
+	for _, m := range own {
+		copies[strings.TrimPrefix(m.Dest, plugins+"/")] = m.Content
+	}
+	for _, rel := range []string{
+		"marketplaces/corp/.git/config", "marketplaces/corp/.git/modules/lib/config",
+		"marketplaces/corp/.git/modules/a/b/c/config", "marketplaces/corp/.git/modules/lib/config.worktree",
+		"repos/bare.git/config", "repos/bare.git/worktrees/w/config.worktree",
+	} {
+		content, ok := copies[rel]
+		if !ok {
+			t.Errorf("%s: no private copy (own: %q)", rel, slices.Sorted(func(yield func(string) bool) {
+				for k := range copies {
+					if !yield(k) {
+						return
+					}
+				}
+			}))
+		}
+		if strings.Contains(content, "SECRET") {
+			t.Errorf("%s: the copy holds the token: %q", rel, content)
+		}
+	}
+	hidden := "all of ~/.claude/plugins/cache (too large or too deep"
+	if !slices.ContainsFunc(leftOut, func(s string) bool { return strings.HasPrefix(s, hidden) }) {
+		t.Errorf("leftOut %q does not name %q", leftOut, hidden)
+	}
+}
+
+// Past its count of directories the walk gives up and says so.
+func TestGitConfigsBounded(t *testing.T) {
+	dir := t.TempDir()
+	for i := range gitConfigsDirs {
+		if err := os.Mkdir(filepath.Join(dir, strconv.Itoa(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "z", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if configs, whole := gitConfigs(dir); whole {
+		t.Errorf("gitConfigs says it looked through %d directories whole (configs %q)", gitConfigsDirs+1, configs)
+	}
+}
