@@ -33,7 +33,7 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 		if fi, err := os.Stat(e); err == nil && fi.IsDir() {
 			configs, whole := gitConfigs(e)
 			if !whole {
-				leftOut = append(leftOut, "all of "+tilde(e)+" (too large or too deep for claudebox to find every git configuration in it; to show it as it is: --ro-bind "+tilde(e)+")")
+				leftOut = append(leftOut, "all of "+tilde(e)+" (claudebox cannot look through it whole for git configurations that may hold a credential: over 8 levels or 4,000 directories)")
 				continue
 			}
 			kept = append(kept, e)

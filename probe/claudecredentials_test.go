@@ -73,7 +73,7 @@ func TestPluginCredentialsFailClosed(t *testing.T) {
 			t.Errorf("%s: the copy holds the token: %q", rel, content)
 		}
 	}
-	hidden := "all of ~/.claude/plugins/cache (too large or too deep"
+	hidden := "all of ~/.claude/plugins/cache (claudebox cannot look through it whole"
 	if !slices.ContainsFunc(leftOut, func(s string) bool { return strings.HasPrefix(s, hidden) }) {
 		t.Errorf("leftOut %q does not name %q", leftOut, hidden)
 	}
