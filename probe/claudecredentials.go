@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/mount"
@@ -14,37 +15,31 @@ import (
 )
 
 // pluginCredentials finds, among the entries of ~/.claude shown
-// read-only, where a private plugin marketplace's credential lies: its
-// URL, token and all, in the files of plugins/ (known_marketplaces.json)
-// and in the git repositories below it (a marketplace's clone, a
-// plugin's, their submodules: each one's config). Each such file is
-// shown as a private read-only copy without the credential instead
-// (own), and leaves the entries; a file of plugins/ that cannot be read
-// whole, or a directory that cannot be looked through whole, is not
-// shown. What was left out is named (leftOut).
+// read-only, where a credential of the user's git remotes lies: in the
+// git repositories below any of them (a marketplace's clone, a plugin's,
+// their submodules, a skill cloned from a private repository, ~/.claude
+// itself kept in git: each one's config), and for a private plugin
+// marketplace, its URL, token and all, in the files of plugins/
+// (known_marketplaces.json) and plugins/store/. Each such file is shown
+// as a private read-only copy without the credential instead (own), and
+// leaves the entries; a file of plugins/ that cannot be read whole, or a
+// directory that cannot be looked through whole, is not shown. What was
+// left out is named (leftOut).
 func pluginCredentials(home string, entries []string) (kept []string, own []mount.Mount, leftOut []string) {
 	plugins := filepath.Join(home, ".claude", "plugins")
-	tilde := func(p string) string { return "~/" + strings.TrimPrefix(p, home+"/") }
+	tilde := func(p string) string { return tildePath(p, home) }
 	for _, e := range entries {
-		if filepath.Dir(e) != plugins {
-			kept = append(kept, e)
-			continue
-		}
 		if fi, err := os.Stat(e); err == nil && fi.IsDir() {
-			configs, whole := gitConfigs(e)
+			copies, dropped, whole := cloneCredentials(e, e, mount.ClaudeConfig, tilde)
 			if !whole {
 				leftOut = append(leftOut, "all of "+tilde(e)+" (claudebox cannot look through it whole for git configurations that may hold a credential: over 8 levels or 4,000 directories)")
 				continue
 			}
+			kept, own, leftOut = append(kept, e), append(own, copies...), append(leftOut, dropped...)
+			continue
+		}
+		if d := filepath.Dir(e); d != plugins && d != filepath.Join(plugins, "store") {
 			kept = append(kept, e)
-			for _, config := range configs {
-				if m, dropped, ok := cloneConfigCopy(config); ok {
-					own = append(own, m)
-					for _, d := range dropped {
-						leftOut = append(leftOut, d+" in "+tilde(config))
-					}
-				}
-			}
 			continue
 		}
 		b, _, err := untrusted.ReadResolved(e, 1<<20)
@@ -61,6 +56,30 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 		leftOut = append(leftOut, "the credentials in URLs in "+tilde(e))
 	}
 	return kept, own, leftOut
+}
+
+// cloneCredentials are the private copies, shown at dest, of the git
+// configurations in dir that may hold a credential, and what each left
+// out; whole is false when dir cannot be looked through whole, and then
+// it is not to be shown.
+func cloneCredentials(dir, dest string, role mount.Role, tilde func(string) string) (own []mount.Mount, leftOut []string, whole bool) {
+	configs, whole := gitConfigs(dir)
+	if !whole {
+		return nil, nil, false
+	}
+	for _, config := range configs {
+		m, dropped, ok := cloneConfigCopy(config)
+		if !ok {
+			continue
+		}
+		rel, _ := filepath.Rel(dir, config)
+		m.Dest, m.Role = filepath.Join(dest, rel), role
+		own = append(own, m)
+		for _, d := range dropped {
+			leftOut = append(leftOut, d+" in "+tilde(m.Dest))
+		}
+	}
+	return own, leftOut, true
 }
 
 // The bounds of gitConfigs' walk: deep enough for
@@ -136,5 +155,28 @@ func cloneConfigCopy(config string) (m mount.Mount, dropped []string, ok bool) {
 	if len(dropped) == 0 && !gitSecretText.Match(b) {
 		return mount.Mount{}, nil, false
 	}
-	return mount.Mount{Kind: mount.RoBindData, Dest: config, Content: string(gitconfig.Format(kept)), Why: "the marketplace's git configuration, a private copy without what may hold a credential", Role: mount.ClaudeConfig}, dropped, true
+	return mount.Mount{Kind: mount.RoBindData, Dest: config, Content: string(gitconfig.Format(kept)), Why: "a clone's git configuration, a private copy without what may hold a credential", Role: mount.ClaudeConfig}, dropped, true
+}
+
+// setupCredentials does for the directories the user's Claude Code setup
+// names outside ~/.claude (a local marketplace, a plugin's directory:
+// often a clone of a private repository) what pluginCredentials does for
+// ~/.claude's: the git configurations in them that may hold a credential
+// are shown as private copies without it (own), and a directory that
+// cannot be looked through whole is not shown (unshown).
+func setupCredentials(home string, setup []bind.Own) (kept []bind.Own, own []mount.Mount, leftOut []string, unshown []mount.Unshown) {
+	tilde := func(p string) string { return tildePath(p, home) }
+	for _, o := range setup {
+		if fi, err := os.Stat(o.Src); err != nil || !fi.IsDir() {
+			kept = append(kept, o)
+			continue
+		}
+		copies, dropped, whole := cloneCredentials(o.Src, o.Dest, mount.HostFiles, tilde)
+		if !whole {
+			unshown = append(unshown, mount.Unshown{Path: o.Dest, What: strings.TrimSuffix(o.Why, ", read-only"), Reason: "too large or too deep for claudebox to find every git configuration in it, which may hold a credential"})
+			continue
+		}
+		kept, own, leftOut = append(kept, o), append(own, copies...), append(leftOut, dropped...)
+	}
+	return kept, own, leftOut, unshown
 }

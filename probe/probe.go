@@ -76,8 +76,9 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		}
 	}
 	setup, unshown, hookOutputs := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, pluginDirs)
+	setup, setupCopies, setupLeftOut, cloneUnshown := setupCredentials(home, setup)
 	own = append(own, setup...)
-	h.Unshown = unshown
+	h.Unshown = append(unshown, cloneUnshown...)
 	// A toolchain's root may hold another's (pipx's python in pyenv's
 	// versions) or the command: each is mounted once.
 	var once []bind.Own
@@ -114,6 +115,8 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	var pluginLeftOut []string
 	h.ClaudeEntries, pluginCopies, pluginLeftOut = pluginCredentials(home, h.ClaudeEntries)
 	h.Own = append(h.Own, pluginCopies...)
+	h.Own = append(h.Own, setupCopies...)
+	h.CredentialsLeftOut = append(h.CredentialsLeftOut, setupLeftOut...)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, pluginLeftOut...)
 	h.Symlinked = append(h.Symlinked, linked...)
 	return h
