@@ -64,9 +64,20 @@ var depsDirs = map[string]bool{"node_modules": true}
 // session made: stopping there would let a plant past the bound stay.
 var maxEntries int64 = 2_000_000
 
+// maxNames bounds the bytes of the paths the record at the start holds,
+// which a tree of long names makes a kilobyte an entry.
+const maxNames = 256 << 20
+
 // maxDepth bounds the walk: a directory deeper is a finding if the session
 // made it, and named as not examined otherwise.
 const maxDepth = 256
+
+// MaxPathLen bounds the walks as maxDepth does, by a directory's path
+// below the top: a chain of 255-byte names has each path in it 64 KB long,
+// which a walk holds for each of its entries (1.3 GB for 20,000 files).
+// It leaves room under the system's bound on a path (4096 bytes) for the
+// project's own path and for where a finding is moved aside.
+const MaxPathLen = 1024
 
 // mode is how a directory's entries are judged.
 type mode int
@@ -156,7 +167,7 @@ func Decode(b []byte) (*Snapshot, error) {
 // whose status is still the one base read is not read again: its entries
 // are those (so a large tree costs its directories, not its files).
 func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapshot {
-	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: newRecord(root, obeyed), entries: new(atomic.Int64)}
+	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: newRecord(root, obeyed), entries: new(atomic.Int64), names: new(atomic.Int64)}
 	w.walk()
 	return w.take
 }
@@ -218,7 +229,7 @@ func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot
 	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
-	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64)}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64)}
 	w.walk()
 	w.newlyIgnored(w.ignores)
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
@@ -237,8 +248,9 @@ type walker struct {
 	base   *Snapshot // at the start: an earlier record, its listings reused
 	report Report
 	seen   map[string]bool
-	// entries counts the entries read, by every walker of the walk.
-	entries *atomic.Int64
+	// entries counts the entries read, by every walker of the walk; names,
+	// the bytes of their paths.
+	entries, names *atomic.Int64
 	// split, at the top of the walk, collects the directories below it,
 	// walked side by side once it is read.
 	split *[]subWalk
@@ -260,7 +272,7 @@ type subWalk struct {
 // fork is a walker for a directory below the top: the same judgement, a
 // report and a record of its own.
 func (w *walker) fork() *walker {
-	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries}
+	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names}
 	if w.take != nil {
 		f.take = newRecord(w.root, w.obeyed)
 	}
@@ -381,13 +393,14 @@ func (w *walker) dir(n node, depth int) {
 	defer f.Close()
 	var listed []Entry
 	for {
-		if w.take != nil && w.entries.Load() > maxEntries {
-			w.notExamined(w.abs(n.rel), "the record stopped after 2,000,000 entries")
+		if w.take != nil && (w.entries.Load() > maxEntries || w.names.Load() > maxNames) {
+			w.notExamined(w.abs(n.rel), "the record stopped after 2,000,000 entries or 256 MiB of their paths")
 			return
 		}
 		batch, err := f.ReadDir(512)
 		w.entries.Add(int64(len(batch)))
 		for _, e := range batch {
+			w.names.Add(int64(len(n.rel) + 1 + len(e.Name())))
 			if w.entry(n, e.Name(), e.Type(), depth) && w.take != nil {
 				listed = append(listed, Entry{e.Name(), e.Type() & os.ModeDir})
 			}
@@ -522,9 +535,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	if w.take != nil && inPlace {
 		w.take.Inodes[rel] = st.Ino
 	}
-	if depth+1 > maxDepth {
+	if depth+1 > maxDepth || len(rel) > MaxPathLen {
 		if inPlace || w.take != nil {
-			w.notExamined(w.abs(rel), fmt.Sprintf("deeper than %d directories", maxDepth))
+			w.notExamined(w.abs(rel), fmt.Sprintf("deeper than %d directories or %d bytes", maxDepth, MaxPathLen))
 		} else {
 			w.found(rel) // made during the session, too deep to examine
 		}

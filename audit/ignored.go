@@ -120,7 +120,7 @@ func (w *walker) newlyIgnored(ignores []string) {
 // directory above is ignored, so all of it is.
 func (w *walker) ignoredBelow(base, sub string, rules []ignoreRule, hidden bool, depth int) {
 	dir := filepath.Join(base, sub)
-	if depth > maxDepth {
+	if depth > maxDepth || len(dir) > MaxPathLen {
 		return
 	}
 	entries, err := untrusted.ReadDir(w.root, dir)

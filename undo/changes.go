@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/internal/parallel"
@@ -39,8 +40,13 @@ const IgnoredLimit = 10_000
 // the session removed is not known, and one it changed is taken for made.
 const ignoredStartLimit = 200_000
 
-// walkLimit bounds the entries the end reads.
-const walkLimit = 2_000_000
+// walkLimit bounds the entries the end reads; namesLimit, the bytes of
+// their paths, which it holds (a tree of long names has them a kilobyte
+// each); a directory's path is bounded as the exit audit's walk bounds it.
+const (
+	walkLimit  = 2_000_000
+	namesLimit = 256 << 20
+)
 
 // Changes is what a session did to its checkout's files, as --changes
 // --json prints it.
@@ -438,6 +444,7 @@ func walkCheckout(checkout string, skip []string) (tree, error) {
 	var (
 		lock    sync.Mutex
 		count   atomic.Int64
+		names   atomic.Int64
 		failed  []string
 		subdirs []string
 	)
@@ -457,7 +464,11 @@ func walkCheckout(checkout string, skip []string) (tree, error) {
 				}
 				return
 			}
-			if count.Add(int64(len(entries))) > walkLimit {
+			held := int64(0)
+			for _, e := range entries {
+				held += int64(len(rel) + 1 + len(e.Name()))
+			}
+			if count.Add(int64(len(entries))) > walkLimit || names.Add(held) > namesLimit {
 				lock.Lock()
 				failed = append(failed, rel)
 				lock.Unlock()
@@ -486,7 +497,7 @@ func walkCheckout(checkout string, skip []string) (tree, error) {
 					subdirs = append(subdirs, path)
 					continue
 				}
-				if depth >= 256 {
+				if depth >= 256 || len(path) > audit.MaxPathLen {
 					lock.Lock()
 					failed = append(failed, path)
 					lock.Unlock()
@@ -522,7 +533,11 @@ func walkCheckout(checkout string, skip []string) (tree, error) {
 		slices.Sort(failed)
 		// What lies there is not known, so not taken for removed.
 		t.skip = append(t.skip, failed...)
-		return t, errors.New("not read in full (unreadable, deeper than 256 directories, or past 2,000,000 entries): " + printable.Escape(strings.Join(failed, ", ")))
+		named := failed
+		if len(named) > 10 {
+			named = append(slices.Clip(named[:10]), strconv.Itoa(len(failed)-10)+" more")
+		}
+		return t, errors.New("not read in full (unreadable, deeper than 256 directories or 1024 bytes, or past 2,000,000 entries or 256 MiB of their paths): " + printable.Escape(strings.Join(named, ", ")))
 	}
 	return t, nil
 }

@@ -1,0 +1,60 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// peakMemory runs claudebox with args in dir under the maxrss helper and
+// returns its output and its peak memory in KiB.
+func peakMemory(t *testing.T, h *e2eHost, dir string, args ...string) (string, int) {
+	t.Helper()
+	self, _ := os.Executable()
+	h.copyFile(self, filepath.Join(h.bin, "maxrss"), 0o755)
+	out, err := h.command(dir, nil, "maxrss", append([]string{"claudebox"}, args...)...).CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	rss, perr := strconv.Atoi(strings.TrimPrefix(lines[len(lines)-1], "maxrss "))
+	if err != nil || perr != nil {
+		t.Fatalf("claudebox %s: %v %v\n%s", strings.Join(args, " "), err, perr, out)
+	}
+	return string(out), rss
+}
+
+// TestReplayReview13hDeepNames: the session makes a chain of 250
+// directories named with 255 bytes each, and 20,000 empty files at its
+// bottom: each file's path in the project is 64 KB long. The end's record
+// of the session's changes held every path it walked, and the exit audit
+// every directory's, as did the next launch's record of the tree: 1.3 GB
+// of the host's memory at the session's end, 1.7 GB at the next launch's
+// start (and its record, 2.6 GB, written to disk), 11 GB at its end,
+// tenfold for 200,000 files. Now a directory whose path is longer than
+// the walks go (as one deeper than they go) is not read, and what the
+// session made there is a finding. Host-side proof: the session, and the
+// next, end having used under 512 MiB each.
+func TestReplayReview13hDeepNames(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	out, rss := peakMemory(t, h, proj, "--shell", "-c", `python3 - <<'PY'
+import os
+for i in range(250):
+    os.mkdir('d' * 255)
+    os.chdir('d' * 255)
+for i in range(20000):
+    open('f' * 240 + '%05d' % i, 'w').close()
+PY
+echo MADE`)
+	if !strings.Contains(out, "MADE") {
+		t.Fatalf("the session could not make the tree:\n%s", out)
+	}
+	if rss > 512<<10 {
+		t.Errorf("the session's end took %d MiB of memory for the paths of a deep tree:\n%s", rss>>10, out)
+	}
+	out, rss = peakMemory(t, h, proj, "--shell", "-c", "true")
+	if rss > 512<<10 {
+		t.Errorf("the next session took %d MiB of memory for the paths of a deep tree:\n%s", rss>>10, out)
+	}
+}
