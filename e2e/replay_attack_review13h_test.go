@@ -58,3 +58,50 @@ echo MADE`)
 		t.Errorf("the next session took %d MiB of memory for the paths of a deep tree:\n%s", rss>>10, out)
 	}
 }
+
+// TestReplayReview13hIgnoredExecutableLink: the exit takes an ignored
+// executable or script that was there at the start and that the session
+// changed for a finding. The session replaces the ignored bin/dev with a
+// symlink to a script it writes in another ignored directory, and the
+// ignored directory tools/ (holding tools/run) with a symlink to that
+// directory: a link is no executable file, and tools/run was gone, so
+// both stayed, and git status shows none of them. Now a link among those
+// files, or in place of a directory above one, is taken for one the host
+// runs. Host-side proof: the host's bin/dev and tools/run run nothing the
+// session wrote.
+func TestReplayReview13hIgnoredExecutableLink(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, ".gitignore"), "bin/\ntools\n.cache/\n")
+	for _, name := range []string{"bin/dev", "tools/run"} {
+		h.write(filepath.Join(proj, name), "#!/bin/sh\necho ok\n")
+		must(t, os.Chmod(filepath.Join(proj, name), 0o755))
+	}
+	h.chown()
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", ".gitignore")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
+	marker := plantedMarker(h)
+	_, out, exited := startSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
+		set -e
+		mkdir .cache
+		printf '#!/bin/sh\ntouch `+marker+`\n' > .cache/dev
+		chmod +x .cache/dev
+		ln -s dev .cache/run
+		ln -sf ../.cache/dev bin/dev
+		rm -r tools
+		ln -s .cache tools
+		test -z "$(git status --porcelain)"`)
+	waitSnapshot(t, h)
+	done(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	for _, run := range []string{"bin/dev", "tools/run"} {
+		h.command(proj, nil, "sh", "-c", run).Run()
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("the host's %s ran what the session planted:\n%s", run, out)
+			os.Remove(marker)
+		}
+	}
+}

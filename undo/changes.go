@@ -68,8 +68,9 @@ type Changes struct {
 	// session created, changed or removed.
 	Top map[string]int `json:"-"`
 	// HostRun are the ignored files there at the start, which the session
-	// changed, that the host runs: what git shows nothing of, run as the
-	// user's own (absolute paths).
+	// changed, that the host runs, and the links made in place of a
+	// directory above one: what git shows nothing of, run as the user's
+	// own (absolute paths).
 	HostRun []string `json:"-"`
 }
 
@@ -247,6 +248,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 			add(path, "changed", false)
 		}
 	}
+	linked := map[string]bool{}
 	for _, path := range ignored {
 		st, ok := now.files[path]
 		if ok && !st.ctime.Before(since) && now.hostRun(checkout, path) {
@@ -258,6 +260,12 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		switch {
 		case !ok && !now.skipped(path):
 			add(path, "removed", true)
+			// A link made in place of a directory above it leads the
+			// host's command by that path wherever the session chose.
+			if link := now.linkAbove(path); link != "" && !now.files[link].ctime.Before(since) && !linked[link] {
+				linked[link] = true
+				c.HostRun = append(c.HostRun, filepath.Join(checkout, link))
+			}
 		case ok && !st.ctime.Before(since):
 			add(path, "changed", true)
 		}
@@ -403,7 +411,12 @@ func (t tree) hostRun(checkout, path string) bool {
 		return true
 	}
 	st := t.files[path]
-	if st.mode&unix.S_IFMT != unix.S_IFREG {
+	switch st.mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		// The host runs what it leads to, which git shows as little.
+		return true
+	case unix.S_IFREG:
+	default:
 		return false
 	}
 	if st.mode&0o111 != 0 || makeNames[filepath.Base(path)] {
@@ -417,6 +430,20 @@ func (t tree) hostRun(checkout, path string) bool {
 	b := make([]byte, 2)
 	n, _ := io.ReadFull(f, b)
 	return string(b[:n]) == "#!"
+}
+
+// linkAbove is the symlink the walk found in place of a directory above
+// path, if any.
+func (t tree) linkAbove(path string) string {
+	for dir := filepath.Dir(path); dir != "."; dir = filepath.Dir(dir) {
+		if st, ok := t.files[dir]; ok {
+			if st.mode&unix.S_IFMT == unix.S_IFLNK {
+				return dir
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 // makeNames are the files make reads where it starts.
