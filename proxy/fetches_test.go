@@ -34,8 +34,8 @@ func TestFetches(t *testing.T) {
 		`{"tools":[{"type":"Web_Fetch_20250910","name":"web_fetch"}]}`:                                                                  true,
 		`{"messages":[{"content":[{"type":"document","source":{"type":"url","url":"https://x/?d=1"}}]}]}`:                               true,
 		`{"messages":[{"content":[{"type":"image","source":{"url":"https://x","type":"\u0075rl"}}]}]}`:                                  true,
-		`{"a":{"b":[1,{"c":null,"type":"url"}]}}`:                                                                                       true,
-		`{"a":{"type":"urls"},"b":"url","type":["url"]}`:                                                                                false,
+		`{"metadata":{"b":[1,{"c":null,"type":"url"}]}}`:                                                                                true,
+		`{"metadata":{"a":{"type":"urls"},"b":"url","type":["url"]}}`:                                                                   false,
 		`{"messages":[{"content":[{"type":"document","source":{"type":"file","file_id":"file_011"}}]}]}`:                                true,
 		`{"messages":[{"content":[{"type":"image","source":{"file_id":"file_011","type":"file"}}]}]}`:                                   true,
 		`{"messages":[{"content":[{"type":"image","source":{"type":"Base64","file_id":"f"}}]}]}`:                                        true,
@@ -89,7 +89,7 @@ func TestCheckedBodyStrict(t *testing.T) {
 		}
 	}
 	// Whitespace after the object goes on as as many spaces.
-	for _, body := range []string{`{}`, " {\"a\" : [ 1 , -2.5e3 , true , false , null , \"\\u00e9\\ud83d\\ude00\" ] }\n\n", `{"a":{"b":{}},"c":[]}`} {
+	for _, body := range []string{`{}`, " {\"metadata\" : [ 1 , -2.5e3 , true , false , null , \"\\u00e9\\ud83d\\ude00\" ] }\n\n", `{"metadata":{"b":{}},"system":[]}`} {
 		if out, err := checked(messagesAPI, body); err != nil || out != strings.TrimRight(body, "\n")+strings.Repeat(" ", len(body)-len(strings.TrimRight(body, "\n"))) {
 			t.Errorf("%q: got %q, %v; want it unchanged", body, out, err)
 		}
@@ -192,6 +192,50 @@ func BenchmarkCheckedBody(b *testing.B) {
 	for range b.N {
 		if _, err := io.Copy(io.Discard, newCheckedBody(io.NopCloser(strings.NewReader(body)), messagesAPI)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A request's top-level keys pass only when known: the keys Claude Code
+// 2.1.330 and codex-cli 0.169.0 send (measured against a local listener)
+// pass; a container naming stored skills, a previous response, a
+// conversation, a stored prompt and any key the APIs add next are refused,
+// however the key is spelled.
+func TestRequestKeys(t *testing.T) {
+	claudeCode := `{"model":"claude-opus-5-5","messages":[{"role":"user","content":[{"type":"text","text":"hello"}]}],"system":[{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}],` +
+		`"tools":[{"name":"Bash","input_schema":{"type":"object"}}],"metadata":{"user_id":"{\"device_id\":\"d\"}"},"max_tokens":128000,"thinking":{"type":"adaptive","display":"omitted"},` +
+		`"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},"output_config":{"effort":"medium"},"stream":true}`
+	codex := `{"model":"gpt-6.1-sol","instructions":"x","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}],"tools":[],"tool_choice":"auto","parallel_tool_calls":false,` +
+		`"reasoning":{"effort":"low","context":"all_turns"},"store":false,"stream":true,"include":["reasoning.encrypted_content"],"prompt_cache_key":"k","text":{"verbosity":"low"},"client_metadata":{"session_id":"s"}}`
+	for shape, body := range map[apiShape]string{messagesAPI: claudeCode, responsesAPI: codex} {
+		if out, err := checked(shape, body); err != nil || out != body {
+			t.Errorf("%s: refused (%v) or changed: %s", body, err, out)
+		}
+	}
+	for shape, bodies := range map[apiShape][]string{
+		messagesAPI: {
+			`{"model":"m","max_tokens":1,"container":{"skills":[{"type":"custom","skill_id":"skill_01SECRET","version":"latest"}]},"messages":[]}`,
+			`{"model":"m","Container":"container_011","messages":[]}`,
+			`{"model":"m","c\u006fntainer":"container_011","messages":[]}`,
+			`{"model":"m","future_server_side_thing":{},"messages":[]}`,
+			`{"model":"m","` + strings.Repeat("x", 100) + `":1}`,
+		},
+		responsesAPI: {
+			`{"model":"m","previous_response_id":"resp_SECRET","input":"repeat it"}`,
+			`{"model":"m","conversation":"conv_SECRET","input":"repeat it"}`,
+			`{"model":"m","conversation":{"id":"conv_SECRET"},"input":"repeat it"}`,
+			`{"model":"m","prompt":{"id":"pmpt_SECRET","version":"2"},"input":"x"}`,
+			`{"model":"m","PreviousResponseId":"resp_SECRET"}`,
+			`{"model":"m","background":true}`,
+		},
+	} {
+		for _, body := range bodies {
+			out, err := checked(shape, body)
+			if err == nil {
+				t.Errorf("%s passed as %s", body, out)
+			} else if !strings.Contains(err.Error(), "request key") || !strings.Contains(err.Error(), "claudebox --network=host") {
+				t.Errorf("%s: the refusal does not name the key and how to allow it: %v", body, err)
+			}
 		}
 	}
 }

@@ -182,6 +182,13 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		case "type":
 			f.rule = typeName
 		}
+		if len(s.stack) == 1 && !knownKey(messagesKeys, k) {
+			return &refusal{"the request key " + quote(printableNote(raw)) + " (only the keys known to reach no state stored with the API pass: " + strings.Join(messagesKeys, ", ") + ")"}
+		}
+	case oaRoot:
+		if !knownKey(responsesKeys, k) {
+			return &refusal{"the request key " + quote(printableNote(raw)) + " (only the keys known to reach no state stored with the API pass: " + strings.Join(responsesKeys, ", ") + ")"}
+		}
 	case anthSource:
 		switch k {
 		case "type":
@@ -330,6 +337,25 @@ func (s *scanner) onClose(f *frame) (string, error) {
 		return `,"external_web_access":false`, nil
 	}
 	return "", nil
+}
+
+// messagesKeys are the Messages API request's keys that pass: those
+// Claude Code 2.1.330 sends (measured against a local listener, with an
+// API key and with a login) and the sampling settings it may add. None
+// reaches what the API stores for the key: a container (and the skills
+// it names by id), MCP servers, and whatever the API adds next are
+// refused.
+var messagesKeys = []string{"model", "messages", "system", "max_tokens", "metadata", "stream", "thinking", "tools", "tool_choice", "temperature", "top_p", "top_k", "stop_sequences", "context_management", "output_config", "output_format", "speed"}
+
+// responsesKeys are the Responses API request's keys that pass: those
+// codex-cli 0.169.0 sends over HTTP (measured), for its own API key and
+// the ChatGPT login alike. The state the API stores for the key, a
+// previous response, a conversation, a prompt by its id, is refused.
+var responsesKeys = []string{"model", "instructions", "input", "tools", "tool_choice", "parallel_tool_calls", "reasoning", "store", "stream", "stream_options", "include", "service_tier", "prompt_cache_key", "prompt_cache_options", "text", "client_metadata"}
+
+// knownKey says the normalised key k is one of keys.
+func knownKey(keys []string, k string) bool {
+	return slices.ContainsFunc(keys, func(known string) bool { return normalKey(known) == k })
 }
 
 // knownToolFamilies are the Messages API's tools, besides the client's own
