@@ -151,9 +151,9 @@ func TestReplayReview12bRebindToHostAddress(t *testing.T) {
 // three places: the private copy of ~/.claude/settings.json, the
 // read-only ~/.claude/plugins/known_marketplaces.json and the
 // marketplace's clone's .git/config (and an installed plugin's clone in
-// plugins/cache). Each is now a private copy without
-// the credential; the marketplace's host and path stay, and the launch
-// names what it left out.
+// plugins/cache). The settings are now private copies without the
+// credential, the clones' git directories are hidden; the marketplace's
+// host and path stay, and the launch names what it left out.
 func TestReplayReview12bMarketplaceToken(t *testing.T) {
 	h := newE2EHost(t)
 	const token = "glpat-MARKETPLACE-SECRET-0123"
@@ -168,12 +168,12 @@ func TestReplayReview12bMarketplaceToken(t *testing.T) {
 	h.write(filepath.Join(proj, "x"), "x\n")
 	out := h.inside(proj, nil, `grep -rl `+token+` ~/.claude ~/.claude.json 2>/dev/null
 		echo marketplaces: $(grep -l gitlab.example.com/org/mkt.git ~/.claude/settings.json ~/.claude/plugins/known_marketplaces.json | wc -l)
-		echo fetch: $(git config -f ~/.claude/plugins/marketplaces/corp/.git/config remote.origin.fetch)
+		echo gitdir: $(ls -A ~/.claude/plugins/marketplaces/corp/.git | wc -l)
 		echo plugins: $(cat ~/.claude/plugins/marketplaces/corp/.claude-plugin/marketplace.json)`)
 	if strings.Contains(out, token) || strings.Contains(out, h.home+"/.claude") {
 		t.Errorf("the marketplace's token is readable inside, in:\n%s", out)
 	}
-	for _, want := range []string{"marketplaces: 2", "fetch: +refs/heads/*:refs/remotes/origin/*", `plugins: {"name":"corp","plugins":[]}`} {
+	for _, want := range []string{"marketplaces: 2", "gitdir: 0", `plugins: {"name":"corp","plugins":[]}`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside, want %q:\n%s", want, out)
 		}

@@ -1,9 +1,12 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReplayReview13ClonesOutsidePlugins: the launch left a credential
@@ -13,8 +16,8 @@ import (
 // habit), a team's skills cloned into ~/.claude/skills, and a local
 // plugin marketplace (a directory source, shown at its place) that is a
 // clone of the team's private repository. The attack, from inside: grep
-// the home for the token. Proof: it is in none of them, and git still
-// reads each clone's other settings.
+// the home for the token. Proof: it is in none of them (their git
+// directories are hidden), and their files are shown.
 func TestReplayReview13ClonesOutsidePlugins(t *testing.T) {
 	h := newE2EHost(t)
 	const token = "glpat-REVIEW13-CLONE-SECRET"
@@ -31,13 +34,86 @@ func TestReplayReview13ClonesOutsidePlugins(t *testing.T) {
 	proj := filepath.Join(h.home, "code", "proj")
 	h.write(filepath.Join(proj, "x"), "x\n")
 	out := h.inside(proj, nil, `grep -rl `+token+` ~ 2>/dev/null
-		for c in ~/.claude/.git ~/.claude/skills/team/.git ~/src/mkt/.git; do echo fetch: $(git config -f $c/config remote.origin.fetch); done
+		for c in ~/.claude/.git ~/.claude/skills/team/.git ~/src/mkt/.git; do echo gitdir: $(ls -A $c | wc -l); done
+		echo skill: $(cat ~/.claude/skills/team/SKILL.md)
 		echo marketplace: $(cat ~/src/mkt/.claude-plugin/marketplace.json)`)
 	t.Log(out)
 	if strings.Contains(out, token) || strings.Contains(out, h.home+"/") && strings.Contains(out, "/.git/config") {
 		t.Errorf("a clone's token is readable inside:\n%s", out)
 	}
-	if strings.Count(out, "fetch: +refs/heads/*:refs/remotes/origin/*") != 3 || !strings.Contains(out, `marketplace: {"name":"mkt","plugins":[]}`) {
-		t.Errorf("inside, want each clone's other settings and the marketplace shown:\n%s", out)
+	if strings.Count(out, "gitdir: 0") != 3 || !strings.Contains(out, "skill: --- name: team ---") || !strings.Contains(out, `marketplace: {"name":"mkt","plugins":[]}`) {
+		t.Errorf("inside, want each clone's git directory hidden, its files shown:\n%s", out)
 	}
+}
+
+// TestReplayReview13MarketplaceAddedDuringSession: the launch looked
+// through plugins/ once, at its start, but showed plugins/marketplaces
+// and plugins/cache whole, so what the host's own Claude Code cloned
+// there while the session ran (claude plugin marketplace add
+// https://oauth2:TOKEN@…, a plugin installed from it) was readable
+// inside, token and all; as was a token the host's git wrote into a
+// clone's configuration the launch had seen without one. The attack,
+// from inside: wait for the host's additions, then grep ~/.claude for
+// the token. Proof: not found; the clones the launch saw are still
+// there.
+func TestReplayReview13MarketplaceAddedDuringSession(t *testing.T) {
+	h := newE2EHost(t)
+	const token = "glpat-REVIEW13-LATE-SECRET"
+	plugins := filepath.Join(h.home, ".claude", "plugins")
+	clean := "[remote \"origin\"]\n\turl = https://gitlab.example.com/org/old.git\n"
+	withToken := "[remote \"origin\"]\n\turl = https://oauth2:" + token + "@gitlab.example.com/org/late.git\n"
+	h.write(filepath.Join(plugins, "marketplaces", "old", ".git", "config"), clean)
+	h.write(filepath.Join(plugins, "marketplaces", "old", ".claude-plugin", "marketplace.json"), `{"name":"old","plugins":[]}`)
+	h.write(filepath.Join(plugins, "cache", "old", "tool", "1.0.0", ".git", "config"), clean)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	ready, planted := filepath.Join(proj, "ready"), filepath.Join(proj, "planted")
+	host := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				host <- fmt.Errorf("the sandbox never said it was ready")
+				return
+			}
+		}
+		var err error
+		for _, f := range []struct{ rel, content string }{
+			{"marketplaces/late/.git/config", withToken},
+			{"cache/old/tool/2.0.0/.git/config", withToken},
+			{"cache/late/tool/1.0.0/.git/config", withToken},
+			{"marketplaces/old/.git/config.new", withToken},
+		} {
+			p := filepath.Join(plugins, f.rel)
+			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+				err = os.WriteFile(p, []byte(f.content), 0o644)
+			}
+		}
+		if err == nil {
+			// As git writes it: a new file renamed over the old.
+			err = os.Rename(filepath.Join(plugins, "marketplaces/old/.git/config.new"), filepath.Join(plugins, "marketplaces/old/.git/config"))
+		}
+		if err == nil {
+			err = os.WriteFile(planted, nil, 0o644)
+		}
+		host <- err
+	}()
+	out := h.inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
+		echo planted: $(ls planted)
+		grep -rl `+token+` ~/.claude 2>/dev/null
+		echo old: $(cat ~/.claude/plugins/marketplaces/old/.claude-plugin/marketplace.json)`)
+	if err := <-host; err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out)
+	if strings.Contains(out, token) || strings.Contains(out, "/.git/config") || !strings.Contains(out, "planted: planted") {
+		t.Errorf("what the host cloned during the session is readable inside, its token too:\n%s", out)
+	}
+	if !strings.Contains(out, `old: {"name":"old","plugins":[]}`) {
+		t.Errorf("the marketplace the launch saw is not shown:\n%s", out)
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

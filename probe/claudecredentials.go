@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +10,7 @@ import (
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -58,64 +58,71 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 	return kept, own, leftOut
 }
 
-// cloneCredentials are the private copies, shown at dest, of the git
-// configurations in dir that may hold a credential, and what each left
-// out; whole is false when dir cannot be looked through whole, and then
-// it is not to be shown.
+// cloneCredentials hides, in dir (shown inside at dest), every git
+// directory (an empty directory stands over it, own) and names the
+// entries of their configurations that may hold a credential (leftOut): a
+// clone's configuration keeps its remote's URL, token and all, and the
+// host's git writes it while the session runs (git config renames a new
+// file over the old, which would take a private copy's mount with it);
+// what Claude Code reads of a clone is its files, not its git directory.
+// whole is false when dir cannot be looked through whole, and then it is
+// not to be shown.
 func cloneCredentials(dir, dest string, role mount.Role, tilde func(string) string) (own []mount.Mount, leftOut []string, whole bool) {
-	configs, whole := gitConfigs(dir)
+	gitDirs, configs, whole := gitDirs(dir)
 	if !whole {
 		return nil, nil, false
 	}
+	inside := func(p string) string {
+		rel, _ := filepath.Rel(dir, p)
+		return filepath.Join(dest, rel)
+	}
+	for _, g := range gitDirs {
+		own = append(own, mount.Mount{Kind: mount.Tmpfs, Dest: inside(g), Why: "a clone's git directory, hidden: its configuration may hold a credential, and the host's git rewrites it", Role: role})
+	}
 	for _, config := range configs {
-		m, dropped, ok := cloneConfigCopy(config)
-		if !ok {
-			continue
-		}
-		rel, _ := filepath.Rel(dir, config)
-		m.Dest, m.Role = filepath.Join(dest, rel), role
-		own = append(own, m)
-		for _, d := range dropped {
-			leftOut = append(leftOut, d+" in "+tilde(m.Dest))
+		for _, d := range configCredentials(config) {
+			leftOut = append(leftOut, d+" in "+tilde(inside(config)))
 		}
 	}
 	return own, leftOut, true
 }
 
-// The bounds of gitConfigs' walk: deep enough for
+// The bounds of gitDirs' walk: deep enough for
 // plugins/cache/<marketplace>/<plugin>/<version>/.git/modules/<name>.
 const (
-	gitConfigsDepth = 8
-	gitConfigsDirs  = 4000
+	gitDirsDepth = 8
+	gitDirsCount = 4000
 )
 
-// gitConfigs are the configuration files (config, config.worktree) of
-// every git directory in dir: one named .git, a bare repository (HEAD
-// and objects in it), a worktree's (HEAD and commondir), their
-// submodules' and worktrees' below them. No
-// link is followed. whole is false when the walk went past its bounds
-// or could not read a directory: what it did not see may hold one.
-func gitConfigs(dir string) (configs []string, whole bool) {
+// gitDirs are the git directories in dir that lie in no other (one named
+// .git, a bare repository: HEAD and objects in it, a worktree's: HEAD and
+// commondir), and the configuration files (config, config.worktree) of
+// each and of their submodules' and worktrees' below them. No link is
+// followed. whole is false when the walk went past its bounds or could
+// not read a directory: what it did not see may hold one.
+func gitDirs(dir string) (dirs, configs []string, whole bool) {
 	level, looked := []string{dir}, 0
 	for depth := 0; len(level) > 0; depth++ {
-		if depth > gitConfigsDepth {
-			return nil, false
+		if depth > gitDirsDepth {
+			return nil, nil, false
 		}
 		var next []string
 		for _, d := range level {
-			if looked++; looked > gitConfigsDirs {
-				return nil, false
+			if looked++; looked > gitDirsCount {
+				return nil, nil, false
 			}
 			des, err := os.ReadDir(d)
 			if err != nil {
-				return nil, false
+				return nil, nil, false
 			}
-			types := map[string]fs.FileMode{}
+			names := map[string]bool{}
 			for _, de := range des {
-				types[de.Name()] = de.Type()
+				names[de.Name()] = true
 			}
-			file := func(name string) bool { t, ok := types[name]; return ok && t.IsRegular() }
-			isGitDir := filepath.Base(d) == ".git" || file("HEAD") && (types["objects"].IsDir() || file("commondir"))
+			isGitDir := filepath.Base(d) == ".git" || names["HEAD"] && (names["objects"] || names["commondir"])
+			if isGitDir && !slices.ContainsFunc(dirs, func(g string) bool { return paths.Within(d, g) }) {
+				dirs = append(dirs, d)
+			}
 			for _, de := range des {
 				name := de.Name()
 				switch {
@@ -132,30 +139,24 @@ func gitConfigs(dir string) (configs []string, whole bool) {
 		}
 		level = next
 	}
-	return configs, true
+	return dirs, configs, true
 }
 
-// cloneConfigCopy is the private copy of a marketplace clone's git
-// configuration without the entries that may hold a credential, and
-// their names; ok is false when the file holds none. One that is not a
-// plain file (a link to another file, a FIFO) is shown empty.
-func cloneConfigCopy(config string) (m mount.Mount, dropped []string, ok bool) {
+// configCredentials names the entries of a clone's git configuration that
+// may hold a credential; "all" when it cannot be read as git's (a link, a
+// FIFO, not git's grammar).
+func configCredentials(config string) (names []string) {
 	b, err := untrusted.ReadFile(filepath.Dir(config), filepath.Base(config), 1<<20)
 	entries, perr := gitconfig.Parse(b)
 	if err != nil || perr != nil {
-		return mount.Mount{Kind: mount.RoBindData, Dest: config, Why: "empty: claudebox cannot read it to leave out what may hold a credential", Role: mount.ClaudeConfig}, []string{"all"}, true
+		return []string{"all"}
 	}
-	kept := slices.DeleteFunc(slices.Clone(entries), func(e gitconfig.Entry) bool {
+	for _, e := range entries {
 		if gitSecretEntry(e) {
-			dropped = append(dropped, gitEntryName(e))
-			return true
+			names = append(names, gitEntryName(e))
 		}
-		return false
-	})
-	if len(dropped) == 0 && !gitSecretText.Match(b) {
-		return mount.Mount{}, nil, false
 	}
-	return mount.Mount{Kind: mount.RoBindData, Dest: config, Content: string(gitconfig.Format(kept)), Why: "a clone's git configuration, a private copy without what may hold a credential", Role: mount.ClaudeConfig}, dropped, true
+	return names
 }
 
 // setupCredentials does for the directories the user's Claude Code setup

@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// A clone's token below plugins/ is never shown: a repository the walk
-// finds gets a private copy of its configuration, and a directory the
+// A clone's token below plugins/ is never shown: every git directory the
+// walk finds is hidden (its submodules' with it), each configuration's
+// credential named, and a directory the
 // walk cannot look through whole (too deep, too many directories) is
 // hidden whole and named, rather than shown with what it did not see.
 func TestPluginCredentialsFailClosed(t *testing.T) {
@@ -50,28 +51,23 @@ func TestPluginCredentialsFailClosed(t *testing.T) {
 	if want := entries[:2]; !slices.Equal(kept, want) {
 		t.Errorf("kept %q, want %q", kept, want)
 	}
-	copies := map[string]string{}
+	var hiddenDirs []string
 	for _, m := range own {
-		copies[strings.TrimPrefix(m.Dest, plugins+"/")] = m.Content
+		hiddenDirs = append(hiddenDirs, strings.TrimPrefix(m.Dest, plugins+"/"))
+	}
+	if want := []string{"marketplaces/corp/.git", "repos/bare.git"}; !slices.Equal(hiddenDirs, want) {
+		t.Errorf("hidden %q, want %q", hiddenDirs, want)
 	}
 	for _, rel := range []string{
 		"marketplaces/corp/.git/config", "marketplaces/corp/.git/modules/lib/config",
-		"marketplaces/corp/.git/modules/a/b/c/config", "marketplaces/corp/.git/modules/lib/config.worktree",
-		"repos/bare.git/config", "repos/bare.git/worktrees/w/config.worktree",
+		"marketplaces/corp/.git/modules/a/b/c/config", "repos/bare.git/config", "repos/bare.git/worktrees/w/config.worktree",
 	} {
-		content, ok := copies[rel]
-		if !ok {
-			t.Errorf("%s: no private copy (own: %q)", rel, slices.Sorted(func(yield func(string) bool) {
-				for k := range copies {
-					if !yield(k) {
-						return
-					}
-				}
-			}))
+		if want := "remote.origin.url in ~/.claude/plugins/" + rel; !slices.Contains(leftOut, want) {
+			t.Errorf("leftOut %q does not name %q", leftOut, want)
 		}
-		if strings.Contains(content, "SECRET") {
-			t.Errorf("%s: the copy holds the token: %q", rel, content)
-		}
+	}
+	if want := "all in ~/.claude/plugins/marketplaces/corp/.git/modules/lib/config.worktree"; !slices.Contains(leftOut, want) {
+		t.Errorf("leftOut %q does not name the link %q", leftOut, want)
 	}
 	hidden := "all of ~/.claude/plugins/cache (claudebox cannot look through it whole"
 	if !slices.ContainsFunc(leftOut, func(s string) bool { return strings.HasPrefix(s, hidden) }) {
@@ -82,7 +78,7 @@ func TestPluginCredentialsFailClosed(t *testing.T) {
 // Past its count of directories the walk gives up and says so.
 func TestGitConfigsBounded(t *testing.T) {
 	dir := t.TempDir()
-	for i := range gitConfigsDirs {
+	for i := range gitDirsCount {
 		if err := os.Mkdir(filepath.Join(dir, strconv.Itoa(i)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +86,7 @@ func TestGitConfigsBounded(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "z", ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if configs, whole := gitConfigs(dir); whole {
-		t.Errorf("gitConfigs says it looked through %d directories whole (configs %q)", gitConfigsDirs+1, configs)
+	if dirs, _, whole := gitDirs(dir); whole {
+		t.Errorf("gitDirs says it looked through %d directories whole (git directories %q)", gitDirsCount+1, dirs)
 	}
 }

@@ -285,6 +285,22 @@ func claudeEntries(dir string, secrets map[string]bool) (entries []string, copie
 // waited 2.2 s on known_marketplaces.json's lock before it exited.
 var claudeLockDirs = map[string]bool{"plugins": true, "plugins/store": true}
 
+// claudeCloneDirs are the directories of ~/.claude in which the host's
+// Claude Code clones a marketplace or a plugin (with the marketplace's
+// token in the clone's configuration): shown entry by entry as the launch
+// found them, so that what the host clones there during the session,
+// which the launch did not look through, is not shown.
+var claudeCloneDirs = []string{"plugins/marketplaces", "plugins/cache", "plugins/cache/*", "plugins/cache/*/*"}
+
+// entryByEntry says the directory name of ~/.claude is shown entry by
+// entry rather than whole.
+func entryByEntry(name string) bool {
+	return claudeLockDirs[name] || slices.ContainsFunc(claudeCloneDirs, func(pattern string) bool {
+		ok, _ := filepath.Match(pattern, name)
+		return ok
+	})
+}
+
 func claudeEntriesIn(dir, rel string, secrets map[string]bool) (entries []string, copies []mount.Copy) {
 	des, _ := os.ReadDir(filepath.Join(dir, rel))
 	for _, de := range des {
@@ -300,7 +316,7 @@ func claudeEntriesIn(dir, rel string, secrets map[string]bool) (entries []string
 			if c, ok := homeCopy(path, secrets); ok {
 				copies = append(copies, c)
 			}
-		case fi.IsDir() && claudeLockDirs[name] && de.IsDir():
+		case fi.IsDir() && de.IsDir() && entryByEntry(name):
 			inner, innerCopies := claudeEntriesIn(dir, name, secrets)
 			entries, copies = append(entries, inner...), append(copies, innerCopies...)
 		case fi.Mode().IsRegular() || fi.IsDir():
