@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,8 +42,8 @@ const IgnoredLimit = 10_000
 const ignoredStartLimit = 200_000
 
 // walkLimit bounds the entries the end reads; namesLimit, the bytes of
-// their paths, which it holds (a tree of long names has them a kilobyte
-// each); a directory's path is bounded as the exit audit's walk bounds it.
+// their paths, which it may hold (a tree of long names has them a
+// kilobyte each); a directory's path is bounded as the exit audit's walk bounds it.
 const (
 	walkLimit  = 2_000_000
 	namesLimit = 256 << 20
@@ -139,11 +140,14 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	// one the host runs.
 	// (Of those, git shows the ones it does not ignore; its rules are read
 	// without the objects, unless a .gitignore would hold git.)
-	failClosed := func(err error) error {
-		now, _ := walkCheckout(checkout, skip)
+	failClosed := func(now *tree, err error) error {
+		if now == nil {
+			walked, _ := walkCheckout(checkout, skip, began)
+			now = &walked
+		}
 		var wrote []string
-		for _, path := range slices.Sorted(mapKeys(now.files)) {
-			if !now.files[path].ctime.Before(began) && now.hostRun(checkout, path) {
+		for _, path := range slices.Sorted(maps.Keys(now.recent)) {
+			if now.hostRun(checkout, path) {
 				wrote = append(wrote, path)
 			}
 		}
@@ -159,18 +163,29 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		return err
 	}
 	if s == nil || s.Pending || s.Since.IsZero() {
-		return failClosed(ErrNoStartSnapshot)
+		return failClosed(nil, ErrNoStartSnapshot)
 	}
 	// git would wait forever on a FIFO among the objects it reads (the
 	// project's, through the store's alternates).
 	if path := st.waiting(); path != "" {
-		return failClosed(errors.New("git would wait forever to read " + path + ", which is not a file (a FIFO a session left)"))
+		return failClosed(nil, errors.New("git would wait forever to read "+path+", which is not a file (a FIFO a session left)"))
 	}
 	c.Started = s.Taken.UTC()
 	c.Unknown = append(c.Unknown, s.Unknown...)
-	tracked, err := st.listing(*s)
-	if err != nil {
-		return failClosed(err)
+	// git lists the start's files while the checkout is walked.
+	type listResult struct {
+		out string
+		err error
+	}
+	listing := make(chan listResult, 1)
+	go func() {
+		out, err := st.listing(*s)
+		listing <- listResult{out, err}
+	}()
+	now, walkErr := walkCheckout(checkout, skip, began)
+	l := <-listing
+	if l.err != nil {
+		return failClosed(&now, l.err)
 	}
 	ignored, limited := st.ignoredAtStart(s.ID)
 	if ignored == nil {
@@ -178,7 +193,6 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	} else if limited {
 		c.Incomplete = append(c.Incomplete, "the start listed only the first 200,000 ignored files: those past them the session removed are not known")
 	}
-	now, walkErr := walkCheckout(checkout, skip)
 	if walkErr != nil {
 		c.Incomplete = append(c.Incomplete, walkErr.Error())
 	}
@@ -190,17 +204,32 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	for _, path := range ignored {
 		atStart[path] = true
 	}
+	// Of the start's files, those gone are removed; only those whose
+	// status changed, and the ignored ones, are looked at further.
+	tracked := map[string]entry{}
+	var removed []string
+	eachListed(l.out, func(path string, e entry) {
+		if _, ok := now.recent[path]; ok || atStart[path] {
+			tracked[strings.Clone(path)] = e
+		}
+		if !now.exists(path) && !now.skipped(path) {
+			removed = append(removed, strings.Clone(path))
+		}
+	})
+	l.out = ""
+	recent := slices.Sorted(maps.Keys(now.recent))
 	// Whether what the session made is ignored: git's own rules, read by
 	// git on the store, for those paths alone. git would wait forever on a
 	// .gitignore that is a FIFO: then it is not asked.
 	var made []string
-	for _, path := range slices.Sorted(mapKeys(now.files)) {
-		if _, ok := tracked[path]; !ok && !atStart[path] && !unknown[path] && !now.files[path].ctime.Before(began) {
+	for _, path := range recent {
+		if _, ok := tracked[path]; !ok && !atStart[path] && !unknown[path] {
 			made = append(made, path)
 		}
 	}
 	ignoredNow := map[string]bool{}
 	ignoredKnown := false
+	var err error
 	switch {
 	case len(made) == 0:
 	case now.oddIgnore != "":
@@ -226,14 +255,12 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		}
 		c.Paths = append(c.Paths, PathChange{Path: path, Change: change, Ignored: ign})
 	}
-	since := began
+	for _, path := range removed {
+		add(path, "removed", false)
+	}
 	var candidates []string
-	for _, path := range slices.Sorted(mapKeys(tracked)) {
-		st, ok := now.files[path]
-		switch {
-		case !ok && !now.skipped(path):
-			add(path, "removed", false)
-		case ok && !st.ctime.Before(since):
+	for _, path := range recent {
+		if _, ok := tracked[path]; ok {
 			candidates = append(candidates, path)
 		}
 	}
@@ -250,24 +277,24 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	}
 	linked := map[string]bool{}
 	for _, path := range ignored {
-		st, ok := now.files[path]
-		if ok && !st.ctime.Before(since) && now.hostRun(checkout, path) {
+		_, ok := now.recent[path]
+		if ok && now.hostRun(checkout, path) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 		}
 		if _, ok := tracked[path]; ok {
 			continue // listed above
 		}
 		switch {
-		case !ok && !now.skipped(path):
+		case ok:
+			add(path, "changed", true)
+		case !now.exists(path) && !now.skipped(path):
 			add(path, "removed", true)
 			// A link made in place of a directory above it leads the
 			// host's command by that path wherever the session chose.
-			if link := now.linkAbove(path); link != "" && !now.files[link].ctime.Before(since) && !linked[link] {
+			if link := now.linkAbove(path); link != "" && !linked[link] {
 				linked[link] = true
 				c.HostRun = append(c.HostRun, filepath.Join(checkout, link))
 			}
-		case ok && !st.ctime.Before(since):
-			add(path, "changed", true)
 		}
 	}
 	for _, path := range made {
@@ -282,16 +309,6 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	}
 	slices.SortFunc(c.Paths, func(a, b PathChange) int { return strings.Compare(a.Path, b.Path) })
 	return nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // ignoredAtStart reads the ignored files the snapshot id listed (nil if
@@ -339,23 +356,25 @@ func (st store) ignoredOf(checkout string, paths []string) (map[string]bool, err
 	return ignored, nil
 }
 
-// listing lists s's files as tree does, without their sizes, which git
-// reads from each blob (seconds for 60,000 loose objects).
-func (st store) listing(s Snapshot) (map[string]entry, error) {
-	out, err := st.git(context.Background(), s.Checkout, os.DevNull, nil, "ls-tree", "-r", "-z", "--full-tree", s.Tree)
-	if err != nil {
-		return nil, err
-	}
-	entries := map[string]entry{}
-	for _, rec := range strings.Split(out, "\x00") {
+// listing is git's list of s's files (ls-tree -z), without their sizes,
+// which git reads from each blob (seconds for 60,000 loose objects).
+func (st store) listing(s Snapshot) (string, error) {
+	return st.git(context.Background(), s.Checkout, os.DevNull, nil, "ls-tree", "-r", "-z", "--full-tree", s.Tree)
+}
+
+// eachListed calls f with each file of a listing, in its order; path is
+// a piece of out (a million files' listing is read without a copy of
+// each).
+func eachListed(out string, f func(path string, e entry)) {
+	for rec := range strings.SplitSeq(out, "\x00") {
 		meta, path, ok := strings.Cut(rec, "\t")
-		f := strings.Fields(meta)
-		if !ok || len(f) != 3 || f[1] != "blob" || !filepath.IsLocal(path) {
+		mode, rest, ok1 := strings.Cut(meta, " ")
+		typ, oid, ok2 := strings.Cut(rest, " ")
+		if !ok || !ok1 || !ok2 || typ != "blob" || !filepath.IsLocal(path) {
 			continue
 		}
-		entries[path] = entry{mode: f[0], oid: f[2], size: -1}
+		f(path, entry{mode: mode, oid: oid, size: -1})
 	}
-	return entries, nil
 }
 
 // sizes are the sizes of the blobs of paths in entries, by their names.
@@ -379,15 +398,41 @@ func (st store) sizes(checkout string, entries map[string]entry, paths []string)
 	return sizes, err
 }
 
-// tree is the checkout as the end's walk found it: each file that is not
-// a directory (nor in a git directory), with its status change.
+// tree is the checkout as the end's walk found it (never in a git
+// directory), against the session's start: the files whose status changed
+// since, and the names in each directory whose own status did. A directory
+// whose status is from before the start holds the names it held then (any
+// change to its entries changes its status, which no one can set back), so
+// a file there then is there still: of the many directories that did not
+// change, the walk keeps no name.
 type tree struct {
-	files map[string]fileStatus
+	// recent are the files (not directories) whose status changed at or
+	// after the start.
+	recent map[string]fileStatus
+	// dirs are the directories read in full ("." the top): the names of
+	// the files in those whose status changed at or after the start, nil
+	// for the others.
+	dirs map[string]map[string]bool
+	// venvs are the virtualenvs' pyvenv.cfg files.
+	venvs map[string]bool
 	// skip are the stand-ins' paths, and the directories not read,
 	// relative.
 	skip []string
 	// oddIgnore is a .gitignore that is not a regular file.
 	oddIgnore string
+}
+
+// exists says whether a file that was at path at the start is there now.
+func (t tree) exists(path string) bool {
+	if _, ok := t.recent[path]; ok {
+		return true
+	}
+	dir, name := ".", path
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		dir, name = path[:i], path[i+1:]
+	}
+	names, ok := t.dirs[dir]
+	return ok && (names == nil || names[name])
 }
 
 // fileStatus is what the walk keeps of a file: its status change and its
@@ -397,8 +442,8 @@ type fileStatus struct {
 	mode  uint32
 }
 
-// hostRun says whether the file at path is one the host runs as the
-// user's: an executable, a script (#!), a makefile, or anything in a
+// hostRun says whether the file at path, one of recent, is one the host
+// runs as the user's: an executable, a script (#!), a makefile, or anything in a
 // virtualenv's bin/ (its activate script is sourced, its python a link)
 // and its pyvenv.cfg (whose home says where python finds its library).
 // Installed dependencies (node_modules) are judged by the exit audit.
@@ -407,10 +452,10 @@ func (t tree) hostRun(checkout, path string) bool {
 		return false
 	}
 	dir := filepath.Dir(path)
-	if _, venv := t.files[filepath.Join(filepath.Dir(dir), "pyvenv.cfg")]; venv && filepath.Base(dir) == "bin" || filepath.Base(path) == "pyvenv.cfg" {
+	if t.venvs[filepath.Join(filepath.Dir(dir), "pyvenv.cfg")] && filepath.Base(dir) == "bin" || filepath.Base(path) == "pyvenv.cfg" {
 		return true
 	}
-	st := t.files[path]
+	st := t.recent[path]
 	switch st.mode & unix.S_IFMT {
 	case unix.S_IFLNK:
 		// The host runs what it leads to, which git shows as little.
@@ -432,11 +477,11 @@ func (t tree) hostRun(checkout, path string) bool {
 	return string(b[:n]) == "#!"
 }
 
-// linkAbove is the symlink the walk found in place of a directory above
-// path, if any.
+// linkAbove is the symlink the session made in place of a directory
+// above path, if any.
 func (t tree) linkAbove(path string) string {
 	for dir := filepath.Dir(path); dir != "."; dir = filepath.Dir(dir) {
-		if st, ok := t.files[dir]; ok {
+		if st, ok := t.recent[dir]; ok {
 			if st.mode&unix.S_IFMT == unix.S_IFLNK {
 				return dir
 			}
@@ -449,18 +494,31 @@ func (t tree) linkAbove(path string) string {
 // makeNames are the files make reads where it starts.
 var makeNames = map[string]bool{"GNUmakefile": true, "makefile": true, "Makefile": true}
 
-// skipped says whether path is a stand-in or lies in one.
+// skipped says whether path is a stand-in or lies in one, or in a
+// directory not read ("." the top).
 func (t tree) skipped(path string) bool {
-	return slices.ContainsFunc(t.skip, func(s string) bool { return paths.Within(path, s) })
+	return slices.ContainsFunc(t.skip, func(s string) bool { return s == "." || paths.Within(path, s) })
+}
+
+// join is the path of name in the directory rel, "." the top.
+func join(rel, name string) string {
+	if rel == "." {
+		return name
+	}
+	return rel + "/" + name
 }
 
 // walkCheckout reads the checkout's files, never following a symlink nor
-// entering a git directory, the top's directories side by side.
-func walkCheckout(checkout string, skip []string) (tree, error) {
-	t := tree{files: map[string]fileStatus{}}
+// entering a git directory, the top's directories side by side; since is
+// the session's start.
+func walkCheckout(checkout string, skip []string, since time.Time) (tree, error) {
+	t := tree{recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}}
+	// The names skipped, by their directory: looked up once a directory.
+	skipIn := map[string][]string{}
 	for _, s := range skip {
 		if rel, err := filepath.Rel(checkout, s); err == nil && filepath.IsLocal(rel) {
 			t.skip = append(t.skip, rel)
+			skipIn[filepath.Dir(rel)] = append(skipIn[filepath.Dir(rel)], filepath.Base(rel))
 		}
 	}
 	top, err := unix.Open(checkout, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
@@ -469,75 +527,96 @@ func walkCheckout(checkout string, skip []string) (tree, error) {
 	}
 	defer unix.Close(top)
 	var (
-		lock    sync.Mutex
-		count   atomic.Int64
-		names   atomic.Int64
-		failed  []string
-		subdirs []string
+		lock      sync.Mutex
+		count     atomic.Int64
+		pathBytes atomic.Int64
+		failed    []string
+		subdirs   []string
 	)
-	var walk func(fd int, rel string, depth int, atTop bool)
-	walk = func(fd int, rel string, depth int, atTop bool) {
+	fail := func(rel string) {
+		lock.Lock()
+		failed = append(failed, rel)
+		lock.Unlock()
+	}
+	recent := func(st *unix.Stat_t) bool { return !time.Unix(st.Ctim.Unix()).Before(since) }
+	var walk func(fd int, rel string, depth int)
+	walk = func(fd int, rel string, depth int) {
 		f := os.NewFile(uintptr(fd), rel)
 		defer f.Close()
+		// Its status, before its names are read.
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil {
+			fail(rel)
+			return
+		}
+		var names map[string]bool
+		if recent(&st) {
+			names = map[string]bool{}
+		}
+		skipped := skipIn[rel]
 		// In batches: a directory of millions of entries (the sandbox's
 		// to make) is never held whole.
 		for {
-			entries, err := f.ReadDir(512)
-			if len(entries) == 0 {
+			batch, err := f.Readdirnames(512)
+			if len(batch) == 0 {
 				if err != nil && err != io.EOF {
-					lock.Lock()
-					failed = append(failed, rel)
-					lock.Unlock()
+					fail(rel)
+					return
 				}
-				return
-			}
-			held := int64(0)
-			for _, e := range entries {
-				held += int64(len(rel) + 1 + len(e.Name()))
-			}
-			if count.Add(int64(len(entries))) > walkLimit || names.Add(held) > namesLimit {
 				lock.Lock()
-				failed = append(failed, rel)
+				t.dirs[rel] = names
 				lock.Unlock()
 				return
 			}
-			for _, e := range entries {
-				name := e.Name()
-				path := filepath.Join(rel, name)
-				if name == ".git" || t.skipped(path) {
+			held := int64(0)
+			for _, name := range batch {
+				held += int64(len(rel) + 1 + len(name))
+			}
+			if count.Add(int64(len(batch))) > walkLimit || pathBytes.Add(held) > namesLimit {
+				fail(rel)
+				return
+			}
+			for _, name := range batch {
+				if name == ".git" || slices.Contains(skipped, name) {
 					continue
 				}
-				var st unix.Stat_t
 				if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 					continue
 				}
 				if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-					lock.Lock()
-					t.files[path] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode}
-					if name == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG && t.oddIgnore == "" {
-						t.oddIgnore = filepath.Join(checkout, path)
+					if names != nil {
+						names[name] = true
 					}
-					lock.Unlock()
+					odd := name == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG
+					if recent(&st) || name == "pyvenv.cfg" || odd {
+						lock.Lock()
+						if recent(&st) {
+							t.recent[join(rel, name)] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode}
+						}
+						if name == "pyvenv.cfg" {
+							t.venvs[join(rel, name)] = true
+						}
+						if odd && t.oddIgnore == "" {
+							t.oddIgnore = filepath.Join(checkout, join(rel, name))
+						}
+						lock.Unlock()
+					}
 					continue
 				}
-				if atTop {
-					subdirs = append(subdirs, path)
+				if depth == 0 {
+					subdirs = append(subdirs, join(rel, name))
 					continue
 				}
-				if depth >= 256 || len(path) > audit.MaxPathLen {
-					lock.Lock()
-					failed = append(failed, path)
-					lock.Unlock()
+				if depth >= 256 || len(rel)+1+len(name) > audit.MaxPathLen {
+					fail(join(rel, name))
 					continue
 				}
 				sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 				if err != nil {
-					lock.Lock()
-					failed = append(failed, path)
-					lock.Unlock()
+					fail(join(rel, name))
 					continue
 				}
-				walk(sub, path, depth+1, false)
+				walk(sub, join(rel, name), depth+1)
 			}
 		}
 	}
@@ -545,16 +624,14 @@ func walkCheckout(checkout string, skip []string) (tree, error) {
 	if err != nil {
 		return t, err
 	}
-	walk(dup, "", 0, true)
+	walk(dup, ".", 0)
 	parallel.Each(len(subdirs), func(i int) {
 		fd, err := unix.Openat(top, subdirs[i], unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 		if err != nil {
-			lock.Lock()
-			failed = append(failed, subdirs[i])
-			lock.Unlock()
+			fail(subdirs[i])
 			return
 		}
-		walk(fd, subdirs[i], 1, false)
+		walk(fd, subdirs[i], 1)
 	})
 	if len(failed) > 0 {
 		slices.Sort(failed)

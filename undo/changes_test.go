@@ -42,12 +42,14 @@ func after(t *testing.T, state, dir string) time.Time {
 	return time.Time{}
 }
 
-// TestRecordChanges: the record lists what changed after the start,
+// TestRecordChanges: the record lists what changed after the start
+// (a file gone with its directory, renamed, or made a directory is
+// removed; one in a directory that did not change is there still),
 // ignored files past the limit counted, never follows a symlink out of
 // the checkout, and does not ask git what is ignored (git would wait
 // forever) when a .gitignore is a FIFO, saying so.
 func TestRecordChanges(t *testing.T) {
-	p := repo(t, 1, 2)
+	p := repo(t, 3, 2)
 	state := t.TempDir()
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "secret"), []byte("x\n"), 0o644)
@@ -65,6 +67,10 @@ func TestRecordChanges(t *testing.T) {
 	}
 	os.Remove(filepath.Join(p.Checkout, "build", "old.o"))
 	os.WriteFile(filepath.Join(p.Checkout, "pkg0", "f1.go"), []byte("changed\n"), 0o644)
+	os.RemoveAll(filepath.Join(p.Checkout, "pkg1"))
+	os.Rename(filepath.Join(p.Checkout, "pkg2", "f0.go"), filepath.Join(p.Checkout, "pkg2", "g.go"))
+	os.Remove(filepath.Join(p.Checkout, "pkg2", "f1.go"))
+	os.Mkdir(filepath.Join(p.Checkout, "pkg2", "f1.go"), 0o755)
 
 	c, err := RecordChanges(state, p, began, nil)
 	if err != nil || len(c.Incomplete) != 0 {
@@ -78,8 +84,14 @@ func TestRecordChanges(t *testing.T) {
 			ignored++
 		}
 	}
-	if got["pkg0/f1.go"] != "changed" || got["link"] != "created" || got["build/old.o"] != "removed" || got["pkg0/f0.go"] != "" {
-		t.Errorf("changes: %v", c.Paths[:min(len(c.Paths), 10)])
+	want := map[string]string{
+		"pkg0/f1.go": "changed", "link": "created", "build/old.o": "removed", "pkg0/f0.go": "",
+		"pkg1/f0.go": "removed", "pkg1/f1.go": "removed", "pkg2/f0.go": "removed", "pkg2/g.go": "created", "pkg2/f1.go": "removed",
+	}
+	for path, change := range want {
+		if got[path] != change {
+			t.Errorf("%s: %q, want %q", path, got[path], change)
+		}
 	}
 	if ignored != IgnoredLimit || c.IgnoredLeftOut != 6 || c.Top["build"] != IgnoredLimit+6 {
 		t.Errorf("%d ignored listed, %d left out, %d under build/; want %d, 6, %d", ignored, c.IgnoredLeftOut, c.Top["build"], IgnoredLimit, IgnoredLimit+6)
