@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -856,6 +857,9 @@ type indexRead struct {
 	cached, split bool
 }
 
+// indexReading is held by the readIndex running.
+var indexReading sync.Mutex
+
 // readIndex reads the index of the git directory fd: its entries hidden
 // from git status or gitlinks, and, for a split index, those of the shared
 // index it builds on (.git/sharedindex.<hash>), which git reads as its own;
@@ -866,6 +870,11 @@ type indexRead struct {
 // entry at a position the audit does not decode: it is read as the empty
 // path.
 func readIndex(fd int, withNames bool) (indexRead, error) {
+	// One at a time, whatever the walks side by side: an index may take
+	// 256 MiB, and the session can make a repository, with a sparse
+	// index of that size, in each directory the walks share out.
+	indexReading.Lock()
+	defer indexReading.Unlock()
 	n := hashLen(fd)
 	b, err := readAt(fd, "index", maxIndex)
 	if err != nil {
@@ -994,7 +1003,14 @@ func readAt(fd int, name string, limit int64) ([]byte, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > limit {
 		return nil, errors.New("not a regular file of at most " + fmt.Sprint(limit) + " bytes")
 	}
-	return io.ReadAll(io.LimitReader(f, limit))
+	// Into one buffer of the size it had: reading into a growing one
+	// holds the file's size twice.
+	b := make([]byte, fi.Size())
+	n, err := io.ReadFull(f, b)
+	if err == io.ErrUnexpectedEOF {
+		err = nil
+	}
+	return b[:n], err
 }
 
 // Replaced lists the guarded paths that are regular files whose status

@@ -105,3 +105,35 @@ func TestReplayReview13hIgnoredExecutableLink(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview13hSparseIndexes: the exit audit reads the index of
+// each git directory the session made (up to 256 MiB, as git's for a few
+// million files), and walks the project's top directories side by side,
+// one each processor. The session makes four, each holding a repository
+// whose index is a sparse file of 256 MiB (no disk used): the audit held
+// 2.2 GB for them at once, tens of gigabytes on a machine of many
+// processors. Now the audit reads one index at a time, into one buffer.
+// Host-side proof: the session (its supervisor given 4 processors) ends
+// having used under 768 MiB.
+func TestReplayReview13hSparseIndexes(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	self, _ := os.Executable()
+	h.copyFile(self, filepath.Join(h.bin, "maxrss"), 0o755)
+	out, err := h.command(proj, []string{"GOMAXPROCS=4"}, "maxrss", "claudebox", "--shell", "-c", `set -e
+		for i in 1 2 3 4; do
+			mkdir -p d$i/.git/objects
+			echo 'ref: refs/heads/main' > d$i/.git/HEAD
+			truncate -s 268435456 d$i/.git/index
+		done
+		echo MADE`).CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	rss, perr := strconv.Atoi(strings.TrimPrefix(lines[len(lines)-1], "maxrss "))
+	if err != nil || perr != nil || !strings.Contains(string(out), "MADE") {
+		t.Fatalf("the session: %v %v\n%s", err, perr, out)
+	}
+	if rss > 768<<10 {
+		t.Errorf("the exit audit took %d MiB of memory for the session's sparse indexes:\n%s", rss>>10, out)
+	}
+}
