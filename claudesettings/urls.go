@@ -5,12 +5,23 @@ import (
 	"regexp"
 )
 
-// urlCredential is the part of a URL that may be a credential: a
-// password after a user (https://oauth2:TOKEN@gitlab…, as `claude plugin
-// marketplace add` takes a private marketplace), or any user of an
-// http(s) URL, where a token passes as the user (https://ghp_…@github.com).
-// A user alone in another scheme's URL (ssh://git@host) is not one.
-var urlCredential = regexp.MustCompile(`(?i)\b(https?://)[^\s/@"'\\]+@|\b([a-z][a-z0-9+.-]*://)[^\s/@:"'\\]*:[^\s/@"'\\]+@`)
+// urlCredential is the one definition of a credential in a URL, which
+// every copy of the user's files that leaves credentials out shares
+// (Claude Code's settings, git's configuration, the tools' settings): a
+// password after a user in any scheme's URL (https://oauth2:TOKEN@gitlab…,
+// git+ssh://me:pw@host), or in a proxy's address without a scheme
+// (http.proxy = user:pw@proxy:3128, which git accepts), and a user of 20
+// or more token characters, where a token passes as the user
+// (https://ghp_…@github.com). A user name alone (ssh://git@host,
+// https://alice@host) is not one. The user information runs to the
+// authority's last @, as URL parsers read it, so that taking the match out
+// leaves no part of it.
+var urlCredential = regexp.MustCompile(`(?im)(\b[a-z][a-z0-9+.-]*://)(?:[^\s/?#:"'\\]*:[^\s/?#"'\\]+|[a-z0-9._~%+=-]{20,})@|(^|[\s"'=,;])[^\s/?#@:"'=,;\\]+:[^\s/?#"'\\]+@`)
+
+// HasURLCredential says data holds a URL with a credential in it.
+func HasURLCredential(data []byte) bool {
+	return urlCredential.Match(data)
+}
 
 // WithoutURLCredentials is data with every URL's credential taken out
 // (the URL names the same host and path), and whether there was one.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
@@ -16,17 +17,20 @@ import (
 
 // gitSecretName and gitSecretText say a git configuration entry may hold
 // a credential: a variable named for one (sendemail.smtpPass, github.token,
-// http.extraHeader), a URL with a password or a token in it (the usual
-// recipe for private Go modules, url."https://user:TOKEN@github.com/".insteadOf,
-// or https://ghp_…@github.com/), a header or a helper that prints a
-// password, a proxy's URL with its password but no scheme
-// (http.proxy = user:pass@proxy:3128, which git accepts), a key's value
-// (ai.apikey = sk-…). A user name alone in a URL (ssh://git@host/) is not
-// one.
+// http.extraHeader), a header or a helper that prints a password, a key's
+// value (ai.apikey = sk-…); gitSecret adds a credential in a URL, as
+// claudesettings defines it for every copy (the usual recipe for private
+// Go modules, url."https://user:TOKEN@github.com/".insteadOf; a user name
+// alone, ssh://git@host/, is not one).
 var (
 	gitSecretName = regexp.MustCompile(`(?i)token|pass|secret|auth|header|cookie|key$`)
-	gitSecretText = regexp.MustCompile(`(?i)://[^\s/@:]*:[^\s/@]+@|(^|[\s"'=,;])[^\s/@:"'=,;]+:[^\s/@"']+@|(^|[^a-z0-9])(gh[pousr]_|github_pat_|glpat-|gldt-|xox[abpr]-|sk-ant-|sk-proj-)|://[A-Za-z0-9_-]{20,}@|bearer|basic\s|token|password`)
+	gitSecretText = regexp.MustCompile(`(?i)(^|[^a-z0-9])(gh[pousr]_|github_pat_|glpat-|gldt-|xox[abpr]-|sk-ant-|sk-proj-)|bearer|basic\s|token|password`)
 )
+
+// gitSecret says text of a git configuration may hold a credential.
+func gitSecret(text []byte) bool {
+	return gitSecretText.Match(text) || claudesettings.HasURLCredential(text)
+}
 
 // gitKeyNames end in "key" but name what is no credential: the key git
 // signs with (an id, or a public key's path), which signing inside needs.
@@ -34,7 +38,7 @@ var gitKeyNames = map[string]bool{"signingkey": true}
 
 func gitSecretEntry(e gitconfig.Entry) bool {
 	name := strings.ToLower(e.Key[strings.LastIndexByte(e.Key, '.')+1:])
-	return gitSecretName.MatchString(name) && !gitKeyNames[name] || gitSecretText.MatchString(e.Key) || gitSecretText.MatchString(e.Value)
+	return gitSecretName.MatchString(name) && !gitKeyNames[name] || gitSecret([]byte(e.Key)) || gitSecret([]byte(e.Value))
 }
 
 // gitEntryName names a configuration entry without what may be secret in
@@ -46,7 +50,7 @@ func gitEntryName(e gitconfig.Entry) string {
 		return e.Key
 	}
 	sub := rest[:i]
-	if gitSecretText.MatchString(sub) {
+	if gitSecret([]byte(sub)) {
 		sub = "…"
 	}
 	return section + "." + sub + "." + rest[i+1:]
@@ -172,7 +176,7 @@ func gitConfigView(home, checkout string, secrets map[string]bool, getenv func(s
 		// As the user wrote it, comments and layout kept, when nothing is
 		// left out or moved and no comment looks like a credential either.
 		content := string(b)
-		if len(kept) < len(entries) || moved || err != nil || gitSecretText.Match(b) || credentialLike.Match(b) {
+		if len(kept) < len(entries) || moved || err != nil || gitSecret(b) || credentialLike.Match(b) {
 			content = string(gitconfig.Format(kept))
 		}
 		v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: dest, Content: content, Why: "git configuration, a private copy without what may hold a credential", Role: mount.HostFiles})

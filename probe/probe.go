@@ -22,6 +22,7 @@ import (
 	"syscall"
 
 	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
@@ -199,16 +200,17 @@ var toolSettings = []string{
 }
 
 // credentialLike is what says a settings file may hold a credential: a
-// key that names one (cargo's registry token, GOAUTH), or a URL with a
-// user in it (https://user:token@proxy).
-var credentialLike = regexp.MustCompile(`(?i)(token|passw|secret|auth)[a-z_-]*["']?\s*[=:]|://[^\s/@]+@`)
+// key that names one (cargo's registry token, GOAUTH); holdsCredential
+// adds a credential in a URL (https://user:token@proxy), as claudesettings
+// defines it.
+var credentialLike = regexp.MustCompile(`(?i)(token|passw|secret|auth)[a-z_-]*["']?\s*[=:]`)
 
 // holdsCredential reports whether the settings file at path may hold a
 // credential; one that cannot be read whole (too large, not a regular
 // file) is taken to.
 func holdsCredential(path string) bool {
 	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 1<<20)
-	return err != nil || credentialLike.Match(b)
+	return err != nil || credentialLike.Match(b) || claudesettings.HasURLCredential(b)
 }
 
 // linksOn returns the symlinks met on the way to path, each as read, so

@@ -7,19 +7,23 @@ import (
 )
 
 // A tool settings file is shown unless it may hold a credential: a key
-// that names one, or a URL with a user; one that cannot be read is taken
-// to hold one.
+// that names one, or a credential in a URL (a password, a token as the
+// user; a user name alone is none); one that cannot be read is taken to
+// hold one.
 func TestHoldsCredential(t *testing.T) {
 	dir := t.TempDir()
 	for content, want := range map[string]bool{
-		"GOPRIVATE=example.com/*\nGOFLAGS=-mod=mod\n":             false,
-		"[net]\ngit-fetch-with-cli = true\n":                      false,
-		"[global]\nindex-url = https://pypi.example.com/simple\n": false,
-		"GOPROXY=https://alice:pw@proxy.example.com\n":            true,
-		"[registry]\ntoken = \"x\"\n":                             true,
-		"[global]\nindex-url = https://u:p@pypi.example.com/\n":   true,
-		"GOAUTH=git /src\n":                                       true,
-		"[http]\nproxy-password: x\n":                             true,
+		"GOPRIVATE=example.com/*\nGOFLAGS=-mod=mod\n":                                false,
+		"[net]\ngit-fetch-with-cli = true\n":                                         false,
+		"[global]\nindex-url = https://pypi.example.com/simple\n":                    false,
+		"GOPROXY=https://alice:pw@proxy.example.com\n":                               true,
+		"[registry]\ntoken = \"x\"\n":                                                true,
+		"[global]\nindex-url = https://u:p@pypi.example.com/\n":                      true,
+		"GOAUTH=git /src\n":                                                          true,
+		"[http]\nproxy-password: x\n":                                                true,
+		"[global]\nindex-url = https://alice@pypi.example.com/\n":                    false,
+		"[global]\nindex-url = https://ghp_0123456789abcdef0123@pypi.example.com/\n": true,
+		"[global]\nproxy = alice:pw@proxy.example:3128\n":                            true,
 	} {
 		p := filepath.Join(dir, "f")
 		os.WriteFile(p, []byte(content), 0o600)
