@@ -33,6 +33,14 @@ type Agent struct {
 	// is an allowlist, so that what it does not know stays out. Claude's
 	// entries are probed by the rules of its own row (nil here).
 	Shown, Copies []string
+	// Extensions is its entry of Shown that holds the extensions the user
+	// installed, shown extension by extension as the launch found them
+	// (what the host installs or updates during the session is not
+	// shown); in each, the files ExtensionSecrets names (the settings the
+	// user gave it) are hidden, and those ExtensionRecords names (where it
+	// was installed from) lose the credentials in their URLs.
+	Extensions                         string
+	ExtensionSecrets, ExtensionRecords []string
 	// Instructions are the files in ConfigDir it reads as the user's own
 	// instructions for every project, the one it reads first (the last is
 	// made when there is none): a private read-only copy of the host's,
@@ -161,9 +169,14 @@ var Gemini = Agent{
 	Name: "gemini", Title: "Gemini", Program: "gemini", Install: "install Gemini CLI: npm install -g @google/gemini-cli",
 	ConfigDir: ".gemini",
 	Shown:     []string{"commands", "extensions", "skills", "agents", "policies", "extension-enablement.json"},
-	Copies:    []string{"trustedFolders.json"},
-	Secrets:   []string{"oauth_creds.json", "google_accounts.json", ".env", "mcp-oauth-tokens.json"},
-	State:     []string{"tmp/", "history/"},
+	// gemini extensions install and config write the settings it asks for
+	// (a service's API key, unless marked sensitive) and where it came from.
+	Extensions:       "extensions",
+	ExtensionSecrets: []string{".env"},
+	ExtensionRecords: []string{".gemini-extension-install.json"},
+	Copies:           []string{"trustedFolders.json"},
+	Secrets:          []string{"oauth_creds.json", "google_accounts.json", ".env", "mcp-oauth-tokens.json"},
+	State:            []string{"tmp/", "history/"},
 	Env: []string{
 		"GEMINI_SANDBOX=false", "GEMINI_TELEMETRY_ENABLED=false",
 		"GOOGLE_GEMINI_BASE_URL=" + apiURL,

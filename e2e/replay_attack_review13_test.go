@@ -117,3 +117,45 @@ func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
+
+// TestReplayReview13GeminiExtensionSecrets: with --agent gemini, the
+// launch showed ~/.gemini/extensions whole, and with it what an
+// extension keeps that is the user's credential: the settings gemini
+// asked for at its install (a service's API key, in the extension's
+// .env unless its author marked it sensitive), the URL it was installed
+// from, token and all (.gemini-extension-install.json), and its clone's
+// git configuration. The attack: the sandbox's view of ~/.gemini, read
+// through /proc while gemini runs. Proof: none of them holds the
+// token; the extension's manifest is shown.
+func TestReplayReview13GeminiExtensionSecrets(t *testing.T) {
+	requireAgent(t, "gemini", "@google/gemini-cli")
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	const token = "glpat-REVIEW13-EXTENSION-SECRET"
+	ext := filepath.Join(h.home, ".gemini", "extensions", "jira")
+	h.write(filepath.Join(h.home, ".gemini", ".env"), "GEMINI_API_KEY=AIza-real-gemini-key-review13\n")
+	h.write(filepath.Join(h.home, ".gemini", "settings.json"), `{"ui":{"hideBanner":true}}`+"\n")
+	h.write(filepath.Join(ext, "gemini-extension.json"), `{"name":"jira","version":"1.0.0","settings":[{"name":"Jira token","description":"d","envVar":"JIRA_API_TOKEN"}]}`)
+	h.write(filepath.Join(ext, ".env"), "JIRA_API_TOKEN="+token+"\n")
+	h.write(filepath.Join(ext, ".gemini-extension-install.json"), `{"source":"https://oauth2:`+token+`@gitlab.example.com/org/jira.git","type":"git"}`)
+	h.write(filepath.Join(ext, ".git", "config"), "[remote \"origin\"]\n\turl = https://oauth2:"+token+"@gitlab.example.com/org/jira.git\n")
+	mark := testMark(t)
+	f := startAgentAPI(t, "X-Goog-Api-Key", lookInside(filepath.Join(h.home, ".gemini"), mark))
+	out := h.run(proj, []string{"GOOGLE_GEMINI_BASE_URL=" + f.URL, noResolve}, "claudebox", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
+	if !strings.Contains(out, "PONG-GEMINI") {
+		t.Fatalf("gemini did not answer: %s", out)
+	}
+	manifest := false
+	for _, v := range f.Inside() {
+		for path, content := range v.files {
+			if strings.Contains(content, token) {
+				t.Errorf("the sandbox reads the extension's credential in %s", path)
+			}
+			manifest = manifest || strings.HasSuffix(path, "/jira/gemini-extension.json")
+		}
+	}
+	if !manifest {
+		t.Errorf("the extension's manifest is not shown inside")
+	}
+}

@@ -47,6 +47,11 @@ type AgentConfig struct {
 	// LeftOut names what the private copy of its settings left out (names
 	// only), for the launch's notice.
 	LeftOut []string
+	// Own are mounted over Entries: what in them may hold the user's
+	// credential, hidden or copied without it (named in
+	// CredentialsLeftOut).
+	Own                []Mount
+	CredentialsLeftOut []string
 }
 
 // addAgentConfig rebuilds the agent's configuration directory.
@@ -55,6 +60,8 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	for _, e := range a.Entries {
 		p.add(AgentFiles, RoBindTry, e, e, "the real "+filepath.Base(a.Dir)+"'s "+filepath.Base(e)+", read-only")
 	}
+	p.Mounts = append(p.Mounts, a.Own...)
+	p.CredentialsLeftOut = append(p.CredentialsLeftOut, a.CredentialsLeftOut...)
 	for _, c := range a.Copies {
 		p.Mounts = append(p.Mounts, Mount{Kind: BindData, Src: c.Src, Dest: c.Path, Checked: c.ID, Role: AgentFiles, Why: "a private copy: " + a.Name + " can save it, the host's file stays as it is"})
 	}

@@ -3,10 +3,13 @@ package probe
 import (
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -34,10 +37,36 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 	}
 	for _, name := range a.Shown {
 		path := filepath.Join(dir, name)
-		if fi, err := os.Stat(path); err == nil && (fi.Mode().IsRegular() || fi.IsDir()) && path != c.Instructions {
+		fi, err := os.Stat(path)
+		switch {
+		case err != nil || !fi.Mode().IsRegular() && !fi.IsDir() || path == c.Instructions:
+		case name == a.Extensions && fi.IsDir():
+			des, _ := os.ReadDir(path)
+			for _, de := range des {
+				if ext := filepath.Join(path, de.Name()); de.IsDir() {
+					own, leftOut := extensionCredentials(home, ext, a)
+					c.Entries, c.Own, c.CredentialsLeftOut = append(c.Entries, ext), append(c.Own, own...), append(c.CredentialsLeftOut, leftOut...)
+				}
+			}
+		default:
 			c.Entries = append(c.Entries, path)
 		}
 	}
+	// A clone in what is shown (an extension installed from git, a skill)
+	// keeps its remote's URL, token and all.
+	tilde := func(p string) string { return tildePath(p, home) }
+	c.Entries = slices.DeleteFunc(c.Entries, func(e string) bool {
+		if fi, err := os.Stat(e); err != nil || !fi.IsDir() {
+			return false
+		}
+		own, leftOut, whole := cloneCredentials(e, e, mount.AgentFiles, tilde)
+		if !whole {
+			c.CredentialsLeftOut = append(c.CredentialsLeftOut, "all of "+tilde(e)+" (claudebox cannot look through it whole for git configurations that may hold a credential: over 8 levels or 4,000 directories)")
+			return true
+		}
+		c.Own, c.CredentialsLeftOut = append(c.Own, own...), append(c.CredentialsLeftOut, leftOut...)
+		return false
+	})
 	for _, name := range a.Copies {
 		if cp, ok := homeCopy(filepath.Join(dir, name), bind.Secrets(home)); ok {
 			c.Copies = append(c.Copies, cp)
@@ -61,6 +90,35 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 	}
 	c.Env, _ = a.Resolved(home, url)
 	return c
+}
+
+// extensionCredentials hides what an extension's directory ext holds of
+// the user's credentials (own, named in leftOut): its settings (a
+// service's key) and the credentials in the URL it was installed from.
+func extensionCredentials(home, ext string, a agent.Agent) (own []mount.Mount, leftOut []string) {
+	for _, name := range a.ExtensionSecrets {
+		if path := filepath.Join(ext, name); paths.Exists(path) {
+			own = append(own, mount.Mount{Kind: mount.RoBindData, Dest: path, Why: "empty: an extension's settings, which may hold your key to a service", Role: mount.AgentFiles})
+			leftOut = append(leftOut, "all of "+tildePath(path, home))
+		}
+	}
+	for _, name := range a.ExtensionRecords {
+		path := filepath.Join(ext, name)
+		if !paths.Exists(path) {
+			continue
+		}
+		b, _, err := untrusted.ReadResolved(path, 1<<20)
+		redacted, had := claudesettings.WithoutURLCredentials(b)
+		switch {
+		case err != nil:
+			own = append(own, mount.Mount{Kind: mount.RoBindData, Dest: path, Why: "empty: claudebox cannot read it whole to leave out a credential", Role: mount.AgentFiles})
+			leftOut = append(leftOut, "all of "+tildePath(path, home))
+		case had:
+			own = append(own, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(redacted), Why: "a private copy without the credentials in its URLs", Role: mount.AgentFiles})
+			leftOut = append(leftOut, "the credentials in URLs in "+tildePath(path, home))
+		}
+	}
+	return own, leftOut
 }
 
 // readSmall is a regular file of at most 1 MiB, nil for anything else;
