@@ -340,15 +340,14 @@ func showAgainIn(dir string, hidden []Hidden, locks IndexLocks) error {
 		if err != nil {
 			return err
 		}
-		release, err := locks.lockIndex(fd, dir, out)
+		lock, err := locks.lockIndex(fd, dir, out)
 		if err != nil {
 			return err
 		}
 		// git replaces its index whole, under the lock: the one read is
 		// still there if its file is.
 		if unix.Fstatat(fd, "index", &now, unix.AT_SYMLINK_NOFOLLOW) != nil || now.Ino != read.Ino || now.Ctim != read.Ctim || now.Size != read.Size {
-			unix.Unlinkat(fd, "index.lock", 0)
-			release()
+			lock.remove()
 			if tries < 3 {
 				continue
 			}
@@ -357,12 +356,19 @@ func showAgainIn(dir string, hidden []Hidden, locks IndexLocks) error {
 		if locks.Held != nil {
 			locks.Held()
 		}
+		// The lock is renamed over the index only while it is the file
+		// the audit wrote; one another process took since stays its own.
+		if !lock.ours() {
+			lock.release()
+			return errors.New("git's lock (index.lock) was replaced while the audit held it")
+		}
 		err = unix.Renameat(fd, "index.lock", fd, "index")
 		if err != nil {
-			unix.Unlinkat(fd, "index.lock", 0)
+			lock.remove()
+			return err
 		}
-		release()
-		return err
+		lock.release()
+		return nil
 	}
 }
 

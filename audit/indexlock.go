@@ -88,50 +88,119 @@ func (l IndexLocks) record(r lockRecord) (release func()) {
 	}
 }
 
+// indexLock is git's lock on an index, made by the exit audit: the git
+// directory it is in, its file (held open, so that its inode is not
+// another file's while the audit holds it) by device and inode, and its
+// record.
+type indexLock struct {
+	dir      int
+	file     *os.File
+	dev, ino uint64
+	forget   func()
+}
+
+// release forgets the lock, wherever it stands now.
+func (k indexLock) release() {
+	k.forget()
+	k.file.Close()
+}
+
+// ours says index.lock is still the file the audit made: another process
+// may have removed it and taken the lock since (the host's git), whose
+// lock the audit must neither remove nor rename over the index.
+func (k indexLock) ours() bool {
+	var st unix.Stat_t
+	return unix.Fstatat(k.dir, "index.lock", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Dev == k.dev && st.Ino == k.ino
+}
+
+// remove removes the lock if it is still the audit's, and forgets it.
+func (k indexLock) remove() {
+	if k.ours() {
+		unix.Unlinkat(k.dir, "index.lock", 0)
+	}
+	k.release()
+}
+
 // lockIndex takes git's lock on the index in the git directory fd, as a
 // file already holding content (made unnamed, then linked as index.lock,
-// which fails if git holds the lock), recorded in l before it is linked;
-// release forgets the record. Where the file system makes no unnamed
-// file, the lock is made, recorded, then written.
-func (l IndexLocks) lockIndex(fd int, gitDir string, content []byte) (release func(), err error) {
+// which fails if git holds the lock), recorded in l before it is linked.
+// Where the file system makes no unnamed file, or the kernel links none
+// (no /proc, and linkat's AT_EMPTY_PATH refused), the lock is made,
+// recorded, then written.
+func (l IndexLocks) lockIndex(fd int, gitDir string, content []byte) (indexLock, error) {
 	tmp, err := unix.Openat(fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
 	if err != nil {
 		return l.createLock(fd, gitDir, content)
 	}
 	f := os.NewFile(uintptr(tmp), "index.lock")
-	defer f.Close()
 	if _, err := f.Write(content); err != nil {
-		return nil, err
+		f.Close()
+		return indexLock{}, err
 	}
-	release = func() {}
-	if r, err := identify(tmp, gitDir, content); err == nil {
-		release = l.record(r)
+	k, err := l.identify(fd, f, gitDir, content)
+	if err != nil {
+		f.Close()
+		return indexLock{}, err
 	}
-	if err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(tmp), fd, "index.lock", unix.AT_SYMLINK_FOLLOW); err != nil {
-		release()
-		return nil, fmt.Errorf("git's lock: %w", err)
+	if err := linkUnnamed(tmp, fd, "index.lock"); err != nil {
+		k.release()
+		if errors.Is(err, errNoLink) {
+			return l.createLock(fd, gitDir, content)
+		}
+		return indexLock{}, fmt.Errorf("git's lock: %w", err)
 	}
-	return release, nil
+	return k, nil
 }
 
-// createLock is lockIndex where no unnamed file can be made.
-func (l IndexLocks) createLock(fd int, gitDir string, content []byte) (release func(), err error) {
+// procFD is where the kernel shows this process's descriptors.
+var procFD = "/proc/self/fd/"
+
+// errNoLink is an unnamed file the kernel gives no way to link.
+var errNoLink = errors.New("no way to link an unnamed file: /proc is not mounted and linkat's AT_EMPTY_PATH is refused")
+
+// linkUnnamed links the unnamed file tmp as name in the directory dir:
+// by its descriptor where the kernel allows it, else through /proc.
+func linkUnnamed(tmp, dir int, name string) error {
+	err := unix.Linkat(tmp, "", dir, name, unix.AT_EMPTY_PATH)
+	if err != unix.EPERM && err != unix.ENOENT {
+		return err
+	}
+	err = unix.Linkat(unix.AT_FDCWD, procFD+strconv.Itoa(tmp), dir, name, unix.AT_SYMLINK_FOLLOW)
+	if err == unix.ENOENT {
+		if _, serr := os.Stat(procFD); serr != nil {
+			return errNoLink
+		}
+	}
+	return err
+}
+
+// identify is the lock in f once it holds content, recorded.
+func (l IndexLocks) identify(dir int, f *os.File, gitDir string, content []byte) (indexLock, error) {
+	r, err := identify(int(f.Fd()), gitDir, content)
+	if err != nil {
+		return indexLock{}, err
+	}
+	return indexLock{dir: dir, file: f, dev: r.Dev, ino: r.Ino, forget: l.record(r)}, nil
+}
+
+// createLock is lockIndex where no unnamed file can be made or linked.
+func (l IndexLocks) createLock(fd int, gitDir string, content []byte) (indexLock, error) {
 	lock, err := unix.Openat(fd, "index.lock", unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("git's lock: %w", err)
+		return indexLock{}, fmt.Errorf("git's lock: %w", err)
 	}
 	f := os.NewFile(uintptr(lock), "index.lock")
-	defer f.Close()
-	release = func() {}
-	if r, err := identify(lock, gitDir, content); err == nil {
-		release = l.record(r)
+	k, err := l.identify(fd, f, gitDir, content)
+	if err != nil {
+		unix.Unlinkat(fd, "index.lock", 0)
+		f.Close()
+		return indexLock{}, err
 	}
 	if _, err := f.Write(content); err != nil {
-		unix.Unlinkat(fd, "index.lock", 0)
-		release()
-		return nil, err
+		k.remove()
+		return indexLock{}, err
 	}
-	return release, nil
+	return k, nil
 }
 
 // SweepIndexLocks removes the locks recorded in dir whose writer is gone

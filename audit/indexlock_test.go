@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -69,14 +70,74 @@ func TestSweepIndexLocks(t *testing.T) {
 	d, err := openRoot(gitDir)
 	must(t, err)
 	defer d.Close()
-	release, err := IndexLocks{Dir: records}.lockIndex(int(d.Fd()), gitDir, []byte("index"))
+	held, err := IndexLocks{Dir: records}.lockIndex(int(d.Fd()), gitDir, []byte("index"))
 	must(t, err)
 	if got := SweepIndexLocks(records); len(got) > 0 || !paths.Exists(lock) {
 		t.Errorf("a running writer's lock: swept %v, still there: %v", got, paths.Exists(lock))
 	}
-	release()
+	held.release()
 	unix.Unlink(lock)
 	if left, _ := os.ReadDir(records); len(left) > 0 {
 		t.Errorf("records left after release: %v", left)
+	}
+}
+
+// TestIndexLockTakenMeanwhile: while the exit audit holds git's lock on an
+// index, another process may remove it and take the lock itself (the
+// host's git). The audit neither renames that lock over the index nor
+// removes it: the index stays as it was, the other lock stands, and the
+// entries are returned with the reason.
+func TestIndexLockTakenMeanwhile(t *testing.T) {
+	_, gitDir := gitIndexIn(t, 2, "sha1", false)
+	index, lock := filepath.Join(gitDir, "index"), filepath.Join(gitDir, "index.lock")
+	before, err := os.ReadFile(index)
+	must(t, err)
+	taken := func() {
+		must(t, os.Remove(lock))
+		must(t, os.WriteFile(lock, []byte("the host's git's lock"), 0o644))
+	}
+	left, err := ShowAgain([]Hidden{{Repo: filepath.Dir(gitDir), Path: "z", gitDir: gitDir, bits: assumeUnchanged}}, IndexLocks{Held: taken})
+	if len(left) != 1 || err == nil {
+		t.Errorf("left %v, %v; want the entry, and why", left, err)
+	}
+	if after, _ := os.ReadFile(index); !bytes.Equal(before, after) {
+		t.Errorf("the index became %.40q", after)
+	}
+	if b, _ := os.ReadFile(lock); string(b) != "the host's git's lock" {
+		t.Errorf("the other process's lock became %q", b)
+	}
+
+	// The audit's own removal of its lock (the index changed meanwhile)
+	// leaves another's too.
+	must(t, os.Remove(lock))
+	d, err := openRoot(gitDir)
+	must(t, err)
+	defer d.Close()
+	held, err := IndexLocks{}.lockIndex(int(d.Fd()), gitDir, []byte("index"))
+	must(t, err)
+	taken()
+	held.remove()
+	if b, _ := os.ReadFile(lock); string(b) != "the host's git's lock" {
+		t.Errorf("the audit removed another's lock: now %q", b)
+	}
+}
+
+// TestIndexLockWithoutProc: where /proc is not mounted, the lock is still
+// made, whole, with what the audit wrote.
+func TestIndexLockWithoutProc(t *testing.T) {
+	was := procFD
+	procFD = filepath.Join(t.TempDir(), "no-proc") + "/"
+	t.Cleanup(func() { procFD = was })
+	gitDir := t.TempDir()
+	d, err := openRoot(gitDir)
+	must(t, err)
+	defer d.Close()
+	held, err := IndexLocks{Dir: t.TempDir()}.lockIndex(int(d.Fd()), gitDir, []byte("the new index"))
+	if err != nil {
+		t.Fatalf("without /proc: %v", err)
+	}
+	defer held.remove()
+	if b, _ := os.ReadFile(filepath.Join(gitDir, "index.lock")); string(b) != "the new index" {
+		t.Errorf("the lock holds %q", b)
 	}
 }

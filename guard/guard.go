@@ -6,7 +6,11 @@
 package guard
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -526,77 +530,117 @@ func (g *guardProbe) record(guard mount.Guard) {
 // sockets), or a no-op file, which appears whole (git on the host may read
 // it at any moment). It fails with os.ErrExist when something is already
 // there.
+//
+// The stand-in's directory may be one a sandbox writes (an enclosing
+// project's, or this one's when the watcher makes a stand-in again),
+// which can replace it, or one above it, with a link to a directory of
+// the user's between the probe's look and the creation: the directory is
+// opened once with no link anywhere on its path, and everything is made
+// through that descriptor.
 func CreatePlaceholder(m mount.Mount) error {
+	dir, name := filepath.Dir(m.Dest), filepath.Base(m.Dest)
+	parent, err := untrusted.OpenDir("/", strings.TrimPrefix(dir, "/"))
+	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+		return fmt.Errorf("cannot make the stand-in %s: a link or a file stands on the way to its directory (did a sandbox replace a directory there?)", m.Dest)
+	}
+	if err != nil {
+		return err
+	}
+	defer parent.Close()
+	at := int(parent.Fd())
 	switch m.Kind {
 	case mount.Tmpfs:
 		// Made beside it with its mode, then renamed into place: a launch
 		// of another session probing at that moment sees a stand-in or
-		// nothing, never a directory it would take for the user's.
-		// The name is in a directory a sandbox may write (an enclosing
-		// project's, or this one's when the watcher makes a stand-in
-		// again), which can put a link to a file of the user's there: the
-		// mode is set through a descriptor of the directory, opened without
-		// following a link, and what is renamed into place must be it.
-		tmp, err := os.MkdirTemp(filepath.Dir(m.Dest), ".claudebox-stand-in-*")
+		// nothing, never a directory it would take for the user's. The
+		// mode is set through a descriptor of the new directory, and what
+		// is renamed into place must be it.
+		tmp, err := tempName(func(tmp string) error { return unix.Mkdirat(at, tmp, 0o700) })
 		if err != nil {
+			return &fs.PathError{Op: "mkdir", Path: dir, Err: err}
+		}
+		fd, err := unix.Openat(at, tmp, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			unix.Unlinkat(at, tmp, unix.AT_REMOVEDIR)
+			return &fs.PathError{Op: "open", Path: filepath.Join(dir, tmp), Err: err}
+		}
+		made := os.NewFile(uintptr(fd), filepath.Join(dir, tmp))
+		defer made.Close()
+		if err := made.Chmod(instance.StandInDirMode); err != nil {
+			unix.Unlinkat(at, tmp, unix.AT_REMOVEDIR)
 			return err
 		}
-		f, err := os.OpenFile(tmp, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
-		if err != nil {
-			os.Remove(tmp)
-			return err
+		if err := unix.Renameat2(at, tmp, at, name, unix.RENAME_NOREPLACE); err != nil {
+			unix.Unlinkat(at, tmp, unix.AT_REMOVEDIR)
+			if err == unix.EEXIST {
+				return os.ErrExist
+			}
+			return &fs.PathError{Op: "rename", Path: m.Dest, Err: err}
 		}
-		defer f.Close()
-		if err := f.Chmod(instance.StandInDirMode); err != nil {
-			os.Remove(tmp)
-			return err
-		}
-		err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, m.Dest, unix.RENAME_NOREPLACE)
-		if err != nil {
-			os.Remove(tmp)
-		}
-		if err == unix.EEXIST {
-			return os.ErrExist
-		}
-		if err != nil {
-			return err
-		}
-		made, merr := f.Stat()
-		there, terr := os.Lstat(m.Dest)
-		if merr != nil || terr != nil || !os.SameFile(made, there) {
+		var st, there unix.Stat_t
+		merr := unix.Fstat(fd, &st)
+		terr := unix.Fstatat(at, name, &there, unix.AT_SYMLINK_NOFOLLOW)
+		if merr != nil || terr != nil || st.Dev != there.Dev || st.Ino != there.Ino {
 			return fmt.Errorf("the stand-in %s was replaced while it was made (by a sandbox that can write beside it?)", m.Dest)
 		}
 		return nil
 	case mount.RoBind:
-		tmp, err := os.CreateTemp(filepath.Dir(m.Dest), ".claudebox-stand-in-*")
-		if err != nil {
+		var fd int
+		tmp, err := tempName(func(tmp string) (err error) {
+			fd, err = unix.Openat(at, tmp, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 			return err
+		})
+		if err != nil {
+			return &fs.PathError{Op: "create", Path: dir, Err: err}
 		}
-		defer os.Remove(tmp.Name())
-		_, err = tmp.Write(instance.StandInContent(m.Dest))
+		defer unix.Unlinkat(at, tmp, 0)
+		f := os.NewFile(uintptr(fd), filepath.Join(dir, tmp))
+		_, err = f.Write(instance.StandInContent(m.Dest))
 		if err == nil {
-			err = tmp.Chmod(instance.StandInMode)
+			err = f.Chmod(instance.StandInMode)
 		}
-		if cerr := tmp.Close(); err == nil {
+		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
 			return err
 		}
-		return os.Link(tmp.Name(), m.Dest)
+		if err := unix.Linkat(at, tmp, at, name, 0); err != nil {
+			if err == unix.EEXIST {
+				return os.ErrExist
+			}
+			return &fs.PathError{Op: "link", Path: m.Dest, Err: err}
+		}
+		return nil
 	}
-	err := unix.Mknod(m.Dest, unix.S_IFSOCK, 0)
+	err = unix.Mknodat(at, name, unix.S_IFSOCK, 0)
 	if err == unix.EEXIST {
 		return os.ErrExist
 	}
 	if err == nil {
 		return nil
 	}
-	f, err := os.OpenFile(m.Dest, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0)
-	if err != nil {
-		return err
+	fd, err := unix.Openat(at, name, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err == unix.EEXIST {
+		return os.ErrExist
 	}
-	return f.Close()
+	if err != nil {
+		return &fs.PathError{Op: "create", Path: m.Dest, Err: err}
+	}
+	return unix.Close(fd)
+}
+
+// tempName makes a new entry by a name of its own beside a stand-in
+// (create fails with EEXIST when the name is taken), and returns the name.
+func tempName(create func(name string) error) (string, error) {
+	for {
+		var b [6]byte
+		rand.Read(b[:])
+		name := ".claudebox-stand-in-" + hex.EncodeToString(b[:])
+		if err := create(name); err != unix.EEXIST {
+			return name, err
+		}
+	}
 }
 
 // submodulePaths lists the checkout-relative paths of a .gitmodules file
