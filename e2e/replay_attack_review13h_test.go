@@ -137,3 +137,40 @@ func TestReplayReview13hSparseIndexes(t *testing.T) {
 		t.Errorf("the exit audit took %d MiB of memory for the session's sparse indexes:\n%s", rss>>10, out)
 	}
 }
+
+// TestReplayReview13hIgnoredRemovedFirst: the exit takes an ignored file
+// the host runs (a virtualenv's bin/activate) that was there at the start
+// and that the session changed for a finding; one the session made (pip
+// install's scripts) is not. The start's list of ignored files was taken
+// beside the session, after git had hashed the checkout for the undo
+// snapshot (here 16 MB of a file not yet committed): the session moved
+// .venv/bin/activate away at once, and put it back, with a line of its
+// own, once the list was taken, which then lacked it: the exit took it for
+// one the session made. Now the list is taken first, and the sandbox
+// starts once it is (or, past a bound, with the list taken for missing).
+// Host-side proof: the host's . .venv/bin/activate runs nothing the
+// session wrote.
+func TestReplayReview13hIgnoredRemovedFirst(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, ".gitignore"), ".venv/\n")
+	h.write(filepath.Join(proj, ".venv", "pyvenv.cfg"), "home = /usr/bin\n")
+	h.write(filepath.Join(proj, ".venv", "bin", "activate"), "VIRTUAL_ENV=x\n")
+	h.chown()
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", ".gitignore")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
+	h.run(proj, nil, "dd", "if=/dev/urandom", "of=data.bin", "bs=1M", "count=16", "status=none")
+	marker := plantedMarker(h)
+	_, out, exited := startSession(t, h, proj, `mv .venv/bin/activate /tmp/activate; touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
+		{ cat /tmp/activate; echo 'touch `+marker+`'; } > .venv/bin/activate`)
+	waitSnapshot(t, h)
+	done(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	h.command(proj, nil, "sh", "-c", ". .venv/bin/activate").Run()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's . .venv/bin/activate ran what the session planted:\n%s", out)
+	}
+}

@@ -84,6 +84,7 @@ func (s *Session) supervise() error {
 	sigs := make(chan os.Signal, 4)
 	defer signal.Stop(sigs)
 	var began time.Time
+	s.undo.waitListed()
 	// From here the watcher is startBwrap's: on an error it is gone.
 	attached = true
 	run, err := s.startBwrap(s.plan, bwrapStart{

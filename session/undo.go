@@ -32,7 +32,9 @@ func (s *Session) takeUndo() {
 		standIns = append(standIns, m.Dest)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s.undo = &undoTaking{stop: cancel, done: make(chan struct{})}
+	gate := undo.NewListGate()
+	ctx = undo.WithListGate(ctx, gate)
+	s.undo = &undoTaking{stop: cancel, done: make(chan struct{}), listed: gate}
 	go func() {
 		defer close(s.undo.done)
 		if _, err := undo.Take(ctx, s.stateDir, s.plan.Project, time.Now(), since, standIns); err != nil && ctx.Err() == nil {
@@ -47,6 +49,21 @@ type undoTaking struct {
 	stop context.CancelFunc
 	// done is closed once it returned, its work files removed.
 	done chan struct{}
+	// listed opens once it has listed the checkout's ignored files.
+	listed *undo.ListGate
+}
+
+// ignoredListBound bounds how long a sandbox's start waits for its
+// snapshot's list of ignored files (100,000 took 0.4 s).
+const ignoredListBound = 5 * time.Second
+
+// waitListed holds the sandbox's start until the snapshot has listed the
+// checkout's ignored files, for at most ignoredListBound (see
+// undo.ListGate).
+func (u *undoTaking) waitListed() {
+	if u != nil {
+		u.listed.Wait(ignoredListBound)
+	}
 }
 
 // wait stops the snapshot and waits until it returned.

@@ -312,13 +312,17 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 }
 
 // ignoredAtStart reads the ignored files the snapshot id listed (nil if
-// it listed none), and whether the list stopped at its bound.
+// it listed none, or listed them after the sandbox started), and whether
+// the list stopped at its bound.
 func (st store) ignoredAtStart(id string) ([]string, bool) {
 	b, err := os.ReadFile(filepath.Join(st.dir, id+".ignored"))
 	if err != nil {
 		return nil, false
 	}
 	head, rest, _ := strings.Cut(string(b), "\n")
+	if head == "late" {
+		return nil, false
+	}
 	list := []string{}
 	for _, p := range strings.Split(rest, "\x00") {
 		if p != "" {
@@ -330,12 +334,15 @@ func (st store) ignoredAtStart(id string) ([]string, bool) {
 
 // listIgnored keeps, beside the snapshot id, the ignored files of the
 // checkout, as git lists them with the store's index work.
-func (st store) listIgnored(ctx context.Context, checkout, work, id string) error {
+func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate *ListGate) error {
 	out, err := st.git(ctx, checkout, work, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard")
 	if err != nil {
 		return err
 	}
 	head := "complete"
+	if gate.isLate() {
+		head = "late"
+	}
 	list := strings.SplitAfterN(out, "\x00", ignoredStartLimit+1)
 	if len(list) > ignoredStartLimit {
 		list, head = list[:ignoredStartLimit], "limited"

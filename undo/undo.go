@@ -158,6 +158,8 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	if p.GitDir == "" {
 		return Snapshot{}, errors.New("not a git repository")
 	}
+	gate := listGateOf(ctx)
+	defer gate.open()
 	st := storeOf(stateDir, p.Root)
 	if err := st.init(p); err != nil {
 		return Snapshot{}, err
@@ -186,6 +188,17 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 			return Snapshot{}, err
 		}
 	}
+	// First, while the sandbox waits (ListGate); without the list,
+	// --changes names no removed ignored file, and takes each ignored file
+	// the host runs that the session wrote for a finding.
+	st.listIgnored(ctx, p.Checkout, work, id, gate)
+	gate.open()
+	written := false
+	defer func() {
+		if !written {
+			os.Remove(filepath.Join(st.dir, id+".ignored"))
+		}
+	}()
 	args := []string{"add", "-A", "--", "."}
 	for _, path := range skip {
 		if rel, err := filepath.Rel(p.Checkout, path); err == nil && filepath.IsLocal(rel) {
@@ -217,8 +230,6 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	if err != nil {
 		return Snapshot{}, err
 	}
-	// Without the list, --changes names no removed ignored file.
-	st.listIgnored(ctx, p.Checkout, work, id)
 	// What was taken out is read again next time.
 	if len(unknown) == 0 {
 		err = os.Rename(work, index)
@@ -234,6 +245,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	if err := os.WriteFile(filepath.Join(st.dir, id+".snapshot"), []byte(record), 0o600); err != nil {
 		return Snapshot{}, err
 	}
+	written = true
 	os.Remove(pending)
 	st.prune(p.Checkout)
 	return s, nil

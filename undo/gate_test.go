@@ -1,0 +1,44 @@
+package undo
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestListGateLate: a list of ignored files taken after the sandbox's
+// start stopped waiting for it is none: each ignored file the host runs
+// that the session wrote, made or changed, is a finding. One taken in time
+// lets the sandbox start, and what the session made stays.
+func TestListGateLate(t *testing.T) {
+	for _, late := range []bool{false, true} {
+		p := repo(t, 1, 1)
+		state := t.TempDir()
+		os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("ign/\n"), 0o644)
+		os.Mkdir(filepath.Join(p.Checkout, "ign"), 0o755)
+		since := after(t, state, p.Checkout)
+		gate := NewListGate()
+		if late {
+			gate.Wait(0)
+		}
+		if _, err := Take(WithListGate(context.Background(), gate), state, p, time.Now(), since, nil); err != nil {
+			t.Fatal(err)
+		}
+		gate.Wait(time.Minute) // open: returns at once
+		began := after(t, state, p.Checkout)
+		tool := filepath.Join(p.Checkout, "ign", "tool")
+		if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		c, err := RecordChanges(state, p, began, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(c.HostRun, tool); got != late {
+			t.Errorf("list taken late %v: the made ign/tool is a finding: %v (%q)", late, got, c.HostRun)
+		}
+	}
+}
