@@ -79,6 +79,9 @@ type Settings struct {
 	// use with --with-ssh; none named: all of them. The user's own
 	// settings only.
 	SSHKeys []string `toml:"ssh-keys"`
+	// SSHUsers are the users the sandbox may log in as with the agent's
+	// keys; none named: git, the git hosts'. The user's own settings only.
+	SSHUsers []string `toml:"ssh-users"`
 }
 
 // WorktreeDir is where -w makes a task's worktree, from the user's
@@ -119,11 +122,11 @@ var keyTypes = map[string]string{
 	"with-ssh": "true or false", "with-gpg": "true or false", "gpu": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
 	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false", "caches": "true or false",
 	"publish": `a list of strings, e.g. ["8080", "9000:3000"]`, "forward": `a list of strings, e.g. ["5432"]`,
-	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "worktree-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings", "ssh-keys": `a list of key fingerprints, e.g. ["SHA256:…"] as ssh-add -l shows them`,
+	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "worktree-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings", "ssh-keys": `a list of key fingerprints, e.g. ["SHA256:…"] as ssh-add -l shows them`, "ssh-users": `a list of user names, e.g. ["git"]`,
 	"memory": `a size, e.g. "8G"`, "cpus": "a number of processors", "pids": "a number of processes and threads", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, gpu, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, worktree-dir, mcp, refuse-env, ssh-keys, memory, cpus, pids, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, gpu, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, worktree-dir, mcp, refuse-env, ssh-keys, ssh-users, memory, cpus, pids, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -291,6 +294,8 @@ type Launch struct {
 	// SSHKeys are the fingerprints of the agent's keys the sandbox may
 	// use; none: all.
 	SSHKeys []string
+	// SSHUsers are the users it may log in as with them; none: git.
+	SSHUsers []string
 	// MCP names the MCP servers to carry in, each with the file that named
 	// it ("" for the user's own settings or the command line).
 	MCP []MCPName
@@ -580,6 +585,7 @@ func (m *merging) usersOnly(l layer) error {
 		{"cpus", l.CPUs != nil},
 		{"pids", l.Pids != nil},
 		{"ssh-keys", len(l.SSHKeys) > 0},
+		{"ssh-users", len(l.SSHUsers) > 0},
 	} {
 		if s.set && !l.own {
 			return hint.Errorf("set it in "+UserConfigPath(m.home)+" or on the command line", "%s: %s is yours to set, not the repository's", l.from, s.key)
@@ -619,8 +625,17 @@ func (m *merging) usersOnly(l layer) error {
 		}
 		m.out.SSHKeys = append(m.out.SSHKeys, k)
 	}
+	for _, u := range l.SSHUsers {
+		if !sshUser.MatchString(u) {
+			return hint.Errorf(`write the user as ssh logs in, as in git@github.com: ["git"]`, "%s: ssh-users: \"%s\" is not a user's name", where(l.from), printable.Excerpt(u))
+		}
+		m.out.SSHUsers = append(m.out.SSHUsers, u)
+	}
 	return m.limits(l)
 }
+
+// sshUser is a user's name as a server's account has it.
+var sshUser = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
 
 // sshFingerprint is a key's SHA-256 fingerprint as OpenSSH shows it.
 var sshFingerprint = regexp.MustCompile(`^SHA256:[A-Za-z0-9+/]{43}$`)

@@ -112,7 +112,8 @@ func TestSandboxSSHPushAlias(t *testing.T) {
 	}
 	h.write(filepath.Join(ssh, "known_hosts"), knownHost)
 	h.write(filepath.Join(ssh, "config"), fmt.Sprintf("Host gitbox\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  UserKnownHostsFile %s\n", port, name, filepath.Join(ssh, "known_hosts")))
-	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), fmt.Sprintf("allow-hosts = [\"127.0.0.1:%d\"]\n", port))
+	// The server's account is the user's, not a git host's git: named.
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), fmt.Sprintf("allow-hosts = [\"127.0.0.1:%d\"]\nssh-users = [%q]\n", port, name))
 	proj := filepath.Join(h.home, "code", "pushed")
 	h.gitRepo(proj)
 	h.run(proj, nil, "git", "remote", "add", "origin", "gitbox:repo.git")

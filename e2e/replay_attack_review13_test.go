@@ -1,7 +1,10 @@
 package e2e
 
 import (
+	"encoding/binary"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +160,84 @@ func TestReplayReview13GeminiExtensionSecrets(t *testing.T) {
 	}
 	if !manifest {
 		t.Errorf("the extension's manifest is not shown inside")
+	}
+}
+
+func init() {
+	// agentsign USER: a hostile sandbox's program that has the SSH agent
+	// sign an SSH login as USER for a session it does not hold (a relay's:
+	// the attacker's own connection to a server of the user's), printing
+	// "signed USER" when the agent signs.
+	helpers["agentsign"] = func() int {
+		c, err := net.Dial("unix", os.Getenv("SSH_AUTH_SOCK"))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "agentsign:", err)
+			return 1
+		}
+		str := func(b []byte) []byte { return binary.BigEndian.AppendUint32(nil, uint32(len(b))) }
+		call := func(msg []byte) []byte {
+			c.Write(append(str(msg), msg...))
+			var n [4]byte
+			if _, err := io.ReadFull(c, n[:]); err != nil {
+				return nil
+			}
+			reply := make([]byte, binary.BigEndian.Uint32(n[:]))
+			io.ReadFull(c, reply)
+			return reply
+		}
+		list := call([]byte{11})
+		if len(list) < 9 || list[0] != 12 {
+			fmt.Fprintln(os.Stderr, "agentsign: no keys")
+			return 1
+		}
+		key := list[9 : 9+binary.BigEndian.Uint32(list[5:9])]
+		field := func(b []byte) []byte { return append(str(b), b...) }
+		data := field([]byte("relayed-session-id-0123456789abc"))
+		data = append(data, 50)
+		for _, f := range []string{os.Args[1], "ssh-connection", "publickey"} {
+			data = append(data, field([]byte(f))...)
+		}
+		data = append(data, 1)
+		data = append(append(data, field([]byte("ssh-ed25519"))...), field(key)...)
+		req := append(append([]byte{13}, field(key)...), field(data)...)
+		req = append(req, 0, 0, 0, 0)
+		if reply := call(req); len(reply) > 0 && reply[0] == 14 {
+			fmt.Println("signed", os.Args[1])
+		}
+		return 0
+	}
+}
+
+// TestReplayReview13SSHAgentRelay: with --with-ssh, the agent's filter
+// signed whatever the sandbox gave it with the user's key: an SSH login
+// to any server as any user, for a session the sandbox does not hold.
+// An attacker relaying its own connection to a server that trusts the
+// key (the session's id, carried in and out through a repository the
+// sandbox may push to) logs in there as the user, where the sandbox's
+// network could never reach; and a signature of any namespace
+// (ssh-keygen -Y sign -n file) stands for the user's. The attack, from
+// inside: have the agent sign a login as root, and a file. Proof: both
+// refused; a login as git (a git host's), and git's own signatures
+// (commits) are still signed.
+func TestReplayReview13SSHAgentRelay(t *testing.T) {
+	h := newE2EHost(t)
+	env := startSSHAgent(t, h)
+	proj := filepath.Join(h.home, "code", "agent")
+	h.gitRepo(proj)
+	self, _ := os.Executable()
+	h.copyFile(self, filepath.Join(proj, "agentsign"), 0o755)
+	h.chown()
+	out := h.run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `./agentsign root; ./agentsign git
+		echo data > data
+		ssh-keygen -q -Y sign -f ~/.ssh/id_ed25519.pub -n file data 2>/dev/null && echo signed file
+		rm -f data.sig
+		ssh-keygen -q -Y sign -f ~/.ssh/id_ed25519.pub -n git data 2>/dev/null && echo signed git-namespace
+		echo done`)
+	t.Log(out)
+	if strings.Contains(out, "signed root") || strings.Contains(out, "signed file") {
+		t.Errorf("the agent signed, with the user's key, a login or a signature no git host asks for:\n%s", out)
+	}
+	if !strings.Contains(out, "signed git\n") || !strings.Contains(out, "signed git-namespace") {
+		t.Errorf("the agent did not sign a git host's login or git's signature:\n%s", out)
 	}
 }

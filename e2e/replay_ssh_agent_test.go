@@ -36,7 +36,7 @@ func TestReplaySSHAgentFilter(t *testing.T) {
 		check lock '! SSH_ASKPASS=/tmp/askpass SSH_ASKPASS_REQUIRE=force DISPLAY=:0 ssh-add -x </dev/null 2>/dev/null'
 		check still-listed 'ssh-add -l | grep -q alice@example.com && ! ssh-add -l | grep -q attacker'
 		echo signed data > data
-		check sign 'ssh-keygen -q -Y sign -f ~/.ssh/id_ed25519.pub -n file data 2>/dev/null && test -s data.sig'
+		check sign 'ssh-keygen -q -Y sign -f ~/.ssh/id_ed25519.pub -n git data 2>/dev/null && test -s data.sig'
 	`)
 	t.Log(out)
 	if strings.Contains(out, "FAIL") || strings.Count(out, "ok ") != 7 {
@@ -51,7 +51,7 @@ func TestReplaySSHAgentFilter(t *testing.T) {
 	}
 	signers := filepath.Join(h.base, "allowed_signers")
 	h.write(signers, "alice@example.com "+string(pub))
-	verify := h.command(proj, nil, "ssh-keygen", "-Y", "verify", "-f", signers, "-I", "alice@example.com", "-n", "file", "-s", filepath.Join(proj, "data.sig"))
+	verify := h.command(proj, nil, "ssh-keygen", "-Y", "verify", "-f", signers, "-I", "alice@example.com", "-n", "git", "-s", filepath.Join(proj, "data.sig"))
 	data, _ := os.Open(filepath.Join(proj, "data"))
 	defer data.Close()
 	verify.Stdin = data
@@ -64,7 +64,7 @@ func TestReplaySSHAgentFilter(t *testing.T) {
 	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "ssh-keys = [\"SHA256:"+strings.Repeat("A", 43)+"\"]\n")
 	out = h.run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `
 		ssh-add -l | grep -q alice@example.com && echo LISTED
-		ssh-keygen -q -Y sign -f ~/.ssh/id_ed25519.pub -n file data 2>/dev/null && echo SIGNED
+		ssh-keygen -q -Y sign -f ~/.ssh/id_ed25519.pub -n git data 2>/dev/null && echo SIGNED
 		echo done
 	`)
 	if out != "done\n" {

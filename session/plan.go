@@ -163,8 +163,8 @@ func programs(o Options, f probe.Launch) ([]string, error) {
 // socket (SSH_AUTH_SOCK), and the fingerprints of the keys the sandbox
 // may use (none: all).
 type sshAgent struct {
-	upstream string
-	keys     []string
+	upstream    string
+	keys, users []string
 }
 
 // userSSHAgent is the user's agent for --with-ssh, whose socket must be
@@ -180,7 +180,7 @@ func userSSHAgent(conf config.Launch, found probe.SSHAgent) (*sshAgent, error) {
 	if !found.IsSocket {
 		return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", found.Socket)
 	}
-	return &sshAgent{upstream: found.Socket, keys: conf.SSHKeys}, nil
+	return &sshAgent{upstream: found.Socket, keys: conf.SSHKeys, users: conf.SSHUsers}, nil
 }
 
 // gpgAgent is what --with-gpg forwards, as the host's gpg would: the

@@ -9,6 +9,7 @@
 package sshagent
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -59,6 +60,7 @@ type Filter struct {
 	ln       net.Listener
 	upstream string
 	allowed  []string
+	users    []string
 	slots    chan struct{}
 	wg       sync.WaitGroup
 	mu       sync.Mutex
@@ -69,9 +71,13 @@ type Filter struct {
 // Serve serves the filter on ln, in front of the user's agent listening on
 // the Unix socket upstream, for the keys whose fingerprints (SHA256:…, as
 // ssh-add -l shows them; a certificate's is its key's) allowed names, or
-// every key when it names none. It returns at once; Close stops it.
-func Serve(ln net.Listener, upstream string, allowed []string) *Filter {
-	f := &Filter{ln: ln, upstream: upstream, allowed: allowed, slots: make(chan struct{}, maxConns), conns: map[net.Conn]bool{}}
+// every key when it names none, and for logins as users, or as the git
+// hosts' git when it names none. It returns at once; Close stops it.
+func Serve(ln net.Listener, upstream string, allowed, users []string) *Filter {
+	if len(users) == 0 {
+		users = []string{"git"}
+	}
+	f := &Filter{ln: ln, upstream: upstream, allowed: allowed, users: users, slots: make(chan struct{}, maxConns), conns: map[net.Conn]bool{}}
 	f.wg.Add(1)
 	go f.accept()
 	return f
@@ -182,9 +188,9 @@ func (f *Filter) answer(req []byte, up *net.Conn) []byte {
 	case signRequest:
 		r := reader{b: req[1:]}
 		key := r.str()
-		r.str() // the data to sign
+		data := r.str()
 		r.uint32()
-		if !r.done() || !f.allows(key) {
+		if !r.done() || !f.allows(key) || !f.signable(data) {
 			return failure
 		}
 		reply := f.forward(req, up)
@@ -244,6 +250,43 @@ func (f *Filter) allowedIdentities(reply []byte) []byte {
 	binary.BigEndian.PutUint32(out[1:5], kept)
 	return out
 }
+
+// signable says the sandbox may have data signed: an SSH login (a
+// public key user authentication request) as one of the users it may log
+// in as, or a signature of git's (SSHSIG, namespace git: a commit's, a
+// tag's, a signed push's). Anything else would stand for the user where
+// the sandbox cannot reach: a login relayed from another's session, to a
+// server that trusts the key, as any user; a signature of another
+// namespace.
+func (f *Filter) signable(data []byte) bool {
+	if rest, ok := bytes.CutPrefix(data, []byte("SSHSIG")); ok {
+		r := reader{b: rest}
+		namespace := r.str()
+		r.str() // reserved
+		r.str() // the hash's algorithm
+		r.str() // the message's hash
+		return r.done() && string(namespace) == "git"
+	}
+	r := reader{b: data}
+	r.str() // the session's id
+	request := r.byte()
+	user, service, method := r.str(), r.str(), r.str()
+	signed := r.byte()
+	r.str() // the algorithm
+	r.str() // the key
+	if string(method) == hostboundMethod {
+		r.str() // the server's host key
+	}
+	return r.done() && request == userauthRequest && string(service) == "ssh-connection" &&
+		(string(method) == "publickey" || string(method) == hostboundMethod) && signed == 1 && slices.Contains(f.users, string(user))
+}
+
+// An SSH login's request (RFC 4252), as the client has the agent sign it;
+// OpenSSH's hostbound method adds the server's host key.
+const (
+	userauthRequest = 50
+	hostboundMethod = "publickey-hostbound-v00@openssh.com"
+)
 
 // allows says the key (its wire form) is one the sandbox may use.
 func (f *Filter) allows(key []byte) bool {
@@ -349,6 +392,16 @@ func (r *reader) str() []byte {
 	s := r.b[:n]
 	r.b = r.b[n:]
 	return s
+}
+
+func (r *reader) byte() byte {
+	if r.broken || len(r.b) < 1 {
+		r.broken = true
+		return 0
+	}
+	v := r.b[0]
+	r.b = r.b[1:]
+	return v
 }
 
 func (r *reader) ok() bool { return !r.broken }

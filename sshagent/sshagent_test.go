@@ -68,7 +68,7 @@ func serveFilter(t *testing.T, upstream string, allowed ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := Serve(ln, upstream, allowed)
+	f := Serve(ln, upstream, allowed, nil)
 	t.Cleanup(func() { f.Close() })
 	return sock
 }
@@ -121,11 +121,11 @@ func TestFilterRefusesChanges(t *testing.T) {
 	}
 	data := filepath.Join(t.TempDir(), "data")
 	os.WriteFile(data, []byte("signed\n"), 0o644)
-	run(t, filter, "ssh-keygen", "-q", "-Y", "sign", "-f", keys[0]+".pub", "-n", "file", data)
+	run(t, filter, "ssh-keygen", "-q", "-Y", "sign", "-f", keys[0]+".pub", "-n", "git", data)
 	pub, _ := os.ReadFile(keys[0] + ".pub")
 	signers := filepath.Join(t.TempDir(), "signers")
 	os.WriteFile(signers, []byte("alice@example.com "+string(pub)), 0o644)
-	verify := exec.Command("ssh-keygen", "-Y", "verify", "-f", signers, "-I", "alice@example.com", "-n", "file", "-s", data+".sig")
+	verify := exec.Command("ssh-keygen", "-Y", "verify", "-f", signers, "-I", "alice@example.com", "-n", "git", "-s", data+".sig")
 	verify.Stdin, _ = os.Open(data)
 	if out, err := verify.CombinedOutput(); err != nil {
 		t.Errorf("the signature made through the filter: %v\n%s", err, out)
@@ -144,10 +144,10 @@ func TestFilterAllowedKeys(t *testing.T) {
 	}
 	data := filepath.Join(t.TempDir(), "data")
 	os.WriteFile(data, []byte("signed\n"), 0o644)
-	if out, err := try(filter, "ssh-keygen", "-q", "-Y", "sign", "-f", keys[0]+".pub", "-n", "file", data); err == nil {
+	if out, err := try(filter, "ssh-keygen", "-q", "-Y", "sign", "-f", keys[0]+".pub", "-n", "git", data); err == nil {
 		t.Errorf("signed with a key not allowed: %s", out)
 	}
-	run(t, filter, "ssh-keygen", "-q", "-Y", "sign", "-f", keys[1]+".pub", "-n", "file", data)
+	run(t, filter, "ssh-keygen", "-q", "-Y", "sign", "-f", keys[1]+".pub", "-n", "git", data)
 }
 
 // TestFingerprintCertificate: a certificate's fingerprint is its key's,
@@ -317,7 +317,7 @@ func BenchmarkFilterStalledMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		f := Serve(ln, filepath.Join(dir, "none"), nil)
+		f := Serve(ln, filepath.Join(dir, "none"), nil, nil)
 		var before runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
@@ -344,5 +344,52 @@ func BenchmarkFilterStalledMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		os.Remove(sock)
+	}
+}
+
+// The filter signs only an SSH login as a user it may log in as (git by
+// default) and git's own signatures: a login as another user, one
+// relayed from a session it does not hold, or a signature of another
+// namespace could stand for the user elsewhere.
+func TestSignable(t *testing.T) {
+	field := func(b []byte, s string) []byte {
+		return append(binary.BigEndian.AppendUint32(b, uint32(len(s))), s...)
+	}
+	login := func(user, method string, hostKey bool) []byte {
+		b := append(field(nil, "session-id"), userauthRequest)
+		b = field(field(field(b, user), "ssh-connection"), method)
+		b = field(field(append(b, 1), "ssh-ed25519"), "key")
+		if hostKey {
+			b = field(b, "host-key")
+		}
+		return b
+	}
+	sshsig := func(namespace string) []byte {
+		return field(field(field(field([]byte("SSHSIG"), namespace), ""), "sha512"), "hash")
+	}
+	for _, c := range []struct {
+		what  string
+		users []string
+		data  []byte
+		want  bool
+	}{
+		{"a login as git", nil, login("git", "publickey", false), true},
+		{"a hostbound login as git", nil, login("git", hostboundMethod, true), true},
+		{"a login as root", nil, login("root", "publickey", false), false},
+		{"a login as a user named", []string{"alice"}, login("alice", "publickey", false), true},
+		{"a login as git, when only alice is named", []string{"alice"}, login("git", "publickey", false), false},
+		{"a login with a byte more", nil, append(login("git", "publickey", false), 0), false},
+		{"a login by password", nil, login("git", "password", false), false},
+		{"git's signature", nil, sshsig("git"), true},
+		{"a file's signature", nil, sshsig("file"), false},
+		{"anything else", nil, []byte("sign me"), false},
+	} {
+		f := &Filter{users: c.users}
+		if len(c.users) == 0 {
+			f.users = []string{"git"}
+		}
+		if got := f.signable(c.data); got != c.want {
+			t.Errorf("%s: signable %v, want %v", c.what, got, c.want)
+		}
 	}
 }
