@@ -20,7 +20,6 @@ import (
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
-	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
@@ -118,7 +117,7 @@ func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []
 	if merr != nil {
 		return c, merr
 	}
-	if werr := atomicfile.Write(filepath.Join(st.dir, changesName(p.Checkout)), append(b, '\n'), 0o600); werr != nil {
+	if werr := writeRecord(filepath.Join(st.dir, changesName(p.Checkout)), append(b, '\n')); werr != nil {
 		return c, werr
 	}
 	return c, err
@@ -347,7 +346,7 @@ func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate
 	if len(list) > ignoredStartLimit {
 		list, head = list[:ignoredStartLimit], "limited"
 	}
-	return atomicfile.Write(filepath.Join(st.dir, id+".ignored"), []byte(head+"\n"+strings.Join(list, "")), 0o600)
+	return writeRecord(filepath.Join(st.dir, id+".ignored"), []byte(head+"\n"+strings.Join(list, "")))
 }
 
 // ignoredOf says which of paths git ignores, by the checkout's rules.

@@ -322,13 +322,35 @@ func (st store) init(p instance.Project) error {
 			return fmt.Errorf("git init: %v: %s", err, bytes.TrimSpace(out))
 		}
 	}
-	// Replaced whole: a session taking its snapshot reads them meanwhile.
-	if err := atomicfile.Write(filepath.Join(st.gitDir, "objects", "info", "alternates"), []byte(filepath.Join(common, "objects")+"\n"), 0o600); err != nil {
+	if err := writeChanged(filepath.Join(st.gitDir, "objects", "info", "alternates"), []byte(filepath.Join(common, "objects")+"\n")); err != nil {
 		return err
 	}
 	exclude, _ := untrusted.ReadFile(filepath.Join(common, "info"), "exclude", 1<<20)
 	os.MkdirAll(filepath.Join(st.gitDir, "info"), 0o700)
-	return atomicfile.Write(filepath.Join(st.gitDir, "info", "exclude"), exclude, 0o600)
+	return writeChanged(filepath.Join(st.gitDir, "info", "exclude"), exclude)
+}
+
+// writeChanged writes one of the store's files, where it does not hold
+// data already: every launch takes a snapshot, and most find them as the
+// last one left them. Replaced whole (a session taking its snapshot reads
+// them meanwhile), without an fsync: what a crash leaves wrong differs,
+// so the next launch writes it again.
+func writeChanged(path string, data []byte) error {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return writeRecord(path, data)
+}
+
+// writeRecord replaces one of the store's files whole, without an fsync:
+// each is the store's own cache or record, which a crash may lose (the
+// next snapshot, or session, writes it again), and an fsync costs
+// milliseconds on a real disk, at the launch or its exit.
+func writeRecord(path string, data []byte) error {
+	return atomicfile.WriteFrom(path, 0o600, false, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
 }
 
 // gitLimit bounds each git command on the store: the objects it reads
