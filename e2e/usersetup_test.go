@@ -175,15 +175,17 @@ func TestUserSetupInside(t *testing.T) {
 // in, as the host's claude starts it too) against the fake API. Each
 // iteration runs both, one after the other, so that a shared machine's
 // load falls on both alike; the medians are reported, and their ratio (the
-// sandbox should cost at most a tenth more).
+// sandbox should cost at most a tenth more). CLAUDEBOX_BENCH_BEFORE runs
+// an older build in the same loop ("…-before").
 func BenchmarkUserSetupPrint(b *testing.B) {
 	requireTool(b, "claude", "npm install -g @anthropic-ai/claude-code")
 	h := newE2EHost(b)
 	s := newUserSetup(h)
 	api := startFakeAPI(b, "FAKE-REPLY-bench")
-	run := func(argv ...string) time.Duration {
+	before := beforeBuild(b, h)
+	run := func(env []string, argv ...string) time.Duration {
 		var out bytes.Buffer
-		c := h.command(s.proj, api.Env(s.key), argv[0], argv[1:]...)
+		c := h.command(s.proj, append(api.Env(s.key), env...), argv[0], argv[1:]...)
 		c.Stdout, c.Stderr = &out, &out
 		start := time.Now()
 		if err := c.Run(); err != nil || !strings.Contains(out.String(), "FAKE-REPLY-bench") {
@@ -191,10 +193,13 @@ func BenchmarkUserSetupPrint(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	var host, box []time.Duration
+	var host, box, boxBefore []time.Duration
 	for b.Loop() {
-		host = append(host, run("claude", "-p", "hello"))
-		box = append(box, run("claudebox", "--with-mcp", "notes", "-p", "hello"))
+		host = append(host, run(nil, "claude", "-p", "hello"))
+		box = append(box, run(nil, "claudebox", "--with-mcp", "notes", "-p", "hello"))
+		if before != nil {
+			boxBefore = append(boxBefore, run(before, "claudebox", "--with-mcp", "notes", "-p", "hello"))
+		}
 	}
 	median := func(d []time.Duration) float64 {
 		slices.Sort(d)
@@ -204,6 +209,11 @@ func BenchmarkUserSetupPrint(b *testing.B) {
 	b.ReportMetric(hostMs, "host-claude-ms")
 	b.ReportMetric(boxMs, "claudebox-ms")
 	b.ReportMetric(boxMs/hostMs, "ratio")
+	if before != nil {
+		beforeMs := median(boxBefore)
+		b.ReportMetric(beforeMs, "claudebox-before-ms")
+		b.ReportMetric(beforeMs/hostMs, "ratio-before")
+	}
 }
 
 // TestUserSetupPluginDir: a plugin Claude's own --plugin-dir loads for the
