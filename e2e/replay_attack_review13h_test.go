@@ -174,3 +174,39 @@ func TestReplayReview13hIgnoredRemovedFirst(t *testing.T) {
 		t.Errorf("the host's . .venv/bin/activate ran what the session planted:\n%s", out)
 	}
 }
+
+// TestReplayReview13hWorktreeIgnoredExecutable: the exit takes an ignored
+// file the host runs that the session changed for a finding, in the
+// checkout of the last session to leave. A session in a linked worktree
+// (-w task), made while another ran in the main checkout and ending
+// first, adds a line to the worktree's .venv/bin/activate: the main
+// session's end judged its own checkout's ignored files alone. Now it
+// judges each checkout the project's sessions bound. Host-side proof: the
+// host's . .venv/bin/activate in the worktree runs nothing the session
+// wrote.
+func TestReplayReview13hWorktreeIgnoredExecutable(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, ".gitignore"), ".venv/\n")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", ".gitignore")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
+	h.run(proj, nil, "claudebox", "-w", "task", "--shell", "-c", "true")
+	w := filepath.Join(h.home, "code", "proj-task")
+	h.write(filepath.Join(w, ".venv", "pyvenv.cfg"), "home = /usr/bin\n")
+	h.write(filepath.Join(w, ".venv", "bin", "activate"), "VIRTUAL_ENV=x\n")
+	marker := plantedMarker(h)
+	_, mainOut, mainExited := startSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done`)
+	taskOut, err := h.command(proj, nil, "claudebox", "-w", "task", "--shell", "-c", `echo 'touch `+marker+`' >> .venv/bin/activate`).CombinedOutput()
+	if err != nil {
+		t.Fatalf("the worktree's session: %v\n%s", err, taskOut)
+	}
+	done(t, proj)
+	if err := <-mainExited; err != nil {
+		t.Fatalf("the main session: %v\n%s", err, mainOut)
+	}
+	h.command(w, nil, "sh", "-c", ". .venv/bin/activate").Run()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's . .venv/bin/activate in the worktree ran what its session planted:\n%s\n%s", taskOut, mainOut)
+	}
+}

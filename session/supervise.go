@@ -331,7 +331,8 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	// session guarded in the repository's git directory every session of
 	// it did, and the stand-ins are no one's write.
 	others := maps.Clone(guarded)
-	for _, p := range instance.Placeholders(dir) {
+	standIns := instance.Placeholders(dir)
+	for _, p := range standIns {
 		others[p] = others[p] || instance.IsPlaceholder(p)
 	}
 	// The stand-ins are known: they go while the audit reads, which skips
@@ -342,6 +343,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		removePlaceholders()
 	}()
 	changes := s.recordChanges(since, own)
+	otherChanges := s.recordOtherChanges(dir, since, standIns)
 	replaced := audit.Replaced(guards, since)
 	start := s.record
 	if start == nil {
@@ -378,16 +380,22 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	<-removed
 	changed := <-changes
 	// What git shows nothing of that the host runs (ignored, there at the
-	// start, changed) is found as the audit's findings are.
-	if len(changed.HostRun) > 0 {
-		r := reports[s.plan.Project.Checkout]
-		for _, p := range changed.HostRun {
+	// start, changed) is found as the audit's findings are, in each
+	// checkout.
+	records := <-otherChanges
+	records[s.plan.Project.Checkout] = changed
+	for root, c := range records {
+		r, ok := reports[root]
+		if !ok || len(c.HostRun) == 0 {
+			continue
+		}
+		for _, p := range c.HostRun {
 			if !slices.Contains(r.Found, p) {
 				r.Found = append(r.Found, p)
 			}
 		}
 		slices.Sort(r.Found)
-		reports[s.plan.Project.Checkout] = r
+		reports[root] = r
 	}
 	begun := s.operationsBegun()
 	for root, r := range reports {

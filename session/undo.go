@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/undo"
 )
@@ -102,6 +103,32 @@ func (s *Session) recordChanges(began time.Time, own bool) <-chan undo.Changes {
 			printable.Say(os.Stderr, "claudebox: claudebox --changes will not list everything the session did: %v", err)
 		}
 		done <- c
+	}()
+	return done
+}
+
+// recordOtherChanges records, as recordChanges does, what the sessions
+// did to each other checkout they bound (a linked worktree's, whose
+// session ended first), from its own first session's start where that
+// was recorded: the channel gives each checkout's record. skip are the
+// sessions' stand-ins.
+func (s *Session) recordOtherChanges(dir string, began time.Time, skip []string) <-chan map[string]undo.Changes {
+	done := make(chan map[string]undo.Changes, 1)
+	go func() {
+		records := map[string]undo.Changes{}
+		for _, c := range instance.AuditRoots(dir) {
+			if c == s.plan.Project.Checkout || len(undo.List(s.stateDir, s.plan.Project.Root, c)) == 0 {
+				continue // no session's checkout, or this one's
+			}
+			at := began
+			if t, ok := instance.CheckoutStarted(dir, c); ok {
+				at = t
+			}
+			p := s.plan.Project
+			p.Checkout = c
+			records[c], _ = undo.RecordChanges(s.stateDir, p, at, skip)
+		}
+		done <- records
 	}()
 	return done
 }
