@@ -103,7 +103,8 @@ func TestReplayReview13MarketplaceAddedDuringSession(t *testing.T) {
 	out := h.inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
 		echo planted: $(ls planted)
 		grep -rl `+token+` ~/.claude 2>/dev/null
-		echo old: $(cat ~/.claude/plugins/marketplaces/old/.claude-plugin/marketplace.json)`)
+		echo old: $(cat ~/.claude/plugins/marketplaces/old/.claude-plugin/marketplace.json)
+		mkdir ~/.claude/plugins/marketplaces/new ~/.claude/plugins/cache/old/tool/3.0.0 2>/dev/null && echo writable || true`)
 	if err := <-host; err != nil {
 		t.Fatal(err)
 	}
@@ -111,8 +112,8 @@ func TestReplayReview13MarketplaceAddedDuringSession(t *testing.T) {
 	if strings.Contains(out, token) || strings.Contains(out, "/.git/config") || !strings.Contains(out, "planted: planted") {
 		t.Errorf("what the host cloned during the session is readable inside, its token too:\n%s", out)
 	}
-	if !strings.Contains(out, `old: {"name":"old","plugins":[]}`) {
-		t.Errorf("the marketplace the launch saw is not shown:\n%s", out)
+	if !strings.Contains(out, `old: {"name":"old","plugins":[]}`) || strings.Contains(out, "writable") {
+		t.Errorf("the marketplace the launch saw is not shown, or the marketplaces are writable inside:\n%s", out)
 	}
 }
 

@@ -44,6 +44,10 @@ type Host struct {
 	// inside: configuration (plugins, skills, agents, commands, hooks, user
 	// scripts), not Claude Code's per-session state of other projects.
 	ClaudeEntries []string
+	// ClaudeFrozen are the directories of ~/.claude whose entries are shown
+	// one by one, as the launch found them, in a directory of the
+	// sandbox's that stays read-only as the host's is.
+	ClaudeFrozen []string
 	// ClaudeCopies lists the files in ~/.claude that Claude Code saves
 	// (settings, CLAUDE.md) and that exist: the sandbox gets private copies.
 	ClaudeCopies []Copy

@@ -383,8 +383,14 @@ func (p *Plan) addClaudeConfig(h Host, inst string) {
 	claudeDir := filepath.Join(p.Home, ".claude")
 	projects := filepath.Join(claudeDir, "projects")
 	p.add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
+	for _, d := range h.ClaudeFrozen {
+		p.add(ClaudeConfig, Tmpfs, "", d, "the real ~/.claude's "+filepath.Base(d)+" as the launch found it: what the host adds during the session is not shown")
+	}
 	for _, e := range h.ClaudeEntries {
 		p.add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
+	}
+	for _, d := range h.ClaudeFrozen {
+		p.add(ClaudeConfig, RemountRO, "", d, "read-only, as the host's")
 	}
 	for _, o := range h.HookOutputs {
 		if o.Dir {

@@ -90,6 +90,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		}
 	}
 	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"), secrets)
+	h.ClaudeFrozen = claudeFrozen(filepath.Join(home, ".claude"))
 	// Where a hook writes in ~/.claude, the sandbox's hook writes its own:
 	// read-only, the write would fail, and a failing hook can block the
 	// prompt.
@@ -293,6 +294,20 @@ var claudeLockDirs = map[string]bool{"plugins": true, "plugins/store": true}
 // found them, so that what the host clones there during the session,
 // which the launch did not look through, is not shown.
 var claudeCloneDirs = []string{"plugins/marketplaces", "plugins/cache", "plugins/cache/*", "plugins/cache/*/*"}
+
+// claudeFrozen are the directories of claudeCloneDirs in dir that exist,
+// as claudeEntriesIn shows them (a link to one is shown as it is).
+func claudeFrozen(dir string) (frozen []string) {
+	for _, pattern := range claudeCloneDirs {
+		found, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, d := range found {
+			if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
+				frozen = append(frozen, d)
+			}
+		}
+	}
+	return frozen
+}
 
 // entryByEntry says the directory name of ~/.claude is shown entry by
 // entry rather than whole.
