@@ -2,7 +2,6 @@ package instance
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,7 +10,7 @@ import (
 // CacheRecords is the directory of the projects' tool caches: one
 // directory per project, named by its hash, beside the instances rather
 // than in one, since the instance is visible inside as ~/.claude/projects
-// and each cache only where its tool looks.
+// and the caches only at their own place.
 const CacheRecords = "caches"
 
 // CachesDir is root's tool caches' directory.
@@ -19,10 +18,12 @@ func CachesDir(stateDir, root string) string {
 	return filepath.Join(stateDir, CacheRecords, Hash(root))
 }
 
-// EnsureCaches creates root's caches named names, so that bwrap binds
-// directories of the host's making. The sandbox never sees CachesDir
-// itself, only the caches in it, so what is there is claudebox's own; an
-// entry that is not a directory is refused all the same.
+// EnsureCaches creates root's caches named names that are missing, so
+// that each tool finds its directory. The sandbox sees CachesDir whole
+// (one bind, each cache a link into it), so whatever stands at a name
+// there may be the sandbox's: it is left as it is (the sandbox's own
+// caches), and no host-side command follows it or is kept from starting
+// by it; only CachesDir itself is the host's.
 func EnsureCaches(stateDir, root string, names []string) error {
 	if len(names) == 0 {
 		return nil
@@ -32,17 +33,8 @@ func EnsureCaches(stateDir, root string, names []string) error {
 		return err
 	}
 	for _, name := range names {
-		path := filepath.Join(dir, name)
-		switch err := os.Mkdir(path, 0o700); {
-		case err == nil:
-		case !errors.Is(err, fs.ErrExist):
+		if err := os.Mkdir(filepath.Join(dir, name), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
-		default:
-			if fi, err := os.Lstat(path); err != nil {
-				return err
-			} else if !fi.IsDir() {
-				return fmt.Errorf("%s is not a directory", path)
-			}
 		}
 	}
 	return nil

@@ -8,11 +8,13 @@ import (
 	"github.com/claudebox/claudebox/instance"
 )
 
-// The project's caches are mounted read-write where their tools look, from
+// The project's caches are shown read-write where their tools look, from
 // the project's own directory, but where another mount is: the user's bind
 // of the host's cache keeps its place, a read-only toolchain holding one
-// is not pierced, a project lying in one keeps its mount. Without a
-// directory (turned off) there are none.
+// is not pierced, a project lying in one keeps its mount. That directory
+// is one bind, each cache a link into it: bwrap reads the whole mount
+// table again at each bind. Without a directory (turned off) there are
+// none.
 func TestBuildCaches(t *testing.T) {
 	in := Inputs{
 		Home: "/h", StateDir: "/h/.claudebox", Cwd: "/h/.gradle/caches/p",
@@ -26,13 +28,20 @@ func TestBuildCaches(t *testing.T) {
 	}
 	p := Build(in)
 	var mounted []string
+	binds := 0
 	for _, m := range p.Mounts {
-		if m.Role == Caches {
-			if m.Kind != Bind || m.Src != "/h/.claudebox/caches/x/"+cacheName(m.Dest) {
-				t.Errorf("cache mount %+v", m)
-			}
+		switch {
+		case m.Role != Caches:
+		case m.Kind == Bind && m.Src == "/h/.claudebox/caches/x" && m.Dest == CachesInside:
+			binds++
+		case m.Kind == Symlink && m.Src == CachesInside+"/"+cacheName(m.Dest) && binds == 1:
 			mounted = append(mounted, m.Dest)
+		default:
+			t.Errorf("cache mount %+v", m)
 		}
+	}
+	if binds != 1 {
+		t.Errorf("the caches' directory bound %d times, want once", binds)
 	}
 	if want := []string{"/h/.cache", "/h/go/pkg/mod", "/h/.m2/repository"}; !slices.Equal(mounted, want) {
 		t.Errorf("caches mounted at %v, want %v", mounted, want)

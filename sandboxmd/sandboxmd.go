@@ -185,7 +185,7 @@ func claudeDir(w *page, p mount.Plan) {
 
 // caches names the tool caches kept between the project's sessions.
 func caches(w *page, p mount.Plan) {
-	kept := dests(p, func(m mount.Mount) bool { return m.Role == mount.Caches })
+	kept := dests(p, func(m mount.Mount) bool { return m.Role == mount.Caches && m.Kind == mount.Symlink })
 	if len(kept) > 0 {
 		w.line("- Tool caches, this project's own, kept between its sessions (not the host's, which are hidden): %s.", strings.Join(kept, ", "))
 	}
