@@ -210,3 +210,42 @@ func TestReplayReview13hWorktreeIgnoredExecutable(t *testing.T) {
 		t.Errorf("the host's . .venv/bin/activate in the worktree ran what its session planted:\n%s\n%s", taskOut, mainOut)
 	}
 }
+
+// TestReplayReview13hNestedIgnoredExecutable: the exit takes an ignored
+// file the host runs that the session changed for a finding, from the
+// start's list of the checkout's ignored files, which git takes without
+// entering a repository below it; and in a project that is no repository
+// (a folder of them, ~/code) nothing was judged. A session of ~/code adds
+// a line to x/.venv/bin/activate, which x ignores: in both it stayed. Now
+// what the session wrote in a repository below the top that the host runs
+// and its rules ignore is a finding. Host-side proof: the host's
+// . .venv/bin/activate in x runs nothing the session wrote, whether
+// ~/code is a repository or not.
+func TestReplayReview13hNestedIgnoredExecutable(t *testing.T) {
+	for _, enclosingGit := range []bool{false, true} {
+		h := newE2EHost(t)
+		code := filepath.Join(h.home, "code")
+		x := filepath.Join(code, "x")
+		h.write(filepath.Join(x, ".gitignore"), ".venv/\n")
+		h.gitRepo(x)
+		if enclosingGit {
+			h.gitRepo(code)
+		}
+		h.write(filepath.Join(x, ".venv", "pyvenv.cfg"), "home = /usr/bin\n")
+		h.write(filepath.Join(x, ".venv", "bin", "activate"), "VIRTUAL_ENV=x\n")
+		marker := plantedMarker(h)
+		_, out, exited := startSession(t, h, code, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
+			echo 'touch `+marker+`' >> x/.venv/bin/activate`)
+		if enclosingGit {
+			waitSnapshot(t, h)
+		}
+		done(t, code)
+		if err := <-exited; err != nil {
+			t.Fatalf("the session: %v\n%s", err, out)
+		}
+		h.command(x, nil, "sh", "-c", ". .venv/bin/activate").Run()
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("enclosing git %v: the host's . .venv/bin/activate in x ran what ~/code's session planted:\n%s", enclosingGit, out)
+		}
+	}
+}

@@ -84,13 +84,17 @@ func (u *undoTaking) wait() {
 // sandbox starts, for a whole git add -A.
 func (s *Session) recordChanges(began time.Time, own bool) <-chan undo.Changes {
 	done := make(chan undo.Changes, 1)
-	if s.plan.Project.GitDir == "" {
-		close(done)
-		return done
-	}
 	var standIns []string
 	for _, m := range s.plan.Placeholders() {
 		standIns = append(standIns, m.Dest)
+	}
+	if s.plan.Project.GitDir == "" {
+		// A folder of repositories: what their rules ignore, no
+		// git status shows.
+		go func() {
+			done <- undo.Changes{HostRun: undo.NestedHostRun(s.stateDir, s.plan.Project.Checkout, began, standIns)}
+		}()
+		return done
 	}
 	go func() {
 		// The snapshot, stopped when the command ended, is the record's

@@ -302,7 +302,9 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		// Where the start's list of ignored files is missing or cut short,
 		// one the session changed may be taken for made: each executable
 		// or script is taken for one the host runs.
-		if (ignored == nil || limited) && (ign || !ignoredKnown) && now.hostRun(checkout, path) {
+		// So too in a repository below the top, whose ignored files the
+		// start does not list.
+		if (ignored == nil || limited || now.nested(path)) && (ign || !ignoredKnown) && now.hostRun(checkout, path) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 		}
 	}
@@ -419,8 +421,10 @@ type tree struct {
 	// the files in those whose status changed at or after the start, nil
 	// for the others.
 	dirs map[string]map[string]bool
-	// venvs are the virtualenvs' pyvenv.cfg files.
-	venvs map[string]bool
+	// venvs are the virtualenvs' pyvenv.cfg files; repos, the directories
+	// below the top holding a .git, whose ignored files no start's list
+	// of the checkout's names.
+	venvs, repos map[string]bool
 	// skip are the stand-ins' paths, and the directories not read,
 	// relative.
 	skip []string
@@ -497,6 +501,48 @@ func (t tree) linkAbove(path string) string {
 	return ""
 }
 
+// nested says whether path lies in a repository below the top.
+func (t tree) nested(path string) bool {
+	for dir := filepath.Dir(path); dir != "."; dir = filepath.Dir(dir) {
+		if t.repos[dir] {
+			return true
+		}
+	}
+	return false
+}
+
+// NestedHostRun lists, in a checkout that is no repository (a folder of
+// them), what RecordChanges takes for findings in one: the files the
+// session that began at wrote in the repositories below it that the host
+// runs and their rules ignore (absolute paths). git asks its rules
+// without their repositories' configuration, on a store of its own.
+func NestedHostRun(stateDir, checkout string, began time.Time, skip []string) []string {
+	now, _ := walkCheckout(checkout, skip, began)
+	var wrote []string
+	for _, path := range slices.Sorted(maps.Keys(now.recent)) {
+		if now.nested(path) && now.hostRun(checkout, path) {
+			wrote = append(wrote, path)
+		}
+	}
+	if len(wrote) == 0 {
+		return nil
+	}
+	st := storeOf(stateDir, checkout)
+	ignored, err := map[string]bool{}, errors.New("")
+	if now.oddIgnore == "" && os.MkdirAll(st.dir, 0o700) == nil {
+		if _, serr := os.Stat(filepath.Join(st.gitDir, "HEAD")); serr == nil || exec.Command("git", "init", "-q", "--bare", st.gitDir).Run() == nil {
+			ignored, err = st.ignoredOf(checkout, wrote)
+		}
+	}
+	var found []string
+	for _, path := range wrote {
+		if err != nil || ignored[path] {
+			found = append(found, filepath.Join(checkout, path))
+		}
+	}
+	return found
+}
+
 // makeNames are the files make reads where it starts.
 var makeNames = map[string]bool{"GNUmakefile": true, "makefile": true, "Makefile": true}
 
@@ -518,7 +564,7 @@ func join(rel, name string) string {
 // entering a git directory, the top's directories side by side; since is
 // the session's start.
 func walkCheckout(checkout string, skip []string, since time.Time) (tree, error) {
-	t := tree{recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}}
+	t := tree{recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}}
 	// The names skipped, by their directory: looked up once a directory.
 	skipIn := map[string][]string{}
 	for _, s := range skip {
@@ -583,6 +629,11 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 				return
 			}
 			for _, name := range batch {
+				if name == ".git" && rel != "." {
+					lock.Lock()
+					t.repos[rel] = true
+					lock.Unlock()
+				}
 				if name == ".git" || slices.Contains(skipped, name) {
 					continue
 				}
