@@ -61,7 +61,7 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 		}
 		own, leftOut, whole := cloneCredentials(e, e, mount.AgentFiles, tilde)
 		if !whole {
-			c.CredentialsLeftOut = append(c.CredentialsLeftOut, "all of "+tilde(e)+" (claudebox cannot look through it whole for git configurations that may hold a credential: over 8 levels or 4,000 directories)")
+			c.CredentialsLeftOut = append(c.CredentialsLeftOut, "all of "+tilde(e)+" (claudebox cannot look through it whole for git configurations that may hold a credential: over 32 levels or 4,000 directories)")
 			return true
 		}
 		c.Own, c.CredentialsLeftOut = append(c.Own, own...), append(c.CredentialsLeftOut, leftOut...)

@@ -32,7 +32,7 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 		if fi, err := os.Stat(e); err == nil && fi.IsDir() {
 			copies, dropped, whole := cloneCredentials(e, e, mount.ClaudeConfig, tilde)
 			if !whole {
-				leftOut = append(leftOut, "all of "+tilde(e)+" (claudebox cannot look through it whole for git configurations that may hold a credential: over 8 levels or 4,000 directories)")
+				leftOut = append(leftOut, "all of "+tilde(e)+" (claudebox cannot look through it whole for git configurations that may hold a credential: over 32 levels or 4,000 directories)")
 				continue
 			}
 			kept, own, leftOut = append(kept, e), append(own, copies...), append(leftOut, dropped...)
@@ -88,9 +88,11 @@ func cloneCredentials(dir, dest string, role mount.Role, tilde func(string) stri
 }
 
 // The bounds of gitDirs' walk: deep enough for
-// plugins/cache/<marketplace>/<plugin>/<version>/.git/modules/<name>.
+// plugins/cache/<marketplace>/<plugin>/<version>/.git/modules/<name>, and
+// for a hook's virtualenv or a skill's node_modules in ~/.claude, which a
+// walk that gave up would hide whole; the count bounds its cost.
 const (
-	gitDirsDepth = 8
+	gitDirsDepth = 32
 	gitDirsCount = 4000
 )
 

@@ -40,7 +40,7 @@ func TestPluginCredentialsFailClosed(t *testing.T) {
 	write("repos/bare.git/worktrees/w/HEAD", "ref: refs/heads/w\n")
 	write("repos/bare.git/worktrees/w/commondir", "../..\n")
 	write("repos/bare.git/worktrees/w/config.worktree", token)
-	gitDir("cache/m/p/1.0/a/b/c/d/e/.git") // past the walk's depth
+	gitDir("cache/m/p/1.0/" + strings.Repeat("d/", gitDirsDepth) + ".git") // past the walk's depth
 	if err := os.Symlink("/etc/hostname", filepath.Join(plugins, "marketplaces/corp/.git/modules/lib/config.worktree")); err != nil {
 		t.Fatal(err)
 	}
@@ -88,5 +88,22 @@ func TestGitConfigsBounded(t *testing.T) {
 	}
 	if dirs, _, whole := gitDirs(dir); whole {
 		t.Errorf("gitDirs says it looked through %d directories whole (git directories %q)", gitDirsCount+1, dirs)
+	}
+}
+
+// BenchmarkGitDirs walks a tree of as many directories as the walk looks
+// through before it gives up: a launch's cost for each large entry of
+// ~/.claude.
+func BenchmarkGitDirs(b *testing.B) {
+	dir := b.TempDir()
+	for i := range gitDirsCount - 50 {
+		if err := os.MkdirAll(filepath.Join(dir, strconv.Itoa(i%40), strconv.Itoa(i)), 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if _, _, whole := gitDirs(dir); !whole {
+			b.Fatal("gave up")
+		}
 	}
 }
