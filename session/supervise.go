@@ -45,19 +45,22 @@ func (s *Session) supervise() error {
 	if err := s.startGPGAgent(); err != nil {
 		return err
 	}
-	// The watcher's process starts first: its runtime starts while the
-	// proxy, the instance and the descriptors are made.
-	watcher, err := guardwatch.Launch()
-	if err != nil {
-		return err
-	}
+	// The watcher's process starts first, beside the proxy, the instance
+	// and the descriptors: its fork, its user namespace's maps (1-6 ms)
+	// and its runtime's start are not on the launch's path.
+	var watcher *guardwatch.Watcher
+	launched := make(chan error, 1)
+	go func() {
+		var err error
+		watcher, err = guardwatch.Launch()
+		launched <- err
+	}()
 	attached := false
 	defer func() {
-		if !attached {
+		if !attached && <-launched == nil {
 			watcher.Abandon()
 		}
 	}()
-	s.phases.done("watcher launch")
 	s.takeUndo()
 	defer s.undo.wait()
 	stop, err := s.startProxy()
@@ -84,12 +87,22 @@ func (s *Session) supervise() error {
 	sigs := make(chan os.Signal, 4)
 	defer signal.Stop(sigs)
 	var began time.Time
-	s.undo.waitListed()
+	if err := <-launched; err != nil {
+		attached = true
+		return err
+	}
+	s.phases.done("watcher launch")
 	// From here the watcher is startBwrap's: on an error it is gone.
 	attached = true
 	run, err := s.startBwrap(s.plan, bwrapStart{
 		watcher: watcher, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, terminal: true,
-		cgroup: s.cgroup, ready: s.openCopies,
+		cgroup: s.cgroup,
+		// The sandbox's command waits for the undo snapshot's list of
+		// ignored files, bwrap's mounts do not: they run meanwhile.
+		ready: func(pid int) {
+			s.undo.waitListed()
+			s.openCopies(pid)
+		},
 		described: func() {
 			s.noticeLeftOut()
 			s.noticeGPU()
