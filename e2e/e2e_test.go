@@ -136,13 +136,17 @@ func (h *e2eHost) command(dir string, extra []string, name string, args ...strin
 	if name == "claudebox" {
 		h.tick()
 	}
+	// It dies with the test binary (a timeout, ^C): else a session waiting
+	// for a file the test would write runs on. setpriv sets the signal
+	// after changing the user, which clears one set before.
 	var c *exec.Cmd
 	if h.uid >= 0 {
 		c = exec.Command("setpriv", append([]string{
-			"--reuid=" + strconv.Itoa(h.uid), "--regid=" + strconv.Itoa(h.gid), "--clear-groups", "--", name,
+			"--reuid=" + strconv.Itoa(h.uid), "--regid=" + strconv.Itoa(h.gid), "--clear-groups", "--pdeathsig=KILL", "--", name,
 		}, args...)...)
 	} else {
 		c = exec.Command(name, args...)
+		c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	}
 	c.Dir = dir
 	c.Env = env

@@ -41,6 +41,10 @@ var helpers = map[string]func() int{
 		fmt.Fprintln(os.Stderr, "maxrss", c.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
 		return c.ProcessState.ExitCode()
 	},
+	// sessionparent BASE HOME BIN UID GID DIR SCRIPT: a test binary that
+	// starts a session as the harness does, prints its pid, and waits to
+	// be killed (see harness_test.go).
+	"sessionparent": func() int { return sessionParent(os.Args[1:]) },
 }
 
 // built is claudebox, built once for the whole package (see claudeboxBinary).
