@@ -249,3 +249,34 @@ func TestReplayReview13hNestedIgnoredExecutable(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview13hExitNamesEscaped: held. The exit prints names the
+// session chose: what it moves aside and the mv that puts it back, the
+// ignored directories it changed, the places it could not read. The
+// session names them with terminal controls (a title, a clear screen, a
+// carriage return over the line, an 8-bit CSI). Host-side proof: the
+// exit's output holds no control character but its newlines.
+func TestReplayReview13hExitNamesEscaped(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, ".gitignore"), "build*/\n")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", ".gitignore")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
+	stderr := runSession(t, h, proj, `set -e
+		n=$(printf 'x\033]0;owned\007\033[2J\rfake\302\233m')
+		mkdir "build$n" sub
+		printf '#!/bin/sh\n' > "build$n/tool"; chmod +x "build$n/tool"
+		printf '*.sh\n' > sub/.gitignore
+		printf 'echo\n' > "sub/$n.sh"
+		mkdir "sub/.claude$n" "sub/.claude"; touch "sub/.claude/settings$n.json"
+	`)
+	if !strings.Contains(stderr, "moved aside") {
+		t.Fatalf("the exit moved nothing aside:\n%s", stderr)
+	}
+	for _, r := range stderr {
+		if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0) {
+			t.Fatalf("the exit printed %U from a name the session chose:\n%q", r, stderr)
+		}
+	}
+}
