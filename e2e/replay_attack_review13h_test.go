@@ -280,3 +280,37 @@ func TestReplayReview13hExitNamesEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview13hVenvMarkerRemoved: the exit takes everything in a
+// virtualenv's bin/ for what the host runs, a virtualenv being a
+// directory beside a pyvenv.cfg. The session adds a line to
+// .venv/bin/activate (no executable, no #!) and removes .venv/pyvenv.cfg,
+// which sourcing activate does not need: the end found no virtualenv
+// there, and activate stayed. Now a pyvenv.cfg there at the start marks
+// one too, and an activate script in any bin/ is taken for one the host
+// runs. Host-side proof: the host's . .venv/bin/activate runs nothing
+// the session wrote.
+func TestReplayReview13hVenvMarkerRemoved(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, ".gitignore"), ".venv/\n")
+	h.write(filepath.Join(proj, ".venv", "pyvenv.cfg"), "home = /usr/bin\n")
+	h.write(filepath.Join(proj, ".venv", "bin", "activate"), "VIRTUAL_ENV=x\n")
+	h.chown()
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", ".gitignore")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
+	marker := plantedMarker(h)
+	_, out, exited := startSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
+		echo 'touch `+marker+`' >> .venv/bin/activate
+		rm .venv/pyvenv.cfg`)
+	waitSnapshot(t, h)
+	done(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	h.command(proj, nil, "sh", "-c", ". .venv/bin/activate").Run()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's . .venv/bin/activate ran what the session planted:\n%s", out)
+	}
+}

@@ -202,6 +202,11 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	atStart := make(map[string]bool, len(ignored))
 	for _, path := range ignored {
 		atStart[path] = true
+		// A virtualenv whose pyvenv.cfg the session removed is one
+		// still: sourcing its activate does not need it.
+		if filepath.Base(path) == "pyvenv.cfg" {
+			now.venvs[path] = true
+		}
 	}
 	// Of the start's files, those gone are removed; only those whose
 	// status changed, and the ignored ones, are looked at further.
@@ -453,9 +458,10 @@ type fileStatus struct {
 }
 
 // hostRun says whether the file at path, one of recent, is one the host
-// runs as the user's: an executable, a script (#!), a makefile, or anything in a
-// virtualenv's bin/ (its activate script is sourced, its python a link)
-// and its pyvenv.cfg (whose home says where python finds its library).
+// runs as the user's: an executable, a script (#!), a makefile, a link,
+// anything in a virtualenv's bin/ (its activate script is sourced, its
+// python a link) and its pyvenv.cfg (whose home says where python finds
+// its library), and an activate script in any bin/.
 // Installed dependencies (node_modules) are judged by the exit audit.
 func (t tree) hostRun(checkout, path string) bool {
 	if slices.Contains(strings.Split(path, "/"), "node_modules") {
@@ -463,6 +469,10 @@ func (t tree) hostRun(checkout, path string) bool {
 	}
 	dir := filepath.Dir(path)
 	if t.venvs[filepath.Join(filepath.Dir(dir), "pyvenv.cfg")] && filepath.Base(dir) == "bin" || filepath.Base(path) == "pyvenv.cfg" {
+		return true
+	}
+	// A virtualenv's activate scripts, sourced, wherever a bin/ holds one.
+	if filepath.Base(dir) == "bin" && strings.HasPrefix(filepath.Base(path), "activate") {
 		return true
 	}
 	st := t.recent[path]
