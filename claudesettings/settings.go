@@ -72,6 +72,11 @@ func CopyContent(src, home string, data []byte) ([]byte, []string) {
 		}
 		leftOut = append(leftOut, dropped...)
 	}
+	var statusLine map[string]json.RawMessage
+	if json.Unmarshal(top["statusLine"], &statusLine) == nil && HasCommandCredential(jsonText(statusLine["command"])) {
+		delete(top, "statusLine")
+		leftOut = append(leftOut, "statusLine (a command holding a credential)")
+	}
 	if top == nil {
 		top = map[string]json.RawMessage{}
 	}
@@ -113,10 +118,12 @@ func envKept(raw json.RawMessage) (kept json.RawMessage, dropped []string, isObj
 	return kept, dropped, true
 }
 
-// hookTypes are the kinds of hook handler whose settings hold no
-// credential: a command, a prompt, an agent, run inside. Left out: an
-// http hook (its url and headers, "Authorization: Bearer …", hold one),
-// an MCP tool's (its arguments), and any kind Claude Code adds later.
+// hookTypes are the kinds of hook handler whose settings need hold no
+// credential: a command, a prompt, an agent, run inside; one whose command
+// has a credential written in it (a notification's curl with its token)
+// is left out. Left out always: an http hook (its url and headers,
+// "Authorization: Bearer …", hold one), an MCP tool's (its arguments),
+// and any kind Claude Code adds later.
 var hookTypes = map[string]bool{"command": true, "prompt": true, "agent": true}
 
 // hooksKept is a settings hooks block (event → matcher groups → handlers)
@@ -142,10 +149,13 @@ func hooksKept(raw json.RawMessage) (json.RawMessage, []string) {
 			for _, handler := range handlers {
 				var kind string
 				json.Unmarshal(handler["type"], &kind)
-				if hookTypes[kind] {
-					kept = append(kept, handler)
-				} else {
+				switch {
+				case !hookTypes[kind]:
 					dropped = append(dropped, "hooks."+event+" ("+kind+" hook)")
+				case HasCommandCredential(jsonText(handler["command"])) || HasCommandCredential(jsonText(handler["prompt"])):
+					dropped = append(dropped, "hooks."+event+" ("+kind+" hook holding a credential)")
+				default:
+					kept = append(kept, handler)
 				}
 			}
 			if kept == nil {
@@ -159,6 +169,14 @@ func hooksKept(raw json.RawMessage) (json.RawMessage, []string) {
 		return nil, []string{"hooks"}
 	}
 	return out, dropped
+}
+
+// jsonText is the text a settings string holds, its escapes decoded (a
+// quote escaped in JSON is a quote); nil for any other value.
+func jsonText(raw json.RawMessage) []byte {
+	var s string
+	json.Unmarshal(raw, &s)
+	return []byte(s)
 }
 
 // urlCredentials names, among what a copy left out, the credentials

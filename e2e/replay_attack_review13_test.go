@@ -242,3 +242,30 @@ func TestReplayReview13SSHAgentRelay(t *testing.T) {
 		t.Errorf("the agent did not sign a git host's login or git's signature:\n%s", out)
 	}
 }
+
+// TestReplayReview13HookCredentials: the private copy of
+// ~/.claude/settings.json kept every command hook whole, taking a command
+// for what holds no credential; but a notification hook is often a curl
+// with its token inline ("Authorization: Bearer xoxb-…"), and a status
+// line's or a hook's script in ~/.claude keeps one as often
+// (SLACK_TOKEN=…). Both were readable inside. The attack: grep ~/.claude
+// for the tokens. Proof: neither is there; a hook without one stays.
+func TestReplayReview13HookCredentials(t *testing.T) {
+	h := newE2EHost(t)
+	const inline, script = "xoxb-REVIEW13-INLINE-SECRET", "xoxb-REVIEW13-SCRIPT-SECRET"
+	claude := filepath.Join(h.home, ".claude")
+	h.write(filepath.Join(claude, "settings.json"), `{"statusLine":{"type":"command","command":"~/.claude/statusline.sh"},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"curl -s -H 'Authorization: Bearer `+inline+`' https://slack.com/api/chat.postMessage"},{"type":"command","command":"echo HARMLESS-HOOK"}]}],"Notification":[{"hooks":[{"type":"command","command":"~/.claude/hooks/notify.sh"}]}]}}`)
+	h.write(filepath.Join(claude, "statusline.sh"), "#!/bin/sh\necho STATUS\n")
+	h.write(filepath.Join(claude, "hooks", "notify.sh"), "#!/bin/sh\nSLACK_TOKEN="+script+"\ncurl -s -H \"Authorization: Bearer $SLACK_TOKEN\" https://slack.com/api/chat.postMessage\n")
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	out := h.inside(proj, nil, `grep -rl -e `+inline+` -e `+script+` ~/.claude 2>/dev/null
+		grep -c HARMLESS-HOOK ~/.claude/settings.json; cat ~/.claude/statusline.sh`)
+	t.Log(out)
+	if strings.Contains(out, inline) || strings.Contains(out, script) || strings.Contains(out, h.home+"/.claude") {
+		t.Errorf("a hook's token is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "1\n") || !strings.Contains(out, "echo STATUS") {
+		t.Errorf("inside, want the hook and the status line without a credential kept:\n%s", out)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
@@ -39,7 +40,7 @@ type namedPath struct {
 // any file there. What is already inside (the system directories, ~/.claude,
 // the project, a user's bind) is left as it is. hookOutputs are the files
 // in ~/.claude the hooks' and status line's commands write (>, >>).
-func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, unshown []mount.Unshown, hookOutputs []string) {
+func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, unshown []mount.Unshown, hookOutputs, blanked []string) {
 	claudeDir := filepath.Join(home, ".claude")
 	writable := bind.Writable(project, binds)
 	var named []namedPath
@@ -104,6 +105,16 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		if err != nil || n.dir != fi.IsDir() || !n.dir && !fi.Mode().IsRegular() {
 			continue
 		}
+		// A script with a credential written in it (a notification hook's
+		// token) is not shown; in ~/.claude, an empty file stands over it.
+		if !n.dir && scriptHoldsCredential(real) {
+			if paths.Within(n.path, claudeDir) {
+				blanked = append(blanked, n.path)
+			} else {
+				unshown = append(unshown, mount.Unshown{Path: n.path, What: n.what, Reason: "a credential is written in it"})
+			}
+			continue
+		}
 		if paths.UnderAny(n.path, inside) {
 			continue
 		}
@@ -113,7 +124,14 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		}
 		own = append(own, bind.Own{Src: real, Dest: n.path, Why: n.what + ", read-only", Role: mount.HostFiles})
 	}
-	return own, unshown, hookOutputs
+	return own, unshown, hookOutputs, blanked
+}
+
+// scriptHoldsCredential says the script at path has a credential written
+// in it, or cannot be read whole to say it has none.
+func scriptHoldsCredential(path string) bool {
+	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), setupFileLimit)
+	return err != nil || claudesettings.HasCommandCredential(b)
 }
 
 // setupRefusal says why a path the setup names is not shown, "" when it is

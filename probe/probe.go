@@ -76,7 +76,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			own = append(own, bind.Own{Src: c.Path, Dest: c.Path, Why: "command installed under $HOME, read-only", Role: mount.HostFiles})
 		}
 	}
-	setup, unshown, hookOutputs := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, pluginDirs)
+	setup, unshown, hookOutputs, blanked := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, pluginDirs)
 	setup, setupCopies, setupLeftOut, cloneUnshown := setupCredentials(home, setup)
 	own = append(own, setup...)
 	h.Unshown = append(unshown, cloneUnshown...)
@@ -118,6 +118,10 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.ClaudeEntries, pluginCopies, pluginLeftOut = pluginCredentials(home, h.ClaudeEntries)
 	h.Own = append(h.Own, pluginCopies...)
 	h.Own = append(h.Own, setupCopies...)
+	for _, b := range blanked {
+		h.Own = append(h.Own, mount.Mount{Kind: mount.RoBindData, Dest: b, Why: "empty: a script of your hooks or status line with a credential written in it", Role: mount.ClaudeConfig})
+		h.CredentialsLeftOut = append(h.CredentialsLeftOut, "all of "+tildePath(b, home)+" (a credential is written in it)")
+	}
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, setupLeftOut...)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, pluginLeftOut...)
 	h.Symlinked = append(h.Symlinked, linked...)
