@@ -7,7 +7,6 @@ import (
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/gc"
-	"github.com/claudebox/claudebox/internal/idle"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
 )
@@ -26,7 +25,6 @@ type launchCmd struct {
 // Run validates everything first and creates nothing until all of it is
 // known to be right; then it prepares the instance and supervises bwrap.
 func (l launchCmd) Run(home session.Home) error {
-	idle.Uncollected()
 	s, err := session.Prepare(session.Options{Home: home, Shell: l.Shell, Agent: l.Agent, Flags: l.Flags, Args: l.Args, ReadMounts: readMounts})
 	if err != nil {
 		return err

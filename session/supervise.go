@@ -119,7 +119,6 @@ func (s *Session) supervise() error {
 		return err
 	}
 	s.phases.done("sandbox start")
-	idle.Collect()
 	run.relay.Started()
 	// From here the supervisor waits, for the whole session: what its
 	// start used is given back once the session has run a moment.

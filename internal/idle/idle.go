@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -21,30 +20,6 @@ import (
 // on, under load too; a session that ends sooner does not pay for it.
 const After = 300 * time.Millisecond
 
-// startHeap bounds what a process starting Uncollected lets its heap grow
-// to before the collector runs anyway.
-const startHeap = 128 << 20
-
-// collect has the collector run as it did before Uncollected.
-var collect = func() {}
-
-// Uncollected has the collector wait while a launch starts the sandbox:
-// the launch reads its settings, ~/.claude.json and the host, plans,
-// drops what it read, all in tens of milliseconds, and collecting
-// meanwhile takes the processor time bwrap and the sandbox's start need
-// (3-5 ms of a launch's 65 on 2 cores). Past startHeap, the collector
-// runs anyway; Collect, or Release, has it run as before.
-func Uncollected() {
-	percent, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(startHeap)
-	collect = sync.OnceFunc(func() {
-		debug.SetGCPercent(percent)
-		debug.SetMemoryLimit(limit)
-	})
-}
-
-// Collect has the collector run as it did before Uncollected.
-func Collect() { collect() }
-
 // Release returns to the kernel the heap the process no longer uses, and
 // takes out of its resident set the pages of the files it maps read-only
 // (claudebox's binary, libc) that its start touched: they stay in the
@@ -52,7 +27,6 @@ func Collect() { collect() }
 // their next use. A mapping holding a page the process wrote (a copy the
 // loader relocated) is left as it is: dropping it would lose the write.
 func Release() {
-	Collect()
 	debug.FreeOSMemory()
 	b, err := os.ReadFile("/proc/self/smaps")
 	if err != nil {
