@@ -5,6 +5,7 @@ import (
 	"errors"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -121,8 +122,8 @@ func (s *Session) recordOtherChanges(dir string, began time.Time, skip []string)
 	go func() {
 		records := map[string]undo.Changes{}
 		for _, c := range instance.AuditRoots(dir) {
-			if c == s.plan.Project.Checkout || len(undo.List(s.stateDir, s.plan.Project.Root, c)) == 0 {
-				continue // no session's checkout, or this one's
+			if c == s.plan.Project.Checkout || s.plan.Project.CommonDir != "" && c == filepath.Join(s.plan.Project.CommonDir, "modules") {
+				continue // this one's, or no checkout (see addAuditRoots)
 			}
 			at := began
 			if t, ok := instance.CheckoutStarted(dir, c); ok {
