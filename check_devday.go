@@ -113,7 +113,7 @@ func checkSigning(plan mount.Plan) checkResult {
 	case format == "ssh":
 		return checkResult{"signing", "warn", "your git configuration signs with SSH (gpg.format=ssh), and the SSH agent is not forwarded: git commit fails inside", "claudebox --with-ssh (or with-ssh = true in config.toml)"}
 	case plan.GPGAgent:
-		return checkResult{"signing", "ok", "commits are signed through your gpg-agent's restricted socket (--with-gpg)", ""}
+		return checkResult{"signing", "ok", "commits are signed through claudebox's filter of your gpg-agent (--with-gpg)", ""}
 	}
 	return checkResult{"signing", "warn", "your git configuration signs commits with gpg (commit.gpgsign), and gpg-agent is not forwarded: git commit fails inside", "claudebox --with-gpg (or with-gpg = true in config.toml)"}
 }

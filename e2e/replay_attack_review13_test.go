@@ -269,3 +269,34 @@ func TestReplayReview13HookCredentials(t *testing.T) {
 		t.Errorf("inside, want the hook and the status line without a credential kept:\n%s", out)
 	}
 }
+
+// TestReplayReview13GPGDecrypt: --with-gpg bound gpg-agent's restricted
+// (extra) socket into the sandbox, which refuses to export or delete a
+// key but decrypts: whatever was encrypted to the user's key (a
+// repository's secrets kept with sops or git-crypt, a password store's
+// entry carried in by the attacker) was readable inside, the agent's
+// cached passphrase asking nothing. The attack, from inside: gpg
+// --decrypt a message the host encrypted to the user. Proof: it fails,
+// the plaintext is nowhere in the output; a signature is still made.
+func TestReplayReview13GPGDecrypt(t *testing.T) {
+	h := newE2EHost(t)
+	fpr := startGPGAgent(t, h)
+	h.run(h.home, nil, "gpg", "--batch", "--quiet", "--passphrase", "", "--quick-add-key", fpr, "cv25519", "encr", "never")
+	proj := filepath.Join(h.home, "code", "secrets")
+	h.write(filepath.Join(proj, "README"), "p\n")
+	const plain = "DB_PASSWORD=REVIEW13-DECRYPTED-SECRET"
+	h.write(filepath.Join(proj, "plain"), plain+"\n")
+	h.run(proj, nil, "gpg", "--batch", "--yes", "--trust-model", "always", "--encrypt", "-r", fpr, "-o", "secret.gpg", "plain")
+	os.Remove(filepath.Join(proj, "plain"))
+	out := h.run(proj, nil, "claudebox", "--with-gpg", "--shell", "-c", `exec 2>&1
+		gpg --batch --decrypt secret.gpg
+		echo data | gpg --batch --quiet --local-user `+fpr+` --sign >/dev/null && echo SIGNED
+		echo done`)
+	t.Log(out)
+	if strings.Contains(out, plain) {
+		t.Errorf("the sandbox decrypted, with the user's key, a message to the user:\n%s", out)
+	}
+	if !strings.Contains(out, "SIGNED") {
+		t.Errorf("the agent did not sign:\n%s", out)
+	}
+}

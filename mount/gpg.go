@@ -7,7 +7,9 @@ import "path/filepath"
 // signs and decrypts but never exports a secret key; and the host's public
 // keyring, which gpg needs to find the key it asks the agent to use.
 type GPGAgent struct {
-	// Socket is the agent's extra socket on the host.
+	// Socket is the agent's extra socket on the host, as the probe finds
+	// it; in a session's plan, the socket of claudebox's filter of it
+	// (package gpgagent), which passes on only signing.
 	Socket string
 	// Keyring are the host's public keyring and trust database files that
 	// exist (pubring.kbx, pubring.gpg, trustdb.gpg); Settings, gpg.conf and
@@ -34,5 +36,5 @@ func (p *Plan) addGPG(g *GPGAgent) {
 	for _, f := range g.Settings {
 		p.add(HostFiles, RoBind, f, filepath.Join(dir, filepath.Base(f)), "your gpg settings (--with-gpg), read-only")
 	}
-	p.add(Agent, Bind, g.Socket, filepath.Join(dir, "S.gpg-agent"), "your gpg-agent's restricted socket (--with-gpg): keys sign, never readable or exported")
+	p.add(Agent, Bind, g.Socket, filepath.Join(dir, "S.gpg-agent"), "claudebox's filter of your gpg-agent's restricted socket (--with-gpg): keys sign, never decrypt, never readable or exported")
 }

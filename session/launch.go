@@ -155,6 +155,9 @@ type Session struct {
 	// gpgconf starts the user's gpg-agent, whose restricted socket is
 	// gpgSocket (--with-gpg; "" without).
 	gpgconf, gpgSocket string
+	// gpgFilter is where the sandbox's gpg-agent, claudebox's filter of
+	// gpgSocket, listens.
+	gpgFilter string
 	// cgroup is where the sandbox gets a cgroup of its own for its limits;
 	// nil where the system delegates none to the user, for the reason
 	// noCgroup.

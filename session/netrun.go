@@ -26,9 +26,11 @@ import (
 //   - .ctl, its control socket, through which the user widens the allow
 //     list from another terminal (claudebox --allow-host HOST --live);
 //   - .agent, with --with-ssh, the filter of the user's SSH agent, bound
-//     into the sandbox (with or without a proxy).
+//     into the sandbox (with or without a proxy);
+//   - .gpg, with --with-gpg, the filter of the user's gpg-agent, bound
+//     into the sandbox.
 //
-// The sandbox sees none but .sock and .agent. A session removes its
+// The sandbox sees none but .sock, .agent and .gpg. A session removes its
 // sockets when it ends and leaves its log for a later look; the next
 // launch or --gc removes what ended sessions left.
 const (
@@ -36,6 +38,7 @@ const (
 	logExt   = ".log"
 	ctlExt   = ".ctl"
 	agentExt = ".agent"
+	gpgExt   = ".gpg"
 )
 
 // runDir is where sessions keep their run files.

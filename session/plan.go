@@ -55,6 +55,14 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 	if ssh != nil {
 		sshSocket = runFiles + agentExt
 	}
+	// The sandbox's gpg-agent is claudebox's filter of the user's
+	// (startGPGAgent), on a socket among the run files.
+	var gpgInside *mount.GPGAgent
+	if gpg != nil {
+		inside := *gpg
+		inside.Socket = runFiles + gpgExt
+		gpgInside = &inside
+	}
 	var relay *mount.Relay
 	if conf.Network == config.NetworkFiltered {
 		if relay, err = relayFor(runFiles+sockExt, f); err != nil {
@@ -74,7 +82,7 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		Network:  conf.Network == config.NetworkHost,
 		Relay:    relay,
 		SSHAgent: sshSocket,
-		GPGAgent: gpg,
+		GPGAgent: gpgInside,
 		Command:  command,
 		Claude:   !o.Shell && run.IsClaude(),
 		Binds:    conf.Binds,
@@ -94,7 +102,7 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		cgroup:          f.Cgroup, noCgroup: f.NoCgroup,
 	}
 	if gpg != nil {
-		s.gpgconf, s.gpgSocket = f.GPG.Conf, gpg.Socket
+		s.gpgconf, s.gpgSocket, s.gpgFilter = f.GPG.Conf, gpg.Socket, gpgInside.Socket
 	}
 	if agentConf != nil {
 		for path := range agentConf.Data {

@@ -42,9 +42,11 @@ func (s *Session) supervise() error {
 	if err := checkStateSpace(s.stateDir); err != nil {
 		return err
 	}
-	if err := s.startGPGAgent(); err != nil {
+	stopGPG, err := s.startGPGAgent()
+	if err != nil {
 		return err
 	}
+	defer stopGPG()
 	// The watcher's process starts first, beside the proxy, the instance
 	// and the descriptors: its fork, its user namespace's maps (1-6 ms)
 	// and its runtime's start are not on the launch's path.

@@ -26,9 +26,11 @@ func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, e
 		return nil, "", err
 	}
 	defer stopAgent()
-	if err := s.startGPGAgent(); err != nil {
+	stopGPG, err := s.startGPGAgent()
+	if err != nil {
 		return nil, "", err
 	}
+	defer stopGPG()
 	lock, err := s.materialize()
 	if err != nil {
 		return nil, "", err

@@ -1,0 +1,192 @@
+// Package gpgagent is the gpg-agent a sandbox is given with --with-gpg: a
+// filter the supervisor serves on a socket of its own, in front of the
+// agent's restricted (extra) socket, that passes on only the commands a
+// signature needs (git commit -S, gpg --sign). The restricted socket
+// itself also decrypts: with it, whatever was encrypted to the user's key
+// (a repository's secrets, a password store's entry) was readable inside.
+// The protocol (Assuan) is read by hand: lines of at most 1000 bytes, each
+// a command the client sends and the agent answers, or data the agent
+// asked for (INQUIRE) that the client sends back.
+package gpgagent
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// signing are the commands gpg sends its agent to sign (gpg 2.2 to 2.4,
+// measured with git commit -S): its options, what it asks of the agent
+// and its keys, the key and hash to sign, the signature; and the data
+// lines that answer the agent's questions. Any other (PKDECRYPT, SCD,
+// GENKEY, IMPORT_KEY, EXPORT_KEY, PRESET_PASSPHRASE, …) is answered
+// with an error and never reaches the agent.
+var signing = map[string]bool{
+	"OPTION": true, "RESET": true, "GETINFO": true, "NOP": true, "BYE": true, "GETEVENTCOUNTER": true,
+	"HAVEKEY": true, "KEYINFO": true, "READKEY": true,
+	"SIGKEY": true, "SETKEYDESC": true, "SETHASH": true, "PKSIGN": true,
+	"D": true, "END": true, "CAN": true,
+}
+
+// refused is the answer to a command not passed on: GPG_ERR_NOT_SUPPORTED
+// from the agent (source 4), as gpg reads it.
+const refused = "ERR 67108924 Not supported <GPG Agent>\n"
+
+// maxLine is Assuan's bound on a line (ASSUAN_LINELENGTH), its newline
+// included.
+const maxLine = 1002
+
+// maxConns bounds the connections served at once; idleTimeout ends one
+// whose client sends nothing (the agent may wait on its user's pinentry
+// for as long as it takes).
+const (
+	maxConns    = 16
+	idleTimeout = 10 * time.Minute
+)
+
+// Filter serves the filtered agent on a listener.
+type Filter struct {
+	ln       net.Listener
+	upstream string
+	slots    chan struct{}
+	wg       sync.WaitGroup
+	mu       sync.Mutex
+	conns    map[net.Conn]bool
+	closed   bool
+}
+
+// Serve serves the filter on ln, in front of the agent's restricted
+// socket upstream. It returns at once; Close stops it.
+func Serve(ln net.Listener, upstream string) *Filter {
+	f := &Filter{ln: ln, upstream: upstream, slots: make(chan struct{}, maxConns), conns: map[net.Conn]bool{}}
+	f.wg.Add(1)
+	go f.accept()
+	return f
+}
+
+// Close stops accepting, ends the connections being served and waits for
+// them.
+func (f *Filter) Close() error {
+	err := f.ln.Close()
+	f.mu.Lock()
+	f.closed = true
+	for c := range f.conns {
+		c.Close()
+	}
+	f.mu.Unlock()
+	f.wg.Wait()
+	return err
+}
+
+func (f *Filter) accept() {
+	defer f.wg.Done()
+	for {
+		c, err := f.ln.Accept()
+		if err != nil {
+			return
+		}
+		select {
+		case f.slots <- struct{}{}:
+		default:
+			c.Close()
+			continue
+		}
+		if !f.track(c) {
+			<-f.slots
+			c.Close()
+			return
+		}
+		f.wg.Add(1)
+		go func() {
+			defer f.wg.Done()
+			defer func() { <-f.slots }()
+			defer f.untrack(c)
+			f.serve(c)
+		}()
+	}
+}
+
+func (f *Filter) track(c net.Conn) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return false
+	}
+	f.conns[c] = true
+	return true
+}
+
+func (f *Filter) untrack(c net.Conn) {
+	f.mu.Lock()
+	delete(f.conns, c)
+	f.mu.Unlock()
+	c.Close()
+}
+
+// serve joins the client c to the agent: the agent's lines go to the
+// client as they are; the client's go to the agent when they are a
+// command of signing, and are answered with an error otherwise.
+func (f *Filter) serve(c net.Conn) {
+	up, err := net.Dial("unix", f.upstream)
+	if err != nil {
+		return
+	}
+	defer up.Close()
+	var writing sync.Mutex
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := up.Read(buf)
+			if n > 0 {
+				writing.Lock()
+				_, werr := c.Write(buf[:n])
+				writing.Unlock()
+				if werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		c.Close()
+	}()
+	r := bufio.NewReaderSize(c, maxLine)
+	for {
+		c.SetReadDeadline(time.Now().Add(idleTimeout))
+		line, err := r.ReadSlice('\n')
+		if err != nil {
+			// A line past Assuan's bound, or the client gone.
+			break
+		}
+		if signing[verb(line)] {
+			if _, err := up.Write(line); err != nil {
+				break
+			}
+			continue
+		}
+		writing.Lock()
+		_, err = io.WriteString(c, refused)
+		writing.Unlock()
+		if err != nil {
+			break
+		}
+	}
+	up.Close()
+	<-done
+}
+
+// verb is a line's command, as the agent reads it: its first word, in
+// any case.
+func verb(line []byte) string {
+	line = bytes.TrimRight(line, "\r\n")
+	if i := bytes.IndexByte(line, ' '); i >= 0 {
+		line = line[:i]
+	}
+	return string(bytes.ToUpper(line))
+}
