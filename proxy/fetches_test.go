@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -207,7 +208,17 @@ func TestRequestKeys(t *testing.T) {
 		`"context_management":{"edits":[{"type":"clear_thinking_20251015","keep":"all"}]},"output_config":{"effort":"medium"},"stream":true}`
 	codex := `{"model":"gpt-6.1-sol","instructions":"x","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}],"tools":[],"tool_choice":"auto","parallel_tool_calls":false,` +
 		`"reasoning":{"effort":"low","context":"all_turns"},"store":false,"stream":true,"include":["reasoning.encrypted_content"],"prompt_cache_key":"k","text":{"verbosity":"low"},"client_metadata":{"session_id":"s"}}`
-	for shape, body := range map[apiShape]string{messagesAPI: claudeCode, responsesAPI: codex} {
+	gemini := `{"contents":[{"role":"user","parts":[{"text":"hello"}]}],"systemInstruction":{"role":"user","parts":[{"text":"x"}]},"tools":[{"functionDeclarations":[]}],"generationConfig":{"temperature":1}}`
+	codeAssist := `{"model":"gemini-3.8-flash","project":"p","user_prompt_id":"u","request":{"contents":[],"systemInstruction":{"parts":[]},"tools":[],"toolConfig":{},"labels":{},"safetySettings":[],"generationConfig":{},"session_id":"s"},"enabled_credit_types":[]}`
+	for shape, body := range map[apiShape]string{messagesAPI: claudeCode, responsesAPI: codex, geminiAPI: gemini + codeAssist} {
+		if shape == geminiAPI {
+			for _, b := range []string{gemini, codeAssist} {
+				if out, err := checked(shape, b); err != nil || out != b {
+					t.Errorf("%s: refused (%v) or changed: %s", b, err, out)
+				}
+			}
+			continue
+		}
 		if out, err := checked(shape, body); err != nil || out != body {
 			t.Errorf("%s: refused (%v) or changed: %s", body, err, out)
 		}
@@ -228,6 +239,10 @@ func TestRequestKeys(t *testing.T) {
 			`{"model":"m","PreviousResponseId":"resp_SECRET"}`,
 			`{"model":"m","background":true}`,
 		},
+		geminiAPI: {
+			`{"contents":[],"futureServerSideThing":{}}`,
+			`{"model":"m","project":"p","request":{"contents":[],"futureServerSideThing":{}}}`,
+		},
 	} {
 		for _, body := range bodies {
 			out, err := checked(shape, body)
@@ -236,6 +251,28 @@ func TestRequestKeys(t *testing.T) {
 			} else if !strings.Contains(err.Error(), "request key") || !strings.Contains(err.Error(), "claudebox --network=host") {
 				t.Errorf("%s: the refusal does not name the key and how to allow it: %v", body, err)
 			}
+		}
+	}
+}
+
+// Code Assist's calls that are no model call (its setup, quotas, metrics)
+// keep their own keys; its model calls' keys are known.
+func TestGeminiModelCallKeys(t *testing.T) {
+	for path, refused := range map[string]bool{
+		"/v1internal:loadCodeAssist":                      false,
+		"/v1internal:recordCodeAssistMetrics":             false,
+		"/v1internal:streamGenerateContent":               true,
+		"/v1beta/models/gemini-3.8-flash:generateContent": true,
+		"/v1beta/models/gemini-3.8-flash:countTokens":     true,
+	} {
+		r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:3128"+path, strings.NewReader(`{"cloudaicompanionProject":"p","metadata":{"pluginType":"GEMINI"}}`))
+		r, err := checkRequest(r, geminiAPI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.ReadAll(r.Body)
+		if got := r.Body.(*checkedBody).refused() != nil; got != refused {
+			t.Errorf("%s: refused %v (%v), want %v", path, got, err, refused)
 		}
 	}
 }

@@ -326,6 +326,9 @@ func checkRequest(r *http.Request, shape apiShape) (*http.Request, error) {
 		return r, errors.New("its body is encoded (Content-Encoding), which the check cannot read")
 	}
 	body := newCheckedBody(r.Body, shape)
+	if shape == geminiAPI && !geminiModelCall(r.URL.Path) {
+		body.scan.keys = nil
+	}
 	r = r.WithContext(context.WithValue(r.Context(), checkedKey{}, body))
 	r.Body = body
 	if shape == responsesAPI {
@@ -335,6 +338,13 @@ func checkRequest(r *http.Request, shape apiShape) (*http.Request, error) {
 		r.Header.Del("Content-Length")
 	}
 	return r, nil
+}
+
+// geminiModelCall says path is a Gemini model call, direct or through
+// Code Assist: its top-level keys are known.
+func geminiModelCall(path string) bool {
+	_, method, _ := strings.Cut(path, ":")
+	return method == "generateContent" || method == "streamGenerateContent" || method == "countTokens"
 }
 
 // knownQuery is a query string with only the parameters the agents send

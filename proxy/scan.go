@@ -17,6 +17,8 @@ import (
 // time.
 type scanner struct {
 	shape apiShape
+	// keys are the top-level keys that pass; nil: any.
+	keys  []string
 	state scanState
 	stack []frame
 	// str is the string being read: what of it is decoded so far (up to
@@ -182,13 +184,11 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		case "type":
 			f.rule = typeName
 		}
-		if len(s.stack) == 1 && !knownKey(messagesKeys, k) {
-			return &refusal{"the request key " + quote(printableNote(raw)) + " (only the keys known to reach no state stored with the API pass: " + strings.Join(messagesKeys, ", ") + ")"}
+		if len(s.stack) == 1 {
+			return s.requestKey(k, raw)
 		}
 	case oaRoot:
-		if !knownKey(responsesKeys, k) {
-			return &refusal{"the request key " + quote(printableNote(raw)) + " (only the keys known to reach no state stored with the API pass: " + strings.Join(responsesKeys, ", ") + ")"}
-		}
+		return s.requestKey(k, raw)
 	case anthSource:
 		switch k {
 		case "type":
@@ -218,6 +218,7 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		if k == "cachedcontent" {
 			return &refusal{"a cached content by name (" + printableNote(raw) + ": the API would read what is stored under it, tools and files included)"}
 		}
+		return s.requestKey(k, raw)
 	case gTool:
 		switch k {
 		case "functiondeclarations", "googlesearch":
@@ -352,6 +353,26 @@ var messagesKeys = []string{"model", "messages", "system", "max_tokens", "metada
 // the ChatGPT login alike. The state the API stores for the key, a
 // previous response, a conversation, a prompt by its id, is refused.
 var responsesKeys = []string{"model", "instructions", "input", "tools", "tool_choice", "parallel_tool_calls", "reasoning", "store", "stream", "stream_options", "include", "service_tier", "prompt_cache_key", "prompt_cache_options", "text", "client_metadata"}
+
+// geminiKeys are the keys that pass in a Gemini model call and in the
+// request Code Assist wraps: those gemini-cli 0.61.0 sends with an API
+// key (measured) and through Code Assist (its request's shape), but the
+// cached content, refused by name. Code Assist's other calls (its setup,
+// quotas, metrics) are no model call, and keep their own keys.
+var geminiKeys = []string{"contents", "systemInstruction", "tools", "toolConfig", "safetySettings", "generationConfig", "labels", "session_id", "model", "project", "user_prompt_id", "request", "enabled_credit_types"}
+
+// requestKeys are the top-level keys that pass in a model call of each
+// API.
+var requestKeys = map[apiShape][]string{messagesAPI: messagesKeys, responsesAPI: responsesKeys, geminiAPI: geminiKeys}
+
+// requestKey refuses a request's key (normalised: k) its API's list does
+// not know; s.keys is nil where the call is no model call.
+func (s *scanner) requestKey(k, raw string) error {
+	if s.keys == nil || knownKey(s.keys, k) {
+		return nil
+	}
+	return &refusal{"the request key " + quote(printableNote(raw)) + " (only the keys known to reach no state stored with the API pass: " + strings.Join(s.keys, ", ") + ")"}
+}
 
 // knownKey says the normalised key k is one of keys.
 func knownKey(keys []string, k string) bool {
