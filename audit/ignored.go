@@ -158,6 +158,20 @@ func (w *walker) ignoredBelow(base, sub string, rules []ignoreRule, hidden bool,
 	}
 }
 
+// Untracked returns those of paths (absolute, below root) that no index
+// names, of the repository holding each nearest: git status shows an
+// untracked file the same before and after a change.
+func Untracked(root string, paths []string) []string {
+	w := &walker{root: root}
+	var out []string
+	for _, p := range paths {
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) && !w.tracked(rel) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // tracked says whether rel is an entry of the index of the repository
 // whose work tree holds it nearest, a .git directory's.
 func (w *walker) tracked(rel string) bool {

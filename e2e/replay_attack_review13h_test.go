@@ -314,3 +314,53 @@ func TestReplayReview13hVenvMarkerRemoved(t *testing.T) {
 		t.Errorf("the host's . .venv/bin/activate ran what the session planted:\n%s", out)
 	}
 }
+
+// TestReplayReview13hUntrackedScriptChanged: the exit moves aside an
+// untracked makefile the session changed, since git status shows an
+// untracked file the same before and after. The session adds a line to
+// run.sh, an executable script the user keeps untracked: git status said
+// ?? run.sh before and after, and the exit said nothing. Now an untracked
+// file the host runs (an executable, a script, a link), changed, is a
+// finding, and so is one the session wrote before the undo snapshot read
+// it; a tracked one, whose change git diff shows, stays. Host-side
+// proof: the host's ./run.sh runs nothing the session wrote, and the
+// session's edit of the tracked build.sh is there.
+func TestReplayReview13hUntrackedScriptChanged(t *testing.T) {
+	// At once, before the undo snapshot (slowed by 16 MB to hash) reads
+	// run.sh, which it then leaves out as unknown; or after.
+	for _, early := range []bool{false, true} {
+		h := newE2EHost(t)
+		proj := filepath.Join(h.home, "proj")
+		h.write(filepath.Join(proj, "build.sh"), "#!/bin/sh\necho build\n")
+		must(t, os.Chmod(filepath.Join(proj, "build.sh"), 0o755))
+		h.chown()
+		h.gitRepo(proj)
+		h.run(proj, nil, "git", "add", "build.sh")
+		h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "build")
+		h.write(filepath.Join(proj, "run.sh"), "#!/bin/sh\necho ok\n")
+		must(t, os.Chmod(filepath.Join(proj, "run.sh"), 0o755))
+		h.chown()
+		plant := "touch " + plantedMarker(h)
+		script := `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
+			echo '` + plant + `' >> run.sh
+			echo 'echo edited' >> build.sh`
+		if early {
+			h.run(proj, nil, "dd", "if=/dev/urandom", "of=data.bin", "bs=1M", "count=16", "status=none")
+			script = `echo '` + plant + `' >> run.sh; echo 'echo edited' >> build.sh
+				touch started; while ! test -e done; do sleep 0.05; done; rm -f started done`
+		}
+		_, out, exited := startSession(t, h, proj, script)
+		waitSnapshot(t, h)
+		done(t, proj)
+		if err := <-exited; err != nil {
+			t.Fatalf("the session: %v\n%s", err, out)
+		}
+		h.command(proj, nil, "sh", "-c", "./run.sh").Run()
+		if _, err := os.Stat(plantedMarker(h)); err == nil {
+			t.Errorf("early %v: the host's ./run.sh ran what the session planted:\n%s", early, out)
+		}
+		if b, _ := os.ReadFile(filepath.Join(proj, "build.sh")); !strings.Contains(string(b), "edited") {
+			t.Errorf("early %v: the session's edit of the tracked build.sh was moved aside:\n%s", early, out)
+		}
+	}
+}

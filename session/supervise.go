@@ -400,10 +400,13 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	records[s.plan.Project.Checkout] = changed
 	for root, c := range records {
 		r, ok := reports[root]
-		if !ok || len(c.HostRun) == 0 {
+		// An untracked file the host runs, changed: git status shows it
+		// as it did before.
+		run := append(c.HostRun, audit.Untracked(root, c.ChangedRun)...)
+		if !ok || len(run) == 0 {
 			continue
 		}
-		for _, p := range c.HostRun {
+		for _, p := range run {
 			if !slices.Contains(r.Found, p) {
 				r.Found = append(r.Found, p)
 			}

@@ -72,6 +72,10 @@ type Changes struct {
 	// directory above one: what git shows nothing of, run as the user's
 	// own (absolute paths).
 	HostRun []string `json:"-"`
+	// ChangedRun are the files in the start's snapshot, which git does
+	// not ignore, that the session changed and the host runs (absolute
+	// paths): of those git does not track, git status shows no change.
+	ChangedRun []string `json:"-"`
 }
 
 // PathChange is one path, relative to the checkout: Change is created,
@@ -277,6 +281,16 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		e.size = sizes[e.oid]
 		if same, _ := matches(checkout, path, e, store{}); !same {
 			add(path, "changed", false)
+			if now.hostRun(checkout, path) {
+				c.ChangedRun = append(c.ChangedRun, filepath.Join(checkout, path))
+			}
+		}
+	}
+	// One the session may have written before the snapshot read it is
+	// taken for changed.
+	for _, path := range s.Unknown {
+		if _, ok := now.recent[path]; ok && now.hostRun(checkout, path) {
+			c.ChangedRun = append(c.ChangedRun, filepath.Join(checkout, path))
 		}
 	}
 	linked := map[string]bool{}
