@@ -300,3 +300,43 @@ func TestReplayReview13GPGDecrypt(t *testing.T) {
 		t.Errorf("the agent did not sign:\n%s", out)
 	}
 }
+
+// TestReplayReview13GitConfigChangedDuringSession (holds): the user's
+// ~/.gitconfig is a private copy made at the launch, on the sandbox's own
+// home, so what the host writes there while the session runs (git config
+// --global renames a new file over it: here a token in a URL) is never
+// shown inside.
+func TestReplayReview13GitConfigChangedDuringSession(t *testing.T) {
+	h := newE2EHost(t)
+	const token = "glpat-REVIEW13-GITCONFIG-LATE"
+	gitconfig := filepath.Join(h.home, ".gitconfig")
+	h.write(gitconfig, "[user]\n\tname = Alice\n")
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	ready, planted := filepath.Join(proj, "ready"), filepath.Join(proj, "planted")
+	host := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				host <- fmt.Errorf("the sandbox never said it was ready")
+				return
+			}
+		}
+		err := os.WriteFile(gitconfig+".lock", []byte("[user]\n\tname = Alice\n[url \"https://oauth2:"+token+"@gitlab.example.com/\"]\n\tinsteadOf = https://gitlab.example.com/\n"), 0o644)
+		if err == nil {
+			err = os.Rename(gitconfig+".lock", gitconfig)
+		}
+		if err == nil {
+			err = os.WriteFile(planted, nil, 0o644)
+		}
+		host <- err
+	}()
+	out := h.inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
+		echo planted: $(ls planted); cat ~/.gitconfig; git config --global --get-regexp url 2>&1; true`)
+	if err := <-host; err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, token) || !strings.Contains(out, "planted: planted") || !strings.Contains(out, "name = Alice") {
+		t.Errorf("inside, want the launch's copy of ~/.gitconfig, not the host's later one:\n%s", out)
+	}
+}
