@@ -141,7 +141,9 @@ func TestReplayGitInsteadOfPush(t *testing.T) {
 	h.write(filepath.Join(ssh, "known_hosts"), knownHost)
 	h.write(filepath.Join(ssh, "config"), "Host 127.0.0.1\n  UserKnownHostsFile "+filepath.Join(ssh, "known_hosts")+"\n")
 	h.write(filepath.Join(h.home, ".gitconfig"), fmt.Sprintf("[url \"ssh://%s@127.0.0.1:%d%s/\"]\n\tinsteadOf = lh:\n", name, port, srv))
-	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), fmt.Sprintf("allow-hosts = [\"127.0.0.1:%d\"]\n", port))
+	// The push logs in as the test's user, not git: the SSH filter signs
+	// a login only for a user ssh-users names.
+	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), fmt.Sprintf("allow-hosts = [\"127.0.0.1:%d\"]\nssh-users = [%q]\n", port, name))
 	proj := filepath.Join(h.home, "code", "pushed")
 	h.gitRepo(proj)
 	h.run(proj, nil, "git", "remote", "add", "origin", "lh:repo.git")
