@@ -47,9 +47,9 @@ func (s *Session) supervise() error {
 		return err
 	}
 	defer stopGPG()
-	// The watcher's process starts first, beside the proxy, the instance
-	// and the descriptors: its fork, its user namespace's maps (1-6 ms)
-	// and its runtime's start are not on the launch's path.
+	// The watcher's process starts first, beside the proxy and the
+	// instance: its fork, its user namespace's maps (1-6 ms) and its
+	// runtime's start are not on the launch's path.
 	var watcher *guardwatch.Watcher
 	launched := make(chan error, 1)
 	go func() {
@@ -81,6 +81,12 @@ func (s *Session) supervise() error {
 		return err
 	}
 	defer lock.Close()
+	// Joined before the phase ends, where a fault test may hold the
+	// supervisor and kill the watcher: it is then fully launched.
+	if err := <-launched; err != nil {
+		attached = true
+		return err
+	}
 	s.phases.done("instance and placeholders")
 	// The sandbox runs in a session of its own, on a terminal of its own
 	// when claudebox has one: a signal sent to claudebox (kill, a closing
@@ -89,11 +95,6 @@ func (s *Session) supervise() error {
 	sigs := make(chan os.Signal, 4)
 	defer signal.Stop(sigs)
 	var began time.Time
-	if err := <-launched; err != nil {
-		attached = true
-		return err
-	}
-	s.phases.done("watcher launch")
 	// From here the watcher is startBwrap's: on an error it is gone.
 	attached = true
 	run, err := s.startBwrap(s.plan, bwrapStart{
