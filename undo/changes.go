@@ -161,6 +161,9 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		for _, path := range wrote {
 			if ierr != nil || ignored[path] {
 				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
+			} else {
+				// Of those git shows, an untracked one looks as before.
+				c.ChangedRun = append(c.ChangedRun, filepath.Join(checkout, path))
 			}
 		}
 		return err

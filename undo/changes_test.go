@@ -229,4 +229,8 @@ func TestRecordChangesWithoutSnapshot(t *testing.T) {
 	if want := []string{filepath.Join(p.Checkout, "ign", "tool")}; !slices.Equal(c.HostRun, want) {
 		t.Errorf("host-run: %q, want %q", c.HostRun, want)
 	}
+	// Of those git shows, the exit takes the untracked for findings.
+	if want := []string{filepath.Join(p.Checkout, "pkg0", "f0.go")}; !slices.Equal(c.ChangedRun, want) {
+		t.Errorf("changed, host-run: %q, want %q", c.ChangedRun, want)
+	}
 }
