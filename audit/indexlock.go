@@ -126,7 +126,7 @@ func (k indexLock) remove() {
 // which fails if git holds the lock), recorded in l before it is linked.
 // Where the file system makes no unnamed file, or the kernel links none
 // (no /proc, and linkat's AT_EMPTY_PATH refused), the lock is made,
-// recorded, then written.
+// written, then recorded.
 func (l IndexLocks) lockIndex(fd int, gitDir string, content []byte) (indexLock, error) {
 	tmp, err := unix.Openat(fd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o644)
 	if err != nil {
@@ -190,14 +190,17 @@ func (l IndexLocks) createLock(fd int, gitDir string, content []byte) (indexLock
 		return indexLock{}, fmt.Errorf("git's lock: %w", err)
 	}
 	f := os.NewFile(uintptr(lock), "index.lock")
-	k, err := l.identify(fd, f, gitDir, content)
-	if err != nil {
+	// Written before it is identified: its record names the modification
+	// time and size of the whole file, which the write sets.
+	if _, err := f.Write(content); err != nil {
 		unix.Unlinkat(fd, "index.lock", 0)
 		f.Close()
 		return indexLock{}, err
 	}
-	if _, err := f.Write(content); err != nil {
-		k.remove()
+	k, err := l.identify(fd, f, gitDir, content)
+	if err != nil {
+		unix.Unlinkat(fd, "index.lock", 0)
+		f.Close()
 		return indexLock{}, err
 	}
 	return k, nil

@@ -141,3 +141,32 @@ func TestIndexLockWithoutProc(t *testing.T) {
 		t.Errorf("the lock holds %q", b)
 	}
 }
+
+// TestIndexLockByNameRecordsWholeFile: where the lock is made by name
+// (no unnamed file, or no way to link one), its record names the file as written (its modification time and
+// size), so that a sweep after its writer died finds it the same file.
+// Recorded before the write, a large index's lock was another file by its
+// time, and stayed for good.
+func TestIndexLockByNameRecordsWholeFile(t *testing.T) {
+	gitDir, records := t.TempDir(), t.TempDir()
+	d, err := openRoot(gitDir)
+	must(t, err)
+	defer d.Close()
+	content := bytes.Repeat([]byte("index entry "), 4<<20) // 48 MiB: its write outlasts a clock tick
+	held, err := IndexLocks{Dir: records}.createLock(int(d.Fd()), gitDir, content)
+	must(t, err)
+	defer held.remove()
+	names, _ := filepath.Glob(filepath.Join(records, "*"+recordSuffix))
+	if len(names) != 1 {
+		t.Fatalf("records: %q", names)
+	}
+	b, err := os.ReadFile(names[0])
+	must(t, err)
+	var r lockRecord
+	must(t, json.Unmarshal(b, &r))
+	var st unix.Stat_t
+	must(t, unix.Stat(filepath.Join(gitDir, "index.lock"), &st))
+	if st.Mtim.Nano() != r.Mtime || st.Size != r.Size {
+		t.Errorf("the record names mtime %d, size %d; the lock has %d, %d", r.Mtime, r.Size, st.Mtim.Nano(), st.Size)
+	}
+}
