@@ -340,3 +340,32 @@ func TestReplayReview13GitConfigChangedDuringSession(t *testing.T) {
 		t.Errorf("inside, want the launch's copy of ~/.gitconfig, not the host's later one:\n%s", out)
 	}
 }
+
+// TestReplayReview13SSHConfigCredential: with --with-ssh, ~/.ssh/config
+// was shown as it is (but for a private key in it), and a ProxyCommand
+// often carries a service's token (cloudflared's --service-token-secret);
+// and it was the host's file, bound: what the host wrote into it during
+// the session was read too. The attack: read the config inside. Proof:
+// the token is not there; a config without one is shown, as the launch
+// read it.
+func TestReplayReview13SSHConfigCredential(t *testing.T) {
+	h := newE2EHost(t)
+	env := startSSHAgent(t, h)
+	proj := filepath.Join(h.home, "code", "p")
+	h.gitRepo(proj)
+	const token = "0123456789abcdef0123456789REVIEW13"
+	config := filepath.Join(h.home, ".ssh", "config")
+	h.write(config, "Host bastion\n  HostName bastion.example.com\n  ProxyCommand cloudflared access ssh --hostname %h --service-token-id id.access --service-token-secret "+token+"\n")
+	out := h.run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `cat ~/.ssh/config 2>/dev/null; echo done`)
+	if strings.Contains(out, token) {
+		t.Errorf("the SSH configuration's token is readable inside:\n%s", out)
+	}
+	if dry := h.run(proj, env, "claudebox", "--with-ssh", "--dry-run", "--shell"); strings.Contains(dry, token) || !strings.Contains(dry, "all of ~/.ssh/config") {
+		t.Errorf("--dry-run, want the configuration named as left out, never the token:\n%s", dry)
+	}
+	h.write(config, "Host gh\n  HostName github.com\n")
+	out = h.run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `cat ~/.ssh/config`)
+	if !strings.Contains(out, "HostName github.com") {
+		t.Errorf("a configuration without a credential is not shown:\n%s", out)
+	}
+}

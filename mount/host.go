@@ -68,6 +68,9 @@ type Host struct {
 	// with --with-ssh: ssh inside reads its host aliases there, and git
 	// signs with user.signingkey naming a .pub.
 	SSHFiles []Mount
+	// SSHLeftOut names what of ~/.ssh is not shown as it may hold a
+	// credential, for --with-ssh's notice.
+	SSHLeftOut []string
 	// Symlinked lists guards (or directories on the way to one) that are
 	// symlinks: the sandbox could replace the link itself, so the launch
 	// refuses.

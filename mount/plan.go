@@ -301,6 +301,7 @@ func Build(in Inputs) Plan {
 			p.add(HostFiles, RoBind, in.Host.KnownHosts, in.Host.KnownHosts, "SSH host keys, so ssh can verify the server; ~/.ssh is otherwise hidden")
 		}
 		p.Mounts = append(p.Mounts, in.Host.SSHFiles...)
+		p.CredentialsLeftOut = append(p.CredentialsLeftOut, in.Host.SSHLeftOut...)
 	}
 	if in.GPGAgent != nil {
 		p.GPGAgent = true

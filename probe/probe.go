@@ -105,7 +105,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	if kh := filepath.Join(home, ".ssh", "known_hosts"); paths.Exists(kh) {
 		h.KnownHosts = kh
 	}
-	h.SSHFiles = sshFiles(filepath.Join(home, ".ssh"))
+	h.SSHFiles, h.SSHLeftOut = sshFiles(filepath.Join(home, ".ssh"))
 	obeyed, relative := probeHostObeyed(home, getenv)
 	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed)
 	h.Unprotected = append(relative, h.Unprotected...)
@@ -160,28 +160,35 @@ func homeCopy(path string, secrets map[string]bool) (mount.Copy, bool) {
 // and the public keys, which git's SSH signing names as user.signingkey.
 // A key is shown only when it reads as a public key, so that no link
 // named .pub leads to a private one.
-func sshFiles(dir string) []mount.Mount {
-	var ms []mount.Mount
+func sshFiles(dir string) (ms []mount.Mount, leftOut []string) {
 	add := func(name, why string, ok func([]byte) bool) {
 		path := filepath.Join(dir, name)
 		real, err := filepath.EvalSymlinks(path)
 		if err != nil {
 			return
 		}
-		if b, err := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), 1<<20); err == nil && ok(b) {
-			ms = append(ms, mount.Mount{Kind: mount.RoBind, Src: real, Dest: path, Why: why, Role: mount.HostFiles})
+		// A copy of what was judged: what the host writes there later is
+		// not shown.
+		b, err := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), 1<<20)
+		switch {
+		case err == nil && ok(b):
+			ms = append(ms, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(b), Why: why, Role: mount.HostFiles})
+		case name == "config":
+			leftOut = append(leftOut, "all of ~/.ssh/config (it may hold a credential, or cannot be read whole)")
 		}
 	}
-	add("config", "your SSH configuration (--with-ssh): host aliases; what it runs runs inside", func(b []byte) bool {
-		return !bytes.Contains(b, []byte("PRIVATE KEY"))
+	// A ProxyCommand may carry a service's token (cloudflared's
+	// --service-token-secret): such a configuration is not shown.
+	add("config", "your SSH configuration (--with-ssh), a private copy: host aliases; what it runs runs inside", func(b []byte) bool {
+		return !bytes.Contains(b, []byte("PRIVATE KEY")) && !claudesettings.HasCommandCredential(b)
 	})
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".pub") {
-			add(e.Name(), "a public key (--with-ssh), for SSH signing", publicKey)
+			add(e.Name(), "a public key (--with-ssh), a private copy, for SSH signing", publicKey)
 		}
 	}
-	return ms
+	return ms, leftOut
 }
 
 // publicKey reports whether b is an OpenSSH public key: one line, of a
