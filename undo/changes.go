@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -356,21 +357,52 @@ func (st store) ignoredAtStart(id string) ([]string, bool) {
 }
 
 // listIgnored keeps, beside the snapshot id, the ignored files of the
-// checkout, as git lists them with the store's index work.
+// checkout, as git lists them with the store's index work: the first
+// ignoredStartLimit, kept as git writes them (an install's tree holds
+// millions), git stopped past them.
 func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate *ListGate) error {
-	out, err := st.git(ctx, checkout, work, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard")
-	if err != nil {
+	list := &firstPaths{limit: ignoredStartLimit}
+	if err := st.gitTo(ctx, checkout, work, nil, list, "ls-files", "-z", "--others", "--ignored", "--exclude-standard"); err != nil && !list.full {
 		return err
 	}
 	head := "complete"
+	if list.full {
+		head = "limited"
+	}
+	// A late list is none, cut or not.
 	if gate.isLate() {
 		head = "late"
 	}
-	list := strings.SplitAfterN(out, "\x00", ignoredStartLimit+1)
-	if len(list) > ignoredStartLimit {
-		list, head = list[:ignoredStartLimit], "limited"
+	return writeRecord(filepath.Join(st.dir, id+".ignored"), append([]byte(head+"\n"), list.b.Bytes()...))
+}
+
+// firstPaths keeps the first limit NUL-ended paths written to it; past
+// them it is full, and refuses what follows.
+type firstPaths struct {
+	b     bytes.Buffer
+	n     int
+	limit int
+	full  bool
+}
+
+var errFull = errors.New("enough paths")
+
+func (f *firstPaths) Write(p []byte) (int, error) {
+	for i := 0; i < len(p); {
+		if f.n == f.limit {
+			f.full = true
+			return i, errFull
+		}
+		end := bytes.IndexByte(p[i:], 0)
+		if end < 0 {
+			f.b.Write(p[i:])
+			return len(p), nil
+		}
+		f.b.Write(p[i : i+end+1])
+		f.n++
+		i += end + 1
 	}
-	return writeRecord(filepath.Join(st.dir, id+".ignored"), []byte(head+"\n"+strings.Join(list, "")))
+	return len(p), nil
 }
 
 // ignoredOf says which of paths git ignores, by the checkout's rules.

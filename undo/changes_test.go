@@ -234,3 +234,22 @@ func TestRecordChangesWithoutSnapshot(t *testing.T) {
 		t.Errorf("changed, host-run: %q, want %q", c.ChangedRun, want)
 	}
 }
+
+// TestFirstPathsStopsPastLimit: the start's list of ignored files keeps
+// the first paths as git writes them, whatever its writes' sizes, and is
+// full only once git writes past them.
+func TestFirstPathsStopsPastLimit(t *testing.T) {
+	exact := &firstPaths{limit: 2}
+	for _, w := range []string{"a/x", "\x00b", "\x00"} {
+		if _, err := exact.Write([]byte(w)); err != nil {
+			t.Fatalf("write %q: %v", w, err)
+		}
+	}
+	if exact.full || exact.b.String() != "a/x\x00b\x00" {
+		t.Errorf("two paths of two: full %v, %q", exact.full, exact.b.String())
+	}
+	past := &firstPaths{limit: 2}
+	if n, err := past.Write([]byte("a\x00b\x00c\x00")); err == nil || n != 4 || !past.full || past.b.String() != "a\x00b\x00" {
+		t.Errorf("three paths of two: wrote %d, %v, full %v, %q", n, err, past.full, past.b.String())
+	}
+}

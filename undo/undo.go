@@ -362,6 +362,15 @@ const gitLimit, addLimit = time.Minute, 10 * time.Minute
 // git runs git on the store for the work tree checkout, with index, until
 // ctx ends; in, when not nil, is its standard input.
 func (st store) git(ctx context.Context, checkout, index string, in io.Reader, args ...string) (string, error) {
+	var out bytes.Buffer
+	if err := st.gitTo(ctx, checkout, index, in, &out, args...); err != nil {
+		return "", err
+	}
+	return out.String(), nil
+}
+
+// gitTo is git, its output written to out as git writes it.
+func (st store) gitTo(ctx context.Context, checkout, index string, in io.Reader, out io.Writer, args ...string) error {
 	limit := gitLimit
 	if args[0] == "add" {
 		limit = addLimit
@@ -380,18 +389,18 @@ func (st store) git(ctx context.Context, checkout, index string, in io.Reader, a
 	// the supervisor, which takes the snapshot beside the session and may
 	// end first: it is not left behind, one for each session.
 	c.SysProcAttr = &unix.SysProcAttr{Pdeathsig: unix.SIGKILL}
-	var out, stderr bytes.Buffer
-	c.Stdin, c.Stdout, c.Stderr = in, &out, &stderr
+	var stderr bytes.Buffer
+	c.Stdin, c.Stdout, c.Stderr = in, out, &stderr
 	if err := c.Run(); err != nil {
 		if parent.Err() != nil {
-			return "", parent.Err()
+			return parent.Err()
 		}
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("git %s did not answer in %v (a FIFO a session left among the repository's objects or files?)", args[0], limit)
+			return fmt.Errorf("git %s did not answer in %v (a FIFO a session left among the repository's objects or files?)", args[0], limit)
 		}
-		return "", fmt.Errorf("git %s: %w: %s", args[0], err, firstLine(stderr.String()))
+		return fmt.Errorf("git %s: %w: %s", args[0], err, firstLine(stderr.String()))
 	}
-	return out.String(), nil
+	return nil
 }
 
 func firstLine(s string) string {
