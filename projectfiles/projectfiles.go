@@ -107,6 +107,9 @@ var Entries = []Entry{
 	{Name: ".npmrc", Protection: AtExit, Tools: "npm", Why: "npm's scripts' shell, registry and node options"},
 	{Name: ".yarnrc", Protection: AtExit, Tools: "yarn", Why: "yarn's path and registry"},
 	{Name: ".yarnrc.yml", Protection: AtExit, Tools: "yarn", Why: "yarn's path, plugins and registry"},
+	{Name: ".pnpmfile.cjs", Protection: AtExit, Tools: "pnpm", Why: "pnpm's hooks, which pnpm install runs"},
+	{Name: ".pnpmfile.mjs", Protection: AtExit, Tools: "pnpm", Why: "pnpm's hooks, which pnpm install runs"},
+	{Name: "bunfig.toml", Protection: AtExit, Tools: "bun", Why: "bun's preloaded scripts and registry"},
 }
 
 var (
