@@ -44,6 +44,10 @@ type Host struct {
 	// inside: configuration (plugins, skills, agents, commands, hooks, user
 	// scripts), not Claude Code's per-session state of other projects.
 	ClaudeEntries []string
+	// ClaudeHidden are the entries of ~/.claude that are neither Claude
+	// Code's configuration, nor what the user's settings name, nor its
+	// known state: not shown, and named.
+	ClaudeHidden []string
 	// ClaudeFrozen are the directories of ~/.claude whose entries are shown
 	// one by one, as the launch found them, in a directory of the
 	// sandbox's that stays read-only as the host's is.

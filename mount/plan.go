@@ -157,6 +157,9 @@ type Plan struct {
 	Unshown []Unshown
 	// HookOutputs are Host.HookOutputs: the launch names them once.
 	HookOutputs []HookOutput
+	// ClaudeHidden are Host.ClaudeHidden: the launch names them once,
+	// --dry-run each time.
+	ClaudeHidden []string
 	// ObeyedNames are Host.ObeyedNames.
 	ObeyedNames []string
 	// Limits bound what the sandbox may take of the host.
@@ -455,6 +458,7 @@ func (p *Plan) addProject(project project.Project, h Host) {
 		}
 	}
 	p.Guards, p.Unprotected, p.ObeyedNames, p.Unshown, p.HookOutputs = h.Guards, h.Unprotected, h.ObeyedNames, h.Unshown, h.HookOutputs
+	p.ClaudeHidden = h.ClaudeHidden
 	if script := gitWrapper(project.Checkout, h.Guards); script != "" {
 		p.Mounts = append(p.Mounts, Mount{
 			Kind: RoBindData, Dest: gitWrapperDir + "/git", Content: script, executable: true, Role: Private,
@@ -623,6 +627,9 @@ func (p Plan) Script(bwrap string) string {
 	}
 	for _, o := range p.HookOutputs {
 		fmt.Fprintf(&b, "# not shown, your hooks write it: %s (inside, theirs is private and lost at exit)\n", printable.Escape(o.Path))
+	}
+	for _, e := range p.ClaudeHidden {
+		fmt.Fprintf(&b, "# not shown: %s (not Claude Code's configuration, nor named by your settings)\n", printable.Escape(e))
 	}
 	for _, n := range p.ObeyedNames {
 		fmt.Fprintf(&b, "# set aside at the end if written: every %s in the project that sets more than an application's own settings (the host's gemini loads it into its environment)\n", n)

@@ -39,8 +39,10 @@ type namedPath struct {
 // lies where the sandbox can write is not obeyed, as the sandbox could name
 // any file there. What is already inside (the system directories, ~/.claude,
 // the project, a user's bind) is left as it is. hookOutputs are the files
-// in ~/.claude the hooks' and status line's commands write (>, >>).
-func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, unshown []mount.Unshown, hookOutputs, blanked []string) {
+// in ~/.claude the hooks' and status line's commands write (>, >>);
+// claudeNamed the entries of ~/.claude that hold what the setup names or
+// writes.
+func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, unshown []mount.Unshown, hookOutputs, blanked, claudeNamed []string) {
 	claudeDir := filepath.Join(home, ".claude")
 	writable := bind.Writable(project, binds)
 	var named []namedPath
@@ -84,6 +86,20 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		named = append(named, namedPath{path: d, what: "claude --plugin-dir", dir: err == nil && fi.IsDir()})
 	}
 
+	entryOf := func(p string) {
+		if rel, ok := strings.CutPrefix(p, claudeDir+"/"); ok {
+			if e := filepath.Join(claudeDir, strings.Split(rel, "/")[0]); !slices.Contains(claudeNamed, e) {
+				claudeNamed = append(claudeNamed, e)
+			}
+		}
+	}
+	for _, n := range named {
+		entryOf(filepath.Clean(n.path))
+	}
+	for _, w := range hookOutputs {
+		entryOf(w)
+	}
+
 	// What is there already, at the path the setup names.
 	inside := append([]string{claudeDir}, mount.SystemDirs...)
 	inside = append(inside, project.Checkout)
@@ -124,7 +140,7 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		}
 		own = append(own, bind.Own{Src: real, Dest: n.path, Why: n.what + ", read-only", Role: mount.HostFiles})
 	}
-	return own, unshown, hookOutputs, blanked
+	return own, unshown, hookOutputs, blanked, claudeNamed
 }
 
 // scriptHoldsCredential says the script at path has a credential written

@@ -76,7 +76,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			own = append(own, bind.Own{Src: c.Path, Dest: c.Path, Why: "command installed under $HOME, read-only", Role: mount.HostFiles})
 		}
 	}
-	setup, unshown, hookOutputs, blanked := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, pluginDirs)
+	setup, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, pluginDirs)
 	setup, setupCopies, setupLeftOut, cloneUnshown := setupCredentials(home, setup)
 	own = append(own, setup...)
 	h.Unshown = append(unshown, cloneUnshown...)
@@ -89,7 +89,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			once = append(once, o)
 		}
 	}
-	h.ClaudeEntries, h.ClaudeCopies = claudeEntries(filepath.Join(home, ".claude"), secrets)
+	h.ClaudeEntries, h.ClaudeCopies, h.ClaudeHidden = claudeEntries(filepath.Join(home, ".claude"), claudeNamed, secrets)
 	h.ClaudeFrozen = claudeFrozen(filepath.Join(home, ".claude"))
 	// Where a hook writes in ~/.claude, the sandbox's hook writes its own:
 	// read-only, the write would fail, and a failing hook can block the
@@ -283,12 +283,38 @@ var claudeState = map[string]bool{
 // permission rules, /memory); the rest of ~/.claude is read-only inside.
 var claudeDirCopies = []string{"settings.json", "settings.local.json", "CLAUDE.md"}
 
+// claudeConfig are the entries of ~/.claude that are Claude Code's
+// configuration, as Claude Code 2.1.330 reads them: only these, the
+// Markdown files beside CLAUDE.md (which it imports with @), and what the
+// user's settings name (a hook's or the status line's script) are shown.
+// Any other entry is hidden, whatever it holds: a file Claude Code starts
+// keeping there (an old ~/.claude/.config.json holds the account) is not
+// shown because a list of its state has yet to name it.
+var claudeConfig = map[string]bool{
+	"settings.json": true, "settings.local.json": true, "CLAUDE.md": true,
+	"commands": true, "agents": true, "skills": true, "plugins": true,
+	"output-styles": true, "rules": true, "themes": true, "workflows": true,
+	"keybindings.json": true, "loop.md": true,
+}
+
 // claudeEntries sorts the real ~/.claude's entries into those shown
-// read-only and the files Claude Code saves, which get private copies. Only
-// files and directories are shown: a socket stays connectable on a
-// read-only mount.
-func claudeEntries(dir string, secrets map[string]bool) (entries []string, copies []mount.Copy) {
-	return claudeEntriesIn(dir, "", secrets)
+// read-only, the files Claude Code saves, which get private copies, and
+// those hidden that are neither configuration nor Claude Code's known
+// state (hidden, named). named are the entries the user's settings name
+// something in. Only files and directories are shown: a socket stays
+// connectable on a read-only mount.
+func claudeEntries(dir string, named []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden []string) {
+	shown := func(name string) bool {
+		return claudeConfig[name] || strings.HasSuffix(name, ".md") || slices.Contains(named, filepath.Join(dir, name))
+	}
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		if name := de.Name(); !shown(name) && !claudeState[name] && !strings.HasSuffix(name, ".lock") && !strings.Contains(name, ".tmp.") {
+			hidden = append(hidden, filepath.Join(dir, name))
+		}
+	}
+	entries, copies = claudeEntriesIn(dir, "", shown, secrets)
+	return entries, copies, hidden
 }
 
 // claudeLockDirs are the directories of ~/.claude in which Claude Code
@@ -329,11 +355,13 @@ func entryByEntry(name string) bool {
 	})
 }
 
-func claudeEntriesIn(dir, rel string, secrets map[string]bool) (entries []string, copies []mount.Copy) {
+// claudeEntriesIn is claudeEntries' walk of the directory rel of dir;
+// at the top, only the entries shown says.
+func claudeEntriesIn(dir, rel string, shown func(string) bool, secrets map[string]bool) (entries []string, copies []mount.Copy) {
 	des, _ := os.ReadDir(filepath.Join(dir, rel))
 	for _, de := range des {
 		name := filepath.Join(rel, de.Name())
-		if claudeState[name] || strings.HasSuffix(name, ".lock") || strings.Contains(name, ".tmp.") {
+		if rel == "" && !shown(name) || claudeState[name] || strings.HasSuffix(name, ".lock") || strings.Contains(name, ".tmp.") {
 			continue
 		}
 		path := filepath.Join(dir, name)
@@ -345,7 +373,7 @@ func claudeEntriesIn(dir, rel string, secrets map[string]bool) (entries []string
 				copies = append(copies, c)
 			}
 		case fi.IsDir() && de.IsDir() && entryByEntry(name):
-			inner, innerCopies := claudeEntriesIn(dir, name, secrets)
+			inner, innerCopies := claudeEntriesIn(dir, name, shown, secrets)
 			entries, copies = append(entries, inner...), append(copies, innerCopies...)
 		case fi.Mode().IsRegular() || fi.IsDir():
 			entries = append(entries, path)

@@ -309,3 +309,36 @@ func TestProbeGitConfigDevNull(t *testing.T) {
 		t.Errorf("the launch is refused: %v", h.Redirects)
 	}
 }
+
+// TestClaudeEntriesKnownOnly: of ~/.claude, only Claude Code's
+// configuration, the Markdown files CLAUDE.md imports and what the
+// settings name are shown; an entry none of these covers is hidden and
+// named (an old .config.json holds the account), and Claude Code's known
+// state is hidden without a word.
+func TestClaudeEntriesKnownOnly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude")
+	for _, f := range []string{
+		"settings.json", "commands/c.md", "skills/s/SKILL.md", "RULES.md", "scripts/status.sh",
+		".config.json", "notes/private.txt", "random.txt", "todos/t.json", "history.jsonl",
+	} {
+		testfs.Write(t, filepath.Join(dir, f), "x\n")
+	}
+	entries, copies, hidden := claudeEntries(dir, []string{filepath.Join(dir, "scripts")}, nil)
+	var shown []string
+	for _, e := range entries {
+		shown = append(shown, strings.TrimPrefix(e, dir+"/"))
+	}
+	if want := []string{"RULES.md", "commands", "scripts", "skills"}; !slices.Equal(shown, want) {
+		t.Errorf("shown %q, want %q", shown, want)
+	}
+	if len(copies) != 1 || copies[0].Path != filepath.Join(dir, "settings.json") {
+		t.Errorf("copies %+v", copies)
+	}
+	var named []string
+	for _, e := range hidden {
+		named = append(named, strings.TrimPrefix(e, dir+"/"))
+	}
+	if want := []string{".config.json", "notes", "random.txt"}; !slices.Equal(named, want) {
+		t.Errorf("hidden and named %q, want %q", named, want)
+	}
+}

@@ -132,6 +132,14 @@ func (s *Session) noticeLeftOut() {
 		}
 		printable.Say(os.Stderr, "hint: bring one read-only with --ro-bind %s (the secrets and state inside stay hidden), or move it out of there", names[0])
 	}
+	var claudeHidden []string
+	for _, e := range s.plan.ClaudeHidden {
+		claudeHidden = append(claudeHidden, "~/"+strings.TrimPrefix(e, s.plan.Home+"/"))
+	}
+	if hidden := unseen("claude-hidden:", claudeHidden); len(hidden) > 0 {
+		printable.Say(os.Stderr, "claudebox: not shown inside, as neither Claude Code's configuration nor named by your settings: %s", strings.Join(hidden, ", "))
+		printable.Say(os.Stderr, "hint: a script your settings name (a hook's, the status line's) is shown; to bring another file, move it out of ~/.claude and --ro-bind it")
+	}
 	var outputPaths []string
 	for _, o := range s.plan.HookOutputs {
 		outputPaths = append(outputPaths, o.Path)

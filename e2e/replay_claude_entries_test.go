@@ -1,0 +1,50 @@
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReplayClaudeUnknownEntriesHidden: ~/.claude was shown but for a
+// list of Claude Code's state, so a file the list did not name was read
+// inside: an old ~/.claude/.config.json (where Claude Code once kept the
+// account and its key), a directory of the user's own notes. Only
+// Claude Code's configuration, the Markdown CLAUDE.md imports and what
+// the settings name are shown now; the rest is named at launch.
+// Host-side proof: the agent reads neither, and finds the rest it needs.
+func TestReplayClaudeUnknownEntriesHidden(t *testing.T) {
+	h := newE2EHost(t)
+	claudeDir := filepath.Join(h.home, ".claude")
+	h.write(filepath.Join(claudeDir, ".config.json"), `{"primaryApiKey":"sk-ant-api03-LEGACY-SECRET-KEY"}`+"\n")
+	h.write(filepath.Join(claudeDir, "notes", "tokens.txt"), "NOTES-SECRET-TOKEN\n")
+	h.write(filepath.Join(claudeDir, "settings.json"), `{"statusLine":{"type":"command","command":"~/.claude/scripts/status.sh"}}`+"\n")
+	h.write(filepath.Join(claudeDir, "scripts", "status.sh"), "#!/bin/sh\necho status\n")
+	h.write(filepath.Join(claudeDir, "RULES.md"), "rules\n")
+	h.write(filepath.Join(claudeDir, "commands", "c.md"), "a command\n")
+	proj := filepath.Join(h.home, "code", "p")
+	h.gitRepo(proj)
+
+	b, err := h.command(proj, nil, "claudebox", "--shell", "-c", `
+		cat ~/.claude/.config.json ~/.claude/notes/tokens.txt 2>/dev/null
+		grep -rh SECRET ~/.claude 2>/dev/null
+		test -f ~/.claude/scripts/status.sh && echo ok status-visible
+		test -f ~/.claude/RULES.md && echo ok rules-visible
+		test -f ~/.claude/commands/c.md && echo ok commands-visible
+	`).CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("claudebox: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "LEGACY-SECRET") || strings.Contains(out, "NOTES-SECRET") {
+		t.Errorf("an entry of ~/.claude that is not configuration was read inside:\n%s", out)
+	}
+	for _, want := range []string{"ok status-visible", "ok rules-visible", "ok commands-visible"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside: missing %q in:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(out, "not shown inside, as neither Claude Code's configuration nor named by your settings: ~/.claude/.config.json, ~/.claude/notes") {
+		t.Errorf("the launch does not name what it hides:\n%s", out)
+	}
+}
