@@ -9,7 +9,8 @@ import (
 // TestReplayClaudeUnknownEntriesHidden: ~/.claude was shown but for a
 // list of Claude Code's state, so a file the list did not name was read
 // inside: an old ~/.claude/.config.json (where Claude Code once kept the
-// account and its key), a directory of the user's own notes. Only
+// account and its key), a directory of the user's own notes, a plugin's
+// data (where it keeps its token). Only
 // Claude Code's configuration, the Markdown CLAUDE.md imports and what
 // the settings name are shown now; the rest is named at launch.
 // Host-side proof: the agent reads neither, and finds the rest it needs.
@@ -18,6 +19,8 @@ func TestReplayClaudeUnknownEntriesHidden(t *testing.T) {
 	claudeDir := filepath.Join(h.home, ".claude")
 	h.write(filepath.Join(claudeDir, ".config.json"), `{"primaryApiKey":"sk-ant-api03-LEGACY-SECRET-KEY"}`+"\n")
 	h.write(filepath.Join(claudeDir, "notes", "tokens.txt"), "NOTES-SECRET-TOKEN\n")
+	h.write(filepath.Join(claudeDir, "plugins", "data", "slack-notify", "oauth.json"), `{"token":"xoxb-PLUGIN-DATA-SECRET"}`+"\n")
+	h.write(filepath.Join(claudeDir, "plugins", "installed_plugins.json"), `{"version":2,"plugins":{}}`+"\n")
 	h.write(filepath.Join(claudeDir, "settings.json"), `{"statusLine":{"type":"command","command":"~/.claude/scripts/status.sh"}}`+"\n")
 	h.write(filepath.Join(claudeDir, "scripts", "status.sh"), "#!/bin/sh\necho status\n")
 	h.write(filepath.Join(claudeDir, "RULES.md"), "rules\n")
@@ -31,15 +34,16 @@ func TestReplayClaudeUnknownEntriesHidden(t *testing.T) {
 		test -f ~/.claude/scripts/status.sh && echo ok status-visible
 		test -f ~/.claude/RULES.md && echo ok rules-visible
 		test -f ~/.claude/commands/c.md && echo ok commands-visible
+		test -f ~/.claude/plugins/installed_plugins.json && echo ok plugins-visible
 	`).CombinedOutput()
 	out := string(b)
 	if err != nil {
 		t.Fatalf("claudebox: %v\n%s", err, out)
 	}
-	if strings.Contains(out, "LEGACY-SECRET") || strings.Contains(out, "NOTES-SECRET") {
+	if strings.Contains(out, "LEGACY-SECRET") || strings.Contains(out, "NOTES-SECRET") || strings.Contains(out, "PLUGIN-DATA-SECRET") {
 		t.Errorf("an entry of ~/.claude that is not configuration was read inside:\n%s", out)
 	}
-	for _, want := range []string{"ok status-visible", "ok rules-visible", "ok commands-visible"} {
+	for _, want := range []string{"ok status-visible", "ok rules-visible", "ok commands-visible", "ok plugins-visible"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside: missing %q in:\n%s", want, out)
 		}

@@ -20,7 +20,7 @@ import (
 // their submodules, a skill cloned from a private repository, ~/.claude
 // itself kept in git: each one's config), and for a private plugin
 // marketplace, its URL, token and all, in the files of plugins/
-// (known_marketplaces.json) and plugins/store/. Each such file is shown
+// (known_marketplaces.json). Each such file is shown
 // as a private read-only copy without the credential instead (own), and
 // leaves the entries; a file of plugins/ that cannot be read whole, or a
 // directory that cannot be looked through whole, is not shown. What was
@@ -38,7 +38,7 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 			kept, own, leftOut = append(kept, e), append(own, copies...), append(leftOut, dropped...)
 			continue
 		}
-		if d := filepath.Dir(e); d != plugins && d != filepath.Join(plugins, "store") {
+		if filepath.Dir(e) != plugins {
 			kept = append(kept, e)
 			continue
 		}

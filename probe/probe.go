@@ -277,6 +277,7 @@ var claudeState = map[string]bool{
 	"feedback": true, "feedback-bundles": true, "dump-prompts": true, "ccr": true,
 	"remote-control": true, "chrome": true, "ide": true, "local": true,
 	"hfi-auth.json": true, "gh-pr-status-cache.json": true,
+	"plugins/data": true, "plugins/store": true, "plugins/enabled-copies-hash": true, "plugins/enabled-plugins-fetch": true,
 }
 
 // claudeDirCopies are the files in ~/.claude that Claude Code saves (/config,
@@ -297,6 +298,16 @@ var claudeConfig = map[string]bool{
 	"keybindings.json": true, "loop.md": true,
 }
 
+// claudePluginsConfig are the entries of ~/.claude/plugins shown: the
+// marketplaces and plugins installed, and their lists. The plugins' own
+// data (data/, which a plugin may keep a token in) and the built-in
+// plugins' store are state: hidden, so that the sandbox's plugins keep
+// their own, privately.
+var claudePluginsConfig = map[string]bool{
+	"known_marketplaces.json": true, "installed_plugins.json": true, "installed_plugins_v2.json": true,
+	"marketplaces": true, "cache": true, "install-counts-cache.json": true,
+}
+
 // claudeEntries sorts the real ~/.claude's entries into those shown
 // read-only, the files Claude Code saves, which get private copies, and
 // those hidden that are neither configuration nor Claude Code's known
@@ -305,12 +316,17 @@ var claudeConfig = map[string]bool{
 // connectable on a read-only mount.
 func claudeEntries(dir string, named []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden []string) {
 	shown := func(name string) bool {
+		if inPlugins, ok := strings.CutPrefix(name, "plugins/"); ok {
+			return claudePluginsConfig[inPlugins]
+		}
 		return claudeConfig[name] || strings.HasSuffix(name, ".md") || slices.Contains(named, filepath.Join(dir, name))
 	}
-	des, _ := os.ReadDir(dir)
-	for _, de := range des {
-		if name := de.Name(); !shown(name) && !claudeState[name] && !strings.HasSuffix(name, ".lock") && !strings.Contains(name, ".tmp.") {
-			hidden = append(hidden, filepath.Join(dir, name))
+	for _, rel := range []string{"", "plugins"} {
+		des, _ := os.ReadDir(filepath.Join(dir, rel))
+		for _, de := range des {
+			if name := filepath.Join(rel, de.Name()); !shown(name) && !claudeState[name] && !strings.HasSuffix(name, ".lock") && !strings.Contains(name, ".tmp.") {
+				hidden = append(hidden, filepath.Join(dir, name))
+			}
 		}
 	}
 	entries, copies = claudeEntriesIn(dir, "", shown, secrets)
@@ -323,7 +339,7 @@ func claudeEntries(dir string, named []string, secrets map[string]bool) (entries
 // so that each is the sandbox's own and the lock is taken at once, while
 // their entries stay read-only. Whole and read-only, every claude -p
 // waited 2.2 s on known_marketplaces.json's lock before it exited.
-var claudeLockDirs = map[string]bool{"plugins": true, "plugins/store": true}
+var claudeLockDirs = map[string]bool{"plugins": true}
 
 // claudeCloneDirs are the directories of ~/.claude in which the host's
 // Claude Code clones a marketplace or a plugin (with the marketplace's
@@ -356,12 +372,12 @@ func entryByEntry(name string) bool {
 }
 
 // claudeEntriesIn is claudeEntries' walk of the directory rel of dir;
-// at the top, only the entries shown says.
+// at the top and in plugins/, only the entries shown says.
 func claudeEntriesIn(dir, rel string, shown func(string) bool, secrets map[string]bool) (entries []string, copies []mount.Copy) {
 	des, _ := os.ReadDir(filepath.Join(dir, rel))
 	for _, de := range des {
 		name := filepath.Join(rel, de.Name())
-		if rel == "" && !shown(name) || claudeState[name] || strings.HasSuffix(name, ".lock") || strings.Contains(name, ".tmp.") {
+		if (rel == "" || rel == "plugins") && !shown(name) || claudeState[name] || strings.HasSuffix(name, ".lock") || strings.Contains(name, ".tmp.") {
 			continue
 		}
 		path := filepath.Join(dir, name)

@@ -23,7 +23,7 @@ func TestProbe(t *testing.T) {
 	home := t.TempDir()
 	proj := filepath.Join(home, "code", "app")
 	testfs.Write(t, filepath.Join(home, ".claude", "settings.json"), "{}")
-	testfs.Write(t, filepath.Join(home, ".claude", "plugins", "p.json"), "{}")
+	testfs.Write(t, filepath.Join(home, ".claude", "plugins", "installed_plugins.json"), "{}")
 	testfs.Write(t, filepath.Join(home, ".claude", "todos", "t.json"), "{}")
 	testfs.Write(t, filepath.Join(home, ".claude", ".credentials.json"), "{}")
 	testfs.Write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = a\n")
@@ -314,12 +314,15 @@ func TestProbeGitConfigDevNull(t *testing.T) {
 // configuration, the Markdown files CLAUDE.md imports and what the
 // settings name are shown; an entry none of these covers is hidden and
 // named (an old .config.json holds the account), and Claude Code's known
-// state is hidden without a word.
+// state is hidden without a word, the plugins' data (where a plugin may
+// keep a token) among it.
 func TestClaudeEntriesKnownOnly(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".claude")
 	for _, f := range []string{
 		"settings.json", "commands/c.md", "skills/s/SKILL.md", "RULES.md", "scripts/status.sh",
 		".config.json", "notes/private.txt", "random.txt", "todos/t.json", "history.jsonl",
+		"plugins/installed_plugins.json", "plugins/cache/m/p/1.0/x.md", "plugins/data/p/token.json",
+		"plugins/store/s.json", "plugins/other.json",
 	} {
 		testfs.Write(t, filepath.Join(dir, f), "x\n")
 	}
@@ -328,7 +331,7 @@ func TestClaudeEntriesKnownOnly(t *testing.T) {
 	for _, e := range entries {
 		shown = append(shown, strings.TrimPrefix(e, dir+"/"))
 	}
-	if want := []string{"RULES.md", "commands", "scripts", "skills"}; !slices.Equal(shown, want) {
+	if want := []string{"RULES.md", "commands", "plugins/cache/m/p/1.0", "plugins/installed_plugins.json", "scripts", "skills"}; !slices.Equal(shown, want) {
 		t.Errorf("shown %q, want %q", shown, want)
 	}
 	if len(copies) != 1 || copies[0].Path != filepath.Join(dir, "settings.json") {
@@ -338,7 +341,7 @@ func TestClaudeEntriesKnownOnly(t *testing.T) {
 	for _, e := range hidden {
 		named = append(named, strings.TrimPrefix(e, dir+"/"))
 	}
-	if want := []string{".config.json", "notes", "random.txt"}; !slices.Equal(named, want) {
+	if want := []string{".config.json", "notes", "random.txt", "plugins/other.json"}; !slices.Equal(named, want) {
 		t.Errorf("hidden and named %q, want %q", named, want)
 	}
 }
