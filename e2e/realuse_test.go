@@ -146,7 +146,9 @@ func TestSandboxBindThroughPlantedLink(t *testing.T) {
 	h.write(filepath.Join(proj, "fixtures", "a.json"), "{}\n")
 	h.write(filepath.Join(h.home, ".ssh", "id_ed25519"), "PRIVATE KEY\n")
 	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "[project.\"~/code/app\"]\nro-bind = [\"fixtures:/opt/fixtures\"]\n")
-	if out := h.inside(proj, nil, "cat /opt/fixtures/a.json; rm -rf fixtures; ln -s ~/.ssh fixtures"); !strings.Contains(out, "{}") {
+	// --move-aside=false: the exit would move the new link aside when the
+	// session ends before its snapshot; kept, the next launch meets it.
+	if out := h.run(proj, nil, "claudebox", "--move-aside=false", "--shell", "-c", "cat /opt/fixtures/a.json; rm -rf fixtures; ln -s ~/.ssh fixtures"); !strings.Contains(out, "{}") {
 		t.Fatalf("the bind did not show the fixtures: %q", out)
 	}
 	noPlaceholders(t, proj)
