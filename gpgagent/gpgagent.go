@@ -16,6 +16,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/claudebox/claudebox/connserve"
 )
 
 // signing are the commands gpg sends its agent to sign (gpg 2.2 to 2.4,
@@ -49,82 +51,21 @@ const (
 
 // Filter serves the filtered agent on a listener.
 type Filter struct {
-	ln       net.Listener
 	upstream string
-	slots    chan struct{}
-	wg       sync.WaitGroup
-	mu       sync.Mutex
-	conns    map[net.Conn]bool
-	closed   bool
+	server   *connserve.Server
 }
 
 // Serve serves the filter on ln, in front of the agent's restricted
 // socket upstream. It returns at once; Close stops it.
 func Serve(ln net.Listener, upstream string) *Filter {
-	f := &Filter{ln: ln, upstream: upstream, slots: make(chan struct{}, maxConns), conns: map[net.Conn]bool{}}
-	f.wg.Add(1)
-	go f.accept()
+	f := &Filter{upstream: upstream}
+	f.server = connserve.Serve(ln, maxConns, f.serve)
 	return f
 }
 
 // Close stops accepting, ends the connections being served and waits for
 // them.
-func (f *Filter) Close() error {
-	err := f.ln.Close()
-	f.mu.Lock()
-	f.closed = true
-	for c := range f.conns {
-		c.Close()
-	}
-	f.mu.Unlock()
-	f.wg.Wait()
-	return err
-}
-
-func (f *Filter) accept() {
-	defer f.wg.Done()
-	for {
-		c, err := f.ln.Accept()
-		if err != nil {
-			return
-		}
-		select {
-		case f.slots <- struct{}{}:
-		default:
-			c.Close()
-			continue
-		}
-		if !f.track(c) {
-			<-f.slots
-			c.Close()
-			return
-		}
-		f.wg.Add(1)
-		go func() {
-			defer f.wg.Done()
-			defer func() { <-f.slots }()
-			defer f.untrack(c)
-			f.serve(c)
-		}()
-	}
-}
-
-func (f *Filter) track(c net.Conn) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return false
-	}
-	f.conns[c] = true
-	return true
-}
-
-func (f *Filter) untrack(c net.Conn) {
-	f.mu.Lock()
-	delete(f.conns, c)
-	f.mu.Unlock()
-	c.Close()
-}
+func (f *Filter) Close() error { return f.server.Close() }
 
 // serve joins the client c to the agent: the agent's lines go to the
 // client as they are; the client's go to the agent when they are a

@@ -17,8 +17,9 @@ import (
 	"io"
 	"net"
 	"slices"
-	"sync"
 	"time"
+
+	"github.com/claudebox/claudebox/connserve"
 )
 
 // The message types the filter reads or writes.
@@ -57,15 +58,10 @@ var failure = []byte{agentFailure}
 
 // Filter serves the filtered agent on a listener.
 type Filter struct {
-	ln       net.Listener
 	upstream string
 	allowed  []string
 	users    []string
-	slots    chan struct{}
-	wg       sync.WaitGroup
-	mu       sync.Mutex
-	conns    map[net.Conn]bool
-	closed   bool
+	server   *connserve.Server
 }
 
 // Serve serves the filter on ln, in front of the user's agent listening on
@@ -77,76 +73,14 @@ func Serve(ln net.Listener, upstream string, allowed, users []string) *Filter {
 	if len(users) == 0 {
 		users = []string{"git"}
 	}
-	f := &Filter{ln: ln, upstream: upstream, allowed: allowed, users: users, slots: make(chan struct{}, maxConns), conns: map[net.Conn]bool{}}
-	f.wg.Add(1)
-	go f.accept()
+	f := &Filter{upstream: upstream, allowed: allowed, users: users}
+	f.server = connserve.Serve(ln, maxConns, f.serve)
 	return f
 }
 
 // Close stops accepting, ends the connections being served and waits for
 // them.
-func (f *Filter) Close() error {
-	err := f.ln.Close()
-	f.mu.Lock()
-	f.closed = true
-	for c := range f.conns {
-		c.Close()
-	}
-	f.mu.Unlock()
-	f.wg.Wait()
-	return err
-}
-
-func (f *Filter) accept() {
-	defer f.wg.Done()
-	for {
-		c, err := f.ln.Accept()
-		if errors.Is(err, net.ErrClosed) {
-			return
-		}
-		if err != nil {
-			// Out of descriptors, for one: the next may work.
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		select {
-		case f.slots <- struct{}{}:
-		default:
-			c.Close()
-			continue
-		}
-		if !f.track(c) {
-			<-f.slots
-			c.Close()
-			return
-		}
-		f.wg.Add(1)
-		go func() {
-			defer f.wg.Done()
-			defer func() { <-f.slots }()
-			defer f.untrack(c)
-			f.serve(c)
-		}()
-	}
-}
-
-// track records c, to be ended by Close; false once Close has run.
-func (f *Filter) track(c net.Conn) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return false
-	}
-	f.conns[c] = true
-	return true
-}
-
-func (f *Filter) untrack(c net.Conn) {
-	f.mu.Lock()
-	delete(f.conns, c)
-	f.mu.Unlock()
-	c.Close()
-}
+func (f *Filter) Close() error { return f.server.Close() }
 
 // serve answers c's requests in turn, through a connection of its own to
 // the user's agent, made at the first request passed on (the agent keeps
