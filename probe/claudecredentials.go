@@ -47,13 +47,16 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 			leftOut = append(leftOut, "all of "+tilde(e)+" (claudebox cannot read it whole to leave out a credential)")
 			continue
 		}
+		// A copy of what the launch read, with or without a credential:
+		// a marketplace the host adds during the session, token and all,
+		// is written into the host's file, which is not shown.
 		redacted, had := claudesettings.WithoutURLCredentials(b)
-		if !had {
-			kept = append(kept, e)
-			continue
+		why := "a private copy of what the launch read"
+		if had {
+			why = "a private copy without the credentials in its URLs"
+			leftOut = append(leftOut, "the credentials in URLs in "+tilde(e))
 		}
-		own = append(own, mount.Mount{Kind: mount.RoBindData, Dest: e, Content: string(redacted), Why: "a private copy without the credentials in its URLs", Role: mount.ClaudeConfig})
-		leftOut = append(leftOut, "the credentials in URLs in "+tilde(e))
+		own = append(own, mount.Mount{Kind: mount.RoBindData, Dest: e, Content: string(redacted), Why: why, Role: mount.ClaudeConfig})
 	}
 	return kept, own, leftOut
 }

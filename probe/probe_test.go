@@ -23,7 +23,7 @@ func TestProbe(t *testing.T) {
 	home := t.TempDir()
 	proj := filepath.Join(home, "code", "app")
 	testfs.Write(t, filepath.Join(home, ".claude", "settings.json"), "{}")
-	testfs.Write(t, filepath.Join(home, ".claude", "plugins", "installed_plugins.json"), "{}")
+	testfs.Write(t, filepath.Join(home, ".claude", "plugins", "marketplaces", "m", "x.json"), "{}")
 	testfs.Write(t, filepath.Join(home, ".claude", "todos", "t.json"), "{}")
 	testfs.Write(t, filepath.Join(home, ".claude", ".credentials.json"), "{}")
 	testfs.Write(t, filepath.Join(home, ".gitconfig"), "[user]\n\tname = a\n")
@@ -319,19 +319,19 @@ func TestProbeGitConfigDevNull(t *testing.T) {
 func TestClaudeEntriesKnownOnly(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".claude")
 	for _, f := range []string{
-		"settings.json", "commands/c.md", "skills/s/SKILL.md", "RULES.md", "scripts/status.sh",
+		"settings.json", "commands/c.md", "skills/s/SKILL.md", "RULES.md", "scripts/status.sh", "scripts/.env",
 		".config.json", "notes/private.txt", "random.txt", "todos/t.json", "history.jsonl",
 		"plugins/installed_plugins.json", "plugins/cache/m/p/1.0/x.md", "plugins/data/p/token.json",
 		"plugins/store/s.json", "plugins/other.json",
 	} {
 		testfs.Write(t, filepath.Join(dir, f), "x\n")
 	}
-	entries, copies, hidden := claudeEntries(dir, []string{filepath.Join(dir, "scripts")}, nil)
+	entries, copies, hidden := claudeEntries(dir, []string{filepath.Join(dir, "scripts", "status.sh")}, nil)
 	var shown []string
 	for _, e := range entries {
 		shown = append(shown, strings.TrimPrefix(e, dir+"/"))
 	}
-	if want := []string{"RULES.md", "commands", "plugins/cache/m/p/1.0", "plugins/installed_plugins.json", "scripts", "skills"}; !slices.Equal(shown, want) {
+	if want := []string{"RULES.md", "commands", "plugins/cache/m/p/1.0", "plugins/installed_plugins.json", "skills", "scripts/status.sh"}; !slices.Equal(shown, want) {
 		t.Errorf("shown %q, want %q", shown, want)
 	}
 	if len(copies) != 1 || copies[0].Path != filepath.Join(dir, "settings.json") {
