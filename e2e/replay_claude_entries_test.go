@@ -10,9 +10,10 @@ import (
 // list of Claude Code's state, so a file the list did not name was read
 // inside: an old ~/.claude/.config.json (where Claude Code once kept the
 // account and its key), a directory of the user's own notes, a plugin's
-// data (where it keeps its token). Only
+// data (where it keeps its token), a .env beside the status line's
+// script. Only
 // Claude Code's configuration, the Markdown CLAUDE.md imports and what
-// the settings name are shown now; the rest is named at launch.
+// the settings name (that path alone) are shown now; the rest is named at launch.
 // Host-side proof: the agent reads neither, and finds the rest it needs.
 func TestReplayClaudeUnknownEntriesHidden(t *testing.T) {
 	h := newE2EHost(t)
@@ -23,6 +24,7 @@ func TestReplayClaudeUnknownEntriesHidden(t *testing.T) {
 	h.write(filepath.Join(claudeDir, "plugins", "installed_plugins.json"), `{"version":2,"plugins":{}}`+"\n")
 	h.write(filepath.Join(claudeDir, "settings.json"), `{"statusLine":{"type":"command","command":"~/.claude/scripts/status.sh"}}`+"\n")
 	h.write(filepath.Join(claudeDir, "scripts", "status.sh"), "#!/bin/sh\necho status\n")
+	h.write(filepath.Join(claudeDir, "scripts", ".env"), "SLACK_TOKEN=xoxb-SCRIPTS-DIR-SECRET\n")
 	h.write(filepath.Join(claudeDir, "RULES.md"), "rules\n")
 	h.write(filepath.Join(claudeDir, "commands", "c.md"), "a command\n")
 	proj := filepath.Join(h.home, "code", "p")
@@ -40,7 +42,7 @@ func TestReplayClaudeUnknownEntriesHidden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("claudebox: %v\n%s", err, out)
 	}
-	if strings.Contains(out, "LEGACY-SECRET") || strings.Contains(out, "NOTES-SECRET") || strings.Contains(out, "PLUGIN-DATA-SECRET") {
+	if strings.Contains(out, "LEGACY-SECRET") || strings.Contains(out, "NOTES-SECRET") || strings.Contains(out, "PLUGIN-DATA-SECRET") || strings.Contains(out, "SCRIPTS-DIR-SECRET") {
 		t.Errorf("an entry of ~/.claude that is not configuration was read inside:\n%s", out)
 	}
 	for _, want := range []string{"ok status-visible", "ok rules-visible", "ok commands-visible", "ok plugins-visible"} {

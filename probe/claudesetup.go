@@ -40,8 +40,8 @@ type namedPath struct {
 // any file there. What is already inside (the system directories, ~/.claude,
 // the project, a user's bind) is left as it is. hookOutputs are the files
 // in ~/.claude the hooks' and status line's commands write (>, >>);
-// claudeNamed the entries of ~/.claude that hold what the setup names or
-// writes.
+// claudeNamed the paths in ~/.claude the setup names, and the entries
+// its hooks write into.
 func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, unshown []mount.Unshown, hookOutputs, blanked, claudeNamed []string) {
 	claudeDir := filepath.Join(home, ".claude")
 	writable := bind.Writable(project, binds)
@@ -86,18 +86,20 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		named = append(named, namedPath{path: d, what: "claude --plugin-dir", dir: err == nil && fi.IsDir()})
 	}
 
-	entryOf := func(p string) {
-		if rel, ok := strings.CutPrefix(p, claudeDir+"/"); ok {
+	// What the settings name in ~/.claude is shown, that path alone (not
+	// the rest of its directory); where a hook writes, its entry (which
+	// the launch then leaves to the sandbox's hooks).
+	for _, n := range named {
+		if p := filepath.Clean(n.path); paths.Within(p, claudeDir) && p != claudeDir && !slices.Contains(claudeNamed, p) {
+			claudeNamed = append(claudeNamed, p)
+		}
+	}
+	for _, w := range hookOutputs {
+		if rel, ok := strings.CutPrefix(w, claudeDir+"/"); ok {
 			if e := filepath.Join(claudeDir, strings.Split(rel, "/")[0]); !slices.Contains(claudeNamed, e) {
 				claudeNamed = append(claudeNamed, e)
 			}
 		}
-	}
-	for _, n := range named {
-		entryOf(filepath.Clean(n.path))
-	}
-	for _, w := range hookOutputs {
-		entryOf(w)
 	}
 
 	// What is there already, at the path the setup names.

@@ -311,8 +311,8 @@ var claudePluginsConfig = map[string]bool{
 // claudeEntries sorts the real ~/.claude's entries into those shown
 // read-only, the files Claude Code saves, which get private copies, and
 // those hidden that are neither configuration nor Claude Code's known
-// state (hidden, named). named are the entries the user's settings name
-// something in. Only files and directories are shown: a socket stays
+// state (hidden, named). named are the paths in dir the user's settings
+// name (shown, each alone) and the entries its hooks write into. Only files and directories are shown: a socket stays
 // connectable on a read-only mount.
 func claudeEntries(dir string, named []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden []string) {
 	shown := func(name string) bool {
@@ -321,16 +321,27 @@ func claudeEntries(dir string, named []string, secrets map[string]bool) (entries
 		}
 		return claudeConfig[name] || strings.HasSuffix(name, ".md") || slices.Contains(named, filepath.Join(dir, name))
 	}
+	// A path named deeper than an entry is shown alone.
+	var deeper []string
+	for _, p := range named {
+		if rel, _ := filepath.Rel(dir, p); strings.Contains(rel, "/") && !shown(strings.Split(rel, "/")[0]) {
+			if fi, err := os.Lstat(p); err == nil && (fi.Mode().IsRegular() || fi.IsDir()) {
+				deeper = append(deeper, p)
+			}
+		}
+	}
 	for _, rel := range []string{"", "plugins"} {
 		des, _ := os.ReadDir(filepath.Join(dir, rel))
 		for _, de := range des {
-			if name := filepath.Join(rel, de.Name()); !shown(name) && !claudeState[name] && !strings.HasSuffix(name, ".lock") && !strings.Contains(name, ".tmp.") {
+			name := filepath.Join(rel, de.Name())
+			holdsNamed := slices.ContainsFunc(deeper, func(p string) bool { return paths.Within(p, filepath.Join(dir, name)) })
+			if !shown(name) && !holdsNamed && !claudeState[name] && !strings.HasSuffix(name, ".lock") && !strings.Contains(name, ".tmp.") {
 				hidden = append(hidden, filepath.Join(dir, name))
 			}
 		}
 	}
 	entries, copies = claudeEntriesIn(dir, "", shown, secrets)
-	return entries, copies, hidden
+	return append(entries, deeper...), copies, hidden
 }
 
 // claudeLockDirs are the directories of ~/.claude in which Claude Code
