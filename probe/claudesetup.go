@@ -2,6 +2,7 @@ package probe
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,7 +29,15 @@ type namedPath struct {
 	path string // as written, ~ and $HOME expanded
 	what string // what names it, for --dry-run and the notice
 	dir  bool   // a directory is named (a marketplace, a plugin), not a file
+	// run says a hook's or the status line's command names it, which
+	// shows it only when it is a program: the command may as well read
+	// its token from it (token=$(cat ~/.pushover_token)).
+	run bool
 }
+
+// blankedFile is a file in ~/.claude the setup names that an empty file
+// stands over inside, and why.
+type blankedFile struct{ path, why string }
 
 // claudeSetup finds what the user's Claude Code setup names outside
 // ~/.claude, and the plugins claude's --plugin-dir loads for the session
@@ -42,7 +51,7 @@ type namedPath struct {
 // in ~/.claude the hooks' and status line's commands write (>, >>);
 // claudeNamed the paths in ~/.claude the setup names, and the entries
 // its hooks write into.
-func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, unshown []mount.Unshown, hookOutputs, blanked, claudeNamed []string) {
+func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, unshown []mount.Unshown, hookOutputs []string, blanked []blankedFile, claudeNamed []string) {
 	claudeDir := filepath.Join(home, ".claude")
 	writable := bind.Writable(project, binds)
 	var named []namedPath
@@ -124,12 +133,21 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 			continue
 		}
 		// A script with a credential written in it (a notification hook's
-		// token) is not shown; in ~/.claude, an empty file stands over it.
-		if !n.dir && scriptHoldsCredential(real) {
+		// token), or what a command names that is no program, is not
+		// shown; in ~/.claude, an empty file stands over it.
+		why := ""
+		switch {
+		case n.dir:
+		case n.run && !isProgram(real, fi):
+			why = "it is no script (not executable, no #! line, no script's extension): a hook may read its token from it"
+		case scriptHoldsCredential(real):
+			why = "a credential is written in it"
+		}
+		if why != "" {
 			if paths.Within(n.path, claudeDir) {
-				blanked = append(blanked, n.path)
+				blanked = append(blanked, blankedFile{n.path, why})
 			} else {
-				unshown = append(unshown, mount.Unshown{Path: n.path, What: n.what, Reason: "a credential is written in it"})
+				unshown = append(unshown, mount.Unshown{Path: n.path, What: n.what, Reason: why})
 			}
 			continue
 		}
@@ -150,6 +168,28 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 func scriptHoldsCredential(path string) bool {
 	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), setupFileLimit)
 	return err != nil || claudesettings.HasCommandCredential(b)
+}
+
+// scriptExtensions are the names of what a hook or a status line runs
+// through an interpreter (bash ~/x.sh, node ~/x.mjs) that may have
+// neither a #! line nor an executable mode, and the Markdown a hook
+// prints into the conversation.
+var scriptExtensions = []string{".sh", ".bash", ".zsh", ".fish", ".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".rb", ".pl", ".php", ".lua", ".md"}
+
+// isProgram says the regular file at path, of status fi, is a program:
+// executable, a #! script, or named as a script is.
+func isProgram(path string, fi os.FileInfo) bool {
+	if fi.Mode()&0o111 != 0 || slices.Contains(scriptExtensions, strings.ToLower(filepath.Ext(path))) {
+		return true
+	}
+	f, err := untrusted.Open(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 2)
+	n, _ := io.ReadFull(f, head)
+	return string(head[:n]) == "#!"
 }
 
 // setupRefusal says why a path the setup names is not shown, "" when it is
@@ -228,7 +268,7 @@ func settingsNames(b []byte, from string, expand func(string) string) (named []n
 	read, out := commandPaths(s.StatusLine.Command, expand)
 	written = append(written, out...)
 	for _, p := range read {
-		named = append(named, namedPath{path: p, what: "the status line's script, named in " + from})
+		named = append(named, namedPath{path: p, what: "the status line's script, named in " + from, run: true})
 	}
 	for _, event := range sortedKeys(s.Hooks) {
 		for _, group := range s.Hooks[event] {
@@ -236,7 +276,7 @@ func settingsNames(b []byte, from string, expand func(string) string) (named []n
 				read, out := commandPaths(h.Command, expand)
 				written = append(written, out...)
 				for _, p := range read {
-					named = append(named, namedPath{path: p, what: "a " + event + " hook's script, named in " + from})
+					named = append(named, namedPath{path: p, what: "a " + event + " hook's script, named in " + from, run: true})
 				}
 			}
 		}

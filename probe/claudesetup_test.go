@@ -31,7 +31,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		"src/mkt/.claude-plugin/marketplace.json", "bin/hook.sh", ".local/bin/status.sh",
 		".local/share/notes/server.js", ".config/gh/hosts.yml", ".aws/hook.sh", "other/secret-notes",
 		"code/app/hooks/in-project.sh", "files-mkt/marketplace.json", ".claude/logs/prompts.log", ".claude/agents/a.md",
-		"src/my-plugin/.claude-plugin/plugin.json", "src/zipped.zip",
+		"src/my-plugin/.claude-plugin/plugin.json", "src/zipped.zip", ".pushover_token", "bin/notify",
 	} {
 		testfs.Write(t, filepath.Join(home, f), "x\n")
 	}
@@ -42,6 +42,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		b, _ := json.Marshal(v)
 		testfs.Write(t, path, string(b))
 	}
+	os.Chmod(filepath.Join(home, "bin", "notify"), 0o755)
 	writeJSON(filepath.Join(home, ".claude", "settings.json"), map[string]any{
 		"extraKnownMarketplaces": map[string]any{
 			"local": source("directory", "~/src/mkt"), "config": source("directory", filepath.Join(home, ".config")),
@@ -54,6 +55,8 @@ func TestClaudeSetupShown(t *testing.T) {
 			map[string]any{"type": "command", "command": home + "/.aws/hook.sh"},
 			map[string]any{"type": "command", "command": proj + "/hooks/in-project.sh"},
 			map[string]any{"type": "command", "command": "cat>>'$HOME/.claude/logs/prompts.log' 2>&1"},
+			// A program is shown; the file it reads its token from is not.
+			map[string]any{"type": "command", "command": "~/bin/notify --token \"$(cat ~/.pushover_token)\""},
 		}}}},
 	})
 	// settings.local.json lives in the project: the sandbox could name
@@ -76,12 +79,12 @@ func TestClaudeSetupShown(t *testing.T) {
 		}
 		shown[strings.TrimPrefix(m.Dest, home)] = m.Why
 	}
-	for _, want := range []string{"/src/mkt", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js", "/src/my-plugin", "/src/zipped.zip"} {
+	for _, want := range []string{"/src/mkt", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js", "/src/my-plugin", "/src/zipped.zip", "/bin/notify"} {
 		if shown[want] == "" {
 			t.Errorf("%s not shown; shown: %q", want, shown)
 		}
 	}
-	for _, never := range []string{"", "/.config", "/.aws/hook.sh", "/other/secret-notes", "/code/app/hooks/in-project.sh", "/other"} {
+	for _, never := range []string{"", "/.config", "/.aws/hook.sh", "/other/secret-notes", "/code/app/hooks/in-project.sh", "/other", "/.pushover_token"} {
 		if why, ok := shown[never]; ok {
 			t.Errorf("%s shown (%s)", never, why)
 		}
@@ -105,6 +108,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		"~/.aws/hook.sh (a Stop hook's script, named in ~/.claude/settings.json): it lies in ~/.aws, which holds secrets",
 		"~/.claude/settings.local.json (your Claude Code setup): it lies where the sandbox can write, so what it names is not shown",
 		"~/.aws (claude --plugin-dir): it lies in ~/.aws, which holds secrets",
+		"~/.pushover_token (a Stop hook's script, named in ~/.claude/settings.json): it is no script (not executable, no #! line, no script's extension): a hook may read its token from it",
 	} {
 		if !slices.Contains(unshown, want) {
 			t.Errorf("not named: %q\nnamed: %q", want, unshown)

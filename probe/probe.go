@@ -119,8 +119,8 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.Own = append(h.Own, pluginCopies...)
 	h.Own = append(h.Own, setupCopies...)
 	for _, b := range blanked {
-		h.Own = append(h.Own, mount.Mount{Kind: mount.RoBindData, Dest: b, Why: "empty: a script of your hooks or status line with a credential written in it", Role: mount.ClaudeConfig})
-		h.CredentialsLeftOut = append(h.CredentialsLeftOut, "all of "+tildePath(b, home)+" (a credential is written in it)")
+		h.Own = append(h.Own, mount.Mount{Kind: mount.RoBindData, Dest: b.path, Why: "empty: what your hooks or status line name, " + b.why, Role: mount.ClaudeConfig})
+		h.CredentialsLeftOut = append(h.CredentialsLeftOut, "all of "+tildePath(b.path, home)+" ("+b.why+")")
 	}
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, setupLeftOut...)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, pluginLeftOut...)

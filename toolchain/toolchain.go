@@ -106,9 +106,42 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			}
 			return reason != ""
 		})
+		var roots []mount.Root
+		for _, r := range t.Roots {
+			roots = append(roots, runParts(r)...)
+		}
+		t.Roots = roots
 		ts = append(ts, t)
 	}
 	return ts, problems
+}
+
+// runParts are what of a toolchain's root is shown: of a prefix whose
+// kind is known (node's, python's: a version, a virtualenv), only the
+// entries its programs run with; anything else there is the user's
+// configuration (a node prefix's etc/npmrc, where npm keeps a registry's
+// token; a virtualenv's pip.conf, an index's password). A root of
+// another kind is shown whole.
+func runParts(r mount.Root) []mount.Root {
+	var keep []string
+	pythons, _ := filepath.Glob(filepath.Join(r.Path, "lib", "python*"))
+	switch {
+	case paths.Exists(filepath.Join(r.Path, "bin", "node")) || paths.Exists(filepath.Join(r.Path, "lib", "node_modules")):
+		keep = []string{"bin", "include", "lib", "share"}
+	case paths.Exists(filepath.Join(r.Path, "pyvenv.cfg")) || len(pythons) > 0:
+		keep = []string{"bin", "include", "lib", "share", "pyvenv.cfg"}
+	default:
+		return []mount.Root{r}
+	}
+	var parts []mount.Root
+	for _, name := range keep {
+		// A link (a virtualenv's lib64 → lib) leads where the bind's
+		// source would be followed to: it is not needed, and not shown.
+		if fi, err := os.Lstat(filepath.Join(r.Path, name)); err == nil && fi.Mode()&os.ModeSymlink == 0 {
+			parts = append(parts, mount.Root{Path: filepath.Join(r.Path, name), Why: r.Why})
+		}
+	}
+	return parts
 }
 
 // entryTargets are the real paths the programs in dir lead to: the end of

@@ -15,8 +15,9 @@ import (
 
 // Probe shows each PATH entry under $HOME with what its programs
 // run (a version manager's layout, where links and #! lines lead, widened
-// to the toolchain's root), never a secret or what the sandbox can write,
-// and names the entries that cannot work.
+// to the toolchain's root, of a node or python prefix only what its
+// programs run with: not its etc/npmrc or pip.conf), never a secret or
+// what the sandbox can write, and names the entries that cannot work.
 func TestProbeToolchains(t *testing.T) {
 	home := t.TempDir()
 	proj := filepath.Join(home, "proj")
@@ -26,7 +27,9 @@ func TestProbeToolchains(t *testing.T) {
 		".nvm/versions/node/v20/lib/node_modules/npm/package.json",
 		".nvm/versions/node/v20/lib/node_modules/npm/bin/npm-cli.js",
 		".nvm/versions/node/v20/bin/npm -> ../lib/node_modules/npm/bin/npm-cli.js",
-		".pyenv/versions/3.12/bin/python3.12",
+		".nvm/versions/node/v20/etc/npmrc", ".nvm/versions/node/v20/README.md",
+		".pyenv/versions/3.12/bin/python3.12", ".pyenv/versions/3.12/lib/python3.12/os.py",
+		".pyenv/versions/3.12/lib64 -> lib", ".pyenv/versions/3.12/pip.conf",
 		".local/bin/git -> /usr/bin/git",
 		".local/bin/aws -> ../../.aws/cli/aws", ".aws/cli/aws",
 		"tools/bin/", ".ssh/bin/",
@@ -63,9 +66,11 @@ func TestProbeToolchains(t *testing.T) {
 		"~/.cargo/bin: ~/.cargo/bin (on your PATH, read-only)",
 		"~/.cargo/bin: ~/.rustup/settings.toml (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
 		"~/.cargo/bin: ~/.rustup/toolchains (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
-		"~/.nvm/versions/node/v20/bin: ~/.nvm/versions/node/v20 (the toolchain of ~/.nvm/versions/node/v20/bin, on your PATH, read-only)",
+		"~/.nvm/versions/node/v20/bin: ~/.nvm/versions/node/v20/bin (the toolchain of ~/.nvm/versions/node/v20/bin, on your PATH, read-only)",
+		"~/.nvm/versions/node/v20/bin: ~/.nvm/versions/node/v20/lib (the toolchain of ~/.nvm/versions/node/v20/bin, on your PATH, read-only)",
 		"~/.local/bin: ~/.local/bin (on your PATH, read-only)",
-		"~/.local/bin: ~/.pyenv/versions/3.12 (what ~/.local/bin's programs lead to, read-only)",
+		"~/.local/bin: ~/.pyenv/versions/3.12/bin (what ~/.local/bin's programs lead to, read-only)",
+		"~/.local/bin: ~/.pyenv/versions/3.12/lib (what ~/.local/bin's programs lead to, read-only)",
 		"~/linkbin: ~/tools/bin (on your PATH, read-only)",
 	}
 	if !reflect.DeepEqual(got, want) {
