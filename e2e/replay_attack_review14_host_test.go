@@ -69,3 +69,60 @@ func TestReplayReview14ToolchainFiles(t *testing.T) {
 		t.Errorf("the exit does not name the session's rust-toolchain.toml:\n%s", out)
 	}
 }
+
+// TestReplayReview14DotenvWithoutGemini: the exit audit judged a .env only
+// when gemini was on the host's PATH, but many of the host's tools load
+// the .env where they start, which git ignores in nearly every project:
+// direnv's dotenv (in an .envrc the user allowed, which direnv does not
+// ask about again for a changed .env), docker compose (its COMPOSE_FILE
+// picks the file whose containers it starts), pipenv and bun. The
+// session, on a host without gemini, writes a .env setting BASH_ENV to a
+// script of its own. Host-side proof: the host's .envrc, evaluated as
+// direnv's dotenv does, sets nothing that runs the script in the host's
+// next bash; the session's .env waits in claudebox's state, named with the
+// key that made it a finding. A .env of an application's own settings
+// stays.
+func TestReplayReview14DotenvWithoutGemini(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, ".envrc"), "dotenv_if_exists\n")
+	h.write(filepath.Join(proj, ".gitignore"), ".env\n.cache/\n")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", ".envrc", ".gitignore")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "direnv")
+	// A host without gemini: every program of /usr/bin but gemini.
+	nogemini := filepath.Join(h.base, "nogemini")
+	must(t, os.Mkdir(nogemini, 0o755))
+	entries, err := os.ReadDir("/usr/bin")
+	must(t, err)
+	for _, e := range entries {
+		if e.Name() != "gemini" {
+			must(t, os.Symlink(filepath.Join("/usr/bin", e.Name()), filepath.Join(nogemini, e.Name())))
+		}
+	}
+	path := []string{"PATH=" + h.bin + ":" + nogemini}
+	marker := plantedMarker(h)
+	var stderr strings.Builder
+	c := h.command(proj, path, "claudebox", "--shell", "-c", `set -e
+		PATH=/usr/bin:/bin
+		mkdir .cache web
+		echo 'touch `+marker+`' > .cache/x.sh
+		printf 'DATABASE_URL=postgres://localhost/app\nBASH_ENV=%s/.cache/x.sh\n' "$PWD" > .env
+		printf 'PORT=3000\n' > web/.env
+		test -z "$(git status --porcelain)"`)
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	out := stderr.String()
+	h.command(proj, nil, "bash", "-c", `dotenv_if_exists() { if [ -f .env ]; then set -a; . ./.env; set +a; fi; }; . ./.envrc; bash -c true`).Run()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's bash ran the script the session's .env names:\n%s", out)
+	}
+	if !strings.Contains(out, "BASH_ENV") || !strings.Contains(out, "to put it back: mv -n") {
+		t.Errorf("the exit does not name the .env and its key:\n%s", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "web", ".env")); err != nil || string(b) != "PORT=3000\n" {
+		t.Errorf("a .env of an application's settings did not stay: %q %v\n%s", b, err, out)
+	}
+}

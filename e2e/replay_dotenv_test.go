@@ -65,7 +65,7 @@ func TestReplayDotenvGemini(t *testing.T) {
 		}
 	}
 	out := stderr.String()
-	for _, want := range []string{"the host's gemini, started in this directory or below, loads what it sets (GOOGLE_GEMINI_BASE_URL, NODE_OPTIONS, BASH_ENV)", "to put it back: mv -n"} {
+	for _, want := range []string{"(gemini, direnv's dotenv, docker compose, pipenv, bun) take what it sets (GOOGLE_GEMINI_BASE_URL, NODE_OPTIONS, BASH_ENV)", "to put it back: mv -n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the message lacks %q:\n%s", want, out)
 		}
@@ -194,7 +194,7 @@ func TestReplayDotenvAppSettingsStay(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(proj, "web", ".env")); strings.Contains(string(b), "GOOGLE_GEMINI_BASE_URL") {
 		t.Errorf("web/.env passed the audit:\n%s", stderr)
 	}
-	if !strings.Contains(stderr, "loads what it sets (GOOGLE_GEMINI_BASE_URL)") {
+	if !strings.Contains(stderr, "take what it sets (GOOGLE_GEMINI_BASE_URL)") {
 		t.Errorf("the exit does not name the key:\n%s", stderr)
 	}
 }

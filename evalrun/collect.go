@@ -191,13 +191,12 @@ func copyOut(root, dest string, paths []string, skips []skipped) []skipped {
 // since, what the host would run or obey there, as the exit audit judges
 // it (a repository's git directory, .envrc, editor and tool settings, a
 // .env, the packages in node_modules): the user's git status, cd or gemini in the folder must run
-// nothing the run wrote. A .env goes whether or not gemini is on the PATH
-// today: the folder outlives it. A path inside a .git directory takes the
+// nothing the run wrote. A path inside a .git directory takes the
 // whole directory with it. Each is named, as left out of where.
 func leaveOutObeyed(dest, where string, since time.Time) []skipped {
 	var skips []skipped
 	gone := map[string]bool{}
-	r := audit.Scan(dest, since, nil, nil, probe.GeminiObeyed)
+	r := audit.Scan(dest, since, nil, nil, probe.ObeyedAnywhere)
 	found := r.Found
 	// Installed dependencies the run wrote are code the host runs there
 	// (npm test), as the exit audit judges them.

@@ -11,9 +11,7 @@ package probe
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -109,7 +107,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	obeyed, relative := probeHostObeyed(home, getenv)
 	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed)
 	h.Unprotected = append(relative, h.Unprotected...)
-	h.ObeyedNames = obeyedNames(pathEnv)
+	h.ObeyedNames = ObeyedAnywhere
 	var linked []string
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, secrets, obeyed)
 	h.Own = append(h.Own, git.copies...)
@@ -828,21 +826,10 @@ func isDir(path string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// obeyedNames are the file names the host's tools on PATH obey in
-// whichever directory they start: the host's gemini loads the nearest .env
-// above its working directory into its environment (GOOGLE_GEMINI_BASE_URL
-// sends the user's key away, BASH_ENV runs in its every shell). A PATH
-// entry that cannot be read may hold it.
-func obeyedNames(pathEnv string) []string {
-	for _, dir := range filepath.SplitList(pathEnv) {
-		fi, err := os.Stat(filepath.Join(dir, "gemini"))
-		if err == nil && !fi.IsDir() || err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
-			return GeminiObeyed
-		}
-	}
-	return nil
-}
-
-// GeminiObeyed are the file names the host's gemini obeys in whichever
-// directory it starts, or above it.
-var GeminiObeyed = []string{".env"}
+// ObeyedAnywhere are the file names the host's tools obey in whichever
+// directory of the project they start: the nearest .env, which git
+// ignores, is loaded into the environment of gemini (above its working
+// directory), direnv's dotenv, docker compose (COMPOSE_FILE chooses what
+// it runs), pipenv and bun. Judged whatever the host has on its PATH
+// today: no list of the tools that load one could be complete.
+var ObeyedAnywhere = []string{".env"}

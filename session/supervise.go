@@ -642,7 +642,7 @@ func (s *Session) sayWhy(w io.Writer, p, path string) {
 			what += ")"
 		}
 	}
-	printable.Say(w, "    the host's gemini, started in this directory or below, loads %s into its environment (a variable a program obeys can send your key elsewhere or run commands; only an application's own settings stay)", what)
+	printable.Say(w, "    the host's tools that load a .env where they start (gemini, direnv's dotenv, docker compose, pipenv, bun) take %s into their environment (a variable a program obeys can send your key elsewhere or run commands; only an application's own settings stay)", what)
 }
 
 // statusOf is the exit status a shell would report for the process.
