@@ -127,7 +127,7 @@ exec "`+path(".pyenv/libexec/pyenv")+`" exec "$program" "$@"
 		t.Errorf("claude 2.1.97 from nvm printed:\n%s", got)
 	}
 	dry := h.run(proj, []string{pathEnv, "ANTHROPIC_API_KEY=sk-ant-test"}, "claudebox", "--dry-run")
-	for _, want := range []string{"# " + nvm + "/lib: the toolchain of " + nvm + "/bin, on your PATH", "# " + path(".rustup/toolchains") + ": what ", "# " + venv + ": what "} {
+	for _, want := range []string{"# " + nvm + ": the toolchain of " + nvm + "/bin, on your PATH", "# " + path(".rustup/toolchains") + ": what ", "# " + venv + ": what "} {
 		if !strings.Contains(dry, want) {
 			t.Errorf("--dry-run lacks %q:\n%s", want, dry)
 		}

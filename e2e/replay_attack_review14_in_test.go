@@ -72,3 +72,68 @@ func TestReplayReview14NodePrefixNpmrc(t *testing.T) {
 		t.Errorf("inside, want the toolchain's node and its packages shown:\n%s", out)
 	}
 }
+
+// TestReplayReview14ManagerInstallNpmrc: a version manager's shims on
+// PATH had its whole tree shown (mise's ~/.local/share/mise, asdf's
+// ~/.asdf, pyenv's ~/.pyenv), and with it each node it installed, whose
+// prefix holds npm's global etc/npmrc with the registry's token (`npm
+// config set --global` under mise writes installs/node/20.1.0/etc/npmrc),
+// and each python's pip.conf. The attack, from inside: read them. Proof:
+// neither is readable; the shims and the installs' programs are.
+func TestReplayReview14ManagerInstallNpmrc(t *testing.T) {
+	h := newE2EHost(t)
+	const token, pip = "npm_REVIEW14MiseInstallTokenSecret012345", "https://user:REVIEW14-PIP-PASSWORD@pypi.corp.example/simple"
+	mise := filepath.Join(h.home, ".local", "share", "mise")
+	node := filepath.Join(mise, "installs", "node", "20.1.0")
+	python := filepath.Join(mise, "installs", "python", "3.12.1")
+	h.write(filepath.Join(mise, "shims", "node"), "#!/bin/sh\nexec "+filepath.Join(node, "bin", "node")+" \"$@\"\n")
+	h.write(filepath.Join(node, "bin", "node"), "#!/bin/sh\necho MISE-NODE-RUNS\n")
+	h.write(filepath.Join(node, "lib", "node_modules", "npm", "package.json"), `{"name":"npm"}`)
+	h.write(filepath.Join(node, "etc", "npmrc"), "//registry.npmjs.org/:_authToken="+token+"\n")
+	h.write(filepath.Join(python, "bin", "python3"), "#!/bin/sh\necho MISE-PYTHON-RUNS\n")
+	h.write(filepath.Join(python, "lib", "python3.12", "os.py"), "\n")
+	h.write(filepath.Join(python, "pip.conf"), "[global]\nindex-url = "+pip+"\n")
+	for _, f := range []string{filepath.Join(mise, "shims", "node"), filepath.Join(node, "bin", "node"), filepath.Join(python, "bin", "python3")} {
+		os.Chmod(f, 0o755)
+	}
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Join(mise, "shims") + ":" + h.bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.inside(proj, []string{path}, `node; `+filepath.Join(python, "bin", "python3")+`
+		grep -rl -e `+token+` -e REVIEW14-PIP-PASSWORD ~ 2>/dev/null; true`)
+	t.Log(out)
+	if strings.Contains(out, "npmrc") || strings.Contains(out, "pip.conf") {
+		t.Errorf("a version manager's install shows its npm or pip configuration, tokens and all:\n%s", out)
+	}
+	if !strings.Contains(out, "MISE-NODE-RUNS") || !strings.Contains(out, "MISE-PYTHON-RUNS") {
+		t.Errorf("inside, want mise's shims and installs to run:\n%s", out)
+	}
+}
+
+// TestReplayReview14MiseConfigEnv: mise's shims on PATH had
+// ~/.config/mise shown whole, for the versions its config.toml picks;
+// its [env] table is where mise users keep the variables their shells
+// get (GITHUB_TOKEN, a cloud's key), written in it. The attack, from
+// inside: read ~/.config/mise. Proof: the token is not readable; the
+// versions it picks still are.
+func TestReplayReview14MiseConfigEnv(t *testing.T) {
+	h := newE2EHost(t)
+	const token = "ghp_REVIEW14MiseEnvTokenSecret0123456789ab"
+	mise := filepath.Join(h.home, ".local", "share", "mise")
+	h.write(filepath.Join(mise, "shims", "node"), "#!/bin/sh\necho SHIM\n")
+	os.Chmod(filepath.Join(mise, "shims", "node"), 0o755)
+	h.write(filepath.Join(h.home, ".config", "mise", "config.toml"), "[tools]\nnode = \"20\"\n\n[env]\nGITHUB_TOKEN = \""+token+"\"\n")
+	h.write(filepath.Join(h.home, ".config", "mise", "conf.d", "versions.toml"), "[tools]\npython = \"3.12\"\n")
+	h.write(filepath.Join(h.home, ".config", "mise", "conf.d", "work.toml"), "[env]\nDEPLOY_KEY = \"REVIEW14-MISE-CONFD-SECRET\"\n")
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Join(mise, "shims") + ":" + h.bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.inside(proj, []string{path}, `node; grep -rh -e `+token+` -e REVIEW14-MISE-CONFD-SECRET ~ 2>/dev/null; cat ~/.config/mise/conf.d/versions.toml`)
+	t.Log(out)
+	if strings.Contains(out, token) || strings.Contains(out, "REVIEW14-MISE-CONFD-SECRET") {
+		t.Errorf("mise's configuration shows the variables it sets, tokens and all:\n%s", out)
+	}
+	if !strings.Contains(out, "SHIM") || !strings.Contains(out, `python = "3.12"`) {
+		t.Errorf("inside, want mise's shims and the versions it picks:\n%s", out)
+	}
+}

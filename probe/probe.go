@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -60,7 +61,8 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			own = append(own, bind.Own{Src: real, Dest: f, Why: "tool settings, read-only", Role: mount.HostFiles})
 		}
 	}
-	h.Toolchains, h.PathProblems = toolchain.Probe(home, pathEnv, project, binds, state, secrets)
+	var toolsHidden []string
+	h.Toolchains, h.PathProblems, toolsHidden = toolchain.Probe(home, pathEnv, project, binds, state, secrets)
 	for _, t := range h.Toolchains {
 		h.Links = append(h.Links, linksOn(t.Entry)...)
 		for _, r := range t.Roots {
@@ -109,7 +111,13 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.Unprotected = append(relative, h.Unprotected...)
 	h.ObeyedNames = ObeyedAnywhere
 	var linked []string
-	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, secrets, obeyed)
+	// What a toolchain's programs do not run with is left out of its
+	// mount as a secret is.
+	omit := maps.Clone(secrets)
+	for _, p := range toolsHidden {
+		omit[p] = true
+	}
+	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, omit, obeyed)
 	h.Own = append(h.Own, git.copies...)
 	var pluginCopies []mount.Mount
 	var pluginLeftOut []string

@@ -10,10 +10,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // toolLayouts are what known version managers' entries need beyond the
@@ -49,8 +53,10 @@ var layoutNames = map[string]string{
 // layouts above. It never looks into what the sandbox can write (visible
 // already, and a link planted there must not widen the sandbox): the
 // project and the read-write binds. Entries it cannot make work are
-// problems, for --check.
-func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool) (ts []mount.Toolchain, problems []mount.PathProblem) {
+// problems, for --check. hidden are the paths in the roots that are left
+// out of their mounts, as secrets are: what their programs do not run
+// with (notRun).
+func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool) (ts []mount.Toolchain, problems []mount.PathProblem, hidden []string) {
 	writable := bind.Writable(project, binds)
 	// refusal says why a path is not shown: it is or lies in a secret,
 	// claudebox's state, or (SourceRefusal's rest) holds a socket.
@@ -106,42 +112,115 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			}
 			return reason != ""
 		})
-		var roots []mount.Root
 		for _, r := range t.Roots {
-			roots = append(roots, runParts(r)...)
+			hidden = append(hidden, notRun(home, r.Path)...)
 		}
-		t.Roots = roots
 		ts = append(ts, t)
 	}
-	return ts, problems
+	return ts, problems, hidden
 }
 
-// runParts are what of a toolchain's root is shown: of a prefix whose
-// kind is known (node's, python's: a version, a virtualenv), only the
-// entries its programs run with; anything else there is the user's
-// configuration (a node prefix's etc/npmrc, where npm keeps a registry's
-// token; a virtualenv's pip.conf, an index's password). A root of
-// another kind is shown whole.
-func runParts(r mount.Root) []mount.Root {
-	var keep []string
-	pythons, _ := filepath.Glob(filepath.Join(r.Path, "lib", "python*"))
-	switch {
-	case paths.Exists(filepath.Join(r.Path, "bin", "node")) || paths.Exists(filepath.Join(r.Path, "lib", "node_modules")):
-		keep = []string{"bin", "include", "lib", "share"}
-	case paths.Exists(filepath.Join(r.Path, "pyvenv.cfg")) || len(pythons) > 0:
-		keep = []string{"bin", "include", "lib", "share", "pyvenv.cfg"}
-	default:
-		return []mount.Root{r}
+// prefixParts are the entries of a node or python prefix (a version
+// directory, a virtualenv) that its programs run with, and its notices.
+// The rest is the user's configuration: npm's global etc/npmrc (where
+// npm config set --global keeps a registry's token), a pip.conf (an
+// index's password).
+var prefixParts = []string{"bin", "include", "lib", "lib64", "libexec", "share", "pyvenv.cfg", "envs", "README.md", "LICENSE", "CHANGELOG.md"}
+
+// maxPrefixLook bounds the directories looked through for prefixes below
+// one root.
+const maxPrefixLook = 2000
+
+// isPrefix says dir is a node or python prefix.
+func isPrefix(dir string) bool {
+	if paths.Exists(filepath.Join(dir, "bin", "node")) || paths.Exists(filepath.Join(dir, "lib", "node_modules")) || paths.Exists(filepath.Join(dir, "pyvenv.cfg")) {
+		return true
 	}
-	var parts []mount.Root
-	for _, name := range keep {
-		// A link (a virtualenv's lib64 → lib) leads where the bind's
-		// source would be followed to: it is not needed, and not shown.
-		if fi, err := os.Lstat(filepath.Join(r.Path, name)); err == nil && fi.Mode()&os.ModeSymlink == 0 {
-			parts = append(parts, mount.Root{Path: filepath.Join(r.Path, name), Why: r.Why})
+	pythons, _ := filepath.Glob(filepath.Join(dir, "lib", "python*"))
+	return len(pythons) > 0
+}
+
+// notRun are the paths at or below a toolchain's root that its programs
+// do not run with, left out of its mount: of each node or python prefix
+// there, three levels down at most (mise's installs/node/20, volta's
+// tools/image/node/20) and in its envs/, what prefixParts does not name;
+// of mise's configuration, what is not known harmless (miseHidden).
+func notRun(home, root string) []string {
+	if root == filepath.Join(home, ".config", "mise") {
+		return miseHidden(root)
+	}
+	var hidden []string
+	budget := maxPrefixLook
+	var look func(dir string, depth int)
+	look = func(dir string, depth int) {
+		if budget--; budget < 0 {
+			return
+		}
+		des, _ := os.ReadDir(dir)
+		prefix := isPrefix(dir)
+		for _, de := range des {
+			p := filepath.Join(dir, de.Name())
+			switch {
+			case prefix && de.Name() == "envs" && de.IsDir():
+				look(p, 1)
+			case prefix && !slices.Contains(prefixParts, de.Name()):
+				hidden = append(hidden, p)
+			case !prefix && depth > 0 && de.IsDir():
+				look(p, depth-1)
+			}
 		}
 	}
-	return parts
+	look(root, 3)
+	return hidden
+}
+
+// miseKeys are the top-level keys of a mise configuration file known to
+// hold no credential: the tools and versions its shims pick, its
+// settings. Its env (the variables it sets, a token among them), vars,
+// tasks and hooks are not.
+var miseKeys = []string{"tools", "settings", "alias", "tool_alias", "plugins", "min_version"}
+
+// miseHidden are the files of mise's configuration directory (at most
+// two levels: conf.d/) that are not shown: every file but a TOML one
+// whose keys are miseKeys, with no credential written in it, and every
+// deeper directory.
+func miseHidden(dir string) []string {
+	var hidden []string
+	var look func(dir string, depth int)
+	look = func(dir string, depth int) {
+		des, _ := os.ReadDir(dir)
+		for _, de := range des {
+			p := filepath.Join(dir, de.Name())
+			switch {
+			case de.IsDir() && depth > 0:
+				look(p, depth-1)
+			case !de.Type().IsRegular() || !harmlessMiseFile(p):
+				hidden = append(hidden, p)
+			}
+		}
+	}
+	look(dir, 1)
+	return hidden
+}
+
+func harmlessMiseFile(path string) bool {
+	if filepath.Ext(path) != ".toml" {
+		return false
+	}
+	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 1<<20)
+	if err != nil || claudesettings.HasCommandCredential(b) {
+		return false
+	}
+	var top map[string]any
+	if toml.Unmarshal(b, &top) != nil {
+		return false
+	}
+	for k := range top {
+		if !slices.Contains(miseKeys, k) {
+			return false
+		}
+	}
+	return true
 }
 
 // entryTargets are the real paths the programs in dir lead to: the end of

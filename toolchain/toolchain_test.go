@@ -15,7 +15,7 @@ import (
 
 // Probe shows each PATH entry under $HOME with what its programs
 // run (a version manager's layout, where links and #! lines lead, widened
-// to the toolchain's root, of a node or python prefix only what its
+// to the toolchain's root, of a node or python prefix there only what its
 // programs run with: not its etc/npmrc or pip.conf), never a secret or
 // what the sandbox can write, and names the entries that cannot work.
 func TestProbeToolchains(t *testing.T) {
@@ -54,7 +54,7 @@ func TestProbeToolchains(t *testing.T) {
 	}, ":")
 	os.MkdirAll(filepath.Join(home, ".claudebox/bin"), 0o755)
 	project := instance.Project{Root: proj, Checkout: proj}
-	ts, problems := Probe(home, path, project, nil, bind.StateDirs(home, nil), bind.Secrets(home))
+	ts, problems, hidden := Probe(home, path, project, nil, bind.StateDirs(home, nil), bind.Secrets(home))
 
 	var got []string
 	for _, tc := range ts {
@@ -66,15 +66,20 @@ func TestProbeToolchains(t *testing.T) {
 		"~/.cargo/bin: ~/.cargo/bin (on your PATH, read-only)",
 		"~/.cargo/bin: ~/.rustup/settings.toml (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
 		"~/.cargo/bin: ~/.rustup/toolchains (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
-		"~/.nvm/versions/node/v20/bin: ~/.nvm/versions/node/v20/bin (the toolchain of ~/.nvm/versions/node/v20/bin, on your PATH, read-only)",
-		"~/.nvm/versions/node/v20/bin: ~/.nvm/versions/node/v20/lib (the toolchain of ~/.nvm/versions/node/v20/bin, on your PATH, read-only)",
+		"~/.nvm/versions/node/v20/bin: ~/.nvm/versions/node/v20 (the toolchain of ~/.nvm/versions/node/v20/bin, on your PATH, read-only)",
 		"~/.local/bin: ~/.local/bin (on your PATH, read-only)",
-		"~/.local/bin: ~/.pyenv/versions/3.12/bin (what ~/.local/bin's programs lead to, read-only)",
-		"~/.local/bin: ~/.pyenv/versions/3.12/lib (what ~/.local/bin's programs lead to, read-only)",
+		"~/.local/bin: ~/.pyenv/versions/3.12 (what ~/.local/bin's programs lead to, read-only)",
 		"~/linkbin: ~/tools/bin (on your PATH, read-only)",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("toolchains\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var gotHidden []string
+	for _, p := range hidden {
+		gotHidden = append(gotHidden, strings.ReplaceAll(p, home, "~"))
+	}
+	if want := []string{"~/.nvm/versions/node/v20/etc", "~/.pyenv/versions/3.12/pip.conf"}; !reflect.DeepEqual(gotHidden, want) {
+		t.Errorf("hidden %q, want %q", gotHidden, want)
 	}
 	var gotProblems []string
 	for _, p := range problems {
@@ -106,5 +111,32 @@ func TestToolRoot(t *testing.T) {
 		if got := toolRoot(home, paths.ExpandHome(c.path, home)); got != paths.ExpandHome(c.want, home) {
 			t.Errorf("toolRoot(%s) = %s, want %s", c.path, got, c.want)
 		}
+	}
+}
+
+// Of mise's configuration, a file is shown only when it is TOML whose
+// keys are known harmless (the versions, the settings), with no
+// credential written in it: not its [env], tasks, or any other file.
+func TestMiseHidden(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"config.toml":          "[tools]\nnode = \"20\"\n[settings]\nexperimental = true\n",
+		"conf.d/versions.toml": "[tools]\npython = \"3.12\"\n",
+		"conf.d/env.toml":      "[env]\nDEPLOY = \"x\"\n",
+		"conf.d/tasks.toml":    "[tasks.deploy]\nrun = \"./deploy\"\n",
+		"conf.d/token.toml":    "[settings]\ngithub_token = \"ghp_0123456789abcdefghij\"\n",
+		"conf.d/bad.toml":      "[tools\n",
+		"notes.txt":            "x\n",
+		"conf.d/deep/x.toml":   "[tools]\n",
+	} {
+		testfs.Write(t, filepath.Join(dir, name), content)
+	}
+	var got []string
+	for _, p := range miseHidden(dir) {
+		got = append(got, strings.TrimPrefix(p, dir+"/"))
+	}
+	want := []string{"conf.d/bad.toml", "conf.d/deep", "conf.d/env.toml", "conf.d/tasks.toml", "conf.d/token.toml", "notes.txt"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("hidden %q, want %q", got, want)
 	}
 }
