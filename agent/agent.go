@@ -34,11 +34,12 @@ type Agent struct {
 	// entries are probed by the rules of its own row (nil here).
 	Shown, Copies []string
 	// Extensions is its entry of Shown that holds the extensions the user
-	// installed, shown extension by extension as the launch found them
-	// (what the host installs or updates during the session is not
+	// installed, each shown entry by entry as the launch found it (what
+	// the host installs, configures or updates during the session is not
 	// shown); in each, the files ExtensionSecrets names (the settings the
-	// user gave it) are hidden, and those ExtensionRecords names (where it
-	// was installed from) lose the credentials in their URLs.
+	// user gave it) are left out, and those ExtensionRecords names (where
+	// it was installed from) are copies without the credentials in their
+	// URLs.
 	Extensions                         string
 	ExtensionSecrets, ExtensionRecords []string
 	// Instructions are the files in ConfigDir it reads as the user's own

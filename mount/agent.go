@@ -22,6 +22,10 @@ type AgentConfig struct {
 	// files shown as private copies.
 	Entries []string
 	Copies  []Copy
+	// Frozen are directories of Dir whose entries are shown one by one,
+	// as the launch found them, in a directory of the sandbox's that
+	// stays read-only as the host's is (an extension's).
+	Frozen []string
 	// State are Dir's entries bound from the instance ("/" ends a
 	// directory's name).
 	State []string
@@ -57,10 +61,16 @@ type AgentConfig struct {
 // addAgentConfig rebuilds the agent's configuration directory.
 func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	p.add(AgentFiles, Tmpfs, "", a.Dir, "~/"+filepath.Base(a.Dir)+", private: what "+a.Name+" creates here is lost at exit; its login is not here")
+	for _, d := range a.Frozen {
+		p.add(AgentFiles, Tmpfs, "", d, "the real "+filepath.Base(a.Dir)+"'s "+filepath.Base(d)+" as the launch found it: what the host adds during the session is not shown")
+	}
 	for _, e := range a.Entries {
 		p.add(AgentFiles, RoBindTry, e, e, "the real "+filepath.Base(a.Dir)+"'s "+filepath.Base(e)+", read-only")
 	}
 	p.Mounts = append(p.Mounts, a.Own...)
+	for _, d := range a.Frozen {
+		p.add(AgentFiles, RemountRO, "", d, "read-only, as the host's")
+	}
 	p.CredentialsLeftOut = append(p.CredentialsLeftOut, a.CredentialsLeftOut...)
 	for _, c := range a.Copies {
 		p.Mounts = append(p.Mounts, Mount{Kind: BindData, Src: c.Src, Dest: c.Path, Checked: c.ID, Role: AgentFiles, Why: "a private copy: " + a.Name + " can save it, the host's file stays as it is"})

@@ -7,9 +7,7 @@ import (
 
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
-	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/mount"
-	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -35,6 +33,7 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 			break
 		}
 	}
+	var extensions []string
 	for _, name := range a.Shown {
 		path := filepath.Join(dir, name)
 		fi, err := os.Stat(path)
@@ -44,8 +43,11 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 			des, _ := os.ReadDir(path)
 			for _, de := range des {
 				if ext := filepath.Join(path, de.Name()); de.IsDir() {
-					own, leftOut := extensionCredentials(home, ext, a)
-					c.Entries, c.Own, c.CredentialsLeftOut = append(c.Entries, ext), append(c.Own, own...), append(c.CredentialsLeftOut, leftOut...)
+					entries, own, leftOut, ok := extensionShown(home, ext, a)
+					if ok {
+						c.Frozen = append(c.Frozen, ext)
+					}
+					extensions, c.Own, c.CredentialsLeftOut = append(extensions, entries...), append(c.Own, own...), append(c.CredentialsLeftOut, leftOut...)
 				}
 			}
 		default:
@@ -60,13 +62,10 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 			return false
 		}
 		own, leftOut, whole := cloneCredentials(e, e, mount.AgentFiles, tilde)
-		if !whole {
-			c.CredentialsLeftOut = append(c.CredentialsLeftOut, "all of "+tilde(e)+" (claudebox cannot look through it whole for git configurations that may hold a credential: over 32 levels or 4,000 directories)")
-			return true
-		}
 		c.Own, c.CredentialsLeftOut = append(c.Own, own...), append(c.CredentialsLeftOut, leftOut...)
-		return false
+		return !whole
 	})
+	c.Entries = append(c.Entries, extensions...)
 	for _, name := range a.Copies {
 		if cp, ok := homeCopy(filepath.Join(dir, name), bind.Secrets(home)); ok {
 			c.Copies = append(c.Copies, cp)
@@ -92,33 +91,41 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 	return c
 }
 
-// extensionCredentials hides what an extension's directory ext holds of
-// the user's credentials (own, named in leftOut): its settings (a
-// service's key) and the credentials in the URL it was installed from.
-func extensionCredentials(home, ext string, a agent.Agent) (own []mount.Mount, leftOut []string) {
-	for _, name := range a.ExtensionSecrets {
-		if path := filepath.Join(ext, name); paths.Exists(path) {
-			own = append(own, mount.Mount{Kind: mount.RoBindData, Dest: path, Why: "empty: an extension's settings, which may hold your key to a service", Role: mount.AgentFiles})
-			leftOut = append(leftOut, "all of "+tildePath(path, home))
-		}
+// extensionShown is what the sandbox gets of an extension's directory
+// ext: its entries as the launch found them (entries, each shown
+// read-only in a directory of the sandbox's, so that what the host's
+// gemini writes there during the session, its settings or a clone, is
+// not shown), but for its settings (ExtensionSecrets, a service's key),
+// which are left out, and where it was installed from (ExtensionRecords),
+// a private copy without the credentials in its URLs (own). Its git
+// directories are hidden, as in every directory shown; one that cannot be
+// looked through whole is not shown (ok false).
+func extensionShown(home, ext string, a agent.Agent) (entries []string, own []mount.Mount, leftOut []string, ok bool) {
+	tilde := func(p string) string { return tildePath(p, home) }
+	own, leftOut, ok = cloneCredentials(ext, ext, mount.AgentFiles, tilde)
+	if !ok {
+		return nil, nil, leftOut, false
 	}
-	for _, name := range a.ExtensionRecords {
-		path := filepath.Join(ext, name)
-		if !paths.Exists(path) {
-			continue
-		}
-		b, _, err := untrusted.ReadResolved(path, 1<<20)
-		redacted, had := claudesettings.WithoutURLCredentials(b)
+	des, _ := os.ReadDir(ext)
+	for _, de := range des {
+		path := filepath.Join(ext, de.Name())
 		switch {
-		case err != nil:
-			own = append(own, mount.Mount{Kind: mount.RoBindData, Dest: path, Why: "empty: claudebox cannot read it whole to leave out a credential", Role: mount.AgentFiles})
-			leftOut = append(leftOut, "all of "+tildePath(path, home))
-		case had:
-			own = append(own, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(redacted), Why: "a private copy without the credentials in its URLs", Role: mount.AgentFiles})
-			leftOut = append(leftOut, "the credentials in URLs in "+tildePath(path, home))
+		case slices.Contains(a.ExtensionSecrets, de.Name()):
+			leftOut = append(leftOut, "all of "+tilde(path))
+		case slices.Contains(a.ExtensionRecords, de.Name()):
+			m, note, shown := launchCopy(path, mount.AgentFiles, tilde)
+			if shown {
+				own = append(own, m)
+			}
+			if note != "" {
+				leftOut = append(leftOut, note)
+			}
+		case de.Type().IsRegular() || de.IsDir():
+			// A link is not followed out of the extension.
+			entries = append(entries, path)
 		}
 	}
-	return own, leftOut
+	return entries, own, leftOut, true
 }
 
 // readSmall is a regular file of at most 1 MiB, nil for anything else;

@@ -31,34 +31,46 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 	for _, e := range entries {
 		if fi, err := os.Stat(e); err == nil && fi.IsDir() {
 			copies, dropped, whole := cloneCredentials(e, e, mount.ClaudeConfig, tilde)
-			if !whole {
-				leftOut = append(leftOut, "all of "+tilde(e)+" (claudebox cannot look through it whole for git configurations that may hold a credential: over 32 levels or 4,000 directories)")
-				continue
+			if leftOut = append(leftOut, dropped...); whole {
+				kept, own = append(kept, e), append(own, copies...)
 			}
-			kept, own, leftOut = append(kept, e), append(own, copies...), append(leftOut, dropped...)
 			continue
 		}
 		if filepath.Dir(e) != plugins {
 			kept = append(kept, e)
 			continue
 		}
-		b, _, err := untrusted.ReadResolved(e, 1<<20)
-		if err != nil {
-			leftOut = append(leftOut, "all of "+tilde(e)+" (claudebox cannot read it whole to leave out a credential)")
-			continue
-		}
 		// A copy of what the launch read, with or without a credential:
 		// a marketplace the host adds during the session, token and all,
 		// is written into the host's file, which is not shown.
-		redacted, had := claudesettings.WithoutURLCredentials(b)
-		why := "a private copy of what the launch read"
-		if had {
-			why = "a private copy without the credentials in its URLs"
-			leftOut = append(leftOut, "the credentials in URLs in "+tilde(e))
+		m, note, shown := launchCopy(e, mount.ClaudeConfig, tilde)
+		if shown {
+			own = append(own, m)
 		}
-		own = append(own, mount.Mount{Kind: mount.RoBindData, Dest: e, Content: string(redacted), Why: why, Role: mount.ClaudeConfig})
+		if note != "" {
+			leftOut = append(leftOut, note)
+		}
 	}
 	return kept, own, leftOut
+}
+
+// launchCopy is a private read-only copy, at path, of the file the
+// launch read there, without the credentials in its URLs (a private
+// marketplace's or extension's https://oauth2:TOKEN@…): what the host
+// writes there during the session is not shown. note names what was left
+// out, "" when nothing was; a file that cannot be read whole (over 1 MiB,
+// not a regular file) is not shown (ok false).
+func launchCopy(path string, role mount.Role, tilde func(string) string) (m mount.Mount, note string, ok bool) {
+	b, _, err := untrusted.ReadResolved(path, 1<<20)
+	if err != nil {
+		return mount.Mount{}, "all of " + tilde(path) + " (claudebox cannot read it whole to leave out a credential)", false
+	}
+	redacted, had := claudesettings.WithoutURLCredentials(b)
+	why := "a private copy of what the launch read"
+	if had {
+		why, note = "a private copy without the credentials in its URLs", "the credentials in URLs in "+tilde(path)
+	}
+	return mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(redacted), Why: why, Role: role}, note, true
 }
 
 // cloneCredentials hides, in dir (shown inside at dest), every git
@@ -69,11 +81,11 @@ func pluginCredentials(home string, entries []string) (kept []string, own []moun
 // file over the old, which would take a private copy's mount with it);
 // what Claude Code reads of a clone is its files, not its git directory.
 // whole is false when dir cannot be looked through whole, and then it is
-// not to be shown.
+// not to be shown (leftOut says so).
 func cloneCredentials(dir, dest string, role mount.Role, tilde func(string) string) (own []mount.Mount, leftOut []string, whole bool) {
 	gitDirs, configs, whole := gitDirs(dir)
 	if !whole {
-		return nil, nil, false
+		return nil, []string{"all of " + tilde(dest) + " (" + notLookedThrough + ")"}, false
 	}
 	inside := func(p string) string {
 		rel, _ := filepath.Rel(dir, p)
@@ -98,6 +110,10 @@ const (
 	gitDirsDepth = 32
 	gitDirsCount = 4000
 )
+
+// notLookedThrough says why a directory gitDirs could not look through
+// whole is not shown.
+const notLookedThrough = "claudebox cannot look through it whole for git directories, which may hold a credential: over 32 levels or 4,000 directories"
 
 // gitDirs are the git directories in dir that lie in no other (one named
 // .git, a bare repository: HEAD and objects in it, a worktree's: HEAD and
@@ -179,7 +195,7 @@ func setupCredentials(home string, setup []bind.Own) (kept []bind.Own, own []mou
 		}
 		copies, dropped, whole := cloneCredentials(o.Src, o.Dest, mount.HostFiles, tilde)
 		if !whole {
-			unshown = append(unshown, mount.Unshown{Path: o.Dest, What: strings.TrimSuffix(o.Why, ", read-only"), Reason: "too large or too deep for claudebox to find every git configuration in it, which may hold a credential"})
+			unshown = append(unshown, mount.Unshown{Path: o.Dest, What: strings.TrimSuffix(o.Why, ", read-only"), Reason: notLookedThrough})
 			continue
 		}
 		kept, own, leftOut = append(kept, o), append(own, copies...), append(leftOut, dropped...)
