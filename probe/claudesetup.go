@@ -132,6 +132,12 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		if err != nil || n.dir != fi.IsDir() || !n.dir && !fi.Mode().IsRegular() {
 			continue
 		}
+		// What is inside already (the project's own files) is shown as it
+		// is; ~/.claude is rebuilt from what the setup names.
+		inClaude := paths.Within(n.path, claudeDir)
+		if !inClaude && paths.UnderAny(n.path, inside) {
+			continue
+		}
 		// A script with a credential written in it (a notification hook's
 		// token), or what a command names that is no program, is not
 		// shown; in ~/.claude, an empty file stands over it.
@@ -144,14 +150,14 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 			why = "a credential is written in it"
 		}
 		if why != "" {
-			if paths.Within(n.path, claudeDir) {
+			if inClaude {
 				blanked = append(blanked, blankedFile{n.path, why})
 			} else {
 				unshown = append(unshown, mount.Unshown{Path: n.path, What: n.what, Reason: why})
 			}
 			continue
 		}
-		if paths.UnderAny(n.path, inside) {
+		if inClaude {
 			continue
 		}
 		if reason := setupRefusal(real, home, state, secrets); reason != "" {

@@ -115,3 +115,41 @@ func TestClaudeSetupShown(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeSetupScriptInsideNotNamed: a hook's script with a credential
+// written in it is named as not shown only where claudebox would show
+// it: one in the project (the sandbox's own files) or the system is
+// there already, and is not named; one in ~/.claude is blanked, one
+// elsewhere in the home not shown.
+func TestClaudeSetupScriptInsideNotNamed(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "code", "app")
+	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	script := "#!/bin/sh\nSLACK_TOKEN=xoxb-0123456789-abcdefghij\n"
+	for _, f := range []string{"code/app/hooks/notify.sh", "bin/notify.sh", ".claude/hooks/notify.sh"} {
+		testfs.Write(t, filepath.Join(home, f), script)
+	}
+	var hooks []any
+	for _, f := range []string{"code/app/hooks/notify.sh", "bin/notify.sh", ".claude/hooks/notify.sh"} {
+		hooks = append(hooks, map[string]any{"type": "command", "command": filepath.Join(home, f)})
+	}
+	b, _ := json.Marshal(map[string]any{"hooks": map[string]any{"Stop": []any{map[string]any{"hooks": hooks}}}})
+	testfs.Write(t, filepath.Join(home, ".claude", "settings.json"), string(b))
+	project, err := instance.Resolve(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, unshown, _, blanked, _ := claudeSetup(home, home, project, nil, nil, bind.Secrets(home), nil, nil)
+	var named []string
+	for _, u := range unshown {
+		named = append(named, strings.TrimPrefix(u.Path, home))
+	}
+	if !slices.Equal(named, []string{"/bin/notify.sh"}) {
+		t.Errorf("named as not shown: %q, want ~/bin/notify.sh alone", named)
+	}
+	if len(blanked) != 1 || blanked[0].path != filepath.Join(home, ".claude", "hooks", "notify.sh") {
+		t.Errorf("blanked: %q, want ~/.claude/hooks/notify.sh", blanked)
+	}
+}
