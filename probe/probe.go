@@ -89,8 +89,11 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			once = append(once, o)
 		}
 	}
-	h.ClaudeEntries, h.ClaudeCopies, h.ClaudeHidden = claudeEntries(filepath.Join(home, ".claude"), claudeNamed, secrets)
-	h.ClaudeFrozen = claudeFrozen(filepath.Join(home, ".claude"))
+	var pluginLinks []string
+	h.ClaudeEntries, h.ClaudeCopies, h.ClaudeHidden, h.ClaudeFrozen, pluginLinks = claudeEntries(filepath.Join(home, ".claude"), claudeNamed, secrets)
+	for _, l := range pluginLinks {
+		h.Unshown = append(h.Unshown, mount.Unshown{Path: l, What: "an entry of ~/.claude/plugins", Reason: "it is a link, which claudebox does not follow out of the plugins' clones"})
+	}
 	// Where a hook writes in ~/.claude, the sandbox's hook writes its own:
 	// read-only, the write would fail, and a failing hook can block the
 	// prompt.
@@ -318,9 +321,12 @@ var claudePluginsConfig = map[string]bool{
 // read-only, the files Claude Code saves, which get private copies, and
 // those hidden that are neither configuration nor Claude Code's known
 // state (hidden, named). named are the paths in dir the user's settings
-// name (shown, each alone) and the entries its hooks write into. Only files and directories are shown: a socket stays
-// connectable on a read-only mount.
-func claudeEntries(dir string, named []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden []string) {
+// name (shown, each alone) and the entries its hooks write into. Only
+// files and directories are shown: a socket stays connectable on a
+// read-only mount. frozen are the directories shown entry by entry as
+// the launch found them (claudeCloneDirs); linked, the links among their
+// entries, which are not followed.
+func claudeEntries(dir string, named []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden, frozen, linked []string) {
 	shown := func(name string) bool {
 		if inPlugins, ok := strings.CutPrefix(name, "plugins/"); ok {
 			return claudePluginsConfig[inPlugins]
@@ -346,8 +352,9 @@ func claudeEntries(dir string, named []string, secrets map[string]bool) (entries
 			}
 		}
 	}
-	entries, copies = claudeEntriesIn(dir, "", shown, secrets)
-	return append(entries, deeper...), copies, hidden
+	w := claudeWalk{dir: dir, shown: shown, secrets: secrets}
+	w.in("")
+	return append(w.entries, deeper...), w.copies, hidden, w.frozen, w.linked
 }
 
 // claudeLockDirs are the directories of ~/.claude in which Claude Code
@@ -365,54 +372,59 @@ var claudeLockDirs = map[string]bool{"plugins": true}
 // which the launch did not look through, is not shown.
 var claudeCloneDirs = []string{"plugins/marketplaces", "plugins/cache", "plugins/cache/*", "plugins/cache/*/*"}
 
-// claudeFrozen are the directories of claudeCloneDirs in dir that exist,
-// as claudeEntriesIn shows them (a link to one is shown as it is).
-func claudeFrozen(dir string) (frozen []string) {
-	for _, pattern := range claudeCloneDirs {
-		found, _ := filepath.Glob(filepath.Join(dir, pattern))
-		for _, d := range found {
-			if fi, err := os.Lstat(d); err == nil && fi.IsDir() {
-				frozen = append(frozen, d)
-			}
-		}
-	}
-	return frozen
-}
-
-// entryByEntry says the directory name of ~/.claude is shown entry by
-// entry rather than whole.
-func entryByEntry(name string) bool {
-	return claudeLockDirs[name] || slices.ContainsFunc(claudeCloneDirs, func(pattern string) bool {
+// cloneDir says the directory name of ~/.claude is one of
+// claudeCloneDirs.
+func cloneDir(name string) bool {
+	return slices.ContainsFunc(claudeCloneDirs, func(pattern string) bool {
 		ok, _ := filepath.Match(pattern, name)
 		return ok
 	})
 }
 
-// claudeEntriesIn is claudeEntries' walk of the directory rel of dir;
-// at the top and in plugins/, only the entries shown says.
-func claudeEntriesIn(dir, rel string, shown func(string) bool, secrets map[string]bool) (entries []string, copies []mount.Copy) {
-	des, _ := os.ReadDir(filepath.Join(dir, rel))
+// claudeWalk is claudeEntries' walk of ~/.claude (dir): at the top and
+// in plugins/, only the entries shown says; the directories of
+// claudeLockDirs and claudeCloneDirs entry by entry. A link is followed
+// where the user keeps ~/.claude's configuration (stow links it into a
+// dotfiles repository), not among the entries of the clone directories,
+// which the host's Claude Code writes.
+type claudeWalk struct {
+	dir     string
+	shown   func(string) bool
+	secrets map[string]bool
+	entries []string
+	copies  []mount.Copy
+	frozen  []string
+	linked  []string
+}
+
+func (w *claudeWalk) in(rel string) {
+	des, _ := os.ReadDir(filepath.Join(w.dir, rel))
 	for _, de := range des {
 		name := filepath.Join(rel, de.Name())
-		if (rel == "" || rel == "plugins") && !shown(name) || claudeState[name] || strings.HasSuffix(name, ".lock") || strings.Contains(name, ".tmp.") {
+		if (rel == "" || rel == "plugins") && !w.shown(name) || claudeState[name] || strings.HasSuffix(name, ".lock") || strings.Contains(name, ".tmp.") {
 			continue
 		}
-		path := filepath.Join(dir, name)
+		path := filepath.Join(w.dir, name)
+		if de.Type()&os.ModeSymlink != 0 && cloneDir(rel) {
+			w.linked = append(w.linked, path)
+			continue
+		}
 		fi, err := os.Stat(path)
 		switch {
 		case err != nil:
 		case fi.Mode().IsRegular() && slices.Contains(claudeDirCopies, name):
-			if c, ok := homeCopy(path, secrets); ok {
-				copies = append(copies, c)
+			if c, ok := homeCopy(path, w.secrets); ok {
+				w.copies = append(w.copies, c)
 			}
-		case fi.IsDir() && de.IsDir() && entryByEntry(name):
-			inner, innerCopies := claudeEntriesIn(dir, name, shown, secrets)
-			entries, copies = append(entries, inner...), append(copies, innerCopies...)
+		case fi.IsDir() && (claudeLockDirs[name] || cloneDir(name)):
+			if cloneDir(name) {
+				w.frozen = append(w.frozen, path)
+			}
+			w.in(name)
 		case fi.Mode().IsRegular() || fi.IsDir():
-			entries = append(entries, path)
+			w.entries = append(w.entries, path)
 		}
 	}
-	return entries, copies
 }
 
 // commandChain follows command's symlinks while they lie outside the system

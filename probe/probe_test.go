@@ -326,7 +326,7 @@ func TestClaudeEntriesKnownOnly(t *testing.T) {
 	} {
 		testfs.Write(t, filepath.Join(dir, f), "x\n")
 	}
-	entries, copies, hidden := claudeEntries(dir, []string{filepath.Join(dir, "scripts", "status.sh")}, nil)
+	entries, copies, hidden, _, _ := claudeEntries(dir, []string{filepath.Join(dir, "scripts", "status.sh")}, nil)
 	var shown []string
 	for _, e := range entries {
 		shown = append(shown, strings.TrimPrefix(e, dir+"/"))
@@ -343,5 +343,41 @@ func TestClaudeEntriesKnownOnly(t *testing.T) {
 	}
 	if want := []string{".config.json", "notes", "random.txt", "plugins/other.json"}; !slices.Equal(named, want) {
 		t.Errorf("hidden and named %q, want %q", named, want)
+	}
+}
+
+// TestClaudeFrozenNoLinksFollowedOut: the directories of ~/.claude shown
+// as the launch found them are those claudeEntries walks: plugins/
+// linked into a dotfiles repository (stow) is walked through its link
+// as the user's own, the clone directories below it frozen; a link
+// among the entries of a clone directory (the host's Claude Code writes
+// them) is not followed out, neither shown nor frozen, and named.
+func TestClaudeFrozenNoLinksFollowedOut(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, ".claude")
+	dots := filepath.Join(home, "dotfiles", "plugins")
+	for _, f := range []string{"marketplaces/m/x.json", "cache/mk/tool/1.0/x.md", "known_marketplaces.json"} {
+		testfs.Write(t, filepath.Join(dots, f), "{}\n")
+	}
+	testfs.Write(t, filepath.Join(home, "elsewhere", "notes", "secret.txt"), "x\n")
+	os.MkdirAll(dir, 0o755)
+	os.Symlink(dots, filepath.Join(dir, "plugins"))
+	os.Symlink(filepath.Join(home, "elsewhere"), filepath.Join(dots, "cache", "linked"))
+	os.Symlink(filepath.Join(home, "elsewhere"), filepath.Join(dots, "cache", "mk", "linked"))
+	entries, _, hidden, frozen, linked := claudeEntries(dir, nil, nil)
+	rel := func(ps []string) (out []string) {
+		for _, p := range ps {
+			out = append(out, strings.TrimPrefix(p, dir+"/"))
+		}
+		return out
+	}
+	if want := []string{"plugins/cache/mk/tool/1.0", "plugins/known_marketplaces.json", "plugins/marketplaces/m"}; !slices.Equal(rel(entries), want) {
+		t.Errorf("shown %q, want %q", rel(entries), want)
+	}
+	if want := []string{"plugins/cache", "plugins/cache/mk", "plugins/cache/mk/tool", "plugins/marketplaces"}; !slices.Equal(rel(frozen), want) {
+		t.Errorf("frozen %q, want %q", rel(frozen), want)
+	}
+	if want := []string{"plugins/cache/linked", "plugins/cache/mk/linked"}; !slices.Equal(rel(linked), want) || len(hidden) != 0 {
+		t.Errorf("not followed %q, want %q; hidden %q", rel(linked), want, hidden)
 	}
 }
