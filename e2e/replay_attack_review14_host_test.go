@@ -126,3 +126,40 @@ func TestReplayReview14DotenvWithoutGemini(t *testing.T) {
 		t.Errorf("a .env of an application's settings did not stay: %q %v\n%s", b, err, out)
 	}
 }
+
+// TestReplayReview14HookLinkedIntoWorkTree: .git/hooks is read-only
+// inside, but a hook there is often a link to a script the project keeps
+// (ln -s ../../scripts/hooks/pre-commit .git/hooks/pre-commit), which
+// lies in the writable work tree: the session rewrote the script, and the
+// host's next git commit ran it. Host-side proof: after the session, the
+// host's git commit runs nothing the session wrote.
+func TestReplayReview14HookLinkedIntoWorkTree(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, "scripts", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n")
+	must(t, os.Chmod(filepath.Join(proj, "scripts", "hooks", "pre-commit"), 0o755))
+	h.write(filepath.Join(proj, "tools", "post-commit"), "#!/bin/sh\nexit 0\n")
+	must(t, os.Chmod(filepath.Join(proj, "tools", "post-commit"), 0o755))
+	h.write(filepath.Join(proj, ".gitignore"), "tools/\n")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", ".gitignore", "scripts")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "hooks")
+	h.run(proj, nil, "ln", "-s", "../../scripts/hooks/pre-commit", ".git/hooks/pre-commit")
+	h.run(proj, nil, "ln", "-s", proj+"/tools/post-commit", ".git/hooks/post-commit")
+	marker := plantedMarker(h)
+	var stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", `
+		printf '#!/bin/sh\ntouch `+marker+`\n' > scripts/hooks/pre-commit
+		printf '#!/bin/sh\ntouch `+marker+`\n' > tools/post-commit
+		true`)
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	h.write(filepath.Join(proj, "new"), "x\n")
+	h.run(proj, nil, "git", "add", "new")
+	h.command(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "new").Run()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's git commit ran a hook the session wrote through the hooks' links:\n%s", stderr.String())
+	}
+}

@@ -285,6 +285,7 @@ func (g *guardProbe) commonDir(common, top string) {
 	// git never writes a commondir here, but follows one if it exists.
 	g.add(mount.Guard{Path: filepath.Join(common, "commondir"), NoOp: true, Why: "git's pointer to the repository"})
 	g.add(mount.Guard{Path: filepath.Join(common, "hooks"), Why: "git hooks"})
+	g.hookLinks(filepath.Join(common, "hooks"))
 	g.operations(common)
 	if isDir(filepath.Join(common, "info")) {
 		g.add(mount.Guard{Path: filepath.Join(common, "info", "attributes"), NoOp: true, Why: "git attributes, which choose the configured filter and diff drivers"})
@@ -312,6 +313,7 @@ func (g *guardProbe) commonDir(common, top string) {
 			hooksPath = filepath.Dir(hooksPath)
 		}
 		g.add(mount.Guard{Path: hooksPath, Why: "git hooks (core.hooksPath) and what they run"})
+		g.hookLinks(hooksPath)
 	}
 	// Every linked worktree's pointers to the common dir and back to its
 	// checkout, and its own config. git makes each a directory, pinned
@@ -333,6 +335,28 @@ func (g *guardProbe) commonDir(common, top string) {
 
 // submoduleGitDirs guards each submodule git dir under dir, at any depth
 // (names may contain slashes, and submodules nest).
+// hookLinks guards what the links among a hooks directory's entries lead
+// to (ln -s ../../scripts/pre-commit .git/hooks/pre-commit): the host's
+// git runs it, and it may lie in the work tree, where the guard on the
+// directory does not reach. A link on the way there, or one it leads to,
+// refuses the launch, as for any guard.
+func (g *guardProbe) hookLinks(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.Type()&os.ModeSymlink == 0 {
+			continue
+		}
+		target, err := os.Readlink(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		g.add(mount.Guard{Path: filepath.Clean(target), File: true, Why: "a git hook (" + filepath.Join(dir, e.Name()) + " links to it)"})
+	}
+}
+
 func (g *guardProbe) submoduleGitDirs(dir string) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {

@@ -51,3 +51,60 @@ func TestProbeGuardsHooksPathAsGitReads(t *testing.T) {
 		t.Errorf("a .gitmodules git refuses: %v", refused)
 	}
 }
+
+// TestProbeGuardsHookLinks: a hook that is a link (in .git/hooks, or in a
+// core.hooksPath directory) into the work tree has what it leads to
+// guarded, relative or absolute; one leading outside the project is not
+// the project's to guard, and one through a link in the project is
+// refused, as the sandbox could repoint it.
+func TestProbeGuardsHookLinks(t *testing.T) {
+	home := t.TempDir()
+	proj := filepath.Join(home, "app")
+	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	config, _ := os.ReadFile(filepath.Join(proj, ".git", "config"))
+	testfs.Write(t, filepath.Join(proj, ".git", "config"), string(config)+"[core]\n\thooksPath = .githooks\n")
+	testfs.Write(t, filepath.Join(proj, "scripts", "pre-commit"), "#!/bin/sh\n")
+	testfs.Write(t, filepath.Join(proj, "tools", "post-commit"), "#!/bin/sh\n")
+	testfs.Write(t, filepath.Join(proj, "real", "pre-push"), "#!/bin/sh\n")
+	testfs.Write(t, filepath.Join(home, "elsewhere"), "#!/bin/sh\n")
+	if err := os.Symlink("real", filepath.Join(proj, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, ".githooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../scripts/pre-commit", filepath.Join(proj, ".git", "hooks", "pre-commit")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(proj, "tools", "post-commit"), filepath.Join(proj, ".git", "hooks", "post-commit")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(home, "elsewhere"), filepath.Join(proj, ".git", "hooks", "pre-rebase")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../linked/pre-push", filepath.Join(proj, ".githooks", "pre-push")); err != nil {
+		t.Fatal(err)
+	}
+	project, err := instance.Resolve(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guards, _, symlinks, _, _ := Find(home, project, nil)
+	var paths []string
+	for _, g := range guards {
+		paths = append(paths, strings.TrimPrefix(g.Path, proj+"/"))
+	}
+	for _, want := range []string{"scripts/pre-commit", "tools/post-commit"} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("no guard on the hook's target %s among %q", want, paths)
+		}
+	}
+	if slices.ContainsFunc(paths, func(p string) bool { return strings.Contains(p, "elsewhere") || strings.Contains(p, "real") }) {
+		t.Errorf("guarded beyond the project or through a link: %q", paths)
+	}
+	if !slices.Contains(symlinks, filepath.Join(proj, "linked")) {
+		t.Errorf("the link on the way to a hook is not refused: %q", symlinks)
+	}
+}
