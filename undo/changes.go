@@ -37,9 +37,15 @@ import (
 // counted. An install writes thousands.
 const IgnoredLimit = 10_000
 
-// ignoredStartLimit bounds the ignored paths the start lists: past it, one
-// the session removed is not known, and one it changed is taken for made.
-const ignoredStartLimit = 200_000
+// ignoredStartLimit bounds the ignored paths the start lists, and
+// ignoredStartBytes their bytes, which the supervisor holds for the whole
+// session (a path may take 4 KiB: 200,000 of those would be 800 MB): past
+// either, one the session removed is not known, and one it changed is
+// taken for made.
+const (
+	ignoredStartLimit = 200_000
+	ignoredStartBytes = 32 << 20
+)
 
 // walkLimit bounds the entries the end reads; namesLimit, the bytes of
 // their paths, which it may hold (a tree of long names has them a
@@ -155,12 +161,15 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 				wrote = append(wrote, path)
 			}
 		}
-		ignored, ierr := map[string]bool{}, errors.New("")
+		// Unless git says which it ignores, each is taken for ignored.
+		ignored, asked := map[string]bool{}, false
 		if now.oddIgnore == "" && len(wrote) > 0 {
-			ignored, ierr = st.ignoredOf(checkout, wrote)
+			var err error
+			ignored, err = st.ignoredOf(checkout, wrote)
+			asked = err == nil
 		}
 		for _, path := range wrote {
-			if ierr != nil || ignored[path] {
+			if !asked || ignored[path] {
 				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 			} else {
 				// Of those git shows, an untracked one looks as before.
@@ -198,7 +207,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	if ignored == nil {
 		c.Incomplete = append(c.Incomplete, "the start listed no ignored files: those the session removed are not known")
 	} else if limited {
-		c.Incomplete = append(c.Incomplete, "the start listed only the first 200,000 ignored files: those past them the session removed are not known")
+		c.Incomplete = append(c.Incomplete, "the start listed only the first 200,000 ignored files (or 32 MiB of their paths): those past them the session removed are not known")
 	}
 	if walkErr != nil {
 		c.Incomplete = append(c.Incomplete, walkErr.Error())
@@ -361,7 +370,7 @@ func (st store) ignoredAtStart(id string) ([]string, bool) {
 // ignoredStartLimit, kept as git writes them (an install's tree holds
 // millions), git stopped past them.
 func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate *ListGate) error {
-	list := &firstPaths{limit: ignoredStartLimit}
+	list := &firstPaths{limit: ignoredStartLimit, size: ignoredStartBytes}
 	if err := st.gitTo(ctx, checkout, work, nil, list, "ls-files", "-z", "--others", "--ignored", "--exclude-standard"); err != nil && !list.full {
 		return err
 	}
@@ -376,31 +385,37 @@ func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate
 	return writeRecord(filepath.Join(st.dir, id+".ignored"), append([]byte(head+"\n"), list.b.Bytes()...))
 }
 
-// firstPaths keeps the first limit NUL-ended paths written to it; past
-// them it is full, and refuses what follows.
+// firstPaths keeps the first NUL-ended paths written to it, at most limit
+// of them and size bytes, each whole; past them it is full, and refuses
+// what follows.
 type firstPaths struct {
-	b     bytes.Buffer
-	n     int
-	limit int
-	full  bool
+	b bytes.Buffer
+	// n paths are whole in b's first kept bytes.
+	n, kept     int
+	limit, size int
+	full        bool
 }
 
 var errFull = errors.New("enough paths")
 
 func (f *firstPaths) Write(p []byte) (int, error) {
 	for i := 0; i < len(p); {
-		if f.n == f.limit {
+		piece := p[i:]
+		end := bytes.IndexByte(piece, 0)
+		if end >= 0 {
+			piece = piece[:end+1]
+		}
+		if f.n == f.limit || f.b.Len()+len(piece) > f.size {
+			f.b.Truncate(f.kept)
 			f.full = true
 			return i, errFull
 		}
-		end := bytes.IndexByte(p[i:], 0)
-		if end < 0 {
-			f.b.Write(p[i:])
-			return len(p), nil
+		f.b.Write(piece)
+		i += len(piece)
+		if end >= 0 {
+			f.n++
+			f.kept = f.b.Len()
 		}
-		f.b.Write(p[i : i+end+1])
-		f.n++
-		i += end + 1
 	}
 	return len(p), nil
 }
@@ -587,15 +602,18 @@ func NestedHostRun(stateDir, checkout string, began time.Time, skip []string) []
 		return nil
 	}
 	st := storeOf(stateDir, checkout)
-	ignored, err := map[string]bool{}, errors.New("")
+	// Unless git says which it ignores, each is taken for ignored.
+	ignored, asked := map[string]bool{}, false
 	if now.oddIgnore == "" && os.MkdirAll(st.dir, 0o700) == nil {
 		if _, serr := os.Stat(filepath.Join(st.gitDir, "HEAD")); serr == nil || exec.Command("git", "init", "-q", "--bare", st.gitDir).Run() == nil {
+			var err error
 			ignored, err = st.ignoredOf(checkout, wrote)
+			asked = err == nil
 		}
 	}
 	var found []string
 	for _, path := range wrote {
-		if err != nil || ignored[path] {
+		if !asked || ignored[path] {
 			found = append(found, filepath.Join(checkout, path))
 		}
 	}

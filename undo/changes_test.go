@@ -237,9 +237,10 @@ func TestRecordChangesWithoutSnapshot(t *testing.T) {
 
 // TestFirstPathsStopsPastLimit: the start's list of ignored files keeps
 // the first paths as git writes them, whatever its writes' sizes, and is
-// full only once git writes past them.
+// full only once git writes past them: past their number, or past their
+// bytes (a path of 4 KiB, many times), keeping only whole paths.
 func TestFirstPathsStopsPastLimit(t *testing.T) {
-	exact := &firstPaths{limit: 2}
+	exact := &firstPaths{limit: 2, size: 6}
 	for _, w := range []string{"a/x", "\x00b", "\x00"} {
 		if _, err := exact.Write([]byte(w)); err != nil {
 			t.Fatalf("write %q: %v", w, err)
@@ -248,8 +249,26 @@ func TestFirstPathsStopsPastLimit(t *testing.T) {
 	if exact.full || exact.b.String() != "a/x\x00b\x00" {
 		t.Errorf("two paths of two: full %v, %q", exact.full, exact.b.String())
 	}
-	past := &firstPaths{limit: 2}
+	past := &firstPaths{limit: 2, size: 1 << 20}
 	if n, err := past.Write([]byte("a\x00b\x00c\x00")); err == nil || n != 4 || !past.full || past.b.String() != "a\x00b\x00" {
 		t.Errorf("three paths of two: wrote %d, %v, full %v, %q", n, err, past.full, past.b.String())
+	}
+	long := strings.Repeat("d/", 2047) + "f\x00"
+	big := &firstPaths{limit: 200_000, size: 64 << 10}
+	written := 0
+	for range 200_000 {
+		n, err := big.Write([]byte(long[:1000]))
+		written += n
+		if err != nil {
+			break
+		}
+		n, err = big.Write([]byte(long[1000:]))
+		written += n
+		if err != nil {
+			break
+		}
+	}
+	if !big.full || big.n != 16 || big.b.Len() != 16*len(long) || written != big.b.Len() {
+		t.Errorf("4 KiB paths into 64 KiB: full %v, %d paths kept in %d bytes, %d written", big.full, big.n, big.b.Len(), written)
 	}
 }
