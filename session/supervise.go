@@ -50,19 +50,8 @@ func (s *Session) supervise() error {
 	// The watcher's process starts first, beside the proxy and the
 	// instance: its fork, its user namespace's maps (1-6 ms) and its
 	// runtime's start are not on the launch's path.
-	var watcher *guardwatch.Watcher
-	launched := make(chan error, 1)
-	go func() {
-		var err error
-		watcher, err = guardwatch.Launch()
-		launched <- err
-	}()
-	attached := false
-	defer func() {
-		if !attached && <-launched == nil {
-			watcher.Abandon()
-		}
-	}()
+	launching := startBackground(guardwatch.Launch)
+	defer launching.abandonUntaken()
 	s.takeUndo()
 	defer s.undo.wait()
 	stop, err := s.startProxy()
@@ -81,10 +70,11 @@ func (s *Session) supervise() error {
 		return err
 	}
 	defer lock.Close()
-	// Joined before the phase ends, where a fault test may hold the
-	// supervisor and kill the watcher: it is then fully launched.
-	if err := <-launched; err != nil {
-		attached = true
+	// Taken before the phase ends, where a fault test may hold the
+	// supervisor and kill the watcher: it is then fully launched. From
+	// here it is startBwrap's: on an error it is gone.
+	watcher, err := launching.take()
+	if err != nil {
 		return err
 	}
 	s.phases.done("instance and placeholders")
@@ -95,8 +85,6 @@ func (s *Session) supervise() error {
 	sigs := make(chan os.Signal, 4)
 	defer signal.Stop(sigs)
 	var began time.Time
-	// From here the watcher is startBwrap's: on an error it is gone.
-	attached = true
 	run, err := s.startBwrap(s.plan, bwrapStart{
 		watcher: watcher, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, terminal: true,
 		cgroup: s.cgroup,
