@@ -137,3 +137,34 @@ func TestReplayReview14MiseConfigEnv(t *testing.T) {
 		t.Errorf("inside, want mise's shims and the versions it picks:\n%s", out)
 	}
 }
+
+// TestReplayReview14HookWebhookURL: a hook's command, and a hook's
+// script, were left out only when a credential of a known shape was
+// written in them: a token by its prefix, a bearer token, a URL's user
+// and password. The most common notification hook posts to a webhook,
+// whose URL is itself the credential (Slack's hooks.slack.com/services/…,
+// Discord's discord.com/api/webhooks/…): whoever holds it posts into the
+// user's channel, as the user's integration. The attack, from inside:
+// read the settings' copy and the hook's script. Proof: neither URL is
+// readable; a hook without one is kept.
+func TestReplayReview14HookWebhookURL(t *testing.T) {
+	h := newE2EHost(t)
+	const slack, discord = "REVIEW14slackWEBHOOKsecret", "REVIEW14-discord_WEBHOOK-secret-token-0123456789"
+	claude := filepath.Join(h.home, ".claude")
+	h.write(filepath.Join(claude, "settings.json"), `{"hooks":{"Stop":[{"hooks":[`+
+		`{"type":"command","command":"curl -s -X POST -H 'Content-type: application/json' --data '{\"text\":\"done\"}' https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/`+slack+`"},`+
+		`{"type":"command","command":"echo HARMLESS-HOOK"}]}],`+
+		`"Notification":[{"hooks":[{"type":"command","command":"~/.claude/hooks/discord.sh"}]}]}}`)
+	h.write(filepath.Join(claude, "hooks", "discord.sh"), "#!/bin/sh\ncurl -s -H 'Content-Type: application/json' -d '{\"content\":\"waiting\"}' https://discord.com/api/webhooks/1234567890123456789/"+discord+"\n")
+	os.Chmod(filepath.Join(claude, "hooks", "discord.sh"), 0o755)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	out := h.inside(proj, nil, `grep -rh -e `+slack+` -e `+discord+` ~/.claude 2>/dev/null; grep -c HARMLESS-HOOK ~/.claude/settings.json`)
+	t.Log(out)
+	if strings.Contains(out, slack) || strings.Contains(out, discord) {
+		t.Errorf("a hook's webhook URL is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "1\n") {
+		t.Errorf("inside, want the hook without a credential kept:\n%s", out)
+	}
+}
