@@ -360,7 +360,7 @@ func TestReplayReview13SSHConfigCredential(t *testing.T) {
 	if strings.Contains(out, token) {
 		t.Errorf("the SSH configuration's token is readable inside:\n%s", out)
 	}
-	if dry := h.run(proj, env, "claudebox", "--with-ssh", "--dry-run", "--shell"); strings.Contains(dry, token) || !strings.Contains(dry, "all of ~/.ssh/config") {
+	if dry := h.run(proj, env, "claudebox", "--with-ssh", "--dry-run", "--shell"); strings.Contains(dry, token) || !strings.Contains(dry, "ProxyCommand (line 3) in ~/.ssh/config") {
 		t.Errorf("--dry-run, want the configuration named as left out, never the token:\n%s", dry)
 	}
 	h.write(config, "Host gh\n  HostName github.com\n")

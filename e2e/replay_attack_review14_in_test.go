@@ -168,3 +168,33 @@ func TestReplayReview14HookWebhookURL(t *testing.T) {
 		t.Errorf("inside, want the hook without a credential kept:\n%s", out)
 	}
 }
+
+// TestReplayReview14SSHConfigSetEnv: with --with-ssh, ~/.ssh/config was
+// copied in whole unless a credential of a known shape was written in
+// it. A configuration carries secrets in directives no shape names: the
+// variables SetEnv sends the server (SetEnv DEPLOY_KEY=…, a CI's
+// token), a LocalCommand's or a Match exec's command line. The attack,
+// from inside: read ~/.ssh/config. Proof: the secrets are not readable,
+// the directives that carry them are named by --dry-run, and ssh inside
+// still reads the host aliases (ssh -G).
+func TestReplayReview14SSHConfigSetEnv(t *testing.T) {
+	h := newE2EHost(t)
+	env := startSSHAgent(t, h)
+	proj := filepath.Join(h.home, "code", "p")
+	h.gitRepo(proj)
+	const setenv, exec = "REVIEW14sshSETENVsecret0123", "REVIEW14-match-exec-secret"
+	h.write(filepath.Join(h.home, ".ssh", "config"), "# work\nHost deploy\n  HostName deploy.example.com\n  User ci\n  SetEnv DEPLOY_KEY="+setenv+"\n"+
+		"Match exec \"vault-check --code "+exec+"\"\n  User vault\n  SetEnv X=y\n"+
+		"Host gh\n  HostName github.com\n  IdentitiesOnly yes\n")
+	out := h.run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `cat ~/.ssh/config; ssh -F ~/.ssh/config -G deploy | grep -e '^hostname' -e '^user '; ssh -F ~/.ssh/config -G gh | grep '^hostname'`)
+	t.Log(out)
+	if strings.Contains(out, setenv) || strings.Contains(out, exec) {
+		t.Errorf("a secret in the SSH configuration is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "hostname deploy.example.com\n") || !strings.Contains(out, "user ci\n") || !strings.Contains(out, "hostname github.com") {
+		t.Errorf("inside, want ssh to read the host aliases:\n%s", out)
+	}
+	if dry := h.run(proj, env, "claudebox", "--with-ssh", "--dry-run", "--shell"); strings.Contains(dry, setenv) || strings.Contains(dry, exec) || !strings.Contains(dry, "SetEnv (line 5) in ~/.ssh/config") || !strings.Contains(dry, "Match exec (line 6) and its block in ~/.ssh/config") {
+		t.Errorf("--dry-run, want what is left out named, never its value:\n%s", dry)
+	}
+}

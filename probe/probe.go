@@ -11,7 +11,9 @@ package probe
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -27,6 +29,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/toolchain"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -164,40 +167,110 @@ func homeCopy(path string, secrets map[string]bool) (mount.Copy, bool) {
 }
 
 // sshFiles are what --with-ssh shows of dir (~/.ssh) beside known_hosts,
-// read-only: config, whose host aliases a push names (the commands it
-// can name, ProxyCommand and Match exec, run inside, where ssh reads it),
-// and the public keys, which git's SSH signing names as user.signingkey.
+// read-only: config, whose host aliases a push names, as a copy of the
+// directives known harmless (sshConfigView), and the public keys, which
+// git's SSH signing names as user.signingkey.
 // A key is shown only when it reads as a public key, so that no link
 // named .pub leads to a private one.
 func sshFiles(dir string) (ms []mount.Mount, leftOut []string) {
-	add := func(name, why string, ok func([]byte) bool) {
+	read := func(name string) (string, []byte, error) {
 		path := filepath.Join(dir, name)
 		real, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			return
+			return path, nil, err
 		}
 		// A copy of what was judged: what the host writes there later is
 		// not shown.
 		b, err := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), 1<<20)
-		switch {
-		case err == nil && ok(b):
-			ms = append(ms, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(b), Why: why, Role: mount.HostFiles})
-		case name == "config":
-			leftOut = append(leftOut, "all of ~/.ssh/config (it may hold a credential, or cannot be read whole)")
-		}
+		return path, b, err
 	}
-	// A ProxyCommand may carry a service's token (cloudflared's
-	// --service-token-secret): such a configuration is not shown.
-	add("config", "your SSH configuration (--with-ssh), a private copy: host aliases; what it runs runs inside", func(b []byte) bool {
-		return !bytes.Contains(b, []byte("PRIVATE KEY")) && !claudesettings.HasCommandCredential(b)
-	})
+	if path, b, err := read("config"); err == nil {
+		kept, dropped := sshConfigView(b)
+		ms = append(ms, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(kept), Why: "your SSH configuration (--with-ssh), a private copy of its host aliases", Role: mount.HostFiles})
+		for _, d := range dropped {
+			leftOut = append(leftOut, d+" in ~/.ssh/config")
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		leftOut = append(leftOut, "all of ~/.ssh/config (it cannot be read whole)")
+	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".pub") {
-			add(e.Name(), "a public key (--with-ssh), a private copy, for SSH signing", publicKey)
+			if path, b, err := read(e.Name()); err == nil && publicKey(b) {
+				ms = append(ms, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(b), Why: "a public key (--with-ssh), a private copy, for SSH signing", Role: mount.HostFiles})
+			}
 		}
 	}
 	return ms, leftOut
+}
+
+// sshKeywords are the ssh_config directives a copy keeps, lower-case:
+// where and as whom a host alias connects, with which key and
+// algorithms, and how the connection behaves. None carries a secret or
+// runs a command; any other (SetEnv's variables, ProxyCommand,
+// LocalCommand, RemoteCommand, KnownHostsCommand, Include, a provider
+// library, what a later OpenSSH adds) is left out: git's ProxyCommand,
+// on its command line, is what connects inside.
+var sshKeywords = []string{
+	"host", "hostname", "user", "port", "identityfile", "identitiesonly", "identityagent", "certificatefile",
+	"proxyjump", "addkeystoagent", "forwardagent", "forwardx11", "forwardx11trusted",
+	"stricthostkeychecking", "userknownhostsfile", "globalknownhostsfile", "hashknownhosts", "updatehostkeys",
+	"checkhostip", "hostkeyalias", "hostkeyalgorithms", "pubkeyacceptedkeytypes", "pubkeyacceptedalgorithms",
+	"kexalgorithms", "ciphers", "macs", "casignaturealgorithms", "hostbasedacceptedalgorithms", "requiredrsasize",
+	"preferredauthentications", "pubkeyauthentication", "passwordauthentication", "kbdinteractiveauthentication",
+	"challengeresponseauthentication", "gssapiauthentication", "gssapidelegatecredentials", "hostbasedauthentication",
+	"numberofpasswordprompts", "batchmode", "connecttimeout", "connectionattempts", "serveraliveinterval",
+	"serveralivecountmax", "tcpkeepalive", "compression", "addressfamily", "ipqos", "rekeylimit", "loglevel",
+	"controlmaster", "controlpath", "controlpersist", "canonicalizehostname", "canonicaldomains",
+	"canonicalizefallbacklocal", "canonicalizemaxdots", "canonicalizepermittedcnames", "visualhostkey",
+	"verifyhostkeydns", "requesttty", "sessiontype", "stdinnull", "forkafterauthentication",
+	"exitonforwardfailure", "escapechar", "sendenv", "tag", "ignoreunknown", "usekeychain", "channeltimeout",
+	"obscurekeystroketiming", "enableescapecommandline", "permitlocalcommand", "clearallforwardings",
+}
+
+// sshConfigView is an SSH configuration with only what sshKeywords name,
+// comments and blank lines kept, each line whole or not at all, and
+// what it left out, named by directive and line, never with its value.
+// A block whose Match or Host line is left out (Match exec runs a
+// command) is left out whole, so that none of its directives applies to
+// the block above it.
+func sshConfigView(b []byte) (kept []byte, dropped []string) {
+	var out bytes.Buffer
+	skipping := false
+	for i, line := range strings.SplitAfter(string(b), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			out.WriteString(line)
+			continue
+		}
+		words := strings.FieldsFunc(trimmed, func(r rune) bool { return r == ' ' || r == '\t' || r == '=' })
+		keyword := ""
+		if len(words) > 0 {
+			keyword = strings.ToLower(words[0])
+		}
+		header := keyword == "host" || keyword == "match"
+		if header {
+			skipping = false
+		}
+		// Match exec runs its command: the criterion, not a directive.
+		exec := keyword == "match" && slices.ContainsFunc(words[1:], func(w string) bool { return strings.EqualFold(strings.TrimPrefix(w, "!"), "exec") })
+		ok := !skipping && !exec && (keyword == "match" || slices.Contains(sshKeywords, keyword)) &&
+			!claudesettings.HasCommandCredential([]byte(line)) && !strings.Contains(line, "PRIVATE KEY")
+		if header && !ok {
+			skipping = true
+		}
+		switch {
+		case ok:
+			out.WriteString(line)
+		case skipping && !header:
+			// Named with its block.
+		case exec:
+			dropped = append(dropped, fmt.Sprintf("Match exec (line %d) and its block", i+1))
+		case len(words) > 0:
+			dropped = append(dropped, fmt.Sprintf("%s (line %d)", printable.Escape(words[0]), i+1))
+		}
+	}
+	return out.Bytes(), dropped
 }
 
 // publicKey reports whether b is an OpenSSH public key: one line, of a

@@ -1,0 +1,29 @@
+package probe
+
+import (
+	"reflect"
+	"testing"
+)
+
+// An SSH configuration's copy keeps the directives known harmless, whole
+// lines, and leaves out the others (a secret in SetEnv, a command), named
+// by directive and line; a Match exec block goes whole.
+func TestSSHConfigView(t *testing.T) {
+	config := "# mine\n" +
+		"Host deploy\n  HostName deploy.example.com\n  User=ci\n  SetEnv DEPLOY_KEY=s3cr3t\n  ProxyCommand cloudflared --token x\n" +
+		"Match host *.corp exec \"check s3cr3t\"\n  User corp\n" +
+		"Match host *.lab\n  Port 2222\n  LocalCommand notify\n" +
+		"Host *\n  IdentitiesOnly yes\n  IdentityFile ~/.ssh/id_ed25519\n  User ghp_0123456789abcdefghij\n"
+	kept, dropped := sshConfigView([]byte(config))
+	want := "# mine\n" +
+		"Host deploy\n  HostName deploy.example.com\n  User=ci\n" +
+		"Match host *.lab\n  Port 2222\n" +
+		"Host *\n  IdentitiesOnly yes\n  IdentityFile ~/.ssh/id_ed25519\n"
+	if string(kept) != want {
+		t.Errorf("kept\n%s\nwant\n%s", kept, want)
+	}
+	wantDropped := []string{"SetEnv (line 5)", "ProxyCommand (line 6)", "Match exec (line 7) and its block", "LocalCommand (line 11)", "User (line 15)"}
+	if !reflect.DeepEqual(dropped, wantDropped) {
+		t.Errorf("dropped %q, want %q", dropped, wantDropped)
+	}
+}
