@@ -20,7 +20,8 @@ import (
 )
 
 // TestReplayFaultsKilled: a kill -9 of the supervisor, of the guard
-// watcher or of the relay, as a user would, at each phase where the
+// watcher or of the relay (with a published port: the one case where it
+// is a process of its own), as a user would, at each phase where the
 // process is there: starting, running, at the command's exit, in the exit
 // audit (before it, and between moving aside what it found and saying so),
 // in the export to the inbox (between its files and their record). The
@@ -91,7 +92,13 @@ func TestReplayFaultsKilled(t *testing.T) {
 				script += "; exec sleep " + sleep
 			}
 			var stderr lockedBuffer
-			s := h.command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=" + c.hold}, "claudebox", "--shell", "-c", script)
+			args := []string{"--shell", "-c", script}
+			// The relay inside is a process of its own only for
+			// published ports, whose connections it parks.
+			if c.victim == "relay" {
+				args = append([]string{"--publish", strconv.Itoa(freePort(t)) + ":8080"}, args...)
+			}
+			s := h.command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=" + c.hold}, "claudebox", args...)
 			s.Stderr = &stderr
 			if err := s.Start(); err != nil {
 				t.Fatal(err)

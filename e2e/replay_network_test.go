@@ -47,7 +47,8 @@ func (h *e2eHost) sessionLogs() string {
 // own, DNS, the cloud metadata service and the host's loopback by a name
 // that resolves there. The proof, on the host side: only the listed server answers
 // (through curl, CONNECT and git clone), the proxy's log names each host it
-// refused, and nothing hangs, even once the agent kills the relay.
+// refused, and no process of claudebox's, nor the socket its relay
+// handed the listeners out on, is left inside.
 func TestReplayNetworkFiltered(t *testing.T) {
 	h := newE2EHost(t)
 	served := filepath.Join(h.base, "served")
@@ -95,9 +96,8 @@ func TestReplayNetworkFiltered(t *testing.T) {
 		check only-loopback 'test "$(awk "NR>2{print \$1}" /proc/net/dev)" = lo:'
 		check no-dns 'timeout 10 getent hosts example.com; test $? = 2'
 		echo datagram > /dev/udp/127.0.0.1/`+udpPort+` 2>/dev/null
-		check relay-found 'pgrep -x claudebox >/dev/null'
-		kill $(pgrep -x claudebox)
-		check relay-killed 'eval curl $nop http://`+listed+`/hello 2>/dev/null; test $? = 7'
+		check no-claudebox-inside '! pgrep -x claudebox >/dev/null'
+		check no-handoff-socket 'for fd in /proc/[0-9]*/fd/*; do case "$(readlink $fd)" in socket:*) exit 1;; esac; done; true'
 	`)
 	t.Log(out)
 	if strings.Contains(out, "FAIL") {

@@ -95,11 +95,12 @@ func relayMounts(r *Relay) []Mount {
 	}
 }
 
-// relayCommand is the command run behind the relay, which sets the
-// limits on itself once its relay runs (which they would break: a Go
+// relayCommand is the command run behind the relay, which hands its
+// listeners out on the descriptor handoff and sets the limits on itself
+// once its published ports' relay runs (which they would break: a Go
 // program whose thread cannot start aborts) and before the command.
-func relayCommand(r *Relay, l limits.Limits, command []string) []string {
-	args := append([]string{inside.Exe, inside.RelayExecFlag, inside.ProxySocket}, r.ports().Args()...)
+func relayCommand(r *Relay, handoff int, l limits.Limits, command []string) []string {
+	args := append([]string{inside.Exe, inside.RelayExecFlag, strconv.Itoa(handoff)}, r.ports().Args()...)
 	args = append(args, l.Args()...)
 	return append(append(args, "--"), command...)
 }

@@ -494,11 +494,25 @@ const seccompFD = 3
 // fd is the descriptor of the i-th thing bwrap reads (0: the filter).
 func (p Plan) fd(i int) int { return seccompFD + i }
 
+// RelayHandoff is the descriptor, after the data mounts', on which the
+// relay hands its listeners out (-1 without a relay): bwrap leaves it
+// open for the sandbox's first process, which closes it.
+func (p Plan) RelayHandoff() int {
+	if p.Relay == nil {
+		return -1
+	}
+	return p.fd(len(p.DataMounts()) + 1)
+}
+
 // sessionArgs join the user namespace of claudebox's guard watcher, report
 // the sandbox's pid and wait, before running the command, until the guards
-// are watched. Their descriptors follow the data mounts'.
+// are watched. Their descriptors follow the data mounts' and the relay's
+// handoff.
 func (p Plan) sessionArgs() []string {
 	n := p.fd(len(p.DataMounts()) + 1)
+	if p.Relay != nil {
+		n++
+	}
 	return []string{"--userns", strconv.Itoa(n), "--info-fd", strconv.Itoa(n + 1), "--block-fd", strconv.Itoa(n + 2)}
 }
 
@@ -557,7 +571,7 @@ func (p Plan) argLines() [][]string {
 	lines = append(lines, []string{"--chdir", p.Chdir})
 	command := p.Command
 	if p.Relay != nil {
-		command = relayCommand(p.Relay, p.Limits, command)
+		command = relayCommand(p.Relay, p.RelayHandoff(), p.Limits, command)
 	}
 	return append(lines, append([]string{"--"}, command...))
 }
@@ -583,6 +597,10 @@ func (p Plan) Script(bwrap string) string {
 		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), printable.Escape(what))
 	}
 	n := p.fd(len(p.DataMounts()) + 1)
+	if h := p.RelayHandoff(); h >= 0 {
+		fmt.Fprintf(&b, "# fd %d: the network relay hands its listeners inside to claudebox on it\n", h)
+		n++
+	}
 	fmt.Fprintf(&b, "# fd %d: the user namespace of claudebox's guard watcher; fd %d: bwrap reports the sandbox's pid; fd %d: bwrap waits until the guards are watched\n", n, n+1, n+2)
 	if p.API != nil {
 		address := p.API.Address

@@ -246,6 +246,29 @@ func (e *egress) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	tunnel(client, rw.Reader, upstream)
 }
 
+// forwardPort joins c, a connection to a forwarded port inside, to target
+// (the host's loopback), as a CONNECT to it would be; a refusal is
+// logged, and closes c.
+func (e *egress) forwardPort(c net.Conn, target string) {
+	defer c.Close()
+	t, err := parseTarget(target, 0)
+	if err != nil {
+		return
+	}
+	upstream, err := e.connect(context.Background(), t, "https")
+	if b := (*blocked)(nil); errors.As(err, &b) {
+		e.log(map[string]any{"decision": "refuse", "method": http.MethodConnect, "target": b.what, "status": http.StatusForbidden, "why": b.why})
+		if b.host != "" && !b.quiet {
+			e.blocked.add(b.host)
+		}
+	}
+	if err != nil {
+		return
+	}
+	defer upstream.Close()
+	tunnel(c, bufio.NewReaderSize(c, 16), upstream)
+}
+
 // tunnel joins the client to the upstream; what the server had read ahead
 // from the client goes first. The copies run between the kernel's own
 // connections (the limitedConn around the client unwrapped; its caller

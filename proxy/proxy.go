@@ -39,7 +39,15 @@ type Proxy struct {
 	// self is URL's host:port: an absolute URL naming it is an API call.
 	self string
 	srv  *http.Server
-	log  io.Writer
+	// limit bounds the connections of all of the proxy's listeners
+	// together (Start's, Serve's and ServeForward's).
+	limit *connLimit
+	// forwards are ServeForward's listeners, which Close closes; closed
+	// says Close has run, under forwardsMu.
+	forwards   []net.Listener
+	closed     bool
+	forwardsMu sync.Mutex
+	log        io.Writer
 	// logged counts the lines logged, under logMu.
 	logged int
 	logMu  sync.Mutex
@@ -85,9 +93,42 @@ func Start(ln net.Listener, url string, cred *Credential, upstream string, out *
 	// of 64 KiB, idle connections closed, at most maxConns at once (the
 	// next waits for one to end).
 	p.srv = &http.Server{Handler: p.handler(), ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
-	ln = newLimitedListener(ln, maxConns)
-	go p.srv.Serve(ln)
+	p.limit = newConnLimit(maxConns)
+	go p.srv.Serve(p.limit.listener(ln))
 	return p, nil
+}
+
+// Serve serves ln as well, under the same bound on connections: the
+// filtered network's listener inside the sandbox, which the relay handed
+// over.
+func (p *Proxy) Serve(ln net.Listener) {
+	go p.srv.Serve(p.limit.listener(ln))
+}
+
+// ServeForward joins each connection on ln, under the same bound, to
+// target as a CONNECT to it would be (a forwarded port): the policy
+// decides, and a refusal is logged and closes the connection.
+func (p *Proxy) ServeForward(ln net.Listener, target string) {
+	p.forwardsMu.Lock()
+	defer p.forwardsMu.Unlock()
+	if p.closed || p.egress == nil {
+		ln.Close()
+		return
+	}
+	p.forwards = append(p.forwards, ln)
+	limited := p.limit.listener(ln)
+	go func() {
+		for {
+			c, err := limited.Accept()
+			if err != nil {
+				if errors.Is(err, net.ErrClosed) {
+					return
+				}
+				continue
+			}
+			go p.egress.forwardPort(c, target)
+		}
+	}()
 }
 
 // ListenLoopback is the shared network's listener: 127.0.0.1, on a port the
@@ -104,7 +145,15 @@ func ListenLoopback() (net.Listener, string, error) {
 // Close stops the proxy and every connection through it.
 func (p *Proxy) Close() error {
 	p.closePorts()
-	return p.srv.Close()
+	p.forwardsMu.Lock()
+	p.closed = true
+	for _, ln := range p.forwards {
+		ln.Close()
+	}
+	p.forwardsMu.Unlock()
+	err := p.srv.Close()
+	p.limit.close()
+	return err
 }
 
 // allowed says r is an API call Claude Code makes to its base URL
@@ -494,32 +543,62 @@ func (b *timedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// limitedListener accepts a connection only while fewer than cap(slots)
-// are open, and its Close ends every connection it accepted, tunnels
-// included: a tunnel whose far end holds on would otherwise hold its slot,
-// and with every slot held the accept loop, which the server's Close waits
-// for, would wait forever.
-type limitedListener struct {
-	net.Listener
+// connLimit lets a proxy's listeners accept a connection only while
+// fewer than cap(slots) are open, and its close ends every connection
+// they accepted, tunnels included: a tunnel whose far end holds on would
+// otherwise hold its slot, and with every slot held an accept loop, which
+// the server's Close waits for, would wait forever.
+type connLimit struct {
 	slots  chan struct{}
 	closed chan struct{}
 	mu     sync.Mutex
 	// open are the connections accepted and not yet closed; nil once
-	// the listener is closed.
+	// closed.
 	open map[*limitedConn]struct{}
 }
 
-func newLimitedListener(ln net.Listener, n int) *limitedListener {
-	return &limitedListener{Listener: ln, slots: make(chan struct{}, n), closed: make(chan struct{}), open: map[*limitedConn]struct{}{}}
+func newConnLimit(n int) *connLimit {
+	return &connLimit{slots: make(chan struct{}, n), closed: make(chan struct{}), open: map[*limitedConn]struct{}{}}
 }
 
-func (l *limitedListener) Accept() (net.Conn, error) {
+// listener is ln under the limit.
+func (l *connLimit) listener(ln net.Listener) *limitedListener {
+	return &limitedListener{Listener: ln, l: l}
+}
+
+// close ends every connection accepted, and the far end of each tunnel;
+// the listeners accept no more.
+func (l *connLimit) close() {
+	l.mu.Lock()
+	open := l.open
+	if open != nil {
+		close(l.closed)
+		l.open = nil
+	}
+	l.mu.Unlock()
+	for c := range open {
+		c.Conn.Close()
+		if far := c.far.Load(); far != nil {
+			(*far).Close()
+		}
+	}
+}
+
+// limitedListener is a listener under a connLimit: its Close closes the
+// limit too.
+type limitedListener struct {
+	net.Listener
+	l *connLimit
+}
+
+func (ll *limitedListener) Accept() (net.Conn, error) {
+	l := ll.l
 	select {
 	case l.slots <- struct{}{}:
 	case <-l.closed:
 		return nil, net.ErrClosed
 	}
-	c, err := l.Listener.Accept()
+	c, err := ll.Listener.Accept()
 	if err != nil {
 		<-l.slots
 		return nil, err
@@ -536,31 +615,17 @@ func (l *limitedListener) Accept() (net.Conn, error) {
 	return lc, nil
 }
 
-// Close stops accepting and closes every connection accepted, and the far
-// end of each tunnel.
-func (l *limitedListener) Close() error {
-	l.mu.Lock()
-	open := l.open
-	if open != nil {
-		close(l.closed)
-		l.open = nil
-	}
-	l.mu.Unlock()
-	err := l.Listener.Close()
-	for c := range open {
-		c.Conn.Close()
-		if far := c.far.Load(); far != nil {
-			(*far).Close()
-		}
-	}
-	return err
+// Close stops accepting and ends every connection of the limit.
+func (ll *limitedListener) Close() error {
+	ll.l.close()
+	return ll.Listener.Close()
 }
 
 // limitedConn gives its slot back when closed, also after a hijack (a
 // CONNECT tunnel closes it itself); far is the other end of its tunnel.
 type limitedConn struct {
 	net.Conn
-	l       *limitedListener
+	l       *connLimit
 	far     atomic.Pointer[net.Conn]
 	release sync.Once
 }

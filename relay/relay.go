@@ -1,11 +1,13 @@
 // Package relay is the filtered network's door inside the sandbox. The
 // sandbox has a network namespace of its own, with loopback only; claudebox
 // itself, bound read-only into it, runs as its first process: it listens on
-// the sandbox's 127.0.0.1, hands the listener to a relay process of its own
-// and becomes the command. The relay forwards each connection to the
-// supervisor's proxy, whose Unix socket is bound in. The agent can kill the
-// relay: then nothing listens, every connection is refused at once, and
-// there is no other way out.
+// the sandbox's 127.0.0.1 (and the forwarded ports), hands the listeners
+// out to the supervisor over a socket bwrap passed it (Receive), and
+// becomes the command. The supervisor's proxy accepts on them: no process
+// of claudebox's stays inside, but with published ports, whose relay
+// parks connections on the proxy's Unix socket, bound in. The agent can
+// close nothing of the supervisor's: at worst it fills the proxy's bound
+// on connections, as through that socket.
 package relay
 
 import (
@@ -15,6 +17,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -32,8 +35,7 @@ import (
 	"github.com/claudebox/claudebox/proxy"
 )
 
-// serveFlag SOCKET [PORTS]: be the relay, on the listeners at descriptor 3
-// (inside.RelayAddress) and on (the forwarded ports').
+// serveFlag SOCKET [PORTS]: be the published ports' relay.
 const serveFlag = "--relay-serve"
 
 // parsePorts reads what Args writes, up to "--" or the end: the ports and
@@ -64,15 +66,19 @@ func Main(args []string) (ok bool, err error) {
 	}
 	switch args[0] {
 	case inside.RelayExecFlag:
+		handoff, err := strconv.Atoi(args[1])
+		if err != nil || handoff < 3 {
+			return true, fmt.Errorf("%s FD [PORTS] [LIMITS] -- COMMAND: %q: not a descriptor", inside.RelayExecFlag, args[1])
+		}
 		ports, rest, err := parsePorts(args[2:])
 		var lims limits.Limits
 		if err == nil {
 			lims, rest, err = limits.Parse(rest)
 		}
 		if err != nil || len(rest) < 2 || rest[0] != "--" {
-			return true, fmt.Errorf("%s SOCKET [PORTS] [LIMITS] -- COMMAND: %v", inside.RelayExecFlag, err)
+			return true, fmt.Errorf("%s FD [PORTS] [LIMITS] -- COMMAND: %v", inside.RelayExecFlag, err)
 		}
-		return true, execBehind(args[1], ports, lims, rest[1:])
+		return true, execBehind(handoff, ports, lims, rest[1:])
 	case serveFlag:
 		ports, rest, err := parsePorts(args[2:])
 		if err != nil || len(rest) > 0 {
@@ -88,40 +94,37 @@ func Main(args []string) (ok bool, err error) {
 	return false, nil
 }
 
-// execBehind listens on inside.RelayAddress and on the forwarded ports, starts the
-// relay with the listeners, and execs command under the limits, which the
-// relay is started before. The relay has a session of its own: the
+// execBehind listens on inside.RelayAddress and on the forwarded ports,
+// hands the listeners out on the descriptor handoff, starts the published
+// ports' relay if there are any, and execs command under the limits, which
+// the relay is started before. The relay has a session of its own: the
 // terminal's signals (Ctrl-C to interrupt Claude) are not for it.
-func execBehind(socket string, ports inside.Ports, lims limits.Limits, command []string) error {
-	addrs := []string{inside.RelayAddress}
-	for _, n := range ports.Forward {
-		addrs = append(addrs, net.JoinHostPort("127.0.0.1", strconv.Itoa(n)))
-	}
-	var files []*os.File
-	for _, a := range addrs {
-		ln, err := net.Listen("tcp", a)
+func execBehind(handoff int, ports inside.Ports, lims limits.Limits, command []string) error {
+	var fds []int
+	for _, a := range listenAddrs(ports) {
+		fd, err := listen(a)
 		if err != nil {
 			return fmt.Errorf("the network relay cannot listen on %s: %v", a, err)
 		}
-		f, err := ln.(*net.TCPListener).File()
-		ln.Close()
+		fds = append(fds, fd)
+	}
+	if err := unix.Sendmsg(handoff, []byte{0}, unix.UnixRights(fds...), nil, 0); err != nil {
+		return fmt.Errorf("the network relay cannot hand its listeners to claudebox: %v", err)
+	}
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+	unix.Close(handoff)
+	if len(ports.Publish) > 0 {
+		self, err := os.Executable()
 		if err != nil {
 			return err
 		}
-		files = append(files, f)
-	}
-	self, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	r := exec.Command(self, append([]string{serveFlag, socket}, ports.Args()...)...)
-	r.ExtraFiles = files
-	r.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := r.Start(); err != nil {
-		return fmt.Errorf("cannot start the network relay: %v", err)
-	}
-	for _, f := range files {
-		f.Close()
+		r := exec.Command(self, append([]string{serveFlag, inside.ProxySocket}, inside.Ports{Publish: ports.Publish}.Args()...)...)
+		r.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := r.Start(); err != nil {
+			return fmt.Errorf("cannot start the network relay: %v", err)
+		}
 	}
 	path, err := exec.LookPath(command[0])
 	if err != nil {
@@ -130,77 +133,145 @@ func execBehind(socket string, ports inside.Ports, lims limits.Limits, command [
 	return limits.Exec(lims, path, command, os.Environ())
 }
 
-// serve forwards every connection on descriptor 3 to the proxy's socket,
-// every one on the next descriptors to the forwarded ports through it, and
-// parks connections for the published ports.
+// listenAddrs are where the relay listens, in the order it hands the
+// listeners out: inside.RelayAddress, then each forwarded port.
+func listenAddrs(ports inside.Ports) []string {
+	addrs := []string{inside.RelayAddress}
+	for _, n := range ports.Forward {
+		addrs = append(addrs, net.JoinHostPort("127.0.0.1", strconv.Itoa(n)))
+	}
+	return addrs
+}
+
+// listen is a listening TCP socket on addr (127.0.0.1:PORT), closed on
+// exec: the command gets none of them.
+func listen(addr string) (int, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return -1, err
+	}
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_REUSEADDR, 1)
+	if err = unix.Bind(fd, &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}); err == nil {
+		err = unix.Listen(fd, unix.SOMAXCONN)
+	}
+	if err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// maxListeners bounds what Receive takes: the relay's own listener and
+// the forwarded ports' (config.Forward's bound is far below).
+const maxListeners = 64
+
+// Receive takes the listeners the relay hands out on c, the supervisor's
+// end of the handoff, for ports: each must be a listening TCP socket
+// bound where listenAddrs says, in that order, or none is taken. The
+// relay runs before the sandbox's command, so the first message is its;
+// c is read once, and the caller closes it. ok is false, with no error,
+// when the sandbox ended before its relay sent anything.
+func Receive(c *net.UnixConn, ports inside.Ports) (listeners []net.Listener, ok bool, err error) {
+	return receive(c, listenAddrs(ports))
+}
+
+// receive is Receive of listeners bound at addrs.
+func receive(c *net.UnixConn, addrs []string) (listeners []net.Listener, ok bool, err error) {
+	if len(addrs) > maxListeners {
+		return nil, false, fmt.Errorf("%d listeners: more than %d", len(addrs), maxListeners)
+	}
+	oob := make([]byte, unix.CmsgSpace(4*maxListeners))
+	n, oobn, flags, _, err := c.ReadMsgUnix(make([]byte, 1), oob)
+	if n == 0 && oobn == 0 {
+		return nil, false, nil
+	}
+	var fds []int
+	if err == nil {
+		fds, err = unixRights(oob[:oobn])
+	}
+	defer func() {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+	}()
+	switch {
+	case err != nil:
+		return nil, false, err
+	case flags&unix.MSG_CTRUNC != 0:
+		return nil, false, errors.New("more descriptors than listeners")
+	case len(fds) != len(addrs):
+		return nil, false, fmt.Errorf("%d descriptors for %d listeners", len(fds), len(addrs))
+	}
+	for i, fd := range fds {
+		if err := isListener(fd, addrs[i]); err != nil {
+			return nil, false, err
+		}
+	}
+	for _, fd := range fds {
+		f := os.NewFile(uintptr(fd), "relay")
+		ln, err := net.FileListener(f)
+		f.Close()
+		if err != nil {
+			for _, l := range listeners {
+				l.Close()
+			}
+			return nil, false, err
+		}
+		listeners = append(listeners, ln)
+	}
+	fds = nil // closed as f
+	return listeners, true, nil
+}
+
+// unixRights are the descriptors in the control messages of oob.
+func unixRights(oob []byte) ([]int, error) {
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil, err
+	}
+	var fds []int
+	for _, m := range msgs {
+		got, err := unix.ParseUnixRights(&m)
+		if err != nil {
+			continue
+		}
+		fds = append(fds, got...)
+	}
+	return fds, nil
+}
+
+// isListener says why fd is not a listening TCP socket bound at addr.
+func isListener(fd int, addr string) error {
+	domain, err1 := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	kind, err2 := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_TYPE)
+	listening, err3 := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ACCEPTCONN)
+	if err := errors.Join(err1, err2, err3); err != nil || domain != unix.AF_INET || kind != unix.SOCK_STREAM || listening != 1 {
+		return fmt.Errorf("the descriptor for %s is not a listening TCP socket", addr)
+	}
+	sa, err := unix.Getsockname(fd)
+	in4, ok := sa.(*unix.SockaddrInet4)
+	if err != nil || !ok || netip.AddrPortFrom(netip.AddrFrom4(in4.Addr), uint16(in4.Port)).String() != addr {
+		return fmt.Errorf("the descriptor for %s is bound elsewhere", addr)
+	}
+	return nil
+}
+
+// serve parks connections for the published ports.
 func serve(socket string, ports inside.Ports) error {
 	signal.Ignore(unix.SIGHUP, unix.SIGINT, unix.SIGQUIT, unix.SIGPIPE)
-	listener := func(fd int) (net.Listener, error) { return net.FileListener(os.NewFile(uintptr(fd), "relay")) }
-	ln, err := listener(3)
-	if err != nil {
-		return err
-	}
-	for i, n := range ports.Forward {
-		fl, err := listener(4 + i)
-		if err != nil {
-			return err
-		}
-		target := net.JoinHostPort("127.0.0.1", strconv.Itoa(n))
-		go accept(fl, func(c net.Conn) { forwardTo(c, socket, target) })
-	}
 	for _, n := range ports.Publish {
 		for range parkers {
 			go publish(socket, n)
 		}
 	}
-	// From here it waits for connections, for the whole session: what its
-	// start used is given back once the session has run a moment.
+	// From here it waits, for the whole session: what its start used is
+	// given back once the session has run a moment.
 	time.AfterFunc(idle.After, idle.Release)
-	return relayTo(ln, socket)
-}
-
-// relayTo forwards every connection on ln to the proxy's socket.
-func relayTo(ln net.Listener, socket string) error {
-	return accept(ln, func(c net.Conn) { forward(c, socket) })
-}
-
-// accept hands every connection on ln to handle, until ln closes.
-func accept(ln net.Listener, handle func(net.Conn)) error {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return nil
-			}
-			continue
-		}
-		go handle(c)
-	}
-}
-
-// forward joins c to a new connection to the proxy: if the proxy is gone,
-// c is closed at once.
-func forward(c net.Conn, socket string) {
-	defer c.Close()
-	p, err := net.Dial("unix", socket)
-	if err != nil {
-		return
-	}
-	defer p.Close()
-	pipe.Join(c, c, p)
-}
-
-// forwardTo joins c to target (the host's loopback) through the proxy's
-// CONNECT. The proxy, not the relay, decides what may be reached: the
-// agent can replace the relay.
-func forwardTo(c net.Conn, socket, target string) {
-	defer c.Close()
-	p, read, err := request(socket, "CONNECT "+target+" HTTP/1.1\r\nHost: "+target+"\r\n\r\n")
-	if err != nil {
-		return
-	}
-	defer p.Close()
-	pipe.Join(p, read, c)
+	select {}
 }
 
 // connectStdio is ssh's ProxyCommand: stdin and stdout joined to target

@@ -762,6 +762,13 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 			return files, err
 		}
 	}
+	if s.plan.Relay != nil {
+		handoff, err := s.relayHandoff()
+		if err != nil {
+			return files, err
+		}
+		files = append(files, handoff)
+	}
 	return files, nil
 }
 

@@ -2,6 +2,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -12,7 +13,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/inside"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/relay"
 )
 
 // A session with a proxy keeps its host-side files in ~/.claudebox/run,
@@ -219,4 +222,38 @@ func (s LiveSession) Running() bool { return sessionLive(s.Log()) }
 // PID is the session's supervisor's.
 func (s LiveSession) PID() string {
 	return stemPID(filepath.Ext(string(s))[1:])
+}
+
+// relayHandoff is the sandbox's end of the socket on which the relay
+// hands its listeners out (mount.Plan.RelayHandoff): the proxy serves
+// what it sends, once, while the supervisor's end is read beside the
+// launch.
+func (s *Session) relayHandoff() (*os.File, error) {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	ours := os.NewFile(uintptr(pair[0]), "relay-handoff")
+	c, err := net.FileConn(ours)
+	ours.Close()
+	if err != nil {
+		unix.Close(pair[1])
+		return nil, err
+	}
+	p, forward := s.proxy, s.plan.Relay.Forward
+	go func() {
+		defer c.Close()
+		listeners, ok, err := relay.Receive(c.(*net.UnixConn), inside.Ports{Forward: forward})
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "claudebox: the network relay's listeners were refused: %v\n", err)
+		}
+		if !ok {
+			return
+		}
+		p.Serve(listeners[0])
+		for i, n := range forward {
+			p.ServeForward(listeners[i+1], net.JoinHostPort("127.0.0.1", strconv.Itoa(n)))
+		}
+	}()
+	return os.NewFile(uintptr(pair[1]), "relay-handoff"), nil
 }
