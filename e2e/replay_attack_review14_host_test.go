@@ -163,3 +163,42 @@ func TestReplayReview14HookLinkedIntoWorkTree(t *testing.T) {
 		t.Errorf("the host's git commit ran a hook the session wrote through the hooks' links:\n%s", stderr.String())
 	}
 }
+
+// TestReplayReview14ConfigLinkedIntoWorkTree: the directories the host's
+// editors and agents obey (.vscode, .claude, …) are read-only inside, but
+// a file or directory in one is often a link to what the project keeps
+// elsewhere (a monorepo's shared config/vscode/tasks.json, whose tasks
+// VS Code runs when it opens the folder; a .claude/hooks linked to
+// tools/claude-hooks, whose scripts the host's Claude Code runs as its
+// hooks): the session rewrote them through the work tree. Host-side
+// proof: after the session, what the links lead to is what it was.
+func TestReplayReview14ConfigLinkedIntoWorkTree(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, "config", "vscode", "tasks.json"), "{}\n")
+	h.write(filepath.Join(proj, "tools", "claude-hooks", "fmt.sh"), "#!/bin/sh\n")
+	h.write(filepath.Join(proj, ".claude", "settings.json"), "{}\n")
+	must(t, os.MkdirAll(filepath.Join(proj, ".vscode"), 0o755))
+	must(t, os.Symlink("../config/vscode/tasks.json", filepath.Join(proj, ".vscode", "tasks.json")))
+	must(t, os.Symlink("../tools/claude-hooks", filepath.Join(proj, ".claude", "hooks")))
+	h.chown()
+	h.gitRepo(proj)
+	var stderr strings.Builder
+	c := h.command(proj, nil, "claudebox", "--shell", "-c", `
+		echo '{"tasks":[{"label":"x","command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}' > config/vscode/tasks.json
+		echo 'touch pwned' >> tools/claude-hooks/fmt.sh
+		echo 'touch pwned' > tools/claude-hooks/new.sh
+		true`)
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	for name, want := range map[string]string{".vscode/tasks.json": "{}\n", ".claude/hooks/fmt.sh": "#!/bin/sh\n"} {
+		if b, _ := os.ReadFile(filepath.Join(proj, name)); string(b) != want {
+			t.Errorf("the host's %s is the session's: %q\n%s", name, b, stderr.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".claude", "hooks", "new.sh")); err == nil {
+		t.Errorf("the session added a script to the host's .claude/hooks:\n%s", stderr.String())
+	}
+}

@@ -285,7 +285,6 @@ func (g *guardProbe) commonDir(common, top string) {
 	// git never writes a commondir here, but follows one if it exists.
 	g.add(mount.Guard{Path: filepath.Join(common, "commondir"), NoOp: true, Why: "git's pointer to the repository"})
 	g.add(mount.Guard{Path: filepath.Join(common, "hooks"), Why: "git hooks"})
-	g.hookLinks(filepath.Join(common, "hooks"))
 	g.operations(common)
 	if isDir(filepath.Join(common, "info")) {
 		g.add(mount.Guard{Path: filepath.Join(common, "info", "attributes"), NoOp: true, Why: "git attributes, which choose the configured filter and diff drivers"})
@@ -313,7 +312,6 @@ func (g *guardProbe) commonDir(common, top string) {
 			hooksPath = filepath.Dir(hooksPath)
 		}
 		g.add(mount.Guard{Path: hooksPath, Why: "git hooks (core.hooksPath) and what they run"})
-		g.hookLinks(hooksPath)
 	}
 	// Every linked worktree's pointers to the common dir and back to its
 	// checkout, and its own config. git makes each a directory, pinned
@@ -335,25 +333,34 @@ func (g *guardProbe) commonDir(common, top string) {
 
 // submoduleGitDirs guards each submodule git dir under dir, at any depth
 // (names may contain slashes, and submodules nest).
-// hookLinks guards what the links among a hooks directory's entries lead
-// to (ln -s ../../scripts/pre-commit .git/hooks/pre-commit): the host's
-// git runs it, and it may lie in the work tree, where the guard on the
-// directory does not reach. A link on the way there, or one it leads to,
-// refuses the launch, as for any guard.
-func (g *guardProbe) hookLinks(dir string) {
+// linkDepth is how deep below a guarded directory of the project's the
+// probe looks for links (.claude/commands/team/x.md is at 3).
+const linkDepth = 3
+
+// linksIn guards what the links in dir, a guarded directory of the
+// project's, lead to, depth levels down: a hook linked to the project's
+// script (ln -s ../../scripts/pre-commit .git/hooks/pre-commit), a
+// .vscode/tasks.json or .claude/hooks linked to a monorepo's shared copy.
+// The host runs or obeys it, and it may lie in the work tree, where the
+// guard on dir does not reach. A link on the way there, or one it leads
+// to, refuses the launch, as for any guard.
+func (g *guardProbe) linksIn(dir string, depth int) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if e.Type()&os.ModeSymlink == 0 {
-			continue
+		path := filepath.Join(dir, e.Name())
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			if err != nil {
+				continue
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(dir, target)
+			}
+			g.add(mount.Guard{Path: filepath.Clean(target), File: !isDir(path), Why: "what " + path + " links to"})
+		case e.IsDir() && depth > 1:
+			g.linksIn(path, depth-1)
 		}
-		target, err := os.Readlink(filepath.Join(dir, e.Name()))
-		if err != nil {
-			continue
-		}
-		if !filepath.IsAbs(target) {
-			target = filepath.Join(dir, target)
-		}
-		g.add(mount.Guard{Path: filepath.Clean(target), File: true, Why: "a git hook (" + filepath.Join(dir, e.Name()) + " links to it)"})
 	}
 }
 
@@ -537,7 +544,13 @@ func (g *guardProbe) add(guard mount.Guard) {
 		guard.Copy = guard.Copy && fi.Mode().IsRegular()
 		guard.ID = untrusted.IDOf(fi)
 	}
+	fresh := !g.seen[guard.Path]
 	g.record(guard)
+	// What the user's home and PATH lead to is followed by the probe,
+	// which knows which links the host reads.
+	if fresh && guard.Exists && guard.From == "" && fi.IsDir() {
+		g.linksIn(guard.Path, linkDepth)
+	}
 }
 
 func (g *guardProbe) record(guard mount.Guard) {

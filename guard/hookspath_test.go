@@ -52,12 +52,14 @@ func TestProbeGuardsHooksPathAsGitReads(t *testing.T) {
 	}
 }
 
-// TestProbeGuardsHookLinks: a hook that is a link (in .git/hooks, or in a
+// TestProbeGuardsLinkTargets: a hook that is a link (in .git/hooks, or in a
 // core.hooksPath directory) into the work tree has what it leads to
-// guarded, relative or absolute; one leading outside the project is not
-// the project's to guard, and one through a link in the project is
-// refused, as the sandbox could repoint it.
-func TestProbeGuardsHookLinks(t *testing.T) {
+// guarded, relative or absolute, as has a link in a guarded directory of
+// the registry's (.vscode/tasks.json, .claude/commands/team, levels
+// down); one leading outside the project is not the project's to guard,
+// and one through a link in the project is refused, as the sandbox could
+// repoint it.
+func TestProbeGuardsLinkTargets(t *testing.T) {
 	home := t.TempDir()
 	proj := filepath.Join(home, "app")
 	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
@@ -87,6 +89,18 @@ func TestProbeGuardsHookLinks(t *testing.T) {
 	if err := os.Symlink("../linked/pre-push", filepath.Join(proj, ".githooks", "pre-push")); err != nil {
 		t.Fatal(err)
 	}
+	testfs.Write(t, filepath.Join(proj, "config", "tasks.json"), "{}")
+	testfs.Write(t, filepath.Join(proj, "shared", "commands", "x.md"), "x")
+	testfs.Write(t, filepath.Join(proj, ".claude", "commands", "own.md"), "x")
+	if err := os.MkdirAll(filepath.Join(proj, ".vscode"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../config/tasks.json", filepath.Join(proj, ".vscode", "tasks.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../shared/commands", filepath.Join(proj, ".claude", "commands", "team")); err != nil {
+		t.Fatal(err)
+	}
 	project, err := instance.Resolve(proj)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +110,7 @@ func TestProbeGuardsHookLinks(t *testing.T) {
 	for _, g := range guards {
 		paths = append(paths, strings.TrimPrefix(g.Path, proj+"/"))
 	}
-	for _, want := range []string{"scripts/pre-commit", "tools/post-commit"} {
+	for _, want := range []string{"scripts/pre-commit", "tools/post-commit", "config/tasks.json", "shared/commands"} {
 		if !slices.Contains(paths, want) {
 			t.Errorf("no guard on the hook's target %s among %q", want, paths)
 		}
