@@ -198,3 +198,33 @@ func TestReplayReview14SSHConfigSetEnv(t *testing.T) {
 		t.Errorf("--dry-run, want what is left out named, never its value:\n%s", dry)
 	}
 }
+
+// TestReplayReview14GPGSettings: --with-gpg bound ~/.gnupg/gpg.conf and
+// common.conf read-only as they were. gpg reads any of its long options
+// there: a passphrase (`passphrase …`, for batch signing), a keyserver
+// whose URL carries a login, a proxy's password in keyserver-options.
+// The attack, from inside: read ~/.gnupg's settings. Proof: none of the
+// three is readable, the settings gpg signs with (default-key) are, and
+// a signature is made.
+func TestReplayReview14GPGSettings(t *testing.T) {
+	h := newE2EHost(t)
+	fpr := startGPGAgent(t, h)
+	const pass, server, proxy = "REVIEW14-GPG-PASSPHRASE", "REVIEW14-KEYSERVER-PASSWORD", "REVIEW14-PROXY-PASSWORD"
+	h.write(filepath.Join(h.home, ".gnupg", "gpg.conf"), "default-key "+fpr+"\nkeyid-format long\npassphrase "+pass+"\nkeyserver hkps://alice:"+server+"@keys.corp.example\n")
+	h.write(filepath.Join(h.home, ".gnupg", "common.conf"), "keyserver-options http-proxy=http://alice:"+proxy+"@proxy.corp.example:3128\n")
+	os.Chmod(filepath.Join(h.home, ".gnupg", "gpg.conf"), 0o600)
+	proj := filepath.Join(h.home, "code", "p")
+	h.write(filepath.Join(proj, "README"), "p\n")
+	out := h.run(proj, nil, "claudebox", "--with-gpg", "--shell", "-c", `exec 2>&1
+		cat ~/.gnupg/gpg.conf ~/.gnupg/common.conf
+		echo data | gpg --batch --quiet --sign >/dev/null && echo SIGNED`)
+	t.Log(out)
+	for _, secret := range []string{pass, server, proxy} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a secret in gpg's settings is readable inside:\n%s", out)
+		}
+	}
+	if !strings.Contains(out, "default-key "+fpr) || !strings.Contains(out, "SIGNED") {
+		t.Errorf("inside, want gpg's settings for signing, and a signature:\n%s", out)
+	}
+}

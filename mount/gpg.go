@@ -13,9 +13,18 @@ type GPGAgent struct {
 	Socket string
 	// Keyring are the host's public keyring and trust database files that
 	// exist (pubring.kbx, pubring.gpg, trustdb.gpg); Settings, gpg.conf and
-	// common.conf (the default key, the keyserver).
-	Keyring  []Copy
-	Settings []string
+	// common.conf, each a copy of its options known harmless (the default
+	// key, the algorithms), and SettingsLeftOut names the rest, by option
+	// and line.
+	Keyring         []Copy
+	Settings        []GPGSettings
+	SettingsLeftOut []string
+}
+
+// GPGSettings is a private copy of one of gpg's settings files: its name
+// in ~/.gnupg and what it holds.
+type GPGSettings struct {
+	Name, Content string
 }
 
 // GPGDir is where gpg looks inside: its default home, where it also
@@ -24,7 +33,7 @@ const GPGDir = ".gnupg"
 
 // addGPG makes ~/.gnupg private, with copies of the public keyring (gpg
 // takes locks beside it and may update the trust database: the copies
-// take that, the host's files stay as they are), the settings read-only
+// take that, the host's files stay as they are), copies of the settings
 // and the agent's extra socket where gpg connects. private-keys-v1.d
 // never enters.
 func (p *Plan) addGPG(g *GPGAgent) {
@@ -34,7 +43,8 @@ func (p *Plan) addGPG(g *GPGAgent) {
 		p.Mounts = append(p.Mounts, Mount{Kind: BindData, Src: c.Src, Dest: filepath.Join(dir, filepath.Base(c.Path)), Checked: c.ID, Role: HostFiles, Why: "your public keyring (--with-gpg), a private copy"})
 	}
 	for _, f := range g.Settings {
-		p.add(HostFiles, RoBind, f, filepath.Join(dir, filepath.Base(f)), "your gpg settings (--with-gpg), read-only")
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: filepath.Join(dir, f.Name), Content: f.Content, Role: HostFiles, Why: "your gpg settings (--with-gpg), a private copy of the options known harmless"})
 	}
+	p.CredentialsLeftOut = append(p.CredentialsLeftOut, g.SettingsLeftOut...)
 	p.add(Agent, Bind, g.Socket, filepath.Join(dir, "S.gpg-agent"), "claudebox's filter of your gpg-agent's restricted socket (--with-gpg): keys sign, never decrypt, never readable or exported")
 }

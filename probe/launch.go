@@ -16,6 +16,7 @@ import (
 	"github.com/claudebox/claudebox/limits/cgroup"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/proxy"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Query is what a launch's settings ask the probe to read.
@@ -261,7 +262,16 @@ func gpg() GPG {
 	}
 	for _, name := range []string{"gpg.conf", "common.conf"} {
 		if f := filepath.Join(home, name); regular(f) {
-			g.Agent.Settings = append(g.Agent.Settings, f)
+			b, err := untrusted.ReadFile(home, name, 1<<20)
+			if err != nil {
+				g.Agent.SettingsLeftOut = append(g.Agent.SettingsLeftOut, "all of "+name+" in gpg's home (it cannot be read whole)")
+				continue
+			}
+			kept, dropped := gpgSettingsView(b)
+			g.Agent.Settings = append(g.Agent.Settings, mount.GPGSettings{Name: name, Content: string(kept)})
+			for _, d := range dropped {
+				g.Agent.SettingsLeftOut = append(g.Agent.SettingsLeftOut, d+" in "+name+" in gpg's home")
+			}
 		}
 	}
 	return g
