@@ -147,8 +147,76 @@ func isKeyByte(c byte) bool {
 }
 
 // harmlessDotenv says whether the .env name in the directory fd sets only
-// harmless keys; one that cannot be read is not.
+// harmless keys, each line plainly; one that cannot be read is not.
 func harmlessDotenv(fd int, name string) bool {
 	b, err := readAt(fd, name, 1<<20)
-	return err == nil && !bytes.Contains(b, []byte{0}) && len(HarmfulDotenvKeys(b)) == 0
+	return err == nil && !bytes.Contains(b, []byte{0}) && len(HarmfulDotenvKeys(b)) == 0 && DotenvRunsAt(b) == 0
+}
+
+// A .env is read by more than dotenv's parse: a script sources it (set
+// -a; . ./.env), and a makefile includes it (-include .env, export),
+// where DATABASE_URL=$(shell …) runs when make exports it, and
+// PORT=1; cmd or a value after a blank runs in the shell. So a line
+// passes only as what all of them read as a name and a literal value:
+// a comment, or [export ]NAME=VALUE, VALUE plain characters, or quoted
+// without $, a backquote or a backslash, followed by nothing but a
+// comment. A value over several lines, or anything else, does not.
+
+// DotenvRunsAt returns the number of the first line of a .env holding b
+// that is not a plain assignment or a comment, 0 if none is.
+func DotenvRunsAt(b []byte) int {
+	for i, line := range strings.Split(string(b), "\n") {
+		if !plainDotenvLine(strings.TrimSuffix(line, "\r")) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func plainDotenvLine(line string) bool {
+	line = strings.TrimLeft(line, " \t")
+	if line == "" || line[0] == '#' {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(line, "export"); ok && rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+		line = strings.TrimLeft(rest, " \t")
+	}
+	n := 0
+	for n < len(line) && (isKeyByte(line[n]) && line[n] != '.' && line[n] != '-') {
+		n++
+	}
+	if n == 0 || line[0] >= '0' && line[0] <= '9' || n == len(line) || line[n] != '=' {
+		return false
+	}
+	value, tail := line[n+1:], ""
+	switch {
+	case value == "":
+	case value[0] == '\'' || value[0] == '"':
+		end := strings.IndexByte(value[1:], value[0])
+		if end < 0 || strings.ContainsFunc(value[1:end+1], func(r rune) bool { return r < ' ' && r != '\t' || r > '~' || r == '$' || r == '`' || r == '\\' }) {
+			return false
+		}
+		tail = value[end+2:]
+	default:
+		end := strings.IndexAny(value, " \t")
+		if end < 0 {
+			end = len(value)
+		}
+		if strings.ContainsFunc(value[:end], func(r rune) bool { return !plainValueRune(r) }) {
+			return false
+		}
+		tail = value[end:]
+	}
+	// Only a comment after a blank: a shell runs any other word.
+	if tail == "" {
+		return true
+	}
+	rest := strings.TrimLeft(tail, " \t")
+	return len(rest) < len(tail) && (rest == "" || rest[0] == '#')
+}
+
+// plainValueRune says whether r means itself in an unquoted value, to a
+// shell, make and dotenv alike.
+func plainValueRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_./:@%+,=~?-", r)
 }

@@ -89,3 +89,34 @@ console.log(JSON.stringify(inputs.map(src => {
 		}
 	}
 }
+
+// TestDotenvRunsAt: a .env that a shell sources or make includes runs
+// what is more than a name and a literal value: a line passes only as a
+// comment or NAME=VALUE, quoted or plain, with a comment after a blank.
+func TestDotenvRunsAt(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{"# app\nPORT=3000\r\nexport NODE_ENV=development\nDATABASE_URL=postgres://u:p@localhost:5432/app?sslmode=disable\nSECRET_KEY='a b#c'  # quoted\nAPP_NAME=\"My app\"\nAPP_EMPTY=\n\n  DEBUG=1 # on\n", 0},
+		{"DATABASE_URL=$(shell touch x)\n", 1},
+		{"PORT=1\nDATABASE_URL=${HOME}\n", 2},
+		{"PORT=1; touch x\n", 1},
+		{"PORT=1 touch x\n", 1},
+		{"PORT= touch\n", 1},
+		{"PORT = 1\n", 1},
+		{"PORT\n", 1},
+		{"APP_X=\"`touch x`\"\n", 1},
+		{"APP_X=\"a\\\"; touch x; \\\"\"\n", 1},
+		{"APP_X='a'b\n", 1},
+		{"APP_CERT=\"-----BEGIN\nNODE_OPTIONS=x\n-----END\"\n", 1},
+		{"APP.X=1\n", 1},
+		{"1X=1\n", 1},
+		{"include evil.mk\n", 1},
+		{"APP_NAME=Café\n", 1},
+	} {
+		if got := DotenvRunsAt([]byte(c.in)); got != c.want {
+			t.Errorf("%q: line %d, want %d", c.in, got, c.want)
+		}
+	}
+}

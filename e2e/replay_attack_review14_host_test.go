@@ -202,3 +202,39 @@ func TestReplayReview14ConfigLinkedIntoWorkTree(t *testing.T) {
 		t.Errorf("the session added a script to the host's .claude/hooks:\n%s", stderr.String())
 	}
 }
+
+// TestReplayReview14DotenvIncludedByMake: the exit audit let a .env stay
+// that set only an application's own settings by their names, read as
+// dotenv reads it; but a project's makefile includes its .env (-include
+// .env, export), and scripts source it (set -a; . ./.env): the session
+// writes DATABASE_URL=$(shell …), which make runs when it exports the
+// variable, and PORT=3000; …, which the shell runs. Host-side proof: the
+// host's make, and a shell that sources the .env, run nothing the session
+// wrote; the exit names the line.
+func TestReplayReview14DotenvIncludedByMake(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, "Makefile"), "-include .env\nexport\ntest:\n\t@echo ok\n")
+	h.write(filepath.Join(proj, ".gitignore"), ".env\n")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", "Makefile", ".gitignore")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "make")
+	marker := plantedMarker(h)
+	out := runSession(t, h, proj, `set -e
+		printf 'PORT=3000\nDATABASE_URL=$(shell touch `+marker+`)\n' > .env
+		mkdir api
+		printf 'PORT=3000; touch `+marker+`\n' > api/.env
+		test -z "$(git status --porcelain)"`)
+	h.command(proj, nil, "make", "-s", "test").Run()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's make ran what the session's .env holds:\n%s", out)
+		os.Remove(marker)
+	}
+	h.command(filepath.Join(proj, "api"), nil, "bash", "-c", "set -a; . ./.env").Run()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's shell ran what the session's api/.env holds:\n%s", out)
+	}
+	if !strings.Contains(out, "runs its line 2") {
+		t.Errorf("the exit does not name the .env's line:\n%s", out)
+	}
+}

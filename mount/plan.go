@@ -650,7 +650,7 @@ func (p Plan) Script(bwrap string) string {
 		fmt.Fprintf(&b, "# not shown: %s (not Claude Code's configuration, nor named by your settings)\n", printable.Escape(e))
 	}
 	for _, n := range p.ObeyedNames {
-		fmt.Fprintf(&b, "# set aside at the end if written: every %s in the project that sets more than an application's own settings (the host's tools that load a .env, gemini, direnv's dotenv, docker compose, pipenv, bun, take it into their environment)\n", n)
+		fmt.Fprintf(&b, "# set aside at the end if written: every %s in the project that sets more than an application's own settings, or more than NAME=value lines (the host's tools that load a .env, gemini, direnv's dotenv, docker compose, pipenv, bun, take it into their environment)\n", n)
 	}
 	for _, h := range p.Hidden {
 		fmt.Fprintf(&b, "# %s\n", printable.Escape(h.String()))

@@ -155,7 +155,7 @@ func protected(w *page, p mount.Plan) {
 		w.line("  cannot be created, nor anything written in them (permission denied: ask the user to create them on the host): %s.", strings.Join(absent, ", "))
 	}
 	for _, n := range p.ObeyedNames {
-		w.line("- Every %s file you create or change, in any directory, that sets more than an application's own settings (PORT, DATABASE_URL, APP_*, VITE_*, …: a proxy, an API's base URL, NODE_OPTIONS, PATH) is moved aside when the session ends (the host's tools that load a .env, gemini, direnv, docker compose, take it into their environment); the user gets it back after reading it. Tell the user when you change one.", n)
+		w.line("- Every %s file you create or change, in any directory, that sets more than an application's own settings (PORT, DATABASE_URL, APP_*, VITE_*, …: a proxy, an API's base URL, NODE_OPTIONS, PATH), or holds a line other than a comment or NAME=value (a value quoted or plain, without $, backquotes or backslashes), is moved aside when the session ends (the host's tools that load a .env, gemini, direnv, docker compose, take it into their environment); the user gets it back after reading it. Tell the user when you change one.", n)
 	}
 }
 

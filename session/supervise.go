@@ -628,6 +628,9 @@ func (s *Session) sayWhy(w io.Writer, p, path string) {
 				what += ", …"
 			}
 			what += ")"
+		} else if line := audit.DotenvRunsAt(b); line > 0 {
+			printable.Say(w, "    a script that sources it or a makefile that includes it runs its line %d, which is more than a name and a plain value", line)
+			return
 		}
 	}
 	printable.Say(w, "    the host's tools that load a .env where they start (gemini, direnv's dotenv, docker compose, pipenv, bun) take %s into their environment (a variable a program obeys can send your key elsewhere or run commands; only an application's own settings stay)", what)
