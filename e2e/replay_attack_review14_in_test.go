@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReplayReview14HookTokenFile: the launch showed, read-only at its
@@ -226,5 +228,43 @@ func TestReplayReview14GPGSettings(t *testing.T) {
 	}
 	if !strings.Contains(out, "default-key "+fpr) || !strings.Contains(out, "SIGNED") {
 		t.Errorf("inside, want gpg's settings for signing, and a signature:\n%s", out)
+	}
+}
+
+// TestReplayReview14CodeAssistUserSetting: with Gemini's Google login,
+// the proxy passed on every Code Assist method gemini's code names,
+// setCodeAssistGlobalUserSetting among them: the account's setting of
+// whether Google may collect the free tier's prompts and code for
+// training, which gemini changes only when its user answers /privacy.
+// The sandbox could opt the user's account in, for every later session
+// of theirs, on every project, outside the sandbox. The attack, from
+// inside: call it with the session's phantom. Proof: it never reaches
+// the API; gemini's setup call still does.
+func TestReplayReview14CodeAssistUserSetting(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "app")
+	h.gitRepo(proj)
+	h.write(filepath.Join(h.home, ".gemini", "settings.json"), `{"security":{"auth":{"selectedType":"oauth-personal"}}}`+"\n")
+	h.write(filepath.Join(h.home, ".gemini", "oauth_creds.json"), fmt.Sprintf(`{"access_token":"ya29.real-access","refresh_token":"1//real-refresh","expiry_date":%d}`, time.Now().Add(time.Hour).UnixMilli()))
+	f := startCodeAssist(t, func() []sandboxView { return nil })
+	env := []string{"CODE_ASSIST_ENDPOINT=" + f.URL, noResolve}
+	// The agent, taken over: a gemini of its own making, run as gemini is,
+	// with the session's phantom and endpoint.
+	gemini := filepath.Join(h.bin, "gemini")
+	h.write(gemini, `#!/bin/sh
+for m in setCodeAssistGlobalUserSetting loadCodeAssist; do
+	curl -s -o /dev/null -w "$m %{http_code}\n" -X POST -H "Authorization: Bearer $GOOGLE_CLOUD_ACCESS_TOKEN" -H 'Content-Type: application/json' \
+		-d '{"cloudaicompanionProject":"fake-project","freeTierDataCollectionOptin":true}' "$CODE_ASSIST_ENDPOINT/v1internal:$m"
+done
+`)
+	os.Chmod(gemini, 0o755)
+	out := h.run(proj, env, "claudebox", "--agent", "gemini", "--skip-trust")
+	t.Log(out)
+	auth := strings.Join(f.Auth(), "\n")
+	if strings.Contains(auth, "setCodeAssistGlobalUserSetting") {
+		t.Errorf("the sandbox changed the account's data collection setting:\n%s\n%s", auth, out)
+	}
+	if !strings.Contains(auth, "/v1internal:loadCodeAssist Bearer ya29.real-access") || !strings.Contains(out, "loadCodeAssist 200") {
+		t.Errorf("gemini's setup call did not pass with the real token:\n%s\n%s", auth, out)
 	}
 }

@@ -66,9 +66,13 @@ var googleLogin = loginFormat{
 // codeAssistAllowed says r is a call Gemini CLI makes to the Code Assist
 // API with a Google login (measured with 0.61.0: its setup, the model
 // calls, the quota and experiments it reads at start; the others are in
-// its code: onboarding and its long-running operation, admin controls, the
-// user setting, the metrics it records). The login's token is good for
-// much more of Google (cloud-platform): only these pass.
+// its code: onboarding and its long-running operation, admin controls,
+// reading the user setting, the metrics it records). The login's token is
+// good for much more of Google (cloud-platform): only these pass. Not
+// setCodeAssistGlobalUserSetting, which gemini's /privacy sends: it opts
+// the account in or out of Google's collecting its free tier's prompts
+// and code, for every later session on every project (set it on the
+// host).
 func codeAssistAllowed(r *http.Request) bool {
 	p := r.URL.Path
 	if r.URL.RawPath != "" || path.Clean(p) != p {
@@ -85,7 +89,7 @@ func codeAssistAllowed(r *http.Request) bool {
 	case "getCodeAssistGlobalUserSetting":
 		return r.Method == http.MethodGet
 	case "loadCodeAssist", "onboardUser", "generateContent", "streamGenerateContent", "countTokens",
-		"listExperiments", "retrieveUserQuota", "fetchAdminControls", "recordCodeAssistMetrics", "setCodeAssistGlobalUserSetting":
+		"listExperiments", "retrieveUserQuota", "fetchAdminControls", "recordCodeAssistMetrics":
 		return r.Method == http.MethodPost
 	}
 	return false

@@ -68,7 +68,7 @@ func TestProxyGoogleLogin(t *testing.T) {
 			t.Errorf("%s: %s %s", path, resp.Status, body)
 		}
 	}
-	for _, path := range []string{"/v1internal:other", "/v1internal/../v1internal:loadCodeAssist", "/v1/projects", "/storage/v1/b", "/v1beta/models/gemini:generateContent", "/v1internal/operations/../x"} {
+	for _, path := range []string{"/v1internal:other", "/v1internal:setCodeAssistGlobalUserSetting", "/v1internal/../v1internal:loadCodeAssist", "/v1/projects", "/storage/v1/b", "/v1beta/models/gemini:generateContent", "/v1internal/operations/../x"} {
 		if resp, _ := post(t, p.URL+path, map[string]string{"Authorization": "Bearer " + p.Phantom}); resp.StatusCode != 403 {
 			t.Errorf("%s passed: %s", path, resp.Status)
 		}
