@@ -238,3 +238,29 @@ func TestReplayReview14DotenvIncludedByMake(t *testing.T) {
 		t.Errorf("the exit does not name the .env's line:\n%s", out)
 	}
 }
+
+// TestReplayReview14MiseConfigPlaces: the registry named mise's
+// mise.toml, .mise.toml, their .local variants and .mise/, but mise
+// reads its configuration in more places of a project: .config/mise.toml,
+// .config/mise/config.toml and its conf.d/*.toml, mise/config.toml, and
+// mise.<env>.toml for the MISE_ENV the user works in; a [hooks] enter
+// there runs at the host's next cd into the project (where the user's
+// trusted_config_paths trust the folder, or mise trust was given to the
+// path). Host-side proof: none of them stands at its path after the
+// session.
+func TestReplayReview14MiseConfigPlaces(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	names := []string{".config/mise.toml", ".config/mise/config.toml", ".config/mise/conf.d/x.toml", "mise/config.toml", "mise.development.toml", ".mise.staging.toml", "svc/mise.local.toml"}
+	out := runSession(t, h, proj, `set -e
+		for f in `+strings.Join(names, " ")+`; do
+			mkdir -p "$(dirname "$f")"
+			printf '[hooks]\nenter = "touch pwned"\n' > "$f"
+		done`)
+	for _, name := range names {
+		if _, err := os.Lstat(filepath.Join(proj, name)); err == nil {
+			t.Errorf("the session's %s stands where the host's mise reads it:\n%s", name, out)
+		}
+	}
+}
