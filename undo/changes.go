@@ -47,12 +47,17 @@ const (
 	ignoredStartBytes = 32 << 20
 )
 
-// walkLimit bounds the entries the end reads; namesLimit, the bytes of
-// their paths, which it may hold (a tree of long names has them a
-// kilobyte each); a directory's path is bounded as the exit audit's walk bounds it.
-const (
-	walkLimit  = 2_000_000
-	namesLimit = 256 << 20
+// keptLimit bounds the entries the end's walk keeps (the files whose
+// status changed, the names in the directories whose status did, each
+// directory read, the files gone during the walk); keptBytes, the bytes
+// of their paths (a tree of long names has them a kilobyte each). It
+// reads every entry, as the exit audit does, however many: past the
+// bounds it keeps nothing more, and a directory holding a change it could
+// not keep is not read in full (see walkCheckout). A directory's path is
+// bounded as the exit audit's walk bounds it.
+var (
+	keptLimit int64 = 2_000_000
+	keptBytes int64 = 256 << 20
 )
 
 // Changes is what a session did to its checkout's files, as --changes
@@ -150,11 +155,13 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	// one the host runs.
 	// (Of those, git shows the ones it does not ignore; its rules are read
 	// without the objects, unless a .gitignore would hold git.)
-	failClosed := func(now *tree, err error) error {
+	// The walk's error, which the exit says, is returned before err.
+	failClosed := func(now *tree, walkErr, err error) error {
 		if now == nil {
-			walked, _ := walkCheckout(checkout, skip, began)
-			now = &walked
+			walked, werr := walkCheckout(checkout, skip, began)
+			now, walkErr = &walked, werr
 		}
+		c.HostRun = append(c.HostRun, now.unreadChanged(checkout)...)
 		var wrote []string
 		for _, path := range slices.Sorted(maps.Keys(now.recent)) {
 			if now.hostRun(checkout, path) {
@@ -176,15 +183,19 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 				c.ChangedRun = append(c.ChangedRun, filepath.Join(checkout, path))
 			}
 		}
+		if walkErr != nil {
+			c.Incomplete = append(c.Incomplete, err.Error())
+			return walkErr
+		}
 		return err
 	}
 	if s == nil || s.Pending || s.Since.IsZero() {
-		return failClosed(nil, ErrNoStartSnapshot)
+		return failClosed(nil, nil, ErrNoStartSnapshot)
 	}
 	// git would wait forever on a FIFO among the objects it reads (the
 	// project's, through the store's alternates).
 	if path := st.waiting(); path != "" {
-		return failClosed(nil, errors.New("git would wait forever to read "+path+", which is not a file (a FIFO a session left)"))
+		return failClosed(nil, nil, errors.New("git would wait forever to read "+path+", which is not a file (a FIFO a session left)"))
 	}
 	c.Started = s.Taken.UTC()
 	c.Unknown = append(c.Unknown, s.Unknown...)
@@ -201,7 +212,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	now, walkErr := walkCheckout(checkout, skip, began)
 	l := <-listing
 	if l.err != nil {
-		return failClosed(&now, l.err)
+		return failClosed(&now, walkErr, l.err)
 	}
 	ignored, limited := st.ignoredAtStart(s.ID)
 	if ignored == nil {
@@ -209,9 +220,8 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	} else if limited {
 		c.Incomplete = append(c.Incomplete, "the start listed only the first 200,000 ignored files (or 32 MiB of their paths): those past them the session removed are not known")
 	}
-	if walkErr != nil {
-		c.Incomplete = append(c.Incomplete, walkErr.Error())
-	}
+	// A directory not read in full that changed is taken whole.
+	c.HostRun = append(c.HostRun, now.unreadChanged(checkout)...)
 	unknown := map[string]bool{}
 	for _, u := range s.Unknown {
 		unknown[u] = true
@@ -341,7 +351,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		}
 	}
 	slices.SortFunc(c.Paths, func(a, b PathChange) int { return strings.Compare(a.Path, b.Path) })
-	return nil
+	return walkErr
 }
 
 // ignoredAtStart reads the ignored files the snapshot id listed (nil if
@@ -494,11 +504,29 @@ type tree struct {
 	// below the top holding a .git, whose ignored files no start's list
 	// of the checkout's names.
 	venvs, repos map[string]bool
-	// skip are the stand-ins' paths, and the directories not read,
-	// relative.
+	// gone are the files and directories listed in a directory whose
+	// status is from before the start, and gone when the walk looked at
+	// them: removed, as a file gone before the walk is, whoever removed it
+	// (the record never tells the host's changes from the session's).
+	gone map[string]bool
+	// skip are the stand-ins' paths, and the directories not read in
+	// full, relative.
 	skip []string
+	// unread are the directories not read in full; those that changed
+	// (their status, or a file in them whose change the walk could not
+	// keep), below the top, are taken whole for what the host runs.
+	unread []unreadDir
+	// cut: past keptLimit, some directories read were not kept, and
+	// whether a file in one was removed is not known.
+	cut bool
 	// oddIgnore is a .gitignore that is not a regular file.
 	oddIgnore string
+}
+
+// unreadDir is a directory the walk could not read in full.
+type unreadDir struct {
+	path    string
+	changed bool
 }
 
 // exists says whether a file that was at path at the start is there now.
@@ -506,12 +534,34 @@ func (t tree) exists(path string) bool {
 	if _, ok := t.recent[path]; ok {
 		return true
 	}
-	dir, name := ".", path
-	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		dir, name = path[:i], path[i+1:]
+	if t.gone[path] {
+		return false
 	}
-	names, ok := t.dirs[dir]
-	return ok && (names == nil || names[name])
+	names, ok := t.dirs[dirOf(path)]
+	return ok && (names == nil || names[filepath.Base(path)])
+}
+
+// dirOf is the directory of path, "." the top.
+func dirOf(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[:i]
+	}
+	return "."
+}
+
+// unreadChanged are the directories not read in full that changed, below
+// the top, as absolute paths: what the host runs there is not known, so
+// each is taken whole for it, as the exit audit takes a directory the
+// session made that it cannot examine.
+func (t tree) unreadChanged(checkout string) []string {
+	var dirs []string
+	for _, u := range t.unread {
+		// Installed dependencies are the exit audit's (hostRun).
+		if u.changed && u.path != "." && !slices.Contains(strings.Split(u.path, "/"), "node_modules") {
+			dirs = append(dirs, filepath.Join(checkout, u.path))
+		}
+	}
+	return dirs
 }
 
 // fileStatus is what the walk keeps of a file: its status change and its
@@ -592,6 +642,7 @@ func (t tree) nested(path string) bool {
 // without their repositories' configuration, on a store of its own.
 func NestedHostRun(stateDir, checkout string, began time.Time, skip []string) []string {
 	now, _ := walkCheckout(checkout, skip, began)
+	found := now.unreadChanged(checkout)
 	var wrote []string
 	for _, path := range slices.Sorted(maps.Keys(now.recent)) {
 		if now.nested(path) && now.hostRun(checkout, path) {
@@ -599,7 +650,7 @@ func NestedHostRun(stateDir, checkout string, began time.Time, skip []string) []
 		}
 	}
 	if len(wrote) == 0 {
-		return nil
+		return found
 	}
 	st := storeOf(stateDir, checkout)
 	// Unless git says which it ignores, each is taken for ignored.
@@ -611,7 +662,6 @@ func NestedHostRun(stateDir, checkout string, began time.Time, skip []string) []
 			asked = err == nil
 		}
 	}
-	var found []string
 	for _, path := range wrote {
 		if !asked || ignored[path] {
 			found = append(found, filepath.Join(checkout, path))
@@ -624,8 +674,13 @@ func NestedHostRun(stateDir, checkout string, began time.Time, skip []string) []
 var makeNames = map[string]bool{"GNUmakefile": true, "makefile": true, "Makefile": true}
 
 // skipped says whether path is a stand-in or lies in one, or in a
-// directory not read ("." the top).
+// directory not read in full ("." the top) or not kept.
 func (t tree) skipped(path string) bool {
+	if t.cut {
+		if _, kept := t.dirs[dirOf(path)]; !kept {
+			return true
+		}
+	}
 	return slices.ContainsFunc(t.skip, func(s string) bool { return s == "." || paths.Within(path, s) })
 }
 
@@ -639,9 +694,11 @@ func join(rel, name string) string {
 
 // walkCheckout reads the checkout's files, never following a symlink nor
 // entering a git directory, the top's directories side by side; since is
-// the session's start.
+// the session's start. What it cannot read in full (a directory it cannot
+// open, one too deep, one holding a change past keptLimit) it says in its
+// error, and in the tree's unread.
 func walkCheckout(checkout string, skip []string, since time.Time) (tree, error) {
-	t := tree{recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}}
+	t := tree{recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
 	// The names skipped, by their directory: looked up once a directory.
 	skipIn := map[string][]string{}
 	for _, s := range skip {
@@ -652,36 +709,51 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 	}
 	top, err := unix.Open(checkout, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
+		t.skip = append(t.skip, ".")
 		return t, err
 	}
 	defer unix.Close(top)
 	var (
-		lock      sync.Mutex
-		count     atomic.Int64
-		pathBytes atomic.Int64
-		failed    []string
-		subdirs   []string
+		lock               sync.Mutex
+		keptCount, keptLen atomic.Int64
 	)
-	fail := func(rel string) {
+	// keep says whether one more path fits in what the walk keeps.
+	keep := func(path string) bool {
+		return keptCount.Add(1) <= keptLimit && keptLen.Add(int64(len(path))) <= keptBytes
+	}
+	unread := func(rel string, changed bool) {
 		lock.Lock()
-		failed = append(failed, rel)
+		t.unread = append(t.unread, unreadDir{rel, changed})
 		lock.Unlock()
 	}
 	recent := func(st *unix.Stat_t) bool { return !time.Unix(st.Ctim.Unix()).Before(since) }
-	var walk func(fd int, rel string, depth int)
-	walk = func(fd int, rel string, depth int) {
+	// notOpened records a directory that could not be opened (err): one
+	// gone meanwhile holds nothing (what was in it is removed); another
+	// is not read, and if it changed (its status is the session's, or
+	// unknown), taken whole.
+	notOpened := func(path string, err error, changed bool) {
+		if err != unix.ENOENT {
+			unread(path, changed)
+		}
+	}
+	// walk reads the directory fd; the top's directories (depth 0) it
+	// leaves to sub, a batch at a time.
+	var walk func(fd int, rel string, depth int, sub func([]string))
+	walk = func(fd int, rel string, depth int, sub func([]string)) {
 		f := os.NewFile(uintptr(fd), rel)
 		defer f.Close()
 		// Its status, before its names are read.
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) != nil {
-			fail(rel)
+			unread(rel, true)
 			return
 		}
 		var names map[string]bool
 		if recent(&st) {
 			names = map[string]bool{}
 		}
+		// lost: a change here could not be kept.
+		lost := false
 		skipped := skipIn[rel]
 		// In batches: a directory of millions of entries (the sandbox's
 		// to make) is never held whole.
@@ -689,22 +761,12 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 			batch, err := f.Readdirnames(512)
 			if len(batch) == 0 {
 				if err != nil && err != io.EOF {
-					fail(rel)
+					unread(rel, names != nil || lost)
 					return
 				}
-				lock.Lock()
-				t.dirs[rel] = names
-				lock.Unlock()
-				return
+				break
 			}
-			held := int64(0)
-			for _, name := range batch {
-				held += int64(len(rel) + 1 + len(name))
-			}
-			if count.Add(int64(len(batch))) > walkLimit || pathBytes.Add(held) > namesLimit {
-				fail(rel)
-				return
-			}
+			var subdirs []string
 			for _, name := range batch {
 				if name == ".git" && rel != "." {
 					lock.Lock()
@@ -714,68 +776,131 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 				if name == ".git" || slices.Contains(skipped, name) {
 					continue
 				}
-				if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				if err := statAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+					// Listed, then gone: removed (in a directory whose
+					// names are kept, by not being among them).
+					if path := join(rel, name); err == unix.ENOENT && names == nil {
+						if !keep(path) {
+							lost = true
+							continue
+						}
+						lock.Lock()
+						t.gone[path] = true
+						lock.Unlock()
+					}
 					continue
 				}
 				if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+					isRecent := recent(&st)
+					if name == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG {
+						lock.Lock()
+						if t.oddIgnore == "" {
+							t.oddIgnore = filepath.Join(checkout, join(rel, name))
+						}
+						lock.Unlock()
+					}
+					if names == nil && !isRecent && name != "pyvenv.cfg" {
+						continue
+					}
+					path := join(rel, name)
+					if !keep(path) {
+						lost = true
+						continue
+					}
 					if names != nil {
 						names[name] = true
 					}
-					odd := name == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG
-					if recent(&st) || name == "pyvenv.cfg" || odd {
+					if isRecent || name == "pyvenv.cfg" {
 						lock.Lock()
-						if recent(&st) {
-							t.recent[join(rel, name)] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode}
+						if isRecent {
+							t.recent[path] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode}
 						}
 						if name == "pyvenv.cfg" {
-							t.venvs[join(rel, name)] = true
-						}
-						if odd && t.oddIgnore == "" {
-							t.oddIgnore = filepath.Join(checkout, join(rel, name))
+							t.venvs[path] = true
 						}
 						lock.Unlock()
 					}
 					continue
 				}
+				if lost && rel != "." {
+					continue // taken whole: what is below it is not read
+				}
+				path := join(rel, name)
+				if depth >= 256 || len(path) > audit.MaxPathLen {
+					unread(path, recent(&st))
+					continue
+				}
 				if depth == 0 {
-					subdirs = append(subdirs, join(rel, name))
+					subdirs = append(subdirs, path)
 					continue
 				}
-				if depth >= 256 || len(rel)+1+len(name) > audit.MaxPathLen {
-					fail(join(rel, name))
-					continue
-				}
-				sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+				dir, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 				if err != nil {
-					fail(join(rel, name))
+					notOpened(path, err, recent(&st))
 					continue
 				}
-				walk(sub, join(rel, name), depth+1)
+				walk(dir, path, depth+1, nil)
+			}
+			if len(subdirs) > 0 {
+				sub(subdirs)
 			}
 		}
+		if lost {
+			unread(rel, true)
+			return
+		}
+		if !keep(rel) {
+			lock.Lock()
+			t.cut = true
+			lock.Unlock()
+			return
+		}
+		lock.Lock()
+		t.dirs[rel] = names
+		lock.Unlock()
 	}
 	dup, err := unix.FcntlInt(uintptr(top), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
+		t.skip = append(t.skip, ".")
 		return t, err
 	}
-	walk(dup, ".", 0)
-	parallel.Each(len(subdirs), func(i int) {
-		fd, err := unix.Openat(top, subdirs[i], unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-		if err != nil {
-			fail(subdirs[i])
-			return
-		}
-		walk(fd, subdirs[i], 1)
+	// The top's directories side by side: the walk waits on the kernel, a
+	// status for each entry.
+	walk(dup, ".", 0, func(subdirs []string) {
+		parallel.Each(len(subdirs), func(i int) {
+			var st unix.Stat_t
+			fd, err := unix.Openat(top, subdirs[i], unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+			if err != nil {
+				notOpened(subdirs[i], err, statAt(top, subdirs[i], &st, unix.AT_SYMLINK_NOFOLLOW) != nil || recent(&st))
+				return
+			}
+			walk(fd, subdirs[i], 1, nil)
+		})
 	})
-	if len(failed) > 0 {
-		slices.Sort(failed)
-		// What lies there is not known, so not taken for removed.
-		t.skip = append(t.skip, failed...)
-		named := failed
-		if len(named) > 10 {
-			named = append(slices.Clip(named[:10]), strconv.Itoa(len(failed)-10)+" more")
-		}
-		return t, errors.New("not read in full (unreadable, deeper than 256 directories or 1024 bytes, or past 2,000,000 entries or 256 MiB of their paths): " + printable.Escape(strings.Join(named, ", ")))
+	if len(t.unread) == 0 {
+		return t, nil
 	}
-	return t, nil
+	slices.SortFunc(t.unread, func(a, b unreadDir) int { return strings.Compare(a.path, b.path) })
+	var named []string
+	for _, u := range t.unread {
+		// What lies there is not known, so not taken for removed.
+		t.skip = append(t.skip, u.path)
+		named = append(named, u.path)
+	}
+	// What changed in a directory taken whole goes with it.
+	if whole := t.unreadChanged(""); len(whole) > 0 {
+		for path := range t.recent {
+			if slices.ContainsFunc(whole, func(dir string) bool { return paths.Within(path, dir) }) {
+				delete(t.recent, path)
+			}
+		}
+	}
+	if len(named) > 10 {
+		named = append(slices.Clip(named[:10]), strconv.Itoa(len(t.unread)-10)+" more")
+	}
+	return t, errors.New("not read in full, so what the host runs there is not known (unreadable, deeper than 256 directories or 1024 bytes, or holding changes past 2,000,000 entries or 256 MiB of their paths): " + printable.Escape(strings.Join(named, ", ")))
 }
+
+// statAt is unix.Fstatat; a test makes a file go between a directory's
+// listing and its status.
+var statAt = unix.Fstatat

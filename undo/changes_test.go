@@ -85,7 +85,7 @@ func TestRecordChanges(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"pkg0/f1.go": "changed", "link": "created", "build/old.o": "removed", "pkg0/f0.go": "",
+		"pkg0/f1.go": "changed", "link": "created", "build/old.o": "removed", "pkg0/f0.go": "", "untracked.txt": "",
 		"pkg1/f0.go": "removed", "pkg1/f1.go": "removed", "pkg2/f0.go": "removed", "pkg2/g.go": "created", "pkg2/f1.go": "removed",
 	}
 	for path, change := range want {
@@ -270,5 +270,113 @@ func TestFirstPathsStopsPastLimit(t *testing.T) {
 	}
 	if !big.full || big.n != 16 || big.b.Len() != 16*len(long) || written != big.b.Len() {
 		t.Errorf("4 KiB paths into 64 KiB: full %v, %d paths kept in %d bytes, %d written", big.full, big.n, big.b.Len(), written)
+	}
+}
+
+// TestRecordChangesNotReadInFull: the end's walk reads every entry, and
+// a directory it cannot read in full is no hiding place. The session
+// changes an ignored executable that was there at the start (a/ign/tool)
+// and, in a directory the walk reads before it, makes more files than
+// the walk keeps; it also makes a directory too deep to read. Each
+// directory holding a change the walk could not keep, and the one too
+// deep, is taken whole for what the host runs and named; a file there at
+// the start in one of them is not taken for removed. (Before, the walk
+// stopped past 256 MiB of the paths it read, leaving a/ign unread and
+// ign/tool no finding, and the exit said nothing.)
+func TestRecordChangesNotReadInFull(t *testing.T) {
+	defer func(n int64) { keptLimit = n }(keptLimit)
+	keptLimit = 100
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("a/\n"), 0o644)
+	a := filepath.Join(p.Checkout, "a")
+	os.MkdirAll(filepath.Join(a, "ign"), 0o755)
+	tool := filepath.Join(a, "ign", "tool")
+	os.WriteFile(tool, []byte("#!/bin/sh\necho ok\n"), 0o755)
+	os.WriteFile(filepath.Join(a, "ign", "data"), []byte("start\n"), 0o644)
+	since := after(t, state, p.Checkout)
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+		t.Fatal(err)
+	}
+	began := after(t, state, p.Checkout)
+	// A name the walk reads before ign (the directory's order is its
+	// hash's).
+	spam := ""
+	for i := 0; spam == ""; i++ {
+		name := fmt.Sprintf("s%d", i)
+		os.Mkdir(filepath.Join(a, name), 0o755)
+		d, err := os.Open(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		if slices.Index(names, name) < slices.Index(names, "ign") {
+			spam = name
+		} else {
+			os.Remove(filepath.Join(a, name))
+		}
+	}
+	for i := range 200 {
+		os.WriteFile(filepath.Join(a, spam, fmt.Sprintf("f%03d", i)), nil, 0o644)
+	}
+	deep := filepath.Join(a, "deep")
+	for range 5 {
+		deep = filepath.Join(deep, strings.Repeat("d", 240))
+	}
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(tool, []byte("#!/bin/sh\necho planted\n"), 0o755)
+
+	c, err := RecordChanges(state, p, began, nil)
+	// The first directory past 1024 bytes is.
+	for _, dir := range []string{filepath.Join(a, "ign"), filepath.Join(a, spam), deep} {
+		if !slices.Contains(c.HostRun, dir) {
+			t.Errorf("%s, not read in full, is not taken whole: host-run %q", dir, c.HostRun)
+		}
+		if rel, _ := filepath.Rel(p.Checkout, dir); err == nil || !strings.Contains(err.Error(), rel) {
+			t.Errorf("the error does not name %s: %v", rel, err)
+		}
+	}
+	if slices.ContainsFunc(c.HostRun, func(p string) bool { return strings.HasPrefix(p, filepath.Join(a, spam)+"/") }) {
+		t.Errorf("what a directory taken whole holds is named too: %q", c.HostRun)
+	}
+	if slices.ContainsFunc(c.Paths, func(pc PathChange) bool { return pc.Change == "removed" }) {
+		t.Errorf("a file in a directory not read in full is taken for removed: %v", c.Paths)
+	}
+}
+
+// TestRecordChangesGoneDuringWalk: a file listed in a directory and gone
+// when the walk looks at it is removed, whether the directory's status
+// changed during the session (its names are kept) or not (they are the
+// start's); before, the second was taken for there still.
+func TestRecordChangesGoneDuringWalk(t *testing.T) {
+	p := repo(t, 2, 2)
+	state := t.TempDir()
+	since := after(t, state, p.Checkout)
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+		t.Fatal(err)
+	}
+	began := after(t, state, p.Checkout)
+	// pkg1's status changes; pkg0's does not.
+	os.WriteFile(filepath.Join(p.Checkout, "pkg1", "new.go"), nil, 0o644)
+	defer func() { statAt = unix.Fstatat }()
+	statAt = func(fd int, name string, st *unix.Stat_t, flags int) error {
+		if name == "f1.go" {
+			var dir [256]byte
+			n, _ := unix.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd), dir[:])
+			os.Remove(filepath.Join(string(dir[:n]), name))
+		}
+		return unix.Fstatat(fd, name, st, flags)
+	}
+	c, err := RecordChanges(state, p, began, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"pkg0/f1.go", "pkg1/f1.go"} {
+		if !slices.Contains(c.Paths, PathChange{Path: path, Change: "removed"}) {
+			t.Errorf("%s, gone during the walk, is not removed: %v", path, c.Paths)
+		}
 	}
 }
