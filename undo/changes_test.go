@@ -380,3 +380,81 @@ func TestRecordChangesGoneDuringWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestTakeWaitingIgnore: a .gitignore that is a FIFO (an enclosing
+// session's), on which git would wait forever listing the checkout's
+// ignored files while the sandbox's start waits for the list, is found
+// while git lists: git is stopped, the sandbox may start, no list is
+// kept, and the snapshot, which git add would hold as long, stops,
+// naming it. So is the user's core.excludesFile when it is a FIFO.
+func TestTakeWaitingIgnore(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", "")
+	for _, c := range []struct {
+		name string
+		fifo func(p string) string
+	}{
+		{"a .gitignore below the top", func(p string) string { return filepath.Join(p, "pkg1", ".gitignore") }},
+		{"core.excludesFile", func(string) string {
+			os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\texcludesFile = ~/ignore-rules\n"), 0o644)
+			return filepath.Join(home, "ignore-rules")
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := repo(t, 2, 2)
+			state := t.TempDir()
+			fifo := c.fifo(p.Checkout)
+			if err := unix.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			defer os.Remove(fifo)
+			gate := NewListGate()
+			done := make(chan error, 1)
+			go func() {
+				_, err := Take(WithListGate(context.Background(), gate), state, p, time.Now(), time.Now(), nil)
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), fifo) {
+					t.Errorf("Take: %v, want it to name %s", err, fifo)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("Take waits on a FIFO among git's ignore rules")
+			}
+			select {
+			case <-gate.listed:
+			default:
+				t.Error("the sandbox's start still waits")
+			}
+			if lists, _ := filepath.Glob(filepath.Join(storeOf(state, p.Root).dir, "*.ignored")); len(lists) > 0 {
+				t.Errorf("a list of ignored files was kept: %q", lists)
+			}
+		})
+	}
+}
+
+// BenchmarkListIgnored: what the sandbox's start waits for, the list of
+// ignored files (with the look for a FIFO among the ignore rules beside
+// it), on 60,000 tracked files and 20,000 ignored ones.
+func BenchmarkListIgnored(b *testing.B) {
+	p := repo(b, 3000, 20)
+	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("deps/\n"), 0o644)
+	for d := range 1000 {
+		dir := filepath.Join(p.Checkout, "deps", fmt.Sprintf("d%d", d))
+		os.MkdirAll(dir, 0o755)
+		for f := range 20 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.js", f)), nil, 0o644)
+		}
+	}
+	st := storeOf(b.TempDir(), p.Root)
+	if err := st.init(p); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := st.listIgnored(context.Background(), p.Checkout, filepath.Join(st.dir, "index"), "id", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

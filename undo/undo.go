@@ -191,7 +191,10 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	// First, while the sandbox waits (ListGate); without the list,
 	// --changes names no removed ignored file, and takes each ignored file
 	// the host runs that the session wrote for a finding.
-	st.listIgnored(ctx, p.Checkout, work, id, gate)
+	// git add would wait as long on a .gitignore that is a FIFO.
+	if err, waiting := st.listIgnored(ctx, p.Checkout, work, id, gate).(waitingError); waiting {
+		return Snapshot{}, err
+	}
 	gate.open()
 	written := false
 	defer func() {
@@ -527,6 +530,81 @@ func Plan(stateDir, root string, s Snapshot) ([]Change, error) {
 func (st store) waiting() string {
 	b, _ := os.ReadFile(filepath.Join(st.gitDir, "objects", "info", "alternates"))
 	return waitingObjects(alternates(string(b), ""), 0)
+}
+
+// waitingIgnore names a file of ignore rules git would open and wait on
+// forever while it lists the checkout's files: a .gitignore in the
+// checkout (not in a git directory; git passes over one in an ignored
+// directory, which this does not tell), or the user's core.excludesFile
+// (~/.gitconfig's or ~/.config/git/config's, else ~/.config/git/ignore),
+// that is a FIFO or a device; "" when there is none, or when ctx ends
+// first. Directories deeper than git's status walk reads them are not
+// looked in.
+func waitingIgnore(ctx context.Context, checkout string) string {
+	if path := waitingExcludesFile(); path != "" {
+		return path
+	}
+	var look func(fd int, rel string, depth int) string
+	look = func(fd int, rel string, depth int) string {
+		f := os.NewFile(uintptr(fd), rel)
+		defer f.Close()
+		for ctx.Err() == nil {
+			batch, err := f.ReadDir(512)
+			for _, e := range batch {
+				switch {
+				case e.Name() == ".gitignore":
+					if p := waitingEntry(filepath.Join(checkout, rel), e); p != "" {
+						return p
+					}
+				case e.IsDir() && e.Name() != ".git" && depth < 256 && len(rel)+1+len(e.Name()) <= audit.MaxPathLen:
+					sub, err := unix.Openat(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+					if err != nil {
+						continue
+					}
+					if p := look(sub, filepath.Join(rel, e.Name()), depth+1); p != "" {
+						return p
+					}
+				}
+			}
+			if err != nil || len(batch) == 0 {
+				break
+			}
+		}
+		return ""
+	}
+	top, err := unix.Open(checkout, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return ""
+	}
+	return look(top, ".", 0)
+}
+
+// waitingExcludesFile names the user's core.excludesFile when git would
+// wait on it: a FIFO or a device (reached through a symlink, as git
+// reaches it). Included configuration files are not followed.
+func waitingExcludesFile() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	xdg := os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	file := filepath.Join(xdg, "git", "ignore")
+	for _, config := range []string{filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")} {
+		entries, _ := gitconfig.Read(config)
+		if v := gitconfig.Last(entries, "core.excludesfile"); v != "" {
+			if strings.HasPrefix(v, "~/") {
+				v = filepath.Join(home, v[2:])
+			}
+			file = v
+		}
+	}
+	if fi, err := os.Stat(file); err == nil && fi.Mode().Type()&(fs.ModeNamedPipe|fs.ModeDevice) != 0 {
+		return file
+	}
+	return ""
 }
 
 // WaitingObject names what git would open and wait on forever among the
