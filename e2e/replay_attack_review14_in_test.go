@@ -268,3 +268,64 @@ done
 		t.Errorf("gemini's setup call did not pass with the real token:\n%s\n%s", auth, out)
 	}
 }
+
+// TestReplayReview14ToolchainConfigAddedDuringSession: what a
+// toolchain's root holds beside what its programs run with was left out
+// only as the launch found it; a root that had nothing to leave out was
+// shown whole, live. The host's `npm config set --global
+// //registry.npmjs.org/:_authToken=…` during the session wrote the
+// prefix's etc/npmrc, and `mise set` a conf.d file with the variable,
+// each readable inside at once. The attack, from inside: wait for the
+// host, then read them. Proof: neither is there; node still runs.
+func TestReplayReview14ToolchainConfigAddedDuringSession(t *testing.T) {
+	h := newE2EHost(t)
+	const token, env = "npm_REVIEW14LateNpmrcTokenSecret01234567", "REVIEW14-LATE-MISE-ENV-SECRET"
+	prefix := filepath.Join(h.home, ".nvm", "versions", "node", "v20.0.0")
+	h.write(filepath.Join(prefix, "bin", "node"), "#!/bin/sh\necho NODE-RUNS\n")
+	os.Chmod(filepath.Join(prefix, "bin", "node"), 0o755)
+	h.write(filepath.Join(prefix, "lib", "node_modules", "npm", "package.json"), `{"name":"npm"}`)
+	mise := filepath.Join(h.home, ".local", "share", "mise")
+	h.write(filepath.Join(mise, "shims", "python"), "#!/bin/sh\necho SHIM\n")
+	os.Chmod(filepath.Join(mise, "shims", "python"), 0o755)
+	h.write(filepath.Join(h.home, ".config", "mise", "config.toml"), "[tools]\npython = \"3.12\"\n")
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	ready, planted := filepath.Join(proj, "ready"), filepath.Join(proj, "planted")
+	host := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				host <- fmt.Errorf("the sandbox never said it was ready")
+				return
+			}
+		}
+		err := os.MkdirAll(filepath.Join(prefix, "etc"), 0o755)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(prefix, "etc", "npmrc"), []byte("//registry.npmjs.org/:_authToken="+token+"\n"), 0o644)
+		}
+		if err == nil {
+			err = os.MkdirAll(filepath.Join(h.home, ".config", "mise", "conf.d"), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(h.home, ".config", "mise", "conf.d", "env.toml"), []byte("[env]\nDEPLOY = \""+env+"\"\n"), 0o644)
+		}
+		if err == nil {
+			err = os.WriteFile(planted, nil, 0o644)
+		}
+		host <- err
+	}()
+	path := "PATH=" + filepath.Join(prefix, "bin") + ":" + filepath.Join(mise, "shims") + ":" + h.bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.inside(proj, []string{path}, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
+		echo planted: $(ls planted); node; cat ~/.config/mise/config.toml
+		grep -rh -e `+token+` -e `+env+` ~ 2>/dev/null; true`)
+	if err := <-host; err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out)
+	if strings.Contains(out, token) || strings.Contains(out, env) || !strings.Contains(out, "planted: planted") {
+		t.Errorf("what the host wrote into a toolchain's configuration during the session is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "NODE-RUNS") || !strings.Contains(out, `python = "3.12"`) {
+		t.Errorf("inside, want the toolchains as the launch found them:\n%s", out)
+	}
+}

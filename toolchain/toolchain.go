@@ -55,7 +55,8 @@ var layoutNames = map[string]string{
 // project and the read-write binds. Entries it cannot make work are
 // problems, for --check. hidden are the paths in the roots that are left
 // out of their mounts, as secrets are: what their programs do not run
-// with (notRun).
+// with (notRun). Of mise's configuration only the files known harmless
+// are roots (miseShown).
 func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool) (ts []mount.Toolchain, problems []mount.PathProblem, hidden []string) {
 	writable := bind.Writable(project, binds)
 	// refusal says why a path is not shown: it is or lies in a secret,
@@ -95,8 +96,15 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 		}
 		rel, _ := filepath.Rel(home, real)
 		for _, p := range toolLayouts[rel] {
-			if p := filepath.Join(home, p); paths.Exists(p) {
-				t.Roots = append(t.Roots, mount.Root{Path: p, Why: "what " + entry + " runs: " + layoutNames[rel] + ", read-only"})
+			p := filepath.Join(home, p)
+			why := "what " + entry + " runs: " + layoutNames[rel] + ", read-only"
+			switch {
+			case p == filepath.Join(home, ".config", "mise"):
+				for _, f := range miseShown(p) {
+					t.Roots = append(t.Roots, mount.Root{Path: f, Why: why})
+				}
+			case paths.Exists(p):
+				t.Roots = append(t.Roots, mount.Root{Path: p, Why: why})
 			}
 		}
 		for _, target := range entryTargets(real) {
@@ -113,7 +121,7 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			return reason != ""
 		})
 		for _, r := range t.Roots {
-			hidden = append(hidden, notRun(home, r.Path)...)
+			hidden = append(hidden, notRun(r.Path)...)
 		}
 		ts = append(ts, t)
 	}
@@ -143,12 +151,10 @@ func isPrefix(dir string) bool {
 // notRun are the paths at or below a toolchain's root that its programs
 // do not run with, left out of its mount: of each node or python prefix
 // there, three levels down at most (mise's installs/node/20, volta's
-// tools/image/node/20) and in its envs/, what prefixParts does not name;
-// of mise's configuration, what is not known harmless (miseHidden).
-func notRun(home, root string) []string {
-	if root == filepath.Join(home, ".config", "mise") {
-		return miseHidden(root)
-	}
+// tools/image/node/20) and in its envs/, what prefixParts does not name.
+// A prefix is so laid out entry by entry, its etc/ named even when
+// missing: what the host adds to it during the session is not shown.
+func notRun(root string) []string {
 	var hidden []string
 	budget := maxPrefixLook
 	var look func(dir string, depth int)
@@ -158,6 +164,12 @@ func notRun(home, root string) []string {
 		}
 		des, _ := os.ReadDir(dir)
 		prefix := isPrefix(dir)
+		if prefix && !paths.Exists(filepath.Join(dir, "etc")) {
+			// Named though missing, so that the prefix is laid out entry
+			// by entry all the same: the etc/npmrc the host's npm config
+			// set --global writes during the session is not shown either.
+			hidden = append(hidden, filepath.Join(dir, "etc"))
+		}
 		for _, de := range des {
 			p := filepath.Join(dir, de.Name())
 			switch {
@@ -180,12 +192,12 @@ func notRun(home, root string) []string {
 // tasks and hooks are not.
 var miseKeys = []string{"tools", "settings", "alias", "tool_alias", "plugins", "min_version"}
 
-// miseHidden are the files of mise's configuration directory (at most
-// two levels: conf.d/) that are not shown: every file but a TOML one
-// whose keys are miseKeys, with no credential written in it, and every
-// deeper directory.
-func miseHidden(dir string) []string {
-	var hidden []string
+// miseShown are the files of mise's configuration directory (at most
+// two levels: conf.d/) that are shown, each alone: a TOML file whose keys
+// are miseKeys, with no credential written in it. Nothing else of the
+// directory is, whatever the host adds to it during the session.
+func miseShown(dir string) []string {
+	var shown []string
 	var look func(dir string, depth int)
 	look = func(dir string, depth int) {
 		des, _ := os.ReadDir(dir)
@@ -194,13 +206,13 @@ func miseHidden(dir string) []string {
 			switch {
 			case de.IsDir() && depth > 0:
 				look(p, depth-1)
-			case !de.Type().IsRegular() || !harmlessMiseFile(p):
-				hidden = append(hidden, p)
+			case de.Type().IsRegular() && harmlessMiseFile(p):
+				shown = append(shown, p)
 			}
 		}
 	}
 	look(dir, 1)
-	return hidden
+	return shown
 }
 
 func harmlessMiseFile(path string) bool {
