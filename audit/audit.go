@@ -472,7 +472,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun, sub = true, gitDir
 		case isObeyed(name, n.fold):
 			hostRun, sub = true, allDir
-		case !typ.IsDir() && (name == ".gitignore" || makeNames[name]):
+		case !typ.IsDir() && (name == ".gitignore" || makeNames[name] || makeFragment(name)):
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
 		case !typ.IsDir() && (slices.Contains(w.obeyed, name) || n.fold && slices.ContainsFunc(w.obeyed, func(o string) bool { return projectfiles.Is(name, o, true) })):
@@ -590,6 +590,12 @@ func (w *walker) leaf(n node, name, rel string) {
 	// change git shows only where it tracks it (ignored.go).
 	if n.mode == plainDir && name == ".gitignore" {
 		w.ignores = append(w.ignores, rel)
+		return
+	}
+	if n.mode == plainDir && makeFragment(name) {
+		if !w.tracked(rel) {
+			w.found(rel)
+		}
 		return
 	}
 	if n.mode == plainDir && makeNames[name] {
@@ -1031,7 +1037,7 @@ func Replaced(guarded []string, since time.Time) []string {
 
 // rules digests the names the walk judges, and how.
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, depsDirs, makeNames, ".gitignore"))
+	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, depsDirs, makeNames, ".mk", ".gitignore"))
 }
 
 // isObeyed says the registry names name: what the host runs or obeys

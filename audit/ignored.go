@@ -19,6 +19,14 @@ import (
 // makeNames are the files make reads where it starts, in its order.
 var makeNames = map[string]bool{"GNUmakefile": true, "makefile": true, "Makefile": true}
 
+// makeFragment says whether name is a makefile's part (*.mk), which a
+// makefile includes, often from where git ignores it (-include local.mk):
+// one the session made or changed that git does not track runs at the
+// host's next make, and git status shows nothing of it.
+func makeFragment(name string) bool {
+	return len(name) > len(".mk") && strings.HasSuffix(name, ".mk")
+}
+
 // ignoreRule is a pattern of a .gitignore, as git reads it: a glob
 // matched against the path below the .gitignore's directory when it holds
 // a slash (anchored), against the name otherwise; dirOnly for one that

@@ -264,3 +264,40 @@ func TestReplayReview14MiseConfigPlaces(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview14MakeIncludesIgnored: the exit audit judged a makefile
+// the session changed that git does not track, but not what a makefile
+// includes: a project's Makefile reads the developer's own settings from a
+// file git ignores (-include local.mk), which the session writes with a
+// $(shell …) that make runs as it reads it. Host-side proof: the host's
+// make runs nothing the session wrote. A tracked rules.mk the session
+// edits stays: git shows the change.
+func TestReplayReview14MakeIncludesIgnored(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, "Makefile"), "-include local.mk mk/*.mk\ntest:\n\t@echo ok\n")
+	h.write(filepath.Join(proj, ".gitignore"), "local.mk\nmk/\n")
+	h.write(filepath.Join(proj, "rules.mk"), "CFLAGS = -O2\n")
+	h.gitRepo(proj)
+	h.run(proj, nil, "git", "add", "Makefile", ".gitignore", "rules.mk")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "make")
+	marker := plantedMarker(h)
+	out := runSession(t, h, proj, `set -e
+		printf 'X := $(shell touch `+marker+`)\n' > local.mk
+		mkdir mk
+		cp local.mk mk/dev.mk
+		test -z "$(git status --porcelain)"
+		echo 'CFLAGS += -g' >> rules.mk`)
+	if b, _ := os.ReadFile(filepath.Join(proj, "rules.mk")); !strings.Contains(string(b), "-g") {
+		t.Errorf("the tracked rules.mk the session edited did not stay:\n%s", out)
+	}
+	for _, name := range []string{"local.mk", "mk/dev.mk"} {
+		if _, err := os.Lstat(filepath.Join(proj, name)); err == nil {
+			t.Errorf("the session's %s stands where the host's make includes it:\n%s", name, out)
+		}
+	}
+	h.command(proj, nil, "make", "-s", "test").Run()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's make ran what the session's included makefile holds:\n%s", out)
+	}
+}
