@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
@@ -305,10 +306,14 @@ func refuseSecrets(b mount.BindSpec, home string, secrets map[string]bool, state
 
 // credentialName is a file name credentials are kept under: a private key,
 // a keystore, an env file, a tool's login or token file.
-var credentialName = regexp.MustCompile(`(?i)^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|ovpn|ppk)|\.env(\..+)?|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.vault-token|credentials(\.json|\.toml|\.xml)?|auth\.json|oauth_creds\.json|.*token.*|.*secret.*|.*passw.*|.*service[-_]?account.*\.json)$`)
+var credentialName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|ovpn|ppk)|\.env(\..+)?|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.vault-token|credentials(\.json|\.toml|\.xml)?|auth\.json|oauth_creds\.json|.*token.*|.*secret.*|.*passw.*|.*service[-_]?account.*\.json)$`)
+})
 
-// harmlessName is a template of one, which holds none.
-var harmlessName = regexp.MustCompile(`(?i)[.-](example|sample|template|dist|tmpl)$`)
+// harmlessName is a template of one, which holds none. Both are compiled
+// at first use: claudebox's processes that never bind (the guard watcher,
+// the relay inside) do not pay.
+var harmlessName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)[.-](example|sample|template|dist|tmpl)$`) })
 
 // exposeDepth and exposeEntries bound Exposes's look.
 const exposeDepth, exposeEntries = 3, 5000
@@ -327,7 +332,7 @@ func Exposes(src string) string {
 				return ""
 			}
 			name := e.Name()
-			if e.Type().IsRegular() && credentialName.MatchString(name) && !harmlessName.MatchString(name) {
+			if e.Type().IsRegular() && credentialName().MatchString(name) && !harmlessName().MatchString(name) {
 				return filepath.Join(dir, name)
 			}
 			if e.IsDir() && depth > 1 && name != ".git" && name != "node_modules" {
@@ -339,7 +344,7 @@ func Exposes(src string) string {
 		return ""
 	}
 	if fi, err := os.Stat(src); err == nil && fi.Mode().IsRegular() {
-		if credentialName.MatchString(filepath.Base(src)) {
+		if credentialName().MatchString(filepath.Base(src)) {
 			return src
 		}
 		return ""

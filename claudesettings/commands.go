@@ -1,24 +1,33 @@
 package claudesettings
 
-import "regexp"
+import (
+	"regexp"
+	"sync"
+)
 
 // commandCredential is a credential written into a command or a script as
 // a literal: a token of a known service by its prefix (GitHub's, GitLab's,
 // Slack's, Anthropic's, OpenAI's, AWS's key id), a bearer token, or a value
 // of 16 or more token characters given to what a name says is a token, a
 // secret, a password or a key (SLACK_TOKEN=…, --api-key …). A variable in
-// its place ($SLACK_TOKEN), a count (tokens: 1234) is none.
-var commandCredential = regexp.MustCompile(`(?i)\b(gh[pousr]_|github_pat_|glpat-|xox[abpre]-|sk-ant-|sk-proj-|AKIA)[A-Za-z0-9_-]{8,}|\bbearer\s+[A-Za-z0-9._~+/-]{16,}|(token|secret|passw|api[_-]?key|auth)[a-z_-]*["']?(\s*[=:]\s*|\s+)["']?[A-Za-z0-9._~+/=-]{16,}`)
+// its place ($SLACK_TOKEN), a count (tokens: 1234) is none. Compiled at
+// first use, as every expression of this package: claudebox's processes
+// that never use them (the guard watcher, the relay inside) do not pay.
+var commandCredential = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(gh[pousr]_|github_pat_|glpat-|xox[abpre]-|sk-ant-|sk-proj-|AKIA)[A-Za-z0-9_-]{8,}|\bbearer\s+[A-Za-z0-9._~+/-]{16,}|(token|secret|passw|api[_-]?key|auth)[a-z_-]*["']?(\s*[=:]\s*|\s+)["']?[A-Za-z0-9._~+/=-]{16,}`)
+})
 
 // webhookURL is a URL that is itself a credential: whoever holds it posts
 // into the user's channel as the user's integration (Slack's, Discord's,
 // Microsoft Teams', and Mattermost's incoming webhooks,
 // Zapier's and IFTTT's triggers, a Telegram bot's token in its path).
-var webhookURL = regexp.MustCompile(`(?i)hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9/_-]{8,}|discord(app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{8,}|\.webhook\.office\.com/webhook|\.logic\.azure\.com\S*sig=|hooks\.zapier\.com/hooks/catch/|maker\.ifttt\.com/trigger/\S*/key/|api\.telegram\.org/bot\d+:[A-Za-z0-9_-]{8,}|/hooks/[a-z0-9]{20,}`)
+var webhookURL = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9/_-]{8,}|discord(app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{8,}|\.webhook\.office\.com/webhook|\.logic\.azure\.com\S*sig=|hooks\.zapier\.com/hooks/catch/|maker\.ifttt\.com/trigger/\S*/key/|api\.telegram\.org/bot\d+:[A-Za-z0-9_-]{8,}|/hooks/[a-z0-9]{20,}`)
+})
 
 // HasCommandCredential says a command's text, or a script's, holds a
 // credential: one in a URL, a URL that is one, or one written as a
 // literal.
 func HasCommandCredential(data []byte) bool {
-	return commandCredential.Match(data) || webhookURL.Match(data) || HasURLCredential(data)
+	return commandCredential().Match(data) || webhookURL().Match(data) || HasURLCredential(data)
 }

@@ -3,6 +3,7 @@ package claudesettings
 import (
 	"bytes"
 	"regexp"
+	"sync"
 )
 
 // urlCredential is the one definition of a credential in a URL, which
@@ -16,16 +17,18 @@ import (
 // https://alice@host) is not one. The user information runs to the
 // authority's last @, as URL parsers read it, so that taking the match out
 // leaves no part of it.
-var urlCredential = regexp.MustCompile(`(?im)(\b[a-z][a-z0-9+.-]*://)(?:[^\s/?#:"'\\]*:[^\s/?#"'\\]+|[a-z0-9._~%+=-]{20,})@|(^|[\s"'=,;])[^\s/?#@:"'=,;\\]+:[^\s/?#"'\\]+@`)
+var urlCredential = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)(\b[a-z][a-z0-9+.-]*://)(?:[^\s/?#:"'\\]*:[^\s/?#"'\\]+|[a-z0-9._~%+=-]{20,})@|(^|[\s"'=,;])[^\s/?#@:"'=,;\\]+:[^\s/?#"'\\]+@`)
+})
 
 // HasURLCredential says data holds a URL with a credential in it.
 func HasURLCredential(data []byte) bool {
-	return urlCredential.Match(data)
+	return urlCredential().Match(data)
 }
 
 // WithoutURLCredentials is data with every URL's credential taken out
 // (the URL names the same host and path), and whether there was one.
 func WithoutURLCredentials(data []byte) ([]byte, bool) {
-	out := urlCredential.ReplaceAll(data, []byte("$1$2"))
+	out := urlCredential().ReplaceAll(data, []byte("$1$2"))
 	return out, !bytes.Equal(out, data)
 }

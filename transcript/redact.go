@@ -10,23 +10,24 @@ import (
 // expression.
 type secret struct {
 	literal string
-	re      *regexp.Regexp
+	re      func() *regexp.Regexp
 	keep    string // what stays of a match: "Bearer " stays, the token goes
 }
 
 // secrets are the shapes one can name and test; redaction is best-effort
-// and says so in the front matter.
+// and says so in the front matter. Their expressions are compiled at first
+// use: a launch does not export.
 var secrets = []secret{
-	{"sk-", regexp.MustCompile(`sk-[A-Za-z0-9_-]{20,}`), ""},                                            // Anthropic and OpenAI keys
-	{"gh", regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{30,}`), ""},                                        // GitHub tokens
-	{"github_pat_", regexp.MustCompile(`github_pat_[A-Za-z0-9_]{30,}`), ""},                             //
-	{"AKIA", regexp.MustCompile(`AKIA[0-9A-Z]{16}`), ""},                                                // AWS access keys
-	{"ASIA", regexp.MustCompile(`ASIA[0-9A-Z]{16}`), ""},                                                //
-	{"xox", regexp.MustCompile(`xox[abprs]-[A-Za-z0-9-]{10,}`), ""},                                     // Slack tokens
-	{"eyJ", regexp.MustCompile(`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`), ""}, // JWTs
-	{"Bearer", regexp.MustCompile(`Bearer\s+[A-Za-z0-9._~+/=-]{16,}`), "Bearer "},
+	{"sk-", compiled(`sk-[A-Za-z0-9_-]{20,}`), ""},                                            // Anthropic and OpenAI keys
+	{"gh", compiled(`gh[pousr]_[A-Za-z0-9]{30,}`), ""},                                        // GitHub tokens
+	{"github_pat_", compiled(`github_pat_[A-Za-z0-9_]{30,}`), ""},                             //
+	{"AKIA", compiled(`AKIA[0-9A-Z]{16}`), ""},                                                // AWS access keys
+	{"ASIA", compiled(`ASIA[0-9A-Z]{16}`), ""},                                                //
+	{"xox", compiled(`xox[abprs]-[A-Za-z0-9-]{10,}`), ""},                                     // Slack tokens
+	{"eyJ", compiled(`eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`), ""}, // JWTs
+	{"Bearer", compiled(`Bearer\s+[A-Za-z0-9._~+/=-]{16,}`), "Bearer "},
 	// A private key block, or its beginning when the rest was cut off.
-	{"PRIVATE KEY-----", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*)`), ""},
+	{"PRIVATE KEY-----", compiled(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*)`), ""},
 }
 
 // redacted stands for a secret in the export.
@@ -38,7 +39,7 @@ func redact(s string) string {
 		if !strings.Contains(s, sc.literal) {
 			continue
 		}
-		s = sc.re.ReplaceAllLiteralString(s, sc.keep+redacted)
+		s = sc.re().ReplaceAllLiteralString(s, sc.keep+redacted)
 	}
 	return s
 }
