@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/claudebox/claudebox/claudesettings"
 )
 
 // What of another agent's configuration enters the sandbox: only the keys
@@ -14,7 +16,8 @@ import (
 // name (--with-mcp, mcp in config.toml), each whole, with its env, headers
 // and tokens. Everything else (a model provider's headers or bearer token,
 // OpenTelemetry's headers, an MCP server not named, what a later release
-// adds) stays out, and the launch names it.
+// adds) stays out, and the launch names it; so does a known key whose
+// value has a credential written in it (a command's token, a webhook).
 
 // Unreadable names, among what a copy left out, a file claudebox cannot
 // read as the agent does: its copy is empty.
@@ -176,12 +179,17 @@ func (a Agent) keep(top map[string]any, carried []string) []string {
 		case !known[key]:
 			leftOut = append(leftOut, key)
 			delete(top, key)
+		case holdsCredential(v):
+			// A command it runs (Codex's notify, Gemini's hooks) with a
+			// webhook's URL or a token written in it.
+			leftOut = append(leftOut, key+" (a credential is written in it)")
+			delete(top, key)
 		case a.SavedConfig != "" && key == "profiles":
 			profiles, _ := v.(map[string]any)
 			for name, p := range profiles {
 				profile, _ := p.(map[string]any)
-				for k := range profile {
-					if !codexKeys[k] || k == "profiles" || k == "projects" || k == "profile" {
+				for k, v := range profile {
+					if !codexKeys[k] || k == "profiles" || k == "projects" || k == "profile" || holdsCredential(v) {
 						leftOut = append(leftOut, "profiles."+name+"."+k)
 						delete(profile, k)
 					}
@@ -201,6 +209,13 @@ func (a Agent) keep(top map[string]any, carried []string) []string {
 	}
 	slices.Sort(leftOut)
 	return leftOut
+}
+
+// holdsCredential says a value of the agent's configuration has a
+// credential written in it, as a hook's command of Claude Code's may.
+func holdsCredential(v any) bool {
+	b, err := json.Marshal(v)
+	return err != nil || claudesettings.HasCommandCredential(b)
 }
 
 // CodexConfigCopy is the private copy of Codex's config.toml, host's

@@ -54,13 +54,14 @@ environment = "s"
 // Gemini's copy keeps the keys known harmless and the servers carried in,
 // with claudebox's overrides; a later duplicate key wins, as in JSON.parse.
 func TestGeminiSettingsCopy(t *testing.T) {
-	host := `{"ui":{"theme":"t"},"mcpServers":{"a":{"command":"a"},"b":{"headers":{"K":"s"}}},"billing":{"x":"s"},"telemetry":{"otlpEndpoint":"s"},"admin":1,"admin":{"x":"s"}}`
+	host := `{"ui":{"theme":"t"},"mcpServers":{"a":{"command":"a"},"b":{"headers":{"K":"s"}}},"billing":{"x":"s"},"telemetry":{"otlpEndpoint":"s"},"admin":1,"admin":{"x":"s"},` +
+		`"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":"curl https://hooks.slack.com/services/T0/B0/s0123456789"}]}]}}`
 	out, leftOut := Gemini.SettingsCopy([]byte(host), []string{"a"})
 	if strings.Contains(string(out), `"s"`) || !strings.Contains(string(out), `"theme": "t"`) || !strings.Contains(string(out), `"command": "a"`) ||
 		!strings.Contains(string(out), `"sandbox": false`) {
 		t.Errorf("copy %s", out)
 	}
-	if want := []string{"admin", "billing", "telemetry"}; !slices.Equal(leftOut, want) {
+	if want := []string{"admin", "billing", "hooks (a credential is written in it)", "telemetry"}; !slices.Equal(leftOut, want) {
 		t.Errorf("left out %q, want %q", leftOut, want)
 	}
 	if out, leftOut := Gemini.SettingsCopy([]byte(`{"ui":`), nil); strings.Contains(string(out), "ui") || !slices.Equal(leftOut, []string{Unreadable}) {

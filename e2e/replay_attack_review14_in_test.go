@@ -329,3 +329,37 @@ func TestReplayReview14ToolchainConfigAddedDuringSession(t *testing.T) {
 		t.Errorf("inside, want the toolchains as the launch found them:\n%s", out)
 	}
 }
+
+// TestReplayReview14AgentConfigCommandCredential: the copies of Codex's
+// config.toml and Gemini's settings.json kept the keys known harmless
+// whole, whatever they held: Codex's notify (the program it runs at each
+// turn's end: a curl to a Slack webhook, a bearer token) and Gemini's
+// hooks (commands, as Claude Code's, whose copy leaves out a hook with a
+// credential). The attack, from inside: read the agent's configuration.
+// Proof: no credential is readable; the settings without one are.
+func TestReplayReview14AgentConfigCommandCredential(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	const webhook, bearer = "REVIEW14codexNOTIFYwebhook", "xoxb-REVIEW14-GEMINI-HOOK-SECRET"
+	h.write(filepath.Join(h.home, ".codex", "config.toml"), `model = "gpt-kept"
+notify = ["curl", "-s", "-d", "{}", "https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/`+webhook+`"]
+`)
+	h.write(filepath.Join(h.home, ".gemini", "settings.json"), `{"ui":{"theme":"kept-theme"},
+"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":"curl -s -H 'Authorization: Bearer `+bearer+`' https://slack.com/api/chat.postMessage"}]}]}}`)
+	for _, a := range []struct{ name, config, kept string }{
+		{"codex", "~/.codex/config.toml", "gpt-kept"},
+		{"gemini", "~/.gemini/settings.json", "kept-theme"},
+	} {
+		h.write(filepath.Join(h.bin, a.name), "#!/bin/bash\ncat "+a.config+"\ngrep -rlsF -e "+webhook+" -e "+bearer+" ~ | sed 's/^/LEAK /'\n")
+		os.Chmod(filepath.Join(h.bin, a.name), 0o755)
+		out := h.run(proj, []string{"OPENAI_API_KEY=sk-test", "GEMINI_API_KEY=gm-test"}, "claudebox", "--agent", a.name)
+		t.Log(out)
+		if strings.Contains(out, webhook) || strings.Contains(out, bearer) || strings.Contains(out, "LEAK") {
+			t.Errorf("inside %s's sandbox, a credential of its configuration is readable:\n%s", a.name, out)
+		}
+		if !strings.Contains(out, a.kept) {
+			t.Errorf("inside %s's sandbox, want its settings without a credential:\n%s", a.name, out)
+		}
+	}
+}
