@@ -5,16 +5,21 @@ import (
 	"sync"
 )
 
+// TokenPrefixes matches, in a regular expression, the prefixes known
+// services give their tokens: GitHub's, GitLab's (a personal and a deploy
+// token), Slack's, Anthropic's, OpenAI's, AWS's key id.
+const TokenPrefixes = `(gh[pousr]_|github_pat_|glpat-|gldt-|xox[abpre]-|sk-ant-|sk-proj-|AKIA)`
+
 // commandCredential is a credential written into a command or a script as
-// a literal: a token of a known service by its prefix (GitHub's, GitLab's,
-// Slack's, Anthropic's, OpenAI's, AWS's key id), a bearer token, or a value
-// of 16 or more token characters given to what a name says is a token, a
-// secret, a password or a key (SLACK_TOKEN=…, --api-key …). A variable in
-// its place ($SLACK_TOKEN), a count (tokens: 1234) is none. Compiled at
-// first use, as every expression of this package: claudebox's processes
-// that never use them (the guard watcher, the relay inside) do not pay.
+// a literal: a token of a known service by its prefix (TokenPrefixes), a
+// bearer token, or a value of 16 or more token characters given to what a
+// name says is a token, a secret, a password or a key (SLACK_TOKEN=…,
+// --api-key …). A variable in its place ($SLACK_TOKEN), a count (tokens:
+// 1234) is none. Compiled at first use, as every expression of this
+// package: claudebox's processes that never use them (the guard watcher,
+// the relay inside) do not pay.
 var commandCredential = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(gh[pousr]_|github_pat_|glpat-|xox[abpre]-|sk-ant-|sk-proj-|AKIA)[A-Za-z0-9_-]{8,}|\bbearer\s+[A-Za-z0-9._~+/-]{16,}|(token|secret|passw|api[_-]?key|auth)[a-z_-]*["']?(\s*[=:]\s*|\s+)["']?[A-Za-z0-9._~+/=-]{16,}`)
+	return regexp.MustCompile(`(?i)\b` + TokenPrefixes + `[A-Za-z0-9_-]{8,}|\bbearer\s+[A-Za-z0-9._~+/-]{16,}|(token|secret|passw|api[_-]?key|auth)[a-z_-]*["']?(\s*[=:]\s*|\s+)["']?[A-Za-z0-9._~+/=-]{16,}`)
 })
 
 // webhookURL is a URL that is itself a credential: whoever holds it posts

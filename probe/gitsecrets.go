@@ -24,7 +24,7 @@ import (
 // alone, ssh://git@host/, is not one).
 var (
 	gitSecretName = regexp.MustCompile(`(?i)token|pass|secret|auth|header|cookie|key$`)
-	gitSecretText = regexp.MustCompile(`(?i)(^|[^a-z0-9])(gh[pousr]_|github_pat_|glpat-|gldt-|xox[abpr]-|sk-ant-|sk-proj-)|bearer|basic\s|token|password`)
+	gitSecretText = regexp.MustCompile(`(?i)(^|[^a-z0-9])` + claudesettings.TokenPrefixes + `|bearer|basic\s|token|password`)
 )
 
 // gitSecret says text of a git configuration may hold a credential.

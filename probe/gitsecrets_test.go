@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/bind"
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/internal/testfs"
 )
@@ -177,5 +178,19 @@ func BenchmarkGitConfigView(b *testing.B) {
 	secrets := bind.Secrets(home)
 	for b.Loop() {
 		gitConfigView(home, proj, secrets, env("HOME", home))
+	}
+}
+
+// TestTokenPrefixesAgree: a token known by its prefix is a credential in
+// a git configuration as in a hook's command (one list of prefixes).
+func TestTokenPrefixesAgree(t *testing.T) {
+	for _, prefix := range []string{"ghp_", "gho_", "github_pat_", "glpat-", "gldt-", "xoxb-", "xoxe-", "sk-ant-", "sk-proj-", "AKIA"} {
+		value := []byte("value = " + prefix + "0123456789ABCDEFabcdef")
+		if !gitSecret(value) {
+			t.Errorf("git configuration: %s… not taken for a credential", prefix)
+		}
+		if !claudesettings.HasCommandCredential(value) {
+			t.Errorf("command: %s… not taken for a credential", prefix)
+		}
 	}
 }
