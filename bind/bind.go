@@ -471,6 +471,11 @@ func socketIn(path string) string {
 type Own struct {
 	Src, Dest, Why string
 	Role           mount.Role
+	// Frozen shows a directory entry by entry as the launch found it, in
+	// a read-only directory of the sandbox's: what the host adds there
+	// during the session (a clone, its token in its configuration) is
+	// not shown.
+	Frozen bool
 }
 
 // bindWalk lays user binds out as mounts. A bind that contains something it
@@ -537,7 +542,17 @@ func Layout(home string, project instance.Project, binds []mount.BindSpec, own [
 	w.mounts = nil
 	for _, o := range own {
 		w.role = o.Role
-		w.walk(mount.BindSpec{Src: o.Src, Dest: o.Dest}, o.Why, false, o.Src, o.Dest, true)
+		b := mount.BindSpec{Src: o.Src, Dest: o.Dest}
+		if fi, err := os.Stat(o.Src); !o.Frozen || err != nil || !fi.IsDir() {
+			w.walk(b, o.Why, false, o.Src, o.Dest, true)
+			continue
+		}
+		if w.omitted(b, false, o.Src, o.Dest) {
+			continue
+		}
+		w.mounts = append(w.mounts, mount.Mount{Kind: mount.Tmpfs, Dest: o.Dest, Why: o.Why + ", as the launch found it: what the host adds during the session is not shown", Role: o.Role})
+		w.entries(b, o.Why, false, o.Src, o.Dest)
+		w.mounts = append(w.mounts, mount.Mount{Kind: mount.RemountRO, Dest: o.Dest, Why: "read-only, as the host's", Role: o.Role})
 	}
 	return user, w.mounts, w.hidden, w.symlinks
 }
@@ -551,18 +566,7 @@ func (w *bindWalk) walk(b mount.BindSpec, why string, user bool, src, dest strin
 	}
 	if w.contains(src, dest) {
 		if fi, err := os.Stat(src); err == nil && fi.IsDir() {
-			entries, _ := os.ReadDir(src)
-			for _, e := range entries {
-				s, d := filepath.Join(src, e.Name()), filepath.Join(dest, e.Name())
-				switch {
-				case e.Type()&fs.ModeSymlink != 0:
-					w.link(b, user, s, d, why)
-					continue
-				case e.Type()&fs.ModeSocket != 0:
-					continue
-				}
-				w.walk(b, why, user, s, d, false)
-			}
+			w.entries(b, why, user, src, dest)
 			return
 		}
 	}
@@ -597,6 +601,21 @@ func (w *bindWalk) walk(b mount.BindSpec, why string, user bool, src, dest strin
 		default:
 			rel, _ := filepath.Rel(src, p)
 			w.mounts = append(w.mounts, mount.Mount{Kind: mount.RoBind, Src: p, Dest: filepath.Join(dest, rel), Why: why + ": run by the host, read-only", Role: w.role})
+		}
+	}
+}
+
+// entries lays out the directory src's entries at dest, a link made
+// again as it is.
+func (w *bindWalk) entries(b mount.BindSpec, why string, user bool, src, dest string) {
+	entries, _ := os.ReadDir(src)
+	for _, e := range entries {
+		s, d := filepath.Join(src, e.Name()), filepath.Join(dest, e.Name())
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			w.link(b, user, s, d, why)
+		case e.Type()&fs.ModeSocket == 0:
+			w.walk(b, why, user, s, d, false)
 		}
 	}
 }

@@ -17,8 +17,8 @@ func TestExpandBindsRoles(t *testing.T) {
 	project := instance.Project{Root: "/srv/p", Checkout: "/srv/p"}
 	binds := []mount.BindSpec{{Src: home + "/notes", Dest: home + "/notes"}, {Src: home + "/cache", Dest: "/opt/cache", Writable: true}}
 	own := []Own{
-		{home + "/.gitconfig", home + "/.gitconfig", "git configuration, read-only", mount.HostFiles},
-		{home + "/.nvm/versions/node/v20", home + "/.nvm/versions/node/v20", "a toolchain", mount.Tools},
+		{Src: home + "/.gitconfig", Dest: home + "/.gitconfig", Why: "git configuration, read-only", Role: mount.HostFiles},
+		{Src: home + "/.nvm/versions/node/v20", Dest: home + "/.nvm/versions/node/v20", Why: "a toolchain", Role: mount.Tools},
 	}
 	// The bind of ~ is split around the secrets and the state it holds.
 	user, ownMounts, _, _ := Layout(home, project, append(binds, mount.BindSpec{Src: home, Dest: "/opt/home"}), own, StateDirs(home, nil), Secrets(home), nil)

@@ -153,7 +153,7 @@ func TestReplayReview12bRebindToHostAddress(t *testing.T) {
 // marketplace's clone's .git/config (and an installed plugin's clone in
 // plugins/cache). The settings are now private copies without the
 // credential, the clones' git directories are hidden; the marketplace's
-// host and path stay, and the launch names what it left out.
+// host and path stay, and the launch names the clone it left out.
 func TestReplayReview12bMarketplaceToken(t *testing.T) {
 	h := newE2EHost(t)
 	const token = "glpat-MARKETPLACE-SECRET-0123"
@@ -179,7 +179,7 @@ func TestReplayReview12bMarketplaceToken(t *testing.T) {
 		}
 	}
 	dry := h.run(proj, nil, "claudebox", "--dry-run", "--shell")
-	if strings.Contains(dry, token) || !strings.Contains(dry, "remote.origin.url in ~/.claude/plugins/marketplaces/corp/.git/config") {
-		t.Errorf("--dry-run, want the remote's URL named as left out, never the token:\n%s", dry)
+	if strings.Contains(dry, token) || !strings.Contains(dry, "all of ~/.claude/plugins/marketplaces/corp/.git (a clone's git directory, whose configuration may hold a credential)") {
+		t.Errorf("--dry-run, want the clone's git directory named as left out, never the token:\n%s", dry)
 	}
 }

@@ -1,11 +1,14 @@
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestReplaySetupGeminiExtensionChangedDuringSession: with --agent
@@ -74,4 +77,140 @@ func TestReplaySetupGeminiExtensionChangedDuringSession(t *testing.T) {
 	if !manifest || !command {
 		t.Errorf("the extension's manifest or command is not shown inside")
 	}
+}
+
+// TestReplaySetupCloneDuringSession: the directories of the user's Claude
+// Code setup where clones go, but the plugins', were shown whole and
+// live: ~/.claude/skills, a local marketplace the settings name. A skill
+// the host clones there during the session (git clone
+// https://oauth2:TOKEN@…, which keeps the token in the clone's
+// .git/config), or a repository it makes of one (git init, git remote
+// add), was readable inside, token and all. The attack, from
+// inside: wait for the host's clones, then grep for the token. Proof:
+// not found; what the launch found is still shown, read-only.
+func TestReplaySetupCloneDuringSession(t *testing.T) {
+	h := newE2EHost(t)
+	const token = "glpat-SETUPLIVE-CLONE-SECRET"
+	claude := filepath.Join(h.home, ".claude")
+	mkt := filepath.Join(h.home, "src", "mkt")
+	h.write(filepath.Join(claude, "skills", "old", "SKILL.md"), "---\nname: old\n---\n")
+	h.write(filepath.Join(claude, "agents", "reviewer.md"), "---\nname: reviewer\n---\n")
+	h.write(filepath.Join(mkt, ".claude-plugin", "marketplace.json"), `{"name":"mkt","plugins":[]}`)
+	h.write(filepath.Join(claude, "settings.json"), `{"extraKnownMarketplaces":{"mkt":{"source":{"source":"directory","path":"`+mkt+`"}}}}`)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	ready, planted := filepath.Join(proj, "ready"), filepath.Join(proj, "planted")
+	host := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				host <- fmt.Errorf("the sandbox never said it was ready")
+				return
+			}
+		}
+		config := "[remote \"origin\"]\n\turl = https://oauth2:" + token + "@gitlab.example.com/org/x.git\n"
+		var err error
+		for _, p := range []string{
+			filepath.Join(claude, "skills", "team", ".git", "config"),
+			filepath.Join(mkt, ".git", "config"),
+			filepath.Join(mkt, "plugins", "late", ".git", "config"),
+		} {
+			if err == nil {
+				err = os.MkdirAll(filepath.Dir(p), 0o755)
+			}
+			if err == nil {
+				err = os.WriteFile(p, []byte(config), 0o644)
+			}
+		}
+		if err == nil {
+			err = os.WriteFile(planted, nil, 0o644)
+		}
+		host <- err
+	}()
+	out := h.inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
+		echo planted: $(ls planted)
+		grep -rl `+token+` ~/.claude ~/src 2>/dev/null
+		echo skill: $(cat ~/.claude/skills/old/SKILL.md)
+		echo agent: $(cat ~/.claude/agents/reviewer.md)
+		echo marketplace: $(cat ~/src/mkt/.claude-plugin/marketplace.json)
+		mkdir ~/.claude/skills/new ~/src/mkt/new 2>/dev/null && echo writable || true`)
+	if err := <-host; err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out)
+	if strings.Contains(out, token) || strings.Contains(out, "/.git/config") || !strings.Contains(out, "planted: planted") {
+		t.Errorf("what the host cloned during the session is readable inside, its token too:\n%s", out)
+	}
+	if !strings.Contains(out, "skill: --- name: old ---") || !strings.Contains(out, "agent: --- name: reviewer ---") ||
+		!strings.Contains(out, `marketplace: {"name":"mkt","plugins":[]}`) || strings.Contains(out, "writable") {
+		t.Errorf("what the launch found is not shown, or is writable inside:\n%s", out)
+	}
+}
+
+// BenchmarkClaudeSetupSession is a session's launch with a long-time
+// user's Claude Code setup (ten skills, twenty commands, fifteen agents,
+// two marketplaces and four plugins installed, a local marketplace),
+// each a directory the launch shows entry by entry: `claudebox --shell -c
+// true`, median in ms, and the mounts of its plan. With
+// CLAUDEBOX_BENCH_BEFORE naming another claudebox binary, its sessions
+// run in the same loop ("before-ms").
+func BenchmarkClaudeSetupSession(b *testing.B) {
+	h := newE2EHost(b)
+	claude := filepath.Join(h.home, ".claude")
+	for i := range 10 {
+		h.write(filepath.Join(claude, "skills", fmt.Sprintf("skill%d", i), "SKILL.md"), "---\nname: s\n---\n")
+		h.write(filepath.Join(claude, "skills", fmt.Sprintf("skill%d", i), "scripts", "run.py"), "print(1)\n")
+	}
+	for i := range 20 {
+		h.write(filepath.Join(claude, "commands", fmt.Sprintf("cmd%d.md", i)), "do it\n")
+	}
+	for i := range 15 {
+		h.write(filepath.Join(claude, "agents", fmt.Sprintf("agent%d.md", i)), "---\nname: a\n---\n")
+	}
+	plugins := filepath.Join(claude, "plugins")
+	for _, m := range []string{"official", "team"} {
+		h.write(filepath.Join(plugins, "marketplaces", m, ".git", "config"), "[core]\n\tbare = false\n")
+		h.write(filepath.Join(plugins, "marketplaces", m, ".claude-plugin", "marketplace.json"), "{}\n")
+	}
+	for _, p := range []string{"official/p1/1.0.0", "official/p2/1.0.0", "official/p3/1.2.0", "team/p4/2.0.0"} {
+		h.write(filepath.Join(plugins, "cache", p, ".claude-plugin", "plugin.json"), "{}\n")
+		h.write(filepath.Join(plugins, "cache", p, "commands", "x.md"), "x\n")
+	}
+	h.write(filepath.Join(plugins, "known_marketplaces.json"), "{}\n")
+	mkt := filepath.Join(h.home, "src", "mkt")
+	for _, p := range []string{"a", "b", "c"} {
+		h.write(filepath.Join(mkt, "plugins", p, ".claude-plugin", "plugin.json"), "{}\n")
+	}
+	h.write(filepath.Join(mkt, ".claude-plugin", "marketplace.json"), "{}\n")
+	h.write(filepath.Join(claude, "settings.json"), `{"extraKnownMarketplaces":{"mkt":{"source":{"source":"directory","path":"`+mkt+`"}}}}`)
+	proj := filepath.Join(h.home, "code", "proj")
+	h.gitRepo(proj)
+	dry := h.run(proj, nil, "claudebox", "--dry-run", "--shell")
+	mounts := 0
+	for _, line := range strings.Split(dry, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "--") && !strings.HasPrefix(strings.TrimSpace(line), "-- ") {
+			mounts++
+		}
+	}
+	env := map[string][]string{"setup": nil}
+	if before := os.Getenv("CLAUDEBOX_BENCH_BEFORE"); before != "" {
+		dir := filepath.Join(h.base, "before")
+		os.MkdirAll(dir, 0o755)
+		h.copyFile(before, filepath.Join(dir, "claudebox"), 0o755)
+		h.chown()
+		env["before"] = []string{"PATH=" + dir + ":/usr/local/bin:/usr/bin:/bin"}
+	}
+	took := map[string][]float64{}
+	for b.Loop() {
+		for name, extra := range env {
+			began := time.Now()
+			h.run(proj, extra, "claudebox", "--shell", "-c", "true")
+			took[name] = append(took[name], float64(time.Since(began).Microseconds())/1000)
+		}
+	}
+	for name, s := range took {
+		slices.Sort(s)
+		b.ReportMetric(s[len(s)/2], name+"-ms")
+	}
+	b.ReportMetric(float64(mounts), "plan-lines")
 }

@@ -26,6 +26,9 @@ type AgentConfig struct {
 	// as the launch found them, in a directory of the sandbox's that
 	// stays read-only as the host's is (an extension's).
 	Frozen []string
+	// Links are the links among Frozen's entries, made again as they
+	// are: what they lead to is not followed.
+	Links []HostPath
 	// State are Dir's entries bound from the instance ("/" ends a
 	// directory's name).
 	State []string
@@ -66,6 +69,9 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 	}
 	for _, e := range a.Entries {
 		p.add(AgentFiles, RoBindTry, e, e, "the real "+filepath.Base(a.Dir)+"'s "+filepath.Base(e)+", read-only")
+	}
+	for _, l := range a.Links {
+		p.add(AgentFiles, Symlink, l.Link, l.Path, "a link in the real "+filepath.Base(a.Dir)+", as it is")
 	}
 	p.Mounts = append(p.Mounts, a.Own...)
 	for _, d := range a.Frozen {

@@ -52,6 +52,9 @@ type Host struct {
 	// one by one, as the launch found them, in a directory of the
 	// sandbox's that stays read-only as the host's is.
 	ClaudeFrozen []string
+	// ClaudeLinks are the links among the entries of ClaudeFrozen, made
+	// again as they are: what they lead to is not followed.
+	ClaudeLinks []HostPath
 	// ClaudeCopies lists the files in ~/.claude that Claude Code saves
 	// (settings, CLAUDE.md) and that exist: the sandbox gets private copies.
 	ClaudeCopies []Copy

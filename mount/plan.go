@@ -393,6 +393,9 @@ func (p *Plan) addClaudeConfig(h Host, inst string) {
 	for _, e := range h.ClaudeEntries {
 		p.add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
 	}
+	for _, l := range h.ClaudeLinks {
+		p.add(ClaudeConfig, Symlink, l.Link, l.Path, "a link in the real ~/.claude, as it is")
+	}
 	for _, d := range h.ClaudeFrozen {
 		p.add(ClaudeConfig, RemountRO, "", d, "read-only, as the host's")
 	}

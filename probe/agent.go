@@ -33,39 +33,34 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 			break
 		}
 	}
-	var extensions []string
+	// A clone in a directory shown (an extension installed from git, a
+	// skill) is hidden: its configuration keeps its remote's URL, token
+	// and all; where clones go, the directory is frozen too.
+	tilde := func(p string) string { return tildePath(p, home) }
+	show := func(f frozenView) {
+		c.Frozen, c.Links = append(c.Frozen, f.frozen...), append(c.Links, f.links...)
+		c.Entries, c.Own, c.CredentialsLeftOut = append(c.Entries, f.entries...), append(c.Own, f.own...), append(c.CredentialsLeftOut, f.leftOut...)
+	}
 	for _, name := range a.Shown {
 		path := filepath.Join(dir, name)
 		fi, err := os.Stat(path)
 		switch {
 		case err != nil || !fi.Mode().IsRegular() && !fi.IsDir() || path == c.Instructions:
-		case name == a.Extensions && fi.IsDir():
-			des, _ := os.ReadDir(path)
-			for _, de := range des {
-				if ext := filepath.Join(path, de.Name()); de.IsDir() {
-					entries, own, leftOut, ok := extensionShown(home, ext, a)
-					if ok {
-						c.Frozen = append(c.Frozen, ext)
-					}
-					extensions, c.Own, c.CredentialsLeftOut = append(extensions, entries...), append(c.Own, own...), append(c.CredentialsLeftOut, leftOut...)
-				}
+		case fi.IsDir() && (cloneTargets[name] || name == a.Extensions):
+			f := showFrozen(path, mount.AgentFiles, tilde)
+			if name == a.Extensions {
+				f = extensionsShown(f, a, tilde)
+			}
+			show(f)
+		case fi.IsDir():
+			own, leftOut, whole := cloneCredentials(path, path, mount.AgentFiles, tilde)
+			if c.CredentialsLeftOut = append(c.CredentialsLeftOut, leftOut...); whole {
+				c.Entries, c.Own = append(c.Entries, path), append(c.Own, own...)
 			}
 		default:
 			c.Entries = append(c.Entries, path)
 		}
 	}
-	// A clone in what is shown (an extension installed from git, a skill)
-	// keeps its remote's URL, token and all.
-	tilde := func(p string) string { return tildePath(p, home) }
-	c.Entries = slices.DeleteFunc(c.Entries, func(e string) bool {
-		if fi, err := os.Stat(e); err != nil || !fi.IsDir() {
-			return false
-		}
-		own, leftOut, whole := cloneCredentials(e, e, mount.AgentFiles, tilde)
-		c.Own, c.CredentialsLeftOut = append(c.Own, own...), append(c.CredentialsLeftOut, leftOut...)
-		return !whole
-	})
-	c.Entries = append(c.Entries, extensions...)
 	for _, name := range a.Copies {
 		if cp, ok := homeCopy(filepath.Join(dir, name), bind.Secrets(home)); ok {
 			c.Copies = append(c.Copies, cp)
@@ -91,41 +86,46 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 	return c
 }
 
-// extensionShown is what the sandbox gets of an extension's directory
-// ext: its entries as the launch found them (entries, each shown
-// read-only in a directory of the sandbox's, so that what the host's
-// gemini writes there during the session, its settings or a clone, is
-// not shown), but for its settings (ExtensionSecrets, a service's key),
-// which are left out, and where it was installed from (ExtensionRecords),
-// a private copy without the credentials in its URLs (own). Its git
-// directories are hidden, as in every directory shown; one that cannot be
-// looked through whole is not shown (ok false).
-func extensionShown(home, ext string, a agent.Agent) (entries []string, own []mount.Mount, leftOut []string, ok bool) {
-	tilde := func(p string) string { return tildePath(p, home) }
-	own, leftOut, ok = cloneCredentials(ext, ext, mount.AgentFiles, tilde)
-	if !ok {
-		return nil, nil, leftOut, false
-	}
-	des, _ := os.ReadDir(ext)
-	for _, de := range des {
-		path := filepath.Join(ext, de.Name())
-		switch {
-		case slices.Contains(a.ExtensionSecrets, de.Name()):
-			leftOut = append(leftOut, "all of "+tilde(path))
-		case slices.Contains(a.ExtensionRecords, de.Name()):
-			m, note, shown := launchCopy(path, mount.AgentFiles, tilde)
-			if shown {
-				own = append(own, m)
-			}
-			if note != "" {
-				leftOut = append(leftOut, note)
-			}
-		case de.Type().IsRegular() || de.IsDir():
-			// A link is not followed out of the extension.
-			entries = append(entries, path)
+// extensionsShown is what the sandbox gets of the directory of the
+// extensions (f, shown as any directory is): each extension's entries as
+// the launch found them too (so that what the host's gemini writes there
+// during the session, its settings or a clone, is not shown), but for its
+// settings (ExtensionSecrets, a service's key), which are left out, and
+// where it was installed from (ExtensionRecords), a private copy without
+// the credentials in its URLs.
+func extensionsShown(f frozenView, a agent.Agent, tilde func(string) string) frozenView {
+	var out frozenView
+	out.frozen, out.links, out.own, out.leftOut = f.frozen, f.links, f.own, f.leftOut
+	for _, ext := range f.entries {
+		if !isDir(ext) {
+			out.entries = append(out.entries, ext)
+			continue
 		}
+		// Its git directories are hidden already (f.own).
+		e := frozenView{frozen: []string{ext}}
+		e.entries, e.links = frozenEntries(ext)
+		for _, path := range e.entries {
+			switch name := filepath.Base(path); {
+			case slices.Contains(a.ExtensionSecrets, name):
+				out.leftOut = append(out.leftOut, "all of "+tilde(path))
+			case slices.Contains(a.ExtensionRecords, name):
+				m, note, shown := launchCopy(path, mount.AgentFiles, tilde)
+				if shown {
+					out.own = append(out.own, m)
+				}
+				if note != "" {
+					out.leftOut = append(out.leftOut, note)
+				}
+			default:
+				out.entries = append(out.entries, path)
+			}
+		}
+		out.frozen = append(out.frozen, ext)
+		out.links = append(out.links, slices.DeleteFunc(e.links, func(l mount.HostPath) bool {
+			return slices.Contains(a.ExtensionSecrets, filepath.Base(l.Path)) || slices.Contains(a.ExtensionRecords, filepath.Base(l.Path))
+		})...)
 	}
-	return entries, own, leftOut, true
+	return out
 }
 
 // readSmall is a regular file of at most 1 MiB, nil for anything else;

@@ -1,16 +1,15 @@
 package probe
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
-	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/mount"
-	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -25,9 +24,14 @@ import (
 // leaves the entries; a file of plugins/ that cannot be read whole, or a
 // directory that cannot be looked through whole, is not shown. What was
 // left out is named (leftOut).
-func pluginCredentials(home string, entries []string) (kept []string, own []mount.Mount, leftOut []string) {
+func pluginCredentials(home string, entries, frozen []string) (kept []string, own []mount.Mount, leftOut []string) {
 	plugins := filepath.Join(home, ".claude", "plugins")
 	tilde := func(p string) string { return tildePath(p, home) }
+	for _, f := range frozen {
+		if copies, dropped, ok := gitDirItself(f, mount.ClaudeConfig, tilde); ok {
+			own, leftOut = append(own, copies...), append(leftOut, dropped...)
+		}
+	}
 	for _, e := range entries {
 		if fi, err := os.Stat(e); err == nil && fi.IsDir() {
 			copies, dropped, whole := cloneCredentials(e, e, mount.ClaudeConfig, tilde)
@@ -74,38 +78,42 @@ func launchCopy(path string, role mount.Role, tilde func(string) string) (m moun
 }
 
 // cloneCredentials hides, in dir (shown inside at dest), every git
-// directory (an empty directory stands over it, own) and names the
-// entries of their configurations that may hold a credential (leftOut): a
-// clone's configuration keeps its remote's URL, token and all, and the
-// host's git writes it while the session runs (git config renames a new
-// file over the old, which would take a private copy's mount with it);
-// what Claude Code reads of a clone is its files, not its git directory.
-// whole is false when dir cannot be looked through whole, and then it is
-// not to be shown (leftOut says so).
+// directory (an empty directory stands over it, own), naming those whose
+// configuration may hold a credential (leftOut): a clone's configuration
+// keeps its remote's URL, token and all, and the host's git writes it
+// while the session runs (git config renames a new file over the old,
+// which would take a private copy's mount with it); what Claude Code
+// reads of a clone is its files, not its git directory. whole is false
+// when dir cannot be looked through whole, and then it is not to be shown
+// (leftOut says so).
 func cloneCredentials(dir, dest string, role mount.Role, tilde func(string) string) (own []mount.Mount, leftOut []string, whole bool) {
-	gitDirs, configs, whole := gitDirs(dir)
+	gitDirs, whole := gitDirs(dir)
 	if !whole {
 		return nil, []string{"all of " + tilde(dest) + " (" + notLookedThrough + ")"}, false
 	}
-	inside := func(p string) string {
-		rel, _ := filepath.Rel(dir, p)
-		return filepath.Join(dest, rel)
-	}
 	for _, g := range gitDirs {
-		own = append(own, mount.Mount{Kind: mount.Tmpfs, Dest: inside(g), Why: "a clone's git directory, hidden: its configuration may hold a credential, and the host's git rewrites it", Role: role})
-	}
-	for _, config := range configs {
-		for _, d := range configCredentials(config) {
-			leftOut = append(leftOut, d+" in "+tilde(inside(config)))
+		rel, _ := filepath.Rel(dir, g)
+		inside := filepath.Join(dest, rel)
+		own = append(own, mount.Mount{Kind: mount.Tmpfs, Dest: inside, Why: "a clone's git directory, hidden: its configuration may hold a credential, and the host's git rewrites it", Role: role})
+		if configHoldsCredential(filepath.Join(g, "config")) {
+			leftOut = append(leftOut, "all of "+tilde(inside)+" (a clone's git directory, whose configuration may hold a credential)")
 		}
 	}
 	return own, leftOut, true
 }
 
-// The bounds of gitDirs' walk: deep enough for
-// plugins/cache/<marketplace>/<plugin>/<version>/.git/modules/<name>, and
-// for a hook's virtualenv or a skill's node_modules in ~/.claude, which a
-// walk that gave up would hide whole; the count bounds its cost.
+// configHoldsCredential says a clone's configuration may hold a
+// credential, or cannot be read whole to say it holds none: only for the
+// launch's notice, as the whole git directory is hidden.
+func configHoldsCredential(config string) bool {
+	b, err := untrusted.ReadFile(filepath.Dir(config), filepath.Base(config), 1<<20)
+	return err != nil && !errors.Is(err, fs.ErrNotExist) || gitSecret(b)
+}
+
+// The bounds of gitDirs' walk of each directory shown: deep enough for
+// plugins/cache/<marketplace>/<plugin>/<version>/.git, and for a hook's
+// virtualenv or a skill's node_modules in ~/.claude, which a walk that
+// gave up would hide whole; the count bounds its cost.
 const (
 	gitDirsDepth = 32
 	gitDirsCount = 4000
@@ -115,69 +123,122 @@ const (
 // whole is not shown.
 const notLookedThrough = "claudebox cannot look through it whole for git directories, which may hold a credential: over 32 levels or 4,000 directories"
 
-// gitDirs are the git directories in dir that lie in no other (one named
-// .git, a bare repository: HEAD and objects in it, a worktree's: HEAD and
-// commondir), and the configuration files (config, config.worktree) of
-// each and of their submodules' and worktrees' below them. No link is
-// followed. whole is false when the walk went past its bounds or could
-// not read a directory: what it did not see may hold one.
-func gitDirs(dir string) (dirs, configs []string, whole bool) {
-	level, looked := []string{dir}, 0
+// packageDirs are the directories a package manager fills with packages
+// (npm's, pip's), of thousands of directories, none of them a clone:
+// only their packages' first levels are looked through, where a package
+// cloned in place keeps its .git, and the packages they hold in turn.
+var packageDirs = map[string]bool{"node_modules": true, "site-packages": true}
+
+// packageLevels are the levels of a package directory looked through:
+// node_modules, @scope, the scoped package, each read for a .git among
+// its entries.
+const packageLevels = 3
+
+// isGitDir says the directory path, of entries des, is a git directory:
+// one named .git, a bare repository (HEAD and objects in it), a
+// worktree's (HEAD and commondir).
+func isGitDir(path string, des []os.DirEntry) bool {
+	names := map[string]bool{}
+	for _, de := range des {
+		names[de.Name()] = true
+	}
+	return filepath.Base(path) == ".git" || names["HEAD"] && (names["objects"] || names["commondir"])
+}
+
+// gitDirs are the git directories in dir (isGitDir) that lie in no
+// other. No link is followed. whole is false when the walk went past
+// its bounds or could not read a directory: what it did not see may hold
+// one.
+func gitDirs(dir string) (dirs []string, whole bool) {
+	// levels is how many levels below a directory are still read: 0, all
+	// of them; in a package directory, what packageLevels leaves.
+	type queued struct {
+		path   string
+		levels int
+	}
+	level, looked := []queued{{dir, 0}}, 0
 	for depth := 0; len(level) > 0; depth++ {
 		if depth > gitDirsDepth {
-			return nil, nil, false
+			return nil, false
 		}
-		var next []string
+		var next []queued
 		for _, d := range level {
 			if looked++; looked > gitDirsCount {
-				return nil, nil, false
+				return nil, false
 			}
-			des, err := os.ReadDir(d)
+			des, err := os.ReadDir(d.path)
 			if err != nil {
-				return nil, nil, false
+				return nil, false
 			}
-			names := map[string]bool{}
-			for _, de := range des {
-				names[de.Name()] = true
-			}
-			isGitDir := filepath.Base(d) == ".git" || names["HEAD"] && (names["objects"] || names["commondir"])
-			if isGitDir && !slices.ContainsFunc(dirs, func(g string) bool { return paths.Within(d, g) }) {
-				dirs = append(dirs, d)
+			if isGitDir(d.path, des) {
+				// What lies in a git directory is hidden with it.
+				dirs = append(dirs, d.path)
+				continue
 			}
 			for _, de := range des {
-				name := de.Name()
 				switch {
-				case isGitDir && !de.IsDir() && (name == "config" || name == "config.worktree"):
-					configs = append(configs, filepath.Join(d, name))
 				case !de.IsDir():
-				case isGitDir && name != "modules" && name != "worktrees":
-					// The rest of a git directory (objects, refs, logs, hooks)
-					// holds no configuration git reads.
-				default:
-					next = append(next, filepath.Join(d, name))
+				case de.Name() == ".git":
+					dirs = append(dirs, filepath.Join(d.path, ".git"))
+				case packageDirs[de.Name()]:
+					next = append(next, queued{filepath.Join(d.path, de.Name()), packageLevels})
+				case d.levels != 1:
+					next = append(next, queued{filepath.Join(d.path, de.Name()), max(d.levels-1, 0)})
 				}
 			}
 		}
 		level = next
 	}
-	return dirs, configs, true
+	return dirs, true
 }
 
-// configCredentials names the entries of a clone's git configuration that
-// may hold a credential; "all" when it cannot be read as git's (a link, a
-// FIFO, not git's grammar).
-func configCredentials(config string) (names []string) {
-	b, err := untrusted.ReadFile(filepath.Dir(config), filepath.Base(config), 1<<20)
-	entries, perr := gitconfig.Parse(b)
-	if err != nil || perr != nil {
-		return []string{"all"}
+// gitDirItself hides dir whole when it is a git directory itself (a bare
+// repository), which the walks of its entries, each shown alone, do not
+// see.
+func gitDirItself(dir string, role mount.Role, tilde func(string) string) (own []mount.Mount, leftOut []string, ok bool) {
+	if des, _ := os.ReadDir(dir); !isGitDir(dir, des) {
+		return nil, nil, false
 	}
+	own, leftOut, _ = cloneCredentials(dir, dir, role, tilde)
+	return own, leftOut, true
+}
+
+// frozenView is what the sandbox gets of a directory shown entry by entry
+// as the launch found it (showFrozen).
+type frozenView struct {
+	frozen  []string         // the directories so shown, outermost first
+	entries []string         // their files and directories, each bound read-only
+	links   []mount.HostPath // their links, made again as they are
+	own     []mount.Mount    // over the git directories in them, empty ones
+	leftOut []string
+}
+
+// showFrozen shows dir entry by entry as the launch found it, in a
+// read-only directory of the sandbox's, so that what the host clones or
+// writes there during the session (a clone's token in its configuration),
+// which the launch did not look through, is not shown; each entry's git
+// directories hidden, and an entry claudebox cannot look through whole
+// not shown (named). A dir that is itself a git directory is hidden
+// whole.
+func showFrozen(dir string, role mount.Role, tilde func(string) string) frozenView {
+	f := frozenView{frozen: []string{dir}}
+	var ok bool
+	if f.own, f.leftOut, ok = gitDirItself(dir, role, tilde); ok {
+		return f
+	}
+	entries, links := frozenEntries(dir)
+	f.links = links
 	for _, e := range entries {
-		if gitSecretEntry(e) {
-			names = append(names, gitEntryName(e))
+		if isDir(e) {
+			own, leftOut, whole := cloneCredentials(e, e, role, tilde)
+			if f.leftOut = append(f.leftOut, leftOut...); !whole {
+				continue
+			}
+			f.own = append(f.own, own...)
 		}
+		f.entries = append(f.entries, e)
 	}
-	return names
+	return f
 }
 
 // setupCredentials does for the directories the user's Claude Code setup

@@ -10,10 +10,11 @@ import (
 )
 
 // A clone's token below plugins/ is never shown: every git directory the
-// walk finds is hidden (its submodules' with it), each configuration's
-// credential named, and a directory the
-// walk cannot look through whole (too deep, too many directories) is
-// hidden whole and named, rather than shown with what it did not see.
+// walk finds is hidden (its submodules' with it), one whose configuration
+// may hold a credential named, and a directory the walk cannot look
+// through whole (too deep, too many directories) is hidden whole and
+// named, rather than shown with what it did not see; a directory shown
+// entry by entry that is a git directory itself is hidden whole.
 func TestPluginCredentialsFailClosed(t *testing.T) {
 	home := t.TempDir()
 	plugins := filepath.Join(home, ".claude", "plugins")
@@ -28,25 +29,22 @@ func TestPluginCredentialsFailClosed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gitDir := func(rel string) {
+	gitDir := func(rel, config string) {
 		write(rel+"/HEAD", "ref: refs/heads/main\n")
 		write(rel+"/objects/info/packs", "")
-		write(rel+"/config", token)
+		write(rel+"/config", config)
 	}
-	gitDir("marketplaces/corp/.git")
-	gitDir("marketplaces/corp/.git/modules/lib")   // a submodule's
-	gitDir("marketplaces/corp/.git/modules/a/b/c") // a nested submodule name
-	gitDir("repos/bare.git")                       // a bare repository
+	gitDir("marketplaces/corp/.git", token)
+	gitDir("marketplaces/corp/.git/modules/lib", token) // a submodule's
+	gitDir("marketplaces/open/.git", "[core]\n\tbare = false\n")
+	gitDir("repos/bare.git", token) // a bare repository
 	write("repos/bare.git/worktrees/w/HEAD", "ref: refs/heads/w\n")
 	write("repos/bare.git/worktrees/w/commondir", "../..\n")
-	write("repos/bare.git/worktrees/w/config.worktree", token)
-	gitDir("cache/m/p/1.0/" + strings.Repeat("d/", gitDirsDepth) + ".git") // past the walk's depth
-	if err := os.Symlink("/etc/hostname", filepath.Join(plugins, "marketplaces/corp/.git/modules/lib/config.worktree")); err != nil {
-		t.Fatal(err)
-	}
+	gitDir("skills", "[core]\n")                                              // a directory shown entry by entry
+	gitDir("cache/m/p/1.0/"+strings.Repeat("d/", gitDirsDepth)+".git", token) // past the walk's depth
 	entries := []string{filepath.Join(plugins, "marketplaces"), filepath.Join(plugins, "repos"), filepath.Join(plugins, "cache")}
 
-	kept, own, leftOut := pluginCredentials(home, entries)
+	kept, own, leftOut := pluginCredentials(home, entries, []string{filepath.Join(plugins, "skills")})
 
 	if want := entries[:2]; !slices.Equal(kept, want) {
 		t.Errorf("kept %q, want %q", kept, want)
@@ -55,23 +53,58 @@ func TestPluginCredentialsFailClosed(t *testing.T) {
 	for _, m := range own {
 		hiddenDirs = append(hiddenDirs, strings.TrimPrefix(m.Dest, plugins+"/"))
 	}
-	if want := []string{"marketplaces/corp/.git", "repos/bare.git"}; !slices.Equal(hiddenDirs, want) {
+	if want := []string{"skills", "marketplaces/corp/.git", "marketplaces/open/.git", "repos/bare.git"}; !slices.Equal(hiddenDirs, want) {
 		t.Errorf("hidden %q, want %q", hiddenDirs, want)
 	}
-	for _, rel := range []string{
-		"marketplaces/corp/.git/config", "marketplaces/corp/.git/modules/lib/config",
-		"marketplaces/corp/.git/modules/a/b/c/config", "repos/bare.git/config", "repos/bare.git/worktrees/w/config.worktree",
-	} {
-		if want := "remote.origin.url in ~/.claude/plugins/" + rel; !slices.Contains(leftOut, want) {
+	for _, rel := range []string{"marketplaces/corp/.git", "repos/bare.git"} {
+		if want := "all of ~/.claude/plugins/" + rel + " (a clone's git directory, whose configuration may hold a credential)"; !slices.Contains(leftOut, want) {
 			t.Errorf("leftOut %q does not name %q", leftOut, want)
 		}
 	}
-	if want := "all in ~/.claude/plugins/marketplaces/corp/.git/modules/lib/config.worktree"; !slices.Contains(leftOut, want) {
-		t.Errorf("leftOut %q does not name the link %q", leftOut, want)
+	if slices.ContainsFunc(leftOut, func(s string) bool { return strings.Contains(s, "open") }) {
+		t.Errorf("leftOut %q names a clone with no credential", leftOut)
 	}
 	hidden := "all of ~/.claude/plugins/cache (claudebox cannot look through it whole"
 	if !slices.ContainsFunc(leftOut, func(s string) bool { return strings.HasPrefix(s, hidden) }) {
 		t.Errorf("leftOut %q does not name %q", leftOut, hidden)
+	}
+}
+
+// TestGitDirsPackages: a skill's or a plugin's node_modules (or a hook's
+// virtualenv) of more directories than the walk counts does not hide it:
+// only its packages' first levels are looked through, where a package
+// cloned in place keeps its .git, and the packages they hold in turn.
+func TestGitDirsPackages(t *testing.T) {
+	dir := t.TempDir()
+	nm := filepath.Join(dir, "node_modules")
+	for i := range gitDirsCount {
+		if err := os.MkdirAll(filepath.Join(nm, "pkg"+strconv.Itoa(i%200), "lib", "deep", strconv.Itoa(i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, g := range []string{
+		"node_modules/cloned/.git", "node_modules/@scope/cloned/.git", "node_modules/pkg1/node_modules/inner/.git",
+		"node_modules/pkg2/lib/.git", ".venv/lib/python3.12/site-packages/mod/.git", "src/.git",
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, g), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dirs, whole := gitDirs(dir)
+	if !whole {
+		t.Fatal("gitDirs gave up on a node_modules")
+	}
+	var found []string
+	for _, d := range dirs {
+		found = append(found, strings.TrimPrefix(d, dir+"/"))
+	}
+	slices.Sort(found)
+	want := []string{
+		".venv/lib/python3.12/site-packages/mod/.git", "node_modules/@scope/cloned/.git", "node_modules/cloned/.git",
+		"node_modules/pkg1/node_modules/inner/.git", "node_modules/pkg2/lib/.git", "src/.git",
+	}
+	if !slices.Equal(found, want) {
+		t.Errorf("git directories %q, want %q", found, want)
 	}
 }
 
@@ -86,7 +119,7 @@ func TestGitConfigsBounded(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "z", ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if dirs, _, whole := gitDirs(dir); whole {
+	if dirs, whole := gitDirs(dir); whole {
 		t.Errorf("gitDirs says it looked through %d directories whole (git directories %q)", gitDirsCount+1, dirs)
 	}
 }
@@ -102,7 +135,7 @@ func BenchmarkGitDirs(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		if _, _, whole := gitDirs(dir); !whole {
+		if _, whole := gitDirs(dir); !whole {
 			b.Fatal("gave up")
 		}
 	}

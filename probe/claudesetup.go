@@ -164,7 +164,7 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 			unshown = append(unshown, mount.Unshown{Path: n.path, What: n.what, Reason: reason})
 			continue
 		}
-		own = append(own, bind.Own{Src: real, Dest: n.path, Why: n.what + ", read-only", Role: mount.HostFiles})
+		own = append(own, bind.Own{Src: real, Dest: n.path, Why: n.what + ", read-only", Role: mount.HostFiles, Frozen: n.dir})
 	}
 	return own, unshown, hookOutputs, blanked, claudeNamed
 }

@@ -72,14 +72,20 @@ func TestClaudeSetupShown(t *testing.T) {
 	pluginDirs := []string{"~/src/my-plugin", filepath.Join(home, "src", "zipped.zip"), filepath.Join(home, ".aws")}
 	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), mcp, pluginDirs)
 
+	// A directory is shown entry by entry, in a read-only directory of
+	// the sandbox's.
 	shown := map[string]string{}
 	for _, m := range h.Own {
-		if m.Kind != mount.RoBind {
+		switch {
+		case m.Kind == mount.Tmpfs && slices.ContainsFunc(h.Own, func(r mount.Mount) bool { return r.Kind == mount.RemountRO && r.Dest == m.Dest }):
+		case m.Kind == mount.RemountRO:
+			continue
+		case m.Kind != mount.RoBind:
 			t.Errorf("%s mounted %s, want read-only", m.Dest, m.Kind)
 		}
 		shown[strings.TrimPrefix(m.Dest, home)] = m.Why
 	}
-	for _, want := range []string{"/src/mkt", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js", "/src/my-plugin", "/src/zipped.zip", "/bin/notify"} {
+	for _, want := range []string{"/src/mkt", "/src/mkt/.claude-plugin", "/src/my-plugin/.claude-plugin", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js", "/src/my-plugin", "/src/zipped.zip", "/bin/notify"} {
 		if shown[want] == "" {
 			t.Errorf("%s not shown; shown: %q", want, shown)
 		}

@@ -92,11 +92,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			once = append(once, o)
 		}
 	}
-	var pluginLinks []string
-	h.ClaudeEntries, h.ClaudeCopies, h.ClaudeHidden, h.ClaudeFrozen, pluginLinks = claudeEntries(filepath.Join(home, ".claude"), claudeNamed, secrets)
-	for _, l := range pluginLinks {
-		h.Unshown = append(h.Unshown, mount.Unshown{Path: l, What: "an entry of ~/.claude/plugins", Reason: "it is a link, which claudebox does not follow out of the plugins' clones"})
-	}
+	h.ClaudeEntries, h.ClaudeCopies, h.ClaudeHidden, h.ClaudeFrozen, h.ClaudeLinks = claudeEntries(filepath.Join(home, ".claude"), claudeNamed, hookOutputs, secrets)
 	// Where a hook writes in ~/.claude, the sandbox's hook writes its own:
 	// read-only, the write would fail, and a failing hook can block the
 	// prompt.
@@ -127,7 +123,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.Own = append(h.Own, git.copies...)
 	var pluginCopies []mount.Mount
 	var pluginLeftOut []string
-	h.ClaudeEntries, pluginCopies, pluginLeftOut = pluginCredentials(home, h.ClaudeEntries)
+	h.ClaudeEntries, pluginCopies, pluginLeftOut = pluginCredentials(home, h.ClaudeEntries, h.ClaudeFrozen)
 	h.Own = append(h.Own, pluginCopies...)
 	h.Own = append(h.Own, setupCopies...)
 	for _, b := range blanked {
@@ -394,12 +390,12 @@ var claudePluginsConfig = map[string]bool{
 // read-only, the files Claude Code saves, which get private copies, and
 // those hidden that are neither configuration nor Claude Code's known
 // state (hidden, named). named are the paths in dir the user's settings
-// name (shown, each alone) and the entries its hooks write into. Only
-// files and directories are shown: a socket stays connectable on a
-// read-only mount. frozen are the directories shown entry by entry as
-// the launch found them (claudeCloneDirs); linked, the links among their
-// entries, which are not followed.
-func claudeEntries(dir string, named []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden, frozen, linked []string) {
+// name (shown, each alone); hookOutputs, what its hooks write in dir,
+// whose entries are shown whole (and then left to the sandbox's hooks).
+// Only files, directories and links are shown: a socket stays connectable
+// on a read-only mount. frozen are the directories shown entry by entry
+// as the launch found them; links, the links among their entries.
+func claudeEntries(dir string, named, hookOutputs []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden, frozen []string, links []mount.HostPath) {
 	shown := func(name string) bool {
 		if inPlugins, ok := strings.CutPrefix(name, "plugins/"); ok {
 			return claudePluginsConfig[inPlugins]
@@ -425,9 +421,12 @@ func claudeEntries(dir string, named []string, secrets map[string]bool) (entries
 			}
 		}
 	}
-	w := claudeWalk{dir: dir, shown: shown, secrets: secrets}
+	w := claudeWalk{dir: dir, shown: shown, named: named, hookOutputs: hookOutputs, secrets: secrets}
 	w.in("")
-	return append(w.entries, deeper...), w.copies, hidden, w.frozen, w.linked
+	for _, p := range deeper {
+		w.show(p)
+	}
+	return w.entries, w.copies, hidden, w.frozen, w.links
 }
 
 // claudeLockDirs are the directories of ~/.claude in which Claude Code
@@ -438,11 +437,15 @@ func claudeEntries(dir string, named []string, secrets map[string]bool) (entries
 // waited 2.2 s on known_marketplaces.json's lock before it exited.
 var claudeLockDirs = map[string]bool{"plugins": true}
 
-// claudeCloneDirs are the directories of ~/.claude in which the host's
-// Claude Code clones a marketplace or a plugin (with the marketplace's
-// token in the clone's configuration): shown entry by entry as the launch
-// found them, so that what the host clones there during the session,
-// which the launch did not look through, is not shown.
+// cloneTargets are the directories of an agent's configuration directory
+// into which the user clones what it reads (a team's skills, a
+// repository each), frozen (claudeWalk).
+var cloneTargets = map[string]bool{"skills": true}
+
+// claudeCloneDirs are the directories of ~/.claude/plugins in which the
+// host's Claude Code clones a marketplace or a plugin (with the
+// marketplace's token in the clone's configuration), frozen as the
+// directories of ~/.claude are.
 var claudeCloneDirs = []string{"plugins/marketplaces", "plugins/cache", "plugins/cache/*", "plugins/cache/*/*"}
 
 // cloneDir says the directory name of ~/.claude is one of
@@ -454,34 +457,41 @@ func cloneDir(name string) bool {
 	})
 }
 
-// claudeWalk is claudeEntries' walk of ~/.claude (dir): at the top and
-// in plugins/, only the entries shown says; the directories of
-// claudeLockDirs and claudeCloneDirs entry by entry. A link is followed
+// claudeWalk is claudeEntries' walk of ~/.claude (dir): at the top and in
+// plugins/, only the entries shown says. The directories where clones
+// go (skills, cloneTargets; a directory the settings name, a local
+// marketplace; the plugins' clones, claudeCloneDirs, to the depth the
+// host's Claude Code clones) are frozen: shown entry by entry as the
+// launch found them, in read-only directories of the sandbox's, so that
+// what the host clones or writes there during the session (a clone's
+// token in its configuration), which the launch did not look through, is
+// not shown. Every entry frozen is a mount, which costs each launch
+// (about a millisecond on a loaded 2-core machine): the directories of
+// files alone (agents, commands) are shown whole. A link is followed
 // where the user keeps ~/.claude's configuration (stow links it into a
-// dotfiles repository), not among the entries of the clone directories,
-// which the host's Claude Code writes.
+// dotfiles repository); among a frozen directory's entries, a link is
+// made again as it is (a cloned skill's link to ~/.aws leads nowhere
+// inside).
 type claudeWalk struct {
-	dir     string
-	shown   func(string) bool
-	secrets map[string]bool
-	entries []string
-	copies  []mount.Copy
-	frozen  []string
-	linked  []string
+	dir         string
+	shown       func(string) bool
+	named       []string
+	hookOutputs []string
+	secrets     map[string]bool
+	entries     []string
+	copies      []mount.Copy
+	frozen      []string
+	links       []mount.HostPath
 }
 
 func (w *claudeWalk) in(rel string) {
 	des, _ := os.ReadDir(filepath.Join(w.dir, rel))
 	for _, de := range des {
 		name := filepath.Join(rel, de.Name())
-		if (rel == "" || rel == "plugins") && !w.shown(name) || claudeState[name] || strings.HasSuffix(name, ".lock") || strings.Contains(name, ".tmp.") {
+		if !w.shown(name) || claudeState[name] || strings.HasSuffix(name, ".lock") || strings.Contains(name, ".tmp.") {
 			continue
 		}
 		path := filepath.Join(w.dir, name)
-		if de.Type()&os.ModeSymlink != 0 && cloneDir(rel) {
-			w.linked = append(w.linked, path)
-			continue
-		}
 		fi, err := os.Stat(path)
 		switch {
 		case err != nil:
@@ -489,15 +499,66 @@ func (w *claudeWalk) in(rel string) {
 			if c, ok := homeCopy(path, w.secrets); ok {
 				w.copies = append(w.copies, c)
 			}
-		case fi.IsDir() && (claudeLockDirs[name] || cloneDir(name)):
-			if cloneDir(name) {
-				w.frozen = append(w.frozen, path)
-			}
+		case fi.IsDir() && claudeLockDirs[name]:
 			w.in(name)
-		case fi.Mode().IsRegular() || fi.IsDir():
-			w.entries = append(w.entries, path)
+		default:
+			w.show(path)
 		}
 	}
+}
+
+// show shows path, a file or a directory of the user's configuration; a
+// directory where clones go frozen, but one the hooks write into (whole,
+// and left to the sandbox's hooks).
+func (w *claudeWalk) show(path string) {
+	fi, err := os.Stat(path)
+	rel, _ := filepath.Rel(w.dir, path)
+	switch {
+	case err != nil:
+	case fi.IsDir() && (cloneTargets[rel] || cloneDir(rel) || slices.Contains(w.named, path)) &&
+		!slices.ContainsFunc(w.hookOutputs, func(o string) bool { return paths.Within(o, path) }):
+		w.freeze(path)
+	case fi.Mode().IsRegular() || fi.IsDir():
+		w.entries = append(w.entries, path)
+	}
+}
+
+// freeze shows the directory path entry by entry, the plugins' clone
+// directories below it frozen too.
+func (w *claudeWalk) freeze(path string) {
+	w.frozen = append(w.frozen, path)
+	entries, links := frozenEntries(path)
+	w.links = append(w.links, links...)
+	for _, e := range entries {
+		switch rel, _ := filepath.Rel(w.dir, e); {
+		case strings.HasSuffix(e, ".lock") || strings.Contains(filepath.Base(e), ".tmp."):
+			// Claude Code's lock, or a file it is writing.
+		case cloneDir(rel) && isDir(e):
+			w.freeze(e)
+		default:
+			w.entries = append(w.entries, e)
+		}
+	}
+}
+
+// frozenEntries are the entries of dir, a directory shown as the launch
+// found it: its files and directories (entries, each bound read-only) and
+// its links (made again as they are, not followed); a socket, a FIFO or a
+// device is left out.
+func frozenEntries(dir string) (entries []string, links []mount.HostPath) {
+	des, _ := os.ReadDir(dir)
+	for _, de := range des {
+		path := filepath.Join(dir, de.Name())
+		switch {
+		case de.Type()&os.ModeSymlink != 0:
+			if target, err := os.Readlink(path); err == nil {
+				links = append(links, mount.HostPath{Path: path, Link: target})
+			}
+		case de.Type().IsRegular() || de.IsDir():
+			entries = append(entries, path)
+		}
+	}
+	return entries, links
 }
 
 // commandChain follows command's symlinks while they lie outside the system

@@ -326,12 +326,12 @@ func TestClaudeEntriesKnownOnly(t *testing.T) {
 	} {
 		testfs.Write(t, filepath.Join(dir, f), "x\n")
 	}
-	entries, copies, hidden, _, _ := claudeEntries(dir, []string{filepath.Join(dir, "scripts", "status.sh")}, nil)
+	entries, copies, hidden, _, _ := claudeEntries(dir, []string{filepath.Join(dir, "scripts", "status.sh")}, nil, nil)
 	var shown []string
 	for _, e := range entries {
 		shown = append(shown, strings.TrimPrefix(e, dir+"/"))
 	}
-	if want := []string{"RULES.md", "commands", "plugins/cache/m/p/1.0", "plugins/installed_plugins.json", "skills", "scripts/status.sh"}; !slices.Equal(shown, want) {
+	if want := []string{"RULES.md", "commands", "plugins/cache/m/p/1.0", "plugins/installed_plugins.json", "skills/s", "scripts/status.sh"}; !slices.Equal(shown, want) {
 		t.Errorf("shown %q, want %q", shown, want)
 	}
 	if len(copies) != 1 || copies[0].Path != filepath.Join(dir, "settings.json") {
@@ -349,9 +349,10 @@ func TestClaudeEntriesKnownOnly(t *testing.T) {
 // TestClaudeFrozenNoLinksFollowedOut: the directories of ~/.claude shown
 // as the launch found them are those claudeEntries walks: plugins/
 // linked into a dotfiles repository (stow) is walked through its link
-// as the user's own, the clone directories below it frozen; a link
-// among the entries of a clone directory (the host's Claude Code writes
-// them) is not followed out, neither shown nor frozen, and named.
+// as the user's own, the directories below it frozen, skills/ too; a
+// link among the entries of a frozen directory (a cloned skill's, or
+// one the host's Claude Code wrote) is made again as it is, not
+// followed out.
 func TestClaudeFrozenNoLinksFollowedOut(t *testing.T) {
 	home := t.TempDir()
 	dir := filepath.Join(home, ".claude")
@@ -360,24 +361,42 @@ func TestClaudeFrozenNoLinksFollowedOut(t *testing.T) {
 		testfs.Write(t, filepath.Join(dots, f), "{}\n")
 	}
 	testfs.Write(t, filepath.Join(home, "elsewhere", "notes", "secret.txt"), "x\n")
-	os.MkdirAll(dir, 0o755)
+	testfs.Write(t, filepath.Join(dir, "skills", "s", "SKILL.md"), "x\n")
 	os.Symlink(dots, filepath.Join(dir, "plugins"))
 	os.Symlink(filepath.Join(home, "elsewhere"), filepath.Join(dots, "cache", "linked"))
 	os.Symlink(filepath.Join(home, "elsewhere"), filepath.Join(dots, "cache", "mk", "linked"))
-	entries, _, hidden, frozen, linked := claudeEntries(dir, nil, nil)
+	os.Symlink("../../.aws", filepath.Join(dir, "skills", "aws"))
+	entries, _, hidden, frozen, links := claudeEntries(dir, nil, nil, nil)
 	rel := func(ps []string) (out []string) {
 		for _, p := range ps {
 			out = append(out, strings.TrimPrefix(p, dir+"/"))
 		}
 		return out
 	}
-	if want := []string{"plugins/cache/mk/tool/1.0", "plugins/known_marketplaces.json", "plugins/marketplaces/m"}; !slices.Equal(rel(entries), want) {
+	if want := []string{"plugins/cache/mk/tool/1.0", "plugins/known_marketplaces.json", "plugins/marketplaces/m", "skills/s"}; !slices.Equal(rel(entries), want) {
 		t.Errorf("shown %q, want %q", rel(entries), want)
 	}
-	if want := []string{"plugins/cache", "plugins/cache/mk", "plugins/cache/mk/tool", "plugins/marketplaces"}; !slices.Equal(rel(frozen), want) {
+	if want := []string{"plugins/cache", "plugins/cache/mk", "plugins/cache/mk/tool", "plugins/marketplaces", "skills"}; !slices.Equal(rel(frozen), want) {
 		t.Errorf("frozen %q, want %q", rel(frozen), want)
 	}
-	if want := []string{"plugins/cache/linked", "plugins/cache/mk/linked"}; !slices.Equal(rel(linked), want) || len(hidden) != 0 {
-		t.Errorf("not followed %q, want %q; hidden %q", rel(linked), want, hidden)
+	var made []string
+	for _, l := range links {
+		made = append(made, strings.TrimPrefix(l.Path, dir+"/")+" -> "+strings.TrimPrefix(l.Link, home+"/"))
+	}
+	if want := []string{"plugins/cache/linked -> elsewhere", "plugins/cache/mk/linked -> elsewhere", "skills/aws -> ../../.aws"}; !slices.Equal(made, want) || len(hidden) != 0 {
+		t.Errorf("links %q, want %q; hidden %q", made, want, hidden)
+	}
+}
+
+// TestClaudeFrozenHookOutput: a directory where clones go that a hook
+// writes into is not frozen: it is shown whole, for the launch to leave
+// it to the sandbox's hooks.
+func TestClaudeFrozenHookOutput(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), ".claude")
+	testfs.Write(t, filepath.Join(dir, "skills", "s", "SKILL.md"), "x\n")
+	skills := filepath.Join(dir, "skills")
+	entries, _, _, frozen, _ := claudeEntries(dir, []string{skills}, []string{filepath.Join(skills, "log.txt")}, nil)
+	if !slices.Equal(entries, []string{skills}) || len(frozen) != 0 {
+		t.Errorf("shown %q, frozen %q; want skills whole", entries, frozen)
 	}
 }

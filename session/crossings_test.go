@@ -59,6 +59,7 @@ func newEveryFeatureHost(t *testing.T) everyFeature {
 		".claude.json":                                           `{"mcpServers":{"notes":{"command":"` + home + `/.local/share/notes/notes-mcp"}}}`,
 		".local/share/notes/notes-mcp":                           "#!/bin/sh\n",
 		".claude/plugins/known_marketplaces.json":                `{"mkt":{"source":{"source":"directory","path":"` + home + `/src/mkt"}}}`,
+		".claude/skills/review/SKILL.md":                         "---\nname: review\n---\n",
 		".claude/plugins/store/notes.json":                       "{}\n",
 		".claude/plugins/marketplaces/corp/.git/HEAD":            "ref: refs/heads/main\n",
 		"src/mkt/.claude-plugin/marketplace.json":                "{}\n",
