@@ -24,6 +24,9 @@ func TestAuditReadsTheRegistry(t *testing.T) {
 		if e.Prefix {
 			name += "x.yml"
 		}
+		if e.Suffix {
+			name = "app" + name
+		}
 		// Half as files, half as directories with a file inside.
 		for _, dir := range []string{"", "sub"} {
 			path := filepath.Join(root, dir, name)

@@ -301,3 +301,26 @@ func TestReplayReview14MakeIncludesIgnored(t *testing.T) {
 		t.Errorf("the host's make ran what the session's included makefile holds:\n%s", out)
 	}
 }
+
+// TestReplayReview14EditorWorkspaceFiles: the registry named .vscode but
+// not a VS Code workspace file, which VS Code offers to open when it finds
+// one in the folder, and whose tasks run when it opens (runOptions.runOn
+// folderOpen) in a trusted folder; nor a Sublime Text project, whose build
+// systems run commands. Host-side proof: neither stands in the project
+// after the session.
+func TestReplayReview14EditorWorkspaceFiles(t *testing.T) {
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.gitRepo(proj)
+	names := []string{"app.code-workspace", "web/web.code-workspace", "app.sublime-project"}
+	out := runSession(t, h, proj, `set -e
+		mkdir web
+		for f in `+strings.Join(names, " ")+`; do
+			echo '{"folders":[{"path":"."}],"tasks":{"version":"2.0.0","tasks":[{"label":"x","type":"shell","command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}}' > "$f"
+		done`)
+	for _, name := range names {
+		if _, err := os.Lstat(filepath.Join(proj, name)); err == nil {
+			t.Errorf("the session's %s stands where the host's editor opens it:\n%s", name, out)
+		}
+	}
+}

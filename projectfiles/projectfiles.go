@@ -33,9 +33,10 @@ const (
 type Entry struct {
 	Name string
 	// Prefix: Name is the start of the names the entry covers (a hook
-	// manager's lefthook-local.yml).
-	Prefix     bool
-	Protection Protection
+	// manager's lefthook-local.yml); Suffix, their end (an editor's
+	// app.code-workspace).
+	Prefix, Suffix bool
+	Protection     Protection
 	// Tools obey it; Why is what they do with it (--dry-run shows it).
 	Tools, Why string
 }
@@ -112,6 +113,8 @@ var Entries = []Entry{
 	{Name: ".yarnrc.yml", Protection: AtExit, Tools: "yarn", Why: "yarn's path, plugins and registry"},
 	{Name: ".pnpmfile.cjs", Protection: AtExit, Tools: "pnpm", Why: "pnpm's hooks, which pnpm install runs"},
 	{Name: ".pnpmfile.mjs", Protection: AtExit, Tools: "pnpm", Why: "pnpm's hooks, which pnpm install runs"},
+	{Name: ".code-workspace", Suffix: true, Protection: AtExit, Tools: "VS Code", Why: "a workspace's tasks (run when it opens), launch configurations and settings; VS Code offers to open one it finds in the folder"},
+	{Name: ".sublime-project", Suffix: true, Protection: AtExit, Tools: "Sublime Text", Why: "a project's build systems, which run commands"},
 	{Name: "bunfig.toml", Protection: AtExit, Tools: "bun", Why: "bun's preloaded scripts and registry"},
 }
 
@@ -119,14 +122,18 @@ var (
 	byName = map[string]int{}
 	// byFolded holds the names lower-cased, for a directory that folds
 	// case; prefixes, the entries by a name's start.
-	byFolded = map[string]int{}
-	prefixes []int
+	byFolded           = map[string]int{}
+	prefixes, suffixes []int
 )
 
 func init() {
 	for i, e := range Entries {
 		if e.Prefix {
 			prefixes = append(prefixes, i)
+			continue
+		}
+		if e.Suffix {
+			suffixes = append(suffixes, i)
 			continue
 		}
 		byName[e.Name] = i
@@ -149,6 +156,11 @@ func Lookup(name string, fold bool) (Entry, bool) {
 	}
 	for _, i := range prefixes {
 		if strings.HasPrefix(name, Entries[i].Name) {
+			return Entries[i], true
+		}
+	}
+	for _, i := range suffixes {
+		if len(name) > len(Entries[i].Name) && strings.HasSuffix(name, Entries[i].Name) {
 			return Entries[i], true
 		}
 	}

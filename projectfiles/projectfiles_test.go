@@ -9,7 +9,7 @@ import (
 )
 
 // TestLookup: a name is found as written; in a directory that folds case,
-// whatever its case, a prefix's too; not otherwise.
+// whatever its case, a prefix's and a suffix's too; not otherwise.
 func TestLookup(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -24,6 +24,9 @@ func TestLookup(t *testing.T) {
 		{"LeftHook-local.yml", false, ""},
 		{"AGENTS.md", true, ""},
 		{"cursor", true, ""},
+		{"app.code-workspace", false, ".code-workspace"},
+		{"App.CODE-WORKSPACE", true, ".code-workspace"},
+		{".code-workspace", false, ""},
 	} {
 		e, ok := Lookup(c.name, c.fold)
 		if got := map[bool]string{true: e.Name}[ok]; got != c.want {
