@@ -324,3 +324,34 @@ func TestReplayReview14EditorWorkspaceFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview14VirtualenvPipConf: the exit judged a virtualenv's
+// bin/, not the pip.conf pip reads from the active virtualenv's top
+// (its "site" configuration), which git ignores with the rest of .venv:
+// the session points index-url at a server of its choosing, and the
+// host's next pip install there installs, and runs the build of, what
+// that server serves. Likewise uv.toml for uv. Host-side proof: the
+// host's pip in the virtualenv reads no configuration the session wrote.
+func TestReplayReview14VirtualenvPipConf(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Fatal("python3 is not installed (.ci/run installs it, with python3-venv)")
+	}
+	h := newE2EHost(t)
+	proj := filepath.Join(h.home, "proj")
+	h.write(filepath.Join(proj, ".gitignore"), ".venv/\n")
+	h.gitRepo(proj)
+	h.run(proj, nil, "/usr/bin/python3", "-m", "venv", ".venv")
+	h.run(proj, nil, "git", "add", ".gitignore")
+	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "venv")
+	out := runSession(t, h, proj, `set -e
+		printf '[global]\nindex-url = http://127.0.0.1:9/simple\n' > .venv/pip.conf
+		printf 'index-url = "http://127.0.0.1:9/simple"\n' > uv.toml
+		git add uv.toml 2>/dev/null || true
+		test -z "$(git status --porcelain -- .venv)"`)
+	if got := h.run(proj, nil, ".venv/bin/pip", "config", "list"); strings.Contains(got, "127.0.0.1:9") {
+		t.Errorf("the host's pip reads the session's index: %s\n%s", got, out)
+	}
+	if _, err := os.Lstat(filepath.Join(proj, "uv.toml")); err == nil {
+		t.Errorf("the session's uv.toml stands where the host's uv reads it:\n%s", out)
+	}
+}

@@ -115,13 +115,15 @@ var Entries = []Entry{
 	{Name: ".pnpmfile.mjs", Protection: AtExit, Tools: "pnpm", Why: "pnpm's hooks, which pnpm install runs"},
 	{Name: ".code-workspace", Suffix: true, Protection: AtExit, Tools: "VS Code", Why: "a workspace's tasks (run when it opens), launch configurations and settings; VS Code offers to open one it finds in the folder"},
 	{Name: ".sublime-project", Suffix: true, Protection: AtExit, Tools: "Sublime Text", Why: "a project's build systems, which run commands"},
+	{Name: "pip.conf", Protection: AtExit, Tools: "pip", Why: "pip's index and options, read from the active virtualenv's top"},
+	{Name: "uv.toml", Protection: AtExit, Tools: "uv", Why: "uv's index, its Python downloads' mirror and its build settings"},
 	{Name: "bunfig.toml", Protection: AtExit, Tools: "bun", Why: "bun's preloaded scripts and registry"},
 }
 
 var (
 	byName = map[string]int{}
 	// byFolded holds the names lower-cased, for a directory that folds
-	// case; prefixes, the entries by a name's start.
+	// case; prefixes and suffixes, the entries by a name's start or end.
 	byFolded           = map[string]int{}
 	prefixes, suffixes []int
 )
