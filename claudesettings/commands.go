@@ -30,9 +30,15 @@ var webhookURL = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9/_-]{8,}|discord(app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{8,}|\.webhook\.office\.com/webhook|\.logic\.azure\.com\S*sig=|hooks\.zapier\.com/hooks/catch/|maker\.ifttt\.com/trigger/\S*/key/|api\.telegram\.org/bot\d+:[A-Za-z0-9_-]{8,}|/hooks/[a-z0-9]{20,}`)
 })
 
+// userPassword is a user and password given to curl, wget or httpie on
+// the command line (-u ci:PASSWORD, --user=ci:PASSWORD), not a variable.
+var userPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|\s)(-u|--user|--auth|-a)(\s+|=)["']?[A-Za-z0-9._@+-]+:[^\s$"'][^\s"']{5,}`)
+})
+
 // HasCommandCredential says a command's text, or a script's, holds a
-// credential: one in a URL, a URL that is one, or one written as a
-// literal.
+// credential: one in a URL, a URL that is one, a user's password on the
+// command line, or one written as a literal.
 func HasCommandCredential(data []byte) bool {
-	return commandCredential().Match(data) || webhookURL().Match(data) || HasURLCredential(data)
+	return commandCredential().Match(data) || webhookURL().Match(data) || userPassword().Match(data) || HasURLCredential(data)
 }

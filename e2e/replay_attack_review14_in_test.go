@@ -363,3 +363,28 @@ notify = ["curl", "-s", "-d", "{}", "https://hooks.slack.com/services/T0AAAAAAA/
 		}
 	}
 }
+
+// TestReplayReview14GitAliasCredential: the copy of ~/.gitconfig left
+// out an entry named for a credential or whose value had a token's
+// shape, a password or bearer in it, or a URL's credential; a shell
+// alias carries its secrets in a command's words (curl -u ci:PASSWORD, a
+// webhook's URL), which none of those read. The attack, from inside:
+// read git's configuration. Proof: neither is readable; an alias
+// without one is kept.
+func TestReplayReview14GitAliasCredential(t *testing.T) {
+	h := newE2EHost(t)
+	const pass, hook = "Xk9mQ2vLp8TzREVIEW14", "REVIEW14gitALIASwebhook"
+	h.write(filepath.Join(h.home, ".gitconfig"), "[user]\n\tname = Alice\n[alias]\n\tlg = log --oneline\n"+
+		"\tdeploy = !curl -s -u ci:"+pass+" https://ci.example.com/job/app/build\n"+
+		"\tshipped = \"!f() { curl -s -d \\\"$1\\\" https://hooks.slack.com/services/T0AAAAAAA/B0BBBBBBB/"+hook+"; }; f\"\n")
+	proj := filepath.Join(h.home, "code", "proj")
+	h.write(filepath.Join(proj, "x"), "x\n")
+	out := h.inside(proj, nil, `git config --global --list; grep -rh -e `+pass+` -e `+hook+` ~ 2>/dev/null; true`)
+	t.Log(out)
+	if strings.Contains(out, pass) || strings.Contains(out, hook) {
+		t.Errorf("a secret in a git alias is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "alias.lg=log --oneline") {
+		t.Errorf("inside, want the alias without a secret kept:\n%s", out)
+	}
+}

@@ -36,9 +36,14 @@ func gitSecret(text []byte) bool {
 // signs with (an id, or a public key's path), which signing inside needs.
 var gitKeyNames = map[string]bool{"signingkey": true}
 
+// gitSecretEntry says entry e may hold a credential: by its name, its
+// key's or value's text, or, in a value (a shell alias's command), a
+// credential written as a command's (a webhook's URL, curl -u
+// USER:PASSWORD, --token …).
 func gitSecretEntry(e gitconfig.Entry) bool {
 	name := strings.ToLower(e.Key[strings.LastIndexByte(e.Key, '.')+1:])
-	return gitSecretName.MatchString(name) && !gitKeyNames[name] || gitSecret([]byte(e.Key)) || gitSecret([]byte(e.Value))
+	return gitSecretName.MatchString(name) && !gitKeyNames[name] || gitSecret([]byte(e.Key)) || gitSecret([]byte(e.Value)) ||
+		claudesettings.HasCommandCredential([]byte(e.Value))
 }
 
 // gitEntryName names a configuration entry without what may be secret in
