@@ -230,7 +230,7 @@ func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot
 	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
-	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64)}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), indexNames: newIndexNames()}
 	w.walk()
 	w.newlyIgnored(w.ignores)
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
@@ -259,9 +259,10 @@ type walker struct {
 	// start, as paths relative to root.
 	links []string
 	// ignores are the .gitignore files the session wrote; indexNames, the
-	// entries of the indexes read to tell what is tracked, by git directory.
+	// entries of the indexes read to tell what is tracked, shared by the
+	// walkers of one walk.
 	ignores    []string
-	indexNames map[string]map[string]bool
+	indexNames *indexNames
 }
 
 // subWalk is a directory below the top, walked by a walker of its own.
@@ -273,7 +274,7 @@ type subWalk struct {
 // fork is a walker for a directory below the top: the same judgement, a
 // report and a record of its own.
 func (w *walker) fork() *walker {
-	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names}
+	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, indexNames: w.indexNames}
 	if w.take != nil {
 		f.take = newRecord(w.root, w.obeyed)
 	}

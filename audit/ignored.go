@@ -4,6 +4,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -170,7 +171,7 @@ func (w *walker) ignoredBelow(base, sub string, rules []ignoreRule, hidden bool,
 // names, of the repository holding each nearest: git status shows an
 // untracked file the same before and after a change.
 func Untracked(root string, paths []string) []string {
-	w := &walker{root: root}
+	w := &walker{root: root, indexNames: newIndexNames()}
 	var out []string
 	for _, p := range paths {
 		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) && !w.tracked(rel) {
@@ -190,25 +191,42 @@ func (w *walker) tracked(rel string) bool {
 			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 				return w.trackedInWorktree(w.abs(rel))
 			}
-			names, ok := w.indexNames[gitDir]
-			if !ok {
-				names = map[string]bool{}
-				if d, err := openRoot(w.abs(gitDir)); err == nil {
-					if b, err := readAt(int(d.Fd()), "index", maxIndex); err == nil {
-						eachEntry(b, hashLen(int(d.Fd())), func(e indexEntry) { names[string(e.name)] = true })
-					}
-					d.Close()
-				}
-				if w.indexNames == nil {
-					w.indexNames = map[string]map[string]bool{}
-				}
-				w.indexNames[gitDir] = names
-			}
 			name, _ := filepath.Rel(dir, rel)
-			return names[name]
+			return w.indexNames.of(w.abs(gitDir))[name]
 		}
 		if dir == "." || dir == "/" {
 			return false
 		}
 	}
+}
+
+// indexNames are the entries of the indexes read to tell what is tracked,
+// by git directory: each read once in a walk, whichever of its walkers
+// asks, and under indexReading, so that the walkers side by side never
+// hold an index each (an index may take 256 MiB).
+type indexNames struct {
+	lock  sync.Mutex
+	byDir map[string]map[string]bool
+}
+
+func newIndexNames() *indexNames { return &indexNames{byDir: map[string]map[string]bool{}} }
+
+// of are the entries of the index of the git directory gitDir.
+func (n *indexNames) of(gitDir string) map[string]bool {
+	n.lock.Lock()
+	defer n.lock.Unlock()
+	if names, ok := n.byDir[gitDir]; ok {
+		return names
+	}
+	names := map[string]bool{}
+	if d, err := openRoot(gitDir); err == nil {
+		indexReading.Lock()
+		if b, err := readAt(int(d.Fd()), "index", maxIndex); err == nil {
+			eachEntry(b, hashLen(int(d.Fd())), func(e indexEntry) { names[string(e.name)] = true })
+		}
+		indexReading.Unlock()
+		d.Close()
+	}
+	n.byDir[gitDir] = names
+	return names
 }
