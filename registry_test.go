@@ -35,8 +35,11 @@ func TestRegistryOneList(t *testing.T) {
 	}
 	// entryName is a name the entry covers.
 	entryName := func(e projectfiles.Entry) string {
-		if e.Prefix {
+		switch {
+		case e.Prefix:
 			return e.Name + "x.yml"
+		case e.Suffix:
+			return "x" + e.Name
 		}
 		return e.Name
 	}
