@@ -572,11 +572,15 @@ func (t tree) exists(path string) bool {
 	if _, ok := t.recent[path]; ok {
 		return true
 	}
-	if t.gone[path] {
+	if len(t.gone) > 0 && t.gone[path] {
 		return false
 	}
-	names, ok := t.dirs[dirOf(path)]
-	return ok && (names == nil || names[filepath.Base(path)])
+	dir, name := ".", path
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		dir, name = path[:i], path[i+1:]
+	}
+	names, ok := t.dirs[dir]
+	return ok && (names == nil || names[name])
 }
 
 // dirOf is the directory of path, "." the top.
