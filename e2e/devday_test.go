@@ -38,11 +38,13 @@ func startSSHD(t *testing.T, h *e2eHost, dir, authorized string) (port int, know
 		}
 		name = u.Username
 	}
-	hostKey := filepath.Join(h.base, "sshd", "host_key")
-	h.write(filepath.Join(h.base, "sshd", "authorized_keys"), authorized)
-	h.run(h.base, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", hostKey)
+	// A directory per server, so that a test may run two.
 	port = freePort(t)
-	conf := filepath.Join(h.base, "sshd", "sshd_config")
+	files := filepath.Join(h.base, "sshd-"+strconv.Itoa(port))
+	hostKey := filepath.Join(files, "host_key")
+	h.write(filepath.Join(files, "authorized_keys"), authorized)
+	h.run(h.base, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", hostKey)
+	conf := filepath.Join(files, "sshd_config")
 	// StrictModes would refuse the files under the world-writable /tmp;
 	// not root, sshd has no PAM and no privilege separation to do.
 	h.write(conf, fmt.Sprintf(`ListenAddress 127.0.0.1:%d
@@ -55,7 +57,7 @@ StrictModes no
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 ForceCommand cd %s && eval "$SSH_ORIGINAL_COMMAND"
-`, port, hostKey, filepath.Join(h.base, "sshd", "authorized_keys"), name, dir))
+`, port, hostKey, filepath.Join(files, "authorized_keys"), name, dir))
 	cmd := h.command(h.base, nil, sshd, "-D", "-e", "-f", conf)
 	log := new(strings.Builder)
 	cmd.Stderr = log

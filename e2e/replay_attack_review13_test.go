@@ -218,8 +218,8 @@ func init() {
 // network could never reach; and a signature of any namespace
 // (ssh-keygen -Y sign -n file) stands for the user's. The attack, from
 // inside: have the agent sign a login as root, and a file. Proof: both
-// refused; a login as git (a git host's), and git's own signatures
-// (commits) are still signed.
+// refused (and a login as git, for a session no allowed server bound);
+// git's own signatures (commits) are still signed.
 func TestReplayReview13SSHAgentRelay(t *testing.T) {
 	h := newE2EHost(t)
 	env := startSSHAgent(t, h)
@@ -235,11 +235,13 @@ func TestReplayReview13SSHAgentRelay(t *testing.T) {
 		ssh-keygen -q -Y sign -f ~/.ssh/id_ed25519.pub -n git data 2>/dev/null && echo signed git-namespace
 		echo done`)
 	t.Log(out)
-	if strings.Contains(out, "signed root") || strings.Contains(out, "signed file") {
+	// Not a login as git either: the session is no server's the sandbox
+	// may log in to (TestReplayLeftovers15SSHAgentOtherHost).
+	if strings.Contains(out, "signed root") || strings.Contains(out, "signed file") || strings.Contains(out, "signed git\n") {
 		t.Errorf("the agent signed, with the user's key, a login or a signature no git host asks for:\n%s", out)
 	}
-	if !strings.Contains(out, "signed git\n") || !strings.Contains(out, "signed git-namespace") {
-		t.Errorf("the agent did not sign a git host's login or git's signature:\n%s", out)
+	if !strings.Contains(out, "signed git-namespace") {
+		t.Errorf("the agent did not sign git's signature:\n%s", out)
 	}
 }
 

@@ -3,11 +3,13 @@ package probe
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/instance"
@@ -101,10 +103,32 @@ type Launch struct {
 	GPU      *mount.GPU
 }
 
-// SSHAgent is the user's SSH agent as SSH_AUTH_SOCK names it.
+// SSHAgent is the user's SSH agent as SSH_AUTH_SOCK names it, and the
+// known_hosts files ssh reads by default (the user's, the system's), whose
+// host keys say which servers the agent signs a login to.
 type SSHAgent struct {
-	Socket   string
-	IsSocket bool
+	Socket     string
+	IsSocket   bool
+	KnownHosts [][]byte
+}
+
+// knownHostsFiles reads ssh's default known_hosts files under home, each
+// a regular file, up to 4 MiB (GitHub's keys take three lines).
+func knownHostsFiles(home string) [][]byte {
+	var files [][]byte
+	for _, p := range []string{filepath.Join(home, ".ssh", "known_hosts"), filepath.Join(home, ".ssh", "known_hosts2"), "/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2"} {
+		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			continue
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if b, err := io.ReadAll(io.LimitReader(f, 4<<20)); err == nil {
+				files = append(files, b)
+			}
+		}
+		f.Close()
+	}
+	return files
 }
 
 // GPG is what the host's gpg would use for --with-gpg: gpgconf ("" where
@@ -147,6 +171,7 @@ func Read(q Query) Launch {
 		l.SSH.Socket = q.Getenv("SSH_AUTH_SOCK")
 		fi, err := os.Stat(l.SSH.Socket)
 		l.SSH.IsSocket = l.SSH.Socket != "" && err == nil && fi.Mode()&os.ModeSocket != 0
+		l.SSH.KnownHosts = knownHostsFiles(q.Home)
 	}
 	if q.WithGPG {
 		l.GPG = gpg()

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"errors"
 	"net"
 	"net/netip"
@@ -375,4 +376,21 @@ var embeddingIPv4 = []struct {
 	{netip.MustParsePrefix("2002::/16"), 2},
 	{netip.MustParsePrefix("::/96"), 12},
 	{netip.MustParsePrefix("::ffff:0:0:0/96"), 12},
+}
+
+// Exact are the allow list's entries that name one host (a name or an
+// address) with its port, as host:port, that the lists let through: the
+// servers --with-ssh's agent signs a login to (a wildcard names none).
+func (p Policy) Exact() []string {
+	var exact []string
+	for _, r := range p.Allow {
+		if r.wildcard || r.port == 0 {
+			continue
+		}
+		t := target{host: r.host, addr: r.addr, port: r.port}
+		if p.allows(t) {
+			exact = append(exact, net.JoinHostPort(cmp.Or(r.host, r.addr.String()), strconv.Itoa(r.port)))
+		}
+	}
+	return exact
 }

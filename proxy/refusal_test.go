@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -155,5 +156,24 @@ func TestQueryKeptToKnown(t *testing.T) {
 		if got != c.want {
 			t.Errorf("POST %s reached the API as %s, want %s", c.path, got, c.want)
 		}
+	}
+}
+
+// TestExact: the allow list's servers --with-ssh's agent signs a login
+// to are its entries naming one host with its port, that the deny list
+// leaves allowed: not a wildcard's, not an entry without a port.
+func TestExact(t *testing.T) {
+	var p Policy
+	for _, s := range []string{"github.com:22", "*.github.com:22", "example.com", "127.0.0.1:2222", "[::1]:22", "denied.example.com:22"} {
+		r, err := ParseRule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Allow = append(p.Allow, r)
+	}
+	denied, _ := ParseRule("denied.example.com")
+	p.Deny = []Rule{denied}
+	if got, want := p.Exact(), []string{"github.com:22", "127.0.0.1:2222", "[::1]:22"}; !slices.Equal(got, want) {
+		t.Errorf("Exact() = %q, want %q", got, want)
 	}
 }

@@ -58,7 +58,7 @@ func TestRenderToolsAndAgent(t *testing.T) {
 		"- PATH entry /home/alice/.ssh/bin does not work here: it lies in /home/alice/.ssh, which the sandbox hides.",
 		"- Read-only: /usr, /etc, /home/alice/.gitconfig, /home/alice/.ssh/known_hosts.",
 		"- Hidden inside the read-only paths above (secrets): /home/alice/.config/git/credentials.",
-		"- SSH: the user's SSH agent is at $SSH_AUTH_SOCK, for listing its keys and signing with them (git push over SSH works; adding, removing or locking keys is refused); the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist).",
+		"- SSH: the user's SSH agent is at $SSH_AUTH_SOCK, for listing its keys and signing with them (git push over SSH works to the servers allowed on their SSH port, github.com:22 by default, whose host key the user's known_hosts holds; adding, removing or locking keys is refused); the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist).",
 	} {
 		if !strings.Contains(md, "\n"+line+"\n") {
 			t.Errorf("no line %q in\n%s", line, md)

@@ -294,9 +294,9 @@ func gpgAgent(w *page, p mount.Plan) {
 func sshAgent(w *page, p mount.Plan) {
 	switch {
 	case p.SSHAgent && p.Relay != nil:
-		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK, for listing its keys and signing with them (adding, removing or locking keys is refused); the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist). git over SSH goes through the proxy (GIT_SSH_COMMAND sets ssh's ProxyCommand to `/run/claudebox/claudebox --relay-connect %%h %%p`) to the hosts allowed on their SSH port: github.com:22 by default; another needs the user's `claudebox --allow-host HOST:22`. A plain `ssh` needs the same `-o ProxyCommand=...`.")
+		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK, for listing its keys and signing with them (a login only to a server allowed on its SSH port whose host key the user's known_hosts holds; adding, removing or locking keys is refused); the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist). git over SSH goes through the proxy (GIT_SSH_COMMAND sets ssh's ProxyCommand to `/run/claudebox/claudebox --relay-connect %%h %%p`) to the hosts allowed on their SSH port: github.com:22 by default; another needs the user's `claudebox --allow-host HOST:22`. A plain `ssh` needs the same `-o ProxyCommand=...`.")
 	case p.SSHAgent:
-		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK, for listing its keys and signing with them (git push over SSH works; adding, removing or locking keys is refused); the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist).")
+		w.line("- SSH: the user's SSH agent is at $SSH_AUTH_SOCK, for listing its keys and signing with them (git push over SSH works to the servers allowed on their SSH port, github.com:22 by default, whose host key the user's known_hosts holds; adding, removing or locking keys is refused); the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist).")
 	}
 }
 

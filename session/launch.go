@@ -217,6 +217,9 @@ func (s *Session) Run(yes bool) error {
 	if s.portsNote != "" {
 		printable.Say(os.Stderr, "claudebox: %s", s.portsNote)
 	}
+	if s.sshAgent != nil && s.sshAgent.note != "" {
+		printable.Say(os.Stderr, "claudebox: %s", s.sshAgent.note)
+	}
 	if !s.plan.Network && s.plan.Relay == nil && !s.shell {
 		printable.Say(os.Stderr, "claudebox: --network=none: %s cannot reach its API in this sandbox and will not answer (for a shell without network: claudebox --network=none --shell)", s.agent.Title)
 	}

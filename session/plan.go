@@ -2,6 +2,7 @@ package session
 
 import (
 	"path/filepath"
+	"strings"
 
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/config"
@@ -11,6 +12,7 @@ import (
 	"github.com/claudebox/claudebox/probe"
 	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/sandboxmd"
+	"github.com/claudebox/claudebox/sshagent"
 )
 
 // plan is a launch's preparation after the probe: the settings and what
@@ -168,11 +170,12 @@ func programs(o Options, f probe.Launch) ([]string, error) {
 }
 
 // sshAgent is the user's SSH agent as --with-ssh passes it on: its
-// socket (SSH_AUTH_SOCK), and the fingerprints of the keys the sandbox
-// may use (none: all).
+// socket (SSH_AUTH_SOCK), and what the sandbox may do with it.
 type sshAgent struct {
-	upstream    string
-	keys, users []string
+	upstream string
+	rules    sshagent.Rules
+	// note says why the agent signs no login, if it signs none.
+	note string
 }
 
 // userSSHAgent is the user's agent for --with-ssh, whose socket must be
@@ -188,7 +191,16 @@ func userSSHAgent(conf config.Launch, found probe.SSHAgent) (*sshAgent, error) {
 	if !found.IsSocket {
 		return nil, hint.Errorf(startAgent, "--with-ssh: SSH_AUTH_SOCK=%s is not a socket", found.Socket)
 	}
-	return &sshAgent{upstream: found.Socket, keys: conf.SSHKeys, users: conf.SSHUsers}, nil
+	// A login is signed only to a server the allow list names with its
+	// port, whose host key known_hosts lists.
+	servers := conf.Hosts.Exact()
+	hostKeys := sshagent.KnownHostKeys(found.KnownHosts, servers)
+	a := &sshAgent{upstream: found.Socket, rules: sshagent.Rules{Keys: conf.SSHKeys, Users: conf.SSHUsers, HostKeys: hostKeys}}
+	if len(hostKeys) == 0 {
+		a.note = "--with-ssh: your known_hosts has no host key of a server the allow list names with its port (" + strings.Join(servers, ", ") +
+			"), so the agent signs no SSH login there; connect once from the host to add one (ssh -T git@github.com)"
+	}
+	return a, nil
 }
 
 // gpgAgent is what --with-gpg forwards, as the host's gpg would: the

@@ -26,6 +26,6 @@ func (s *Session) startSSHAgent() (stop func(), err error) {
 	if err != nil {
 		return nil, hint.Errorf("set HOME to a shorter path, or launch with --with-ssh=false", "cannot listen on %s for the SSH agent: %v", path, err)
 	}
-	filter := sshagent.Serve(ln, s.sshAgent.upstream, s.sshAgent.keys, s.sshAgent.users)
+	filter := sshagent.Serve(ln, s.sshAgent.upstream, s.sshAgent.rules)
 	return func() { filter.Close() }, nil
 }

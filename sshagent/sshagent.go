@@ -1,11 +1,12 @@
 // Package sshagent is the SSH agent a sandbox is given with --with-ssh: a
 // filter the supervisor serves on a socket of its own, in front of the
-// user's agent, that passes on only listing the keys and signing with
-// them. Adding, removing and locking keys and every extension are answered
-// with a failure and never reach the user's agent. The protocol
-// (draft-miller-ssh-agent) is read by hand: each message a uint32 length
-// and that many bytes, the first its type; each request answered before
-// the next is read.
+// user's agent, that passes on only listing the keys, binding a
+// connection to a server's session (OpenSSH's session-bind, checked
+// first) and signing. Adding, removing and locking keys and every other
+// extension are answered with a failure and never reach the user's agent.
+// The protocol (draft-miller-ssh-agent, OpenSSH's PROTOCOL.agent) is read
+// by hand: each message a uint32 length and that many bytes, the first its
+// type; each request answered before the next is read.
 package sshagent
 
 import (
@@ -29,7 +30,13 @@ const (
 	identitiesAnswer  = 12
 	signRequest       = 13
 	signResponse      = 14
+	agentSuccess      = 6
+	extension         = 27
 )
+
+// sessionBind is OpenSSH's extension by which ssh tells the agent the
+// server's host key, the session's id and the server's signature of it.
+const sessionBind = "session-bind@openssh.com"
 
 // maxMessage is OpenSSH's own bound on an agent message (AGENT_MAX_LEN),
 // requests and answers alike.
@@ -56,26 +63,41 @@ var (
 
 var failure = []byte{agentFailure}
 
+// Rules are what the filter lets the sandbox do with the user's keys.
+type Rules struct {
+	// Keys are the fingerprints (SHA256:…, as ssh-add -l shows them; a
+	// certificate's is its key's) of the keys it may use; none: all.
+	Keys []string
+	// Users are the users it may log in as; none: the git hosts' git.
+	Users []string
+	// HostKeys are the host keys (wire form) of the servers it may log in
+	// to: a login is signed only for a session such a server signed.
+	HostKeys [][]byte
+}
+
 // Filter serves the filtered agent on a listener.
 type Filter struct {
 	upstream string
-	allowed  []string
-	users    []string
+	rules    Rules
 	server   *connserve.Server
 }
 
 // Serve serves the filter on ln, in front of the user's agent listening on
-// the Unix socket upstream, for the keys whose fingerprints (SHA256:…, as
-// ssh-add -l shows them; a certificate's is its key's) allowed names, or
-// every key when it names none, and for logins as users, or as the git
-// hosts' git when it names none. It returns at once; Close stops it.
-func Serve(ln net.Listener, upstream string, allowed, users []string) *Filter {
-	if len(users) == 0 {
-		users = []string{"git"}
+// the Unix socket upstream, as rules say. It returns at once; Close stops
+// it.
+func Serve(ln net.Listener, upstream string, rules Rules) *Filter {
+	if len(rules.Users) == 0 {
+		rules.Users = []string{"git"}
 	}
-	f := &Filter{upstream: upstream, allowed: allowed, users: users}
+	f := &Filter{upstream: upstream, rules: rules}
 	f.server = connserve.Serve(ln, maxConns, f.serve)
 	return f
+}
+
+// binding is the session a connection is bound to: the server's host key
+// and the session's id, which the server signed.
+type binding struct {
+	hostKey, sessionID []byte
 }
 
 // Close stops accepting, ends the connections being served and waits for
@@ -87,6 +109,7 @@ func (f *Filter) Close() error { return f.server.Close() }
 // state per connection: a session bound to it, a failed attempt).
 func (f *Filter) serve(c net.Conn) {
 	var up net.Conn
+	var bound *binding
 	defer func() {
 		if up != nil {
 			up.Close()
@@ -97,7 +120,7 @@ func (f *Filter) serve(c net.Conn) {
 		if err != nil {
 			return
 		}
-		answer := f.answer(req, &up)
+		answer := f.answer(req, &up, &bound)
 		c.SetWriteDeadline(time.Now().Add(messageTimeout))
 		if writeMessage(c, answer) != nil {
 			return
@@ -107,8 +130,10 @@ func (f *Filter) serve(c net.Conn) {
 
 // answer is the filter's answer to req: the user's agent's, for listing
 // (with the keys not allowed left out) and for signing with an allowed
-// key; a failure for anything else.
-func (f *Filter) answer(req []byte, up *net.Conn) []byte {
+// key; success for binding the connection to a server's session it may
+// log in to (passed on too, for the user's agent's own restrictions); a
+// failure for anything else.
+func (f *Filter) answer(req []byte, up *net.Conn, bound **binding) []byte {
 	switch req[0] {
 	case requestIdentities:
 		if len(req) != 1 {
@@ -124,7 +149,7 @@ func (f *Filter) answer(req []byte, up *net.Conn) []byte {
 		key := r.str()
 		data := r.str()
 		r.uint32()
-		if !r.done() || !f.allows(key) || !f.signable(data) {
+		if !r.done() || !f.allows(key) || !f.signable(data, *bound) {
 			return failure
 		}
 		reply := f.forward(req, up)
@@ -134,8 +159,39 @@ func (f *Filter) answer(req []byte, up *net.Conn) []byte {
 			return failure
 		}
 		return reply
+	case extension:
+		b, ok := f.bind(req[1:], *bound)
+		if !ok {
+			return failure
+		}
+		*bound = b
+		f.forward(req, up)
+		return []byte{agentSuccess}
 	}
 	return failure
+}
+
+// bind reads a session-bind request: a connection bound for logging in
+// (not for forwarding the agent), once, to a session the server signed
+// with a host key the sandbox may log in with. ssh binds before it asks
+// for a login's signature; a session the sandbox relays for a server
+// elsewhere is signed by that server's key. Binding again to the session
+// already bound is allowed, as OpenSSH's agent allows it.
+func (f *Filter) bind(ext []byte, bound *binding) (*binding, bool) {
+	r := reader{b: ext}
+	name := r.str()
+	hostKey, sessionID, signature := r.str(), r.str(), r.str()
+	forwarding := r.byte()
+	if !r.done() || string(name) != sessionBind || forwarding != 0 {
+		return nil, false
+	}
+	if bound != nil {
+		return bound, bytes.Equal(bound.hostKey, hostKey) && bytes.Equal(bound.sessionID, sessionID)
+	}
+	if !slices.ContainsFunc(f.rules.HostKeys, func(k []byte) bool { return bytes.Equal(k, hostKey) }) || !verify(hostKey, sessionID, signature) {
+		return nil, false
+	}
+	return &binding{hostKey: bytes.Clone(hostKey), sessionID: bytes.Clone(sessionID)}, true
 }
 
 // forward passes req to the user's agent and returns its answer, or a
@@ -187,12 +243,12 @@ func (f *Filter) allowedIdentities(reply []byte) []byte {
 
 // signable says the sandbox may have data signed: an SSH login (a
 // public key user authentication request) as one of the users it may log
-// in as, or a signature of git's (SSHSIG, namespace git: a commit's, a
-// tag's, a signed push's). Anything else would stand for the user where
-// the sandbox cannot reach: a login relayed from another's session, to a
-// server that trusts the key, as any user; a signature of another
-// namespace.
-func (f *Filter) signable(data []byte) bool {
+// in as, for the session the connection is bound to, or a signature of
+// git's (SSHSIG, namespace git: a commit's, a tag's, a signed push's).
+// Anything else would stand for the user where the sandbox cannot reach:
+// a login relayed from another's session, to a server that trusts the
+// key; a signature of another namespace.
+func (f *Filter) signable(data []byte, bound *binding) bool {
 	if rest, ok := bytes.CutPrefix(data, []byte("SSHSIG")); ok {
 		r := reader{b: rest}
 		namespace := r.str()
@@ -202,17 +258,20 @@ func (f *Filter) signable(data []byte) bool {
 		return r.done() && string(namespace) == "git"
 	}
 	r := reader{b: data}
-	r.str() // the session's id
+	sessionID := r.str()
 	request := r.byte()
 	user, service, method := r.str(), r.str(), r.str()
 	signed := r.byte()
 	r.str() // the algorithm
 	r.str() // the key
-	if string(method) == hostboundMethod {
-		r.str() // the server's host key
+	hostbound := string(method) == hostboundMethod
+	var hostKey []byte
+	if hostbound {
+		hostKey = r.str()
 	}
 	return r.done() && request == userauthRequest && string(service) == "ssh-connection" &&
-		(string(method) == "publickey" || string(method) == hostboundMethod) && signed == 1 && slices.Contains(f.users, string(user))
+		(string(method) == "publickey" || hostbound) && signed == 1 && slices.Contains(f.rules.Users, string(user)) &&
+		bound != nil && bytes.Equal(sessionID, bound.sessionID) && (!hostbound || bytes.Equal(hostKey, bound.hostKey))
 }
 
 // An SSH login's request (RFC 4252), as the client has the agent sign it;
@@ -224,7 +283,7 @@ const (
 
 // allows says the key (its wire form) is one the sandbox may use.
 func (f *Filter) allows(key []byte) bool {
-	return len(f.allowed) == 0 || slices.Contains(f.allowed, Fingerprint(key))
+	return len(f.rules.Keys) == 0 || slices.Contains(f.rules.Keys, Fingerprint(key))
 }
 
 // Fingerprint is a key's SHA-256 fingerprint as ssh-add -l shows it, from

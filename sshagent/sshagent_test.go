@@ -68,7 +68,7 @@ func serveFilter(t *testing.T, upstream string, allowed ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := Serve(ln, upstream, allowed, nil)
+	f := Serve(ln, upstream, Rules{Keys: allowed})
 	t.Cleanup(func() { f.Close() })
 	return sock
 }
@@ -225,9 +225,9 @@ func closed(c net.Conn) bool {
 }
 
 // TestFilterNeverForwards: adding a key (with and without constraints),
-// removing, locking, unlocking and every extension (session-bind among
-// them) are answered with a failure, and the user's agent is not even
-// connected to.
+// removing, locking, unlocking, every extension but session-bind, and a
+// session-bind that does not read as one, are answered with a failure,
+// and the user's agent is not even connected to.
 func TestFilterNeverForwards(t *testing.T) {
 	upstream, conns := recordingAgent(t)
 	c := dial(t, serveFilter(t, upstream))
@@ -241,6 +241,7 @@ func TestFilterNeverForwards(t *testing.T) {
 		{20},
 		{24},
 		append([]byte{27}, appendString(nil, []byte("session-bind@openssh.com"))...),
+		append([]byte{27}, appendString(nil, []byte("query"))...),
 		{11, 0},
 		{13, 0, 0, 0, 1},
 		{1},
@@ -317,7 +318,7 @@ func BenchmarkFilterStalledMemory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		f := Serve(ln, filepath.Join(dir, "none"), nil, nil)
+		f := Serve(ln, filepath.Join(dir, "none"), Rules{})
 		var before runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
@@ -348,47 +349,53 @@ func BenchmarkFilterStalledMemory(b *testing.B) {
 }
 
 // The filter signs only an SSH login as a user it may log in as (git by
-// default) and git's own signatures: a login as another user, one
-// relayed from a session it does not hold, or a signature of another
-// namespace could stand for the user elsewhere.
+// default), for the session its connection is bound to, and git's own
+// signatures: a login as another user, one for a session not bound (a
+// relay's, a server's the sandbox may not log in to), or a signature of
+// another namespace could stand for the user elsewhere.
 func TestSignable(t *testing.T) {
 	field := func(b []byte, s string) []byte {
 		return append(binary.BigEndian.AppendUint32(b, uint32(len(s))), s...)
 	}
-	login := func(user, method string, hostKey bool) []byte {
-		b := append(field(nil, "session-id"), userauthRequest)
+	login := func(session, user, method string, hostKey string) []byte {
+		b := append(field(nil, session), userauthRequest)
 		b = field(field(field(b, user), "ssh-connection"), method)
 		b = field(field(append(b, 1), "ssh-ed25519"), "key")
-		if hostKey {
-			b = field(b, "host-key")
+		if hostKey != "" {
+			b = field(b, hostKey)
 		}
 		return b
 	}
 	sshsig := func(namespace string) []byte {
 		return field(field(field(field([]byte("SSHSIG"), namespace), ""), "sha512"), "hash")
 	}
+	bound := &binding{hostKey: []byte("host-key"), sessionID: []byte("session-id")}
 	for _, c := range []struct {
 		what  string
 		users []string
+		bound *binding
 		data  []byte
 		want  bool
 	}{
-		{"a login as git", nil, login("git", "publickey", false), true},
-		{"a hostbound login as git", nil, login("git", hostboundMethod, true), true},
-		{"a login as root", nil, login("root", "publickey", false), false},
-		{"a login as a user named", []string{"alice"}, login("alice", "publickey", false), true},
-		{"a login as git, when only alice is named", []string{"alice"}, login("git", "publickey", false), false},
-		{"a login with a byte more", nil, append(login("git", "publickey", false), 0), false},
-		{"a login by password", nil, login("git", "password", false), false},
-		{"git's signature", nil, sshsig("git"), true},
-		{"a file's signature", nil, sshsig("file"), false},
-		{"anything else", nil, []byte("sign me"), false},
+		{"a login as git", nil, bound, login("session-id", "git", "publickey", ""), true},
+		{"a hostbound login as git", nil, bound, login("session-id", "git", hostboundMethod, "host-key"), true},
+		{"a login as git, on a connection not bound", nil, nil, login("session-id", "git", "publickey", ""), false},
+		{"a login as git, for another session", nil, bound, login("relayed-id", "git", "publickey", ""), false},
+		{"a hostbound login as git, to another host", nil, bound, login("session-id", "git", hostboundMethod, "other-key"), false},
+		{"a login as root", nil, bound, login("session-id", "root", "publickey", ""), false},
+		{"a login as a user named", []string{"alice"}, bound, login("session-id", "alice", "publickey", ""), true},
+		{"a login as git, when only alice is named", []string{"alice"}, bound, login("session-id", "git", "publickey", ""), false},
+		{"a login with a byte more", nil, bound, append(login("session-id", "git", "publickey", ""), 0), false},
+		{"a login by password", nil, bound, login("session-id", "git", "password", ""), false},
+		{"git's signature", nil, nil, sshsig("git"), true},
+		{"a file's signature", nil, nil, sshsig("file"), false},
+		{"anything else", nil, bound, []byte("sign me"), false},
 	} {
-		f := &Filter{users: c.users}
+		f := &Filter{rules: Rules{Users: c.users}}
 		if len(c.users) == 0 {
-			f.users = []string{"git"}
+			f.rules.Users = []string{"git"}
 		}
-		if got := f.signable(c.data); got != c.want {
+		if got := f.signable(c.data, c.bound); got != c.want {
 			t.Errorf("%s: signable %v, want %v", c.what, got, c.want)
 		}
 	}
