@@ -8,86 +8,18 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
-
-// fakeCodeAssist is the Code Assist API as Gemini CLI 0.61.0 uses it
-// (measured): loadCodeAssist names a project, the router's
-// generateContent wants its JSON, streamGenerateContent answers; the
-// other calls at start (quota, experiments) get {}. Each response is
-// wrapped in "response", as Code Assist does. Like fakeAgentAPI, it looks
-// at the sandbox at each call.
-type fakeCodeAssist struct {
-	URL  string
-	mu   sync.Mutex
-	auth []string
-	// prompt is the last model call's request.
-	prompt string
-	// inside records what was found in the sandbox's processes.
-	inside []sandboxView
-	look   func() []sandboxView
-}
-
-func startCodeAssist(t *testing.T, look func() []sandboxView) *fakeCodeAssist {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fakeCodeAssist{URL: "http://" + ln.Addr().String(), look: look}
-	srv := &http.Server{Handler: f}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return f
-}
-
-func (f *fakeCodeAssist) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	if r.URL.Path == "/v1internal:streamGenerateContent" {
-		f.prompt = string(body)
-	}
-	f.auth = append(f.auth, r.URL.Path+" "+r.Header.Get("Authorization"))
-	f.inside = append(f.inside, f.look()...)
-	f.mu.Unlock()
-	answer := func(text string) map[string]any {
-		return map[string]any{"traceId": "t", "response": map[string]any{
-			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": text}}}, "finishReason": "STOP", "index": 0}},
-			"usageMetadata": map[string]any{"promptTokenCount": 1, "candidatesTokenCount": 1, "totalTokenCount": 2},
-		}}
-	}
-	var reply any = map[string]any{}
-	switch r.URL.Path {
-	case "/v1internal:loadCodeAssist":
-		reply = map[string]any{"currentTier": map[string]any{"id": "standard-tier"}, "cloudaicompanionProject": "fake-project"}
-	case "/v1internal:generateContent":
-		reply = answer(`{"complexity_reasoning":"x","complexity_score":10}`)
-	case "/v1internal:streamGenerateContent":
-		b, _ := json.Marshal(answer("PONG-GOOGLE"))
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, "data: %s\r\n\r\n", b)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(reply)
-}
-
-// Auth is each call's path and Authorization header.
-func (f *fakeCodeAssist) Auth() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.auth...)
-}
 
 // startGoogleToken is Google's token endpoint on 127.0.0.1: it answers
 // Gemini CLI's refresh form for refresh with a new access token, and
@@ -113,12 +45,12 @@ func startGoogleToken(t *testing.T, refresh, access string, fail bool, calls *at
 
 // withCmdline adds each process's argv to what look finds, as a file
 // "/proc/PID/cmdline".
-func withCmdline(look func() []sandboxView) func() []sandboxView {
-	return func() []sandboxView {
+func withCmdline(look func() []harness.SandboxView) func() []harness.SandboxView {
+	return func() []harness.SandboxView {
 		views := look()
 		for _, v := range views {
-			b, _ := os.ReadFile("/proc/" + v.pid + "/cmdline")
-			v.files["/proc/"+v.pid+"/cmdline"] = string(b)
+			b, _ := os.ReadFile("/proc/" + v.Pid + "/cmdline")
+			v.Files["/proc/"+v.Pid+"/cmdline"] = string(b)
 		}
 		return views
 	}
@@ -135,37 +67,37 @@ func withCmdline(look func() []sandboxView) func() []sandboxView {
 // refused refresh reaches gemini,
 // which shows that the user must log in again on the host.
 func TestAgentGeminiGoogleLogin(t *testing.T) {
-	requireAgent(t, "gemini", "@google/gemini-cli")
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "app")
-	h.gitRepo(proj)
+	harness.RequireAgent(t, "gemini", "@google/gemini-cli")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
 	const old, refresh, fresh = "ya29.real-old-access", "1//real-google-refresh", "ya29.real-fresh-access"
-	creds := filepath.Join(h.home, ".gemini", "oauth_creds.json")
-	h.write(filepath.Join(h.home, ".gemini", "settings.json"), `{"security":{"auth":{"selectedType":"oauth-personal"}},"ui":{"hideBanner":true}}`+"\n")
-	h.write(filepath.Join(h.home, ".gemini", "GEMINI.md"), "USER-GLOBAL-INSTRUCTIONS\n")
-	h.write(creds, fmt.Sprintf(`{"access_token":%q,"refresh_token":%q,"id_token":"real-id-token","expiry_date":%d,"kept":"yes"}`,
+	creds := filepath.Join(h.Home, ".gemini", "oauth_creds.json")
+	h.Write(filepath.Join(h.Home, ".gemini", "settings.json"), `{"security":{"auth":{"selectedType":"oauth-personal"}},"ui":{"hideBanner":true}}`+"\n")
+	h.Write(filepath.Join(h.Home, ".gemini", "GEMINI.md"), "USER-GLOBAL-INSTRUCTIONS\n")
+	h.Write(creds, fmt.Sprintf(`{"access_token":%q,"refresh_token":%q,"id_token":"real-id-token","expiry_date":%d,"kept":"yes"}`,
 		old, refresh, time.Now().Add(time.Minute).UnixMilli()))
 	secrets := []string{old, refresh, fresh, "real-id-token"}
-	mark := testMark(t)
-	f := startCodeAssist(t, withCmdline(lookInside(filepath.Join(h.home, ".gemini"), mark)))
+	mark := harness.TestMark(t)
+	f := harness.StartCodeAssist(t, withCmdline(harness.LookInside(filepath.Join(h.Home, ".gemini"), mark)))
 	var calls atomic.Int32
-	env := []string{"CODE_ASSIST_ENDPOINT=" + f.URL, "CLAUDEBOX_OAUTH_TOKEN_URL=" + startGoogleToken(t, refresh, fresh, false, &calls), noResolve}
+	env := []string{"CODE_ASSIST_ENDPOINT=" + f.URL, "CLAUDEBOX_OAUTH_TOKEN_URL=" + startGoogleToken(t, refresh, fresh, false, &calls), harness.NoResolve}
 
-	dry := h.run(proj, env, "claudebox", "--env", mark, "--agent", "gemini", "--dry-run", "--skip-trust", "-p", "say pong")
-	out := h.run(proj, env, "claudebox", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
+	dry := h.Run(proj, env, "claudebox", "--env", mark, "--agent", "gemini", "--dry-run", "--skip-trust", "-p", "say pong")
+	out := h.Run(proj, env, "claudebox", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
 	if !strings.Contains(out, "PONG-GOOGLE") {
 		t.Fatalf("gemini did not answer: %s", out)
 	}
 	if calls.Load() != 1 {
 		t.Errorf("the token endpoint was called %d times, want once", calls.Load())
 	}
-	f.mu.Lock()
-	prompt := f.prompt
-	f.mu.Unlock()
+	f.Mu.Lock()
+	prompt := f.Prompt
+	f.Mu.Unlock()
 	if !strings.Contains(prompt, "USER-GLOBAL-INSTRUCTIONS") || !strings.Contains(prompt, "This session runs inside claudebox, a bubblewrap sandbox") {
 		t.Errorf("gemini was not given the user's GEMINI.md and SANDBOX.md: %.2000s", prompt)
 	}
-	if b, _ := os.ReadFile(filepath.Join(h.home, ".gemini", "GEMINI.md")); string(b) != "USER-GLOBAL-INSTRUCTIONS\n" {
+	if b, _ := os.ReadFile(filepath.Join(h.Home, ".gemini", "GEMINI.md")); string(b) != "USER-GLOBAL-INSTRUCTIONS\n" {
 		t.Errorf("the host's GEMINI.md changed: %q", b)
 	}
 	auth := f.Auth()
@@ -183,22 +115,22 @@ func TestAgentGeminiGoogleLogin(t *testing.T) {
 		t.Errorf("the host's login was not written back whole: %s", b)
 	}
 	seen := false
-	f.mu.Lock()
-	inside := f.inside
-	f.mu.Unlock()
+	f.Mu.Lock()
+	inside := f.Inside
+	f.Mu.Unlock()
 	for _, v := range inside {
-		seen = seen || strings.Contains(v.environ, "GOOGLE_CLOUD_ACCESS_TOKEN=ya29.claudebox-")
+		seen = seen || strings.Contains(v.Environ, "GOOGLE_CLOUD_ACCESS_TOKEN=ya29.claudebox-")
 		for _, s := range secrets {
-			if strings.Contains(v.environ, s) {
-				t.Errorf("sandboxed process %s holds %s in its environment", v.pid, s)
+			if strings.Contains(v.Environ, s) {
+				t.Errorf("sandboxed process %s holds %s in its environment", v.Pid, s)
 			}
-			for path, content := range v.files {
+			for path, content := range v.Files {
 				if strings.Contains(content, s) {
-					t.Errorf("sandboxed process %s sees %s in %s", v.pid, s, path)
+					t.Errorf("sandboxed process %s sees %s in %s", v.Pid, s, path)
 				}
 			}
 		}
-		for path := range v.files {
+		for path := range v.Files {
 			if strings.HasSuffix(path, "oauth_creds.json") {
 				t.Errorf("the sandbox sees %s", path)
 			}
@@ -207,7 +139,7 @@ func TestAgentGeminiGoogleLogin(t *testing.T) {
 	if !seen {
 		t.Error("no sandboxed process was seen with the phantom: the look inside found nothing")
 	}
-	logs, _ := filepath.Glob(filepath.Join(h.home, ".claudebox", "run", "*"))
+	logs, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", "run", "*"))
 	for _, s := range secrets {
 		if strings.Contains(dry, s) {
 			t.Errorf("--dry-run shows %s", s)
@@ -220,17 +152,17 @@ func TestAgentGeminiGoogleLogin(t *testing.T) {
 	}
 
 	// Its chat is this project's, and exports as Markdown.
-	if list := h.run(proj, nil, "claudebox", "--list-sessions", "--json"); !strings.Contains(list, `"agent": "gemini"`) {
+	if list := h.Run(proj, nil, "claudebox", "--list-sessions", "--json"); !strings.Contains(list, `"agent": "gemini"`) {
 		t.Errorf("--list-sessions does not list the chat: %s", list)
 	}
-	if md := h.run(proj, nil, "claudebox", "--export"); !strings.Contains(md, "\n## Gemini\n") || !strings.Contains(md, "PONG-GOOGLE") || !strings.Contains(md, "> say pong") {
+	if md := h.Run(proj, nil, "claudebox", "--export"); !strings.Contains(md, "\n## Gemini\n") || !strings.Contains(md, "PONG-GOOGLE") || !strings.Contains(md, "> say pong") {
 		t.Errorf("--export:\n%s", md)
 	}
 
 	// The login expires and the token endpoint refuses to refresh it.
-	h.write(creds, fmt.Sprintf(`{"access_token":%q,"refresh_token":%q,"expiry_date":%d}`, old, refresh, time.Now().Add(-time.Hour).UnixMilli()))
+	h.Write(creds, fmt.Sprintf(`{"access_token":%q,"refresh_token":%q,"expiry_date":%d}`, old, refresh, time.Now().Add(-time.Hour).UnixMilli()))
 	env[1] = "CLAUDEBOX_OAUTH_TOKEN_URL=" + startGoogleToken(t, refresh, fresh, true, &calls)
-	c := h.command(proj, env, "claudebox", "--agent", "gemini", "--skip-trust", "-p", "say pong")
+	c := h.Command(proj, env, "claudebox", "--agent", "gemini", "--skip-trust", "-p", "say pong")
 	failed, err := c.CombinedOutput()
 	if _, exited := err.(*exec.ExitError); !exited || !strings.Contains(string(failed), "run gemini on the host and log in again") {
 		t.Errorf("gemini with a dead login: %v\n%s", err, failed)
@@ -242,32 +174,32 @@ func TestAgentGeminiGoogleLogin(t *testing.T) {
 // launch, as ANTHROPIC_BASE_URL is for Claude), with either login: the
 // upstream gets the real credential, the sandbox holds only the phantom.
 func TestAgentGeminiHostNetwork(t *testing.T) {
-	requireAgent(t, "gemini", "@google/gemini-cli")
+	harness.RequireAgent(t, "gemini", "@google/gemini-cli")
 	t.Run("key", func(t *testing.T) {
-		h := newE2EHost(t)
-		proj := filepath.Join(h.home, "code", "app")
-		h.gitRepo(proj)
+		h := harness.NewHost(t)
+		proj := filepath.Join(h.Home, "code", "app")
+		h.GitRepo(proj)
 		real := "AIza-real-gemini-key-host-network"
-		h.write(filepath.Join(h.home, ".gemini", ".env"), "GEMINI_API_KEY="+real+"\n")
-		mark := testMark(t)
-		f := startAgentAPI(t, "X-Goog-Api-Key", lookInside(filepath.Join(h.home, ".gemini"), mark))
-		out := h.run(proj, []string{"GOOGLE_GEMINI_BASE_URL=" + f.URL}, "claudebox", "--network=host", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
+		h.Write(filepath.Join(h.Home, ".gemini", ".env"), "GEMINI_API_KEY="+real+"\n")
+		mark := harness.TestMark(t)
+		f := harness.StartAgentAPI(t, "X-Goog-Api-Key", harness.LookInside(filepath.Join(h.Home, ".gemini"), mark))
+		out := h.Run(proj, []string{"GOOGLE_GEMINI_BASE_URL=" + f.URL}, "claudebox", "--network=host", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
 		if !strings.Contains(out, "PONG-GEMINI") {
 			t.Fatalf("gemini did not answer: %s", out)
 		}
 		checkKeptOut(t, f, real, "GEMINI_API_KEY")
 	})
 	t.Run("google", func(t *testing.T) {
-		h := newE2EHost(t)
-		proj := filepath.Join(h.home, "code", "app")
-		h.gitRepo(proj)
+		h := harness.NewHost(t)
+		proj := filepath.Join(h.Home, "code", "app")
+		h.GitRepo(proj)
 		const real = "ya29.real-access-host-network"
-		h.write(filepath.Join(h.home, ".gemini", "oauth_creds.json"), fmt.Sprintf(`{"access_token":%q,"refresh_token":"1//r","expiry_date":%d}`, real, time.Now().Add(time.Hour).UnixMilli()))
-		mark := testMark(t)
-		f := startCodeAssist(t, lookInside(filepath.Join(h.home, ".gemini"), mark))
+		h.Write(filepath.Join(h.Home, ".gemini", "oauth_creds.json"), fmt.Sprintf(`{"access_token":%q,"refresh_token":"1//r","expiry_date":%d}`, real, time.Now().Add(time.Hour).UnixMilli()))
+		mark := harness.TestMark(t)
+		f := harness.StartCodeAssist(t, harness.LookInside(filepath.Join(h.Home, ".gemini"), mark))
 		var calls atomic.Int32
 		env := []string{"CODE_ASSIST_ENDPOINT=" + f.URL, "CLAUDEBOX_OAUTH_TOKEN_URL=" + startGoogleToken(t, "1//r", "ya29.unused", true, &calls)}
-		out := h.run(proj, env, "claudebox", "--network=host", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
+		out := h.Run(proj, env, "claudebox", "--network=host", "--env", mark, "--agent", "gemini", "--skip-trust", "-p", "say pong")
 		if !strings.Contains(out, "PONG-GOOGLE") {
 			t.Fatalf("gemini did not answer: %s", out)
 		}
@@ -276,18 +208,18 @@ func TestAgentGeminiHostNetwork(t *testing.T) {
 				t.Errorf("the Code Assist API got %q", a)
 			}
 		}
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if len(f.inside) == 0 {
+		f.Mu.Lock()
+		defer f.Mu.Unlock()
+		if len(f.Inside) == 0 {
 			t.Error("the look inside found nothing")
 		}
-		for _, v := range f.inside {
-			if strings.Contains(v.environ, real) || !strings.Contains(v.environ, "CODE_ASSIST_ENDPOINT=http://127.0.0.1:") {
-				t.Errorf("sandboxed process %s: environment\n%s", v.pid, v.environ)
+		for _, v := range f.Inside {
+			if strings.Contains(v.Environ, real) || !strings.Contains(v.Environ, "CODE_ASSIST_ENDPOINT=http://127.0.0.1:") {
+				t.Errorf("sandboxed process %s: environment\n%s", v.Pid, v.Environ)
 			}
-			for path, content := range v.files {
+			for path, content := range v.Files {
 				if strings.Contains(content, real) {
-					t.Errorf("sandboxed process %s sees the token in %s", v.pid, path)
+					t.Errorf("sandboxed process %s sees the token in %s", v.Pid, path)
 				}
 			}
 		}

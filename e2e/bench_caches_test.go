@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // npmRegistry serves n packages (dep-000, dep-001, …, version 1.0.0, a
@@ -22,7 +24,7 @@ import (
 // writes a project in dir that depends on all of them, with its lock file
 // and an .npmrc naming the registry (no audit, no update check: nothing
 // but the packages is asked for). It returns a count of the requests.
-func npmRegistry(b testing.TB, h *e2eHost, dir string, n int) *atomic.Int64 {
+func npmRegistry(b testing.TB, h *harness.Host, dir string, n int) *atomic.Int64 {
 	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -70,9 +72,9 @@ func npmRegistry(b testing.TB, h *e2eHost, dir string, n int) *atomic.Int64 {
 
 	pkg, _ := json.MarshalIndent(map[string]any{"name": "app", "version": "1.0.0", "dependencies": deps}, "", "  ")
 	lockFile, _ := json.MarshalIndent(map[string]any{"name": "app", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": lock}, "", "  ")
-	h.write(filepath.Join(dir, "package.json"), string(pkg)+"\n")
-	h.write(filepath.Join(dir, "package-lock.json"), string(lockFile)+"\n")
-	h.write(filepath.Join(dir, ".npmrc"), "registry="+registry+"\naudit=false\nfund=false\nupdate-notifier=false\n")
+	h.Write(filepath.Join(dir, "package.json"), string(pkg)+"\n")
+	h.Write(filepath.Join(dir, "package-lock.json"), string(lockFile)+"\n")
+	h.Write(filepath.Join(dir, ".npmrc"), "registry="+registry+"\naudit=false\nfund=false\nupdate-notifier=false\n")
 	return requests
 }
 
@@ -102,27 +104,27 @@ func npmTarball(b testing.TB, files map[string]string) []byte {
 // session before, asking the registry nothing; and on the host with its
 // own warm ~/.npm, the mark to meet.
 func BenchmarkNpmCISession(b *testing.B) {
-	requireTool(b, "npm", "install Node.js and npm")
-	h := newE2EHost(b)
-	proj := filepath.Join(h.home, "code", "app")
-	h.gitRepo(proj)
+	harness.RequireTool(b, "npm", "install Node.js and npm")
+	h := harness.NewHost(b)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
 	requests := npmRegistry(b, h, proj, 100)
 	var registry string
-	for _, line := range strings.Split(h.run(proj, nil, "cat", ".npmrc"), "\n") {
+	for _, line := range strings.Split(h.Run(proj, nil, "cat", ".npmrc"), "\n") {
 		if r, ok := strings.CutPrefix(line, "registry=http://"); ok {
 			registry = strings.TrimSuffix(r, "/")
 		}
 	}
-	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "allow-hosts = [\""+registry+"\"]\n")
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "allow-hosts = [\""+registry+"\"]\n")
 	// Inside, loopback addresses are in NO_PROXY: the session's own.
 	ci := []string{"--shell", "-c", "NO_PROXY= no_proxy= npm ci --silent && test -f node_modules/dep-099/index.js"}
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
-			h.run(h.home, nil, "claudebox", "--gc", "--caches")
+			h.Run(h.Home, nil, "claudebox", "--gc", "--caches")
 			before := requests.Load()
 			b.StartTimer()
-			h.run(proj, nil, "claudebox", ci...)
+			h.Run(proj, nil, "claudebox", ci...)
 			b.StopTimer()
 			if requests.Load()-before < 100 {
 				b.Fatalf("the cold session asked the registry %d times", requests.Load()-before)
@@ -131,20 +133,20 @@ func BenchmarkNpmCISession(b *testing.B) {
 		}
 	})
 	b.Run("warm", func(b *testing.B) {
-		h.run(proj, nil, "claudebox", ci...)
+		h.Run(proj, nil, "claudebox", ci...)
 		before := requests.Load()
 		for b.Loop() {
-			h.run(proj, nil, "claudebox", ci...)
+			h.Run(proj, nil, "claudebox", ci...)
 		}
 		if n := requests.Load() - before; n != 0 {
 			b.Fatalf("the warm sessions asked the registry %d times", n)
 		}
 	})
 	b.Run("host", func(b *testing.B) {
-		h.run(proj, nil, "npm", "ci", "--silent")
+		h.Run(proj, nil, "npm", "ci", "--silent")
 		before := requests.Load()
 		for b.Loop() {
-			h.run(proj, nil, "npm", "ci", "--silent")
+			h.Run(proj, nil, "npm", "ci", "--silent")
 		}
 		if n := requests.Load() - before; n != 0 {
 			b.Fatalf("the host's warm runs asked the registry %d times", n)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // BenchmarkSessionAgainstPeer is a sandboxed true, `claudebox --shell -c
@@ -28,15 +30,15 @@ import (
 // sessions one after another. The metrics are medians in ms and their
 // ratios.
 func BenchmarkSessionAgainstPeer(b *testing.B) {
-	h := newE2EHost(b)
+	h := harness.NewHost(b)
 	srt := installSandboxRuntime(b, h)
-	h.write(filepath.Join(h.bin, "claude"), "#!/bin/sh\nexit 0\n")
-	os.Chmod(filepath.Join(h.bin, "claude"), 0o755)
-	h.copyFile("testdata/bash-claudebox.sh", filepath.Join(h.bin, "bash-claudebox"), 0o755)
-	small := filepath.Join(h.home, "code", "small")
-	h.gitRepo(small)
-	large := filepath.Join(h.home, "code", "large")
-	h.gitRepo(large)
+	h.Write(filepath.Join(h.Bin, "claude"), "#!/bin/sh\nexit 0\n")
+	os.Chmod(filepath.Join(h.Bin, "claude"), 0o755)
+	h.CopyFile("testdata/bash-claudebox.sh", filepath.Join(h.Bin, "bash-claudebox"), 0o755)
+	small := filepath.Join(h.Home, "code", "small")
+	h.GitRepo(small)
+	large := filepath.Join(h.Home, "code", "large")
+	h.GitRepo(large)
 	for d := range 3000 {
 		dir := filepath.Join(large, fmt.Sprintf("d%02d", d/100), fmt.Sprintf("e%02d", d%100))
 		os.MkdirAll(dir, 0o755)
@@ -48,13 +50,13 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 	// bob's of 25 MB, and dave's of 25 MB that the host's Claude Code
 	// rewrites before each session (as it does at each of its starts).
 	small100 := `{"hasCompletedOnboarding":true,"lastOnboardingVersion":"2.1.330","userID":"0123456789abcdef"}` + "\n"
-	h.write(filepath.Join(h.home, ".claude.json"), small100)
-	carol, bob, dave := filepath.Join(h.base, "home", "carol"), filepath.Join(h.base, "home", "bob"), filepath.Join(h.base, "home", "dave")
-	h.write(filepath.Join(carol, ".claude.json"), small100)
+	h.Write(filepath.Join(h.Home, ".claude.json"), small100)
+	carol, bob, dave := filepath.Join(h.Base, "home", "carol"), filepath.Join(h.Base, "home", "bob"), filepath.Join(h.Base, "home", "dave")
+	h.Write(filepath.Join(carol, ".claude.json"), small100)
 	big := string(bigClaudeJSON(25 << 20))
-	h.write(filepath.Join(bob, ".claude.json"), big)
-	h.write(filepath.Join(dave, ".claude.json"), big)
-	h.chown()
+	h.Write(filepath.Join(bob, ".claude.json"), big)
+	h.Write(filepath.Join(dave, ".claude.json"), big)
+	h.Chown()
 	type session struct {
 		name string
 		dir  string
@@ -83,7 +85,7 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 			now := time.Now()
 			os.Chtimes(filepath.Join(dave, ".claude.json"), now, now)
 		}
-		cmd := h.command(c.dir, c.env, c.args[0], c.args[1:]...)
+		cmd := h.Command(c.dir, c.env, c.args[0], c.args[1:]...)
 		began := time.Now()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%s: %v\n%s", c.name, err, out)
@@ -135,36 +137,36 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 // beforeBuild is, where CLAUDEBOX_BENCH_BEFORE names another claudebox
 // binary (an older build), the variables that run it in place of the one
 // built: its sessions run in the same loop, as the cases "…-before".
-func beforeBuild(b *testing.B, h *e2eHost) []string {
+func beforeBuild(b *testing.B, h *harness.Host) []string {
 	b.Helper()
 	before := os.Getenv("CLAUDEBOX_BENCH_BEFORE")
 	if before == "" {
 		return nil
 	}
-	dir := filepath.Join(h.base, "before")
+	dir := filepath.Join(h.Base, "before")
 	os.MkdirAll(dir, 0o755)
-	h.copyFile(before, filepath.Join(dir, "claudebox"), 0o755)
-	h.chown()
-	return []string{"PATH=" + dir + ":" + h.bin + ":/usr/local/bin:/usr/bin:/bin"}
+	h.CopyFile(before, filepath.Join(dir, "claudebox"), 0o755)
+	h.Chown()
+	return []string{"PATH=" + dir + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
 }
 
 // installSandboxRuntime installs Anthropic's sandbox-runtime from npm into
 // a temporary prefix the unprivileged user can run, and returns its srt;
 // it skips the benchmark, saying why, where that cannot be done or srt
 // cannot run here.
-func installSandboxRuntime(b *testing.B, h *e2eHost) string {
+func installSandboxRuntime(b *testing.B, h *harness.Host) string {
 	b.Helper()
 	if _, err := exec.LookPath("npm"); err != nil {
 		b.Skip("no npm to install @anthropic-ai/sandbox-runtime with")
 	}
-	prefix := filepath.Join(h.base, "srt")
+	prefix := filepath.Join(h.Base, "srt")
 	install := exec.Command("npm", "install", "--prefix", prefix, "--no-fund", "--no-audit", "--no-update-notifier", "@anthropic-ai/sandbox-runtime@0.0.83")
 	if out, err := install.CombinedOutput(); err != nil {
 		b.Skipf("cannot install @anthropic-ai/sandbox-runtime from npm: %v\n%s", err, out)
 	}
-	h.chown()
+	h.Chown()
 	srt := filepath.Join(prefix, "node_modules", ".bin", "srt")
-	if out, err := h.command(h.home, nil, srt, "-c", "true").CombinedOutput(); err != nil {
+	if out, err := h.Command(h.Home, nil, srt, "-c", "true").CombinedOutput(); err != nil {
 		b.Skipf("srt cannot run here (it needs bwrap, socat and ripgrep): %v\n%s", err, out)
 	}
 	return srt
@@ -204,9 +206,9 @@ func bigClaudeJSON(size int) []byte {
 // is the median in ms, and CLAUDEBOX_TRACE's phases of the last session
 // are logged.
 func BenchmarkExitMillionFiles(b *testing.B) {
-	h := newE2EHost(b)
-	repo := filepath.Join(h.home, "code", "huge")
-	h.gitRepo(repo)
+	h := harness.NewHost(b)
+	repo := filepath.Join(h.Home, "code", "huge")
+	h.GitRepo(repo)
 	content := []byte("package x\n")
 	for d := range 50000 {
 		dir := filepath.Join(repo, fmt.Sprintf("d%03d", d/100), fmt.Sprintf("e%02d", d%100))
@@ -219,9 +221,9 @@ func BenchmarkExitMillionFiles(b *testing.B) {
 			}
 		}
 	}
-	h.chown()
-	h.run(repo, nil, "git", "add", "-A")
-	h.run(repo, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "a million files")
+	h.Chown()
+	h.Run(repo, nil, "git", "add", "-A")
+	h.Run(repo, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "a million files")
 	builds := map[string][]string{"": nil}
 	if before := beforeBuild(b, h); before != nil {
 		builds["-before"] = before
@@ -229,7 +231,7 @@ func BenchmarkExitMillionFiles(b *testing.B) {
 	session := func(env []string, round int) (float64, string) {
 		script := fmt.Sprintf(`for d in $(seq 0 99); do echo %d >> $(printf d%%03d/e00/f00.go $d); done; date +%%s%%N`, round)
 		var stdout, stderr bytes.Buffer
-		cmd := h.command(repo, append([]string{"CLAUDEBOX_TRACE=1"}, env...), "claudebox", "--shell", "-c", script)
+		cmd := h.Command(repo, append([]string{"CLAUDEBOX_TRACE=1"}, env...), "claudebox", "--shell", "-c", script)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
 			b.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
@@ -273,25 +275,25 @@ func BenchmarkExitMillionFiles(b *testing.B) {
 // CLAUDEBOX_BENCH_BEFORE, the older build's sessions alternate with the
 // new one's.
 func BenchmarkIdleSessionMemory(b *testing.B) {
-	h := newE2EHost(b)
-	binary := filepath.Join(h.bin, "claudebox")
-	proj := filepath.Join(h.home, "code", "proj")
-	h.gitRepo(proj)
+	h := harness.NewHost(b)
+	binary := filepath.Join(h.Bin, "claudebox")
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.GitRepo(proj)
 	type build struct {
 		suffix, binary string
 		env            []string
 	}
 	builds := []build{{"", binary, nil}}
 	if env := beforeBuild(b, h); env != nil {
-		builds = append(builds, build{"-before", filepath.Join(h.base, "before", "claudebox"), env})
+		builds = append(builds, build{"-before", filepath.Join(h.Base, "before", "claudebox"), env})
 	}
 	worst := map[string][4]float64{}
 	for _, bu := range builds {
-		h.run(proj, bu.env, "claudebox", "--shell", "-c", "true") // the instance and the project's record
+		h.Run(proj, bu.env, "claudebox", "--shell", "-c", "true") // the instance and the project's record
 	}
 	for b.Loop() {
 		for _, bu := range builds {
-			cmd := h.command(proj, bu.env, "claudebox", "--shell", "-c", "sleep 4.5")
+			cmd := h.Command(proj, bu.env, "claudebox", "--shell", "-c", "sleep 4.5")
 			began := time.Now()
 			if err := cmd.Start(); err != nil {
 				b.Fatal(err)

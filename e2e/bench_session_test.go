@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claudebox/claudebox/e2e/harness"
+
 	"github.com/claudebox/claudebox/paths"
 )
 
@@ -22,14 +24,14 @@ import (
 // With CLAUDEBOX_BENCH_BEFORE naming another claudebox binary (an older
 // build), its sessions run in the same loop, as the cases "…-before".
 func BenchmarkSession(b *testing.B) {
-	h := newE2EHost(b)
-	h.write(filepath.Join(h.bin, "claude"), "#!/bin/sh\nexit 0\n")
-	os.Chmod(filepath.Join(h.bin, "claude"), 0o755)
-	h.copyFile("testdata/bash-claudebox.sh", filepath.Join(h.bin, "bash-claudebox"), 0o755)
-	small := filepath.Join(h.home, "code", "small")
-	h.gitRepo(small)
-	large := filepath.Join(h.home, "code", "large")
-	h.gitRepo(large)
+	h := harness.NewHost(b)
+	h.Write(filepath.Join(h.Bin, "claude"), "#!/bin/sh\nexit 0\n")
+	os.Chmod(filepath.Join(h.Bin, "claude"), 0o755)
+	h.CopyFile("testdata/bash-claudebox.sh", filepath.Join(h.Bin, "bash-claudebox"), 0o755)
+	small := filepath.Join(h.Home, "code", "small")
+	h.GitRepo(small)
+	large := filepath.Join(h.Home, "code", "large")
+	h.GitRepo(large)
 	for d := range 3000 {
 		dir := filepath.Join(large, fmt.Sprintf("d%02d", d/100), fmt.Sprintf("e%02d", d%100))
 		os.MkdirAll(dir, 0o755)
@@ -37,7 +39,7 @@ func BenchmarkSession(b *testing.B) {
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.go", f)), []byte("package x\n"), 0o644)
 		}
 	}
-	h.chown()
+	h.Chown()
 	key := []string{"ANTHROPIC_API_KEY=sk-ant-bench"}
 	type session struct {
 		name  string
@@ -57,8 +59,8 @@ func BenchmarkSession(b *testing.B) {
 	// of the one-file project's own plan alone, with no supervisor, guard
 	// watcher, proxy, placeholders or exit audit, in a copy of the project
 	// (bwrap makes the guards' mount points there).
-	floor := filepath.Join(h.home, "code", "floor")
-	h.gitRepo(floor)
+	floor := filepath.Join(h.Home, "code", "floor")
+	h.GitRepo(floor)
 	cases = append(cases, session{"plan-bwrap", floor, append([]string{"bwrap"}, planArgs(b, h, floor)...), nil})
 	// Where the host names its CA bundle for each tool, as NixOS and many
 	// CI images do.
@@ -70,24 +72,24 @@ func BenchmarkSession(b *testing.B) {
 		cases = append(cases, session{"small-ca", small, []string{"claudebox", "-p", "hi"}, named})
 	}
 	if before := os.Getenv("CLAUDEBOX_BENCH_BEFORE"); before != "" {
-		dir := filepath.Join(h.base, "before")
+		dir := filepath.Join(h.Base, "before")
 		os.MkdirAll(dir, 0o755)
-		h.copyFile(before, filepath.Join(dir, "claudebox"), 0o755)
-		h.copyFile(filepath.Join(h.bin, "claude"), filepath.Join(dir, "claude"), 0o755)
-		h.chown()
+		h.CopyFile(before, filepath.Join(dir, "claudebox"), 0o755)
+		h.CopyFile(filepath.Join(h.Bin, "claude"), filepath.Join(dir, "claude"), 0o755)
+		h.Chown()
 		path := "PATH=" + dir + ":/usr/local/bin:/usr/bin:/bin"
 		for _, c := range slices.Clone(cases[2:]) {
 			cases = append(cases, session{c.name + "-before", c.dir, c.args, append(slices.Clone(c.extra), path)})
 		}
 	}
 	for _, c := range cases { // warm the caches and the instances
-		h.run(c.dir, append(c.extra, key...), c.args[0], c.args[1:]...)
+		h.Run(c.dir, append(c.extra, key...), c.args[0], c.args[1:]...)
 	}
 	took := map[string][]float64{}
 	b.ResetTimer()
 	for b.Loop() {
 		for _, c := range cases {
-			cmd := h.command(c.dir, append(c.extra, key...), c.args[0], c.args[1:]...)
+			cmd := h.Command(c.dir, append(c.extra, key...), c.args[0], c.args[1:]...)
 			began := time.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
 				b.Fatalf("%s: %v\n%s", c.name, err, out)
@@ -127,11 +129,11 @@ func BenchmarkSession(b *testing.B) {
 // are left out (the seccomp filter, the watcher's user namespace) or an
 // empty file in their place (a data mount's content), and the stand-ins a
 // launch makes for the guarded files git reads are made in dir.
-func planArgs(b *testing.B, h *e2eHost, dir string) []string {
+func planArgs(b *testing.B, h *harness.Host, dir string) []string {
 	b.Helper()
 	key := []string{"ANTHROPIC_API_KEY=sk-ant-bench"}
-	h.run(dir, key, "claudebox", "--network=host", "-p", "hi") // the instance the plan binds
-	script := h.run(dir, key, "claudebox", "--network=host", "--dry-run", "-p", "hi")
+	h.Run(dir, key, "claudebox", "--network=host", "-p", "hi") // the instance the plan binds
+	script := h.Run(dir, key, "claudebox", "--network=host", "--dry-run", "-p", "hi")
 	_, bwrap, ok := strings.Cut(script, "/usr/bin/bwrap \\\n")
 	if !ok {
 		b.Fatalf("no bwrap in --dry-run:\n%s", script)
@@ -156,7 +158,7 @@ func planArgs(b *testing.B, h *e2eHost, dir string) []string {
 		default:
 			if f == "--ro-bind" && strings.HasPrefix(fields[i+1], dir+"/.git/") {
 				if _, err := os.Stat(fields[i+1]); err != nil {
-					h.write(fields[i+1], "")
+					h.Write(fields[i+1], "")
 				}
 			}
 			args = append(args, f)
@@ -171,14 +173,14 @@ func planArgs(b *testing.B, h *e2eHost, dir string) []string {
 // placeholder is) and with 40 read-only binds (a guard on a file that
 // exists), in one loop; medians in ms.
 func BenchmarkBwrapMounts(b *testing.B) {
-	h := newE2EHost(b)
-	dir := filepath.Join(h.base, "mounts")
-	h.write(filepath.Join(dir, "file"), "")
+	h := harness.NewHost(b)
+	dir := filepath.Join(h.Base, "mounts")
+	h.Write(filepath.Join(dir, "file"), "")
 	bare := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--bind", dir, dir}
 	tmpfs, binds := slices.Clone(bare), slices.Clone(bare)
 	for i := range 40 {
 		dest := filepath.Join(dir, fmt.Sprintf("m%02d", i))
-		h.write(dest, "")
+		h.Write(dest, "")
 		tmpfs = append(tmpfs, "--tmpfs", dest+"-dir")
 		binds = append(binds, "--ro-bind", filepath.Join(dir, "file"), dest)
 	}
@@ -187,7 +189,7 @@ func BenchmarkBwrapMounts(b *testing.B) {
 	for b.Loop() {
 		for name, args := range cases {
 			began := time.Now()
-			if out, err := h.command(dir, nil, "bwrap", append(args, "true")...).CombinedOutput(); err != nil {
+			if out, err := h.Command(dir, nil, "bwrap", append(args, "true")...).CombinedOutput(); err != nil {
 				b.Fatalf("%s: %v\n%s", name, err, out)
 			}
 			took[name] = append(took[name], float64(time.Since(began).Microseconds())/1000)

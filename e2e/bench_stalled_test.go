@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // stallScript opens 256 connections to the proxy (the most it serves at
@@ -26,16 +28,16 @@ touch stalled; sleep 4`
 // 1 MiB each (stallScript). Bodies held whole grew it by about a MiB an
 // upload, up to 64 MiB each.
 func BenchmarkSupervisorStalledUploads(b *testing.B) {
-	h := newE2EHost(b)
-	api := startFakeAPI(b, "x")
-	proj := filepath.Join(h.home, "code", "app")
-	h.write(filepath.Join(proj, "x"), "x\n")
+	h := harness.NewHost(b)
+	api := harness.StartFakeAPI(b, "x")
+	proj := filepath.Join(h.Home, "code", "app")
+	h.Write(filepath.Join(proj, "x"), "x\n")
 	var idle, stalled float64
 	for b.Loop() {
 		for _, f := range []string{"started", "stalled"} {
 			os.Remove(filepath.Join(proj, f))
 		}
-		c := h.command(proj, append(api.Env("sk-ant-test-key"), noResolve), "claudebox", "--shell", "-c", stallScript)
+		c := h.Command(proj, append(api.Env("sk-ant-test-key"), harness.NoResolve), "claudebox", "--shell", "-c", stallScript)
 		var out strings.Builder
 		c.Stdout, c.Stderr = &out, &out
 		if err := c.Start(); err != nil {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // BenchmarkGoBuildSession is a `go build` of a small program (net/http, so
@@ -20,41 +22,41 @@ import (
 // up to date skips the link (about 0.6 s of the 0.7 s here), which made
 // the host look four times faster than it is.
 func BenchmarkGoBuildSession(b *testing.B) {
-	goDir := filepath.Dir(requireTool(b, "go", "install Go"))
-	h := newE2EHost(b)
-	proj := filepath.Join(h.home, "code", "hello")
-	h.gitRepo(proj)
-	h.write(filepath.Join(proj, "go.mod"), "module example.com/hello\n\ngo 1.22\n")
-	h.write(filepath.Join(proj, "main.go"), "package main\n\nimport \"net/http\"\n\nfunc main() { http.ListenAndServe(\":0\", nil) }\n")
-	env := []string{"PATH=" + h.bin + ":" + goDir + ":/usr/bin:/bin", "GOTOOLCHAIN=local"}
+	goDir := filepath.Dir(harness.RequireTool(b, "go", "install Go"))
+	h := harness.NewHost(b)
+	proj := filepath.Join(h.Home, "code", "hello")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "go.mod"), "module example.com/hello\n\ngo 1.22\n")
+	h.Write(filepath.Join(proj, "main.go"), "package main\n\nimport \"net/http\"\n\nfunc main() { http.ListenAndServe(\":0\", nil) }\n")
+	env := []string{"PATH=" + h.Bin + ":" + goDir + ":/usr/bin:/bin", "GOTOOLCHAIN=local"}
 	build := []string{"--shell", "-c", "go build -o /tmp/hello ."}
 	b.Run("cold", func(b *testing.B) {
 		for b.Loop() {
 			b.StopTimer()
-			h.run(h.home, env, "claudebox", "--gc", "--caches")
+			h.Run(h.Home, env, "claudebox", "--gc", "--caches")
 			b.StartTimer()
-			h.run(proj, env, "claudebox", build...)
+			h.Run(proj, env, "claudebox", build...)
 		}
 	})
 	b.Run("warm", func(b *testing.B) {
-		h.run(proj, env, "claudebox", build...)
+		h.Run(proj, env, "claudebox", build...)
 		for b.Loop() {
-			h.run(proj, env, "claudebox", build...)
+			h.Run(proj, env, "claudebox", build...)
 		}
 	})
 	b.Run("empty", func(b *testing.B) {
 		for b.Loop() {
-			h.run(proj, env, "claudebox", "--shell", "-c", "true")
+			h.Run(proj, env, "claudebox", "--shell", "-c", "true")
 		}
 	})
 	b.Run("host", func(b *testing.B) {
-		out := filepath.Join(h.base, "hello")
-		h.run(proj, env, "go", "build", "-o", out, ".")
+		out := filepath.Join(h.Base, "hello")
+		h.Run(proj, env, "go", "build", "-o", out, ".")
 		for b.Loop() {
 			b.StopTimer()
 			os.Remove(out)
 			b.StartTimer()
-			h.run(proj, env, "go", "build", "-o", out, ".")
+			h.Run(proj, env, "go", "build", "-o", out, ".")
 		}
 	})
 }
@@ -67,12 +69,12 @@ func BenchmarkGoBuildSession(b *testing.B) {
 // share in each; PSS divides them between them), and the CPU time they
 // spend between two samples 0.6 s apart.
 func BenchmarkSupervisorIdle(b *testing.B) {
-	h := newE2EHost(b)
-	proj := filepath.Join(h.home, "code", "proj")
-	h.gitRepo(proj)
+	h := harness.NewHost(b)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.GitRepo(proj)
 	var rssKB, pssKB, watcherRSSKB, watcherPSSKB, idleTicks, watcherTicks float64
 	for b.Loop() {
-		c := h.command(proj, nil, "claudebox", "--shell", "-c", "sleep 2.6")
+		c := h.Command(proj, nil, "claudebox", "--shell", "-c", "sleep 2.6")
 		if err := c.Start(); err != nil {
 			b.Fatal(err)
 		}
@@ -145,7 +147,7 @@ func cpuTicks(pid int) int {
 func BenchmarkBwrapFailure(b *testing.B) {
 	h, proj := failingBwrapHost(b, true)
 	for b.Loop() {
-		if h.command(proj, nil, "claudebox", "--shell", "-c", "true").Run() == nil {
+		if h.Command(proj, nil, "claudebox", "--shell", "-c", "true").Run() == nil {
 			b.Fatal("the launch succeeded")
 		}
 	}

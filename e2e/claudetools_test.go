@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // TestSandboxClaudeTools drives the real Claude Code's tools in the real
@@ -21,10 +23,10 @@ import (
 // (measured: without it, or with --permission-mode acceptEdits, the commit
 // and the Read outside the project are refused for want of approval).
 func TestSandboxClaudeTools(t *testing.T) {
-	requireClaude(t)
+	harness.RequireClaude(t)
 	// Without socat Claude Code's sandbox does not start at all and Bash
 	// runs unsandboxed, so the case that breaks would pass regardless.
-	requireTool(t, "socat", "apt-get install socat")
+	harness.RequireTool(t, "socat", "apt-get install socat")
 	const innerOn = `{"sandbox": {"enabled": true, "failIfUnavailable": true}}` + "\n"
 	for name, settings := range map[string]struct{ user, project string }{
 		"inner-sandbox-unset":      {},
@@ -32,28 +34,28 @@ func TestSandboxClaudeTools(t *testing.T) {
 		"inner-sandbox-in-project": {project: innerOn},
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := newE2EHost(t)
-			proj := filepath.Join(h.home, "code", "tools")
-			h.gitRepo(proj)
-			h.write(filepath.Join(proj, "edit.txt"), "old line\n")
-			secret := filepath.Join(h.home, ".ssh", "id_ed25519")
-			h.write(secret, "SECRET-KEY-3b7f\n")
-			userSettings := filepath.Join(h.home, ".claude", "settings.json")
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "code", "tools")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, "edit.txt"), "old line\n")
+			secret := filepath.Join(h.Home, ".ssh", "id_ed25519")
+			h.Write(secret, "SECRET-KEY-3b7f\n")
+			userSettings := filepath.Join(h.Home, ".claude", "settings.json")
 			projectSettings := filepath.Join(proj, ".claude", "settings.json")
 			if settings.user != "" {
-				h.write(userSettings, settings.user)
+				h.Write(userSettings, settings.user)
 			}
 			if settings.project != "" {
-				h.write(projectSettings, settings.project)
+				h.Write(projectSettings, settings.project)
 			}
-			api := startScriptedAPI(t, "FAKE-REPLY-tools-done",
-				toolCall{"Bash", map[string]any{"command": "echo bash-ran > bash.txt && cat bash.txt", "description": "write a file"}},
-				toolCall{"Write", map[string]any{"file_path": filepath.Join(proj, "written.txt"), "content": "written by Write\n"}},
-				toolCall{"Edit", map[string]any{"file_path": filepath.Join(proj, "edit.txt"), "old_string": "old line", "new_string": "edited line"}},
-				toolCall{"Bash", map[string]any{"command": "git add bash.txt written.txt edit.txt && git -c user.name=c -c user.email=c@example.com commit -q -m from-claude-tools", "description": "commit"}},
-				toolCall{"Read", map[string]any{"file_path": secret}},
+			api := harness.StartScriptedAPI(t, "FAKE-REPLY-tools-done",
+				harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "echo bash-ran > bash.txt && cat bash.txt", "description": "write a file"}},
+				harness.ToolCall{Name: "Write", Input: map[string]any{"file_path": filepath.Join(proj, "written.txt"), "content": "written by Write\n"}},
+				harness.ToolCall{Name: "Edit", Input: map[string]any{"file_path": filepath.Join(proj, "edit.txt"), "old_string": "old line", "new_string": "edited line"}},
+				harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "git add bash.txt written.txt edit.txt && git -c user.name=c -c user.email=c@example.com commit -q -m from-claude-tools", "description": "commit"}},
+				harness.ToolCall{Name: "Read", Input: map[string]any{"file_path": secret}},
 			)
-			out := h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--allowedTools", "Bash,Write,Edit,Read", "-p", "use the tools")
+			out := h.Run(proj, api.Env("sk-ant-test-key"), "claudebox", "--allowedTools", "Bash,Write,Edit,Read", "-p", "use the tools")
 			if !strings.Contains(out, "FAKE-REPLY-tools-done") {
 				t.Fatalf("claude -p printed %q, want the final reply", out)
 			}
@@ -72,7 +74,7 @@ func TestSandboxClaudeTools(t *testing.T) {
 					t.Errorf("the host's %s = %q, want %q", file, b, want)
 				}
 			}
-			if log := h.run(proj, nil, "git", "log", "-1", "--format=%s"); strings.TrimSpace(log) != "from-claude-tools" {
+			if log := h.Run(proj, nil, "git", "log", "-1", "--format=%s"); strings.TrimSpace(log) != "from-claude-tools" {
 				t.Errorf("the host's git log shows %q, want the sandbox's commit", log)
 			}
 			if r := results["toolu_fake_4"]; !strings.HasPrefix(r, "ERROR") || !strings.Contains(r, "does not exist") {

@@ -16,76 +16,12 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
 )
-
-// startSSHD runs a real sshd on the host's loopback as the test's user
-// (so it can log in no one else), with a throwaway host key, accepting
-// only the public key authorized. Each login runs its command in dir, as
-// a git host would: a push to NAME:repo.git reaches dir/repo.git. It
-// returns the port and the host key's known_hosts line.
-func startSSHD(t *testing.T, h *e2eHost, dir, authorized string) (port int, knownHost string) {
-	t.Helper()
-	sshd := requireTool(t, "sshd", "apt-get install openssh-server")
-	name := e2eUser
-	if h.uid < 0 {
-		u, err := user.Current()
-		if err != nil {
-			t.Fatal(err)
-		}
-		name = u.Username
-	}
-	// A directory per server, so that a test may run two.
-	port = freePort(t)
-	files := filepath.Join(h.base, "sshd-"+strconv.Itoa(port))
-	hostKey := filepath.Join(files, "host_key")
-	h.write(filepath.Join(files, "authorized_keys"), authorized)
-	h.run(h.base, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", hostKey)
-	conf := filepath.Join(files, "sshd_config")
-	// StrictModes would refuse the files under the world-writable /tmp;
-	// not root, sshd has no PAM and no privilege separation to do.
-	h.write(conf, fmt.Sprintf(`ListenAddress 127.0.0.1:%d
-HostKey %s
-AuthorizedKeysFile %s
-AllowUsers %s
-PidFile none
-UsePAM no
-StrictModes no
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-ForceCommand cd %s && eval "$SSH_ORIGINAL_COMMAND"
-`, port, hostKey, filepath.Join(files, "authorized_keys"), name, dir))
-	cmd := h.command(h.base, nil, sshd, "-D", "-e", "-f", conf)
-	log := new(strings.Builder)
-	cmd.Stderr = log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("sshd:\n%s", log)
-		}
-	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sshd did not listen:\n%s", log)
-		}
-	}
-	pub, err := os.ReadFile(hostKey + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return port, fmt.Sprintf("[127.0.0.1]:%d %s", port, pub)
-}
 
 // TestSandboxSSHPushAlias: with --with-ssh on the filtered network, git
 // push to a ~/.ssh/config alias (Host gitbox) reaches a real sshd on the
@@ -96,31 +32,31 @@ ForceCommand cd %s && eval "$SSH_ORIGINAL_COMMAND"
 // database's home, which for the test's user is not $HOME: -F and
 // UserKnownHostsFile name them.)
 func TestSandboxSSHPushAlias(t *testing.T) {
-	h := newE2EHost(t)
-	env := startSSHAgent(t, h)
-	srv := filepath.Join(h.base, "srv")
+	h := harness.NewHost(t)
+	env := harness.StartSSHAgent(t, h)
+	srv := filepath.Join(h.Base, "srv")
 	os.MkdirAll(srv, 0o755)
-	h.chown()
-	h.run(srv, nil, "git", "init", "-q", "--bare", "repo.git")
-	ssh := filepath.Join(h.home, ".ssh")
+	h.Chown()
+	h.Run(srv, nil, "git", "init", "-q", "--bare", "repo.git")
+	ssh := filepath.Join(h.Home, ".ssh")
 	pub, err := os.ReadFile(filepath.Join(ssh, "id_ed25519.pub"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, knownHost := startSSHD(t, h, srv, string(pub))
-	name := e2eUser
-	if u, err := user.Current(); err == nil && h.uid < 0 {
+	port, knownHost := harness.StartSSHD(t, h, srv, string(pub))
+	name := harness.UnprivilegedUser
+	if u, err := user.Current(); err == nil && h.UID < 0 {
 		name = u.Username
 	}
-	h.write(filepath.Join(ssh, "known_hosts"), knownHost)
-	h.write(filepath.Join(ssh, "config"), fmt.Sprintf("Host gitbox\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  UserKnownHostsFile %s\n", port, name, filepath.Join(ssh, "known_hosts")))
+	h.Write(filepath.Join(ssh, "known_hosts"), knownHost)
+	h.Write(filepath.Join(ssh, "config"), fmt.Sprintf("Host gitbox\n  HostName 127.0.0.1\n  Port %d\n  User %s\n  UserKnownHostsFile %s\n", port, name, filepath.Join(ssh, "known_hosts")))
 	// The server's account is the user's, not a git host's git: named.
-	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), fmt.Sprintf("allow-hosts = [\"127.0.0.1:%d\"]\nssh-users = [%q]\n", port, name))
-	proj := filepath.Join(h.home, "code", "pushed")
-	h.gitRepo(proj)
-	h.run(proj, nil, "git", "remote", "add", "origin", "gitbox:repo.git")
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), fmt.Sprintf("allow-hosts = [\"127.0.0.1:%d\"]\nssh-users = [%q]\n", port, name))
+	proj := filepath.Join(h.Home, "code", "pushed")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "remote", "add", "origin", "gitbox:repo.git")
 
-	out := h.run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `
+	out := h.Run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `
 		export GIT_SSH_COMMAND="$GIT_SSH_COMMAND -F $HOME/.ssh/config -o BatchMode=yes"
 		git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m "made inside"
 		timeout 60 git push -q origin HEAD:refs/heads/main 2>&1 && echo PUSHED
@@ -129,8 +65,8 @@ func TestSandboxSSHPushAlias(t *testing.T) {
 	if !strings.Contains(out, "PUSHED") {
 		t.Fatalf("git push inside:\n%s", out)
 	}
-	head := strings.TrimSpace(h.run(proj, nil, "git", "rev-parse", "HEAD"))
-	if got := strings.TrimSpace(h.run(srv, nil, "git", "--git-dir=repo.git", "rev-parse", "main")); got != head {
+	head := strings.TrimSpace(h.Run(proj, nil, "git", "rev-parse", "HEAD"))
+	if got := strings.TrimSpace(h.Run(srv, nil, "git", "--git-dir=repo.git", "rev-parse", "main")); got != head {
 		t.Errorf("the host's repository has main at %s, want the commit made inside, %s", got, head)
 	}
 }
@@ -206,48 +142,48 @@ func treeSum(dir string) string {
 // another project's session finds no such module, and --gc, once the
 // project is gone, removes its caches.
 func TestSandboxCachesGoModules(t *testing.T) {
-	goDir := filepath.Dir(requireTool(t, "go", "install Go"))
-	h := newE2EHost(t)
+	goDir := filepath.Dir(harness.RequireTool(t, "go", "install Go"))
+	h := harness.NewHost(t)
 	port, requests := goProxy(t)
-	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "allow-hosts = [\"goproxy.test:"+port+"\", \"127.0.0.1:"+port+"\"]\n")
-	h.write(filepath.Join(h.home, "go", "pkg", "mod", "cache", "download", "host-entry"), "the host's own module cache\n")
-	hostGo := treeSum(filepath.Join(h.home, "go"))
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "allow-hosts = [\"goproxy.test:"+port+"\", \"127.0.0.1:"+port+"\"]\n")
+	h.Write(filepath.Join(h.Home, "go", "pkg", "mod", "cache", "download", "host-entry"), "the host's own module cache\n")
+	hostGo := treeSum(filepath.Join(h.Home, "go"))
 	env := []string{
-		"PATH=" + h.bin + ":" + goDir + ":/usr/bin:/bin", "GOTOOLCHAIN=local",
+		"PATH=" + h.Bin + ":" + goDir + ":/usr/bin:/bin", "GOTOOLCHAIN=local",
 		"GOPROXY=http://goproxy.test:" + port, "GOSUMDB=off",
 		"CLAUDEBOX_RESOLVE=goproxy.test=127.0.0.1",
 	}
-	a := filepath.Join(h.home, "code", "a")
-	b := filepath.Join(h.home, "code", "b")
+	a := filepath.Join(h.Home, "code", "a")
+	b := filepath.Join(h.Home, "code", "b")
 	for _, p := range []string{a, b} {
-		h.gitRepo(p)
-		h.write(filepath.Join(p, "go.mod"), "module example.com/hello\n\ngo 1.22\n\nrequire example.test/greet v1.0.0\n")
-		h.write(filepath.Join(p, "main.go"), "package main\n\nimport \"example.test/greet\"\n\nfunc main() { println(greet.Hello()) }\n")
+		h.GitRepo(p)
+		h.Write(filepath.Join(p, "go.mod"), "module example.com/hello\n\ngo 1.22\n\nrequire example.test/greet v1.0.0\n")
+		h.Write(filepath.Join(p, "main.go"), "package main\n\nimport \"example.test/greet\"\n\nfunc main() { println(greet.Hello()) }\n")
 	}
-	h.run(b, nil, "cp", filepath.Join(a, "go.mod"), filepath.Join(b, "go.mod"))
+	h.Run(b, nil, "cp", filepath.Join(a, "go.mod"), filepath.Join(b, "go.mod"))
 
-	out := h.run(a, env, "claudebox", "--shell", "-c", "go mod tidy && go build -o /tmp/hello . && /tmp/hello 2>&1")
+	out := h.Run(a, env, "claudebox", "--shell", "-c", "go mod tidy && go build -o /tmp/hello . && /tmp/hello 2>&1")
 	if !strings.Contains(out, "HELLO-FROM-THE-MODULE") || requests.Load() == 0 {
 		t.Fatalf("the first session (%d requests to the proxy):\n%s", requests.Load(), out)
 	}
 	asked := requests.Load()
 	// go build -v names each package it compiles: none, the module's
 	// package and the program's come from the build cache.
-	out = h.run(a, env, "claudebox", "--network=none", "--shell", "-c", "go build -v -o /tmp/hello . 2>&1 && /tmp/hello 2>&1")
+	out = h.Run(a, env, "claudebox", "--network=none", "--shell", "-c", "go build -v -o /tmp/hello . 2>&1 && /tmp/hello 2>&1")
 	if strings.TrimSpace(out) != "HELLO-FROM-THE-MODULE" || requests.Load() != asked {
 		t.Errorf("the second session, without a network (%d requests more):\n%s", requests.Load()-asked, out)
 	}
-	h.run(b, nil, "cp", filepath.Join(a, "go.sum"), filepath.Join(b, "go.sum"))
-	out = h.run(b, env, "claudebox", "--network=none", "--shell", "-c", "test -e ~/go/pkg/mod/example.test && echo SEEN; go build -o /tmp/hello . 2>&1 && echo BUILT; true")
+	h.Run(b, nil, "cp", filepath.Join(a, "go.sum"), filepath.Join(b, "go.sum"))
+	out = h.Run(b, env, "claudebox", "--network=none", "--shell", "-c", "test -e ~/go/pkg/mod/example.test && echo SEEN; go build -o /tmp/hello . 2>&1 && echo BUILT; true")
 	if strings.Contains(out, "SEEN") || strings.Contains(out, "BUILT") {
 		t.Errorf("another project's session finds the first's module:\n%s", out)
 	}
-	if treeSum(filepath.Join(h.home, "go")) != hostGo {
+	if treeSum(filepath.Join(h.Home, "go")) != hostGo {
 		t.Error("the host's ~/go changed")
 	}
 	os.RemoveAll(a)
-	h.runBoth(h.home, "claudebox", "--gc")
-	if state := filepath.Join(h.home, ".claudebox"); paths.Exists(instance.CachesDir(state, a)) || !paths.Exists(instance.CachesDir(state, b)) {
+	h.RunBoth(h.Home, "claudebox", "--gc")
+	if state := filepath.Join(h.Home, ".claudebox"); paths.Exists(instance.CachesDir(state, a)) || !paths.Exists(instance.CachesDir(state, b)) {
 		t.Error("--gc did not remove the caches of the project gone, or removed another's")
 	}
 }

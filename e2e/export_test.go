@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/e2e/harness"
+
 	"github.com/claudebox/claudebox/instance"
 )
 
@@ -22,33 +24,33 @@ import (
 // transcript package's fixture (testdata/claude-2.1.330.jsonl), which its
 // golden files are rendered from.
 func TestExportRealTranscript(t *testing.T) {
-	requireClaude(t)
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "demo")
-	h.gitRepo(proj)
-	h.write(filepath.Join(proj, "notes.txt"), "first line\nold line\nlast line\n")
-	api := startScriptedAPI(t, "Done. The *notes* are updated:\n\n```sh\ncat notes.txt\n```\n\nSee [the docs](https://example.com/docs).",
-		toolCall{"Bash", map[string]any{"command": "ls && wc -l notes.txt", "description": "look around"}},
-		toolCall{"Write", map[string]any{"file_path": filepath.Join(proj, "hello.py"), "content": "print('hello')\nprint('world')\n"}},
-		toolCall{"Edit", map[string]any{"file_path": filepath.Join(proj, "notes.txt"), "old_string": "old line", "new_string": "new line\nanother line"}},
-		toolCall{"Read", map[string]any{"file_path": filepath.Join(proj, "missing.txt")}},
-		toolCall{"TodoWrite", map[string]any{"todos": []map[string]any{
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "demo")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "notes.txt"), "first line\nold line\nlast line\n")
+	api := harness.StartScriptedAPI(t, "Done. The *notes* are updated:\n\n```sh\ncat notes.txt\n```\n\nSee [the docs](https://example.com/docs).",
+		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "ls && wc -l notes.txt", "description": "look around"}},
+		harness.ToolCall{Name: "Write", Input: map[string]any{"file_path": filepath.Join(proj, "hello.py"), "content": "print('hello')\nprint('world')\n"}},
+		harness.ToolCall{Name: "Edit", Input: map[string]any{"file_path": filepath.Join(proj, "notes.txt"), "old_string": "old line", "new_string": "new line\nanother line"}},
+		harness.ToolCall{Name: "Read", Input: map[string]any{"file_path": filepath.Join(proj, "missing.txt")}},
+		harness.ToolCall{Name: "TodoWrite", Input: map[string]any{"todos": []map[string]any{
 			{"content": "Read the notes", "status": "completed", "activeForm": "Reading the notes"},
 			{"content": "Update the notes", "status": "in_progress", "activeForm": "Updating the notes"},
 			{"content": "Commit", "status": "pending", "activeForm": "Committing"},
 		}}},
-		toolCall{"Glob", map[string]any{"pattern": "*.txt"}},
-		toolCall{"Grep", map[string]any{"pattern": "line", "path": proj, "output_mode": "content"}},
+		harness.ToolCall{Name: "Glob", Input: map[string]any{"pattern": "*.txt"}},
+		harness.ToolCall{Name: "Grep", Input: map[string]any{"pattern": "line", "path": proj, "output_mode": "content"}},
 	)
 	env := api.Env("sk-ant-test-key")
 	tools := "Bash,Write,Edit,Read,TodoWrite,Glob,Grep"
-	h.run(proj, env, "claudebox", "--allowedTools", tools, "-p", "update the notes")
+	h.Run(proj, env, "claudebox", "--allowedTools", tools, "-p", "update the notes")
 	planted := "second turn: <script>alert(1)</script> \x1b]0;pwned\x07 key sk-ant-api03-" + strings.Repeat("A", 40)
 	// The inbox gets the session when it ends, its second turn included.
-	inbox := filepath.Join(h.base, "inbox")
-	h.write(filepath.Join(inbox, ".keep"), "")
-	h.chown()
-	h.run(proj, env, "claudebox", "--export-dir", inbox, "--continue", "-p", planted)
+	inbox := filepath.Join(h.Base, "inbox")
+	h.Write(filepath.Join(inbox, ".keep"), "")
+	h.Chown()
+	h.Run(proj, env, "claudebox", "--export-dir", inbox, "--continue", "-p", planted)
 	exported, _ := filepath.Glob(filepath.Join(inbox, "demo", "*-update-the-notes-*.md"))
 	if len(exported) != 1 {
 		all, _ := filepath.Glob(filepath.Join(inbox, "*", "*"))
@@ -58,7 +60,7 @@ func TestExportRealTranscript(t *testing.T) {
 		t.Errorf("the inbox's export lacks the turn that just ended:\n%s", b)
 	}
 
-	md := h.run(proj, nil, "claudebox", "--export")
+	md := h.Run(proj, nil, "claudebox", "--export")
 	for _, want := range []string{
 		"## User\n", "## Assistant\n", "> update the notes",
 		"**Bash** `ls && wc -l notes.txt` — look around",
@@ -76,7 +78,7 @@ func TestExportRealTranscript(t *testing.T) {
 			t.Errorf("the export lacks %q", want)
 		}
 	}
-	for _, bad := range []string{"\x1b", "<script>", "sk-ant-api03", h.base} {
+	for _, bad := range []string{"\x1b", "<script>", "sk-ant-api03", h.Base} {
 		if strings.Contains(md, bad) {
 			t.Errorf("the export holds %q", bad)
 		}
@@ -87,7 +89,7 @@ func TestExportRealTranscript(t *testing.T) {
 	if !*update {
 		return
 	}
-	transcripts, _ := filepath.Glob(filepath.Join(instance.Dir(filepath.Join(h.home, ".claudebox"), proj), "*", "*.jsonl"))
+	transcripts, _ := filepath.Glob(filepath.Join(instance.Dir(filepath.Join(h.Home, ".claudebox"), proj), "*", "*.jsonl"))
 	if len(transcripts) != 1 {
 		t.Fatalf("transcripts: %v, want one", transcripts)
 	}
@@ -96,8 +98,8 @@ func TestExportRealTranscript(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Machine paths out: /tmp/claudebox-e2e-…/home/alice is /home/alice.
-	scrubbed := strings.ReplaceAll(string(b), h.base, "")
-	scrubbed = strings.ReplaceAll(scrubbed, strings.ReplaceAll(h.base, "/", "-"), "")
+	scrubbed := strings.ReplaceAll(string(b), h.Base, "")
+	scrubbed = strings.ReplaceAll(scrubbed, strings.ReplaceAll(h.Base, "/", "-"), "")
 	if err := os.WriteFile(filepath.Join("..", "transcript", "testdata", "claude-2.1.330.jsonl"), []byte(scrubbed), 0o644); err != nil {
 		t.Fatal(err)
 	}

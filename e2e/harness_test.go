@@ -10,7 +10,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
+
+func init() {
+	// sessionparent BASE HOME BIN UID GID DIR SCRIPT: a test binary that
+	// starts a session as the harness does, prints its pid, and waits to
+	// be killed.
+	harness.Helpers["sessionparent"] = func() int { return sessionParent(os.Args[1:]) }
+}
 
 // sessionParent is a test binary reduced to its harness: it starts a
 // session in a host given by its arguments, prints the session's pid, and
@@ -22,8 +31,8 @@ func sessionParent(args []string) int {
 	}
 	uid, _ := strconv.Atoi(args[3])
 	gid, _ := strconv.Atoi(args[4])
-	h := &e2eHost{base: args[0], home: args[1], bin: args[2], uid: uid, gid: gid}
-	c := h.command(args[5], nil, "claudebox", "--shell", "-c", args[6])
+	h := &harness.Host{Base: args[0], Home: args[1], Bin: args[2], UID: uid, GID: gid}
+	c := h.Command(args[5], nil, "claudebox", "--shell", "-c", args[6])
 	if err := c.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "sessionparent:", err)
 		return 1
@@ -60,14 +69,14 @@ func alive(pid int, mark string) bool {
 // children now die with the test binary that started them, and so does
 // the sandbox.
 func TestHarnessSessionsDieWithTheTest(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "p")
-	h.write(filepath.Join(proj, "x"), "x\n")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.Write(filepath.Join(proj, "x"), "x\n")
 	self, _ := os.Executable()
 	parent := filepath.Join(t.TempDir(), "sessionparent")
-	h.copyFile(self, parent, 0o755)
+	h.CopyFile(self, parent, 0o755)
 	mark := fmt.Sprintf("never-written-%d-%d", os.Getpid(), time.Now().UnixNano())
-	c := exec.Command(parent, h.base, h.home, h.bin, strconv.Itoa(h.uid), strconv.Itoa(h.gid), proj,
+	c := exec.Command(parent, h.Base, h.Home, h.Bin, strconv.Itoa(h.UID), strconv.Itoa(h.GID), proj,
 		"touch started; while ! test -e "+mark+"; do sleep 0.05; done")
 	c.Stderr = os.Stderr
 	out, err := c.StdoutPipe()

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claudebox/claudebox/e2e/harness"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/gc"
@@ -115,22 +117,22 @@ var hostileCommands = []struct {
 }
 
 func TestHostileInstance(t *testing.T) {
-	requireClaude(t)
+	harness.RequireClaude(t)
 	for state, plant := range hostileStates {
 		for _, c := range hostileCommands {
 			t.Run(state+"/"+c.name, func(t *testing.T) {
-				h := newE2EHost(t)
-				proj := filepath.Join(h.home, "code", "proj")
-				h.write(filepath.Join(proj, "README"), "proj\n")
-				h.write(filepath.Join(h.home, ".claude.json"), `{"theme": "dark"}`+"\n")
-				decoy := filepath.Join(h.home, ".local", "bin")
-				h.write(filepath.Join(decoy, "secret"), "SECRET\n")
-				gone := filepath.Join(h.home, "code", "gone")
-				state := filepath.Join(h.home, ".claudebox")
+				h := harness.NewHost(t)
+				proj := filepath.Join(h.Home, "code", "proj")
+				h.Write(filepath.Join(proj, "README"), "proj\n")
+				h.Write(filepath.Join(h.Home, ".claude.json"), `{"theme": "dark"}`+"\n")
+				decoy := filepath.Join(h.Home, ".local", "bin")
+				h.Write(filepath.Join(decoy, "secret"), "SECRET\n")
+				gone := filepath.Join(h.Home, "code", "gone")
+				state := filepath.Join(h.Home, ".claudebox")
 				projects := gc.ProjectsDir(state)
 				// A launch makes the instance as it is before the sandbox
 				// runs; the gone project's instance holds one session.
-				h.run(proj, nil, "claudebox", "--shell", "-c", "true")
+				h.Run(proj, nil, "claudebox", "--shell", "-c", "true")
 				inst := instance.Dir(state, proj)
 				// The launch's placeholder cleanup holds the lock a moment.
 				lock, err := instance.OpenLock(inst)
@@ -142,14 +144,14 @@ func TestHostileInstance(t *testing.T) {
 				check(t, os.MkdirAll(sessions, 0o700))
 				check(t, os.WriteFile(filepath.Join(goneInst, instance.RootFile), []byte(gone+"\n"), 0o600))
 				check(t, os.WriteFile(filepath.Join(sessions, "s.jsonl"), []byte(fmt.Sprintf(`{"cwd":%q}`+"\n", gone)), 0o600))
-				h.chown()
+				h.Chown()
 				plant(t, inst, decoy, projects, gone)
-				if h.uid >= 0 {
-					lchownTree(state, h.uid, h.gid)
+				if h.UID >= 0 {
+					lchownTree(state, h.UID, h.GID)
 				}
-				outside := outsideState(t, h.home, state, proj)
+				outside := outsideState(t, h.Home, state, proj)
 
-				dir := h.home
+				dir := h.Home
 				if c.inProject {
 					dir = proj
 				}
@@ -160,7 +162,7 @@ func TestHostileInstance(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				// A hang must fail the test, not stall it.
-				plain := h.command(dir, []string{"ANTHROPIC_API_KEY=sk-test"}, "claudebox", args...)
+				plain := h.Command(dir, []string{"ANTHROPIC_API_KEY=sk-test"}, "claudebox", args...)
 				cmd := exec.CommandContext(ctx, plain.Path, plain.Args[1:]...)
 				cmd.Dir, cmd.Env, cmd.WaitDelay = plain.Dir, plain.Env, time.Second
 				start := time.Now()
@@ -174,12 +176,12 @@ func TestHostileInstance(t *testing.T) {
 				if strings.Contains(string(out), "panic") {
 					t.Errorf("claudebox %s panicked:\n%s", strings.Join(args, " "), out)
 				}
-				if after := outsideState(t, h.home, state, proj); after != outside {
+				if after := outsideState(t, h.Home, state, proj); after != outside {
 					t.Errorf("claudebox %s changed files outside the instances:\nbefore:\n%s\nafter:\n%s\noutput:\n%s", strings.Join(args, " "), outside, after, out)
 				}
 				t.Logf("claudebox %s (%v):\n%s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond), out)
 				// Let the test's cleanup remove what the sandbox locked.
-				filepath.WalkDir(h.base, func(p string, d fs.DirEntry, err error) error {
+				filepath.WalkDir(h.Base, func(p string, d fs.DirEntry, err error) error {
 					if d != nil && d.IsDir() {
 						os.Chmod(p, 0o755)
 					}

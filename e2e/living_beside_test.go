@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // TestWriteUnderStandInFails: the real claude's Write tool creating
@@ -16,15 +18,15 @@ import (
 // success into a private directory the session then discards without a
 // word; so does a shell's mkdir and redirection there.
 func TestWriteUnderStandInFails(t *testing.T) {
-	requireClaude(t)
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "w")
-	h.gitRepo(proj)
-	api := startScriptedAPI(t, "FAKE-REPLY-write-done",
-		toolCall{"Write", map[string]any{"file_path": filepath.Join(proj, ".vscode", "launch.json"), "content": "{}\n"}},
-		toolCall{"Bash", map[string]any{"command": "mkdir -p .vscode/x; echo hi > .vscode/y; echo status=$?", "description": "write under a stand-in"}},
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "w")
+	h.GitRepo(proj)
+	api := harness.StartScriptedAPI(t, "FAKE-REPLY-write-done",
+		harness.ToolCall{Name: "Write", Input: map[string]any{"file_path": filepath.Join(proj, ".vscode", "launch.json"), "content": "{}\n"}},
+		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "mkdir -p .vscode/x; echo hi > .vscode/y; echo status=$?", "description": "write under a stand-in"}},
 	)
-	out := h.run(proj, api.Env("sk-ant-test-key"), "claudebox", "--permission-mode", "bypassPermissions", "-p", "write it")
+	out := h.Run(proj, api.Env("sk-ant-test-key"), "claudebox", "--permission-mode", "bypassPermissions", "-p", "write it")
 	if !strings.Contains(out, "FAKE-REPLY-write-done") {
 		t.Fatalf("claude -p printed %q", out)
 	}
@@ -50,29 +52,29 @@ func TestWriteUnderStandInFails(t *testing.T) {
 // leaves it waiting (git * runs any code), and the user's own yes to it
 // adds it to the host's file, which then holds nothing else.
 func TestKeepPermissionsRealClaude(t *testing.T) {
-	h := newE2EHost(t)
-	requireClaude(t)
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
 	// git commit asks (echo, read-only, would not); auto mode, the
 	// default, would not ask at all.
-	api := startScriptedAPI(t, "FAKE-REPLY-asked",
-		toolCall{"Bash", map[string]any{"command": "git -c user.name=c -c user.email=c@example.com commit -q --allow-empty -m asked", "description": "commit"}})
+	api := harness.StartScriptedAPI(t, "FAKE-REPLY-asked",
+		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "git -c user.name=c -c user.email=c@example.com commit -q --allow-empty -m asked", "description": "commit"}})
 	const key = "sk-ant-test-interactive-key-0123456789"
-	proj := filepath.Join(h.home, "code", "ask")
-	h.gitRepo(proj)
-	h.onboarded(key, proj)
-	stderr := filepath.Join(h.base, "stderr")
-	tmux := h.tmux(proj)
+	proj := filepath.Join(h.Home, "code", "ask")
+	h.GitRepo(proj)
+	h.Onboarded(key, proj)
+	stderr := filepath.Join(h.Base, "stderr")
+	tmux := h.Tmux(proj)
 	launch := "env " + strings.Join(api.Env(key), " ") + " TERM=xterm-256color claudebox --permission-mode default 2>" + stderr + "; sleep 60"
 	tmux("new-session", "-d", "-x", "150", "-y", "40", launch)
-	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") || strings.Contains(s, ">") }, "the prompt")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") || strings.Contains(s, ">") }, "the prompt")
 	tmux("send-keys", "-l", "run it")
 	time.Sleep(300 * time.Millisecond)
 	tmux("send-keys", "Enter")
 	// Measured with 2.1.330: "2. Yes, and don’t ask again for: git *".
-	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "2. Yes, and don’t ask again for: git *") }, "the permission question")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "2. Yes, and don’t ask again for: git *") }, "the permission question")
 	time.Sleep(500 * time.Millisecond) // the menu takes keys once drawn whole
 	tmux("send-keys", "2")
-	waitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-asked") }, "the reply")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-asked") }, "the reply")
 	tmux("send-keys", "-l", "/exit")
 	time.Sleep(300 * time.Millisecond)
 	tmux("send-keys", "Enter")
@@ -92,7 +94,7 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 	}
 	// Bash(git *) runs any code (git -c core.pager=… log): -y does not
 	// keep it, and it waits for the user's own yes.
-	out, err := h.command(proj, nil, "claudebox", "--keep-permissions", "-y").CombinedOutput()
+	out, err := h.Command(proj, nil, "claudebox", "--keep-permissions", "-y").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "ask each: allow Bash(git *)") {
 		t.Fatalf("--keep-permissions -y: %v\n%s", err, out)
 	}
@@ -100,10 +102,10 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 		t.Fatal("--keep-permissions -y kept a rule that runs any code")
 	}
 	tmux("new-session", "-d", "-s", "keep", "-x", "150", "-y", "40", "claudebox --keep-permissions; sleep 60")
-	keep := tmuxTarget(tmux, "keep")
-	waitScreen(t, keep, func(s string) bool { return strings.Contains(s, "Keep allow Bash(git *)? It may run any code") }, "the question for the rule")
+	keep := harness.TmuxTarget(tmux, "keep")
+	harness.WaitScreen(t, keep, func(s string) bool { return strings.Contains(s, "Keep allow Bash(git *)? It may run any code") }, "the question for the rule")
 	tmux("send-keys", "-t", "keep", "y", "Enter")
-	waitScreen(t, keep, func(s string) bool { return strings.Contains(s, "added 1 permission rules") }, "the rule added")
+	harness.WaitScreen(t, keep, func(s string) bool { return strings.Contains(s, "added 1 permission rules") }, "the rule added")
 	got, _ := os.ReadFile(local)
 	if want := "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(git *)\"\n    ]\n  }\n}\n"; string(got) != want {
 		t.Errorf("the host's %s holds\n%s\nwant\n%s", local, got, want)
@@ -115,15 +117,15 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 // runs its session there: it cannot open the terminal anew, so it uses
 // the descriptor it was given.
 func TestForeignTerminalLaunch(t *testing.T) {
-	h := newE2EHost(t)
-	if h.uid < 0 {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
 		t.Skip("needs root, to start a terminal another user owns")
 	}
-	requireTool(t, "tmux", "apt-get install tmux")
-	proj := filepath.Join(h.home, "code", "tty")
-	h.gitRepo(proj)
-	c := h.command(proj, nil, "claudebox", "--shell", "-c", "test -t 0 && echo INSIDE-ON-A-TERMINAL")
-	sock := filepath.Join(h.base, "root-tmux.sock")
+	harness.RequireTool(t, "tmux", "apt-get install tmux")
+	proj := filepath.Join(h.Home, "code", "tty")
+	h.GitRepo(proj)
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "test -t 0 && echo INSIDE-ON-A-TERMINAL")
+	sock := filepath.Join(h.Base, "root-tmux.sock")
 	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
 	line := "cd " + proj + " && env -i"
 	for _, e := range c.Env {
@@ -154,26 +156,26 @@ func TestForeignTerminalLaunch(t *testing.T) {
 // each with its fix, instead of a ✓. A checkout of that branch inside
 // still "succeeds", leaving the old .envrc, and SANDBOX.md tells Claude.
 func TestCheckNamesLivingProblems(t *testing.T) {
-	requireClaude(t)
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "chk")
-	h.gitRepo(proj)
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "chk")
+	h.GitRepo(proj)
 	commit := func(msg string) {
-		h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", msg)
+		h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qam", msg)
 	}
-	h.write(filepath.Join(proj, ".envrc"), "export A=1\n")
-	h.run(proj, nil, "git", "add", ".envrc")
+	h.Write(filepath.Join(proj, ".envrc"), "export A=1\n")
+	h.Run(proj, nil, "git", "add", ".envrc")
 	commit("envrc")
-	h.run(proj, nil, "git", "checkout", "-qb", "feature")
-	h.write(filepath.Join(proj, ".envrc"), "export A=2\n")
+	h.Run(proj, nil, "git", "checkout", "-qb", "feature")
+	h.Write(filepath.Join(proj, ".envrc"), "export A=2\n")
 	commit("change envrc")
-	h.run(proj, nil, "git", "checkout", "-qb", "docs", "master")
-	h.write(filepath.Join(proj, "README"), "docs\n")
+	h.Run(proj, nil, "git", "checkout", "-qb", "docs", "master")
+	h.Write(filepath.Join(proj, "README"), "docs\n")
 	commit("docs only")
-	h.run(proj, nil, "git", "checkout", "-q", "master")
-	h.inside(proj, nil, `printf '{"permissions":{"allow":["Bash(make:*)"]}}\n' > .claude/settings.local.json`)
+	h.Run(proj, nil, "git", "checkout", "-q", "master")
+	h.Inside(proj, nil, `printf '{"permissions":{"allow":["Bash(make:*)"]}}\n' > .claude/settings.local.json`)
 
-	out := h.run(proj, []string{"ANTHROPIC_API_KEY=sk-test"}, "claudebox", "--check")
+	out := h.Run(proj, []string{"ANTHROPIC_API_KEY=sk-test"}, "claudebox", "--check")
 	for _, want := range []string{
 		"⚠ branches: a checkout of feature inside fails: .envrc is protected there",
 		"fix: switch branches, merge and pull on the host while it differs",
@@ -187,7 +189,7 @@ func TestCheckNamesLivingProblems(t *testing.T) {
 	if strings.Contains(out, "checkout of docs") {
 		t.Errorf("--check names a branch that changes no protected file:\n%s", out)
 	}
-	said := h.inside(proj, nil, `grep -c 'run "git …" on the host' ~/.claude/SANDBOX.md`)
+	said := h.Inside(proj, nil, `grep -c 'run "git …" on the host' ~/.claude/SANDBOX.md`)
 	if strings.TrimSpace(said) != "1" {
 		t.Errorf("SANDBOX.md does not tell Claude about checkouts of protected files: %q", said)
 	}

@@ -8,20 +8,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/e2e/harness"
+
 	"github.com/claudebox/claudebox/instance"
 )
 
 // TestResumeNamesClaudebox: after a session of the real Claude Code,
 // claudebox names the command that resumes it, and that command does.
 func TestResumeNamesClaudebox(t *testing.T) {
-	h := newE2EHost(t)
-	requireClaude(t)
-	api := startFakeAPI(t, "FAKE-REPLY-resume")
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-resume")
 	env := api.Env("sk-ant-test-key")
-	proj := filepath.Join(h.home, "code", "proj")
-	h.write(filepath.Join(proj, "x"), "x\n")
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
 	var stdout, stderr bytes.Buffer
-	c := h.command(proj, env, "claudebox", "-p", "hello")
+	c := h.Command(proj, env, "claudebox", "-p", "hello")
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil || !strings.Contains(stdout.String(), "FAKE-REPLY-resume") {
 		t.Fatalf("claudebox -p hello: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
@@ -30,16 +32,16 @@ func TestResumeNamesClaudebox(t *testing.T) {
 	if m == nil {
 		t.Fatalf("claudebox said no way to resume the session:\n%s", stderr.String())
 	}
-	inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
+	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
 	if found, _ := filepath.Glob(filepath.Join(inst, "*", m[1]+".jsonl")); len(found) != 1 {
 		t.Fatalf("claudebox named session %s; the instance holds no transcript of it", m[1])
 	}
-	if out := h.run(proj, env, "claudebox", "--resume", m[1], "-p", "again"); !strings.Contains(out, "FAKE-REPLY-resume") {
+	if out := h.Run(proj, env, "claudebox", "--resume", m[1], "-p", "again"); !strings.Contains(out, "FAKE-REPLY-resume") {
 		t.Errorf("claudebox --resume %s -p again printed %q", m[1], out)
 	}
 	// A shell session has nothing to resume.
 	stderr.Reset()
-	c = h.command(proj, nil, "claudebox", "--shell", "-c", "true")
+	c = h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
 	c.Stderr = &stderr
 	if err := c.Run(); err != nil || strings.Contains(stderr.String(), "resume") {
 		t.Errorf("claudebox --shell: %v, said %q", err, stderr.String())
@@ -49,16 +51,16 @@ func TestResumeNamesClaudebox(t *testing.T) {
 // TestNoNetworkSaysClaudeCannotAnswer: --no-network without --shell says
 // at launch, in one line, that Claude cannot reach its API.
 func TestNoNetworkSaysClaudeCannotAnswer(t *testing.T) {
-	h := newE2EHost(t)
-	claude := filepath.Join(h.home, ".local", "bin", "claude")
-	h.write(claude, "#!/bin/sh\necho stub-claude-ran\n")
+	h := harness.NewHost(t)
+	claude := filepath.Join(h.Home, ".local", "bin", "claude")
+	h.Write(claude, "#!/bin/sh\necho stub-claude-ran\n")
 	os.Chmod(claude, 0o755)
-	proj := filepath.Join(h.home, "p")
-	h.write(filepath.Join(proj, "x"), "x\n")
-	path := "PATH=" + filepath.Dir(claude) + ":" + h.bin + ":/usr/bin:/bin"
+	proj := filepath.Join(h.Home, "p")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Dir(claude) + ":" + h.Bin + ":/usr/bin:/bin"
 	for _, args := range [][]string{{"--no-network", "-p", "hi"}, {"--no-network", "--shell", "-c", "true"}, {"-p", "hi"}} {
 		var stderr bytes.Buffer
-		c := h.command(proj, []string{path, "ANTHROPIC_API_KEY=sk-ant-test"}, "claudebox", args...)
+		c := h.Command(proj, []string{path, "ANTHROPIC_API_KEY=sk-ant-test"}, "claudebox", args...)
 		c.Stderr = &stderr
 		if err := c.Run(); err != nil {
 			t.Fatalf("claudebox %q: %v\n%s", args, err, stderr.String())
@@ -79,39 +81,39 @@ func TestHomeSymlink(t *testing.T) {
 		{"above", "homes", "home"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newE2EHost(t)
-			requireClaude(t)
+			h := harness.NewHost(t)
+			harness.RequireClaude(t)
 			// The real one, as the user's PATH finds it.
-			claude, err := filepath.EvalSymlinks(strings.TrimSpace(h.run(h.base, nil, "sh", "-c", "command -v claude")))
+			claude, err := filepath.EvalSymlinks(strings.TrimSpace(h.Run(h.Base, nil, "sh", "-c", "command -v claude")))
 			if err != nil {
 				t.Fatal(err)
 			}
-			api := startFakeAPI(t, "FAKE-REPLY-symlinked")
+			api := harness.StartFakeAPI(t, "FAKE-REPLY-symlinked")
 			// Where the native installer puts claude, on PATH through $HOME:
 			// ~/.local/bin/claude -> ../share/claude/versions/<version>.
-			os.MkdirAll(filepath.Join(h.home, ".local", "bin"), 0o755)
-			os.MkdirAll(filepath.Join(h.home, ".local", "share", "claude", "versions"), 0o755)
-			if err := os.Symlink(claude, filepath.Join(h.home, ".local", "share", "claude", "versions", "2.1.330")); err != nil {
+			os.MkdirAll(filepath.Join(h.Home, ".local", "bin"), 0o755)
+			os.MkdirAll(filepath.Join(h.Home, ".local", "share", "claude", "versions"), 0o755)
+			if err := os.Symlink(claude, filepath.Join(h.Home, ".local", "share", "claude", "versions", "2.1.330")); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Symlink("../share/claude/versions/2.1.330", filepath.Join(h.home, ".local", "bin", "claude")); err != nil {
+			if err := os.Symlink("../share/claude/versions/2.1.330", filepath.Join(h.Home, ".local", "bin", "claude")); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.Symlink(filepath.Join(h.base, tc.target), filepath.Join(h.base, tc.link)); err != nil {
+			if err := os.Symlink(filepath.Join(h.Base, tc.target), filepath.Join(h.Base, tc.link)); err != nil {
 				t.Fatal(err)
 			}
-			h.chown()
-			linked := filepath.Join(h.base, tc.link, strings.TrimPrefix(h.home, filepath.Join(h.base, tc.target)))
-			proj := filepath.Join(h.home, "code", "proj")
-			h.write(filepath.Join(proj, "x"), "x\n")
-			for i, home := range []string{linked, h.home} {
+			h.Chown()
+			linked := filepath.Join(h.Base, tc.link, strings.TrimPrefix(h.Home, filepath.Join(h.Base, tc.target)))
+			proj := filepath.Join(h.Home, "code", "proj")
+			h.Write(filepath.Join(proj, "x"), "x\n")
+			for i, home := range []string{linked, h.Home} {
 				for j, dir := range []string{filepath.Join(linked, "code", "proj"), proj} {
-					env := append(api.Env("sk-ant-test-key"), "HOME="+home, "PATH="+filepath.Join(home, ".local", "bin")+":"+h.bin+":/usr/bin:/bin")
-					out := h.run(dir, env, "claudebox", "-p", "hello")
+					env := append(api.Env("sk-ant-test-key"), "HOME="+home, "PATH="+filepath.Join(home, ".local", "bin")+":"+h.Bin+":/usr/bin:/bin")
+					out := h.Run(dir, env, "claudebox", "-p", "hello")
 					if !strings.Contains(out, "FAKE-REPLY-symlinked") {
 						t.Fatalf("HOME=%s, in %s: printed %q", home, dir, out)
 					}
-					inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
+					inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
 					if found, _ := filepath.Glob(filepath.Join(inst, "*", "*.jsonl")); len(found) != 1+2*i+j {
 						t.Fatalf("HOME=%s, in %s: the instance holds %d transcripts, want %d", home, dir, len(found), 1+2*i+j)
 					}
@@ -144,16 +146,16 @@ exit 1
 
 // failingBwrapHost is a host whose bwrap is failingBwrap; fast, without
 // its pauses.
-func failingBwrapHost(t testing.TB, fast bool) (*e2eHost, string) {
-	h := newE2EHost(t)
+func failingBwrapHost(t testing.TB, fast bool) (*harness.Host, string) {
+	h := harness.NewHost(t)
 	script := failingBwrap
 	if fast {
 		script = regexp.MustCompile(`sleep [0-9.]+;? ?(#.*)?`).ReplaceAllString(script, "")
 	}
-	h.write(filepath.Join(h.bin, "bwrap"), script)
-	os.Chmod(filepath.Join(h.bin, "bwrap"), 0o755)
-	proj := filepath.Join(h.home, "p")
-	h.write(filepath.Join(proj, "x"), "x\n")
+	h.Write(filepath.Join(h.Bin, "bwrap"), script)
+	os.Chmod(filepath.Join(h.Bin, "bwrap"), 0o755)
+	proj := filepath.Join(h.Home, "p")
+	h.Write(filepath.Join(proj, "x"), "x\n")
 	return h, proj
 }
 
@@ -162,7 +164,7 @@ func failingBwrapHost(t testing.TB, fast bool) (*e2eHost, string) {
 func TestBwrapFailureSaysWhy(t *testing.T) {
 	h, proj := failingBwrapHost(t, false)
 	var stderr bytes.Buffer
-	c := h.command(proj, nil, "claudebox", "--shell", "-c", "true")
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
 	c.Stderr = &stderr
 	err := c.Run()
 	want := "bwrap: Can't mkdir parents for /home/dev/.local/bin/claude: No such file or directory\n" +

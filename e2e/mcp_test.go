@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // mcpServerScript is a stdio MCP server in bash: one tool, ping, whose
@@ -36,32 +38,32 @@ done
 // once per project, names only; one whose env holds a token waits for
 // approval, and its token is in no message claudebox prints.
 func TestMCPServersOnRequest(t *testing.T) {
-	requireClaude(t)
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "mcp")
-	h.gitRepo(proj)
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "mcp")
+	h.GitRepo(proj)
 	server := filepath.Join(proj, "mcp.sh")
-	h.write(server, mcpServerScript)
+	h.Write(server, mcpServerScript)
 	os.Chmod(server, 0o755)
 	const key = "sk-ant-test-key-mcp-0123456789abcdefghij"
-	h.onboarded(key, proj)
-	h.chown()
+	h.Onboarded(key, proj)
+	h.Chown()
 	const token = "TOKEN-SECRET-77c1"
-	h.run(proj, nil, "claude", "mcp", "add", "localsrv", "--", server)
-	h.run(proj, nil, "claude", "mcp", "add", "-s", "user", "usersrv", "--", server)
-	h.run(proj, nil, "claude", "mcp", "add", "-s", "user", "tokensrv", "-e", "TOKEN="+token, "--", server)
+	h.Run(proj, nil, "claude", "mcp", "add", "localsrv", "--", server)
+	h.Run(proj, nil, "claude", "mcp", "add", "-s", "user", "usersrv", "--", server)
+	h.Run(proj, nil, "claude", "mcp", "add", "-s", "user", "tokensrv", "-e", "TOKEN="+token, "--", server)
 
-	launch := func(api *fakeAPI, args ...string) (stdout, stderr string, err error) {
+	launch := func(api *harness.FakeAPI, args ...string) (stdout, stderr string, err error) {
 		var out, errb bytes.Buffer
-		c := h.command(proj, api.Env(key), "claudebox", append(args, "--allowedTools", "mcp__localsrv__ping,mcp__usersrv__ping,mcp__tokensrv__ping", "-p", "ping")...)
+		c := h.Command(proj, api.Env(key), "claudebox", append(args, "--allowedTools", "mcp__localsrv__ping,mcp__usersrv__ping,mcp__tokensrv__ping", "-p", "ping")...)
 		c.Stdout, c.Stderr = &out, &errb
 		err = c.Run()
 		return out.String(), errb.String(), err
 	}
-	calls := func() *fakeAPI {
-		return startScriptedAPI(t, "FAKE-REPLY-mcp-done",
-			toolCall{"mcp__localsrv__ping", map[string]any{}},
-			toolCall{"mcp__usersrv__ping", map[string]any{}})
+	calls := func() *harness.FakeAPI {
+		return harness.StartScriptedAPI(t, "FAKE-REPLY-mcp-done",
+			harness.ToolCall{Name: "mcp__localsrv__ping", Input: map[string]any{}},
+			harness.ToolCall{Name: "mcp__usersrv__ping", Input: map[string]any{}})
 	}
 
 	t.Run("left-out", func(t *testing.T) {
@@ -97,7 +99,7 @@ func TestMCPServersOnRequest(t *testing.T) {
 		}
 	})
 	t.Run("token-waits-for-approval", func(t *testing.T) {
-		api := startScriptedAPI(t, "FAKE-REPLY-mcp-done", toolCall{"mcp__tokensrv__ping", map[string]any{}})
+		api := harness.StartScriptedAPI(t, "FAKE-REPLY-mcp-done", harness.ToolCall{Name: "mcp__tokensrv__ping", Input: map[string]any{}})
 		_, stderr, err := launch(api, "--with-mcp", "tokensrv")
 		if err == nil || !strings.Contains(stderr, "MCP server tokensrv") || len(api.Bodies()) > 0 {
 			t.Fatalf("a definition with a token started without approval: %v\n%s", err, stderr)

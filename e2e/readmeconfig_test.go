@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // readmeConfigExample returns the README's example config.toml, as
@@ -28,13 +30,13 @@ func readmeConfigExample(t *testing.T) string {
 // yet: each such bind is skipped with a one-line note. Once they exist,
 // they are bound.
 func TestReadmeConfigExampleRuns(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "app")
-	h.gitRepo(proj)
-	h.write(filepath.Join(h.home, ".config", "claudebox", "config.toml"), readmeConfigExample(t))
-	h.chown()
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), readmeConfigExample(t))
+	h.Chown()
 	var stdout, stderr bytes.Buffer
-	c := h.command(proj, nil, "claudebox", "--shell", "-c", "echo started")
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "echo started")
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil || stdout.String() != "started\n" {
 		t.Fatalf("the README's example fails a launch: %v\n%s\n%s", err, stdout.String(), stderr.String())
@@ -44,9 +46,9 @@ func TestReadmeConfigExampleRuns(t *testing.T) {
 			t.Errorf("no note %q:\n%s", want, stderr.String())
 		}
 	}
-	h.write(filepath.Join(h.home, ".cargo", "git", "marker"), "host\n")
-	h.chown()
-	if out := h.inside(proj, nil, "cat ~/.cargo/git/marker"); out != "host\n" {
+	h.Write(filepath.Join(h.Home, ".cargo", "git", "marker"), "host\n")
+	h.Chown()
+	if out := h.Inside(proj, nil, "cat ~/.cargo/git/marker"); out != "host\n" {
 		t.Errorf("~/.cargo/git, once it exists: %q", out)
 	}
 }

@@ -6,21 +6,12 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
 )
-
-// waitFor polls until ok holds, failing the test after ten seconds.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
-		}
-	}
-}
 
 // TestSuperviseLockOutOfReach: the sandbox cannot end its own protection.
 // It inherits no descriptor of the session lock (so flock -u and fchmod
@@ -28,12 +19,12 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // runs, the host sees the project in use and its placeholders in place,
 // whatever the sandbox did; when it ends, the placeholders are gone at once.
 func TestSuperviseLockOutOfReach(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "proj")
-	h.write(filepath.Join(proj, "README"), "hi\n")
-	h.gitRepo(proj)
-	h.write(filepath.Join(h.home, ".ssh", "id_ed25519"), "SECRET-KEY\n")
-	inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hi\n")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".ssh", "id_ed25519"), "SECRET-KEY\n")
+	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
 	envrc := filepath.Join(proj, ".envrc")
 
 	script := `
@@ -45,7 +36,7 @@ func TestSuperviseLockOutOfReach(t *testing.T) {
 		touch attacked
 		while ! test -e done; do sleep 0.05; done
 	`
-	c := h.command(proj, nil, "sh", "-c", `exec 7<"$HOME/.ssh/id_ed25519"; exec claudebox --shell -c "$1"`, "sh", script)
+	c := h.Command(proj, nil, "sh", "-c", `exec 7<"$HOME/.ssh/id_ed25519"; exec claudebox --shell -c "$1"`, "sh", script)
 	var out strings.Builder
 	c.Stdout, c.Stderr = &out, &out
 	if err := c.Start(); err != nil {
@@ -54,7 +45,7 @@ func TestSuperviseLockOutOfReach(t *testing.T) {
 	defer c.Process.Kill()
 	exited := make(chan error, 1)
 	go func() { exited <- c.Wait() }()
-	waitFor(t, "the sandbox to attack", func() bool { return paths.Exists(filepath.Join(proj, "attacked")) || len(exited) > 0 })
+	harness.WaitFor(t, "the sandbox to attack", func() bool { return paths.Exists(filepath.Join(proj, "attacked")) || len(exited) > 0 })
 	if len(exited) > 0 {
 		t.Fatalf("the session ended early: %v\n%s", <-exited, out.String())
 	}
@@ -64,7 +55,7 @@ func TestSuperviseLockOutOfReach(t *testing.T) {
 	if !instance.IsPlaceholder(envrc) {
 		t.Error("the placeholder of .envrc is gone while the session runs")
 	}
-	h.write(filepath.Join(proj, "done"), "")
+	h.Write(filepath.Join(proj, "done"), "")
 	if err := <-exited; err != nil {
 		t.Fatalf("session: %v\n%s", err, out.String())
 	}
@@ -83,61 +74,50 @@ func TestSuperviseLockOutOfReach(t *testing.T) {
 // it, and what it left on the host lasts only until the next claudebox
 // command: here --gc, and a launch.
 func TestSuperviseKilled(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "proj")
-	h.write(filepath.Join(proj, "README"), "hi\n")
-	h.gitRepo(proj)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hi\n")
+	h.GitRepo(proj)
 	envrc := filepath.Join(proj, ".envrc")
 	for _, next := range [][]string{{"--gc"}, {"--shell", "-c", "true"}} {
-		c := h.command(proj, nil, "claudebox", "--shell", "-c", "touch started; exec sleep 60.0417")
+		c := h.Command(proj, nil, "claudebox", "--shell", "-c", "touch started; exec sleep 60.0417")
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) })
+		harness.WaitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) })
 		os.Remove(filepath.Join(proj, "started"))
 		c.Process.Signal(syscall.SIGKILL)
 		c.Wait()
 		if !instance.IsPlaceholder(envrc) {
 			t.Fatal("the test needs the killed supervisor to leave a placeholder")
 		}
-		inst := instance.Dir(filepath.Join(h.home, ".claudebox"), proj)
-		waitFor(t, "the sandbox to die with its supervisor", func() bool { return !instance.InUse(inst) && !running("sleep\x0060.0417\x00") })
-		h.run(proj, nil, "claudebox", next...)
+		inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
+		harness.WaitFor(t, "the sandbox to die with its supervisor", func() bool { return !instance.InUse(inst) && !harness.Running("sleep\x0060.0417\x00") })
+		h.Run(proj, nil, "claudebox", next...)
 		if paths.Exists(envrc) {
 			t.Errorf("claudebox %s left the killed session's placeholder", strings.Join(next, " "))
 		}
 	}
 }
 
-// running reports whether a process with this command line exists.
-func running(cmdline string) bool {
-	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	for _, p := range procs {
-		if b, err := os.ReadFile(p); err == nil && string(b) == cmdline {
-			return true
-		}
-	}
-	return false
-}
-
 // TestSuperviseForwardsSignals: a signal sent to claudebox alone ends the
 // session, which exits as a shell reports it, and cleans up after itself.
 func TestSuperviseForwardsSignals(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "proj")
-	h.write(filepath.Join(proj, "README"), "hi\n")
-	h.gitRepo(proj)
-	c := h.command(proj, nil, "claudebox", "--shell", "-c", "touch started; exec sleep 61")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hi\n")
+	h.GitRepo(proj)
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "touch started; exec sleep 61")
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) })
+	harness.WaitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) })
 	c.Process.Signal(syscall.SIGTERM)
 	err := c.Wait()
 	if c.ProcessState.ExitCode() != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit after SIGTERM: %v, want status %d", err, 128+int(syscall.SIGTERM))
 	}
-	if running("sleep\x0061\x00") {
+	if harness.Running("sleep\x0061\x00") {
 		t.Error("the sandbox outlived its session")
 	}
 	if paths.Exists(filepath.Join(proj, ".envrc")) {
@@ -152,17 +132,17 @@ func TestSuperviseForwardsSignals(t *testing.T) {
 // back; what was there unchanged stays; the host's commit in the nested
 // repository runs nothing the sandbox wrote.
 func TestSuperviseExitAudit(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "proj")
-	h.write(filepath.Join(proj, "README"), "hi\n")
-	h.gitRepo(proj)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hi\n")
+	h.GitRepo(proj)
 	// Deeper than the launch looks for repositories to guard.
 	sub := filepath.Join(proj, "a", "b", "c", "sub")
-	h.write(filepath.Join(sub, "README"), "sub\n")
-	h.gitRepo(sub)
+	h.Write(filepath.Join(sub, "README"), "sub\n")
+	h.GitRepo(sub)
 	kept := filepath.Join(proj, "a", "b", "web", ".claude", "commands", "old.md")
-	h.write(kept, "mine\n")
-	marker := filepath.Join(h.base, "MARKER")
+	h.Write(kept, "mine\n")
+	marker := filepath.Join(h.Base, "MARKER")
 
 	planted := []string{
 		filepath.Join(proj, "a", "b", "web", ".claude", "settings.json"),
@@ -179,7 +159,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 		mkdir -p hidden/.claude && echo '{}' > hidden/.claude/settings.json && chmod 000 hidden
 	`
 	var stderr strings.Builder
-	c := h.command(proj, nil, "claudebox", "--shell", "-c", script)
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", script)
 	c.Stderr = &stderr
 	if err := c.Run(); err != nil {
 		t.Fatalf("session: %v\n%s", err, stderr.String())
@@ -188,7 +168,7 @@ func TestSuperviseExitAudit(t *testing.T) {
 		if paths.Exists(p) {
 			t.Errorf("%s is still in the project after the session", p)
 		}
-		if !strings.Contains(stderr.String(), "to put it back: mv -n "+filepath.Join(h.home, ".claudebox", "moved-aside")) ||
+		if !strings.Contains(stderr.String(), "to put it back: mv -n "+filepath.Join(h.Home, ".claudebox", "moved-aside")) ||
 			!strings.Contains(stderr.String(), " "+p+"\n") {
 			t.Errorf("stderr does not name %s with the way back:\n%s", p, stderr.String())
 		}
@@ -201,16 +181,16 @@ func TestSuperviseExitAudit(t *testing.T) {
 	if strings.Contains(stderr.String(), "the host replaced") {
 		t.Errorf("a session the host left alone names replaced files:\n%s", stderr.String())
 	}
-	h.write(filepath.Join(sub, "x"), "x\n")
-	h.run(sub, nil, "git", "add", "x")
-	h.run(sub, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x")
+	h.Write(filepath.Join(sub, "x"), "x\n")
+	h.Run(sub, nil, "git", "add", "x")
+	h.Run(sub, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "x")
 	if paths.Exists(marker) {
 		t.Error("the host's commit ran the hook the sandbox planted")
 	}
 
 	// Report only: named, left in place.
 	stderr.Reset()
-	c = h.command(proj, nil, "claudebox", "--move-aside=false", "--shell", "-c", "mkdir -p web/.vscode && echo '{}' > web/.vscode/tasks.json")
+	c = h.Command(proj, nil, "claudebox", "--move-aside=false", "--shell", "-c", "mkdir -p web/.vscode && echo '{}' > web/.vscode/tasks.json")
 	c.Stderr = &stderr
 	if err := c.Run(); err != nil {
 		t.Fatalf("session: %v\n%s", err, stderr.String())

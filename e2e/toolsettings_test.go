@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // TestToolSettingsCome: inside, go env GOPRIVATE equals the host's, set
@@ -14,19 +16,19 @@ import (
 // once per project the variables it dropped, never an identity token's
 // name, and never a value.
 func TestToolSettingsCome(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "tools")
-	h.gitRepo(proj)
-	goPath := "PATH=" + h.bin + ":/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin"
-	h.write(filepath.Join(h.home, ".npmrc"), "//registry.npmjs.org/:_authToken=NPM-SECRET-31d\n")
-	h.write(filepath.Join(h.home, ".cargo", "config.toml"), "[net]\ngit-fetch-with-cli = true\n")
-	h.chown()
-	h.run(proj, []string{goPath}, "go", "env", "-w", "GOPRIVATE=example.com/private/*")
-	host := h.run(proj, []string{goPath}, "go", "env", "GOPRIVATE", "GONOSUMDB")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "tools")
+	h.GitRepo(proj)
+	goPath := "PATH=" + h.Bin + ":/usr/local/go/bin:/usr/local/bin:/usr/bin:/bin"
+	h.Write(filepath.Join(h.Home, ".npmrc"), "//registry.npmjs.org/:_authToken=NPM-SECRET-31d\n")
+	h.Write(filepath.Join(h.Home, ".cargo", "config.toml"), "[net]\ngit-fetch-with-cli = true\n")
+	h.Chown()
+	h.Run(proj, []string{goPath}, "go", "env", "-w", "GOPRIVATE=example.com/private/*")
+	host := h.Run(proj, []string{goPath}, "go", "env", "GOPRIVATE", "GONOSUMDB")
 
 	extra := []string{goPath, "JAVA_HOME=/usr/lib/jvm/default", "MY_BUILD_MODE=fast", "GITHUB_TOKEN=ghp_SECRET9f2"}
 	var stdout, stderr bytes.Buffer
-	c := h.command(proj, extra, "claudebox", "--shell", "-c", `go env GOPRIVATE GONOSUMDB; echo "java=$JAVA_HOME"; cat ~/.cargo/config.toml; echo x >> ~/.cargo/config.toml || echo cargo-config-read-only; cat ~/.npmrc || echo npmrc-hidden`)
+	c := h.Command(proj, extra, "claudebox", "--shell", "-c", `go env GOPRIVATE GONOSUMDB; echo "java=$JAVA_HOME"; cat ~/.cargo/config.toml; echo x >> ~/.cargo/config.toml || echo cargo-config-read-only; cat ~/.npmrc || echo npmrc-hidden`)
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil {
 		t.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
@@ -51,16 +53,16 @@ func TestToolSettingsCome(t *testing.T) {
 		t.Errorf("the notice names an identity token or a value:\n%s", notice)
 	}
 	var again bytes.Buffer
-	c = h.command(proj, extra, "claudebox", "--shell", "-c", "true")
+	c = h.Command(proj, extra, "claudebox", "--shell", "-c", "true")
 	c.Stderr = &again
 	if err := c.Run(); err != nil || strings.Contains(again.String(), "MY_BUILD_MODE") {
 		t.Errorf("named again: %v %s", err, again.String())
 	}
 
 	// A cargo config that holds a registry token stays hidden.
-	h.write(filepath.Join(h.home, ".cargo", "config.toml"), "[registries.corp]\nindex = \"sparse+https://corp/\"\ntoken = \"CARGO-SECRET-8e\"\n")
-	h.chown()
-	if out := h.inside(proj, nil, "cat ~/.cargo/config.toml || echo cargo-hidden"); !strings.Contains(out, "cargo-hidden") || strings.Contains(out, "CARGO-SECRET") {
+	h.Write(filepath.Join(h.Home, ".cargo", "config.toml"), "[registries.corp]\nindex = \"sparse+https://corp/\"\ntoken = \"CARGO-SECRET-8e\"\n")
+	h.Chown()
+	if out := h.Inside(proj, nil, "cat ~/.cargo/config.toml || echo cargo-hidden"); !strings.Contains(out, "cargo-hidden") || strings.Contains(out, "CARGO-SECRET") {
 		t.Errorf("a cargo config with a token: %q", out)
 	}
 }

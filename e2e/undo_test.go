@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // treeBytes reads every file of dir but .git and ignored build output,
@@ -41,23 +43,23 @@ func treeBytes(t *testing.T, dir string) map[string]string {
 // session made (with the mv that puts it back), and leaves the ignored
 // file. While a session runs, --undo refuses.
 func TestSandboxUndo(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "proj")
-	h.write(filepath.Join(proj, ".gitignore"), "build/\n")
-	h.write(filepath.Join(proj, "b.txt"), "b\n")
-	h.write(filepath.Join(proj, "dir", "c.txt"), "c\n")
-	h.write(filepath.Join(proj, "run.sh"), "#!/bin/sh\necho ok\n")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, ".gitignore"), "build/\n")
+	h.Write(filepath.Join(proj, "b.txt"), "b\n")
+	h.Write(filepath.Join(proj, "dir", "c.txt"), "c\n")
+	h.Write(filepath.Join(proj, "run.sh"), "#!/bin/sh\necho ok\n")
 	os.Chmod(filepath.Join(proj, "run.sh"), 0o755)
-	h.gitRepo(proj)
-	h.run(proj, nil, "git", "add", "-A")
-	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "files")
-	h.write(filepath.Join(proj, "README"), "hello, not committed\n")
-	h.write(filepath.Join(proj, "notes.txt"), "untracked notes\n")
-	h.write(filepath.Join(proj, "build", "out"), "old build\n")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "add", "-A")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "files")
+	h.Write(filepath.Join(proj, "README"), "hello, not committed\n")
+	h.Write(filepath.Join(proj, "notes.txt"), "untracked notes\n")
+	h.Write(filepath.Join(proj, "build", "out"), "old build\n")
 	start := treeBytes(t, proj)
 
 	// (A second first: the snapshot of so small a tree is long written.)
-	h.inside(proj, nil, `
+	h.Inside(proj, nil, `
 		sleep 1; echo edited > README; echo changed > notes.txt; rm b.txt; echo new > new.txt
 		chmod -x run.sh; rm -r dir; ln -s "$HOME" dir; echo new build > build/out
 		git -c user.name=t -c user.email=t@example.com commit -qam "session"`)
@@ -65,7 +67,7 @@ func TestSandboxUndo(t *testing.T) {
 		t.Fatal("the session changed nothing")
 	}
 
-	out := h.run(proj, nil, "claudebox", "--undo", "--dry-run")
+	out := h.Run(proj, nil, "claudebox", "--undo", "--dry-run")
 	for _, want := range []string{"restore    README (changed)", "restore    b.txt (removed)", "move aside new.txt (created)", "restore    dir/c.txt (removed)", "restore    run.sh (changed)", "ignored files"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("--undo --dry-run lacks %q:\n%s", want, out)
@@ -74,12 +76,12 @@ func TestSandboxUndo(t *testing.T) {
 	if treeBytes(t, proj)["README"] == start["README"] {
 		t.Fatal("--dry-run changed the tree")
 	}
-	c := h.command(proj, nil, "claudebox", "--undo")
+	c := h.Command(proj, nil, "claudebox", "--undo")
 	if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "stdin is not a terminal") {
 		t.Errorf("--undo without a terminal or -y: %v\n%s", err, out)
 	}
 
-	out = h.run(proj, nil, "claudebox", "--undo", "-y")
+	out = h.Run(proj, nil, "claudebox", "--undo", "-y")
 	end := treeBytes(t, proj)
 	for path, want := range start {
 		if end[path] != want {
@@ -99,7 +101,7 @@ func TestSandboxUndo(t *testing.T) {
 	}
 
 	// A session running: --undo refuses and changes nothing.
-	session := h.command(proj, nil, "claudebox", "--shell", "-c", "echo during > README; sleep 30")
+	session := h.Command(proj, nil, "claudebox", "--shell", "-c", "echo during > README; sleep 30")
 	if err := session.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +109,7 @@ func TestSandboxUndo(t *testing.T) {
 	for i := 0; i < 100 && !strings.Contains(treeBytes(t, proj)["README"], "during"); i++ {
 		time.Sleep(50 * time.Millisecond)
 	}
-	c = h.command(proj, nil, "claudebox", "--undo", "-y")
+	c = h.Command(proj, nil, "claudebox", "--undo", "-y")
 	if out, err := c.CombinedOutput(); err == nil || !strings.Contains(string(out), "a session of this project is running") {
 		t.Errorf("--undo during a session: %v\n%s", err, out)
 	}
@@ -117,14 +119,14 @@ func TestSandboxUndo(t *testing.T) {
 // repository's objects to change what a file was at its start gets no
 // content of its own restored: the file is named as not restored.
 func TestReplayUndoTamper(t *testing.T) {
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "proj")
-	h.write(filepath.Join(proj, "b.txt"), "b\n")
-	h.write(filepath.Join(proj, "evil.txt"), "EVIL\n")
-	h.gitRepo(proj)
-	h.run(proj, nil, "git", "add", "-A")
-	h.run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "files")
-	out := h.inside(proj, nil, `
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "b.txt"), "b\n")
+	h.Write(filepath.Join(proj, "evil.txt"), "EVIL\n")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "add", "-A")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "files")
+	out := h.Inside(proj, nil, `
 		sleep 1; ls -d ~/.claudebox ~/.claudebox/undo 2>&1 | sed 's/^/SEES /'
 		b=$(git rev-parse HEAD:b.txt); e=$(git rev-parse HEAD:evil.txt)
 		dst=.git/objects/$(echo $b | cut -c1-2)/$(echo $b | cut -c3-)
@@ -137,7 +139,7 @@ func TestReplayUndoTamper(t *testing.T) {
 	if !strings.Contains(out, "EVIL") {
 		t.Fatalf("the objects were not rewritten:\n%s", out)
 	}
-	c := h.command(proj, nil, "claudebox", "--undo", "-y")
+	c := h.Command(proj, nil, "claudebox", "--undo", "-y")
 	res, err := c.CombinedOutput()
 	if err == nil || !strings.Contains(string(res), "b.txt: its content at the start is gone") {
 		t.Errorf("--undo after the objects were rewritten: %v\n%s", err, res)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
 )
 
 // userSetup is a home as a user's Claude Code leaves it after a few months:
@@ -31,34 +33,34 @@ type userSetup struct {
 // request means Claude Code inside found the plugin's command.
 const greetMarker = "PLUGIN-GREET-4b2"
 
-func newUserSetup(h *e2eHost) userSetup {
-	h.t.Helper()
+func newUserSetup(h *harness.Host) userSetup {
+	h.T.Helper()
 	s := userSetup{
-		proj:        filepath.Join(h.home, "code", "app"),
+		proj:        filepath.Join(h.Home, "code", "app"),
 		key:         "sk-ant-test-key-setup-0123456789abcdefghij",
-		marketplace: filepath.Join(h.home, "src", "claude-plugins"),
-		mcpScript:   filepath.Join(h.home, ".local", "share", "notes-mcp", "server.sh"),
-		hookScript:  filepath.Join(h.home, "bin", "hooks", "log-prompt.sh"),
-		statusLine:  filepath.Join(h.home, ".local", "bin", "statusline.sh"),
+		marketplace: filepath.Join(h.Home, "src", "claude-plugins"),
+		mcpScript:   filepath.Join(h.Home, ".local", "share", "notes-mcp", "server.sh"),
+		hookScript:  filepath.Join(h.Home, "bin", "hooks", "log-prompt.sh"),
+		statusLine:  filepath.Join(h.Home, ".local", "bin", "statusline.sh"),
 	}
-	s.hookLog = filepath.Join(h.home, ".claude", "hook-logs", "prompts.log")
-	h.gitRepo(s.proj)
+	s.hookLog = filepath.Join(h.Home, ".claude", "hook-logs", "prompts.log")
+	h.GitRepo(s.proj)
 
-	h.write(filepath.Join(s.marketplace, ".claude-plugin", "marketplace.json"),
+	h.Write(filepath.Join(s.marketplace, ".claude-plugin", "marketplace.json"),
 		`{"name":"localmkt","owner":{"name":"alice"},"plugins":[{"name":"tools","source":"./plugins/tools","description":"alice's tools"}]}`+"\n")
 	plugin := filepath.Join(s.marketplace, "plugins", "tools")
-	h.write(filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"tools","version":"1.0.0","description":"alice's tools"}`+"\n")
+	h.Write(filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"tools","version":"1.0.0","description":"alice's tools"}`+"\n")
 	greet := "---\ndescription: greet someone\n---\n" + greetMarker + " say hello to $ARGUMENTS\n"
-	h.write(filepath.Join(plugin, "commands", "greet.md"), greet)
+	h.Write(filepath.Join(plugin, "commands", "greet.md"), greet)
 	// claude plugin install copies the plugin into its cache.
-	cache := filepath.Join(h.home, ".claude", "plugins", "cache", "localmkt", "tools", "1.0.0")
-	h.write(filepath.Join(cache, ".claude-plugin", "plugin.json"), `{"name":"tools","version":"1.0.0","description":"alice's tools"}`+"\n")
-	h.write(filepath.Join(cache, "commands", "greet.md"), greet)
+	cache := filepath.Join(h.Home, ".claude", "plugins", "cache", "localmkt", "tools", "1.0.0")
+	h.Write(filepath.Join(cache, ".claude-plugin", "plugin.json"), `{"name":"tools","version":"1.0.0","description":"alice's tools"}`+"\n")
+	h.Write(filepath.Join(cache, "commands", "greet.md"), greet)
 	source := map[string]any{"source": "directory", "path": s.marketplace}
-	h.write(filepath.Join(h.home, ".claude", "plugins", "known_marketplaces.json"), mustJSON(h.t, map[string]any{
+	h.Write(filepath.Join(h.Home, ".claude", "plugins", "known_marketplaces.json"), mustJSON(h.T, map[string]any{
 		"localmkt": map[string]any{"source": source, "installLocation": s.marketplace, "lastUpdated": "2026-11-01T10:00:00.000Z"},
 	}))
-	h.write(filepath.Join(h.home, ".claude", "plugins", "installed_plugins.json"), mustJSON(h.t, map[string]any{
+	h.Write(filepath.Join(h.Home, ".claude", "plugins", "installed_plugins.json"), mustJSON(h.T, map[string]any{
 		"version": 2,
 		"plugins": map[string]any{"tools@localmkt": []any{map[string]any{
 			"scope": "user", "installPath": cache, "version": "1.0.0",
@@ -66,15 +68,15 @@ func newUserSetup(h *e2eHost) userSetup {
 		}}},
 	}))
 
-	h.write(s.hookScript, "#!/bin/sh\ncat\n")
+	h.Write(s.hookScript, "#!/bin/sh\ncat\n")
 	// The log of the prompts the hook saw on the host.
-	h.write(s.hookLog, "an earlier prompt\n")
-	h.write(s.statusLine, "#!/bin/sh\necho alice-status\n")
-	h.write(s.mcpScript, notesServerScript)
+	h.Write(s.hookLog, "an earlier prompt\n")
+	h.Write(s.statusLine, "#!/bin/sh\necho alice-status\n")
+	h.Write(s.mcpScript, notesServerScript)
 	for _, f := range []string{s.hookScript, s.statusLine, s.mcpScript} {
 		os.Chmod(f, 0o755)
 	}
-	h.write(filepath.Join(h.home, ".claude", "settings.json"), mustJSON(h.t, map[string]any{
+	h.Write(filepath.Join(h.Home, ".claude", "settings.json"), mustJSON(h.T, map[string]any{
 		"extraKnownMarketplaces": map[string]any{"localmkt": map[string]any{"source": source}},
 		"enabledPlugins":         map[string]any{"tools@localmkt": true},
 		"env":                    map[string]any{"EDITOR_MODE": "vim"},
@@ -88,19 +90,19 @@ func newUserSetup(h *e2eHost) userSetup {
 	// own state, and the notes server at user scope.
 	projects := map[string]any{s.proj: map[string]any{"hasTrustDialogAccepted": true}}
 	for i := range 3000 {
-		projects[fmt.Sprintf("%s/code/old-%04d", h.home, i)] = map[string]any{
+		projects[fmt.Sprintf("%s/code/old-%04d", h.Home, i)] = map[string]any{
 			"hasTrustDialogAccepted": true, "allowedTools": []string{"Bash(go test:*)"},
 			"lastCost": 0.42, "lastSessionId": fmt.Sprintf("00000000-0000-4000-8000-%012d", i),
 			"history": []any{map[string]any{"display": strings.Repeat("an old prompt ", 20)}},
 		}
 	}
-	h.write(filepath.Join(h.home, ".claude.json"), mustJSON(h.t, map[string]any{
+	h.Write(filepath.Join(h.Home, ".claude.json"), mustJSON(h.T, map[string]any{
 		"hasCompletedOnboarding": true, "lastOnboardingVersion": "2.1.330", "theme": "dark",
 		"customApiKeyResponses": map[string]any{"approved": []string{s.key[len(s.key)-20:]}, "rejected": []string{}},
 		"projects":              projects,
 		"mcpServers":            map[string]any{"notes": map[string]any{"type": "stdio", "command": s.mcpScript, "args": []string{}, "env": map[string]any{}}},
 	}))
-	h.chown()
+	h.Chown()
 	return s
 }
 
@@ -143,12 +145,12 @@ func mustJSON(t testing.TB, v any) string {
 // under ~/bin and whose command appends to a log in ~/.claude (it runs,
 // into a private log, and the launch says so).
 func TestUserSetupInside(t *testing.T) {
-	requireClaude(t)
-	h := newE2EHost(t)
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
 	s := newUserSetup(h)
-	api := startScriptedAPI(t, "FAKE-REPLY-setup", toolCall{"mcp__notes__ping", map[string]any{}})
+	api := harness.StartScriptedAPI(t, "FAKE-REPLY-setup", harness.ToolCall{Name: "mcp__notes__ping", Input: map[string]any{}})
 	var stdout, stderr bytes.Buffer
-	c := h.command(s.proj, api.Env(s.key), "claudebox", "--with-mcp", "notes", "--allowedTools", "mcp__notes__ping", "-p", "/tools:greet bob")
+	c := h.Command(s.proj, api.Env(s.key), "claudebox", "--with-mcp", "notes", "--allowedTools", "mcp__notes__ping", "-p", "/tools:greet bob")
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil {
 		t.Fatalf("claudebox -p: %v\n%s\n%s", err, stdout.String(), stderr.String())
@@ -178,14 +180,14 @@ func TestUserSetupInside(t *testing.T) {
 // sandbox should cost at most a tenth more). CLAUDEBOX_BENCH_BEFORE runs
 // an older build in the same loop ("…-before").
 func BenchmarkUserSetupPrint(b *testing.B) {
-	requireTool(b, "claude", "npm install -g @anthropic-ai/claude-code")
-	h := newE2EHost(b)
+	harness.RequireTool(b, "claude", "npm install -g @anthropic-ai/claude-code")
+	h := harness.NewHost(b)
 	s := newUserSetup(h)
-	api := startFakeAPI(b, "FAKE-REPLY-bench")
+	api := harness.StartFakeAPI(b, "FAKE-REPLY-bench")
 	before := beforeBuild(b, h)
 	run := func(env []string, argv ...string) time.Duration {
 		var out bytes.Buffer
-		c := h.command(s.proj, append(api.Env(s.key), env...), argv[0], argv[1:]...)
+		c := h.Command(s.proj, append(api.Env(s.key), env...), argv[0], argv[1:]...)
 		c.Stdout, c.Stderr = &out, &out
 		start := time.Now()
 		if err := c.Run(); err != nil || !strings.Contains(out.String(), "FAKE-REPLY-bench") {
@@ -220,18 +222,18 @@ func BenchmarkUserSetupPrint(b *testing.B) {
 // session, from a directory outside the project, is shown inside (read-
 // only: TestClaudeSetupShown): its command reaches the API.
 func TestUserSetupPluginDir(t *testing.T) {
-	requireClaude(t)
-	h := newE2EHost(t)
-	proj := filepath.Join(h.home, "code", "app")
-	h.gitRepo(proj)
-	plugin := filepath.Join(h.home, "src", "my-plugin")
-	h.write(filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"mine","version":"0.1.0","description":"my plugin"}`+"\n")
-	h.write(filepath.Join(plugin, "commands", "hi.md"), "---\ndescription: say hi\n---\n"+greetMarker+" say hi to $ARGUMENTS\n")
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	plugin := filepath.Join(h.Home, "src", "my-plugin")
+	h.Write(filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"mine","version":"0.1.0","description":"my plugin"}`+"\n")
+	h.Write(filepath.Join(plugin, "commands", "hi.md"), "---\ndescription: say hi\n---\n"+greetMarker+" say hi to $ARGUMENTS\n")
 	const key = "sk-ant-test-key-plugindir-0123456789abcdef"
-	h.onboarded(key, proj)
-	api := startFakeAPI(t, "FAKE-REPLY-plugindir")
+	h.Onboarded(key, proj)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-plugindir")
 	var stdout, stderr bytes.Buffer
-	c := h.command(proj, api.Env(key), "claudebox", "--plugin-dir", plugin, "-p", "/mine:hi bob")
+	c := h.Command(proj, api.Env(key), "claudebox", "--plugin-dir", plugin, "-p", "/mine:hi bob")
 	c.Stdout, c.Stderr = &stdout, &stderr
 	if err := c.Run(); err != nil {
 		t.Fatalf("claudebox --plugin-dir: %v\n%s\n%s", err, stdout.String(), stderr.String())

@@ -1,0 +1,281 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// UnprivilegedUser is the user a test run as root drops to, so that the
+// sandbox runs without the capabilities root keeps inside bwrap.
+const UnprivilegedUser = "claudebox-e2e"
+
+// Host is a fake host for one test: a home directory, projects, and
+// claudebox on PATH, all owned by the unprivileged user.
+type Host struct {
+	T        testing.TB
+	Base     string
+	Home     string
+	Bin      string
+	UID, GID int // -1 when the test already runs unprivileged
+}
+
+// NewHost skips, loudly, only when bwrap truly cannot run here; with
+// CI=true (as CI runs) that is a failure instead.
+func NewHost(t testing.TB) *Host {
+	t.Helper()
+	skip := func(format string, args ...any) {
+		t.Helper()
+		msg := "SKIPPING REAL-SANDBOX TEST: " + fmt.Sprintf(format, args...)
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if testing.Short() {
+		t.Skip("real-sandbox test skipped in -short mode")
+	}
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		skip("bwrap is not installed")
+	}
+	base, err := os.MkdirTemp("", "claudebox-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	h := &Host{T: t, Base: base, Home: filepath.Join(base, "home", "alice"), Bin: filepath.Join(base, "bin"), UID: -1, GID: -1}
+	for _, d := range []string{h.Home, h.Bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(base, 0o755)
+	if os.Geteuid() == 0 {
+		if _, err := user.Lookup(UnprivilegedUser); err != nil {
+			if out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/bin/bash", UnprivilegedUser).CombinedOutput(); err != nil {
+				skip("cannot create user %s: %v: %s", UnprivilegedUser, err, out)
+			}
+		}
+		u, err := user.Lookup(UnprivilegedUser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.UID, _ = strconv.Atoi(u.Uid)
+		h.GID, _ = strconv.Atoi(u.Gid)
+	}
+	h.CopyFile(claudeboxBinary(t), filepath.Join(h.Bin, "claudebox"), 0o755)
+	h.Chown()
+	if out, err := h.Command(base, nil, "bwrap", "--unshare-user", "--ro-bind", "/", "/", "true").CombinedOutput(); err != nil {
+		skip("bwrap cannot create a sandbox as an unprivileged user here: %v: %s", err, out)
+	}
+	return h
+}
+
+func (h *Host) CopyFile(src, dst string, perm os.FileMode) {
+	h.T.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	if err := os.WriteFile(dst, b, perm); err != nil {
+		h.T.Fatal(err)
+	}
+}
+
+// Write creates a file under the fake host, owned by the user.
+func (h *Host) Write(path, content string) {
+	h.T.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		h.T.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		h.T.Fatal(err)
+	}
+	h.Chown()
+}
+
+// Chown gives the whole fake host to the unprivileged user. What is
+// already the user's is left alone: a chown changes a file's ctime, which
+// the exit audit reads as the host's replacing a guarded file.
+func (h *Host) Chown() {
+	if h.UID < 0 {
+		return
+	}
+	filepath.Walk(h.Base, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return nil
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != h.UID || int(st.Gid) != h.GID {
+			os.Lchown(p, h.UID, h.GID)
+		}
+		return nil
+	})
+}
+
+// Command runs name as the unprivileged user in dir, with a clean
+// environment: HOME, PATH and extra.
+func (h *Host) Command(dir string, extra []string, name string, args ...string) *exec.Cmd {
+	env := append([]string{
+		"HOME=" + h.Home,
+		"PATH=" + h.Bin + ":/usr/local/bin:/usr/bin:/bin",
+		"LANG=C.UTF-8",
+	}, extra...)
+	if name == "claudebox" {
+		h.tick()
+	}
+	// It dies with the test binary (a timeout, ^C): else a session waiting
+	// for a file the test would write runs on. setpriv sets the signal
+	// after changing the user, which clears one set before.
+	var c *exec.Cmd
+	if h.UID >= 0 {
+		c = exec.Command("setpriv", append([]string{
+			"--reuid=" + strconv.Itoa(h.UID), "--regid=" + strconv.Itoa(h.GID), "--clear-groups", "--pdeathsig=KILL", "--", name,
+		}, args...)...)
+	} else {
+		c = exec.Command(name, args...)
+		c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	}
+	c.Dir = dir
+	c.Env = env
+	return c
+}
+
+// tick waits until the filesystem's clock (coarse: a few milliseconds)
+// has moved past the test's last change: the exit audit takes what
+// changed in the tick its sessions began in for the session's, as it
+// must, and a repository a test made just before would be read so.
+func (h *Host) tick() {
+	f := filepath.Join(h.Base, ".tick")
+	if err := os.WriteFile(f, nil, 0o600); err != nil {
+		return
+	}
+	var first, now syscall.Stat_t
+	syscall.Stat(f, &first)
+	for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); {
+		os.Chmod(f, 0o644)
+		os.Chmod(f, 0o600)
+		if syscall.Stat(f, &now) != nil || now.Ctim != first.Ctim {
+			return
+		}
+	}
+}
+
+// Run runs a command and fails the test unless it succeeds.
+func (h *Host) Run(dir string, extra []string, name string, args ...string) string {
+	h.T.Helper()
+	var stdout, stderr bytes.Buffer
+	c := h.Command(dir, extra, name, args...)
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		h.T.Fatalf("%s %q: %v\nstdout:\n%s\nstderr:\n%s", name, args, err, stdout.String(), stderr.String())
+	}
+	return stdout.String()
+}
+
+// Inside runs a bash script in the sandbox of dir.
+func (h *Host) Inside(dir string, extra []string, script string) string {
+	h.T.Helper()
+	return h.Run(dir, extra, "claudebox", "--shell", "-c", script)
+}
+
+// GitRepo makes a repository with one commit.
+func (h *Host) GitRepo(dir string) {
+	h.T.Helper()
+	h.Write(filepath.Join(dir, "README"), "hello\n")
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "README"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "init"},
+	} {
+		h.Run(dir, nil, "git", args...)
+	}
+}
+
+func WaitScreen(t *testing.T, tmux func(...string) string, ok func(string) bool, what string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := tmux("capture-pane", "-p")
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s, the screen shows:\n%s", what, s)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// RequireTool finds a program a test needs. CI installs every one, so
+// there a missing one fails the test; elsewhere the test skips, loudly.
+func RequireTool(t testing.TB, name, install string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s is not installed: %s", name, install)
+		}
+		t.Skipf("SKIPPING: %s is not installed (%s)", name, install)
+	}
+	return p
+}
+
+// RequireClaude finds the real Claude Code CLI, which CI installs from npm.
+func RequireClaude(t *testing.T) string {
+	return RequireTool(t, "claude", "npm install -g @anthropic-ai/claude-code")
+}
+
+// Tmux starts a private tmux server, run by the unprivileged user in dir,
+// and returns a function that runs tmux commands against it.
+func (h *Host) Tmux(dir string) func(args ...string) string {
+	h.T.Helper()
+	RequireTool(h.T, "tmux", "apt-get install tmux")
+	sock := filepath.Join(h.Base, "tmux.sock")
+	h.T.Cleanup(func() { h.Command(dir, nil, "tmux", "-S", sock, "kill-server").Run() })
+	return func(args ...string) string {
+		return h.Run(dir, nil, "tmux", append([]string{"-S", sock}, args...)...)
+	}
+}
+
+// Onboarded writes the host's ~/.claude.json as after onboarding, with the
+// API key approved and proj trusted, so Claude's TUI starts at its prompt.
+func (h *Host) Onboarded(key, proj string) {
+	h.Write(filepath.Join(h.Home, ".claude.json"), fmt.Sprintf(`{
+  "hasCompletedOnboarding": true,
+  "lastOnboardingVersion": "2.1.330",
+  "theme": "dark",
+  "customApiKeyResponses": {"approved": [%q], "rejected": []},
+  "projects": {%q: {"hasTrustDialogAccepted": true}}
+}
+`, key[len(key)-20:], proj))
+}
+
+// RunBoth runs a command that must succeed and returns its stdout and
+// stderr together.
+func (h *Host) RunBoth(dir, name string, args ...string) string {
+	h.T.Helper()
+	out, err := h.Command(dir, nil, name, args...).CombinedOutput()
+	if err != nil {
+		h.T.Fatalf("%s %q: %v\n%s", name, args, err, out)
+	}
+	return string(out)
+}
+
+// SessionLogs is what the decision logs in the fake host's run directory
+// hold: the sessions' that ran since the last launch swept them.
+func (h *Host) SessionLogs() string {
+	logs, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", "run", "*.log"))
+	var all []byte
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		all = append(all, b...)
+	}
+	return string(all)
+}

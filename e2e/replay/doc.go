@@ -1,0 +1,5 @@
+// Package replay replays, in the real sandbox, each attack a review of
+// claudebox found: the attack as the review ran it, and the host-side
+// proof that it no longer works. Like package e2e it has no code of its
+// own, and -short skips it.
+package replay

@@ -1,0 +1,537 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+
+	"github.com/claudebox/claudebox/guard"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
+)
+
+// TestReplayFaultsKilled: a kill -9 of the supervisor, of the guard
+// watcher or of the relay (with a published port: the one case where it
+// is a process of its own), as a user would, at each phase where the
+// process is there: starting, running, at the command's exit, in the exit
+// audit (before it, and between moving aside what it found and saying so),
+// in the export to the inbox (between its files and their record). The
+// supervisor is held at the phase (CLAUDEBOX_TRACE_HOLD) and, when another
+// process was killed, let go on. The session writes a file of the user's
+// kind, a prompt, a transcript, and a .envrc a level down that the exit
+// audit moves aside. Host-side proof after each: the sandbox's processes
+// are gone, the user's file and the prompt history are as the session
+// left them, the .envrc is in the project or its move was said with the
+// command that puts it back, any claudebox command on the host (here
+// --list, in another project) removes the stand-ins a dead supervisor left
+// and says so in one line, the inbox holds the session's export and no
+// file half made, and the next launch in the project and in another works
+// and leaves no stand-in or record behind.
+func TestReplayFaultsKilled(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hi\n")
+	h.GitRepo(proj)
+	other := filepath.Join(h.Home, "other")
+	h.Write(filepath.Join(other, "README"), "other\n")
+	h.GitRepo(other)
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "export-dir = \"~/notes\"\n")
+	inbox := filepath.Join(h.Home, "notes", "proj")
+	h.Inside(other, nil, "true")
+	state := filepath.Join(h.Home, ".claudebox")
+	inst := instance.Dir(state, proj)
+	hash := filepath.Base(inst)
+	for i, c := range []struct {
+		victim, hold string
+		// ran says the session's command runs (or ran) at the kill.
+		ran bool
+	}{
+		{"supervisor", "instance and placeholders", false},
+		{"supervisor", "sandbox start", true},
+		{"supervisor", "", true},
+		{"supervisor", "command", true},
+		{"supervisor", "watcher stop", true},
+		{"supervisor", "moved aside", true},
+		{"supervisor", "exit audit and cleanup", true},
+		{"supervisor", "export rendered", true},
+		{"supervisor", "exported", true},
+		{"watcher", "instance and placeholders", false},
+		{"watcher", "", true},
+		{"watcher", "command", true},
+		{"relay", "sandbox start", true},
+		{"relay", "", true},
+	} {
+		name := c.victim + " running"
+		if c.hold != "" {
+			name = c.victim + " after " + c.hold
+		}
+		t.Run(name, func(t *testing.T) {
+			sleep := fmt.Sprintf("60.%d", 500+i)
+			prompt := fmt.Sprintf(`{"display":"prompt %d"}`, i)
+			id := fmt.Sprintf("20261128-0000-4000-8000-%012d", i)
+			turn := `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"case ` + strconv.Itoa(i) + `"}}`
+			script := `echo '` + prompt + `' >> "$HOME/.claude/history.jsonl"; echo mine > work` + strconv.Itoa(i) +
+				`; mkdir -p sub ~/.claude/projects/-p; echo 'export X=1' > sub/.envrc; echo '` + turn + `' > ~/.claude/projects/-p/` + id + `.jsonl; touch started`
+			// Held at the command's exit or after, the command ends by
+			// itself; otherwise it runs until told.
+			atExit := slices.Contains([]string{"command", "watcher stop", "moved aside", "exit audit and cleanup", "export rendered", "exported"}, c.hold)
+			if !atExit {
+				script += "; while ! test -e done; do sleep 0.05; done"
+			}
+			// A process the sandbox leaves, for the supervisor's death to end.
+			if c.victim == "supervisor" && !atExit {
+				script += "; exec sleep " + sleep
+			}
+			var stderr lockedBuffer
+			args := []string{"--shell", "-c", script}
+			// The relay inside is a process of its own only for
+			// published ports, whose connections it parks.
+			if c.victim == "relay" {
+				args = append([]string{"--publish", strconv.Itoa(harness.FreePort(t)) + ":8080"}, args...)
+			}
+			s := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=" + c.hold}, "claudebox", args...)
+			s.Stderr = &stderr
+			if err := s.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Process.Kill()
+			exited := make(chan error, 1)
+			go func() { exited <- s.Wait() }()
+			if c.hold != "" {
+				harness.WaitFor(t, "the supervisor to hold", func() bool { return strings.Contains(stderr.String(), "holding after "+c.hold) || len(exited) > 0 })
+			}
+			if c.ran && !atExit {
+				harness.WaitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) || len(exited) > 0 })
+			}
+			if len(exited) > 0 {
+				t.Fatalf("the session ended early: %v\n%s", <-exited, stderr.String())
+			}
+			left := instance.IsPlaceholder(filepath.Join(proj, ".envrc"))
+			switch c.victim {
+			case "supervisor":
+				s.Process.Signal(syscall.SIGKILL)
+			case "watcher":
+				kill(t, s.Process.Pid, "claudebox\x00--watch-guards\x00")
+			case "relay":
+				kill(t, s.Process.Pid, "--relay-serve")
+			}
+			if c.victim != "supervisor" {
+				if c.hold != "" {
+					s.Process.Signal(syscall.SIGUSR1)
+				}
+				// The watcher's death ends the sandbox; the relay's leaves it
+				// running, with no way out, until its command ends.
+				if c.victim == "relay" {
+					h.Write(filepath.Join(proj, "done"), "")
+				}
+			}
+			<-exited
+			harness.WaitFor(t, "the sandbox to end", func() bool { return !instance.InUse(inst) && !harness.Running("sleep\x00"+sleep+"\x00") })
+			if ps := descendants(s.Process.Pid); len(ps) > 0 {
+				t.Errorf("processes outlived the session: %v", ps)
+			}
+			said := stderr.String()
+			if c.victim == "watcher" && !atExit && !strings.Contains(said, "claudebox: session ended: the guard watcher stopped") {
+				t.Errorf("the session did not say the watcher stopped:\n%s", said)
+			}
+			// Another project's command cleans up after this one.
+			var listErr strings.Builder
+			l := h.Command(other, nil, "claudebox", "--list")
+			l.Stderr = &listErr
+			if err := l.Run(); err != nil {
+				t.Fatalf("--list: %v\n%s", err, listErr.String())
+			}
+			said += listErr.String()
+			standIns := func() (found []string) {
+				for _, n := range guard.WorkTreeNames() {
+					if p := filepath.Join(proj, n); paths.Exists(p) && instance.IsPlaceholder(p) {
+						found = append(found, n)
+					}
+				}
+				return found
+			}
+			if found := standIns(); len(found) > 0 {
+				t.Errorf("stand-ins left after --list: %v", found)
+			}
+			if paths.Exists(filepath.Join(state, "live", hash+".placeholders")) {
+				t.Error("the killed session's record of its stand-ins outlived --list")
+			}
+			if note := "left by a session that was killed"; left && c.victim == "supervisor" && !strings.Contains(listErr.String(), "under "+proj+" "+note) {
+				t.Errorf("--list did not say what it cleaned up:\n%s", listErr.String())
+			}
+			if b, _ := os.ReadFile(filepath.Join(proj, "work"+strconv.Itoa(i))); c.ran && string(b) != "mine\n" {
+				t.Errorf("the session's file: %q", b)
+			}
+			if b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl")); c.ran && !strings.Contains(string(b), prompt) {
+				t.Errorf("the prompt history lost the session's prompt:\n%s", b)
+			}
+			var next strings.Builder
+			n := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
+			n.Stderr = &next
+			if err := n.Run(); err != nil {
+				t.Fatalf("the next launch: %v\n%s", err, next.String())
+			}
+			said += next.String()
+			h.Inside(other, nil, "true")
+			envrc := filepath.Join(proj, "sub", ".envrc")
+			if c.ran && !paths.Exists(envrc) && !strings.Contains(said, "    to put it back: mv -n ") {
+				t.Errorf("the session's %s was moved aside without a word:\n%s", envrc, said)
+			}
+			if c.ran && len(globs(inbox, "*"+id[:8]+"*.md")) == 0 {
+				t.Errorf("the inbox lacks the session's export: %v", globs(inbox, "*"))
+			}
+			if half := globs(inbox, ".*"); len(half) > 0 {
+				t.Errorf("the inbox holds what an export left half made: %v", half)
+			}
+			for _, ext := range []string{".placeholders", ".guards", ".since"} {
+				if paths.Exists(filepath.Join(state, "live", hash+ext)) {
+					t.Errorf("the next session left %s", hash+ext)
+				}
+			}
+			if found := standIns(); len(found) > 0 {
+				t.Errorf("stand-ins left after the next session: %v", found)
+			}
+			for _, f := range []string{"started", "done", "sub"} {
+				os.RemoveAll(filepath.Join(proj, f))
+			}
+		})
+	}
+}
+
+// globs lists the names in dir that match pattern.
+func globs(dir, pattern string) []string {
+	found, _ := filepath.Glob(filepath.Join(dir, pattern))
+	for i, f := range found {
+		found[i] = filepath.Base(f)
+	}
+	return found
+}
+
+// lockedBuffer is a process's output, read while it is written.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// kill sends SIGKILL to the one descendant of pid whose command line
+// contains cmdline.
+func kill(t *testing.T, pid int, cmdline string) {
+	t.Helper()
+	var found []int
+	harness.WaitFor(t, "the process "+strconv.Quote(cmdline), func() bool {
+		found = nil
+		for _, p := range descendants(pid) {
+			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p)); err == nil && strings.Contains(string(b), cmdline) {
+				found = append(found, p)
+			}
+		}
+		return len(found) > 0
+	})
+	if len(found) != 1 {
+		t.Fatalf("%d processes match %q", len(found), cmdline)
+	}
+	syscall.Kill(found[0], syscall.SIGKILL)
+}
+
+// descendants lists the processes below pid, from /proc's parent links
+// (one whose parent died is reparented: the sandbox's command is looked
+// for by its command line too).
+func descendants(pid int) []int {
+	parent := map[int]int{}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		i := strings.LastIndexByte(string(b), ')')
+		f := strings.Fields(string(b[i+1:]))
+		id, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if len(f) > 1 {
+			parent[id], _ = strconv.Atoi(f[1])
+		}
+	}
+	var below []int
+	for id := range parent {
+		for p := parent[id]; p > 1; p = parent[p] {
+			if p == pid {
+				below = append(below, id)
+				break
+			}
+		}
+	}
+	return below
+}
+
+// TestReplayFaultsFullDisk: with ~/.claudebox on a full filesystem (a small
+// tmpfs, filled), a launch refuses in one line naming it before it starts
+// anything: no stand-in is made in the project, no record cut short; once
+// there is room again the next launch works.
+func TestReplayFaultsFullDisk(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hi\n")
+	h.GitRepo(proj)
+	state := filepath.Join(h.Home, ".claudebox")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", state, "tmpfs", 0, "size=16m,mode=700"); err != nil {
+		t.Skipf("cannot mount a tmpfs for the state directory (needs root): %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(state, syscall.MNT_DETACH) })
+	h.Chown()
+	h.Inside(proj, nil, "true")
+	fill := filepath.Join(state, "fill")
+	if f, err := os.Create(fill); err == nil {
+		for _, err := f.Write(make([]byte, 1<<20)); err == nil; _, err = f.Write(make([]byte, 1<<20)) {
+		}
+		f.Close()
+	}
+	var stderr strings.Builder
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "touch ran")
+	c.Stderr = &stderr
+	if err := c.Run(); err == nil {
+		t.Fatalf("a launch on a full disk went ahead:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "claudebox: the disk holding "+state+" is full") {
+		t.Errorf("the refusal does not name the disk:\n%s", stderr.String())
+	}
+	if paths.Exists(filepath.Join(proj, "ran")) || paths.Exists(filepath.Join(proj, ".envrc")) {
+		t.Error("the refused launch started a sandbox or made stand-ins")
+	}
+	os.Remove(fill)
+	h.Inside(proj, nil, "true")
+}
+
+// TestReplayFaultsTwentySessions: twenty sessions of one project started
+// at once all run together and end: every one's prompt is in the history,
+// the stand-ins stand while any runs and are gone, with the records, after
+// the last.
+func TestReplayFaultsTwentySessions(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hi\n")
+	h.GitRepo(proj)
+	state := filepath.Join(h.Home, ".claudebox")
+	inst := instance.Dir(state, proj)
+	const sessions = 20
+	var outs [sessions]lockedBuffer
+	type ended struct {
+		i   int
+		err error
+	}
+	exited := make(chan ended, sessions)
+	for i := range sessions {
+		script := fmt.Sprintf(`echo '{"display":"prompt %d"}' >> "$HOME/.claude/history.jsonl"; touch started%d; while ! test -e done; do sleep 0.05; done`, i, i)
+		c := h.Command(proj, nil, "claudebox", "--shell", "-c", script)
+		c.Stdout, c.Stderr = &outs[i], &outs[i]
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill() })
+		go func() { exited <- ended{i, c.Wait()} }()
+	}
+	harness.WaitFor(t, "every session to start", func() bool {
+		n, _ := filepath.Glob(filepath.Join(proj, "started*"))
+		return len(n) == sessions || len(exited) > 0
+	})
+	if len(exited) > 0 {
+		e := <-exited
+		t.Fatalf("session %d ended early: %v\n%s", e.i, e.err, outs[e.i].String())
+	}
+	if !instance.IsPlaceholder(filepath.Join(proj, ".envrc")) {
+		t.Error("the stand-in of .envrc is not there while the sessions run")
+	}
+	h.Write(filepath.Join(proj, "done"), "")
+	for range sessions {
+		if e := <-exited; e.err != nil {
+			t.Errorf("session %d: %v\n%s", e.i, e.err, outs[e.i].String())
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl"))
+	for i := range sessions {
+		if !strings.Contains(string(b), fmt.Sprintf(`{"display":"prompt %d"}`, i)) {
+			t.Errorf("the history lost session %d's prompt: %s", i, outs[i].String())
+		}
+	}
+	for _, n := range guard.WorkTreeNames() {
+		if paths.Exists(filepath.Join(proj, n)) {
+			t.Errorf("%s outlived the last session", n)
+		}
+	}
+	hash := filepath.Base(inst)
+	for _, ext := range []string{".placeholders", ".guards", ".since"} {
+		if paths.Exists(filepath.Join(state, "live", hash+ext)) {
+			t.Errorf("the last session left %s", hash+ext)
+		}
+	}
+}
+
+// TestReplayFaultsDiskFillsDuringSession: ~/.claudebox on a small tmpfs
+// that fills while the session runs (the session wrote a prompt and a
+// .envrc a level down, which the exit audit moves aside into
+// ~/.claudebox). Host-side proof: the session ends with its command's
+// status and says, naming the disk, that it is full; the user's files are
+// as the session left them (the .envrc in place, said so, or moved aside
+// with the command that puts it back), the prompt is in the history, no
+// stand-in or record of the session is left, no process; with room again
+// the next launch works.
+func TestReplayFaultsDiskFillsDuringSession(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hi\n")
+	h.GitRepo(proj)
+	state := filepath.Join(h.Home, ".claudebox")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", state, "tmpfs", 0, "size=16m,mode=700"); err != nil {
+		t.Skipf("cannot mount a tmpfs for the state directory (needs root): %v", err)
+	}
+	t.Cleanup(func() { syscall.Unmount(state, syscall.MNT_DETACH) })
+	h.Chown()
+	inst := instance.Dir(state, proj)
+	prompt := `{"display":"before the disk filled"}`
+	var stderr lockedBuffer
+	s := h.Command(proj, nil, "claudebox", "--shell", "-c", `echo '`+prompt+`' >> "$HOME/.claude/history.jsonl"; echo mine > work; mkdir sub; echo 'export X=1' > sub/.envrc; touch started
+		while ! test -e done; do sleep 0.05; done
+		echo '{"display":"after"}' >> "$HOME/.claude/history.jsonl"; exit 3`)
+	s.Stderr = &stderr
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- s.Wait() }()
+	harness.WaitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) || len(exited) > 0 })
+	if len(exited) > 0 {
+		t.Fatalf("the session ended early: %v\n%s", <-exited, stderr.String())
+	}
+	fill := filepath.Join(state, "fill")
+	if f, err := os.Create(fill); err == nil {
+		for _, err := f.Write(make([]byte, 1<<16)); err == nil; _, err = f.Write(make([]byte, 1<<16)) {
+		}
+		f.Close()
+	}
+	h.Write(filepath.Join(proj, "done"), "")
+	var exit *exec.ExitError
+	if err := <-exited; !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Errorf("the session's status: %v, want its command's, 3\n%s", err, stderr.String())
+	}
+	said := stderr.String()
+	if !strings.Contains(said, "claudebox: the disk holding "+state+" is full") {
+		t.Errorf("the session's end does not name the full disk:\n%s", said)
+	}
+	if ps := descendants(s.Process.Pid); len(ps) > 0 {
+		t.Errorf("processes outlived the session: %v", ps)
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "work")); string(b) != "mine\n" {
+		t.Errorf("the session's file: %q", b)
+	}
+	if envrc := filepath.Join(proj, "sub", ".envrc"); !strings.Contains(said, mount.Quote(envrc)) {
+		t.Errorf("the exit said nothing of %s:\n%s", envrc, said)
+	}
+	if b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl")); !strings.Contains(string(b), prompt) {
+		t.Errorf("the prompt history lost the session's prompt:\n%s", b)
+	}
+	for _, n := range guard.WorkTreeNames() {
+		if p := filepath.Join(proj, n); paths.Exists(p) && instance.IsPlaceholder(p) {
+			t.Errorf("the stand-in %s outlived the session", n)
+		}
+	}
+	hash := filepath.Base(inst)
+	for _, ext := range []string{".placeholders", ".guards", ".since"} {
+		if paths.Exists(filepath.Join(state, "live", hash+ext)) {
+			t.Errorf("the session left %s", hash+ext)
+		}
+	}
+	os.Remove(fill)
+	h.Inside(proj, nil, "true")
+}
+
+// TestReplayFaultsKilledInIndexRewrite: the session hides its change to a
+// tracked file from git status (assume-unchanged), so the exit audit
+// rewrites the index to show it again, under git's own lock; a kill -9 of
+// the supervisor while it holds that lock (held there with
+// CLAUDEBOX_TRACE_HOLD) leaves .git/index.lock, which would make every
+// host git that writes the index fail. Host-side proof: the next claudebox
+// command on the host (--list, in another project) removes the lock and
+// says so in one line, and git writes the index again; a lock the host's
+// own git holds (made by hand here) is left alone.
+func TestReplayFaultsKilledInIndexRewrite(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	other := filepath.Join(h.Home, "other")
+	h.GitRepo(other)
+	state := filepath.Join(h.Home, ".claudebox")
+	inst := instance.Dir(state, proj)
+	lock := filepath.Join(proj, ".git", "index.lock")
+	var stderr lockedBuffer
+	s := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=index locked"}, "claudebox", "--shell", "-c",
+		"git update-index --assume-unchanged README && echo changed >> README")
+	s.Stderr = &stderr
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- s.Wait() }()
+	harness.WaitFor(t, "the supervisor to hold in the index's rewrite", func() bool {
+		return strings.Contains(stderr.String(), "holding after index locked") || len(exited) > 0
+	})
+	if len(exited) > 0 {
+		t.Fatalf("the session ended before the index's rewrite: %v\n%s", <-exited, stderr.String())
+	}
+	if !paths.Exists(lock) {
+		t.Fatal("the supervisor holds in the index's rewrite, but no index.lock stands")
+	}
+	s.Process.Signal(syscall.SIGKILL)
+	<-exited
+	harness.WaitFor(t, "the sandbox to end", func() bool { return !instance.InUse(inst) })
+	var listErr strings.Builder
+	l := h.Command(other, nil, "claudebox", "--list")
+	l.Stderr = &listErr
+	if err := l.Run(); err != nil {
+		t.Fatalf("--list: %v\n%s", err, listErr.String())
+	}
+	if paths.Exists(lock) {
+		t.Fatalf("the killed supervisor's index.lock outlived --list:\n%s", listErr.String())
+	}
+	if want := "claudebox: removed " + lock + ", git's lock on the index, left by a session killed while it rewrote the index"; !strings.Contains(listErr.String(), want) {
+		t.Errorf("--list did not say what it removed (want %q):\n%s", want, listErr.String())
+	}
+	h.Run(proj, nil, "git", "update-index", "--no-assume-unchanged", "README")
+	// The host's own git holding the lock: no claudebox command touches it.
+	h.Write(lock, "")
+	h.Run(other, nil, "claudebox", "--list")
+	h.Inside(other, nil, "true")
+	if !paths.Exists(lock) {
+		t.Error("a claudebox command removed the lock the host's git holds")
+	}
+}

@@ -1,0 +1,41 @@
+package replay
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayGitConfigSecrets: the user's ~/.gitconfig holds credentials,
+// as the usual recipe for private Go modules writes them (git config
+// --global url."https://user:TOKEN@github.com/".insteadOf
+// https://github.com/), or an http.extraHeader with a bearer token. The
+// sandbox shows ~/.gitconfig read-only for the identity and aliases; the
+// agent reads it and has the token, which the filtered network lets it use
+// on github.com. Host-side proof: nothing the sandbox can read holds
+// either token, and git inside still has the user's identity.
+func TestReplayGitConfigSecrets(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".gitconfig"), `[user]
+	name = Alice
+	email = alice@example.com
+[url "https://alice:ghp_URLTOKEN0123456789@github.com/"]
+	insteadOf = https://github.com/
+[http "https://git.example.com/"]
+	extraHeader = Authorization: Bearer EXTRAHEADERTOKEN
+`)
+	h.Write(filepath.Join(h.Home, ".config", "git", "config"), "[github]\n\ttoken = ghp_XDGTOKEN0123456789\n")
+	out := h.Inside(proj, nil, `cat ~/.gitconfig ~/.config/git/config 2>&1; git config --global --list 2>&1; git config --get user.email`)
+	for _, secret := range []string{"URLTOKEN", "EXTRAHEADERTOKEN", "XDGTOKEN"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the sandbox reads %s from the user's git configuration:\n%s", secret, out)
+		}
+	}
+	if !strings.Contains(out, "alice@example.com\n") {
+		t.Errorf("git inside lost the user's identity:\n%s", out)
+	}
+}

@@ -1,0 +1,58 @@
+package replay
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayLeftovers15SSHAgentOtherHost: with --with-ssh, the agent's
+// filter signed a login as an allowed user (git, or a user ssh-users
+// names) to any server: a signature of a login names the user, not the
+// server. An attacker relaying its own connection to another server that
+// trusts the user's key (another git host, a server of the user's) logged
+// in there as the user. The attack, from inside (under --network=host,
+// where the sandbox reaches the other server itself, as a relay would):
+// the real OpenSSH client logs in, through the sandbox's agent, to a
+// loopback sshd the allow list does not name, whose host key the user's
+// known_hosts trusts. Proof: the login fails, while the login to the
+// server the allow list names with its port still succeeds.
+func TestReplayLeftovers15SSHAgentOtherHost(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "ssh", "apt-get install openssh-client")
+	env := harness.StartSSHAgent(t, h)
+	ssh := filepath.Join(h.Home, ".ssh")
+	pub, err := os.ReadFile(filepath.Join(ssh, "id_ed25519.pub"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := filepath.Join(h.Base, "srv")
+	h.Write(filepath.Join(srv, ".keep"), "")
+	allowed, allowedKnown := harness.StartSSHD(t, h, srv, string(pub))
+	other, otherKnown := harness.StartSSHD(t, h, srv, string(pub))
+	name := harness.UnprivilegedUser
+	if u, err := user.Current(); err == nil && h.UID < 0 {
+		name = u.Username
+	}
+	h.Write(filepath.Join(ssh, "known_hosts"), allowedKnown+otherKnown)
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), fmt.Sprintf("allow-hosts = [\"127.0.0.1:%d\"]\nssh-users = [%q]\n", allowed, name))
+	proj := filepath.Join(h.Home, "code", "relay")
+	h.GitRepo(proj)
+	login := func(port int) string {
+		return "timeout 60 ssh -F /dev/null -o BatchMode=yes -o UserKnownHostsFile=$HOME/.ssh/known_hosts -p " + strconv.Itoa(port) + " " + name + "@127.0.0.1 echo LOGGED-IN-" + strconv.Itoa(port) + " 2>&1"
+	}
+	out := h.Run(proj, env, "claudebox", "--with-ssh", "--network=host", "--shell", "-c", login(allowed)+"; "+login(other)+"; echo done")
+	t.Log(out)
+	if strings.Contains(out, "LOGGED-IN-"+strconv.Itoa(other)) {
+		t.Errorf("the agent signed a login to a server the allow list does not name:\n%s", out)
+	}
+	if !strings.Contains(out, "LOGGED-IN-"+strconv.Itoa(allowed)) {
+		t.Errorf("the agent did not sign the login to the server the allow list names:\n%s", out)
+	}
+}
