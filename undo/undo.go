@@ -9,6 +9,7 @@
 package undo
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha1"
@@ -723,42 +724,53 @@ func (st store) created(s Snapshot) ([]string, error) {
 
 // matches says whether the checkout's path is what e names, and whether
 // anything is there; nothing is followed through a link. A file of
-// another size than e's is not read: the session may have left one of
-// gigabytes (sparse, taking no disk).
+// another size than e's is not read, and one of its size is read as it
+// streams, never held: the session may have left one of gigabytes
+// (sparse, taking no disk), which a snapshot then took.
 func matches(checkout, path string, e entry, st store) (same, exists bool) {
 	fi, err := untrusted.Lstat(checkout, path)
 	if err != nil {
 		return false, false
 	}
-	var data []byte
 	switch {
 	case e.mode == "120000" && fi.Mode()&os.ModeSymlink != 0:
 		target, err := untrusted.Readlink(checkout, path)
 		if err != nil {
 			return false, true
 		}
-		data = []byte(target)
+		return blobName(strings.NewReader(target), int64(len(target)), len(e.oid)) == e.oid, true
 	case e.mode != "120000" && fi.Mode().IsRegular() && (fi.Mode()&0o100 != 0) == (e.mode == "100755") && fi.Size() == e.size:
-		data, err = untrusted.ReadFile(checkout, path, e.size)
+		f, err := untrusted.Open(checkout, path)
 		if err != nil {
 			return false, true
 		}
+		defer f.Close()
+		return blobName(f, e.size, len(e.oid)) == e.oid, true
 	default:
 		return false, true
 	}
-	return blobName(data, len(e.oid)) == e.oid, true
 }
 
-// blobName is git's name of a blob holding data, in the object format
-// whose names have n hex digits.
-func blobName(data []byte, n int) string {
+// blobName is git's name of a blob holding the size bytes r reads, in the
+// object format whose names have n hex digits; "" when r holds another
+// number of bytes.
+func blobName(r io.Reader, size int64, n int) string {
+	h := blobHash(size, n)
+	if got, err := io.Copy(h, io.LimitReader(r, size+1)); err != nil || got != size {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// blobHash is git's hash of a blob of size bytes, its header written: the
+// blob's bytes are to be written to it.
+func blobHash(size int64, n int) hash.Hash {
 	var h hash.Hash = sha1.New()
 	if n == 64 {
 		h = sha256.New()
 	}
-	h.Write([]byte("blob " + strconv.Itoa(len(data)) + "\x00"))
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
+	h.Write([]byte("blob " + strconv.FormatInt(size, 10) + "\x00"))
+	return h
 }
 
 // Result is what Apply did.
@@ -785,23 +797,21 @@ func Apply(stateDir, root string, s Snapshot, dest string) (Result, error) {
 			restore = append(restore, c)
 		}
 	}
-	blobs, err := st.blobs(s.Checkout, restore)
-	if err != nil {
-		return res, err
-	}
-	for _, c := range restore {
-		data, ok := blobs[c.oid]
-		if !ok {
+	err = st.blobs(s.Checkout, restore, func(c Change, blob *os.File) {
+		if blob == nil {
 			res.Failed = append(res.Failed, fmt.Errorf("%s: its content at the start is gone from the repository's objects (a session changed them)", c.Path))
-			continue
+			return
 		}
-		moved, err := restoreFile(s.Checkout, c, data, dest)
+		moved, err := restoreFile(s.Checkout, c, blob, dest)
 		res.Moved = append(res.Moved, moved...)
 		if err != nil {
 			res.Failed = append(res.Failed, fmt.Errorf("%s: %w", c.Path, err))
-			continue
+			return
 		}
 		res.Restored = append(res.Restored, c)
+	})
+	if err != nil {
+		return res, err
 	}
 	created, err := st.created(s)
 	if err != nil {
@@ -821,45 +831,115 @@ func Apply(stateDir, root string, s Snapshot, dest string) (Result, error) {
 	return res, nil
 }
 
-// blobs reads the changes' blobs from the store (and the project's
-// objects behind it), keeping only those whose content is what their name
-// says.
-func (st store) blobs(checkout string, changes []Change) (map[string][]byte, error) {
+// blobs reads each change's blob from the store (and the project's
+// objects behind it) and calls restore with it, in order: a file of the
+// store's holding it, its content checked against its name, or nil when
+// the blob is missing or not what its name says. A blob streams through
+// one file at a time, its runs of zeros left as holes: what a snapshot
+// took may be a sparse file of gigabytes, which memory would not hold.
+func (st store) blobs(checkout string, changes []Change, restore func(Change, *os.File)) error {
 	var in bytes.Buffer
 	for _, c := range changes {
 		in.WriteString(c.oid + "\n")
 	}
-	text, err := st.git(context.Background(), checkout, os.DevNull, &in, "cat-file", "--batch")
+	spool, err := os.CreateTemp(st.dir, "restore-*")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := []byte(text)
-	blobs := map[string][]byte{}
-	for len(out) > 0 {
-		header, rest, ok := bytes.Cut(out, []byte("\n"))
-		if !ok {
-			break
+	defer os.Remove(spool.Name())
+	defer spool.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, writer := io.Pipe()
+	ended := make(chan struct{})
+	go func() {
+		writer.CloseWithError(st.gitTo(ctx, checkout, os.DevNull, &in, writer, "cat-file", "--batch"))
+		close(ended)
+	}()
+	defer func() {
+		cancel()
+		out.Close()
+		<-ended
+	}()
+	r := bufio.NewReader(out)
+	for _, c := range changes {
+		header, err := r.ReadString('\n')
+		if err != nil {
+			return err
 		}
-		f := strings.Fields(string(header))
-		out = rest
-		if len(f) != 3 || f[1] != "blob" {
+		f := strings.Fields(header)
+		if len(f) == 2 && f[1] == "missing" {
+			restore(c, nil)
 			continue
 		}
-		n, err := strconv.Atoi(f[2])
-		if err != nil || n+1 > len(out) {
-			break
+		var size int64 = -1
+		if len(f) == 3 {
+			size, err = strconv.ParseInt(f[2], 10, 64)
 		}
-		if data := out[:n]; blobName(data, len(f[0])) == f[0] {
-			blobs[f[0]] = data
+		if size < 0 || err != nil {
+			return fmt.Errorf("git cat-file: %s", printable.Excerpt(header))
 		}
-		out = out[n+1:]
+		if f[1] != "blob" {
+			if _, err := r.Discard(int(size) + 1); err != nil {
+				return err
+			}
+			restore(c, nil)
+			continue
+		}
+		h := blobHash(size, len(f[0]))
+		if err := spool.Truncate(0); err != nil {
+			return err
+		}
+		if _, err := spool.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if err := copySparse(spool, io.TeeReader(io.LimitReader(r, size), h), size); err != nil {
+			return err
+		}
+		if _, err := r.Discard(1); err != nil {
+			return err
+		}
+		if f[0] != c.oid || hex.EncodeToString(h.Sum(nil)) != c.oid {
+			restore(c, nil)
+			continue
+		}
+		if _, err := spool.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		restore(c, spool)
 	}
-	return blobs, nil
+	return nil
 }
 
-// restoreFile writes c's content at its path in checkout, after moving
-// aside what stands there, or on the way there, that is not a directory.
-func restoreFile(checkout string, c Change, data []byte, dest string) ([]audit.Moved, error) {
+// copySparse writes the size bytes src reads to dst, where it stands,
+// leaving each block of zeros a hole.
+func copySparse(dst *os.File, src io.Reader, size int64) error {
+	buf := make([]byte, 64<<10)
+	start, err := dst.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	for done := int64(0); done < size; {
+		n, err := io.ReadFull(src, buf[:min(int64(len(buf)), size-done)])
+		if err != nil {
+			return err
+		}
+		if bytes.Count(buf[:n], []byte{0}) == n {
+			_, err = dst.Seek(int64(n), io.SeekCurrent)
+		} else {
+			_, err = dst.Write(buf[:n])
+		}
+		if err != nil {
+			return err
+		}
+		done += int64(n)
+	}
+	return dst.Truncate(start + size)
+}
+
+// restoreFile writes c's content, what blob holds from where it stands,
+// at its path in checkout, after moving aside what stands there, or on
+// the way there, that is not a directory.
+func restoreFile(checkout string, c Change, blob *os.File, dest string) ([]audit.Moved, error) {
 	var moved []audit.Moved
 	aside := func(rel string) error {
 		m, err := audit.MoveAside(checkout, dest, []string{filepath.Join(checkout, rel)})
@@ -890,6 +970,11 @@ func restoreFile(checkout string, c Change, data []byte, dest string) ([]audit.M
 		}
 	}
 	if c.mode == "120000" {
+		// A link's target, which the kernel takes only up to a page.
+		data, err := io.ReadAll(io.LimitReader(blob, unix.PathMax))
+		if err != nil {
+			return moved, err
+		}
 		parent, err := untrusted.OpenDir(checkout, dir)
 		if err != nil {
 			return moved, err
@@ -901,5 +986,11 @@ func restoreFile(checkout string, c Change, data []byte, dest string) ([]audit.M
 	if c.mode == "100755" {
 		perm = 0o755
 	}
-	return moved, untrusted.WriteFile(checkout, c.Path, data, perm)
+	fi, err := blob.Stat()
+	if err != nil {
+		return moved, err
+	}
+	return moved, untrusted.WriteFrom(checkout, c.Path, perm, func(f *os.File) error {
+		return copySparse(f, blob, fi.Size())
+	})
 }

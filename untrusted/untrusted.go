@@ -279,6 +279,15 @@ func ReadDir(dir, name string) ([]fs.DirEntry, error) {
 // it, renamed over it. Whatever stood there (a symlink, a FIFO) is
 // replaced, never written through.
 func WriteFile(dir, name string, data []byte, perm os.FileMode) error {
+	return WriteFrom(dir, name, perm, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// WriteFrom is WriteFile with the content written by write into the new
+// file; an error from it leaves name as it was.
+func WriteFrom(dir, name string, perm os.FileMode, write func(f *os.File) error) error {
 	d, base, err := parent(dir, name)
 	if err != nil {
 		return err
@@ -297,7 +306,7 @@ func WriteFile(dir, name string, data []byte, perm os.FileMode) error {
 		return &fs.PathError{Op: "create", Path: filepath.Join(dir, tmp), Err: err}
 	}
 	f := os.NewFile(uintptr(fd), filepath.Join(dir, tmp))
-	_, err = f.Write(data)
+	err = write(f)
 	if err == nil {
 		err = f.Chmod(perm.Perm())
 	}
