@@ -38,7 +38,7 @@ const GPGDir = ".gnupg"
 // never enters.
 func (p *Plan) addGPG(g *GPGAgent) {
 	dir := filepath.Join(p.Home, GPGDir)
-	p.add(Private, Tmpfs, "", dir, "~/.gnupg, private (--with-gpg): its private keys stay on the host")
+	p.Mounts = append(p.Mounts, Mount{Kind: Tmpfs, Dest: dir, ownerOnly: true, Role: Private, Why: "~/.gnupg, private (--with-gpg), mode 0700 as gpg wants it: its private keys stay on the host"})
 	for _, c := range g.Keyring {
 		p.Mounts = append(p.Mounts, Mount{Kind: BindData, Src: c.Src, Dest: filepath.Join(dir, filepath.Base(c.Path)), Checked: c.ID, Role: HostFiles, Why: "your public keyring (--with-gpg), a private copy"})
 	}

@@ -55,6 +55,9 @@ type Mount struct {
 	placeholder bool
 	// executable: a data mount bwrap makes mode 0555 (the git wrapper).
 	executable bool
+	// ownerOnly: a tmpfs bwrap makes mode 0700 (~/.gnupg, whose other
+	// modes gpg warns of at every run).
+	ownerOnly bool
 	// Role is what the mount is for.
 	Role Role
 }
@@ -558,6 +561,8 @@ func (p Plan) argLines() [][]string {
 			// Claude Code saves a file that exists in place, so a missing
 			// .claude's settings copies inside still take its saves.
 			lines = append(lines, []string{"--perms", "0555", string(m.Kind), m.Dest})
+		case m.Kind == Tmpfs && m.ownerOnly:
+			lines = append(lines, []string{"--perms", "0700", string(m.Kind), m.Dest})
 		case m.Kind == Proc, m.Kind == Dev, m.Kind == Tmpfs, m.Kind == RemountRO:
 			lines = append(lines, []string{string(m.Kind), m.Dest})
 		case m.Kind == BindData, m.Kind == RoBindData:

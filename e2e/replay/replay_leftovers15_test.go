@@ -56,3 +56,27 @@ func TestReplayLeftovers15SSHAgentOtherHost(t *testing.T) {
 		t.Errorf("the agent did not sign the login to the server the allow list names:\n%s", out)
 	}
 }
+
+// TestReplayLeftovers15GPGHomePrivate: with --with-gpg, ~/.gnupg inside
+// was a tmpfs of mode 0755, and gpg warned at every run inside ("WARNING:
+// unsafe permissions on homedir"), which a tool that reads gpg's output
+// (git's signature check) takes for an error, and which readers learn to
+// ignore. Proof: ~/.gnupg inside is 0700, and gpg's signing through the
+// agent, and its listing of the keys, say nothing of it.
+func TestReplayLeftovers15GPGHomePrivate(t *testing.T) {
+	h := harness.NewHost(t)
+	fpr := harness.StartGPGAgent(t, h)
+	proj := filepath.Join(h.Home, "code", "gpghome")
+	h.Write(filepath.Join(proj, "README"), "p\n")
+	out := h.Run(proj, nil, "claudebox", "--with-gpg", "--shell", "-c", `exec 2>&1
+		stat -c 'mode %a' ~/.gnupg
+		gpg --list-keys >/dev/null
+		echo data | gpg --batch --local-user `+fpr+` --sign >/dev/null && echo SIGNED`)
+	t.Log(out)
+	if !strings.Contains(out, "mode 700\n") || strings.Contains(out, "unsafe permissions") {
+		t.Errorf("~/.gnupg inside is not private to its owner, or gpg warns of it:\n%s", out)
+	}
+	if !strings.Contains(out, "SIGNED") {
+		t.Errorf("the agent did not sign:\n%s", out)
+	}
+}
