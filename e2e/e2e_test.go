@@ -432,27 +432,10 @@ func TestSandboxEnvAuditPrompt(t *testing.T) {
 // test agent on the host, while ~/.ssh and the key file stay invisible.
 func TestSandboxWithSSH(t *testing.T) {
 	h := harness.NewHost(t)
-	for _, tool := range []string{"ssh-agent", "ssh-add", "ssh-keygen"} {
-		harness.RequireTool(t, tool, "apt-get install openssh-client")
-	}
 	proj := filepath.Join(h.Home, "code", "ssh")
 	h.Write(filepath.Join(proj, "README"), "ssh\n")
-	key := filepath.Join(h.Home, ".ssh", "id_ed25519")
 	h.Write(filepath.Join(h.Home, ".ssh", "known_hosts"), "example.com ssh-ed25519 AAAA\n")
-	h.Run(h.Home, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "claudebox-test-key", "-f", key)
-	sock := filepath.Join(h.Base, "agent.sock")
-	agent := h.Command(h.Base, nil, "ssh-agent", "-D", "-a", sock)
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	for deadline := time.Now().Add(5 * time.Second); !paths.Exists(sock); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("ssh-agent did not start")
-		}
-	}
-	env := []string{"SSH_AUTH_SOCK=" + sock}
-	h.Run(h.Home, env, "ssh-add", "-q", key)
+	env := harness.StartSSHAgent(t, h)
 
 	out := h.Run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `
 		ssh-add -l
@@ -460,7 +443,7 @@ func TestSandboxWithSSH(t *testing.T) {
 		test -f ~/.ssh/known_hosts && echo HOSTS-VISIBLE
 		echo "sock=$SSH_AUTH_SOCK"
 	`)
-	for _, want := range []string{"claudebox-test-key (ED25519)", "KEY-HIDDEN", "HOSTS-VISIBLE", "sock=/run/claudebox/ssh-agent.sock"} {
+	for _, want := range []string{"alice@example.com (ED25519)", "KEY-HIDDEN", "HOSTS-VISIBLE", "sock=/run/claudebox/ssh-agent.sock"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside: missing %q in:\n%s", want, out)
 		}

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
-
-	"github.com/claudebox/claudebox/paths"
 )
 
 // sshBanner is a stand-in for an SSH server on the host's loopback: it
@@ -52,27 +50,15 @@ func sshBanner(t *testing.T) (port string, client <-chan string) {
 // a port allows 443 and 80 only).
 func TestReplayNetworkSSH(t *testing.T) {
 	h := harness.NewHost(t)
-	for _, tool := range []string{"ssh-agent", "ssh"} {
-		harness.RequireTool(t, tool, "apt-get install openssh-client")
-	}
+	harness.RequireTool(t, "ssh", "apt-get install openssh-client")
 	listed, listedClient := sshBanner(t)
 	unlisted, unlistedClient := sshBanner(t)
-	sock := filepath.Join(h.Base, "agent.sock")
-	agent := h.Command(h.Base, nil, "ssh-agent", "-D", "-a", sock)
-	if err := agent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	for deadline := time.Now().Add(5 * time.Second); !paths.Exists(sock); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("ssh-agent did not start")
-		}
-	}
+	env := harness.StartSSHAgent(t, h)
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.Write(filepath.Join(proj, "x"), "x\n")
 	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "allow-hosts = [\"127.0.0.1:"+listed+"\"]\n")
 	ssh := "-o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o ConnectTimeout=20"
-	out := h.Run(proj, []string{"SSH_AUTH_SOCK=" + sock}, "claudebox", "--with-ssh", "--shell", "-c", `
+	out := h.Run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `
 		check() { if eval "$2"; then echo "ok $1"; else echo "FAIL $1"; fi; }
 		export GIT_SSH_COMMAND="$GIT_SSH_COMMAND `+ssh+`"
 		# The stand-in server ends the exchange after the banners: git
