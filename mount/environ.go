@@ -129,5 +129,5 @@ func (p Plan) setByAgent(name string) bool {
 
 // gitWrapped says the plan puts its git wrapper inside.
 func (p Plan) gitWrapped() bool {
-	return slices.ContainsFunc(p.Mounts, func(m Mount) bool { return m.executable })
+	return slices.ContainsFunc(p.Mounts, func(m Mount) bool { return m.Dest == gitWrapperDir+"/git" })
 }

@@ -55,6 +55,11 @@ type Host struct {
 	// ClaudeLinks are the links among the entries of ClaudeFrozen, made
 	// again as they are: what they lead to is not followed.
 	ClaudeLinks []HostPath
+	// Scripts are the scripts the user's hooks and status line run (in
+	// ~/.claude or not), each a private copy of what the launch read and
+	// judged: what the host writes into one during the session is not
+	// shown.
+	Scripts []Script
 	// ClaudeCopies lists the files in ~/.claude that Claude Code saves
 	// (settings, CLAUDE.md) and that exist: the sandbox gets private copies.
 	ClaudeCopies []Copy
@@ -105,6 +110,14 @@ type Host struct {
 	// left out of them and of Own.
 	Binds  []Mount
 	Hidden []Hidden
+}
+
+// Script is a script the user's Claude Code setup runs, as the launch
+// read it: Path where the sandbox sees it (mode 0555), Content what it
+// holds, What what names it ("a Stop hook's script, named in
+// ~/.claude/settings.json").
+type Script struct {
+	Path, Content, What string
 }
 
 // Copy is a host file the sandbox gets a private copy of: Path where the

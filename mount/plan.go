@@ -53,7 +53,8 @@ type Mount struct {
 	// a stand-in for bwrap to mount over (see guard.CreatePlaceholder), and the
 	// last session guarding it removes it.
 	placeholder bool
-	// executable: a data mount bwrap makes mode 0555 (the git wrapper).
+	// executable: a data mount bwrap makes mode 0555 (the git wrapper, a
+	// hook's script).
 	executable bool
 	// ownerOnly: a tmpfs bwrap makes mode 0700 (~/.gnupg, whose other
 	// modes gpg warns of at every run).
@@ -295,6 +296,9 @@ func Build(in Inputs) Plan {
 		}
 	}
 	p.Mounts = append(p.Mounts, in.Host.Own...)
+	for _, sc := range in.Host.Scripts {
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: sc.Path, Content: sc.Content, executable: true, Role: HostFiles, Why: sc.What + ", a private copy of what the launch read"})
+	}
 	if in.Relay != nil {
 		p.Relay = in.Relay
 		p.Mounts = append(p.Mounts, relayMounts(in.Relay)...)

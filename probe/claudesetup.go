@@ -1,8 +1,8 @@
 package probe
 
 import (
+	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,7 +51,7 @@ type blankedFile struct{ path, why string }
 // in ~/.claude the hooks' and status line's commands write (>, >>);
 // claudeNamed the paths in ~/.claude the setup names, and the entries
 // its hooks write into.
-func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, unshown []mount.Unshown, hookOutputs []string, blanked []blankedFile, claudeNamed []string) {
+func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, scripts []mount.Script, unshown []mount.Unshown, hookOutputs []string, blanked []blankedFile, claudeNamed []string) {
 	claudeDir := filepath.Join(home, ".claude")
 	writable := bind.Writable(project, binds)
 	var named []namedPath
@@ -140,13 +140,20 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		}
 		// A script with a credential written in it (a notification hook's
 		// token), or what a command names that is no program, is not
-		// shown; in ~/.claude, an empty file stands over it.
+		// shown; in ~/.claude, an empty file stands over it. What a
+		// command runs is judged as read once, and that is what is shown.
 		why := ""
+		var script []byte
+		if n.run && !n.dir {
+			script, err = untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), setupFileLimit)
+		}
 		switch {
 		case n.dir:
-		case n.run && !isProgram(real, fi):
+		case n.run && err != nil:
+			why = "it cannot be read whole (over 4 MiB, or not a plain file)"
+		case n.run && !isProgram(real, fi, script):
 			why = "it is no script (not executable, no #! line, no script's extension): a hook may read its token from it"
-		case scriptHoldsCredential(real):
+		case n.run && claudesettings.HasCommandCredential(script), !n.run && scriptHoldsCredential(real):
 			why = "a credential is written in it"
 		}
 		if why != "" {
@@ -157,16 +164,22 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 			}
 			continue
 		}
-		if inClaude {
-			continue
+		if !inClaude {
+			if reason := setupRefusal(real, home, state, secrets); reason != "" {
+				unshown = append(unshown, mount.Unshown{Path: n.path, What: n.what, Reason: reason})
+				continue
+			}
 		}
-		if reason := setupRefusal(real, home, state, secrets); reason != "" {
-			unshown = append(unshown, mount.Unshown{Path: n.path, What: n.what, Reason: reason})
-			continue
+		switch {
+		case n.run:
+			// A copy: what the host writes into the script during the
+			// session was never judged.
+			scripts = append(scripts, mount.Script{Path: n.path, Content: string(script), What: n.what})
+		case !inClaude:
+			own = append(own, bind.Own{Src: real, Dest: n.path, Why: n.what + ", read-only", Role: mount.HostFiles, Frozen: n.dir})
 		}
-		own = append(own, bind.Own{Src: real, Dest: n.path, Why: n.what + ", read-only", Role: mount.HostFiles, Frozen: n.dir})
 	}
-	return own, unshown, hookOutputs, blanked, claudeNamed
+	return own, scripts, unshown, hookOutputs, blanked, claudeNamed
 }
 
 // scriptHoldsCredential says the script at path has a credential written
@@ -182,20 +195,10 @@ func scriptHoldsCredential(path string) bool {
 // prints into the conversation.
 var scriptExtensions = []string{".sh", ".bash", ".zsh", ".fish", ".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".rb", ".pl", ".php", ".lua", ".md"}
 
-// isProgram says the regular file at path, of status fi, is a program:
-// executable, a #! script, or named as a script is.
-func isProgram(path string, fi os.FileInfo) bool {
-	if fi.Mode()&0o111 != 0 || slices.Contains(scriptExtensions, strings.ToLower(filepath.Ext(path))) {
-		return true
-	}
-	f, err := untrusted.Open(filepath.Dir(path), filepath.Base(path))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 2)
-	n, _ := io.ReadFull(f, head)
-	return string(head[:n]) == "#!"
+// isProgram says the regular file at path, of status fi, holding
+// content, is a program: executable, a #! script, or named as a script is.
+func isProgram(path string, fi os.FileInfo, content []byte) bool {
+	return fi.Mode()&0o111 != 0 || slices.Contains(scriptExtensions, strings.ToLower(filepath.Ext(path))) || bytes.HasPrefix(content, []byte("#!"))
 }
 
 // setupRefusal says why a path the setup names is not shown, "" when it is

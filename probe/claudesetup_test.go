@@ -85,6 +85,14 @@ func TestClaudeSetupShown(t *testing.T) {
 		}
 		shown[strings.TrimPrefix(m.Dest, home)] = m.Why
 	}
+	// A script a hook or the status line runs is a private copy of what
+	// the launch read.
+	for _, sc := range h.Scripts {
+		if sc.Content != "x\n" {
+			t.Errorf("%s copied as %q, want what the launch read", sc.Path, sc.Content)
+		}
+		shown[strings.TrimPrefix(sc.Path, home)] = sc.What
+	}
 	for _, want := range []string{"/src/mkt", "/src/mkt/.claude-plugin", "/src/my-plugin/.claude-plugin", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js", "/src/my-plugin", "/src/zipped.zip", "/bin/notify"} {
 		if shown[want] == "" {
 			t.Errorf("%s not shown; shown: %q", want, shown)
@@ -147,7 +155,7 @@ func TestClaudeSetupScriptInsideNotNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, unshown, _, blanked, _ := claudeSetup(home, home, project, nil, nil, bind.Secrets(home), nil, nil)
+	_, _, unshown, _, blanked, _ := claudeSetup(home, home, project, nil, nil, bind.Secrets(home), nil, nil)
 	var named []string
 	for _, u := range unshown {
 		named = append(named, strings.TrimPrefix(u.Path, home))

@@ -79,7 +79,8 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			own = append(own, bind.Own{Src: c.Path, Dest: c.Path, Why: "command installed under $HOME, read-only", Role: mount.HostFiles})
 		}
 	}
-	setup, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, pluginDirs)
+	setup, scripts, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, pluginDirs)
+	h.Scripts = scripts
 	setup, setupCopies, setupLeftOut, cloneUnshown := setupCredentials(home, setup)
 	own = append(own, setup...)
 	h.Unshown = append(unshown, cloneUnshown...)

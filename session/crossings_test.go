@@ -52,7 +52,9 @@ func newEveryFeatureHost(t *testing.T) everyFeature {
 	gpgHome := filepath.Join(home, ".gnupg")
 	gpgRun := filepath.Join(root, "gpgrun")
 	writeFiles(t, home, map[string]string{
-		".claude/settings.json":                                  `{"permissions":{"allow":["Bash(ls:*)"]},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cat >> ~/.claude/logs/stop.log"}]}]}}`,
+		".claude/settings.json":                                  `{"permissions":{"allow":["Bash(ls:*)"]},"statusLine":{"type":"command","command":"~/bin/status.sh"},"hooks":{"Stop":[{"hooks":[{"type":"command","command":"cat >> ~/.claude/logs/stop.log"},{"type":"command","command":"~/.claude/hooks/notify.sh"}]}]}}`,
+		".claude/hooks/notify.sh":                                "#!/bin/sh\n",
+		"bin/status.sh":                                          "#!/bin/sh\n",
 		".claude/logs/stop.log":                                  "",
 		".claude/CLAUDE.md":                                      "be brief\n",
 		".claude/commands/hi.md":                                 "hi\n",

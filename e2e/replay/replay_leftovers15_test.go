@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -78,5 +79,63 @@ func TestReplayLeftovers15GPGHomePrivate(t *testing.T) {
 	}
 	if !strings.Contains(out, "SIGNED") {
 		t.Errorf("the agent did not sign:\n%s", out)
+	}
+}
+
+// TestReplayLeftovers15HookScriptEdited: a Claude Code hook's script and
+// the status line's (in ~/.claude, and outside it) were bound into the
+// sandbox: the launch judged the file (a program, no credential written
+// in it), but what the host wrote into it in place during the session
+// (a token pasted into the notification hook) showed inside, unjudged.
+// The attack, from inside: wait for the host's edit, then read the
+// scripts. Proof: the token is not there; each script is still what the
+// launch judged, and still runs.
+func TestReplayLeftovers15HookScriptEdited(t *testing.T) {
+	h := harness.NewHost(t)
+	const token = "xoxb-LEFTOVERS15-EDITED-SECRET"
+	claude := filepath.Join(h.Home, ".claude")
+	hook := filepath.Join(claude, "hooks", "notify.sh")
+	status := filepath.Join(h.Home, "bin", "status.sh")
+	h.Write(filepath.Join(claude, "settings.json"), `{"statusLine":{"type":"command","command":"~/bin/status.sh"},"hooks":{"Notification":[{"hooks":[{"type":"command","command":"~/.claude/hooks/notify.sh"}]}]}}`)
+	h.Write(hook, "#!/bin/sh\necho NOTIFY-AS-LAUNCHED\n")
+	h.Write(status, "#!/bin/sh\necho STATUS-AS-LAUNCHED\n")
+	os.Chmod(hook, 0o755)
+	os.Chmod(status, 0o755)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	ready, edited := filepath.Join(proj, "ready"), filepath.Join(proj, "edited")
+	host := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				host <- fmt.Errorf("the sandbox never said it was ready")
+				return
+			}
+		}
+		// In place, as an editor that writes the file itself does.
+		var err error
+		for _, p := range []string{hook, status} {
+			if err == nil {
+				err = os.WriteFile(p, []byte("#!/bin/sh\nSLACK_TOKEN="+token+"\necho EDITED\n"), 0o755)
+			}
+		}
+		if err == nil {
+			err = os.WriteFile(edited, nil, 0o644)
+		}
+		host <- err
+	}()
+	out := h.Inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e edited ] && break; sleep 0.1; done
+		echo edited: $(ls edited)
+		cat ~/.claude/hooks/notify.sh ~/bin/status.sh
+		~/.claude/hooks/notify.sh; ~/bin/status.sh`)
+	if err := <-host; err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out)
+	if strings.Contains(out, token) || strings.Contains(out, "EDITED") || !strings.Contains(out, "edited: edited") {
+		t.Errorf("what the host wrote into a hook's script during the session shows inside:\n%s", out)
+	}
+	if strings.Count(out, "NOTIFY-AS-LAUNCHED") != 2 || strings.Count(out, "STATUS-AS-LAUNCHED") != 2 {
+		t.Errorf("inside, want each script as the launch judged it, and running:\n%s", out)
 	}
 }
