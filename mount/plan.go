@@ -297,7 +297,7 @@ func Build(in Inputs) Plan {
 	}
 	p.Mounts = append(p.Mounts, in.Host.Own...)
 	for _, sc := range in.Host.Scripts {
-		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: sc.Path, Content: sc.Content, executable: true, Role: HostFiles, Why: sc.What + ", a private copy of what the launch read"})
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: sc.Path, Content: sc.Content, executable: true, Role: HostFiles, Why: sc.What + ", read-only, a private copy of what the launch read"})
 	}
 	if in.Relay != nil {
 		p.Relay = in.Relay

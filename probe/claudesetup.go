@@ -29,9 +29,10 @@ type namedPath struct {
 	path string // as written, ~ and $HOME expanded
 	what string // what names it, for --dry-run and the notice
 	dir  bool   // a directory is named (a marketplace, a plugin), not a file
-	// run says a hook's or the status line's command names it, which
-	// shows it only when it is a program: the command may as well read
-	// its token from it (token=$(cat ~/.pushover_token)).
+	// run says a hook's, the status line's or a carried MCP server's
+	// command names it, which shows it only when it is a program (a
+	// private copy of it): the command may as well read its token from
+	// it (token=$(cat ~/.pushover_token), --token-file ~/notes/token).
 	run bool
 }
 
@@ -152,7 +153,7 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		case n.run && err != nil:
 			why = "it cannot be read whole (over 4 MiB, or not a plain file)"
 		case n.run && !isProgram(real, fi, script):
-			why = "it is no script (not executable, no #! line, no script's extension): a hook may read its token from it"
+			why = "it is no script (not executable, no #! line, no script's extension): what runs may read its token from it"
 		case n.run && claudesettings.HasCommandCredential(script), !n.run && scriptHoldsCredential(real):
 			why = "a credential is written in it"
 		}
@@ -365,7 +366,9 @@ func mcpNames(def json.RawMessage, what string, expand func(string) string) []na
 	var named []namedPath
 	for _, p := range append([]string{d.Command}, d.Args...) {
 		if p = expand(p); filepath.IsAbs(p) {
-			named = append(named, namedPath{path: filepath.Clean(p), what: what})
+			// Run as a hook's command is: an argument that is no program
+			// (--token-file ~/notes/token) is not shown.
+			named = append(named, namedPath{path: filepath.Clean(p), what: what, run: true})
 		}
 	}
 	return named

@@ -31,7 +31,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		"src/mkt/.claude-plugin/marketplace.json", "bin/hook.sh", ".local/bin/status.sh",
 		".local/share/notes/server.js", ".config/gh/hosts.yml", ".aws/hook.sh", "other/secret-notes",
 		"code/app/hooks/in-project.sh", "files-mkt/marketplace.json", ".claude/logs/prompts.log", ".claude/agents/a.md",
-		"src/my-plugin/.claude-plugin/plugin.json", "src/zipped.zip", ".pushover_token", "bin/notify",
+		"src/my-plugin/.claude-plugin/plugin.json", "src/zipped.zip", ".pushover_token", "bin/notify", ".local/share/notes/token",
 	} {
 		testfs.Write(t, filepath.Join(home, f), "x\n")
 	}
@@ -68,7 +68,7 @@ func TestClaudeSetupShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mcp := map[string]json.RawMessage{"notes": json.RawMessage(`{"command":"node","args":["~/.local/share/notes/server.js","--port","0"]}`)}
+	mcp := map[string]json.RawMessage{"notes": json.RawMessage(`{"command":"node","args":["~/.local/share/notes/server.js","--port","0","--token-file","~/.local/share/notes/token"]}`)}
 	pluginDirs := []string{"~/src/my-plugin", filepath.Join(home, "src", "zipped.zip"), filepath.Join(home, ".aws")}
 	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), mcp, pluginDirs)
 
@@ -98,7 +98,7 @@ func TestClaudeSetupShown(t *testing.T) {
 			t.Errorf("%s not shown; shown: %q", want, shown)
 		}
 	}
-	for _, never := range []string{"", "/.config", "/.aws/hook.sh", "/other/secret-notes", "/code/app/hooks/in-project.sh", "/other", "/.pushover_token"} {
+	for _, never := range []string{"", "/.config", "/.aws/hook.sh", "/other/secret-notes", "/code/app/hooks/in-project.sh", "/other", "/.pushover_token", "/.local/share/notes/token"} {
 		if why, ok := shown[never]; ok {
 			t.Errorf("%s shown (%s)", never, why)
 		}
@@ -122,7 +122,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		"~/.aws/hook.sh (a Stop hook's script, named in ~/.claude/settings.json): it lies in ~/.aws, which holds secrets",
 		"~/.claude/settings.local.json (your Claude Code setup): it lies where the sandbox can write, so what it names is not shown",
 		"~/.aws (claude --plugin-dir): it lies in ~/.aws, which holds secrets",
-		"~/.pushover_token (a Stop hook's script, named in ~/.claude/settings.json): it is no script (not executable, no #! line, no script's extension): a hook may read its token from it",
+		"~/.pushover_token (a Stop hook's script, named in ~/.claude/settings.json): it is no script (not executable, no #! line, no script's extension): what runs may read its token from it",
 	} {
 		if !slices.Contains(unshown, want) {
 			t.Errorf("not named: %q\nnamed: %q", want, unshown)

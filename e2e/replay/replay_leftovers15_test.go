@@ -139,3 +139,37 @@ func TestReplayLeftovers15HookScriptEdited(t *testing.T) {
 		t.Errorf("inside, want each script as the launch judged it, and running:\n%s", out)
 	}
 }
+
+// TestReplayLeftovers15MCPArgumentFile: with --with-mcp, a file an MCP
+// server's arguments name was shown whole, without the rule a hook's
+// command has (shown only if it is a program): a server started as
+// `server.sh --token-file ~/notes/token` showed the token file inside.
+// The attack, from inside: read the token file. Proof: it is not there,
+// and the launch names it; the server's script still is.
+func TestReplayLeftovers15MCPArgumentFile(t *testing.T) {
+	h := harness.NewHost(t)
+	const token = "LEFTOVERS15-MCP-TOKEN-SECRET"
+	notes := filepath.Join(h.Home, "notes")
+	h.Write(filepath.Join(notes, "server.sh"), "#!/bin/sh\necho MCP-SERVER\n")
+	os.Chmod(filepath.Join(notes, "server.sh"), 0o755)
+	h.Write(filepath.Join(notes, "token"), token+"\n")
+	h.Write(filepath.Join(h.Home, ".claude.json"), `{"mcpServers":{"notes":{"command":"`+filepath.Join(notes, "server.sh")+`","args":["--token-file","`+filepath.Join(notes, "token")+`"]}}}`)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	c := h.Command(proj, nil, "claudebox", "--with-mcp", "notes", "--shell", "-c", `cat ~/notes/token 2>/dev/null; ~/notes/server.sh`)
+	var stdout, stderr strings.Builder
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		t.Fatalf("launch: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	t.Log(stdout.String(), stderr.String())
+	if strings.Contains(stdout.String(), token) {
+		t.Errorf("an MCP server's argument that is no program is readable inside:\n%s", stdout.String())
+	}
+	if !strings.Contains(stdout.String(), "MCP-SERVER") {
+		t.Errorf("the MCP server's script is not shown:\n%s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "notes/token (MCP server notes (--with-mcp)): it is no script") {
+		t.Errorf("the launch does not name the file left out:\n%s", stderr.String())
+	}
+}
