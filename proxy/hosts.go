@@ -13,9 +13,10 @@ import (
 // DeveloperPreset is the allow list a sandbox starts with under the filtered
 // network: what developers fetch with git, npm, pip, go and cargo.
 var DeveloperPreset = []string{
-	// GitHub: the site, git over HTTPS and over SSH (--with-ssh), the API,
-	// release downloads, raw files.
-	"github.com", "github.com:22", "*.github.com", "*.githubusercontent.com", "codeload.github.com",
+	// GitHub: the site, git over HTTPS and over SSH (--with-ssh; its SSH
+	// over port 443 named, as --with-ssh's agent signs a login only to a
+	// server named with its port), the API, release downloads, raw files.
+	"github.com", "github.com:22", "ssh.github.com:443", "*.github.com", "*.githubusercontent.com", "codeload.github.com",
 	// npm's registry.
 	"registry.npmjs.org",
 	// PyPI: the index and the files.
