@@ -44,13 +44,16 @@ import (
 // dev container commands.
 
 // gitRunNames are what git runs or follows in a git directory.
-var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "commondir": true, "gitdir": true}
+var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "commondir": true, "gitdir": true, "packed-refs": true}
 
 // gitWalked are the directories of a git directory that hold what git runs
 // or follows: hooks, info/attributes, in-progress rebases' and
-// cherry-picks' todo lists, and other git directories (submodules',
-// linked worktrees'). The rest (objects, refs, logs) is data.
-var gitWalked = map[string]mode{"hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir}
+// cherry-picks' todo lists, other git directories (submodules', linked
+// worktrees'), the objects, each of which git takes for what its name
+// says (objects.go), and the refs that replace an object with another
+// wherever git reads it (refs/replace). The rest (other refs, logs) is
+// data.
+var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir}
 
 // depsDirs hold dependencies installed by package managers, the bulk of a
 // tree, which git ignores and the host runs: judged at the end by the unit
@@ -84,13 +87,18 @@ const MaxPathLen = 1024
 type mode int
 
 const (
-	plainDir mode = iota // by name
-	allDir               // every file is host-run
-	gitDir               // a git directory
-	hooksDir             // a git directory's hooks: all but *.sample
-	infoDir              // its info/: attributes
-	todoDir              // a rebase's or cherry-pick's todo list
-	depsDir              // installed dependencies: judged by unit (deps.go)
+	plainDir   mode = iota // by name
+	allDir                 // every file is host-run
+	gitDir                 // a git directory
+	hooksDir               // a git directory's hooks: all but *.sample
+	infoDir                // its info/: attributes
+	todoDir                // a rebase's or cherry-pick's todo list
+	depsDir                // installed dependencies: judged by unit (deps.go)
+	objectsDir             // a git directory's objects (objects.go)
+	looseDir               // a fan-out directory of loose objects
+	packDir                // objects/pack
+	objInfoDir             // objects/info
+	refsDir                // a git directory's refs: replace refs
 )
 
 // Snapshot is what the host obeys in the project at a session's start.
@@ -108,6 +116,9 @@ type Snapshot struct {
 	// IndexFiles is, for each git directory in Index whose index is not
 	// split, the index file it was read from.
 	IndexFiles map[string]IndexFile
+	// Packs are the packs and their indexes in the objects of each git
+	// directory, and what they held (objects.go).
+	Packs map[string]PackFile
 	// Obeyed are the names Take judged as host-run wherever they stand;
 	// its listings hold no other's entries.
 	Obeyed []string
@@ -174,7 +185,7 @@ func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapsh
 }
 
 func newRecord(root string, obeyed []string) *Snapshot {
-	return &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, IndexFiles: map[string]IndexFile{}, Obeyed: obeyed, Root: root, Rules: rules()}
+	return &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, IndexFiles: map[string]IndexFile{}, Packs: map[string]PackFile{}, Obeyed: obeyed, Root: root, Rules: rules()}
 }
 
 // Hidden is an index entry the session hid from the host's git status:
@@ -230,7 +241,7 @@ func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot
 	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
-	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), indexNames: newIndexNames()}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]bool{}}}
 	w.walk()
 	w.newlyIgnored(w.ignores)
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
@@ -263,6 +274,8 @@ type walker struct {
 	// walkers of one walk.
 	ignores    []string
 	indexNames *indexNames
+	// objects is what the walk's checks of objects share (at the end).
+	objects *objects
 }
 
 // subWalk is a directory below the top, walked by a walker of its own.
@@ -274,7 +287,7 @@ type subWalk struct {
 // fork is a walker for a directory below the top: the same judgement, a
 // report and a record of its own.
 func (w *walker) fork() *walker {
-	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, indexNames: w.indexNames}
+	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, indexNames: w.indexNames, objects: w.objects}
 	if w.take != nil {
 		f.take = newRecord(w.root, w.obeyed)
 	}
@@ -301,6 +314,7 @@ func (w *walker) merge(f *walker) {
 		maps.Copy(w.take.Listings, f.take.Listings)
 		maps.Copy(w.take.Index, f.take.Index)
 		maps.Copy(w.take.IndexFiles, f.take.IndexFiles)
+		maps.Copy(w.take.Packs, f.take.Packs)
 	}
 }
 
@@ -320,6 +334,8 @@ type node struct {
 	// fold: the directory's names fold case (projectfiles.FoldsCase), so
 	// .CURSOR there is the host's .cursor.
 	fold bool
+	// objectFormat is the object format of the objects walked there.
+	objectFormat string
 }
 
 func (w *walker) walk() {
@@ -380,7 +396,7 @@ func (w *walker) dir(n node, depth int) {
 				listed = append(listed, e)
 			}
 		}
-		if w.take != nil && n.inPlace && n.unchanged {
+		if w.take != nil && n.inPlace && n.unchanged && n.mode < objectsDir {
 			w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Ctime: n.ctime.UnixNano(), Entries: listed}
 		}
 		return
@@ -408,7 +424,7 @@ func (w *walker) dir(n node, depth int) {
 			}
 		}
 		if err == io.EOF || len(batch) == 0 {
-			if w.take != nil && n.inPlace && n.unchanged {
+			if w.take != nil && n.inPlace && n.unchanged && n.mode < objectsDir {
 				w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Ctime: n.ctime.UnixNano(), Entries: listed}
 			}
 			return
@@ -465,6 +481,13 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		hostRun, descend = name == "attributes", false
 	case todoDir:
 		hostRun, descend = name == "git-rebase-todo" || name == "todo", false
+	case refsDir:
+		hostRun, sub = name == "replace", allDir
+		descend = descend && hostRun
+	case objectsDir, looseDir, packDir, objInfoDir:
+		var walked bool
+		sub, hostRun, walked = objectsEntry(n.mode, name)
+		descend = descend && walked
 	default:
 		switch {
 		case depsDirs[name]:
@@ -488,10 +511,12 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		}
 		return hostRun
 	}
-	if sub == depsDir && w.take != nil {
+	if w.take != nil && (sub == depsDir || n.mode == objectsDir && sub != packDir) {
 		// Listed for the end's walk, but not taken: a record of a tree
 		// that large would cost more at the start than it saves at the
-		// end, where the walk reads only directory entries.
+		// end, where the walk reads only directory entries (and the
+		// objects whose status changed since the start; of the objects,
+		// the start takes only the packs, which git touches in place).
 		return true
 	}
 	// A directory known to hold nothing to judge is not opened: in a
@@ -550,7 +575,10 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	}
 	// A directory made with the casefold attribute passes it on to those
 	// made in it; one without may still hold one that has it.
-	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd)}
+	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd), objectFormat: n.objectFormat}
+	if sub == objectsDir {
+		child.objectFormat = objectFormat(n.fd)
+	}
 	switch sub {
 	case depsDir:
 		w.deps(child)
@@ -578,13 +606,25 @@ func (w *walker) leaf(n node, name, rel string) {
 		return // gone
 	}
 	inPlace := w.inPlace(n, rel, &st) && !w.new(&st)
+	if n.mode == looseDir || n.mode == packDir || n.mode == objInfoDir {
+		// An object is read by its name wherever it came from: what
+		// matters is that nothing wrote it, or linked or renamed it into
+		// place, since the start, all of which change its status.
+		inPlace = !w.new(&st)
+	}
 	if w.take != nil {
 		if inPlace {
 			w.take.Inodes[rel] = st.Ino
 		}
+		if n.mode == packDir {
+			w.takePack(n, name, rel, &st)
+		}
 		return
 	}
 	if inPlace {
+		return
+	}
+	if (n.mode == looseDir || n.mode == packDir) && w.objectHolds(n, name, rel, &st) {
 		return
 	}
 	// A rule git hides what the session wrote by, and a makefile whose
@@ -618,6 +658,10 @@ func (w *walker) leaf(n node, name, rel string) {
 	// A .env that sets only an application's own settings: nothing the
 	// host's gemini, which loads it, or what gemini runs obeys.
 	if n.mode == plainDir && name == ".env" && slices.Contains(w.obeyed, name) && harmlessDotenv(n.fd, name) {
+		return
+	}
+	// Packed refs that replace no object.
+	if n.mode == gitDir && name == "packed-refs" && !replaceRefs(n.fd, name) {
 		return
 	}
 	// A config that sets only what git never executes (a clone's remote

@@ -69,7 +69,7 @@ func TestScan(t *testing.T) {
 		"web/.roo/mcp.json":                      true,
 		"web/opencode.json":                      true,
 		"src/other.go":                           false, // project content
-		"sub/.git/objects/ab/cdef":               false,
+		"sub/.git/objects/ab/cdef":               true,  // no object named so
 		"node_modules/x/.npmrc":                  false, // dependencies
 		"guarded/.envrc":                         false, // its guard stood
 	}

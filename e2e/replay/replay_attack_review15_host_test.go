@@ -65,3 +65,95 @@ func TestReplayReview15UndoSparseSnapshot(t *testing.T) {
 		t.Errorf("--undo wrote %d MiB of disk for a file of holes", used>>20)
 	}
 }
+
+// TestReplayReview15ForgedObjects: git reads an object by its name and
+// never checks its content against it (only git fsck does), and the exit
+// audit passed over the repository's objects as data. The session
+// rewrites the loose object of the project's committed pre-commit hook
+// (core.hooksPath .githooks) with a script of its own under the same
+// name, and adds a pack whose index gives the commit-msg hook's name to
+// its own script (git looks in packs before loose objects): git status
+// and git diff show nothing, and the host's next checkout of those files
+// (git worktree add, claudebox -w, a switch of branches, a clone of the
+// repository) writes the session's scripts, which that checkout's next
+// git commit runs. Host-side proof: after the session, a worktree added
+// on the host, and a commit there, run nothing the session wrote.
+func TestReplayReview15ForgedObjects(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	for _, hook := range []string{"pre-commit", "commit-msg"} {
+		h.Write(filepath.Join(proj, ".githooks", hook), "#!/bin/sh\nexit 0\n")
+		os.Chmod(filepath.Join(proj, ".githooks", hook), 0o755)
+	}
+	h.Run(proj, nil, "git", "add", ".githooks")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "hooks")
+	h.Run(proj, nil, "git", "config", "core.hooksPath", ".githooks")
+	marker := plantedMarker(h)
+	out := h.Inside(proj, nil, `set -e
+		script='#!/bin/sh
+touch `+marker+`
+'
+		oid=$(git rev-parse HEAD:.githooks/pre-commit)
+		python3 - ".git/objects/$(echo $oid | cut -c1-2)/$(echo $oid | cut -c3-)" "$script" <<'PY'
+import os, sys, zlib
+path, content = sys.argv[1], sys.argv[2].encode()
+open(path + '.new', 'wb').write(zlib.compress(b'blob %d\0' % len(content) + content))
+os.rename(path + '.new', path)
+PY
+		oid=$(git rev-parse HEAD:.githooks/commit-msg)
+		own=$(printf '%s' "$script" | git hash-object -w --stdin)
+		pack=$(echo $own | git pack-objects -q .git/objects/pack/pack)
+		rm .git/objects/$(echo $own | cut -c1-2)/$(echo $own | cut -c3-)
+		set -- .git/objects/pack/pack-$pack.idx $own $oid
+		`+renamePacked+`
+		git cat-file -p HEAD:.githooks/pre-commit | grep -q MARKER && git cat-file -p HEAD:.githooks/commit-msg | grep -q MARKER
+		test -z "$(git status --porcelain)" && echo FORGED`)
+	if !strings.Contains(out, "FORGED") {
+		t.Fatalf("the objects could not be forged here:\n%s", out)
+	}
+	wt := filepath.Join(h.Home, "wt")
+	added, _ := h.Command(proj, nil, "git", "worktree", "add", "-q", wt).CombinedOutput()
+	committed, _ := h.Command(wt, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "x").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's git commit in a worktree it added ran the session's forged hook:\n%s\n%s%s", out, added, committed)
+	}
+}
+
+// TestReplayReview15ReplaceRef: git reads, checks out, shows and diffs
+// the object a replace ref names (refs/replace/<name>) in place of the
+// object it replaces, and git status shows none. The session replaces
+// the blob of the project's committed pre-commit hook (core.hooksPath
+// .githooks) with a script of its own, a valid object under its own name:
+// the host's next checkout of the hook (git worktree add, claudebox -w, a
+// switch of branches) writes the session's script, which that checkout's
+// next git commit runs. Host-side proof: after the session, a worktree
+// added on the host, and a commit there, run nothing the session wrote.
+func TestReplayReview15ReplaceRef(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n")
+	os.Chmod(filepath.Join(proj, ".githooks", "pre-commit"), 0o755)
+	h.Run(proj, nil, "git", "add", ".githooks")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "hooks")
+	h.Run(proj, nil, "git", "config", "core.hooksPath", ".githooks")
+	marker := plantedMarker(h)
+	out := h.Inside(proj, nil, `set -e
+		own=$(printf '#!/bin/sh\ntouch `+marker+`\n' | git hash-object -w --stdin)
+		git replace $(git rev-parse HEAD:.githooks/pre-commit) $own
+		git cat-file -p HEAD:.githooks/pre-commit | grep -q MARKER
+		test -z "$(git status --porcelain)" && echo REPLACED`)
+	if !strings.Contains(out, "REPLACED") {
+		t.Fatalf("the hook's object could not be replaced here:\n%s", out)
+	}
+	wt := filepath.Join(h.Home, "wt")
+	added, _ := h.Command(proj, nil, "git", "worktree", "add", "-q", wt).CombinedOutput()
+	committed, _ := h.Command(wt, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "x").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's git commit in a worktree it added ran the session's replacement hook:\n%s\n%s%s", out, added, committed)
+	}
+	if st := h.Run(proj, nil, "git", "status", "--porcelain"); st != "" {
+		t.Errorf("the host's git status after the session: %q", st)
+	}
+}

@@ -1,0 +1,291 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"hash"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/gitconfig"
+)
+
+// A repository's objects are data, but git reads each by its name alone,
+// never checking its content against the name (only git fsck does): a
+// loose object rewritten in place, or a pack whose index gives an
+// object's name to other content, is what the host's next checkout of
+// that name writes into the work tree (git worktree add, a switch of
+// branches, a clone), a hook or an .envrc among it, while git status and
+// git diff show nothing. So at the end every loose object and pack the
+// session wrote is checked against its name, and what git trusts in
+// their place without checking (a multi-pack index, the commit graph,
+// alternates naming other object stores) is taken for a finding when
+// written: git goes without the caches and writes them again.
+
+// objectsBudget bounds the time the checks of one audit take: a session
+// can write a small object that inflates to a terabyte. What is left
+// unchecked when it runs out is a finding.
+const objectsBudget = 5 * time.Minute
+
+// objects is what one audit's walkers share of the objects' checks.
+type objects struct {
+	once     sync.Once
+	deadline time.Time
+	mu       sync.Mutex
+	packs    map[string]bool // a pack's directory and base name: whether it holds what its index names
+}
+
+func (o *objects) ctx() (context.Context, context.CancelFunc) {
+	o.once.Do(func() { o.deadline = time.Now().Add(objectsBudget) })
+	return context.WithDeadline(context.Background(), o.deadline)
+}
+
+// objectsEntry judges an entry of a git directory's objects, or of a
+// directory in it, as entry does: whether it is judged, and, if a
+// directory, in which mode it is walked.
+func objectsEntry(m mode, name string) (sub mode, hostRun, descend bool) {
+	switch m {
+	case objectsDir:
+		switch {
+		case name == "pack":
+			return packDir, true, true
+		case name == "info":
+			return objInfoDir, true, true
+		case len(name) == 2 && isHex(name):
+			return looseDir, true, true
+		}
+	case looseDir:
+		return 0, true, false
+	case packDir:
+		return 0, strings.HasSuffix(name, ".pack") || strings.HasSuffix(name, ".idx") || name == "multi-pack-index", false
+	case objInfoDir:
+		if name == "commit-graphs" {
+			return allDir, true, true
+		}
+		return 0, name == "alternates" || name == "http-alternates" || name == "commit-graph", false
+	}
+	return 0, false, false
+}
+
+// objectHolds says whether the entry name of n (at rel, of status st), a
+// loose object or a pack (or its index) whose status changed since the
+// start, holds what its name says; false for anything else there.
+func (w *walker) objectHolds(n node, name, rel string, st *unix.Stat_t) bool {
+	if n.mode == looseDir {
+		return w.looseHolds(n, name)
+	}
+	base, ok := strings.CutSuffix(name, ".pack")
+	if !ok {
+		base, ok = strings.CutSuffix(name, ".idx")
+	}
+	if !ok {
+		return false
+	}
+	// Git touches a pack that holds an object it would write (its
+	// modification time, which keeps it from being pruned), which changes
+	// its status: one that holds the start's bytes is the start's.
+	if was, ok := w.start.Packs[rel]; ok && was.Ino == st.Ino && was.Size == st.Size {
+		if sum, err := packSum(n.fd, name); err == nil && sum == was.Sum {
+			return true
+		}
+	}
+	return w.packHolds(n, base)
+}
+
+// PackFile is a pack or a pack's index as the start found it: its inode,
+// size, status change (nanoseconds) and digest.
+type PackFile struct {
+	Ino   uint64
+	Size  int64
+	Ctime int64
+	Sum   [sha256.Size]byte
+}
+
+// takePack records the pack file name of n, at rel, of status st: its
+// digest, an earlier record's while its status is the one that record
+// read (a launch reads a pack of gigabytes only after git touched it).
+func (w *walker) takePack(n node, name, rel string, st *unix.Stat_t) {
+	if !strings.HasSuffix(name, ".pack") && !strings.HasSuffix(name, ".idx") || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return
+	}
+	now := PackFile{Ino: st.Ino, Size: st.Size, Ctime: st.Ctim.Nano()}
+	if was, ok := w.base.packs()[rel]; ok && was.Ino == now.Ino && was.Size == now.Size && was.Ctime == now.Ctime {
+		now.Sum = was.Sum
+	} else if sum, err := packSum(n.fd, name); err == nil {
+		now.Sum = sum
+	} else {
+		return
+	}
+	w.take.Packs[rel] = now
+}
+
+func (s *Snapshot) packs() map[string]PackFile {
+	if s == nil {
+		return nil
+	}
+	return s.Packs
+}
+
+// packSum is the digest of the regular file name in the directory fd. A
+// sparse one (no pack git writes is) is not read: a session can leave a
+// pack of a terabyte that takes no disk, which every launch would read.
+func packSum(fd int, name string) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	ffd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return sum, err
+	}
+	f := os.NewFile(uintptr(ffd), name)
+	defer f.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(ffd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Blocks*512+1<<20 < st.Size {
+		return sum, errors.New("not a regular file, or a sparse one")
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return sum, err
+	}
+	h.Sum(sum[:0])
+	return sum, nil
+}
+
+// looseHolds says whether the loose object name, in the fan-out directory
+// n, inflates to an object whose name is the directory's and its own.
+func (w *walker) looseHolds(n node, name string) bool {
+	want := n.rel[len(n.rel)-2:] + name
+	var h hash.Hash
+	switch len(want) {
+	case 2 * sha1.Size:
+		h = sha1.New()
+	case 2 * sha256.Size:
+		h = sha256.New()
+	default:
+		return false
+	}
+	fd, err := unix.Openat(n.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return false
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	z, err := zlib.NewReader(bufio.NewReader(f))
+	if err != nil {
+		return false
+	}
+	r := bufio.NewReader(z)
+	header, err := r.ReadSlice(0)
+	if err != nil {
+		return false
+	}
+	kind, size, ok := strings.Cut(string(header[:len(header)-1]), " ")
+	length, err := strconv.ParseInt(size, 10, 64)
+	if !ok || err != nil || length < 0 || kind != "blob" && kind != "tree" && kind != "commit" && kind != "tag" {
+		return false
+	}
+	h.Write(header)
+	ctx, cancel := w.objects.ctx()
+	defer cancel()
+	copied, err := io.Copy(h, &ctxReader{ctx, io.LimitReader(r, length+1)})
+	return err == nil && copied == length && hex.EncodeToString(h.Sum(nil)) == want
+}
+
+// ctxReader reads r until ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// packHolds says whether the pack base (base.pack and base.idx) in n
+// holds what its index names: git index-pack --verify reads every object
+// of the pack, names it, and compares the index it would write with the
+// one there. Run outside any repository (the pack's own would have git
+// read its config), on the directory n reached without a symlink, after
+// both files were found regular files, bounded by the budget.
+func (w *walker) packHolds(n node, base string) bool {
+	key := n.rel + "/" + base
+	w.objects.mu.Lock()
+	held, seen := w.objects.packs[key]
+	w.objects.mu.Unlock()
+	if seen {
+		return held
+	}
+	held = w.verifyPack(n, base)
+	w.objects.mu.Lock()
+	w.objects.packs[key] = held
+	w.objects.mu.Unlock()
+	return held
+}
+
+func (w *walker) verifyPack(n node, base string) bool {
+	for _, name := range []string{base + ".pack", base + ".idx"} {
+		var st unix.Stat_t
+		if unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return false
+		}
+	}
+	ctx, cancel := w.objects.ctx()
+	defer cancel()
+	c := exec.CommandContext(ctx, "git", "index-pack", "--verify", "--object-format="+n.objectFormat, base+".pack")
+	// The child changes into it before it runs git, while it still holds
+	// the descriptor.
+	c.Dir = "/proc/self/fd/" + strconv.Itoa(n.fd)
+	c.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_DIR=/nonexistent", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent", "LC_ALL=C"}
+	c.SysProcAttr = &unix.SysProcAttr{Pdeathsig: unix.SIGKILL}
+	return c.Run() == nil
+}
+
+// objectFormat is the object format of the git directory fd: sha256
+// where its config says so.
+func objectFormat(fd int) string {
+	b, err := readAt(fd, "config", 1<<20)
+	if err != nil || !bytes.Contains(bytes.ToLower(b), []byte("sha256")) {
+		return "sha1"
+	}
+	if entries, err := gitconfig.Parse(b); err == nil && strings.EqualFold(gitconfig.Last(entries, "extensions.objectformat"), "sha256") {
+		return "sha256"
+	}
+	return "sha1"
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// replaceRefs says whether the packed refs name in the git directory fd
+// hold a replace ref, or cannot be read to tell: git checks out, shows
+// and diffs the object a replace ref names in place of the one it
+// replaces (refs/replace/<name>), which git status never shows, so that
+// the host's next checkout writes the session's hook under the name of
+// the project's.
+func replaceRefs(fd int, name string) bool {
+	b, err := readAt(fd, name, 256<<20)
+	return err != nil || bytes.Contains(b, []byte(" refs/replace/"))
+}

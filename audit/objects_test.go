@@ -1,0 +1,125 @@
+package audit
+
+import (
+	"bytes"
+	"compress/zlib"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestScanObjects: of what a session writes among a repository's objects,
+// an object or a pack that holds what its name says is no finding; one
+// rewritten under another's name, a pack whose index names other content,
+// and what git trusts without checking (a multi-pack index, the commit
+// graph, alternates) are.
+func TestScanObjects(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "sub")
+	git := func(in string, args ...string) string {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir = repo
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		c.Stdin = strings.NewReader(in)
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("git %q: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	must(t, os.MkdirAll(repo, 0o755))
+	git("", "init", "-q")
+	old := git("one\n", "hash-object", "-w", "--stdin")
+	kept := git("kept\n", "hash-object", "-w", "--stdin")
+	packed := git(git("packed\n", "hash-object", "-w", "--stdin")+"\n", "pack-objects", "-q", ".git/objects/pack/pack")
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+
+	loose := func(oid string) string { return filepath.Join(".git", "objects", oid[:2], oid[2:]) }
+	// Git touches an object it would write again, loose or packed.
+	now := time.Now()
+	must(t, os.Chtimes(filepath.Join(repo, loose(kept)), now, now))
+	must(t, os.Chtimes(filepath.Join(repo, ".git", "objects", "pack", "pack-"+packed+".pack"), now, now))
+	made := git("two\n", "hash-object", "-w", "--stdin")
+	// The object of "one" rewritten to hold other content.
+	var forged bytes.Buffer
+	z := zlib.NewWriter(&forged)
+	z.Write([]byte("blob 5\x00evil\n"))
+	z.Close()
+	os.Chmod(filepath.Join(repo, loose(old)), 0o644)
+	must(t, os.WriteFile(filepath.Join(repo, loose(old)), forged.Bytes(), 0o444))
+	// A pack of "three", as git writes it, and one whose index was
+	// changed.
+	git(git("three\n", "hash-object", "-w", "--stdin")+"\n", "pack-objects", "-q", ".git/objects/pack/pack")
+	bad := git(git("four\n", "hash-object", "-w", "--stdin")+"\n"+made+"\n", "pack-objects", "-q", ".git/objects/pack/pack")
+	idx := filepath.Join(repo, ".git", "objects", "pack", "pack-"+bad+".idx")
+	b, err := os.ReadFile(idx)
+	must(t, err)
+	b[len(b)-1] ^= 1
+	os.Chmod(idx, 0o644)
+	must(t, os.WriteFile(idx, b, 0o444))
+	for _, p := range []string{"pack/multi-pack-index", "info/commit-graph", "info/alternates"} {
+		write(t, filepath.Join(repo, ".git", "objects", p))
+	}
+
+	r := Scan(root, since, nil, start, nil)
+	var got []string
+	for _, f := range r.Found {
+		rel, _ := filepath.Rel(repo, f)
+		got = append(got, rel)
+	}
+	want := []string{
+		loose(old),
+		".git/objects/pack/pack-" + bad + ".idx", ".git/objects/pack/pack-" + bad + ".pack",
+		".git/objects/pack/multi-pack-index", ".git/objects/info/commit-graph", ".git/objects/info/alternates",
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", got, want)
+	}
+}
+
+// TestScanReplaceRefs: a replace ref the session wrote, loose or packed,
+// is a finding; packed refs that replace nothing are not.
+func TestScanReplaceRefs(t *testing.T) {
+	root := t.TempDir()
+	for _, repo := range []string{"a", "b"} {
+		c := exec.Command("git", "init", "-q", filepath.Join(root, repo))
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+	}
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	oid := strings.Repeat("1", 40)
+	write(t, filepath.Join(root, "a", ".git", "refs", "replace", oid))
+	must(t, os.WriteFile(filepath.Join(root, "a", ".git", "packed-refs"), []byte("# pack-refs with: peeled fully-peeled sorted\n"+oid+" refs/heads/x\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "b", ".git", "packed-refs"), []byte(oid+" refs/replace/"+oid+"\n"), 0o644))
+	r := Scan(root, since, nil, start, nil)
+	want := []string{filepath.Join(root, "a", ".git", "refs", "replace", oid), filepath.Join(root, "b", ".git", "packed-refs")}
+	if !slices.Equal(r.Found, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
+	}
+}
+
+// TestTakeSparsePack: a pack of a terabyte that takes no disk, which a
+// session of an enclosing project can leave, is not read by the record
+// taken at each launch (whose digest of each pack it would read whole).
+func TestTakeSparsePack(t *testing.T) {
+	root := t.TempDir()
+	pack := filepath.Join(root, ".git", "objects", "pack", "pack-1.pack")
+	write(t, filepath.Join(root, ".git", "HEAD"))
+	write(t, pack)
+	must(t, os.Truncate(pack, 1<<40))
+	start := Take(root, time.Now(), nil, nil)
+	if _, ok := start.Packs[filepath.Join(".git", "objects", "pack", "pack-1.pack")]; ok {
+		t.Error("the record read the sparse pack")
+	}
+}
