@@ -248,7 +248,7 @@ func (w *walker) verifyPack(n node, base string) bool {
 	}
 	ctx, cancel := w.objects.ctx()
 	defer cancel()
-	c := exec.CommandContext(ctx, "git", "index-pack", "--verify", "--object-format="+n.objectFormat, base+".pack")
+	c := exec.CommandContext(ctx, "git", "-c", "pack.writeReverseIndex=false", "index-pack", "--verify", "--object-format="+n.objectFormat, base+".pack")
 	// The child changes into it before it runs git, while it still holds
 	// the descriptor.
 	c.Dir = "/proc/self/fd/" + strconv.Itoa(n.fd)
