@@ -214,6 +214,10 @@ type Report struct {
 	// the edit from git status and git diff. Their status data is zeroed,
 	// as git leaves an entry it has not compared yet.
 	Restat []Hidden
+	// Diverged are the entries, in an index the session wrote, of files
+	// the host runs that the session left as they were in the work tree,
+	// holding other content than the entry names (diverged.go).
+	Diverged []Hidden
 	// Caches are the git directories whose index, written during the
 	// session, holds extensions git trusts in place of the entries and
 	// the work tree (the cache of trees, the untracked cache, the file
@@ -305,6 +309,7 @@ func (w *walker) merge(f *walker) {
 	w.report.NotExamined = append(w.report.NotExamined, f.report.NotExamined...)
 	w.report.Hidden = append(w.report.Hidden, f.report.Hidden...)
 	w.report.Restat = append(w.report.Restat, f.report.Restat...)
+	w.report.Diverged = append(w.report.Diverged, f.report.Diverged...)
 	w.report.Deps = append(w.report.Deps, f.report.Deps...)
 	w.report.Caches = append(w.report.Caches, f.report.Caches...)
 	w.links = append(w.links, f.links...)
@@ -792,6 +797,9 @@ func (w *walker) index(n node) {
 		w.report.Caches = append(w.report.Caches, w.abs(n.rel))
 	}
 	work, before := w.workTree(n), w.start.Index[n.rel]
+	if work != "" && !r.split {
+		w.divergedIn(n, work)
+	}
 	if work != "" {
 		for _, p := range names {
 			var st unix.Stat_t

@@ -123,3 +123,34 @@ func TestTakeSparsePack(t *testing.T) {
 		t.Error("the record read the sparse pack")
 	}
 }
+
+// TestScanDiverged: an index the session wrote that names, for a file the
+// host runs that the session left as it was, other content (staged or
+// committed with git's plumbing) names the file; project content does not.
+func TestScanDiverged(t *testing.T) {
+	root := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		c := exec.Command("git", args...)
+		c.Dir = root
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("git %q: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte("export A=1\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n"), 0o644))
+	git("add", ".envrc", "main.go")
+	own := git("hash-object", "-w", filepath.Join(root, ".git", "HEAD"))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	git("update-index", "--cacheinfo", "100644,"+own+",.envrc")
+	git("update-index", "--cacheinfo", "100644,"+own+",main.go")
+	r := Scan(root, since, nil, start, nil)
+	if len(r.Diverged) != 1 || r.Diverged[0].Path != ".envrc" {
+		t.Errorf("diverged: %+v", r.Diverged)
+	}
+}

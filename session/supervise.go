@@ -471,6 +471,12 @@ func (s *Session) report(root, dir string, r audit.Report) {
 	if len(r.Hidden) > 0 {
 		s.showAgain(r.Hidden)
 	}
+	for _, d := range r.Diverged {
+		printable.Say(os.Stderr, "claudebox: git holds for %s, which the host runs, other content than the file the session left as it was: the session staged or committed its own (git status shows the file as modified), which git restore, git stash, a switch of branches or claudebox -w would write", mount.Quote(filepath.Join(d.Repo, d.Path)))
+	}
+	if len(r.Diverged) > 0 {
+		printable.Say(os.Stderr, "hint: read git diff and git log -p of each before you discard the change or check out the session's commits; git add stages the file as it is")
+	}
 	if left, err := audit.ShowAgain(r.Restat, s.indexLocks()); len(left) > 0 {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			printable.Say(os.Stderr, "claudebox: could not have git read again the files the session changed, whose status in the index it wrote git takes for their content: %s", line)

@@ -157,3 +157,35 @@ func TestReplayReview15ReplaceRef(t *testing.T) {
 		t.Errorf("the host's git status after the session: %q", st)
 	}
 }
+
+// TestReplayReview15CommittedHook: the project's pre-commit hook
+// (core.hooksPath .githooks) is read-only inside, but the session commits
+// a script of its own in its place with git's plumbing (git update-index
+// --cacheinfo, git commit). The work tree keeps the user's hook, and git
+// status shows it as modified, as if the session had changed it: the
+// user's git restore to discard that writes the session's script, which
+// the next git commit runs, as does a worktree added from HEAD. What is
+// committed is history, left knowingly; the exit now names the file.
+// Host-side proof: the end names the hook, and says what would write the
+// session's version.
+func TestReplayReview15CommittedHook(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n")
+	os.Chmod(filepath.Join(proj, ".githooks", "pre-commit"), 0o755)
+	h.Run(proj, nil, "git", "add", ".githooks")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "hooks")
+	h.Run(proj, nil, "git", "config", "core.hooksPath", ".githooks")
+	out := runSession(t, h, proj, `set -e
+		own=$(printf '#!/bin/sh\ntouch `+plantedMarker(h)+`\n' | git hash-object -w --stdin)
+		git update-index --cacheinfo 100755,$own,.githooks/pre-commit
+		git -c user.name=t -c user.email=t@example.com commit -qm update --no-verify
+		echo COMMITTED >&2`)
+	if !strings.Contains(out, "COMMITTED") {
+		t.Fatalf("the hook could not be committed here:\n%s", out)
+	}
+	if !strings.Contains(out, "git holds for "+filepath.Join(proj, ".githooks", "pre-commit")) || !strings.Contains(out, "git restore") {
+		t.Errorf("the end did not name the hook the session committed:\n%s", out)
+	}
+}
