@@ -60,6 +60,10 @@ type Host struct {
 	// judged: what the host writes into one during the session is not
 	// shown.
 	Scripts []Script
+	// ClaudeDirCopies are the directories of files of ~/.claude (agents,
+	// commands, …) shown as private copies of what the launch read: what
+	// the host clones or writes there during the session is not shown.
+	ClaudeDirCopies []DirCopy
 	// ClaudeCopies lists the files in ~/.claude that Claude Code saves
 	// (settings, CLAUDE.md) and that exist: the sandbox gets private copies.
 	ClaudeCopies []Copy
@@ -118,6 +122,21 @@ type Host struct {
 // ~/.claude/settings.json").
 type Script struct {
 	Path, Content, What string
+}
+
+// DirCopy is a directory the sandbox gets a private copy of, as the
+// launch read it: Path where the sandbox sees it, and its entries.
+type DirCopy struct {
+	Path    string
+	Entries []DirCopyEntry
+}
+
+// DirCopyEntry is one entry of a DirCopy: Rel its path in the directory,
+// a directory, a link (Link, made again as it is) or a file (Content,
+// Executable).
+type DirCopyEntry struct {
+	Rel, Link, Content string
+	Dir, Executable    bool
 }
 
 // Copy is a host file the sandbox gets a private copy of: Path where the

@@ -102,6 +102,9 @@ func (m Mount) writable() bool { return m.Kind == Bind }
 // Plan is everything the sandbox is made of.
 type Plan struct {
 	Mounts []Mount
+	// DirCopies are the private copies of directories the session writes
+	// before bwrap binds them (Src), and removes after.
+	DirCopies []DirCopyAt
 	// Home is $HOME, inside and out.
 	Home string
 	// Env lists the names of the variables passed in; values are looked up
@@ -184,6 +187,12 @@ type Env struct {
 	Lines map[string]bool
 }
 
+// DirCopyAt is a DirCopy and where the session writes it.
+type DirCopyAt struct {
+	Src  string
+	Copy DirCopy
+}
+
 // Inputs are everything a plan is built from.
 type Inputs struct {
 	Home     string
@@ -198,6 +207,9 @@ type Inputs struct {
 	// SSHAgent is the socket of the supervisor's filter of the user's SSH
 	// agent, with --with-ssh.
 	SSHAgent string
+	// DirCopies is where the session writes Host.ClaudeDirCopies, one
+	// directory each, named by its index.
+	DirCopies string
 	// GPGAgent is what --with-gpg forwards; nil without it.
 	GPGAgent *GPGAgent
 	// API is how Claude reaches its API through the session's proxy; nil
@@ -289,7 +301,7 @@ func Build(in Inputs) Plan {
 		p.Instance = ""
 		p.addEval(in.Eval)
 	} else {
-		p.addClaudeConfig(in.Host, inst)
+		p.addClaudeConfig(in.Host, inst, in.DirCopies)
 		if in.Agent != nil {
 			p.Agent = in.Agent
 			p.addAgentConfig(in.Agent, inst)
@@ -390,7 +402,7 @@ func (p *Plan) addSystem(h Host) {
 // Claude Code writes lock directories beside its files (history.jsonl.lock),
 // which a read-only bind would refuse. What it creates stays in the tmpfs.
 // The instance inst holds this project's sessions and history.
-func (p *Plan) addClaudeConfig(h Host, inst string) {
+func (p *Plan) addClaudeConfig(h Host, inst, dirCopies string) {
 	claudeDir := filepath.Join(p.Home, ".claude")
 	projects := filepath.Join(claudeDir, "projects")
 	p.add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
@@ -399,6 +411,11 @@ func (p *Plan) addClaudeConfig(h Host, inst string) {
 	}
 	for _, e := range h.ClaudeEntries {
 		p.add(ClaudeConfig, RoBindTry, e, e, "the real ~/.claude's "+filepath.Base(e)+", read-only")
+	}
+	for i, c := range h.ClaudeDirCopies {
+		src := filepath.Join(dirCopies, strconv.Itoa(i))
+		p.DirCopies = append(p.DirCopies, DirCopyAt{Src: src, Copy: c})
+		p.add(ClaudeConfig, RoBind, src, c.Path, "the real ~/.claude's "+filepath.Base(c.Path)+", a private copy of what the launch read: what the host clones or writes there during the session is not shown")
 	}
 	for _, l := range h.ClaudeLinks {
 		p.add(ClaudeConfig, Symlink, l.Link, l.Path, "a link in the real ~/.claude, as it is")

@@ -109,8 +109,8 @@ func TestClaudeSetupShown(t *testing.T) {
 	if len(h.HookOutputs) != 1 || h.HookOutputs[0] != (mount.HookOutput{Path: filepath.Join(home, ".claude", "logs"), Dir: true}) {
 		t.Errorf("hook outputs %+v, want ~/.claude/logs", h.HookOutputs)
 	}
-	if slices.Contains(h.ClaudeEntries, filepath.Join(home, ".claude", "logs")) || !slices.Contains(h.ClaudeEntries, filepath.Join(home, ".claude", "agents")) {
-		t.Errorf("~/.claude's entries shown: %q", h.ClaudeEntries)
+	if slices.Contains(h.ClaudeEntries, filepath.Join(home, ".claude", "logs")) || len(h.ClaudeDirCopies) != 1 || h.ClaudeDirCopies[0].Path != filepath.Join(home, ".claude", "agents") {
+		t.Errorf("~/.claude's entries shown: %q, copied: %+v", h.ClaudeEntries, h.ClaudeDirCopies)
 	}
 	var unshown []string
 	for _, u := range h.Unshown {

@@ -93,7 +93,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			once = append(once, o)
 		}
 	}
-	h.ClaudeEntries, h.ClaudeCopies, h.ClaudeHidden, h.ClaudeFrozen, h.ClaudeLinks = claudeEntries(filepath.Join(home, ".claude"), claudeNamed, hookOutputs, secrets)
+	h.ClaudeEntries, h.ClaudeCopies, h.ClaudeHidden, h.ClaudeFrozen, h.ClaudeLinks, h.ClaudeDirCopies = claudeEntries(filepath.Join(home, ".claude"), claudeNamed, hookOutputs, secrets)
 	// Where a hook writes in ~/.claude, the sandbox's hook writes its own:
 	// read-only, the write would fail, and a failing hook can block the
 	// prompt.
@@ -396,7 +396,7 @@ var claudePluginsConfig = map[string]bool{
 // Only files, directories and links are shown: a socket stays connectable
 // on a read-only mount. frozen are the directories shown entry by entry
 // as the launch found them; links, the links among their entries.
-func claudeEntries(dir string, named, hookOutputs []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden, frozen []string, links []mount.HostPath) {
+func claudeEntries(dir string, named, hookOutputs []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden, frozen []string, links []mount.HostPath, dirCopies []mount.DirCopy) {
 	shown := func(name string) bool {
 		if inPlugins, ok := strings.CutPrefix(name, "plugins/"); ok {
 			return claudePluginsConfig[inPlugins]
@@ -427,7 +427,7 @@ func claudeEntries(dir string, named, hookOutputs []string, secrets map[string]b
 	for _, p := range deeper {
 		w.show(p)
 	}
-	return w.entries, w.copies, hidden, w.frozen, w.links
+	return w.entries, w.copies, hidden, w.frozen, w.links, w.dirCopies
 }
 
 // claudeLockDirs are the directories of ~/.claude in which Claude Code
@@ -483,6 +483,7 @@ type claudeWalk struct {
 	copies      []mount.Copy
 	frozen      []string
 	links       []mount.HostPath
+	dirCopies   []mount.DirCopy
 }
 
 func (w *claudeWalk) in(rel string) {
@@ -519,9 +520,90 @@ func (w *claudeWalk) show(path string) {
 	case fi.IsDir() && (cloneTargets[rel] || cloneDir(rel) || slices.Contains(w.named, path)) &&
 		!slices.ContainsFunc(w.hookOutputs, func(o string) bool { return paths.Within(o, path) }):
 		w.freeze(path)
+	case fi.IsDir() && copiedDirs[rel] && !slices.ContainsFunc(w.hookOutputs, func(o string) bool { return paths.Within(o, path) }):
+		if c, ok := dirCopy(path); ok {
+			w.dirCopies = append(w.dirCopies, c)
+		} else {
+			w.entries = append(w.entries, path)
+		}
 	case fi.Mode().IsRegular() || fi.IsDir():
 		w.entries = append(w.entries, path)
 	}
+}
+
+// copiedDirs are the directories of ~/.claude that hold files alone
+// (Markdown, JSON), shown as a private copy of what the launch read, bound
+// once: whole, they were live (a clone the host made there during the
+// session showed, its token in its configuration); frozen, each file
+// would be a mount (0.64 ms each at every launch, measured with
+// BenchmarkBwrapMounts on a loaded 2-core machine).
+var copiedDirs = map[string]bool{"agents": true, "commands": true, "output-styles": true, "rules": true, "themes": true, "workflows": true}
+
+// The bounds of a directory's private copy: beyond them, it is shown whole
+// as it is.
+const (
+	dirCopyEntries = 2000
+	dirCopyBytes   = 16 << 20
+	dirCopyDepth   = 8
+)
+
+// dirCopy reads the directory at path for its private copy: its
+// directories, files and links (made again as they are, not followed),
+// within the bounds; a git directory (isGitDir: a clone's .git, a bare
+// repository, whose configuration may hold its URL's token), a .git file,
+// a socket, a FIFO or a device is left out. ok is false where the
+// directory is beyond the bounds, is a git directory, or cannot be read
+// whole.
+func dirCopy(path string) (c mount.DirCopy, ok bool) {
+	c.Path = path
+	size := 0
+	var walk func(rel string, des []os.DirEntry, depth int) bool
+	walk = func(rel string, des []os.DirEntry, depth int) bool {
+		for _, de := range des {
+			name := filepath.Join(rel, de.Name())
+			full := filepath.Join(path, name)
+			if de.Name() == ".git" {
+				continue
+			}
+			if len(c.Entries) >= dirCopyEntries {
+				return false
+			}
+			switch t := de.Type(); {
+			case t&os.ModeSymlink != 0:
+				target, err := os.Readlink(full)
+				if err != nil {
+					return false
+				}
+				c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: name, Link: target})
+			case t.IsDir():
+				sub, err := os.ReadDir(full)
+				if err != nil || depth >= dirCopyDepth {
+					return false
+				}
+				if isGitDir(full, sub) {
+					continue
+				}
+				c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: name, Dir: true})
+				if !walk(name, sub, depth+1) {
+					return false
+				}
+			case t.IsRegular():
+				b, err := untrusted.ReadFile(filepath.Dir(full), filepath.Base(full), int64(dirCopyBytes-size))
+				fi, serr := de.Info()
+				if err != nil || serr != nil {
+					return false
+				}
+				size += len(b)
+				c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: name, Content: string(b), Executable: fi.Mode()&0o111 != 0})
+			}
+		}
+		return true
+	}
+	des, err := os.ReadDir(path)
+	if err != nil || isGitDir(path, des) {
+		return c, false
+	}
+	return c, walk("", des, 1)
 }
 
 // freeze shows the directory path entry by entry, the plugins' clone

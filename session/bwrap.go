@@ -115,6 +115,11 @@ func (r *sandbox) wait(ctx context.Context, sigs <-chan os.Signal) error {
 // bwrap's Wait said, or why the run failed: bwrap could not make the
 // sandbox, or the watcher found the guards broken.
 func (s *Session) runBwrap(ctx context.Context, plan mount.Plan, stdout, stderr io.Writer) error {
+	removeCopies, err := s.writeDirCopies(plan)
+	if err != nil {
+		return err
+	}
+	defer removeCopies()
 	run, err := s.startBwrap(plan, bwrapStart{stdout: stdout, stderr: stderr})
 	if err != nil {
 		return err

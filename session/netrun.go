@@ -31,9 +31,11 @@ import (
 //   - .agent, with --with-ssh, the filter of the user's SSH agent, bound
 //     into the sandbox (with or without a proxy);
 //   - .gpg, with --with-gpg, the filter of the user's gpg-agent, bound
-//     into the sandbox.
+//     into the sandbox;
+//   - .claude, a directory: the private copies of ~/.claude's directories
+//     of files, bound read-only into the sandbox.
 //
-// The sandbox sees none but .sock, .agent and .gpg. A session removes its
+// The sandbox sees none but .sock, .agent, .gpg and .claude. A session removes its
 // sockets when it ends and leaves its log for a later look; the next
 // launch or --gc removes what ended sessions left.
 const (
@@ -130,7 +132,12 @@ func SweepRun(stateDir string) []string {
 		if hasLog && !gone || !hasLog && pidRuns(stem) {
 			continue
 		}
-		if os.Remove(filepath.Join(dir, name)) == nil {
+		remove := os.Remove
+		if e.IsDir() && filepath.Ext(name) == dirCopiesExt {
+			// A session's private copies of ~/.claude's directories.
+			remove = os.RemoveAll
+		}
+		if remove(filepath.Join(dir, name)) == nil {
 			removed = append(removed, filepath.Join(dir, name))
 		}
 	}

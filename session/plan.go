@@ -84,16 +84,18 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		Network:  conf.Network == config.NetworkHost,
 		Relay:    relay,
 		SSHAgent: sshSocket,
-		GPGAgent: gpgInside,
-		Command:  command,
-		Claude:   !o.Shell && run.IsClaude(),
-		Binds:    conf.Binds,
-		API:      api,
-		CA:       f.CA.Files,
-		Caches:   cachesDir(stateDir, set.project.Root, conf.NoCaches),
-		Agent:    agentConf,
-		Limits:   conf.Limits,
-		GPU:      f.GPU,
+		// Its own run files' directory: a session writes and removes it.
+		DirCopies: runFiles + dirCopiesExt,
+		GPGAgent:  gpgInside,
+		Command:   command,
+		Claude:    !o.Shell && run.IsClaude(),
+		Binds:     conf.Binds,
+		API:       api,
+		CA:        f.CA.Files,
+		Caches:    cachesDir(stateDir, set.project.Root, conf.NoCaches),
+		Agent:     agentConf,
+		Limits:    conf.Limits,
+		GPU:       f.GPU,
 	})
 	p.AddSandboxMD(string(sandboxmd.Render(p)))
 	s := &Session{

@@ -64,6 +64,11 @@ func (s *Session) supervise() error {
 		return err
 	}
 	defer stopAgent()
+	removeCopies, err := s.writeDirCopies(s.plan)
+	if err != nil {
+		return err
+	}
+	defer removeCopies()
 	s.phases.done("proxy")
 	lock, err := s.materialize()
 	if err != nil {

@@ -173,3 +173,63 @@ func TestReplayLeftovers15MCPArgumentFile(t *testing.T) {
 		t.Errorf("the launch does not name the file left out:\n%s", stderr.String())
 	}
 }
+
+// TestReplayLeftovers15ClaudeDirsCopied: ~/.claude's directories of files
+// (agents, commands, …) were bound whole and live: a team's agents the
+// host cloned there during the session (git clone
+// https://oauth2:TOKEN@…, which keeps the token in the clone's
+// .git/config), and what it wrote into a file in place, showed inside.
+// The attack, from inside: wait for the host's clone and edit, then grep
+// for the token. Proof: not found, nor the edit; what the launch read is
+// shown, read-only, without the git directory it had.
+func TestReplayLeftovers15ClaudeDirsCopied(t *testing.T) {
+	h := harness.NewHost(t)
+	const token = "glpat-LEFTOVERS15-AGENTS-SECRET"
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "agents", "reviewer.md"), "---\nname: reviewer\n---\nAS-LAUNCHED\n")
+	h.Write(filepath.Join(claude, "agents", "old", ".git", "config"), "[remote \"origin\"]\n\turl = https://oauth2:"+token+"@gitlab.example.com/old.git\n")
+	h.Write(filepath.Join(claude, "agents", "old", "helper.md"), "---\nname: helper\n---\n")
+	h.Write(filepath.Join(claude, "commands", "hi.md"), "hi\n")
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	ready, planted := filepath.Join(proj, "ready"), filepath.Join(proj, "planted")
+	host := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				host <- fmt.Errorf("the sandbox never said it was ready")
+				return
+			}
+		}
+		config := filepath.Join(claude, "agents", "team", ".git", "config")
+		err := os.MkdirAll(filepath.Dir(config), 0o755)
+		for path, content := range map[string]string{
+			config: "[remote \"origin\"]\n\turl = https://oauth2:" + token + "@gitlab.example.com/team.git\n",
+			filepath.Join(claude, "agents", "reviewer.md"): "---\nname: reviewer\n---\nEDITED\n",
+			filepath.Join(claude, "commands", "new.md"):    "new\n",
+			planted: "",
+		} {
+			if err == nil {
+				err = os.WriteFile(path, []byte(content), 0o644)
+			}
+		}
+		host <- err
+	}()
+	out := h.Inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
+		echo planted: $(ls planted)
+		grep -rl `+token+` ~/.claude 2>/dev/null
+		cat ~/.claude/agents/reviewer.md ~/.claude/agents/old/helper.md ~/.claude/commands/*.md
+		ls -a ~/.claude/agents ~/.claude/agents/old
+		touch ~/.claude/agents/mine.md 2>/dev/null && echo writable || true`)
+	if err := <-host; err != nil {
+		t.Fatal(err)
+	}
+	t.Log(out)
+	if strings.Contains(out, token) || strings.Contains(out, "EDITED") || strings.Contains(out, "team") || strings.Contains(out, "new\n") ||
+		strings.Contains(out, ".git") || !strings.Contains(out, "planted: planted") {
+		t.Errorf("what the host cloned or wrote into ~/.claude/agents or commands during the session shows inside:\n%s", out)
+	}
+	if !strings.Contains(out, "AS-LAUNCHED") || !strings.Contains(out, "name: helper") || !strings.Contains(out, "hi\n") || strings.Contains(out, "writable") {
+		t.Errorf("inside, want what the launch read, read-only:\n%s", out)
+	}
+}
