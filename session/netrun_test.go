@@ -52,6 +52,18 @@ func TestSweepRun(t *testing.T) {
 	keep := []string{live.Name(), touch("aaaa." + self + ".sock"), touch("aaaa." + self + ".ctl"), touch("bbbb." + self + ".log")}
 	dead := strconv.Itoa(deadPID(t))
 	gone := []string{touch("cccc." + dead + ".log"), touch("cccc." + dead + ".sock"), touch("cccc." + dead + ".ctl"), touch(dead + ".sock"), touch("dddd." + self + ".log"), touch("dddd." + self + ".sock")}
+	// A session's private copies of ~/.claude's directories: a directory
+	// of files, removed whole once its session ended; a running one's
+	// stays.
+	for _, stem := range []string{"cccc." + dead, "aaaa." + self} {
+		copies := filepath.Join(dir, stem+dirCopiesExt)
+		if err := os.MkdirAll(filepath.Join(copies, "0"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		touch(filepath.Join(stem+dirCopiesExt, "0", "a.md"))
+	}
+	gone = append(gone, filepath.Join(dir, "cccc."+dead+dirCopiesExt))
+	keep = append(keep, filepath.Join(dir, "aaaa."+self+dirCopiesExt, "0", "a.md"))
 	old := time.Now().Add(-2 * staleAfter)
 	// A running session may log nothing for long: its lock keeps it.
 	for _, p := range []string{live.Name(), filepath.Join(dir, "dddd."+self+".log")} {
