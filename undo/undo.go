@@ -203,13 +203,17 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 			os.Remove(filepath.Join(st.dir, id+".ignored"))
 		}
 	}()
-	args := []string{"add", "-A", "--", "."}
+	specs := ".\x00"
 	for _, path := range skip {
 		if rel, err := filepath.Rel(p.Checkout, path); err == nil && filepath.IsLocal(rel) {
-			args = append(args, ":(top,literal,exclude)"+rel)
+			specs += ":(top,literal,exclude)" + rel + "\x00"
 		}
 	}
-	if _, err := st.git(ctx, p.Checkout, work, nil, args...); err != nil {
+	sparse := st.sparseFiles(ctx, p.Checkout, work)
+	for _, rel := range sparse {
+		specs += ":(top,literal,exclude)" + rel + "\x00"
+	}
+	if _, err := st.git(ctx, p.Checkout, work, strings.NewReader(specs), "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
 		return Snapshot{}, err
 	}
 	if first {
@@ -222,6 +226,9 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 		return Snapshot{}, err
 	}
 	unknown := changedSince(ctx, p.Checkout, strings.Split(strings.TrimSuffix(listed, "\x00"), "\x00"), since)
+	unknown = append(unknown, sparse...)
+	slices.Sort(unknown)
+	unknown = slices.Compact(unknown)
 	if err := ctx.Err(); err != nil {
 		return Snapshot{}, err
 	}
@@ -254,6 +261,31 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	st.prune(p.Checkout)
 	return s, nil
 }
+
+// sparseFiles lists the files git add would read in checkout (those the
+// store's index does not hold as they are) that take less disk than their
+// size: a session can leave a sparse file of a terabyte, which git would
+// hash for the ten minutes it is given at every launch, keeping no
+// snapshot. Such a file is left out, as one the session may have written:
+// --undo names it and leaves it as it is.
+func (st store) sparseFiles(ctx context.Context, checkout, index string) []string {
+	out, err := st.git(ctx, checkout, index, nil, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
+	if err != nil {
+		return nil
+	}
+	var sparse []string
+	for _, rel := range strings.Split(out, "\x00") {
+		var sx unix.Stat_t
+		if rel != "" && filepath.IsLocal(rel) && unix.Lstat(filepath.Join(checkout, rel), &sx) == nil && sx.Mode&unix.S_IFMT == unix.S_IFREG && isSparse(&sx) {
+			sparse = append(sparse, rel)
+		}
+	}
+	return sparse
+}
+
+// isSparse says whether a file of status sx takes less disk than its size
+// (by more than a MiB: a file system may keep a small file's tail inline).
+func isSparse(sx *unix.Stat_t) bool { return sx.Blocks*512+1<<20 < sx.Size }
 
 // addTrackedIgnored adds to a first snapshot the files the checkout
 // tracks that its ignore rules hide, which git add -A passes over. Of
