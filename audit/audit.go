@@ -91,7 +91,7 @@ const (
 	allDir                 // every file is host-run
 	gitDir                 // a git directory
 	hooksDir               // a git directory's hooks: all but *.sample
-	infoDir                // its info/: attributes
+	infoDir                // its info/: attributes, grafts
 	todoDir                // a rebase's or cherry-pick's todo list
 	depsDir                // installed dependencies: judged by unit (deps.go)
 	objectsDir             // a git directory's objects (objects.go)
@@ -483,7 +483,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case hooksDir:
 		hostRun, sub = !strings.HasSuffix(name, ".sample"), allDir
 	case infoDir:
-		hostRun, descend = name == "attributes", false
+		hostRun, descend = name == "attributes" || name == "grafts", false
 	case todoDir:
 		hostRun, descend = name == "git-rebase-todo" || name == "todo", false
 	case refsDir:

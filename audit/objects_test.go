@@ -86,7 +86,8 @@ func TestScanObjects(t *testing.T) {
 }
 
 // TestScanReplaceRefs: a replace ref the session wrote, loose or packed,
-// is a finding; packed refs that replace nothing are not.
+// is a finding, as are grafts (which give a commit other parents in what
+// git shows); packed refs that replace nothing are not.
 func TestScanReplaceRefs(t *testing.T) {
 	root := t.TempDir()
 	for _, repo := range []string{"a", "b"} {
@@ -102,8 +103,9 @@ func TestScanReplaceRefs(t *testing.T) {
 	write(t, filepath.Join(root, "a", ".git", "refs", "replace", oid))
 	must(t, os.WriteFile(filepath.Join(root, "a", ".git", "packed-refs"), []byte("# pack-refs with: peeled fully-peeled sorted\n"+oid+" refs/heads/x\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(root, "b", ".git", "packed-refs"), []byte(oid+" refs/replace/"+oid+"\n"), 0o644))
+	write(t, filepath.Join(root, "b", ".git", "info", "grafts"))
 	r := Scan(root, since, nil, start, nil)
-	want := []string{filepath.Join(root, "a", ".git", "refs", "replace", oid), filepath.Join(root, "b", ".git", "packed-refs")}
+	want := []string{filepath.Join(root, "a", ".git", "refs", "replace", oid), filepath.Join(root, "b", ".git", "info", "grafts"), filepath.Join(root, "b", ".git", "packed-refs")}
 	if !slices.Equal(r.Found, want) {
 		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
 	}
