@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -310,6 +311,10 @@ func (st store) addTrackedIgnored(ctx context.Context, p instance.Project, work,
 	for _, name := range strings.Split(listed, "\x00") {
 		fi, err := untrusted.Lstat(p.Checkout, name)
 		if !filepath.IsLocal(name) || err != nil || !fi.Mode().IsRegular() && fi.Mode()&os.ModeSymlink == 0 || slices.Contains(skip, filepath.Join(p.Checkout, name)) {
+			continue
+		}
+		if sx, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() && sx.Blocks*512+1<<20 < sx.Size {
+			// Sparse (sparseFiles): left out.
 			continue
 		}
 		add.WriteString(":(top,literal)" + name + "\x00")

@@ -106,6 +106,26 @@ func TestTakeFirstReadsFiles(t *testing.T) {
 	}
 }
 
+// A tracked file its ignore rules hide, made sparse (a terabyte taking no
+// disk), is left out of a first snapshot, whose git would hash it for
+// its ten minutes.
+func TestTakeFirstSparseTrackedIgnored(t *testing.T) {
+	p := repo(t, 1, 1)
+	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("*.log\n"), 0o644)
+	os.WriteFile(filepath.Join(p.Checkout, "kept.log"), []byte("tracked, ignored\n"), 0o644)
+	if out, err := exec.Command("git", "-C", p.Checkout, "add", "-f", "kept.log").CombinedOutput(); err != nil {
+		t.Fatalf("git add: %v\n%s", err, out)
+	}
+	if err := os.Truncate(filepath.Join(p.Checkout, "kept.log"), 1<<40); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := Take(ctx, t.TempDir(), p, time.Now(), time.Now().Add(time.Hour), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // A file the session grew to another size is changed without being read:
 // a sparse file of gigabytes takes no disk, and would take as much memory.
 func TestPlanDoesNotReadOtherSizes(t *testing.T) {
