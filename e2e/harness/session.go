@@ -291,3 +291,25 @@ func FreePort(t *testing.T) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// WhenReady runs act on the host once the sandbox has made the file
+// ready (within two minutes), then makes the file done, for the sandbox
+// to look at what act changed while it ran. It sends act's error, or
+// why act never ran.
+func WhenReady(ready, done string, act func() error) <-chan error {
+	host := make(chan error, 1)
+	go func() {
+		for deadline := time.Now().Add(2 * time.Minute); !paths.Exists(ready); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				host <- fmt.Errorf("the sandbox never said it was ready")
+				return
+			}
+		}
+		err := act()
+		if err == nil {
+			err = os.WriteFile(done, nil, 0o644)
+		}
+		host <- err
+	}()
+	return host
+}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -73,14 +72,7 @@ func TestReplayReview13MarketplaceAddedDuringSession(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.Write(filepath.Join(proj, "x"), "x\n")
 	ready, planted := filepath.Join(proj, "ready"), filepath.Join(proj, "planted")
-	host := make(chan error, 1)
-	go func() {
-		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				host <- fmt.Errorf("the sandbox never said it was ready")
-				return
-			}
-		}
+	host := harness.WhenReady(ready, planted, func() error {
 		var err error
 		for _, f := range []struct{ rel, content string }{
 			{"marketplaces/late/.git/config", withToken},
@@ -97,11 +89,8 @@ func TestReplayReview13MarketplaceAddedDuringSession(t *testing.T) {
 			// As git writes it: a new file renamed over the old.
 			err = os.Rename(filepath.Join(plugins, "marketplaces/old/.git/config.new"), filepath.Join(plugins, "marketplaces/old/.git/config"))
 		}
-		if err == nil {
-			err = os.WriteFile(planted, nil, 0o644)
-		}
-		host <- err
-	}()
+		return err
+	})
 	out := h.Inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
 		echo planted: $(ls planted)
 		grep -rl `+token+` ~/.claude 2>/dev/null
@@ -117,11 +106,6 @@ func TestReplayReview13MarketplaceAddedDuringSession(t *testing.T) {
 	if !strings.Contains(out, `old: {"name":"old","plugins":[]}`) || strings.Contains(out, "writable") {
 		t.Errorf("the marketplace the launch saw is not shown, or the marketplaces are writable inside:\n%s", out)
 	}
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 // TestReplayReview13GeminiExtensionSecrets: with --agent gemini, the
@@ -318,23 +302,13 @@ func TestReplayReview13GitConfigChangedDuringSession(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.Write(filepath.Join(proj, "x"), "x\n")
 	ready, planted := filepath.Join(proj, "ready"), filepath.Join(proj, "planted")
-	host := make(chan error, 1)
-	go func() {
-		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				host <- fmt.Errorf("the sandbox never said it was ready")
-				return
-			}
-		}
+	host := harness.WhenReady(ready, planted, func() error {
 		err := os.WriteFile(gitconfig+".lock", []byte("[user]\n\tname = Alice\n[url \"https://oauth2:"+token+"@gitlab.example.com/\"]\n\tinsteadOf = https://gitlab.example.com/\n"), 0o644)
 		if err == nil {
 			err = os.Rename(gitconfig+".lock", gitconfig)
 		}
-		if err == nil {
-			err = os.WriteFile(planted, nil, 0o644)
-		}
-		host <- err
-	}()
+		return err
+	})
 	out := h.Inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
 		echo planted: $(ls planted); cat ~/.gitconfig; git config --global --get-regexp url 2>&1; true`)
 	if err := <-host; err != nil {

@@ -293,14 +293,7 @@ func TestReplayReview14ToolchainConfigAddedDuringSession(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.Write(filepath.Join(proj, "x"), "x\n")
 	ready, planted := filepath.Join(proj, "ready"), filepath.Join(proj, "planted")
-	host := make(chan error, 1)
-	go func() {
-		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				host <- fmt.Errorf("the sandbox never said it was ready")
-				return
-			}
-		}
+	host := harness.WhenReady(ready, planted, func() error {
 		err := os.MkdirAll(filepath.Join(prefix, "etc"), 0o755)
 		if err == nil {
 			err = os.WriteFile(filepath.Join(prefix, "etc", "npmrc"), []byte("//registry.npmjs.org/:_authToken="+token+"\n"), 0o644)
@@ -311,11 +304,8 @@ func TestReplayReview14ToolchainConfigAddedDuringSession(t *testing.T) {
 		if err == nil {
 			err = os.WriteFile(filepath.Join(h.Home, ".config", "mise", "conf.d", "env.toml"), []byte("[env]\nDEPLOY = \""+env+"\"\n"), 0o644)
 		}
-		if err == nil {
-			err = os.WriteFile(planted, nil, 0o644)
-		}
-		host <- err
-	}()
+		return err
+	})
 	path := "PATH=" + filepath.Join(prefix, "bin") + ":" + filepath.Join(mise, "shims") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
 	out := h.Inside(proj, []string{path}, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
 		echo planted: $(ls planted); node; cat ~/.config/mise/config.toml

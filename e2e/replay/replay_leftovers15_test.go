@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -104,14 +103,7 @@ func TestReplayLeftovers15HookScriptEdited(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.Write(filepath.Join(proj, "x"), "x\n")
 	ready, edited := filepath.Join(proj, "ready"), filepath.Join(proj, "edited")
-	host := make(chan error, 1)
-	go func() {
-		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				host <- fmt.Errorf("the sandbox never said it was ready")
-				return
-			}
-		}
+	host := harness.WhenReady(ready, edited, func() error {
 		// In place, as an editor that writes the file itself does.
 		var err error
 		for _, p := range []string{hook, status} {
@@ -119,11 +111,8 @@ func TestReplayLeftovers15HookScriptEdited(t *testing.T) {
 				err = os.WriteFile(p, []byte("#!/bin/sh\nSLACK_TOKEN="+token+"\necho EDITED\n"), 0o755)
 			}
 		}
-		if err == nil {
-			err = os.WriteFile(edited, nil, 0o644)
-		}
-		host <- err
-	}()
+		return err
+	})
 	out := h.Inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e edited ] && break; sleep 0.1; done
 		echo edited: $(ls edited)
 		cat ~/.claude/hooks/notify.sh ~/bin/status.sh
@@ -193,28 +182,20 @@ func TestReplayLeftovers15ClaudeDirsCopied(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.Write(filepath.Join(proj, "x"), "x\n")
 	ready, planted := filepath.Join(proj, "ready"), filepath.Join(proj, "planted")
-	host := make(chan error, 1)
-	go func() {
-		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				host <- fmt.Errorf("the sandbox never said it was ready")
-				return
-			}
-		}
+	host := harness.WhenReady(ready, planted, func() error {
 		config := filepath.Join(claude, "agents", "team", ".git", "config")
 		err := os.MkdirAll(filepath.Dir(config), 0o755)
 		for path, content := range map[string]string{
 			config: "[remote \"origin\"]\n\turl = https://oauth2:" + token + "@gitlab.example.com/team.git\n",
 			filepath.Join(claude, "agents", "reviewer.md"): "---\nname: reviewer\n---\nEDITED\n",
 			filepath.Join(claude, "commands", "new.md"):    "new\n",
-			planted: "",
 		} {
 			if err == nil {
 				err = os.WriteFile(path, []byte(content), 0o644)
 			}
 		}
-		host <- err
-	}()
+		return err
+	})
 	out := h.Inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
 		echo planted: $(ls planted)
 		grep -rl `+token+` ~/.claude 2>/dev/null

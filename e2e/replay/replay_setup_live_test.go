@@ -102,14 +102,7 @@ func TestReplaySetupCloneDuringSession(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.Write(filepath.Join(proj, "x"), "x\n")
 	ready, planted := filepath.Join(proj, "ready"), filepath.Join(proj, "planted")
-	host := make(chan error, 1)
-	go func() {
-		for deadline := time.Now().Add(2 * time.Minute); !exists(ready); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				host <- fmt.Errorf("the sandbox never said it was ready")
-				return
-			}
-		}
+	host := harness.WhenReady(ready, planted, func() error {
 		config := "[remote \"origin\"]\n\turl = https://oauth2:" + token + "@gitlab.example.com/org/x.git\n"
 		var err error
 		for _, p := range []string{
@@ -124,11 +117,8 @@ func TestReplaySetupCloneDuringSession(t *testing.T) {
 				err = os.WriteFile(p, []byte(config), 0o644)
 			}
 		}
-		if err == nil {
-			err = os.WriteFile(planted, nil, 0o644)
-		}
-		host <- err
-	}()
+		return err
+	})
 	out := h.Inside(proj, nil, `touch ready; for i in $(seq 1200); do [ -e planted ] && break; sleep 0.1; done
 		echo planted: $(ls planted)
 		grep -rl `+token+` ~/.claude ~/src 2>/dev/null
