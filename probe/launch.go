@@ -101,6 +101,28 @@ type Launch struct {
 	Cgroup   *cgroup.Place
 	NoCgroup string
 	GPU      *mount.GPU
+	// RuntimeDir is $XDG_RUNTIME_DIR when it is the user's alone, or ""
+	// (see RuntimeDir).
+	RuntimeDir string
+}
+
+// RuntimeDir is the directory $XDG_RUNTIME_DIR names (getenv reads the
+// environment) when it is an absolute path to a directory, not a link,
+// that the user owns and alone may enter; "" otherwise. On most systems
+// it is a tmpfs.
+func RuntimeDir(getenv func(string) string) string {
+	dir := getenv("XDG_RUNTIME_DIR")
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+		return ""
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+		return ""
+	}
+	return dir
 }
 
 // SSHAgent is the user's SSH agent as SSH_AUTH_SOCK names it, and the
@@ -177,6 +199,7 @@ func Read(q Query) Launch {
 		l.GPG = gpg()
 	}
 	l.Provider = Provider(q.Getenv)
+	l.RuntimeDir = RuntimeDir(q.Getenv)
 	tokenURL := q.Getenv(tokenURLVariable)
 	l.Agent = q.Agent.ForHost(q.Home, q.APILookup)
 	switch {

@@ -8,10 +8,25 @@ import (
 	"github.com/claudebox/claudebox/mount"
 )
 
-// dirCopiesExt names the directory among the session's run files that
-// holds the private copies of ~/.claude's directories of files
+// dirCopiesExt names the directory, by the session's run files' stem,
+// that holds the private copies of ~/.claude's directories of files
 // (mount.DirCopy), bound read-only inside; nothing inside writes there.
 const dirCopiesExt = ".claude"
+
+// dirCopiesAt is where the session of the run files' stem writes its
+// private copies: in claudebox's directory of the user's runtime
+// directory (probe.RuntimeDir, a tmpfs on most systems, where a hundred
+// small files take a millisecond or two, against ten on a disk), or
+// beside its run files when there is none.
+func dirCopiesAt(runFiles, runtimeDir string) string {
+	if runtimeDir != "" {
+		return filepath.Join(runtimeCopies(runtimeDir), filepath.Base(runFiles)+dirCopiesExt)
+	}
+	return runFiles + dirCopiesExt
+}
+
+// runtimeCopies is claudebox's directory in the runtime directory.
+func runtimeCopies(runtimeDir string) string { return filepath.Join(runtimeDir, "claudebox") }
 
 // writeDirCopies writes the plan's private copies of directories where
 // bwrap binds them from; remove takes them away once bwrap has ended.
@@ -22,12 +37,13 @@ func (s *Session) writeDirCopies(plan mount.Plan) (remove func(), err error) {
 	root := filepath.Dir(plan.DirCopies[0].Src)
 	remove = func() { os.RemoveAll(root) }
 	remove()
-	if err := makeRunDir(s.stateDir); err != nil {
-		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
+	parent := filepath.Dir(root)
+	if err := makePrivateDir(parent); err != nil {
+		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+filepath.Dir(parent), "%s is not writable", filepath.Dir(parent))
 	}
 	if err := writeDirCopies(root, plan.DirCopies); err != nil {
 		remove()
-		return nil, hint.Errorf("free some space, or fix the permissions of "+runDir(s.stateDir), "cannot write the private copy of ~/.claude's directories: %v", err)
+		return nil, hint.Errorf("free some space, or fix the permissions of "+parent, "cannot write the private copy of ~/.claude's directories: %v", err)
 	}
 	return remove, nil
 }

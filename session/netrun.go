@@ -15,6 +15,7 @@ import (
 
 	"github.com/claudebox/claudebox/inside"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/probe"
 	"github.com/claudebox/claudebox/relay"
 )
 
@@ -33,7 +34,9 @@ import (
 //   - .gpg, with --with-gpg, the filter of the user's gpg-agent, bound
 //     into the sandbox;
 //   - .claude, a directory: the private copies of ~/.claude's directories
-//     of files, bound read-only into the sandbox.
+//     of files, bound read-only into the sandbox; in claudebox's
+//     directory of $XDG_RUNTIME_DIR instead when that is the user's alone
+//     (see dirCopiesAt).
 //
 // The sandbox sees none but .sock, .agent, .gpg and .claude. A session removes its
 // sockets when it ends and leaves its log for a later look; the next
@@ -70,8 +73,10 @@ func stemPID(last string) string {
 
 // makeRunDir creates the run directory, or takes it back to the user
 // alone.
-func makeRunDir(stateDir string) error {
-	dir := runDir(stateDir)
+func makeRunDir(stateDir string) error { return makePrivateDir(runDir(stateDir)) }
+
+// makePrivateDir creates dir, or takes it back to the user alone.
+func makePrivateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -113,10 +118,11 @@ const staleAfter = time.Minute
 // gone (or that long ago), and files of no session. A running session's
 // files stay. It returns the files removed.
 func SweepRun(stateDir string) []string {
+	removed := sweepRuntimeCopies()
 	dir := runDir(stateDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return removed
 	}
 	ended := map[string]bool{}
 	for _, e := range entries {
@@ -124,7 +130,6 @@ func SweepRun(stateDir string) []string {
 			ended[stem] = endedSession(filepath.Join(dir, e.Name()), stem)
 		}
 	}
-	var removed []string
 	for _, e := range entries {
 		name := e.Name()
 		stem := strings.TrimSuffix(name, filepath.Ext(name))
@@ -139,6 +144,29 @@ func SweepRun(stateDir string) []string {
 		}
 		if remove(filepath.Join(dir, name)) == nil {
 			removed = append(removed, filepath.Join(dir, name))
+		}
+	}
+	return removed
+}
+
+// sweepRuntimeCopies removes the private copies sessions left in the
+// user's runtime directory (see dirCopiesAt) whose supervisor is gone.
+// They have no log there: the supervisor's pid in their name says.
+func sweepRuntimeCopies() []string {
+	runtimeDir := probe.RuntimeDir(os.Getenv)
+	if runtimeDir == "" {
+		return nil
+	}
+	dir := runtimeCopies(runtimeDir)
+	entries, _ := os.ReadDir(dir)
+	var removed []string
+	for _, e := range entries {
+		stem, ok := strings.CutSuffix(e.Name(), dirCopiesExt)
+		if !ok || pidRuns(stem) {
+			continue
+		}
+		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {
+			removed = append(removed, filepath.Join(dir, e.Name()))
 		}
 	}
 	return removed

@@ -31,6 +31,7 @@ func deadPID(t *testing.T) int {
 // running session (its log locked) and of one starting (its supervisor
 // runs, its log new) stay.
 func TestSweepRun(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", "")
 	state := t.TempDir()
 	if err := makeRunDir(state); err != nil {
 		t.Fatal(err)

@@ -84,8 +84,8 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		Network:  conf.Network == config.NetworkHost,
 		Relay:    relay,
 		SSHAgent: sshSocket,
-		// Its own run files' directory: a session writes and removes it.
-		DirCopies: runFiles + dirCopiesExt,
+		// A directory of its own: a session writes and removes it.
+		DirCopies: dirCopiesAt(runFiles, f.RuntimeDir),
 		GPGAgent:  gpgInside,
 		Command:   command,
 		Claude:    !o.Shell && run.IsClaude(),
