@@ -36,14 +36,19 @@ var gpgOptions = []string{
 }
 
 // gpgSettingsView is a gpg settings file with only the options gpgOptions
-// names, comments and blank lines kept, each line whole or not at all,
-// and what it left out, named by option and line, never with its value.
+// names and blank lines kept, each line whole or not at all, and what it
+// left out, named by option and line, never with its value. Comments are
+// left out too, unnamed: gpg never reads them, and a line turned off
+// (`# passphrase …`) still holds its secret.
 func gpgSettingsView(b []byte) (kept []byte, dropped []string) {
 	var out bytes.Buffer
 	for i, line := range strings.SplitAfter(string(b), "\n") {
 		words := strings.Fields(line)
-		if len(words) == 0 || strings.HasPrefix(words[0], "#") {
+		if len(words) == 0 {
 			out.WriteString(line)
+			continue
+		}
+		if strings.HasPrefix(words[0], "#") {
 			continue
 		}
 		// gpg reads an option with or without its leading dashes.

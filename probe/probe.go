@@ -226,8 +226,10 @@ var sshKeywords = []string{
 }
 
 // sshConfigView is an SSH configuration with only what sshKeywords name,
-// comments and blank lines kept, each line whole or not at all, and
-// what it left out, named by directive and line, never with its value.
+// blank lines kept, each line whole or not at all, and what it left
+// out, named by directive and line, never with its value. Comments are
+// left out too, unnamed: ssh never reads them, and a line turned off
+// (`#SetEnv DEPLOY_KEY=…`) or a note still holds its secret.
 // A block whose Match or Host line is left out (Match exec runs a
 // command) is left out whole, so that none of its directives applies to
 // the block above it.
@@ -236,8 +238,11 @@ func sshConfigView(b []byte) (kept []byte, dropped []string) {
 	skipping := false
 	for i, line := range strings.SplitAfter(string(b), "\n") {
 		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+		if trimmed == "" {
 			out.WriteString(line)
+			continue
+		}
+		if strings.HasPrefix(trimmed, "#") {
 			continue
 		}
 		words := strings.FieldsFunc(trimmed, func(r rune) bool { return r == ' ' || r == '\t' || r == '=' })

@@ -1,0 +1,48 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview15SettingsComments: --with-ssh's copy of ~/.ssh/config
+// and --with-gpg's of gpg.conf and common.conf kept only the directives
+// known harmless, but every comment line as it was. A user turns a line
+// off by commenting it out (`#SetEnv DEPLOY_KEY=…`, `# passphrase …`)
+// and notes a password beside a host: the secret stays in the comment,
+// which neither ssh nor gpg reads. The attack, from inside: read the
+// copies. Proof: no comment's secret is readable inside; ssh still reads
+// the aliases and gpg still signs.
+func TestReplayReview15SettingsComments(t *testing.T) {
+	h := harness.NewHost(t)
+	env := harness.StartSSHAgent(t, h)
+	fpr := harness.StartGPGAgent(t, h)
+	const sshSecret, gpgPass, gpgServer = "REVIEW15sshCOMMENTsecret01", "REVIEW15-GPG-COMMENTED-PASS", "REVIEW15-KEYSERVER-NOTE"
+	h.Write(filepath.Join(h.Home, ".ssh", "config"), "# bastion password: "+sshSecret+"-a\nHost deploy\n  HostName deploy.example.com\n  User ci\n  #SetEnv DEPLOY_KEY="+sshSecret+"-b\n")
+	h.Write(filepath.Join(h.Home, ".gnupg", "gpg.conf"), "default-key "+fpr+"\n# passphrase "+gpgPass+"\n")
+	h.Write(filepath.Join(h.Home, ".gnupg", "common.conf"), "#keyserver hkps://alice:"+gpgServer+"@keys.corp.example\n")
+	os.Chmod(filepath.Join(h.Home, ".gnupg", "gpg.conf"), 0o600)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Run(proj, env, "claudebox", "--with-ssh", "--with-gpg", "--shell", "-c", `exec 2>&1
+		cat ~/.ssh/config ~/.gnupg/gpg.conf ~/.gnupg/common.conf
+		ssh -F ~/.ssh/config -G deploy | grep '^hostname'
+		echo data | gpg --batch --quiet --sign >/dev/null && echo SIGNED`)
+	t.Log(out)
+	for _, secret := range []string{sshSecret, gpgPass, gpgServer} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a secret in a comment of the SSH or gpg settings is readable inside:\n%s", out)
+			break
+		}
+	}
+	if !strings.Contains(out, "hostname deploy.example.com") || !strings.Contains(out, "SIGNED") {
+		t.Errorf("inside, want ssh to read the aliases and gpg to sign:\n%s", out)
+	}
+	if dry := h.Run(proj, env, "claudebox", "--with-ssh", "--with-gpg", "--dry-run", "--shell"); strings.Contains(dry, sshSecret) || strings.Contains(dry, gpgPass) || strings.Contains(dry, gpgServer) {
+		t.Errorf("--dry-run shows a comment's secret:\n%s", dry)
+	}
+}
