@@ -164,7 +164,6 @@ func gitConfigView(home, checkout string, secrets map[string]bool, getenv func(s
 			entries = nil
 		}
 		var kept []gitconfig.Entry
-		moved := false
 		for _, e := range entries {
 			if gitSecretEntry(e) {
 				if name := gitEntryName(e) + " in " + tilde(path); !slices.Contains(v.leftOut, name) {
@@ -174,17 +173,14 @@ func gitConfigView(home, checkout string, secrets map[string]bool, getenv func(s
 			}
 			// A relative include is the including file's neighbour.
 			if inc := includePath(e); dest != path && inc != "" && !filepath.IsAbs(paths.ExpandHome(inc, home)) {
-				e.Value, moved = filepath.Join(filepath.Dir(path), inc), true
+				e.Value = filepath.Join(filepath.Dir(path), inc)
 			}
 			kept = append(kept, e)
 		}
-		// As the user wrote it, comments and layout kept, when nothing is
-		// left out or moved and no comment looks like a credential either.
-		content := string(b)
-		if len(kept) < len(entries) || moved || err != nil || gitSecret(b) || credentialLike.Match(b) {
-			content = string(gitconfig.Format(kept))
-		}
-		v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: dest, Content: content, Why: "git configuration, a private copy without what may hold a credential", Role: mount.HostFiles})
+		// Only the entries git reads, never the file as written: a comment
+		// (a line turned off, a note beside a value) has no shape to look
+		// for and git never reads it.
+		v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: dest, Content: string(gitconfig.Format(kept)), Why: "git configuration, a private copy without what may hold a credential", Role: mount.HostFiles})
 		for _, inc := range gitconfig.Includes(kept) {
 			if inc = paths.ExpandHome(inc, home); !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(path), inc)

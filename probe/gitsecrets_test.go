@@ -88,8 +88,8 @@ func TestGitConfigView(t *testing.T) {
 		}
 	}
 	for _, c := range v.copies {
-		if c.Dest == filepath.Join(home, "clean.inc") && c.Content != clean {
-			t.Errorf("a file with nothing left out is not copied as written: %q", c.Content)
+		if c.Dest == filepath.Join(home, "clean.inc") && c.Content != "[alias]\n\tci = \"commit\"\n" {
+			t.Errorf("a file with nothing left out is not copied as git reads it: %q", c.Content)
 		}
 	}
 	names := strings.Join(v.leftOut, "\n")
@@ -149,7 +149,7 @@ func TestGitConfigViewMoved(t *testing.T) {
 		t.Errorf("left out: %q", leftOut)
 	}
 	dests, contents, shown, _ := view("XDG_CONFIG_HOME", filepath.Join(home, "xdg"))
-	if want := []string{".gitconfig", ".config/git/config"}; !slices.Equal(dests, want) || contents[".config/git/config"] != "[alias]\n\txdg = x\n" {
+	if want := []string{".gitconfig", ".config/git/config"}; !slices.Equal(dests, want) || contents[".config/git/config"] != "[alias]\n\txdg = \"x\"\n" {
 		t.Errorf("with XDG_CONFIG_HOME, copies of %q, want %q:\n%q", dests, want, contents)
 	}
 	if want := []string{"xdg/git/ignore at .config/git/ignore"}; !slices.Equal(shown, want) {

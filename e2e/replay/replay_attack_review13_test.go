@@ -314,7 +314,7 @@ func TestReplayReview13GitConfigChangedDuringSession(t *testing.T) {
 	if err := <-host; err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(out, token) || !strings.Contains(out, "planted: planted") || !strings.Contains(out, "name = Alice") {
+	if strings.Contains(out, token) || !strings.Contains(out, "planted: planted") || !strings.Contains(out, `name = "Alice"`) {
 		t.Errorf("inside, want the launch's copy of ~/.gitconfig, not the host's later one:\n%s", out)
 	}
 }

@@ -46,3 +46,27 @@ func TestReplayReview15SettingsComments(t *testing.T) {
 		t.Errorf("--dry-run shows a comment's secret:\n%s", dry)
 	}
 }
+
+// TestReplayReview15GitConfigComments: the copy of git's global
+// configuration was the file as the user wrote it, comments and all,
+// when no entry was left out and nothing in it had a credential's shape
+// (`token=`, `password:`, a URL's login, a known token's prefix). A
+// note in a comment (`# jenkins api key 11a2…`), or after a value
+// (`email = … ; deploy pass …`), has no such shape. The attack, from
+// inside: read ~/.gitconfig. Proof: neither note is readable inside; git
+// still reads the user's name and email.
+func TestReplayReview15GitConfigComments(t *testing.T) {
+	h := harness.NewHost(t)
+	const note, inline = "REVIEW15jenkins11a2b3c4d5e6", "REVIEW15deploy-hunter2"
+	h.Write(filepath.Join(h.Home, ".gitconfig"), "# jenkins api key "+note+"\n[user]\n\tname = Alice\n\temail = alice@example.com ; deploy pass "+inline+"\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, `cat ~/.gitconfig; git config --global user.name; git config --global user.email`)
+	t.Log(out)
+	if strings.Contains(out, note) || strings.Contains(out, inline) {
+		t.Errorf("a note in a comment of git's configuration is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "Alice\nalice@example.com") {
+		t.Errorf("inside, want git to read the user's name and email:\n%s", out)
+	}
+}
