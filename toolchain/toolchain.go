@@ -194,7 +194,9 @@ var miseKeys = []string{"tools", "settings", "alias", "tool_alias", "plugins", "
 
 // miseShown are the files of mise's configuration directory (at most
 // two levels: conf.d/) that are shown, each alone: a TOML file whose keys
-// are miseKeys, with no credential written in it. Nothing else of the
+// are miseKeys, with no credential written in it and no comment (a
+// commented-out `# DEPLOY_KEY = "…"` keeps its secret; a `#` anywhere
+// counts, since the file is shown whole). Nothing else of the
 // directory is, whatever the host adds to it during the session.
 func miseShown(dir string) []string {
 	var shown []string
@@ -220,7 +222,7 @@ func harmlessMiseFile(path string) bool {
 		return false
 	}
 	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 1<<20)
-	if err != nil || claudesettings.HasCommandCredential(b) {
+	if err != nil || claudesettings.HasCommandCredential(b) || bytes.IndexByte(b, '#') >= 0 {
 		return false
 	}
 	var top map[string]any

@@ -70,3 +70,31 @@ func TestReplayReview15GitConfigComments(t *testing.T) {
 		t.Errorf("inside, want git to read the user's name and email:\n%s", out)
 	}
 }
+
+// TestReplayReview15MiseConfigComments: mise's configuration files were
+// shown whole when their keys were known harmless, comments and all. A
+// user turns off an [env] table by commenting it out (`# [env]`, `#
+// DEPLOY_KEY = "…"`): mise no longer sets the variable, the secret stays
+// in the file. The attack, from inside: read ~/.config/mise. Proof: the
+// commented-out secret is not readable; a file without a comment is
+// still shown.
+func TestReplayReview15MiseConfigComments(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW15-MISE-COMMENTED-KEY"
+	mise := filepath.Join(h.Home, ".local", "share", "mise")
+	h.Write(filepath.Join(mise, "shims", "node"), "#!/bin/sh\necho SHIM\n")
+	os.Chmod(filepath.Join(mise, "shims", "node"), 0o755)
+	h.Write(filepath.Join(h.Home, ".config", "mise", "config.toml"), "[tools]\nnode = \"20\"\n\n# [env]\n# DEPLOY_KEY = \""+secret+"\"\n")
+	h.Write(filepath.Join(h.Home, ".config", "mise", "conf.d", "versions.toml"), "[tools]\npython = \"3.12\"\n")
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Join(mise, "shims") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.Inside(proj, []string{path}, `node; grep -rh -e `+secret+` ~ 2>/dev/null; cat ~/.config/mise/conf.d/versions.toml`)
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a commented-out secret in mise's configuration is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "SHIM") || !strings.Contains(out, `python = "3.12"`) {
+		t.Errorf("inside, want mise's shims and the versions it picks:\n%s", out)
+	}
+}
