@@ -113,7 +113,7 @@ exec "`+path(".pyenv/libexec/pyenv")+`" exec "$program" "$@"
 		cat ~/.config/git/config
 		true
 	`)
-	for _, want := range []string{"node-42", "2.1.97", "rustc 1.80.0-toolchain", "Python 3.12.1", "black 24.1", "name = Alice"} {
+	for _, want := range []string{"node-42", "2.1.97", "rustc 1.80.0-toolchain", "Python 3.12.1", "black 24.1", `name = "Alice"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside: missing %q in:\n%s", want, out)
 		}
