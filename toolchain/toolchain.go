@@ -151,7 +151,8 @@ func isPrefix(dir string) bool {
 // notRun are the paths at or below a toolchain's root that its programs
 // do not run with, left out of its mount: of each node or python prefix
 // there, three levels down at most (mise's installs/node/20, volta's
-// tools/image/node/20) and in its envs/, what prefixParts does not name.
+// tools/image/node/20) and in its envs/, what prefixParts does not name;
+// every git directory there (asdf's and mise's plugins are clones).
 // A prefix is so laid out entry by entry, its etc/ named even when
 // missing: what the host adds to it during the session is not shown.
 func notRun(root string) []string {
@@ -173,6 +174,10 @@ func notRun(root string) []string {
 		for _, de := range des {
 			p := filepath.Join(dir, de.Name())
 			switch {
+			case de.Name() == ".git":
+				// A plugin's or the manager's clone: its config holds
+				// the remote's URL, a token in it for a private one.
+				hidden = append(hidden, p)
 			case prefix && de.Name() == "envs" && de.IsDir():
 				look(p, 1)
 			case prefix && !slices.Contains(prefixParts, de.Name()):

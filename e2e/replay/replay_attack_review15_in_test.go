@@ -98,3 +98,32 @@ func TestReplayReview15MiseConfigComments(t *testing.T) {
 		t.Errorf("inside, want mise's shims and the versions it picks:\n%s", out)
 	}
 }
+
+// TestReplayReview15ToolchainPluginClone: a version manager's root on
+// PATH (~/.asdf for its shims) was shown whole but its node and python
+// prefixes' configuration. Its plugins are git clones (`asdf plugin add
+// corp https://oauth2:TOKEN@gitlab…`), whose .git/config keeps the
+// remote's URL, token and all. The attack, from inside: read
+// ~/.asdf/plugins/*/.git/config. Proof: not readable; the shims and the
+// plugin's scripts still are.
+func TestReplayReview15ToolchainPluginClone(t *testing.T) {
+	h := harness.NewHost(t)
+	const token = "glpat-REVIEW15asdfPLUGINtoken"
+	asdf := filepath.Join(h.Home, ".asdf")
+	h.Write(filepath.Join(asdf, "shims", "node"), "#!/bin/sh\necho SHIM\n")
+	os.Chmod(filepath.Join(asdf, "shims", "node"), 0o755)
+	h.Write(filepath.Join(asdf, "plugins", "corp", ".git", "config"), "[remote \"origin\"]\n\turl = https://oauth2:"+token+"@gitlab.corp.example/asdf-corp.git\n")
+	h.Write(filepath.Join(asdf, "plugins", "corp", "bin", "install"), "#!/bin/sh\necho PLUGIN-SCRIPT\n")
+	h.Write(filepath.Join(asdf, ".git", "config"), "[remote \"origin\"]\n\turl = https://oauth2:"+token+"-root@github.com/asdf-vm/asdf.git\n")
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Join(asdf, "shims") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.Inside(proj, []string{path}, `node; grep -rh -e `+token+` ~ 2>/dev/null; cat ~/.asdf/plugins/corp/bin/install`)
+	t.Log(out)
+	if strings.Contains(out, token) {
+		t.Errorf("a toolchain plugin's clone shows its remote's token inside:\n%s", out)
+	}
+	if !strings.Contains(out, "SHIM") || !strings.Contains(out, "PLUGIN-SCRIPT") {
+		t.Errorf("inside, want the shims and the plugin's scripts:\n%s", out)
+	}
+}
