@@ -10,22 +10,18 @@ import (
 // TrustCAs adds the host's own CA bundles (a corporate CA that re-signs
 // what leaves the network) to the system's, for the proxy's TLS: to the
 // API, to the host's proxy when it speaks HTTPS, and to the token endpoint
-// a login is refreshed at. It is called before
-// the sandbox starts, with certificates read then: a file the sandbox
-// could later write is never read again. Reading the system's roots and
-// parsing each bundle takes 25-35 ms, which neither the launch nor
-// Claude's first call should wait for: the pool is built beside the
-// sandbox's start when the API is reached over TLS and ahead says an
-// agent's first call comes at once, and never for an API over plain http
-// (then only a refresh or the host's HTTPS proxy build it, when they first
-// need it). A shell's session, whose first call may never come, builds it
-// at that call: its 25-35 ms of processor are a sandboxed true's fifth.
-func (p *Proxy) TrustCAs(pems [][]byte, ahead bool) {
+// a login is refreshed at. It is called before the sandbox starts, with
+// certificates read then: a file the sandbox could later write is never
+// read again. It builds nothing: reading the system's roots and parsing
+// each bundle takes 25-35 ms of processor time, which the launch should
+// not share its processors with. They are built at the first call that
+// needs them, or earlier by BuildTrustAhead.
+func (p *Proxy) TrustCAs(pems [][]byte) {
 	overTLS := p.apiOverTLS()
 	if len(pems) == 0 {
-		if overTLS && ahead {
-			// What Go's TLS reads at its first handshake, read now.
-			go x509.SystemCertPool()
+		if overTLS {
+			// What Go's TLS reads at its first handshake.
+			p.ahead = func() { x509.SystemCertPool() }
 		}
 		return
 	}
@@ -49,8 +45,15 @@ func (p *Proxy) TrustCAs(pems [][]byte, ahead bool) {
 		return
 	}
 	p.trust = sync.OnceFunc(func() { p.api.TLSClientConfig = &tls.Config{RootCAs: roots()} })
-	if ahead {
-		go p.trust()
+	p.ahead = p.trust
+}
+
+// BuildTrustAhead builds, beside the session, what the API's first TLS
+// handshake needs (TrustCAs), so that an agent's first call does not wait
+// for it; nothing where the API is not reached over TLS.
+func (p *Proxy) BuildTrustAhead() {
+	if p.ahead != nil {
+		go p.ahead()
 	}
 }
 

@@ -56,6 +56,9 @@ type Proxy struct {
 	// trust gives api the host's CAs (TrustCAs); nil when there are none
 	// or the API is not reached over TLS.
 	trust func()
+	// ahead builds, once, what the API's first TLS handshake reads
+	// (BuildTrustAhead); nil when the API is not reached over TLS.
+	ahead func()
 	// published are the ports published, by their port inside.
 	published map[int]*publication
 	portsMu   sync.Mutex

@@ -98,7 +98,7 @@ func (s *Session) startProxy() (stop func(), err error) {
 	if v := os.Getenv(resolveVariable); v != "" {
 		p.ResolveWith(parseHosts(v))
 	}
-	p.TrustCAs(s.caPEM, !s.shell)
+	p.TrustCAs(s.caPEM)
 	if v, ok := s.env.APILookup("ANTHROPIC_CUSTOM_HEADERS"); ok && (s.agent.IsClaude() || s.shell) {
 		p.SendHeaders(v)
 	}

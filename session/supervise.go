@@ -116,6 +116,9 @@ func (s *Session) supervise() error {
 	}
 	s.phases.done("sandbox start")
 	run.relay.Started()
+	if !s.shell && s.proxy != nil {
+		time.AfterFunc(trustAhead, s.proxy.BuildTrustAhead)
+	}
 	// From here the supervisor waits, for the whole session: what its
 	// start used is given back once the session has run a moment.
 	time.AfterFunc(idle.After, func() {
@@ -168,6 +171,14 @@ func (s *Session) supervise() error {
 	}
 	return nil
 }
+
+// trustAhead is how long after its command started a session builds what
+// the API's first TLS handshake needs (proxy.BuildTrustAhead): 25-35 ms of
+// processor time that the launch should not share its two processors
+// with, nor spend on a command that ends at once. Claude Code 2.1.330's
+// first call comes 0.6-0.8 s after it starts (-p on the 2-core machine);
+// a call before it builds them itself.
+const trustAhead = 100 * time.Millisecond
 
 // sayResume says how to resume the session Claude ran: Claude Code's own
 // line names claude --resume, which on the host finds no conversation, as
