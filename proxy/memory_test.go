@@ -160,3 +160,61 @@ func TestSlowAnswerOutlivesBodyDeadline(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderFieldsBounded: a request's header passes with up to
+// maxHeaderFields fields, counted anew for each request on a connection;
+// one more and the connection ends with a 431. A body's lines are not
+// fields, and an empty line ahead of the request ends it as malformed,
+// never turning the count off for the fields after it.
+func TestHeaderFieldsBounded(t *testing.T) {
+	_, sock := stallingProxy(t)
+	fields := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "%x:\r\n", i)
+		}
+		return b.String()
+	}
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	status := func(head string) int {
+		method, _, _ := strings.Cut(strings.TrimLeft(head, "\r\n"), " ")
+		t.Helper()
+		if _, err := io.WriteString(c, head); err != nil {
+			return 0
+		}
+		resp, err := http.ReadResponse(br, &http.Request{Method: method})
+		if err != nil {
+			return 0
+		}
+		io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode
+	}
+	hello := "HEAD /api/hello HTTP/1.1\r\nHost: 127.0.0.1:3128\r\n"
+	// A body of many lines, then two requests of the most fields.
+	body := strings.Repeat("a\n", 4*maxHeaderFields)
+	if got := status("POST /v1/nothing HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body); got != http.StatusForbidden {
+		t.Errorf("a body of %d lines: %d, want 403", 4*maxHeaderFields, got)
+	}
+	for range 2 {
+		if got := status(hello + fields(maxHeaderFields-1) + "\r\n"); got != http.StatusOK {
+			t.Fatalf("a request of %d fields: %d, want 200", maxHeaderFields, got)
+		}
+	}
+	if got := status(hello + fields(maxHeaderFields) + "\r\n"); got != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("a request of %d fields: %d, want 431", maxHeaderFields+1, got)
+	}
+	c2, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	c, br = c2, bufio.NewReader(c2)
+	if got := status("\r\n" + hello + fields(4*maxHeaderFields) + "\r\n"); got == http.StatusOK {
+		t.Errorf("an empty line, then a request of %d fields: 200", 4*maxHeaderFields)
+	}
+}

@@ -93,11 +93,11 @@ func Start(ln net.Listener, url string, cred *Credential, upstream string, out *
 		p.egress = newEgress(policy, p.logLine)
 	}
 	// What the sandbox can make the supervisor hold is bounded: headers
-	// of 64 KiB, idle connections closed, at most maxConns at once (the
-	// next waits for one to end).
-	p.srv = &http.Server{Handler: p.handler(), ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute}
+	// of 64 KiB and maxHeaderFields fields, idle connections closed, at
+	// most maxConns at once (the next waits for one to end).
+	p.srv = &http.Server{Handler: p.handler(), ReadHeaderTimeout: 30 * time.Second, MaxHeaderBytes: 64 << 10, IdleTimeout: 2 * time.Minute, ConnState: countNextHeader}
 	p.limit = newConnLimit(maxConns)
-	go p.srv.Serve(p.limit.listener(ln))
+	go p.srv.Serve(p.limit.headersCounted(ln))
 	return p, nil
 }
 
@@ -105,7 +105,7 @@ func Start(ln net.Listener, url string, cred *Credential, upstream string, out *
 // filtered network's listener inside the sandbox, which the relay handed
 // over.
 func (p *Proxy) Serve(ln net.Listener) {
-	go p.srv.Serve(p.limit.listener(ln))
+	go p.srv.Serve(p.limit.headersCounted(ln))
 }
 
 // ServeForward joins each connection on ln, under the same bound, to
@@ -569,6 +569,12 @@ func (l *connLimit) listener(ln net.Listener) *limitedListener {
 	return &limitedListener{Listener: ln, l: l}
 }
 
+// headersCounted is ln under the limit, each request's header on its
+// connections counted as it is read (the HTTP server's listeners).
+func (l *connLimit) headersCounted(ln net.Listener) *limitedListener {
+	return &limitedListener{Listener: ln, l: l, countHeaders: true}
+}
+
 // close ends every connection accepted, and the far end of each tunnel;
 // the listeners accept no more.
 func (l *connLimit) close() {
@@ -591,7 +597,8 @@ func (l *connLimit) close() {
 // limit too.
 type limitedListener struct {
 	net.Listener
-	l *connLimit
+	l            *connLimit
+	countHeaders bool
 }
 
 func (ll *limitedListener) Accept() (net.Conn, error) {
@@ -607,6 +614,9 @@ func (ll *limitedListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	lc := &limitedConn{Conn: c, l: l}
+	if ll.countHeaders {
+		lc.header = &headerCount{}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.open == nil {
@@ -631,6 +641,67 @@ type limitedConn struct {
 	l       *connLimit
 	far     atomic.Pointer[net.Conn]
 	release sync.Once
+	// header follows the request's header being read; nil on a
+	// connection that is not the HTTP server's (a forwarded port's).
+	header *headerCount
+}
+
+// maxHeaderFields bounds the fields of a request's header, as
+// MaxHeaderBytes bounds its bytes: net/http keeps each field as a map
+// entry and a string of its own, and 64 KiB of fields of a few bytes
+// (`1a2b:`) held near a MiB of the supervisor's heap a connection, for as
+// long as the request (a tunnel's whole life), 290 MiB over the proxy's
+// connections (TestReplayReview16HeaderFields). Clients send a few
+// dozen.
+const maxHeaderFields = 128
+
+// headerCount follows the lines of a request's header as the server
+// reads them, until the empty line that ends it: what follows is a body
+// or a tunnel, read as it is.
+type headerCount struct {
+	lines   int
+	lineLen int // the bytes of the current line, but \r
+	ended   bool
+}
+
+// errHeaderFields ends a connection whose request has more than
+// maxHeaderFields fields; a read error, so the server closes it without
+// an answer of its own (the 431 is written first).
+var errHeaderFields = &net.OpError{Op: "read", Net: "tcp", Err: fmt.Errorf("a request's header has more than %d fields", maxHeaderFields)}
+
+// countNextHeader is the server's ConnState hook: a connection back to
+// idle reads the next request's header, counted anew. (What of it the
+// server read ahead with the last request, at most its 4 KiB buffer, is
+// not counted.)
+func countNextHeader(c net.Conn, state http.ConnState) {
+	if lc, ok := c.(*limitedConn); ok && lc.header != nil && state == http.StateIdle {
+		*lc.header = headerCount{}
+	}
+}
+
+func (c *limitedConn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	h := c.header
+	if h == nil || h.ended {
+		return n, err
+	}
+	for _, ch := range b[:n] {
+		switch {
+		case ch == '\n' && h.lineLen == 0:
+			h.ended = true
+			return n, err
+		case ch == '\n':
+			// The request line and the fields.
+			if h.lines++; h.lines > 1+maxHeaderFields {
+				io.WriteString(c.Conn, "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nX-Claudebox-Proxy: refused\r\nConnection: close\r\n\r\nclaudebox: "+errHeaderFields.Err.Error()+"\n")
+				return 0, errHeaderFields
+			}
+			h.lineLen = 0
+		case ch != '\r':
+			h.lineLen++
+		}
+	}
+	return n, err
 }
 
 // tunnelsTo notes far as the other end of c's tunnel: closing the

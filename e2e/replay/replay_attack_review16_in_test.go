@@ -1,0 +1,139 @@
+package replay
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// supervisorKB is a process's resident memory and its peak, in KiB.
+func supervisorKB(t *testing.T, pid int) (rss, hwm int) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			fmt.Sscan(v, &rss)
+		}
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			fmt.Sscan(v, &hwm)
+		}
+	}
+	return rss, hwm
+}
+
+// TestReplayReview16HeaderFields: the proxy bounded a request's header
+// at 64 KiB, but not how many fields it holds, and net/http keeps each
+// field as a map entry and a string of its own: 64 KiB of fields of a
+// few bytes each (`1a2b:`) is near a MiB of the supervisor's heap, held
+// as long as the request is (a tunnel's whole life; a header not yet
+// ended, 30 s, again and again). The attack, from inside: 255
+// connections (what the proxy serves at once, less the accept its
+// socket waits in), each a CONNECT to an allowed host that holds on,
+// with 8,700 such fields. The proof, on the host: the supervisor's
+// resident memory grows by less than 96 MiB (before the bound on
+// fields it grew by about 250 MiB), and a request with the fields a
+// client sends still passes.
+func TestReplayReview16HeaderFields(t *testing.T) {
+	h := harness.NewHost(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var open atomic.Int32
+	go func() {
+		// The allowed host holds every connection and says nothing.
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+			open.Add(1)
+		}
+	}()
+	target := "127.0.0.1:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	// Each connection's header: the CONNECT, 8,705 fields of 7 bytes
+	// (about 60 KiB), its end. The proxy's accepted sockets are in the
+	// sandbox's network namespace: the script waits until the supervisor
+	// has read all of them (no byte left in their queues), then says so.
+	cmd := h.Command(proj, nil, "claudebox", "--shell", "--allow-host", target, "-c", `
+		{ printf 'CONNECT `+target+` HTTP/1.1\r\nHost: `+target+`\r\n'; printf '%x:\r\n' $(seq 4096 12800); printf '\r\n'; } >/tmp/head
+		printf 'CONNECT `+target+` HTTP/1.1\r\nHost: `+target+`\r\nUser-Agent: curl/8\r\nAccept: */*\r\n\r\n' >/tmp/plain
+		exec {fd}<>/dev/tcp/127.0.0.1/3128 && cat /tmp/plain >&$fd && head -c 12 <&$fd >plain.answer
+		touch started
+		for i in $(seq 600); do test -e measured && break; sleep 0.1; done
+		for i in $(seq 254); do
+			exec {fd}<>/dev/tcp/127.0.0.1/3128 || break
+			cat /tmp/head >&$fd
+		done
+		for i in $(seq 1200); do
+			awk 'NR > 1 && $2 ~ /:0C38$/ && $5 != "00000000:00000000" { busy = 1 } END { exit busy }' /proc/net/tcp && break
+			sleep 0.1
+		done
+		touch held
+		for i in $(seq 1200); do test -e done && break; sleep 0.1; done
+	`)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { cmd.Wait(); close(ended) }()
+	defer func() {
+		os.WriteFile(filepath.Join(proj, "done"), nil, 0o644)
+		select {
+		case <-ended:
+		case <-time.After(90 * time.Second):
+			cmd.Process.Kill()
+			<-ended
+		}
+	}()
+	waitFor := func(name string) {
+		for deadline := time.Now().Add(3 * time.Minute); ; {
+			if _, err := os.Stat(filepath.Join(proj, name)); err == nil {
+				return
+			}
+			select {
+			case <-ended:
+				t.Fatalf("the session ended before %s:\n%s", name, out.String())
+			case <-time.After(50 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the sandbox never made %s:\n%s", name, out.String())
+			}
+		}
+	}
+	waitFor("started")
+	idle, _ := supervisorKB(t, cmd.Process.Pid)
+	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
+	waitFor("held")
+	held, hwm := supervisorKB(t, cmd.Process.Pid)
+	t.Logf("supervisor: %d KiB idle, %d KiB with the headers held (peak %d KiB); %d tunnels opened", idle, held, hwm, open.Load())
+	if grew := held - idle; grew > 96<<10 {
+		t.Errorf("255 headers of 8,705 fields grew the supervisor's resident memory by %d MiB", grew>>10)
+	}
+	if answer, _ := os.ReadFile(filepath.Join(proj, "plain.answer")); string(answer) != "HTTP/1.1 200" {
+		t.Errorf("a CONNECT with a client's few fields got %q, want HTTP/1.1 200:\n%s", answer, out.String())
+	}
+}
