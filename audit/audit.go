@@ -238,6 +238,26 @@ type Report struct {
 // session); files named as in obeyed are host-run at any depth, as for
 // Take. It never follows a symlink, nor leaves root.
 func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot, obeyed []string) Report {
+	return ScanWalked(root, since, guarded, start, obeyed, nil)
+}
+
+// Statuses is what a walk of the whole of root, made beside the audit,
+// read of each entry's status.
+type Statuses interface {
+	// Since is the start the walk judged each status against.
+	Since() time.Time
+	// ChangedBelow counts the entries at rel (relative to root) and below
+	// it whose status is from at or after Since; ok is false unless the
+	// walk read the status of every one.
+	ChangedBelow(rel string) (n int, ok bool)
+}
+
+// ScanWalked is Scan, where walked gives (once that walk is done, and nil
+// if it read nothing) the statuses such a walk read: the judgement of
+// installed dependencies, which reads the status of every entry (100,000
+// in a common node_modules), counts from them what they cover in full
+// instead of reading each status again. walked may be nil.
+func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Snapshot, obeyed []string, walked func() Statuses) Report {
 	// A record made under other rules (by another claudebox, whose
 	// supervisor was killed) lacks what these judge, and one of another
 	// tree (another checkout of the project) says nothing of this one:
@@ -245,7 +265,7 @@ func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot
 	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
-	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]bool{}}}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]bool{}}, walked: walked}
 	w.walk()
 	w.newlyIgnored(w.ignores)
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
@@ -280,6 +300,8 @@ type walker struct {
 	indexNames *indexNames
 	// objects is what the walk's checks of objects share (at the end).
 	objects *objects
+	// walked gives the statuses a walk beside this one read (ScanWalked).
+	walked func() Statuses
 }
 
 // subWalk is a directory below the top, walked by a walker of its own.
@@ -291,7 +313,7 @@ type subWalk struct {
 // fork is a walker for a directory below the top: the same judgement, a
 // report and a record of its own.
 func (w *walker) fork() *walker {
-	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, indexNames: w.indexNames, objects: w.objects}
+	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, indexNames: w.indexNames, objects: w.objects, walked: w.walked}
 	if w.take != nil {
 		f.take = newRecord(w.root, w.obeyed)
 	}

@@ -74,8 +74,22 @@ func (w *walker) deps(n node) {
 		}
 		units = append(units, name)
 	}
+	// What the walk beside the audit read, if it read that much, is not
+	// read again.
+	var walked Statuses
+	if w.walked != nil && w.take == nil {
+		if s := w.walked(); s != nil && s.Since().Equal(w.since) {
+			walked = s
+		}
+	}
 	changed := make([]int, len(units))
 	parallel.Each(len(units), func(i int) {
+		if walked != nil {
+			if n, ok := walked.ChangedBelow(filepath.Join(n.rel, units[i])); ok {
+				changed[i] = n
+				return
+			}
+		}
 		changed[i] = w.changedBelow(n.fd, units[i], 0, make([]byte, 8<<10))
 	})
 	c := DepsChange{Dir: w.abs(n.rel)}

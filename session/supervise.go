@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -361,7 +362,12 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		defer close(removed)
 		removePlaceholders()
 	}()
-	changes := s.recordChanges(since, own)
+	// The record's walk reads the status of every entry of the checkout;
+	// the audit's judgement of installed dependencies, which would read
+	// each of node_modules' again, counts from it.
+	walkedChan := make(chan audit.Statuses, 1)
+	changes := s.recordChanges(since, own, walkedChan)
+	walked := sync.OnceValue(func() audit.Statuses { return <-walkedChan })
 	otherChanges := s.recordOtherChanges(dir, since, standIns)
 	replaced := audit.Replaced(guards, since)
 	start := s.record
@@ -375,6 +381,9 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 			if own, err := audit.Decode(instance.CheckoutSnapshot(dir, root)); err == nil && own.Root == root {
 				return audit.Scan(root, at, guarded, own, s.plan.ObeyedNames)
 			}
+		}
+		if root == s.plan.Project.Checkout {
+			return audit.ScanWalked(root, since, guarded, start, s.plan.ObeyedNames, walked)
 		}
 		return audit.Scan(root, since, guarded, start, s.plan.ObeyedNames)
 	}

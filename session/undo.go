@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/undo"
@@ -83,7 +84,10 @@ func (u *undoTaking) wait() {
 // its own end (own) does it wait for this session's snapshot: a launch
 // cleaning up after a killed supervisor would otherwise wait, before its
 // sandbox starts, for a whole git add -A.
-func (s *Session) recordChanges(began time.Time, own bool) <-chan undo.Changes {
+//
+// walked is given, once, the statuses its walk of the checkout read (nil
+// if none), for the exit audit beside it.
+func (s *Session) recordChanges(began time.Time, own bool, walked chan<- audit.Statuses) <-chan undo.Changes {
 	done := make(chan undo.Changes, 1)
 	var standIns []string
 	for _, m := range s.plan.Placeholders() {
@@ -92,6 +96,7 @@ func (s *Session) recordChanges(began time.Time, own bool) <-chan undo.Changes {
 	if s.plan.Project.GitDir == "" {
 		// A folder of repositories: what their rules ignore, no
 		// git status shows.
+		walked <- nil
 		go func() {
 			done <- undo.Changes{HostRun: undo.NestedHostRun(s.stateDir, s.plan.Project.Checkout, began, standIns)}
 		}()
@@ -103,7 +108,7 @@ func (s *Session) recordChanges(began time.Time, own bool) <-chan undo.Changes {
 		if own && s.undo != nil {
 			<-s.undo.done
 		}
-		c, err := undo.RecordChanges(s.stateDir, s.plan.Project, began, standIns)
+		c, err := undo.RecordChanges(s.stateDir, s.plan.Project, began, standIns, walked)
 		if err != nil && !errors.Is(err, undo.ErrNoStartSnapshot) {
 			printable.Say(os.Stderr, "claudebox: claudebox --changes will not list everything the session did: %v", err)
 		}
@@ -131,7 +136,7 @@ func (s *Session) recordOtherChanges(dir string, began time.Time, skip []string)
 			}
 			p := s.plan.Project
 			p.Checkout = c
-			records[c], _ = undo.RecordChanges(s.stateDir, p, at, skip)
+			records[c], _ = undo.RecordChanges(s.stateDir, p, at, skip, nil)
 		}
 		done <- records
 	}()

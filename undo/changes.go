@@ -122,10 +122,25 @@ var ErrNoStartSnapshot = errors.New("the session's start took no snapshot to com
 // checkout of p: from the latest snapshot taken before it began, against
 // the checkout as it is now. skip are the launch's stand-ins, left out. It
 // replaces the record of an earlier session, also when it cannot compare.
-func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []string) (Changes, error) {
+// walked, if not nil, is given once, before RecordChanges returns, the
+// statuses its walk of the checkout read, for the exit audit beside it
+// (nil if it read none).
+func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []string, walked chan<- audit.Statuses) (Changes, error) {
+	told := false
+	tell := func(t tree) {
+		if walked != nil && !told {
+			told = true
+			walked <- newWalkStatuses(t, began)
+		}
+	}
+	defer func() {
+		if walked != nil && !told {
+			walked <- nil
+		}
+	}()
 	st := storeOf(stateDir, p.Root)
 	c := Changes{Checkout: p.Checkout, Ended: time.Now().UTC(), Paths: []PathChange{}, Unknown: []string{}, Incomplete: []string{}, Top: map[string]int{}}
-	err := st.changes(p.Checkout, began, skip, &c)
+	err := st.changes(p.Checkout, began, skip, &c, tell)
 	if err != nil {
 		c.Incomplete = append(c.Incomplete, err.Error())
 	}
@@ -139,7 +154,7 @@ func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []
 	return c, err
 }
 
-func (st store) changes(checkout string, began time.Time, skip []string, c *Changes) error {
+func (st store) changes(checkout string, began time.Time, skip []string, c *Changes, walked func(tree)) error {
 	// The session's own is the newest taken before it began (a later
 	// one is a later session's, overlapping it); one still pending, or
 	// of an older claudebox that did not say when it began, is none.
@@ -158,8 +173,9 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	// The walk's error, which the exit says, is returned before err.
 	failClosed := func(now *tree, walkErr, err error) error {
 		if now == nil {
-			walked, werr := walkCheckout(checkout, skip, began)
-			now, walkErr = &walked, werr
+			t, werr := walkCheckout(checkout, skip, began)
+			walked(t)
+			now, walkErr = &t, werr
 		}
 		c.HostRun = append(c.HostRun, now.unreadChanged(checkout)...)
 		var wrote []string
@@ -210,6 +226,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		listing <- listResult{out, err}
 	}()
 	now, walkErr := walkCheckout(checkout, skip, began)
+	walked(now)
 	l := <-listing
 	if l.err != nil {
 		return failClosed(&now, walkErr, l.err)

@@ -72,7 +72,7 @@ func TestRecordChanges(t *testing.T) {
 	os.Remove(filepath.Join(p.Checkout, "pkg2", "f1.go"))
 	os.Mkdir(filepath.Join(p.Checkout, "pkg2", "f1.go"), 0o755)
 
-	c, err := RecordChanges(state, p, began, nil)
+	c, err := RecordChanges(state, p, began, nil, nil)
 	if err != nil || len(c.Incomplete) != 0 {
 		t.Fatalf("RecordChanges: %v, %q", err, c.Incomplete)
 	}
@@ -108,7 +108,7 @@ func TestRecordChanges(t *testing.T) {
 	}
 	done := make(chan Changes)
 	go func() {
-		c, _ := RecordChanges(state, p, began, nil)
+		c, _ := RecordChanges(state, p, began, nil, nil)
 		done <- c
 	}()
 	select {
@@ -160,7 +160,7 @@ func TestRecordChangesHostRun(t *testing.T) {
 	}
 	write("ign/new-tool", "new\n", 0o755)
 	write(".venv/bin/new-runner", "#!/bin/sh\n", 0o755)
-	c, err := RecordChanges(state, p, began, nil)
+	c, err := RecordChanges(state, p, began, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func BenchmarkRecordChanges(b *testing.B) {
 	}
 	began := time.Now().Add(time.Hour)
 	for b.Loop() {
-		if _, err := RecordChanges(state, p, began, nil); err != nil {
+		if _, err := RecordChanges(state, p, began, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -221,7 +221,7 @@ func TestRecordChangesWithoutSnapshot(t *testing.T) {
 	os.Mkdir(filepath.Join(p.Checkout, "ign"), 0o755)
 	os.WriteFile(filepath.Join(p.Checkout, "ign", "tool"), []byte("x\n"), 0o755)
 	os.WriteFile(filepath.Join(p.Checkout, "pkg0", "f0.go"), []byte("#!/bin/sh\n"), 0o755)
-	c, err := RecordChanges(state, p, began, nil)
+	c, err := RecordChanges(state, p, began, nil, nil)
 	// The exit says nothing of this routine case; --changes does.
 	if !errors.Is(err, ErrNoStartSnapshot) {
 		t.Errorf("without a snapshot: %v, want ErrNoStartSnapshot", err)
@@ -329,7 +329,7 @@ func TestRecordChangesNotReadInFull(t *testing.T) {
 	}
 	os.WriteFile(tool, []byte("#!/bin/sh\necho planted\n"), 0o755)
 
-	c, err := RecordChanges(state, p, began, nil)
+	c, err := RecordChanges(state, p, began, nil, nil)
 	// The first directory past 1024 bytes is.
 	for _, dir := range []string{filepath.Join(a, "ign"), filepath.Join(a, spam), deep} {
 		if !slices.Contains(c.HostRun, dir) {
@@ -370,7 +370,7 @@ func TestRecordChangesGoneDuringWalk(t *testing.T) {
 		}
 		return unix.Fstatat(fd, name, st, flags)
 	}
-	c, err := RecordChanges(state, p, began, nil)
+	c, err := RecordChanges(state, p, began, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

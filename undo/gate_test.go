@@ -33,7 +33,7 @@ func TestListGateLate(t *testing.T) {
 		if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		c, err := RecordChanges(state, p, began, nil)
+		c, err := RecordChanges(state, p, began, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
