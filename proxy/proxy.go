@@ -79,7 +79,10 @@ func Start(ln net.Listener, url string, cred *Credential, upstream string, out *
 		return nil, fmt.Errorf("ANTHROPIC_BASE_URL %q is not an http(s) URL", upstream)
 	}
 	p := &Proxy{URL: url, Cred: cred, upstream: u, log: log}
-	p.api = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 8, IdleConnTimeout: 90 * time.Second}
+	p.api = &http.Transport{
+		Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 8, IdleConnTimeout: 90 * time.Second,
+		HTTP2: &http.HTTP2Config{MaxReceiveBufferPerStream: maxAnswerAhead},
+	}
 	if su, err := neturl.Parse(url); err == nil {
 		p.self = su.Host
 	}
@@ -501,6 +504,14 @@ func apiError(w http.ResponseWriter, status int, kind, msg string) {
 
 // maxConns is how many connections a session's proxy serves at once.
 const maxConns = 256
+
+// maxAnswerAhead bounds what of an API answer the proxy takes over
+// HTTP/2 ahead of the sandbox reading it: Go's default, 4 MiB a stream,
+// let answers the sandbox never read hold 200 MiB of the supervisor's
+// memory over 48 calls, a GiB over maxConns
+// (TestReplayReview16StalledAnswers). A stream of tokens needs a few KiB
+// a second.
+const maxAnswerAhead = 256 << 10
 
 // A request's body must keep coming: a pause of bodyIdle, or a body that
 // takes over bodyTimeout, ends its connection, so that no stalled upload

@@ -2,8 +2,12 @@ package replay
 
 import (
 	"bytes"
+	"encoding/pem"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -135,5 +139,107 @@ func TestReplayReview16HeaderFields(t *testing.T) {
 	}
 	if answer, _ := os.ReadFile(filepath.Join(proj, "plain.answer")); string(answer) != "HTTP/1.1 200" {
 		t.Errorf("a CONNECT with a client's few fields got %q, want HTTP/1.1 200:\n%s", answer, out.String())
+	}
+}
+
+// TestReplayReview16StalledAnswers: the proxy reaches the API over
+// HTTP/2, whose client takes up to 4 MiB of each answer ahead of its
+// reader (Go's default window for a stream), and the reader is the
+// sandbox: an API call whose streamed answer it never reads held 4 MiB
+// of the supervisor's memory, 1 GiB over the proxy's connections (an
+// answer of 64,000 tokens streams several MiB). The attack, from
+// inside: 48 Messages API calls with the session's phantom, none of
+// whose answers is read. The API here answers each with 8 MiB, over
+// HTTP/2 with TLS (a CA the host trusts). The proof, on the host: the
+// supervisor's resident memory grows by less than 64 MiB (it grew by
+// about 190 MiB before).
+func TestReplayReview16StalledAnswers(t *testing.T) {
+	h := harness.NewHost(t)
+	const calls = 48
+	var written, started atomic.Int64
+	api := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		started.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		chunk := []byte("event: ping\ndata: {\"type\": \"ping\", \"pad\": \"" + strings.Repeat("x", 32<<10) + "\"}\n\n")
+		for sent := 0; sent < 8<<20; sent += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			written.Add(int64(len(chunk)))
+		}
+	}))
+	api.EnableHTTP2 = true
+	api.StartTLS()
+	defer api.Close()
+	caFile := filepath.Join(h.Base, "corp", "ca.pem")
+	h.Write(caFile, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: api.Certificate().Raw})))
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	env := []string{"ANTHROPIC_API_KEY=sk-ant-real-key", "ANTHROPIC_BASE_URL=" + api.URL, "NODE_EXTRA_CA_CERTS=" + caFile}
+	const body = `{"model":"m","max_tokens":1,"stream":true,"messages":[{"role":"user","content":"hi"}]}`
+	cmd := h.Command(proj, env, "claudebox", "--shell", "-c", `
+		touch started
+		for i in $(seq 600); do test -e measured && break; sleep 0.1; done
+		for i in $(seq `+strconv.Itoa(calls)+`); do
+			exec {fd}<>/dev/tcp/127.0.0.1/3128 || break
+			printf 'POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nX-Api-Key: %s\r\nContent-Type: application/json\r\nContent-Length: `+strconv.Itoa(len(body))+`\r\n\r\n%s' "$ANTHROPIC_API_KEY" '`+body+`' >&$fd
+		done
+		for i in $(seq 1200); do test -e done && break; sleep 0.1; done
+	`)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { cmd.Wait(); close(ended) }()
+	defer func() {
+		os.WriteFile(filepath.Join(proj, "done"), nil, 0o644)
+		select {
+		case <-ended:
+		case <-time.After(90 * time.Second):
+			cmd.Process.Kill()
+			<-ended
+		}
+	}()
+	for deadline := time.Now().Add(3 * time.Minute); ; {
+		if _, err := os.Stat(filepath.Join(proj, "started")); err == nil {
+			break
+		}
+		select {
+		case <-ended:
+			t.Fatalf("the session ended before it started:\n%s", out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sandbox never started:\n%s", out.String())
+		}
+	}
+	idle, _ := supervisorKB(t, cmd.Process.Pid)
+	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
+	// Every call has begun its answer, and the API has written all it
+	// can: nothing more for 2 s.
+	last, still := int64(-1), 0
+	for deadline := time.Now().Add(3 * time.Minute); still < 8; {
+		select {
+		case <-ended:
+			t.Fatalf("the session ended with %d calls answered:\n%s", started.Load(), out.String())
+		case <-time.After(250 * time.Millisecond):
+		}
+		if n := written.Load(); started.Load() == calls && n == last {
+			still++
+		} else {
+			last, still = n, 0
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d calls answered:\n%s", started.Load(), calls, out.String())
+		}
+	}
+	held, hwm := supervisorKB(t, cmd.Process.Pid)
+	t.Logf("supervisor: %d KiB idle, %d KiB with %d answers unread (peak %d KiB); the API wrote %d MiB", idle, held, calls, hwm, written.Load()>>20)
+	if grew := held - idle; grew > 64<<10 {
+		t.Errorf("%d API answers the sandbox does not read grew the supervisor's resident memory by %d MiB", calls, grew>>10)
 	}
 }
