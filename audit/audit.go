@@ -518,7 +518,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	default:
 		switch {
 		case depsDirs[name]:
-			sub = depsDir
+			// Anything else by that name (a link to what the session
+			// wrote elsewhere) is where npm looks up what it runs.
+			hostRun, sub = !typ.IsDir(), depsDir
 		case projectfiles.Is(name, ".git", n.fold):
 			hostRun, sub = true, gitDir
 		case isObeyed(name, n.fold):
