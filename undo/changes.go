@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -244,7 +245,14 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		unknown[u] = true
 	}
 	atStart := make(map[string]bool, len(ignored))
+	// The ignored node_modules the start listed whole (listIgnoredTo):
+	// what the session made or changed in one is listed as changed.
+	var depsDirs []string
 	for _, path := range ignored {
+		if dir, ok := strings.CutSuffix(path, "/"); ok {
+			depsDirs = append(depsDirs, dir)
+			continue
+		}
 		atStart[path] = true
 		// A virtualenv whose pyvenv.cfg the session removed is one
 		// still: sourcing its activate does not need it.
@@ -269,10 +277,14 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	// Whether what the session made is ignored: git's own rules, read by
 	// git on the store, for those paths alone. git would wait forever on a
 	// .gitignore that is a FIFO: then it is not asked.
-	var made []string
+	var made, inDeps []string
 	for _, path := range recent {
 		if _, ok := tracked[path]; !ok && !atStart[path] && !unknown[path] {
-			made = append(made, path)
+			if paths.UnderAny(path, depsDirs) {
+				inDeps = append(inDeps, path)
+			} else {
+				made = append(made, path)
+			}
 		}
 	}
 	ignoredNow := map[string]bool{}
@@ -333,8 +345,21 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 			c.ChangedRun = append(c.ChangedRun, filepath.Join(checkout, path))
 		}
 	}
+	for _, path := range inDeps {
+		add(path, "changed", true)
+	}
 	linked := map[string]bool{}
 	for _, path := range ignored {
+		if dir, ok := strings.CutSuffix(path, "/"); ok {
+			if _, read := now.dirs[dir]; !read && !now.cut && !now.skipped(dir) {
+				add(dir, "removed", true)
+				if link := now.linkAbove(dir); link != "" && !linked[link] {
+					linked[link] = true
+					c.HostRun = append(c.HostRun, filepath.Join(checkout, link))
+				}
+			}
+			continue
+		}
 		_, ok := now.recent[path]
 		if ok && now.hostRun(checkout, path) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
@@ -423,7 +448,7 @@ func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate
 		waitingOn <- path
 	}()
 	list := &firstPaths{limit: ignoredStartLimit, size: ignoredStartBytes}
-	err := st.gitTo(listing, checkout, work, nil, list, "ls-files", "-z", "--others", "--ignored", "--exclude-standard")
+	err := st.listIgnoredTo(listing, checkout, work, list)
 	stopLooking()
 	// One found after git listed to the end is none git read.
 	if path := <-waitingOn; path != "" && err != nil {
@@ -441,6 +466,67 @@ func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate
 		head = "late"
 	}
 	return writeRecord(filepath.Join(st.dir, id+".ignored"), append([]byte(head+"\n"), list.b.Bytes()...))
+}
+
+// ignoredDirsLimit bounds the ignored directories whose files the start
+// lists by naming them to git, which matches each path against each name;
+// past it, git lists every ignored file.
+const ignoredDirsLimit = 1000
+
+// listIgnoredTo writes to list the checkout's ignored files, but each
+// ignored node_modules as itself, its path ending in "/", without its
+// files: installed dependencies are the exit audit's, which reads every
+// entry there, and listing each file of a common node_modules (100,000)
+// cost a tenth of a second that the sandbox's command waited for. git
+// lists the ignored directories first, without reading them, then the
+// files of those that are no node_modules.
+func (st store) listIgnoredTo(ctx context.Context, checkout, work string, list *firstPaths) error {
+	args := []string{"ls-files", "-z", "--others", "--ignored", "--exclude-standard"}
+	top := &firstPaths{limit: ignoredStartLimit, size: ignoredStartBytes}
+	if err := st.gitTo(ctx, checkout, work, nil, top, append(args, "--directory")...); err != nil && !top.full {
+		return err
+	}
+	listed := map[string]bool{}
+	var dirs []string
+	for _, p := range strings.Split(top.b.String(), "\x00") {
+		switch {
+		case p == "":
+		case !strings.HasSuffix(p, "/") || path.Base(p) == "node_modules":
+			listed[p] = true
+			if _, err := list.Write([]byte(p + "\x00")); err != nil {
+				return err
+			}
+		default:
+			dirs = append(dirs, ":(top,literal)"+p)
+		}
+	}
+	switch {
+	case top.full:
+		list.full = true
+		return errFull
+	case len(dirs) == 0:
+		return nil
+	case len(dirs) > ignoredDirsLimit:
+		*list = firstPaths{limit: list.limit, size: list.size}
+		return st.gitTo(ctx, checkout, work, nil, list, args...)
+	}
+	files := &firstPaths{limit: ignoredStartLimit, size: ignoredStartBytes}
+	err := st.gitTo(ctx, checkout, work, nil, files, append(append(args, "--"), dirs...)...)
+	if err != nil && !files.full {
+		return err
+	}
+	for _, p := range strings.Split(files.b.String(), "\x00") {
+		if p != "" && !listed[p] {
+			if _, err := list.Write([]byte(p + "\x00")); err != nil {
+				return err
+			}
+		}
+	}
+	if files.full {
+		list.full = true
+		return errFull
+	}
+	return nil
 }
 
 // waitingError is path, which git would wait forever to read.
