@@ -11,6 +11,7 @@ package sshagent
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -80,6 +81,12 @@ type Filter struct {
 	upstream string
 	rules    Rules
 	server   *connserve.Server
+	// closing ends, at Close, every connection to the user's agent: a
+	// request waiting there for the user to confirm a use (ssh-add -c) or
+	// touch a token held Close, and the session's end, for
+	// upstreamTimeout.
+	closing context.Context
+	close   context.CancelFunc
 }
 
 // Serve serves the filter on ln, in front of the user's agent listening on
@@ -90,6 +97,7 @@ func Serve(ln net.Listener, upstream string, rules Rules) *Filter {
 		rules.Users = []string{"git"}
 	}
 	f := &Filter{upstream: upstream, rules: rules}
+	f.closing, f.close = context.WithCancel(context.Background())
 	f.server = connserve.Serve(ln, maxConns, f.serve)
 	return f
 }
@@ -100,9 +108,24 @@ type binding struct {
 	hostKey, sessionID []byte
 }
 
-// Close stops accepting, ends the connections being served and waits for
-// them.
-func (f *Filter) Close() error { return f.server.Close() }
+// Close stops accepting, ends the connections being served and those to
+// the user's agent, and waits for them.
+func (f *Filter) Close() error {
+	f.close()
+	return f.server.Close()
+}
+
+// agentConn is a connection to the user's agent, which the filter's
+// Close ends too.
+type agentConn struct {
+	net.Conn
+	stop func() bool
+}
+
+func (c *agentConn) Close() error {
+	c.stop()
+	return c.Conn.Close()
+}
 
 // serve answers c's requests in turn, through a connection of its own to
 // the user's agent, made at the first request passed on (the agent keeps
@@ -203,7 +226,7 @@ func (f *Filter) forward(req []byte, up *net.Conn) []byte {
 		if err != nil {
 			return failure
 		}
-		*up = c
+		*up = &agentConn{Conn: c, stop: context.AfterFunc(f.closing, func() { c.Close() })}
 	}
 	(*up).SetWriteDeadline(time.Now().Add(messageTimeout))
 	err := writeMessage(*up, req)

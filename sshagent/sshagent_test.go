@@ -400,3 +400,47 @@ func TestSignable(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseEndsRequestsToTheAgent: Close returns while a request passed
+// on waits for the user's agent (one that asks the user to confirm), and
+// ends the connection to it; it waited upstreamTimeout.
+func TestCloseEndsRequestsToTheAgent(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	agent, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Close()
+	asked, ended := make(chan struct{}), make(chan struct{})
+	go func() {
+		c, err := agent.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		readMessage(c, time.Minute)
+		close(asked)
+		// It never answers, and reads on until the filter hangs up.
+		c.SetReadDeadline(time.Time{})
+		io.Copy(io.Discard, c)
+		close(ended)
+	}()
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "filter.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Serve(ln, sock, Rules{})
+	c := dial(t, ln.Addr().String())
+	if err := writeMessage(c, []byte{requestIdentities}); err != nil {
+		t.Fatal(err)
+	}
+	<-asked
+	closing := make(chan struct{})
+	go func() { f.Close(); close(closing) }()
+	select {
+	case <-closing:
+	case <-time.After(20 * time.Second):
+		t.Fatal("Close waits for the user's agent to answer")
+	}
+	<-ended
+}

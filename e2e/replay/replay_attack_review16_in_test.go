@@ -243,3 +243,59 @@ func TestReplayReview16StalledAnswers(t *testing.T) {
 		t.Errorf("%d API answers the sandbox does not read grew the supervisor's resident memory by %d MiB", calls, grew>>10)
 	}
 }
+
+// TestReplayReview16SSHAgentConfirmAtExit: the SSH agent's filter, at
+// the session's end, waited for every request it had passed on to your
+// agent, up to its 2 minutes for an answer. A key added with `ssh-add
+// -c` (or one on a token that waits for a touch) has your agent ask you
+// first: the sandbox asks for a git signature, which the filter passes
+// on, and ends at once; claudebox did not return while the question
+// stood open. The proof, on the host: claudebox exits while the
+// question is still unanswered.
+func TestReplayReview16SSHAgentConfirmAtExit(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "ssh-agent", "apt-get install openssh-client")
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	// The question: it says it was asked (in the project, where the
+	// sandbox sees it), and is answered only once the test says so.
+	askpass := filepath.Join(h.Base, "askpass")
+	h.Write(askpass, "#!/bin/sh\ntouch "+filepath.Join(proj, "asked")+"\nwhile ! test -e "+filepath.Join(h.Base, "answer")+"; do sleep 0.1; done\n")
+	os.Chmod(askpass, 0o755)
+	key := filepath.Join(h.Home, ".ssh", "id_ed25519")
+	os.MkdirAll(filepath.Dir(key), 0o700)
+	h.Chown()
+	h.Run(h.Home, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@example.com", "-f", key)
+	sock := filepath.Join(h.Base, "confirm-agent.sock")
+	agent := h.Command(h.Base, []string{"SSH_ASKPASS=" + askpass, "SSH_ASKPASS_REQUIRE=force", "DISPLAY=:0"}, "ssh-agent", "-D", "-a", sock)
+	if err := agent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { agent.Process.Kill(); agent.Wait() }()
+	defer os.WriteFile(filepath.Join(h.Base, "answer"), nil, 0o644)
+	harness.WaitFor(t, "ssh-agent's socket", func() bool { _, err := os.Stat(sock); return err == nil })
+	env := []string{"SSH_AUTH_SOCK=" + sock}
+	h.Run(h.Home, env, "ssh-add", "-q", "-c", key)
+	cmd := h.Command(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `
+		echo data > /tmp/data
+		ssh-keygen -Y sign -n git -f ~/.ssh/id_ed25519.pub /tmp/data >/dev/null 2>&1 &
+		for i in $(seq 1200); do test -e asked && break; sleep 0.1; done
+		test -e asked && echo ASKED`)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { cmd.Wait(); close(ended) }()
+	select {
+	case <-ended:
+	case <-time.After(90 * time.Second):
+		os.WriteFile(filepath.Join(h.Base, "answer"), nil, 0o644)
+		<-ended
+		t.Fatalf("claudebox did not return while your agent's question stood open:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "ASKED") {
+		t.Fatalf("your agent never asked:\n%s", out.String())
+	}
+}
