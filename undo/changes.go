@@ -469,9 +469,14 @@ func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate
 }
 
 // ignoredDirsLimit bounds the ignored directories whose files the start
-// lists by naming them to git, which matches each path against each name;
-// past it, git lists every ignored file.
-const ignoredDirsLimit = 1000
+// lists by naming them to git, which matches each path against each name,
+// and ignoredDirsBytes their names' bytes, which git's command line holds
+// (the kernel refuses one of 2 MiB); past either, git lists every ignored
+// file.
+const (
+	ignoredDirsLimit = 1000
+	ignoredDirsBytes = 256 << 10
+)
 
 // listIgnoredTo writes to list the checkout's ignored files, but each
 // ignored node_modules as itself, its path ending in "/", without its
@@ -488,6 +493,7 @@ func (st store) listIgnoredTo(ctx context.Context, checkout, work string, list *
 	}
 	listed := map[string]bool{}
 	var dirs []string
+	size := 0
 	for _, p := range strings.Split(top.b.String(), "\x00") {
 		switch {
 		case p == "":
@@ -498,6 +504,7 @@ func (st store) listIgnoredTo(ctx context.Context, checkout, work string, list *
 			}
 		default:
 			dirs = append(dirs, ":(top,literal)"+p)
+			size += len(dirs[len(dirs)-1])
 		}
 	}
 	switch {
@@ -506,7 +513,7 @@ func (st store) listIgnoredTo(ctx context.Context, checkout, work string, list *
 		return errFull
 	case len(dirs) == 0:
 		return nil
-	case len(dirs) > ignoredDirsLimit:
+	case len(dirs) > ignoredDirsLimit || size > ignoredDirsBytes:
 		*list = firstPaths{limit: list.limit, size: list.size}
 		return st.gitTo(ctx, checkout, work, nil, list, args...)
 	}

@@ -117,15 +117,33 @@ func TestRecordChangesDepsListedWhole(t *testing.T) {
 	}
 }
 
-// TestIgnoredListManyDirs: past ignoredDirsLimit ignored directories, git
-// is not given each as a pathspec (it matches every path against each):
-// it lists every ignored file, node_modules' too.
+// TestIgnoredListManyDirs: past ignoredDirsLimit ignored directories, or
+// ignoredDirsBytes of their names (a session's, left to hold every later
+// start: git's command line would be refused), git is not given each as a
+// pathspec: it lists every ignored file, node_modules' too.
 func TestIgnoredListManyDirs(t *testing.T) {
+	t.Run("many", func(t *testing.T) { ignoredListPast(t, ignoredDirsLimit+1, 1) })
+	t.Run("long", func(t *testing.T) { ignoredListPast(t, 100, 12) })
+}
+
+// ignoredListPast lists the ignored files of n ignored directories, each
+// holding a file, at d/N below levels of 250-byte names, each level
+// holding a file git does not ignore (else git lists it as ignored too),
+// beside an ignored node_modules.
+func ignoredListPast(t *testing.T, n, levels int) {
 	p := repo(t, 1, 1)
 	state := t.TempDir()
 	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("node_modules/\nout/\n"), 0o644)
-	for i := range ignoredDirsLimit + 1 {
-		dir := filepath.Join(p.Checkout, "d", strconv.Itoa(i), "out")
+	for i := range n {
+		dir := filepath.Join(p.Checkout, "d", strconv.Itoa(i))
+		for range levels {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, "keep"), nil, 0o644)
+			dir = filepath.Join(dir, strings.Repeat("d", 250))
+		}
+		dir = filepath.Join(filepath.Dir(dir), "out")
 		os.MkdirAll(dir, 0o755)
 		os.WriteFile(filepath.Join(dir, "o"), nil, 0o644)
 	}
@@ -136,7 +154,7 @@ func TestIgnoredListManyDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := storeOf(state, p.Root).ignoredAtStart(s.ID)
-	if len(got) != ignoredDirsLimit+2 || !slices.Contains(got, "node_modules/a/i.js") {
-		t.Errorf("listed %d paths (node_modules/a/i.js among them: %v), want every ignored file, %d", len(got), slices.Contains(got, "node_modules/a/i.js"), ignoredDirsLimit+2)
+	if len(got) != n+1 || !slices.Contains(got, "node_modules/a/i.js") {
+		t.Errorf("listed %d paths (node_modules/a/i.js among them: %v), want every ignored file, %d", len(got), slices.Contains(got, "node_modules/a/i.js"), n+1)
 	}
 }
