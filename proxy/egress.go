@@ -69,11 +69,18 @@ func newEgress(policy Policy, log func(map[string]any)) *egress {
 				if err != nil {
 					return nil, &blocked{what: addr, why: err.Error()}
 				}
-				return e.connect(ctx, t, "http")
+				c, err := e.connect(ctx, t, "http")
+				if err != nil {
+					return nil, err
+				}
+				return &answerCounted{Conn: c, header: headerCount{answers: true}}, nil
 			},
-			MaxIdleConnsPerHost: 4, IdleConnTimeout: 30 * time.Second,
-			// What a server the sandbox chose can make the supervisor hold.
+			// What a server the sandbox chose can make the supervisor
+			// hold: answers' headers of 64 KiB and maxHeaderFields
+			// fields, counted over a connection's first answer, so a
+			// connection serves one request.
 			MaxResponseHeaderBytes: 64 << 10,
+			DisableKeepAlives:      true,
 		},
 		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
@@ -335,4 +342,25 @@ func answerWithReason(w http.ResponseWriter, status int, reason, body string) bo
 	fmt.Fprintf(rw, "HTTP/1.1 %d %s\r\nContent-Type: text/plain; charset=utf-8\r\nX-Claudebox-Proxy: refused\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", status, phrase, len(body), body)
 	rw.Flush()
 	return true
+}
+
+// answerCounted is a connection to a server the sandbox chose, the
+// fields of whose answer's header are counted as the transport reads
+// them, as a request's are: net/http keeps each as a map entry, and
+// 60 KiB of fields of a few bytes, never ended, held near a MiB of the
+// supervisor's memory a request (TestReplayReview16AnswerHeaderFields).
+type answerCounted struct {
+	net.Conn
+	header headerCount
+}
+
+// errAnswerFields ends an answer with more than maxHeaderFields fields.
+var errAnswerFields = fmt.Errorf("the server's answer has more than %d fields in its header", maxHeaderFields)
+
+func (c *answerCounted) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if !c.header.ended && !c.header.count(b[:n]) {
+		return 0, errAnswerFields
+	}
+	return n, err
 }

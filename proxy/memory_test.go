@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -216,5 +217,67 @@ func TestHeaderFieldsBounded(t *testing.T) {
 	c, br = c2, bufio.NewReader(c2)
 	if got := status("\r\n" + hello + fields(4*maxHeaderFields) + "\r\n"); got == http.StatusOK {
 		t.Errorf("an empty line, then a request of %d fields: 200", 4*maxHeaderFields)
+	}
+}
+
+// TestAnswerHeaderFieldsBounded: an allowed server's answer passes with
+// up to maxHeaderFields fields, those of the informational answers
+// before it (103 Early Hints) counted with them, and a body of many
+// lines after; one with more is a 502 that says why.
+func TestAnswerHeaderFieldsBounded(t *testing.T) {
+	fields := func(n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "%x:\r\n", i)
+		}
+		return b.String()
+	}
+	body := strings.Repeat("a\n", 4*maxHeaderFields)
+	answers := map[string]string{
+		"/most":  "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n" + fields(maxHeaderFields-2) + "\r\n" + body,
+		"/more":  "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n" + fields(maxHeaderFields-1) + "\r\n" + body,
+		"/first": "\r\nHTTP/1.1 200 OK\r\n" + fields(4*maxHeaderFields) + "\r\n",
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				io.WriteString(c, answers[r.URL.Path])
+			}()
+		}
+	}()
+	px := startEgress(t, mustPolicy(t, []string{ln.Addr().String()}, nil), &stubNet{}, io.Discard)
+	pu, _ := url.Parse(px.URL)
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
+	get := func(path string) (int, string) {
+		resp, err := client.Get("http://" + ln.Addr().String() + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if s, b := get("/most"); s != http.StatusOK || b != body {
+		t.Errorf("an answer of %d fields: %d %.80q", maxHeaderFields, s, b)
+	}
+	if s, b := get("/more"); s != http.StatusBadGateway || !strings.Contains(b, "more than 128 fields") {
+		t.Errorf("an answer of %d fields: %d %.200q, want 502", maxHeaderFields+1, s, b)
+	}
+	if s, _ := get("/first"); s == http.StatusOK {
+		t.Errorf("an empty line, then an answer of %d fields: 200", 4*maxHeaderFields)
 	}
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -666,13 +667,55 @@ type limitedConn struct {
 // dozen.
 const maxHeaderFields = 128
 
-// headerCount follows the lines of a request's header as the server
-// reads them, until the empty line that ends it: what follows is a body
-// or a tunnel, read as it is.
+// headerCount follows the lines of a header as they are read, until
+// the empty line that ends it: what follows is a body or a tunnel, read
+// as it is.
 type headerCount struct {
-	lines   int
-	lineLen int // the bytes of the current line, but \r
+	// answers: the headers are a server's answers, of which the
+	// informational ones (100 Continue, 103 Early Hints) come before the
+	// one that ends the count; their fields count together.
+	answers bool
+	fields  int
+	line    int // the current line's place in its header: 0, the first
+	lineLen int // its bytes, but \r
+	first   []byte
 	ended   bool
+}
+
+// count follows b, read after what it followed before, and says false
+// once the fields are more than maxHeaderFields.
+func (h *headerCount) count(b []byte) bool {
+	for _, ch := range b {
+		if h.ended {
+			return true
+		}
+		switch {
+		case ch == '\n' && h.lineLen == 0:
+			h.ended = !h.answers || !informational(h.first)
+			h.line, h.first = 0, h.first[:0]
+		case ch == '\n':
+			if h.line > 0 {
+				if h.fields++; h.fields > maxHeaderFields {
+					return false
+				}
+			}
+			h.line, h.lineLen = h.line+1, 0
+		case ch != '\r':
+			h.lineLen++
+			if h.line == 0 && len(h.first) < 16 {
+				h.first = append(h.first, ch)
+			}
+		}
+	}
+	return true
+}
+
+// informational says an answer's status line (its first bytes) is one
+// that another answer follows: 1xx, but 101, after which the connection
+// is the upgraded protocol's.
+func informational(statusLine []byte) bool {
+	_, status, _ := bytes.Cut(statusLine, []byte(" "))
+	return len(status) >= 3 && status[0] == '1' && string(status[:3]) != "101"
 }
 
 // errHeaderFields ends a connection whose request has more than
@@ -692,25 +735,9 @@ func countNextHeader(c net.Conn, state http.ConnState) {
 
 func (c *limitedConn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
-	h := c.header
-	if h == nil || h.ended {
-		return n, err
-	}
-	for _, ch := range b[:n] {
-		switch {
-		case ch == '\n' && h.lineLen == 0:
-			h.ended = true
-			return n, err
-		case ch == '\n':
-			// The request line and the fields.
-			if h.lines++; h.lines > 1+maxHeaderFields {
-				io.WriteString(c.Conn, "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nX-Claudebox-Proxy: refused\r\nConnection: close\r\n\r\nclaudebox: "+errHeaderFields.Err.Error()+"\n")
-				return 0, errHeaderFields
-			}
-			h.lineLen = 0
-		case ch != '\r':
-			h.lineLen++
-		}
+	if h := c.header; h != nil && !h.ended && !h.count(b[:n]) {
+		io.WriteString(c.Conn, "HTTP/1.1 431 Request Header Fields Too Large\r\nContent-Type: text/plain; charset=utf-8\r\nX-Claudebox-Proxy: refused\r\nConnection: close\r\n\r\nclaudebox: "+errHeaderFields.Err.Error()+"\n")
+		return 0, errHeaderFields
 	}
 	return n, err
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/pem"
 	"fmt"
@@ -297,5 +298,127 @@ func TestReplayReview16SSHAgentConfirmAtExit(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "ASKED") {
 		t.Fatalf("your agent never asked:\n%s", out.String())
+	}
+}
+
+// TestReplayReview16AnswerHeaderFields: what an allowed server answers a
+// plain-HTTP request with is held as the request's header is (net/http
+// keeps each field as a map entry and a string of its own), bounded in
+// bytes (64 KiB) but not in fields, and with no deadline while it comes:
+// a server the sandbox chose that sends 60 KiB of fields of a few bytes
+// and never ends its header held near a MiB of the supervisor's memory
+// for each request. The attack, from inside: 200 requests by absolute
+// URL to such a server (here on the host's loopback, listed by
+// address). The proof, on the host: the supervisor's resident memory
+// grows by less than 64 MiB (about 200 MiB before), and an answer with a
+// server's usual fields still passes.
+func TestReplayReview16AnswerHeaderFields(t *testing.T) {
+	h := harness.NewHost(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var fields bytes.Buffer
+	for i := 4096; fields.Len() < 60<<10; i++ {
+		fmt.Fprintf(&fields, "%x:\r\n", i)
+	}
+	var sent atomic.Int32
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+			go func() {
+				line, _ := bufio.NewReader(c).ReadString('\n')
+				if strings.Contains(line, "/plain") {
+					io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nServer: test\r\nContent-Length: 6\r\n\r\nPLAIN\n")
+					return
+				}
+				// The header's fields, and never its end.
+				io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+				c.Write(fields.Bytes())
+				sent.Add(1)
+			}()
+		}
+	}()
+	target := "127.0.0.1:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	const requests = 200
+	cmd := h.Command(proj, nil, "claudebox", "--shell", "--allow-host", target, "-c", `
+		curl -sS --max-time 60 --proxy http://127.0.0.1:3128 --noproxy "" http://`+target+`/plain > plain.answer 2>&1
+		touch started
+		for i in $(seq 600); do test -e measured && break; sleep 0.1; done
+		for i in $(seq `+strconv.Itoa(requests)+`); do
+			exec {fd}<>/dev/tcp/127.0.0.1/3128 || break
+			printf 'GET http://`+target+`/%d HTTP/1.1\r\nHost: `+target+`\r\n\r\n' $i >&$fd
+		done
+		for i in $(seq 1200); do test -e done && break; sleep 0.1; done
+	`)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan struct{})
+	go func() { cmd.Wait(); close(ended) }()
+	defer func() {
+		os.WriteFile(filepath.Join(proj, "done"), nil, 0o644)
+		select {
+		case <-ended:
+		case <-time.After(90 * time.Second):
+			cmd.Process.Kill()
+			<-ended
+		}
+	}()
+	for deadline := time.Now().Add(3 * time.Minute); ; {
+		if _, err := os.Stat(filepath.Join(proj, "started")); err == nil {
+			break
+		}
+		select {
+		case <-ended:
+			t.Fatalf("the session ended before it started:\n%s", out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sandbox never started:\n%s", out.String())
+		}
+	}
+	idle, _ := supervisorKB(t, cmd.Process.Pid)
+	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
+	// The server has sent every header it will, and the supervisor has
+	// read what it takes of them: its memory holds still for 2 s.
+	last, still := -1, 0
+	for deadline := time.Now().Add(3 * time.Minute); still < 8; {
+		select {
+		case <-ended:
+			t.Fatalf("the session ended with %d answers sent:\n%s", sent.Load(), out.String())
+		case <-time.After(250 * time.Millisecond):
+		}
+		if rss, _ := supervisorKB(t, cmd.Process.Pid); sent.Load() == requests && rss == last {
+			still++
+		} else {
+			last, still = rss, 0
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d answers sent:\n%s", sent.Load(), requests, out.String())
+		}
+	}
+	held, hwm := supervisorKB(t, cmd.Process.Pid)
+	t.Logf("supervisor: %d KiB idle, %d KiB with %d answers' fields held (peak %d KiB)", idle, held, requests, hwm)
+	if grew := held - idle; grew > 64<<10 {
+		t.Errorf("%d answers of 8,700 fields grew the supervisor's resident memory by %d MiB", requests, grew>>10)
+	}
+	if answer, _ := os.ReadFile(filepath.Join(proj, "plain.answer")); string(answer) != "PLAIN\n" {
+		t.Errorf("an answer with a server's usual fields: %q, want PLAIN", answer)
 	}
 }
