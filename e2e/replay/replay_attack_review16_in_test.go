@@ -259,9 +259,10 @@ func TestReplayReview16SSHAgentConfirmAtExit(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.Write(filepath.Join(proj, "x"), "x\n")
 	// The question: it says it was asked (in the project, where the
-	// sandbox sees it), and is answered only once the test says so.
+	// sandbox sees it), and is answered only once the test says so, or
+	// its files are gone (else it outlives the test, asking forever).
 	askpass := filepath.Join(h.Base, "askpass")
-	h.Write(askpass, "#!/bin/sh\ntouch "+filepath.Join(proj, "asked")+"\nwhile ! test -e "+filepath.Join(h.Base, "answer")+"; do sleep 0.1; done\n")
+	h.Write(askpass, "#!/bin/sh\ntouch "+filepath.Join(proj, "asked")+"\nwhile test -d "+h.Base+" && ! test -e "+filepath.Join(h.Base, "answer")+"; do sleep 0.1; done\n")
 	os.Chmod(askpass, 0o755)
 	key := filepath.Join(h.Home, ".ssh", "id_ed25519")
 	os.MkdirAll(filepath.Dir(key), 0o700)
