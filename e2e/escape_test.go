@@ -322,6 +322,36 @@ func TestEscapeSecrets(t *testing.T) {
 	}
 }
 
+// TestEscapeWritesStayInside: what the sandbox writes outside the project
+// (its /tmp, its $HOME and the directories there the host's tools read)
+// is not on the host after the session.
+func TestEscapeWritesStayInside(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.Write(filepath.Join(proj, "README"), "p\n")
+	name := "claudebox-escape-" + strconv.Itoa(os.Getpid())
+	var targets []string
+	for _, dir := range []string{"/tmp", "/var/tmp", "/dev/shm", h.Home, filepath.Join(h.Home, ".config"), filepath.Join(h.Home, ".local", "bin"), filepath.Join(h.Home, "code")} {
+		targets = append(targets, filepath.Join(dir, name))
+	}
+	t.Cleanup(func() {
+		for _, p := range targets {
+			os.Remove(p)
+		}
+	})
+	out := h.Run(proj, nil, "claudebox", append([]string{"--shell", "-c", `
+		for p in "$@"; do mkdir -p "$(dirname "$p")" 2>/dev/null; echo planted > "$p" 2>/dev/null && echo "WROTE $p"; done
+		echo "DO""NE"`, "write"}, targets...)...)
+	if !strings.Contains(out, "DONE") || !strings.Contains(out, "WROTE /tmp/"+name) {
+		t.Fatalf("the sandbox could not write its own /tmp:\n%s", out)
+	}
+	for _, p := range targets {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("what the sandbox wrote at %s is on the host", p)
+		}
+	}
+}
+
 // TestEscapeTerminal pushes keystrokes into the terminal from inside a
 // tmux-driven session (TIOCSTI and TIOCLINUX, CVE-2017-5226), and checks
 // that the filter blocking them leaves the terminal working: a resize still
