@@ -23,25 +23,40 @@ import (
 // toolLayouts are what known version managers' entries need beyond the
 // entry itself and what its links and #! lines lead to: their shims and
 // proxies pick a version from files the entry does not point at. Paths are
-// relative to $HOME; each is shown when it exists. Caches (~/.cargo/registry,
-// ~/go/pkg) are not here: they stay the user's --bind.
+// relative to $HOME; each is shown when it exists. Of a manager's root
+// only what its programs run with is named, never the root whole: what
+// else the user or a plugin keeps there (a token, mise's records of the
+// configurations it trusts, asdf's downloads) is not shown. Caches
+// (~/.cargo/registry, ~/go/pkg) are not here: they stay the user's --bind.
 var toolLayouts = map[string][]string{
 	".cargo/bin":              {".rustup/toolchains", ".rustup/settings.toml"},
 	"go/bin":                  {"sdk"},
-	".pyenv/shims":            {".pyenv"},
-	".pyenv/bin":              {".pyenv"},
-	".asdf/shims":             {".asdf", ".tool-versions"},
-	".asdf/bin":               {".asdf", ".tool-versions"},
-	".local/share/mise/shims": {".local/share/mise", ".config/mise", ".tool-versions"},
+	".pyenv/shims":            pyenvParts,
+	".pyenv/bin":              pyenvParts,
+	".rbenv/shims":            rbenvParts,
+	".rbenv/bin":              rbenvParts,
+	".asdf/shims":             append(asdfParts, ".tool-versions"),
+	".asdf/bin":               append(asdfParts, ".tool-versions"),
+	".local/share/mise/shims": {".local/share/mise/installs", ".local/share/mise/plugins", ".local/share/mise/shims", ".config/mise", ".tool-versions"},
 	".volta/bin":              {".volta/tools"},
 	".bun/bin":                {".bun/install/global"},
 }
+
+// The parts of pyenv's, rbenv's and asdf's roots their shims run: the
+// manager's own scripts, its plugins (git directories left out by
+// notRun), the installed versions, the global version's file.
+var (
+	pyenvParts = []string{".pyenv/bin", ".pyenv/libexec", ".pyenv/plugins", ".pyenv/pyenv.d", ".pyenv/shims", ".pyenv/versions", ".pyenv/version"}
+	rbenvParts = []string{".rbenv/bin", ".rbenv/libexec", ".rbenv/plugins", ".rbenv/rbenv.d", ".rbenv/shims", ".rbenv/versions", ".rbenv/version"}
+	asdfParts  = []string{".asdf/asdf.sh", ".asdf/bin", ".asdf/lib", ".asdf/libexec", ".asdf/plugins", ".asdf/installs", ".asdf/shims"}
+)
 
 // layoutNames say which manager a known layout belongs to, for a root's why.
 var layoutNames = map[string]string{
 	".cargo/bin": "rustup's toolchains", "go/bin": "the Go SDKs of golang.org/dl",
 	".pyenv/shims": "pyenv's versions", ".pyenv/bin": "pyenv's versions",
 	".asdf/shims": "asdf's installs", ".asdf/bin": "asdf's installs",
+	".rbenv/shims": "rbenv's versions", ".rbenv/bin": "rbenv's versions",
 	".local/share/mise/shims": "mise's installs and configuration", ".volta/bin": "volta's tools",
 	".bun/bin": "bun's global packages",
 }

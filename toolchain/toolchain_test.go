@@ -22,7 +22,8 @@ func TestProbeToolchains(t *testing.T) {
 	home := t.TempDir()
 	proj := filepath.Join(home, "proj")
 	testfs.Tree(t, home,
-		".cargo/bin/cargo", ".rustup/toolchains/", ".rustup/settings.toml",
+		".cargo/bin/cargo", ".rustup/toolchains/", ".rustup/settings.toml", ".cargo/credentials.toml",
+		".asdf/shims/node", ".asdf/installs/nodejs/20/bin/node", ".asdf/plugins/nodejs/bin/install", ".asdf/token", ".asdf/downloads/x",
 		".nvm/versions/node/v20/bin/node",
 		".nvm/versions/node/v20/lib/node_modules/npm/package.json",
 		".nvm/versions/node/v20/lib/node_modules/npm/bin/npm-cli.js",
@@ -44,6 +45,7 @@ func TestProbeToolchains(t *testing.T) {
 	path := strings.Join([]string{
 		"/usr/bin", "bin", home,
 		filepath.Join(home, ".cargo/bin"), filepath.Join(home, ".cargo/bin/"),
+		filepath.Join(home, ".asdf/shims"),
 		filepath.Join(home, ".nvm/versions/node/v20/bin"),
 		filepath.Join(home, ".local/bin"),
 		filepath.Join(home, "missing"),
@@ -66,6 +68,9 @@ func TestProbeToolchains(t *testing.T) {
 		"~/.cargo/bin: ~/.cargo/bin (on your PATH, read-only)",
 		"~/.cargo/bin: ~/.rustup/settings.toml (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
 		"~/.cargo/bin: ~/.rustup/toolchains (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
+		"~/.asdf/shims: ~/.asdf/installs (what ~/.asdf/shims runs: asdf's installs, read-only)",
+		"~/.asdf/shims: ~/.asdf/plugins (what ~/.asdf/shims runs: asdf's installs, read-only)",
+		"~/.asdf/shims: ~/.asdf/shims (what ~/.asdf/shims runs: asdf's installs, read-only)",
 		"~/.nvm/versions/node/v20/bin: ~/.nvm/versions/node/v20 (the toolchain of ~/.nvm/versions/node/v20/bin, on your PATH, read-only)",
 		"~/.local/bin: ~/.local/bin (on your PATH, read-only)",
 		"~/.local/bin: ~/.pyenv/versions/3.12 (what ~/.local/bin's programs lead to, read-only)",
@@ -78,7 +83,7 @@ func TestProbeToolchains(t *testing.T) {
 	for _, p := range hidden {
 		gotHidden = append(gotHidden, strings.ReplaceAll(p, home, "~"))
 	}
-	if want := []string{"~/.nvm/versions/node/v20/etc", "~/.pyenv/versions/3.12/etc", "~/.pyenv/versions/3.12/pip.conf"}; !reflect.DeepEqual(gotHidden, want) {
+	if want := []string{"~/.asdf/installs/nodejs/20/etc", "~/.nvm/versions/node/v20/etc", "~/.pyenv/versions/3.12/etc", "~/.pyenv/versions/3.12/pip.conf"}; !reflect.DeepEqual(gotHidden, want) {
 		t.Errorf("hidden %q, want %q", gotHidden, want)
 	}
 	var gotProblems []string
