@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,6 +36,59 @@ func supervisorKB(t *testing.T, pid int) (rss, hwm int) {
 		}
 	}
 	return rss, hwm
+}
+
+// flood is a session whose script floods the supervisor from inside: it
+// says where it is by the files it makes in the project, and ends once
+// the test makes done there (stop).
+type flood struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	proj  string
+	out   bytes.Buffer
+	ended chan struct{}
+}
+
+// startFlood starts cmd, a session in proj, as a flood; the caller defers
+// its stop before what the session holds (a server whose Close waits for
+// the answers the sandbox does not read) goes.
+func startFlood(t *testing.T, cmd *exec.Cmd, proj string) *flood {
+	f := &flood{t: t, cmd: cmd, proj: proj, ended: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = &f.out, &f.out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { cmd.Wait(); close(f.ended) }()
+	return f
+}
+
+// stop ends the session: done, then a kill after 90 s.
+func (f *flood) stop() {
+	os.WriteFile(filepath.Join(f.proj, "done"), nil, 0o644)
+	select {
+	case <-f.ended:
+	case <-time.After(90 * time.Second):
+		f.cmd.Process.Kill()
+		<-f.ended
+	}
+}
+
+// waitFor waits until the session made name in the project.
+func (f *flood) waitFor(name string) {
+	f.t.Helper()
+	for deadline := time.Now().Add(3 * time.Minute); ; {
+		if _, err := os.Stat(filepath.Join(f.proj, name)); err == nil {
+			return
+		}
+		select {
+		case <-f.ended:
+			f.t.Fatalf("the session ended before %s:\n%s", name, f.out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("the sandbox never made %s:\n%s", name, f.out.String())
+		}
+	}
 }
 
 // TestReplayReview16HeaderFields: the proxy bounded a request's header
@@ -98,48 +152,19 @@ func TestReplayReview16HeaderFields(t *testing.T) {
 		touch held
 		for i in $(seq 1200); do test -e done && break; sleep 0.1; done
 	`)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ended := make(chan struct{})
-	go func() { cmd.Wait(); close(ended) }()
-	defer func() {
-		os.WriteFile(filepath.Join(proj, "done"), nil, 0o644)
-		select {
-		case <-ended:
-		case <-time.After(90 * time.Second):
-			cmd.Process.Kill()
-			<-ended
-		}
-	}()
-	waitFor := func(name string) {
-		for deadline := time.Now().Add(3 * time.Minute); ; {
-			if _, err := os.Stat(filepath.Join(proj, name)); err == nil {
-				return
-			}
-			select {
-			case <-ended:
-				t.Fatalf("the session ended before %s:\n%s", name, out.String())
-			case <-time.After(50 * time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the sandbox never made %s:\n%s", name, out.String())
-			}
-		}
-	}
-	waitFor("started")
+	f := startFlood(t, cmd, proj)
+	defer f.stop()
+	f.waitFor("started")
 	idle, _ := supervisorKB(t, cmd.Process.Pid)
 	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
-	waitFor("held")
+	f.waitFor("held")
 	held, hwm := supervisorKB(t, cmd.Process.Pid)
 	t.Logf("supervisor: %d KiB idle, %d KiB with the headers held (peak %d KiB); %d tunnels opened", idle, held, hwm, open.Load())
 	if grew := held - idle; grew > 96<<10 {
 		t.Errorf("255 headers of 8,705 fields grew the supervisor's resident memory by %d MiB", grew>>10)
 	}
 	if answer, _ := os.ReadFile(filepath.Join(proj, "plain.answer")); string(answer) != "HTTP/1.1 200" {
-		t.Errorf("a CONNECT with a client's few fields got %q, want HTTP/1.1 200:\n%s", answer, out.String())
+		t.Errorf("a CONNECT with a client's few fields got %q, want HTTP/1.1 200:\n%s", answer, f.out.String())
 	}
 }
 
@@ -189,35 +214,9 @@ func TestReplayReview16StalledAnswers(t *testing.T) {
 		done
 		for i in $(seq 1200); do test -e done && break; sleep 0.1; done
 	`)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ended := make(chan struct{})
-	go func() { cmd.Wait(); close(ended) }()
-	defer func() {
-		os.WriteFile(filepath.Join(proj, "done"), nil, 0o644)
-		select {
-		case <-ended:
-		case <-time.After(90 * time.Second):
-			cmd.Process.Kill()
-			<-ended
-		}
-	}()
-	for deadline := time.Now().Add(3 * time.Minute); ; {
-		if _, err := os.Stat(filepath.Join(proj, "started")); err == nil {
-			break
-		}
-		select {
-		case <-ended:
-			t.Fatalf("the session ended before it started:\n%s", out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the sandbox never started:\n%s", out.String())
-		}
-	}
+	f := startFlood(t, cmd, proj)
+	defer f.stop()
+	f.waitFor("started")
 	idle, _ := supervisorKB(t, cmd.Process.Pid)
 	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
 	// Every call has begun its answer, and the API has written all it
@@ -225,8 +224,8 @@ func TestReplayReview16StalledAnswers(t *testing.T) {
 	last, still := int64(-1), 0
 	for deadline := time.Now().Add(3 * time.Minute); still < 8; {
 		select {
-		case <-ended:
-			t.Fatalf("the session ended with %d calls answered:\n%s", started.Load(), out.String())
+		case <-f.ended:
+			t.Fatalf("the session ended with %d calls answered:\n%s", started.Load(), f.out.String())
 		case <-time.After(250 * time.Millisecond):
 		}
 		if n := written.Load(); started.Load() == calls && n == last {
@@ -235,7 +234,7 @@ func TestReplayReview16StalledAnswers(t *testing.T) {
 			last, still = n, 0
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d calls answered:\n%s", started.Load(), calls, out.String())
+			t.Fatalf("%d of %d calls answered:\n%s", started.Load(), calls, f.out.String())
 		}
 	}
 	held, hwm := supervisorKB(t, cmd.Process.Pid)
@@ -365,35 +364,9 @@ func TestReplayReview16AnswerHeaderFields(t *testing.T) {
 		done
 		for i in $(seq 1200); do test -e done && break; sleep 0.1; done
 	`)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ended := make(chan struct{})
-	go func() { cmd.Wait(); close(ended) }()
-	defer func() {
-		os.WriteFile(filepath.Join(proj, "done"), nil, 0o644)
-		select {
-		case <-ended:
-		case <-time.After(90 * time.Second):
-			cmd.Process.Kill()
-			<-ended
-		}
-	}()
-	for deadline := time.Now().Add(3 * time.Minute); ; {
-		if _, err := os.Stat(filepath.Join(proj, "started")); err == nil {
-			break
-		}
-		select {
-		case <-ended:
-			t.Fatalf("the session ended before it started:\n%s", out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the sandbox never started:\n%s", out.String())
-		}
-	}
+	f := startFlood(t, cmd, proj)
+	defer f.stop()
+	f.waitFor("started")
 	idle, _ := supervisorKB(t, cmd.Process.Pid)
 	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
 	// The server has sent every header it will, and the supervisor has
@@ -401,8 +374,8 @@ func TestReplayReview16AnswerHeaderFields(t *testing.T) {
 	last, still := -1, 0
 	for deadline := time.Now().Add(3 * time.Minute); still < 8; {
 		select {
-		case <-ended:
-			t.Fatalf("the session ended with %d answers sent:\n%s", sent.Load(), out.String())
+		case <-f.ended:
+			t.Fatalf("the session ended with %d answers sent:\n%s", sent.Load(), f.out.String())
 		case <-time.After(250 * time.Millisecond):
 		}
 		if rss, _ := supervisorKB(t, cmd.Process.Pid); sent.Load() == requests && rss == last {
@@ -411,7 +384,7 @@ func TestReplayReview16AnswerHeaderFields(t *testing.T) {
 			last, still = rss, 0
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d answers sent:\n%s", sent.Load(), requests, out.String())
+			t.Fatalf("%d of %d answers sent:\n%s", sent.Load(), requests, f.out.String())
 		}
 	}
 	held, hwm := supervisorKB(t, cmd.Process.Pid)
