@@ -105,29 +105,9 @@ func (f *flood) waitFor(name string) {
 // client sends still passes.
 func TestReplayReview16HeaderFields(t *testing.T) {
 	h := harness.NewHost(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The allowed host holds every connection and says nothing.
+	ln, open := holdingServer(t)
 	defer ln.Close()
-	var open atomic.Int32
-	go func() {
-		// The allowed host holds every connection and says nothing.
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-			open.Add(1)
-		}
-	}()
 	target := "127.0.0.1:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.Write(filepath.Join(proj, "x"), "x\n")

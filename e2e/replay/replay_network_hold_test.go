@@ -25,29 +25,8 @@ import (
 // itself waiting forever for one of the held slots).
 func TestReplayNetworkHeldTunnels(t *testing.T) {
 	h := harness.NewHost(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, open := holdingServer(t)
 	defer ln.Close()
-	var open atomic.Int32
-	go func() {
-		// The server holds every connection, reads nothing, sends nothing.
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-			open.Add(1)
-		}
-	}()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.Write(filepath.Join(proj, "x"), "x\n")
@@ -92,4 +71,32 @@ func TestReplayNetworkHeldTunnels(t *testing.T) {
 		<-ended
 		t.Fatalf("claudebox did not exit after its sandbox ended, with %d tunnels held\n%s", open.Load(), stderr.String())
 	}
+}
+
+// holdingServer is a server on loopback that holds every connection it
+// accepts, reading nothing and sending nothing, until its listener is
+// closed; open counts them.
+func holdingServer(t *testing.T) (net.Listener, *atomic.Int32) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := new(atomic.Int32)
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+			open.Add(1)
+		}
+	}()
+	return ln, open
 }
