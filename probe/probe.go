@@ -65,7 +65,8 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		}
 	}
 	var toolsHidden []string
-	h.Toolchains, h.PathProblems, toolsHidden = toolchain.Probe(home, pathEnv, project, binds, state, secrets)
+	var toolCopies []mount.Mount
+	h.Toolchains, h.PathProblems, toolsHidden, toolCopies = toolchain.Probe(home, pathEnv, project, binds, state, secrets)
 	for _, t := range h.Toolchains {
 		h.Links = append(h.Links, linksOn(t.Entry)...)
 		for _, r := range t.Roots {
@@ -122,6 +123,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	}
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, omit, obeyed)
 	h.Own = append(h.Own, git.copies...)
+	h.Own = append(h.Own, toolCopies...)
 	var pluginCopies []mount.Mount
 	var pluginLeftOut []string
 	h.ClaudeEntries, pluginCopies, pluginLeftOut = pluginCredentials(home, h.ClaudeEntries, h.ClaudeFrozen)

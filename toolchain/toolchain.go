@@ -28,6 +28,7 @@ import (
 // else the user or a plugin keeps there (a token, mise's records of the
 // configurations it trusts, asdf's downloads) is not shown. Caches
 // (~/.cargo/registry, ~/go/pkg) are not here: they stay the user's --bind.
+// ~/.tool-versions is a private copy (configCopies), not a root.
 var toolLayouts = map[string][]string{
 	".cargo/bin":              {".rustup/toolchains", ".rustup/settings.toml"},
 	"go/bin":                  {"sdk"},
@@ -35,9 +36,9 @@ var toolLayouts = map[string][]string{
 	".pyenv/bin":              pyenvParts,
 	".rbenv/shims":            rbenvParts,
 	".rbenv/bin":              rbenvParts,
-	".asdf/shims":             append(asdfParts, ".tool-versions"),
-	".asdf/bin":               append(asdfParts, ".tool-versions"),
-	".local/share/mise/shims": {".local/share/mise/installs", ".local/share/mise/plugins", ".local/share/mise/shims", ".config/mise", ".tool-versions"},
+	".asdf/shims":             asdfParts,
+	".asdf/bin":               asdfParts,
+	".local/share/mise/shims": {".local/share/mise/installs", ".local/share/mise/plugins", ".local/share/mise/shims", ".config/mise"},
 	".volta/bin":              {".volta/tools"},
 	".bun/bin":                {".bun/install/global"},
 }
@@ -50,6 +51,15 @@ var (
 	rbenvParts = []string{".rbenv/bin", ".rbenv/libexec", ".rbenv/plugins", ".rbenv/rbenv.d", ".rbenv/shims", ".rbenv/versions", ".rbenv/version"}
 	asdfParts  = []string{".asdf/asdf.sh", ".asdf/bin", ".asdf/lib", ".asdf/libexec", ".asdf/plugins", ".asdf/installs", ".asdf/shims"}
 )
+
+// configLayouts are the configuration files a known layout's shims read
+// for the version they pick, each shown as a private copy of what is
+// known harmless in it (configCopies).
+var configLayouts = map[string][]string{
+	".asdf/shims":             {".tool-versions"},
+	".asdf/bin":               {".tool-versions"},
+	".local/share/mise/shims": {".tool-versions"},
+}
 
 // layoutNames say which manager a known layout belongs to, for a root's why.
 var layoutNames = map[string]string{
@@ -70,9 +80,9 @@ var layoutNames = map[string]string{
 // project and the read-write binds. Entries it cannot make work are
 // problems, for --check. hidden are the paths in the roots that are left
 // out of their mounts, as secrets are: what their programs do not run
-// with (notRun). Of mise's configuration only the files known harmless
-// are roots (miseShown).
-func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool) (ts []mount.Toolchain, problems []mount.PathProblem, hidden []string) {
+// with (notRun). copies are the private copies of the configuration
+// the layouts' shims read (configCopies).
+func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool) (ts []mount.Toolchain, problems []mount.PathProblem, hidden []string, copies []mount.Mount) {
 	writable := bind.Writable(project, binds)
 	// refusal says why a path is not shown: it is or lies in a secret,
 	// claudebox's state, or (SourceRefusal's rest) holds a socket.
@@ -84,7 +94,7 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 		}
 		return bind.SourceRefusal(real, false, home, state)
 	}
-	seen := map[string]bool{}
+	seen, copied := map[string]bool{}, map[string]bool{}
 	for _, entry := range filepath.SplitList(pathEnv) {
 		if !filepath.IsAbs(entry) || seen[filepath.Clean(entry)] {
 			continue
@@ -122,6 +132,12 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 				t.Roots = append(t.Roots, mount.Root{Path: p, Why: why})
 			}
 		}
+		for _, p := range configLayouts[rel] {
+			if p := filepath.Join(home, p); !copied[p] && refusal(p) == "" {
+				copied[p] = true
+				copies = append(copies, configCopies(p, refusal)...)
+			}
+		}
 		for _, target := range entryTargets(real) {
 			if !paths.Within(target, home) || paths.Within(target, real) {
 				continue
@@ -140,7 +156,7 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 		}
 		ts = append(ts, t)
 	}
-	return ts, problems, hidden
+	return ts, problems, hidden, copies
 }
 
 // prefixParts are the entries of a node or python prefix (a version
@@ -204,6 +220,42 @@ func notRun(root string) []string {
 	}
 	look(root, 3)
 	return hidden
+}
+
+// configCopies are the private copies of a configuration path a layout's
+// shims read for the versions they pick: of ~/.tool-versions its `tool
+// version` lines. Never the file as written: a comment (a token noted
+// beside a version, a line turned off) has no shape to look for and no
+// tool reads it. ~/.tool-versions may be a link (a dotfiles manager's),
+// read where it leads unless that is refused (a secret).
+func configCopies(path string, refusal func(real string) string) []mount.Mount {
+	b, real, err := untrusted.ReadResolved(path, 1<<20)
+	if err != nil || refusal(real) != "" {
+		return nil
+	}
+	return []mount.Mount{{Kind: mount.RoBindData, Dest: path, Content: toolVersions(b), Why: "the versions your version managers pick, a private copy of its tool and version lines", Role: mount.Tools}}
+}
+
+// toolVersions rebuilds a .tool-versions file from its `tool version…`
+// lines, each field of a version's characters, comments dropped.
+func toolVersions(b []byte) string {
+	var out strings.Builder
+	for line := range strings.Lines(string(b)) {
+		line, _, _ = strings.Cut(line, "#")
+		fields := strings.Fields(line)
+		if len(fields) >= 2 && !slices.ContainsFunc(fields, func(f string) bool { return !versionLike(f) }) {
+			out.WriteString(strings.Join(fields, " ") + "\n")
+		}
+	}
+	return out.String()
+}
+
+// versionLike says s is written as a tool's name or version is (20,
+// 3.12.1, ref:main, path:~/x, npm:@scope/pkg), nothing else.
+func versionLike(s string) bool {
+	return s != "" && len(s) <= 200 && !strings.ContainsFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("._-:/@+~", r))
+	})
 }
 
 // miseKeys are the top-level keys of a mise configuration file known to

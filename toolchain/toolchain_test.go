@@ -56,7 +56,7 @@ func TestProbeToolchains(t *testing.T) {
 	}, ":")
 	os.MkdirAll(filepath.Join(home, ".claudebox/bin"), 0o755)
 	project := instance.Project{Root: proj, Checkout: proj}
-	ts, problems, hidden := Probe(home, path, project, nil, bind.StateDirs(home, nil), bind.Secrets(home))
+	ts, problems, hidden, _ := Probe(home, path, project, nil, bind.StateDirs(home, nil), bind.Secrets(home))
 
 	var got []string
 	for _, tc := range ts {
@@ -142,5 +142,14 @@ func TestMiseShown(t *testing.T) {
 	}
 	if want := []string{"conf.d/versions.toml", "config.toml"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("shown %q, want %q", got, want)
+	}
+}
+
+// Of ~/.tool-versions only `tool version…` lines are copied, comments
+// dropped.
+func TestToolVersions(t *testing.T) {
+	in := "# GITHUB_TOKEN=x\nnodejs 20.1.0 # note\npython 3.12.1 3.11.7\nruby\nweird ver$ion\n  golang   ref:main\n"
+	if got, want := toolVersions([]byte(in)), "nodejs 20.1.0\npython 3.12.1 3.11.7\ngolang ref:main\n"; got != want {
+		t.Errorf("toolVersions = %q, want %q", got, want)
 	}
 }

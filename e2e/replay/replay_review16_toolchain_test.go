@@ -56,3 +56,28 @@ func TestReplayReview16ManagerRootAllowlist(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview16ToolVersionsComments: ~/.tool-versions, which asdf's
+// and mise's shims read for the versions they pick, was shown whole,
+// comments and all (`# GITHUB_TOKEN=…` noted beside a version). The
+// attack, from inside: read it. Proof: no comment is readable; the
+// `tool version` lines are.
+func TestReplayReview16ToolVersionsComments(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW16-TOOL-VERSIONS-SECRET"
+	asdf := filepath.Join(h.Home, ".asdf")
+	h.Write(filepath.Join(asdf, "shims", "node"), "#!/bin/sh\necho SHIM\n")
+	os.Chmod(filepath.Join(asdf, "shims", "node"), 0o755)
+	h.Write(filepath.Join(h.Home, ".tool-versions"), "# GITHUB_TOKEN="+secret+"\nnodejs 20.1.0 # "+secret+"-inline\npython 3.12.1 3.11.7\n")
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Join(asdf, "shims") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.Inside(proj, []string{path}, `node; grep -rh -e `+secret+` ~ 2>/dev/null; cat ~/.tool-versions`)
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a comment in ~/.tool-versions is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "SHIM") || !strings.Contains(out, "nodejs 20.1.0\npython 3.12.1 3.11.7") {
+		t.Errorf("inside, want asdf's shims and the versions they pick:\n%s", out)
+	}
+}
