@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -28,7 +29,8 @@ import (
 // else the user or a plugin keeps there (a token, mise's records of the
 // configurations it trusts, asdf's downloads) is not shown. Caches
 // (~/.cargo/registry, ~/go/pkg) are not here: they stay the user's --bind.
-// ~/.tool-versions is a private copy (configCopies), not a root.
+// mise's configuration and ~/.tool-versions are private copies
+// (configCopies), not roots.
 var toolLayouts = map[string][]string{
 	".cargo/bin":              {".rustup/toolchains", ".rustup/settings.toml"},
 	"go/bin":                  {"sdk"},
@@ -38,7 +40,7 @@ var toolLayouts = map[string][]string{
 	".rbenv/bin":              rbenvParts,
 	".asdf/shims":             asdfParts,
 	".asdf/bin":               asdfParts,
-	".local/share/mise/shims": {".local/share/mise/installs", ".local/share/mise/plugins", ".local/share/mise/shims", ".config/mise"},
+	".local/share/mise/shims": {".local/share/mise/installs", ".local/share/mise/plugins", ".local/share/mise/shims"},
 	".volta/bin":              {".volta/tools"},
 	".bun/bin":                {".bun/install/global"},
 }
@@ -58,7 +60,7 @@ var (
 var configLayouts = map[string][]string{
 	".asdf/shims":             {".tool-versions"},
 	".asdf/bin":               {".tool-versions"},
-	".local/share/mise/shims": {".tool-versions"},
+	".local/share/mise/shims": {".config/mise", ".tool-versions"},
 }
 
 // layoutNames say which manager a known layout belongs to, for a root's why.
@@ -67,7 +69,7 @@ var layoutNames = map[string]string{
 	".pyenv/shims": "pyenv's versions", ".pyenv/bin": "pyenv's versions",
 	".asdf/shims": "asdf's installs", ".asdf/bin": "asdf's installs",
 	".rbenv/shims": "rbenv's versions", ".rbenv/bin": "rbenv's versions",
-	".local/share/mise/shims": "mise's installs and configuration", ".volta/bin": "volta's tools",
+	".local/share/mise/shims": "mise's installs", ".volta/bin": "volta's tools",
 	".bun/bin": "bun's global packages",
 }
 
@@ -121,15 +123,8 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 		}
 		rel, _ := filepath.Rel(home, real)
 		for _, p := range toolLayouts[rel] {
-			p := filepath.Join(home, p)
-			why := "what " + entry + " runs: " + layoutNames[rel] + ", read-only"
-			switch {
-			case p == filepath.Join(home, ".config", "mise"):
-				for _, f := range miseShown(p) {
-					t.Roots = append(t.Roots, mount.Root{Path: f, Why: why})
-				}
-			case paths.Exists(p):
-				t.Roots = append(t.Roots, mount.Root{Path: p, Why: why})
+			if p := filepath.Join(home, p); paths.Exists(p) {
+				t.Roots = append(t.Roots, mount.Root{Path: p, Why: "what " + entry + " runs: " + layoutNames[rel] + ", read-only"})
 			}
 		}
 		for _, p := range configLayouts[rel] {
@@ -224,16 +219,40 @@ func notRun(root string) []string {
 
 // configCopies are the private copies of a configuration path a layout's
 // shims read for the versions they pick: of ~/.tool-versions its `tool
-// version` lines. Never the file as written: a comment (a token noted
-// beside a version, a line turned off) has no shape to look for and no
-// tool reads it. ~/.tool-versions may be a link (a dotfiles manager's),
-// read where it leads unless that is refused (a secret).
+// version` lines; of mise's configuration directory (at most two levels:
+// conf.d/) each TOML file rebuilt from its keys known harmless. Never a
+// file as written: a comment (a line turned off, `# DEPLOY_KEY = "…"`, a
+// token noted beside a version) has no shape to look for and no tool
+// reads it. A file that cannot be read as its tool does is not copied.
+// ~/.tool-versions may be a link (a dotfiles manager's), read where it
+// leads unless that is refused (a secret).
 func configCopies(path string, refusal func(real string) string) []mount.Mount {
-	b, real, err := untrusted.ReadResolved(path, 1<<20)
-	if err != nil || refusal(real) != "" {
-		return nil
+	if filepath.Base(path) == ".tool-versions" {
+		b, real, err := untrusted.ReadResolved(path, 1<<20)
+		if err != nil || refusal(real) != "" {
+			return nil
+		}
+		return []mount.Mount{{Kind: mount.RoBindData, Dest: path, Content: toolVersions(b), Why: "the versions your version managers pick, a private copy of its tool and version lines", Role: mount.Tools}}
 	}
-	return []mount.Mount{{Kind: mount.RoBindData, Dest: path, Content: toolVersions(b), Why: "the versions your version managers pick, a private copy of its tool and version lines", Role: mount.Tools}}
+	var copies []mount.Mount
+	var look func(dir string, depth int)
+	look = func(dir string, depth int) {
+		des, _ := os.ReadDir(dir)
+		for _, de := range des {
+			p := filepath.Join(dir, de.Name())
+			switch {
+			case de.IsDir() && depth > 0:
+				look(p, depth-1)
+			case de.Type().IsRegular() && filepath.Ext(p) == ".toml":
+				b, err := untrusted.ReadFile(dir, de.Name(), 1<<20)
+				if content, ok := miseConfig(b); err == nil && ok {
+					copies = append(copies, mount.Mount{Kind: mount.RoBindData, Dest: p, Content: content, Why: "mise's configuration, a private copy of its tools, aliases and settings (not its [env], tasks, hooks or comments)", Role: mount.Tools})
+				}
+			}
+		}
+	}
+	look(path, 1)
+	return copies
 }
 
 // toolVersions rebuilds a .tool-versions file from its `tool version…`
@@ -258,55 +277,117 @@ func versionLike(s string) bool {
 	})
 }
 
-// miseKeys are the top-level keys of a mise configuration file known to
-// hold no credential: the tools and versions its shims pick, its
-// settings. Its env (the variables it sets, a token among them), vars,
-// tasks and hooks are not.
-var miseKeys = []string{"tools", "settings", "alias", "tool_alias", "plugins", "min_version"}
-
-// miseShown are the files of mise's configuration directory (at most
-// two levels: conf.d/) that are shown, each alone: a TOML file whose keys
-// are miseKeys, with no credential written in it and no comment (a
-// commented-out `# DEPLOY_KEY = "…"` keeps its secret; a `#` anywhere
-// counts, since the file is shown whole). Nothing else of the
-// directory is, whatever the host adds to it during the session.
-func miseShown(dir string) []string {
-	var shown []string
-	var look func(dir string, depth int)
-	look = func(dir string, depth int) {
-		des, _ := os.ReadDir(dir)
-		for _, de := range des {
-			p := filepath.Join(dir, de.Name())
-			switch {
-			case de.IsDir() && depth > 0:
-				look(p, depth-1)
-			case de.Type().IsRegular() && harmlessMiseFile(p):
-				shown = append(shown, p)
+// miseConfig rebuilds a mise configuration file from what mise reads in
+// it that is known to hold no credential: [tools] (each a version, or the
+// versions, not a tool's options: its install_env, postinstall), its
+// aliases, [settings] of a switch's or a number's value or a version's
+// characters under a name not of a credential, plugins whose URL has no
+// user in it, min_version. Its env (the variables it sets, a token among
+// them), vars, tasks and hooks are not. ok is false for a file that is
+// not TOML or whose copy still holds a credential.
+func miseConfig(b []byte) (content string, ok bool) {
+	var top map[string]any
+	if toml.Unmarshal(b, &top) != nil {
+		return "", false
+	}
+	kept := map[string]any{}
+	keep := func(key string, v any) {
+		if m, isTable := v.(map[string]any); !isTable || len(m) > 0 {
+			kept[key] = v
+		}
+	}
+	for key, v := range top {
+		switch key {
+		case "tools":
+			keep(key, tableOf(v, func(_ string, v any) any {
+				if t, isTable := v.(map[string]any); isTable {
+					v = t["version"]
+				}
+				return versions(v)
+			}))
+		case "alias", "tool_alias":
+			keep(key, tableOf(v, func(_ string, v any) any {
+				if t := tableOf(v, func(_ string, v any) any { return versions(v) }); len(t) > 0 {
+					return t
+				}
+				return nil
+			}))
+		case "settings":
+			keep(key, settings(v))
+		case "plugins":
+			keep(key, tableOf(v, func(_ string, v any) any {
+				if u, isString := v.(string); isString && !strings.Contains(u, "@") && versionLike(u) {
+					return u
+				}
+				return nil
+			}))
+		case "min_version":
+			if v := versions(v); v != nil {
+				kept[key] = v
 			}
 		}
 	}
-	look(dir, 1)
-	return shown
+	out, err := toml.Marshal(kept)
+	if err != nil || claudesettings.HasCommandCredential(out) {
+		return "", false
+	}
+	return string(out), true
 }
 
-func harmlessMiseFile(path string) bool {
-	if filepath.Ext(path) != ".toml" {
-		return false
+// tableOf is the table v with each value as keep makes it, those it makes
+// nil and those under a key not written as a name is dropped; nil when v
+// is not a table.
+func tableOf(v any, keep func(key string, v any) any) map[string]any {
+	t, isTable := v.(map[string]any)
+	if !isTable {
+		return nil
 	}
-	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 1<<20)
-	if err != nil || claudesettings.HasCommandCredential(b) || bytes.IndexByte(b, '#') >= 0 {
-		return false
-	}
-	var top map[string]any
-	if toml.Unmarshal(b, &top) != nil {
-		return false
-	}
-	for k := range top {
-		if !slices.Contains(miseKeys, k) {
-			return false
+	kept := map[string]any{}
+	for k, v := range t {
+		if v := keep(k, v); v != nil && versionLike(k) {
+			kept[k] = v
 		}
 	}
-	return true
+	return kept
+}
+
+// versions is v when it is a version or a list of versions, else nil.
+func versions(v any) any {
+	switch v := v.(type) {
+	case string:
+		if versionLike(v) {
+			return v
+		}
+	case []any:
+		if !slices.ContainsFunc(v, func(e any) bool { s, isString := e.(string); return !isString || !versionLike(s) }) {
+			return v
+		}
+	}
+	return nil
+}
+
+// credentialName says a setting's name is one a credential is kept under.
+var credentialName = regexp.MustCompile(`(?i)token|secret|key|pass|auth|cred|url`)
+
+// settings keeps of mise's [settings] (and its tables: [settings.python])
+// the switches, numbers and versions-like values whose name is not a
+// credential's.
+func settings(v any) any {
+	return tableOf(v, func(key string, v any) any {
+		if credentialName.MatchString(key) {
+			return nil
+		}
+		switch v := v.(type) {
+		case bool, int64, float64:
+			return v
+		case map[string]any:
+			if t := settings(v).(map[string]any); len(t) > 0 {
+				return t
+			}
+			return nil
+		}
+		return versions(v)
+	})
 }
 
 // entryTargets are the real paths the programs in dir lead to: the end of

@@ -119,29 +119,26 @@ func TestToolRoot(t *testing.T) {
 	}
 }
 
-// Of mise's configuration, a file is shown only when it is TOML whose
-// keys are known harmless (the versions, the settings), with no
-// credential written in it: not its [env], tasks, or any other file.
-func TestMiseShown(t *testing.T) {
-	dir := t.TempDir()
-	for name, content := range map[string]string{
-		"config.toml":          "[tools]\nnode = \"20\"\n[settings]\nexperimental = true\n",
-		"conf.d/versions.toml": "[tools]\npython = \"3.12\"\n",
-		"conf.d/env.toml":      "[env]\nDEPLOY = \"x\"\n",
-		"conf.d/tasks.toml":    "[tasks.deploy]\nrun = \"./deploy\"\n",
-		"conf.d/token.toml":    "[settings]\ngithub_token = \"ghp_0123456789abcdefghij\"\n",
-		"conf.d/bad.toml":      "[tools\n",
-		"notes.txt":            "x\n",
-		"conf.d/deep/x.toml":   "[tools]\n",
+// Of mise's configuration, a file is copied rebuilt from the keys known
+// harmless (the versions, aliases, settings), comments dropped: not its
+// [env], tasks, a setting named as a credential, a tool's options, a
+// plugin's URL with a user in it; a file that is not TOML not at all.
+func TestMiseConfig(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{
+			"# note\n[tools]\nnode = \"20\" # token\npython = [\"3.12\", \"3.11\"]\ngo = { version = \"1.22\", install_env = { TOKEN = \"x\" } }\n[settings]\nexperimental = true\njobs = 4\ngithub_token = \"ghp_x\"\nenv_file = \".env prod\"\n[env]\nDEPLOY = \"x\"\n[tasks.deploy]\nrun = \"./deploy\"\n",
+			"[settings]\nexperimental = true\njobs = 4\n\n[tools]\ngo = '1.22'\nnode = '20'\npython = ['3.12', '3.11']\n",
+		},
+		{"[plugins]\nok = \"https://github.com/a/b.git\"\ncorp = \"https://oauth2:x@gitlab.example/p.git\"\n[alias.node]\nlts = \"20\"\n\"# secret\" = \"1\"\n", "[alias]\n[alias.node]\nlts = '20'\n\n[plugins]\nok = 'https://github.com/a/b.git'\n"},
+		{"[env]\nDEPLOY = \"x\"\n", ""},
 	} {
-		testfs.Write(t, filepath.Join(dir, name), content)
+		got, ok := miseConfig([]byte(c.in))
+		if !ok || got != c.want {
+			t.Errorf("miseConfig(%q) = %q, %v; want %q", c.in, got, ok, c.want)
+		}
 	}
-	var got []string
-	for _, p := range miseShown(dir) {
-		got = append(got, strings.TrimPrefix(p, dir+"/"))
-	}
-	if want := []string{"conf.d/versions.toml", "config.toml"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("shown %q, want %q", got, want)
+	if _, ok := miseConfig([]byte("[tools\n")); ok {
+		t.Error("a file that is not TOML is copied")
 	}
 }
 

@@ -137,7 +137,7 @@ func TestReplayReview14MiseConfigEnv(t *testing.T) {
 	if strings.Contains(out, token) || strings.Contains(out, "REVIEW14-MISE-CONFD-SECRET") {
 		t.Errorf("mise's configuration shows the variables it sets, tokens and all:\n%s", out)
 	}
-	if !strings.Contains(out, "SHIM") || !strings.Contains(out, `python = "3.12"`) {
+	if !strings.Contains(out, "SHIM") || !strings.Contains(out, `python = '3.12'`) {
 		t.Errorf("inside, want mise's shims and the versions it picks:\n%s", out)
 	}
 }
@@ -317,7 +317,7 @@ func TestReplayReview14ToolchainConfigAddedDuringSession(t *testing.T) {
 	if strings.Contains(out, token) || strings.Contains(out, env) || !strings.Contains(out, "planted: planted") {
 		t.Errorf("what the host wrote into a toolchain's configuration during the session is readable inside:\n%s", out)
 	}
-	if !strings.Contains(out, "NODE-RUNS") || !strings.Contains(out, `python = "3.12"`) {
+	if !strings.Contains(out, "NODE-RUNS") || !strings.Contains(out, `python = '3.12'`) {
 		t.Errorf("inside, want the toolchains as the launch found them:\n%s", out)
 	}
 }

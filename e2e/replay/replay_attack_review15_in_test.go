@@ -94,7 +94,7 @@ func TestReplayReview15MiseConfigComments(t *testing.T) {
 	if strings.Contains(out, secret) {
 		t.Errorf("a commented-out secret in mise's configuration is readable inside:\n%s", out)
 	}
-	if !strings.Contains(out, "SHIM") || !strings.Contains(out, `python = "3.12"`) {
+	if !strings.Contains(out, "SHIM") || !strings.Contains(out, `python = '3.12'`) {
 		t.Errorf("inside, want mise's shims and the versions it picks:\n%s", out)
 	}
 }

@@ -57,6 +57,32 @@ func TestReplayReview16ManagerRootAllowlist(t *testing.T) {
 	}
 }
 
+// TestReplayReview16MiseConfigRebuilt: mise's configuration file with any
+// comment was not shown at all (a comment can hold a line turned off,
+// `# DEPLOY_KEY = "…"`), so mise inside lost the versions it picks
+// without a word. The copy is now rebuilt from the keys mise reads that
+// are known harmless. The attack, from inside: read the copy. Proof: no
+// comment's or [env]'s secret is readable; the versions are.
+func TestReplayReview16MiseConfigRebuilt(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW16-MISE-CONFIG-SECRET"
+	mise := filepath.Join(h.Home, ".local", "share", "mise")
+	h.Write(filepath.Join(mise, "shims", "node"), "#!/bin/sh\necho SHIM\n")
+	os.Chmod(filepath.Join(mise, "shims", "node"), 0o755)
+	h.Write(filepath.Join(h.Home, ".config", "mise", "config.toml"), "# my tools\n[tools]\nnode = \"20\" # "+secret+"-inline\n\n# [env]\n# DEPLOY_KEY = \""+secret+"-commented\"\n[env]\nDEPLOY = \""+secret+"-env\"\n[settings]\nexperimental = true\n")
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Join(mise, "shims") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.Inside(proj, []string{path}, `node; grep -rh -e `+secret+` ~ 2>/dev/null; cat ~/.config/mise/config.toml`)
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a secret in mise's configuration is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "SHIM") || !strings.Contains(out, "node = '20'") || !strings.Contains(out, "experimental = true") {
+		t.Errorf("inside, want mise's shims and the versions and settings it reads:\n%s", out)
+	}
+}
+
 // TestReplayReview16ToolVersionsComments: ~/.tool-versions, which asdf's
 // and mise's shims read for the versions they pick, was shown whole,
 // comments and all (`# GITHUB_TOKEN=…` noted beside a version). The
