@@ -117,8 +117,14 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			problems = append(problems, mount.PathProblem{Entry: entry, Reason: reason})
 			continue
 		}
-		t := mount.Toolchain{Entry: entry, Roots: []mount.Root{{Path: toolRoot(home, filepath.Join(real, "x")), Why: "on your PATH, read-only"}}}
-		if t.Roots[0].Path != real {
+		// The entry, widened to its toolchain's root when it is a bin/ or
+		// in an npm package; never a path in it.
+		root := toolRoot(home, filepath.Join(real, "x"))
+		if paths.Within(root, real) {
+			root = real
+		}
+		t := mount.Toolchain{Entry: entry, Roots: []mount.Root{{Path: root, Why: "on your PATH, read-only"}}}
+		if root != real {
 			t.Roots[0].Why = "the toolchain of " + entry + ", on your PATH, read-only"
 		}
 		rel, _ := filepath.Rel(home, real)

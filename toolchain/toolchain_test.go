@@ -33,7 +33,7 @@ func TestProbeToolchains(t *testing.T) {
 		".pyenv/versions/3.12/lib64 -> lib", ".pyenv/versions/3.12/pip.conf",
 		".local/bin/git -> /usr/bin/git",
 		".local/bin/aws -> ../../.aws/cli/aws", ".aws/cli/aws",
-		"tools/bin/", ".ssh/bin/",
+		"tools/bin/", ".ssh/bin/", "scripts/tool",
 		"proj/bin/",
 	)
 	testfs.Write(t, filepath.Join(home, ".local/bin/tool"), "#!"+filepath.Join(home, ".pyenv/versions/3.12/bin/python3.12")+" -u\nprint()\n")
@@ -52,6 +52,7 @@ func TestProbeToolchains(t *testing.T) {
 		filepath.Join(home, ".ssh/bin"),
 		filepath.Join(home, "proj/bin"),
 		filepath.Join(home, "linkbin"),
+		filepath.Join(home, "scripts"),
 		filepath.Join(home, ".claudebox/bin"),
 	}, ":")
 	os.MkdirAll(filepath.Join(home, ".claudebox/bin"), 0o755)
@@ -70,11 +71,12 @@ func TestProbeToolchains(t *testing.T) {
 		"~/.cargo/bin: ~/.rustup/toolchains (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
 		"~/.asdf/shims: ~/.asdf/installs (what ~/.asdf/shims runs: asdf's installs, read-only)",
 		"~/.asdf/shims: ~/.asdf/plugins (what ~/.asdf/shims runs: asdf's installs, read-only)",
-		"~/.asdf/shims: ~/.asdf/shims (what ~/.asdf/shims runs: asdf's installs, read-only)",
+		"~/.asdf/shims: ~/.asdf/shims (on your PATH, read-only)",
 		"~/.nvm/versions/node/v20/bin: ~/.nvm/versions/node/v20 (the toolchain of ~/.nvm/versions/node/v20/bin, on your PATH, read-only)",
 		"~/.local/bin: ~/.local/bin (on your PATH, read-only)",
 		"~/.local/bin: ~/.pyenv/versions/3.12 (what ~/.local/bin's programs lead to, read-only)",
 		"~/linkbin: ~/tools/bin (on your PATH, read-only)",
+		"~/scripts: ~/scripts (on your PATH, read-only)",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("toolchains\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

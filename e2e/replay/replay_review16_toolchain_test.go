@@ -107,3 +107,19 @@ func TestReplayReview16ToolVersionsComments(t *testing.T) {
 		t.Errorf("inside, want asdf's shims and the versions they pick:\n%s", out)
 	}
 }
+
+// TestReplayReview16PathEntryNotBin: a PATH entry under $HOME not named
+// bin (~/scripts) was "shown" as a file in it that does not exist, so its
+// programs did not run inside. Proof: they do.
+func TestReplayReview16PathEntryNotBin(t *testing.T) {
+	h := harness.NewHost(t)
+	scripts := filepath.Join(h.Home, "scripts")
+	h.Write(filepath.Join(scripts, "hello"), "#!/bin/sh\necho SCRIPT-RUNS\n")
+	os.Chmod(filepath.Join(scripts, "hello"), 0o755)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + scripts + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
+	if out := h.Inside(proj, []string{path}, `hello`); !strings.Contains(out, "SCRIPT-RUNS") {
+		t.Errorf("inside, want the PATH entry's program to run:\n%s", out)
+	}
+}
