@@ -5,6 +5,8 @@ package toolchain
 
 import (
 	"bytes"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -29,10 +31,10 @@ import (
 // else the user or a plugin keeps there (a token, mise's records of the
 // configurations it trusts, asdf's downloads) is not shown. Caches
 // (~/.cargo/registry, ~/go/pkg) are not here: they stay the user's --bind.
-// mise's configuration and ~/.tool-versions are private copies
-// (configCopies), not roots.
+// rustup's settings, mise's configuration and ~/.tool-versions are
+// private copies (configCopies), not roots.
 var toolLayouts = map[string][]string{
-	".cargo/bin":              {".rustup/toolchains", ".rustup/settings.toml"},
+	".cargo/bin":              {".rustup/toolchains"},
 	"go/bin":                  {"sdk"},
 	".pyenv/shims":            pyenvParts,
 	".pyenv/bin":              pyenvParts,
@@ -58,6 +60,7 @@ var (
 // for the version they pick, each shown as a private copy of what is
 // known harmless in it (configCopies).
 var configLayouts = map[string][]string{
+	".cargo/bin":              {".rustup/settings.toml"},
 	".asdf/shims":             {".tool-versions"},
 	".asdf/bin":               {".tool-versions"},
 	".local/share/mise/shims": {".config/mise", ".tool-versions"},
@@ -225,7 +228,8 @@ func notRun(root string) []string {
 
 // configCopies are the private copies of a configuration path a layout's
 // shims read for the versions they pick: of ~/.tool-versions its `tool
-// version` lines; of mise's configuration directory (at most two levels:
+// version` lines; of rustup's settings.toml the toolchains it names
+// (rustupSettings); of mise's configuration directory (at most two levels:
 // conf.d/) each TOML file rebuilt from its keys known harmless. Never a
 // file as written: a comment (a line turned off, `# DEPLOY_KEY = "…"`, a
 // token noted beside a version) has no shape to look for and no tool
@@ -233,12 +237,20 @@ func notRun(root string) []string {
 // ~/.tool-versions may be a link (a dotfiles manager's), read where it
 // leads unless that is refused (a secret).
 func configCopies(path string, refusal func(real string) string) []mount.Mount {
-	if filepath.Base(path) == ".tool-versions" {
+	switch filepath.Base(path) {
+	case ".tool-versions":
 		b, real, err := untrusted.ReadResolved(path, 1<<20)
 		if err != nil || refusal(real) != "" {
 			return nil
 		}
 		return []mount.Mount{{Kind: mount.RoBindData, Dest: path, Content: toolVersions(b), Why: "the versions your version managers pick, a private copy of its tool and version lines", Role: mount.Tools}}
+	case "settings.toml":
+		b, real, err := untrusted.ReadResolved(path, 1<<20)
+		content, ok := rustupSettings(b)
+		if err != nil || !ok || refusal(real) != "" {
+			return nil
+		}
+		return []mount.Mount{{Kind: mount.RoBindData, Dest: path, Content: content, Why: "the toolchains rustup's proxies run, a private copy of its settings", Role: mount.Tools}}
 	}
 	var copies []mount.Mount
 	var look func(dir string, depth int)
@@ -338,6 +350,37 @@ func miseConfig(b []byte) (content string, ok bool) {
 		return "", false
 	}
 	return string(out), true
+}
+
+// rustupSettings rebuilds rustup's settings.toml from the keys rustup
+// reads there, each of a version's characters: the default toolchain and
+// host, the profile, the file's version, and the toolchain each directory
+// overrides with. It is written in rustup's own form, every string in
+// double quotes. ok is false for a file that is not TOML.
+func rustupSettings(b []byte) (content string, ok bool) {
+	var top map[string]any
+	if toml.Unmarshal(b, &top) != nil {
+		return "", false
+	}
+	var out strings.Builder
+	for _, key := range []string{"version", "default_host_triple", "default_toolchain", "profile", "auto_self_update"} {
+		if v, isString := top[key].(string); isString && versionLike(v) {
+			fmt.Fprintf(&out, "%s = %q\n", key, v)
+		}
+	}
+	overrides := tableOf(top["overrides"], func(_ string, v any) any {
+		if s, isString := v.(string); isString && versionLike(s) {
+			return s
+		}
+		return nil
+	})
+	if len(overrides) > 0 {
+		out.WriteString("\n[overrides]\n")
+		for _, dir := range slices.Sorted(maps.Keys(overrides)) {
+			fmt.Fprintf(&out, "%q = %q\n", dir, overrides[dir])
+		}
+	}
+	return out.String(), true
 }
 
 // tableOf is the table v with each value as keep makes it, those it makes

@@ -67,7 +67,6 @@ func TestProbeToolchains(t *testing.T) {
 	}
 	want := []string{
 		"~/.cargo/bin: ~/.cargo/bin (on your PATH, read-only)",
-		"~/.cargo/bin: ~/.rustup/settings.toml (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
 		"~/.cargo/bin: ~/.rustup/toolchains (what ~/.cargo/bin runs: rustup's toolchains, read-only)",
 		"~/.asdf/shims: ~/.asdf/installs (what ~/.asdf/shims runs: asdf's installs, read-only)",
 		"~/.asdf/shims: ~/.asdf/plugins (what ~/.asdf/shims runs: asdf's installs, read-only)",
@@ -150,5 +149,18 @@ func TestToolVersions(t *testing.T) {
 	in := "# GITHUB_TOKEN=x\nnodejs 20.1.0 # note\npython 3.12.1 3.11.7\nruby\nweird ver$ion\n  golang   ref:main\n"
 	if got, want := toolVersions([]byte(in)), "nodejs 20.1.0\npython 3.12.1 3.11.7\ngolang ref:main\n"; got != want {
 		t.Errorf("toolVersions = %q, want %q", got, want)
+	}
+}
+
+// Of rustup's settings only the toolchains it names are copied, in
+// rustup's own form, comments and unknown keys dropped.
+func TestRustupSettings(t *testing.T) {
+	in := "# token x\nversion = \"12\"\ndefault_toolchain = \"stable\" # note\nprofile = \"minimal\"\nother = \"secret\"\n[overrides]\n\"/w/b\" = \"nightly\"\n\"/w/a\" = \"1.80\"\n\"/w/c d\" = \"stable\"\n"
+	want := "version = \"12\"\ndefault_toolchain = \"stable\"\nprofile = \"minimal\"\n\n[overrides]\n\"/w/a\" = \"1.80\"\n\"/w/b\" = \"nightly\"\n"
+	if got, ok := rustupSettings([]byte(in)); !ok || got != want {
+		t.Errorf("rustupSettings = %q, %v; want %q", got, ok, want)
+	}
+	if _, ok := rustupSettings([]byte("version = \n")); ok {
+		t.Error("a file that is not TOML is copied")
 	}
 }

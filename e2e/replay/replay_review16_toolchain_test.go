@@ -123,3 +123,31 @@ func TestReplayReview16PathEntryNotBin(t *testing.T) {
 		t.Errorf("inside, want the PATH entry's program to run:\n%s", out)
 	}
 }
+
+// TestReplayReview16RustupSettings: rustup's ~/.rustup/settings.toml,
+// which its proxies in ~/.cargo/bin read for the toolchain they run, was
+// shown whole, comments and all. The attack, from inside: read it.
+// Proof: no comment is readable; the toolchain it names is, and the
+// proxy still runs it.
+func TestReplayReview16RustupSettings(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW16-RUSTUP-SETTINGS-SECRET"
+	rustc := filepath.Join(h.Home, ".rustup", "toolchains", "stable", "bin", "rustc")
+	h.Write(rustc, "#!/bin/sh\necho RUSTC-RUNS\n")
+	os.Chmod(rustc, 0o755)
+	h.Write(filepath.Join(h.Home, ".rustup", "settings.toml"), "# CARGO_REGISTRY_TOKEN="+secret+"\nversion = \"12\"\ndefault_toolchain = \"stable\" # "+secret+"-inline\nprofile = \"default\"\n\n[overrides]\n\"/home/alice/work\" = \"nightly\"\n")
+	proxy := filepath.Join(h.Home, ".cargo", "bin", "rustc")
+	h.Write(proxy, "#!/bin/sh\ntc=$(sed -n 's/^default_toolchain = \"\\(.*\\)\"$/\\1/p' \"$HOME/.rustup/settings.toml\")\nexec \"$HOME/.rustup/toolchains/$tc/bin/rustc\" \"$@\"\n")
+	os.Chmod(proxy, 0o755)
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	path := "PATH=" + filepath.Join(h.Home, ".cargo", "bin") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.Inside(proj, []string{path}, `rustc; grep -rh -e `+secret+` ~ 2>/dev/null; cat ~/.rustup/settings.toml`)
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a comment in rustup's settings is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "RUSTC-RUNS") || !strings.Contains(out, `"/home/alice/work" = "nightly"`) {
+		t.Errorf("inside, want rustup's proxy to run the toolchain its settings name:\n%s", out)
+	}
+}
