@@ -49,13 +49,21 @@ func inertConfig(fd int, name string) bool {
 
 // inertKey says whether key (section[.subsection].name) is inert with
 // value. A URL of the form <transport>::<address> runs git-remote-<transport>
-// (ext:: runs any command): not inert.
+// (ext:: runs any command): not inert; nor a ref store other than files.
 func inertKey(key, value string) bool {
 	section, rest, _ := strings.Cut(key, ".")
 	name := rest[strings.LastIndex(rest, ".")+1:]
 	for _, n := range inertKeys[section] {
 		if n == name {
-			return !(name == "url" || name == "pushurl") || !strings.Contains(value, "::")
+			switch name {
+			case "url", "pushurl":
+				return !strings.Contains(value, "::")
+			case "refstorage":
+				// Refs in reftable tables are out of the walk's sight
+				// (a replace ref among them), loose and packed ones are not.
+				return value == "files"
+			}
+			return true
 		}
 	}
 	return false

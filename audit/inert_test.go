@@ -27,7 +27,9 @@ func TestInertConfig(t *testing.T) {
 		clone + "[submodule \"s\"]\n\tupdate = !sh x\n":            false,
 		clone + "[remote \"evil\"]\n\turl = ext::sh -c touch% x\n": false,
 		clone + "[core]\n\tsomethingnew = 1\n":                     false,
-		"[core\n":                                                  false,
+		clone + "[extensions]\n\trefStorage = files\n":             true,
+		clone + "[extensions]\n\trefStorage = reftable\n":          false,
+		"[core\n": false,
 	} {
 		if got := mustInert(t, content); got != want {
 			t.Errorf("inert(%q) = %v, want %v", content, got, want)

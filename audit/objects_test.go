@@ -156,3 +156,24 @@ func TestScanDiverged(t *testing.T) {
 		t.Errorf("diverged: %+v", r.Diverged)
 	}
 }
+
+// TestScanReftableRepository: a repository the session made whose refs
+// are reftable tables (git 2.45 and later read them), where a replace ref
+// is out of the walk's sight, is a finding by its config: of the ref
+// stores only the files git writes by default is inert.
+func TestScanReftableRepository(t *testing.T) {
+	root := t.TempDir()
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	git := filepath.Join(root, "sub", ".git")
+	write(t, filepath.Join(git, "HEAD"))
+	write(t, filepath.Join(git, "objects", "info", "packs"))
+	must(t, os.WriteFile(filepath.Join(git, "config"), []byte("[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefStorage = reftable\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(git, "reftable"), 0o755))
+	must(t, os.WriteFile(filepath.Join(git, "reftable", "tables.list"), []byte("0x000000000001-0x000000000001-00000000.ref\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(git, "reftable", "0x000000000001-0x000000000001-00000000.ref"), []byte("REFT\x01refs/replace/"+strings.Repeat("1", 40)), 0o644))
+	r := Scan(root, since, nil, start, nil)
+	if !slices.Contains(r.Found, filepath.Join(git, "config")) {
+		t.Errorf("found %q, want the reftable repository's config", r.Found)
+	}
+}

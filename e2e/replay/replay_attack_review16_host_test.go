@@ -1,0 +1,42 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview16ReftableReplaceRef: the session makes a repository
+// in the project whose refs are reftable tables (extensions.refStorage =
+// reftable, which git 2.45 and later reads), with a replace ref among
+// them: the exit audit reads loose and packed refs for replace refs, but
+// not reftable tables, and took the config for inert, so the host's git
+// in that repository would show the session's object in place of the
+// one named. Host-side proof: the end names the repository's config and
+// moves it aside, so no git reads its refs as reftable.
+func TestReplayReview16ReftableReplaceRef(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	oid := strings.Repeat("1", 40)
+	out := runSession(t, h, proj, `set -e
+		mkdir -p sub/.git/objects/info sub/.git/refs/heads sub/.git/reftable
+		echo 'ref: refs/heads/.invalid' > sub/.git/HEAD
+		printf '[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefStorage = reftable\n' > sub/.git/config
+		echo 0x000000000001-0x000000000001-00000000.ref > sub/.git/reftable/tables.list
+		printf 'REFT\001refs/replace/`+oid+`' > sub/.git/reftable/0x000000000001-0x000000000001-00000000.ref
+		echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the repository could not be planted:\n%s", out)
+	}
+	config := filepath.Join(proj, "sub", ".git", "config")
+	if _, err := os.Lstat(config); err == nil {
+		t.Errorf("the reftable repository's config is still in place after the session:\n%s", out)
+	}
+	if !strings.Contains(out, config) {
+		t.Errorf("the end did not name the reftable repository's config:\n%s", out)
+	}
+}
