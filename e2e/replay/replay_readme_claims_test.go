@@ -92,3 +92,73 @@ func TestReplayReadmeWritesOutsideProjectStayInside(t *testing.T) {
 		t.Errorf("the sandbox's /tmp is the host's: %s was written", marker)
 	}
 }
+
+// TestReplayReadmeGitInfoFiles: the README's "git hooks and config" the
+// host runs or obeys include the repository's info/attributes (which
+// picks, for every path, the filter and diff drivers the user's own
+// configuration defines: git-lfs's smudge, a textconv) and info/exclude
+// (which hides from the host's git status what the session creates).
+// The attack, from inside: write both, as a session that wants a driver
+// run on the host's next checkout, or a file of its own unseen. Proof:
+// neither write succeeds, and the host's files are as they were.
+func TestReplayReadmeGitInfoFiles(t *testing.T) {
+	h := harness.NewHost(t)
+	// p as git init leaves it; q without .git/info, as some tools'
+	// repositories are: the protection must not depend on it.
+	for _, name := range []string{"p", "q"} {
+		proj := filepath.Join(h.Home, "code", name)
+		h.GitRepo(proj)
+		info := filepath.Join(proj, ".git", "info")
+		if name == "q" {
+			os.RemoveAll(info)
+		} else {
+			h.Write(filepath.Join(info, "exclude"), "# the user's\n")
+		}
+		paths := []string{filepath.Join(info, "attributes"), filepath.Join(info, "exclude")}
+		before := harness.Snapshots(paths)
+		out := h.Inside(proj, nil, `mkdir -p .git/info 2>/dev/null
+			for f in attributes exclude; do
+				printf '* filter=lfs diff=lfs\nplanted\n' >> .git/info/$f 2>/dev/null && echo "WROTE $f"
+			done
+			echo attacked`)
+		if !strings.Contains(out, "attacked") {
+			t.Fatalf("%s: the attack did not run: %s", name, out)
+		}
+		if strings.Contains(out, "WROTE") {
+			t.Errorf("%s: the sandbox wrote the repository's info files:\n%s", name, out)
+		}
+		harness.CompareSnapshots(t, before)
+	}
+}
+
+// TestReplayReadmeClaudeLoginNotInside: "your login works, but stays
+// outside the sandbox", and the MCP servers "stay on the host unless you
+// name them". The host's ~/.claude.json holds an API key Claude Code
+// saved at /login, MCP servers with tokens (the user's, another
+// project's) and other projects' records; ~/.claude/.credentials.json
+// holds the OAuth login. The attack, from inside: read every file of the
+// sandbox for any of them. Proof: none is found, while the login is
+// still the one the launch uses (the sandbox holds its phantom).
+func TestReplayReadmeClaudeLoginNotInside(t *testing.T) {
+	h := harness.NewHost(t)
+	h.Write(filepath.Join(h.Home, ".claude.json"), `{"hasCompletedOnboarding":true,"primaryApiKey":"sk-ant-api03-README16-SAVED-KEY",`+
+		`"mcpServers":{"gh":{"command":"gh-mcp","env":{"GITHUB_TOKEN":"ghp_README16-USER-MCP"}}},`+
+		`"projects":{"/elsewhere":{"mcpServers":{"db":{"command":"db","args":["--password","README16-OTHER-MCP"]}},"history":[{"display":"README16-OTHER-PROMPT"}]}}}`+"\n")
+	h.Write(filepath.Join(h.Home, ".claude", ".credentials.json"), `{"claudeAiOauth":{"accessToken":"sk-ant-oat01-README16-ACCESS","refreshToken":"sk-ant-ort01-README16-REFRESH","expiresAt":9999999999999}}`+"\n")
+	h.Chown()
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, `cat ~/.claude.json ~/.claude/.credentials.json 2>/dev/null
+		env | grep -i 'key\|token'
+		grep -rl 'README''16' / --exclude-dir=proc --exclude-dir=sys --exclude-dir=usr 2>/dev/null | sed 's/^/FO""UND /'
+		echo DO""NE`)
+	if !strings.Contains(out, "DONE") {
+		t.Fatalf("the search did not finish:\n%s", out)
+	}
+	if strings.Contains(out, "README16") || strings.Contains(out, "FOUND") {
+		t.Errorf("the host's login or an MCP server's token is inside:\n%s", out)
+	}
+	if !strings.Contains(out, "CLAUDE_CODE_OAUTH_TOKEN=sk-ant-oat01-") {
+		t.Errorf("inside, want the login's phantom in its place:\n%s", out)
+	}
+}
