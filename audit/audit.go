@@ -50,10 +50,12 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // or follows: hooks, info/attributes, in-progress rebases' and
 // cherry-picks' todo lists, other git directories (submodules', linked
 // worktrees'), the objects, each of which git takes for what its name
-// says (objects.go), and the refs that replace an object with another
-// wherever git reads it (refs/replace). The rest (other refs, logs) is
-// data.
-var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir}
+// says (objects.go), the refs that replace an object with another
+// wherever git reads it (refs/replace), and the legacy remote files
+// (remotes/<name>, branches/<name>), which say where git fetches and
+// pushes for a remote the config does not define. The rest (other refs,
+// logs) is data.
+var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir}
 
 // depsDirs hold dependencies installed by package managers, the bulk of a
 // tree, which git ignores and the host runs: judged at the end by the unit

@@ -70,7 +70,7 @@ func TestScanIndexInPlace(t *testing.T) {
 	hidden, err := os.ReadFile(index)
 	must(t, err)
 	must(t, os.WriteFile(index, plain, 0o644))
-	for _, p := range []string{"config", "hooks", "info", "description"} {
+	for _, p := range []string{"config", "hooks", "info", "description", "branches"} {
 		must(t, os.RemoveAll(filepath.Join(sub, ".git", p)))
 	}
 	since := mark(t, t.TempDir())

@@ -40,3 +40,31 @@ func TestReplayReview16ReftableReplaceRef(t *testing.T) {
 		t.Errorf("the end did not name the reftable repository's config:\n%s", out)
 	}
 }
+
+// TestReplayReview16LegacyRemoteFile: the session writes .git/remotes/origin
+// (git's legacy remote files, read for a remote the config does not
+// define) in a project with no remote of its config: the host's git push
+// origin, and a git pull or fetch with no remote named, then go where the
+// session said, with the project's history. Host-side proof: after the
+// session the host's git push origin reaches nothing the session named.
+func TestReplayReview16LegacyRemoteFile(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	exfil := filepath.Join(h.Base, "exfil.git")
+	h.Run(h.Base, nil, "git", "init", "-q", "--bare", exfil)
+	out := runSession(t, h, proj, `set -e
+		mkdir -p .git/remotes .git/branches
+		printf 'URL: `+exfil+`\nPush: refs/heads/*:refs/heads/*\n' > .git/remotes/origin
+		echo `+exfil+` > .git/branches/upstream
+		echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the remote could not be planted:\n%s", out)
+	}
+	for _, remote := range []string{"origin", "upstream"} {
+		pushed, _ := h.Command(proj, nil, "git", "push", "-q", remote, "HEAD:refs/heads/"+remote).CombinedOutput()
+		if got, _ := h.Command(exfil, nil, "git", "rev-parse", "-q", "--verify", "refs/heads/"+remote).Output(); len(got) > 0 {
+			t.Errorf("the host's git push %s went where the session said:\n%s\n%s", remote, out, pushed)
+		}
+	}
+}
