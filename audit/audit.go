@@ -503,7 +503,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case gitDir:
 		var walked bool
 		sub, walked = gitWalked[name]
-		hostRun, descend = gitRunNames[name] || walked, descend && walked
+		// A FIFO, socket or device where git opens a file (HEAD, the
+		// index, shallow) holds every git command of the host's.
+		hostRun, descend = gitRunNames[name] || walked || typ&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice) != 0, descend && walked
 	case hooksDir:
 		hostRun, sub = !strings.HasSuffix(name, ".sample"), allDir
 	case infoDir:

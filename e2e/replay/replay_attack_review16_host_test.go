@@ -1,10 +1,12 @@
 package replay
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -66,5 +68,37 @@ func TestReplayReview16LegacyRemoteFile(t *testing.T) {
 		if got, _ := h.Command(exfil, nil, "git", "rev-parse", "-q", "--verify", "refs/heads/"+remote).Output(); len(got) > 0 {
 			t.Errorf("the host's git push %s went where the session said:\n%s\n%s", remote, out, pushed)
 		}
+	}
+}
+
+// TestReplayReview16GitDirFIFO: the session replaces .git/shallow and
+// .git/HEAD with FIFOs: every git command of the host's in the project
+// (git status, git log, git commit) then waits forever on the open.
+// Host-side proof: after the session the host's git status ends.
+func TestReplayReview16GitDirFIFO(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	out := runSession(t, h, proj, `set -e
+		mkfifo .git/shallow
+		cp .git/HEAD .git/HEAD.x && rm .git/HEAD && mkfifo .git/HEAD
+		echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the FIFOs could not be planted:\n%s", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := h.Command(proj, nil, "git", "status", "--porcelain")
+	done := make(chan error, 1)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- c.Wait() }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		c.Process.Kill()
+		<-done
+		t.Errorf("the host's git status waited on the session's FIFO:\n%s", out)
 	}
 }
