@@ -77,7 +77,7 @@ func (w *walker) deps(n node) {
 	// What the walk beside the audit read, if it read that much, is not
 	// read again.
 	var walked Statuses
-	if w.walked != nil && w.take == nil {
+	if w.walked != nil {
 		if s := w.walked(); s != nil && s.Since().Equal(w.since) {
 			walked = s
 		}

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -416,14 +415,19 @@ func versions(v any) any {
 }
 
 // credentialName says a setting's name is one a credential is kept under.
-var credentialName = regexp.MustCompile(`(?i)token|secret|key|pass|auth|cred|url`)
+// Words, not a regular expression compiled before main: every claudebox
+// process (the guard watcher, the relay inside) would pay for it.
+func credentialName(key string) bool {
+	key = strings.ToLower(key)
+	return slices.ContainsFunc([]string{"token", "secret", "key", "pass", "auth", "cred", "url"}, func(w string) bool { return strings.Contains(key, w) })
+}
 
 // settings keeps of mise's [settings] (and its tables: [settings.python])
 // the switches, numbers and versions-like values whose name is not a
 // credential's.
 func settings(v any) any {
 	return tableOf(v, func(key string, v any) any {
-		if credentialName.MatchString(key) {
+		if credentialName(key) {
 			return nil
 		}
 		switch v := v.(type) {
