@@ -91,6 +91,28 @@ func (f *flood) waitFor(name string) {
 	}
 }
 
+// waitStill waits until done says the flood is all sent and value (what
+// the API wrote, the supervisor's memory) has held still for 2 s.
+func (f *flood) waitStill(done func() bool, value func() int64, what string) {
+	f.t.Helper()
+	last, still := int64(-1), 0
+	for deadline := time.Now().Add(3 * time.Minute); still < 8; {
+		select {
+		case <-f.ended:
+			f.t.Fatalf("the session ended before %s:\n%s", what, f.out.String())
+		case <-time.After(250 * time.Millisecond):
+		}
+		if n := value(); done() && n == last {
+			still++
+		} else {
+			last, still = n, 0
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("not %s in 3 minutes:\n%s", what, f.out.String())
+		}
+	}
+}
+
 // TestReplayReview16HeaderFields: the proxy bounded a request's header
 // at 64 KiB, but not how many fields it holds, and net/http keeps each
 // field as a map entry and a string of its own: 64 KiB of fields of a
@@ -201,22 +223,7 @@ func TestReplayReview16StalledAnswers(t *testing.T) {
 	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
 	// Every call has begun its answer, and the API has written all it
 	// can: nothing more for 2 s.
-	last, still := int64(-1), 0
-	for deadline := time.Now().Add(3 * time.Minute); still < 8; {
-		select {
-		case <-f.ended:
-			t.Fatalf("the session ended with %d calls answered:\n%s", started.Load(), f.out.String())
-		case <-time.After(250 * time.Millisecond):
-		}
-		if n := written.Load(); started.Load() == calls && n == last {
-			still++
-		} else {
-			last, still = n, 0
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d calls answered:\n%s", started.Load(), calls, f.out.String())
-		}
-	}
+	f.waitStill(func() bool { return started.Load() == calls }, written.Load, fmt.Sprintf("%d calls answered", calls))
 	held, hwm := supervisorKB(t, cmd.Process.Pid)
 	t.Logf("supervisor: %d KiB idle, %d KiB with %d answers unread (peak %d KiB); the API wrote %d MiB", idle, held, calls, hwm, written.Load()>>20)
 	if grew := held - idle; grew > 64<<10 {
@@ -351,22 +358,7 @@ func TestReplayReview16AnswerHeaderFields(t *testing.T) {
 	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
 	// The server has sent every header it will, and the supervisor has
 	// read what it takes of them: its memory holds still for 2 s.
-	last, still := -1, 0
-	for deadline := time.Now().Add(3 * time.Minute); still < 8; {
-		select {
-		case <-f.ended:
-			t.Fatalf("the session ended with %d answers sent:\n%s", sent.Load(), f.out.String())
-		case <-time.After(250 * time.Millisecond):
-		}
-		if rss, _ := supervisorKB(t, cmd.Process.Pid); sent.Load() == requests && rss == last {
-			still++
-		} else {
-			last, still = rss, 0
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d answers sent:\n%s", sent.Load(), requests, f.out.String())
-		}
-	}
+	f.waitStill(func() bool { return sent.Load() == requests }, func() int64 { rss, _ := supervisorKB(t, cmd.Process.Pid); return int64(rss) }, fmt.Sprintf("%d answers sent", requests))
 	held, hwm := supervisorKB(t, cmd.Process.Pid)
 	t.Logf("supervisor: %d KiB idle, %d KiB with %d answers' fields held (peak %d KiB)", idle, held, requests, hwm)
 	if grew := held - idle; grew > 64<<10 {
