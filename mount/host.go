@@ -19,11 +19,21 @@ type HostPath struct {
 	Link string
 }
 
+// HostEntry is a file or, when Dir, a directory of the host.
+type HostEntry struct {
+	Path string
+	Dir  bool
+}
+
 // Host holds the facts about the host filesystem that the plan depends on,
 // gathered once by probe.Host so that Build stays pure.
 type Host struct {
 	// System lists the existing system directories from SystemDirs.
 	System []HostPath
+	// UsersOwn are the entries of /etc that the user (its uid or its
+	// groups) may read and not every user may: hidden, a directory under
+	// an empty one, a file under an empty file.
+	UsersOwn []HostEntry
 	// ResolvConf is the real path of /etc/resolv.conf when it lies outside
 	// the system directories (systemd-resolved keeps it under /run).
 	ResolvConf string

@@ -340,6 +340,7 @@ func Build(in Inputs) Plan {
 	if in.Eval == nil {
 		p.addProject(in.Project, in.Host)
 	}
+	p.hideUsersOwn(in.Host.UsersOwn)
 	if beside != "" {
 		p.add(Private, RemountRO, "", beside, "read-only from here on")
 	}
@@ -395,6 +396,19 @@ func (p *Plan) addSystem(h Host) {
 		p.add(HostFiles, RoBind, h.ResolvConf, h.ResolvConf, "target of /etc/resolv.conf, for DNS")
 	}
 	p.add(Private, Tmpfs, "", p.Home, "private $HOME: the rest of the home directory is hidden")
+}
+
+// hideUsersOwn hides what of /etc only the user's uid or groups may read
+// (after every other mount, so that none shows it again, and so that the
+// descriptors of the private copies keep their numbers whoever runs).
+func (p *Plan) hideUsersOwn(own []HostEntry) {
+	for _, e := range own {
+		if e.Dir {
+			p.add(Private, Tmpfs, "", e.Path, "hidden, empty: only your user or your groups may enter it, not every user")
+		} else {
+			p.add(Private, RoBindData, "", e.Path, "hidden, empty: only your user or your groups may read it, not every user")
+		}
+	}
 }
 
 // addClaudeConfig rebuilds ~/.claude from the real one's entries rather

@@ -51,6 +51,9 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			h.System = append(h.System, hp)
 		}
 	}
+	if etc, ok := lstat("/etc"); ok && etc.Link == "" {
+		h.UsersOwn = usersOwn("/etc")
+	}
 	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !paths.UnderAny(real, mount.SystemDirs) {
 		h.ResolvConf = real
 	}

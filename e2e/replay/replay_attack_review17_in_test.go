@@ -1,0 +1,62 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview17EtcReadableByUserOnly: /etc was shown whole, on the
+// grounds that it holds nothing the user could not read outside. But
+// what only the user's own uid or groups may read there is the user's
+// secret as much as ~/.ssh is: a TLS key in /etc/ssl/private (group
+// ssl-cert), a service's credentials file made group-readable for its
+// operators (root:dev 0640), a file the user owns. The attack, from
+// inside: read them. Proof: neither the group's file nor the directory
+// of the group's keys is readable inside; a file every user may read is.
+func TestReplayReview17EtcReadableByUserOnly(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("making files in /etc needs root")
+	}
+	const secret = "REVIEW17-ETC-GROUP-SECRET"
+	dir, err := os.MkdirTemp("/etc", "claudebox-review17-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	write := func(rel string, mode os.FileMode, content string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+		os.Chown(p, 0, h.GID)
+	}
+	write("service.conf", 0o640, "password = "+secret+"-file\n")
+	write("private/site.key", 0o640, secret+"-key\n")
+	os.Chown(filepath.Join(dir, "private"), 0, h.GID)
+	os.Chmod(filepath.Join(dir, "private"), 0o710)
+	write("public.conf", 0o644, "PUBLIC-ETC-FILE\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	if host := h.Run(proj, nil, "cat", filepath.Join(dir, "service.conf"), filepath.Join(dir, "private", "site.key")); !strings.Contains(host, secret) {
+		t.Fatalf("the user cannot read the group's files on the host, the test proves nothing:\n%s", host)
+	}
+	out := h.Inside(proj, nil, "exec 2>&1; cat "+dir+"/service.conf "+dir+"/private/site.key "+dir+"/public.conf; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a file in /etc only the user's group may read is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "PUBLIC-ETC-FILE") {
+		t.Errorf("inside, want a file in /etc every user may read:\n%s", out)
+	}
+	if dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell"); !strings.Contains(dry, filepath.Join(dir, "private")) || !strings.Contains(dry, filepath.Join(dir, "service.conf")) {
+		t.Errorf("--dry-run does not name what of /etc it hides:\n%s", dry)
+	}
+}
