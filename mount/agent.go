@@ -99,7 +99,7 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: path, Content: a.Data[path], Why: "a private copy of " + a.Name + "'s settings, with claudebox's: its own sandbox and telemetry off, the login it uses here", Role: AgentFiles})
 	}
 	if a.Login != "" {
-		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: a.Login, Content: a.LoginContent, Why: "a phantom login for this session: the proxy puts the real one in its place, and refreshes it on the host", Role: AgentFiles})
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: a.Login, Content: a.LoginContent, ownText: true, Why: "a phantom login for this session: the proxy puts the real one in its place, and refreshes it on the host", Role: AgentFiles})
 	}
 }
 

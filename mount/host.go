@@ -222,7 +222,7 @@ func (g Guard) Mount() Mount {
 	case g.FileStandIn:
 		m.Kind, m.Src, m.placeholder, m.Why = BindData, "", true, g.Why+": absent, the sandbox saves a private copy"
 	case g.File:
-		m.Kind, m.Src, m.Content, m.placeholder = RoBindData, "", EmptyContent(g.Path), true
+		m.Kind, m.Src, m.Content, m.placeholder, m.ownText = RoBindData, "", EmptyContent(g.Path), true, true
 		m.Why = g.Why + ": absent, a read-only file that says nothing stands in (a socket on the host, which git passes over)"
 	default:
 		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty read-only directory stands in"

@@ -59,6 +59,12 @@ type Mount struct {
 	// ownerOnly: a tmpfs bwrap makes mode 0700 (~/.gnupg, whose other
 	// modes gpg warns of at every run).
 	ownerOnly bool
+	// ownText: Content is claudebox's own text (the git wrapper, a
+	// stand-in, a phantom login), which --dry-run prints. Any other
+	// content came from the user's files and may hold what the sandbox is
+	// given on purpose (a carried MCP server's token), which --dry-run,
+	// meant to be pasted, never prints.
+	ownText bool
 	// Role is what the mount is for.
 	Role Role
 }
@@ -493,7 +499,7 @@ func (p *Plan) addProject(project project.Project, h Host) {
 			// Else git inside would offer the copies for a commit, which
 			// the host's checkout would then lack.
 			p.Mounts = append(p.Mounts, Mount{
-				Kind: RoBindData, Dest: filepath.Join(g.Path, ".gitignore"), Content: "*\n", Role: Protection,
+				Kind: RoBindData, Dest: filepath.Join(g.Path, ".gitignore"), Content: "*\n", Role: Protection, ownText: true,
 				Why: "git inside ignores the private copies in the stand-in",
 			})
 		}
@@ -502,7 +508,7 @@ func (p *Plan) addProject(project project.Project, h Host) {
 	p.ClaudeHidden = h.ClaudeHidden
 	if script := gitWrapper(project.Checkout, h.Guards); script != "" {
 		p.Mounts = append(p.Mounts, Mount{
-			Kind: RoBindData, Dest: gitWrapperDir + "/git", Content: script, executable: true, Role: Private,
+			Kind: RoBindData, Dest: gitWrapperDir + "/git", Content: script, executable: true, Role: Private, ownText: true,
 			Why: "git, first on PATH: a checkout, merge or pull that cannot change a protected file fails with a message instead of exiting 0",
 		})
 	}
@@ -628,8 +634,11 @@ func (p Plan) Script(bwrap string) string {
 	fmt.Fprintf(&b, "# fd %d: seccomp filter (no TIOCSTI or TIOCLINUX, no new user namespaces)\n", p.fd(0))
 	for i, m := range p.DataMounts() {
 		what := "empty"
-		if m.Content != "" {
+		switch {
+		case m.Content != "" && m.ownText:
 			what = "holding " + strconv.Quote(m.Content)
+		case m.Content != "":
+			what = fmt.Sprintf("not shown (%d bytes): %s", len(m.Content), m.Why)
 		}
 		if m.Src != "" {
 			what = "copy of " + m.Src
