@@ -310,6 +310,12 @@ var credentialName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|.+\.(pem|key|p12|pfx|jks|keystore|kdbx|ovpn|ppk)|\.env(\..+)?|\.netrc|\.npmrc|\.pypirc|\.pgpass|\.git-credentials|\.vault-token|credentials(\.json|\.toml|\.xml)?|auth\.json|oauth_creds\.json|.*token.*|.*secret.*|.*passw.*|.*service[-_]?account.*\.json)$`)
 })
 
+// CredentialFile says a file's name is one credentials are kept under
+// (credentialName), and not a template's.
+func CredentialFile(name string) bool {
+	return credentialName().MatchString(name) && !harmlessName().MatchString(name)
+}
+
 // harmlessName is a template of one, which holds none. Both are compiled
 // at first use: claudebox's processes that never bind (the guard watcher,
 // the relay inside) do not pay.
@@ -332,7 +338,7 @@ func Exposes(src string) string {
 				return ""
 			}
 			name := e.Name()
-			if e.Type().IsRegular() && credentialName().MatchString(name) && !harmlessName().MatchString(name) {
+			if e.Type().IsRegular() && CredentialFile(name) {
 				return filepath.Join(dir, name)
 			}
 			if e.IsDir() && depth > 1 && name != ".git" && name != "node_modules" {

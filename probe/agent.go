@@ -103,7 +103,11 @@ func extensionsShown(f frozenView, a agent.Agent, tilde func(string) string) fro
 		}
 		// Its git directories are hidden already (f.own).
 		e := frozenView{frozen: []string{ext}}
-		e.entries, e.links = frozenEntries(ext)
+		var creds []string
+		e.entries, e.links, creds = frozenEntries(ext)
+		for _, c := range creds {
+			out.leftOut = append(out.leftOut, credentialFileNote(tilde(c)))
+		}
 		for _, path := range e.entries {
 			switch name := filepath.Base(path); {
 			case slices.Contains(a.ExtensionSecrets, name):

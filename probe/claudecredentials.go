@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/bind"
@@ -87,9 +88,15 @@ func launchCopy(path string, role mount.Role, tilde func(string) string) (m moun
 // when dir cannot be looked through whole, and then it is not to be shown
 // (leftOut says so).
 func cloneCredentials(dir, dest string, role mount.Role, tilde func(string) string) (own []mount.Mount, leftOut []string, whole bool) {
-	gitDirs, whole := gitDirs(dir)
+	gitDirs, files, whole := gitDirs(dir)
 	if !whole {
 		return nil, []string{"all of " + tilde(dest) + " (" + notLookedThrough + ")"}, false
+	}
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		inside := filepath.Join(dest, rel)
+		own = append(own, mount.Mount{Kind: mount.RoBindData, Dest: inside, Why: "empty: " + credentialFileWhy, Role: role})
+		leftOut = append(leftOut, credentialFileNote(tilde(inside)))
 	}
 	for _, g := range gitDirs {
 		rel, _ := filepath.Rel(dir, g)
@@ -145,11 +152,28 @@ func isGitDir(path string, des []os.DirEntry) bool {
 	return filepath.Base(path) == ".git" || names["HEAD"] && (names["objects"] || names["commondir"])
 }
 
+// credentialFile says a file of what the user's setup shows (a skill, a
+// plugin, a local marketplace) is named as credentials are kept
+// (bind.CredentialFile: a skill's .env, its OAuth token.json or
+// credentials.json, a key), and is no script: it is not shown.
+func credentialFile(name string) bool {
+	return bind.CredentialFile(name) && !slices.Contains(scriptExtensions, strings.ToLower(filepath.Ext(name)))
+}
+
+// credentialFileWhy says why such a file is not shown.
+const credentialFileWhy = "named as credentials are kept (a key, a token, an .env)"
+
+// credentialFileNote names a file left out as credentialFile says.
+func credentialFileNote(path string) string {
+	return "all of " + path + " (" + credentialFileWhy + ")"
+}
+
 // gitDirs are the git directories in dir (isGitDir) that lie in no
-// other. No link is followed. whole is false when the walk went past
-// its bounds or could not read a directory: what it did not see may hold
-// one.
-func gitDirs(dir string) (dirs []string, whole bool) {
+// other, and the files in it outside them named as credentials are kept
+// (credentialFile). No link is followed. whole is false when the walk
+// went past its bounds or could not read a directory: what it did not
+// see may hold one.
+func gitDirs(dir string) (dirs, files []string, whole bool) {
 	// levels is how many levels below a directory are still read: 0, all
 	// of them; in a package directory, what packageLevels leaves.
 	type queued struct {
@@ -159,16 +183,16 @@ func gitDirs(dir string) (dirs []string, whole bool) {
 	level, looked := []queued{{dir, 0}}, 0
 	for depth := 0; len(level) > 0; depth++ {
 		if depth > gitDirsDepth {
-			return nil, false
+			return nil, nil, false
 		}
 		var next []queued
 		for _, d := range level {
 			if looked++; looked > gitDirsCount {
-				return nil, false
+				return nil, nil, false
 			}
 			des, err := os.ReadDir(d.path)
 			if err != nil {
-				return nil, false
+				return nil, nil, false
 			}
 			if isGitDir(d.path, des) {
 				// What lies in a git directory is hidden with it.
@@ -178,6 +202,9 @@ func gitDirs(dir string) (dirs []string, whole bool) {
 			for _, de := range des {
 				switch {
 				case !de.IsDir():
+					if de.Type().IsRegular() && credentialFile(de.Name()) {
+						files = append(files, filepath.Join(d.path, de.Name()))
+					}
 				case de.Name() == ".git":
 					dirs = append(dirs, filepath.Join(d.path, ".git"))
 				case packageDirs[de.Name()]:
@@ -189,7 +216,7 @@ func gitDirs(dir string) (dirs []string, whole bool) {
 		}
 		level = next
 	}
-	return dirs, true
+	return dirs, files, true
 }
 
 // gitDirItself hides dir whole when it is a git directory itself (a bare
@@ -226,8 +253,11 @@ func showFrozen(dir string, role mount.Role, tilde func(string) string) frozenVi
 	if f.own, f.leftOut, ok = gitDirItself(dir, role, tilde); ok {
 		return f
 	}
-	entries, links := frozenEntries(dir)
+	entries, links, creds := frozenEntries(dir)
 	f.links = links
+	for _, c := range creds {
+		f.leftOut = append(f.leftOut, credentialFileNote(tilde(c)))
+	}
 	for _, e := range entries {
 		if isDir(e) {
 			own, leftOut, whole := cloneCredentials(e, e, role, tilde)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/claudebox/claudebox/mount"
 )
 
 // A clone's token below plugins/ is never shown: every git directory the
@@ -90,7 +92,7 @@ func TestGitDirsPackages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dirs, whole := gitDirs(dir)
+	dirs, _, whole := gitDirs(dir)
 	if !whole {
 		t.Fatal("gitDirs gave up on a node_modules")
 	}
@@ -119,7 +121,7 @@ func TestGitConfigsBounded(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "z", ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if dirs, whole := gitDirs(dir); whole {
+	if dirs, _, whole := gitDirs(dir); whole {
 		t.Errorf("gitDirs says it looked through %d directories whole (git directories %q)", gitDirsCount+1, dirs)
 	}
 }
@@ -135,8 +137,48 @@ func BenchmarkGitDirs(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		if _, whole := gitDirs(dir); !whole {
+		if _, _, whole := gitDirs(dir); !whole {
 			b.Fatal("gave up")
 		}
+	}
+}
+
+// TestCredentialFilesLeftOut: in what the setup shows, a file named as
+// credentials are kept is hidden under an empty one (a directory shown
+// whole) or left out (a private copy, a frozen directory's entry), and
+// named; a script or a template so named is shown.
+func TestCredentialFilesLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	for rel, content := range map[string]string{
+		"skill/.env": "K=v\n", "skill/auth/token.json": "{}", "skill/token_utils.py": "", "skill/.env.example": "", "skill/SKILL.md": "",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tilde := func(p string) string { return p }
+	own, leftOut, whole := cloneCredentials(filepath.Join(dir, "skill"), filepath.Join(dir, "skill"), mount.ClaudeConfig, tilde)
+	var hidden []string
+	for _, m := range own {
+		if m.Kind == mount.RoBindData && m.Content == "" {
+			hidden = append(hidden, m.Dest)
+		}
+	}
+	want := []string{filepath.Join(dir, "skill", ".env"), filepath.Join(dir, "skill", "auth", "token.json")}
+	if !whole || !slices.Equal(hidden, want) || len(leftOut) != 2 {
+		t.Errorf("cloneCredentials hides %v (whole %v), names %v; want %v", hidden, whole, leftOut, want)
+	}
+	c, creds, ok := dirCopy(filepath.Join(dir, "skill"))
+	var copied []string
+	for _, e := range c.Entries {
+		copied = append(copied, e.Rel)
+	}
+	if !ok || !slices.Equal(creds, want) || slices.Contains(copied, ".env") || slices.Contains(copied, "auth/token.json") || !slices.Contains(copied, "token_utils.py") {
+		t.Errorf("dirCopy copies %v, leaves out %v; want %v left out", copied, creds, want)
+	}
+	entries, _, frozenCreds := frozenEntries(filepath.Join(dir, "skill"))
+	if !slices.Equal(frozenCreds, want[:1]) || slices.Contains(entries, want[0]) {
+		t.Errorf("frozenEntries shows %v, leaves out %v", entries, frozenCreds)
 	}
 }

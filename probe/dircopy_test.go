@@ -23,7 +23,7 @@ func TestDirCopy(t *testing.T) {
 	os.Chmod(filepath.Join(dir, "a.md"), 0o755)
 	os.Symlink("../elsewhere", filepath.Join(dir, "link.md"))
 	syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644)
-	c, ok := dirCopy(dir)
+	c, _, ok := dirCopy(dir)
 	if !ok {
 		t.Fatal("not copied")
 	}
@@ -46,7 +46,7 @@ func TestDirCopy(t *testing.T) {
 	for i := range dirCopyEntries {
 		testfs.Write(t, filepath.Join(dir, "many", strconv.Itoa(i)+".md"), "x\n")
 	}
-	if _, ok := dirCopy(dir); ok {
+	if _, _, ok := dirCopy(dir); ok {
 		t.Errorf("a directory over %d entries was copied", dirCopyEntries)
 	}
 }
@@ -59,7 +59,7 @@ func BenchmarkDirCopy(b *testing.B) {
 		testfs.Write(b, filepath.Join(dir, strconv.Itoa(i)+".md"), string(make([]byte, 2048)))
 	}
 	for b.Loop() {
-		if _, ok := dirCopy(dir); !ok {
+		if _, _, ok := dirCopy(dir); !ok {
 			b.Fatal("not copied")
 		}
 	}

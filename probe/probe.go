@@ -97,7 +97,9 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			once = append(once, o)
 		}
 	}
-	h.ClaudeEntries, h.ClaudeCopies, h.ClaudeHidden, h.ClaudeFrozen, h.ClaudeLinks, h.ClaudeDirCopies = claudeEntries(filepath.Join(home, ".claude"), claudeNamed, hookOutputs, secrets)
+	var claudeLeftOut []string
+	h.ClaudeEntries, h.ClaudeCopies, h.ClaudeHidden, h.ClaudeFrozen, h.ClaudeLinks, h.ClaudeDirCopies, claudeLeftOut = claudeEntries(filepath.Join(home, ".claude"), claudeNamed, hookOutputs, secrets)
+	h.CredentialsLeftOut = append(h.CredentialsLeftOut, claudeLeftOut...)
 	// Where a hook writes in ~/.claude, the sandbox's hook writes its own:
 	// read-only, the write would fail, and a failing hook can block the
 	// prompt.
@@ -406,7 +408,7 @@ var claudePluginsConfig = map[string]bool{
 // Only files, directories and links are shown: a socket stays connectable
 // on a read-only mount. frozen are the directories shown entry by entry
 // as the launch found them; links, the links among their entries.
-func claudeEntries(dir string, named, hookOutputs []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden, frozen []string, links []mount.HostPath, dirCopies []mount.DirCopy) {
+func claudeEntries(dir string, named, hookOutputs []string, secrets map[string]bool) (entries []string, copies []mount.Copy, hidden, frozen []string, links []mount.HostPath, dirCopies []mount.DirCopy, leftOut []string) {
 	shown := func(name string) bool {
 		if inPlugins, ok := strings.CutPrefix(name, "plugins/"); ok {
 			return claudePluginsConfig[inPlugins]
@@ -432,12 +434,12 @@ func claudeEntries(dir string, named, hookOutputs []string, secrets map[string]b
 			}
 		}
 	}
-	w := claudeWalk{dir: dir, shown: shown, named: named, hookOutputs: hookOutputs, secrets: secrets}
+	w := claudeWalk{dir: dir, shown: shown, named: named, hookOutputs: hookOutputs, secrets: secrets, home: filepath.Dir(dir)}
 	w.in("")
 	for _, p := range deeper {
 		w.show(p)
 	}
-	return w.entries, w.copies, hidden, w.frozen, w.links, w.dirCopies
+	return w.entries, w.copies, hidden, w.frozen, w.links, w.dirCopies, w.leftOut
 }
 
 // claudeLockDirs are the directories of ~/.claude in which Claude Code
@@ -494,6 +496,10 @@ type claudeWalk struct {
 	frozen      []string
 	links       []mount.HostPath
 	dirCopies   []mount.DirCopy
+	// home and leftOut: what of the directories shown is left out for
+	// being named as credentials are kept, written from the home.
+	home    string
+	leftOut []string
 }
 
 func (w *claudeWalk) in(rel string) {
@@ -531,8 +537,11 @@ func (w *claudeWalk) show(path string) {
 		!slices.ContainsFunc(w.hookOutputs, func(o string) bool { return paths.Within(o, path) }):
 		w.freeze(path)
 	case fi.IsDir() && copiedDirs[rel] && !slices.ContainsFunc(w.hookOutputs, func(o string) bool { return paths.Within(o, path) }):
-		if c, ok := dirCopy(path); ok {
+		if c, creds, ok := dirCopy(path); ok {
 			w.dirCopies = append(w.dirCopies, c)
+			for _, p := range creds {
+				w.leftOut = append(w.leftOut, credentialFileNote(tildePath(p, w.home)))
+			}
 		} else {
 			w.entries = append(w.entries, path)
 		}
@@ -561,10 +570,11 @@ const (
 // directories, files and links (made again as they are, not followed),
 // within the bounds; a git directory (isGitDir: a clone's .git, a bare
 // repository, whose configuration may hold its URL's token), a .git file,
-// a socket, a FIFO or a device is left out. ok is false where the
+// a socket, a FIFO or a device is left out, and so is a file named as
+// credentials are kept (credentialFile, creds). ok is false where the
 // directory is beyond the bounds, is a git directory, or cannot be read
 // whole.
-func dirCopy(path string) (c mount.DirCopy, ok bool) {
+func dirCopy(path string) (c mount.DirCopy, creds []string, ok bool) {
 	c.Path = path
 	size := 0
 	var walk func(rel string, des []os.DirEntry, depth int) bool
@@ -597,6 +607,8 @@ func dirCopy(path string) (c mount.DirCopy, ok bool) {
 				if !walk(name, sub, depth+1) {
 					return false
 				}
+			case t.IsRegular() && credentialFile(de.Name()):
+				creds = append(creds, full)
 			case t.IsRegular():
 				b, err := untrusted.ReadFile(filepath.Dir(full), filepath.Base(full), int64(dirCopyBytes-size))
 				fi, serr := de.Info()
@@ -611,17 +623,21 @@ func dirCopy(path string) (c mount.DirCopy, ok bool) {
 	}
 	des, err := os.ReadDir(path)
 	if err != nil || isGitDir(path, des) {
-		return c, false
+		return c, nil, false
 	}
-	return c, walk("", des, 1)
+	ok = walk("", des, 1)
+	return c, creds, ok
 }
 
 // freeze shows the directory path entry by entry, the plugins' clone
 // directories below it frozen too.
 func (w *claudeWalk) freeze(path string) {
 	w.frozen = append(w.frozen, path)
-	entries, links := frozenEntries(path)
+	entries, links, creds := frozenEntries(path)
 	w.links = append(w.links, links...)
+	for _, c := range creds {
+		w.leftOut = append(w.leftOut, credentialFileNote(tildePath(c, w.home)))
+	}
 	for _, e := range entries {
 		switch rel, _ := filepath.Rel(w.dir, e); {
 		case strings.HasSuffix(e, ".lock") || strings.Contains(filepath.Base(e), ".tmp."):
@@ -637,8 +653,9 @@ func (w *claudeWalk) freeze(path string) {
 // frozenEntries are the entries of dir, a directory shown as the launch
 // found it: its files and directories (entries, each bound read-only) and
 // its links (made again as they are, not followed); a socket, a FIFO or a
-// device is left out.
-func frozenEntries(dir string) (entries []string, links []mount.HostPath) {
+// device is left out, and so is a file named as credentials are kept
+// (credentialFile; creds).
+func frozenEntries(dir string) (entries []string, links []mount.HostPath, creds []string) {
 	des, _ := os.ReadDir(dir)
 	for _, de := range des {
 		path := filepath.Join(dir, de.Name())
@@ -647,11 +664,13 @@ func frozenEntries(dir string) (entries []string, links []mount.HostPath) {
 			if target, err := os.Readlink(path); err == nil {
 				links = append(links, mount.HostPath{Path: path, Link: target})
 			}
+		case de.Type().IsRegular() && credentialFile(de.Name()):
+			creds = append(creds, path)
 		case de.Type().IsRegular() || de.IsDir():
 			entries = append(entries, path)
 		}
 	}
-	return entries, links
+	return entries, links, creds
 }
 
 // commandChain follows command's symlinks while they lie outside the system

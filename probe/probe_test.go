@@ -326,7 +326,7 @@ func TestClaudeEntriesKnownOnly(t *testing.T) {
 	} {
 		testfs.Write(t, filepath.Join(dir, f), "x\n")
 	}
-	entries, copies, hidden, _, _, dirCopies := claudeEntries(dir, []string{filepath.Join(dir, "scripts", "status.sh")}, nil, nil)
+	entries, copies, hidden, _, _, dirCopies, _ := claudeEntries(dir, []string{filepath.Join(dir, "scripts", "status.sh")}, nil, nil)
 	var shown []string
 	for _, e := range entries {
 		shown = append(shown, strings.TrimPrefix(e, dir+"/"))
@@ -370,7 +370,7 @@ func TestClaudeFrozenNoLinksFollowedOut(t *testing.T) {
 	os.Symlink(filepath.Join(home, "elsewhere"), filepath.Join(dots, "cache", "linked"))
 	os.Symlink(filepath.Join(home, "elsewhere"), filepath.Join(dots, "cache", "mk", "linked"))
 	os.Symlink("../../.aws", filepath.Join(dir, "skills", "aws"))
-	entries, _, hidden, frozen, links, _ := claudeEntries(dir, nil, nil, nil)
+	entries, _, hidden, frozen, links, _, _ := claudeEntries(dir, nil, nil, nil)
 	rel := func(ps []string) (out []string) {
 		for _, p := range ps {
 			out = append(out, strings.TrimPrefix(p, dir+"/"))
@@ -399,7 +399,7 @@ func TestClaudeFrozenHookOutput(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".claude")
 	testfs.Write(t, filepath.Join(dir, "skills", "s", "SKILL.md"), "x\n")
 	skills := filepath.Join(dir, "skills")
-	entries, _, _, frozen, _, _ := claudeEntries(dir, []string{skills}, []string{filepath.Join(skills, "log.txt")}, nil)
+	entries, _, _, frozen, _, _, _ := claudeEntries(dir, []string{skills}, []string{filepath.Join(skills, "log.txt")}, nil)
 	if !slices.Equal(entries, []string{skills}) || len(frozen) != 0 {
 		t.Errorf("shown %q, frozen %q; want skills whole", entries, frozen)
 	}

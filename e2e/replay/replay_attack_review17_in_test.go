@@ -60,3 +60,39 @@ func TestReplayReview17EtcReadableByUserOnly(t *testing.T) {
 		t.Errorf("--dry-run does not name what of /etc it hides:\n%s", dry)
 	}
 }
+
+// TestReplayReview17ClaudeSkillCredentialFiles: ~/.claude's skills,
+// agents and commands were shown whole but their git directories: a
+// skill that calls an API keeps its key beside its script (an .env, the
+// OAuth token.json and credentials.json of Google's quickstart), and a
+// command's directory can hold a key. The attack, from inside: read
+// them. Proof: none is readable inside, and each is named by --dry-run;
+// the skill's own files and scripts (a token_utils.py) still are.
+func TestReplayReview17ClaudeSkillCredentialFiles(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW17-SKILL-SECRET"
+	skills := filepath.Join(h.Home, ".claude", "skills")
+	h.Write(filepath.Join(skills, "gmail", "SKILL.md"), "---\nname: gmail\ndescription: mail\n---\nRun send.py\n")
+	h.Write(filepath.Join(skills, "gmail", "token_utils.py"), "print('SKILL-SCRIPT')\n")
+	h.Write(filepath.Join(skills, "gmail", ".env"), "GMAIL_APP_PASSWORD="+secret+"-env\n")
+	h.Write(filepath.Join(skills, "gmail", "auth", "token.json"), `{"refresh_token":"`+secret+`-token"}`)
+	h.Write(filepath.Join(skills, "credentials.json"), `{"client_secret":"`+secret+`-cred"}`)
+	h.Write(filepath.Join(h.Home, ".claude", "commands", "deploy.md"), "Deploy.\n")
+	h.Write(filepath.Join(h.Home, ".claude", "agents", "ops", "deploy.key"), secret+"-agentkey\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; grep -r "+secret+" ~/.claude; cat ~/.claude/skills/gmail/token_utils.py ~/.claude/commands/deploy.md; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a credential file among ~/.claude's skills or agents is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "SKILL-SCRIPT") || !strings.Contains(out, "Deploy.") {
+		t.Errorf("inside, want the skill's script and the commands:\n%s", out)
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{"skills/gmail/.env", "skills/gmail/auth/token.json", "skills/credentials.json", "agents/ops/deploy.key"} {
+		if !strings.Contains(dry, "~/.claude/"+f+" (named as credentials are kept") {
+			t.Errorf("--dry-run does not name ~/.claude/%s as left out:\n%s", f, dry)
+		}
+	}
+}
