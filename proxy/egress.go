@@ -44,8 +44,18 @@ type egress struct {
 	log       func(map[string]any)
 }
 
+// answerWait bounds the wait for the header of a plain-HTTP answer, once
+// the request is sent: a server that never answers (one the sandbox
+// chose among those allowed, or its own on a listed port) held the
+// sandbox's connection, one of maxConns, and the supervisor's socket to
+// it for ever (TestEgressAnswerWait). Two minutes, as long as the proxy
+// keeps an idle connection: a client gives up on a server silent that
+// long. Only the header: a body may stream for an hour, as a tunnel's
+// traffic may.
+var answerWait = 2 * time.Minute
+
 func newEgress(policy Policy, log func(map[string]any)) *egress {
-	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: boundUpstreamBuffers}
 	e := &egress{
 		policy: policy,
 		resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
@@ -81,12 +91,18 @@ func newEgress(policy Policy, log func(map[string]any)) *egress {
 			// connection serves one request.
 			MaxResponseHeaderBytes: 64 << 10,
 			DisableKeepAlives:      true,
+			ResponseHeaderTimeout:  answerWait,
 		},
 		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			var b *blocked
 			if errors.As(err, &b) {
 				e.refuse(w, r, b)
+				return
+			}
+			var timeout net.Error
+			if errors.As(err, &timeout) && timeout.Timeout() && r.Context().Err() == nil {
+				http.Error(w, fmt.Sprintf("claudebox: %s did not begin its answer within %v", r.URL.Host, answerWait), http.StatusGatewayTimeout)
 				return
 			}
 			http.Error(w, "claudebox: "+err.Error(), http.StatusBadGateway)

@@ -625,6 +625,7 @@ func (ll *limitedListener) Accept() (net.Conn, error) {
 		<-l.slots
 		return nil, err
 	}
+	boundSandboxBuffers(c)
 	lc := &limitedConn{Conn: c, l: l}
 	if ll.countHeaders {
 		lc.header = &headerCount{}
