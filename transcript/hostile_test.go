@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -66,13 +67,14 @@ func TestExportReadsNoLink(t *testing.T) {
 	}
 }
 
-// TestExportSparseLine: a transcript with a 1 GiB line (a sparse file: no
-// disk, all of it NUL bytes) is exported with the line skipped and noted,
-// and the export never holds it: it allocates no more than a few times its
-// longest line, not the gigabyte.
-func TestExportSparseLine(t *testing.T) {
+// TestExportLongLine: a transcript with a line of 64 MiB, four times
+// the longest record read, is exported with the line skipped and noted,
+// and the export never holds it: it allocates no more than a few times
+// its longest line. (A sparse file, which would make the line cheaply, is
+// not read at all: TestSparseTranscriptNotRead.)
+func TestExportLongLine(t *testing.T) {
 	if testing.Short() {
-		t.Skip("reads 1 GiB")
+		t.Skip("writes 64 MiB")
 	}
 	inst := t.TempDir()
 	f, err := os.Create(filepath.Join(inst, "t.jsonl"))
@@ -80,10 +82,9 @@ func TestExportSparseLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.WriteString(hostileRecord)
-	if err := f.Truncate(1<<30 + int64(len(hostileRecord))); err != nil {
+	if _, err := f.Write(bytes.Repeat([]byte("x"), 4*maxLine)); err != nil {
 		t.Fatal(err)
 	}
-	f.Seek(0, 2)
 	f.WriteString("\n" + strings.Replace(strings.Replace(hostileRecord, `"u1","parentUuid":null`, `"u2","parentUuid":"u1"`, 1), "hello", "after the long line", 1))
 	f.Close()
 	var before, after runtime.MemStats
@@ -100,7 +101,24 @@ func TestExportSparseLine(t *testing.T) {
 		}
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*maxLine {
-		t.Errorf("the export allocated %d bytes for a 1 GiB line", alloc)
+		t.Errorf("the export allocated %d bytes for a 64 MiB line", alloc)
+	}
+}
+
+// TestSparseTranscriptNotRead: a transcript with a hole, which no agent
+// writes (truncate -s 4G: gigabytes that take no disk, which each export
+// and --list-sessions read whole), is refused unread.
+func TestSparseTranscriptNotRead(t *testing.T) {
+	inst := t.TempDir()
+	path := filepath.Join(inst, "t.jsonl")
+	if err := os.WriteFile(path, []byte(hostileRecord+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, 1<<31); err != nil {
+		t.Fatal(err)
+	}
+	if err := Export(io.Discard, inst, "t.jsonl", Options{Detail: Tools}); !errors.Is(err, errSparse) {
+		t.Errorf("Export of a sparse transcript: %v, want it refused as sparse", err)
 	}
 }
 

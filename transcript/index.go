@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/claudebox/claudebox/untrusted"
+	"golang.org/x/sys/unix"
 )
 
 // Limits on what a transcript may cost the host.
@@ -366,9 +367,15 @@ func stripReminders(s string) string {
 	}
 }
 
+// errSparse is a transcript with a hole: an agent only appends to one,
+// and a sandbox's file of gigabytes that takes no disk (truncate -s 4G)
+// had each export at the session's end read all of it (four held the end
+// 85 s, and --list-sessions 16 s).
+var errSparse = errors.New("sparse (a hole in it, which no agent writes): not read")
+
 // openTranscript opens the transcript name in the instance dir as the
 // hostile file it is: a regular file, reached through no symlink, of a
-// size the host will read.
+// size the host will read, with no hole.
 func openTranscript(dir, name string) (*os.File, error) {
 	f, err := untrusted.Open(dir, name)
 	if err != nil {
@@ -377,6 +384,13 @@ func openTranscript(dir, name string) (*os.File, error) {
 	fi, err := f.Stat()
 	if err == nil && fi.Size() > maxFile {
 		err = fmt.Errorf("%s: %w: %d bytes", filepath.Join(dir, name), untrusted.ErrTooLarge, fi.Size())
+	}
+	if err == nil {
+		if hole, serr := unix.Seek(int(f.Fd()), 0, unix.SEEK_HOLE); serr == nil && hole < fi.Size() {
+			err = fmt.Errorf("%s: %w", filepath.Join(dir, name), errSparse)
+		} else if _, serr := f.Seek(0, io.SeekStart); serr != nil {
+			err = serr
+		}
 	}
 	if err != nil {
 		f.Close()

@@ -96,3 +96,33 @@ func TestReplayReview17ClaudeSkillCredentialFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview17SparseTranscripts: with an inbox (export-dir), the
+// session's end exports every transcript the session wrote, reading each
+// whole, twice, up to 4 GiB. The attack, from inside: leave transcripts
+// of gigabytes that take no disk (`truncate -s 4000M`): four held the
+// end 85 s, and each `--list-sessions` 16 s, and a hundred would hold them
+// for half an hour. Proof: the sparse transcript is not exported, and
+// --list-sessions names it as sparse; the real one is exported.
+func TestReplayReview17SparseTranscripts(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "demo")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "export-dir = \"~/notes\"\n")
+	turn := `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"plan"}}`
+	h.Inside(proj, nil, `
+		set -e
+		d=~/.claude/projects/-planted
+		mkdir -p $d
+		echo '`+turn+`' > $d/11111111-0000-4000-8000-000000000001.jsonl
+		echo '`+turn+`' > $d/22222222-0000-4000-8000-000000000001.jsonl
+		truncate -s 4000M $d/22222222-0000-4000-8000-000000000001.jsonl
+	`)
+	files, _ := filepath.Glob(filepath.Join(h.Home, "notes", "demo", "*.md"))
+	if len(files) != 1 || !strings.Contains(files[0], "11111111") {
+		t.Errorf("the inbox holds %q, want the real transcript's export alone", files)
+	}
+	if out := h.Run(proj, nil, "claudebox", "--list-sessions"); !strings.Contains(out, "(unreadable: ") {
+		t.Errorf("--list-sessions does not name the sparse transcript:\n%s", out)
+	}
+}
