@@ -54,8 +54,17 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // wherever git reads it (refs/replace), and the legacy remote files
 // (remotes/<name>, branches/<name>), which say where git fetches and
 // pushes for a remote the config does not define. The rest (other refs,
-// logs) is data.
+// logs) is data, walked only for what is no file (gitDataDir).
 var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir}
+
+// gitOpened are the files git opens in a work tree as its commands run
+// (git status, git log, which reads the .mailmap): one that is a FIFO,
+// a socket or a device holds them.
+var gitOpened = map[string]bool{".gitignore": true, ".gitattributes": true, ".gitmodules": true, ".mailmap": true}
+
+// noFile are the types of what no one reads as a file: git opening one
+// waits (a FIFO) or fails.
+const noFile = os.ModeNamedPipe | os.ModeSocket | os.ModeDevice | os.ModeCharDevice
 
 // depsDirs hold dependencies installed by package managers, the bulk of a
 // tree, which git ignores and the host runs: judged at the end by the unit
@@ -96,6 +105,7 @@ const (
 	infoDir                // its info/: attributes, grafts
 	todoDir                // a rebase's or cherry-pick's todo list
 	depsDir                // installed dependencies: judged by unit (deps.go)
+	gitDataDir             // the rest of a git directory (other refs, logs): only what is no file
 	objectsDir             // a git directory's objects (objects.go)
 	looseDir               // a fan-out directory of loose objects
 	packDir                // objects/pack
@@ -503,9 +513,12 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case gitDir:
 		var walked bool
 		sub, walked = gitWalked[name]
-		// A FIFO, socket or device where git opens a file (HEAD, the
-		// index, shallow) holds every git command of the host's.
-		hostRun, descend = gitRunNames[name] || walked || typ&(os.ModeNamedPipe|os.ModeSocket|os.ModeDevice) != 0, descend && walked
+		hostRun = gitRunNames[name] || walked
+		if !walked {
+			sub = gitDataDir
+		}
+	case gitDataDir:
+		sub = gitDataDir
 	case hooksDir:
 		hostRun, sub = !strings.HasSuffix(name, ".sample"), allDir
 	case infoDir:
@@ -514,7 +527,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		hostRun, descend = name == "git-rebase-todo" || name == "todo", false
 	case refsDir:
 		hostRun, sub = name == "replace", allDir
-		descend = descend && hostRun
+		if !hostRun {
+			sub = gitDataDir
+		}
 	case objectsDir, looseDir, packDir, objInfoDir:
 		var walked bool
 		sub, hostRun, walked = objectsEntry(n.mode, name)
@@ -529,7 +544,8 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun, sub = true, gitDir
 		case isObeyed(name, n.fold):
 			hostRun, sub = true, allDir
-		case !typ.IsDir() && (name == ".gitignore" || makeNames[name] || makeFragment(name)):
+		case !typ.IsDir() && (name == ".gitignore" || makeNames[name] || makeFragment(name)),
+			typ&noFile != 0 && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
 		case !typ.IsDir() && (slices.Contains(w.obeyed, name) || n.fold && slices.ContainsFunc(w.obeyed, func(o string) bool { return projectfiles.Is(name, o, true) })):
@@ -537,6 +553,13 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			// nothing gemini can load.
 			hostRun = true
 		}
+	}
+	// A FIFO, socket or device where git opens a file (HEAD, the index,
+	// shallow, the branch checked out, logs/HEAD, which git commit
+	// appends to) holds the host's git commands there: nothing git writes
+	// in its directory is one.
+	if n.mode != plainDir && n.mode != depsDir && typ&noFile != 0 {
+		hostRun = true
 	}
 	if !descend {
 		if hostRun {
@@ -655,6 +678,10 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	if inPlace {
+		return
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG && st.Mode&unix.S_IFMT != unix.S_IFLNK && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		w.found(rel)
 		return
 	}
 	if (n.mode == looseDir || n.mode == packDir) && w.objectHolds(n, name, rel, &st) {
@@ -1118,7 +1145,7 @@ func Replaced(guarded []string, since time.Time) []string {
 
 // rules digests the names the walk judges, and how.
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, depsDirs, makeNames, ".mk", ".gitignore"))
+	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, makeNames, ".mk", ".gitignore", gitDataDir))
 }
 
 // isObeyed says the registry names name: what the host runs or obeys

@@ -456,3 +456,35 @@ func TestScanPastEntryBound(t *testing.T) {
 		t.Errorf("the plant past the bound passed: found %q, not examined %q", r.Found, r.NotExamined)
 	}
 }
+
+// TestScanGitFIFOs: a FIFO, socket or device the session left anywhere in
+// a git directory, or in the work tree where git opens a file, is a
+// finding (the host's git would wait on it); new refs and logs are not.
+func TestScanGitFIFOs(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{".git/HEAD", ".git/objects/info/x", ".git/refs/heads/main", ".git/logs/HEAD", ".git/logs/refs/heads/main"} {
+		write(t, filepath.Join(root, p))
+	}
+	must(t, unix.Mkfifo(filepath.Join(root, ".git/refs/heads/old"), 0o600)) // the host's own
+	start := Take(root, time.Now().Add(time.Hour), nil, nil)
+	since := mark(t, t.TempDir())
+	for _, p := range []string{".git/refs/heads/topic", ".git/refs/tags/v1/x", ".git/logs/refs/heads/topic", "src/.gitignore"} {
+		write(t, filepath.Join(root, p))
+	}
+	must(t, os.Remove(filepath.Join(root, ".git/logs/HEAD")))
+	fifos := []string{".git/logs/HEAD", ".git/refs/heads/main.lock", ".git/refs/remotes/origin/main", ".git/lost-found/x", ".mailmap", "src/.gitattributes", "src/.gitmodules"}
+	for _, p := range fifos {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
+		must(t, unix.Mkfifo(filepath.Join(root, p), 0o600))
+	}
+	must(t, unix.Mkfifo(filepath.Join(root, "src/data.pipe"), 0o600)) // nothing git opens
+	r := Scan(root, since, nil, start, nil)
+	var want []string
+	for _, p := range fifos {
+		want = append(want, filepath.Join(root, p))
+	}
+	slices.Sort(want)
+	if !slices.Equal(r.Found, want) {
+		t.Errorf("found %q; want %q", r.Found, want)
+	}
+}

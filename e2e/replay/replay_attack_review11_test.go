@@ -143,8 +143,10 @@ func bounded(t *testing.T, h *harness.Host, dir string, args ...string) (string,
 	}
 }
 
-// TestReplayReview11CheckRefFIFO: the session leaves a FIFO as a loose
-// branch, .git/refs/heads/evil, which the exit audit does not look at.
+// TestReplayReview11CheckRefFIFO: a session leaves a FIFO as a loose
+// branch, .git/refs/heads/evil (made here from the host: the exit audit
+// now moves one aside, TestReplayReview17DeepGitFIFO, but a session still
+// running, or one whose supervisor was killed, leaves it in place).
 // claudebox --check lists the local branches (git for-each-ref), which
 // opens it and waits forever, in a project that tracks a protected file
 // (.envrc). Host-side proof: --check ends, saying the branches were not
@@ -156,7 +158,7 @@ func TestReplayReview11CheckRefFIFO(t *testing.T) {
 	h.Write(filepath.Join(proj, ".envrc"), "export A=1\n")
 	h.Run(proj, nil, "git", "add", ".envrc")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "envrc")
-	h.Inside(proj, nil, `mkfifo .git/refs/heads/evil`)
+	h.Run(proj, nil, "mkfifo", ".git/refs/heads/evil")
 	if out, _ := bounded(t, h, proj, "--check"); !strings.Contains(out, "branches were not all compared") {
 		t.Errorf("--check did not say git did not answer:\n%s", out)
 	}

@@ -1,0 +1,75 @@
+package replay
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// hostEnds runs c, killing it after a minute, and says whether it ended
+// by itself, with what it printed.
+func hostEnds(c *exec.Cmd) (bool, string) {
+	var out strings.Builder
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		return false, err.Error()
+	}
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case <-done:
+		return true, out.String()
+	case <-time.After(time.Minute):
+		c.Process.Kill()
+		<-done
+		return false, out.String()
+	}
+}
+
+// TestReplayReview17DeepGitFIFO: the exit audit took a FIFO for a
+// finding only at the top of a git directory (HEAD, shallow), and looked
+// into refs only for replace refs, into logs not at all. The session
+// makes the branch checked out a FIFO (git status reads it), another
+// branch one (git branch), logs/HEAD one (git commit appends to it), and
+// a .mailmap (git log reads it) and a .gitattributes a FIFO in the work
+// tree: the host's git status, branch, commit and log then wait forever.
+// Host-side proof: after the session each of them ends, and the end
+// names what it moved.
+func TestReplayReview17DeepGitFIFO(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "branch", "other")
+	out := runSession(t, h, proj, `set -e
+		b=$(git symbolic-ref --short HEAD)
+		rm .git/refs/heads/$b .git/refs/heads/other .git/logs/HEAD
+		mkfifo .git/refs/heads/$b .git/refs/heads/other .git/logs/HEAD .mailmap
+		mkdir -p src && mkfifo src/.gitattributes
+		echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the FIFOs could not be planted:\n%s", out)
+	}
+	for _, args := range [][]string{
+		{"status", "--porcelain"},
+		{"branch"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "after"},
+		{"log", "--oneline"},
+	} {
+		if ended, said := hostEnds(h.Command(proj, nil, "git", args...)); !ended {
+			t.Errorf("the host's git %s waited on the session's FIFO:\n%s\n%s", strings.Join(args, " "), said, out)
+		}
+	}
+	for _, rel := range []string{".git/logs/HEAD", ".git/refs/heads/other", ".mailmap", "src/.gitattributes"} {
+		if fi, err := os.Lstat(filepath.Join(proj, rel)); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+			t.Errorf("%s is still a FIFO after the session", rel)
+		}
+		if !strings.Contains(out, filepath.Join(proj, rel)) {
+			t.Errorf("the end did not name %s:\n%s", rel, out)
+		}
+	}
+}
