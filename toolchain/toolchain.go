@@ -156,10 +156,47 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 		})
 		for _, r := range t.Roots {
 			hidden = append(hidden, notRun(r.Path)...)
+			if r.Path == real {
+				hidden = append(hidden, notPrograms(real)...)
+			}
 		}
 		ts = append(ts, t)
 	}
 	return ts, problems, hidden, copies
+}
+
+// maxScriptRead bounds what of a program on PATH is read to look for a
+// credential written in it: a script is small, and a larger file is a
+// binary, not read.
+const maxScriptRead = 256 << 10
+
+// notPrograms are the files of a PATH entry under the home (dir, the
+// entry itself, not a toolchain's root it widens to: ~/bin,
+// ~/.local/bin) that the sandbox is not shown: what is no program (not
+// executable: a token.txt, an .env the scripts source, which no PATH
+// lookup runs), and a script with a credential written in it (`export
+// GITHUB_TOKEN=ghp_…`, a webhook's URL), as a hook's script of the same
+// text is not shown.
+func notPrograms(dir string) []string {
+	des, _ := os.ReadDir(dir)
+	var out []string
+	for _, de := range des {
+		fi, err := de.Info()
+		if err != nil || !de.Type().IsRegular() {
+			continue
+		}
+		if fi.Mode()&0o111 == 0 || scriptHoldsCredential(dir, de.Name()) {
+			out = append(out, filepath.Join(dir, de.Name()))
+		}
+	}
+	return out
+}
+
+// scriptHoldsCredential says the file name in dir is a script (#!) with
+// a credential written in it.
+func scriptHoldsCredential(dir, name string) bool {
+	b, err := untrusted.ReadFile(dir, name, maxScriptRead)
+	return err == nil && bytes.HasPrefix(b, []byte("#!")) && claudesettings.HasCommandCredential(b)
 }
 
 // prefixParts are the entries of a node or python prefix (a version

@@ -39,6 +39,13 @@ func TestProbeToolchains(t *testing.T) {
 	testfs.Write(t, filepath.Join(home, ".local/bin/tool"), "#!"+filepath.Join(home, ".pyenv/versions/3.12/bin/python3.12")+" -u\nprint()\n")
 	testfs.Write(t, filepath.Join(home, ".local/bin/envtool"), "#!/usr/bin/env python3\n")
 	testfs.Write(t, filepath.Join(home, ".local/bin/empty"), "#!\n")
+	// A PATH entry's own files are programs: what is not executable, or a
+	// script with a token written in it, is not shown.
+	testfs.Write(t, filepath.Join(home, "scripts/notes.txt"), "db password\n")
+	testfs.Write(t, filepath.Join(home, "scripts/deploy"), "#!/bin/sh\nexport GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyz\n")
+	for _, p := range []string{".cargo/bin/cargo", ".asdf/shims/node", ".local/bin/tool", ".local/bin/envtool", ".local/bin/empty", "scripts/tool", "scripts/deploy"} {
+		os.Chmod(filepath.Join(home, p), 0o755)
+	}
 	if err := os.Symlink("tools/bin", filepath.Join(home, "linkbin")); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +91,7 @@ func TestProbeToolchains(t *testing.T) {
 	for _, p := range hidden {
 		gotHidden = append(gotHidden, strings.ReplaceAll(p, home, "~"))
 	}
-	if want := []string{"~/.asdf/installs/nodejs/20/etc", "~/.nvm/versions/node/v20/etc", "~/.pyenv/versions/3.12/etc", "~/.pyenv/versions/3.12/pip.conf"}; !reflect.DeepEqual(gotHidden, want) {
+	if want := []string{"~/.asdf/installs/nodejs/20/etc", "~/.nvm/versions/node/v20/etc", "~/.pyenv/versions/3.12/etc", "~/.pyenv/versions/3.12/pip.conf", "~/scripts/deploy", "~/scripts/notes.txt"}; !reflect.DeepEqual(gotHidden, want) {
 		t.Errorf("hidden %q, want %q", gotHidden, want)
 	}
 	var gotProblems []string

@@ -126,3 +126,36 @@ func TestReplayReview17SparseTranscripts(t *testing.T) {
 		t.Errorf("--list-sessions does not name the sparse transcript:\n%s", out)
 	}
 }
+
+// TestReplayReview17HomePathEntryFiles: a PATH entry under the home
+// (~/bin, ~/.local/bin) was shown whole: beside the user's scripts lie
+// what no PATH lookup runs (a token.txt, an .env the scripts source),
+// and a script of the user's may have a token written in it (`export
+// GITHUB_TOKEN=ghp_…`, a webhook's URL), which a hook's script of the same
+// text would not have shown. The attack, from inside: read them. Proof:
+// none is readable; a program without a credential still runs.
+func TestReplayReview17HomePathEntryFiles(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW17PATHsecret"
+	proj := filepath.Join(h.Home, "code", "demo")
+	h.GitRepo(proj)
+	bin, local := filepath.Join(h.Home, "bin"), filepath.Join(h.Home, ".local", "bin")
+	program := func(path, content string) {
+		h.Write(path, content)
+		os.Chmod(path, 0o755)
+	}
+	program(filepath.Join(bin, "build"), "#!/bin/sh\necho BUILD-RUNS\n")
+	program(filepath.Join(bin, "deploy"), "#!/bin/sh\nexport GITHUB_TOKEN=ghp_"+secret+"aaaaaaaaaaaaaaaaaaaaaa\n")
+	program(filepath.Join(bin, "notify"), "#!/bin/sh\ncurl -d x https://hooks.slack.com/services/T0R17/B0R17/"+secret+"\n")
+	h.Write(filepath.Join(bin, ".env"), "API_KEY="+secret+"-env\n")
+	h.Write(filepath.Join(local, "token.txt"), secret+"-tokentxt\n")
+	path := "PATH=" + bin + ":" + local + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.Inside(proj, []string{path}, "exec 2>&1; build; grep -r "+secret+" ~ 2>/dev/null; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a file of a PATH entry in the home that is no program, or a script with a token, is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "BUILD-RUNS") {
+		t.Errorf("inside, want the PATH entry's program to run:\n%s", out)
+	}
+}
