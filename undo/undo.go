@@ -210,8 +210,8 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 			specs += ":(top,literal,exclude)" + rel + "\x00"
 		}
 	}
-	sparse := st.sparseFiles(ctx, p.Checkout, work)
-	for _, rel := range sparse {
+	leftOut := st.leftOut(ctx, p.Checkout, work)
+	for _, rel := range leftOut {
 		specs += ":(top,literal,exclude)" + rel + "\x00"
 	}
 	if _, err := st.git(ctx, p.Checkout, work, strings.NewReader(specs), "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
@@ -227,7 +227,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 		return Snapshot{}, err
 	}
 	unknown := changedSince(ctx, p.Checkout, strings.Split(strings.TrimSuffix(listed, "\x00"), "\x00"), since)
-	unknown = append(unknown, sparse...)
+	unknown = append(unknown, leftOut...)
 	slices.Sort(unknown)
 	unknown = slices.Compact(unknown)
 	if err := ctx.Err(); err != nil {
@@ -263,13 +263,15 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	return s, nil
 }
 
-// sparseFiles lists the files git add would read in checkout (those the
+// leftOut lists the files git add would read in checkout (those the
 // store's index does not hold as they are) that take less disk than their
 // size: a session can leave a sparse file of a terabyte, which git would
 // hash for the ten minutes it is given at every launch, keeping no
-// snapshot. Such a file is left out, as one the session may have written:
-// --undo names it and leaves it as it is.
-func (st store) sparseFiles(ctx context.Context, checkout, index string) []string {
+// snapshot. And what is no file, a link or a directory (a FIFO in place of
+// a tracked file, which git add refuses, keeping no snapshot at any launch
+// while it stays). Such a file is left out, as one the session may have
+// written: --undo names it and leaves it as it is.
+func (st store) leftOut(ctx context.Context, checkout, index string) []string {
 	out, err := st.git(ctx, checkout, index, nil, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
 	if err != nil {
 		return nil
@@ -277,7 +279,10 @@ func (st store) sparseFiles(ctx context.Context, checkout, index string) []strin
 	var sparse []string
 	for _, rel := range strings.Split(out, "\x00") {
 		var sx unix.Stat_t
-		if rel != "" && filepath.IsLocal(rel) && unix.Lstat(filepath.Join(checkout, rel), &sx) == nil && sx.Mode&unix.S_IFMT == unix.S_IFREG && isSparse(&sx) {
+		if rel == "" || !filepath.IsLocal(rel) || unix.Lstat(filepath.Join(checkout, rel), &sx) != nil {
+			continue
+		}
+		if kind := sx.Mode & unix.S_IFMT; kind == unix.S_IFREG && isSparse(&sx) || kind != unix.S_IFREG && kind != unix.S_IFLNK && kind != unix.S_IFDIR {
 			sparse = append(sparse, rel)
 		}
 	}
@@ -314,7 +319,7 @@ func (st store) addTrackedIgnored(ctx context.Context, p instance.Project, work,
 			continue
 		}
 		if sx, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() && sx.Blocks*512+1<<20 < sx.Size {
-			// Sparse (sparseFiles): left out.
+			// Sparse (leftOut): left out.
 			continue
 		}
 		add.WriteString(":(top,literal)" + name + "\x00")

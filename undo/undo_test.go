@@ -288,3 +288,30 @@ func TestTakeKeepsStoreFiles(t *testing.T) {
 		t.Errorf("the store's exclude holds %q after the project's changed", b)
 	}
 }
+
+// A FIFO a session left in place of a tracked file, which git add
+// refuses, is left out of the next snapshot, named as unknown, rather
+// than leaving every later session without one.
+func TestTakeLeavesOutFIFO(t *testing.T) {
+	p := repo(t, 1, 2)
+	state := t.TempDir()
+	since, err := Mark(state, p.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(p.Checkout, "pkg0", "f1.go")
+	os.Remove(fifo)
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Take(context.Background(), state, p, time.Now().Add(time.Second), since, nil)
+	if err != nil {
+		t.Fatalf("the snapshot after a FIFO took the place of a tracked file: %v", err)
+	}
+	if !slices.Contains(s.Unknown, "pkg0/f1.go") {
+		t.Errorf("unknown: %q, want the FIFO", s.Unknown)
+	}
+}

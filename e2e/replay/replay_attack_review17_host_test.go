@@ -73,3 +73,35 @@ func TestReplayReview17DeepGitFIFO(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview17SnapshotFIFO: the session leaves a FIFO in place of
+// a tracked file, which the exit audit leaves (README is nothing the host
+// runs) and git add refuses: every later launch's undo snapshot failed
+// ("this session cannot be undone") while it stayed, so a session the
+// agent ran next went without --undo. Host-side proof: the next
+// session's start takes its snapshot, and --undo -y puts back the file
+// that session changed.
+func TestReplayReview17SnapshotFIFO(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "notes.txt"), "the user's\n")
+	h.Inside(proj, nil, "rm README && mkfifo README")
+	taken, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", "undo", "*", "*.snapshot"))
+	_, out, exited := harness.StartSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
+		echo the-session > notes.txt`)
+	harness.WaitFor(t, "the next session's undo snapshot", func() bool {
+		found, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", "undo", "*", "*.snapshot"))
+		return len(found) > len(taken)
+	})
+	harness.TouchDone(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	if undone, err := bounded(t, h, proj, "--undo", "-y"); err != nil {
+		t.Errorf("--undo: %v\n%s", err, undone)
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "notes.txt")); string(b) != "the user's\n" {
+		t.Errorf("notes.txt after --undo: %q", b)
+	}
+}
