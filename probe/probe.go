@@ -61,10 +61,13 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	git := gitConfigView(home, project.Checkout, secrets, getenv)
 	own := git.shown
 	h.CredentialsLeftOut = git.leftOut
+	var toolSettingsCopies []mount.Mount
 	for _, f := range toolSettings {
 		f = filepath.Join(home, f)
-		if real, err := filepath.EvalSymlinks(f); err == nil && !holdsCredential(real) {
-			own = append(own, bind.Own{Src: real, Dest: f, Why: "tool settings, read-only", Role: mount.HostFiles})
+		if real, err := filepath.EvalSymlinks(f); err == nil && !holdsCredential(real) && !bind.InSecret(real, secrets) {
+			if content, ok := toolSettingsCopy(real); ok {
+				toolSettingsCopies = append(toolSettingsCopies, mount.Mount{Kind: mount.RoBindData, Dest: f, Content: content, Why: "tool settings, a private copy of what the tool reads (no comment)", Role: mount.HostFiles})
+			}
 		}
 	}
 	var toolsHidden []string
@@ -128,6 +131,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	}
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, omit, obeyed)
 	h.Own = append(h.Own, git.copies...)
+	h.Own = append(h.Own, toolSettingsCopies...)
 	h.Own = append(h.Own, toolCopies...)
 	var pluginCopies []mount.Mount
 	var pluginLeftOut []string

@@ -36,3 +36,26 @@ func TestHoldsCredential(t *testing.T) {
 		t.Error("a directory is shown as settings")
 	}
 }
+
+// TestToolSettingsCopy: a tool's settings are copied as its tool reads
+// them, without a comment: TOML written again from its keys, pip.conf and
+// go's env file without their comment lines; a TOML file that does not
+// parse is not shown.
+func TestToolSettingsCopy(t *testing.T) {
+	dir := t.TempDir()
+	for name, c := range map[string]struct{ in, want string }{
+		"config.toml": {"# key: cio123\n[net]\ngit-fetch-with-cli = true # note\n", "[net]\ngit-fetch-with-cli = true\n"},
+		"pip.conf":    {"[global]\n; login ci pw\n  # old\ntimeout = 60\n", "[global]\ntimeout = 60\n"},
+		"env":         {"# pass x\nGOPRIVATE=a\n", "GOPRIVATE=a\n"},
+	} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(c.in), 0o600)
+		if got, ok := toolSettingsCopy(p); !ok || got != c.want {
+			t.Errorf("toolSettingsCopy(%s) = %q, %v; want %q", name, got, ok, c.want)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "uv.toml"), []byte("x = = 1\n"), 0o600)
+	if _, ok := toolSettingsCopy(filepath.Join(dir, "uv.toml")); ok {
+		t.Error("a TOML file that does not parse is copied")
+	}
+}

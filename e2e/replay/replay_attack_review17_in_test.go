@@ -159,3 +159,30 @@ func TestReplayReview17HomePathEntryFiles(t *testing.T) {
 		t.Errorf("inside, want the PATH entry's program to run:\n%s", out)
 	}
 }
+
+// TestReplayReview17ToolSettingsComments: the tools' settings
+// (~/.cargo/config.toml, pip.conf, uv.toml, go's env file) were shown as
+// written when no line had a credential's shape (`token =`, a URL's
+// login): a comment has none (`# crates.io key, rotated monthly: cio…`, a
+// line turned off). The attack, from inside: read them. Proof: no
+// comment's secret is readable inside; cargo and pip still read their
+// settings.
+func TestReplayReview17ToolSettingsComments(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW17toolCOMMENT"
+	h.Write(filepath.Join(h.Home, ".cargo", "config.toml"), "# crates.io key, rotated monthly: cio"+secret+"-cargo\n[net]\ngit-fetch-with-cli = true # note "+secret+"-inline\n")
+	h.Write(filepath.Join(h.Home, ".config", "pip", "pip.conf"), "[global]\n; old mirror login ci "+secret+"-pip\ntimeout = 60\n")
+	h.Write(filepath.Join(h.Home, ".config", "go", "env"), "# corp proxy pass "+secret+"-go\nGOPRIVATE=example.com/private\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.cargo/config.toml ~/.config/pip/pip.conf ~/.config/go/env; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a comment's secret in a tool's settings is readable inside:\n%s", out)
+	}
+	for _, want := range []string{"git-fetch-with-cli = true", "timeout = 60", "GOPRIVATE=example.com/private"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want the settings' %q:\n%s", want, out)
+		}
+	}
+}
