@@ -57,6 +57,14 @@ func (e *egress) connectVia(ctx context.Context, t target, via *neturl.URL, poli
 	if err != nil {
 		return nil, fmt.Errorf("the host's proxy %s: %v", proxyName(via), err)
 	}
+	// Its answer to the CONNECT is waited for as a server's is: a proxy
+	// that never answers (for a target it cannot reach) held the
+	// sandbox's connection for ever.
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Now().Add(answerWait)
+	}
+	c.SetDeadline(deadline)
 	if via.Scheme == "https" {
 		var roots *x509.CertPool
 		if e.roots != nil {
@@ -73,9 +81,6 @@ func (e *egress) connectVia(ctx context.Context, t target, via *neturl.URL, poli
 	if via.User != nil {
 		pass, _ := via.User.Password()
 		head += "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(via.User.Username()+":"+pass)) + "\r\n"
-	}
-	if deadline, ok := ctx.Deadline(); ok {
-		c.SetDeadline(deadline)
 	}
 	read := bufio.NewReader(c)
 	var resp *http.Response
