@@ -267,10 +267,11 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 // store's index does not hold as they are) that take less disk than their
 // size: a session can leave a sparse file of a terabyte, which git would
 // hash for the ten minutes it is given at every launch, keeping no
-// snapshot. And what is no file, a link or a directory (a FIFO in place of
-// a tracked file, which git add refuses, keeping no snapshot at any launch
-// while it stays). Such a file is left out, as one the session may have
-// written: --undo names it and leaves it as it is.
+// snapshot. And what git add refuses, keeping no snapshot at any launch
+// while it stays: what is no file, link or directory (a FIFO in place of
+// a tracked file), a file that cannot be read (made mode 000). Such a
+// file is left out, as one the session may have written: --undo names it
+// and leaves it as it is.
 func (st store) leftOut(ctx context.Context, checkout, index string) []string {
 	out, err := st.git(ctx, checkout, index, nil, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
 	if err != nil {
@@ -282,11 +283,21 @@ func (st store) leftOut(ctx context.Context, checkout, index string) []string {
 		if rel == "" || !filepath.IsLocal(rel) || unix.Lstat(filepath.Join(checkout, rel), &sx) != nil {
 			continue
 		}
-		if kind := sx.Mode & unix.S_IFMT; kind == unix.S_IFREG && isSparse(&sx) || kind != unix.S_IFREG && kind != unix.S_IFLNK && kind != unix.S_IFDIR {
+		if kind := sx.Mode & unix.S_IFMT; kind == unix.S_IFREG && (isSparse(&sx) || !readable(filepath.Join(checkout, rel))) || kind != unix.S_IFREG && kind != unix.S_IFLNK && kind != unix.S_IFDIR {
 			sparse = append(sparse, rel)
 		}
 	}
 	return sparse
+}
+
+// readable says whether the file at path opens for reading, as git add
+// opens it.
+func readable(path string) bool {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(fd)
+	}
+	return err == nil
 }
 
 // isSparse says whether a file of status sx takes less disk than its size

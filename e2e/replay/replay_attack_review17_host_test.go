@@ -75,8 +75,9 @@ func TestReplayReview17DeepGitFIFO(t *testing.T) {
 }
 
 // TestReplayReview17SnapshotFIFO: the session leaves a FIFO in place of
-// a tracked file, which the exit audit leaves (README is nothing the host
-// runs) and git add refuses: every later launch's undo snapshot failed
+// a tracked file, and a file made mode 000, which the exit audit leaves
+// (nothing the host runs) and git add refuses: every later launch's undo
+// snapshot failed
 // ("this session cannot be undone") while it stayed, so a session the
 // agent ran next went without --undo. Host-side proof: the next
 // session's start takes its snapshot, and --undo -y puts back the file
@@ -86,7 +87,8 @@ func TestReplayReview17SnapshotFIFO(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "notes.txt"), "the user's\n")
-	h.Inside(proj, nil, "rm README && mkfifo README")
+	h.Write(filepath.Join(proj, "data.txt"), "data\n")
+	h.Inside(proj, nil, "rm README && mkfifo README && chmod 000 data.txt")
 	taken, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", "undo", "*", "*.snapshot"))
 	_, out, exited := harness.StartSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
 		echo the-session > notes.txt`)
