@@ -30,6 +30,10 @@ type HostEntry struct {
 type Host struct {
 	// System lists the existing system directories from SystemDirs.
 	System []HostPath
+	// NixVar says /nix/var exists, and NixProfiles that its profiles do
+	// (where ~/.nix-profile and the users' profiles lead): of /nix/var
+	// only the profiles are shown, not the Nix daemon's socket.
+	NixVar, NixProfiles bool
 	// UsersOwn are the entries of /etc that the user (its uid or its
 	// groups) may read and not every user may: hidden, a directory under
 	// an empty one, a file under an empty file.

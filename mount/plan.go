@@ -394,6 +394,15 @@ func (p *Plan) addSystem(h Host) {
 		} else {
 			p.add(HostFiles, RoBind, d.Path, d.Path, "system path, read-only")
 		}
+		if d.Path == "/nix" && d.Link == "" && h.NixVar {
+			// A read-only mount does not stop connect(): through the Nix
+			// daemon's socket the sandbox would build, with the network
+			// of a fixed-output derivation, outside the sandbox.
+			p.add(Private, Tmpfs, "", NixVar, "hidden, empty: the Nix daemon's socket and the store's database; only the profiles are shown")
+			if h.NixProfiles {
+				p.add(HostFiles, RoBind, NixProfiles, NixProfiles, "the Nix profiles (where ~/.nix-profile leads), read-only")
+			}
+		}
 	}
 	p.add(Private, Proc, "", "/proc", "the sandbox's own processes only")
 	p.add(Private, Dev, "", "/dev", "minimal devices")
@@ -416,6 +425,13 @@ func (p *Plan) hideUsersOwn(own []HostEntry) {
 		}
 	}
 }
+
+// NixVar is Nix's state beside the store; NixProfiles, the profiles in
+// it that the sandbox is shown.
+const (
+	NixVar      = "/nix/var"
+	NixProfiles = "/nix/var/nix/profiles"
+)
 
 // addClaudeConfig rebuilds ~/.claude from the real one's entries rather
 // than binding it whole: the host's claude runs or obeys what is there, and

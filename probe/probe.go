@@ -51,6 +51,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			h.System = append(h.System, hp)
 		}
 	}
+	h.NixVar, h.NixProfiles = isDir(mount.NixVar), isDir(mount.NixProfiles)
 	if etc, ok := lstat("/etc"); ok && etc.Link == "" {
 		h.UsersOwn = usersOwn("/etc")
 	}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,4 +186,59 @@ func TestReplayReview17ToolSettingsComments(t *testing.T) {
 			t.Errorf("inside, want the settings' %q:\n%s", want, out)
 		}
 	}
+}
+
+// TestReplayReview17NixDaemonSocket: /nix was shown whole, read-only;
+// a read-only mount does not stop connect(), and the Nix daemon's socket
+// (/nix/var/nix/daemon-socket/socket, open to every user on NixOS and
+// the multi-user install) lies there: through it the sandbox builds
+// outside the sandbox, a fixed-output derivation with the network, past
+// the proxy. The attack, from inside: connect to a socket under /nix/var
+// (here a test's own, the daemon's path needing its group). Proof: the
+// host's listener receives nothing; the store and the profiles are still
+// shown.
+func TestReplayReview17NixDaemonSocket(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 || !isDir("/nix/var/nix") {
+		t.Skip("needs root and a Nix install's /nix/var/nix")
+	}
+	dir, err := os.MkdirTemp("/nix/var/nix", "claudebox-review17-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	sock := filepath.Join(dir, "socket")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	os.Chmod(sock, 0o666)
+	got := make(chan string, 1)
+	go func() {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		b := make([]byte, 64)
+		n, _ := c.Read(b)
+		got <- string(b[:n])
+	}()
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; echo BUILD-FOR-ME | socat - UNIX-CONNECT:"+sock+" && echo CONNECTED; ls /nix/store >/dev/null && echo STORE-SHOWN; ls -d /nix/var/nix/profiles; true")
+	t.Log(out)
+	if strings.Contains(out, "CONNECTED") {
+		t.Errorf("a socket under /nix/var (the Nix daemon's place) is reachable inside: the host received %q", <-got)
+	}
+	if !strings.Contains(out, "STORE-SHOWN") || isDir("/nix/var/nix/profiles") && !strings.Contains(out, "/nix/var/nix/profiles\n") {
+		t.Errorf("inside, want the store and the profiles shown:\n%s", out)
+	}
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
