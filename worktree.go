@@ -95,9 +95,12 @@ func taskWorktree(cwd, name, dir, stateDir string, dryRun bool) (string, error) 
 // them: gitdir, commondir and HEAD, which the exit audit of a session
 // already running would otherwise take for its sandbox's. -w vouches for
 // nothing else there: the sandbox may have written it before -w looked
-// (the index is the audit's to read as any index a session wrote).
+// (the index is the audit's to read as any index a session wrote). The
+// .git file is read as a regular file only: a session of an enclosing
+// project can swap it for a FIFO as git makes it, which would hold -w,
+// and the lock every launch of the project waits on, forever.
 func worktreeFiles(path, name string) map[string][]byte {
-	b, err := os.ReadFile(filepath.Join(path, ".git"))
+	b, err := untrusted.ReadFile(path, ".git", 4096)
 	admin, ok := strings.CutPrefix(strings.TrimSuffix(string(b), "\n"), "gitdir: ")
 	real, rerr := filepath.EvalSymlinks(path)
 	if err != nil || rerr != nil || !ok {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"path/filepath"
 	"slices"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // git worktree list --porcelain read: each entry's checkout and branch,
@@ -15,5 +18,25 @@ func TestParseWorktrees(t *testing.T) {
 	}
 	if got := parseWorktrees("worktree /r.git\nbare\n"); !slices.Equal(got, []worktree{{Path: "/r.git", Held: true}}) {
 		t.Errorf("bare: %+v", got)
+	}
+}
+
+// A .git a session of an enclosing project swapped for a FIFO as git
+// made the worktree is not waited on: -w holds the lock every launch of
+// the project waits on.
+func TestWorktreeFilesFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, ".git"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan map[string][]byte, 1)
+	go func() { done <- worktreeFiles(dir, "task") }()
+	select {
+	case got := <-done:
+		if got != nil {
+			t.Errorf("worktreeFiles of a FIFO .git = %q", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("worktreeFiles waited on a FIFO .git")
 	}
 }
