@@ -19,9 +19,11 @@ import (
 //     download nothing (BenchmarkDownload);
 //   - a connection to a server, whose round trip may be a tenth of a
 //     second, to upstreamReceiveBuffer of what it received (a window of
-//     about that: 1 MiB at 20 ms is 50 MB/s a connection) and
-//     unsentBound of what waits to be sent, which leaves what is in
-//     flight to the kernel, so that an upload keeps its speed.
+//     about that: 1 MiB at 20 ms is 50 MB/s a connection; the kernel
+//     gives no more than net.core.rmem_max, 208 KiB unless raised,
+//     which makes it 10 to 20 MB/s) and unsentBound of what waits to be
+//     sent, which leaves what is in flight to the kernel, so that an
+//     upload keeps its speed.
 //
 // The kernel doubles what it is told, for its own bookkeeping: a tunnel
 // holds at most about 2.5 MiB, 640 MiB over maxConns.
