@@ -724,7 +724,7 @@ func (p Plan) Script(bwrap string) string {
 		fmt.Fprintf(&b, "# %s\n", printable.Escape(h.String()))
 	}
 	for _, e := range p.CredentialsLeftOut {
-		fmt.Fprintf(&b, "# left out of the private copies inside, as it may hold a credential: %s\n", printable.Escape(e))
+		fmt.Fprintf(&b, "# left out of the private copies inside, as not known to hold no credential: %s\n", printable.Escape(e))
 	}
 	p.scriptEnv(&b)
 	b.WriteString(" \\\n  " + Quote(bwrap))

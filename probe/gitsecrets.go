@@ -15,13 +15,62 @@ import (
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// gitSecretName and gitSecretText say a git configuration entry may hold
-// a credential: a variable named for one (sendemail.smtpPass, github.token,
-// http.extraHeader), a header or a helper that prints a password, a key's
-// value (ai.apikey = sk-…); gitSecret adds a credential in a URL, as
-// claudesettings defines it for every copy (the usual recipe for private
-// Go modules, url."https://user:TOKEN@github.com/".insteadOf; a user name
-// alone, ssh://git@host/, is not one).
+// gitKnownSections are the sections of git's configuration none of
+// whose variables, as git documents them, is a credential: git's own
+// settings (its colors, diffs, aliases, signing, remotes and their URLs,
+// submodules, hooks path, pager) and delta's (a pager's display). What
+// crosses of them is still judged by its value (gitSecretEntry).
+var gitKnownSections = map[string]bool{
+	"add": true, "advice": true, "alias": true, "am": true, "apply": true, "blame": true, "branch": true,
+	"checkout": true, "clean": true, "clone": true, "color": true, "column": true, "commit": true,
+	"commitgraph": true, "core": true, "delta": true, "diff": true, "difftool": true, "feature": true,
+	"fetch": true, "filter": true, "format": true, "fsck": true, "gc": true, "gpg": true, "grep": true,
+	"help": true, "i18n": true, "include": true, "includeif": true, "index": true, "init": true,
+	"interactive": true, "lfs": true, "log": true, "mailmap": true, "maintenance": true, "man": true,
+	"merge": true, "mergetool": true, "notes": true, "pack": true, "pager": true, "pretty": true,
+	"protocol": true, "pull": true, "push": true, "rebase": true, "receive": true, "remote": true,
+	"rerere": true, "revert": true, "safe": true, "sequence": true, "showbranch": true, "sparse": true,
+	"stash": true, "status": true, "submodule": true, "tag": true, "trailer": true, "transfer": true,
+	"user": true, "versionsort": true, "worktree": true,
+}
+
+// gitKnownVariables are, in sections that also hold a credential (a
+// cookie file, a header, a mail password) or a URL's rewriting, the
+// variables known to hold none, by section and name, whatever the
+// subsection (http."https://host/".sslVerify).
+var gitKnownVariables = map[string]map[string]bool{
+	"http": {
+		"sslverify": true, "sslcainfo": true, "sslcapath": true, "sslbackend": true, "sslversion": true,
+		"version": true, "postbuffer": true, "lowspeedlimit": true, "lowspeedtime": true,
+		"followredirects": true, "proxy": true, "maxrequests": true,
+	},
+	"sendemail": {
+		"from": true, "to": true, "cc": true, "bcc": true, "envelopesender": true, "smtpserver": true,
+		"smtpserverport": true, "smtpencryption": true, "smtpuser": true, "smtpdomain": true, "confirm": true,
+		"suppresscc": true, "chainreplyto": true, "annotate": true, "thread": true, "validate": true,
+		"transferencoding": true,
+	},
+	"url": {"insteadof": true, "pushinsteadof": true},
+}
+
+// gitKnownEntry says entry e is a variable known to hold no credential
+// (gitKnownSections, gitKnownVariables); any other, a tool's own
+// (jira.login, github.token) or git's that takes one (credential.helper,
+// http.extraHeader, imap.pass), stays out.
+func gitKnownEntry(e gitconfig.Entry) bool {
+	section, _, _ := strings.Cut(e.Key, ".")
+	name := e.Key[strings.LastIndexByte(e.Key, '.')+1:]
+	return gitKnownSections[section] || gitKnownVariables[section][name]
+}
+
+// gitSecretName and gitSecretText say the value of a variable known to
+// hold no credential holds one still: a variable named for one
+// (sendemail.smtpPass, a filter's token), a header or a helper that prints
+// a password, a key's value (ai.apikey = sk-…); gitSecret adds a
+// credential in a URL, as claudesettings defines it for every copy (the
+// usual recipe for private Go modules,
+// url."https://user:TOKEN@github.com/".insteadOf; a user name alone,
+// ssh://git@host/, is not one).
 var (
 	gitSecretName = regexp.MustCompile(`(?i)token|pass|secret|auth|header|cookie|key$`)
 	gitSecretText = regexp.MustCompile(`(?i)(^|[^a-z0-9])` + claudesettings.TokenPrefixes + `|bearer|basic\s|token|password`)
@@ -72,10 +121,14 @@ var gitXDGFiles = []string{"ignore", "attributes"}
 // maxGitConfigs bounds the configuration files followed through includes.
 const maxGitConfigs = 30
 
+// systemGitConfig is the system's git configuration, which git inside
+// reads as the host's does.
+const systemGitConfig = "/etc/gitconfig"
+
 // gitView is what the sandbox gets of the user's git configuration:
-// private copies of ~/.gitconfig, ~/.config/git/config and every file
-// they include, without the entries that may hold a credential (names in
-// leftOut: "NAME in FILE"); the files they name that git reads
+// private copies of ~/.gitconfig, ~/.config/git/config, the system's
+// and every file they include, of only the variables known to hold no
+// credential (the others named in leftOut: "NAME in FILE"); the files they name that git reads
 // (excludes, attributes, a commit template, allowed signers) and
 // ~/.config/git's ignore and attributes, read-only. Nothing else of
 // ~/.config/git enters: its credentials, a helper's store, what a tool
@@ -87,14 +140,15 @@ type gitView struct {
 }
 
 // gitConfigView reads the user's git configuration as git does, from the
-// home or where GIT_CONFIG_GLOBAL or XDG_CONFIG_HOME (getenv) move it:
+// home or where GIT_CONFIG_GLOBAL or XDG_CONFIG_HOME (getenv) move it, and
+// the system's, which lies at system (systemGitConfig inside):
 // includes relative to the including file as git opens it. Git inside
 // runs with neither variable, so what they name is copied where it reads
 // by default (~/.gitconfig, ~/.config/git), with its relative includes
-// made absolute. Only included files in the home and outside the project
-// are copied or shown (the project shows its own; the system's are
-// read-only inside already).
-func gitConfigView(home, checkout string, secrets map[string]bool, getenv func(string) string) gitView {
+// made absolute. Only included files in the home or /etc and outside the
+// project are copied or shown (the project shows its own; the rest of the
+// system's holds no user's configuration).
+func gitConfigView(home, checkout, system string, secrets map[string]bool, getenv func(string) string) gitView {
 	var v gitView
 	tilde := func(p string) string {
 		if rel, err := filepath.Rel(home, p); err == nil && filepath.IsLocal(rel) {
@@ -103,7 +157,7 @@ func gitConfigView(home, checkout string, secrets map[string]bool, getenv func(s
 		return p
 	}
 	ours := func(p string) bool {
-		return paths.Within(p, home) && !paths.Within(p, checkout) && !paths.UnderAny(p, mount.SystemDirs)
+		return !paths.Within(p, checkout) && (paths.Within(p, home) && !paths.UnderAny(p, mount.SystemDirs) || paths.Within(p, "/etc"))
 	}
 	shown := map[string]bool{}
 	show := func(path, dest, why string) {
@@ -139,6 +193,9 @@ func gitConfigView(home, checkout string, secrets map[string]bool, getenv func(s
 			queue = nil
 		}
 	}
+	if system != "" {
+		queue = append(queue, configFile{system, systemGitConfig})
+	}
 	seen := map[configFile]bool{}
 	for i := 0; i < len(queue) && i < maxGitConfigs; i++ {
 		path, dest := queue[i].path, queue[i].dest
@@ -165,7 +222,7 @@ func gitConfigView(home, checkout string, secrets map[string]bool, getenv func(s
 		}
 		var kept []gitconfig.Entry
 		for _, e := range entries {
-			if gitSecretEntry(e) {
+			if !gitKnownEntry(e) || gitSecretEntry(e) {
 				if name := gitEntryName(e) + " in " + tilde(path); !slices.Contains(v.leftOut, name) {
 					v.leftOut = append(v.leftOut, name)
 				}
@@ -180,7 +237,7 @@ func gitConfigView(home, checkout string, secrets map[string]bool, getenv func(s
 		// Only the entries git reads, never the file as written: a comment
 		// (a line turned off, a note beside a value) has no shape to look
 		// for and git never reads it.
-		v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: dest, Content: string(gitconfig.Format(kept)), Why: "git configuration, a private copy without what may hold a credential", Role: mount.HostFiles})
+		v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: dest, Content: string(gitconfig.Format(kept)), Why: "git configuration, a private copy of the variables known to hold no credential", Role: mount.HostFiles})
 		for _, inc := range gitconfig.Includes(kept) {
 			if inc = paths.ExpandHome(inc, home); !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(path), inc)

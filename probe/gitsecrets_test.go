@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -65,7 +66,7 @@ func TestGitConfigView(t *testing.T) {
 	write(".config/git/credentials", "https://alice:TOKEN9@github.com\n")
 	write(".config/git/gh-token", "TOKEN10\n")
 	write(".gitignore_global", ".DS_Store\n")
-	v := gitConfigView(home, proj, bind.Secrets(home), env("HOME", home))
+	v := gitConfigView(home, proj, "", bind.Secrets(home), env("HOME", home))
 	var all []gitconfig.Entry
 	var dests []string
 	for _, c := range v.copies {
@@ -123,7 +124,7 @@ func TestGitConfigViewMoved(t *testing.T) {
 		testfs.Write(t, filepath.Join(home, name), content)
 	}
 	view := func(vars ...string) (dests []string, contents map[string]string, shown []string, leftOut []string) {
-		v := gitConfigView(home, proj, bind.Secrets(home), env(append([]string{"HOME", home}, vars...)...))
+		v := gitConfigView(home, proj, "", bind.Secrets(home), env(append([]string{"HOME", home}, vars...)...))
 		contents = map[string]string{}
 		for _, c := range v.copies {
 			d := strings.TrimPrefix(c.Dest, home+"/")
@@ -177,7 +178,7 @@ func BenchmarkGitConfigView(b *testing.B) {
 	}
 	secrets := bind.Secrets(home)
 	for b.Loop() {
-		gitConfigView(home, proj, secrets, env("HOME", home))
+		gitConfigView(home, proj, "", secrets, env("HOME", home))
 	}
 }
 
@@ -192,5 +193,75 @@ func TestTokenPrefixesAgree(t *testing.T) {
 		if !claudesettings.HasCommandCredential(value) {
 			t.Errorf("command: %s… not taken for a credential", prefix)
 		}
+	}
+}
+
+// TestGitConfigKnownOnly: what crosses of the user's and the system's git
+// configuration is the variables known to hold no credential, by git's
+// documentation of its own settings: a tool's variable whose name and
+// value look like nothing (jira.login = alice:…, deploy.prod.pw) stays
+// out, as do git's own that take one (credential.*, imap.*, http's
+// cookie file), each named; /etc/gitconfig gets the same private copy.
+func TestGitConfigKnownOnly(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	testfs.Write(t, filepath.Join(home, ".gitconfig"), `[user]
+	name = Alice
+[color]
+	ui = auto
+[jira]
+	login = alice:correct-horse-SECRET1
+[deploy "prod"]
+	pw = SECRET2-battery-staple
+[imap]
+	tunnel = "ssh -q alice@mail imapd SECRET3"
+[credential]
+	helper = store
+[http]
+	sslVerify = false
+	cookieFile = ~/.gitcookies
+[sendemail]
+	smtpServer = smtp.example.com
+[delta]
+	navigate = true
+[url "git@github.com:"]
+	insteadOf = gh:
+[url "git@github.com:"]
+	shortcut = SECRET4
+`)
+	system := filepath.Join(t.TempDir(), "gitconfig")
+	testfs.Write(t, system, "[core]\n\tautocrlf = input\n[ci]\n\tdeployKey = SECRET5\n[mytool]\n\tcredentials = SECRET6\n")
+	v := gitConfigView(home, proj, system, bind.Secrets(home), env("HOME", home))
+	contents := map[string]string{}
+	var all []gitconfig.Entry
+	for _, c := range v.copies {
+		contents[c.Dest] = c.Content
+		entries, err := gitconfig.Parse([]byte(c.Content))
+		if err != nil {
+			t.Fatalf("%s: %v", c.Dest, err)
+		}
+		all = append(all, entries...)
+		if strings.Contains(c.Content, "SECRET") {
+			t.Errorf("the copy at %s holds what is not known to hold no credential:\n%s", c.Dest, c.Content)
+		}
+	}
+	if _, ok := contents[systemGitConfig]; !ok {
+		t.Errorf("no private copy at %s: copies at %q", systemGitConfig, slices.Collect(maps.Keys(contents)))
+	}
+	for key, want := range map[string]string{
+		"user.name": "Alice", "color.ui": "auto", "http.sslverify": "false", "sendemail.smtpserver": "smtp.example.com",
+		"delta.navigate": "true", "url.git@github.com:.insteadof": "gh:", "core.autocrlf": "input",
+	} {
+		if got := gitconfig.Last(all, key); got != want {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+	named := strings.Join(v.leftOut, "\n")
+	for _, want := range []string{"jira.login in ~/.gitconfig", "deploy.prod.pw in ~/.gitconfig", "imap.tunnel in ~/.gitconfig", "credential.helper in ~/.gitconfig", "http.cookiefile in ~/.gitconfig", "url.git@github.com:.shortcut in ~/.gitconfig", "ci.deploykey in " + system, "mytool.credentials in " + system} {
+		if !strings.Contains(named, want) {
+			t.Errorf("%q not named among what is left out:\n%s", want, named)
+		}
+	}
+	if strings.Contains(named, "SECRET") {
+		t.Errorf("a value named:\n%s", named)
 	}
 }

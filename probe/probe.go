@@ -59,7 +59,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		h.ResolvConf = real
 	}
 	secrets := bind.Secrets(home)
-	git := gitConfigView(home, project.Checkout, secrets, getenv)
+	git := gitConfigView(home, project.Checkout, systemGitConfig, secrets, getenv)
 	own := git.shown
 	h.CredentialsLeftOut = git.leftOut
 	var toolSettingsCopies []mount.Mount

@@ -106,7 +106,7 @@ func (s *Session) noticeLeftOut() {
 		printable.Say(os.Stderr, "hint: pass one with --env %s, or env = [%q] in %s", vars[0], vars[0], conf)
 	}
 	if git := unseen("git:", s.plan.CredentialsLeftOut); len(git) > 0 {
-		printable.Say(os.Stderr, "claudebox: left out of the private copies inside, as they may hold a credential: %s", strings.Join(git, ", "))
+		printable.Say(os.Stderr, "claudebox: left out of the private copies inside (only what is known to hold no credential is copied): %s", strings.Join(git, ", "))
 		printable.Say(os.Stderr, "hint: git inside works without them; for a push over HTTPS, use --with-ssh and an SSH remote, or a credential helper on the host")
 	}
 	files := slices.Sorted(maps.Keys(s.leftOutConfig))

@@ -87,7 +87,7 @@ func TestReplayGitConfigAsWritten(t *testing.T) {
 	if !strings.Contains(out, "status=[]") {
 		t.Errorf("git inside does not read the user's core.excludesFile:\n%s", out)
 	}
-	const named = "left out of the private copies inside, as they may hold a credential: url.….insteadof in ~/.gitconfig"
+	const named = "left out of the private copies inside (only what is known to hold no credential is copied): url.….insteadof in ~/.gitconfig"
 	if !strings.Contains(out, named) || strings.Contains(out, "LEFTOUTTOKEN") {
 		t.Errorf("the launch does not name what it leaves out, or shows its value:\n%s", out)
 	}
@@ -95,7 +95,7 @@ func TestReplayGitConfigAsWritten(t *testing.T) {
 		t.Errorf("named again at a later launch:\n%s", again)
 	}
 	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
-	if !strings.Contains(dry, "# left out of the private copies inside, as it may hold a credential: url.….insteadof in ~/.gitconfig") || strings.Contains(dry, "LEFTOUTTOKEN") {
+	if !strings.Contains(dry, "# left out of the private copies inside, as not known to hold no credential: url.….insteadof in ~/.gitconfig") || strings.Contains(dry, "LEFTOUTTOKEN") {
 		t.Errorf("--dry-run does not name what it leaves out, or shows its value:\n%s", dry)
 	}
 }

@@ -39,3 +39,37 @@ func TestReplayGitConfigSecrets(t *testing.T) {
 		t.Errorf("git inside lost the user's identity:\n%s", out)
 	}
 }
+
+// TestReplayGitConfigKnownOnly: a credential in the user's git
+// configuration that no pattern knows, a tool's own variable named for
+// nothing secret (jira.login = alice:PASSWORD, deploy "prod".pw): the
+// agent reads ~/.gitconfig and git config --list inside and has them.
+// Host-side proof: neither value is readable inside, git inside keeps
+// the user's identity, aliases and colors, and the system's
+// configuration inside is the same private copy where the host has one.
+func TestReplayGitConfigKnownOnly(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".gitconfig"), `[user]
+	email = alice@example.com
+[alias]
+	co = checkout
+[jira]
+	login = alice:correct-horse-JIRAVALUE
+[deploy "prod"]
+	pw = battery-staple-DEPLOYVALUE
+`)
+	out := h.Inside(proj, nil, `cat ~/.gitconfig /etc/gitconfig 2>&1; git config --list 2>&1; echo email=$(git config --get user.email) alias=$(git config --get alias.co)`)
+	for _, secret := range []string{"JIRAVALUE", "DEPLOYVALUE"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the sandbox reads %s from the user's git configuration:\n%s", secret, out)
+		}
+	}
+	if !strings.Contains(out, "email=alice@example.com alias=checkout\n") {
+		t.Errorf("git inside lost the user's identity or aliases:\n%s", out)
+	}
+	if strings.Contains(out, "fatal:") || strings.Contains(out, "bad config") {
+		t.Errorf("git inside cannot read a private copy:\n%s", out)
+	}
+}
