@@ -106,9 +106,10 @@ func namesURLUser(v string) bool {
 // quietEnv are dropped without a word: the shell's and the desktop
 // session's own plumbing, which means nothing inside, and what claudebox
 // brings in its own way (the SSH agent's filter; the git configuration
-// GIT_CONFIG_GLOBAL names, copied where git inside reads it).
+// GIT_CONFIG_GLOBAL and GIT_CONFIG_SYSTEM name, or GIT_CONFIG_NOSYSTEM
+// leaves out, copied where git inside reads it).
 var quietEnv = []string{
-	"GIT_CONFIG_GLOBAL",
+	"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM",
 	"PWD", "OLDPWD", "SHLVL", "_", "SHELL", "TMPDIR", "MAIL", "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE",
 	"DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "SSH_AUTH_SOCK", "SSH_AGENT_PID",
 	"SSH_CLIENT", "SSH_CONNECTION", "SSH_TTY", "GPG_AGENT_INFO", "LS_COLORS", "LESSOPEN", "LESSCLOSE",

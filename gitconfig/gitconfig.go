@@ -107,20 +107,24 @@ func Last(entries []Entry, key string) string {
 func Bool(entries []Entry, key string) bool {
 	for i := len(entries) - 1; i >= 0; i-- {
 		if e := entries[i]; e.Key == key {
-			if e.NoValue {
-				return true
-			}
-			switch strings.ToLower(e.Value) {
-			case "true", "yes", "on":
-				return true
-			case "", "false", "no", "off":
-				return false
-			}
-			n, err := strconv.ParseInt(strings.TrimRight(e.Value, "kKmMgG"), 0, 64)
-			return err == nil && n != 0
+			return e.NoValue || IsTrue(e.Value)
 		}
 	}
 	return false
+}
+
+// IsTrue reads a value as git reads a boolean (a variable's, or one of
+// its environment's such as GIT_CONFIG_NOSYSTEM): true, yes, on or a
+// non-zero number, case aside.
+func IsTrue(value string) bool {
+	switch strings.ToLower(value) {
+	case "true", "yes", "on":
+		return true
+	case "", "false", "no", "off":
+		return false
+	}
+	n, err := strconv.ParseInt(strings.TrimRight(value, "kKmMgG"), 0, 64)
+	return err == nil && n != 0
 }
 
 // Includes lists the files a config file includes (include.path and

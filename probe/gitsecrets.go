@@ -193,8 +193,25 @@ func gitConfigView(home, checkout, system string, secrets map[string]bool, geten
 			queue = nil
 		}
 	}
-	if system != "" {
-		queue = append(queue, configFile{system, systemGitConfig})
+	// blank stands an empty file over the system's configuration where
+	// no copy of it can be made: the file itself is shown with /etc.
+	blank := func(dest string) {
+		if dest == systemGitConfig {
+			v.copies = append(v.copies, mount.Mount{Kind: mount.RoBindData, Dest: dest, Why: "git configuration, empty: nothing of it is known to hold no credential", Role: mount.HostFiles})
+		}
+	}
+	// The system's, where the host has one to show it over: as the host's
+	// git reads it, none under GIT_CONFIG_NOSYSTEM, the file
+	// GIT_CONFIG_SYSTEM names in its place.
+	if _, err := os.Lstat(system); system != "" && err == nil {
+		switch named := getenv("GIT_CONFIG_SYSTEM"); {
+		case gitconfig.IsTrue(getenv("GIT_CONFIG_NOSYSTEM")):
+			blank(systemGitConfig)
+		case filepath.IsAbs(named):
+			queue = append(queue, configFile{filepath.Clean(named), systemGitConfig})
+		default:
+			queue = append(queue, configFile{system, systemGitConfig})
+		}
 	}
 	seen := map[configFile]bool{}
 	for i := 0; i < len(queue) && i < maxGitConfigs; i++ {
@@ -208,10 +225,12 @@ func gitConfigView(home, checkout, system string, secrets map[string]bool, geten
 			if _, lerr := os.Lstat(path); lerr == nil {
 				v.leftOut = append(v.leftOut, "all of "+tilde(path)+" (not a regular file of at most 1 MiB)")
 			}
+			blank(dest)
 			continue
 		}
 		if bind.InSecret(real, secrets) {
 			v.leftOut = append(v.leftOut, "all of "+tilde(path)+" (it lies in a credential store)")
+			blank(dest)
 			continue
 		}
 		entries, err := gitconfig.Parse(b)

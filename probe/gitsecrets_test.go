@@ -264,4 +264,27 @@ func TestGitConfigKnownOnly(t *testing.T) {
 	if strings.Contains(named, "SECRET") {
 		t.Errorf("a value named:\n%s", named)
 	}
+	// As the host's git reads it: none under GIT_CONFIG_NOSYSTEM, the file
+	// GIT_CONFIG_SYSTEM names; one that cannot be read stands empty.
+	other := filepath.Join(t.TempDir(), "other")
+	testfs.Write(t, other, "[core]\n\tpager = less\n[ci]\n\ttoken = SECRET7\n")
+	for _, c := range []struct {
+		vars []string
+		want string
+	}{
+		{[]string{"GIT_CONFIG_NOSYSTEM", "1"}, ""},
+		{[]string{"GIT_CONFIG_SYSTEM", other}, "[core]\n\tpager = \"less\"\n"},
+		{[]string{"GIT_CONFIG_SYSTEM", t.TempDir()}, ""},
+	} {
+		v := gitConfigView(home, proj, system, bind.Secrets(home), env(append([]string{"HOME", home}, c.vars...)...))
+		var at []string
+		for _, m := range v.copies {
+			if m.Dest == systemGitConfig {
+				at = append(at, m.Content)
+			}
+		}
+		if !slices.Equal(at, []string{c.want}) {
+			t.Errorf("with %q, at %s: %q, want %q", c.vars, systemGitConfig, at, c.want)
+		}
+	}
 }
