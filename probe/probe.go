@@ -62,13 +62,15 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	git := gitConfigView(home, project.Checkout, systemGitConfig, secrets, getenv)
 	own := git.shown
 	h.CredentialsLeftOut = git.leftOut
-	var toolSettingsCopies []mount.Mount
+	var settingsCopies []mount.Mount
 	for _, f := range toolSettings {
-		f = filepath.Join(home, f)
-		if real, err := filepath.EvalSymlinks(f); err == nil && !holdsCredential(real) && !bind.InSecret(real, secrets) {
-			if content, ok := toolSettingsCopy(real); ok {
-				toolSettingsCopies = append(toolSettingsCopies, mount.Mount{Kind: mount.RoBindData, Dest: f, Content: content, Why: "tool settings, a private copy of what the tool reads (no comment)", Role: mount.HostFiles})
-			}
+		path := filepath.Join(home, f.path)
+		b, real, err := untrusted.ReadResolved(path, 1<<20)
+		if err != nil || bind.InSecret(real, secrets) {
+			continue
+		}
+		if content, ok := settingsCopy(b, f.rebuild); ok {
+			settingsCopies = append(settingsCopies, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: content, Why: "tool settings, a private copy of what is known to hold no credential", Role: mount.HostFiles})
 		}
 	}
 	var toolsHidden []string
@@ -132,7 +134,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	}
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, omit, obeyed)
 	h.Own = append(h.Own, git.copies...)
-	h.Own = append(h.Own, toolSettingsCopies...)
+	h.Own = append(h.Own, settingsCopies...)
 	h.Own = append(h.Own, toolCopies...)
 	var pluginCopies []mount.Mount
 	var pluginLeftOut []string
@@ -295,17 +297,6 @@ func publicKey(b []byte) bool {
 }
 
 var publicKeyLine = regexp.MustCompile(`^(ssh|ecdsa|sk)-[a-z0-9@.-]+ [A-Za-z0-9+/]+=*( |$)`)
-
-// toolSettings, under $HOME, are tool configuration shown read-only as
-// git's is, so that builds inside use the host's settings: they name
-// paths, mirrors, module patterns and flags. The files made for tokens
-// (~/.npmrc, ~/.pypirc, ~/.cargo/credentials.toml, ~/.netrc) are
-// bind.Secrets and stay hidden; one of these that holds a credential all
-// the same stays hidden too.
-var toolSettings = []string{
-	".config/go/env", ".cargo/config.toml", ".cargo/config",
-	".config/pip/pip.conf", ".pip/pip.conf", ".config/uv/uv.toml",
-}
 
 // credentialLike is what says a settings file may hold a credential: a
 // key that names one (cargo's registry token, GOAUTH); holdsCredential

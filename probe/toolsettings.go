@@ -1,41 +1,197 @@
 package probe
 
 import (
-	"path/filepath"
+	"bufio"
+	"bytes"
+	"regexp"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/claudebox/claudebox/untrusted"
+	"github.com/claudebox/claudebox/claudesettings"
 )
 
-// toolSettingsCopy is the private copy of a tool's settings file (real,
-// its real path) the sandbox is shown: what its tool reads, never a
-// comment, which no tool reads and where a note or a line turned off
-// keeps a secret no shape finds (`# crates.io key: cio…`). A TOML file
-// (cargo's, uv's) is written again from its keys, which drops inline
-// comments too; pip.conf and go's env file (lines) lose their comment
-// lines, the only comments their tools know. ok is false where the file
-// cannot be read whole or parsed as its tool does.
-func toolSettingsCopy(real string) (content string, ok bool) {
-	b, err := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), 1<<20)
-	if err != nil {
+// toolSettings, under $HOME, are tool configuration that builds inside
+// read as the host's do: paths, mirrors, module patterns and flags. Each
+// crosses as a private copy that rebuild makes of what its tool reads
+// there that is known to hold no credential, never the file as written
+// (a comment, "# pypi token pypi-AgE…", has no shape to look for); one
+// whose copy still may hold a credential is not shown. The files made for
+// tokens (~/.npmrc, ~/.pypirc, ~/.cargo/credentials.toml, ~/.netrc) are
+// bind.Secrets and stay hidden.
+var toolSettings = []struct {
+	path    string
+	rebuild func([]byte) (string, bool)
+}{
+	{".config/go/env", goEnv},
+	{".cargo/config.toml", cargoConfig},
+	{".cargo/config", cargoConfig},
+	{".config/pip/pip.conf", pipConfig},
+	{".pip/pip.conf", pipConfig},
+	{".config/uv/uv.toml", uvConfig},
+}
+
+// goEnvName is a variable go env -w writes: Go's own and its C
+// toolchain's. GOAUTH, which names how to authenticate, is not kept.
+var goEnvName = regexp.MustCompile(`^(GO[A-Z0-9_]*|CGO_[A-Z0-9_]+|CC|CXX|AR|FC|PKG_CONFIG|GCCGO)$`)
+
+// goEnv rebuilds go env -w's file from its NAME=VALUE lines of Go's
+// variables.
+func goEnv(b []byte) (string, bool) {
+	var out strings.Builder
+	s := bufio.NewScanner(bytes.NewReader(b))
+	for s.Scan() {
+		name, _, ok := strings.Cut(s.Text(), "=")
+		if ok && goEnvName.MatchString(name) && name != "GOAUTH" {
+			out.WriteString(s.Text() + "\n")
+		}
+	}
+	return out.String(), s.Err() == nil
+}
+
+// cargoTables are the tables and keys of cargo's configuration known to
+// hold no credential; a table's keys, where named, are the only ones
+// kept (a registry's index, never its token or credential provider).
+// Its env (variables for builds, a token among them) and credential
+// aliases are not.
+var cargoTables = map[string][]string{
+	"alias": nil, "build": nil, "cargo-new": nil, "doc": nil, "future-incompat-report": nil, "cache": nil,
+	"http": nil, "install": nil, "net": nil, "patch": nil, "profile": nil, "source": nil, "target": nil,
+	"term": nil, "paths": nil, "resolver": nil,
+	"registry":   {"default"},
+	"registries": {"index", "protocol"},
+}
+
+// cargoConfig rebuilds cargo's configuration from cargoTables.
+func cargoConfig(b []byte) (string, bool) {
+	var top map[string]any
+	if toml.Unmarshal(b, &top) != nil {
 		return "", false
 	}
-	base := filepath.Base(real)
-	if strings.HasSuffix(base, ".toml") || base == "config" {
-		var v map[string]any
-		if toml.Unmarshal(b, &v) != nil {
-			return "", false
+	kept := map[string]any{}
+	for key, v := range top {
+		keys, known := cargoTables[key]
+		switch {
+		case !known:
+		case key == "registry":
+			kept[key] = keysOf(v, keys)
+		case key == "registries":
+			registries := map[string]any{}
+			if t, isTable := v.(map[string]any); isTable {
+				for name, r := range t {
+					registries[name] = keysOf(r, keys)
+				}
+			}
+			kept[key] = registries
+		default:
+			kept[key] = v
 		}
-		out, err := toml.Marshal(v)
-		return string(out), err == nil
 	}
-	var kept []string
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		if t := strings.TrimSpace(line); !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, ";") {
-			kept = append(kept, line)
+	out, err := toml.Marshal(kept)
+	return string(out), err == nil
+}
+
+// keysOf is the table v with only keys; empty when v is not a table.
+func keysOf(v any, keys []string) map[string]any {
+	kept := map[string]any{}
+	if t, isTable := v.(map[string]any); isTable {
+		for _, k := range keys {
+			if x, ok := t[k]; ok {
+				kept[k] = x
+			}
 		}
 	}
-	return strings.Join(kept, ""), true
+	return kept
+}
+
+// pipOptions are the options pip reads from its configuration (its
+// command line's, by their long names), none of them a credential: an
+// index's or a proxy's URL is judged by what it holds.
+var pipOptions = map[string]bool{
+	"index-url": true, "extra-index-url": true, "no-index": true, "find-links": true, "trusted-host": true,
+	"timeout": true, "default-timeout": true, "retries": true, "proxy": true, "cert": true, "cache-dir": true,
+	"no-cache-dir": true, "disable-pip-version-check": true, "no-input": true, "require-virtualenv": true,
+	"break-system-packages": true, "user": true, "prefer-binary": true, "only-binary": true, "no-binary": true,
+	"pre": true, "upgrade-strategy": true, "root-user-action": true, "progress-bar": true, "no-color": true,
+	"verbose": true, "quiet": true, "log": true, "exists-action": true, "keyring-provider": true,
+	"use-feature": true, "use-deprecated": true, "no-build-isolation": true, "use-pep517": true,
+	"no-compile": true, "compile": true, "no-warn-script-location": true, "no-warn-conflicts": true,
+	"prefix": true, "target": true, "src": true, "isolated": true, "python": true, "format": true,
+	"no-python-version-warning": true, "ignore-installed": true, "no-deps": true, "require-hashes": true,
+	"constraint": true, "requirement": true,
+}
+
+// pipConfig rebuilds pip's configuration, an INI file, from its sections
+// and the options in pipOptions, with their values' continued lines (an
+// extra-index-url a line each).
+func pipConfig(b []byte) (string, bool) {
+	var out strings.Builder
+	keep := false
+	s := bufio.NewScanner(bytes.NewReader(b))
+	for s.Scan() {
+		line := strings.TrimRight(s.Text(), "\r")
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "" || trimmed[0] == '#' || trimmed[0] == ';':
+		case strings.HasPrefix(trimmed, "[") && strings.HasSuffix(trimmed, "]"):
+			out.WriteString(trimmed + "\n")
+			keep = false
+		case line[0] == ' ' || line[0] == '\t':
+			if keep {
+				out.WriteString("    " + trimmed + "\n")
+			}
+		default:
+			name, value, ok := strings.Cut(trimmed, "=")
+			if !ok {
+				name, value, ok = strings.Cut(trimmed, ":")
+			}
+			name = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "_", "-")
+			keep = ok && pipOptions[name]
+			if keep {
+				out.WriteString(name + " = " + strings.TrimSpace(value) + "\n")
+			}
+		}
+	}
+	return out.String(), s.Err() == nil
+}
+
+// uvSettings are the settings uv reads from uv.toml, none of them a
+// credential: an index's URL is judged by what it holds.
+var uvSettings = map[string]bool{
+	"allow-insecure-host": true, "cache-dir": true, "cache-keys": true, "compile-bytecode": true,
+	"concurrent-builds": true, "concurrent-downloads": true, "concurrent-installs": true, "config-settings": true,
+	"constraint-dependencies": true, "environments": true, "exclude-newer": true, "extra-index-url": true,
+	"find-links": true, "fork-strategy": true, "index": true, "index-strategy": true, "index-url": true,
+	"keyring-provider": true, "link-mode": true, "native-tls": true, "no-binary": true, "no-binary-package": true,
+	"no-build": true, "no-build-isolation": true, "no-build-isolation-package": true, "no-build-package": true,
+	"no-cache": true, "no-index": true, "no-sources": true, "offline": true, "override-dependencies": true,
+	"pip": true, "prerelease": true, "preview": true, "python-downloads": true, "python-install-mirror": true,
+	"pypy-install-mirror": true, "python-preference": true, "reinstall": true, "reinstall-package": true,
+	"required-version": true, "resolution": true, "upgrade": true, "upgrade-package": true, "managed": true,
+	"default-groups": true, "dependency-metadata": true,
+}
+
+// uvConfig rebuilds uv.toml from uvSettings.
+func uvConfig(b []byte) (string, bool) {
+	var top map[string]any
+	if toml.Unmarshal(b, &top) != nil {
+		return "", false
+	}
+	kept := map[string]any{}
+	for key, v := range top {
+		if uvSettings[key] {
+			kept[key] = v
+		}
+	}
+	out, err := toml.Marshal(kept)
+	return string(out), err == nil
+}
+
+// settingsCopy is the private copy of a tool's settings file b that
+// rebuild makes, and whether it may be shown: not when it cannot be
+// read as its tool does, or still may hold a credential.
+func settingsCopy(b []byte, rebuild func([]byte) (string, bool)) (string, bool) {
+	content, ok := rebuild(b)
+	c := []byte(content)
+	return content, ok && !credentialLike.Match(c) && !claudesettings.HasURLCredential(c) && !gitSecretText.Match(c)
 }

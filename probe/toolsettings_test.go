@@ -3,6 +3,7 @@ package probe
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,25 +38,37 @@ func TestHoldsCredential(t *testing.T) {
 	}
 }
 
-// TestToolSettingsCopy: a tool's settings are copied as its tool reads
-// them, without a comment: TOML written again from its keys, pip.conf and
-// go's env file without their comment lines; a TOML file that does not
-// parse is not shown.
-func TestToolSettingsCopy(t *testing.T) {
-	dir := t.TempDir()
-	for name, c := range map[string]struct{ in, want string }{
-		"config.toml": {"# key: cio123\n[net]\ngit-fetch-with-cli = true # note\n", "[net]\ngit-fetch-with-cli = true\n"},
-		"pip.conf":    {"[global]\n; login ci pw\n  # old\ntimeout = 60\n", "[global]\ntimeout = 60\n"},
-		"env":         {"# pass x\nGOPRIVATE=a\n", "GOPRIVATE=a\n"},
+// TestToolSettingsKnownOnly: a tool's settings cross as a private copy of
+// what the tool reads there that is known to hold no credential, never as
+// written: cargo's env table (a token for a build), a registry's token,
+// GOAUTH, a comment that names a token, an option pip does not read are
+// left out, and the rest kept as the tool reads it; a copy that still
+// may hold a credential is not shown.
+func TestToolSettingsKnownOnly(t *testing.T) {
+	for _, c := range []struct {
+		name, in string
+		rebuild  func([]byte) (string, bool)
+		keep     []string
+		shown    bool
+	}{
+		{"go env", "GOPRIVATE=corp.example/*\nGOAUTH=git /src\nOPENAI_API_KEY=sk-LEAKED1\nGOFLAGS=-mod=mod\n", goEnv, []string{"GOPRIVATE=corp.example/*", "GOFLAGS=-mod=mod"}, true},
+		{"cargo env", "[env]\nOPENAI_API_KEY = \"sk-LEAKED2\"\nDB_PASS = \"LEAKED3\"\n[net]\ngit-fetch-with-cli = true\n", cargoConfig, []string{"[net]", "git-fetch-with-cli = true"}, true},
+		{"cargo registry", "[registries.corp]\nindex = \"sparse+https://cargo.corp.example/\"\ntoken = \"LEAKED4\"\n[registry]\ndefault = \"corp\"\ntoken = \"LEAKED5\"\n", cargoConfig, []string{"index = 'sparse+https://cargo.corp.example/'", "default = 'corp'"}, true},
+		{"pip comment", "# my pypi key, pypi-AgELEAKED6\n[global]\nindex-url = https://pypi.corp.example/simple\nextra-index-url =\n    https://a.example/simple\n    https://b.example/simple\nmy-key = LEAKED7\n", pipConfig, []string{"[global]", "index-url = https://pypi.corp.example/simple", "    https://a.example/simple", "    https://b.example/simple"}, true},
+		{"uv", "# LEAKED8\nindex-url = \"https://pypi.corp.example/simple\"\nsecret-note = \"LEAKED9\"\n[pip]\nsystem = true\n", uvConfig, []string{"index-url = 'https://pypi.corp.example/simple'", "system = true"}, true},
+		{"pip URL", "[global]\nindex-url = https://alice:LEAKED10@pypi.corp.example/simple\n", pipConfig, nil, false},
 	} {
-		p := filepath.Join(dir, name)
-		os.WriteFile(p, []byte(c.in), 0o600)
-		if got, ok := toolSettingsCopy(p); !ok || got != c.want {
-			t.Errorf("toolSettingsCopy(%s) = %q, %v; want %q", name, got, ok, c.want)
+		got, shown := settingsCopy([]byte(c.in), c.rebuild)
+		if shown != c.shown {
+			t.Errorf("%s: shown %v, want %v:\n%s", c.name, shown, c.shown, got)
 		}
-	}
-	os.WriteFile(filepath.Join(dir, "uv.toml"), []byte("x = = 1\n"), 0o600)
-	if _, ok := toolSettingsCopy(filepath.Join(dir, "uv.toml")); ok {
-		t.Error("a TOML file that does not parse is copied")
+		if shown && strings.Contains(got, "LEAKED") {
+			t.Errorf("%s: the copy holds what is not known to hold no credential:\n%s", c.name, got)
+		}
+		for _, line := range c.keep {
+			if !strings.Contains(got, line+"\n") {
+				t.Errorf("%s: %q not kept:\n%s", c.name, line, got)
+			}
+		}
 	}
 }
