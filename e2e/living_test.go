@@ -164,9 +164,7 @@ func failingBwrapHost(t testing.TB, fast bool) (*harness.Host, string) {
 func TestBwrapFailureSaysWhy(t *testing.T) {
 	h, proj := failingBwrapHost(t, false)
 	var stderr bytes.Buffer
-	// Without the machine's /etc/gitconfig, whose variables the launch
-	// may name as left out: nothing but bwrap's failure is said.
-	c := h.Command(proj, []string{"GIT_CONFIG_NOSYSTEM=1"}, "claudebox", "--shell", "-c", "true")
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
 	c.Stderr = &stderr
 	err := c.Run()
 	want := "bwrap: Can't mkdir parents for /home/dev/.local/bin/claude: No such file or directory\n" +

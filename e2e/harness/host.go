@@ -122,10 +122,13 @@ func (h *Host) Chown() {
 // Command runs name as the unprivileged user in dir, with a clean
 // environment: HOME, PATH and extra.
 func (h *Host) Command(dir string, extra []string, name string, args ...string) *exec.Cmd {
+	// Without the machine's /etc/gitconfig (a launch names what it leaves
+	// out of its copy, once per project): the tests' own git setup only.
 	env := append([]string{
 		"HOME=" + h.Home,
 		"PATH=" + h.Bin + ":/usr/local/bin:/usr/bin:/bin",
 		"LANG=C.UTF-8",
+		"GIT_CONFIG_NOSYSTEM=1",
 	}, extra...)
 	if name == "claudebox" {
 		h.tick()

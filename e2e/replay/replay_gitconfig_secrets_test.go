@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -71,5 +72,17 @@ func TestReplayGitConfigKnownOnly(t *testing.T) {
 	}
 	if strings.Contains(out, "fatal:") || strings.Contains(out, "bad config") {
 		t.Errorf("git inside cannot read a private copy:\n%s", out)
+	}
+	// The system's, where the machine has one to show it over: the file
+	// GIT_CONFIG_SYSTEM names in its place, copied the same way.
+	if _, err := os.Stat("/etc/gitconfig"); err != nil {
+		return
+	}
+	system := filepath.Join(h.Base, "system-gitconfig")
+	h.Write(system, "[core]\n\tpager = less -R\n[ci]\n\tlogin = deploy:SYSTEMVALUE\n")
+	h.Chown()
+	out = h.Inside(proj, []string{"GIT_CONFIG_NOSYSTEM=", "GIT_CONFIG_SYSTEM=" + system}, `cat /etc/gitconfig; git config --system --get core.pager`)
+	if strings.Contains(out, "SYSTEMVALUE") || !strings.HasSuffix(out, "less -R\n") {
+		t.Errorf("/etc/gitconfig inside:\n%s", out)
 	}
 }
