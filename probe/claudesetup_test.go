@@ -78,7 +78,7 @@ func TestClaudeSetupShown(t *testing.T) {
 	for _, m := range h.Own {
 		switch {
 		case m.Kind == mount.Tmpfs && slices.ContainsFunc(h.Own, func(r mount.Mount) bool { return r.Kind == mount.RemountRO && r.Dest == m.Dest }):
-		case m.Kind == mount.RemountRO, m.Dest == systemGitConfig: // the host's own, a private copy
+		case m.Kind == mount.RemountRO, !strings.HasPrefix(m.Dest, home+"/"): // the system's settings, private copies
 			continue
 		case m.Kind != mount.RoBind:
 			t.Errorf("%s mounted %s, want read-only", m.Dest, m.Kind)

@@ -73,6 +73,17 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			settingsCopies = append(settingsCopies, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: content, Why: "tool settings, a private copy of what is known to hold no credential", Role: mount.HostFiles})
 		}
 	}
+	for _, f := range systemSettings {
+		b, _, err := untrusted.ReadResolved(f.path, 1<<20)
+		if _, lerr := os.Lstat(f.path); lerr != nil || errors.Is(err, fs.ErrPermission) {
+			continue // none, or none the user reads inside either
+		}
+		content, ok := settingsCopy(b, f.rebuild)
+		if err != nil || !ok {
+			content = ""
+		}
+		settingsCopies = append(settingsCopies, mount.Mount{Kind: mount.RoBindData, Dest: f.path, Content: content, Why: "system settings, a private copy of what is known to hold no credential", Role: mount.HostFiles})
+	}
 	var toolsHidden []string
 	var toolCopies []mount.Mount
 	h.Toolchains, h.PathProblems, toolsHidden, toolCopies = toolchain.Probe(home, pathEnv, project, binds, state, secrets)

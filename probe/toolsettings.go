@@ -9,6 +9,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/claudebox/claudebox/claudesettings"
+	"github.com/claudebox/claudebox/environment"
 )
 
 // toolSettings, under $HOME, are tool configuration that builds inside
@@ -194,4 +195,69 @@ func settingsCopy(b []byte, rebuild func([]byte) (string, bool)) (string, bool) 
 	content, ok := rebuild(b)
 	c := []byte(content)
 	return content, ok && !credentialLike.Match(c) && !claudesettings.HasURLCredential(c) && !gitSecretText.Match(c)
+}
+
+// npmOptions are the options npm reads from an npmrc known to hold no
+// credential (never a registry's _authToken, _auth, _password or
+// username, nor a client key); a scope's registry (@corp:registry) is
+// one too.
+var npmOptions = map[string]bool{
+	"registry": true, "strict-ssl": true, "ca": true, "cafile": true, "proxy": true, "https-proxy": true,
+	"noproxy": true, "prefix": true, "cache": true, "fund": true, "audit": true, "save": true, "save-exact": true,
+	"save-prefix": true, "engine-strict": true, "legacy-peer-deps": true, "strict-peer-deps": true,
+	"package-lock": true, "progress": true, "loglevel": true, "update-notifier": true, "script-shell": true,
+	"ignore-scripts": true, "fetch-retries": true, "fetch-retry-mintimeout": true, "fetch-retry-maxtimeout": true,
+	"fetch-timeout": true, "maxsockets": true, "omit": true, "include": true, "install-strategy": true,
+	"lockfile-version": true, "init-author-name": true, "init-author-email": true, "init-author-url": true,
+	"init-license": true, "init-version": true, "offline": true, "prefer-offline": true, "prefer-online": true,
+	"color": true, "unicode": true, "git-tag-version": true, "tag-version-prefix": true, "globalconfig": true,
+}
+
+// npmrc rebuilds an npmrc from its lines of npmOptions.
+func npmrc(b []byte) (string, bool) {
+	var out strings.Builder
+	s := bufio.NewScanner(bytes.NewReader(b))
+	for s.Scan() {
+		key, value, ok := strings.Cut(strings.TrimSpace(s.Text()), "=")
+		key = strings.TrimSpace(key)
+		name := strings.ToLower(strings.TrimSuffix(key, "[]"))
+		if ok && (npmOptions[name] || strings.HasPrefix(name, "@") && strings.HasSuffix(name, ":registry")) {
+			out.WriteString(key + "=" + strings.TrimSpace(value) + "\n")
+		}
+	}
+	return out.String(), s.Err() == nil
+}
+
+// environmentFile rebuilds /etc/environment (pam_env's NAME=VALUE lines)
+// from the variables that pass into the sandbox as the environment's do
+// (environment.Allowed): nothing inside reads it, and a user who keeps a
+// key there (OPENAI_API_KEY=…) keeps it from the sandbox.
+func environmentFile(b []byte) (string, bool) {
+	var out strings.Builder
+	s := bufio.NewScanner(bytes.NewReader(b))
+	for s.Scan() {
+		line := strings.TrimSpace(s.Text())
+		name, value, ok := strings.Cut(strings.TrimPrefix(line, "export "), "=")
+		if ok && environment.Allowed(name, strings.Trim(value, `"'`)) {
+			out.WriteString(line + "\n")
+		}
+	}
+	return out.String(), s.Err() == nil
+}
+
+// systemSettings are the system's settings files the user's tools read
+// (an npm's global npmrc, where npm config set --global keeps a token;
+// pip's; /etc/environment), shown with the system directories: each is
+// covered by its private copy as toolSettings' are, an empty file where
+// that copy may still hold a credential.
+var systemSettings = []struct {
+	path    string
+	rebuild func([]byte) (string, bool)
+}{
+	{"/etc/environment", environmentFile},
+	{"/etc/pip.conf", pipConfig},
+	{"/etc/xdg/pip/pip.conf", pipConfig},
+	{"/etc/npmrc", npmrc},
+	{"/usr/etc/npmrc", npmrc},
+	{"/usr/local/etc/npmrc", npmrc},
 }

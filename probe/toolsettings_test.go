@@ -41,8 +41,8 @@ func TestHoldsCredential(t *testing.T) {
 // TestToolSettingsKnownOnly: a tool's settings cross as a private copy of
 // what the tool reads there that is known to hold no credential, never as
 // written: cargo's env table (a token for a build), a registry's token,
-// GOAUTH, a comment that names a token, an option pip does not read are
-// left out, and the rest kept as the tool reads it; a copy that still
+// GOAUTH, a comment that names a token, an option pip does not read, an
+// npmrc's _authToken, a key kept in /etc/environment are left out, and the rest kept as the tool reads it; a copy that still
 // may hold a credential is not shown.
 func TestToolSettingsKnownOnly(t *testing.T) {
 	for _, c := range []struct {
@@ -56,6 +56,8 @@ func TestToolSettingsKnownOnly(t *testing.T) {
 		{"cargo registry", "[registries.corp]\nindex = \"sparse+https://cargo.corp.example/\"\ntoken = \"LEAKED4\"\n[registry]\ndefault = \"corp\"\ntoken = \"LEAKED5\"\n", cargoConfig, []string{"index = 'sparse+https://cargo.corp.example/'", "default = 'corp'"}, true},
 		{"pip comment", "# my pypi key, pypi-AgELEAKED6\n[global]\nindex-url = https://pypi.corp.example/simple\nextra-index-url =\n    https://a.example/simple\n    https://b.example/simple\nmy-key = LEAKED7\n", pipConfig, []string{"[global]", "index-url = https://pypi.corp.example/simple", "    https://a.example/simple", "    https://b.example/simple"}, true},
 		{"uv", "# LEAKED8\nindex-url = \"https://pypi.corp.example/simple\"\nsecret-note = \"LEAKED9\"\n[pip]\nsystem = true\n", uvConfig, []string{"index-url = 'https://pypi.corp.example/simple'", "system = true"}, true},
+		{"npmrc", "registry=https://npm.corp.example/\n//npm.corp.example/:_authToken=LEAKED11\n@corp:registry = https://npm.corp.example/\ncafile=/etc/ssl/certs/ca.crt\n_auth=LEAKED12\n", npmrc, []string{"registry=https://npm.corp.example/", "@corp:registry=https://npm.corp.example/", "cafile=/etc/ssl/certs/ca.crt"}, true},
+		{"/etc/environment", "PATH=\"/usr/local/bin:/usr/bin\"\nOPENAI_API_KEY=LEAKED13\nLANG=C.UTF-8\n", environmentFile, []string{`PATH="/usr/local/bin:/usr/bin"`, "LANG=C.UTF-8"}, true},
 		{"pip URL", "[global]\nindex-url = https://alice:LEAKED10@pypi.corp.example/simple\n", pipConfig, nil, false},
 	} {
 		got, shown := settingsCopy([]byte(c.in), c.rebuild)
