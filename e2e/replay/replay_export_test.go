@@ -91,8 +91,9 @@ func TestReplayExportPlantedTranscripts(t *testing.T) {
 		printed.Write(b)
 		markdown.Write(b)
 	}
-	if len(files) != 2 {
-		t.Errorf("--export-all wrote %v, want the two regular files' sessions", files)
+	// The sparse one has a hole no agent writes: listed unreadable.
+	if len(files) != 1 {
+		t.Errorf("--export-all wrote %v, want the one real session's", files)
 	}
 	all := printed.String()
 	for _, bad := range []string{"HOST-SSH-KEY-7c1e", "HOST-PRIVATE-9d2f", "\x1b", "\u009b", "\a", apiKey} {
