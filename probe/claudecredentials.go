@@ -156,9 +156,28 @@ func isGitDir(path string, des []os.DirEntry) bool {
 // plugin, a local marketplace) is named as credentials are kept
 // (bind.CredentialFile: a skill's .env, its OAuth token.json or
 // credentials.json, a key), and is no script: it is not shown.
-func credentialFile(name string) bool {
-	return bind.CredentialFile(name) && !slices.Contains(scriptExtensions, strings.ToLower(filepath.Ext(name)))
+//
+// Code named so is no credential (tokenizer.go, csrf_token.html), nor a
+// bundle of certificates (certifi's cacert.pem in a skill's virtualenv),
+// which is public: a .pem read whole and found to hold certificates and
+// nothing else is shown.
+func credentialFile(path string) bool {
+	name := filepath.Base(path)
+	ext := strings.ToLower(filepath.Ext(name))
+	if !bind.CredentialFile(name) || slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext) {
+		return false
+	}
+	if ext == ".pem" || ext == ".crt" {
+		b, err := untrusted.ReadFile(filepath.Dir(path), name, 1<<20)
+		return err != nil || !onlyCertificates(b)
+	}
+	return true
 }
+
+// codeExtensions are the names of source files and markup, which a name
+// with "token" or "secret" in it leaves source: what a credential is kept
+// in is data (.json, .yaml, .txt, .env, a key's own extension).
+var codeExtensions = []string{".go", ".rs", ".java", ".kt", ".scala", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".m", ".jsx", ".tsx", ".vue", ".svelte", ".css", ".scss", ".less", ".html", ".htm", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj", ".dart", ".r", ".jl", ".zig", ".nim", ".pyi"}
 
 // credentialFileWhy says why such a file is not shown.
 const credentialFileWhy = "named as credentials are kept (a key, a token, an .env)"
@@ -202,7 +221,7 @@ func gitDirs(dir string) (dirs, files []string, whole bool) {
 			for _, de := range des {
 				switch {
 				case !de.IsDir():
-					if de.Type().IsRegular() && credentialFile(de.Name()) {
+					if de.Type().IsRegular() && credentialFile(filepath.Join(d.path, de.Name())) {
 						files = append(files, filepath.Join(d.path, de.Name()))
 					}
 				case de.Name() == ".git":

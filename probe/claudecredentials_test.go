@@ -151,6 +151,8 @@ func TestCredentialFilesLeftOut(t *testing.T) {
 	dir := t.TempDir()
 	for rel, content := range map[string]string{
 		"skill/.env": "K=v\n", "skill/auth/token.json": "{}", "skill/token_utils.py": "", "skill/.env.example": "", "skill/SKILL.md": "",
+		"skill/tokenizer.go": "package x\n", "skill/certifi/cacert.pem": "# Issuer: x\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n",
+		"skill/tls/server.pem": "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
 		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
@@ -165,8 +167,8 @@ func TestCredentialFilesLeftOut(t *testing.T) {
 			hidden = append(hidden, m.Dest)
 		}
 	}
-	want := []string{filepath.Join(dir, "skill", ".env"), filepath.Join(dir, "skill", "auth", "token.json")}
-	if !whole || !slices.Equal(hidden, want) || len(leftOut) != 2 {
+	want := []string{filepath.Join(dir, "skill", ".env"), filepath.Join(dir, "skill", "auth", "token.json"), filepath.Join(dir, "skill", "tls", "server.pem")}
+	if !whole || !slices.Equal(hidden, want) || len(leftOut) != 3 {
 		t.Errorf("cloneCredentials hides %v (whole %v), names %v; want %v", hidden, whole, leftOut, want)
 	}
 	c, creds, ok := dirCopy(filepath.Join(dir, "skill"))
@@ -174,7 +176,7 @@ func TestCredentialFilesLeftOut(t *testing.T) {
 	for _, e := range c.Entries {
 		copied = append(copied, e.Rel)
 	}
-	if !ok || !slices.Equal(creds, want) || slices.Contains(copied, ".env") || slices.Contains(copied, "auth/token.json") || !slices.Contains(copied, "token_utils.py") {
+	if !ok || !slices.Equal(creds, want) || slices.Contains(copied, ".env") || slices.Contains(copied, "auth/token.json") || !slices.Contains(copied, "token_utils.py") || !slices.Contains(copied, "tokenizer.go") || !slices.Contains(copied, "certifi/cacert.pem") {
 		t.Errorf("dirCopy copies %v, leaves out %v; want %v left out", copied, creds, want)
 	}
 	entries, _, frozenCreds := frozenEntries(filepath.Join(dir, "skill"))

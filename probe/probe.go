@@ -614,7 +614,7 @@ func dirCopy(path string) (c mount.DirCopy, creds []string, ok bool) {
 				if !walk(name, sub, depth+1) {
 					return false
 				}
-			case t.IsRegular() && credentialFile(de.Name()):
+			case t.IsRegular() && credentialFile(full):
 				creds = append(creds, full)
 			case t.IsRegular():
 				b, err := untrusted.ReadFile(filepath.Dir(full), filepath.Base(full), int64(dirCopyBytes-size))
@@ -671,7 +671,7 @@ func frozenEntries(dir string) (entries []string, links []mount.HostPath, creds 
 			if target, err := os.Readlink(path); err == nil {
 				links = append(links, mount.HostPath{Path: path, Link: target})
 			}
-		case de.Type().IsRegular() && credentialFile(de.Name()):
+		case de.Type().IsRegular() && credentialFile(path):
 			creds = append(creds, path)
 		case de.Type().IsRegular() || de.IsDir():
 			entries = append(entries, path)
