@@ -989,6 +989,26 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 			continue
 		}
 		add(entry, guard.PathFrom)
+		// A program there may be a link to a script in a checkout
+		// (~/bin/tool to ~/code/tool/tool.sh), which the host runs by its
+		// name: what it leads to is obeyed too. Not the system's (links
+		// among thousands of programs), nor into node_modules (the exit
+		// audit judges installed packages whole).
+		if !paths.UnderAny(entry, mount.SystemDirs) || paths.Within(entry, "/usr/local") {
+			des, _ := os.ReadDir(entry)
+			for _, de := range des {
+				link := filepath.Join(entry, de.Name())
+				if de.Type()&os.ModeSymlink == 0 {
+					continue
+				}
+				if target, err := os.Readlink(link); err == nil && !strings.Contains("/"+target+"/", "/node_modules/") && !isDir(link) {
+					if !filepath.IsAbs(target) {
+						target = entry + "/" + target
+					}
+					add(target, tilde(link))
+				}
+			}
+		}
 	}
 	return obeyed, relative
 }

@@ -109,6 +109,7 @@ func TestProbeHostObeyed(t *testing.T) {
 	testfs.Write(t, filepath.Join(home, ".gitconfig"), "[include]\n\tpath = dotfiles/git/missing.inc\n")
 	testfs.Write(t, filepath.Join(dots, "scripts", "cred"), "")
 	testfs.Write(t, filepath.Join(dots, "scripts", "st"), "")
+	testfs.Write(t, filepath.Join(dots, "scripts", "tool.sh"), "")
 	testfs.Write(t, filepath.Join(dots, "mise.toml"), "")
 	testfs.Write(t, filepath.Join(dots, ".zed", "tasks.json"), "[]")
 	testfs.Write(t, filepath.Join(dots, "ssh", "config"), "")
@@ -128,6 +129,9 @@ func TestProbeHostObeyed(t *testing.T) {
 		".config/tool/lua/plugins": "../../../dotfiles/plugins",
 		".local/share/app/x":       "../../../dotfiles/share-x",
 		".local/bin":               "../dotfiles/localbin",
+		// A program of a PATH entry outside the project, linked to a
+		// script in it.
+		"bin/tool": "../dotfiles/scripts/tool.sh",
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(home, link)), 0o755)
 		if err := os.Symlink(target, filepath.Join(home, link)); err != nil {
@@ -138,7 +142,7 @@ func TestProbeHostObeyed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := strings.Join([]string{filepath.Join(dots, "bin"), filepath.Join(home, "shared", "bin"), "/usr/bin", "bin", "", dots}, ":")
+	path := strings.Join([]string{filepath.Join(dots, "bin"), filepath.Join(home, "shared", "bin"), "/usr/bin", "bin", "", dots, filepath.Join(home, "bin")}, ":")
 	binds := []mount.BindSpec{{Src: filepath.Join(home, "shared"), Dest: filepath.Join(home, "shared"), Writable: true, From: "--bind"}}
 	vars := env("HOME", home, "PATH", path, "XDG_CONFIG_HOME", filepath.Join(dots, "xdg"), "ZDOTDIR", filepath.Join(dots, "zsh"),
 		"GIT_CONFIG_GLOBAL", filepath.Join(dots, "gitglobal"), "BASH_ENV", filepath.Join(dots, "bash", "env"),
@@ -160,6 +164,7 @@ func TestProbeHostObeyed(t *testing.T) {
 		"hooks":                "core.hookspath in ~/.config/git/config",
 		"scripts/cred":         "credential.helper in ~/dotfiles/git/extra",
 		"scripts/st":           "alias.st in ~/dotfiles/git/extra",
+		"scripts/tool.sh":      "~/bin/tool",
 		"bin":                  guard.PathFrom,
 		"mise.toml":            "",
 		".zed":                 "",

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -508,13 +509,18 @@ func entryTargets(dir string) []string {
 	return slices.Compact(targets)
 }
 
-// shebang returns the interpreter a script's #! line names, or "".
+// shebang returns the interpreter a script's #! line names, or "". Only
+// a regular file is read, opened without waiting: a program on PATH may
+// lead into a project, where a session can leave a FIFO.
 func shebang(path string) string {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
 	buf := make([]byte, 256)
 	n, _ := f.Read(buf)
 	line, ok := bytes.CutPrefix(buf[:n], []byte("#!"))

@@ -5,7 +5,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/instance"
@@ -169,5 +171,24 @@ func TestRustupSettings(t *testing.T) {
 	}
 	if _, ok := rustupSettings([]byte("version = \n")); ok {
 		t.Error("a file that is not TOML is copied")
+	}
+}
+
+// A program on PATH that leads to a FIFO (a session can leave one where
+// a link into a project points) is not waited on.
+func TestShebangFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "tool")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan string, 1)
+	go func() { done <- shebang(fifo) }()
+	select {
+	case got := <-done:
+		if got != "" {
+			t.Errorf("shebang of a FIFO = %q", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("shebang waited on a FIFO")
 	}
 }

@@ -107,3 +107,40 @@ func TestReplayReview17SnapshotFIFO(t *testing.T) {
 		t.Errorf("notes.txt after --undo: %q", b)
 	}
 }
+
+// TestReplayReview17PathProgramLink: the user's ~/bin, on PATH, holds a
+// link to a script the project tracks (ln -s ~/proj/tools/tool.sh
+// ~/bin/tool). Only ~/.local/bin's links were resolved and their targets
+// guarded: the session rewrites the script, which git status shows as a
+// change to a tracked file, and the host's next tool runs the session's
+// code; or it makes it a FIFO, on which every later launch waited
+// forever (the launch reads each PATH program's #! line). Host-side
+// proof: the host's tool prints what the user wrote, and the next launch
+// ends.
+func TestReplayReview17PathProgramLink(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	script := filepath.Join(proj, "tools", "tool.sh")
+	h.Write(script, "#!/bin/sh\necho the-users\n")
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.Run(proj, nil, "git", "add", "tools/tool.sh")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "tool")
+	bin := filepath.Join(h.Home, "bin")
+	h.Write(filepath.Join(bin, "README"), "")
+	h.Run(h.Home, nil, "ln", "-s", script, filepath.Join(bin, "tool"))
+	path := []string{"PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	c := h.Command(proj, path, "claudebox", "--shell", "-c", `printf '#!/bin/sh\necho PWNED\n' > tools/tool.sh; tool; rm -f tools/x; mv tools/tool.sh tools/x && mkfifo tools/tool.sh; true`)
+	said, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, said)
+	}
+	if ended, out := hostEnds(h.Command(proj, path, "tool")); !ended || strings.TrimSpace(out) != "the-users" {
+		t.Errorf("the host's tool ran (ended %v): %q\n%s", ended, out, said)
+	}
+	if ended, out := hostEnds(h.Command(proj, path, "claudebox", "--shell", "-c", "true")); !ended {
+		t.Errorf("the next launch waited on the session's FIFO:\n%s\n%s", out, said)
+	}
+}
