@@ -1,9 +1,13 @@
 package probe
 
 import (
+	"io"
 	"os"
 	"path/filepath"
-	"syscall"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/mount"
 )
@@ -19,40 +23,58 @@ const usersOwnDepth = 32
 // ~/.ssh is, and only what every user reads crosses. A directory not
 // every user may enter is listed whole, not walked; what the user cannot
 // read is left out (the kernel refuses it inside too), as are links
-// (what they lead to is judged where it lies).
+// (what they lead to is judged where it lies). Each entry is looked at
+// through its directory's descriptor (a launch pays for every entry of
+// /etc); the list is sorted.
 func usersOwn(dir string) []mount.HostEntry {
 	var own []mount.HostEntry
-	var walk func(string, int)
-	walk = func(d string, depth int) {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			own = append(own, mount.HostEntry{Path: d, Dir: true})
-			return
-		}
-		for _, e := range entries {
-			p := filepath.Join(d, e.Name())
-			fi, err := e.Info()
-			if err != nil || fi.Mode()&os.ModeSymlink != 0 {
-				continue
+	var walk func(fd int, d string, depth int)
+	walk = func(fd int, d string, depth int) {
+		f := os.NewFile(uintptr(fd), d)
+		defer f.Close()
+		for {
+			names, err := f.Readdirnames(256)
+			for _, name := range names {
+				var st unix.Stat_t
+				if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					continue
+				}
+				p := filepath.Join(d, name)
+				switch st.Mode & unix.S_IFMT {
+				case unix.S_IFDIR:
+					if unix.Faccessat(fd, name, unix.X_OK, 0) != nil {
+						continue
+					}
+					if st.Mode&0o005 != 0o005 || depth >= usersOwnDepth {
+						own = append(own, mount.HostEntry{Path: p, Dir: true})
+						continue
+					}
+					sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+					if err != nil {
+						own = append(own, mount.HostEntry{Path: p, Dir: true})
+						continue
+					}
+					walk(sub, p, depth+1)
+				case unix.S_IFREG:
+					if st.Mode&0o004 == 0 && unix.Faccessat(fd, name, unix.R_OK, 0) == nil {
+						own = append(own, mount.HostEntry{Path: p})
+					}
+				}
 			}
-			perm := fi.Mode().Perm()
-			switch {
-			case fi.IsDir():
-				if syscall.Access(p, 1) != nil {
-					continue
-				}
-				if perm&0o005 != 0o005 || depth >= usersOwnDepth {
-					own = append(own, mount.HostEntry{Path: p, Dir: true})
-					continue
-				}
-				walk(p, depth+1)
-			case fi.Mode().IsRegular():
-				if perm&0o004 == 0 && syscall.Access(p, 4) == nil {
-					own = append(own, mount.HostEntry{Path: p})
-				}
+			if err == io.EOF {
+				return
+			}
+			if err != nil {
+				own = append(own, mount.HostEntry{Path: d, Dir: true})
+				return
 			}
 		}
 	}
-	walk(dir, 0)
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return []mount.HostEntry{{Path: dir, Dir: true}}
+	}
+	walk(fd, dir, 0)
+	slices.SortFunc(own, func(a, b mount.HostEntry) int { return strings.Compare(a.Path, b.Path) })
 	return own
 }
