@@ -32,6 +32,8 @@ type kernelHeld struct {
 // supervisor accepts the sandbox's connections in the sandbox's).
 func kernelHeldBy(t *testing.T, pid int) kernelHeld {
 	t.Helper()
+	harness.RequireTool(t, "ss", "apt-get install iproute2")
+	harness.RequireTool(t, "nsenter", "apt-get install util-linux")
 	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
 	if err != nil {
 		t.Fatal(err)
