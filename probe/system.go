@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // usersOwnDepth bounds the walk of /etc: a directory deeper is hidden
@@ -23,7 +24,8 @@ const usersOwnDepth = 32
 // ~/.ssh is, and only what every user reads crosses. A directory not
 // every user may enter is listed whole, not walked; what the user cannot
 // read is left out (the kernel refuses it inside too), as are links
-// (what they lead to is judged where it lies). Each entry is looked at
+// (what they lead to is judged where it lies), and certificates alone,
+// which are public (a corporate CA a variable names may lie there). Each entry is looked at
 // through its directory's descriptor (a launch pays for every entry of
 // /etc); the list is sorted.
 func usersOwn(dir string) []mount.HostEntry {
@@ -56,7 +58,7 @@ func usersOwn(dir string) []mount.HostEntry {
 					}
 					walk(sub, p, depth+1)
 				case unix.S_IFREG:
-					if st.Mode&0o004 == 0 && unix.Faccessat(fd, name, unix.R_OK, 0) == nil {
+					if st.Mode&0o004 == 0 && unix.Faccessat(fd, name, unix.R_OK, 0) == nil && !certificates(p) {
 						own = append(own, mount.HostEntry{Path: p})
 					}
 				}
@@ -77,4 +79,11 @@ func usersOwn(dir string) []mount.HostEntry {
 	walk(fd, dir, 0)
 	slices.SortFunc(own, func(a, b mount.HostEntry) int { return strings.Compare(a.Path, b.Path) })
 	return own
+}
+
+// certificates says the file at path is PEM certificates and nothing
+// else.
+func certificates(path string) bool {
+	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 1<<20)
+	return err == nil && onlyCertificates(b)
 }

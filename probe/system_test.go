@@ -11,7 +11,7 @@ import (
 
 // TestUsersOwn: of a system directory, what not every user may read is
 // listed, a directory not every user may enter whole and unwalked; what
-// every user reads, and links, are not.
+// every user reads, links, and certificates alone (public) are not.
 func TestUsersOwn(t *testing.T) {
 	dir := t.TempDir()
 	for rel, mode := range map[string]os.FileMode{
@@ -22,6 +22,7 @@ func TestUsersOwn(t *testing.T) {
 		"sub/group.key":       0o640,
 		"private/site.key":    0o644,
 		"listed/unreadable/x": 0o644,
+		"corp-ca.pem":         0o640,
 	} {
 		p := filepath.Join(dir, rel)
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -29,6 +30,7 @@ func TestUsersOwn(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	os.WriteFile(filepath.Join(dir, "corp-ca.pem"), []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"), 0o640)
 	os.Chmod(filepath.Join(dir, "private"), 0o710)
 	os.Chmod(filepath.Join(dir, "listed"), 0o750)
 	os.Symlink("service.conf", filepath.Join(dir, "link"))
