@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"net"
 	"syscall"
 
@@ -33,6 +34,26 @@ const (
 	unsentBound           = 128 << 10
 )
 
+// But a window that small slows a download from a distant server (a
+// wheel of gigabytes from 50 ms away at 6 MB/s where rmem_max is left at
+// 208 KiB, which bounds what SO_RCVBUF may ask), so the first
+// kernelSizedTunnels tunnels at once keep the kernel's own sizing of what
+// their server's connection receives, each up to net.ipv4.tcp_rmem's
+// most (6 MiB by default): a download that runs alone or beside a few
+// keeps its speed, and the sandbox's most stays bounded (4 × 6 MiB more).
+const kernelSizedTunnels = 4
+
+// kernelSizingKey marks the context of a tunnel whose connection to the
+// server keeps the kernel's own sizing.
+type kernelSizingKey struct{}
+
+// kernelSizing says a connection dialled under ctx keeps the kernel's own
+// sizing.
+func kernelSizing(ctx context.Context) bool {
+	sized, _ := ctx.Value(kernelSizingKey{}).(bool)
+	return sized
+}
+
 // boundSandboxBuffers bounds the buffers of c, a connection the sandbox
 // opened to the proxy.
 func boundSandboxBuffers(c net.Conn) {
@@ -49,9 +70,23 @@ func boundSandboxBuffers(c net.Conn) {
 // connection to a server before it connects, so that the window it
 // offers is bounded from the start.
 func boundUpstreamBuffers(_, _ string, c syscall.RawConn) error {
+	return upstreamBuffers(c, true)
+}
+
+// boundUpstreamUnsent is boundUpstreamBuffers for a connection that keeps
+// the kernel's sizing of what it receives: only what waits to be sent is
+// bounded.
+func boundUpstreamUnsent(_, _ string, c syscall.RawConn) error {
+	return upstreamBuffers(c, false)
+}
+
+func upstreamBuffers(c syscall.RawConn, received bool) error {
 	var err error
 	if cerr := c.Control(func(fd uintptr) {
-		if err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, upstreamReceiveBuffer); err == nil {
+		if received {
+			err = unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_RCVBUF, upstreamReceiveBuffer)
+		}
+		if err == nil {
 			err = unix.SetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NOTSENT_LOWAT, unsentBound)
 		}
 	}); cerr != nil {

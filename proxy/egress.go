@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/claudebox/claudebox/internal/pipe"
@@ -30,6 +31,9 @@ type egress struct {
 	policy   Policy
 	policyMu sync.RWMutex
 	blocked  tally
+	// kernelSized counts the tunnels whose connection to the server keeps
+	// the kernel's own sizing (kernelSizedTunnels).
+	kernelSized atomic.Int32
 	// resolve and dial are the host's resolver and dialer; tests put stubs
 	// in their place, so that no test resolves a real name or dials any
 	// address but loopback.
@@ -55,13 +59,19 @@ type egress struct {
 var answerWait = 2 * time.Minute
 
 func newEgress(policy Policy, log func(map[string]any)) *egress {
-	d := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: boundUpstreamBuffers}
+	sized := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: boundUpstreamUnsent}
+	bounded := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: boundUpstreamBuffers}
 	e := &egress{
 		policy: policy,
 		resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 		},
-		dial:      d.DialContext,
+		dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if kernelSizing(ctx) {
+				return sized.DialContext(ctx, network, addr)
+			}
+			return bounded.DialContext(ctx, network, addr)
+		},
 		hostProxy: http.ProxyFromEnvironment,
 		log:       log,
 	}
@@ -247,7 +257,14 @@ func (e *egress) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		e.refuse(w, r, &blocked{what: r.Host, why: err.Error()})
 		return
 	}
-	upstream, err := e.connect(r.Context(), t, "https")
+	ctx := r.Context()
+	if e.kernelSized.Add(1) <= kernelSizedTunnels {
+		defer e.kernelSized.Add(-1)
+		ctx = context.WithValue(ctx, kernelSizingKey{}, true)
+	} else {
+		e.kernelSized.Add(-1)
+	}
+	upstream, err := e.connect(ctx, t, "https")
 	var b *blocked
 	switch {
 	case errors.As(err, &b):
