@@ -103,11 +103,9 @@ func extensionsShown(f frozenView, a agent.Agent, tilde func(string) string) fro
 		}
 		// Its git directories are hidden already (f.own).
 		e := frozenView{frozen: []string{ext}}
-		var creds []string
-		e.entries, e.links, creds = frozenEntries(ext)
-		for _, c := range creds {
-			out.leftOut = append(out.leftOut, credentialFileNote(tilde(c)))
-		}
+		// What is named as credentials are kept is hidden and named by
+		// showFrozen's look through the extension already.
+		e.entries, e.links, _ = frozenEntries(ext)
 		for _, path := range e.entries {
 			switch name := filepath.Base(path); {
 			case slices.Contains(a.ExtensionSecrets, name):
