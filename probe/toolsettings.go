@@ -20,16 +20,21 @@ import (
 // whose copy still may hold a credential is not shown. The files made for
 // tokens (~/.npmrc, ~/.pypirc, ~/.cargo/credentials.toml, ~/.netrc) are
 // bind.Secrets and stay hidden.
-var toolSettings = []struct {
-	path    string
-	rebuild func([]byte) (string, bool)
-}{
+var toolSettings = []settingsFile{
 	{".config/go/env", goEnv},
 	{".cargo/config.toml", cargoConfig},
 	{".cargo/config", cargoConfig},
 	{".config/pip/pip.conf", pipConfig},
 	{".pip/pip.conf", pipConfig},
 	{".config/uv/uv.toml", uvConfig},
+}
+
+// settingsFile is a tool's settings file, where it lies, and how its copy
+// is rebuilt from what the file holds (ok false: it cannot be read as its
+// tool reads it).
+type settingsFile struct {
+	path    string
+	rebuild func([]byte) (content string, ok bool)
 }
 
 // goEnvName is a variable go env -w writes: Go's own and its C
@@ -250,10 +255,7 @@ func environmentFile(b []byte) (string, bool) {
 // pip's; /etc/environment), shown with the system directories: each is
 // covered by its private copy as toolSettings' are, an empty file where
 // that copy may still hold a credential.
-var systemSettings = []struct {
-	path    string
-	rebuild func([]byte) (string, bool)
-}{
+var systemSettings = []settingsFile{
 	{"/etc/environment", environmentFile},
 	{"/etc/pip.conf", pipConfig},
 	{"/etc/xdg/pip/pip.conf", pipConfig},
