@@ -66,28 +66,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	git := gitConfigView(home, project.Checkout, systemGitConfig, secrets, getenv)
 	own := git.shown
 	h.CredentialsLeftOut = git.leftOut
-	var settingsCopies []mount.Mount
-	for _, f := range toolSettings {
-		path := filepath.Join(home, f.path)
-		b, real, err := untrusted.ReadResolved(path, 1<<20)
-		if err != nil || bind.InSecret(real, secrets) {
-			continue
-		}
-		if content, ok := settingsCopy(b, f.rebuild); ok {
-			settingsCopies = append(settingsCopies, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: content, Why: "tool settings, a private copy of what is known to hold no credential", Role: mount.HostFiles})
-		}
-	}
-	for _, f := range systemSettings {
-		b, _, err := untrusted.ReadResolved(f.path, 1<<20)
-		if _, lerr := os.Lstat(f.path); lerr != nil || errors.Is(err, fs.ErrPermission) {
-			continue // none, or none the user reads inside either
-		}
-		content, ok := settingsCopy(b, f.rebuild)
-		if err != nil || !ok {
-			content = ""
-		}
-		settingsCopies = append(settingsCopies, mount.Mount{Kind: mount.RoBindData, Dest: f.path, Content: content, Why: "system settings, a private copy of what is known to hold no credential", Role: mount.HostFiles})
-	}
+	settings := settingsCopies(home, secrets)
 	var toolsHidden []string
 	var toolCopies []mount.Mount
 	h.Toolchains, h.PathProblems, toolsHidden, toolCopies = toolchain.Probe(home, pathEnv, project, binds, state, secrets)
@@ -149,7 +128,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	}
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, omit, obeyed)
 	h.Own = append(h.Own, git.copies...)
-	h.Own = append(h.Own, settingsCopies...)
+	h.Own = append(h.Own, settings...)
 	h.Own = append(h.Own, toolCopies...)
 	var pluginCopies []mount.Mount
 	var pluginLeftOut []string

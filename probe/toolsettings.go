@@ -3,13 +3,20 @@ package probe
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // toolSettings, under $HOME, are tool configuration that builds inside
@@ -191,6 +198,38 @@ func uvConfig(b []byte) (string, bool) {
 	}
 	out, err := toml.Marshal(kept)
 	return string(out), err == nil
+}
+
+// settingsCopies are the private copies of toolSettings in home and of
+// systemSettings. A file in home that is missing, cannot be read or lies
+// in a credential store is not shown; a system's, shown with its
+// directory, is covered by its copy, or by an empty file where the copy
+// may hold a credential or the file cannot be read, unless the user
+// cannot read it either.
+func settingsCopies(home string, secrets map[string]bool) []mount.Mount {
+	var copies []mount.Mount
+	for _, f := range toolSettings {
+		path := filepath.Join(home, f.path)
+		b, real, err := untrusted.ReadResolved(path, 1<<20)
+		if err != nil || bind.InSecret(real, secrets) {
+			continue
+		}
+		if content, ok := settingsCopy(b, f.rebuild); ok {
+			copies = append(copies, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: content, Why: "tool settings, a private copy of what is known to hold no credential", Role: mount.HostFiles})
+		}
+	}
+	for _, f := range systemSettings {
+		b, _, err := untrusted.ReadResolved(f.path, 1<<20)
+		if _, lerr := os.Lstat(f.path); lerr != nil || errors.Is(err, fs.ErrPermission) {
+			continue
+		}
+		content, ok := settingsCopy(b, f.rebuild)
+		if err != nil || !ok {
+			content = ""
+		}
+		copies = append(copies, mount.Mount{Kind: mount.RoBindData, Dest: f.path, Content: content, Why: "system settings, a private copy of what is known to hold no credential", Role: mount.HostFiles})
+	}
+	return copies
 }
 
 // settingsCopy is the private copy of a tool's settings file b that

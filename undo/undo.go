@@ -277,17 +277,17 @@ func (st store) leftOut(ctx context.Context, checkout, index string) []string {
 	if err != nil {
 		return nil
 	}
-	var sparse []string
+	var left []string
 	for _, rel := range strings.Split(out, "\x00") {
 		var sx unix.Stat_t
 		if rel == "" || !filepath.IsLocal(rel) || unix.Lstat(filepath.Join(checkout, rel), &sx) != nil {
 			continue
 		}
 		if kind := sx.Mode & unix.S_IFMT; kind == unix.S_IFREG && (isSparse(&sx) || !readable(filepath.Join(checkout, rel))) || kind != unix.S_IFREG && kind != unix.S_IFLNK && kind != unix.S_IFDIR {
-			sparse = append(sparse, rel)
+			left = append(left, rel)
 		}
 	}
-	return sparse
+	return left
 }
 
 // readable says whether the file at path opens for reading, as git add
