@@ -21,17 +21,19 @@ import (
 func TestReplayReview17EtcReadableByUserOnly(t *testing.T) {
 	h := harness.NewHost(t)
 	if h.UID < 0 {
-		t.Skip("making files in /etc needs root")
+		t.Skip("a mount over /etc/opt needs root")
+	}
+	if fi, err := os.Stat(etcStage); err != nil || !fi.IsDir() {
+		t.Skipf("no %s to mount the group's files over", etcStage)
 	}
 	const secret = "REVIEW17-ETC-GROUP-SECRET"
-	dir, err := os.MkdirTemp("/etc", "claudebox-review17-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	os.Chmod(dir, 0o755)
+	// The group's files are made outside /etc and mounted over /etc/opt
+	// in a mount namespace of the test's own: sessions of other tests
+	// running meanwhile walk the host's /etc, which must not change under
+	// them.
+	src := filepath.Join(h.Base, "etc-opt")
 	write := func(rel string, mode os.FileMode, content string) {
-		p := filepath.Join(dir, rel)
+		p := filepath.Join(src, rel)
 		os.MkdirAll(filepath.Dir(p), 0o755)
 		if err := os.WriteFile(p, []byte(content), mode); err != nil {
 			t.Fatal(err)
@@ -41,15 +43,29 @@ func TestReplayReview17EtcReadableByUserOnly(t *testing.T) {
 	}
 	write("service.conf", 0o640, "password = "+secret+"-file\n")
 	write("private/site.key", 0o640, secret+"-key\n")
-	os.Chown(filepath.Join(dir, "private"), 0, h.GID)
-	os.Chmod(filepath.Join(dir, "private"), 0o710)
+	os.Chown(src, 0, 0)
+	os.Chmod(src, 0o755)
+	os.Chown(filepath.Join(src, "private"), 0, h.GID)
+	os.Chmod(filepath.Join(src, "private"), 0o710)
 	write("public.conf", 0o644, "PUBLIC-ETC-FILE\n")
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
-	if host := h.Run(proj, nil, "cat", filepath.Join(dir, "service.conf"), filepath.Join(dir, "private", "site.key")); !strings.Contains(host, secret) {
+	run := func(name string, args ...string) string {
+		t.Helper()
+		c := h.Command(proj, nil, name, args...)
+		c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", `mount --bind "$0" ` + etcStage + ` && exec "$@"`, src}, c.Args...)
+		c.Path = "/usr/bin/unshare"
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	dir := etcStage
+	if host := run("cat", filepath.Join(dir, "service.conf"), filepath.Join(dir, "private", "site.key")); !strings.Contains(host, secret) {
 		t.Fatalf("the user cannot read the group's files on the host, the test proves nothing:\n%s", host)
 	}
-	out := h.Inside(proj, nil, "exec 2>&1; cat "+dir+"/service.conf "+dir+"/private/site.key "+dir+"/public.conf; true")
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; cat "+dir+"/service.conf "+dir+"/private/site.key "+dir+"/public.conf; true")
 	t.Log(out)
 	if strings.Contains(out, secret) {
 		t.Errorf("a file in /etc only the user's group may read is readable inside:\n%s", out)
@@ -57,10 +73,14 @@ func TestReplayReview17EtcReadableByUserOnly(t *testing.T) {
 	if !strings.Contains(out, "PUBLIC-ETC-FILE") {
 		t.Errorf("inside, want a file in /etc every user may read:\n%s", out)
 	}
-	if dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell"); !strings.Contains(dry, filepath.Join(dir, "private")) || !strings.Contains(dry, filepath.Join(dir, "service.conf")) {
+	if dry := run("claudebox", "--dry-run", "--shell"); !strings.Contains(dry, filepath.Join(dir, "private")) || !strings.Contains(dry, filepath.Join(dir, "service.conf")) {
 		t.Errorf("--dry-run does not name what of /etc it hides:\n%s", dry)
 	}
 }
+
+// etcStage is the directory of /etc (Debian's, empty) over which
+// TestReplayReview17EtcReadableByUserOnly mounts its files.
+const etcStage = "/etc/opt"
 
 // TestReplayReview17ClaudeSkillCredentialFiles: ~/.claude's skills,
 // agents and commands were shown whole but their git directories: a
