@@ -3,13 +3,13 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -26,7 +26,7 @@ import (
 //   - .sock, the proxy's socket: the filtered network's way out, the one
 //     file of these bound into the sandbox;
 //   - .log, its decisions, one JSON line each, locked by the supervisor
-//     for as long as the session runs;
+//     for as long as the session runs (.new while it is being made);
 //   - .ctl, its control socket, through which the user widens the allow
 //     list from another terminal (claudebox --allow-host HOST --live);
 //   - .agent, with --with-ssh, the filter of the user's SSH agent, bound
@@ -42,11 +42,13 @@ import (
 // sockets when it ends and leaves its log for a later look; the next
 // launch or --gc removes what ended sessions left.
 const (
-	sockExt  = ".sock"
-	logExt   = ".log"
-	ctlExt   = ".ctl"
-	agentExt = ".agent"
-	gpgExt   = ".gpg"
+	sockExt = ".sock"
+	logExt  = ".log"
+	// newLogExt is a log's name while its lock is being taken.
+	newLogExt = ".new"
+	ctlExt    = ".ctl"
+	agentExt  = ".agent"
+	gpgExt    = ".gpg"
 )
 
 // runDir is where sessions keep their run files.
@@ -85,17 +87,27 @@ func makePrivateDir(dir string) error {
 
 // openDecisionLog creates the session's decision log and holds its lock
 // until the session ends (the descriptor closes with claudebox): a log
-// whose lock is free belongs to a session that has ended.
+// whose lock is free belongs to a session that has ended. The log appears
+// locked: made and locked under another name, then renamed, so that no
+// sweep of sessions starting beside it sees it unlocked, and a sweep's
+// look at its lock (a shared one, for an instant) cannot make the lock
+// fail.
 func openDecisionLog(stem string) (*os.File, error) {
-	f, err := os.OpenFile(stem+logExt, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND|unix.O_NOFOLLOW, 0o600)
+	tmp := stem + newLogExt
+	os.Remove(tmp)
+	fd, err := unix.Open(tmp, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_APPEND|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return nil, err
+		return nil, &fs.PathError{Op: "open", Path: tmp, Err: err}
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		return nil, err
+	if err = unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err == nil {
+		err = unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, stem+logExt, unix.RENAME_NOREPLACE)
 	}
-	return f, nil
+	if err != nil {
+		unix.Close(fd)
+		os.Remove(tmp)
+		return nil, &fs.PathError{Op: "create", Path: stem + logExt, Err: err}
+	}
+	return os.NewFile(uintptr(fd), stem+logExt), nil
 }
 
 // sessionLive says the session of log still runs: its supervisor holds the
@@ -109,13 +121,8 @@ func sessionLive(log string) bool {
 	return errors.Is(unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB), unix.EWOULDBLOCK)
 }
 
-// staleAfter is how long a log with a free lock may be left by a session
-// whose pid runs: one that is starting locks its log at once.
-const staleAfter = time.Minute
-
 // SweepRun removes what ended sessions left in the run directory: the
-// files of each session whose log nobody holds and whose supervisor is
-// gone (or that long ago), and files of no session. A running session's
+// files of each session whose log nobody holds, and files of no session. A running session's
 // files stay. It returns the files removed.
 func SweepRun(stateDir string) []string {
 	removed := sweepRuntimeCopies()
@@ -127,7 +134,7 @@ func SweepRun(stateDir string) []string {
 	ended := map[string]bool{}
 	for _, e := range entries {
 		if stem, ok := strings.CutSuffix(e.Name(), logExt); ok {
-			ended[stem] = endedSession(filepath.Join(dir, e.Name()), stem)
+			ended[stem] = !sessionLive(filepath.Join(dir, e.Name()))
 		}
 	}
 	for _, e := range entries {
@@ -170,15 +177,6 @@ func sweepRuntimeCopies() []string {
 		}
 	}
 	return removed
-}
-
-// endedSession says the session of the log at path has ended.
-func endedSession(path, stem string) bool {
-	if sessionLive(path) {
-		return false
-	}
-	fi, err := os.Lstat(path)
-	return err != nil || !pidRuns(stem) || time.Since(fi.ModTime()) > staleAfter
 }
 
 // pidRuns says the supervisor named by stem (<hash>.<pid>[-N]) runs; a

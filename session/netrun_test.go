@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -26,10 +25,10 @@ func deadPID(t *testing.T) int {
 	return 0
 }
 
-// TestSweepRun: the run files of a session that ended (its supervisor gone,
-// or its log's lock free for long) and files of no session go; those of a
-// running session (its log locked) and of one starting (its supervisor
-// runs, its log new) stay.
+// TestSweepRun: the run files of a session that ended (its log's lock
+// free, whether or not its pid runs again) and files of no session go;
+// those of a running session (its log locked) and of one starting (its
+// log not yet made: its supervisor runs) stay.
 func TestSweepRun(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", "")
 	state := t.TempDir()
@@ -50,9 +49,9 @@ func TestSweepRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer live.Close()
-	keep := []string{live.Name(), touch("aaaa." + self + ".sock"), touch("aaaa." + self + ".ctl"), touch("bbbb." + self + ".log")}
+	keep := []string{live.Name(), touch("aaaa." + self + ".sock"), touch("aaaa." + self + ".ctl"), touch("ffff." + self + newLogExt), touch("eeee." + self + ".sock")}
 	dead := strconv.Itoa(deadPID(t))
-	gone := []string{touch("cccc." + dead + ".log"), touch("cccc." + dead + ".sock"), touch("cccc." + dead + ".ctl"), touch(dead + ".sock"), touch("dddd." + self + ".log"), touch("dddd." + self + ".sock")}
+	gone := []string{touch("cccc." + dead + ".log"), touch("cccc." + dead + ".sock"), touch("cccc." + dead + ".ctl"), touch(dead + ".sock"), touch("dddd." + self + ".log"), touch("dddd." + self + ".sock"), touch("bbbb." + self + ".log")}
 	// A session's private copies of ~/.claude's directories: a directory
 	// of files, removed whole once its session ended; a running one's
 	// stays.
@@ -65,11 +64,6 @@ func TestSweepRun(t *testing.T) {
 	}
 	gone = append(gone, filepath.Join(dir, "cccc."+dead+dirCopiesExt))
 	keep = append(keep, filepath.Join(dir, "aaaa."+self+dirCopiesExt, "0", "a.md"))
-	old := time.Now().Add(-2 * staleAfter)
-	// A running session may log nothing for long: its lock keeps it.
-	for _, p := range []string{live.Name(), filepath.Join(dir, "dddd."+self+".log")} {
-		os.Chtimes(p, old, old)
-	}
 	removed := SweepRun(state)
 	slices.Sort(removed)
 	slices.Sort(gone)
@@ -116,5 +110,40 @@ func TestEvalRunsRunFiles(t *testing.T) {
 	}
 	for _, stop := range stops[1:] {
 		stop()
+	}
+}
+
+// TestDecisionLogBesideSweeps: a session starting while others sweep the
+// run directory (twenty launches of one project at once) gets its log:
+// a sweep's look at whether a log is locked never makes the new log's own
+// lock fail, and no sweep takes the new log for an ended session's.
+func TestDecisionLogBesideSweeps(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	state := t.TempDir()
+	if err := makeRunDir(state); err != nil {
+		t.Fatal(err)
+	}
+	stem := filepath.Join(runDir(state), "aaaa."+strconv.Itoa(os.Getpid()))
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				sessionLive(stem + logExt)
+			}
+		}
+	}()
+	defer func() { close(stop); <-done }()
+	for i := range 3000 {
+		f, err := openDecisionLog(stem)
+		if err != nil {
+			t.Fatalf("try %d: %v", i, err)
+		}
+		f.Close()
+		os.Remove(stem + logExt)
 	}
 }
