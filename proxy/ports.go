@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -83,8 +84,13 @@ func (p *Proxy) closePorts() {
 func (pub *publication) serve() {
 	for {
 		c, err := pub.ln.Accept()
-		if err != nil {
+		if errors.Is(err, net.ErrClosed) {
 			return
+		}
+		if err != nil {
+			// Out of descriptors, for one: the next may work.
+			time.Sleep(acceptRetry)
+			continue
 		}
 		select {
 		case pub.slots <- struct{}{}:

@@ -112,6 +112,9 @@ func (p *Proxy) Serve(ln net.Listener) {
 	go p.srv.Serve(p.limit.headersCounted(ln))
 }
 
+// acceptRetry is how long an accept loop waits after a failed accept.
+const acceptRetry = 10 * time.Millisecond
+
 // ServeForward joins each connection on ln, under the same bound, to
 // target as a CONNECT to it would be (a forwarded port): the policy
 // decides, and a refusal is logged and closes the connection.
@@ -131,6 +134,9 @@ func (p *Proxy) ServeForward(ln net.Listener, target string) {
 				if errors.Is(err, net.ErrClosed) {
 					return
 				}
+				// Out of descriptors, for one: the next may work, and
+				// retrying at once would spin.
+				time.Sleep(acceptRetry)
 				continue
 			}
 			go p.egress.forwardPort(c, target)
