@@ -7,6 +7,12 @@
 // The protocol (Assuan) is read by hand: lines of at most 1000 bytes, each
 // a command the client sends and the agent answers, or data the agent
 // asked for (INQUIRE) that the client sends back.
+//
+// A signature is made only with a key the user's keyring says signs: the
+// agent signs a hash with any key it holds, and where it is the user's SSH
+// agent (enable-ssh-support) those include the keys for logins (an
+// authentication subkey, a key ssh-add put there), whose RSA signature of
+// a SHA-256 hash is an SSH login's.
 package gpgagent
 
 import (
@@ -14,6 +20,7 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,13 +59,20 @@ const (
 // Filter serves the filtered agent on a listener.
 type Filter struct {
 	upstream string
-	server   *connserve.Server
+	// signers are the keygrips, in upper case, of the keys SIGKEY may
+	// name.
+	signers map[string]bool
+	server  *connserve.Server
 }
 
 // Serve serves the filter on ln, in front of the agent's restricted
-// socket upstream. It returns at once; Close stops it.
-func Serve(ln net.Listener, upstream string) *Filter {
-	f := &Filter{upstream: upstream}
+// socket upstream, signing only with the keys whose keygrips signers
+// lists (SigningKeys). It returns at once; Close stops it.
+func Serve(ln net.Listener, upstream string, signers []string) *Filter {
+	f := &Filter{upstream: upstream, signers: map[string]bool{}}
+	for _, g := range signers {
+		f.signers[strings.ToUpper(g)] = true
+	}
 	f.server = connserve.Serve(ln, maxConns, f.serve)
 	return f
 }
@@ -105,7 +119,7 @@ func (f *Filter) serve(c net.Conn) {
 			// A line past Assuan's bound, or the client gone.
 			break
 		}
-		if signing[verb(line)] {
+		if f.passes(line) {
 			if _, err := up.Write(line); err != nil {
 				break
 			}
@@ -120,6 +134,54 @@ func (f *Filter) serve(c net.Conn) {
 	}
 	up.Close()
 	<-done
+}
+
+// passes says the client's line goes on to the agent: a command of
+// signing, and of SIGKEY only the keys that sign.
+func (f *Filter) passes(line []byte) bool {
+	v := verb(line)
+	if !signing[v] {
+		return false
+	}
+	return v != "SIGKEY" || f.signers[keygrip(line)]
+}
+
+// keygrip is the key a SIGKEY line names, in upper case, as the agent
+// reads it: the hexadecimal digits after the command and its spaces.
+func keygrip(line []byte) string {
+	arg := bytes.TrimLeft(line[len("SIGKEY"):], " \t")
+	n := 0
+	for n < len(arg) && isHex(arg[n]) {
+		n++
+	}
+	return strings.ToUpper(string(arg[:n]))
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// SigningKeys are the keygrips of the keys that sign in gpg's listing of
+// the user's secret keys (gpg --with-colons --with-keygrip
+// --list-secret-keys): each key or subkey whose own capabilities (the
+// lower-case letters of its twelfth field) hold s. A key for logins only
+// (a) or for encryption (e) is not among them.
+func SigningKeys(listing string) []string {
+	var grips []string
+	signs := false
+	for _, line := range strings.Split(listing, "\n") {
+		f := strings.Split(line, ":")
+		switch f[0] {
+		case "sec", "ssb":
+			signs = len(f) > 11 && strings.Contains(f[11], "s")
+		case "grp":
+			if signs && len(f) > 9 && f[9] != "" {
+				grips = append(grips, f[9])
+			}
+			signs = false
+		}
+	}
+	return grips
 }
 
 // verb is a line's command, as the agent reads it: its first word, in

@@ -49,7 +49,8 @@ func fakeAgent(t *testing.T) (sock string, got func() []string) {
 
 // The filter passes on what signing needs and answers anything else
 // (decrypting, the smartcard daemon, a key's import or export, in any
-// case) with an error, never reaching the agent.
+// case, a key that does not sign) with an error, never reaching the
+// agent.
 func TestFilterPassesSigningOnly(t *testing.T) {
 	upstream, got := fakeAgent(t)
 	sock := filepath.Join(t.TempDir(), "filter")
@@ -57,7 +58,8 @@ func TestFilterPassesSigningOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := Serve(ln, upstream)
+	const signer, login = "0123456789ABCDEF0123456789ABCDEF01234567", "89ABCDEF0123456789ABCDEF0123456789ABCDEF"
+	f := Serve(ln, upstream, []string{signer})
 	defer f.Close()
 	c, err := net.Dial("unix", sock)
 	if err != nil {
@@ -69,7 +71,8 @@ func TestFilterPassesSigningOnly(t *testing.T) {
 		t.Fatalf("greeting %q", greeting)
 	}
 	for _, line := range []string{
-		"OPTION ttyname=/dev/pts/1", "SIGKEY 0123", "SETHASH 10 ABCD", "PKSIGN", "pkdecrypt", "SETKEY 0123",
+		"OPTION ttyname=/dev/pts/1", "SIGKEY " + signer, "sigkey  " + strings.ToLower(signer), "SIGKEY " + login,
+		"SIGKEY " + signer[:39], "SIGKEY", "SETHASH 10 ABCD", "PKSIGN", "pkdecrypt", "SETKEY " + signer,
 		"PKDECRYPT", "SCD SERIALNO", "EXPORT_KEY 0123", "IMPORT_KEY", "PRESET_PASSPHRASE x -1 41", "BYE",
 	} {
 		c.Write([]byte(line + "\n"))
@@ -77,12 +80,38 @@ func TestFilterPassesSigningOnly(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
-		if want := signing[verb([]byte(line))]; strings.HasPrefix(answer, "OK") != want {
+		if want := f.passes([]byte(line)); strings.HasPrefix(answer, "OK") != want {
 			t.Errorf("%s: answered %q", line, answer)
 		}
 	}
 	passed := strings.Join(got(), "\n")
-	if want := "OPTION ttyname=/dev/pts/1\nSIGKEY 0123\nSETHASH 10 ABCD\nPKSIGN\nBYE"; passed != want {
+	if want := "OPTION ttyname=/dev/pts/1\nSIGKEY " + signer + "\nsigkey  " + strings.ToLower(signer) + "\nSETHASH 10 ABCD\nPKSIGN\nBYE"; passed != want {
 		t.Errorf("the agent got:\n%s\nwant:\n%s", passed, want)
+	}
+}
+
+// Of gpg's listing, only the keys that sign themselves: not the
+// authentication subkey (an SSH login's key), nor the one that encrypts,
+// nor a primary that only certifies, whatever its subkeys may.
+func TestSigningKeys(t *testing.T) {
+	listing := `sec:u:255:22:AAAA:1:::u:::cSC:::+:::ed25519:::0:
+fpr:::::::::FPR1:
+grp:::::::::GRIPPRIMARY:
+uid:u::::1::X::Alice <alice@example.com>::::::::::0:
+ssb:u:255:22:BBBB:1::::::s:::+:::ed25519::
+fpr:::::::::FPR2:
+grp:::::::::GRIPSIGN:
+ssb:u:2048:1:CCCC:1::::::a:::+:::::
+fpr:::::::::FPR3:
+grp:::::::::GRIPAUTH:
+ssb:u:255:18:DDDD:1::::::e:::+:::cv25519::
+fpr:::::::::FPR4:
+grp:::::::::GRIPENCR:
+sec:u:255:22:EEEE:1:::u:::scaESCA:::+:::ed25519:::0:
+fpr:::::::::FPR5:
+grp:::::::::GRIPBOTH:
+`
+	if got, want := strings.Join(SigningKeys(listing), " "), "GRIPSIGN GRIPBOTH"; got != want {
+		t.Errorf("SigningKeys = %s, want %s", got, want)
 	}
 }

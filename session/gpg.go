@@ -4,6 +4,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/claudebox/claudebox/gpgagent"
 	"github.com/claudebox/claudebox/hint"
@@ -26,11 +27,40 @@ func (s *Session) startGPGAgent() (stop func(), err error) {
 	if err := makeRunDir(s.stateDir); err != nil {
 		return nil, hint.Errorf("fix its ownership or permissions: chmod u+rwx "+s.stateDir, "%s is not writable", s.stateDir)
 	}
+	signers, err := signingKeys(s.gpgconf)
+	if err != nil {
+		return nil, err
+	}
 	os.Remove(s.gpgFilter)
 	ln, err := net.Listen("unix", s.gpgFilter)
 	if err != nil {
 		return nil, hint.Errorf("set HOME to a shorter path, or launch with --with-gpg=false", "cannot listen on %s for the gpg agent: %v", s.gpgFilter, err)
 	}
-	filter := gpgagent.Serve(ln, sock)
+	filter := gpgagent.Serve(ln, sock, signers)
 	return func() { filter.Close() }, nil
+}
+
+// signingKeys are the keygrips of the user's keys that sign, as the gpg
+// that gpgconf names lists them: the only keys the filter lets the
+// sandbox sign with.
+func signingKeys(gpgconf string) ([]string, error) {
+	const again = "check your GnuPG installation: gpg --list-secret-keys; or launch with --with-gpg=false"
+	components, err := exec.Command(gpgconf, "--list-components").Output()
+	if err != nil {
+		return nil, hint.Errorf(again, "--with-gpg: gpgconf --list-components failed: %v", err)
+	}
+	gpg := ""
+	for _, line := range strings.Split(string(components), "\n") {
+		if f := strings.Split(line, ":"); len(f) >= 3 && f[0] == "gpg" {
+			gpg = f[2]
+		}
+	}
+	if gpg == "" {
+		return nil, hint.Errorf(again, "--with-gpg: gpgconf names no gpg")
+	}
+	listing, err := exec.Command(gpg, "--batch", "--with-colons", "--with-keygrip", "--list-secret-keys").Output()
+	if err != nil {
+		return nil, hint.Errorf(again, "--with-gpg: gpg --list-secret-keys failed: %v", err)
+	}
+	return gpgagent.SigningKeys(string(listing)), nil
 }
