@@ -53,9 +53,11 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // says (objects.go), the refs that replace an object with another
 // wherever git reads it (refs/replace), and the legacy remote files
 // (remotes/<name>, branches/<name>), which say where git fetches and
-// pushes for a remote the config does not define. The rest (other refs,
-// logs) is data, walked only for what is no file (gitDataDir).
-var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir}
+// pushes for a remote the config does not define, and git-lfs's objects,
+// which its checkout copies into the work tree by their names as git's
+// own (lfs.go). The rest (other refs, logs) is data, walked only for what
+// is no file (gitDataDir).
+var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "lfs": lfsDir}
 
 // gitOpened are the files git opens in a work tree as its commands run
 // (git status, git log, which reads the .mailmap): one that is a FIFO,
@@ -111,6 +113,8 @@ const (
 	packDir                // objects/pack
 	objInfoDir             // objects/info
 	refsDir                // a git directory's refs: replace refs
+	lfsDir                 // a git directory's lfs/: its objects (lfs.go)
+	lfsObjDir              // lfs/objects and its fan-out directories
 )
 
 // Snapshot is what the host obeys in the project at a session's start.
@@ -530,6 +534,13 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		if !hostRun {
 			sub = gitDataDir
 		}
+	case lfsDir:
+		hostRun, sub = name == "objects", lfsObjDir
+		if !hostRun {
+			sub = gitDataDir
+		}
+	case lfsObjDir:
+		hostRun, sub = true, lfsObjDir
 	case objectsDir, looseDir, packDir, objInfoDir:
 		var walked bool
 		sub, hostRun, walked = objectsEntry(n.mode, name)
@@ -567,7 +578,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		}
 		return hostRun
 	}
-	if w.take != nil && (sub == depsDir || n.mode == objectsDir && sub != packDir) {
+	if w.take != nil && (sub == depsDir || n.mode == objectsDir && sub != packDir || sub == lfsObjDir) {
 		// Listed for the end's walk, but not taken: a record of a tree
 		// that large would cost more at the start than it saves at the
 		// end, where the walk reads only directory entries (and the
@@ -662,7 +673,7 @@ func (w *walker) leaf(n node, name, rel string) {
 		return // gone
 	}
 	inPlace := w.inPlace(n, rel, &st) && !w.new(&st)
-	if n.mode == looseDir || n.mode == packDir || n.mode == objInfoDir {
+	if n.mode == looseDir || n.mode == packDir || n.mode == objInfoDir || n.mode == lfsObjDir {
 		// An object is read by its name wherever it came from: what
 		// matters is that nothing wrote it, or linked or renamed it into
 		// place, since the start, all of which change its status.
@@ -684,7 +695,8 @@ func (w *walker) leaf(n node, name, rel string) {
 		w.found(rel)
 		return
 	}
-	if (n.mode == looseDir || n.mode == packDir) && w.objectHolds(n, name, rel, &st) {
+	if (n.mode == looseDir || n.mode == packDir) && w.objectHolds(n, name, rel, &st) ||
+		n.mode == lfsObjDir && w.lfsObjectHolds(n, name) {
 		return
 	}
 	// A rule git hides what the session wrote by, and a makefile whose
