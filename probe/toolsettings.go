@@ -301,4 +301,41 @@ var systemSettings = []settingsFile{
 	{"/etc/npmrc", npmrc},
 	{"/usr/etc/npmrc", npmrc},
 	{"/usr/local/etc/npmrc", npmrc},
+	{"/etc/nix/nix.conf", nixConfig},
+}
+
+// nixSettings are the settings of Nix's nix.conf known to hold no
+// credential: the caches and their keys, the features, the builds'
+// bounds and switches. Never access-tokens (a GitHub token for flakes'
+// fetches), netrc-file, secret-key-files, impure-env (variables for
+// fetches), builders, post-build-hook nor an include.
+var nixSettings = map[string]bool{
+	"substituters": true, "trusted-substituters": true, "trusted-public-keys": true, "experimental-features": true,
+	"max-jobs": true, "cores": true, "sandbox": true, "sandbox-fallback": true, "sandbox-paths": true, "build-users-group": true,
+	"keep-outputs": true, "keep-derivations": true, "keep-env-derivations": true, "keep-going": true, "keep-failed": true,
+	"auto-optimise-store": true, "trusted-users": true, "allowed-users": true, "warn-dirty": true, "accept-flake-config": true,
+	"system-features": true, "platforms": true, "system": true, "builders-use-substitutes": true, "connect-timeout": true,
+	"download-attempts": true, "fallback": true, "http-connections": true, "max-free": true, "min-free": true,
+	"narinfo-cache-negative-ttl": true, "narinfo-cache-positive-ttl": true, "require-sigs": true, "show-trace": true,
+	"max-silent-time": true, "timeout": true, "log-lines": true, "nix-path": true, "use-xdg-base-directories": true,
+	"pure-eval": true, "restrict-eval": true, "allow-import-from-derivation": true, "allowed-uris": true, "flake-registry": true,
+	"tarball-ttl": true, "substitute": true, "auto-allocate-uids": true, "use-cgroups": true, "max-substitution-jobs": true,
+	"eval-cache": true, "http2": true, "compress-build-log": true, "keep-build-log": true, "download-buffer-size": true,
+	"bash-prompt": true, "bash-prompt-prefix": true, "bash-prompt-suffix": true, "ssl-cert-file": true,
+}
+
+// nixConfig rebuilds a nix.conf from its lines of nixSettings (each also
+// as extra-…), as Nix reads them: a # begins a comment anywhere.
+func nixConfig(b []byte) (string, bool) {
+	var out strings.Builder
+	s := bufio.NewScanner(bytes.NewReader(b))
+	for s.Scan() {
+		line, _, _ := strings.Cut(s.Text(), "#")
+		name, value, ok := strings.Cut(line, "=")
+		name = strings.TrimSpace(name)
+		if ok && nixSettings[strings.TrimPrefix(name, "extra-")] {
+			out.WriteString(name + " = " + strings.Join(strings.Fields(value), " ") + "\n")
+		}
+	}
+	return out.String(), s.Err() == nil
 }

@@ -58,6 +58,7 @@ func TestToolSettingsKnownOnly(t *testing.T) {
 		{"uv", "# LEAKED8\nindex-url = \"https://pypi.corp.example/simple\"\nsecret-note = \"LEAKED9\"\n[pip]\nsystem = true\n", uvConfig, []string{"index-url = 'https://pypi.corp.example/simple'", "system = true"}, true},
 		{"npmrc", "registry=https://npm.corp.example/\n//npm.corp.example/:_authToken=LEAKED11\n@corp:registry = https://npm.corp.example/\ncafile=/etc/ssl/certs/ca.crt\n_auth=LEAKED12\n", npmrc, []string{"registry=https://npm.corp.example/", "@corp:registry=https://npm.corp.example/", "cafile=/etc/ssl/certs/ca.crt"}, true},
 		{"/etc/environment", "PATH=\"/usr/local/bin:/usr/bin\"\nOPENAI_API_KEY=LEAKED13\nLANG=C.UTF-8\n", environmentFile, []string{`PATH="/usr/local/bin:/usr/bin"`, "LANG=C.UTF-8"}, true},
+		{"nix.conf", "# old token ghp_LEAKED14\nsubstituters = https://cache.nixos.org # main LEAKED15\naccess-tokens = github.com=ghp_LEAKED16\nextra-access-tokens = x=LEAKED17\nextra-experimental-features = flakes\n!include /etc/nix/secret.conf\nnetrc-file = /etc/nix/netrc\n", nixConfig, []string{"substituters = https://cache.nixos.org", "extra-experimental-features = flakes"}, true},
 		{"pip URL", "[global]\nindex-url = https://alice:LEAKED10@pypi.corp.example/simple\n", pipConfig, nil, false},
 	} {
 		got, shown := settingsCopy([]byte(c.in), c.rebuild)

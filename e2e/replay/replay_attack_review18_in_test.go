@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,56 @@ func TestReplayReview18GPGAgentAuthKey(t *testing.T) {
 	}
 	if !strings.Contains(out, "SIGNED") {
 		t.Errorf("the signing key does not sign:\n%s", out)
+	}
+}
+
+// TestReplayReview18NixConfAccessTokens: /etc is shown but for what only
+// the user's uid or groups may read, and Nix's system configuration,
+// /etc/nix/nix.conf, is every user's to read: it is where a multi-user
+// install keeps access-tokens (a GitHub token, so that flakes' fetches
+// are not rate-limited; a private GitLab's), and a comment may hold one
+// as well. The attack, from inside: read it. Proof: no token is
+// readable inside; the settings known harmless (the substituters, the
+// features) are.
+func TestReplayReview18NixConfAccessTokens(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc/nix needs root")
+	}
+	const nixDir = "/etc/nix"
+	if fi, err := os.Stat(nixDir); err != nil || !fi.IsDir() {
+		t.Skipf("no %s to mount the configuration over", nixDir)
+	}
+	const secret = "REVIEW18NIXtoken"
+	// Mounted over /etc/nix in a mount namespace of the test's own: other
+	// tests' sessions walk the host's /etc meanwhile.
+	src := filepath.Join(h.Base, "etc-nix")
+	os.MkdirAll(src, 0o755)
+	if err := os.WriteFile(filepath.Join(src, "nix.conf"), []byte("# old token ghp_"+secret+"old\nexperimental-features = nix-command flakes\nsubstituters = https://cache.nixos.org https://corp.cachix.org\naccess-tokens = github.com=ghp_"+secret+"aaaa gitlab.corp.example=PAT:"+secret+"bbbb\nextra-sandbox-paths = /x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := func(name string, args ...string) string {
+		t.Helper()
+		c := h.Command(proj, nil, name, args...)
+		c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", `mount --bind "$0" ` + nixDir + ` && exec "$@"`, src}, c.Args...)
+		c.Path = "/usr/bin/unshare"
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	if host := run("cat", filepath.Join(nixDir, "nix.conf")); !strings.Contains(host, secret) {
+		t.Fatalf("the user cannot read nix.conf on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; cat "+nixDir+"/nix.conf; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("Nix's access tokens are readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "substituters = https://cache.nixos.org https://corp.cachix.org") {
+		t.Errorf("inside, want nix.conf's settings known harmless:\n%s", out)
 	}
 }
