@@ -3,6 +3,7 @@ package pty
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -20,7 +21,8 @@ import (
 //     the terminal's.
 //   - An escape or control sequence (ESC …, CSI …) is held until complete,
 //     then passed whole; one with a byte no terminal agrees on (0x80 and
-//     up) or longer than maxSeq is dropped.
+//     up) or longer than maxSeq is dropped, and so is a control sequence
+//     whose final byte is not one of csiFinals.
 //   - A string (OSC, DCS, SOS, PM, APC, and screen's ESC k) is held to its
 //     terminator and passed only when allowed says so; all others are
 //     dropped whole.
@@ -157,7 +159,7 @@ func (f *filter) step(out []byte, b byte) []byte {
 			if b < 0x40 {
 				return out
 			}
-			if changesInput(f.held) || changesKeys(f.held) || changesLevel(f.held) {
+			if !strings.ContainsRune(csiFinals, rune(b)) || changesInput(f.held) || changesKeys(f.held) || changesLevel(f.held) {
 				f.held = f.held[:0]
 				f.state = ground
 				return out
@@ -352,6 +354,15 @@ func changesCoding(seq []byte) bool {
 	}
 	return false
 }
+
+// csiFinals are the final bytes of the control sequences passed: what
+// moves the cursor, edits, scrolls and colours the screen, sets its modes
+// and tab stops, and asks the terminal for reports (answered to the
+// sandbox); xterm's window operations (t), where the title's stack is.
+// Any other is dropped: the media copy (CSI … i), with which xterm writes
+// the screen to a file in its working directory (CSI 10 i, CSI 11 i) or
+// to a printer's command; DEC's rectangle and status-line operations.
+const csiFinals = "@ABCDEFGHIJKLMPSTXZ`abcdefghlmnpqrstux"
 
 // inputModes are the DEC private modes that change what the keyboard sends
 // or whether it is locked, whose right setting is the user's terminal's

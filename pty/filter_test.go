@@ -66,6 +66,12 @@ var filterCases = []struct {
 	{name: "key modifiers and title modes", in: "a\x1b[>1;3m\x1b[>2;3m\x1b[>0m\x1b[>1n\x1b[>4;1f\x1b[>2t\x1b[>0T\x1b[>3p\x1b[61;0\"pb", want: "ab"},
 	{name: "modifyOtherKeys, queries, kitty keys", in: "\x1b[>4;2m\x1b[>4n\x1b[>c\x1b[>0q\x1b[>1u", want: "\x1b[>4;2m\x1b[>4n\x1b[>c\x1b[>0q\x1b[>1u"},
 	{name: "DEC modes of the screen", in: "\x1b[?25l\x1b[?1049h\x1b[?2004h", want: "\x1b[?25l\x1b[?1049h\x1b[?2004h"},
+	{name: "media copy", in: "a\x1b[10i\x1b[11i\x1b[5iP\x1b[4i\x1b[i\x1b[?5i\x1b[0;10ib", want: "aPb"},
+	{name: "rectangles and the status line", in: "a\x1b[1;1;2;2$z\x1b[2$~\x1b[1$}b", want: "ab"},
+	{
+		name: "cursor, edits, scrolling, reports", in: "\x1b[2;5H\x1b[3A\x1b[K\x1b[2J\x1b[3J\x1b[1;24r\x1b[2S\x1b[4@\x1b[2P\x1b[5X\x1b[6n\x1b[c\x1b[22;0t\x1b[2 q\x1b[?2026$p\x1b[!p\x1b[s\x1b[u\x1b[5`\x1b[3d\x1b[3b\x1b[0g\x1b[2Z",
+		want: "\x1b[2;5H\x1b[3A\x1b[K\x1b[2J\x1b[3J\x1b[1;24r\x1b[2S\x1b[4@\x1b[2P\x1b[5X\x1b[6n\x1b[c\x1b[22;0t\x1b[2 q\x1b[?2026$p\x1b[!p\x1b[s\x1b[u\x1b[5`\x1b[3d\x1b[3b\x1b[0g\x1b[2Z",
+	},
 	{name: "lone ESC then text", in: "\x1bx\x1b", want: "\x1bx"},
 	{name: "double ESC", in: "\x1b\x1b[1m", want: "\x1b[1m"},
 	{name: "malformed UTF-8", in: "a\xff\xe2\x9cb\xed\xa0\x80c\xef\xbf\xbd", want: "abc\uFFFD"},

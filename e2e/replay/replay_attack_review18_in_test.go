@@ -1,10 +1,12 @@
 package replay
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -102,5 +104,37 @@ func TestReplayReview18NixConfAccessTokens(t *testing.T) {
 	}
 	if !strings.Contains(out, "substituters = https://cache.nixos.org https://corp.cachix.org") {
 		t.Errorf("inside, want nix.conf's settings known harmless:\n%s", out)
+	}
+}
+
+// TestReplayReview18TerminalMediaCopy: every control sequence (CSI)
+// passed the terminal filter but those on a list of what to keep out
+// (modes of the keyboard, conformance levels), so the sandbox reached
+// what the user's terminal does outside the screen: xterm's media copy,
+// CSI 10 i and CSI 11 i, writes the screen as an HTML or SVG file
+// (xterm.<date>.xhtml) into xterm's working directory, most often the
+// home, a new file at every second the sandbox asks; CSI 5 i and CSI i
+// print through the terminal's printer command. Host-side proof: the
+// bytes claudebox relayed to the user's terminal (tmux's pipe-pane) hold
+// none of them; the cursor's and colours' still pass.
+func TestReplayReview18TerminalMediaCopy(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "mc")
+	h.Write(filepath.Join(proj, "README"), "m\n")
+	h.Write(filepath.Join(proj, "dump"), `printf '\033[10i\033[11i\033[5iPRINTED\033[4i\033[i\033[?5i\033[?4i\033[0;10i\033[31mRED\033[0m\033[2;5H' > /dev/tty`+"\n")
+	tmux := h.Tmux(proj)
+	tmux("new-session", "-d", "-x", "100", "-y", "30", "bash --norc --noprofile")
+	pane := tmuxPaneLog(t, h, tmux)
+	tmux("send-keys", "claudebox --shell dump; echo DO''NE", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "DONE") }, "claudebox to exit")
+	time.Sleep(200 * time.Millisecond)
+	out := pane()
+	for _, mc := range []string{"\x1b[10i", "\x1b[11i", "\x1b[5i", "\x1b[4i", "\x1b[i", "\x1b[?5i", "\x1b[?4i", "\x1b[0;10i"} {
+		if bytes.Contains(out, []byte(mc)) {
+			t.Errorf("a media copy, %q, reached the user's terminal", mc)
+		}
+	}
+	if !bytes.Contains(out, []byte("\x1b[31mRED")) || !bytes.Contains(out, []byte("\x1b[2;5H")) {
+		t.Errorf("the colour and the cursor's position did not reach the terminal: %q", out)
 	}
 }
