@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/claudebox/claudebox/paths"
 )
 
 // StartSSHAgent starts a real ssh-agent as the user, holding a new key at
@@ -31,7 +29,9 @@ func StartSSHAgent(t *testing.T, h *Host) []string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { agent.Process.Kill(); agent.Wait() })
-	for deadline := time.Now().Add(5 * time.Second); !paths.Exists(sock); time.Sleep(20 * time.Millisecond) {
+	// The socket's file appears at bind, before the agent listens: a
+	// connection tells it is ready.
+	for deadline := time.Now().Add(5 * time.Second); !listening(sock); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("ssh-agent did not start")
 		}
@@ -124,4 +124,14 @@ ForceCommand cd %s && eval "$SSH_ORIGINAL_COMMAND"
 		t.Fatal(err)
 	}
 	return port, fmt.Sprintf("[127.0.0.1]:%d %s", port, pub)
+}
+
+// listening says a Unix socket at path accepts connections.
+func listening(path string) bool {
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
