@@ -192,7 +192,7 @@ func TestScriptComments(t *testing.T) {
 		t.Errorf("a comment for a variable the script sets itself or the host's:\n%s", script)
 	}
 	env, _, _ := strings.Cut(script[strings.Index(script, "env -i"):], " \\\n")
-	if want := `env -i DISABLE_AUTOUPDATER=1 SSH_AUTH_SOCK=` + SSHAgentSocket + ` HOME=/h FLAG="$FLAG" TOML="$TOML" LINES="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}LINES=//p' /h/p/.claudebox.env | tail -n 1)" PATH="` + gitWrapperDir + `:$PATH"`; env != want {
+	if want := `env -i DISABLE_AUTOUPDATER=1 PYTHONPYCACHEPREFIX=/tmp/pycache SSH_AUTH_SOCK=` + SSHAgentSocket + ` HOME=/h FLAG="$FLAG" TOML="$TOML" LINES="$(sed -n 's/^[[:space:]]*\(export[[:space:]]*\)\{0,1\}LINES=//p' /h/p/.claudebox.env | tail -n 1)" PATH="` + gitWrapperDir + `:$PATH"`; env != want {
 		t.Errorf("env line\n%s\nwant\n%s", env, want)
 	}
 }

@@ -12,6 +12,12 @@ import (
 // keeps updating itself.
 const updaterOff = "DISABLE_AUTOUPDATER"
 
+// pycachePrefix is set in every sandbox, whatever the host says: Python
+// there keeps its bytecode caches in the sandbox's /tmp, not beside the
+// project's sources, where the host's python would run them and where the
+// exit audit takes every one the session wrote for a finding.
+const pycachePrefix = "PYTHONPYCACHEPREFIX"
+
 // An envVar is one variable the sandbox starts with, as the plan knows it:
 // its value itself, or where the launch takes it from.
 type envVar struct {
@@ -35,7 +41,7 @@ const (
 // (Script) write: the script is the exact command only as long as they
 // read the same list.
 func (p Plan) environment() []envVar {
-	vars := []envVar{{name: updaterOff, value: "1"}}
+	vars := []envVar{{name: updaterOff, value: "1"}, {name: pycachePrefix, value: "/tmp/pycache"}}
 	if p.SSHAgent {
 		vars = append(vars, envVar{name: "SSH_AUTH_SOCK", value: SSHAgentSocket})
 	}
@@ -51,7 +57,7 @@ func (p Plan) environment() []envVar {
 	}
 	for _, n := range p.Env {
 		switch {
-		case n == updaterOff || p.setByRelay(n) || p.fixed(n) || p.setByAgent(n):
+		case n == updaterOff || n == pycachePrefix || p.setByRelay(n) || p.fixed(n) || p.setByAgent(n):
 		case n == "HOME":
 			// The home's real path, where the plan mounts it.
 			vars = append(vars, envVar{name: n, value: p.Home})

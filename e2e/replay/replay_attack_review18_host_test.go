@@ -65,3 +65,52 @@ PY
 		t.Errorf("the end did not name the forged object:\n%s", out)
 	}
 }
+
+// TestReplayReview18PythonBytecode: Python imports a module from the
+// bytecode cached beside it (__pycache__/<name>.<tag>.pyc) whenever the
+// cache's header names the source's modification time and size, and from
+// a lone <name>.pyc in the script's directory ahead of the standard
+// library's module of that name; git ignores both in nearly every
+// project (__pycache__/, *.py[cod]), and the exit audit judged neither.
+// The session writes a cache of util.py that runs its own code, and a
+// json.pyc beside main.py: the host's python3 main.py ran both, while git
+// status and git diff said nothing. Host-side proof: after the session,
+// the host's python3 main.py runs nothing the session wrote.
+func TestReplayReview18PythonBytecode(t *testing.T) {
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "__pycache__/\n*.py[cod]\n")
+	h.Write(filepath.Join(proj, "util.py"), "def f():\n    return 'ok'\n")
+	h.Write(filepath.Join(proj, "main.py"), "import json\nimport util\nprint(util.f(), json.dumps(1))\n")
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "python")
+	h.Run(proj, nil, "python3", "main.py")
+	marker := plantedMarker(h)
+	out := runSession(t, h, proj, `set -e
+		python3 - <<'PY'
+import importlib.util, marshal, os, struct, sys
+plant = lambda what: "open('`+marker+`.%s', 'w').close()\n" % what
+def cache(src, path, code):
+    st = os.stat(src)
+    header = struct.pack('<III', 0, int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF)
+    os.makedirs(os.path.dirname(path) or '.', exist_ok=True)
+    open(path + '.new', 'wb').write(importlib.util.MAGIC_NUMBER + header + marshal.dumps(compile(code, src, 'exec')))
+    os.rename(path + '.new', path)
+cache('util.py', '__pycache__/util.%s.pyc' % sys.implementation.cache_tag, open('util.py').read() + plant('cache'))
+cache('util.py', 'json.pyc', plant('lone') + 'import sys\ndel sys.modules["json"]\nhere = sys.path.pop(0)\nimport json\nsys.path.insert(0, here)\nsys.modules["json"] = json\n')
+PY
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the bytecode could not be planted here:\n%s", out)
+	}
+	if ran, err := h.Command(proj, nil, "python3", "main.py").CombinedOutput(); err != nil || !strings.Contains(string(ran), "ok 1") {
+		t.Errorf("the host's python3 main.py after the session: %v\n%s", err, ran)
+	}
+	for _, what := range []string{"cache", "lone"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's python3 main.py ran the session's bytecode (%s):\n%s", what, out)
+		}
+	}
+}
