@@ -53,11 +53,13 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // says (objects.go), the refs that replace an object with another
 // wherever git reads it (refs/replace), and the legacy remote files
 // (remotes/<name>, branches/<name>), which say where git fetches and
-// pushes for a remote the config does not define, and git-lfs's objects,
-// which its checkout copies into the work tree by their names as git's
-// own (lfs.go). The rest (other refs, logs) is data, walked only for what
+// pushes for a remote the config does not define, the conflicts'
+// resolutions git rerere records (rr-cache), which git replays into the
+// work tree at the next merge that meets the same conflict wherever the
+// directory exists, and git-lfs's objects, which its checkout copies into
+// the work tree by their names as git's own (lfs.go). The rest (other refs, logs) is data, walked only for what
 // is no file (gitDataDir).
-var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "lfs": lfsDir}
+var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir}
 
 // gitOpened are the files git opens in a work tree as its commands run
 // (git status, git log, which reads the .mailmap): one that is a FIFO,

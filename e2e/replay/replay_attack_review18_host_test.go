@@ -114,3 +114,53 @@ PY
 		}
 	}
 }
+
+// TestReplayReview18RerereResolution: git records how a conflict was
+// resolved in the git directory's rr-cache and, where that directory
+// exists, replays the recorded resolution into the work tree at the next
+// merge that meets the same conflict (rerere.enabled defaults to the
+// directory's presence), saying only that it resolved the file "using
+// previous resolution". The exit audit took rr-cache for data: the
+// session recorded, for the conflict the host's branches will meet in
+// the project's committed pre-commit hook (core.hooksPath .githooks), a
+// resolution that runs its own script. Host-side proof: after the
+// session, the host's git merge of the branch, and the commit that
+// concludes it, run nothing the session wrote.
+func TestReplayReview18RerereResolution(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	commit := func(content, msg string) {
+		h.Write(filepath.Join(proj, ".githooks", "pre-commit"), content)
+		os.Chmod(filepath.Join(proj, ".githooks", "pre-commit"), 0o755)
+		h.Run(proj, nil, "git", "add", ".githooks")
+		h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", msg)
+	}
+	commit("#!/bin/sh\nexit 0\n", "hook")
+	h.Run(proj, nil, "git", "branch", "other")
+	commit("#!/bin/sh\n# ours\nexit 0\n", "ours")
+	h.Run(proj, nil, "git", "checkout", "-q", "other")
+	commit("#!/bin/sh\n# theirs\nexit 0\n", "theirs")
+	h.Run(proj, nil, "git", "checkout", "-q", "-")
+	h.Run(proj, nil, "git", "config", "core.hooksPath", ".githooks")
+	marker := plantedMarker(h)
+	out := runSession(t, h, proj, `set -e
+		git clone -q --no-local . /tmp/scratch && cd /tmp/scratch
+		git checkout -q other && git checkout -q -
+		mkdir .git/rr-cache
+		git -c user.name=t -c user.email=t@example.com -c core.hooksPath=/dev/null merge -q other >/dev/null 2>&1 || true
+		printf '#!/bin/sh\ntouch `+marker+`\nexit 0\n' > .githooks/pre-commit
+		git rerere
+		cd - >/dev/null
+		cp -r /tmp/scratch/.git/rr-cache .git/
+		ls .git/rr-cache/*/postimage >/dev/null && test -z "$(git status --porcelain)" && echo RECORDED >&2`)
+	if !strings.Contains(out, "RECORDED") {
+		t.Fatalf("the resolution could not be recorded here:\n%s", out)
+	}
+	merged, _ := h.Command(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "merge", "other").CombinedOutput()
+	h.Command(proj, nil, "git", "add", ".githooks/pre-commit").Run()
+	committed, _ := h.Command(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--no-edit").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's merge took the session's resolution, and its commit ran it:\n%s\n%s%s", out, merged, committed)
+	}
+}
