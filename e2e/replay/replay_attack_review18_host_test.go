@@ -164,3 +164,46 @@ func TestReplayReview18RerereResolution(t *testing.T) {
 		t.Errorf("the host's merge took the session's resolution, and its commit ran it:\n%s\n%s%s", out, merged, committed)
 	}
 }
+
+// TestReplayReview18DirenvCache: direnv's layouts keep what they make in
+// the project's .direnv, which git ignores, and nix-direnv's use flake
+// (use nix too) evaluates the dev shell it cached there
+// (.direnv/flake-profile-<hash>.rc, eval'd whole) at every cd into the
+// project while it is newer than the flake: direnv asks again for a
+// changed .envrc, never for what it loads from there. The exit audit
+// judged nothing in .direnv (a script with no #! line, not executable):
+// the session adds a line to the cached shell. Host-side proof: after
+// the session, the host's .envrc, evaluated as direnv does with
+// nix-direnv's cache, runs nothing the session wrote.
+func TestReplayReview18DirenvCache(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, ".envrc"), "use flake\n")
+	h.Write(filepath.Join(proj, "flake.nix"), "{ outputs = _: { }; }\n")
+	h.Write(filepath.Join(proj, ".gitignore"), ".direnv/\n")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "direnv")
+	cached := filepath.Join(proj, ".direnv", "flake-profile-a5d5b61aa8a61b7d9d765e1daf971a9a578f1cfa.rc")
+	h.Write(cached, "export IN_NIX_SHELL=impure\n")
+	// direnv's use, and nix-direnv's use_flake as far as it goes with a
+	// fresh cache.
+	h.Write(filepath.Join(h.Home, ".config", "direnv", "direnvrc"), `use() { "use_$1" "${@:2}"; }
+use_flake() {
+	for rc in .direnv/flake-profile-*.rc; do
+		if [ "$rc" -nt flake.nix ]; then eval "$(< "$rc")"; fi
+	done
+}
+`)
+	marker := plantedMarker(h)
+	out := runSession(t, h, proj, `set -e
+		echo 'touch `+marker+`' >> `+cached+`
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the cached shell could not be changed here:\n%s", out)
+	}
+	loaded, _ := h.Command(proj, nil, "bash", "-c", `source ~/.config/direnv/direnvrc && source .envrc`).CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's direnv loaded the session's line from .direnv:\n%s\n%s", out, loaded)
+	}
+}
