@@ -42,7 +42,7 @@ func (s *Session) startGPGAgent() (stop func(), err error) {
 
 // signingKeys are the keygrips of the user's keys that sign, as the gpg
 // that gpgconf names lists them: the only keys the filter lets the
-// sandbox sign with.
+// sandbox sign with. The listing leaves the trust database as it is.
 func signingKeys(gpgconf string) ([]string, error) {
 	const again = "check your GnuPG installation: gpg --list-secret-keys; or launch with --with-gpg=false"
 	components, err := exec.Command(gpgconf, "--list-components").Output()
@@ -58,7 +58,7 @@ func signingKeys(gpgconf string) ([]string, error) {
 	if gpg == "" {
 		return nil, hint.Errorf(again, "--with-gpg: gpgconf names no gpg")
 	}
-	listing, err := exec.Command(gpg, "--batch", "--with-colons", "--with-keygrip", "--list-secret-keys").Output()
+	listing, err := exec.Command(gpg, "--batch", "--no-auto-check-trustdb", "--with-colons", "--with-keygrip", "--list-secret-keys").Output()
 	if err != nil {
 		return nil, hint.Errorf(again, "--with-gpg: gpg --list-secret-keys failed: %v", err)
 	}
