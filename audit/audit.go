@@ -557,7 +557,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun, sub = true, gitDir
 		case isObeyed(name, n.fold):
 			hostRun, sub = true, allDir
-		case !typ.IsDir() && pythonBytecode(name, n.fold) && !inSitePackages(rel):
+		case !typ.IsDir() && pythonModule(name, n.fold) && !inSitePackages(rel):
 			hostRun = true
 		case !typ.IsDir() && (name == ".gitignore" || makeNames[name] || makeFragment(name)),
 			typ&noFile != 0 && gitOpened[name]:
@@ -1161,7 +1161,7 @@ func Replaced(guarded []string, since time.Time) []string {
 
 // rules digests the names the walk judges, and how.
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, makeNames, ".mk", ".gitignore", ".pyc", gitDataDir))
+	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, makeNames, ".mk", ".gitignore", ".pyc", ".so", gitDataDir))
 }
 
 // isObeyed says the registry names name: what the host runs or obeys

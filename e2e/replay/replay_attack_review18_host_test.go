@@ -2,8 +2,10 @@ package replay
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,26 +71,43 @@ PY
 // TestReplayReview18PythonBytecode: Python imports a module from the
 // bytecode cached beside it (__pycache__/<name>.<tag>.pyc) whenever the
 // cache's header names the source's modification time and size, and from
-// a lone <name>.pyc in the script's directory ahead of the standard
-// library's module of that name; git ignores both in nearly every
-// project (__pycache__/, *.py[cod]), and the exit audit judged neither.
-// The session writes a cache of util.py that runs its own code, and a
-// json.pyc beside main.py: the host's python3 main.py ran both, while git
-// status and git diff said nothing. Host-side proof: after the session,
-// the host's python3 main.py runs nothing the session wrote.
+// a lone <name>.pyc or an extension module (<name>.so, loaded first) in
+// the script's directory ahead of the standard library's module of that
+// name; git ignores them in nearly every project (__pycache__/,
+// *.py[cod], *.so), and the exit audit judged none. The session writes a
+// cache of util.py that runs its own code, a json.pyc beside main.py,
+// and a typing.so beside it whose constructor runs as Python loads it:
+// the host's python3 main.py ran all three, while git status and git
+// diff said nothing. Host-side proof: after the session, the host's
+// python3 main.py runs nothing the session wrote.
 func TestReplayReview18PythonBytecode(t *testing.T) {
 	harness.RequireTool(t, "python3", "apt-get install python3")
+	gcc := harness.RequireTool(t, "gcc", "apt-get install gcc")
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	h.Write(filepath.Join(proj, ".gitignore"), "__pycache__/\n*.py[cod]\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "__pycache__/\n*.py[cod]\n*.so\n")
 	h.Write(filepath.Join(proj, "util.py"), "def f():\n    return 'ok'\n")
-	h.Write(filepath.Join(proj, "main.py"), "import json\nimport util\nprint(util.f(), json.dumps(1))\n")
+	h.Write(filepath.Join(proj, "main.py"), "import json\nimport util\nprint(util.f(), json.dumps(1))\nimport typing\n")
 	h.Run(proj, nil, "git", "add", ".")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "python")
 	h.Run(proj, nil, "python3", "main.py")
 	marker := plantedMarker(h)
+	c := filepath.Join(t.TempDir(), "plant.c")
+	if err := os.WriteFile(c, []byte(`#include <stdio.h>
+__attribute__((constructor)) static void plant(void) { fclose(fopen("`+marker+`.so", "w")); }
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(gcc, "-shared", "-fPIC", "-o", c+".so", c).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	so, err := os.ReadFile(c + ".so")
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := runSession(t, h, proj, `set -e
+		echo `+base64.StdEncoding.EncodeToString(so)+` | base64 -d > typing.so
 		python3 - <<'PY'
 import importlib.util, marshal, os, struct, sys
 plant = lambda what: "open('`+marker+`.%s', 'w').close()\n" % what
@@ -108,7 +127,7 @@ PY
 	if ran, err := h.Command(proj, nil, "python3", "main.py").CombinedOutput(); err != nil || !strings.Contains(string(ran), "ok 1") {
 		t.Errorf("the host's python3 main.py after the session: %v\n%s", err, ran)
 	}
-	for _, what := range []string{"cache", "lone"} {
+	for _, what := range []string{"cache", "lone", "so"} {
 		if _, err := os.Stat(marker + "." + what); err == nil {
 			t.Errorf("the host's python3 main.py ran the session's bytecode (%s):\n%s", what, out)
 		}
