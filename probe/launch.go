@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/claudebox/claudebox/agent"
+	"github.com/claudebox/claudebox/hardlink"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/limits"
@@ -104,6 +105,10 @@ type Launch struct {
 	// RuntimeDir is $XDG_RUNTIME_DIR when it is the user's alone, or ""
 	// (see RuntimeDir).
 	RuntimeDir string
+	// Linked are the files of the project (and of the git directories the
+	// sandbox writes) that the host's tools made hard links to files
+	// outside it, which the launch makes files of their own.
+	Linked []hardlink.Found
 }
 
 // RuntimeDir is the directory $XDG_RUNTIME_DIR names (getenv reads the
@@ -178,6 +183,15 @@ func Read(q Query) Launch {
 	}
 	l.Bwrap, _ = exec.LookPath("bwrap")
 	l.Command, l.Runnable = findProgram(q.Program)
+	// The look for hard links runs beside the rest of the probe.
+	linked := make(chan []hardlink.Found, 1)
+	go func() {
+		if q.Project.Checkout == "" {
+			linked <- nil
+			return
+		}
+		linked <- hardlink.Find(q.Project.Checkout, q.Project.GitDirs)
+	}()
 	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP, q.PluginDirs)
 	l.CA = caBundles(q.Home, q.Project.Checkout, q.Binds, q.StateDirs, q.Getenv)
 	if l.Bwrap != "" {
@@ -218,6 +232,7 @@ func Read(q Query) Launch {
 		g := gpu("/")
 		l.GPU = &g
 	}
+	l.Linked = <-linked
 	return l
 }
 

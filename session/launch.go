@@ -32,6 +32,7 @@ import (
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/guard"
+	"github.com/claudebox/claudebox/hardlink"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/limits/cgroup"
@@ -72,6 +73,9 @@ type Session struct {
 	// probedWorktrees holds the repository's worktrees as the probe found
 	// them until the stand-ins stand (instance.LockWorktrees).
 	probedWorktrees *os.File
+	// linked are the project's files the probe found hard-linked to files
+	// outside it (copyLinked).
+	linked []hardlink.Found
 	// phases times the launch when CLAUDEBOX_TRACE=1 asks for it.
 	phases   *phases
 	bwrap    string

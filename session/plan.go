@@ -102,8 +102,8 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		bwrap: f.Bwrap, shell: o.Shell, landlock: f.Landlock, home: home, stateDir: stateDir, runFiles: runFiles, plan: p, env: set.env, additions: set.additions, unapproved: set.unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: set.servers, claudeJSON: set.mcp.claudeJSON, agentMCP: set.agentMCP, leftOutMCP: set.leftOut, skipped: append(conf.Skipped, f.CA.LeftOut...), portsNote: portsNote(conf), caPEM: f.CA.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
-		probedWorktrees: f.Worktrees,
-		cgroup:          f.Cgroup, noCgroup: f.NoCgroup,
+		probedWorktrees: f.Worktrees, linked: f.Linked,
+		cgroup: f.Cgroup, noCgroup: f.NoCgroup,
 	}
 	if gpg != nil {
 		s.gpgconf, s.gpgSocket, s.gpgFilter = f.GPG.Conf, gpg.Socket, gpgInside.Socket

@@ -71,6 +71,10 @@ func (s *Session) supervise() error {
 	}
 	defer removeCopies()
 	s.phases.done("proxy")
+	if err := s.copyLinked(); err != nil {
+		return err
+	}
+	s.phases.done("hard links")
 	lock, err := s.materialize()
 	if err != nil {
 		return err

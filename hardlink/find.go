@@ -1,0 +1,412 @@
+// Package hardlink finds the files of a project that are hard links to
+// files outside it, where the host's tools make them (pnpm's and bun's
+// node_modules, a uv virtualenv's site-packages, a local clone's git
+// objects), and makes each a file of its own: a session writing such a
+// file in place would write the store's, the cache's or the other
+// repository's too, which the host runs. The project is hostile input:
+// every walk goes by directory descriptors, never follows a symlink and
+// never opens what it only has to stat.
+package hardlink
+
+import (
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Kind is where a linked file was found, which says whose file it shares.
+type Kind int
+
+const (
+	// Packages are node_modules' packages: pnpm links them from its store,
+	// bun from its cache.
+	Packages Kind = iota
+	// Venv is a virtualenv's site-packages: uv links it from its cache.
+	Venv
+	// Objects are a repository's objects: git clone of a local path links
+	// the source repository's.
+	Objects
+	kinds
+)
+
+// why names, for the launch's line, whose files each kind shares.
+var why = [kinds]string{
+	Packages: "pnpm's or bun's store (node_modules)",
+	Venv:     "uv's cache (a virtualenv)",
+	Objects:  "the repository a local clone was made from (git objects)",
+}
+
+// File is a file Find found with more than one name.
+type File struct {
+	// Rel is its path beneath the base Find was given.
+	Rel       string
+	Dev, Ino  uint64
+	Size      int64
+	Allocated int64
+	Kind      Kind
+	// names is how many names it had.
+	names uint64
+}
+
+// Found is what Find found beneath one base directory.
+type Found struct {
+	Base  string
+	Files []File
+}
+
+// Bytes is what a copy of every file found takes on disk.
+func (f Found) Bytes() int64 {
+	var n int64
+	for _, file := range f.Files {
+		n += file.Allocated
+	}
+	return n
+}
+
+// nearDepth is how far below the project Find looks for node_modules,
+// virtualenvs and repositories: as far as the guards look for nested
+// repositories.
+const nearDepth = 2
+
+// maxDepth bounds a walk below a place: each level holds a descriptor.
+const maxDepth = 48
+
+// Find finds the files beneath base that have a second name, in the places
+// the host's tools link from outside: node_modules in base or a directory
+// down to two levels below it (a package whose package.json is linked is
+// walked whole; .pnpm's packages, scoped ones, nested node_modules), a
+// virtualenv there (its site-packages walked whole when a *.dist-info's
+// METADATA is linked), and the objects of a git directory there. A file
+// whose every name Find saw (links the project holds within itself) is
+// left out. gitDirs are git directories outside base the sandbox writes
+// (a linked worktree's repository): their objects are walked too, each as
+// a Found of its own.
+func Find(base string, gitDirs []string) []Found {
+	var all []Found
+	if f := findNear(base); len(f.Files) > 0 {
+		all = append(all, f)
+	}
+	for _, g := range gitDirs {
+		f := finder{found: Found{Base: g}}
+		if d, err := openDir(unix.AT_FDCWD, g); err == nil {
+			f.objects(d, "")
+			unix.Close(d)
+		}
+		if f.drop(); len(f.found.Files) > 0 {
+			all = append(all, f.found)
+		}
+	}
+	return all
+}
+
+func findNear(base string) Found {
+	f := finder{found: Found{Base: base}}
+	d, err := openDir(unix.AT_FDCWD, base)
+	if err != nil {
+		return f.found
+	}
+	f.near(d, "", 0)
+	unix.Close(d)
+	f.drop()
+	return f.found
+}
+
+type finder struct {
+	found Found
+}
+
+// near looks in the directory d (rel beneath base) for the places tools
+// link into, and below it down to nearDepth. It closes nothing it was
+// given.
+func (f *finder) near(d int, rel string, depth int) {
+	if depth == nearDepth {
+		f.places(d, rel, func(name string, dir bool) bool { return isA(d, name, dir) })
+		return
+	}
+	entries := list(d)
+	has := func(name string, dir bool) bool {
+		return slices.ContainsFunc(entries, func(e entry) bool { return e.name == name && e.dir == dir })
+	}
+	if !f.places(d, rel, has) {
+		return
+	}
+	for _, e := range entries {
+		if !e.dir || e.name == "node_modules" || e.name == ".git" {
+			continue
+		}
+		// Most of a tree's directories are at the deepest level: each is
+		// looked at from here, and opened only where it holds one of the
+		// three names. A directory's link count is 2 and one more for
+		// each directory in it, where the filesystem counts them (btrfs
+		// says 1): at 2 it holds no node_modules, .git, nor a
+		// virtualenv's lib. The reads may pass a symlink put there since
+		// the listing: they only say where to look, and the look follows
+		// none.
+		if depth+1 == nearDepth {
+			var st unix.Stat_t
+			if unix.Fstatat(d, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Nlink == 2 {
+				continue
+			}
+			if !isA(d, e.name+"/node_modules", true) && !isA(d, e.name+"/.git", true) && !isA(d, e.name+"/pyvenv.cfg", false) {
+				continue
+			}
+		}
+		if c, err := openDir(d, e.name); err == nil {
+			f.near(c, join(rel, e.name), depth+1)
+			unix.Close(c)
+		}
+	}
+}
+
+// places looks at what the directory d holds that tools link into (has
+// says whether it holds a name, as a directory or not): its node_modules,
+// its .git's objects, and d itself as a virtualenv, below which there is
+// nothing more to look for (false).
+func (f *finder) places(d int, rel string, has func(name string, dir bool) bool) bool {
+	venv := has("pyvenv.cfg", false)
+	if venv {
+		f.venv(d, rel)
+	}
+	if has("node_modules", true) {
+		if c, err := openDir(d, "node_modules"); err == nil {
+			f.nodeModules(c, join(rel, "node_modules"), 0)
+			unix.Close(c)
+		}
+	}
+	if has(".git", true) {
+		if c, err := openDir(d, ".git"); err == nil {
+			f.objects(c, join(rel, ".git"))
+			unix.Close(c)
+		}
+	}
+	return !venv
+}
+
+// nodeModules looks at each package of the node_modules directory d:
+// .pnpm's (.pnpm/<pkg>@<version>/node_modules/<name>), scoped ones
+// (@scope/<name>) and the rest; a package is linked when its package.json
+// is, and is then walked whole. A package's own node_modules (bun's and
+// npm's nesting) is looked at the same way.
+func (f *finder) nodeModules(d int, rel string, depth int) {
+	if depth > 8 {
+		return
+	}
+	for _, e := range list(d) {
+		if !e.dir || e.name == ".bin" {
+			continue
+		}
+		c, err := openDir(d, e.name)
+		if err != nil {
+			continue
+		}
+		switch {
+		case e.name == ".pnpm":
+			for _, p := range list(c) {
+				if p.dir && p.name != "node_modules" {
+					f.pnpmPackage(c, join(rel, ".pnpm"), p.name, depth)
+				}
+			}
+		case strings.HasPrefix(e.name, "@"):
+			for _, p := range list(c) {
+				if p.dir {
+					if pc, err := openDir(c, p.name); err == nil {
+						f.pkg(pc, join(rel, e.name+"/"+p.name), depth)
+						unix.Close(pc)
+					}
+				}
+			}
+		case strings.HasPrefix(e.name, "."):
+		default:
+			f.pkg(c, join(rel, e.name), depth)
+		}
+		unix.Close(c)
+	}
+}
+
+// pnpmPackage looks at the package of the directory entry of .pnpm (d),
+// <name>@<version> (a scope's / written +, peers after the version): one
+// status read of node_modules/<name>/package.json there, where the name is
+// read right; else its node_modules is looked at as any other.
+func (f *finder) pnpmPackage(d int, rel, entry string, depth int) {
+	name, _, _ := strings.Cut(entry[1:], "@")
+	name = strings.ReplaceAll(entry[:1]+name, "+", "/")
+	var st unix.Stat_t
+	// The read may pass a symlink: it only says where to look, and the
+	// look opens each directory without following one.
+	if fs.ValidPath(name) && unix.Fstatat(d, entry+"/node_modules/"+name+"/package.json", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
+		if st.Nlink > 1 {
+			if c, err := openPath(d, append([]string{entry, "node_modules"}, strings.Split(name, "/")...)...); err == nil {
+				f.walk(c, join(rel, entry+"/node_modules/"+name), Packages, 0)
+				unix.Close(c)
+			}
+		}
+		return
+	}
+	if c, err := openPath(d, entry, "node_modules"); err == nil {
+		f.nodeModules(c, join(rel, entry+"/node_modules"), depth+1)
+		unix.Close(c)
+	}
+}
+
+// pkg walks the package directory d whole when its package.json has a
+// second name, and else looks in its own node_modules.
+func (f *finder) pkg(d int, rel string, depth int) {
+	if linkedIn(d, ".", "package.json") {
+		f.walk(d, rel, Packages, 0)
+		return
+	}
+	if c, err := openDir(d, "node_modules"); err == nil {
+		f.nodeModules(c, join(rel, "node_modules"), depth+1)
+		unix.Close(c)
+	}
+}
+
+// venv walks each site-packages of the virtualenv d (lib/python*/) whole
+// when a distribution's METADATA there has a second name.
+func (f *finder) venv(d int, rel string) {
+	lib, err := openDir(d, "lib")
+	if err != nil {
+		return
+	}
+	defer unix.Close(lib)
+	for _, py := range list(lib) {
+		if !py.dir || !strings.HasPrefix(py.name, "python") {
+			continue
+		}
+		sp, err := openPath(lib, py.name, "site-packages")
+		if err != nil {
+			continue
+		}
+		for _, e := range list(sp) {
+			if e.dir && strings.HasSuffix(e.name, ".dist-info") && linkedIn(sp, e.name, "METADATA") {
+				f.walk(sp, join(rel, "lib/"+py.name+"/site-packages"), Venv, 0)
+				break
+			}
+		}
+		unix.Close(sp)
+	}
+}
+
+// objects walks the git directory d's objects whole: loose objects, packs
+// and what objects/info holds are all linked by a local clone.
+func (f *finder) objects(d int, rel string) {
+	if c, err := openDir(d, "objects"); err == nil {
+		f.walk(c, join(rel, "objects"), Objects, 0)
+		unix.Close(c)
+	}
+}
+
+// walk adds every regular file below d with a second name.
+func (f *finder) walk(d int, rel string, kind Kind, depth int) {
+	for _, e := range list(d) {
+		if e.dir {
+			if depth < maxDepth {
+				if c, err := openDir(d, e.name); err == nil {
+					f.walk(c, join(rel, e.name), kind, depth+1)
+					unix.Close(c)
+				}
+			}
+			continue
+		}
+		if !e.maybeRegular {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(d, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink < 2 {
+			continue
+		}
+		f.found.Files = append(f.found.Files, File{
+			Rel: join(rel, e.name), Dev: st.Dev, Ino: st.Ino, Size: st.Size, Allocated: st.Blocks * 512, Kind: kind, names: uint64(st.Nlink),
+		})
+	}
+}
+
+// drop leaves out the files whose every name was found: the project links
+// them within itself, and a copy would only take room.
+func (f *finder) drop() {
+	type id struct{ dev, ino uint64 }
+	seen := map[id]uint64{}
+	for _, file := range f.found.Files {
+		seen[id{file.Dev, file.Ino}]++
+	}
+	f.found.Files = slices.DeleteFunc(f.found.Files, func(file File) bool {
+		return seen[id{file.Dev, file.Ino}] >= file.names
+	})
+}
+
+type entry struct {
+	name              string
+	dir, maybeRegular bool
+}
+
+// list reads the directory d's entries by their types as the directory
+// gives them: a symlink is never a directory here.
+func list(d int) []entry {
+	dup, err := unix.Dup(d)
+	if err != nil {
+		return nil
+	}
+	unix.Seek(dup, 0, 0)
+	dir := os.NewFile(uintptr(dup), "")
+	defer dir.Close()
+	des, _ := dir.ReadDir(-1)
+	entries := make([]entry, 0, len(des))
+	for _, de := range des {
+		t := de.Type()
+		entries = append(entries, entry{name: de.Name(), dir: t.IsDir(), maybeRegular: t.IsRegular()})
+	}
+	return entries
+}
+
+// isA says whether name beneath d is a directory (dir), or something else.
+func isA(d int, name string, dir bool) bool {
+	var st unix.Stat_t
+	return unix.Fstatat(d, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && (st.Mode&unix.S_IFMT == unix.S_IFDIR) == dir
+}
+
+// linkedIn says whether dir/name beneath d (dir one component, "." for
+// d itself) is a regular file with a second name.
+func linkedIn(d int, dir, name string) bool {
+	c := d
+	if dir != "." {
+		var err error
+		if c, err = openDir(d, dir); err != nil {
+			return false
+		}
+		defer unix.Close(c)
+	}
+	var st unix.Stat_t
+	return unix.Fstatat(c, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Nlink > 1
+}
+
+// openPath opens the directory beneath d its components name, each
+// opened without following a symlink.
+func openPath(d int, components ...string) (int, error) {
+	cur := d
+	for _, c := range components {
+		next, err := openDir(cur, c)
+		if cur != d {
+			unix.Close(cur)
+		}
+		if err != nil {
+			return -1, err
+		}
+		cur = next
+	}
+	return cur, nil
+}
+
+// openDir opens the directory name beneath d, following no symlink.
+func openDir(d int, name string) (int, error) {
+	return unix.Openat(d, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+}
+
+func join(rel, name string) string {
+	if rel == "" {
+		return name
+	}
+	return rel + "/" + name
+}
