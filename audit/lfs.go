@@ -22,8 +22,8 @@ import (
 // again.
 
 // lfsObjectHolds says whether the entry name of n, a directory of
-// lfs/objects, is a regular file at the path git-lfs reads it by whose
-// content hashes to its name, within the objects' budget.
+// lfs/objects, is a regular file, not sparse, at the path git-lfs reads
+// it by, whose content hashes to its name within the objects' budget.
 func (w *walker) lfsObjectHolds(n node, name string) bool {
 	fan, top := filepath.Base(n.rel), filepath.Dir(n.rel)
 	if len(name) != 2*sha256.Size || !isHex(name) || fan != name[2:4] || filepath.Base(top) != name[:2] || filepath.Base(filepath.Dir(top)) != "objects" {
@@ -35,7 +35,10 @@ func (w *walker) lfsObjectHolds(n node, name string) bool {
 	}
 	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+	// Sparse is what no download writes: a hole of a terabyte would hold
+	// the session's end the whole budget.
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Blocks*512 < st.Size {
 		return false
 	}
 	h := sha256.New()

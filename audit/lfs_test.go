@@ -14,7 +14,8 @@ import (
 // TestScanLFSObjects: of what a session writes among git-lfs's objects,
 // an object that holds what its name says (what git lfs pull fetches) is
 // no finding, nor one it only touched; one rewritten with other content,
-// one at another's path, a link and anything else there are.
+// one at another's path, a link, a sparse one (a terabyte's hole, not
+// read) and anything else there are.
 func TestScanLFSObjects(t *testing.T) {
 	root := t.TempDir()
 	c := exec.Command("git", "init", "-q", filepath.Join(root, "repo"))
@@ -45,6 +46,8 @@ func TestScanLFSObjects(t *testing.T) {
 	linked := object("linked\n")
 	must(t, os.Remove(filepath.Join(root, linked)))
 	must(t, os.Symlink("/etc/hostname", filepath.Join(root, linked)))
+	sparse := object("")
+	must(t, os.Truncate(filepath.Join(root, sparse), 1<<40))
 	stray := filepath.Join("repo", ".git", "lfs", "objects", "stray")
 	write(t, filepath.Join(root, stray))
 	write(t, filepath.Join(root, "repo", ".git", "lfs", "tmp", "partial"))
@@ -55,7 +58,7 @@ func TestScanLFSObjects(t *testing.T) {
 		rel, _ := filepath.Rel(root, f)
 		got = append(got, rel)
 	}
-	want := []string{hook, elsewhere, linked, stray}
+	want := []string{hook, elsewhere, linked, sparse, stray}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
