@@ -79,7 +79,8 @@ const maxDepth = 48
 // down to two levels below it (a package whose package.json is linked is
 // walked whole; .pnpm's packages, scoped ones, nested node_modules), a
 // virtualenv there (its site-packages walked whole when a *.dist-info's
-// METADATA is linked), and the objects of a git directory there. A file
+// METADATA is linked), and the objects of a git directory there and of
+// its submodules' (.git/modules). A file
 // whose every name Find saw (links the project holds within itself) is
 // left out. gitDirs are git directories outside base the sandbox writes
 // (a linked worktree's repository): their objects are walked too, each as
@@ -291,10 +292,38 @@ func (f *finder) venv(d int, rel string) {
 }
 
 // objects walks the git directory d's objects whole: loose objects, packs
-// and what objects/info holds are all linked by a local clone.
+// and what objects/info holds are all linked by a local clone; and so its
+// submodules' git directories (modules/<name>, a name that may hold
+// slashes), which a submodule cloned from a local path links too.
 func (f *finder) objects(d int, rel string) {
 	if c, err := openDir(d, "objects"); err == nil {
 		f.walk(c, join(rel, "objects"), Objects, 0)
+		unix.Close(c)
+	}
+	if c, err := openDir(d, "modules"); err == nil {
+		f.modules(c, join(rel, "modules"), 0)
+		unix.Close(c)
+	}
+}
+
+// modules looks for the submodules' git directories below d.
+func (f *finder) modules(d int, rel string, depth int) {
+	if depth > 8 {
+		return
+	}
+	for _, e := range list(d) {
+		if !e.dir {
+			continue
+		}
+		c, err := openDir(d, e.name)
+		if err != nil {
+			continue
+		}
+		if isA(c, "objects", true) {
+			f.objects(c, join(rel, e.name))
+		} else {
+			f.modules(c, join(rel, e.name), depth+1)
+		}
 		unix.Close(c)
 	}
 }

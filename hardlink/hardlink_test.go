@@ -68,6 +68,7 @@ func TestFindAndBreak(t *testing.T) {
 		".git/objects/ab/cdef0123",
 		".git/objects/pack/pack-1.pack",
 		"sub/repo/.git/objects/info/commit-graph",
+		".git/modules/libs/x/objects/pack/pack-2.idx",
 	}
 	for _, rel := range linked {
 		linkIn(t, store, proj, rel)
