@@ -28,7 +28,8 @@ type Agent struct {
 	// ConfigDir is the agent's configuration directory, under $HOME.
 	ConfigDir string
 	// Shown are the entries of ConfigDir shown read-only; Copies, those it
-	// saves, shown as private copies. Anything else there (its login, other
+	// saves, shown as private copies: its trust answers, of which only
+	// those bearing on the project (TrustCopy). Anything else there (its login, other
 	// projects' history, what a later release adds) stays hidden: the list
 	// is an allowlist, so that what it does not know stays out. Claude's
 	// entries are probed by the rules of its own row (nil here).

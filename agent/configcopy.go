@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -211,6 +212,33 @@ func (a Agent) keep(top map[string]any, carried []string) []string {
 	return leftOut
 }
 
+// trustBears says a trust answer for path bears on project: it is the
+// project's, a folder's in it, or one's above it (Gemini's TRUST_PARENT,
+// a folder trusted with all it holds). Any other names another of the
+// user's projects, which the sandbox does not see.
+func trustBears(path, project string) bool {
+	path, project = filepath.Clean(path), filepath.Clean(project)
+	within := func(p, dir string) bool { return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/") }
+	return within(path, project) || within(project, path)
+}
+
+// TrustCopy is the private copy of an agent's trust answers (Gemini's
+// trustedFolders.json, a folder's path to its answer) with only those
+// that bear on project; one that is not a JSON object is copied empty.
+func TrustCopy(host []byte, project string) []byte {
+	var folders map[string]any
+	if json.Unmarshal(host, &folders) != nil {
+		return nil
+	}
+	for path := range folders {
+		if !trustBears(path, project) {
+			delete(folders, path)
+		}
+	}
+	b, _ := json.MarshalIndent(folders, "", "  ")
+	return b
+}
+
 // holdsCredential says a value of the agent's configuration has a
 // credential written in it, as a hook's command of Claude Code's may.
 func holdsCredential(v any) bool {
@@ -222,7 +250,7 @@ func holdsCredential(v any) bool {
 // file's data: only the keys known harmless, and the MCP servers carried
 // in; and what it left out (names only). A file that is not TOML gives an
 // empty copy.
-func CodexConfigCopy(host []byte, carried []string) ([]byte, []string) {
+func CodexConfigCopy(host []byte, carried []string, project string) ([]byte, []string) {
 	if len(bytes.TrimSpace(host)) == 0 {
 		return nil, nil
 	}
@@ -231,6 +259,13 @@ func CodexConfigCopy(host []byte, carried []string) ([]byte, []string) {
 		return nil, []string{Unreadable}
 	}
 	leftOut := Codex.keep(top, carried)
+	if projects, ok := top["projects"].(map[string]any); ok {
+		for path := range projects {
+			if !trustBears(path, project) {
+				delete(projects, path)
+			}
+		}
+	}
 	out, err := toml.Marshal(top)
 	if err != nil {
 		return nil, []string{Unreadable}

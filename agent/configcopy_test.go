@@ -21,6 +21,12 @@ chatgpt_base_url = "https://x"
 [projects."/p"]
 trust_level = "trusted"
 secret = "s"
+[projects."/home/u/clients/acme"]
+trust_level = "trusted"
+[projects."/p/sub"]
+trust_level = "untrusted"
+[projects."/pp"]
+trust_level = "trusted"
 [mcp_servers.a]
 command = "a"
 env = { T = "s" }
@@ -31,22 +37,22 @@ http_headers = { K = "s" }
 [otel]
 environment = "s"
 `
-	out, leftOut := CodexConfigCopy([]byte(host), []string{"a"})
+	out, leftOut := CodexConfigCopy([]byte(host), []string{"a"}, "/p")
 	var got map[string]any
 	if err := toml.Unmarshal(out, &got); err != nil {
 		t.Fatalf("the copy is not TOML: %v\n%s", err, out)
 	}
 	b, _ := json.Marshal(got)
-	if want := `{"mcp_servers":{"a":{"command":"a","env":{"T":"s"}}},"model":"m","profile":"p","profiles":{"p":{"model":"m2"}},"projects":{"/p":{"trust_level":"trusted"}}}`; string(b) != want {
+	if want := `{"mcp_servers":{"a":{"command":"a","env":{"T":"s"}}},"model":"m","profile":"p","profiles":{"p":{"model":"m2"}},"projects":{"/p":{"trust_level":"trusted"},"/p/sub":{"trust_level":"untrusted"}}}`; string(b) != want {
 		t.Errorf("copy %s, want %s", b, want)
 	}
 	if want := []string{"model_providers", "otel", "profiles.p.chatgpt_base_url"}; !slices.Equal(leftOut, want) {
 		t.Errorf("left out %q, want %q", leftOut, want)
 	}
-	if out, leftOut := CodexConfigCopy([]byte(`model = "m`), nil); len(out) != 0 || !slices.Equal(leftOut, []string{Unreadable}) {
+	if out, leftOut := CodexConfigCopy([]byte(`model = "m`), nil, "/p"); len(out) != 0 || !slices.Equal(leftOut, []string{Unreadable}) {
 		t.Errorf("not TOML: %q %q", out, leftOut)
 	}
-	if out, leftOut := CodexConfigCopy(nil, nil); len(out) != 0 || leftOut != nil {
+	if out, leftOut := CodexConfigCopy(nil, nil, "/p"); len(out) != 0 || leftOut != nil {
 		t.Errorf("no file: %q %q", out, leftOut)
 	}
 }
@@ -82,5 +88,22 @@ func TestGeminiSettingsComments(t *testing.T) {
 	}
 	if _, ok := Gemini.parse([]byte(`{"ui": {} /* unterminated`)); ok {
 		t.Error("an unterminated comment swallowed the rest and still read")
+	}
+}
+
+// Of an agent's trust answers, only the project's, a folder's in it and
+// one's above it enter: another folder's names the user's other projects.
+func TestTrustCopy(t *testing.T) {
+	host := `{"/home/u/work": "TRUST_PARENT", "/home/u/work/app": "TRUST_FOLDER", "/home/u/work/app/vendor": "DO_NOT_TRUST", "/home/u/clients/acme": "TRUST_FOLDER", "/home/u/work/app2": "TRUST_FOLDER", "/": "DO_NOT_TRUST"}`
+	var got map[string]string
+	if err := json.Unmarshal(TrustCopy([]byte(host), "/home/u/work/app"), &got); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	if want := `{"/":"DO_NOT_TRUST","/home/u/work":"TRUST_PARENT","/home/u/work/app":"TRUST_FOLDER","/home/u/work/app/vendor":"DO_NOT_TRUST"}`; string(b) != want {
+		t.Errorf("copy %s, want %s", b, want)
+	}
+	if got := TrustCopy([]byte("not json"), "/p"); len(got) != 0 {
+		t.Errorf("not JSON: %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -60,6 +61,13 @@ func makeAgentState(dir string) error {
 		}
 	}
 	return nil
+}
+
+// agentCopy says dest is one of the agent's private copies of what it
+// saves (its trust answers).
+func (s *Session) agentCopy(dest string) bool {
+	a := s.plan.Agent
+	return a != nil && slices.ContainsFunc(a.Copies, func(c mount.Copy) bool { return c.Path == dest })
 }
 
 // agentData is a data mount's content, with the proxy's phantom put in

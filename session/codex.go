@@ -52,7 +52,7 @@ func (s *Session) writeAgentConfig(dir string) error {
 	if b, err := untrusted.ReadFile(recDir, name, 1<<16); err == nil {
 		json.Unmarshal(b, &levels)
 	}
-	content, leftOut := agent.CodexConfigCopy(host, s.agentMCP)
+	content, leftOut := agent.CodexConfigCopy(host, s.agentMCP, s.plan.Project.Root)
 	s.leaveOut(a.Config, leftOut)
 	if err := untrusted.WriteFile(dir, s.agentConfigFile(), agent.WithCodexTrust(content, levels), 0o600); err != nil {
 		return hint.Errorf("move it aside: the sandbox may have put something there", "cannot write %s's configuration in %s: %v", a.Name, dir, err)

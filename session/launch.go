@@ -761,6 +761,9 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 			var leftOut []string
 			data, leftOut = claudesettings.CopyContent(m.Dest, s.plan.Home, data)
 			s.leaveOut(m.Dest, leftOut)
+			if s.agentCopy(m.Dest) {
+				data = agent.TrustCopy(data, s.plan.Project.Root)
+			}
 		}
 		if m.Kind == mount.BindData {
 			s.copies = append(s.copies, &privateCopy{dest: m.Dest, given: data})

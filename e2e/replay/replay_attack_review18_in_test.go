@@ -138,3 +138,35 @@ func TestReplayReview18TerminalMediaCopy(t *testing.T) {
 		t.Errorf("the colour and the cursor's position did not reach the terminal: %q", out)
 	}
 }
+
+// TestReplayReview18AgentTrustOtherProjects: with --agent codex or
+// gemini, the private copies of Codex's config.toml and Gemini's
+// trustedFolders.json kept the trust answers for every folder the user
+// ever opened the agent in: the paths of the user's other projects
+// (~/clients/acme-acquisition), which the rest of the home keeps hidden.
+// The attack, from inside: read the copies. Proof: only the project's
+// own answer, and its parent folder's, are there.
+func TestReplayReview18AgentTrustOtherProjects(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	other := filepath.Join(h.Home, "clients", "acme-acquisition-REVIEW18")
+	h.Write(filepath.Join(h.Home, ".codex", "config.toml"), "model = \"o3\"\n[projects.\""+other+"\"]\ntrust_level = \"trusted\"\n[projects.\""+proj+"\"]\ntrust_level = \"trusted\"\n")
+	h.Write(filepath.Join(h.Home, ".gemini", "trustedFolders.json"), `{"`+other+`": "TRUST_FOLDER", "`+filepath.Dir(proj)+`": "TRUST_PARENT"}`)
+	fake := filepath.Join(h.Base, "fakebin")
+	for _, a := range []string{"codex", "gemini"} {
+		h.Write(filepath.Join(fake, a), "#!/bin/sh\ncat ~/.codex/config.toml ~/.gemini/trustedFolders.json 2>/dev/null; true\n")
+		os.Chmod(filepath.Join(fake, a), 0o755)
+	}
+	h.Chown()
+	env := []string{"OPENAI_API_KEY=sk-proj-review18review18review18", "GEMINI_API_KEY=AIzaSyREVIEW18review18review18review18x", "PATH=" + fake + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	codex := h.Run(proj, env, "claudebox", "--agent", "codex")
+	gemini := h.Run(proj, env, "claudebox", "--agent", "gemini")
+	t.Logf("codex:\n%s\ngemini:\n%s", codex, gemini)
+	if strings.Contains(codex+gemini, "REVIEW18") {
+		t.Errorf("another project's path is readable inside, in an agent's trust answers")
+	}
+	if !strings.Contains(codex, proj) || !strings.Contains(gemini, filepath.Dir(proj)) {
+		t.Errorf("inside, want the project's own trust answers")
+	}
+}
