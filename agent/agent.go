@@ -43,6 +43,10 @@ type Agent struct {
 	// URLs.
 	Extensions                         string
 	ExtensionSecrets, ExtensionRecords []string
+	// ExtensionRules is the file in Extensions where it keeps, for each
+	// extension, the folders it is enabled or disabled in: a private copy
+	// with only the rules that bear on the project (EnablementCopy).
+	ExtensionRules string
 	// Instructions are the files in ConfigDir it reads as the user's own
 	// instructions for every project, the one it reads first (the last is
 	// made when there is none): a private read-only copy of the host's,
@@ -176,6 +180,7 @@ var Gemini = Agent{
 	Extensions:       "extensions",
 	ExtensionSecrets: []string{".env"},
 	ExtensionRecords: []string{".gemini-extension-install.json"},
+	ExtensionRules:   "extension-enablement.json",
 	Copies:           []string{"trustedFolders.json"},
 	Secrets:          []string{"oauth_creds.json", "google_accounts.json", ".env", "mcp-oauth-tokens.json"},
 	State:            []string{"tmp/", "history/"},

@@ -239,6 +239,29 @@ func TrustCopy(host []byte, project string) []byte {
 	return b
 }
 
+// EnablementCopy is the private copy of Gemini's rules of where each
+// extension is enabled (extension-enablement.json: a rule is a folder's
+// path, ! before it to disable, * after it for the folders in it) with
+// only the rules that bear on project, which alone can match a folder of
+// it; one that does not read as rules is not shown.
+func EnablementCopy(host []byte, project string) ([]byte, bool) {
+	var rules map[string]struct {
+		Overrides []string `json:"overrides"`
+	}
+	if json.Unmarshal(host, &rules) != nil {
+		return nil, false
+	}
+	for name, r := range rules {
+		r.Overrides = slices.DeleteFunc(r.Overrides, func(rule string) bool {
+			path := strings.TrimSuffix(strings.TrimPrefix(rule, "!"), "*")
+			return !strings.HasPrefix(path, "/") || !trustBears(path, project)
+		})
+		rules[name] = r
+	}
+	b, err := json.MarshalIndent(rules, "", "  ")
+	return b, err == nil
+}
+
 // holdsCredential says a value of the agent's configuration has a
 // credential written in it, as a hook's command of Claude Code's may.
 func holdsCredential(v any) bool {

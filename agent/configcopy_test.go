@@ -107,3 +107,21 @@ func TestTrustCopy(t *testing.T) {
 		t.Errorf("not JSON: %q", got)
 	}
 }
+
+// Of Gemini's extension rules, only those that can match a folder of
+// the project enter.
+func TestEnablementCopy(t *testing.T) {
+	host := `{"deploy": {"overrides": ["!/home/u/clients/acme/*", "/home/u/work/*", "/home/u/work/app/", "!/home/u/work/app/vendor/*", "/home/u/work/app2/*", "relative/*"]}, "other": {"overrides": []}}`
+	out, ok := EnablementCopy([]byte(host), "/home/u/work/app")
+	var got map[string]map[string][]string
+	if err := json.Unmarshal(out, &got); !ok || err != nil {
+		t.Fatalf("%v %v: %s", ok, err, out)
+	}
+	b, _ := json.Marshal(got)
+	if want := `{"deploy":{"overrides":["/home/u/work/*","/home/u/work/app/","!/home/u/work/app/vendor/*"]},"other":{"overrides":[]}}`; string(b) != want {
+		t.Errorf("copy %s, want %s", b, want)
+	}
+	if _, ok := EnablementCopy([]byte(`{"x": 1}`), "/p"); ok {
+		t.Error("what does not read as rules is shown")
+	}
+}

@@ -15,7 +15,7 @@ import (
 // are Host's) for the plan: which of the entries its row shows exist. url
 // is the proxy's address inside; carried, the MCP servers of its
 // configuration the user carries in.
-func agentConfig(home string, a agent.Agent, url string, carried []string) *mount.AgentConfig {
+func agentConfig(home string, a agent.Agent, url string, carried []string, project string) *mount.AgentConfig {
 	dir := filepath.Join(home, a.ConfigDir)
 	c := &mount.AgentConfig{Name: a.Name, Dir: dir, State: a.State, SandboxOff: a.SandboxOff}
 	if a.SavedConfig != "" {
@@ -49,7 +49,7 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 		case fi.IsDir() && (cloneTargets[name] || name == a.Extensions):
 			f := showFrozen(path, mount.AgentFiles, tilde)
 			if name == a.Extensions {
-				f = extensionsShown(f, a, tilde)
+				f = extensionsShown(f, a, tilde, project)
 			}
 			show(f)
 		case fi.IsDir():
@@ -93,10 +93,16 @@ func agentConfig(home string, a agent.Agent, url string, carried []string) *moun
 // settings (ExtensionSecrets, a service's key), which are left out, and
 // where it was installed from (ExtensionRecords), a private copy without
 // the credentials in its URLs.
-func extensionsShown(f frozenView, a agent.Agent, tilde func(string) string) frozenView {
+func extensionsShown(f frozenView, a agent.Agent, tilde func(string) string, project string) frozenView {
 	var out frozenView
 	out.frozen, out.links, out.own, out.leftOut = f.frozen, f.links, f.own, f.leftOut
 	for _, ext := range f.entries {
+		if filepath.Base(ext) == a.ExtensionRules {
+			if rules, ok := agent.EnablementCopy(readSmall(ext), project); ok {
+				out.own = append(out.own, mount.Mount{Kind: mount.RoBindData, Dest: ext, Content: string(rules), Role: mount.AgentFiles, Why: "where your extensions are enabled, a private copy of the rules for this project's folders"})
+			}
+			continue
+		}
 		if !isDir(ext) {
 			out.entries = append(out.entries, ext)
 			continue

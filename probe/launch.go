@@ -225,7 +225,7 @@ func Read(q Query) Launch {
 		l.Credential, _ = ClaudeLogin(q.Home, q.State, q.APILookup, q.Getenv)
 	}
 	if q.AgentConfig && !l.Agent.IsClaude() {
-		l.AgentConfig = agentConfig(q.Home, l.Agent, q.AgentURL, q.AgentMCP)
+		l.AgentConfig = agentConfig(q.Home, l.Agent, q.AgentURL, q.AgentMCP, q.Project.Root)
 	}
 	l.Cgroup, l.NoCgroup = cgroup.Find(q.Limits)
 	if q.GPU {

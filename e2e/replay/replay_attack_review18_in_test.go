@@ -142,10 +142,12 @@ func TestReplayReview18TerminalMediaCopy(t *testing.T) {
 // TestReplayReview18AgentTrustOtherProjects: with --agent codex or
 // gemini, the private copies of Codex's config.toml and Gemini's
 // trustedFolders.json kept the trust answers for every folder the user
-// ever opened the agent in: the paths of the user's other projects
-// (~/clients/acme-acquisition), which the rest of the home keeps hidden.
-// The attack, from inside: read the copies. Proof: only the project's
-// own answer, and its parent folder's, are there.
+// ever opened the agent in, and Gemini's extensions' enablement
+// (extensions/extension-enablement.json) its rules for every folder an
+// extension was enabled or disabled in: the paths of the user's other
+// projects (~/clients/acme-acquisition), which the rest of the home keeps
+// hidden. The attack, from inside: read them. Proof: only the project's
+// own answers and rules, and its parent folder's, are there.
 func TestReplayReview18AgentTrustOtherProjects(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "work", "app")
@@ -153,9 +155,11 @@ func TestReplayReview18AgentTrustOtherProjects(t *testing.T) {
 	other := filepath.Join(h.Home, "clients", "acme-acquisition-REVIEW18")
 	h.Write(filepath.Join(h.Home, ".codex", "config.toml"), "model = \"o3\"\n[projects.\""+other+"\"]\ntrust_level = \"trusted\"\n[projects.\""+proj+"\"]\ntrust_level = \"trusted\"\n")
 	h.Write(filepath.Join(h.Home, ".gemini", "trustedFolders.json"), `{"`+other+`": "TRUST_FOLDER", "`+filepath.Dir(proj)+`": "TRUST_PARENT"}`)
+	h.Write(filepath.Join(h.Home, ".gemini", "extensions", "deploy", "gemini-extension.json"), `{"name":"deploy","version":"1"}`)
+	h.Write(filepath.Join(h.Home, ".gemini", "extensions", "extension-enablement.json"), `{"deploy": {"overrides": ["!`+other+`/*", "`+proj+`/*"]}}`)
 	fake := filepath.Join(h.Base, "fakebin")
 	for _, a := range []string{"codex", "gemini"} {
-		h.Write(filepath.Join(fake, a), "#!/bin/sh\ncat ~/.codex/config.toml ~/.gemini/trustedFolders.json 2>/dev/null; true\n")
+		h.Write(filepath.Join(fake, a), "#!/bin/sh\ncat ~/.codex/config.toml ~/.gemini/trustedFolders.json ~/.gemini/extensions/extension-enablement.json 2>/dev/null; true\n")
 		os.Chmod(filepath.Join(fake, a), 0o755)
 	}
 	h.Chown()
@@ -166,7 +170,7 @@ func TestReplayReview18AgentTrustOtherProjects(t *testing.T) {
 	if strings.Contains(codex+gemini, "REVIEW18") {
 		t.Errorf("another project's path is readable inside, in an agent's trust answers")
 	}
-	if !strings.Contains(codex, proj) || !strings.Contains(gemini, filepath.Dir(proj)) {
+	if !strings.Contains(codex, proj) || !strings.Contains(gemini, filepath.Dir(proj)+`"`) || !strings.Contains(gemini, proj+"/*") {
 		t.Errorf("inside, want the project's own trust answers")
 	}
 }
