@@ -23,6 +23,11 @@ import (
 // which the sandbox writes.
 type Exports map[string]string
 
+// maxSyncExports bounds the sessions one Sync exports: the sandbox can
+// leave transcripts by the hundred thousand, whose first export held a
+// session's end for minutes and its supervisor at hundreds of MiB.
+const maxSyncExports = 1000
+
 // Sync exports every session of the instance dir that changed since its
 // last export into the inbox, as <inbox>/<project>/<start>-<slug>-<id>.md
 // (id: the session id's first 8 characters), replacing the session's
@@ -31,7 +36,9 @@ type Exports map[string]string
 // not in exports is never written over: the export goes beside it
 // (<...>-<id>-2.md), unless that file holds the same bytes (an export of
 // an older claudebox, which kept no record), which the record then names.
-// It returns how many it wrote.
+// At most maxSyncExports sessions, the most recently written, are
+// exported at once: the others at the next Sync. It returns how many it
+// wrote.
 func Sync(inbox, project, dir string, exports Exports, opt Options) (int, error) {
 	out := filepath.Join(inbox, slug(project, "project"))
 	if err := os.MkdirAll(out, 0o700); err != nil {
@@ -54,8 +61,9 @@ func Sync(inbox, project, dir string, exports Exports, opt Options) (int, error)
 		}
 	}
 	// Only a transcript written since its export is read at all: a launch
-	// must not pay for every session the project ever had.
-	changed, err := sessions(dir, func(id string, modified time.Time) bool {
+	// must not pay for every session the project ever had. Of those, the
+	// newest maxSyncExports; the others wait for the next Sync.
+	changed, err := sessions(dir, maxSyncExports, func(id string, modified time.Time) bool {
 		at, ok := exported[shortID(id)]
 		return !ok || len(byID[shortID(id)]) > 1 || at.Before(modified)
 	})

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,5 +143,41 @@ func TestSyncRemovesAbandonedRenders(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(out, d)); err != nil {
 			t.Errorf("%s: %v", d, err)
 		}
+	}
+}
+
+// TestSyncExportsBounded: the sandbox can leave transcripts by the
+// hundred thousand (200,000 of one line each held a session's end 11
+// minutes exporting them, its supervisor at 228 MiB, and made as many
+// files in the inbox). One Sync exports the newest maxSyncExports; the
+// next, the others.
+func TestSyncExportsBounded(t *testing.T) {
+	inst, inbox := t.TempDir(), t.TempDir()
+	dir := filepath.Join(inst, "-home-alice-code-demo")
+	os.Mkdir(dir, 0o700)
+	turn := `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"plan"}}` + "\n"
+	base := time.Now().Add(-time.Hour)
+	const extra = 5
+	for i := range maxSyncExports + extra {
+		path := filepath.Join(dir, fmt.Sprintf("%08x-0000-4000-8000-000000000001.jsonl", i))
+		must(t, os.WriteFile(path, []byte(turn), 0o600))
+		at := base.Add(time.Duration(i) * time.Second)
+		must(t, os.Chtimes(path, at, at))
+	}
+	opt := Options{Detail: Tools, Root: "/home/alice/code/demo", Home: "/home/alice"}
+	exports := Exports{}
+	if n, err := Sync(inbox, "demo", inst, exports, opt); err != nil || n != maxSyncExports {
+		t.Fatalf("first Sync = %d, %v; want %d written", n, err, maxSyncExports)
+	}
+	for _, id := range exports {
+		if i, err := strconv.ParseInt(id, 16, 64); err != nil || i < extra {
+			t.Errorf("the first Sync exported %s, want the newest sessions", id)
+		}
+	}
+	if n, err := Sync(inbox, "demo", inst, exports, opt); err != nil || n != extra {
+		t.Fatalf("second Sync = %d, %v; want the %d left", n, err, extra)
+	}
+	if files, _ := filepath.Glob(filepath.Join(inbox, "demo", "*.md")); len(files) != maxSyncExports+extra {
+		t.Errorf("the inbox holds %d exports, want %d", len(files), maxSyncExports+extra)
 	}
 }

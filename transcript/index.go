@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -407,7 +408,7 @@ var ErrNoSessions = errors.New("no sessions")
 // claudebox will write out, and Gemini's chats. One it cannot read is
 // listed with a Note.
 func Sessions(dir string) ([]Session, error) {
-	out, err := sessions(dir, func(string, time.Time) bool { return true })
+	out, err := sessions(dir, 0, func(string, time.Time) bool { return true })
 	if err != nil {
 		return nil, err
 	}
@@ -418,16 +419,43 @@ func Sessions(dir string) ([]Session, error) {
 }
 
 // sessions lists the sessions of the instance dir that want (given the
-// session id and the transcript's modification time) asks to be read.
-func sessions(dir string, want func(id string, modified time.Time) bool) ([]Session, error) {
-	var out []Session
+// session id and the transcript's modification time) asks to be read,
+// oldest first: of those, the limit most recently modified (0: all). Only
+// those are read, and only their names are held meanwhile: the sandbox
+// can leave transcripts by the hundred thousand.
+func sessions(dir string, limit int, want func(id string, modified time.Time) bool) ([]Session, error) {
+	type found struct {
+		rel, id  string
+		modified time.Time
+	}
+	var picked []found
+	keepNewest := func() {
+		slices.SortFunc(picked, func(a, b found) int {
+			if c := b.modified.Compare(a.modified); c != 0 {
+				return c
+			}
+			return strings.Compare(a.rel, b.rel)
+		})
+		picked = picked[:min(limit, len(picked))]
+	}
 	err := eachTranscript(dir, func(rel, id string, modified time.Time) {
-		if want(id, modified) {
-			out = append(out, describe(dir, rel, id))
+		if !want(id, modified) {
+			return
+		}
+		picked = append(picked, found{rel, id, modified})
+		if limit > 0 && len(picked) >= 2*limit {
+			keepNewest()
 		}
 	})
 	if err != nil {
 		return nil, err
+	}
+	if limit > 0 {
+		keepNewest()
+	}
+	out := make([]Session, 0, len(picked))
+	for _, f := range picked {
+		out = append(out, describe(dir, f.rel, f.id))
 	}
 	byStart(out)
 	return out, nil
@@ -455,19 +483,26 @@ func eachTranscript(dir string, visit func(rel, id string, modified time.Time)) 
 		if !top.IsDir() {
 			continue
 		}
-		files, err := untrusted.ReadDir(dir, top.Name())
+		d, err := untrusted.OpenDir(dir, top.Name())
 		if err != nil {
 			continue
 		}
-		for _, f := range files {
-			id, ok := strings.CutSuffix(f.Name(), ".jsonl")
-			if !ok || !f.Type().IsRegular() || !isSessionID(id) {
-				continue
+		for {
+			files, err := d.ReadDir(1024)
+			for _, f := range files {
+				id, ok := strings.CutSuffix(f.Name(), ".jsonl")
+				if !ok || !f.Type().IsRegular() || !isSessionID(id) {
+					continue
+				}
+				if fi, err := f.Info(); err == nil {
+					visit(filepath.Join(top.Name(), f.Name()), id, fi.ModTime())
+				}
 			}
-			if fi, err := f.Info(); err == nil {
-				visit(filepath.Join(top.Name(), f.Name()), id, fi.ModTime())
+			if err != nil {
+				break
 			}
 		}
+		d.Close()
 	}
 	return nil
 }
