@@ -19,31 +19,31 @@ import (
 // whose name came to hold another file before the copy took it.
 var ErrChanged = errors.New("it changed while claudebox copied it")
 
-// ErrNoRoom is returned when the copies would leave less than MinFree free
+// ErrNoRoom is returned when the copies would leave less than 256 MiB free
 // on the project's filesystem.
 var ErrNoRoom = errors.New("not enough free space for the copies")
 
-// MinFree is the room the copies must leave on the project's filesystem.
-const MinFree = 256 << 20
+// minFree is the room the copies must leave on the project's filesystem.
+const minFree = 256 << 20
 
 // Summary says how many files all holds, what they take on disk, and
 // whose links they are, in a phrase.
 func Summary(all []Found) (files int, bytes int64, whose string) {
-	var kinds [kinds]bool
+	var in [placeCount]bool
 	for _, found := range all {
-		files += len(found.Files)
-		bytes += found.Bytes()
-		for _, f := range found.Files {
-			kinds[f.Kind] = true
+		files += len(found.files)
+		bytes += found.bytes()
+		for _, f := range found.files {
+			in[f.kind] = true
 		}
 	}
-	var places []string
-	for k, found := range kinds {
-		if found {
-			places = append(places, why[k])
+	var names []string
+	for p, ok := range in {
+		if ok {
+			names = append(names, why[p])
 		}
 	}
-	return files, bytes, strings.Join(places, ", ")
+	return files, bytes, strings.Join(names, ", ")
 }
 
 // Break makes each file found a file of its own where it is still a
@@ -51,7 +51,7 @@ func Summary(all []Found) (files int, bytes int64, whose string) {
 // times, renamed over it (exchanged with it, where the filesystem can, so
 // that a name changed in between is seen and put back). A file gone or no
 // longer linked is passed over. The copies take what the files take on
-// disk (holes stay holes); Break refuses to leave less than MinFree free.
+// disk (holes stay holes); Break refuses to leave less than 256 MiB free.
 // It returns how many it copied; an error names the file it failed on,
 // and what was copied before stays so.
 func Break(all []Found) (int, error) {
@@ -69,23 +69,23 @@ func Break(all []Found) (int, error) {
 	return copied, nil
 }
 
-// room refuses copies that would leave less than MinFree free.
+// room refuses copies that would leave less than minFree free.
 func room(found Found) error {
 	var st unix.Statfs_t
-	if unix.Statfs(found.Base, &st) != nil {
+	if unix.Statfs(found.base, &st) != nil {
 		return nil
 	}
 	free := int64(st.Bavail) * st.Bsize
-	if need := found.Bytes(); free-need < MinFree {
-		return &fs.PathError{Op: "copy", Path: found.Base, Err: fmt.Errorf("%w: %d MiB to copy, %d MiB free", ErrNoRoom, need>>20, free>>20)}
+	if need := found.bytes(); free-need < minFree {
+		return &fs.PathError{Op: "copy", Path: found.base, Err: fmt.Errorf("%w: %d MiB to copy, %d MiB free", ErrNoRoom, need>>20, free>>20)}
 	}
 	return nil
 }
 
 func breakBeneath(found Found) (int, error) {
 	copied := 0
-	files := slices.Clone(found.Files)
-	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Rel, b.Rel) })
+	files := slices.Clone(found.files)
+	slices.SortFunc(files, func(a, b linkedFile) int { return strings.Compare(a.rel, b.rel) })
 	var dir *os.File
 	var dirRel string
 	defer func() {
@@ -94,13 +94,13 @@ func breakBeneath(found Found) (int, error) {
 		}
 	}()
 	for _, f := range files {
-		rel, name := filepath.Split(f.Rel)
+		rel, name := filepath.Split(f.rel)
 		if dir == nil || rel != dirRel {
 			if dir != nil {
 				dir.Close()
 				dir = nil
 			}
-			d, err := untrusted.OpenDir(found.Base, filepath.Clean("./"+rel))
+			d, err := untrusted.OpenDir(found.base, filepath.Clean("./"+rel))
 			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
 				continue
 			}
@@ -115,7 +115,7 @@ func breakBeneath(found Found) (int, error) {
 			n, err = breakLink(int(dir.Fd()), name)
 		}
 		if err != nil {
-			return copied, &fs.PathError{Op: "copy", Path: filepath.Join(found.Base, f.Rel), Err: err}
+			return copied, &fs.PathError{Op: "copy", Path: filepath.Join(found.base, f.rel), Err: err}
 		}
 		if n {
 			copied++

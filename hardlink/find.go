@@ -17,51 +17,50 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Kind is where a linked file was found, which says whose file it shares.
-type Kind int
+// place is where a linked file was found, which says whose file it shares.
+type place int
 
 const (
-	// Packages are node_modules' packages: pnpm links them from its store,
-	// bun from its cache.
-	Packages Kind = iota
-	// Venv is a virtualenv's site-packages: uv links it from its cache.
-	Venv
-	// Objects are a repository's objects: git clone of a local path links
-	// the source repository's.
-	Objects
-	kinds
+	// inPackages are node_modules' packages: pnpm links them from its
+	// store, bun from its cache.
+	inPackages place = iota
+	// inVenv is a virtualenv's site-packages: uv links it from its cache.
+	inVenv
+	// inObjects are a repository's objects: git clone of a local path
+	// links the source repository's.
+	inObjects
+	placeCount
 )
 
 // why names, for the launch's line, whose files each kind shares.
-var why = [kinds]string{
-	Packages: "pnpm's or bun's store (node_modules)",
-	Venv:     "uv's cache (a virtualenv)",
-	Objects:  "the repository a local clone was made from (git objects)",
+var why = [placeCount]string{
+	inPackages: "pnpm's or bun's store (node_modules)",
+	inVenv:     "uv's cache (a virtualenv)",
+	inObjects:  "the repository a local clone was made from (git objects)",
 }
 
-// File is a file Find found with more than one name.
-type File struct {
-	// Rel is its path beneath the base Find was given.
-	Rel       string
-	Dev, Ino  uint64
-	Size      int64
-	Allocated int64
-	Kind      Kind
+// linkedFile is a file Find found with more than one name.
+type linkedFile struct {
+	// rel is its path beneath the base Find was given.
+	rel       string
+	dev, ino  uint64
+	allocated int64
+	kind      place
 	// names is how many names it had.
 	names uint64
 }
 
 // Found is what Find found beneath one base directory.
 type Found struct {
-	Base  string
-	Files []File
+	base  string
+	files []linkedFile
 }
 
-// Bytes is what a copy of every file found takes on disk.
-func (f Found) Bytes() int64 {
+// bytes is what a copy of every file found takes on disk.
+func (f Found) bytes() int64 {
 	var n int64
-	for _, file := range f.Files {
-		n += file.Allocated
+	for _, file := range f.files {
+		n += file.allocated
 	}
 	return n
 }
@@ -80,23 +79,22 @@ const maxDepth = 48
 // walked whole; .pnpm's packages, scoped ones, nested node_modules), a
 // virtualenv there (its site-packages walked whole when a *.dist-info's
 // METADATA is linked), and the objects of a git directory there and of
-// its submodules' (.git/modules). A file
-// whose every name Find saw (links the project holds within itself) is
-// left out. gitDirs are git directories outside base the sandbox writes
+// its submodules' (.git/modules). A file whose every name Find saw (links
+// the project holds within itself) is left out. gitDirs are git directories outside base the sandbox writes
 // (a linked worktree's repository): their objects are walked too, each as
 // a Found of its own.
 func Find(base string, gitDirs []string) []Found {
 	var all []Found
-	if f := findNear(base); len(f.Files) > 0 {
+	if f := findNear(base); len(f.files) > 0 {
 		all = append(all, f)
 	}
 	for _, g := range gitDirs {
-		f := finder{found: Found{Base: g}}
+		f := finder{found: Found{base: g}}
 		if d, err := openDir(unix.AT_FDCWD, g); err == nil {
 			f.objects(d, "")
 			unix.Close(d)
 		}
-		if f.drop(); len(f.found.Files) > 0 {
+		if f.drop(); len(f.found.files) > 0 {
 			all = append(all, f.found)
 		}
 	}
@@ -104,7 +102,7 @@ func Find(base string, gitDirs []string) []Found {
 }
 
 func findNear(base string) Found {
-	f := finder{found: Found{Base: base}}
+	f := finder{found: Found{base: base}}
 	d, err := openDir(unix.AT_FDCWD, base)
 	if err != nil {
 		return f.found
@@ -240,7 +238,7 @@ func (f *finder) pnpmPackage(d int, rel, entry string, depth int) {
 	if fs.ValidPath(name) && unix.Fstatat(d, entry+"/node_modules/"+name+"/package.json", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
 		if st.Nlink > 1 {
 			if c, err := openPath(d, append([]string{entry, "node_modules"}, strings.Split(name, "/")...)...); err == nil {
-				f.walk(c, join(rel, entry+"/node_modules/"+name), Packages, 0)
+				f.walk(c, join(rel, entry+"/node_modules/"+name), inPackages, 0)
 				unix.Close(c)
 			}
 		}
@@ -256,7 +254,7 @@ func (f *finder) pnpmPackage(d int, rel, entry string, depth int) {
 // second name, and else looks in its own node_modules.
 func (f *finder) pkg(d int, rel string, depth int) {
 	if linkedIn(d, ".", "package.json") {
-		f.walk(d, rel, Packages, 0)
+		f.walk(d, rel, inPackages, 0)
 		return
 	}
 	if c, err := openDir(d, "node_modules"); err == nil {
@@ -283,7 +281,7 @@ func (f *finder) venv(d int, rel string) {
 		}
 		for _, e := range list(sp) {
 			if e.dir && strings.HasSuffix(e.name, ".dist-info") && linkedIn(sp, e.name, "METADATA") {
-				f.walk(sp, join(rel, "lib/"+py.name+"/site-packages"), Venv, 0)
+				f.walk(sp, join(rel, "lib/"+py.name+"/site-packages"), inVenv, 0)
 				break
 			}
 		}
@@ -297,7 +295,7 @@ func (f *finder) venv(d int, rel string) {
 // slashes), which a submodule cloned from a local path links too.
 func (f *finder) objects(d int, rel string) {
 	if c, err := openDir(d, "objects"); err == nil {
-		f.walk(c, join(rel, "objects"), Objects, 0)
+		f.walk(c, join(rel, "objects"), inObjects, 0)
 		unix.Close(c)
 	}
 	if c, err := openDir(d, "modules"); err == nil {
@@ -329,7 +327,7 @@ func (f *finder) modules(d int, rel string, depth int) {
 }
 
 // walk adds every regular file below d with a second name.
-func (f *finder) walk(d int, rel string, kind Kind, depth int) {
+func (f *finder) walk(d int, rel string, kind place, depth int) {
 	for _, e := range list(d) {
 		if e.dir {
 			if depth < maxDepth {
@@ -347,8 +345,8 @@ func (f *finder) walk(d int, rel string, kind Kind, depth int) {
 		if unix.Fstatat(d, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink < 2 {
 			continue
 		}
-		f.found.Files = append(f.found.Files, File{
-			Rel: join(rel, e.name), Dev: st.Dev, Ino: st.Ino, Size: st.Size, Allocated: st.Blocks * 512, Kind: kind, names: uint64(st.Nlink),
+		f.found.files = append(f.found.files, linkedFile{
+			rel: join(rel, e.name), dev: st.Dev, ino: st.Ino, allocated: st.Blocks * 512, kind: kind, names: uint64(st.Nlink),
 		})
 	}
 }
@@ -358,11 +356,11 @@ func (f *finder) walk(d int, rel string, kind Kind, depth int) {
 func (f *finder) drop() {
 	type id struct{ dev, ino uint64 }
 	seen := map[id]uint64{}
-	for _, file := range f.found.Files {
-		seen[id{file.Dev, file.Ino}]++
+	for _, file := range f.found.files {
+		seen[id{file.dev, file.ino}]++
 	}
-	f.found.Files = slices.DeleteFunc(f.found.Files, func(file File) bool {
-		return seen[id{file.Dev, file.Ino}] >= file.names
+	f.found.files = slices.DeleteFunc(f.found.files, func(file linkedFile) bool {
+		return seen[id{file.dev, file.ino}] >= file.names
 	})
 }
 

@@ -31,8 +31,8 @@ func linkIn(t *testing.T, store, proj, rel string) {
 func rels(found []Found) []string {
 	var r []string
 	for _, f := range found {
-		for _, file := range f.Files {
-			r = append(r, file.Rel)
+		for _, file := range f.files {
+			r = append(r, file.rel)
 		}
 	}
 	slices.Sort(r)
@@ -142,7 +142,7 @@ func TestFindGitDirs(t *testing.T) {
 	store, repo := filepath.Join(dir, "store"), filepath.Join(dir, "repo.git")
 	linkIn(t, store, repo, "objects/ab/cd")
 	found := Find(filepath.Join(dir, "empty"), []string{repo})
-	if len(found) != 1 || found[0].Base != repo || !slices.Equal(rels(found), []string{"objects/ab/cd"}) {
+	if len(found) != 1 || found[0].base != repo || !slices.Equal(rels(found), []string{"objects/ab/cd"}) {
 		t.Errorf("found %+v", found)
 	}
 }
