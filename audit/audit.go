@@ -70,12 +70,13 @@ var gitOpened = map[string]bool{".gitignore": true, ".gitattributes": true, ".gi
 // waits (a FIFO) or fails.
 const noFile = os.ModeNamedPipe | os.ModeSocket | os.ModeDevice | os.ModeCharDevice
 
-// depsDirs hold dependencies installed by package managers, the bulk of a
-// tree, which git ignores and the host runs: judged at the end by the unit
+// depsDirs hold dependencies installed by package managers (npm's and
+// the others', a virtualenv's), the bulk of a tree, which git ignores and
+// the host runs: judged at the end by the unit
 // a package manager installs (deps.go), not recorded at the start. (The
 // host's git reaches a repository among them only through a gitlink in an
 // index, which the audit follows.)
-var depsDirs = map[string]bool{"node_modules": true}
+var depsDirs = map[string]bool{"node_modules": true, sitePackages: true}
 
 // maxEntries bounds the record taken at the start, whose memory grows
 // with the tree: what it lacks counts as new at the end. The exit audit

@@ -2,14 +2,18 @@ package audit
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/internal/parallel"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Installed dependencies (node_modules) are ignored by git, and the host
@@ -21,6 +25,14 @@ import (
 // .bin, pnpm's store entries) and sets aside every one the session
 // created or changed, whole; the user installs them again from the
 // lockfile, which git shows, with the one command the exit names.
+
+// A virtualenv's site-packages is the same for Python: git ignores the
+// virtualenv, and the host's python there (pytest, the project's own
+// imports) runs its packages, and every .pth file in it at each start.
+// Its units are its entries; a distribution's record (its .dist-info,
+// naming its files) goes with a unit the session changed, so that the
+// package counts as not installed and the install command installs it
+// again.
 
 // DepsChange is what a session changed in one directory of installed
 // dependencies.
@@ -54,12 +66,13 @@ func (w *walker) deps(n node) {
 		w.notExamined(w.abs(n.rel), err.Error())
 		return
 	}
+	python := filepath.Base(n.rel) == sitePackages
 	for _, name := range top {
-		if depsMetadata[name] {
+		if depsMetadata[name] && !python {
 			continue
 		}
 		var st unix.Stat_t
-		if depsGroup(name) && unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if !python && depsGroup(name) && unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			fd, err := unix.Openat(n.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 			if err == nil {
 				names, err := readNames(fd)
@@ -93,8 +106,12 @@ func (w *walker) deps(n node) {
 		changed[i] = w.changedBelow(n.fd, units[i], 0, make([]byte, 8<<10))
 	})
 	c := DepsChange{Dir: w.abs(n.rel)}
+	var owned map[string]bool
+	if python {
+		owned = owners(n.fd, units, changed)
+	}
 	for i, u := range units {
-		if changed[i] > 0 {
+		if changed[i] > 0 || owned[u] {
 			c.Units = append(c.Units, filepath.Join(c.Dir, u))
 			c.Files += changed[i]
 		}
@@ -103,6 +120,47 @@ func (w *walker) deps(n node) {
 		slices.Sort(c.Units)
 		w.report.Deps = append(w.report.Deps, c)
 	}
+}
+
+// sitePackages is where a Python installation keeps its packages.
+const sitePackages = "site-packages"
+
+// recordLimit bounds a distribution's RECORD read: far beyond a real one's.
+const recordLimit = 8 << 20
+
+// owners are the distributions' records in the site-packages fd, among
+// units, that name a file of a unit changed counts as changed (or that
+// cannot be read: then which package it is cannot be known).
+func owners(fd int, units []string, changed []int) map[string]bool {
+	touched := map[string]bool{}
+	for i, u := range units {
+		if changed[i] > 0 {
+			touched[u] = true
+		}
+	}
+	owned := map[string]bool{}
+	if len(touched) == 0 {
+		return owned
+	}
+	for i, u := range units {
+		if changed[i] > 0 || !strings.HasSuffix(u, ".dist-info") {
+			continue
+		}
+		record, err := untrusted.ReadFile("/proc/self/fd/"+strconv.Itoa(fd), filepath.Join(u, "RECORD"), recordLimit)
+		if err != nil {
+			owned[u] = !errors.Is(err, fs.ErrNotExist)
+			continue
+		}
+		for line := range strings.SplitSeq(string(record), "\n") {
+			path, _, _ := strings.Cut(line, ",")
+			top, _, _ := strings.Cut(strings.Trim(path, `"`), "/")
+			if touched[top] {
+				owned[u] = true
+				break
+			}
+		}
+	}
+	return owned
 }
 
 // changedBelow counts what at rel beneath the directory fd, itself and
@@ -177,10 +235,15 @@ func readNamesInto(fd int, buf []byte) ([]string, error) {
 }
 
 // InstallCommand is the command that installs again, from its lockfile,
-// what was moved aside from the node_modules at dir: the lockfile beside
-// it says which package manager made it.
-func InstallCommand(dir string) string {
-	parent := filepath.Dir(dir)
+// what was moved aside from the directory of installed dependencies at
+// dir, and the directory it runs in: for node_modules, the lockfile beside
+// it says which package manager made it; for a virtualenv's
+// site-packages, the lockfile of the project holding the virtualenv.
+func InstallCommand(dir string) (where, command string) {
+	if filepath.Base(dir) == sitePackages {
+		return pythonInstall(dir)
+	}
+	where = filepath.Dir(dir)
 	for _, c := range []struct{ lock, cmd string }{
 		{"pnpm-lock.yaml", "pnpm install --frozen-lockfile"},
 		{"yarn.lock", "yarn install --frozen-lockfile"},
@@ -189,9 +252,29 @@ func InstallCommand(dir string) string {
 		{"package-lock.json", "npm ci"},
 		{"npm-shrinkwrap.json", "npm ci"},
 	} {
-		if _, err := os.Lstat(filepath.Join(parent, c.lock)); err == nil {
-			return c.cmd
+		if _, err := os.Lstat(filepath.Join(where, c.lock)); err == nil {
+			return where, c.cmd
 		}
 	}
-	return "npm install"
+	return where, "npm install"
+}
+
+// pythonInstall is InstallCommand for site-packages, which lies at
+// <virtualenv>/lib/python3.X/site-packages.
+func pythonInstall(dir string) (where, command string) {
+	venv := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+	where = filepath.Dir(venv)
+	pip := filepath.Join(filepath.Base(venv), "bin", "pip")
+	for _, c := range []struct{ lock, cmd string }{
+		{"uv.lock", "uv sync --frozen"},
+		{"poetry.lock", "poetry install"},
+		{"pdm.lock", "pdm sync"},
+		{"Pipfile.lock", "pipenv sync"},
+		{"requirements.txt", pip + " install -r requirements.txt"},
+	} {
+		if _, err := os.Lstat(filepath.Join(where, c.lock)); err == nil {
+			return where, c.cmd
+		}
+	}
+	return where, pip + " install <the packages named above>"
 }

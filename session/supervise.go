@@ -543,7 +543,8 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 	if len(d.Units) > 5 {
 		names = append(names, "…")
 	}
-	install := "cd " + mount.Quote(filepath.Dir(d.Dir)) + " && " + audit.InstallCommand(d.Dir)
+	where, command := audit.InstallCommand(d.Dir)
+	install := "cd " + mount.Quote(where) + " && " + command
 	if s.reportOnly {
 		printable.Say(w, "claudebox: %s/: %s files changed, %s packages left in place (move-aside = false): %s", rel, count(d.Files), count(len(d.Units)), strings.Join(names, ", "))
 		printable.Say(w, "hint: the host runs what is installed there, and git shows none of it; to install it again from your lockfile (read git diff first): %s", install)
