@@ -10,6 +10,7 @@ package hardlink
 
 import (
 	"io/fs"
+	"iter"
 	"os"
 	"slices"
 	"strings"
@@ -121,18 +122,10 @@ type finder struct {
 // link into, and below it down to nearDepth. It closes nothing it was
 // given.
 func (f *finder) near(d int, rel string, depth int) {
-	if depth == nearDepth {
-		f.places(d, rel, func(name string, dir bool) bool { return isA(d, name, dir) })
+	if !f.places(d, rel) || depth == nearDepth {
 		return
 	}
-	entries := list(d)
-	has := func(name string, dir bool) bool {
-		return slices.ContainsFunc(entries, func(e entry) bool { return e.name == name && e.dir == dir })
-	}
-	if !f.places(d, rel, has) {
-		return
-	}
-	for _, e := range entries {
+	for e := range entries(d) {
 		if !e.dir || e.name == "node_modules" || e.name == ".git" {
 			continue
 		}
@@ -160,22 +153,21 @@ func (f *finder) near(d int, rel string, depth int) {
 	}
 }
 
-// places looks at what the directory d holds that tools link into (has
-// says whether it holds a name, as a directory or not): its node_modules,
-// its .git's objects, and d itself as a virtualenv, below which there is
-// nothing more to look for (false).
-func (f *finder) places(d int, rel string, has func(name string, dir bool) bool) bool {
-	venv := has("pyvenv.cfg", false)
+// places looks at what the directory d holds that tools link into: its
+// node_modules, its .git's objects, and d itself as a virtualenv, below
+// which there is nothing more to look for (false).
+func (f *finder) places(d int, rel string) bool {
+	venv := isA(d, "pyvenv.cfg", false)
 	if venv {
 		f.venv(d, rel)
 	}
-	if has("node_modules", true) {
+	if isA(d, "node_modules", true) {
 		if c, err := openDir(d, "node_modules"); err == nil {
 			f.nodeModules(c, join(rel, "node_modules"), 0)
 			unix.Close(c)
 		}
 	}
-	if has(".git", true) {
+	if isA(d, ".git", true) {
 		if c, err := openDir(d, ".git"); err == nil {
 			f.objects(c, join(rel, ".git"))
 			unix.Close(c)
@@ -193,7 +185,7 @@ func (f *finder) nodeModules(d int, rel string, depth int) {
 	if depth > 8 {
 		return
 	}
-	for _, e := range list(d) {
+	for e := range entries(d) {
 		if !e.dir || e.name == ".bin" {
 			continue
 		}
@@ -203,13 +195,13 @@ func (f *finder) nodeModules(d int, rel string, depth int) {
 		}
 		switch {
 		case e.name == ".pnpm":
-			for _, p := range list(c) {
+			for p := range entries(c) {
 				if p.dir && p.name != "node_modules" {
 					f.pnpmPackage(c, join(rel, ".pnpm"), p.name, depth)
 				}
 			}
 		case strings.HasPrefix(e.name, "@"):
-			for _, p := range list(c) {
+			for p := range entries(c) {
 				if p.dir {
 					if pc, err := openDir(c, p.name); err == nil {
 						f.pkg(pc, join(rel, e.name+"/"+p.name), depth)
@@ -271,7 +263,7 @@ func (f *finder) venv(d int, rel string) {
 		return
 	}
 	defer unix.Close(lib)
-	for _, py := range list(lib) {
+	for py := range entries(lib) {
 		if !py.dir || !strings.HasPrefix(py.name, "python") {
 			continue
 		}
@@ -279,7 +271,7 @@ func (f *finder) venv(d int, rel string) {
 		if err != nil {
 			continue
 		}
-		for _, e := range list(sp) {
+		for e := range entries(sp) {
 			if e.dir && strings.HasSuffix(e.name, ".dist-info") && linkedIn(sp, e.name, "METADATA") {
 				f.walk(sp, join(rel, "lib/"+py.name+"/site-packages"), inVenv, 0)
 				break
@@ -309,7 +301,7 @@ func (f *finder) modules(d int, rel string, depth int) {
 	if depth > 8 {
 		return
 	}
-	for _, e := range list(d) {
+	for e := range entries(d) {
 		if !e.dir {
 			continue
 		}
@@ -328,7 +320,7 @@ func (f *finder) modules(d int, rel string, depth int) {
 
 // walk adds every regular file below d with a second name.
 func (f *finder) walk(d int, rel string, kind place, depth int) {
-	for _, e := range list(d) {
+	for e := range entries(d) {
 		if e.dir {
 			if depth < maxDepth {
 				if c, err := openDir(d, e.name); err == nil {
@@ -369,23 +361,32 @@ type entry struct {
 	dir, maybeRegular bool
 }
 
-// list reads the directory d's entries by their types as the directory
-// gives them: a symlink is never a directory here.
-func list(d int) []entry {
-	dup, err := unix.Dup(d)
-	if err != nil {
-		return nil
+// entries are the directory d's entries, by their types as the
+// directory gives them (a symlink is never a directory here), read a
+// batch at a time: a directory of a million names costs the memory of a
+// batch.
+func entries(d int) iter.Seq[entry] {
+	return func(yield func(entry) bool) {
+		dup, err := unix.Dup(d)
+		if err != nil {
+			return
+		}
+		unix.Seek(dup, 0, 0)
+		dir := os.NewFile(uintptr(dup), "")
+		defer dir.Close()
+		for {
+			batch, err := dir.ReadDir(256)
+			for _, de := range batch {
+				t := de.Type()
+				if !yield(entry{name: de.Name(), dir: t.IsDir(), maybeRegular: t.IsRegular()}) {
+					return
+				}
+			}
+			if err != nil || len(batch) == 0 {
+				return
+			}
+		}
 	}
-	unix.Seek(dup, 0, 0)
-	dir := os.NewFile(uintptr(dup), "")
-	defer dir.Close()
-	des, _ := dir.ReadDir(-1)
-	entries := make([]entry, 0, len(des))
-	for _, de := range des {
-		t := de.Type()
-		entries = append(entries, entry{name: de.Name(), dir: t.IsDir(), maybeRegular: t.IsRegular()})
-	}
-	return entries
 }
 
 // isA says whether name beneath d is a directory (dir), or something else.
