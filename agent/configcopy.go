@@ -212,11 +212,12 @@ func (a Agent) keep(top map[string]any, carried []string) []string {
 	return leftOut
 }
 
-// trustBears says a trust answer for path bears on project: it is the
-// project's, a folder's in it, or one's above it (Gemini's TRUST_PARENT,
-// a folder trusted with all it holds). Any other names another of the
-// user's projects, which the sandbox does not see.
-func trustBears(path, project string) bool {
+// BearsOn says what an agent records for the folder path (a trust
+// answer, an extension's or a plugin's scope) bears on project: it is
+// the project's, a folder's in it, or one's above it (Gemini's
+// TRUST_PARENT, a folder trusted with all it holds). Any other names
+// another of the user's projects, which the sandbox does not see.
+func BearsOn(path, project string) bool {
 	path, project = filepath.Clean(path), filepath.Clean(project)
 	within := func(p, dir string) bool { return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/") }
 	return within(path, project) || within(project, path)
@@ -231,7 +232,7 @@ func TrustCopy(host []byte, project string) []byte {
 		return nil
 	}
 	for path := range folders {
-		if !trustBears(path, project) {
+		if !BearsOn(path, project) {
 			delete(folders, path)
 		}
 	}
@@ -254,7 +255,7 @@ func EnablementCopy(host []byte, project string) ([]byte, bool) {
 	for name, r := range rules {
 		r.Overrides = slices.DeleteFunc(r.Overrides, func(rule string) bool {
 			path := strings.TrimSuffix(strings.TrimPrefix(rule, "!"), "*")
-			return !strings.HasPrefix(path, "/") || !trustBears(path, project)
+			return !strings.HasPrefix(path, "/") || !BearsOn(path, project)
 		})
 		rules[name] = r
 	}
@@ -284,7 +285,7 @@ func CodexConfigCopy(host []byte, carried []string, project string) ([]byte, []s
 	leftOut := Codex.keep(top, carried)
 	if projects, ok := top["projects"].(map[string]any); ok {
 		for path := range projects {
-			if !trustBears(path, project) {
+			if !BearsOn(path, project) {
 				delete(projects, path)
 			}
 		}

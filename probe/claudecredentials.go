@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/mount"
@@ -25,7 +27,7 @@ import (
 // leaves the entries; a file of plugins/ that cannot be read whole, or a
 // directory that cannot be looked through whole, is not shown. What was
 // left out is named (leftOut).
-func pluginCredentials(home string, entries, frozen []string) (kept []string, own []mount.Mount, leftOut []string) {
+func pluginCredentials(home, project string, entries, frozen []string) (kept []string, own []mount.Mount, leftOut []string) {
 	plugins := filepath.Join(home, ".claude", "plugins")
 	tilde := func(p string) string { return tildePath(p, home) }
 	for _, f := range frozen {
@@ -49,6 +51,9 @@ func pluginCredentials(home string, entries, frozen []string) (kept []string, ow
 		// a marketplace the host adds during the session, token and all,
 		// is written into the host's file, which is not shown.
 		m, note, shown := launchCopy(e, mount.ClaudeConfig, tilde)
+		if shown && installedPlugins[filepath.Base(e)] {
+			m.Content, shown = pluginsOfProject(m.Content, project)
+		}
 		if shown {
 			own = append(own, m)
 		}
@@ -57,6 +62,39 @@ func pluginCredentials(home string, entries, frozen []string) (kept []string, ow
 		}
 	}
 	return kept, own, leftOut
+}
+
+// installedPlugins are the files where Claude Code records the plugins
+// installed, with, for one installed in a project's or a local scope,
+// that project's path.
+var installedPlugins = map[string]bool{"installed_plugins.json": true, "installed_plugins_v2.json": true}
+
+// pluginsOfProject is the list of installed plugins b with only the
+// installations of the user's scope and of project's folders: another's
+// projectPath names another of the user's projects. An empty file is
+// copied as it is; a list that does not read as one is not shown (ok
+// false).
+func pluginsOfProject(b, project string) (string, bool) {
+	if strings.TrimSpace(b) == "" {
+		return b, true
+	}
+	d := json.NewDecoder(strings.NewReader(b))
+	d.UseNumber()
+	var top map[string]any
+	if d.Decode(&top) != nil {
+		return "", false
+	}
+	plugins, _ := top["plugins"].(map[string]any)
+	for name, v := range plugins {
+		installs, _ := v.([]any)
+		plugins[name] = slices.DeleteFunc(installs, func(i any) bool {
+			at, scoped := i.(map[string]any)["projectPath"]
+			path, _ := at.(string)
+			return scoped && !agent.BearsOn(path, project)
+		})
+	}
+	out, err := json.MarshalIndent(top, "", "  ")
+	return string(out), err == nil
 }
 
 // launchCopy is a private read-only copy, at path, of the file the

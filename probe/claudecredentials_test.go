@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,7 +47,7 @@ func TestPluginCredentialsFailClosed(t *testing.T) {
 	gitDir("cache/m/p/1.0/"+strings.Repeat("d/", gitDirsDepth)+".git", token) // past the walk's depth
 	entries := []string{filepath.Join(plugins, "marketplaces"), filepath.Join(plugins, "repos"), filepath.Join(plugins, "cache")}
 
-	kept, own, leftOut := pluginCredentials(home, entries, []string{filepath.Join(plugins, "skills")})
+	kept, own, leftOut := pluginCredentials(home, "/p", entries, []string{filepath.Join(plugins, "skills")})
 
 	if want := entries[:2]; !slices.Equal(kept, want) {
 		t.Errorf("kept %q, want %q", kept, want)
@@ -182,5 +183,26 @@ func TestCredentialFilesLeftOut(t *testing.T) {
 	entries, _, frozenCreds := frozenEntries(filepath.Join(dir, "skill"))
 	if !slices.Equal(frozenCreds, want[:1]) || slices.Contains(entries, want[0]) {
 		t.Errorf("frozenEntries shows %v, leaves out %v", entries, frozenCreds)
+	}
+}
+
+// Of the plugins installed, those of the user's scope and of the
+// project's folders enter; another project's installation does not.
+func TestPluginsOfProject(t *testing.T) {
+	in := `{"version": 2, "plugins": {"a@m": [{"scope": "project", "projectPath": "/home/u/clients/acme"}, {"scope": "local", "projectPath": "/home/u/work/app"}, {"scope": "user"}], "b@m": [{"scope": "project", "projectPath": "/home/u/work"}, {"scope": "project", "projectPath": 7}]}}`
+	out, ok := pluginsOfProject(in, "/home/u/work/app")
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); !ok || err != nil {
+		t.Fatalf("%v %v: %s", ok, err, out)
+	}
+	b, _ := json.Marshal(got)
+	if want := `{"plugins":{"a@m":[{"projectPath":"/home/u/work/app","scope":"local"},{"scope":"user"}],"b@m":[{"projectPath":"/home/u/work","scope":"project"}]},"version":2}`; string(b) != want {
+		t.Errorf("copy %s, want %s", b, want)
+	}
+	if _, ok := pluginsOfProject("not json", "/p"); ok {
+		t.Error("what does not read as a list is shown")
+	}
+	if out, ok := pluginsOfProject("", "/p"); !ok || out != "" {
+		t.Errorf("an empty list: %q %v", out, ok)
 	}
 }

@@ -132,7 +132,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.Own = append(h.Own, toolCopies...)
 	var pluginCopies []mount.Mount
 	var pluginLeftOut []string
-	h.ClaudeEntries, pluginCopies, pluginLeftOut = pluginCredentials(home, h.ClaudeEntries, h.ClaudeFrozen)
+	h.ClaudeEntries, pluginCopies, pluginLeftOut = pluginCredentials(home, project.Root, h.ClaudeEntries, h.ClaudeFrozen)
 	h.Own = append(h.Own, pluginCopies...)
 	h.Own = append(h.Own, setupCopies...)
 	for _, b := range blanked {

@@ -174,3 +174,39 @@ func TestReplayReview18AgentTrustOtherProjects(t *testing.T) {
 		t.Errorf("inside, want the project's own trust answers")
 	}
 }
+
+// TestReplayReview18InstalledPluginsOtherProjects: ~/.claude/plugins'
+// installed_plugins.json entered as a private copy of what the launch
+// read, and Claude Code records there, for a plugin installed in a
+// project's or a local scope, that project's path: the paths of the
+// user's other projects. The attack, from inside: read it. Proof: no
+// other project's path is there; this project's plugin and the user's
+// own still are.
+func TestReplayReview18InstalledPluginsOtherProjects(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	other := filepath.Join(h.Home, "clients", "acme-acquisition-REVIEW18")
+	plugins := filepath.Join(h.Home, ".claude", "plugins")
+	entry := func(scope, name, project string) string {
+		p := ""
+		if project != "" {
+			p = `, "projectPath": "` + project + `"`
+		}
+		return `{"scope": "` + scope + `", "installPath": "` + filepath.Join(plugins, "cache", "mkt", name, "1.0.0") + `", "version": "1.0.0"` + p + `}`
+	}
+	h.Write(filepath.Join(plugins, "installed_plugins.json"), `{"version": 2, "plugins": {
+		"deploy@mkt": [`+entry("project", "deploy", other)+`, `+entry("local", "deploy", proj)+`],
+		"lint@mkt": [`+entry("user", "lint", "")+`]}}`)
+	for _, name := range []string{"deploy", "lint"} {
+		h.Write(filepath.Join(plugins, "cache", "mkt", name, "1.0.0", ".claude-plugin", "plugin.json"), `{"name":"`+name+`"}`)
+	}
+	out := h.Inside(proj, nil, "cat ~/.claude/plugins/installed_plugins.json")
+	t.Log(out)
+	if strings.Contains(out, "REVIEW18") {
+		t.Errorf("another project's path is readable inside, in installed_plugins.json")
+	}
+	if !strings.Contains(out, `"projectPath": "`+proj+`"`) || !strings.Contains(out, "lint@mkt") {
+		t.Errorf("inside, want this project's plugin and the user's own")
+	}
+}
