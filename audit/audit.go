@@ -564,7 +564,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			typ&noFile != 0 && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
-		case !typ.IsDir() && (slices.Contains(w.obeyed, name) || n.fold && slices.ContainsFunc(w.obeyed, func(o string) bool { return projectfiles.Is(name, o, true) })):
+		case !typ.IsDir() && w.obeys(name, n.fold):
 			// A directory of that name (a virtualenv called .env) is
 			// nothing gemini can load.
 			hostRun = true
@@ -734,7 +734,7 @@ func (w *walker) leaf(n node, name, rel string) {
 	}
 	// A .env that sets only an application's own settings: nothing the
 	// host's gemini, which loads it, or what gemini runs obeys.
-	if n.mode == plainDir && name == ".env" && slices.Contains(w.obeyed, name) && harmlessDotenv(n.fd, name) {
+	if n.mode == plainDir && w.obeys(name, false) && harmlessDotenv(n.fd, name) {
 		return
 	}
 	// Packed refs that replace no object.
@@ -785,6 +785,19 @@ func (w *walker) worktreeAdmin(fd int, rel string) bool {
 		return false
 	}
 	return w.linkedWorktree(path)
+}
+
+func (w *walker) obeys(name string, fold bool) bool { return Obeys(w.obeyed, name, fold) }
+
+// Obeys says whether name is one of obeyed, the names the host's tools
+// obey wherever they stand, or a variant of one (.env.local,
+// .env.production): direnv's dotenv_if_exists .env.local, bun, Vite and
+// Next.js load those as the .env, and git ignores them as it does the
+// .env.
+func Obeys(obeyed []string, name string, fold bool) bool {
+	return slices.ContainsFunc(obeyed, func(o string) bool {
+		return projectfiles.Is(name, o, fold) || len(name) > len(o)+1 && projectfiles.Is(name[:len(o)+1], o+".", fold)
+	})
 }
 
 // read reads rel beneath the root: a small regular file, reached without

@@ -132,3 +132,31 @@ func TestScanDeps(t *testing.T) {
 		t.Errorf("found %q", r.Found)
 	}
 }
+
+// TestScanDotenvVariants: a .env's variants (.env.local, .env.production),
+// which direnv's dotenv_if_exists, bun, Vite and Next.js load as the
+// .env, are judged as it is: one that sets only an application's own
+// settings stays, one that sets any other key is a finding; .envrc is no
+// variant.
+func TestScanDotenvVariants(t *testing.T) {
+	root := t.TempDir()
+	since := mark(t, t.TempDir())
+	obeyed := []string{".env"}
+	start := Take(root, since, obeyed, nil)
+	for p, content := range map[string]string{
+		".env.local":            "PORT=3000\nBASH_ENV=/tmp/x.sh\n",
+		"web/.env.production":   "NODE_OPTIONS=--require ./x.js\n",
+		".env.development":      "PORT=3000\nVITE_API_URL=http://localhost:3000\n",
+		"web/.env.example":      "DATABASE_URL=postgres://localhost/app\n",
+		"web/.environment.json": "{}\n",
+	} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, p), []byte(content), 0o644))
+	}
+	r := Scan(root, since, nil, start, obeyed)
+	want := []string{filepath.Join(root, ".env.local"), filepath.Join(root, "web/.env.production")}
+	slices.Sort(r.Found)
+	if !slices.Equal(r.Found, want) {
+		t.Errorf("found %q, want %q", r.Found, want)
+	}
+}

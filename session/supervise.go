@@ -653,7 +653,7 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 // expects the host to obey. A .env's keys that are not known harmless are
 // named.
 func (s *Session) sayWhy(w io.Writer, p, path string) {
-	if !slices.Contains(s.plan.ObeyedNames, filepath.Base(p)) {
+	if !audit.Obeys(s.plan.ObeyedNames, filepath.Base(p), false) {
 		return
 	}
 	what := "it"

@@ -226,3 +226,35 @@ use_flake() {
 		t.Errorf("the host's direnv loaded the session's line from .direnv:\n%s\n%s", out, loaded)
 	}
 }
+
+// TestReplayReview18DotenvVariant: the exit audit judged a .env by its
+// name alone, yet the host's tools load its variants too: direnv's
+// dotenv_if_exists .env.local in an .envrc you allowed (direnv asks
+// again for a changed .envrc, never for the file it loads), bun's
+// .env.local and .env.<NODE_ENV>, Vite's and Next.js'; git ignores them
+// (.env*.local). The session writes a .env.local setting BASH_ENV to a
+// script of its own. Host-side proof: after the session, a bash the host
+// runs through direnv in the project runs nothing the session wrote.
+func TestReplayReview18DotenvVariant(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, ".envrc"), "dotenv_if_exists .env.local\n")
+	h.Write(filepath.Join(proj, ".gitignore"), ".env*.local\ntmp/\n")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "direnv")
+	h.Run(proj, nil, "direnv", "allow", proj)
+	marker := plantedMarker(h)
+	out := runSession(t, h, proj, `set -e
+		mkdir -p tmp && echo 'touch `+marker+`' > tmp/hook.sh
+		printf 'PORT=3000\nBASH_ENV=%s/tmp/hook.sh\n' "$PWD" > .env.local
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the .env.local could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "direnv", "exec", proj, "bash", "-c", "true").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's bash through direnv ran the session's BASH_ENV from .env.local:\n%s\n%s", out, ran)
+	}
+}
