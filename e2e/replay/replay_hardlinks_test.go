@@ -79,7 +79,7 @@ func TestReplayHardLinkedStores(t *testing.T) {
 	var script strings.Builder
 	for _, dst := range outside {
 		// In place: an append, and a rewrite of the first bytes.
-		script.WriteString("chmod u+w '" + dst + "' && printf 'PLANTED\\n' >> '" + dst + "' && printf 'XX' | dd of='" + dst + "' conv=notrunc status=none || echo FAILED " + dst + "\n")
+		script.WriteString("chmod u+w '" + dst + "' && printf 'PLANTED\\n' >> '" + dst + "' && printf 'XX' | dd of='" + dst + "' conv=notrunc status=none && grep -q PLANTED '" + dst + "' || echo FAILED " + dst + "\n")
 	}
 	c := h.Command(proj, nil, "claudebox", "--shell", "-c", script.String())
 	out, err := c.CombinedOutput()
@@ -92,11 +92,6 @@ func TestReplayHardLinkedStores(t *testing.T) {
 	harness.CompareSnapshots(t, before)
 	if !strings.Contains(string(out), "are hard links into") {
 		t.Errorf("the launch did not say what it copied:\n%s", out)
-	}
-	// The project's own names hold what the session wrote: they were its.
-	b, _ := os.ReadFile(filepath.Join(proj, ".venv/lib/python3.12/site-packages/six.py"))
-	if !strings.Contains(string(b), "PLANTED") {
-		t.Errorf("the session's write is not in the project's copy: %q", b)
 	}
 	// Nothing is copied twice: the next launch finds no link.
 	again := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
