@@ -111,6 +111,8 @@ var Entries = []Entry{
 	{Name: ".devcontainer.", Prefix: true, Protection: AtExit, Tools: "VS Code, devcontainer CLI", Why: "dev container commands"},
 	{Name: "devcontainer.json", Protection: AtExit, Tools: "VS Code, devcontainer CLI", Why: "dev container commands"},
 	{Name: ".envrc", Prefix: true, Protection: AtExit, Tools: "direnv", Why: "what an .envrc sources (source_env_if_exists .envrc.local)"},
+	{Name: "compose.override.", Prefix: true, Protection: AtExit, Tools: "docker compose", Why: "what docker compose up merges into the project's services unasked (mounts, privileges, commands)"},
+	{Name: "docker-compose.override.", Prefix: true, Protection: AtExit, Tools: "docker compose", Why: "what docker compose up merges into the project's services unasked (mounts, privileges, commands)"},
 	{Name: ".direnv", Protection: AtExit, Tools: "direnv, nix-direnv", Why: "what direnv's layouts keep, and the dev shell nix-direnv caches and evaluates at every cd"},
 	{Name: ".cargo", Protection: AtExit, Tools: "cargo", Why: "cargo's rustc wrapper, linker, runner and aliases, in the directory and below"},
 	{Name: ".npmrc", Protection: AtExit, Tools: "npm", Why: "npm's scripts' shell, registry and node options"},

@@ -258,3 +258,39 @@ func TestReplayReview18DotenvVariant(t *testing.T) {
 		t.Errorf("the host's bash through direnv ran the session's BASH_ENV from .env.local:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview18ComposeOverride: docker compose merges
+// compose.override.yaml (docker-compose.override.yml) into the project's
+// compose file at every docker compose up, unasked, and projects keep it
+// out of git as a developer's own (a mount of / into a container, a
+// privileged one, a command). The exit audit judged neither name: the
+// session writes both. Host-side proof: neither stands after the session
+// (where docker is installed, the host's docker compose config shows
+// nothing the session wrote).
+func TestReplayReview18ComposeOverride(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "compose.yaml"), "services:\n  web:\n    image: nginx\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "compose.override.yaml\ndocker-compose.override.yml\n")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "compose")
+	override := "services:\n  web:\n    privileged: true\n    volumes: [\"/:/host\"]\n    command: [\"sh\", \"-c\", \"PLANTED\"]\n"
+	out := runSession(t, h, proj, `set -e
+		printf '`+override+`' > compose.override.yaml
+		cp compose.override.yaml docker-compose.override.yml
+		test -z "$(git status --porcelain)" && echo WRITTEN >&2`)
+	if !strings.Contains(out, "WRITTEN") {
+		t.Fatalf("the overrides could not be written:\n%s", out)
+	}
+	for _, name := range []string{"compose.override.yaml", "docker-compose.override.yml"} {
+		if _, err := os.Lstat(filepath.Join(proj, name)); err == nil {
+			t.Errorf("the session's %s stands where the host's docker compose reads it:\n%s", name, out)
+		}
+	}
+	if _, err := exec.LookPath("docker"); err == nil {
+		if config, _ := h.Command(proj, nil, "docker", "compose", "config").CombinedOutput(); strings.Contains(string(config), "PLANTED") {
+			t.Errorf("the host's docker compose config merged the session's override:\n%s", config)
+		}
+	}
+}
