@@ -558,7 +558,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun, sub = true, gitDir
 		case isObeyed(name, n.fold):
 			hostRun, sub = true, allDir
-		case !typ.IsDir() && pythonModule(name, n.fold) && !inSitePackages(rel):
+		case !typ.IsDir() && pythonModule(name, n.fold):
 			hostRun = true
 		case !typ.IsDir() && (name == ".gitignore" || makeNames[name] || makeFragment(name)),
 			typ&noFile != 0 && gitOpened[name]:

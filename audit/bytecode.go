@@ -17,8 +17,8 @@ import (
 // writes its caches again, and an extension module built inside is built
 // again on the host. Inside the sandbox Python keeps its caches out of
 // the project (PYTHONPYCACHEPREFIX), so a session writes none but on
-// purpose. Those of a virtualenv's site-packages are no finding: nothing
-// there is judged.
+// purpose. Those of a virtualenv's site-packages are judged with their
+// package (deps.go).
 
 // pythonModule says whether name is a compiled Python module: bytecode,
 // or a shared library named as a module is (not a C library's
@@ -42,15 +42,4 @@ func identifier(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// inSitePackages says whether rel lies in a Python installation's
-// packages (a virtualenv's site-packages, Debian's dist-packages).
-func inSitePackages(rel string) bool {
-	for c := range strings.SplitSeq(rel, "/") {
-		if c == "site-packages" || c == "dist-packages" {
-			return true
-		}
-	}
-	return false
 }

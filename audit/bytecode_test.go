@@ -9,7 +9,8 @@ import (
 
 // TestScanPythonBytecode: a .pyc the session wrote or changed, cached
 // beside its source or alone, and an extension module, are findings; one
-// there before it, those of a virtualenv's site-packages, and a C
+// there before it, those of a virtualenv's site-packages (judged with
+// their package, not found one by one), and a C
 // library (libfoo.so) or a Rust crate's (a name no import spells) are
 // not.
 func TestScanPythonBytecode(t *testing.T) {
