@@ -22,8 +22,11 @@ const ClaudeJSONFile = project.ClaudeJSONFile
 
 // claudeJSONLimit is the most of the instance's claude.json a launch reads.
 // It holds the carried keys and what Claude Code records for this project
-// alone; one larger was grown by the sandbox, and is started afresh.
-const claudeJSONLimit = 16 << 20
+// alone (its changelog and feature caches the most, hundreds of KB); one
+// larger was grown by the sandbox, and is started afresh. Each launch
+// decodes and writes again what it reads: 16 MiB of keys held a launch
+// 30 s and 320 MiB on a 2-core machine.
+const claudeJSONLimit = 4 << 20
 
 // maxClaudeJSON is the most of the host's ~/.claude.json read: every
 // project's record and the account, grown over years.

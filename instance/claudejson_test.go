@@ -246,3 +246,32 @@ func TestSyncClaudeJSONKeyAlias(t *testing.T) {
 		})
 	}
 }
+
+// TestSyncClaudeJSONGrownBySandbox: the sandbox writes its claude.json,
+// which each launch decodes and writes again: 16 MiB of short keys held
+// every launch 30 s and 320 MiB. One over claudeJSONLimit is started
+// afresh, unread.
+func TestSyncClaudeJSONGrownBySandbox(t *testing.T) {
+	dir := t.TempDir()
+	host := filepath.Join(dir, "host.json")
+	os.WriteFile(host, []byte(`{"hasCompletedOnboarding":true}`), 0o600)
+	inst := filepath.Join(dir, "inst")
+	os.Mkdir(inst, 0o700)
+	var grown strings.Builder
+	grown.WriteString(`{"planted":0`)
+	for i := 0; grown.Len() < 6<<20; i++ {
+		fmt.Fprintf(&grown, `,"%x":[]`, i)
+	}
+	grown.WriteString("}")
+	os.WriteFile(filepath.Join(inst, ClaudeJSONFile), []byte(grown.String()), 0o600)
+	if err := SyncClaudeJSON(HostClaudeJSON{path: host, stateDir: filepath.Join(dir, "state")}, inst, []string{"/"}, KeyAlias{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(inst, ClaudeJSONFile))
+	if strings.Contains(string(b), "planted") || len(b) > 4096 {
+		t.Errorf("a claude.json of 6 MiB the sandbox grew was read and kept (%d bytes now)", len(b))
+	}
+	if !strings.Contains(string(b), `"hasCompletedOnboarding":true`) {
+		t.Errorf("the copy started afresh lacks the carried keys:\n%s", b)
+	}
+}
