@@ -561,7 +561,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		case !typ.IsDir() && pythonModule(name, n.fold):
 			hostRun = true
 		case !typ.IsDir() && (name == ".gitignore" || makeNames[name] || makeFragment(name)),
-			typ&noFile != 0 && gitOpened[name]:
+			(typ&noFile != 0 || typ.IsRegular()) && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
 		case !typ.IsDir() && w.obeys(name, n.fold):
@@ -704,11 +704,21 @@ func (w *walker) leaf(n node, name, rel string) {
 		n.mode == lfsObjDir && w.lfsObjectHolds(n, name) {
 		return
 	}
+	// A file git reads whole where it opens one that takes less disk
+	// than its size: git fails allocating it (a .gitignore of 100 GB,
+	// sparse, failed the host's git status, and every launch's snapshot).
+	if n.mode == plainDir && gitOpened[name] && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Blocks*512+1<<20 < st.Size {
+		w.found(rel)
+		return
+	}
 	// A rule git hides what the session wrote by, and a makefile whose
 	// change git shows only where it tracks it (ignored.go).
 	if n.mode == plainDir && name == ".gitignore" {
 		w.ignores = append(w.ignores, rel)
 		return
+	}
+	if n.mode == plainDir && gitOpened[name] && !isObeyed(name, n.fold) {
+		return // git's data, judged above for its size alone
 	}
 	if n.mode == plainDir && makeFragment(name) {
 		if !w.tracked(rel) {

@@ -478,6 +478,13 @@ func TestScanGitFIFOs(t *testing.T) {
 		must(t, unix.Mkfifo(filepath.Join(root, p), 0o600))
 	}
 	must(t, unix.Mkfifo(filepath.Join(root, "src/data.pipe"), 0o600)) // nothing git opens
+	// Sparse, which git reads whole: it fails allocating 100 GB.
+	for _, p := range []string{"sparse/.gitignore", "sparse/.mailmap"} {
+		write(t, filepath.Join(root, p))
+		must(t, os.Truncate(filepath.Join(root, p), 100<<30))
+		fifos = append(fifos, p)
+	}
+	write(t, filepath.Join(root, "sparse/.gitattributes")) // an ordinary one
 	r := Scan(root, since, nil, start, nil)
 	var want []string
 	for _, p := range fifos {

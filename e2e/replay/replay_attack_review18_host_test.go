@@ -294,3 +294,25 @@ func TestReplayReview18ComposeOverride(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview18SparseGitignore: git reads a .gitignore whole, and
+// allocates its size first. The session leaves a sparse .gitignore of
+// 100 GB, which takes no disk: the host's git status in the project
+// failed, out of memory, and so did every later launch's undo snapshot
+// ("this session cannot be undone"). Host-side proof: after the session,
+// the host's git status works and the next launch takes its snapshot.
+func TestReplayReview18SparseGitignore(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Inside(proj, nil, "truncate -s 100G .gitignore")
+	if _, err := os.Lstat(filepath.Join(proj, ".gitignore")); err == nil {
+		t.Errorf("the sparse .gitignore the session left is still in the project")
+	}
+	h.Run(proj, nil, "git", "status", "--porcelain")
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
+	out, err := c.CombinedOutput()
+	if err != nil || strings.Contains(string(out), "cannot be undone") {
+		t.Errorf("the next launch: %v\n%s", err, out)
+	}
+}
