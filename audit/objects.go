@@ -284,8 +284,34 @@ func isHex(s string) bool {
 // and diffs the object a replace ref names in place of the one it
 // replaces (refs/replace/<name>), which git status never shows, so that
 // the host's next checkout writes the session's hook under the name of
-// the project's.
+// the project's. It reads them a part at a time: the walk judges
+// repositories side by side, and each packed-refs of 256 MiB (sparse,
+// taking no disk) held as much of the supervisor's memory. Sparse ones,
+// which git never writes, are taken for unreadable.
 func replaceRefs(fd int, name string) bool {
-	b, err := readAt(fd, name, 256<<20)
-	return err != nil || bytes.Contains(b, []byte(" refs/replace/"))
+	ffd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return true
+	}
+	f := os.NewFile(uintptr(ffd), name)
+	defer f.Close()
+	var st unix.Stat_t
+	if unix.Fstat(ffd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > 256<<20 || st.Blocks*512+1<<20 < st.Size {
+		return true
+	}
+	replace := []byte(" refs/replace/")
+	buf := make([]byte, 64<<10)
+	kept := 0 // the end of the last part, where a match may begin
+	for {
+		n, err := f.Read(buf[kept:])
+		if bytes.Contains(buf[:kept+n], replace) {
+			return true
+		}
+		if err != nil {
+			return err != io.EOF
+		}
+		k := min(len(replace)-1, kept+n)
+		copy(buf, buf[kept+n-k:kept+n])
+		kept = k
+	}
 }
