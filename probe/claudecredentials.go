@@ -88,7 +88,11 @@ func pluginsOfProject(b, project string) (string, bool) {
 	for name, v := range plugins {
 		installs, _ := v.([]any)
 		plugins[name] = slices.DeleteFunc(installs, func(i any) bool {
-			at, scoped := i.(map[string]any)["projectPath"]
+			install, ok := i.(map[string]any)
+			if !ok {
+				return true
+			}
+			at, scoped := install["projectPath"]
 			path, _ := at.(string)
 			return scoped && !agent.BearsOn(path, project)
 		})

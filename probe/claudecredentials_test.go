@@ -189,7 +189,7 @@ func TestCredentialFilesLeftOut(t *testing.T) {
 // Of the plugins installed, those of the user's scope and of the
 // project's folders enter; another project's installation does not.
 func TestPluginsOfProject(t *testing.T) {
-	in := `{"version": 2, "plugins": {"a@m": [{"scope": "project", "projectPath": "/home/u/clients/acme"}, {"scope": "local", "projectPath": "/home/u/work/app"}, {"scope": "user"}], "b@m": [{"scope": "project", "projectPath": "/home/u/work"}, {"scope": "project", "projectPath": 7}]}}`
+	in := `{"version": 2, "plugins": {"a@m": [{"scope": "project", "projectPath": "/home/u/clients/acme"}, {"scope": "local", "projectPath": "/home/u/work/app"}, {"scope": "user"}], "b@m": [{"scope": "project", "projectPath": "/home/u/work"}, {"scope": "project", "projectPath": 7}, "odd"]}}`
 	out, ok := pluginsOfProject(in, "/home/u/work/app")
 	var got map[string]any
 	if err := json.Unmarshal([]byte(out), &got); !ok || err != nil {
