@@ -122,8 +122,8 @@ func sessionLive(log string) bool {
 }
 
 // SweepRun removes what ended sessions left in the run directory: the
-// files of each session whose log nobody holds, and files of no session. A running session's
-// files stay. It returns the files removed.
+// files of each session whose log nobody holds, and files of no session.
+// A running session's files stay. It returns the files removed.
 func SweepRun(stateDir string) []string {
 	removed := sweepRuntimeCopies()
 	dir := runDir(stateDir)
