@@ -260,11 +260,16 @@ func InstallCommand(dir string) (where, command string) {
 }
 
 // pythonInstall is InstallCommand for site-packages, which lies at
-// <virtualenv>/lib/python3.X/site-packages.
+// <virtualenv>/lib/python3.X/site-packages; one that is not a
+// virtualenv's (no pyvenv.cfg there) is named by its own directory, with
+// the pip on the user's PATH.
 func pythonInstall(dir string) (where, command string) {
 	venv := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
 	where = filepath.Dir(venv)
 	pip := filepath.Join(filepath.Base(venv), "bin", "pip")
+	if _, err := os.Lstat(filepath.Join(venv, "pyvenv.cfg")); err != nil {
+		where, pip = filepath.Dir(dir), "pip"
+	}
 	for _, c := range []struct{ lock, cmd string }{
 		{"uv.lock", "uv sync --frozen"},
 		{"poetry.lock", "poetry install"},

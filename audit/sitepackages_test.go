@@ -50,6 +50,11 @@ func TestScanSitePackages(t *testing.T) {
 	if where, command := InstallCommand(site); where != root || command != ".venv/bin/pip install <the packages named above>" {
 		t.Errorf("install command %q in %s", command, where)
 	}
+	// Not a virtualenv's: named by its own directory, not three above.
+	loose := filepath.Join(root, "vendor", "site-packages")
+	if where, command := InstallCommand(loose); where != filepath.Dir(loose) || command != "pip install <the packages named above>" {
+		t.Errorf("install command %q in %s for a site-packages of no virtualenv", command, where)
+	}
 	write(t, filepath.Join(root, "uv.lock"))
 	if _, command := InstallCommand(site); command != "uv sync --frozen" {
 		t.Errorf("install command beside uv.lock: %q", command)
