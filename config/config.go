@@ -147,7 +147,9 @@ func decodeConfig(path string, v any, follow bool) (bool, error) {
 	}
 	data, err := read(path)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	// A launch of this project beside may have made its stand-in since the
+	// look above (a socket of mode 000, which refuses the open).
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || err != nil && instance.IsPlaceholder(path):
 		return false, nil
 	case errors.Is(err, syscall.ELOOP):
 		return false, hint.Errorf("replace the link with the file itself", "%s is a symlink", path)

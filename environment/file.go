@@ -63,7 +63,9 @@ func ReadFile(path string, follow bool) (File, error) {
 		}
 	}
 	b, err := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), maxFileSize)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+	// A launch of this project beside may have made its stand-in since the
+	// look above (a socket of mode 000, which refuses the open).
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || err != nil && instance.IsPlaceholder(path) {
 		return f, nil
 	}
 	if err != nil {

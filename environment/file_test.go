@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestReadFile(t *testing.T) {
@@ -38,5 +40,25 @@ func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestReadFileBesideStandIn: a launch of the project beside makes the
+// env file's stand-in (a socket of mode 000) while this one reads it:
+// the file reads as empty, never as an error.
+func TestReadFileBesideStandIn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ProjectFile)
+	for i := range 2000 {
+		os.Remove(path)
+		made := make(chan struct{})
+		go func() {
+			defer close(made)
+			unix.Mknod(path, unix.S_IFSOCK, 0)
+		}()
+		_, err := ReadFile(path, false)
+		<-made
+		if err != nil {
+			t.Fatalf("try %d: %v", i, err)
+		}
 	}
 }
