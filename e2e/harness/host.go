@@ -8,6 +8,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -188,6 +189,19 @@ func (h *Host) Inside(dir string, extra []string, script string) string {
 	return h.Run(dir, extra, "claudebox", "--shell", "-c", script)
 }
 
+// InsideStderr runs a bash script in the sandbox of dir, fails the test
+// unless it succeeds, and returns the session's stderr.
+func (h *Host) InsideStderr(dir, script string) string {
+	h.T.Helper()
+	var stderr strings.Builder
+	c := h.Command(dir, nil, "claudebox", "--shell", "-c", script)
+	c.Stderr = &stderr
+	if err := c.Run(); err != nil {
+		h.T.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	return stderr.String()
+}
+
 // GitRepo makes a repository with one commit.
 func (h *Host) GitRepo(dir string) {
 	h.T.Helper()
@@ -281,4 +295,49 @@ func (h *Host) SessionLogs() string {
 		all = append(all, b...)
 	}
 	return string(all)
+}
+
+// WaitSnapshot waits until a session's snapshot for claudebox --undo is
+// written (the session's start does not wait for it).
+func (h *Host) WaitSnapshot() {
+	h.T.Helper()
+	WaitFor(h.T, "the session's undo snapshot", func() bool {
+		found, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", "undo", "*", "*.snapshot"))
+		return len(found) > 0
+	})
+}
+
+// Marker is the file a planted command makes: its existence proves the
+// host ran it.
+func (h *Host) Marker() string { return filepath.Join(h.Base, "MARKER") }
+
+// Must fails the test on an error.
+func Must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Bounded runs claudebox with args in dir, and fails the test if it has
+// not ended after a minute (what the sandbox left made it wait forever).
+func (h *Host) Bounded(dir string, args ...string) (string, error) {
+	h.T.Helper()
+	c := h.Command(dir, nil, "claudebox", args...)
+	var out strings.Builder
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		h.T.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	select {
+	case err := <-exited:
+		return out.String(), err
+	case <-time.After(time.Minute):
+		c.Process.Kill()
+		<-exited
+		h.T.Errorf("claudebox %s hung on what the sandbox left:\n%s", strings.Join(args, " "), out.String())
+		return "", nil
+	}
 }

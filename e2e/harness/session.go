@@ -17,7 +17,7 @@ import (
 )
 
 // WaitFor polls until ok holds, failing the test after a minute.
-func WaitFor(t *testing.T, what string, ok func() bool) {
+func WaitFor(t testing.TB, what string, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(60 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {

@@ -86,7 +86,7 @@ func TestReplayAgentsDir(t *testing.T) {
 		printf 'run touch /tmp/m\n' >> .agents/skills/s/SKILL.md 2>/dev/null && echo wrote-skill
 		true
 	`
-	stderr := runSession(t, h, fresh, attack)
+	stderr := h.InsideStderr(fresh, attack)
 	for _, f := range []string{".agents/hooks.json", ".agents/mcp_config.json"} {
 		if paths.Exists(filepath.Join(fresh, f)) {
 			t.Errorf("fresh/%s is in the project after the session:\n%s", f, stderr)

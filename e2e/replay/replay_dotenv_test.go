@@ -184,7 +184,7 @@ func TestReplayDotenvAppSettingsStay(t *testing.T) {
 	example := "PORT=3000\nNODE_ENV=development\nDATABASE_URL=postgres://localhost/app\nSECRET_KEY=changeme\nVITE_API_URL=http://localhost:3000\n"
 	h.Write(filepath.Join(proj, ".env.example"), example)
 	h.GitRepo(proj)
-	stderr := runSession(t, h, proj, `
+	stderr := h.InsideStderr(proj, `
 		set -e
 		cp .env.example .env
 		mkdir web
@@ -216,7 +216,7 @@ func TestReplayAuditWorktreeTracksEnvrc(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".envrc", ".vscode")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "envrc")
 	h.Run(proj, nil, "git", "checkout", "-q", "-")
-	stderr := runSession(t, h, proj, "git worktree add -q .worktrees/x other")
+	stderr := h.InsideStderr(proj, "git worktree add -q .worktrees/x other")
 	wt := filepath.Join(proj, ".worktrees", "x")
 	if got := h.Run(wt, nil, "git", "status", "--porcelain"); got != "" {
 		t.Errorf("the host's git status in the worktree says %q:\n%s", got, stderr)

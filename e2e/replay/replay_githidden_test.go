@@ -30,9 +30,9 @@ func TestReplayAuditNodeModulesRunner(t *testing.T) {
 	h.Write(filepath.Join(proj, "node_modules", "runner", "package.json"), `{"name":"runner","version":"1.0.0","bin":{"run-tests":"bin/run.js"}}`+"\n")
 	runner := filepath.Join(proj, "node_modules", "runner", "bin", "run.js")
 	h.Write(runner, "#!/usr/bin/env node\nconsole.log('ok-test')\n")
-	must(t, os.Chmod(runner, 0o755))
-	must(t, os.MkdirAll(filepath.Join(proj, "node_modules", ".bin"), 0o755))
-	must(t, os.Symlink("../runner/bin/run.js", filepath.Join(proj, "node_modules", ".bin", "run-tests")))
+	harness.Must(t, os.Chmod(runner, 0o755))
+	harness.Must(t, os.MkdirAll(filepath.Join(proj, "node_modules", ".bin"), 0o755))
+	harness.Must(t, os.Symlink("../runner/bin/run.js", filepath.Join(proj, "node_modules", ".bin", "run-tests")))
 	h.Chown()
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", ".")
@@ -40,8 +40,8 @@ func TestReplayAuditNodeModulesRunner(t *testing.T) {
 	if out := h.Run(proj, npmEnv, "npm", "test"); !strings.Contains(out, "ok-test") {
 		t.Fatalf("the host's npm test before the session: %s", out)
 	}
-	marker := plantedMarker(h)
-	stderr := runSession(t, h, proj, `
+	marker := h.Marker()
+	stderr := h.InsideStderr(proj, `
 		set -e
 		printf '#!/usr/bin/env node\nrequire("fs").writeFileSync("`+marker+`", "")\n' > node_modules/runner/bin/run.js
 		test -z "$(git status --porcelain)"
@@ -67,11 +67,11 @@ func TestReplayAuditNpmInstall(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "node_modules\n")
 	h.Write(filepath.Join(proj, "localdep", "package.json"), `{"name":"localdep","version":"1.0.0","bin":{"local-run":"run.js"}}`+"\n")
 	h.Write(filepath.Join(proj, "localdep", "run.js"), "#!/usr/bin/env node\nconsole.log('ok-test')\n")
-	must(t, os.Chmod(filepath.Join(proj, "localdep", "run.js"), 0o755))
+	harness.Must(t, os.Chmod(filepath.Join(proj, "localdep", "run.js"), 0o755))
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", ".")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "package")
-	stderr := runSession(t, h, proj, `
+	stderr := h.InsideStderr(proj, `
 		set -e
 		export npm_config_update_notifier=false
 		npm install --offline --no-audit --no-fund
@@ -89,13 +89,6 @@ func TestReplayAuditNpmInstall(t *testing.T) {
 	}
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestReplayAuditSelfIgnoringMakefile: the session writes a GNUmakefile,
 // which make prefers to the project's Makefile, and a .gitignore that
 // ignores both: git status --porcelain is empty. Host-side proof: the
@@ -110,8 +103,8 @@ func TestReplayAuditSelfIgnoringMakefile(t *testing.T) {
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", "Makefile")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "make")
-	marker := plantedMarker(h)
-	stderr := runSession(t, h, proj, `
+	marker := h.Marker()
+	stderr := h.InsideStderr(proj, `
 		set -e
 		printf 'all:\n\t@touch `+marker+`\n' > GNUmakefile
 		printf 'GNUmakefile\n.gitignore\n' > .gitignore

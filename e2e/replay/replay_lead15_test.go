@@ -20,8 +20,8 @@ func TestReplayLead15VersionFiles(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	marker := plantedMarker(h)
-	out := runSession(t, h, proj, `set -e
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
 		mkdir -p .cache/py/bin
 		printf '#!/bin/sh\ntouch `+marker+`\n' > .cache/py/bin/python
 		chmod +x .cache/py/bin/python

@@ -26,8 +26,8 @@ func TestReplayLead16NodeModulesLink(t *testing.T) {
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", ".")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "package")
-	marker := plantedMarker(h)
-	stderr := runSession(t, h, proj, `
+	marker := h.Marker()
+	stderr := h.InsideStderr(proj, `
 		set -e
 		mkdir -p build/deps/.bin
 		printf '#!/bin/sh\ntouch `+marker+`\n' > build/deps/.bin/run-tests

@@ -63,7 +63,7 @@ func TestReplayAuditMoveAsideSwappedParent(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	stderr := runSession(t, h, x, fmt.Sprintf(`
+	stderr := h.InsideStderr(x, fmt.Sprintf(`
 		for i in $(seq 0 %d); do mkdir -p s$i/.claude && echo '{"hooks":{}}' > s$i/.claude/settings.json; done
 		for i in $(seq 0 %d); do ln -s %s/$i l$i; done
 	`, pairs-1, pairs-1, filepath.Join(h.Home, "victims")))

@@ -80,7 +80,7 @@ func caRefused(t *testing.T, setup func(h *harness.Host, proj string) ([]string,
 // TestReplayNetworkCALinkInProject: SSL_CERT_FILE is a link in the project to a bundle there; the agent points the link at a bundle of its own.
 func TestReplayNetworkCALinkInProject(t *testing.T) {
 	caRefused(t, func(h *harness.Host, proj string) ([]string, string) {
-		h.Write(filepath.Join(proj, "corp", "ca.pem"), selfSignedPEM(t))
+		h.Write(filepath.Join(proj, "corp", "ca.pem"), harness.SelfSignedPEM(t))
 		if err := os.Symlink("corp/ca.pem", filepath.Join(proj, "ca.pem")); err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestReplayNetworkCALinkInProject(t *testing.T) {
 // TestReplayNetworkCALinkToOutside: the link in the project points at a bundle outside it.
 func TestReplayNetworkCALinkToOutside(t *testing.T) {
 	caRefused(t, func(h *harness.Host, proj string) ([]string, string) {
-		h.Write(filepath.Join(h.Base, "corp", "ca.pem"), selfSignedPEM(t))
+		h.Write(filepath.Join(h.Base, "corp", "ca.pem"), harness.SelfSignedPEM(t))
 		if err := os.Symlink(filepath.Join(h.Base, "corp", "ca.pem"), filepath.Join(proj, "ca.pem")); err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestReplayNetworkCALinkToOutside(t *testing.T) {
 // TestReplayNetworkCALinkedParent: the bundle's directory is a link in the project, pointed elsewhere.
 func TestReplayNetworkCALinkedParent(t *testing.T) {
 	caRefused(t, func(h *harness.Host, proj string) ([]string, string) {
-		h.Write(filepath.Join(proj, "corp", "ca.pem"), selfSignedPEM(t))
+		h.Write(filepath.Join(proj, "corp", "ca.pem"), harness.SelfSignedPEM(t))
 		if err := os.Symlink("corp", filepath.Join(proj, "certs")); err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +118,7 @@ func TestReplayNetworkCALinkedParent(t *testing.T) {
 // follow; the agent rewrites the file. The link's target is guarded, as the
 // directory is: the proof, on the host side, is that it is unchanged.
 func TestReplayNetworkCertDirEntryLink(t *testing.T) {
-	dev := selfSignedPEM(t)
+	dev := harness.SelfSignedPEM(t)
 	h, proj := caAttack(t, func(h *harness.Host, proj string) ([]string, string) {
 		h.Write(filepath.Join(proj, "dev", "dev-ca.pem"), dev)
 		os.MkdirAll(filepath.Join(proj, "certs"), 0o755)
@@ -136,7 +136,7 @@ func TestReplayNetworkCertDirEntryLink(t *testing.T) {
 // TestReplayNetworkCertDirOutsideLink: SSL_CERT_DIR outside the project holds a link into the project.
 func TestReplayNetworkCertDirOutsideLink(t *testing.T) {
 	caAttack(t, func(h *harness.Host, proj string) ([]string, string) {
-		h.Write(filepath.Join(proj, "dev-ca.pem"), selfSignedPEM(t))
+		h.Write(filepath.Join(proj, "dev-ca.pem"), harness.SelfSignedPEM(t))
 		os.MkdirAll(filepath.Join(h.Base, "certs"), 0o755)
 		if err := os.Symlink(filepath.Join(proj, "dev-ca.pem"), filepath.Join(h.Base, "certs", "dev-ca.pem")); err != nil {
 			t.Fatal(err)
@@ -167,7 +167,7 @@ func TestReplayNetworkCertDirDanglingLink(t *testing.T) {
 // TestReplayNetworkCARelative: a relative SSL_CERT_FILE, which Go reads against the supervisor's working directory, the project.
 func TestReplayNetworkCARelative(t *testing.T) {
 	caAttack(t, func(h *harness.Host, proj string) ([]string, string) {
-		h.Write(filepath.Join(proj, "ca.pem"), selfSignedPEM(t))
+		h.Write(filepath.Join(proj, "ca.pem"), harness.SelfSignedPEM(t))
 		return []string{"SSL_CERT_FILE=ca.pem"}, `cat /tmp/attacker.pem > ca.pem && echo rewrote`
 	})
 }
@@ -184,7 +184,7 @@ func TestReplayNetworkCertDirRelative(t *testing.T) {
 func TestReplayNetworkCAHardLink(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "proj")
-	h.Write(filepath.Join(proj, "ca.pem"), selfSignedPEM(t))
+	h.Write(filepath.Join(proj, "ca.pem"), harness.SelfSignedPEM(t))
 	if err := os.Link(filepath.Join(proj, "ca.pem"), filepath.Join(proj, "backup.pem")); err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestReplayNetworkCAMissing(t *testing.T) {
 // TestReplayNetworkCARenameParent: the guarded bundle's directories are renamed, to put another in their place.
 func TestReplayNetworkCARenameParent(t *testing.T) {
 	caAttack(t, func(h *harness.Host, proj string) ([]string, string) {
-		h.Write(filepath.Join(proj, "a", "corp", "ca.pem"), selfSignedPEM(t))
+		h.Write(filepath.Join(proj, "a", "corp", "ca.pem"), harness.SelfSignedPEM(t))
 		return []string{"SSL_CERT_FILE=" + filepath.Join(proj, "a", "corp", "ca.pem")},
 			`mv a/corp a/corp2 2>&1; mv a a2 2>&1; mkdir -p a/corp 2>&1; cp /tmp/attacker.pem a/corp/ca.pem 2>&1; true`
 	})
@@ -219,7 +219,7 @@ func TestReplayNetworkCAEnclosingSession(t *testing.T) {
 	mitm, gotKey, attacker := mitmServer(t)
 	code := filepath.Join(h.Home, "code")
 	proj := filepath.Join(code, "x")
-	h.Write(filepath.Join(proj, "ca.pem"), selfSignedPEM(t))
+	h.Write(filepath.Join(proj, "ca.pem"), harness.SelfSignedPEM(t))
 	env := []string{"ANTHROPIC_API_KEY=sk-ant-real-key", "ANTHROPIC_BASE_URL=" + mitm.URL, "SSL_CERT_FILE=" + filepath.Join(proj, "ca.pem")}
 	var stdout, stderr strings.Builder
 	inner := h.Command(proj, env, "claudebox", "--shell", "-c", `
@@ -249,7 +249,7 @@ func TestReplayNetworkCAEnclosingSession(t *testing.T) {
 // TestReplayNetworkCADotDot: SSL_CERT_FILE goes through a link and "..", which the kernel resolves through the link.
 func TestReplayNetworkCADotDot(t *testing.T) {
 	caRefused(t, func(h *harness.Host, proj string) ([]string, string) {
-		h.Write(filepath.Join(proj, "a", "ca.pem"), selfSignedPEM(t))
+		h.Write(filepath.Join(proj, "a", "ca.pem"), harness.SelfSignedPEM(t))
 		h.Write(filepath.Join(proj, "a", "b", "README"), "x\n")
 		if err := os.Symlink("a/b", filepath.Join(proj, "link")); err != nil {
 			t.Fatal(err)

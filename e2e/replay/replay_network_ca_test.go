@@ -1,21 +1,14 @@
 package replay
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"io"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -67,7 +60,7 @@ func TestReplayNetworkCA(t *testing.T) {
 // on the host side, is that the agent's server got no key and the bundle
 // is unchanged.
 func TestReplayNetworkCAInProject(t *testing.T) {
-	corp := selfSignedPEM(t)
+	corp := harness.SelfSignedPEM(t)
 	h, proj := caAttack(t, func(h *harness.Host, proj string) ([]string, string) {
 		h.Write(filepath.Join(proj, "corp-ca.pem"), corp)
 		return []string{"SSL_CERT_FILE=" + filepath.Join(proj, "corp-ca.pem")}, `cat /tmp/attacker.pem > "$SSL_CERT_FILE"`
@@ -75,19 +68,6 @@ func TestReplayNetworkCAInProject(t *testing.T) {
 	if b := h.Run(h.Base, nil, "cat", filepath.Join(proj, "corp-ca.pem")); b != corp {
 		t.Errorf("the bundle changed:\n%s", b)
 	}
-}
-
-func selfSignedPEM(t *testing.T) string {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "corp CA"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))) + "\n"
 }
 
 // TestReplayNetworkCertDirInProject: the same through SSL_CERT_DIR, Go's

@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"crypto/sha256"
@@ -43,8 +43,8 @@ func TestReplayReview18ForgedLFSObject(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(proj, object)); err != nil {
 		t.Fatalf("git-lfs kept no object for the hook: %v", err)
 	}
-	marker := plantedMarker(h)
-	out := runSession(t, h, proj, `set -e
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
 		python3 - `+object+` <<'PY'
 import os, sys
 p = sys.argv[1]
@@ -92,7 +92,7 @@ func TestReplayReview18PythonBytecode(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "python")
 	h.Run(proj, nil, "python3", "main.py")
-	marker := plantedMarker(h)
+	marker := h.Marker()
 	c := filepath.Join(t.TempDir(), "plant.c")
 	if err := os.WriteFile(c, []byte(`#include <stdio.h>
 __attribute__((constructor)) static void plant(void) { fclose(fopen("`+marker+`.so", "w")); }
@@ -106,7 +106,7 @@ __attribute__((constructor)) static void plant(void) { fclose(fopen("`+marker+`.
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := runSession(t, h, proj, `set -e
+	out := h.InsideStderr(proj, `set -e
 		echo `+base64.StdEncoding.EncodeToString(so)+` | base64 -d > typing.so
 		python3 - <<'PY'
 import importlib.util, marshal, os, struct, sys
@@ -162,8 +162,8 @@ func TestReplayReview18RerereResolution(t *testing.T) {
 	commit("#!/bin/sh\n# theirs\nexit 0\n", "theirs")
 	h.Run(proj, nil, "git", "checkout", "-q", "-")
 	h.Run(proj, nil, "git", "config", "core.hooksPath", ".githooks")
-	marker := plantedMarker(h)
-	out := runSession(t, h, proj, `set -e
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
 		git clone -q --no-local . /tmp/scratch && cd /tmp/scratch
 		git checkout -q other && git checkout -q -
 		mkdir .git/rr-cache
@@ -214,8 +214,8 @@ use_flake() {
 	done
 }
 `)
-	marker := plantedMarker(h)
-	out := runSession(t, h, proj, `set -e
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
 		echo 'touch `+marker+`' >> `+cached+`
 		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
 	if !strings.Contains(out, "PLANTED") {
@@ -245,8 +245,8 @@ func TestReplayReview18DotenvVariant(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "direnv")
 	h.Run(proj, nil, "direnv", "allow", proj)
-	marker := plantedMarker(h)
-	out := runSession(t, h, proj, `set -e
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
 		mkdir -p tmp && echo 'touch `+marker+`' > tmp/hook.sh
 		printf 'PORT=3000\nBASH_ENV=%s/tmp/hook.sh\n' "$PWD" > .env.local
 		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
@@ -276,7 +276,7 @@ func TestReplayReview18ComposeOverride(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "compose")
 	override := "services:\n  web:\n    privileged: true\n    volumes: [\"/:/host\"]\n    command: [\"sh\", \"-c\", \"PLANTED\"]\n"
-	out := runSession(t, h, proj, `set -e
+	out := h.InsideStderr(proj, `set -e
 		printf '`+override+`' > compose.override.yaml
 		cp compose.override.yaml docker-compose.override.yml
 		test -z "$(git status --porcelain)" && echo WRITTEN >&2`)

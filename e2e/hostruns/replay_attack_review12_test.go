@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"os"
@@ -54,16 +54,6 @@ open(path + '.new', 'wb').write(b)
 import os; os.chmod(path, 0o644); os.rename(path + '.new', path)
 PY`
 
-// waitSnapshot waits until a session's snapshot for claudebox --undo is
-// written (the session's start does not wait for it).
-func waitSnapshot(t *testing.T, h *harness.Host) {
-	t.Helper()
-	harness.WaitFor(t, "the session's undo snapshot", func() bool {
-		found, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", "undo", "*", "*.snapshot"))
-		return len(found) > 0
-	})
-}
-
 // TestReplayReview12UndoForgedIndex: the first snapshot of a checkout
 // started from a copy of the checkout's .git/index, and git trusted each
 // entry whose status data matched the file for the content it names,
@@ -92,12 +82,12 @@ func TestReplayReview12UndoForgedIndex(t *testing.T) {
 		t.Fatalf("x's index could not be written from ~/code's session:\n%s", out)
 	}
 	_, xOut, xExited := harness.StartSession(t, h, x, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done`)
-	waitSnapshot(t, h)
+	h.WaitSnapshot()
 	harness.TouchDone(t, x)
 	if err := <-xExited; err != nil {
 		t.Fatalf("x's session: %v\n%s", err, xOut)
 	}
-	undoOut, err := bounded(t, h, x, "--undo", "-y")
+	undoOut, err := h.Bounded(x, "--undo", "-y")
 	if got, _ := os.ReadFile(filepath.Join(x, ".envrc")); string(got) != envrc {
 		t.Errorf("--undo wrote the enclosing session's text into x's .envrc: %q (%v)\n%s", got, err, undoOut)
 	}
@@ -128,12 +118,12 @@ func TestReplayReview12UndoForgedTree(t *testing.T) {
 		set -- .git/objects/pack/pack-$P.idx "$F" "$T"
 		`+renamePacked+`
 		touch started; while ! test -e done; do sleep 0.05; done; rm -f started done`)
-	waitSnapshot(t, h)
+	h.WaitSnapshot()
 	harness.TouchDone(t, proj)
 	if err := <-exited; err != nil {
 		t.Fatalf("the session: %v\n%s", err, out)
 	}
-	undoOut, err := bounded(t, h, proj, "--undo", "-y")
+	undoOut, err := h.Bounded(proj, "--undo", "-y")
 	if got, _ := os.ReadFile(filepath.Join(proj, ".envrc")); string(got) != envrc {
 		t.Errorf("--undo wrote the session's text into .envrc: %q (%v)\n%s", got, err, undoOut)
 	}
@@ -153,7 +143,7 @@ func TestReplayReview12UndoSparseFile(t *testing.T) {
 	h.GitRepo(proj)
 	_, out, exited := harness.StartSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
 		rm README; truncate -s 4294967295 README`)
-	waitSnapshot(t, h)
+	h.WaitSnapshot()
 	harness.TouchDone(t, proj)
 	if err := <-exited; err != nil {
 		t.Fatalf("the session: %v\n%s", err, out)
@@ -268,7 +258,7 @@ func TestReplayReview12FirstSessionHeadFIFO(t *testing.T) {
 	x := filepath.Join(code, "x")
 	h.GitRepo(x)
 	h.Inside(code, nil, `rm x/.git/HEAD && mkfifo x/.git/HEAD`)
-	bounded(t, h, x, "--shell", "-c", "true")
+	h.Bounded(x, "--shell", "-c", "true")
 }
 
 // TestReplayReview12StandInChmodThroughLink: a launch makes each missing

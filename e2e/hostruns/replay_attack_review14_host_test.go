@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"os"
@@ -32,8 +32,8 @@ func TestReplayReview14ToolchainFiles(t *testing.T) {
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", ".envrc", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "direnv")
-	marker := plantedMarker(h)
-	out := runSession(t, h, proj, `set -e
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
 		mkdir -p .tc/bin crates/core/.cargo
 		printf '#!/bin/sh\ntouch `+marker+`\n' > .tc/bin/cargo
 		cp .tc/bin/cargo .tc/bin/rustc
@@ -94,16 +94,16 @@ func TestReplayReview14DotenvWithoutGemini(t *testing.T) {
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "direnv")
 	// A host without gemini: every program of /usr/bin but gemini.
 	nogemini := filepath.Join(h.Base, "nogemini")
-	must(t, os.Mkdir(nogemini, 0o755))
+	harness.Must(t, os.Mkdir(nogemini, 0o755))
 	entries, err := os.ReadDir("/usr/bin")
-	must(t, err)
+	harness.Must(t, err)
 	for _, e := range entries {
 		if e.Name() != "gemini" {
-			must(t, os.Symlink(filepath.Join("/usr/bin", e.Name()), filepath.Join(nogemini, e.Name())))
+			harness.Must(t, os.Symlink(filepath.Join("/usr/bin", e.Name()), filepath.Join(nogemini, e.Name())))
 		}
 	}
 	path := []string{"PATH=" + h.Bin + ":" + nogemini}
-	marker := plantedMarker(h)
+	marker := h.Marker()
 	var stderr strings.Builder
 	c := h.Command(proj, path, "claudebox", "--shell", "-c", `set -e
 		PATH=/usr/bin:/bin
@@ -139,16 +139,16 @@ func TestReplayReview14HookLinkedIntoWorkTree(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.Write(filepath.Join(proj, "scripts", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n")
-	must(t, os.Chmod(filepath.Join(proj, "scripts", "hooks", "pre-commit"), 0o755))
+	harness.Must(t, os.Chmod(filepath.Join(proj, "scripts", "hooks", "pre-commit"), 0o755))
 	h.Write(filepath.Join(proj, "tools", "post-commit"), "#!/bin/sh\nexit 0\n")
-	must(t, os.Chmod(filepath.Join(proj, "tools", "post-commit"), 0o755))
+	harness.Must(t, os.Chmod(filepath.Join(proj, "tools", "post-commit"), 0o755))
 	h.Write(filepath.Join(proj, ".gitignore"), "tools/\n")
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", ".gitignore", "scripts")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "hooks")
 	h.Run(proj, nil, "ln", "-s", "../../scripts/hooks/pre-commit", ".git/hooks/pre-commit")
 	h.Run(proj, nil, "ln", "-s", proj+"/tools/post-commit", ".git/hooks/post-commit")
-	marker := plantedMarker(h)
+	marker := h.Marker()
 	var stderr strings.Builder
 	c := h.Command(proj, nil, "claudebox", "--shell", "-c", `
 		printf '#!/bin/sh\ntouch `+marker+`\n' > scripts/hooks/pre-commit
@@ -180,9 +180,9 @@ func TestReplayReview14ConfigLinkedIntoWorkTree(t *testing.T) {
 	h.Write(filepath.Join(proj, "config", "vscode", "tasks.json"), "{}\n")
 	h.Write(filepath.Join(proj, "tools", "claude-hooks", "fmt.sh"), "#!/bin/sh\n")
 	h.Write(filepath.Join(proj, ".claude", "settings.json"), "{}\n")
-	must(t, os.MkdirAll(filepath.Join(proj, ".vscode"), 0o755))
-	must(t, os.Symlink("../config/vscode/tasks.json", filepath.Join(proj, ".vscode", "tasks.json")))
-	must(t, os.Symlink("../tools/claude-hooks", filepath.Join(proj, ".claude", "hooks")))
+	harness.Must(t, os.MkdirAll(filepath.Join(proj, ".vscode"), 0o755))
+	harness.Must(t, os.Symlink("../config/vscode/tasks.json", filepath.Join(proj, ".vscode", "tasks.json")))
+	harness.Must(t, os.Symlink("../tools/claude-hooks", filepath.Join(proj, ".claude", "hooks")))
 	h.Chown()
 	h.GitRepo(proj)
 	var stderr strings.Builder
@@ -221,8 +221,8 @@ func TestReplayReview14DotenvIncludedByMake(t *testing.T) {
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", "Makefile", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "make")
-	marker := plantedMarker(h)
-	out := runSession(t, h, proj, `set -e
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
 		printf 'PORT=3000\nDATABASE_URL=$(shell touch `+marker+`)\n' > .env
 		mkdir api
 		printf 'PORT=3000; touch `+marker+`\n' > api/.env
@@ -255,7 +255,7 @@ func TestReplayReview14MiseConfigPlaces(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	names := []string{".config/mise.toml", ".config/mise/config.toml", ".config/mise/conf.d/x.toml", "mise/config.toml", "mise.development.toml", ".mise.staging.toml", "svc/mise.local.toml"}
-	out := runSession(t, h, proj, `set -e
+	out := h.InsideStderr(proj, `set -e
 		for f in `+strings.Join(names, " ")+`; do
 			mkdir -p "$(dirname "$f")"
 			printf '[hooks]\nenter = "touch pwned"\n' > "$f"
@@ -283,8 +283,8 @@ func TestReplayReview14MakeIncludesIgnored(t *testing.T) {
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", "Makefile", ".gitignore", "rules.mk")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "make")
-	marker := plantedMarker(h)
-	out := runSession(t, h, proj, `set -e
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
 		printf 'X := $(shell touch `+marker+`)\n' > local.mk
 		mkdir mk
 		cp local.mk mk/dev.mk
@@ -315,7 +315,7 @@ func TestReplayReview14EditorWorkspaceFiles(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	names := []string{"app.code-workspace", "web/web.code-workspace", "app.sublime-project"}
-	out := runSession(t, h, proj, `set -e
+	out := h.InsideStderr(proj, `set -e
 		mkdir web
 		for f in `+strings.Join(names, " ")+`; do
 			echo '{"folders":[{"path":"."}],"tasks":{"version":"2.0.0","tasks":[{"label":"x","type":"shell","command":"touch pwned","runOptions":{"runOn":"folderOpen"}}]}}' > "$f"
@@ -345,7 +345,7 @@ func TestReplayReview14VirtualenvPipConf(t *testing.T) {
 	h.Run(proj, nil, "/usr/bin/python3", "-m", "venv", ".venv")
 	h.Run(proj, nil, "git", "add", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "venv")
-	out := runSession(t, h, proj, `set -e
+	out := h.InsideStderr(proj, `set -e
 		printf '[global]\nindex-url = http://127.0.0.1:9/simple\n' > .venv/pip.conf
 		printf 'index-url = "http://127.0.0.1:9/simple"\n' > uv.toml
 		git add uv.toml 2>/dev/null || true

@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"context"
@@ -24,7 +24,7 @@ func TestReplayReview16ReftableReplaceRef(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	oid := strings.Repeat("1", 40)
-	out := runSession(t, h, proj, `set -e
+	out := h.InsideStderr(proj, `set -e
 		mkdir -p sub/.git/objects/info sub/.git/refs/heads sub/.git/reftable
 		echo 'ref: refs/heads/.invalid' > sub/.git/HEAD
 		printf '[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefStorage = reftable\n' > sub/.git/config
@@ -55,7 +55,7 @@ func TestReplayReview16LegacyRemoteFile(t *testing.T) {
 	h.GitRepo(proj)
 	exfil := filepath.Join(h.Base, "exfil.git")
 	h.Run(h.Base, nil, "git", "init", "-q", "--bare", exfil)
-	out := runSession(t, h, proj, `set -e
+	out := h.InsideStderr(proj, `set -e
 		mkdir -p .git/remotes .git/branches
 		printf 'URL: `+exfil+`\nPush: refs/heads/*:refs/heads/*\n' > .git/remotes/origin
 		echo `+exfil+` > .git/branches/upstream
@@ -79,7 +79,7 @@ func TestReplayReview16GitDirFIFO(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	out := runSession(t, h, proj, `set -e
+	out := h.InsideStderr(proj, `set -e
 		mkfifo .git/shallow
 		cp .git/HEAD .git/HEAD.x && rm .git/HEAD && mkfifo .git/HEAD
 		echo PLANTED >&2`)

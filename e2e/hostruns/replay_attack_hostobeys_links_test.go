@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"encoding/pem"
@@ -122,7 +122,7 @@ func TestReplayEvalCorporateCA(t *testing.T) {
 func TestReplayHostObeysCertDirHashLinks(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "proj")
-	h.Write(filepath.Join(proj, "certs", "ca.pem"), selfSignedPEM(t))
+	h.Write(filepath.Join(proj, "certs", "ca.pem"), harness.SelfSignedPEM(t))
 	if err := os.Symlink("ca.pem", filepath.Join(proj, "certs", "5ed36f99.0")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"os"
@@ -77,13 +77,13 @@ func TestReplayReview13hIgnoredExecutableLink(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "bin/\ntools\n.cache/\n")
 	for _, name := range []string{"bin/dev", "tools/run"} {
 		h.Write(filepath.Join(proj, name), "#!/bin/sh\necho ok\n")
-		must(t, os.Chmod(filepath.Join(proj, name), 0o755))
+		harness.Must(t, os.Chmod(filepath.Join(proj, name), 0o755))
 	}
 	h.Chown()
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
-	marker := plantedMarker(h)
+	marker := h.Marker()
 	_, out, exited := harness.StartSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
 		set -e
 		mkdir .cache
@@ -94,7 +94,7 @@ func TestReplayReview13hIgnoredExecutableLink(t *testing.T) {
 		rm -r tools
 		ln -s .cache tools
 		test -z "$(git status --porcelain)"`)
-	waitSnapshot(t, h)
+	h.WaitSnapshot()
 	harness.TouchDone(t, proj)
 	if err := <-exited; err != nil {
 		t.Fatalf("the session: %v\n%s", err, out)
@@ -163,10 +163,10 @@ func TestReplayReview13hIgnoredRemovedFirst(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
 	h.Run(proj, nil, "dd", "if=/dev/urandom", "of=data.bin", "bs=1M", "count=16", "status=none")
-	marker := plantedMarker(h)
+	marker := h.Marker()
 	_, out, exited := harness.StartSession(t, h, proj, `mv .venv/bin/activate /tmp/activate; touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
 		{ cat /tmp/activate; echo 'touch `+marker+`'; } > .venv/bin/activate`)
-	waitSnapshot(t, h)
+	h.WaitSnapshot()
 	harness.TouchDone(t, proj)
 	if err := <-exited; err != nil {
 		t.Fatalf("the session: %v\n%s", err, out)
@@ -197,7 +197,7 @@ func TestReplayReview13hWorktreeIgnoredExecutable(t *testing.T) {
 	w := filepath.Join(h.Home, "code", "proj-task")
 	h.Write(filepath.Join(w, ".venv", "pyvenv.cfg"), "home = /usr/bin\n")
 	h.Write(filepath.Join(w, ".venv", "bin", "activate"), "VIRTUAL_ENV=x\n")
-	marker := plantedMarker(h)
+	marker := h.Marker()
 	_, mainOut, mainExited := harness.StartSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done`)
 	taskOut, err := h.Command(proj, nil, "claudebox", "-w", "task", "--shell", "-c", `echo 'touch `+marker+`' >> .venv/bin/activate`).CombinedOutput()
 	if err != nil {
@@ -235,11 +235,11 @@ func TestReplayReview13hNestedIgnoredExecutable(t *testing.T) {
 		}
 		h.Write(filepath.Join(x, ".venv", "pyvenv.cfg"), "home = /usr/bin\n")
 		h.Write(filepath.Join(x, ".venv", "bin", "activate"), "VIRTUAL_ENV=x\n")
-		marker := plantedMarker(h)
+		marker := h.Marker()
 		_, out, exited := harness.StartSession(t, h, code, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
 			echo 'touch `+marker+`' >> x/.venv/bin/activate`)
 		if enclosingGit {
-			waitSnapshot(t, h)
+			h.WaitSnapshot()
 		}
 		harness.TouchDone(t, code)
 		if err := <-exited; err != nil {
@@ -265,7 +265,7 @@ func TestReplayReview13hExitNamesEscaped(t *testing.T) {
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
-	stderr := runSession(t, h, proj, `set -e
+	stderr := h.InsideStderr(proj, `set -e
 		n=$(printf 'x\033]0;owned\007\033[2J\rfake\302\233m')
 		mkdir "build$n" sub
 		printf '#!/bin/sh\n' > "build$n/tool"; chmod +x "build$n/tool"
@@ -302,11 +302,11 @@ func TestReplayReview13hVenvMarkerRemoved(t *testing.T) {
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
-	marker := plantedMarker(h)
+	marker := h.Marker()
 	_, out, exited := harness.StartSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
 		echo 'touch `+marker+`' >> .venv/bin/activate
 		rm .venv/pyvenv.cfg`)
-	waitSnapshot(t, h)
+	h.WaitSnapshot()
 	harness.TouchDone(t, proj)
 	if err := <-exited; err != nil {
 		t.Fatalf("the session: %v\n%s", err, out)
@@ -334,15 +334,15 @@ func TestReplayReview13hUntrackedScriptChanged(t *testing.T) {
 		h := harness.NewHost(t)
 		proj := filepath.Join(h.Home, "proj")
 		h.Write(filepath.Join(proj, "build.sh"), "#!/bin/sh\necho build\n")
-		must(t, os.Chmod(filepath.Join(proj, "build.sh"), 0o755))
+		harness.Must(t, os.Chmod(filepath.Join(proj, "build.sh"), 0o755))
 		h.Chown()
 		h.GitRepo(proj)
 		h.Run(proj, nil, "git", "add", "build.sh")
 		h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "build")
 		h.Write(filepath.Join(proj, "run.sh"), "#!/bin/sh\necho ok\n")
-		must(t, os.Chmod(filepath.Join(proj, "run.sh"), 0o755))
+		harness.Must(t, os.Chmod(filepath.Join(proj, "run.sh"), 0o755))
 		h.Chown()
-		plant := "touch " + plantedMarker(h)
+		plant := "touch " + h.Marker()
 		script := `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
 			echo '` + plant + `' >> run.sh
 			echo 'echo edited' >> build.sh`
@@ -352,13 +352,13 @@ func TestReplayReview13hUntrackedScriptChanged(t *testing.T) {
 				touch started; while ! test -e done; do sleep 0.05; done; rm -f started done`
 		}
 		_, out, exited := harness.StartSession(t, h, proj, script)
-		waitSnapshot(t, h)
+		h.WaitSnapshot()
 		harness.TouchDone(t, proj)
 		if err := <-exited; err != nil {
 			t.Fatalf("the session: %v\n%s", err, out)
 		}
 		h.Command(proj, nil, "sh", "-c", "./run.sh").Run()
-		if _, err := os.Stat(plantedMarker(h)); err == nil {
+		if _, err := os.Stat(h.Marker()); err == nil {
 			t.Errorf("early %v: the host's ./run.sh ran what the session planted:\n%s", early, out)
 		}
 		if b, _ := os.ReadFile(filepath.Join(proj, "build.sh")); !strings.Contains(string(b), "edited") {

@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"os"
@@ -130,7 +130,7 @@ func TestReplayAuditSkipWorktree(t *testing.T) {
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", "package.json")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "package")
-	marker := plantedMarker(h)
+	marker := h.Marker()
 	var stderr strings.Builder
 	c := h.Command(proj, nil, "claudebox", "--shell", "-c", `
 		set -e

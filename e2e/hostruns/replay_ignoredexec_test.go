@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"archive/zip"
@@ -26,17 +26,17 @@ func TestReplayAuditIgnoredExecutables(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.Write(filepath.Join(proj, ".gitignore"), "bin/\n*.local.sh\n.venv/\n")
 	h.Write(filepath.Join(proj, "bin", "dev"), "#!/bin/sh\necho ok-dev\n")
-	must(t, os.Chmod(filepath.Join(proj, "bin", "dev"), 0o755))
+	harness.Must(t, os.Chmod(filepath.Join(proj, "bin", "dev"), 0o755))
 	h.Write(filepath.Join(proj, "dev.local.sh"), "#!/bin/sh\necho ok-local\n")
 	h.Write(filepath.Join(proj, ".venv", "pyvenv.cfg"), "home = /usr/bin\n")
 	h.Write(filepath.Join(proj, ".venv", "bin", "activate"), "VIRTUAL_ENV=x\n")
-	must(t, os.Symlink("/bin/true", filepath.Join(proj, ".venv", "bin", "python")))
+	harness.Must(t, os.Symlink("/bin/true", filepath.Join(proj, ".venv", "bin", "python")))
 	h.Chown()
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
-	marker := plantedMarker(h)
-	stderr := runSession(t, h, proj, `
+	marker := h.Marker()
+	stderr := h.InsideStderr(proj, `
 		set -e
 		printf '#!/bin/sh\ntouch `+marker+`\n' > bin/dev
 		printf '#!/bin/sh\ntouch `+marker+`\n' > dev.local.sh
@@ -107,7 +107,7 @@ func TestReplayAuditPipInstall(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	must(t, os.WriteFile(filepath.Join(proj, ".git", "snapshot-taken"), nil, 0o644))
+	harness.Must(t, os.WriteFile(filepath.Join(proj, ".git", "snapshot-taken"), nil, 0o644))
 	if err := session.Wait(); err != nil || !strings.Contains(stdout.String(), "ok-run") {
 		t.Fatalf("pip install inside: %v\n%s\n%s", err, stdout.String(), stderr.String())
 	}

@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 // The replay suite for what the host runs or obeys that lands in a writable
 // mount, found from the host's side: the real files behind the home's

@@ -1,11 +1,10 @@
-package replay
+package hostruns
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -108,38 +107,15 @@ func TestReplayReview11WorktreeListFIFO(t *testing.T) {
 	if len(aExited) > 0 {
 		t.Fatalf("the planting session ended early:\n%s", aOut)
 	}
-	if out, err := bounded(t, h, proj, "--list"); err != nil {
+	if out, err := h.Bounded(proj, "--list"); err != nil {
 		t.Errorf("claudebox --list: %v\n%s", err, out)
 	}
-	if out, err := bounded(t, h, proj, "-w", "task", "--dry-run"); err == nil || !strings.Contains(out, "gitdir") {
+	if out, err := h.Bounded(proj, "-w", "task", "--dry-run"); err == nil || !strings.Contains(out, "gitdir") {
 		t.Errorf("claudebox -w task did not refuse, naming the FIFO: %v\n%s", err, out)
 	}
 	harness.TouchDone(t, proj)
 	if err := <-aExited; err != nil {
 		t.Fatalf("the planting session: %v\n%s", err, aOut)
-	}
-}
-
-// bounded runs claudebox with args in dir, and fails the test if it has
-// not ended after a minute (what the sandbox left made it wait forever).
-func bounded(t *testing.T, h *harness.Host, dir string, args ...string) (string, error) {
-	t.Helper()
-	c := h.Command(dir, nil, "claudebox", args...)
-	var out strings.Builder
-	c.Stdout, c.Stderr = &out, &out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- c.Wait() }()
-	select {
-	case err := <-exited:
-		return out.String(), err
-	case <-time.After(time.Minute):
-		c.Process.Kill()
-		<-exited
-		t.Errorf("claudebox %s hung on what the sandbox left:\n%s", strings.Join(args, " "), out.String())
-		return "", nil
 	}
 }
 
@@ -159,7 +135,7 @@ func TestReplayReview11CheckRefFIFO(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".envrc")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "envrc")
 	h.Run(proj, nil, "mkfifo", ".git/refs/heads/evil")
-	if out, _ := bounded(t, h, proj, "--check"); !strings.Contains(out, "branches were not all compared") {
+	if out, _ := h.Bounded(proj, "--check"); !strings.Contains(out, "branches were not all compared") {
 		t.Errorf("--check did not say git did not answer:\n%s", out)
 	}
 }
@@ -178,8 +154,8 @@ func TestReplayReview11UndoObjectFIFO(t *testing.T) {
 	h.Inside(proj, nil, `sleep 1; echo edited > README
 		T=$(git rev-parse HEAD^{tree}); f=.git/objects/${T:0:2}/${T:2}
 		rm -f "$f"; mkfifo "$f"`)
-	bounded(t, h, proj, "--undo", "--dry-run")
-	bounded(t, h, proj, "--undo", "-y")
+	h.Bounded(proj, "--undo", "--dry-run")
+	h.Bounded(proj, "--undo", "-y")
 }
 
 // TestReplayReview11InboxThroughLink: the user keeps the inbox in a
@@ -231,7 +207,7 @@ func TestReplayReview11WorktreeObjectFIFO(t *testing.T) {
 	h.GitRepo(proj)
 	h.Inside(proj, nil, `B=$(git rev-parse HEAD:README); f=.git/objects/${B:0:2}/${B:2}
 		rm -f "$f"; mkfifo "$f"`)
-	if out, err := bounded(t, h, proj, "-w", "task", "--shell", "-c", "true"); err == nil || !strings.Contains(out, "not a file") && !strings.Contains(out, "unable to read") {
+	if out, err := h.Bounded(proj, "-w", "task", "--shell", "-c", "true"); err == nil || !strings.Contains(out, "not a file") && !strings.Contains(out, "unable to read") {
 		t.Errorf("claudebox -w task did not refuse, naming the FIFO or the missing object: %v\n%s", err, out)
 	}
 }

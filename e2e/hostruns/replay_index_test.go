@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"path/filepath"
@@ -28,19 +28,6 @@ func gitlinkedRepo(marker string) string {
 	`
 }
 
-// runSession runs script in a shell session of dir and fails the test
-// unless it succeeds; it returns the session's stderr.
-func runSession(t *testing.T, h *harness.Host, dir, script string) string {
-	t.Helper()
-	var stderr strings.Builder
-	c := h.Command(dir, nil, "claudebox", "--shell", "-c", script)
-	c.Stderr = &stderr
-	if err := c.Run(); err != nil {
-		t.Fatalf("session: %v\n%s", err, stderr.String())
-	}
-	return stderr.String()
-}
-
 // TestReplayIndexSplitIndex: the session adds the gitlink, then splits the
 // index (git update-index --split-index, twice): the entries move into
 // .git/sharedindex.<hash>, which git reads through the index's link
@@ -50,8 +37,8 @@ func TestReplayIndexSplitIndex(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	marker := plantedMarker(h)
-	stderr := runSession(t, h, proj, gitlinkedRepo(marker)+`
+	marker := h.Marker()
+	stderr := h.InsideStderr(proj, gitlinkedRepo(marker)+`
 		git update-index --split-index
 		git update-index --split-index
 	`)
@@ -74,8 +61,8 @@ func TestReplayIndexSubmodule(t *testing.T) {
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "sub")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "sub")
-	stderr := runSession(t, h, proj, "cd sub\n"+gitlinkedRepo(plantedMarker(h)))
-	hostGitStatus(t, h, proj, plantedMarker(h))
+	stderr := h.InsideStderr(proj, "cd sub\n"+gitlinkedRepo(h.Marker()))
+	hostGitStatus(t, h, proj, h.Marker())
 	if t.Failed() {
 		t.Logf("session's stderr:\n%s", stderr)
 	}
@@ -89,18 +76,14 @@ func TestReplayIndexLinkedWorktree(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	stderr := runSession(t, h, proj, "git worktree add -q .worktrees/x && cd .worktrees/x\n"+gitlinkedRepo(plantedMarker(h)))
+	stderr := h.InsideStderr(proj, "git worktree add -q .worktrees/x && cd .worktrees/x\n"+gitlinkedRepo(h.Marker()))
 	if wt := filepath.Join(proj, ".worktrees", "x"); paths.Exists(wt) {
-		hostGitStatus(t, h, wt, plantedMarker(h))
+		hostGitStatus(t, h, wt, h.Marker())
 	}
 	if t.Failed() {
 		t.Logf("session's stderr:\n%s", stderr)
 	}
 }
-
-// plantedMarker is the file a planted command makes: its existence proves
-// the host ran it.
-func plantedMarker(h *harness.Host) string { return filepath.Join(h.Base, "MARKER") }
 
 // TestReplayIndexSymlink: the session writes an index with the gitlink
 // elsewhere (GIT_INDEX_FILE) and makes .git/index a symlink to it; git
@@ -110,11 +93,11 @@ func TestReplayIndexSymlink(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	script := strings.Replace(gitlinkedRepo(plantedMarker(h)), "git update-index", "cp .git/index node_modules/.idx\n\t\tGIT_INDEX_FILE=node_modules/.idx git update-index", 1)
-	stderr := runSession(t, h, proj, script+`
+	script := strings.Replace(gitlinkedRepo(h.Marker()), "git update-index", "cp .git/index node_modules/.idx\n\t\tGIT_INDEX_FILE=node_modules/.idx git update-index", 1)
+	stderr := h.InsideStderr(proj, script+`
 		ln -s ../node_modules/.idx .git/index.new && mv .git/index.new .git/index
 	`)
-	hostGitStatus(t, h, proj, plantedMarker(h))
+	hostGitStatus(t, h, proj, h.Marker())
 	if t.Failed() {
 		t.Logf("session's stderr:\n%s", stderr)
 	}
@@ -129,13 +112,13 @@ func TestReplayIndexUnreadable(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	stderr := runSession(t, h, proj, gitlinkedRepo(plantedMarker(h))+`
+	stderr := h.InsideStderr(proj, gitlinkedRepo(h.Marker())+`
 		git update-index --split-index
 		git update-index --split-index
 		s=$(cd .git && echo sharedindex.*)
 		mv .git/$s node_modules/.si && ln -s ../node_modules/.si .git/$s
 	`)
-	hostGitStatus(t, h, proj, plantedMarker(h))
+	hostGitStatus(t, h, proj, h.Marker())
 	if t.Failed() {
 		t.Logf("session's stderr:\n%s", stderr)
 	}

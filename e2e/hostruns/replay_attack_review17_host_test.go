@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"os"
@@ -45,7 +45,7 @@ func TestReplayReview17DeepGitFIFO(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "branch", "other")
-	out := runSession(t, h, proj, `set -e
+	out := h.InsideStderr(proj, `set -e
 		b=$(git symbolic-ref --short HEAD)
 		rm .git/refs/heads/$b .git/refs/heads/other .git/logs/HEAD
 		mkfifo .git/refs/heads/$b .git/refs/heads/other .git/logs/HEAD .mailmap
@@ -100,7 +100,7 @@ func TestReplayReview17SnapshotFIFO(t *testing.T) {
 	if err := <-exited; err != nil {
 		t.Fatalf("the session: %v\n%s", err, out)
 	}
-	if undone, err := bounded(t, h, proj, "--undo", "-y"); err != nil {
+	if undone, err := h.Bounded(proj, "--undo", "-y"); err != nil {
 		t.Errorf("--undo: %v\n%s", err, undone)
 	}
 	if b, _ := os.ReadFile(filepath.Join(proj, "notes.txt")); string(b) != "the user's\n" {

@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"os"
@@ -90,7 +90,7 @@ func TestReplayReview15ForgedObjects(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".githooks")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "hooks")
 	h.Run(proj, nil, "git", "config", "core.hooksPath", ".githooks")
-	marker := plantedMarker(h)
+	marker := h.Marker()
 	out := h.Inside(proj, nil, `set -e
 		script='#!/bin/sh
 touch `+marker+`
@@ -139,7 +139,7 @@ func TestReplayReview15ReplaceRef(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".githooks")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "hooks")
 	h.Run(proj, nil, "git", "config", "core.hooksPath", ".githooks")
-	marker := plantedMarker(h)
+	marker := h.Marker()
 	out := h.Inside(proj, nil, `set -e
 		own=$(printf '#!/bin/sh\ntouch `+marker+`\n' | git hash-object -w --stdin)
 		git replace $(git rev-parse HEAD:.githooks/pre-commit) $own
@@ -178,8 +178,8 @@ func TestReplayReview15CommittedHook(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".githooks")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "hooks")
 	h.Run(proj, nil, "git", "config", "core.hooksPath", ".githooks")
-	out := runSession(t, h, proj, `set -e
-		own=$(printf '#!/bin/sh\ntouch `+plantedMarker(h)+`\n' | git hash-object -w --stdin)
+	out := h.InsideStderr(proj, `set -e
+		own=$(printf '#!/bin/sh\ntouch `+h.Marker()+`\n' | git hash-object -w --stdin)
 		git update-index --cacheinfo 100755,$own,.githooks/pre-commit
 		git -c user.name=t -c user.email=t@example.com commit -qm update --no-verify
 		echo COMMITTED >&2`)
@@ -214,7 +214,7 @@ func TestReplayReview15SnapshotSparseFile(t *testing.T) {
 	if err := <-exited; err != nil {
 		t.Fatalf("the session: %v\n%s", err, out)
 	}
-	plan, err := bounded(t, h, proj, "--undo", "--dry-run")
+	plan, err := h.Bounded(proj, "--undo", "--dry-run")
 	if err != nil || !strings.Contains(plan, "huge.bin") {
 		t.Errorf("--undo --dry-run does not name the sparse file: %v\n%s", err, plan)
 	}

@@ -1,4 +1,4 @@
-package replay
+package hostruns
 
 import (
 	"os"
@@ -49,8 +49,8 @@ func TestReplayAuditSitePackages(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	site := venvWithPackage(t, h, proj)
 	rel, _ := filepath.Rel(proj, site)
-	marker := plantedMarker(h)
-	stderr := runSession(t, h, proj, `
+	marker := h.Marker()
+	stderr := h.InsideStderr(proj, `
 		set -e
 		printf 'open("`+marker+`.module", "w")\n' >> `+rel+`/greet/__init__.py
 		printf 'import os; open("`+marker+`.pth", "w")\n' > `+rel+`/zz-hook.pth
