@@ -166,14 +166,15 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	if err := st.init(p); err != nil {
 		return Snapshot{}, err
 	}
-	id := now.UTC().Format(idLayout)
 	// Until the snapshot is written, it stands as pending: a session that
 	// ends first (its supervisor does not wait) leaves no snapshot, and
 	// --undo does not then take an older one for the last.
-	pending := filepath.Join(st.dir, id+".pending")
-	if err := os.WriteFile(pending, []byte("checkout "+p.Checkout+"\nsince "+strconv.FormatInt(since.UnixNano(), 10)+"\n"), 0o600); err != nil {
+	now, err := st.claim(now, "checkout "+p.Checkout+"\nsince "+strconv.FormatInt(since.UnixNano(), 10)+"\n")
+	if err != nil {
 		return Snapshot{}, err
 	}
+	id := now.UTC().Format(idLayout)
+	pending := filepath.Join(st.dir, id+".pending")
 	// The checkout's own index of the store, kept from the last snapshot:
 	// git hashes again only what changed since. Two sessions starting at
 	// once each work on a copy. The first hashes every file: the
@@ -261,6 +262,31 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	os.Remove(pending)
 	st.prune(p.Checkout)
 	return s, nil
+}
+
+// claim makes the pending record of a snapshot taken at now, and returns
+// the time that names it: sessions of a project starting together can
+// take theirs in one microsecond, and each needs its own name (the
+// snapshot, and the copy of the store's index git works on).
+func (st store) claim(now time.Time, record string) (time.Time, error) {
+	for ; ; now = now.Add(time.Microsecond) {
+		id := now.UTC().Format(idLayout)
+		if _, err := os.Lstat(filepath.Join(st.dir, id+".snapshot")); err == nil {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(st.dir, id+".pending"), os.O_WRONLY|os.O_CREATE|os.O_EXCL|unix.O_NOFOLLOW, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return now, err
+		}
+		_, err = f.WriteString(record)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return now, err
+	}
 }
 
 // leftOut lists the files git add would read in checkout (those the

@@ -233,14 +233,16 @@ func TestPending(t *testing.T) {
 }
 
 // Sessions of a project starting together each take a snapshot into one
-// store none has made yet: every one succeeds.
+// store none has made yet, in one microsecond: every one succeeds, under
+// a name of its own.
 func TestTakeTogether(t *testing.T) {
 	p := repo(t, 2, 2)
 	state := t.TempDir()
+	now := time.Now()
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {
-			_, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil)
+			_, err := Take(context.Background(), state, p, now, now.Add(time.Hour), nil)
 			errs <- err
 		}()
 	}
@@ -248,6 +250,9 @@ func TestTakeTogether(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+	if got := List(state, p.Root, p.Checkout); len(got) != 8 {
+		t.Errorf("%d snapshots, want 8: %+v", len(got), got)
 	}
 }
 
