@@ -703,7 +703,9 @@ func (g *guardProbe) config(path string) []gitconfig.Entry {
 		return nil
 	}
 	entries, err := gitconfig.Read(path)
-	if err != nil {
+	// A launch of this project beside may have made its stand-in since the
+	// look above (a socket of mode 000, which refuses the open).
+	if err != nil && !instance.IsPlaceholder(path) {
 		g.redirects = append(g.redirects, err)
 	}
 	return entries

@@ -10,6 +10,7 @@ import (
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
+	"golang.org/x/sys/unix"
 )
 
 // TestNoOpStandIn: the stand-in git reads as nothing is created whole, with
@@ -93,6 +94,28 @@ func TestStandInKinds(t *testing.T) {
 		fi, err := os.Lstat(path)
 		if err != nil || fi.Mode()&^0o222 != want&^0o222 || !instance.IsPlaceholder(path) {
 			t.Errorf("%s: %v (%v), want %v, a stand-in", kind, fi.Mode(), err, want)
+		}
+	}
+}
+
+// TestConfigBesideStandIn: a launch of the project beside makes the
+// stand-in of a git configuration file the probe reads (.gitmodules, a
+// socket of mode 000) while this one reads it: it sets nothing, and never
+// refuses the launch.
+func TestConfigBesideStandIn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".gitmodules")
+	for i := range 2000 {
+		os.Remove(path)
+		made := make(chan struct{})
+		go func() {
+			defer close(made)
+			unix.Mknod(path, unix.S_IFSOCK, 0)
+		}()
+		g := &guardProbe{}
+		g.config(path)
+		<-made
+		if len(g.redirects) > 0 {
+			t.Fatalf("try %d: %v", i, g.redirects)
 		}
 	}
 }
