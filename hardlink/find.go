@@ -30,6 +30,9 @@ const (
 	// inObjects are a repository's objects: git clone of a local path
 	// links the source repository's.
 	inObjects
+	// inConda is a conda environment: conda links every package's files
+	// from its package cache (conda create -p ./env).
+	inConda
 	placeCount
 )
 
@@ -38,6 +41,7 @@ var why = [placeCount]string{
 	inPackages: "pnpm's or bun's store (node_modules)",
 	inVenv:     "uv's cache (a virtualenv)",
 	inObjects:  "the repository a local clone was made from (git objects)",
+	inConda:    "conda's package cache (a conda environment)",
 }
 
 // linkedFile is a file Find found with more than one name.
@@ -79,7 +83,8 @@ const maxDepth = 48
 // down to two levels below it (a package whose package.json is linked is
 // walked whole; .pnpm's packages, scoped ones, nested node_modules), a
 // virtualenv there (its site-packages walked whole when a *.dist-info's
-// METADATA is linked), and the objects of a git directory there and of
+// METADATA is linked), a conda environment there (walked whole when a
+// file of its lib is linked), and the objects of a git directory there and of
 // its submodules' (.git/modules). A file whose every name Find saw (links
 // the project holds within itself) is left out. gitDirs are git directories outside base the sandbox writes
 // (a linked worktree's repository): their objects are walked too, each as
@@ -133,8 +138,8 @@ func (f *finder) near(d int, rel string, depth int) {
 		// looked at from here, and opened only where it holds one of the
 		// three names. A directory's link count is 2 and one more for
 		// each directory in it, where the filesystem counts them (btrfs
-		// says 1): at 2 it holds no node_modules, .git, nor a
-		// virtualenv's lib. The reads may pass a symlink put there since
+		// says 1): at 2 it holds no node_modules, .git, nor an
+		// environment's lib. The reads may pass a symlink put there since
 		// the listing: they only say where to look, and the look follows
 		// none.
 		if depth+1 == nearDepth {
@@ -142,7 +147,7 @@ func (f *finder) near(d int, rel string, depth int) {
 			if unix.Fstatat(d, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Nlink == 2 {
 				continue
 			}
-			if !isA(d, e.name+"/node_modules", true) && !isA(d, e.name+"/.git", true) && !isA(d, e.name+"/pyvenv.cfg", false) {
+			if !isA(d, e.name+"/node_modules", true) && !isA(d, e.name+"/.git", true) && !isA(d, e.name+"/pyvenv.cfg", false) && !isA(d, e.name+"/conda-meta", true) {
 				continue
 			}
 		}
@@ -154,12 +159,17 @@ func (f *finder) near(d int, rel string, depth int) {
 }
 
 // places looks at what the directory d holds that tools link into: its
-// node_modules, its .git's objects, and d itself as a virtualenv, below
-// which there is nothing more to look for (false).
+// node_modules, its .git's objects, and d itself as a virtualenv or a
+// conda environment, below which there is nothing more to look for
+// (false).
 func (f *finder) places(d int, rel string) bool {
 	venv := isA(d, "pyvenv.cfg", false)
 	if venv {
 		f.venv(d, rel)
+	}
+	conda := isA(d, "conda-meta", true)
+	if conda {
+		f.conda(d, rel)
 	}
 	if isA(d, "node_modules", true) {
 		if c, err := openDir(d, "node_modules"); err == nil {
@@ -173,7 +183,7 @@ func (f *finder) places(d int, rel string) bool {
 			unix.Close(c)
 		}
 	}
-	return !venv
+	return !venv && !conda
 }
 
 // nodeModules looks at each package of the node_modules directory d:
@@ -278,6 +288,35 @@ func (f *finder) venv(d int, rel string) {
 			}
 		}
 		unix.Close(sp)
+	}
+}
+
+// maxCondaLook is how many of a conda environment's lib files are looked
+// at for a second name: conda links every file of an environment or none
+// (it copies across filesystems, and under always_copy), but those it
+// rewrites for the environment's prefix (a libtool .la there).
+const maxCondaLook = 256
+
+// conda walks the conda environment d whole when a file of its lib has a
+// second name.
+func (f *finder) conda(d int, rel string) {
+	lib, err := openDir(d, "lib")
+	if err != nil {
+		return
+	}
+	defer unix.Close(lib)
+	looked := 0
+	for e := range entries(lib) {
+		if e.dir || !e.maybeRegular {
+			continue
+		}
+		if linkedIn(lib, ".", e.name) {
+			f.walk(d, rel, inConda, 0)
+			return
+		}
+		if looked++; looked == maxCondaLook {
+			return
+		}
 	}
 }
 

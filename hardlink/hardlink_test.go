@@ -65,6 +65,9 @@ func TestFindAndBreak(t *testing.T) {
 		"apps/web/node_modules/g/package.json",
 		".venv/lib/python3.12/site-packages/six.py",
 		".venv/lib/python3.12/site-packages/six-1.16.0.dist-info/METADATA",
+		"env/lib/libz.so.1.3",
+		"env/bin/python3.12",
+		"ml/conda/lib/python3.12/os.py",
 		".git/objects/ab/cdef0123",
 		".git/objects/pack/pack-1.pack",
 		"sub/repo/.git/objects/info/commit-graph",
@@ -83,6 +86,16 @@ func TestFindAndBreak(t *testing.T) {
 		t.Fatal(err)
 	}
 	testfs.Write(t, filepath.Join(proj, ".venv/pyvenv.cfg"), "home = /usr/bin\n")
+	// conda environments: one in the project, one two levels down; a file
+	// conda rewrote for the prefix is the environment's own; one made
+	// with copies is not walked.
+	for _, env := range []string{"env", "ml/conda", "copied"} {
+		testfs.Write(t, filepath.Join(proj, env, "conda-meta/history"), "==> 2026-11-29 <==\n")
+		testfs.Write(t, filepath.Join(proj, env, "lib/libtool.la"), "prefix\n")
+	}
+	linkIn(t, store, proj, "ml/conda/lib/libffi.so.8")
+	linked = append(linked, "ml/conda/lib/libffi.so.8")
+	linkIn(t, store, proj, "copied/bin/tool")
 	objects := filepath.Join(proj, ".git/objects/ab/cdef0123")
 	os.Chmod(objects, 0o444)
 	old := time.Date(2020, 1, 2, 3, 4, 5, 6, time.UTC)
