@@ -161,27 +161,60 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// SigningKeys are the keygrips of the keys that sign in gpg's listing of
-// the user's secret keys (gpg --with-colons --with-keygrip
-// --list-secret-keys): each key or subkey whose own capabilities (the
-// lower-case letters of its twelfth field) hold s. A key for logins only
-// (a) or for encryption (e) is not among them.
-func SigningKeys(listing string) []string {
+// SigningKeys are the keygrips of the keys that sign and are no key for
+// logins, in gpg's listing of the user's secret keys (gpg --with-colons
+// --with-keygrip --list-secret-keys): each key or subkey whose own
+// capabilities (the lower-case letters of its twelfth field) hold s and
+// not a, and that logins does not name. A key for logins (a), for
+// encryption (e), or that gpg-agent serves as an SSH key signs nothing:
+// an RSA key's signature of a SHA-256 hash is an SSH login's.
+func SigningKeys(listing string, logins map[string]bool) []string {
 	var grips []string
 	signs := false
 	for _, line := range strings.Split(listing, "\n") {
 		f := strings.Split(line, ":")
 		switch f[0] {
 		case "sec", "ssb":
-			signs = len(f) > 11 && strings.Contains(f[11], "s")
+			signs = len(f) > 11 && strings.Contains(f[11], "s") && !strings.Contains(f[11], "a")
 		case "grp":
-			if signs && len(f) > 9 && f[9] != "" {
+			if signs && len(f) > 9 && f[9] != "" && !logins[strings.ToUpper(f[9])] {
 				grips = append(grips, f[9])
 			}
 			signs = false
 		}
 	}
 	return grips
+}
+
+// SSHControlKeys are the keygrips, in upper case, that gpg-agent's
+// sshcontrol file lists: the keys it serves as SSH keys (with
+// enable-ssh-support), those turned off with ! too, which a line's edit
+// turns on again.
+func SSHControlKeys(sshcontrol []byte) map[string]bool {
+	grips := map[string]bool{}
+	for _, line := range strings.Split(string(sshcontrol), "\n") {
+		line = strings.TrimLeft(strings.TrimSpace(line), "!")
+		n := 0
+		for n < len(line) && isHex(line[n]) {
+			n++
+		}
+		if n == 40 {
+			grips[strings.ToUpper(line[:n])] = true
+		}
+	}
+	return grips
+}
+
+// UsedForSSH says a key's file in private-keys-v1.d (GnuPG's extended
+// format: Name: value lines) names it for SSH: a Use-for-ssh attribute,
+// whatever its value, which gpg-agent 2.4 reads as sshcontrol's entry.
+func UsedForSSH(keyFile []byte) bool {
+	for _, line := range strings.Split(string(keyFile), "\n") {
+		if name, _, ok := strings.Cut(line, ":"); ok && strings.EqualFold(name, "Use-for-ssh") {
+			return true
+		}
+	}
+	return false
 }
 
 // verb is a line's command, as the agent reads it: its first word, in

@@ -2,6 +2,7 @@ package gpgagent
 
 import (
 	"bufio"
+	"maps"
 	"net"
 	"path/filepath"
 	"strings"
@@ -90,9 +91,11 @@ func TestFilterPassesSigningOnly(t *testing.T) {
 	}
 }
 
-// Of gpg's listing, only the keys that sign themselves: not the
-// authentication subkey (an SSH login's key), nor the one that encrypts,
-// nor a primary that only certifies, whatever its subkeys may.
+// Of gpg's listing, only the keys that sign themselves and are no key for
+// logins: not the authentication subkey (an SSH login's key), nor a key
+// that both signs and authenticates, nor one sshcontrol lists, nor the
+// one that encrypts, nor a primary that only certifies, whatever its
+// subkeys may.
 func TestSigningKeys(t *testing.T) {
 	listing := `sec:u:255:22:AAAA:1:::u:::cSC:::+:::ed25519:::0:
 fpr:::::::::FPR1:
@@ -110,8 +113,37 @@ grp:::::::::GRIPENCR:
 sec:u:255:22:EEEE:1:::u:::scaESCA:::+:::ed25519:::0:
 fpr:::::::::FPR5:
 grp:::::::::GRIPBOTH:
+ssb:u:2048:1:FFFF:1::::::s:::+:::::
+fpr:::::::::FPR6:
+grp:::::::::GRIPLISTED:
 `
-	if got, want := strings.Join(SigningKeys(listing), " "), "GRIPSIGN GRIPBOTH"; got != want {
+	if got, want := strings.Join(SigningKeys(listing, map[string]bool{"GRIPLISTED": true}), " "), "GRIPSIGN"; got != want {
 		t.Errorf("SigningKeys = %s, want %s", got, want)
+	}
+}
+
+// sshcontrol's keygrips, turned off or not, in any case; not a comment,
+// nor what is no keygrip.
+func TestSSHControlKeys(t *testing.T) {
+	grip := strings.Repeat("ab", 20)
+	got := SSHControlKeys([]byte("# " + strings.Repeat("11", 20) + "\n" + grip + " 0\n  !" + strings.Repeat("CD", 20) + " 600 confirm\n" + strings.Repeat("ef", 19) + "\n"))
+	want := map[string]bool{strings.ToUpper(grip): true, strings.Repeat("CD", 20): true}
+	if !maps.Equal(got, want) {
+		t.Errorf("SSHControlKeys = %v, want %v", got, want)
+	}
+}
+
+// A key file with a Use-for-ssh attribute, whatever its value, is an SSH
+// key; one without is not.
+func TestUsedForSSH(t *testing.T) {
+	for file, want := range map[string]bool{
+		"Created: 20261129T000000\nKey: (private-key\n (rsa\n  (n #00#)))\nUse-for-ssh: yes\n": true,
+		"use-for-ssh: 2\nKey: (private-key)\n":                                                 true,
+		"Created: 20261129T000000\nKey: (private-key)\n":                                       false,
+		"(11:private-key(3:rsa))":                                                              false,
+	} {
+		if got := UsedForSSH([]byte(file)); got != want {
+			t.Errorf("UsedForSSH(%q) = %v, want %v", file, got, want)
+		}
 	}
 }

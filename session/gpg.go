@@ -1,9 +1,12 @@
 package session
 
 import (
+	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/claudebox/claudebox/gpgagent"
@@ -41,8 +44,10 @@ func (s *Session) startGPGAgent() (stop func(), err error) {
 }
 
 // signingKeys are the keygrips of the user's keys that sign, as the gpg
-// that gpgconf names lists them: the only keys the filter lets the
-// sandbox sign with. The listing leaves the trust database as it is.
+// that gpgconf names lists them, but those gpg-agent serves as SSH keys
+// (its home's sshcontrol lists them, or their file says Use-for-ssh): the
+// only keys the filter lets the sandbox sign with. The listing leaves the
+// trust database as it is.
 func signingKeys(gpgconf string) ([]string, error) {
 	const again = "check your GnuPG installation: gpg --list-secret-keys; or launch with --with-gpg=false"
 	components, err := exec.Command(gpgconf, "--list-components").Output()
@@ -62,5 +67,22 @@ func signingKeys(gpgconf string) ([]string, error) {
 	if err != nil {
 		return nil, hint.Errorf(again, "--with-gpg: gpg --list-secret-keys failed: %v", err)
 	}
-	return gpgagent.SigningKeys(string(listing)), nil
+	home, err := exec.Command(gpgconf, "--list-dirs", "homedir").Output()
+	if err != nil {
+		return nil, hint.Errorf(again, "--with-gpg: gpgconf --list-dirs homedir failed: %v", err)
+	}
+	dir := strings.TrimSpace(string(home))
+	sshcontrol, err := os.ReadFile(filepath.Join(dir, "sshcontrol"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, hint.Errorf(again, "--with-gpg: cannot read gpg-agent's sshcontrol: %v", err)
+	}
+	logins := gpgagent.SSHControlKeys(sshcontrol)
+	var signers []string
+	for _, grip := range gpgagent.SigningKeys(string(listing), logins) {
+		if key, err := os.ReadFile(filepath.Join(dir, "private-keys-v1.d", strings.ToUpper(grip)+".key")); err == nil && gpgagent.UsedForSSH(key) {
+			continue
+		}
+		signers = append(signers, grip)
+	}
+	return signers, nil
 }

@@ -1,0 +1,68 @@
+package replay
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview19GPGAgentLoginKeys: with --with-gpg, the filter of the
+// user's gpg-agent signed with every key whose own capabilities hold s,
+// and a key that signs may be a key for logins too: one made to sign and
+// authenticate (usage sa), or one whose keygrip the user listed in
+// ~/.gnupg/sshcontrol, which gpg-agent then serves as an SSH key (with
+// enable-ssh-support). An RSA key's signature of a SHA-256 hash is an SSH
+// login's, so the sandbox could log in as the user wherever that key is
+// authorized, past --with-ssh's filter. The attack, from inside: sign a
+// hash with each. Proof: neither signs; the key that only signs still
+// does.
+func TestReplayReview19GPGAgentLoginKeys(t *testing.T) {
+	h := harness.NewHost(t)
+	fpr := harness.StartGPGAgent(t, h)
+	h.Run(h.Home, nil, "gpg", "--batch", "--quiet", "--passphrase", "", "--quick-add-key", fpr, "rsa2048", "sign,auth", "never")
+	h.Run(h.Home, nil, "gpg", "--batch", "--quiet", "--passphrase", "", "--quick-add-key", fpr, "rsa2048", "sign", "never")
+	var bothGrip, listedGrip string
+	usage := ""
+	for _, line := range strings.Split(h.Run(h.Home, nil, "gpg", "--with-colons", "--with-keygrip", "--list-secret-keys"), "\n") {
+		f := strings.Split(line, ":")
+		switch {
+		case f[0] == "sec" || f[0] == "ssb":
+			usage = f[11]
+			if f[0] == "sec" {
+				usage = "primary"
+			}
+		case f[0] == "grp" && len(f) > 9 && usage == "sa":
+			bothGrip = f[9]
+		case f[0] == "grp" && len(f) > 9 && usage == "s":
+			listedGrip = f[9]
+		}
+	}
+	if bothGrip == "" || listedGrip == "" {
+		t.Fatal("no signing subkeys made")
+	}
+	h.Write(filepath.Join(h.Home, ".gnupg", "sshcontrol"), "# keys for ssh\n"+listedGrip+" 0\n")
+	h.Write(filepath.Join(h.Home, ".gnupg", "gpg-agent.conf"), "enable-ssh-support\n")
+	h.Chown()
+	h.Run(h.Home, nil, "gpgconf", "--kill", "gpg-agent")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.Write(filepath.Join(proj, "README"), "p\n")
+	hash := strings.Repeat("cd", 32)
+	sign := func(grip string) string {
+		return `gpg-connect-agent --no-autostart "SIGKEY ` + grip + `" "SETHASH --hash=sha256 ` + hash + `" PKSIGN /bye | grep -q sig-val && echo SIGNED-` + grip + "\n"
+	}
+	out := h.Run(proj, nil, "claudebox", "--with-gpg", "--shell", "-c", "exec 2>&1\n"+sign(bothGrip)+sign(listedGrip)+
+		`echo data | gpg --batch --quiet --local-user `+fpr+`! --sign >/dev/null && echo PRIMARY-SIGNS
+		echo done`)
+	t.Log(out)
+	if strings.Contains(out, "SIGNED-"+bothGrip) {
+		t.Errorf("the sandbox signed a hash with a key that also authenticates (usage sa)")
+	}
+	if strings.Contains(out, "SIGNED-"+listedGrip) {
+		t.Errorf("the sandbox signed a hash with a key the user's sshcontrol serves for SSH logins")
+	}
+	if !strings.Contains(out, "PRIMARY-SIGNS") {
+		t.Errorf("the key that only signs does not sign:\n%s", out)
+	}
+}
