@@ -550,10 +550,12 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		descend = descend && walked
 	default:
 		switch {
-		case depsDirs[name]:
+		case depsDirs[name] || w.buildDir(n, name):
 			// Anything else by that name (a link to what the session
 			// wrote elsewhere) is where npm looks up what it runs.
 			hostRun, sub = !typ.IsDir(), depsDir
+		case !typ.IsDir() && pnpFiles[name]:
+			hostRun = true
 		case projectfiles.Is(name, ".git", n.fold):
 			hostRun, sub = true, gitDir
 		case isObeyed(name, n.fold):
@@ -720,7 +722,7 @@ func (w *walker) leaf(n node, name, rel string) {
 	if n.mode == plainDir && gitOpened[name] && !isObeyed(name, n.fold) {
 		return // git's data, judged above for its size alone
 	}
-	if n.mode == plainDir && makeFragment(name) {
+	if n.mode == plainDir && (makeFragment(name) || pnpFiles[name]) {
 		if !w.tracked(rel) {
 			w.found(rel)
 		}
@@ -1185,7 +1187,7 @@ func Replaced(guarded []string, since time.Time) []string {
 
 // rules digests the names the walk judges, and how.
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, makeNames, ".mk", ".gitignore", ".pyc", ".so", gitDataDir))
+	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, makeNames, ".mk", ".gitignore", ".pyc", ".so", gitDataDir))
 }
 
 // isObeyed says the registry names name: what the host runs or obeys

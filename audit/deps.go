@@ -34,6 +34,86 @@ import (
 // package counts as not installed and the install command installs it
 // again.
 
+// Other tools install or build into a directory of their own that git
+// ignores, and run from it later without a look at the sources git
+// shows: cargo runs a binary in target/ whose fingerprint says fresh and
+// links its libraries, Composer's vendor/autoload.php is required by
+// every PHP entry point, Bundler's vendor/bundle and Yarn's Plug'n'Play
+// installs (.yarn/cache, .yarn/unplugged) hold the gems and packages,
+// mix runs what _build holds, next start serves .next, bootsnap loads
+// Ruby's compiled code from tmp/cache/bootsnap. Each is judged as
+// node_modules is.
+
+// buildKind is such a directory: its name, the directory that holds it
+// ("" for any; a path matches that directory's last names), a file
+// beside it that says which tool made it ("" for none), and the command
+// that makes it again there.
+type buildKind struct{ name, parent, beside, command string }
+
+// buildKinds are those directories.
+var buildKinds = []buildKind{
+	{"target", "", "Cargo.toml", "cargo build"},
+	{"vendor", "", "composer.json", "composer install"},
+	{"bundle", "vendor", "", "bundle install"},
+	{"_build", "", "mix.exs", "mix compile"},
+	{".next", "", "", "next build"},
+	{"bootsnap", "tmp/cache", "", "bin/rails runner true"},
+	{"cache", ".yarn", "", "yarn install --immutable"},
+	{"unplugged", ".yarn", "", "yarn install --immutable"},
+}
+
+// buildKindOf is the kind of the directory name in the directory parent
+// (relative to the root, "" or "." the top), where beside says whether a
+// file by that name lies beside it; nil if it is none.
+func buildKindOf(parent, name string, beside func(string) bool) *buildKind {
+	for i, k := range buildKinds {
+		if k.name != name || k.parent != "" && parent != k.parent && !strings.HasSuffix(parent, "/"+k.parent) {
+			continue
+		}
+		if k.beside == "" || beside(k.beside) {
+			return &buildKinds[i]
+		}
+	}
+	return nil
+}
+
+// InDeps says whether rel, below root, lies in a directory of installed
+// dependencies or of a build the audit judges by unit (node_modules,
+// site-packages, buildKinds), or is one: what is there is the audit's,
+// not a file's own.
+func InDeps(root, rel string) bool {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i, name := range parts {
+		if depsAt(root, strings.Join(parts[:i], "/"), name) {
+			return true
+		}
+	}
+	return false
+}
+
+// depsAt says whether name, in the directory parent below root, is a
+// directory of installed dependencies or of a build (InDeps).
+func depsAt(root, parent, name string) bool {
+	return depsDirs[name] || buildKindOf(parent, name, func(f string) bool {
+		_, err := untrusted.Lstat(root, filepath.Join(parent, f))
+		return err == nil
+	}) != nil
+}
+
+// buildDir says whether name, in the directory n, is one of buildKinds.
+func (w *walker) buildDir(n node, name string) bool {
+	return buildKindOf(n.rel, name, func(f string) bool {
+		var st unix.Stat_t
+		return unix.Fstatat(n.fd, f, &st, unix.AT_SYMLINK_NOFOLLOW) == nil
+	}) != nil
+}
+
+// pnpFiles are Yarn's Plug'n'Play resolver and loader, which yarn run and
+// every script yarn starts load first: host-run wherever they stand,
+// unless git tracks them (a project that commits its installs), when git
+// status shows a change.
+var pnpFiles = map[string]bool{".pnp.cjs": true, ".pnp.js": true, ".pnp.loader.mjs": true, ".pnp.data.json": true}
+
 // DepsChange is what a session changed in one directory of installed
 // dependencies.
 type DepsChange struct {
@@ -111,6 +191,12 @@ func (w *walker) deps(n node) {
 		owned = owners(n.fd, units, changed)
 	}
 	for i, u := range units {
+		// A file git tracks (a zip of .yarn/cache a project commits) git
+		// status shows changed.
+		var st unix.Stat_t
+		if changed[i] > 0 && unix.Fstatat(n.fd, u, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && w.tracked(filepath.Join(n.rel, u)) {
+			continue
+		}
 		if changed[i] > 0 || owned[u] {
 			c.Units = append(c.Units, filepath.Join(c.Dir, u))
 			c.Files += changed[i]
@@ -244,6 +330,22 @@ func InstallCommand(dir string) (where, command string) {
 		return pythonInstall(dir)
 	}
 	where = filepath.Dir(dir)
+	if k := buildKindOf(filepath.Dir(dir), filepath.Base(dir), func(f string) bool {
+		_, err := os.Lstat(filepath.Join(where, f))
+		return err == nil
+	}); k != nil {
+		if k.parent != "" {
+			for range strings.Count(k.parent, "/") + 1 {
+				where = filepath.Dir(where)
+			}
+		}
+		return where, k.command
+	}
+	// A package Yarn's Plug'n'Play unplugged
+	// (.yarn/unplugged/<package>/node_modules) is the project's yarn's.
+	if up := filepath.Dir(filepath.Dir(where)); filepath.Base(up) == "unplugged" && filepath.Base(filepath.Dir(up)) == ".yarn" {
+		return filepath.Dir(filepath.Dir(up)), "yarn install --immutable"
+	}
 	for _, c := range []struct{ lock, cmd string }{
 		{"pnpm-lock.yaml", "pnpm install --frozen-lockfile"},
 		{"yarn.lock", "yarn install --frozen-lockfile"},

@@ -138,7 +138,7 @@ func (w *walker) ignoredBelow(base, sub string, rules []ignoreRule, hidden bool,
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if name == ".git" || depsDirs[name] || w.guarded[w.abs(filepath.Join(dir, name))] {
+		if name == ".git" || depsAt(w.root, dir, name) || w.guarded[w.abs(filepath.Join(dir, name))] {
 			continue
 		}
 		rel := filepath.Join(dir, name)

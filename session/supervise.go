@@ -528,8 +528,9 @@ func (s *Session) report(root, dir string, r audit.Report) {
 }
 
 // reportDeps says what the session changed in a directory of installed
-// dependencies, which git ignores and the host runs, and moves those
-// packages aside whole, with the one command that installs them again.
+// dependencies or of a build, which git ignores and the host runs, and
+// moves those packages aside whole, with the one command that makes them
+// again.
 func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 	w := os.Stderr
 	rel, err := filepath.Rel(root, d.Dir)
@@ -547,13 +548,13 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 	install := "cd " + mount.Quote(where) + " && " + command
 	if s.reportOnly {
 		printable.Say(w, "claudebox: %s/: %s files changed, %s packages left in place (move-aside = false): %s", rel, count(d.Files), count(len(d.Units)), strings.Join(names, ", "))
-		printable.Say(w, "hint: the host runs what is installed there, and git shows none of it; to install it again from your lockfile (read git diff first): %s", install)
+		printable.Say(w, "hint: the host runs what is installed or built there, and git shows none of it; to make it again from your lockfile or sources (read git diff first): %s", install)
 		return
 	}
 	dest := filepath.Join(s.stateDir, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000Z"))
 	moved, said, err := moveAside(root, dest, d.Units)
 	printable.Say(w, "claudebox: %s/: %s files changed, %s packages moved aside to %s: %s", rel, count(d.Files), count(len(moved)), mount.Quote(filepath.Join(dest, rel)), strings.Join(names, ", "))
-	printable.Say(w, "hint: the host runs what is installed there, and git shows none of it; to install it again from your lockfile (read git diff first): %s", install)
+	printable.Say(w, "hint: the host runs what is installed or built there, and git shows none of it; to make it again from your lockfile or sources (read git diff first): %s", install)
 	said()
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -383,12 +382,11 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	for _, path := range made {
 		ign := ignoredNow[path]
 		add(path, "created", ign)
-		// Where the start's list of ignored files is missing or cut short,
-		// one the session changed may be taken for made: each executable
-		// or script is taken for one the host runs.
-		// So too in a repository below the top, whose ignored files the
-		// start does not list.
-		if (ignored == nil || limited || now.nested(path)) && (ign || !ignoredKnown) && now.hostRun(checkout, path) {
+		// One the session made that git ignores and the host runs is as
+		// much its code as one it changed: make takes a target newer than
+		// its sources for up to date and runs it as it stands (a build's
+		// output, written by the session before the host's build ran).
+		if (ign || !ignoredKnown) && now.hostRun(checkout, path) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 		}
 	}
@@ -497,7 +495,7 @@ func (st store) listIgnoredTo(ctx context.Context, checkout, work string, list *
 	for _, p := range strings.Split(top.b.String(), "\x00") {
 		switch {
 		case p == "":
-		case !strings.HasSuffix(p, "/") || path.Base(p) == "node_modules":
+		case !strings.HasSuffix(p, "/") || audit.InDeps(checkout, strings.TrimSuffix(p, "/")):
 			listed[p] = true
 			if _, err := list.Write([]byte(p + "\x00")); err != nil {
 				return err
@@ -709,7 +707,7 @@ func (t tree) unreadChanged(checkout string) []string {
 	var dirs []string
 	for _, u := range t.unread {
 		// Installed dependencies are the exit audit's (hostRun).
-		if u.changed && u.path != "." && !slices.Contains(strings.Split(u.path, "/"), "node_modules") {
+		if u.changed && u.path != "." && !audit.InDeps(checkout, u.path) {
 			dirs = append(dirs, filepath.Join(checkout, u.path))
 		}
 	}
@@ -730,7 +728,7 @@ type fileStatus struct {
 // its library), and an activate script in any bin/.
 // Installed dependencies (node_modules) are judged by the exit audit.
 func (t tree) hostRun(checkout, path string) bool {
-	if slices.Contains(strings.Split(path, "/"), "node_modules") {
+	if audit.InDeps(checkout, path) {
 		return false
 	}
 	dir := filepath.Dir(path)

@@ -121,11 +121,11 @@ func TestRecordChanges(t *testing.T) {
 	}
 }
 
-// TestRecordChangesHostRun: of the ignored files there at the start that
-// the session changed, those the host runs are named (an executable, a
-// script, a makefile, a virtualenv's pyvenv.cfg and anything in its
-// bin/); what it made is
-// not (an install's new runners), nor what node_modules holds (the exit
+// TestRecordChangesHostRun: of the ignored files the session made, or
+// that were there at the start and it changed, those the host runs are
+// named (an executable, a script, a makefile, a virtualenv's pyvenv.cfg
+// and anything in its bin/: make runs a target the session made as
+// readily as one it changed); not what node_modules holds (the exit
 // audit judges it), nor a plain data file.
 func TestRecordChangesHostRun(t *testing.T) {
 	p := repo(t, 1, 1)
@@ -165,7 +165,7 @@ func TestRecordChangesHostRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, rel := range []string{".venv/bin/activate", ".venv/pyvenv.cfg", "ign/GNUmakefile", "ign/run.sh", "ign/tool"} {
+	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/pyvenv.cfg", "ign/GNUmakefile", "ign/new-tool", "ign/run.sh", "ign/tool"} {
 		want = append(want, filepath.Join(p.Checkout, rel))
 	}
 	slices.Sort(c.HostRun)

@@ -1,0 +1,124 @@
+package hostruns
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview19MakeTarget: make takes a target newer than its
+// sources for up to date and runs it as it stands, and git ignores a
+// build's output. The exit audit judged an ignored executable only where
+// one was there at the start: the project's build had not run yet (a
+// fresh clone, make clean), and the session writes the target itself, a
+// script of its own, newer than its source. Host-side proof: after the
+// session, the host's make run runs nothing the session wrote.
+func TestReplayReview19MakeTarget(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/app\n")
+	h.Write(filepath.Join(proj, "app.sh"), "#!/bin/sh\necho built\n")
+	h.Write(filepath.Join(proj, "Makefile"), "run: app\n\t./app\napp: app.sh\n\tcp app.sh app && chmod +x app\n")
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "build")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
+		printf '#!/bin/sh\ntouch `+marker+`\n' > app && chmod +x app
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the target could not be planted here:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "make", "run").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's make run ran the target the session wrote:\n%s\n%s", out, ran)
+	}
+}
+
+// TestReplayReview19ComposerVendor: Composer installs a PHP project's
+// dependencies in vendor/, which git ignores, and every entry point of
+// the project requires vendor/autoload.php. The exit audit judged
+// node_modules and site-packages, not vendor/: the session rewrites the
+// autoloader. Host-side proof: after the session, the host's php
+// main.php runs nothing the session wrote, and the exit names composer
+// install.
+func TestReplayReview19ComposerVendor(t *testing.T) {
+	harness.RequireTool(t, "php", "apt-get install php-cli")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/vendor/\n")
+	h.Write(filepath.Join(proj, "composer.json"), "{\"require\": {}}\n")
+	h.Write(filepath.Join(proj, "composer.lock"), "{\"packages\": []}\n")
+	h.Write(filepath.Join(proj, "main.php"), "<?php\nrequire __DIR__ . '/vendor/autoload.php';\necho \"ok\\n\";\n")
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "php")
+	h.Write(filepath.Join(proj, "vendor", "autoload.php"), "<?php\nrequire_once __DIR__ . '/composer/autoload_real.php';\n")
+	h.Write(filepath.Join(proj, "vendor", "composer", "autoload_real.php"), "<?php\n")
+	h.Run(proj, nil, "php", "main.php")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
+		printf '<?php\ntouch("`+marker+`");\n' > vendor/composer/autoload_real.php
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the autoloader could not be planted here:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "php", "main.php").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's php main.php ran the autoloader the session wrote:\n%s\n%s", out, ran)
+	}
+	if !strings.Contains(out, "composer install") {
+		t.Errorf("the exit does not name composer install:\n%s", out)
+	}
+}
+
+// TestReplayReview19YarnPnP: Yarn's Plug'n'Play installs no
+// node_modules: its .pnp.cjs says where each package lies (a zip in
+// .yarn/cache, or a directory in .yarn/unplugged for one that builds),
+// and yarn run, yarn node and every script yarn starts load it and its
+// ESM loader first (NODE_OPTIONS=--require .pnp.cjs
+// --experimental-loader .pnp.loader.mjs). Where the project does not
+// commit its installs, git ignores them all, and the exit audit judged
+// only what is executable or a script (#!): the session rewrites the
+// loader and an unplugged package's module. Host-side proof: after the
+// session, node started as yarn starts it (the resolver here maps the
+// package to its unplugged directory, as Yarn's does) runs nothing the
+// session wrote.
+func TestReplayReview19YarnPnP(t *testing.T) {
+	harness.RequireTool(t, "node", "apt-get install nodejs")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), ".pnp.*\n.yarn/*\n")
+	h.Write(filepath.Join(proj, "package.json"), "{\"name\": \"p\", \"packageManager\": \"yarn@4.5.0\"}\n")
+	h.Write(filepath.Join(proj, "yarn.lock"), "__metadata:\n  version: 8\n")
+	h.Write(filepath.Join(proj, "main.js"), "require('dep')\nconsole.log('ok')\n")
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "yarn")
+	dep := filepath.Join(".yarn", "unplugged", "dep-npm-1.0.0-abc", "node_modules", "dep")
+	h.Write(filepath.Join(proj, ".pnp.cjs"), "#!/usr/bin/env node\nconst M = require('module'), r = M._resolveFilename\n"+
+		"M._resolveFilename = (req, ...a) => req === 'dep' ? __dirname + '/"+dep+"/index.js' : r(req, ...a)\n")
+	h.Write(filepath.Join(proj, ".pnp.loader.mjs"), "export {}\n")
+	h.Write(filepath.Join(proj, dep, "index.js"), "module.exports = 1\n")
+	h.Write(filepath.Join(proj, dep, "package.json"), "{\"name\": \"dep\"}\n")
+	yarn := []string{"NODE_OPTIONS=--require " + filepath.Join(proj, ".pnp.cjs") + " --experimental-loader file://" + filepath.Join(proj, ".pnp.loader.mjs")}
+	h.Run(proj, yarn, "node", "main.js")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
+		printf 'import fs from "fs"\nfs.writeFileSync("`+marker+`.loader", "")\n' > .pnp.loader.mjs
+		printf 'require("fs").writeFileSync("`+marker+`.dep", "")\n' >> `+dep+`/index.js
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the install could not be planted here:\n%s", out)
+	}
+	ran, _ := h.Command(proj, yarn, "node", "main.js").CombinedOutput()
+	for _, what := range []string{"loader", "dep"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("node started as yarn starts it ran what the session wrote (%s):\n%s\n%s", what, out, ran)
+		}
+	}
+}
