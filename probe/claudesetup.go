@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/instance"
@@ -80,7 +81,7 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		}
 	}
 	named = append(named, marketplaceNames(read(filepath.Join(claudeDir, "plugins", "known_marketplaces.json")), "~/.claude/plugins/known_marketplaces.json", expand)...)
-	named = append(named, pluginNames(read(filepath.Join(claudeDir, "plugins", "installed_plugins.json")), expand)...)
+	named = append(named, pluginNames(read(filepath.Join(claudeDir, "plugins", "installed_plugins.json")), project.Root, expand)...)
 	names := make([]string, 0, len(mcp))
 	for name := range mcp {
 		names = append(names, name)
@@ -332,11 +333,15 @@ func marketplaceNames(b []byte, from string, expand func(string) string) []named
 
 // pluginNames are the installed plugins' directories (claude plugin
 // install copies a plugin into ~/.claude/plugins/cache, already shown; an
-// older install may point elsewhere).
-func pluginNames(b []byte, expand func(string) string) []namedPath {
+// older install, or a local plugin, may point elsewhere), of the
+// installations of the user's scope and of project's folders (the rule of
+// the list's copy, pluginsOfProject): one of another project's scope
+// lies, most often, in that project.
+func pluginNames(b []byte, project string, expand func(string) string) []namedPath {
 	var installed struct {
 		Plugins map[string][]struct {
-			InstallPath string `json:"installPath"`
+			InstallPath string          `json:"installPath"`
+			ProjectPath json.RawMessage `json:"projectPath"`
 		} `json:"plugins"`
 	}
 	if b == nil || json.Unmarshal(b, &installed) != nil {
@@ -345,6 +350,10 @@ func pluginNames(b []byte, expand func(string) string) []namedPath {
 	var named []namedPath
 	for _, name := range sortedKeys(installed.Plugins) {
 		for _, p := range installed.Plugins[name] {
+			var at string
+			if p.ProjectPath != nil && (json.Unmarshal(p.ProjectPath, &at) != nil || !agent.BearsOn(at, project)) {
+				continue
+			}
 			if p.InstallPath != "" {
 				named = append(named, namedPath{path: expand(p.InstallPath), what: "plugin " + name + ", named in ~/.claude/plugins/installed_plugins.json", dir: true})
 			}

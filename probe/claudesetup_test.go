@@ -167,3 +167,20 @@ func TestClaudeSetupScriptInsideNotNamed(t *testing.T) {
 		t.Errorf("blanked: %q, want ~/.claude/hooks/notify.sh", blanked)
 	}
 }
+
+// An installed plugin's directory is named for the user's scope and the
+// project's folders only: not for another project's installation, nor
+// one whose project is not a path.
+func TestPluginNamesOfProject(t *testing.T) {
+	list := `{"plugins": {
+		"a@m": [{"scope": "user", "installPath": "/u/a"}, {"scope": "project", "installPath": "/other/a", "projectPath": "/other"}],
+		"b@m": [{"scope": "local", "installPath": "/p/sub/b", "projectPath": "/p/sub"}, {"scope": "project", "installPath": "/x/b", "projectPath": 7}],
+		"c@m": [{"scope": "project", "installPath": "/c", "projectPath": "/"}, {"scope": "project", "installPath": "/pp/c", "projectPath": "/pp"}]}}`
+	var got []string
+	for _, n := range pluginNames([]byte(list), "/p", func(p string) string { return p }) {
+		got = append(got, n.path)
+	}
+	if want := []string{"/u/a", "/p/sub/b", "/c"}; !slices.Equal(got, want) {
+		t.Errorf("pluginNames = %q, want %q", got, want)
+	}
+}

@@ -66,3 +66,46 @@ func TestReplayReview19GPGAgentLoginKeys(t *testing.T) {
 		t.Errorf("the key that only signs does not sign:\n%s", out)
 	}
 }
+
+// TestReplayReview19InstalledPluginDirOtherProject: an installed plugin's
+// directory outside ~/.claude (an older install's installPath, a local
+// plugin's own folder) was shown read-only for every installation in
+// installed_plugins.json, and one installed in a project's or a local
+// scope lies, most often, in that project: another project's files
+// (~/clients/acme/tools/deploy-plugin, its scripts and their settings)
+// were readable inside every other project's sandbox, though the copy of
+// the list no longer named its project. The attack, from inside: read
+// it. Proof: another project's plugin is not there; this project's and
+// the user's own are.
+func TestReplayReview19InstalledPluginDirOtherProject(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	other := filepath.Join(h.Home, "clients", "acme")
+	otherPlugin := filepath.Join(other, "tools", "deploy-plugin")
+	ownPlugin := filepath.Join(proj, "..", "app-plugin")
+	userPlugin := filepath.Join(h.Home, "plugins", "lint")
+	for dir, text := range map[string]string{otherPlugin: "REVIEW19-acme-deploy", ownPlugin: "app-plugin-here", userPlugin: "user-plugin-here"} {
+		h.Write(filepath.Join(dir, ".claude-plugin", "plugin.json"), `{"name":"x"}`)
+		h.Write(filepath.Join(dir, "README.md"), text+"\n")
+	}
+	entry := func(scope, path, project string) string {
+		p := ""
+		if project != "" {
+			p = `, "projectPath": "` + project + `"`
+		}
+		return `{"scope": "` + scope + `", "installPath": "` + path + `", "version": "1.0.0"` + p + `}`
+	}
+	h.Write(filepath.Join(h.Home, ".claude", "plugins", "installed_plugins.json"), `{"version": 2, "plugins": {
+		"deploy@acme": [`+entry("project", otherPlugin, other)+`],
+		"app@local": [`+entry("local", filepath.Clean(ownPlugin), proj)+`],
+		"lint@mine": [`+entry("user", userPlugin, "")+`]}}`)
+	out := h.Inside(proj, nil, "cat "+filepath.Join(otherPlugin, "README.md")+" "+filepath.Clean(ownPlugin)+"/README.md "+userPlugin+"/README.md 2>&1; true")
+	t.Log(out)
+	if strings.Contains(out, "REVIEW19") {
+		t.Errorf("another project's plugin directory is readable inside")
+	}
+	if !strings.Contains(out, "app-plugin-here") || !strings.Contains(out, "user-plugin-here") {
+		t.Errorf("inside, want this project's plugin and the user's own")
+	}
+}
