@@ -32,7 +32,8 @@ var ProjectCopies = []string{"settings.json", "settings.local.json"}
 // are copied with Claude Code's own sandbox turned off and no API
 // variables in their env (see apiEnvOff). Your own, in home's ~/.claude,
 // keep only what is known harmless: the keys of userKeys, and in env the
-// variables the sandbox's environment would pass itself; a file claudebox
+// variables the sandbox's environment would pass itself, of the hooks and
+// the plugins' options those with no credential written in them; a file claudebox
 // cannot read as Claude Code does becomes an empty one.
 func CopyContent(src, home string, data []byte) ([]byte, []string) {
 	if !isClaudeSettings(src) {
@@ -69,6 +70,15 @@ func CopyContent(src, home string, data []byte) ([]byte, []string) {
 			delete(top, "hooks")
 		} else {
 			top["hooks"] = kept
+		}
+		leftOut = append(leftOut, dropped...)
+	}
+	if raw, ok := top["pluginConfigs"]; ok {
+		kept, dropped := pluginConfigsKept(raw)
+		if kept == nil {
+			delete(top, "pluginConfigs")
+		} else {
+			top["pluginConfigs"] = kept
 		}
 		leftOut = append(leftOut, dropped...)
 	}

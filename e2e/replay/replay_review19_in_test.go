@@ -109,3 +109,30 @@ func TestReplayReview19InstalledPluginDirOtherProject(t *testing.T) {
 		t.Errorf("inside, want this project's plugin and the user's own")
 	}
 }
+
+// TestReplayReview19PluginConfigsToken: the private copy of the user's
+// ~/.claude/settings.json kept pluginConfigs whole, where Claude Code
+// keeps each plugin's options that its manifest does not mark sensitive
+// (pluginConfigs[plugin].options) and an MCP bundle's server settings
+// (pluginConfigs[plugin].mcpServers[server]): a plugin that asks for its
+// API token without marking it sensitive has it written there, and a
+// webhook's URL is such an option too. The attack, from inside: read
+// the copy. Proof: neither is there; the options known harmless (a site,
+// a switch) still are.
+func TestReplayReview19PluginConfigsToken(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".claude", "settings.json"), `{"model": "opus", "pluginConfigs": {
+		"jira@tools": {"options": {"site": "acme.atlassian.net", "api_token": "ATATT3xREVIEW19jiraSecretValue0123", "verbose": true}},
+		"notify@tools": {"options": {"channel": "https://hooks.slack.com/services/T000/B000/REVIEW19slackhook"},
+			"mcpServers": {"pager": {"routing": "REVIEW19routingkey0123456789ab", "region": "eu"}}}}}`)
+	out := h.Inside(proj, nil, "cat ~/.claude/settings.json")
+	t.Log(out)
+	if strings.Contains(out, "REVIEW19") {
+		t.Errorf("a plugin's credential is readable inside, in the settings' copy")
+	}
+	if !strings.Contains(out, "acme.atlassian.net") || !strings.Contains(out, `"verbose": true`) || !strings.Contains(out, `"eu"`) {
+		t.Errorf("inside, want the plugins' options known harmless")
+	}
+}
