@@ -562,7 +562,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun, sub = true, allDir
 		case !typ.IsDir() && pythonModule(name, n.fold):
 			hostRun = true
-		case !typ.IsDir() && (name == ".gitignore" || makeNames[name] || makeFragment(name)),
+		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name)),
 			(typ&noFile != 0 || typ.IsRegular()) && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
@@ -713,7 +713,7 @@ func (w *walker) leaf(n node, name, rel string) {
 		w.found(rel)
 		return
 	}
-	// A rule git hides what the session wrote by, and a makefile whose
+	// A rule git hides what the session wrote by, and a task file whose
 	// change git shows only where it tracks it (ignored.go).
 	if n.mode == plainDir && name == ".gitignore" {
 		w.ignores = append(w.ignores, rel)
@@ -728,7 +728,7 @@ func (w *walker) leaf(n node, name, rel string) {
 		}
 		return
 	}
-	if n.mode == plainDir && makeNames[name] {
+	if n.mode == plainDir && TaskFile(name) {
 		if _, existed := w.start.Inodes[rel]; (existed || w.start.Inodes == nil) && !w.tracked(rel) {
 			w.found(rel)
 		}
@@ -1187,7 +1187,7 @@ func Replaced(guarded []string, since time.Time) []string {
 
 // rules digests the names the walk judges, and how.
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, makeNames, ".mk", ".gitignore", ".pyc", ".so", gitDataDir))
+	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", ".mk", ".just", ".rake", ".gitignore", ".pyc", ".so", gitDataDir))
 }
 
 // isObeyed says the registry names name: what the host runs or obeys

@@ -37,7 +37,9 @@ import (
 // Other tools install or build into a directory of their own that git
 // ignores, and run from it later without a look at the sources git
 // shows: cargo runs a binary in target/ whose fingerprint says fresh and
-// links its libraries, Composer's vendor/autoload.php is required by
+// links its libraries, Maven runs target/classes newer than the sources,
+// Gradle reuses the task graph its configuration cache in .gradle holds
+// and skips a task whose outputs .gradle's history says it made, Composer's vendor/autoload.php is required by
 // every PHP entry point, Bundler's vendor/bundle and Yarn's Plug'n'Play
 // installs (.yarn/cache, .yarn/unplugged) hold the gems and packages,
 // mix runs what _build holds, next start serves .next, bootsnap loads
@@ -53,6 +55,8 @@ type buildKind struct{ name, parent, beside, command string }
 // buildKinds are those directories.
 var buildKinds = []buildKind{
 	{"target", "", "Cargo.toml", "cargo build"},
+	{"target", "", "pom.xml", "mvn compile"},
+	{".gradle", "", "", "gradle build"},
 	{"vendor", "", "composer.json", "composer install"},
 	{"bundle", "vendor", "", "bundle install"},
 	{"_build", "", "mix.exs", "mix compile"},

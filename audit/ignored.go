@@ -17,15 +17,33 @@ import (
 // itself). And a file git does not track shows no change at all: a
 // makefile the user keeps untracked, rewritten, runs at the next make.
 
-// makeNames are the files make reads where it starts, in its order.
-var makeNames = map[string]bool{"GNUmakefile": true, "makefile": true, "Makefile": true}
+// taskFiles are the files a task runner reads where it starts and runs
+// the commands of: make's (in its order), just's (whose names it matches
+// whatever their case), Task's and rake's.
+var taskFiles = map[string]bool{
+	"GNUmakefile": true, "makefile": true, "Makefile": true,
+	"Taskfile.yml": true, "taskfile.yml": true, "Taskfile.yaml": true, "taskfile.yaml": true,
+	"Taskfile.dist.yml": true, "taskfile.dist.yml": true, "Taskfile.dist.yaml": true, "taskfile.dist.yaml": true,
+	"Rakefile": true, "rakefile": true, "Rakefile.rb": true, "rakefile.rb": true,
+}
 
-// makeFragment says whether name is a makefile's part (*.mk), which a
-// makefile includes, often from where git ignores it (-include local.mk):
-// one the session made or changed that git does not track runs at the
-// host's next make, and git status shows nothing of it.
+// TaskFile says whether name is one of taskFiles, or just's.
+func TaskFile(name string) bool {
+	return taskFiles[name] || strings.EqualFold(name, "justfile") || strings.EqualFold(name, ".justfile")
+}
+
+// makeFragment says whether name is a task file's part (a makefile's
+// *.mk, just's *.just, rake's *.rake), which a task file includes, often
+// from where git ignores it (-include local.mk), or rake loads from
+// rakelib/ unasked: one the session made or changed that git does not
+// track runs at the host's next make, and git status shows nothing of it.
 func makeFragment(name string) bool {
-	return len(name) > len(".mk") && strings.HasSuffix(name, ".mk")
+	for _, ext := range []string{".mk", ".just", ".rake"} {
+		if len(name) > len(ext) && strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 // ignoreRule is a pattern of a .gitignore, as git reads it: a glob

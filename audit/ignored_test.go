@@ -56,3 +56,40 @@ func TestScanNewlyIgnored(t *testing.T) {
 		t.Errorf("found %q, want %q", r.Found, want)
 	}
 }
+
+// TestScanTaskFiles: just's, Task's and rake's files are judged as
+// make's: one the user keeps untracked, rewritten, is a finding (git
+// shows no change of it), as is a part one includes or rake loads
+// (local.just, rakelib/x.rake) the session made that git does not
+// track; the tracked Rakefile, which git diff shows, is not.
+func TestScanTaskFiles(t *testing.T) {
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		c := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		c.Dir = root
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	for _, p := range []string{"Rakefile", "Justfile", "web/Taskfile.yml"} {
+		write(t, filepath.Join(root, p))
+	}
+	git("add", "Rakefile")
+	git("commit", "-qm", "i")
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	for _, p := range []string{"Rakefile", "Justfile", "web/Taskfile.yml", "local.just", "rakelib/x.rake"} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, p), []byte("evil"), 0o644))
+	}
+	want := []string{"Justfile", "local.just", "rakelib/x.rake", "web/Taskfile.yml"}
+	for i, p := range want {
+		want[i] = filepath.Join(root, p)
+	}
+	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
+		t.Errorf("found %q, want %q", r.Found, want)
+	}
+}

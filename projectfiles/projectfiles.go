@@ -125,6 +125,8 @@ var Entries = []Entry{
 	{Name: "pip.conf", Protection: AtExit, Tools: "pip", Why: "pip's index and options, read from the active virtualenv's top"},
 	{Name: "uv.toml", Protection: AtExit, Tools: "uv", Why: "uv's index, its Python downloads' mirror and its build settings"},
 	{Name: "bunfig.toml", Protection: AtExit, Tools: "bun", Why: "bun's preloaded scripts and registry"},
+	{Name: "go.work", Protection: AtExit, Tools: "go", Why: "the modules go builds in place of those go.mod requires (use, replace), kept out of git as a developer's own"},
+	{Name: ".mvn", Protection: AtExit, Tools: "Maven", Why: "Maven's JVM options, arguments, extensions and its wrapper's download URL"},
 }
 
 var (

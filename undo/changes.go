@@ -722,7 +722,7 @@ type fileStatus struct {
 }
 
 // hostRun says whether the file at path, one of recent, is one the host
-// runs as the user's: an executable, a script (#!), a makefile, a link,
+// runs as the user's: an executable, a script (#!), a task file (a makefile, a justfile), a link,
 // anything in a virtualenv's bin/ (its activate script is sourced, its
 // python a link) and its pyvenv.cfg (whose home says where python finds
 // its library), and an activate script in any bin/.
@@ -748,7 +748,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || makeNames[filepath.Base(path)] {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -819,9 +819,6 @@ func NestedHostRun(stateDir, checkout string, began time.Time, skip []string) []
 	}
 	return found
 }
-
-// makeNames are the files make reads where it starts.
-var makeNames = map[string]bool{"GNUmakefile": true, "makefile": true, "Makefile": true}
 
 // skipped says whether path is a stand-in or lies in one, or in a
 // directory not read in full ("." the top) or not kept.

@@ -122,3 +122,40 @@ func TestReplayReview19YarnPnP(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview19GoWork: go reads a go.work in the module's directory
+// or any above it, and builds the modules its use and replace lines name
+// in place of those go.mod requires; Go's own advice is not to commit it,
+// and git ignores it with the rest of a developer's own. The exit audit
+// judged no go.work: the session writes one that replaces the project's
+// dependency with its own copy, in an ignored directory. Host-side proof:
+// after the session, the host's go run . runs nothing the session wrote.
+func TestReplayReview19GoWork(t *testing.T) {
+	goTool := harness.RequireTool(t, "go", "https://go.dev/dl")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "go.work*\n.cache/\n")
+	h.Write(filepath.Join(proj, "go.mod"), "module example.com/app\n\ngo 1.21\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ./dep\n")
+	h.Write(filepath.Join(proj, "main.go"), "package main\n\nimport _ \"example.com/dep\"\n\nfunc main() { println(\"ok\") }\n")
+	h.Write(filepath.Join(proj, "dep", "go.mod"), "module example.com/dep\n\ngo 1.21\n")
+	h.Write(filepath.Join(proj, "dep", "dep.go"), "package dep\n")
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "go")
+	env := []string{"GOTOOLCHAIN=local", "GOPROXY=off"}
+	h.Run(proj, env, goTool, "run", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
+		mkdir -p .cache/dep
+		printf 'module example.com/dep\n\ngo 1.21\n' > .cache/dep/go.mod
+		printf 'package dep\n\nimport "os"\n\nfunc init() { os.WriteFile("`+marker+`", nil, 0o644) }\n' > .cache/dep/dep.go
+		printf 'go 1.21\n\nuse .\n\nreplace example.com/dep => ./.cache/dep\n' > go.work
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the workspace could not be planted here:\n%s", out)
+	}
+	ran, _ := h.Command(proj, env, goTool, "run", ".").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's go run . built the dependency the session's go.work named:\n%s\n%s", out, ran)
+	}
+}
