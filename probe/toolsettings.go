@@ -234,11 +234,13 @@ func settingsCopies(home string, secrets map[string]bool) []mount.Mount {
 
 // settingsCopy is the private copy of a tool's settings file b that
 // rebuild makes, and whether it may be shown: not when it cannot be
-// read as its tool does, or still may hold a credential.
+// read as its tool does, or still may hold a credential, as a name or a
+// URL's login says, or as a command's text does (cargo's aliases and
+// runners are commands: --api-key …, -u ci:…, a webhook's URL).
 func settingsCopy(b []byte, rebuild func([]byte) (string, bool)) (string, bool) {
 	content, ok := rebuild(b)
 	c := []byte(content)
-	return content, ok && !credentialLike.Match(c) && !claudesettings.HasURLCredential(c) && !gitSecretText.Match(c)
+	return content, ok && !credentialLike.Match(c) && !claudesettings.HasCommandCredential(c) && !gitSecretText.Match(c)
 }
 
 // npmOptions are the options npm reads from an npmrc known to hold no

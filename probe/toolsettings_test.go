@@ -60,6 +60,9 @@ func TestToolSettingsKnownOnly(t *testing.T) {
 		{"/etc/environment", "PATH=\"/usr/local/bin:/usr/bin\"\nOPENAI_API_KEY=LEAKED13\nLANG=C.UTF-8\n", environmentFile, []string{`PATH="/usr/local/bin:/usr/bin"`, "LANG=C.UTF-8"}, true},
 		{"nix.conf", "# old token ghp_LEAKED14\nsubstituters = https://cache.nixos.org # main LEAKED15\naccess-tokens = github.com=ghp_LEAKED16\nextra-access-tokens = x=LEAKED17\nextra-experimental-features = flakes\n!include /etc/nix/secret.conf\nnetrc-file = /etc/nix/netrc\n", nixConfig, []string{"substituters = https://cache.nixos.org", "extra-experimental-features = flakes"}, true},
 		{"pip URL", "[global]\nindex-url = https://alice:LEAKED10@pypi.corp.example/simple\n", pipConfig, nil, false},
+		{"cargo alias key", "[alias]\nship = \"run -- --api-key Zx81kA9qLm2LEAKED18\"\n", cargoConfig, nil, false},
+		{"cargo runner login", "[target.x86_64-unknown-linux-gnu]\nrunner = \"curl -u ci:LEAKED19pw -T\"\n", cargoConfig, nil, false},
+		{"cargo alias webhook", "[alias]\nping = \"run -- https://hooks.slack.com/services/T1/B2/LEAKED20\"\n", cargoConfig, nil, false},
 	} {
 		got, shown := settingsCopy([]byte(c.in), c.rebuild)
 		if shown != c.shown {

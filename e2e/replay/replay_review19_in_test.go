@@ -136,3 +136,27 @@ func TestReplayReview19PluginConfigsToken(t *testing.T) {
 		t.Errorf("inside, want the plugins' options known harmless")
 	}
 }
+
+// TestReplayReview19ToolSettingsCommand: the tools' settings copies were
+// judged for a credential by a weaker measure than a hook's command or a
+// git alias: a name like token or password before = or :, or a URL's
+// login. cargo's [alias] and a target's runner are commands, and one
+// given its key as a flag (--api-key …), a user's password (-u ci:…) or
+// a webhook's URL crossed whole; so did uv's and pip's settings holding
+// one. The attack, from inside: read ~/.cargo/config.toml. Proof: no
+// credential is there; a settings file without one is still shown.
+func TestReplayReview19ToolSettingsCommand(t *testing.T) {
+	h := harness.NewHost(t)
+	h.Write(filepath.Join(h.Home, ".cargo", "config.toml"), "[alias]\nship = \"run --bin uploader -- --api-key Zx81kA9qLm2REVIEW19pP0Q7\"\nping = \"run --bin notify -- https://hooks.slack.com/services/T01/B02/REVIEW19hook\"\n[build]\njobs = 4\n")
+	h.Write(filepath.Join(h.Home, ".config", "go", "env"), "GOPRIVATE=example.com/private\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.cargo/config.toml ~/.config/go/env; true")
+	t.Log(out)
+	if strings.Contains(out, "REVIEW19") {
+		t.Errorf("a credential in a tool's settings is readable inside")
+	}
+	if !strings.Contains(out, "GOPRIVATE=example.com/private") {
+		t.Errorf("inside, want the settings without a credential")
+	}
+}
