@@ -11,7 +11,7 @@ import (
 // TestScanBuildDirs: what a tool installed or built into a directory of
 // its own, which git ignores and the host's tool runs from later, is
 // judged as node_modules is: cargo's target/ (beside a Cargo.toml),
-// Maven's (beside a pom.xml), Gradle's .gradle,
+// Maven's (beside a pom.xml), Gradle's .gradle, renv's renv/library,
 // Composer's vendor/ (beside a composer.json), Bundler's vendor/bundle,
 // mix's _build (beside a mix.exs), Next.js' .next, bootsnap's
 // tmp/cache/bootsnap, Yarn's .yarn/cache and .yarn/unplugged; each unit
@@ -31,7 +31,7 @@ func TestScanBuildDirs(t *testing.T) {
 		"app/vendor/bundle/ruby/3.1.0/gems/rake/lib/rake.rb", "app/vendor/javascript/x.js",
 		"app/tmp/cache/bootsnap/compile-cache-iseq/00/aa", "app/tmp/cache/assets/x",
 		"ex/_build/dev/lib/app/ebin/app.beam",
-		"mvn/target/classes/App.class", "gr/.gradle/configuration-cache/k/entry.bin",
+		"mvn/target/classes/App.class", "gr/.gradle/configuration-cache/k/entry.bin", "r/renv/library/R-4.3/x86_64-pc-linux-gnu/pkg/R/pkg",
 		"site/.next/server/app/page.js", "site/.next/static/x.js",
 		".yarn/cache/dep-npm-1.0.0.zip", ".yarn/cache/kept-npm-1.0.0.zip", ".yarn/unplugged/dep-npm-1.0.0/node_modules/dep/index.js",
 		"other/target/debug/app",
@@ -45,7 +45,7 @@ func TestScanBuildDirs(t *testing.T) {
 	for _, p := range []string{
 		"target/debug/app", "web/vendor/acme/lib/a.php", "app/vendor/bundle/ruby/3.1.0/gems/rake/lib/rake.rb",
 		"app/tmp/cache/bootsnap/compile-cache-iseq/00/aa", "ex/_build/dev/lib/app/ebin/app.beam",
-		"mvn/target/classes/App.class", "gr/.gradle/configuration-cache/k/entry.bin",
+		"mvn/target/classes/App.class", "gr/.gradle/configuration-cache/k/entry.bin", "r/renv/library/R-4.3/x86_64-pc-linux-gnu/pkg/R/pkg",
 		"site/.next/server/app/page.js", ".yarn/cache/dep-npm-1.0.0.zip",
 		".yarn/unplugged/dep-npm-1.0.0/node_modules/dep/index.js",
 		"other/target/debug/app", ".pnp.loader.mjs", "app/vendor/javascript/x.js",
@@ -63,6 +63,7 @@ func TestScanBuildDirs(t *testing.T) {
 		"ex/_build":              {"dev", "ex", "mix compile"},
 		"mvn/target":             {"classes", "mvn", "mvn compile"},
 		"gr/.gradle":             {"configuration-cache", "gr", "gradle build"},
+		"r/renv/library":         {"R-4.3", "r", "Rscript -e 'renv::restore()'"},
 		"site/.next":             {"server", "site", "next build"},
 		".yarn/cache":            {"dep-npm-1.0.0.zip", "", "yarn install --immutable"},
 		".yarn/unplugged":        {"dep-npm-1.0.0", "", "yarn install --immutable"},
@@ -83,7 +84,7 @@ func TestScanBuildDirs(t *testing.T) {
 		}
 	}
 	slices.Sort(dirs)
-	wantDirs := []string{".yarn/cache", ".yarn/unplugged", "app/tmp/cache/bootsnap", "app/vendor/bundle", "ex/_build", "gr/.gradle", "mvn/target", "site/.next", "target", "web/vendor"}
+	wantDirs := []string{".yarn/cache", ".yarn/unplugged", "app/tmp/cache/bootsnap", "app/vendor/bundle", "ex/_build", "gr/.gradle", "mvn/target", "r/renv/library", "site/.next", "target", "web/vendor"}
 	if !slices.Equal(dirs, wantDirs) {
 		t.Errorf("judged %q, want %q", dirs, wantDirs)
 	}

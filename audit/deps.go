@@ -42,7 +42,7 @@ import (
 // and skips a task whose outputs .gradle's history says it made, Composer's vendor/autoload.php is required by
 // every PHP entry point, Bundler's vendor/bundle and Yarn's Plug'n'Play
 // installs (.yarn/cache, .yarn/unplugged) hold the gems and packages,
-// mix runs what _build holds, next start serves .next, bootsnap loads
+// mix runs what _build holds, R loads renv's renv/library, next start serves .next, bootsnap loads
 // Ruby's compiled code from tmp/cache/bootsnap. Each is judged as
 // node_modules is.
 
@@ -62,6 +62,7 @@ var buildKinds = []buildKind{
 	{"_build", "", "mix.exs", "mix compile"},
 	{".next", "", "", "next build"},
 	{"bootsnap", "tmp/cache", "", "bin/rails runner true"},
+	{"library", "renv", "", "Rscript -e 'renv::restore()'"},
 	{"cache", ".yarn", "", "yarn install --immutable"},
 	{"unplugged", ".yarn", "", "yarn install --immutable"},
 }

@@ -33,13 +33,19 @@ func TaskFile(name string) bool {
 }
 
 // makeFragment says whether name is a task file's part (a makefile's
-// *.mk, just's *.just, rake's *.rake), which a task file includes, often
-// from where git ignores it (-include local.mk), or rake loads from
-// rakelib/ unasked: one the session made or changed that git does not
-// track runs at the host's next make, and git status shows nothing of it.
+// *.mk or Makefile.<name>, just's *.just, rake's *.rake), which a task
+// file includes, often from where git ignores it (-include local.mk,
+// -include Makefile.local), or rake loads from rakelib/ unasked: one the
+// session made or changed that git does not track runs at the host's next
+// make, and git status shows nothing of it.
 func makeFragment(name string) bool {
 	for _, ext := range []string{".mk", ".just", ".rake"} {
 		if len(name) > len(ext) && strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	for _, m := range []string{"GNUmakefile.", "makefile.", "Makefile."} {
+		if len(name) > len(m) && strings.HasPrefix(name, m) {
 			return true
 		}
 	}

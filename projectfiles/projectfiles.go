@@ -127,6 +127,12 @@ var Entries = []Entry{
 	{Name: "bunfig.toml", Protection: AtExit, Tools: "bun", Why: "bun's preloaded scripts and registry"},
 	{Name: "go.work", Protection: AtExit, Tools: "go", Why: "the modules go builds in place of those go.mod requires (use, replace), kept out of git as a developer's own"},
 	{Name: ".mvn", Protection: AtExit, Tools: "Maven", Why: "Maven's JVM options, arguments, extensions and its wrapper's download URL"},
+	{Name: ".bundle", Protection: AtExit, Tools: "Bundler", Why: "Bundler's settings: the Gemfile it evaluates, where it installs, build flags"},
+	{Name: ".pdm-python", Protection: AtExit, Tools: "PDM", Why: "the interpreter PDM runs, by its path"},
+	{Name: ".irbrc", Protection: AtExit, Tools: "irb, rails console", Why: "Ruby irb runs it where it starts"},
+	{Name: ".pryrc", Protection: AtExit, Tools: "pry", Why: "pry runs it where it starts"},
+	{Name: ".Rprofile", Protection: AtExit, Tools: "R", Why: "R runs it where it starts (renv's activation)"},
+	{Name: ".Renviron", Protection: AtExit, Tools: "R", Why: "R's environment where it starts (R_PROFILE_USER, R_LIBS)"},
 }
 
 var (

@@ -159,3 +159,65 @@ func TestReplayReview19GoWork(t *testing.T) {
 		t.Errorf("the host's go run . built the dependency the session's go.work named:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview19MakefileLocal: a Makefile's -include Makefile.local
+// (a developer's own settings, which git ignores) runs what that file's
+// $(shell …) says at every make; the exit audit judged *.mk parts, not
+// the Makefile.<name> ones. Host-side proof: after the session, the
+// host's make runs nothing the session wrote.
+func TestReplayReview19MakefileLocal(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "Makefile.local\n")
+	h.Write(filepath.Join(proj, "Makefile"), "-include Makefile.local\nall:\n\t@echo ok\n")
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "make")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
+		printf 'X := $(shell touch `+marker+`)\n' > Makefile.local
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the makefile's part could not be planted here:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "make").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's make ran the Makefile.local the session wrote:\n%s\n%s", out, ran)
+	}
+}
+
+// TestReplayReview19BundlerConfig: Bundler reads the project's
+// .bundle/config, which git ignores (bundle config set --local writes
+// it), and evaluates as Ruby the Gemfile its BUNDLE_GEMFILE names at
+// every bundle exec. The exit audit judged nothing in .bundle: the
+// session points it at a Gemfile of its own in an ignored directory.
+// Host-side proof: after the session, the host's bundle exec runs
+// nothing the session wrote.
+func TestReplayReview19BundlerConfig(t *testing.T) {
+	harness.RequireTool(t, "bundle", "apt-get install ruby bundler")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), ".bundle/\n.cache/\n")
+	h.Write(filepath.Join(proj, "Gemfile"), "source 'https://rubygems.org'\n")
+	h.Write(filepath.Join(proj, "Gemfile.lock"), "GEM\n  remote: https://rubygems.org/\n  specs:\n\nPLATFORMS\n  ruby\n\nDEPENDENCIES\n")
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ruby")
+	h.Write(filepath.Join(proj, ".bundle", "config"), "---\nBUNDLE_JOBS: \"4\"\n")
+	h.Run(proj, nil, "bundle", "exec", "ruby", "-e", "1")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
+		mkdir -p .cache
+		printf 'File.write("`+marker+`", "")\nsource "https://rubygems.org"\n' > .cache/Gemfile
+		cp Gemfile.lock .cache/Gemfile.lock
+		printf -- '---\nBUNDLE_JOBS: "4"\nBUNDLE_GEMFILE: "%s/.cache/Gemfile"\n' "$PWD" > .bundle/config
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the config could not be planted here:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "bundle", "exec", "ruby", "-e", "1").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's bundle exec evaluated the Gemfile the session's .bundle/config named:\n%s\n%s", out, ran)
+	}
+}
