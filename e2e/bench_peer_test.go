@@ -271,7 +271,11 @@ func BenchmarkExitMillionFiles(b *testing.B) {
 // and, on the filtered network, the relay inside the sandbox), as an
 // unprivileged user with the real bwrap: summed from /proc every 250 ms
 // from the session's first second to its fourth; the metric is the
-// largest sum, and each process's share at that moment. With
+// largest sum, and each process's share at that moment. Beside it, the
+// sum of their proportional sizes (PSS), the memory they hold together:
+// each counts in its RSS the whole of the binary's text it maps, which
+// the page cache may hold in 2 MiB folios (FilePmdMapped in smaps), and
+// which the three share. With
 // CLAUDEBOX_BENCH_BEFORE, the older build's sessions alternate with the
 // new one's.
 func BenchmarkIdleSessionMemory(b *testing.B) {
@@ -287,7 +291,7 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 	if env := beforeBuild(b, h); env != nil {
 		builds = append(builds, build{"-before", filepath.Join(h.Base, "before", "claudebox"), env})
 	}
-	worst := map[string][4]float64{}
+	worst := map[string][5]float64{}
 	for _, bu := range builds {
 		h.Run(proj, bu.env, "claudebox", "--shell", "-c", "true") // the instance and the project's record
 	}
@@ -300,11 +304,12 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 			}
 			for at := time.Second; at <= 4*time.Second; at += 250 * time.Millisecond {
 				time.Sleep(time.Until(began.Add(at)))
-				var sample [4]float64 // total, supervisor, watcher, relay
+				var sample [5]float64 // total, supervisor, watcher, relay; total PSS
 				for pid, role := range claudeboxProcesses(bu.binary, cmd.Process.Pid) {
-					rss, _ := memoryKB(pid)
+					rss, pss := memoryKB(pid)
 					sample[0] += rss
 					sample[map[string]int{"supervisor": 1, "watcher": 2, "relay": 3}[role]] += rss
+					sample[4] += pss
 				}
 				if os.Getenv("BENCH_MEMORY_TIMELINE") != "" {
 					b.Logf("%s %v: total, supervisor, watcher, relay %v", bu.suffix, at, sample)
@@ -324,6 +329,7 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 		b.ReportMetric(w[1], "supervisor-RSS-KB"+bu.suffix)
 		b.ReportMetric(w[2], "watcher-RSS-KB"+bu.suffix)
 		b.ReportMetric(w[3], "relay-RSS-KB"+bu.suffix)
+		b.ReportMetric(w[4], "total-PSS-KB"+bu.suffix)
 	}
 }
 
