@@ -38,9 +38,15 @@ func (e exportCmd) Run(home session.Home) error {
 	if err != nil {
 		return err
 	}
-	sessions, err := transcript.Sessions(dir)
+	// An id is matched by name, before any transcript is read: only the
+	// transcripts written last are read, and an older session is still
+	// exported by its id.
+	sessions, unread, err := transcript.Sessions(dir, func(id string) bool { return strings.HasPrefix(id, e.Session) })
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
+	}
+	if unread > 0 {
+		printable.Say(os.Stderr, "claudebox: %d sessions not listed: only the %d written last are read (claudebox --export ID exports an older one)", unread, transcript.MaxListed)
 	}
 	if e.List {
 		return listSessions(sessions, e.JSON)
@@ -56,7 +62,7 @@ func (e exportCmd) Run(home session.Home) error {
 			readable = append(readable, s)
 		}
 	}
-	if len(readable) == 0 {
+	if len(readable) == 0 && e.Session == "" {
 		return hint.Errorf("a session of claudebox here creates one", "%s has no sessions to export", project.Root)
 	}
 	e.Options.Root, e.Options.Home = project.Root, home.Dir

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
 	"time"
-
-	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Codex's sessions (measured with codex-cli 0.169.0) are rollout files in
@@ -27,37 +26,33 @@ import (
 // codexSessionsDir is where an instance holds Codex's rollouts.
 const codexSessionsDir = "agents/codex/sessions"
 
-// codexSessions lists Codex's sessions of the instance dir: the regular
-// files of codexSessionsDir/YYYY/MM/DD named as Codex names them.
-func codexSessions(dir string) []Session {
-	var out []Session
+// eachCodex calls visit for each of Codex's sessions of the instance dir:
+// the regular files of codexSessionsDir/YYYY/MM/DD named as Codex names
+// them.
+func eachCodex(dir string, visit func(found)) error {
 	walk := func(rel string, digits int, visit func(string)) {
-		entries, err := untrusted.ReadDir(dir, rel)
-		if err != nil {
-			return
-		}
-		for _, e := range entries {
+		eachEntry(dir, rel, func(e fs.DirEntry) {
 			if e.IsDir() && len(e.Name()) == digits && strings.Trim(e.Name(), "0123456789") == "" {
 				visit(path.Join(rel, e.Name()))
 			}
-		}
+		})
 	}
 	walk(codexSessionsDir, 4, func(year string) {
 		walk(year, 2, func(month string) {
 			walk(month, 2, func(day string) {
-				files, err := untrusted.ReadDir(dir, day)
-				if err != nil {
-					return
-				}
-				for _, f := range files {
-					if id, ok := codexRolloutID(f.Name()); ok && f.Type().IsRegular() {
-						out = append(out, describeCodex(dir, path.Join(day, f.Name()), id))
+				eachEntry(dir, day, func(f fs.DirEntry) {
+					id, ok := codexRolloutID(f.Name())
+					if !ok || !f.Type().IsRegular() {
+						return
 					}
-				}
+					if fi, err := f.Info(); err == nil {
+						visit(found{path.Join(day, f.Name()), id, fi.ModTime(), describeCodex})
+					}
+				})
 			})
 		})
 	})
-	return out
+	return nil
 }
 
 // codexRolloutID is the session id in a rollout's name.

@@ -118,7 +118,7 @@ func TestCodexReadsNoLink(t *testing.T) {
 	os.WriteFile(filepath.Join(day, "rollout-x.jsonl"), []byte(codexRollout("bad name")), 0o600)
 	os.WriteFile(filepath.Join(secretDir, id("4")), []byte("SECRET-KEY-MATERIAL\n"), 0o600)
 	os.Symlink(secretDir, filepath.Join(inst, codexSessionsDir, "2026", "11", "25"))
-	ss, err := Sessions(inst)
+	ss, err := allSessions(inst)
 	if err != nil || len(ss) != 1 || ss[0].Agent != "codex" || ss[0].Title != "hello" || ss[0].Turns != 1 {
 		t.Fatalf("Sessions = %+v, %v; want the one regular rollout", ss, err)
 	}

@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
 	"time"
-
-	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Gemini CLI's chats (measured with 0.61.0), in the instance as its
@@ -25,30 +24,23 @@ import (
 // are hostile input like Claude's transcripts, and read the same way.
 const geminiChats = "agents/gemini/tmp"
 
-// geminiSessions lists the Gemini chats of the instance dir.
-func geminiSessions(dir string) []Session {
-	var out []Session
-	projects, err := untrusted.ReadDir(dir, geminiChats)
-	if err != nil {
-		return nil
-	}
-	for _, p := range projects {
+// eachGemini calls visit for each Gemini chat of the instance dir.
+func eachGemini(dir string, visit func(found)) error {
+	return eachEntry(dir, geminiChats, func(p fs.DirEntry) {
 		if !p.IsDir() {
-			continue
+			return
 		}
 		chats := path.Join(geminiChats, p.Name(), "chats")
-		files, err := untrusted.ReadDir(dir, chats)
-		if err != nil {
-			continue
-		}
-		for _, f := range files {
+		eachEntry(dir, chats, func(f fs.DirEntry) {
 			id, ok := geminiID(f.Name())
-			if ok && f.Type().IsRegular() {
-				out = append(out, describeGemini(dir, path.Join(chats, f.Name()), id))
+			if !ok || !f.Type().IsRegular() {
+				return
 			}
-		}
-	}
-	return out
+			if fi, err := f.Info(); err == nil {
+				visit(found{path.Join(chats, f.Name()), id, fi.ModTime(), describeGemini})
+			}
+		})
+	})
 }
 
 // geminiID is the id a chat is listed and exported by: "gemini-" and its

@@ -66,7 +66,7 @@ func TestGeminiSessions(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join("testdata", geminiFixture))
 	os.WriteFile(filepath.Join(inst, geminiFixture), b, 0o600)
 	os.WriteFile(filepath.Join(dir, "session-x.y.jsonl"), b, 0o600) // a name it would not write out
-	ss, err := Sessions(inst)
+	ss, err := allSessions(inst)
 	if err != nil || len(ss) != 1 {
 		t.Fatalf("%+v, %v", ss, err)
 	}
@@ -125,7 +125,7 @@ func TestGeminiExportReadsNoLink(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(chats, "session-c.jsonl"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if ss, err := Sessions(inst); err != nil || len(ss) != 0 {
+	if ss, err := allSessions(inst); err != nil || len(ss) != 0 {
 		t.Errorf("Sessions = %+v, %v; want none", ss, err)
 	}
 	for _, name := range []string{geminiChats + "/p/chats/session-a.jsonl", geminiChats + "/linked/chats/session-b.jsonl", geminiChats + "/p/chats/session-c.jsonl"} {

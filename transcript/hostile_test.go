@@ -51,7 +51,7 @@ func TestExportReadsNoLink(t *testing.T) {
 	if out := b.String(); strings.Contains(out, "SECRET") || strings.Contains(out, "Subagent a1") || !strings.Contains(out, "## Subagent a2") {
 		t.Errorf("the export of a session with linked subagent files:\n%s", out)
 	}
-	ss, err := Sessions(inst)
+	ss, err := allSessions(inst)
 	if err != nil || len(ss) != 1 {
 		t.Fatalf("Sessions = %+v, %v; want the one regular file", ss, err)
 	}

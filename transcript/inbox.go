@@ -63,10 +63,10 @@ func Sync(inbox, project, dir string, exports Exports, opt Options) (int, error)
 	// Only a transcript written since its export is read at all: a launch
 	// must not pay for every session the project ever had. Of those, the
 	// newest maxSyncExports; the others wait for the next Sync.
-	changed, err := sessions(dir, maxSyncExports, func(id string, modified time.Time) bool {
+	changed, _, err := sessions(dir, maxSyncExports, func(id string, modified time.Time) bool {
 		at, ok := exported[shortID(id)]
 		return !ok || len(byID[shortID(id)]) > 1 || at.Before(modified)
-	})
+	}, eachClaude)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -403,32 +404,45 @@ func openTranscript(dir, name string) (*os.File, error) {
 // ErrNoSessions is returned when the instance holds no transcript.
 var ErrNoSessions = errors.New("no sessions")
 
-// Sessions lists the sessions of the instance dir, oldest first: every
-// <dir>/<path-named dir>/<id>.jsonl that is a regular file with a name
-// claudebox will write out, and Gemini's chats. One it cannot read is
-// listed with a Note.
-func Sessions(dir string) ([]Session, error) {
-	out, err := sessions(dir, 0, func(string, time.Time) bool { return true })
-	if err != nil {
-		return nil, err
-	}
-	out = append(out, codexSessions(dir)...)
-	out = append(out, geminiSessions(dir)...)
-	byStart(out)
-	return out, nil
+// MaxListed bounds the sessions one listing reads: the sandbox writes the
+// instance's history and can leave transcripts by the hundred thousand
+// (200,000 of one line each held --list-sessions 61 s at 178 MiB).
+const MaxListed = 1000
+
+// Sessions lists the sessions of the instance dir whose id match accepts,
+// oldest first: every <dir>/<path-named dir>/<id>.jsonl that is a regular
+// file with a name claudebox will write out, Codex's rollouts and
+// Gemini's chats. Of those, only the MaxListed written last are read;
+// unread is how many others there are. One it cannot read is listed with
+// a Note.
+func Sessions(dir string, match func(id string) bool) (list []Session, unread int, err error) {
+	return sessions(dir, MaxListed, func(id string, _ time.Time) bool { return match(id) }, eachClaude, eachCodex, eachGemini)
 }
 
-// sessions lists the sessions of the instance dir that want (given the
-// session id and the transcript's modification time) asks to be read,
-// oldest first: of those, the limit most recently modified (0: all). Only
-// those are read, and only their names are held meanwhile: the sandbox
-// can leave transcripts by the hundred thousand.
-func sessions(dir string, limit int, want func(id string, modified time.Time) bool) ([]Session, error) {
-	type found struct {
-		rel, id  string
-		modified time.Time
-	}
+// found is a transcript known by its name, not yet read.
+type found struct {
+	rel, id  string
+	modified time.Time
+	describe func(dir, rel, id string) Session
+}
+
+// eachClaude calls visit for each of Claude Code's transcripts of the
+// instance dir.
+func eachClaude(dir string, visit func(found)) error {
+	return eachTranscript(dir, func(rel, id string, modified time.Time) {
+		visit(found{rel, id, modified, describe})
+	})
+}
+
+// sessions lists the sessions of the instance dir, found by the walks,
+// that want (given the session id and the transcript's modification time)
+// asks to be read, oldest first: of those, the limit most recently
+// modified, and how many others want asked for. Only those are read, and
+// only their names are held meanwhile: the sandbox can leave transcripts
+// by the hundred thousand. The first walk's error is the listing's.
+func sessions(dir string, limit int, want func(id string, modified time.Time) bool, walks ...func(dir string, visit func(found)) error) (list []Session, unread int, err error) {
 	var picked []found
+	wanted := 0
 	keepNewest := func() {
 		slices.SortFunc(picked, func(a, b found) int {
 			if c := b.modified.Compare(a.modified); c != 0 {
@@ -438,27 +452,28 @@ func sessions(dir string, limit int, want func(id string, modified time.Time) bo
 		})
 		picked = picked[:min(limit, len(picked))]
 	}
-	err := eachTranscript(dir, func(rel, id string, modified time.Time) {
-		if !want(id, modified) {
-			return
+	for i, walk := range walks {
+		err := walk(dir, func(f found) {
+			if !want(f.id, f.modified) {
+				return
+			}
+			wanted++
+			picked = append(picked, f)
+			if len(picked) >= 2*limit {
+				keepNewest()
+			}
+		})
+		if err != nil && i == 0 {
+			return nil, 0, err
 		}
-		picked = append(picked, found{rel, id, modified})
-		if limit > 0 && len(picked) >= 2*limit {
-			keepNewest()
-		}
-	})
-	if err != nil {
-		return nil, err
 	}
-	if limit > 0 {
-		keepNewest()
-	}
+	keepNewest()
 	out := make([]Session, 0, len(picked))
 	for _, f := range picked {
-		out = append(out, describe(dir, f.rel, f.id))
+		out = append(out, f.describe(dir, f.rel, f.id))
 	}
 	byStart(out)
-	return out, nil
+	return out, wanted - len(picked), nil
 }
 
 // byStart sorts sessions oldest first.
@@ -471,40 +486,46 @@ func byStart(out []Session) {
 	})
 }
 
+// eachEntry calls fn with each entry of the directory rel of dir, read a
+// part at a time: the sandbox can leave millions there.
+func eachEntry(dir, rel string, fn func(fs.DirEntry)) error {
+	d, err := untrusted.OpenDir(dir, rel)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	for {
+		entries, err := d.ReadDir(1024)
+		for _, e := range entries {
+			fn(e)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 // eachTranscript calls visit for every <dir>/<path-named dir>/<id>.jsonl
 // that is a regular file with a name claudebox will write out, with its
 // path below dir and its modification time.
 func eachTranscript(dir string, visit func(rel, id string, modified time.Time)) error {
-	tops, err := untrusted.ReadDir(dir, ".")
-	if err != nil {
-		return err
-	}
-	for _, top := range tops {
+	return eachEntry(dir, ".", func(top fs.DirEntry) {
 		if !top.IsDir() {
-			continue
+			return
 		}
-		d, err := untrusted.OpenDir(dir, top.Name())
-		if err != nil {
-			continue
-		}
-		for {
-			files, err := d.ReadDir(1024)
-			for _, f := range files {
-				id, ok := strings.CutSuffix(f.Name(), ".jsonl")
-				if !ok || !f.Type().IsRegular() || !isSessionID(id) {
-					continue
-				}
-				if fi, err := f.Info(); err == nil {
-					visit(filepath.Join(top.Name(), f.Name()), id, fi.ModTime())
-				}
+		eachEntry(dir, top.Name(), func(f fs.DirEntry) {
+			id, ok := strings.CutSuffix(f.Name(), ".jsonl")
+			if !ok || !f.Type().IsRegular() || !isSessionID(id) {
+				return
 			}
-			if err != nil {
-				break
+			if fi, err := f.Info(); err == nil {
+				visit(filepath.Join(top.Name(), f.Name()), id, fi.ModTime())
 			}
-		}
-		d.Close()
-	}
-	return nil
+		})
+	})
 }
 
 // WrittenSince returns the id of the instance dir's transcript written last, at

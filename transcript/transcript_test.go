@@ -3,6 +3,7 @@ package transcript
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,7 +74,7 @@ func TestSessions(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "x;rm -rf ~.jsonl"), []byte("{}\n"), 0o600)
 	os.Symlink("/etc/passwd", filepath.Join(dir, "0b1d9f6e-0000-4000-8000-000000000003.jsonl"))
 	os.Mkdir(filepath.Join(dir, "0b1d9f6e-0000-4000-8000-000000000004.jsonl"), 0o755)
-	ss, err := Sessions(inst)
+	ss, err := allSessions(inst)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +88,47 @@ func TestSessions(t *testing.T) {
 	}
 	if s := ss[1]; s.Title != "update the notes" || s.Turns != 2 || s.Start.IsZero() {
 		t.Errorf("the real session: %+v", s)
+	}
+}
+
+// allSessions lists every session of the instance inst.
+func allSessions(inst string) ([]Session, error) {
+	ss, _, err := Sessions(inst, func(string) bool { return true })
+	return ss, err
+}
+
+// TestSessionsBounded reads only the MaxListed transcripts written last,
+// counting the others, and matches an id by name before reading: the
+// sandbox can leave transcripts by the hundred thousand.
+func TestSessionsBounded(t *testing.T) {
+	inst := t.TempDir()
+	dir := filepath.Join(inst, "-planted")
+	os.Mkdir(dir, 0o755)
+	old := time.Now().Add(-time.Hour)
+	write := func(id, prompt string, when time.Time) {
+		rec := `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"` + prompt + `"}}` + "\n"
+		os.WriteFile(filepath.Join(dir, id+".jsonl"), []byte(rec), 0o600)
+		os.Chtimes(filepath.Join(dir, id+".jsonl"), when, when)
+	}
+	write("aaaaaaaa-0000-4000-8000-000000000001", "the real plan", old)
+	for i := range MaxListed + 4 {
+		write(fmt.Sprintf("%08d-0000-4000-8000-000000000001", i), "planted", time.Now())
+	}
+	ss, unread, err := Sessions(inst, func(string) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != MaxListed || unread != 5 {
+		t.Errorf("Sessions read %d and left %d, want %d and 5", len(ss), unread, MaxListed)
+	}
+	for _, s := range ss {
+		if s.FirstPrompt == "the real plan" {
+			t.Errorf("Sessions read the oldest transcript among the newest %d", MaxListed)
+		}
+	}
+	ss, unread, err = Sessions(inst, func(id string) bool { return strings.HasPrefix(id, "aaaa") })
+	if err != nil || len(ss) != 1 || unread != 0 || ss[0].FirstPrompt != "the real plan" {
+		t.Errorf("Sessions of an older id = %+v, %d, %v; want it alone", ss, unread, err)
 	}
 }
 
