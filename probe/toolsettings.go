@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
@@ -16,6 +17,7 @@ import (
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -218,7 +220,13 @@ func settingsCopies(home string, secrets map[string]bool) []mount.Mount {
 			copies = append(copies, mount.Mount{Kind: mount.RoBindData, Dest: path, Content: content, Why: "tool settings, a private copy of what is known to hold no credential", Role: mount.HostFiles})
 		}
 	}
-	for _, f := range systemSettings {
+	// What nix.conf includes is read by Nix as nix.conf is, and copied
+	// as it is: Determinate Systems' installer has nix.conf include
+	// nix.custom.conf, every user's to read, for the user's settings.
+	system := slices.Clone(systemSettings)
+	nix := map[string]bool{nixConf: true}
+	for i := 0; i < len(system); i++ {
+		f := system[i]
 		b, _, err := untrusted.ReadResolved(f.path, 1<<20)
 		if _, lerr := os.Lstat(f.path); lerr != nil || errors.Is(err, fs.ErrPermission) {
 			continue
@@ -228,8 +236,45 @@ func settingsCopies(home string, secrets map[string]bool) []mount.Mount {
 			content = ""
 		}
 		copies = append(copies, mount.Mount{Kind: mount.RoBindData, Dest: f.path, Content: content, Why: "system settings, a private copy of what is known to hold no credential", Role: mount.HostFiles})
+		if nix[f.path] && err == nil {
+			for _, p := range nixIncludes(f.path, b) {
+				if !nix[p] && len(nix) < maxNixIncludes {
+					nix[p] = true
+					system = append(system, settingsFile{p, nixConfig})
+				}
+			}
+		}
 	}
 	return copies
+}
+
+// nixConf is Nix's system configuration.
+const nixConf = "/etc/nix/nix.conf"
+
+// maxNixIncludes bounds the files of Nix's configuration followed
+// through its includes.
+const maxNixIncludes = 32
+
+// nixIncludes are the files the nix.conf at path, b, includes (include
+// and !include, a path relative to its directory) that lie in /etc,
+// which is shown: one elsewhere is not.
+func nixIncludes(path string, b []byte) []string {
+	var included []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Fields(line)
+		if len(f) != 2 || f[0] != "include" && f[0] != "!include" {
+			continue
+		}
+		p := f[1]
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(path), p)
+		}
+		if p = filepath.Clean(p); paths.Within(p, "/etc") && p != "/etc" {
+			included = append(included, p)
+		}
+	}
+	return included
 }
 
 // settingsCopy is the private copy of a tool's settings file b that
@@ -303,7 +348,7 @@ var systemSettings = []settingsFile{
 	{"/etc/npmrc", npmrc},
 	{"/usr/etc/npmrc", npmrc},
 	{"/usr/local/etc/npmrc", npmrc},
-	{"/etc/nix/nix.conf", nixConfig},
+	{nixConf, nixConfig},
 }
 
 // nixSettings are the settings of Nix's nix.conf known to hold no

@@ -3,6 +3,7 @@ package probe
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -76,5 +77,16 @@ func TestToolSettingsKnownOnly(t *testing.T) {
 				t.Errorf("%s: %q not kept:\n%s", c.name, line, got)
 			}
 		}
+	}
+}
+
+// nix.conf's includes, both kinds, relative to its directory or not, that
+// lie in /etc; not a comment's, a line of another length, nor one
+// outside /etc.
+func TestNixIncludes(t *testing.T) {
+	conf := "!include nix.custom.conf\ninclude conf.d/a.conf # note\n# include /etc/nix/off.conf\ninclude /etc/nix/b.conf extra\ninclude /home/u/nix.conf\n!include ../../x.conf\ninclude /etc/nix/../ssl/c.conf\n"
+	got := nixIncludes("/etc/nix/nix.conf", []byte(conf))
+	if want := []string{"/etc/nix/nix.custom.conf", "/etc/nix/conf.d/a.conf", "/etc/ssl/c.conf"}; !slices.Equal(got, want) {
+		t.Errorf("nixIncludes = %q, want %q", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -158,5 +159,52 @@ func TestReplayReview19ToolSettingsCommand(t *testing.T) {
 	}
 	if !strings.Contains(out, "GOPRIVATE=example.com/private") {
 		t.Errorf("inside, want the settings without a credential")
+	}
+}
+
+// TestReplayReview19NixConfIncluded: /etc/nix/nix.conf entered as a copy
+// of its settings known harmless, without its include lines, but what
+// they include was shown as written with the rest of /etc: Determinate
+// Systems' installer writes nix.conf with `!include nix.custom.conf`,
+// every user's to read, and tells the user to put their settings there,
+// access-tokens among them. The attack, from inside: read the included
+// file. Proof: no token is there; its settings known harmless are.
+func TestReplayReview19NixConfIncluded(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc/nix needs root")
+	}
+	const nixDir = "/etc/nix"
+	if fi, err := os.Stat(nixDir); err != nil || !fi.IsDir() {
+		t.Skipf("no %s to mount the configuration over", nixDir)
+	}
+	const secret = "REVIEW19nixInclude"
+	src := filepath.Join(h.Base, "etc-nix")
+	os.MkdirAll(filepath.Join(src, "conf.d"), 0o755)
+	for name, text := range map[string]string{
+		"nix.conf":          "experimental-features = nix-command flakes\n!include nix.custom.conf\ninclude conf.d/extra.conf\n",
+		"nix.custom.conf":   "extra-substituters = https://corp.cachix.org\naccess-tokens = github.com=ghp_" + secret + "aaaa\n",
+		"conf.d/extra.conf": "max-jobs = 8\nnetrc-file = /home/x/" + secret + "/netrc\n",
+	} {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "exec 2>&1; cat "+nixDir+"/nix.custom.conf "+nixDir+"/conf.d/extra.conf; true")
+	c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", `mount --bind "$0" ` + nixDir + ` && exec "$@"`, src}, c.Args...)
+	c.Path = "/usr/bin/unshare"
+	b, err := c.CombinedOutput()
+	out := string(b)
+	t.Log(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, secret) {
+		t.Errorf("what nix.conf includes is readable inside as written, its tokens too")
+	}
+	if !strings.Contains(out, "extra-substituters = https://corp.cachix.org") || !strings.Contains(out, "max-jobs = 8") {
+		t.Errorf("inside, want the included files' settings known harmless")
 	}
 }
