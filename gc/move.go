@@ -10,10 +10,13 @@ import (
 	"strings"
 	"unicode/utf16"
 
+	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/transcript"
 	"github.com/claudebox/claudebox/untrusted"
+	"golang.org/x/sys/unix"
 )
 
 // ClaudeProjectDir is the name Claude Code gives the directory of a working
@@ -108,6 +111,15 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 		return res, err
 	}
 	exists := err == nil
+	if exists {
+		// Checked before anything moves: a history the merge would stop
+		// at left both instances half merged.
+		for _, hash := range []string{oldHash, newHash} {
+			if err := checkHistory(projects, hash); err != nil {
+				return res, err
+			}
+		}
+	}
 	if res.Transcripts, err = renameProjectDirs(projects, oldHash, oldRoot, newRoot); err != nil {
 		return res, err
 	}
@@ -339,6 +351,36 @@ func emptyEntry(projects, name string) bool {
 
 // historyFile is the instance's prompt history.
 const historyFile = "history.jsonl"
+
+// checkHistory refuses the prompt history of instance hash that a merge
+// would not read: one over historyLimit, or with a hole (truncate -s 1T),
+// which Claude Code, appending to it, never makes. Either is the
+// sandbox's, and the user's to move aside.
+func checkHistory(projects, hash string) error {
+	f, err := untrusted.Open(filepath.Join(projects, hash), historyFile)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, untrusted.ErrNotRegular) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	var why error
+	if fi.Size() > historyLimit {
+		why = fmt.Errorf("%w: %d bytes, over the %d a merge reads", untrusted.ErrTooLarge, fi.Size(), historyLimit)
+	} else if hole, err := unix.Seek(int(f.Fd()), 0, unix.SEEK_HOLE); err == nil && hole < fi.Size() {
+		why = errors.New("a hole in it, which Claude Code never writes")
+	}
+	if why == nil {
+		return nil
+	}
+	return hint.Errorf("a sandbox left it: move it aside (mv "+mount.Quote(f.Name())+" "+mount.Quote(f.Name()+".left")+") and run the merge again",
+		"%s: %w; nothing was merged", f.Name(), why)
+}
 
 // readHistory reads the prompt history of instance hash. One that is not a
 // regular file (the sandbox's doing) holds no prompts; one that cannot be

@@ -396,3 +396,38 @@ func TestMoveMergeAgents(t *testing.T) {
 		t.Errorf("the old chat is lost: %q", got)
 	}
 }
+
+// TestMoveMergeUnreadableHistory: a prompt history the sandbox left with a
+// hole (truncate -s 1T), or one over what a merge reads, made --move
+// --merge stop after it had moved the old sessions into the new instance,
+// leaving both half merged; one with a small hole was merged, its zeros
+// written out as data. Proof: the merge refuses before it changes
+// anything, naming the file.
+func TestMoveMergeUnreadableHistory(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		size int64
+	}{{"huge", 1 << 40}, {"small with a hole", 1 << 20}} {
+		t.Run(tc.name, func(t *testing.T) {
+			state := t.TempDir()
+			oldRoot, newRoot := "/old/proj", "/new/proj"
+			oldDir, newDir := makeInstance(t, state, oldRoot), makeInstance(t, state, newRoot)
+			must(t, os.Remove(filepath.Join(oldDir, ClaudeProjectDir(oldRoot), "s1.jsonl")))
+			addSession(t, oldDir, oldRoot, "s2.jsonl")
+			history := filepath.Join(oldDir, historyFile)
+			must(t, os.WriteFile(history, []byte("{\"old\":1}\n"), 0o600))
+			must(t, os.Truncate(history, tc.size))
+			var err error
+			withinTime(t, "Move", func() { _, err = Move(state, oldRoot, newRoot, true) })
+			if err == nil || !strings.Contains(err.Error(), history) {
+				t.Errorf("Move = %v, want a refusal naming %s", err, history)
+			}
+			if got := names(t, filepath.Join(oldDir, ClaudeProjectDir(oldRoot))); !slices.Equal(got, []string{"s2.jsonl"}) {
+				t.Errorf("the old instance's sessions are %q: the refused merge moved them", got)
+			}
+			if got := names(t, filepath.Join(newDir, ClaudeProjectDir(newRoot))); !slices.Equal(got, []string{"s1.jsonl"}) {
+				t.Errorf("the new instance's sessions are %q: the refused merge moved some", got)
+			}
+		})
+	}
+}
