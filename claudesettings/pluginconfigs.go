@@ -47,6 +47,15 @@ func secretOption(name, value string) bool {
 	return secretOptionName().MatchString(name) || HasCommandCredential([]byte(value)) || tokenLike(value)
 }
 
+// commandSecret says a setting's string has a credential written in it
+// as a command's text holds one (a permission rule's curl -u ci:…); not
+// in a URL's login, which the copy takes out of the URL instead (a
+// marketplace's token).
+func commandSecret(_, value string) bool {
+	v, _ := WithoutURLCredentials([]byte(value))
+	return HasCommandCredential(v)
+}
+
 // pluginConfigsKept is a settings pluginConfigs block (a plugin's id →
 // its options, and an MCP bundle's servers' settings: Claude Code keeps
 // there what a plugin's manifest does not mark sensitive, a token a
@@ -55,47 +64,74 @@ func secretOption(name, value string) bool {
 // out, by path, never its value: nil and "pluginConfigs" for a block
 // that is not an object.
 func pluginConfigsKept(raw json.RawMessage) (json.RawMessage, []string) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
 	var configs map[string]any
-	if d.Decode(&configs) != nil || configs == nil {
+	if decode(raw, &configs) != nil || configs == nil {
 		return nil, []string{"pluginConfigs"}
 	}
 	var dropped []string
-	var walk func(path string, v any) any
-	walk = func(path string, v any) any {
-		switch v := v.(type) {
-		case map[string]any:
-			names := make([]string, 0, len(v))
-			for name := range v {
-				names = append(names, name)
-			}
-			sort.Strings(names)
-			for _, name := range names {
-				if s, isString := v[name].(string); isString && secretOption(name, s) {
-					delete(v, name)
-					dropped = append(dropped, path+"."+name)
-					continue
-				}
-				v[name] = walk(path+"."+name, v[name])
-			}
-		case []any:
-			kept := v[:0]
-			for _, x := range v {
-				if s, isString := x.(string); isString && secretOption("", s) {
-					dropped = append(dropped, path+"[]")
-					continue
-				}
-				kept = append(kept, walk(path+"[]", x))
-			}
-			return kept
-		}
-		return v
-	}
-	walk("pluginConfigs", configs)
-	out, err := json.Marshal(configs)
+	out, err := json.Marshal(stringsKept("pluginConfigs", configs, secretOption, &dropped))
 	if err != nil {
 		return nil, []string{"pluginConfigs"}
 	}
 	return out, dropped
+}
+
+// settingKept is the setting key's value without the strings that have a
+// credential written in them as a command's text does (commandSecret),
+// at any depth, and what it left out, by path: nil when the value itself
+// is such a string, or cannot be read.
+func settingKept(key string, raw json.RawMessage) (json.RawMessage, []string) {
+	var v any
+	if decode(raw, &v) != nil {
+		return nil, []string{key}
+	}
+	if s, isString := v.(string); isString && commandSecret(key, s) {
+		return nil, []string{key}
+	}
+	var dropped []string
+	out, err := json.Marshal(stringsKept(key, v, commandSecret, &dropped))
+	if err != nil {
+		return nil, []string{key}
+	}
+	return out, dropped
+}
+
+// decode reads JSON into v, numbers as written.
+func decode(raw json.RawMessage, v any) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	return d.Decode(v)
+}
+
+// stringsKept is v, at path, without the strings secret says may hold a
+// credential (by the name they are given, "" in a list, and their
+// value), each named in dropped by its path.
+func stringsKept(path string, v any, secret func(name, value string) bool, dropped *[]string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		names := make([]string, 0, len(v))
+		for name := range v {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		for _, name := range names {
+			if s, isString := v[name].(string); isString && secret(name, s) {
+				delete(v, name)
+				*dropped = append(*dropped, path+"."+name)
+				continue
+			}
+			v[name] = stringsKept(path+"."+name, v[name], secret, dropped)
+		}
+	case []any:
+		kept := v[:0]
+		for _, x := range v {
+			if s, isString := x.(string); isString && secret("", s) {
+				*dropped = append(*dropped, path+"[]")
+				continue
+			}
+			kept = append(kept, stringsKept(path+"[]", x, secret, dropped))
+		}
+		return kept
+	}
+	return v
 }

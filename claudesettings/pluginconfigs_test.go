@@ -2,6 +2,7 @@ package claudesettings
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -34,5 +35,33 @@ func TestPluginConfigsKept(t *testing.T) {
 	}
 	if out, dropped := pluginConfigsKept(json.RawMessage(`["x"]`)); out != nil || !slices.Equal(dropped, []string{"pluginConfigs"}) {
 		t.Errorf("a block that is no object: %s, %q", out, dropped)
+	}
+}
+
+// Of the settings the copy keeps, a command setting with a credential in
+// its command goes whole, a rule with one goes alone, and a URL's login
+// stays for the copy to take out of the URL.
+func TestCopyContentCommandsAndRules(t *testing.T) {
+	home := t.TempDir()
+	in := `{"model": "opus",
+		"subagentStatusLine": {"type": "command", "command": "curl -H 'Authorization: Bearer abcdefghijklmnopqrstu' https://x"},
+		"fileSuggestion": {"type": "command", "command": "fd --hidden"},
+		"permissions": {"allow": ["Bash(git status)", "Bash(curl -u ci:s3cretpass https://ci/*)"], "deny": ["Read(./.env)"]},
+		"extraKnownMarketplaces": {"corp": {"source": {"source": "git", "url": "https://oauth2:glpat-abcdefghijklmnop@gitlab.example/m.git"}}}}`
+	out, leftOut := CopyContent(filepath.Join(home, ".claude", "settings.json"), home, []byte(in))
+	for _, gone := range []string{"abcdefghijklmnopqrstu", "s3cretpass", "glpat-"} {
+		if strings.Contains(string(out), gone) {
+			t.Errorf("kept %s:\n%s", gone, out)
+		}
+	}
+	for _, kept := range []string{`"opus"`, `"fd --hidden"`, `"Bash(git status)"`, `"Read(./.env)"`, "https://gitlab.example/m.git"} {
+		if !strings.Contains(string(out), kept) {
+			t.Errorf("left out %s:\n%s", kept, out)
+		}
+	}
+	for _, want := range []string{"subagentStatusLine (a command holding a credential)", "permissions.allow[]", urlCredentials} {
+		if !slices.Contains(leftOut, want) {
+			t.Errorf("left out %q, want %s named", leftOut, want)
+		}
 	}
 }

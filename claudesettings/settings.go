@@ -32,8 +32,9 @@ var ProjectCopies = []string{"settings.json", "settings.local.json"}
 // are copied with Claude Code's own sandbox turned off and no API
 // variables in their env (see apiEnvOff). Your own, in home's ~/.claude,
 // keep only what is known harmless: the keys of userKeys, and in env the
-// variables the sandbox's environment would pass itself, of the hooks and
-// the plugins' options those with no credential written in them; a file claudebox
+// variables the sandbox's environment would pass itself, of the hooks, the
+// commands, the rules and the plugins' options those with no credential
+// written in them; a file claudebox
 // cannot read as Claude Code does becomes an empty one.
 func CopyContent(src, home string, data []byte) ([]byte, []string) {
 	if !isClaudeSettings(src) {
@@ -82,10 +83,29 @@ func CopyContent(src, home string, data []byte) ([]byte, []string) {
 		}
 		leftOut = append(leftOut, dropped...)
 	}
-	var statusLine map[string]json.RawMessage
-	if json.Unmarshal(top["statusLine"], &statusLine) == nil && HasCommandCredential(jsonText(statusLine["command"])) {
-		delete(top, "statusLine")
-		leftOut = append(leftOut, "statusLine (a command holding a credential)")
+	// A setting that runs a command (the status lines, the file
+	// suggestion) is left out whole when a credential is written in its
+	// command; of the others, each string that has one written in it (a
+	// permission rule's curl -u ci:…) is.
+	for key, raw := range top {
+		if key == "env" || key == "hooks" || key == "pluginConfigs" {
+			continue
+		}
+		var setting map[string]json.RawMessage
+		if json.Unmarshal(raw, &setting) == nil && setting["command"] != nil {
+			if HasCommandCredential(jsonText(setting["command"])) {
+				delete(top, key)
+				leftOut = append(leftOut, key+" (a command holding a credential)")
+			}
+			continue
+		}
+		kept, dropped := settingKept(key, raw)
+		if kept == nil {
+			delete(top, key)
+		} else {
+			top[key] = kept
+		}
+		leftOut = append(leftOut, dropped...)
 	}
 	if top == nil {
 		top = map[string]json.RawMessage{}

@@ -208,3 +208,29 @@ func TestReplayReview19NixConfIncluded(t *testing.T) {
 		t.Errorf("inside, want the included files' settings known harmless")
 	}
 }
+
+// TestReplayReview19SettingsCommandKeys: the private copy of the user's
+// ~/.claude/settings.json left out a hook's command and the status
+// line's when a credential is written in them, but kept whole the other
+// settings that hold a command or a rule: the subagents' status line and
+// the file suggestion script (a command each, as the status line's), and
+// the permission rules (Bash(curl -H 'Authorization: Bearer …'), which a
+// user allows as written). The attack, from inside: read the copy.
+// Proof: no credential is there; the settings without one still are.
+func TestReplayReview19SettingsCommandKeys(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".claude", "settings.json"), `{"model": "opus",
+		"subagentStatusLine": {"type": "command", "command": "curl -s -H 'Authorization: Bearer xoxb-REVIEW19subagent0123' https://status.example"},
+		"fileSuggestion": {"type": "command", "command": "fd --token REVIEW19fileSuggest0123456"},
+		"permissions": {"allow": ["Bash(git status)", "Bash(curl -u ci:REVIEW19permPass https://ci.example/*)"]}}`)
+	out := h.Inside(proj, nil, "cat ~/.claude/settings.json")
+	t.Log(out)
+	if strings.Contains(out, "REVIEW19") {
+		t.Errorf("a credential written in a setting's command or rule is readable inside")
+	}
+	if !strings.Contains(out, `"Bash(git status)"`) || !strings.Contains(out, `"opus"`) {
+		t.Errorf("inside, want the settings without a credential")
+	}
+}
