@@ -14,6 +14,7 @@
 package audit
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/gob"
@@ -29,6 +30,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"golang.org/x/sys/unix"
 
@@ -1129,18 +1131,57 @@ func hashLen(fd int) int {
 }
 
 // execLines says whether the todo list name in fd runs a command (an exec
-// line), or cannot be read to tell.
+// line), or cannot be read to tell. It is read a part at a time: each
+// walker read one whole, 16 MiB and a copy, at once. One with a hole,
+// which git never writes, is not read.
 func execLines(fd int, name string) bool {
-	b, err := readAt(fd, name, 16<<20)
+	ffd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
 		return true
 	}
-	for line := range strings.Lines(string(b)) {
-		if f := strings.Fields(line); len(f) > 0 && (f[0] == "exec" || f[0] == "x") {
+	f := os.NewFile(uintptr(ffd), name)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 16<<20 {
+		return true
+	}
+	if hole, err := unix.Seek(ffd, 0, unix.SEEK_HOLE); err != nil || hole < fi.Size() {
+		return true
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return true
+	}
+	br := bufio.NewReaderSize(io.LimitReader(f, 16<<20), 64<<10)
+	lineStart := true
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if lineStart {
+			rest := bytes.TrimLeftFunc(chunk, unicode.IsSpace)
+			word, _, cut := bytes.Cut(rest, []byte(" "))
+			if i := bytes.IndexFunc(word, unicode.IsSpace); i >= 0 {
+				word, cut = word[:i], true
+			}
+			switch {
+			case len(rest) == 0 && err == bufio.ErrBufferFull:
+				// Still in the line's leading blanks.
+			case !cut && err == bufio.ErrBufferFull:
+				return true // a first word longer than a part: cannot tell
+			case string(word) == "exec" || string(word) == "x":
+				return true
+			default:
+				lineStart = false
+			}
+		}
+		switch err {
+		case nil:
+			lineStart = true
+		case bufio.ErrBufferFull:
+		case io.EOF:
+			return false
+		default:
 			return true
 		}
 	}
-	return false
 }
 
 // readAt reads name in the directory fd: a regular file, not followed if a
