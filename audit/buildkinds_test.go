@@ -12,6 +12,7 @@ import (
 // its own, which git ignores and the host's tool runs from later, is
 // judged as node_modules is: cargo's target/ (beside a Cargo.toml),
 // Maven's (beside a pom.xml), Gradle's .gradle, renv's renv/library,
+// Turborepo's and Nx's caches, mix's deps/, Dart's .dart_tool,
 // Composer's vendor/ (beside a composer.json), Bundler's vendor/bundle,
 // mix's _build (beside a mix.exs), Next.js' .next, bootsnap's
 // tmp/cache/bootsnap, Yarn's .yarn/cache and .yarn/unplugged; each unit
@@ -32,6 +33,8 @@ func TestScanBuildDirs(t *testing.T) {
 		"app/tmp/cache/bootsnap/compile-cache-iseq/00/aa", "app/tmp/cache/assets/x",
 		"ex/_build/dev/lib/app/ebin/app.beam",
 		"mvn/target/classes/App.class", "gr/.gradle/configuration-cache/k/entry.bin", "r/renv/library/R-4.3/x86_64-pc-linux-gnu/pkg/R/pkg",
+		"mono/.turbo/cache/abc.tar.zst", "mono/.nx/cache/123/outputs/dist/x",
+		"ex/deps/plug/lib/plug.ex", "fl/.dart_tool/package_config.json",
 		"site/.next/server/app/page.js", "site/.next/static/x.js",
 		".yarn/cache/dep-npm-1.0.0.zip", ".yarn/cache/kept-npm-1.0.0.zip", ".yarn/unplugged/dep-npm-1.0.0/node_modules/dep/index.js",
 		"other/target/debug/app",
@@ -46,6 +49,8 @@ func TestScanBuildDirs(t *testing.T) {
 		"target/debug/app", "web/vendor/acme/lib/a.php", "app/vendor/bundle/ruby/3.1.0/gems/rake/lib/rake.rb",
 		"app/tmp/cache/bootsnap/compile-cache-iseq/00/aa", "ex/_build/dev/lib/app/ebin/app.beam",
 		"mvn/target/classes/App.class", "gr/.gradle/configuration-cache/k/entry.bin", "r/renv/library/R-4.3/x86_64-pc-linux-gnu/pkg/R/pkg",
+		"mono/.turbo/cache/abc.tar.zst", "mono/.nx/cache/123/outputs/dist/x",
+		"ex/deps/plug/lib/plug.ex", "fl/.dart_tool/package_config.json",
 		"site/.next/server/app/page.js", ".yarn/cache/dep-npm-1.0.0.zip",
 		".yarn/unplugged/dep-npm-1.0.0/node_modules/dep/index.js",
 		"other/target/debug/app", ".pnp.loader.mjs", "app/vendor/javascript/x.js",
@@ -64,6 +69,10 @@ func TestScanBuildDirs(t *testing.T) {
 		"mvn/target":             {"classes", "mvn", "mvn compile"},
 		"gr/.gradle":             {"configuration-cache", "gr", "gradle build"},
 		"r/renv/library":         {"R-4.3", "r", "Rscript -e 'renv::restore()'"},
+		"mono/.turbo":            {"cache", "mono", "turbo run build"},
+		"mono/.nx":               {"cache", "mono", "nx run-many -t build"},
+		"ex/deps":                {"plug", "ex", "mix deps.get"},
+		"fl/.dart_tool":          {"package_config.json", "fl", "dart pub get"},
 		"site/.next":             {"server", "site", "next build"},
 		".yarn/cache":            {"dep-npm-1.0.0.zip", "", "yarn install --immutable"},
 		".yarn/unplugged":        {"dep-npm-1.0.0", "", "yarn install --immutable"},
@@ -84,7 +93,7 @@ func TestScanBuildDirs(t *testing.T) {
 		}
 	}
 	slices.Sort(dirs)
-	wantDirs := []string{".yarn/cache", ".yarn/unplugged", "app/tmp/cache/bootsnap", "app/vendor/bundle", "ex/_build", "gr/.gradle", "mvn/target", "r/renv/library", "site/.next", "target", "web/vendor"}
+	wantDirs := []string{".yarn/cache", ".yarn/unplugged", "app/tmp/cache/bootsnap", "app/vendor/bundle", "ex/_build", "ex/deps", "fl/.dart_tool", "gr/.gradle", "mono/.nx", "mono/.turbo", "mvn/target", "r/renv/library", "site/.next", "target", "web/vendor"}
 	if !slices.Equal(dirs, wantDirs) {
 		t.Errorf("judged %q, want %q", dirs, wantDirs)
 	}

@@ -42,7 +42,12 @@ import (
 // and skips a task whose outputs .gradle's history says it made, Composer's vendor/autoload.php is required by
 // every PHP entry point, Bundler's vendor/bundle and Yarn's Plug'n'Play
 // installs (.yarn/cache, .yarn/unplugged) hold the gems and packages,
-// mix runs what _build holds, R loads renv's renv/library, next start serves .next, bootsnap loads
+// mix runs what _build holds and compiles deps/, SwiftPM, Dart, Stack,
+// Cabal and Zig reuse their build directories (Dart's
+// .dart_tool/package_config.json says where each package's code lies),
+// PDM imports __pypackages__, R loads renv's renv/library, Turborepo
+// and Nx restore a build's outputs from their caches (.turbo, .nx) on a
+// hash the cache itself holds, next start serves .next, bootsnap loads
 // Ruby's compiled code from tmp/cache/bootsnap. Each is judged as
 // node_modules is.
 
@@ -60,7 +65,17 @@ var buildKinds = []buildKind{
 	{"vendor", "", "composer.json", "composer install"},
 	{"bundle", "vendor", "", "bundle install"},
 	{"_build", "", "mix.exs", "mix compile"},
+	{"deps", "", "mix.exs", "mix deps.get"},
+	{".build", "", "Package.swift", "swift build"},
+	{".dart_tool", "", "", "dart pub get"},
+	{".stack-work", "", "", "stack build"},
+	{"dist-newstyle", "", "", "cabal build"},
+	{".zig-cache", "", "", "zig build"},
+	{"zig-out", "", "", "zig build"},
+	{"__pypackages__", "", "", "pdm sync"},
 	{".next", "", "", "next build"},
+	{".turbo", "", "", "turbo run build"},
+	{".nx", "", "", "nx run-many -t build"},
 	{"bootsnap", "tmp/cache", "", "bin/rails runner true"},
 	{"library", "renv", "", "Rscript -e 'renv::restore()'"},
 	{"cache", ".yarn", "", "yarn install --immutable"},

@@ -722,7 +722,8 @@ type fileStatus struct {
 }
 
 // hostRun says whether the file at path, one of recent, is one the host
-// runs as the user's: an executable, a script (#!), a task file (a makefile, a justfile), a link,
+// runs as the user's: an executable, a script (#! or by its extension),
+// a task file (a makefile, a justfile), an object file or a library, a link,
 // anything in a virtualenv's bin/ (its activate script is sourced, its
 // python a link) and its pyvenv.cfg (whose home says where python finds
 // its library), and an activate script in any bin/.
@@ -748,7 +749,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -759,6 +760,22 @@ func (t tree) hostRun(checkout, path string) bool {
 	b := make([]byte, 2)
 	n, _ := io.ReadFull(f, b)
 	return string(b[:n]) == "#!"
+}
+
+// codeExts are the extensions of the files an interpreter runs, or a
+// linker or a loader takes in, by their name alone: the host runs an
+// ignored scripts/dev.sh as sh scripts/dev.sh and a build's
+// dist/index.js as node dist/index.js, which need neither a #! line nor
+// +x, and make links the object files it takes for up to date. What it
+// is at the end does not say what the host runs: the session chose it.
+var codeExts = map[string]bool{
+	".sh": true, ".bash": true, ".zsh": true, ".fish": true, ".ksh": true,
+	".py": true, ".pyw": true, ".js": true, ".cjs": true, ".mjs": true, ".jsx": true,
+	".ts": true, ".cts": true, ".mts": true, ".tsx": true, ".rb": true, ".pl": true, ".pm": true,
+	".php": true, ".lua": true, ".tcl": true, ".r": true, ".jl": true, ".groovy": true, ".kts": true,
+	".ps1": true, ".awk": true, ".el": true, ".elc": true, ".vim": true,
+	".o": true, ".a": true, ".so": true, ".dylib": true, ".node": true, ".wasm": true,
+	".jar": true, ".class": true, ".beam": true,
 }
 
 // linkAbove is the symlink the session made in place of a directory

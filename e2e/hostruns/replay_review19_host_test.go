@@ -221,3 +221,40 @@ func TestReplayReview19BundlerConfig(t *testing.T) {
 		t.Errorf("the host's bundle exec evaluated the Gemfile the session's .bundle/config named:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview19InterpretedScripts: the exit audit judged an ignored
+// file the host runs by what it is at the end, an executable or a
+// script (#!): the host runs many by their interpreter (sh
+// scripts/dev.sh, node dist/index.js), which needs neither. The session
+// rewrites an ignored script there at the start without its #! line, and
+// writes a build's output the project's start script runs (a tsc -b or
+// a bundler's dist/, which git ignores). Host-side proof: after the
+// session, the host's make dev and node dist/index.js run nothing the
+// session wrote.
+func TestReplayReview19InterpretedScripts(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	harness.RequireTool(t, "node", "apt-get install nodejs")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/scripts/dev.sh\n/dist/\n")
+	h.Write(filepath.Join(proj, "Makefile"), "dev:\n\tsh scripts/dev.sh\n")
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "dev")
+	h.Write(filepath.Join(proj, "scripts", "dev.sh"), "#!/bin/sh\necho dev\n")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
+		printf 'touch `+marker+`.sh\n' > scripts/dev.sh
+		mkdir dist && printf 'require("fs").writeFileSync("`+marker+`.js", "")\n' > dist/index.js
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the scripts could not be planted here:\n%s", out)
+	}
+	made, _ := h.Command(proj, nil, "make", "dev").CombinedOutput()
+	ran, _ := h.Command(proj, nil, "node", "dist/index.js").CombinedOutput()
+	for _, what := range []string{"sh", "js"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host ran the session's %s script by its interpreter:\n%s\n%s%s", what, out, made, ran)
+		}
+	}
+}
