@@ -167,23 +167,28 @@ func isHex(c byte) bool {
 // capabilities (the lower-case letters of its twelfth field) hold s and
 // not a, and that logins does not name. A key for logins (a), for
 // encryption (e), or that gpg-agent serves as an SSH key signs nothing:
-// an RSA key's signature of a SHA-256 hash is an SSH login's.
-func SigningKeys(listing string, logins map[string]bool) []string {
-	var grips []string
-	signs := false
+// an RSA key's signature of a SHA-256 hash is an SSH login's. alsoLogIn
+// are the keys that sign but are left out for logging in too.
+func SigningKeys(listing string, logins map[string]bool) (signers, alsoLogIn []string) {
+	signs, logsIn := false, false
 	for _, line := range strings.Split(listing, "\n") {
 		f := strings.Split(line, ":")
 		switch f[0] {
 		case "sec", "ssb":
-			signs = len(f) > 11 && strings.Contains(f[11], "s") && !strings.Contains(f[11], "a")
+			signs = len(f) > 11 && strings.Contains(f[11], "s")
+			logsIn = len(f) > 11 && strings.Contains(f[11], "a")
 		case "grp":
-			if signs && len(f) > 9 && f[9] != "" && !logins[strings.ToUpper(f[9])] {
-				grips = append(grips, f[9])
+			switch {
+			case !signs || len(f) <= 9 || f[9] == "":
+			case logsIn || logins[strings.ToUpper(f[9])]:
+				alsoLogIn = append(alsoLogIn, f[9])
+			default:
+				signers = append(signers, f[9])
 			}
 			signs = false
 		}
 	}
-	return grips
+	return signers, alsoLogIn
 }
 
 // SSHControlKeys are the keygrips, in upper case, that gpg-agent's

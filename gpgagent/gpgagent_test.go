@@ -117,8 +117,12 @@ ssb:u:2048:1:FFFF:1::::::s:::+:::::
 fpr:::::::::FPR6:
 grp:::::::::GRIPLISTED:
 `
-	if got, want := strings.Join(SigningKeys(listing, map[string]bool{"GRIPLISTED": true}), " "), "GRIPSIGN"; got != want {
+	signers, alsoLogIn := SigningKeys(listing, map[string]bool{"GRIPLISTED": true})
+	if got, want := strings.Join(signers, " "), "GRIPSIGN"; got != want {
 		t.Errorf("SigningKeys = %s, want %s", got, want)
+	}
+	if got, want := strings.Join(alsoLogIn, " "), "GRIPBOTH GRIPLISTED"; got != want {
+		t.Errorf("SigningKeys left out %s, want %s", got, want)
 	}
 }
 

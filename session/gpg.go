@@ -11,6 +11,7 @@ import (
 
 	"github.com/claudebox/claudebox/gpgagent"
 	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/printable"
 )
 
 // startGPGAgent starts the user's gpg-agent, as gpg itself would, for a
@@ -76,13 +77,18 @@ func signingKeys(gpgconf string) ([]string, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, hint.Errorf(again, "--with-gpg: cannot read gpg-agent's sshcontrol: %v", err)
 	}
-	logins := gpgagent.SSHControlKeys(sshcontrol)
+	candidates, alsoLogIn := gpgagent.SigningKeys(string(listing), gpgagent.SSHControlKeys(sshcontrol))
 	var signers []string
-	for _, grip := range gpgagent.SigningKeys(string(listing), logins) {
+	for _, grip := range candidates {
 		if key, err := os.ReadFile(filepath.Join(dir, "private-keys-v1.d", strings.ToUpper(grip)+".key")); err == nil && gpgagent.UsedForSSH(key) {
+			alsoLogIn = append(alsoLogIn, grip)
 			continue
 		}
 		signers = append(signers, grip)
+	}
+	if len(alsoLogIn) > 0 {
+		printable.Say(os.Stderr, "claudebox: --with-gpg: the sandbox signs with none of your %d keys that sign and also log in (they authenticate, or gpg-agent serves them for SSH)", len(alsoLogIn))
+		printable.Say(os.Stderr, "hint: sign with a key that only signs: git config --global user.signingKey KEYID!")
 	}
 	return signers, nil
 }

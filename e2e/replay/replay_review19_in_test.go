@@ -53,9 +53,13 @@ func TestReplayReview19GPGAgentLoginKeys(t *testing.T) {
 	sign := func(grip string) string {
 		return `gpg-connect-agent --no-autostart "SIGKEY ` + grip + `" "SETHASH --hash=sha256 ` + hash + `" PKSIGN /bye | grep -q sig-val && echo SIGNED-` + grip + "\n"
 	}
-	out := h.Run(proj, nil, "claudebox", "--with-gpg", "--shell", "-c", "exec 2>&1\n"+sign(bothGrip)+sign(listedGrip)+
+	b, err := h.Command(proj, nil, "claudebox", "--with-gpg", "--shell", "-c", "exec 2>&1\n"+sign(bothGrip)+sign(listedGrip)+
 		`echo data | gpg --batch --quiet --local-user `+fpr+`! --sign >/dev/null && echo PRIMARY-SIGNS
-		echo done`)
+		echo done`).CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
 	t.Log(out)
 	if strings.Contains(out, "SIGNED-"+bothGrip) {
 		t.Errorf("the sandbox signed a hash with a key that also authenticates (usage sa)")
@@ -65,6 +69,9 @@ func TestReplayReview19GPGAgentLoginKeys(t *testing.T) {
 	}
 	if !strings.Contains(out, "PRIMARY-SIGNS") {
 		t.Errorf("the key that only signs does not sign:\n%s", out)
+	}
+	if !strings.Contains(out, "claudebox: --with-gpg: the sandbox signs with none of your 2 keys that sign and also log in") {
+		t.Errorf("the launch does not say which keys do not sign:\n%s", out)
 	}
 }
 
