@@ -98,7 +98,7 @@ func BenchmarkBreak(b *testing.B) {
 		os.MkdirAll(store, 0o755)
 		pnpmTree(b, filepath.Join(dir, "p"), store, 100, 60, true)
 		b.StartTimer()
-		if n, err := Break(Find(filepath.Join(dir, "p"), nil)); err != nil || n != 6000 {
+		if n, _, err := Break(Find(filepath.Join(dir, "p"), nil)); err != nil || n != 6000 {
 			b.Fatal(n, err)
 		}
 	}

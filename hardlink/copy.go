@@ -52,21 +52,23 @@ func Summary(all []Found) (files int, bytes int64, whose string) {
 // that a name changed in between is seen and put back). A file gone or no
 // longer linked is passed over. The copies take what the files take on
 // disk (holes stay holes); Break refuses to leave less than 256 MiB free.
-// It returns how many it copied; an error names the file it failed on,
-// and what was copied before stays so.
-func Break(all []Found) (int, error) {
-	copied := 0
+// A file of the user's that the user may not read is read all the same,
+// its mode kept (openUnreadable). It returns how many it copied and those
+// it had to lend read permission to; an error names the file it failed
+// on, and what was copied before stays so.
+func Break(all []Found) (copied int, unreadable []string, err error) {
 	for _, found := range all {
 		if err := room(found); err != nil {
-			return copied, err
+			return copied, unreadable, err
 		}
-		n, err := breakBeneath(found)
+		n, lent, err := breakBeneath(found)
 		copied += n
+		unreadable = append(unreadable, lent...)
 		if err != nil {
-			return copied, err
+			return copied, unreadable, err
 		}
 	}
-	return copied, nil
+	return copied, unreadable, nil
 }
 
 // room refuses copies that would leave less than minFree free.
@@ -82,8 +84,7 @@ func room(found Found) error {
 	return nil
 }
 
-func breakBeneath(found Found) (int, error) {
-	copied := 0
+func breakBeneath(found Found) (copied int, unreadable []string, err error) {
 	files := slices.Clone(found.files)
 	slices.SortFunc(files, func(a, b linkedFile) int { return strings.Compare(a.rel, b.rel) })
 	var dir *os.File
@@ -105,50 +106,57 @@ func breakBeneath(found Found) (int, error) {
 				continue
 			}
 			if err != nil {
-				return copied, err
+				return copied, unreadable, err
 			}
 			dir, dirRel = d, rel
 		}
-		n, err := breakLink(int(dir.Fd()), name)
+		n, lent, err := breakLink(int(dir.Fd()), name)
 		if errors.Is(err, ErrChanged) {
 			// Once more: the host's tool may have been writing it.
-			n, err = breakLink(int(dir.Fd()), name)
+			n, lent, err = breakLink(int(dir.Fd()), name)
 		}
 		if err != nil {
-			return copied, &fs.PathError{Op: "copy", Path: filepath.Join(found.base, f.rel), Err: err}
+			return copied, unreadable, &fs.PathError{Op: "copy", Path: filepath.Join(found.base, f.rel), Err: err}
 		}
 		if n {
 			copied++
 		}
+		if lent {
+			unreadable = append(unreadable, filepath.Join(found.base, f.rel))
+		}
 	}
-	return copied, nil
+	return copied, unreadable, nil
 }
 
 // breakLink makes name in the directory d a file of its own, if it is a
 // regular file with a second name; it says whether it made a copy.
-func breakLink(d int, name string) (bool, error) {
+func breakLink(d int, name string) (copied, unreadable bool, err error) {
 	fd, err := unix.Openat(d, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if err == unix.EACCES {
+		fd, err = openUnreadable(d, name)
+		unreadable = err == nil
+	}
 	if err == unix.ENOENT || err == unix.ELOOP {
-		return false, nil
+		return false, false, nil
 	}
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return false, err
+		return false, false, err
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink < 2 {
-		return false, nil
+		return false, false, nil
 	}
 	tmp, tmpName, err := createBeside(d)
 	if err == unix.EROFS {
 		// The sandbox cannot write it either.
-		return false, nil
+		return false, false, nil
 	}
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	placed := false
 	defer func() {
@@ -158,26 +166,58 @@ func breakLink(d int, name string) (bool, error) {
 		}
 	}()
 	if err := copyData(fd, tmp, st.Size); err != nil {
-		return false, err
+		return false, false, err
 	}
 	if err := unix.Fchmod(tmp, st.Mode&0o777); err != nil {
-		return false, err
+		return false, false, err
 	}
 	if err := unix.UtimesNano("/proc/self/fd/"+strconv.Itoa(tmp), []unix.Timespec{st.Atim, st.Mtim}); err != nil {
-		return false, err
+		return false, false, err
 	}
 	var after unix.Stat_t
 	if err := unix.Fstat(fd, &after); err != nil {
-		return false, err
+		return false, false, err
 	}
 	if after.Size != st.Size || after.Mtim != st.Mtim {
-		return false, ErrChanged
+		return false, false, ErrChanged
 	}
 	if err := exchange(d, tmpName, name, st); err != nil {
-		return false, err
+		return false, false, err
 	}
 	placed = true
-	return true, nil
+	return true, unreadable, nil
+}
+
+// openUnreadable opens for reading name in the directory d, a file of
+// the user's with more than one name that the user may not read (chmod
+// 000: a sandbox runs as the user, and took the permission away so that
+// no launch could copy it, and every launch refused): read permission is
+// lent to it for the open and taken back at once, so that its other
+// names, which may be outside the project, keep their mode. A file of
+// another's is not opened: the sandbox cannot write it either.
+func openUnreadable(d int, name string) (int, error) {
+	path, err := unix.Openat(d, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(path)
+	var st unix.Stat_t
+	if err := unix.Fstat(path, &st); err != nil {
+		return -1, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink < 2 || int(st.Uid) != os.Geteuid() || st.Mode&0o400 != 0 {
+		return -1, unix.EACCES
+	}
+	self := "/proc/self/fd/" + strconv.Itoa(path)
+	if err := unix.Chmod(self, st.Mode&0o7777|0o400); err != nil {
+		return -1, err
+	}
+	fd, err := unix.Open(self, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
+	if rerr := unix.Chmod(self, st.Mode&0o7777); err == nil && rerr != nil {
+		unix.Close(fd)
+		return -1, rerr
+	}
+	return fd, err
 }
 
 // exchange puts the copy tmp in the place of name, which must still be

@@ -107,7 +107,7 @@ func TestFindAndBreak(t *testing.T) {
 	if got := rels(found); !slices.Equal(got, want) {
 		t.Fatalf("found %q\nwant %q", got, want)
 	}
-	copied, err := Break(found)
+	copied, _, err := Break(found)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestFindHostile(t *testing.T) {
 	if got := rels(found); !slices.Equal(got, []string{"node_modules/w/package.json"}) {
 		t.Errorf("found %q", got)
 	}
-	if _, err := Break(found); err != nil {
+	if _, _, err := Break(found); err != nil {
 		t.Fatal(err)
 	}
 	for _, rel := range []string{"pkg/package.json", "pkg/index.js", "objects/ab/cd", "lib/python3.12/site-packages/x-1.dist-info/METADATA"} {
@@ -251,7 +251,7 @@ func TestBreakReplaced(t *testing.T) {
 	if err := os.Symlink(filepath.Join(out, "b"), b); err != nil {
 		t.Fatal(err)
 	}
-	copied, err := Break(found)
+	copied, _, err := Break(found)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +310,7 @@ func TestBreakSparse(t *testing.T) {
 	}
 	f.Close()
 	found := Find(proj, nil)
-	if _, err := Break(found); err != nil {
+	if _, _, err := Break(found); err != nil {
 		t.Fatal(err)
 	}
 	var st unix.Stat_t

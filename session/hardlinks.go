@@ -24,7 +24,10 @@ func (s *Session) copyLinked() error {
 	files, bytes, whose := hardlink.Summary(s.linked)
 	printable.Say(os.Stderr, "claudebox: copying %d files (%s) that are hard links into %s, so that what the session writes in them stays in the project (once: the copies are the project's own)",
 		files, size(bytes), whose)
-	_, err := hardlink.Break(s.linked)
+	_, unreadable, err := hardlink.Break(s.linked)
+	for _, path := range unreadable {
+		printable.Say(os.Stderr, "claudebox: %s could not be read (chmod 000, the sandbox's doing?): copied with read permission lent for the open, its mode kept", path)
+	}
 	const install = "or install without links: pnpm install --package-import-method=copy, bun install --backend=copyfile, uv sync --link-mode=copy, git clone --no-hardlinks"
 	switch {
 	case err == nil:

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,5 +43,46 @@ func TestReplayReview19ManyTranscripts(t *testing.T) {
 	}
 	if out := h.Run(proj, nil, "claudebox", "--export", "aaaaaaaa"); !strings.Contains(out, "the real plan") {
 		t.Errorf("--export of the older session by its id:\n%s", out)
+	}
+}
+
+// TestReplayReview19UnreadableLinkedFile: before the sandbox starts, a
+// launch copies each file of node_modules, a virtualenv, a conda
+// environment or git's objects that has a second name outside them. The
+// attack, from inside: hard-link a conda environment's library (which
+// the exit audit leaves, as it does no package of node_modules) to a
+// file elsewhere in the project and take its permissions away (chmod
+// 000): the copy could not read it, and every later launch refused,
+// telling the user to make its directory writable. Proof: the next
+// launch starts and the library is a file of its own, its mode kept; the
+// other name is as the sandbox left it.
+func TestReplayReview19UnreadableLinkedFile(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "demo")
+	h.GitRepo(proj)
+	t.Log(h.InsideStderr(proj, `
+		set -e
+		mkdir -p env/conda-meta env/lib
+		echo data > env/lib/libfoo.a
+		ln env/lib/libfoo.a kept
+		chmod 000 kept
+	`))
+	kept := filepath.Join(proj, "kept")
+	before, err := os.Stat(kept)
+	harness.Must(t, err)
+	out, err := h.Bounded(proj, "--shell", "-c", "stat -c '%h %a' env/lib/libfoo.a")
+	if err != nil {
+		t.Fatalf("the launch after the sandbox made a linked file unreadable: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "env/lib/libfoo.a could not be read") {
+		t.Errorf("the launch does not name the file it could not read:\n%s", out)
+	}
+	if !strings.Contains(out, "1 0\n") {
+		t.Errorf("inside, the library is %q, want a file of its own (one name), mode 000", out)
+	}
+	after, err := os.Stat(kept)
+	harness.Must(t, err)
+	if after.Mode() != before.Mode() || after.Size() != before.Size() {
+		t.Errorf("the other name changed: %v %d, was %v %d", after.Mode(), after.Size(), before.Mode(), before.Size())
 	}
 }
