@@ -34,9 +34,14 @@ type Host struct {
 	// (where ~/.nix-profile and the users' profiles lead): of /nix/var
 	// only the profiles are shown, not the Nix daemon's socket.
 	NixVar, NixProfiles bool
-	// UsersOwn are the entries of /etc that the user (its uid or its
-	// groups) may read and not every user may: hidden, a directory under
-	// an empty one, a file under an empty file.
+	// Etc are the entries of EtcShown that exist on the host, a link as
+	// it is: the sandbox's /etc holds them and nothing else. EtcLeftOut
+	// names the rest of /etc's entries, for --dry-run.
+	Etc        []HostPath
+	EtcLeftOut []string
+	// UsersOwn are the entries of Etc, or in them, that the user (its uid
+	// or its groups) may read and not every user may: hidden, a directory
+	// under an empty one, a file under an empty file.
 	UsersOwn []HostEntry
 	// ResolvConf is the real path of /etc/resolv.conf when it lies outside
 	// the system directories (systemd-resolved keeps it under /run).
@@ -168,6 +173,55 @@ type Copy struct {
 var SystemDirs = []string{
 	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
 	"/etc", "/nix", "/run/current-system",
+}
+
+// Etc is the system's configuration, of which the sandbox is shown only
+// EtcShown.
+const Etc = "/etc"
+
+// EtcShown are the entries of /etc (paths in it) the sandbox is shown
+// where they exist, each what the tools inside read and known to hold no
+// secret: the users' and groups' names, name resolution, the dynamic
+// linker's cache, the time zone and locale, the certificates and TLS's
+// settings, the shells' own startup files, the alternatives' links, the
+// system's name and release, the agents' managed policies, Java's and
+// PHP's settings (the JDK's conf leads there). Not fstab (a share's
+// password), apt's or dnf's settings (a proxy's), systemd's units (a
+// token in Environment=), a kubeconfig under rancher, the services'
+// configuration, profile.d or environment.d (a proxy's password in a
+// variable), nor what is not known: a host's own file of secrets in /etc
+// is not shown whatever its mode. The settings files the tools read
+// (gitconfig, npmrc, pip.conf, environment, nix/nix.conf) are private
+// copies made beside (the tools' settings), not shown from here.
+var EtcShown = []string{
+	// Users, groups, name resolution (glibc's NSS, getaddrinfo).
+	"passwd", "group", "nsswitch.conf", "host.conf", "hosts", "hostname", "resolv.conf", "gai.conf",
+	"services", "protocols", "networks", "rpc", "netconfig", "shells", "mtab",
+	// The dynamic linker.
+	"ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ld.so.preload",
+	// Time and locale.
+	"localtime", "timezone", "zoneinfo", "locale.alias", "locale.conf",
+	// Certificates and TLS's settings (OpenSSL, GnuTLS, Fedora's crypto
+	// policies that OpenSSL's configuration includes, NSS-less Java).
+	"ssl/certs", "ssl/cert.pem", "ssl/ca-bundle.pem", "ssl/openssl.cnf", "ssl/ct_log_list.cnf",
+	"ca-certificates", "ca-certificates.conf", "pki/tls", "pki/ca-trust", "pki/java", "crypto-policies", "gnutls",
+	// Shells and the terminal.
+	"profile", "bash.bashrc", "bashrc", "inputrc", "zshenv", "zshrc", "zprofile", "zlogin", "zlogout", "zsh",
+	"terminfo", "DIR_COLORS",
+	// Programs' data: alternatives' links, MIME types, file(1)'s magic,
+	// fonts (a headless browser's screenshots), git's system attributes,
+	// ssh's client settings and the system's host keys.
+	"alternatives", "mime.types", "magic", "magic.mime", "fonts", "gitattributes",
+	"ssh/ssh_config", "ssh/ssh_config.d", "ssh/ssh_known_hosts", "ssh/ssh_known_hosts2",
+	// The system's name and release (a tool picks its downloads by them).
+	"os-release", "lsb-release", "debian_version", "redhat-release", "fedora-release", "system-release", "arch-release", "alpine-release",
+	// The agents' managed policies, which must hold inside as outside.
+	"claude-code", "codex", "gemini-cli",
+	// Runtimes whose own directories lead here (Debian's JDK conf).
+	"java-8-openjdk", "java-11-openjdk", "java-17-openjdk", "java-21-openjdk", "java-25-openjdk",
+	// NixOS: /etc's entries are links into it, itself a link into the
+	// store, which is shown whole.
+	"static",
 }
 
 // Guard is a path inside a writable mount that something on the host

@@ -170,6 +170,8 @@ type Plan struct {
 	Unshown []Unshown
 	// HookOutputs are Host.HookOutputs: the launch names them once.
 	HookOutputs []HookOutput
+	// EtcLeftOut are Host.EtcLeftOut: --dry-run names them.
+	EtcLeftOut []string
 	// ClaudeHidden are Host.ClaudeHidden: the launch names them once,
 	// --dry-run each time.
 	ClaudeHidden []string
@@ -347,6 +349,9 @@ func Build(in Inputs) Plan {
 		p.addProject(in.Project, in.Host)
 	}
 	p.hideUsersOwn(in.Host.UsersOwn)
+	if slices.Contains(in.Host.System, HostPath{Path: Etc}) {
+		p.add(Private, RemountRO, "", Etc, "read-only from here on")
+	}
 	if beside != "" {
 		p.add(Private, RemountRO, "", beside, "read-only from here on")
 	}
@@ -389,9 +394,12 @@ func (p *Plan) add(r Role, k Kind, src, dest, why string) {
 // and /tmp, DNS's configuration and the private $HOME.
 func (p *Plan) addSystem(h Host) {
 	for _, d := range h.System {
-		if d.Link != "" {
+		switch {
+		case d.Link != "":
 			p.add(HostFiles, Symlink, d.Link, d.Path, "system path, as on the host")
-		} else {
+		case d.Path == Etc:
+			p.addEtc(h)
+		default:
 			p.add(HostFiles, RoBind, d.Path, d.Path, "system path, read-only")
 		}
 		if d.Path == "/nix" && d.Link == "" && h.NixVar {
@@ -411,6 +419,22 @@ func (p *Plan) addSystem(h Host) {
 		p.add(HostFiles, RoBind, h.ResolvConf, h.ResolvConf, "target of /etc/resolv.conf, for DNS")
 	}
 	p.add(Private, Tmpfs, "", p.Home, "private $HOME: the rest of the home directory is hidden")
+}
+
+// addEtc shows of /etc only the entries of EtcShown, in an empty /etc of
+// the sandbox's (made read-only once every mount in it is made): what is
+// not known harmless there (a share's password in fstab, a cluster's
+// admin kubeconfig) is not shown, whatever its mode.
+func (p *Plan) addEtc(h Host) {
+	p.add(Private, Tmpfs, "", Etc, "the system's configuration, empty but for what the tools inside read and is known to hold no secret")
+	for _, e := range h.Etc {
+		if e.Link != "" {
+			p.add(HostFiles, Symlink, e.Link, e.Path, "system configuration, a link as on the host")
+		} else {
+			p.add(HostFiles, RoBind, e.Path, e.Path, "system configuration, read-only")
+		}
+	}
+	p.EtcLeftOut = h.EtcLeftOut
 }
 
 // hideUsersOwn hides what of /etc only the user's uid or groups may read
@@ -713,6 +737,9 @@ func (p Plan) Script(bwrap string) string {
 	}
 	for _, o := range p.HookOutputs {
 		fmt.Fprintf(&b, "# not shown, your hooks write it: %s (inside, theirs is private and lost at exit)\n", printable.Escape(o.Path))
+	}
+	if len(p.EtcLeftOut) > 0 {
+		fmt.Fprintf(&b, "# not shown, of /etc (not known harmless, nor read by the tools inside): %s\n", printable.Escape(strings.Join(p.EtcLeftOut, " ")))
 	}
 	for _, e := range p.ClaudeHidden {
 		fmt.Fprintf(&b, "# not shown: %s (not Claude Code's configuration, nor named by your settings)\n", printable.Escape(e))

@@ -52,12 +52,21 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		}
 	}
 	h.NixVar, h.NixProfiles = isDir(mount.NixVar), isDir(mount.NixProfiles)
-	// The walk of /etc (1-3 ms) runs beside the rest of the probe.
-	usersOwnEtc := make(chan []mount.HostEntry, 1)
-	if etc, ok := lstat("/etc"); ok && etc.Link == "" {
-		go func() { usersOwnEtc <- usersOwn("/etc") }()
+	// The walk of /etc's entries runs beside the rest of the probe.
+	type etcFound struct {
+		shown   []mount.HostPath
+		own     []mount.HostEntry
+		leftOut []string
+	}
+	etcDone := make(chan etcFound, 1)
+	if etc, ok := lstat(mount.Etc); ok && etc.Link == "" {
+		go func() {
+			var f etcFound
+			f.shown, f.own, f.leftOut = etcShown(mount.Etc)
+			etcDone <- f
+		}()
 	} else {
-		usersOwnEtc <- nil
+		etcDone <- etcFound{}
 	}
 	if real, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil && !paths.UnderAny(real, mount.SystemDirs) {
 		h.ResolvConf = real
@@ -142,7 +151,13 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, setupLeftOut...)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, pluginLeftOut...)
 	h.Symlinked = append(h.Symlinked, linked...)
-	h.UsersOwn = <-usersOwnEtc
+	etc := <-etcDone
+	h.Etc, h.UsersOwn = etc.shown, etc.own
+	// The settings files the tools read are shown as private copies.
+	h.EtcLeftOut = slices.DeleteFunc(etc.leftOut, func(rel string) bool {
+		p := filepath.Join(mount.Etc, rel)
+		return p == systemGitConfig || slices.ContainsFunc(systemSettings, func(s settingsFile) bool { return s.path == p })
+	})
 	return h
 }
 

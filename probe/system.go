@@ -13,54 +13,100 @@ import (
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// usersOwnDepth bounds the walk of /etc: a directory deeper is hidden
-// whole where not every user may read it, as one unwalked is.
+// usersOwnDepth bounds the walk of /etc's entries: a directory deeper is
+// hidden whole where not every user may read it, as one unwalked is.
 const usersOwnDepth = 32
 
-// usersOwn lists what in the system directory dir the user may read and
-// not every user may: what the user's uid or groups open (a TLS key in
-// /etc/ssl/private for the group ssl-cert, a service's password file
-// made root:dev 0640, a file the user owns) is the user's secret as
-// ~/.ssh is, and only what every user reads crosses. A directory not
-// every user may enter is listed whole, not walked; what the user cannot
-// read is left out (the kernel refuses it inside too), as are links
-// (what they lead to is judged where it lies), and certificates alone,
-// which are public (a corporate CA a variable names may lie there). Each entry is looked at
-// through its directory's descriptor (a launch pays for every entry of
-// /etc); the list is sorted.
-func usersOwn(dir string) []mount.HostEntry {
+// etcShown finds the entries of mount.EtcShown in the system
+// configuration etc: those that exist (a link as it is, what it leads to
+// is judged where it lies; an entry on the way to which a link lies is
+// not one), what of them the user may read and not every user may
+// (usersOwn), and the rest of etc's entries, not shown (a directory of
+// which some entries are shown is named by the others).
+func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOut []string) {
+	for _, rel := range mount.EtcShown {
+		p := filepath.Join(etc, rel)
+		if !realDirs(etc, filepath.Dir(p)) {
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			if link, err := os.Readlink(p); err == nil {
+				shown = append(shown, mount.HostPath{Path: p, Link: link})
+			}
+		case fi.IsDir(), fi.Mode().IsRegular():
+			shown = append(shown, mount.HostPath{Path: p})
+			own = append(own, usersOwn(p)...)
+		}
+	}
+	slices.SortFunc(own, func(a, b mount.HostEntry) int { return strings.Compare(a.Path, b.Path) })
+	var list func(rel string)
+	list = func(rel string) {
+		names, _ := readDirNames(filepath.Join(etc, rel))
+		for _, name := range names {
+			r := filepath.Join(rel, name)
+			switch {
+			case slices.Contains(mount.EtcShown, r):
+			case slices.ContainsFunc(mount.EtcShown, func(s string) bool { return strings.HasPrefix(s, r+"/") }):
+				list(r)
+			default:
+				leftOut = append(leftOut, r)
+			}
+		}
+	}
+	list("")
+	return shown, own, leftOut
+}
+
+// realDirs says every directory from etc down to dir is one, not a link.
+func realDirs(etc, dir string) bool {
+	for ; dir != etc; dir = filepath.Dir(dir) {
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// readDirNames lists dir's entries, sorted.
+func readDirNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	slices.Sort(names)
+	return names, err
+}
+
+// usersOwn lists what of the system's file or directory path the user
+// may read and not every user may: what the user's uid or groups open (a
+// TLS key for the group ssl-cert, a service's password file made root:dev
+// 0640, a file the user owns) is the user's secret as ~/.ssh is, and only
+// what every user reads crosses. A directory not every user may enter is
+// listed whole, not walked; what the user cannot read is left out (the
+// kernel refuses it inside too), as are links (what they lead to is
+// judged where it lies), and certificates alone, which are public (a
+// corporate CA a variable names may lie there). Each entry is looked at
+// through its directory's descriptor; the list is sorted.
+func usersOwn(path string) []mount.HostEntry {
 	var own []mount.HostEntry
-	var walk func(fd int, d string, depth int)
-	walk = func(fd int, d string, depth int) {
+	var entry func(fd int, p string, depth int)
+	walk := func(fd int, d string, depth int) {
 		f := os.NewFile(uintptr(fd), d)
 		defer f.Close()
 		for {
-			names, err := f.Readdirnames(256)
-			for _, name := range names {
-				var st unix.Stat_t
-				if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
-					continue
-				}
-				p := filepath.Join(d, name)
-				switch st.Mode & unix.S_IFMT {
-				case unix.S_IFDIR:
-					if unix.Faccessat(fd, name, unix.X_OK, 0) != nil {
-						continue
-					}
-					if st.Mode&0o005 != 0o005 || depth >= usersOwnDepth {
-						own = append(own, mount.HostEntry{Path: p, Dir: true})
-						continue
-					}
-					sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-					if err != nil {
-						own = append(own, mount.HostEntry{Path: p, Dir: true})
-						continue
-					}
-					walk(sub, p, depth+1)
-				case unix.S_IFREG:
-					if st.Mode&0o004 == 0 && unix.Faccessat(fd, name, unix.R_OK, 0) == nil && !certificates(p) {
-						own = append(own, mount.HostEntry{Path: p})
-					}
+			entries, err := f.ReadDir(256)
+			for _, e := range entries {
+				// The directory's own record of a link's type spares a
+				// stat (the certificates' and alternatives' hundreds).
+				if e.Type()&os.ModeSymlink == 0 {
+					entry(fd, filepath.Join(d, e.Name()), depth)
 				}
 			}
 			if err == io.EOF {
@@ -72,11 +118,40 @@ func usersOwn(dir string) []mount.HostEntry {
 			}
 		}
 	}
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return []mount.HostEntry{{Path: dir, Dir: true}}
+	// entry looks at p, an entry of the directory open on fd.
+	entry = func(fd int, p string, depth int) {
+		name := filepath.Base(p)
+		var st unix.Stat_t
+		if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			return
+		}
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFDIR:
+			if unix.Faccessat(fd, name, unix.X_OK, 0) != nil {
+				return
+			}
+			if st.Mode&0o005 != 0o005 || depth >= usersOwnDepth {
+				own = append(own, mount.HostEntry{Path: p, Dir: true})
+				return
+			}
+			sub, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+			if err != nil {
+				own = append(own, mount.HostEntry{Path: p, Dir: true})
+				return
+			}
+			walk(sub, p, depth+1)
+		case unix.S_IFREG:
+			if st.Mode&0o004 == 0 && unix.Faccessat(fd, name, unix.R_OK, 0) == nil && !certificates(p) {
+				own = append(own, mount.HostEntry{Path: p})
+			}
+		}
 	}
-	walk(fd, dir, 0)
+	fd, err := unix.Open(filepath.Dir(path), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
+	entry(fd, path, 0)
 	slices.SortFunc(own, func(a, b mount.HostEntry) int { return strings.Compare(a.Path, b.Path) })
 	return own
 }

@@ -14,6 +14,7 @@ import (
 // every user reads, links, and certificates alone (public) are not.
 func TestUsersOwn(t *testing.T) {
 	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
 	for rel, mode := range map[string]os.FileMode{
 		"public.conf":         0o644,
 		"service.conf":        0o640,
@@ -47,7 +48,64 @@ func TestUsersOwn(t *testing.T) {
 	}
 }
 
-// BenchmarkUsersOwnEtc: what the walk of the host's /etc costs a launch.
+// TestEtcShown: of /etc, only the entries of mount.EtcShown are found,
+// a link as it is, and not through a link on the way; the rest is named,
+// by the entries of a directory of which some are shown; what of the
+// shown only the user may read is listed.
+func TestEtcShown(t *testing.T) {
+	etc := t.TempDir()
+	os.Chmod(etc, 0o755)
+	for rel, mode := range map[string]os.FileMode{
+		"passwd":                 0o644,
+		"fstab":                  0o644,
+		"rancher/k3s/k3s.yaml":   0o644,
+		"ssl/certs/ca.pem":       0o644,
+		"ssl/private/site.key":   0o644,
+		"ssh/ssh_config":         0o644,
+		"ssh/ssh_host_rsa_key":   0o600,
+		"ld.so.conf.d/mine.conf": 0o640,
+		"pki/other/ca.pem":       0o644,
+	} {
+		p := filepath.Join(etc, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("x\n"), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Symlink("/usr/share/zoneinfo/UTC", filepath.Join(etc, "localtime"))
+	os.MkdirAll(filepath.Join(etc, "elsewhere"), 0o755)
+	os.WriteFile(filepath.Join(etc, "elsewhere", "tls"), nil, 0o644)
+	os.Symlink("elsewhere", filepath.Join(etc, "pki2"))
+	shown, own, leftOut := etcShown(etc)
+	at := func(rel string) string { return filepath.Join(etc, rel) }
+	wantShown := []mount.HostPath{
+		{Path: at("passwd")},
+		{Path: at("ld.so.conf.d")},
+		{Path: at("localtime"), Link: "/usr/share/zoneinfo/UTC"},
+		{Path: at("ssl/certs")},
+		{Path: at("ssh/ssh_config")},
+	}
+	if !slices.Equal(shown, wantShown) {
+		t.Errorf("shown = %v, want %v", shown, wantShown)
+	}
+	if want := []mount.HostEntry{{Path: at("ld.so.conf.d/mine.conf")}}; !slices.Equal(own, want) {
+		t.Errorf("own = %v, want %v", own, want)
+	}
+	if want := []string{"elsewhere", "fstab", "pki/other", "pki2", "rancher", "ssh/ssh_host_rsa_key", "ssl/private"}; !slices.Equal(leftOut, want) {
+		t.Errorf("leftOut = %v, want %v", leftOut, want)
+	}
+}
+
+// BenchmarkEtcShown: what finding the host's /etc's shown entries, and
+// walking them, costs a launch.
+func BenchmarkEtcShown(b *testing.B) {
+	for b.Loop() {
+		etcShown("/etc")
+	}
+}
+
+// BenchmarkUsersOwnEtc: what the walk of the host's whole /etc cost a
+// launch before only EtcShown was shown, for comparison.
 func BenchmarkUsersOwnEtc(b *testing.B) {
 	for b.Loop() {
 		usersOwn("/etc")

@@ -56,7 +56,7 @@ func TestRenderToolsAndAgent(t *testing.T) {
 	for _, line := range []string{
 		"- The toolchains on PATH, read-only (their programs run; install or update them on the host): /home/alice/.nvm/versions/node/v20/bin (/home/alice/.nvm/versions/node/v20).",
 		"- PATH entry /home/alice/.ssh/bin does not work here: it lies in /home/alice/.ssh, which the sandbox hides.",
-		"- Read-only: /usr, /etc, /home/alice/.gitconfig, /home/alice/.ssh/known_hosts.",
+		"- Read-only: /usr, /etc (only what the tools read: users, name resolution, certificates, time zone, shells; the rest of the host's is not here), /home/alice/.gitconfig, /home/alice/.ssh/known_hosts.",
 		"- Hidden inside the read-only paths above (secrets): /home/alice/.config/git/credentials.",
 		"- SSH: the user's SSH agent is at $SSH_AUTH_SOCK, for listing its keys and signing with them (git push over SSH works to the servers allowed on their SSH port, github.com:22 by default, whose host key the user's known_hosts holds; adding, removing or locking keys is refused); the keys themselves are not readable (~/.ssh/config and the public keys are, read-only, where they exist).",
 	} {

@@ -194,7 +194,7 @@ func caches(w *page, p mount.Plan) {
 // beside says that the project's folder is read-only, and where a
 // worktree or a clone goes instead.
 func beside(w *page, p mount.Plan) {
-	ro := dests(p, func(m mount.Mount) bool { return m.Kind == mount.RemountRO })
+	ro := dests(p, func(m mount.Mount) bool { return m.Kind == mount.RemountRO && m.Dest != mount.Etc })
 	if len(ro) > 0 {
 		w.line("- %s, the folder holding the project, is read-only and empty but for the mounts in it: git worktree add or git clone beside the project fails. Make them inside the project (git worktree add .worktrees/NAME), where they persist; for a task on a branch of its own, suggest the user start `claudebox -w BRANCH` on the host, which makes its worktree beside the project.", ro[0])
 	}
@@ -213,7 +213,13 @@ func privateTmpfs(w *page, p mount.Plan) {
 // toolchains and the user's binds have lines of their own), and the
 // secrets hidden inside them.
 func readOnly(w *page, p mount.Plan) {
-	ro := dests(p, func(m mount.Mount) bool { return m.Role == mount.HostFiles && m.Kind == mount.RoBind })
+	// Of /etc, its entries one by one would fill the page.
+	ro := dests(p, func(m mount.Mount) bool {
+		return m.Role == mount.HostFiles && m.Kind == mount.RoBind && !paths.Within(m.Dest, mount.Etc) || m.Kind == mount.Tmpfs && m.Dest == mount.Etc
+	})
+	if i := slices.Index(ro, mount.Etc); i >= 0 {
+		ro[i] = mount.Etc + " (only what the tools read: users, name resolution, certificates, time zone, shells; the rest of the host's is not here)"
+	}
 	w.line("- Read-only: %s.", strings.Join(ro, ", "))
 	var ownHidden []string
 	for _, h := range p.Hidden {

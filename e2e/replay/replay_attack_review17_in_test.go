@@ -21,14 +21,14 @@ import (
 func TestReplayReview17EtcReadableByUserOnly(t *testing.T) {
 	h := harness.NewHost(t)
 	if h.UID < 0 {
-		t.Skip("a mount over /etc/opt needs root")
+		t.Skip("a mount over " + etcStage + " needs root")
 	}
 	if fi, err := os.Stat(etcStage); err != nil || !fi.IsDir() {
 		t.Skipf("no %s to mount the group's files over", etcStage)
 	}
 	const secret = "REVIEW17-ETC-GROUP-SECRET"
-	// The group's files are made outside /etc and mounted over /etc/opt
-	// in a mount namespace of the test's own: sessions of other tests
+	// The group's files are made outside /etc and mounted over one of its
+	// directories the sandbox is shown, in a mount namespace of the test's own: sessions of other tests
 	// running meanwhile walk the host's /etc, which must not change under
 	// them.
 	src := filepath.Join(h.Base, "etc-opt")
@@ -78,9 +78,10 @@ func TestReplayReview17EtcReadableByUserOnly(t *testing.T) {
 	}
 }
 
-// etcStage is the directory of /etc (Debian's, empty) over which
-// TestReplayReview17EtcReadableByUserOnly mounts its files.
-const etcStage = "/etc/opt"
+// etcStage is the directory of /etc the sandbox is shown (Debian's holds
+// a README) over which TestReplayReview17EtcReadableByUserOnly mounts its
+// files.
+const etcStage = "/etc/terminfo"
 
 // TestReplayReview17ClaudeSkillCredentialFiles: ~/.claude's skills,
 // agents and commands were shown whole but their git directories: a

@@ -1,0 +1,45 @@
+package mount
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/instance"
+)
+
+// TestEtcShownOnly: the sandbox's /etc is empty but for the entries the
+// probe found of EtcShown (a link made again as it is), read-only once
+// every mount in it is made (the tools' copies among them); --dry-run
+// names the rest.
+func TestEtcShownOnly(t *testing.T) {
+	p := Build(Inputs{
+		Home: "/h", StateDir: "/h/.claudebox", Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p",
+		Host: Host{
+			System:     []HostPath{{Path: "/usr"}, {Path: Etc}},
+			Etc:        []HostPath{{Path: "/etc/passwd"}, {Path: "/etc/localtime", Link: "/usr/share/zoneinfo/UTC"}},
+			EtcLeftOut: []string{"fstab", "rancher"},
+			Own:        []Mount{{Kind: RoBindData, Dest: "/etc/npmrc", Content: "x", Role: Tools}},
+		},
+		Command: []string{"sh"},
+	})
+	var etc []string
+	for _, m := range p.Mounts {
+		if m.Dest == Etc || strings.HasPrefix(m.Dest, Etc+"/") {
+			etc = append(etc, string(m.Kind)+" "+m.Src+" "+m.Dest)
+		}
+	}
+	want := []string{
+		"--tmpfs  /etc",
+		"--ro-bind /etc/passwd /etc/passwd",
+		"--symlink /usr/share/zoneinfo/UTC /etc/localtime",
+		"--ro-bind-data  /etc/npmrc",
+		"--remount-ro  /etc",
+	}
+	if !slices.Equal(etc, want) {
+		t.Errorf("/etc's mounts = %q, want %q", etc, want)
+	}
+	if s := p.Script("bwrap"); !strings.Contains(s, "# not shown, of /etc (not known harmless, nor read by the tools inside): fstab rancher\n") {
+		t.Errorf("--dry-run does not name what of /etc is not shown:\n%s", s)
+	}
+}
