@@ -17,6 +17,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -102,7 +103,7 @@ const maxDepth = 256
 const MaxPathLen = 1024
 
 // mode is how a directory's entries are judged.
-type mode int
+type mode uint8
 
 const (
 	plainDir   mode = iota // by name
@@ -124,13 +125,11 @@ const (
 
 // Snapshot is what the host obeys in the project at a session's start.
 type Snapshot struct {
-	// Inodes maps the directories and host-run files that were provably in
-	// place at the start (relative paths) to their inodes.
-	Inodes map[string]uint64
-	// Listings holds, for each directory provably in place whose entries
-	// did not change from the start until the snapshot read them, what the
-	// walk judged or went into there.
-	Listings map[string]Listing
+	// files are the directories and host-run files that were provably in
+	// place at the start, with their inodes, and for each directory
+	// provably in place whose entries did not change from the start until
+	// the snapshot read them, what the walk judged or went into there.
+	files files
 	// Index maps each git directory whose index was provably in place at
 	// the start to that index's hidden entries and gitlinks.
 	Index map[string]map[string]uint8
@@ -151,16 +150,6 @@ type Snapshot struct {
 	Rules [sha256.Size]byte
 }
 
-// Listing is what the walk judged or went into in a directory of inode
-// Ino, walked in mode Mode, read while its status change was Ctime
-// (nanoseconds): it is what the directory holds for as long as that stays.
-type Listing struct {
-	Ino     uint64
-	Mode    mode
-	Ctime   int64
-	Entries []Entry
-}
-
 // IndexFile is an index file as read: its inode, size and status change
 // (nanoseconds), which any write to it moves on.
 type IndexFile struct {
@@ -169,23 +158,34 @@ type IndexFile struct {
 	Ctime int64
 }
 
-// Entry is a directory entry: its name, and os.ModeDir for a directory.
-type Entry struct {
-	Name string
-	Type os.FileMode
-}
+// recordMagic begins what Encode writes.
+const recordMagic = "claudebox record 2\n"
 
-// Encode is s as bytes, for Decode.
+// Encode is s as bytes, for Decode: the magic, the length of the rest but
+// its files, that rest, the files.
 func (s *Snapshot) Encode() []byte {
-	var b bytes.Buffer
-	gob.NewEncoder(&b).Encode(s)
-	return b.Bytes()
+	var rest bytes.Buffer
+	gob.NewEncoder(&rest).Encode(s)
+	b := make([]byte, 0, len(recordMagic)+8+rest.Len()+16+len(s.files.names)+fileSize*len(s.files.items))
+	b = append(b, recordMagic...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(rest.Len()))
+	b = append(b, rest.Bytes()...)
+	return s.files.appendTo(b)
 }
 
 // Decode reads a snapshot Encode wrote.
 func Decode(b []byte) (*Snapshot, error) {
+	b, ok := bytes.CutPrefix(b, []byte(recordMagic))
+	if !ok || len(b) < 8 || binary.LittleEndian.Uint64(b) > uint64(len(b)-8) {
+		return nil, errBadRecord
+	}
+	n := binary.LittleEndian.Uint64(b)
 	var s Snapshot
-	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&s); err != nil {
+	if err := gob.NewDecoder(bytes.NewReader(b[8 : 8+n])).Decode(&s); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.files, err = decodeFiles(b[8+n:]); err != nil {
 		return nil, err
 	}
 	return &s, nil
@@ -202,11 +202,12 @@ func Decode(b []byte) (*Snapshot, error) {
 func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapshot {
 	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: newRecord(root, obeyed), entries: new(atomic.Int64), names: new(atomic.Int64)}
 	w.walk()
+	w.take.files.seal()
 	return w.take
 }
 
 func newRecord(root string, obeyed []string) *Snapshot {
-	return &Snapshot{Inodes: map[string]uint64{}, Listings: map[string]Listing{}, Index: map[string]map[string]uint8{}, IndexFiles: map[string]IndexFile{}, Packs: map[string]PackFile{}, Obeyed: obeyed, Root: root, Rules: rules()}
+	return &Snapshot{Index: map[string]map[string]uint8{}, IndexFiles: map[string]IndexFile{}, Packs: map[string]PackFile{}, Obeyed: obeyed, Root: root, Rules: rules()}
 }
 
 // Hidden is an index entry the session hid from the host's git status:
@@ -341,7 +342,8 @@ func (w *walker) fork() *walker {
 	return f
 }
 
-// merge adds what f found and recorded to w's.
+// merge adds what f found, and what it recorded but its files (absorbed
+// at once, in walk), to w's.
 func (w *walker) merge(f *walker) {
 	for _, p := range f.report.Found {
 		if !w.seen[p] {
@@ -358,8 +360,6 @@ func (w *walker) merge(f *walker) {
 	w.links = append(w.links, f.links...)
 	w.ignores = append(w.ignores, f.ignores...)
 	if w.take != nil {
-		maps.Copy(w.take.Inodes, f.take.Inodes)
-		maps.Copy(w.take.Listings, f.take.Listings)
 		maps.Copy(w.take.Index, f.take.Index)
 		maps.Copy(w.take.IndexFiles, f.take.IndexFiles)
 		maps.Copy(w.take.Packs, f.take.Packs)
@@ -377,6 +377,8 @@ type node struct {
 	// (its ctime is from before).
 	ino       uint64
 	unchanged bool
+	// record: the record holds its inode (it is in place, below the top).
+	record bool
 	// ctime is the directory's status change.
 	ctime time.Time
 	// fold: the directory's names fold case (projectfiles.FoldsCase), so
@@ -426,6 +428,15 @@ func (w *walker) walk() {
 		subs[i].w.dir(subs[i].n, 1)
 		unix.Close(subs[i].n.fd)
 	})
+	if w.take != nil {
+		// What each walker took, at once: adding one after another would
+		// grow the record's buffers as often.
+		took := make([]*files, len(subs))
+		for i, sw := range subs {
+			took[i] = &sw.w.take.files
+		}
+		w.take.files.absorb(took)
+	}
 	for _, sw := range subs {
 		w.merge(sw.w)
 	}
@@ -435,51 +446,72 @@ func (w *walker) walk() {
 	}
 }
 
-// dir judges the entries of n, read a batch at a time.
+// dir judges the entries of n, read a batch at a time, and records n.
 func (w *walker) dir(n node, depth int) {
+	listed, whole := w.list(n, depth)
+	if w.take == nil {
+		return
+	}
+	f := file{ino: n.ino}
+	if n.record {
+		f.has = hasInode
+	}
+	if whole && n.inPlace && n.unchanged && n.mode < objectsDir {
+		f.has |= hasListing
+		f.mode, f.ctime = n.mode, n.ctime.UnixNano()
+	} else {
+		listed = nil
+	}
+	if f.has != 0 {
+		w.take.files.add(f, n.rel, listed)
+	}
+}
+
+// list judges the entries of n, and is (for the record) those it had to,
+// and whether it judged every one.
+func (w *walker) list(n node, depth int) ([]byte, bool) {
+	var listed []byte
 	if l, ok := w.known(n.rel, n.ino, n.mode, n.ctime); ok {
-		var listed []Entry
-		for _, e := range l.Entries {
-			if w.entry(n, e.Name, e.Type, depth) {
-				listed = append(listed, e)
+		// What an earlier record holds counts towards the bound as what
+		// is read does: a record built on one is no larger.
+		if w.take != nil {
+			w.entries.Add(int64(strings.Count(l.entries, "\x00")))
+			w.names.Add(int64(len(l.entries)))
+		}
+		for name, typ := range l.each() {
+			if w.entry(n, name, typ, depth) && w.take != nil {
+				listed = appendEntry(listed, name, typ)
 			}
 		}
-		if w.take != nil && n.inPlace && n.unchanged && n.mode < objectsDir {
-			w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Ctime: n.ctime.UnixNano(), Entries: listed}
-		}
-		return
+		return listed, true
 	}
 	// Read through a descriptor of its own, which the os.File closes.
 	dup, err := unix.FcntlInt(uintptr(n.fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		w.notExamined(w.abs(n.rel), err.Error())
-		return
+		return nil, false
 	}
 	f := os.NewFile(uintptr(dup), n.rel)
 	defer f.Close()
-	var listed []Entry
 	for {
 		if w.take != nil && (w.entries.Load() > maxEntries || w.names.Load() > maxNames) {
 			w.notExamined(w.abs(n.rel), "the record stopped after 2,000,000 entries or 256 MiB of their paths")
-			return
+			return nil, false
 		}
 		batch, err := f.ReadDir(512)
 		w.entries.Add(int64(len(batch)))
 		for _, e := range batch {
 			w.names.Add(int64(len(n.rel) + 1 + len(e.Name())))
 			if w.entry(n, e.Name(), e.Type(), depth) && w.take != nil {
-				listed = append(listed, Entry{e.Name(), e.Type() & os.ModeDir})
+				listed = appendEntry(listed, e.Name(), e.Type())
 			}
 		}
 		if err == io.EOF || len(batch) == 0 {
-			if w.take != nil && n.inPlace && n.unchanged && n.mode < objectsDir {
-				w.take.Listings[n.rel] = Listing{Ino: n.ino, Mode: n.mode, Ctime: n.ctime.UnixNano(), Entries: listed}
-			}
-			return
+			return listed, true
 		}
 		if err != nil {
 			w.notExamined(w.abs(n.rel), err.Error())
-			return
+			return nil, false
 		}
 	}
 }
@@ -492,18 +524,31 @@ func (w *walker) dir(n node, depth int) {
 // a directory's entries changes its status). Not "older than that record":
 // between sessions the clock may have stepped back (NTP setting right a
 // clock that ran ahead), and what the host changed then is older.
-func (w *walker) known(rel string, ino uint64, m mode, ctime time.Time) (Listing, bool) {
+func (w *walker) known(rel string, ino uint64, m mode, ctime time.Time) (listing, bool) {
 	if w.start != nil && slices.Equal(w.start.Obeyed, w.obeyed) {
-		if l, ok := w.start.Listings[rel]; ok && l.Ino == ino && l.Mode == m && ctime.Before(w.since) {
+		if l, ok := w.start.files.listing(rel); ok && l.ino == ino && l.mode == m && ctime.Before(w.since) {
 			return l, true
 		}
 	}
 	if w.base != nil && slices.Equal(w.base.Obeyed, w.obeyed) {
-		if l, ok := w.base.Listings[rel]; ok && l.Ino == ino && l.Mode == m && l.Ctime == ctime.UnixNano() {
+		if l, ok := w.base.files.listing(rel); ok && l.ino == ino && l.mode == m && l.ctime == ctime.UnixNano() {
 			return l, true
 		}
 	}
-	return Listing{}, false
+	return listing{}, false
+}
+
+// listedEmpty says whether the start's record or the base holds an
+// empty listing of the directory rel, which known may then give.
+func (w *walker) listedEmpty(rel string) bool {
+	for _, r := range []*Snapshot{w.start, w.base} {
+		if r != nil {
+			if l, ok := r.files.listing(rel); ok && l.entries == "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // entry judges the entry name of n, of type typ (from the directory
@@ -596,15 +641,17 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		return true
 	}
 	// A directory known to hold nothing to judge is not opened: in a
-	// large tree, most are.
+	// large tree, most are. (Its status is read first only where a record
+	// holds such a listing of it.)
 	var st unix.Stat_t
-	if depth < maxDepth && unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		if l, ok := w.known(rel, st.Ino, sub, time.Unix(st.Ctim.Unix())); ok && len(l.Entries) == 0 && sub != gitDir {
+	if depth < maxDepth && sub != gitDir && w.listedEmpty(rel) && unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if l, ok := w.known(rel, st.Ino, sub, time.Unix(st.Ctim.Unix())); ok && l.entries == "" && sub != gitDir {
 			if w.inPlace(n, rel, &st) && w.take != nil {
-				w.take.Inodes[rel] = st.Ino
+				f := file{has: hasInode, ino: st.Ino}
 				if !w.new(&st) {
-					w.take.Listings[rel] = l
+					f.has, f.mode, f.ctime = hasInode|hasListing, l.mode, l.ctime
 				}
+				w.take.files.add(f, rel, nil)
 			}
 			return true
 		}
@@ -635,10 +682,12 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		}
 		return true
 	}
-	if w.take != nil && inPlace {
-		w.take.Inodes[rel] = st.Ino
-	}
+	// The record holds its inode, with its listing where dir takes one.
+	record := w.take != nil && inPlace
 	if depth+1 > maxDepth || len(rel) > MaxPathLen {
+		if record {
+			w.take.files.add(file{has: hasInode, ino: st.Ino}, rel, nil)
+		}
 		if inPlace || w.take != nil {
 			w.notExamined(w.abs(rel), fmt.Sprintf("deeper than %d directories or %d bytes", maxDepth, MaxPathLen))
 		} else {
@@ -651,7 +700,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	}
 	// A directory made with the casefold attribute passes it on to those
 	// made in it; one without may still hold one that has it.
-	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd), objectFormat: n.objectFormat}
+	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), record: record, ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd), objectFormat: n.objectFormat}
 	if sub == objectsDir {
 		child.objectFormat = objectFormat(n.fd)
 	}
@@ -690,7 +739,7 @@ func (w *walker) leaf(n node, name, rel string) {
 	}
 	if w.take != nil {
 		if inPlace {
-			w.take.Inodes[rel] = st.Ino
+			w.take.files.add(file{has: hasInode, ino: st.Ino}, rel, nil)
 		}
 		if n.mode == packDir {
 			w.takePack(n, name, rel, &st)
@@ -731,7 +780,7 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	if n.mode == plainDir && TaskFile(name) {
-		if _, existed := w.start.Inodes[rel]; (existed || w.start.Inodes == nil) && !w.tracked(rel) {
+		if _, existed := w.start.files.inode(rel); (existed || w.start.Root == "") && !w.tracked(rel) {
 			w.found(rel)
 		}
 		return
@@ -825,7 +874,7 @@ func (w *walker) read(rel string) ([]byte, error) {
 // since.
 func (w *walker) inPlace(n node, rel string, st *unix.Stat_t) bool {
 	if w.start != nil {
-		if ino, ok := w.start.Inodes[rel]; ok && ino == st.Ino {
+		if ino, ok := w.start.files.inode(rel); ok && ino == st.Ino {
 			return true
 		}
 	}

@@ -178,7 +178,7 @@ func (w *walker) ignoredBelow(base, sub string, rules []ignoreRule, hidden bool,
 		}
 		changed := w.new(&st)
 		if isDir {
-			if _, old := w.start.Inodes[rel]; match && changed && !old {
+			if _, old := w.start.files.inode(rel); match && changed && !old {
 				w.found(rel)
 				continue
 			}
