@@ -763,12 +763,18 @@ func (t tree) hostRun(checkout, path string) bool {
 }
 
 // codeExts are the extensions of the files an interpreter runs, or a
-// linker or a loader takes in, by their name alone: the host runs an
-// ignored scripts/dev.sh as sh scripts/dev.sh and a build's
+// compiler, a linker or a loader takes in, by their name alone: the host
+// runs an ignored scripts/dev.sh as sh scripts/dev.sh and a build's
 // dist/index.js as node dist/index.js, which need neither a #! line nor
-// +x, and make links the object files it takes for up to date. What it
-// is at the end does not say what the host runs: the session chose it.
+// +x, make links the object files it takes for up to date, and go build
+// compiles an ignored vendor/ (generated sources, a header, likewise).
+// What it is at the end does not say what the host runs: the session
+// chose it.
 var codeExts = map[string]bool{
+	".go": true, ".c": true, ".h": true, ".cc": true, ".cpp": true, ".cxx": true, ".hh": true, ".hpp": true,
+	".rs": true, ".java": true, ".kt": true, ".scala": true, ".swift": true, ".m": true, ".cs": true,
+	".ex": true, ".exs": true, ".erl": true, ".hs": true, ".ml": true, ".zig": true, ".dart": true,
+	".vue": true, ".svelte": true,
 	".sh": true, ".bash": true, ".zsh": true, ".fish": true, ".ksh": true,
 	".py": true, ".pyw": true, ".js": true, ".cjs": true, ".mjs": true, ".jsx": true,
 	".ts": true, ".cts": true, ".mts": true, ".tsx": true, ".rb": true, ".pl": true, ".pm": true,

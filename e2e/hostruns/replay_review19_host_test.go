@@ -258,3 +258,39 @@ func TestReplayReview19InterpretedScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview19IgnoredSources: a build compiles the sources it finds
+// where it looks, ignored or not: go build takes a module's packages from
+// vendor/ when vendor/modules.txt is there, and a project that keeps its
+// vendor/ out of git (or its generated sources: protobuf's, a header)
+// has git show nothing of a change there. The exit audit judged scripts
+// by their extension, not sources: the session rewrites the vendored
+// dependency. Host-side proof: after the session, the host's go run .
+// runs nothing the session wrote.
+func TestReplayReview19IgnoredSources(t *testing.T) {
+	goTool := harness.RequireTool(t, "go", "https://go.dev/dl")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/vendor/\n")
+	h.Write(filepath.Join(proj, "go.mod"), "module example.com/app\n\ngo 1.21\n\nrequire example.com/dep v0.0.0\n\nreplace example.com/dep => ./dep\n")
+	h.Write(filepath.Join(proj, "main.go"), "package main\n\nimport _ \"example.com/dep\"\n\nfunc main() { println(\"ok\") }\n")
+	h.Write(filepath.Join(proj, "dep", "go.mod"), "module example.com/dep\n\ngo 1.21\n")
+	h.Write(filepath.Join(proj, "dep", "dep.go"), "package dep\n")
+	h.Run(proj, nil, "git", "add", ".")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "go")
+	env := []string{"GOTOOLCHAIN=local", "GOPROXY=off"}
+	h.Run(proj, env, goTool, "mod", "vendor")
+	h.Run(proj, env, goTool, "run", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `set -e
+		printf 'package dep\n\nimport "os"\n\nfunc init() { os.WriteFile("`+marker+`", nil, 0o644) }\n' > vendor/example.com/dep/dep.go
+		test -z "$(git status --porcelain)" && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the vendored source could not be planted here:\n%s", out)
+	}
+	ran, _ := h.Command(proj, env, goTool, "run", ".").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's go run . built the vendored source the session wrote:\n%s\n%s", out, ran)
+	}
+}
