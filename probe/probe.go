@@ -269,7 +269,9 @@ func sshConfigView(b []byte) (kept []byte, dropped []string) {
 		if strings.HasPrefix(trimmed, "#") {
 			continue
 		}
-		words := strings.FieldsFunc(trimmed, func(r rune) bool { return r == ' ' || r == '\t' || r == '=' })
+		// ssh reads a quoted word without its quotes: `Match "exec" …` is
+		// a Match exec, `"Host" x` a block's header.
+		words := strings.FieldsFunc(sshUnquote.Replace(trimmed), func(r rune) bool { return r == ' ' || r == '\t' || r == '=' })
 		keyword := ""
 		if len(words) > 0 {
 			keyword = strings.ToLower(words[0])
@@ -298,6 +300,10 @@ func sshConfigView(b []byte) (kept []byte, dropped []string) {
 	}
 	return out.Bytes(), dropped
 }
+
+// sshUnquote takes out the quotes ssh takes out of a configuration's
+// words.
+var sshUnquote = strings.NewReplacer(`"`, "", "'", "")
 
 // publicKey reports whether b is an OpenSSH public key: one line, of a
 // key type and base64.

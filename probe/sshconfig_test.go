@@ -27,3 +27,16 @@ func TestSSHConfigView(t *testing.T) {
 		t.Errorf("dropped %q, want %q", dropped, wantDropped)
 	}
 }
+
+// A quoted word is the word ssh reads: a quoted exec is a Match exec, a
+// quoted Host a block's header, a quoted SetEnv a SetEnv.
+func TestSSHConfigViewQuoted(t *testing.T) {
+	config := "Match \"exec\" \"check s3cr3t\"\n  User a\nMatch !\"exec\" \"x\"\n  User b\n\"Host\" gh\n  HostName github.com\n  \"SetEnv\" K=s3cr3t\n"
+	kept, dropped := sshConfigView([]byte(config))
+	if want := "\"Host\" gh\n  HostName github.com\n"; string(kept) != want {
+		t.Errorf("kept\n%s\nwant\n%s", kept, want)
+	}
+	if want := []string{"Match exec (line 1) and its block", "Match exec (line 3) and its block", "SetEnv (line 7)"}; !reflect.DeepEqual(dropped, want) {
+		t.Errorf("dropped %q, want %q", dropped, want)
+	}
+}

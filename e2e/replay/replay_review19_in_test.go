@@ -241,3 +241,28 @@ func TestReplayReview19SettingsCommandKeys(t *testing.T) {
 		t.Errorf("inside, want the settings without a credential")
 	}
 }
+
+// TestReplayReview19SSHMatchExecQuoted: the copy of ~/.ssh/config left
+// out a Match exec line and its block, but read the line's words as
+// written: ssh reads a quoted word without its quotes, so `Match "exec"
+// "…"` is a Match exec to ssh (OpenSSH 9.2 runs it) and was kept, its
+// command with it, and a quoted keyword ("SetEnv") was dropped while its
+// block's header ("Host") was not seen as one. The attack, from inside:
+// read the copy. Proof: the command is not there; the host aliases are.
+func TestReplayReview19SSHMatchExecQuoted(t *testing.T) {
+	h := harness.NewHost(t)
+	env := harness.StartSSHAgent(t, h)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".ssh", "config"), "Match \"exec\" \"vault-check --code REVIEW19quotedExec\"\n  User vault\n"+
+		"Match !\"exec\" \"probe REVIEW19negatedExec\"\n  User other\n"+
+		"\"Host\" gh\n  HostName github.com\n  IdentitiesOnly yes\n")
+	out := h.Run(proj, env, "claudebox", "--with-ssh", "--shell", "-c", `cat ~/.ssh/config; ssh -F ~/.ssh/config -G gh | grep '^hostname'`)
+	t.Log(out)
+	if strings.Contains(out, "REVIEW19") {
+		t.Errorf("a Match exec's command is readable inside, its exec quoted")
+	}
+	if !strings.Contains(out, "hostname github.com") {
+		t.Errorf("inside, want ssh to read the host aliases")
+	}
+}
