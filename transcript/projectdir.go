@@ -6,8 +6,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-
-	"github.com/claudebox/claudebox/untrusted"
 )
 
 // What --list and --move read of an instance's transcripts: their number
@@ -18,51 +16,46 @@ import (
 // through for the working directory.
 const cwdRecords = 50
 
+// maxCwdLooks bounds the transcripts of a project directory read for
+// the working directory they record: the sandbox can leave 200,000 that
+// record none (--move read every one, 95 s).
+const maxCwdLooks = 16
+
 // Count is how many transcripts the instance dir holds: every regular
-// <path-named dir>/<name>.jsonl, reached through no symlink.
+// <path-named dir>/<name>.jsonl, reached through no symlink. The names
+// are read a part at a time and not kept.
 func Count(dir string) int {
-	tops, err := untrusted.ReadDir(dir, ".")
-	if err != nil {
-		return 0
-	}
 	n := 0
-	for _, top := range tops {
+	eachEntry(dir, ".", func(top fs.DirEntry) {
 		if top.IsDir() {
-			n += len(transcriptsIn(dir, top.Name()))
+			eachTranscriptIn(dir, top.Name(), func(string) { n++ })
 		}
-	}
+	})
 	return n
 }
 
 // ProjectDir reads one of Claude Code's project directories, name in the
 // instance dir: how many transcripts it holds, and the working directory
 // they record ("cwd" in one of a transcript's first records), "" where
-// none does. Each is read as the hostile file it is (openTranscript), its
-// records bounded as the export's are.
+// none of the first maxCwdLooks does. Each is read as the hostile file it
+// is (openTranscript), its records bounded as the export's are.
 func ProjectDir(dir, name string) (count int, cwd string) {
-	files := transcriptsIn(dir, name)
-	for _, e := range files {
-		if cwd = recordedCwd(dir, filepath.Join(name, e.Name())); cwd != "" {
-			break
+	eachTranscriptIn(dir, name, func(file string) {
+		if count++; cwd == "" && count <= maxCwdLooks {
+			cwd = recordedCwd(dir, filepath.Join(name, file))
 		}
-	}
-	return len(files), cwd
+	})
+	return count, cwd
 }
 
-// transcriptsIn lists the regular <name>.jsonl files of the directory
-// name in dir.
-func transcriptsIn(dir, name string) []fs.DirEntry {
-	entries, err := untrusted.ReadDir(dir, name)
-	if err != nil {
-		return nil
-	}
-	var out []fs.DirEntry
-	for _, e := range entries {
+// eachTranscriptIn calls fn with each regular <name>.jsonl file of the
+// directory name in dir.
+func eachTranscriptIn(dir, name string, fn func(file string)) {
+	eachEntry(dir, name, func(e fs.DirEntry) {
 		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
-			out = append(out, e)
+			fn(e.Name())
 		}
-	}
-	return out
+	})
 }
 
 // recordedCwd is the working directory the transcript name in dir records

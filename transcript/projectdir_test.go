@@ -66,3 +66,40 @@ func TestProjectDirHostile(t *testing.T) {
 		t.Errorf("cwd %q, want /p/sub", cwd)
 	}
 }
+
+// TestProjectDirLooksAtFew: --move read every transcript of a project
+// directory until one recorded a working directory; the sandbox can leave
+// 200,000 that record none, which held --move 95 s. Only the first
+// maxCwdLooks, in the directory's order, are read: the cwd of the last
+// is not found.
+func TestProjectDirLooksAtFew(t *testing.T) {
+	dir := t.TempDir()
+	project := filepath.Join(dir, "-p")
+	if err := os.Mkdir(project, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 * maxCwdLooks {
+		if err := os.WriteFile(filepath.Join(project, strings.Repeat("a", i+1)+".jsonl"), []byte("{}\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := os.Open(project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	order, err := d.Readdirnames(-1)
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, order[len(order)-1]), []byte(`{"cwd":"/p"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	count, cwd := ProjectDir(dir, "-p")
+	if count != 4*maxCwdLooks {
+		t.Errorf("counted %d, want %d", count, 4*maxCwdLooks)
+	}
+	if cwd != "" {
+		t.Errorf("cwd %q: read the transcript listed last, past the first %d", cwd, maxCwdLooks)
+	}
+}
