@@ -127,8 +127,11 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			root = real
 		}
 		t := mount.Toolchain{Entry: entry, Roots: []mount.Root{{Path: root, Why: "on your PATH, read-only"}}}
+		// The roots a bin/ widened to, shown by their layout only.
+		widened := map[string]bool{}
 		if root != real {
 			t.Roots[0].Why = "the toolchain of " + entry + ", on your PATH, read-only"
+			widened[root] = filepath.Base(real) == "bin"
 		}
 		rel, _ := filepath.Rel(home, real)
 		for _, p := range toolLayouts[rel] {
@@ -146,7 +149,9 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			if !paths.Within(target, home) || paths.Within(target, real) {
 				continue
 			}
-			t.Roots = append(t.Roots, mount.Root{Path: toolRoot(home, target), Why: "what " + entry + "'s programs lead to, read-only"})
+			r := toolRoot(home, target)
+			widened[r] = widened[r] || filepath.Base(filepath.Dir(target)) == "bin" && r == filepath.Dir(filepath.Dir(target))
+			t.Roots = append(t.Roots, mount.Root{Path: r, Why: "what " + entry + "'s programs lead to, read-only"})
 		}
 		t.Roots = slices.DeleteFunc(outermost(t.Roots), func(r mount.Root) bool {
 			reason := refusal(r.Path)
@@ -159,6 +164,9 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			hidden = append(hidden, notRun(r.Path)...)
 			if r.Path == real {
 				hidden = append(hidden, notPrograms(real)...)
+			}
+			if widened[r.Path] && !isPrefix(r.Path) {
+				hidden = append(hidden, notLayout(r.Path)...)
 			}
 		}
 		ts = append(ts, t)
@@ -191,6 +199,48 @@ func notPrograms(dir string) []string {
 		}
 	}
 	return out
+}
+
+// notLayout are the entries of a toolchain's root that a bin/ on PATH
+// widened to, when it is no node or python prefix (~/work/devtools above
+// ~/work/devtools/bin, an SDK's directory), that the sandbox is not
+// shown: what is not its layout. Its directories are (bin, lib, share, a
+// JDK's conf, Go's src), but one whose name begins with a dot (its git
+// directory notRun leaves out already); of its files, its programs (as
+// notPrograms judges them) and toolFiles. So a checkout of one's own
+// tools keeps its .env, its configuration and its notes outside.
+func notLayout(root string) []string {
+	des, _ := os.ReadDir(root)
+	var out []string
+	for _, de := range des {
+		name := de.Name()
+		switch {
+		case name == ".git", de.Type()&os.ModeSymlink != 0:
+		case strings.HasPrefix(name, "."):
+			out = append(out, filepath.Join(root, name))
+		case de.IsDir():
+		case de.Type().IsRegular():
+			fi, err := de.Info()
+			program := err == nil && fi.Mode()&0o111 != 0 && !scriptHoldsCredential(root, name)
+			if !program && !toolFile(name) {
+				out = append(out, filepath.Join(root, name))
+			}
+		default:
+			out = append(out, filepath.Join(root, name))
+		}
+	}
+	return out
+}
+
+// toolFile says a file of that name at a toolchain's root is part of its
+// layout: what its programs read (Go's VERSION and go.env, a JDK's
+// release) or its licence.
+func toolFile(name string) bool {
+	switch name {
+	case "VERSION", "go.env", "release":
+		return true
+	}
+	return strings.HasPrefix(name, "LICENSE") || strings.HasPrefix(name, "NOTICE") || strings.HasPrefix(name, "COPYING")
 }
 
 // scriptHoldsCredential says the file name in dir is a script (#!) with

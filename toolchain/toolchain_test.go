@@ -192,3 +192,28 @@ func TestShebangFIFO(t *testing.T) {
 		t.Fatal("shebang waited on a FIFO")
 	}
 }
+
+// TestNotLayout: of a root a bin/ on PATH widened to, its directories
+// (not a dot's), its programs and the files its programs read are its
+// layout; the rest (an .env, a configuration, notes, a script with a
+// token written in it) is not shown.
+func TestNotLayout(t *testing.T) {
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"bin/deploy": "#!/bin/sh\n", "lib/common.sh": "x\n", "conf/security/java.security": "x\n", "VERSION": "1\n", "go.env": "GOPROXY=x\n",
+		"LICENSE.txt": "MIT\n", "install.sh": "#!/bin/sh\n", "push.sh": "#!/bin/sh\nexport GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n",
+		".env": "TOKEN=x\n", ".config/app.json": "{}\n", "config.json": "{}\n", "NOTES.md": "x\n", ".git/config": "x\n",
+	} {
+		testfs.Write(t, filepath.Join(root, name), content)
+	}
+	os.Chmod(filepath.Join(root, "install.sh"), 0o755)
+	os.Chmod(filepath.Join(root, "push.sh"), 0o755)
+	os.Symlink("lib", filepath.Join(root, "lib64"))
+	var got []string
+	for _, p := range notLayout(root) {
+		got = append(got, filepath.Base(p))
+	}
+	if want := []string{".config", ".env", "NOTES.md", "config.json", "push.sh"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("notLayout = %q, want %q", got, want)
+	}
+}

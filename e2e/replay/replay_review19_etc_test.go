@@ -76,3 +76,41 @@ func TestReplayReview19EtcNotKnownHarmless(t *testing.T) {
 		t.Errorf("--dry-run does not name what of /etc it leaves out:\n%s", dry)
 	}
 }
+
+// TestReplayReview19WidenedToolchainRoot: a PATH entry's bin/ two levels
+// or more below the home is widened to the directory above it, which was
+// shown whole but its git directories when it is no node or python
+// prefix nor a known manager's: a checkout of one's own tools
+// (~/work/devtools/bin on PATH) shows its .env, its configuration and
+// its notes beside the programs. The attack, from inside: read them.
+// Proof: none is readable inside, and --dry-run names each; the program,
+// the library it sources and the toolchain's VERSION still are.
+func TestReplayReview19WidenedToolchainRoot(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW19-TOOLROOT-SECRET"
+	root := filepath.Join(h.Home, "work", "devtools")
+	h.Write(filepath.Join(root, "bin", "deploy"), "#!/bin/sh\n. \"$(dirname \"$0\")/../lib/common.sh\"\necho DEPLOY-RUNS \"$COMMON\"\n")
+	os.Chmod(filepath.Join(root, "bin", "deploy"), 0o755)
+	h.Write(filepath.Join(root, "lib", "common.sh"), "COMMON=LIB-SOURCED\n")
+	h.Write(filepath.Join(root, "VERSION"), "1.2.3\n")
+	h.Write(filepath.Join(root, ".env"), "DEPLOY_TOKEN="+secret+"-env\n")
+	h.Write(filepath.Join(root, "config.json"), `{"token":"`+secret+`-config"}`)
+	h.Write(filepath.Join(root, "NOTES.md"), "prod password: "+secret+"-notes\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	path := []string{"PATH=" + filepath.Join(root, "bin") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, path, "exec 2>&1; deploy; cat "+filepath.Join(root, "VERSION")+"; grep -r "+secret+" "+root+"; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a file beside a PATH toolchain's programs is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "DEPLOY-RUNS LIB-SOURCED") || !strings.Contains(out, "1.2.3") {
+		t.Errorf("inside, want the toolchain's program, its library and its VERSION:\n%s", out)
+	}
+	dry := h.Run(proj, path, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{".env", "config.json", "NOTES.md"} {
+		if !strings.Contains(dry, filepath.Join(root, f)) {
+			t.Errorf("--dry-run does not name %s as not shown:\n%s", f, dry)
+		}
+	}
+}
