@@ -633,13 +633,7 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 	moved, said, err := moveAside(root, dest, found)
 	s.phases.hold("moved aside")
 	if len(moved) > 0 {
-		printable.Say(w, "claudebox: moved aside what the session left that the host would run or obey:")
-		for _, m := range moved {
-			printable.Say(w, "  %s", mount.Quote(m.From))
-			s.sayWhy(w, m.From, m.To)
-			printable.Say(w, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
-		}
-		printable.Say(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
+		s.sayMoved(w, root, dest, moved)
 	}
 	said()
 	if err != nil {
@@ -647,6 +641,56 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 			printable.Say(w, "claudebox: left in place, could not move it aside: %s", line)
 		}
 	}
+}
+
+// listedPerDir is how many of what was moved aside from one directory of
+// the project's top (a build's dist/, a tool's cache) are named one by
+// one; past it, the directory is named with their count.
+const listedPerDir = 5
+
+// sayMoved names what was moved aside from root into dest, each with the
+// command that puts it back; past listedPerDir in one directory of the
+// project's top, that directory with their count, and a script beside
+// dest that puts every one back. What the host obeys by its name (a .env)
+// is always named.
+func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved) {
+	dirOf := func(m audit.Moved) string {
+		rel, err := filepath.Rel(dest, m.To)
+		dir, _, nested := strings.Cut(rel, "/")
+		if err != nil || !nested || audit.Obeys(s.plan.ObeyedNames, filepath.Base(m.From), false) {
+			return ""
+		}
+		return dir
+	}
+	inDir := map[string]int{}
+	for _, m := range moved {
+		inDir[dirOf(m)]++
+	}
+	printable.Say(w, "claudebox: moved aside what the session left that the host would run or obey:")
+	counted := map[string]bool{}
+	script := "#!/bin/sh\n# Puts back what claudebox moved aside from " + mount.Quote(root) + ".\n"
+	for _, m := range moved {
+		script += "mv -n " + mount.Quote(m.To) + " " + mount.Quote(m.From) + "\n"
+		if dir := dirOf(m); dir != "" && inDir[dir] > listedPerDir {
+			if !counted[dir] {
+				counted[dir] = true
+				printable.Say(w, "  %s/: %d files", mount.Quote(filepath.Join(root, dir)), inDir[dir])
+			}
+			continue
+		}
+		printable.Say(w, "  %s", mount.Quote(m.From))
+		s.sayWhy(w, m.From, m.To)
+		printable.Say(w, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
+	}
+	if len(counted) > 0 {
+		putBack := dest + ".put-back.sh"
+		if err := untrusted.WriteFile(filepath.Dir(putBack), filepath.Base(putBack), []byte(script), 0o600); err == nil {
+			printable.Say(w, "    to put every one back: sh %s", mount.Quote(putBack))
+		} else {
+			printable.Say(w, "    each is in %s, where it was in the project", mount.Quote(dest))
+		}
+	}
+	printable.Say(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
 }
 
 // sayWhy says why a finding named as in the plan's ObeyedNames, now at
