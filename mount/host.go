@@ -220,8 +220,11 @@ var EtcShown = []string{
 	// Runtimes whose own directories lead here (Debian's JDK conf).
 	"java-8-openjdk", "java-11-openjdk", "java-17-openjdk", "java-21-openjdk", "java-25-openjdk",
 	// NixOS: /etc's entries are links into it, itself a link into the
-	// store, which is shown whole.
-	"static",
+	// store, which is shown whole; and the users' profiles, links into the
+	// store too, where users.users.<name>.packages and home-manager's
+	// module put the user's programs (/etc/profiles/per-user/<name>/bin
+	// is on their PATH).
+	"static", "profiles",
 }
 
 // Guard is a path inside a writable mount that something on the host

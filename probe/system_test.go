@@ -76,6 +76,8 @@ func TestEtcShown(t *testing.T) {
 	os.MkdirAll(filepath.Join(etc, "elsewhere"), 0o755)
 	os.WriteFile(filepath.Join(etc, "elsewhere", "tls"), nil, 0o644)
 	os.Symlink("elsewhere", filepath.Join(etc, "pki2"))
+	os.MkdirAll(filepath.Join(etc, "profiles", "per-user"), 0o755)
+	os.Symlink("/nix/store/0000-user-environment", filepath.Join(etc, "profiles", "per-user", "alice"))
 	shown, own, leftOut := etcShown(etc)
 	at := func(rel string) string { return filepath.Join(etc, rel) }
 	wantShown := []mount.HostPath{
@@ -84,6 +86,7 @@ func TestEtcShown(t *testing.T) {
 		{Path: at("localtime"), Link: "/usr/share/zoneinfo/UTC"},
 		{Path: at("ssl/certs")},
 		{Path: at("ssh/ssh_config")},
+		{Path: at("profiles")},
 	}
 	if !slices.Equal(shown, wantShown) {
 		t.Errorf("shown = %v, want %v", shown, wantShown)
