@@ -2,9 +2,11 @@ package session
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -63,6 +65,48 @@ func TestSayMovedGroups(t *testing.T) {
 	for _, p := range found {
 		if b, err := os.ReadFile(p); err != nil || !strings.HasSuffix(p, string(b)) {
 			t.Errorf("%s not put back: %q %v", p, b, err)
+		}
+	}
+}
+
+// TestSayMovedScriptPOSIX: the put-back script, run with sh as it says
+// (dash has no $'...'), puts back a file whose name holds a newline or a
+// control character, and is written in time linear in what it names.
+func TestSayMovedScriptPOSIX(t *testing.T) {
+	root, state := t.TempDir(), t.TempDir()
+	var found []string
+	for i := range 800 {
+		name := fmt.Sprintf("dist/chunk%04d.js", i)
+		if i < 2 {
+			name = fmt.Sprintf("dist/odd\n%d\x01'.js", i)
+		}
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		found = append(found, p)
+	}
+	s := &Session{stateDir: state, plan: mount.Plan{ObeyedNames: probe.ObeyedAnywhere}}
+	dest := filepath.Join(state, "moved-aside", "p", "20261129T000000.000Z")
+	moved, forget, err := moveAside(root, dest, found)
+	forget()
+	if err != nil || len(moved) != len(found) {
+		t.Fatalf("moved %d of %d: %v", len(moved), len(found), err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s.sayMoved(io.Discard, root, dest, moved)
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
+		t.Errorf("naming %d moved files allocated %d MiB", len(moved), n>>20)
+	}
+	if b, err := exec.Command("sh", dest+".put-back.sh").CombinedOutput(); err != nil {
+		t.Fatalf("the script: %v\n%s", err, b)
+	}
+	for _, p := range found[:3] {
+		if b, err := os.ReadFile(p); err != nil || !strings.HasSuffix(p, string(b)) {
+			t.Errorf("%q not put back: %q %v", p, b, err)
 		}
 	}
 }

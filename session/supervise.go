@@ -668,9 +668,13 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved) 
 	}
 	printable.Say(w, "claudebox: moved aside what the session left that the host would run or obey:")
 	counted := map[string]bool{}
-	script := "#!/bin/sh\n# Puts back what claudebox moved aside from " + mount.Quote(root) + ".\n"
+	// The script is sh's, which has no $'...' (dash): a name is quoted
+	// whole, its newlines and control characters as they are.
+	shQuote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	var script strings.Builder
+	script.WriteString("#!/bin/sh\n# Puts back what claudebox moved aside from " + mount.Quote(root) + ".\n")
 	for _, m := range moved {
-		script += "mv -n " + mount.Quote(m.To) + " " + mount.Quote(m.From) + "\n"
+		script.WriteString("mv -n " + shQuote(m.To) + " " + shQuote(m.From) + "\n")
 		if dir := dirOf(m); dir != "" && inDir[dir] > listedPerDir {
 			if !counted[dir] {
 				counted[dir] = true
@@ -684,7 +688,7 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved) 
 	}
 	if len(counted) > 0 {
 		putBack := dest + ".put-back.sh"
-		if err := untrusted.WriteFile(filepath.Dir(putBack), filepath.Base(putBack), []byte(script), 0o600); err == nil {
+		if err := untrusted.WriteFile(filepath.Dir(putBack), filepath.Base(putBack), []byte(script.String()), 0o600); err == nil {
 			printable.Say(w, "    to put every one back: sh %s", mount.Quote(putBack))
 		} else {
 			printable.Say(w, "    each is in %s, where it was in the project", mount.Quote(dest))
