@@ -146,9 +146,13 @@ func usersOwn(path string) []mount.HostEntry {
 			}
 		}
 	}
-	fd, err := unix.Open(filepath.Dir(path), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	// Its directory is only looked up in, which its search permission
+	// allows (/etc/pki made 0711 lists nothing to the user, and hid
+	// nothing of what is shown of it).
+	fd, err := unix.Open(filepath.Dir(path), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil
+		fi, err := os.Lstat(path)
+		return []mount.HostEntry{{Path: path, Dir: err != nil || fi.IsDir()}}
 	}
 	defer unix.Close(fd)
 	entry(fd, path, 0)

@@ -1,9 +1,15 @@
 package probe
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/claudebox/claudebox/mount"
@@ -112,5 +118,56 @@ func BenchmarkEtcShown(b *testing.B) {
 func BenchmarkUsersOwnEtc(b *testing.B) {
 	for b.Loop() {
 		usersOwn("/etc")
+	}
+}
+
+// TestUsersOwnInUnlistable: what of a shown entry only the user's group
+// may read is listed though the directory holding the entry lists
+// nothing to the user (mode 0711): run as claudebox-e2e, root reads all.
+func TestUsersOwnInUnlistable(t *testing.T) {
+	if path := os.Getenv("CLAUDEBOX_TEST_USERSOWN"); path != "" {
+		for _, e := range usersOwn(path) {
+			fmt.Println(e.Path)
+		}
+		return
+	}
+	u, err := user.Lookup("claudebox-e2e")
+	if err != nil || os.Geteuid() != 0 {
+		t.Skip("needs root and the user claudebox-e2e")
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	dir, err := os.MkdirTemp("", "usersown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	conf := filepath.Join(dir, "pki", "tls")
+	os.MkdirAll(conf, 0o755)
+	os.Chmod(filepath.Dir(conf), 0o711)
+	key := filepath.Join(conf, "group.key")
+	if err := os.WriteFile(key, []byte("x"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	os.Chown(key, 0, gid)
+	// The test's binary, where the user may run it.
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "probe.test")
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestUsersOwnInUnlistable$")
+	cmd.Env = append(os.Environ(), "CLAUDEBOX_TEST_USERSOWN="+conf)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), key+"\n") && !strings.Contains(string(out), conf+"\n") {
+		t.Errorf("usersOwn(%s) as the user does not list %s:\n%s", conf, key, out)
 	}
 }
