@@ -185,8 +185,8 @@ const Etc = "/etc"
 // linker's cache, the time zone and locale, the certificates and TLS's
 // settings, the shells' own startup files, the alternatives' links, the
 // system's name and release, the agents' managed policies, Java's and
-// PHP's settings (the JDK's conf leads there). Not fstab (a share's
-// password), apt's or dnf's settings (a proxy's), systemd's units (a
+// PHP's settings (the JDK's conf leads there); a * stands for a version.
+// Not fstab (a share's password), apt's or dnf's settings (a proxy's), systemd's units (a
 // token in Environment=), a kubeconfig under rancher, the services'
 // configuration, profile.d or environment.d (a proxy's password in a
 // variable), nor what is not known: a host's own file of secrets in /etc
@@ -217,8 +217,16 @@ var EtcShown = []string{
 	"os-release", "lsb-release", "debian_version", "redhat-release", "fedora-release", "system-release", "arch-release", "alpine-release",
 	// The agents' managed policies, which must hold inside as outside.
 	"claude-code", "codex", "gemini-cli",
-	// Runtimes whose own directories lead here (Debian's JDK conf).
+	// Runtimes whose own directories lead here or that read their settings
+	// here: the JDK's conf (Debian's, Arch's, Fedora's /etc/java), PHP's
+	// command line's php.ini and extensions (Debian's per version, not
+	// FPM's pools, which hold the sites' variables; Fedora's), the script
+	// Maven starts with (not its settings.xml, which holds the servers'
+	// passwords), man's paths, XML catalogs, ImageMagick's policy.
 	"java-8-openjdk", "java-11-openjdk", "java-17-openjdk", "java-21-openjdk", "java-25-openjdk",
+	"java", "java-openjdk", "java11-openjdk", "java17-openjdk", "java21-openjdk",
+	"php/*/cli", "php/*/mods-available", "php.ini", "php.d",
+	"maven/m2.conf", "manpath.config", "xml", "ImageMagick-6", "ImageMagick-7",
 	// NixOS: /etc's entries are links into it, itself a link into the
 	// store, which is shown whole; and the users' profiles, links into the
 	// store too, where users.users.<name>.packages and home-manager's

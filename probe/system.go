@@ -3,6 +3,7 @@ package probe
 import (
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,8 +25,12 @@ const usersOwnDepth = 32
 // (usersOwn), and the rest of etc's entries, not shown (a directory of
 // which some entries are shown is named by the others).
 func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOut []string) {
+	var entries []string
 	for _, rel := range mount.EtcShown {
-		p := filepath.Join(etc, rel)
+		found, _ := filepath.Glob(filepath.Join(etc, rel))
+		entries = append(entries, found...)
+	}
+	for _, p := range entries {
 		if !realDirs(etc, filepath.Dir(p)) {
 			continue
 		}
@@ -49,9 +54,9 @@ func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOu
 		names, _ := readDirNames(filepath.Join(etc, rel))
 		for _, name := range names {
 			r := filepath.Join(rel, name)
-			switch {
-			case slices.Contains(mount.EtcShown, r):
-			case slices.ContainsFunc(mount.EtcShown, func(s string) bool { return strings.HasPrefix(s, r+"/") }):
+			switch entry, above := etcMatch(r); {
+			case entry:
+			case above:
 				list(r)
 			default:
 				leftOut = append(leftOut, r)
@@ -60,6 +65,32 @@ func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOu
 	}
 	list("")
 	return shown, own, leftOut
+}
+
+// etcMatch says whether rel is an entry of mount.EtcShown (where a
+// pattern's * stands for a version, as in Debian's php/8.2/cli), or lies
+// above one.
+func etcMatch(rel string) (entry, above bool) {
+	parts := strings.Split(rel, "/")
+	for _, shown := range mount.EtcShown {
+		pattern := strings.Split(shown, "/")
+		if len(pattern) < len(parts) {
+			continue
+		}
+		matches := true
+		for i, part := range parts {
+			if ok, _ := path.Match(pattern[i], part); !ok {
+				matches = false
+				break
+			}
+		}
+		if matches && len(pattern) == len(parts) {
+			entry = true
+		} else if matches {
+			above = true
+		}
+	}
+	return entry, above
 }
 
 // realDirs says every directory from etc down to dir is one, not a link.

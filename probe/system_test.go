@@ -62,15 +62,19 @@ func TestEtcShown(t *testing.T) {
 	etc := t.TempDir()
 	os.Chmod(etc, 0o755)
 	for rel, mode := range map[string]os.FileMode{
-		"passwd":                 0o644,
-		"fstab":                  0o644,
-		"rancher/k3s/k3s.yaml":   0o644,
-		"ssl/certs/ca.pem":       0o644,
-		"ssl/private/site.key":   0o644,
-		"ssh/ssh_config":         0o644,
-		"ssh/ssh_host_rsa_key":   0o600,
-		"ld.so.conf.d/mine.conf": 0o640,
-		"pki/other/ca.pem":       0o644,
+		"passwd":                      0o644,
+		"fstab":                       0o644,
+		"rancher/k3s/k3s.yaml":        0o644,
+		"ssl/certs/ca.pem":            0o644,
+		"ssl/private/site.key":        0o644,
+		"ssh/ssh_config":              0o644,
+		"ssh/ssh_host_rsa_key":        0o600,
+		"ld.so.conf.d/mine.conf":      0o640,
+		"pki/other/ca.pem":            0o644,
+		"php/8.2/cli/php.ini":         0o644,
+		"php/8.2/fpm/pool.d/www.conf": 0o644,
+		"maven/m2.conf":               0o644,
+		"maven/settings.xml":          0o644,
 	} {
 		p := filepath.Join(etc, rel)
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -92,6 +96,8 @@ func TestEtcShown(t *testing.T) {
 		{Path: at("localtime"), Link: "/usr/share/zoneinfo/UTC"},
 		{Path: at("ssl/certs")},
 		{Path: at("ssh/ssh_config")},
+		{Path: at("php/8.2/cli")},
+		{Path: at("maven/m2.conf")},
 		{Path: at("profiles")},
 	}
 	if !slices.Equal(shown, wantShown) {
@@ -100,7 +106,7 @@ func TestEtcShown(t *testing.T) {
 	if want := []mount.HostEntry{{Path: at("ld.so.conf.d/mine.conf")}}; !slices.Equal(own, want) {
 		t.Errorf("own = %v, want %v", own, want)
 	}
-	if want := []string{"elsewhere", "fstab", "pki/other", "pki2", "rancher", "ssh/ssh_host_rsa_key", "ssl/private"}; !slices.Equal(leftOut, want) {
+	if want := []string{"elsewhere", "fstab", "maven/settings.xml", "php/8.2/fpm", "pki/other", "pki2", "rancher", "ssh/ssh_host_rsa_key", "ssl/private"}; !slices.Equal(leftOut, want) {
 		t.Errorf("leftOut = %v, want %v", leftOut, want)
 	}
 }
