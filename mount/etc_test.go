@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // TestEtcShownOnly: the sandbox's /etc is empty but for the entries the
-// probe found of EtcShown (a link made again as it is), read-only once
+// probe found of EtcShown (a link made again as it is, a file it checked
+// written as a copy, with no mount), read-only once
 // every mount in it is made (the tools' copies among them); --dry-run
 // names the rest.
 func TestEtcShownOnly(t *testing.T) {
@@ -17,7 +19,7 @@ func TestEtcShownOnly(t *testing.T) {
 		Home: "/h", StateDir: "/h/.claudebox", Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p",
 		Host: Host{
 			System:     []HostPath{{Path: "/usr"}, {Path: Etc}},
-			Etc:        []HostPath{{Path: "/etc/passwd"}, {Path: "/etc/localtime", Link: "/usr/share/zoneinfo/UTC"}},
+			Etc:        []HostPath{{Path: "/etc/passwd"}, {Path: "/etc/localtime", Link: "/usr/share/zoneinfo/UTC"}, {Path: "/etc/hosts", Checked: untrusted.FileID{Dev: 1, Ino: 2}}},
 			EtcLeftOut: []string{"fstab", "rancher"},
 			Own:        []Mount{{Kind: RoBindData, Dest: "/etc/npmrc", Content: "x", Role: Tools}},
 		},
@@ -33,6 +35,7 @@ func TestEtcShownOnly(t *testing.T) {
 		"--tmpfs  /etc",
 		"--ro-bind /etc/passwd /etc/passwd",
 		"--symlink /usr/share/zoneinfo/UTC /etc/localtime",
+		"--file /etc/hosts /etc/hosts",
 		"--ro-bind-data  /etc/npmrc",
 		"--remount-ro  /etc",
 	}

@@ -17,6 +17,10 @@ import (
 type HostPath struct {
 	Path string
 	Link string
+	// Checked, for an entry of /etc, is the small regular file every user
+	// may read that it is: the sandbox gets a copy of that file written
+	// into its /etc rather than a bind (File). Zero for one bound.
+	Checked untrusted.FileID
 }
 
 // HostEntry is a file or, when Dir, a directory of the host.

@@ -35,6 +35,10 @@ const (
 	// reach the host.
 	BindData   Kind = "--bind-data"
 	RoBindData Kind = "--ro-bind-data"
+	// File writes a copy of Src, passed on a file descriptor, into a
+	// tmpfs of the sandbox's: no mount, where each bind mount makes bwrap
+	// read the mount table again for it and for every later one.
+	File Kind = "--file"
 )
 
 // Mount is one entry of the plan. For Symlink, Src is the link's target.
@@ -428,9 +432,12 @@ func (p *Plan) addSystem(h Host) {
 func (p *Plan) addEtc(h Host) {
 	p.add(Private, Tmpfs, "", Etc, "the system's configuration, empty but for what the tools inside read and is known to hold no secret")
 	for _, e := range h.Etc {
-		if e.Link != "" {
+		switch {
+		case e.Link != "":
 			p.add(HostFiles, Symlink, e.Link, e.Path, "system configuration, a link as on the host")
-		} else {
+		case e.Checked != (untrusted.FileID{}):
+			p.Mounts = append(p.Mounts, Mount{Kind: File, Src: e.Path, Dest: e.Path, Checked: e.Checked, Role: HostFiles, Why: "system configuration, a copy"})
+		default:
 			p.add(HostFiles, RoBind, e.Path, e.Path, "system configuration, read-only")
 		}
 	}
@@ -608,7 +615,7 @@ func (p Plan) sessionArgs() []string {
 func (p Plan) DataMounts() []Mount {
 	var ms []Mount
 	for _, m := range p.Mounts {
-		if m.Kind == BindData || m.Kind == RoBindData {
+		if m.Kind == BindData || m.Kind == RoBindData || m.Kind == File {
 			ms = append(ms, m)
 		}
 	}
@@ -646,11 +653,14 @@ func (p Plan) argLines() [][]string {
 			lines = append(lines, []string{"--perms", "0700", string(m.Kind), m.Dest})
 		case m.Kind == Proc, m.Kind == Dev, m.Kind == Tmpfs, m.Kind == RemountRO:
 			lines = append(lines, []string{string(m.Kind), m.Dest})
-		case m.Kind == BindData, m.Kind == RoBindData:
+		case m.Kind == BindData, m.Kind == RoBindData, m.Kind == File:
 			data++
 			line := []string{string(m.Kind), strconv.Itoa(p.fd(data)), m.Dest}
-			if m.executable {
+			switch {
+			case m.executable:
 				line = append([]string{"--perms", "0555"}, line...)
+			case m.Kind == File:
+				line = append([]string{"--perms", "0444"}, line...)
 			}
 			lines = append(lines, line)
 		default:

@@ -18,6 +18,10 @@ import (
 // hidden whole where not every user may read it, as one unwalked is.
 const usersOwnDepth = 32
 
+// maxEtcCopy is the largest file of /etc the sandbox gets a copy of,
+// rather than a bind (passwd, hosts, the linker's cache: tens of KiB).
+const maxEtcCopy = 1 << 20
+
 // etcShown finds the entries of mount.EtcShown in the system
 // configuration etc: those that exist (a link as it is, what it leads to
 // is judged where it lies; an entry on the way to which a link lies is
@@ -44,8 +48,13 @@ func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOu
 				shown = append(shown, mount.HostPath{Path: p, Link: link})
 			}
 		case fi.IsDir(), fi.Mode().IsRegular():
-			shown = append(shown, mount.HostPath{Path: p})
-			own = append(own, usersOwn(p)...)
+			entry := mount.HostPath{Path: p}
+			hidden := usersOwn(p)
+			if fi.Mode().IsRegular() && fi.Mode().Perm()&0o004 != 0 && fi.Size() <= maxEtcCopy && len(hidden) == 0 {
+				entry.Checked = untrusted.IDOf(fi)
+			}
+			shown = append(shown, entry)
+			own = append(own, hidden...)
 		}
 	}
 	slices.SortFunc(own, func(a, b mount.HostEntry) int { return strings.Compare(a.Path, b.Path) })

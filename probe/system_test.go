@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // TestUsersOwn: of a system directory, what not every user may read is
@@ -63,6 +64,7 @@ func TestEtcShown(t *testing.T) {
 	os.Chmod(etc, 0o755)
 	for rel, mode := range map[string]os.FileMode{
 		"passwd":                      0o644,
+		"hosts":                       0o640,
 		"fstab":                       0o644,
 		"rancher/k3s/k3s.yaml":        0o644,
 		"ssl/certs/ca.pem":            0o644,
@@ -90,20 +92,29 @@ func TestEtcShown(t *testing.T) {
 	os.Symlink("/nix/store/0000-user-environment", filepath.Join(etc, "profiles", "per-user", "alice"))
 	shown, own, leftOut := etcShown(etc)
 	at := func(rel string) string { return filepath.Join(etc, rel) }
+	// A regular file every user may read is copied, as the probe saw it.
+	copied := func(rel string) mount.HostPath {
+		fi, err := os.Lstat(at(rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return mount.HostPath{Path: at(rel), Checked: untrusted.IDOf(fi)}
+	}
 	wantShown := []mount.HostPath{
-		{Path: at("passwd")},
+		copied("passwd"),
+		{Path: at("hosts")},
 		{Path: at("ld.so.conf.d")},
 		{Path: at("localtime"), Link: "/usr/share/zoneinfo/UTC"},
 		{Path: at("ssl/certs")},
-		{Path: at("ssh/ssh_config")},
+		copied("ssh/ssh_config"),
 		{Path: at("php/8.2/cli")},
-		{Path: at("maven/m2.conf")},
+		copied("maven/m2.conf"),
 		{Path: at("profiles")},
 	}
 	if !slices.Equal(shown, wantShown) {
 		t.Errorf("shown = %v, want %v", shown, wantShown)
 	}
-	if want := []mount.HostEntry{{Path: at("ld.so.conf.d/mine.conf")}}; !slices.Equal(own, want) {
+	if want := []mount.HostEntry{{Path: at("hosts")}, {Path: at("ld.so.conf.d/mine.conf")}}; !slices.Equal(own, want) {
 		t.Errorf("own = %v, want %v", own, want)
 	}
 	if want := []string{"elsewhere", "fstab", "maven/settings.xml", "php/8.2/fpm", "pki/other", "pki2", "rancher", "ssh/ssh_host_rsa_key", "ssl/private"}; !slices.Equal(leftOut, want) {

@@ -264,7 +264,7 @@ func readCrossings(t *testing.T) []crossingRow {
 func planPattern(p string) bool {
 	kind, _, _ := strings.Cut(p, " ")
 	switch mount.Kind(strings.TrimSuffix(kind, "*")) {
-	case mount.RoBind, mount.RoBindTry, mount.Bind, mount.Symlink, mount.Tmpfs, mount.Proc, mount.Dev, mount.BindData, mount.RoBindData, mount.RemountRO:
+	case mount.RoBind, mount.RoBindTry, mount.Bind, mount.Symlink, mount.Tmpfs, mount.Proc, mount.Dev, mount.BindData, mount.RoBindData, mount.File, mount.RemountRO:
 		return true
 	}
 	return strings.HasPrefix(p, "$")
