@@ -49,13 +49,13 @@ func TestReplayReview19ManyTranscripts(t *testing.T) {
 // TestReplayReview19UnreadableLinkedFile: before the sandbox starts, a
 // launch copies each file of node_modules, a virtualenv, a conda
 // environment or git's objects that has a second name outside them. The
-// attack, from inside: hard-link a conda environment's library (which
-// the exit audit leaves, as it does no package of node_modules) to a
-// file elsewhere in the project and take its permissions away (chmod
-// 000): the copy could not read it, and every later launch refused,
-// telling the user to make its directory writable. Proof: the next
-// launch starts and the library is a file of its own, its mode kept; the
-// other name is as the sandbox left it.
+// attack, from inside: hard-link a conda environment's data file (which
+// the exit audit leaves, as it does no file that is not code, where it
+// moves a library aside) to a file elsewhere in the project and take its
+// permissions away (chmod 000): the copy could not read it, and every
+// later launch refused, telling the user to make its directory writable.
+// Proof: the next launch starts and the file is one of its own, its mode
+// kept; the other name is as the sandbox left it.
 func TestReplayReview19UnreadableLinkedFile(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "demo")
@@ -63,22 +63,22 @@ func TestReplayReview19UnreadableLinkedFile(t *testing.T) {
 	t.Log(h.InsideStderr(proj, `
 		set -e
 		mkdir -p env/conda-meta env/lib
-		echo data > env/lib/libfoo.a
-		ln env/lib/libfoo.a kept
+		echo data > env/lib/zoneinfo.dat
+		ln env/lib/zoneinfo.dat kept
 		chmod 000 kept
 	`))
 	kept := filepath.Join(proj, "kept")
 	before, err := os.Stat(kept)
 	harness.Must(t, err)
-	out, err := h.Bounded(proj, "--shell", "-c", "stat -c '%h %a' env/lib/libfoo.a")
+	out, err := h.Bounded(proj, "--shell", "-c", "stat -c '%h %a' env/lib/zoneinfo.dat")
 	if err != nil {
 		t.Fatalf("the launch after the sandbox made a linked file unreadable: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "env/lib/libfoo.a could not be read") {
+	if !strings.Contains(out, "env/lib/zoneinfo.dat could not be read") {
 		t.Errorf("the launch does not name the file it could not read:\n%s", out)
 	}
 	if !strings.Contains(out, "1 0\n") {
-		t.Errorf("inside, the library is %q, want a file of its own (one name), mode 000", out)
+		t.Errorf("inside, the data file is %q, want a file of its own (one name), mode 000", out)
 	}
 	after, err := os.Stat(kept)
 	harness.Must(t, err)
