@@ -180,7 +180,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		c.HostRun = append(c.HostRun, now.unreadChanged(checkout)...)
 		var wrote []string
 		for _, path := range slices.Sorted(maps.Keys(now.recent)) {
-			if now.hostRun(checkout, path) {
+			if now.hostRun(checkout, path, true) {
 				wrote = append(wrote, path)
 			}
 		}
@@ -332,7 +332,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		e.size = sizes[e.oid]
 		if same, _ := matches(checkout, path, e, store{}); !same {
 			add(path, "changed", false)
-			if now.hostRun(checkout, path) {
+			if now.hostRun(checkout, path, true) {
 				c.ChangedRun = append(c.ChangedRun, filepath.Join(checkout, path))
 			}
 		}
@@ -340,7 +340,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	// One the session may have written before the snapshot read it is
 	// taken for changed.
 	for _, path := range s.Unknown {
-		if _, ok := now.recent[path]; ok && now.hostRun(checkout, path) {
+		if _, ok := now.recent[path]; ok && now.hostRun(checkout, path, true) {
 			c.ChangedRun = append(c.ChangedRun, filepath.Join(checkout, path))
 		}
 	}
@@ -360,7 +360,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 			continue
 		}
 		_, ok := now.recent[path]
-		if ok && now.hostRun(checkout, path) {
+		if ok && now.hostRun(checkout, path, true) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 		}
 		if _, ok := tracked[path]; ok {
@@ -386,7 +386,10 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		// much its code as one it changed: make takes a target newer than
 		// its sources for up to date and runs it as it stands (a build's
 		// output, written by the session before the host's build ran).
-		if (ign || !ignoredKnown) && now.hostRun(checkout, path) {
+		// Where whether git ignores it is not known, it is taken for
+		// ignored, but judged by its mode and #! alone: git status shows an
+		// untracked source, the session's new code, which the user reviews.
+		if ign && now.hostRun(checkout, path, true) || !ignoredKnown && now.hostRun(checkout, path, false) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 		}
 	}
@@ -726,9 +729,10 @@ type fileStatus struct {
 // a task file (a makefile, a justfile), an object file or a library, a link,
 // anything in a virtualenv's bin/ (its activate script is sourced, its
 // python a link) and its pyvenv.cfg (whose home says where python finds
-// its library), and an activate script in any bin/.
+// its library), and an activate script in any bin/; without byName, not
+// by its extension nor a task file's name.
 // Installed dependencies (node_modules) are judged by the exit audit.
-func (t tree) hostRun(checkout, path string) bool {
+func (t tree) hostRun(checkout, path string, byName bool) bool {
 	if audit.InDeps(checkout, path) {
 		return false
 	}
@@ -749,7 +753,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] {
+	if st.mode&0o111 != 0 || byName && (audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))]) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -818,7 +822,7 @@ func NestedHostRun(stateDir, checkout string, began time.Time, skip []string) []
 	found := now.unreadChanged(checkout)
 	var wrote []string
 	for _, path := range slices.Sorted(maps.Keys(now.recent)) {
-		if now.nested(path) && now.hostRun(checkout, path) {
+		if now.nested(path) && now.hostRun(checkout, path, true) {
 			wrote = append(wrote, path)
 		}
 	}

@@ -174,6 +174,36 @@ func TestRecordChangesHostRun(t *testing.T) {
 	}
 }
 
+// TestRecordChangesHostRunIgnoreUnknown: where whether git ignores the
+// files the session made is not known (a .gitignore that is a FIFO),
+// each is taken for ignored, and named as host-run by its mode or #!
+// alone: an untracked source the session wrote (its new code, which git
+// status shows) is not, by its extension.
+func TestRecordChangesHostRunIgnoreUnknown(t *testing.T) {
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	since := after(t, state, p.Checkout)
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+		t.Fatal(err)
+	}
+	began := after(t, state, p.Checkout)
+	if err := unix.Mkfifo(filepath.Join(p.Checkout, ".gitignore"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(p.Checkout, "main.go"), []byte("package main\n"), 0o644)
+	os.WriteFile(filepath.Join(p.Checkout, "tool"), []byte("x\n"), 0o755)
+	os.WriteFile(filepath.Join(p.Checkout, "run"), []byte("#!/bin/sh\n"), 0o644)
+	c, err := RecordChanges(state, p, began, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(p.Checkout, "run"), filepath.Join(p.Checkout, "tool")}
+	slices.Sort(c.HostRun)
+	if !slices.Equal(c.HostRun, want) {
+		t.Errorf("host-run: %q, want %q", c.HostRun, want)
+	}
+}
+
 // BenchmarkRecordChanges: what a session's end adds to record its
 // changes, on 60,000 tracked files and 20,000 ignored ones (an installed
 // tree), nothing changed.
