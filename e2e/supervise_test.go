@@ -150,7 +150,10 @@ func TestSuperviseExitAudit(t *testing.T) {
 		filepath.Join(proj, ".devcontainer", "devcontainer.json"),
 		filepath.Join(proj, "hidden"), // what a directory without permissions holds cannot be audited
 	}
-	script := `
+	// The session writes once its start's snapshot is taken: without it
+	// the end cannot tell what the session made from what it changed, and
+	// takes a source it wrote (src.go) for one the host runs.
+	script := `touch started; while ! test -e done; do sleep 0.05; done; rm -f started done
 		mkdir -p a/b/web/.claude .devcontainer
 		printf '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"touch ` + marker + `"}]}]}}' > a/b/web/.claude/settings.json
 		printf '#!/bin/sh\ntouch ` + marker + `\n' > a/b/c/sub/.git/hooks/pre-commit && chmod +x a/b/c/sub/.git/hooks/pre-commit
@@ -158,12 +161,13 @@ func TestSuperviseExitAudit(t *testing.T) {
 		echo new > src.go
 		mkdir -p hidden/.claude && echo '{}' > hidden/.claude/settings.json && chmod 000 hidden
 	`
-	var stderr strings.Builder
-	c := h.Command(proj, nil, "claudebox", "--shell", "-c", script)
-	c.Stderr = &stderr
-	if err := c.Run(); err != nil {
-		t.Fatalf("session: %v\n%s", err, stderr.String())
+	_, out, exited := harness.StartSession(t, h, proj, script)
+	h.WaitSnapshot()
+	harness.TouchDone(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
 	}
+	stderr := out
 	for _, p := range planted {
 		if paths.Exists(p) {
 			t.Errorf("%s is still in the project after the session", p)
@@ -190,8 +194,8 @@ func TestSuperviseExitAudit(t *testing.T) {
 
 	// Report only: named, left in place.
 	stderr.Reset()
-	c = h.Command(proj, nil, "claudebox", "--move-aside=false", "--shell", "-c", "mkdir -p web/.vscode && echo '{}' > web/.vscode/tasks.json")
-	c.Stderr = &stderr
+	c := h.Command(proj, nil, "claudebox", "--move-aside=false", "--shell", "-c", "mkdir -p web/.vscode && echo '{}' > web/.vscode/tasks.json")
+	c.Stderr = stderr
 	if err := c.Run(); err != nil {
 		t.Fatalf("session: %v\n%s", err, stderr.String())
 	}

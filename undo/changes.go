@@ -140,7 +140,7 @@ func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []
 	}()
 	st := storeOf(stateDir, p.Root)
 	c := Changes{Checkout: p.Checkout, Ended: time.Now().UTC(), Paths: []PathChange{}, Unknown: []string{}, Incomplete: []string{}, Top: map[string]int{}}
-	err := st.changes(p.Checkout, began, skip, &c, tell)
+	err := st.changes(p, began, skip, &c, tell)
 	if err != nil {
 		c.Incomplete = append(c.Incomplete, err.Error())
 	}
@@ -154,7 +154,8 @@ func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []
 	return c, err
 }
 
-func (st store) changes(checkout string, began time.Time, skip []string, c *Changes, walked func(tree)) error {
+func (st store) changes(p instance.Project, began time.Time, skip []string, c *Changes, walked func(tree)) error {
+	checkout := p.Checkout
 	// The session's own is the newest taken before it began (a later
 	// one is a later session's, overlapping it); one still pending, or
 	// of an older claudebox that did not say when it began, is none.
@@ -180,13 +181,15 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		c.HostRun = append(c.HostRun, now.unreadChanged(checkout)...)
 		var wrote []string
 		for _, path := range slices.Sorted(maps.Keys(now.recent)) {
-			if now.hostRun(checkout, path, true) {
+			if now.hostRun(checkout, path) {
 				wrote = append(wrote, path)
 			}
 		}
-		// Unless git says which it ignores, each is taken for ignored.
+		// Unless git says which it ignores, each is taken for ignored: the
+		// store git reads the project's exclusions from is made here for
+		// a first session that ended before its snapshot began.
 		ignored, asked := map[string]bool{}, false
-		if now.oddIgnore == "" && len(wrote) > 0 {
+		if now.oddIgnore == "" && len(wrote) > 0 && st.init(p) == nil {
 			var err error
 			ignored, err = st.ignoredOf(checkout, wrote)
 			asked = err == nil
@@ -332,7 +335,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		e.size = sizes[e.oid]
 		if same, _ := matches(checkout, path, e, store{}); !same {
 			add(path, "changed", false)
-			if now.hostRun(checkout, path, true) {
+			if now.hostRun(checkout, path) {
 				c.ChangedRun = append(c.ChangedRun, filepath.Join(checkout, path))
 			}
 		}
@@ -340,7 +343,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 	// One the session may have written before the snapshot read it is
 	// taken for changed.
 	for _, path := range s.Unknown {
-		if _, ok := now.recent[path]; ok && now.hostRun(checkout, path, true) {
+		if _, ok := now.recent[path]; ok && now.hostRun(checkout, path) {
 			c.ChangedRun = append(c.ChangedRun, filepath.Join(checkout, path))
 		}
 	}
@@ -360,7 +363,7 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 			continue
 		}
 		_, ok := now.recent[path]
-		if ok && now.hostRun(checkout, path, true) {
+		if ok && now.hostRun(checkout, path) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 		}
 		if _, ok := tracked[path]; ok {
@@ -386,10 +389,9 @@ func (st store) changes(checkout string, began time.Time, skip []string, c *Chan
 		// much its code as one it changed: make takes a target newer than
 		// its sources for up to date and runs it as it stands (a build's
 		// output, written by the session before the host's build ran).
-		// Where whether git ignores it is not known, it is taken for
-		// ignored, but judged by its mode and #! alone: git status shows an
-		// untracked source, the session's new code, which the user reviews.
-		if ign && now.hostRun(checkout, path, true) || !ignoredKnown && now.hostRun(checkout, path, false) {
+		// Where whether git ignores it is not known (a .gitignore that is
+		// no file, the session's doing), it is taken for ignored.
+		if (ign || !ignoredKnown) && now.hostRun(checkout, path) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 		}
 	}
@@ -729,10 +731,9 @@ type fileStatus struct {
 // a task file (a makefile, a justfile), an object file or a library, a link,
 // anything in a virtualenv's bin/ (its activate script is sourced, its
 // python a link) and its pyvenv.cfg (whose home says where python finds
-// its library), and an activate script in any bin/; without byName, not
-// by its extension nor a task file's name.
+// its library), and an activate script in any bin/.
 // Installed dependencies (node_modules) are judged by the exit audit.
-func (t tree) hostRun(checkout, path string, byName bool) bool {
+func (t tree) hostRun(checkout, path string) bool {
 	if audit.InDeps(checkout, path) {
 		return false
 	}
@@ -753,7 +754,7 @@ func (t tree) hostRun(checkout, path string, byName bool) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || byName && (audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))]) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -822,7 +823,7 @@ func NestedHostRun(stateDir, checkout string, began time.Time, skip []string) []
 	found := now.unreadChanged(checkout)
 	var wrote []string
 	for _, path := range slices.Sorted(maps.Keys(now.recent)) {
-		if now.nested(path) && now.hostRun(checkout, path, true) {
+		if now.nested(path) && now.hostRun(checkout, path) {
 			wrote = append(wrote, path)
 		}
 	}

@@ -174,11 +174,11 @@ func TestRecordChangesHostRun(t *testing.T) {
 	}
 }
 
-// TestRecordChangesHostRunIgnoreUnknown: where whether git ignores the
-// files the session made is not known (a .gitignore that is a FIFO),
-// each is taken for ignored, and named as host-run by its mode or #!
-// alone: an untracked source the session wrote (its new code, which git
-// status shows) is not, by its extension.
+// TestRecordChangesHostRunIgnoreUnknown: where the session made a
+// .gitignore that is no file, whether git ignores what it made is not
+// known, and each is taken for ignored and judged whole, by its extension
+// too: a FIFO .gitignore must not pass an ignored script the host's python
+// imports.
 func TestRecordChangesHostRunIgnoreUnknown(t *testing.T) {
 	p := repo(t, 1, 1)
 	state := t.TempDir()
@@ -190,17 +190,11 @@ func TestRecordChangesHostRunIgnoreUnknown(t *testing.T) {
 	if err := unix.Mkfifo(filepath.Join(p.Checkout, ".gitignore"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(p.Checkout, "main.go"), []byte("package main\n"), 0o644)
-	os.WriteFile(filepath.Join(p.Checkout, "tool"), []byte("x\n"), 0o755)
-	os.WriteFile(filepath.Join(p.Checkout, "run"), []byte("#!/bin/sh\n"), 0o644)
-	c, err := RecordChanges(state, p, began, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{filepath.Join(p.Checkout, "run"), filepath.Join(p.Checkout, "tool")}
-	slices.Sort(c.HostRun)
-	if !slices.Equal(c.HostRun, want) {
-		t.Errorf("host-run: %q, want %q", c.HostRun, want)
+	os.WriteFile(filepath.Join(p.Checkout, "helper.py"), []byte("import os\n"), 0o644)
+	os.WriteFile(filepath.Join(p.Checkout, "data.txt"), []byte("x\n"), 0o644)
+	c, _ := RecordChanges(state, p, began, nil, nil)
+	if want := []string{filepath.Join(p.Checkout, "helper.py")}; !slices.Equal(c.HostRun, want) {
+		t.Errorf("host-run %q, want %q", c.HostRun, want)
 	}
 }
 
@@ -260,6 +254,27 @@ func TestRecordChangesWithoutSnapshot(t *testing.T) {
 		t.Errorf("host-run: %q, want %q", c.HostRun, want)
 	}
 	// Of those git shows, the exit takes the untracked for findings.
+	if want := []string{filepath.Join(p.Checkout, "pkg0", "f0.go")}; !slices.Equal(c.ChangedRun, want) {
+		t.Errorf("changed, host-run: %q, want %q", c.ChangedRun, want)
+	}
+}
+
+// TestRecordChangesFirstWithoutSnapshot: a project's first session that
+// ended before its snapshot began (no store yet) still asks git what it
+// ignores: a tracked source the session changed, which git diff shows, is
+// not taken for ignored and moved aside.
+func TestRecordChangesFirstWithoutSnapshot(t *testing.T) {
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	began := after(t, state, p.Checkout)
+	os.WriteFile(filepath.Join(p.Checkout, "pkg0", "f0.go"), []byte("package p0 // changed\n"), 0o644)
+	c, err := RecordChanges(state, p, began, nil, nil)
+	if !errors.Is(err, ErrNoStartSnapshot) {
+		t.Errorf("without a snapshot: %v, want ErrNoStartSnapshot", err)
+	}
+	if len(c.HostRun) != 0 {
+		t.Errorf("host-run: %q, want none", c.HostRun)
+	}
 	if want := []string{filepath.Join(p.Checkout, "pkg0", "f0.go")}; !slices.Equal(c.ChangedRun, want) {
 		t.Errorf("changed, host-run: %q, want %q", c.ChangedRun, want)
 	}
