@@ -13,15 +13,15 @@ import (
 // probe found of EtcShown (a link made again as it is, a file it checked
 // written as a copy, with no mount), read-only once
 // every mount in it is made (the tools' copies among them); --dry-run
-// names the rest.
+// names the rest, and a copy shown in a directory it leaves out.
 func TestEtcShownOnly(t *testing.T) {
 	p := Build(Inputs{
 		Home: "/h", StateDir: "/h/.claudebox", Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p",
 		Host: Host{
 			System:     []HostPath{{Path: "/usr"}, {Path: Etc}},
 			Etc:        []HostPath{{Path: "/etc/passwd"}, {Path: "/etc/localtime", Link: "/usr/share/zoneinfo/UTC"}, {Path: "/etc/hosts", Checked: untrusted.FileID{Dev: 1, Ino: 2}}},
-			EtcLeftOut: []string{"fstab", "rancher"},
-			Own:        []Mount{{Kind: RoBindData, Dest: "/etc/npmrc", Content: "x", Role: Tools}},
+			EtcLeftOut: []string{"fstab", "nix", "rancher"},
+			Own:        []Mount{{Kind: RoBindData, Dest: "/etc/npmrc", Content: "x", Role: Tools}, {Kind: RoBindData, Dest: "/etc/nix/nix.conf", Content: "x", Role: Tools}},
 		},
 		Command: []string{"sh"},
 	})
@@ -37,12 +37,13 @@ func TestEtcShownOnly(t *testing.T) {
 		"--symlink /usr/share/zoneinfo/UTC /etc/localtime",
 		"--file /etc/hosts /etc/hosts",
 		"--ro-bind-data  /etc/npmrc",
+		"--ro-bind-data  /etc/nix/nix.conf",
 		"--remount-ro  /etc",
 	}
 	if !slices.Equal(etc, want) {
 		t.Errorf("/etc's mounts = %q, want %q", etc, want)
 	}
-	if s := p.Script("bwrap"); !strings.Contains(s, "# not shown, of /etc (not known harmless, nor read by the tools inside): fstab rancher\n") {
+	if s := p.Script("bwrap"); !strings.Contains(s, "# not shown, of /etc (not known harmless, nor read by the tools inside): fstab nix (but nix/nix.conf, a private copy) rancher\n") {
 		t.Errorf("--dry-run does not name what of /etc is not shown:\n%s", s)
 	}
 }

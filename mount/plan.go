@@ -174,7 +174,8 @@ type Plan struct {
 	Unshown []Unshown
 	// HookOutputs are Host.HookOutputs: the launch names them once.
 	HookOutputs []HookOutput
-	// EtcLeftOut are Host.EtcLeftOut: --dry-run names them.
+	// EtcLeftOut are Host.EtcLeftOut, each with the copies shown in it:
+	// --dry-run names them.
 	EtcLeftOut []string
 	// ClaudeHidden are Host.ClaudeHidden: the launch names them once,
 	// --dry-run each time.
@@ -441,7 +442,20 @@ func (p *Plan) addEtc(h Host) {
 			p.add(HostFiles, RoBind, e.Path, e.Path, "system configuration, read-only")
 		}
 	}
-	p.EtcLeftOut = h.EtcLeftOut
+	// A directory left out may hold a settings file shown as a private
+	// copy (nix/nix.conf): said beside it.
+	for _, rel := range h.EtcLeftOut {
+		var copies []string
+		for _, m := range h.Own {
+			if in, err := filepath.Rel(filepath.Join(Etc, rel), m.Dest); err == nil && in != "." && filepath.IsLocal(in) {
+				copies = append(copies, filepath.Join(rel, in))
+			}
+		}
+		if len(copies) > 0 {
+			rel += " (but " + strings.Join(copies, ", ") + ", a private copy)"
+		}
+		p.EtcLeftOut = append(p.EtcLeftOut, rel)
+	}
 }
 
 // hideUsersOwn hides what of /etc only the user's uid or groups may read

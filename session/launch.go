@@ -796,8 +796,13 @@ func readCopy(m mount.Mount) ([]byte, error) {
 	case err == nil:
 		return data, nil
 	case errors.Is(err, untrusted.ErrReplaced), errors.Is(err, unix.ELOOP), errors.Is(err, fs.ErrNotExist), errors.Is(err, untrusted.ErrNotRegular):
-		return nil, hint.Errorf("start claudebox again; if you did not change it, a sandbox that can write it (an enclosing project's) may have: check it",
-			"%s changed while claudebox was starting: it is not the file checked", m.Src)
+		// No sandbox writes the system's configuration: a package manager
+		// or an administrator replaced it.
+		why := "start claudebox again; if you did not change it, a sandbox that can write it (an enclosing project's) may have: check it"
+		if m.Kind == mount.File {
+			why = "start claudebox again (the system replaced it: a package upgrade, or an administrator)"
+		}
+		return nil, hint.Errorf(why, "%s changed while claudebox was starting: it is not the file checked", m.Src)
 	}
 	return nil, hint.Errorf("make it readable, or move it aside", "cannot copy %s into the sandbox: %v", m.Src, err)
 }
