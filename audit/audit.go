@@ -60,9 +60,16 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // resolutions git rerere records (rr-cache), which git replays into the
 // work tree at the next merge that meets the same conflict wherever the
 // directory exists, and git-lfs's objects, which its checkout copies into
-// the work tree by their names as git's own (lfs.go). The rest (other refs, logs) is data, walked only for what
-// is no file (gitDataDir).
-var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir}
+// the work tree by their names as git's own (lfs.go), and the stash
+// (refs/stash, and its reflog, logs/refs/stash, whose entries git stash
+// pop takes next), which git stash pop writes into the work tree, its
+// untracked and ignored files too, where git status shows none. The rest
+// (other refs, logs) is data, walked only for what is no file
+// (gitDataDir).
+var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir}
+
+// stashRef is the stash's name in refs/ and logs/refs/.
+const stashRef = "stash"
 
 // gitOpened are the files git opens in a work tree as its commands run
 // (git status, git log, which reads the .mailmap): one that is a FIFO,
@@ -106,21 +113,23 @@ const MaxPathLen = 1024
 type mode uint8
 
 const (
-	plainDir   mode = iota // by name
-	allDir                 // every file is host-run
-	gitDir                 // a git directory
-	hooksDir               // a git directory's hooks: all but *.sample
-	infoDir                // its info/: attributes, grafts
-	todoDir                // a rebase's or cherry-pick's todo list
-	depsDir                // installed dependencies: judged by unit (deps.go)
-	gitDataDir             // the rest of a git directory (other refs, logs): only what is no file
-	objectsDir             // a git directory's objects (objects.go)
-	looseDir               // a fan-out directory of loose objects
-	packDir                // objects/pack
-	objInfoDir             // objects/info
-	refsDir                // a git directory's refs: replace refs
-	lfsDir                 // a git directory's lfs/: its objects (lfs.go)
-	lfsObjDir              // lfs/objects and its fan-out directories
+	plainDir    mode = iota // by name
+	allDir                  // every file is host-run
+	gitDir                  // a git directory
+	hooksDir                // a git directory's hooks: all but *.sample
+	infoDir                 // its info/: attributes, grafts
+	todoDir                 // a rebase's or cherry-pick's todo list
+	depsDir                 // installed dependencies: judged by unit (deps.go)
+	gitDataDir              // the rest of a git directory (other refs, logs): only what is no file
+	objectsDir              // a git directory's objects (objects.go)
+	looseDir                // a fan-out directory of loose objects
+	packDir                 // objects/pack
+	objInfoDir              // objects/info
+	refsDir                 // a git directory's refs: replace refs, the stash
+	lfsDir                  // a git directory's lfs/: its objects (lfs.go)
+	lfsObjDir               // lfs/objects and its fan-out directories
+	logsDir                 // a git directory's logs
+	logsRefsDir             // its logs/refs: the stash's reflog
 )
 
 // Snapshot is what the host obeys in the project at a session's start.
@@ -582,8 +591,15 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case refsDir:
 		hostRun, sub = name == "replace", allDir
 		if !hostRun {
-			sub = gitDataDir
+			hostRun, sub = name == stashRef && !typ.IsDir(), gitDataDir
 		}
+	case logsDir:
+		sub = gitDataDir
+		if name == "refs" {
+			sub = logsRefsDir
+		}
+	case logsRefsDir:
+		hostRun, sub = name == stashRef && !typ.IsDir(), gitDataDir
 	case lfsDir:
 		hostRun, sub = name == "objects", lfsObjDir
 		if !hostRun {
@@ -800,8 +816,8 @@ func (w *walker) leaf(n node, name, rel string) {
 	if n.mode == plainDir && w.obeys(name, false) && harmlessDotenv(n.fd, name) {
 		return
 	}
-	// Packed refs that replace no object.
-	if n.mode == gitDir && name == "packed-refs" && !replaceRefs(n.fd, name) {
+	// Packed refs that replace no object and hold no stash.
+	if n.mode == gitDir && name == "packed-refs" && !packedRefsObeyed(n.fd, name) {
 		return
 	}
 	// A config that sets only what git never executes (a clone's remote
@@ -1277,7 +1293,7 @@ func Replaced(guarded []string, since time.Time) []string {
 
 // rules digests the names the walk judges, and how.
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", ".mk", ".just", ".rake", "Makefile.", ".gitignore", ".pyc", ".so", gitDataDir))
+	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", ".mk", ".just", ".rake", "Makefile.", ".gitignore", ".pyc", ".so", stashRef, gitDataDir))
 }
 
 // isObeyed says the registry names name: what the host runs or obeys

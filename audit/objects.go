@@ -279,16 +279,17 @@ func isHex(s string) bool {
 	return true
 }
 
-// replaceRefs says whether the packed refs name in the git directory fd
-// hold a replace ref, or cannot be read to tell: git checks out, shows
-// and diffs the object a replace ref names in place of the one it
-// replaces (refs/replace/<name>), which git status never shows, so that
-// the host's next checkout writes the session's hook under the name of
-// the project's. It reads them a part at a time: the walk judges
+// packedRefsObeyed says whether the packed refs name in the git
+// directory fd hold a replace ref or the stash, or cannot be read to
+// tell: git checks out, shows and diffs the object a replace ref names in
+// place of the one it replaces (refs/replace/<name>), and git stash pop
+// writes what the stash holds, neither of which git status ever shows,
+// so that the host's next checkout writes the session's hook under the
+// name of the project's. It reads them a part at a time: the walk judges
 // repositories side by side, and each packed-refs of 256 MiB (sparse,
 // taking no disk) held as much of the supervisor's memory. Sparse ones,
 // which git never writes, are taken for unreadable.
-func replaceRefs(fd int, name string) bool {
+func packedRefsObeyed(fd int, name string) bool {
 	ffd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
 		return true
@@ -299,18 +300,23 @@ func replaceRefs(fd int, name string) bool {
 	if unix.Fstat(ffd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > 256<<20 || st.Blocks*512+1<<20 < st.Size {
 		return true
 	}
-	replace := []byte(" refs/replace/")
+	// A packed ref is a line "<oid> <name>".
+	obeyed := [][]byte{[]byte(" refs/replace/"), []byte(" refs/" + stashRef + "\n"), []byte(" refs/" + stashRef + "\r")}
+	longest := len(obeyed[0])
 	buf := make([]byte, 64<<10)
 	kept := 0 // the end of the last part, where a match may begin
 	for {
 		n, err := f.Read(buf[kept:])
-		if bytes.Contains(buf[:kept+n], replace) {
-			return true
+		for _, o := range obeyed {
+			if bytes.Contains(buf[:kept+n], o) {
+				return true
+			}
 		}
 		if err != nil {
-			return err != io.EOF
+			// The last line may end with the file.
+			return err != io.EOF || bytes.HasSuffix(buf[:kept+n], []byte(" refs/"+stashRef))
 		}
-		k := min(len(replace)-1, kept+n)
+		k := min(longest-1, kept+n)
 		copy(buf, buf[kept+n-k:kept+n])
 		kept = k
 	}

@@ -93,7 +93,7 @@ func TestScanObjects(t *testing.T) {
 // git shows); packed refs that replace nothing are not.
 func TestScanReplaceRefs(t *testing.T) {
 	root := t.TempDir()
-	for _, repo := range []string{"a", "b"} {
+	for _, repo := range []string{"a", "b", "c", "d"} {
 		c := exec.Command("git", "init", "-q", filepath.Join(root, repo))
 		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
 		if out, err := c.CombinedOutput(); err != nil {
@@ -107,8 +107,16 @@ func TestScanReplaceRefs(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "a", ".git", "packed-refs"), []byte("# pack-refs with: peeled fully-peeled sorted\n"+oid+" refs/heads/x\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(root, "b", ".git", "packed-refs"), []byte(oid+" refs/replace/"+oid+"\n"), 0o644))
 	write(t, filepath.Join(root, "b", ".git", "info", "grafts"))
+	// The stash, its reflog, and a packed stash; a branch's reflog is data.
+	write(t, filepath.Join(root, "c", ".git", "refs", "stash"))
+	write(t, filepath.Join(root, "c", ".git", "logs", "refs", "stash"))
+	write(t, filepath.Join(root, "c", ".git", "logs", "refs", "heads", "stash"))
+	must(t, os.WriteFile(filepath.Join(root, "d", ".git", "packed-refs"), []byte(oid+" refs/stash"), 0o644))
 	r := Scan(root, since, nil, start, nil)
-	want := []string{filepath.Join(root, "a", ".git", "refs", "replace", oid), filepath.Join(root, "b", ".git", "info", "grafts"), filepath.Join(root, "b", ".git", "packed-refs")}
+	want := []string{
+		filepath.Join(root, "a", ".git", "refs", "replace", oid), filepath.Join(root, "b", ".git", "info", "grafts"), filepath.Join(root, "b", ".git", "packed-refs"),
+		filepath.Join(root, "c", ".git", "logs", "refs", "stash"), filepath.Join(root, "c", ".git", "refs", "stash"), filepath.Join(root, "d", ".git", "packed-refs"),
+	}
 	if !slices.Equal(r.Found, want) {
 		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
 	}
@@ -181,12 +189,13 @@ func TestScanReftableRepository(t *testing.T) {
 	}
 }
 
-// TestReplaceRefsBounded: the exit audit judges repositories side by side
-// and read each packed-refs whole, up to 256 MiB: one of that size that
-// takes no disk in each held as much of the supervisor's memory. They
-// are read a part at a time (a replace ref across two parts still
-// found), and a sparse one, which git never writes, is a finding unread.
-func TestReplaceRefsBounded(t *testing.T) {
+// TestPackedRefsObeyedBounded: the exit audit judges repositories side by
+// side and read each packed-refs whole, up to 256 MiB: one of that size
+// that takes no disk in each held as much of the supervisor's memory.
+// They are read a part at a time (a replace ref or the stash across two
+// parts still found), and a sparse one, which git never writes, is a
+// finding unread.
+func TestPackedRefsObeyedBounded(t *testing.T) {
 	dir := t.TempDir()
 	d, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY, 0)
 	must(t, err)
@@ -197,11 +206,13 @@ func TestReplaceRefsBounded(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "plain"), []byte(plain), 0o644))
 	pad := strings.Repeat("x", 64<<10-len(oid)-3)
 	must(t, os.WriteFile(filepath.Join(dir, "across"), []byte(pad+"\n"+oid+" refs/replace/"+oid+"\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "stash"), []byte(pad[:len(pad)-3]+"\n"+oid+" refs/stash\n"+oid+" refs/stashed\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "stashed"), []byte(oid+" refs/stashed\n"+oid+" refs/stash/x\n"), 0o644))
 	write(t, filepath.Join(dir, "sparse"))
 	must(t, os.Truncate(filepath.Join(dir, "sparse"), 200<<20))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	found := replaceRefs(d, "plain")
+	found := packedRefsObeyed(d, "plain")
 	runtime.ReadMemStats(&after)
 	if found {
 		t.Error("replace refs found in packed refs without any")
@@ -209,10 +220,16 @@ func TestReplaceRefsBounded(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
 		t.Errorf("reading 8 MiB of packed refs allocated %d bytes", grew)
 	}
-	if !replaceRefs(d, "across") {
+	if !packedRefsObeyed(d, "across") {
 		t.Error("a replace ref across two parts read is not found")
 	}
-	if !replaceRefs(d, "sparse") {
+	if !packedRefsObeyed(d, "stash") {
+		t.Error("the stash across two parts read is not found")
+	}
+	if packedRefsObeyed(d, "stashed") {
+		t.Error("refs named as the stash begins are taken for the stash")
+	}
+	if !packedRefsObeyed(d, "sparse") {
 		t.Error("sparse packed refs are not a finding")
 	}
 }

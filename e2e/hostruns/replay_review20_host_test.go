@@ -1,0 +1,50 @@
+package hostruns
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview20PlantedStash: you stash your work before a session
+// and pop it after, and git stash pop writes what the stash holds, its
+// untracked and ignored files too (a stash's third parent), which git
+// status then shows nothing of. The exit audit judged the refs only for
+// replace refs: the session stores, in place of your stash, your work
+// plus an ignored build output of its own that the project's make takes for
+// up to date. Host-side proof: after the session, the host's git stash
+// pop and make run run nothing the session wrote.
+func TestReplayReview20PlantedStash(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/app\n")
+	h.Write(filepath.Join(proj, "app.sh"), "#!/bin/sh\necho built\n")
+	h.Write(filepath.Join(proj, "Makefile"), "run: app\n\t./app\napp: app.sh\n\tcp app.sh app && chmod +x app\n")
+	commitAll(h, proj, "build")
+	h.Write(filepath.Join(proj, "notes.txt"), "my work in progress\n")
+	h.Run(proj, nil, "git", "stash", "push", "-q", "--include-untracked", "-m", "wip")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "stash", `
+		export GIT_INDEX_FILE=/tmp/untracked GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+		git read-tree 'stash^3'
+		app=$(printf '#!/bin/sh\ntouch `+marker+`\n' | git hash-object -w --stdin)
+		git update-index --add --cacheinfo 100755,$app,app
+		u=$(git commit-tree $(git write-tree) -m 'untracked files on main')
+		s=$(git commit-tree 'stash^{tree}' -p 'stash^1' -p 'stash^2' -p $u -m 'On main: wip')
+		git stash drop -q
+		git stash store -q -m 'On main: wip' $s
+		unset GIT_INDEX_FILE`)
+	popped, _ := h.Command(proj, nil, "git", "stash", "pop").CombinedOutput()
+	ran, _ := h.Command(proj, nil, "make", "run").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's git stash pop and make run ran what the session stashed:\n%s\n%s%s", out, popped, ran)
+	}
+	if !strings.Contains(out, filepath.Join(proj, ".git", "refs", "stash")) {
+		t.Errorf("the end did not name the stash the session stored:\n%s", out)
+	}
+}
