@@ -35,24 +35,46 @@ var ProjectCopies = []string{"settings.json", "settings.local.json"}
 // variables the sandbox's environment would pass itself, of the hooks, the
 // commands, the rules and the plugins' options those with no credential
 // written in them; a file claudebox
-// cannot read as Claude Code does becomes an empty one.
+// cannot read as Claude Code does becomes an empty one. The organization's
+// managed policy (ManagedDir) is kept on the same terms, its MCP servers
+// as managedServersKept keeps them.
 func CopyContent(src, home string, data []byte) ([]byte, []string) {
-	if !isClaudeSettings(src) {
+	switch {
+	case src == managedMCP:
+		return managedMCPCopy(data)
+	case isManagedSettings(src):
+		return ownSettings(data, true)
+	case !isClaudeSettings(src):
 		return data, nil
-	}
-	if filepath.Dir(src) != filepath.Join(home, ".claude") {
+	case filepath.Dir(src) != filepath.Join(home, ".claude"):
 		return apiEnvOff(innerSandboxOff(data)), nil
 	}
+	return ownSettings(data, false)
+}
+
+// ownSettings is CopyContent of a settings file of the user's own, or of
+// the organization's (managed, where managedMcpServers is kept as
+// managed-mcp.json's servers are).
+func ownSettings(data []byte, managed bool) ([]byte, []string) {
 	top, ok := parse(data)
 	if !ok && len(bytes.TrimSpace(data)) > 0 {
 		return []byte("{}\n"), []string{unreadable}
 	}
 	var leftOut []string
 	for key := range top {
-		if !userKeys[key] {
+		if !userKeys[key] && (!managed || key != managedServersKey) {
 			leftOut = append(leftOut, key)
 			delete(top, key)
 		}
+	}
+	if raw, ok := top[managedServersKey]; ok {
+		kept, dropped := managedServersKept(managedServersKey, raw)
+		if kept == nil {
+			delete(top, managedServersKey)
+		} else {
+			top[managedServersKey] = kept
+		}
+		leftOut = append(leftOut, dropped...)
 	}
 	if raw, ok := top["env"]; ok {
 		kept, dropped, isObject := envKept(raw)
@@ -88,7 +110,7 @@ func CopyContent(src, home string, data []byte) ([]byte, []string) {
 	// command; of the others, each string that has one written in it (a
 	// permission rule's curl -u ci:…) is.
 	for key, raw := range top {
-		if key == "env" || key == "hooks" || key == "pluginConfigs" {
+		if key == "env" || key == "hooks" || key == "pluginConfigs" || key == managedServersKey {
 			continue
 		}
 		var setting map[string]json.RawMessage

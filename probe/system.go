@@ -53,6 +53,11 @@ func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOu
 			if fi.Mode().IsRegular() && fi.Mode().Perm()&0o004 != 0 && fi.Size() <= maxEtcCopy && len(hidden) == 0 {
 				entry.Checked = untrusted.IDOf(fi)
 			}
+			if rel, _ := filepath.Rel(etc, p); entry.Checked == (untrusted.FileID{}) && rebuilt(rel) {
+				// Bound, it would cross as it is.
+				leftOut = append(leftOut, rel)
+				continue
+			}
 			shown = append(shown, entry)
 			own = append(own, hidden...)
 		}
@@ -73,6 +78,7 @@ func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOu
 		}
 	}
 	list("")
+	slices.Sort(leftOut)
 	return shown, own, leftOut
 }
 
@@ -100,6 +106,14 @@ func etcMatch(rel string) (entry, above bool) {
 		}
 	}
 	return entry, above
+}
+
+// rebuilt says rel is an entry of mount.EtcRebuilt.
+func rebuilt(rel string) bool {
+	return slices.ContainsFunc(mount.EtcRebuilt, func(pattern string) bool {
+		ok, _ := path.Match(pattern, rel)
+		return ok
+	})
 }
 
 // realDirs says every directory from etc down to dir is one, not a link.

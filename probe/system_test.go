@@ -77,6 +77,15 @@ func TestEtcShown(t *testing.T) {
 		"php/8.2/fpm/pool.d/www.conf": 0o644,
 		"maven/m2.conf":               0o644,
 		"maven/settings.xml":          0o644,
+		// Claude Code's managed policy: its files copied to be rebuilt,
+		// never bound (one not every user may read is not shown), and
+		// nothing else of its directory.
+		"claude-code/managed-settings.json":      0o644,
+		"claude-code/managed-settings.d/10.json": 0o644,
+		"claude-code/managed-settings.d/sub/x":   0o644,
+		"claude-code/managed-mcp.json":           0o640,
+		"claude-code/CLAUDE.md":                  0o644,
+		"claude-code/deploy.env":                 0o644,
 	} {
 		p := filepath.Join(etc, rel)
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -107,6 +116,9 @@ func TestEtcShown(t *testing.T) {
 		{Path: at("localtime"), Link: "/usr/share/zoneinfo/UTC"},
 		{Path: at("ssl/certs")},
 		copied("ssh/ssh_config"),
+		copied("claude-code/managed-settings.json"),
+		copied("claude-code/managed-settings.d/10.json"),
+		copied("claude-code/CLAUDE.md"),
 		{Path: at("php/8.2/cli")},
 		copied("maven/m2.conf"),
 		{Path: at("profiles")},
@@ -117,7 +129,7 @@ func TestEtcShown(t *testing.T) {
 	if want := []mount.HostEntry{{Path: at("hosts")}, {Path: at("ld.so.conf.d/mine.conf")}}; !slices.Equal(own, want) {
 		t.Errorf("own = %v, want %v", own, want)
 	}
-	if want := []string{"elsewhere", "fstab", "maven/settings.xml", "php/8.2/fpm", "pki/other", "pki2", "rancher", "ssh/ssh_host_rsa_key", "ssl/private"}; !slices.Equal(leftOut, want) {
+	if want := []string{"claude-code/deploy.env", "claude-code/managed-mcp.json", "claude-code/managed-settings.d/sub", "elsewhere", "fstab", "maven/settings.xml", "php/8.2/fpm", "pki/other", "pki2", "rancher", "ssh/ssh_host_rsa_key", "ssl/private"}; !slices.Equal(leftOut, want) {
 		t.Errorf("leftOut = %v, want %v", leftOut, want)
 	}
 }

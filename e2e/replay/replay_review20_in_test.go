@@ -1,0 +1,75 @@
+package replay
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview20ManagedPolicyCredentials: /etc/claude-code, the
+// organization's managed policy every user may read, was shown whole,
+// though it holds what the user's own settings keep out: a token in
+// managed-settings.json's env, a hook's webhook in a drop-in of
+// managed-settings.d, a managed MCP server's bearer token in
+// managed-mcp.json, and whatever else an administrator left beside them.
+// The attack, from inside: read them. Proof: none is readable inside;
+// the policy itself (a deny rule, a server with no credential, the
+// managed CLAUDE.md) still is; --dry-run names what it leaves out.
+func TestReplayReview20ManagedPolicyCredentials(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc needs root")
+	}
+	const secret = "REVIEW20MANAGEDSECRET"
+	// /etc/claude-code is laid over the host's /etc in a mount namespace
+	// of the test's own: other tests read the host's /etc meanwhile.
+	stage := filepath.Join(h.Base, "etc")
+	managed := filepath.Join(stage, "claude-code")
+	h.Write(filepath.Join(managed, "managed-settings.json"), `{
+  "permissions": {"deny": ["Bash(curl:*)"]},
+  "env": {"OTEL_EXPORTER_OTLP_HEADERS": "Authorization=Bearer `+secret+`-env", "DISABLE_TELEMETRY": "1"},
+  "apiKeyHelper": "echo `+secret+`-helper"
+}`)
+	h.Write(filepath.Join(managed, "managed-settings.d", "50-team.json"), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "curl -s https://hooks.slack.com/services/T000/B000/`+secret+`dropin"}]}]}}`)
+	h.Write(filepath.Join(managed, "managed-mcp.json"), `{"mcpServers": {
+  "tracker": {"type": "http", "url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer `+secret+`-mcp"}},
+  "docs": {"type": "stdio", "command": "docs-mcp", "args": ["--readonly"]}
+}}`)
+	h.Write(filepath.Join(managed, "CLAUDE.md"), "Follow the company's style guide.\n")
+	h.Write(filepath.Join(managed, "deploy.env"), "DEPLOY_TOKEN="+secret+"-beside\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := func(name string, args ...string) string {
+		t.Helper()
+		c := h.Command(proj, nil, name, args...)
+		c.Args = append([]string{
+			"unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+			`mount -t overlay overlay -o lowerdir=` + stage + `:/etc /etc && exec "$@"`, "sh",
+		}, c.Args...)
+		c.Path = "/usr/bin/unshare"
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	if host := run("grep", "-r", secret, "/etc/claude-code"); strings.Count(host, secret) != 5 {
+		t.Fatalf("the user cannot read the staged policy on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -r "+secret+" /etc/claude-code; cat /etc/claude-code/managed-settings.json /etc/claude-code/managed-mcp.json /etc/claude-code/CLAUDE.md; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a credential in the managed policy is readable inside:\n%s", out)
+	}
+	for _, want := range []string{"Bash(curl:*)", "DISABLE_TELEMETRY", "docs-mcp", "company's style guide"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want the managed policy's %s:\n%s", want, out)
+		}
+	}
+	dry := run("claudebox", "--dry-run", "--shell")
+	if !strings.Contains(dry, "claude-code/deploy.env") {
+		t.Errorf("--dry-run does not name what of /etc/claude-code it leaves out:\n%s", dry)
+	}
+}
