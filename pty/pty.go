@@ -30,6 +30,8 @@ type Relay struct {
 	term  *os.File
 	saved *unix.Termios
 	raw   bool
+	// rawMode is the user's terminal as the relay sets it while raw.
+	rawMode unix.Termios
 	// background: the caller is a background job of the user's terminal
 	// (claudebox -p … &), which may write to it but not change its
 	// settings: it stays as it is, as it does for claude -p &.
@@ -40,6 +42,13 @@ type Relay struct {
 	outDone    chan struct{}
 	inDone     chan struct{}
 	winch      chan os.Signal
+	// suspendTyped is signalled when the user types Ctrl-Z, and closed by
+	// Restore, which then waits for followDone; cont receives SIGCONT;
+	// restoring closes when Restore begins.
+	suspendTyped chan struct{}
+	followDone   chan struct{}
+	cont         chan os.Signal
+	restoring    chan struct{}
 }
 
 const (
@@ -49,7 +58,16 @@ const (
 	// drainMax bounds how long output is still relayed once the child is
 	// gone, should something else hold its terminal open.
 	drainMax = time.Second
+	// stopWait bounds how long the child's foreground is looked at after
+	// Ctrl-Z, and how long claudebox waits to be stopped in turn; stopPoll
+	// is how often it is looked at.
+	stopWait = time.Second
+	stopPoll = 20 * time.Millisecond
 )
+
+// suspendKey is Ctrl-Z, which Claude reads as a keystroke and the kernel,
+// for a program that lets it, turns into SIGTSTP.
+const suspendKey = 0x1a
 
 // fence is a query every terminal answers (a device status report), sent
 // after the reset: a terminal answers in order, so once fenceReply has
@@ -136,7 +154,7 @@ func Attach(cmd *exec.Cmd, clipboard bool) (*Relay, error) {
 			r.Restore()
 			return nil, fmt.Errorf("cannot put the terminal in raw mode: %v", err)
 		}
-		r.raw = true
+		r.raw, r.rawMode = true, raw
 	}
 	return r, nil
 }
@@ -240,6 +258,17 @@ func (r *Relay) Started() {
 	}()
 	if r.raw {
 		r.inDone = make(chan struct{})
+		r.suspendTyped = make(chan struct{}, 1)
+		r.followDone = make(chan struct{})
+		r.restoring = make(chan struct{})
+		r.cont = make(chan os.Signal, 1)
+		signal.Notify(r.cont, unix.SIGCONT)
+		go func() {
+			defer close(r.followDone)
+			for range r.suspendTyped {
+				r.followStop()
+			}
+		}()
 		go func() {
 			defer close(r.inDone)
 			buf := make([]byte, 4096)
@@ -248,6 +277,12 @@ func (r *Relay) Started() {
 				if n > 0 {
 					if _, werr := r.master.Write(buf[:n]); werr != nil {
 						return
+					}
+					if bytes.IndexByte(buf[:n], suspendKey) >= 0 {
+						select {
+						case r.suspendTyped <- struct{}{}:
+						default:
+						}
 					}
 				}
 				if err != nil {
@@ -265,6 +300,77 @@ func (r *Relay) Started() {
 	}()
 }
 
+// followStop, after the user typed Ctrl-Z, looks for a moment whether the
+// child's foreground process group stops, as Claude's does on Ctrl-Z; if
+// it does, claudebox stops too, as the job the user's shell started: the
+// shell has the terminal back, and its fg or bg continues claudebox, which
+// continues the child.
+func (r *Relay) followStop() {
+	for deadline := time.Now().Add(stopWait); time.Now().Before(deadline); {
+		pgrp, ok := r.foreground()
+		if !ok {
+			return
+		}
+		if stopped(pgrp) {
+			r.suspend(pgrp)
+			return
+		}
+		select {
+		case <-r.restoring:
+			return
+		case <-time.After(stopPoll):
+		}
+	}
+}
+
+// foreground is the process group in the foreground of the child's
+// terminal, which the kernel keeps within the child's session.
+func (r *Relay) foreground() (pgrp int, ok bool) {
+	err := control(r.master, func(fd int) (err error) {
+		pgrp, err = unix.IoctlGetInt(fd, unix.TIOCGPGRP)
+		return err
+	})
+	return pgrp, err == nil && pgrp > 0
+}
+
+// stopped says whether the process pid is stopped by a signal.
+func stopped(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the command's name, in parentheses, which may
+	// itself hold one.
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && len(b) > i+2 && b[i+2] == 'T'
+}
+
+// suspend gives the user's terminal its settings back, stops claudebox
+// (not its process group: the guard watcher in it stays on watch) and, once
+// continued, puts the terminal back in raw mode, which stops claudebox
+// again while it is in the background (SIGTTOU), as it would any program
+// that sets its terminal, and continues the child's process group. Where
+// the stop is discarded (claudebox's own group has no parent in its
+// session to report it to), the child is continued at once.
+func (r *Relay) suspend(pgrp int) {
+	for len(r.cont) > 0 {
+		<-r.cont
+	}
+	unix.IoctlSetTermios(r.user, unix.TCSETS, r.saved)
+	unix.Kill(unix.Getpid(), unix.SIGTSTP)
+	select {
+	case <-r.cont:
+	case <-time.After(stopWait):
+	}
+	unix.IoctlSetTermios(r.user, unix.TCSETS, &r.rawMode)
+	r.resize()
+	// Still the terminal's foreground: the number is not one the group,
+	// gone meanwhile, left to a process outside.
+	if now, ok := r.foreground(); ok && now == pgrp {
+		unix.Kill(-pgrp, unix.SIGCONT)
+	}
+}
+
 // Restore, once the child is gone, relays what it still wrote, resets
 // every terminal mode it could have left on, discards the replies to its
 // queries that are still arriving, and puts back the user's terminal
@@ -275,9 +381,13 @@ func (r *Relay) Restore() {
 		close(r.winch)
 	}
 	if r.inDone != nil {
+		close(r.restoring)
 		r.term.SetReadDeadline(time.Now())
 		r.master.SetWriteDeadline(time.Now())
 		<-r.inDone
+		close(r.suspendTyped)
+		<-r.followDone
+		signal.Stop(r.cont)
 	}
 	if r.outDone != nil {
 		r.master.SetReadDeadline(time.Now().Add(drainMax))

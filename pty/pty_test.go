@@ -370,3 +370,32 @@ func TestIsTerminal(t *testing.T) {
 		t.Errorf("the pipe's flags = %#x after IsTerminal, want %#x", after, before)
 	}
 }
+
+// TestStopped reads a process's state as stopped only while a signal
+// holds it, whatever its name holds.
+func TestStopped(t *testing.T) {
+	dir := t.TempDir()
+	name := dir + "/a) T (b"
+	if err := os.Symlink("/bin/sleep", name); err != nil {
+		t.Fatal(err)
+	}
+	c := exec.Command(name, "30")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	if stopped(c.Process.Pid) {
+		t.Error("a running process read as stopped")
+	}
+	c.Process.Signal(syscall.SIGSTOP)
+	deadline := time.Now().Add(5 * time.Second)
+	for !stopped(c.Process.Pid) {
+		if time.Now().After(deadline) {
+			t.Fatal("a stopped process not read as stopped")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if stopped(1 << 30) {
+		t.Error("a process that does not exist read as stopped")
+	}
+}

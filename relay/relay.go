@@ -130,7 +130,32 @@ func execBehind(handoff int, ports inside.Ports, lims limits.Limits, command []s
 	if err != nil {
 		return err
 	}
+	foreground()
 	return limits.Exec(lims, path, command, os.Environ())
+}
+
+// foreground puts the command, when its standard input is the terminal, in
+// a process group of its own and makes it the terminal's foreground, as a
+// shell starts a job. The kernel drops the SIGTSTP of a group none of whose
+// parents is in another group of its session, as bwrap's own is: Claude's
+// Ctrl-Z (kill(0, SIGTSTP)) would stop nothing, and Claude would wait for a
+// SIGCONT no one sends. In a group of its own, below bwrap's, it stops,
+// which claudebox sees and follows (the pty package).
+func foreground() {
+	if _, err := unix.IoctlGetTermios(0, unix.TCGETS); err != nil {
+		return
+	}
+	was := unix.Getpgrp()
+	if unix.Setpgid(0, 0) != nil {
+		return
+	}
+	// A background group that sets the terminal's foreground is stopped
+	// (SIGTTOU) unless it ignores the signal.
+	signal.Ignore(unix.SIGTTOU)
+	defer signal.Reset(unix.SIGTTOU)
+	if unix.IoctlSetPointerInt(0, unix.TIOCSPGRP, unix.Getpid()) != nil {
+		unix.Setpgid(0, was)
+	}
 }
 
 // listenAddrs are where the relay listens, in the order it hands the
