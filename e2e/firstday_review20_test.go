@@ -45,3 +45,33 @@ func TestFirstDayCtrlZ(t *testing.T) {
 	tmux("send-keys", "echo EX''IT-$?", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXIT-0") }, "claudebox's exit status")
 }
+
+// TestFirstDayUserClaudeMDImports: what the user's own ~/.claude/CLAUDE.md
+// imports (@path) from outside ~/.claude, and what that file imports in
+// turn, reaches Claude inside as it does the host's claude; the sandbox
+// showed neither, and Claude went on without them, silently.
+func TestFirstDayUserClaudeMDImports(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".claude", "CLAUDE.md"), "be brief\n@~/dotfiles/claude/team.md\n@extra.md\n\n```\n@~/dotfiles/claude/in-code.md\n```\n")
+	h.Write(filepath.Join(h.Home, ".claude", "extra.md"), "CLAUDE-DIR-IMPORT-c7\n")
+	h.Write(filepath.Join(h.Home, "dotfiles", "claude", "team.md"), "TEAM-IMPORT-a3\n@./style\\ guide.md\n")
+	h.Write(filepath.Join(h.Home, "dotfiles", "claude", "style guide.md"), "NESTED-IMPORT-b5\n")
+	h.Write(filepath.Join(h.Home, "dotfiles", "claude", "in-code.md"), "IN-CODE-d9\n")
+	const key = "sk-ant-test-key-imports-0123456789abcdef"
+	h.Onboarded(key, proj)
+	for _, prog := range []string{"claude", "claudebox"} {
+		api := harness.StartFakeAPI(t, "FAKE-REPLY-imports")
+		out, err := h.Command(proj, api.Env(key), prog, "-p", "hello").CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s -p: %v\n%s", prog, err, out)
+		}
+		for mark, want := range map[string]bool{"TEAM-IMPORT-a3": true, "NESTED-IMPORT-b5": true, "CLAUDE-DIR-IMPORT-c7": true, "IN-CODE-d9": false} {
+			if api.Received(mark) != want {
+				t.Errorf("%s: %s reached the API: %v, want %v\n%s", prog, mark, !want, want, out)
+			}
+		}
+	}
+}

@@ -25,7 +25,7 @@ const setupFileLimit = 4 << 20
 // namedPath is a path outside ~/.claude that the user's Claude Code setup
 // names: a local plugin marketplace, a plugin's directory (installed, or
 // given to --plugin-dir), a hook's or the status line's script, a carried
-// MCP server's program.
+// MCP server's program, a file ~/.claude/CLAUDE.md imports.
 type namedPath struct {
 	path string // as written, ~ and $HOME expanded
 	what string // what names it, for --dry-run and the notice
@@ -90,6 +90,7 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 	for _, name := range names {
 		named = append(named, mcpNames(mcp[name], "MCP server "+name+" (--with-mcp)", expand)...)
 	}
+	named = append(named, claudeMDImports(claudeDir, writable, read, expand)...)
 	for _, d := range pluginDirs {
 		// A plugin's directory, a folder of plugins, or a plugin's .zip.
 		d = filepath.Clean(expand(d))
