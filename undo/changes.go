@@ -21,6 +21,7 @@ import (
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/dirent"
 	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
@@ -915,8 +916,7 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 	// leaves to sub, a batch at a time.
 	var walk func(fd int, rel string, depth int, sub func([]string))
 	walk = func(fd int, rel string, depth int, sub func([]string)) {
-		f := os.NewFile(uintptr(fd), rel)
-		defer f.Close()
+		defer unix.Close(fd)
 		// Its status, before its names are read.
 		var st unix.Stat_t
 		if unix.Fstat(fd, &st) != nil {
@@ -930,31 +930,41 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 		// lost: a change here could not be kept.
 		lost := false
 		skipped := skipIn[rel]
-		// In batches: a directory of millions of entries (the sandbox's
-		// to make) is never held whole.
+		buf := dirent.Buffer()
+		defer dirent.Release(buf)
+		// A read at a time: a directory of millions of entries (the
+		// sandbox's to make) is never held whole.
 		for {
-			batch, err := f.Readdirnames(512)
-			if len(batch) == 0 {
-				if err != nil && err != io.EOF {
-					unread(rel, names != nil || lost)
-					return
-				}
+			read, err := dirent.Read(fd, *buf)
+			if err != nil {
+				unread(rel, names != nil || lost)
+				return
+			}
+			if len(read) == 0 {
 				break
 			}
 			var subdirs []string
-			for _, name := range batch {
-				if name == ".git" && rel != "." {
+			for name, typ := range read.All() {
+				if string(name) == ".git" && rel != "." {
 					lock.Lock()
 					t.repos[rel] = true
 					lock.Unlock()
 				}
-				if name == ".git" || slices.Contains(skipped, name) {
+				if string(name) == ".git" || len(skipped) > 0 && slices.Contains(skipped, string(name)) {
 					continue
+				}
+				// A directory below the top is opened without a status
+				// of its own first: its walk takes one.
+				if typ == unix.DT_DIR && depth > 0 && !lost && depth < 256 && len(rel)+1+len(name) <= audit.MaxPathLen {
+					if dir, err := openDirAt(fd, name); err == nil {
+						walk(dir, join(rel, string(name)), depth+1, nil)
+						continue
+					}
 				}
 				if err := statAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 					// Listed, then gone: removed (in a directory whose
 					// names are kept, by not being among them).
-					if path := join(rel, name); err == unix.ENOENT && names == nil {
+					if path := join(rel, string(name)); err == unix.ENOENT && names == nil {
 						if !keep(path) {
 							lost = true
 							continue
@@ -967,30 +977,30 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 				}
 				if st.Mode&unix.S_IFMT != unix.S_IFDIR {
 					isRecent := recent(&st)
-					if name == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG {
+					if string(name) == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG {
 						lock.Lock()
 						if t.oddIgnore == "" {
-							t.oddIgnore = filepath.Join(checkout, join(rel, name))
+							t.oddIgnore = filepath.Join(checkout, join(rel, string(name)))
 						}
 						lock.Unlock()
 					}
-					if names == nil && !isRecent && name != "pyvenv.cfg" {
+					if names == nil && !isRecent && string(name) != "pyvenv.cfg" {
 						continue
 					}
-					path := join(rel, name)
+					path := join(rel, string(name))
 					if !keep(path) {
 						lost = true
 						continue
 					}
 					if names != nil {
-						names[name] = true
+						names[string(name)] = true
 					}
-					if isRecent || name == "pyvenv.cfg" {
+					if isRecent || string(name) == "pyvenv.cfg" {
 						lock.Lock()
 						if isRecent {
 							t.recent[path] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode}
 						}
-						if name == "pyvenv.cfg" {
+						if string(name) == "pyvenv.cfg" {
 							t.venvs[path] = true
 						}
 						lock.Unlock()
@@ -1000,7 +1010,7 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 				if lost && rel != "." {
 					continue // taken whole: what is below it is not read
 				}
-				path := join(rel, name)
+				path := join(rel, string(name))
 				if depth >= 256 || len(path) > audit.MaxPathLen {
 					unread(path, recent(&st))
 					continue
@@ -1009,7 +1019,7 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 					subdirs = append(subdirs, path)
 					continue
 				}
-				dir, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+				dir, err := openDirAt(fd, name)
 				if err != nil {
 					notOpened(path, err, recent(&st))
 					continue
@@ -1046,7 +1056,7 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 			var st unix.Stat_t
 			fd, err := unix.Openat(top, subdirs[i], unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 			if err != nil {
-				notOpened(subdirs[i], err, statAt(top, subdirs[i], &st, unix.AT_SYMLINK_NOFOLLOW) != nil || recent(&st))
+				notOpened(subdirs[i], err, unix.Fstatat(top, subdirs[i], &st, unix.AT_SYMLINK_NOFOLLOW) != nil || recent(&st))
 				return
 			}
 			walk(fd, subdirs[i], 1, nil)
@@ -1076,6 +1086,12 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 	return t, errors.New("not read in full, so what the host runs there is not known (unreadable, deeper than 256 directories or 1024 bytes, or holding changes past 2,000,000 entries or 256 MiB of their paths): " + printable.Escape(strings.Join(named, ", ")))
 }
 
-// statAt is unix.Fstatat; a test makes a file go between a directory's
+// statAt is dirent.StatAt; a test makes a file go between a directory's
 // listing and its status.
-var statAt = unix.Fstatat
+var statAt = dirent.StatAt
+
+// openDirAt opens the directory name in the directory fd, never through a
+// symlink, nor waiting on what is no directory.
+func openDirAt(fd int, name []byte) (int, error) {
+	return unix.Openat(fd, string(name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+}

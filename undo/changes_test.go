@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/internal/dirent"
 )
 
 // after is a time by the filesystem's clock after every status change in
@@ -406,14 +408,14 @@ func TestRecordChangesGoneDuringWalk(t *testing.T) {
 	began := after(t, state, p.Checkout)
 	// pkg1's status changes; pkg0's does not.
 	os.WriteFile(filepath.Join(p.Checkout, "pkg1", "new.go"), nil, 0o644)
-	defer func() { statAt = unix.Fstatat }()
-	statAt = func(fd int, name string, st *unix.Stat_t, flags int) error {
-		if name == "f1.go" {
+	defer func() { statAt = dirent.StatAt }()
+	statAt = func(fd int, name []byte, st *unix.Stat_t, flags int) error {
+		if string(name) == "f1.go" {
 			var dir [256]byte
 			n, _ := unix.Readlink(fmt.Sprintf("/proc/self/fd/%d", fd), dir[:])
-			os.Remove(filepath.Join(string(dir[:n]), name))
+			os.Remove(filepath.Join(string(dir[:n]), string(name)))
 		}
-		return unix.Fstatat(fd, name, st, flags)
+		return dirent.StatAt(fd, name, st, flags)
 	}
 	c, err := RecordChanges(state, p, began, nil, nil)
 	if err != nil {
