@@ -38,6 +38,7 @@ import (
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/atomicfile"
+	"github.com/claudebox/claudebox/internal/dirent"
 	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
@@ -626,28 +627,33 @@ func waitingIgnore(ctx context.Context, checkout string) string {
 	}
 	var look func(fd int, rel string, depth int) string
 	look = func(fd int, rel string, depth int) string {
-		f := os.NewFile(uintptr(fd), rel)
-		defer f.Close()
+		defer unix.Close(fd)
+		buf := dirent.Buffer()
+		defer dirent.Release(buf)
 		for ctx.Err() == nil {
-			batch, err := f.ReadDir(512)
-			for _, e := range batch {
+			read, err := dirent.Read(fd, *buf)
+			if err != nil || len(read) == 0 {
+				break
+			}
+			for name, typ := range read.All() {
+				var st unix.Stat_t
+				if typ == unix.DT_UNKNOWN && dirent.StatAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+					typ = unix.DT_DIR
+				}
 				switch {
-				case e.Name() == ".gitignore":
-					if p := waitingEntry(filepath.Join(checkout, rel), e); p != "" {
-						return p
+				case string(name) == ".gitignore":
+					if path := filepath.Join(checkout, rel, ".gitignore"); blocksOpen(path) {
+						return path
 					}
-				case e.IsDir() && e.Name() != ".git" && depth < 256 && len(rel)+1+len(e.Name()) <= audit.MaxPathLen:
-					sub, err := unix.Openat(fd, e.Name(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+				case typ == unix.DT_DIR && string(name) != ".git" && depth < 256 && len(rel)+1+len(name) <= audit.MaxPathLen:
+					sub, err := unix.Openat(fd, string(name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 					if err != nil {
 						continue
 					}
-					if p := look(sub, filepath.Join(rel, e.Name()), depth+1); p != "" {
+					if p := look(sub, filepath.Join(rel, string(name)), depth+1); p != "" {
 						return p
 					}
 				}
-			}
-			if err != nil || len(batch) == 0 {
-				break
 			}
 		}
 		return ""
@@ -681,10 +687,17 @@ func waitingExcludesFile() string {
 			file = v
 		}
 	}
-	if fi, err := os.Stat(file); err == nil && fi.Mode().Type()&(fs.ModeNamedPipe|fs.ModeDevice) != 0 {
+	if blocksOpen(file) {
 		return file
 	}
 	return ""
+}
+
+// blocksOpen says whether opening path, through a link as git does, may
+// wait forever: it is a FIFO or a device.
+func blocksOpen(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().Type()&(fs.ModeNamedPipe|fs.ModeDevice) != 0
 }
 
 // WaitingObject names what git would open and wait on forever among the
