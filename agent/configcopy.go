@@ -313,3 +313,62 @@ func (a Agent) SettingsCopy(host []byte, carried []string) ([]byte, []string) {
 	b, _ := json.Marshal(top)
 	return a.SettingsContent(b), leftOut
 }
+
+// codexSystemDir is where Codex reads the system's and the organization's
+// configuration: config.toml, managed_config.toml (the same keys) and
+// requirements.toml (what the organization allows). Every user may read
+// them, and an administrator writes there what the user's own config.toml
+// holds (a model provider's bearer token, an MCP server's headers).
+const codexSystemDir = "/etc/codex"
+
+// requirementsKeys are the keys of Codex's requirements.toml (0.169.0)
+// known harmless: the approvals, sandbox modes, permission profiles,
+// logins, web search and features the organization allows, and its
+// instructions. Left out: its MCP servers, hooks, OpenTelemetry (headers),
+// configuration server and what a later release adds.
+var requirementsKeys = map[string]bool{
+	"allowed_approval_policies": true, "allowed_approvals_reviewers": true, "allowed_sandbox_modes": true,
+	"allowed_permission_profiles": true, "allowed_web_search_modes": true, "allowed_login_methods": true,
+	"allowed_chatgpt_workspaces": true, "allow_managed_hooks_only": true, "allow_browser_and_computer_use": true,
+	"allow_appshots": true, "allow_remote_control": true, "enforce_residency": true,
+	"additional_developer_instructions": true,
+}
+
+// SystemCopy is the private copy of the agent's system-wide file path,
+// host's data, rebuilt of what is known harmless (Codex's config.toml and
+// managed_config.toml as the user's config.toml, with no MCP server;
+// requirements.toml's requirementsKeys with no credential written in
+// them), and what it left out; ok is false for a path that is none.
+func SystemCopy(path string, host []byte, project string) (copy []byte, leftOut []string, ok bool) {
+	switch path {
+	case filepath.Join(codexSystemDir, "config.toml"), filepath.Join(codexSystemDir, "managed_config.toml"):
+		copy, leftOut = CodexConfigCopy(host, nil, project)
+		return copy, leftOut, true
+	case filepath.Join(codexSystemDir, "requirements.toml"):
+	default:
+		return nil, nil, false
+	}
+	if len(bytes.TrimSpace(host)) == 0 {
+		return nil, nil, true
+	}
+	top, parsed := Codex.parse(host)
+	if !parsed {
+		return nil, []string{Unreadable}, true
+	}
+	for key, v := range top {
+		switch {
+		case !requirementsKeys[key]:
+			leftOut = append(leftOut, key)
+			delete(top, key)
+		case holdsCredential(v):
+			leftOut = append(leftOut, key+" (a credential is written in it)")
+			delete(top, key)
+		}
+	}
+	slices.Sort(leftOut)
+	copy, err := toml.Marshal(top)
+	if err != nil {
+		return nil, []string{Unreadable}, true
+	}
+	return copy, leftOut, true
+}

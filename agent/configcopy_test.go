@@ -57,6 +57,38 @@ environment = "s"
 	}
 }
 
+// Codex's system files, every user's to read, are rebuilt of what is
+// known harmless: its configuration as the user's, with no MCP server;
+// of its requirements, the keys known harmless with no credential in
+// them. Any other path is none of them.
+func TestSystemCopy(t *testing.T) {
+	for _, name := range []string{"config.toml", "managed_config.toml"} {
+		out, leftOut, ok := SystemCopy("/etc/codex/"+name, []byte("model = \"m\"\n[mcp_servers.a]\nbearer_token = \"s\"\n[model_providers.x]\nexperimental_bearer_token = \"s\"\n"), "/p")
+		if !ok || strings.Contains(string(out), "\"s\"") || !strings.Contains(string(out), "model = 'm'") || !slices.Equal(leftOut, []string{"model_providers"}) {
+			t.Errorf("%s: copy %q, left out %q, %v", name, out, leftOut, ok)
+		}
+	}
+	out, leftOut, ok := SystemCopy("/etc/codex/requirements.toml", []byte(`allowed_sandbox_modes = ["read-only"]
+additional_developer_instructions = "deploy with --token ghp_0123456789abcdefghij"
+[otel]
+headers = { Authorization = "Bearer s" }
+[mcp_servers.a.identity]
+command = "a"
+`), "/p")
+	if !ok || string(out) != "allowed_sandbox_modes = ['read-only']\n" {
+		t.Errorf("requirements: copy %q, %v", out, ok)
+	}
+	if want := []string{"additional_developer_instructions (a credential is written in it)", "mcp_servers", "otel"}; !slices.Equal(leftOut, want) {
+		t.Errorf("requirements: left out %q, want %q", leftOut, want)
+	}
+	if _, leftOut, ok := SystemCopy("/etc/codex/requirements.toml", []byte("allowed = ["), "/p"); !ok || !slices.Equal(leftOut, []string{Unreadable}) {
+		t.Errorf("requirements not TOML: left out %q", leftOut)
+	}
+	if _, _, ok := SystemCopy("/etc/codex/notes.toml", nil, "/p"); ok {
+		t.Error("a file Codex does not read is taken for one of its system files")
+	}
+}
+
 // Gemini's copy keeps the keys known harmless and the servers carried in,
 // with claudebox's overrides; a later duplicate key wins, as in JSON.parse.
 func TestGeminiSettingsCopy(t *testing.T) {

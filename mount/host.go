@@ -221,9 +221,12 @@ var EtcShown = []string{
 	"os-release", "lsb-release", "debian_version", "redhat-release", "fedora-release", "system-release", "arch-release", "alpine-release",
 	// The agents' managed policies, which must hold inside as outside: of
 	// Claude Code's, its files (EtcRebuilt), its instructions and its
-	// .claude, not what else an administrator keeps beside them.
+	// .claude; of Codex's, its files; not what else an administrator keeps
+	// beside them. Not Gemini CLI's: it obeys only what root owns, which
+	// nothing is in the sandbox's user namespace.
 	"claude-code/managed-settings.json", "claude-code/managed-settings.d/*", "claude-code/managed-mcp.json",
-	"claude-code/CLAUDE.md", "claude-code/.claude", "codex", "gemini-cli",
+	"claude-code/CLAUDE.md", "claude-code/.claude",
+	"codex/config.toml", "codex/managed_config.toml", "codex/requirements.toml",
 	// Runtimes whose own directories lead here or that read their settings
 	// here: the JDK's conf (Debian's, Arch's, Fedora's /etc/java), PHP's
 	// command line's php.ini and extensions (Debian's per version, not
@@ -244,11 +247,15 @@ var EtcShown = []string{
 
 // EtcRebuilt are the entries of EtcShown the sandbox gets only as private
 // copies rebuilt of what is known harmless (claudesettings.CopyContent):
-// Claude Code's managed settings and MCP servers, where an organization
-// writes what the user's own settings hold (a token in env, a server's
-// bearer token). One that cannot be copied (not a plain file every user
-// may read, over the size of a copy) is not shown.
-var EtcRebuilt = []string{"claude-code/managed-settings.json", "claude-code/managed-settings.d/*", "claude-code/managed-mcp.json"}
+// Claude Code's managed settings and MCP servers, Codex's configuration
+// and requirements (agent.SystemCopy), where an organization writes what
+// the user's own settings hold (a token in env, a server's bearer token).
+// One that cannot be copied (not a plain file every user may read, over
+// the size of a copy) is not shown.
+var EtcRebuilt = []string{
+	"claude-code/managed-settings.json", "claude-code/managed-settings.d/*", "claude-code/managed-mcp.json",
+	"codex/config.toml", "codex/managed_config.toml", "codex/requirements.toml",
+}
 
 // Guard is a path inside a writable mount that something on the host
 // executes or obeys (git hooks and config, shell and editor settings,

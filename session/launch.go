@@ -760,6 +760,9 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 			}
 			var leftOut []string
 			data, leftOut = claudesettings.CopyContent(m.Dest, s.plan.Home, data)
+			if system, dropped, ok := agent.SystemCopy(m.Dest, data, s.plan.Project.Root); ok {
+				data, leftOut = system, dropped
+			}
 			s.leaveOut(m.Dest, leftOut)
 			if s.agentCopy(m.Dest) {
 				data = agent.TrustCopy(data, s.plan.Project.Root)

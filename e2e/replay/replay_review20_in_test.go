@@ -13,10 +13,14 @@ import (
 // though it holds what the user's own settings keep out: a token in
 // managed-settings.json's env, a hook's webhook in a drop-in of
 // managed-settings.d, a managed MCP server's bearer token in
-// managed-mcp.json, and whatever else an administrator left beside them.
-// The attack, from inside: read them. Proof: none is readable inside;
-// the policy itself (a deny rule, a server with no credential, the
-// managed CLAUDE.md) still is; --dry-run names what it leaves out.
+// managed-mcp.json, and whatever else an administrator left beside them;
+// so were /etc/codex (a model provider's bearer token in config.toml, an
+// MCP server's in managed_config.toml, OpenTelemetry's headers in
+// requirements.toml) and /etc/gemini-cli (an MCP server's headers). The
+// attack, from inside: read them. Proof: none is readable inside; the
+// policy itself (a deny rule, a server with no credential, the managed
+// CLAUDE.md, Codex's model and allowed sandbox modes) still is;
+// --dry-run names what it leaves out.
 func TestReplayReview20ManagedPolicyCredentials(t *testing.T) {
 	h := harness.NewHost(t)
 	if h.UID < 0 {
@@ -39,6 +43,11 @@ func TestReplayReview20ManagedPolicyCredentials(t *testing.T) {
 }}`)
 	h.Write(filepath.Join(managed, "CLAUDE.md"), "Follow the company's style guide.\n")
 	h.Write(filepath.Join(managed, "deploy.env"), "DEPLOY_TOKEN="+secret+"-beside\n")
+	codex := filepath.Join(stage, "codex")
+	h.Write(filepath.Join(codex, "config.toml"), "model = \"gpt-review20\"\n[model_providers.corp]\nbase_url = \"https://llm.example.com\"\nexperimental_bearer_token = \""+secret+"-codex\"\n")
+	h.Write(filepath.Join(codex, "managed_config.toml"), "[mcp_servers.tracker]\nurl = \"https://mcp.example.com\"\nbearer_token = \""+secret+"-codexmanaged\"\n")
+	h.Write(filepath.Join(codex, "requirements.toml"), "allowed_sandbox_modes = [\"read-only\", \"danger-full-access\"]\n[otel]\nheaders = { Authorization = \"Bearer "+secret+"-requirements\" }\n")
+	h.Write(filepath.Join(stage, "gemini-cli", "settings.json"), `{"mcpServers": {"tracker": {"httpUrl": "https://mcp.example.com", "headers": {"Authorization": "Bearer `+secret+`-gemini"}}}}`)
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
 	run := func(name string, args ...string) string {
@@ -55,21 +64,21 @@ func TestReplayReview20ManagedPolicyCredentials(t *testing.T) {
 		}
 		return string(out)
 	}
-	if host := run("grep", "-r", secret, "/etc/claude-code"); strings.Count(host, secret) != 5 {
+	if host := run("grep", "-r", secret, "/etc/claude-code", "/etc/codex", "/etc/gemini-cli"); strings.Count(host, secret) != 9 {
 		t.Fatalf("the user cannot read the staged policy on the host, the test proves nothing:\n%s", host)
 	}
-	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -r "+secret+" /etc/claude-code; cat /etc/claude-code/managed-settings.json /etc/claude-code/managed-mcp.json /etc/claude-code/CLAUDE.md; true")
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -r "+secret+" /etc; cat /etc/claude-code/managed-settings.json /etc/claude-code/managed-mcp.json /etc/claude-code/CLAUDE.md /etc/codex/*; true")
 	t.Log(out)
 	if strings.Contains(out, secret) {
 		t.Errorf("a credential in the managed policy is readable inside:\n%s", out)
 	}
-	for _, want := range []string{"Bash(curl:*)", "DISABLE_TELEMETRY", "docs-mcp", "company's style guide"} {
+	for _, want := range []string{"Bash(curl:*)", "DISABLE_TELEMETRY", "docs-mcp", "company's style guide", "gpt-review20", "danger-full-access"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside, want the managed policy's %s:\n%s", want, out)
 		}
 	}
 	dry := run("claudebox", "--dry-run", "--shell")
-	if !strings.Contains(dry, "claude-code/deploy.env") {
+	if !strings.Contains(dry, "claude-code/deploy.env") || !strings.Contains(dry, " gemini-cli") {
 		t.Errorf("--dry-run does not name what of /etc/claude-code it leaves out:\n%s", dry)
 	}
 }
