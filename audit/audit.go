@@ -130,6 +130,7 @@ const (
 	lfsObjDir               // lfs/objects and its fan-out directories
 	logsDir                 // a git directory's logs
 	logsRefsDir             // its logs/refs: the stash's reflog
+	branchesDir             // its refs/heads and refs/tags: branches and tags
 )
 
 // Snapshot is what the host obeys in the project at a session's start.
@@ -249,6 +250,12 @@ type Report struct {
 	// the host runs that the session left as they were in the work tree,
 	// holding other content than the entry names (diverged.go).
 	Diverged []Hidden
+	// Branches are the branches and tags the session moved or made (their
+	// loose refs, and packed refs it wrote that list any), but a branch
+	// checked out in the repository, which git status and git log show:
+	// git status shows none of the others, and a switch to one writes
+	// what it holds into the work tree.
+	Branches []string
 	// Caches are the git directories whose index, written during the
 	// session, holds extensions git trusts in place of the entries and
 	// the work tree (the cache of trees, the untracked cache, the file
@@ -364,6 +371,7 @@ func (w *walker) merge(f *walker) {
 	w.report.Hidden = append(w.report.Hidden, f.report.Hidden...)
 	w.report.Restat = append(w.report.Restat, f.report.Restat...)
 	w.report.Diverged = append(w.report.Diverged, f.report.Diverged...)
+	w.report.Branches = append(w.report.Branches, f.report.Branches...)
 	w.report.Deps = append(w.report.Deps, f.report.Deps...)
 	w.report.Caches = append(w.report.Caches, f.report.Caches...)
 	w.links = append(w.links, f.links...)
@@ -395,6 +403,8 @@ type node struct {
 	fold bool
 	// objectFormat is the object format of the objects walked there.
 	objectFormat string
+	// gitDir is the git directory it lies in, relative ("" for none).
+	gitDir string
 }
 
 func (w *walker) walk() {
@@ -589,10 +599,16 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case todoDir:
 		hostRun, descend = name == "git-rebase-todo" || name == "todo", false
 	case refsDir:
-		hostRun, sub = name == "replace", allDir
-		if !hostRun {
+		switch {
+		case name == "replace":
+			hostRun, sub = true, allDir
+		case (name == "heads" || name == "tags") && typ.IsDir():
+			sub = branchesDir
+		default:
 			hostRun, sub = name == stashRef && !typ.IsDir(), gitDataDir
 		}
+	case branchesDir:
+		hostRun, sub = !typ.IsDir(), branchesDir
 	case logsDir:
 		sub = gitDataDir
 		if name == "refs" {
@@ -716,7 +732,10 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	}
 	// A directory made with the casefold attribute passes it on to those
 	// made in it; one without may still hold one that has it.
-	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), record: record, ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd), objectFormat: n.objectFormat}
+	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), record: record, ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd), objectFormat: n.objectFormat, gitDir: n.gitDir}
+	if sub == gitDir {
+		child.gitDir = rel
+	}
 	if sub == objectsDir {
 		child.objectFormat = objectFormat(n.fd)
 	}
@@ -816,8 +835,22 @@ func (w *walker) leaf(n node, name, rel string) {
 	if n.mode == plainDir && w.obeys(name, false) && harmlessDotenv(n.fd, name) {
 		return
 	}
-	// Packed refs that replace no object and hold no stash.
-	if n.mode == gitDir && name == "packed-refs" && !packedRefsObeyed(n.fd, name) {
+	// Packed refs that replace no object and hold no stash are named
+	// where they list a branch or a tag.
+	if n.mode == gitDir && name == "packed-refs" {
+		if obeyed, branches := packedRefsObeyed(n.fd, name); !obeyed {
+			if branches {
+				w.report.Branches = append(w.report.Branches, w.abs(rel))
+			}
+			return
+		}
+	}
+	// A branch or a tag is history, named, not moved: but the branch
+	// checked out, whose commits git log shows.
+	if n.mode == branchesDir {
+		if !w.checkedOut(n.gitDir, rel) {
+			w.report.Branches = append(w.report.Branches, w.abs(rel))
+		}
 		return
 	}
 	// A config that sets only what git never executes (a clone's remote
@@ -827,6 +860,33 @@ func (w *walker) leaf(n node, name, rel string) {
 	}
 	w.found(rel)
 }
+
+// checkedOut says whether the ref at rel, in the git directory gitDir,
+// is the branch HEAD names there or in one of its linked worktrees (at
+// most maxWorktrees of them; past those, one is taken for none).
+func (w *walker) checkedOut(gitDir, rel string) bool {
+	ref, err := filepath.Rel(gitDir, rel)
+	if err != nil {
+		return false
+	}
+	heads := []string{filepath.Join(gitDir, "HEAD")}
+	if d, err := untrusted.OpenDir(w.root, filepath.Join(gitDir, "worktrees")); err == nil {
+		names, _ := d.Readdirnames(maxWorktrees)
+		d.Close()
+		for _, name := range names {
+			heads = append(heads, filepath.Join(gitDir, "worktrees", name, "HEAD"))
+		}
+	}
+	for _, head := range heads {
+		if b, err := w.read(head); err == nil && strings.TrimSpace(string(b)) == "ref: "+ref {
+			return true
+		}
+	}
+	return false
+}
+
+// maxWorktrees bounds the linked worktrees checkedOut reads the HEAD of.
+const maxWorktrees = 1000
 
 // linkedWorktree says whether the gitfile at path is a linked worktree's
 // of the project's own repository (<root>/.git/worktrees/<name>), which

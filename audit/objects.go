@@ -281,7 +281,7 @@ func isHex(s string) bool {
 
 // packedRefsObeyed says whether the packed refs name in the git
 // directory fd hold a replace ref or the stash, or cannot be read to
-// tell: git checks out, shows and diffs the object a replace ref names in
+// tell, and whether they list a branch or a tag: git checks out, shows and diffs the object a replace ref names in
 // place of the one it replaces (refs/replace/<name>), and git stash pop
 // writes what the stash holds, neither of which git status ever shows,
 // so that the host's next checkout writes the session's hook under the
@@ -289,32 +289,33 @@ func isHex(s string) bool {
 // repositories side by side, and each packed-refs of 256 MiB (sparse,
 // taking no disk) held as much of the supervisor's memory. Sparse ones,
 // which git never writes, are taken for unreadable.
-func packedRefsObeyed(fd int, name string) bool {
+func packedRefsObeyed(fd int, name string) (obeyed, branches bool) {
 	ffd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
-		return true
+		return true, true
 	}
 	f := os.NewFile(uintptr(ffd), name)
 	defer f.Close()
 	var st unix.Stat_t
 	if unix.Fstat(ffd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > 256<<20 || st.Blocks*512+1<<20 < st.Size {
-		return true
+		return true, true
 	}
 	// A packed ref is a line "<oid> <name>".
-	obeyed := [][]byte{[]byte(" refs/replace/"), []byte(" refs/" + stashRef + "\n"), []byte(" refs/" + stashRef + "\r")}
-	longest := len(obeyed[0])
+	run := [][]byte{[]byte(" refs/replace/"), []byte(" refs/" + stashRef + "\n"), []byte(" refs/" + stashRef + "\r")}
+	longest := len(run[0])
 	buf := make([]byte, 64<<10)
 	kept := 0 // the end of the last part, where a match may begin
 	for {
 		n, err := f.Read(buf[kept:])
-		for _, o := range obeyed {
+		for _, o := range run {
 			if bytes.Contains(buf[:kept+n], o) {
-				return true
+				return true, true
 			}
 		}
+		branches = branches || bytes.Contains(buf[:kept+n], []byte(" refs/heads/")) || bytes.Contains(buf[:kept+n], []byte(" refs/tags/"))
 		if err != nil {
 			// The last line may end with the file.
-			return err != io.EOF || bytes.HasSuffix(buf[:kept+n], []byte(" refs/"+stashRef))
+			return err != io.EOF || bytes.HasSuffix(buf[:kept+n], []byte(" refs/"+stashRef)), branches || err != io.EOF
 		}
 		k := min(longest-1, kept+n)
 		copy(buf, buf[kept+n-k:kept+n])

@@ -122,6 +122,42 @@ func TestScanReplaceRefs(t *testing.T) {
 	}
 }
 
+// TestScanBranches: the branches and tags a session moved or made are
+// named, not found, but a branch HEAD names, in the repository or one of
+// its linked worktrees; packed refs it wrote are named where they list a
+// branch or a tag; remote-tracking refs are not named.
+func TestScanBranches(t *testing.T) {
+	root := t.TempDir()
+	for _, repo := range []string{"a", "b", "c"} {
+		c := exec.Command("git", "init", "-q", "-b", "main", filepath.Join(root, repo))
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+	}
+	a := filepath.Join(root, "a", ".git")
+	must(t, os.MkdirAll(filepath.Join(a, "worktrees", "w"), 0o755))
+	must(t, os.WriteFile(filepath.Join(a, "worktrees", "w", "HEAD"), []byte("ref: refs/heads/wt\n"), 0o644))
+	write(t, filepath.Join(a, "refs", "heads", "kept"))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	oid := strings.Repeat("1", 40)
+	for _, ref := range []string{"heads/main", "heads/wt", "heads/other", "heads/feat/x", "tags/v1", "remotes/origin/y"} {
+		write(t, filepath.Join(a, "refs", ref))
+	}
+	must(t, os.WriteFile(filepath.Join(root, "b", ".git", "packed-refs"), []byte(oid+" refs/remotes/origin/y\n"+oid+" refs/tags/v1\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "c", ".git", "packed-refs"), []byte(oid+" refs/remotes/origin/y\n"), 0o644))
+	r := Scan(root, since, nil, start, nil)
+	slices.Sort(r.Branches)
+	want := []string{filepath.Join(a, "refs", "heads", "feat", "x"), filepath.Join(a, "refs", "heads", "other"), filepath.Join(a, "refs", "tags", "v1"), filepath.Join(root, "b", ".git", "packed-refs")}
+	if !slices.Equal(r.Branches, want) {
+		t.Errorf("branches named:\n%q\nwant:\n%q", r.Branches, want)
+	}
+	if len(r.Found) > 0 {
+		t.Errorf("found %q, want nothing moved", r.Found)
+	}
+}
+
 // TestTakeSparsePack: a pack of a terabyte that takes no disk, which a
 // session of an enclosing project can leave, is not read by the record
 // taken at each launch (whose digest of each pack it would read whole).
@@ -212,7 +248,7 @@ func TestPackedRefsObeyedBounded(t *testing.T) {
 	must(t, os.Truncate(filepath.Join(dir, "sparse"), 200<<20))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	found := packedRefsObeyed(d, "plain")
+	found, _ := packedRefsObeyed(d, "plain")
 	runtime.ReadMemStats(&after)
 	if found {
 		t.Error("replace refs found in packed refs without any")
@@ -220,16 +256,16 @@ func TestPackedRefsObeyedBounded(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
 		t.Errorf("reading 8 MiB of packed refs allocated %d bytes", grew)
 	}
-	if !packedRefsObeyed(d, "across") {
+	if obeyed, _ := packedRefsObeyed(d, "across"); !obeyed {
 		t.Error("a replace ref across two parts read is not found")
 	}
-	if !packedRefsObeyed(d, "stash") {
+	if obeyed, _ := packedRefsObeyed(d, "stash"); !obeyed {
 		t.Error("the stash across two parts read is not found")
 	}
-	if packedRefsObeyed(d, "stashed") {
+	if obeyed, _ := packedRefsObeyed(d, "stashed"); obeyed {
 		t.Error("refs named as the stash begins are taken for the stash")
 	}
-	if !packedRefsObeyed(d, "sparse") {
+	if obeyed, _ := packedRefsObeyed(d, "sparse"); !obeyed {
 		t.Error("sparse packed refs are not a finding")
 	}
 }

@@ -506,6 +506,13 @@ func (s *Session) report(root, dir string, r audit.Report) {
 	if len(r.Diverged) > 0 {
 		printable.Say(os.Stderr, "hint: read git diff and git log -p of each before you discard the change or check out the session's commits; git add stages the file as it is")
 	}
+	if len(r.Branches) > 0 {
+		printable.Say(os.Stderr, "claudebox: the session moved or made branches or tags, which git status does not show, and a switch to one (git switch, git worktree add, claudebox -w) writes into the work tree:")
+		for _, b := range r.Branches {
+			printable.Say(os.Stderr, "  %s", mount.Quote(b))
+		}
+		printable.Say(os.Stderr, "hint: read git log -p of each before you check it out, merge or push it; git reflog shows where a branch was")
+	}
 	if left, err := audit.ShowAgain(r.Restat, s.indexLocks()); len(left) > 0 {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			printable.Say(os.Stderr, "claudebox: could not have git read again the files the session changed, whose status in the index it wrote git takes for their content: %s", line)

@@ -48,3 +48,43 @@ func TestReplayReview20PlantedStash(t *testing.T) {
 		t.Errorf("the end did not name the stash the session stored:\n%s", out)
 	}
 }
+
+// TestReplayReview20MovedBranch: git status and git log show the branch
+// checked out, not the others, and git switch writes what a branch holds.
+// The exit audit judged no branch: the session moves the project's
+// release branch to a commit of its own whose Makefile runs its code.
+// What is committed is history, left knowingly; the end now names each
+// branch and tag the session moved or made but the one checked out (a
+// commit there is what git log shows). Host-side proof: the end names
+// the release branch, not the one checked out, and says what would write
+// the session's version.
+func TestReplayReview20MovedBranch(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "Makefile"), "all:\n\t@echo ok\n")
+	commitAll(h, proj, "build")
+	h.Run(proj, nil, "git", "branch", "release")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "branch", `
+		export GIT_INDEX_FILE=/tmp/release GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+		git read-tree release
+		mk=$(printf 'all:\n\t@touch `+marker+`\n' | git hash-object -w --stdin)
+		git update-index --cacheinfo 100644,$mk,Makefile
+		git update-ref refs/heads/release $(git commit-tree $(git write-tree) -p release -m 'release fix')
+		git tag v1 release
+		unset GIT_INDEX_FILE
+		git commit -q --allow-empty -m 'its own work'`)
+	switched, _ := h.Command(proj, nil, "git", "switch", "-q", "release").CombinedOutput()
+	made, _ := h.Command(proj, nil, "make").CombinedOutput()
+	_, err := os.Stat(marker)
+	for _, ref := range []string{"heads/release", "tags/v1"} {
+		if !strings.Contains(out, filepath.Join(proj, ".git", "refs", ref)) {
+			t.Errorf("the end did not name %s, which the session moved or made (the host's make there ran it: %t):\n%s\n%s%s", ref, err == nil, out, switched, made)
+		}
+	}
+	if strings.Contains(out, filepath.Join(proj, ".git", "refs", "heads", "master")) {
+		t.Errorf("the end named the branch checked out, which git log shows:\n%s", out)
+	}
+}
