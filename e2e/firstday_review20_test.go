@@ -49,7 +49,9 @@ func TestFirstDayCtrlZ(t *testing.T) {
 // TestFirstDayUserClaudeMDImports: what the user's own ~/.claude/CLAUDE.md
 // imports (@path) from outside ~/.claude, and what that file imports in
 // turn, reaches Claude inside as it does the host's claude; the sandbox
-// showed neither, and Claude went on without them, silently.
+// showed neither, and Claude went on without them, silently. And the
+// sentinels the host's claude leaves in ~/.claude (.last-cleanup) are
+// its state, not a file of the user's the launch names as left out.
 func TestFirstDayUserClaudeMDImports(t *testing.T) {
 	h := harness.NewHost(t)
 	harness.RequireClaude(t)
@@ -60,6 +62,8 @@ func TestFirstDayUserClaudeMDImports(t *testing.T) {
 	h.Write(filepath.Join(h.Home, "dotfiles", "claude", "team.md"), "TEAM-IMPORT-a3\n@./style\\ guide.md\n")
 	h.Write(filepath.Join(h.Home, "dotfiles", "claude", "style guide.md"), "NESTED-IMPORT-b5\n")
 	h.Write(filepath.Join(h.Home, "dotfiles", "claude", "in-code.md"), "IN-CODE-d9\n")
+	// As the host's claude leaves it, once it has cleaned old sessions up.
+	h.Write(filepath.Join(h.Home, ".claude", ".last-cleanup"), "2026-11-28T09:12:44.412Z")
 	const key = "sk-ant-test-key-imports-0123456789abcdef"
 	h.Onboarded(key, proj)
 	for _, prog := range []string{"claude", "claudebox"} {
@@ -67,6 +71,9 @@ func TestFirstDayUserClaudeMDImports(t *testing.T) {
 		out, err := h.Command(proj, api.Env(key), prog, "-p", "hello").CombinedOutput()
 		if err != nil {
 			t.Fatalf("%s -p: %v\n%s", prog, err, out)
+		}
+		if strings.Contains(string(out), "not shown inside") {
+			t.Errorf("%s named what it left out of ~/.claude:\n%s", prog, out)
 		}
 		for mark, want := range map[string]bool{"TEAM-IMPORT-a3": true, "NESTED-IMPORT-b5": true, "CLAUDE-DIR-IMPORT-c7": true, "IN-CODE-d9": false} {
 			if api.Received(mark) != want {

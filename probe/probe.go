@@ -364,10 +364,10 @@ func linksOn(path string) []mount.HostPath {
 
 // claudeState are the entries of ~/.claude that are Claude Code's own state
 // rather than configuration: other projects' sessions, file snapshots,
-// pastes, todos, plans, logs, caches, IDE and daemon sockets. They stay
-// hidden; the sandbox's Claude makes its own, privately. Names as Claude
-// Code 2.1.330 uses them; projects/, history.jsonl, the login and SANDBOX.md
-// are overlaid by the plan.
+// pastes, todos, plans, logs, caches, IDE and daemon sockets, sentinels.
+// They stay hidden; the sandbox's Claude makes its own, privately. Names
+// as Claude Code 2.1.330 uses them; projects/, history.jsonl, the login
+// and SANDBOX.md are overlaid by the plan.
 var claudeState = map[string]bool{
 	"projects": true, "history.jsonl": true, ".credentials.json": true, mount.SandboxMDFile: true,
 	"todos": true, "sessions": true, "session-env": true, "shell-snapshots": true,
@@ -381,6 +381,9 @@ var claudeState = map[string]bool{
 	"remote-control": true, "chrome": true, "ide": true, "local": true,
 	"hfi-auth.json": true, "gh-pr-status-cache.json": true,
 	"plugins/data": true, "plugins/store": true, "plugins/enabled-copies-hash": true, "plugins/enabled-plugins-fetch": true,
+	// Its sentinels: when it last cleaned old sessions, caches and
+	// versions up, and that a deep link's registration failed.
+	".last-cleanup": true, ".npm-cache-cleanup": true, ".version-cleanup": true, ".deep-link-register-failed": true,
 }
 
 // claudeDirCopies are the files in ~/.claude that Claude Code saves (/config,
