@@ -133,6 +133,7 @@ type codexFacts struct {
 	versions, models []string
 	usage            codexUsage
 	turns, skipped   int
+	lines            int // read
 	// items are where the response items are, which the export reads
 	// again: the lines left out are not read twice.
 	items  []span
@@ -148,18 +149,14 @@ type span struct {
 // readCodex reads the facts of the rollout f.
 func readCodex(f io.Reader) (codexFacts, error) {
 	var c codexFacts
-	skipped, err := lines(f, func(off int64, line []byte) {
+	n, err := lines(f, func(off int64, line []byte) {
 		var rec codexRecord
 		if json.Unmarshal(line, &rec) != nil {
 			c.skipped++
 			return
 		}
 		if rec.Type == "response_item" {
-			if len(c.items) < maxRecords {
-				c.items = append(c.items, span{off, len(line)})
-			} else {
-				c.capped = true
-			}
+			c.items = append(c.items, span{off, len(line)})
 		}
 		if t, err := time.Parse(time.RFC3339Nano, rec.Timestamp); err == nil {
 			if c.start.IsZero() {
@@ -192,19 +189,19 @@ func readCodex(f io.Reader) (codexFacts, error) {
 			}
 		}
 	})
-	c.skipped += skipped
+	c.lines, c.skipped, c.capped = n.lines, c.skipped+n.skipped, n.capped
 	return c, err
 }
 
 // describeCodex is the Session of the rollout name.
-func describeCodex(dir, name, id string) Session {
-	return describeFile(dir, name, id, "codex", func(f *os.File, s *Session) error {
+func describeCodex(dir, name, id string, rd *reading) Session {
+	return describeFile(dir, name, id, "codex", rd, func(f *os.File, s *Session) (int, error) {
 		c, err := readCodex(f)
 		if err != nil {
-			return err
+			return c.lines, err
 		}
 		s.Title, s.FirstPrompt, s.Start, s.End, s.Turns = redact(c.title), redact(c.title), c.start, c.end, c.turns
-		return nil
+		return c.lines, nil
 	})
 }
 
@@ -240,7 +237,7 @@ func exportCodex(w io.Writer, dir, name string, opt Options) error {
 		r.codexItem(rec)
 	}
 	if c.capped {
-		r.note(fmt.Sprintf("the rollout has more than %d items; the rest were left out", maxRecords))
+		r.note(fmt.Sprintf("the rollout has more than %d lines; the rest were left out", maxRecords))
 	}
 	if c.skipped > 0 {
 		r.note(fmt.Sprintf("%d lines of the rollout were left out: longer than %s, or not what Codex writes", c.skipped, size(maxLine)))

@@ -10,6 +10,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/claudebox/claudebox/internal/jsonscan"
 )
 
 // Gemini CLI's chats (measured with 0.61.0), in the instance as its
@@ -62,13 +64,12 @@ func geminiID(name string) (string, bool) {
 // isGemini says name is a Gemini chat's path in the instance.
 func isGemini(name string) bool { return strings.HasPrefix(name, geminiChats+"/") }
 
-// geminiRef is where one message of the chat is: its line, and its place
-// in that line's $set messages (-1 for a message record).
+// geminiRef is where one message of the chat is: its bytes in the file,
+// a line of its own or an element of a line's messages.
 type geminiRef struct {
 	id   string
 	off  int64
 	size int
-	item int
 }
 
 // geminiIndex is the first pass over a chat: its messages as Gemini CLI
@@ -77,6 +78,7 @@ type geminiIndex struct {
 	refs       []geminiRef
 	start, end time.Time
 	skipped    int
+	lines      int // read
 	capped     bool
 }
 
@@ -111,6 +113,21 @@ func readGemini(f *os.File) (*geminiIndex, error) {
 		pos[r.id] = len(ix.refs)
 		ix.refs = append(ix.refs, r)
 	}
+	// putAll puts the messages of the line at off, each by where its own
+	// bytes are: a reading again decodes that message alone, not its line
+	// (which, read for each message a chat's order alternates to, held a
+	// listing for hours on a chat of kilobytes).
+	putAll := func(off int64, line []byte, messages []struct{ ID *string }, spans [][2]int) {
+		if len(spans) != len(messages) {
+			ix.skipped++ // a line the two readings of JSON disagree on
+			return
+		}
+		for i, m := range messages {
+			if m.ID != nil && len(*m.ID) <= maxID {
+				put(geminiRef{id: *m.ID, off: off + int64(spans[i][0]), size: spans[i][1]})
+			}
+		}
+	}
 	drop := func(from int) {
 		for _, r := range ix.refs[from:] {
 			delete(pos, r.id)
@@ -129,7 +146,7 @@ func readGemini(f *os.File) (*geminiIndex, error) {
 			ix.end = t
 		}
 	}
-	skipped, err := lines(f, func(off int64, line []byte) {
+	n, err := lines(f, func(off int64, line []byte) {
 		var h geminiHead
 		if json.Unmarshal(line, &h) != nil {
 			ix.skipped++
@@ -147,27 +164,20 @@ func readGemini(f *os.File) (*geminiIndex, error) {
 			}
 		case h.ID != nil:
 			if len(*h.ID) <= maxID {
-				put(geminiRef{id: *h.ID, off: off, size: len(line), item: -1})
+				put(geminiRef{id: *h.ID, off: off, size: len(line)})
 			}
 		case h.Set != nil:
 			when(h.Set.LastUpdated)
 			if h.Set.Messages != nil {
 				drop(0)
-				for i, m := range *h.Set.Messages {
-					if m.ID != nil && len(*m.ID) <= maxID {
-						put(geminiRef{id: *m.ID, off: off, size: len(line), item: i})
-					}
-				}
+				putAll(off, line, *h.Set.Messages, messageSpans(line, true))
 			}
 		case h.SessionID != nil:
-			for i, m := range h.Messages {
-				if m.ID != nil && len(*m.ID) <= maxID {
-					put(geminiRef{id: *m.ID, off: off, size: len(line), item: i})
-				}
-			}
+			putAll(off, line, h.Messages, messageSpans(line, false))
 		}
 	})
-	ix.skipped += skipped
+	ix.lines, ix.skipped = n.lines, ix.skipped+n.skipped
+	ix.capped = ix.capped || n.capped
 	return ix, err
 }
 
@@ -198,57 +208,50 @@ type geminiToolCall struct {
 	ResultDisplay json.RawMessage `json:"resultDisplay"`
 }
 
-// geminiReader reads the messages of an index again, one $set line decoded
-// at a time.
+// messageSpans is where each element of the line's messages array (its
+// $set's, with set) is in the line, the keys matched as encoding/json
+// matches them, regardless of case, the last of several.
+func messageSpans(line []byte, set bool) [][2]int {
+	var spans [][2]int
+	elements := func(v []byte) {
+		spans = nil
+		jsonscan.Elements(v, func(el []byte) {
+			// el is line's: its capacity tells where it starts.
+			spans = append(spans, [2]int{cap(line) - cap(el), len(el)})
+		})
+	}
+	jsonscan.Members(line, func(key string, v []byte) {
+		switch {
+		case set && strings.EqualFold(key, "$set"):
+			jsonscan.Members(v, func(key string, v []byte) {
+				if strings.EqualFold(key, "messages") {
+					elements(v)
+				}
+			})
+		case !set && strings.EqualFold(key, "messages"):
+			elements(v)
+		}
+	})
+	return spans
+}
+
+// geminiReader reads the messages of an index again, one at a time.
 type geminiReader struct {
-	f      *os.File
-	buf    []byte
-	setOff int64
-	set    []json.RawMessage
+	f   *os.File
+	buf []byte
 }
 
 // message reads r's message; false when the file changed or it is not one.
 func (g *geminiReader) message(r geminiRef) (geminiMessage, bool) {
 	var m geminiMessage
-	raw, ok := g.raw(r)
-	return m, ok && json.Unmarshal(raw, &m) == nil
-}
-
-func (g *geminiReader) raw(r geminiRef) (json.RawMessage, bool) {
-	if r.item >= 0 && g.set != nil && g.setOff == r.off {
-		return g.item(r.item)
-	}
 	if cap(g.buf) < r.size {
 		g.buf = make([]byte, r.size)
 	}
 	g.buf = g.buf[:r.size]
 	if _, err := g.f.ReadAt(g.buf, r.off); err != nil {
-		return nil, false
+		return m, false
 	}
-	if r.item < 0 {
-		return g.buf, true
-	}
-	var line struct {
-		Messages []json.RawMessage `json:"messages"`
-		Set      struct {
-			Messages []json.RawMessage `json:"messages"`
-		} `json:"$set"`
-	}
-	if json.Unmarshal(g.buf, &line) != nil {
-		return nil, false
-	}
-	g.set, g.setOff = line.Set.Messages, r.off
-	if g.set == nil {
-		g.set = line.Messages
-	}
-	return g.item(r.item)
-}
-
-func (g *geminiReader) item(i int) (json.RawMessage, bool) {
-	if i >= len(g.set) {
-		return nil, false
-	}
-	return g.set[i], true
+	return m, json.Unmarshal(g.buf, &m) == nil
 }
 
 // geminiParts are a message's content: a string, or parts of which the
@@ -288,11 +291,11 @@ func isGeminiPrompt(m geminiMessage) (string, bool) {
 }
 
 // describeGemini is a chat's entry in the list.
-func describeGemini(dir, name, id string) Session {
-	return describeFile(dir, name, id, "gemini", func(f *os.File, s *Session) error {
+func describeGemini(dir, name, id string, rd *reading) Session {
+	return describeFile(dir, name, id, "gemini", rd, func(f *os.File, s *Session) (int, error) {
 		ix, err := readGemini(f)
 		if err != nil {
-			return err
+			return ix.lines, err
 		}
 		s.Start, s.End = ix.start, ix.end
 		g := &geminiReader{f: f}
@@ -306,7 +309,7 @@ func describeGemini(dir, name, id string) Session {
 			}
 		}
 		s.Title = s.FirstPrompt
-		return nil
+		return ix.lines, nil
 	})
 }
 
@@ -373,7 +376,7 @@ func exportGemini(w io.Writer, dir, name string, opt Options) error {
 		r.note(fmt.Sprintf("%d lines of the chat were left out: longer than %s, or not JSON", ix.skipped, size(maxLine)))
 	}
 	if ix.capped {
-		r.note(fmt.Sprintf("the chat has more than %d messages; the rest were left out", maxRecords))
+		r.note(fmt.Sprintf("the chat has more than %d lines or messages; the rest were left out", maxRecords))
 	}
 	return bw.Flush()
 }

@@ -35,8 +35,15 @@ const (
 	// maxFile is the largest transcript read: a sparse file can claim any
 	// size.
 	maxFile = 4 << 30
-	// maxRecords bounds the index of one transcript.
-	maxRecords = 1 << 20
+	// maxRecords bounds the lines read of one transcript, and its index:
+	// each line costs its parse and a record its index entry, and a
+	// sandbox's 350 MB of a million short records held --list-sessions
+	// 35 s at 900 MiB, and --export of it 96 s at 1.1 GiB.
+	maxRecords = 1 << 18
+	// maxListedLines bounds the lines one listing reads in all: a file
+	// read under many names (hard links, which cost no disk) or many
+	// files at maxRecords would hold it for hours.
+	maxListedLines = 8 * maxRecords
 	// maxID bounds a uuid or message id; a longer one is not indexed.
 	maxID = 80
 	// maxMeta bounds the session facts kept from records (version, branch,
@@ -102,6 +109,7 @@ type index struct {
 	versions []string
 	branch   string
 	skipped  int // lines over maxLine, or not JSON
+	lines    int // lines read
 	capped   bool
 }
 
@@ -136,49 +144,63 @@ type promptClass struct {
 	preview string
 }
 
+// lineCount is what lines read: the lines, those of them skipped, and
+// whether it stopped at maxRecords with more left.
+type lineCount struct {
+	lines, skipped int
+	capped         bool
+}
+
 // lines calls fn with each line of r and its offset, up to maxLine bytes;
-// a longer line is skipped, never held whole, and counted.
-func lines(r io.Reader, fn func(off int64, line []byte)) (skipped int, err error) {
+// a longer line is skipped, never held whole, and counted. It reads at
+// most maxRecords lines, whatever they hold.
+func lines(r io.Reader, fn func(off int64, line []byte)) (n lineCount, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
 	var off int64
 	tooLong := false
 	for {
 		chunk, err := br.ReadSlice('\n')
-		n := len(chunk)
+		size := len(chunk)
 		switch {
 		case tooLong:
-		case len(buf)+n > maxLine:
+		case len(buf)+size > maxLine:
 			tooLong, buf = true, buf[:0]
 		default:
-			if len(buf)+n > cap(buf) {
+			if len(buf)+size > cap(buf) {
 				// Doubling, not append's gentler growth, bounds what a long
 				// line costs to twice maxLine.
-				nb := make([]byte, len(buf), min(maxLine, max(2*cap(buf), len(buf)+n)))
+				nb := make([]byte, len(buf), min(maxLine, max(2*cap(buf), len(buf)+size)))
 				copy(nb, buf)
 				buf = nb
 			}
 			buf = append(buf, chunk...)
 		}
 		if err == bufio.ErrBufferFull {
-			off += int64(n)
+			off += int64(size)
 			continue
 		}
 		if len(buf) > 0 || tooLong {
-			start := off + int64(n) - int64(len(buf))
+			n.lines++
+			start := off + int64(size) - int64(len(buf))
 			if tooLong {
-				skipped++
+				n.skipped++
 			} else {
 				fn(start, buf)
 			}
 		}
-		off += int64(n)
+		off += int64(size)
 		buf, tooLong = buf[:0], false
 		if err == io.EOF {
-			return skipped, nil
+			return n, nil
 		}
 		if err != nil {
-			return skipped, err
+			return n, err
+		}
+		if n.lines == maxRecords {
+			_, err := br.Peek(1)
+			n.capped = err == nil
+			return n, nil
 		}
 	}
 }
@@ -200,8 +222,7 @@ func utf8Start(b byte) bool { return b&0xc0 != 0x80 }
 func read(r io.Reader) (*index, error) {
 	ix := &index{byUUID: map[string]int{}}
 	models := map[string]string{} // interned
-	var err error
-	ix.skipped, err = lines(r, func(off int64, line []byte) {
+	n, err := lines(r, func(off int64, line []byte) {
 		var h head
 		if !scanHead(line, &h) {
 			ix.skipped++
@@ -237,10 +258,6 @@ func read(r io.Reader) (*index, error) {
 			}
 		}
 		if h.UUID == "" || len(h.UUID) > maxID {
-			return
-		}
-		if len(ix.entries) == maxRecords {
-			ix.capped = true
 			return
 		}
 		e := entry{uuid: h.UUID, off: off, size: len(line), sidechain: h.IsSidechain}
@@ -279,6 +296,7 @@ func read(r io.Reader) (*index, error) {
 		ix.entries = append(ix.entries, e)
 	})
 	ix.title = strings.TrimPrefix(ix.title, "\x00")
+	ix.lines, ix.skipped, ix.capped = n.lines, ix.skipped+n.skipped, n.capped
 	return ix, err
 }
 
@@ -423,7 +441,7 @@ func Sessions(dir string, match func(id string) bool) (list []Session, unread in
 type found struct {
 	rel, id  string
 	modified time.Time
-	describe func(dir, rel, id string) Session
+	describe func(dir, rel, id string, rd *reading) Session
 }
 
 // eachClaude calls visit for each of Claude Code's transcripts of the
@@ -469,8 +487,9 @@ func sessions(dir string, limit int, want func(id string, modified time.Time) bo
 	}
 	keepNewest()
 	out := make([]Session, 0, len(picked))
+	rd := &reading{left: maxListedLines, names: map[fileID]string{}}
 	for _, f := range picked {
-		out = append(out, f.describe(dir, f.rel, f.id))
+		out = append(out, f.describe(dir, f.rel, f.id, rd))
 	}
 	byStart(out)
 	return out, wanted - len(picked), nil
@@ -552,11 +571,11 @@ func isSessionID(s string) bool {
 	return strings.Trim(s, "0123456789abcdefABCDEF-") == ""
 }
 
-func describe(dir, name, id string) Session {
-	return describeFile(dir, name, id, "", func(f *os.File, s *Session) error {
+func describe(dir, name, id string, rd *reading) Session {
+	return describeFile(dir, name, id, "", rd, func(f *os.File, s *Session) (int, error) {
 		ix, err := read(f)
 		if err != nil {
-			return err
+			return ix.lines, err
 		}
 		// A list is a preview, and may be pasted: its text is redacted.
 		s.Title, s.FirstPrompt, s.Start, s.End = redact(ix.bestTitle()), redact(ix.first), ix.start, ix.end
@@ -565,24 +584,51 @@ func describe(dir, name, id string) Session {
 				s.Turns++
 			}
 		}
-		return nil
+		return ix.lines, nil
 	})
 }
 
+// reading is what one listing has read so far: each file once, whatever
+// its names, and at most maxListedLines lines in all. A transcript past
+// either is listed with a note, unread.
+type reading struct {
+	left  int
+	names map[fileID]string // the name each file was read by
+}
+
+// fileID is a file, whatever its names.
+type fileID struct{ dev, ino uint64 }
+
 // describeFile is the Session of the transcript name, of agent, with what
-// fill reads from it; a file that cannot be read is named in its note.
-func describeFile(dir, name, id, agent string, fill func(f *os.File, s *Session) error) Session {
+// fill reads from it (and the lines it read); a file that cannot be read,
+// or that rd has read or has no lines left for, is named in its note.
+func describeFile(dir, name, id, agent string, rd *reading, fill func(f *os.File, s *Session) (int, error)) Session {
 	s := Session{ID: id, Path: name, Agent: agent}
+	if rd.left <= 0 {
+		s.Note = fmt.Sprintf("not read: the listing has read its %d lines", maxListedLines)
+		return s
+	}
 	f, err := openTranscript(dir, name)
 	if err != nil {
 		s.Note = err.Error()
 		return s
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil {
-		s.Modified = fi.ModTime()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		s.Note = err.Error()
+		return s
 	}
-	if err := fill(f, &s); err != nil {
+	s.Modified = time.Unix(st.Mtim.Unix())
+	file := fileID{st.Dev, st.Ino}
+	if first, ok := rd.names[file]; ok {
+		s.Note = fmt.Sprintf("another name of %s, read once (a hard link, which no agent makes)", first)
+		return s
+	}
+	rd.names[file] = name
+	n, err := fill(f, &s)
+	rd.left -= n
+	if err != nil {
 		s.Note = err.Error()
 		return s
 	}

@@ -128,7 +128,7 @@ func (r *renderer) chain(f *os.File, ix *index, chain []int) {
 		r.note(fmt.Sprintf("%d lines of the transcript were left out: longer than %s, or not JSON", ix.skipped, size(maxLine)))
 	}
 	if ix.capped {
-		r.note(fmt.Sprintf("the transcript has more than %d records; the rest were left out", maxRecords))
+		r.note(fmt.Sprintf("the transcript has more than %d lines; the rest were left out", maxRecords))
 	}
 }
 

@@ -1,0 +1,61 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview20TranscriptsReadBounded: --list-sessions, --export and
+// the export at a session's end read the transcripts the sandbox writes.
+// The attack, from inside: a transcript of 300,000 short records (a
+// million held --list-sessions 35 s at 900 MiB) under 31 names (hard
+// links, which cost no disk), and a Gemini chat whose messages' order
+// alternates between two lines that each hold an array of them (each
+// message's line was read and decoded again: 7.6 s for 127 KB, growing
+// with the square of the chat). Proof: the listing ends, reads the
+// transcript once and the other names not at all, and lists the chat
+// with all its prompts.
+func TestReplayReview20TranscriptsReadBounded(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "demo")
+	h.GitRepo(proj)
+	h.Inside(proj, nil, `
+		set -e
+		d=~/.claude/projects/-planted
+		mkdir -p $d
+		awk 'BEGIN { for (i = 0; i < 300000; i++) printf "{\"type\":\"assistant\",\"uuid\":\"%036d\",\"parentUuid\":\"%036d\",\"message\":{\"id\":\"%036d\"}}\n", i, i - 1, i }' > $d/aaaaaaaa-0000-4000-8000-000000000001.jsonl
+		for i in $(seq 10 39); do ln $d/aaaaaaaa-0000-4000-8000-000000000001.jsonl $d/bbbbbbbb-0000-4000-8000-0000000000$i.jsonl; done
+	`)
+	// The agent, taken over, in a Gemini session: a gemini of its own
+	// making, run as gemini is.
+	gemini := filepath.Join(h.Bin, "gemini")
+	h.Write(gemini, `#!/bin/sh
+c=~/.gemini/tmp/p/chats
+mkdir -p $c
+awk 'BEGIN {
+	for (pass = 0; pass < 2; pass++) {
+		printf "{\"sessionId\":\"s\",\"messages\":["
+		sep = ""
+		for (i = 0; i < 8000; i += 1 + pass) { printf "%s{\"id\":\"%d\",\"type\":\"user\",\"content\":\"prompt %d\"}", sep, i, i; sep = "," }
+		printf "]}\n"
+	}
+}' > $c/session-alternating.jsonl
+`)
+	harness.Must(t, os.Chmod(gemini, 0o755))
+	h.Run(proj, []string{"GEMINI_API_KEY=AIza-fake"}, "claudebox", "--agent", "gemini", "--skip-trust")
+	out, err := h.Bounded(proj, "--list-sessions")
+	if err != nil {
+		t.Fatalf("--list-sessions: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, "another name of -planted/"); n != 30 {
+		t.Errorf("--list-sessions noted %d names as another's, want the 30 links:\n%s", n, out)
+	}
+	if !regexp.MustCompile(`gemini-alternating .* 8000  gemini: prompt 0`).MatchString(out) {
+		t.Errorf("--list-sessions does not list the chat with its 8,000 prompts:\n%s", out)
+	}
+}
