@@ -206,9 +206,12 @@ var EtcShown = []string{
 	// Time and locale.
 	"localtime", "timezone", "zoneinfo", "locale.alias", "locale.conf",
 	// Certificates and TLS's settings (OpenSSL, GnuTLS, Fedora's crypto
-	// policies that OpenSSL's configuration includes, NSS-less Java).
+	// policies that OpenSSL's configuration includes, NSS-less Java); not
+	// pki/tls/private, where Fedora's services keep their keys.
 	"ssl/certs", "ssl/cert.pem", "ssl/ca-bundle.pem", "ssl/openssl.cnf", "ssl/ct_log_list.cnf",
-	"ca-certificates", "ca-certificates.conf", "pki/tls", "pki/ca-trust", "pki/java", "crypto-policies", "gnutls",
+	"ca-certificates", "ca-certificates.conf", "pki/tls/certs", "pki/tls/cert.pem", "pki/tls/openssl.cnf",
+	"pki/tls/openssl.d", "pki/tls/ct_log_list.cnf", "pki/tls/fips_local.cnf", "pki/ca-trust", "pki/java",
+	"crypto-policies", "gnutls",
 	// Shells and the terminal.
 	"profile", "bash.bashrc", "bashrc", "inputrc", "zshenv", "zshrc", "zprofile", "zlogin", "zlogout", "zsh",
 	"terminfo", "DIR_COLORS",

@@ -73,6 +73,8 @@ func TestEtcShown(t *testing.T) {
 		"ssh/ssh_host_rsa_key":        0o600,
 		"ld.so.conf.d/mine.conf":      0o640,
 		"pki/other/ca.pem":            0o644,
+		"pki/tls/private/site.key":    0o644,
+		"pki/tls/openssl.cnf":         0o644,
 		"php/8.2/cli/php.ini":         0o644,
 		"php/8.2/fpm/pool.d/www.conf": 0o644,
 		"maven/m2.conf":               0o644,
@@ -115,6 +117,7 @@ func TestEtcShown(t *testing.T) {
 		{Path: at("ld.so.conf.d")},
 		{Path: at("localtime"), Link: "/usr/share/zoneinfo/UTC"},
 		{Path: at("ssl/certs")},
+		copied("pki/tls/openssl.cnf"),
 		copied("ssh/ssh_config"),
 		copied("claude-code/managed-settings.json"),
 		copied("claude-code/managed-settings.d/10.json"),
@@ -129,7 +132,7 @@ func TestEtcShown(t *testing.T) {
 	if want := []mount.HostEntry{{Path: at("hosts")}, {Path: at("ld.so.conf.d/mine.conf")}}; !slices.Equal(own, want) {
 		t.Errorf("own = %v, want %v", own, want)
 	}
-	if want := []string{"claude-code/deploy.env", "claude-code/managed-mcp.json", "claude-code/managed-settings.d/sub", "elsewhere", "fstab", "maven/settings.xml", "php/8.2/fpm", "pki/other", "pki2", "rancher", "ssh/ssh_host_rsa_key", "ssl/private"}; !slices.Equal(leftOut, want) {
+	if want := []string{"claude-code/deploy.env", "claude-code/managed-mcp.json", "claude-code/managed-settings.d/sub", "elsewhere", "fstab", "maven/settings.xml", "php/8.2/fpm", "pki/other", "pki/tls/private", "pki2", "rancher", "ssh/ssh_host_rsa_key", "ssl/private"}; !slices.Equal(leftOut, want) {
 		t.Errorf("leftOut = %v, want %v", leftOut, want)
 	}
 }

@@ -27,8 +27,6 @@ func TestReplayReview20ManagedPolicyCredentials(t *testing.T) {
 		t.Skip("a mount over /etc needs root")
 	}
 	const secret = "REVIEW20MANAGEDSECRET"
-	// /etc/claude-code is laid over the host's /etc in a mount namespace
-	// of the test's own: other tests read the host's /etc meanwhile.
 	stage := filepath.Join(h.Base, "etc")
 	managed := filepath.Join(stage, "claude-code")
 	h.Write(filepath.Join(managed, "managed-settings.json"), `{
@@ -50,20 +48,7 @@ func TestReplayReview20ManagedPolicyCredentials(t *testing.T) {
 	h.Write(filepath.Join(stage, "gemini-cli", "settings.json"), `{"mcpServers": {"tracker": {"httpUrl": "https://mcp.example.com", "headers": {"Authorization": "Bearer `+secret+`-gemini"}}}}`)
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
-	run := func(name string, args ...string) string {
-		t.Helper()
-		c := h.Command(proj, nil, name, args...)
-		c.Args = append([]string{
-			"unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
-			`mount -t overlay overlay -o lowerdir=` + stage + `:/etc /etc && exec "$@"`, "sh",
-		}, c.Args...)
-		c.Path = "/usr/bin/unshare"
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
-		}
-		return string(out)
-	}
+	run := overEtc(t, h, stage, proj)
 	if host := run("grep", "-r", secret, "/etc/claude-code", "/etc/codex", "/etc/gemini-cli"); strings.Count(host, secret) != 9 {
 		t.Fatalf("the user cannot read the staged policy on the host, the test proves nothing:\n%s", host)
 	}
@@ -80,5 +65,60 @@ func TestReplayReview20ManagedPolicyCredentials(t *testing.T) {
 	dry := run("claudebox", "--dry-run", "--shell")
 	if !strings.Contains(dry, "claude-code/deploy.env") || !strings.Contains(dry, " gemini-cli") {
 		t.Errorf("--dry-run does not name what of /etc/claude-code it leaves out:\n%s", dry)
+	}
+}
+
+// overEtc runs commands as the user in proj with stage laid over /etc, in
+// a mount namespace of the test's own: other tests read the host's /etc
+// meanwhile, which must not change under them.
+func overEtc(t *testing.T, h *harness.Host, stage, proj string) func(name string, args ...string) string {
+	return func(name string, args ...string) string {
+		t.Helper()
+		c := h.Command(proj, nil, name, args...)
+		c.Args = append([]string{
+			"unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+			`mount -t overlay overlay -o lowerdir=` + stage + `:/etc /etc && exec "$@"`, "sh",
+		}, c.Args...)
+		c.Path = "/usr/bin/unshare"
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+}
+
+// TestReplayReview20TLSPrivateKeys: of /etc/pki, tls was shown whole, its
+// private/ with it, where Fedora's and RHEL's services keep their TLS
+// keys: one an administrator left readable by every user was readable
+// inside. The attack, from inside: read it. Proof: it is not, and
+// --dry-run names private/ as not shown; the certificates and OpenSSL's
+// settings still are.
+func TestReplayReview20TLSPrivateKeys(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc needs root")
+	}
+	const secret = "REVIEW20TLSKEYSECRET"
+	stage := filepath.Join(h.Base, "etc")
+	h.Write(filepath.Join(stage, "pki", "tls", "private", "site.key"), "-----BEGIN PRIVATE KEY-----\n"+secret+"\n-----END PRIVATE KEY-----\n")
+	h.Write(filepath.Join(stage, "pki", "tls", "certs", "site.crt"), harness.SelfSignedPEM(t))
+	h.Write(filepath.Join(stage, "pki", "tls", "openssl.cnf"), "# REVIEW20-OPENSSL-CONF\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := overEtc(t, h, stage, proj)
+	if host := run("cat", "/etc/pki/tls/private/site.key"); !strings.Contains(host, secret) {
+		t.Fatalf("the user cannot read the staged key on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -r "+secret+" /etc/pki; grep -l CERTIFICATE /etc/pki/tls/certs/site.crt; cat /etc/pki/tls/openssl.cnf; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a TLS key in /etc/pki/tls/private is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "site.crt") || !strings.Contains(out, "REVIEW20-OPENSSL-CONF") {
+		t.Errorf("inside, want the certificates and OpenSSL's settings:\n%s", out)
+	}
+	if dry := run("claudebox", "--dry-run", "--shell"); !strings.Contains(dry, "pki/tls/private") {
+		t.Errorf("--dry-run does not name pki/tls/private as not shown:\n%s", dry)
 	}
 }
