@@ -35,11 +35,13 @@ func TaskFile(name string) bool {
 // makeFragment says whether name is a task file's part (a makefile's
 // *.mk or Makefile.<name>, just's *.just, rake's *.rake), which a task
 // file includes, often from where git ignores it (-include local.mk,
-// -include Makefile.local), or rake loads from rakelib/ unasked: one the
-// session made or changed that git does not track runs at the host's next
-// make, and git status shows nothing of it.
+// -include Makefile.local), or rake loads from rakelib/ unasked, or the
+// dependency files a makefile includes from its build directory (cc
+// -MMD's *.d, automake's .deps/*.Po and *.Plo): one the session made or
+// changed that git does not track runs at the host's next make, and git
+// status shows nothing of it.
 func makeFragment(name string) bool {
-	for _, ext := range []string{".mk", ".just", ".rake"} {
+	for _, ext := range fragmentExts {
 		if len(name) > len(ext) && strings.HasSuffix(name, ext) {
 			return true
 		}
@@ -51,6 +53,9 @@ func makeFragment(name string) bool {
 	}
 	return false
 }
+
+// fragmentExts are the extensions of task files' parts.
+var fragmentExts = []string{".mk", ".just", ".rake", ".d", ".Po", ".Plo"}
 
 // ignoreRule is a pattern of a .gitignore, as git reads it: a glob
 // matched against the path below the .gitignore's directory when it holds

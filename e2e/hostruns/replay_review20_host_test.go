@@ -88,3 +88,31 @@ func TestReplayReview20MovedBranch(t *testing.T) {
 		t.Errorf("the end named the branch checked out, which git log shows:\n%s", out)
 	}
 }
+
+// TestReplayReview20MakeDependencyFiles: a C project's Makefile includes
+// the dependency files its compiler writes beside the objects (cc -MMD's
+// build/main.d, automake's .deps/main.Po), in a build directory git
+// ignores, and make runs what an included file's $(shell …) says at
+// every make. The exit audit judged a makefile's *.mk and Makefile.<name>
+// parts, not those: the session writes one. Host-side proof: after the
+// session, the host's make runs nothing the session wrote.
+func TestReplayReview20MakeDependencyFiles(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/build/\n.deps/\n")
+	h.Write(filepath.Join(proj, "Makefile"), "all:\n\t@echo ok\n-include $(wildcard build/*.d)\n-include $(wildcard .deps/*.Po)\n")
+	commitAll(h, proj, "make")
+	h.Write(filepath.Join(proj, "build", "main.d"), "build/main.o: main.c\n")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "dependency files", `
+		printf 'X := $(shell touch `+marker+`.d)\n' >> build/main.d
+		mkdir .deps && printf 'X := $(shell touch `+marker+`.Po)\n' > .deps/main.Po`)
+	ran, _ := h.Command(proj, nil, "make").CombinedOutput()
+	for _, what := range []string{"d", "Po"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's make ran the .%s file the session wrote:\n%s\n%s", what, out, ran)
+		}
+	}
+}
