@@ -165,24 +165,51 @@ func readRoot(projects, hash string) (string, *Skipped) {
 
 // usage walks an instance without following symlinks: its size, the
 // number of Claude Code's session transcripts and the newest modification
-// time.
+// time. Each directory is read a part at a time, its entries not held
+// while a subdirectory is walked: the sandbox can leave millions in one
+// (a million held --list at 214 MiB, --gc at 237 MiB).
 func usage(dir string) (bytes int64, sessions int, last time.Time) {
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return nil
-		}
+	count := func(fi fs.FileInfo) {
 		bytes += fi.Size()
 		if fi.ModTime().After(last) {
 			last = fi.ModTime()
 		}
-		return nil
-	})
+	}
+	var walk func(rel string)
+	walk = func(rel string) {
+		d, err := untrusted.OpenDir(dir, rel)
+		if err != nil {
+			return
+		}
+		defer d.Close()
+		if fi, err := d.Stat(); err == nil {
+			count(fi)
+		}
+		for {
+			entries, err := d.ReadDir(usageBatch)
+			for _, e := range entries {
+				if e.IsDir() {
+					walk(filepath.Join(rel, e.Name()))
+				} else if fi, err := e.Info(); err == nil {
+					count(fi)
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}
+	if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
+		walk(".")
+	} else if err == nil {
+		count(fi)
+	}
 	return bytes, transcript.Count(dir), last
 }
+
+// usageBatch is how many entries of a directory usage holds at once, at
+// each level it descends.
+const usageBatch = 64
 
 // Sort orders instances so the stale ones come first: gone, then
 // unmounted, then live; within each, least recently used first.

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -57,5 +58,40 @@ awk 'BEGIN {
 	}
 	if !regexp.MustCompile(`gemini-alternating .* 8000  gemini: prompt 0`).MatchString(out) {
 		t.Errorf("--list-sessions does not list the chat with its 8,000 prompts:\n%s", out)
+	}
+}
+
+// TestReplayReview20ListHoldsNoListing: --list, --gc and --check size
+// every instance, walking what the sandbox wrote there; each directory
+// was read whole, and a million entries held --list at 214 MiB. The
+// attack, from inside: 60,000 long names in one directory of the
+// instance.
+// Proof: --list's peak memory is within 3 MiB of its peak before.
+func TestReplayReview20ListHoldsNoListing(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "demo")
+	h.GitRepo(proj)
+	list := func() int64 {
+		c := h.Command(proj, nil, "claudebox", "--list")
+		out, err := c.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), proj) {
+			t.Fatalf("--list: %v\n%s", err, out)
+		}
+		return c.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	}
+	h.Inside(proj, nil, "true")
+	before := list()
+	h.Inside(proj, nil, `python3 -c '
+import os
+os.chdir(os.path.expanduser("~/.claude/projects"))
+os.mkdir("flood")
+open("flood/f", "w").close()
+for i in range(60000):
+    os.link("flood/f", "flood/%06d-%s" % (i, "n" * 240))
+'`)
+	after := list()
+	t.Logf("--list peak %d KiB before, %d after", before, after)
+	if after-before > 3<<10 {
+		t.Errorf("--list after 60,000 names in the instance: %d KiB at its peak, %d before", after, before)
 	}
 }
