@@ -427,16 +427,22 @@ func (st store) ignoredAtStart(id string) ([]string, bool) {
 // slow them.
 const lookAfter = 200 * time.Millisecond
 
+// stallEvery is how often a git that lists past lookAfter is asked
+// whether it still uses the processor.
+const stallEvery = 100 * time.Millisecond
+
 // listIgnored keeps, beside the snapshot id, the ignored files of the
 // checkout, as git lists them with the store's index work: the first
 // ignoredStartLimit, kept as git writes them (an install's tree holds
 // millions), git stopped past them. git would wait forever on a
 // .gitignore that is a FIFO (an enclosing session's), holding the
 // sandbox's start for the gate's bound: one is looked for once git has
-// listed for lookAfter, and once found git is stopped, no list is kept,
-// and the error names it.
+// listed for lookAfter and stalled (a git still reading a large tree on a
+// loaded machine is not read after a second time beside it), and once
+// found git is stopped, no list is kept, and the error names it.
 func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate *ListGate) error {
-	listing, stopListing := context.WithCancel(ctx)
+	var running atomic.Int64
+	listing, stopListing := context.WithCancel(context.WithValue(ctx, gitStartedKey{}, &running))
 	defer stopListing()
 	looking, stopLooking := context.WithCancel(ctx)
 	waitingOn := make(chan string, 1)
@@ -445,8 +451,10 @@ func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate
 		select {
 		case <-looking.Done():
 		case <-time.After(lookAfter):
-			if path = waitingIgnore(looking, checkout); path != "" {
-				stopListing()
+			if stalled(looking, &running) {
+				if path = waitingIgnore(looking, checkout); path != "" {
+					stopListing()
+				}
 			}
 		}
 		waitingOn <- path
@@ -538,6 +546,50 @@ func (st store) listIgnoredTo(ctx context.Context, checkout, work string, list *
 		return errFull
 	}
 	return nil
+}
+
+// stalled waits until the git running (its process ID, 0 while none is)
+// used no processor time for stallEvery, and says so; false once ctx ends
+// first. One whose use cannot be read is taken for stalled.
+func stalled(ctx context.Context, running *atomic.Int64) bool {
+	pid, used := int64(0), int64(-1)
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(stallEvery):
+		}
+		now := running.Load()
+		if now == 0 {
+			continue
+		}
+		t, err := cpuTicks(int(now))
+		if err != nil || now == pid && t == used {
+			return true
+		}
+		pid, used = now, t
+	}
+}
+
+// cpuTicks is the processor time the process pid used, in clock ticks
+// (/proc/PID/stat's utime and stime).
+func cpuTicks(pid int) (int64, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// Fields from the third on follow the command's name, in parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("unreadable process status")
+	}
+	fields := strings.Fields(string(b[i+1:]))
+	if len(fields) < 13 {
+		return 0, errors.New("unreadable process status")
+	}
+	user, uerr := strconv.ParseInt(fields[11], 10, 64)
+	system, serr := strconv.ParseInt(fields[12], 10, 64)
+	return user + system, errors.Join(uerr, serr)
 }
 
 // waitingError is path, which git would wait forever to read.

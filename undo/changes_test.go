@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -479,6 +481,35 @@ func TestTakeWaitingIgnore(t *testing.T) {
 				t.Errorf("a list of ignored files was kept: %q", lists)
 			}
 		})
+	}
+}
+
+// TestStalled: a git asleep (as on a FIFO; sleep stands in) is taken for
+// stalled, and the look for what holds it starts; none is while no git
+// runs, nor once the list ended.
+func TestStalled(t *testing.T) {
+	asleep := exec.Command("sleep", "60")
+	if err := asleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer asleep.Wait()
+	defer asleep.Process.Kill()
+	var running atomic.Int64
+	ctx, cancel := context.WithTimeout(context.Background(), 5*stallEvery)
+	if stalled(ctx, &running) {
+		t.Error("taken for stalled while no git runs")
+	}
+	cancel()
+	running.Store(int64(asleep.Process.Pid))
+	ctx, cancel = context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !stalled(ctx, &running) {
+		t.Error("a git asleep is not taken for stalled")
+	}
+	ended, end := context.WithCancel(context.Background())
+	end()
+	if stalled(ended, &running) {
+		t.Error("taken for stalled once the list ended")
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -475,7 +476,18 @@ func (st store) gitTo(ctx context.Context, checkout, index string, in io.Reader,
 	c.SysProcAttr = &unix.SysProcAttr{Pdeathsig: unix.SIGKILL}
 	var stderr bytes.Buffer
 	c.Stdin, c.Stdout, c.Stderr = in, out, &stderr
-	if err := c.Run(); err != nil {
+	err := c.Start()
+	if err == nil {
+		running, _ := ctx.Value(gitStartedKey{}).(*atomic.Int64)
+		if running != nil {
+			running.Store(int64(c.Process.Pid))
+		}
+		err = c.Wait()
+		if running != nil {
+			running.Store(0)
+		}
+	}
+	if err != nil {
 		if parent.Err() != nil {
 			return parent.Err()
 		}
@@ -486,6 +498,11 @@ func (st store) gitTo(ctx context.Context, checkout, index string, in io.Reader,
 	}
 	return nil
 }
+
+// gitStartedKey is the context key of where gitTo keeps the process ID of
+// the git it runs (an *atomic.Int64, 0 once it ended): listIgnored asks
+// it whether it stalled.
+type gitStartedKey struct{}
 
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
