@@ -219,7 +219,7 @@ var EtcShown = []string{
 	// fonts (a headless browser's screenshots), git's system attributes,
 	// ssh's client settings and the system's host keys.
 	"alternatives", "mime.types", "magic", "magic.mime", "fonts", "gitattributes",
-	"ssh/ssh_config", "ssh/ssh_config.d", "ssh/ssh_known_hosts", "ssh/ssh_known_hosts2",
+	"ssh/ssh_config", "ssh/ssh_config.d/*", "ssh/ssh_known_hosts", "ssh/ssh_known_hosts2",
 	// The system's name and release (a tool picks its downloads by them).
 	"os-release", "lsb-release", "debian_version", "redhat-release", "fedora-release", "system-release", "arch-release", "alpine-release",
 	// The agents' managed policies, which must hold inside as outside: of
@@ -251,13 +251,15 @@ var EtcShown = []string{
 // EtcRebuilt are the entries of EtcShown the sandbox gets only as private
 // copies rebuilt of what is known harmless (claudesettings.CopyContent):
 // Claude Code's managed settings and MCP servers, Codex's configuration
-// and requirements (agent.SystemCopy), where an organization writes what
-// the user's own settings hold (a token in env, a server's bearer token).
+// and requirements (agent.SystemCopy), ssh's (probe.SystemSSHConfig),
+// where an organization writes what the user's own settings hold (a token
+// in env, a server's bearer token, a ProxyCommand's).
 // One that cannot be copied (not a plain file every user may read, over
 // the size of a copy) is not shown.
 var EtcRebuilt = []string{
 	"claude-code/managed-settings.json", "claude-code/managed-settings.d/*", "claude-code/managed-mcp.json",
 	"codex/config.toml", "codex/managed_config.toml", "codex/requirements.toml",
+	"ssh/ssh_config", "ssh/ssh_config.d/*",
 }
 
 // Guard is a path inside a writable mount that something on the host

@@ -258,6 +258,31 @@ var sshKeywords = []string{
 // command) is left out whole, so that none of its directives applies to
 // the block above it.
 func sshConfigView(b []byte) (kept []byte, dropped []string) {
+	return sshView(b, sshKeywords)
+}
+
+// sshSystemKeywords are what a copy of the system's SSH configuration
+// keeps: sshKeywords, and Include, which inside reads only what the
+// sandbox is shown (Debian's and Fedora's ssh_config include
+// ssh_config.d, each of whose files is a copy of its own).
+var sshSystemKeywords = append(slices.Clip(sshKeywords), "include")
+
+// SystemSSHConfig is the private copy of the system's SSH configuration
+// at path (/etc/ssh/ssh_config and the files of ssh_config.d, which every
+// user may read and where an administrator may write a ProxyCommand with
+// its token or SetEnv's variables), as sshConfigView keeps the user's,
+// its Include lines too, and what it left out; ok is false for another
+// path.
+func SystemSSHConfig(path string, b []byte) (kept []byte, dropped []string, ok bool) {
+	if path != filepath.Join(mount.Etc, "ssh", "ssh_config") && filepath.Dir(path) != filepath.Join(mount.Etc, "ssh", "ssh_config.d") {
+		return nil, nil, false
+	}
+	kept, dropped = sshView(b, sshSystemKeywords)
+	return kept, dropped, true
+}
+
+// sshView is sshConfigView with the directives keywords name.
+func sshView(b []byte, keywords []string) (kept []byte, dropped []string) {
 	var out bytes.Buffer
 	skipping := false
 	for i, line := range strings.SplitAfter(string(b), "\n") {
@@ -282,7 +307,7 @@ func sshConfigView(b []byte) (kept []byte, dropped []string) {
 		}
 		// Match exec runs its command: the criterion, not a directive.
 		exec := keyword == "match" && slices.ContainsFunc(words[1:], func(w string) bool { return strings.EqualFold(strings.TrimPrefix(w, "!"), "exec") })
-		ok := !skipping && !exec && (keyword == "match" || slices.Contains(sshKeywords, keyword)) &&
+		ok := !skipping && !exec && (keyword == "match" || slices.Contains(keywords, keyword)) &&
 			!claudesettings.HasCommandCredential([]byte(line)) && !strings.Contains(line, "PRIVATE KEY")
 		if header && !ok {
 			skipping = true

@@ -40,3 +40,24 @@ func TestSSHConfigViewQuoted(t *testing.T) {
 		t.Errorf("dropped %q, want %q", dropped, want)
 	}
 }
+
+// The system's SSH configuration is kept as the user's, its Include lines
+// too (inside they read only what is shown); another path is none of it.
+func TestSystemSSHConfig(t *testing.T) {
+	config := "Include /etc/ssh/ssh_config.d/*.conf\nHost bastion\n  ProxyCommand corp-connect --token s3cr3ts3cr3ts3cr3t %h\nHost *\n  SendEnv LANG LC_*\n  SetEnv CORP=s\n"
+	for _, path := range []string{"/etc/ssh/ssh_config", "/etc/ssh/ssh_config.d/50-corp.conf"} {
+		kept, dropped, ok := SystemSSHConfig(path, []byte(config))
+		if want := "Include /etc/ssh/ssh_config.d/*.conf\nHost bastion\nHost *\n  SendEnv LANG LC_*\n"; !ok || string(kept) != want {
+			t.Errorf("%s: kept\n%s\nwant\n%s", path, kept, want)
+		}
+		if want := []string{"ProxyCommand (line 3)", "SetEnv (line 6)"}; !reflect.DeepEqual(dropped, want) {
+			t.Errorf("%s: dropped %q, want %q", path, dropped, want)
+		}
+	}
+	if _, _, ok := SystemSSHConfig("/etc/ssh/sshd_config", []byte(config)); ok {
+		t.Error("sshd_config taken for the client's configuration")
+	}
+	if kept, _ := sshConfigView([]byte(config)); string(kept) != "Host bastion\nHost *\n  SendEnv LANG LC_*\n" {
+		t.Errorf("the user's copy keeps an Include:\n%s", kept)
+	}
+}

@@ -763,6 +763,9 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 			if system, dropped, ok := agent.SystemCopy(m.Dest, data, s.plan.Project.Root); ok {
 				data, leftOut = system, dropped
 			}
+			if system, dropped, ok := probe.SystemSSHConfig(m.Dest, data); ok {
+				data, leftOut = system, dropped
+			}
 			s.leaveOut(m.Dest, leftOut)
 			if s.agentCopy(m.Dest) {
 				data = agent.TrustCopy(data, s.plan.Project.Root)

@@ -122,3 +122,35 @@ func TestReplayReview20TLSPrivateKeys(t *testing.T) {
 		t.Errorf("--dry-run does not name pki/tls/private as not shown:\n%s", dry)
 	}
 }
+
+// TestReplayReview20SystemSSHConfig: /etc/ssh/ssh_config and ssh_config.d
+// were shown as written, while the user's ~/.ssh/config enters only as
+// the directives known harmless: an administrator's ProxyCommand with
+// its token, or SetEnv's variables, in a file every user reads, were
+// readable inside. The attack, from inside: read them. Proof: neither is
+// readable, and ssh inside still follows the system's Include into
+// ssh_config.d (a host alias's port there holds).
+func TestReplayReview20SystemSSHConfig(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc needs root")
+	}
+	const secret = "REVIEW20SSHCONFIGSECRET"
+	stage := filepath.Join(h.Base, "etc")
+	h.Write(filepath.Join(stage, "ssh", "ssh_config"), "Include /etc/ssh/ssh_config.d/*.conf\nHost *\n  SendEnv LANG LC_*\n  SetEnv CORP_TOKEN="+secret+"-setenv\n")
+	h.Write(filepath.Join(stage, "ssh", "ssh_config.d", "50-corp.conf"), "Host corp\n  Port 2222\nHost bastion\n  ProxyCommand corp-connect --token "+secret+"proxy %h\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := overEtc(t, h, stage, proj)
+	if host := run("grep", "-r", secret, "/etc/ssh/ssh_config", "/etc/ssh/ssh_config.d"); strings.Count(host, secret) != 2 {
+		t.Fatalf("the user cannot read the staged configuration on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -r "+secret+" /etc/ssh; ssh -G corp | grep -i '^port '; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a secret in the system's SSH configuration is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "port 2222") {
+		t.Errorf("inside, ssh does not follow the system's Include into ssh_config.d:\n%s", out)
+	}
+}
