@@ -35,16 +35,22 @@ func TaskFile(name string) bool {
 // makeFragment says whether name is a task file's part (a makefile's
 // *.mk or Makefile.<name>, just's *.just, rake's *.rake), which a task
 // file includes, often from where git ignores it (-include local.mk,
-// -include Makefile.local), or rake loads from rakelib/ unasked, or the
+// -include Makefile.local), or rake loads from rakelib/ unasked, the
 // dependency files a makefile includes from its build directory (cc
-// -MMD's *.d, automake's .deps/*.Po and *.Plo): one the session made or
-// changed that git does not track runs at the host's next make, and git
-// status shows nothing of it.
+// -MMD's *.d, automake's .deps/*.Po and *.Plo), and the build files a
+// generator writes there, which make and ninja run as they stand
+// (CMake's CMakeFiles/Makefile2, <target>.dir/build.make and *.cmake,
+// CMake's or Meson's build.ninja): one the session made or changed that
+// git does not track runs at the host's next make, and git status shows
+// nothing of it.
 func makeFragment(name string) bool {
 	for _, ext := range fragmentExts {
 		if len(name) > len(ext) && strings.HasSuffix(name, ext) {
 			return true
 		}
+	}
+	if name == "Makefile2" {
+		return true
 	}
 	for _, m := range []string{"GNUmakefile.", "makefile.", "Makefile."} {
 		if len(name) > len(m) && strings.HasPrefix(name, m) {
@@ -55,7 +61,7 @@ func makeFragment(name string) bool {
 }
 
 // fragmentExts are the extensions of task files' parts.
-var fragmentExts = []string{".mk", ".just", ".rake", ".d", ".Po", ".Plo"}
+var fragmentExts = []string{".mk", ".just", ".rake", ".d", ".Po", ".Plo", ".make", ".cmake", ".ninja"}
 
 // ignoreRule is a pattern of a .gitignore, as git reads it: a glob
 // matched against the path below the .gitignore's directory when it holds

@@ -61,7 +61,8 @@ func TestScanNewlyIgnored(t *testing.T) {
 // make's: one the user keeps untracked, rewritten, is a finding (git
 // shows no change of it), as is a part one includes or rake loads
 // (local.just, Makefile.local, rakelib/x.rake, a compiler's dependency
-// file build/main.d, .deps/main.Po) the session made that git does not
+// file build/main.d, .deps/main.Po, a generator's build files
+// build.make, Makefile2, build.ninja) the session made that git does not
 // track; the tracked Rakefile, which git diff shows, is not, nor a file
 // in a directory named as one (conf.d/x).
 func TestScanTaskFiles(t *testing.T) {
@@ -83,11 +84,17 @@ func TestScanTaskFiles(t *testing.T) {
 	git("commit", "-qm", "i")
 	since := mark(t, t.TempDir())
 	start := Take(root, since, nil, nil)
-	for _, p := range []string{"Rakefile", "Justfile", "web/Taskfile.yml", "local.just", "rakelib/x.rake", "Makefile.local", "build/main.d", ".deps/main.Po", ".deps/lib.Plo", "conf.d/x"} {
+	for _, p := range []string{
+		"Rakefile", "Justfile", "web/Taskfile.yml", "local.just", "rakelib/x.rake", "Makefile.local", "build/main.d", ".deps/main.Po", ".deps/lib.Plo", "conf.d/x",
+		"build/CMakeFiles/Makefile2", "build/CMakeFiles/app.dir/build.make", "build/cmake_install.cmake", "build/build.ninja",
+	} {
 		must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
 		must(t, os.WriteFile(filepath.Join(root, p), []byte("evil"), 0o644))
 	}
-	want := []string{".deps/lib.Plo", ".deps/main.Po", "Justfile", "Makefile.local", "build/main.d", "local.just", "rakelib/x.rake", "web/Taskfile.yml"}
+	want := []string{
+		".deps/lib.Plo", ".deps/main.Po", "Justfile", "Makefile.local", "build/CMakeFiles/Makefile2", "build/CMakeFiles/app.dir/build.make",
+		"build/build.ninja", "build/cmake_install.cmake", "build/main.d", "local.just", "rakelib/x.rake", "web/Taskfile.yml",
+	}
 	for i, p := range want {
 		want[i] = filepath.Join(root, p)
 	}

@@ -116,3 +116,36 @@ func TestReplayReview20MakeDependencyFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview20CMakeBuildDirectory: CMake writes the makefiles of a
+// build into a build directory git ignores (build/Makefile runs make on
+// CMakeFiles/Makefile2, which runs it on each target's
+// CMakeFiles/<target>.dir/build.make), and the host's make -C build (or
+// cmake --build build) runs their recipes as they stand until
+// CMakeLists.txt changes. The exit audit judged an untracked Makefile
+// changed, not those: the session writes its commands into them.
+// Host-side proof: after the session, the host's make -C build runs
+// nothing the session wrote.
+func TestReplayReview20CMakeBuildDirectory(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/build/\n")
+	h.Write(filepath.Join(proj, "CMakeLists.txt"), "project(app C)\nadd_executable(app main.c)\n")
+	commitAll(h, proj, "cmake")
+	h.Write(filepath.Join(proj, "build", "Makefile"), "all:\n\t@$(MAKE) -s -f CMakeFiles/Makefile2 all\n")
+	h.Write(filepath.Join(proj, "build", "CMakeFiles", "Makefile2"), "all:\n\t@$(MAKE) -s -f CMakeFiles/app.dir/build.make app\n")
+	h.Write(filepath.Join(proj, "build", "CMakeFiles", "app.dir", "build.make"), "app:\n\t@echo built\n")
+	h.Run(proj, nil, "make", "-s", "-C", "build")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "build's makefiles", `
+		printf '\t@touch `+marker+`.Makefile2\n' >> build/CMakeFiles/Makefile2
+		printf '\t@touch `+marker+`.make\n' >> build/CMakeFiles/app.dir/build.make`)
+	ran, _ := h.Command(proj, nil, "make", "-s", "-C", "build").CombinedOutput()
+	for _, what := range []string{"Makefile2", "make"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's make -C build ran what the session wrote into %s:\n%s\n%s", what, out, ran)
+		}
+	}
+}
