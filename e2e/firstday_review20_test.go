@@ -44,6 +44,18 @@ func TestFirstDayCtrlZ(t *testing.T) {
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "claudebox: resume this session") }, "Claude to end on Ctrl-C")
 	tmux("send-keys", "echo EX''IT-$?", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXIT-0") }, "claudebox's exit status")
+
+	// A shell inside keeps its own job control: Ctrl-Z stops its job,
+	// and claudebox, whose foreground the shell takes back, runs on.
+	tmux("send-keys", "clear; claudebox --shell --norc --noprofile", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return !strings.Contains(s, "clear;") && strings.Contains(s, "$") }, "the shell inside")
+	tmux("send-keys", "sleep 100", "Enter")
+	time.Sleep(500 * time.Millisecond)
+	tmux("send-keys", "C-z")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Stopped") }, "the inner job to stop")
+	time.Sleep(2 * time.Second)
+	tmux("send-keys", "echo IN''SIDE-$(jobs | grep -c sleep)", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "INSIDE-1") }, "the shell inside, with its job stopped")
 }
 
 // TestFirstDayUserClaudeMDImports: what the user's own ~/.claude/CLAUDE.md

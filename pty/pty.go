@@ -306,14 +306,23 @@ func (r *Relay) Started() {
 // shell has the terminal back, and its fg or bg continues claudebox, which
 // continues the child.
 func (r *Relay) followStop() {
+	// A stop is followed once seen twice, a poll apart, in the same
+	// group: a shell inside takes its terminal back from a job that
+	// stopped (vim in claudebox --shell) at once.
+	last := 0
 	for deadline := time.Now().Add(stopWait); time.Now().Before(deadline); {
 		pgrp, ok := r.foreground()
 		if !ok {
 			return
 		}
-		if stopped(pgrp) {
+		switch {
+		case !stopped(pgrp):
+			last = 0
+		case pgrp == last:
 			r.suspend(pgrp)
 			return
+		default:
+			last = pgrp
 		}
 		select {
 		case <-r.restoring:
