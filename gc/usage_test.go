@@ -39,7 +39,7 @@ func usagePeak(t *testing.T, dir string) (string, int64) {
 // whose directories the sandbox fills: a million entries in one held
 // --list at 214 MiB, as the walk read each directory whole. What the walk
 // holds does not grow with a directory's entries: 60,000 names (links, as
-// the sandbox makes them cheaply) cost it less than 3 MiB over an empty
+// the sandbox makes them cheaply) cost it less than 5 MiB over an empty
 // directory's walk.
 func TestUsageHoldsNoListing(t *testing.T) {
 	empty, full := t.TempDir(), t.TempDir()
@@ -54,7 +54,7 @@ func TestUsageHoldsNoListing(t *testing.T) {
 		t.Errorf("the walk counted %q bytes", counted)
 	}
 	t.Logf("peak %d KiB, empty %d KiB", peak, base)
-	if peak-base > 3<<10 {
-		t.Errorf("walking 60,000 entries took %d KiB at its peak, %d over an empty directory's, want at most 3 MiB over", peak, peak-base)
+	if peak-base > 5<<10 {
+		t.Errorf("walking 60,000 entries took %d KiB at its peak, %d over an empty directory's, want at most 5 MiB over", peak, peak-base)
 	}
 }

@@ -65,19 +65,26 @@ awk 'BEGIN {
 // every instance, walking what the sandbox wrote there; each directory
 // was read whole, and a million entries held --list at 214 MiB. The
 // attack, from inside: 60,000 long names in one directory of the
-// instance.
-// Proof: --list's peak memory is within 3 MiB of its peak before.
+// instance (they held --list 28 MiB over its peak before). Proof: --list's
+// peak memory stays within 12 MiB of its peak before (the least of two
+// runs each: a loaded machine's collector adds to one now and then).
 func TestReplayReview20ListHoldsNoListing(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "demo")
 	h.GitRepo(proj)
 	list := func() int64 {
-		c := h.Command(proj, nil, "claudebox", "--list")
-		out, err := c.CombinedOutput()
-		if err != nil || !strings.Contains(string(out), proj) {
-			t.Fatalf("--list: %v\n%s", err, out)
+		least := int64(-1)
+		for range 2 {
+			c := h.Command(proj, nil, "claudebox", "--list")
+			out, err := c.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), proj) {
+				t.Fatalf("--list: %v\n%s", err, out)
+			}
+			if peak := c.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; least < 0 || peak < least {
+				least = peak
+			}
 		}
-		return c.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+		return least
 	}
 	h.Inside(proj, nil, "true")
 	before := list()
@@ -91,7 +98,7 @@ for i in range(60000):
 '`)
 	after := list()
 	t.Logf("--list peak %d KiB before, %d after", before, after)
-	if after-before > 3<<10 {
+	if after-before > 12<<10 {
 		t.Errorf("--list after 60,000 names in the instance: %d KiB at its peak, %d before", after, before)
 	}
 }
