@@ -2,9 +2,13 @@ package claudesettings
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/claudebox/claudebox/environment"
 )
 
 // TestManagedPolicyKept: the organization's managed settings, their
@@ -64,5 +68,39 @@ func TestManagedPolicyKept(t *testing.T) {
 	_, leftOut := CopyContent("/etc/claude-code/managed-mcp.json", "/home/a", []byte(`{"mcpServers":{"tracker":{"headers":{"A":"s"}},"db":{"env":{"A":"s"}}},"note":"s"}`))
 	if want := []string{"note", "mcpServers.db", "mcpServers.tracker"}; !slices.Equal(leftOut, want) {
 		t.Errorf("left out %q, want %q", leftOut, want)
+	}
+}
+
+// TestAPIEnvManaged: the API variables of the organization's managed
+// settings and their drop-ins come after the user's, and so win: the
+// proxy forwards to the company's gateway, which the sandbox's copy of the
+// policy no longer names.
+func TestAPIEnvManaged(t *testing.T) {
+	home, managed := t.TempDir(), t.TempDir()
+	write := func(path, content string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := filepath.Join(home, ".claude", "settings.json")
+	write(user, `{"env":{"ANTHROPIC_BASE_URL":"https://mine","ANTHROPIC_API_KEY":"k"}}`)
+	write(filepath.Join(managed, "managed-settings.json"), `{"env":{"ANTHROPIC_BASE_URL":"https://gw.corp"}}`)
+	write(filepath.Join(managed, "managed-settings.d", "20-b.json"), `{"env":{"ANTHROPIC_BASE_URL":"https://gw2.corp"}}`)
+	write(filepath.Join(managed, "managed-settings.d", "10-a.json"), `{"env":{"ANTHROPIC_CUSTOM_HEADERS":"X-Team: a"}}`)
+	got := apiEnv(append([]string{user}, managedSettingsFiles(managed)...))
+	want := []string{"ANTHROPIC_BASE_URL=https://mine", "ANTHROPIC_API_KEY=k", "ANTHROPIC_BASE_URL=https://gw.corp", "ANTHROPIC_CUSTOM_HEADERS=X-Team: a", "ANTHROPIC_BASE_URL=https://gw2.corp"}
+	if !slices.Equal(got, want) {
+		t.Errorf("apiEnv = %q, want %q", got, want)
+	}
+	env, err := environment.Resolve(append([]string{"ANTHROPIC_BASE_URL=https://shell"}, got...), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := env.APILookup("ANTHROPIC_BASE_URL"); u != "https://gw2.corp" {
+		t.Errorf("the proxy's upstream: %q, want the last drop-in's", u)
 	}
 }

@@ -285,20 +285,37 @@ func apiEnvOff(settings []byte) []byte {
 	return append(out, '\n')
 }
 
-// APIEnv reads the API variables the user's own Claude Code
-// settings file sets, as NAME=VALUE.
+// APIEnv reads the API variables Claude Code's settings set, as
+// NAME=VALUE: the user's own, then the organization's managed policy,
+// which overrides them (a company's gateway in its env; the sandbox's
+// copy of the policy keeps none of them, so it reaches the proxy here).
 func APIEnv(home string) []string {
-	data, err := os.ReadFile(filepath.Join(home, ".claude", "settings.json"))
-	if err != nil {
-		return nil
-	}
-	top, _ := parse(data)
-	var env map[string]any
-	json.Unmarshal(top["env"], &env)
+	return apiEnv(append([]string{filepath.Join(home, ".claude", "settings.json")}, managedSettingsFiles(ManagedDir)...))
+}
+
+// managedSettingsFiles are the managed settings file in dir and its
+// drop-ins, in the order Claude Code merges them (by name).
+func managedSettingsFiles(dir string) []string {
+	dropIns, _ := filepath.Glob(filepath.Join(dir, "managed-settings.d", "*.json"))
+	return append([]string{filepath.Join(dir, "managed-settings.json")}, dropIns...)
+}
+
+// apiEnv reads the API variables the settings files set, in order: a
+// later file's value comes later, and wins.
+func apiEnv(files []string) []string {
 	var kv []string
-	for _, name := range environment.APIVariables {
-		if v, ok := env[name].(string); ok {
-			kv = append(kv, name+"="+v)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		top, _ := parse(data)
+		var env map[string]any
+		json.Unmarshal(top["env"], &env)
+		for _, name := range environment.APIVariables {
+			if v, ok := env[name].(string); ok {
+				kv = append(kv, name+"="+v)
+			}
 		}
 	}
 	return kv
