@@ -340,6 +340,9 @@ type walker struct {
 	objects *objects
 	// walked gives the statuses a walk beside this one read (ScanWalked).
 	walked func() Statuses
+	// headRefs are, by git directory, the refs its HEADs name
+	// (checkedOut).
+	headRefs map[string]map[string]bool
 }
 
 // subWalk is a directory below the top, walked by a walker of its own.
@@ -863,12 +866,29 @@ func (w *walker) leaf(n node, name, rel string) {
 
 // checkedOut says whether the ref at rel, in the git directory gitDir,
 // is the branch HEAD names there or in one of its linked worktrees (at
-// most maxWorktrees of them; past those, one is taken for none).
+// most maxWorktrees of them; past those, one is taken for none). The
+// HEADs are read once a git directory: read again for each ref, a
+// session's thousands of branches beside a thousand worktrees held the
+// exit audit for minutes.
 func (w *walker) checkedOut(gitDir, rel string) bool {
 	ref, err := filepath.Rel(gitDir, rel)
 	if err != nil {
 		return false
 	}
+	refs, ok := w.headRefs[gitDir]
+	if !ok {
+		refs = w.readHeadRefs(gitDir)
+		if w.headRefs == nil {
+			w.headRefs = map[string]map[string]bool{}
+		}
+		w.headRefs[gitDir] = refs
+	}
+	return refs[ref]
+}
+
+// readHeadRefs are the refs the HEADs of the git directory gitDir and of
+// its linked worktrees name.
+func (w *walker) readHeadRefs(gitDir string) map[string]bool {
 	heads := []string{filepath.Join(gitDir, "HEAD")}
 	if d, err := untrusted.OpenDir(w.root, filepath.Join(gitDir, "worktrees")); err == nil {
 		names, _ := d.Readdirnames(maxWorktrees)
@@ -877,12 +897,15 @@ func (w *walker) checkedOut(gitDir, rel string) bool {
 			heads = append(heads, filepath.Join(gitDir, "worktrees", name, "HEAD"))
 		}
 	}
+	refs := map[string]bool{}
 	for _, head := range heads {
-		if b, err := w.read(head); err == nil && strings.TrimSpace(string(b)) == "ref: "+ref {
-			return true
+		if b, err := w.read(head); err == nil {
+			if ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok {
+				refs[ref] = true
+			}
 		}
 	}
-	return false
+	return refs
 }
 
 // maxWorktrees bounds the linked worktrees checkedOut reads the HEAD of.

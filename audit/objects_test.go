@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -119,6 +120,33 @@ func TestScanReplaceRefs(t *testing.T) {
 	}
 	if !slices.Equal(r.Found, want) {
 		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
+	}
+}
+
+// BenchmarkScanBranches is the audit at the end of a session that made
+// 2,000 branches in a repository with 500 linked worktrees: which branch
+// each HEAD names is read once, not again for each branch.
+func BenchmarkScanBranches(b *testing.B) {
+	root := b.TempDir()
+	c := exec.Command("git", "init", "-q", "-b", "main", filepath.Join(root, "a"))
+	c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+	if out, err := c.CombinedOutput(); err != nil {
+		b.Fatalf("git init: %v\n%s", err, out)
+	}
+	a := filepath.Join(root, "a", ".git")
+	for i := range 500 {
+		must(b, os.MkdirAll(filepath.Join(a, "worktrees", strconv.Itoa(i)), 0o755))
+		must(b, os.WriteFile(filepath.Join(a, "worktrees", strconv.Itoa(i), "HEAD"), []byte("ref: refs/heads/w"+strconv.Itoa(i)+"\n"), 0o644))
+	}
+	since := mark(b, b.TempDir())
+	start := Take(root, since, nil, nil)
+	for i := range 2000 {
+		write(b, filepath.Join(a, "refs", "heads", "b"+strconv.Itoa(i)))
+	}
+	for b.Loop() {
+		if r := Scan(root, since, nil, start, nil); len(r.Branches) != 2000 {
+			b.Fatalf("%d branches named, want 2000", len(r.Branches))
+		}
 	}
 }
 
