@@ -434,6 +434,12 @@ func RemoveAll(dir, name string) error {
 	return nil
 }
 
+// maxOpenDirs bounds the directories removeAt holds open at once (one
+// descriptor each), however deep the nest the sandbox made: deeper than
+// this, a directory is moved up to the top of the tree being removed, so
+// the host's limit on open files cannot stop the removal.
+const maxOpenDirs = 16
+
 func removeAt(d int, name string) error {
 	err := unix.Unlinkat(d, name, 0)
 	if err == nil || err == unix.ENOENT {
@@ -442,33 +448,105 @@ func removeAt(d int, name string) error {
 	if err != unix.EISDIR {
 		return err
 	}
-	sub, err := openDirOwned(d, name)
+	top, err := openDirOwned(d, name)
 	if err != nil {
 		return err
 	}
-	f := os.NewFile(uintptr(sub), name)
+	defer unix.Close(top)
+	// Each pass that moved a directory up leaves it in top for the next:
+	// every move takes a directory maxOpenDirs-1 levels nearer the top, so a
+	// tree that stops changing is gone after finitely many passes.
+	var moves int
 	for {
-		names, err := f.Readdirnames(1024)
-		for _, n := range names {
-			if err := removeAt(sub, n); err != nil {
-				f.Close()
-				return err
-			}
-		}
-		if err == io.EOF || len(names) == 0 {
-			break
-		}
+		fd, err := unix.Openat(top, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		if err != nil {
-			f.Close()
 			return err
 		}
+		f := os.NewFile(uintptr(fd), name)
+		moved, err := empty(top, f, 1, &moves)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if !moved {
+			break
+		}
 	}
-	f.Close()
 	err = unix.Unlinkat(d, name, unix.AT_REMOVEDIR)
 	if err == unix.ENOENT {
 		return nil
 	}
 	return err
+}
+
+// empty removes what is in the directory f, depth levels below top. A
+// directory at maxOpenDirs levels is not opened but renamed into top,
+// beside what is being removed, never out of it; empty reports whether it
+// moved one. moves counts the names it has taken in top.
+func empty(top int, f *os.File, depth int, moves *int) (moved bool, err error) {
+	dir := int(f.Fd())
+	for {
+		names, rerr := f.Readdirnames(1024)
+		for _, n := range names {
+			err := unix.Unlinkat(dir, n, 0)
+			if err == nil || err == unix.ENOENT {
+				continue
+			}
+			if err != unix.EISDIR {
+				return moved, err
+			}
+			if depth >= maxOpenDirs {
+				if err := moveUp(top, dir, n, moves); err != nil {
+					return moved, err
+				}
+				moved = true
+				continue
+			}
+			sub, err := openDirOwned(dir, n)
+			if err != nil {
+				return moved, err
+			}
+			sf := os.NewFile(uintptr(sub), n)
+			m, err := empty(top, sf, depth+1, moves)
+			sf.Close()
+			moved = moved || m
+			if err != nil {
+				return moved, err
+			}
+			if err := unix.Unlinkat(dir, n, unix.AT_REMOVEDIR); err != nil && err != unix.ENOENT {
+				return moved, err
+			}
+		}
+		if rerr == io.EOF || len(names) == 0 {
+			return moved, nil
+		}
+		if rerr != nil {
+			return moved, rerr
+		}
+	}
+}
+
+// moveUp renames the directory name in dir into top under a name of its
+// own, first giving it the owner's write permission that moving a
+// directory to another parent needs. A rename moves the entry itself,
+// never what a symlink points to.
+func moveUp(top, dir int, name string, moves *int) error {
+	p, err := unix.Openat(dir, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	err = ownerRWX(p)
+	unix.Close(p)
+	if err != nil {
+		return err
+	}
+	for {
+		*moves++
+		err := unix.Renameat2(dir, name, top, ".claudebox-remove-"+strconv.Itoa(*moves), unix.RENAME_NOREPLACE)
+		if err != unix.EEXIST {
+			return err
+		}
+	}
 }
 
 // openDirOwned opens the directory name in d for listing and removing its

@@ -142,7 +142,8 @@ func TestRenameNeverReplacesNorFollows(t *testing.T) {
 }
 
 // TestRemoveAllModeZero: directories the sandbox made mode 000 are given
-// back their permissions and removed; a symlink is removed, not followed.
+// back their permissions and removed, those moved up out of a deep nest
+// too; a symlink is removed, not followed.
 // As root, the removal runs without the capabilities that would bypass the
 // modes.
 func TestRemoveAllModeZero(t *testing.T) {
@@ -153,6 +154,7 @@ func TestRemoveAllModeZero(t *testing.T) {
 		must(t, os.Chmod(filepath.Join(dir, "sub", "locked", "deeper"), 0))
 		must(t, os.Chmod(filepath.Join(dir, "sub", "locked"), 0))
 		must(t, os.Chmod(filepath.Join(dir, "sub"), 0o500))
+		deepNest(t, dir, "deep", 2*maxOpenDirs, 0, secret)
 		unprivileged.Do(t, func() {
 			if err := RemoveAll(filepath.Dir(dir), "inst"); err != nil {
 				t.Error(err)
@@ -333,5 +335,52 @@ func TestReadChecked(t *testing.T) {
 	os.Symlink(dir, filepath.Join(dir, "via"))
 	if b, err := ReadChecked("/", filepath.Join(dir, "via", "settings.json.old")[1:], id, 100); err == nil {
 		t.Errorf("read through a link on the way: %q", b)
+	}
+}
+
+// deepNest makes a chain of depth directories named d, of mode perm,
+// beneath dir/name, holding one descriptor at a time, with a symlink to
+// secret at the bottom.
+func deepNest(t *testing.T, dir, name string, depth int, perm uint32, secret string) {
+	must(t, os.Mkdir(filepath.Join(dir, name), 0o700))
+	d, err := unix.Open(filepath.Join(dir, name), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	must(t, err)
+	for range depth {
+		must(t, unix.Mkdirat(d, "d", perm))
+		sub, err := unix.Openat(d, "d", unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(d)
+		must(t, err)
+		d = sub
+	}
+	must(t, unix.Symlinkat(secret, d, "link"))
+	unix.Close(d)
+}
+
+// TestRemoveAllDeep: a nest of directories deeper than the host's limit on
+// open files is removed, so the sandbox cannot make an instance that --gc
+// can never remove. The removal runs in a child of the test with the limit
+// lowered to 256, since the limit is the whole process's.
+func TestRemoveAllDeep(t *testing.T) {
+	if dir := os.Getenv("UNTRUSTED_REMOVE_DEEP"); dir != "" {
+		must(t, unix.Setrlimit(unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: 256, Max: 256}))
+		if err := RemoveAll(dir, "inst"); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret")
+	must(t, os.WriteFile(secret, []byte("SECRET"), 0o600))
+	deepNest(t, dir, "inst", 2000, 0o700, secret)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRemoveAllDeep$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "UNTRUSTED_REMOVE_DEEP="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "inst")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("still there: %v", err)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "SECRET" {
+		t.Error("the link's target is gone")
 	}
 }
