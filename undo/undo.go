@@ -175,6 +175,10 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	if err != nil {
 		return Snapshot{}, err
 	}
+	// A stopped snapshot's pending record stays (its session has none):
+	// the oldest past keep go here too, or a project whose sessions all
+	// end before their snapshot would gather one a session.
+	st.prune(p.Checkout)
 	id := now.UTC().Format(idLayout)
 	pending := filepath.Join(st.dir, id+".pending")
 	// The checkout's own index of the store, kept from the last snapshot:

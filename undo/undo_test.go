@@ -320,3 +320,22 @@ func TestTakeLeavesOutFIFO(t *testing.T) {
 		t.Errorf("unknown: %q, want the FIFO", s.Unknown)
 	}
 }
+
+// TestStoppedSnapshotsPruned: a project whose sessions all end before
+// their snapshot is written keeps only the newest pending records, not
+// one a session.
+func TestStoppedSnapshotsPruned(t *testing.T) {
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range keep + 5 {
+		if _, err := Take(stopped, state, p, time.Now(), time.Now(), nil); err == nil {
+			t.Fatal("a stopped snapshot was written")
+		}
+	}
+	pending, _ := filepath.Glob(filepath.Join(storeOf(state, p.Root).dir, "*.pending"))
+	if len(pending) > keep+1 {
+		t.Errorf("%d pending records stay, want at most %d", len(pending), keep+1)
+	}
+}
