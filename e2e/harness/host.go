@@ -341,3 +341,51 @@ func (h *Host) Bounded(dir string, args ...string) (string, error) {
 		return "", nil
 	}
 }
+
+// Descendants lists the processes below pid, from /proc's parent links
+// (one whose parent died is reparented: the sandbox's command is looked
+// for by its command line too).
+func Descendants(pid int) []int {
+	parent := map[int]int{}
+	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		i := strings.LastIndexByte(string(b), ')')
+		f := strings.Fields(string(b[i+1:]))
+		id, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
+		if len(f) > 1 {
+			parent[id], _ = strconv.Atoi(f[1])
+		}
+	}
+	var below []int
+	for id := range parent {
+		for p := parent[id]; p > 1; p = parent[p] {
+			if p == pid {
+				below = append(below, id)
+				break
+			}
+		}
+	}
+	return below
+}
+
+// SupervisorKB is a process's resident memory and its peak, in KiB.
+func SupervisorKB(t *testing.T, pid int) (rss, hwm int) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			fmt.Sscan(v, &rss)
+		}
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			fmt.Sscan(v, &hwm)
+		}
+	}
+	return rss, hwm
+}

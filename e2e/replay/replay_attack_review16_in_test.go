@@ -21,23 +21,6 @@ import (
 	"github.com/claudebox/claudebox/e2e/harness"
 )
 
-// supervisorKB is a process's resident memory and its peak, in KiB.
-func supervisorKB(t *testing.T, pid int) (rss, hwm int) {
-	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for line := range strings.SplitSeq(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			fmt.Sscan(v, &rss)
-		}
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			fmt.Sscan(v, &hwm)
-		}
-	}
-	return rss, hwm
-}
-
 // flood is a session whose script floods the supervisor from inside: it
 // says where it is by the files it makes in the project, and ends once
 // the test makes done there (stop).
@@ -157,10 +140,10 @@ func TestReplayReview16HeaderFields(t *testing.T) {
 	f := startFlood(t, cmd, proj)
 	defer f.stop()
 	f.waitFor("started")
-	idle, _ := supervisorKB(t, cmd.Process.Pid)
+	idle, _ := harness.SupervisorKB(t, cmd.Process.Pid)
 	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
 	f.waitFor("held")
-	held, hwm := supervisorKB(t, cmd.Process.Pid)
+	held, hwm := harness.SupervisorKB(t, cmd.Process.Pid)
 	t.Logf("supervisor: %d KiB idle, %d KiB with the headers held (peak %d KiB); %d tunnels opened", idle, held, hwm, open.Load())
 	if grew := held - idle; grew > 96<<10 {
 		t.Errorf("255 headers of 8,705 fields grew the supervisor's resident memory by %d MiB", grew>>10)
@@ -219,12 +202,12 @@ func TestReplayReview16StalledAnswers(t *testing.T) {
 	f := startFlood(t, cmd, proj)
 	defer f.stop()
 	f.waitFor("started")
-	idle, _ := supervisorKB(t, cmd.Process.Pid)
+	idle, _ := harness.SupervisorKB(t, cmd.Process.Pid)
 	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
 	// Every call has begun its answer, and the API has written all it
 	// can: nothing more for 2 s.
 	f.waitStill(func() bool { return started.Load() == calls }, written.Load, fmt.Sprintf("%d calls answered", calls))
-	held, hwm := supervisorKB(t, cmd.Process.Pid)
+	held, hwm := harness.SupervisorKB(t, cmd.Process.Pid)
 	t.Logf("supervisor: %d KiB idle, %d KiB with %d answers unread (peak %d KiB); the API wrote %d MiB", idle, held, calls, hwm, written.Load()>>20)
 	if grew := held - idle; grew > 64<<10 {
 		t.Errorf("%d API answers the sandbox does not read grew the supervisor's resident memory by %d MiB", calls, grew>>10)
@@ -354,12 +337,12 @@ func TestReplayReview16AnswerHeaderFields(t *testing.T) {
 	f := startFlood(t, cmd, proj)
 	defer f.stop()
 	f.waitFor("started")
-	idle, _ := supervisorKB(t, cmd.Process.Pid)
+	idle, _ := harness.SupervisorKB(t, cmd.Process.Pid)
 	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
 	// The server has sent every header it will, and the supervisor has
 	// read what it takes of them: its memory holds still for 2 s.
-	f.waitStill(func() bool { return sent.Load() == requests }, func() int64 { rss, _ := supervisorKB(t, cmd.Process.Pid); return int64(rss) }, fmt.Sprintf("%d answers sent", requests))
-	held, hwm := supervisorKB(t, cmd.Process.Pid)
+	f.waitStill(func() bool { return sent.Load() == requests }, func() int64 { rss, _ := harness.SupervisorKB(t, cmd.Process.Pid); return int64(rss) }, fmt.Sprintf("%d answers sent", requests))
+	held, hwm := harness.SupervisorKB(t, cmd.Process.Pid)
 	t.Logf("supervisor: %d KiB idle, %d KiB with %d answers' fields held (peak %d KiB)", idle, held, requests, hwm)
 	if grew := held - idle; grew > 64<<10 {
 		t.Errorf("%d answers of 8,700 fields grew the supervisor's resident memory by %d MiB", requests, grew>>10)

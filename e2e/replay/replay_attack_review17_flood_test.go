@@ -212,7 +212,7 @@ func TestReplayReview17TunnelBuffers(t *testing.T) {
 		held = kernelHeldBy(t, cmd.Process.Pid)
 		return held.sockets + held.pipes
 	}, fmt.Sprintf("%d tunnels held", tunnels))
-	rss, _ := supervisorKB(t, cmd.Process.Pid)
+	rss, _ := harness.SupervisorKB(t, cmd.Process.Pid)
 	t.Logf("kernel, for the supervisor: %d KiB in %d sockets, %d KiB in pipes; supervisor %d KiB resident; the server sent %d MiB",
 		held.sockets>>10, held.socketCount, held.pipes>>10, rss, sent.Load()>>20)
 	const kernelSized = 4
@@ -271,7 +271,7 @@ func TestReplayReview17SlotsFilled(t *testing.T) {
 	f := startFlood(t, cmd, proj)
 	defer f.stop()
 	f.waitFor("started")
-	idle, _ := supervisorKB(t, cmd.Process.Pid)
+	idle, _ := harness.SupervisorKB(t, cmd.Process.Pid)
 	idleFDs := descriptors(t, cmd.Process.Pid)
 	os.WriteFile(filepath.Join(proj, "measured"), nil, 0o644)
 	f.waitFor("flooded")
@@ -281,7 +281,7 @@ func TestReplayReview17SlotsFilled(t *testing.T) {
 		held = kernelHeldBy(t, cmd.Process.Pid)
 		return held.sockets + held.pipes + int64(open.Load())
 	}, "the slots taken")
-	rss, hwm := supervisorKB(t, cmd.Process.Pid)
+	rss, hwm := harness.SupervisorKB(t, cmd.Process.Pid)
 	fds := descriptors(t, cmd.Process.Pid)
 	t.Logf("%d tunnels: supervisor %d KiB resident (%d KiB idle, peak %d KiB), %d descriptors (%d idle); kernel, for it: %d KiB in %d sockets, %d KiB in pipes",
 		open.Load(), rss, idle, hwm, fds, idleFDs, held.sockets>>10, held.socketCount, held.pipes>>10)

@@ -1,4 +1,4 @@
-package replay
+package hostcmds
 
 import (
 	"fmt"
@@ -55,7 +55,7 @@ func TestReplayReview19EmptyDirectories(t *testing.T) {
 	}
 	t.Logf("the record written: %v after the launch", time.Since(began))
 	supervisor := 0
-	for _, pid := range descendants(session.Process.Pid) {
+	for _, pid := range harness.Descendants(session.Process.Pid) {
 		if cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); strings.HasPrefix(string(cmd), "claudebox\x00--shell") {
 			supervisor = pid
 		}
@@ -66,7 +66,7 @@ func TestReplayReview19EmptyDirectories(t *testing.T) {
 	// What the record's walk used is given back once the record is
 	// written; what is held then is the record's.
 	time.Sleep(time.Second)
-	held, launchPeak := supervisorKB(t, supervisor)
+	held, launchPeak := harness.SupervisorKB(t, supervisor)
 	if err := os.WriteFile(filepath.Join(proj, "go"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

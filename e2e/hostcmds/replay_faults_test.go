@@ -1,4 +1,4 @@
-package replay
+package hostcmds
 
 import (
 	"errors"
@@ -138,7 +138,7 @@ func TestReplayFaultsKilled(t *testing.T) {
 			}
 			<-exited
 			harness.WaitFor(t, "the sandbox to end", func() bool { return !instance.InUse(inst) && !harness.Running("sleep\x00"+sleep+"\x00") })
-			if ps := descendants(s.Process.Pid); len(ps) > 0 {
+			if ps := harness.Descendants(s.Process.Pid); len(ps) > 0 {
 				t.Errorf("processes outlived the session: %v", ps)
 			}
 			said := stderr.String()
@@ -243,7 +243,7 @@ func kill(t *testing.T, pid int, cmdline string) {
 	var found []int
 	harness.WaitFor(t, "the process "+strconv.Quote(cmdline), func() bool {
 		found = nil
-		for _, p := range descendants(pid) {
+		for _, p := range harness.Descendants(pid) {
 			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p)); err == nil && strings.Contains(string(b), cmdline) {
 				found = append(found, p)
 			}
@@ -254,37 +254,6 @@ func kill(t *testing.T, pid int, cmdline string) {
 		t.Fatalf("%d processes match %q", len(found), cmdline)
 	}
 	syscall.Kill(found[0], syscall.SIGKILL)
-}
-
-// descendants lists the processes below pid, from /proc's parent links
-// (one whose parent died is reparented: the sandbox's command is looked
-// for by its command line too).
-func descendants(pid int) []int {
-	parent := map[int]int{}
-	procs, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, p := range procs {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...
-		i := strings.LastIndexByte(string(b), ')')
-		f := strings.Fields(string(b[i+1:]))
-		id, _ := strconv.Atoi(filepath.Base(filepath.Dir(p)))
-		if len(f) > 1 {
-			parent[id], _ = strconv.Atoi(f[1])
-		}
-	}
-	var below []int
-	for id := range parent {
-		for p := parent[id]; p > 1; p = parent[p] {
-			if p == pid {
-				below = append(below, id)
-				break
-			}
-		}
-	}
-	return below
 }
 
 // TestReplayFaultsFullDisk: with ~/.claudebox on a full filesystem (a small
@@ -447,7 +416,7 @@ func TestReplayFaultsDiskFillsDuringSession(t *testing.T) {
 	if !strings.Contains(said, "claudebox: the disk holding "+state+" is full") {
 		t.Errorf("the session's end does not name the full disk:\n%s", said)
 	}
-	if ps := descendants(s.Process.Pid); len(ps) > 0 {
+	if ps := harness.Descendants(s.Process.Pid); len(ps) > 0 {
 		t.Errorf("processes outlived the session: %v", ps)
 	}
 	if b, _ := os.ReadFile(filepath.Join(proj, "work")); string(b) != "mine\n" {
