@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unicode"
 
@@ -887,14 +888,19 @@ func (w *walker) checkedOut(gitDir, rel string) bool {
 }
 
 // readHeadRefs are the refs the HEADs of the git directory gitDir and of
-// its linked worktrees name.
+// its linked worktrees name; of a worktree's, only one the session did
+// not write: a worktree it made up (a HEAD alone, which git takes for
+// none and prunes) would hide the branch named from the end.
 func (w *walker) readHeadRefs(gitDir string) map[string]bool {
 	heads := []string{filepath.Join(gitDir, "HEAD")}
 	if d, err := untrusted.OpenDir(w.root, filepath.Join(gitDir, "worktrees")); err == nil {
 		names, _ := d.Readdirnames(maxWorktrees)
 		d.Close()
 		for _, name := range names {
-			heads = append(heads, filepath.Join(gitDir, "worktrees", name, "HEAD"))
+			head := filepath.Join(gitDir, "worktrees", name, "HEAD")
+			if fi, err := untrusted.Lstat(w.root, head); err == nil && w.older(fi) {
+				heads = append(heads, head)
+			}
 		}
 	}
 	refs := map[string]bool{}
@@ -906,6 +912,13 @@ func (w *walker) readHeadRefs(gitDir string) map[string]bool {
 		}
 	}
 	return refs
+}
+
+// older says whether fi's status is known to have last changed before
+// the start.
+func (w *walker) older(fi fs.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && time.Unix(st.Ctim.Unix()).Before(w.since)
 }
 
 // maxWorktrees bounds the linked worktrees checkedOut reads the HEAD of.

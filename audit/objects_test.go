@@ -153,7 +153,8 @@ func BenchmarkScanBranches(b *testing.B) {
 // TestScanBranches: the branches and tags a session moved or made are
 // named, not found, but a branch HEAD names, in the repository or one of
 // its linked worktrees; packed refs it wrote are named where they list a
-// branch or a tag; remote-tracking refs are not named.
+// branch or a tag; remote-tracking refs are not named. A worktree's HEAD
+// the session wrote excuses none: it hid the branch it names.
 func TestScanBranches(t *testing.T) {
 	root := t.TempDir()
 	for _, repo := range []string{"a", "b", "c"} {
@@ -170,14 +171,16 @@ func TestScanBranches(t *testing.T) {
 	since := mark(t, t.TempDir())
 	start := Take(root, since, nil, nil)
 	oid := strings.Repeat("1", 40)
-	for _, ref := range []string{"heads/main", "heads/wt", "heads/other", "heads/feat/x", "tags/v1", "remotes/origin/y"} {
+	must(t, os.MkdirAll(filepath.Join(a, "worktrees", "made"), 0o755))
+	must(t, os.WriteFile(filepath.Join(a, "worktrees", "made", "HEAD"), []byte("ref: refs/heads/hidden\n"), 0o644))
+	for _, ref := range []string{"heads/main", "heads/wt", "heads/other", "heads/feat/x", "heads/hidden", "tags/v1", "remotes/origin/y"} {
 		write(t, filepath.Join(a, "refs", ref))
 	}
 	must(t, os.WriteFile(filepath.Join(root, "b", ".git", "packed-refs"), []byte(oid+" refs/remotes/origin/y\n"+oid+" refs/tags/v1\n"), 0o644))
 	must(t, os.WriteFile(filepath.Join(root, "c", ".git", "packed-refs"), []byte(oid+" refs/remotes/origin/y\n"), 0o644))
 	r := Scan(root, since, nil, start, nil)
 	slices.Sort(r.Branches)
-	want := []string{filepath.Join(a, "refs", "heads", "feat", "x"), filepath.Join(a, "refs", "heads", "other"), filepath.Join(a, "refs", "tags", "v1"), filepath.Join(root, "b", ".git", "packed-refs")}
+	want := []string{filepath.Join(a, "refs", "heads", "feat", "x"), filepath.Join(a, "refs", "heads", "hidden"), filepath.Join(a, "refs", "heads", "other"), filepath.Join(a, "refs", "tags", "v1"), filepath.Join(root, "b", ".git", "packed-refs")}
 	if !slices.Equal(r.Branches, want) {
 		t.Errorf("branches named:\n%q\nwant:\n%q", r.Branches, want)
 	}
