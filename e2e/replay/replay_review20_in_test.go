@@ -154,3 +154,31 @@ func TestReplayReview20SystemSSHConfig(t *testing.T) {
 		t.Errorf("inside, ssh does not follow the system's Include into ssh_config.d:\n%s", out)
 	}
 }
+
+// TestManagedGatewayReachesProxy: an organization's gateway named in its
+// managed settings' env (ANTHROPIC_BASE_URL, over the user's own) is
+// where the proxy forwards the real claude's requests, though the
+// sandbox's copy of the policy names no API variable.
+func TestManagedGatewayReachesProxy(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc needs root")
+	}
+	api := harness.StartFakeAPI(t, "REPLY-FROM-THE-GATEWAY")
+	stage := filepath.Join(h.Base, "etc")
+	h.Write(filepath.Join(stage, "claude-code", "managed-settings.json"), `{"env": {"ANTHROPIC_BASE_URL": "`+api.URL+`"}}`)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	// The user's own points nowhere: only the managed one answers.
+	env := []string{"ANTHROPIC_BASE_URL=http://127.0.0.1:1", "ANTHROPIC_API_KEY=sk-ant-api03-managed-gateway", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+	c := h.Command(proj, env, "claudebox", "-p", "hello")
+	c.Args = append([]string{
+		"unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+		`mount -t overlay overlay -o lowerdir=` + stage + `:/etc /etc && exec "$@"`, "sh",
+	}, c.Args...)
+	c.Path = "/usr/bin/unshare"
+	out, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "REPLY-FROM-THE-GATEWAY") || len(api.Bodies()) == 0 {
+		t.Errorf("claude's request did not reach the managed gateway: %v\n%s", err, out)
+	}
+}
