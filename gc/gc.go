@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -163,14 +164,14 @@ func readRoot(projects, hash string) (string, *Skipped) {
 	return string(line), nil
 }
 
-// usage walks an instance without following symlinks: its size, the
-// number of Claude Code's session transcripts and the newest modification
-// time. Each directory is read a part at a time, its entries not held
-// while a subdirectory is walked: the sandbox can leave millions in one
-// (a million held --list at 214 MiB, --gc at 237 MiB).
+// usage walks an instance without following symlinks: the disk it takes,
+// the number of Claude Code's session transcripts and the newest
+// modification time. Each directory is read a part at a time, its entries
+// not held while a subdirectory is walked: the sandbox can leave millions
+// in one (a million held --list at 214 MiB, --gc at 237 MiB).
 func usage(dir string) (bytes int64, sessions int, last time.Time) {
 	count := func(fi fs.FileInfo) {
-		bytes += fi.Size()
+		bytes += allocated(fi)
 		if fi.ModTime().After(last) {
 			last = fi.ModTime()
 		}
@@ -205,6 +206,21 @@ func usage(dir string) (bytes int64, sessions int, last time.Time) {
 		count(fi)
 	}
 	return bytes, transcript.Count(dir), last
+}
+
+// allocated is the disk fi's file takes, what removing it frees: its
+// blocks, not its length (a sparse file of 1 TiB, the sandbox's, takes
+// next to nothing), shared among its hard links (400 names of one file
+// are one file's blocks, not 400 files').
+func allocated(fi fs.FileInfo) int64 {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fi.Size()
+	}
+	if fi.IsDir() || st.Nlink < 2 {
+		return st.Blocks * 512
+	}
+	return st.Blocks * 512 / int64(st.Nlink)
 }
 
 // usageBatch is how many entries of a directory usage holds at once, at

@@ -58,3 +58,22 @@ func TestUsageHoldsNoListing(t *testing.T) {
 		t.Errorf("walking 60,000 entries took %d KiB at its peak, %d over an empty directory's, want at most 5 MiB over", peak, peak-base)
 	}
 }
+
+// TestUsageCountsAllocated: the size --list and --gc report is the disk
+// the instance takes: a sparse file counts its blocks, not its length, and
+// a file under many names counts once.
+func TestUsageCountsAllocated(t *testing.T) {
+	dir := t.TempDir()
+	sparse, err := os.Create(filepath.Join(dir, "sparse"))
+	must(t, err)
+	must(t, sparse.Truncate(1<<40))
+	must(t, sparse.Close())
+	real := filepath.Join(dir, "real")
+	must(t, os.WriteFile(real, make([]byte, 1<<20), 0o600))
+	for i := range 100 {
+		must(t, os.Link(real, filepath.Join(dir, fmt.Sprint("link-", i))))
+	}
+	if bytes, _, _ := usage(dir); bytes < 1<<20 || bytes > 2<<20 {
+		t.Errorf("usage counted %d bytes, want about the 1 MiB on disk", bytes)
+	}
+}
