@@ -43,6 +43,9 @@ type Host struct {
 	// names the rest of /etc's entries, for --dry-run.
 	Etc        []HostPath
 	EtcLeftOut []string
+	// EtcDirCopies are the directories of EtcShown the sandbox gets as
+	// private copies of what is known harmless in them (EtcClaude).
+	EtcDirCopies []DirCopy
 	// UsersOwn are the entries of Etc, or in them, that the user (its uid
 	// or its groups) may read and not every user may: hidden, a directory
 	// under an empty one, a file under an empty file.
@@ -224,7 +227,7 @@ var EtcShown = []string{
 	"os-release", "lsb-release", "debian_version", "redhat-release", "fedora-release", "system-release", "arch-release", "alpine-release",
 	// The agents' managed policies, which must hold inside as outside: of
 	// Claude Code's, its files (EtcRebuilt), its instructions and its
-	// .claude; of Codex's, its files; not what else an administrator keeps
+	// .claude (EtcClaude); of Codex's, its files; not what else an administrator keeps
 	// beside them. Not Gemini CLI's: it obeys only what root owns, which
 	// nothing is in the sandbox's user namespace.
 	"claude-code/managed-settings.json", "claude-code/managed-settings.d/*", "claude-code/managed-mcp.json",
@@ -247,6 +250,13 @@ var EtcShown = []string{
 	// is on their PATH).
 	"static", "profiles",
 }
+
+// EtcClaude is the managed policy's .claude (the organization's skills,
+// commands, agents, rules): an entry of EtcShown the sandbox gets only as
+// a private copy of what Claude Code reads there and is known harmless, as
+// ~/.claude's skills are shown (a skill's .env or token.json an
+// administrator left there is not).
+const EtcClaude = "claude-code/.claude"
 
 // EtcRebuilt are the entries of EtcShown the sandbox gets only as private
 // copies rebuilt of what is known harmless (claudesettings.CopyContent):

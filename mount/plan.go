@@ -220,8 +220,8 @@ type Inputs struct {
 	// SSHAgent is the socket of the supervisor's filter of the user's SSH
 	// agent, with --with-ssh.
 	SSHAgent string
-	// DirCopies is where the session writes Host.ClaudeDirCopies, one
-	// directory each, named by its index.
+	// DirCopies is where the session writes Host.ClaudeDirCopies and
+	// Host.EtcDirCopies, one directory each, named by its index.
 	DirCopies string
 	// GPGAgent is what --with-gpg forwards; nil without it.
 	GPGAgent *GPGAgent
@@ -298,7 +298,7 @@ func Build(in Inputs) Plan {
 		Network:   in.Network,
 		Limits:    in.Limits,
 	}
-	p.addSystem(in.Host)
+	p.addSystem(in.Host, in.DirCopies)
 	var beside string
 	if in.Eval == nil {
 		beside = p.besideProject(in.Project, in.Host.Binds, in.Host.Own)
@@ -397,13 +397,13 @@ func (p *Plan) add(r Role, k Kind, src, dest, why string) {
 
 // addSystem mounts the system directories, the sandbox's own /proc, /dev
 // and /tmp, DNS's configuration and the private $HOME.
-func (p *Plan) addSystem(h Host) {
+func (p *Plan) addSystem(h Host, dirCopies string) {
 	for _, d := range h.System {
 		switch {
 		case d.Link != "":
 			p.add(HostFiles, Symlink, d.Link, d.Path, "system path, as on the host")
 		case d.Path == Etc:
-			p.addEtc(h)
+			p.addEtc(h, dirCopies)
 		default:
 			p.add(HostFiles, RoBind, d.Path, d.Path, "system path, read-only")
 		}
@@ -429,8 +429,9 @@ func (p *Plan) addSystem(h Host) {
 // addEtc shows of /etc only the entries of EtcShown, in an empty /etc of
 // the sandbox's (made read-only once every mount in it is made): what is
 // not known harmless there (a share's password in fstab, a cluster's
-// admin kubeconfig) is not shown, whatever its mode.
-func (p *Plan) addEtc(h Host) {
+// admin kubeconfig) is not shown, whatever its mode. Its private copies of
+// directories are written in dirCopies.
+func (p *Plan) addEtc(h Host, dirCopies string) {
 	p.add(Private, Tmpfs, "", Etc, "the system's configuration, empty but for what the tools inside read and is known to hold no secret")
 	for _, e := range h.Etc {
 		switch {
@@ -441,6 +442,11 @@ func (p *Plan) addEtc(h Host) {
 		default:
 			p.add(HostFiles, RoBind, e.Path, e.Path, "system configuration, read-only")
 		}
+	}
+	for i, c := range h.EtcDirCopies {
+		src := filepath.Join(dirCopies, "etc"+strconv.Itoa(i))
+		p.DirCopies = append(p.DirCopies, DirCopyAt{Src: src, Copy: c})
+		p.add(HostFiles, RoBind, src, c.Path, "system configuration, a private copy of what is known harmless in it")
 	}
 	// A directory left out may hold a settings file shown as a private
 	// copy (nix/nix.conf): said beside it.

@@ -54,15 +54,24 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.NixVar, h.NixProfiles = isDir(mount.NixVar), isDir(mount.NixProfiles)
 	// The walk of /etc's entries runs beside the rest of the probe.
 	type etcFound struct {
-		shown   []mount.HostPath
-		own     []mount.HostEntry
-		leftOut []string
+		shown     []mount.HostPath
+		own       []mount.HostEntry
+		leftOut   []string
+		dirCopies []mount.DirCopy
 	}
 	etcDone := make(chan etcFound, 1)
 	if etc, ok := lstat(mount.Etc); ok && etc.Link == "" {
 		go func() {
 			var f etcFound
 			f.shown, f.own, f.leftOut = etcShown(mount.Etc)
+			if realDirs(mount.Etc, filepath.Dir(filepath.Join(mount.Etc, mount.EtcClaude))) {
+				c, leftOut, ok := managedClaudeCopy(mount.Etc, filepath.Join(mount.Etc, mount.EtcClaude))
+				if ok {
+					f.dirCopies = append(f.dirCopies, c)
+				}
+				f.leftOut = append(f.leftOut, leftOut...)
+				slices.Sort(f.leftOut)
+			}
 			etcDone <- f
 		}()
 	} else {
@@ -152,7 +161,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, pluginLeftOut...)
 	h.Symlinked = append(h.Symlinked, linked...)
 	etc := <-etcDone
-	h.Etc, h.UsersOwn = etc.shown, etc.own
+	h.Etc, h.UsersOwn, h.EtcDirCopies = etc.shown, etc.own, etc.dirCopies
 	// The settings files the tools read are shown as private copies.
 	h.EtcLeftOut = slices.DeleteFunc(etc.leftOut, func(rel string) bool {
 		p := filepath.Join(mount.Etc, rel)

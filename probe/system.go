@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -47,6 +48,8 @@ func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOu
 			if link, err := os.Readlink(p); err == nil {
 				shown = append(shown, mount.HostPath{Path: p, Link: link})
 			}
+		case p == filepath.Join(etc, mount.EtcClaude):
+			// A private copy (managedClaudeCopy), not the directory.
 		case fi.IsDir(), fi.Mode().IsRegular():
 			entry := mount.HostPath{Path: p}
 			hidden := usersOwn(p)
@@ -80,6 +83,114 @@ func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOu
 	list("")
 	slices.Sort(leftOut)
 	return shown, own, leftOut
+}
+
+// managedClaudeDirs are what Claude Code reads of the managed policy's
+// .claude, beside its Markdown files: skills, commands, agents, rules and
+// output styles.
+var managedClaudeDirs = map[string]bool{"skills": true, "commands": true, "agents": true, "rules": true, "output-styles": true}
+
+// managedClaudeCopy reads the managed policy's .claude at dir (in the
+// system configuration etc) for its private copy: of its entries, the
+// directories of managedClaudeDirs and its Markdown files; in them,
+// directories every user may enter, files every user may read, links
+// made again as they are. What else lies there is left out (leftOut,
+// paths in etc): a file named as credentials are kept (credentialFile:
+// a skill's .env, its token.json), one with a credential written in it
+// (a script's bearer token, judged as a hook's script is), a git
+// directory (a clone's configuration holds its remote's token), what
+// only the user's groups may read, a directory that cannot be read whole
+// within the bounds of ~/.claude's copies, and every other entry. ok is
+// false where dir is no directory to copy.
+func managedClaudeCopy(etc, dir string) (c mount.DirCopy, leftOut []string, ok bool) {
+	c.Path = dir
+	size := 0
+	out := func(full string) {
+		rel, _ := filepath.Rel(etc, full)
+		leftOut = append(leftOut, rel)
+	}
+	// file copies the file at full as rel, or leaves it out.
+	file := func(full, rel string, fi os.FileInfo) {
+		if fi.Mode().Perm()&0o004 == 0 || credentialFile(full) {
+			out(full)
+			return
+		}
+		b, err := untrusted.ReadFile(filepath.Dir(full), filepath.Base(full), int64(dirCopyBytes-size))
+		if err != nil || claudesettings.HasCommandCredential(b) {
+			out(full)
+			return
+		}
+		size += len(b)
+		c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: rel, Content: string(b), Executable: fi.Mode()&0o111 != 0})
+	}
+	var walk func(rel string, depth int) bool
+	walk = func(rel string, depth int) bool {
+		des, err := os.ReadDir(filepath.Join(dir, rel))
+		if err != nil {
+			return false
+		}
+		for _, de := range des {
+			name, full := filepath.Join(rel, de.Name()), filepath.Join(dir, rel, de.Name())
+			if len(c.Entries) >= dirCopyEntries {
+				return false
+			}
+			fi, err := os.Lstat(full)
+			switch {
+			case err != nil:
+				return false
+			case fi.Mode()&os.ModeSymlink != 0:
+				target, err := os.Readlink(full)
+				if err != nil {
+					return false
+				}
+				c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: name, Link: target})
+			case fi.IsDir():
+				sub, err := os.ReadDir(full)
+				switch {
+				case err != nil || depth >= dirCopyDepth:
+					return false
+				case fi.Mode().Perm()&0o005 != 0o005 || isGitDir(full, sub):
+					out(full)
+					continue
+				}
+				c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: name, Dir: true})
+				if !walk(name, depth+1) {
+					return false
+				}
+			case fi.Mode().IsRegular():
+				file(full, name, fi)
+			}
+		}
+		return true
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o005 != 0o005 {
+		return c, nil, false
+	}
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		return c, nil, false
+	}
+	for _, de := range des {
+		full := filepath.Join(dir, de.Name())
+		fi, err := os.Lstat(full)
+		switch {
+		case err != nil:
+		case fi.IsDir() && managedClaudeDirs[de.Name()] && fi.Mode().Perm()&0o005 == 0o005:
+			entries, sized, dropped := len(c.Entries), size, len(leftOut)
+			c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: de.Name(), Dir: true})
+			if !walk(de.Name(), 1) {
+				// Not read whole: none of it is shown.
+				c.Entries, size, leftOut = c.Entries[:entries], sized, leftOut[:dropped]
+				out(full)
+			}
+		case fi.Mode().IsRegular() && strings.HasSuffix(de.Name(), ".md"):
+			file(full, de.Name(), fi)
+		default:
+			out(full)
+		}
+	}
+	return c, leftOut, true
 }
 
 // etcMatch says whether rel is an entry of mount.EtcShown (where a

@@ -203,3 +203,66 @@ func TestUsersOwnInUnlistable(t *testing.T) {
 		t.Errorf("usersOwn(%s) as the user does not list %s:\n%s", conf, key, out)
 	}
 }
+
+// TestManagedClaudeCopy: of the managed policy's .claude, the copy holds
+// the known directories' files and links and its Markdown, and leaves out
+// (naming each) a file named as credentials are kept, one with a
+// credential written in it, one only the user's groups may read, a git
+// directory, a directory it cannot read whole, and every other entry.
+func TestManagedClaudeCopy(t *testing.T) {
+	etc := t.TempDir()
+	dir := filepath.Join(etc, "claude-code", ".claude")
+	for rel, mode := range map[string]os.FileMode{
+		"CLAUDE.md":                        0o644,
+		"notes.txt":                        0o644,
+		"settings.json":                    0o644,
+		"skills/a/SKILL.md":                0o644,
+		"skills/a/run.sh":                  0o755,
+		"skills/a/.env":                    0o644,
+		"skills/a/hook.sh":                 0o755,
+		"skills/a/group.md":                0o640,
+		"skills/clone/.git/config":         0o644,
+		"rules/r.md":                       0o644,
+		"plugins/p/x.md":                   0o644,
+		"agents/1/2/3/4/5/6/7/8/9/deep.md": 0o644,
+	} {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		content := "harmless\n"
+		if rel == "skills/a/hook.sh" {
+			content = "curl -H 'Authorization: Bearer abcdefghijklmnop0123456789' https://x.example\n"
+		}
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+	}
+	os.Symlink("/usr/share/doc", filepath.Join(dir, "skills", "a", "doc"))
+	c, leftOut, ok := managedClaudeCopy(etc, dir)
+	if !ok {
+		t.Fatal("not copied")
+	}
+	var got []string
+	for _, e := range c.Entries {
+		switch {
+		case e.Link != "":
+			got = append(got, e.Rel+" -> "+e.Link)
+		case e.Dir:
+			got = append(got, e.Rel+"/")
+		case e.Executable:
+			got = append(got, e.Rel+" (x)")
+		default:
+			got = append(got, e.Rel)
+		}
+	}
+	slices.Sort(got)
+	want := []string{"CLAUDE.md", "rules/", "rules/r.md", "skills/", "skills/a/", "skills/a/SKILL.md", "skills/a/doc -> /usr/share/doc", "skills/a/run.sh (x)", "skills/clone/"}
+	if !slices.Equal(got, want) {
+		t.Errorf("copied %q, want %q", got, want)
+	}
+	slices.Sort(leftOut)
+	wantOut := []string{"claude-code/.claude/agents", "claude-code/.claude/notes.txt", "claude-code/.claude/plugins", "claude-code/.claude/settings.json", "claude-code/.claude/skills/a/.env", "claude-code/.claude/skills/a/group.md", "claude-code/.claude/skills/a/hook.sh", "claude-code/.claude/skills/clone/.git"}
+	if !slices.Equal(leftOut, wantOut) {
+		t.Errorf("left out %q, want %q", leftOut, wantOut)
+	}
+}

@@ -498,6 +498,6 @@ func TestCrossingsInventory(t *testing.T) {
 func machineDependent(pattern string) bool {
 	// What of /etc only the user may read depends on the user (as root,
 	// /etc/shadow).
-	return strings.Contains(pattern, "<resolv.conf>") || strings.HasPrefix(pattern, "--tmpfs <system>/") || strings.HasPrefix(pattern, "--ro-bind <system>/") || strings.HasPrefix(pattern, "--ro-bind-data <system>/") || strings.HasPrefix(pattern, "--symlink usr/* <system>") ||
+	return strings.Contains(pattern, "<resolv.conf>") || strings.HasPrefix(pattern, "--tmpfs <system>/") || strings.HasPrefix(pattern, "--ro-bind <system>/") || strings.HasPrefix(pattern, "--ro-bind-data <system>/") || strings.HasPrefix(pattern, "--symlink usr/* <system>") || strings.HasPrefix(pattern, "--ro-bind <run>/*.claude/* <system>/") ||
 		strings.HasPrefix(pattern, "--dev-bind-try ") || pattern == "--ro-bind-try /run/opengl-driver" || pattern == "--ro-bind-try /usr/lib/wsl"
 }

@@ -1,0 +1,66 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview21ManagedClaudeDir: of /etc/claude-code, the managed
+// policy every user may read, its .claude (the organization's skills,
+// commands, agents and rules) was bound whole, while ~/.claude's skills
+// leave out a file named as credentials are kept: a managed skill's
+// .env, its OAuth token.json, a script with a bearer token written in
+// it, a clone's configuration with its remote's token, and any other
+// file an administrator left beside the known entries were readable
+// inside. The attack, from inside: read them. Proof: none is readable;
+// the skill's instructions and its script (executable), the rules, still
+// are; --dry-run names what it leaves out.
+func TestReplayReview21ManagedClaudeDir(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc needs root")
+	}
+	const secret = "REVIEW21MANAGEDSKILLSECRET"
+	stage := filepath.Join(h.Base, "etc")
+	dot := filepath.Join(stage, "claude-code", ".claude")
+	skill := filepath.Join(dot, "skills", "deploy")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: deploy\ndescription: REVIEW21-SKILL-BODY\n---\nRun scripts/deploy.sh.\n")
+	h.Write(filepath.Join(skill, "scripts", "deploy.sh"), "#!/bin/sh\necho REVIEW21-DEPLOY-SCRIPT\n")
+	if err := os.Chmod(filepath.Join(skill, "scripts", "deploy.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.Write(filepath.Join(skill, ".env"), "DEPLOY_TOKEN="+secret+"-env\n")
+	h.Write(filepath.Join(skill, "token.json"), `{"access_token": "`+secret+`-oauth"}`)
+	h.Write(filepath.Join(skill, "scripts", "notify.sh"), "#!/bin/sh\ncurl -H 'Authorization: Bearer "+secret+"bearerABCDEF0123456789' https://hooks.example.com\n")
+	h.Write(filepath.Join(dot, "skills", "team", ".git", "config"), "[remote \"origin\"]\n\turl = https://oauth2:"+secret+"-clone@git.example.com/skills.git\n")
+	h.Write(filepath.Join(dot, "skills", "team", ".git", "HEAD"), "ref: refs/heads/main\n")
+	h.Write(filepath.Join(dot, "skills", "team", "lint", "SKILL.md"), "---\nname: lint\ndescription: REVIEW21-TEAM-SKILL\n---\n")
+	h.Write(filepath.Join(dot, "rules", "style.md"), "REVIEW21-MANAGED-RULE\n")
+	h.Write(filepath.Join(dot, "deploy-notes.txt"), "vault token "+secret+"-beside\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := overEtc(t, h, stage, proj)
+	if host := run("grep", "-r", secret, "/etc/claude-code"); strings.Count(host, secret) != 5 {
+		t.Fatalf("the user cannot read the staged policy on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -r "+secret+" /etc; cat /etc/claude-code/.claude/skills/deploy/SKILL.md /etc/claude-code/.claude/skills/team/lint/SKILL.md /etc/claude-code/.claude/rules/style.md; /etc/claude-code/.claude/skills/deploy/scripts/deploy.sh; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a credential in the managed policy's .claude is readable inside:\n%s", out)
+	}
+	for _, want := range []string{"REVIEW21-SKILL-BODY", "REVIEW21-TEAM-SKILL", "REVIEW21-MANAGED-RULE", "REVIEW21-DEPLOY-SCRIPT"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want the managed .claude's %s:\n%s", want, out)
+		}
+	}
+	dry := run("claudebox", "--dry-run", "--shell")
+	for _, want := range []string{"skills/deploy/.env", "skills/deploy/token.json", "skills/deploy/scripts/notify.sh", ".claude/deploy-notes.txt"} {
+		if !strings.Contains(dry, want) {
+			t.Errorf("--dry-run does not name %s as left out:\n%s", want, dry)
+		}
+	}
+}
