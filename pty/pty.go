@@ -42,10 +42,11 @@ type Relay struct {
 	outDone    chan struct{}
 	inDone     chan struct{}
 	winch      chan os.Signal
-	// suspendTyped is signalled when the user types Ctrl-Z, and closed by
-	// Restore, which then waits for followDone; cont receives SIGCONT;
-	// restoring closes when Restore begins.
-	suspendTyped chan struct{}
+	// suspendTyped receives, when the user types Ctrl-Z, a channel closed
+	// once the stop is followed or not; Restore closes it, then waits for
+	// followDone; cont receives SIGCONT; restoring closes when Restore
+	// begins.
+	suspendTyped chan chan struct{}
 	followDone   chan struct{}
 	cont         chan os.Signal
 	restoring    chan struct{}
@@ -58,11 +59,15 @@ const (
 	// drainMax bounds how long output is still relayed once the child is
 	// gone, should something else hold its terminal open.
 	drainMax = time.Second
-	// stopWait bounds how long the child's foreground is looked at after
-	// Ctrl-Z, and how long claudebox waits to be stopped in turn; stopPoll
-	// is how often it is looked at.
-	stopWait = time.Second
-	stopPoll = 20 * time.Millisecond
+	// followMax bounds how long the child's foreground is looked at after
+	// Ctrl-Z: Claude, busy, takes seconds to stop. holdMax bounds how long
+	// the user's typing is held meanwhile: a program may take Ctrl-Z for a
+	// keystroke. stopWait bounds how long claudebox waits to be stopped in
+	// turn; stopPoll is how often the foreground is looked at.
+	followMax = 10 * time.Second
+	holdMax   = time.Second
+	stopWait  = time.Second
+	stopPoll  = 20 * time.Millisecond
 )
 
 // suspendKey is Ctrl-Z, which Claude reads as a keystroke and the kernel,
@@ -258,15 +263,16 @@ func (r *Relay) Started() {
 	}()
 	if r.raw {
 		r.inDone = make(chan struct{})
-		r.suspendTyped = make(chan struct{}, 1)
+		r.suspendTyped = make(chan chan struct{})
 		r.followDone = make(chan struct{})
 		r.restoring = make(chan struct{})
 		r.cont = make(chan os.Signal, 1)
 		signal.Notify(r.cont, unix.SIGCONT)
 		go func() {
 			defer close(r.followDone)
-			for range r.suspendTyped {
+			for followed := range r.suspendTyped {
 				r.followStop()
+				close(followed)
 			}
 		}()
 		go func() {
@@ -274,16 +280,8 @@ func (r *Relay) Started() {
 			buf := make([]byte, 4096)
 			for {
 				n, err := r.term.Read(buf)
-				if n > 0 {
-					if _, werr := r.master.Write(buf[:n]); werr != nil {
-						return
-					}
-					if bytes.IndexByte(buf[:n], suspendKey) >= 0 {
-						select {
-						case r.suspendTyped <- struct{}{}:
-						default:
-						}
-					}
+				if n > 0 && !r.forward(buf[:n]) {
+					return
 				}
 				if err != nil {
 					return
@@ -300,6 +298,43 @@ func (r *Relay) Started() {
 	}()
 }
 
+// forward writes what the user typed to the child. After a Ctrl-Z it reads
+// nothing more for a moment, until it knows whether the child stopped:
+// what the user types once Claude says it is suspended is for the shell,
+// and waits in the user's terminal for it, as it would for claude.
+func (r *Relay) forward(typed []byte) bool {
+	for len(typed) > 0 {
+		n := len(typed)
+		if i := bytes.IndexByte(typed, suspendKey); i >= 0 {
+			n = i + 1
+		}
+		if _, err := r.master.Write(typed[:n]); err != nil {
+			return false
+		}
+		if typed[n-1] == suspendKey {
+			r.holdForStop()
+		}
+		typed = typed[n:]
+	}
+	return true
+}
+
+// holdForStop has the stop followed, unless one already is, and waits
+// until it is, or for holdMax.
+func (r *Relay) holdForStop() {
+	followed := make(chan struct{})
+	select {
+	case r.suspendTyped <- followed:
+	default:
+		return
+	}
+	select {
+	case <-followed:
+	case <-r.restoring:
+	case <-time.After(holdMax):
+	}
+}
+
 // followStop, after the user typed Ctrl-Z, looks for a moment whether the
 // child's foreground process group stops, as Claude's does on Ctrl-Z; if
 // it does, claudebox stops too, as the job the user's shell started: the
@@ -309,13 +344,20 @@ func (r *Relay) followStop() {
 	// A stop is followed once seen twice, a poll apart, in the same
 	// group: a shell inside takes its terminal back from a job that
 	// stopped (vim in claudebox --shell) at once.
-	last := 0
-	for deadline := time.Now().Add(stopWait); time.Now().Before(deadline); {
+	// A shell that took its terminal back ends the look at once: what the
+	// user types next is its.
+	first, last := 0, 0
+	for deadline := time.Now().Add(followMax); time.Now().Before(deadline); {
 		pgrp, ok := r.foreground()
 		if !ok {
 			return
 		}
+		if first == 0 {
+			first = pgrp
+		}
 		switch {
+		case !stopped(pgrp) && pgrp != first:
+			return
 		case !stopped(pgrp):
 			last = 0
 		case pgrp == last:

@@ -2,6 +2,7 @@ package pty
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -397,5 +398,80 @@ func TestStopped(t *testing.T) {
 	}
 	if stopped(1 << 30) {
 		t.Error("a process that does not exist read as stopped")
+	}
+}
+
+// TestRelayHoldsTypingAfterCtrlZ: after a Ctrl-Z the relay reads nothing
+// more of the user's terminal until it knows whether the child stopped;
+// what the user types meanwhile waits in the user's terminal, where the
+// shell gets it once claudebox has stopped too, instead of going to the
+// stopped child. A child that takes Ctrl-Z for a keystroke gets it later.
+func TestRelayHoldsTypingAfterCtrlZ(t *testing.T) {
+	u := newUserTerminal(t)
+	cmd, r := start(t, `
+		stty raw -echo; echo RAW
+		dd bs=1 count=1 2>/dev/null | od -An -tx1
+		echo GOT-Z
+		dd bs=1 count=3 2>/dev/null; echo " GOT-REST"
+		while :; do sleep 0.05; done
+	`, u.tty, u.tty, u.tty)
+	defer func() { cmd.Process.Kill(); cmd.Wait(); r.Restore() }()
+	u.waitFor("RAW")
+	u.emu.Write([]byte{suspendKey})
+	u.waitFor("GOT-Z")
+	u.emu.Write([]byte("abc"))
+	time.Sleep(holdMax / 4)
+	if strings.Contains(u.shown(), "GOT-REST") {
+		t.Fatalf("what was typed after Ctrl-Z reached the child at once: %q", u.shown())
+	}
+	queued, err := unix.IoctlGetInt(int(u.tty.Fd()), unix.TIOCINQ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if queued != 3 {
+		t.Errorf("%d bytes wait in the user's terminal after Ctrl-Z, want 3", queued)
+	}
+	u.waitFor("abc GOT-REST")
+}
+
+// TestRelayFollowsLateStop: a child that stops seconds after Ctrl-Z, as a
+// busy Claude does, is still followed, and continued. Claude stops in a
+// group of its own, holding its terminal, whose parent does not take the
+// terminal back (claudebox's first process); the test binary plays that
+// parent. The relay runs in a session of its own, where its own stop is
+// discarded (nothing in the session would report it), so it continues the
+// child at once.
+func TestRelayFollowsLateStop(t *testing.T) {
+	switch os.Getenv("CLAUDEBOX_PTY_LATE_STOP") {
+	case "":
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		c := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestRelayFollowsLateStop$")
+		c.Env = append(os.Environ(), "CLAUDEBOX_PTY_LATE_STOP=relay")
+		c.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+	case "relay":
+		u := newUserTerminal(t)
+		cmd, r := start(t, "CLAUDEBOX_PTY_LATE_STOP=parent exec '"+os.Args[0]+"' -test.run='^TestRelayFollowsLateStop$'", u.tty, u.tty, u.tty)
+		defer func() { cmd.Process.Kill(); cmd.Wait(); r.Restore() }()
+		u.waitFor("RAW")
+		u.emu.Write([]byte{suspendKey})
+		u.waitFor("CONTINUED")
+	case "parent":
+		c := exec.Command("sh", "-c", `
+			stty raw -echo; echo RAW
+			dd bs=1 count=1 >/dev/null 2>&1
+			sleep 1.5
+			kill -TSTP $$
+			echo CONTINUED
+			while :; do sleep 0.05; done
+		`)
+		c.Stdin, c.Stdout, c.Stderr = os.Stdin, os.Stdout, os.Stderr
+		c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Foreground: true}
+		if err := c.Run(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
