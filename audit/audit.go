@@ -64,9 +64,9 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // the work tree by their names as git's own (lfs.go), and the stash
 // (refs/stash, and its reflog, logs/refs/stash, whose entries git stash
 // pop takes next), which git stash pop writes into the work tree, its
-// untracked and ignored files too, where git status shows none. The rest
-// (other refs, logs) is data, walked only for what is no file
-// (gitDataDir).
+// untracked and ignored files too, where git status shows none. The
+// other refs, and the reflog of HEAD, are named (reflog.go). The rest
+// (other logs) is data, walked only for what is no file (gitDataDir).
 var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir}
 
 // stashRef is the stash's name in refs/ and logs/refs/.
@@ -126,12 +126,12 @@ const (
 	looseDir                // a fan-out directory of loose objects
 	packDir                 // objects/pack
 	objInfoDir              // objects/info
-	refsDir                 // a git directory's refs: replace refs, the stash
+	refsDir                 // a git directory's refs: replace refs, the stash, the rest
 	lfsDir                  // a git directory's lfs/: its objects (lfs.go)
 	lfsObjDir               // lfs/objects and its fan-out directories
-	logsDir                 // a git directory's logs
+	logsDir                 // a git directory's logs: HEAD's, the previous checkout
 	logsRefsDir             // its logs/refs: the stash's reflog
-	branchesDir             // its refs/heads and refs/tags: branches and tags
+	branchesDir             // its other refs: branches, tags, remote-tracking refs
 )
 
 // Snapshot is what the host obeys in the project at a session's start.
@@ -251,11 +251,13 @@ type Report struct {
 	// the host runs that the session left as they were in the work tree,
 	// holding other content than the entry names (diverged.go).
 	Diverged []Hidden
-	// Branches are the branches and tags the session moved or made (their
+	// Branches are the refs the session moved or made (branches, tags,
+	// remote-tracking refs, ORIG_HEAD and the others of pseudoRefs: their
 	// loose refs, and packed refs it wrote that list any), but a branch
-	// checked out in the repository, which git status and git log show:
-	// git status shows none of the others, and a switch to one writes
-	// what it holds into the work tree.
+	// checked out in the repository, which git status and git log show,
+	// and a reflog of HEAD whose last checkout git checkout - would not
+	// return to a branch by: git status shows none of them, and a switch,
+	// merge or reset to one writes what it holds into the work tree.
 	Branches []string
 	// Caches are the git directories whose index, written during the
 	// session, holds extensions git trusts in place of the entries and
@@ -590,7 +592,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case gitDir:
 		var walked bool
 		sub, walked = gitWalked[name]
-		hostRun = gitRunNames[name] || walked
+		hostRun = gitRunNames[name] || walked || pseudoRefs[name] && !typ.IsDir()
 		if !walked {
 			sub = gitDataDir
 		}
@@ -606,15 +608,17 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		switch {
 		case name == "replace":
 			hostRun, sub = true, allDir
-		case (name == "heads" || name == "tags") && typ.IsDir():
-			sub = branchesDir
+		case name == stashRef && !typ.IsDir():
+			hostRun = true
 		default:
-			hostRun, sub = name == stashRef && !typ.IsDir(), gitDataDir
+			// Branches, tags, remote-tracking refs, any ref: what a
+			// switch, a merge or a reset to it writes.
+			hostRun, sub = !typ.IsDir(), branchesDir
 		}
 	case branchesDir:
 		hostRun, sub = !typ.IsDir(), branchesDir
 	case logsDir:
-		sub = gitDataDir
+		hostRun, sub = name == headLog && !typ.IsDir(), gitDataDir
 		if name == "refs" {
 			sub = logsRefsDir
 		}
@@ -849,10 +853,18 @@ func (w *walker) leaf(n node, name, rel string) {
 			return
 		}
 	}
-	// A branch or a tag is history, named, not moved: but the branch
-	// checked out, whose commits git log shows.
-	if n.mode == branchesDir {
+	// A branch, a tag, any ref is history, named, not moved: but the
+	// branch checked out, whose commits git log shows.
+	if n.mode == branchesDir || n.mode == gitDir && pseudoRefs[name] && name != bisectStart {
 		if !w.checkedOut(n.gitDir, rel) {
+			w.report.Branches = append(w.report.Branches, w.abs(rel))
+		}
+		return
+	}
+	// The previous checkout, which git checkout - returns to, is named
+	// unless it is a branch (judged as such).
+	if n.mode == logsDir && name == headLog {
+		if !w.previousIsBranch(n) {
 			w.report.Branches = append(w.report.Branches, w.abs(rel))
 		}
 		return
@@ -1389,7 +1401,7 @@ func Replaced(guarded []string, since time.Time) []string {
 
 // rules digests the names the walk judges, and how.
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir))
+	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, headLog, "refs/*"))
 }
 
 // isObeyed says the registry names name: what the host runs or obeys

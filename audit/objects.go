@@ -281,7 +281,8 @@ func isHex(s string) bool {
 
 // packedRefsObeyed says whether the packed refs name in the git
 // directory fd hold a replace ref or the stash, or cannot be read to
-// tell, and whether they list a branch or a tag: git checks out, shows and diffs the object a replace ref names in
+// tell, and whether they list a ref (a branch, a tag, a remote-tracking
+// ref): git checks out, shows and diffs the object a replace ref names in
 // place of the one it replaces (refs/replace/<name>), and git stash pop
 // writes what the stash holds, neither of which git status ever shows,
 // so that the host's next checkout writes the session's hook under the
@@ -312,7 +313,7 @@ func packedRefsObeyed(fd int, name string) (obeyed, branches bool) {
 				return true, true
 			}
 		}
-		branches = branches || bytes.Contains(buf[:kept+n], []byte(" refs/heads/")) || bytes.Contains(buf[:kept+n], []byte(" refs/tags/"))
+		branches = branches || bytes.Contains(buf[:kept+n], []byte(" refs/"))
 		if err != nil {
 			// The last line may end with the file.
 			return err != io.EOF || bytes.HasSuffix(buf[:kept+n], []byte(" refs/"+stashRef)), branches || err != io.EOF

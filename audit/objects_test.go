@@ -153,7 +153,8 @@ func BenchmarkScanBranches(b *testing.B) {
 // TestScanBranches: the branches and tags a session moved or made are
 // named, not found, but a branch HEAD names, in the repository or one of
 // its linked worktrees; packed refs it wrote are named where they list a
-// branch or a tag; remote-tracking refs are not named. A worktree's HEAD
+// ref; remote-tracking refs are named (git merge origin/main writes what
+// one names). A worktree's HEAD
 // the session wrote excuses none: it hid the branch it names.
 func TestScanBranches(t *testing.T) {
 	root := t.TempDir()
@@ -183,7 +184,7 @@ func TestScanBranches(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "c", ".git", "packed-refs"), []byte(oid+" refs/remotes/origin/y\n"), 0o644))
 	r := Scan(root, since, nil, start, nil)
 	slices.Sort(r.Branches)
-	want := []string{filepath.Join(a, "refs", "heads", "feat", "x"), filepath.Join(a, "refs", "heads", "hidden"), filepath.Join(a, "refs", "heads", "other"), filepath.Join(a, "refs", "tags", "v1"), filepath.Join(root, "b", ".git", "packed-refs")}
+	want := []string{filepath.Join(a, "refs", "heads", "feat", "x"), filepath.Join(a, "refs", "heads", "hidden"), filepath.Join(a, "refs", "heads", "other"), filepath.Join(a, "refs", "remotes", "origin", "y"), filepath.Join(a, "refs", "tags", "v1"), filepath.Join(root, "b", ".git", "packed-refs"), filepath.Join(root, "c", ".git", "packed-refs")}
 	if !slices.Equal(r.Branches, want) {
 		t.Errorf("branches named:\n%q\nwant:\n%q", r.Branches, want)
 	}

@@ -1,0 +1,65 @@
+package audit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestScanPseudoRefsAndPreviousCheckout: the refs at a git directory's
+// top the session wrote are named (ORIG_HEAD, FETCH_HEAD), but
+// BISECT_START, which git bisect reset checks out unasked, is found;
+// logs/HEAD is named where git checkout - would return to what is not a
+// branch of the repository (a commit's id, a revision, a line git would
+// not read as one), not where it returns to a branch, loose or packed.
+func TestScanPseudoRefsAndPreviousCheckout(t *testing.T) {
+	root := t.TempDir()
+	oid := strings.Repeat("1", 40)
+	line := func(from string) string {
+		return oid + " " + oid + " t <t@example.com> 1700000000 +0000\tcheckout: moving from " + from + " to main\n"
+	}
+	logs := map[string]string{
+		"branch":    line("main"),
+		"packed":    line("old") + oid + " " + oid + " t <t@example.com> 1700000000 +0000\tcommit: x\n",
+		"none":      oid + " " + oid + " t <t@example.com> 1700000000 +0000\tcommit: x\n",
+		"commit":    line(oid),
+		"revision":  line(":/fix"),
+		"missing":   line("gone"),
+		"malformed": line("main") + oid + " " + oid + " t <t@example.com> x +0000\tcheckout: moving from main to main\n",
+	}
+	for repo := range logs {
+		c := exec.Command("git", "init", "-q", "-b", "main", filepath.Join(root, repo))
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git init: %v\n%s", err, out)
+		}
+		write(t, filepath.Join(root, repo, ".git", "refs", "heads", "main"))
+		write(t, filepath.Join(root, repo, ".git", "logs", "HEAD"))
+	}
+	must(t, os.WriteFile(filepath.Join(root, "packed", ".git", "packed-refs"), []byte(oid+" refs/heads/old\n"), 0o644))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	for repo, log := range logs {
+		must(t, os.WriteFile(filepath.Join(root, repo, ".git", "logs", "HEAD"), []byte(log), 0o644))
+	}
+	for _, ref := range []string{"ORIG_HEAD", "FETCH_HEAD", "BISECT_START"} {
+		write(t, filepath.Join(root, "branch", ".git", ref))
+	}
+	r := Scan(root, since, nil, start, nil)
+	slices.Sort(r.Branches)
+	var want []string
+	for _, repo := range []string{"commit", "malformed", "missing", "revision"} {
+		want = append(want, filepath.Join(root, repo, ".git", "logs", "HEAD"))
+	}
+	want = append(want, filepath.Join(root, "branch", ".git", "FETCH_HEAD"), filepath.Join(root, "branch", ".git", "ORIG_HEAD"))
+	slices.Sort(want)
+	if !slices.Equal(r.Branches, want) {
+		t.Errorf("named:\n%q\nwant:\n%q", r.Branches, want)
+	}
+	if found := []string{filepath.Join(root, "branch", ".git", "BISECT_START")}; !slices.Equal(r.Found, found) {
+		t.Errorf("found %q, want %q", r.Found, found)
+	}
+}

@@ -1,0 +1,87 @@
+package hostruns
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview21RefsTheHostChecksOut: git status shows the branch
+// checked out and its commits, not what the other refs of the git
+// directory name, and the host's git writes what those name into the
+// work tree at its routine commands: git merge or git reset --hard
+// origin/master (a remote-tracking ref every fetch writes), git reset
+// --hard ORIG_HEAD (the undo of a reset, merge or rebase), git merge
+// FETCH_HEAD, git bisect reset (back to BISECT_START, unasked for a
+// commit) and git checkout - (back to where the last checkout line of
+// logs/HEAD says HEAD came from). The exit audit judged none of them:
+// the session points each at a commit of its own whose Makefile runs its
+// code. Host-side proof: BISECT_START, which git bisect reset follows
+// unnamed, is moved aside (the host's git bisect reset then runs
+// nothing); the others, which the host names or which a fetch or the
+// session's own work writes, are named at the end with the branches.
+func TestReplayReview21RefsTheHostChecksOut(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "Makefile"), "all:\n\t@echo ok\n")
+	commitAll(h, proj, "build")
+	h.Run(proj, nil, "git", "update-ref", "refs/remotes/origin/master", "HEAD")
+	h.Run(proj, nil, "git", "update-ref", "refs/remotes/origin/stable", "HEAD")
+	h.Run(proj, nil, "git", "switch", "-q", "-c", "topic")
+	h.Run(proj, nil, "git", "switch", "-q", "master")
+	mine := strings.TrimSpace(h.Run(proj, nil, "git", "rev-parse", "HEAD"))
+	marker := h.Marker()
+	commit := func(what string) string {
+		return `
+		mk=$(printf 'all:\n\t@touch ` + marker + `.` + what + `\n' | git hash-object -w --stdin)
+		git update-index --cacheinfo 100644,$mk,Makefile
+		c=$(git commit-tree $(git write-tree) -p master -m 'fix')`
+	}
+	out := plantUnseen(t, h, proj, "refs", `
+		export GIT_INDEX_FILE=/tmp/index GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+		git read-tree master`+
+		commit("checkout")+`
+		printf '%s %s t <t@example.com> 1700000000 +0000\tcheckout: moving from %s to master\n' `+mine+` `+mine+` $c >> .git/logs/HEAD`+
+		commit("bisect")+`
+		echo $c > .git/BISECT_START`+
+		commit("orig")+`
+		echo $c > .git/ORIG_HEAD`+
+		commit("remote")+`
+		git update-ref refs/remotes/origin/master $c`+
+		commit("fetch")+`
+		printf '%s\t\tbranch '\''master'\'' of /elsewhere\n' $c > .git/FETCH_HEAD
+		unset GIT_INDEX_FILE`)
+	ran := map[string]bool{}
+	host := func(what string, git ...string) {
+		h.Command(proj, nil, "git", git...).Run()
+		h.Command(proj, nil, "make").Run()
+		_, err := os.Stat(marker + "." + what)
+		ran[what] = err == nil
+		// Back, writing no ORIG_HEAD (a reset would).
+		h.Run(proj, nil, "git", "update-ref", "refs/heads/master", mine)
+		h.Run(proj, nil, "git", "checkout", "-q", "-f", "master")
+	}
+	host("checkout", "checkout", "-q", "-")
+	host("orig", "reset", "-q", "--hard", "ORIG_HEAD")
+	host("bisect", "bisect", "reset")
+	host("remote", "merge", "-q", "--ff-only", "origin/master")
+	host("fetch", "merge", "-q", "--ff-only", "FETCH_HEAD")
+	if ran["bisect"] {
+		t.Errorf("the host's git bisect reset and make ran the commit the session named in BISECT_START:\n%s", out)
+	}
+	for what, ref := range map[string]string{"checkout": "logs/HEAD", "orig": "ORIG_HEAD", "remote": "refs/remotes/origin/master", "fetch": "FETCH_HEAD"} {
+		if !strings.Contains(out, filepath.Join(proj, ".git", ref)+"\n") {
+			t.Errorf("the end did not name %s, which the session wrote (the host's git and make ran it: %t):\n%s", ref, ran[what], out)
+		}
+	}
+	for _, ref := range []string{"refs/remotes/origin/stable", "refs/heads/topic"} {
+		if strings.Contains(out, filepath.Join(proj, ".git", ref)) {
+			t.Errorf("the end named %s, which the session left as it was:\n%s", ref, out)
+		}
+	}
+}
