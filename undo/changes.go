@@ -648,8 +648,12 @@ func (st store) ignoredOf(checkout string, paths []string) (map[string]bool, err
 }
 
 // listing is git's list of s's files (ls-tree -z), without their sizes,
-// which git reads from each blob (seconds for 60,000 loose objects).
+// which git reads from each blob (seconds for 60,000 loose objects): as
+// the snapshot kept it, where it did.
 func (st store) listing(s Snapshot) (string, error) {
+	if b, err := os.ReadFile(filepath.Join(st.dir, s.ID+".listing")); err == nil {
+		return string(b), nil
+	}
 	return st.git(context.Background(), s.Checkout, os.DevNull, nil, "ls-tree", "-r", "-z", "--full-tree", s.Tree)
 }
 

@@ -190,11 +190,15 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	work := index + "." + id
 	defer os.Remove(work)
 	defer os.Remove(work + ".lock") // git's, if git was killed
-	data, err := os.ReadFile(index)
+	data, known, err := st.readIndex(index)
 	first := err != nil
+	var copied unix.Stat_t
 	if !first {
 		if err := os.WriteFile(work, data, 0o600); err != nil {
 			return Snapshot{}, err
+		}
+		if unix.Lstat(work, &copied) != nil {
+			known = ""
 		}
 	}
 	// First, while the sandbox waits (ListGate); without the list,
@@ -209,6 +213,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	defer func() {
 		if !written {
 			os.Remove(filepath.Join(st.dir, id+".ignored"))
+			os.Remove(filepath.Join(st.dir, id+".listing"))
 		}
 	}()
 	specs := ".\x00"
@@ -229,11 +234,16 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 			return Snapshot{}, err
 		}
 	}
-	listed, err := st.git(ctx, p.Checkout, work, nil, "ls-files", "-z")
+	staged, err := st.git(ctx, p.Checkout, work, nil, "ls-files", "-z", "--stage")
 	if err != nil {
 		return Snapshot{}, err
 	}
-	unknown := changedSince(ctx, p.Checkout, strings.Split(strings.TrimSuffix(listed, "\x00"), "\x00"), since)
+	entries := stagedEntries(staged)
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.path
+	}
+	unknown := changedSince(ctx, p.Checkout, names, since)
 	unknown = append(unknown, leftOut...)
 	slices.Sort(unknown)
 	unknown = slices.Compact(unknown)
@@ -245,18 +255,28 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 			return Snapshot{}, err
 		}
 	}
-	tree, err := st.git(ctx, p.Checkout, work, nil, "write-tree")
-	if err != nil {
+	// git writes an index it changed whole, under another name: where the
+	// copy is still the file written above, it holds what the store's
+	// index held, whose tree the last snapshot wrote.
+	var tree string
+	if len(unknown) == 0 && known != "" && st.hasObject(known) && sameStatus(work, &copied) {
+		tree = known
+	} else if tree, err = st.git(ctx, p.Checkout, work, nil, "write-tree"); err != nil {
 		return Snapshot{}, err
 	}
+	tree = strings.TrimSpace(tree)
 	// What was taken out is read again next time.
 	if len(unknown) == 0 {
-		err = os.Rename(work, index)
+		err = st.keepIndex(work, index, tree)
 	}
 	if err != nil {
 		return Snapshot{}, err
 	}
-	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: strings.TrimSpace(tree), Taken: now, Since: since, Unknown: unknown}
+	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: tree, Taken: now, Since: since, Unknown: unknown}
+	// The tree's list, for the session's end to read in place of git's.
+	if listing := listingOf(entries, unknown); len(listing) <= listingLimit {
+		writeRecord(filepath.Join(st.dir, id+".listing"), listing)
+	}
 	record := "checkout " + s.Checkout + "\ntree " + s.Tree + "\nsince " + strconv.FormatInt(since.UnixNano(), 10) + "\n"
 	for _, u := range unknown {
 		record += "unknown " + strconv.Quote(u) + "\n"
@@ -569,6 +589,7 @@ func (st store) prune(checkout string) {
 	// and the list of an installed tree is large.
 	for _, s := range all[min(len(all), keepIgnored):] {
 		os.Remove(filepath.Join(st.dir, s.ID+".ignored"))
+		os.Remove(filepath.Join(st.dir, s.ID+".listing"))
 	}
 }
 
