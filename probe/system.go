@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -198,14 +199,13 @@ func managedClaudeCopy(etc, dir string) (c mount.DirCopy, leftOut []string, ok b
 // above one.
 func etcMatch(rel string) (entry, above bool) {
 	parts := strings.Split(rel, "/")
-	for _, shown := range mount.EtcShown {
-		pattern := strings.Split(shown, "/")
+	for _, pattern := range etcPatterns() {
 		if len(pattern) < len(parts) {
 			continue
 		}
 		matches := true
 		for i, part := range parts {
-			if ok, _ := path.Match(pattern[i], part); !ok {
+			if !pattern[i].match(part) {
 				matches = false
 				break
 			}
@@ -217,6 +217,35 @@ func etcMatch(rel string) (entry, above bool) {
 		}
 	}
 	return entry, above
+}
+
+// etcPatterns are mount.EtcShown's patterns, split at their slashes once:
+// /etc's every entry is matched against each.
+var etcPatterns = sync.OnceValue(func() [][]namePattern {
+	var out [][]namePattern
+	for _, shown := range mount.EtcShown {
+		var pattern []namePattern
+		for _, part := range strings.Split(shown, "/") {
+			pattern = append(pattern, namePattern{part, strings.ContainsAny(part, `*?[\`)})
+		}
+		out = append(out, pattern)
+	}
+	return out
+})
+
+// namePattern is one name of a path's pattern, as path.Match reads it;
+// most are plain names, which match only themselves.
+type namePattern struct {
+	pattern string
+	meta    bool
+}
+
+func (n namePattern) match(name string) bool {
+	if !n.meta {
+		return n.pattern == name
+	}
+	ok, _ := path.Match(n.pattern, name)
+	return ok
 }
 
 // rebuilt says rel is an entry of mount.EtcRebuilt.
