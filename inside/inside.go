@@ -1,15 +1,15 @@
-// Package inside names where the filtered sandbox's parts are inside it:
-// claudebox's own executable, the proxy's socket, the relay's address, and
-// the hidden flags claudebox runs with there. A leaf: the plan writes them
+// Package inside names where the sandbox's parts are inside it:
+// claudebox's own executable, the filtered network's proxy socket and
+// relay address, and the hidden flags claudebox runs with there. A leaf: the plan writes them
 // into the sandbox's command line, the relay reads them back, and neither
 // drags in the other's imports.
 package inside
 
 import "strconv"
 
-// Exe is where claudebox itself is bound. It keeps its name: the name is
-// what runs it as claudebox (and, in tests, as the test binary's
-// claudebox).
+// Exe is where claudebox itself is bound, the sandbox's first process. It
+// keeps its name: the name is what runs it as claudebox (and, in tests,
+// as the test binary's claudebox).
 const Exe = "/run/claudebox/claudebox"
 
 // ProxySocket is where the supervisor's proxy socket is bound.
@@ -24,9 +24,12 @@ const (
 
 // The hidden flags claudebox runs with inside the sandbox.
 const (
-	// RelayExecFlag SOCKET [PORTS] -- COMMAND...: listen, start the relay,
-	// exec COMMAND.
+	// RelayExecFlag SOCKET [PORTS] [LIMITS] -- COMMAND...: listen, start
+	// the relay, exec COMMAND as ExecFlag does.
 	RelayExecFlag = "--relay-exec"
+	// ExecFlag [LIMITS] -- COMMAND...: exec COMMAND under the limits, as
+	// the terminal's foreground job.
+	ExecFlag = "--sandbox-exec"
 	// RelayConnectFlag HOST PORT: join stdin and stdout to HOST:PORT
 	// through the proxy, as ssh's ProxyCommand.
 	RelayConnectFlag = "--relay-connect"

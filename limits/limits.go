@@ -55,9 +55,9 @@ func (l Limits) String() string {
 	return strings.Join(parts, ", ")
 }
 
-// Flag carries the limits to the sandbox's first process on the filtered
-// network (the relay), which sets them on itself after it started its
-// relay and before it runs the command.
+// Flag carries the limits to the sandbox's first process (claudebox),
+// which sets them on itself, on the filtered network after it started its
+// relay, and before it runs the command.
 const Flag = "--limits"
 
 // Args are Flag and the limits, or nothing when there are none.
@@ -91,9 +91,8 @@ func Parse(args []string) (Limits, []string, error) {
 	return l, args[2:], nil
 }
 
-// Apply sets the limits on process pid (0: the caller, which must then
-// exec on the thread it called Apply on: see Exec). Nothing inside can
-// raise them: a hard limit goes up only with CAP_SYS_RESOURCE in the
+// apply sets the limits on the caller, which must then exec on the thread
+// it called apply on (see Exec). Nothing inside can raise them: a hard limit goes up only with CAP_SYS_RESOURCE in the
 // host's user namespace.
 //
 // Tasks is RLIMIT_NPROC. The kernel checks a fork against the count of the
@@ -101,7 +100,7 @@ func Parse(args []string) (Limits, []string, error) {
 // with this limit, and against the user's whole count only with the limit
 // the user had when that namespace was made: the host's own processes never
 // make the sandbox's forks fail, and the sandbox's stop at the bound.
-func Apply(pid int, l Limits) error {
+func apply(l Limits) error {
 	l = l.onProcesses()
 	for _, r := range []struct {
 		resource int
@@ -111,13 +110,13 @@ func Apply(pid int, l Limits) error {
 			continue
 		}
 		lim := unix.Rlimit{Cur: uint64(r.value), Max: uint64(r.value)}
-		if err := unix.Prlimit(pid, r.resource, &lim, nil); err != nil {
+		if err := unix.Prlimit(0, r.resource, &lim, nil); err != nil {
 			return fmt.Errorf("cannot limit the sandbox: %w", err)
 		}
 	}
 	if l.CPUs > 0 {
 		var allowed, set unix.CPUSet
-		if err := unix.SchedGetaffinity(pid, &allowed); err != nil {
+		if err := unix.SchedGetaffinity(0, &allowed); err != nil {
 			return fmt.Errorf("cannot limit the sandbox's processors: %w", err)
 		}
 		for cpu, n := 0, 0; cpu < len(allowed)*64 && n < l.CPUs; cpu++ {
@@ -126,7 +125,7 @@ func Apply(pid int, l Limits) error {
 				n++
 			}
 		}
-		if err := unix.SchedSetaffinity(pid, &set); err != nil {
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
 			return fmt.Errorf("cannot limit the sandbox's processors: %w", err)
 		}
 	}
@@ -161,7 +160,7 @@ func Exec(l Limits, path string, argv, env []string) error {
 		return err
 	}
 	runtime.LockOSThread()
-	if err := Apply(0, l); err != nil {
+	if err := apply(l); err != nil {
 		return err
 	}
 	_, _, errno := unix.RawSyscall(unix.SYS_EXECVE, uintptr(unsafe.Pointer(pathp)), uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])))

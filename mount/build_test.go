@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/inside"
 	"github.com/claudebox/claudebox/instance"
 )
 
@@ -28,7 +29,7 @@ func TestBuildHostFacts(t *testing.T) {
 	const home, state = "/h", "/h/.claudebox"
 	inst := instance.Dir(state, "/h/p")
 	base := func() Inputs {
-		return Inputs{Home: home, StateDir: state, Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p", Command: []string{"/usr/bin/claude", "-c"}}
+		return Inputs{Home: home, StateDir: state, Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p", Exe: "/usr/bin/claudebox", Command: []string{"/usr/bin/claude", "-c"}}
 	}
 	for _, c := range []struct {
 		name    string
@@ -117,7 +118,9 @@ func TestBuildHostFacts(t *testing.T) {
 }
 
 // Without the network the sandbox gets its own namespace; the descriptors
-// follow the data mounts, whatever their number.
+// follow the data mounts, whatever their number. On every network the
+// command runs behind claudebox, which makes it the terminal's foreground
+// job (Ctrl-Z).
 func TestArgsNetworkAndDescriptors(t *testing.T) {
 	in := Inputs{Home: "/h", StateDir: "/h/.claudebox", Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p", Command: []string{"sh"}}
 	for _, c := range []struct {
@@ -139,6 +142,9 @@ func TestArgsNetworkAndDescriptors(t *testing.T) {
 		}
 		if got := strings.Contains(args, "--unshare-net"); got == c.network {
 			t.Errorf("network %v: --unshare-net %v", c.network, got)
+		}
+		if want := " -- " + inside.Exe + " " + inside.ExecFlag + " -- sh"; !strings.HasSuffix(args, want) {
+			t.Errorf("network %v: args %s, want them to end with %s", c.network, args, want)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func TestEnvironAgreesWithScript(t *testing.T) {
 		Home:     "/home/al ice",
 		Env:      []string{"HOME", "PATH", "X", "FROMFILE", updaterOff, "HTTPS_PROXY", "BOTH", "EMPTY"},
 		SSHAgent: true,
-		Relay:    &Relay{Exe: "/cb", Socket: "/s"},
+		Relay:    &Relay{Socket: "/s"},
 		SetEnv:   []string{"BOTH=the launch's", "TZ=UTC"},
 		Agent:    &AgentConfig{Env: []string{"BOTH=the agent's", "AGENT=1"}},
 		Mounts:   []Mount{{Kind: RoBindData, Dest: "/w/git", executable: true}},

@@ -10,12 +10,12 @@ import (
 	"github.com/claudebox/claudebox/limits"
 )
 
-// Relay is what the filtered network needs inside: claudebox itself, to
-// run as the sandbox's first process and its relay, and the supervisor's
-// proxy socket, the only way out of the sandbox's network namespace.
+// Relay is what the filtered network needs inside: claudebox itself, the
+// sandbox's first process, as its relay, and the supervisor's proxy
+// socket, the only way out of the sandbox's network namespace.
 type Relay struct {
-	// Exe is claudebox's own executable on the host; Socket, the proxy's.
-	Exe, Socket string
+	// Socket is the proxy's socket on the host.
+	Socket string
 	// Forward are the host's loopback ports reachable inside (--forward);
 	// Publish, the servers inside reachable from the host (--publish).
 	Forward []int
@@ -87,20 +87,23 @@ func (p Plan) setByRelay(name string) bool {
 // which the proxy tells from the way out by the request's form.
 const APIURL = proxyURL
 
-// relayMounts are the relay's binds.
-func relayMounts(r *Relay) []Mount {
-	return []Mount{
-		{Kind: RoBind, Src: r.Exe, Dest: inside.Exe, Why: "claudebox itself: the sandbox's first process, and its network relay", Role: Private},
-		{Kind: RoBind, Src: r.Socket, Dest: inside.ProxySocket, Why: "the proxy's socket: the filtered network's only way out", Role: Private},
-	}
+// relayMount is the relay's bind.
+func relayMount(r *Relay) Mount {
+	return Mount{Kind: RoBind, Src: r.Socket, Dest: inside.ProxySocket, Why: "the proxy's socket: the filtered network's only way out", Role: Private}
 }
 
-// relayCommand is the command run behind the relay, which hands its
-// listeners out on the descriptor handoff and sets the limits on itself
+// firstCommand is the command run behind claudebox, the sandbox's first
+// process, which makes it the terminal's foreground job: in bwrap's own
+// process group the kernel drops Claude's kill(0, SIGTSTP), and Ctrl-Z
+// stops nothing. On the filtered network claudebox first hands its
+// listeners out on the descriptor handoff. It sets the limits on itself
 // once its published ports' relay runs (which they would break: a Go
 // program whose thread cannot start aborts) and before the command.
-func relayCommand(r *Relay, handoff int, l limits.Limits, command []string) []string {
-	args := append([]string{inside.Exe, inside.RelayExecFlag, strconv.Itoa(handoff)}, r.ports().Args()...)
+func firstCommand(r *Relay, handoff int, l limits.Limits, command []string) []string {
+	args := []string{inside.Exe, inside.ExecFlag}
+	if r != nil {
+		args = append([]string{inside.Exe, inside.RelayExecFlag, strconv.Itoa(handoff)}, r.ports().Args()...)
+	}
 	args = append(args, l.Args()...)
 	return append(append(args, "--"), command...)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/claudebox/claudebox/inside"
 	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
@@ -215,6 +216,9 @@ type Inputs struct {
 	Host     Host
 	Env      Env
 	Network  bool
+	// Exe is claudebox's own executable on the host, the sandbox's first
+	// process.
+	Exe string
 	// Relay is the filtered network's: nil on the host's or none.
 	Relay *Relay
 	// SSHAgent is the socket of the supervisor's filter of the user's SSH
@@ -324,9 +328,10 @@ func Build(in Inputs) Plan {
 	for _, sc := range in.Host.Scripts {
 		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: sc.Path, Content: sc.Content, executable: true, Role: HostFiles, Why: sc.What + ", read-only, a private copy of what the launch read"})
 	}
+	p.add(Private, RoBind, in.Exe, inside.Exe, "claudebox itself: the sandbox's first process, which runs the command as the terminal's foreground job (and on the filtered network is its relay)")
 	if in.Relay != nil {
 		p.Relay = in.Relay
-		p.Mounts = append(p.Mounts, relayMounts(in.Relay)...)
+		p.Mounts = append(p.Mounts, relayMount(in.Relay))
 	}
 	p.Toolchains, p.PathProblems = in.Host.Toolchains, in.Host.PathProblems
 	if in.SSHAgent != "" {
@@ -688,10 +693,7 @@ func (p Plan) argLines() [][]string {
 		}
 	}
 	lines = append(lines, []string{"--chdir", p.Chdir})
-	command := p.Command
-	if p.Relay != nil {
-		command = relayCommand(p.Relay, p.RelayHandoff(), p.Limits, command)
-	}
+	command := firstCommand(p.Relay, p.RelayHandoff(), p.Limits, p.Command)
 	return append(lines, append([]string{"--"}, command...))
 }
 

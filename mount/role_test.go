@@ -3,6 +3,7 @@ package mount
 import (
 	"testing"
 
+	"github.com/claudebox/claudebox/inside"
 	"github.com/claudebox/claudebox/instance"
 )
 
@@ -25,7 +26,7 @@ func TestBuildRoles(t *testing.T) {
 			Guards:     []Guard{{Path: "/h/p/.git/hooks", Exists: true}, {Path: "/h/p-fix/.envrc"}},
 			KnownHosts: "/h/.ssh/known_hosts",
 		},
-		SSHAgent: "/run/agent", Command: []string{"sh"},
+		SSHAgent: "/run/agent", Exe: "/usr/bin/claudebox", Command: []string{"sh"},
 	})
 	want := map[string]Role{
 		"/usr": HostFiles, "/bin": HostFiles, "/proc": Private, "/dev": Private, "/tmp": Private, "/run/resolv.conf": HostFiles, "/h": Private,
@@ -35,7 +36,7 @@ func TestBuildRoles(t *testing.T) {
 		"/h/.claude.json": ClaudeConfig, "/h/.claude/projects/" + instance.AgentsDir: ClaudeConfig,
 		"/h/.gitconfig": HostFiles, "/h/.nvm": Tools, SSHAgentSocket: Agent, "/h/.ssh/known_hosts": HostFiles, "/h/.local/bin/claude": HostFiles,
 		"/h/p-fix": ProjectTree, "/h/p/.git": GitDir, "/h/p/.git/worktrees": Protection, "/h/p/.git/hooks": Protection, "/h/p-fix/.envrc": Protection,
-		gitWrapperDir + "/git": Private,
+		gitWrapperDir + "/git": Private, inside.Exe: Private,
 	}
 	if len(p.Mounts) != len(want) {
 		t.Errorf("%d mounts, want %d", len(p.Mounts), len(want))

@@ -40,9 +40,7 @@ type Query struct {
 	PluginDirs []string
 	// Worktrees: hold the repository's worktrees as Host finds them
 	// (instance.WaitWorktrees), for a launch that makes stand-ins.
-	Worktrees bool
-	// Relay: find claudebox's own executable, the filtered network's relay.
-	Relay            bool
+	Worktrees        bool
 	WithSSH, WithGPG bool
 	GPU              bool
 	// Limits are the bounds asked for; a cgroup is looked for when any is.
@@ -82,7 +80,8 @@ type Launch struct {
 	// why not.
 	Landlock   bool
 	NoLandlock string
-	// Exe is claudebox's own executable by its real path, for the relay;
+	// Exe is claudebox's own executable by its real path, the sandbox's
+	// first process;
 	// ExeErr, why it cannot be found.
 	Exe    string
 	ExeErr error
@@ -197,11 +196,9 @@ func Read(q Query) Launch {
 	if l.Bwrap != "" {
 		l.Landlock, l.NoLandlock = LandlockScoping(l.Bwrap)
 	}
-	if q.Relay {
-		l.Exe, l.ExeErr = os.Executable()
-		if l.ExeErr == nil {
-			l.Exe, l.ExeErr = filepath.EvalSymlinks(l.Exe)
-		}
+	l.Exe, l.ExeErr = os.Executable()
+	if l.ExeErr == nil {
+		l.Exe, l.ExeErr = filepath.EvalSymlinks(l.Exe)
 	}
 	if q.WithSSH {
 		l.SSH.Socket = q.Getenv("SSH_AUTH_SOCK")

@@ -1,4 +1,6 @@
-// Package relay is the filtered network's door inside the sandbox. The
+// Package relay is claudebox as the sandbox's first process, which makes
+// the command the terminal's foreground job (ExecFlag), and on the
+// filtered network that network's door inside the sandbox. The
 // sandbox has a network namespace of its own, with loopback only; claudebox
 // itself, bound read-only into it, runs as its first process: it listens on
 // the sandbox's 127.0.0.1 (and the forwarded ports), hands the listeners
@@ -79,6 +81,12 @@ func Main(args []string) (ok bool, err error) {
 			return true, fmt.Errorf("%s FD [PORTS] [LIMITS] -- COMMAND: %v", inside.RelayExecFlag, err)
 		}
 		return true, execBehind(handoff, ports, lims, rest[1:])
+	case inside.ExecFlag:
+		lims, rest, err := limits.Parse(args[1:])
+		if err != nil || len(rest) < 2 || rest[0] != "--" {
+			return true, fmt.Errorf("%s [LIMITS] -- COMMAND: %v", inside.ExecFlag, err)
+		}
+		return true, execForeground(lims, rest[1:])
 	case serveFlag:
 		ports, rest, err := parsePorts(args[2:])
 		if err != nil || len(rest) > 0 {
@@ -126,6 +134,12 @@ func execBehind(handoff int, ports inside.Ports, lims limits.Limits, command []s
 			return fmt.Errorf("cannot start the network relay: %v", err)
 		}
 	}
+	return execForeground(lims, command)
+}
+
+// execForeground execs command under the limits, as the terminal's
+// foreground job when its standard input is the terminal.
+func execForeground(lims limits.Limits, command []string) error {
 	path, err := exec.LookPath(command[0])
 	if err != nil {
 		return err

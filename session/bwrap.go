@@ -9,7 +9,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/guardwatch"
-	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/limits/cgroup"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/pty"
@@ -163,20 +162,14 @@ func attachPlan(w *guardwatch.Watcher, cmd *exec.Cmd, start func(*exec.Cmd) erro
 			standIns.Saved[g.Path] = g.Saved
 		}
 	}
-	// The sandbox's first process enters its cgroup, and without the relay
-	// gets its limits, while it waits to run its command; where they
-	// cannot be set, it never runs it.
+	// The sandbox's first process enters its cgroup while it waits to run
+	// its command (it sets its limits on itself); where it cannot, it
+	// never runs it.
 	var limitErr error
 	var group *cgroup.Group
 	err := w.Attach(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns, func(pid int) {
 		if cg != nil {
 			if group, limitErr = cg.Enter(pid, p.Limits); limitErr != nil {
-				unix.Kill(pid, unix.SIGKILL)
-				return
-			}
-		}
-		if p.Relay == nil {
-			if limitErr = limits.Apply(pid, p.Limits); limitErr != nil {
 				unix.Kill(pid, unix.SIGKILL)
 				return
 			}

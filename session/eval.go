@@ -82,7 +82,7 @@ func (set settings) queryEval(o Options) probe.Query {
 	}
 	return probe.Query{
 		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv, StateDirs: set.state,
-		Relay: set.conf.Network == config.NetworkFiltered, Agent: agent.Claude, APILookup: set.env.APILookup,
+		Agent: agent.Claude, APILookup: set.env.APILookup,
 		ClaudeLogin: set.conf.Network != config.NetworkNone,
 	}
 }

@@ -360,7 +360,6 @@ func (set settings) query(o Options) probe.Query {
 	return probe.Query{
 		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv,
 		Binds: set.conf.Binds, StateDirs: set.state, MCP: set.servers, PluginDirs: pluginDirs, Worktrees: true,
-		Relay:   set.conf.Network == config.NetworkFiltered,
 		WithSSH: set.conf.WithSSH, WithGPG: set.conf.WithGPG, GPU: set.conf.GPU, Limits: set.conf.Limits,
 		Agent: a, APILookup: set.env.APILookup,
 		AgentLogin:  !a.IsClaude() && !o.Shell && network,

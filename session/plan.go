@@ -67,10 +67,7 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 	}
 	var relay *mount.Relay
 	if conf.Network == config.NetworkFiltered {
-		if relay, err = relayFor(runFiles+sockExt, f); err != nil {
-			return nil, err
-		}
-		relay.Forward, relay.Publish = conf.Forward, conf.Publish
+		relay = &mount.Relay{Socket: runFiles + sockExt, Forward: conf.Forward, Publish: conf.Publish}
 		conf.Hosts.Allow = append(conf.Hosts.Allow, forwardRules(conf.Forward)...)
 	}
 	conf.Limits.Cgroup = f.Cgroup != nil
@@ -82,6 +79,7 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		Host:     f.Host,
 		Env:      mount.Env{Names: set.env.Names, From: set.env.SetFrom(), Lines: set.env.Lines},
 		Network:  conf.Network == config.NetworkHost,
+		Exe:      f.Exe,
 		Relay:    relay,
 		SSHAgent: sshSocket,
 		// A directory of its own: a session writes and removes it.
@@ -128,6 +126,8 @@ func planEval(o Options, set settings, f probe.Launch) (*Session, error) {
 		return nil, hint.Errorf("name an executable claude with --claude PATH", "%s is not an executable file", f.Command)
 	case f.Provider != "":
 		return nil, hint.Errorf("unset "+f.Provider+" for the eval run", "eval runs reach Anthropic's API through claudebox's proxy, not a cloud provider's (%s is set)", f.Provider)
+	case f.ExeErr != nil:
+		return nil, exeError(f.ExeErr)
 	}
 	e, conf := o.Eval, set.conf
 	cred, api, err := credential(o, agent.Claude, conf, f)
@@ -138,6 +138,7 @@ func planEval(o Options, set settings, f probe.Launch) (*Session, error) {
 		Home: o.Home.Dir, StateDir: o.Home.State, Host: f.Host,
 		Env:     mount.Env{Names: set.evalEnv},
 		Network: conf.Network == config.NetworkHost,
+		Exe:     f.Exe,
 		Command: append([]string{f.Command}, o.Args...),
 		Eval:    &e.Eval,
 		SetEnv:  e.SetEnv,
@@ -145,9 +146,7 @@ func planEval(o Options, set settings, f probe.Launch) (*Session, error) {
 		Limits:  conf.Limits,
 	}
 	if conf.Network == config.NetworkFiltered {
-		if in.Relay, err = relayFor(e.Socket, f); err != nil {
-			return nil, err
-		}
+		in.Relay = &mount.Relay{Socket: e.Socket}
 	}
 	return &Session{
 		agent: agent.Claude, bwrap: f.Bwrap, landlock: f.Landlock, home: o.Home.Dir, stateDir: o.Home.State, runFiles: newRunStem(o.Home.State, ""),
@@ -167,6 +166,9 @@ func programs(o Options, f probe.Launch) ([]string, error) {
 		}
 		a := agentOf(o)
 		return nil, hint.Errorf(a.Install, "%s not found on PATH", a.Program)
+	}
+	if f.ExeErr != nil {
+		return nil, exeError(f.ExeErr)
 	}
 	return append([]string{f.Command}, o.Args...), nil
 }
@@ -278,14 +280,10 @@ func agentConfig(home string, a agent.Agent, conf config.Launch, command []strin
 	return found, append(append([]string{command[0]}, args...), command[1:]...)
 }
 
-// relayFor is the filtered network's relay: claudebox's own executable,
-// and the socket its proxy will listen on (a launch's among its run
-// files).
-func relayFor(socket string, f probe.Launch) (*mount.Relay, error) {
-	if f.ExeErr != nil {
-		return nil, hint.Errorf("launch with --network=host or --network=none", "cannot find claudebox's own executable, which relays the filtered network: %v", f.ExeErr)
-	}
-	return &mount.Relay{Exe: f.Exe, Socket: socket}, nil
+// exeError says claudebox cannot run itself as the sandbox's first
+// process.
+func exeError(err error) error {
+	return hint.Errorf("check that /proc is mounted and that claudebox's own file is still in place", "cannot find claudebox's own executable, the sandbox's first process: %v", err)
 }
 
 // cachesDir is the project's tool caches' directory, "" when turned off.

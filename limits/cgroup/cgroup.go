@@ -63,7 +63,7 @@ func controllers(l limits.Limits) []string {
 }
 
 // Find returns where the sandbox can get a cgroup with the limits
-// l, or nil and why it cannot (then limits.Apply bounds it).
+// l, or nil and why it cannot (then the limits set on its first process bound it).
 func Find(l limits.Limits) (*Place, string) {
 	return find(l, "/proc/self/mountinfo", "/proc/self/cgroup", userBus(), os.Getuid())
 }
