@@ -6,13 +6,14 @@ package gc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -166,66 +167,121 @@ func readRoot(projects, hash string) (string, *Skipped) {
 
 // usage walks an instance without following symlinks: the disk it takes,
 // the number of Claude Code's session transcripts and the newest
-// modification time. Each directory is read a part at a time, its entries
-// not held while a subdirectory is walked: the sandbox can leave millions
-// in one (a million held --list at 214 MiB, --gc at 237 MiB).
+// modification time.
 func usage(dir string) (bytes int64, sessions int, last time.Time) {
-	count := func(fi fs.FileInfo) {
-		bytes += allocated(fi)
-		if fi.ModTime().After(last) {
-			last = fi.ModTime()
-		}
-	}
-	var walk func(rel string)
-	walk = func(rel string) {
-		d, err := untrusted.OpenDir(dir, rel)
-		if err != nil {
-			return
-		}
-		defer d.Close()
-		if fi, err := d.Stat(); err == nil {
-			count(fi)
-		}
-		for {
-			entries, err := d.ReadDir(usageBatch)
-			for _, e := range entries {
-				if e.IsDir() {
-					walk(filepath.Join(rel, e.Name()))
-				} else if fi, err := e.Info(); err == nil {
-					count(fi)
-				}
-			}
-			if err != nil {
-				return
+	var st unix.Stat_t
+	if err := unix.Lstat(dir, &st); err == nil {
+		count := func(st *unix.Stat_t) {
+			bytes += allocated(st)
+			if m := time.Unix(st.Mtim.Unix()); m.After(last) {
+				last = m
 			}
 		}
-	}
-	if fi, err := os.Lstat(dir); err == nil && fi.IsDir() {
-		walk(".")
-	} else if err == nil {
-		count(fi)
+		count(&st)
+		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			walkBelow(dir, count)
+		}
 	}
 	return bytes, transcript.Count(dir), last
 }
 
-// allocated is the disk fi's file takes, what removing it frees: its
+// allocated is the disk st's file takes, what removing it frees: its
 // blocks, not its length (a sparse file of 1 TiB, the sandbox's, takes
 // next to nothing), shared among its hard links (400 names of one file
 // are one file's blocks, not 400 files').
-func allocated(fi fs.FileInfo) int64 {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fi.Size()
-	}
-	if fi.IsDir() || st.Nlink < 2 {
+func allocated(st *unix.Stat_t) int64 {
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR || st.Nlink < 2 {
 		return st.Blocks * 512
 	}
 	return st.Blocks * 512 / int64(st.Nlink)
 }
 
-// usageBatch is how many entries of a directory usage holds at once, at
-// each level it descends.
-const usageBatch = 64
+// level is a directory the walk is below: who it is, to know it again on
+// the way back up, and where its listing goes on.
+type level struct {
+	dev, ino uint64
+	next     int64 // the offset after the entry walked into
+}
+
+// walkBelow calls count with what is below the directory dir, links not
+// followed. It holds one directory open, and one level and a buffer of
+// the listing: the sandbox can nest directories deeper than the host may
+// open or name (the path of 30,000 levels stopped the walk at about 2,000,
+// its descriptors at the host's limit on open files) and leave millions of
+// entries in one (a million held --list at 214 MiB when each directory was
+// read whole). It goes back up by "..", which must be the directory it
+// came from: one the sandbox moved meanwhile ends the walk.
+func walkBelow(dir string, count func(*unix.Stat_t)) {
+	const flags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	fd, err := unix.Open(dir, flags, 0)
+	if err != nil {
+		return
+	}
+	defer func() { unix.Close(fd) }()
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil {
+		return
+	}
+	path := []level{{dev: st.Dev, ino: st.Ino}}
+	buf := make([]byte, 8192)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil || n <= 0 {
+			if len(path) == 1 {
+				return
+			}
+			up, err := unix.Openat(fd, "..", flags, 0)
+			if err != nil {
+				return
+			}
+			unix.Close(fd)
+			fd = up
+			path = path[:len(path)-1]
+			back := path[len(path)-1]
+			if unix.Fstat(fd, &st) != nil || st.Dev != back.dev || st.Ino != back.ino {
+				return
+			}
+			if _, err := unix.Seek(fd, back.next, io.SeekStart); err != nil {
+				return
+			}
+			continue
+		}
+		for rec := buf[:n]; len(rec) > 0; {
+			// struct linux_dirent64: ino, off, reclen, type, name.
+			next := int64(binary.NativeEndian.Uint64(rec[8:]))
+			size := int(binary.NativeEndian.Uint16(rec[16:]))
+			name := rec[19:size]
+			name = name[:bytes.IndexByte(name, 0)]
+			rec = rec[size:]
+			// The entry last walked into, listed again after the seek (a
+			// filesystem whose offsets two entries share), is not walked
+			// again, or the walk would never end.
+			if walked := path[len(path)-1].next; walked != 0 && next == walked {
+				continue
+			}
+			if string(name) == "." || string(name) == ".." || unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				continue
+			}
+			count(&st)
+			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				continue
+			}
+			sub, err := unix.Openat(fd, string(name), flags, 0)
+			if err != nil {
+				continue
+			}
+			if unix.Fstat(sub, &st) != nil {
+				unix.Close(sub)
+				continue
+			}
+			path[len(path)-1].next = next
+			path = append(path, level{dev: st.Dev, ino: st.Ino})
+			unix.Close(fd)
+			fd = sub
+			break
+		}
+	}
+}
 
 // Sort orders instances so the stale ones come first: gone, then
 // unmounted, then live; within each, least recently used first.

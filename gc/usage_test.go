@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // usageDirEnv names the directory the test binary, run again as a child,
@@ -75,5 +79,43 @@ func TestUsageCountsAllocated(t *testing.T) {
 	}
 	if bytes, _, _ := usage(dir); bytes < 1<<20 || bytes > 2<<20 {
 		t.Errorf("usage counted %d bytes, want about the 1 MiB on disk", bytes)
+	}
+}
+
+// TestUsageDeepAndWide: the walk counts everything below, however deep
+// the nest (3,000 levels: the path it opened each by stopped it at about
+// 2,000) and however many directories one holds (each walked into and
+// the listing taken up again after it).
+func TestUsageDeepAndWide(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "i")
+	must(t, os.Mkdir(dir, 0o700))
+	t.Cleanup(func() { untrusted.RemoveAll(base, "i") })
+	data := make([]byte, 8192)
+	for i := range 300 {
+		sub := filepath.Join(dir, fmt.Sprint("wide-", i))
+		must(t, os.Mkdir(sub, 0o700))
+		must(t, os.WriteFile(filepath.Join(sub, "f"), data, 0o600))
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	must(t, err)
+	for range 3000 {
+		must(t, unix.Mkdirat(fd, "d", 0o700))
+		sub, err := unix.Openat(fd, "d", unix.O_RDONLY|unix.O_DIRECTORY, 0)
+		must(t, err)
+		unix.Close(fd)
+		fd = sub
+	}
+	bottom, err := unix.Openat(fd, "bottom", unix.O_CREAT|unix.O_WRONLY, 0o600)
+	must(t, err)
+	for range 2048 { // 16 MiB, more than 3,000 directories take
+		_, err = unix.Write(bottom, data)
+		must(t, err)
+	}
+	unix.Close(bottom)
+	unix.Close(fd)
+	want := int64(300*8192 + 16<<20)
+	if bytes, _, _ := usage(dir); bytes < want {
+		t.Errorf("usage counted %d bytes, want at least the %d its files hold", bytes, want)
 	}
 }

@@ -2,7 +2,9 @@ package hostcmds
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -56,5 +58,41 @@ func TestReplayReview21ListSizesAllocated(t *testing.T) {
 	t.Logf("--list: %d bytes, %v, peak %d KiB", bytes, took, peak)
 	if bytes < 4<<20 || bytes > 16<<20 {
 		t.Errorf("--list sizes the instance at %d bytes, want about the 4 MiB it takes on disk", bytes)
+	}
+}
+
+// TestReplayReview21DeepInstance: --list sizes an instance by walking it,
+// and --gc removes it when its project is gone. The attack, from inside:
+// 30,000 directories one in another, 32 MiB at the bottom (--list stopped
+// at about 2,000 levels, where the path it opened by grew past the
+// kernel's limit: it counted 8 MiB, those levels' own). Proof: --list
+// counts the 32 MiB, and --gc, once the project is gone, removes it all.
+func TestReplayReview21DeepInstance(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "demo")
+	h.GitRepo(proj)
+	h.Inside(proj, nil, `python3 -c '
+import os
+os.chdir(os.path.expanduser("~/.claude/projects"))
+for i in range(30000):
+    os.mkdir("d")
+    os.chdir("d")
+with open("bottom", "wb") as f:
+    f.write(os.urandom(32 << 20))
+'`)
+	bytes, took, peak := listedBytes(t, h, h.Home, proj)
+	t.Logf("--list: %d bytes, %v, peak %d KiB", bytes, took, peak)
+	if bytes < 32<<20 {
+		t.Errorf("--list sizes the instance at %d bytes, without the 32 MiB at its bottom", bytes)
+	}
+	harness.Must(t, os.RemoveAll(proj))
+	start := time.Now()
+	out, err := h.Bounded(h.Home, "--gc")
+	t.Logf("--gc: %v", time.Since(start))
+	if err != nil || !strings.Contains(out, "removed") {
+		t.Fatalf("--gc: %v\n%s", err, out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", "projects", "*")); len(left) != 0 {
+		t.Errorf("--gc left %v", left)
 	}
 }
