@@ -204,11 +204,11 @@ func notPrograms(dir string) []string {
 // notLayout are the entries of a toolchain's root that a bin/ on PATH
 // widened to, when it is no node or python prefix (~/work/devtools above
 // ~/work/devtools/bin, an SDK's directory), that the sandbox is not
-// shown: what is not its layout. Its directories are (bin, lib, share, a
-// JDK's conf, Go's src), but one whose name begins with a dot (its git
-// directory notRun leaves out already); of its files, its programs (as
-// notPrograms judges them) and toolFiles. So a checkout of one's own
-// tools keeps its .env, its configuration and its notes outside.
+// shown: what is not its layout. Of its directories, those layoutDirs
+// names (its git directory notRun leaves out already); of its files, its
+// programs (as notPrograms judges them) and toolFiles. So a checkout of
+// one's own tools keeps its .env, its config/, its secrets/ and its notes
+// outside.
 func notLayout(root string) []string {
 	des, _ := os.ReadDir(root)
 	var out []string
@@ -219,6 +219,9 @@ func notLayout(root string) []string {
 		case strings.HasPrefix(name, "."):
 			out = append(out, filepath.Join(root, name))
 		case de.IsDir():
+			if !layoutDirs[name] {
+				out = append(out, filepath.Join(root, name))
+			}
 		case de.Type().IsRegular():
 			fi, err := de.Info()
 			program := err == nil && fi.Mode()&0o111 != 0 && !scriptHoldsCredential(root, name)
@@ -230,6 +233,17 @@ func notLayout(root string) []string {
 		}
 	}
 	return out
+}
+
+// layoutDirs are the directories of a toolchain's root its programs run
+// with: a prefix's (bin, lib, libexec, share, include, man), a JDK's
+// (conf, jmods, legal), Go's (src, pkg, misc, api, doc, test). Not etc,
+// where a prefix keeps its settings (npm's global npmrc with a registry's
+// token), nor a directory of one's own (config, secrets, notes).
+var layoutDirs = map[string]bool{
+	"bin": true, "sbin": true, "lib": true, "lib32": true, "lib64": true, "libexec": true, "share": true, "include": true, "man": true,
+	"conf": true, "jmods": true, "legal": true,
+	"src": true, "pkg": true, "misc": true, "api": true, "doc": true, "test": true,
 }
 
 // toolFile says a file of that name at a toolchain's root is part of its

@@ -203,6 +203,7 @@ func TestNotLayout(t *testing.T) {
 		"bin/deploy": "#!/bin/sh\n", "lib/common.sh": "x\n", "conf/security/java.security": "x\n", "VERSION": "1\n", "go.env": "GOPROXY=x\n",
 		"LICENSE.txt": "MIT\n", "install.sh": "#!/bin/sh\n", "push.sh": "#!/bin/sh\nexport GITHUB_TOKEN=ghp_0123456789abcdefghijklmnopqrstuvwxyzAB\n",
 		".env": "TOKEN=x\n", ".config/app.json": "{}\n", "config.json": "{}\n", "NOTES.md": "x\n", ".git/config": "x\n",
+		"config/prod.yaml": "x\n", "etc/npmrc": "x\n", "share/man/x.1": "x\n", "src/go.mod": "x\n",
 	} {
 		testfs.Write(t, filepath.Join(root, name), content)
 	}
@@ -213,7 +214,7 @@ func TestNotLayout(t *testing.T) {
 	for _, p := range notLayout(root) {
 		got = append(got, filepath.Base(p))
 	}
-	if want := []string{".config", ".env", "NOTES.md", "config.json", "push.sh"}; !reflect.DeepEqual(got, want) {
+	if want := []string{".config", ".env", "NOTES.md", "config", "config.json", "etc", "push.sh"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("notLayout = %q, want %q", got, want)
 	}
 }

@@ -64,3 +64,42 @@ func TestReplayReview21ManagedClaudeDir(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview21WidenedRootDirectories: of a toolchain's root a
+// PATH entry's bin/ widens to (~/work/devtools above
+// ~/work/devtools/bin), only its files were judged: every directory but
+// a dot's was shown whole, so a checkout of one's own tools showed its
+// config/ with a token, its secrets/ and its deployment's notes. The
+// attack, from inside: read them. Proof: none is readable; the program
+// still runs with its lib/ and share/; --dry-run names what is left out.
+func TestReplayReview21WidenedRootDirectories(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW21-TOOLROOT-DIR-SECRET"
+	root := filepath.Join(h.Home, "work", "devtools")
+	h.Write(filepath.Join(root, "bin", "deploy"), "#!/bin/sh\n. \"$(dirname \"$0\")/../lib/common.sh\"\necho DEPLOY-RUNS \"$COMMON\" \"$(cat \"$(dirname \"$0\")/../share/banner\")\"\n")
+	if err := os.Chmod(filepath.Join(root, "bin", "deploy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.Write(filepath.Join(root, "lib", "common.sh"), "COMMON=LIB-SOURCED\n")
+	h.Write(filepath.Join(root, "share", "banner"), "SHARE-READ\n")
+	h.Write(filepath.Join(root, "config", "prod.yaml"), "api_token: "+secret+"-config\n")
+	h.Write(filepath.Join(root, "secrets", "deploy.key"), secret+"-key\n")
+	h.Write(filepath.Join(root, "notes", "runbook.md"), "root password "+secret+"-notes\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	path := []string{"PATH=" + filepath.Join(root, "bin") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, path, "exec 2>&1; deploy; grep -r "+secret+" "+root+"; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a directory beside a PATH toolchain's programs is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "DEPLOY-RUNS LIB-SOURCED SHARE-READ") {
+		t.Errorf("inside, want the toolchain's program, its lib/ and its share/:\n%s", out)
+	}
+	dry := h.Run(proj, path, "claudebox", "--dry-run", "--shell")
+	for _, d := range []string{"config", "secrets", "notes"} {
+		if !strings.Contains(dry, filepath.Join(root, d)) {
+			t.Errorf("--dry-run does not name %s as not shown:\n%s", d, dry)
+		}
+	}
+}
