@@ -37,13 +37,17 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 	h.CopyFile("testdata/bash-claudebox.sh", filepath.Join(h.Bin, "bash-claudebox"), 0o755)
 	small := filepath.Join(h.Home, "code", "small")
 	h.GitRepo(small)
-	large := filepath.Join(h.Home, "code", "large")
-	h.GitRepo(large)
-	for d := range 3000 {
-		dir := filepath.Join(large, fmt.Sprintf("d%02d", d/100), fmt.Sprintf("e%02d", d%100))
-		os.MkdirAll(dir, 0o755)
-		for f := range 20 {
-			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.go", f)), []byte("package x\n"), 0o644)
+	// The large tree twice: its 60,000 files untracked, and committed,
+	// as a repository's are.
+	large, committed := filepath.Join(h.Home, "code", "large"), filepath.Join(h.Home, "code", "large-committed")
+	for _, tree := range []string{large, committed} {
+		h.GitRepo(tree)
+		for d := range 3000 {
+			dir := filepath.Join(tree, fmt.Sprintf("d%02d", d/100), fmt.Sprintf("e%02d", d%100))
+			os.MkdirAll(dir, 0o755)
+			for f := range 20 {
+				os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.go", f)), []byte("package x\n"), 0o644)
+			}
 		}
 	}
 	// Three homes alike but for ~/.claude.json: carol's of 100 bytes,
@@ -57,6 +61,8 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 	h.Write(filepath.Join(bob, ".claude.json"), big)
 	h.Write(filepath.Join(dave, ".claude.json"), big)
 	h.Chown()
+	h.Run(committed, nil, "git", "add", "-A")
+	h.Run(committed, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "files")
 	type session struct {
 		name string
 		dir  string
@@ -71,6 +77,7 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 		{"claude-json-25MB", small, []string{"HOME=" + bob}, sandboxedTrue},
 		{"claude-json-25MB-changed", small, []string{"HOME=" + dave}, sandboxedTrue},
 		{"large", large, nil, sandboxedTrue},
+		{"large-committed", committed, nil, sandboxedTrue},
 		{"bash-claudebox", small, []string{"ANTHROPIC_API_KEY=sk-ant-bench"}, []string{"bash-claudebox", "-p", "hi"}},
 		{"claudebox-p", small, []string{"ANTHROPIC_API_KEY=sk-ant-bench"}, []string{"claudebox", "-p", "hi"}},
 	}
@@ -122,6 +129,7 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 	b.ReportMetric(median("claudebox")/median("srt"), "claudebox/srt")
 	b.ReportMetric(median("burst")/median("srt"), "burst/srt")
 	b.ReportMetric(median("large")/median("claudebox"), "large/small")
+	b.ReportMetric(median("large-committed")/median("claudebox"), "large-committed/small")
 	b.ReportMetric(median("claude-json-25MB")/median("claude-json-100B"), "claude-json-25MB/100B")
 	b.ReportMetric(median("claude-json-25MB-changed")/median("claude-json-100B"), "claude-json-25MB-changed/100B")
 	b.ReportMetric(median("claudebox-p")/median("bash-claudebox"), "claudebox-p/bash-claudebox")
