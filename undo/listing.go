@@ -25,6 +25,21 @@ const listingLimit = 64 << 20
 // lists it.
 type staged struct{ mode, oid, path string }
 
+// keepListing keeps the list of s's tree beside it, for the session's end
+// to read in place of git's: a link to the list of an earlier snapshot
+// of the same tree, or the list made.
+func (st store) keepListing(s Snapshot, list func() []byte) {
+	to := filepath.Join(st.dir, s.ID+".listing")
+	for _, earlier := range st.list(s.Checkout) {
+		if earlier.Tree == s.Tree && earlier.ID != s.ID && os.Link(filepath.Join(st.dir, earlier.ID+".listing"), to) == nil {
+			return
+		}
+	}
+	if listing := list(); len(listing) <= listingLimit {
+		writeRecord(to, listing)
+	}
+}
+
 // stagedEntries reads git ls-files -z --stage.
 func stagedEntries(out string) []staged {
 	var entries []staged

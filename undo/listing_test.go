@@ -65,6 +65,13 @@ func TestSnapshotListingIsTree(t *testing.T) {
 	if again.Tree != first.Tree {
 		t.Fatalf("unchanged checkout: tree %s, then %s", first.Tree, again.Tree)
 	}
+	// Of an unchanged checkout nothing is written again: the list is the
+	// first's.
+	a, _ := os.Stat(filepath.Join(st.dir, first.ID+".listing"))
+	b, _ := os.Stat(filepath.Join(st.dir, again.ID+".listing"))
+	if a == nil || b == nil || !os.SameFile(a, b) {
+		t.Errorf("the unchanged tree's list was written again")
+	}
 	os.WriteFile(filepath.Join(p.Checkout, "pkg1", "f0.go"), []byte("changed again\n"), 0o644)
 	os.WriteFile(filepath.Join(p.Checkout, "tab\there"), []byte("tab\n"), 0o644)
 	os.Symlink("pkg1/f0.go", filepath.Join(p.Checkout, "link"))

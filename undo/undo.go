@@ -257,26 +257,26 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	}
 	// git writes an index it changed whole, under another name: where the
 	// copy is still the file written above, it holds what the store's
-	// index held, whose tree the last snapshot wrote.
+	// index held, whose tree the last snapshot wrote, and the store's
+	// index stays as it is (each file made and removed costs a burst of
+	// launches on a file system without a journal).
 	var tree string
-	if len(unknown) == 0 && known != "" && st.hasObject(known) && sameStatus(work, &copied) {
+	unchanged := len(unknown) == 0 && known != "" && st.hasObject(known) && sameStatus(work, &copied)
+	if unchanged {
 		tree = known
 	} else if tree, err = st.git(ctx, p.Checkout, work, nil, "write-tree"); err != nil {
 		return Snapshot{}, err
 	}
 	tree = strings.TrimSpace(tree)
 	// What was taken out is read again next time.
-	if len(unknown) == 0 {
+	if len(unknown) == 0 && !unchanged {
 		err = st.keepIndex(work, index, tree)
 	}
 	if err != nil {
 		return Snapshot{}, err
 	}
 	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: tree, Taken: now, Since: since, Unknown: unknown}
-	// The tree's list, for the session's end to read in place of git's.
-	if listing := listingOf(entries, unknown); len(listing) <= listingLimit {
-		writeRecord(filepath.Join(st.dir, id+".listing"), listing)
-	}
+	st.keepListing(s, func() []byte { return listingOf(entries, unknown) })
 	record := "checkout " + s.Checkout + "\ntree " + s.Tree + "\nsince " + strconv.FormatInt(since.UnixNano(), 10) + "\n"
 	for _, u := range unknown {
 		record += "unknown " + strconv.Quote(u) + "\n"
