@@ -309,6 +309,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]bool{}}, walked: walked}
 	w.walk()
 	w.newlyIgnored(w.ignores)
+	w.makeIncluded(w.makefiles)
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
 	slices.Sort(w.report.Found)
 	return w.report
@@ -339,6 +340,9 @@ type walker struct {
 	// walkers of one walk.
 	ignores    []string
 	indexNames *indexNames
+	// makefiles are the project's makefiles, whose includes are judged
+	// at the end (makeinclude.go).
+	makefiles []string
 	// objects is what the walk's checks of objects share (at the end).
 	objects *objects
 	// walked gives the statuses a walk beside this one read (ScanWalked).
@@ -382,6 +386,7 @@ func (w *walker) merge(f *walker) {
 	w.report.Caches = append(w.report.Caches, f.report.Caches...)
 	w.links = append(w.links, f.links...)
 	w.ignores = append(w.ignores, f.ignores...)
+	w.makefiles = append(w.makefiles, f.makefiles...)
 	if w.take != nil {
 		maps.Copy(w.take.Index, f.take.Index)
 		maps.Copy(w.take.IndexFiles, f.take.IndexFiles)
@@ -653,6 +658,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			(typ&noFile != 0 || typ.IsRegular()) && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
+			if w.take == nil && typ.IsRegular() && makeReads(name) {
+				w.makefiles = append(w.makefiles, rel)
+			}
 		case !typ.IsDir() && w.obeys(name, n.fold):
 			// A directory of that name (a virtualenv called .env) is
 			// nothing gemini can load.

@@ -85,3 +85,31 @@ func TestReplayReview21RefsTheHostChecksOut(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview21MakeIncludesAnyName: a makefile includes files git
+// ignores by names no extension tells (git's own -include config.mak,
+// the kernel's include/config/auto.conf), and make runs what an included
+// file's $(shell …) says at every make. The exit audit judged a
+// makefile's *.mk and Makefile.<name> parts and the dependency files,
+// not those: the session writes both. Host-side proof: after the
+// session, the host's make runs nothing the session wrote.
+func TestReplayReview21MakeIncludesAnyName(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "Makefile"), "-include config.mak\ninclude local.mk\nall:\n\t@echo ok\n")
+	h.Write(filepath.Join(proj, "local.mk"), "-include $(srctree)/include/config/auto.conf\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "/config.mak\n/include/config/\n")
+	commitAll(h, proj, "build")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "included files", `
+		printf 'X := $(shell touch `+marker+`.mak)\n' > config.mak
+		mkdir -p include/config && printf 'X := $(shell touch `+marker+`.conf)\n' > include/config/auto.conf`)
+	ran, _ := h.Command(proj, nil, "make", "srctree=.").CombinedOutput()
+	for _, what := range []string{"mak", "conf"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's make ran the included .%s file the session wrote:\n%s\n%s", what, out, ran)
+		}
+	}
+}

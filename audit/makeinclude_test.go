@@ -1,0 +1,45 @@
+package audit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestScanMakeIncludes: what a makefile includes (by name, by a
+// $(wildcard) pattern, after a variable, through an included makefile)
+// that the session made or changed and git does not track is found; an
+// included file the session left as it was, or one it changed that git
+// tracks, is not, nor a recipe's or a comment's words.
+func TestScanMakeIncludes(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, "Makefile"), []byte("-include config.mak\nsinclude $(wildcard build/*.dep)\ninclude sub/rules.mk tracked.mak # and\nall:\n\tinclude recipe.mak\n# include comment.mak\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "sub", "rules.mk"), []byte("include $(top)/auto.conf\ninclude kept.conf\n"), 0o644))
+	write(t, filepath.Join(root, "sub", "kept.conf"))
+	write(t, filepath.Join(root, "tracked.mak"))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "tracked.mak"}} {
+		c := exec.Command("git", append([]string{"-C", root}, args...)...)
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", args[0], err, out)
+		}
+	}
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	made := []string{"config.mak", "build/a.dep", "sub/auto.conf"}
+	for _, rel := range append(slices.Clone(made), "recipe.mak", "comment.mak", "tracked.mak", "build/a.other") {
+		write(t, filepath.Join(root, rel))
+	}
+	r := Scan(root, since, nil, start, nil)
+	var want []string
+	for _, rel := range made {
+		want = append(want, filepath.Join(root, rel))
+	}
+	slices.Sort(want)
+	if !slices.Equal(r.Found, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
+	}
+}
