@@ -3,6 +3,7 @@ package gc
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,7 +57,7 @@ var ErrInUse = errors.New("a claudebox session is running in it")
 type MoveResult struct {
 	from, To    string // instance directories
 	Transcripts int
-	conflicts   []string // files left behind in a merge because the target had one of that name
+	conflicts   []string // the first of the entries a merge left behind (leftNamed), and why
 	Repairs     []string // what was repaired of what the sandbox left
 }
 
@@ -206,52 +207,92 @@ func renameProjectDirs(projects, hash, oldRoot, newRoot string) (int, error) {
 // historyLimit is the most of a prompt history a merge reads.
 const historyLimit = 256 << 20
 
+// leftNamed is how many of the entries a merge leaves behind it names;
+// the rest it counts. The sandbox can leave millions in both instances
+// under the same names (200,000 were one error of 39 MB, held at 284 MiB).
+const leftNamed = 20
+
+// leftBehind is what a merge could not move: the first leftNamed named,
+// all counted.
+type leftBehind struct {
+	named []string
+	n     int
+}
+
+func (l *leftBehind) add(entry string) {
+	if l.n++; len(l.named) < leftNamed {
+		l.named = append(l.named, entry)
+	}
+}
+
+// eachEntry calls fn with each entry of the directory name beneath
+// projects, read 64 at a time: the sandbox can leave millions.
+func eachEntry(projects, name string, fn func(fs.DirEntry)) error {
+	d, err := untrusted.OpenDir(projects, name)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	for {
+		entries, err := d.ReadDir(64)
+		for _, e := range entries {
+			fn(e)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 // mergeInto moves the sessions of instance src into instance dst, both
 // hashes in projects: each project directory's entries, keeping dst's on a
 // name clash, then the prompt history (src's lines first: they are older),
 // then removes src the way --gc does. Nothing is moved through a symlink
 // the sandbox left in dst: such an entry, like one that cannot be read, is
 // left in src and reported.
-func mergeInto(projects, src, dst string) (left []string, err error) {
-	entries, err := untrusted.ReadDir(projects, src)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
+func mergeInto(projects, src, dst string) (named []string, err error) {
+	var left leftBehind
+	err = eachEntry(projects, src, func(e fs.DirEntry) {
 		if !e.IsDir() {
-			continue
+			return
 		}
 		if e.Name() == instance.AgentsDir {
-			left = append(left, mergeAgents(projects, src, dst)...)
-			continue
+			mergeAgents(projects, src, dst, &left)
+			return
 		}
 		from, to := filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())
 		err := untrusted.Rename(projects, from, to)
 		if err == nil {
-			continue
+			return
 		}
-		if !errors.Is(err, fs.ErrExist) {
-			left = append(left, filepath.Join(projects, from)+": "+err.Error())
-			continue
+		if errors.Is(err, fs.ErrExist) {
+			err = eachEntry(projects, from, func(f fs.DirEntry) {
+				err := untrusted.Rename(projects, filepath.Join(from, f.Name()), filepath.Join(to, f.Name()))
+				switch {
+				case errors.Is(err, fs.ErrExist):
+					left.add(filepath.Join(projects, from, f.Name()) + ": " + dst + " has one of that name")
+				case err != nil:
+					left.add(filepath.Join(projects, from, f.Name()) + ": " + err.Error())
+				}
+			})
 		}
-		inner, err := untrusted.ReadDir(projects, from)
 		if err != nil {
-			left = append(left, filepath.Join(projects, from)+": "+err.Error())
-			continue
+			left.add(filepath.Join(projects, from) + ": " + err.Error())
 		}
-		for _, f := range inner {
-			err := untrusted.Rename(projects, filepath.Join(from, f.Name()), filepath.Join(to, f.Name()))
-			switch {
-			case errors.Is(err, fs.ErrExist):
-				left = append(left, filepath.Join(projects, from, f.Name())+": "+dst+" has one of that name")
-			case err != nil:
-				left = append(left, filepath.Join(projects, from, f.Name())+": "+err.Error())
-			}
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
-	if len(left) > 0 {
-		return left, fmt.Errorf("%d entries of %s were not moved into %s, and are left in place:\n  %s",
-			len(left), filepath.Join(projects, src), filepath.Join(projects, dst), strings.Join(left, "\n  "))
+	if left.n > 0 {
+		more := ""
+		if left.n > len(left.named) {
+			more = fmt.Sprintf("\n  and %d more", left.n-len(left.named))
+		}
+		return left.named, fmt.Errorf("%d entries of %s were not moved into %s, and are left in place:\n  %s%s",
+			left.n, filepath.Join(projects, src), filepath.Join(projects, dst), strings.Join(left.named, "\n  "), more)
 	}
 	oldHistory, err := readHistory(projects, src)
 	if err != nil {
@@ -277,7 +318,7 @@ func mergeInto(projects, src, dst string) (left []string, err error) {
 // that is not empty into the place of dst's empty one (every launch makes
 // them, so most are). An entry both hold something in (two projects'
 // sessions of one agent) is left in src and reported.
-func mergeAgents(projects, src, dst string) (left []string) {
+func mergeAgents(projects, src, dst string, left *leftBehind) {
 	// move renames from to to, in place of an empty one; an empty from
 	// needs no moving.
 	move := func(from, to string) error {
@@ -292,9 +333,9 @@ func mergeAgents(projects, src, dst string) (left []string) {
 	}
 	report := func(from string, err error) {
 		if errors.Is(err, fs.ErrExist) {
-			left = append(left, filepath.Join(projects, from)+": "+dst+" has one of that name")
+			left.add(filepath.Join(projects, from) + ": " + dst + " has one of that name")
 		} else {
-			left = append(left, filepath.Join(projects, from)+": "+err.Error())
+			left.add(filepath.Join(projects, from) + ": " + err.Error())
 		}
 	}
 	agents := filepath.Join(src, instance.AgentsDir)
@@ -303,34 +344,25 @@ func mergeAgents(projects, src, dst string) (left []string) {
 		if err != nil {
 			report(agents, err)
 		}
-		return left
+		return
 	}
-	dirs, err := untrusted.ReadDir(projects, agents)
-	if err != nil {
-		report(agents, err)
-		return left
-	}
-	for _, a := range dirs {
+	err = eachEntry(projects, agents, func(a fs.DirEntry) {
 		from, to := filepath.Join(agents, a.Name()), filepath.Join(dst, instance.AgentsDir, a.Name())
 		err := move(from, to)
-		if !errors.Is(err, fs.ErrExist) || !a.IsDir() {
-			if err != nil {
-				report(from, err)
-			}
-			continue
+		if errors.Is(err, fs.ErrExist) && a.IsDir() {
+			err = eachEntry(projects, from, func(f fs.DirEntry) {
+				if err := move(filepath.Join(from, f.Name()), filepath.Join(to, f.Name())); err != nil {
+					report(filepath.Join(from, f.Name()), err)
+				}
+			})
 		}
-		inner, err := untrusted.ReadDir(projects, from)
 		if err != nil {
 			report(from, err)
-			continue
 		}
-		for _, f := range inner {
-			if err := move(filepath.Join(from, f.Name()), filepath.Join(to, f.Name())); err != nil {
-				report(filepath.Join(from, f.Name()), err)
-			}
-		}
+	})
+	if err != nil {
+		report(agents, err)
 	}
-	return left
 }
 
 // emptyEntry says name is an empty directory or an empty regular file, not
@@ -343,8 +375,13 @@ func emptyEntry(projects, name string) bool {
 	case fi.Mode().IsRegular():
 		return fi.Size() == 0
 	case fi.IsDir():
-		entries, err := untrusted.ReadDir(projects, name)
-		return err == nil && len(entries) == 0
+		d, err := untrusted.OpenDir(projects, name)
+		if err != nil {
+			return false
+		}
+		defer d.Close()
+		_, err = d.ReadDir(1)
+		return err == io.EOF
 	}
 	return false
 }

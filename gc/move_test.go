@@ -2,6 +2,7 @@ package gc
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -429,5 +430,27 @@ func TestMoveMergeUnreadableHistory(t *testing.T) {
 				t.Errorf("the new instance's sessions are %q: the refused merge moved some", got)
 			}
 		})
+	}
+}
+
+// TestMoveMergeNamesFewLeft: a merge that leaves many entries behind (the
+// sandbox can make millions clash) names the first of them and counts
+// the rest, in an error of bounded length.
+func TestMoveMergeNamesFewLeft(t *testing.T) {
+	state := t.TempDir()
+	oldRoot, newRoot := "/old/proj", "/new/proj"
+	oldDir, newDir := makeInstance(t, state, oldRoot), makeInstance(t, state, newRoot)
+	for _, dir := range []string{oldDir, newDir} {
+		must(t, os.Mkdir(filepath.Join(dir, "-flood"), 0o700))
+		for i := range 500 {
+			must(t, os.WriteFile(filepath.Join(dir, "-flood", fmt.Sprint(i)), nil, 0o600))
+		}
+	}
+	res, err := Move(state, oldRoot, newRoot, true)
+	if err == nil || len(res.conflicts) != leftNamed {
+		t.Fatalf("%d named, %v", len(res.conflicts), err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "501 entries of") || !strings.Contains(msg, "and 481 more") || len(msg) > 4096 {
+		t.Errorf("error of %d bytes: %.600s", len(msg), msg)
 	}
 }

@@ -96,3 +96,45 @@ with open("bottom", "wb") as f:
 		t.Errorf("--gc left %v", left)
 	}
 }
+
+// TestReplayReview21MergeBounded: --move --merge carries an old
+// instance's sessions into the new root's, each entry both hold left in
+// the old one and named. The attack, from sessions in both projects:
+// 200,000 names in one of Claude Code's project directories of each
+// (links to a few files: they cost no disk): the merge read each listing
+// whole and named every entry it left, in one error of 200,000 lines.
+// Proof: the merge says how many it left, naming a few, in a bounded
+// output, its peak memory within 16 MiB of --list's.
+func TestReplayReview21MergeBounded(t *testing.T) {
+	h := harness.NewHost(t)
+	old, proj := filepath.Join(h.Home, "code", "old"), filepath.Join(h.Home, "code", "new")
+	h.GitRepo(old)
+	h.GitRepo(proj)
+	flood := `python3 -c '
+import os
+os.chdir(os.path.expanduser("~/.claude/projects"))
+os.mkdir("-flood")
+for i in range(200000):
+    if i % 50000 == 0:
+        open("-flood/f%d" % i, "w").close()
+    os.link("-flood/f%d" % (i - i % 50000), "-flood/%06d-%s" % (i, "n" * 60))
+'`
+	h.Inside(old, nil, flood)
+	h.Inside(proj, nil, flood)
+	harness.Must(t, os.RemoveAll(old))
+	_, _, base := listedBytes(t, h, proj, proj)
+	c := h.Command(proj, nil, "claudebox", "--move", old, "--merge")
+	start := time.Now()
+	out, err := c.CombinedOutput()
+	peak := c.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	t.Logf("--move --merge: %v, peak %d KiB (--list %d KiB), %d bytes of output", time.Since(start), peak, base, len(out))
+	if err == nil || !strings.Contains(string(out), "200004 entries") {
+		t.Errorf("--move --merge does not say it left the 200,000 entries: %v\n%.2000s", err, out)
+	}
+	if len(out) > 16<<10 {
+		t.Errorf("--move --merge printed %d bytes", len(out))
+	}
+	if peak-base > 16<<10 {
+		t.Errorf("--move --merge took %d KiB at its peak, --list %d", peak, base)
+	}
+}
