@@ -49,3 +49,45 @@ func TestFirstDayCtrlZNetworks(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstDayClaudePathFlags: a prompt file claude's own
+// --append-system-prompt-file or --system-prompt-file names outside the
+// project reaches Claude inside as it does the host's claude (claude
+// inside said "not found" and ended); a directory
+// --add-dir names, which Claude inside cannot see, is named with the way
+// to bring it (Claude went on without it, silently).
+func TestFirstDayClaudePathFlags(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, "prompts", "review.md"), "APPEND-PROMPT-FILE-q1\n")
+	h.Write(filepath.Join(h.Home, "prompts", "system.md"), "SYSTEM-PROMPT-FILE-q2\n")
+	h.Write(filepath.Join(h.Home, "code", "other", "notes.md"), "other\n")
+	const key = "sk-ant-test-key-pathflags-0123456789ab"
+	h.Onboarded(key, proj)
+	for _, c := range []struct {
+		flag, path, mark string
+	}{
+		{"--append-system-prompt-file", "~/prompts/review.md", "APPEND-PROMPT-FILE-q1"},
+		{"--system-prompt-file", "../../prompts/system.md", "SYSTEM-PROMPT-FILE-q2"},
+	} {
+		for _, prog := range []string{"claude", "claudebox"} {
+			api := harness.StartFakeAPI(t, "FAKE-REPLY-pathflags")
+			path := strings.Replace(c.path, "~", h.Home, 1)
+			out, err := h.Command(proj, api.Env(key), prog, c.flag, path, "-p", "hello").CombinedOutput()
+			if err != nil {
+				t.Errorf("%s %s: %v\n%s", prog, c.flag, err, out)
+				continue
+			}
+			if !api.Received(c.mark) {
+				t.Errorf("%s %s: the prompt file did not reach the API\n%s", prog, c.flag, out)
+			}
+		}
+	}
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-pathflags")
+	out, err := h.Command(proj, api.Env(key), "claudebox", "--add-dir", "../other", "-p", "hello").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "not shown inside: "+filepath.Join(h.Home, "code", "other")+" (claude --add-dir)") || !strings.Contains(string(out), "--bind") {
+		t.Errorf("claudebox --add-dir of a directory it does not show: %v\n%s", err, out)
+	}
+}

@@ -35,15 +35,24 @@ type namedPath struct {
 	// private copy of it): the command may as well read its token from
 	// it (token=$(cat ~/.pushover_token), --token-file ~/notes/token).
 	run bool
+	// workDir says claude's --add-dir names it: a directory for Claude to
+	// work in, which the user brings with --bind, never shown unasked.
+	workDir bool
 }
+
+// ClaudeArg is a path Claude's own command line names after Flag:
+// --plugin-dir's plugins and a prompt file, shown read-only, and
+// --add-dir's directory, named as not shown.
+type ClaudeArg struct{ Flag, Path string }
 
 // blankedFile is a file in ~/.claude the setup names that an empty file
 // stands over inside, and why.
 type blankedFile struct{ path, why string }
 
 // claudeSetup finds what the user's Claude Code setup names outside
-// ~/.claude, and the plugins claude's --plugin-dir loads for the session
-// (pluginDirs, absolute or from ~), and sorts it: the paths shown read-only at their place (Own),
+// ~/.claude, and what claude's own command line names (claudeArgs,
+// absolute or from ~: the plugins --plugin-dir loads for the session, a
+// prompt file, --add-dir's directory), and sorts it: the paths shown read-only at their place (Own),
 // and those that cannot be (a secret, state, the whole home), each with
 // why. Only the user's own files are read (~/.claude's settings and plugin
 // lists, and the MCP servers carried in from ~/.claude.json): a list that
@@ -53,7 +62,7 @@ type blankedFile struct{ path, why string }
 // in ~/.claude the hooks' and status line's commands write (>, >>);
 // claudeNamed the paths in ~/.claude the setup names, and the entries
 // its hooks write into.
-func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, pluginDirs []string) (own []bind.Own, scripts []mount.Script, unshown []mount.Unshown, hookOutputs []string, blanked []blankedFile, claudeNamed []string) {
+func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg) (own []bind.Own, scripts []mount.Script, unshown []mount.Unshown, hookOutputs []string, blanked []blankedFile, claudeNamed []string) {
 	claudeDir := filepath.Join(home, ".claude")
 	writable := bind.Writable(project, binds)
 	var named []namedPath
@@ -91,11 +100,12 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		named = append(named, mcpNames(mcp[name], "MCP server "+name+" (--with-mcp)", expand)...)
 	}
 	named = append(named, claudeMDImports(claudeDir, writable, read, expand)...)
-	for _, d := range pluginDirs {
-		// A plugin's directory, a folder of plugins, or a plugin's .zip.
-		d = filepath.Clean(expand(d))
+	for _, a := range claudeArgs {
+		// A plugin's directory, a folder of plugins or a plugin's .zip; a
+		// prompt file; a directory to work in.
+		d := filepath.Clean(expand(a.Path))
 		fi, err := os.Stat(d)
-		named = append(named, namedPath{path: d, what: "claude --plugin-dir", dir: err == nil && fi.IsDir()})
+		named = append(named, namedPath{path: d, what: "claude " + a.Flag, dir: err == nil && fi.IsDir(), workDir: a.Flag == "--add-dir"})
 	}
 
 	// What the settings name in ~/.claude is shown, that path alone (not
@@ -139,6 +149,10 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		// is; ~/.claude is rebuilt from what the setup names.
 		inClaude := paths.Within(n.path, claudeDir)
 		if !inClaude && paths.UnderAny(n.path, inside) {
+			continue
+		}
+		if n.workDir {
+			unshown = append(unshown, mount.Unshown{Path: n.path, What: n.what, Reason: "a directory for Claude to work in is shown only when you bind it: --bind it (or --ro-bind it)"})
 			continue
 		}
 		// A script with a credential written in it (a notification hook's

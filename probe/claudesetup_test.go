@@ -32,6 +32,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		".local/share/notes/server.js", ".config/gh/hosts.yml", ".aws/hook.sh", "other/secret-notes",
 		"code/app/hooks/in-project.sh", "files-mkt/marketplace.json", ".claude/logs/prompts.log", ".claude/agents/a.md",
 		"src/my-plugin/.claude-plugin/plugin.json", "src/zipped.zip", ".pushover_token", "bin/notify", ".local/share/notes/token",
+		"prompts/review.md", "code/other/main.go",
 	} {
 		testfs.Write(t, filepath.Join(home, f), "x\n")
 	}
@@ -69,8 +70,15 @@ func TestClaudeSetupShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	mcp := map[string]json.RawMessage{"notes": json.RawMessage(`{"command":"node","args":["~/.local/share/notes/server.js","--port","0","--token-file","~/.local/share/notes/token"]}`)}
-	pluginDirs := []string{"~/src/my-plugin", filepath.Join(home, "src", "zipped.zip"), filepath.Join(home, ".aws")}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), mcp, pluginDirs)
+	claudeArgs := []ClaudeArg{
+		{Flag: "--plugin-dir", Path: "~/src/my-plugin"},
+		{Flag: "--plugin-dir", Path: filepath.Join(home, "src", "zipped.zip")},
+		{Flag: "--plugin-dir", Path: filepath.Join(home, ".aws")},
+		{Flag: "--append-system-prompt-file", Path: "~/prompts/review.md"},
+		{Flag: "--add-dir", Path: filepath.Join(home, "code", "other")},
+		{Flag: "--add-dir", Path: proj},
+	}
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), mcp, claudeArgs)
 
 	// A directory is shown entry by entry, in a read-only directory of
 	// the sandbox's.
@@ -93,12 +101,12 @@ func TestClaudeSetupShown(t *testing.T) {
 		}
 		shown[strings.TrimPrefix(sc.Path, home)] = sc.What
 	}
-	for _, want := range []string{"/src/mkt", "/src/mkt/.claude-plugin", "/src/my-plugin/.claude-plugin", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js", "/src/my-plugin", "/src/zipped.zip", "/bin/notify"} {
+	for _, want := range []string{"/src/mkt", "/src/mkt/.claude-plugin", "/src/my-plugin/.claude-plugin", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js", "/src/my-plugin", "/src/zipped.zip", "/bin/notify", "/prompts/review.md"} {
 		if shown[want] == "" {
 			t.Errorf("%s not shown; shown: %q", want, shown)
 		}
 	}
-	for _, never := range []string{"", "/.config", "/.aws/hook.sh", "/other/secret-notes", "/code/app/hooks/in-project.sh", "/other", "/.pushover_token", "/.local/share/notes/token"} {
+	for _, never := range []string{"", "/.config", "/.aws/hook.sh", "/other/secret-notes", "/code/app/hooks/in-project.sh", "/other", "/.pushover_token", "/.local/share/notes/token", "/code/other"} {
 		if why, ok := shown[never]; ok {
 			t.Errorf("%s shown (%s)", never, why)
 		}
@@ -116,12 +124,16 @@ func TestClaudeSetupShown(t *testing.T) {
 	for _, u := range h.Unshown {
 		unshown = append(unshown, strings.ReplaceAll(u.String(), home, "~"))
 	}
+	if slices.ContainsFunc(unshown, func(u string) bool { return strings.HasPrefix(u, "~/code/app ") }) {
+		t.Errorf("the project, inside already, named as not shown: %q", unshown)
+	}
 	for _, want := range []string{
 		"~ (plugin marketplace all, named in ~/.claude/settings.json): it holds your whole home directory",
 		"~/.config (plugin marketplace config, named in ~/.claude/settings.json): it holds secrets (~/.config/gh)",
 		"~/.aws/hook.sh (a Stop hook's script, named in ~/.claude/settings.json): it lies in ~/.aws, which holds secrets",
 		"~/.claude/settings.local.json (your Claude Code setup): it lies where the sandbox can write, so what it names is not shown",
 		"~/.aws (claude --plugin-dir): it lies in ~/.aws, which holds secrets",
+		"~/code/other (claude --add-dir): a directory for Claude to work in is shown only when you bind it: --bind it (or --ro-bind it)",
 		"~/.pushover_token (a Stop hook's script, named in ~/.claude/settings.json): it is no script (not executable, no #! line, no script's extension): what runs may read its token from it",
 	} {
 		if !slices.Contains(unshown, want) {

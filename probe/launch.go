@@ -36,8 +36,8 @@ type Query struct {
 	StateDirs []string
 	// MCP are the MCP servers carried in, whose programs are shown.
 	MCP map[string]json.RawMessage
-	// PluginDirs are what Claude's own --plugin-dir names, shown too.
-	PluginDirs []string
+	// ClaudeArgs are the paths Claude's own command line names.
+	ClaudeArgs []ClaudeArg
 	// Worktrees: hold the repository's worktrees as Host finds them
 	// (instance.WaitWorktrees), for a launch that makes stand-ins.
 	Worktrees        bool
@@ -191,7 +191,7 @@ func Read(q Query) Launch {
 		}
 		linked <- hardlink.Find(q.Project.Checkout, q.Project.GitDirs)
 	}()
-	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP, q.PluginDirs)
+	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP, q.ClaudeArgs)
 	l.CA = caBundles(q.Home, q.Project.Checkout, q.Binds, q.StateDirs, q.Getenv)
 	if l.Bwrap != "" {
 		l.Landlock, l.NoLandlock = LandlockScoping(l.Bwrap)

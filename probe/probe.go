@@ -40,7 +40,7 @@ import (
 // path), the PATH the sandbox gets, and the variables that lead the host's
 // tools to what they obey (hostVariables); mcp the MCP servers carried in
 // (their programs are shown).
-func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string, mcp map[string]json.RawMessage, pluginDirs []string) mount.Host {
+func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg) mount.Host {
 	homeEnv, pathEnv := getenv("HOME"), getenv("PATH")
 	var h mount.Host
 	// A home reached through a link (Fedora Atomic's /home -> var/home)
@@ -101,7 +101,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			own = append(own, bind.Own{Src: c.Path, Dest: c.Path, Why: "command installed under $HOME, read-only", Role: mount.HostFiles})
 		}
 	}
-	setup, scripts, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, pluginDirs)
+	setup, scripts, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, claudeArgs)
 	h.Scripts = scripts
 	setup, setupCopies, setupLeftOut, cloneUnshown := setupCredentials(home, setup)
 	own = append(own, setup...)

@@ -353,13 +353,13 @@ func (set settings) query(o Options) probe.Query {
 		agentURL = mount.HostAPIURL
 	}
 	network := set.conf.Network != config.NetworkNone
-	var pluginDirs []string
+	var claudeArgs []probe.ClaudeArg
 	if !o.Shell && a.IsClaude() {
-		pluginDirs = claudePluginDirs(o.Args, set.cwd)
+		claudeArgs = claudeArgPaths(o.Args, set.cwd)
 	}
 	return probe.Query{
 		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv,
-		Binds: set.conf.Binds, StateDirs: set.state, MCP: set.servers, PluginDirs: pluginDirs, Worktrees: true,
+		Binds: set.conf.Binds, StateDirs: set.state, MCP: set.servers, ClaudeArgs: claudeArgs, Worktrees: true,
 		WithSSH: set.conf.WithSSH, WithGPG: set.conf.WithGPG, GPU: set.conf.GPU, Limits: set.conf.Limits,
 		Agent: a, APILookup: set.env.APILookup,
 		AgentLogin:  !a.IsClaude() && !o.Shell && network,
@@ -368,26 +368,42 @@ func (set settings) query(o Options) probe.Query {
 	}
 }
 
-// claudePluginDirs are the paths Claude's own --plugin-dir names in args
-// (a plugin's directory or .zip, or a folder of plugins, for the session
-// only), made absolute from cwd as claude inside makes them.
-func claudePluginDirs(args []string, cwd string) []string {
-	var dirs []string
-	for i := 0; i < len(args) && args[i] != "--"; i++ {
-		dir, ok := strings.CutPrefix(args[i], "--plugin-dir=")
-		if !ok && args[i] == "--plugin-dir" && i+1 < len(args) {
-			i++
-			dir, ok = args[i], true
+// claudePathFlags are Claude's own flags that name a path: a plugin's
+// directory or .zip, or a folder of plugins, for the session only; a
+// prompt file; a directory to work in (--add-dir takes one or more).
+var claudePathFlags = []string{"--plugin-dir", "--append-system-prompt-file", "--system-prompt-file", "--add-dir"}
+
+// claudeArgPaths are the paths Claude's own flags name in args, made
+// absolute from cwd as claude inside makes them.
+func claudeArgPaths(args []string, cwd string) []probe.ClaudeArg {
+	var found []probe.ClaudeArg
+	add := func(flag, path string) {
+		if path == "" {
+			return
 		}
-		if !ok || dir == "" {
+		if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~") && !strings.HasPrefix(path, "$HOME") && !strings.HasPrefix(path, "${HOME}") {
+			path = filepath.Join(cwd, path)
+		}
+		found = append(found, probe.ClaudeArg{Flag: flag, Path: path})
+	}
+	for i := 0; i < len(args) && args[i] != "--"; i++ {
+		flag, value, eq := strings.Cut(args[i], "=")
+		if !slices.Contains(claudePathFlags, flag) {
 			continue
 		}
-		if !filepath.IsAbs(dir) && !strings.HasPrefix(dir, "~") && !strings.HasPrefix(dir, "$HOME") && !strings.HasPrefix(dir, "${HOME}") {
-			dir = filepath.Join(cwd, dir)
+		if eq {
+			add(flag, value)
+			continue
 		}
-		dirs = append(dirs, dir)
+		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+			i++
+			add(flag, args[i])
+			if flag != "--add-dir" {
+				break
+			}
+		}
 	}
-	return dirs
+	return found
 }
 
 // resolveEnv works out the variables passed in. The user's
