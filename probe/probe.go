@@ -425,12 +425,13 @@ var claudeState = map[string]bool{
 var claudeDirCopies = []string{"settings.json", "settings.local.json", "CLAUDE.md"}
 
 // claudeConfig are the entries of ~/.claude that are Claude Code's
-// configuration, as Claude Code 2.1.330 reads them: only these, the
-// Markdown files beside CLAUDE.md (which it imports with @), and what the
-// user's settings name (a hook's or the status line's script) are shown.
-// Any other entry is hidden, whatever it holds: a file Claude Code starts
-// keeping there (an old ~/.claude/.config.json holds the account) is not
-// shown because a list of its state has yet to name it.
+// configuration, as Claude Code 2.1.330 reads them: only these, the files
+// CLAUDE.md imports with @ (claudeMDImports; not every Markdown file
+// beside it: a runbook with a vault token is read by nothing there), and
+// what the user's settings name (a hook's or the status line's script)
+// are shown. Any other entry is hidden, whatever it holds: a file Claude
+// Code starts keeping there (an old ~/.claude/.config.json holds the
+// account) is not shown because a list of its state has yet to name it.
 var claudeConfig = map[string]bool{
 	"settings.json": true, "settings.local.json": true, "CLAUDE.md": true,
 	"commands": true, "agents": true, "skills": true, "plugins": true,
@@ -462,7 +463,7 @@ func claudeEntries(dir string, named, hookOutputs []string, secrets map[string]b
 		if inPlugins, ok := strings.CutPrefix(name, "plugins/"); ok {
 			return claudePluginsConfig[inPlugins]
 		}
-		return claudeConfig[name] || strings.HasSuffix(name, ".md") || slices.Contains(named, filepath.Join(dir, name))
+		return claudeConfig[name] || slices.Contains(named, filepath.Join(dir, name))
 	}
 	// A path named deeper than an entry is shown alone.
 	var deeper []string

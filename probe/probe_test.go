@@ -318,20 +318,22 @@ func TestProbeGitConfigDevNull(t *testing.T) {
 // TestClaudeEntriesKnownOnly: of ~/.claude, only Claude Code's
 // configuration, the Markdown files CLAUDE.md imports and what the
 // settings name are shown; an entry none of these covers is hidden and
-// named (an old .config.json holds the account), and Claude Code's known
+// named (an old .config.json holds the account, a runbook.md not imported
+// a vault token), and Claude Code's known
 // state is hidden without a word, the plugins' data (where a plugin may
 // keep a token) among it.
 func TestClaudeEntriesKnownOnly(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), ".claude")
 	for _, f := range []string{
-		"settings.json", "commands/c.md", "skills/s/SKILL.md", "RULES.md", "scripts/status.sh", "scripts/.env",
+		"settings.json", "commands/c.md", "skills/s/SKILL.md", "RULES.md", "runbook.md", "scripts/status.sh", "scripts/.env",
 		".config.json", "notes/private.txt", "random.txt", "todos/t.json", "history.jsonl",
 		"plugins/installed_plugins.json", "plugins/cache/m/p/1.0/x.md", "plugins/data/p/token.json",
 		"plugins/store/s.json", "plugins/other.json",
 	} {
 		testfs.Write(t, filepath.Join(dir, f), "x\n")
 	}
-	entries, copies, hidden, _, _, dirCopies, _ := claudeEntries(dir, []string{filepath.Join(dir, "scripts", "status.sh")}, nil, nil)
+	named := []string{filepath.Join(dir, "scripts", "status.sh"), filepath.Join(dir, "RULES.md")}
+	entries, copies, hidden, _, _, dirCopies, _ := claudeEntries(dir, named, nil, nil)
 	var shown []string
 	for _, e := range entries {
 		shown = append(shown, strings.TrimPrefix(e, dir+"/"))
@@ -346,12 +348,12 @@ func TestClaudeEntriesKnownOnly(t *testing.T) {
 	if len(copies) != 1 || copies[0].Path != filepath.Join(dir, "settings.json") {
 		t.Errorf("copies %+v", copies)
 	}
-	var named []string
+	var unshown []string
 	for _, e := range hidden {
-		named = append(named, strings.TrimPrefix(e, dir+"/"))
+		unshown = append(unshown, strings.TrimPrefix(e, dir+"/"))
 	}
-	if want := []string{".config.json", "notes", "random.txt", "plugins/other.json"}; !slices.Equal(named, want) {
-		t.Errorf("hidden and named %q, want %q", named, want)
+	if want := []string{".config.json", "notes", "random.txt", "runbook.md", "plugins/other.json"}; !slices.Equal(unshown, want) {
+		t.Errorf("hidden and named %q, want %q", unshown, want)
 	}
 }
 

@@ -87,13 +87,12 @@ func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOu
 }
 
 // managedClaudeDirs are what Claude Code reads of the managed policy's
-// .claude, beside its Markdown files: skills, commands, agents, rules and
-// output styles.
+// .claude: skills, commands, agents, rules and output styles.
 var managedClaudeDirs = map[string]bool{"skills": true, "commands": true, "agents": true, "rules": true, "output-styles": true}
 
 // managedClaudeCopy reads the managed policy's .claude at dir (in the
 // system configuration etc) for its private copy: of its entries, the
-// directories of managedClaudeDirs and its Markdown files; in them,
+// directories of managedClaudeDirs; in them,
 // directories every user may enter, files every user may read, links
 // made again as they are. What else lies there is left out (leftOut,
 // paths in etc): a file named as credentials are kept (credentialFile:
@@ -185,8 +184,6 @@ func managedClaudeCopy(etc, dir string) (c mount.DirCopy, leftOut []string, ok b
 				c.Entries, size, leftOut = c.Entries[:entries], sized, leftOut[:dropped]
 				out(full)
 			}
-		case fi.Mode().IsRegular() && strings.HasSuffix(de.Name(), ".md"):
-			file(full, de.Name(), fi)
 		default:
 			out(full)
 		}

@@ -205,7 +205,7 @@ func TestUsersOwnInUnlistable(t *testing.T) {
 }
 
 // TestManagedClaudeCopy: of the managed policy's .claude, the copy holds
-// the known directories' files and links and its Markdown, and leaves out
+// the known directories' files and links, and leaves out
 // (naming each) a file named as credentials are kept, one with a
 // credential written in it, one only the user's groups may read, a git
 // directory, a directory it cannot read whole, and every other entry.
@@ -256,12 +256,12 @@ func TestManagedClaudeCopy(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	want := []string{"CLAUDE.md", "rules/", "rules/r.md", "skills/", "skills/a/", "skills/a/SKILL.md", "skills/a/doc -> /usr/share/doc", "skills/a/run.sh (x)", "skills/clone/"}
+	want := []string{"rules/", "rules/r.md", "skills/", "skills/a/", "skills/a/SKILL.md", "skills/a/doc -> /usr/share/doc", "skills/a/run.sh (x)", "skills/clone/"}
 	if !slices.Equal(got, want) {
 		t.Errorf("copied %q, want %q", got, want)
 	}
 	slices.Sort(leftOut)
-	wantOut := []string{"claude-code/.claude/agents", "claude-code/.claude/notes.txt", "claude-code/.claude/plugins", "claude-code/.claude/settings.json", "claude-code/.claude/skills/a/.env", "claude-code/.claude/skills/a/group.md", "claude-code/.claude/skills/a/hook.sh", "claude-code/.claude/skills/clone/.git"}
+	wantOut := []string{"claude-code/.claude/CLAUDE.md", "claude-code/.claude/agents", "claude-code/.claude/notes.txt", "claude-code/.claude/plugins", "claude-code/.claude/settings.json", "claude-code/.claude/skills/a/.env", "claude-code/.claude/skills/a/group.md", "claude-code/.claude/skills/a/hook.sh", "claude-code/.claude/skills/clone/.git"}
 	if !slices.Equal(leftOut, wantOut) {
 		t.Errorf("left out %q, want %q", leftOut, wantOut)
 	}

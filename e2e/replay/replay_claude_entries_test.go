@@ -27,6 +27,7 @@ func TestReplayClaudeUnknownEntriesHidden(t *testing.T) {
 	h.Write(filepath.Join(claudeDir, "settings.json"), `{"statusLine":{"type":"command","command":"~/.claude/scripts/status.sh"}}`+"\n")
 	h.Write(filepath.Join(claudeDir, "scripts", "status.sh"), "#!/bin/sh\necho status\n")
 	h.Write(filepath.Join(claudeDir, "scripts", ".env"), "SLACK_TOKEN=xoxb-SCRIPTS-DIR-SECRET\n")
+	h.Write(filepath.Join(claudeDir, "CLAUDE.md"), "@RULES.md\n")
 	h.Write(filepath.Join(claudeDir, "RULES.md"), "rules\n")
 	h.Write(filepath.Join(claudeDir, "commands", "c.md"), "a command\n")
 	proj := filepath.Join(h.Home, "code", "p")

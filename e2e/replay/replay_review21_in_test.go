@@ -103,3 +103,32 @@ func TestReplayReview21WidenedRootDirectories(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview21ClaudeMarkdownNotImported: of ~/.claude's entries,
+// every Markdown file was shown, for CLAUDE.md imports them with @; but
+// one it does not import is read by nothing there (a user's deployment
+// notes, a runbook with a vault token), and an imported one with a
+// credential written in it is blanked, while one not imported was shown
+// whatever it held. The attack, from inside: read it. Proof: it is not
+// readable; the file CLAUDE.md imports still is; --dry-run names it.
+func TestReplayReview21ClaudeMarkdownNotImported(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW21-CLAUDE-NOTES-SECRET"
+	claudeDir := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claudeDir, "CLAUDE.md"), "Follow @style.md\n")
+	h.Write(filepath.Join(claudeDir, "style.md"), "REVIEW21-IMPORTED-STYLE\n")
+	h.Write(filepath.Join(claudeDir, "prod-runbook.md"), "vault root token: "+secret+"\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/style.md; grep -r "+secret+" ~/.claude; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a Markdown file in ~/.claude that CLAUDE.md does not import is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "REVIEW21-IMPORTED-STYLE") {
+		t.Errorf("inside, want the file CLAUDE.md imports:\n%s", out)
+	}
+	if dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell"); !strings.Contains(dry, "prod-runbook.md") {
+		t.Errorf("--dry-run does not name prod-runbook.md as not shown:\n%s", dry)
+	}
+}
