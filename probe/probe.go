@@ -726,7 +726,8 @@ func frozenEntries(dir string) (entries []string, links []mount.HostPath, creds 
 // commandChain follows command's symlinks while they lie outside the system
 // directories (the native installer's ~/.local/bin/claude points into
 // ~/.local/share/claude/versions, both hidden by the private $HOME), and
-// returns the links to recreate and the directory of the real file to bind.
+// returns the links to recreate and what of the real file to bind: its
+// npm package, or the file alone.
 func commandChain(path string) []mount.HostPath {
 	var chain []mount.HostPath
 	for i := 0; i < 40 && path != "" && !paths.UnderAny(path, mount.SystemDirs); i++ {
@@ -735,12 +736,18 @@ func commandChain(path string) []mount.HostPath {
 			return nil
 		}
 		if fi.Mode()&os.ModeSymlink == 0 {
+			// An npm package keeps its executable in bin/ beside the rest,
+			// or its script beside package.json; any other program is
+			// shown alone: the directory it was downloaded into
+			// (~/Downloads) holds what else was.
 			dir := filepath.Dir(path)
-			// An npm package keeps its executable in bin/ beside the rest.
-			if filepath.Base(dir) == "bin" && paths.Exists(filepath.Join(filepath.Dir(dir), "package.json")) {
-				dir = filepath.Dir(dir)
+			switch {
+			case filepath.Base(dir) == "bin" && paths.Exists(filepath.Join(filepath.Dir(dir), "package.json")):
+				return append(chain, mount.HostPath{Path: filepath.Dir(dir)})
+			case paths.Exists(filepath.Join(dir, "package.json")):
+				return append(chain, mount.HostPath{Path: dir})
 			}
-			return append(chain, mount.HostPath{Path: dir})
+			return append(chain, mount.HostPath{Path: path})
 		}
 		target, err := os.Readlink(path)
 		if err != nil {

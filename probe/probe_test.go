@@ -60,7 +60,7 @@ func TestProbe(t *testing.T) {
 	if h.KnownHosts != filepath.Join(home, ".ssh", "known_hosts") || !slices.Contains(own, filepath.Join(home, ".gitconfig")) {
 		t.Errorf("known_hosts %q, own mounts %q", h.KnownHosts, own)
 	}
-	if want := (mount.HostPath{Path: filepath.Join(home, ".local", "bin", "claude"), Link: "../share/claude/versions/1.0/claude"}); !slices.Contains(h.Links, want) || !slices.Contains(own, filepath.Join(home, ".local", "share", "claude", "versions", "1.0")) {
+	if want := (mount.HostPath{Path: filepath.Join(home, ".local", "bin", "claude"), Link: "../share/claude/versions/1.0/claude"}); !slices.Contains(h.Links, want) || !slices.Contains(own, filepath.Join(home, ".local", "share", "claude", "versions", "1.0", "claude")) {
 		t.Errorf("command chain: links %+v, own mounts %q", h.Links, own)
 	}
 	entries := strings.Join(h.ClaudeEntries, " ")

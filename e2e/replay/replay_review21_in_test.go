@@ -132,3 +132,41 @@ func TestReplayReview21ClaudeMarkdownNotImported(t *testing.T) {
 		t.Errorf("--dry-run does not name prod-runbook.md as not shown:\n%s", dry)
 	}
 }
+
+// TestReplayReview21CommandDirectory: the agent's program, where it lies
+// under the home, was shown with its whole directory: a claude binary
+// downloaded into ~/Downloads and linked from ~/.local/bin showed every
+// other download beside it (a bank's statement, a key). The attack,
+// from inside: read them. Proof: none is readable; the program still
+// runs, through its link.
+func TestReplayReview21CommandDirectory(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW21-DOWNLOADS-SECRET"
+	downloads := filepath.Join(h.Home, "Downloads")
+	// What the agent, prompt-injected, runs as it starts.
+	h.Write(filepath.Join(downloads, "claude-2.1.330-linux-x64"), "#!/bin/sh\nexec 2>&1\necho REVIEW21-CLAUDE-RUNS\ngrep -r REVIEW21-DOWNLOADS-\"SEC\"RET \"$HOME/Downloads\"\nls \"$HOME/Downloads\"\ntrue\n")
+	if err := os.Chmod(filepath.Join(downloads, "claude-2.1.330-linux-x64"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.Write(filepath.Join(downloads, "statement-2026-11.csv"), "iban,"+secret+"-bank\n")
+	h.Write(filepath.Join(downloads, "keys", "prod.pem"), secret+"-key\n")
+	bin := filepath.Join(h.Home, ".local", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(downloads, "claude-2.1.330-linux-x64"), filepath.Join(bin, "claude")); err != nil {
+		t.Fatal(err)
+	}
+	h.Chown()
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	env := []string{"PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin", "ANTHROPIC_API_KEY=sk-ant-api03-REVIEW21KEY0123456789"}
+	out := h.Run(proj, env, "claudebox", "-p", "hi")
+	t.Log(out)
+	if strings.Contains(out, secret) || strings.Contains(out, "statement-2026-11.csv") {
+		t.Errorf("what lies beside the agent's program is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "REVIEW21-CLAUDE-RUNS") {
+		t.Errorf("inside, want the agent's program to run:\n%s", out)
+	}
+}
