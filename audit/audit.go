@@ -1407,9 +1407,29 @@ func Replaced(guarded []string, since time.Time) []string {
 	return out
 }
 
-// rules digests the names the walk judges, and how.
+// rules digests the names the walk judges, and how: once for the
+// registry it is made of (each record's start and its end ask, and the
+// digest costs a millisecond).
 func rules() [sha256.Size]byte {
-	return sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, headLog, "refs/*"))
+	rulesDigest.Lock()
+	defer rulesDigest.Unlock()
+	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, headLog, "refs/*"))
+		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
+		if len(projectfiles.Entries) > 0 {
+			rulesDigest.of = &projectfiles.Entries[0]
+		}
+	}
+	return rulesDigest.sum
+}
+
+// rulesDigest is rules' last digest, and the registry it was made of (an
+// upgrade's, in the tests, is another slice).
+var rulesDigest struct {
+	sync.Mutex
+	of  *projectfiles.Entry
+	n   int
+	sum [sha256.Size]byte
 }
 
 // isObeyed says the registry names name: what the host runs or obeys
