@@ -42,11 +42,10 @@ type Relay struct {
 	outDone    chan struct{}
 	inDone     chan struct{}
 	winch      chan os.Signal
-	// suspendTyped receives, when the user types Ctrl-Z, a channel closed
-	// once the stop is followed or not; Restore closes it, then waits for
-	// followDone; cont receives SIGCONT; restoring closes when Restore
-	// begins.
-	suspendTyped chan chan struct{}
+	// suspendTyped is signalled when the user types Ctrl-Z, and closed by
+	// Restore, which then waits for followDone; cont receives SIGCONT;
+	// restoring closes when Restore begins.
+	suspendTyped chan struct{}
 	followDone   chan struct{}
 	cont         chan os.Signal
 	restoring    chan struct{}
@@ -60,12 +59,10 @@ const (
 	// gone, should something else hold its terminal open.
 	drainMax = time.Second
 	// followMax bounds how long the child's foreground is looked at after
-	// Ctrl-Z: Claude, busy, takes seconds to stop. holdMax bounds how long
-	// the user's typing is held meanwhile: a program may take Ctrl-Z for a
-	// keystroke. stopWait bounds how long claudebox waits to be stopped in
-	// turn; stopPoll is how often the foreground is looked at.
+	// Ctrl-Z: Claude, busy, takes seconds to stop. stopWait bounds how
+	// long claudebox waits to be stopped in turn; stopPoll is how often
+	// the foreground is looked at.
 	followMax = 10 * time.Second
-	holdMax   = time.Second
 	stopWait  = time.Second
 	stopPoll  = 20 * time.Millisecond
 )
@@ -263,25 +260,35 @@ func (r *Relay) Started() {
 	}()
 	if r.raw {
 		r.inDone = make(chan struct{})
-		r.suspendTyped = make(chan chan struct{})
+		r.suspendTyped = make(chan struct{}, 1)
 		r.followDone = make(chan struct{})
 		r.restoring = make(chan struct{})
 		r.cont = make(chan os.Signal, 1)
 		signal.Notify(r.cont, unix.SIGCONT)
 		go func() {
 			defer close(r.followDone)
-			for followed := range r.suspendTyped {
+			for range r.suspendTyped {
 				r.followStop()
-				close(followed)
 			}
 		}()
 		go func() {
 			defer close(r.inDone)
 			buf := make([]byte, 4096)
 			for {
+				// What arrives after a Ctrl-Z goes on to the child:
+				// the terminal's answers to what it asked as it stopped
+				// are its, not the shell's.
 				n, err := r.term.Read(buf)
-				if n > 0 && !r.forward(buf[:n]) {
-					return
+				if n > 0 {
+					if _, werr := r.master.Write(buf[:n]); werr != nil {
+						return
+					}
+					if bytes.IndexByte(buf[:n], suspendKey) >= 0 {
+						select {
+						case r.suspendTyped <- struct{}{}:
+						default:
+						}
+					}
 				}
 				if err != nil {
 					return
@@ -296,43 +303,6 @@ func (r *Relay) Started() {
 			r.resize()
 		}
 	}()
-}
-
-// forward writes what the user typed to the child. After a Ctrl-Z it reads
-// nothing more for a moment, until it knows whether the child stopped:
-// what the user types once Claude says it is suspended is for the shell,
-// and waits in the user's terminal for it, as it would for claude.
-func (r *Relay) forward(typed []byte) bool {
-	for len(typed) > 0 {
-		n := len(typed)
-		if i := bytes.IndexByte(typed, suspendKey); i >= 0 {
-			n = i + 1
-		}
-		if _, err := r.master.Write(typed[:n]); err != nil {
-			return false
-		}
-		if typed[n-1] == suspendKey {
-			r.holdForStop()
-		}
-		typed = typed[n:]
-	}
-	return true
-}
-
-// holdForStop has the stop followed, unless one already is, and waits
-// until it is, or for holdMax.
-func (r *Relay) holdForStop() {
-	followed := make(chan struct{})
-	select {
-	case r.suspendTyped <- followed:
-	default:
-		return
-	}
-	select {
-	case <-followed:
-	case <-r.restoring:
-	case <-time.After(holdMax):
-	}
 }
 
 // followStop, after the user typed Ctrl-Z, looks for a moment whether the
