@@ -171,17 +171,23 @@ func lockIdle(dir string) (func(), error) {
 // from a session transcript when there is one (a name alone is ambiguous:
 // "-" is both a separator and a character); a worktree outside oldRoot
 // keeps its name. It returns how many session transcripts were carried.
+// The instance is read a part at a time (the sandbox can leave millions
+// of entries there), each directory renamed into movingDir, out of the
+// listing, where it would be met again, and back once the listing ends.
 func renameProjectDirs(projects, hash, oldRoot, newRoot string) (int, error) {
 	dir := filepath.Join(projects, hash)
-	entries, err := untrusted.ReadDir(projects, hash)
-	if err != nil {
+	if err := unstage(dir); err != nil {
+		return 0, err
+	}
+	if err := untrusted.MkdirAll(dir, movingDir, 0o700); err != nil {
 		return 0, err
 	}
 	sessions := 0
 	oldName := ClaudeProjectDir(oldRoot)
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+	var renameErr error
+	err := eachEntry(projects, hash, func(e fs.DirEntry) {
+		if renameErr != nil || !e.IsDir() || e.Name() == movingDir {
+			return
 		}
 		count, cwd := transcript.ProjectDir(dir, e.Name())
 		var newName string
@@ -191,17 +197,46 @@ func renameProjectDirs(projects, hash, oldRoot, newRoot string) (int, error) {
 		case cwd == "" && e.Name() == oldName:
 			newName = ClaudeProjectDir(newRoot)
 		default:
-			continue
+			return
 		}
 		sessions += count
-		if newName == e.Name() {
-			continue
+		if newName != e.Name() {
+			renameErr = untrusted.Rename(dir, e.Name(), filepath.Join(movingDir, newName))
 		}
-		if err := untrusted.Rename(dir, e.Name(), newName); err != nil {
-			return sessions, err
-		}
+	})
+	if err == nil {
+		err = renameErr
 	}
-	return sessions, nil
+	if err != nil {
+		return sessions, err
+	}
+	return sessions, unstage(dir)
+}
+
+// movingDir is where renameProjectDirs keeps the directories it renamed
+// until it has read the instance's listing to its end.
+const movingDir = ".claudebox-moving"
+
+// unstage moves what renameProjectDirs left in movingDir (an interrupted
+// run's too) back into the instance dir, under the names it gave them, and
+// removes movingDir.
+func unstage(dir string) error {
+	var renameErr error
+	err := eachEntry(dir, movingDir, func(e fs.DirEntry) {
+		if renameErr == nil {
+			renameErr = untrusted.Rename(dir, filepath.Join(movingDir, e.Name()), e.Name())
+		}
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err == nil {
+		err = renameErr
+	}
+	if err != nil {
+		return err
+	}
+	return untrusted.RemoveAll(dir, movingDir)
 }
 
 // historyLimit is the most of a prompt history a merge reads.

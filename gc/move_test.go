@@ -454,3 +454,26 @@ func TestMoveMergeNamesFewLeft(t *testing.T) {
 		t.Errorf("error of %d bytes: %.600s", len(msg), msg)
 	}
 }
+
+// TestMoveRenamesEachOnce: --move reads the instance a part at a time
+// (the sandbox can leave millions of entries there), so a directory it
+// renamed must not be met again in the listing: 500 renamed are 500
+// carried, and an interrupted run's renamed directories are put back.
+func TestMoveRenamesEachOnce(t *testing.T) {
+	state := t.TempDir()
+	oldRoot, newRoot := "/old/proj", "/new/proj"
+	oldDir := makeInstance(t, state, oldRoot)
+	for i := range 500 {
+		addSession(t, oldDir, fmt.Sprint(oldRoot, "/sub", i), "s.jsonl")
+	}
+	// An interrupted run's.
+	addSession(t, filepath.Join(oldDir, movingDir), newRoot+"/done", "s.jsonl")
+	res, err := Move(state, oldRoot, newRoot, false)
+	if err != nil || res.Transcripts != 501 {
+		t.Fatalf("%d transcripts carried, want 501: %v", res.Transcripts, err)
+	}
+	got := names(t, res.To)
+	if len(got) != 503 || !slices.Contains(got, ClaudeProjectDir(newRoot+"/sub499")) || !slices.Contains(got, ClaudeProjectDir(newRoot+"/done")) {
+		t.Errorf("%d entries: %.300q", len(got), got)
+	}
+}

@@ -138,3 +138,36 @@ for i in range(200000):
 		t.Errorf("--move --merge took %d KiB at its peak, --list %d", peak, base)
 	}
 }
+
+// TestReplayReview21MoveTopListing: --move renames, in the instance, each
+// of Claude Code's directories named after a working directory under the
+// old root. The attack, from inside: 300,000 names beside them (links to
+// a few files: they cost no disk): the move read the instance's listing
+// whole. Proof: its peak memory stays within 16 MiB of --list's.
+func TestReplayReview21MoveTopListing(t *testing.T) {
+	h := harness.NewHost(t)
+	old, proj := filepath.Join(h.Home, "code", "old"), filepath.Join(h.Home, "code", "new")
+	h.GitRepo(old)
+	h.GitRepo(proj)
+	h.Inside(old, nil, `python3 -c '
+import os
+os.chdir(os.path.expanduser("~/.claude/projects"))
+for i in range(300000):
+    if i % 50000 == 0:
+        open("f%d" % i, "w").close()
+    os.link("f%d" % (i - i % 50000), "%06d-%s" % (i, "n" * 60))
+'`)
+	harness.Must(t, os.RemoveAll(old))
+	_, _, base := listedBytes(t, h, h.Home, old)
+	c := h.Command(proj, nil, "claudebox", "--move", old)
+	start := time.Now()
+	out, err := c.CombinedOutput()
+	peak := c.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	t.Logf("--move: %v, peak %d KiB (--list %d KiB)", time.Since(start), peak, base)
+	if err != nil {
+		t.Fatalf("--move: %v\n%.2000s", err, out)
+	}
+	if peak-base > 16<<10 {
+		t.Errorf("--move took %d KiB at its peak, --list %d", peak, base)
+	}
+}
