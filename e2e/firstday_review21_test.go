@@ -53,7 +53,9 @@ func TestFirstDayCtrlZNetworks(t *testing.T) {
 // TestFirstDayClaudePathFlags: a prompt file claude's own
 // --append-system-prompt-file or --system-prompt-file names outside the
 // project reaches Claude inside as it does the host's claude (claude
-// inside said "not found" and ended); a directory
+// inside said "not found" and ended), the appended one beside
+// SANDBOX.md (claude keeps only the last file of the flag, which
+// claudebox passes SANDBOX.md with); a directory
 // --add-dir names, which Claude inside cannot see, is named with the way
 // to bring it (Claude went on without it, silently).
 func TestFirstDayClaudePathFlags(t *testing.T) {
@@ -82,6 +84,9 @@ func TestFirstDayClaudePathFlags(t *testing.T) {
 			}
 			if !api.Received(c.mark) {
 				t.Errorf("%s %s: the prompt file did not reach the API\n%s", prog, c.flag, out)
+			}
+			if prog == "claudebox" && c.flag == "--append-system-prompt-file" && !api.Received("- Project: "+proj) {
+				t.Errorf("claudebox %s: SANDBOX.md did not reach the API beside it", c.flag)
 			}
 		}
 	}

@@ -110,6 +110,8 @@ func (p *Plan) addAgentConfig(a *AgentConfig, inst string) {
 func (p *Plan) AddSandboxMD(text string) {
 	for i, m := range p.Mounts {
 		switch {
+		case m.Kind == RoBindData && m.Dest == p.sandboxMD && p.appendPrompt != nil:
+			p.Mounts[i].Content = strings.TrimRight(text, "\n") + "\n\n" + p.appendPrompt.Text
 		case m.Kind == RoBindData && m.Dest == p.sandboxMD:
 			p.Mounts[i].Content = text
 		case m.Kind == RoBindData && p.Agent != nil && p.Agent.Instructions != "" && m.Dest == p.Agent.Instructions:

@@ -86,6 +86,13 @@ func TestBuildHostFacts(t *testing.T) {
 			"claude gets SANDBOX.md", func(in *Inputs) { in.Claude = true }, nil, nil,
 			[]string{"/usr/bin/claude", "--append-system-prompt-file", "/h/.claude/SANDBOX.md", "-c"},
 		},
+		{
+			"SANDBOX.md carries the user's own appended prompt file", func(in *Inputs) {
+				in.Claude, in.Host.AppendPrompt = true, &Prompt{Path: "/h/p.md", Text: "mine"}
+				in.Command = []string{"/usr/bin/claude", "--append-system-prompt-file", "/h/p.md", "-c", "--append-system-prompt-file=/h/p.md", "--", "--append-system-prompt-file", "x"}
+			}, nil, nil,
+			[]string{"/usr/bin/claude", "--append-system-prompt-file", "/h/.claude/SANDBOX.md", "-c", "--", "--append-system-prompt-file", "x"},
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := base()

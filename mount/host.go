@@ -86,6 +86,11 @@ type Host struct {
 	// judged: what the host writes into one during the session is not
 	// shown.
 	Scripts []Script
+	// AppendPrompt is the file claude's own --append-system-prompt-file
+	// names, as the launch read it: SANDBOX.md carries it, as the flag
+	// passed twice keeps only its last file. Nil when not given or not
+	// read (claude inside then says what the host's would).
+	AppendPrompt *Prompt
 	// ClaudeDirCopies are the directories of files of ~/.claude (agents,
 	// commands, …) shown as private copies of what the launch read: what
 	// the host clones or writes there during the session is not shown.
@@ -425,6 +430,9 @@ type HookOutput struct {
 	Path string
 	Dir  bool
 }
+
+// Prompt is a prompt file the user named, and what it holds.
+type Prompt struct{ Path, Text string }
 
 // Unshown is a path the user's Claude Code setup names that the sandbox
 // does not show, what names it, and why.

@@ -133,6 +133,9 @@ type Plan struct {
 	Instance string
 	// sandboxMD is where SANDBOX.md is read inside the sandbox.
 	sandboxMD string
+	// appendPrompt is the user's own appended prompt file, which
+	// SANDBOX.md carries after its facts.
+	appendPrompt *Prompt
 	// Network says whether the sandbox shares the host's network.
 	Network bool
 	// Relay, on the filtered network, is the way out of the sandbox's own.
@@ -391,7 +394,12 @@ func Build(in Inputs) Plan {
 	}
 	p.Command = in.Command
 	if in.Claude {
-		p.Command = append([]string{in.Command[0], "--append-system-prompt-file", p.sandboxMD}, in.Command[1:]...)
+		args := in.Command[1:]
+		if in.Host.AppendPrompt != nil {
+			p.appendPrompt = in.Host.AppendPrompt
+			args = withoutFlag(args, AppendPromptFlag)
+		}
+		p.Command = append([]string{in.Command[0], AppendPromptFlag, p.sandboxMD}, args...)
 	}
 	return p
 }
@@ -717,6 +725,9 @@ func (p Plan) Script(bwrap string) string {
 		}
 		if m.Dest == p.sandboxMD {
 			what = "SANDBOX.md, this session's facts, rendered from this plan"
+			if p.appendPrompt != nil {
+				what += ", then the prompt file of your " + AppendPromptFlag + ", " + p.appendPrompt.Path
+			}
 		}
 		fmt.Fprintf(&b, "# fd %d: %s\n", p.fd(1+i), printable.Escape(what))
 	}
@@ -837,4 +848,25 @@ func Quote(s string) string {
 	}
 	b.WriteByte('\'')
 	return b.String()
+}
+
+// AppendPromptFlag is claude's flag that appends a file to its system
+// prompt; passed twice, only its last file counts.
+const AppendPromptFlag = "--append-system-prompt-file"
+
+// withoutFlag is args without flag and its value, in both spellings,
+// before "--".
+func withoutFlag(args []string, flag string) []string {
+	var kept []string
+	for i := 0; i < len(args); i++ {
+		switch {
+		case args[i] == "--":
+			return append(kept, args[i:]...)
+		case args[i] == flag && i+1 < len(args):
+			i++
+		case !strings.HasPrefix(args[i], flag+"="):
+			kept = append(kept, args[i])
+		}
+	}
+	return kept
 }

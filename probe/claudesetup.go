@@ -101,6 +101,9 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 	}
 	named = append(named, claudeMDImports(claudeDir, writable, read, expand)...)
 	for _, a := range claudeArgs {
+		if a.Flag == mount.AppendPromptFlag {
+			continue // SANDBOX.md carries it (appendPrompt)
+		}
 		// A plugin's directory, a folder of plugins or a plugin's .zip; a
 		// prompt file; a directory to work in.
 		d := filepath.Clean(expand(a.Path))
@@ -197,6 +200,31 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		}
 	}
 	return own, scripts, unshown, hookOutputs, blanked, claudeNamed
+}
+
+// appendPrompt is the last file claude's --append-system-prompt-file
+// names, as read now, for SANDBOX.md to carry: claudebox passes SANDBOX.md
+// with the same flag. Nil when none is named or it cannot be read whole.
+func appendPrompt(claudeArgs []ClaudeArg, home, homeEnv string) *mount.Prompt {
+	var last string
+	for _, a := range claudeArgs {
+		if a.Flag == mount.AppendPromptFlag {
+			last = a.Path
+		}
+	}
+	if last == "" {
+		return nil
+	}
+	path := filepath.Clean(expandHome(last, home, homeEnv))
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil
+	}
+	b, err := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), setupFileLimit)
+	if err != nil {
+		return nil
+	}
+	return &mount.Prompt{Path: path, Text: string(b)}
 }
 
 // scriptHoldsCredential says the script at path has a credential written

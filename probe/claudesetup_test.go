@@ -101,7 +101,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		}
 		shown[strings.TrimPrefix(sc.Path, home)] = sc.What
 	}
-	for _, want := range []string{"/src/mkt", "/src/mkt/.claude-plugin", "/src/my-plugin/.claude-plugin", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js", "/src/my-plugin", "/src/zipped.zip", "/bin/notify", "/prompts/review.md"} {
+	for _, want := range []string{"/src/mkt", "/src/mkt/.claude-plugin", "/src/my-plugin/.claude-plugin", "/files-mkt/marketplace.json", "/bin/hook.sh", "/.local/bin/status.sh", "/.local/share/notes/server.js", "/src/my-plugin", "/src/zipped.zip", "/bin/notify"} {
 		if shown[want] == "" {
 			t.Errorf("%s not shown; shown: %q", want, shown)
 		}
@@ -110,6 +110,9 @@ func TestClaudeSetupShown(t *testing.T) {
 		if why, ok := shown[never]; ok {
 			t.Errorf("%s shown (%s)", never, why)
 		}
+	}
+	if h.AppendPrompt == nil || h.AppendPrompt.Text != "x\n" || h.AppendPrompt.Path != filepath.Join(home, "prompts", "review.md") {
+		t.Errorf("the appended prompt file: %+v, want ~/prompts/review.md as read", h.AppendPrompt)
 	}
 	if !strings.Contains(shown["/src/mkt"], "plugin marketplace local, named in ~/.claude/settings.json") {
 		t.Errorf("the marketplace's reason: %q", shown["/src/mkt"])

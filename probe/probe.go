@@ -103,6 +103,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	}
 	setup, scripts, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, claudeArgs)
 	h.Scripts = scripts
+	h.AppendPrompt = appendPrompt(claudeArgs, home, homeEnv)
 	setup, setupCopies, setupLeftOut, cloneUnshown := setupCredentials(home, setup)
 	own = append(own, setup...)
 	h.Unshown = append(unshown, cloneUnshown...)
