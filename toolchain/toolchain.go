@@ -219,7 +219,7 @@ func notLayout(root string) []string {
 		case strings.HasPrefix(name, "."):
 			out = append(out, filepath.Join(root, name))
 		case de.IsDir():
-			if !layoutDirs[name] {
+			if !layoutDirs[name] && !strings.HasPrefix(name, "erts-") {
 				out = append(out, filepath.Join(root, name))
 			}
 		case de.Type().IsRegular():
@@ -237,13 +237,16 @@ func notLayout(root string) []string {
 
 // layoutDirs are the directories of a toolchain's root its programs run
 // with: a prefix's (bin, lib, libexec, share, include, man), a JDK's
-// (conf, jmods, legal), Go's (src, pkg, misc, api, doc, test). Not etc,
+// (conf, jmods, legal; JDK 8's jre, where its java finds the JVM), Go's
+// (src, pkg, misc, api, doc, test), Maven's boot (mvn's class loader),
+// Erlang/OTP's releases (beside its erts-VERSION, where erl runs). Not etc,
 // where a prefix keeps its settings (npm's global npmrc with a registry's
 // token), nor a directory of one's own (config, secrets, notes).
 var layoutDirs = map[string]bool{
 	"bin": true, "sbin": true, "lib": true, "lib32": true, "lib64": true, "libexec": true, "share": true, "include": true, "man": true,
-	"conf": true, "jmods": true, "legal": true,
+	"conf": true, "jmods": true, "legal": true, "jre": true,
 	"src": true, "pkg": true, "misc": true, "api": true, "doc": true, "test": true,
+	"boot": true, "releases": true,
 }
 
 // toolFile says a file of that name at a toolchain's root is part of its

@@ -218,3 +218,24 @@ func TestNotLayout(t *testing.T) {
 		t.Errorf("notLayout = %q, want %q", got, want)
 	}
 }
+
+// TestNotLayoutRuns: the roots of real toolchains a bin/ on PATH widens
+// to (SDKMAN's ~/.sdkman/candidates/java/8.0.402-tem, a Maven, an
+// Erlang/OTP built by kerl) keep what their launchers run with: JDK 8's
+// java finds its JVM in jre/, mvn its class loader in boot/, erl its
+// emulator in erts-VERSION/ and its boot script in releases/.
+func TestNotLayoutRuns(t *testing.T) {
+	for name, files := range map[string][]string{
+		"jdk8":   {"bin/java", "jre/lib/amd64/jvm.cfg", "lib/tools.jar", "release"},
+		"maven":  {"bin/mvn", "boot/plexus-classworlds-2.7.0.jar", "conf/settings.xml", "lib/maven-core.jar"},
+		"erlang": {"bin/erl", "erts-14.2.1/bin/erlexec", "releases/26/start.boot", "lib/stdlib-5.2/ebin/lists.beam"},
+	} {
+		root := t.TempDir()
+		for _, f := range files {
+			testfs.Write(t, filepath.Join(root, f), "x\n")
+		}
+		if got := notLayout(root); len(got) != 0 {
+			t.Errorf("%s: notLayout = %q, want nothing: its launcher runs with all of it", name, got)
+		}
+	}
+}
