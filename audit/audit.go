@@ -654,7 +654,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun, sub = true, allDir
 		case !typ.IsDir() && pythonModule(name, n.fold):
 			hostRun = true
-		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name)),
+		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfigs[name]),
 			(typ&noFile != 0 || typ.IsRegular()) && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
@@ -824,7 +824,7 @@ func (w *walker) leaf(n node, name, rel string) {
 	if n.mode == plainDir && gitOpened[name] && !isObeyed(name, n.fold) {
 		return // git's data, judged above for its size alone
 	}
-	if n.mode == plainDir && (makeFragment(name) || pnpFiles[name]) {
+	if n.mode == plainDir && (makeFragment(name) || pnpFiles[name] || toolConfigs[name]) {
 		if !w.tracked(rel) {
 			w.found(rel)
 		}
@@ -1414,7 +1414,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, headLog, "refs/*"))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, headLog, "refs/*", toolConfigs))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

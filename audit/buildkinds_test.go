@@ -12,7 +12,7 @@ import (
 // its own, which git ignores and the host's tool runs from later, is
 // judged as node_modules is: cargo's target/ (beside a Cargo.toml),
 // Maven's (beside a pom.xml), Gradle's .gradle, renv's renv/library,
-// Turborepo's and Nx's caches, mix's deps/, Dart's .dart_tool,
+// Turborepo's, Nx's, Parcel's and Angular's caches, mix's deps/, Dart's .dart_tool,
 // Composer's vendor/ (beside a composer.json), Bundler's vendor/bundle,
 // mix's _build (beside a mix.exs), Next.js' .next, bootsnap's
 // tmp/cache/bootsnap, Yarn's .yarn/cache and .yarn/unplugged; each unit
@@ -36,6 +36,7 @@ func TestScanBuildDirs(t *testing.T) {
 		"mono/.turbo/cache/abc.tar.zst", "mono/.nx/cache/123/outputs/dist/x",
 		"ex/deps/plug/lib/plug.ex", "fl/.dart_tool/package_config.json",
 		"site/.next/server/app/page.js", "site/.next/static/x.js",
+		"pw/.parcel-cache/data.mdb", "ng/.angular/cache/19.0.0/app/x.json",
 		".yarn/cache/dep-npm-1.0.0.zip", ".yarn/cache/kept-npm-1.0.0.zip", ".yarn/unplugged/dep-npm-1.0.0/node_modules/dep/index.js",
 		"other/target/debug/app",
 		".pnp.cjs", ".pnp.loader.mjs",
@@ -52,6 +53,7 @@ func TestScanBuildDirs(t *testing.T) {
 		"mono/.turbo/cache/abc.tar.zst", "mono/.nx/cache/123/outputs/dist/x",
 		"ex/deps/plug/lib/plug.ex", "fl/.dart_tool/package_config.json",
 		"site/.next/server/app/page.js", ".yarn/cache/dep-npm-1.0.0.zip",
+		"pw/.parcel-cache/data.mdb", "ng/.angular/cache/19.0.0/app/x.json",
 		".yarn/unplugged/dep-npm-1.0.0/node_modules/dep/index.js",
 		"other/target/debug/app", ".pnp.loader.mjs", "app/vendor/javascript/x.js",
 	} {
@@ -74,6 +76,8 @@ func TestScanBuildDirs(t *testing.T) {
 		"ex/deps":                {"plug", "ex", "mix deps.get"},
 		"fl/.dart_tool":          {"package_config.json", "fl", "dart pub get"},
 		"site/.next":             {"server", "site", "next build"},
+		"pw/.parcel-cache":       {"data.mdb", "pw", "parcel build"},
+		"ng/.angular/cache":      {"19.0.0", "ng", "ng build"},
 		".yarn/cache":            {"dep-npm-1.0.0.zip", "", "yarn install --immutable"},
 		".yarn/unplugged":        {"dep-npm-1.0.0", "", "yarn install --immutable"},
 	}
@@ -93,7 +97,7 @@ func TestScanBuildDirs(t *testing.T) {
 		}
 	}
 	slices.Sort(dirs)
-	wantDirs := []string{".yarn/cache", ".yarn/unplugged", "app/tmp/cache/bootsnap", "app/vendor/bundle", "ex/_build", "ex/deps", "fl/.dart_tool", "gr/.gradle", "mono/.nx", "mono/.turbo", "mvn/target", "r/renv/library", "site/.next", "target", "web/vendor"}
+	wantDirs := []string{".yarn/cache", ".yarn/unplugged", "app/tmp/cache/bootsnap", "app/vendor/bundle", "ex/_build", "ex/deps", "fl/.dart_tool", "gr/.gradle", "mono/.nx", "mono/.turbo", "mvn/target", "ng/.angular/cache", "pw/.parcel-cache", "r/renv/library", "site/.next", "target", "web/vendor"}
 	if !slices.Equal(dirs, wantDirs) {
 		t.Errorf("judged %q, want %q", dirs, wantDirs)
 	}

@@ -47,7 +47,8 @@ import (
 // .dart_tool/package_config.json says where each package's code lies),
 // PDM imports __pypackages__, R loads renv's renv/library, Turborepo
 // and Nx restore a build's outputs from their caches (.turbo, .nx) on a
-// hash the cache itself holds, next start serves .next, bootsnap loads
+// hash the cache itself holds, Parcel and the Angular CLI take compiled
+// code from theirs (.parcel-cache, .angular/cache) for sources unchanged, next start serves .next, bootsnap loads
 // Ruby's compiled code from tmp/cache/bootsnap. Each is judged as
 // node_modules is.
 
@@ -76,6 +77,8 @@ var buildKinds = []buildKind{
 	{".next", "", "", "next build"},
 	{".turbo", "", "", "turbo run build"},
 	{".nx", "", "", "nx run-many -t build"},
+	{".parcel-cache", "", "", "parcel build"},
+	{"cache", ".angular", "", "ng build"},
 	{"bootsnap", "tmp/cache", "", "bin/rails runner true"},
 	{"library", "renv", "", "Rscript -e 'renv::restore()'"},
 	{"cache", ".yarn", "", "yarn install --immutable"},

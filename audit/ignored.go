@@ -60,6 +60,20 @@ func makeFragment(name string) bool {
 	return false
 }
 
+// toolConfigs are the files a build tool reads where it runs and obeys
+// by running what they say, kept out of git as a developer's own as
+// often as in it: Bazel's .bazelrc and user.bazelrc (--run_under, the
+// server's JVM options), bazelisk's .bazeliskrc (where it downloads
+// Bazel from) and .bazelversion (a fork's Bazel, by its name), Gradle's
+// gradle.properties (org.gradle.jvmargs' -javaagent, org.gradle.java.home),
+// Android's local.properties (sdk.dir, whose tools the build runs), sbt's
+// .jvmopts and .sbtopts. Judged as a makefile's parts: git shows a change
+// of one it tracks.
+var toolConfigs = map[string]bool{
+	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
+	"gradle.properties": true, "local.properties": true, ".jvmopts": true, ".sbtopts": true,
+}
+
 // fragmentExts are the extensions of task files' parts.
 var fragmentExts = []string{".mk", ".just", ".rake", ".d", ".Po", ".Plo", ".make", ".cmake", ".ninja"}
 

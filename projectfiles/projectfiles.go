@@ -126,6 +126,7 @@ var Entries = []Entry{
 	{Name: "uv.toml", Protection: AtExit, Tools: "uv", Why: "uv's index, its Python downloads' mirror and its build settings"},
 	{Name: "bunfig.toml", Protection: AtExit, Tools: "bun", Why: "bun's preloaded scripts and registry"},
 	{Name: "go.work", Protection: AtExit, Tools: "go", Why: "the modules go builds in place of those go.mod requires (use, replace), kept out of git as a developer's own"},
+	{Name: ".bsp", Protection: AtExit, Tools: "IntelliJ IDEA, Metals", Why: "the build server's command (argv) an IDE runs as it opens the project (sbt's, Mill's, Bazel's), kept out of git"},
 	{Name: ".mvn", Protection: AtExit, Tools: "Maven", Why: "Maven's JVM options, arguments, extensions and its wrapper's download URL"},
 	{Name: ".bundle", Protection: AtExit, Tools: "Bundler", Why: "Bundler's settings: the Gemfile it evaluates, where it installs, build flags"},
 	{Name: ".pdm-python", Protection: AtExit, Tools: "PDM", Why: "the interpreter PDM runs, by its path"},

@@ -113,3 +113,36 @@ func TestReplayReview21MakeIncludesAnyName(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview21BuildToolFiles: build tools read, where they run,
+// files a project keeps out of git and obey them by running what they
+// say: Bazel imports user.bazelrc (--run_under, the server's JVM
+// options), Android's Gradle build runs the tools of local.properties'
+// sdk.dir, sbt's launcher passes .jvmopts to the JVM (-javaagent), an
+// IDE opening an sbt project runs .bsp/sbt.json's argv, and Parcel takes
+// compiled code from .parcel-cache for sources unchanged. The exit audit
+// judged none of them. None of these tools is installed here: the
+// host-side proof is that after the session none of what it wrote is
+// where the host's tool reads it, and that the end says so.
+func TestReplayReview21BuildToolFiles(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/user.bazelrc\n/local.properties\n/.jvmopts\n/.bsp/\n/.parcel-cache/\n")
+	commitAll(h, proj, "ignores")
+	h.Write(filepath.Join(proj, ".parcel-cache", "data.mdb"), "cache\n")
+	out := plantUnseen(t, h, proj, "build tools' files", `
+		echo 'build --run_under=/tmp/x' > user.bazelrc
+		echo 'sdk.dir=/tmp/sdk' > local.properties
+		echo '-javaagent:/tmp/a.jar' > .jvmopts
+		mkdir .bsp && echo '{"argv":["sh","-c","touch /tmp/x"]}' > .bsp/sbt.json
+		echo 'planted' > .parcel-cache/data.mdb`)
+	for _, rel := range []string{"user.bazelrc", "local.properties", ".jvmopts", ".bsp/sbt.json", ".parcel-cache/data.mdb"} {
+		if _, err := os.Stat(filepath.Join(proj, rel)); err == nil {
+			t.Errorf("%s, which the session wrote, is where the host's tool reads it:\n%s", rel, out)
+		}
+		if !strings.Contains(out, strings.Split(rel, "/")[0]) {
+			t.Errorf("the end did not name %s:\n%s", rel, out)
+		}
+	}
+}
