@@ -549,8 +549,10 @@ func (st store) listIgnoredTo(ctx context.Context, checkout, work string, list *
 }
 
 // stalled waits until the git running (its process ID, 0 while none is)
-// used no processor time for stallEvery, and says so; false once ctx ends
-// first. One whose use cannot be read is taken for stalled.
+// used no processor time for stallEvery, asleep as on a FIFO, and says so;
+// false once ctx ends first. One waiting for a processor or the disk on a
+// loaded machine is not (its walk of the tree would only compete with it).
+// One whose use cannot be read is taken for stalled.
 func stalled(ctx context.Context, running *atomic.Int64) bool {
 	pid, used := int64(0), int64(-1)
 	for {
@@ -563,33 +565,34 @@ func stalled(ctx context.Context, running *atomic.Int64) bool {
 		if now == 0 {
 			continue
 		}
-		t, err := cpuTicks(int(now))
-		if err != nil || now == pid && t == used {
+		asleep, t, err := cpuUse(int(now))
+		if err != nil || asleep && now == pid && t == used {
 			return true
 		}
 		pid, used = now, t
 	}
 }
 
-// cpuTicks is the processor time the process pid used, in clock ticks
-// (/proc/PID/stat's utime and stime).
-func cpuTicks(pid int) (int64, error) {
+// cpuUse says whether the process pid sleeps interruptibly, as on a FIFO,
+// and the processor time it used, in clock ticks (/proc/PID/stat's state,
+// utime and stime).
+func cpuUse(pid int) (asleep bool, ticks int64, err error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, err
+		return false, 0, err
 	}
 	// Fields from the third on follow the command's name, in parentheses.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, errors.New("unreadable process status")
+		return false, 0, errors.New("unreadable process status")
 	}
 	fields := strings.Fields(string(b[i+1:]))
 	if len(fields) < 13 {
-		return 0, errors.New("unreadable process status")
+		return false, 0, errors.New("unreadable process status")
 	}
 	user, uerr := strconv.ParseInt(fields[11], 10, 64)
 	system, serr := strconv.ParseInt(fields[12], 10, 64)
-	return user + system, errors.Join(uerr, serr)
+	return fields[0] == "S", user + system, errors.Join(uerr, serr)
 }
 
 // waitingError is path, which git would wait forever to read.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -486,7 +487,9 @@ func TestTakeWaitingIgnore(t *testing.T) {
 
 // TestStalled: a git asleep (as on a FIFO; sleep stands in) is taken for
 // stalled, and the look for what holds it starts; none is while no git
-// runs, nor once the list ended.
+// runs, nor once the list ended, nor one that uses no processor time
+// without sleeping, as one starved on a loaded machine (a stopped one
+// stands in).
 func TestStalled(t *testing.T) {
 	asleep := exec.Command("sleep", "60")
 	if err := asleep.Start(); err != nil {
@@ -510,6 +513,12 @@ func TestStalled(t *testing.T) {
 	end()
 	if stalled(ended, &running) {
 		t.Error("taken for stalled once the list ended")
+	}
+	asleep.Process.Signal(syscall.SIGSTOP)
+	ctx, cancel = context.WithTimeout(context.Background(), 5*stallEvery)
+	defer cancel()
+	if stalled(ctx, &running) {
+		t.Error("a git that is not asleep is taken for stalled")
 	}
 }
 
