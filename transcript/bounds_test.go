@@ -144,3 +144,51 @@ func TestGeminiChatMessagesReadOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestExportSubagentsBounded: the subagents an export renders are bounded
+// in number and, all together, in lines: the sandbox can give a session
+// any number, each a name of one long transcript (hard links).
+func TestExportSubagentsBounded(t *testing.T) {
+	inst := t.TempDir()
+	session := func(name string) string {
+		if err := os.MkdirAll(filepath.Join(inst, "-p", name, "subagents"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(inst, "-p", name+".jsonl"), []byte(`{"type":"user","uuid":"u","message":{"role":"user","content":"hi"}}`+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return filepath.Join(inst, "-p", name, "subagents")
+	}
+	export := func(name string) string {
+		var out bytes.Buffer
+		if err := Export(&out, inst, filepath.Join("-p", name+".jsonl"), Options{Detail: Tools}); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	// Eleven of a quarter of the lines one transcript may hold: four fill
+	// them.
+	long := session("long")
+	line := `{"type":"assistant","uuid":"x","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"t"}]}}` + "\n"
+	if err := os.WriteFile(filepath.Join(long, "agent-l.jsonl"), []byte(strings.Repeat(line, maxRecords/4)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if err := os.Link(filepath.Join(long, "agent-l.jsonl"), filepath.Join(long, fmt.Sprintf("agent-l%d.jsonl", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := export("long"); strings.Count(out, "## Subagent ") != 4 || !strings.Contains(out, "7 more subagents were left out") {
+		t.Errorf("%d subagents of 11 long ones rendered, want 4, the rest said left out", strings.Count(out, "## Subagent "))
+	}
+	// Empty ones, more than are listed.
+	many := session("many")
+	for i := range maxAgents + 5 {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("agent-s%04d.jsonl", i)), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out := export("many"); strings.Count(out, "## Subagent ") != maxAgents || !strings.Contains(out, "5 more subagents were left out") {
+		t.Errorf("%d subagents of %d rendered, want %d, the rest said left out", strings.Count(out, "## Subagent "), maxAgents+5, maxAgents)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"sort"
@@ -71,7 +72,7 @@ func Export(w io.Writer, dir, name string, opt Options) error {
 	}
 	id := strings.TrimSuffix(path.Base(name), ".jsonl")
 	bw := bufio.NewWriterSize(w, 64<<10)
-	agents := subagents(dir, strings.TrimSuffix(name, ".jsonl"))
+	agents, more := subagents(dir, strings.TrimSuffix(name, ".jsonl"))
 	r := &renderer{w: bw, opt: opt, level: "##", tools: map[string]string{}, agents: map[string]string{}}
 	for _, a := range agents {
 		if a.ToolUseID != "" {
@@ -84,8 +85,17 @@ func Export(w io.Writer, dir, name string, opt Options) error {
 	if opt.Detail == Chat {
 		return bw.Flush()
 	}
-	// Each subagent's conversation, as a section the call links to.
-	for _, a := range agents {
+	// Each subagent's conversation, as a section the call links to, all of
+	// them within what one transcript may hold: the sandbox can give a
+	// session any number of subagents, each a name of one long transcript
+	// (400 of 20,000 records held --export past a minute).
+	budget := maxRecords
+	for i, a := range agents {
+		if budget <= 0 {
+			more += len(agents) - i
+			break
+		}
+		budget--
 		r.section, r.level = "", "###"
 		r.para("## Subagent " + a.id)
 		if a.Description != "" {
@@ -98,9 +108,14 @@ func Export(w io.Writer, dir, name string, opt Options) error {
 		}
 		six, err := read(sf)
 		if err == nil {
+			budget -= six.lines
 			r.chain(sf, six, six.chain(true))
 		}
 		sf.Close()
+	}
+	if more > 0 {
+		r.section, r.level = "", "###"
+		r.note(fmt.Sprintf("%d more subagents were left out: an export reads at most %d, of %d lines in all", more, maxAgents, maxRecords))
 	}
 	return bw.Flush()
 }
@@ -140,20 +155,24 @@ type agent struct {
 	ToolUseID   string `json:"toolUseId"`
 }
 
+// maxAgents bounds the subagents an export lists of one session.
+const maxAgents = 1000
+
 // subagents lists the subagent transcripts of the session whose directory
-// (the transcript's name without .jsonl) is session, in name order.
-func subagents(dir, session string) []agent {
+// (the transcript's name without .jsonl) is session, in name order: the
+// first maxAgents the directory lists, read a part at a time, and how
+// many more it holds.
+func subagents(dir, session string) (out []agent, more int) {
 	sub := path.Join(session, "subagents")
-	entries, err := untrusted.ReadDir(dir, sub)
-	if err != nil {
-		return nil
-	}
-	var out []agent
-	for _, e := range entries {
+	eachEntry(dir, sub, func(e fs.DirEntry) {
 		id, ok := strings.CutPrefix(e.Name(), "agent-")
 		id, ok2 := strings.CutSuffix(id, ".jsonl")
-		if !ok || !ok2 || !e.Type().IsRegular() || !isAgentID(id) {
-			continue
+		switch {
+		case !ok || !ok2 || !e.Type().IsRegular() || !isAgentID(id):
+			return
+		case len(out) == maxAgents:
+			more++
+			return
 		}
 		a := agent{id: id, file: path.Join(sub, e.Name())}
 		if b, err := untrusted.ReadFile(dir, path.Join(sub, "agent-"+id+".meta.json"), 64<<10); err == nil {
@@ -162,8 +181,9 @@ func subagents(dir, session string) []agent {
 			a.ToolUseID = clip(a.ToolUseID, maxID)
 		}
 		out = append(out, a)
-	}
-	return out
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].file < out[j].file })
+	return out, more
 }
 
 // isAgentID accepts the ids Claude Code gives subagents, which become

@@ -171,3 +171,50 @@ for i in range(300000):
 		t.Errorf("--move took %d KiB at its peak, --list %d", peak, base)
 	}
 }
+
+// TestReplayReview21ExportSubagentsBounded: --export, and the export at
+// a session's end, render each subagent's transcript after the session's.
+// The attack, from inside: one session with 400 subagents, each a name of
+// one transcript of 20,000 records (links: they cost no disk); every
+// subagent was read and rendered, without a bound on how many.
+// Proof: the export reads the subagents' transcripts up to one
+// transcript's bound in all, and says it left the rest out.
+func TestReplayReview21ExportSubagentsBounded(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "demo")
+	h.GitRepo(proj)
+	h.Inside(proj, nil, `python3 -c '
+import os
+d = os.path.expanduser("~/.claude/projects/-planted")
+s = "00000000-0000-4000-8000-000000000007"
+os.makedirs(d + "/" + s + "/subagents")
+with open(d + "/" + s + ".jsonl", "w") as f:
+    f.write("{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n")
+a = d + "/" + s + "/subagents/agent-a0.jsonl"
+with open(a, "w") as f:
+    p = "null"
+    for i in range(20000):
+        f.write("{\"type\":\"assistant\",\"uuid\":\"x%d\",\"parentUuid\":%s,\"message\":{\"id\":\"m%d\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"line %d\"}]}}\n" % (i, p, i, i))
+        p = "\"x%d\"" % i
+for i in range(1, 400):
+    os.link(a, d + "/" + s + "/subagents/agent-a%d.jsonl" % i)
+'`)
+	out := filepath.Join(h.Home, "export.md")
+	start := time.Now()
+	msg, err := h.Bounded(proj, "--export", "00000000-0000-4000-8000-000000000007", "-o", out)
+	fi, _ := os.Stat(out)
+	var size int64
+	if fi != nil {
+		size = fi.Size()
+	}
+	t.Logf("--export: %v, %d bytes written", time.Since(start), size)
+	if err != nil {
+		t.Fatalf("--export: %v\n%.2000s", err, msg)
+	}
+	if size > 16<<20 {
+		t.Errorf("--export wrote %d bytes", size)
+	}
+	if md, _ := os.ReadFile(out); !strings.Contains(string(md), "more subagents were left out") {
+		t.Errorf("--export does not say it left subagents out")
+	}
+}
