@@ -1,44 +1,14 @@
 package claudesettings
 
-import (
-	"regexp"
-	"sync"
-)
+import "github.com/claudebox/claudebox/internal/credential"
 
 // TokenPrefixes matches, in a regular expression, the prefixes known
-// services give their tokens: GitHub's, GitLab's (a personal and a deploy
-// token), Slack's, Anthropic's, OpenAI's, AWS's key id.
-const TokenPrefixes = `(gh[pousr]_|github_pat_|glpat-|gldt-|xox[abpre]-|sk-ant-|sk-proj-|AKIA)`
-
-// commandCredential is a credential written into a command or a script as
-// a literal: a token of a known service by its prefix (TokenPrefixes), a
-// bearer token, or a value of 16 or more token characters given to what a
-// name says is a token, a secret, a password or a key (SLACK_TOKEN=…,
-// --api-key …). A variable in its place ($SLACK_TOKEN), a count (tokens:
-// 1234) is none. Compiled at first use, as every expression of this
-// package: claudebox's processes that never use them (the guard watcher,
-// the relay inside) do not pay.
-var commandCredential = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b` + TokenPrefixes + `[A-Za-z0-9_-]{8,}|\bbearer\s+[A-Za-z0-9._~+/-]{16,}|(token|secret|passw|api[_-]?key|auth)[a-z_-]*["']?(\s*[=:]\s*|\s+)["']?[A-Za-z0-9._~+/=-]{16,}`)
-})
-
-// webhookURL is a URL that is itself a credential: whoever holds it posts
-// into the user's channel as the user's integration (Slack's, Discord's,
-// Microsoft Teams', and Mattermost's incoming webhooks,
-// Zapier's and IFTTT's triggers, a Telegram bot's token in its path).
-var webhookURL = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)hooks\.slack\.com/(services|workflows|triggers)/[A-Za-z0-9/_-]{8,}|discord(app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{8,}|\.webhook\.office\.com/webhook|\.logic\.azure\.com\S*sig=|hooks\.zapier\.com/hooks/catch/|maker\.ifttt\.com/trigger/\S*/key/|api\.telegram\.org/bot\d+:[A-Za-z0-9_-]{8,}|/hooks/[a-z0-9]{20,}`)
-})
-
-// userPassword is a user and password given to curl, wget or httpie on
-// the command line (-u ci:PASSWORD, --user=ci:PASSWORD), not a variable.
-var userPassword = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|\s)(-u|--user|--auth|-a)(\s+|=)["']?[A-Za-z0-9._@+-]+:[^\s$"'][^\s"']{5,}`)
-})
+// services give their tokens (credential.TokenPrefixes).
+const TokenPrefixes = credential.TokenPrefixes
 
 // HasCommandCredential says a command's text, or a script's, holds a
 // credential: one in a URL, a URL that is one, a user's password on the
 // command line, or one written as a literal.
 func HasCommandCredential(data []byte) bool {
-	return commandCredential().Match(data) || webhookURL().Match(data) || userPassword().Match(data) || HasURLCredential(data)
+	return credential.InCommand(data)
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/claudebox/claudebox/internal/credential"
 )
 
 // allowedEnv are passed in when set: what a terminal program needs, each
@@ -65,14 +67,16 @@ var claudeEnv = []string{
 }
 
 // urlEnv are passed in when set, as allowedEnv, unless the value names a
-// URL's user (see namesURLUser).
+// URL's user (see namesURLUser) or holds a credential.
 var urlEnv = []string{"ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL", "ANTHROPIC_FOUNDRY_BASE_URL"}
 
 // toolchainEnv are passed in when set: where a toolchain is and how it
 // builds (paths, module patterns, flags), so that builds inside are the
 // host's. None is meant to hold a secret, but a proxy's or an index's URL
-// can embed one (GOPROXY=https://user:token@host, as GOSUMDB): a value
-// that names a URL's user passes only on request (--env). KUBECONFIG
+// can embed one (GOPROXY=https://user:token@host, as GOSUMDB, or a token
+// in its path), and flags a key (GOFLAGS=-ldflags=-X=main.key=sk-ant-…):
+// a value that names a URL's user or holds a credential passes only on
+// request (--env), and the launch names it as not passed. KUBECONFIG
 // names files only; what it names under ~/.kube stays hidden.
 var toolchainEnv = []string{
 	"JAVA_HOME", "GOROOT", "GOPATH", "GOBIN", "GOFLAGS", "GOPRIVATE", "GONOSUMDB", "GONOPROXY",
@@ -86,11 +90,12 @@ var toolchainEnv = []string{
 
 // Allowed says a variable of this name and value passes into the sandbox
 // without being named: it is on one of the allowlists, and a value that
-// may carry a URL's credentials does not name a URL's user. Claude Code's
+// may carry a credential neither names a URL's user nor holds one that
+// package credential recognises. Claude Code's
 // settings keep the same variables in their env.
 func Allowed(name, value string) bool {
 	if slices.Contains(toolchainEnv, name) || slices.Contains(urlEnv, name) {
-		return !namesURLUser(value)
+		return !namesURLUser(value) && !credential.InCommand([]byte(value))
 	}
 	return slices.Contains(allowedEnv, name) || slices.Contains(claudeEnv, name)
 }

@@ -92,6 +92,30 @@ func TestResolveToolchainAndDropped(t *testing.T) {
 	}
 }
 
+// A toolchain's variable or a provider's URL whose value holds a
+// credential that names no URL's user (a key in GOFLAGS' -ldflags, a
+// token in GOPROXY's path) does not pass by itself: it is named among the
+// dropped, and passes named with --env.
+func TestResolveToolchainCredential(t *testing.T) {
+	environ := []string{
+		"GOFLAGS=-ldflags=-X=main.apiKey=sk-ant-api03-abcdefghijklmnop", "GOPROXY=https://goproxy.corp/api/go/token/ghp_abcdefghijklmnop",
+		"ANTHROPIC_FOUNDRY_BASE_URL=https://foundry.example/?api_key=abcdefghijklmnopqrstuvwx", "GOFLAGS_OK=1", "GONOSUMDB=corp.example/*",
+	}
+	env, err := Resolve(environ, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"GONOSUMDB"}; !slices.Equal(env.Names, want) {
+		t.Errorf("names %q, want %q", env.Names, want)
+	}
+	if want := []string{"ANTHROPIC_FOUNDRY_BASE_URL", "GOFLAGS", "GOFLAGS_OK", "GOPROXY"}; !slices.Equal(env.Dropped, want) {
+		t.Errorf("dropped %q, want %q", env.Dropped, want)
+	}
+	if env, err := Resolve(environ, []string{"GOFLAGS"}, nil); err != nil || !slices.Contains(env.Names, "GOFLAGS") {
+		t.Errorf("--env GOFLAGS should pass it: %v %q", err, env.Names)
+	}
+}
+
 // Variables pass by exact name, never by how they start: a credential of
 // Claude's API under a name that looks like Claude Code's own stays out,
 // and the gateway's headers are the proxy's.
