@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bytes"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,8 +27,8 @@ var (
 )
 
 // claudeMDImports are the files the user's own CLAUDE.md (~/.claude's)
-// imports, and what they import in turn, as Claude Code follows them,
-// named for the setup to show. A file where the sandbox can write is not
+// and rules (~/.claude/rules' Markdown files) import, and what they import
+// in turn, as Claude Code follows them, named for the setup to show. A file where the sandbox can write is not
 // read: what it imports is its writer's choice, not the user's.
 func claudeMDImports(claudeDir string, writable []string, read func(string) []byte, expand func(string) string) []namedPath {
 	home := filepath.Dir(claudeDir)
@@ -53,9 +54,32 @@ func claudeMDImports(claudeDir string, writable []string, read func(string) []by
 			}
 		}
 	}
-	top := filepath.Join(claudeDir, "CLAUDE.md")
-	follow(top, read(top), 0)
+	for _, file := range append([]string{filepath.Join(claudeDir, "CLAUDE.md")}, rulesFiles(filepath.Join(claudeDir, "rules"))...) {
+		follow(file, read(file), 0)
+	}
 	return named
+}
+
+// rulesMax bounds how many of the user's rules files are read for their
+// imports.
+const rulesMax = 1000
+
+// rulesFiles are the Markdown files in the user's rules directory and
+// below it, as Claude Code loads them, a linked directory not entered.
+func rulesFiles(dir string) []string {
+	var files []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case len(files) == rulesMax:
+			return filepath.SkipAll
+		case !d.IsDir() && strings.HasSuffix(d.Name(), ".md"):
+			files = append(files, path)
+		}
+		return nil
+	})
+	return files
 }
 
 // importPaths are the paths a CLAUDE.md's text imports, as written, but

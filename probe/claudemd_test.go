@@ -31,8 +31,9 @@ func TestImportPaths(t *testing.T) {
 	}
 }
 
-// TestClaudeSetupShowsImports: what ~/.claude/CLAUDE.md imports from
-// outside ~/.claude, and what that imports, is shown read-only; an import
+// TestClaudeSetupShowsImports: what ~/.claude/CLAUDE.md and the user's
+// rules (~/.claude/rules) import from outside ~/.claude, and what that
+// imports, is shown read-only; an import
 // of a credential store is not, and is named; a file of the project is
 // not read for its imports (the sandbox writes it).
 func TestClaudeSetupShowsImports(t *testing.T) {
@@ -42,6 +43,8 @@ func TestClaudeSetupShowsImports(t *testing.T) {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
 	testfs.Write(t, filepath.Join(home, ".claude", "CLAUDE.md"), "@~/dotfiles/team.md\n@~/.aws/credentials\n@../code/app/NOTES.md\n")
+	testfs.Write(t, filepath.Join(home, ".claude", "rules", "go", "style.md"), "@~/dotfiles/go-style.md\n")
+	testfs.Write(t, filepath.Join(home, "dotfiles", "go-style.md"), "gofmt\n")
 	testfs.Write(t, filepath.Join(home, "dotfiles", "team.md"), "@sub/more.md\n")
 	testfs.Write(t, filepath.Join(home, "dotfiles", "sub", "more.md"), "more\n")
 	testfs.Write(t, filepath.Join(home, ".aws", "credentials"), "[default]\n")
@@ -58,7 +61,7 @@ func TestClaudeSetupShowsImports(t *testing.T) {
 			shown[strings.TrimPrefix(m.Dest, home)] = true
 		}
 	}
-	for _, want := range []string{"/dotfiles/team.md", "/dotfiles/sub/more.md"} {
+	for _, want := range []string{"/dotfiles/team.md", "/dotfiles/sub/more.md", "/dotfiles/go-style.md"} {
 		if !shown[want] {
 			t.Errorf("%s not shown; shown: %v", want, shown)
 		}
