@@ -219,7 +219,8 @@ const movingDir = ".claudebox-moving"
 
 // unstage moves what renameProjectDirs left in movingDir (an interrupted
 // run's too) back into the instance dir, under the names it gave them, and
-// removes movingDir.
+// removes movingDir. A file or a symlink under its name is the sandbox's,
+// and goes.
 func unstage(dir string) error {
 	var renameErr error
 	err := eachEntry(dir, movingDir, func(e fs.DirEntry) {
@@ -227,8 +228,11 @@ func unstage(dir string) error {
 			renameErr = untrusted.Rename(dir, filepath.Join(movingDir, e.Name()), e.Name())
 		}
 	})
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil
+	case errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.ELOOP):
+		return untrusted.RemoveAll(dir, movingDir)
 	}
 	if err == nil {
 		err = renameErr

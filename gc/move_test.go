@@ -3,6 +3,7 @@ package gc
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -475,5 +476,42 @@ func TestMoveRenamesEachOnce(t *testing.T) {
 	got := names(t, res.To)
 	if len(got) != 503 || !slices.Contains(got, ClaudeProjectDir(newRoot+"/sub499")) || !slices.Contains(got, ClaudeProjectDir(newRoot+"/done")) {
 		t.Errorf("%d entries: %.300q", len(got), got)
+	}
+}
+
+// TestMovePlantedMovingName: a file or a symlink the sandbox left under
+// the name --move parks directories in does not stop --move (it stopped
+// it, naming the path, until the user removed it), and the symlink's
+// target, outside the instance, is not touched.
+func TestMovePlantedMovingName(t *testing.T) {
+	for _, plant := range []string{"file", "symlink"} {
+		t.Run(plant, func(t *testing.T) {
+			state := t.TempDir()
+			oldRoot, newRoot := "/old/proj", "/new/proj"
+			oldDir := makeInstance(t, state, oldRoot)
+			outside := filepath.Join(t.TempDir(), "kept")
+			if err := os.MkdirAll(outside, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			planted := filepath.Join(oldDir, movingDir)
+			if plant == "file" {
+				err := os.WriteFile(planted, []byte("x"), 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.Symlink(outside, planted); err != nil {
+				t.Fatal(err)
+			}
+			res, err := Move(state, oldRoot, newRoot, false)
+			if err != nil || res.Transcripts != 1 {
+				t.Fatalf("%d transcripts carried, want 1: %v", res.Transcripts, err)
+			}
+			if _, err := os.Lstat(filepath.Join(res.To, movingDir)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the planted %s is still there: %v", plant, err)
+			}
+			if _, err := os.Stat(outside); err != nil {
+				t.Errorf("the symlink's target: %v", err)
+			}
+		})
 	}
 }
