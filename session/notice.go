@@ -140,6 +140,19 @@ func (s *Session) noticeLeftOut() {
 		printable.Say(os.Stderr, "claudebox: not shown inside, as neither Claude Code's configuration nor named by your settings: %s", strings.Join(hidden, ", "))
 		printable.Say(os.Stderr, "hint: a script your settings name (a hook's, the status line's) is shown; to bring another file, move it out of ~/.claude and --ro-bind it")
 	}
+	// What claudebox's own mounts leave out (a toolchain's directories
+	// that are not where tools run from, a secret beside a configuration):
+	// a tool that needs one fails inside, where only --dry-run named it.
+	var ownHidden []string
+	for _, h := range s.plan.Hidden {
+		if h.Own {
+			ownHidden = append(ownHidden, h.Path)
+		}
+	}
+	if hidden := unseen("own-hidden:", ownHidden); len(hidden) > 0 {
+		printable.Say(os.Stderr, "claudebox: not shown inside, beside what is shown of the directory: %s", strings.Join(hidden, ", "))
+		printable.Say(os.Stderr, "hint: a tool that needs one fails inside; bring it read-only with --ro-bind %s, if it holds no secret", hidden[0])
+	}
 	var outputPaths []string
 	for _, o := range s.plan.HookOutputs {
 		outputPaths = append(outputPaths, o.Path)

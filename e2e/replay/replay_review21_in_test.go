@@ -88,10 +88,19 @@ func TestReplayReview21WidenedRootDirectories(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
 	path := []string{"PATH=" + filepath.Join(root, "bin") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
-	out := h.Inside(proj, path, "exec 2>&1; deploy; grep -r "+secret+" "+root+"; true")
+	// The launch's own notices with what ran inside.
+	b, err := h.Command(proj, path, "claudebox", "--shell", "-c", "exec 2>&1; deploy; grep -r "+secret+" "+root+"; true").CombinedOutput()
+	out := string(b)
 	t.Log(out)
+	if err != nil {
+		t.Fatalf("session: %v", err)
+	}
 	if strings.Contains(out, secret) {
 		t.Errorf("a directory beside a PATH toolchain's programs is readable inside:\n%s", out)
+	}
+	// The launch names what it hides, once: a tool that needs it fails.
+	if !strings.Contains(out, "not shown inside, beside what is shown of the directory: ") || !strings.Contains(out, filepath.Join(root, "config")) {
+		t.Errorf("the launch does not name the toolchain's directories it hides:\n%s", out)
 	}
 	if !strings.Contains(out, "DEPLOY-RUNS LIB-SOURCED SHARE-READ") {
 		t.Errorf("inside, want the toolchain's program, its lib/ and its share/:\n%s", out)
