@@ -416,6 +416,10 @@ type node struct {
 	objectFormat string
 	// gitDir is the git directory it lies in, relative ("" for none).
 	gitDir string
+	// clone: that git directory and its work tree were both made during
+	// the session (a clone), by their birth times: its refs are all the
+	// session's, as its files are, and are not named one by one.
+	clone bool
 }
 
 func (w *walker) walk() {
@@ -748,9 +752,10 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	}
 	// A directory made with the casefold attribute passes it on to those
 	// made in it; one without may still hold one that has it.
-	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), record: record, ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd), objectFormat: n.objectFormat, gitDir: n.gitDir}
+	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), record: record, ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd), objectFormat: n.objectFormat, gitDir: n.gitDir, clone: n.clone}
 	if sub == gitDir {
 		child.gitDir = rel
+		child.clone = bornSince(n.fd, w.since) && bornSince(fd, w.since)
 	}
 	if sub == objectsDir {
 		child.objectFormat = objectFormat(n.fd)
@@ -855,7 +860,7 @@ func (w *walker) leaf(n node, name, rel string) {
 	// where they list a branch or a tag.
 	if n.mode == gitDir && name == "packed-refs" {
 		if obeyed, branches := packedRefsObeyed(n.fd, name); !obeyed {
-			if branches {
+			if branches && !n.clone {
 				w.report.Branches = append(w.report.Branches, w.abs(rel))
 			}
 			return
@@ -864,7 +869,7 @@ func (w *walker) leaf(n node, name, rel string) {
 	// A branch, a tag, any ref is history, named, not moved: but the
 	// branch checked out, whose commits git log shows.
 	if n.mode == branchesDir || n.mode == gitDir && pseudoRefs[name] && name != bisectStart {
-		if !w.checkedOut(n.gitDir, rel) {
+		if !n.clone && !w.checkedOut(n.gitDir, rel) {
 			w.report.Branches = append(w.report.Branches, w.abs(rel))
 		}
 		return
@@ -872,7 +877,7 @@ func (w *walker) leaf(n node, name, rel string) {
 	// The previous checkout, which git checkout - returns to, is named
 	// unless it is a branch (judged as such).
 	if n.mode == logsDir && name == headLog {
-		if !w.previousIsBranch(n) {
+		if !n.clone && !w.previousIsBranch(n) {
 			w.report.Branches = append(w.report.Branches, w.abs(rel))
 		}
 		return
@@ -1405,6 +1410,17 @@ func Replaced(guarded []string, since time.Time) []string {
 		}
 	}
 	return out
+}
+
+// bornSince says the directory open at fd was made at since or after, by
+// its birth time, which no one can set; false where the filesystem keeps
+// none.
+func bornSince(fd int, since time.Time) bool {
+	var st unix.Statx_t
+	if unix.Statx(fd, "", unix.AT_EMPTY_PATH, unix.STATX_BTIME, &st) != nil || st.Mask&unix.STATX_BTIME == 0 {
+		return false
+	}
+	return !time.Unix(st.Btime.Sec, int64(st.Btime.Nsec)).Before(since)
 }
 
 // rules digests the names the walk judges, and how: once for the
