@@ -185,7 +185,7 @@ func renameProjectDirs(projects, hash, oldRoot, newRoot string) (int, error) {
 	sessions := 0
 	oldName := ClaudeProjectDir(oldRoot)
 	var renameErr error
-	err := eachEntry(projects, hash, func(e fs.DirEntry) {
+	err := untrusted.EachEntry(projects, hash, func(e fs.DirEntry) {
 		if renameErr != nil || !e.IsDir() || e.Name() == movingDir {
 			return
 		}
@@ -223,7 +223,7 @@ const movingDir = ".claudebox-moving"
 // and goes.
 func unstage(dir string) error {
 	var renameErr error
-	err := eachEntry(dir, movingDir, func(e fs.DirEntry) {
+	err := untrusted.EachEntry(dir, movingDir, func(e fs.DirEntry) {
 		if renameErr == nil {
 			renameErr = untrusted.Rename(dir, filepath.Join(movingDir, e.Name()), e.Name())
 		}
@@ -264,28 +264,6 @@ func (l *leftBehind) add(entry string) {
 	}
 }
 
-// eachEntry calls fn with each entry of the directory name beneath
-// projects, read 64 at a time: the sandbox can leave millions.
-func eachEntry(projects, name string, fn func(fs.DirEntry)) error {
-	d, err := untrusted.OpenDir(projects, name)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	for {
-		entries, err := d.ReadDir(64)
-		for _, e := range entries {
-			fn(e)
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 // mergeInto moves the sessions of instance src into instance dst, both
 // hashes in projects: each project directory's entries, keeping dst's on a
 // name clash, then the prompt history (src's lines first: they are older),
@@ -294,7 +272,7 @@ func eachEntry(projects, name string, fn func(fs.DirEntry)) error {
 // left in src and reported.
 func mergeInto(projects, src, dst string) (named []string, err error) {
 	var left leftBehind
-	err = eachEntry(projects, src, func(e fs.DirEntry) {
+	err = untrusted.EachEntry(projects, src, func(e fs.DirEntry) {
 		if !e.IsDir() {
 			return
 		}
@@ -308,7 +286,7 @@ func mergeInto(projects, src, dst string) (named []string, err error) {
 			return
 		}
 		if errors.Is(err, fs.ErrExist) {
-			err = eachEntry(projects, from, func(f fs.DirEntry) {
+			err = untrusted.EachEntry(projects, from, func(f fs.DirEntry) {
 				err := untrusted.Rename(projects, filepath.Join(from, f.Name()), filepath.Join(to, f.Name()))
 				switch {
 				case errors.Is(err, fs.ErrExist):
@@ -385,11 +363,11 @@ func mergeAgents(projects, src, dst string, left *leftBehind) {
 		}
 		return
 	}
-	err = eachEntry(projects, agents, func(a fs.DirEntry) {
+	err = untrusted.EachEntry(projects, agents, func(a fs.DirEntry) {
 		from, to := filepath.Join(agents, a.Name()), filepath.Join(dst, instance.AgentsDir, a.Name())
 		err := move(from, to)
 		if errors.Is(err, fs.ErrExist) && a.IsDir() {
-			err = eachEntry(projects, from, func(f fs.DirEntry) {
+			err = untrusted.EachEntry(projects, from, func(f fs.DirEntry) {
 				if err := move(filepath.Join(from, f.Name()), filepath.Join(to, f.Name())); err != nil {
 					report(filepath.Join(from, f.Name()), err)
 				}

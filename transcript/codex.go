@@ -10,6 +10,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Codex's sessions (measured with codex-cli 0.169.0) are rollout files in
@@ -31,7 +33,7 @@ const codexSessionsDir = "agents/codex/sessions"
 // them.
 func eachCodex(dir string, visit func(found)) error {
 	walk := func(rel string, digits int, visit func(string)) {
-		eachEntry(dir, rel, func(e fs.DirEntry) {
+		untrusted.EachEntry(dir, rel, func(e fs.DirEntry) {
 			if e.IsDir() && len(e.Name()) == digits && strings.Trim(e.Name(), "0123456789") == "" {
 				visit(path.Join(rel, e.Name()))
 			}
@@ -40,7 +42,7 @@ func eachCodex(dir string, visit func(found)) error {
 	walk(codexSessionsDir, 4, func(year string) {
 		walk(year, 2, func(month string) {
 			walk(month, 2, func(day string) {
-				eachEntry(dir, day, func(f fs.DirEntry) {
+				untrusted.EachEntry(dir, day, func(f fs.DirEntry) {
 					id, ok := codexRolloutID(f.Name())
 					if !ok || !f.Type().IsRegular() {
 						return

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/claudebox/claudebox/internal/jsonscan"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Gemini CLI's chats (measured with 0.61.0), in the instance as its
@@ -28,12 +29,12 @@ const geminiChats = "agents/gemini/tmp"
 
 // eachGemini calls visit for each Gemini chat of the instance dir.
 func eachGemini(dir string, visit func(found)) error {
-	return eachEntry(dir, geminiChats, func(p fs.DirEntry) {
+	return untrusted.EachEntry(dir, geminiChats, func(p fs.DirEntry) {
 		if !p.IsDir() {
 			return
 		}
 		chats := path.Join(geminiChats, p.Name(), "chats")
-		eachEntry(dir, chats, func(f fs.DirEntry) {
+		untrusted.EachEntry(dir, chats, func(f fs.DirEntry) {
 			id, ok := geminiID(f.Name())
 			if !ok || !f.Type().IsRegular() {
 				return

@@ -505,37 +505,15 @@ func byStart(out []Session) {
 	})
 }
 
-// eachEntry calls fn with each entry of the directory rel of dir, read a
-// part at a time: the sandbox can leave millions there.
-func eachEntry(dir, rel string, fn func(fs.DirEntry)) error {
-	d, err := untrusted.OpenDir(dir, rel)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	for {
-		entries, err := d.ReadDir(1024)
-		for _, e := range entries {
-			fn(e)
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 // eachTranscript calls visit for every <dir>/<path-named dir>/<id>.jsonl
 // that is a regular file with a name claudebox will write out, with its
 // path below dir and its modification time.
 func eachTranscript(dir string, visit func(rel, id string, modified time.Time)) error {
-	return eachEntry(dir, ".", func(top fs.DirEntry) {
+	return untrusted.EachEntry(dir, ".", func(top fs.DirEntry) {
 		if !top.IsDir() {
 			return
 		}
-		eachEntry(dir, top.Name(), func(f fs.DirEntry) {
+		untrusted.EachEntry(dir, top.Name(), func(f fs.DirEntry) {
 			id, ok := strings.CutSuffix(f.Name(), ".jsonl")
 			if !ok || !f.Type().IsRegular() || !isSessionID(id) {
 				return

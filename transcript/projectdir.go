@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // What --list and --move read of an instance's transcripts: their number
@@ -26,7 +28,7 @@ const maxCwdLooks = 16
 // are read a part at a time and not kept.
 func Count(dir string) int {
 	n := 0
-	eachEntry(dir, ".", func(top fs.DirEntry) {
+	untrusted.EachEntry(dir, ".", func(top fs.DirEntry) {
 		if top.IsDir() {
 			eachTranscriptIn(dir, top.Name(), func(string) { n++ })
 		}
@@ -51,7 +53,7 @@ func ProjectDir(dir, name string) (count int, cwd string) {
 // eachTranscriptIn calls fn with each regular <name>.jsonl file of the
 // directory name in dir.
 func eachTranscriptIn(dir, name string, fn func(file string)) {
-	eachEntry(dir, name, func(e fs.DirEntry) {
+	untrusted.EachEntry(dir, name, func(e fs.DirEntry) {
 		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".jsonl") {
 			fn(e.Name())
 		}

@@ -164,7 +164,7 @@ const maxAgents = 1000
 // many more it holds.
 func subagents(dir, session string) (out []agent, more int) {
 	sub := path.Join(session, "subagents")
-	eachEntry(dir, sub, func(e fs.DirEntry) {
+	untrusted.EachEntry(dir, sub, func(e fs.DirEntry) {
 		id, ok := strings.CutPrefix(e.Name(), "agent-")
 		id, ok2 := strings.CutSuffix(id, ".jsonl")
 		switch {

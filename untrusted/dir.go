@@ -2,6 +2,7 @@ package untrusted
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -52,3 +53,26 @@ func MkdirAll(dir, name string, perm os.FileMode) error {
 // for dir: it stays that directory wherever it is moved, and whatever then
 // stands at the path it was opened by.
 func FDPath(f *os.File) string { return fmt.Sprintf("/proc/self/fd/%d", f.Fd()) }
+
+// EachEntry calls fn with each entry of the directory name beneath dir,
+// never following a symlink, read a part at a time: the sandbox can leave
+// millions there.
+func EachEntry(dir, name string, fn func(fs.DirEntry)) error {
+	d, err := OpenDir(dir, name)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	for {
+		entries, err := d.ReadDir(64)
+		for _, e := range entries {
+			fn(e)
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
