@@ -314,8 +314,8 @@ func (r *Relay) followStop() {
 	// A stop is followed once seen twice, a poll apart, in the same
 	// group: a shell inside takes its terminal back from a job that
 	// stopped (vim in claudebox --shell) at once.
-	// A shell that took its terminal back ends the look at once: what the
-	// user types next is its.
+	// A shell inside that took its terminal back (its job stopped, not
+	// the child) ends the look at once.
 	first, last := 0, 0
 	for deadline := time.Now().Add(followMax); time.Now().Before(deadline); {
 		pgrp, ok := r.foreground()
