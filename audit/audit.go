@@ -417,8 +417,9 @@ type node struct {
 	// gitDir is the git directory it lies in, relative ("" for none).
 	gitDir string
 	// clone: that git directory and its work tree were both made during
-	// the session (a clone), by their birth times: its refs are all the
-	// session's, as its files are, and are not named one by one.
+	// the session (a clone), by their birth times, where nothing stood at
+	// the start: its refs are all the session's, as its files are, and
+	// are not named one by one.
 	clone bool
 }
 
@@ -755,7 +756,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	child := node{fd: fd, rel: rel, inPlace: inPlace, mode: sub, ino: st.Ino, unchanged: !w.new(&st), record: record, ctime: time.Unix(st.Ctim.Unix()), fold: n.fold || projectfiles.FoldsCase(fd), objectFormat: n.objectFormat, gitDir: n.gitDir, clone: n.clone}
 	if sub == gitDir {
 		child.gitDir = rel
-		child.clone = bornSince(n.fd, w.since) && bornSince(fd, w.since)
+		child.clone = w.madeWhole(n.rel) && bornSince(n.fd, w.since) && bornSince(fd, w.since)
 	}
 	if sub == objectsDir {
 		child.objectFormat = objectFormat(n.fd)
@@ -1410,6 +1411,17 @@ func Replaced(guarded []string, since time.Time) []string {
 		}
 	}
 	return out
+}
+
+// madeWhole says no directory stood at rel at the start, by the start's
+// snapshot: a repository the user had, replaced by a clone under its
+// name, is no clone of the session's. Without the snapshot, none is.
+func (w *walker) madeWhole(rel string) bool {
+	if w.start == nil {
+		return false
+	}
+	_, had := w.start.files.inode(rel)
+	return !had
 }
 
 // bornSince says the directory open at fd was made at since or after, by

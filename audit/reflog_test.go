@@ -65,25 +65,34 @@ func TestScanPseudoRefsAndPreviousCheckout(t *testing.T) {
 }
 
 // TestScanCloneRefs: a repository the session cloned (its work tree and
-// git directory made during it, by their birth times) has only refs the
-// session wrote: none is named, as none of its files is one by one. A
-// git directory made in a directory that was there before (git init in
-// the user's folder) is no clone: its branch is named.
+// git directory made during it, by their birth times, where nothing stood
+// at the start) has only refs the session wrote: none is named, as none
+// of its files is one by one. A git directory made in a directory that
+// was there before (git init in the user's folder) is no clone, nor is a
+// fresh one put in place of the user's repository under its name: their
+// branches are named.
 func TestScanCloneRefs(t *testing.T) {
 	root := t.TempDir()
-	must(t, os.MkdirAll(filepath.Join(root, "old"), 0o755))
-	since := mark(t, t.TempDir())
-	start := Take(root, since, nil, nil)
-	for _, repo := range []string{"clone", "old"} {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+	gitInit := func(repo string) {
 		c := exec.Command("git", "init", "-q", "-b", "main", filepath.Join(root, repo))
-		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		c.Env = env
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("git init: %v\n%s", err, out)
 		}
+	}
+	must(t, os.MkdirAll(filepath.Join(root, "old"), 0o755))
+	gitInit("replaced")
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	must(t, os.RemoveAll(filepath.Join(root, "replaced")))
+	for _, repo := range []string{"clone", "old", "replaced"} {
+		gitInit(repo)
 		write(t, filepath.Join(root, repo, ".git", "refs", "heads", "evil"))
 	}
 	r := Scan(root, since, nil, start, nil)
-	if want := []string{filepath.Join(root, "old", ".git", "refs", "heads", "evil")}; !slices.Equal(r.Branches, want) {
+	want := []string{filepath.Join(root, "old", ".git", "refs", "heads", "evil"), filepath.Join(root, "replaced", ".git", "refs", "heads", "evil")}
+	if slices.Sort(r.Branches); !slices.Equal(r.Branches, want) {
 		t.Errorf("named:\n%q\nwant:\n%q", r.Branches, want)
 	}
 }
