@@ -256,16 +256,14 @@ func kill(t *testing.T, pid int, cmdline string) {
 	syscall.Kill(found[0], syscall.SIGKILL)
 }
 
-// TestReplayFaultsFullDisk: with ~/.claudebox on a full filesystem (a small
-// tmpfs, filled), a launch refuses in one line naming it before it starts
-// anything: no stand-in is made in the project, no record cut short; once
-// there is room again the next launch works.
-func TestReplayFaultsFullDisk(t *testing.T) {
-	h := harness.NewHost(t)
-	proj := filepath.Join(h.Home, "proj")
+// smallStateDisk is a host with a one-file project whose ~/.claudebox is
+// a small filesystem of its own (a 16 MiB tmpfs), for a test to fill.
+func smallStateDisk(t *testing.T) (h *harness.Host, proj, state string) {
+	h = harness.NewHost(t)
+	proj = filepath.Join(h.Home, "proj")
 	h.Write(filepath.Join(proj, "README"), "hi\n")
 	h.GitRepo(proj)
-	state := filepath.Join(h.Home, ".claudebox")
+	state = filepath.Join(h.Home, ".claudebox")
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -274,6 +272,15 @@ func TestReplayFaultsFullDisk(t *testing.T) {
 	}
 	t.Cleanup(func() { syscall.Unmount(state, syscall.MNT_DETACH) })
 	h.Chown()
+	return h, proj, state
+}
+
+// TestReplayFaultsFullDisk: with ~/.claudebox on a full filesystem (a small
+// tmpfs, filled), a launch refuses in one line naming it before it starts
+// anything: no stand-in is made in the project, no record cut short; once
+// there is room again the next launch works.
+func TestReplayFaultsFullDisk(t *testing.T) {
+	h, proj, state := smallStateDisk(t)
 	h.Inside(proj, nil, "true")
 	fill := filepath.Join(state, "fill")
 	if f, err := os.Create(fill); err == nil {
@@ -371,19 +378,7 @@ func TestReplayFaultsTwentySessions(t *testing.T) {
 // stand-in or record of the session is left, no process; with room again
 // the next launch works.
 func TestReplayFaultsDiskFillsDuringSession(t *testing.T) {
-	h := harness.NewHost(t)
-	proj := filepath.Join(h.Home, "proj")
-	h.Write(filepath.Join(proj, "README"), "hi\n")
-	h.GitRepo(proj)
-	state := filepath.Join(h.Home, ".claudebox")
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", state, "tmpfs", 0, "size=16m,mode=700"); err != nil {
-		t.Skipf("cannot mount a tmpfs for the state directory (needs root): %v", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(state, syscall.MNT_DETACH) })
-	h.Chown()
+	h, proj, state := smallStateDisk(t)
 	inst := instance.Dir(state, proj)
 	prompt := `{"display":"before the disk filled"}`
 	var stderr lockedBuffer
