@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -35,7 +36,8 @@ func TestImportPaths(t *testing.T) {
 // rules (~/.claude/rules) import from outside ~/.claude, and what that
 // imports, is shown read-only; an import
 // of a credential store is not, and is named; a file of the project is
-// not read for its imports (the sandbox writes it).
+// not read for its imports (the sandbox writes it), nor is a rule linked
+// to one.
 func TestClaudeSetupShowsImports(t *testing.T) {
 	home := t.TempDir()
 	proj := filepath.Join(home, "code", "app")
@@ -49,6 +51,10 @@ func TestClaudeSetupShowsImports(t *testing.T) {
 	testfs.Write(t, filepath.Join(home, "dotfiles", "sub", "more.md"), "more\n")
 	testfs.Write(t, filepath.Join(home, ".aws", "credentials"), "[default]\n")
 	testfs.Write(t, filepath.Join(proj, "NOTES.md"), "@~/private/diary.md\n")
+	// A rule linked into the project, which the sandbox writes.
+	if err := os.Symlink(filepath.Join(proj, "NOTES.md"), filepath.Join(home, ".claude", "rules", "project.md")); err != nil {
+		t.Fatal(err)
+	}
 	testfs.Write(t, filepath.Join(home, "private", "diary.md"), "dear diary\n")
 	project, err := instance.Resolve(proj)
 	if err != nil {
