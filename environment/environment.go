@@ -89,16 +89,32 @@ var toolchainEnv = []string{
 }
 
 // Allowed says a variable of this name and value passes into the sandbox
-// without being named: it is on one of the allowlists, and a value that
-// may carry a credential neither names a URL's user nor holds one that
-// package credential recognises. Claude Code's
+// without being named: it is on one of the allowlists, and its value holds
+// no credential package credential recognises (an EDITOR's
+// --password=…, a model option's api_key=…: a name says what a variable
+// is for, not what a user put in it), nor, where it may be a URL, names
+// a URL's user. A list of paths is judged path by path, so that an entry
+// that ends in "oauth" does not read as naming the next. Claude Code's
 // settings keep the same variables in their env.
 func Allowed(name, value string) bool {
-	if slices.Contains(toolchainEnv, name) || slices.Contains(urlEnv, name) {
-		return !namesURLUser(value) && !credential.InCommand([]byte(value))
+	switch {
+	case slices.Contains(toolchainEnv, name) || slices.Contains(urlEnv, name):
+		if namesURLUser(value) {
+			return false
+		}
+	case !slices.Contains(allowedEnv, name) && !slices.Contains(claudeEnv, name):
+		return false
 	}
-	return slices.Contains(allowedEnv, name) || slices.Contains(claudeEnv, name)
+	parts := []string{value}
+	if slices.Contains(pathListEnv, name) {
+		parts = strings.Split(value, ":")
+	}
+	return !slices.ContainsFunc(parts, func(p string) bool { return credential.InCommand([]byte(p)) })
 }
+
+// pathListEnv are the allowlisted variables that hold a list of paths
+// (or, LANGUAGE, of locales), separated by colons.
+var pathListEnv = []string{"PATH", "LANGUAGE", "GOPATH", "KUBECONFIG"}
 
 // namesURLUser reports whether v may hold a URL with a user (and so
 // perhaps a password or token) in it: any @, since a proxy's URL is

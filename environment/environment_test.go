@@ -139,3 +139,25 @@ func TestResolveByExactName(t *testing.T) {
 		t.Errorf("dropped %q, want %q", env.Dropped, want)
 	}
 }
+
+// Every allowlisted variable's value is judged, not the toolchain's
+// alone: an EDITOR with a password on its command line, a model option
+// with a key, a token in a PATH entry stay out and are named; a PATH
+// whose entry ends in "oauth", before one of 16 path characters, is a
+// list of paths, not a credential given to a name.
+func TestResolveAllowlistedCredential(t *testing.T) {
+	env, err := Resolve([]string{
+		"EDITOR=code --wait --password=hunter2hunter2hunter2", "ANTHROPIC_CUSTOM_MODEL_OPTION=gw?api_key=abcdefghijklmnopqrstu",
+		"PATH=/opt/oauth:/home/alice/.local/bin:/usr/bin", "LANG=C.UTF-8", "LANGUAGE=en_US:en",
+		"KUBECONFIG=/etc/auth:/home/alice/.kube/config-production", "GOPATH=/opt/ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+	}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"PATH", "LANG", "LANGUAGE", "KUBECONFIG"}; !slices.Equal(env.Names, want) {
+		t.Errorf("names %q, want %q", env.Names, want)
+	}
+	if want := []string{"ANTHROPIC_CUSTOM_MODEL_OPTION", "EDITOR", "GOPATH"}; !slices.Equal(env.Dropped, want) {
+		t.Errorf("dropped %q, want %q", env.Dropped, want)
+	}
+}
