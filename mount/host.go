@@ -221,7 +221,7 @@ var EtcShown = []string{
 	"pki/tls/openssl.d", "pki/tls/ct_log_list.cnf", "pki/tls/fips_local.cnf", "pki/ca-trust", "pki/java",
 	"crypto-policies", "gnutls",
 	// Shells and the terminal.
-	"profile", "bash.bashrc", "bashrc", "inputrc", "zshenv", "zshrc", "zprofile", "zlogin", "zlogout", "zsh",
+	"profile", "bash.bashrc", "bashrc", "inputrc", "zshenv", "zshrc", "zprofile", "zlogin", "zlogout", "zsh/*",
 	"terminfo", "DIR_COLORS",
 	// Programs' data: alternatives' links, MIME types, file(1)'s magic,
 	// fonts (a headless browser's screenshots), git's system attributes,
@@ -276,6 +276,14 @@ var EtcRebuilt = []string{
 	"codex/config.toml", "codex/managed_config.toml", "codex/requirements.toml",
 	"ssh/ssh_config", "ssh/ssh_config.d/*",
 }
+
+// EtcScripts are the entries of EtcShown that are the shells' startup
+// scripts, where an administrator exports for every user what the
+// machine's tools need (a proxy's address, password and all; a registry's
+// token): the sandbox gets each only as a copy of a file with no
+// credential written in it, judged as a hook's script is. One that cannot
+// be copied, or judged, is not shown.
+var EtcScripts = []string{"profile", "bash.bashrc", "bashrc", "zshenv", "zshrc", "zprofile", "zlogin", "zlogout", "zsh/*"}
 
 // Guard is a path inside a writable mount that something on the host
 // executes or obeys (git hooks and config, shell and editor settings,

@@ -57,8 +57,13 @@ func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOu
 			if fi.Mode().IsRegular() && fi.Mode().Perm()&0o004 != 0 && fi.Size() <= maxEtcCopy && len(hidden) == 0 {
 				entry.Checked = untrusted.IDOf(fi)
 			}
-			if rel, _ := filepath.Rel(etc, p); entry.Checked == (untrusted.FileID{}) && rebuilt(rel) {
+			rel, _ := filepath.Rel(etc, p)
+			if entry.Checked == (untrusted.FileID{}) && rebuilt(rel) {
 				// Bound, it would cross as it is.
+				leftOut = append(leftOut, rel)
+				continue
+			}
+			if fi.Mode().IsRegular() && etcScript(rel) && (entry.Checked == (untrusted.FileID{}) || scriptHoldsCredential(p)) {
 				leftOut = append(leftOut, rel)
 				continue
 			}
@@ -248,6 +253,15 @@ func (n namePattern) match(name string) bool {
 // rebuilt says rel is an entry of mount.EtcRebuilt.
 func rebuilt(rel string) bool {
 	return slices.ContainsFunc(mount.EtcRebuilt, func(pattern string) bool {
+		ok, _ := path.Match(pattern, rel)
+		return ok
+	})
+}
+
+// etcScript says rel (in /etc) is one of the shells' startup scripts
+// (mount.EtcScripts), shown only where no credential is written in it.
+func etcScript(rel string) bool {
+	return slices.ContainsFunc(mount.EtcScripts, func(pattern string) bool {
 		ok, _ := path.Match(pattern, rel)
 		return ok
 	})

@@ -137,6 +137,42 @@ func TestEtcShown(t *testing.T) {
 	}
 }
 
+// TestEtcShownScripts: the shells' startup scripts of /etc are copies
+// of those with no credential written in them; one with an
+// administrator's proxy password or a token exported, or one too large
+// to copy, is not shown and is named.
+func TestEtcShownScripts(t *testing.T) {
+	etc := t.TempDir()
+	os.Chmod(etc, 0o755)
+	for rel, content := range map[string]string{
+		"profile":     "export http_proxy=http://corp:hunter2hunter2@proxy.corp:3128\n",
+		"bash.bashrc": "PS1='\\u@\\h:\\w\\$ '\nexport PATH=/opt/oauth-tools/bin:/home/alice/.local/bin:$PATH\n",
+		"zsh/zshenv":  "export ARTIFACTORY_TOKEN=abcdefghijklmnopqrstuvwxyz\n",
+		"zsh/zshrc":   "setopt autocd\n",
+		"zshrc":       strings.Repeat("#", maxEtcCopy+1),
+	} {
+		p := filepath.Join(etc, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shown, _, leftOut := etcShown(etc)
+	var paths []string
+	for _, s := range shown {
+		if s.Checked == (untrusted.FileID{}) {
+			t.Errorf("%s is bound, not copied", s.Path)
+		}
+		paths = append(paths, strings.TrimPrefix(s.Path, etc+"/"))
+	}
+	if want := []string{"bash.bashrc", "zsh/zshrc"}; !slices.Equal(paths, want) {
+		t.Errorf("shown = %v, want %v", paths, want)
+	}
+	if want := []string{"profile", "zsh/zshenv", "zshrc"}; !slices.Equal(leftOut, want) {
+		t.Errorf("leftOut = %v, want %v", leftOut, want)
+	}
+}
+
 // BenchmarkEtcShown: what finding the host's /etc's shown entries, and
 // walking them, costs a launch.
 func BenchmarkEtcShown(b *testing.B) {

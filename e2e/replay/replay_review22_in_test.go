@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,5 +46,67 @@ func TestReplayReview22AllowlistedVariableCredential(t *testing.T) {
 	notPassed, _, _ = strings.Cut(notPassed, "\n")
 	if !strings.Contains(notPassed, "EDITOR") || !strings.Contains(notPassed, "ANTHROPIC_CUSTOM_MODEL_OPTION") {
 		t.Errorf("the launch does not name EDITOR and ANTHROPIC_CUSTOM_MODEL_OPTION as not passed:\n%s", out)
+	}
+}
+
+// TestReplayReview22EtcShellStartupCredential: of /etc, the shells'
+// startup files were shown as they are, and an administrator's proxy
+// password (export http_proxy=http://u:PASSWORD@proxy) or a token
+// exported there for every user was readable inside; /etc/environment's
+// copy kept an allowlisted variable whatever it held. The attack, from
+// inside: read them. Proof: no secret is readable inside, --dry-run names
+// the startup files as not shown, and a startup file with none still is.
+func TestReplayReview22EtcShellStartupCredential(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc's files needs root")
+	}
+	const secret = "Review22EtcSecretValue"
+	// Made outside /etc and mounted over the host's in a mount namespace of
+	// the test's own: other tests' sessions read the host's /etc meanwhile.
+	stage := filepath.Join(h.Base, "etc")
+	over := map[string]string{
+		"/etc/profile":     "profile",
+		"/etc/bash.bashrc": "bash.bashrc",
+		"/etc/environment": "environment",
+	}
+	h.Write(filepath.Join(stage, "profile"), "export PATH=/usr/local/bin:/usr/bin:/bin\nexport http_proxy=http://corp:"+secret+"Proxy@proxy.corp:3128\n")
+	h.Write(filepath.Join(stage, "bash.bashrc"), "# REVIEW22-HARMLESS\nPS1='\\u@\\h:\\w\\$ '\n")
+	h.Write(filepath.Join(stage, "environment"), "EDITOR=\"deploy-edit --token="+secret+"Environment\"\nLANG=C.UTF-8\n")
+	os.Chmod(stage, 0o755)
+	var mounts []string
+	for dest, src := range over {
+		if _, err := os.Stat(dest); err != nil {
+			t.Skipf("no %s to mount over", dest)
+		}
+		mounts = append(mounts, `mount --bind `+filepath.Join(stage, src)+` `+dest)
+	}
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := func(name string, args ...string) string {
+		t.Helper()
+		c := h.Command(proj, nil, name, args...)
+		c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", strings.Join(mounts, " && ") + ` && exec "$@"`, "sh"}, c.Args...)
+		c.Path = "/usr/bin/unshare"
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	if host := run("cat", "/etc/profile", "/etc/environment"); strings.Count(host, secret) != 2 {
+		t.Fatalf("the user cannot read the staged files on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; cat /etc/profile /etc/bash.bashrc /etc/environment; env; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a secret in a shell's startup file in /etc is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "REVIEW22-HARMLESS") {
+		t.Errorf("/etc/bash.bashrc, which holds no credential, is not shown:\n%s", out)
+	}
+	dry := run("claudebox", "--dry-run", "--shell")
+	if !strings.Contains(dry, "# not shown, of /etc") || !strings.Contains(dry, " profile") {
+		t.Errorf("--dry-run does not name /etc/profile as not shown:\n%s", dry)
 	}
 }
