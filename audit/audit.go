@@ -65,8 +65,7 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // (refs/stash, and its reflog, logs/refs/stash, whose entries git stash
 // pop takes next), which git stash pop writes into the work tree, its
 // untracked and ignored files too, where git status shows none. The
-// other refs, and the reflog of HEAD, are named (reflog.go). The rest
-// (other logs) is data, walked only for what is no file (gitDataDir).
+// other refs, and the reflogs, are named (reflog.go).
 var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir}
 
 // stashRef is the stash's name in refs/ and logs/refs/.
@@ -129,8 +128,9 @@ const (
 	refsDir                 // a git directory's refs: replace refs, the stash, the rest
 	lfsDir                  // a git directory's lfs/: its objects (lfs.go)
 	lfsObjDir               // lfs/objects and its fan-out directories
-	logsDir                 // a git directory's logs: HEAD's, the previous checkout
-	logsRefsDir             // its logs/refs: the stash's reflog
+	logsDir                 // a git directory's logs: reflogs (reflog.go)
+	logsRefsDir             // its logs/refs: reflogs, the stash's
+	reflogsDir              // below: reflogs
 	branchesDir             // its other refs: branches, tags, remote-tracking refs
 )
 
@@ -150,6 +150,8 @@ type Snapshot struct {
 	// Packs are the packs and their indexes in the objects of each git
 	// directory, and what they held (objects.go).
 	Packs map[string]PackFile
+	// Reflogs are the reflogs of each git directory (reflog.go).
+	Reflogs map[string]Reflog
 	// Obeyed are the names Take judged as host-run wherever they stand;
 	// its listings hold no other's entries.
 	Obeyed []string
@@ -218,7 +220,7 @@ func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapsh
 }
 
 func newRecord(root string, obeyed []string) *Snapshot {
-	return &Snapshot{Index: map[string]map[string]uint8{}, IndexFiles: map[string]IndexFile{}, Packs: map[string]PackFile{}, Obeyed: obeyed, Root: root, Rules: rules()}
+	return &Snapshot{Index: map[string]map[string]uint8{}, IndexFiles: map[string]IndexFile{}, Packs: map[string]PackFile{}, Reflogs: map[string]Reflog{}, Obeyed: obeyed, Root: root, Rules: rules()}
 }
 
 // Hidden is an index entry the session hid from the host's git status:
@@ -391,6 +393,7 @@ func (w *walker) merge(f *walker) {
 		maps.Copy(w.take.Index, f.take.Index)
 		maps.Copy(w.take.IndexFiles, f.take.IndexFiles)
 		maps.Copy(w.take.Packs, f.take.Packs)
+		maps.Copy(w.take.Reflogs, f.take.Reflogs)
 	}
 }
 
@@ -628,12 +631,12 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case branchesDir:
 		hostRun, sub = !typ.IsDir(), branchesDir
 	case logsDir:
-		hostRun, sub = name == headLog && !typ.IsDir(), gitDataDir
+		hostRun, sub = !typ.IsDir(), reflogsDir
 		if name == "refs" {
 			sub = logsRefsDir
 		}
-	case logsRefsDir:
-		hostRun, sub = name == stashRef && !typ.IsDir(), gitDataDir
+	case logsRefsDir, reflogsDir:
+		hostRun, sub = !typ.IsDir(), reflogsDir
 	case lfsDir:
 		hostRun, sub = name == "objects", lfsObjDir
 		if !hostRun {
@@ -801,6 +804,9 @@ func (w *walker) leaf(n node, name, rel string) {
 		if n.mode == packDir {
 			w.takePack(n, name, rel, &st)
 		}
+		if inPlace && isReflog(n.mode, name) {
+			w.takeReflog(n, name, rel, &st)
+		}
 		return
 	}
 	if inPlace {
@@ -875,10 +881,10 @@ func (w *walker) leaf(n node, name, rel string) {
 		}
 		return
 	}
-	// The previous checkout, which git checkout - returns to, is named
-	// unless it is a branch (judged as such).
-	if n.mode == logsDir && name == headLog {
-		if !n.clone && !w.previousIsBranch(n) {
+	// A ref's earlier values, which a reset to HEAD@{1} or git checkout -
+	// writes, are named unless git log shows them.
+	if isReflog(n.mode, name) {
+		if !n.clone && !w.reflogShown(n, name, rel) {
 			w.report.Branches = append(w.report.Branches, w.abs(rel))
 		}
 		return
@@ -1442,7 +1448,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, headLog, "refs/*", toolConfigs))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, "logs/**", "refs/*", toolConfigs))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

@@ -3,6 +3,8 @@ package audit
 import (
 	"bufio"
 	"bytes"
+	"compress/zlib"
+	"crypto/sha256"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,90 +27,295 @@ var pseudoRefs = map[string]bool{"ORIG_HEAD": true, "FETCH_HEAD": true, "MERGE_H
 // bisectStart is where git bisect reset returns to.
 const bisectStart = "BISECT_START"
 
-// headLog is the reflog of HEAD in a git directory's logs/: git checkout
-// - (@{-1}) checks out what its last checkout line says HEAD came from.
-const headLog = "HEAD"
+// A reflog (logs/<ref>) is where git takes a ref's earlier values from:
+// git reset --hard HEAD@{1} or main@{1}, the undo of a move, writes into
+// the work tree what its second last line says, and git checkout -
+// (@{-1}) what its last checkout line says HEAD came from. Git only
+// appends to one, so the start records each with its digest, and a
+// reflog the session wrote is named unless it holds the start's lines
+// and after them only what git log shows: values on the first-parent
+// history of the ref's tip (the session's commits, a fast-forward), the
+// start's own, and checkouts from branches or from such values.
 
-// reflogTail bounds what of a reflog is read from its end to find its
-// last checkout line.
-const reflogTail = 1 << 20
+// Reflog is a reflog as the start found it: its inode, size, status
+// change (nanoseconds) and digest.
+type Reflog struct {
+	Ino   uint64
+	Size  int64
+	Ctime int64
+	Sum   [sha256.Size]byte
+}
+
+// maxReflog bounds the reflogs the start records: one larger the session
+// wrote is named.
+const maxReflog = 64 << 20
+
+// maxAppended bounds what of a reflog the end reads past the start's
+// lines: more is named.
+const maxAppended = 1 << 20
+
+// maxFirstParents bounds the commits read down a tip's first parents.
+const maxFirstParents = 10_000
 
 // checkoutLine begins a checkout's reflog message.
 const checkoutLine = "checkout: moving from "
 
-// previousIsBranch says whether git checkout -, by the last checkout line
-// of the reflog logs/HEAD (in n, a git directory's logs/), returns to a
-// branch of the git directory, or to nothing: a line the session wrote
-// can name any revision there (a commit's id, :/fix), which git checks
-// out detached. A last line git would not read as one, or a tail past
-// reflogTail without one, is taken for such a name.
-func (w *walker) previousIsBranch(n node) bool {
-	fd, err := unix.Openat(n.fd, headLog, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+// isReflog says whether an entry of a directory in mode m is a reflog.
+func isReflog(m mode, name string) bool {
+	return m == logsDir || m == reflogsDir || m == logsRefsDir && name != stashRef
+}
+
+// takeReflog records the reflog name of n, at rel, of status st: its
+// digest, an earlier record's while its status is the one that record
+// read.
+func (w *walker) takeReflog(n node, name, rel string, st *unix.Stat_t) {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > maxReflog {
+		return
+	}
+	now := Reflog{Ino: st.Ino, Size: st.Size, Ctime: st.Ctim.Nano()}
+	if was, ok := w.base.reflogs()[rel]; ok && was.Ino == now.Ino && was.Size == now.Size && was.Ctime == now.Ctime {
+		now.Sum = was.Sum
+	} else if f, err := openReflog(n.fd, name); err != nil {
+		return
+	} else {
+		sum, err := prefixSum(f, st.Size)
+		f.Close()
+		if err != nil {
+			return
+		}
+		now.Sum = sum
+	}
+	w.take.Reflogs[rel] = now
+}
+
+func (s *Snapshot) reflogs() map[string]Reflog {
+	if s == nil {
+		return nil
+	}
+	return s.Reflogs
+}
+
+func openReflog(dirfd int, name string) (*os.File, error) {
+	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), name)
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, os.ErrInvalid
+	}
+	return f, nil
+}
+
+// prefixSum is the digest of f's first size bytes.
+func prefixSum(f *os.File, size int64) ([sha256.Size]byte, error) {
+	var sum [sha256.Size]byte
+	h := sha256.New()
+	if n, err := io.Copy(h, io.NewSectionReader(f, 0, size)); err != nil || n != size {
+		return sum, io.ErrUnexpectedEOF
+	}
+	h.Sum(sum[:0])
+	return sum, nil
+}
+
+// reflogShown says whether the reflog name in n, at rel, which the
+// session wrote, holds the start's lines and after them only values git
+// log shows of its ref.
+func (w *walker) reflogShown(n node, name, rel string) bool {
+	f, err := openReflog(n.fd, name)
 	if err != nil {
 		return false
 	}
-	f := os.NewFile(uintptr(fd), headLog)
 	defer f.Close()
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+	fi, err := f.Stat()
+	if err != nil {
 		return false
 	}
-	from := max(st.Size-reflogTail, 0)
-	b := make([]byte, st.Size-from)
+	var from int64
+	var last string // the start's last value
+	if was, ok := w.start.reflogs()[rel]; ok {
+		if fi.Size() < was.Size {
+			return false
+		}
+		if sum, err := prefixSum(f, was.Size); err != nil || sum != was.Sum {
+			return false
+		}
+		from = was.Size
+		tail := make([]byte, min(from, 4096))
+		if _, err := f.ReadAt(tail, from-int64(len(tail))); err != nil {
+			return false
+		}
+		if i := bytes.LastIndexByte(tail[:max(len(tail)-1, 0)], '\n'); i >= 0 || from <= 4096 {
+			if _, value, _, ok := reflogLine(string(tail[i+1:])); ok {
+				last = value
+			}
+		}
+	} else if _, existed := w.start.files.inode(rel); existed || w.start == nil || w.start.Root == "" {
+		return false // the start's lines are unknown
+	}
+	if fi.Size()-from > maxAppended {
+		return false
+	}
+	b := make([]byte, fi.Size()-from)
 	if _, err := f.ReadAt(b, from); err != nil && err != io.EOF {
 		return false
 	}
+	var lines [][3]string
 	for len(b) > 0 {
-		i := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
-		line := b[i:]
-		b = b[:i]
-		if i == 0 && from > 0 {
-			return false // perhaps cut
+		i := bytes.IndexByte(b, '\n') + 1
+		if i == 0 {
+			return false
 		}
-		if !bytes.Contains(line, []byte(checkoutLine)) {
-			continue
+		old, value, message, ok := reflogLine(string(b[:i]))
+		if !ok {
+			return false
 		}
-		name, ok := previousCheckout(string(line))
-		return ok && w.hasBranch(n.gitDir, name)
+		lines = append(lines, [3]string{old, value, message})
+		b = b[i:]
+	}
+	if len(lines) == 0 {
+		return true
+	}
+	ref, err := filepath.Rel(filepath.Join(n.gitDir, "logs"), rel)
+	tip := lines[len(lines)-1][1]
+	if err != nil || w.refValue(n.gitDir, ref) != tip {
+		return false
+	}
+	shown := w.firstParents(n.gitDir, tip, last)
+	shown[last], shown[strings.Repeat("0", len(tip))] = true, true
+	for _, l := range lines {
+		if !shown[l[0]] || !shown[l[1]] {
+			return false
+		}
+		if rest, ok := strings.CutPrefix(l[2], checkoutLine); ok {
+			prev, _, ok := strings.Cut(rest, " to ")
+			if !ok || !shown[prev] && !w.hasBranch(n.gitDir, prev) {
+				return false
+			}
+		}
 	}
 	return true
 }
 
-// previousCheckout is the name a reflog line says a checkout moved from,
-// read as git reads it ("<old> <new> <name> <email> <time> <zone>\t<message>\n",
-// the tab optional), and whether git reads it so.
-func previousCheckout(line string) (string, bool) {
+// reflogLine reads a reflog line as git reads it ("<old> <new> <name>
+// <email> <time> <zone>\t<message>\n", the tab optional): the old value,
+// the new one and the message, and whether git reads it so.
+func reflogLine(line string) (old, value, message string, ok bool) {
 	rest, ok := strings.CutSuffix(line, "\n")
 	if !ok {
-		return "", false
+		return "", "", "", false
 	}
-	for range 2 {
-		var id string
-		id, rest, ok = strings.Cut(rest, " ")
-		if !ok || (len(id) != 40 && len(id) != 64) || !isHex(id) {
-			return "", false
+	var ids [2]string
+	for i := range ids {
+		ids[i], rest, ok = strings.Cut(rest, " ")
+		if !ok || (len(ids[i]) != 40 && len(ids[i]) != 64) || len(ids[i]) != len(ids[0]) || !isHex(ids[i]) {
+			return "", "", "", false
 		}
 	}
 	_, rest, ok = strings.Cut(rest, ">")
 	if !ok {
-		return "", false
+		return "", "", "", false
 	}
 	rest, ok = strings.CutPrefix(rest, " ")
 	digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
 	if !ok || digits == 0 {
-		return "", false
+		return "", "", "", false
 	}
 	rest = rest[digits:]
 	if len(rest) < 6 || rest[0] != ' ' || rest[1] != '+' && rest[1] != '-' || strings.Trim(rest[2:6], "0123456789") != "" {
-		return "", false
+		return "", "", "", false
 	}
-	rest = strings.TrimPrefix(rest[6:], "\t")
-	rest, ok = strings.CutPrefix(rest, checkoutLine)
-	if !ok {
-		return "", false
+	return ids[0], ids[1], strings.TrimPrefix(rest[6:], "\t"), true
+}
+
+// refValue is the value of ref in the git directory gitDir (relative to
+// the root), HEAD through the branch it names: a loose ref's or a packed
+// one's, "" for none.
+func (w *walker) refValue(gitDir, ref string) string {
+	for range 2 {
+		if b, err := w.read(filepath.Join(gitDir, ref)); err == nil {
+			value := strings.TrimSpace(string(b))
+			if name, ok := strings.CutPrefix(value, "ref: "); ok && ref == "HEAD" {
+				ref = name
+				continue
+			}
+			if isHex(value) {
+				return value
+			}
+			return ""
+		}
+		if ref == "HEAD" {
+			return ""
+		}
+		return w.packedRef(gitDir, ref)
 	}
-	name, _, ok := strings.Cut(rest, " to ")
-	return name, ok
+	return ""
+}
+
+// packedRef is the value packed-refs of gitDir gives ref, "" for none.
+func (w *walker) packedRef(gitDir, ref string) string {
+	f, err := untrusted.Open(w.root, filepath.Join(gitDir, "packed-refs"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	lines := bufio.NewScanner(f)
+	lines.Buffer(make([]byte, 4096), 4096)
+	for lines.Scan() {
+		if value, ok := strings.CutSuffix(lines.Text(), " "+ref); ok && isHex(value) {
+			return value
+		}
+	}
+	return ""
+}
+
+// firstParents are tip and the commits down its first parents, to stop,
+// as far as the loose objects of gitDir hold them: what git log shows of
+// a branch whose tip is tip (a packed commit ends the walk, its id in).
+func (w *walker) firstParents(gitDir, tip, stop string) map[string]bool {
+	ids := map[string]bool{}
+	for id := tip; len(ids) < maxFirstParents && !ids[id]; {
+		ids[id] = true
+		if id == stop {
+			break
+		}
+		if id = w.firstParent(gitDir, id); id == "" {
+			break
+		}
+	}
+	return ids
+}
+
+// firstParent is the first parent of the loose commit id in gitDir, ""
+// for none.
+func (w *walker) firstParent(gitDir, id string) string {
+	f, err := untrusted.Open(w.root, filepath.Join(gitDir, "objects", id[:2], id[2:]))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	z, err := zlib.NewReader(bufio.NewReader(io.LimitReader(f, 1<<20)))
+	if err != nil {
+		return ""
+	}
+	r := bufio.NewReader(io.LimitReader(z, 4096))
+	if header, err := r.ReadString(0); err != nil || !strings.HasPrefix(header, "commit ") {
+		return ""
+	}
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil || line == "\n" {
+			return ""
+		}
+		if parent, ok := strings.CutPrefix(line, "parent "); ok {
+			parent = strings.TrimSuffix(parent, "\n")
+			if len(parent) != len(id) || !isHex(parent) {
+				return ""
+			}
+			return parent
+		}
+	}
 }
 
 // hasBranch says whether name is a branch of the git directory gitDir
@@ -124,17 +331,5 @@ func (w *walker) hasBranch(gitDir, name string) bool {
 	if fi, err := untrusted.Lstat(w.root, filepath.Join(gitDir, ref)); err == nil {
 		return fi.Mode().IsRegular()
 	}
-	f, err := untrusted.Open(w.root, filepath.Join(gitDir, "packed-refs"))
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	lines := bufio.NewScanner(f)
-	lines.Buffer(make([]byte, 4096), 4096)
-	for lines.Scan() {
-		if strings.HasSuffix(lines.Text(), " "+ref) {
-			return true
-		}
-	}
-	return false
+	return w.packedRef(gitDir, ref) != ""
 }

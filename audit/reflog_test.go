@@ -9,49 +9,87 @@ import (
 	"testing"
 )
 
-// TestScanPseudoRefsAndPreviousCheckout: the refs at a git directory's
-// top the session wrote are named (ORIG_HEAD, FETCH_HEAD), but
-// BISECT_START, which git bisect reset checks out unasked, is found;
-// logs/HEAD is named where git checkout - would return to what is not a
-// branch of the repository (a commit's id, a revision, a line git would
-// not read as one), not where it returns to a branch, loose or packed.
-func TestScanPseudoRefsAndPreviousCheckout(t *testing.T) {
+// TestScanPseudoRefsAndReflogs: the refs at a git directory's top the
+// session wrote are named (ORIG_HEAD, FETCH_HEAD), but BISECT_START,
+// which git bisect reset checks out unasked, is found. A reflog the
+// session wrote is named unless it holds the start's lines and after them
+// only what git log shows: the session's commits (not where the user's
+// own last checkout came from a commit), a checkout from a branch, loose
+// or packed; not a checkout from a commit's id, a revision or a line git
+// would not read as one, nor a move to a commit of the session's and
+// back (HEAD@{1}), nor the start's lines rewritten.
+func TestScanPseudoRefsAndReflogs(t *testing.T) {
 	root := t.TempDir()
-	oid := strings.Repeat("1", 40)
-	line := func(from string) string {
-		return oid + " " + oid + " t <t@example.com> 1700000000 +0000\tcheckout: moving from " + from + " to main\n"
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
+	git := func(repo string, args ...string) string {
+		c := exec.Command("git", append([]string{"-C", filepath.Join(root, repo)}, args...)...)
+		c.Env = env
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("git %q: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
 	}
-	logs := map[string]string{
-		"branch":    line("main"),
-		"packed":    line("old") + oid + " " + oid + " t <t@example.com> 1700000000 +0000\tcommit: x\n",
-		"none":      oid + " " + oid + " t <t@example.com> 1700000000 +0000\tcommit: x\n",
-		"commit":    line(oid),
-		"revision":  line(":/fix"),
-		"missing":   line("gone"),
-		"malformed": line("main") + oid + " " + oid + " t <t@example.com> x +0000\tcheckout: moving from main to main\n",
+	other := strings.Repeat("1", 40)
+	line := func(old, value, message string) string {
+		return old + " " + value + " t <t@example.com> 1700000000 +0000\t" + message + "\n"
 	}
-	for repo := range logs {
+	appended := map[string]func(head string) string{
+		"branch":   func(head string) string { return line(head, head, "checkout: moving from main to main") },
+		"packed":   func(head string) string { return line(head, head, "checkout: moving from old to main") },
+		"commit":   func(head string) string { return line(head, head, "checkout: moving from "+other+" to main") },
+		"revision": func(head string) string { return line(head, head, "checkout: moving from :/fix to main") },
+		"missing":  func(head string) string { return line(head, head, "checkout: moving from gone to main") },
+		"malformed": func(head string) string {
+			return head + " " + head + " t <t@example.com> x +0000\tcheckout: moving from main to main\n"
+		},
+		"reset": func(head string) string {
+			return line(head, other, "reset: moving to x") + line(other, head, "reset: moving to HEAD@{1}")
+		},
+		"commits":   nil,
+		"detached":  nil,
+		"rewritten": nil,
+	}
+	heads := map[string]string{}
+	for repo := range appended {
 		c := exec.Command("git", "init", "-q", "-b", "main", filepath.Join(root, repo))
-		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		c.Env = env
 		if out, err := c.CombinedOutput(); err != nil {
 			t.Fatalf("git init: %v\n%s", err, out)
 		}
-		write(t, filepath.Join(root, repo, ".git", "refs", "heads", "main"))
-		write(t, filepath.Join(root, repo, ".git", "logs", "HEAD"))
+		git(repo, "commit", "-q", "--allow-empty", "-m", "init")
+		heads[repo] = git(repo, "rev-parse", "HEAD")
 	}
-	must(t, os.WriteFile(filepath.Join(root, "packed", ".git", "packed-refs"), []byte(oid+" refs/heads/old\n"), 0o644))
+	git("detached", "checkout", "-q", heads["detached"])
+	git("detached", "checkout", "-q", "main")
+	must(t, os.WriteFile(filepath.Join(root, "packed", ".git", "packed-refs"), []byte(heads["packed"]+" refs/heads/old\n"), 0o644))
 	since := mark(t, t.TempDir())
 	start := Take(root, since, nil, nil)
-	for repo, log := range logs {
-		must(t, os.WriteFile(filepath.Join(root, repo, ".git", "logs", "HEAD"), []byte(log), 0o644))
+	for repo, log := range appended {
+		if log == nil {
+			continue
+		}
+		f, err := os.OpenFile(filepath.Join(root, repo, ".git", "logs", "HEAD"), os.O_APPEND|os.O_WRONLY, 0)
+		must(t, err)
+		_, err = f.WriteString(log(heads[repo]))
+		must(t, err)
+		must(t, f.Close())
 	}
+	for _, repo := range []string{"commits", "detached"} {
+		git(repo, "commit", "-q", "--allow-empty", "-m", "one")
+		git(repo, "commit", "-q", "--allow-empty", "-m", "two")
+	}
+	rewritten := filepath.Join(root, "rewritten", ".git", "logs", "HEAD")
+	b, err := os.ReadFile(rewritten)
+	must(t, err)
+	must(t, os.WriteFile(rewritten, []byte(strings.Replace(string(b), "init", "tini", 1)), 0o644))
 	for _, ref := range []string{"ORIG_HEAD", "FETCH_HEAD", "BISECT_START"} {
 		write(t, filepath.Join(root, "branch", ".git", ref))
 	}
 	r := Scan(root, since, nil, start, nil)
 	slices.Sort(r.Branches)
 	var want []string
-	for _, repo := range []string{"commit", "malformed", "missing", "revision"} {
+	for _, repo := range []string{"commit", "malformed", "missing", "reset", "revision", "rewritten"} {
 		want = append(want, filepath.Join(root, repo, ".git", "logs", "HEAD"))
 	}
 	want = append(want, filepath.Join(root, "branch", ".git", "FETCH_HEAD"), filepath.Join(root, "branch", ".git", "ORIG_HEAD"))

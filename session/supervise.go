@@ -507,7 +507,7 @@ func (s *Session) report(root, dir string, r audit.Report) {
 		printable.Say(os.Stderr, "hint: read git diff and git log -p of each before you discard the change or check out the session's commits; git add stages the file as it is")
 	}
 	if len(r.Branches) > 0 {
-		printable.Say(os.Stderr, "claudebox: the session moved or made branches, tags or other refs, which git status does not show, and a switch, merge or reset to one writes into the work tree (git switch, git merge origin/main, git reset --hard ORIG_HEAD, git checkout - by logs/HEAD, claudebox -w):")
+		printable.Say(os.Stderr, "claudebox: the session moved or made branches, tags or other refs, which git status does not show, and a switch, merge or reset to one writes into the work tree (git switch, git merge origin/main, git reset --hard ORIG_HEAD, git reset --hard HEAD@{1} or git checkout - by a reflog, claudebox -w):")
 		for _, b := range r.Branches {
 			printable.Say(os.Stderr, "  %s", mount.Quote(b))
 		}

@@ -1,0 +1,85 @@
+package hostruns
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview22PlantedReflogEntries: git reset --hard HEAD@{1} (or
+// master@{1}) is how a user undoes a move, and git takes what the reflog's
+// second last line says for it. The exit audit judged logs/HEAD only by
+// its last checkout line, and the reflogs of branches not at all: the
+// session appends two lines to each, a move to a commit of its own whose
+// Makefile runs its code and one back, which git status, git log and git
+// checkout - show nothing of. Host-side proof: the end names both
+// reflogs; the host's reset to each and make ran the session's commit.
+func TestReplayReview22PlantedReflogEntries(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "Makefile"), "all:\n\t@echo ok\n")
+	commitAll(h, proj, "build")
+	// The user's last checkout came from a branch: git checkout - is
+	// no way in.
+	h.Run(proj, nil, "git", "switch", "-q", "-c", "topic")
+	h.Run(proj, nil, "git", "switch", "-q", "master")
+	mine := strings.TrimSpace(h.Run(proj, nil, "git", "rev-parse", "HEAD"))
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "reflog entries", `
+		export GIT_INDEX_FILE=/tmp/index GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+		git read-tree master
+		mk=$(printf 'all:\n\t@touch `+marker+`\n' | git hash-object -w --stdin)
+		git update-index --cacheinfo 100644,$mk,Makefile
+		c=$(git commit-tree $(git write-tree) -p master -m 'fix')
+		for log in .git/logs/HEAD .git/logs/refs/heads/master; do
+			printf '%s %s t <t@example.com> 1700000000 +0000\treset: moving to %s\n' `+mine+` $c $c >> $log
+			printf '%s %s t <t@example.com> 1700000001 +0000\treset: moving to HEAD@{1}\n' $c `+mine+` >> $log
+		done
+		unset GIT_INDEX_FILE`)
+	for _, rev := range []string{"HEAD@{1}", "master@{1}"} {
+		h.Command(proj, nil, "git", "reset", "-q", "--hard", rev).Run()
+		h.Command(proj, nil, "make").Run()
+		_, err := os.Stat(marker)
+		t.Logf("the host's git reset --hard %s and make ran the session's commit: %t", rev, err == nil)
+		os.Remove(marker)
+		h.Run(proj, nil, "git", "update-ref", "refs/heads/master", mine)
+		h.Run(proj, nil, "git", "checkout", "-q", "-f", "master")
+	}
+	for _, log := range []string{"logs/HEAD", "logs/refs/heads/master"} {
+		if !strings.Contains(out, filepath.Join(proj, ".git", log)+"\n") {
+			t.Errorf("the end did not name %s, whose entries the session wrote:\n%s", log, out)
+		}
+	}
+}
+
+// TestReplayReview22OwnReflogUnnamed: a session that commits on the
+// branch checked out appends to logs/HEAD and the branch's reflog what
+// git log shows; the end named logs/HEAD after every session wherever the
+// user's own last checkout came from a commit (git checkout -), a false
+// alarm that teaches a user to skip the names. It names neither.
+func TestReplayReview22OwnReflogUnnamed(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	mine := strings.TrimSpace(h.Run(proj, nil, "git", "rev-parse", "HEAD"))
+	h.Run(proj, nil, "git", "checkout", "-q", mine)
+	h.Run(proj, nil, "git", "checkout", "-q", "master")
+	out := h.InsideStderr(proj, `set -e
+		export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+		echo one > a && git add a && git commit -qm one
+		echo two > b && git add b && git commit -qm two
+		echo COMMITTED >&2`)
+	if !strings.Contains(out, "COMMITTED") {
+		t.Fatalf("the session did not commit:\n%s", out)
+	}
+	for _, log := range []string{"logs/HEAD", "logs/refs/heads/master"} {
+		if strings.Contains(out, filepath.Join(proj, ".git", log)) {
+			t.Errorf("the end named %s, which holds only the commits git log shows:\n%s", log, out)
+		}
+	}
+}
