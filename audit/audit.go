@@ -65,8 +65,9 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // (refs/stash, and its reflog, logs/refs/stash, whose entries git stash
 // pop takes next), which git stash pop writes into the work tree, its
 // untracked and ignored files too, where git status shows none. The
-// other refs, and the reflogs, are named (reflog.go).
-var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir}
+// other refs, and the reflogs, are named (reflog.go), and so are the
+// reftable tables, which hold them all where the repository says so.
+var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir, "reftable": reftableDir}
 
 // stashRef is the stash's name in refs/ and logs/refs/.
 const stashRef = "stash"
@@ -131,6 +132,7 @@ const (
 	logsDir                 // a git directory's logs: reflogs (reflog.go)
 	logsRefsDir             // its logs/refs: reflogs, the stash's
 	reflogsDir              // below: reflogs
+	reftableDir             // its reftable/: every ref, in tables not read
 	branchesDir             // its other refs: branches, tags, remote-tracking refs
 )
 
@@ -637,6 +639,8 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		}
 	case logsRefsDir, reflogsDir:
 		hostRun, sub = !typ.IsDir(), reflogsDir
+	case reftableDir:
+		hostRun, sub = !typ.IsDir(), reftableDir
 	case lfsDir:
 		hostRun, sub = name == "objects", lfsObjDir
 		if !hostRun {
@@ -878,6 +882,16 @@ func (w *walker) leaf(n node, name, rel string) {
 	if n.mode == branchesDir || n.mode == gitDir && pseudoRefs[name] && name != bisectStart {
 		if !n.clone && !w.checkedOut(n.gitDir, rel) {
 			w.report.Branches = append(w.report.Branches, w.abs(rel))
+		}
+		return
+	}
+	// Reftable tables hold every ref, replace refs and the stash among
+	// them, in a form the audit does not read: what the session wrote
+	// there is named once, with what to read before git is trusted.
+	if n.mode == reftableDir {
+		why := w.abs(n.rel) + ": the session wrote reftable tables there, which hold the repository's refs (replace refs, which swap an object for another wherever git reads it, the stash, branches, reflogs) in a form the audit does not read: read git replace -l, git stash list and git reflog before you check out, reset or build there"
+		if !n.clone && !slices.Contains(w.report.NotExamined, why) {
+			w.report.NotExamined = append(w.report.NotExamined, why)
 		}
 		return
 	}
@@ -1448,7 +1462,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, "logs/**", "refs/*", toolConfigs))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, "logs/**", "reftable/*", "refs/*", toolConfigs))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

@@ -134,3 +134,21 @@ func TestScanCloneRefs(t *testing.T) {
 		t.Errorf("named:\n%q\nwant:\n%q", r.Branches, want)
 	}
 }
+
+// TestScanReftable: a table the session wrote in a git directory's
+// reftable/, which holds every ref where the repository says so, is named
+// once as not examined; tables left as they were are not.
+func TestScanReftable(t *testing.T) {
+	root := t.TempDir()
+	tables := filepath.Join(root, "repo", ".git", "reftable")
+	write(t, filepath.Join(tables, "tables.list"))
+	write(t, filepath.Join(root, "kept", ".git", "reftable", "tables.list"))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	write(t, filepath.Join(tables, "tables.list"))
+	write(t, filepath.Join(tables, "0x000000000002-0x000000000002-00000000.ref"))
+	r := Scan(root, since, nil, start, nil)
+	if len(r.NotExamined) != 1 || !strings.HasPrefix(r.NotExamined[0], tables+": ") {
+		t.Errorf("not examined: %q, want %s once", r.NotExamined, tables)
+	}
+}

@@ -83,3 +83,32 @@ func TestReplayReview22OwnReflogUnnamed(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview22ReftableRefs: in a repository whose refs are reftable
+// tables (extensions.refStorage = reftable, which git 2.45 and later
+// makes and reads), every ref, the replace refs, the stash and the
+// reflogs among them, is in .git/reftable, which the exit audit walked
+// only for what is no file: the session writes a table there and the
+// host's git would take its refs, unnamed (a replace ref shows the
+// session's object wherever git reads the one named). The git here is
+// older: the proof is that the end names what it did not read.
+func TestReplayReview22ReftableRefs(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	git := filepath.Join(proj, ".git")
+	h.Write(filepath.Join(git, "config"), "[core]\n\trepositoryformatversion = 1\n[extensions]\n\trefStorage = reftable\n")
+	h.Write(filepath.Join(git, "reftable", "tables.list"), "0x000000000001-0x000000000001-00000000.ref\n")
+	h.Write(filepath.Join(git, "reftable", "0x000000000001-0x000000000001-00000000.ref"), "REFT\x01")
+	oid := strings.Repeat("1", 40)
+	out := h.InsideStderr(proj, `set -e
+		printf 'REFT\001refs/replace/`+oid+`' > .git/reftable/0x000000000002-0x000000000002-00000000.ref
+		echo 0x000000000002-0x000000000002-00000000.ref >> .git/reftable/tables.list
+		echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the table could not be planted:\n%s", out)
+	}
+	if !strings.Contains(out, filepath.Join(git, "reftable")) {
+		t.Errorf("the end did not name the reftable tables the session wrote:\n%s", out)
+	}
+}
