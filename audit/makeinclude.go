@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"maps"
 	"path/filepath"
 	"strings"
 
@@ -26,50 +27,110 @@ func makeReads(name string) bool {
 	return name == "GNUmakefile" || name == "makefile" || name == "Makefile" || strings.HasSuffix(name, ".mk")
 }
 
+// makefile is one whose includes are read: where it is, the directory
+// make runs in when it reads it (the including makefile's, through every
+// include), and the variables set before it.
+type makefile struct {
+	rel, dir string
+	vars     map[string]string
+}
+
 // makeIncluded judges what the makefiles at rels (relative to the root)
 // include, and what those include in turn.
 func (w *walker) makeIncluded(rels []string) {
-	read := map[string]bool{}
-	for i := 0; i < len(rels) && len(read) < maxMakefiles; i++ {
-		rel := rels[i]
-		if read[rel] {
+	queue := make([]makefile, 0, len(rels))
+	for _, rel := range rels {
+		queue = append(queue, makefile{rel: rel, dir: filepath.Dir(rel)})
+	}
+	read := map[[2]string]bool{}
+	for i := 0; i < len(queue) && len(read) < maxMakefiles; i++ {
+		m := queue[i]
+		if read[[2]string{m.rel, m.dir}] {
 			continue
 		}
-		read[rel] = true
-		b, err := untrusted.ReadFile(w.root, rel, 1<<20)
+		read[[2]string{m.rel, m.dir}] = true
+		b, err := untrusted.ReadFile(w.root, m.rel, 1<<20)
 		if err != nil {
 			continue
 		}
-		for _, pattern := range includePatterns(string(b)) {
-			// make resolves them from where it runs: the makefile's
-			// directory, most often.
-			for _, inc := range w.globLocal(filepath.Join(filepath.Dir(rel), pattern)) {
-				fi, err := untrusted.Lstat(w.root, inc)
-				if err != nil || fi.IsDir() {
-					continue
-				}
-				if !w.older(fi) && !w.tracked(inc) {
-					w.found(inc)
-				}
-				if len(rels) < maxMakefiles {
-					rels = append(rels, inc)
+		patterns, vars := includePatterns(string(b), maps.Clone(m.vars))
+		for _, pattern := range patterns {
+			// make resolves them from where it runs: the top makefile's
+			// directory; the included file's own, where it is run with
+			// -C there.
+			dirs := []string{m.dir}
+			if d := filepath.Dir(m.rel); d != m.dir {
+				dirs = append(dirs, d)
+			}
+			for _, dir := range dirs {
+				for _, inc := range w.globLocal(filepath.Join(dir, pattern)) {
+					fi, err := untrusted.Lstat(w.root, inc)
+					if err != nil || fi.IsDir() {
+						continue
+					}
+					if !w.older(fi) && !w.tracked(inc) {
+						w.found(inc)
+					}
+					if len(queue) < 4*maxMakefiles {
+						queue = append(queue, makefile{rel: inc, dir: m.dir, vars: vars})
+					}
 				}
 			}
 		}
 	}
 }
 
+// maxExpansions bounds the rounds in which a word's variables are
+// replaced by their values.
+const maxExpansions = 8
+
 // includePatterns are the paths and patterns a makefile's include lines
-// name: a word with a variable is taken for what follows the variable
-// ($(objtree)/include/config/auto.conf, the tree's top most often);
-// $(wildcard …)'s words are patterns.
-func includePatterns(makefile string) []string {
+// name, with vars (nil for none) and the variables the makefile sets
+// (NAME = value, :=, ?=, +=) replaced by their values; a word still with
+// a variable is taken for what follows it ($(objtree)/include/config/auto.conf,
+// the tree's top most often); $(wildcard …)'s words are patterns. It
+// returns the variables as set at the makefile's end.
+func includePatterns(makefile string, vars map[string]string) ([]string, map[string]string) {
+	if vars == nil {
+		vars = map[string]string{}
+	}
+	expand := func(s string) string {
+		for range maxExpansions {
+			if !strings.Contains(s, "$") {
+				break
+			}
+			was := s
+			for name, value := range vars {
+				s = strings.ReplaceAll(s, "$("+name+")", value)
+				s = strings.ReplaceAll(s, "${"+name+"}", value)
+			}
+			if s == was {
+				break
+			}
+		}
+		return s
+	}
 	var out []string
 	for line := range strings.Lines(makefile) {
 		if strings.HasPrefix(line, "\t") {
 			continue // a recipe's
 		}
 		line, _, _ = strings.Cut(strings.TrimSpace(line), "#")
+		if name, op, value, ok := makeAssignment(line); ok {
+			switch value = expand(value); {
+			case strings.Contains(value, "$"):
+				delete(vars, name)
+			case op == "?=":
+				if _, set := vars[name]; !set {
+					vars[name] = value
+				}
+			case op == "+=" && vars[name] != "":
+				vars[name] += " " + value
+			default:
+				vars[name] = value
+			}
+			continue
+		}
 		directive, rest, ok := strings.Cut(line, " ")
 		if !ok {
 			directive, rest, ok = strings.Cut(line, "\t")
@@ -79,7 +140,7 @@ func includePatterns(makefile string) []string {
 		}
 		rest = strings.ReplaceAll(rest, "$(wildcard ", "")
 		rest = strings.ReplaceAll(rest, "${wildcard ", "")
-		for _, word := range strings.Fields(rest) {
+		for _, word := range strings.Fields(expand(rest)) {
 			if !strings.Contains(word, "$") {
 				word = strings.TrimRight(word, ")}") // $(wildcard …)'s end
 			} else if i := strings.LastIndexAny(word, ")}"); i >= 0 {
@@ -90,7 +151,33 @@ func includePatterns(makefile string) []string {
 			}
 		}
 	}
-	return out
+	return out, vars
+}
+
+// makeAssignment reads line as a variable's assignment (override and
+// export before it): its name, its operator (=, ?= or +=, the forms of
+// := as =) and its value; not a shell assignment (!=).
+func makeAssignment(line string) (name, op, value string, ok bool) {
+	line = strings.TrimPrefix(strings.TrimPrefix(line, "override "), "export ")
+	before, value, ok := strings.Cut(line, "=")
+	if !ok {
+		return "", "", "", false
+	}
+	name, op = strings.TrimRight(before, "?+:!"), "="
+	switch strings.TrimSpace(before[len(name):]) {
+	case "", ":", "::", ":::":
+	case "?":
+		op = "?="
+	case "+":
+		op = "+="
+	default:
+		return "", "", "", false
+	}
+	name = strings.TrimSpace(name)
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != "" {
+		return "", "", "", false
+	}
+	return name, op, strings.TrimSpace(value), true
 }
 
 // globLocal are the paths below the root (relative to it) that pattern,

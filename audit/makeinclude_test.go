@@ -9,15 +9,16 @@ import (
 )
 
 // TestScanMakeIncludes: what a makefile includes (by name, by a
-// $(wildcard) pattern, after a variable, through an included makefile)
+// $(wildcard) pattern, after a variable, by a variable it sets, through
+// an included makefile, from the top makefile's directory or its own)
 // that the session made or changed and git does not track is found; an
 // included file the session left as it was, or one it changed that git
 // tracks, is not, nor a recipe's or a comment's words.
 func TestScanMakeIncludes(t *testing.T) {
 	root := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(root, "Makefile"), []byte("-include config.mak\nsinclude $(wildcard build/*.dep)\ninclude sub/rules.mk tracked.mak # and\nall:\n\tinclude recipe.mak\n# include comment.mak\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "Makefile"), []byte("CONF ?= site.conf\n-include $(CONF)\n-include config.mak\nsinclude $(wildcard build/*.dep)\ninclude sub/rules.mk tracked.mak # and\nall:\n\tinclude recipe.mak\n# include comment.mak\n"), 0o644))
 	must(t, os.MkdirAll(filepath.Join(root, "sub"), 0o755))
-	must(t, os.WriteFile(filepath.Join(root, "sub", "rules.mk"), []byte("include $(top)/auto.conf\ninclude kept.conf\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "sub", "rules.mk"), []byte("include $(top)/auto.conf\ninclude kept.conf\n-include top.conf\n"), 0o644))
 	write(t, filepath.Join(root, "sub", "kept.conf"))
 	write(t, filepath.Join(root, "tracked.mak"))
 	for _, args := range [][]string{{"init", "-q"}, {"add", "tracked.mak"}} {
@@ -29,7 +30,7 @@ func TestScanMakeIncludes(t *testing.T) {
 	}
 	since := mark(t, t.TempDir())
 	start := Take(root, since, nil, nil)
-	made := []string{"config.mak", "build/a.dep", "sub/auto.conf"}
+	made := []string{"config.mak", "build/a.dep", "sub/auto.conf", "site.conf", "top.conf"}
 	for _, rel := range append(slices.Clone(made), "recipe.mak", "comment.mak", "tracked.mak", "build/a.other") {
 		write(t, filepath.Join(root, rel))
 	}

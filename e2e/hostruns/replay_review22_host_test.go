@@ -112,3 +112,31 @@ func TestReplayReview22ReftableRefs(t *testing.T) {
 		t.Errorf("the end did not name the reftable tables the session wrote:\n%s", out)
 	}
 }
+
+// TestReplayReview22MakeIncludesResolved: make resolves an include from
+// where it runs, not from the including file's directory (build/rules.mk's
+// -include local.conf reads the top's local.conf), and includes what a
+// variable the makefile sets names (-include $(CONF), CONF ?= site.conf).
+// The exit audit resolved each include from its file's directory and
+// dropped a word that is only a variable: the session writes both files,
+// ignored. Host-side proof: the host's make runs nothing it wrote.
+func TestReplayReview22MakeIncludesResolved(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "Makefile"), "CONF ?= site.conf\n-include $(CONF)\ninclude build/rules.mk\nall:\n\t@echo ok\n")
+	h.Write(filepath.Join(proj, "build", "rules.mk"), "-include local.conf\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "/site.conf\n/local.conf\n")
+	commitAll(h, proj, "build")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "included files", `
+		printf 'X := $(shell touch `+marker+`.site)\n' > site.conf
+		printf 'Y := $(shell touch `+marker+`.local)\n' > local.conf`)
+	ran, _ := h.Command(proj, nil, "make").CombinedOutput()
+	for _, what := range []string{"site", "local"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's make ran the %s.conf the session wrote:\n%s\n%s", what, out, ran)
+		}
+	}
+}
