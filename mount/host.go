@@ -91,6 +91,10 @@ type Host struct {
 	// passed twice keeps only its last file. Nil when not given or not
 	// read (claude inside then says what the host's would).
 	AppendPrompt *Prompt
+	// ClaudeFlagFiles are the settings and MCP config files claude's own
+	// --settings and --mcp-config name outside what the sandbox shows:
+	// each a private copy at its place of what is known harmless.
+	ClaudeFlagFiles []FlagFile
 	// ClaudeDirCopies are the directories of files of ~/.claude (agents,
 	// commands, …) shown as private copies of what the launch read: what
 	// the host clones or writes there during the session is not shown.
@@ -153,6 +157,13 @@ type Host struct {
 // ~/.claude/settings.json").
 type Script struct {
 	Path, Content, What string
+}
+
+// FlagFile is a file claude's own Flag (--settings, --mcp-config) names,
+// of which the sandbox gets a private copy.
+type FlagFile struct {
+	Flag string
+	Copy
 }
 
 // DirCopy is a directory the sandbox gets a private copy of, as the

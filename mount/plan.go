@@ -133,6 +133,9 @@ type Plan struct {
 	Instance string
 	// sandboxMD is where SANDBOX.md is read inside the sandbox.
 	sandboxMD string
+	// claudeFlagFiles are the files claude's own --settings and
+	// --mcp-config name, whose copies keep what is known harmless.
+	claudeFlagFiles []FlagFile
 	// appendPrompt is the user's own appended prompt file, which
 	// SANDBOX.md carries after its facts.
 	appendPrompt *Prompt
@@ -328,6 +331,10 @@ func Build(in Inputs) Plan {
 		}
 	}
 	p.Mounts = append(p.Mounts, in.Host.Own...)
+	for _, f := range in.Host.ClaudeFlagFiles {
+		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Src: f.Src, Dest: f.Path, Checked: f.ID, Role: HostFiles, Why: "the file claude's " + f.Flag + " names, a private copy of what is known harmless"})
+		p.claudeFlagFiles = append(p.claudeFlagFiles, f)
+	}
 	for _, sc := range in.Host.Scripts {
 		p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: sc.Path, Content: sc.Content, executable: true, Role: HostFiles, Why: sc.What + ", read-only, a private copy of what the launch read"})
 	}
@@ -641,6 +648,17 @@ func (p Plan) sessionArgs() []string {
 		n++
 	}
 	return []string{"--userns", strconv.Itoa(n), "--info-fd", strconv.Itoa(n + 1), "--block-fd", strconv.Itoa(n + 2)}
+}
+
+// ClaudeFlag is the flag of claude's that names the file the data mount
+// at dest copies (--settings, --mcp-config), "" when none does.
+func (p Plan) ClaudeFlag(dest string) string {
+	for _, f := range p.claudeFlagFiles {
+		if f.Path == dest {
+			return f.Flag
+		}
+	}
+	return ""
 }
 
 // DataMounts lists the data mounts in the order of their descriptors,

@@ -61,8 +61,9 @@ type blankedFile struct{ path, why string }
 // the project, a user's bind) is left as it is. hookOutputs are the files
 // in ~/.claude the hooks' and status line's commands write (>, >>);
 // claudeNamed the paths in ~/.claude the setup names, and the entries
-// its hooks write into.
-func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg) (own []bind.Own, scripts []mount.Script, unshown []mount.Unshown, hookOutputs []string, blanked []blankedFile, claudeNamed []string) {
+// its hooks write into. flagNamed is what the files claude's --settings
+// and --mcp-config name (claudeFlagFiles).
+func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg, flagNamed []namedPath) (own []bind.Own, scripts []mount.Script, unshown []mount.Unshown, hookOutputs []string, blanked []blankedFile, claudeNamed []string) {
 	claudeDir := filepath.Join(home, ".claude")
 	writable := bind.Writable(project, binds)
 	var named []namedPath
@@ -100,9 +101,10 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		named = append(named, mcpNames(mcp[name], "MCP server "+name+" (--with-mcp)", expand)...)
 	}
 	named = append(named, claudeMDImports(claudeDir, writable, read, expand)...)
+	named = append(named, flagNamed...)
 	for _, a := range claudeArgs {
-		if a.Flag == mount.AppendPromptFlag {
-			continue // SANDBOX.md carries it (appendPrompt)
+		if a.Flag == mount.AppendPromptFlag || a.Flag == claudesettings.SettingsFlag || a.Flag == claudesettings.MCPConfigFlag {
+			continue // SANDBOX.md carries it (appendPrompt); copies (claudeFlagFiles)
 		}
 		// A plugin's directory, a folder of plugins or a plugin's .zip; a
 		// prompt file; a directory to work in.

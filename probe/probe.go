@@ -101,7 +101,14 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 			own = append(own, bind.Own{Src: c.Path, Dest: c.Path, Why: "command installed under $HOME, read-only", Role: mount.HostFiles})
 		}
 	}
-	setup, scripts, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, claudeArgs)
+	shownAsIs := append(slices.Concat(mount.SystemDirs, project.GitDirs), project.Checkout)
+	for _, b := range binds {
+		shownAsIs = append(shownAsIs, b.Dest)
+	}
+	flagCopies, flagNamed, flagUnshown := claudeFlagFiles(claudeArgs, home, homeEnv, shownAsIs, secrets)
+	h.ClaudeFlagFiles = flagCopies
+	setup, scripts, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, claudeArgs, flagNamed)
+	unshown = append(unshown, flagUnshown...)
 	h.Scripts = scripts
 	h.AppendPrompt = appendPrompt(claudeArgs, home, homeEnv)
 	setup, setupCopies, setupLeftOut, cloneUnshown := setupCredentials(home, setup)

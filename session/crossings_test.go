@@ -367,6 +367,9 @@ func (h everyFeature) crossingItems(s *Session) map[string]string {
 		if strings.Contains(m.Why, ", named in ~/.claude") || strings.Contains(m.Why, " (--with-mcp), read-only") {
 			n.add(m.Dest, "<setup>")
 		}
+		if strings.HasPrefix(m.Why, "the file claude's --") {
+			n.add(m.Dest, "<claude-flag-file>")
+		}
 	}
 
 	items := map[string]string{}
@@ -426,6 +429,7 @@ func TestCrossingsInventory(t *testing.T) {
 		shell   bool
 		network string
 		setup   func()
+		args    []string
 	}
 	var launches []launch
 	for _, network := range []string{config.NetworkFiltered, config.NetworkHost, config.NetworkNone} {
@@ -448,6 +452,11 @@ func TestCrossingsInventory(t *testing.T) {
 			writeFiles(t, h.home, map[string]string{".claude/.credentials.json": `{"claudeAiOauth":{"accessToken":"a","refreshToken":"r","expiresAt":1}}`})
 		}},
 	)
+	// The settings and MCP servers claude's own flags name by a file.
+	writeFiles(t, h.home, map[string]string{"conf/settings.json": `{"model":"m"}`, "conf/mcp.json": `{"mcpServers":{}}`})
+	launches = append(launches, launch{agent: agent.Claude, network: config.NetworkFiltered, args: []string{
+		"--settings", filepath.Join(h.home, "conf", "settings.json"), "--mcp-config", filepath.Join(h.home, "conf", "mcp.json"),
+	}})
 	for _, a := range []agent.Agent{agent.Codex, agent.Gemini} {
 		launches = append(launches, launch{agent: a, network: config.NetworkFiltered, setup: func() {
 			os.Unsetenv("OPENAI_API_KEY")
@@ -464,7 +473,7 @@ func TestCrossingsInventory(t *testing.T) {
 		if l.shell {
 			what += " --shell"
 		}
-		s, err := Prepare(Options{Home: Home{Dir: h.home, State: h.state}, Flags: h.flags(l.network), Agent: l.agent, Shell: l.shell, Args: []string{"-p", "hi"}})
+		s, err := Prepare(Options{Home: Home{Dir: h.home, State: h.state}, Flags: h.flags(l.network), Agent: l.agent, Shell: l.shell, Args: append(l.args, "-p", "hi")})
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}

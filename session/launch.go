@@ -370,15 +370,24 @@ func (set settings) query(o Options) probe.Query {
 
 // claudePathFlags are Claude's own flags that name a path: a plugin's
 // directory or .zip, or a folder of plugins, for the session only; a
-// prompt file; a directory to work in (--add-dir takes one or more).
-var claudePathFlags = []string{"--plugin-dir", "--append-system-prompt-file", "--system-prompt-file", "--add-dir"}
+// prompt file; a directory to work in (--add-dir takes one or more); a
+// settings file, and MCP configs (one or more), each of which may be
+// inline JSON instead.
+var claudePathFlags = []string{"--plugin-dir", "--append-system-prompt-file", "--system-prompt-file", "--add-dir", claudesettings.SettingsFlag, claudesettings.MCPConfigFlag}
+
+// claudeListFlags are those of claudePathFlags that take several values.
+var claudeListFlags = []string{"--add-dir", claudesettings.MCPConfigFlag}
 
 // claudeArgPaths are the paths Claude's own flags name in args, made
-// absolute from cwd as claude inside makes them.
+// absolute from cwd as claude inside makes them; inline JSON as given.
 func claudeArgPaths(args []string, cwd string) []probe.ClaudeArg {
 	var found []probe.ClaudeArg
 	add := func(flag, path string) {
 		if path == "" {
+			return
+		}
+		if claudesettings.InlineJSON(flag, path) {
+			found = append(found, probe.ClaudeArg{Flag: flag, Path: path})
 			return
 		}
 		if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~") && !strings.HasPrefix(path, "$HOME") && !strings.HasPrefix(path, "${HOME}") {
@@ -398,7 +407,7 @@ func claudeArgPaths(args []string, cwd string) []probe.ClaudeArg {
 		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 			i++
 			add(flag, args[i])
-			if flag != "--add-dir" {
+			if !slices.Contains(claudeListFlags, flag) {
 				break
 			}
 		}
@@ -775,6 +784,9 @@ func (s *Session) descriptors() (files []*os.File, err error) {
 			}
 			var leftOut []string
 			data, leftOut = claudesettings.CopyContent(m.Dest, s.plan.Home, data)
+			if flag := s.plan.ClaudeFlag(m.Dest); flag != "" {
+				data, leftOut = claudesettings.FlagCopy(flag, data)
+			}
 			if system, dropped, ok := agent.SystemCopy(m.Dest, data, s.plan.Project.Root); ok {
 				data, leftOut = system, dropped
 			}

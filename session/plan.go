@@ -52,6 +52,12 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 	if !o.Shell {
 		agentConf, command = agentConfig(home, run, conf, command, f.AgentConfig)
 	}
+	var inlineLeftOut map[string][]string
+	if !o.Shell && run.IsClaude() {
+		var args []string
+		args, inlineLeftOut = inlineJSONKept(command[1:])
+		command = append(command[:1:1], args...)
+	}
 	runFiles := newRunStem(stateDir, set.project.Root)
 	sshSocket := ""
 	if ssh != nil {
@@ -105,6 +111,9 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 	}
 	if gpg != nil {
 		s.gpgconf, s.gpgSocket, s.gpgFilter = f.GPG.Conf, gpg.Socket, gpgInside.Socket
+	}
+	for flag, names := range inlineLeftOut {
+		s.leaveOut("claude "+flag, names)
 	}
 	if agentConf != nil {
 		for path := range agentConf.Data {

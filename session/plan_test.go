@@ -39,8 +39,9 @@ func TestPlanReadsNothing(t *testing.T) {
 	// session's helpers outside plan.go that read nothing: agentOf picks
 	// an agent, resolveError and noLogin are errors, forwardRules and
 	// portsNote read the settings, newRunStem names the run files by the
-	// process's own pid, dirCopiesAt names a directory by the probe's.
-	helpers := []string{"agentOf", "resolveError", "noLogin", "forwardRules", "portsNote", "newRunStem", "dirCopiesAt"}
+	// process's own pid, dirCopiesAt names a directory by the probe's,
+	// inlineJSONKept rewrites claude's arguments.
+	helpers := []string{"agentOf", "resolveError", "noLogin", "forwardRules", "portsNote", "newRunStem", "dirCopiesAt", "inlineJSONKept"}
 	// Methods of the values the plan is made of, each reading only its
 	// value.
 	methods := []string{"SetFrom", "Variable", "IsClaude", "AddressVariable", "Resolved", "AddSandboxMD", "leaveOut", "Exact"}

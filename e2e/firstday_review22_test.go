@@ -1,0 +1,132 @@
+package e2e
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestFirstDaySettingsAndMCPConfigFlags: the settings and MCP servers
+// claude's own --settings and --mcp-config name, by a file outside the
+// project (in the home, or in /tmp's tree) or as inline JSON, reach
+// Claude inside as they reach the host's claude (claude inside said
+// "Settings file not found" and ended), on the terms of the user's own
+// ~/.claude/settings.json and --with-mcp: what is known harmless
+// crosses (a model, a hook's script, a server with no token), a token in
+// env, apiKeyHelper and a server holding a token do not, in the file's
+// copy, claude's command line inside or --dry-run, and the launch names
+// what it left out.
+func TestFirstDaySettingsAndMCPConfigFlags(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	const (
+		token     = "ghp_SETTINGSFLAGSECRET0123456789abcdefABCD"
+		helper    = "APIKEYHELPER-SECRET-x9"
+		mcpSecret = "MCPCONFIG-SECRET-TOKEN-0123456789abcdef"
+	)
+	hook := filepath.Join(h.Home, "bin", "hook.sh")
+	h.Write(hook, "#!/bin/sh\necho HOOK-FROM-SETTINGS-FLAG-r5\n")
+	server := filepath.Join(h.Home, "bin", "mcp.sh")
+	h.Write(server, mcpServerScript)
+	settings := `{
+  "model": "claude-sonnet-settingsflag-m1",
+  "env": {"GITHUB_TOKEN": "` + token + `"},
+  "apiKeyHelper": "echo ` + helper + `",
+  "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "` + hook + `"}]}]}
+}
+`
+	homeSettings := filepath.Join(h.Home, "conf", "claude-settings.json")
+	tmpSettings := filepath.Join(h.Base, "claude-settings.json")
+	h.Write(homeSettings, settings)
+	h.Write(tmpSettings, settings)
+	mcpConfig := filepath.Join(h.Home, "conf", "mcp.json")
+	h.Write(mcpConfig, `{"mcpServers": {
+  "pingsrv": {"command": "`+server+`"},
+  "tokensrv": {"command": "`+server+`", "env": {"TOKEN": "`+mcpSecret+`"}}
+}}
+`)
+	h.Chown()
+	const key = "sk-ant-test-key-settingsflag-0123456789"
+	h.Onboarded(key, proj)
+	look := "cat " + homeSettings + " " + tmpSettings + " " + mcpConfig + "; tr '\\0' ' ' </proc/*/cmdline; env"
+	inline := strings.ReplaceAll(strings.ReplaceAll(settings, "\n", ""), hook, "true")
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"home", []string{"--settings", "../../conf/claude-settings.json"}},
+		{"tmp", []string{"--settings=" + tmpSettings}},
+		{"inline", []string{"--settings", inline}},
+	} {
+		for _, prog := range []string{"claude", "claudebox"} {
+			api := harness.StartScriptedAPI(t, "FAKE-REPLY-settingsflag",
+				harness.ToolCall{Name: "Bash", Input: map[string]any{"command": look, "description": "look"}})
+			var stdout, stderr bytes.Buffer
+			cmd := h.Command(proj, api.Env(key), prog, append(c.args, "--allowedTools", "Bash", "-p", "hello")...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil || !strings.Contains(stdout.String(), "FAKE-REPLY-settingsflag") {
+				t.Errorf("%s %s: %v\n%s%s", prog, c.name, err, stdout.String(), stderr.String())
+				continue
+			}
+			if !api.Received("claude-sonnet-settingsflag-m1") {
+				t.Errorf("%s %s: the settings' model did not reach the API", prog, c.name)
+			}
+			if prog != "claudebox" {
+				continue
+			}
+			if c.name != "inline" && !api.Received("HOOK-FROM-SETTINGS-FLAG-r5") {
+				t.Errorf("%s: the settings' hook did not run", c.name)
+			}
+			for id, r := range api.ToolResults() {
+				for _, secret := range []string{token, helper, mcpSecret} {
+					if strings.Contains(r, secret) {
+						t.Errorf("%s: %s readable inside (%s)", c.name, secret, id)
+					}
+				}
+			}
+			if c.name == "home" && (!strings.Contains(stderr.String(), "left out of the sandbox's copy of ~/conf/claude-settings.json: apiKeyHelper, env.GITHUB_TOKEN")) {
+				t.Errorf("the launch does not name what it left out:\n%s", stderr.String())
+			}
+		}
+	}
+	out, err := h.Command(proj, []string{"ANTHROPIC_API_KEY=" + key}, "claudebox", "--dry-run", "--settings", inline, "--mcp-config", `{"mcpServers":{"t":{"command":"x","env":{"TOKEN":"`+mcpSecret+`"}}}}`).CombinedOutput()
+	if err != nil || strings.Contains(string(out), token) || strings.Contains(string(out), helper) || strings.Contains(string(out), mcpSecret) {
+		t.Errorf("--dry-run with inline JSON: %v, or a secret printed:\n%s", err, out)
+	}
+
+	calls := []harness.ToolCall{
+		{Name: "mcp__pingsrv__ping", Input: map[string]any{}},
+		{Name: "mcp__tokensrv__ping", Input: map[string]any{}},
+		{Name: "Bash", Input: map[string]any{"command": look, "description": "look"}},
+	}
+	for _, prog := range []string{"claude", "claudebox"} {
+		api := harness.StartScriptedAPI(t, "FAKE-REPLY-mcpconfig", calls...)
+		var stdout, stderr bytes.Buffer
+		cmd := h.Command(proj, api.Env(key), prog, "--mcp-config", "../../conf/mcp.json", "--allowedTools", "mcp__pingsrv__ping,mcp__tokensrv__ping,Bash", "-p", "ping")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil || !strings.Contains(stdout.String(), "FAKE-REPLY-mcpconfig") {
+			t.Errorf("%s --mcp-config: %v\n%s%s", prog, err, stdout.String(), stderr.String())
+			continue
+		}
+		if prog == "claude" {
+			continue
+		}
+		results := api.ToolResults()
+		if !strings.Contains(results["toolu_fake_0"], "MCP-PONG-") {
+			t.Errorf("--mcp-config: the server with no token did not answer: %q", results["toolu_fake_0"])
+		}
+		for id, r := range results {
+			if strings.Contains(r, mcpSecret) {
+				t.Errorf("--mcp-config: the server's token readable inside (%s): %q", id, r)
+			}
+		}
+		if !strings.Contains(stderr.String(), "mcpServers.tokensrv") {
+			t.Errorf("--mcp-config: the launch does not name the server it left out:\n%s", stderr.String())
+		}
+	}
+}
