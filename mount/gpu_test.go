@@ -42,3 +42,28 @@ func TestBuildGPU(t *testing.T) {
 		t.Errorf("--dev at %d, plan's GPU %v", dev, p.GPU)
 	}
 }
+
+// The sandbox's own /proc and /dev, and the devices bound in it, come
+// after every other mount but the read-only remounts that end the list:
+// bwrap reads the whole mount table again at each bind, so the mounts
+// made first are read again at every later one.
+func TestBuildDevicesLast(t *testing.T) {
+	in := Inputs{
+		Home: "/h", StateDir: "/h/.claudebox", Project: instance.Project{Root: "/h/p", Checkout: "/h/p"}, Cwd: "/h/p", Command: []string{"/usr/bin/claude"},
+		Host: Host{System: []HostPath{{Path: "/usr"}, {Path: Etc}}},
+		GPU:  &GPU{Devices: []string{"/dev/nvidia0"}, Driver: []string{"/sys"}},
+	}
+	lines := mountLines(Build(in))
+	proc, dev, gpu := slices.Index(lines, "--proc  /proc"), slices.Index(lines, "--dev  /dev"), slices.Index(lines, "--dev-bind-try /dev/nvidia0 /dev/nvidia0")
+	if proc < 0 || dev < proc || gpu < dev {
+		t.Fatalf("--proc at %d, --dev at %d, the GPU's device at %d: %q", proc, dev, gpu, lines)
+	}
+	for i, line := range lines {
+		switch {
+		case i < proc && (strings.Contains(line, " /proc") || strings.Contains(line, " /dev")):
+			t.Errorf("%s comes before --proc", line)
+		case i > gpu && !strings.HasPrefix(line, string(RemountRO)+" "):
+			t.Errorf("%s comes after the devices", line)
+		}
+	}
+}

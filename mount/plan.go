@@ -408,7 +408,55 @@ func Build(in Inputs) Plan {
 		}
 		p.Command = append([]string{in.Command[0], AppendPromptFlag, p.sandboxMD}, args...)
 	}
+	p.etcCopiesAsFiles()
+	p.Mounts = devicesLast(p.Mounts)
 	return p
+}
+
+// etcCopiesAsFiles writes the private copies in /etc (gitconfig, npmrc,
+// pip.conf, environment, nix/nix.conf) into its tmpfs, which is made
+// read-only once every mount in it is made, as its shown files are,
+// rather than binding each: bwrap reads the whole mount table again at
+// every bind. Only where that tmpfs is what the copy would be bound into:
+// one over a file or directory bound from the host stays a mount.
+func (p *Plan) etcCopiesAsFiles() {
+	if !slices.ContainsFunc(p.Mounts, func(m Mount) bool { return m.Kind == RemountRO && m.Dest == Etc }) {
+		return
+	}
+	for i, m := range p.Mounts {
+		if m.Kind != RoBindData || m.executable || m.placeholder || m.Dest == Etc || !paths.Within(m.Dest, Etc) {
+			continue
+		}
+		for _, under := range slices.Backward(p.Mounts[:i]) {
+			if paths.Within(m.Dest, under.Dest) {
+				if under.Kind == Tmpfs && under.Dest == Etc {
+					p.Mounts[i].Kind = File
+				}
+				break
+			}
+		}
+	}
+}
+
+// devicesLast moves the sandbox's own /proc and /dev, with every mount
+// made in them (the GPU's devices), after the rest but the read-only
+// remounts that end the list, in their order: bwrap reads the whole mount
+// table again at every bind, and their dozen mounts, made first, were
+// read again at each of the binds after them.
+func devicesLast(ms []Mount) []Mount {
+	end := len(ms)
+	for end > 0 && ms[end-1].Kind == RemountRO {
+		end--
+	}
+	var rest, devices []Mount
+	for _, m := range ms[:end] {
+		if paths.Within(m.Dest, "/proc") || paths.Within(m.Dest, "/dev") {
+			devices = append(devices, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	return slices.Concat(rest, devices, ms[end:])
 }
 
 func (p *Plan) add(r Role, k Kind, src, dest, why string) {

@@ -506,7 +506,8 @@ func TestCrossingsInventory(t *testing.T) {
 // machineDependent are the table's items that only some hosts' plans hold.
 func machineDependent(pattern string) bool {
 	// What of /etc only the user may read depends on the user (as root,
-	// /etc/shadow).
-	return strings.Contains(pattern, "<resolv.conf>") || strings.HasPrefix(pattern, "--tmpfs <system>/") || strings.HasPrefix(pattern, "--ro-bind <system>/") || strings.HasPrefix(pattern, "--ro-bind-data <system>/") || strings.HasPrefix(pattern, "--symlink usr/* <system>") || strings.HasPrefix(pattern, "--ro-bind <run>/*.claude/* <system>/") ||
+	// /etc/shadow); which of the system's settings files the tools read
+	// there are private copies of, on the machine.
+	return strings.Contains(pattern, "<resolv.conf>") || strings.HasPrefix(pattern, "--tmpfs <system>/") || strings.HasPrefix(pattern, "--ro-bind <system>/") || strings.HasPrefix(pattern, "--ro-bind-data <system>/") || (strings.HasPrefix(pattern, "--file <system>/") && pattern != "--file <system>/**") || strings.HasPrefix(pattern, "--symlink usr/* <system>") || strings.HasPrefix(pattern, "--ro-bind <run>/*.claude/* <system>/") ||
 		strings.HasPrefix(pattern, "--dev-bind-try ") || pattern == "--ro-bind-try /run/opengl-driver" || pattern == "--ro-bind-try /usr/lib/wsl"
 }
