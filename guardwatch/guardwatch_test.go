@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,6 +50,22 @@ func TestStartWithoutSandbox(t *testing.T) {
 	}
 	if err := w.Stop(); err != nil {
 		t.Errorf("Stop: %v", err)
+	}
+}
+
+// TestWatcherOneProcessor: the watcher's runtime starts on one processor.
+func TestWatcherOneProcessor(t *testing.T) {
+	w, err := Launch()
+	if err != nil {
+		t.Skipf("cannot start the watcher here: %v", err)
+	}
+	defer w.Abandon()
+	environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", w.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(environ), "\x00"), "GOMAXPROCS=1") {
+		t.Errorf("the watcher's environment is %q, without GOMAXPROCS=1", environ)
 	}
 }
 
