@@ -831,7 +831,9 @@ func (t tree) hostRun(checkout, path string) bool {
 // compiler, a linker or a loader takes in, by their name alone: the host
 // runs an ignored scripts/dev.sh as sh scripts/dev.sh and a build's
 // dist/index.js as node dist/index.js, which need neither a #! line nor
-// +x, make links the object files it takes for up to date, and go build
+// +x, make links the object files it takes for up to date, cargo the
+// compiled crates (.rlib, .rmeta) of a target directory it is told of
+// (.cargo/config.toml's target-dir, CARGO_TARGET_DIR), and go build
 // compiles an ignored vendor/ (generated sources, a header, likewise).
 // What it is at the end does not say what the host runs: the session
 // chose it.
@@ -845,7 +847,7 @@ var codeExts = map[string]bool{
 	".ts": true, ".cts": true, ".mts": true, ".tsx": true, ".rb": true, ".pl": true, ".pm": true,
 	".php": true, ".lua": true, ".tcl": true, ".r": true, ".jl": true, ".groovy": true, ".kts": true,
 	".ps1": true, ".awk": true, ".el": true, ".elc": true, ".vim": true,
-	".o": true, ".a": true, ".so": true, ".dylib": true, ".node": true, ".wasm": true,
+	".o": true, ".a": true, ".so": true, ".dylib": true, ".node": true, ".wasm": true, ".rlib": true, ".rmeta": true,
 	".jar": true, ".class": true, ".beam": true,
 }
 

@@ -140,3 +140,32 @@ func TestReplayReview22MakeIncludesResolved(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview22CargoTargetDir: cargo builds where .cargo/config.toml's
+// [build] target-dir (or CARGO_TARGET_DIR) says, and links into the
+// program it builds the compiled crates it finds there fresh (.rlib,
+// .rmeta, by their times), which git ignores. The exit audit judged
+// cargo's target/ beside Cargo.toml, not another: the session writes a
+// dependency's compiled crate there, which the host's next cargo build
+// links, moving its program aside to have it linked again. No cargo
+// runs here as the test's user: the host-side proof is that none of what
+// the session wrote is where the host's cargo reads it.
+func TestReplayReview22CargoTargetDir(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "Cargo.toml"), "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+	h.Write(filepath.Join(proj, ".cargo", "config.toml"), "[build]\ntarget-dir = \"out\"\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "/out/\n")
+	commitAll(h, proj, "cargo")
+	h.Write(filepath.Join(proj, "out", "debug", "deps", "libdep-0123456789abcdef.rlib"), "!<arch>\n")
+	h.Write(filepath.Join(proj, "out", "debug", "deps", "libdep-0123456789abcdef.rmeta"), "rust\n")
+	out := plantUnseen(t, h, proj, "compiled crates", `
+		printf '!<arch>\nplanted\n' > out/debug/deps/libdep-0123456789abcdef.rlib
+		printf 'rust planted\n' > out/debug/deps/libdep-0123456789abcdef.rmeta`)
+	for _, name := range []string{"libdep-0123456789abcdef.rlib", "libdep-0123456789abcdef.rmeta"} {
+		if b, err := os.ReadFile(filepath.Join(proj, "out", "debug", "deps", name)); err == nil && strings.Contains(string(b), "planted") {
+			t.Errorf("%s, which the session wrote, is where the host's cargo reads it:\n%s", name, out)
+		}
+	}
+}
