@@ -130,3 +130,37 @@ func TestFirstDaySettingsAndMCPConfigFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstDayNoResumeLineWithoutSession: a claude subcommand that holds
+// no conversation (auth status), run right after a session, ends with no
+// "resume this session" line (it named the session before it, whose
+// transcript was written within the filesystem clock's slack); a
+// session continued with --continue still names it.
+func TestFirstDayNoResumeLineWithoutSession(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	const key = "sk-ant-test-key-resumeline-0123456789"
+	h.Onboarded(key, proj)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-resumeline")
+	run := func(args ...string) string {
+		var stdout, stderr bytes.Buffer
+		cmd := h.Command(proj, api.Env(key), "claudebox", args...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("claudebox %q: %v\n%s%s", args, err, stdout.String(), stderr.String())
+		}
+		return stderr.String()
+	}
+	const resume = "resume this session with"
+	if out := run("-p", "first"); !strings.Contains(out, resume) {
+		t.Fatalf("a session ends without its resume line:\n%s", out)
+	}
+	if out := run("auth", "status"); strings.Contains(out, resume) {
+		t.Errorf("claudebox auth status names a session to resume:\n%s", out)
+	}
+	if out := run("--continue", "-p", "again"); !strings.Contains(out, resume) {
+		t.Errorf("a continued session ends without its resume line:\n%s", out)
+	}
+}

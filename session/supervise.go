@@ -95,6 +95,7 @@ func (s *Session) supervise() error {
 	sigs := make(chan os.Signal, 4)
 	defer signal.Stop(sigs)
 	var began time.Time
+	var transcripts map[string]time.Time
 	run, err := s.startBwrap(s.plan, bwrapStart{
 		watcher: watcher, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, terminal: true,
 		cgroup: s.cgroup,
@@ -109,6 +110,9 @@ func (s *Session) supervise() error {
 			s.noticeGPU()
 			signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
 			s.startSnapshot()
+			if !s.shell {
+				transcripts = transcript.Times(s.plan.Instance)
+			}
 			began = time.Now()
 		},
 	})
@@ -163,7 +167,7 @@ func (s *Session) supervise() error {
 		return failed
 	}
 	s.sayLimitsReached(run.group, err)
-	s.sayResume(began)
+	s.sayResume(began, transcripts)
 	if ended != nil {
 		return ended
 	}
@@ -187,13 +191,14 @@ const trustAhead = 100 * time.Millisecond
 
 // sayResume says how to resume the session Claude ran: Claude Code's own
 // line names claude --resume, which on the host finds no conversation, as
-// its history is in the instance.
-func (s *Session) sayResume(began time.Time) {
+// its history is in the instance. transcripts are the transcripts' times
+// as the launch found them.
+func (s *Session) sayResume(began time.Time, transcripts map[string]time.Time) {
 	if s.shell {
 		return
 	}
 	// A filesystem's clock may run a little behind this one.
-	if id, ok := transcript.WrittenSince(s.plan.Instance, began.Add(-2*time.Second)); ok {
+	if id, ok := transcript.WrittenSince(s.plan.Instance, began.Add(-2*time.Second), transcripts); ok {
 		printable.Say(os.Stderr, "claudebox: resume this session with: claudebox --resume %s", id)
 	}
 }

@@ -525,14 +525,29 @@ func eachTranscript(dir string, visit func(rel, id string, modified time.Time)) 
 	})
 }
 
+// Times are the modification times of the instance dir's transcripts, by
+// their path in it, as a launch finds them: WrittenSince passes over those
+// it did not change.
+func Times(dir string) map[string]time.Time {
+	times := map[string]time.Time{}
+	eachTranscript(dir, func(rel, _ string, modified time.Time) { times[rel] = modified })
+	return times
+}
+
 // WrittenSince returns the id of the instance dir's transcript written last, at
-// or after since: the session a launch ran, to resume. Only its name and
-// time are read; the sandbox may have set the time, which at worst names
-// another of the project's sessions.
-func WrittenSince(dir string, since time.Time) (string, bool) {
+// or after since, and changed from its time in before (Times at the
+// launch): the session a launch ran, to resume. A launch that wrote none
+// (claude auth status right after a session, within the filesystem's
+// clock's slack) names none. Only its name and time are read; the sandbox
+// may have set the time, which at worst names another of the project's
+// sessions.
+func WrittenSince(dir string, since time.Time, before map[string]time.Time) (string, bool) {
 	var id string
 	var newest time.Time
-	eachTranscript(dir, func(_, name string, modified time.Time) {
+	eachTranscript(dir, func(rel, name string, modified time.Time) {
+		if was, ok := before[rel]; ok && was.Equal(modified) {
+			return
+		}
 		if !modified.Before(since) && modified.After(newest) {
 			id, newest = name, modified
 		}
