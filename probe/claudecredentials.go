@@ -12,6 +12,7 @@ import (
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
+	"github.com/claudebox/claudebox/internal/credential"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -204,6 +205,12 @@ func isGitDir(path string, des []os.DirEntry) bool {
 // which is public: a .pem read whole and found to hold certificates and
 // nothing else is shown.
 func credentialFile(path string) bool {
+	return namedCredentialFile(path) || settingsHoldCredential(path)
+}
+
+// namedCredentialFile says a file is named as credentials are kept, as
+// credentialFile says, whatever it holds.
+func namedCredentialFile(path string) bool {
 	name := filepath.Base(path)
 	ext := strings.ToLower(filepath.Ext(name))
 	if !bind.CredentialFile(name) || slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext) {
@@ -216,13 +223,35 @@ func credentialFile(path string) bool {
 	return true
 }
 
+// settingsExtensions are the names of settings files, which a skill or
+// a plugin reads its settings from, a credential among them whatever its
+// file's name (config.yaml's password: …); a file without one may be
+// settings too (an auth file written as .netrc is).
+var settingsExtensions = []string{".yaml", ".yml", ".json", ".jsonc", ".json5", ".toml", ".ini", ".cfg", ".conf", ".properties"}
+
+// settingsFileLimit bounds what of a settings file is read to judge it:
+// a larger one is no settings a person wrote (a schema, a lock file).
+const settingsFileLimit = 64 << 10
+
+// settingsHoldCredential says the file at path is settings
+// (settingsExtensions, or a name without one) with a credential written
+// in it (credential.InSettings). One over settingsFileLimit, or that
+// cannot be read, is not judged.
+func settingsHoldCredential(path string) bool {
+	if ext := strings.ToLower(filepath.Ext(path)); ext != "" && !slices.Contains(settingsExtensions, ext) {
+		return false
+	}
+	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), settingsFileLimit)
+	return err == nil && credential.InSettings(b)
+}
+
 // codeExtensions are the names of source files and markup, which a name
 // with "token" or "secret" in it leaves source: what a credential is kept
 // in is data (.json, .yaml, .txt, .env, a key's own extension).
 var codeExtensions = []string{".go", ".rs", ".java", ".kt", ".scala", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".m", ".jsx", ".tsx", ".vue", ".svelte", ".css", ".scss", ".less", ".html", ".htm", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj", ".dart", ".r", ".jl", ".zig", ".nim", ".pyi"}
 
 // credentialFileWhy says why such a file is not shown.
-const credentialFileWhy = "named as credentials are kept (a key, a token, an .env)"
+const credentialFileWhy = "named as credentials are kept (a key, a token, an .env), or settings with one written in them"
 
 // credentialFileNote names a file left out as credentialFile says.
 func credentialFileNote(path string) string {
@@ -263,8 +292,10 @@ func gitDirs(dir string) (dirs, files []string, whole bool) {
 			for _, de := range des {
 				switch {
 				case !de.IsDir():
-					if de.Type().IsRegular() && credentialFile(filepath.Join(d.path, de.Name())) {
-						files = append(files, filepath.Join(d.path, de.Name()))
+					// A package manager's packages are no one's settings:
+					// only their names are judged.
+					if p := filepath.Join(d.path, de.Name()); de.Type().IsRegular() && (namedCredentialFile(p) || d.levels == 0 && settingsHoldCredential(p)) {
+						files = append(files, p)
 					}
 				case de.Name() == ".git":
 					dirs = append(dirs, filepath.Join(d.path, ".git"))

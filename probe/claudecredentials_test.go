@@ -144,6 +144,51 @@ func BenchmarkGitDirs(b *testing.B) {
 	}
 }
 
+// TestSettingsCredentialsLeftOut: in what the setup shows, a settings
+// file of any name with a credential written in it (config.yaml's
+// password, an auth file written as .netrc is) is hidden as one named so
+// is; one with none, and a package's in node_modules, whose names alone
+// are judged, are shown.
+func TestSettingsCredentialsLeftOut(t *testing.T) {
+	dir := t.TempDir()
+	for rel, content := range map[string]string{
+		"skill/config.yaml": "password: hunter2\n", "skill/auth": "machine api login ci password hunter2\n",
+		"skill/limits.yaml": "max_tokens: 4096\n", "skill/notes.md": "password: hunter2\n",
+		"skill/node_modules/pkg/config.json": `{"password": "fixture"}`,
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, files, whole := gitDirs(filepath.Join(dir, "skill"))
+	slices.Sort(files)
+	if want := []string{filepath.Join(dir, "skill", "auth"), filepath.Join(dir, "skill", "config.yaml")}; !whole || !slices.Equal(files, want) {
+		t.Errorf("gitDirs leaves out %v (whole %v), want %v", files, whole, want)
+	}
+}
+
+// BenchmarkGitDirsSettings walks a plugin cache's shape, 400 settings
+// files of 1 KiB in 40 directories (a plugin's plugin.json, hooks.json,
+// package.json), each read to be judged for a credential: what judging
+// them adds to a launch, beside BenchmarkGitDirs.
+func BenchmarkGitDirsSettings(b *testing.B) {
+	dir := b.TempDir()
+	content := []byte(`{"name": "plugin", "version": "1.0.0", "description": "` + strings.Repeat("x", 960) + `"}`)
+	for i := range 400 {
+		p := filepath.Join(dir, strconv.Itoa(i%40), strconv.Itoa(i)+".json")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if _, files, whole := gitDirs(dir); !whole || len(files) != 0 {
+			b.Fatalf("gitDirs: %q, whole %v", files, whole)
+		}
+	}
+}
+
 // TestCredentialFilesLeftOut: in what the setup shows, a file named as
 // credentials are kept is hidden under an empty one (a directory shown
 // whole) or left out (a private copy, a frozen directory's entry), and

@@ -110,3 +110,39 @@ func TestReplayReview22EtcShellStartupCredential(t *testing.T) {
 		t.Errorf("--dry-run does not name /etc/profile as not shown:\n%s", dry)
 	}
 }
+
+// TestReplayReview22SkillSettingsCredential: of ~/.claude's skills and
+// agents, a file was left out only by its name (an .env, a token.json):
+// a skill's settings under an ordinary name crossed whatever they held
+// (config.yaml's password, a servers.json's apiKey, an auth file written
+// as .netrc is). The attack, from inside: read them. Proof: none is
+// readable inside, --dry-run names each; the skill's SKILL.md and a
+// settings file with no credential (max_tokens: 4096, a password taken
+// from a variable) still are.
+func TestReplayReview22SkillSettingsCredential(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "hunter2Review22"
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "skills", "deploy", "SKILL.md"), "---\nname: deploy\ndescription: deploys\n---\nRun deploy.py with config.yaml.\n")
+	h.Write(filepath.Join(claude, "skills", "deploy", "config.yaml"), "server: deploy.corp\nuser: ci\npassword: "+secret+"\n")
+	h.Write(filepath.Join(claude, "skills", "deploy", "servers.json"), `{"servers": [{"url": "https://api.corp", "apiKey": "`+secret+`"}]}`)
+	h.Write(filepath.Join(claude, "skills", "deploy", "auth"), "machine api.corp login ci password "+secret+"\n")
+	h.Write(filepath.Join(claude, "skills", "deploy", "limits.yaml"), "max_tokens: 4096\npassword: ${DEPLOY_PASSWORD}\nuse_token: true\nHARMLESS: REVIEW22-LIMITS\n")
+	h.Write(filepath.Join(claude, "agents", "ops", "settings.toml"), "[db]\npassword = \""+secret+"\"\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; grep -r "+secret+" ~/.claude; cat ~/.claude/skills/deploy/SKILL.md ~/.claude/skills/deploy/limits.yaml; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a credential in a skill's or an agent's settings is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "Run deploy.py") || !strings.Contains(out, "REVIEW22-LIMITS") {
+		t.Errorf("inside, want the skill's SKILL.md and its settings with no credential:\n%s", out)
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{"skills/deploy/config.yaml", "skills/deploy/servers.json", "skills/deploy/auth", "agents/ops/settings.toml"} {
+		if !strings.Contains(dry, "~/.claude/"+f+" (") {
+			t.Errorf("--dry-run does not name ~/.claude/%s as left out:\n%s", f, dry)
+		}
+	}
+}

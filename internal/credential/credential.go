@@ -8,6 +8,8 @@ package credential
 import (
 	"bytes"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -74,4 +76,74 @@ func InURL(data []byte) bool {
 func WithoutURL(data []byte) ([]byte, bool) {
 	out := urlCredential().ReplaceAll(data, []byte("$1$2"))
 	return out, !bytes.Equal(out, data)
+}
+
+// settingsCredential is a literal given, in a settings file (YAML, TOML,
+// INI, a .properties, JSON), to a key whose name ends in what says a
+// password, a secret, a token or a key (password: hunter2, db.password=…,
+// "apiKey": "…"), however short: a settings file is data, where a key's
+// name says what its value is. Its value is the first group.
+var settingsCredential = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)(?:^|[{,;])[ \t-]*["']?[a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)["']?[ \t]*[:=][ \t]*["']?([^\s"'$<{\[#%,}\]][^\s"',}]*)`)
+})
+
+// netrcCredential is a password in a .netrc's shape, under any name.
+var netrcCredential = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bmachine[ \t]+\S+\s+(?:login[ \t]+\S+\s+)?password[ \t]+\S`)
+})
+
+// settingsHints are what every credential InSettings finds holds (in
+// lower case): a name that says one, a known service's token's prefix, a
+// bearer token, a webhook's host, a URL's user, a user on a command line.
+// Text with none is not matched against the expressions, which cost
+// about a millisecond a KiB.
+var settingsHints = []string{
+	"passw", "secret", "token", "key", "auth", "credential", "bearer", "@", "-u ", "-u=", "-a ", "-a=", "-u\t", "-a\t", "--user",
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia",
+	"hooks", "discord", "webhook", "logic.azure", "ifttt", "telegram",
+}
+
+// notLiteral are values a settings key takes that are no credential: a
+// switch, nothing.
+var notLiteral = []string{"true", "false", "yes", "no", "on", "off", "null", "nil", "none", "~"}
+
+// InSettings says a settings file's text holds a credential: one a
+// command's text would (InCommand), a password in a .netrc's shape, or a
+// literal given to a key that names a credential (settingsCredential),
+// but a number, a switch or nothing (max_token: 4096, use_token: true,
+// password: ${DEPLOY_PASSWORD}). It is read a line at a time, each with
+// the next (a YAML key's value may follow it), and only a line with a
+// hint of one (settingsHints) is matched against the expressions, which
+// cost about a millisecond a KiB: a package.json's lines are short.
+func InSettings(data []byte) bool {
+	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) {
+		return true
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	for i, line := range lines {
+		lower := bytes.ToLower(line)
+		if !slices.ContainsFunc(settingsHints, func(h string) bool { return bytes.Contains(lower, []byte(h)) }) {
+			continue
+		}
+		chunk := line
+		if i+1 < len(lines) {
+			chunk = slices.Concat(line, []byte("\n"), lines[i+1])
+		}
+		if InCommand(chunk) || settingsLiteral(chunk) {
+			return true
+		}
+	}
+	return false
+}
+
+// settingsLiteral says text gives a literal to a key that names a
+// credential (settingsCredential), not a switch, a number or nothing.
+func settingsLiteral(text []byte) bool {
+	for _, m := range settingsCredential().FindAllSubmatch(text, -1) {
+		v := strings.ToLower(string(m[1]))
+		if !slices.Contains(notLiteral, v) && strings.Trim(v, "0123456789.") != "" {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,53 @@
+package credential
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestInSettings: a settings file holds a credential where a key that
+// names one is given a literal, however short, or a .netrc's password is
+// written; a number, a switch, a variable's reference, a placeholder or
+// nothing is none, nor a key that only mentions one.
+func TestInSettings(t *testing.T) {
+	for text, want := range map[string]bool{
+		"password: hunter2\n":                           true,
+		"server: x\n  db_password: 'hunter2'\n":         true,
+		"db.password=hunter2\n":                         true,
+		`{"url": "https://api", "apiKey": "abc123"}`:    true,
+		"[db]\npassword = \"hunter2\"\n":                true,
+		"client_secret: s3cr3t\n":                       true,
+		"machine api.corp login ci password hunter2\n":  true,
+		"machine api.corp\n  password hunter2\n":        true,
+		"token: ghp_abcdefghijklmnopqrstuvwxyz0123\n":   true,
+		"max_tokens: 4096\nuse_token: true\n":           false,
+		"password: ${DEPLOY_PASSWORD}\ntoken: $TOKEN\n": false,
+		"password: <your password>\napi_key: \"\"\n":    false,
+		`{"token": null, "secret": false}`:              false,
+		"token_file: token.txt\nsecret_name: x\n":       false,
+		"password_min_length: 12\n":                     false,
+		"# Set password in the vault\n":                 false,
+		"keywords: [token, secret]\n":                   false,
+	} {
+		if got := InSettings([]byte(text)); got != want {
+			t.Errorf("InSettings(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// BenchmarkInSettings judges a package.json of 2 KiB, whose author's
+// address and keywords are hints of a credential on their own lines.
+func BenchmarkInSettings(b *testing.B) {
+	var pkg strings.Builder
+	pkg.WriteString("{\n  \"name\": \"@scope/plugin\",\n  \"author\": \"A <a@example.com>\",\n  \"keywords\": [\"token\"],\n")
+	for pkg.Len() < 2048 {
+		pkg.WriteString("  \"dependency-with-a-long-name\": \"^1.2.3\",\n")
+	}
+	pkg.WriteString("  \"version\": \"1.0.0\"\n}\n")
+	data := []byte(pkg.String())
+	for b.Loop() {
+		if InSettings(data) {
+			b.Fatal("a package.json holds a credential")
+		}
+	}
+}
