@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/pelletier/go-toml/v2"
@@ -622,13 +623,13 @@ func (m *merging) usersOnly(l layer) error {
 		m.out.RefuseEnv = append(m.out.RefuseEnv, p)
 	}
 	for _, k := range l.SSHKeys {
-		if !sshFingerprint.MatchString(k) {
+		if !sshFingerprint().MatchString(k) {
 			return hint.Errorf("ssh-add -l shows your agent's keys' fingerprints: SHA256:… (with ssh-add -E sha256 -l where it shows MD5)", "%s: ssh-keys: \"%s\" is not a key's SHA-256 fingerprint", where(l.from), printable.Excerpt(k))
 		}
 		m.out.SSHKeys = append(m.out.SSHKeys, k)
 	}
 	for _, u := range l.SSHUsers {
-		if !sshUser.MatchString(u) {
+		if !sshUser().MatchString(u) {
 			return hint.Errorf(`write the user as ssh logs in, as in git@github.com: ["git"]`, "%s: ssh-users: \"%s\" is not a user's name", where(l.from), printable.Excerpt(u))
 		}
 		m.out.SSHUsers = append(m.out.SSHUsers, u)
@@ -637,10 +638,10 @@ func (m *merging) usersOnly(l layer) error {
 }
 
 // sshUser is a user's name as a server's account has it.
-var sshUser = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`)
+var sshUser = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*$`) })
 
 // sshFingerprint is a key's SHA-256 fingerprint as OpenSSH shows it.
-var sshFingerprint = regexp.MustCompile(`^SHA256:[A-Za-z0-9+/]{43}$`)
+var sshFingerprint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^SHA256:[A-Za-z0-9+/]{43}$`) })
 
 // waiting lists what needs the user's approval: what a repository's file
 // has the last word on, and the user's own settings do not ask for.

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -78,10 +79,10 @@ func ValidAllowHosts(entries []string) error {
 }
 
 // topAllowHosts finds a top-level allow-hosts array's opening bracket.
-var topAllowHosts = regexp.MustCompile(`(?m)^[ \t]*allow-hosts[ \t]*=[ \t]*\[`)
+var topAllowHosts = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*allow-hosts[ \t]*=[ \t]*\[`) })
 
 // tableHeader finds the first table, where the top-level keys end.
-var tableHeader = regexp.MustCompile(`(?m)^[ \t]*\[`)
+var tableHeader = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^[ \t]*\[`) })
 
 // withAllowHosts is the file's text with add in its top-level allow-hosts:
 // first in the array there is one, else in a new line at the top.
@@ -91,10 +92,10 @@ func withAllowHosts(text []byte, add []string) []byte {
 		quoted[i] = `"` + a + `"`
 	}
 	top := text
-	if loc := tableHeader.FindIndex(text); loc != nil {
+	if loc := tableHeader().FindIndex(text); loc != nil {
 		top = text[:loc[0]]
 	}
-	if loc := topAllowHosts.FindIndex(top); loc != nil {
+	if loc := topAllowHosts().FindIndex(top); loc != nil {
 		// TOML allows the comma this leaves before an empty array's ].
 		return slices.Concat(text[:loc[1]], []byte(strings.Join(quoted, ", ")+", "), text[loc[1]:])
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/claudebox/claudebox/paths"
 )
@@ -18,12 +19,12 @@ var (
 	// importPattern and importStart are Claude Code's own (2.1.330): an @
 	// at a word's start, the path up to a space not escaped ("\ "), which
 	// starts ./, ~/ or / or with a letter, digit, '.', '_' or '-'.
-	importPattern = regexp.MustCompile(`(?:^|\s)@((?:[^\s\\]|\\ )+)`)
-	importStart   = regexp.MustCompile(`^[a-zA-Z0-9._-]`)
+	importPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\s)@((?:[^\s\\]|\\ )+)`) })
+	importStart   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9._-]`) })
 	// codeSpan and htmlComment are the text outside a fenced block Claude
 	// Code does not look for imports in.
-	codeSpan    = regexp.MustCompile("`[^`\n]*`")
-	htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
+	codeSpan    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`\n]*`") })
+	htmlComment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<!--.*?-->`) })
 )
 
 // claudeMDImports are the files the user's own CLAUDE.md (~/.claude's)
@@ -108,13 +109,13 @@ func importPaths(text []byte) []string {
 			prose.Write(line)
 		}
 	}
-	plain := htmlComment.ReplaceAll(codeSpan.ReplaceAll(prose.Bytes(), nil), nil)
-	for _, m := range importPattern.FindAllSubmatch(plain, -1) {
+	plain := htmlComment().ReplaceAll(codeSpan().ReplaceAll(prose.Bytes(), nil), nil)
+	for _, m := range importPattern().FindAllSubmatch(plain, -1) {
 		p, _, _ := strings.Cut(string(m[1]), "#")
 		p = strings.ReplaceAll(p, `\ `, " ")
 		switch {
 		case p == "" || p == "/":
-		case strings.HasPrefix(p, "./"), strings.HasPrefix(p, "~/"), strings.HasPrefix(p, "/"), importStart.MatchString(p):
+		case strings.HasPrefix(p, "./"), strings.HasPrefix(p, "~/"), strings.HasPrefix(p, "/"), importStart().MatchString(p):
 			out = append(out, p)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
@@ -72,13 +73,15 @@ func gitKnownEntry(e gitconfig.Entry) bool {
 // url."https://user:TOKEN@github.com/".insteadOf; a user name alone,
 // ssh://git@host/, is not one).
 var (
-	gitSecretName = regexp.MustCompile(`(?i)token|pass|secret|auth|header|cookie|key$`)
-	gitSecretText = regexp.MustCompile(`(?i)(^|[^a-z0-9])` + claudesettings.TokenPrefixes + `|bearer|basic\s|token|password`)
+	gitSecretName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)token|pass|secret|auth|header|cookie|key$`) })
+	gitSecretText = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(^|[^a-z0-9])` + claudesettings.TokenPrefixes + `|bearer|basic\s|token|password`)
+	})
 )
 
 // gitSecret says text of a git configuration may hold a credential.
 func gitSecret(text []byte) bool {
-	return gitSecretText.Match(text) || claudesettings.HasURLCredential(text)
+	return gitSecretText().Match(text) || claudesettings.HasURLCredential(text)
 }
 
 // gitKeyNames end in "key" but name what is no credential: the key git
@@ -91,7 +94,7 @@ var gitKeyNames = map[string]bool{"signingkey": true}
 // USER:PASSWORD, --token …).
 func gitSecretEntry(e gitconfig.Entry) bool {
 	name := strings.ToLower(e.Key[strings.LastIndexByte(e.Key, '.')+1:])
-	return gitSecretName.MatchString(name) && !gitKeyNames[name] || gitSecret([]byte(e.Key)) || gitSecret([]byte(e.Value)) ||
+	return gitSecretName().MatchString(name) && !gitKeyNames[name] || gitSecret([]byte(e.Key)) || gitSecret([]byte(e.Value)) ||
 		claudesettings.HasCommandCredential([]byte(e.Value))
 }
 

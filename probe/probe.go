@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/claudebox/claudebox/bind"
@@ -351,23 +352,23 @@ var sshUnquote = strings.NewReplacer(`"`, "", "'", "")
 // key type and base64.
 func publicKey(b []byte) bool {
 	line := bytes.TrimSpace(b)
-	return !bytes.Contains(line, []byte("\n")) && publicKeyLine.Match(line)
+	return !bytes.Contains(line, []byte("\n")) && publicKeyLine().Match(line)
 }
 
-var publicKeyLine = regexp.MustCompile(`^(ssh|ecdsa|sk)-[a-z0-9@.-]+ [A-Za-z0-9+/]+=*( |$)`)
+var publicKeyLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(ssh|ecdsa|sk)-[a-z0-9@.-]+ [A-Za-z0-9+/]+=*( |$)`) })
 
 // credentialLike is what says a settings file may hold a credential: a
 // key that names one (cargo's registry token, GOAUTH); holdsCredential
 // adds a credential in a URL (https://user:token@proxy), as claudesettings
 // defines it.
-var credentialLike = regexp.MustCompile(`(?i)(token|passw|secret|auth)[a-z_-]*["']?\s*[=:]`)
+var credentialLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(token|passw|secret|auth)[a-z_-]*["']?\s*[=:]`) })
 
 // holdsCredential reports whether the settings file at path may hold a
 // credential; one that cannot be read whole (too large, not a regular
 // file) is taken to.
 func holdsCredential(path string) bool {
 	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 1<<20)
-	return err != nil || credentialLike.Match(b) || claudesettings.HasURLCredential(b)
+	return err != nil || credentialLike().Match(b) || claudesettings.HasURLCredential(b)
 }
 
 // linksOn returns the symlinks met on the way to path, each as read, so

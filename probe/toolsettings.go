@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 
@@ -48,7 +49,9 @@ type settingsFile struct {
 
 // goEnvName is a variable go env -w writes: Go's own and its C
 // toolchain's. GOAUTH, which names how to authenticate, is not kept.
-var goEnvName = regexp.MustCompile(`^(GO[A-Z0-9_]*|CGO_[A-Z0-9_]+|CC|CXX|AR|FC|PKG_CONFIG|GCCGO)$`)
+var goEnvName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(GO[A-Z0-9_]*|CGO_[A-Z0-9_]+|CC|CXX|AR|FC|PKG_CONFIG|GCCGO)$`)
+})
 
 // goEnv rebuilds go env -w's file from its NAME=VALUE lines of Go's
 // variables.
@@ -57,7 +60,7 @@ func goEnv(b []byte) (string, bool) {
 	s := bufio.NewScanner(bytes.NewReader(b))
 	for s.Scan() {
 		name, _, ok := strings.Cut(s.Text(), "=")
-		if ok && goEnvName.MatchString(name) && name != "GOAUTH" {
+		if ok && goEnvName().MatchString(name) && name != "GOAUTH" {
 			out.WriteString(s.Text() + "\n")
 		}
 	}
@@ -285,7 +288,7 @@ func nixIncludes(path string, b []byte) []string {
 func settingsCopy(b []byte, rebuild func([]byte) (string, bool)) (string, bool) {
 	content, ok := rebuild(b)
 	c := []byte(content)
-	return content, ok && !credentialLike.Match(c) && !claudesettings.HasCommandCredential(c) && !gitSecretText.Match(c)
+	return content, ok && !credentialLike().Match(c) && !claudesettings.HasCommandCredential(c) && !gitSecretText().Match(c)
 }
 
 // npmOptions are the options npm reads from an npmrc known to hold no
