@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -20,6 +21,17 @@ import (
 // (included ones among them).
 const maxMakefiles = 1000
 
+// makeWork bounds the words of include lines and the directory entries
+// their patterns are matched against that one audit reads, and
+// maxIncludes the files they name that it judges: a makefile of 1 MiB
+// names 87,000 words (include d/* on each line, beside 5,000 files in d,
+// held the audit for hours). Past either bound the makefile is said not
+// examined. A kernel tree's includes cost a few thousand of each.
+const (
+	makeWork    = 1_000_000
+	maxIncludes = 10_000
+)
+
 // makeReads says whether name is a makefile make reads by its name, or
 // one a makefile commonly includes (*.mk): those whose includes are
 // read.
@@ -36,13 +48,19 @@ type makefile struct {
 }
 
 // makeIncluded judges what the makefiles at rels (relative to the root)
-// include, and what those include in turn.
+// include, and what those include in turn, each file judged once.
 func (w *walker) makeIncluded(rels []string) {
 	queue := make([]makefile, 0, len(rels))
 	for _, rel := range rels {
 		queue = append(queue, makefile{rel: rel, dir: filepath.Dir(rel)})
 	}
 	read := map[[2]string]bool{}
+	// isFile, of each file judged: whether it is one (not a directory).
+	isFile := map[string]bool{}
+	left := makeWork
+	spent := func(rel string) {
+		w.notExamined(w.abs(rel), fmt.Sprintf("all it includes: the audit reads %d words and directory entries of the makefiles' includes, and judges %d files they include, at most", makeWork, maxIncludes))
+	}
 	for i := 0; i < len(queue) && len(read) < maxMakefiles; i++ {
 		m := queue[i]
 		if read[[2]string{m.rel, m.dir}] {
@@ -54,6 +72,7 @@ func (w *walker) makeIncluded(rels []string) {
 			continue
 		}
 		patterns, vars := includePatterns(string(b), maps.Clone(m.vars))
+		cut := false
 		for _, pattern := range patterns {
 			// make resolves them from where it runs: the top makefile's
 			// directory; the included file's own, where it is run with
@@ -63,19 +82,35 @@ func (w *walker) makeIncluded(rels []string) {
 				dirs = append(dirs, d)
 			}
 			for _, dir := range dirs {
-				for _, inc := range w.globLocal(filepath.Join(dir, pattern)) {
-					fi, err := untrusted.Lstat(w.root, inc)
-					if err != nil || fi.IsDir() {
-						continue
+				left--
+				incs, whole := w.globLocal(filepath.Join(dir, pattern), &left)
+				if left -= len(incs); left < 0 {
+					spent(m.rel)
+					return
+				}
+				cut = cut || !whole
+				for _, inc := range incs {
+					file, judged := isFile[inc]
+					if !judged {
+						if len(isFile) == maxIncludes {
+							spent(m.rel)
+							return
+						}
+						fi, err := untrusted.Lstat(w.root, inc)
+						file = err == nil && !fi.IsDir()
+						isFile[inc] = file
+						if file && !w.older(fi) && !w.tracked(inc) {
+							w.found(inc)
+						}
 					}
-					if !w.older(fi) && !w.tracked(inc) {
-						w.found(inc)
-					}
-					if len(queue) < 4*maxMakefiles {
+					if file && len(queue) < 4*maxMakefiles {
 						queue = append(queue, makefile{rel: inc, dir: m.dir, vars: vars})
 					}
 				}
 			}
+		}
+		if cut {
+			w.notExamined(w.abs(m.rel), fmt.Sprintf("all it includes: a pattern of its include lines matches more than %d files", maxMakefiles))
 		}
 	}
 }
@@ -182,33 +217,52 @@ func makeAssignment(line string) (name, op, value string, ok bool) {
 
 // globLocal are the paths below the root (relative to it) that pattern,
 // relative to the root, matches, each part matched as make's wildcard
-// does; none out of the root, none through a symlink.
-func (w *walker) globLocal(pattern string) []string {
+// does; none out of the root, none through a symlink. whole is false
+// where a part matched more than maxMakefiles. It takes from left one for
+// each directory entry it reads, and stops where left is spent, leaving
+// it below zero.
+func (w *walker) globLocal(pattern string, left *int) (matches []string, whole bool) {
 	if !filepath.IsLocal(pattern) || len(pattern) > MaxPathLen {
-		return nil
+		return nil, true
 	}
-	matches := []string{"."}
+	matches, whole = []string{"."}, true
 	for _, part := range strings.Split(pattern, "/") {
 		var next []string
 		for _, dir := range matches {
+			if len(next) > maxMakefiles {
+				break
+			}
 			if !strings.ContainsAny(part, "*?[") {
 				next = append(next, filepath.Join(dir, part))
 				continue
 			}
-			entries, err := untrusted.ReadDir(w.root, dir)
+			d, err := untrusted.OpenDir(w.root, dir)
 			if err != nil {
 				continue
 			}
-			for _, e := range entries {
-				if globMatch(part, e.Name()) {
-					next = append(next, filepath.Join(dir, e.Name()))
+			for len(next) <= maxMakefiles {
+				if *left <= 0 {
+					d.Close()
+					*left = -1
+					return nil, false
+				}
+				entries, err := d.ReadDir(64)
+				*left -= len(entries)
+				for _, e := range entries {
+					if globMatch(part, e.Name()) {
+						next = append(next, filepath.Join(dir, e.Name()))
+					}
+				}
+				if err != nil {
+					break
 				}
 			}
+			d.Close()
 		}
 		matches = next
 		if len(matches) > maxMakefiles {
-			matches = matches[:maxMakefiles]
+			matches, whole = matches[:maxMakefiles], false
 		}
 	}
-	return matches
+	return matches, whole
 }
