@@ -46,7 +46,7 @@ func tree(t *testing.T) (dir, secret string) {
 	return dir, secret
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -341,7 +341,7 @@ func TestReadChecked(t *testing.T) {
 // deepNest makes a chain of depth directories named d, of mode perm,
 // beneath dir/name, holding one descriptor at a time, with a symlink to
 // secret at the bottom.
-func deepNest(t *testing.T, dir, name string, depth int, perm uint32, secret string) {
+func deepNest(t testing.TB, dir, name string, depth int, perm uint32, secret string) {
 	must(t, os.Mkdir(filepath.Join(dir, name), 0o700))
 	d, err := unix.Open(filepath.Join(dir, name), unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	must(t, err)
