@@ -354,6 +354,9 @@ type walker struct {
 	// headRefs are, by git directory, the refs its HEADs name
 	// (checkedOut).
 	headRefs map[string]map[string]bool
+	// parents are, by git directory and commit, the first parents read
+	// (reflog.go): the reflogs of a thousand branches share their history.
+	parents map[[2]string]string
 }
 
 // subWalk is a directory below the top, walked by a walker of its own.

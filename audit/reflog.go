@@ -290,6 +290,20 @@ func (w *walker) firstParents(gitDir, tip, stop string) map[string]bool {
 // firstParent is the first parent of the loose commit id in gitDir, ""
 // for none.
 func (w *walker) firstParent(gitDir, id string) string {
+	key := [2]string{gitDir, id}
+	parent, ok := w.parents[key]
+	if !ok {
+		parent = w.readFirstParent(gitDir, id)
+		if w.parents == nil {
+			w.parents = map[[2]string]string{}
+		}
+		w.parents[key] = parent
+	}
+	return parent
+}
+
+// readFirstParent reads what firstParent says.
+func (w *walker) readFirstParent(gitDir, id string) string {
 	f, err := untrusted.Open(w.root, filepath.Join(gitDir, "objects", id[:2], id[2:]))
 	if err != nil {
 		return ""
