@@ -164,3 +164,42 @@ func TestFirstDayNoResumeLineWithoutSession(t *testing.T) {
 		t.Errorf("a continued session ends without its resume line:\n%s", out)
 	}
 }
+
+// TestFirstDayIDEConnectionNamed: with an IDE's extension running on the
+// host (its lock in ~/.claude/ide, with the connection's token), the
+// launch says once per project that /ide inside finds no IDE and why
+// (Claude inside said only "No available IDEs detected"); the lock's
+// token stays unreadable inside.
+func TestFirstDayIDEConnectionNamed(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	const ideToken = "IDE-AUTH-TOKEN-9f8e7d6c5b4a"
+	h.Write(filepath.Join(h.Home, ".claude", "ide", "41234.lock"), `{"pid":1,"workspaceFolders":["`+proj+`"],"ideName":"Visual Studio Code","transport":"ws","authToken":"`+ideToken+`"}`+"\n")
+	const key = "sk-ant-test-key-ideconnection-0123456789"
+	h.Onboarded(key, proj)
+	run := func() (string, *harness.FakeAPI) {
+		api := harness.StartScriptedAPI(t, "FAKE-REPLY-ide",
+			harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "cat ~/.claude/ide/*.lock; ls -a ~/.claude", "description": "look"}})
+		var stdout, stderr bytes.Buffer
+		cmd := h.Command(proj, api.Env(key), "claudebox", "--allowedTools", "Bash", "-p", "hello")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("claudebox: %v\n%s%s", err, stdout.String(), stderr.String())
+		}
+		return stderr.String(), api
+	}
+	out, api := run()
+	if !strings.Contains(out, "/ide inside finds no IDE") {
+		t.Errorf("the launch does not say the IDE's connection is not carried in:\n%s", out)
+	}
+	for id, r := range api.ToolResults() {
+		if strings.Contains(r, ideToken) {
+			t.Errorf("the IDE's token readable inside (%s): %q", id, r)
+		}
+	}
+	if out, _ := run(); strings.Contains(out, "/ide inside") {
+		t.Errorf("the second launch says it again:\n%s", out)
+	}
+}

@@ -71,8 +71,9 @@ const noticeLimit = 1 << 20
 // noticeLeftOut names, once per project, what the host has that the
 // launch left out, with the option that brings it: the MCP servers of
 // ~/.claude.json not named, the variables dropped, what the copies of
-// the agents' configuration left out, and what the user's Claude Code
-// setup names that is not shown. Names only, never
+// the agents' configuration left out, what the user's Claude Code
+// setup names that is not shown, and an IDE's offered connection. Names
+// only, never
 // a definition or a value. The record is kept in the state directory, out
 // of the sandbox's reach; one that cannot be written names them again next
 // time.
@@ -153,6 +154,10 @@ func (s *Session) noticeLeftOut() {
 		printable.Say(os.Stderr, "claudebox: not shown inside, beside what is shown of the directory: %s", strings.Join(hidden, ", "))
 		printable.Say(os.Stderr, "hint: a tool that needs one fails inside; bring it read-only with --ro-bind %s, if it holds no secret", hidden[0])
 	}
+	if s.ideOffered() && len(unseen("ide:", []string{"~/.claude/ide"})) > 0 {
+		printable.Say(os.Stderr, "claudebox: your IDE's connection to Claude Code is not carried in (its lock in ~/.claude/ide holds the connection's token): /ide inside finds no IDE")
+		printable.Say(os.Stderr, "hint: review the session's changes in your IDE on the host; to connect it, run claude on the host")
+	}
 	var outputPaths []string
 	for _, o := range s.plan.HookOutputs {
 		outputPaths = append(outputPaths, o.Path)
@@ -164,6 +169,18 @@ func (s *Session) noticeLeftOut() {
 	if len(fresh) > 0 && os.MkdirAll(dir, 0o700) == nil {
 		untrusted.WriteFile(dir, name, []byte(strings.Join(append(lines, fresh...), "\n")+"\n"), 0o600)
 	}
+}
+
+// ideOffered says ~/.claude/ide holds a lock file, through which an IDE's
+// extension offers Claude Code a connection (its port and token): state,
+// never shown inside, which Claude inside's /ide says only as "No
+// available IDEs detected".
+func (s *Session) ideOffered() bool {
+	if s.shell || !s.agent.IsClaude() {
+		return false
+	}
+	entries, _ := os.ReadDir(filepath.Join(s.home, ".claude", "ide"))
+	return slices.ContainsFunc(entries, func(e os.DirEntry) bool { return strings.HasSuffix(e.Name(), ".lock") })
 }
 
 // leaveOut records what the copy of the host's file at dest (its path
