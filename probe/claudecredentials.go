@@ -230,20 +230,32 @@ func namedCredentialFile(path string) bool {
 var settingsExtensions = []string{".yaml", ".yml", ".json", ".jsonc", ".json5", ".toml", ".ini", ".cfg", ".conf", ".properties"}
 
 // settingsFileLimit bounds what of a settings file is read to judge it:
-// a larger one is no settings a person wrote (a schema, a lock file).
-const settingsFileLimit = 64 << 10
+// a larger one is no settings a person wrote (a schema, a lock file, a
+// bundle), and the expressions cost a long line about 2 ms a KiB on a
+// loaded 2-core machine (a minified one is a line).
+const settingsFileLimit = 16 << 10
 
 // settingsHoldCredential says the file at path is settings
-// (settingsExtensions, or a name without one) with a credential written
-// in it (credential.InSettings). One over settingsFileLimit, or that
-// cannot be read, is not judged.
+// (settingsExtensions, or a name without one) or prose
+// (documentExtensions) with a credential written in it. One over
+// settingsFileLimit, or that cannot be read, is not judged.
 func settingsHoldCredential(path string) bool {
-	if ext := strings.ToLower(filepath.Ext(path)); ext != "" && !slices.Contains(settingsExtensions, ext) {
+	ext := strings.ToLower(filepath.Ext(path))
+	judge := credential.InSettings
+	switch {
+	case slices.Contains(documentExtensions, ext):
+		judge = credential.InDocument
+	case ext != "" && !slices.Contains(settingsExtensions, ext):
 		return false
 	}
 	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), settingsFileLimit)
-	return err == nil && credential.InSettings(b)
+	return err == nil && judge(b)
 }
+
+// documentExtensions are the names of prose (a command, a skill's
+// instructions, its references), which shows a credential it holds
+// (credential.InDocument): a webhook's URL, a bearer token in a curl.
+var documentExtensions = []string{".md", ".markdown", ".mdx", ".txt", ".rst"}
 
 // codeExtensions are the names of source files and markup, which a name
 // with "token" or "secret" in it leaves source: what a credential is kept

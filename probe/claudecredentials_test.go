@@ -146,14 +146,16 @@ func BenchmarkGitDirs(b *testing.B) {
 
 // TestSettingsCredentialsLeftOut: in what the setup shows, a settings
 // file of any name with a credential written in it (config.yaml's
-// password, an auth file written as .netrc is) is hidden as one named so
-// is; one with none, and a package's in node_modules, whose names alone
-// are judged, are shown.
+// password, an auth file written as .netrc is) or Markdown that shows one
+// (a webhook's URL) is hidden as one named so is; one with none, prose's
+// "password: …", and a package's in node_modules, whose names alone are
+// judged, are shown.
 func TestSettingsCredentialsLeftOut(t *testing.T) {
 	dir := t.TempDir()
 	for rel, content := range map[string]string{
 		"skill/config.yaml": "password: hunter2\n", "skill/auth": "machine api login ci password hunter2\n",
 		"skill/limits.yaml": "max_tokens: 4096\n", "skill/notes.md": "password: hunter2\n",
+		"skill/SKILL.md":                     "Post to https://hooks.slack.com/services/T0/B0/abcdefghijkl\n",
 		"skill/node_modules/pkg/config.json": `{"password": "fixture"}`,
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
@@ -163,7 +165,7 @@ func TestSettingsCredentialsLeftOut(t *testing.T) {
 	}
 	_, files, whole := gitDirs(filepath.Join(dir, "skill"))
 	slices.Sort(files)
-	if want := []string{filepath.Join(dir, "skill", "auth"), filepath.Join(dir, "skill", "config.yaml")}; !whole || !slices.Equal(files, want) {
+	if want := []string{filepath.Join(dir, "skill", "SKILL.md"), filepath.Join(dir, "skill", "auth"), filepath.Join(dir, "skill", "config.yaml")}; !whole || !slices.Equal(files, want) {
 		t.Errorf("gitDirs leaves out %v (whole %v), want %v", files, whole, want)
 	}
 }

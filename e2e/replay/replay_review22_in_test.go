@@ -146,3 +146,34 @@ func TestReplayReview22SkillSettingsCredential(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview22CommandDocumentCredential: of ~/.claude's commands,
+// skills and agents, Markdown crossed whatever it held: a /notify
+// command with its Slack webhook's URL, a skill's SKILL.md with a bearer
+// token in the curl it shows. The attack, from inside: read them. Proof:
+// neither is readable inside and --dry-run names both; Markdown that
+// only mentions auth or a mail address still is.
+func TestReplayReview22CommandDocumentCredential(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "Review22DocSecret0123456789"
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "commands", "notify.md"), "Post a summary to https://hooks.slack.com/services/T0000/B0000/"+secret+"\n")
+	h.Write(filepath.Join(claude, "skills", "status", "SKILL.md"), "---\nname: status\ndescription: status\n---\nRun `curl -H 'Authorization: Bearer "+secret+"' https://status.corp/api`\n")
+	h.Write(filepath.Join(claude, "commands", "review.md"), "REVIEW22-DOC. Auth: src/middleware/authentication.ts; questions to alice@example.com.\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; grep -r "+secret+" ~/.claude; cat ~/.claude/commands/review.md; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a credential in a command's or a skill's Markdown is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "REVIEW22-DOC") {
+		t.Errorf("inside, want the command with no credential:\n%s", out)
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{"commands/notify.md", "skills/status/SKILL.md"} {
+		if !strings.Contains(dry, "~/.claude/"+f+" (") {
+			t.Errorf("--dry-run does not name ~/.claude/%s as left out:\n%s", f, dry)
+		}
+	}
+}

@@ -96,7 +96,7 @@ var netrcCredential = sync.OnceValue(func() *regexp.Regexp {
 // lower case): a name that says one, a known service's token's prefix, a
 // bearer token, a webhook's host, a URL's user, a user on a command line.
 // Text with none is not matched against the expressions, which cost
-// about a millisecond a KiB.
+// about 2 ms a KiB on a loaded 2-core machine.
 var settingsHints = []string{
 	"passw", "secret", "token", "key", "auth", "credential", "bearer", "@", "-u ", "-u=", "-a ", "-a=", "-u\t", "-a\t", "--user",
 	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia",
@@ -107,6 +107,52 @@ var settingsHints = []string{
 // switch, nothing.
 var notLiteral = []string{"true", "false", "yes", "no", "on", "off", "null", "nil", "none", "~"}
 
+// documentCredential is a credential no prose holds by chance: a token
+// of a known service by its prefix, a bearer token.
+var documentCredential = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b` + TokenPrefixes + `[A-Za-z0-9_-]{8,}|\bbearer\s+[A-Za-z0-9._~+/-]{16,}`)
+})
+
+// documentHints are what every credential InDocument finds holds (in
+// lower case), as settingsHints are InSettings'.
+var documentHints = []string{
+	"bearer", "@", "-u ", "-u=", "-a ", "-a=", "-u\t", "-a\t", "--user",
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia",
+	"hooks", "discord", "webhook", "logic.azure", "ifttt", "telegram",
+}
+
+// InDocument says prose (Markdown: a command, a skill's instructions, an
+// agent's) holds a credential: a known service's token, a bearer token,
+// a URL that holds or is one, a user's password on a command line it
+// shows. Not a literal given to a name, which prose writes by chance
+// (Auth: src/middleware/authentication.ts). Read a line at a time, each
+// with the next, as InSettings reads.
+func InDocument(data []byte) bool {
+	return byLines(data, documentHints, func(chunk []byte) bool {
+		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(chunk)
+	})
+}
+
+// byLines says match holds for a line of data with one of hints (in lower
+// case) in it, taken with the line after it.
+func byLines(data []byte, hints []string, match func(chunk []byte) bool) bool {
+	lines := bytes.Split(data, []byte("\n"))
+	for i, line := range lines {
+		lower := bytes.ToLower(line)
+		if !slices.ContainsFunc(hints, func(h string) bool { return bytes.Contains(lower, []byte(h)) }) {
+			continue
+		}
+		chunk := line
+		if i+1 < len(lines) {
+			chunk = slices.Concat(line, []byte("\n"), lines[i+1])
+		}
+		if match(chunk) {
+			return true
+		}
+	}
+	return false
+}
+
 // InSettings says a settings file's text holds a credential: one a
 // command's text would (InCommand), a password in a .netrc's shape, or a
 // literal given to a key that names a credential (settingsCredential),
@@ -114,26 +160,12 @@ var notLiteral = []string{"true", "false", "yes", "no", "on", "off", "null", "ni
 // password: ${DEPLOY_PASSWORD}). It is read a line at a time, each with
 // the next (a YAML key's value may follow it), and only a line with a
 // hint of one (settingsHints) is matched against the expressions, which
-// cost about a millisecond a KiB: a package.json's lines are short.
+// cost about 2 ms a KiB: a package.json's lines are short.
 func InSettings(data []byte) bool {
 	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) {
 		return true
 	}
-	lines := bytes.Split(data, []byte("\n"))
-	for i, line := range lines {
-		lower := bytes.ToLower(line)
-		if !slices.ContainsFunc(settingsHints, func(h string) bool { return bytes.Contains(lower, []byte(h)) }) {
-			continue
-		}
-		chunk := line
-		if i+1 < len(lines) {
-			chunk = slices.Concat(line, []byte("\n"), lines[i+1])
-		}
-		if InCommand(chunk) || settingsLiteral(chunk) {
-			return true
-		}
-	}
-	return false
+	return byLines(data, settingsHints, func(chunk []byte) bool { return InCommand(chunk) || settingsLiteral(chunk) })
 }
 
 // settingsLiteral says text gives a literal to a key that names a

@@ -35,6 +35,26 @@ func TestInSettings(t *testing.T) {
 	}
 }
 
+// TestInDocument: prose holds a credential where it shows a known
+// service's token, a bearer token, a webhook's URL or a URL with a
+// password; not where it names auth, a mail address or a token's name.
+func TestInDocument(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Post to https://hooks.slack.com/services/T0000/B0000/abcdefghijkl\n":    true,
+		"Run `curl -H 'Authorization: Bearer abcdefghijklmnopqrstuv' https://x`": true,
+		"Clone https://oauth2:glpat-abcdefghijkl@gitlab.corp/x.git\n":            true,
+		"Use ghp_abcdefghijklmnopqrstuvwxyz0123456789.\n":                        true,
+		"Auth: src/middleware/authentication.ts\n":                               false,
+		"Questions to alice@example.com, clone git@github.com:org/repo.\n":       false,
+		"password: set it in the vault; token_limit: 4096\n":                     false,
+		"Pass the bearer token in $TOKEN.\n":                                     false,
+	} {
+		if got := InDocument([]byte(text)); got != want {
+			t.Errorf("InDocument(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
 // BenchmarkInSettings judges a package.json of 2 KiB, whose author's
 // address and keywords are hints of a credential on their own lines.
 func BenchmarkInSettings(b *testing.B) {
