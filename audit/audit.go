@@ -881,9 +881,10 @@ func (w *walker) leaf(n node, name, rel string) {
 		}
 	}
 	// A branch, a tag, any ref is history, named, not moved: but the
-	// branch checked out, whose commits git log shows.
+	// branch checked out, whose commits git log shows, and an ORIG_HEAD
+	// among them (a fast-forward's, a pull's).
 	if n.mode == branchesDir || n.mode == gitDir && pseudoRefs[name] && name != bisectStart {
-		if !n.clone && !w.checkedOut(n.gitDir, rel) {
+		if !n.clone && !w.checkedOut(n.gitDir, rel) && !(name == origHead && w.inHeadHistory(n.gitDir, rel)) {
 			w.report.Branches = append(w.report.Branches, w.abs(rel))
 		}
 		return

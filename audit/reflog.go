@@ -22,10 +22,13 @@ import (
 // bisect reset, which checks out what BISECT_START names unasked. Each
 // the session wrote is named with the branches; BISECT_START, followed
 // unnamed, is moved aside.
-var pseudoRefs = map[string]bool{"ORIG_HEAD": true, "FETCH_HEAD": true, "MERGE_HEAD": true, "CHERRY_PICK_HEAD": true, "REVERT_HEAD": true, "REBASE_HEAD": true, "AUTO_MERGE": true, bisectStart: true}
+var pseudoRefs = map[string]bool{origHead: true, "FETCH_HEAD": true, "MERGE_HEAD": true, "CHERRY_PICK_HEAD": true, "REVERT_HEAD": true, "REBASE_HEAD": true, "AUTO_MERGE": true, bisectStart: true}
 
 // bisectStart is where git bisect reset returns to.
 const bisectStart = "BISECT_START"
+
+// origHead is where git reset --hard ORIG_HEAD returns to.
+const origHead = "ORIG_HEAD"
 
 // A reflog (logs/<ref>) is where git takes a ref's earlier values from:
 // git reset --hard HEAD@{1} or main@{1}, the undo of a move, writes into
@@ -209,7 +212,7 @@ func reflogLine(line string) (old, value, message string, ok bool) {
 	var ids [2]string
 	for i := range ids {
 		ids[i], rest, ok = strings.Cut(rest, " ")
-		if !ok || (len(ids[i]) != 40 && len(ids[i]) != 64) || len(ids[i]) != len(ids[0]) || !isHex(ids[i]) {
+		if !ok || !isID(ids[i]) || len(ids[i]) != len(ids[0]) {
 			return "", "", "", false
 		}
 	}
@@ -240,7 +243,7 @@ func (w *walker) refValue(gitDir, ref string) string {
 				ref = name
 				continue
 			}
-			if isHex(value) {
+			if isID(value) {
 				return value
 			}
 			return ""
@@ -263,7 +266,7 @@ func (w *walker) packedRef(gitDir, ref string) string {
 	lines := bufio.NewScanner(f)
 	lines.Buffer(make([]byte, 4096), 4096)
 	for lines.Scan() {
-		if value, ok := strings.CutSuffix(lines.Text(), " "+ref); ok && isHex(value) {
+		if value, ok := strings.CutSuffix(lines.Text(), " "+ref); ok && isID(value) {
 			return value
 		}
 	}
@@ -324,7 +327,7 @@ func (w *walker) readFirstParent(gitDir, id string) string {
 		}
 		if parent, ok := strings.CutPrefix(line, "parent "); ok {
 			parent = strings.TrimSuffix(parent, "\n")
-			if len(parent) != len(id) || !isHex(parent) {
+			if len(parent) != len(id) || !isID(parent) {
 				return ""
 			}
 			return parent
@@ -346,4 +349,19 @@ func (w *walker) hasBranch(gitDir, name string) bool {
 		return fi.Mode().IsRegular()
 	}
 	return w.packedRef(gitDir, ref) != ""
+}
+
+// inHeadHistory says whether the ref at rel (a commit's id) names a
+// commit down the first parents of HEAD's in the git directory gitDir:
+// one git log shows.
+func (w *walker) inHeadHistory(gitDir, rel string) bool {
+	b, err := w.read(rel)
+	value := strings.TrimSpace(string(b))
+	head := w.refValue(gitDir, "HEAD")
+	return err == nil && isID(value) && head != "" && w.firstParents(gitDir, head, value)[value]
+}
+
+// isID says whether s is an object's full id, SHA-1's or SHA-256's.
+func isID(s string) bool {
+	return (len(s) == 40 || len(s) == 64) && isHex(s)
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // TestScanPseudoRefsAndReflogs: the refs at a git directory's top the
-// session wrote are named (ORIG_HEAD, FETCH_HEAD), but BISECT_START,
+// session wrote are named (ORIG_HEAD, FETCH_HEAD), but an ORIG_HEAD
+// down HEAD's first parents, which git log shows, and BISECT_START,
 // which git bisect reset checks out unasked, is found. A reflog the
 // session wrote is named unless it holds the start's lines and after them
 // only what git log shows: the session's commits (not where the user's
@@ -79,6 +80,9 @@ func TestScanPseudoRefsAndReflogs(t *testing.T) {
 		git(repo, "commit", "-q", "--allow-empty", "-m", "one")
 		git(repo, "commit", "-q", "--allow-empty", "-m", "two")
 	}
+	// ORIG_HEAD is named but where it is in the history git log shows.
+	must(t, os.WriteFile(filepath.Join(root, "commits", ".git", "ORIG_HEAD"), []byte(heads["commits"]+"\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "detached", ".git", "ORIG_HEAD"), []byte(other+"\n"), 0o644))
 	rewritten := filepath.Join(root, "rewritten", ".git", "logs", "HEAD")
 	b, err := os.ReadFile(rewritten)
 	must(t, err)
@@ -92,7 +96,7 @@ func TestScanPseudoRefsAndReflogs(t *testing.T) {
 	for _, repo := range []string{"commit", "malformed", "missing", "reset", "revision", "rewritten"} {
 		want = append(want, filepath.Join(root, repo, ".git", "logs", "HEAD"))
 	}
-	want = append(want, filepath.Join(root, "branch", ".git", "FETCH_HEAD"), filepath.Join(root, "branch", ".git", "ORIG_HEAD"))
+	want = append(want, filepath.Join(root, "branch", ".git", "FETCH_HEAD"), filepath.Join(root, "branch", ".git", "ORIG_HEAD"), filepath.Join(root, "detached", ".git", "ORIG_HEAD"))
 	slices.Sort(want)
 	if !slices.Equal(r.Branches, want) {
 		t.Errorf("named:\n%q\nwant:\n%q", r.Branches, want)
