@@ -125,7 +125,7 @@ func TestFirstDaySettingsAndMCPConfigFlags(t *testing.T) {
 				t.Errorf("--mcp-config: the server's token readable inside (%s): %q", id, r)
 			}
 		}
-		if !strings.Contains(stderr.String(), "mcpServers.tokensrv") {
+		if !strings.Contains(stderr.String(), "mcpServers.tokensrv") || !strings.Contains(stderr.String(), "--with-mcp NAME") {
 			t.Errorf("--mcp-config: the launch does not name the server it left out:\n%s", stderr.String())
 		}
 	}

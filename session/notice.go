@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/config"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/guard"
@@ -118,6 +119,10 @@ func (s *Session) noticeLeftOut() {
 		}
 		if keys := unseen("config:"+shown+":", s.leftOutConfig[f]); len(keys) > 0 {
 			printable.Say(os.Stderr, "claudebox: left out of the sandbox's copy of %s: %s", shown, strings.Join(keys, ", "))
+			if f == "claude "+claudesettings.MCPConfigFlag || s.plan.ClaudeFlag(f) == claudesettings.MCPConfigFlag {
+				printable.Say(os.Stderr, "hint: only servers that hold no token are copied; to carry one with its token, add it on the host (claude mcp add-json NAME '…') and name it: --with-mcp NAME")
+				continue
+			}
 			printable.Say(os.Stderr, "hint: only what is known to hold no credential is copied; pass a variable with --env NAME, or env = [\"NAME\"] in %s", conf)
 		}
 	}
