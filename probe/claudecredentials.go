@@ -243,6 +243,8 @@ func settingsHoldCredential(path string) bool {
 	ext := strings.ToLower(filepath.Ext(path))
 	judge := credential.InSettings
 	switch {
+	case packageManifests[filepath.Base(path)]:
+		return false
 	case slices.Contains(documentExtensions, ext):
 		judge = credential.InDocument
 	case ext != "" && !slices.Contains(settingsExtensions, ext):
@@ -251,6 +253,12 @@ func settingsHoldCredential(path string) bool {
 	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), settingsFileLimit)
 	return err == nil && judge(b)
 }
+
+// packageManifests are the files that name a package and what it
+// depends on, which no one keeps a credential in, and whose versions read
+// as a URL's user and password ("npm:fdir@1.2.0", "patch:x@npm%3A1"):
+// judged by their names alone.
+var packageManifests = map[string]bool{"package.json": true, "composer.json": true, "deno.json": true, "jsr.json": true, "bower.json": true}
 
 // documentExtensions are the names of prose (a command, a skill's
 // instructions, its references), which shows a credential it holds

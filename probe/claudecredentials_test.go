@@ -157,6 +157,7 @@ func TestSettingsCredentialsLeftOut(t *testing.T) {
 		"skill/limits.yaml": "max_tokens: 4096\n", "skill/notes.md": "password: hunter2\n",
 		"skill/SKILL.md":                     "Post to https://hooks.slack.com/services/T0/B0/abcdefghijkl\n",
 		"skill/node_modules/pkg/config.json": `{"password": "fixture"}`,
+		"skill/package.json":                 `{"dependencies": {"fdir1": "npm:fdir@1.2.0"}}`,
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
 		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
