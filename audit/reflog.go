@@ -154,7 +154,7 @@ func (w *walker) reflogShown(n node, name, rel string) bool {
 				last = value
 			}
 		}
-	} else if _, existed := w.start.files.inode(rel); existed || w.start == nil || w.start.Root == "" {
+	} else if _, existed := w.start.files.inode(rel); existed || w.start.Root == "" {
 		return false // the start's lines are unknown
 	}
 	if fi.Size()-from > maxAppended {
@@ -185,20 +185,24 @@ func (w *walker) reflogShown(n node, name, rel string) bool {
 	if err != nil || w.refValue(n.gitDir, ref) != tip {
 		return false
 	}
-	shown := w.firstParents(n.gitDir, tip, last)
-	shown[last], shown[strings.Repeat("0", len(tip))] = true, true
+	// The values the lines name, each to be shown; a checkout's from a
+	// branch is.
+	named := map[string]bool{}
 	for _, l := range lines {
-		if !shown[l[0]] || !shown[l[1]] {
-			return false
-		}
+		named[l[0]], named[l[1]] = true, true
 		if rest, ok := strings.CutPrefix(l[2], checkoutLine); ok {
 			prev, _, ok := strings.Cut(rest, " to ")
-			if !ok || !shown[prev] && !w.hasBranch(n.gitDir, prev) {
+			if !ok {
 				return false
+			}
+			if !w.hasBranch(n.gitDir, prev) {
+				named[prev] = true
 			}
 		}
 	}
-	return true
+	delete(named, last)
+	delete(named, strings.Repeat("0", len(tip)))
+	return w.inFirstParents(n.gitDir, tip, named)
 }
 
 // reflogLine reads a reflog line as git reads it ("<old> <new> <name>
@@ -273,21 +277,16 @@ func (w *walker) packedRef(gitDir, ref string) string {
 	return ""
 }
 
-// firstParents are tip and the commits down its first parents, to stop,
-// as far as the loose objects of gitDir hold them: what git log shows of
-// a branch whose tip is tip (a packed commit ends the walk, its id in).
-func (w *walker) firstParents(gitDir, tip, stop string) map[string]bool {
-	ids := map[string]bool{}
-	for id := tip; len(ids) < maxFirstParents && !ids[id]; {
-		ids[id] = true
-		if id == stop {
-			break
-		}
-		if id = w.firstParent(gitDir, id); id == "" {
-			break
-		}
+// inFirstParents says whether each of ids (emptied) is tip or a commit
+// down its first parents, as far as the loose objects of gitDir hold
+// them: what git log shows of a branch whose tip is tip (a packed commit
+// ends the walk, its id in).
+func (w *walker) inFirstParents(gitDir, tip string, ids map[string]bool) bool {
+	for id, i := tip, 0; len(ids) > 0 && id != "" && i < maxFirstParents; i++ {
+		delete(ids, id)
+		id = w.firstParent(gitDir, id)
 	}
-	return ids
+	return len(ids) == 0
 }
 
 // firstParent is the first parent of the loose commit id in gitDir, ""
@@ -358,7 +357,7 @@ func (w *walker) inHeadHistory(gitDir, rel string) bool {
 	b, err := w.read(rel)
 	value := strings.TrimSpace(string(b))
 	head := w.refValue(gitDir, "HEAD")
-	return err == nil && isID(value) && head != "" && w.firstParents(gitDir, head, value)[value]
+	return err == nil && isID(value) && head != "" && w.inFirstParents(gitDir, head, map[string]bool{value: true})
 }
 
 // isID says whether s is an object's full id, SHA-1's or SHA-256's.
