@@ -19,9 +19,9 @@ import (
 // line's, a server's program) is named for claudeSetup to show as your
 // settings' are. A file where the sandbox can write, or that a bind or
 // the system directories show, is left as it is, and not read for what
-// it names; one claudebox cannot copy (in a credential store, no
-// regular file) is named as not shown.
-func claudeFlagFiles(claudeArgs []ClaudeArg, home, homeEnv string, inside []string, secrets map[string]bool) (copies []mount.FlagFile, named []namedPath, unshown []mount.Unshown) {
+// it names; one claudebox cannot copy (in a credential store or
+// claudebox's state, no regular file) is named as not shown.
+func claudeFlagFiles(claudeArgs []ClaudeArg, home, homeEnv string, inside, state []string, secrets map[string]bool) (copies []mount.FlagFile, named []namedPath, unshown []mount.Unshown) {
 	claudeDir := filepath.Join(home, ".claude")
 	for _, a := range claudeArgs {
 		if a.Flag != claudesettings.SettingsFlag && a.Flag != claudesettings.MCPConfigFlag {
@@ -39,6 +39,10 @@ func claudeFlagFiles(claudeArgs []ClaudeArg, home, homeEnv string, inside []stri
 			}
 			if filepath.Dir(path) == claudeDir && (filepath.Base(path) == "settings.json" || filepath.Base(path) == "settings.local.json") {
 				continue // a private copy already
+			}
+			if paths.UnderAny(real, state) {
+				unshown = append(unshown, mount.Unshown{Path: path, What: what, Reason: "it lies in claudebox's state, where the sandbox can write, so what it names is not obeyed"})
+				continue
 			}
 			c, ok := homeCopy(path, secrets)
 			if !ok {

@@ -106,7 +106,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	for _, b := range binds {
 		shownAsIs = append(shownAsIs, b.Dest)
 	}
-	flagCopies, flagNamed, flagUnshown := claudeFlagFiles(claudeArgs, home, homeEnv, shownAsIs, secrets)
+	flagCopies, flagNamed, flagUnshown := claudeFlagFiles(claudeArgs, home, homeEnv, shownAsIs, state, secrets)
 	h.ClaudeFlagFiles = flagCopies
 	setup, scripts, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, claudeArgs, flagNamed)
 	unshown = append(unshown, flagUnshown...)
