@@ -1,10 +1,12 @@
 package audit
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,5 +44,27 @@ func TestScanMakeIncludes(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(r.Found, want) {
 		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
+	}
+}
+
+// TestIncludePatternsBounded: a variable tripled at each line, or more
+// variables than the audit keeps, leave the makefile not read whole, in
+// bounded work; a makefile's few variables are expanded.
+func TestIncludePatternsBounded(t *testing.T) {
+	left := makeExpanded
+	words, _, whole := includePatterns("D = build\nF := $(D)/local.mk\ninclude $(F) ${D}/x.mk\n", nil, &left)
+	if !whole || !slices.Equal(words, []string{"build/local.mk", "build/x.mk"}) {
+		t.Errorf("got %q, whole %v", words, whole)
+	}
+	tripled := "A = abcdefgh\n" + strings.Repeat("A += $(A) $(A)\n", 40) + "include $(A)\n"
+	var many strings.Builder
+	for i := range maxVars + 1 {
+		fmt.Fprintf(&many, "V%d = x\n", i)
+	}
+	for _, makefile := range []string{tripled, many.String()} {
+		left := makeExpanded
+		if _, _, whole := includePatterns(makefile, nil, &left); whole {
+			t.Errorf("read whole: %.60q", makefile)
+		}
 	}
 }
