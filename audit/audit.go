@@ -344,6 +344,10 @@ type walker struct {
 	// walkers of one walk.
 	ignores    []string
 	indexNames *indexNames
+	// repos and worktrees are the directories tracked and
+	// trackedInWorktree found nearest above each directory they looked
+	// at ("" for none).
+	repos, worktrees map[string]string
 	// makefiles are the project's makefiles, whose includes are judged
 	// at the end (makeinclude.go).
 	makefiles []string

@@ -233,20 +233,48 @@ func Untracked(root string, paths []string) []string {
 // tracked says whether rel is an entry of the index of the repository
 // whose work tree holds it nearest, a .git directory's.
 func (w *walker) tracked(rel string) bool {
-	for dir := filepath.Dir(rel); ; dir = filepath.Dir(dir) {
-		gitDir := filepath.Join(dir, ".git")
-		var st unix.Stat_t
-		if unix.Lstat(w.abs(gitDir), &st) == nil {
-			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-				return w.trackedInWorktree(w.abs(rel))
-			}
-			name, _ := filepath.Rel(dir, rel)
-			return w.indexNames.of(w.abs(gitDir))[name]
-		}
-		if dir == "." || dir == "/" {
-			return false
-		}
+	dir, ok := w.repoAbove(filepath.Dir(rel))
+	if !ok {
+		return false
 	}
+	gitDir := filepath.Join(dir, ".git")
+	if w.gitKind(gitDir) != unix.S_IFDIR {
+		return w.trackedInWorktree(w.abs(rel))
+	}
+	name, _ := filepath.Rel(dir, rel)
+	return w.indexNames.of(w.abs(gitDir))[name]
+}
+
+// repoAbove is the nearest directory at or above dir (relative to the
+// root) with a .git, and whether there is one, each directory looked up
+// once an audit: tracked looks above every file it is asked of, and
+// 1,000 files 250 levels deep had each level looked up again, the path
+// built anew (the audit took 30 s).
+func (w *walker) repoAbove(dir string) (string, bool) {
+	if w.repos == nil {
+		w.repos = map[string]string{}
+	}
+	if repo, ok := w.repos[dir]; ok {
+		return repo, repo != ""
+	}
+	repo := ""
+	if w.gitKind(filepath.Join(dir, ".git")) != 0 {
+		repo = dir
+	} else if dir != "." && dir != "/" {
+		repo, _ = w.repoAbove(filepath.Dir(dir))
+	}
+	w.repos[dir] = repo
+	return repo, repo != ""
+}
+
+// gitKind is the kind (S_IFMT) of what stands at gitDir, relative to the
+// root, 0 for nothing.
+func (w *walker) gitKind(gitDir string) uint32 {
+	var st unix.Stat_t
+	if unix.Lstat(w.abs(gitDir), &st) != nil {
+		return 0
+	}
+	return st.Mode & unix.S_IFMT
 }
 
 // indexNames are the entries of the indexes read to tell what is tracked,

@@ -382,10 +382,7 @@ func (w *walker) trackedInWorktree(p string) bool {
 	if err != nil || !filepath.IsLocal(rel) {
 		return false
 	}
-	for dir := filepath.Dir(rel); dir != "."; dir = filepath.Dir(dir) {
-		if !w.linkedWorktree(w.abs(filepath.Join(dir, ".git"))) {
-			continue
-		}
+	if dir, ok := w.worktreeAbove(filepath.Dir(rel)); ok {
 		gitfile, err := w.read(filepath.Join(dir, ".git"))
 		if err != nil {
 			return false
@@ -422,6 +419,30 @@ func (w *walker) trackedInWorktree(p string) bool {
 		return match
 	}
 	return false
+}
+
+// worktreeAbove is the nearest directory at or above dir (relative to the
+// root, the root not counted) that is a linked worktree of the project's
+// repository, and whether there is one, each directory looked at once an
+// audit.
+func (w *walker) worktreeAbove(dir string) (string, bool) {
+	if dir == "." {
+		return "", false
+	}
+	if w.worktrees == nil {
+		w.worktrees = map[string]string{}
+	}
+	if wt, ok := w.worktrees[dir]; ok {
+		return wt, wt != ""
+	}
+	wt := ""
+	if w.linkedWorktree(w.abs(filepath.Join(dir, ".git"))) {
+		wt = dir
+	} else {
+		wt, _ = w.worktreeAbove(filepath.Dir(dir))
+	}
+	w.worktrees[dir] = wt
+	return wt, wt != ""
 }
 
 // blobID is git's object name of a blob holding content.
