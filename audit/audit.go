@@ -215,7 +215,7 @@ func Decode(b []byte) (*Snapshot, error) {
 // whose status is still the one base read is not read again: its entries
 // are those (so a large tree costs its directories, not its files).
 func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapshot {
-	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: newRecord(root, obeyed), entries: new(atomic.Int64), names: new(atomic.Int64)}
+	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: newRecord(root, obeyed), entries: new(atomic.Int64), names: new(atomic.Int64), packedRead: new(atomic.Int64)}
 	w.walk()
 	w.take.files.seal()
 	return w.take
@@ -310,7 +310,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
-	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]bool{}}, walked: walked}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), packedRead: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]bool{}}, walked: walked}
 	w.walk()
 	w.newlyIgnored(w.ignores)
 	w.makeIncluded(w.makefiles)
@@ -333,6 +333,11 @@ type walker struct {
 	// entries counts the entries read, by every walker of the walk; names,
 	// the bytes of their paths.
 	entries, names *atomic.Int64
+	// packedRead counts the bytes of packed-refs the reflogs' judgement
+	// read, by every walker of the walk (reflog.go); packed, by git
+	// directory and ref, what each lookup found.
+	packedRead *atomic.Int64
+	packed     map[[2]string]string
 	// split, at the top of the walk, collects the directories below it,
 	// walked side by side once it is read.
 	split *[]subWalk
@@ -372,7 +377,7 @@ type subWalk struct {
 // fork is a walker for a directory below the top: the same judgement, a
 // report and a record of its own.
 func (w *walker) fork() *walker {
-	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, indexNames: w.indexNames, objects: w.objects, walked: w.walked}
+	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, packedRead: w.packedRead, indexNames: w.indexNames, objects: w.objects, walked: w.walked}
 	if w.take != nil {
 		f.take = newRecord(w.root, w.obeyed)
 	}

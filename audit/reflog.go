@@ -260,13 +260,37 @@ func (w *walker) refValue(gitDir, ref string) string {
 	return ""
 }
 
+// maxPackedRead bounds what the reflogs' judgement reads of packed-refs
+// in a walk, all its git directories together: past it a ref that is only
+// packed is taken for none, and its reflog is named. A session's thousand
+// reflogs, each of a ref that is nowhere, had each read a packed-refs of
+// 128 MiB whole.
+const maxPackedRead = 256 << 20
+
 // packedRef is the value packed-refs of gitDir gives ref, "" for none.
 func (w *walker) packedRef(gitDir, ref string) string {
+	key := [2]string{gitDir, ref}
+	value, ok := w.packed[key]
+	if !ok {
+		value = w.readPackedRef(gitDir, ref)
+		if w.packed == nil {
+			w.packed = map[[2]string]string{}
+		}
+		w.packed[key] = value
+	}
+	return value
+}
+
+// readPackedRef reads what packedRef says, within maxPackedRead.
+func (w *walker) readPackedRef(gitDir, ref string) string {
 	f, err := untrusted.Open(w.root, filepath.Join(gitDir, "packed-refs"))
 	if err != nil {
 		return ""
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || w.packedRead.Add(fi.Size()) > maxPackedRead {
+		return ""
+	}
 	lines := bufio.NewScanner(f)
 	lines.Buffer(make([]byte, 4096), 4096)
 	for lines.Scan() {
