@@ -343,3 +343,31 @@ func TestOnLinkInternal(t *testing.T) {
 		t.Errorf("the host's networks are not masked prefixes: %v", nets)
 	}
 }
+
+// TestEgressNeverBaseURLSpelling: the user's base URL names its host with
+// a trailing dot and in capitals; the sandbox asks for the host as a
+// target spells it (lower case, no dot), under a wildcard the user
+// allows. The API's host is still reached only through the injecting
+// path, and nothing is dialled.
+func TestEgressNeverBaseURLSpelling(t *testing.T) {
+	stub := &stubNet{names: map[string][]netip.Addr{"gw.corp.example": {netip.MustParseAddr("93.184.215.14")}}}
+	ln, u, err := ListenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustPolicy(t, []string{"*.corp.example"}, nil)
+	px, err := Start(ln, u, &Credential{Kind: APIKey, value: "k"}, "https://GW.Corp.Example./", &p, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub.install(px.egress)
+	defer px.Close()
+	for _, target := range []string{"gw.corp.example:443", "GW.corp.example.:443"} {
+		if status, body, _ := connect(t, px, target); status != http.StatusForbidden || !strings.Contains(body, "only through claudebox's proxy") {
+			t.Errorf("CONNECT %s: %d %q, want 403: the API's host goes through the injecting path only", target, status, body)
+		}
+	}
+	if d := stub.dials(); len(d) != 0 {
+		t.Errorf("dialled %v", d)
+	}
+}

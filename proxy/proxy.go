@@ -92,8 +92,13 @@ func Start(ln net.Listener, url string, cred *Credential, upstream string, out *
 	}
 	if out != nil {
 		policy := *out
-		// The API's own hosts go through the injecting path only.
-		policy.Never = append(policy.Never, "api.anthropic.com", strings.ToLower(u.Hostname()))
+		// The API's own hosts go through the injecting path only, the
+		// base URL's named as a target is (gw.corp.example. and
+		// gw.corp.example are one host).
+		policy.Never = append(policy.Never, "api.anthropic.com")
+		if h, err := NormalizeHost(u.Hostname()); err == nil {
+			policy.Never = append(policy.Never, h)
+		}
 		p.egress = newEgress(policy, p.logLine)
 	}
 	// What the sandbox can make the supervisor hold is bounded: headers

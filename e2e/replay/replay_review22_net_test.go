@@ -117,3 +117,30 @@ func TestReplayReview22ProxySendsKeyOnlyToAPI(t *testing.T) {
 		t.Errorf("no call reached the API with the real key: the test proves nothing\n%s", out)
 	}
 }
+
+// TestReplayReview22BaseURLTrailingDot: the user's gateway is named in
+// ANTHROPIC_BASE_URL with a trailing dot (the fully qualified form), and
+// their allow list covers its domain. The attack, from inside: CONNECT to
+// the gateway by its name as every tool spells it, without the dot, and
+// call it with a key of the sandbox's own, past the proxy's checks. The
+// proof, on the host: the gateway is never reached but through the
+// injecting path, and the session's log says why the tunnel was refused.
+func TestReplayReview22BaseURLTrailingDot(t *testing.T) {
+	h := harness.NewHost(t)
+	gw, gwSeen := recordingServer(t)
+	port := gw[strings.LastIndex(gw, ":")+1:]
+	proj := filepath.Join(h.Home, "code", "proj")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	env := []string{"ANTHROPIC_API_KEY=sk-ant-api03-real-key-of-the-user", "ANTHROPIC_BASE_URL=http://GW.corp.test.:" + port, "CLAUDEBOX_RESOLVE=gw.corp.test=127.0.0.1"}
+	out := h.Run(proj, env, "claudebox", "--shell", "--allow-host", "*.corp.test:"+port, "--allow-host", gw, "-c", `
+		curl -sS --max-time 20 -p -o /dev/null -H 'X-Api-Key: sk-ant-own' -d '{}' http://gw.corp.test:`+port+`/v1/files 2>&1
+		echo done
+	`)
+	t.Log(out)
+	for _, r := range gwSeen() {
+		t.Errorf("the gateway was reached past the injecting path: %+v", r)
+	}
+	if log := h.SessionLogs(); !strings.Contains(log, `"target":"gw.corp.test:`+port+`"`) || !strings.Contains(log, "only through claudebox") {
+		t.Errorf("the session's log does not say the tunnel to the API's host was refused:\n%s", log)
+	}
+}
