@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"path/filepath"
 	"strings"
@@ -20,6 +22,10 @@ import (
 // maxMakefiles bounds the makefiles whose includes are read in one audit
 // (included ones among them).
 const maxMakefiles = 1000
+
+// maxMakefileSize bounds a makefile read: a generated one (automake's)
+// may pass a megabyte.
+const maxMakefileSize = 8 << 20
 
 // makeWork bounds the words of include lines and the directory entries
 // their patterns are matched against that one audit reads, and
@@ -67,7 +73,10 @@ func (w *walker) makeIncluded(rels []string) {
 			continue
 		}
 		read[[2]string{m.rel, m.dir}] = true
-		b, err := untrusted.ReadFile(w.root, m.rel, 1<<20)
+		b, err := untrusted.ReadFile(w.root, m.rel, maxMakefileSize)
+		if errors.Is(err, untrusted.ErrTooLarge) {
+			w.notExamined(w.abs(m.rel), fmt.Sprintf("all it includes: the audit reads makefiles of %d MiB at most", maxMakefileSize>>20))
+		}
 		if err != nil {
 			continue
 		}
@@ -208,7 +217,7 @@ func includePatterns(makefile string, vars map[string]string, left *int) (patter
 		}
 		vars[name] = value
 	}
-	for line := range strings.Lines(makefile) {
+	for line := range logicalLines(makefile) {
 		if strings.HasPrefix(line, "\t") {
 			continue // a recipe's
 		}
@@ -341,4 +350,36 @@ func (w *walker) globLocal(pattern string, left *int) (matches []string, whole b
 		}
 	}
 	return matches, whole
+}
+
+// logicalLines are makefile's lines as make reads them: one ending in a
+// backslash goes on with the next (-include a.mk \, then evil.mk on a
+// line of its own), a comment's and a recipe's too.
+func logicalLines(makefile string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		var joined strings.Builder
+		for line := range strings.Lines(makefile) {
+			line = strings.TrimRight(line, "\r\n")
+			if body, ok := strings.CutSuffix(line, "\\"); ok && continued(line) {
+				joined.WriteString(body)
+				joined.WriteByte(' ')
+				continue
+			}
+			joined.WriteString(line)
+			if !yield(joined.String()) {
+				return
+			}
+			joined.Reset()
+		}
+		if joined.Len() > 0 {
+			yield(joined.String())
+		}
+	}
+}
+
+// continued says whether line ends in an odd number of backslashes: an
+// even number ends in an escaped backslash.
+func continued(line string) bool {
+	n := len(line) - len(strings.TrimRight(line, "\\"))
+	return n%2 == 1
 }

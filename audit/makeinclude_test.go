@@ -68,3 +68,30 @@ func TestIncludePatternsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestIncludePatternsContinued: an include line that ends in a backslash
+// goes on with the next, as make reads it; so do a comment's and a
+// recipe's, whose words include nothing, and an escaped backslash ends
+// its line.
+func TestIncludePatternsContinued(t *testing.T) {
+	left := makeExpanded
+	makefile := "-include a.mk \\\n\tevil.mk\n# a note \\\ninclude noted.mk\nall:\n\techo \\\ninclude recipe.mk\ninclude b.mk\\\\\ninclude c.mk\r\n"
+	words, _, whole := includePatterns(makefile, nil, &left)
+	if want := []string{"a.mk", "evil.mk", "b.mk\\\\", "c.mk"}; !whole || !slices.Equal(words, want) {
+		t.Errorf("got %q (whole %v), want %q", words, whole, want)
+	}
+}
+
+// TestScanLargeMakefile: a makefile larger than the audit reads is named
+// as not examined, not passed over.
+func TestScanLargeMakefile(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, "Makefile"), []byte("-include local.conf\n"+strings.Repeat("# padding\n", maxMakefileSize/10+1)), 0o644))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	write(t, filepath.Join(root, "local.conf"))
+	r := Scan(root, since, nil, start, nil)
+	if !slices.ContainsFunc(r.NotExamined, func(s string) bool { return strings.HasPrefix(s, filepath.Join(root, "Makefile")+": ") }) {
+		t.Errorf("not examined: %q, want the Makefile", r.NotExamined)
+	}
+}
