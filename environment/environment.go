@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/claudebox/claudebox/internal/credential"
 )
@@ -93,7 +94,7 @@ var toolchainEnv = []string{
 // no credential package credential recognises (an EDITOR's
 // --password=…, a model option's api_key=…: a name says what a variable
 // is for, not what a user put in it), nor, where it may be a URL, names
-// a URL's user. A list of paths is judged path by path, so that an entry
+// a URL's user. A list of paths is judged path by path (and word by word), so that an entry
 // that ends in "oauth" does not read as naming the next. Claude Code's
 // settings keep the same variables in their env.
 func Allowed(name, value string) bool {
@@ -107,7 +108,10 @@ func Allowed(name, value string) bool {
 	}
 	parts := []string{value}
 	if slices.Contains(pathListEnv, name) {
-		parts = strings.Split(value, ":")
+		// Each entry a name, its spaces too: WSL's PATH holds Windows'
+		// folders ("/mnt/c/Program Files (x86)/Authy Desktop/resources/app"),
+		// whose "Authy Desktop/…" read as a key given to a name.
+		parts = strings.FieldsFunc(value, func(r rune) bool { return r == ':' || unicode.IsSpace(r) })
 	}
 	return !slices.ContainsFunc(parts, func(p string) bool { return credential.InCommand([]byte(p)) })
 }

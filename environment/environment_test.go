@@ -143,12 +143,13 @@ func TestResolveByExactName(t *testing.T) {
 // Every allowlisted variable's value is judged, not the toolchain's
 // alone: an EDITOR with a password on its command line, a model option
 // with a key, a token in a PATH entry stay out and are named; a PATH
-// whose entry ends in "oauth", before one of 16 path characters, is a
-// list of paths, not a credential given to a name.
+// whose entry ends in "oauth", before one of 16 path characters, or
+// whose Windows folder is "Authy Desktop/…" (WSL's), is a list of paths,
+// not a credential given to a name.
 func TestResolveAllowlistedCredential(t *testing.T) {
 	env, err := Resolve([]string{
 		"EDITOR=code --wait --password=hunter2hunter2hunter2", "ANTHROPIC_CUSTOM_MODEL_OPTION=gw?api_key=abcdefghijklmnopqrstu",
-		"PATH=/opt/oauth:/home/alice/.local/bin:/usr/bin", "LANG=C.UTF-8", "LANGUAGE=en_US:en",
+		"PATH=/opt/oauth:/home/alice/.local/bin:/usr/bin:/mnt/c/Program Files (x86)/Authy Desktop/resources/app", "LANG=C.UTF-8", "LANGUAGE=en_US:en",
 		"KUBECONFIG=/etc/auth:/home/alice/.kube/config-production", "GOPATH=/opt/ghp_abcdefghijklmnopqrstuvwxyz0123456789",
 	}, nil, nil)
 	if err != nil {
