@@ -178,6 +178,9 @@ func denied(t target, d Rule) *blocked {
 // deny list names it or it is internal and not listed.
 func (p Policy) checkAddress(t target, a netip.Addr) *blocked {
 	a = a.Unmap()
+	if p.neverAt(a, t.port) {
+		return &blocked{what: t.String(), why: "it resolves to " + a.String() + ", Claude's API, which is reached only through claudebox's proxy, with the session's own credential", phrase: t.String() + " (Claude's API goes through claudebox's proxy only)"}
+	}
 	if i := slices.IndexFunc(p.Deny, func(r Rule) bool { return r.denying().matchesAddr(a, t.port) }); i >= 0 {
 		return denied(t, p.Deny[i])
 	}
@@ -208,7 +211,7 @@ func (e *egress) connect(ctx context.Context, t target, scheme string) (net.Conn
 		if own, ok := ownTraffic[t.host]; ok {
 			b.why, b.quiet, b.phrase = own+", which the sandbox refuses by design", true, t.String()+" ("+own+", refused by design)"
 		}
-		if t.host != "" && slices.Contains(policy.Never, t.host) {
+		if t.host != "" && slices.Contains(policy.Never, t.host) || t.host == "" && policy.neverAt(t.addr, t.port) {
 			b = &blocked{what: t.String(), why: "Claude's API is reached only through claudebox's proxy, with the session's own credential", phrase: t.String() + " (Claude's API goes through claudebox's proxy only)"}
 		}
 		return nil, b

@@ -371,3 +371,35 @@ func TestEgressNeverBaseURLSpelling(t *testing.T) {
 		t.Errorf("dialled %v", d)
 	}
 }
+
+// TestEgressNeverBaseURLAddress: the user's base URL names a local
+// gateway by its address; the sandbox asks for it by another spelling the
+// user allows (localhost:4000, 127.0.0.1:4000, [::ffff:127.0.0.1]:4000).
+// Each is refused at the address, and nothing is dialled; the same
+// address at another port is not the API's.
+func TestEgressNeverBaseURLAddress(t *testing.T) {
+	stub := &stubNet{names: map[string][]netip.Addr{"localhost": {netip.MustParseAddr("127.0.0.1")}}}
+	ln, u, err := ListenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := mustPolicy(t, []string{"localhost:4000", "127.0.0.1:4000", "::ffff:127.0.0.1", "127.0.0.1:4001"}, nil)
+	px, err := Start(ln, u, &Credential{Kind: APIKey, value: "k"}, "http://127.0.0.1:4000/", &p, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stub.install(px.egress)
+	defer px.Close()
+	for _, target := range []string{"localhost:4000", "127.0.0.1:4000", "[::ffff:127.0.0.1]:4000"} {
+		if status, body, _ := connect(t, px, target); status != http.StatusForbidden || !strings.Contains(body, "only through claudebox's proxy") {
+			t.Errorf("CONNECT %s: %d %q, want 403: the API's address goes through the injecting path only", target, status, body)
+		}
+	}
+	if d := stub.dials(); len(d) != 0 {
+		t.Errorf("dialled %v", d)
+	}
+	connect(t, px, "127.0.0.1:4001")
+	if d := stub.dials(); !slices.Equal(d, []string{"127.0.0.1:4001"}) {
+		t.Errorf("dialled %v, want 127.0.0.1:4001 alone", d)
+	}
+}

@@ -199,6 +199,11 @@ type Policy struct {
 	// Never are the API's own hosts: reachable only through the injecting
 	// path, else the agent could bring its own key.
 	Never []string
+	// NeverAt are the addresses and port of a base URL that names its
+	// host by address or as localhost (a local gateway's
+	// http://127.0.0.1:4000): an allowed localhost:4000 or 127.0.0.1:4000
+	// reaches it by another spelling, so it is refused at the address.
+	NeverAt []netip.AddrPort
 	// onLink are the networks of the host's own interfaces (see
 	// hostNetworks), whose addresses are internal whatever their range.
 	onLink []netip.Prefix
@@ -249,7 +254,7 @@ func parseTarget(hostport string, def int) (target, error) {
 // allows says the lists let t through, by name or address, before any
 // name is resolved.
 func (p Policy) allows(t target) bool {
-	if t.host != "" && slices.Contains(p.Never, t.host) {
+	if t.host != "" && slices.Contains(p.Never, t.host) || t.host == "" && p.neverAt(t.addr, t.port) {
 		return false
 	}
 	match := func(r Rule) bool {
@@ -394,4 +399,10 @@ func (p Policy) Exact() []string {
 		}
 	}
 	return exact
+}
+
+// neverAt says a at port is the API's own, reached only through the
+// injecting path.
+func (p Policy) neverAt(a netip.Addr, port int) bool {
+	return slices.Contains(p.NeverAt, netip.AddrPortFrom(a.Unmap(), uint16(port)))
 }

@@ -11,8 +11,10 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/netip"
 	neturl "net/url"
 	"path"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,6 +101,7 @@ func Start(ln net.Listener, url string, cred *Credential, upstream string, out *
 		if h, err := NormalizeHost(u.Hostname()); err == nil {
 			policy.Never = append(policy.Never, h)
 		}
+		policy.NeverAt = append(policy.NeverAt, baseAddrs(u)...)
 		p.egress = newEgress(policy, p.logLine)
 	}
 	// What the sandbox can make the supervisor hold is bounded: headers
@@ -782,4 +785,28 @@ func (c *limitedConn) Close() error {
 		<-c.l.slots
 	})
 	return err
+}
+
+// baseAddrs are the addresses and port of the base URL u where its host is
+// an address or localhost, which name no other host; none for a name,
+// whose addresses (a CDN's) other hosts share.
+func baseAddrs(u *neturl.URL) []netip.AddrPort {
+	port := 443
+	if u.Scheme == "http" {
+		port = 80
+	}
+	if p, err := strconv.Atoi(u.Port()); err == nil && p > 0 && p < 1<<16 {
+		port = p
+	}
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(u.Hostname()); err == nil && a.Zone() == "" {
+		addrs = append(addrs, a.Unmap())
+	} else if h, err := NormalizeHost(u.Hostname()); err == nil && h == "localhost" {
+		addrs = append(addrs, netip.MustParseAddr("127.0.0.1"), netip.IPv6Loopback())
+	}
+	var at []netip.AddrPort
+	for _, a := range addrs {
+		at = append(at, netip.AddrPortFrom(a, uint16(port)))
+	}
+	return at
 }
