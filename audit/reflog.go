@@ -185,6 +185,9 @@ func (w *walker) reflogShown(n node, name, rel string) bool {
 	if err != nil || w.refValue(n.gitDir, ref) != tip {
 		return false
 	}
+	// A linked worktree's branches and objects are its common
+	// directory's.
+	common := w.commonDir(n.gitDir)
 	// The values the lines name, each to be shown; a checkout's from a
 	// branch is.
 	named := map[string]bool{}
@@ -195,14 +198,14 @@ func (w *walker) reflogShown(n node, name, rel string) bool {
 			if !ok {
 				return false
 			}
-			if !w.hasBranch(n.gitDir, prev) {
+			if !w.hasBranch(common, prev) {
 				named[prev] = true
 			}
 		}
 	}
 	delete(named, last)
 	delete(named, strings.Repeat("0", len(tip)))
-	return w.inFirstParents(n.gitDir, tip, named)
+	return w.inFirstParents(common, tip, named)
 }
 
 // reflogLine reads a reflog line as git reads it ("<old> <new> <name>
@@ -238,13 +241,17 @@ func reflogLine(line string) (old, value, message string, ok bool) {
 
 // refValue is the value of ref in the git directory gitDir (relative to
 // the root), HEAD through the branch it names: a loose ref's or a packed
-// one's, "" for none.
+// one's, "" for none. Of a linked worktree's, only HEAD is its own: the
+// branch HEAD names is its common directory's.
 func (w *walker) refValue(gitDir, ref string) string {
+	if ref != "HEAD" {
+		gitDir = w.commonDir(gitDir)
+	}
 	for range 2 {
 		if b, err := w.read(filepath.Join(gitDir, ref)); err == nil {
 			value := strings.TrimSpace(string(b))
 			if name, ok := strings.CutPrefix(value, "ref: "); ok && ref == "HEAD" {
-				ref = name
+				ref, gitDir = name, w.commonDir(gitDir)
 				continue
 			}
 			if isID(value) {
@@ -381,7 +388,28 @@ func (w *walker) inHeadHistory(gitDir, rel string) bool {
 	b, err := w.read(rel)
 	value := strings.TrimSpace(string(b))
 	head := w.refValue(gitDir, "HEAD")
-	return err == nil && isID(value) && head != "" && w.inFirstParents(gitDir, head, map[string]bool{value: true})
+	return err == nil && isID(value) && head != "" && w.inFirstParents(w.commonDir(gitDir), head, map[string]bool{value: true})
+}
+
+// commonDir is the directory a linked worktree's git directory gitDir
+// shares its branches and objects with, as its commondir file says (git
+// reads it so; one the session changed is itself a finding), where that
+// lies beneath the root; gitDir itself otherwise.
+func (w *walker) commonDir(gitDir string) string {
+	b, err := w.read(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return gitDir
+	}
+	common := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(common) {
+		common = filepath.Join(gitDir, common)
+	} else if rel, err := filepath.Rel(w.root, common); err == nil {
+		common = rel
+	}
+	if !filepath.IsLocal(common) {
+		return gitDir
+	}
+	return filepath.Clean(common)
 }
 
 // isID says whether s is an object's full id, SHA-1's or SHA-256's.

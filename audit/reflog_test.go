@@ -156,3 +156,42 @@ func TestScanReftable(t *testing.T) {
 		t.Errorf("not examined: %q, want %s once", r.NotExamined, tables)
 	}
 }
+
+// TestScanWorktreeReflog: a session that commits in a linked worktree of
+// the project writes that worktree's logs/HEAD in its git directory
+// (.git/worktrees/<name>), whose branch and objects are the common
+// directory's: not named. A move planted there is.
+func TestScanWorktreeReflog(t *testing.T) {
+	root := t.TempDir()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
+	git := func(dir string, args ...string) string {
+		c := exec.Command("git", append([]string{"-C", filepath.Join(root, dir)}, args...)...)
+		c.Env = env
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("git %q: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git(".", "init", "-q", "-b", "main")
+	git(".", "commit", "-q", "--allow-empty", "-m", "init")
+	for _, name := range []string{"own", "planted"} {
+		git(".", "worktree", "add", "-q", "-b", name, filepath.Join(root, ".wt", name))
+	}
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	git(".wt/own", "commit", "-q", "--allow-empty", "-m", "one")
+	git(".wt/own", "commit", "-q", "--allow-empty", "-m", "two")
+	head := git(".wt/planted", "rev-parse", "HEAD")
+	other := strings.Repeat("1", 40)
+	log := filepath.Join(root, ".git", "worktrees", "planted", "logs", "HEAD")
+	f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteString(head + " " + other + " t <t@example.com> 1700000000 +0000\treset: moving to x\n" + other + " " + head + " t <t@example.com> 1700000000 +0000\treset: moving to HEAD@{1}\n")
+	must(t, err)
+	must(t, f.Close())
+	r := Scan(root, since, nil, start, nil)
+	if want := []string{log}; !slices.Equal(r.Branches, want) {
+		t.Errorf("named:\n%q\nwant:\n%q", r.Branches, want)
+	}
+}
