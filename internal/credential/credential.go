@@ -129,9 +129,14 @@ var documentHints = []string{
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
 	return byLines(data, documentHints, func(chunk []byte) bool {
-		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(chunk)
+		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
+
+// mailLink is a mail link's scheme, after which an address reads as a
+// scheme-less URL's user and password before its host
+// ([write to us](mailto:team@example.com)): prose shows one often.
+var mailLink = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bmailto:`) })
 
 // byLines says match holds for a line of data with one of hints (in lower
 // case) in it, taken with the line after it.

@@ -48,6 +48,8 @@ func TestInDocument(t *testing.T) {
 		"Questions to alice@example.com, clone git@github.com:org/repo.\n":       false,
 		"password: set it in the vault; token_limit: 4096\n":                     false,
 		"Pass the bearer token in $TOKEN.\n":                                     false,
+		"Questions: [write to us](mailto:team@example.com)\n":                    false,
+		"Use the proxy corp:hunter2hunter2@proxy.corp:3128\n":                    true,
 	} {
 		if got := InDocument([]byte(text)); got != want {
 			t.Errorf("InDocument(%q) = %v, want %v", text, got, want)
