@@ -21,16 +21,7 @@ import (
 // back (HEAD@{1}), nor the start's lines rewritten.
 func TestScanPseudoRefsAndReflogs(t *testing.T) {
 	root := t.TempDir()
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
-	git := func(repo string, args ...string) string {
-		c := exec.Command("git", append([]string{"-C", filepath.Join(root, repo)}, args...)...)
-		c.Env = env
-		out, err := c.Output()
-		if err != nil {
-			t.Fatalf("git %q: %v", args, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	env, git := gitIn(t, root)
 	other := strings.Repeat("1", 40)
 	line := func(old, value, message string) string {
 		return old + " " + value + " t <t@example.com> 1700000000 +0000\t" + message + "\n"
@@ -163,16 +154,7 @@ func TestScanReftable(t *testing.T) {
 // directory's: not named. A move planted there is.
 func TestScanWorktreeReflog(t *testing.T) {
 	root := t.TempDir()
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
-	git := func(dir string, args ...string) string {
-		c := exec.Command("git", append([]string{"-C", filepath.Join(root, dir)}, args...)...)
-		c.Env = env
-		out, err := c.Output()
-		if err != nil {
-			t.Fatalf("git %q: %v", args, err)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	_, git := gitIn(t, root)
 	git(".", "init", "-q", "-b", "main")
 	git(".", "commit", "-q", "--allow-empty", "-m", "init")
 	for _, name := range []string{"own", "planted"} {
@@ -193,5 +175,21 @@ func TestScanWorktreeReflog(t *testing.T) {
 	r := Scan(root, since, nil, start, nil)
 	if want := []string{log}; !slices.Equal(r.Branches, want) {
 		t.Errorf("named:\n%q\nwant:\n%q", r.Branches, want)
+	}
+}
+
+// gitIn is the environment git runs in below root, with an author, and a
+// runner of git in a directory there that returns its output.
+func gitIn(t *testing.T, root string) ([]string, func(dir string, args ...string) string) {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
+	return env, func(dir string, args ...string) string {
+		t.Helper()
+		c := exec.Command("git", append([]string{"-C", filepath.Join(root, dir)}, args...)...)
+		c.Env = env
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("git %q: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
 	}
 }
