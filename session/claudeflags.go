@@ -3,7 +3,6 @@ package session
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/claudebox/claudebox/claudesettings"
 )
@@ -28,25 +27,12 @@ func inlineJSONKept(args []string) (kept []string, leftOut map[string][]string) 
 		return compact.String()
 	}
 	kept = append([]string(nil), args...)
-	for i := 0; i < len(kept) && kept[i] != "--"; i++ {
-		flag, value, eq := strings.Cut(kept[i], "=")
-		if flag != claudesettings.SettingsFlag && flag != claudesettings.MCPConfigFlag {
+	for _, v := range claudeFlagValues(args) {
+		if (v.flag != claudesettings.SettingsFlag && v.flag != claudesettings.MCPConfigFlag) || !claudesettings.InlineJSON(v.flag, v.value) {
 			continue
 		}
-		if eq {
-			if claudesettings.InlineJSON(flag, value) {
-				kept[i] = flag + "=" + keep(flag, value)
-			}
-			continue
-		}
-		for i+1 < len(kept) && !strings.HasPrefix(kept[i+1], "-") {
-			i++
-			if claudesettings.InlineJSON(flag, kept[i]) {
-				kept[i] = keep(flag, kept[i])
-			}
-			if flag != claudesettings.MCPConfigFlag {
-				break
-			}
+		if kept[v.i] = keep(v.flag, v.value); v.eq {
+			kept[v.i] = v.flag + "=" + kept[v.i]
 		}
 	}
 	return kept, leftOut

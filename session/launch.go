@@ -378,39 +378,53 @@ var claudePathFlags = []string{"--plugin-dir", "--append-system-prompt-file", "-
 // claudeListFlags are those of claudePathFlags that take several values.
 var claudeListFlags = []string{"--add-dir", claudesettings.MCPConfigFlag}
 
-// claudeArgPaths are the paths Claude's own flags name in args, made
-// absolute from cwd as claude inside makes them; inline JSON as given.
-func claudeArgPaths(args []string, cwd string) []probe.ClaudeArg {
-	var found []probe.ClaudeArg
-	add := func(flag, path string) {
-		if path == "" {
-			return
-		}
-		if claudesettings.InlineJSON(flag, path) {
-			found = append(found, probe.ClaudeArg{Flag: flag, Path: path})
-			return
-		}
-		if !filepath.IsAbs(path) && !strings.HasPrefix(path, "~") && !strings.HasPrefix(path, "$HOME") && !strings.HasPrefix(path, "${HOME}") {
-			path = filepath.Join(cwd, path)
-		}
-		found = append(found, probe.ClaudeArg{Flag: flag, Path: path})
-	}
+// claudeFlagValue is a value one of claudePathFlags takes in claude's
+// arguments: args[i], or its part after "flag=" where eq.
+type claudeFlagValue struct {
+	i           int
+	flag, value string
+	eq          bool
+}
+
+// claudeFlagValues are the values claudePathFlags take in args, as claude
+// reads them: after "flag=", or the words after the flag (one, or up to
+// the next option for claudeListFlags), before "--".
+func claudeFlagValues(args []string) []claudeFlagValue {
+	var values []claudeFlagValue
 	for i := 0; i < len(args) && args[i] != "--"; i++ {
 		flag, value, eq := strings.Cut(args[i], "=")
 		if !slices.Contains(claudePathFlags, flag) {
 			continue
 		}
 		if eq {
-			add(flag, value)
+			values = append(values, claudeFlagValue{i, flag, value, true})
 			continue
 		}
 		for i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
 			i++
-			add(flag, args[i])
+			values = append(values, claudeFlagValue{i, flag, args[i], false})
 			if !slices.Contains(claudeListFlags, flag) {
 				break
 			}
 		}
+	}
+	return values
+}
+
+// claudeArgPaths are the paths Claude's own flags name in args, made
+// absolute from cwd as claude inside makes them; inline JSON as given.
+func claudeArgPaths(args []string, cwd string) []probe.ClaudeArg {
+	var found []probe.ClaudeArg
+	for _, v := range claudeFlagValues(args) {
+		path := v.value
+		switch {
+		case path == "":
+			continue
+		case claudesettings.InlineJSON(v.flag, path):
+		case !filepath.IsAbs(path) && !strings.HasPrefix(path, "~") && !strings.HasPrefix(path, "$HOME") && !strings.HasPrefix(path, "${HOME}"):
+			path = filepath.Join(cwd, path)
+		}
+		found = append(found, probe.ClaudeArg{Flag: v.flag, Path: path})
 	}
 	return found
 }
