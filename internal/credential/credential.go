@@ -93,15 +93,10 @@ var netrcCredential = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // settingsHints are what every credential InSettings finds holds (in
-// lower case): a name that says one, a known service's token's prefix, a
-// bearer token, a webhook's host, a URL's user, a user on a command line.
+// lower case): a name that says one, and what InDocument's hold.
 // Text with none is not matched against the expressions, which cost
 // about 2 ms a KiB on a loaded 2-core machine.
-var settingsHints = []string{
-	"passw", "secret", "token", "key", "auth", "credential", "bearer", "@", "-u ", "-u=", "-a ", "-a=", "-u\t", "-a\t", "--user",
-	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia",
-	"hooks", "discord", "webhook", "logic.azure", "ifttt", "telegram",
-}
+var settingsHints = append([]string{"passw", "secret", "token", "key", "auth", "credential"}, documentHints...)
 
 // notLiteral are values a settings key takes that are no credential: a
 // switch, nothing.
@@ -114,7 +109,8 @@ var documentCredential = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // documentHints are what every credential InDocument finds holds (in
-// lower case), as settingsHints are InSettings'.
+// lower case): a bearer token, a URL's user, a user on a command line, a
+// known service's token's prefix, a webhook's host.
 var documentHints = []string{
 	"bearer", "@", "-u ", "-u=", "-a ", "-a=", "-u\t", "-a\t", "--user",
 	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia",
