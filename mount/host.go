@@ -216,7 +216,7 @@ const Etc = "/etc"
 // is not shown whatever its mode. The settings files the tools read
 // (gitconfig, npmrc, pip.conf, environment, nix/nix.conf) are private
 // copies made beside (the tools' settings), not shown from here.
-var EtcShown = []string{
+var EtcShown = slices.Concat([]string{
 	// Users, groups, name resolution (glibc's NSS, getaddrinfo).
 	"passwd", "group", "nsswitch.conf", "host.conf", "hosts", "hostname", "resolv.conf", "gai.conf",
 	"services", "protocols", "networks", "rpc", "netconfig", "shells", "mtab",
@@ -231,9 +231,8 @@ var EtcShown = []string{
 	"ca-certificates", "ca-certificates.conf", "pki/tls/certs", "pki/tls/cert.pem", "pki/tls/openssl.cnf",
 	"pki/tls/openssl.d", "pki/tls/ct_log_list.cnf", "pki/tls/fips_local.cnf", "pki/ca-trust", "pki/java",
 	"crypto-policies", "gnutls",
-	// Shells and the terminal.
-	"profile", "bash.bashrc", "bashrc", "inputrc", "zshenv", "zshrc", "zprofile", "zlogin", "zlogout", "zsh/*",
-	"terminfo", "DIR_COLORS",
+	// The terminal; the shells' startup scripts are EtcScripts, joined at the end.
+	"inputrc", "terminfo", "DIR_COLORS",
 	// Programs' data: alternatives' links, MIME types, file(1)'s magic,
 	// fonts (a headless browser's screenshots), git's system attributes,
 	// ssh's client settings and the system's host keys.
@@ -265,7 +264,7 @@ var EtcShown = []string{
 	// module put the user's programs (/etc/profiles/per-user/<name>/bin
 	// is on their PATH).
 	"static", "profiles",
-}
+}, EtcScripts)
 
 // EtcClaude is the managed policy's .claude (the organization's skills,
 // commands, agents, rules): an entry of EtcShown the sandbox gets only as

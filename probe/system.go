@@ -251,17 +251,15 @@ func (n namePattern) match(name string) bool {
 }
 
 // rebuilt says rel is an entry of mount.EtcRebuilt.
-func rebuilt(rel string) bool {
-	return slices.ContainsFunc(mount.EtcRebuilt, func(pattern string) bool {
-		ok, _ := path.Match(pattern, rel)
-		return ok
-	})
-}
+func rebuilt(rel string) bool { return matchesAny(mount.EtcRebuilt, rel) }
 
 // etcScript says rel (in /etc) is one of the shells' startup scripts
 // (mount.EtcScripts), shown only where no credential is written in it.
-func etcScript(rel string) bool {
-	return slices.ContainsFunc(mount.EtcScripts, func(pattern string) bool {
+func etcScript(rel string) bool { return matchesAny(mount.EtcScripts, rel) }
+
+// matchesAny says rel matches one of patterns (path.Match's).
+func matchesAny(patterns []string, rel string) bool {
+	return slices.ContainsFunc(patterns, func(pattern string) bool {
 		ok, _ := path.Match(pattern, rel)
 		return ok
 	})
