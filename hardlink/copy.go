@@ -85,8 +85,7 @@ func room(found Found) error {
 }
 
 func breakBeneath(found Found) (copied int, unreadable []string, err error) {
-	files := slices.Clone(found.files)
-	slices.SortFunc(files, func(a, b linkedFile) int { return strings.Compare(a.rel, b.rel) })
+	files := copyOrder(found.files)
 	var dir *os.File
 	var dirRel string
 	defer func() {
@@ -126,6 +125,22 @@ func breakBeneath(found Found) (copied int, unreadable []string, err error) {
 		}
 	}
 	return copied, unreadable, nil
+}
+
+// copyOrder is the order Break copies files in: a directory's together,
+// the markers last (see linkedFile).
+func copyOrder(files []linkedFile) []linkedFile {
+	files = slices.Clone(files)
+	slices.SortFunc(files, func(a, b linkedFile) int {
+		if a.marker != b.marker {
+			if a.marker {
+				return 1
+			}
+			return -1
+		}
+		return strings.Compare(a.rel, b.rel)
+	})
+	return files
 }
 
 // breakLink makes name in the directory d a file of its own, if it is a

@@ -53,6 +53,12 @@ type linkedFile struct {
 	kind      place
 	// names is how many names it had.
 	names uint64
+	// marker: Find looks at it to decide whether to walk its place (a
+	// package's package.json). Break copies it after the place's other
+	// files: a launch stopped in between leaves it a link, and the next
+	// one walks the place again (copied first, it left the files after it
+	// the store's for good).
+	marker bool
 }
 
 // Found is what Find found beneath one base directory.
@@ -240,7 +246,8 @@ func (f *finder) pnpmPackage(d int, rel, entry string, depth int) {
 	if fs.ValidPath(name) && unix.Fstatat(d, entry+"/node_modules/"+name+"/package.json", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG {
 		if st.Nlink > 1 {
 			if c, err := openPath(d, append([]string{entry, "node_modules"}, strings.Split(name, "/")...)...); err == nil {
-				f.walk(c, join(rel, entry+"/node_modules/"+name), inPackages, 0)
+				at := join(rel, entry+"/node_modules/"+name)
+				f.walkMarked(c, at, inPackages, func(file string) bool { return file == at+"/package.json" })
 				unix.Close(c)
 			}
 		}
@@ -256,7 +263,7 @@ func (f *finder) pnpmPackage(d int, rel, entry string, depth int) {
 // second name, and else looks in its own node_modules.
 func (f *finder) pkg(d int, rel string, depth int) {
 	if linkedIn(d, ".", "package.json") {
-		f.walk(d, rel, inPackages, 0)
+		f.walkMarked(d, rel, inPackages, func(file string) bool { return file == join(rel, "package.json") })
 		return
 	}
 	if c, err := openDir(d, "node_modules"); err == nil {
@@ -283,7 +290,12 @@ func (f *finder) venv(d int, rel string) {
 		}
 		for e := range entries(sp) {
 			if e.dir && strings.HasSuffix(e.name, ".dist-info") && linkedIn(sp, e.name, "METADATA") {
-				f.walk(sp, join(rel, "lib/"+py.name+"/site-packages"), inVenv, 0)
+				at := join(rel, "lib/"+py.name+"/site-packages")
+				f.walkMarked(sp, at, inVenv, func(file string) bool {
+					in, ok := strings.CutPrefix(file, at+"/")
+					dist, name, _ := strings.Cut(in, "/")
+					return ok && strings.HasSuffix(dist, ".dist-info") && name == "METADATA"
+				})
 				break
 			}
 		}
@@ -305,18 +317,20 @@ func (f *finder) conda(d int, rel string) {
 		return
 	}
 	defer unix.Close(lib)
-	looked := 0
+	looked := map[string]bool{}
+	linked := false
 	for e := range entries(lib) {
 		if e.dir || !e.maybeRegular {
 			continue
 		}
-		if linkedIn(lib, ".", e.name) {
-			f.walk(d, rel, inConda, 0)
-			return
+		looked[join(rel, "lib/"+e.name)] = true
+		linked = linked || linkedIn(lib, ".", e.name)
+		if len(looked) == maxCondaLook {
+			break
 		}
-		if looked++; looked == maxCondaLook {
-			return
-		}
+	}
+	if linked {
+		f.walkMarked(d, rel, inConda, func(file string) bool { return looked[file] })
 	}
 }
 
@@ -354,6 +368,16 @@ func (f *finder) modules(d int, rel string, depth int) {
 			f.modules(c, join(rel, e.name), depth+1)
 		}
 		unix.Close(c)
+	}
+}
+
+// walkMarked walks d as walk does, marking the files isMarker names.
+func (f *finder) walkMarked(d int, rel string, kind place, isMarker func(file string) bool) {
+	from := len(f.found.files)
+	f.walk(d, rel, kind, 0)
+	for i := range f.found.files[from:] {
+		file := &f.found.files[from+i]
+		file.marker = isMarker(file.rel)
 	}
 }
 

@@ -330,3 +330,59 @@ func TestBreakSparse(t *testing.T) {
 		t.Errorf("the copy holds %q ... %q", head, tail)
 	}
 }
+
+// TestBreakStoppedAnywhere: a launch stopped after any number of copies
+// (kill -9, Ctrl-C) leaves every file it did not copy for the next
+// launch to find: a package's package.json, a virtualenv's METADATA and
+// the files of a conda environment's lib that say it is linked (each
+// sorting amid their place's files) are copied after the rest.
+func TestBreakStoppedAnywhere(t *testing.T) {
+	linked := []string{
+		"node_modules/a/index.js",
+		"node_modules/a/package.json",
+		"node_modules/a/src/z.js",
+		".venv/lib/python3.12/site-packages/a.py",
+		".venv/lib/python3.12/site-packages/six-1.16.0.dist-info/METADATA",
+		".venv/lib/python3.12/site-packages/six.py",
+		"env/bin/python3.12",
+		"env/lib/libz.so.1.3",
+		"env/share/doc",
+	}
+	for stop := range len(linked) {
+		dir := t.TempDir()
+		store, proj := filepath.Join(dir, "store"), filepath.Join(dir, "p")
+		for _, rel := range linked {
+			linkIn(t, store, proj, rel)
+		}
+		testfs.Write(t, filepath.Join(proj, ".venv/pyvenv.cfg"), "home = /usr/bin\n")
+		testfs.Write(t, filepath.Join(proj, "env/conda-meta/history"), "")
+		found := Find(proj, nil)
+		if len(found) != 1 {
+			t.Fatalf("found %q", rels(found))
+		}
+		left := map[string]bool{}
+		for i, f := range copyOrder(found[0].files) {
+			if i >= stop {
+				left[f.rel] = true
+				continue
+			}
+			d, err := unix.Open(filepath.Join(proj, filepath.Dir(f.rel)), unix.O_RDONLY|unix.O_DIRECTORY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _, err = breakLink(d, filepath.Base(f.rel))
+			unix.Close(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		var want []string
+		for rel := range left {
+			want = append(want, rel)
+		}
+		slices.Sort(want)
+		if got := rels(Find(proj, nil)); !slices.Equal(got, want) {
+			t.Errorf("stopped after %d copies, the next launch finds %q\nwant %q", stop, got, want)
+		}
+	}
+}

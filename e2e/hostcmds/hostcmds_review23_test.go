@@ -1,0 +1,74 @@
+package hostcmds
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/instance"
+)
+
+// TestReplayReview23KilledCopyingLinks: a launch makes each file of a
+// package that pnpm linked from its store a file of its own before the
+// sandbox starts (a minute for a large node_modules, said first), and
+// finds a package to copy by its package.json being a link. The fault: a
+// kill -9 of the supervisor (a Ctrl-C there does the same) while it
+// copies a large file of the package that sorts after package.json:
+// package.json was already copied, so no later launch looked at the
+// package again, and the files after it stayed the store's. Host-side
+// proof: the next session writes the package's last file, and the
+// store's file is as it was.
+func TestReplayReview23KilledCopyingLinks(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	store := filepath.Join(h.Home, ".local", "share", "pnpm", "store")
+	pkg := filepath.Join(proj, "node_modules", "left-pad")
+	h.Write(filepath.Join(store, "index"), "module.exports = 1\n")
+	h.Write(filepath.Join(store, "package"), `{"name":"left-pad"}`+"\n")
+	h.Write(filepath.Join(store, "last"), "the store's\n")
+	// Large enough that its copy is seen under way.
+	big, err := os.Create(filepath.Join(store, "big"))
+	harness.Must(t, err)
+	chunk := bytes.Repeat([]byte{'x'}, 1<<20)
+	for range 768 {
+		_, err := big.Write(chunk)
+		harness.Must(t, err)
+	}
+	harness.Must(t, big.Close())
+	harness.Must(t, os.MkdirAll(pkg, 0o755))
+	for from, to := range map[string]string{"index": "index.js", "package": "package.json", "big": "z-big.bin", "last": "zz.js"} {
+		harness.Must(t, os.Link(filepath.Join(store, from), filepath.Join(pkg, to)))
+	}
+	h.Chown()
+
+	s := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
+	harness.Must(t, s.Start())
+	defer s.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- s.Wait() }()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		// The large file's copy: the small ones' are over at once.
+		copying, _ := filepath.Glob(filepath.Join(pkg, ".claudebox-unlink-*"))
+		if len(copying) > 0 {
+			if fi, err := os.Stat(copying[0]); err == nil && fi.Size() > 1<<20 {
+				break
+			}
+		}
+		if len(exited) > 0 || time.Now().After(deadline) {
+			t.Fatal("the launch never copied the package's files")
+		}
+	}
+	s.Process.Signal(syscall.SIGKILL)
+	<-exited
+	harness.WaitFor(t, "the session to end", func() bool { return !instance.InUse(instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)) })
+
+	h.Inside(proj, nil, "echo 'require(\"child_process\").exec(\"planted\")' >> node_modules/left-pad/zz.js")
+	if b, _ := os.ReadFile(filepath.Join(store, "last")); string(b) != "the store's\n" {
+		t.Errorf("the next session wrote the store's file through the package's link: %q", b)
+	}
+}
