@@ -269,6 +269,11 @@ type Report struct {
 	// system monitor's): a forged one hides new files from git status, or
 	// makes git commit write a tree git status never showed.
 	Caches []string
+	// IncludesUnspelled are the makefiles that include a file by a word
+	// the audit cannot spell ($(SRCS:.c=.dep), $(shell …), a variable of
+	// the environment's): any file git ignores that the session wrote may
+	// be what make includes there.
+	IncludesUnspelled []string
 	// NotExamined are the directories (or index files) the audit could not
 	// examine in full, and why.
 	NotExamined []string

@@ -6,6 +6,7 @@ import (
 	"iter"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/untrusted"
@@ -80,7 +81,10 @@ func (w *walker) makeIncluded(rels []string) {
 		if err != nil {
 			continue
 		}
-		patterns, vars, whole := includePatterns(string(b), maps.Clone(m.vars), &expanded)
+		patterns, vars, whole, unspelled := includePatterns(string(b), maps.Clone(m.vars), &expanded)
+		if unspelled && !slices.Contains(w.report.IncludesUnspelled, w.abs(m.rel)) {
+			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(m.rel))
+		}
 		if !whole {
 			w.notExamined(w.abs(m.rel), fmt.Sprintf("all it includes: the audit expands %d variables of %d KiB and %d MiB in all at most", maxVars, maxValue>>10, makeExpanded>>20))
 			if expanded < 0 {
@@ -151,10 +155,12 @@ const (
 // (NAME = value, :=, ?=, +=) replaced by their values; a word still with
 // a variable is taken for what follows it ($(objtree)/include/config/auto.conf,
 // the tree's top most often); $(wildcard …)'s words are patterns. It
-// returns the variables as set at the makefile's end, and whether it read
+// returns the variables as set at the makefile's end, whether it read
 // the makefile whole, within maxValue, maxVars, makeWork words and the
-// bytes left to expand (taken from left).
-func includePatterns(makefile string, vars map[string]string, left *int) (patterns []string, _ map[string]string, whole bool) {
+// bytes left to expand (taken from left), and whether an include word
+// kept a reference it could not expand (a function's, a substitution's,
+// the environment's, $(shell …)'s), whose file it cannot spell.
+func includePatterns(makefile string, vars map[string]string, left *int) (patterns []string, _ map[string]string, whole, unspelled bool) {
 	if vars == nil {
 		vars = map[string]string{}
 	}
@@ -257,6 +263,7 @@ func includePatterns(makefile string, vars map[string]string, left *int) (patter
 			continue
 		}
 		for _, word := range strings.Fields(rest) {
+			unspelled = unspelled || strings.Contains(word, "$")
 			if !strings.Contains(word, "$") {
 				word = strings.TrimRight(word, ")}") // $(wildcard …)'s end
 			} else if i := strings.LastIndexAny(word, ")}"); i >= 0 {
@@ -266,12 +273,12 @@ func includePatterns(makefile string, vars map[string]string, left *int) (patter
 				continue
 			}
 			if len(patterns) == makeWork {
-				return patterns, vars, false
+				return patterns, vars, false, unspelled
 			}
 			patterns = append(patterns, word)
 		}
 	}
-	return patterns, vars, whole
+	return patterns, vars, whole, unspelled
 }
 
 // makeAssignment reads line as a variable's assignment (override and

@@ -15,7 +15,8 @@ import (
 // an included makefile, from the top makefile's directory or its own)
 // that the session made or changed and git does not track is found; an
 // included file the session left as it was, or one it changed that git
-// tracks, is not, nor a recipe's or a comment's words.
+// tracks, is not, nor a recipe's or a comment's words; a makefile naming
+// one by a reference the audit cannot expand is reported.
 func TestScanMakeIncludes(t *testing.T) {
 	root := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(root, "Makefile"), []byte("CONF ?= site.conf\n-include $(CONF)\n-include config.mak\nsinclude $(wildcard build/*.dep)\ninclude sub/rules.mk tracked.mak # and\nall:\n\tinclude recipe.mak\n# include comment.mak\n"), 0o644))
@@ -45,6 +46,10 @@ func TestScanMakeIncludes(t *testing.T) {
 	if !slices.Equal(r.Found, want) {
 		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
 	}
+	// $(top)/auto.conf names a file the audit can only guess at.
+	if want := []string{filepath.Join(root, "sub", "rules.mk")}; !slices.Equal(r.IncludesUnspelled, want) {
+		t.Errorf("makefiles with includes not spelled: %q, want %q", r.IncludesUnspelled, want)
+	}
 }
 
 // TestIncludePatternsBounded: a variable tripled at each line, or more
@@ -52,7 +57,7 @@ func TestScanMakeIncludes(t *testing.T) {
 // bounded work; a makefile's few variables are expanded.
 func TestIncludePatternsBounded(t *testing.T) {
 	left := makeExpanded
-	words, _, whole := includePatterns("D = build\nF := $(D)/local.mk\ninclude $(F) ${D}/x.mk\n", nil, &left)
+	words, _, whole, _ := includePatterns("D = build\nF := $(D)/local.mk\ninclude $(F) ${D}/x.mk\n", nil, &left)
 	if !whole || !slices.Equal(words, []string{"build/local.mk", "build/x.mk"}) {
 		t.Errorf("got %q, whole %v", words, whole)
 	}
@@ -63,7 +68,7 @@ func TestIncludePatternsBounded(t *testing.T) {
 	}
 	for _, makefile := range []string{tripled, many.String()} {
 		left := makeExpanded
-		if _, _, whole := includePatterns(makefile, nil, &left); whole {
+		if _, _, whole, _ := includePatterns(makefile, nil, &left); whole {
 			t.Errorf("read whole: %.60q", makefile)
 		}
 	}
@@ -76,7 +81,7 @@ func TestIncludePatternsBounded(t *testing.T) {
 func TestIncludePatternsContinued(t *testing.T) {
 	left := makeExpanded
 	makefile := "-include a.mk \\\n\tevil.mk\n# a note \\\ninclude noted.mk\nall:\n\techo \\\ninclude recipe.mk\ninclude b.mk\\\\\ninclude c.mk\r\n"
-	words, _, whole := includePatterns(makefile, nil, &left)
+	words, _, whole, _ := includePatterns(makefile, nil, &left)
 	if want := []string{"a.mk", "evil.mk", "b.mk\\\\", "c.mk"}; !whole || !slices.Equal(words, want) {
 		t.Errorf("got %q (whole %v), want %q", words, whole, want)
 	}

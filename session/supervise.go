@@ -27,6 +27,7 @@ import (
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/transcript"
+	"github.com/claudebox/claudebox/undo"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -426,6 +427,16 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		// An untracked file the host runs, changed: git status shows it
 		// as it did before.
 		run := append(c.HostRun, audit.Untracked(root, c.ChangedRun)...)
+		if ok && len(r.IncludesUnspelled) > 0 {
+			included, whole := ignoredWritten(root, c, r)
+			run = append(run, included...)
+			if !whole {
+				for _, m := range r.IncludesUnspelled {
+					r.NotExamined = append(r.NotExamined, m+": what it includes by a name the audit cannot spell, among the files git ignores the session wrote, which the record lists "+strconv.Itoa(undo.IgnoredLimit)+" of at most")
+				}
+				reports[root] = r
+			}
+		}
 		if !ok || len(run) == 0 {
 			continue
 		}
@@ -468,6 +479,28 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		s.reportFindings(filepath.Dir(p), dir, []string{p})
 	}
 	instance.ForgetStart(dir)
+}
+
+// ignoredWritten are the files git ignores that the session made or
+// changed in the checkout root (c its record, r its audit), but those in
+// the installed dependencies the audit judges: a makefile there includes
+// a file by a word the audit cannot spell ($(SRCS:.c=.dep), $(shell …)),
+// which may be any of them, and make runs what it says (default-deny).
+// whole is false where the record does not list them all.
+func ignoredWritten(root string, c undo.Changes, r audit.Report) (found []string, whole bool) {
+	for _, p := range c.Paths {
+		if !p.Ignored || p.Change == "removed" {
+			continue
+		}
+		path := filepath.Join(root, p.Path)
+		if slices.ContainsFunc(r.Deps, func(d audit.DepsChange) bool { return paths.Within(path, d.Dir) }) {
+			continue
+		}
+		if fi, err := os.Lstat(path); err == nil && !fi.IsDir() {
+			found = append(found, path)
+		}
+	}
+	return found, c.IgnoredLeftOut == 0 && len(c.Incomplete) == 0
 }
 
 // operationsBegun lists the state of a git operation (a rebase, am,
