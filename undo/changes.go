@@ -788,7 +788,9 @@ type fileStatus struct {
 
 // hostRun says whether the file at path, one of recent, is one the host
 // runs as the user's: an executable, a script (#! or by its extension),
-// a task file (a makefile, a justfile), an object file or a library, a link,
+// a task file (a makefile, a justfile), an object file or a library (by
+// its extension, or ELF's: the loader maps build/lib/libgreet.so.1, which
+// a program names, whatever its mode and name), a link,
 // anything in a virtualenv's bin/ (its activate script is sourced, its
 // python a link) and its pyvenv.cfg (whose home says where python finds
 // its library), and an activate script in any bin/.
@@ -822,9 +824,9 @@ func (t tree) hostRun(checkout, path string) bool {
 		return false
 	}
 	defer f.Close()
-	b := make([]byte, 2)
+	b := make([]byte, 4)
 	n, _ := io.ReadFull(f, b)
-	return string(b[:n]) == "#!"
+	return strings.HasPrefix(string(b[:n]), "#!") || string(b[:n]) == "\x7fELF"
 }
 
 // codeExts are the extensions of the files an interpreter runs, or a

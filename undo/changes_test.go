@@ -145,7 +145,7 @@ func TestRecordChangesHostRun(t *testing.T) {
 		os.Chmod(path, mode)
 	}
 	start := map[string]os.FileMode{
-		"ign/tool": 0o755, "ign/run.sh": 0o644, "ign/GNUmakefile": 0o644, "ign/data.txt": 0o644,
+		"ign/tool": 0o755, "ign/run.sh": 0o644, "ign/GNUmakefile": 0o644, "ign/data.txt": 0o644, "ign/libx.so.1": 0o644,
 		".venv/pyvenv.cfg": 0o644, ".venv/bin/activate": 0o644, "node_modules/.bin/x": 0o755,
 	}
 	for rel, mode := range start {
@@ -158,8 +158,11 @@ func TestRecordChangesHostRun(t *testing.T) {
 	began := after(t, state, p.Checkout)
 	for rel, mode := range start {
 		content := "changed\n"
-		if rel == "ign/run.sh" {
+		switch rel {
+		case "ign/run.sh":
 			content = "#!/bin/sh\n"
+		case "ign/libx.so.1":
+			content = "\x7fELF\x02\x01\x01"
 		}
 		write(rel, content, mode)
 	}
@@ -170,7 +173,7 @@ func TestRecordChangesHostRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/pyvenv.cfg", "ign/GNUmakefile", "ign/new-tool", "ign/run.sh", "ign/tool"} {
+	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/pyvenv.cfg", "ign/GNUmakefile", "ign/libx.so.1", "ign/new-tool", "ign/run.sh", "ign/tool"} {
 		want = append(want, filepath.Join(p.Checkout, rel))
 	}
 	slices.Sort(c.HostRun)

@@ -36,3 +36,35 @@ func TestReplayReview23MakeIncludesUnresolved(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview23SharedLibraryByItsName: the loader maps the library
+// a program names (libgreet.so.1, by its soname, from its rpath) whatever
+// its mode and extension, and git ignores a build's libraries with the
+// program. The exit audit judged an ignored file by its mode, its #! and
+// its extension, and .1 is none: the session rewrites the host's own
+// build's library, mode 644. Host-side proof: the host's run of its own
+// program runs nothing the session wrote.
+func TestReplayReview23SharedLibraryByItsName(t *testing.T) {
+	harness.RequireTool(t, "gcc", "apt-get install gcc")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "greet.c"), "#include <stdio.h>\nvoid greet(void) { puts(\"hello\"); }\n")
+	h.Write(filepath.Join(proj, "main.c"), "void greet(void);\nint main(void) { greet(); return 0; }\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "/build/\n")
+	commitAll(h, proj, "build")
+	h.Run(proj, nil, "mkdir", "-p", "build/lib")
+	h.Run(proj, nil, "gcc", "-shared", "-fPIC", "-Wl,-soname,libgreet.so.1", "-o", "build/lib/libgreet.so.1", "greet.c")
+	h.Run(proj, nil, "ln", "-s", "libgreet.so.1", "build/lib/libgreet.so")
+	h.Run(proj, nil, "gcc", "-o", "build/app", "main.c", "-Lbuild/lib", "-lgreet", "-Wl,-rpath,$ORIGIN/lib")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "library", `
+		printf '#include <stdio.h>\nvoid greet(void) { puts("hello"); }\n__attribute__((constructor)) static void run(void) { fclose(fopen("`+marker+`", "w")); }\n' > /tmp/evil.c
+		gcc -shared -fPIC -Wl,-soname,libgreet.so.1 -o /tmp/evil.so /tmp/evil.c
+		cat /tmp/evil.so > build/lib/libgreet.so.1
+		chmod 644 build/lib/libgreet.so.1`)
+	ran, _ := h.Command(proj, nil, "build/app").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's build/app loaded the library the session wrote:\n%s\n%s", out, ran)
+	}
+}
