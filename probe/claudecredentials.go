@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
@@ -227,7 +229,7 @@ func namedCredentialFile(path string) bool {
 // a plugin reads its settings from, a credential among them whatever its
 // file's name (config.yaml's password: …); a file without one may be
 // settings too (an auth file written as .netrc is).
-var settingsExtensions = []string{".yaml", ".yml", ".json", ".jsonc", ".json5", ".toml", ".ini", ".cfg", ".conf", ".properties"}
+var settingsExtensions = []string{".yaml", ".yml", ".json", ".jsonc", ".json5", ".toml", ".ini", ".cfg", ".conf", ".properties", ".xml"}
 
 // settingsFileLimit bounds what of a settings file is read to judge it:
 // a larger one is no settings a person wrote (a schema, a lock file, a
@@ -237,8 +239,13 @@ const settingsFileLimit = 16 << 10
 
 // settingsHoldCredential says the file at path is settings
 // (settingsExtensions, or a name without one) or prose
-// (documentExtensions) with a credential written in it. One over
-// settingsFileLimit, or that cannot be read, is not judged.
+// (documentExtensions) with a credential written in it, or is of a kind
+// not known to hold none. One of a known kind over settingsFileLimit,
+// or that cannot be read, is not judged. What is of no known kind (a
+// Telegram client's .session, Terraform's .tfvars, direnv's .envrc, a
+// backup's .bak) is shown only as text of at most settingsFileLimit
+// judged as settings are: anything may be kept in a file of a kind
+// claudebox does not know, an account's key among them.
 func settingsHoldCredential(path string) bool {
 	ext := strings.ToLower(filepath.Ext(path))
 	judge := credential.InSettings
@@ -247,11 +254,27 @@ func settingsHoldCredential(path string) bool {
 		return false
 	case slices.Contains(documentExtensions, ext):
 		judge = credential.InDocument
-	case ext != "" && !slices.Contains(settingsExtensions, ext):
+	case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext) || slices.Contains(assetExtensions, ext):
 		return false
+	case ext != "" && !slices.Contains(settingsExtensions, ext):
+		b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), settingsFileLimit)
+		return err != nil || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 || credential.InSettings(b)
 	}
 	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), settingsFileLimit)
 	return err == nil && judge(b)
+}
+
+// assetExtensions are the names of what a skill or a plugin shows or
+// runs that is no one's settings and no text a credential is written
+// into: images, fonts, sound and video, documents it fills in, compiled
+// code, and the schemas and markup its tools read.
+var assetExtensions = []string{
+	".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".bmp", ".tif", ".tiff", ".avif", ".svg",
+	".ttf", ".otf", ".woff", ".woff2", ".eot",
+	".mp3", ".wav", ".ogg", ".flac", ".mp4", ".webm", ".mov",
+	".pdf", ".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp",
+	".pyc", ".so", ".wasm", ".node", ".class", ".jar", ".dll", ".dylib", ".o", ".a",
+	".xsd", ".dtd", ".xsl", ".xslt",
 }
 
 // packageManifests are the files that name a package and what it
@@ -271,7 +294,7 @@ var documentExtensions = []string{".md", ".markdown", ".mdx", ".txt", ".rst"}
 var codeExtensions = []string{".go", ".rs", ".java", ".kt", ".scala", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".m", ".jsx", ".tsx", ".vue", ".svelte", ".css", ".scss", ".less", ".html", ".htm", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj", ".dart", ".r", ".jl", ".zig", ".nim", ".pyi"}
 
 // credentialFileWhy says why such a file is not shown.
-const credentialFileWhy = "named as credentials are kept (a key, a token, an .env), or settings with one written in them"
+const credentialFileWhy = "named as credentials are kept (a key, a token, an .env), settings with one written in them, or data of a kind not known to hold none"
 
 // credentialFileNote names a file left out as credentialFile says.
 func credentialFileNote(path string) string {

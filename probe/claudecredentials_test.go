@@ -147,9 +147,11 @@ func BenchmarkGitDirs(b *testing.B) {
 // TestSettingsCredentialsLeftOut: in what the setup shows, a settings
 // file of any name with a credential written in it (config.yaml's
 // password, an auth file written as .netrc is) or Markdown that shows one
-// (a webhook's URL) is hidden as one named so is; one with none, prose's
-// "password: …", and a package's in node_modules, whose names alone are
-// judged, are shown.
+// (a webhook's URL) is hidden as one named so is, and so is a file of no
+// known kind but text of at most 16 KiB with none (a .session database,
+// a large .csv); one with none, prose's "password: …", an image, a
+// script, and a package's in node_modules, whose names alone are judged,
+// are shown.
 func TestSettingsCredentialsLeftOut(t *testing.T) {
 	dir := t.TempDir()
 	for rel, content := range map[string]string{
@@ -158,6 +160,12 @@ func TestSettingsCredentialsLeftOut(t *testing.T) {
 		"skill/SKILL.md":                     "Post to https://hooks.slack.com/services/T0/B0/abcdefghijkl\n",
 		"skill/node_modules/pkg/config.json": `{"password": "fixture"}`,
 		"skill/package.json":                 `{"dependencies": {"fdir1": "npm:fdir@1.2.0"}}`,
+		"skill/me.session":                   "SQLite format 3\x00",
+		"skill/prod.tfvars":                  "db_password = \"hunter2\"\n",
+		"skill/big.csv":                      strings.Repeat("name,count\n", 2000),
+		"skill/regions.tfvars":               "region = \"eu-west-1\"\n",
+		"skill/logo.png":                     "\x89PNG\x00password: hunter2",
+		"skill/run.py":                       "print('x')\n",
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
 		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
@@ -166,7 +174,11 @@ func TestSettingsCredentialsLeftOut(t *testing.T) {
 	}
 	_, files, whole := gitDirs(filepath.Join(dir, "skill"))
 	slices.Sort(files)
-	if want := []string{filepath.Join(dir, "skill", "SKILL.md"), filepath.Join(dir, "skill", "auth"), filepath.Join(dir, "skill", "config.yaml")}; !whole || !slices.Equal(files, want) {
+	want := []string{"SKILL.md", "auth", "big.csv", "config.yaml", "me.session", "prod.tfvars"}
+	for i, name := range want {
+		want[i] = filepath.Join(dir, "skill", name)
+	}
+	if !whole || !slices.Equal(files, want) {
 		t.Errorf("gitDirs leaves out %v (whole %v), want %v", files, whole, want)
 	}
 }

@@ -79,12 +79,15 @@ func WithoutURL(data []byte) ([]byte, bool) {
 }
 
 // settingsCredential is a literal given, in a settings file (YAML, TOML,
-// INI, a .properties, JSON), to a key whose name ends in what says a
-// password, a secret, a token or a key (password: hunter2, db.password=…,
-// "apiKey": "…"), however short: a settings file is data, where a key's
-// name says what its value is. Its value is the first group.
+// INI, a .properties, JSON, a shell's export, XML's element), to a key
+// whose name ends in what says a password, a secret, a token or a key
+// (password: hunter2, db.password=…, "apiKey": "…", export DB_TOKEN=…,
+// <password>…</password>), however short: a settings file is data, where
+// a key's name says what its value is. Its value is the first group or,
+// of an element, the second.
 var settingsCredential = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?im)(?:^|[{,;])[ \t-]*["']?[a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)["']?[ \t]*[:=][ \t]*["']?([^\s"'$<{\[#%,}\]][^\s"',}]*)`)
+	const name = `[a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)`
+	return regexp.MustCompile(`(?im)(?:^|[{,;])[ \t-]*(?:export[ \t]+)?["']?` + name + `["']?[ \t]*[:=][ \t]*["']?([^\s"'$<{\[#%,}\]][^\s"',}]*)|<` + name + `>[ \t]*([^\s<$][^<]*)<`)
 })
 
 // netrcCredential is a password in a .netrc's shape, under any name.
@@ -173,7 +176,7 @@ func InSettings(data []byte) bool {
 // credential (settingsCredential), not a switch, a number or nothing.
 func settingsLiteral(text []byte) bool {
 	for _, m := range settingsCredential().FindAllSubmatch(text, -1) {
-		v := strings.ToLower(string(m[1]))
+		v := strings.ToLower(string(m[1]) + string(m[2]))
 		if !slices.Contains(notLiteral, v) && strings.Trim(v, "0123456789.") != "" {
 			return true
 		}

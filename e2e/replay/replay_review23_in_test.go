@@ -1,0 +1,52 @@
+package replay
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview23SkillFilesOfUnknownKinds: of ~/.claude's skills,
+// agents and commands, only files named as settings or prose were judged;
+// a file of any other kind crossed whatever it held: a Telegram client's
+// session (an SQLite database holding the account's key), Terraform's
+// variables with a database password, direnv's .envrc exporting a token,
+// Maven's settings.xml with a repository's password, a backup of an
+// agent's settings. The attack, from inside: read them. Proof: none is
+// readable inside and --dry-run names each; an image, a schema and a
+// script of the skill still are.
+func TestReplayReview23SkillFilesOfUnknownKinds(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "hunter2R23"
+	claude := filepath.Join(h.Home, ".claude")
+	skill := filepath.Join(claude, "skills", "ops")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: ops\ndescription: ops\n---\nRun ops.py.\n")
+	h.Write(filepath.Join(skill, "me.session"), "SQLite format 3\x00\x10\x00\x01\x01\x00@  \x00\x00\x00\x02auth_key\x00"+secret+"\x00\x00")
+	h.Write(filepath.Join(skill, "prod.tfvars"), "region = \"eu-west-1\"\ndb_password = \""+secret+"\"\n")
+	h.Write(filepath.Join(skill, ".envrc"), "export DEPLOY_TOKEN="+secret+"\n")
+	h.Write(filepath.Join(skill, "settings.xml"), "<settings><servers><server><id>corp</id><username>ci</username><password>"+secret+"</password></server></servers></settings>\n")
+	h.Write(filepath.Join(claude, "agents", "ops.yaml.bak"), "password: "+secret+"\n")
+	h.Write(filepath.Join(skill, "logo.png"), "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR REVIEW23-PNG\x00")
+	h.Write(filepath.Join(skill, "schema.xsd"), "<xs:schema><!-- REVIEW23-XSD --></xs:schema>\n")
+	h.Write(filepath.Join(skill, "ops.py"), "print('REVIEW23-PY')\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; grep -ra "+secret+" ~/.claude; cat ~/.claude/skills/ops/logo.png ~/.claude/skills/ops/schema.xsd ~/.claude/skills/ops/ops.py; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a credential in a skill's or an agent's file of another kind is readable inside:\n%s", out)
+	}
+	for _, want := range []string{"REVIEW23-PNG", "REVIEW23-XSD", "REVIEW23-PY"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want the skill's image, schema and script (%s):\n%s", want, out)
+		}
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{"skills/ops/me.session", "skills/ops/prod.tfvars", "skills/ops/.envrc", "skills/ops/settings.xml", "agents/ops.yaml.bak"} {
+		if !strings.Contains(dry, "~/.claude/"+f+" (") {
+			t.Errorf("--dry-run does not name ~/.claude/%s as left out:\n%s", f, dry)
+		}
+	}
+}
