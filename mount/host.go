@@ -38,6 +38,9 @@ type Host struct {
 	// (where ~/.nix-profile and the users' profiles lead): of /nix/var
 	// only the profiles are shown, not the Nix daemon's socket.
 	NixVar, NixProfiles bool
+	// UsrLocalEtc says /usr/local/etc is a directory of the host's (no
+	// link on the way): hidden, but for the tools' settings' copies.
+	UsrLocalEtc bool
 	// Etc are the entries of EtcShown that exist on the host, a link as
 	// it is: the sandbox's /etc holds them and nothing else. EtcLeftOut
 	// names the rest of /etc's entries, for --dry-run.

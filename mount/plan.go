@@ -372,6 +372,9 @@ func Build(in Inputs) Plan {
 	if slices.Contains(in.Host.System, HostPath{Path: Etc}) {
 		p.add(Private, RemountRO, "", Etc, "read-only from here on")
 	}
+	if in.Host.UsrLocalEtc && slices.Contains(in.Host.System, HostPath{Path: "/usr"}) {
+		p.add(Private, RemountRO, "", UsrLocalEtc, "read-only from here on")
+	}
 	if beside != "" {
 		p.add(Private, RemountRO, "", beside, "read-only from here on")
 	}
@@ -475,6 +478,14 @@ func (p *Plan) addSystem(h Host, dirCopies string) {
 		default:
 			p.add(HostFiles, RoBind, d.Path, d.Path, "system path, read-only")
 		}
+		if d.Path == "/usr" && d.Link == "" && h.UsrLocalEtc {
+			// /etc's twin for what is installed under /usr/local: the
+			// settings files the tools read there are private copies
+			// (Own), the rest is not known harmless (Docker's PHP images
+			// keep php.ini and its conf.d there, a database's password in
+			// them).
+			p.add(Private, Tmpfs, "", UsrLocalEtc, "hidden, empty: the configuration of what is installed under /usr/local, not known to hold no secret")
+		}
 		if d.Path == "/nix" && d.Link == "" && h.NixVar {
 			// A read-only mount does not stop connect(): through the Nix
 			// daemon's socket the sandbox would build, with the network
@@ -551,6 +562,10 @@ const (
 	NixVar      = "/nix/var"
 	NixProfiles = "/nix/var/nix/profiles"
 )
+
+// UsrLocalEtc is the configuration of what is installed under
+// /usr/local, hidden as what of /etc is not known harmless is.
+const UsrLocalEtc = "/usr/local/etc"
 
 // addClaudeConfig rebuilds ~/.claude from the real one's entries rather
 // than binding it whole: the host's claude runs or obeys what is there, and

@@ -53,6 +53,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		}
 	}
 	h.NixVar, h.NixProfiles = isDir(mount.NixVar), isDir(mount.NixProfiles)
+	h.UsrLocalEtc = realDirs("/usr", mount.UsrLocalEtc)
 	// The walk of /etc's entries runs beside the rest of the probe.
 	type etcFound struct {
 		shown     []mount.HostPath

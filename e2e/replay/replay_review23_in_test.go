@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,5 +49,58 @@ func TestReplayReview23SkillFilesOfUnknownKinds(t *testing.T) {
 		if !strings.Contains(dry, "~/.claude/"+f+" (") {
 			t.Errorf("--dry-run does not name ~/.claude/%s as left out:\n%s", f, dry)
 		}
+	}
+}
+
+// TestReplayReview23UsrLocalEtc: of /etc only what is known harmless is
+// shown, but /usr/local/etc, the configuration of what an administrator
+// built or installed under /usr/local (Docker's PHP images keep php.ini
+// and its conf.d there), was shown whole with /usr, but for npm's npmrc:
+// a database's password in PHP's settings crossed. The attack, from
+// inside: read it. Proof: it is not readable inside, and npm's global
+// npmrc there is still its private copy.
+func TestReplayReview23UsrLocalEtc(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /usr/local/etc needs root")
+	}
+	if fi, err := os.Lstat("/usr/local/etc"); err != nil || !fi.IsDir() {
+		t.Skip("no /usr/local/etc to mount over")
+	}
+	const secret = "hunter2R23Local"
+	// Made outside /usr and mounted over the host's in a mount namespace
+	// of the test's own: other tests' sessions read the host's meanwhile.
+	stage := filepath.Join(h.Base, "local-etc")
+	h.Write(filepath.Join(stage, "php", "conf.d", "docker-php-db.ini"), "mysqli.default_host = db\nmysqli.default_pw = "+secret+"\n")
+	h.Write(filepath.Join(stage, "npmrc"), "registry=https://registry.review23.test/\n")
+	for _, d := range []string{stage, filepath.Join(stage, "php"), filepath.Join(stage, "php", "conf.d")} {
+		os.Chmod(d, 0o755)
+	}
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := func(name string, args ...string) string {
+		t.Helper()
+		c := h.Command(proj, nil, name, args...)
+		c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", `mount --bind ` + stage + ` /usr/local/etc && exec "$@"`, "sh"}, c.Args...)
+		c.Path = "/usr/bin/unshare"
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	if host := run("cat", "/usr/local/etc/php/conf.d/docker-php-db.ini"); !strings.Contains(host, secret) {
+		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -r "+secret+" /usr/local/etc; cat /usr/local/etc/npmrc; touch /usr/local/etc/x; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a secret in /usr/local/etc is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "registry.review23.test") {
+		t.Errorf("npm's global npmrc in /usr/local/etc is not its private copy inside:\n%s", out)
+	}
+	if !strings.Contains(out, "Read-only file system") && !strings.Contains(out, "Permission denied") {
+		t.Errorf("/usr/local/etc is writable inside:\n%s", out)
 	}
 }
