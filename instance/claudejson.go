@@ -369,3 +369,24 @@ func jsonEqual(a, b json.RawMessage) bool {
 	}
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
+
+// LoggedOutInside reports whether Claude Code inside logged out, as its
+// /logout does: the instance's claude.json in dir no longer says it
+// onboarded, which the launch carried from the host. The sandbox can
+// write the file; only a note rests on the answer.
+func (host HostClaudeJSON) LoggedOutInside(dir string) bool {
+	if !bytes.Equal(bytes.TrimSpace(host.c.Keys["hasCompletedOnboarding"]), []byte("true")) {
+		return false
+	}
+	sandbox, err := untrusted.ReadFile(dir, ClaudeJSONFile, claudeJSONLimit)
+	if err != nil {
+		return false
+	}
+	out := false
+	jsonscan.Members(sandbox, func(key string, value []byte) {
+		if key == "hasCompletedOnboarding" {
+			out = bytes.Equal(bytes.TrimSpace(value), []byte("false"))
+		}
+	})
+	return out
+}

@@ -93,6 +93,8 @@ type Session struct {
 	approve    bool
 	// shell: the sandbox runs a shell, not Claude.
 	shell bool
+	// args are the arguments the user gave the command.
+	args []string
 	// reportOnly: the exit audit names what it finds and moves nothing.
 	reportOnly bool
 	// clipboard and desktopSockets are the user's opt-ins (see

@@ -103,7 +103,7 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 	})
 	p.AddSandboxMD(string(sandboxmd.Render(p)))
 	s := &Session{
-		bwrap: f.Bwrap, shell: o.Shell, landlock: f.Landlock, home: home, stateDir: stateDir, runFiles: runFiles, plan: p, env: set.env, additions: set.additions, unapproved: set.unapproved,
+		bwrap: f.Bwrap, shell: o.Shell, args: o.Args, landlock: f.Landlock, home: home, stateDir: stateDir, runFiles: runFiles, plan: p, env: set.env, additions: set.additions, unapproved: set.unapproved,
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: set.servers, claudeJSON: set.mcp.claudeJSON, agentMCP: set.agentMCP, leftOutMCP: set.leftOut, skipped: append(conf.Skipped, f.CA.LeftOut...), portsNote: portsNote(conf), caPEM: f.CA.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
 		probedWorktrees: f.Worktrees, linked: f.Linked,

@@ -168,6 +168,7 @@ func (s *Session) supervise() error {
 		return failed
 	}
 	s.sayLimitsReached(run.group, err)
+	s.sayLogout()
 	s.sayResume(began, transcripts)
 	if ended != nil {
 		return ended
@@ -201,6 +202,20 @@ func (s *Session) sayResume(began time.Time, transcripts map[string]time.Time) {
 	// A filesystem's clock may run a little behind this one.
 	if id, ok := transcript.WrittenSince(s.plan.Instance, began.Add(-2*time.Second), transcripts); ok {
 		printable.Say(os.Stderr, "claudebox: resume this session with: claudebox --resume %s", id)
+	}
+}
+
+// sayLogout says, after Claude inside said "Successfully logged out from
+// your Anthropic account" (its /logout, or claude auth logout), what it
+// logged out: the sandbox's session alone, which held no login; the
+// host's login stays, and the next launch is logged in.
+func (s *Session) sayLogout() {
+	if s.shell || !s.agent.IsClaude() {
+		return
+	}
+	if len(s.args) >= 2 && s.args[0] == "auth" && s.args[1] == "logout" || s.claudeJSON.LoggedOutInside(s.plan.Instance) {
+		printable.Say(os.Stderr, "claudebox: logging out inside ended the sandbox's session only: your login on the host stays")
+		printable.Say(os.Stderr, "hint: to log out, run claude auth logout on the host")
 	}
 }
 

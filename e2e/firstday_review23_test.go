@@ -1,0 +1,55 @@
+package e2e
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestFirstDayLogoutInsideSaysSo: /logout inside (and claudebox auth
+// logout) has Claude say "Successfully logged out from your Anthropic
+// account", and claudebox said nothing: the user believed the host's
+// login gone. The end says, in claudebox's voice, that only the
+// sandbox's session ended and the host's login stays, which the next
+// launch shows; a session that did not log out says nothing of it.
+func TestFirstDayLogoutInsideSaysSo(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "logout")
+	h.GitRepo(proj)
+	const key = "sk-ant-test-key-logout-0123456789abcd"
+	h.Onboarded(key, proj)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-logout")
+	const note = "claudebox: logging out inside ended the sandbox's session only: your login on the host stays"
+	run := func(args ...string) string {
+		var stdout, stderr bytes.Buffer
+		cmd := h.Command(proj, api.Env(key), "claudebox", args...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("claudebox %q: %v\n%s%s", args, err, stdout.String(), stderr.String())
+		}
+		return stdout.String() + stderr.String()
+	}
+	if out := run("-p", "hello"); strings.Contains(out, note) {
+		t.Errorf("a session that did not log out says it did:\n%s", out)
+	}
+	tmux := h.Tmux(proj)
+	tmux("new-session", "-d", "-x", "120", "-y", "40", "bash --norc --noprofile")
+	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
+	tmux("send-keys", "-l", "/logout")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Sign out") }, "the /logout command offered")
+	time.Sleep(300 * time.Millisecond)
+	tmux("send-keys", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(strings.ReplaceAll(s, "\n", ""), note) }, "claudebox to say what /logout ended")
+	if out := run("auth", "logout"); !strings.Contains(out, note) {
+		t.Errorf("claudebox auth logout does not say what it ended:\n%s", out)
+	}
+	if out := run("-p", "hello"); !strings.Contains(out, "FAKE-REPLY-logout") || strings.Contains(out, note) {
+		t.Errorf("the launch after /logout inside:\n%s", out)
+	}
+}
