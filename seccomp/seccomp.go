@@ -16,6 +16,13 @@
 //     local privilege escalations, closed by other sandboxes too. It
 //     answers ENOSYS, as on a kernel built without it, which is what
 //     libraries (libuv, liburing's users) take as "fall back to syscalls".
+//   - new hard links (link, linkat), answered EXDEV, as between two
+//     mounts: a file the sandbox links into another directory of the
+//     project it could write through that name, and remove it, with no
+//     event in the first name's directory, where the exit looks for what
+//     changed. git, cargo, pnpm, uv and npm's cache take EXDEV for "copy
+//     (or rename) instead"; across the sandbox's binds (the project, the
+//     instance, the caches) link fails so already.
 //
 // Every ABI the kernel accepts on this machine is covered: a 32-bit program
 // calls ioctl by another number.
@@ -34,18 +41,19 @@ type abi struct {
 	arch                          uint32
 	ioctl, unshare, clone, clone3 uint32
 	keys                          [3]uint32 // add_key, request_key, keyctl
+	links                         []uint32  // link (where the ABI has it), linkat
 	// x32 rejects the x32 ABI, which shares the x86-64 arch value.
 	x32 bool
 }
 
 var abis = map[string][]abi{
 	"amd64": {
-		{arch: unix.AUDIT_ARCH_X86_64, ioctl: 16, unshare: 272, clone: 56, clone3: 435, keys: [3]uint32{248, 249, 250}, x32: true},
-		{arch: unix.AUDIT_ARCH_I386, ioctl: 54, unshare: 310, clone: 120, clone3: 435, keys: [3]uint32{286, 287, 288}},
+		{arch: unix.AUDIT_ARCH_X86_64, ioctl: 16, unshare: 272, clone: 56, clone3: 435, keys: [3]uint32{248, 249, 250}, links: []uint32{86, 265}, x32: true},
+		{arch: unix.AUDIT_ARCH_I386, ioctl: 54, unshare: 310, clone: 120, clone3: 435, keys: [3]uint32{286, 287, 288}, links: []uint32{9, 303}},
 	},
 	"arm64": {
-		{arch: unix.AUDIT_ARCH_AARCH64, ioctl: 29, unshare: 97, clone: 220, clone3: 435, keys: [3]uint32{217, 218, 219}},
-		{arch: unix.AUDIT_ARCH_ARM, ioctl: 54, unshare: 337, clone: 120, clone3: 435, keys: [3]uint32{309, 310, 311}},
+		{arch: unix.AUDIT_ARCH_AARCH64, ioctl: 29, unshare: 97, clone: 220, clone3: 435, keys: [3]uint32{217, 218, 219}, links: []uint32{37}},
+		{arch: unix.AUDIT_ARCH_ARM, ioctl: 54, unshare: 337, clone: 120, clone3: 435, keys: [3]uint32{309, 310, 311}, links: []uint32{9, 330}},
 	},
 }
 
@@ -60,6 +68,7 @@ const (
 	retAllow = unix.SECCOMP_RET_ALLOW
 	retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 	retNOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
+	retEXDEV = unix.SECCOMP_RET_ERRNO | uint32(unix.EXDEV)
 )
 
 // ioURing are io_uring_setup, io_uring_enter and io_uring_register, the
@@ -92,6 +101,9 @@ func Filter() ([]byte, error) {
 		for _, nr := range t.keys {
 			a.jumpIf(unix.BPF_JEQ, nr, "eperm", "")
 		}
+		for _, nr := range t.links {
+			a.jumpIf(unix.BPF_JEQ, nr, "exdev", "")
+		}
 		a.ret(retAllow)
 		a.label(next)
 	}
@@ -110,6 +122,8 @@ func Filter() ([]byte, error) {
 	a.ret(retEPERM)
 	a.label("nosys")
 	a.ret(retNOSYS)
+	a.label("exdev")
+	a.ret(retEXDEV)
 	return a.assemble()
 }
 

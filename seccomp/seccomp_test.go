@@ -82,6 +82,14 @@ func TestFilter(t *testing.T) {
 			{"keyctl", a.keys[2], nil, eperm},
 			{"getpid-ish", 39, nil, retAllow},
 		}
+		for _, nr := range a.links {
+			cases = append(cases, struct {
+				name string
+				nr   uint32
+				args []uint64
+				want uint32
+			}{"link", nr, nil, retEXDEV})
+		}
 		for _, c := range cases {
 			if got := run(t, prog, a.arch, c.nr, c.args...); got != c.want {
 				t.Errorf("arch %#x %s = %#x, want %#x", a.arch, c.name, got, c.want)
@@ -104,6 +112,9 @@ func TestFilter(t *testing.T) {
 		if got := run(t, prog, native.arch, nr); got != nosys {
 			t.Errorf("native io_uring syscall %d = %#x, want ENOSYS", nr, got)
 		}
+	}
+	if got := run(t, prog, native.arch, unix.SYS_LINKAT); got != retEXDEV {
+		t.Errorf("native linkat = %#x, want EXDEV", got)
 	}
 	if got := run(t, prog, 0x12345678, 1); got != eperm {
 		t.Errorf("unknown arch = %#x, want EPERM", got)

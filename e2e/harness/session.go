@@ -218,6 +218,11 @@ func holdAndWrite(how, newPath, line string) int {
 		if err == nil {
 			break
 		}
+		if how == "link" && err == unix.EXDEV {
+			// Refused as between two mounts (the seccomp filter).
+			fmt.Fprintln(os.Stderr, "guardattack: no second name:", err)
+			return 1
+		}
 		if time.Now().After(deadline) {
 			fmt.Fprintln(os.Stderr, "guardattack: never caught", newPath, err)
 			return 1

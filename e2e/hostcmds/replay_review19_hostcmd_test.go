@@ -49,24 +49,28 @@ func TestReplayReview19ManyTranscripts(t *testing.T) {
 // TestReplayReview19UnreadableLinkedFile: before the sandbox starts, a
 // launch copies each file of node_modules, a virtualenv, a conda
 // environment or git's objects that has a second name outside them. The
-// attack, from inside: hard-link a conda environment's data file (which
-// the exit audit leaves, as it does no file that is not code, where it
-// moves a library aside) to a file elsewhere in the project and take its
-// permissions away (chmod 000): the copy could not read it, and every
-// later launch refused, telling the user to make its directory writable.
+// attack, from inside: take the permissions away (chmod 000) of a conda
+// environment's data file (which the exit audit leaves, as it does no
+// file that is not code, where it moves a library aside) that has a
+// second name elsewhere in the project, made while the session runs (by
+// the host: the sandbox can no longer link, seccomp answers EXDEV): the
+// copy could not read it, and every later launch refused, telling the
+// user to make its directory writable.
 // Proof: the next launch starts and the file is one of its own, its mode
 // kept; the other name is as the sandbox left it.
 func TestReplayReview19UnreadableLinkedFile(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "demo")
 	h.GitRepo(proj)
-	t.Log(h.InsideStderr(proj, `
-		set -e
-		mkdir -p env/conda-meta env/lib
-		echo data > env/lib/zoneinfo.dat
-		ln env/lib/zoneinfo.dat kept
-		chmod 000 kept
-	`))
+	h.Write(filepath.Join(proj, "env", "lib", "zoneinfo.dat"), "data\n")
+	harness.Must(t, os.MkdirAll(filepath.Join(proj, "env", "conda-meta"), 0o755))
+	h.Chown()
+	_, session, exited := harness.StartSession(t, h, proj, `touch started; while ! test -e go; do sleep 0.01; done; chmod 000 kept`)
+	harness.Must(t, os.Link(filepath.Join(proj, "env", "lib", "zoneinfo.dat"), filepath.Join(proj, "kept")))
+	h.Write(filepath.Join(proj, "go"), "")
+	if err := <-exited; err != nil {
+		t.Fatalf("session: %v\n%s", err, session)
+	}
 	kept := filepath.Join(proj, "kept")
 	before, err := os.Stat(kept)
 	harness.Must(t, err)

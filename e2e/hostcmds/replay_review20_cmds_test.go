@@ -1,6 +1,7 @@
 package hostcmds
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/instance"
 )
 
 // TestReplayReview20TranscriptsReadBounded: --list-sessions, --export and
@@ -30,8 +32,13 @@ func TestReplayReview20TranscriptsReadBounded(t *testing.T) {
 		d=~/.claude/projects/-planted
 		mkdir -p $d
 		awk 'BEGIN { for (i = 0; i < 300000; i++) printf "{\"type\":\"assistant\",\"uuid\":\"%036d\",\"parentUuid\":\"%036d\",\"message\":{\"id\":\"%036d\"}}\n", i, i - 1, i }' > $d/aaaaaaaa-0000-4000-8000-000000000001.jsonl
-		for i in $(seq 10 39); do ln $d/aaaaaaaa-0000-4000-8000-000000000001.jsonl $d/bbbbbbbb-0000-4000-8000-0000000000$i.jsonl; done
 	`)
+	// Hard links the sandbox can no longer make (seccomp answers link
+	// with EXDEV), as one before that rule left them.
+	planted := filepath.Join(instance.Dir(filepath.Join(h.Home, ".claudebox"), proj), "-planted")
+	for i := 10; i <= 39; i++ {
+		harness.Must(t, os.Link(filepath.Join(planted, "aaaaaaaa-0000-4000-8000-000000000001.jsonl"), filepath.Join(planted, fmt.Sprintf("bbbbbbbb-0000-4000-8000-0000000000%d.jsonl", i))))
+	}
 	// The agent, taken over, in a Gemini session: a gemini of its own
 	// making, run as gemini is.
 	gemini := filepath.Join(h.Bin, "gemini")
@@ -88,14 +95,14 @@ func TestReplayReview20ListHoldsNoListing(t *testing.T) {
 	}
 	h.Inside(proj, nil, "true")
 	before := list()
-	h.Inside(proj, nil, `python3 -c '
+	linkInInstance(h, proj, `
 import os
 os.chdir(os.path.expanduser("~/.claude/projects"))
 os.mkdir("flood")
 open("flood/f", "w").close()
 for i in range(60000):
     os.link("flood/f", "flood/%06d-%s" % (i, "n" * 240))
-'`)
+`)
 	after := list()
 	t.Logf("--list peak %d KiB before, %d after", before, after)
 	if after-before > 12<<10 {

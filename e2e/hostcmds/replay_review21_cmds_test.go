@@ -2,6 +2,7 @@ package hostcmds
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/instance"
 )
 
 // listedBytes runs --list --json in dir: the size it reports of the
@@ -52,8 +54,13 @@ func TestReplayReview21ListSizesAllocated(t *testing.T) {
 		mkdir -p $d
 		truncate -s 1T $d/sparse
 		head -c 4194304 /dev/urandom > $d/real
-		for i in $(seq 1 400); do ln $d/real $d/link-$i; done
 	`)
+	// Hard links the sandbox can no longer make (seccomp answers link
+	// with EXDEV), as one before that rule left them.
+	planted := filepath.Join(instance.Dir(filepath.Join(h.Home, ".claudebox"), proj), "-planted")
+	for i := 1; i <= 400; i++ {
+		harness.Must(t, os.Link(filepath.Join(planted, "real"), filepath.Join(planted, fmt.Sprintf("link-%d", i))))
+	}
 	bytes, took, peak := listedBytes(t, h, proj, proj)
 	t.Logf("--list: %d bytes, %v, peak %d KiB", bytes, took, peak)
 	if bytes < 4<<20 || bytes > 16<<20 {
@@ -110,7 +117,7 @@ func TestReplayReview21MergeBounded(t *testing.T) {
 	old, proj := filepath.Join(h.Home, "code", "old"), filepath.Join(h.Home, "code", "new")
 	h.GitRepo(old)
 	h.GitRepo(proj)
-	flood := `python3 -c '
+	flood := `
 import os
 os.chdir(os.path.expanduser("~/.claude/projects"))
 os.mkdir("-flood")
@@ -118,9 +125,9 @@ for i in range(200000):
     if i % 50000 == 0:
         open("-flood/f%d" % i, "w").close()
     os.link("-flood/f%d" % (i - i % 50000), "-flood/%06d-%s" % (i, "n" * 60))
-'`
-	h.Inside(old, nil, flood)
-	h.Inside(proj, nil, flood)
+`
+	linkInInstance(h, old, flood)
+	linkInInstance(h, proj, flood)
 	harness.Must(t, os.RemoveAll(old))
 	_, _, base := listedBytes(t, h, proj, proj)
 	c := h.Command(proj, nil, "claudebox", "--move", old, "--merge")
@@ -149,14 +156,14 @@ func TestReplayReview21MoveTopListing(t *testing.T) {
 	old, proj := filepath.Join(h.Home, "code", "old"), filepath.Join(h.Home, "code", "new")
 	h.GitRepo(old)
 	h.GitRepo(proj)
-	h.Inside(old, nil, `python3 -c '
+	linkInInstance(h, old, `
 import os
 os.chdir(os.path.expanduser("~/.claude/projects"))
 for i in range(300000):
     if i % 50000 == 0:
         open("f%d" % i, "w").close()
     os.link("f%d" % (i - i % 50000), "%06d-%s" % (i, "n" * 60))
-'`)
+`)
 	harness.Must(t, os.RemoveAll(old))
 	_, _, base := listedBytes(t, h, h.Home, old)
 	c := h.Command(proj, nil, "claudebox", "--move", old)
@@ -183,7 +190,7 @@ func TestReplayReview21ExportSubagentsBounded(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "demo")
 	h.GitRepo(proj)
-	h.Inside(proj, nil, `python3 -c '
+	linkInInstance(h, proj, `
 import os
 d = os.path.expanduser("~/.claude/projects/-planted")
 s = "00000000-0000-4000-8000-000000000007"
@@ -198,7 +205,7 @@ with open(a, "w") as f:
         p = "\"x%d\"" % i
 for i in range(1, 400):
     os.link(a, d + "/" + s + "/subagents/agent-a%d.jsonl" % i)
-'`)
+`)
 	out := filepath.Join(h.Home, "export.md")
 	start := time.Now()
 	msg, err := h.Bounded(proj, "--export", "00000000-0000-4000-8000-000000000007", "-o", out)
@@ -217,4 +224,18 @@ for i in range(1, 400):
 	if md, _ := os.ReadFile(out); !strings.Contains(string(md), "more subagents were left out") {
 		t.Errorf("--export does not say it left subagents out")
 	}
+}
+
+// linkInInstance runs the python3 script, which makes hard links in the
+// sandbox's ~/.claude/projects, on the host as the user, in the instance
+// of proj that is that directory inside: the sandbox can no longer link
+// (seccomp answers EXDEV), and this is what a claudebox before that rule
+// let it leave.
+func linkInInstance(h *harness.Host, proj, script string) {
+	h.T.Helper()
+	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
+	if _, err := os.Stat(inst); err != nil {
+		h.Inside(proj, nil, "true")
+	}
+	h.Run(proj, nil, "python3", "-c", strings.ReplaceAll(script, `os.path.expanduser("~/.claude/projects`, `("`+inst))
 }

@@ -25,7 +25,8 @@ import (
 // back, in a directory of thousands of files, behind a flood of events
 // (past inotify's queue), through a directory made and removed, behind a
 // chmod 000, and a symlink swapped in. Host-side proof: each file the
-// host runs is, after the exit, what it was, or moved aside and named.
+// host runs is, after the exit, what it was, or moved aside and named,
+// as the walk of every file names it; and no hard link is made inside.
 func TestReplayReview23ExitMissesNothing(t *testing.T) {
 	h := harness.NewHost(t)
 	const script = "#!/bin/sh\necho ok\n"
@@ -42,11 +43,16 @@ func TestReplayReview23ExitMissesNothing(t *testing.T) {
 		runs    []string
 		dirs    []string
 		named   []string
+		// said must be in the session's output.
+		said []string
 	}
 	attacks := []attack{{
-		name:    "link made inside",
-		session: `mkdir docs; if ln build/run.sh docs/x; then echo 'touch "$HOME/PLANTED"' >> docs/x; rm docs/x; fi`,
+		name: "link made inside",
+		// Refused as between two mounts; git's clone of a local path,
+		// which links the objects where it can, copies them.
+		session: `mkdir docs; if ln build/run.sh docs/x; then echo 'touch "$HOME/PLANTED"' >> docs/x; rm docs/x; echo LINKED; fi; git clone -q . docs/clone && git -C docs/clone log -1 --format=CLONED-%s`,
 		runs:    []string{"build/run.sh"},
+		said:    []string{"Invalid cross-device link", "CLONED-ignore"},
 	}, {
 		name: "link made on the host",
 		setup: func(proj string) {
@@ -111,12 +117,20 @@ func TestReplayReview23ExitMissesNothing(t *testing.T) {
 		h.Chown()
 		var stderr bytes.Buffer
 		c := h.Command(proj, nil, "claudebox", "--shell", "-c", a.session)
-		c.Stderr = &stderr
+		c.Stdout, c.Stderr = &stderr, &stderr
 		if err := c.Run(); err != nil {
 			t.Errorf("%s: session: %v\n%s", a.name, err, stderr.String())
 			continue
 		}
 		out := stderr.String()
+		for _, want := range a.said {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: the session did not say %q:\n%s", a.name, want, out)
+			}
+		}
+		if strings.Contains(out, "LINKED") {
+			t.Errorf("%s: the sandbox made a hard link:\n%s", a.name, out)
+		}
 		if a.named != nil {
 			var moved []string
 			for _, line := range strings.Split(out, "\n") {
