@@ -205,7 +205,75 @@ func (w *walker) reflogShown(n node, name, rel string) bool {
 	}
 	delete(named, last)
 	delete(named, strings.Repeat("0", len(tip)))
-	return w.inFirstParents(common, tip, named)
+	return w.inFirstParents(common, tip, named) || w.onBranches(common, named)
+}
+
+// maxBranches bounds the branches whose first parents onBranches reads.
+const maxBranches = 256
+
+// onBranches says whether each of ids (emptied) is down the first parents
+// of a branch of the git directory gitDir: git log shows it there, and a
+// branch the session moved or made is named (a session that made a
+// branch, committed there and checked out its own again left HEAD@{1}
+// at that branch's tip). The branches past maxBranches, or packed-refs'
+// bound, are not looked at.
+func (w *walker) onBranches(gitDir string, ids map[string]bool) bool {
+	for _, tip := range w.branchTips(gitDir) {
+		if w.inFirstParents(gitDir, tip, ids) {
+			return true
+		}
+	}
+	return false
+}
+
+// branchTips are the values of the branches of gitDir, loose and packed,
+// maxBranches at most, within packed-refs' bound.
+func (w *walker) branchTips(gitDir string) (tips []string) {
+	dirs := []string{filepath.Join(gitDir, "refs", "heads")}
+	for len(dirs) > 0 {
+		dir := dirs[0]
+		dirs = dirs[1:]
+		d, err := untrusted.OpenDir(w.root, dir)
+		if err != nil {
+			continue
+		}
+		entries, _ := d.ReadDir(maxBranches + 1)
+		d.Close()
+		for _, e := range entries {
+			if len(tips)+len(dirs) >= maxBranches {
+				return tips
+			}
+			rel := filepath.Join(dir, e.Name())
+			switch {
+			case e.IsDir():
+				dirs = append(dirs, rel)
+			case e.Type().IsRegular():
+				if b, err := w.read(rel); err == nil && isID(strings.TrimSpace(string(b))) {
+					tips = append(tips, strings.TrimSpace(string(b)))
+				}
+			}
+		}
+	}
+	f, err := untrusted.Open(w.root, filepath.Join(gitDir, "packed-refs"))
+	if err != nil {
+		return tips
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || w.packedRead.Add(fi.Size()) > maxPackedRead {
+		return tips
+	}
+	lines := bufio.NewScanner(f)
+	lines.Buffer(make([]byte, 4096), 4096)
+	for lines.Scan() {
+		value, ref, _ := strings.Cut(lines.Text(), " ")
+		if strings.HasPrefix(ref, "refs/heads/") && isID(value) {
+			if len(tips) == maxBranches {
+				return tips
+			}
+			tips = append(tips, value)
+		}
+	}
+	return tips
 }
 
 // reflogLine reads a reflog line as git reads it ("<old> <new> <name>

@@ -178,6 +178,32 @@ func TestScanWorktreeReflog(t *testing.T) {
 	}
 }
 
+// TestScanReflogBranchTip: a session that made a branch, committed there
+// and checked out its own branch again left logs/HEAD naming a commit git
+// log shows on that branch, which is named: the reflog is not (it was
+// named after every such session). Where the branch is gone, it is.
+func TestScanReflogBranchTip(t *testing.T) {
+	root := t.TempDir()
+	_, git := gitIn(t, root)
+	for _, repo := range []string{"kept", "deleted"} {
+		git(".", "init", "-q", "-b", "main", repo)
+		git(repo, "commit", "-q", "--allow-empty", "-m", "init")
+	}
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	for _, repo := range []string{"kept", "deleted"} {
+		git(repo, "checkout", "-q", "-b", "x")
+		git(repo, "commit", "-q", "--allow-empty", "-m", "one")
+		git(repo, "checkout", "-q", "main")
+	}
+	git("deleted", "branch", "-q", "-D", "x")
+	r := Scan(root, since, nil, start, nil)
+	want := []string{filepath.Join(root, "deleted", ".git", "logs", "HEAD"), filepath.Join(root, "kept", ".git", "refs", "heads", "x")}
+	if slices.Sort(r.Branches); !slices.Equal(r.Branches, want) {
+		t.Errorf("named:\n%q\nwant:\n%q", r.Branches, want)
+	}
+}
+
 // gitIn is the environment git runs in below root, with an author, and a
 // runner of git in a directory there that returns its output.
 func gitIn(t *testing.T, root string) ([]string, func(dir string, args ...string) string) {
