@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -265,11 +266,38 @@ func exchange(d int, tmp, name string, was unix.Stat_t) error {
 	return unix.Unlinkat(d, tmp, 0)
 }
 
+// copyPrefix begins the name of a copy beside the file it is made of,
+// followed by the copying launch's process id.
+const copyPrefix = ".claudebox-unlink-"
+
+// RemoveLeftovers removes the copies that launches stopped while copying
+// left in the places Find walked, and returns their paths; the copy of a
+// launch still running is left to it.
+func RemoveLeftovers(all []Found) (removed []string) {
+	for _, found := range all {
+		for _, rel := range found.leftovers {
+			pid, _, _ := strings.Cut(strings.TrimPrefix(path.Base(rel), copyPrefix), "-")
+			if n, err := strconv.Atoi(pid); err != nil || n <= 0 || unix.Kill(n, 0) != unix.ESRCH {
+				continue
+			}
+			d, err := untrusted.OpenDir(found.base, path.Dir(rel))
+			if err != nil {
+				continue
+			}
+			if unix.Unlinkat(int(d.Fd()), path.Base(rel), 0) == nil {
+				removed = append(removed, filepath.Join(found.base, rel))
+			}
+			d.Close()
+		}
+	}
+	return removed
+}
+
 // createBeside creates a new file of the user's alone in the directory d,
 // under a name of claudebox's.
 func createBeside(d int) (int, string, error) {
 	for i := 0; ; i++ {
-		name := ".claudebox-unlink-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i)
+		name := copyPrefix + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(i)
 		fd, err := unix.Openat(d, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 		if err == unix.EEXIST && i < 16 {
 			continue

@@ -65,6 +65,10 @@ type linkedFile struct {
 type Found struct {
 	base  string
 	files []linkedFile
+	// leftovers are the copies a launch stopped while copying (kill -9,
+	// Ctrl-C) left beside the files, in the places walked: a part of a
+	// file, or, stopped after the exchange, the store's file itself.
+	leftovers []string
 }
 
 // bytes is what a copy of every file found takes on disk.
@@ -97,7 +101,7 @@ const maxDepth = 48
 // a Found of its own.
 func Find(base string, gitDirs []string) []Found {
 	var all []Found
-	if f := findNear(base); len(f.files) > 0 {
+	if f := findNear(base); len(f.files) > 0 || len(f.leftovers) > 0 {
 		all = append(all, f)
 	}
 	for _, g := range gitDirs {
@@ -106,7 +110,7 @@ func Find(base string, gitDirs []string) []Found {
 			f.objects(d, "")
 			unix.Close(d)
 		}
-		if f.drop(); len(f.found.files) > 0 {
+		if f.drop(); len(f.found.files) > 0 || len(f.found.leftovers) > 0 {
 			all = append(all, f.found)
 		}
 	}
@@ -394,6 +398,10 @@ func (f *finder) walk(d int, rel string, kind place, depth int) {
 			continue
 		}
 		if !e.maybeRegular {
+			continue
+		}
+		if strings.HasPrefix(e.name, copyPrefix) {
+			f.found.leftovers = append(f.found.leftovers, join(rel, e.name))
 			continue
 		}
 		var st unix.Stat_t

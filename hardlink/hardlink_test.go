@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -384,5 +385,23 @@ func TestBreakStoppedAnywhere(t *testing.T) {
 		if got := rels(Find(proj, nil)); !slices.Equal(got, want) {
 			t.Errorf("stopped after %d copies, the next launch finds %q\nwant %q", stop, got, want)
 		}
+	}
+}
+
+// TestRemoveLeftovers: the copies a stopped launch left beside a linked
+// package's files are removed; a running launch's are left to it.
+func TestRemoveLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	store, proj := filepath.Join(dir, "store"), filepath.Join(dir, "p")
+	linkIn(t, store, proj, "node_modules/a/package.json")
+	stopped := filepath.Join(proj, "node_modules/a", copyPrefix+"2147483646-0")
+	running := filepath.Join(proj, "node_modules/a", copyPrefix+strconv.Itoa(os.Getpid())+"-0")
+	testfs.Write(t, stopped, "part")
+	testfs.Write(t, running, "part")
+	if removed := RemoveLeftovers(Find(proj, nil)); !slices.Equal(removed, []string{stopped}) {
+		t.Errorf("removed %q, want %q", removed, stopped)
+	}
+	if _, err := os.Lstat(running); err != nil {
+		t.Errorf("a running launch's copy: %v", err)
 	}
 }

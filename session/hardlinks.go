@@ -17,11 +17,14 @@ import (
 // one too, which the host runs. It says in one line what it copies; the
 // copies have one name, so the next launch finds none.
 func (s *Session) copyLinked() error {
-	if len(s.linked) == 0 {
+	for _, path := range hardlink.RemoveLeftovers(s.linked) {
+		printable.Say(os.Stderr, "claudebox: removed %s, a copy left by a launch stopped while it copied hard links", path)
+	}
+	files, bytes, whose := hardlink.Summary(s.linked)
+	if files == 0 {
 		return nil
 	}
 	// Said first: a node_modules of 60,000 files takes a minute.
-	files, bytes, whose := hardlink.Summary(s.linked)
 	printable.Say(os.Stderr, "claudebox: copying %d files (%s) that are hard links into %s, so that what the session writes in them stays in the project (once: the copies are the project's own)",
 		files, size(bytes), whose)
 	_, unreadable, err := hardlink.Break(s.linked)

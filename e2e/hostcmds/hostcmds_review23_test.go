@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -21,7 +22,9 @@ import (
 // package.json was already copied, so no later launch looked at the
 // package again, and the files after it stayed the store's. Host-side
 // proof: the next session writes the package's last file, and the
-// store's file is as it was.
+// store's file is as it was; the part of a copy the killed launch left
+// beside it (up to the file's size, kept for good) is removed by the next
+// launch, which says so.
 func TestReplayReview23KilledCopyingLinks(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
@@ -67,8 +70,22 @@ func TestReplayReview23KilledCopyingLinks(t *testing.T) {
 	<-exited
 	harness.WaitFor(t, "the session to end", func() bool { return !instance.InUse(instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)) })
 
-	h.Inside(proj, nil, "echo 'require(\"child_process\").exec(\"planted\")' >> node_modules/left-pad/zz.js")
+	left, _ := filepath.Glob(filepath.Join(pkg, ".claudebox-unlink-*"))
+	if len(left) == 0 {
+		t.Fatal("the killed launch left no part of a copy")
+	}
+	said := h.InsideStderr(proj, "ls -A node_modules/left-pad > seen; echo 'require(\"child_process\").exec(\"planted\")' >> node_modules/left-pad/zz.js")
 	if b, _ := os.ReadFile(filepath.Join(store, "last")); string(b) != "the store's\n" {
 		t.Errorf("the next session wrote the store's file through the package's link: %q", b)
+	}
+	// The exit audit moves the package the session wrote aside: the
+	// session says what its launch left there.
+	if seen, _ := os.ReadFile(filepath.Join(proj, "seen")); strings.Contains(string(seen), ".claudebox-unlink-") {
+		t.Errorf("the killed launch's part of a copy outlived the next launch:\n%s", seen)
+	}
+	for _, l := range left {
+		if !strings.Contains(said, "claudebox: removed "+l+", a copy left by a launch stopped") {
+			t.Errorf("the next launch did not say it removed %s:\n%s", l, said)
+		}
 	}
 }
