@@ -218,7 +218,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	}()
 	specs := ".\x00"
 	for _, path := range skip {
-		if rel, err := filepath.Rel(p.Checkout, path); err == nil && filepath.IsLocal(rel) {
+		if rel, err := filepath.Rel(p.Checkout, path); err == nil && filepath.IsLocal(rel) && !inNested(p.Checkout, rel) {
 			specs += ":(top,literal,exclude)" + rel + "\x00"
 		}
 	}
@@ -288,6 +288,19 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	os.Remove(pending)
 	st.prune(p.Checkout)
 	return s, nil
+}
+
+// inNested says whether rel lies in a repository nested in checkout (a
+// stand-in in its .git): git add takes such a repository as one entry,
+// and once the store's index holds it, refuses every path in it, an
+// excluded one too (no launch after the first kept a snapshot).
+func inNested(checkout, rel string) bool {
+	for dir := filepath.Dir(rel); dir != "."; dir = filepath.Dir(dir) {
+		if _, err := os.Lstat(filepath.Join(checkout, dir, ".git")); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // claim makes the pending record of a snapshot taken at now, and returns

@@ -339,3 +339,24 @@ func TestStoppedSnapshotsPruned(t *testing.T) {
 		t.Errorf("%d pending records stay, want at most %d", len(pending), keep+1)
 	}
 }
+
+// TestTakeStandInsInNestedRepository: the launch's stand-ins in a nested
+// repository's .git are left out of every snapshot, the first and those
+// after it (git add refused them once the store's index held the
+// repository, and no later snapshot was kept).
+func TestTakeStandInsInNestedRepository(t *testing.T) {
+	p := repo(t, 1, 1)
+	sub := filepath.Join(p.Checkout, "sub")
+	for _, args := range [][]string{{"init", "-q", sub}, {"-C", sub, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "--allow-empty", "-m", "x"}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	skip := []string{filepath.Join(sub, ".git", "config.worktree"), filepath.Join(p.Checkout, ".envrc")}
+	state := t.TempDir()
+	for i := range 2 {
+		if _, err := Take(context.Background(), state, p, time.Now().Add(time.Duration(i)*time.Second), time.Now().Add(time.Hour), skip); err != nil {
+			t.Fatalf("snapshot %d: %v", i+1, err)
+		}
+	}
+}

@@ -89,3 +89,24 @@ func TestReplayReview23KilledCopyingLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview23UndoNestedRepository: a project holding a nested
+// repository (a vendored clone), whose .git gets the launch's stand-ins.
+// Every launch after the first said "this session cannot be undone: git
+// add: ... is in submodule 'sub'" and kept no snapshot, so --undo put
+// back only what the first session changed. Proof: the second session
+// is undone.
+func TestReplayReview23UndoNestedRepository(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.GitRepo(filepath.Join(proj, "sub"))
+	h.Inside(proj, nil, "sleep 1; echo first >> README")
+	if said := h.InsideStderr(proj, "sleep 1; echo second >> README"); strings.Contains(said, "cannot be undone") {
+		t.Errorf("the second session:\n%s", said)
+	}
+	h.Run(proj, nil, "claudebox", "--undo", "-y")
+	if b, _ := os.ReadFile(filepath.Join(proj, "README")); string(b) != "hello\nfirst\n" {
+		t.Errorf("after --undo, README holds %q, want what the second session found", b)
+	}
+}
