@@ -40,6 +40,37 @@ func TestInSettings(t *testing.T) {
 	}
 }
 
+// TestInCommandHints: the hints that spare the expressions leave out no
+// text they match: a token, a webhook, a user's password and a URL's, in
+// upper case, and a name spelt with the Kelvin sign or a long s, which a
+// case-insensitive expression takes for a k or an s.
+func TestInCommandHints(t *testing.T) {
+	for _, text := range []string{
+		"curl -H 'Authorization: BEARER xoxb-1234567890-abcdef' https://slack.com/api/x",
+		"export GH=GHP_abcdefghijklmnopqrstuvwxyz0123",
+		"SLACK_TOKEN=T0123456789abcdefXYZ ./notify",
+		"SLACK_TO\u212aEN=T0123456789abcdefXYZ ./notify",
+		"DEPLOY_\u017fECRET=T0123456789abcdefXYZ ./deploy",
+		"curl -d x HTTPS://HOOKS.SLACK.COM/services/T0AAAAAAA/B0BBBBBBB/abcdefghijkl",
+		"curl -u ci:hunter2hunter2 https://x",
+		"curl --user\n ci:hunter2hunter2 https://x",
+		"curl https://user:hunter2@example.com/hook",
+		"if [ -x /usr/bin/id ]; then id -u; fi",
+		"PS1='${debian_chroot:+($debian_chroot)}\\u@\\h:\\w\\$ '",
+	} {
+		data := []byte(text)
+		want := commandCredential().Match(data) || webhookURL().Match(data) || userPassword().Match(data) || urlCredential().Match(data)
+		if got := InCommand(data); got != want {
+			t.Errorf("InCommand(%q) = %v, the expressions say %v", text, got, want)
+		}
+	}
+	for _, text := range []string{"SLACK_TO\u212aEN=T0123456789abcdefXYZ", "DEPLOY_\u017fECRET=T0123456789abcdefXYZ"} {
+		if !InCommand([]byte(text)) {
+			t.Errorf("InCommand(%q) = false, want true", text)
+		}
+	}
+}
+
 // TestInDocument: prose holds a credential where it shows a known
 // service's token, a bearer token, a webhook's URL or a URL with a
 // password; not where it names auth, a mail address or a token's name.
