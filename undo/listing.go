@@ -54,6 +54,37 @@ func stagedEntries(out string) []staged {
 	return entries
 }
 
+// listedEntries are the entries of the copy of the store's index at
+// work, of status copied when it was written, where git add left it as
+// it was: the store's index, whose tree (known) a kept list names
+// entry by entry (a git process fewer at a launch in a checkout
+// unchanged since the last). listed is false where they are not known
+// so.
+func (st store) listedEntries(checkout, known, work string, copied *unix.Stat_t) (entries []staged, listed bool) {
+	if known == "" || !sameStatus(work, copied) {
+		return nil, false
+	}
+	for _, s := range st.list(checkout) {
+		if s.Tree != known {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(st.dir, s.ID+".listing"))
+		if err != nil {
+			continue
+		}
+		for rec := range strings.SplitSeq(string(b), "\x00") {
+			meta, path, ok := strings.Cut(rec, "\t")
+			f := strings.Fields(meta)
+			if !ok || len(f) != 3 || path == "" {
+				continue
+			}
+			entries = append(entries, staged{mode: f[0], oid: f[2], path: path})
+		}
+		return entries, true
+	}
+	return nil, false
+}
+
 // listingOf is the list of the tree git write-tree makes of entries once
 // the unknown paths (sorted) are taken out.
 func listingOf(entries []staged, unknown []string) []byte {

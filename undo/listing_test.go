@@ -2,6 +2,7 @@ package undo
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,4 +101,70 @@ func records(list string) []string {
 	out := strings.Split(strings.TrimSuffix(list, "\x00"), "\x00")
 	slices.Sort(out)
 	return out
+}
+
+// A snapshot of a checkout unchanged since the last takes its entries
+// from the last's kept list, not from git ls-files, and comes out as
+// git's would; with no kept list, it asks git again.
+func TestTakeUnchangedReadsKeptList(t *testing.T) {
+	p := repo(t, 2, 2)
+	state := t.TempDir()
+	// Files older than the index: none is racily clean, which git add
+	// would check again and write the index for.
+	hour := time.Now().Add(-time.Hour)
+	filepath.WalkDir(p.Checkout, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if err == nil && d.Type().IsRegular() {
+			os.Chtimes(path, hour, hour)
+		}
+		return err
+	})
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, log := t.TempDir(), filepath.Join(t.TempDir(), "git.log")
+	os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\necho \"$*\" >>'"+log+"'\nexec '"+real+"' \"$@\"\n"), 0o755)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	st := storeOf(state, p.Root)
+	now := time.Now()
+	take := func(at time.Time) (Snapshot, bool) {
+		t.Helper()
+		os.Remove(log)
+		s, err := Take(context.Background(), state, p, at, at.Add(time.Hour), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ran, _ := os.ReadFile(log)
+		return s, strings.Contains(string(ran), "ls-files -z --stage")
+	}
+	first, _ := take(now)
+	again, asked := take(now.Add(time.Second))
+	if asked {
+		t.Errorf("the unchanged checkout's entries were asked of git")
+	}
+	if again.Tree != first.Tree || len(again.Unknown) != 0 {
+		t.Errorf("unchanged checkout: tree %s, unknown %q; first tree %s", again.Tree, again.Unknown, first.Tree)
+	}
+	listings, _ := filepath.Glob(filepath.Join(st.dir, "*.listing"))
+	for _, l := range listings {
+		os.Remove(l)
+	}
+	third, asked := take(now.Add(2 * time.Second))
+	if !asked || third.Tree != first.Tree {
+		t.Errorf("with no kept list: git asked %v, tree %s, want %s", asked, third.Tree, first.Tree)
+	}
+	kept, err := os.ReadFile(filepath.Join(st.dir, third.ID+".listing"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := st.git(context.Background(), p.Checkout, os.DevNull, nil, "ls-tree", "-r", "-z", "--full-tree", third.Tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := records(string(kept)), records(listed); !slices.Equal(got, want) {
+		t.Fatalf("kept list:\n%q\ngit's:\n%q", got, want)
+	}
 }

@@ -234,11 +234,14 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 			return Snapshot{}, err
 		}
 	}
-	staged, err := st.git(ctx, p.Checkout, work, nil, "ls-files", "-z", "--stage")
-	if err != nil {
-		return Snapshot{}, err
+	entries, listed := st.listedEntries(p.Checkout, known, work, &copied)
+	if !listed {
+		staged, err := st.git(ctx, p.Checkout, work, nil, "ls-files", "-z", "--stage")
+		if err != nil {
+			return Snapshot{}, err
+		}
+		entries = stagedEntries(staged)
 	}
-	entries := stagedEntries(staged)
 	names := make([]string, len(entries))
 	for i, e := range entries {
 		names[i] = e.path
