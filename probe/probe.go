@@ -605,6 +605,10 @@ func (w *claudeWalk) show(path string) {
 		} else {
 			w.entries = append(w.entries, path)
 		}
+	case fi.Mode().IsRegular() && credentialFile(path):
+		// A file of ~/.claude's own (loop.md, keybindings.json) is
+		// judged as the files of its directories are.
+		w.leftOut = append(w.leftOut, credentialFileNote(tildePath(path, w.home)))
 	case fi.Mode().IsRegular() || fi.IsDir():
 		w.entries = append(w.entries, path)
 	}

@@ -104,3 +104,36 @@ func TestReplayReview23UsrLocalEtc(t *testing.T) {
 		t.Errorf("/usr/local/etc is writable inside:\n%s", out)
 	}
 }
+
+// TestReplayReview23ClaudeTopFilesJudged: of ~/.claude, the Markdown in
+// commands, skills, agents and rules was judged for a credential, but
+// loop.md (the prompt /loop runs) crossed whatever it held: a bearer
+// token in its curl. The attack, from inside: read it, and a runbook
+// CLAUDE.md imports with a GitLab token. Proof: neither is readable
+// inside and --dry-run names both; keybindings.json, which holds none,
+// is still shown.
+func TestReplayReview23ClaudeTopFilesJudged(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "Review23TopSecret0123456789"
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "loop.md"), "Check CI: `curl -H 'Authorization: Bearer "+secret+"' https://ci.corp/status`\n")
+	h.Write(filepath.Join(claude, "CLAUDE.md"), "REVIEW23-MEMORY\n@runbook.md\n")
+	h.Write(filepath.Join(claude, "runbook.md"), "Clone with https://oauth2:glpat-"+secret+"@gitlab.corp/ops.git\n")
+	h.Write(filepath.Join(claude, "keybindings.json"), `{"bindings": [], "note": "REVIEW23-KEYS"}`)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; grep -r "+secret+" ~/.claude; cat ~/.claude/CLAUDE.md ~/.claude/keybindings.json; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a credential in ~/.claude's loop.md or an imported file is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "REVIEW23-MEMORY") || !strings.Contains(out, "REVIEW23-KEYS") {
+		t.Errorf("inside, want CLAUDE.md and keybindings.json, which hold no credential:\n%s", out)
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{"loop.md", "runbook.md"} {
+		if !strings.Contains(dry, "~/.claude/"+f+" (") {
+			t.Errorf("--dry-run does not name ~/.claude/%s as left out:\n%s", f, dry)
+		}
+	}
+}
