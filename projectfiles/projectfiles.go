@@ -134,6 +134,9 @@ var Entries = []Entry{
 	{Name: ".pryrc", Protection: AtExit, Tools: "pry", Why: "pry runs it where it starts"},
 	{Name: ".Rprofile", Protection: AtExit, Tools: "R", Why: "R runs it where it starts (renv's activation)"},
 	{Name: ".Renviron", Protection: AtExit, Tools: "R", Why: "R's environment where it starts (R_PROFILE_USER, R_LIBS)"},
+	{Name: ".pdbrc", Protection: AtExit, Tools: "pdb, pytest --pdb", Why: "Python's debugger runs its lines where it starts (python -m pdb, breakpoint())"},
+	{Name: ".iex.exs", Protection: AtExit, Tools: "IEx", Why: "Elixir's shell evaluates it where it starts (iex -S mix)"},
+	{Name: ".ghci", Protection: AtExit, Tools: "GHCi", Why: "GHCi runs its commands where it starts (:! runs a shell's)"},
 }
 
 var (

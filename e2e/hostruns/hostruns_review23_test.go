@@ -3,6 +3,7 @@ package hostruns
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -66,5 +67,29 @@ func TestReplayReview23SharedLibraryByItsName(t *testing.T) {
 	ran, _ := h.Command(proj, nil, "build/app").CombinedOutput()
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("the host's build/app loaded the library the session wrote:\n%s\n%s", out, ran)
+	}
+}
+
+// TestReplayReview23PdbStartupFile: Python's debugger runs the .pdbrc of
+// the directory it starts in (after the home's), each line a command or
+// a Python statement, at python -m pdb, pytest --pdb and every
+// breakpoint(): an interpreter's startup file as .irbrc is irb's, which
+// the exit audit did not know. The session writes one. Host-side proof:
+// the host's pdb runs nothing the session wrote.
+func TestReplayReview23PdbStartupFile(t *testing.T) {
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "main.py"), "print('ok')\n")
+	commitAll(h, proj, "main")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'import os; os.system("touch `+marker+`")\n' > .pdbrc && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the .pdbrc could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "python3", "-m", "pdb", "-c", "continue", "main.py").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's pdb ran the .pdbrc the session wrote:\n%s\n%s", out, ran)
 	}
 }
