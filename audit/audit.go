@@ -887,7 +887,7 @@ func (w *walker) leaf(n node, name, rel string) {
 	// Packed refs that replace no object and hold no stash are named
 	// where they list a branch or a tag.
 	if n.mode == gitDir && name == "packed-refs" {
-		if obeyed, branches := packedRefsObeyed(n.fd, name); !obeyed {
+		if obeyed, branches := w.objects.packedRefsObeyed(n.fd, name); !obeyed {
 			if branches && !n.clone {
 				w.report.Branches = append(w.report.Branches, w.abs(rel))
 			}

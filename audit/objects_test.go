@@ -150,6 +150,27 @@ func BenchmarkScanBranches(b *testing.B) {
 	}
 }
 
+// BenchmarkScanPackedRefsLinks is the audit at the end of a session that
+// made 200 git directories, each with a hard link of one packed-refs of
+// 16 MiB: the file is read once, not once for each of its names.
+func BenchmarkScanPackedRefsLinks(b *testing.B) {
+	root := b.TempDir()
+	since := mark(b, b.TempDir())
+	start := Take(root, since, nil, nil)
+	line := strings.Repeat("1", 40) + " refs/heads/x\n"
+	big := filepath.Join(root, "packed-refs")
+	must(b, os.WriteFile(big, []byte(strings.Repeat(line, 16<<20/len(line))), 0o644))
+	for i := range 200 {
+		g := filepath.Join(root, strconv.Itoa(i), ".git")
+		must(b, os.MkdirAll(filepath.Join(g, "objects"), 0o755))
+		must(b, os.WriteFile(filepath.Join(g, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+		must(b, os.Link(big, filepath.Join(g, "packed-refs")))
+	}
+	for b.Loop() {
+		Scan(root, since, nil, start, nil)
+	}
+}
+
 // TestScanBranches: the branches and tags a session moved or made are
 // named, not found, but a branch HEAD names, in the repository or one of
 // its linked worktrees; packed refs it wrote are named where they list a
@@ -281,9 +302,11 @@ func TestPackedRefsObeyedBounded(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "stashed"), []byte(oid+" refs/stashed\n"+oid+" refs/stash/x\n"), 0o644))
 	write(t, filepath.Join(dir, "sparse"))
 	must(t, os.Truncate(filepath.Join(dir, "sparse"), 200<<20))
+	must(t, os.Link(filepath.Join(dir, "across"), filepath.Join(dir, "linked")))
+	o := &objects{}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	found, _ := packedRefsObeyed(d, "plain")
+	found, _ := o.packedRefsObeyed(d, "plain")
 	runtime.ReadMemStats(&after)
 	if found {
 		t.Error("replace refs found in packed refs without any")
@@ -291,16 +314,19 @@ func TestPackedRefsObeyedBounded(t *testing.T) {
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
 		t.Errorf("reading 8 MiB of packed refs allocated %d bytes", grew)
 	}
-	if obeyed, _ := packedRefsObeyed(d, "across"); !obeyed {
+	if obeyed, _ := o.packedRefsObeyed(d, "across"); !obeyed {
 		t.Error("a replace ref across two parts read is not found")
 	}
-	if obeyed, _ := packedRefsObeyed(d, "stash"); !obeyed {
+	if obeyed, _ := o.packedRefsObeyed(d, "linked"); !obeyed {
+		t.Error("a hard link of packed refs with a replace ref is not found")
+	}
+	if obeyed, _ := o.packedRefsObeyed(d, "stash"); !obeyed {
 		t.Error("the stash across two parts read is not found")
 	}
-	if obeyed, _ := packedRefsObeyed(d, "stashed"); obeyed {
+	if obeyed, _ := o.packedRefsObeyed(d, "stashed"); obeyed {
 		t.Error("refs named as the stash begins are taken for the stash")
 	}
-	if obeyed, _ := packedRefsObeyed(d, "sparse"); !obeyed {
+	if obeyed, _ := o.packedRefsObeyed(d, "sparse"); !obeyed {
 		t.Error("sparse packed refs are not a finding")
 	}
 }
