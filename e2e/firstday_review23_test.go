@@ -53,3 +53,44 @@ func TestFirstDayLogoutInsideSaysSo(t *testing.T) {
 		t.Errorf("the launch after /logout inside:\n%s", out)
 	}
 }
+
+// TestFirstDayStoppedRebaseSaysWayBack: a session whose git rebase -i
+// stopped (an edit, a conflict) leaves, beside the real claude, a rebase
+// in progress that git status names and git rebase --abort ends; the exit
+// audit moves its state aside (its todo is what the host's git
+// --continue runs), and the host's git then said only "Not currently on
+// any branch", with no rebase to abort. The end says where the branch
+// is and the command that ends the rebase as --abort would, which
+// brings the branch back.
+func TestFirstDayStoppedRebaseSaysWayBack(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "rebase")
+	h.GitRepo(proj)
+	for i := range 2 {
+		h.Write(filepath.Join(proj, "f"), strings.Repeat("x\n", i+1))
+		h.Run(proj, nil, "git", "add", "f")
+		h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "more")
+	}
+	head := h.Run(proj, nil, "git", "rev-parse", "HEAD")
+	const key = "sk-ant-test-key-rebase-0123456789abcdef"
+	h.Onboarded(key, proj)
+	api := harness.StartScriptedAPI(t, "FAKE-REPLY-rebase", harness.ToolCall{Name: "Bash", Input: map[string]any{
+		"command":     "GIT_SEQUENCE_EDITOR='sed -i 1s/^pick/edit/' git rebase -i HEAD~2; git status",
+		"description": "rebase",
+	}})
+	var stdout, stderr bytes.Buffer
+	cmd := h.Command(proj, api.Env(key), "claudebox", "--allowedTools", "Bash", "-p", "rebase")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || !strings.Contains(api.ToolResults()["toolu_fake_0"], "interactive rebase in progress") {
+		t.Fatalf("claudebox: %v\n%s%s\n%q", err, stdout.String(), stderr.String(), api.ToolResults())
+	}
+	const way = "hint: git switch --discard-changes master ends it as git rebase --abort would"
+	if !strings.Contains(stderr.String(), "claudebox: the session's rebase of master stopped part way") || !strings.Contains(stderr.String(), way) {
+		t.Fatalf("the end does not say where the stopped rebase left the host's git:\n%s", stderr.String())
+	}
+	h.Run(proj, nil, "git", "switch", "-q", "--discard-changes", "master")
+	if status := h.Run(proj, nil, "git", "status"); !strings.Contains(status, "On branch master") || h.Run(proj, nil, "git", "rev-parse", "HEAD") != head {
+		t.Errorf("the hint's command does not bring the branch back:\n%s", status)
+	}
+}

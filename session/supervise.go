@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -491,7 +492,12 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		s.reportFindings(filepath.Dir(p), dir, []string{p})
 	}
 	for _, p := range begun {
+		branch := rebasedBranch(p)
 		s.reportFindings(filepath.Dir(p), dir, []string{p})
+		if branch != "" && !paths.Exists(p) {
+			printable.Say(os.Stderr, "claudebox: the session's rebase of %s stopped part way; with its state moved aside, git sees no rebase in progress, HEAD is left detached, and %s is where the rebase found it", branch, branch)
+			printable.Say(os.Stderr, "hint: git switch --discard-changes %s ends it as git rebase --abort would; to go on with it, put its state back, read its todo, then git rebase --continue", mount.Quote(branch))
+		}
 	}
 	instance.ForgetStart(dir)
 }
@@ -517,6 +523,31 @@ func ignoredWritten(root string, c undo.Changes, r audit.Report) (found []string
 	}
 	return found, c.IgnoredLeftOut == 0 && len(c.Incomplete) == 0
 }
+
+// rebasedBranch is the branch a rebase's state (state, a rebase-merge or
+// rebase-apply directory the sandbox could write) says it is rebasing,
+// when it names one by a plain name (it is printed in a command for the
+// user to run) and HEAD is detached, as a stopped rebase leaves it.
+func rebasedBranch(state string) string {
+	if b := filepath.Base(state); b != "rebase-merge" && b != "rebase-apply" {
+		return ""
+	}
+	if head, err := untrusted.ReadFile(filepath.Dir(state), "HEAD", 1024); err != nil || strings.HasPrefix(string(head), "ref:") {
+		return ""
+	}
+	head, err := untrusted.ReadFile(state, "head-name", 1024)
+	if err != nil {
+		return ""
+	}
+	branch, ok := strings.CutPrefix(strings.TrimSuffix(string(head), "\n"), "refs/heads/")
+	if !ok || !plainBranch.MatchString(branch) || strings.Contains(branch, "..") {
+		return ""
+	}
+	return branch
+}
+
+// plainBranch is a branch name of the characters a name usually has.
+var plainBranch = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/+-]*$`)
 
 // operationsBegun lists the state of a git operation (a rebase, am,
 // cherry-pick or revert) in the project's git directories that was not
