@@ -94,3 +94,31 @@ func TestFirstDayStoppedRebaseSaysWayBack(t *testing.T) {
 		t.Errorf("the hint's command does not bring the branch back:\n%s", status)
 	}
 }
+
+// TestFirstDayMCPAddSaysHost: claude mcp add on the host adds a server
+// the next claude has; claudebox mcp add said "Added stdio MCP server …
+// File modified: ~/.claude.json" of the sandbox's copy, whose user-scope
+// servers the next launch replaced: the server was gone at the next
+// claudebox mcp list, and the host had none. It is refused, saying to
+// add it on the host and bring it in, which works.
+func TestFirstDayMCPAddSaysHost(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "mcpadd")
+	h.GitRepo(proj)
+	server := filepath.Join(h.Home, "bin", "srv.sh")
+	h.Write(server, mcpServerScript)
+	h.Run(proj, nil, "chmod", "+x", server)
+	const key = "sk-ant-test-key-mcpadd-0123456789abcdef"
+	h.Onboarded(key, proj)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-mcpadd")
+	out, err := h.Command(proj, api.Env(key), "claudebox", "mcp", "add", "-s", "user", "usersrv", "--", server).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "hint: add it on the host, claude mcp add …, then claudebox --with-mcp NAME brings it in") {
+		t.Errorf("claudebox mcp add -s user: %v\n%s", err, out)
+	}
+	h.RunBoth(proj, "claude", "mcp", "add", "-s", "user", "usersrv", "--", server)
+	out, err = h.Command(proj, api.Env(key), "claudebox", "--with-mcp", "usersrv", "mcp", "list").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "usersrv: "+server+"  - ✔ Connected") {
+		t.Errorf("claudebox --with-mcp usersrv mcp list, the server added on the host: %v\n%s", err, out)
+	}
+}
