@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -120,5 +121,51 @@ func TestFirstDayMCPAddSaysHost(t *testing.T) {
 	out, err = h.Command(proj, api.Env(key), "claudebox", "--with-mcp", "usersrv", "mcp", "list").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "usersrv: "+server+"  - ✔ Connected") {
 		t.Errorf("claudebox --with-mcp usersrv mcp list, the server added on the host: %v\n%s", err, out)
+	}
+}
+
+// TestFirstDayWorktreeSubmoduleRefsNotNamed: a session in a linked
+// worktree of a repository with a submodule (claudebox -w, or git
+// worktree add) that did nothing ended with "the session moved or made
+// branches, tags or other refs" naming the submodule's refs, its
+// packed-refs and reflogs, at every session: the stand-ins in the
+// submodule's git directory changed its status, and that tree had no
+// record of its start. It has one; a branch the session makes there is
+// still named.
+func TestFirstDayWorktreeSubmoduleRefsNotNamed(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	super := filepath.Join(h.Home, "code", "super")
+	h.GitRepo(super)
+	lib := filepath.Join(h.Home, "code", "libsrc")
+	h.GitRepo(lib)
+	h.Run(super, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib, "lib")
+	h.Run(super, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "lib")
+	wt := filepath.Join(h.Home, "code", "super-wt")
+	h.Run(super, nil, "git", "worktree", "add", "-q", wt)
+	const key = "sk-ant-test-key-wtsub-0123456789abcdefg"
+	h.Onboarded(key, wt)
+	modules := filepath.Join(super, ".git", "modules", "lib")
+	run := func(script string) string {
+		api := harness.StartScriptedAPI(t, "FAKE-REPLY-wtsub", harness.ToolCall{Name: "Bash", Input: map[string]any{"command": script, "description": "x"}})
+		var stdout, stderr bytes.Buffer
+		cmd := h.Command(wt, api.Env(key), "claudebox", "--allowedTools", "Bash", "-p", "go")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("claudebox: %v\n%s%s", err, stdout.String(), stderr.String())
+		}
+		return stderr.String()
+	}
+	for range 2 {
+		if out := run("git status --short"); strings.Contains(out, "moved or made branches") {
+			t.Errorf("a session that made no ref names the submodule's:\n%s", out)
+		}
+	}
+	out := run("git --git-dir=" + modules + " branch planted")
+	if _, err := os.Stat(filepath.Join(modules, "refs", "heads", "planted")); err != nil {
+		t.Fatalf("the session made no branch in the submodule's git directory: %v", err)
+	}
+	if !strings.Contains(out, filepath.Join(modules, "refs", "heads", "planted")) {
+		t.Errorf("a branch the session made in the submodule's git directory is not named:\n%s", out)
 	}
 }

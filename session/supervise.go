@@ -275,6 +275,15 @@ func (s *Session) startSnapshot() {
 		if instance.SaveSnapshot(s.plan.Instance, s.record.Encode()) != nil {
 			s.record = nil
 		}
+		// The other trees the sessions write (from a linked worktree, the
+		// repository's submodules' git directories), where the stand-ins
+		// change the directories' status: without a record, the audit
+		// took each ref there for one the session made.
+		for _, root := range instance.AuditRoots(s.plan.Instance) {
+			if root != s.plan.Project.Checkout {
+				instance.SaveCheckoutSnapshot(s.plan.Instance, root, audit.Take(root, at, s.plan.ObeyedNames, nil).Encode())
+			}
+		}
 	}()
 }
 
@@ -410,6 +419,9 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		}
 		if root == s.plan.Project.Checkout {
 			return audit.ScanWalked(root, since, guarded, start, s.plan.ObeyedNames, walked)
+		}
+		if own, err := audit.Decode(instance.CheckoutSnapshot(dir, root)); err == nil && own.Root == root {
+			return audit.Scan(root, since, guarded, own, s.plan.ObeyedNames)
 		}
 		return audit.Scan(root, since, guarded, start, s.plan.ObeyedNames)
 	}
