@@ -211,6 +211,9 @@ func (c *cli) Run(ctx *kong.Context) error {
 		if err := refuseClaudeMCPAdd(c.Claude); err != nil {
 			return err
 		}
+		if err := refuseClaudeLogin(c.Claude); err != nil {
+			return err
+		}
 	}
 	flags := config.Settings{
 		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, WithGPG: c.WithGPG, GPU: c.WithGPU, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, Publish: c.Publish, Forward: c.Forward, MoveAside: c.MoveAside,
