@@ -21,6 +21,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -337,25 +338,51 @@ func (st store) claim(now time.Time, record string) (time.Time, error) {
 // hash for the ten minutes it is given at every launch, keeping no
 // snapshot. And what git add refuses, keeping no snapshot at any launch
 // while it stays: what is no file, link or directory (a FIFO in place of
-// a tracked file), a file that cannot be read (made mode 000). Such a
-// file is left out, as one the session may have written: --undo names it
-// and leaves it as it is.
+// a tracked file), a file that cannot be read (made mode 000). And what
+// would take more of ~/.claudebox's disk than it has room for (see
+// room): a session can leave gigabytes of new files, which the next
+// snapshot copied until that disk was full, its part kept, and every
+// later launch refused as the disk was full. Such a file is left out, as
+// one the session may have written: --undo names it and leaves it as it
+// is.
 func (st store) leftOut(ctx context.Context, checkout, index string) []string {
 	out, err := st.git(ctx, checkout, index, nil, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
 	if err != nil {
 		return nil
 	}
+	budget := st.room()
 	var left []string
 	for _, rel := range strings.Split(out, "\x00") {
 		var sx unix.Stat_t
 		if rel == "" || !filepath.IsLocal(rel) || unix.Lstat(filepath.Join(checkout, rel), &sx) != nil {
 			continue
 		}
-		if kind := sx.Mode & unix.S_IFMT; kind == unix.S_IFREG && (isSparse(&sx) || !readable(filepath.Join(checkout, rel))) || kind != unix.S_IFREG && kind != unix.S_IFLNK && kind != unix.S_IFDIR {
+		kind := sx.Mode & unix.S_IFMT
+		switch {
+		case kind == unix.S_IFREG && (isSparse(&sx) || !readable(filepath.Join(checkout, rel))) || kind != unix.S_IFREG && kind != unix.S_IFLNK && kind != unix.S_IFDIR:
 			left = append(left, rel)
+		case kind == unix.S_IFREG && sx.Size > budget:
+			left = append(left, rel)
+		case kind == unix.S_IFREG:
+			budget -= sx.Size
 		}
 	}
 	return left
+}
+
+// storeReserve is what a snapshot leaves free on the store's disk, beyond
+// half of the rest: a launch refuses to start with less than 4 MiB.
+const storeReserve = 16 << 20
+
+// room is how many bytes of files a snapshot may take into the store:
+// half of what its disk has free beyond storeReserve (a file's blob takes
+// at most its size).
+func (st store) room() int64 {
+	var fs unix.Statfs_t
+	if unix.Statfs(st.dir, &fs) != nil {
+		return math.MaxInt64
+	}
+	return max(0, (int64(fs.Bavail)*fs.Bsize-storeReserve)/2)
 }
 
 // readable says whether the file at path opens for reading, as git add

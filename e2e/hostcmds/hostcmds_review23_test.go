@@ -110,3 +110,23 @@ func TestReplayReview23UndoNestedRepository(t *testing.T) {
 		t.Errorf("after --undo, README holds %q, want what the second session found", b)
 	}
 }
+
+// TestReplayReview23SnapshotFillsStateDisk: the launch's undo snapshot
+// copies the project's new files into ~/.claudebox. The attack, from
+// inside: 30 MiB of new files in the project, with ~/.claudebox on a
+// disk of 16 MiB (a small tmpfs). The next launch's snapshot filled that
+// disk, kept what it had copied, and every launch after it refused as
+// the disk was full, in every project (--gc freed nothing). Proof: the
+// launches after the session start, and say nothing of a full disk.
+func TestReplayReview23SnapshotFillsStateDisk(t *testing.T) {
+	h, proj, _ := smallStateDisk(t)
+	h.Inside(proj, nil, "for i in $(seq 30); do head -c 1048576 /dev/urandom > new$i.bin; done")
+	for i := range 2 {
+		var stderr strings.Builder
+		c := h.Command(proj, nil, "claudebox", "--shell", "-c", "sleep 1")
+		c.Stderr = &stderr
+		if err := c.Run(); err != nil || strings.Contains(stderr.String(), "full") || strings.Contains(stderr.String(), "cannot be undone") {
+			t.Errorf("launch %d after the session: %v\n%s", i+1, err, stderr.String())
+		}
+	}
+}
