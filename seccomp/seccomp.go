@@ -20,9 +20,9 @@
 //     mounts: a file the sandbox links into another directory of the
 //     project it could write through that name, and remove it, with no
 //     event in the first name's directory, where the exit looks for what
-//     changed. git, cargo, pnpm, uv and npm's cache take EXDEV for "copy
-//     (or rename) instead"; across the sandbox's binds (the project, the
-//     instance, the caches) link fails so already.
+//     changed. git (a local clone, its objects), cargo, pnpm and uv take
+//     EXDEV for "copy (or rename) instead"; across the sandbox's binds
+//     (the project, the instance, the caches) link fails so already.
 //
 // Every ABI the kernel accepts on this machine is covered: a 32-bit program
 // calls ioctl by another number.
