@@ -269,10 +269,11 @@ type Report struct {
 	// system monitor's): a forged one hides new files from git status, or
 	// makes git commit write a tree git status never showed.
 	Caches []string
-	// IncludesUnspelled are the makefiles that include a file by a word
-	// the audit cannot spell ($(SRCS:.c=.dep), $(shell …), a variable of
-	// the environment's): any file git ignores that the session wrote may
-	// be what make includes there.
+	// IncludesUnspelled are the makefiles that include a file, and the
+	// .envrc that sources one, by a word the audit cannot spell
+	// ($(SRCS:.c=.dep), $(shell …), a variable of the environment's,
+	// $PWD/…): any file git ignores that the session wrote may be what
+	// make includes or direnv sources there.
 	IncludesUnspelled []string
 	// NotExamined are the directories (or index files) the audit could not
 	// examine in full, and why.
@@ -319,6 +320,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	w.walk()
 	w.newlyIgnored(w.ignores)
 	w.makeIncluded(w.makefiles)
+	w.envrcSourced()
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
 	slices.Sort(w.report.Found)
 	return w.report

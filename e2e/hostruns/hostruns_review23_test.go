@@ -93,3 +93,30 @@ func TestReplayReview23PdbStartupFile(t *testing.T) {
 		t.Errorf("the host's pdb ran the .pdbrc the session wrote:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview23EnvrcSources: direnv asks again for an .envrc that
+// changed, never for what it sources (source_env_if_exists config/local),
+// which git ignores, by any name. The session writes that file. Host-side
+// proof: the host's direnv, the .envrc allowed before, runs nothing the
+// session wrote.
+func TestReplayReview23EnvrcSources(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "source_env_if_exists config/local\nsource_env_if_exists \"$PWD/config/more\"\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "/config/\n")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "sourced files", `
+		mkdir -p config
+		printf 'touch `+marker+`.local\n' > config/local
+		printf 'touch `+marker+`.more\n' > config/more`)
+	ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "true").CombinedOutput()
+	for _, what := range []string{"local", "more"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's direnv ran config/%s, which the session wrote:\n%s\n%s", what, out, ran)
+		}
+	}
+}

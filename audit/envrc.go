@@ -1,0 +1,77 @@
+package audit
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/claudebox/claudebox/untrusted"
+)
+
+// direnv runs the project's .envrc once it is allowed, and asks again
+// when the .envrc changes, never for what it sources or loads
+// (source_env_if_exists config/local, dotenv secrets.env), often a file
+// git ignores, by any name. So what the top's .envrc names there is
+// judged as what a makefile includes: one the session made or changed
+// that git does not track is a finding; a name the audit cannot spell
+// ($PWD/…, a pattern, a loop's) makes the .envrc one whose includes are
+// unspelled (see Report.IncludesUnspelled).
+
+// envrcSources are direnv's commands that run or load the file they name.
+var envrcSources = map[string]bool{
+	"source_env": true, "source_env_if_exists": true, "dotenv": true, "dotenv_if_exists": true,
+	"source": true, ".": true, "load_prefix": true,
+}
+
+// envrcSourced judges what the .envrc at the root sources.
+func (w *walker) envrcSourced() {
+	b, err := untrusted.ReadFile(w.root, ".envrc", maxMakefileSize)
+	if err != nil {
+		return
+	}
+	names, unspelled := envrcNames(string(b))
+	if unspelled {
+		w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(".envrc"))
+	}
+	for _, name := range names {
+		if !filepath.IsLocal(name) {
+			continue
+		}
+		if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) && !w.tracked(name) {
+			w.found(name)
+		}
+	}
+}
+
+// envrcNames are the files an .envrc's lines source by a name it spells,
+// and whether one names a file by a word it cannot spell (an expansion,
+// a pattern, a command's output).
+func envrcNames(envrc string) (names []string, unspelled bool) {
+	for line := range strings.Lines(envrc) {
+		words := strings.FieldsFunc(line, func(r rune) bool {
+			return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')'
+		})
+		for i, word := range words {
+			if strings.HasPrefix(word, "#") {
+				break
+			}
+			if !envrcSources[word] {
+				continue
+			}
+			if i+1 == len(words) || strings.HasPrefix(words[i+1], "#") {
+				if strings.HasPrefix(word, "dotenv") {
+					names = append(names, ".env")
+				}
+				continue
+			}
+			quoted := words[i+1]
+			name := strings.Trim(quoted, `"'`)
+			if len(quoted) < 2 || quoted[0] != quoted[len(quoted)-1] && (quoted[0] == '"' || quoted[0] == '\'') ||
+				strings.ContainsAny(name, "$`*?[~\\\"'") {
+				unspelled = true
+				continue
+			}
+			names = append(names, filepath.Clean(name))
+		}
+	}
+	return names, unspelled
+}

@@ -1,0 +1,21 @@
+package audit
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestEnvrcNames: the files an .envrc sources or loads by a name it
+// spells are read from direnv's commands and the shell's; a name with an
+// expansion, a pattern or a quote left open is not spelled.
+func TestEnvrcNames(t *testing.T) {
+	names, unspelled := envrcNames("source_env_if_exists config/local\ndotenv_if_exists\nexport A=1; . ./x.env # source_env y\ndotenv 'secrets/dev.vars'\n")
+	if want := []string{"config/local", ".env", "x.env", "secrets/dev.vars"}; !slices.Equal(names, want) || unspelled {
+		t.Errorf("names %q (unspelled %v), want %q", names, unspelled, want)
+	}
+	for _, envrc := range []string{"source_env_if_exists $PWD/local\n", "for f in env/*; do source $f; done\n", "source_env \"my file\"\n"} {
+		if _, unspelled := envrcNames(envrc); !unspelled {
+			t.Errorf("%q: taken for spelled", envrc)
+		}
+	}
+}
