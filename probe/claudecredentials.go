@@ -237,10 +237,17 @@ var settingsExtensions = []string{".yaml", ".yml", ".json", ".jsonc", ".json5", 
 // loaded 2-core machine (a minified one is a line).
 const settingsFileLimit = 16 << 10
 
+// codeFileLimit bounds what of a script or a source file is read to judge
+// it (credential.InCode, about 8 ms a MiB on a loaded 2-core machine): a
+// larger one is a bundle no one wrote a token into by hand, shown as it
+// is.
+const codeFileLimit = 1 << 20
+
 // settingsHoldCredential says the file at path is settings
 // (settingsExtensions, or a name without one) or prose
-// (documentExtensions) with a credential written in it, or is of a kind
-// not known to hold none. One of a known kind over settingsFileLimit,
+// (documentExtensions) with a credential written in it, a script or
+// source with one no code writes by chance (credential.InCode), or is of
+// a kind not known to hold none. One of a known kind over settingsFileLimit,
 // or that cannot be read, is not judged. What is of no known kind (a
 // Telegram client's .session, Terraform's .tfvars, direnv's .envrc, a
 // backup's .bak) is shown only as text of at most settingsFileLimit
@@ -254,7 +261,10 @@ func settingsHoldCredential(path string) bool {
 		return false
 	case slices.Contains(documentExtensions, ext):
 		judge = credential.InDocument
-	case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext) || slices.Contains(assetExtensions, ext):
+	case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext):
+		b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), codeFileLimit)
+		return err == nil && credential.InCode(b)
+	case slices.Contains(assetExtensions, ext):
 		return false
 	case ext != "" && !slices.Contains(settingsExtensions, ext):
 		b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), settingsFileLimit)

@@ -137,3 +137,34 @@ func TestReplayReview23ClaudeTopFilesJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview23SkillScriptToken: of ~/.claude's skills, scripts
+// crossed whatever they held: a notifier's Slack webhook in a .py, a
+// Jenkins password in a .sh's URL. The attack, from inside: read them.
+// Proof: neither is readable inside and --dry-run names both; a script
+// that builds its URL from variables and calls a tokenizer is shown.
+func TestReplayReview23SkillScriptToken(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "Review23ScriptSecret0123"
+	skill := filepath.Join(h.Home, ".claude", "skills", "notify")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: notify\ndescription: notify\n---\nRun scripts/notify.py.\n")
+	h.Write(filepath.Join(skill, "scripts", "notify.py"), "WEBHOOK = \"https://hooks.slack.com/services/T0/B0/"+secret+"\"\n")
+	h.Write(filepath.Join(skill, "scripts", "deploy.sh"), "#!/bin/sh\ncurl -X POST https://ci:"+secret+"@jenkins.corp/job/deploy/build\n")
+	h.Write(filepath.Join(skill, "scripts", "count.py"), "# REVIEW23-CODE\ntoken = tokenizer.encode_batch_plus(text)\nurl = f\"https://{user}:{password}@{host}/\"\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; grep -r "+secret+" ~/.claude; cat ~/.claude/skills/notify/scripts/count.py; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a credential in a skill's script is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "REVIEW23-CODE") {
+		t.Errorf("inside, want the skill's script that holds no credential:\n%s", out)
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{"scripts/notify.py", "scripts/deploy.sh"} {
+		if !strings.Contains(dry, "~/.claude/skills/notify/"+f+" (") {
+			t.Errorf("--dry-run does not name ~/.claude/skills/notify/%s as left out:\n%s", f, dry)
+		}
+	}
+}

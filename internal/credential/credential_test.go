@@ -109,3 +109,39 @@ func BenchmarkInSettings(b *testing.B) {
 		}
 	}
 }
+
+// TestInCode: code holds a credential where it writes a known service's
+// token, a webhook's URL, a bearer token or a URL with a password; not
+// where it names one, builds one from variables or shows a template's.
+func TestInCode(t *testing.T) {
+	for text, want := range map[string]bool{
+		`TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123"`:                         true,
+		`fetch("https://hooks.slack.com/services/T0/B0/abcdefghijkl")`:         true,
+		`headers={"Authorization": "Bearer abcdefghijklmnopqrstuv"}`:           true,
+		`DB = "postgres://app:hunter2@db.corp/app"`:                            true,
+		`curl https://ci:s3cret@jenkins.corp/job`:                              true,
+		`token = tokenizer.encode_batch_plus(text)`:                            false,
+		`secret_key = os.environ["SECRET_KEY"]`:                                false,
+		`prefix = "ghp_"; x = "xghp_abcdefghijklmnop"`:                         false,
+		`url = f"postgresql://{user}:{password}@{host}/db"`:                    false,
+		`"Bearer " + token; Bearer ${TOKEN}`:                                   false,
+		`git clone git@github.com:org/repo.git https://alice@host.corp/x`:      false,
+		`DSN = "mysql://root:$MYSQL_PASSWORD@db/app" + "://" + user + "@" + h`: false,
+	} {
+		if got := InCode([]byte(text)); got != want {
+			t.Errorf("InCode(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// BenchmarkInCode judges a minified bundle's shape, one line of 90 KiB
+// with addresses and hooks in it, as a skill's script may be.
+func BenchmarkInCode(b *testing.B) {
+	data := []byte(strings.Repeat(`function(e,t){return e.valHooks&&t.propHooks?"mail@example.com":e.bearer_of(t)}`, 1100))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if InCode(data) {
+			b.Fatal("a credential found in code holding none")
+		}
+	}
+}
