@@ -605,9 +605,10 @@ func (w *claudeWalk) show(path string) {
 		} else {
 			w.entries = append(w.entries, path)
 		}
-	case fi.Mode().IsRegular() && credentialFile(path):
+	case fi.Mode().IsRegular() && claudeConfig[rel] && credentialFile(path):
 		// A file of ~/.claude's own (loop.md, keybindings.json) is
-		// judged as the files of its directories are.
+		// judged as the files of its directories are; plugins' lists
+		// are copies without their URLs' credentials (pluginCredentials).
 		w.leftOut = append(w.leftOut, credentialFileNote(tildePath(path, w.home)))
 	case fi.Mode().IsRegular() || fi.IsDir():
 		w.entries = append(w.entries, path)
