@@ -212,11 +212,13 @@ func (w *walker) reflogShown(n node, name, rel string) bool {
 const maxBranches = 256
 
 // onBranches says whether each of ids (emptied) is down the first parents
-// of a branch of the git directory gitDir: git log shows it there, and a
-// branch the session moved or made is named (a session that made a
-// branch, committed there and checked out its own again left HEAD@{1}
-// at that branch's tip). The branches past maxBranches, or packed-refs'
-// bound, are not looked at.
+// of a branch of the git directory gitDir that the session did not write:
+// git log shows it there, and it is the host's own (a session that
+// checked out such a branch and its own again left HEAD@{1} at its tip).
+// A branch the session made or moved holds what it chose: HEAD@{1}
+// planted at its tip is what the host's git reset --hard HEAD@{1} checks
+// out. The branches past maxBranches, or packed-refs' bound, are not
+// looked at.
 func (w *walker) onBranches(gitDir string, ids map[string]bool) bool {
 	for _, tip := range w.branchTips(gitDir) {
 		if w.inFirstParents(gitDir, tip, ids) {
@@ -227,7 +229,8 @@ func (w *walker) onBranches(gitDir string, ids map[string]bool) bool {
 }
 
 // branchTips are the values of the branches of gitDir, loose and packed,
-// maxBranches at most, within packed-refs' bound.
+// whose files' status last changed before the start, maxBranches at
+// most, within packed-refs' bound.
 func (w *walker) branchTips(gitDir string) (tips []string) {
 	dirs := []string{filepath.Join(gitDir, "refs", "heads")}
 	for len(dirs) > 0 {
@@ -248,6 +251,9 @@ func (w *walker) branchTips(gitDir string) (tips []string) {
 			case e.IsDir():
 				dirs = append(dirs, rel)
 			case e.Type().IsRegular():
+				if fi, err := e.Info(); err != nil || !w.older(fi) {
+					continue
+				}
 				if b, err := w.read(rel); err == nil && isID(strings.TrimSpace(string(b))) {
 					tips = append(tips, strings.TrimSpace(string(b)))
 				}
@@ -259,7 +265,7 @@ func (w *walker) branchTips(gitDir string) (tips []string) {
 		return tips
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || w.packedRead.Add(fi.Size()) > maxPackedRead {
+	if fi, err := f.Stat(); err != nil || !w.older(fi) || w.packedRead.Add(fi.Size()) > maxPackedRead {
 		return tips
 	}
 	lines := bufio.NewScanner(f)

@@ -178,27 +178,39 @@ func TestScanWorktreeReflog(t *testing.T) {
 	}
 }
 
-// TestScanReflogBranchTip: a session that made a branch, committed there
-// and checked out its own branch again left logs/HEAD naming a commit git
-// log shows on that branch, which is named: the reflog is not (it was
-// named after every such session). Where the branch is gone, it is.
+// TestScanReflogBranchTip: a session that checked out a branch it did
+// not write and its own again left logs/HEAD naming that branch's tip,
+// which git log shows there and which is the host's own: not named. One
+// that made a branch at its commit and switched back left HEAD@{1} there,
+// which the host's git reset --hard HEAD@{1} checks out: the reflog is
+// named beside the branch (the branch's naming says what git switch
+// writes, not what the reset does), and so where the branch is gone.
 func TestScanReflogBranchTip(t *testing.T) {
 	root := t.TempDir()
 	_, git := gitIn(t, root)
-	for _, repo := range []string{"kept", "deleted"} {
+	for _, repo := range []string{"visited", "made", "deleted"} {
 		git(".", "init", "-q", "-b", "main", repo)
 		git(repo, "commit", "-q", "--allow-empty", "-m", "init")
 	}
+	git("visited", "checkout", "-q", "-b", "dev")
+	git("visited", "commit", "-q", "--allow-empty", "-m", "dev")
+	git("visited", "checkout", "-q", "main")
 	since := mark(t, t.TempDir())
 	start := Take(root, since, nil, nil)
-	for _, repo := range []string{"kept", "deleted"} {
+	git("visited", "checkout", "-q", "dev")
+	git("visited", "checkout", "-q", "main")
+	for _, repo := range []string{"made", "deleted"} {
 		git(repo, "checkout", "-q", "-b", "x")
 		git(repo, "commit", "-q", "--allow-empty", "-m", "one")
 		git(repo, "checkout", "-q", "main")
 	}
 	git("deleted", "branch", "-q", "-D", "x")
 	r := Scan(root, since, nil, start, nil)
-	want := []string{filepath.Join(root, "deleted", ".git", "logs", "HEAD"), filepath.Join(root, "kept", ".git", "refs", "heads", "x")}
+	want := []string{
+		filepath.Join(root, "deleted", ".git", "logs", "HEAD"),
+		filepath.Join(root, "made", ".git", "logs", "HEAD"),
+		filepath.Join(root, "made", ".git", "refs", "heads", "x"),
+	}
 	if slices.Sort(r.Branches); !slices.Equal(r.Branches, want) {
 		t.Errorf("named:\n%q\nwant:\n%q", r.Branches, want)
 	}
