@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,8 +21,9 @@ import (
 // true` as an unprivileged user with the real bwrap, against Anthropic's
 // sandbox-runtime (`srt -c true`, installed from npm into a temporary
 // prefix; the benchmark skips, saying why, where it cannot be), in one
-// loop: each loop runs every case once, in turn, so that load slows them
-// alike. Beside it, the same session in 60,000 files in 3,000 directories
+// loop: each loop runs every case once, in an order of its own, so that
+// load slows them alike and no case always follows the same one (srt's
+// sessions left the next one slower). Beside it, the same session in 60,000 files in 3,000 directories
 // against a one-file repository, and with a 25 MB ~/.claude.json (a
 // long-time user's, thousands of projects), unchanged and just rewritten,
 // against a 100-byte one, and a one-file session of Claude (a claude that
@@ -106,7 +108,9 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 	took := map[string][]float64{}
 	b.ResetTimer()
 	for b.Loop() {
-		for _, c := range cases {
+		order := slices.Clone(cases)
+		rand.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, c := range order {
 			took[c.name] = append(took[c.name], run(c))
 		}
 	}
