@@ -227,9 +227,11 @@ func namedCredentialFile(path string) bool {
 
 // settingsExtensions are the names of settings files, which a skill or
 // a plugin reads its settings from, a credential among them whatever its
-// file's name (config.yaml's password: …); a file without one may be
-// settings too (an auth file written as .netrc is).
-var settingsExtensions = []string{".yaml", ".yml", ".json", ".jsonc", ".json5", ".toml", ".ini", ".cfg", ".conf", ".properties", ".xml"}
+// file's name (config.yaml's password: …), and of the lock files and
+// module lists its tools read beside them (uv.lock, go.sum, go.mod); a
+// file without one may be settings too (an auth file written as .netrc
+// is).
+var settingsExtensions = []string{".yaml", ".yml", ".json", ".jsonc", ".json5", ".toml", ".ini", ".cfg", ".conf", ".properties", ".xml", ".lock", ".sum", ".mod"}
 
 // settingsFileLimit bounds what of a settings file is read to judge it:
 // a larger one is no settings a person wrote (a schema, a lock file, a
@@ -283,7 +285,7 @@ var assetExtensions = []string{
 	".ttf", ".otf", ".woff", ".woff2", ".eot",
 	".mp3", ".wav", ".ogg", ".flac", ".mp4", ".webm", ".mov",
 	".pdf", ".docx", ".xlsx", ".pptx", ".odt", ".ods", ".odp",
-	".pyc", ".so", ".wasm", ".node", ".class", ".jar", ".dll", ".dylib", ".o", ".a",
+	".pyc", ".so", ".wasm", ".node", ".class", ".jar", ".dll", ".dylib", ".o", ".a", ".lockb",
 	".xsd", ".dtd", ".xsl", ".xslt",
 }
 

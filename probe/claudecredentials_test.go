@@ -166,6 +166,7 @@ func TestSettingsCredentialsLeftOut(t *testing.T) {
 		"skill/regions.tfvars":               "region = \"eu-west-1\"\n",
 		"skill/logo.png":                     "\x89PNG\x00password: hunter2",
 		"skill/run.py":                       "print('x')\n",
+		"skill/uv.lock":                      strings.Repeat("[[package]]\nname = \"x\"\n", 2000),
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
 		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
