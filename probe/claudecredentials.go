@@ -240,10 +240,11 @@ var settingsExtensions = []string{".yaml", ".yml", ".json", ".jsonc", ".json5", 
 const settingsFileLimit = 16 << 10
 
 // codeFileLimit bounds what of a script or a source file is read to judge
-// it (credential.InCode, about 8 ms a MiB on a loaded 2-core machine): a
+// it (credential.InCode, about 9 ms a MiB on a 2-core machine at load
+// 20): a
 // larger one is a bundle no one wrote a token into by hand, shown as it
 // is.
-const codeFileLimit = 1 << 20
+const codeFileLimit = 256 << 10
 
 // settingsHoldCredential says the file at path is settings
 // (settingsExtensions, or a name without one) or prose

@@ -205,6 +205,27 @@ func BenchmarkGitDirsSettings(b *testing.B) {
 	}
 }
 
+// BenchmarkGitDirsScripts walks a plugin's built scripts, 2,000 of 4 KiB
+// in 40 directories, each read to be judged for a credential
+// (credential.InCode): what judging scripts adds to a launch, beside
+// BenchmarkGitDirsSettings.
+func BenchmarkGitDirsScripts(b *testing.B) {
+	dir := b.TempDir()
+	content := []byte(strings.Repeat(`function f(e,t){return e.valHooks&&t?"mail@example.com":e}`+"\n", 70))
+	for i := range 2000 {
+		p := filepath.Join(dir, strconv.Itoa(i%40), strconv.Itoa(i)+".js")
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, content, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		if _, files, whole := gitDirs(dir); !whole || len(files) != 0 {
+			b.Fatalf("gitDirs: %q, whole %v", files, whole)
+		}
+	}
+}
+
 // TestCredentialFilesLeftOut: in what the setup shows, a file named as
 // credentials are kept is hidden under an empty one (a directory shown
 // whole) or left out (a private copy, a frozen directory's entry), and
