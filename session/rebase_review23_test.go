@@ -3,6 +3,7 @@ package session
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -34,5 +35,33 @@ func TestRebasedBranch(t *testing.T) {
 	os.Symlink("/etc/hostname", filepath.Join(git, "rebase-merge", "head-name"))
 	if got := rebasedBranch(filepath.Join(git, "rebase-merge")); got != "" {
 		t.Errorf("a head-name that is a link names %q", got)
+	}
+}
+
+// TestRebaseWayBackAutostash: a rebase run with --autostash (or
+// rebase.autoStash) that stopped keeps the checkout's uncommitted changes
+// in a commit its state's autostash file names, which git rebase --abort
+// applies again and git switch --discard-changes does not: the way back
+// said is then --abort, with the state put back.
+func TestRebaseWayBackAutostash(t *testing.T) {
+	for _, autostash := range []bool{false, true} {
+		git := t.TempDir()
+		state := filepath.Join(git, "rebase-merge")
+		os.Mkdir(state, 0o755)
+		os.WriteFile(filepath.Join(git, "HEAD"), []byte("0123abcd\n"), 0o644)
+		os.WriteFile(filepath.Join(state, "head-name"), []byte("refs/heads/main\n"), 0o644)
+		if autostash {
+			os.WriteFile(filepath.Join(state, "autostash"), []byte("0123abcd\n"), 0o644)
+		}
+		lines := rebaseWayBack(state)
+		if len(lines) != 2 {
+			t.Fatalf("autostash %v: %q", autostash, lines)
+		}
+		if abort := strings.Contains(lines[1], "then git rebase --abort"); abort != autostash {
+			t.Errorf("autostash %v: %q", autostash, lines[1])
+		}
+		if discard := strings.Contains(lines[1], "--discard-changes main ends it as git rebase --abort would"); discard == autostash {
+			t.Errorf("autostash %v: %q", autostash, lines[1])
+		}
 	}
 }

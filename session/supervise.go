@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -504,11 +505,12 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		s.reportFindings(filepath.Dir(p), dir, []string{p})
 	}
 	for _, p := range begun {
-		branch := rebasedBranch(p)
+		wayBack := rebaseWayBack(p)
 		s.reportFindings(filepath.Dir(p), dir, []string{p})
-		if branch != "" && !paths.Exists(p) {
-			printable.Say(os.Stderr, "claudebox: the session's rebase of %s stopped part way; with its state moved aside, git sees no rebase in progress, HEAD is left detached, and %s is where the rebase found it", branch, branch)
-			printable.Say(os.Stderr, "hint: git switch --discard-changes %s ends it as git rebase --abort would; to go on with it, put its state back, read its todo, then git rebase --continue", mount.Quote(branch))
+		if !paths.Exists(p) {
+			for _, line := range wayBack {
+				printable.Say(os.Stderr, "%s", line)
+			}
 		}
 	}
 	instance.ForgetStart(dir)
@@ -556,6 +558,25 @@ func rebasedBranch(state string) string {
 		return ""
 	}
 	return branch
+}
+
+// rebaseWayBack is what to say of the stopped rebase whose state is at
+// state, once that state is moved aside: the branch it found, and the
+// way back to it (none where rebasedBranch names none). A rebase that
+// put the checkout's uncommitted changes aside (--autostash,
+// rebase.autoStash) keeps them in a commit only its state names, which
+// git rebase --abort applies again and git switch --discard-changes
+// leaves behind.
+func rebaseWayBack(state string) []string {
+	branch := rebasedBranch(state)
+	if branch == "" {
+		return nil
+	}
+	said := fmt.Sprintf("claudebox: the session's rebase of %s stopped part way; with its state moved aside, git sees no rebase in progress, HEAD is left detached, and %s is where the rebase found it", branch, branch)
+	if fi, err := untrusted.Lstat(state, "autostash"); err == nil && fi.Mode().IsRegular() {
+		return []string{said, "hint: the rebase put the checkout's uncommitted changes aside, which only its state names: to end it, put its state back, then git rebase --abort, which applies them again"}
+	}
+	return []string{said, fmt.Sprintf("hint: git switch --discard-changes %s ends it as git rebase --abort would; to go on with it, put its state back, read its todo, then git rebase --continue", mount.Quote(branch))}
 }
 
 // plainBranch is a branch name of the characters a name usually has.
