@@ -137,6 +137,13 @@ var Entries = []Entry{
 	{Name: ".pdbrc", Protection: AtExit, Tools: "pdb, pytest --pdb", Why: "Python's debugger runs its lines where it starts (python -m pdb, breakpoint())"},
 	{Name: ".iex.exs", Protection: AtExit, Tools: "IEx", Why: "Elixir's shell evaluates it where it starts (iex -S mix)"},
 	{Name: ".ghci", Protection: AtExit, Tools: "GHCi", Why: "GHCi runs its commands where it starts (:! runs a shell's)"},
+	{Name: ".perldb", Protection: AtExit, Tools: "perl -d", Why: "Perl's debugger runs it as Perl where it starts"},
+	{Name: ".ocamlinit", Protection: AtExit, Tools: "ocaml, utop", Why: "OCaml's toplevel runs it where it starts"},
+	{Name: ".octaverc", Protection: AtExit, Tools: "Octave", Why: "Octave runs it where it starts"},
+	{Name: ".sbtrc", Protection: AtExit, Tools: "sbt", Why: "sbt runs its commands as it starts in the project"},
+	{Name: ".rspec-local", Protection: AtExit, Tools: "RSpec", Why: "RSpec's options, read through ERB, which runs Ruby"},
+	{Name: ".pylintrc", Protection: AtExit, Tools: "pylint, editors' pylint", Why: "pylint runs its init-hook as Python, where it starts and in the directories above"},
+	{Name: "pylintrc", Protection: AtExit, Tools: "pylint, editors' pylint", Why: "pylint runs its init-hook as Python, where it starts and in the directories above"},
 }
 
 var (

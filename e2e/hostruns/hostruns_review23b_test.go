@@ -1,0 +1,34 @@
+package hostruns
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview23PerlDebuggerStartupFile: Perl's debugger runs the
+// .perldb of the directory it starts in (perl -d, and the editors' Perl
+// debuggers), as Perl code, where its owner is the user and no one else
+// may write it, as a file the session writes is. The exit audit did not
+// know it. Host-side proof: the host's perl -d runs nothing the session
+// wrote.
+func TestReplayReview23PerlDebuggerStartupFile(t *testing.T) {
+	harness.RequireTool(t, "perl", "apt-get install perl")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "main.pl"), "print \"ok\\n\";\n")
+	commitAll(h, proj, "main")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'system("touch `+marker+`");\n1;\n' > .perldb && chmod 644 .perldb && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the .perldb could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, []string{"PERLDB_OPTS=NonStop"}, "perl", "-d", "main.pl").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's perl -d ran the .perldb the session wrote:\n%s\n%s", out, ran)
+	}
+}
