@@ -65,6 +65,9 @@ type Snapshot struct {
 	Unknown []string
 	// Pending: the snapshot was not finished (its session ended first).
 	Pending bool
+	// added is how many bytes of files it read (at most what its new
+	// objects take).
+	added int64
 }
 
 // Mark is the time, by the filesystem's clock, from which a change in the
@@ -179,7 +182,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	// A stopped snapshot's pending record stays (its session has none):
 	// the oldest past keep go here too, or a project whose sessions all
 	// end before their snapshot would gather one a session.
-	st.prune(p.Checkout)
+	dropped := st.prune(p.Checkout)
 	id := now.UTC().Format(idLayout)
 	pending := filepath.Join(st.dir, id+".pending")
 	// The checkout's own index of the store, kept from the last snapshot:
@@ -191,6 +194,13 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	work := index + "." + id
 	defer os.Remove(work)
 	defer os.Remove(work + ".lock") // git's, if git was killed
+	// From the index read to the record naming the snapshot's tree, no
+	// other launch removes the store's objects (pruneObjects).
+	objects, err := st.lockObjects(unix.LOCK_SH)
+	if err != nil {
+		return Snapshot{}, err
+	}
+	defer objects.Close()
 	data, known, err := st.readIndex(index)
 	first := err != nil
 	var copied unix.Stat_t
@@ -223,7 +233,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 			specs += ":(top,literal,exclude)" + rel + "\x00"
 		}
 	}
-	leftOut := st.leftOut(ctx, p.Checkout, work)
+	leftOut, added := st.leftOut(ctx, p.Checkout, work)
 	for _, rel := range leftOut {
 		specs += ":(top,literal,exclude)" + rel + "\x00"
 	}
@@ -281,7 +291,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	}
 	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: tree, Taken: now, Since: since, Unknown: unknown}
 	st.keepListing(s, func() []byte { return listingOf(entries, unknown) })
-	record := "checkout " + s.Checkout + "\ntree " + s.Tree + "\nsince " + strconv.FormatInt(since.UnixNano(), 10) + "\n"
+	record := "checkout " + s.Checkout + "\ntree " + s.Tree + "\nsince " + strconv.FormatInt(since.UnixNano(), 10) + "\nadded " + strconv.FormatInt(added, 10) + "\n"
 	for _, u := range unknown {
 		record += "unknown " + strconv.Quote(u) + "\n"
 	}
@@ -290,8 +300,142 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	}
 	written = true
 	os.Remove(pending)
-	st.prune(p.Checkout)
+	objects.Close()
+	st.pruneSome(ctx, dropped+st.prune(p.Checkout))
 	return s, nil
+}
+
+// pruneAfter is how many bytes the dropped snapshots may have added
+// before their objects are pruned; each counts for at least
+// droppedAtLeast. The prune's git walks every kept tree (80 ms of
+// processor time for 60,000 files): it runs once a few launches, unless
+// the sessions leave large files, while the store holds no more than
+// pruneAfter and one snapshot's files beyond what the kept ones hold.
+const pruneAfter, droppedAtLeast = 4 << 20, 256 << 10
+
+// pruneSome counts dropped, the bytes the snapshots prune just dropped
+// may have added, in the store's count of those not yet pruned, and
+// prunes their objects once that passes pruneAfter.
+func (st store) pruneSome(ctx context.Context, dropped int64) {
+	if dropped == 0 {
+		return
+	}
+	path := filepath.Join(st.dir, "unpruned")
+	b, _ := os.ReadFile(path)
+	owed, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	owed = max(owed, 0) + dropped
+	if owed >= pruneAfter && st.pruneObjects(ctx) {
+		os.Remove(path)
+		return
+	}
+	writeRecord(path, []byte(strconv.FormatInt(owed, 10)+"\n"))
+}
+
+// lockObjects locks the store's objects: shared while a snapshot writes
+// some, exclusive while pruneObjects removes some.
+func (st store) lockObjects(how int) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(st.dir, "objects.lock"), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// pruneObjects removes the store's objects that no kept snapshot's tree
+// (nor the tree of a checkout's index of the store) holds, and says
+// whether it did: a session can leave a new large file for every
+// launch's snapshot to copy, and the objects of the snapshots prune
+// dropped stayed, the store growing by that file at every launch until
+// its disk was full. It runs after the snapshot, beside the session
+// (stopped when the session ends), and not while another launch of the
+// project takes one (its objects are not yet named by a record). git
+// walks only trees, the store's, or the project's that the sandbox can
+// rewrite: a tree git cannot read leaves its snapshot out, and its
+// objects go (--undo could restore nothing of it); each git command is
+// bounded (gitLimit) and none runs when a FIFO lies among the objects it
+// would read.
+func (st store) pruneObjects(ctx context.Context) bool {
+	lock, err := st.lockObjects(unix.LOCK_EX | unix.LOCK_NB)
+	if err != nil {
+		return false
+	}
+	defer lock.Close()
+	if st.waiting() != "" {
+		return false
+	}
+	// No index: git prune keeps what the store's own index names.
+	noIndex := filepath.Join(st.dir, "prune.index")
+	prune := func(trees []string) error {
+		_, err := st.git(ctx, st.dir, noIndex, nil, append([]string{"prune", "--expire=now", "--"}, trees...)...)
+		return err
+	}
+	trees, indexes := st.keptTrees()
+	if err := prune(trees); err == nil || ctx.Err() != nil {
+		return err == nil
+	}
+	// A tree git cannot walk whole (gone, or a subtree of the project's
+	// objects gone or broken) stops the prune: it is left out, and an
+	// index of it goes (its blobs may go).
+	var whole []string
+	for _, tree := range trees {
+		if _, err := st.git(ctx, st.dir, noIndex, nil, "ls-tree", "-r", "-t", "--name-only", "-z", tree); err == nil {
+			whole = append(whole, tree)
+		} else if ctx.Err() == nil {
+			for _, index := range indexes[tree] {
+				os.Remove(index)
+			}
+		}
+	}
+	return ctx.Err() == nil && prune(whole) == nil
+}
+
+// keptTrees are the trees the store's records name: each snapshot's, and
+// each checkout's index's (the tree it was written for), with the
+// indexes of each. An index with no
+// record of its tree is removed: git add trusts an entry whose status
+// matches its file, and would not write its blob again once pruned.
+func (st store) keptTrees() (trees []string, indexes map[string][]string) {
+	indexes = map[string][]string{}
+	records, _ := filepath.Glob(filepath.Join(st.dir, "*.snapshot"))
+	for _, r := range records {
+		data, _ := os.ReadFile(r)
+		for _, line := range strings.Split(string(data), "\n") {
+			if tree, ok := strings.CutPrefix(line, "tree "); ok && isObjectName(tree) {
+				trees = append(trees, tree)
+			}
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(st.dir, "*.index"))
+	for _, index := range files {
+		var sx unix.Stat_t
+		if unix.Lstat(index, &sx) != nil {
+			continue
+		}
+		record, _ := os.ReadFile(index + ".tree")
+		status, tree, _ := strings.Cut(strings.TrimSpace(string(record)), " ")
+		if status == statusOf(&sx) && isObjectName(tree) {
+			trees = append(trees, tree)
+			indexes[tree] = append(indexes[tree], index)
+		} else {
+			os.Remove(index)
+		}
+	}
+	slices.Sort(trees)
+	return slices.Compact(trees), indexes
+}
+
+// isObjectName says whether s is an object's name in hex, so that git
+// takes it for no option.
+func isObjectName(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
 }
 
 // inNested says whether rel lies in a repository nested in checkout (a
@@ -345,13 +489,12 @@ func (st store) claim(now time.Time, record string) (time.Time, error) {
 // later launch refused as the disk was full. Such a file is left out, as
 // one the session may have written: --undo names it and leaves it as it
 // is.
-func (st store) leftOut(ctx context.Context, checkout, index string) []string {
+func (st store) leftOut(ctx context.Context, checkout, index string) (left []string, added int64) {
 	out, err := st.git(ctx, checkout, index, nil, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	budget := st.room()
-	var left []string
 	for _, rel := range strings.Split(out, "\x00") {
 		var sx unix.Stat_t
 		if rel == "" || !filepath.IsLocal(rel) || unix.Lstat(filepath.Join(checkout, rel), &sx) != nil {
@@ -365,9 +508,10 @@ func (st store) leftOut(ctx context.Context, checkout, index string) []string {
 			left = append(left, rel)
 		case kind == unix.S_IFREG:
 			budget -= sx.Size
+			added += sx.Size
 		}
 	}
-	return left
+	return left, added
 }
 
 // storeReserve is what a snapshot leaves free on the store's disk, beyond
@@ -608,6 +752,8 @@ func (st store) list(checkout string) []Snapshot {
 				if u, err := strconv.Unquote(v); err == nil {
 					s.Unknown = append(s.Unknown, u)
 				}
+			case "added":
+				s.added, _ = strconv.ParseInt(v, 10, 64)
 			}
 		}
 		t, err := time.Parse(idLayout, s.ID)
@@ -621,12 +767,25 @@ func (st store) list(checkout string) []Snapshot {
 	return out
 }
 
-// prune keeps the newest snapshots of checkout.
-func (st store) prune(checkout string) {
+// prune keeps the newest snapshots of checkout, and says how many bytes
+// of files those it dropped whose trees no kept one has may have added
+// (each counted for droppedAtLeast at least): their objects may now be
+// held by none.
+func (st store) prune(checkout string) int64 {
 	all := st.list(checkout)
+	kept := map[string]bool{}
+	for _, s := range all[:min(len(all), keep)] {
+		kept[s.Tree] = true
+	}
+	var dropped int64
 	for _, s := range all[min(len(all), keep):] {
 		os.Remove(filepath.Join(st.dir, s.ID+".snapshot"))
 		os.Remove(filepath.Join(st.dir, s.ID+".pending"))
+		// A pending one's git may have written objects before it was
+		// stopped.
+		if s.Pending || !kept[s.Tree] {
+			dropped += max(s.added, droppedAtLeast)
+		}
 	}
 	// Only the last sessions' ignored files are read again (--changes),
 	// and the list of an installed tree is large.
@@ -634,6 +793,7 @@ func (st store) prune(checkout string) {
 		os.Remove(filepath.Join(st.dir, s.ID+".ignored"))
 		os.Remove(filepath.Join(st.dir, s.ID+".listing"))
 	}
+	return dropped
 }
 
 // Change is one path Undo restores or moves aside.
