@@ -16,10 +16,13 @@ import (
 // ($PWD/…, a pattern, a loop's) makes the .envrc one whose includes are
 // unspelled (see Report.IncludesUnspelled).
 
-// envrcSources are direnv's commands that run or load the file they name.
+// envrcSources are direnv's commands that run or load the file they name,
+// the shells run on a file, which they read as source does, and eval,
+// which runs what its words make ("$(cat config/local)", unspelled).
 var envrcSources = map[string]bool{
 	"source_env": true, "source_env_if_exists": true, "dotenv": true, "dotenv_if_exists": true,
 	"source": true, ".": true, "load_prefix": true,
+	"sh": true, "bash": true, "dash": true, "zsh": true, "eval": true,
 }
 
 // envrcSourced judges what the .envrc at the root sources.
