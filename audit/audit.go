@@ -363,6 +363,9 @@ type walker struct {
 	// makefiles are the project's makefiles, whose includes are judged
 	// at the end (makeinclude.go).
 	makefiles []string
+	// envrcs are the project's .envrc files below its top, whose
+	// sources are judged at the end (envrc.go).
+	envrcs []string
 	// objects is what the walk's checks of objects share (at the end).
 	objects *objects
 	// walked gives the statuses a walk beside this one read (ScanWalked).
@@ -410,6 +413,7 @@ func (w *walker) merge(f *walker) {
 	w.links = append(w.links, f.links...)
 	w.ignores = append(w.ignores, f.ignores...)
 	w.makefiles = append(w.makefiles, f.makefiles...)
+	w.envrcs = append(w.envrcs, f.envrcs...)
 	if w.take != nil {
 		maps.Copy(w.take.Index, f.take.Index)
 		maps.Copy(w.take.IndexFiles, f.take.IndexFiles)
@@ -683,6 +687,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun, sub = true, gitDir
 		case isObeyed(name, n.fold):
 			hostRun, sub = true, allDir
+			if w.take == nil && typ.IsRegular() && rel != ".envrc" && projectfiles.Is(name, ".envrc", n.fold) {
+				w.envrcs = append(w.envrcs, rel)
+			}
 		case !typ.IsDir() && pythonModule(name, n.fold):
 			hostRun = true
 		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfigs[name]),

@@ -1,20 +1,25 @@
 package audit
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// direnv runs the project's .envrc once it is allowed, and asks again
-// when the .envrc changes, never for what it sources or loads
-// (source_env_if_exists config/local, dotenv secrets.env), often a file
-// git ignores, by any name. So what the top's .envrc names there is
-// judged as what a makefile includes: one the session made or changed
-// that git does not track is a finding; a name the audit cannot spell
-// ($PWD/…, a pattern, a loop's) makes the .envrc one whose includes are
-// unspelled (see Report.IncludesUnspelled).
+// direnv runs the nearest .envrc above the shell's directory once it is
+// allowed (the top's, or a package's in a monorepo), and asks again when
+// the .envrc changes, never for what it sources or loads
+// (source_env_if_exists config/local, dotenv secrets.env, from the
+// .envrc's directory), often a file git ignores, by any name. So what
+// each .envrc names there is judged as what a makefile includes: one the
+// session made or changed that git does not track is a finding; a name
+// the audit cannot spell ($PWD/…, a pattern, a loop's) makes the .envrc
+// one whose includes are unspelled (see Report.IncludesUnspelled).
+
+// maxEnvrcs bounds the .envrc files below the top read in one audit.
+const maxEnvrcs = 1000
 
 // envrcSources are direnv's commands that run or load the file they name,
 // the shells run on a file, which they read as source does, and eval,
@@ -25,22 +30,33 @@ var envrcSources = map[string]bool{
 	"sh": true, "bash": true, "dash": true, "zsh": true, "eval": true,
 }
 
-// envrcSourced judges what the .envrc at the root sources.
+// envrcSourced judges what the .envrc at the root, and those the walk
+// found below it, source.
 func (w *walker) envrcSourced() {
-	b, err := untrusted.ReadFile(w.root, ".envrc", maxMakefileSize)
-	if err != nil {
-		return
+	envrcs := append([]string{".envrc"}, w.envrcs...)
+	if len(envrcs) > maxEnvrcs+1 {
+		for _, rel := range envrcs[maxEnvrcs+1:] {
+			w.notExamined(w.abs(rel), fmt.Sprintf("what it sources: the audit reads %d .envrc files at most", maxEnvrcs+1))
+		}
+		envrcs = envrcs[:maxEnvrcs+1]
 	}
-	names, unspelled := envrcNames(string(b))
-	if unspelled {
-		w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(".envrc"))
-	}
-	for _, name := range names {
-		if !filepath.IsLocal(name) {
+	for _, rel := range envrcs {
+		b, err := untrusted.ReadFile(w.root, rel, maxMakefileSize)
+		if err != nil {
 			continue
 		}
-		if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) && !w.tracked(name) {
-			w.found(name)
+		names, unspelled := envrcNames(string(b))
+		if unspelled {
+			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
+		}
+		for _, name := range names {
+			name = filepath.Join(filepath.Dir(rel), name)
+			if !filepath.IsLocal(name) {
+				continue
+			}
+			if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) && !w.tracked(name) {
+				w.found(name)
+			}
 		}
 	}
 }

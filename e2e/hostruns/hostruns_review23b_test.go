@@ -32,3 +32,27 @@ func TestReplayReview23PerlDebuggerStartupFile(t *testing.T) {
 		t.Errorf("the host's perl -d ran the .perldb the session wrote:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview23NestedEnvrcSources: direnv runs the nearest .envrc
+// above where the shell is, a package's in a monorepo, which sources
+// what it names from its own directory (source_env_if_exists local),
+// which git ignores. The session writes that file. Host-side proof: the
+// host's direnv in the package, its .envrc allowed before, runs nothing
+// the session wrote.
+func TestReplayReview23NestedEnvrcSources(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	pkg := filepath.Join(proj, "packages", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(pkg, ".envrc"), "source_env_if_exists local\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "local\n")
+	commitAll(h, proj, "envrc")
+	h.Run(pkg, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "a sourced file", `printf 'touch `+marker+`\n' > packages/app/local`)
+	ran, _ := h.Command(pkg, nil, "direnv", "exec", ".", "true").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's direnv ran packages/app/local, which the session wrote:\n%s\n%s", out, ran)
+	}
+}
