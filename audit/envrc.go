@@ -45,9 +45,12 @@ func (w *walker) envrcSourced() {
 		if err != nil {
 			continue
 		}
-		names, unspelled := envrcNames(string(b))
+		names, unspelled, whole := envrcNames(string(b))
 		if unspelled {
 			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
+		}
+		if !whole {
+			w.notExamined(w.abs(rel), fmt.Sprintf("all it names: the audit looks up %d of its words at most", maxEnvrcNames))
 		}
 		for _, name := range names {
 			name = filepath.Join(filepath.Dir(rel), name)
@@ -61,36 +64,57 @@ func (w *walker) envrcSourced() {
 	}
 }
 
-// envrcNames are the files an .envrc's lines source by a name it spells,
-// and whether one names a file by a word it cannot spell (an expansion,
-// a pattern, a command's output).
-func envrcNames(envrc string) (names []string, unspelled bool) {
+// maxEnvrcNames bounds the words of one .envrc looked up as files.
+const maxEnvrcNames = 10000
+
+// envrcNames are the words of an .envrc that may name a file: what it
+// sources or loads, and what a program it runs reads (python3 cfg, awk
+// -f cfg, exec ./run), an .envrc being shell, whose commands no list
+// covers; whether a command that sources names a file by a word it
+// cannot spell (an expansion, a pattern, a command's output); and
+// whether every word was taken, within maxEnvrcNames.
+func envrcNames(envrc string) (names []string, unspelled, whole bool) {
+	seen := map[string]bool{}
 	for line := range strings.Lines(envrc) {
 		words := strings.FieldsFunc(line, func(r rune) bool {
-			return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')'
+			return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')' || r == '=' || r == '<' || r == '>'
 		})
 		for i, word := range words {
 			if strings.HasPrefix(word, "#") {
 				break
 			}
-			if !envrcSources[word] {
-				continue
-			}
-			if i+1 == len(words) || strings.HasPrefix(words[i+1], "#") {
-				if strings.HasPrefix(word, "dotenv") {
-					names = append(names, ".env")
+			if envrcSources[word] {
+				switch {
+				case i+1 == len(words) || strings.HasPrefix(words[i+1], "#"):
+					if strings.HasPrefix(word, "dotenv") && !seen[".env"] {
+						seen[".env"] = true
+						names = append(names, ".env")
+					}
+				case !spelled(words[i+1]):
+					unspelled = true
 				}
+			}
+			if !spelled(word) {
 				continue
 			}
-			quoted := words[i+1]
-			name := strings.Trim(quoted, `"'`)
-			if len(quoted) < 2 || quoted[0] != quoted[len(quoted)-1] && (quoted[0] == '"' || quoted[0] == '\'') ||
-				strings.ContainsAny(name, "$`*?[~\\\"'") {
-				unspelled = true
+			name := filepath.Clean(strings.Trim(word, `"'`))
+			if seen[name] {
 				continue
 			}
-			names = append(names, filepath.Clean(name))
+			if len(names) == maxEnvrcNames {
+				return names, unspelled, false
+			}
+			seen[name] = true
+			names = append(names, name)
 		}
 	}
-	return names, unspelled
+	return names, unspelled, true
+}
+
+// spelled says whether an .envrc's word, quoted or not, is a name as it
+// stands: no expansion, pattern or quote left open.
+func spelled(word string) bool {
+	name := strings.Trim(word, `"'`)
+	return name != "" && (word[0] != '"' && word[0] != '\'' || len(word) >= 2 && word[0] == word[len(word)-1]) &&
+		!strings.ContainsAny(name, "$`*?[~\\\"'")
 }

@@ -1,25 +1,47 @@
 package audit
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
-// TestEnvrcNames: the files an .envrc sources or loads by a name it
-// spells are read from direnv's commands and the shell's; a name with an
-// expansion, a pattern or a quote left open is not spelled. A shell run
-// on a file reads it as source does; eval runs what its words make.
+// TestEnvrcNames: every word of an .envrc that may name a file is looked
+// up, what direnv's and the shell's commands source or load and what a
+// program it runs reads (an .envrc is shell: no list of commands covers
+// it); a sourcing command's name with an expansion, a pattern or a quote
+// left open is not spelled; eval runs what its words make.
 func TestEnvrcNames(t *testing.T) {
-	names, unspelled := envrcNames("source_env_if_exists config/local\ndotenv_if_exists\nexport A=1; . ./x.env # source_env y\ndotenv 'secrets/dev.vars'\n")
-	if want := []string{"config/local", ".env", "x.env", "secrets/dev.vars"}; !slices.Equal(names, want) || unspelled {
-		t.Errorf("names %q (unspelled %v), want %q", names, unspelled, want)
-	}
-	if names, _ := envrcNames("bash config/local && sh ./run\n"); !slices.Equal(names, []string{"config/local", "run"}) {
-		t.Errorf("a shell run on a file: %q", names)
+	for envrc, want := range map[string][]string{
+		"source_env_if_exists config/local\n":                {"config/local"},
+		"dotenv_if_exists\n":                                 {".env"},
+		"export A=1; . ./x.env # source_env y\n":             {"x.env"},
+		"dotenv 'secrets/dev.vars'\n":                        {"secrets/dev.vars"},
+		"bash config/local && sh ./run\n":                    {"config/local", "run"},
+		"python3 cfg\nawk -f conf/x.awk\nexec ./bin/start\n": {"cfg", "conf/x.awk", "bin/start"},
+		"tool --config=etc/tool.conf < in.txt\n":             {"etc/tool.conf", "in.txt"},
+	} {
+		names, unspelled, whole := envrcNames(envrc)
+		for _, name := range want {
+			if !slices.Contains(names, name) {
+				t.Errorf("%q: %q not among its names %q", envrc, name, names)
+			}
+		}
+		if unspelled || !whole {
+			t.Errorf("%q: unspelled %v, whole %v", envrc, unspelled, whole)
+		}
 	}
 	for _, envrc := range []string{"eval \"$(cat config/local)\"\n", "source_env_if_exists $PWD/local\n", "for f in env/*; do source $f; done\n", "source_env \"my file\"\n"} {
-		if _, unspelled := envrcNames(envrc); !unspelled {
+		if _, unspelled, _ := envrcNames(envrc); !unspelled {
 			t.Errorf("%q: taken for spelled", envrc)
 		}
+	}
+	var many strings.Builder
+	for i := range maxEnvrcNames + 1 {
+		fmt.Fprintf(&many, "echo w%d\n", i)
+	}
+	if names, _, whole := envrcNames(many.String()); whole || len(names) != maxEnvrcNames {
+		t.Errorf("%d words past the bound: %d names, whole %v", maxEnvrcNames+1, len(names), whole)
 	}
 }

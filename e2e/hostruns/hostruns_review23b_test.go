@@ -56,3 +56,26 @@ func TestReplayReview23NestedEnvrcSources(t *testing.T) {
 		t.Errorf("the host's direnv ran packages/app/local, which the session wrote:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview23EnvrcRunsFile: an .envrc is shell, and what a program
+// it runs reads (python3 cfg) runs as surely as what it sources: no list
+// of direnv's commands covers it. The session writes cfg, which git
+// ignores. Host-side proof: the host's direnv, the .envrc allowed
+// before, runs nothing the session wrote.
+func TestReplayReview23EnvrcRunsFile(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "export APP_ENV=dev\npython3 cfg 2>/dev/null || true\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "cfg\n")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "a file the .envrc runs", `printf 'open("`+marker+`", "w")\n' > cfg`)
+	ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "true").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's direnv ran cfg, which the session wrote:\n%s\n%s", out, ran)
+	}
+}
