@@ -30,6 +30,9 @@ func TestFirstDayCtrlZNetworks(t *testing.T) {
 			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
 			tmux("send-keys", "C-z")
 			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "suspended") }, "Claude to say it is suspended")
+			// What is typed before the shell has its terminal back goes to
+			// the stopping Claude, as with the host's claude.
+			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Stopped") }, "the shell to say claudebox stopped")
 			tmux("send-keys", "echo AL''IVE-$(jobs | grep -c Stopped)", "Enter")
 			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "ALIVE-1") }, "the shell, with claudebox stopped")
 			tmux("send-keys", "clear; fg", "Enter")
