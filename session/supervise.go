@@ -461,7 +461,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 			run = append(run, included...)
 			if !whole {
 				for _, m := range r.IncludesUnspelled {
-					r.NotExamined = append(r.NotExamined, m+": what it includes by a name the audit cannot spell, among the files git ignores the session wrote, which the record lists "+strconv.Itoa(undo.IgnoredLimit)+" of at most")
+					r.NotExamined = append(r.NotExamined, m+": what it includes by a name the audit cannot spell, among the files git ignores the session wrote, which the record could not list in full (it lists "+strconv.Itoa(undo.IgnoredLimit)+" at most)")
 				}
 				reports[root] = r
 			}
@@ -535,7 +535,7 @@ func ignoredWritten(root string, c undo.Changes, r audit.Report) (found []string
 			found = append(found, path)
 		}
 	}
-	return found, c.IgnoredLeftOut == 0 && len(c.Incomplete) == 0
+	return found, !c.IgnoredPartial
 }
 
 // rebasedBranch is the branch a rebase's state (state, a rebase-merge or

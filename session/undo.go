@@ -98,7 +98,7 @@ func (s *Session) recordChanges(began time.Time, own bool, walked chan<- audit.S
 		// git status shows.
 		walked <- nil
 		go func() {
-			done <- undo.Changes{HostRun: undo.NestedHostRun(s.stateDir, s.plan.Project.Checkout, began, standIns)}
+			done <- undo.Changes{HostRun: undo.NestedHostRun(s.stateDir, s.plan.Project.Checkout, began, standIns), IgnoredPartial: true}
 		}()
 		return done
 	}

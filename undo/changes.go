@@ -72,6 +72,10 @@ type Changes struct {
 	Paths   []PathChange `json:"changes"`
 	// IgnoredLeftOut counts the ignored paths past IgnoredLimit.
 	IgnoredLeftOut int `json:"ignored_left_out"`
+	// IgnoredPartial says Paths may not hold every ignored file the
+	// session made or changed: some past IgnoredLimit, or git's rules
+	// not read.
+	IgnoredPartial bool `json:"-"`
 	// Unknown are the files the session may have written before its
 	// snapshot read them.
 	Unknown []string `json:"unknown"`
@@ -180,20 +184,37 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, c *C
 			now, walkErr = &t, werr
 		}
 		c.HostRun = append(c.HostRun, now.unreadChanged(checkout)...)
-		var wrote []string
+		// The others it wrote that git ignores are listed too, as
+		// changed (nothing tells which it made): a makefile's include by
+		// a name the audit cannot spell may be any of them.
+		var wrote, others []string
 		for _, path := range slices.Sorted(maps.Keys(now.recent)) {
-			if now.hostRun(checkout, path) {
+			switch {
+			case now.hostRun(checkout, path):
 				wrote = append(wrote, path)
+			case len(others) < IgnoredLimit:
+				others = append(others, path)
+			default:
+				c.IgnoredPartial = true
 			}
 		}
 		// Unless git says which it ignores, each is taken for ignored: the
 		// store git reads the project's exclusions from is made here for
 		// a first session that ended before its snapshot began.
 		ignored, asked := map[string]bool{}, false
-		if now.oddIgnore == "" && len(wrote) > 0 && st.init(p) == nil {
+		if now.oddIgnore == "" && len(wrote)+len(others) > 0 && st.init(p) == nil {
 			var err error
-			ignored, err = st.ignoredOf(checkout, wrote)
+			ignored, err = st.ignoredOf(checkout, append(slices.Clone(wrote), others...))
 			asked = err == nil
+		}
+		for _, path := range others {
+			if !asked {
+				c.IgnoredPartial = true
+				break
+			}
+			if ignored[path] {
+				c.Paths = append(c.Paths, PathChange{Path: path, Change: "changed", Ignored: true})
+			}
 		}
 		for _, path := range wrote {
 			if !asked || ignored[path] {
@@ -296,9 +317,11 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, c *C
 	switch {
 	case len(made) == 0:
 	case now.oddIgnore != "":
+		c.IgnoredPartial = true
 		c.Incomplete = append(c.Incomplete, "whether the files the session made are ignored is not known: "+now.oddIgnore+" is not a regular file")
 	default:
 		if ignoredNow, err = st.ignoredOf(checkout, made); err != nil {
+			c.IgnoredPartial = true
 			c.Incomplete = append(c.Incomplete, "whether the files the session made are ignored is not known: "+err.Error())
 		} else {
 			ignoredKnown = true
@@ -312,6 +335,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, c *C
 			}
 			if listed >= IgnoredLimit {
 				c.IgnoredLeftOut++
+				c.IgnoredPartial = true
 				return
 			}
 			listed++
