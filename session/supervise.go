@@ -266,6 +266,18 @@ func (s *Session) startSnapshot() {
 	if err != nil {
 		return
 	}
+	// The other trees the sessions write (from a linked worktree, the
+	// repository's submodules' git directories), where the stand-ins
+	// change the directories' status: without a record, the audit took
+	// each ref there for one the session made. Those of this start; a
+	// checkout reached later is recorded by its own first session, whose
+	// record this one, taken later, must not replace.
+	var others []string
+	for _, root := range instance.AuditRoots(s.plan.Instance) {
+		if _, later := instance.CheckoutStarted(s.plan.Instance, root); root != s.plan.Project.Checkout && !later {
+			others = append(others, root)
+		}
+	}
 	s.snapshotting = make(chan struct{})
 	go func() {
 		defer close(s.snapshotting)
@@ -276,14 +288,8 @@ func (s *Session) startSnapshot() {
 		if instance.SaveSnapshot(s.plan.Instance, s.record.Encode()) != nil {
 			s.record = nil
 		}
-		// The other trees the sessions write (from a linked worktree, the
-		// repository's submodules' git directories), where the stand-ins
-		// change the directories' status: without a record, the audit
-		// took each ref there for one the session made.
-		for _, root := range instance.AuditRoots(s.plan.Instance) {
-			if root != s.plan.Project.Checkout {
-				instance.SaveCheckoutSnapshot(s.plan.Instance, root, audit.Take(root, at, s.plan.ObeyedNames, nil).Encode())
-			}
+		for _, root := range others {
+			instance.SaveCheckoutSnapshot(s.plan.Instance, root, audit.Take(root, at, s.plan.ObeyedNames, nil).Encode())
 		}
 	}()
 }
