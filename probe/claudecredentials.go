@@ -250,8 +250,9 @@ const codeFileLimit = 256 << 10
 // (settingsExtensions, or a name without one) or prose
 // (documentExtensions) with a credential written in it, a script or
 // source with one no code writes by chance (credential.InCode), or is of
-// a kind not known to hold none. One of a known kind over settingsFileLimit,
-// or that cannot be read, is not judged. What is of no known kind (a
+// a kind not known to hold none. Settings or prose over settingsFileLimit
+// is judged as code is, up to codeFileLimit; a larger one, or one that
+// cannot be read, is not judged. What is of no known kind (a
 // Telegram client's .session, Terraform's .tfvars, direnv's .envrc, a
 // backup's .bak) is shown only as text of at most settingsFileLimit
 // judged as settings are: anything may be kept in a file of a kind
@@ -274,6 +275,12 @@ func settingsHoldCredential(path string) bool {
 		return err != nil || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 || credential.InSettings(b)
 	}
 	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), settingsFileLimit)
+	if errors.Is(err, untrusted.ErrTooLarge) {
+		// Larger settings or prose (a data file, a long reference) is
+		// searched, as a script is, for what no one writes by chance.
+		b, err = untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), codeFileLimit)
+		return err == nil && credential.InCode(b)
+	}
 	return err == nil && judge(b)
 }
 

@@ -167,6 +167,7 @@ func TestSettingsCredentialsLeftOut(t *testing.T) {
 		"skill/logo.png":                     "\x89PNG\x00password: hunter2",
 		"skill/run.py":                       "print('x')\n",
 		"skill/uv.lock":                      strings.Repeat("[[package]]\nname = \"x\"\n", 2000),
+		"skill/data.json":                    `{"hook": "https://hooks.slack.com/services/T0/B0/abcdefghijkl", "rows": "` + strings.Repeat("x", 20<<10) + `"}`,
 	} {
 		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
 		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
@@ -175,7 +176,7 @@ func TestSettingsCredentialsLeftOut(t *testing.T) {
 	}
 	_, files, whole := gitDirs(filepath.Join(dir, "skill"))
 	slices.Sort(files)
-	want := []string{"SKILL.md", "auth", "big.csv", "config.yaml", "me.session", "prod.tfvars"}
+	want := []string{"SKILL.md", "auth", "big.csv", "config.yaml", "data.json", "me.session", "prod.tfvars"}
 	for i, name := range want {
 		want[i] = filepath.Join(dir, "skill", name)
 	}
