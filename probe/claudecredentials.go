@@ -250,9 +250,10 @@ const codeFileLimit = 256 << 10
 // (settingsExtensions, or a name without one) or prose
 // (documentExtensions) with a credential written in it, a script or
 // source with one no code writes by chance (credential.InCode), or is of
-// a kind not known to hold none. Settings or prose over settingsFileLimit
-// is judged as code is, up to codeFileLimit; a larger one, or one that
-// cannot be read, is not judged. What is of no known kind (a
+// a kind not known to hold none. Prose over settingsFileLimit is judged
+// as code is, settings as code is and for a key given a credential
+// (credential.InLargeSettings), up to codeFileLimit; a larger one, or one
+// that cannot be read, is not judged. What is of no known kind (a
 // Telegram client's .session, Terraform's .tfvars, direnv's .envrc, a
 // backup's .bak) is shown only as text of at most settingsFileLimit
 // judged as settings are: anything may be kept in a file of a kind
@@ -276,10 +277,16 @@ func settingsHoldCredential(path string) bool {
 	}
 	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), settingsFileLimit)
 	if errors.Is(err, untrusted.ErrTooLarge) {
-		// Larger settings or prose (a data file, a long reference) is
-		// searched, as a script is, for what no one writes by chance.
+		// Larger prose (a long reference) is searched, as a script is,
+		// for what no one writes by chance; larger settings (a data
+		// file) for that and for a literal given to a key that names a
+		// credential, around each such key alone.
+		large := credential.InLargeSettings
+		if slices.Contains(documentExtensions, ext) {
+			large = credential.InCode
+		}
 		b, err = untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), codeFileLimit)
-		return err == nil && credential.InCode(b)
+		return err == nil && large(b)
 	}
 	return err == nil && judge(b)
 }

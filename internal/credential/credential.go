@@ -246,7 +246,8 @@ var codeTokens = map[string][]string{
 
 // InCode says a script's or source file's text holds a credential no code
 // writes by chance: a known service's token, a webhook's URL, a bearer
-// token, a URL with a password (not a template's: {password}, $PASS).
+// token, a URL with a password (not a template's: {password}, $PASS), a
+// user's password on a command line (curl -u ci:PASSWORD).
 // Not a literal given to a name, which code writes all the time
 // (token = tokenizer.encode(…)). It searches for literals and reads a
 // few bytes past each, with no regular expression: a minified bundle of
@@ -267,8 +268,112 @@ func InCode(data []byte) bool {
 			}
 		}
 	}
-	return bearerInCode(data) || urlPasswordInCode(data)
+	return bearerInCode(data) || urlPasswordInCode(data) || userPasswordInCode(data)
 }
+
+// userPasswordInCode says data holds a user's password given to curl,
+// wget or httpie on a command line (-u ci:PASSWORD, --user=ci:PASSWORD),
+// as userPassword reads it, not a variable ($CI_PASSWORD).
+func userPasswordInCode(data []byte) bool {
+	for _, flag := range []struct{ short, long string }{{"-u", "--user"}, {"-a", "--auth"}} {
+		for at := 0; ; {
+			i := bytes.Index(data[at:], []byte(flag.short))
+			if i < 0 {
+				break
+			}
+			start, rest := at+i, at+i+len(flag.short)
+			at = rest
+			if start > 0 && bytes.HasPrefix(data[start-1:], []byte(flag.long)) {
+				start, rest = start-1, start-1+len(flag.long)
+			}
+			if start > 0 && !isSpace(data[start-1]) {
+				continue
+			}
+			n := tokenRun(data[rest:], isSpace)
+			if n == 0 && rest < len(data) && data[rest] == '=' {
+				n = 1
+			}
+			p := rest + n
+			if n == 0 || p >= len(data) {
+				continue
+			}
+			if data[p] == '"' || data[p] == '\'' {
+				p++
+			}
+			user := tokenRun(data[p:], func(c byte) bool { return isWordByte(c) || strings.IndexByte(".@+-", c) >= 0 })
+			if p += user; user == 0 || p+1 >= len(data) || data[p] != ':' || strings.IndexByte(" \t\r\n\v\f$\"'", data[p+1]) >= 0 {
+				continue
+			}
+			if tokenRun(data[p+2:], func(c byte) bool { return !isSpace(c) && c != '"' && c != '\'' }) >= 5 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// settingsNames are how the names settingsCredential knows end, in lower
+// case.
+var settingsNames = []string{"passwd", "password", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential", "credentials"}
+
+// largeSettingsMatches bounds how many of the places InLargeSettings
+// finds a name that says a credential given a value are matched against
+// the expressions (about 2 ms a KiB): past it, the text is taken to hold
+// one, unjudged.
+const largeSettingsMatches = 64
+
+// InLargeSettings says a settings file's text too large for InSettings'
+// expressions holds a credential: one InCode finds, a literal given to a
+// key that names one (password: hunter2), or a password in a .netrc's
+// shape. The expressions run only on the few hundred bytes around each
+// name of one that is given a value (followed by : = or an element's >,
+// or, for a .netrc's password, a space), found by searching for
+// literals; a text with more such places than largeSettingsMatches is
+// taken to hold one.
+func InLargeSettings(data []byte) bool {
+	if InCode(data) {
+		return true
+	}
+	lower := make([]byte, len(data))
+	for i, c := range data {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	netrc := bytes.Contains(lower, []byte("machine"))
+	matched := 0
+	for _, name := range settingsNames {
+		for at := 0; ; {
+			i := bytes.Index(lower[at:], []byte(name))
+			if i < 0 {
+				break
+			}
+			pos := at + i
+			at = pos + len(name)
+			p := at
+			if p < len(data) && (data[p] == '"' || data[p] == '\'') {
+				p++
+			}
+			p += tokenRun(data[p:], func(c byte) bool { return c == ' ' || c == '\t' })
+			given := p < len(data) && strings.IndexByte(":=>", data[p]) >= 0
+			netrcPassword := netrc && name == "password" && p > at
+			if !given && !netrcPassword {
+				continue
+			}
+			if matched++; matched > largeSettingsMatches {
+				return true
+			}
+			from, to := max(0, pos-256), min(len(data), at+256)
+			if given && settingsLiteral(data[from:to]) || netrcPassword && netrcCredential().Match(data[max(0, pos-512):to]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isSpace(c byte) bool { return strings.IndexByte(" \t\r\n\v\f", c) >= 0 }
 
 // codeToken says the token prefix (or webhook's path) t at data[at:] is
 // a credential: a word of its own followed by 8 or more token characters

@@ -127,6 +127,11 @@ func TestInCode(t *testing.T) {
 		`"Bearer " + token; Bearer ${TOKEN}`:                                   false,
 		`git clone git@github.com:org/repo.git https://alice@host.corp/x`:      false,
 		`DSN = "mysql://root:$MYSQL_PASSWORD@db/app" + "://" + user + "@" + h`: false,
+		"curl -fsS -u ci:hunter2R24 https://jenkins.corp/":                     true,
+		`curl --user="ci:s3cret99" https://x; http -a me:passw0rd x`:           true,
+		"wget --auth admin:longpass https://x":                                 true,
+		`curl -u "ci:$CI_PASSWORD" x; curl --user "$U" x; sort -u a:b`:         false,
+		`a-u b:abcdefgh; x=-u; tar -a -cf x.tgz; echo -u`:                      false,
 	} {
 		if got := InCode([]byte(text)); got != want {
 			t.Errorf("InCode(%q) = %v, want %v", text, got, want)
@@ -142,6 +147,38 @@ func BenchmarkInCode(b *testing.B) {
 	for b.Loop() {
 		if InCode(data) {
 			b.Fatal("a credential found in code holding none")
+		}
+	}
+}
+
+func TestInLargeSettings(t *testing.T) {
+	filler := strings.Repeat("# a line of what the team wrote down, at length\n", 400)
+	for text, want := range map[string]bool{
+		"database:\n  host: db\n  password: hunter2\n":                      true,
+		`{"a":[1,2],"db":{"api_key":"abc123"}}`:                             true,
+		"<server><password>hunter2</password></server>":                     true,
+		"export DEPLOY_TOKEN=abc\n":                                         true,
+		"machine ci.corp login me\n  password hunter2\n":                    true,
+		"curl -u ci:hunter2R24 https://x":                                   true,
+		"token_budget: 4096\npassword: ${DB_PASSWORD}\nuse_token: true\n":   false,
+		"the password you chose is kept by the vault\nkey: value\n":         false,
+		`{"tokenizer": "bpe", "secret": {"$ref": "#/defs/s"}, "key": "k1"}`: false,
+		strings.Repeat(`"token": 1, `, 70):                                  true,
+	} {
+		if got := InLargeSettings([]byte(filler + text + filler)); got != want {
+			t.Errorf("InLargeSettings(%.60q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// BenchmarkInLargeSettings judges 200 KiB of settings with a few keys
+// that name a credential given no literal, as a skill's data file may be.
+func BenchmarkInLargeSettings(b *testing.B) {
+	data := []byte(strings.Repeat("  - name: stage\n    run: make all\n    env: {LEVEL: 3}\n", 4000) + "token_budget: 4096\npassword: ${DB_PASSWORD}\n")
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if InLargeSettings(data) {
+			b.Fatal("a credential found in settings holding none")
 		}
 	}
 }
