@@ -41,6 +41,11 @@ type Host struct {
 	// UsrLocalEtc says /usr/local/etc is a directory of the host's (no
 	// link on the way): hidden, but for the tools' settings' copies.
 	UsrLocalEtc bool
+	// UsrLocalHidden are the entries of /usr/local, what an administrator
+	// installs by hand, that are not shown: of its PATH entries what is no
+	// program or a script with a credential written in it, and what lies
+	// at its top beside the directories of what is installed.
+	UsrLocalHidden []HostEntry
 	// Etc are the entries of EtcShown that exist on the host, a link as
 	// it is: the sandbox's /etc holds them and nothing else. EtcLeftOut
 	// names the rest of /etc's entries, for --dry-run.

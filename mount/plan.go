@@ -369,6 +369,9 @@ func Build(in Inputs) Plan {
 		p.addProject(in.Project, in.Host)
 	}
 	p.hideUsersOwn(in.Host.UsersOwn)
+	if slices.Contains(in.Host.System, HostPath{Path: "/usr"}) {
+		p.hideUsrLocal(in.Host.UsrLocalHidden)
+	}
 	if slices.Contains(in.Host.System, HostPath{Path: Etc}) {
 		p.add(Private, RemountRO, "", Etc, "read-only from here on")
 	}
@@ -555,6 +558,23 @@ func (p *Plan) hideUsersOwn(own []HostEntry) {
 		}
 	}
 }
+
+// hideUsrLocal hides what of /usr/local is not known harmless (after
+// every other mount, as hideUsersOwn, so that the descriptors of the
+// private copies keep their numbers whatever /usr/local holds).
+func (p *Plan) hideUsrLocal(hidden []HostEntry) {
+	for _, e := range hidden {
+		if e.Dir {
+			p.add(Private, Tmpfs, "", e.Path, "hidden, empty: what an administrator put at /usr/local's top beside what is installed")
+		} else {
+			p.add(Private, RoBindData, "", e.Path, "hidden, empty: no program on the PATH (not executable, or a script with a credential written in it), or what an administrator put at /usr/local's top beside what is installed")
+		}
+	}
+}
+
+// UsrLocal is where an administrator installs by hand: the sandbox is
+// shown its programs and the directories of what is installed there.
+const UsrLocal = "/usr/local"
 
 // NixVar is Nix's state beside the store; NixProfiles, the profiles in
 // it that the sandbox is shown.

@@ -54,6 +54,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	}
 	h.NixVar, h.NixProfiles = isDir(mount.NixVar), isDir(mount.NixProfiles)
 	h.UsrLocalEtc = realDirs("/usr", mount.UsrLocalEtc)
+	h.UsrLocalHidden = usrLocalHidden(mount.UsrLocal)
 	// The walk of /etc's entries runs beside the rest of the probe.
 	type etcFound struct {
 		shown     []mount.HostPath

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/toolchain"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -368,4 +370,35 @@ func usersOwn(path string) []mount.HostEntry {
 func certificates(path string) bool {
 	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 1<<20)
 	return err == nil && onlyCertificates(b)
+}
+
+// usrLocalHidden are the entries of local (/usr/local: what an
+// administrator installs by hand, a deploy script among the programs,
+// a deploy.env beside them) the sandbox is not shown: of its PATH entries
+// (bin, sbin) what is no program or a script with a credential written
+// in it (toolchain.NotPrograms), as of ~/bin; at its top, whatever is no
+// directory or link (a file, a socket) and every entry whose name begins
+// with a dot (a .vault-token). Its directories are shown: what is
+// installed there (go, an SDK) runs from them. Nothing when local is not
+// a directory below a real /usr.
+func usrLocalHidden(local string) []mount.HostEntry {
+	if !realDirs(filepath.Dir(local), local) {
+		return nil
+	}
+	des, _ := os.ReadDir(local)
+	var hidden []mount.HostEntry
+	for _, de := range des {
+		path := filepath.Join(local, de.Name())
+		switch {
+		case strings.HasPrefix(de.Name(), "."):
+			hidden = append(hidden, mount.HostEntry{Path: path, Dir: de.IsDir()})
+		case de.IsDir() && (de.Name() == "bin" || de.Name() == "sbin"):
+			for _, f := range toolchain.NotPrograms(path) {
+				hidden = append(hidden, mount.HostEntry{Path: f})
+			}
+		case !de.IsDir() && de.Type()&fs.ModeSymlink == 0:
+			hidden = append(hidden, mount.HostEntry{Path: path})
+		}
+	}
+	return hidden
 }

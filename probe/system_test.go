@@ -302,3 +302,45 @@ func TestManagedClaudeCopy(t *testing.T) {
 		t.Errorf("left out %q, want %q", leftOut, wantOut)
 	}
 }
+
+func TestUsrLocalHidden(t *testing.T) {
+	usr := filepath.Join(t.TempDir(), "usr")
+	local := filepath.Join(usr, "local")
+	file := func(rel, content string, mode os.FileMode) {
+		p := filepath.Join(local, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(content), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file("bin/build", "#!/bin/sh\nmake\n", 0o755)
+	file("bin/deploy.sh", "#!/bin/sh\ncurl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz' https://x\n", 0o755)
+	file("bin/notes.txt", "x\n", 0o644)
+	file("sbin/rotate", "#!/bin/sh\nexport VAULT_TOKEN=hvs.abcdefghijklmnopqrstuvwxyz\n", 0o755)
+	file("deploy.env", "PASSWORD=x\n", 0o644)
+	file(".secrets/token", "x\n", 0o644)
+	file("go/bin/go", "\x7fELF", 0o755)
+	file("share/doc/README", "x\n", 0o644)
+	os.Symlink("share/man", filepath.Join(local, "man"))
+	var got []string
+	for _, e := range usrLocalHidden(local) {
+		rel, _ := filepath.Rel(local, e.Path)
+		got = append(got, fmt.Sprintf("%s %v", rel, e.Dir))
+	}
+	want := []string{".secrets true", "bin/deploy.sh false", "bin/notes.txt false", "deploy.env false", "sbin/rotate false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("usrLocalHidden = %q, want %q", got, want)
+	}
+	os.RemoveAll(local)
+	os.Symlink(t.TempDir(), local)
+	if got := usrLocalHidden(local); got != nil {
+		t.Errorf("usrLocalHidden of a link = %v, want nothing", got)
+	}
+}
+
+// BenchmarkUsrLocalHidden looks through the machine's own /usr/local.
+func BenchmarkUsrLocalHidden(b *testing.B) {
+	for b.Loop() {
+		usrLocalHidden(mount.UsrLocal)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/credential"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
@@ -163,7 +164,7 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 		for _, r := range t.Roots {
 			hidden = append(hidden, notRun(r.Path)...)
 			if r.Path == real {
-				hidden = append(hidden, notPrograms(real)...)
+				hidden = append(hidden, NotPrograms(real)...)
 			}
 			if widened[r.Path] && !isPrefix(r.Path) {
 				hidden = append(hidden, notLayout(r.Path)...)
@@ -179,14 +180,14 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 // binary, not read.
 const maxScriptRead = 256 << 10
 
-// notPrograms are the files of a PATH entry under the home (dir, the
-// entry itself, not a toolchain's root it widens to: ~/bin,
-// ~/.local/bin) that the sandbox is not shown: what is no program (not
-// executable: a token.txt, an .env the scripts source, which no PATH
-// lookup runs), and a script with a credential written in it (`export
-// GITHUB_TOKEN=ghp_…`, a webhook's URL), as a hook's script of the same
-// text is not shown.
-func notPrograms(dir string) []string {
+// NotPrograms are the files of a PATH entry of the user's or an
+// administrator's (dir, the entry itself, not a toolchain's root it
+// widens to: ~/bin, ~/.local/bin, /usr/local/bin) that the sandbox is not
+// shown: what is no program (not executable: a token.txt, an .env the
+// scripts source, which no PATH lookup runs), and a script with a
+// credential written in it (`export GITHUB_TOKEN=ghp_…`, a webhook's
+// URL), as a hook's script of the same text is not shown.
+func NotPrograms(dir string) []string {
 	des, _ := os.ReadDir(dir)
 	var out []string
 	for _, de := range des {
@@ -206,7 +207,7 @@ func notPrograms(dir string) []string {
 // ~/work/devtools/bin, an SDK's directory), that the sandbox is not
 // shown: what is not its layout. Of its directories, those layoutDirs
 // names (its git directory notRun leaves out already); of its files, its
-// programs (as notPrograms judges them) and toolFiles. So a checkout of
+// programs (as NotPrograms judges them) and toolFiles. So a checkout of
 // one's own tools keeps its .env, its config/, its secrets/ and its notes
 // outside.
 func notLayout(root string) []string {
@@ -264,7 +265,7 @@ func toolFile(name string) bool {
 // a credential written in it.
 func scriptHoldsCredential(dir, name string) bool {
 	b, err := untrusted.ReadFile(dir, name, maxScriptRead)
-	return err == nil && bytes.HasPrefix(b, []byte("#!")) && claudesettings.HasCommandCredential(b)
+	return err == nil && bytes.HasPrefix(b, []byte("#!")) && credential.InScript(b)
 }
 
 // prefixParts are the entries of a node or python prefix (a version

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,6 +44,74 @@ func TestReplayReview24SkillPasswords(t *testing.T) {
 	for _, f := range []string{"scripts/deploy.sh", "config.yaml"} {
 		if !strings.Contains(dry, "~/.claude/skills/deploy/"+f+" (") {
 			t.Errorf("--dry-run does not name ~/.claude/skills/deploy/%s as left out:\n%s", f, dry)
+		}
+	}
+}
+
+// TestReplayReview24UsrLocal: of the system directories, /usr is shown
+// whole but for /usr/local/etc, and /usr/local is where an administrator
+// puts what they install by hand: a deploy script with a token written
+// in it on the PATH (/usr/local/bin/deploy.sh), a token.txt beside it, a
+// deploy.env at /usr/local's top, none of which a PATH entry of the
+// home's would have shown. The attack, from inside: read them. Proof:
+// none is readable inside and --dry-run names each; a program without a
+// credential still runs, and an installed toolchain's directory is still
+// shown.
+func TestReplayReview24UsrLocal(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /usr/local needs root")
+	}
+	const secret = "Review24UsrLocalSecret"
+	// Made outside /usr and mounted over the host's in a mount namespace
+	// of the test's own: other tests' sessions read the host's meanwhile.
+	stage := filepath.Join(h.Base, "usr-local")
+	program := func(rel, content string) {
+		h.Write(filepath.Join(stage, rel), content)
+		os.Chmod(filepath.Join(stage, rel), 0o755)
+	}
+	program("bin/deploy.sh", "#!/bin/sh\nexport GITHUB_TOKEN=ghp_"+secret+"0123456789\ngh release create \"$@\"\n")
+	program("bin/build", "#!/bin/sh\necho REVIEW24-BUILD-RUNS\n")
+	h.Write(filepath.Join(stage, "bin", "token.txt"), secret+"-tokentxt\n")
+	h.Write(filepath.Join(stage, "deploy.env"), "DEPLOY_PASSWORD="+secret+"-env\n")
+	h.Write(filepath.Join(stage, ".vault-token"), secret+"-vault\n")
+	program("tool/bin/tool", "#!/bin/sh\necho REVIEW24-TOOL-RUNS\n")
+	filepath.WalkDir(stage, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := func(name string, args ...string) string {
+		t.Helper()
+		c := h.Command(proj, nil, name, args...)
+		c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", `mount --bind ` + stage + ` /usr/local && exec "$@"`, "sh"}, c.Args...)
+		c.Path = "/usr/bin/unshare"
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	if host := run("cat", "/usr/local/bin/deploy.sh"); !strings.Contains(host, secret) {
+		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -r "+secret+" /usr/local; /usr/local/bin/build; /usr/local/tool/bin/tool; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("what an administrator put in /usr/local with a secret is readable inside:\n%s", out)
+	}
+	for _, want := range []string{"REVIEW24-BUILD-RUNS", "REVIEW24-TOOL-RUNS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want /usr/local's programs to run (%s):\n%s", want, out)
+		}
+	}
+	dry := run("claudebox", "--dry-run", "--shell")
+	for _, p := range []string{"/usr/local/bin/deploy.sh", "/usr/local/bin/token.txt", "/usr/local/deploy.env", "/usr/local/.vault-token"} {
+		if !strings.Contains(dry, p) {
+			t.Errorf("--dry-run does not name %s:\n%s", p, dry)
 		}
 	}
 }

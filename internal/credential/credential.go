@@ -61,6 +61,25 @@ func InCommand(data []byte) bool {
 		InURL(data)
 }
 
+// InScript says a script's text holds a credential, as InCommand says,
+// read a line at a time, each with the next, as InSettings reads: only a
+// line with what a match holds (scriptHints) is matched against the
+// expressions, about 2 ms a KiB each, and most of a script's lines hold
+// none (24 KiB of scripts cost InCommand 16 ms). Lines are put in lower
+// case as Unicode does, the Kelvin sign a k; text with a long s, which
+// the expressions take for an s and lower case does not spell so, is
+// matched whole.
+func InScript(data []byte) bool {
+	if bytes.Contains(data, []byte("ſ")) {
+		return InCommand(data)
+	}
+	return byLines(data, scriptHints, InCommand)
+}
+
+// scriptHints are what every credential InCommand finds holds, in lower
+// case.
+var scriptHints = slices.Concat(commandHints, webhookHints, userHints, []string{"@"})
+
 // commandHints are what every match of commandCredential holds, in
 // lower case: a known service's token's prefix, a bearer token, a name
 // that says a secret.

@@ -182,3 +182,23 @@ func BenchmarkInLargeSettings(b *testing.B) {
 		}
 	}
 }
+
+// TestInScript: a script is judged a line at a time (with the next), as
+// InCommand judges it whole.
+func TestInScript(t *testing.T) {
+	for text, want := range map[string]bool{
+		"#!/bin/sh\nset -eu\nexport GITHUB_TOKEN=ghp_abcdefghijklmnop\n":               true,
+		"#!/bin/sh\n# ünïcödé\ncurl -u ci:hunter2R24 https://x\n":                      true,
+		"#!/bin/sh\ncurl -H 'Authorization: Bearer\n  abcdefghijklmnopqrstuvwxyz' x\n": true,
+		"#!/bin/sh\n# to\u212aen\ncurl -H \"Authorization: Bearer $TOKEN\" x\n":        false,
+		"#!/bin/sh\nexport \u017fecret_key=abcdefghijklmnopqrstuvwxyz\n":               true,
+		"#!/usr/bin/env python3\n# ünïcödé\nimport os\nprint(os.environ['API'])\n":     false,
+	} {
+		if got := InScript([]byte(text)); got != want {
+			t.Errorf("InScript(%q) = %v, want %v", text, got, want)
+		}
+		if got := InCommand([]byte(text)); got != want {
+			t.Errorf("InCommand(%q) = %v, want %v: InScript is to say as it says", text, got, want)
+		}
+	}
+}
