@@ -133,6 +133,10 @@ var Claude = Agent{
 	Secrets:      []string{".credentials.json"},
 	SandboxOff:   "sandbox.enabled=false in the private copies of its settings",
 	ProjectFiles: []string{".claude", ".mcp.json"},
+	// Its checkpoints, the files as they were before its edits: /rewind
+	// after --continue or --resume restores the code from them, as on the
+	// host. Its transcripts and history are the instance's own.
+	State: []string{"file-history/"},
 }
 
 // Codex is OpenAI's Codex CLI (measured with 0.169.0). Its base URL can
@@ -238,9 +242,6 @@ func Names() []string {
 func StateEntries() []string {
 	entries := []string{instance.AgentsDir + "/"}
 	for _, a := range All {
-		if a.IsClaude() {
-			continue
-		}
 		dir := instance.AgentsDir + "/" + a.Name + "/"
 		entries = append(entries, dir)
 		for _, s := range a.State {

@@ -242,6 +242,10 @@ type Inputs struct {
 	// is the program, Build adds the SANDBOX.md flag.
 	Command []string
 	Claude  bool
+	// ClaudeState are the entries of ~/.claude kept per project: each a
+	// directory's path in the instance, under the agents' directory that
+	// no sandbox's view of the instance shows, bound at its name.
+	ClaudeState []string
 	// Agent is the agent CLI run when it is not Claude.
 	Agent *AgentConfig
 	// Binds are the user's extra mounts, checked by bind.Check.
@@ -324,7 +328,7 @@ func Build(in Inputs) Plan {
 		p.Instance = ""
 		p.addEval(in.Eval)
 	} else {
-		p.addClaudeConfig(in.Host, inst, in.DirCopies)
+		p.addClaudeConfig(in.Host, inst, in.DirCopies, in.ClaudeState)
 		if in.Agent != nil {
 			p.Agent = in.Agent
 			p.addAgentConfig(in.Agent, inst)
@@ -592,7 +596,7 @@ const UsrLocalEtc = "/usr/local/etc"
 // Claude Code writes lock directories beside its files (history.jsonl.lock),
 // which a read-only bind would refuse. What it creates stays in the tmpfs.
 // The instance inst holds this project's sessions and history.
-func (p *Plan) addClaudeConfig(h Host, inst, dirCopies string) {
+func (p *Plan) addClaudeConfig(h Host, inst, dirCopies string, state []string) {
 	claudeDir := filepath.Join(p.Home, ".claude")
 	projects := filepath.Join(claudeDir, "projects")
 	p.add(ClaudeConfig, Tmpfs, "", claudeDir, "~/.claude, private: what the sandbox creates here is lost at exit")
@@ -629,6 +633,9 @@ func (p *Plan) addClaudeConfig(h Host, inst, dirCopies string) {
 	history := filepath.Join(inst, HistoryFile)
 	p.add(ClaudeConfig, Bind, history, filepath.Join(projects, HistoryFile), "this project's prompt history, pinned")
 	p.add(ClaudeConfig, Bind, history, filepath.Join(claudeDir, HistoryFile), "this project's prompt history: other projects' prompts are not visible")
+	for _, s := range state {
+		p.add(ClaudeConfig, Bind, filepath.Join(inst, s), filepath.Join(claudeDir, filepath.Base(s)), "this project's Claude Code "+filepath.Base(s)+": other projects' are not visible")
+	}
 	// Each session's own (AddSandboxMD): a file in the instance would be
 	// rewritten by one launch while another's bwrap binds it.
 	p.Mounts = append(p.Mounts, Mount{Kind: RoBindData, Dest: p.sandboxMD, Role: ClaudeConfig, Why: "this session's sandbox facts, where CLAUDE.md's @SANDBOX.md import reads them"})

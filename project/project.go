@@ -44,9 +44,10 @@ func InstanceDir(stateDir, root string) string {
 const (
 	// RootFile records the instance's root.
 	RootFile = "project-root"
-	// AgentsDir holds the other agent CLIs' state, a directory each
-	// (package agent): one level below the project directories Claude
-	// Code keeps here, so that none reads as one of its transcripts.
+	// AgentsDir holds the agent CLIs' state, a directory each (package
+	// agent; Claude's holds what Claude Code keeps beside its
+	// transcripts): one level below the project directories Claude Code
+	// keeps here, so that none reads as one of its transcripts.
 	AgentsDir = "agents"
 	// ClaudeJSONFile is the instance's own copy of ~/.claude.json. Claude
 	// Code replaces that file by rename, which a single-file bind mount

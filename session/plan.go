@@ -89,17 +89,18 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		Relay:    relay,
 		SSHAgent: sshSocket,
 		// A directory of its own: a session writes and removes it.
-		DirCopies: dirCopiesAt(runFiles, f.RuntimeDir),
-		GPGAgent:  gpgInside,
-		Command:   command,
-		Claude:    !o.Shell && run.IsClaude(),
-		Binds:     conf.Binds,
-		API:       api,
-		CA:        f.CA.Files,
-		Caches:    cachesDir(stateDir, set.project.Root, conf.NoCaches),
-		Agent:     agentConf,
-		Limits:    conf.Limits,
-		GPU:       f.GPU,
+		DirCopies:   dirCopiesAt(runFiles, f.RuntimeDir),
+		GPGAgent:    gpgInside,
+		Command:     command,
+		Claude:      !o.Shell && run.IsClaude(),
+		ClaudeState: claudeState(),
+		Binds:       conf.Binds,
+		API:         api,
+		CA:          f.CA.Files,
+		Caches:      cachesDir(stateDir, set.project.Root, conf.NoCaches),
+		Agent:       agentConf,
+		Limits:      conf.Limits,
+		GPU:         f.GPU,
 	})
 	p.AddSandboxMD(string(sandboxmd.Render(p)))
 	s := &Session{
@@ -271,6 +272,16 @@ func agentCredential(o Options, a agent.Agent, cred *proxy.Credential) (*proxy.C
 	}
 	return nil, nil, hint.Errorf("log "+a.Name+" in on the host, or export "+a.Key.Variable()+" there",
 		"no %s login on the host: %s inside the sandbox could not reach its API", a.Name, a.Name)
+}
+
+// claudeState are the paths in the instance of Claude's per-project
+// state (agent.Claude.State).
+func claudeState() []string {
+	var dirs []string
+	for _, s := range agent.Claude.State {
+		dirs = append(dirs, filepath.Join(instance.AgentsDir, agent.Claude.Name, s))
+	}
+	return dirs
 }
 
 // agentConfig is what the plan shows of another agent's configuration, as
