@@ -211,6 +211,9 @@ func (c *cli) Run(ctx *kong.Context) error {
 		if err := refuseClaudeMCPAdd(c.Claude); err != nil {
 			return err
 		}
+		if err := refuseClaudePluginChange(c.Claude); err != nil {
+			return err
+		}
 		if err := refuseClaudeLogin(c.Claude); err != nil {
 			return err
 		}
