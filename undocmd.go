@@ -38,6 +38,9 @@ func (u undoCmd) Run(home session.Home) error {
 			if s.Pending {
 				note = "  (not finished: its session ended first)"
 			}
+			if s.Beside {
+				note += "  (another session ran beside it)"
+			}
 			fmt.Printf("%s  %s%s\n", s.ID, s.Taken.Local().Format("2006-01-02 15:04:05"), note)
 		}
 		return nil
@@ -85,6 +88,12 @@ func (u undoCmd) Run(home session.Home) error {
 		printable.Say(os.Stdout, "  %-10s %s (%s)", verb, c.Path, c.What)
 	}
 	printable.Say(os.Stdout, "  ignored files (dependencies, build output) are left as they are")
+	if s.Beside {
+		// The sessions shared the checkout: what each wrote cannot be
+		// told apart.
+		printable.Say(os.Stderr, "claudebox: another session was running here when the session of %s started: what it changed after that is undone too", s.Taken.Local().Format("2006-01-02 15:04:05"))
+		printable.Say(os.Stderr, "hint: each file restored or moved aside is named with the mv that puts it back")
+	}
 	changes = slices.DeleteFunc(changes, func(c undo.Change) bool { return c.What == "unknown" })
 	if len(changes) == 0 {
 		printable.Say(os.Stdout, "nothing to undo")

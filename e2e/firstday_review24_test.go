@@ -59,3 +59,35 @@ func TestFirstDayRewindAfterContinue(t *testing.T) {
 		t.Errorf("/rewind after claudebox -c did not restore the README (%q):\n%s", b, screen)
 	}
 }
+
+// TestFirstDayUndoBesideAnotherSession: two sessions of one checkout side
+// by side, the second started while the first ran. claudebox --undo
+// undoes the last started, and with it, silently, what the first wrote
+// after that (its file moved aside as the second's). It says so, in
+// --undo --list and before it acts; a session alone says nothing of it.
+func TestFirstDayUndoBesideAnotherSession(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "beside")
+	h.GitRepo(proj)
+	const beside = "claudebox: another session was running here when the session of "
+	h.Inside(proj, nil, "sleep 1; echo alone > alone.txt")
+	if out := h.RunBoth(proj, "claudebox", "--undo", "--dry-run"); !strings.Contains(out, "move aside alone.txt") || strings.Contains(out, beside) {
+		t.Errorf("--undo of a session alone:\n%s", out)
+	}
+	_, out, exited := harness.StartSession(t, h, proj, "touch started; until [ -e done ]; do sleep 0.1; done; echo first > first.txt")
+	h.Inside(proj, nil, "sleep 1; echo second > second.txt")
+	harness.TouchDone(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("the first session: %v\n%s", err, out)
+	}
+	dry := h.RunBoth(proj, "claudebox", "--undo", "--dry-run")
+	if !strings.Contains(dry, "move aside first.txt (created)") || !strings.Contains(dry, "move aside second.txt (created)") {
+		t.Fatalf("--undo --dry-run after two sessions side by side:\n%s", dry)
+	}
+	if !strings.Contains(dry, beside) || !strings.Contains(dry, "what it changed after that is undone too") {
+		t.Errorf("--undo does not say it undoes the other session's changes too:\n%s", dry)
+	}
+	if list := h.Run(proj, nil, "claudebox", "--undo", "--list"); !strings.Contains(strings.SplitN(list, "\n", 2)[0], "(another session ran beside it)") {
+		t.Errorf("--undo --list does not mark the snapshot:\n%s", list)
+	}
+}

@@ -34,13 +34,15 @@ func (s *Session) takeUndo() {
 	for _, m := range s.plan.Placeholders() {
 		standIns = append(standIns, m.Dest)
 	}
+	// Read before this session holds the checkout.
+	beside := instance.CheckoutInUse(instance.Dir(s.stateDir, s.plan.Project.Root), s.plan.Project.Checkout)
 	ctx, cancel := context.WithCancel(context.Background())
 	gate := undo.NewListGate()
 	ctx = undo.WithListGate(ctx, gate)
 	s.undo = &undoTaking{stop: cancel, done: make(chan struct{}), listed: gate}
 	go func() {
 		defer close(s.undo.done)
-		if _, err := undo.Take(ctx, s.stateDir, s.plan.Project, time.Now(), since, standIns); err != nil && ctx.Err() == nil {
+		if _, err := undo.Take(ctx, s.stateDir, s.plan.Project, time.Now(), since, standIns, beside); err != nil && ctx.Err() == nil {
 			printable.Say(os.Stderr, "claudebox: this session cannot be undone: %v", err)
 		}
 	}()

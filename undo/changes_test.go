@@ -62,7 +62,7 @@ func TestRecordChanges(t *testing.T) {
 	os.Mkdir(filepath.Join(p.Checkout, "build"), 0o755)
 	os.WriteFile(filepath.Join(p.Checkout, "build", "old.o"), []byte("old\n"), 0o644)
 	since := after(t, state, p.Checkout)
-	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	began := after(t, state, p.Checkout)
@@ -152,7 +152,7 @@ func TestRecordChangesHostRun(t *testing.T) {
 		write(rel, "start\n", mode)
 	}
 	since := after(t, state, p.Checkout)
-	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	began := after(t, state, p.Checkout)
@@ -191,7 +191,7 @@ func TestRecordChangesHostRunIgnoreUnknown(t *testing.T) {
 	p := repo(t, 1, 1)
 	state := t.TempDir()
 	since := after(t, state, p.Checkout)
-	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	began := after(t, state, p.Checkout)
@@ -224,7 +224,7 @@ func BenchmarkRecordChanges(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
 		b.Fatal(err)
 	}
 	began := time.Now().Add(time.Hour)
@@ -249,7 +249,7 @@ func TestRecordChangesWithoutSnapshot(t *testing.T) {
 	since := after(t, state, p.Checkout)
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Take(stopped, state, p, time.Now(), since, nil); err == nil {
+	if _, err := Take(stopped, state, p, time.Now(), since, nil, false); err == nil {
 		t.Fatal("a stopped snapshot was written")
 	}
 	began := after(t, state, p.Checkout)
@@ -355,7 +355,7 @@ func TestRecordChangesNotReadInFull(t *testing.T) {
 	os.WriteFile(tool, []byte("#!/bin/sh\necho ok\n"), 0o755)
 	os.WriteFile(filepath.Join(a, "ign", "data"), []byte("start\n"), 0o644)
 	since := after(t, state, p.Checkout)
-	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	began := after(t, state, p.Checkout)
@@ -415,7 +415,7 @@ func TestRecordChangesGoneDuringWalk(t *testing.T) {
 	p := repo(t, 2, 2)
 	state := t.TempDir()
 	since := after(t, state, p.Checkout)
-	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	began := after(t, state, p.Checkout)
@@ -472,7 +472,7 @@ func TestTakeWaitingIgnore(t *testing.T) {
 			gate := NewListGate()
 			done := make(chan error, 1)
 			go func() {
-				_, err := Take(WithListGate(context.Background(), gate), state, p, time.Now(), time.Now(), nil)
+				_, err := Take(WithListGate(context.Background(), gate), state, p, time.Now(), time.Now(), nil, false)
 				done <- err
 			}()
 			select {

@@ -25,7 +25,7 @@ func TestListGateLate(t *testing.T) {
 		if late {
 			gate.Wait(0)
 		}
-		if _, err := Take(WithListGate(context.Background(), gate), state, p, time.Now(), since, nil); err != nil {
+		if _, err := Take(WithListGate(context.Background(), gate), state, p, time.Now(), since, nil, false); err != nil {
 			t.Fatal(err)
 		}
 		gate.Wait(time.Minute) // open: returns at once

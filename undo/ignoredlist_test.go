@@ -50,7 +50,7 @@ func TestIgnoredListDepsWhole(t *testing.T) {
 	slices.Sort(want)
 	want = slices.Compact(want)
 
-	s, err := Take(context.Background(), state, p, time.Now(), time.Now(), nil)
+	s, err := Take(context.Background(), state, p, time.Now(), time.Now(), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestRecordChangesDepsListedWhole(t *testing.T) {
 		os.WriteFile(path, []byte("x\n"), 0o644)
 	}
 	since := after(t, state, p.Checkout)
-	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	began := after(t, state, p.Checkout)
@@ -149,7 +149,7 @@ func ignoredListPast(t *testing.T, n, levels int) {
 	}
 	os.MkdirAll(filepath.Join(p.Checkout, "node_modules", "a"), 0o755)
 	os.WriteFile(filepath.Join(p.Checkout, "node_modules", "a", "i.js"), nil, 0o644)
-	s, err := Take(context.Background(), state, p, time.Now(), time.Now(), nil)
+	s, err := Take(context.Background(), state, p, time.Now(), time.Now(), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func TestSnapshotListingIsTree(t *testing.T) {
 	st := storeOf(state, p.Root)
 	take := func(at time.Time) Snapshot {
 		t.Helper()
-		s, err := Take(context.Background(), state, p, at, at.Add(time.Hour), nil)
+		s, err := Take(context.Background(), state, p, at, at.Add(time.Hour), nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,7 +133,7 @@ func TestTakeUnchangedReadsKeptList(t *testing.T) {
 	take := func(at time.Time) (Snapshot, bool) {
 		t.Helper()
 		os.Remove(log)
-		s, err := Take(context.Background(), state, p, at, at.Add(time.Hour), nil)
+		s, err := Take(context.Background(), state, p, at, at.Add(time.Hour), nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}

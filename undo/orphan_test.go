@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv("UNDO_TEST_TAKE"); root != "" {
 		p, err := instance.Resolve(root)
 		if err == nil {
-			Take(context.Background(), os.Getenv("UNDO_TEST_STATE"), p, time.Now(), time.Now().Add(time.Hour), nil)
+			Take(context.Background(), os.Getenv("UNDO_TEST_STATE"), p, time.Now(), time.Now().Add(time.Hour), nil, false)
 		}
 		os.Exit(0)
 	}
@@ -93,7 +93,7 @@ func TestTakeStopped(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	returned := make(chan error, 1)
 	go func() {
-		_, err := Take(ctx, state, p, time.Now(), time.Now().Add(time.Hour), nil)
+		_, err := Take(ctx, state, p, time.Now(), time.Now().Add(time.Hour), nil, false)
 		returned <- err
 	}()
 	for deadline := time.Now().Add(20 * time.Second); childGit(os.Getpid()) == 0; time.Sleep(20 * time.Millisecond) {

@@ -25,7 +25,7 @@ func pruneStore(t *testing.T) (st store, kept, orphan string, checkout string) {
 		// Older than the store's index, which git then trusts for it.
 		old := time.Now().Add(time.Duration(i-2) * time.Hour)
 		os.Chtimes(filepath.Join(p.Checkout, "untracked.txt"), old, old)
-		if _, err := Take(context.Background(), state, p, time.Now().Add(time.Duration(i)*time.Second), time.Now().Add(time.Hour), nil); err != nil {
+		if _, err := Take(context.Background(), state, p, time.Now().Add(time.Duration(i)*time.Second), time.Now().Add(time.Hour), nil, false); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -67,7 +67,7 @@ func TestPruneObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Take(context.Background(), filepath.Dir(filepath.Dir(st.dir)), p, time.Now().Add(time.Minute), time.Now().Add(time.Hour), nil); err != nil {
+	if _, err := Take(context.Background(), filepath.Dir(filepath.Dir(st.dir)), p, time.Now().Add(time.Minute), time.Now().Add(time.Hour), nil, false); err != nil {
 		t.Errorf("the snapshot after a prune: %v", err)
 	}
 }
@@ -97,7 +97,7 @@ func BenchmarkPruneObjects(b *testing.B) {
 	now := time.Now()
 	for i := range keep {
 		os.WriteFile(filepath.Join(p.Checkout, "untracked.txt"), []byte(strconv.Itoa(i)), 0o644)
-		if _, err := Take(context.Background(), state, p, now.Add(time.Duration(i)*time.Second), now.Add(time.Hour), nil); err != nil {
+		if _, err := Take(context.Background(), state, p, now.Add(time.Duration(i)*time.Second), now.Add(time.Hour), nil, false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -36,7 +36,7 @@ func TestStatusesJudgeDepsAsTheAudit(t *testing.T) {
 	os.Symlink("../a/lib/f0.js", filepath.Join(nm, ".bin", "a"))
 	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("node_modules/\n"), 0o644)
 	since := after(t, state, p.Checkout)
-	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	began := after(t, state, p.Checkout)

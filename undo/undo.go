@@ -65,6 +65,8 @@ type Snapshot struct {
 	Unknown []string
 	// Pending: the snapshot was not finished (its session ended first).
 	Pending bool
+	// Beside: another session ran in the checkout as its session started.
+	Beside bool
 	// added is how many bytes of files it read (at most what its new
 	// objects take).
 	added int64
@@ -162,7 +164,10 @@ const idLayout = "20060102T150405.000000Z"
 // no longer a directory, is taken out of the snapshot as unknown: its
 // content may be the session's. --undo leaves such a file as it is and
 // names it.
-func Take(ctx context.Context, stateDir string, p instance.Project, now, since time.Time, skip []string) (Snapshot, error) {
+//
+// beside says another session runs in the checkout as this one starts:
+// --undo of this snapshot undoes what that one changes after too.
+func Take(ctx context.Context, stateDir string, p instance.Project, now, since time.Time, skip []string, beside bool) (Snapshot, error) {
 	if p.GitDir == "" {
 		return Snapshot{}, errors.New("not a git repository")
 	}
@@ -175,7 +180,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	// Until the snapshot is written, it stands as pending: a session that
 	// ends first (its supervisor does not wait) leaves no snapshot, and
 	// --undo does not then take an older one for the last.
-	now, err := st.claim(now, "checkout "+p.Checkout+"\nsince "+strconv.FormatInt(since.UnixNano(), 10)+"\n")
+	now, err := st.claim(now, "checkout "+p.Checkout+"\nsince "+strconv.FormatInt(since.UnixNano(), 10)+"\n"+besideLine(beside))
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -289,9 +294,9 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	if err != nil {
 		return Snapshot{}, err
 	}
-	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: tree, Taken: now, Since: since, Unknown: unknown}
+	s := Snapshot{ID: id, Checkout: p.Checkout, Tree: tree, Taken: now, Since: since, Unknown: unknown, Beside: beside}
 	st.keepListing(s, func() []byte { return listingOf(entries, unknown) })
-	record := "checkout " + s.Checkout + "\ntree " + s.Tree + "\nsince " + strconv.FormatInt(since.UnixNano(), 10) + "\nadded " + strconv.FormatInt(added, 10) + "\n"
+	record := "checkout " + s.Checkout + "\ntree " + s.Tree + "\nsince " + strconv.FormatInt(since.UnixNano(), 10) + "\nadded " + strconv.FormatInt(added, 10) + "\n" + besideLine(beside)
 	for _, u := range unknown {
 		record += "unknown " + strconv.Quote(u) + "\n"
 	}
@@ -720,6 +725,15 @@ func firstLine(s string) string {
 	return line
 }
 
+// besideLine is a record's line saying another session ran beside its
+// session.
+func besideLine(beside bool) string {
+	if beside {
+		return "beside\n"
+	}
+	return ""
+}
+
 // List returns the snapshots of checkout in project root, newest first.
 func List(stateDir, root, checkout string) []Snapshot {
 	return storeOf(stateDir, root).list(checkout)
@@ -754,6 +768,8 @@ func (st store) list(checkout string) []Snapshot {
 				}
 			case "added":
 				s.added, _ = strconv.ParseInt(v, 10, 64)
+			case "beside":
+				s.Beside = true
 			}
 		}
 		t, err := time.Parse(idLayout, s.ID)

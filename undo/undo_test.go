@@ -47,7 +47,7 @@ func repo(tb testing.TB, dirs, files int) instance.Project {
 func TestTakePlan(t *testing.T) {
 	p := repo(t, 3, 3)
 	state := t.TempDir()
-	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil)
+	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestTakePlan(t *testing.T) {
 		t.Fatalf("Plan: %+v, %v", changes, err)
 	}
 	for i := range keep + 3 {
-		Take(context.Background(), state, p, time.Now().Add(time.Duration(i+1)*time.Second), time.Now().Add(time.Hour), nil)
+		Take(context.Background(), state, p, time.Now().Add(time.Duration(i+1)*time.Second), time.Now().Add(time.Hour), nil, false)
 	}
 	if n := len(List(state, p.Root, p.Checkout)); n != keep {
 		t.Errorf("%d snapshots kept, want %d", n, keep)
@@ -93,7 +93,7 @@ func TestTakeFirstReadsFiles(t *testing.T) {
 	git("", "update-index", "--cacheinfo", "100644,"+evil+",pkg0/f1.go")
 	git("", "update-index", "--assume-unchanged", "pkg0/f1.go")
 	state := t.TempDir()
-	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil)
+	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestTakeFirstSparseTrackedIgnored(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := Take(ctx, t.TempDir(), p, time.Now(), time.Now().Add(time.Hour), nil); err != nil {
+	if _, err := Take(ctx, t.TempDir(), p, time.Now(), time.Now().Add(time.Hour), nil, false); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -131,7 +131,7 @@ func TestTakeFirstSparseTrackedIgnored(t *testing.T) {
 func TestPlanDoesNotReadOtherSizes(t *testing.T) {
 	p := repo(t, 1, 1)
 	state := t.TempDir()
-	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil)
+	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func BenchmarkTake(b *testing.B) {
 						os.RemoveAll(state)
 						b.StartTimer()
 					}
-					if _, err := Take(context.Background(), state, p, now, now.Add(time.Hour), nil); err != nil {
+					if _, err := Take(context.Background(), state, p, now, now.Add(time.Hour), nil, false); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -194,7 +194,7 @@ func TestTakeLeavesOutWhatChangedSince(t *testing.T) {
 	time.Sleep(20 * time.Millisecond) // past the filesystem clock's tick
 	os.WriteFile(filepath.Join(p.Checkout, "pkg1", "f1.go"), []byte("the session's\n"), 0o644)
 	os.WriteFile(filepath.Join(p.Checkout, "early.txt"), []byte("made by the session\n"), 0o644)
-	s, err := Take(context.Background(), state, p, time.Now(), since, nil)
+	s, err := Take(context.Background(), state, p, time.Now(), since, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestPending(t *testing.T) {
 	if len(got) != 1 || !got[0].Pending || got[0].Tree != "" {
 		t.Fatalf("List: %+v", got)
 	}
-	if _, err := Take(context.Background(), state, p, time.Date(2026, 11, 28, 5, 1, 0, 0, time.UTC), time.Now().Add(time.Hour), nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Date(2026, 11, 28, 5, 1, 0, 0, time.UTC), time.Now().Add(time.Hour), nil, false); err != nil {
 		t.Fatal(err)
 	}
 	if got := List(state, p.Root, p.Checkout); len(got) != 2 || got[0].Pending || !got[1].Pending {
@@ -242,7 +242,7 @@ func TestTakeTogether(t *testing.T) {
 	errs := make(chan error, 8)
 	for range 8 {
 		go func() {
-			_, err := Take(context.Background(), state, p, now, now.Add(time.Hour), nil)
+			_, err := Take(context.Background(), state, p, now, now.Add(time.Hour), nil, false)
 			errs <- err
 		}()
 	}
@@ -264,7 +264,7 @@ func TestTakeTogether(t *testing.T) {
 func TestTakeKeepsStoreFiles(t *testing.T) {
 	p := repo(t, 1, 2)
 	state := t.TempDir()
-	if _, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil, false); err != nil {
 		t.Fatal(err)
 	}
 	st := storeOf(state, p.Root)
@@ -277,7 +277,7 @@ func TestTakeKeepsStoreFiles(t *testing.T) {
 		return fi.Sys().(*syscall.Stat_t).Ino
 	}
 	before := []uint64{inode(files[0]), inode(files[1])}
-	if _, err := Take(context.Background(), state, p, time.Now().Add(time.Second), time.Now().Add(time.Hour), nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now().Add(time.Second), time.Now().Add(time.Hour), nil, false); err != nil {
 		t.Fatal(err)
 	}
 	for i, f := range files {
@@ -286,7 +286,7 @@ func TestTakeKeepsStoreFiles(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(p.GitDir, "info", "exclude"), []byte("*.tmp\n"), 0o644)
-	if _, err := Take(context.Background(), state, p, time.Now().Add(2*time.Second), time.Now().Add(time.Hour), nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now().Add(2*time.Second), time.Now().Add(time.Hour), nil, false); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(files[1]); string(b) != "*.tmp\n" {
@@ -304,7 +304,7 @@ func TestTakeLeavesOutFIFO(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Take(context.Background(), state, p, time.Now(), since, nil); err != nil {
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(p.Checkout, "pkg0", "f1.go")
@@ -312,7 +312,7 @@ func TestTakeLeavesOutFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Take(context.Background(), state, p, time.Now().Add(time.Second), since, nil)
+	s, err := Take(context.Background(), state, p, time.Now().Add(time.Second), since, nil, false)
 	if err != nil {
 		t.Fatalf("the snapshot after a FIFO took the place of a tracked file: %v", err)
 	}
@@ -330,7 +330,7 @@ func TestStoppedSnapshotsPruned(t *testing.T) {
 	stopped, cancel := context.WithCancel(context.Background())
 	cancel()
 	for range keep + 5 {
-		if _, err := Take(stopped, state, p, time.Now(), time.Now(), nil); err == nil {
+		if _, err := Take(stopped, state, p, time.Now(), time.Now(), nil, false); err == nil {
 			t.Fatal("a stopped snapshot was written")
 		}
 	}
@@ -355,7 +355,7 @@ func TestTakeStandInsInNestedRepository(t *testing.T) {
 	skip := []string{filepath.Join(sub, ".git", "config.worktree"), filepath.Join(p.Checkout, ".envrc")}
 	state := t.TempDir()
 	for i := range 2 {
-		if _, err := Take(context.Background(), state, p, time.Now().Add(time.Duration(i)*time.Second), time.Now().Add(time.Hour), skip); err != nil {
+		if _, err := Take(context.Background(), state, p, time.Now().Add(time.Duration(i)*time.Second), time.Now().Add(time.Hour), skip, false); err != nil {
 			t.Fatalf("snapshot %d: %v", i+1, err)
 		}
 	}
