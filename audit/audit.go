@@ -52,7 +52,7 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 
 // gitWalked are the directories of a git directory that hold what git runs
 // or follows: hooks, info/attributes, in-progress rebases' and
-// cherry-picks' todo lists, other git directories (submodules', linked
+// cherry-picks' todo lists and a rebase's autostash, other git directories (submodules', linked
 // worktrees'), the objects, each of which git takes for what its name
 // says (objects.go), the refs that replace an object with another
 // wherever git reads it (refs/replace), and the legacy remote files
@@ -61,13 +61,45 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // resolutions git rerere records (rr-cache), which git replays into the
 // work tree at the next merge that meets the same conflict wherever the
 // directory exists, and git-lfs's objects, which its checkout copies into
-// the work tree by their names as git's own (lfs.go), and the stash
+// the work tree by their names as git's own, and git-annex's, which the
+// links git checks out lead to (lfs.go), and the stash
 // (refs/stash, and its reflog, logs/refs/stash, whose entries git stash
 // pop takes next), which git stash pop writes into the work tree, its
 // untracked and ignored files too, where git status shows none. The
 // other refs, and the reflogs, are named (reflog.go), and so are the
 // reftable tables, which hold them all where the repository says so.
-var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir, "reftable": reftableDir}
+var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "rebase-apply": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir, "annex": lfsDir, "reftable": reftableDir}
+
+// gitData are the files at a git directory's top that git reads as data
+// only, never a command nor anything it writes into the work tree: the
+// branch checked out (git status names it), the index (judged apart,
+// index.go), messages, a description, gc's log, the commits a shallow
+// clone lacks the parents of, a bisect's log (BISECT_START, where git
+// bisect reset returns, is a pseudo-ref), rerere's list of the paths in
+// conflict (it records their resolutions from the work tree), a linked
+// worktree's reason to be kept. Any other file there the session made or
+// changed is a finding: one the host's git acts on by a name the audit
+// did not know passed before (MERGE_AUTOSTASH, a stash every git commit
+// applies, its untracked and ignored files too).
+var gitData = map[string]bool{"HEAD": true, "index": true, "COMMIT_EDITMSG": true, "MERGE_MSG": true, "MERGE_MODE": true, "SQUASH_MSG": true, "TAG_EDITMSG": true, "NOTES_EDITMSG": true, "EDIT_DESCRIPTION": true, "description": true, "gc.log": true, "gc.pid": true, "shallow": true, "MERGE_RR": true, "gitk.cache": true, "locked": true}
+
+// gitDataDirs are the directories at a git directory's top that hold
+// data git never acts on: the cookies of git's file system monitor, what
+// git fsck --lost-found recovers. Any other directory there the walk does
+// not know is judged whole (a git-svn's, a git-crypt's key).
+var gitDataDirs = map[string]bool{"fsmonitor--daemon": true, "lost-found": true}
+
+// isGitData says name is one of gitData, a split index's shared index
+// (judged with the index), a lock (git takes and removes it; one left
+// makes git refuse), or a bisect's state but its start.
+func isGitData(name string) bool {
+	return gitData[name] || strings.HasPrefix(name, "sharedindex.") || strings.HasSuffix(name, ".lock") ||
+		strings.HasPrefix(name, "BISECT_") && !pseudoRefs[name]
+}
+
+// autostash is where a rebase keeps the stash it applies as it ends, or
+// is aborted: its untracked and ignored files too.
+const autostash = "autostash"
 
 // stashRef is the stash's name in refs/ and logs/refs/.
 const stashRef = "stash"
@@ -119,7 +151,7 @@ const (
 	gitDir                  // a git directory
 	hooksDir                // a git directory's hooks: all but *.sample
 	infoDir                 // its info/: attributes, grafts
-	todoDir                 // a rebase's or cherry-pick's todo list
+	todoDir                 // a rebase's or cherry-pick's todo list, a rebase's autostash
 	depsDir                 // installed dependencies: judged by unit (deps.go)
 	gitDataDir              // the rest of a git directory (other refs, logs): only what is no file
 	objectsDir              // a git directory's objects (objects.go)
@@ -127,8 +159,8 @@ const (
 	packDir                 // objects/pack
 	objInfoDir              // objects/info
 	refsDir                 // a git directory's refs: replace refs, the stash, the rest
-	lfsDir                  // a git directory's lfs/: its objects (lfs.go)
-	lfsObjDir               // lfs/objects and its fan-out directories
+	lfsDir                  // a git directory's lfs/ or annex/: its objects (lfs.go)
+	lfsObjDir               // lfs/objects, annex/objects and their directories
 	logsDir                 // a git directory's logs: reflogs (reflog.go)
 	logsRefsDir             // its logs/refs: reflogs, the stash's
 	reflogsDir              // below: reflogs
@@ -630,8 +662,15 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case gitDir:
 		var walked bool
 		sub, walked = gitWalked[name]
-		hostRun = gitRunNames[name] || walked || pseudoRefs[name] && !typ.IsDir()
-		if !walked {
+		hostRun = gitRunNames[name] || walked || !typ.IsDir() && (pseudoRefs[name] || !isGitData(name))
+		switch {
+		case walked:
+		case typ.IsDir() && !gitDataDirs[name]:
+			// A directory git or a tool of its keeps state in, by a
+			// name the audit does not know: what it holds may be
+			// what the host's git writes or follows.
+			hostRun, sub = true, allDir
+		default:
 			sub = gitDataDir
 		}
 	case gitDataDir:
@@ -641,7 +680,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case infoDir:
 		hostRun, descend = name == "attributes" || name == "grafts", false
 	case todoDir:
-		hostRun, descend = name == "git-rebase-todo" || name == "todo", false
+		hostRun, descend = name == "git-rebase-todo" || name == "todo" || name == autostash, false
 	case refsDir:
 		switch {
 		case name == "replace":
@@ -847,7 +886,7 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	if (n.mode == looseDir || n.mode == packDir) && w.objectHolds(n, name, rel, &st) ||
-		n.mode == lfsObjDir && w.lfsObjectHolds(n, name) {
+		n.mode == lfsObjDir && (w.lfsObjectHolds(n, name) || w.annexObjectHolds(n, name)) {
 		return
 	}
 	// A file git reads whole where it opens one that takes less disk
@@ -879,7 +918,7 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	// A todo list runs only its exec lines.
-	if n.mode == todoDir && !execLines(n.fd, name) {
+	if n.mode == todoDir && name != autostash && !execLines(n.fd, name) {
 		return
 	}
 	// A linked worktree of the project's repository: its .git file and the
@@ -1489,7 +1528,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, "logs/**", "reftable/*", "refs/*", toolConfigs))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]
@@ -1583,6 +1622,16 @@ func moveFile(root, rel, to string, budget *int64) error {
 		}
 	}
 	err = untrusted.RenameOut(root, rel, to)
+	if errors.Is(err, unix.EACCES) && filepath.Dir(rel) != "." {
+		// So does a directory that holds it (git-annex makes its
+		// objects' directories read-only; a session, any of its own).
+		dir := filepath.Dir(rel)
+		if d, serr := untrusted.Lstat(root, dir); serr == nil && d.IsDir() && d.Mode().Perm()&0o300 != 0o300 {
+			if untrusted.Chmod(root, dir, d.Mode().Perm()|0o700) == nil {
+				err = untrusted.RenameOut(root, rel, to)
+			}
+		}
+	}
 	if !errors.Is(err, unix.EXDEV) {
 		return err
 	}

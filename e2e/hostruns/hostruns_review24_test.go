@@ -1,0 +1,84 @@
+package hostruns
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview24MergeAutostash: git merge --autostash keeps the stash
+// it made in .git/MERGE_AUTOSTASH, and every git commit after applies it
+// (git stash apply, its untracked and ignored files too), with no merge
+// in progress and nothing in git status before or after. The exit audit
+// judged a git directory's top by the names it knew (HEAD's kin, named;
+// config, moved aside), and passed the rest: the session writes an
+// autostash that holds an ignored build output the project's make takes
+// for up to date. Host-side proof: the host's next git commit and make
+// run run nothing the session wrote.
+func TestReplayReview24MergeAutostash(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/app\n")
+	h.Write(filepath.Join(proj, "app.sh"), "#!/bin/sh\necho built\n")
+	h.Write(filepath.Join(proj, "Makefile"), "run: app\n\t./app\napp: app.sh\n\tcp app.sh app && chmod +x app\n")
+	commitAll(h, proj, "build")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "autostash", `
+		export GIT_INDEX_FILE=/tmp/untracked GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
+		app=$(printf '#!/bin/sh\ntouch `+marker+`\n' | git hash-object -w --stdin)
+		git update-index --add --cacheinfo 100755,$app,app
+		u=$(git commit-tree $(git write-tree) -m 'untracked files on main')
+		i=$(git commit-tree 'HEAD^{tree}' -p HEAD -m 'index on main')
+		git commit-tree 'HEAD^{tree}' -p HEAD -p $i -p $u -m 'autostash' > .git/MERGE_AUTOSTASH
+		unset GIT_INDEX_FILE`)
+	committed, _ := h.Command(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "release").CombinedOutput()
+	ran, _ := h.Command(proj, nil, "make", "run").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's git commit and make run ran what the session's autostash held:\n%s\n%s%s", out, committed, ran)
+	}
+	if !strings.Contains(out, filepath.Join(proj, ".git", "MERGE_AUTOSTASH")) {
+		t.Errorf("the end did not name the autostash the session wrote:\n%s", out)
+	}
+}
+
+// TestReplayReview24AnnexObject: git-annex keeps a file's content in the
+// git directory (.git/annex/objects/<xx>/<yy>/<key>/<key>, the key naming
+// the content's hash) and commits a symlink to it, which the host follows
+// wherever it reads or runs the file; nothing but git annex fsck checks
+// the content against the key. The exit audit walked a git directory's
+// directories by the names it knew (objects, refs, lfs, ...) and passed
+// the rest: the session rewrites the object of the project's annexed
+// script. Host-side proof: git status says nothing, and the host's run of
+// the committed script runs nothing the session wrote.
+func TestReplayReview24AnnexObject(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	content := "#!/bin/sh\necho deployed\n"
+	key := fmt.Sprintf("SHA256E-s%d--%x.sh", len(content), sha256.Sum256([]byte(content)))
+	object := filepath.Join(".git", "annex", "objects", "pX", "3Q", key, key)
+	h.Write(filepath.Join(proj, object), content)
+	h.Run(proj, nil, "chmod", "-R", "a-w", filepath.Join(proj, ".git", "annex", "objects", "pX", "3Q", key))
+	h.Run(proj, nil, "ln", "-s", object, "deploy.sh")
+	commitAll(h, proj, "annexed")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "annexed object", `
+		o=$(readlink deploy.sh)
+		chmod u+w "$(dirname "$o")" "$o"
+		printf '#!/bin/sh\ntouch `+marker+`\n' > "$o"
+		chmod a-w "$o" "$(dirname "$o")"`)
+	ran, _ := h.Command(proj, nil, "sh", "deploy.sh").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's sh deploy.sh ran the annexed object the session rewrote:\n%s\n%s", out, ran)
+	}
+	if !strings.Contains(out, filepath.Join(proj, ".git", "annex", "objects")) {
+		t.Errorf("the end did not name the annexed object the session rewrote:\n%s", out)
+	}
+}
