@@ -82,3 +82,29 @@ func TestReplayReview24AnnexObject(t *testing.T) {
 		t.Errorf("the end did not name the annexed object the session rewrote:\n%s", out)
 	}
 }
+
+// TestReplayReview24VimExrc: Vim with 'exrc' set (a user's choice, as
+// for .exrc, which the registry knew) runs the first of .vimrc, _vimrc
+// and .exrc in the directory it starts in, and gvim .gvimrc or _gvimrc:
+// the host's git commit in the project starts it there. The session
+// writes .vimrc and _vimrc. Host-side proof: the host's vim there runs
+// nothing the session wrote.
+func TestReplayReview24VimExrc(t *testing.T) {
+	harness.RequireTool(t, "vim", "apt-get install vim")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".vimrc"), "set exrc\n")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'call writefile([], "`+marker+`.dot")\n' > .vimrc && printf 'call writefile([], "`+marker+`.under")\n' > _vimrc && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the .vimrc could not be planted:\n%s", out)
+	}
+	for _, what := range []string{"dot", "under"} {
+		ran, _ := h.Command(proj, nil, "vim", "-N", "--not-a-term", "-c", "qa!").CombinedOutput()
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's vim ran the exrc (%s) the session wrote:\n%s\n%q", what, out, ran)
+		}
+		os.Remove(filepath.Join(proj, ".vimrc")) // vim reads the first it finds
+	}
+}
