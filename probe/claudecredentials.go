@@ -239,12 +239,12 @@ var settingsExtensions = []string{".yaml", ".yml", ".json", ".jsonc", ".json5", 
 // loaded 2-core machine (a minified one is a line).
 const settingsFileLimit = 16 << 10
 
-// codeFileLimit bounds what of a script or a source file is read to judge
-// it (credential.InCode, about 9 ms a MiB on a 2-core machine at load
-// 20): a
-// larger one is a bundle no one wrote a token into by hand, shown as it
-// is.
-const codeFileLimit = 256 << 10
+// codeFileLimit bounds what of a script, a source file, or settings or
+// prose over settingsFileLimit is read to judge it (credential.InCode,
+// about 3 ms a MiB on a 2-core machine at load 3): a bundler writes the
+// variables a bundle was built with into it, a token among them, so a
+// bundle is judged too; a larger file is not shown, unjudged.
+const codeFileLimit = 16 << 20
 
 // settingsHoldCredential says the file at path is settings
 // (settingsExtensions, or a name without one) or prose
@@ -252,8 +252,9 @@ const codeFileLimit = 256 << 10
 // source with one no code writes by chance (credential.InCode), or is of
 // a kind not known to hold none. Prose over settingsFileLimit is judged
 // as code is, settings as code is and for a key given a credential
-// (credential.InLargeSettings), up to codeFileLimit; a larger one, or one
-// that cannot be read, is not judged. What is of no known kind (a
+// (credential.InLargeSettings), up to codeFileLimit; a larger one of
+// these kinds is taken to hold one, and one that cannot be read is not
+// judged. What is of no known kind (a
 // Telegram client's .session, Terraform's .tfvars, direnv's .envrc, a
 // backup's .bak) is shown only as text of at most settingsFileLimit
 // judged as settings are: anything may be kept in a file of a kind
@@ -268,7 +269,7 @@ func settingsHoldCredential(path string) bool {
 		judge = credential.InDocument
 	case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext):
 		b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), codeFileLimit)
-		return err == nil && credential.InCode(b)
+		return errors.Is(err, untrusted.ErrTooLarge) || err == nil && credential.InCode(b)
 	case slices.Contains(assetExtensions, ext):
 		return false
 	case ext != "" && !slices.Contains(settingsExtensions, ext):
@@ -286,7 +287,7 @@ func settingsHoldCredential(path string) bool {
 			large = credential.InCode
 		}
 		b, err = untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), codeFileLimit)
-		return err == nil && large(b)
+		return errors.Is(err, untrusted.ErrTooLarge) || err == nil && large(b)
 	}
 	return err == nil && judge(b)
 }

@@ -115,3 +115,39 @@ func TestReplayReview24UsrLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview24SkillLargeFiles: a skill's script or source over
+// 256 KiB was taken for a bundle no one wrote a token into and shown
+// unjudged, and so were settings and prose over it; but a bundler writes
+// into its bundle the variables it was built with (a token among them),
+// and anything fits in a large data file. The attack, from inside: read
+// a plugin's bundled server with a GitHub token built in and a 300 KiB
+// data.json with a webhook's URL. Proof: neither is readable inside and
+// --dry-run names both; a bundle of the same size without one is still
+// shown.
+func TestReplayReview24SkillLargeFiles(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "Review24LargeSecret0123"
+	skill := filepath.Join(h.Home, ".claude", "skills", "server")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: server\ndescription: server\n---\nRun dist/server.js.\n")
+	bundle := strings.Repeat(`function a(e,t){return e.valHooks&&t.propHooks?"mail@example.com":e.bearer_of(t)}`, 3500)
+	h.Write(filepath.Join(skill, "dist", "server.js"), bundle+`var GH="ghp_`+secret+`";`+bundle)
+	h.Write(filepath.Join(skill, "dist", "plain.js"), "/*REVIEW24-BUNDLE*/"+bundle+bundle)
+	h.Write(filepath.Join(skill, "data.json"), `{"rows":[`+strings.Repeat(`{"stage":"build","run":"make all"},`, 9000)+`{"notify":"https://hooks.slack.com/services/T0/B0/`+secret+`"}]}`)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; grep -rlo "+secret+" ~/.claude; head -c 19 ~/.claude/skills/server/dist/plain.js; echo; true")
+	t.Log(out)
+	if strings.Contains(out, "server.js") || strings.Contains(out, "data.json") {
+		t.Errorf("a credential in a skill's large bundle or data file is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "REVIEW24-BUNDLE") {
+		t.Errorf("inside, want the skill's large bundle that holds no credential:\n%s", out)
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{"dist/server.js", "data.json"} {
+		if !strings.Contains(dry, "~/.claude/skills/server/"+f+" (") {
+			t.Errorf("--dry-run does not name ~/.claude/skills/server/%s as left out:\n%s", f, dry)
+		}
+	}
+}
