@@ -18,7 +18,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -206,17 +205,16 @@ type IndexFile struct {
 }
 
 // recordMagic begins what Encode writes.
-const recordMagic = "claudebox record 2\n"
+const recordMagic = "claudebox record 3\n"
 
 // Encode is s as bytes, for Decode: the magic, the length of the rest but
-// its files, that rest, the files.
+// its files, that rest (appendRest), the files.
 func (s *Snapshot) Encode() []byte {
-	var rest bytes.Buffer
-	gob.NewEncoder(&rest).Encode(s)
-	b := make([]byte, 0, len(recordMagic)+8+rest.Len()+16+len(s.files.names)+fileSize*len(s.files.items))
+	rest := s.appendRest(nil)
+	b := make([]byte, 0, len(recordMagic)+8+len(rest)+16+len(s.files.names)+fileSize*len(s.files.items))
 	b = append(b, recordMagic...)
-	b = binary.LittleEndian.AppendUint64(b, uint64(rest.Len()))
-	b = append(b, rest.Bytes()...)
+	b = binary.LittleEndian.AppendUint64(b, uint64(len(rest)))
+	b = append(b, rest...)
 	return s.files.appendTo(b)
 }
 
@@ -227,15 +225,14 @@ func Decode(b []byte) (*Snapshot, error) {
 		return nil, errBadRecord
 	}
 	n := binary.LittleEndian.Uint64(b)
-	var s Snapshot
-	if err := gob.NewDecoder(bytes.NewReader(b[8 : 8+n])).Decode(&s); err != nil {
+	s, err := decodeRest(b[8 : 8+n])
+	if err != nil {
 		return nil, err
 	}
-	var err error
 	if s.files, err = decodeFiles(b[8+n:]); err != nil {
 		return nil, err
 	}
-	return &s, nil
+	return s, nil
 }
 
 // Take records what the host obeys under root as it stands, for the audit

@@ -2,9 +2,11 @@ package audit
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"iter"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -236,4 +238,139 @@ func decodeFiles(b []byte) (files, error) {
 		fs.items[i] = f
 	}
 	return fs, nil
+}
+
+// appendRest appends to b what a record holds beside its files, field by
+// field: counts, numbers and the lengths of strings as varints, each map
+// in the order of its keys (so that one record is always the same bytes).
+func (s *Snapshot) appendRest(b []byte) []byte {
+	num := func(v uint64) { b = binary.AppendUvarint(b, v) }
+	str := func(v string) {
+		num(uint64(len(v)))
+		b = append(b, v...)
+	}
+	num(uint64(len(s.Index)))
+	for _, dir := range slices.Sorted(maps.Keys(s.Index)) {
+		str(dir)
+		entries := s.Index[dir]
+		num(uint64(len(entries)))
+		for _, name := range slices.Sorted(maps.Keys(entries)) {
+			str(name)
+			b = append(b, entries[name])
+		}
+	}
+	num(uint64(len(s.IndexFiles)))
+	for _, dir := range slices.Sorted(maps.Keys(s.IndexFiles)) {
+		f := s.IndexFiles[dir]
+		str(dir)
+		num(f.Ino)
+		num(uint64(f.Size))
+		num(uint64(f.Ctime))
+	}
+	summed := func(rel string, f PackFile) {
+		str(rel)
+		num(f.Ino)
+		num(uint64(f.Size))
+		num(uint64(f.Ctime))
+		b = append(b, f.Sum[:]...)
+	}
+	num(uint64(len(s.Packs)))
+	for _, rel := range slices.Sorted(maps.Keys(s.Packs)) {
+		summed(rel, s.Packs[rel])
+	}
+	num(uint64(len(s.Reflogs)))
+	for _, rel := range slices.Sorted(maps.Keys(s.Reflogs)) {
+		summed(rel, PackFile(s.Reflogs[rel]))
+	}
+	num(uint64(len(s.Obeyed)))
+	for _, name := range s.Obeyed {
+		str(name)
+	}
+	str(s.Root)
+	num(s.Dev)
+	return append(b, s.Rules[:]...)
+}
+
+// recordReader reads what appendRest wrote; a read past the end, or a
+// count larger than what is left could hold, makes it bad.
+type recordReader struct {
+	b   []byte
+	bad bool
+}
+
+func (r *recordReader) num() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.b, r.bad = nil, true
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+// count is a count of entries, each of at least one byte.
+func (r *recordReader) count() int {
+	n := r.num()
+	if n > uint64(len(r.b)) {
+		r.b, r.bad = nil, true
+		return 0
+	}
+	return int(n)
+}
+
+func (r *recordReader) bytes(n uint64) []byte {
+	if n > uint64(len(r.b)) {
+		r.b, r.bad = nil, true
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *recordReader) str() string { return string(r.bytes(r.num())) }
+
+// decodeRest reads what appendRest wrote, the whole of b.
+func decodeRest(b []byte) (*Snapshot, error) {
+	r := &recordReader{b: b}
+	s := &Snapshot{Index: map[string]map[string]uint8{}, IndexFiles: map[string]IndexFile{}, Packs: map[string]PackFile{}, Reflogs: map[string]Reflog{}}
+	for range r.count() {
+		dir := r.str()
+		entries := map[string]uint8{}
+		for range r.count() {
+			name := r.str()
+			if flags := r.bytes(1); len(flags) == 1 {
+				entries[name] = flags[0]
+			}
+		}
+		s.Index[dir] = entries
+	}
+	for range r.count() {
+		dir := r.str()
+		s.IndexFiles[dir] = IndexFile{Ino: r.num(), Size: int64(r.num()), Ctime: int64(r.num())}
+	}
+	for _, summed := range []func(string, PackFile){
+		func(rel string, f PackFile) { s.Packs[rel] = f },
+		func(rel string, f PackFile) { s.Reflogs[rel] = Reflog(f) },
+	} {
+		for range r.count() {
+			rel := r.str()
+			f := PackFile{Ino: r.num(), Size: int64(r.num()), Ctime: int64(r.num())}
+			copy(f.Sum[:], r.bytes(sha256.Size))
+			summed(rel, f)
+		}
+	}
+	if n := r.count(); n > 0 {
+		s.Obeyed = make([]string, n)
+		for i := range s.Obeyed {
+			s.Obeyed[i] = r.str()
+		}
+	}
+	s.Root = r.str()
+	s.Dev = r.num()
+	copy(s.Rules[:], r.bytes(sha256.Size))
+	if r.bad || len(r.b) > 0 {
+		return nil, errBadRecord
+	}
+	return s, nil
 }

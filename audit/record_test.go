@@ -1,11 +1,13 @@
 package audit
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -114,5 +116,34 @@ func TestTakeBoundCountsBase(t *testing.T) {
 	}
 	if _, ok := r.files.listing(filepath.Join("a", "d0", "b")); ok {
 		t.Error("the record went on past its bound")
+	}
+}
+
+// TestRecordRoundTrip: a record holding every field decodes to itself,
+// and one cut short anywhere, or with a byte added, does not decode.
+func TestRecordRoundTrip(t *testing.T) {
+	r := Take(t.TempDir(), time.Now(), []string{".env", ".envrc"}, nil)
+	r.Index["/p/.git"] = map[string]uint8{"a": 1, "b/c": 2}
+	r.Index["/q/.git"] = map[string]uint8{}
+	r.IndexFiles["/p/.git"] = IndexFile{Ino: 7, Size: 1 << 40, Ctime: -3}
+	r.Packs["objects/pack/x.pack"] = PackFile{Ino: 9, Size: 12, Ctime: 1e18, Sum: [32]byte{1, 2, 3}}
+	r.Reflogs["logs/HEAD"] = Reflog{Ino: 11, Size: 0, Ctime: 5, Sum: [32]byte{31: 9}}
+	r.Dev = 1<<64 - 1
+	b := r.Encode()
+	decoded, err := Decode(b)
+	if err != nil || !reflect.DeepEqual(decoded, r) {
+		t.Fatalf("the record decoded is not the one encoded: %v\n%+v\n%+v", err, decoded, r)
+	}
+	fields, files := b[len(recordMagic)+8:len(recordMagic)+8+len(r.appendRest(nil))], b[len(recordMagic)+8+len(r.appendRest(nil)):]
+	record := func(fields []byte) []byte {
+		return slices.Concat([]byte(recordMagic), binary.LittleEndian.AppendUint64(nil, uint64(len(fields))), fields, files)
+	}
+	for n := range len(fields) {
+		if _, err := Decode(record(fields[:n])); err == nil {
+			t.Fatalf("a record whose fields end after %d of %d bytes decodes", n, len(fields))
+		}
+	}
+	if _, err := Decode(record(slices.Concat(fields, []byte{0}))); err == nil {
+		t.Error("a record with a byte after its fields decodes")
 	}
 }
