@@ -91,3 +91,43 @@ func TestFirstDayUndoBesideAnotherSession(t *testing.T) {
 		t.Errorf("--undo --list does not mark the snapshot:\n%s", list)
 	}
 }
+
+// TestFirstDayContinueAfterHostClaude: a user who worked with claude in a
+// project types claudebox -c there: claude inside began a new
+// conversation (-p) or said only "No conversation found to continue", as
+// the sandbox keeps its own history. The end says the host's
+// conversations stay on the host and how to bring them in by hand (what
+// they hold becomes readable inside: the user's choice, never made for
+// them); the hint's command works, and then says nothing more.
+func TestFirstDayContinueAfterHostClaude(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "hostconv")
+	h.GitRepo(proj)
+	const key = "sk-ant-test-key-hostconv-0123456789abcd"
+	h.Onboarded(key, proj)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-hostconv")
+	h.Run(proj, api.Env(key), "claude", "-p", "YESTERDAY-ON-THE-HOST")
+	run := func() string {
+		var stderr strings.Builder
+		cmd := h.Command(proj, api.Env(key), "claudebox", "-c", "-p", "go on")
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("claudebox -c: %v\n%s", err, stderr.String())
+		}
+		return stderr.String()
+	}
+	out := run()
+	const note = "claudebox: claude's conversations in this folder on the host (1) are not the sandbox's"
+	_, copyIn, found := strings.Cut(out, "where what they hold becomes readable, copy them in: ")
+	if !strings.Contains(out, note) || !found {
+		t.Fatalf("claudebox -c after claude on the host does not say where the conversation is:\n%s", out)
+	}
+	h.Run(proj, nil, "sh", "-c", strings.TrimSpace(copyIn))
+	if out := run(); strings.Contains(out, note) {
+		t.Errorf("the note again once the conversation was brought in:\n%s", out)
+	}
+	if bodies := api.Bodies(); !strings.Contains(bodies[len(bodies)-1], "YESTERDAY-ON-THE-HOST") {
+		t.Errorf("claudebox -c did not continue the conversation brought in")
+	}
+}

@@ -172,6 +172,7 @@ func (s *Session) supervise() error {
 	s.sayLimitsReached(run.group, err)
 	s.sayLogout()
 	s.sayResume(began, transcripts)
+	s.sayHostConversations(transcripts)
 	if ended != nil {
 		return ended
 	}
