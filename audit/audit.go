@@ -350,6 +350,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	w.newlyIgnored(w.ignores)
 	w.makeIncluded(w.makefiles)
 	w.envrcSourced()
+	w.gemfileNamed()
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
 	slices.Sort(w.report.Found)
 	return w.report
@@ -395,6 +396,9 @@ type walker struct {
 	// envrcs are the project's .envrc files below its top, whose
 	// sources are judged at the end (envrc.go).
 	envrcs []string
+	// gemfiles are the project's Gemfiles below its top, whose named
+	// files are judged at the end (gemfile.go).
+	gemfiles []string
 	// objects is what the walk's checks of objects share (at the end).
 	objects *objects
 	// walked gives the statuses a walk beside this one read (ScanWalked).
@@ -443,6 +447,7 @@ func (w *walker) merge(f *walker) {
 	w.ignores = append(w.ignores, f.ignores...)
 	w.makefiles = append(w.makefiles, f.makefiles...)
 	w.envrcs = append(w.envrcs, f.envrcs...)
+	w.gemfiles = append(w.gemfiles, f.gemfiles...)
 	if w.take != nil {
 		maps.Copy(w.take.Index, f.take.Index)
 		maps.Copy(w.take.IndexFiles, f.take.IndexFiles)
@@ -712,6 +717,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		sub, hostRun, walked = objectsEntry(n.mode, name)
 		descend = descend && walked
 	default:
+		if w.take == nil && typ.IsRegular() && n.rel != "" && gemfiles[name] {
+			w.gemfiles = append(w.gemfiles, rel)
+		}
 		switch {
 		case depsDirs[name] || w.buildDir(n, name):
 			// Anything else by that name (a link to what the session
@@ -1525,7 +1533,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

@@ -52,14 +52,21 @@ func (w *walker) envrcSourced() {
 		if !whole {
 			w.notExamined(w.abs(rel), fmt.Sprintf("all it names: the audit looks up %d of its words at most", maxEnvrcNames))
 		}
-		for _, name := range names {
-			name = filepath.Join(filepath.Dir(rel), name)
-			if !filepath.IsLocal(name) {
-				continue
-			}
-			if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) && !w.tracked(name) {
-				w.found(name)
-			}
+		w.judgeNamed(rel, names)
+	}
+}
+
+// judgeNamed judges the files names, from the directory of the file at
+// rel that names them: each the session made or changed that git does
+// not track is a finding.
+func (w *walker) judgeNamed(rel string, names []string) {
+	for _, name := range names {
+		name = filepath.Join(filepath.Dir(rel), name)
+		if !filepath.IsLocal(name) {
+			continue
+		}
+		if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) && !w.tracked(name) {
+			w.found(name)
 		}
 	}
 }

@@ -108,3 +108,27 @@ func TestReplayReview24VimExrc(t *testing.T) {
 		os.Remove(filepath.Join(proj, ".vimrc")) // vim reads the first it finds
 	}
 }
+
+// TestReplayReview24GemfileLocal: Bundler evaluates the Gemfile as Ruby at
+// every bundle exec, check and install, and many a Gemfile evaluates a
+// developer's own beside it, which git ignores (rubocop's: local =
+// File.expand_path("Gemfile.local", __dir__); eval_gemfile local if
+// File.exist?(local)). The exit audit judged an ignored file by its mode,
+// its #! and its extension, and .local is none: the session writes one.
+// Host-side proof: git status says nothing, and the host's bundle check
+// runs nothing the session wrote.
+func TestReplayReview24GemfileLocal(t *testing.T) {
+	harness.RequireTool(t, "bundle", "apt-get install ruby-bundler")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "Gemfile"), "source \"https://rubygems.org\"\nlocal = File.expand_path(\"Gemfile.local\", __dir__)\neval_gemfile local if File.exist?(local)\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "/Gemfile.local\n/Gemfile.lock\n")
+	commitAll(h, proj, "gems")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "local Gemfile", `printf 'File.write("`+marker+`", "")\n' > Gemfile.local`)
+	ran, _ := h.Command(proj, nil, "bundle", "check").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's bundle check ran the Gemfile.local the session wrote:\n%s\n%s", out, ran)
+	}
+}
