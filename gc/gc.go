@@ -20,6 +20,7 @@ import (
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/transcript"
+	"github.com/claudebox/claudebox/undo"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -347,6 +348,7 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 		if inst.State != Gone {
 			if !dryRun && !inst.InUse {
 				instance.SweepIdle(inst.Dir, inst.Root)
+				undo.Forget(filepath.Dir(projects), inst.Root, goneCheckouts(filepath.Dir(projects), inst, mounts))
 			}
 			sum.Kept++
 			continue
@@ -367,6 +369,22 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 		report(Event{inst, "remove"})
 	}
 	return sum, nil
+}
+
+// goneCheckouts are the checkouts of inst's project, other than its root,
+// that the undo store keeps snapshots of and that are gone, as a root is
+// (a worktree removed).
+func goneCheckouts(stateDir string, inst Instance, mounts Mounts) []string {
+	var gone []string
+	for _, c := range undo.Checkouts(stateDir, inst.Root) {
+		if c == inst.Root {
+			continue
+		}
+		if _, err := os.Lstat(c); (errors.Is(err, fs.ErrNotExist) || errors.Is(err, unix.ENOTDIR)) && !mounts.unmounted(c) {
+			gone = append(gone, c)
+		}
+	}
+	return gone
 }
 
 // remove deletes an instance while holding its lock, so no session can

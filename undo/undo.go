@@ -242,7 +242,8 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	for _, rel := range leftOut {
 		specs += ":(top,literal,exclude)" + rel + "\x00"
 	}
-	if _, err := st.git(ctx, p.Checkout, work, strings.NewReader(specs), "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+	hashed, err := st.git(ctx, p.Checkout, work, strings.NewReader(specs), "add", "-A", "--verbose", "--pathspec-from-file=-", "--pathspec-file-nul")
+	if err != nil {
 		return Snapshot{}, err
 	}
 	if first {
@@ -283,8 +284,15 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	unchanged := len(unknown) == 0 && known != "" && st.hasObject(known) && sameStatus(work, &copied)
 	if unchanged {
 		tree = known
-	} else if tree, err = st.git(ctx, p.Checkout, work, nil, "write-tree"); err != nil {
-		return Snapshot{}, err
+	} else {
+		common := p.CommonDir
+		if common == "" {
+			common = p.GitDir
+		}
+		added += st.keepLoose(ctx, filepath.Join(common, "objects"), entries, hashed, st.room())
+		if tree, err = st.git(ctx, p.Checkout, work, nil, "write-tree"); err != nil {
+			return Snapshot{}, err
+		}
 	}
 	tree = strings.TrimSpace(tree)
 	// What was taken out is read again next time.
