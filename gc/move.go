@@ -16,6 +16,7 @@ import (
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/transcript"
+	"github.com/claudebox/claudebox/undo"
 	"github.com/claudebox/claudebox/untrusted"
 	"golang.org/x/sys/unix"
 )
@@ -96,7 +97,7 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 	}
 	defer unlock()
 	// Its records stay under the old hash, where no one would look again,
-	// but for the inbox's (below).
+	// but for the inbox's and the undo store (below).
 	instance.RemovePlaceholders(oldDir)
 	_, err = os.Lstat(newDir)
 	switch {
@@ -128,7 +129,13 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 		return res, err
 	}
 	if exists {
+		if err := undo.Move(stateDir, oldRoot, newRoot); err != nil {
+			return res, err
+		}
 		res.conflicts, err = mergeInto(projects, oldHash, newHash)
+		return res, err
+	}
+	if err := undo.Move(stateDir, oldRoot, newRoot); err != nil {
 		return res, err
 	}
 	if err := untrusted.Rename(projects, oldHash, newHash); err != nil {

@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Checkouts are the checkouts the undo store of project root keeps
@@ -60,4 +62,51 @@ func Forget(stateDir, root string, checkouts []string) {
 	} else {
 		st.pruneSome(context.Background(), dropped)
 	}
+}
+
+// Move carries the undo store of the project at oldRoot to newRoot, where
+// --move took its instance: its snapshots of the main checkout then name
+// the new one, and its objects are read through the project's at its new
+// place. Left under the old hash, no --undo found them, and nothing ever
+// removed them. Where newRoot has a store already (--merge), the old one
+// goes. It can be run again after an interruption.
+func Move(stateDir, oldRoot, newRoot string) error {
+	records := filepath.Join(stateDir, instance.UndoRecords)
+	oldHash, newHash := instance.Hash(oldRoot), instance.Hash(newRoot)
+	if _, err := os.Lstat(filepath.Join(records, oldHash)); err == nil {
+		if _, err := os.Lstat(filepath.Join(records, newHash)); err == nil {
+			return untrusted.RemoveAll(records, oldHash)
+		}
+		if err := untrusted.Rename(records, oldHash, newHash); err != nil {
+			return err
+		}
+	}
+	st := storeOf(stateDir, newRoot)
+	for _, kind := range []string{"*.snapshot", "*.pending"} {
+		names, _ := filepath.Glob(filepath.Join(st.dir, kind))
+		for _, n := range names {
+			data, err := os.ReadFile(n)
+			if err != nil {
+				continue
+			}
+			if moved := bytes.Replace(data, []byte("checkout "+oldRoot+"\n"), []byte("checkout "+newRoot+"\n"), 1); !bytes.Equal(moved, data) {
+				if err := writeRecord(n, moved); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	// The index of the old path, and its record of changes, name what no
+	// launch reads again.
+	for _, name := range []string{oldHash + ".index", oldHash + ".index.tree", changesName(oldRoot)} {
+		os.Remove(filepath.Join(st.dir, name))
+	}
+	alternates := filepath.Join(st.gitDir, "objects", "info", "alternates")
+	if b, err := os.ReadFile(alternates); err == nil {
+		dir := strings.TrimSpace(string(b))
+		if rel, err := filepath.Rel(oldRoot, dir); err == nil && filepath.IsLocal(rel) {
+			return writeRecord(alternates, []byte(filepath.Join(newRoot, rel)+"\n"))
+		}
+	}
+	return nil
 }

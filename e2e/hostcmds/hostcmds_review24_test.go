@@ -31,12 +31,7 @@ func TestReplayReview24UndoStagedWork(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(proj, object)); err != nil {
 		t.Fatalf("the staged content is not a loose object: %v", err)
 	}
-	s := h.Command(proj, nil, "claudebox", "--shell", "-c", "while [ ! -e go ]; do sleep 0.05; done; rm -f go "+object+"; echo the session > README")
-	harness.Must(t, s.Start())
-	defer s.Process.Kill()
-	h.WaitSnapshot()
-	h.Write(filepath.Join(proj, "go"), "")
-	harness.Must(t, s.Wait())
+	afterSnapshot(h, proj, "rm -f "+object+"; echo the session > README")
 	if _, err := os.Stat(filepath.Join(proj, object)); err == nil {
 		t.Fatal("the session could not remove the object")
 	}
@@ -82,6 +77,47 @@ func TestReplayReview24GoneWorktreeSnapshots(t *testing.T) {
 			t.Errorf("the store keeps %s, the removed worktree's", r.Name())
 		}
 	}
+}
+
+// TestReplayReview24MovedProjectUndo: --move re-keys a project's
+// instance and caches to its new root, and left its other records under
+// the old hash, "where no one would look again": the undo store among
+// them, with every file its snapshots alone held. --undo at the new place
+// found no snapshot (the user moved the repository, then wanted the last
+// session undone), and nothing, --gc included, ever removed the old
+// store. Host-side proof: after --move, --undo puts back what the session
+// changed, and no store stays under the old hash.
+func TestReplayReview24MovedProjectUndo(t *testing.T) {
+	h := harness.NewHost(t)
+	old := filepath.Join(h.Home, "proj")
+	h.GitRepo(old)
+	const notes = "the user's notes\n"
+	h.Write(filepath.Join(old, "notes.txt"), notes)
+	afterSnapshot(h, old, "echo the session > notes.txt")
+	moved := filepath.Join(h.Home, "work", "proj")
+	harness.Must(t, os.MkdirAll(filepath.Dir(moved), 0o755))
+	harness.Must(t, os.Rename(old, moved))
+	h.Chown()
+	h.Run(moved, nil, "claudebox", "--move", old)
+	out, err := h.Bounded(moved, "--undo", "-y")
+	if b, _ := os.ReadFile(filepath.Join(moved, "notes.txt")); string(b) != notes {
+		t.Errorf("--undo after --move did not undo the last session: notes.txt holds %q\n%v\n%s", b, err, out)
+	}
+	if _, err := os.Lstat(filepath.Join(h.Home, ".claudebox", instance.UndoRecords, instance.Hash(old))); err == nil {
+		t.Error("the undo store stays under the old root's hash")
+	}
+}
+
+// afterSnapshot runs script in a session of dir once its undo snapshot
+// is written.
+func afterSnapshot(h *harness.Host, dir, script string) {
+	h.T.Helper()
+	s := h.Command(dir, nil, "claudebox", "--shell", "-c", "while [ ! -e go ]; do sleep 0.05; done; rm -f go; "+script)
+	harness.Must(h.T, s.Start())
+	defer s.Process.Kill()
+	h.WaitSnapshot()
+	h.Write(filepath.Join(dir, "go"), "")
+	harness.Must(h.T, s.Wait())
 }
 
 // large counts the objects over 4 MiB in an undo store.
