@@ -18,8 +18,8 @@ import (
 // removing it and writing the file left --undo with nothing to restore,
 // and the user's staged work, of which no other copy exists, was lost.
 // So a snapshot copies into the store each loose object of the project's
-// that it names; a packed one is the project's history, which --undo
-// does not keep.
+// that a file it hashed names; a packed one is the project's history,
+// which --undo does not keep.
 
 // keepLoose copies into the store each loose object of objects (the
 // project's) that entries name at the paths git add just wrote (its

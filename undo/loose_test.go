@@ -26,7 +26,7 @@ func TestTakeKeepsLooseObjects(t *testing.T) {
 		out, _ = exec.Command("git", "-C", p.Checkout, "rev-parse", ":pkg0/f1.go").Output()
 		oid := strings.TrimSpace(string(out))
 		state := t.TempDir()
-		s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil)
+		s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil, false)
 		if err != nil {
 			t.Fatal(err)
 		}
