@@ -37,7 +37,7 @@ func (s *Session) takeUndo() {
 	// Read before this session holds the checkout.
 	beside := instance.CheckoutInUse(instance.Dir(s.stateDir, s.plan.Project.Root), s.plan.Project.Checkout)
 	ctx, cancel := context.WithCancel(context.Background())
-	gate := undo.NewListGate()
+	gate := undo.NewListGate(func() (time.Time, error) { return undo.Mark(s.stateDir, s.plan.Project.Root) })
 	ctx = undo.WithListGate(ctx, gate)
 	s.undo = &undoTaking{stop: cancel, done: make(chan struct{}), listed: gate}
 	go func() {
@@ -59,8 +59,12 @@ type undoTaking struct {
 }
 
 // ignoredListBound bounds how long a sandbox's start waits for its
-// snapshot's list of ignored files (100,000 took 0.4 s).
-const ignoredListBound = 5 * time.Second
+// snapshot's list of ignored files: a small checkout's takes a few
+// milliseconds; a large one's (60,000 files: a tenth of a second,
+// 1,000,000: seconds) goes on while the sandbox runs, and is kept if
+// nothing it depends on changed from the sandbox's start on (the
+// snapshot reads each directory's status again to tell).
+const ignoredListBound = 20 * time.Millisecond
 
 // waitListed holds the sandbox's start until the snapshot has listed the
 // checkout's ignored files, for at most ignoredListBound (see

@@ -464,7 +464,7 @@ const stallEvery = 100 * time.Millisecond
 // listed for lookAfter and stalled (a git still reading a large tree on a
 // loaded machine is not read after a second time beside it), and once
 // found git is stopped, no list is kept, and the error names it.
-func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate *ListGate) error {
+func (st store) listIgnored(ctx context.Context, checkout, common, work, id string, gate *ListGate) error {
 	var running atomic.Int64
 	listing, stopListing := context.WithCancel(context.WithValue(ctx, gitStartedKey{}, &running))
 	defer stopListing()
@@ -497,8 +497,9 @@ func (st store) listIgnored(ctx context.Context, checkout, work, id string, gate
 	if list.full {
 		head = "limited"
 	}
-	// A late list is none, cut or not.
-	if gate.isLate() {
+	// A late list is none, cut or not, unless nothing the sandbox could
+	// have done since it was let go shows.
+	if from, late := gate.lateSince(); late && (from.IsZero() || !listSettled(ctx, checkout, common, from)) {
 		head = "late"
 	}
 	return writeRecord(filepath.Join(st.dir, id+".ignored"), append([]byte(head+"\n"), list.b.Bytes()...))

@@ -469,7 +469,7 @@ func TestTakeWaitingIgnore(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer os.Remove(fifo)
-			gate := NewListGate()
+			gate := NewListGate(nil)
 			done := make(chan error, 1)
 			go func() {
 				_, err := Take(WithListGate(context.Background(), gate), state, p, time.Now(), time.Now(), nil, false)
@@ -550,7 +550,7 @@ func BenchmarkListIgnored(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if err := st.listIgnored(context.Background(), p.Checkout, filepath.Join(st.dir, "index"), "id", nil); err != nil {
+		if err := st.listIgnored(context.Background(), p.Checkout, p.GitDir, filepath.Join(st.dir, "index"), "id", nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,39 +11,74 @@ import (
 )
 
 // TestListGateLate: a list of ignored files taken after the sandbox's
-// start stopped waiting for it is none (the record says so). One taken in
-// time lets the sandbox start. Either way each ignored file the host runs
-// that the session wrote, made or changed, is a finding.
+// start stopped waiting for it is the start's only where nothing the
+// sandbox could have done since shows: a name moved away and put back in
+// a directory (the list would lack it, and the exit take the file for
+// made), a .gitignore or the repository's info/exclude rewritten in place
+// (git would list by the session's rules); else it is none (the record
+// says so). One taken in time lets the sandbox start. Either way each
+// ignored file the host runs that the session wrote, made or changed, is
+// a finding.
 func TestListGateLate(t *testing.T) {
-	for _, late := range []bool{false, true} {
-		p := repo(t, 1, 1)
-		state := t.TempDir()
-		os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("ign/\n"), 0o644)
-		os.Mkdir(filepath.Join(p.Checkout, "ign"), 0o755)
-		since := after(t, state, p.Checkout)
-		gate := NewListGate()
-		if late {
-			gate.Wait(0)
-		}
-		if _, err := Take(WithListGate(context.Background(), gate), state, p, time.Now(), since, nil, false); err != nil {
-			t.Fatal(err)
-		}
-		gate.Wait(time.Minute) // open: returns at once
-		began := after(t, state, p.Checkout)
-		tool := filepath.Join(p.Checkout, "ign", "tool")
-		if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		c, err := RecordChanges(state, p, began, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Contains(c.HostRun, tool) {
-			t.Errorf("list taken late %v: the made ign/tool is no finding (%q)", late, c.HostRun)
-		}
-		none := slices.ContainsFunc(c.Incomplete, func(s string) bool { return strings.HasPrefix(s, "the start listed no ignored files") })
-		if none != late {
-			t.Errorf("list taken late %v: the record says it is none: %v (%q)", late, none, c.Incomplete)
-		}
+	for _, c := range []struct {
+		name     string
+		late     bool
+		meantime func(checkout string)
+		none     bool
+	}{
+		{name: "in time"},
+		{name: "late, nothing changed", late: true},
+		{name: "late, moved away and back", late: true, none: true, meantime: func(checkout string) {
+			os.Rename(filepath.Join(checkout, "ign", "activate"), filepath.Join(checkout, "activate"))
+			os.Rename(filepath.Join(checkout, "activate"), filepath.Join(checkout, "ign", "activate"))
+		}},
+		{name: "late, .gitignore rewritten", late: true, none: true, meantime: func(checkout string) {
+			os.WriteFile(filepath.Join(checkout, ".gitignore"), []byte("ign/\n"), 0o644)
+		}},
+		{name: "late, a nested .gitignore rewritten", late: true, none: true, meantime: func(checkout string) {
+			os.WriteFile(filepath.Join(checkout, "pkg0", ".gitignore"), []byte("*.o\n"), 0o644)
+		}},
+		{name: "late, info/exclude rewritten", late: true, none: true, meantime: func(checkout string) {
+			os.WriteFile(filepath.Join(checkout, ".git", "info", "exclude"), []byte("pkg0/\n"), 0o644)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := repo(t, 1, 1)
+			state := t.TempDir()
+			os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("ign/\n"), 0o644)
+			os.WriteFile(filepath.Join(p.Checkout, "pkg0", ".gitignore"), []byte("*.o\n"), 0o644)
+			os.Mkdir(filepath.Join(p.Checkout, "ign"), 0o755)
+			os.WriteFile(filepath.Join(p.Checkout, "ign", "activate"), []byte("export A=1\n"), 0o644)
+			since := after(t, state, p.Checkout)
+			// The sandbox is let go once every status above is older than
+			// the filesystem's clock.
+			gate := NewListGate(func() (time.Time, error) { return after(t, state, p.Checkout), nil })
+			if c.late {
+				gate.Wait(0)
+			}
+			if c.meantime != nil {
+				c.meantime(p.Checkout)
+			}
+			if _, err := Take(WithListGate(context.Background(), gate), state, p, time.Now(), since, nil, false); err != nil {
+				t.Fatal(err)
+			}
+			gate.Wait(time.Minute) // open: returns at once
+			began := after(t, state, p.Checkout)
+			tool := filepath.Join(p.Checkout, "ign", "tool")
+			if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			r, err := RecordChanges(state, p, began, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(r.HostRun, tool) {
+				t.Errorf("the made ign/tool is no finding (%q)", r.HostRun)
+			}
+			none := slices.ContainsFunc(r.Incomplete, func(s string) bool { return strings.HasPrefix(s, "the start listed no ignored files") })
+			if none != c.none {
+				t.Errorf("the record says the start's list is none: %v, want %v (%q)", none, c.none, r.Incomplete)
+			}
+		})
 	}
 }

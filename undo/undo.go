@@ -221,7 +221,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	// --changes names no removed ignored file, and takes each ignored file
 	// the host runs that the session wrote for a finding.
 	// git add would wait as long on a .gitignore that is a FIFO.
-	if err, waiting := st.listIgnored(ctx, p.Checkout, work, id, gate).(waitingError); waiting {
+	if err, waiting := st.listIgnored(ctx, p.Checkout, commonOf(p), work, id, gate).(waitingError); waiting {
 		return Snapshot{}, err
 	}
 	gate.open()
@@ -611,10 +611,7 @@ func (st store) init(p instance.Project) error {
 	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
 		return err
 	}
-	common := p.CommonDir
-	if common == "" {
-		common = p.GitDir
-	}
+	common := commonOf(p)
 	if _, err := os.Stat(filepath.Join(st.gitDir, "HEAD")); err != nil {
 		// The project's object format, read from its config as git reads
 		// it: git run in the checkout would open its HEAD, which a session
@@ -637,6 +634,14 @@ func (st store) init(p instance.Project) error {
 	exclude, _ := untrusted.ReadFile(filepath.Join(common, "info"), "exclude", 1<<20)
 	os.MkdirAll(filepath.Join(st.gitDir, "info"), 0o700)
 	return writeChanged(filepath.Join(st.gitDir, "info", "exclude"), exclude)
+}
+
+// commonOf is the git directory p's worktrees share.
+func commonOf(p instance.Project) string {
+	if p.CommonDir != "" {
+		return p.CommonDir
+	}
+	return p.GitDir
 }
 
 // writeChanged writes one of the store's files, where it does not hold
