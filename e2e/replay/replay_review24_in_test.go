@@ -151,3 +151,37 @@ func TestReplayReview24SkillLargeFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview24ShortPasswordsAssigned: a command or a script was
+// taken to hold a credential given to a name only where it was 16 token
+// characters or more, and a password is often shorter: a hook's
+// `PGPASSWORD=hunter2 psql …`, a git alias's `!MYSQL_PWD…`, a script of
+// ~/bin exporting DEPLOY_PASSWORD crossed. The attack, from inside: read
+// them. Proof: none is readable inside; a hook, an alias and a program
+// that give a variable's value still are.
+func TestReplayReview24ShortPasswordsAssigned(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "hunter2R24"
+	h.Write(filepath.Join(h.Home, ".claude", "settings.json"), `{"hooks":{"Stop":[{"hooks":[
+		{"type":"command","command":"PGPASSWORD=`+secret+` psql -h db -c 'insert into runs values (1)'"},
+		{"type":"command","command":"echo REVIEW24-HOOK; PGPASSWORD=$DB_PASSWORD psql -h db"}]}]}}`)
+	h.Write(filepath.Join(h.Home, ".gitconfig"), "[alias]\n\tdbdump = \"!PGPASSWORD="+secret+" pg_dump -h db app\"\n\tlg = log --oneline # REVIEW24-ALIAS\n")
+	bin := filepath.Join(h.Home, "bin")
+	h.Write(filepath.Join(bin, "deploy"), "#!/bin/sh\nexport DEPLOY_PASSWORD="+secret+"\nexec ./release\n")
+	h.Write(filepath.Join(bin, "build"), "#!/bin/sh\necho REVIEW24-BUILD; DEPLOY_PASSWORD=\"$1\" make\n")
+	os.Chmod(filepath.Join(bin, "deploy"), 0o755)
+	os.Chmod(filepath.Join(bin, "build"), 0o755)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	path := "PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.Inside(proj, []string{path}, "exec 2>&1; grep -r "+secret+" ~/.claude/settings.json ~/.gitconfig ~/bin; cat ~/.claude/settings.json; git config --get alias.lg; build; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a short password assigned in a hook, an alias or a script is readable inside:\n%s", out)
+	}
+	for _, want := range []string{"REVIEW24-HOOK", "log --oneline", "REVIEW24-BUILD"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want what gives a variable's value (%s):\n%s", want, out)
+		}
+	}
+}

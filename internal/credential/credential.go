@@ -46,7 +46,8 @@ var userPassword = sync.OnceValue(func() *regexp.Regexp {
 
 // InCommand says a command's text, or a script's, holds a
 // credential: one in a URL, a URL that is one, a user's password on the
-// command line, or one written as a literal.
+// command line, one written as a literal, or a literal assigned to a
+// name that says one (shellAssignment).
 func InCommand(data []byte) bool {
 	// Each expression runs only on text with what its every match holds
 	// (commandHints, webhookHints, -u or -a): about 2 ms a KiB each
@@ -58,7 +59,34 @@ func InCommand(data []byte) bool {
 	return (!ascii || holdsAny(lower, commandHints)) && commandCredential().Match(data) ||
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
+		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
 		InURL(data)
+}
+
+// shellAssignment is a literal, however short, given on a command line
+// to a variable or an option whose name ends in what says a password, a
+// secret, a token or an API key (PGPASSWORD=hunter2 psql, export
+// DB_PASSWORD=x, --api-key=x): a word of its own, the value one of its
+// own, ended by a space, a separator or the line's end (not a call's
+// argument, password=getpass()). Its value is the first group.
+var shellAssignment = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?im)(?:^|[\s;&|!])(?:--?)?[a-z0-9_-]*(?:passw(?:or)?d|secret|token|api[_-]?key)=["']?([^\s"'$;&|()<>\\` + "`" + `]+)["']?(?:[\s;&|]|$)`)
+})
+
+// assignedHints are what every match of shellAssignment holds, in lower
+// case.
+var assignedHints = []string{"passw", "secret", "token", "api"}
+
+// assignedLiteral says a command gives a literal, not a switch, a number
+// or a variable, to a name that says a credential (shellAssignment).
+func assignedLiteral(data []byte) bool {
+	for _, m := range shellAssignment().FindAllSubmatch(data, -1) {
+		v := strings.ToLower(string(m[1]))
+		if !slices.Contains(notLiteral, v) && strings.Trim(v, "0123456789.") != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // InScript says a script's text holds a credential, as InCommand says,

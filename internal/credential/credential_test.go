@@ -59,7 +59,7 @@ func TestInCommandHints(t *testing.T) {
 		"PS1='${debian_chroot:+($debian_chroot)}\\u@\\h:\\w\\$ '",
 	} {
 		data := []byte(text)
-		want := commandCredential().Match(data) || webhookURL().Match(data) || userPassword().Match(data) || urlCredential().Match(data)
+		want := commandCredential().Match(data) || webhookURL().Match(data) || userPassword().Match(data) || urlCredential().Match(data) || assignedLiteral(data)
 		if got := InCommand(data); got != want {
 			t.Errorf("InCommand(%q) = %v, the expressions say %v", text, got, want)
 		}
@@ -199,6 +199,29 @@ func TestInScript(t *testing.T) {
 		}
 		if got := InCommand([]byte(text)); got != want {
 			t.Errorf("InCommand(%q) = %v, want %v: InScript is to say as it says", text, got, want)
+		}
+	}
+}
+
+// TestInCommandAssigned: a literal assigned to a name that says a
+// credential is one however short; a variable, a switch, a number, a
+// call's argument or result are not.
+func TestInCommandAssigned(t *testing.T) {
+	for text, want := range map[string]bool{
+		"PGPASSWORD=hunter2 psql -c 'select 1'":           true,
+		"cd db && MYSQL_PASSWORD='s3cr' mysql":            true,
+		"!DEPLOY_TOKEN=abc123 ./deploy.sh":                true,
+		"export DB_PASSWORD=hunter2":                      true,
+		"tool --api-key=k3y --verbose":                    true,
+		"PGPASSWORD=$DB_PASS psql; TOKEN=\"$(cat f)\" x":  false,
+		"MAX_TOKENS=4096 GIT_ASKPASS=true claude":         false,
+		"client = OpenAI(api_key=key); f(x, password=pw)": false,
+		"password=getpass.getpass(); n = len(token)":      false,
+		"TOKEN_FILE=~/.token ./run; --max-tokens=10":      false,
+		"secret= ; token=\"\"":                            false,
+	} {
+		if got := InCommand([]byte(text)); got != want {
+			t.Errorf("InCommand(%q) = %v, want %v", text, got, want)
 		}
 	}
 }
