@@ -424,25 +424,28 @@ func Build(in Inputs) Plan {
 }
 
 // etcCopiesAsFiles writes the private copies in /etc (gitconfig, npmrc,
-// pip.conf, environment, nix/nix.conf) into its tmpfs, which is made
-// read-only once every mount in it is made, as its shown files are,
-// rather than binding each: bwrap reads the whole mount table again at
-// every bind. Only where that tmpfs is what the copy would be bound into:
-// one over a file or directory bound from the host stays a mount.
+// pip.conf, environment, nix/nix.conf) and in /usr/local/etc (npmrc)
+// into their tmpfs, which is made read-only once every mount in it is
+// made, as /etc's shown files are, rather than binding each: bwrap reads
+// the whole mount table again at every bind. Only where that tmpfs is
+// what the copy would be bound into: one over a file or directory bound
+// from the host stays a mount.
 func (p *Plan) etcCopiesAsFiles() {
-	if !slices.ContainsFunc(p.Mounts, func(m Mount) bool { return m.Kind == RemountRO && m.Dest == Etc }) {
-		return
-	}
-	for i, m := range p.Mounts {
-		if m.Kind != RoBindData || m.executable || m.placeholder || m.Dest == Etc || !paths.Within(m.Dest, Etc) {
+	for _, root := range []string{Etc, UsrLocalEtc} {
+		if !slices.ContainsFunc(p.Mounts, func(m Mount) bool { return m.Kind == RemountRO && m.Dest == root }) {
 			continue
 		}
-		for _, under := range slices.Backward(p.Mounts[:i]) {
-			if paths.Within(m.Dest, under.Dest) {
-				if under.Kind == Tmpfs && under.Dest == Etc {
-					p.Mounts[i].Kind = File
+		for i, m := range p.Mounts {
+			if m.Kind != RoBindData || m.executable || m.placeholder || m.Dest == root || !paths.Within(m.Dest, root) {
+				continue
+			}
+			for _, under := range slices.Backward(p.Mounts[:i]) {
+				if paths.Within(m.Dest, under.Dest) {
+					if under.Kind == Tmpfs && under.Dest == root {
+						p.Mounts[i].Kind = File
+					}
+					break
 				}
-				break
 			}
 		}
 	}

@@ -8,7 +8,8 @@ import (
 )
 
 // TestBuildUsrLocalEtc: /usr/local/etc is an empty directory over /usr's
-// bind, the tools' settings' copies made in it and then read-only; where
+// bind, the tools' settings' copies written in it as files (no mount: each
+// bind makes bwrap read the mount table again) and then read-only; where
 // the host has none (or /usr is a link), nothing is mounted there.
 func TestBuildUsrLocalEtc(t *testing.T) {
 	npmrc := Mount{Kind: RoBindData, Dest: "/usr/local/etc/npmrc", Content: "registry=https://r/\n", Role: HostFiles}
@@ -26,7 +27,7 @@ func TestBuildUsrLocalEtc(t *testing.T) {
 		}
 		return i
 	}
-	usr, hidden, copied, ro := at("--ro-bind /usr /usr"), at("--tmpfs  "+UsrLocalEtc), at("--ro-bind-data  /usr/local/etc/npmrc"), at("--remount-ro  "+UsrLocalEtc)
+	usr, hidden, copied, ro := at("--ro-bind /usr /usr"), at("--tmpfs  "+UsrLocalEtc), at("--file  /usr/local/etc/npmrc"), at("--remount-ro  "+UsrLocalEtc)
 	if usr >= hidden || hidden >= copied || copied >= ro {
 		t.Errorf("want /usr, then an empty /usr/local/etc, then npmrc's copy in it, then read-only: %d, %d, %d, %d", usr, hidden, copied, ro)
 	}
