@@ -131,3 +131,38 @@ func TestFirstDayContinueAfterHostClaude(t *testing.T) {
 		t.Errorf("claudebox -c did not continue the conversation brought in")
 	}
 }
+
+// TestFirstDayHookDirectoryNamed: a hook in ~/.claude/settings.json that
+// enters its directory to run its script (cd ~/hooks && ./notify.sh) ran
+// on the host and failed inside, with no word of why: the directory is in
+// the hidden home, and no path the command names is a program to show.
+// The launch names the directory with --ro-bind, which makes it run.
+func TestFirstDayHookDirectoryNamed(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "hookdir")
+	h.GitRepo(proj)
+	hooks := filepath.Join(h.Home, "hooks")
+	h.Write(filepath.Join(hooks, "notify.sh"), "#!/bin/sh\necho HOOK-FROM-ITS-DIRECTORY-q7\n")
+	h.Run(proj, nil, "chmod", "+x", filepath.Join(hooks, "notify.sh"))
+	h.Write(filepath.Join(h.Home, ".claude", "settings.json"), `{"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "cd ~/hooks && ./notify.sh"}]}]}}`)
+	const key = "sk-ant-test-key-hookdir-0123456789abcde"
+	h.Onboarded(key, proj)
+	run := func(args ...string) (string, *harness.FakeAPI) {
+		api := harness.StartFakeAPI(t, "FAKE-REPLY-hookdir")
+		var stderr strings.Builder
+		cmd := h.Command(proj, api.Env(key), "claudebox", append(args, "-p", "hello")...)
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("claudebox %q: %v\n%s", args, err, stderr.String())
+		}
+		return stderr.String(), api
+	}
+	out, _ := run()
+	if !strings.Contains(out, "claudebox: not shown inside: "+hooks+" (") || !strings.Contains(out, "--ro-bind "+hooks) {
+		t.Errorf("the launch does not name the hook's directory:\n%s", out)
+	}
+	if _, api := run("--ro-bind", hooks); !api.Received("HOOK-FROM-ITS-DIRECTORY-q7") {
+		t.Errorf("with --ro-bind %s the hook did not run", hooks)
+	}
+}

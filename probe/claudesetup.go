@@ -147,6 +147,13 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 			continue // missing: it fails on the host as well
 		}
 		fi, err := os.Stat(real)
+		if err == nil && n.run && !n.dir && fi.IsDir() && paths.Within(n.path, home) && n.path != home && !paths.UnderAny(n.path, inside) {
+			// A hook's directory (cd ~/hooks && ./notify.sh): what it runs
+			// there is no path the command names, so nothing of it is
+			// shown, and the hook failed inside with no word of why.
+			unshown = append(unshown, mount.Unshown{Path: n.path, What: n.what, Reason: "a directory the command enters or names is shown only when you bind it"})
+			continue
+		}
 		if err != nil || n.dir != fi.IsDir() || !n.dir && !fi.Mode().IsRegular() {
 			continue
 		}
