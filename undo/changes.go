@@ -816,16 +816,17 @@ type fileStatus struct {
 // a task file (a makefile, a justfile), an object file or a library (by
 // its extension, or ELF's: the loader maps build/lib/libgreet.so.1, which
 // a program names, whatever its mode and name), a link,
-// anything in a virtualenv's bin/ (its activate script is sourced, its
-// python a link) and its pyvenv.cfg (whose home says where python finds
-// its library), and an activate script in any bin/.
+// anything in a virtualenv but its site-packages (its activate script is
+// sourced, its python a link, its etc/ and share/ read by its tools) and
+// its pyvenv.cfg (whose home says where python finds its library), and an
+// activate script in any bin/.
 // Installed dependencies (node_modules) are judged by the exit audit.
 func (t tree) hostRun(checkout, path string) bool {
 	if audit.InDeps(checkout, path) {
 		return false
 	}
 	dir := filepath.Dir(path)
-	if t.venvs[filepath.Join(filepath.Dir(dir), "pyvenv.cfg")] && filepath.Base(dir) == "bin" || filepath.Base(path) == "pyvenv.cfg" {
+	if filepath.Base(path) == "pyvenv.cfg" || t.inVenv(dir) {
 		return true
 	}
 	// A virtualenv's activate scripts, sourced, wherever a bin/ holds one.
@@ -852,6 +853,21 @@ func (t tree) hostRun(checkout, path string) bool {
 	b := make([]byte, 4)
 	n, _ := io.ReadFull(f, b)
 	return strings.HasPrefix(string(b[:n]), "#!") || string(b[:n]) == "\x7fELF"
+}
+
+// inVenv says whether dir is a virtualenv (beside a pyvenv.cfg) or lies
+// in one: the prefix of the host's python there, whose bin/ it runs and
+// sources, and whose etc/ and share/ its tools read (IPython's
+// etc/ipython/ipython_config.json, whose exec_lines it runs; a Jupyter
+// kernel's share/jupyter/kernels/*/kernel.json, whose argv it starts).
+// Its site-packages is judged by the exit audit.
+func (t tree) inVenv(dir string) bool {
+	for ; dir != "." && dir != "/"; dir = filepath.Dir(dir) {
+		if t.venvs[filepath.Join(dir, "pyvenv.cfg")] {
+			return true
+		}
+	}
+	return false
 }
 
 // codeExts are the extensions of the files an interpreter runs, or a

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -130,5 +131,43 @@ func TestReplayReview24GemfileLocal(t *testing.T) {
 	ran, _ := h.Command(proj, nil, "bundle", "check").CombinedOutput()
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("the host's bundle check ran the Gemfile.local the session wrote:\n%s\n%s", out, ran)
+	}
+}
+
+// TestReplayReview24VirtualenvPrefix: a virtualenv is the prefix of the
+// host's python there, whose tools read their configuration and data from
+// it: IPython runs the exec_lines of etc/ipython/ipython_config.json,
+// Jupyter starts a kernel by the argv of share/jupyter/kernels/*/kernel.json.
+// The exit audit judged a virtualenv's bin/, its pyvenv.cfg and its
+// site-packages, and an ignored file elsewhere by its mode, #! and
+// extension, which .json is none of: the session writes IPython's.
+// Host-side proof: git status says nothing, and the host's IPython in the
+// virtualenv runs nothing the session wrote.
+func TestReplayReview24VirtualenvPrefix(t *testing.T) {
+	h := harness.NewHost(t)
+	// The python of the test's own environment, which may have IPython
+	// where the unprivileged user's has not: the host's user is whoever
+	// runs IPython there.
+	python, err := exec.LookPath("python3")
+	if err != nil || exec.Command(python, "-c", "import IPython").Run() != nil {
+		t.Skip("no python3 with IPython (pip install ipython)")
+	}
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/.venv/\n")
+	commitAll(h, proj, "ignore")
+	if out, err := exec.Command(python, "-m", "venv", "--system-site-packages", filepath.Join(proj, ".venv")).CombinedOutput(); err != nil {
+		t.Fatalf("python3 -m venv: %v\n%s", err, out)
+	}
+	h.Chown()
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "IPython configuration", `
+		mkdir -p .venv/etc/ipython
+		printf '{"InteractiveShellApp": {"exec_lines": ["open(\\"`+marker+`\\", \\"w\\").close()"]}}\n' > .venv/etc/ipython/ipython_config.json`)
+	ipython := exec.Command(filepath.Join(proj, ".venv", "bin", "python"), "-m", "IPython", "-c", "print(1)")
+	ipython.Dir, ipython.Env = proj, append(os.Environ(), "IPYTHONDIR="+t.TempDir())
+	ran, _ := ipython.CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's IPython ran the configuration the session wrote in the virtualenv:\n%s\n%s", out, ran)
 	}
 }
