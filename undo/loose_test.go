@@ -2,10 +2,12 @@ package undo
 
 import (
 	"context"
+	"crypto/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -39,4 +41,70 @@ func TestTakeKeepsLooseObjects(t *testing.T) {
 			t.Errorf("%d files: the staged content is not restored: %q, %v %v", files, b, res.Failed, err)
 		}
 	}
+}
+
+// A snapshot stopped while git add writes the checkout's new files (its
+// session ended first) counted, once dropped, as 256 KiB, whatever it
+// had written: sessions that each leave a new large file and end at once
+// grew the store by it at every launch, and the prune came only after 16
+// such launches. Here git add writes 8 MiB, then waits on a FIFO
+// .gitattributes, and its supervisor is killed: once that snapshot is
+// dropped, its object goes.
+func TestStoppedSnapshotCountsWhatItRead(t *testing.T) {
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	big := make([]byte, 8<<20)
+	rand.Read(big)
+	os.WriteFile(filepath.Join(p.Checkout, "a.bin"), big, 0o644)
+	os.MkdirAll(filepath.Join(p.Checkout, "z"), 0o755)
+	os.WriteFile(filepath.Join(p.Checkout, "z", "f"), nil, 0o644)
+	if err := syscall.Mkfifo(filepath.Join(p.Checkout, "z", ".gitattributes"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	self, _ := os.Executable()
+	c := exec.Command(self, "-test.run=^$")
+	c.Env = append(os.Environ(), "UNDO_TEST_TAKE="+p.Checkout, "UNDO_TEST_STATE="+state)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	held := 0
+	for deadline := time.Now().Add(20 * time.Second); held == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		held = childGit(c.Process.Pid)
+	}
+	if held == 0 {
+		t.Fatal("the snapshot's git add never waited on the FIFO")
+	}
+	// git adds in path order: a.bin's object, then the wait.
+	for deadline := time.Now().Add(20 * time.Second); largeObjects(state) == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the stopped snapshot never wrote a.bin's object")
+		}
+	}
+	c.Process.Kill()
+	c.Wait()
+	for _, name := range []string{"a.bin", "z"} {
+		os.RemoveAll(filepath.Join(p.Checkout, name))
+	}
+	now := time.Now()
+	for i := range keep + 1 {
+		if _, err := Take(context.Background(), state, p, now.Add(time.Duration(i+1)*time.Second), now.Add(time.Hour), nil, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := largeObjects(state); n > 0 {
+		t.Errorf("the dropped stopped snapshot's 8 MiB stays in the store")
+	}
+}
+
+// largeObjects counts the files over 4 MiB in the undo stores of state.
+func largeObjects(state string) int {
+	n := 0
+	filepath.Walk(state, func(path string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() && fi.Size() > 4<<20 {
+			n++
+		}
+		return nil
+	})
+	return n
 }

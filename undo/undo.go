@@ -180,7 +180,8 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	// Until the snapshot is written, it stands as pending: a session that
 	// ends first (its supervisor does not wait) leaves no snapshot, and
 	// --undo does not then take an older one for the last.
-	now, err := st.claim(now, "checkout "+p.Checkout+"\nsince "+strconv.FormatInt(since.UnixNano(), 10)+"\n"+besideLine(beside))
+	claimed := "checkout " + p.Checkout + "\nsince " + strconv.FormatInt(since.UnixNano(), 10) + "\n" + besideLine(beside)
+	now, err := st.claim(now, claimed)
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -241,6 +242,15 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	leftOut, added := st.leftOut(ctx, p.Checkout, work)
 	for _, rel := range leftOut {
 		specs += ":(top,literal,exclude)" + rel + "\x00"
+	}
+	// Stopped (its session ended first), it is counted, once dropped, for
+	// what git add may have written: a session leaving a new large file
+	// and ending at once grew the store by it at every launch, counted as
+	// 256 KiB.
+	if added > droppedAtLeast {
+		if err := writeRecord(pending, []byte(claimed+"added "+strconv.FormatInt(added, 10)+"\n")); err != nil {
+			return Snapshot{}, err
+		}
 	}
 	hashed, err := st.git(ctx, p.Checkout, work, strings.NewReader(specs), "add", "-A", "--verbose", "--pathspec-from-file=-", "--pathspec-file-nul")
 	if err != nil {
