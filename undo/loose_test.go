@@ -108,3 +108,34 @@ func largeObjects(state string) int {
 	})
 	return n
 }
+
+// The prune runs beside the session, after its snapshot, and the
+// session's end cuts it off: a session that ends at once, every time,
+// left every prune cut off, the store growing by each new large file.
+// What a cut-off prune owed is pruned at the next launch, before the
+// sandbox's command starts: here, with that launch's session ended at
+// once, the object no snapshot holds goes.
+func TestCutOffPruneDoneAtNextLaunch(t *testing.T) {
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	if _, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil, false); err != nil {
+		t.Fatal(err)
+	}
+	st := storeOf(state, p.Root)
+	big := make([]byte, 8<<20)
+	rand.Read(big)
+	file := filepath.Join(t.TempDir(), "big")
+	os.WriteFile(file, big, 0o644)
+	c := exec.Command("git", "hash-object", "-w", file)
+	c.Env = append(os.Environ(), "GIT_DIR="+st.gitDir)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("git hash-object: %v %s", err, out)
+	}
+	os.WriteFile(filepath.Join(st.dir, "unpruned"), []byte("9000000\n"), 0o600)
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	Take(ended, state, p, time.Now().Add(time.Second), time.Now().Add(time.Hour), nil, false)
+	if largeObjects(state) > 0 {
+		t.Error("the object a cut-off prune owed stays in the store")
+	}
+}

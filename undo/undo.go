@@ -189,6 +189,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	// the oldest past keep go here too, or a project whose sessions all
 	// end before their snapshot would gather one a session.
 	dropped := st.prune(p.Checkout)
+	st.pruneOwed()
 	id := now.UTC().Format(idLayout)
 	pending := filepath.Join(st.dir, id+".pending")
 	// The checkout's own index of the store, kept from the last snapshot:
@@ -352,6 +353,21 @@ func (st store) pruneSome(ctx context.Context, dropped int64) {
 		return
 	}
 	writeRecord(path, []byte(strconv.FormatInt(owed, 10)+"\n"))
+}
+
+// pruneOwed prunes the store's objects where a prune is owed: the one
+// beside the last session was cut off by its end, which a session can
+// make come at once, every time (the store grew by each new large file
+// it left). It runs while the sandbox's command waits for the snapshot's
+// start, bounded as every git on the store is, and not cut off by the
+// session.
+func (st store) pruneOwed() {
+	path := filepath.Join(st.dir, "unpruned")
+	b, _ := os.ReadFile(path)
+	owed, _ := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if owed >= pruneAfter && st.pruneObjects(context.Background()) {
+		os.Remove(path)
+	}
 }
 
 // lockObjects locks the store's objects: shared while a snapshot writes
