@@ -166,3 +166,21 @@ func TestFirstDayHookDirectoryNamed(t *testing.T) {
 		t.Errorf("with --ro-bind %s the hook did not run", hooks)
 	}
 }
+
+// TestFirstDayEndMessagesStartALine: a session whose last output ended no
+// line (claude -p stopped with Ctrl-C prints "Execution error" and no
+// newline) had claudebox's messages at its end glued to it:
+// "Execution errorclaudebox: resume this session with: …". They start a
+// line of their own.
+func TestFirstDayEndMessagesStartALine(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "endline")
+	h.GitRepo(proj)
+	tmux := h.Tmux(proj)
+	tmux("new-session", "-d", "-x", "150", "-y", "30", "bash --norc --noprofile")
+	tmux("send-keys", `claudebox --shell -c 'printf PARTIAL-LINE; printf "PATH=/x\n" > .env'`, "Enter")
+	screen := harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "hint: if you changed one yourself") }, "the end's messages")
+	if !strings.Contains(screen, "PARTIAL-LINE\nclaudebox: moved aside") {
+		t.Errorf("the end's messages do not start a line of their own:\n%s", screen)
+	}
+}

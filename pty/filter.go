@@ -43,6 +43,9 @@ type filter struct {
 	// originMode: the child may have turned origin mode on, whose reset
 	// moves the cursor home, so it is sent only then (see reset).
 	originMode bool
+	// midLine: the last character the child wrote was no line's end, so
+	// what claudebox says after it would go on its line.
+	midLine bool
 }
 
 type state int
@@ -98,7 +101,13 @@ func (f *filter) step(out []byte, b byte) []byte {
 	switch f.state {
 	case ground:
 		switch {
+		case b == '\n' || b == '\r':
+			f.midLine = false
+			return append(out, b)
 		case b < 0x80:
+			if b >= 0x20 && b != del {
+				f.midLine = true
+			}
 			return append(out, b)
 		case b >= 0xc2 && b <= 0xf4:
 			f.held = append(f.held[:0], b)
@@ -118,6 +127,7 @@ func (f *filter) step(out []byte, b byte) []byte {
 		f.state = ground
 		if r, n := utf8.DecodeRune(f.held); n == len(f.held) && r >= 0xa0 {
 			out = append(out, f.held...)
+			f.midLine = true
 		}
 		f.held = f.held[:0]
 		return out
@@ -465,8 +475,14 @@ const originReset = "\x1b[?6l"
 // What the child left unfinished was never passed on, so the terminal
 // reads it from its ground state.
 func (f *filter) reset() []byte {
+	end := exitReset
 	if f.originMode {
-		return []byte(exitReset + originReset)
+		end += originReset
 	}
-	return []byte(exitReset)
+	if f.midLine {
+		// What claudebox says at the end starts a line of its own, as the
+		// shell's prompt after a program that ended one does.
+		end = "\r\n" + end
+	}
+	return []byte(end)
 }

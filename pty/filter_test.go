@@ -113,7 +113,7 @@ func TestFilterReset(t *testing.T) {
 		in     string
 		origin bool
 	}{
-		{"hello", false},
+		{"hello\n", false},
 		{strings.Repeat("\x1b[?1000h", 100) + "\x1b[?1049h", false},
 		{"\x1b[6;20r\x1b[6h", false},
 		{"\x1b[?6h", true},
@@ -132,6 +132,15 @@ func TestFilterReset(t *testing.T) {
 		}
 		if got := string(f.reset()); got != want {
 			t.Errorf("after %q: reset %q, want %q", c.in, got, want)
+		}
+	}
+	// After a line left unended (claude -p's "Execution error" on
+	// Ctrl-C), what claudebox says next starts a line of its own; after a
+	// line's end and sequences that print nothing, no empty line comes.
+	for in, newline := range map[string]bool{"Execution error": true, "é": true, "done\r\n\x1b[?25h": false, "a\rb\n": false, "": false} {
+		_, f := feed(in, false)
+		if got := strings.HasPrefix(string(f.reset()), "\r\n"); got != newline {
+			t.Errorf("after %q: the reset begins a line: %v, want %v", in, got, newline)
 		}
 	}
 	// The reset itself passes the filter unchanged: each of its sequences
