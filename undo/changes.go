@@ -877,7 +877,9 @@ func (t tree) inVenv(dir string) bool {
 // +x, make links the object files it takes for up to date, cargo the
 // compiled crates (.rlib, .rmeta) of a target directory it is told of
 // (.cargo/config.toml's target-dir, CARGO_TARGET_DIR), and go build
-// compiles an ignored vendor/ (generated sources, a header, likewise).
+// compiles an ignored vendor/ (generated sources, a header, likewise),
+// and Bundler evaluates, as Ruby, the gemspec of a gem the Gemfile takes
+// from a path (vendor/tool/tool.gemspec), rackup a config.ru.
 // What it is at the end does not say what the host runs: the session
 // chose it.
 var codeExts = map[string]bool{
@@ -887,7 +889,7 @@ var codeExts = map[string]bool{
 	".vue": true, ".svelte": true,
 	".sh": true, ".bash": true, ".zsh": true, ".fish": true, ".ksh": true,
 	".py": true, ".pyw": true, ".js": true, ".cjs": true, ".mjs": true, ".jsx": true,
-	".ts": true, ".cts": true, ".mts": true, ".tsx": true, ".rb": true, ".pl": true, ".pm": true,
+	".ts": true, ".cts": true, ".mts": true, ".tsx": true, ".rb": true, ".gemspec": true, ".ru": true, ".pl": true, ".pm": true,
 	".php": true, ".lua": true, ".tcl": true, ".r": true, ".jl": true, ".groovy": true, ".kts": true,
 	".ps1": true, ".awk": true, ".el": true, ".elc": true, ".vim": true,
 	".o": true, ".a": true, ".so": true, ".dylib": true, ".node": true, ".wasm": true, ".rlib": true, ".rmeta": true,

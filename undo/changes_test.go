@@ -171,12 +171,14 @@ func TestRecordChangesHostRun(t *testing.T) {
 	// What its tools read from the prefix (IPython's exec_lines).
 	os.MkdirAll(filepath.Join(p.Checkout, ".venv/etc/ipython"), 0o755)
 	write(".venv/etc/ipython/ipython_config.json", "{}\n", 0o644)
+	// A vendored gem's gemspec, which Bundler evaluates.
+	write("ign/tool.gemspec", "Gem::Specification.new\n", 0o644)
 	c, err := RecordChanges(state, p, began, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/etc/ipython/ipython_config.json", ".venv/pyvenv.cfg", "ign/GNUmakefile", "ign/libx.so.1", "ign/new-tool", "ign/run.sh", "ign/tool"} {
+	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/etc/ipython/ipython_config.json", ".venv/pyvenv.cfg", "ign/GNUmakefile", "ign/libx.so.1", "ign/new-tool", "ign/run.sh", "ign/tool", "ign/tool.gemspec"} {
 		want = append(want, filepath.Join(p.Checkout, rel))
 	}
 	slices.Sort(c.HostRun)

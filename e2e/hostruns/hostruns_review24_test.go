@@ -171,3 +171,28 @@ func TestReplayReview24VirtualenvPrefix(t *testing.T) {
 		t.Errorf("the host's IPython ran the configuration the session wrote in the virtualenv:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview24PathGemspec: Bundler evaluates, as Ruby, the gemspec
+// of each gem the Gemfile takes from a path (gem "tool", path:
+// "vendor/tool"), at every bundle exec, check and install, and git
+// ignores a vendored gem as often as not. The exit audit judged an
+// ignored file by its mode, #! and extension, and .gemspec was none: the
+// session rewrites the vendored gem's. Host-side proof: git status says
+// nothing, and the host's bundle check runs nothing the session wrote.
+func TestReplayReview24PathGemspec(t *testing.T) {
+	harness.RequireTool(t, "bundle", "apt-get install ruby-bundler")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "Gemfile"), "source \"https://rubygems.org\"\ngem \"tool\", path: \"vendor/tool\"\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "/vendor/\n/Gemfile.lock\n")
+	gemspec := "Gem::Specification.new do |s|\n  s.name = \"tool\"\n  s.version = \"0.1\"\n  s.summary = \"tool\"\n  s.authors = [\"t\"]\n  s.files = []\nend\n"
+	h.Write(filepath.Join(proj, "vendor", "tool", "tool.gemspec"), gemspec)
+	commitAll(h, proj, "gems")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "gemspec", `printf 'File.write("`+marker+`", "")\n' | cat - vendor/tool/tool.gemspec > /tmp/g && cat /tmp/g > vendor/tool/tool.gemspec`)
+	ran, _ := h.Command(proj, nil, "bundle", "check").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's bundle check ran the gemspec the session wrote:\n%s\n%s", out, ran)
+	}
+}
