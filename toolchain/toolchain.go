@@ -5,7 +5,9 @@ package toolchain
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -175,10 +177,15 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 	return ts, problems, hidden, copies
 }
 
-// maxScriptRead bounds what of a program on PATH is read to look for a
-// credential written in it: a script is small, and a larger file is a
-// binary, not read.
+// maxScriptRead bounds what of a program on PATH is read whole at once to
+// look for a credential written in it: a larger file is read only for
+// its #! line, and a script (an installer with its payload after it) up
+// to maxLargeScript; a binary is not read further.
 const maxScriptRead = 256 << 10
+
+// maxLargeScript bounds what of a large script on PATH is read to judge
+// it: a larger one is not shown, unjudged.
+const maxLargeScript = 16 << 20
 
 // NotPrograms are the files of a PATH entry of the user's or an
 // administrator's (dir, the entry itself, not a toolchain's root it
@@ -262,10 +269,26 @@ func toolFile(name string) bool {
 }
 
 // scriptHoldsCredential says the file name in dir is a script (#!) with
-// a credential written in it.
+// a credential written in it, or one too large to judge.
 func scriptHoldsCredential(dir, name string) bool {
 	b, err := untrusted.ReadFile(dir, name, maxScriptRead)
+	if errors.Is(err, untrusted.ErrTooLarge) && isScript(dir, name) {
+		b, err = untrusted.ReadFile(dir, name, maxLargeScript)
+		return errors.Is(err, untrusted.ErrTooLarge) || err == nil && credential.InScript(b)
+	}
 	return err == nil && bytes.HasPrefix(b, []byte("#!")) && credential.InScript(b)
+}
+
+// isScript says the file name in dir begins with a #! line.
+func isScript(dir, name string) bool {
+	f, err := untrusted.Open(dir, name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 2)
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == "#!"
 }
 
 // prefixParts are the entries of a node or python prefix (a version

@@ -185,3 +185,31 @@ func TestReplayReview24ShortPasswordsAssigned(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview24LargePathScript: of a PATH entry's programs, only a
+// file of at most 256 KiB was read to look for a credential, the rest
+// taken for a binary; but a script may be larger (an installer with its
+// payload after it, a bundled tool), and one with a token written in it
+// was shown. The attack, from inside: read it. Proof: it is not readable
+// inside; a large binary still is.
+func TestReplayReview24LargePathScript(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "Review24LargeScript0123"
+	bin := filepath.Join(h.Home, "bin")
+	payload := strings.Repeat("# payload line, as an installer carries it after its script\n", 5000)
+	h.Write(filepath.Join(bin, "install"), "#!/bin/sh\nexport GITHUB_TOKEN=ghp_"+secret+"\nexit 0\n"+payload)
+	h.Write(filepath.Join(bin, "tool"), "\x7fELF REVIEW24-BINARY "+secret[:8]+strings.Repeat("\x00", 300<<10))
+	os.Chmod(filepath.Join(bin, "install"), 0o755)
+	os.Chmod(filepath.Join(bin, "tool"), 0o755)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	path := "PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
+	out := h.Inside(proj, []string{path}, "exec 2>&1; grep -r "+secret+" ~/bin; head -c 21 ~/bin/tool | tail -c 16; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a large script of a PATH entry with a token written in it is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "REVIEW24-BINARY") {
+		t.Errorf("inside, want the PATH entry's large binary:\n%s", out)
+	}
+}
