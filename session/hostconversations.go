@@ -32,6 +32,9 @@ func (s *Session) sayHostConversations(transcripts map[string]time.Time) {
 	name := gc.ClaudeProjectDir(s.plan.Chdir)
 	host := filepath.Join(s.plan.Home, ".claude", "projects")
 	into := filepath.Join(s.plan.Instance, name)
+	if inst, err := filepath.EvalSymlinks(s.plan.Instance); err == nil {
+		into = filepath.Join(inst, name)
+	}
 	if id != "" {
 		if strings.Contains(id, "/") {
 			return
@@ -40,7 +43,7 @@ func (s *Session) sayHostConversations(transcripts map[string]time.Time) {
 			return
 		}
 		printable.Say(os.Stderr, "claudebox: conversation %s is claude's on the host, not the sandbox's: claudebox keeps its own, per project", id)
-		printable.Say(os.Stderr, "hint: to resume it inside, where what it holds becomes readable, copy it in: mkdir -p %s && cp %s %s/", mount.Quote(into), mount.Quote(filepath.Join(host, name, id+".jsonl")), mount.Quote(into))
+		printable.Say(os.Stderr, "hint: to resume it inside, where what it holds becomes readable, copy it in: %s", copyInto(into, mount.Quote(filepath.Join(host, name, id+".jsonl"))))
 		return
 	}
 	for rel := range transcripts {
@@ -53,7 +56,18 @@ func (s *Session) sayHostConversations(transcripts map[string]time.Time) {
 		return
 	}
 	printable.Say(os.Stderr, "claudebox: claude's conversations in this folder on the host (%d) are not the sandbox's: claudebox keeps its own, per project", n)
-	printable.Say(os.Stderr, "hint: to continue them inside, where what they hold becomes readable, copy them in: mkdir -p %s && cp %s/*.jsonl %s/", mount.Quote(into), mount.Quote(filepath.Join(host, name)), mount.Quote(into))
+	printable.Say(os.Stderr, "hint: to continue them inside, where what they hold becomes readable, copy them in: %s", copyInto(into, mount.Quote(filepath.Join(host, name))+"/*.jsonl"))
+}
+
+// copyInto is the command that copies the files from names into the
+// directory into, in the instance, which the sandbox writes: it may have
+// left into, or a file in it, a link to where the user's cp would write
+// outside the instance. The command enters into by its physical path and
+// goes on only if it is that path (no link), and replaces a file it
+// copies onto rather than writing through it.
+func copyInto(into, from string) string {
+	q := mount.Quote(into)
+	return "(mkdir -p " + q + " && cd -P " + q + ` && [ "$PWD" = ` + q + " ] && cp --remove-destination " + from + " .)"
 }
 
 // resumeAsked says whether claude's arguments continue or resume a
