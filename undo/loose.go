@@ -1,11 +1,12 @@
 package undo
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -21,18 +22,54 @@ import (
 // that a file it hashed names; a packed one is the project's history,
 // which --undo does not keep.
 
-// keepLoose copies into the store each loose object of objects (the
-// project's) that entries name at the paths git add just wrote (its
-// verbose output, added), and that the store lacks, each at most what
-// budget leaves; it returns the bytes it copied. What git add did not
-// hash again, an earlier snapshot had.
-func (st store) keepLoose(ctx context.Context, objects string, entries []staged, added string, budget int64) int64 {
-	paths := map[string]bool{}
-	for line := range strings.SplitSeq(added, "\n") {
-		// add 'PATH', unquoted: a name holding "'\n" only hides itself.
-		if path, ok := strings.CutPrefix(line, "add '"); ok {
-			paths[strings.TrimSuffix(path, "'")] = true
+// hashedPaths keeps the paths git add --verbose says it wrote ("add
+// 'PATH'", unquoted: a name holding "'\n" only hides itself), up to
+// hashedLimit of them: the first snapshot of a tree of millions would
+// hold them all.
+type hashedPaths struct {
+	paths map[string]bool
+	// over: more were written than kept.
+	over bool
+	part []byte
+}
+
+// A variable: the tests lower it.
+var hashedLimit = 100_000
+
+func (h *hashedPaths) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		line, rest, whole := bytes.Cut(b, []byte("\n"))
+		if !whole {
+			if len(h.part) < 1<<16 {
+				h.part = append(h.part, line...)
+			}
+			break
 		}
+		line = append(h.part, line...)
+		h.part, b = h.part[:0], rest
+		if path, ok := bytes.CutPrefix(line, []byte("add '")); ok {
+			if len(h.paths) >= hashedLimit {
+				h.over = true
+			} else {
+				h.paths[string(bytes.TrimSuffix(path, []byte("'")))] = true
+			}
+		}
+	}
+	return n, nil
+}
+
+// keepLoose copies into the store each loose object of objects (the
+// project's) that entries name at the paths git add just wrote (hashed),
+// and that the store lacks, each at most what budget leaves; it returns
+// the bytes it copied. What git add did not hash again, an earlier
+// snapshot had. Past hashedLimit paths, the objects' directories are read
+// instead: as many names as objects git keeps loose (a few thousand
+// before git gc packs them).
+func (st store) keepLoose(ctx context.Context, objects string, entries []staged, hashed *hashedPaths, budget int64) int64 {
+	var loose map[string]bool
+	if hashed.over {
+		loose = looseIn(objects)
 	}
 	var copied int64
 	done := map[string]bool{}
@@ -40,7 +77,10 @@ func (st store) keepLoose(ctx context.Context, objects string, entries []staged,
 		if ctx.Err() != nil {
 			break
 		}
-		if !paths[e.path] || e.mode == "160000" || !isObjectName(e.oid) || done[e.oid] {
+		if e.mode == "160000" || !isObjectName(e.oid) || done[e.oid] {
+			continue
+		}
+		if hashed.over && !loose[e.oid] || !hashed.over && !hashed.paths[e.path] {
 			continue
 		}
 		done[e.oid] = true
@@ -50,6 +90,34 @@ func (st store) keepLoose(ctx context.Context, objects string, entries []staged,
 		}
 	}
 	return copied
+}
+
+// looseLimit bounds the names looseIn keeps: git packs its loose objects
+// past a few thousand, and a session can leave millions of names there.
+const looseLimit = 200_000
+
+// looseIn names the objects objects holds loose, up to looseLimit.
+func looseIn(objects string) map[string]bool {
+	loose := map[string]bool{}
+	for i := range 256 {
+		dir := strconv.FormatInt(int64(0x100+i), 16)[1:]
+		f, err := untrusted.OpenDir(objects, dir)
+		if err != nil {
+			continue
+		}
+		// A part at a time.
+		for len(loose) < looseLimit {
+			names, err := f.Readdirnames(4096)
+			for _, name := range names {
+				loose[dir+name] = true
+			}
+			if err != nil {
+				break
+			}
+		}
+		f.Close()
+	}
+	return loose
 }
 
 // copyObject copies the loose object oid of objects into the store, where

@@ -14,10 +14,12 @@ import (
 
 // A staged change's content, a loose object of the project's, is copied
 // into the store: removed from the project after the snapshot, it is
-// still restored. Both ways of finding it: looking up each of a few
-// entries, reading the objects' directories past as many as they are.
+// still restored. Both ways of finding it: by the paths git add hashed,
+// and past hashedLimit of them, by reading the objects' directories.
 func TestTakeKeepsLooseObjects(t *testing.T) {
+	defer func(was int) { hashedLimit = was }(hashedLimit)
 	for _, files := range []int{2, 300} {
+		hashedLimit = files * 2 / 3
 		p := repo(t, 1, files)
 		path := filepath.Join(p.Checkout, "pkg0", "f1.go")
 		os.WriteFile(path, []byte("staged\n"), 0o644)

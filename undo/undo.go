@@ -253,8 +253,8 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 			return Snapshot{}, err
 		}
 	}
-	hashed, err := st.git(ctx, p.Checkout, work, strings.NewReader(specs), "add", "-A", "--verbose", "--pathspec-from-file=-", "--pathspec-file-nul")
-	if err != nil {
+	hashed := &hashedPaths{paths: map[string]bool{}}
+	if err := st.gitTo(ctx, p.Checkout, work, strings.NewReader(specs), hashed, "add", "-A", "--verbose", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
 		return Snapshot{}, err
 	}
 	if first {
