@@ -736,7 +736,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			}
 		case !typ.IsDir() && pythonModule(name, n.fold):
 			hostRun = true
-		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfigs[name]),
+		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfigs[name] || rubyGemfile(name)),
 			(typ&noFile != 0 || typ.IsRegular()) && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
@@ -912,6 +912,15 @@ func (w *walker) leaf(n node, name, rel string) {
 	}
 	if n.mode == plainDir && (makeFragment(name) || pnpFiles[name] || toolConfigs[name]) {
 		if !w.tracked(rel) {
+			w.found(rel)
+		}
+		return
+	}
+	// A Gemfile below the top (one there git status shows as new) runs
+	// at the host's bundle wherever a Gemfile above evaluates it by a
+	// pattern, git ignoring it.
+	if n.mode == plainDir && rubyGemfile(name) {
+		if _, existed := w.start.files.inode(rel); (existed || w.start.Root == "" || filepath.Dir(rel) != ".") && !w.tracked(rel) {
 			w.found(rel)
 		}
 		return
@@ -1533,7 +1542,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

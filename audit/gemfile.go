@@ -19,6 +19,14 @@ import (
 // gemfiles are the names Bundler reads a Gemfile by.
 var gemfiles = map[string]bool{"Gemfile": true, "gems.rb": true}
 
+// rubyGemfile says name is a Gemfile's by its name, which a Gemfile may
+// evaluate by a pattern, from where git ignores it (Redmine's evaluates
+// each plugin's, plugins/*/{Gemfile,PluginGemfile}; Appraisal's
+// gemfiles/*.gemfile; a Gemfile.local), not its lock.
+func rubyGemfile(name string) bool {
+	return gemfiles[name] || strings.Contains(name, "Gemfile") && !strings.HasSuffix(name, ".lock") || strings.HasSuffix(name, ".gemfile")
+}
+
 // gemfileNamed judges what the Gemfiles at the root, and those the walk
 // found below it, name.
 func (w *walker) gemfileNamed() {

@@ -40,3 +40,14 @@ func TestRubyStrings(t *testing.T) {
 		t.Errorf("rubyStrings: %q, %v; want %q", got, whole, want)
 	}
 }
+
+func TestRubyGemfile(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Gemfile": true, "gems.rb": true, "PluginGemfile": true, "Gemfile.local": true, "rails_7.gemfile": true,
+		"Gemfile.lock": false, "gems.locked": false, "Rakefile": false, "main.rb": false,
+	} {
+		if got := rubyGemfile(name); got != want {
+			t.Errorf("rubyGemfile(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
