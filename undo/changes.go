@@ -283,6 +283,9 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, c *C
 		if filepath.Base(path) == "pyvenv.cfg" {
 			now.venvs[path] = true
 		}
+		if dir := filepath.Dir(path); filepath.Base(dir) == "conda-meta" {
+			now.venvs[dir] = true
+		}
 	}
 	// Of the start's files, those gone are removed; only those whose
 	// status changed, and the ignored ones, are looked at further.
@@ -736,7 +739,8 @@ type tree struct {
 	// the files in those whose status changed at or after the start, nil
 	// for the others.
 	dirs map[string]map[string]bool
-	// venvs are the virtualenvs' pyvenv.cfg files; repos, the directories
+	// venvs are the virtualenvs' pyvenv.cfg files and the conda
+	// environments' conda-meta; repos, the directories
 	// below the top holding a .git, whose ignored files no start's list
 	// of the checkout's names.
 	venvs, repos map[string]bool
@@ -816,7 +820,7 @@ type fileStatus struct {
 // a task file (a makefile, a justfile), an object file or a library (by
 // its extension, or ELF's: the loader maps build/lib/libgreet.so.1, which
 // a program names, whatever its mode and name), a link,
-// anything in a virtualenv but its site-packages (its activate script is
+// anything in a virtualenv or a conda environment but its site-packages (its activate script is
 // sourced, its python a link, its etc/ and share/ read by its tools) and
 // its pyvenv.cfg (whose home says where python finds its library), and an
 // activate script in any bin/.
@@ -860,10 +864,12 @@ func (t tree) hostRun(checkout, path string) bool {
 // sources, and whose etc/ and share/ its tools read (IPython's
 // etc/ipython/ipython_config.json, whose exec_lines it runs; a Jupyter
 // kernel's share/jupyter/kernels/*/kernel.json, whose argv it starts).
-// Its site-packages is judged by the exit audit.
+// A conda environment (beside a conda-meta) is one as well: conda
+// activate sources its etc/conda/activate.d, Jupyter reads its etc/jupyter
+// and share/jupyter. Its site-packages is judged by the exit audit.
 func (t tree) inVenv(dir string) bool {
 	for ; dir != "." && dir != "/"; dir = filepath.Dir(dir) {
-		if t.venvs[filepath.Join(dir, "pyvenv.cfg")] {
+		if t.venvs[filepath.Join(dir, "pyvenv.cfg")] || t.venvs[filepath.Join(dir, "conda-meta")] {
 			return true
 		}
 	}
@@ -1054,6 +1060,11 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 				if string(name) == ".git" && rel != "." {
 					lock.Lock()
 					t.repos[rel] = true
+					lock.Unlock()
+				}
+				if string(name) == "conda-meta" {
+					lock.Lock()
+					t.venvs[join(rel, "conda-meta")] = true
 					lock.Unlock()
 				}
 				if string(name) == ".git" || len(skipped) > 0 && slices.Contains(skipped, string(name)) {

@@ -135,7 +135,7 @@ func TestRecordChanges(t *testing.T) {
 func TestRecordChangesHostRun(t *testing.T) {
 	p := repo(t, 1, 1)
 	state := t.TempDir()
-	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("ign/\n.venv/\nnode_modules/\n"), 0o644)
+	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("ign/\n.venv/\nnode_modules/\nconda/\n"), 0o644)
 	write := func(rel, content string, mode os.FileMode) {
 		path := filepath.Join(p.Checkout, rel)
 		os.MkdirAll(filepath.Dir(path), 0o755)
@@ -147,6 +147,7 @@ func TestRecordChangesHostRun(t *testing.T) {
 	start := map[string]os.FileMode{
 		"ign/tool": 0o755, "ign/run.sh": 0o644, "ign/GNUmakefile": 0o644, "ign/data.txt": 0o644, "ign/libx.so.1": 0o644,
 		".venv/pyvenv.cfg": 0o644, ".venv/bin/activate": 0o644, "node_modules/.bin/x": 0o755,
+		"conda/conda-meta/history": 0o644,
 	}
 	for rel, mode := range start {
 		write(rel, "start\n", mode)
@@ -171,6 +172,9 @@ func TestRecordChangesHostRun(t *testing.T) {
 	// What its tools read from the prefix (IPython's exec_lines).
 	os.MkdirAll(filepath.Join(p.Checkout, ".venv/etc/ipython"), 0o755)
 	write(".venv/etc/ipython/ipython_config.json", "{}\n", 0o644)
+	// A conda environment's, which its Jupyter starts; not its packages.
+	write("conda/share/jupyter/kernels/k/kernel.json", "{}\n", 0o644)
+	write("conda/lib/python3.12/site-packages/m/data.json", "{}\n", 0o644)
 	// A vendored gem's gemspec, which Bundler evaluates.
 	write("ign/tool.gemspec", "Gem::Specification.new\n", 0o644)
 	c, err := RecordChanges(state, p, began, nil, nil)
@@ -178,7 +182,7 @@ func TestRecordChangesHostRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/etc/ipython/ipython_config.json", ".venv/pyvenv.cfg", "ign/GNUmakefile", "ign/libx.so.1", "ign/new-tool", "ign/run.sh", "ign/tool", "ign/tool.gemspec"} {
+	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/etc/ipython/ipython_config.json", ".venv/pyvenv.cfg", "conda/conda-meta/history", "conda/share/jupyter/kernels/k/kernel.json", "ign/GNUmakefile", "ign/libx.so.1", "ign/new-tool", "ign/run.sh", "ign/tool", "ign/tool.gemspec"} {
 		want = append(want, filepath.Join(p.Checkout, rel))
 	}
 	slices.Sort(c.HostRun)

@@ -1,0 +1,33 @@
+package hostruns
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview24bCondaPrefix: a conda environment in the project (a
+// directory beside its conda-meta, no pyvenv.cfg) is the prefix of the
+// host's python there as a virtualenv is: conda activate sources its
+// etc/conda/activate.d, Jupyter starts a kernel by the argv of its
+// share/jupyter/kernels/*/kernel.json. The exit judged an ignored file
+// there by its mode, #! and extension, which .json is none of: the
+// session writes a kernel. Host-side proof: git status says nothing, and
+// the exit names the kernel the session wrote.
+func TestReplayReview24bCondaPrefix(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/env/\n")
+	h.Write(filepath.Join(proj, "env", "conda-meta", "history"), "==> 2026-11-29 <==\n")
+	commitAll(h, proj, "ignore")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "Jupyter kernel", `
+		mkdir -p env/share/jupyter/kernels/evil
+		printf '{"argv": ["sh", "-c", "touch `+marker+`"], "display_name": "Python 3"}\n' > env/share/jupyter/kernels/evil/kernel.json`)
+	if kernel := filepath.Join(proj, "env", "share", "jupyter", "kernels", "evil", "kernel.json"); !strings.Contains(out, kernel) {
+		t.Errorf("the exit did not name the kernel the session wrote in the conda environment:\n%s", out)
+	}
+}
