@@ -37,9 +37,16 @@ func (s *Session) takeUndo() {
 	// Read before this session holds the checkout.
 	beside := instance.CheckoutInUse(instance.Dir(s.stateDir, s.plan.Project.Root), s.plan.Project.Checkout)
 	ctx, cancel := context.WithCancel(context.Background())
-	gate := undo.NewListGate(func() (time.Time, error) { return undo.Mark(s.stateDir, s.plan.Project.Root) })
+	// A list taken late is kept only where the checkout's statuses
+	// compare with Mark's clock; elsewhere the start waits as long as
+	// a large list takes.
+	bound, clock := ignoredListBound, func() (time.Time, error) { return undo.Mark(s.stateDir, s.plan.Project.Root) }
+	if !undo.SharesClock(s.stateDir, s.plan.Project.Root, s.plan.Project.Checkout) {
+		bound, clock = ignoredListBoundApart, nil
+	}
+	gate := undo.NewListGate(clock)
 	ctx = undo.WithListGate(ctx, gate)
-	s.undo = &undoTaking{stop: cancel, done: make(chan struct{}), listed: gate}
+	s.undo = &undoTaking{stop: cancel, done: make(chan struct{}), listed: gate, bound: bound}
 	go func() {
 		defer close(s.undo.done)
 		if _, err := undo.Take(ctx, s.stateDir, s.plan.Project, time.Now(), since, standIns, beside); err != nil && ctx.Err() == nil {
@@ -56,6 +63,8 @@ type undoTaking struct {
 	done chan struct{}
 	// listed opens once it has listed the checkout's ignored files.
 	listed *undo.ListGate
+	// bound is how long the sandbox's start waits for the list.
+	bound time.Duration
 }
 
 // ignoredListBound bounds how long a sandbox's start waits for its
@@ -66,12 +75,16 @@ type undoTaking struct {
 // snapshot reads each directory's status again to tell).
 const ignoredListBound = 20 * time.Millisecond
 
+// ignoredListBoundApart is the bound where the checkout lies on another
+// filesystem than the undo store (undo.SharesClock), and a list taken
+// late counts as none: 100,000 ignored files took 0.4 s.
+const ignoredListBoundApart = 5 * time.Second
+
 // waitListed holds the sandbox's start until the snapshot has listed the
-// checkout's ignored files, for at most ignoredListBound (see
-// undo.ListGate).
+// checkout's ignored files, for at most its bound (see undo.ListGate).
 func (u *undoTaking) waitListed() {
 	if u != nil {
-		u.listed.Wait(ignoredListBound)
+		u.listed.Wait(u.bound)
 	}
 }
 

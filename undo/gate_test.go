@@ -82,3 +82,21 @@ func TestListGateLate(t *testing.T) {
 		})
 	}
 }
+
+// TestSharesClock: a late list is judged by Mark's clock only where the
+// checkout lies on the undo store's filesystem; /proc stamps by none.
+func TestSharesClock(t *testing.T) {
+	state, root := t.TempDir(), "/p"
+	if _, err := Mark(state, root); err != nil {
+		t.Fatal(err)
+	}
+	if !SharesClock(state, root, state) {
+		t.Error("the store's own filesystem does not share its clock")
+	}
+	if SharesClock(state, root, "/proc") {
+		t.Error("/proc shares the store's clock")
+	}
+	if SharesClock(state, root, filepath.Join(state, "missing")) {
+		t.Error("a checkout that is gone shares the store's clock")
+	}
+}

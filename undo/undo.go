@@ -90,6 +90,16 @@ func Mark(stateDir, root string) (time.Time, error) {
 	return time.Unix(sx.Ctime.Sec, int64(sx.Ctime.Nsec)), nil
 }
 
+// SharesClock says whether the checkout lies on the filesystem Mark
+// stamps by (the undo store's), where a status change there compares
+// with Mark's time to the nanosecond: another filesystem stamps at its
+// own granularity (a FAT one's by two seconds, down), a network one by
+// its server's clock.
+func SharesClock(stateDir, root, checkout string) bool {
+	var store, tree unix.Stat_t
+	return unix.Stat(storeOf(stateDir, root).dir, &store) == nil && unix.Stat(checkout, &tree) == nil && store.Dev == tree.Dev
+}
+
 // changedSince lists the paths, under checkout, whose status changed at
 // or after since, or that are gone or lie under what is no longer a
 // directory (nothing followed through a link).
