@@ -351,6 +351,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	w.makeIncluded(w.makefiles)
 	w.envrcSourced()
 	w.gemfileNamed()
+	w.bazelrcNamed()
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
 	slices.Sort(w.report.Found)
 	return w.report

@@ -31,3 +31,23 @@ func TestReplayReview24bCondaPrefix(t *testing.T) {
 		t.Errorf("the exit did not name the kernel the session wrote in the conda environment:\n%s", out)
 	}
 }
+
+// TestReplayReview24bBazelrcImport: Bazel reads the workspace's .bazelrc
+// at every command and the files it imports (try-import
+// %workspace%/.bazelrc.user), which git ignores, by any name, as its own:
+// build --run_under runs what it says. The exit judged .bazelrc and
+// user.bazelrc by name only: the session writes the ignored file a
+// tracked .bazelrc imports. Host-side proof: git status says nothing, and
+// the exit names the file the session wrote.
+func TestReplayReview24bBazelrcImport(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/.bazelrc.user\n")
+	h.Write(filepath.Join(proj, ".bazelrc"), "build --jobs=4\ntry-import %workspace%/.bazelrc.user\n")
+	commitAll(h, proj, "bazel")
+	out := plantUnseen(t, h, proj, "imported bazelrc", `printf 'build --run_under=/tmp/x\n' > .bazelrc.user`)
+	if !strings.Contains(out, filepath.Join(proj, ".bazelrc.user")) {
+		t.Errorf("the exit did not name the .bazelrc.user the session wrote:\n%s", out)
+	}
+}

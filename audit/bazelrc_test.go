@@ -1,0 +1,35 @@
+package audit
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestBazelrcNamed(t *testing.T) {
+	root := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(root, ".bazelrc"), []byte("build --jobs=4\ntry-import %workspace%/.bazelrc.user\n  import %workspace%/tools/ci.rc # shared\n# try-import commented.rc\nimport /etc/bazel.rc\n"), 0o644))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	for _, p := range []string{".bazelrc.user", "tools/ci.rc", "commented.rc", "other.rc"} {
+		write(t, filepath.Join(root, p))
+	}
+	r := Scan(root, since, nil, start, nil)
+	var got []string
+	for _, f := range r.Found {
+		rel, _ := filepath.Rel(root, f)
+		got = append(got, rel)
+	}
+	slices.Sort(got)
+	if want := []string{".bazelrc.user", "tools/ci.rc"}; !slices.Equal(got, want) {
+		t.Errorf("found %q, want %q", got, want)
+	}
+}
+
+func TestBazelrcImports(t *testing.T) {
+	got := bazelrcImports("try-import %workspace%/local.bazelrc\nimport \"%workspace%/a b.rc\"\nbuild --config=x\nimport /abs.rc\nimport\n")
+	if want := []string{"local.bazelrc", "a b.rc"}; !slices.Equal(got, want) {
+		t.Errorf("bazelrcImports: %q, want %q", got, want)
+	}
+}
