@@ -352,6 +352,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	w.envrcSourced()
 	w.gemfileNamed()
 	w.bazelrcNamed()
+	w.taskFileNamed()
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
 	slices.Sort(w.report.Found)
 	return w.report

@@ -51,3 +51,27 @@ func TestReplayReview24bBazelrcImport(t *testing.T) {
 		t.Errorf("the exit did not name the .bazelrc.user the session wrote:\n%s", out)
 	}
 }
+
+// TestReplayReview24bTaskFileIncludes: just reads what a justfile imports
+// (import? 'local.justfile') and Task what a Taskfile includes, often
+// ignored, by any name, as their own recipes. The exit judged a task
+// file and a *.just by name only: the session writes the ignored files a
+// tracked justfile and Taskfile.yml name. Host-side proof: git status
+// says nothing, and the exit names both files the session wrote.
+func TestReplayReview24bTaskFileIncludes(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/local.justfile\n/tasks.local.yml\n")
+	h.Write(filepath.Join(proj, "justfile"), "import? 'local.justfile'\n\nbuild:\n\techo built\n")
+	h.Write(filepath.Join(proj, "Taskfile.yml"), "version: '3'\nincludes:\n  local:\n    taskfile: ./tasks.local.yml\n    optional: true\n")
+	commitAll(h, proj, "tasks")
+	out := plantUnseen(t, h, proj, "included task files", `
+		printf 'build:\n\ttouch /tmp/x\n' > local.justfile
+		printf "version: '3'\ntasks:\n  build:\n    cmds: [touch /tmp/x]\n" > tasks.local.yml`)
+	for _, name := range []string{"local.justfile", "tasks.local.yml"} {
+		if !strings.Contains(out, filepath.Join(proj, name)) {
+			t.Errorf("the exit did not name the %s the session wrote:\n%s", name, out)
+		}
+	}
+}
