@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/untrusted"
@@ -14,13 +16,38 @@ import (
 // names: one the session made or changed that git does not track is a
 // finding.
 
-// bazelrcNamed judges what the workspace's .bazelrc imports.
+// bazelrcNamed judges what the workspace's .bazelrc imports, and what
+// those import in turn (each from the workspace).
 func (w *walker) bazelrcNamed() {
-	b, err := untrusted.ReadFile(w.root, ".bazelrc", maxMakefileSize)
-	if err != nil {
-		return
+	w.judgeChain([]string{".bazelrc"}, func(_, src string) []string { return bazelrcImports(src) })
+}
+
+// judgeChain judges the files that the files tops name (named gives
+// each's names from the root), and what those name in turn: an imported
+// file there at the start imports what the session wrote as readily;
+// maxEnvrcs files read at most.
+func (w *walker) judgeChain(tops []string, named func(rel, src string) []string) {
+	queue := slices.Clone(tops)
+	seen := map[string]bool{}
+	for i := 0; i < len(queue); i++ {
+		rel := queue[i]
+		if i == maxEnvrcs {
+			w.notExamined(w.abs(rel), fmt.Sprintf("what it includes: the audit reads %d included files at most", maxEnvrcs))
+			return
+		}
+		b, err := untrusted.ReadFile(w.root, rel, maxMakefileSize)
+		if err != nil {
+			continue
+		}
+		for _, name := range named(rel, string(b)) {
+			if !filepath.IsLocal(name) || seen[name] {
+				continue
+			}
+			seen[name] = true
+			w.judgeNamed(".", []string{name})
+			queue = append(queue, name)
+		}
 	}
-	w.judgeNamed(".bazelrc", bazelrcImports(string(b)))
 }
 
 // bazelrcImports are the files a .bazelrc imports, from the workspace

@@ -2,9 +2,8 @@ package audit
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
-
-	"github.com/claudebox/claudebox/untrusted"
 )
 
 // just reads the files a justfile imports (import? 'local.justfile') and
@@ -14,20 +13,30 @@ import (
 // justfile and Taskfile name is judged as what an .envrc names: one the
 // session made or changed that git does not track is a finding.
 
-// taskFileNamed judges what the top's justfiles and Taskfiles include.
+// taskFileNamed judges what the top's justfiles and Taskfiles include,
+// and what those include in turn (each from its own directory).
 func (w *walker) taskFileNamed() {
-	for _, name := range []string{"justfile", "Justfile", ".justfile", "JUSTFILE"} {
-		if b, err := untrusted.ReadFile(w.root, name, maxMakefileSize); err == nil {
-			w.judgeNamed(name, justImports(string(b)))
-		}
-	}
+	w.judgeChain([]string{"justfile", "Justfile", ".justfile", "JUSTFILE"}, func(rel, src string) []string {
+		return fromDir(rel, justImports(src))
+	})
+	var taskfiles []string
 	for name := range taskFiles {
 		if strings.HasPrefix(strings.ToLower(name), "taskfile") {
-			if b, err := untrusted.ReadFile(w.root, name, maxMakefileSize); err == nil {
-				w.judgeNamed(name, taskfileIncludes(string(b)))
-			}
+			taskfiles = append(taskfiles, name)
 		}
 	}
+	slices.Sort(taskfiles)
+	w.judgeChain(taskfiles, func(rel, src string) []string {
+		return fromDir(rel, taskfileIncludes(src))
+	})
+}
+
+// fromDir are names, each from the directory of the file at rel.
+func fromDir(rel string, names []string) []string {
+	for i, name := range names {
+		names[i] = filepath.Join(filepath.Dir(rel), name)
+	}
+	return names
 }
 
 // justImports are the paths of a justfile's import, import?, mod and mod?
