@@ -50,19 +50,22 @@ func TestReplayReview19ManyTranscripts(t *testing.T) {
 // launch copies each file of node_modules, a virtualenv, a conda
 // environment or git's objects that has a second name outside them. The
 // attack, from inside: take the permissions away (chmod 000) of a conda
-// environment's data file (which the exit audit leaves, as it does no
-// file that is not code, where it moves a library aside) that has a
-// second name elsewhere in the project, made while the session runs (by
-// the host: the sandbox can no longer link, seccomp answers EXDEV): the
-// copy could not read it, and every later launch refused, telling the
-// user to make its directory writable.
-// Proof: the next launch starts and the file is one of its own, its mode
-// kept; the other name is as the sandbox left it.
+// environment's data file that has a second name elsewhere in the
+// project, made while the session runs (by the host: the sandbox can no
+// longer link, seccomp answers EXDEV): the copy could not read it, and
+// every later launch refused, telling the user to make its directory
+// writable. The exit now moves the changed file aside (every file of an
+// environment but its site-packages is what the host runs); one the host
+// made unreadable itself, after the session, is copied by the next
+// launch with read permission lent for the open.
+// Proof: the next launch starts, the sandbox's file moved aside and the
+// host's a file of its own, its mode kept; the other names are as left.
 func TestReplayReview19UnreadableLinkedFile(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "demo")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "env", "lib", "zoneinfo.dat"), "data\n")
+	h.Write(filepath.Join(proj, "env", "lib", "tzdata.bin"), "data\n")
 	harness.Must(t, os.MkdirAll(filepath.Join(proj, "env", "conda-meta"), 0o755))
 	h.Chown()
 	_, session, exited := harness.StartSession(t, h, proj, `touch started; while ! test -e go; do sleep 0.01; done; chmod 000 kept`)
@@ -71,22 +74,33 @@ func TestReplayReview19UnreadableLinkedFile(t *testing.T) {
 	if err := <-exited; err != nil {
 		t.Fatalf("session: %v\n%s", err, session)
 	}
-	kept := filepath.Join(proj, "kept")
-	before, err := os.Stat(kept)
-	harness.Must(t, err)
-	out, err := h.Bounded(proj, "--shell", "-c", "stat -c '%h %a' env/lib/zoneinfo.dat")
-	if err != nil {
-		t.Fatalf("the launch after the sandbox made a linked file unreadable: %v\n%s", err, out)
+	if !strings.Contains(session.String(), "moved aside") {
+		t.Errorf("the exit does not move aside the environment's file the sandbox made unreadable:\n%s", session)
 	}
-	if !strings.Contains(out, "env/lib/zoneinfo.dat could not be read") {
+	hosts := filepath.Join(proj, "hosts")
+	harness.Must(t, os.Link(filepath.Join(proj, "env", "lib", "tzdata.bin"), hosts))
+	harness.Must(t, os.Chmod(hosts, 0))
+	var before []os.FileInfo
+	for _, name := range []string{filepath.Join(proj, "kept"), hosts} {
+		fi, err := os.Stat(name)
+		harness.Must(t, err)
+		before = append(before, fi)
+	}
+	out, err := h.Bounded(proj, "--shell", "-c", "stat -c '%h %a' env/lib/tzdata.bin; test -e env/lib/zoneinfo.dat || echo zoneinfo gone")
+	if err != nil {
+		t.Fatalf("the launch after a linked file was made unreadable: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "env/lib/tzdata.bin could not be read") {
 		t.Errorf("the launch does not name the file it could not read:\n%s", out)
 	}
-	if !strings.Contains(out, "1 0\n") {
-		t.Errorf("inside, the data file is %q, want a file of its own (one name), mode 000", out)
+	if !strings.Contains(out, "1 0\n") || !strings.Contains(out, "zoneinfo gone") {
+		t.Errorf("inside, want the host's data file a file of its own (one name), mode 000, and the sandbox's moved aside:\n%s", out)
 	}
-	after, err := os.Stat(kept)
-	harness.Must(t, err)
-	if after.Mode() != before.Mode() || after.Size() != before.Size() {
-		t.Errorf("the other name changed: %v %d, was %v %d", after.Mode(), after.Size(), before.Mode(), before.Size())
+	for i, name := range []string{filepath.Join(proj, "kept"), hosts} {
+		after, err := os.Stat(name)
+		harness.Must(t, err)
+		if after.Mode() != before[i].Mode() || after.Size() != before[i].Size() {
+			t.Errorf("%s changed: %v %d, was %v %d", name, after.Mode(), after.Size(), before[i].Mode(), before[i].Size())
+		}
 	}
 }
