@@ -205,16 +205,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 		if err := refuseClaudeBackground(c.Claude); err != nil {
 			return err
 		}
-		if err := refuseClaudeInstall(c.Claude); err != nil {
-			return err
-		}
-		if err := refuseClaudeMCPAdd(c.Claude); err != nil {
-			return err
-		}
-		if err := refuseClaudePluginChange(c.Claude); err != nil {
-			return err
-		}
-		if err := refuseClaudeLogin(c.Claude); err != nil {
+		if err := refuseHostOnly(c.Claude); err != nil {
 			return err
 		}
 	}
