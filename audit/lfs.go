@@ -43,25 +43,7 @@ func (w *walker) lfsObjectHolds(n node, name string) bool {
 	if len(name) != 2*sha256.Size || !isHex(name) || fan != name[2:4] || filepath.Base(top) != name[:2] || filepath.Base(filepath.Dir(top)) != "objects" {
 		return false
 	}
-	fd, err := unix.Openat(n.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
-	if err != nil {
-		return false
-	}
-	f := os.NewFile(uintptr(fd), name)
-	defer f.Close()
-	// Sparse is what no download writes: a hole of a terabyte would hold
-	// the session's end the whole budget.
-	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Blocks*512 < st.Size {
-		return false
-	}
-	h := sha256.New()
-	ctx, cancel := w.objects.ctx()
-	defer cancel()
-	if _, err := io.Copy(h, &ctxReader{ctx, f}); err != nil {
-		return false
-	}
-	return hex.EncodeToString(h.Sum(nil)) == name
+	return w.hashesTo(n, name, sha256.New(), -1, name)
 }
 
 // annexHashes are git-annex's backends that name content by its hash, each
@@ -103,6 +85,14 @@ func (w *walker) annexObjectHolds(n node, name string) bool {
 			return false
 		}
 	}
+	return w.hashesTo(n, name, h, want, digest)
+}
+
+// hashesTo says whether the entry name of n is a regular file, not
+// sparse (what no download writes: a hole of a terabyte would hold the
+// session's end the whole budget), of size bytes unless that is -1, whose
+// content h hashes to digest (in hex) within the objects' budget.
+func (w *walker) hashesTo(n node, name string, h hash.Hash, size int64, digest string) bool {
 	fd, err := unix.Openat(n.fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
 		return false
@@ -110,7 +100,7 @@ func (w *walker) annexObjectHolds(n node, name string) bool {
 	f := os.NewFile(uintptr(fd), name)
 	defer f.Close()
 	var st unix.Stat_t
-	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Blocks*512 < st.Size || want >= 0 && st.Size != want {
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Blocks*512 < st.Size || size >= 0 && st.Size != size {
 		return false
 	}
 	ctx, cancel := w.objects.ctx()
