@@ -15,6 +15,7 @@ import (
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/internal/credential"
+	"github.com/claudebox/claudebox/internal/verdict"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -261,35 +262,36 @@ const codeFileLimit = 16 << 20
 // claudebox does not know, an account's key among them.
 func settingsHoldCredential(path string) bool {
 	ext := strings.ToLower(filepath.Ext(path))
-	judge := credential.InSettings
-	switch {
-	case packageManifests[filepath.Base(path)]:
+	if packageManifests[filepath.Base(path)] || slices.Contains(assetExtensions, ext) {
 		return false
-	case slices.Contains(documentExtensions, ext):
-		judge = credential.InDocument
-	case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext):
-		b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), codeFileLimit)
-		return errors.Is(err, untrusted.ErrTooLarge) || err == nil && credential.InCode(b)
-	case slices.Contains(assetExtensions, ext):
-		return false
-	case ext != "" && !slices.Contains(settingsExtensions, ext):
-		b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), settingsFileLimit)
-		return err != nil || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 || credential.InSettings(b)
 	}
-	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), settingsFileLimit)
-	if errors.Is(err, untrusted.ErrTooLarge) {
-		// Larger prose (a long reference) is searched, as a script is,
-		// for what no one writes by chance; larger settings (a data
-		// file) for that and for a literal given to a key that names a
-		// credential, around each such key alone.
-		large := credential.InLargeSettings
-		if slices.Contains(documentExtensions, ext) {
-			large = credential.InCode
+	return verdict.Judge("settings", filepath.Dir(path), filepath.Base(path), func(f verdict.File) bool {
+		judge := credential.InSettings
+		switch {
+		case slices.Contains(documentExtensions, ext):
+			judge = credential.InDocument
+		case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext):
+			b, err := f.Read(codeFileLimit)
+			return errors.Is(err, untrusted.ErrTooLarge) || err == nil && credential.InCode(b)
+		case ext != "" && !slices.Contains(settingsExtensions, ext):
+			b, err := f.Read(settingsFileLimit)
+			return err != nil || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 || credential.InSettings(b)
 		}
-		b, err = untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), codeFileLimit)
-		return errors.Is(err, untrusted.ErrTooLarge) || err == nil && large(b)
-	}
-	return err == nil && judge(b)
+		b, err := f.Read(settingsFileLimit)
+		if errors.Is(err, untrusted.ErrTooLarge) {
+			// Larger prose (a long reference) is searched, as a script is,
+			// for what no one writes by chance; larger settings (a data
+			// file) for that and for a literal given to a key that names a
+			// credential, around each such key alone.
+			large := credential.InLargeSettings
+			if slices.Contains(documentExtensions, ext) {
+				large = credential.InCode
+			}
+			b, err = f.Read(codeFileLimit)
+			return errors.Is(err, untrusted.ErrTooLarge) || err == nil && large(b)
+		}
+		return err == nil && judge(b)
+	})
 }
 
 // assetExtensions are the names of what a skill or a plugin shows or

@@ -13,6 +13,7 @@ import (
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/verdict"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
@@ -239,8 +240,10 @@ func appendPrompt(claudeArgs []ClaudeArg, home, homeEnv string) *mount.Prompt {
 // scriptHoldsCredential says the script at path has a credential written
 // in it, or cannot be read whole to say it has none.
 func scriptHoldsCredential(path string) bool {
-	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), setupFileLimit)
-	return err != nil || claudesettings.HasCommandCredential(b)
+	return verdict.Judge("command-script", filepath.Dir(path), filepath.Base(path), func(f verdict.File) bool {
+		b, err := f.Read(setupFileLimit)
+		return err != nil || claudesettings.HasCommandCredential(b)
+	})
 }
 
 // scriptExtensions are the names of what a hook or a status line runs

@@ -28,6 +28,7 @@ import (
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/verdict"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
@@ -35,13 +36,17 @@ import (
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// Host reads the host facts a plan needs. It only reads.
+// Host reads the host facts a plan needs. It only reads, but for the
+// verdicts of its judges it keeps in stateDir (package verdict).
 // state are the directories no bind shows (bind.StateDirs); getenv reads
 // the environment claudebox was started in: $HOME as set (home is its real
 // path), the PATH the sandbox gets, and the variables that lead the host's
 // tools to what they obey (hostVariables); mcp the MCP servers carried in
 // (their programs are shown).
 func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg) mount.Host {
+	// What the judges found of the files unchanged since the last launch
+	// is not read again.
+	defer verdict.Use(stateDir)()
 	homeEnv, pathEnv := getenv("HOME"), getenv("PATH")
 	var h mount.Host
 	// A home reached through a link (Fedora Atomic's /home -> var/home)

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/credential"
+	"github.com/claudebox/claudebox/internal/verdict"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
@@ -271,24 +271,14 @@ func toolFile(name string) bool {
 // scriptHoldsCredential says the file name in dir is a script (#!) with
 // a credential written in it, or one too large to judge.
 func scriptHoldsCredential(dir, name string) bool {
-	b, err := untrusted.ReadFile(dir, name, maxScriptRead)
-	if errors.Is(err, untrusted.ErrTooLarge) && isScript(dir, name) {
-		b, err = untrusted.ReadFile(dir, name, maxLargeScript)
-		return errors.Is(err, untrusted.ErrTooLarge) || err == nil && credential.InScript(b)
-	}
-	return err == nil && bytes.HasPrefix(b, []byte("#!")) && credential.InScript(b)
-}
-
-// isScript says the file name in dir begins with a #! line.
-func isScript(dir, name string) bool {
-	f, err := untrusted.Open(dir, name)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	head := make([]byte, 2)
-	_, err = io.ReadFull(f, head)
-	return err == nil && string(head) == "#!"
+	return verdict.Judge("path-script", dir, name, func(f verdict.File) bool {
+		b, err := f.Read(maxScriptRead)
+		if errors.Is(err, untrusted.ErrTooLarge) && string(f.Head(2)) == "#!" {
+			b, err = f.Read(maxLargeScript)
+			return errors.Is(err, untrusted.ErrTooLarge) || err == nil && credential.InScript(b)
+		}
+		return err == nil && bytes.HasPrefix(b, []byte("#!")) && credential.InScript(b)
+	})
 }
 
 // prefixParts are the entries of a node or python prefix (a version

@@ -166,6 +166,20 @@ func ReadFile(dir, name string, limit int64) ([]byte, error) {
 	return readOpen(f, fi, limit)
 }
 
+// ReadAgain reads the open regular file f whole from its start, up to
+// limit, as ReadFile does: a file read more than once through one
+// descriptor is the same file each time.
+func ReadAgain(f *os.File, limit int64) ([]byte, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return readOpen(f, fi, limit)
+}
+
 // readOpen reads the open regular file f, which fi describes, up to limit.
 func readOpen(f *os.File, fi fs.FileInfo, limit int64) ([]byte, error) {
 	tooLarge := &fs.PathError{Op: "read", Path: f.Name(), Err: fmt.Errorf("%w: %d bytes, over %d", ErrTooLarge, fi.Size(), limit)}
