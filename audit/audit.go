@@ -50,8 +50,8 @@ import (
 var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "commondir": true, "gitdir": true, "packed-refs": true}
 
 // gitWalked are the directories of a git directory that hold what git runs
-// or follows: hooks, info/attributes, in-progress rebases' and
-// cherry-picks' todo lists and a rebase's autostash, other git directories (submodules', linked
+// or follows: hooks, info/attributes, the state of in-progress rebases,
+// cherry-picks and git am (todoData), other git directories (submodules', linked
 // worktrees'), the objects, each of which git takes for what its name
 // says (objects.go), the refs that replace an object with another
 // wherever git reads it (refs/replace), and the legacy remote files
@@ -96,9 +96,42 @@ func isGitData(name string) bool {
 		strings.HasPrefix(name, "BISECT_") && !pseudoRefs[name]
 }
 
-// autostash is where a rebase keeps the stash it applies as it ends, or
-// is aborted: its untracked and ignored files too.
-const autostash = "autostash"
+// todoLists are the todo lists of a rebase (rebase-merge/) and of a
+// cherry-pick or revert (sequencer/), which run their exec lines.
+var todoLists = map[string]bool{"git-rebase-todo": true, "todo": true}
+
+// todoData are the files of an operation in progress (rebase-merge/,
+// rebase-apply/, sequencer/) that git reads as data: where it started and
+// goes, how far it is, messages and authors, flags. Any other the session
+// made or changed is a finding: git rebase --continue and git
+// cherry-pick --continue run the strategy their state names
+// (rebase-merge/strategy, sequencer/opts) as a program, git
+// merge-<strategy>, which a slash makes a path in the work tree, git
+// am --continue passes rebase-apply/apply-opt to git apply, and a
+// rebase applies the stash its autostash names as it ends or is aborted,
+// its untracked and ignored files too. Its numbered
+// patches are data too (patchNumber).
+var todoData = map[string]bool{
+	// rebase-merge/
+	"head-name": true, "onto": true, "orig-head": true, "interactive": true, "done": true, "msgnum": true, "end": true,
+	"message": true, "message-squash": true, "message-fixup": true, "squash-onto": true, "rewritten-list": true,
+	"rewritten-pending": true, "current-fixups": true, "author-script": true, "amend": true, "stopped-sha": true,
+	"patch": true, "dropped": true, "git-rebase-todo.backup": true, "quiet": true, "verbose": true, "signoff": true,
+	"cdate_is_adate": true, "ignore_date": true, "allow_rerere_autoupdate": true, "reschedule-failed-exec": true,
+	"no-reschedule-failed-exec": true, "drop_redundant_commits": true, "keep_redundant_commits": true,
+	// rebase-apply/ (git am's)
+	"next": true, "last": true, "info": true, "msg": true, "msg-clean": true, "final-commit": true,
+	"original-commit": true, "abort-safety": true, "keep": true, "messageid": true, "utf8": true, "threeway": true,
+	"sign": true, "scissors": true, "quoted-cr": true, "rebasing": true, "applying": true, "dirtyindex": true,
+	// sequencer/
+	"head": true,
+}
+
+// patchNumber says whether name is one of git am's numbered patches
+// (rebase-apply/0001).
+func patchNumber(name string) bool {
+	return name != "" && strings.Trim(name, "0123456789") == ""
+}
 
 // stashRef is the stash's name in refs/ and logs/refs/.
 const stashRef = "stash"
@@ -150,7 +183,7 @@ const (
 	gitDir                  // a git directory
 	hooksDir                // a git directory's hooks: all but *.sample
 	infoDir                 // its info/: attributes, grafts
-	todoDir                 // a rebase's or cherry-pick's todo list, a rebase's autostash
+	todoDir                 // an operation's state: todo lists, strategy, autostash
 	depsDir                 // installed dependencies: judged by unit (deps.go)
 	gitDataDir              // the rest of a git directory (other refs, logs): only what is no file
 	objectsDir              // a git directory's objects (objects.go)
@@ -684,7 +717,11 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	case infoDir:
 		hostRun, descend = name == "attributes" || name == "grafts", false
 	case todoDir:
-		hostRun, descend = name == "git-rebase-todo" || name == "todo" || name == autostash, false
+		if typ.IsDir() {
+			hostRun, sub = true, allDir
+		} else {
+			hostRun, descend = !todoData[name] && !patchNumber(name), false
+		}
 	case refsDir:
 		switch {
 		case name == "replace":
@@ -934,7 +971,7 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	// A todo list runs only its exec lines.
-	if n.mode == todoDir && name != autostash && !execLines(n.fd, name) {
+	if n.mode == todoDir && todoLists[name] && !execLines(n.fd, name) {
 		return
 	}
 	// A linked worktree of the project's repository: its .git file and the
@@ -1544,7 +1581,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/"))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

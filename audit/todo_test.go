@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,5 +52,64 @@ func TestExecLinesBounded(t *testing.T) {
 				t.Errorf("execLines allocated %d bytes for a todo of %d", held, len(tc.content))
 			}
 		})
+	}
+}
+
+// TestTodoStateJudgedByName: git rebase --continue and git cherry-pick
+// --continue run the merge strategy their state names
+// (rebase-merge/strategy, sequencer/opts' strategy) as a program, git
+// merge-<strategy>, a path from the work tree's top where it holds a
+// slash (x/evil runs git-merge-x/evil), and git am --continue passes
+// rebase-apply/apply-opt to git apply. The audit judged the todo lists
+// and the autostash there and passed the rest: what is not known to be
+// data is now a finding, in a nested repository's git directory too.
+func TestTodoStateJudgedByName(t *testing.T) {
+	root := t.TempDir()
+	write(t, filepath.Join(root, "sub/.git/HEAD"))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	state := map[string]bool{
+		"sub/.git/rebase-merge/strategy":                  true,
+		"sub/.git/rebase-merge/strategy_opts":             true,
+		"sub/.git/rebase-merge/gpg_sign_opt":              true,
+		"sub/.git/rebase-merge/refs-to-update":            true,
+		"sub/.git/rebase-merge/a-future-name":             true,
+		"sub/.git/rebase-merge/sub/x":                     true,
+		"sub/.git/sequencer/opts":                         true,
+		"sub/.git/rebase-apply/apply-opt":                 true,
+		"sub/.git/modules/m/sequencer/opts":               true,
+		"sub/.git/rebase-merge/head-name":                 false,
+		"sub/.git/rebase-merge/onto":                      false,
+		"sub/.git/rebase-merge/orig-head":                 false,
+		"sub/.git/rebase-merge/done":                      false,
+		"sub/.git/rebase-merge/msgnum":                    false,
+		"sub/.git/rebase-merge/end":                       false,
+		"sub/.git/rebase-merge/interactive":               false,
+		"sub/.git/rebase-merge/message":                   false,
+		"sub/.git/rebase-merge/author-script":             false,
+		"sub/.git/rebase-merge/stopped-sha":               false,
+		"sub/.git/rebase-merge/amend":                     false,
+		"sub/.git/rebase-merge/git-rebase-todo":           false,
+		"sub/.git/rebase-merge/git-rebase-todo.backup":    false,
+		"sub/.git/rebase-merge/no-reschedule-failed-exec": false,
+		"sub/.git/sequencer/head":                         false,
+		"sub/.git/sequencer/abort-safety":                 false,
+		"sub/.git/rebase-apply/0001":                      false,
+		"sub/.git/rebase-apply/next":                      false,
+		"sub/.git/rebase-apply/last":                      false,
+		"sub/.git/rebase-apply/final-commit":              false,
+	}
+	for p := range state {
+		write(t, filepath.Join(root, p))
+	}
+	must(t, os.WriteFile(filepath.Join(root, "sub/.git/rebase-merge/git-rebase-todo"), []byte("pick 1234 x\n"), 0o644))
+	for _, p := range []string{"sub/.git/modules/m/HEAD", "sub/.git/modules/m/objects/info/x"} {
+		write(t, filepath.Join(root, p))
+	}
+	r := Scan(root, since, nil, start, nil)
+	for p, finding := range state {
+		if got := slices.Contains(r.Found, filepath.Join(root, p)); got != finding {
+			t.Errorf("%s: found %v, want %v", p, got, finding)
+		}
 	}
 }

@@ -1,0 +1,79 @@
+package hostruns
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview25MergeStrategy: git rebase --continue and git
+// cherry-pick --continue run the merge strategy the operation's state
+// names (rebase-merge/strategy, sequencer/opts) as the program git
+// merge-<strategy>, which a slash makes a path in the work tree (x/evil
+// runs git-merge-x/evil). The exit audit judged a todo list by its exec
+// lines and passed the rest of the state: in a nested repository, where
+// no guard stands, the session stops a rebase and a cherry-pick and
+// names its own strategy. Host-side proof: the host's git rebase
+// --continue and git cherry-pick --continue there run nothing the
+// session wrote, and git status still says what is in progress.
+func TestReplayReview25MergeStrategy(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/lib/\n/dep/\n")
+	commitAll(h, proj, "nested")
+	lib, dep := filepath.Join(proj, "lib"), filepath.Join(proj, "dep")
+	h.GitRepo(lib)
+	h.Run(lib, nil, "git", "checkout", "-qb", "other")
+	h.Write(filepath.Join(lib, "b"), "b\n")
+	commitAll(h, lib, "b")
+	h.Run(lib, nil, "git", "checkout", "-q", "-")
+	h.Write(filepath.Join(lib, "c"), "c\n")
+	commitAll(h, lib, "c")
+	h.GitRepo(dep)
+	h.Write(filepath.Join(dep, "b"), "1\n")
+	commitAll(h, dep, "b")
+	h.Run(dep, nil, "git", "checkout", "-qb", "conf")
+	h.Write(filepath.Join(dep, "b"), "x\n")
+	commitAll(h, dep, "bx")
+	h.Write(filepath.Join(dep, "f"), "f\n")
+	commitAll(h, dep, "f")
+	h.Run(dep, nil, "git", "checkout", "-q", "-")
+	h.Write(filepath.Join(dep, "b"), "2\n")
+	commitAll(h, dep, "b2")
+	marker := h.Marker()
+	evil := `mkdir git-merge-x && printf '#!/bin/sh\ntouch ` + marker + `.%s\nexit 2\n' "$1" > git-merge-x/evil && chmod +x git-merge-x/evil`
+	out := plantUnseen(t, h, proj, "merge strategy", `
+		export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e
+		plant() { `+evil+`; }
+		cd lib
+		GIT_SEQUENCE_EDITOR="sed -i 1ibreak" git rebase -q -i other >/dev/null 2>&1 || true
+		test -f .git/rebase-merge/git-rebase-todo
+		echo x/evil > .git/rebase-merge/strategy
+		plant rebase
+		cd ../dep
+		git cherry-pick conf~1 conf >/dev/null 2>&1 || true
+		test -f .git/sequencer/todo
+		echo resolved > b && git add b
+		printf '[options]\n\tstrategy = x/evil\n' > .git/sequencer/opts
+		plant cherry-pick
+		cd ..`)
+	if status := h.Run(lib, nil, "git", "status"); !strings.Contains(status, "rebase in progress") {
+		t.Errorf("the host's git status no longer shows the rebase the session stopped:\n%s", status)
+	}
+	rebased, _ := h.Command(lib, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "rebase", "--continue").CombinedOutput()
+	picked, _ := h.Command(dep, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "-c", "core.editor=true", "cherry-pick", "--continue").CombinedOutput()
+	for _, what := range []string{"rebase", "cherry-pick"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's git %s --continue ran the strategy the session named:\n%s\n%s%s", what, out, rebased, picked)
+		}
+	}
+	for _, p := range []string{filepath.Join(lib, ".git", "rebase-merge", "strategy"), filepath.Join(dep, ".git", "sequencer", "opts")} {
+		if !strings.Contains(out, p) {
+			t.Errorf("the end did not name %s:\n%s", p, out)
+		}
+	}
+}
