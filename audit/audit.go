@@ -434,6 +434,10 @@ type walker struct {
 	// gemfiles are the project's Gemfiles below its top, whose named
 	// files are judged at the end (gemfile.go).
 	gemfiles []string
+	// importers are the project's justfiles, Taskfiles and .bazelrc
+	// files below its top, whose imports are judged at the end
+	// (taskincludes.go, bazelrc.go).
+	importers []string
 	// objects is what the walk's checks of objects share (at the end).
 	objects *objects
 	// walked gives the statuses a walk beside this one read (ScanWalked).
@@ -483,6 +487,7 @@ func (w *walker) merge(f *walker) {
 	w.makefiles = append(w.makefiles, f.makefiles...)
 	w.envrcs = append(w.envrcs, f.envrcs...)
 	w.gemfiles = append(w.gemfiles, f.gemfiles...)
+	w.importers = append(w.importers, f.importers...)
 	if w.take != nil {
 		maps.Copy(w.take.Index, f.take.Index)
 		maps.Copy(w.take.IndexFiles, f.take.IndexFiles)
@@ -758,6 +763,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	default:
 		if w.take == nil && typ.IsRegular() && n.rel != "" && gemfiles[name] {
 			w.gemfiles = append(w.gemfiles, rel)
+		}
+		if w.take == nil && typ.IsRegular() && n.rel != "" && (justfile(name) || taskfile(name) || name == ".bazelrc") {
+			w.importers = append(w.importers, rel)
 		}
 		switch {
 		case depsDirs[name] || w.buildDir(n, name):

@@ -16,17 +16,38 @@ import (
 // names: one the session made or changed that git does not track is a
 // finding.
 
-// bazelrcNamed judges what the workspace's .bazelrc imports, and what
-// those import in turn (each from the workspace).
+// bazelrcNamed judges what the workspace's .bazelrc imports, and a
+// nested workspace's (examples/ws/.bazelrc, where bazel runs there), and
+// what those import in turn (each from its workspace).
 func (w *walker) bazelrcNamed() {
-	w.judgeChain([]string{".bazelrc"}, func(_, src string) []string { return bazelrcImports(src) })
+	rcs := []string{".bazelrc"}
+	for _, rel := range w.importers {
+		if filepath.Base(rel) == ".bazelrc" {
+			rcs = append(rcs, rel)
+		}
+	}
+	workspaces := map[string]string{}
+	w.judgeChain(rcs, func(rel, src string) ([]string, bool) {
+		ws, ok := workspaces[rel]
+		if !ok {
+			ws = filepath.Dir(rel)
+		}
+		names := fromDir(filepath.Join(ws, ".bazelrc"), bazelrcImports(src))
+		for _, name := range names {
+			if _, ok := workspaces[name]; !ok {
+				workspaces[name] = ws
+			}
+		}
+		return names, false
+	})
 }
 
 // judgeChain judges the files that the files tops name (named gives
-// each's names from the root), and what those name in turn: an imported
-// file there at the start imports what the session wrote as readily;
+// each's names from the root, and whether it names one by a path the
+// audit cannot spell), and what those name in turn: an imported file
+// there at the start imports what the session wrote as readily;
 // maxEnvrcs files read at most.
-func (w *walker) judgeChain(tops []string, named func(rel, src string) []string) {
+func (w *walker) judgeChain(tops []string, named func(rel, src string) ([]string, bool)) {
 	queue := slices.Clone(tops)
 	seen := map[string]bool{}
 	for i := 0; i < len(queue); i++ {
@@ -39,7 +60,11 @@ func (w *walker) judgeChain(tops []string, named func(rel, src string) []string)
 		if err != nil {
 			continue
 		}
-		for _, name := range named(rel, string(b)) {
+		names, unspelled := named(rel, string(b))
+		if unspelled && !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
+			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
+		}
+		for _, name := range names {
 			if !filepath.IsLocal(name) || seen[name] {
 				continue
 			}

@@ -9,25 +9,50 @@ import (
 // just reads the files a justfile imports (import? 'local.justfile') and
 // the modules it declares (mod deploy 'deploy/tasks'), and Task the
 // Taskfiles its includes: name, often ignored, by any name, as its own
-// recipes, which the host's just and task run. So what the top's
-// justfile and Taskfile name is judged as what an .envrc names: one the
-// session made or changed that git does not track is a finding.
+// recipes, which the host's just and task run, the top's or a package's
+// in a monorepo (just looks upward from where it runs). So what each
+// justfile and Taskfile names is judged as what an .envrc names: one the
+// session made or changed that git does not track is a finding; a name
+// the audit cannot spell (Task's {{.TASKFILE_DIR}}/local.yml) makes it
+// one whose includes are unspelled (see Report.IncludesUnspelled).
 
-// taskFileNamed judges what the top's justfiles and Taskfiles include,
-// and what those include in turn (each from its own directory).
+// justfile says whether name is one just reads, whatever its case.
+func justfile(name string) bool {
+	return strings.EqualFold(name, "justfile") || strings.EqualFold(name, ".justfile")
+}
+
+// taskfile says whether name is one Task reads.
+func taskfile(name string) bool {
+	return taskFiles[name] && strings.HasPrefix(strings.ToLower(name), "taskfile")
+}
+
+// taskFileNamed judges what the justfiles and Taskfiles at the top and
+// below it include, and what those include in turn (each from its own
+// directory).
 func (w *walker) taskFileNamed() {
-	w.judgeChain([]string{"justfile", "Justfile", ".justfile", "JUSTFILE"}, func(rel, src string) []string {
-		return fromDir(rel, justImports(src))
-	})
-	var taskfiles []string
+	justs := []string{"justfile", "Justfile", ".justfile", "JUSTFILE"}
+	var tasks []string
 	for name := range taskFiles {
-		if strings.HasPrefix(strings.ToLower(name), "taskfile") {
-			taskfiles = append(taskfiles, name)
+		if taskfile(name) {
+			tasks = append(tasks, name)
 		}
 	}
-	slices.Sort(taskfiles)
-	w.judgeChain(taskfiles, func(rel, src string) []string {
-		return fromDir(rel, taskfileIncludes(src))
+	slices.Sort(tasks)
+	for _, rel := range w.importers {
+		switch name := filepath.Base(rel); {
+		case justfile(name):
+			justs = append(justs, rel)
+		case taskfile(name):
+			tasks = append(tasks, rel)
+		}
+	}
+	w.judgeChain(justs, func(rel, src string) ([]string, bool) {
+		names, unspelled := justImports(src)
+		return fromDir(rel, names), unspelled
+	})
+	w.judgeChain(tasks, func(rel, src string) ([]string, bool) {
+		names, unspelled := taskfileIncludes(src)
+		return fromDir(rel, names), unspelled
 	})
 }
 
@@ -41,9 +66,8 @@ func fromDir(rel string, names []string) []string {
 
 // justImports are the paths of a justfile's import, import?, mod and mod?
 // lines (a recipe's lines, indented, are its commands), within
-// maxEnvrcNames.
-func justImports(src string) []string {
-	var names []string
+// maxEnvrcNames, and whether one names a path the audit cannot spell.
+func justImports(src string) (names []string, unspelled bool) {
 	for line := range strings.Lines(src) {
 		fields := strings.Fields(line)
 		if len(fields) < 2 || line[0] == ' ' || line[0] == '\t' {
@@ -61,17 +85,19 @@ func justImports(src string) []string {
 		default:
 			continue
 		}
-		if name := unquoted(path); name != "" && len(names) < maxEnvrcNames {
+		name, ok := unquoted(path)
+		unspelled = unspelled || !ok
+		if name != "" && len(names) < maxEnvrcNames {
 			names = append(names, name)
 		}
 	}
-	return names
+	return names, unspelled
 }
 
 // taskfileIncludes are the paths a Taskfile's includes: name (name: path,
-// or its taskfile: path), within maxEnvrcNames.
-func taskfileIncludes(src string) []string {
-	var names []string
+// or its taskfile: path), within maxEnvrcNames, and whether one names a
+// path the audit cannot spell.
+func taskfileIncludes(src string) (names []string, unspelled bool) {
 	in := false
 	for line := range strings.Lines(src) {
 		trimmed := strings.TrimSpace(line)
@@ -89,22 +115,28 @@ func taskfileIncludes(src string) []string {
 		if !ok || value == "" || key == "dir" || key == "optional" || key == "internal" || key == "flatten" || key == "aliases" || key == "excludes" || key == "vars" {
 			continue
 		}
-		if name := unquoted(strings.TrimSpace(value)); name != "" && len(names) < maxEnvrcNames {
+		name, ok := unquoted(strings.TrimSpace(value))
+		unspelled = unspelled || !ok
+		if name != "" && len(names) < maxEnvrcNames {
 			names = append(names, name)
 		}
 	}
-	return names
+	return names, unspelled
 }
 
-// unquoted is a path as written, its quotes off, cleaned; "" for one
-// outside the tree, a template's or none.
-func unquoted(s string) string {
+// unquoted is a path as written, its quotes off, cleaned; "" for none;
+// not ok for one the audit cannot spell: a template's, a variable's, or
+// an absolute path (the tree's own, by the host's path).
+func unquoted(s string) (string, bool) {
 	if i := strings.Index(s, " #"); i >= 0 {
 		s = s[:i]
 	}
 	s = strings.Trim(strings.TrimSpace(s), `"'`)
-	if s == "" || filepath.IsAbs(s) || strings.ContainsAny(s, "{}$") {
-		return ""
+	if s == "" {
+		return "", true
 	}
-	return filepath.Clean(s)
+	if filepath.IsAbs(s) || strings.ContainsAny(s, "{}$") {
+		return "", false
+	}
+	return filepath.Clean(s), true
 }

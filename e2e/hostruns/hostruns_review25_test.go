@@ -2,6 +2,7 @@ package hostruns
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,6 +75,40 @@ func TestReplayReview25MergeStrategy(t *testing.T) {
 	for _, p := range []string{filepath.Join(lib, ".git", "rebase-merge", "strategy"), filepath.Join(dep, ".git", "sequencer", "opts")} {
 		if !strings.Contains(out, p) {
 			t.Errorf("the end did not name %s:\n%s", p, out)
+		}
+	}
+}
+
+// TestReplayReview25NestedTaskFileImports: in a monorepo the host runs
+// just and task in a package's directory, where they read the justfile or
+// Taskfile there and what it imports (import? 'justfile.local', a
+// Taskfile's includes), often a file git ignores. The exit audit read the
+// imports of the top's alone, and passed an include by a template's path
+// ({{.TASKFILE_DIR}}/local.yml): the session writes both. Host-side
+// proof: git status says nothing, the files are moved aside, and the
+// host's just there (where it is installed) runs nothing the session
+// wrote.
+func TestReplayReview25NestedTaskFileImports(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "justfile.local\nlocal.yml\n")
+	h.Write(filepath.Join(proj, "pkg", "api", "justfile"), "import? 'justfile.local'\n\nbuild:\n\t@echo built\n")
+	h.Write(filepath.Join(proj, "web", "Taskfile.yml"), "version: '3'\nincludes:\n  local:\n    taskfile: '{{.TASKFILE_DIR}}/local.yml'\n    optional: true\ntasks:\n  build:\n    cmds: [echo built]\n")
+	commitAll(h, proj, "monorepo")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "imported task files", `
+		printf 'x := `+"`touch "+marker+"`"+`\n' > pkg/api/justfile.local
+		printf 'version: "3"\ntasks:\n  default:\n    cmds: [touch `+marker+`]\n' > web/local.yml`)
+	for _, p := range []string{filepath.Join(proj, "pkg", "api", "justfile.local"), filepath.Join(proj, "web", "local.yml")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s is left in place:\n%s", p, out)
+		}
+	}
+	if _, err := exec.LookPath("just"); err == nil {
+		ran, _ := h.Command(filepath.Join(proj, "pkg", "api"), nil, "just", "build").CombinedOutput()
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("the host's just ran the justfile.local the session wrote:\n%s\n%s", out, ran)
 		}
 	}
 }
