@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/paths"
 	"golang.org/x/sys/unix"
 )
@@ -53,6 +54,33 @@ func StartSession(t *testing.T, h *Host, dir, script string) (*exec.Cmd, *string
 	go func() { exited <- c.Wait() }()
 	WaitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(dir, "started")) || len(exited) > 0 })
 	return c, out, exited
+}
+
+// ShellAfterSnapshot runs claudebox --shell -c script in dir, the script
+// held until the start's snapshot of dir is written, and returns the
+// session's output and error. A script that ends at once would otherwise
+// outrun the snapshot, and the exit judge the session as one without a
+// record of its start (every executable git shows moved aside).
+func ShellAfterSnapshot(t *testing.T, h *Host, dir, script string) (string, error) {
+	t.Helper()
+	c := h.Command(dir, nil, "claudebox", "--shell", "-c", "while ! test -e done; do sleep 0.05; done; rm -f done\n"+script)
+	out := &strings.Builder{}
+	c.Stdout, c.Stderr = out, out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill() })
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	WaitFor(t, "the undo snapshot of "+dir, func() bool {
+		found, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", instance.UndoRecords, instance.Hash(dir), "*.snapshot"))
+		return len(found) > 0 || len(exited) > 0
+	})
+	if len(exited) == 0 {
+		TouchDone(t, dir)
+	}
+	err := <-exited
+	return out.String(), err
 }
 
 // renameRace is a hostile sandbox's program: renamerace PATH.... It

@@ -1,7 +1,6 @@
 package hostruns
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -115,14 +114,13 @@ func TestReplayReview23ExitMissesNothing(t *testing.T) {
 			a.setup(proj)
 		}
 		h.Chown()
-		var stderr bytes.Buffer
-		c := h.Command(proj, nil, "claudebox", "--shell", "-c", a.session)
-		c.Stdout, c.Stderr = &stderr, &stderr
-		if err := c.Run(); err != nil {
-			t.Errorf("%s: session: %v\n%s", a.name, err, stderr.String())
+		// Each session is judged against its start's snapshot, as a
+		// session that runs a while is.
+		out, err := harness.ShellAfterSnapshot(t, h, proj, a.session)
+		if err != nil {
+			t.Errorf("%s: session: %v\n%s", a.name, err, out)
 			continue
 		}
-		out := stderr.String()
 		for _, want := range a.said {
 			if !strings.Contains(out, want) {
 				t.Errorf("%s: the session did not say %q:\n%s", a.name, want, out)
