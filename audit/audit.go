@@ -1683,19 +1683,15 @@ func moveFile(root, rel, to string, budget *int64) error {
 		}
 	}
 	err = untrusted.RenameOut(root, rel, to)
-	if errors.Is(err, unix.EACCES) && filepath.Dir(rel) != "." {
-		// So does a directory that holds it (git-annex makes its
-		// objects' directories read-only; a session, any of its own).
-		dir := filepath.Dir(rel)
-		if d, serr := untrusted.Lstat(root, dir); serr == nil && d.IsDir() && d.Mode().Perm()&0o300 != 0o300 {
-			if untrusted.Chmod(root, dir, d.Mode().Perm()|0o700) == nil {
-				err = untrusted.RenameOut(root, rel, to)
-			}
-		}
+	if errors.Is(err, unix.EACCES) && openParent(root, rel) {
+		err = untrusted.RenameOut(root, rel, to)
 	}
 	if !errors.Is(err, unix.EXDEV) {
 		return err
 	}
+	// Across filesystems the rename fails before the kernel looks at the
+	// directory holding it, whose permissions the removal below needs.
+	openParent(root, rel)
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
 		target, err := untrusted.Readlink(root, rel)
@@ -1730,6 +1726,19 @@ func moveFile(root, rel, to string, budget *int64) error {
 		// A FIFO or a device is nothing anyone meant to keep: removed.
 	}
 	return untrusted.RemoveAll(root, rel)
+}
+
+// openParent gives the directory holding rel, beneath root, its owner's
+// permissions back when it lacks those that removing rel from it needs
+// (git-annex makes its objects' directories read-only; a session, any of
+// its own), and says whether it did.
+func openParent(root, rel string) bool {
+	dir := filepath.Dir(rel)
+	if dir == "." {
+		return false
+	}
+	d, err := untrusted.Lstat(root, dir)
+	return err == nil && d.IsDir() && d.Mode().Perm()&0o300 != 0o300 && untrusted.Chmod(root, dir, d.Mode().Perm()|0o700) == nil
 }
 
 // copyRegular copies the first size bytes of rel, a regular file beneath
