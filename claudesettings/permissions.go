@@ -349,6 +349,27 @@ func updatePending(stateDir, dir string, change func([]Rule) []Rule) error {
 	return atomicfile.Write(pendingFile(stateDir, dir), append(data, '\n'), 0o600)
 }
 
+// MovePending carries, with --move, the rules waiting for the instance
+// oldDir to newDir (added to those waiting there, with --merge), each
+// settings file under oldRoot named at its place under newRoot.
+func MovePending(stateDir, oldDir, newDir, oldRoot, newRoot string) error {
+	rules, err := Pending(stateDir, oldDir)
+	if err != nil {
+		return err
+	}
+	for i, r := range rules {
+		if rel, err := filepath.Rel(oldRoot, r.File); err == nil && filepath.IsLocal(rel) {
+			rules[i].File = filepath.Join(newRoot, rel)
+		}
+	}
+	if len(rules) > 0 {
+		if err := AddPending(stateDir, newDir, rules); err != nil {
+			return err
+		}
+	}
+	return ForgetPending(stateDir, oldDir)
+}
+
 // ForgetPending removes the record of the instance dir's waiting rules.
 func ForgetPending(stateDir, dir string) error {
 	err := os.Remove(pendingFile(stateDir, dir))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -102,4 +103,36 @@ func moveCaches(stateDir, oldHash, newHash string) error {
 		return trashAndRemove(dir, oldHash)
 	}
 	return untrusted.Rename(dir, oldHash, newHash)
+}
+
+// moveRecords settles, with --move, the records kept under the instance
+// of oldRoot. Those that hold of the project wherever it lies follow the
+// instance: the permission rules its sessions left waiting for
+// --keep-permissions (added to the new instance's, with --merge), the
+// mount point that held its root (unless the new instance has its own,
+// until a launch records the new one). Those that name the old place go,
+// to be asked or made again at the new one: what was approved there,
+// what its launches noticed, its paths' trust. Left under the old hash,
+// no command read them again and nothing removed them.
+func moveRecords(stateDir, oldRoot, newRoot string) error {
+	oldHash, newHash := instance.Hash(oldRoot), instance.Hash(newRoot)
+	if err := claudesettings.MovePending(stateDir, instance.Dir(stateDir, oldRoot), instance.Dir(stateDir, newRoot), oldRoot, newRoot); err != nil {
+		return err
+	}
+	for _, kind := range []string{instance.MountRecords, instance.ApprovalRecords, instance.NoticeRecords, instance.TrustRecords} {
+		dir := filepath.Join(stateDir, kind)
+		if _, err := os.Lstat(filepath.Join(dir, oldHash)); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(dir, newHash)); kind == instance.MountRecords && errors.Is(err, fs.ErrNotExist) {
+			if err := untrusted.Rename(dir, oldHash, newHash); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := untrusted.RemoveAll(dir, oldHash); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -96,8 +96,8 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 		return res, err
 	}
 	defer unlock()
-	// Its records stay under the old hash, where no one would look again,
-	// but for the inbox's and the undo store (below).
+	// The stand-ins a killed session left are named by the old instance;
+	// its records follow it below.
 	instance.RemovePlaceholders(oldDir)
 	_, err = os.Lstat(newDir)
 	switch {
@@ -126,6 +126,9 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 		return res, err
 	}
 	if err := moveCaches(stateDir, oldHash, newHash); err != nil {
+		return res, err
+	}
+	if err := moveRecords(stateDir, oldRoot, newRoot); err != nil {
 		return res, err
 	}
 	if exists {

@@ -3,6 +3,7 @@ package undo
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,8 +97,19 @@ func Move(stateDir, oldRoot, newRoot string) error {
 			}
 		}
 	}
-	// The index of the old path, and its record of changes, name what no
-	// launch reads again.
+	// The record of the last session's changes is --changes' at the new
+	// place; the index of the old path names what no launch reads again.
+	if b, err := os.ReadFile(filepath.Join(st.dir, changesName(oldRoot))); err == nil {
+		var c Changes
+		if json.Unmarshal(b, &c) == nil && c.Checkout == oldRoot {
+			c.Checkout = newRoot
+			if b, err := json.MarshalIndent(c, "", "  "); err == nil {
+				if err := writeRecord(filepath.Join(st.dir, changesName(newRoot)), append(b, '\n')); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	for _, name := range []string{oldHash + ".index", oldHash + ".index.tree", changesName(oldRoot)} {
 		os.Remove(filepath.Join(st.dir, name))
 	}

@@ -7,7 +7,47 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/instance"
 )
+
+// TestReplayReview25MoveCarriesRecords: --move carried the instance, its
+// caches, its inbox and its undo store to the new root, and left the
+// other records under the old hash, where no command looked again and
+// nothing removed them: the permission rules the last session left
+// waiting for --keep-permissions were lost to it, and the record of the
+// last session's changes was deleted (--changes at the new place: "no
+// session has ended"). Host-side proof: after --move, --changes lists the
+// session's change and --keep-permissions offers its rule at the new
+// place, and no record stays under the old root's hash.
+func TestReplayReview25MoveCarriesRecords(t *testing.T) {
+	h := harness.NewHost(t)
+	old := filepath.Join(h.Home, "proj")
+	h.GitRepo(old)
+	h.Write(filepath.Join(old, "notes.txt"), "the user's notes\n")
+	h.Chown()
+	out, err := harness.ShellAfterSnapshot(t, h, old, `echo the session > notes.txt
+		printf '%s\n' '{"permissions":{"allow":["Bash(ls:*)"]}}' > .claude/settings.local.json`)
+	if err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	moved := filepath.Join(h.Home, "work", "proj")
+	harness.Must(t, os.MkdirAll(filepath.Dir(moved), 0o755))
+	harness.Must(t, os.Rename(old, moved))
+	h.Chown()
+	h.Run(moved, nil, "claudebox", "--move", old)
+	if out, err := h.Bounded(moved, "--changes"); err != nil || !strings.Contains(out, "changed  notes.txt") {
+		t.Errorf("--changes after --move does not list the last session's change: %v\n%s", err, out)
+	}
+	if out, err := h.Bounded(moved, "--keep-permissions", "-y"); err != nil || !strings.Contains(out, "Bash(ls:*)") {
+		t.Errorf("--keep-permissions after --move does not offer the last session's rule: %v\n%s", err, out)
+	}
+	kinds, _ := os.ReadDir(filepath.Join(h.Home, ".claudebox"))
+	for _, k := range kinds {
+		if _, err := os.Lstat(filepath.Join(h.Home, ".claudebox", k.Name(), instance.Hash(old))); err == nil {
+			t.Errorf("~/.claudebox/%s keeps a record under the old root's hash", k.Name())
+		}
+	}
+}
 
 // TestReplayReview25MoveAsideReadOnlyAcrossDisks: the exit audit moves a
 // finding aside into ~/.claudebox by rename; across filesystems the
