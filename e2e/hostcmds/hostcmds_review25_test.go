@@ -72,3 +72,46 @@ func TestReplayReview25MoveAsideReadOnlyAcrossDisks(t *testing.T) {
 		t.Errorf("the exit does not name %s:\n%s", envrc, out)
 	}
 }
+
+// TestReplayReview25GoneWorktreeInsideCheckout: --gc drops what the undo
+// store keeps of a checkout that is gone (a worktree removed). A -w
+// worktree made inside the main checkout (worktree-dir under the
+// project) and removed must take only its own: the main checkout's
+// snapshots stay. Host-side proof: after the worktree inside is removed
+// and --gc ran, --undo in the main checkout puts back what its last
+// session changed.
+func TestReplayReview25GoneWorktreeInsideCheckout(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	const notes = "the user's notes\n"
+	h.Write(filepath.Join(proj, "notes.txt"), notes)
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "worktree-dir = \""+filepath.Join(proj, ".wt")+"\"\n")
+	tree := filepath.Join(proj, ".wt", "proj-task")
+	if out, err := harness.ShellAfterSnapshot(t, h, proj, "echo the session > notes.txt"); err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	// The worktree's session waits for its own snapshot.
+	h.Run(proj, nil, "claudebox", "-w", "task", "--shell", "-c", "sleep 2")
+	store := filepath.Join(h.Home, ".claudebox", instance.UndoRecords, instance.Hash(proj))
+	snapshotsOf := func(checkout string) (n int) {
+		for _, name := range globs(store, "*.snapshot") {
+			if b, _ := os.ReadFile(filepath.Join(store, name)); strings.Contains(string(b), "checkout "+checkout+"\n") {
+				n++
+			}
+		}
+		return n
+	}
+	if snapshotsOf(tree) == 0 || snapshotsOf(proj) == 0 {
+		t.Fatalf("the store lacks a snapshot of the worktree inside (%d) or of the main checkout (%d)", snapshotsOf(tree), snapshotsOf(proj))
+	}
+	h.Run(proj, nil, "git", "worktree", "remove", "--force", tree)
+	h.Run(proj, nil, "claudebox", "--gc")
+	if n := snapshotsOf(tree); n > 0 {
+		t.Errorf("--gc kept %d snapshots of the removed worktree", n)
+	}
+	out, err := h.Bounded(proj, "--undo", "-y")
+	if b, _ := os.ReadFile(filepath.Join(proj, "notes.txt")); string(b) != notes {
+		t.Errorf("--undo after --gc of the removed worktree inside did not undo the main checkout's last session: notes.txt holds %q\n%v\n%s", b, err, out)
+	}
+}
