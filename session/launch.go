@@ -37,6 +37,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/limits/cgroup"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/probe"
 	"github.com/claudebox/claudebox/proxy"
@@ -571,10 +572,31 @@ type Home struct {
 	Dir, State string
 }
 
-// stateDirs are claudebox's own state and configuration, wherever they
-// are, which no bind shows: the one recipe every preparation reads.
+// stateDirs are claudebox's own state and configuration, and Claude
+// Code's, wherever they are, which no bind shows: the one recipe every
+// preparation reads.
 func (h Home) stateDirs() []string {
-	return bind.StateDirs(h.Dir, []string{h.State, filepath.Dir(config.UserConfigPath(h.Dir))})
+	private := []string{h.State, filepath.Dir(config.UserConfigPath(h.Dir))}
+	if d := claudeConfigDir(h.Dir); d != "" {
+		private = append(private, d)
+	}
+	return bind.StateDirs(h.Dir, private)
+}
+
+// claudeConfigDir is where the host's claude keeps what it keeps in
+// ~/.claude (the login, every project's conversations) when
+// CLAUDE_CONFIG_DIR moves it; "" when it is not set, or names the home
+// or a directory above it, which would make every bind state.
+func claudeConfigDir(home string) string {
+	d := os.Getenv("CLAUDE_CONFIG_DIR")
+	if d == "" {
+		return ""
+	}
+	d, err := filepath.Abs(d)
+	if err != nil || paths.Within(home, d) {
+		return ""
+	}
+	return d
 }
 
 // FindHome reads $HOME, which must name an existing directory.
