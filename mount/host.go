@@ -58,6 +58,11 @@ type Host struct {
 	// or its groups) may read and not every user may: hidden, a directory
 	// under an empty one, a file under an empty file.
 	UsersOwn []HostEntry
+	// ProjectHidden are the credential stores and the state directories
+	// (their real paths: the home's links may lead into a dotfiles
+	// repository) that lie in the project: hidden over its mount, a
+	// directory under an empty one, a file under an empty file.
+	ProjectHidden []HostEntry
 	// ResolvConf is the real path of /etc/resolv.conf when it lies outside
 	// the system directories (systemd-resolved keeps it under /run).
 	ResolvConf string

@@ -371,6 +371,7 @@ func Build(in Inputs) Plan {
 	}
 	if in.Eval == nil {
 		p.addProject(in.Project, in.Host)
+		p.hideInProject(in.Host.ProjectHidden)
 	}
 	p.hideUsersOwn(in.Host.UsersOwn)
 	if slices.Contains(in.Host.System, HostPath{Path: "/usr"}) {
@@ -562,6 +563,19 @@ func (p *Plan) hideUsersOwn(own []HostEntry) {
 			p.add(Private, Tmpfs, "", e.Path, "hidden, empty: only your user or your groups may enter it, not every user")
 		} else {
 			p.add(Private, RoBindData, "", e.Path, "hidden, empty: only your user or your groups may read it, not every user")
+		}
+	}
+}
+
+// hideInProject hides the credential stores and the state that lie in
+// the project, over its mount and the guards in it: a bind would have
+// left them out.
+func (p *Plan) hideInProject(hidden []HostEntry) {
+	for _, e := range hidden {
+		if e.Dir {
+			p.add(Private, Tmpfs, "", e.Path, "hidden, empty: a credential store or Claude Code's or claudebox's state, which your home leads into the project")
+		} else {
+			p.add(Private, RoBindData, "", e.Path, "hidden, empty: a credential store or Claude Code's or claudebox's state, which your home leads into the project")
 		}
 	}
 }

@@ -89,6 +89,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		h.ResolvConf = real
 	}
 	secrets := bind.Secrets(home)
+	h.ProjectHidden = inProject(project.Checkout, state, secrets)
 	git := gitConfigView(home, project.Checkout, systemGitConfig, secrets, getenv)
 	own := git.shown
 	h.CredentialsLeftOut = git.leftOut
@@ -184,6 +185,29 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		return p == systemGitConfig || slices.ContainsFunc(systemSettings, func(s settingsFile) bool { return s.path == p })
 	})
 	return h
+}
+
+// inProject are the state directories and credential stores that lie
+// below the checkout, each that exists and is no link (the real path a
+// link leads to is among them), outermost only.
+func inProject(checkout string, state []string, secrets map[string]bool) []mount.HostEntry {
+	var found []string
+	for _, p := range slices.Concat(state, slices.Collect(maps.Keys(secrets))) {
+		if p != checkout && paths.Within(p, checkout) {
+			found = append(found, p)
+		}
+	}
+	slices.Sort(found)
+	var hidden []mount.HostEntry
+	for _, p := range slices.Compact(found) {
+		if slices.ContainsFunc(hidden, func(e mount.HostEntry) bool { return paths.Within(p, e.Path) }) {
+			continue
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
+			hidden = append(hidden, mount.HostEntry{Path: p, Dir: fi.IsDir()})
+		}
+	}
+	return hidden
 }
 
 // copyOf is the private copy of the host file at path, an absolute path

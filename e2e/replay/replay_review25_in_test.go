@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,5 +36,35 @@ func TestReplayReview25ClaudeConfigDirBound(t *testing.T) {
 	}
 	if !strings.Contains(out, "REVIEW25-VIMRC") {
 		t.Errorf("the rest of the bind is not shown:\n%s", out)
+	}
+}
+
+// TestReplayReview25StoresInProject: a dotfiles repository that ~/.ssh
+// and ~/.claude link into whole (stow's folding) holds the SSH keys, the
+// login and every project's conversations. claudebox hides them from a
+// bind that holds them, but the project is not a bind: a session started
+// in the dotfiles repository read them. The attack, from inside: read
+// them. Proof: none is readable, and the rest of the project is, and
+// stays writable.
+func TestReplayReview25StoresInProject(t *testing.T) {
+	h := harness.NewHost(t)
+	dotfiles := filepath.Join(h.Home, "dotfiles")
+	h.GitRepo(dotfiles)
+	const secret = "REVIEW25-IN-THE-PROJECT"
+	h.Write(filepath.Join(dotfiles, "ssh", "id_ed25519"), "-----BEGIN OPENSSH PRIVATE KEY-----\n"+secret+"\n")
+	h.Write(filepath.Join(dotfiles, "claude", ".credentials.json"), `{"claudeAiOauth":{"accessToken":"sk-ant-oat01-`+secret+`"}}`+"\n")
+	h.Write(filepath.Join(dotfiles, "claude", "projects", "-home-alice-code-other", "s.jsonl"), `{"message":"`+secret+`"}`+"\n")
+	h.Write(filepath.Join(dotfiles, "vimrc"), "REVIEW25-VIMRC\n")
+	h.Run(dotfiles, nil, "ln", "-s", "dotfiles/ssh", filepath.Join(h.Home, ".ssh"))
+	h.Run(dotfiles, nil, "ln", "-s", "dotfiles/claude", filepath.Join(h.Home, ".claude"))
+	out := h.Inside(dotfiles, nil, "exec 2>&1; cat vimrc; grep -r "+secret+" .; echo more >> vimrc; true")
+	if strings.Contains(out, secret) {
+		t.Errorf("the credential stores and the state the home links into the project are readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "REVIEW25-VIMRC") {
+		t.Errorf("the rest of the project is not shown:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dotfiles, "vimrc")); string(b) != "REVIEW25-VIMRC\nmore\n" {
+		t.Errorf("the rest of the project is not writable: %q\n%s", b, out)
 	}
 }
