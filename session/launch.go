@@ -588,7 +588,7 @@ func (h Home) stateDirs() []string {
 // CLAUDE_CONFIG_DIR moves it; "" when it is not set, or names the home
 // or a directory above it, which would make every bind state.
 func claudeConfigDir(home string) string {
-	d := os.Getenv("CLAUDE_CONFIG_DIR")
+	d := os.Getenv(claudeConfigVar)
 	if d == "" {
 		return ""
 	}

@@ -103,6 +103,15 @@ func (s *Session) noticeLeftOut() {
 	// A CA bundle's variable passes with its file, after the environment
 	// was resolved.
 	dropped := slices.DeleteFunc(slices.Clone(s.env.Dropped), func(n string) bool { return slices.Contains(s.plan.Env, n) })
+	// Passed, it would name a directory that is never shown: the way to
+	// it is ~/.claude.
+	if slices.Contains(dropped, claudeConfigVar) {
+		dropped = slices.DeleteFunc(dropped, func(n string) bool { return n == claudeConfigVar })
+		if d := movedClaudeConfig(s.home); d != "" && len(unseen("env:", []string{claudeConfigVar})) > 0 {
+			printable.Say(os.Stderr, "claudebox: %s moves claude's configuration to %s, and claude inside reads ~/.claude: the settings, commands, plugins and login there are not shown", claudeConfigVar, d)
+			printable.Say(os.Stderr, "hint: a ~/.claude that links there is shown as ~/.claude is, read-only: ln -s %s ~/.claude", d)
+		}
+	}
 	if vars := unseen("env:", dropped); len(vars) > 0 {
 		printable.Say(os.Stderr, "claudebox: variables not passed into the sandbox: %s", strings.Join(vars, ", "))
 		printable.Say(os.Stderr, "hint: pass one with --env %s, or env = [%q] in %s", vars[0], vars[0], conf)
@@ -220,4 +229,24 @@ func (s *Session) noticeGPU() {
 			printable.Say(os.Stderr, "claudebox: --with-gpu: %s", m)
 		}
 	}
+}
+
+// claudeConfigVar moves the host's claude's configuration from ~/.claude.
+const claudeConfigVar = "CLAUDE_CONFIG_DIR"
+
+// movedClaudeConfig is the directory claudeConfigVar names, when it is
+// not the one ~/.claude is or leads to; "" otherwise.
+func movedClaudeConfig(home string) string {
+	d := claudeConfigDir(home)
+	if d == "" {
+		return ""
+	}
+	real, err := filepath.EvalSymlinks(d)
+	if err != nil {
+		real = d
+	}
+	if own, err := filepath.EvalSymlinks(filepath.Join(home, ".claude")); err == nil && own == real {
+		return ""
+	}
+	return d
 }
