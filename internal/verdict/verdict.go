@@ -269,10 +269,13 @@ func format(verdicts map[key]bool, judge [32]byte) []byte {
 			b = binary.LittleEndian.AppendUint64(b, n)
 		}
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli()))
 }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is CRC-32C's table, made at its first use: made at the
+// package's start, it cost every process of a launch (the watcher, the
+// relay) its making.
+func castagnoli() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) }
 
 // errRecord says a record is not whole or not this executable's.
 var errRecord = errors.New("not a record of this claudebox's verdicts")
@@ -293,7 +296,7 @@ func parseInto(verdicts map[key]bool, b []byte, judge [32]byte) error {
 		return errRecord
 	}
 	body, sum := b[:len(b)-4], binary.LittleEndian.Uint32(b[len(b)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
+	if crc32.Checksum(body, castagnoli()) != sum {
 		return errRecord
 	}
 	r := body[head:]
