@@ -1628,8 +1628,9 @@ const copyLimit = 1 << 30
 // rename, or, across filesystems, by copying and removing, up to copyLimit
 // bytes in all. (A session of an overlapping project may still be running,
 // and swap a directory above a finding for a symlink to the user's files
-// after the audit saw it.) One that cannot be moved is reported, and the
-// rest still go.
+// after the audit saw it.) One that cannot be moved there (dest's disk
+// full, the bound reached) is renamed beside itself (renameBeside); one
+// that cannot be moved at all is reported, and the rest still go.
 func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 	top, err := openRoot(root)
 	if err != nil {
@@ -1651,6 +1652,14 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 			continue
 		}
 		if err := moveFile(at, rel, to, &budget); err != nil {
+			// Where it cannot go (the session filled the disk holding
+			// dest, or left more than copyLimit), it is renamed beside
+			// itself, to a name nothing obeys, rather than left where
+			// the host obeys it.
+			if beside, rerr := renameBeside(at, rel, filepath.Base(dest)); rerr == nil {
+				moved = append(moved, Moved{From: p, To: filepath.Join(root, beside)})
+				continue
+			}
 			// Named by its path in the project, not the descriptor's.
 			var pe *fs.PathError
 			var le *os.LinkError
@@ -1728,6 +1737,18 @@ func moveFile(root, rel, to string, budget *int64) error {
 	return untrusted.RemoveAll(root, rel)
 }
 
+// renameBeside renames rel, beneath root, to its name with
+// ".claudebox-aside-" and stamp added, in its own directory, and returns
+// the new name.
+func renameBeside(root, rel, stamp string) (string, error) {
+	beside := rel + ".claudebox-aside-" + stamp
+	err := untrusted.Rename(root, rel, beside)
+	if errors.Is(err, unix.EACCES) && openParent(root, rel) {
+		err = untrusted.Rename(root, rel, beside)
+	}
+	return beside, err
+}
+
 // openParent gives the directory holding rel, beneath root, its owner's
 // permissions back when it lacks those that removing rel from it needs
 // (git-annex makes its objects' directories read-only; a session, any of
@@ -1753,11 +1774,15 @@ func copyRegular(root, rel, to string, perm os.FileMode, size int64) error {
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(out, io.LimitReader(in, size)); err != nil {
-		out.Close()
-		return err
+	_, err = io.Copy(out, io.LimitReader(in, size))
+	if cerr := out.Close(); err == nil {
+		err = cerr
 	}
-	return out.Close()
+	if err != nil {
+		// A part copied is no copy: the file stays where it was.
+		os.Remove(to)
+	}
+	return err
 }
 
 // openRoot opens the directory at the top of a walk with no symlink on the

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,7 +99,8 @@ func TestMoveAsideAcrossFilesystems(t *testing.T) {
 
 // TestMoveAsideSparse: a huge sparse file the session left is not copied
 // into claudebox's state across filesystems (it would take hours and fill
-// the disk); it is left in place and reported.
+// the disk); it is renamed beside itself, to a name nothing obeys, and
+// the rest still go.
 func TestMoveAsideSparse(t *testing.T) {
 	root, dest := otherFS(t), t.TempDir()
 	f, err := os.Create(filepath.Join(root, ".envrc"))
@@ -110,11 +112,16 @@ func TestMoveAsideSparse(t *testing.T) {
 	within(t, "MoveAside", func() {
 		moved, err = MoveAside(root, dest, []string{filepath.Join(root, ".envrc"), filepath.Join(root, ".npmrc")})
 	})
-	if err == nil || !strings.Contains(err.Error(), ".envrc") || len(moved) != 1 || moved[0].From != filepath.Join(root, ".npmrc") {
+	beside := filepath.Join(root, ".envrc.claudebox-aside-"+filepath.Base(dest))
+	want := []Moved{{filepath.Join(root, ".envrc"), beside}, {filepath.Join(root, ".npmrc"), filepath.Join(dest, ".npmrc")}}
+	if err != nil || !slices.Equal(moved, want) {
 		t.Fatalf("moved %v, %v", moved, err)
 	}
-	if _, err := os.Lstat(filepath.Join(root, ".envrc")); err != nil {
-		t.Errorf("the huge file was removed without its copy: %v", err)
+	if fi, err := os.Lstat(beside); err != nil || fi.Size() != 1<<40 {
+		t.Errorf("the huge file beside itself: %v, %v", fi, err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, ".envrc")); err == nil {
+		t.Error("the huge file is still at its name")
 	}
 	if fi, err := os.Stat(filepath.Join(dest, ".envrc")); err == nil {
 		t.Errorf("a copy of %d bytes is left in the state", fi.Size())
@@ -211,12 +218,13 @@ func TestRootThroughSymlink(t *testing.T) {
 }
 
 // TestMoveAsideNamesProjectPath: what could not be moved (something
-// already at its place aside) is named by its path in the project, not by
+// already at its place aside, and beside it) is named by its path in the project, not by
 // the descriptor the move went through.
 func TestMoveAsideNamesProjectPath(t *testing.T) {
 	root, dest := t.TempDir(), t.TempDir()
 	write(t, filepath.Join(root, "a", ".envrc"))
 	write(t, filepath.Join(dest, "a", ".envrc"))
+	write(t, filepath.Join(root, "a", ".envrc.claudebox-aside-"+filepath.Base(dest)))
 	_, err := MoveAside(root, dest, []string{filepath.Join(root, "a", ".envrc")})
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(root, "a", ".envrc")) || strings.Contains(err.Error(), "/proc/") {
 		t.Errorf("the error: %v", err)

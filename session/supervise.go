@@ -788,7 +788,8 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved) 
 	dirOf := func(m audit.Moved) string {
 		rel, err := filepath.Rel(dest, m.To)
 		dir, _, nested := strings.Cut(rel, "/")
-		if err != nil || !nested || audit.Obeys(s.plan.ObeyedNames, filepath.Base(m.From), false) {
+		// One renamed beside itself (dest had no room) is named alone.
+		if err != nil || !nested || !filepath.IsLocal(rel) || audit.Obeys(s.plan.ObeyedNames, filepath.Base(m.From), false) {
 			return ""
 		}
 		return dir

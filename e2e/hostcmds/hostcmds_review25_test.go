@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // TestReplayReview25MoveCarriesRecords: --move carried the instance, its
@@ -113,5 +115,47 @@ func TestReplayReview25GoneWorktreeInsideCheckout(t *testing.T) {
 	out, err := h.Bounded(proj, "--undo", "-y")
 	if b, _ := os.ReadFile(filepath.Join(proj, "notes.txt")); string(b) != notes {
 		t.Errorf("--undo after --gc of the removed worktree inside did not undo the main checkout's last session: notes.txt holds %q\n%v\n%s", b, err, out)
+	}
+}
+
+// TestReplayReview25FullStateDiskMidSession: the sandbox fills
+// ~/.claudebox's disk from inside (its instance lies there), then leaves
+// a .envrc a level down larger than the room left, so that the exit
+// audit cannot copy it aside (the project lies on another filesystem):
+// it was left in place, named as such, where direnv obeys it. Host-side proof:
+// the session ends saying the disk is full, the .envrc is no longer at
+// its name and the exit says how to put it back, no stand-in or record
+// of the session stays, and once the file is gone the next launch
+// works.
+func TestReplayReview25FullStateDiskMidSession(t *testing.T) {
+	h, proj, state := smallStateDisk(t)
+	out, err := h.Bounded(proj, "--shell", "-c", `head -c 64M /dev/zero > ~/.claude/projects/fill; mkdir sub; { echo 'touch "$HOME/PLANTED"'; head -c 100000 /dev/zero | tr '\0' '#'; echo; } > sub/.envrc; echo mine > work`)
+	if err != nil || !strings.Contains(out, "claudebox: the disk holding "+state+" is full") {
+		t.Errorf("the session: %v\n%s", err, out)
+	}
+	envrc := filepath.Join(proj, "sub", ".envrc")
+	if _, err := os.Lstat(envrc); err == nil {
+		t.Errorf("the session's %s stays in the project:\n%s", envrc, out)
+	}
+	if !strings.Contains(out, "to put it back: mv -n ") {
+		t.Errorf("the exit does not say how to put it back:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "work")); string(b) != "mine\n" {
+		t.Errorf("the session's file: %q", b)
+	}
+	for _, n := range guard.WorkTreeNames() {
+		if p := filepath.Join(proj, n); paths.Exists(p) && instance.IsPlaceholder(p) {
+			t.Errorf("stand-in left: %s", n)
+		}
+	}
+	hash := instance.Hash(proj)
+	for _, ext := range []string{".placeholders", ".guards", ".since"} {
+		if paths.Exists(filepath.Join(state, "live", hash+ext)) {
+			t.Errorf("the session left %s", hash+ext)
+		}
+	}
+	os.Remove(filepath.Join(instance.Dir(state, proj), "fill"))
+	if out, err := h.Bounded(proj, "--shell", "-c", "true"); err != nil {
+		t.Errorf("the next launch: %v\n%s", err, out)
 	}
 }
