@@ -159,7 +159,8 @@ const (
 // the makefile whole, within maxValue, maxVars, makeWork words and the
 // bytes left to expand (taken from left), and whether an include word
 // kept a reference it could not expand (a function's, a substitution's,
-// the environment's, $(shell …)'s), whose file it cannot spell.
+// the environment's, $(shell …)'s), whose file it cannot spell, or a
+// line gave make directories to include from (makeIncludeDirs).
 func includePatterns(makefile string, vars map[string]string, left *int) (patterns []string, _ map[string]string, whole, unspelled bool) {
 	if vars == nil {
 		vars = map[string]string{}
@@ -224,6 +225,7 @@ func includePatterns(makefile string, vars map[string]string, left *int) (patter
 		vars[name] = value
 	}
 	for line := range logicalLines(makefile) {
+		unspelled = unspelled || makeIncludeDirs(line)
 		if strings.HasPrefix(line, "\t") {
 			continue // a recipe's
 		}
@@ -279,6 +281,30 @@ func includePatterns(makefile string, vars map[string]string, left *int) (patter
 		}
 	}
 	return patterns, vars, whole, unspelled
+}
+
+// makeIncludeDirs says whether line gives make directories to look for
+// what a makefile includes in (-I, --include-dir) where it sets MAKEFLAGS
+// or runs make: the sub-makes include from there what they do not find
+// where they run (MAKEFLAGS += -Iconf, then -include config.local reads
+// conf/config.local), by a path the audit cannot spell. A compiler's -I
+// is not make's.
+func makeIncludeDirs(line string) bool {
+	fields := strings.Fields(line)
+	runsMake := strings.Contains(line, "MAKEFLAGS") || strings.Contains(line, "$(MAKE)") || strings.Contains(line, "${MAKE}") ||
+		slices.ContainsFunc(fields, func(f string) bool { return f == "make" || strings.HasSuffix(f, "/make") })
+	if !runsMake {
+		return false
+	}
+	for _, f := range fields {
+		if _, flag, ok := strings.Cut(f, "="); ok && strings.HasPrefix(f, "MAKEFLAGS") {
+			f = flag // MAKEFLAGS+=-Iconf
+		}
+		if strings.HasPrefix(f, "-I") || strings.HasPrefix(f, "--include-dir") {
+			return true
+		}
+	}
+	return false
 }
 
 // makeAssignment reads line as a variable's assignment (override and

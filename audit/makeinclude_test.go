@@ -100,3 +100,24 @@ func TestScanLargeMakefile(t *testing.T) {
 		t.Errorf("not examined: %q, want the Makefile", r.NotExamined)
 	}
 }
+
+// TestIncludeDirsUnspelled: make searches the directories -I and
+// --include-dir name for an included file it does not find where it
+// runs, and a makefile passes them to its sub-makes (MAKEFLAGS += -Iconf,
+// $(MAKE) -I conf): an include there is by a path the audit cannot spell.
+// A compiler's -I is not make's.
+func TestIncludeDirsUnspelled(t *testing.T) {
+	for makefile, want := range map[string]bool{
+		"MAKEFLAGS += -Iconf\nall:\n\t$(MAKE) -f build.mk\n":              true,
+		"MAKEFLAGS += --include-dir=$(CURDIR)\n":                          true,
+		"all:\n\t${MAKE} -I conf -C sub\n":                                true,
+		"all:\n\tmake --include-dir conf\n":                               true,
+		"CFLAGS += -Iinclude\nall:\n\t$(CC) -Iinclude -o x x.c\n":         false,
+		"MAKEFLAGS += -rR\n-include config.mak\nall:\n\t$(MAKE) -C sub\n": false,
+	} {
+		left := makeExpanded
+		if _, _, _, got := includePatterns(makefile, nil, &left); got != want {
+			t.Errorf("%q: unspelled %v, want %v", makefile, got, want)
+		}
+	}
+}

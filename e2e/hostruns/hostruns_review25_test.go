@@ -112,3 +112,28 @@ func TestReplayReview25NestedTaskFileImports(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview25MakeIncludeDir: a makefile that gives its sub-makes
+// a directory to include from (MAKEFLAGS += -Iconf, as the kernel's
+// --include-dir) has them read there what they include and do not find
+// where they run: -include config.local reads conf/config.local, which
+// git ignores. The exit audit judged an include from the makefile's
+// directory alone: the session writes conf/config.local. Host-side
+// proof: git status says nothing, and the host's make runs nothing the
+// session wrote.
+func TestReplayReview25MakeIncludeDir(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "config.local\n")
+	h.Write(filepath.Join(proj, "Makefile"), "MAKEFLAGS += -Iconf\nall:\n\t@$(MAKE) -s -f build.mk\n")
+	h.Write(filepath.Join(proj, "build.mk"), "-include config.local\nall:\n\t@echo built\n")
+	commitAll(h, proj, "build")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "included config", `mkdir -p conf && printf '$(shell touch `+marker+`)\n' > conf/config.local`)
+	ran, _ := h.Command(proj, nil, "make").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's make ran the conf/config.local the session wrote:\n%s\n%s", out, ran)
+	}
+}
