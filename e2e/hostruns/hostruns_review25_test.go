@@ -137,3 +137,32 @@ func TestReplayReview25MakeIncludeDir(t *testing.T) {
 		t.Errorf("the host's make ran the conf/config.local the session wrote:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview25IrbStartupFiles: irb (rails console, bundle console)
+// runs the first startup file it finds where it starts: .irbrc, which the
+// registry knew, and irb.rc, _irbrc, $irbrc and .config/irb/irbrc, which
+// it did not. The session writes those four. Host-side proof: the host's
+// irb there runs nothing the session wrote.
+func TestReplayReview25IrbStartupFiles(t *testing.T) {
+	harness.RequireTool(t, "irb", "apt-get install ruby")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `mkdir -p .config/irb && for f in irb.rc _irbrc '$irbrc' .config/irb/irbrc; do printf 'File.write("`+marker+`", %s)\n' "'$f'" > "$f"; done && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the startup files could not be planted:\n%s", out)
+	}
+	for range 4 { // irb runs the first it finds: each, once the one before is gone
+		cmd := h.Command(proj, nil, "irb")
+		cmd.Stdin = strings.NewReader("exit\n")
+		ran, _ := cmd.CombinedOutput()
+		b, err := os.ReadFile(marker)
+		if err != nil {
+			break
+		}
+		t.Errorf("the host's irb ran the %s the session wrote:\n%s", b, ran)
+		os.Remove(marker)
+		os.Remove(filepath.Join(proj, string(b)))
+	}
+}
