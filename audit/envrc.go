@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/claudebox/claudebox/untrusted"
@@ -53,7 +54,104 @@ func (w *walker) envrcSourced() {
 			w.notExamined(w.abs(rel), fmt.Sprintf("all it names: the audit looks up %d of its words at most", maxEnvrcNames))
 		}
 		w.judgeNamed(rel, names)
+		dirs, unspelled := envrcPathDirs(string(b), w.root)
+		if unspelled && !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
+			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
+		}
+		w.judgePathDirs(rel, dirs)
 	}
+}
+
+// judgePathDirs judges the directories dirs an .envrc at rel puts on a
+// search path (from its directory): each file or link there the session
+// made or changed is a finding, whether git tracks it or not, as is the
+// directory itself where it is a link the session made. The host's shell
+// runs them by a command's name before anything shows them: git status
+// runs a bin/git.
+func (w *walker) judgePathDirs(rel string, dirs []string) {
+	for _, dir := range dirs {
+		dir = filepath.Join(filepath.Dir(rel), dir)
+		if !filepath.IsLocal(dir) && dir != "." {
+			continue
+		}
+		fi, err := untrusted.Lstat(w.root, dir)
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() {
+			if !w.older(fi) {
+				w.found(dir)
+			}
+			continue
+		}
+		entries, err := untrusted.ReadDir(w.root, dir)
+		if err != nil {
+			continue
+		}
+		if len(entries) > maxEnvrcNames {
+			w.notExamined(w.abs(dir), fmt.Sprintf("the programs an .envrc puts on PATH there: the audit looks at %d at most", maxEnvrcNames))
+			entries = entries[:maxEnvrcNames]
+		}
+		for _, e := range entries {
+			name := filepath.Join(dir, e.Name())
+			if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) {
+				w.found(name)
+			}
+		}
+	}
+}
+
+// envrcPathDirs are the directories an .envrc puts on a search path:
+// PATH_add's, path_add's (PATH's, PYTHONPATH's, any) and those of a PATH
+// it sets (export PATH="$PWD/bin:$PATH"), $PWD/ taken off and, of an
+// absolute one in the tree at root, root; and whether one is by a path it
+// cannot spell (an expansion, a command's output).
+func envrcPathDirs(envrc, root string) (dirs []string, unspelled bool) {
+	add := func(word string) {
+		word = strings.Trim(word, `"'`)
+		for _, pwd := range []string{"$PWD/", "${PWD}/", "$(pwd)/", "`pwd`/"} {
+			word = strings.TrimPrefix(word, pwd)
+		}
+		if rel, err := filepath.Rel(root, word); err == nil && filepath.IsAbs(word) && filepath.IsLocal(rel) {
+			word = rel
+		}
+		switch {
+		case word == "" || word == "$PATH" || word == "${PATH}" || filepath.IsAbs(word):
+		case !spelled(word):
+			unspelled = true
+		case len(dirs) < maxEnvrcNames:
+			dirs = append(dirs, filepath.Clean(word))
+		}
+	}
+	for line := range strings.Lines(envrc) {
+		words := strings.FieldsFunc(line, func(r rune) bool {
+			return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')'
+		})
+		for i := 0; i < len(words); i++ {
+			word := words[i]
+			if strings.HasPrefix(word, "#") {
+				break
+			}
+			if value, ok := strings.CutPrefix(word, "PATH="); ok {
+				for _, part := range strings.Split(strings.Trim(value, `"'`), ":") {
+					add(part)
+				}
+				continue
+			}
+			if word != "PATH_add" && word != "path_add" {
+				continue
+			}
+			j := i + 1
+			if word == "path_add" {
+				j++ // the variable's name
+			}
+			for ; j < len(words) && !strings.HasPrefix(words[j], "#"); j++ {
+				add(words[j])
+			}
+			i = j - 1
+		}
+	}
+	return dirs, unspelled
 }
 
 // judgeNamed judges the files names, from the directory of the file at

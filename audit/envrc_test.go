@@ -2,6 +2,8 @@ package audit
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -43,5 +45,40 @@ func TestEnvrcNames(t *testing.T) {
 	}
 	if names, _, whole := envrcNames(many.String()); whole || len(names) != maxEnvrcNames {
 		t.Errorf("%d words past the bound: %d names, whole %v", maxEnvrcNames+1, len(names), whole)
+	}
+}
+
+// TestEnvrcPathDirs: what an .envrc puts on PATH (PATH_add, path_add, a
+// PATH it sets) the host's shell runs by a command's name: each file the
+// session made or changed there is found, tracked or not; a directory by
+// a path the audit cannot spell makes the .envrc one whose includes are
+// unspelled.
+func TestEnvrcPathDirs(t *testing.T) {
+	root := t.TempDir()
+	dirs, unspelled := envrcPathDirs("PATH_add bin scripts # and\npath_add PYTHONPATH \"$PWD/lib\"\nexport PATH=\"$PWD/tools:"+root+"/abs:/usr/bin:$PATH\"\nlayout node\n", root)
+	if want := []string{"bin", "scripts", "lib", "tools", "abs"}; !slices.Equal(dirs, want) || unspelled {
+		t.Errorf("envrcPathDirs: %q, %v; want %q", dirs, unspelled, want)
+	}
+	if _, unspelled := envrcPathDirs("PATH_add \"$(git rev-parse --show-toplevel)/bin\"\n", root); !unspelled {
+		t.Error("a directory by a command's output is not unspelled")
+	}
+	must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte("PATH_add bin\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(root, "web", "tools"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "web", ".envrc"), []byte("PATH_add tools\n"), 0o644))
+	write(t, filepath.Join(root, "bin", "kept"))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	for _, p := range []string{"bin/git", "web/tools/ls", "other/git"} {
+		write(t, filepath.Join(root, p))
+	}
+	r := Scan(root, since, nil, start, nil)
+	var got []string
+	for _, f := range r.Found {
+		rel, _ := filepath.Rel(root, f)
+		got = append(got, rel)
+	}
+	slices.Sort(got)
+	if want := []string{"bin/git", "web/tools/ls"}; !slices.Equal(got, want) {
+		t.Errorf("found %q, want %q", got, want)
 	}
 }

@@ -166,3 +166,35 @@ func TestReplayReview25IrbStartupFiles(t *testing.T) {
 		os.Remove(filepath.Join(proj, string(b)))
 	}
 }
+
+// TestReplayReview25EnvrcPathAdd: an .envrc's PATH_add bin (path_add
+// PATH tools) puts a directory of the project first on the PATH of the
+// host's shell there, and every command typed in it after, git status
+// first, runs what that directory holds by the command's name. The exit
+// audit judged an .envrc's words as files, not as directories, and a new
+// file git does not ignore as one git status shows: the session writes
+// bin/git and tools/ls. Host-side proof: the host's git status and ls
+// under direnv, the .envrc allowed before, run nothing the session wrote.
+func TestReplayReview25EnvrcPathAdd(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "PATH_add bin\npath_add PATH \"$PWD/tools\"\n")
+	h.Write(filepath.Join(proj, "bin", "fmt.sh"), "#!/bin/sh\nexit 0\n")
+	h.Write(filepath.Join(proj, "tools", "lint.sh"), "#!/bin/sh\nexit 0\n")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `for p in bin/git tools/ls; do printf '#!/bin/sh\ntouch `+marker+`\n' > $p && chmod +x $p; done && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the programs could not be planted:\n%s", out)
+	}
+	for _, command := range []string{"git status", "ls"} {
+		ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", command).CombinedOutput()
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("the host's %s under direnv ran what the session wrote:\n%s\n%s", command, out, ran)
+			os.Remove(marker)
+		}
+	}
+}
