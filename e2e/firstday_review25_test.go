@@ -47,3 +47,34 @@ func TestFirstDayClaudeConfigDirNamed(t *testing.T) {
 		t.Errorf("with the hint's link, the command of CLAUDE_CONFIG_DIR did not reach the API")
 	}
 }
+
+// TestFirstDayClaudeDirMadeNamed: /memory's user memory and /agents'
+// personal agent are saved in ~/.claude, which is the sandbox's own.
+// Where the host had a CLAUDE.md, the end said the session's edit of its
+// private copy was discarded; where it had none (a fresh setup), the
+// edit, a new agent, went with the sandbox, unnamed. The end names each;
+// a session that made none, Claude's own plugins/ aside, names nothing.
+func TestFirstDayClaudeDirMadeNamed(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "memory")
+	h.GitRepo(proj)
+	const key = "sk-ant-test-key-memory-0123456789abcdef"
+	h.Onboarded(key, proj)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-memory")
+	var stderr strings.Builder
+	cmd := h.Command(proj, api.Env(key), "claudebox", "-p", "hi")
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil || strings.Contains(stderr.String(), "made in the sandbox's own ~/.claude") {
+		t.Fatalf("claudebox -p: %v\n%s", err, stderr.String())
+	}
+	out := h.InsideStderr(proj, "echo remember >> ~/.claude/CLAUDE.md; mkdir ~/.claude/agents; echo agent > ~/.claude/agents/reviewer.md")
+	for _, made := range []string{"CLAUDE.md", "agents"} {
+		if !strings.Contains(out, "  "+filepath.Join(h.Home, ".claude", made)+" (made in the sandbox's own ~/.claude, where the launch found none)") {
+			t.Errorf("the end does not name ~/.claude/%s, lost:\n%s", made, out)
+		}
+	}
+	if !strings.Contains(out, "hint: make the change on the host to keep it") {
+		t.Errorf("the end does not say how to keep it:\n%s", out)
+	}
+}

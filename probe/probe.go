@@ -479,6 +479,9 @@ var claudeConfig = map[string]bool{
 	"keybindings.json": true, "loop.md": true,
 }
 
+// ClaudeConfigNames are claudeConfig's names, sorted.
+func ClaudeConfigNames() []string { return slices.Sorted(maps.Keys(claudeConfig)) }
+
 // claudePluginsConfig are the entries of ~/.claude/plugins shown: the
 // marketplaces and plugins installed, and their lists. The plugins' own
 // data (data/, which a plugin may keep a token in) and the built-in

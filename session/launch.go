@@ -135,6 +135,10 @@ type Session struct {
 	agentMCP []string
 	// copies are the private copies of files Claude Code saves.
 	copies []*privateCopy
+	// claudeDir is the sandbox's own ~/.claude, open from the supervisor,
+	// so that what the session made there of Claude Code's configuration,
+	// lost at exit, can be named.
+	claudeDir *os.File
 	// leftOutConfig names, by the file the host has, what the private
 	// copies of the user's agent configuration left out (names only).
 	leftOutConfig map[string][]string

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -11,6 +13,7 @@ import (
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/probe"
 )
 
 // privateCopy is a file Claude Code saves (its settings, CLAUDE.md,
@@ -34,12 +37,44 @@ const maxCopy = 1 << 20
 // read-only and never followed through a symlink; one that cannot be
 // opened is not named at the end.
 func (s *Session) openCopies(pid int) {
+	root := "/proc/" + strconv.Itoa(pid) + "/root"
 	for _, c := range s.copies {
-		fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/root"+c.dest, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		fd, err := unix.Open(root+c.dest, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 		if err == nil {
 			c.file = os.NewFile(uintptr(fd), c.dest)
 		}
 	}
+	if s.plan.Instance == "" {
+		return
+	}
+	dir := filepath.Join(s.plan.Home, ".claude")
+	if fd, err := unix.Open(root+dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
+		s.claudeDir = os.NewFile(uintptr(fd), dir)
+	}
+}
+
+// madeInClaudeDir are the entries of Claude Code's configuration the
+// session made in its own ~/.claude, where the host had none (/memory's
+// user memory, /agents' personal agent): the tmpfs outlives the sandbox
+// while it is open, and is looked up by the names of Claude Code's
+// configuration alone (plugins/ Claude Code makes itself).
+func (s *Session) madeInClaudeDir() []string {
+	if s.claudeDir == nil {
+		return nil
+	}
+	defer s.claudeDir.Close()
+	var made []string
+	for _, name := range probe.ClaudeConfigNames() {
+		path := filepath.Join(s.claudeDir.Name(), name)
+		if name == "plugins" || slices.ContainsFunc(s.plan.Mounts, func(m mount.Mount) bool { return m.Dest == path }) {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(int(s.claudeDir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			made = append(made, mount.Quote(path)+" (made in the sandbox's own ~/.claude, where the launch found none)")
+		}
+	}
+	return made
 }
 
 // readBack returns what the copy holds now, and false when it cannot say
@@ -81,6 +116,7 @@ func (s *Session) sayLostSaves() {
 		}
 		lost = append(lost, line)
 	}
+	lost = append(lost, s.madeInClaudeDir()...)
 	if len(lost) == 0 {
 		return
 	}
