@@ -26,7 +26,8 @@ import (
 // sessions left the next one slower). Beside it, the same session in 60,000 files in 3,000 directories
 // against a one-file repository, and with a 25 MB ~/.claude.json (a
 // long-time user's, thousands of projects), unchanged and just rewritten,
-// against a 100-byte one, and a one-file session of Claude (a claude that
+// against a 100-byte one, and with a plugin of 20 MiB of bundled
+// JavaScript against none, and a one-file session of Claude (a claude that
 // exits at once) against the bash claudebox it replaces
 // (testdata/bash-claudebox.sh). After the loop, a burst of 100
 // sessions one after another. The metrics are medians in ms and their
@@ -62,6 +63,11 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 	big := string(bigClaudeJSON(25 << 20))
 	h.Write(filepath.Join(bob, ".claude.json"), big)
 	h.Write(filepath.Join(dave, ".claude.json"), big)
+	// erin's home is carol's with a plugin of 20 MiB of bundled
+	// JavaScript, which a launch judges for a credential.
+	erin := filepath.Join(h.Base, "home", "erin")
+	h.Write(filepath.Join(erin, ".claude.json"), small100)
+	pluginBundles(h, filepath.Join(erin, ".claude"), 20)
 	h.Chown()
 	h.Run(committed, nil, "git", "add", "-A")
 	h.Run(committed, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "files")
@@ -78,6 +84,7 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 		{"claude-json-100B", small, []string{"HOME=" + carol}, sandboxedTrue},
 		{"claude-json-25MB", small, []string{"HOME=" + bob}, sandboxedTrue},
 		{"claude-json-25MB-changed", small, []string{"HOME=" + dave}, sandboxedTrue},
+		{"plugins-20MiB", small, []string{"HOME=" + erin}, sandboxedTrue},
 		{"large", large, nil, sandboxedTrue},
 		{"large-committed", committed, nil, sandboxedTrue},
 		{"bash-claudebox", small, []string{"ANTHROPIC_API_KEY=sk-ant-bench"}, []string{"bash-claudebox", "-p", "hi"}},
@@ -137,12 +144,14 @@ func BenchmarkSessionAgainstPeer(b *testing.B) {
 	b.ReportMetric(median("claude-json-25MB")/median("claude-json-100B"), "claude-json-25MB/100B")
 	b.ReportMetric(median("claude-json-25MB-changed")/median("claude-json-100B"), "claude-json-25MB-changed/100B")
 	b.ReportMetric(median("claudebox-p")/median("bash-claudebox"), "claudebox-p/bash-claudebox")
+	b.ReportMetric(median("plugins-20MiB")/median("claude-json-100B"), "plugins-20MiB/none")
 	if before != nil {
 		b.ReportMetric(median("claudebox-p-before")/median("bash-claudebox"), "claudebox-p-before/bash-claudebox")
 		b.ReportMetric(median("claudebox-before")/median("srt"), "claudebox-before/srt")
 		b.ReportMetric(median("large-before")/median("claudebox-before"), "large/small-before")
 		b.ReportMetric(median("claude-json-25MB-before")/median("claude-json-100B-before"), "claude-json-25MB/100B-before")
 		b.ReportMetric(median("claude-json-25MB-changed-before")/median("claude-json-100B-before"), "claude-json-25MB-changed/100B-before")
+		b.ReportMetric(median("plugins-20MiB-before")/median("claude-json-100B-before"), "plugins-20MiB/none-before")
 	}
 }
 
@@ -182,6 +191,21 @@ func installSandboxRuntime(b *testing.B, h *harness.Host) string {
 		b.Skipf("srt cannot run here (it needs bwrap, socat and ripgrep): %v\n%s", err, out)
 	}
 	return srt
+}
+
+// pluginBundles installs in the ~/.claude at dir a plugin of mib files
+// of 1 MiB of bundled JavaScript, as a plugin ships its server built.
+func pluginBundles(h *harness.Host, dir string, mib int) {
+	plugin := filepath.Join(dir, "plugins", "cache", "bench", "bundled", "1.0.0")
+	h.Write(filepath.Join(dir, "plugins", "installed_plugins.json"), `{"version":2,"plugins":{"bundled@bench":[{"scope":"user","installPath":"`+plugin+`","version":"1.0.0"}]}}`)
+	h.Write(filepath.Join(plugin, ".claude-plugin", "plugin.json"), `{"name":"bundled"}`)
+	for f := range mib {
+		var js strings.Builder
+		for i := 0; js.Len() < 1<<20; i++ {
+			fmt.Fprintf(&js, "function f%d_%d(e,t){var n=e.headers||{};return t.map(function(r){return r.id===%d?n[r.key]:\"row-%d\"}).filter(Boolean).join(\",\")}\n", f, i, i, i)
+		}
+		h.Write(filepath.Join(plugin, "dist", fmt.Sprintf("chunk-%02d.js", f)), js.String())
+	}
 }
 
 // bigClaudeJSON is a ~/.claude.json of about size bytes, as years of use
