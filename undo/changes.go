@@ -1079,9 +1079,17 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 					}
 				}
 				if err := statAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+					// A status not read but for being gone (the
+					// directory's names readable, its search permission
+					// taken away): what is here is not known, so taken
+					// whole.
+					if err != unix.ENOENT {
+						lost = true
+						continue
+					}
 					// Listed, then gone: removed (in a directory whose
 					// names are kept, by not being among them).
-					if path := join(rel, string(name)); err == unix.ENOENT && names == nil {
+					if path := join(rel, string(name)); names == nil {
 						if !keep(path) {
 							lost = true
 							continue

@@ -564,3 +564,29 @@ func BenchmarkListIgnored(b *testing.B) {
 		}
 	}
 }
+
+// TestWalkCheckoutStatusNotRead: a directory whose names are read but
+// whose entries' statuses cannot be (its search permission taken away:
+// EACCES, which the tests, as root, are not given) is not read in full,
+// and taken whole; before, its entries were passed over as unchanged.
+func TestWalkCheckoutStatusNotRead(t *testing.T) {
+	checkout := t.TempDir()
+	os.MkdirAll(filepath.Join(checkout, "build", "sub"), 0o755)
+	os.WriteFile(filepath.Join(checkout, "build", "run.sh"), nil, 0o755)
+	since := after(t, t.TempDir(), checkout)
+	os.WriteFile(filepath.Join(checkout, "build", "run.sh"), []byte("planted\n"), 0o755)
+	defer func() { statAt = dirent.StatAt }()
+	statAt = func(fd int, name []byte, st *unix.Stat_t, flags int) error {
+		if string(name) == "run.sh" {
+			return unix.EACCES
+		}
+		return dirent.StatAt(fd, name, st, flags)
+	}
+	now, err := walkCheckout(checkout, nil, since)
+	if err == nil || !strings.Contains(err.Error(), "build") {
+		t.Errorf("the walk's error does not name build: %v", err)
+	}
+	if got := now.unreadChanged(checkout); !slices.Equal(got, []string{filepath.Join(checkout, "build")}) {
+		t.Errorf("taken whole: %q, want build", got)
+	}
+}
