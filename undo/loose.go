@@ -3,7 +3,9 @@ package undo
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -20,7 +22,7 @@ import (
 // and the user's staged work, of which no other copy exists, was lost.
 // So a snapshot copies into the store each loose object of the project's
 // that a file it hashed names; a packed one is the project's history,
-// which --undo does not keep.
+// which --undo does not keep, unless HEAD does not hold it (keepPacked).
 
 // hashedPaths keeps the paths git add --verbose says it wrote ("add
 // 'PATH'", unquoted: a name holding "'\n" only hides itself), up to
@@ -66,7 +68,10 @@ func (h *hashedPaths) Write(b []byte) (int, error) {
 // snapshot had. Past hashedLimit paths, the objects' directories are read
 // instead: as many names as objects git keeps loose (a few thousand
 // before git gc packs them).
-func (st store) keepLoose(ctx context.Context, objects string, entries []staged, hashed *hashedPaths, budget int64) int64 {
+//
+// Each such blob the project holds only packed is added to packed
+// (keepPacked's), unless past hashedLimit.
+func (st store) keepLoose(ctx context.Context, objects string, entries []staged, hashed *hashedPaths, budget int64, packed map[string]bool) int64 {
 	var loose map[string]bool
 	if hashed.over {
 		loose = looseIn(objects)
@@ -86,7 +91,11 @@ func (st store) keepLoose(ctx context.Context, objects string, entries []staged,
 		done[e.oid] = true
 		var sx unix.Stat_t
 		if unix.Lstat(filepath.Join(st.gitDir, "objects", e.oid[:2], e.oid[2:]), &sx) != nil {
-			copied += st.copyObject(objects, e.oid, budget-copied)
+			n, absent := st.copyObject(objects, e.oid, budget-copied)
+			copied += n
+			if absent && !hashed.over {
+				packed[e.oid] = true
+			}
 		}
 	}
 	return copied
@@ -121,35 +130,36 @@ func looseIn(objects string) map[string]bool {
 }
 
 // copyObject copies the loose object oid of objects into the store, where
-// it takes at most budget bytes, and returns the bytes copied. What the file holds is checked, as every
-// blob, when --undo reads it.
-func (st store) copyObject(objects, oid string, budget int64) int64 {
+// it takes at most budget bytes, and returns the bytes copied, and
+// whether objects holds it not loose. What the file holds is checked, as
+// every blob, when --undo reads it.
+func (st store) copyObject(objects, oid string, budget int64) (int64, bool) {
 	dir := filepath.Join(st.gitDir, "objects", oid[:2])
 	src, err := untrusted.Open(objects, filepath.Join(oid[:2], oid[2:]))
 	if err != nil {
-		return 0
+		return 0, errors.Is(err, fs.ErrNotExist)
 	}
 	defer src.Close()
 	var sx unix.Stat_t
 	if unix.Fstat(int(src.Fd()), &sx) != nil || sx.Size > budget || isSparse(&sx) {
-		return 0
+		return 0, false
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return 0
+		return 0, false
 	}
 	// git's own name for an object being written: git prune removes one
 	// left behind.
 	tmp, err := os.CreateTemp(dir, "tmp_obj_")
 	if err != nil {
-		return 0
+		return 0, false
 	}
 	defer os.Remove(tmp.Name())
 	n, err := io.Copy(tmp, io.LimitReader(src, sx.Size))
 	if cerr := tmp.Close(); err != nil || cerr != nil || n != sx.Size {
-		return 0
+		return 0, false
 	}
 	if os.Chmod(tmp.Name(), 0o444) != nil || os.Rename(tmp.Name(), filepath.Join(dir, oid[2:])) != nil {
-		return 0
+		return 0, false
 	}
-	return n
+	return n, false
 }

@@ -45,6 +45,44 @@ func TestTakeKeepsLooseObjects(t *testing.T) {
 	}
 }
 
+// TestTakeKeepsPackedStagedObjects: git gc packs what the index holds:
+// the staged content, in no commit, lies in a pack the session can
+// remove. The snapshot copies it, and only it: the blobs HEAD holds at
+// their paths are the project's history, which stays packed.
+func TestTakeKeepsPackedStagedObjects(t *testing.T) {
+	p := repo(t, 1, 3)
+	path := filepath.Join(p.Checkout, "pkg0", "f1.go")
+	os.WriteFile(path, []byte("staged\n"), 0o644)
+	for _, args := range [][]string{{"add", "pkg0/f1.go"}, {"gc", "-q"}} {
+		if out, err := exec.Command("git", append([]string{"-C", p.Checkout}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v %s", args[0], err, out)
+		}
+	}
+	out, _ := exec.Command("git", "-C", p.Checkout, "rev-parse", ":pkg0/f1.go", "HEAD:pkg0/f0.go").Output()
+	oids := strings.Fields(string(out))
+	state := t.TempDir()
+	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := storeOf(state, p.Root)
+	for i, want := range []bool{true, false} {
+		_, err := os.Stat(filepath.Join(st.gitDir, "objects", oids[i][:2], oids[i][2:]))
+		if got := err == nil; got != want {
+			t.Errorf("the store holds %s loose: %v, want %v", []string{"the staged blob", "HEAD's blob"}[i], got, want)
+		}
+	}
+	packs, _ := filepath.Glob(filepath.Join(p.GitDir, "objects", "pack", "*"))
+	for _, pack := range packs {
+		os.Remove(pack)
+	}
+	os.WriteFile(path, []byte("the session's\n"), 0o644)
+	res, err := Apply(state, p.Root, s, t.TempDir())
+	if b, _ := os.ReadFile(path); err != nil || string(b) != "staged\n" {
+		t.Errorf("the staged content is not restored: %q, %v %v", b, res.Failed, err)
+	}
+}
+
 // A snapshot stopped while git add writes the checkout's new files (its
 // session ended first) counted, once dropped, as 256 KiB, whatever it
 // had written: sessions that each leave a new large file and end at once

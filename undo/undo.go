@@ -310,7 +310,9 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 		if common == "" {
 			common = p.GitDir
 		}
-		added += st.keepLoose(ctx, filepath.Join(common, "objects"), entries, hashed, st.room())
+		packed := map[string]bool{}
+		added += st.keepLoose(ctx, filepath.Join(common, "objects"), entries, hashed, st.room(), packed)
+		added += st.keepPacked(ctx, p.Checkout, work, p.GitDir, common, packed, st.room())
 		if tree, err = st.git(ctx, p.Checkout, work, nil, "write-tree"); err != nil {
 			return Snapshot{}, err
 		}

@@ -159,3 +159,35 @@ func TestReplayReview25FullStateDiskMidSession(t *testing.T) {
 		t.Errorf("the next launch: %v\n%s", err, out)
 	}
 }
+
+// TestReplayReview25UndoStagedWorkPacked: the snapshot copies into its
+// store the loose objects of the project's that its files name (a
+// staged change's content), not the packed ones ("a packed one is the
+// project's history"). But git gc packs what the index holds too: the
+// user staged an edit, git gc (or git's auto gc) packed it, and no commit
+// holds it. The attack, from inside, once the snapshot is written:
+// remove the packs and overwrite the file. Host-side proof: --undo puts
+// the staged content back.
+func TestReplayReview25UndoStagedWorkPacked(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	const staged = "the user's staged work, nowhere else\n"
+	h.Write(filepath.Join(proj, "README"), staged)
+	h.Run(proj, nil, "git", "add", "README")
+	h.Run(proj, nil, "git", "gc", "-q")
+	oid := strings.TrimSpace(h.Run(proj, nil, "git", "rev-parse", ":README"))
+	if _, err := os.Stat(filepath.Join(proj, ".git", "objects", oid[:2], oid[2:])); err == nil {
+		t.Fatal("git gc left the staged content loose")
+	}
+	if out, err := harness.ShellAfterSnapshot(t, h, proj, "rm -f .git/objects/pack/*; echo the session > README"); err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	if packs := globs(filepath.Join(proj, ".git", "objects", "pack"), "*.pack"); len(packs) > 0 {
+		t.Fatalf("the session could not remove the packs: %v", packs)
+	}
+	out, err := h.Bounded(proj, "--undo", "-y")
+	if b, _ := os.ReadFile(filepath.Join(proj, "README")); string(b) != staged {
+		t.Errorf("--undo lost the user's staged work: README holds %q\n%v\n%s", b, err, out)
+	}
+}
