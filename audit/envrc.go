@@ -54,12 +54,89 @@ func (w *walker) envrcSourced() {
 			w.notExamined(w.abs(rel), fmt.Sprintf("all it names: the audit looks up %d of its words at most", maxEnvrcNames))
 		}
 		w.judgeNamed(rel, names)
+		w.judgeRun(rel, envrcRuns(string(b)))
 		dirs, unspelled := envrcPathDirs(string(b), w.root)
 		if unspelled && !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
 			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
 		}
 		w.judgePathDirs(rel, dirs)
 	}
+}
+
+// judgeRun judges the files names, from the directory of the .envrc at
+// rel, which it runs: each the session made or changed is a finding,
+// whether git tracks it or not. direnv runs them at every cd into the
+// project, and at the next prompt where one it watches changed
+// (source_env's, nix-direnv's flake.nix), before any command typed there,
+// git status first, shows the change.
+func (w *walker) judgeRun(rel string, names []string) {
+	for _, name := range names {
+		name = filepath.Join(filepath.Dir(rel), name)
+		if !filepath.IsLocal(name) {
+			continue
+		}
+		if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) {
+			w.found(name)
+		}
+	}
+}
+
+// envrcUses are the files direnv's use (nix-direnv's, devenv's) has
+// evaluated into the shell, a dev shell's shellHook run in it: flake.nix
+// and its lock for use flake, shell.nix or default.nix for use nix,
+// devenv's for use devenv.
+var envrcUses = map[string][]string{
+	"flake":  {"flake.nix", "flake.lock"},
+	"nix":    {"shell.nix", "default.nix"},
+	"devenv": {"devenv.nix", "devenv.yaml", "devenv.lock"},
+}
+
+// envrcRuns are the files an .envrc runs or loads by a name it spells:
+// the word after a command that sources one (source_env scripts/env.sh,
+// dotenv, with .env for none) and what its use lines evaluate (use flake
+// ./nix#dev: nix/flake.nix), within maxEnvrcNames.
+func envrcRuns(envrc string) []string {
+	var names []string
+	add := func(name string) {
+		if len(names) < maxEnvrcNames && spelled(name) && !strings.HasPrefix(name, "-") {
+			names = append(names, filepath.Clean(strings.Trim(name, `"'`)))
+		}
+	}
+	for line := range strings.Lines(envrc) {
+		words := strings.FieldsFunc(line, func(r rune) bool {
+			return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')'
+		})
+		for i, word := range words {
+			if strings.HasPrefix(word, "#") {
+				break
+			}
+			next := ""
+			if i+1 < len(words) && !strings.HasPrefix(words[i+1], "#") {
+				next = words[i+1]
+			}
+			switch {
+			case word == "use" && envrcUses[next] != nil:
+				dir := "."
+				if i+2 < len(words) && !strings.HasPrefix(words[i+2], "#") && !strings.HasPrefix(words[i+2], "-") {
+					arg, _, _ := strings.Cut(strings.Trim(words[i+2], `"'`), "#")
+					if next == "nix" {
+						add(arg) // use nix shell.nix: the file
+						continue
+					}
+					dir = arg
+				}
+				for _, name := range envrcUses[next] {
+					add(filepath.Join(dir, name))
+				}
+			case !envrcSources[word] || word == "eval" || word == "load_prefix":
+			case next != "":
+				add(next)
+			case strings.HasPrefix(word, "dotenv"):
+				add(".env")
+			}
+		}
+	}
+	return names
 }
 
 // judgePathDirs judges the directories dirs an .envrc at rel puts on a

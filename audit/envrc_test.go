@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,5 +81,44 @@ func TestEnvrcPathDirs(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{"bin/git", "web/tools/ls"}; !slices.Equal(got, want) {
 		t.Errorf("found %q, want %q", got, want)
+	}
+}
+
+// TestEnvrcRuns: what an .envrc runs by a name it spells, the files it
+// sources and those its use lines evaluate, is found where the session
+// changed it, git tracking it or not (the test's tree is no repository:
+// judgeNamed passes nothing for being tracked, judgeRun never asks).
+func TestEnvrcRuns(t *testing.T) {
+	got := envrcRuns("source_env scripts/env.sh # and\ndotenv\nuse flake ./nix#dev\nuse nix\nsh -c 'x'\neval \"$(cat x)\"\nwatch_file package.json\n")
+	if want := []string{"scripts/env.sh", ".env", "nix/flake.nix", "nix/flake.lock", "shell.nix", "default.nix"}; !slices.Equal(got, want) {
+		t.Errorf("envrcRuns: %q, want %q", got, want)
+	}
+	root := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(root, "web"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "web", ".envrc"), []byte("use flake\nsource_env env.sh\n"), 0o644))
+	for _, p := range []string{"web/flake.nix", "web/env.sh", "web/package.json"} {
+		write(t, filepath.Join(root, p))
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}} {
+		c := exec.Command("git", append([]string{"-C", root}, args...)...)
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", args[0], err, out)
+		}
+	}
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	for _, p := range []string{"web/flake.nix", "web/env.sh", "web/package.json"} {
+		must(t, os.WriteFile(filepath.Join(root, p), []byte("changed"), 0o644))
+	}
+	r := Scan(root, since, nil, start, nil)
+	var found []string
+	for _, f := range r.Found {
+		rel, _ := filepath.Rel(root, f)
+		found = append(found, rel)
+	}
+	slices.Sort(found)
+	if want := []string{"web/env.sh", "web/flake.nix"}; !slices.Equal(found, want) {
+		t.Errorf("found %q, want %q", found, want)
 	}
 }

@@ -198,3 +198,37 @@ func TestReplayReview25EnvrcPathAdd(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview25EnvrcSourcesTracked: direnv runs what an .envrc
+// sources at every prompt where it changed (source_env watches the file)
+// and at every cd into the project, before any command typed there, git
+// status first, shows the change: the exit audit judged what an .envrc
+// sources only where git does not track it. The session rewrites the
+// project's tracked scripts/env.sh and lib/more.sh. Host-side proof: the
+// host's direnv there, the .envrc allowed before, runs nothing the
+// session wrote, and git status shows the files as deleted, moved aside.
+func TestReplayReview25EnvrcSourcesTracked(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "source_env scripts/env.sh\nsource lib/more.sh\n")
+	h.Write(filepath.Join(proj, "scripts", "env.sh"), "export A=1\n")
+	h.Write(filepath.Join(proj, "lib", "more.sh"), "export B=1\n")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'touch `+marker+`.env\n' >> scripts/env.sh && printf 'touch `+marker+`.more\n' >> lib/more.sh && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the sourced files could not be rewritten:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "true").CombinedOutput()
+	for _, what := range []string{"env", "more"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's direnv ran the %s.sh the session rewrote:\n%s\n%s", what, out, ran)
+		}
+	}
+	if status := h.Run(proj, nil, "git", "status", "--porcelain"); !strings.Contains(status, " D scripts/env.sh") || !strings.Contains(status, " D lib/more.sh") {
+		t.Errorf("git status does not show the sourced files moved aside:\n%s", status)
+	}
+}
