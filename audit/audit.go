@@ -331,11 +331,13 @@ type Report struct {
 	// system monitor's): a forged one hides new files from git status, or
 	// makes git commit write a tree git status never showed.
 	Caches []string
-	// IncludesUnspelled are the makefiles that include a file, and the
-	// .envrc that sources one, by a word the audit cannot spell
-	// ($(SRCS:.c=.dep), $(shell …), a variable of the environment's,
-	// $PWD/…): any file git ignores that the session wrote may be what
-	// make includes or direnv sources there.
+	// IncludesUnspelled are the makefiles that include a file, the
+	// .envrc that sources one, the justfiles and Taskfiles that import
+	// one and the Gemfiles that evaluate one, by a word the audit cannot
+	// spell ($(SRCS:.c=.dep), $(shell …), a variable of the environment's,
+	// $PWD/…, {{.TASKFILE_DIR}}/…, File.join(…)): any file git ignores
+	// that the session wrote may be what make includes or direnv sources
+	// there.
 	IncludesUnspelled []string
 	// NotExamined are the directories (or index files) the audit could not
 	// examine in full, and why.

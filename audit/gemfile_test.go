@@ -51,3 +51,23 @@ func TestRubyGemfile(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalsUnspelled: a Gemfile that evaluates a file by a path it joins,
+// a pattern's matches or a block's parameter names it by no literal the
+// audit judges; one by a literal, or a variable assigned one, does.
+func TestEvalsUnspelled(t *testing.T) {
+	for src, want := range map[string]bool{
+		"Dir.glob(File.join(__dir__, \"plugins\", \"*\", \"deps\")).each { |f| eval_gemfile f }\n":                            true,
+		"Dir.glob File.expand_path(\"../plugins/*/{Gemfile,PluginGemfile}\", __FILE__) do |file|\n  eval_gemfile file\nend\n": true,
+		"eval(File.read(ENV[\"EXTRA_GEMS\"]))\n":                                                           true,
+		"instance_eval File.read(\"gems.\" + env)\n":                                                       true,
+		"local = File.expand_path(\"Gemfile.local\", __dir__)\neval_gemfile local if File.exist?(local)\n": false,
+		"eval_gemfile \"#{__dir__}/Gemfile.local\"\n":                                                      false,
+		"eval_gemfile 'gemfiles/shared.rb'\ngem \"rails\"\ngem \"loader\"\n":                               false,
+		"source \"https://rubygems.org\"\ngemspec\n":                                                       false,
+	} {
+		if got := evalsUnspelled(src); got != want {
+			t.Errorf("%q: %v, want %v", src, got, want)
+		}
+	}
+}

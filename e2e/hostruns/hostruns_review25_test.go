@@ -232,3 +232,26 @@ func TestReplayReview25EnvrcSourcesTracked(t *testing.T) {
 		t.Errorf("git status does not show the sourced files moved aside:\n%s", status)
 	}
 }
+
+// TestReplayReview25GemfileEvalJoined: a Gemfile evaluates its plugins'
+// gem lists by a path it joins (Dir.glob(File.join(__dir__, "plugins",
+// "*", "deps")) { eval_gemfile it }), git ignoring the plugins. The exit
+// audit judged what a Gemfile names by each string literal, a file's
+// name by its own, and an ignored file by its mode, #! and extension: the
+// session writes plugins/evil/deps. Host-side proof: git status says
+// nothing, and the host's bundle check runs nothing the session wrote.
+func TestReplayReview25GemfileEvalJoined(t *testing.T) {
+	harness.RequireTool(t, "bundle", "apt-get install ruby-bundler")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "Gemfile"), "source \"https://rubygems.org\"\nDir.glob(File.join(__dir__, \"plugins\", \"*\", \"deps\")).each { |f| eval_gemfile f }\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "/plugins/\n/Gemfile.lock\n")
+	commitAll(h, proj, "gems")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "plugin's gem list", `mkdir -p plugins/evil && printf 'File.write("`+marker+`", "")\n' > plugins/evil/deps`)
+	ran, _ := h.Command(proj, nil, "bundle", "check").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's bundle check ran the plugins/evil/deps the session wrote:\n%s\n%s", out, ran)
+	}
+}
