@@ -846,7 +846,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || terraformJSON(path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -885,7 +885,9 @@ func (t tree) inVenv(dir string) bool {
 // (.cargo/config.toml's target-dir, CARGO_TARGET_DIR), and go build
 // compiles an ignored vendor/ (generated sources, a header, likewise),
 // and Bundler evaluates, as Ruby, the gemspec of a gem the Gemfile takes
-// from a path (vendor/tool/tool.gemspec), rackup a config.ru.
+// from a path (vendor/tool/tool.gemspec), rackup a config.ru, and
+// terraform plan every .tf of its directory, merging an ignored
+// override.tf over the rest.
 // What it is at the end does not say what the host runs: the session
 // chose it.
 var codeExts = map[string]bool{
@@ -900,6 +902,16 @@ var codeExts = map[string]bool{
 	".ps1": true, ".awk": true, ".el": true, ".elc": true, ".vim": true,
 	".o": true, ".a": true, ".so": true, ".dylib": true, ".node": true, ".wasm": true, ".rlib": true, ".rmeta": true,
 	".jar": true, ".class": true, ".beam": true,
+	".tf": true, ".tofu": true,
+}
+
+// terraformJSON says whether path is a Terraform (or OpenTofu) file in its
+// JSON form, which terraform plan loads as it does a .tf: an ignored
+// *_override.tf.json (Terraform's .gitignore template ignores them)
+// overrides the program of a data source it runs.
+func terraformJSON(path string) bool {
+	lower := strings.ToLower(path)
+	return strings.HasSuffix(lower, ".tf.json") || strings.HasSuffix(lower, ".tofu.json")
 }
 
 // linkAbove is the symlink the session made in place of a directory

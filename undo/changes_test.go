@@ -177,12 +177,15 @@ func TestRecordChangesHostRun(t *testing.T) {
 	write("conda/lib/python3.12/site-packages/m/data.json", "{}\n", 0o644)
 	// A vendored gem's gemspec, which Bundler evaluates.
 	write("ign/tool.gemspec", "Gem::Specification.new\n", 0o644)
+	// Terraform's overrides, which terraform plan merges over the rest.
+	write("ign/local_override.tf", "output \"a\" {}\n", 0o644)
+	write("ign/ci_override.tf.json", "{}\n", 0o644)
 	c, err := RecordChanges(state, p, began, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/etc/ipython/ipython_config.json", ".venv/pyvenv.cfg", "conda/conda-meta/history", "conda/share/jupyter/kernels/k/kernel.json", "ign/GNUmakefile", "ign/libx.so.1", "ign/new-tool", "ign/run.sh", "ign/tool", "ign/tool.gemspec"} {
+	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/etc/ipython/ipython_config.json", ".venv/pyvenv.cfg", "conda/conda-meta/history", "conda/share/jupyter/kernels/k/kernel.json", "ign/GNUmakefile", "ign/ci_override.tf.json", "ign/libx.so.1", "ign/local_override.tf", "ign/new-tool", "ign/run.sh", "ign/tool", "ign/tool.gemspec"} {
 		want = append(want, filepath.Join(p.Checkout, rel))
 	}
 	slices.Sort(c.HostRun)

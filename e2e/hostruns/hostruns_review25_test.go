@@ -255,3 +255,31 @@ func TestReplayReview25GemfileEvalJoined(t *testing.T) {
 		t.Errorf("the host's bundle check ran the plugins/evil/deps the session wrote:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview25TerraformOverride: terraform plan loads every *.tf
+// and *.tf.json of the working directory, and merges override.tf and
+// *_override.tf (their JSON forms too) over what the others say, which
+// Terraform's own .gitignore template ignores: one that overrides a data
+// source's external program runs it at the host's next plan. The exit
+// audit judged an ignored file by its mode, #! and extension, and .tf
+// was none: the session writes local_override.tf and
+// ci_override.tf.json, each overriding an output. Host-side proof: git
+// status says nothing, and the host's terraform plan reads nothing the
+// session wrote.
+func TestReplayReview25TerraformOverride(t *testing.T) {
+	harness.RequireTool(t, "terraform", "install terraform")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "main.tf"), "output \"a\" {\n  value = \"fine\"\n}\n")
+	h.Write(filepath.Join(proj, ".gitignore"), ".terraform/\n*.tfstate\noverride.tf\noverride.tf.json\n*_override.tf\n*_override.tf.json\n")
+	commitAll(h, proj, "infra")
+	h.Run(proj, nil, "terraform", "init", "-input=false", "-no-color")
+	out := plantUnseen(t, h, proj, "override files", `
+		printf 'output "a" {\n  value = "PLANTED"\n}\n' > local_override.tf
+		printf '{"output": {"a": {"value": "PLANTED JSON"}}}\n' > ci_override.tf.json`)
+	plan, _ := h.Command(proj, nil, "terraform", "plan", "-input=false", "-no-color").CombinedOutput()
+	if strings.Contains(string(plan), "PLANTED") || !strings.Contains(string(plan), `"fine"`) {
+		t.Errorf("the host's terraform plan read the overrides the session wrote:\n%s\n%s", out, plan)
+	}
+}
