@@ -123,6 +123,7 @@ var todoData = map[string]bool{
 	"next": true, "last": true, "info": true, "msg": true, "msg-clean": true, "final-commit": true,
 	"original-commit": true, "abort-safety": true, "keep": true, "messageid": true, "utf8": true, "threeway": true,
 	"sign": true, "scissors": true, "quoted-cr": true, "rebasing": true, "applying": true, "dirtyindex": true,
+	"patch-merge-index": true,
 	// sequencer/
 	"head": true,
 }
@@ -980,8 +981,9 @@ func (w *walker) leaf(n node, name, rel string) {
 		}
 		return
 	}
-	// A todo list runs only its exec lines.
-	if n.mode == todoDir && todoLists[name] && !execLines(n.fd, name) {
+	// A todo list runs only its exec lines; git am writes its options
+	// for git apply at every start, most often none.
+	if n.mode == todoDir && (todoLists[name] && !execLines(n.fd, name) || name == "apply-opt" && st.Size == 0) {
 		return
 	}
 	// A linked worktree of the project's repository: its .git file and the

@@ -106,6 +106,13 @@ func TestTodoStateJudgedByName(t *testing.T) {
 	for _, p := range []string{"sub/.git/modules/m/HEAD", "sub/.git/modules/m/objects/info/x"} {
 		write(t, filepath.Join(root, p))
 	}
+	// What every git am writes: its options for git apply, none; the
+	// index of its three-way merge.
+	for _, p := range []string{"sub/.git/modules/m/rebase-apply/apply-opt", "sub/.git/modules/m/rebase-apply/patch-merge-index"} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, p), nil, 0o644))
+		state[p] = false
+	}
 	r := Scan(root, since, nil, start, nil)
 	for p, finding := range state {
 		if got := slices.Contains(r.Found, filepath.Join(root, p)); got != finding {
