@@ -1036,10 +1036,17 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 			unread(path, changed)
 		}
 	}
-	// walk reads the directory fd; the top's directories (depth 0) it
-	// leaves to sub, a batch at a time.
-	var walk func(fd int, rel string, depth int, sub func([]string))
-	walk = func(fd int, rel string, depth int, sub func([]string)) {
+	// The walk waits on the kernel, a status for each entry: a directory
+	// below one being read goes to an idle helper where there is one.
+	var helpers *parallel.Helpers
+	// walk reads the directory fd, and below it.
+	var walk func(fd int, rel string, depth int)
+	descend := func(fd int, rel string, depth int) {
+		if !helpers.Offer(func() { walk(fd, rel, depth) }) {
+			walk(fd, rel, depth)
+		}
+	}
+	walk = func(fd int, rel string, depth int) {
 		defer unix.Close(fd)
 		// Its status, before its names are read.
 		var st unix.Stat_t
@@ -1067,7 +1074,6 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 			if len(read) == 0 {
 				break
 			}
-			var subdirs []string
 			for name, typ := range read.All() {
 				if string(name) == ".git" && rel != "." {
 					lock.Lock()
@@ -1082,11 +1088,11 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 				if string(name) == ".git" || len(skipped) > 0 && slices.Contains(skipped, string(name)) {
 					continue
 				}
-				// A directory below the top is opened without a status
-				// of its own first: its walk takes one.
-				if typ == unix.DT_DIR && depth > 0 && !lost && depth < 256 && len(rel)+1+len(name) <= audit.MaxPathLen {
+				// A directory is opened without a status of its own
+				// first: its walk takes one.
+				if typ == unix.DT_DIR && (!lost || rel == ".") && depth < 256 && len(rel)+1+len(name) <= audit.MaxPathLen {
 					if dir, err := openDirAt(fd, name); err == nil {
-						walk(dir, join(rel, string(name)), depth+1, nil)
+						descend(dir, join(rel, string(name)), depth+1)
 						continue
 					}
 				}
@@ -1152,19 +1158,12 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 					unread(path, recent(&st))
 					continue
 				}
-				if depth == 0 {
-					subdirs = append(subdirs, path)
-					continue
-				}
 				dir, err := openDirAt(fd, name)
 				if err != nil {
 					notOpened(path, err, recent(&st))
 					continue
 				}
-				walk(dir, path, depth+1, nil)
-			}
-			if len(subdirs) > 0 {
-				sub(subdirs)
+				descend(dir, path, depth+1)
 			}
 		}
 		if lost {
@@ -1186,19 +1185,9 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 		t.skip = append(t.skip, ".")
 		return t, err
 	}
-	// The top's directories side by side: the walk waits on the kernel, a
-	// status for each entry.
-	walk(dup, ".", 0, func(subdirs []string) {
-		parallel.Each(len(subdirs), func(i int) {
-			var st unix.Stat_t
-			fd, err := unix.Openat(top, subdirs[i], unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-			if err != nil {
-				notOpened(subdirs[i], err, unix.Fstatat(top, subdirs[i], &st, unix.AT_SYMLINK_NOFOLLOW) != nil || recent(&st))
-				return
-			}
-			walk(fd, subdirs[i], 1, nil)
-		})
-	})
+	helpers = parallel.NewHelpers()
+	walk(dup, ".", 0)
+	helpers.Wait()
 	if len(t.unread) == 0 {
 		return t, nil
 	}

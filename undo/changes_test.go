@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -358,6 +360,9 @@ func TestFirstPathsStopsPastLimit(t *testing.T) {
 func TestRecordChangesNotReadInFull(t *testing.T) {
 	defer func(n int64) { keptLimit = n }(keptLimit)
 	keptLimit = 100
+	// One reader: which directory meets the bound first is the order
+	// of the walk, which helpers side by side would make their own.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	p := repo(t, 1, 1)
 	state := t.TempDir()
 	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("a/\n"), 0o644)
@@ -591,5 +596,52 @@ func TestWalkCheckoutStatusNotRead(t *testing.T) {
 	}
 	if got := now.unreadChanged(checkout); !slices.Equal(got, []string{filepath.Join(checkout, "build")}) {
 		t.Errorf("taken whole: %q, want build", got)
+	}
+}
+
+// TestWalkCheckoutBelowOneDirectory: where everything lies below one
+// directory (a node_modules), read by helpers side by side, the walk
+// finds each file written after the start, at every depth, and no other;
+// and reads each directory.
+func TestWalkCheckoutBelowOneDirectory(t *testing.T) {
+	checkout := t.TempDir()
+	var dirs []string
+	for i := range 40 {
+		dir := filepath.Join(checkout, "node_modules", fmt.Sprintf("p%d", i%4), fmt.Sprintf("q%d", i))
+		for depth := range i % 5 {
+			dir = filepath.Join(dir, fmt.Sprintf("r%d", depth))
+		}
+		dirs = append(dirs, dir)
+		os.MkdirAll(dir, 0o755)
+		for f := range 10 {
+			os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d.js", f)), nil, 0o644)
+		}
+	}
+	since := after(t, t.TempDir(), checkout)
+	want := map[string]bool{}
+	for i, dir := range dirs {
+		if i%3 == 0 {
+			rel, _ := filepath.Rel(checkout, filepath.Join(dir, "f7.js"))
+			os.WriteFile(filepath.Join(checkout, rel), []byte("planted\n"), 0o644)
+			want[rel] = true
+		}
+	}
+	for range 3 {
+		now, err := walkCheckout(checkout, nil, since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]bool{}
+		for path := range now.recent {
+			got[path] = true
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("the walk found %v changed, want %v", slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)))
+		}
+		for _, dir := range dirs {
+			if rel, _ := filepath.Rel(checkout, dir); !slices.Contains(slices.Collect(maps.Keys(now.dirs)), rel) {
+				t.Errorf("%s is not among the directories read", rel)
+			}
+		}
 	}
 }
