@@ -453,6 +453,9 @@ func resolveEnv(home string, conf config.Launch) (environment.Env, error) {
 		return env, hint.Errorf("to pass it, name it yourself: claudebox --env "+identity.Name+", or env in "+config.UserConfigPath(home), "%v", err)
 	case err != nil:
 		return env, hint.Errorf("export the variable first, or drop the flag", "%v", err)
+	case slices.Contains(env.Names, claudeConfigVar):
+		return env, hint.Errorf("drop it; a ~/.claude that links to your configuration is shown as ~/.claude is, read-only: ln -s DIR ~/.claude",
+			"%s would have claude inside keep its conversations in the sandbox's own home, lost at exit, where claudebox -c and --resume never find them", claudeConfigVar)
 	}
 	return env, nil
 }
