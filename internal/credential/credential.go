@@ -15,8 +15,9 @@ import (
 
 // TokenPrefixes matches, in a regular expression, the prefixes known
 // services give their tokens: GitHub's, GitLab's (a personal and a deploy
-// token), Slack's, Anthropic's, OpenAI's, AWS's key id.
-const TokenPrefixes = `(gh[pousr]_|github_pat_|glpat-|gldt-|xox[abpre]-|sk-ant-|sk-proj-|AKIA)`
+// token), Slack's, Anthropic's, OpenAI's, AWS's key id, HashiCorp
+// Vault's service token, PyPI's, Google's API key, Stripe's live keys.
+const TokenPrefixes = `(gh[pousr]_|github_pat_|glpat-|gldt-|xox[abpre]-|sk-ant-|sk-proj-|AKIA|hvs\.|pypi-AgE|AIza|[sr]k_live_)`
 
 // commandCredential is a credential written into a command or a script as
 // a literal: a token of a known service by its prefix (TokenPrefixes), a
@@ -46,8 +47,9 @@ var userPassword = sync.OnceValue(func() *regexp.Regexp {
 
 // InCommand says a command's text, or a script's, holds a
 // credential: one in a URL, a URL that is one, a user's password on the
-// command line, one written as a literal, or a literal assigned to a
-// name that says one (shellAssignment).
+// command line, one written as a literal, a literal assigned to a
+// name that says one (shellAssignment), or what InCode finds given to
+// a program's option or to a name in code (sshpass -p PASSWORD).
 func InCommand(data []byte) bool {
 	// Each expression runs only on text with what its every match holds
 	// (commandHints, webhookHints, -u or -a): about 2 ms a KiB each
@@ -60,22 +62,24 @@ func InCommand(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data)
+		InURL(data) || inOptionsOrCode(data)
 }
 
 // shellAssignment is a literal, however short, given on a command line
 // to a variable or an option whose name ends in what says a password, a
-// secret, a token or an API key (PGPASSWORD=hunter2 psql, export
-// DB_PASSWORD=x, --api-key=x): a word of its own, the value one of its
+// secret, a token or a key (PGPASSWORD=hunter2 psql, export
+// DB_PASSWORD=x, --api-key=x, DB_PASS=x, AWS_SECRET_ACCESS_KEY=x), or
+// to a program's own variable for one (sshpass -e's SSHPASS, MYSQL_PWD,
+// REDISCLI_AUTH): a word of its own, the value one of its
 // own, ended by a space, a separator or the line's end (not a call's
 // argument, password=getpass()). Its value is the first group.
 var shellAssignment = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?im)(?:^|[\s;&|!])(?:--?)?[a-z0-9_-]*(?:passw(?:or)?d|secret|token|api[_-]?key)=["']?([^\s"'$;&|()<>\\` + "`" + `]+)["']?(?:[\s;&|]|$)`)
+	return regexp.MustCompile(`(?im)(?:^|[\s;&|!])(?:--?)?(?:[a-z0-9_-]*(?:passw(?:or)?d|secret|token|api[_-]?key|(?:secret|access|private)[_-]?key|[_-]pass)|pass|sshpass|mysql_pwd|rediscli_auth)=["']?([^\s"'$;&|()<>\\` + "`" + `]+)["']?(?:[\s;&|]|$)`)
 })
 
 // assignedHints are what every match of shellAssignment holds, in lower
 // case.
-var assignedHints = []string{"passw", "secret", "token", "api"}
+var assignedHints = []string{"pass", "secret", "token", "api", "key", "pwd", "auth"}
 
 // assignedLiteral says a command gives a literal, not a switch, a number
 // or a variable, to a name that says a credential (shellAssignment).
@@ -106,13 +110,18 @@ func InScript(data []byte) bool {
 
 // scriptHints are what every credential InCommand finds holds, in lower
 // case.
-var scriptHints = slices.Concat(commandHints, webhookHints, userHints, []string{"@"})
+var scriptHints = slices.Concat(commandHints, webhookHints, userHints, optionHints, assignedHints, []string{"@"})
+
+// optionHints are what every credential inOptionsOrCode finds holds
+// that commandHints need not, in lower case: an option (-p, -w, -U,
+// --password), OpenSSL's pass:, HTTP's basic credentials, a key's name.
+var optionHints = []string{"--", "-p", "-w", "-u", "-a", "pass", "basic", "key"}
 
 // commandHints are what every match of commandCredential holds, in
 // lower case: a known service's token's prefix, a bearer token, a name
 // that says a secret.
 var commandHints = []string{
-	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia",
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia", "hvs.", "pypi-age", "aiza", "k_live_",
 	"bearer", "token", "secret", "passw", "api", "auth",
 }
 
@@ -191,7 +200,7 @@ var netrcCredential = sync.OnceValue(func() *regexp.Regexp {
 // lower case): a name that says one, and what InDocument's hold.
 // Text with none is not matched against the expressions, which cost
 // about 2 ms a KiB on a loaded 2-core machine.
-var settingsHints = append([]string{"passw", "secret", "token", "key", "auth", "credential"}, documentHints...)
+var settingsHints = append([]string{"pass", "pwd", "secret", "token", "key", "auth", "credential"}, documentHints...)
 
 // notLiteral are values a settings key takes that are no credential: a
 // switch, nothing.
@@ -208,18 +217,20 @@ var documentCredential = sync.OnceValue(func() *regexp.Regexp {
 // known service's token's prefix, a webhook's host.
 var documentHints = []string{
 	"bearer", "@", "-u ", "-u=", "-a ", "-a=", "-u\t", "-a\t", "--user",
-	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia",
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia", "hvs.", "pypi-age", "aiza", "k_live_",
 	"hooks", "discord", "webhook", "logic.azure", "ifttt", "telegram",
 }
 
 // InDocument says prose (Markdown: a command, a skill's instructions, an
 // agent's) holds a credential: a known service's token, a bearer token,
 // a URL that holds or is one, a user's password on a command line it
-// shows. Not a literal given to a name, which prose writes by chance
+// shows, a password given to a program's short option (sshpass -p,
+// mysql -pPASSWORD), to OpenSSL (pass:PASSWORD), or HTTP's basic
+// credentials. Not a literal given to a name, which prose writes by chance
 // (Auth: src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
-	return byLines(data, documentHints, func(chunk []byte) bool {
+	return shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
@@ -286,6 +297,11 @@ var codeTokens = map[string][]string{
 	"xox":                  {"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxe-"},
 	"sk-":                  {"sk-ant-", "sk-proj-"},
 	"AKIA":                 {"AKIA"},
+	"hvs.":                 {"hvs."},
+	"pypi-":                {"pypi-AgE"},
+	"AIza":                 {"AIza"},
+	"sk_live_":             {"sk_live_"},
+	"rk_live_":             {"rk_live_"},
 	"hooks.":               {"hooks.slack.com/services/", "hooks.slack.com/workflows/", "hooks.slack.com/triggers/"},
 	"discord":              {"discord.com/api/webhooks/", "discordapp.com/api/webhooks/"},
 	"api.telegram.org/bot": {"api.telegram.org/bot"},
@@ -293,13 +309,18 @@ var codeTokens = map[string][]string{
 
 // InCode says a script's or source file's text holds a credential no code
 // writes by chance: a known service's token, a webhook's URL, a bearer
-// token, a URL with a password (not a template's: {password}, $PASS), a
-// user's password on a command line (curl -u ci:PASSWORD).
-// Not a literal given to a name, which code writes all the time
-// (token = tokenizer.encode(…)). It searches for literals and reads a
-// few bytes past each, with no regular expression: a minified bundle of
-// 87 KiB costs it 0.8 ms on a 2-core machine at load 20, InDocument's
-// expressions 285 ms at load 10.
+// token, HTTP's basic credentials, a URL with a password (not a
+// template's: {password}, $PASS), a user's password on a command line
+// (curl -u ci:PASSWORD), a password given to a program's option
+// (sshpass -p, mysql -pPASSWORD, --password PASSWORD), or a string
+// literal given to a name that says a password, a secret or a key
+// (DB_PASSWORD = "hunter2"); not a call or a variable given to one,
+// which code writes all the time (token = tokenizer.encode(…)). It
+// searches for literals and reads a few bytes past each, with no
+// regular expression: a minified bundle of 16 MiB costs it 120 ms of
+// processor time on a 2-core machine at load 17 (77 ms before it looked
+// for options and literals given to names), InDocument's expressions
+// 285 ms for 87 KiB at load 10.
 func InCode(data []byte) bool {
 	for group, tokens := range codeTokens {
 		for at := 0; ; at++ {
@@ -315,7 +336,7 @@ func InCode(data []byte) bool {
 			}
 		}
 	}
-	return bearerInCode(data) || urlPasswordInCode(data) || userPasswordInCode(data)
+	return bearerInCode(data) || urlPasswordInCode(data) || userPasswordInCode(data) || inOptionsOrCode(data)
 }
 
 // userPasswordInCode says data holds a user's password given to curl,
@@ -381,13 +402,7 @@ func InLargeSettings(data []byte) bool {
 	if InCode(data) {
 		return true
 	}
-	lower := make([]byte, len(data))
-	for i, c := range data {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		lower[i] = c
-	}
+	lower := lowerASCII(data)
 	netrc := bytes.Contains(lower, []byte("machine"))
 	matched := 0
 	for _, name := range settingsNames {
@@ -426,7 +441,7 @@ func isSpace(c byte) bool { return strings.IndexByte(" \t\r\n\v\f", c) >= 0 }
 // a credential: a word of its own followed by 8 or more token characters
 // (a path's too).
 func codeToken(data []byte, at int, t string) bool {
-	url := strings.Contains(t, ".")
+	url := strings.Contains(t, "/")
 	if at > 0 && isWordByte(data[at-1]) && !url {
 		return false
 	}

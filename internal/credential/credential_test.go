@@ -208,20 +208,136 @@ func TestInScript(t *testing.T) {
 // call's argument or result are not.
 func TestInCommandAssigned(t *testing.T) {
 	for text, want := range map[string]bool{
-		"PGPASSWORD=hunter2 psql -c 'select 1'":           true,
-		"cd db && MYSQL_PASSWORD='s3cr' mysql":            true,
-		"!DEPLOY_TOKEN=abc123 ./deploy.sh":                true,
-		"export DB_PASSWORD=hunter2":                      true,
-		"tool --api-key=k3y --verbose":                    true,
-		"PGPASSWORD=$DB_PASS psql; TOKEN=\"$(cat f)\" x":  false,
-		"MAX_TOKENS=4096 GIT_ASKPASS=true claude":         false,
-		"client = OpenAI(api_key=key); f(x, password=pw)": false,
-		"password=getpass.getpass(); n = len(token)":      false,
-		"TOKEN_FILE=~/.token ./run; --max-tokens=10":      false,
-		"secret= ; token=\"\"":                            false,
+		"PGPASSWORD=hunter2 psql -c 'select 1'":                     true,
+		"cd db && MYSQL_PASSWORD='s3cr' mysql":                      true,
+		"!DEPLOY_TOKEN=abc123 ./deploy.sh":                          true,
+		"export DB_PASSWORD=hunter2":                                true,
+		"tool --api-key=k3y --verbose":                              true,
+		"PGPASSWORD=$DB_PASS psql; TOKEN=\"$(cat f)\" x":            false,
+		"MAX_TOKENS=4096 GIT_ASKPASS=true claude":                   false,
+		"client = OpenAI(api_key=key); f(x, password=pw)":           false,
+		"password=getpass.getpass(); n = len(token)":                false,
+		"TOKEN_FILE=~/.token ./run; --max-tokens=10":                false,
+		"secret= ; token=\"\"":                                      false,
+		"DB_PASS=hunter2 ./migrate; export SSHPASS=hunter2":         true,
+		"MYSQL_PWD=hunter2 mysql; REDISCLI_AUTH=hunter2 redis-cli":  true,
+		"export AWS_SECRET_ACCESS_KEY=hunter2":                      true,
+		"SSH_ASKPASS=/usr/bin/ksshaskpass; OLDPWD=/tmp; --bypass=x": false,
 	} {
 		if got := InCommand([]byte(text)); got != want {
 			t.Errorf("InCommand(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestPasswordsGivenToOptions: a command, a script or code holds a
+// credential where it gives a literal to a program's option that takes a
+// password, holds HTTP's basic credentials, or, as code, gives a string
+// literal to a name that says a password, a secret or a key; a variable,
+// a prompt, standard input, a placeholder, a label, a type's name, a
+// tokenizer's token or prose is none.
+func TestPasswordsGivenToOptions(t *testing.T) {
+	for text, want := range map[string]bool{
+		"sshpass -p hunter2 ssh deploy@db":                               true,
+		"!mysql -u root -phunter2 app":                                   true,
+		"mysqldump -p'hunter2' app":                                      true,
+		"redis-cli -h cache -a hunter2 FLUSHALL":                         true,
+		"docker login -u ci --password hunter2 registry":                 true,
+		"docker login -u ci -p hunter2 registry":                         true,
+		"psql --password=hunter2":                                        true,
+		"gpg --batch --passphrase hunter2 -d x.gpg":                      true,
+		"ldapsearch -x -D cn=admin -w hunter2 -b dc=corp":                true,
+		"smbclient //fs/share -U ci%hunter2":                             true,
+		"openssl enc -d -aes256 -pass pass:hunter2 -in a":                true,
+		"unzip -P hunter2 backup.zip":                                    true,
+		"lftp -u ci,hunter2 ftp.corp":                                    true,
+		"curl --oauth2-bearer hunter2 https://x":                         true,
+		"ssh -o 'ProxyCommand=sshpass -p hunter2 ssh jump' host":         true,
+		"lftp -u ci ftp.corp":                                            false,
+		`subprocess.run(["sshpass", "-p", "hunter2", "ssh", "db"])`:      true,
+		`run(["tool", "--api-key", "hunter2"])`:                          true,
+		`fetch(u, {headers: {Authorization: "Basic Y2k6aHVudGVyMg=="}})`: true,
+		`DB_PASSWORD = "hunter2"`:                                        true,
+		`const apiKey = 'hunter2';`:                                      true,
+		`Client.new(user: "ci", password: "hunter2")`:                    true,
+		`psycopg.connect(host="db", password="hunter2")`:                 true,
+		`{"client_secret": "hunter2"}`:                                   true,
+		`auth_token = "abcdefghijklmnop0123"`:                            true,
+		"mysql -u root -p app":                                           false,
+		`sshpass -p "$DEPLOY_PW" ssh db`:                                 false,
+		`echo "$PW" | docker login -u ci --password-stdin registry`:      false,
+		"openssl enc -d -pass env:KEY -in a":                             false,
+		"tool --token TOKEN --password <password>":                       false,
+		`echo "use --token to log in, or the --password options"`:        false,
+		"mkdir -p build && cp -a src build":                              false,
+		"gzip -p 4 x":                                                    false,
+		"Basic authentication is sent as Basic base64(user:pass)":        false,
+		`password = os.environ["DB_PASSWORD"]`:                           false,
+		`PASSWORD = "password"`:                                          false,
+		`pad_token = "[PAD]"; eos_token = "</s>"`:                        false,
+		`token = tok.encode(text)`:                                       false,
+		`secret = ""; password: "Enter your password"`:                   false,
+		`def sign(private_key: "_RSAPrivateKey", data: bytes):`:          false,
+		`url.password = "REDACTED"; mask = {password: "********"}`:       false,
+		`if password == "": pass`:                                        false,
+	} {
+		if got := InCode([]byte(text)); got != want {
+			t.Errorf("InCode(%q) = %v, want %v", text, got, want)
+		}
+		if got := InScript([]byte(text)); got != want {
+			t.Errorf("InScript(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestLowerASCII: every byte, at every place of a word, is put in lower
+// case as ASCII does, and only A to Z change.
+func TestLowerASCII(t *testing.T) {
+	all := make([]byte, 0, 256*9)
+	for pad := range 9 {
+		all = append(all, make([]byte, pad)...)
+		for c := range 256 {
+			all = append(all, byte(c))
+		}
+	}
+	got := lowerASCII(all)
+	for i, c := range all {
+		want := c
+		if 'A' <= c && c <= 'Z' {
+			want += 'a' - 'A'
+		}
+		if got[i] != want {
+			t.Fatalf("lowerASCII of byte %#x at %d = %#x, want %#x", c, i, got[i], want)
+		}
+	}
+}
+
+// TestInScriptAssignedHints: a script's line that gives a program's own
+// variable a password is read, whatever hint it holds.
+func TestInScriptAssignedHints(t *testing.T) {
+	for _, text := range []string{"#!/bin/sh\nMYSQL_PWD=hunter2 mysql app\n", "#!/bin/sh\nexport SSHPASS=hunter2\n", "#!/bin/sh\nDB_PASS=hunter2 ./run\n"} {
+		if !InScript([]byte(text)) {
+			t.Errorf("InScript(%q) = false, want true", text)
+		}
+	}
+}
+
+// TestMoreTokenPrefixes: Vault's, PyPI's, Google's and Stripe's tokens
+// are found by their prefixes in code, commands and prose.
+func TestMoreTokenPrefixes(t *testing.T) {
+	for _, text := range []string{
+		`VAULT = "hvs.CAESIJabcdefghijklmnop0123"`,
+		`password = "pypi-AgEIcHlwaS5vcmcCJGabcdef"`,
+		`const key = "AIzaSyA0123456789abcdefghijklmnopqrs"`,
+		`stripe.api = "sk_live_0123456789abcdefghij"`,
+	} {
+		if !InCode([]byte(text)) || !InCommand([]byte(text)) || !InDocument([]byte(text)) {
+			t.Errorf("InCode, InCommand, InDocument(%q) = %v, %v, %v, want true", text, InCode([]byte(text)), InCommand([]byte(text)), InDocument([]byte(text)))
+		}
+	}
+	for _, text := range []string{"graphs.example", "ths.abcdefghijklmnop", "disk_live_count"} {
+		if InCode([]byte(text)) {
+			t.Errorf("InCode(%q) = true, want false", text)
 		}
 	}
 }

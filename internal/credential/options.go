@@ -1,0 +1,422 @@
+package credential
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"slices"
+	"strings"
+)
+
+// The credentials a command, a script or source code gives a program
+// other than by a name's assignment: a password given to an option
+// (`sshpass -p PASSWORD`, `mysql -pPASSWORD`, `--password PASSWORD`),
+// HTTP's basic credentials, and, in code, a string literal given to a
+// name that says a password. Found by searching for literals, with no
+// regular expression, so that InCode stays cheap on a large bundle.
+
+// passwordOptions are the programs whose short option takes a password
+// (mysql's and 7-Zip's only attached: `mysql -p db` asks for one, and db
+// is a database), and smbclient's -U and lftp's -u, whose user%password
+// and user,password hold one.
+var passwordOptions = map[string]struct {
+	option   string
+	attached bool
+}{
+	"sshpass":      {"-p", false},
+	"mysql":        {"-p", true},
+	"mysqldump":    {"-p", true},
+	"mysqladmin":   {"-p", true},
+	"mysqlimport":  {"-p", true},
+	"mysqlcheck":   {"-p", true},
+	"mysqlshow":    {"-p", true},
+	"mariadb":      {"-p", true},
+	"mariadb-dump": {"-p", true},
+	"7z":           {"-p", true},
+	"7za":          {"-p", true},
+	"7zz":          {"-p", true},
+	"redis-cli":    {"-a", false},
+	"ldapsearch":   {"-w", false},
+	"ldapadd":      {"-w", false},
+	"ldapmodify":   {"-w", false},
+	"ldapdelete":   {"-w", false},
+	"ldapwhoami":   {"-w", false},
+	"ldappasswd":   {"-w", false},
+	"zip":          {"-P", false},
+	"unzip":        {"-P", false},
+	"ipmitool":     {"-P", false},
+	"mongo":        {"-p", false},
+	"mongosh":      {"-p", false},
+	"mongodump":    {"-p", false},
+	"mongorestore": {"-p", false},
+	"mongoexport":  {"-p", false},
+	"mongoimport":  {"-p", false},
+	"login":        {"-p", false}, // docker, podman, helm registry, oras login
+	"smbclient":    {"-U", false},
+	"lftp":         {"-u", false},
+}
+
+// passwordOptionNames are how the long options end whose value is a
+// password, a secret, a token or an API key (--password, --db-pass,
+// --passphrase, --client-secret, --api-key, curl's --oauth2-bearer), in
+// lower case.
+var passwordOptionNames = []string{"password", "passwd", "passphrase", "pass", "pw", "pwd", "secret", "token", "bearer", "apikey", "api-key", "api_key"}
+
+// inOptionsOrCode says text gives a password to a program's option, holds
+// HTTP's basic credentials, or, as code, gives a password's string
+// literal to a name that says one.
+func inOptionsOrCode(data []byte) bool {
+	lower := lowerASCII(data)
+	return longOptionPassword(data, lower) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || assignedInCode(data, lower)
+}
+
+// lowerASCII is a copy of data with A to Z in lower case, every other
+// byte as it is, eight bytes at a time: a byte's loop over a bundle of
+// 16 MiB cost InCode as much as all its searches.
+func lowerASCII(data []byte) []byte {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	lower := make([]byte, len(data))
+	i := 0
+	for ; i+8 <= len(data); i += 8 {
+		x := binary.LittleEndian.Uint64(data[i:])
+		// The high bit of each byte of A to Z, where the byte's own is
+		// clear: seven bits plus 0x80-'A' carry into it from 'A' on,
+		// plus 0x80-'Z'-1 from past 'Z', and no carry crosses a byte.
+		low := x &^ highs
+		upper := (low + (0x80-'A')*ones) &^ (low + (0x80-'Z'-1)*ones) &^ x & highs
+		binary.LittleEndian.PutUint64(lower[i:], x|upper>>2)
+	}
+	for ; i < len(data); i++ {
+		c := data[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	return lower
+}
+
+// longOptionPassword says text gives a literal to a long option whose
+// name ends in what says a password (passwordOptionNames), with `=`, a
+// space, or as the next of a list's quoted words ("--password", "x").
+func longOptionPassword(data, lower []byte) bool {
+	for at := 0; ; {
+		i := bytes.Index(data[at:], []byte("--"))
+		if i < 0 {
+			return false
+		}
+		start := at + i
+		at = start + 2
+		if start > 0 && !isSpace(data[start-1]) && strings.IndexByte("\"'[(,=", data[start-1]) < 0 {
+			continue
+		}
+		n := tokenRun(data[at:], isTokenByte)
+		name := string(lower[at : at+n])
+		at += n
+		if !slices.ContainsFunc(passwordOptionNames, func(s string) bool { return strings.HasSuffix(name, s) }) {
+			continue
+		}
+		if v, spaced, ok := optionValue(data, at); ok && literalPassword(v, name) && !(spaced && lowerWord(v)) {
+			return true
+		}
+	}
+}
+
+// optionValue is the value given to an option that ends at data[at]:
+// after `=`, after spaces (spaced), or the next quoted word of a list
+// ("--password", "x" or '-p', 'x'), its quotes taken off.
+func optionValue(data []byte, at int) (v []byte, spaced, ok bool) {
+	p := at
+	switch {
+	case p < len(data) && data[p] == '=':
+		p++
+	case p < len(data) && (data[p] == '"' || data[p] == '\''):
+		p++
+		p += tokenRun(data[p:], func(c byte) bool { return c == ',' || c == ' ' || c == '\t' })
+		if p == at+1 || p >= len(data) || data[p] != '"' && data[p] != '\'' {
+			return nil, false, false
+		}
+	default:
+		n := tokenRun(data[p:], func(c byte) bool { return c == ' ' || c == '\t' })
+		if n == 0 {
+			return nil, false, false
+		}
+		p += n
+		spaced = true
+	}
+	quote := byte(0)
+	if p < len(data) && (data[p] == '"' || data[p] == '\'') {
+		quote = data[p]
+		p++
+	}
+	n := tokenRun(data[p:], func(c byte) bool { return !isSpace(c) && c != quote && strings.IndexByte("\"';&|)`", c) < 0 })
+	return data[p : p+n], spaced, true
+}
+
+// lowerWord says v is a word of lower-case letters alone, which after a
+// long option and a space is prose's (the --password options), not a
+// password.
+func lowerWord(v []byte) bool {
+	return !slices.ContainsFunc(v, func(c byte) bool { return c < 'a' || c > 'z' })
+}
+
+// literalPassword says v, given to what name says is a password, is one
+// written as a literal: not a variable's or a command's value, a
+// switch, another option, a number, a placeholder (<password>,
+// {password}, %s) nor the option's own name as its help writes it
+// (--password PASSWORD); four characters at least, so that a word of a
+// usage line (use --token to …) is none.
+func literalPassword(v []byte, name string) bool {
+	if len(v) < 4 || strings.IndexByte("$-<({[%*", v[0]) >= 0 || bytes.ContainsAny(v, "{}$<>%") {
+		return false
+	}
+	s := strings.ToLower(string(v))
+	if slices.Contains(notLiteral, s) || slices.Contains(notPassword, s) || strings.Trim(s, "0123456789.") == "" || strings.Trim(s, s[:1]) == "" || strings.Contains(s, "**") {
+		return false
+	}
+	return !slices.ContainsFunc(slices.Concat(passwordOptionNames, []string{name}), func(n string) bool { return namesItself(s, n) })
+}
+
+// notPassword are values code gives a password's name that are none: a
+// redaction's mark, a field's type.
+var notPassword = []string{"redacted", "hidden", "masked", "text", "string"}
+
+// namesItself says the value s names what name says it holds, as a
+// label or a type does: the name itself (--password PASSWORD), or a word
+// of letters, digits and _ that holds it and three more letters
+// (PrivateKey: "_RSAPrivateKey", SECRET_DO_NOT_PASS_THIS).
+func namesItself(s, name string) bool {
+	squash := func(s string) string { return strings.NewReplacer("-", "", "_", "", ".", "").Replace(s) }
+	s, name = squash(s), squash(name)
+	if s == name {
+		return true
+	}
+	letters := 0
+	for _, c := range []byte(s) {
+		switch {
+		case c >= 'a' && c <= 'z':
+			letters++
+		case c < '0' || c > '9':
+			return false
+		}
+	}
+	return strings.Contains(s, name) && letters >= len(name)+3
+}
+
+// shortOptionPassword says a command gives a literal password to a
+// program's short option that takes one (passwordOptions), in the same
+// command (from its line's start, or a ; & | that begins it, to its
+// end), as shell words or as a list's quoted words (["sshpass", "-p",
+// "x"]). It looks for the options, rarer than the programs' names, and
+// reads back for the program: one pass over a large bundle.
+func shortOptionPassword(data []byte) bool {
+	for at := 0; ; {
+		i := bytes.IndexByte(data[at:], '-')
+		if i < 0 {
+			return false
+		}
+		pos := at + i
+		at = pos + 1
+		if pos == 0 || pos+1 >= len(data) || strings.IndexByte("pawPUu", data[pos+1]) < 0 || !isSpace(data[pos-1]) && data[pos-1] != '"' && data[pos-1] != '\'' {
+			continue
+		}
+		from := pos - min(pos, 512)
+		if j := bytes.LastIndexAny(data[from:pos], "\n;&|"); j >= 0 {
+			from += j + 1
+		}
+		end := pos + bytes.IndexAny(data[pos:], "\n;&|")
+		if end < pos {
+			end = len(data)
+		}
+		for _, w := range commandWords(data[from:pos]) {
+			w = w[max(bytes.LastIndexByte(w, '/'), bytes.LastIndexByte(w, '='))+1:]
+			if opt, ok := passwordOptions[string(bytes.TrimLeft(w, "!($`"))]; ok && opt.option == string(data[pos:pos+2]) && commandGivesPassword(data[pos:end], opt.option, opt.attached) {
+				return true
+			}
+		}
+	}
+}
+
+// commandWords are a command's words, split at spaces and a list's
+// commas and brackets, their quotes taken off.
+func commandWords(args []byte) [][]byte {
+	words := bytes.FieldsFunc(args, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' || r == '[' || r == ']' })
+	for i, w := range words {
+		words[i] = bytes.Trim(w, "\"'")
+	}
+	return words
+}
+
+// commandGivesPassword says a command's words (those of args, split at
+// spaces and a list's commas, their quotes taken off) give option a
+// literal: attached (-pPASSWORD) where attached, else as the next word
+// (smbclient's -U user%password, its password after the %).
+func commandGivesPassword(args []byte, option string, attached bool) bool {
+	words := commandWords(args)
+	if option == "-u" {
+		// lftp's user,password is one word, its comma no list's.
+		words = bytes.Fields(args)
+		for i, w := range words {
+			words[i] = bytes.Trim(w, "\"'")
+		}
+	}
+	for i, w := range words {
+		switch {
+		case attached && len(w) > len(option) && bytes.HasPrefix(w, []byte(option)):
+			if literalPassword(bytes.Trim(w[len(option):], "\"'"), "password") {
+				return true
+			}
+		case !attached && string(w) == option && i+1 < len(words):
+			v := words[i+1]
+			switch option {
+			case "-U":
+				_, v, _ = bytes.Cut(v, []byte("%"))
+			case "-u":
+				_, v, _ = bytes.Cut(v, []byte(","))
+			}
+			if literalPassword(v, "password") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opensslPassword says text gives OpenSSL a password as a literal
+// (-passin pass:PASSWORD, -pass pass:…), not a variable's (env:NAME) or
+// a file's.
+func opensslPassword(data []byte) bool {
+	for at := 0; ; {
+		i := bytes.Index(data[at:], []byte("pass:"))
+		if i < 0 {
+			return false
+		}
+		start := at + i
+		at = start + len("pass:")
+		if start == 0 || !isSpace(data[start-1]) && strings.IndexByte("\"'=", data[start-1]) < 0 {
+			continue
+		}
+		n := tokenRun(data[at:], func(c byte) bool { return !isSpace(c) && strings.IndexByte("\"';&|)`", c) < 0 })
+		if literalPassword(data[at:at+n], "pass") {
+			return true
+		}
+	}
+}
+
+// basicInCode says text holds HTTP's basic credentials: "Basic" (in
+// lower or upper case), a space, and base64 that reads as user:password
+// (so that prose's "Basic authentication" is none).
+func basicInCode(data []byte) bool {
+	for _, word := range []string{"asic ", "ASIC "} {
+		for at := 0; ; {
+			i := bytes.Index(data[at:], []byte(word))
+			if i < 0 {
+				break
+			}
+			at += i
+			b := at > 0 && (data[at-1] == 'b' || data[at-1] == 'B')
+			at += len(word)
+			if !b {
+				continue
+			}
+			n := tokenRun(data[at:], func(c byte) bool { return isWordByte(c) && c != '_' || c == '+' || c == '/' })
+			if n < 8 {
+				continue
+			}
+			run := data[at : at+n+min(2, tokenRun(data[at+n:], func(c byte) bool { return c == '=' }))]
+			decoded, err := base64.StdEncoding.DecodeString(string(run))
+			if err != nil {
+				decoded, err = base64.RawStdEncoding.DecodeString(string(data[at : at+n]))
+			}
+			if user, password, ok := bytes.Cut(decoded, []byte(":")); err == nil && ok && len(user) > 0 && len(password) > 0 && printableASCII(decoded) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func printableASCII(b []byte) bool {
+	return !slices.ContainsFunc(b, func(c byte) bool { return c < 0x20 || c >= 0x7f })
+}
+
+// codeSecretNames are how the names end that say a password, a secret
+// or a key in code (DB_PASSWORD, apiKey, client_secret), in lower case,
+// each given a literal of any length; a token's name is given one of 16
+// or more token characters only (codeTokenName), as a tokenizer's
+// pad_token = "[PAD]" is none.
+var codeSecretNames = []string{"password", "passwd", "passphrase", "secret", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "secretkey", "secret_key", "secret-key"}
+
+const codeTokenName = "token"
+
+// assignedInCode says code gives a string literal to a name that says a
+// password, a secret or a key (DB_PASSWORD = "hunter2", apiKey: 'x',
+// password: "x", connect(password="x"), "x-api-key": "x", a comparison
+// with one too), as a word ending in it, not a part of a longer name
+// (password_hash), by = : => := == or ===, the literal quoted: not a
+// call, a variable (password = os.environ[...]), prose with a space
+// (password: "Enter your password"), a placeholder, nothing, nor the
+// name itself (PASSWORD = "password", a form field's).
+func assignedInCode(data, lower []byte) bool {
+	for _, anchor := range codeNameAnchors {
+		for at := 0; ; {
+			i := bytes.Index(lower[at:], []byte(anchor))
+			if i < 0 {
+				break
+			}
+			at += i + len(anchor)
+			if at < len(data) && isTokenByte(data[at]) {
+				continue
+			}
+			from := at - tokenRun(reversed(lower[max(0, at-64):at]), isTokenByte)
+			whole := string(lower[from:at])
+			name := codeTokenName
+			if j := slices.IndexFunc(codeSecretNames, func(n string) bool { return strings.HasSuffix(whole, n) }); j >= 0 {
+				name = codeSecretNames[j]
+			} else if !strings.HasSuffix(whole, codeTokenName) {
+				continue
+			}
+			p := at
+			if p < len(data) && (data[p] == '"' || data[p] == '\'') {
+				p++
+			}
+			p += tokenRun(data[p:], func(c byte) bool { return c == ' ' || c == '\t' })
+			ops := tokenRun(data[p:], func(c byte) bool { return c == '=' || c == ':' || c == '>' })
+			if ops == 0 || ops > 3 {
+				continue
+			}
+			p += ops
+			p += tokenRun(data[p:], func(c byte) bool { return c == ' ' || c == '\t' })
+			if p >= len(data) || strings.IndexByte("\"'`", data[p]) < 0 {
+				continue
+			}
+			quote := data[p]
+			p++
+			n := tokenRun(data[p:], func(c byte) bool { return c != quote && c != '\n' && c != '\\' })
+			if p+n >= len(data) || data[p+n] != quote {
+				continue
+			}
+			v := data[p : p+n]
+			if bytes.ContainsAny(v, " \t") || name == codeTokenName && (n < 16 || tokenRun(v, func(c byte) bool { return isTokenByte(c) || c == '.' }) < n) {
+				continue
+			}
+			if literalPassword(v, whole) && literalPassword(v, name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// codeNameAnchors are what the names codeSecretNames and codeTokenName
+// end in, searched for in their place: a k or a w is rarer in code
+// than a name's first letter, and a search costs a candidate for each
+// place its first byte is.
+var codeNameAnchors = []string{"key", "ken", "wd", "word", "phrase", "cret"}
+
+// reversed is b's bytes in reverse order, a copy.
+func reversed(b []byte) []byte {
+	r := slices.Clone(b)
+	slices.Reverse(r)
+	return r
+}
