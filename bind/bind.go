@@ -313,7 +313,30 @@ var credentialName = sync.OnceValue(func() *regexp.Regexp {
 // CredentialFile says a file's name is one credentials are kept under
 // (credentialName), and not a template's.
 func CredentialFile(name string) bool {
-	return credentialName().MatchString(name) && !harmlessName().MatchString(name)
+	return mayBeCredentialName(name) && credentialName().MatchString(name) && !harmlessName().MatchString(name)
+}
+
+// credentialNameHints are what every name credentialName matches holds,
+// in lower case. The expression costs about 8 µs a name on a loaded
+// 2-core machine, half of a walk of 25,000 installed files, most of whose
+// names hold none.
+var credentialNameHints = []string{
+	"id_", ".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".kdbx", ".ovpn", ".ppk",
+	".env", "netrc", "npmrc", "pypirc", "pgpass", "credentials", "vault-token", "auth.json", "oauth_creds",
+	"token", "secret", "passw", "service",
+}
+
+// mayBeCredentialName says name holds a hint of credentialName's, or a
+// byte past ASCII, which its case folding may match as a letter (the
+// Kelvin sign a k).
+func mayBeCredentialName(name string) bool {
+	lower := strings.ToLower(name)
+	for i := range len(name) {
+		if name[i] >= 0x80 {
+			return true
+		}
+	}
+	return slices.ContainsFunc(credentialNameHints, func(h string) bool { return strings.Contains(lower, h) })
 }
 
 // harmlessName is a template of one, which holds none. Both are compiled

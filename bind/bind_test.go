@@ -256,3 +256,23 @@ func TestExposes(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialNameHints: the hints that spare credentialName's
+// expression leave out no name it matches, in any case.
+func TestCredentialNameHints(t *testing.T) {
+	for _, name := range []string{
+		"id_rsa", "id_ed25519_sk", "a.pem", "a.key", "a.p12", "a.pfx", "a.jks", "a.keystore", "a.kdbx", "a.ovpn", "a.ppk",
+		".env", ".env.local", ".netrc", ".npmrc", ".pypirc", ".pgpass", ".git-credentials", ".vault-token",
+		"credentials", "credentials.json", "auth.json", "oauth_creds.json", "my_token.txt", "secrets", "passwords.kdb",
+		"service-account-prod.json", "serviceaccount.json", "a.\u212aey",
+	} {
+		for _, n := range []string{name, strings.ToUpper(name)} {
+			if credentialName().MatchString(n) && !mayBeCredentialName(n) {
+				t.Errorf("%q matches credentialName, but holds none of its hints", n)
+			}
+			if !credentialName().MatchString(n) {
+				t.Errorf("%q does not match credentialName: the test's list is wrong", n)
+			}
+		}
+	}
+}

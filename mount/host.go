@@ -43,8 +43,10 @@ type Host struct {
 	UsrLocalEtc bool
 	// UsrLocalHidden are the entries of /usr/local, what an administrator
 	// installs by hand, that are not shown: of its PATH entries what is no
-	// program or a script with a credential written in it, and what lies
-	// at its top beside the directories of what is installed.
+	// program or a script with a credential written in it, what lies at
+	// its top beside the directories of what is installed, and of those
+	// but an installed toolchain's, the git directories and the files
+	// named as credentials are kept or with one written in them.
 	UsrLocalHidden []HostEntry
 	// Etc are the entries of EtcShown that exist on the host, a link as
 	// it is: the sandbox's /etc holds them and nothing else. EtcLeftOut

@@ -586,9 +586,9 @@ func (p *Plan) hideInProject(hidden []HostEntry) {
 func (p *Plan) hideUsrLocal(hidden []HostEntry) {
 	for _, e := range hidden {
 		if e.Dir {
-			p.add(Private, Tmpfs, "", e.Path, "hidden, empty: what an administrator put at /usr/local's top beside what is installed")
+			p.add(Private, Tmpfs, "", e.Path, "hidden, empty: what an administrator put at /usr/local's top beside what is installed, a git directory, or a directory not looked through whole for credentials")
 		} else {
-			p.add(Private, RoBindData, "", e.Path, "hidden, empty: no program on the PATH (not executable, or a script with a credential written in it), or what an administrator put at /usr/local's top beside what is installed")
+			p.add(Private, RoBindData, "", e.Path, "hidden, empty: no program on the PATH (not executable, or a script with a credential written in it), what an administrator put at /usr/local's top beside what is installed, or a file named as credentials are kept or with one written in it")
 		}
 	}
 }

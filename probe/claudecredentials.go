@@ -177,10 +177,10 @@ const (
 const notLookedThrough = "claudebox cannot look through it whole for git directories, which may hold a credential: over 32 levels or 4,000 directories"
 
 // packageDirs are the directories a package manager fills with packages
-// (npm's, pip's), of thousands of directories, none of them a clone:
+// (npm's, pip's, and Debian's pip's dist-packages), of thousands of directories, none of them a clone:
 // only their packages' first levels are looked through, where a package
 // cloned in place keeps its .git, and the packages they hold in turn.
-var packageDirs = map[string]bool{"node_modules": true, "site-packages": true}
+var packageDirs = map[string]bool{"node_modules": true, "site-packages": true, "dist-packages": true}
 
 // packageLevels are the levels of a package directory looked through:
 // node_modules, @scope, the scoped package, each read for a .git among
@@ -337,6 +337,12 @@ func credentialFileNote(path string) string {
 // went past its bounds or could not read a directory: what it did not
 // see may hold one.
 func gitDirs(dir string) (dirs, files []string, whole bool) {
+	return gitDirsJudged(dir, settingsHoldCredential)
+}
+
+// gitDirsJudged is gitDirs with holds judging the content of each file
+// outside a package manager's packages, whose names alone are judged.
+func gitDirsJudged(dir string, holds func(path string) bool) (dirs, files []string, whole bool) {
 	// levels is how many levels below a directory are still read: 0, all
 	// of them; in a package directory, what packageLevels leaves.
 	type queued struct {
@@ -367,7 +373,7 @@ func gitDirs(dir string) (dirs, files []string, whole bool) {
 				case !de.IsDir():
 					// A package manager's packages are no one's settings:
 					// only their names are judged.
-					if p := filepath.Join(d.path, de.Name()); de.Type().IsRegular() && (namedCredentialFile(p) || d.levels == 0 && settingsHoldCredential(p)) {
+					if p := filepath.Join(d.path, de.Name()); de.Type().IsRegular() && (namedCredentialFile(p) || d.levels == 0 && holds(p)) {
 						files = append(files, p)
 					}
 				case de.Name() == ".git":

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"io"
 	"io/fs"
 	"os"
@@ -378,9 +379,11 @@ func certificates(path string) bool {
 // (bin, sbin) what is no program or a script with a credential written
 // in it (toolchain.NotPrograms), as of ~/bin; at its top, whatever is no
 // directory or link (a file, a socket) and every entry whose name begins
-// with a dot (a .vault-token). Its directories are shown: what is
-// installed there (go, an SDK) runs from them. Nothing when local is not
-// a directory below a real /usr.
+// with a dot (a .vault-token); of every other directory (share, lib,
+// include, src, one of an administrator's own) but an installed
+// toolchain's (go, an SDK: one with a bin), what a skill's would not
+// show (installedFiles). Nothing when local is not a directory below a
+// real /usr.
 func usrLocalHidden(local string) []mount.HostEntry {
 	if !realDirs(filepath.Dir(local), local) {
 		return nil
@@ -398,7 +401,49 @@ func usrLocalHidden(local string) []mount.HostEntry {
 			}
 		case !de.IsDir() && de.Type()&fs.ModeSymlink == 0:
 			hidden = append(hidden, mount.HostEntry{Path: path})
+		case de.IsDir() && de.Name() != "etc" && !isDir(filepath.Join(path, "bin")):
+			hidden = append(hidden, installedFiles(path)...)
 		}
 	}
 	return hidden
+}
+
+// installedFiles are what of dir, a directory of /usr/local where an
+// administrator installs by hand, the sandbox is not shown, as of a
+// skill's (gitDirs): its git directories, the files named as credentials
+// are kept, and those outside a package manager's packages with one
+// written in them (installedHoldsCredential); dir whole where it cannot
+// be looked through whole (over 32 levels or 4,000 directories, packages
+// aside).
+func installedFiles(dir string) []mount.HostEntry {
+	dirs, files, whole := gitDirsJudged(dir, installedHoldsCredential)
+	if !whole {
+		return []mount.HostEntry{{Path: dir, Dir: true}}
+	}
+	hidden := make([]mount.HostEntry, 0, len(dirs)+len(files))
+	for _, d := range dirs {
+		hidden = append(hidden, mount.HostEntry{Path: d, Dir: true})
+	}
+	for _, f := range files {
+		hidden = append(hidden, mount.HostEntry{Path: f})
+	}
+	return hidden
+}
+
+// installedHoldsCredential says a file installed below /usr/local holds
+// a credential as a skill's file would (settingsHoldCredential), but a
+// binary one (a library, a compressed man page, compiled terminfo, a
+// NUL in its first 8 KiB, as git tells them), which is shown unread.
+// What settingsHoldCredential judged is kept for the file as it is
+// (package verdict): a /usr/local/share of 25,000 files read and judged
+// cost a launch 1.7 s of processor time.
+func installedHoldsCredential(path string) bool {
+	f, err := untrusted.Open(filepath.Dir(path), filepath.Base(path))
+	if err != nil {
+		return true
+	}
+	head := make([]byte, 8<<10)
+	n, _ := io.ReadFull(f, head)
+	f.Close()
+	return bytes.IndexByte(head[:n], 0) < 0 && settingsHoldCredential(path)
 }

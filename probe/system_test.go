@@ -321,13 +321,29 @@ func TestUsrLocalHidden(t *testing.T) {
 	file(".secrets/token", "x\n", 0o644)
 	file("go/bin/go", "\x7fELF", 0o755)
 	file("share/doc/README", "x\n", 0o644)
+	file("share/deploy/creds.env", "DEPLOY_TOKEN=x\n", 0o644)
+	file("share/man/man1/tool.1.gz", "\x1f\x8b\x08\x00password=x", 0o644)
+	file("lib/node_modules/tool/.npmrc", "//r/:_authToken=x\n", 0o644)
+	file("lib/node_modules/tool/lib/config.json", `{"password": "x"}`, 0o644)
+	file("lib/python3.11/dist-packages/tool/settings.yaml", "password: x\n", 0o644)
+	file("lib/libtool.so.1", "\x7fELF\x00password=x", 0o644)
+	file("include/tool.h", "#define TOOL 1\n", 0o644)
+	file("src/ops/.git/HEAD", "ref: refs/heads/main\n", 0o644)
+	file("deploy/notes.txt", "curl -u ci:hunter2 https://x\n", 0o644)
+	file("go/misc/deploy.env", "PASSWORD=x\n", 0o644)
 	os.Symlink("share/man", filepath.Join(local, "man"))
 	var got []string
 	for _, e := range usrLocalHidden(local) {
 		rel, _ := filepath.Rel(local, e.Path)
 		got = append(got, fmt.Sprintf("%s %v", rel, e.Dir))
 	}
-	want := []string{".secrets true", "bin/deploy.sh false", "bin/notes.txt false", "deploy.env false", "sbin/rotate false"}
+	// Of a package's files, past its first level, only the names are
+	// judged (config.json, settings.yaml), as in a skill's; an installed
+	// toolchain's directory (go, with a bin) is shown whole.
+	want := []string{
+		".secrets true", "bin/deploy.sh false", "bin/notes.txt false", "deploy/notes.txt false", "deploy.env false",
+		"lib/node_modules/tool/.npmrc false", "sbin/rotate false", "share/deploy/creds.env false", "src/ops/.git true",
+	}
 	if !slices.Equal(got, want) {
 		t.Errorf("usrLocalHidden = %q, want %q", got, want)
 	}

@@ -86,3 +86,71 @@ func TestReplayReview25SkillCodeAssignments(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview25UsrLocalShared: of /usr/local, its PATH entries'
+// programs were judged and its top's files hidden, but its share, lib
+// and include were shown whole: an administrator's deploy settings in
+// /usr/local/share (creds.env with a token), a globally installed npm
+// package's .npmrc with its registry's token in /usr/local/lib, a clone
+// in /usr/local/src with its remote's token. The attack, from inside:
+// read them. Proof: none is readable inside and --dry-run names each;
+// what installed runtimes need is still shown (a man page, compressed
+// too, a library, a header, a Python package, a node package's code).
+func TestReplayReview25UsrLocalShared(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /usr/local needs root")
+	}
+	const secret = "Review25UsrLocalSecret"
+	// Made outside /usr and mounted over the host's in a mount namespace
+	// of the test's own: other tests' sessions read the host's meanwhile.
+	stage := filepath.Join(h.Base, "usr-local")
+	h.Write(filepath.Join(stage, "share", "deploy", "creds.env"), "DEPLOY_TOKEN="+secret+"-env\n")
+	h.Write(filepath.Join(stage, "lib", "node_modules", "tool", ".npmrc"), "//registry.corp/:_authToken="+secret+"-npmrc\n")
+	h.Write(filepath.Join(stage, "lib", "node_modules", "tool", "index.js"), "module.exports = 'REVIEW25-NODE'\n")
+	h.Write(filepath.Join(stage, "src", "ops", ".git", "config"), "[remote \"origin\"]\n\turl = https://ci:"+secret+"-git@git.corp/ops.git\n")
+	h.Write(filepath.Join(stage, "src", "ops", ".git", "HEAD"), "ref: refs/heads/main\n")
+	h.Write(filepath.Join(stage, "share", "man", "man1", "tool.1"), ".TH TOOL 1\n.SH NAME\ntool \\- REVIEW25-MAN\n")
+	h.Write(filepath.Join(stage, "share", "man", "man1", "gz.1.gz"), "\x1f\x8b\x08\x00REVIEW25-GZ\x00\x00")
+	h.Write(filepath.Join(stage, "lib", "libtool.so.1"), "\x7fELF\x02\x01\x01\x00REVIEW25-LIB\x00")
+	h.Write(filepath.Join(stage, "include", "tool.h"), "#define REVIEW25_HEADER 1\n")
+	h.Write(filepath.Join(stage, "lib", "python3.11", "dist-packages", "tool", "__init__.py"), "NAME = 'REVIEW25-PY'\n")
+	filepath.WalkDir(stage, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := func(name string, args ...string) string {
+		t.Helper()
+		c := h.Command(proj, nil, name, args...)
+		c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", `mount --bind ` + stage + ` /usr/local && exec "$@"`, "sh"}, c.Args...)
+		c.Path = "/usr/bin/unshare"
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	if host := run("cat", "/usr/local/share/deploy/creds.env"); !strings.Contains(host, secret) {
+		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -ra "+secret+" /usr/local; grep -rah REVIEW25 /usr/local | tr -d '\\000'; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("what an administrator put below /usr/local with a secret is readable inside:\n%s", out)
+	}
+	for _, want := range []string{"REVIEW25-NODE", "REVIEW25-MAN", "REVIEW25-GZ", "REVIEW25-LIB", "REVIEW25_HEADER", "REVIEW25-PY"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want what an installed runtime needs (%s):\n%s", want, out)
+		}
+	}
+	dry := run("claudebox", "--dry-run", "--shell")
+	for _, p := range []string{"/usr/local/share/deploy/creds.env", "/usr/local/lib/node_modules/tool/.npmrc", "/usr/local/src/ops/.git"} {
+		if !strings.Contains(dry, p) {
+			t.Errorf("--dry-run does not name %s:\n%s", p, dry)
+		}
+	}
+}
