@@ -186,7 +186,7 @@ func (w *walker) judgePathDirs(rel string, dirs []string) {
 func envrcPathDirs(envrc, root string) (dirs []string, unspelled bool) {
 	add := func(word string) {
 		word = strings.Trim(word, `"'`)
-		for _, pwd := range []string{"$PWD/", "${PWD}/", "$(pwd)/", "`pwd`/"} {
+		for _, pwd := range []string{"$PWD/", "${PWD}/", "`pwd`/"} {
 			word = strings.TrimPrefix(word, pwd)
 		}
 		if rel, err := filepath.Rel(root, word); err == nil && filepath.IsAbs(word) && filepath.IsLocal(rel) {
@@ -201,6 +201,9 @@ func envrcPathDirs(envrc, root string) (dirs []string, unspelled bool) {
 		}
 	}
 	for line := range strings.Lines(envrc) {
+		// $(pwd) is the .envrc's directory, as $PWD is: split at its
+		// parentheses, export PATH="$(pwd)/bin:$PATH" named no directory.
+		line = strings.ReplaceAll(line, "$(pwd)", "$PWD")
 		words := strings.FieldsFunc(line, func(r rune) bool {
 			return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')'
 		})
@@ -209,7 +212,9 @@ func envrcPathDirs(envrc, root string) (dirs []string, unspelled bool) {
 			if strings.HasPrefix(word, "#") {
 				break
 			}
-			if value, ok := strings.CutPrefix(word, "PATH="); ok {
+			// PATH+=:bin appends, which runs bin's programs by a name
+			// nothing before it has.
+			if value, ok := cutAny(word, "PATH=", "PATH+="); ok {
 				for _, part := range strings.Split(strings.Trim(value, `"'`), ":") {
 					add(part)
 				}
@@ -229,6 +234,16 @@ func envrcPathDirs(envrc, root string) (dirs []string, unspelled bool) {
 		}
 	}
 	return dirs, unspelled
+}
+
+// cutAny is s after the first of prefixes it begins with.
+func cutAny(s string, prefixes ...string) (string, bool) {
+	for _, p := range prefixes {
+		if after, ok := strings.CutPrefix(s, p); ok {
+			return after, true
+		}
+	}
+	return s, false
 }
 
 // judgeNamed judges the files names, from the directory of the file at
