@@ -16,6 +16,7 @@ package audit
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -1743,12 +1744,22 @@ func moveFile(root, rel, to string, budget *int64) error {
 
 // renameBeside renames rel, beneath root, to its name with
 // ".claudebox-aside-" and stamp added, in its own directory, and returns
-// the new name.
+// the new name. Where that cannot be (the session, which can guess the
+// time, made it first; the name grows past what a name may hold), it is
+// renamed to ".claudebox-aside-", stamp and a random part alone.
 func renameBeside(root, rel, stamp string) (string, error) {
+	rename := func(to string) error {
+		err := untrusted.Rename(root, rel, to)
+		if errors.Is(err, unix.EACCES) && openParent(root, rel) {
+			err = untrusted.Rename(root, rel, to)
+		}
+		return err
+	}
 	beside := rel + ".claudebox-aside-" + stamp
-	err := untrusted.Rename(root, rel, beside)
-	if errors.Is(err, unix.EACCES) && openParent(root, rel) {
-		err = untrusted.Rename(root, rel, beside)
+	err := rename(beside)
+	if err != nil && !errors.Is(err, unix.EACCES) {
+		beside = filepath.Join(filepath.Dir(rel), ".claudebox-aside-"+stamp+"-"+rand.Text())
+		err = rename(beside)
 	}
 	return beside, err
 }

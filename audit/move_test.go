@@ -217,15 +217,15 @@ func TestRootThroughSymlink(t *testing.T) {
 	}
 }
 
-// TestMoveAsideNamesProjectPath: what could not be moved (something
-// already at its place aside, and beside it) is named by its path in the project, not by
-// the descriptor the move went through.
+// TestMoveAsideNamesProjectPath: what could not be moved (its directory
+// another's, which claudebox may not change) is named by its path in the
+// project, not by the descriptor the move went through.
 func TestMoveAsideNamesProjectPath(t *testing.T) {
 	root, dest := t.TempDir(), t.TempDir()
 	write(t, filepath.Join(root, "a", ".envrc"))
-	write(t, filepath.Join(dest, "a", ".envrc"))
-	write(t, filepath.Join(root, "a", ".envrc.claudebox-aside-"+filepath.Base(dest)))
-	_, err := MoveAside(root, dest, []string{filepath.Join(root, "a", ".envrc")})
+	must(t, os.Chown(filepath.Join(root, "a"), 65534, 65534))
+	var err error
+	unprivileged.Do(t, func() { _, err = MoveAside(root, dest, []string{filepath.Join(root, "a", ".envrc")}) })
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(root, "a", ".envrc")) || strings.Contains(err.Error(), "/proc/") {
 		t.Errorf("the error: %v", err)
 	}
