@@ -261,11 +261,18 @@ const codeFileLimit = 16 << 20
 // judged as settings are: anything may be kept in a file of a kind
 // claudebox does not know, an account's key among them.
 func settingsHoldCredential(path string) bool {
+	judge := settingsJudge(path)
+	return judge != nil && verdict.Judge("settings", filepath.Dir(path), filepath.Base(path), judge)
+}
+
+// settingsJudge is how settingsHoldCredential judges the file at path
+// by its content; nil where its name alone says it holds none.
+func settingsJudge(path string) func(verdict.File) bool {
 	ext := strings.ToLower(filepath.Ext(path))
 	if packageManifests[filepath.Base(path)] || slices.Contains(assetExtensions, ext) {
-		return false
+		return nil
 	}
-	return verdict.Judge("settings", filepath.Dir(path), filepath.Base(path), func(f verdict.File) bool {
+	return func(f verdict.File) bool {
 		judge := credential.InSettings
 		switch {
 		case slices.Contains(documentExtensions, ext):
@@ -291,7 +298,7 @@ func settingsHoldCredential(path string) bool {
 			return errors.Is(err, untrusted.ErrTooLarge) || err == nil && large(b)
 		}
 		return err == nil && judge(b)
-	})
+	}
 }
 
 // assetExtensions are the names of what a skill or a plugin shows or

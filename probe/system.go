@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/claudesettings"
+	"github.com/claudebox/claudebox/internal/verdict"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/toolchain"
 	"github.com/claudebox/claudebox/untrusted"
@@ -434,16 +435,12 @@ func installedFiles(dir string) []mount.HostEntry {
 // a credential as a skill's file would (settingsHoldCredential), but a
 // binary one (a library, a compressed man page, compiled terminfo, a
 // NUL in its first 8 KiB, as git tells them), which is shown unread.
-// What settingsHoldCredential judged is kept for the file as it is
-// (package verdict): a /usr/local/share of 25,000 files read and judged
-// cost a launch 1.7 s of processor time.
+// The verdict is kept for the file as it is (package verdict), the
+// binary ones' among them: a /usr/local of global npm packages is
+// thousands of files, read at each launch otherwise.
 func installedHoldsCredential(path string) bool {
-	f, err := untrusted.Open(filepath.Dir(path), filepath.Base(path))
-	if err != nil {
-		return true
-	}
-	head := make([]byte, 8<<10)
-	n, _ := io.ReadFull(f, head)
-	f.Close()
-	return bytes.IndexByte(head[:n], 0) < 0 && settingsHoldCredential(path)
+	judge := settingsJudge(path)
+	return judge != nil && verdict.Judge("installed", filepath.Dir(path), filepath.Base(path), func(f verdict.File) bool {
+		return bytes.IndexByte(f.Head(8<<10), 0) < 0 && judge(f)
+	})
 }

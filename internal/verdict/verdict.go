@@ -37,10 +37,12 @@ import (
 const recordName = "verdicts"
 
 // The record's bounds: a larger one is not read (a launch reads it
-// whole), and a launch keeps at most maxEntries verdicts.
+// whole), and a launch keeps at most maxEntries verdicts: a /usr/local
+// of global npm packages and documentation is tens of thousands of
+// files.
 const (
-	maxRecord  = 4 << 20
-	maxEntries = 20000
+	maxRecord  = 16 << 20
+	maxEntries = 100000
 )
 
 // settled is how long before the launch a file must have last changed
@@ -162,18 +164,46 @@ func (f File) Head(n int) []byte {
 // launch. A file that cannot be opened is judged each time (File's Read
 // says why).
 func Judge(kind, dir, name string, judge func(File) bool) bool {
+	activeMu.Lock()
+	c := active
+	activeMu.Unlock()
+	return c.verdict(kind, dir, name, judge)
+}
+
+// verdict is Judge's by the launch's verdicts c (none where c is nil).
+func (c *Cache) verdict(kind, dir, name string, judge func(File) bool) bool {
+	path := filepath.Join(dir, name)
+	if v, hit := c.kept(kind, path); hit {
+		return v
+	}
 	f, err := untrusted.Open(dir, name)
 	if err != nil {
 		return judge(File{err: err})
 	}
 	defer f.Close()
-	activeMu.Lock()
-	c := active
-	activeMu.Unlock()
 	if c == nil {
 		return judge(File{f: f})
 	}
-	return c.judged(kind, filepath.Join(dir, name), f, judge)
+	return c.judged(kind, path, f, judge)
+}
+
+// kept is the verdict kept for the regular file at path as it is now,
+// read by its status alone: a verdict is of the file its device,
+// inode, size and times name, whatever path led to it, and opening
+// each of a /usr/local's thousands of files took most of a launch's
+// look at them.
+func (c *Cache) kept(kind, path string) (v, hit bool) {
+	var st syscall.Stat_t
+	if c == nil || syscall.Lstat(path, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		return false, false
+	}
+	k := key{kind: kind, path: path, dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, hit = c.known[k]; hit {
+		c.used[k] = v
+	}
+	return v, hit
 }
 
 // judged is Judge's verdict for the open file f at path.
@@ -223,6 +253,12 @@ func (c *Cache) save() {
 		return
 	}
 	keep := c.used
+	for k := range keep {
+		if len(keep) <= maxEntries {
+			break
+		}
+		delete(keep, k)
+	}
 	for k, v := range c.known {
 		if len(keep) >= maxEntries {
 			break

@@ -8,8 +8,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/claudebox/claudebox/untrusted"
 )
 
 // later is a launch's clock an hour on: every file is settled.
@@ -19,12 +17,7 @@ func later() time.Time { return time.Now().Add(time.Hour) }
 // reads it and says it holds "token", and whether that judge ran.
 func judgeOnce(t *testing.T, c *Cache, path string) (holds, judged bool) {
 	t.Helper()
-	f, err := untrusted.Open(filepath.Dir(path), filepath.Base(path))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	holds = c.judged("test", path, f, func(f File) bool {
+	holds = c.verdict("test", filepath.Dir(path), filepath.Base(path), func(f File) bool {
 		judged = true
 		b, err := f.Read(1 << 20)
 		return err != nil || bytes.Contains(b, []byte("token"))
