@@ -43,6 +43,10 @@ func TestServeBounded(t *testing.T) {
 	}
 	first.Close()
 	<-done
+	// The handler has returned its result; its slot frees as it returns.
+	for deadline := time.Now().Add(10 * time.Second); len(s.slots) > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
 	again := dial()
 	select {
 	case <-served:
