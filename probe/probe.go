@@ -853,6 +853,9 @@ var hostVariables = []hostVariable{
 	{"XDG_CONFIG_HOME", configHome},
 	{"XDG_DATA_HOME", configHome},
 	{"ZDOTDIR", configHome},
+	// The host's claude's settings, hooks among them, when it moves them
+	// from ~/.claude: one the session made there ran at the next claude.
+	{"CLAUDE_CONFIG_DIR", configHome},
 	{"XDG_CONFIG_DIRS", directoryList},
 	{"XDG_DATA_DIRS", directoryList},
 	{"GIT_CONFIG_GLOBAL", gitConfig},
