@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,8 +57,11 @@ func (w *walker) envrcSourced() {
 		w.judgeNamed(rel, names)
 		w.judgeRun(rel, envrcRuns(string(b)))
 		dirs, unspelled := envrcPathDirs(string(b), w.root)
-		if unspelled && !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
-			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
+		if unspelled {
+			if !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
+				w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
+			}
+			w.judgeExecutables(filepath.Dir(rel))
 		}
 		w.judgePathDirs(rel, dirs)
 	}
@@ -178,6 +182,42 @@ func (w *walker) judgePathDirs(rel string, dirs []string) {
 	}
 }
 
+// judgeExecutables judges every program below dir, the directory of an
+// .envrc that puts a directory it cannot spell on PATH, which may be any
+// of them: each file the session made or changed there with a mode that
+// lets the shell run it, and each link it made, is a finding, whether git
+// tracks it or not. A file nobody can execute runs by no command's name.
+func (w *walker) judgeExecutables(dir string) {
+	dirs, looked := []string{dir}, 0
+	for len(dirs) > 0 {
+		dir, dirs = dirs[0], dirs[1:]
+		entries, err := untrusted.ReadDir(w.root, dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if looked++; looked > maxEnvrcPrograms {
+				w.notExamined(w.abs(dir), fmt.Sprintf("the programs an .envrc may put on PATH by a directory the audit cannot spell: the audit looks at %d at most", maxEnvrcPrograms))
+				return
+			}
+			name := filepath.Join(dir, e.Name())
+			fi, err := untrusted.Lstat(w.root, name)
+			switch {
+			case err != nil:
+			case fi.IsDir():
+				if e.Name() != ".git" {
+					dirs = append(dirs, name)
+				}
+			case !w.older(fi) && (fi.Mode()&fs.ModeSymlink != 0 || fi.Mode()&0o111 != 0):
+				w.found(name)
+			}
+		}
+	}
+}
+
+// maxEnvrcPrograms bounds the entries judgeExecutables looks at.
+const maxEnvrcPrograms = 200000
+
 // envrcPathDirs are the directories an .envrc puts on a search path:
 // PATH_add's, path_add's (PATH's, PYTHONPATH's, any) and those of a PATH
 // it sets (export PATH="$PWD/bin:$PATH"), $PWD/ taken off and, of an
@@ -204,6 +244,9 @@ func envrcPathDirs(envrc, root string) (dirs []string, unspelled bool) {
 		// $(pwd) is the .envrc's directory, as $PWD is: split at its
 		// parentheses, export PATH="$(pwd)/bin:$PATH" named no directory.
 		line = strings.ReplaceAll(line, "$(pwd)", "$PWD")
+		// ${PATH:+:$PATH} is :$PATH where PATH is set: split at its colon,
+		// it gave "+" and a word unspelled.
+		line = pathIfSet.Replace(line)
 		words := strings.FieldsFunc(line, func(r rune) bool {
 			return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')'
 		})
@@ -235,6 +278,15 @@ func envrcPathDirs(envrc, root string) (dirs []string, unspelled bool) {
 	}
 	return dirs, unspelled
 }
+
+// pathIfSet spells PATH's expansions only where it is set as what they
+// are where it is, as it is in every shell direnv runs.
+var pathIfSet = strings.NewReplacer(
+	"${PATH:+:$PATH}", ":$PATH", "${PATH:+:${PATH}}", ":$PATH",
+	"${PATH:+$PATH:}", "$PATH:", "${PATH:+${PATH}:}", "$PATH:",
+	"${PATH+:$PATH}", ":$PATH", "${PATH+:${PATH}}", ":$PATH",
+	"${PATH+$PATH:}", "$PATH:", "${PATH+${PATH}:}", "$PATH:",
+)
 
 // cutAny is s after the first of prefixes it begins with.
 func cutAny(s string, prefixes ...string) (string, bool) {

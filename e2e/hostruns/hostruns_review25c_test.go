@@ -31,3 +31,33 @@ func TestReplayReview25bClaudeConfigDirMadeInProject(t *testing.T) {
 		t.Errorf("the launch beside an existing one: %v\n%s", err, out)
 	}
 }
+
+// TestReplayReview25cEnvrcPathIfSet: an .envrc's export
+// PATH="$PWD/bin${PATH:+:$PATH}" puts bin first on the PATH of the host's
+// shell there. The exit audit split it at its colon and found no
+// directory, only a word it could not spell, under which only files git
+// ignores count: the session rewrites the tracked bin/git. Host-side
+// proof: the host's git status under direnv, the .envrc allowed before,
+// runs nothing the session wrote.
+func TestReplayReview25cEnvrcPathIfSet(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "export PATH=\"$PWD/bin${PATH:+:$PATH}\"\n")
+	h.Write(filepath.Join(proj, "bin", "git"), "#!/bin/sh\nexec /usr/bin/git \"$@\"\n")
+	if err := os.Chmod(filepath.Join(proj, "bin", "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf '#!/bin/sh\ntouch `+marker+`\n' > bin/git && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("bin/git could not be rewritten:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", "git status").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's git status under direnv ran the bin/git the session wrote:\n%s\n%s", out, ran)
+	}
+}
