@@ -74,7 +74,7 @@ func InCommand(data []byte) bool {
 // own, ended by a space, a separator or the line's end (not a call's
 // argument, password=getpass()). Its value is the first group.
 var shellAssignment = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?im)(?:^|[\s;&|!])(?:--?)?(?:[a-z0-9_-]*(?:passw(?:or)?d|secret|token|api[_-]?key|(?:secret|access|private)[_-]?key|[_-]pass)|pass|sshpass|mysql_pwd|rediscli_auth)=["']?([^\s"'$;&|()<>\\` + "`" + `]+)["']?(?:[\s;&|]|$)`)
+	return regexp.MustCompile(`(?im)(?:^|[\s;&|!.:"'$={(])(?:--?)?(?:[a-z0-9_-]*(?:passw(?:or)?d|secret|token|api[_-]?key|(?:secret|access|private)[_-]?key|[_-]pass)|pass|sshpass|mysql_pwd|rediscli_auth)["']?=["']?([^\s"'$;&|()<>\\` + "`" + `]+)["']?(?:[\s;&|]|$)`)
 })
 
 // assignedHints are what every match of shellAssignment holds, in lower
@@ -110,7 +110,7 @@ func InScript(data []byte) bool {
 
 // scriptHints are what every credential InCommand finds holds, in lower
 // case.
-var scriptHints = slices.Concat(commandHints, webhookHints, userHints, optionHints, assignedHints, []string{"@"})
+var scriptHints = slices.Concat(commandHints, webhookHints, userHints, optionHints, assignedHints, []string{"@", "vault", "sudo", "npm_", "set"})
 
 // optionHints are what every credential inOptionsOrCode finds holds
 // that commandHints need not, in lower case: an option (-p, -w, -U,
@@ -230,7 +230,7 @@ var documentHints = []string{
 // (Auth: src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
-	return shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }

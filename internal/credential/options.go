@@ -67,7 +67,7 @@ var passwordOptionNames = []string{"password", "passwd", "passphrase", "pass", "
 // literal to a name that says one.
 func inOptionsOrCode(data []byte) bool {
 	lower := lowerASCII(data)
-	return longOptionPassword(data, lower) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || assignedInCode(data, lower)
+	return longOptionPassword(data, lower) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || assignedInCode(data, lower) || positionalPassword(data, lower)
 }
 
 // lowerASCII is a copy of data with A to Z in lower case, every other
@@ -183,7 +183,7 @@ var notPassword = []string{"redacted", "hidden", "masked", "text", "string"}
 
 // namesItself says the value s names what name says it holds, as a
 // label or a type does: the name itself (--password PASSWORD), or a word
-// of letters, digits and _ that holds it and three more letters
+// of letters and _ alone that holds it and three more letters
 // (PrivateKey: "_RSAPrivateKey", SECRET_DO_NOT_PASS_THIS).
 func namesItself(s, name string) bool {
 	squash := func(s string) string { return strings.NewReplacer("-", "", "_", "", ".", "").Replace(s) }
@@ -193,12 +193,11 @@ func namesItself(s, name string) bool {
 	}
 	letters := 0
 	for _, c := range []byte(s) {
-		switch {
-		case c >= 'a' && c <= 'z':
-			letters++
-		case c < '0' || c > '9':
+		if c < 'a' || c > 'z' {
+			// A digit makes it a password's (hunter2pw), not a label's.
 			return false
 		}
+		letters++
 	}
 	return strings.Contains(s, name) && letters >= len(name)+3
 }
@@ -349,6 +348,11 @@ var codeSecretNames = []string{"password", "passwd", "passphrase", "secret", "ap
 
 const codeTokenName = "token"
 
+// codeKeyName ends any other name of a key (openai_key, g:anthropic_key),
+// given a literal keyLike says is one, not a snake_case word's
+// (cache_key = "user_profile_v2_key").
+const codeKeyName = "key"
+
 // assignedInCode says code gives a string literal to a name that says a
 // password, a secret or a key (DB_PASSWORD = "hunter2", apiKey: 'x',
 // password: "x", connect(password="x"), "x-api-key": "x", a comparison
@@ -373,6 +377,8 @@ func assignedInCode(data, lower []byte) bool {
 			name := codeTokenName
 			if j := slices.IndexFunc(codeSecretNames, func(n string) bool { return strings.HasSuffix(whole, n) }); j >= 0 {
 				name = codeSecretNames[j]
+			} else if strings.HasSuffix(whole, codeKeyName) {
+				name = codeKeyName
 			} else if !strings.HasSuffix(whole, codeTokenName) {
 				continue
 			}
@@ -400,12 +406,22 @@ func assignedInCode(data, lower []byte) bool {
 			if bytes.ContainsAny(v, " \t") || name == codeTokenName && (n < 16 || tokenRun(v, func(c byte) bool { return isTokenByte(c) || c == '.' }) < n) {
 				continue
 			}
+			if name == codeKeyName && !keyLike(v) {
+				continue
+			}
 			if literalPassword(v, whole) && literalPassword(v, name) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// keyLike says v, given to a name of a key, is one: 16 or more token
+// characters with a digit and a letter, not a snake_case word's.
+func keyLike(v []byte) bool {
+	return len(v) >= 16 && tokenRun(v, isTokenByte) == len(v) && bytes.ContainsAny(v, "0123456789") &&
+		bytes.ContainsFunc(v, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }) && bytes.Count(v, []byte("_")) < 2
 }
 
 // codeNameAnchors are what the names codeSecretNames and codeTokenName
