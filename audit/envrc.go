@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -64,6 +65,25 @@ func (w *walker) envrcSourced() {
 			w.judgeExecutables(filepath.Dir(rel))
 		}
 		w.judgePathDirs(rel, dirs)
+		// What it sources sets PATH as well (PATH_add bin in an
+		// .envrc.local, PATH= in a dotenv's file), from the directory
+		// of either: source_env's is the file's, source's the .envrc's.
+		for _, name := range envrcRuns(string(b)) {
+			sourced := filepath.Join(filepath.Dir(rel), name)
+			if !filepath.IsLocal(sourced) {
+				continue
+			}
+			b, err := untrusted.ReadFile(w.root, sourced, maxMakefileSize)
+			if err != nil {
+				continue
+			}
+			dirs, unspelled := envrcPathDirs(string(b), w.root)
+			if unspelled {
+				w.judgeExecutables(filepath.Dir(rel))
+			}
+			w.judgePathDirs(rel, dirs)
+			w.judgePathDirs(sourced, dirs)
+		}
 	}
 }
 
@@ -175,7 +195,7 @@ func (w *walker) judgePathDirs(rel string, dirs []string) {
 		}
 		for _, e := range entries {
 			name := filepath.Join(dir, e.Name())
-			if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) {
+			if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) && !w.depsUnit(name) {
 				w.found(name)
 			}
 		}
@@ -217,6 +237,32 @@ func (w *walker) judgeExecutables(dir string) {
 
 // maxEnvrcPrograms bounds the entries judgeExecutables looks at.
 const maxEnvrcPrograms = 200000
+
+// depsUnit says whether the file at rel is in a unit of installed
+// dependencies the audit sets aside already (node_modules/.bin/git).
+func (w *walker) depsUnit(rel string) bool {
+	for _, d := range w.report.Deps {
+		if slices.ContainsFunc(d.Units, func(u string) bool { return paths.Within(w.abs(rel), u) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// envrcLayouts are the directories direnv's layouts put on PATH, as its
+// stdlib spells them, from the .envrc's directory (.direnv, the layout
+// directory, is judged whole as well). A layout not here puts one the
+// audit cannot spell: python's where the .envrc sets VIRTUAL_ENV,
+// pipenv's, anaconda's, a user's own.
+var envrcLayouts = map[string][]string{
+	"node": {"node_modules/.bin"},
+	"php":  {"vendor/bin"},
+	"go":   {".direnv/go/bin"},
+	"perl": {".direnv/perl5/bin"},
+	"ruby": {".direnv/bin", ".direnv/ruby/bin"},
+	// .direnv/python-<version>, unless VIRTUAL_ENV is set before.
+	"python": {}, "python2": {}, "python3": {},
+}
 
 // envrcPathDirs are the directories an .envrc puts on a search path:
 // PATH_add's, path_add's (PATH's, PYTHONPATH's, any) and those of a PATH
@@ -260,6 +306,14 @@ func envrcPathDirs(envrc, root string) (dirs []string, unspelled bool) {
 			if value, ok := cutAny(word, "PATH=", "PATH+="); ok {
 				for _, part := range strings.Split(strings.Trim(value, `"'`), ":") {
 					add(part)
+				}
+				continue
+			}
+			if word == "layout" {
+				if i+1 < len(words) && envrcLayouts[words[i+1]] != nil && !(strings.HasPrefix(words[i+1], "python") && strings.Contains(envrc, "VIRTUAL_ENV")) {
+					dirs = append(dirs, envrcLayouts[words[i+1]]...)
+				} else {
+					unspelled = true
 				}
 				continue
 			}

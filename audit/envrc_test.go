@@ -57,7 +57,7 @@ func TestEnvrcNames(t *testing.T) {
 func TestEnvrcPathDirs(t *testing.T) {
 	root := t.TempDir()
 	dirs, unspelled := envrcPathDirs("PATH_add bin scripts # and\npath_add PYTHONPATH \"$PWD/lib\"\nexport PATH=\"$PWD/tools:"+root+"/abs:/usr/bin:$PATH\"\nlayout node\n", root)
-	if want := []string{"bin", "scripts", "lib", "tools", "abs"}; !slices.Equal(dirs, want) || unspelled {
+	if want := []string{"bin", "scripts", "lib", "tools", "abs", "node_modules/.bin"}; !slices.Equal(dirs, want) || unspelled {
 		t.Errorf("envrcPathDirs: %q, %v; want %q", dirs, unspelled, want)
 	}
 	if _, unspelled := envrcPathDirs("PATH_add \"$(git rev-parse --show-toplevel)/bin\"\n", root); !unspelled {

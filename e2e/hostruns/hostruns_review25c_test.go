@@ -61,3 +61,36 @@ func TestReplayReview25cEnvrcPathIfSet(t *testing.T) {
 		t.Errorf("the host's git status under direnv ran the bin/git the session wrote:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview25cEnvrcSourcedPathAndLayout: what an .envrc sources
+// sets PATH as its own lines do (source_env_if_exists .envrc.local
+// holding PATH_add bin), and direnv's layout php puts vendor/bin there.
+// The exit audit read neither: the session rewrites the tracked bin/git
+// and writes vendor/bin/ls. Host-side proof: the host's git status and ls
+// under direnv, the .envrc allowed before, run nothing the session wrote.
+func TestReplayReview25cEnvrcSourcedPathAndLayout(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "source_env_if_exists .envrc.local\nlayout php\n")
+	h.Write(filepath.Join(proj, ".envrc.local"), "PATH_add bin\n")
+	h.Write(filepath.Join(proj, "bin", "git"), "#!/bin/sh\nexec /usr/bin/git \"$@\"\n")
+	if err := os.Chmod(filepath.Join(proj, "bin", "git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `mkdir -p vendor/bin && for p in bin/git vendor/bin/ls; do printf '#!/bin/sh\ntouch `+marker+`\n' > $p && chmod +x $p; done && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the programs could not be planted:\n%s", out)
+	}
+	for _, command := range []string{"git status", "ls"} {
+		ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", command).CombinedOutput()
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("the host's %s under direnv ran what the session wrote:\n%s\n%s", command, out, ran)
+			os.Remove(marker)
+		}
+	}
+}
