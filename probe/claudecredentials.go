@@ -279,7 +279,7 @@ func settingsJudge(path string) func(verdict.File) bool {
 			judge = credential.InDocument
 		case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext):
 			b, err := f.Read(codeFileLimit)
-			return errors.Is(err, untrusted.ErrTooLarge) || err == nil && credential.InCode(b)
+			return errors.Is(err, untrusted.ErrTooLarge) || err == nil && (credential.InCode(b) || shellScript(ext, b) && credential.InScript(b))
 		case ext != "" && !slices.Contains(settingsExtensions, ext):
 			b, err := f.Read(settingsFileLimit)
 			return err != nil || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 || credential.InSettings(b)
@@ -329,6 +329,20 @@ var documentExtensions = []string{".md", ".markdown", ".mdx", ".txt", ".rst"}
 // with "token" or "secret" in it leaves source: what a credential is kept
 // in is data (.json, .yaml, .txt, .env, a key's own extension).
 var codeExtensions = []string{".go", ".rs", ".java", ".kt", ".scala", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".m", ".jsx", ".tsx", ".vue", ".svelte", ".css", ".scss", ".less", ".html", ".htm", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj", ".dart", ".r", ".jl", ".zig", ".nim", ".pyi"}
+
+// shellScript says a file of extension ext holding b is a shell's
+// script, in which a literal given to a name (export DB_PASSWORD=x, fish's
+// set -x) is one as in a hook's command, not code's by chance.
+func shellScript(ext string, b []byte) bool {
+	if slices.Contains(shellExtensions, ext) {
+		return true
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	return bytes.HasPrefix(line, []byte("#!")) && bytes.Contains(line, []byte("sh"))
+}
+
+// shellExtensions are those of scriptExtensions that a shell runs.
+var shellExtensions = []string{".sh", ".bash", ".zsh", ".fish"}
 
 // credentialFileWhy says why such a file is not shown.
 const credentialFileWhy = "named as credentials are kept (a key, a token, an .env), settings with one written in them, or data of a kind not known to hold none"

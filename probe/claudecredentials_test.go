@@ -166,6 +166,10 @@ func TestSettingsCredentialsLeftOut(t *testing.T) {
 		"skill/regions.tfvars":               "region = \"eu-west-1\"\n",
 		"skill/logo.png":                     "\x89PNG\x00password: hunter2",
 		"skill/run.py":                       "print('x')\n",
+		"skill/deploy.sh":                    "#!/bin/sh\nexport DB_PASSWORD=hunter2\n",
+		"skill/env.fish":                     "set -gx DB_PASSWORD hunter2\n",
+		"skill/release":                      "#!/usr/bin/env bash\nNPM_TOKEN=hunter2 npm publish\n",
+		"skill/plain.sh":                     "#!/bin/sh\nexport DB_PASSWORD=\"$X\"\n",
 		"skill/uv.lock":                      strings.Repeat("[[package]]\nname = \"x\"\n", 2000),
 		"skill/data.json":                    `{"hook": "https://hooks.slack.com/services/T0/B0/abcdefghijkl", "rows": "` + strings.Repeat("x", 20<<10) + `"}`,
 	} {
@@ -176,7 +180,7 @@ func TestSettingsCredentialsLeftOut(t *testing.T) {
 	}
 	_, files, whole := gitDirs(filepath.Join(dir, "skill"))
 	slices.Sort(files)
-	want := []string{"SKILL.md", "auth", "big.csv", "config.yaml", "data.json", "me.session", "prod.tfvars"}
+	want := []string{"SKILL.md", "auth", "big.csv", "config.yaml", "data.json", "deploy.sh", "env.fish", "me.session", "prod.tfvars", "release"}
 	for i, name := range want {
 		want[i] = filepath.Join(dir, "skill", name)
 	}
