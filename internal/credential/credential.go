@@ -230,9 +230,18 @@ var documentHints = []string{
 // (Auth: src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
-	return shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
+}
+
+// documentPositional says prose shows a command that gives a password
+// in its place (htpasswd -b, sudo -S's input) or an Authorization
+// header a scheme and a literal: what no prose writes by chance, unlike
+// vault login's word or a header's value alone.
+func documentPositional(data []byte) bool {
+	lower := lowerASCII(data)
+	return wordCommand(data, lower, "htpasswd", htpasswdPassword) || wordCommand(data, lower, "sudo", sudoStdinPassword) || authorizationHeader(data, lower, true)
 }
 
 // mailLink is a mail link's scheme, after which an address reads as a

@@ -19,7 +19,7 @@ import (
 // of a password or a token, to the Authorization header, to npm's
 // settings or to a name in fish's or csh's way.
 func positionalPassword(data, lower []byte) bool {
-	return authorizationHeader(data, lower) || npmToken(data) || npmrcAuth(data, lower) ||
+	return authorizationHeader(data, lower, false) || npmToken(data) || npmrcAuth(data, lower) ||
 		wordCommand(data, lower, "htpasswd", htpasswdPassword) ||
 		wordCommand(data, lower, "vault", vaultLoginToken) ||
 		wordCommand(data, lower, "sudo", sudoStdinPassword) ||
@@ -109,10 +109,15 @@ func sudoStdinPassword(line []byte, from int) bool {
 		return false
 	}
 	prev := commandWords(before[bytes.LastIndexByte(before[:i], '|')+1 : i])
-	if len(prev) < 2 || string(prev[0]) != "echo" && string(prev[0]) != "printf" {
+	// The echo may follow prose's words or a backquote.
+	e := slices.IndexFunc(prev, func(w []byte) bool {
+		w = bytes.TrimLeft(w, "`($")
+		return string(w) == "echo" || string(w) == "printf"
+	})
+	if e < 0 {
 		return false
 	}
-	return slices.ContainsFunc(prev[1:], func(w []byte) bool { return w[0] != '-' && literalPassword(w, "password") })
+	return slices.ContainsFunc(prev[e+1:], func(w []byte) bool { return w[0] != '-' && literalPassword(w, "password") })
 }
 
 // pipeSegment is line from from to the next |.
@@ -129,8 +134,8 @@ func pipeSegment(line []byte, from int) []byte {
 var authorizationSchemes = []string{"bearer", "token", "basic", "digest", "bot", "apikey", "api-key", "key", "sso-key", "splunk", "ghost", "hmac"}
 
 // authorizationHeader says the Authorization header is given a literal:
-// after one of authorizationSchemes, or on its own.
-func authorizationHeader(data, lower []byte) bool {
+// after one of authorizationSchemes, or, unless schemed, on its own.
+func authorizationHeader(data, lower []byte, schemed bool) bool {
 	for at := 0; ; {
 		i := bytes.Index(lower[at:], []byte("authorization"))
 		if i < 0 {
@@ -160,7 +165,7 @@ func authorizationHeader(data, lower []byte) bool {
 			}
 			continue
 		}
-		if n >= 16 && literalPassword(v, "token") {
+		if !schemed && n >= 16 && literalPassword(v, "token") {
 			return true
 		}
 	}

@@ -59,4 +59,16 @@ func TestPositionalPassword(t *testing.T) {
 			t.Errorf("InCode(%q) = true, want false", text)
 		}
 	}
+	for text, want := range map[string]bool{
+		"Run `htpasswd -b .htpasswd admin Qz7mK2vLx9` once.":             true,
+		"Then `echo Qz7mK2vLx9 | sudo -S make install`.":                 true,
+		"Send `Authorization: token 9f3kQ2pLm7` with each request.":      true,
+		"Run `htpasswd -B .htpasswd admin` and type the password.":       false,
+		"Send `Authorization: Bearer <token>` with each request.":        false,
+		"The Authorization: header carries the token; vault login asks.": false,
+	} {
+		if got := InDocument([]byte(text)); got != want {
+			t.Errorf("InDocument(%q) = %v, want %v", text, got, want)
+		}
+	}
 }
