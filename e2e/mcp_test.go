@@ -10,28 +10,6 @@ import (
 	"github.com/claudebox/claudebox/e2e/harness"
 )
 
-// mcpServerScript is a stdio MCP server in bash: one tool, ping, whose
-// answer is "MCP-PONG-" and the server's $TOKEN. It echoes the protocol
-// version the client asks for.
-const mcpServerScript = `#!/bin/bash
-while IFS= read -r line; do
-  id=$(printf '%s' "$line" | sed -n 's/.*"id": *\([0-9][0-9]*\).*/\1/p')
-  method=$(printf '%s' "$line" | sed -n 's/.*"method": *"\([^"]*\)".*/\1/p')
-  [ -z "$id" ] && continue
-  case "$method" in
-  initialize)
-    v=$(printf '%s' "$line" | sed -n 's/.*"protocolVersion": *"\([^"]*\)".*/\1/p')
-    result='{"protocolVersion":"'"$v"'","capabilities":{"tools":{}},"serverInfo":{"name":"pingsrv","version":"1"}}' ;;
-  tools/list)
-    result='{"tools":[{"name":"ping","description":"Answers pong.","inputSchema":{"type":"object","properties":{}}}]}' ;;
-  tools/call)
-    result='{"content":[{"type":"text","text":"MCP-PONG-'"$TOKEN"'"}]}' ;;
-  *) result='{}' ;;
-  esac
-  printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$result"
-done
-`
-
 // TestMCPServersOnRequest: MCP servers added on the host with claude mcp
 // add (local scope, its default, and user scope) reach the real Claude
 // Code inside only when named with --with-mcp; those left out are named
@@ -43,7 +21,7 @@ func TestMCPServersOnRequest(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "mcp")
 	h.GitRepo(proj)
 	server := filepath.Join(proj, "mcp.sh")
-	h.Write(server, mcpServerScript)
+	h.Write(server, harness.MCPServerScript)
 	os.Chmod(server, 0o755)
 	const key = "sk-ant-test-key-mcp-0123456789abcdefghij"
 	h.Onboarded(key, proj)

@@ -135,3 +135,25 @@ func listening(path string) bool {
 	c.Close()
 	return true
 }
+
+// MCPServerScript is a stdio MCP server in bash: one tool, ping, whose
+// answer is "MCP-PONG-" and the server's $TOKEN. It echoes the protocol
+// version the client asks for.
+const MCPServerScript = `#!/bin/bash
+while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id": *\([0-9][0-9]*\).*/\1/p')
+  method=$(printf '%s' "$line" | sed -n 's/.*"method": *"\([^"]*\)".*/\1/p')
+  [ -z "$id" ] && continue
+  case "$method" in
+  initialize)
+    v=$(printf '%s' "$line" | sed -n 's/.*"protocolVersion": *"\([^"]*\)".*/\1/p')
+    result='{"protocolVersion":"'"$v"'","capabilities":{"tools":{}},"serverInfo":{"name":"pingsrv","version":"1"}}' ;;
+  tools/list)
+    result='{"tools":[{"name":"ping","description":"Answers pong.","inputSchema":{"type":"object","properties":{}}}]}' ;;
+  tools/call)
+    result='{"content":[{"type":"text","text":"MCP-PONG-'"$TOKEN"'"}]}' ;;
+  *) result='{}' ;;
+  esac
+  printf '{"jsonrpc":"2.0","id":%s,"result":%s}\n' "$id" "$result"
+done
+`

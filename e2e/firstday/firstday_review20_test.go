@@ -1,4 +1,4 @@
-package e2e
+package firstday
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package e2e
+package firstday
 
 import (
 	"bytes"
@@ -108,7 +108,7 @@ func TestFirstDayMCPAddSaysHost(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "mcpadd")
 	h.GitRepo(proj)
 	server := filepath.Join(h.Home, "bin", "srv.sh")
-	h.Write(server, mcpServerScript)
+	h.Write(server, harness.MCPServerScript)
 	h.Run(proj, nil, "chmod", "+x", server)
 	const key = "sk-ant-test-key-mcpadd-0123456789abcdef"
 	h.Onboarded(key, proj)

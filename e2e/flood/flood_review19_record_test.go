@@ -1,4 +1,4 @@
-package hostcmds
+package flood
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package e2e
+package firstday
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func TestFirstDaySettingsAndMCPConfigFlags(t *testing.T) {
 	hook := filepath.Join(h.Home, "bin", "hook.sh")
 	h.Write(hook, "#!/bin/sh\necho HOOK-FROM-SETTINGS-FLAG-r5\n")
 	server := filepath.Join(h.Home, "bin", "mcp.sh")
-	h.Write(server, mcpServerScript)
+	h.Write(server, harness.MCPServerScript)
 	settings := `{
   "model": "claude-sonnet-settingsflag-m1",
   "env": {"GITHUB_TOKEN": "` + token + `"},
