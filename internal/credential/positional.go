@@ -246,6 +246,11 @@ func exportedByWord(data, lower []byte) bool {
 				end = len(data)
 			}
 			at = max(end, pos+len(hint))
+			// What the expression requires before the word and after it,
+			// checked first: a bundle holds many a "set -e".
+			if pos > 0 && !isSpace(data[pos-1]) && strings.IndexByte(";&|(", data[pos-1]) < 0 || !holdsAny(lower[pos:end], assignedHints) {
+				continue
+			}
 			for _, m := range exportedByWordRE().FindAllSubmatch(data[start:end], -1) {
 				if literalPassword(m[1], "password") {
 					return true
