@@ -23,8 +23,8 @@ func TestReplayReview25KeptVerdictRejudged(t *testing.T) {
 	h := harness.NewHost(t)
 	script := filepath.Join(h.Home, ".claude", "skills", "deploy", "run.js")
 	h.Write(filepath.Join(filepath.Dir(script), "SKILL.md"), "---\nname: deploy\ndescription: deploy\n---\nRun run.js.\n")
-	plain := `const key = "REVIEW25-PLAIN-0123456789abcdefghijklmno";` + "\n"
-	token := `const key = "ghp_Review25Verdict0123456789abcdefghijk";` + "\n"
+	plain := `const msg = "REVIEW25-PLAIN-0123456789abcdefghijklmno";` + "\n"
+	token := `const msg = "ghp_Review25Verdict0123456789abcdefghijk";` + "\n"
 	if len(plain) != len(token) {
 		t.Fatalf("the two versions differ in size: %d, %d", len(plain), len(token))
 	}
