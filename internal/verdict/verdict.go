@@ -197,7 +197,7 @@ func (c *Cache) kept(kind, path string) (v, hit bool) {
 	if c == nil || syscall.Lstat(path, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		return false, false
 	}
-	k := key{kind: kind, path: path, dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
+	k := keyFrom(kind, path, &st)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if v, hit = c.known[k]; hit {
@@ -242,7 +242,12 @@ func keyOf(kind, path string, f *os.File) (key, bool) {
 	if !ok || len(path) > 0xffff || len(kind) > 0xff {
 		return key{}, false
 	}
-	return key{kind: kind, path: path, dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}, true
+	return keyFrom(kind, path, st), true
+}
+
+// keyFrom is the key of the file at path whose status is st.
+func keyFrom(kind, path string, st *syscall.Stat_t) key {
+	return key{kind: kind, path: path, dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
 }
 
 // save writes the verdicts this launch used or made, where it made one,
@@ -279,12 +284,8 @@ func (c *Cache) save() {
 
 // unchanged says the file k was kept for is still there as it was.
 func unchanged(k key) bool {
-	fi, err := os.Lstat(k.path)
-	if err != nil {
-		return false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Dev == k.dev && st.Ino == k.ino && st.Size == k.size && st.Mtim.Nano() == k.mtime && st.Ctim.Nano() == k.ctime
+	var st syscall.Stat_t
+	return syscall.Lstat(k.path, &st) == nil && keyFrom(k.kind, k.path, &st) == k
 }
 
 // format is the record of verdicts for the executable judge: magic, the
