@@ -132,6 +132,23 @@ func apply(l Limits) error {
 	return nil
 }
 
+// NoCores bounds the caller's core dumps, and so every process it
+// starts, at one byte, soft and hard, which nothing inside can raise: a
+// crash's memory would otherwise go where the host's core_pattern says,
+// a file, or a pipe to a program of the host's (systemd-coredump, apport)
+// run as root outside the sandbox, which keeps the image. The kernel runs
+// no pipe handler for a limit of one byte, a sentinel it keeps for the
+// handlers' own crashes, and no core fits in it. A process may still lower
+// its soft limit to 0, for which the kernel runs a pipe handler;
+// systemd-coredump then keeps no image, only that it crashed.
+func NoCores() error {
+	lim := unix.Rlimit{Cur: 1, Max: 1}
+	if err := unix.Prlimit(0, unix.RLIMIT_CORE, &lim, nil); err != nil {
+		return fmt.Errorf("cannot bound the sandbox's core dumps: %w", err)
+	}
+	return nil
+}
+
 // onProcesses are the limits set on the sandbox's processes: with a
 // cgroup, only the bound on tasks.
 func (l Limits) onProcesses() Limits {

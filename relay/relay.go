@@ -66,6 +66,13 @@ func Main(args []string) (ok bool, err error) {
 	if len(args) < 2 {
 		return false, nil
 	}
+	if args[0] == inside.RelayExecFlag || args[0] == inside.ExecFlag {
+		// Before the published ports' relay starts: it is the sandbox's
+		// too.
+		if err := limits.NoCores(); err != nil {
+			return true, err
+		}
+	}
 	switch args[0] {
 	case inside.RelayExecFlag:
 		handoff, err := strconv.Atoi(args[1])
