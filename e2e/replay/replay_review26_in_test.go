@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -34,6 +35,37 @@ func TestReplayReview26CrashHandler(t *testing.T) {
 	for _, e := range entries {
 		if matched, _ := filepath.Match("core*", e.Name()); matched {
 			t.Errorf("a crash inside wrote its core on the host: %s\n%s", e.Name(), out)
+		}
+	}
+}
+
+// TestReplayReview26SkillCodeShellCommand: a skill's code that hands a
+// shell a command as a string gives its password there as a shell line
+// does (os.system("PGPASSWORD=… psql")), where the code judge looked only
+// for literals given to names in code: the skill was shown whole. The
+// attack, from inside: read it. Proof: it is not readable, --dry-run
+// names it, and the skill's code that passes a variable is shown.
+func TestReplayReview26SkillCodeShellCommand(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "hunter2R26"
+	skill := filepath.Join(h.Home, ".claude", "skills", "db")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: db\ndescription: db\n---\nRun scripts/dump.py.\n")
+	h.Write(filepath.Join(skill, "scripts", "dump.py"), "import os\nos.system(\"PGPASSWORD="+secret+" pg_dump -h db app > dump.sql\")\n")
+	h.Write(filepath.Join(skill, "scripts", "dump.js"), "require('child_process').execSync(`MYSQL_PWD="+secret+" mysqldump app`)\n")
+	h.Write(filepath.Join(skill, "scripts", "plain.py"), "# REVIEW26-CODE\nimport os\nos.system(\"PGPASSWORD=$PGPASSWORD pg_dump app\")\nconn = connect(host=h, password=pw, user=u)\n")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	out := h.Inside(proj, nil, "exec 2>&1; grep -r "+secret+" ~/.claude/skills; head -1 ~/.claude/skills/db/scripts/plain.py; true")
+	if strings.Contains(out, secret) {
+		t.Errorf("a password in a shell command a skill's code runs is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "REVIEW26-CODE") {
+		t.Errorf("inside, want the skill's code that passes a variable:\n%s", out)
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{"dump.py", "dump.js"} {
+		if !strings.Contains(dry, "~/.claude/skills/db/scripts/"+f+" (") {
+			t.Errorf("--dry-run does not name ~/.claude/skills/db/scripts/%s as left out:\n%s", f, dry)
 		}
 	}
 }

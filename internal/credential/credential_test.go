@@ -341,3 +341,28 @@ func TestMoreTokenPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// TestShellAssignmentInCodeString: a command that code hands a shell as a
+// string gives a literal to a variable the way a shell line does; code's
+// own keyword arguments and variables are no literal.
+func TestShellAssignmentInCodeString(t *testing.T) {
+	for text, want := range map[string]bool{
+		`os.system("PGPASSWORD=hunter2 psql -h db")`:                     true,
+		`subprocess.run("export DB_PASS=hunter2; ./deploy", shell=True)`: true,
+		"execSync(`MYSQL_PWD=hunter2 mysql app`)":                        true,
+		`system('REDISCLI_AUTH=hunter2 redis-cli ping')`:                 true,
+		`cmd = "API_KEY=hunter2"`:                                        true,
+		`conn = connect(host=h, password=pw, user=u)`:                    false,
+		"conn = connect(\n    password=pw\n)":                            false,
+		`    password=pw if secure else None,`:                           false,
+		`f"PGPASSWORD={pw} psql"`:                                        false,
+		`"PGPASSWORD=%s psql" % pw`:                                      false,
+		`os.system("PGPASSWORD=$PGPASSWORD psql")`:                       false,
+		`print("token=" + token)`:                                        false,
+		`x = "a", password=pw ` + "\n":                                   false,
+	} {
+		if got := InCode([]byte(text)); got != want {
+			t.Errorf("InCode(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -67,7 +67,7 @@ var passwordOptionNames = []string{"password", "passwd", "passphrase", "pass", "
 // literal to a name that says one.
 func inOptionsOrCode(data []byte) bool {
 	lower := lowerASCII(data)
-	return longOptionPassword(data, lower) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || assignedInCode(data, lower) || positionalPassword(data, lower)
+	return longOptionPassword(data, lower) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || assignedInCode(data, lower) || shellAssignedInString(data, lower) || positionalPassword(data, lower)
 }
 
 // lowerASCII is a copy of data with A to Z in lower case, every other
@@ -415,6 +415,97 @@ func assignedInCode(data, lower []byte) bool {
 		}
 	}
 	return false
+}
+
+// shellAssignedInString says code hands a shell a command, as a string,
+// that gives a literal to a variable whose name says a credential, as
+// shellAssignment reads a command line (os.system("PGPASSWORD=x psql"),
+// execSync(`MYSQL_PWD=x mysql`)): the name begins a shell word inside a
+// string (a quote opened on its line before it), is followed by = and
+// the value, a word of its own that a space or the string's end ends.
+// Code's own keyword arguments (connect(password=pw)), outside any
+// string, a placeholder or a variable ({pw}, %s, $PW) are none. One pass
+// over the places of =, each read a few bytes back: a bundle of 16 MiB
+// holds a million of them.
+func shellAssignedInString(data, lower []byte) bool {
+	for at := 0; ; {
+		i := bytes.IndexByte(data[at:], '=')
+		if i < 0 {
+			return false
+		}
+		eq := at + i
+		at = eq + 1
+		if eq < 3 {
+			continue
+		}
+		// The last three letters of every name shellCredentialName
+		// takes, before any other look.
+		switch string(lower[eq-3 : eq]) {
+		case "ass", "swd", "ord", "ret", "ken", "key", "pwd", "uth":
+		default:
+			continue
+		}
+		from := eq
+		for from > max(0, eq-64) && isTokenByte(data[from-1]) {
+			from--
+		}
+		if from == 0 || strings.IndexByte("\"'` \t;&|", data[from-1]) < 0 {
+			continue
+		}
+		name := string(lower[from:eq])
+		if !shellCredentialName(name) {
+			continue
+		}
+		p := at
+		if p < len(data) && (data[p] == '"' || data[p] == '\'') {
+			p++
+		}
+		n := tokenRun(data[p:], func(c byte) bool { return c > ' ' && c < 0x7f && strings.IndexByte("\"'`$;&|()<>\\{}%,", c) < 0 })
+		if n == 0 || p+n >= len(data) || strings.IndexByte("\"'` \t;&|", data[p+n]) < 0 {
+			continue
+		}
+		if literalPassword(data[p:p+n], name) && inStringOnLine(data, from) {
+			return true
+		}
+	}
+}
+
+// stringLookBack bounds how far back inStringOnLine reads a line.
+const stringLookBack = 256
+
+// shellCredentialName says a shell variable's name says a credential, as
+// shellAssignment's names do: a password, a secret, a token, an API,
+// secret, access or private key, a name ending in _pass, or a program's
+// own variable for one.
+func shellCredentialName(name string) bool {
+	for _, end := range []string{"password", "passwd", "secret", "token", "apikey", "api_key", "api-key", "_pass", "-pass"} {
+		if strings.HasSuffix(name, end) {
+			return true
+		}
+	}
+	for _, kind := range []string{"secret", "access", "private"} {
+		for _, sep := range []string{"", "_", "-"} {
+			if strings.HasSuffix(name, kind+sep+"key") {
+				return true
+			}
+		}
+	}
+	return slices.Contains([]string{"pass", "sshpass", "mysql_pwd", "rediscli_auth"}, name)
+}
+
+// inStringOnLine says the byte at pos lies inside a string opened on its
+// line: an odd count of one kind of quote before it there, a quote
+// escaped with a backslash not counted; of a line longer than
+// stringLookBack (a minified bundle's), its last stringLookBack bytes.
+func inStringOnLine(data []byte, pos int) bool {
+	base := max(0, pos-stringLookBack)
+	var counts [3]int
+	for j := base + bytes.LastIndexByte(data[base:pos], '\n') + 1; j < pos; j++ {
+		if q := strings.IndexByte("\"'`", data[j]); q >= 0 && (j == 0 || data[j-1] != '\\') {
+			counts[q]++
+		}
+	}
+	return counts[0]%2 == 1 || counts[1]%2 == 1 || counts[2]%2 == 1
 }
 
 // keyLike says v, given to a name of a key, is one: 16 or more token
