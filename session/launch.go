@@ -473,8 +473,7 @@ type hostMCP struct {
 }
 
 func offeredMCP(home, stateDir, cwd string, conf config.Launch, a agent.Agent, shell bool) (hostMCP, error) {
-	hostClaudeJSON := filepath.Join(home, ".claude.json")
-	claudeJSON, err := instance.ReadHostClaudeJSON(hostClaudeJSON, stateDir, trustPaths(cwd))
+	claudeJSON, err := instance.ReadHostClaudeJSON(hostClaudeJSONPath(home), stateDir, trustPaths(cwd))
 	if err != nil {
 		return hostMCP{}, err
 	}
@@ -604,6 +603,17 @@ func claudeConfigDir(home string) string {
 		return ""
 	}
 	return d
+}
+
+// hostClaudeJSONPath is the file the host's claude keeps its own state
+// in (its MCP servers, the onboarding, each project's trust): in the
+// directory CLAUDE_CONFIG_DIR names, where claude mcp add writes it, else
+// in the home.
+func hostClaudeJSONPath(home string) string {
+	if d := claudeConfigDir(home); d != "" {
+		return filepath.Join(d, ".claude.json")
+	}
+	return filepath.Join(home, ".claude.json")
 }
 
 // FindHome reads $HOME, which must name an existing directory.
