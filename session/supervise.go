@@ -508,6 +508,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		}
 	}
 	sayIgnoredChanges(changed, deps)
+	sayUnwritten(audit.Unwritten(s.plan.Project.Checkout, s.plan.Project.GitDir, standIns, since))
 	for _, p := range strays {
 		s.reportFindings(filepath.Dir(p), dir, []string{p})
 	}
@@ -545,6 +546,24 @@ func ignoredWritten(root string, c undo.Changes, r audit.Report) (found []string
 	return found, !c.IgnoredPartial
 }
 
+// sayUnwritten names the files git tracks that a checkout could not
+// write under a stand-in while the session ran (audit.Unwritten): git
+// status shows each deleted, and a git commit -a would commit that.
+func sayUnwritten(missing []string) {
+	if len(missing) == 0 {
+		return
+	}
+	printable.Say(os.Stderr, "claudebox: git tracks what a checkout could not write while claudebox stood in for a missing path, and git status shows it deleted:")
+	for i, p := range missing {
+		if i == 5 {
+			printable.Say(os.Stderr, "  and %d more", len(missing)-i)
+			break
+		}
+		printable.Say(os.Stderr, "  %s", mount.Quote(p))
+	}
+	printable.Say(os.Stderr, "hint: read git log -p -- PATH, then git checkout HEAD -- PATH writes it; or check the branch out again")
+}
+
 // rebasedBranch is the branch a rebase's state (state, a rebase-merge or
 // rebase-apply directory the sandbox could write) says it is rebasing,
 // when it names one by a plain name (it is printed in a command for the
@@ -579,7 +598,7 @@ func rebaseWayBack(state string) []string {
 	if branch == "" {
 		return nil
 	}
-	said := fmt.Sprintf("claudebox: the session's rebase of %s stopped part way; with its state moved aside, git sees no rebase in progress, HEAD is left detached, and %s is where the rebase found it", branch, branch)
+	said := fmt.Sprintf("claudebox: the rebase of %s begun while the session ran (inside, or on the host) stopped part way; with its state moved aside, git sees no rebase in progress, HEAD is left detached, and %s is where the rebase found it", branch, branch)
 	if fi, err := untrusted.Lstat(state, "autostash"); err == nil && fi.Mode().IsRegular() {
 		return []string{said, "hint: the rebase put the checkout's uncommitted changes aside, which only its state names: to end it, put its state back, then git rebase --abort, which applies them again"}
 	}

@@ -87,7 +87,7 @@ func TestFirstDayStoppedRebaseSaysWayBack(t *testing.T) {
 		t.Fatalf("claudebox: %v\n%s%s\n%q", err, stdout.String(), stderr.String(), api.ToolResults())
 	}
 	const way = "hint: git switch --discard-changes master ends it as git rebase --abort would"
-	if !strings.Contains(stderr.String(), "claudebox: the session's rebase of master stopped part way") || !strings.Contains(stderr.String(), way) {
+	if !strings.Contains(stderr.String(), "claudebox: the rebase of master begun while the session ran (inside, or on the host) stopped part way") || !strings.Contains(stderr.String(), way) {
 		t.Fatalf("the end does not say where the stopped rebase left the host's git:\n%s", stderr.String())
 	}
 	h.Run(proj, nil, "git", "switch", "-q", "--discard-changes", "master")

@@ -64,3 +64,67 @@ func TestFirstDayConfigDirMCPOffered(t *testing.T) {
 		t.Errorf("claude inside was not offered the server of %s/.claude.json:\n%s", conf, stderr.String())
 	}
 }
+
+// TestFirstDayHostCheckoutBesideSession: the user switches branches on the
+// host, in another terminal, while a session runs. The branch tracks
+// .vscode/settings.json where the launch found no .vscode, so claudebox
+// stands an empty read-only directory there, and git's checkout, unable
+// to write into it, says "unable to create file" and switches anyway:
+// git status shows the file deleted, and once the session ends nothing
+// says why (a git commit -a commits the deletion). The end names each
+// file git tracks that a stand-in kept out, with how to write it. A
+// rebase on the host that stops on a stand-in (its next commit adds an
+// .envrc, which git takes the stand-in for) is moved aside at the end,
+// as any begun during the session; the end no longer calls it the
+// session's.
+func TestFirstDayHostCheckoutBesideSession(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "beside")
+	h.GitRepo(proj)
+	git := func(args ...string) string {
+		return h.Run(proj, nil, "git", append([]string{"-c", "user.name=t", "-c", "user.email=t@e"}, args...)...)
+	}
+	branch := func(name, path string) {
+		git("checkout", "-qb", name, "master")
+		h.Write(filepath.Join(proj, path), "{}\n")
+		git("add", "-A")
+		git("commit", "-qm", name)
+	}
+	branch("vs", ".vscode/settings.json")
+	branch("env", ".envrc")
+	git("checkout", "-q", "master")
+	h.Write(filepath.Join(proj, "b.txt"), "b\n")
+	git("add", "b.txt")
+	git("commit", "-qm", "b")
+
+	session := func(onHost string) (hostSaid, end string) {
+		_, out, exited := harness.StartSession(t, h, proj, "touch started; while ! test -e done; do sleep 0.1; done")
+		said, _ := h.Command(proj, []string{"GIT_EDITOR=true"}, "sh", "-c", onHost).CombinedOutput()
+		harness.TouchDone(t, proj)
+		if err := <-exited; err != nil {
+			t.Fatalf("session: %v\n%s", err, out.String())
+		}
+		os.Remove(filepath.Join(proj, "started"))
+		os.Remove(filepath.Join(proj, "done"))
+		return string(said), out.String()
+	}
+
+	said, end := session("git checkout vs")
+	if !strings.Contains(said, "unable to create file .vscode/settings.json") {
+		t.Fatalf("the host's checkout beside the session wrote .vscode/settings.json (nothing to name):\n%s", said)
+	}
+	want := "  " + filepath.Join(proj, ".vscode", "settings.json")
+	if !strings.Contains(end, "claudebox: git tracks what a checkout could not write while claudebox stood in for a missing path") ||
+		!strings.Contains(end, want+"\n") || !strings.Contains(end, "git checkout HEAD -- ") {
+		t.Errorf("the end does not name the file the host's checkout could not write:\n%s", end)
+	}
+	git("checkout", "-q", "-f", "master")
+
+	said, end = session("git -c user.name=t -c user.email=t@e rebase master env")
+	if !strings.Contains(said, "would be overwritten") {
+		t.Fatalf("the host's rebase did not stop on the stand-in:\n%s", said)
+	}
+	if strings.Contains(end, "the session's rebase") || !strings.Contains(end, "claudebox: the rebase of env begun while the session ran (inside, or on the host) stopped part way") {
+		t.Errorf("the end calls the host's rebase the session's:\n%s", end)
+	}
+}
