@@ -1628,6 +1628,11 @@ type Moved struct{ From, To string }
 // hours and fill claudebox's disk.
 const copyLimit = 1 << 30
 
+// CopyingSuffix names, beside the dest of a MoveAside, the folder it
+// copies into across filesystems before a whole copy is renamed into dest:
+// what a kill part way leaves there is no file of the user's alone.
+const CopyingSuffix = ".copying"
+
 // MoveAside moves each path (under root) to the same relative path under
 // dest, never following a symlink, in any component of the path: by
 // rename, or, across filesystems, by copying and removing, up to copyLimit
@@ -1635,7 +1640,11 @@ const copyLimit = 1 << 30
 // and swap a directory above a finding for a symlink to the user's files
 // after the audit saw it.) One that cannot be moved there (dest's disk
 // full, the bound reached) is renamed beside itself (renameBeside); one
-// that cannot be moved at all is reported, and the rest still go.
+// that cannot be moved at all is reported, and the rest still go. Each
+// goes whole or not at all: across filesystems a path is first copied
+// whole (in dest+CopyingSuffix), then named in dest, and only then
+// removed from root, so that every file of it is at one of the places the
+// result names.
 func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 	top, err := openRoot(root)
 	if err != nil {
@@ -1644,6 +1653,8 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 	defer top.Close()
 	at := untrusted.FDPath(top)
 	budget := int64(copyLimit)
+	scratch := dest + CopyingSuffix
+	defer os.RemoveAll(scratch)
 	var moved []Moved
 	var errs []error
 	for _, p := range paths {
@@ -1656,7 +1667,15 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 			errs = append(errs, err)
 			continue
 		}
-		if err := moveFile(at, rel, to, &budget); err != nil {
+		err = moveFile(at, rel, to, scratch, &budget)
+		var left notRemoved
+		if errors.As(err, &left) {
+			// Whole in dest, and some of it still in the project.
+			moved = append(moved, Moved{From: p, To: to})
+			errs = append(errs, fmt.Errorf("%s: copied whole to %s, but not removed: %w", p, to, pathless(left.error)))
+			continue
+		}
+		if err != nil {
 			// Where it cannot go (the session filled the disk holding
 			// dest, or left more than copyLimit), it is renamed beside
 			// itself, to a name nothing obeys, rather than left where
@@ -1665,16 +1684,7 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 				moved = append(moved, Moved{From: p, To: filepath.Join(root, beside)})
 				continue
 			}
-			// Named by its path in the project, not the descriptor's.
-			var pe *fs.PathError
-			var le *os.LinkError
-			switch {
-			case errors.As(err, &pe):
-				err = pe.Err
-			case errors.As(err, &le):
-				err = le.Err
-			}
-			errs = append(errs, fmt.Errorf("%s: %w", p, err))
+			errs = append(errs, fmt.Errorf("%s: %w", p, pathless(err)))
 			continue
 		}
 		moved = append(moved, Moved{From: p, To: to})
@@ -1682,9 +1692,28 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 	return moved, errors.Join(errs...)
 }
 
-// moveFile moves rel, beneath root, to to; a copy across filesystems takes
-// from budget the bytes it copies.
-func moveFile(root, rel, to string, budget *int64) error {
+// notRemoved is the error of a path copied whole to its place in dest
+// that could not then be removed from the project.
+type notRemoved struct{ error }
+
+// pathless is err without the path it names, which is the descriptor's:
+// the caller names the path in the project.
+func pathless(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
+}
+
+// moveFile moves rel, beneath root, to to; across filesystems it copies
+// rel whole into scratch first, taking from budget the bytes it copies,
+// and renames the copy to to before it removes rel.
+func moveFile(root, rel, to, scratch string, budget *int64) error {
 	fi, err := untrusted.Lstat(root, rel)
 	if err != nil {
 		return err
@@ -1706,24 +1735,55 @@ func moveFile(root, rel, to string, budget *int64) error {
 	// Across filesystems the rename fails before the kernel looks at the
 	// directory holding it, whose permissions the removal below needs.
 	openParent(root, rel)
+	// A FIFO or a device is nothing anyone meant to keep: removed.
+	if fi.Mode().IsRegular() || fi.IsDir() || fi.Mode()&os.ModeSymlink != 0 {
+		if err := os.MkdirAll(scratch, 0o700); err != nil {
+			return err
+		}
+		copied := filepath.Join(scratch, rand.Text())
+		spent := *budget
+		if err := copyTree(root, rel, fi, copied, budget); err != nil {
+			// A part copied is no copy: all of it stays where it was.
+			os.RemoveAll(copied)
+			*budget = spent
+			return err
+		}
+		if err := os.Rename(copied, to); err != nil {
+			os.RemoveAll(copied)
+			return err
+		}
+	}
+	if err := untrusted.RemoveAll(root, rel); err != nil {
+		return notRemoved{err}
+	}
+	return nil
+}
+
+// copyTree copies rel, beneath root, of status fi, to to, which it makes:
+// a symlink as itself, a regular file within budget, a directory with
+// what it holds. A FIFO or a device in a directory is not copied.
+func copyTree(root, rel string, fi fs.FileInfo, to string, budget *int64) error {
 	switch {
 	case fi.Mode()&os.ModeSymlink != 0:
 		target, err := untrusted.Readlink(root, rel)
 		if err != nil {
 			return err
 		}
-		if err := os.Symlink(target, to); err != nil {
-			return err
-		}
+		return os.Symlink(target, to)
 	case fi.Mode().IsRegular():
 		if fi.Size() > *budget {
 			return fmt.Errorf("%s: %d bytes, more than claudebox copies to move it aside to another filesystem", filepath.Join(root, rel), fi.Size())
 		}
 		*budget -= fi.Size()
-		if err := copyRegular(root, rel, to, fi.Mode().Perm(), fi.Size()); err != nil {
-			return err
-		}
+		return copyRegular(root, rel, to, fi.Mode().Perm(), fi.Size())
 	case fi.IsDir():
+		// One the session took its owner's permissions from is read
+		// and emptied with them given back.
+		if fi.Mode().Perm()&0o700 != 0o700 {
+			if err := untrusted.Chmod(root, rel, fi.Mode().Perm()|0o700); err != nil {
+				return err
+			}
+		}
 		if err := os.Mkdir(to, 0o700); err != nil {
 			return err
 		}
@@ -1732,14 +1792,17 @@ func moveFile(root, rel, to string, budget *int64) error {
 			return err
 		}
 		for _, e := range entries {
-			if err := moveFile(root, filepath.Join(rel, e.Name()), filepath.Join(to, e.Name()), budget); err != nil {
+			child := filepath.Join(rel, e.Name())
+			cfi, err := untrusted.Lstat(root, child)
+			if err != nil {
+				return err
+			}
+			if err := copyTree(root, child, cfi, filepath.Join(to, e.Name()), budget); err != nil {
 				return err
 			}
 		}
-	default:
-		// A FIFO or a device is nothing anyone meant to keep: removed.
 	}
-	return untrusted.RemoveAll(root, rel)
+	return nil
 }
 
 // renameBeside renames rel, beneath root, to its name with
@@ -1792,10 +1855,6 @@ func copyRegular(root, rel, to string, perm os.FileMode, size int64) error {
 	_, err = io.Copy(out, io.LimitReader(in, size))
 	if cerr := out.Close(); err == nil {
 		err = cerr
-	}
-	if err != nil {
-		// A part copied is no copy: the file stays where it was.
-		os.Remove(to)
 	}
 	return err
 }

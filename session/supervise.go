@@ -703,7 +703,17 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 	}
 	dest := filepath.Join(s.stateDir, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000Z"))
 	moved, said, err := moveAside(root, dest, d.Units)
-	printable.Say(w, "claudebox: %s/: %s files changed, %s packages moved aside to %s: %s", rel, count(d.Files), count(len(moved)), mount.Quote(filepath.Join(dest, rel)), strings.Join(names, ", "))
+	// One that dest had no room for was renamed beside itself, where it
+	// is named.
+	beside := slices.DeleteFunc(slices.Clone(moved), func(m audit.Moved) bool { return strings.HasPrefix(m.To, dest+"/") })
+	if len(moved) > len(beside) {
+		printable.Say(w, "claudebox: %s/: %s files changed, %s packages moved aside to %s: %s", rel, count(d.Files), count(len(moved)-len(beside)), mount.Quote(filepath.Join(dest, rel)), strings.Join(names, ", "))
+	} else {
+		printable.Say(w, "claudebox: %s/: %s files changed, %s packages: %s", rel, count(d.Files), count(len(d.Units)), strings.Join(names, ", "))
+	}
+	for _, m := range beside {
+		printable.Say(w, "  %s: renamed beside it, to a name nothing loads (no room to move it aside): %s", mount.Quote(m.From), mount.Quote(m.To))
+	}
 	printable.Say(w, "hint: the host runs what is installed or built there, and git shows none of it; to make it again from your lockfile or sources (read git diff first): %s", install)
 	said()
 	if err != nil {

@@ -59,13 +59,13 @@ func SayUnsaidMoves(state string) {
 			os.Remove(record)
 			continue
 		}
+		dest := strings.TrimSuffix(record, unsaidSuffix)
 		var moved []audit.Moved
 		for _, m := range planned {
-			// There now, and no longer in the project: moved (a copy across
-			// filesystems cut short left the project's in place).
-			_, there := os.Lstat(m.To)
-			_, left := os.Lstat(m.From)
-			if there == nil && os.IsNotExist(left) && strings.HasPrefix(m.To, strings.TrimSuffix(record, unsaidSuffix)+"/") {
+			// There now: moved, whole (a copy across filesystems is named
+			// there only once whole, and a copy cut short is in the
+			// scratch folder, removed below, the project's in place).
+			if _, err := os.Lstat(m.To); err == nil && strings.HasPrefix(m.To, dest+"/") {
 				moved = append(moved, m)
 			}
 		}
@@ -73,10 +73,16 @@ func SayUnsaidMoves(state string) {
 			printable.Say(os.Stderr, "claudebox: a session killed in its exit audit moved aside what it left that the host would run or obey:")
 			for _, m := range moved {
 				printable.Say(os.Stderr, "  %s", mount.Quote(m.From))
+				if _, err := os.Lstat(m.From); err == nil {
+					// Killed while removing it after its copy.
+					printable.Say(os.Stderr, "    what is left of it is still there; the whole of it, as the session left it, is at %s", mount.Quote(m.To))
+					continue
+				}
 				printable.Say(os.Stderr, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
 			}
 			printable.Say(os.Stderr, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
 		}
+		os.RemoveAll(dest + audit.CopyingSuffix)
 		os.Remove(record)
 	}
 }

@@ -1,0 +1,55 @@
+package session
+
+import (
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/instance"
+)
+
+// TestSayUnsaidMovesCopiedWhole: a supervisor killed while it removed
+// from the project a directory it had copied whole to another filesystem
+// left part of it in the project and the whole aside, which the next
+// command did not name (only what was gone from the project was). Now it
+// names where the whole is, and removes the copy a kill cut short.
+func TestSayUnsaidMovesCopiedWhole(t *testing.T) {
+	state, proj := t.TempDir(), t.TempDir()
+	hash := instance.Hash(proj)
+	mustDo(t, os.MkdirAll(filepath.Join(state, "live"), 0o700))
+	mustDo(t, os.WriteFile(filepath.Join(state, "live", hash+".lock"), nil, 0o600))
+	dest := filepath.Join(state, "moved-aside", hash, "20261130T000000.000Z")
+	from, to := filepath.Join(proj, "pkg"), filepath.Join(dest, "pkg")
+	mustDo(t, os.MkdirAll(from, 0o700))
+	mustDo(t, os.WriteFile(filepath.Join(from, "b.js"), nil, 0o600))
+	mustDo(t, os.MkdirAll(to, 0o700))
+	mustDo(t, os.MkdirAll(filepath.Join(dest+audit.CopyingSuffix, "cut-short"), 0o700))
+	b, err := json.Marshal([]audit.Moved{{From: from, To: to}})
+	mustDo(t, err)
+	mustDo(t, os.WriteFile(dest+unsaidSuffix, b, 0o600))
+	r, w, err := os.Pipe()
+	mustDo(t, err)
+	stderr := os.Stderr
+	os.Stderr = w
+	SayUnsaidMoves(state)
+	os.Stderr = stderr
+	w.Close()
+	said, _ := io.ReadAll(r)
+	if !strings.Contains(string(said), from) || !strings.Contains(string(said), "is at "+to) {
+		t.Errorf("not named where the whole is:\n%s", said)
+	}
+	if _, err := os.Lstat(dest + audit.CopyingSuffix); err == nil {
+		t.Error("the copy cut short stays")
+	}
+}
+
+func mustDo(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
