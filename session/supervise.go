@@ -313,6 +313,23 @@ func (s *Session) inCheckoutBefore(dir, path string) bool {
 	return false
 }
 
+// giveBackRoots gives each checkout root its owner's permissions back
+// where the sandbox took them (chmod 000 or 555 of the project itself),
+// and says so: without them the stand-ins there could not go, nor the
+// exit audit look into the checkout or move aside what it found there.
+func giveBackRoots(roots []string) {
+	for _, root := range slices.Compact(roots) {
+		rel := strings.TrimPrefix(filepath.Clean(root), "/")
+		fi, err := untrusted.Lstat("/", rel)
+		if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o700 == 0o700 {
+			continue
+		}
+		if untrusted.Chmod("/", rel, fi.Mode().Perm()|0o700) == nil {
+			printable.Say(os.Stderr, "claudebox: gave %s its owner's permissions back (the session had made it %03o)", mount.Quote(root), uint32(fi.Mode().Perm()))
+		}
+	}
+}
+
 // startCheckoutSnapshot records, beside the session, the checkout that
 // sessions reached after the first began, as it is at this session's start.
 func (s *Session) startCheckoutSnapshot() {
@@ -337,6 +354,7 @@ func (s *Session) startCheckoutSnapshot() {
 // end with this one; otherwise a launch cleans up after a killed
 // supervisor, and waits for nothing of its own session.
 func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
+	giveBackRoots(append([]string{s.plan.Project.Checkout}, instance.AuditRoots(dir)...))
 	removePlaceholders := func() {
 		if unmounted != nil {
 			unmounted()
