@@ -546,14 +546,21 @@ func (st store) leftOut(ctx context.Context, checkout, index string) (left []str
 		return nil, 0
 	}
 	budget := st.room()
+	euid := uint32(os.Geteuid())
 	for _, rel := range strings.Split(out, "\x00") {
+		// Stopped, the snapshot runs no git add: the rest of a list of
+		// a large tree's files (every one, before its first snapshot is
+		// written) would only hold up the session's exit.
+		if ctx.Err() != nil {
+			break
+		}
 		var sx unix.Stat_t
 		if rel == "" || !filepath.IsLocal(rel) || unix.Lstat(filepath.Join(checkout, rel), &sx) != nil {
 			continue
 		}
 		kind := sx.Mode & unix.S_IFMT
 		switch {
-		case kind == unix.S_IFREG && (isSparse(&sx) || !readable(filepath.Join(checkout, rel))) || kind != unix.S_IFREG && kind != unix.S_IFLNK && kind != unix.S_IFDIR:
+		case kind == unix.S_IFREG && (isSparse(&sx) || !readable(filepath.Join(checkout, rel), &sx, euid)) || kind != unix.S_IFREG && kind != unix.S_IFLNK && kind != unix.S_IFDIR:
 			left = append(left, rel)
 		case kind == unix.S_IFREG && sx.Size > budget:
 			left = append(left, rel)
@@ -580,9 +587,14 @@ func (st store) room() int64 {
 	return max(0, (int64(fs.Bavail)*fs.Bsize-storeReserve)/2)
 }
 
-// readable says whether the file at path opens for reading, as git add
-// opens it.
-func readable(path string) bool {
+// readable says whether the file at path, of status sx, opens for
+// reading, as git add opens it. One of this process's user (euid) that
+// its owner may read does: the owner's bits are the owner's permission,
+// an ACL's too. Another is opened.
+func readable(path string, sx *unix.Stat_t, euid uint32) bool {
+	if sx.Uid == euid && sx.Mode&unix.S_IRUSR != 0 {
+		return true
+	}
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err == nil {
 		unix.Close(fd)
