@@ -383,7 +383,8 @@ func certificates(path string) bool {
 // with a dot (a .vault-token); of every other directory (share, lib,
 // include, src, one of an administrator's own) but an installed
 // toolchain's (go, an SDK: one with a bin), what a skill's would not
-// show (installedFiles). Nothing when local is not a directory below a
+// show (installedFiles); of a toolchain's, what of its top
+// (toolchainTopHidden). Nothing when local is not a directory below a
 // real /usr.
 func usrLocalHidden(local string) []mount.HostEntry {
 	if !realDirs(filepath.Dir(local), local) {
@@ -404,6 +405,32 @@ func usrLocalHidden(local string) []mount.HostEntry {
 			hidden = append(hidden, mount.HostEntry{Path: path})
 		case de.IsDir() && de.Name() != "etc" && !isDir(filepath.Join(path, "bin")):
 			hidden = append(hidden, installedFiles(path)...)
+		case de.IsDir() && de.Name() != "etc":
+			hidden = append(hidden, toolchainTopHidden(path)...)
+		}
+	}
+	return hidden
+}
+
+// toolchainTopHidden are what of the top of dir, a toolchain installed
+// below /usr/local (one with a bin: go, an SDK, a clone of one's tools),
+// the sandbox is not shown: its git directory (a private clone's
+// configuration holds its remote's token), what else there begins with a
+// dot, and a file named as credentials are kept or with one written in
+// it (the deploy.env its scripts source), judged as installedFiles judges
+// one. Its directories are shown whole: its programs run with them,
+// whatever their names (an SDK's platform, Flutter's packages).
+func toolchainTopHidden(dir string) []mount.HostEntry {
+	des, _ := os.ReadDir(dir)
+	var hidden []mount.HostEntry
+	for _, de := range des {
+		path := filepath.Join(dir, de.Name())
+		switch {
+		case de.Type()&fs.ModeSymlink != 0:
+		case strings.HasPrefix(de.Name(), "."):
+			hidden = append(hidden, mount.HostEntry{Path: path, Dir: de.IsDir()})
+		case de.Type().IsRegular() && (namedCredentialFile(path) || installedHoldsCredential(path)):
+			hidden = append(hidden, mount.HostEntry{Path: path})
 		}
 	}
 	return hidden

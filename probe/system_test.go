@@ -331,6 +331,12 @@ func TestUsrLocalHidden(t *testing.T) {
 	file("src/ops/.git/HEAD", "ref: refs/heads/main\n", 0o644)
 	file("deploy/notes.txt", "curl -u ci:hunter2 https://x\n", 0o644)
 	file("go/misc/deploy.env", "PASSWORD=x\n", 0o644)
+	file("go/VERSION", "go1.99\n", 0o644)
+	file("tools/bin/deploy", "#!/bin/sh\n. ../deploy.env\n", 0o755)
+	file("tools/deploy.env", "DEPLOY_TOKEN=abcdefghijklmnopqrstuvwxyz\n", 0o644)
+	file("tools/README.md", "x\n", 0o644)
+	file("tools/.git/HEAD", "ref: refs/heads/main\n", 0o644)
+	file("tools/platform/config.json", `{"password": "x"}`, 0o644)
 	os.Symlink("share/man", filepath.Join(local, "man"))
 	var got []string
 	for _, e := range usrLocalHidden(local) {
@@ -338,11 +344,13 @@ func TestUsrLocalHidden(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %v", rel, e.Dir))
 	}
 	// Of a package's files, past its first level, only the names are
-	// judged (config.json, settings.yaml), as in a skill's; an installed
-	// toolchain's directory (go, with a bin) is shown whole.
+	// judged (config.json, settings.yaml), as in a skill's; of an installed
+	// toolchain's directory (go, tools: with a bin) only its top's files
+	// and its git directory, its directories shown whole.
 	want := []string{
 		".secrets true", "bin/deploy.sh false", "bin/notes.txt false", "deploy/notes.txt false", "deploy.env false",
 		"lib/node_modules/tool/.npmrc false", "sbin/rotate false", "share/deploy/creds.env false", "src/ops/.git true",
+		"tools/.git true", "tools/deploy.env false",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("usrLocalHidden = %q, want %q", got, want)

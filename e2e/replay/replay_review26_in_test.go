@@ -69,3 +69,71 @@ func TestReplayReview26SkillCodeShellCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview26UsrLocalToolchainTop: of /usr/local, a directory with
+// a bin (an installed toolchain: go, an SDK) was shown whole, where every
+// other directory there is looked through: a clone of a private tools
+// repository (/usr/local/tools, its bin linked from /usr/local/bin) kept
+// its remote's token in .git/config, and the deploy.env its scripts
+// source beside them. The attack, from inside: read them. Proof: neither
+// is readable and --dry-run names both; what the toolchains run with
+// (their programs, Go's VERSION and src, an SDK's other directories) is
+// still shown.
+func TestReplayReview26UsrLocalToolchainTop(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /usr/local needs root")
+	}
+	const secret = "Review26ToolchainSecret"
+	// Made outside /usr and mounted over the host's in a mount namespace
+	// of the test's own: other tests' sessions read the host's meanwhile.
+	stage := filepath.Join(h.Base, "usr-local")
+	h.Write(filepath.Join(stage, "tools", ".git", "config"), "[remote \"origin\"]\n\turl = https://ci:"+secret+"-git@git.corp/tools.git\n")
+	h.Write(filepath.Join(stage, "tools", ".git", "HEAD"), "ref: refs/heads/main\n")
+	h.Write(filepath.Join(stage, "tools", "deploy.env"), "DEPLOY_TOKEN="+secret+"-env\n")
+	h.Write(filepath.Join(stage, "tools", "bin", "deploy"), "#!/bin/sh\n. /usr/local/tools/deploy.env\necho REVIEW26-DEPLOY\n")
+	h.Write(filepath.Join(stage, "tools", "platform", "lib.py"), "NAME = 'REVIEW26-PLATFORM'\n")
+	h.Write(filepath.Join(stage, "go", "bin", "go"), "\x7fELF\x02\x01\x01\x00REVIEW26-GO\x00")
+	h.Write(filepath.Join(stage, "go", "VERSION"), "go1.99 REVIEW26-VERSION\n")
+	h.Write(filepath.Join(stage, "go", "src", "fmt", "print.go"), "package fmt // REVIEW26-SRC\n")
+	filepath.WalkDir(stage, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	os.Chmod(filepath.Join(stage, "tools", "bin", "deploy"), 0o755)
+	os.Chmod(filepath.Join(stage, "go", "bin", "go"), 0o755)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := func(name string, args ...string) string {
+		t.Helper()
+		c := h.Command(proj, nil, name, args...)
+		c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", `mount --bind ` + stage + ` /usr/local && exec "$@"`, "sh"}, c.Args...)
+		c.Path = "/usr/bin/unshare"
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
+		}
+		return string(out)
+	}
+	if host := run("cat", "/usr/local/tools/deploy.env"); !strings.Contains(host, secret) {
+		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; cat /usr/local/tools/.git/config; grep -ra "+secret+" /usr/local; grep -rah REVIEW26 /usr/local | tr -d '\\000'; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("what lies at an installed toolchain's top below /usr/local with a secret is readable inside:\n%s", out)
+	}
+	for _, want := range []string{"REVIEW26-DEPLOY", "REVIEW26-PLATFORM", "REVIEW26-GO", "REVIEW26-VERSION", "REVIEW26-SRC"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want what an installed toolchain runs with (%s):\n%s", want, out)
+		}
+	}
+	dry := run("claudebox", "--dry-run", "--shell")
+	for _, p := range []string{"/usr/local/tools/.git", "/usr/local/tools/deploy.env"} {
+		if !strings.Contains(dry, p) {
+			t.Errorf("--dry-run does not name %s:\n%s", p, dry)
+		}
+	}
+}
