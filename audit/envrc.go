@@ -2,7 +2,9 @@ package audit
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -43,66 +45,279 @@ func (w *walker) envrcSourced() {
 		}
 		envrcs = envrcs[:maxEnvrcs+1]
 	}
+	var userDefined map[string]bool
 	for _, rel := range envrcs {
-		b, err := untrusted.ReadFile(w.root, rel, maxMakefileSize)
-		if err != nil {
+		if _, err := untrusted.Lstat(w.root, rel); err != nil {
 			continue
 		}
-		names, unspelled, whole := envrcNames(string(b))
-		if unspelled {
-			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
+		if userDefined == nil {
+			userDefined = direnvrcDefines()
 		}
-		if !whole {
-			w.notExamined(w.abs(rel), fmt.Sprintf("all it names: the audit looks up %d of its words at most", maxEnvrcNames))
-		}
-		w.judgeNamed(rel, names)
-		w.judgeRun(rel, envrcRuns(string(b)))
-		dirs, unspelled := envrcPathDirs(string(b), w.root)
-		if unspelled {
-			if !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
-				w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
-			}
-			w.judgeExecutables(filepath.Dir(rel))
-		}
-		w.judgePathDirs(rel, dirs)
-		// What it sources sets PATH as well (PATH_add bin in an
-		// .envrc.local, PATH= in a dotenv's file), from the directory
-		// of either: source_env's is the file's, source's the .envrc's.
-		for _, name := range envrcRuns(string(b)) {
-			sourced := filepath.Join(filepath.Dir(rel), name)
-			if !filepath.IsLocal(sourced) {
-				continue
-			}
-			b, err := untrusted.ReadFile(w.root, sourced, maxMakefileSize)
-			if err != nil {
-				continue
-			}
-			dirs, unspelled := envrcPathDirs(string(b), w.root)
-			if unspelled {
-				w.judgeExecutables(filepath.Dir(rel))
-			}
-			w.judgePathDirs(rel, dirs)
-			w.judgePathDirs(sourced, dirs)
-		}
+		w.envrcJudged(rel, userDefined)
 	}
 }
 
-// judgeRun judges the files names, from the directory of the .envrc at
-// rel, which it runs: each the session made or changed is a finding,
-// whether git tracks it or not. direnv runs them at every cd into the
-// project, and at the next prompt where one it watches changed
-// (source_env's, nix-direnv's flake.nix), before any command typed there,
-// git status first, shows the change.
-func (w *walker) judgeRun(rel string, names []string) {
-	for _, name := range names {
-		name = filepath.Join(filepath.Dir(rel), name)
-		if !filepath.IsLocal(name) {
+// maxEnvrcSourced bounds the files one .envrc sources, at any depth, that
+// the audit reads, maxEnvrcBases the directories a name in them is looked
+// up from, and maxEnvrcLookups the names looked up for one .envrc: past
+// them, what it sources may put anything on PATH.
+const (
+	maxEnvrcSourced = 100
+	maxEnvrcBases   = 8
+	maxEnvrcLookups = 200000
+)
+
+// envrcJudged judges the .envrc at rel and what it sources, runs or
+// evaluates, at any depth (source_env scripts/env.sh, whose source_env
+// path.sh holds PATH_add ../bin; a flake.nix's import ./nix/shell.nix):
+// what each names, each file among them the session made or changed
+// (direnv runs it at every cd into the project, and at the next prompt
+// where one it watches changed, before any command typed there, git
+// status first, shows the change), and what each puts on a search path.
+// A name is taken from each directory it may be read from: the .envrc's,
+// and that of each file on the way, where source_env runs what it
+// sources (source keeps the directory it is in). A name the audit cannot
+// spell, or a PATH it cannot, makes every program below the .envrc one
+// (judgeExecutables).
+func (w *walker) envrcJudged(rel string, userDefined map[string]bool) {
+	type sourced struct {
+		rel   string
+		bases []string
+	}
+	queue := []sourced{{rel, []string{filepath.Dir(rel)}}}
+	seen := map[string]bool{rel: true}
+	everyProgram, lookups := false, 0
+	enqueue := func(name string, bases []string) bool {
+		if seen[name] {
+			return true
+		}
+		if len(seen) > maxEnvrcSourced || len(bases) > maxEnvrcBases {
+			return false
+		}
+		seen[name] = true
+		queue = append(queue, sourced{name, bases})
+		return true
+	}
+	for len(queue) > 0 {
+		f := queue[0]
+		queue = queue[1:]
+		if f.rel != rel {
+			fi, err := untrusted.Lstat(w.root, f.rel)
+			if err != nil || fi.IsDir() {
+				continue
+			}
+			if !w.older(fi) {
+				w.found(f.rel)
+			}
+		}
+		b, err := untrusted.ReadFile(w.root, f.rel, maxMakefileSize)
+		if err != nil {
 			continue
 		}
-		if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) {
-			w.found(name)
+		text := string(b)
+		names, unspelled, whole := envrcNames(text)
+		if !whole {
+			w.notExamined(w.abs(f.rel), fmt.Sprintf("all it names: the audit looks up %d of its words at most", maxEnvrcNames))
+		}
+		dirs, pathUnspelled := envrcPathDirs(text, w.root)
+		runs := envrcRuns(text)
+		if strings.HasSuffix(f.rel, ".nix") {
+			// Nix is no shell: its words run nothing by
+			// themselves (pkgs.bash ${…}); its paths are read.
+			unspelled = false
+			runs = append(runs, nixPaths(text)...)
+		} else if envrcUsesUnspelled(text, userDefined) {
+			pathUnspelled = true
+		}
+		everyProgram = everyProgram || unspelled || pathUnspelled
+		if lookups += (len(names) + len(dirs) + len(runs)) * len(f.bases); lookups > maxEnvrcLookups {
+			w.notExamined(w.abs(rel), fmt.Sprintf("what it sources: the audit looks up %d names at most", maxEnvrcLookups))
+			everyProgram = true
+			break
+		}
+		for _, base := range f.bases {
+			w.judgeNamed(base, names)
+			w.judgePathDirs(base, dirs)
+			for _, name := range runs {
+				name = filepath.Join(base, name)
+				if !filepath.IsLocal(name) {
+					continue
+				}
+				bases := f.bases
+				if !slices.Contains(bases, filepath.Dir(name)) {
+					bases = append(slices.Clip(bases), filepath.Dir(name))
+				}
+				ok := enqueue(name, bases)
+				// A directory: source_env's .envrc in it, nix's
+				// default.nix and the modules beside it.
+				if fi, err := untrusted.Lstat(w.root, name); ok && err == nil && fi.IsDir() {
+					for _, in := range w.nixModules(name) {
+						ok = ok && enqueue(in, append(slices.Clip(bases), name))
+					}
+				}
+				if !ok && !everyProgram {
+					w.notExamined(w.abs(rel), fmt.Sprintf("what it sources: the audit reads %d files it sources at most, from %d directories", maxEnvrcSourced, maxEnvrcBases))
+					everyProgram = true
+				}
+			}
 		}
 	}
+	if everyProgram {
+		if !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
+			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
+		}
+		w.judgeExecutables(filepath.Dir(rel))
+	}
+}
+
+// nixModules are the files in the directory dir that direnv or nix read
+// for it: its .envrc, its default.nix, and the .nix files beside them,
+// which a module system imports by the directory (import-tree,
+// readDir), within maxEnvrcNames.
+func (w *walker) nixModules(dir string) []string {
+	in := []string{filepath.Join(dir, ".envrc"), filepath.Join(dir, "default.nix")}
+	entries, err := untrusted.ReadDir(w.root, dir)
+	if err != nil {
+		return in
+	}
+	for _, e := range entries {
+		if len(in) < maxEnvrcNames && strings.HasSuffix(e.Name(), ".nix") && e.Name() != "default.nix" {
+			in = append(in, filepath.Join(dir, e.Name()))
+		}
+	}
+	return in
+}
+
+// nixPaths are the paths a .nix file spells that nix evaluates or reads
+// as code, from the file's directory, within maxEnvrcNames: a .nix file
+// or a directory (import ./nix, ../common.nix), and what import,
+// callPackage, readFile or importTOML take (a shellHook's
+// readFile ./scripts/hook.sh, devshell's TOML commands). Not a file it
+// takes as data (cargoLock.lockFile = ./Cargo.lock), nor ./. , the
+// directory itself.
+func nixPaths(src string) []string {
+	var paths []string
+	words := strings.FieldsFunc(src, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-+/", r))
+	})
+	for i, word := range words {
+		if !strings.HasPrefix(word, "./") && !strings.HasPrefix(word, "../") {
+			continue
+		}
+		word = filepath.Clean(word)
+		code := strings.HasSuffix(word, ".nix") || filepath.Ext(word) == ""
+		for _, reads := range []string{"import", "callPackage", "readFile", "importTOML", "fromTOML"} {
+			code = code || i > 0 && strings.HasSuffix(words[i-1], reads)
+		}
+		if code && word != "." && word != ".." && len(paths) < maxEnvrcNames {
+			paths = append(paths, word)
+		}
+	}
+	return paths
+}
+
+// stdlibUses are the use commands of direnv's stdlib and devenv's that
+// put nothing of the project on PATH but what the files they evaluate
+// say (judged as sourced: envrcUses) or a file envrcPathDirs names (use
+// vim's): node, nodenv, rbenv, julia and guix put their installs'.
+var stdlibUses = map[string]bool{
+	"flake": true, "nix": true, "devenv": true, "guix": true, "julia": true,
+	"node": true, "nodenv": true, "rbenv": true, "vim": true,
+}
+
+// dotDirenvLayouts are the layouts whose directories are in .direnv, as
+// direnv_layout_dir says by default.
+var dotDirenvLayouts = map[string]bool{"go": true, "perl": true, "ruby": true, "python": true, "python2": true, "python3": true}
+
+// envrcUsesUnspelled says whether an .envrc, or what it sources, puts
+// on PATH a directory no word of it spells, by a use or a layout whose
+// function the user's direnvrc defines (use_tools, a layout_go of their
+// own: direnv runs it in place of the stdlib's), one not known to put
+// nothing there (use asdf, use mise, a library's source_url brought), or
+// a layout in .direnv where direnv_layout_dir is not direnv's.
+func envrcUsesUnspelled(src string, userDefined map[string]bool) bool {
+	movedLayouts := userDefined["direnv_layout_dir"] || strings.Contains(src, "direnv_layout_dir")
+	for line := range strings.Lines(src) {
+		line, _, _ = strings.Cut(line, "#")
+		words := strings.Fields(commandSeparators.Replace(line))
+		for i := 0; i+1 < len(words); i++ {
+			if i > 0 && !commandStarts[words[i-1]] {
+				continue
+			}
+			switch kind := words[i+1]; words[i] {
+			case "use":
+				if !stdlibUses[kind] || userDefined["use_"+kind] {
+					return true
+				}
+			case "layout":
+				if userDefined["layout_"+kind] || movedLayouts && dotDirenvLayouts[kind] {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// commandSeparators set a shell's separators apart as words of their own.
+var commandSeparators = strings.NewReplacer(";", " ; ", "&", " & ", "|", " | ", "(", " ( ", ")", " ) ", "{", " { ", "}", " } ")
+
+// commandStarts are the words after which a shell's word is a command's
+// name.
+var commandStarts = map[string]bool{";": true, "&": true, "|": true, "(": true, "{": true, "then": true, "else": true, "do": true, "!": true}
+
+// maxDirenvrcLib bounds the files of the user's direnv lib read.
+const maxDirenvrcLib = 1000
+
+// direnvrcDefines are the layout_ and use_ functions, and
+// direnv_layout_dir, that the user's own direnvrc and the scripts of
+// direnv's lib directory (of DIRENV_CONFIG, or XDG_CONFIG_HOME's direnv,
+// and ~/.direnvrc) define, which direnv loads before each .envrc: they
+// are the host's, out of the sandbox's reach, and what they put on PATH
+// is theirs to say.
+func direnvrcDefines() map[string]bool {
+	defined := map[string]bool{}
+	dir := os.Getenv("DIRENV_CONFIG")
+	home, _ := os.UserHomeDir()
+	if dir == "" {
+		config := os.Getenv("XDG_CONFIG_HOME")
+		if config == "" && home != "" {
+			config = filepath.Join(home, ".config")
+		}
+		if config != "" {
+			dir = filepath.Join(config, "direnv")
+		}
+	}
+	var files []string
+	if dir != "" {
+		files = append(files, filepath.Join(dir, "direnvrc"))
+		lib, _ := filepath.Glob(filepath.Join(dir, "lib", "*.sh"))
+		files = append(files, lib[:min(len(lib), maxDirenvrcLib)]...)
+	}
+	if home != "" {
+		files = append(files, filepath.Join(home, ".direnvrc"))
+	}
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(io.LimitReader(f, maxMakefileSize))
+		f.Close()
+		words := strings.Fields(strings.NewReplacer("(", " (", "{", " { ").Replace(string(b)))
+		for i, word := range words {
+			name := word
+			if word == "function" && i+1 < len(words) {
+				name = words[i+1]
+			} else if i+1 >= len(words) || words[i+1] != "()" && !strings.HasPrefix(words[i+1], "()") {
+				continue
+			}
+			if strings.HasPrefix(name, "layout_") || strings.HasPrefix(name, "use_") || name == "direnv_layout_dir" {
+				defined[name] = true
+			}
+		}
+	}
+	return defined
 }
 
 // envrcUses are the files direnv's use (nix-direnv's, devenv's) has
@@ -127,7 +342,7 @@ func envrcRuns(envrc string) []string {
 		}
 	}
 	for line := range strings.Lines(envrc) {
-		words := strings.FieldsFunc(line, func(r rune) bool {
+		words := envrcWords(line, func(r rune) bool {
 			return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')'
 		})
 		for i, word := range words {
@@ -163,15 +378,15 @@ func envrcRuns(envrc string) []string {
 	return names
 }
 
-// judgePathDirs judges the directories dirs an .envrc at rel puts on a
-// search path (from its directory): each file or link there the session
+// judgePathDirs judges the directories dirs an .envrc puts on a search
+// path, from the directory base: each file or link there the session
 // made or changed is a finding, whether git tracks it or not, as is the
 // directory itself where it is a link the session made. The host's shell
 // runs them by a command's name before anything shows them: git status
 // runs a bin/git.
-func (w *walker) judgePathDirs(rel string, dirs []string) {
+func (w *walker) judgePathDirs(base string, dirs []string) {
 	for _, dir := range dirs {
-		dir = filepath.Join(filepath.Dir(rel), dir)
+		dir = filepath.Join(base, dir)
 		if !filepath.IsLocal(dir) && dir != "." {
 			continue
 		}
@@ -309,6 +524,25 @@ func envrcPathDirs(envrc, root string) (dirs []string, unspelled bool) {
 				}
 				continue
 			}
+			// load_prefix puts its prefix's bin on PATH, its lib on
+			// LD_LIBRARY_PATH, whose libraries every program loads, and
+			// its include on CPATH.
+			if word == "load_prefix" && i+1 < len(words) && !strings.HasPrefix(words[i+1], "#") {
+				for _, sub := range []string{"bin", "sbin", "lib", "include"} {
+					add(strings.TrimSuffix(strings.Trim(words[i+1], `"'`), "/") + "/" + sub)
+				}
+				continue
+			}
+			// use vim names the file the user's vimrc sources
+			// (DIRENV_EXTRA_VIMRC), by default .vimrc.local.
+			if word == "use" && i+1 < len(words) && words[i+1] == "vim" {
+				if i+2 < len(words) && !strings.HasPrefix(words[i+2], "#") {
+					add(words[i+2])
+				} else {
+					add(".vimrc.local")
+				}
+				continue
+			}
 			if word == "layout" {
 				if i+1 < len(words) && envrcLayouts[words[i+1]] != nil && !(strings.HasPrefix(words[i+1], "python") && strings.Contains(envrc, "VIRTUAL_ENV")) {
 					dirs = append(dirs, envrcLayouts[words[i+1]]...)
@@ -352,12 +586,12 @@ func cutAny(s string, prefixes ...string) (string, bool) {
 	return s, false
 }
 
-// judgeNamed judges the files names, from the directory of the file at
-// rel that names them: each the session made or changed that git does
+// judgeNamed judges the files names, from the directory base of the
+// file that names them: each the session made or changed that git does
 // not track is a finding.
-func (w *walker) judgeNamed(rel string, names []string) {
+func (w *walker) judgeNamed(base string, names []string) {
 	for _, name := range names {
-		name = filepath.Join(filepath.Dir(rel), name)
+		name = filepath.Join(base, name)
 		if !filepath.IsLocal(name) {
 			continue
 		}
@@ -379,7 +613,7 @@ const maxEnvrcNames = 10000
 func envrcNames(envrc string) (names []string, unspelled, whole bool) {
 	seen := map[string]bool{}
 	for line := range strings.Lines(envrc) {
-		words := strings.FieldsFunc(line, func(r rune) bool {
+		words := envrcWords(line, func(r rune) bool {
 			return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '&' || r == '|' || r == '(' || r == ')' || r == '=' || r == '<' || r == '>'
 		})
 		for i, word := range words {
@@ -412,6 +646,27 @@ func envrcNames(envrc string) (names []string, unspelled, whole bool) {
 		}
 	}
 	return names, unspelled, true
+}
+
+// envrcWords are the words of an .envrc's line, split where sep says,
+// each that begins with the .envrc's directory by $PWD, ${PWD} or $(pwd),
+// quoted or not, spelled from it: source_env_if_exists
+// "$PWD/.envrc.local" sources .envrc.local (in what source_env runs,
+// $PWD is that file's directory, which the caller looks from as well).
+func envrcWords(line string, sep func(rune) bool) []string {
+	words := strings.FieldsFunc(strings.ReplaceAll(line, "$(pwd)", "$PWD"), sep)
+	for i, word := range words {
+		unquoted := word
+		if len(word) >= 2 && word[0] == '"' && word[len(word)-1] == '"' {
+			unquoted = word[1 : len(word)-1]
+		}
+		for _, pwd := range []string{"$PWD/", "${PWD}/", "`pwd`/"} {
+			if rest, ok := strings.CutPrefix(unquoted, pwd); ok && rest != "" {
+				words[i] = rest
+			}
+		}
+	}
+	return words
 }
 
 // spelled says whether an .envrc's word, quoted or not, is a name as it

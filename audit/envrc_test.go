@@ -35,7 +35,7 @@ func TestEnvrcNames(t *testing.T) {
 			t.Errorf("%q: unspelled %v, whole %v", envrc, unspelled, whole)
 		}
 	}
-	for _, envrc := range []string{"eval \"$(cat config/local)\"\n", "source_env_if_exists $PWD/local\n", "for f in env/*; do source $f; done\n", "source_env \"my file\"\n"} {
+	for _, envrc := range []string{"eval \"$(cat config/local)\"\n", "source_env_if_exists $CONF_DIR/local\n", "for f in env/*; do source $f; done\n", "source_env \"my file\"\n"} {
 		if _, unspelled, _ := envrcNames(envrc); !unspelled {
 			t.Errorf("%q: taken for spelled", envrc)
 		}

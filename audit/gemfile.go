@@ -51,7 +51,7 @@ func (w *walker) gemfileNamed() {
 		if !whole {
 			w.notExamined(w.abs(rel), fmt.Sprintf("all it names: the audit looks up %d of its strings at most", maxEnvrcNames))
 		}
-		w.judgeNamed(rel, names)
+		w.judgeNamed(filepath.Dir(rel), names)
 	}
 }
 

@@ -1,0 +1,151 @@
+package hostruns
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview26EnvrcSourcedTwoDeep: an .envrc's source_env
+// scripts/env.sh, whose own source_env reads scripts/path.sh (tracked,
+// PATH_add ../bin) and source_env_if_exists scripts/local.sh (ignored).
+// The exit audit read what the .envrc sources one level deep: the
+// session writes scripts/local.sh, rewrites the tracked bin/git and adds
+// a line to scripts/path.sh, all of which direnv runs at the host's next
+// cd, before anything typed there shows them. Host-side proof: the
+// host's git status under direnv, the .envrc allowed before, runs
+// nothing the session wrote.
+func TestReplayReview26EnvrcSourcedTwoDeep(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "local.sh\n")
+	h.Write(filepath.Join(proj, ".envrc"), "source_env scripts/env.sh\n")
+	h.Write(filepath.Join(proj, "scripts", "env.sh"), "source_env path.sh\nsource_env_if_exists local.sh\n")
+	h.Write(filepath.Join(proj, "scripts", "path.sh"), "PATH_add ../bin\n")
+	writeProgram(t, h, filepath.Join(proj, "bin", "git"), "exec /usr/bin/git \"$@\"")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'touch `+marker+`.local\n' > scripts/local.sh &&
+		printf '#!/bin/sh\ntouch `+marker+`.git\n' > bin/git &&
+		printf 'touch `+marker+`.deep\n' >> scripts/path.sh && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the files could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", "git status").CombinedOutput()
+	for _, what := range []string{"local", "git", "deep"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's git status under direnv ran what the session wrote (%s):\n%s\n%s", what, out, ran)
+		}
+	}
+}
+
+// TestReplayReview26EnvrcSourcedByPwd: an .envrc's source_env_if_exists
+// "$PWD/.envrc.local", the user's own, which holds PATH_add bin. The exit
+// audit took the word for one it cannot spell, under which only files
+// git ignores count, and read nothing of .envrc.local: the session
+// rewrites the tracked bin/git. Host-side proof: the host's git status
+// under direnv, the .envrc allowed before, runs nothing the session
+// wrote.
+func TestReplayReview26EnvrcSourcedByPwd(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), ".envrc.local\n")
+	h.Write(filepath.Join(proj, ".envrc"), "source_env_if_exists \"$PWD/.envrc.local\"\n")
+	writeProgram(t, h, filepath.Join(proj, "bin", "git"), "exec /usr/bin/git \"$@\"")
+	commitAll(h, proj, "envrc")
+	h.Write(filepath.Join(proj, ".envrc.local"), "PATH_add bin\n")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf '#!/bin/sh\ntouch `+marker+`\n' > bin/git && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("bin/git could not be rewritten:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", "git status").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's git status under direnv ran the bin/git the session wrote:\n%s\n%s", out, ran)
+	}
+}
+
+// TestReplayReview26DirenvrcLayoutAndUse: the user's own direnvrc
+// redefines layout_go (PATH_add bin) and defines use_tools (PATH_add
+// tools), which the project's .envrc uses. The exit audit took layout go
+// for direnv's, whose directory is in .direnv, and passed a use it does
+// not know: the session rewrites the tracked bin/git and writes tools/ls.
+// Host-side proof: the host's git status and ls under direnv, the .envrc
+// allowed before, run nothing the session wrote.
+func TestReplayReview26DirenvrcLayoutAndUse(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	h.Write(filepath.Join(h.Home, ".config", "direnv", "direnvrc"), "layout_go() {\n  PATH_add bin\n}\n")
+	h.Write(filepath.Join(h.Home, ".config", "direnv", "lib", "tools.sh"), "use_tools() {\n  PATH_add tools\n}\n")
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "layout go\nuse tools\n")
+	h.Write(filepath.Join(proj, "tools", "lint.sh"), "exit 0\n")
+	writeProgram(t, h, filepath.Join(proj, "bin", "git"), "exec /usr/bin/git \"$@\"")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `for p in bin/git tools/ls; do printf '#!/bin/sh\ntouch `+marker+`\n' > $p && chmod +x $p; done && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the programs could not be planted:\n%s", out)
+	}
+	for _, command := range []string{"git status", "ls"} {
+		ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", command).CombinedOutput()
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("the host's %s under direnv ran what the session wrote:\n%s\n%s", command, out, ran)
+			os.Remove(marker)
+		}
+	}
+}
+
+// TestReplayReview26EnvrcLoadPrefixAndUseVim: direnv's load_prefix tools
+// puts tools/bin on PATH (and tools/lib on LD_LIBRARY_PATH), and use vim
+// names .vimrc.local, which the user's vimrc sources as direnv's
+// documentation shows (DIRENV_EXTRA_VIMRC). The exit audit read neither:
+// the session writes tools/bin/git and the ignored .vimrc.local.
+// Host-side proof: the host's git status and vim under direnv, the
+// .envrc allowed before, run nothing the session wrote.
+func TestReplayReview26EnvrcLoadPrefixAndUseVim(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	harness.RequireTool(t, "vim", "apt-get install vim")
+	h := harness.NewHost(t)
+	h.Write(filepath.Join(h.Home, ".vimrc"), "if exists('$DIRENV_EXTRA_VIMRC')\n  source $DIRENV_EXTRA_VIMRC\nendif\n")
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), ".vimrc.local\n")
+	h.Write(filepath.Join(proj, ".envrc"), "load_prefix tools\nuse vim\n")
+	writeProgram(t, h, filepath.Join(proj, "tools", "bin", "fmt"), "exit 0")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf '#!/bin/sh\ntouch `+marker+`\n' > tools/bin/git && chmod +x tools/bin/git &&
+		printf 'call writefile([], "`+marker+`")\n' > .vimrc.local && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the files could not be planted:\n%s", out)
+	}
+	for _, command := range []string{"git status", "vim -u ~/.vimrc -i NONE -es -c qa!"} {
+		ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", command).CombinedOutput()
+		if _, err := os.Stat(marker); err == nil {
+			t.Errorf("the host's %s under direnv ran what the session wrote:\n%s\n%s", command, out, ran)
+			os.Remove(marker)
+		}
+	}
+}
+
+// writeProgram writes a shell script at path that the host can run.
+func writeProgram(t *testing.T, h *harness.Host, path, body string) {
+	t.Helper()
+	h.Write(path, "#!/bin/sh\n"+body+"\n")
+	if err := os.Chmod(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
