@@ -846,7 +846,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || terraformJSON(path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || terraformJSON(path) || cargoBuildOutput(path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -903,6 +903,19 @@ var codeExts = map[string]bool{
 	".o": true, ".a": true, ".so": true, ".dylib": true, ".node": true, ".wasm": true, ".rlib": true, ".rmeta": true,
 	".jar": true, ".class": true, ".beam": true,
 	".tf": true, ".tofu": true,
+}
+
+// cargoBuildOutput says whether path is what a crate's build script
+// printed, which cargo keeps in its target directory
+// (build/<crate>-<hash>/output) and applies again at each build of the
+// crate while the script is fresh, without running it: its
+// cargo:rustc-link-arg=-wrapper has the linker's driver run any command,
+// in whatever directory .cargo/config.toml's target-dir names.
+func cargoBuildOutput(path string) bool {
+	dir := filepath.Base(filepath.Dir(path))
+	i := strings.LastIndexByte(dir, '-')
+	return filepath.Base(path) == "output" && filepath.Base(filepath.Dir(filepath.Dir(path))) == "build" &&
+		i > 0 && len(dir)-i-1 == 16 && strings.Trim(dir[i+1:], "0123456789abcdef") == ""
 }
 
 // terraformJSON says whether path is a Terraform (or OpenTofu) file in its

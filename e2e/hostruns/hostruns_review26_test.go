@@ -2,6 +2,7 @@ package hostruns
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -138,6 +139,52 @@ func TestReplayReview26EnvrcLoadPrefixAndUseVim(t *testing.T) {
 			t.Errorf("the host's %s under direnv ran what the session wrote:\n%s\n%s", command, out, ran)
 			os.Remove(marker)
 		}
+	}
+}
+
+// TestReplayReview26CargoBuildScriptOutput: cargo keeps what a crate's
+// build script printed (target/debug/build/<crate>-<hash>/output) and,
+// while the script is fresh, applies it again at each build of the crate
+// without running it: a cargo:rustc-link-arg=-wrapper there has the
+// linker's driver run any command. The target directory, which git
+// ignores, is .cargo/config.toml's target-dir (out), no build directory
+// the audit knows by its name, and the file is neither a program nor
+// code by its name: the session rewrites it. Host-side proof: the host's
+// cargo build, after the user's next edit, runs nothing the session
+// wrote. (cargo is the test process's own: the rustup of the user who
+// runs the tests, which the sandbox's user may not reach.)
+func TestReplayReview26CargoBuildScriptOutput(t *testing.T) {
+	cargo := harness.RequireTool(t, "cargo", "https://rustup.rs")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "Cargo.toml"), "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+	h.Write(filepath.Join(proj, "build.rs"), "fn main() { println!(\"cargo:rerun-if-changed=build.rs\"); }\n")
+	h.Write(filepath.Join(proj, "src", "main.rs"), "fn main() {}\n")
+	h.Write(filepath.Join(proj, ".cargo", "config.toml"), "[build]\ntarget-dir = \"out\"\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "/out/\nCargo.lock\n")
+	commitAll(h, proj, "crate")
+	build := func() string {
+		c := exec.Command(cargo, "build", "--offline")
+		c.Dir = proj
+		out, err := c.CombinedOutput()
+		if err != nil {
+			t.Logf("cargo build: %v", err)
+		}
+		return string(out)
+	}
+	if out := build(); !strings.Contains(out, "Finished") {
+		t.Fatalf("the host's first build:\n%s", out)
+	}
+	h.Chown()
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "build script's output", `
+		f=$(ls out/debug/build/app-*/output)
+		printf 'cargo:rerun-if-changed=build.rs\ncargo:rustc-link-arg=-wrapper\ncargo:rustc-link-arg=/bin/sh,-c,touch `+marker+`; exec "$0" "$@"\n' > "$f"`)
+	h.Write(filepath.Join(proj, "src", "main.rs"), "fn main() { println!(\"edited\"); }\n")
+	ran := build()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's cargo build ran the linker's wrapper the session named:\n%s\n%s", out, ran)
 	}
 }
 
