@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
@@ -110,13 +111,22 @@ func (u undoCmd) Run(home session.Home) error {
 			return hint.Errorf("claudebox --undo again", "nothing was changed")
 		}
 	}
-	dest := filepath.Join(home.State, "moved-aside", filepath.Base(p.Checkout), "undo-"+time.Now().UTC().Format("20060102T150405.000Z"))
-	res, err := undo.Apply(home.State, p.Root, s, dest)
-	if err != nil {
-		return err
+	// What it moves aside is recorded first: killed before it said so,
+	// the next claudebox command does.
+	dest := session.UndoDest(home.State, p.Root, time.Now())
+	var planned []audit.Moved
+	for _, c := range changes {
+		planned = append(planned, audit.Moved{From: filepath.Join(p.Checkout, c.Path), To: filepath.Join(dest, c.Path)})
 	}
+	said := session.RecordMoves(dest, planned)
+	res, err := undo.Apply(home.State, p.Root, s, dest)
+	session.Hold("undo applied")
 	for _, m := range res.Moved {
 		printable.Say(os.Stdout, "moved aside %s; to put it back: mv %s %s", m.From, mount.Quote(m.To), mount.Quote(m.From))
+	}
+	said()
+	if err != nil {
+		return err
 	}
 	printable.Say(os.Stdout, "restored %d files", len(res.Restored))
 	for _, e := range res.Failed {

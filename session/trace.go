@@ -63,6 +63,10 @@ func (p *phases) hold(name string) {
 	<-resume
 }
 
+// Hold stops a host command at the point called name, as hold does the
+// supervisor: the fault tests kill it there.
+func Hold(name string) { newPhases().hold(name) }
+
 // report writes the phases on one line.
 func (p *phases) report(w io.Writer) {
 	if p == nil {

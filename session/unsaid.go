@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
@@ -34,16 +35,33 @@ func moveAside(root, dest string, paths []string) (moved []audit.Moved, said fun
 			planned = append(planned, audit.Moved{From: p, To: filepath.Join(dest, rel)})
 		}
 	}
+	said = RecordMoves(dest, planned)
+	moved, err = audit.MoveAside(root, dest, paths)
+	return moved, said, err
+}
+
+// RecordMoves records, beside dest, the moves into it planned, before
+// they are made; said forgets the record once they were said. A record
+// that cannot be written (a full disk) does not stop the moves.
+func RecordMoves(dest string, planned []audit.Moved) (said func()) {
 	record := dest + unsaidSuffix
 	if b, err := json.Marshal(planned); err == nil && os.MkdirAll(filepath.Dir(dest), 0o700) == nil {
 		os.WriteFile(record, b, 0o600)
 	}
-	moved, err = audit.MoveAside(root, dest, paths)
-	return moved, func() { os.Remove(record) }, err
+	return func() { os.Remove(record) }
 }
 
-// SayUnsaidMoves says what exit audits whose supervisor was killed moved
-// aside without saying so, with the commands that put each back, and then
+// undoAside begins the name of the folder --undo moves into.
+const undoAside = "undo-"
+
+// UndoDest is the folder of state that --undo of the project at root,
+// at now, moves what it replaces into, beside the exit audits'.
+func UndoDest(state, root string, now time.Time) string {
+	return filepath.Join(state, "moved-aside", instance.Hash(root), undoAside+now.UTC().Format("20060102T150405.000Z"))
+}
+
+// SayUnsaidMoves says what exit audits whose supervisor was killed, and
+// --undo killed, moved aside without saying so, with the commands that put each back, and then
 // forgets the records: those of projects no session runs in (an audit
 // holds its project's lock).
 func SayUnsaidMoves(state string) {
@@ -69,18 +87,29 @@ func SayUnsaidMoves(state string) {
 				moved = append(moved, m)
 			}
 		}
+		undoing := strings.HasPrefix(filepath.Base(dest), undoAside)
 		if len(moved) > 0 {
-			printable.Say(os.Stderr, "claudebox: a session killed in its exit audit moved aside what it left that the host would run or obey:")
+			if undoing {
+				printable.Say(os.Stderr, "claudebox: claudebox --undo, killed, had moved aside what stood at these paths:")
+			} else {
+				printable.Say(os.Stderr, "claudebox: a session killed in its exit audit moved aside what it left that the host would run or obey:")
+			}
 			for _, m := range moved {
 				printable.Say(os.Stderr, "  %s", mount.Quote(m.From))
-				if _, err := os.Lstat(m.From); err == nil {
+				_, err := os.Lstat(m.From)
+				switch {
+				case err == nil && undoing:
+					printable.Say(os.Stderr, "    restored as the session found it; what stood there is at %s", mount.Quote(m.To))
+				case err == nil:
 					// Killed while removing it after its copy.
 					printable.Say(os.Stderr, "    what is left of it is still there; the whole of it, as the session left it, is at %s", mount.Quote(m.To))
-					continue
+				default:
+					printable.Say(os.Stderr, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
 				}
-				printable.Say(os.Stderr, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
 			}
-			printable.Say(os.Stderr, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
+			if !undoing {
+				printable.Say(os.Stderr, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
+			}
 		}
 		os.RemoveAll(dest + audit.CopyingSuffix)
 		os.Remove(record)

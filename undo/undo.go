@@ -523,6 +523,13 @@ func (st store) claim(now time.Time, record string) (time.Time, error) {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
+		// Another launch that claimed the name may have written its
+		// snapshot and removed its pending record since the look above:
+		// the name is its.
+		if _, serr := os.Lstat(filepath.Join(st.dir, id+".snapshot")); serr == nil {
+			os.Remove(filepath.Join(st.dir, id+".pending"))
+			continue
+		}
 		return now, err
 	}
 }
