@@ -390,7 +390,10 @@ func Build(in Inputs) Plan {
 	if in.Claude {
 		// Its "move to background and exit" would leave a session that
 		// the sandbox's end tears down, and nothing could attach to.
-		p.SetEnv = append(slices.Clone(p.SetEnv), "CLAUDE_CODE_DISABLE_BG_EXIT_HANDOFF=1")
+		// Its exit line names the program that resumes the session, else
+		// claude with the launch's flags (--append-system-prompt-file
+		// ~/.claude/SANDBOX.md), which on the host finds no conversation.
+		p.SetEnv = append(slices.Clone(p.SetEnv), "CLAUDE_CODE_DISABLE_BG_EXIT_HANDOFF=1", "CLAUDE_CODE_RESUME_HINT_COMMAND=claudebox")
 	}
 	for name, file := range in.Env.From {
 		if p.envSetBy == nil {

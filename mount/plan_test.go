@@ -32,7 +32,7 @@ func TestScriptIsArgs(t *testing.T) {
 		_, script, _ = strings.Cut(script, "\n")
 	}
 	first, rest, _ := strings.Cut(script, "\n")
-	if first != `env -i DISABLE_AUTOUPDATER=1 PYTHONPYCACHEPREFIX=/tmp/pycache CLAUDE_CODE_DISABLE_BG_EXIT_HANDOFF=1 HOME='/home/al ice' ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" \` {
+	if first != `env -i DISABLE_AUTOUPDATER=1 PYTHONPYCACHEPREFIX=/tmp/pycache CLAUDE_CODE_DISABLE_BG_EXIT_HANDOFF=1 CLAUDE_CODE_RESUME_HINT_COMMAND=claudebox HOME='/home/al ice' ANTHROPIC_API_KEY="$ANTHROPIC_API_KEY" \` {
 		t.Fatalf("first line = %q", first)
 	}
 	rest = strings.Replace(rest, "/usr/bin/bwrap", "printf '%s\\n'", 1)

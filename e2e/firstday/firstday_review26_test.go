@@ -128,3 +128,34 @@ func TestFirstDayHostCheckoutBesideSession(t *testing.T) {
 		t.Errorf("the end calls the host's rebase the session's:\n%s", end)
 	}
 }
+
+// TestFirstDayClaudeResumeLineNamesClaudebox: at the end of an interactive
+// session Claude Code's own line said "Resume this session with: claude
+// --append-system-prompt-file /home/…/.claude/SANDBOX.md --resume ID": a
+// flag the user never typed, naming a file the host does not have, and a
+// command that finds no conversation on the host. Claude inside is told
+// the program that resumes it (CLAUDE_CODE_RESUME_HINT_COMMAND), so its
+// line says claudebox --resume ID.
+func TestFirstDayClaudeResumeLineNamesClaudebox(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "resumeline")
+	h.GitRepo(proj)
+	const key = "sk-ant-test-key-resumeline-0123456789ab"
+	h.Onboarded(key, proj)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-resumeline")
+	tmux := h.Tmux(proj)
+	tmux("new-session", "-d", "-x", "200", "-y", "40", "bash --norc --noprofile")
+	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
+	tmux("send-keys", "-l", "hi")
+	tmux("send-keys", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-resumeline") }, "the reply")
+	tmux("send-keys", "-l", "/exit")
+	tmux("send-keys", "Enter")
+	screen := harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "claudebox: resume this session with") }, "the session's end")
+	claudes, _, _ := strings.Cut(screen, "claudebox: resume this session with")
+	if !strings.Contains(claudes, "Resume this session with:\nclaudebox --resume ") || strings.Contains(screen, "--append-system-prompt-file") {
+		t.Errorf("Claude's own resume line is not claudebox's:\n%s", screen)
+	}
+}
