@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,10 +46,37 @@ func moveAside(root, dest string, paths []string) (moved []audit.Moved, said fun
 // that cannot be written (a full disk) does not stop the moves.
 func RecordMoves(dest string, planned []audit.Moved) (said func()) {
 	record := dest + unsaidSuffix
-	if b, err := json.Marshal(planned); err == nil && os.MkdirAll(filepath.Dir(dest), 0o700) == nil {
+	moves := make([]unsaidMove, len(planned))
+	for i, m := range planned {
+		moves[i] = unsaidMove{[]byte(m.From), []byte(m.To)}
+	}
+	if b, err := json.Marshal(moves); err == nil && os.MkdirAll(filepath.Dir(dest), 0o700) == nil {
 		os.WriteFile(record, b, 0o600)
 	}
 	return func() { os.Remove(record) }
+}
+
+// unsaidMove is a move a record holds, its paths as bytes, which JSON
+// keeps as they are (its strings hold a name's bytes that are not UTF-8
+// as U+FFFD, and the record named no file there was).
+type unsaidMove struct {
+	From []byte `json:"f"`
+	To   []byte `json:"t"`
+}
+
+// readUnsaid reads the moves a record holds; an older claudebox's record
+// holds their paths as strings, under other keys.
+func readUnsaid(b []byte) ([]audit.Moved, error) {
+	var moves []unsaidMove
+	if err := json.Unmarshal(b, &moves); err != nil || slices.ContainsFunc(moves, func(m unsaidMove) bool { return len(m.From) == 0 }) {
+		var planned []audit.Moved
+		return planned, json.Unmarshal(b, &planned)
+	}
+	planned := make([]audit.Moved, len(moves))
+	for i, m := range moves {
+		planned[i] = audit.Moved{From: string(m.From), To: string(m.To)}
+	}
+	return planned, nil
 }
 
 // undoAside begins the name of the folder --undo moves into.
@@ -73,7 +101,10 @@ func SayUnsaidMoves(state string) {
 		}
 		b, err := untrusted.ReadFile(filepath.Dir(record), filepath.Base(record), unsaidLimit)
 		var planned []audit.Moved
-		if err != nil || json.Unmarshal(b, &planned) != nil {
+		if err == nil {
+			planned, err = readUnsaid(b)
+		}
+		if err != nil {
 			os.Remove(record)
 			continue
 		}

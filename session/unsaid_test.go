@@ -53,3 +53,20 @@ func mustDo(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestReadUnsaidBothFormats: a record keeps a name's bytes that are not
+// UTF-8, and one an older claudebox wrote is still read.
+func TestReadUnsaidBothFormats(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "20261130T000000.000Z")
+	moved := []audit.Moved{{From: "/p/sub\xff/.envrc", To: dest + "/sub\xff/.envrc"}}
+	RecordMoves(dest, moved)
+	b, err := os.ReadFile(dest + unsaidSuffix)
+	mustDo(t, err)
+	if got, err := readUnsaid(b); err != nil || len(got) != 1 || got[0] != moved[0] {
+		t.Errorf("read back %q, %v", got, err)
+	}
+	old, _ := json.Marshal([]audit.Moved{{From: "/p/abcd", To: "/q/abcd"}})
+	if got, err := readUnsaid(old); err != nil || len(got) != 1 || got[0].From != "/p/abcd" {
+		t.Errorf("an older record read as %q, %v", got, err)
+	}
+}
