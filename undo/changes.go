@@ -884,6 +884,8 @@ func (t tree) inVenv(dir string) bool {
 // compiled crates (.rlib, .rmeta) of a target directory it is told of
 // (.cargo/config.toml's target-dir, CARGO_TARGET_DIR), and go build
 // compiles an ignored vendor/ (generated sources, a header, likewise),
+// and cgo every file of a package's directory it takes (an assembly .S
+// adds a constructor the program runs as it starts, Fortran's, SWIG's),
 // and Bundler evaluates, as Ruby, the gemspec of a gem the Gemfile takes
 // from a path (vendor/tool/tool.gemspec), rackup a config.ru, and
 // terraform plan every .tf of its directory, merging an ignored
@@ -892,7 +894,8 @@ func (t tree) inVenv(dir string) bool {
 // chose it.
 var codeExts = map[string]bool{
 	".go": true, ".c": true, ".h": true, ".cc": true, ".cpp": true, ".cxx": true, ".hh": true, ".hpp": true,
-	".rs": true, ".java": true, ".kt": true, ".scala": true, ".swift": true, ".m": true, ".cs": true,
+	".rs": true, ".java": true, ".kt": true, ".scala": true, ".swift": true, ".m": true, ".mm": true, ".cs": true,
+	".s": true, ".sx": true, ".hxx": true, ".f": true, ".for": true, ".f90": true, ".swig": true, ".swigcxx": true,
 	".ex": true, ".exs": true, ".erl": true, ".hs": true, ".ml": true, ".zig": true, ".dart": true,
 	".vue": true, ".svelte": true,
 	".sh": true, ".bash": true, ".zsh": true, ".fish": true, ".ksh": true,
