@@ -11,10 +11,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/internal/credential"
+	"github.com/claudebox/claudebox/internal/dirent"
 	"github.com/claudebox/claudebox/internal/verdict"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/untrusted"
@@ -358,57 +361,130 @@ func credentialFileNote(path string) string {
 // went past its bounds or could not read a directory: what it did not
 // see may hold one.
 func gitDirs(dir string) (dirs, files []string, whole bool) {
-	return gitDirsJudged(dir, settingsHoldCredential)
+	return gitDirsJudged(dir, func(dirfd int, dir, name string) bool {
+		judge := settingsJudge(name)
+		return judge != nil && verdict.JudgeAt("settings", dirfd, dir, name, judge)
+	})
 }
 
 // gitDirsJudged is gitDirs with holds judging the content of each file
-// outside a package manager's packages, whose names alone are judged.
-func gitDirsJudged(dir string, holds func(path string) bool) (dirs, files []string, whole bool) {
+// outside a package manager's packages (name in the directory open at
+// dirfd, whose path is dir), whose names alone are judged. Each
+// directory is read through a descriptor of its own, and each file it
+// judges is looked up through it: a /usr/local of global npm packages
+// and documentation is thousands of files a launch looks at.
+func gitDirsJudged(dir string, holds func(dirfd int, dir, name string) bool) (dirs, files []string, whole bool) {
 	// levels is how many levels below a directory are still read: 0, all
 	// of them; in a package directory, what packageLevels leaves.
 	type queued struct {
 		path   string
 		levels int
 	}
+	buf := dirent.Buffer()
+	defer dirent.Release(buf)
+	// look reads the directory d, adding what it finds; false where it
+	// cannot be read.
+	var next []queued
+	look := func(d queued) bool {
+		fd, err := unix.Open(d.path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return false
+		}
+		defer unix.Close(fd)
+		entries, ok := sortedEntries(fd, *buf)
+		if !ok {
+			return false
+		}
+		has := func(name string) bool {
+			_, found := slices.BinarySearchFunc(entries, name, func(e dirEntry, name string) int { return strings.Compare(e.name, name) })
+			return found
+		}
+		if filepath.Base(d.path) == ".git" || has("HEAD") && (has("objects") || has("commondir")) {
+			// A git directory (isGitDir): what lies in it is hidden with it.
+			dirs = append(dirs, d.path)
+			return true
+		}
+		for _, e := range entries {
+			switch {
+			case e.typ != unix.DT_DIR:
+				// A package manager's packages are no one's settings:
+				// only their names are judged.
+				if e.typ == unix.DT_REG && (bind.CredentialFile(e.name) && namedCredentialFile(filepath.Join(d.path, e.name)) || d.levels == 0 && holds(fd, d.path, e.name)) {
+					files = append(files, filepath.Join(d.path, e.name))
+				}
+			case e.name == ".git":
+				dirs = append(dirs, filepath.Join(d.path, ".git"))
+			case packageDirs[e.name]:
+				next = append(next, queued{filepath.Join(d.path, e.name), packageLevels})
+			case d.levels != 1:
+				next = append(next, queued{filepath.Join(d.path, e.name), max(d.levels-1, 0)})
+			}
+		}
+		return true
+	}
 	level, looked := []queued{{dir, 0}}, 0
 	for depth := 0; len(level) > 0; depth++ {
 		if depth > gitDirsDepth {
 			return nil, nil, false
 		}
-		var next []queued
+		next = nil
 		for _, d := range level {
-			if looked++; looked > gitDirsCount {
+			if looked++; looked > gitDirsCount || !look(d) {
 				return nil, nil, false
-			}
-			des, err := os.ReadDir(d.path)
-			if err != nil {
-				return nil, nil, false
-			}
-			if isGitDir(d.path, des) {
-				// What lies in a git directory is hidden with it.
-				dirs = append(dirs, d.path)
-				continue
-			}
-			for _, de := range des {
-				switch {
-				case !de.IsDir():
-					// A package manager's packages are no one's settings:
-					// only their names are judged.
-					if p := filepath.Join(d.path, de.Name()); de.Type().IsRegular() && (namedCredentialFile(p) || d.levels == 0 && holds(p)) {
-						files = append(files, p)
-					}
-				case de.Name() == ".git":
-					dirs = append(dirs, filepath.Join(d.path, ".git"))
-				case packageDirs[de.Name()]:
-					next = append(next, queued{filepath.Join(d.path, de.Name()), packageLevels})
-				case d.levels != 1:
-					next = append(next, queued{filepath.Join(d.path, de.Name()), max(d.levels-1, 0)})
-				}
 			}
 		}
 		level = next
 	}
 	return dirs, files, true
+}
+
+// A dirEntry is a directory's entry as its listing says: its name, and
+// its type (unix.DT_*), read without following a link where the listing
+// does not say.
+type dirEntry struct {
+	name string
+	typ  uint8
+}
+
+// sortedEntries are the entries of the directory open at fd, sorted by
+// name as os.ReadDir sorts them, read into buf; false where it cannot be
+// read whole.
+func sortedEntries(fd int, buf []byte) ([]dirEntry, bool) {
+	var entries []dirEntry
+	for {
+		read, err := dirent.Read(fd, buf)
+		if err != nil {
+			return nil, false
+		}
+		if len(read) == 0 {
+			break
+		}
+		for name, typ := range read.All() {
+			if typ == unix.DT_UNKNOWN {
+				var st unix.Stat_t
+				if dirent.StatAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+					continue
+				}
+				typ = modeType(st.Mode)
+			}
+			entries = append(entries, dirEntry{string(name), typ})
+		}
+	}
+	slices.SortFunc(entries, func(a, b dirEntry) int { return strings.Compare(a.name, b.name) })
+	return entries, true
+}
+
+// modeType is the listing's type (unix.DT_*) of a file of mode m.
+func modeType(m uint32) uint8 {
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return unix.DT_DIR
+	case unix.S_IFREG:
+		return unix.DT_REG
+	case unix.S_IFLNK:
+		return unix.DT_LNK
+	}
+	return unix.DT_UNKNOWN
 }
 
 // gitDirItself hides dir whole when it is a git directory itself (a bare

@@ -59,7 +59,11 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	}
 	h.NixVar, h.NixProfiles = isDir(mount.NixVar), isDir(mount.NixProfiles)
 	h.UsrLocalEtc = realDirs("/usr", mount.UsrLocalEtc)
-	h.UsrLocalHidden = usrLocalHidden(mount.UsrLocal)
+	// The look through /usr/local's installed files (thousands where
+	// npm's global packages lie there) runs beside the rest of the probe,
+	// as /etc's below does.
+	usrLocalDone := make(chan []mount.HostEntry, 1)
+	go func() { usrLocalDone <- usrLocalHidden(mount.UsrLocal) }()
 	// The walk of /etc's entries runs beside the rest of the probe.
 	type etcFound struct {
 		shown     []mount.HostPath
@@ -177,6 +181,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, setupLeftOut...)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, pluginLeftOut...)
 	h.Symlinked = append(h.Symlinked, linked...)
+	h.UsrLocalHidden = <-usrLocalDone
 	etc := <-etcDone
 	h.Etc, h.UsersOwn, h.EtcDirCopies = etc.shown, etc.own, etc.dirCopies
 	// The settings files the tools read are shown as private copies.

@@ -421,6 +421,11 @@ func usrLocalHidden(local string) []mount.HostEntry {
 // one. Its directories are shown whole: its programs run with them,
 // whatever their names (an SDK's platform, Flutter's packages).
 func toolchainTopHidden(dir string) []mount.HostEntry {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(fd)
 	des, _ := os.ReadDir(dir)
 	var hidden []mount.HostEntry
 	for _, de := range des {
@@ -429,7 +434,7 @@ func toolchainTopHidden(dir string) []mount.HostEntry {
 		case de.Type()&fs.ModeSymlink != 0:
 		case strings.HasPrefix(de.Name(), "."):
 			hidden = append(hidden, mount.HostEntry{Path: path, Dir: de.IsDir()})
-		case de.Type().IsRegular() && (namedCredentialFile(path) || installedHoldsCredential(path)):
+		case de.Type().IsRegular() && (namedCredentialFile(path) || installedHoldsCredential(fd, dir, de.Name())):
 			hidden = append(hidden, mount.HostEntry{Path: path})
 		}
 	}
@@ -458,16 +463,17 @@ func installedFiles(dir string) []mount.HostEntry {
 	return hidden
 }
 
-// installedHoldsCredential says a file installed below /usr/local holds
-// a credential as a skill's file would (settingsHoldCredential), but a
-// binary one (a library, a compressed man page, compiled terminfo, a
-// NUL in its first 8 KiB, as git tells them), which is shown unread.
-// The verdict is kept for the file as it is (package verdict), the
-// binary ones' among them: a /usr/local of global npm packages is
-// thousands of files, read at each launch otherwise.
-func installedHoldsCredential(path string) bool {
-	judge := settingsJudge(path)
-	return judge != nil && verdict.Judge("installed", filepath.Dir(path), filepath.Base(path), func(f verdict.File) bool {
+// installedHoldsCredential says a file installed below /usr/local (name
+// in the directory open at dirfd, whose path is dir) holds a credential
+// as a skill's file would (settingsHoldCredential), but a binary one (a
+// library, a compressed man page, compiled terminfo, a NUL in its first
+// 8 KiB, as git tells them), which is shown unread. The verdict is kept
+// for the file as it is (package verdict), the binary ones' among them:
+// a /usr/local of global npm packages is thousands of files, read at
+// each launch otherwise.
+func installedHoldsCredential(dirfd int, dir, name string) bool {
+	judge := settingsJudge(name)
+	return judge != nil && verdict.JudgeAt("installed", dirfd, dir, name, func(f verdict.File) bool {
 		return bytes.IndexByte(f.Head(8<<10), 0) < 0 && judge(f)
 	})
 }

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/claudebox/claudebox/internal/verdict"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -362,9 +364,38 @@ func TestUsrLocalHidden(t *testing.T) {
 	}
 }
 
-// BenchmarkUsrLocalHidden looks through the machine's own /usr/local.
+// BenchmarkUsrLocalHidden looks through the machine's own /usr/local, or
+// the one CLAUDEBOX_BENCH_USR_LOCAL names (a copy of global npm packages
+// and documentation), as a launch does: with the verdicts the last
+// launch kept (kept), and with none (first).
 func BenchmarkUsrLocalHidden(b *testing.B) {
-	for b.Loop() {
-		usrLocalHidden(mount.UsrLocal)
+	local := mount.UsrLocal
+	if dir := os.Getenv("CLAUDEBOX_BENCH_USR_LOCAL"); dir != "" {
+		local = dir
 	}
+	b.Run("first", func(b *testing.B) {
+		for b.Loop() {
+			usrLocalHidden(local)
+		}
+	})
+	b.Run("kept", func(b *testing.B) {
+		state := b.TempDir()
+		done := verdict.Use(state)
+		usrLocalHidden(local)
+		done()
+		before := processorTime()
+		for b.Loop() {
+			done := verdict.Use(state)
+			usrLocalHidden(local)
+			done()
+		}
+		b.ReportMetric(float64((processorTime()-before).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	})
+}
+
+// processorTime is the user and system time this process used.
+func processorTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

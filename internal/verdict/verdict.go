@@ -29,6 +29,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -64,16 +66,25 @@ type key struct {
 }
 
 // Cache is the verdicts of one launch: those the record held, and those
-// used or made now, which the launch writes back.
+// used or made now (marked so), which the launch writes back.
 type Cache struct {
 	mu      sync.Mutex
 	dir     string
 	judge   [32]byte // the executable's identity
-	known   map[key]bool
-	used    map[key]bool
+	known   map[key]mark
 	changed bool
 	now     func() time.Time
 }
+
+// mark is a kept verdict, and whether this launch used or made it:
+// marked in place, as a second map of the used ones grew by thousands
+// of entries at every launch over a /usr/local of packages.
+type mark uint8
+
+const (
+	holds mark = 1 << iota // the judge's verdict
+	used
+)
 
 var (
 	activeMu sync.Mutex
@@ -107,7 +118,7 @@ func load(dir string, now func() time.Time) *Cache {
 	if !ok {
 		return nil
 	}
-	c := &Cache{dir: dir, judge: id, known: map[key]bool{}, used: map[key]bool{}, now: now}
+	c := &Cache{dir: dir, judge: id, known: map[key]mark{}, now: now}
 	if b, err := untrusted.ReadFile(dir, recordName, maxRecord); err == nil {
 		c.known = parse(b, id)
 	}
@@ -170,6 +181,25 @@ func Judge(kind, dir, name string, judge func(File) bool) bool {
 	return c.verdict(kind, dir, name, judge)
 }
 
+// JudgeAt is Judge for the file name in the directory open at dirfd,
+// whose path is dir: the kept verdict is looked up by the file's status
+// read through dirfd, no link followed, rather than by its path walked
+// again (a walk of a /usr/local of packages looks up thousands).
+func JudgeAt(kind string, dirfd int, dir, name string, judge func(File) bool) bool {
+	activeMu.Lock()
+	c := active
+	activeMu.Unlock()
+	if c != nil {
+		var st unix.Stat_t
+		if unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			if v, hit := c.keptStat(kind, filepath.Join(dir, name), &st); hit {
+				return v
+			}
+		}
+	}
+	return c.verdict(kind, dir, name, judge)
+}
+
 // verdict is Judge's by the launch's verdicts c (none where c is nil).
 func (c *Cache) verdict(kind, dir, name string, judge func(File) bool) bool {
 	path := filepath.Join(dir, name)
@@ -193,17 +223,32 @@ func (c *Cache) verdict(kind, dir, name string, judge func(File) bool) bool {
 // each of a /usr/local's thousands of files took most of a launch's
 // look at them.
 func (c *Cache) kept(kind, path string) (v, hit bool) {
-	var st syscall.Stat_t
-	if c == nil || syscall.Lstat(path, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+	var st unix.Stat_t
+	if c == nil || unix.Lstat(path, &st) != nil {
 		return false, false
 	}
-	k := keyFrom(kind, path, &st)
+	return c.keptStat(kind, path, &st)
+}
+
+// keptStat is the verdict kept for the file at path whose status, no
+// link followed, is st: a regular file's only.
+func (c *Cache) keptStat(kind, path string, st *unix.Stat_t) (v, hit bool) {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return false, false
+	}
+	k := keyFrom(kind, path, st)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if v, hit = c.known[k]; hit {
-		c.used[k] = v
+	return c.use(k)
+}
+
+// use is the verdict kept for k, marked used; c.mu is held.
+func (c *Cache) use(k key) (v, hit bool) {
+	m, hit := c.known[k]
+	if hit && m&used == 0 {
+		c.known[k] = m | used
 	}
-	return v, hit
+	return m&holds != 0, hit
 }
 
 // judged is Judge's verdict for the open file f at path.
@@ -213,10 +258,7 @@ func (c *Cache) judged(kind, path string, f *os.File, judge func(File) bool) boo
 		return judge(File{f: f})
 	}
 	c.mu.Lock()
-	v, hit := c.known[k]
-	if hit {
-		c.used[k] = v
-	}
+	v, hit := c.use(k)
 	c.mu.Unlock()
 	if hit {
 		return v
@@ -225,8 +267,12 @@ func (c *Cache) judged(kind, path string, f *os.File, judge func(File) bool) boo
 	// Kept only for a file unchanged while it was judged, which last
 	// changed long enough ago that a change now moves its times.
 	if after, ok := keyOf(kind, path, f); ok && after == k && c.now().Add(-settled).UnixNano() > k.ctime {
+		m := used
+		if v {
+			m |= holds
+		}
 		c.mu.Lock()
-		c.known[k], c.used[k], c.changed = v, v, true
+		c.known[k], c.changed = m, true
 		c.mu.Unlock()
 	}
 	return v
@@ -234,19 +280,23 @@ func (c *Cache) judged(kind, path string, f *os.File, judge func(File) bool) boo
 
 // keyOf is what the verdict of the open file f at path is kept for.
 func keyOf(kind, path string, f *os.File) (key, bool) {
-	fi, err := f.Stat()
+	if len(path) > 0xffff || len(kind) > 0xff {
+		return key{}, false
+	}
+	raw, err := f.SyscallConn()
 	if err != nil {
 		return key{}, false
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || len(path) > 0xffff || len(kind) > 0xff {
+	var st unix.Stat_t
+	var statErr error
+	if err := raw.Control(func(fd uintptr) { statErr = unix.Fstat(int(fd), &st) }); err != nil || statErr != nil {
 		return key{}, false
 	}
-	return keyFrom(kind, path, st), true
+	return keyFrom(kind, path, &st), true
 }
 
 // keyFrom is the key of the file at path whose status is st.
-func keyFrom(kind, path string, st *syscall.Stat_t) key {
+func keyFrom(kind, path string, st *unix.Stat_t) key {
 	return key{kind: kind, path: path, dev: st.Dev, ino: st.Ino, size: st.Size, mtime: st.Mtim.Nano(), ctime: st.Ctim.Nano()}
 }
 
@@ -257,19 +307,18 @@ func (c *Cache) save() {
 	if c == nil || !c.changed {
 		return
 	}
-	keep := c.used
-	for k := range keep {
-		if len(keep) <= maxEntries {
-			break
+	keep := map[key]bool{}
+	for k, m := range c.known {
+		if m&used != 0 && len(keep) < maxEntries {
+			keep[k] = m&holds != 0
 		}
-		delete(keep, k)
 	}
-	for k, v := range c.known {
+	for k, m := range c.known {
 		if len(keep) >= maxEntries {
 			break
 		}
-		if _, ok := keep[k]; !ok && unchanged(k) {
-			keep[k] = v
+		if m&used == 0 && unchanged(k) {
+			keep[k] = m&holds != 0
 		}
 	}
 	b := format(keep, c.judge)
@@ -284,8 +333,8 @@ func (c *Cache) save() {
 
 // unchanged says the file k was kept for is still there as it was.
 func unchanged(k key) bool {
-	var st syscall.Stat_t
-	return syscall.Lstat(k.path, &st) == nil && keyFrom(k.kind, k.path, &st) == k
+	var st unix.Stat_t
+	return unix.Lstat(k.path, &st) == nil && keyFrom(k.kind, k.path, &st) == k
 }
 
 // format is the record of verdicts for the executable judge: magic, the
@@ -319,15 +368,15 @@ var errRecord = errors.New("not a record of this claudebox's verdicts")
 
 // parse reads the record b of the executable judge; none where it is not
 // whole, not its, or holds more than maxEntries.
-func parse(b []byte, judge [32]byte) map[key]bool {
-	verdicts := map[key]bool{}
+func parse(b []byte, judge [32]byte) map[key]mark {
+	verdicts := map[key]mark{}
 	if err := parseInto(verdicts, b, judge); err != nil {
-		return map[key]bool{}
+		return map[key]mark{}
 	}
 	return verdicts
 }
 
-func parseInto(verdicts map[key]bool, b []byte, judge [32]byte) error {
+func parseInto(verdicts map[key]mark, b []byte, judge [32]byte) error {
 	head := len(magic) + len(judge)
 	if len(b) < head+4 || !bytes.Equal(b[:len(magic)], magic) || !bytes.Equal(b[len(magic):head], judge[:]) {
 		return errRecord
@@ -374,7 +423,7 @@ func parseInto(verdicts map[key]bool, b []byte, judge [32]byte) error {
 			return errRecord
 		}
 		k := key{kind: string(kind), path: string(path), dev: num(0), ino: num(1), size: int64(num(2)), mtime: int64(num(3)), ctime: int64(num(4))}
-		verdicts[k] = v[0] == 1
+		verdicts[k] = mark(v[0])
 	}
 	return nil
 }

@@ -157,7 +157,7 @@ func TestRecordBounded(t *testing.T) {
 	os.Remove(gone)
 	c = load(state, later)
 	for i := range maxEntries + 10 {
-		c.known[key{kind: "test", path: filepath.Join(dir, "x"), ino: uint64(i)}] = false
+		c.known[key{kind: "test", path: filepath.Join(dir, "x"), ino: uint64(i)}] = 0
 	}
 	kept := filepath.Join(dir, "kept.md")
 	os.WriteFile(kept, []byte("plain"), 0o644)
