@@ -326,18 +326,21 @@ func BenchmarkExitMillionFiles(b *testing.B) {
 	}
 }
 
-// BenchmarkIdleSessionMemory is the resident memory of every claudebox
-// process of an idle session together (the supervisor, the guard watcher
-// and, on the filtered network, the relay inside the sandbox), as an
-// unprivileged user with the real bwrap: summed from /proc every 250 ms
-// from the session's first second to its fourth; the metric is the
-// largest sum, and each process's share at that moment. Beside it, the
-// sum of their proportional sizes (PSS), the memory they hold together:
-// each counts in its RSS the whole of the binary's text it maps, which
-// the page cache may hold in 2 MiB folios (FilePmdMapped in smaps), and
-// which the three share. With
-// CLAUDEBOX_BENCH_BEFORE, the older build's sessions alternate with the
-// new one's.
+// BenchmarkIdleSessionMemory is the memory every claudebox process of an
+// idle session holds together (the supervisor, the guard watcher and, on
+// the filtered network, the relay inside the sandbox), as an unprivileged
+// user with the real bwrap: summed from /proc every 250 ms from the
+// session's first second to its fourth; each metric is the largest sum.
+// The figure to read is the proportional size (PSS), what the processes
+// hold together: each maps claudebox's binary, shared page cache that
+// their resident sizes (RSS) each count whole, and the page cache may
+// hold it in 2 MiB folios (FilePmdMapped in smaps), mapped whole at a
+// fault; PSS counts a shared page once, divided among the processes
+// mapping it. Beside it, their anonymous memory (heap, stacks, the
+// runtime's own: what no other process could share), and the RSS sum
+// with each process's share at its worst sample, as earlier rounds
+// reported it. With CLAUDEBOX_BENCH_BEFORE, the older build's sessions
+// alternate with the new one's.
 func BenchmarkIdleSessionMemory(b *testing.B) {
 	h := harness.NewHost(b)
 	binary := filepath.Join(h.Bin, "claudebox")
@@ -351,7 +354,10 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 	if env := beforeBuild(b, h); env != nil {
 		builds = append(builds, build{"-before", filepath.Join(h.Base, "before", "claudebox"), env})
 	}
-	worst := map[string][5]float64{}
+	roles := []string{"supervisor", "watcher", "relay"}
+	type sample struct{ rss, pss, anon [3]float64 }
+	sum := func(v [3]float64) float64 { return v[0] + v[1] + v[2] }
+	worstRSS, worstPSS, worstAnon := map[string]sample{}, map[string]sample{}, map[string]float64{}
 	for _, bu := range builds {
 		h.Run(proj, bu.env, "claudebox", "--shell", "-c", "true") // the instance and the project's record
 	}
@@ -364,19 +370,27 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 			}
 			for at := time.Second; at <= 4*time.Second; at += 250 * time.Millisecond {
 				time.Sleep(time.Until(began.Add(at)))
-				var sample [5]float64 // total, supervisor, watcher, relay; total PSS
+				var s sample
 				for pid, role := range claudeboxProcesses(bu.binary, cmd.Process.Pid) {
-					rss, pss := memoryKB(pid)
-					sample[0] += rss
-					sample[map[string]int{"supervisor": 1, "watcher": 2, "relay": 3}[role]] += rss
-					sample[4] += pss
+					i := slices.Index(roles, role)
+					if i < 0 {
+						continue
+					}
+					m := smapsRollupKB(pid)
+					s.rss[i] += m["Rss"]
+					s.pss[i] += m["Pss"]
+					s.anon[i] += m["Anonymous"]
 				}
 				if os.Getenv("BENCH_MEMORY_TIMELINE") != "" {
-					b.Logf("%s %v: total, supervisor, watcher, relay %v", bu.suffix, at, sample)
+					b.Logf("%s %v: supervisor, watcher, relay: RSS %v PSS %v anonymous %v", bu.suffix, at, s.rss, s.pss, s.anon)
 				}
-				if sample[0] > worst[bu.suffix][0] {
-					worst[bu.suffix] = sample
+				if sum(s.rss) > sum(worstRSS[bu.suffix].rss) {
+					worstRSS[bu.suffix] = s
 				}
+				if sum(s.pss) > sum(worstPSS[bu.suffix].pss) {
+					worstPSS[bu.suffix] = s
+				}
+				worstAnon[bu.suffix] = max(worstAnon[bu.suffix], sum(s.anon))
 			}
 			if err := cmd.Wait(); err != nil {
 				b.Fatal(err)
@@ -384,13 +398,29 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 		}
 	}
 	for _, bu := range builds {
-		w := worst[bu.suffix]
-		b.ReportMetric(w[0], "max-total-RSS-KB"+bu.suffix)
-		b.ReportMetric(w[1], "supervisor-RSS-KB"+bu.suffix)
-		b.ReportMetric(w[2], "watcher-RSS-KB"+bu.suffix)
-		b.ReportMetric(w[3], "relay-RSS-KB"+bu.suffix)
-		b.ReportMetric(w[4], "total-PSS-KB"+bu.suffix)
+		p, r := worstPSS[bu.suffix], worstRSS[bu.suffix]
+		b.ReportMetric(sum(p.pss), "max-total-PSS-KB"+bu.suffix)
+		b.ReportMetric(worstAnon[bu.suffix], "max-total-anon-KB"+bu.suffix)
+		b.ReportMetric(sum(r.rss), "max-total-RSS-KB"+bu.suffix)
+		for i, role := range roles {
+			b.ReportMetric(p.pss[i], role+"-PSS-KB"+bu.suffix)
+			b.ReportMetric(r.rss[i], role+"-RSS-KB"+bu.suffix)
+		}
 	}
+}
+
+// smapsRollupKB is a process's /proc/PID/smaps_rollup: each field's kB.
+func smapsRollupKB(pid int) map[string]float64 {
+	rollup, _ := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	fields := map[string]float64{}
+	for _, line := range strings.Split(string(rollup), "\n") {
+		if name, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(v, " kB") {
+			var kb float64
+			fmt.Sscan(v, &kb)
+			fields[name] = kb
+		}
+	}
+	return fields
 }
 
 // claudeboxProcesses are root and those of its descendants that run
