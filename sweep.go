@@ -1,10 +1,14 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
+	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
@@ -19,10 +23,21 @@ func sweepKilled(state string) {
 	for _, lock := range session.SweepIndexLocks(state) {
 		printable.Say(os.Stderr, "claudebox: removed %s, git's lock on the index, left by a session killed while it rewrote the index", lock)
 	}
-	removed := instance.SweepKilled(state)
+	byInstance := instance.SweepKilled(state)
+	var removed []string
+	for _, dir := range slices.Sorted(maps.Keys(byInstance)) {
+		removed = append(removed, byInstance[dir]...)
+	}
 	if len(removed) == 0 {
 		return
 	}
+	defer func() {
+		for _, dir := range slices.Sorted(maps.Keys(byInstance)) {
+			if since, ok := instance.StartedAt(dir); ok {
+				sayUnwritten(byInstance[dir], since)
+			}
+		}
+	}()
 	under := filepath.Dir(removed[0])
 	for _, p := range removed[1:] {
 		for under != "/" && !strings.HasPrefix(p, under+"/") {
@@ -34,4 +49,23 @@ func sweepKilled(state string) {
 		noun = "stand-in"
 	}
 	printable.Say(os.Stderr, "claudebox: removed %d %s under %s left by a session that was killed", len(removed), noun, under)
+}
+
+// sayUnwritten names what a checkout on the host could not write under
+// the stand-ins removed, a killed session's that began at since, in each
+// work tree they stood in (the nearest directory above each that holds a
+// .git directory; a linked worktree's .git file is not followed).
+func sayUnwritten(removed []string, since time.Time) {
+	byRoot := map[string][]string{}
+	for _, p := range removed {
+		for root := filepath.Dir(p); root != "/" && root != "."; root = filepath.Dir(root) {
+			if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+				byRoot[root] = append(byRoot[root], p)
+				break
+			}
+		}
+	}
+	for _, root := range slices.Sorted(maps.Keys(byRoot)) {
+		session.SayUnwritten(audit.Unwritten(root, filepath.Join(root, ".git"), byRoot[root], since))
+	}
 }

@@ -262,17 +262,18 @@ func RemovePlaceholders(dir string) (removed []string) {
 }
 
 // SweepKilled removes the stand-ins of every project in the state dir
-// none of whose sessions runs, and returns the paths it removed: a killed
-// supervisor removes nothing, and what it left in the user's project is
-// not to wait for the next launch there. The records it reads are the
-// host's own (<state>/live), never the sandbox's.
-func SweepKilled(state string) []string {
+// none of whose sessions runs, and returns the paths it removed, by
+// instance directory: a killed supervisor removes nothing, and what it
+// left in the user's project is not to wait for the next launch there.
+// The records it reads are the host's own (<state>/live), never the
+// sandbox's.
+func SweepKilled(state string) map[string][]string {
 	live := filepath.Join(state, liveDir)
 	entries, err := os.ReadDir(live)
 	if err != nil {
 		return nil
 	}
-	var removed []string
+	removed := map[string][]string{}
 	for _, e := range entries {
 		hash, ok := strings.CutSuffix(e.Name(), ".placeholders")
 		if !ok || !IsHash(hash) {
@@ -285,7 +286,10 @@ func SweepKilled(state string) []string {
 			continue
 		}
 		if idle, err := TryLockIdle(f); err == nil && idle {
-			removed = append(removed, RemovePlaceholders(filepath.Join(state, "projects", hash))...)
+			dir := filepath.Join(state, "projects", hash)
+			if gone := RemovePlaceholders(dir); len(gone) > 0 {
+				removed[dir] = gone
+			}
 		}
 		f.Close()
 	}
@@ -480,6 +484,17 @@ func Started(dir, root string) (Start, bool) {
 		return Start{At: at}, true
 	}
 	return Start{At: at, Proven: true}, true
+}
+
+// StartedAt is when the sessions of the instance dir began, as the record
+// MarkStart began says, for a command that does not know the project's
+// root (Started proves the record is the root's).
+func StartedAt(dir string) (time.Time, bool) {
+	var st unix.Stat_t
+	if unix.Lstat(livePath(dir, ".since"), &st) != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(st.Ctim.Unix()), true
 }
 
 // ForgetStart ends the record MarkStart began, once its audit is done;

@@ -526,7 +526,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		}
 	}
 	sayIgnoredChanges(changed, deps)
-	sayUnwritten(audit.Unwritten(s.plan.Project.Checkout, s.plan.Project.GitDir, standIns, since))
+	SayUnwritten(audit.Unwritten(s.plan.Project.Checkout, s.plan.Project.GitDir, standIns, since))
 	for _, p := range strays {
 		s.reportFindings(filepath.Dir(p), dir, []string{p})
 	}
@@ -564,10 +564,10 @@ func ignoredWritten(root string, c undo.Changes, r audit.Report) (found []string
 	return found, !c.IgnoredPartial
 }
 
-// sayUnwritten names the files git tracks that a checkout could not
+// SayUnwritten names the files git tracks that a checkout could not
 // write under a stand-in while the session ran (audit.Unwritten): git
 // status shows each deleted, and a git commit -a would commit that.
-func sayUnwritten(missing []string) {
+func SayUnwritten(missing []string) {
 	if len(missing) == 0 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -157,5 +158,35 @@ func TestFirstDayClaudeResumeLineNamesClaudebox(t *testing.T) {
 	claudes, _, _ := strings.Cut(screen, "claudebox: resume this session with")
 	if !strings.Contains(claudes, "Resume this session with:\nclaudebox --resume ") || strings.Contains(screen, "--append-system-prompt-file") {
 		t.Errorf("Claude's own resume line is not claudebox's:\n%s", screen)
+	}
+}
+
+// TestFirstDayHostCheckoutAfterKilledSession: the same checkout on the
+// host beside a session whose claudebox was killed (kill -9): its
+// stand-ins stay until the next claudebox command removes them, which
+// named the count of stand-ins alone, and git status went on showing
+// .vscode/settings.json deleted. That command names it too.
+func TestFirstDayHostCheckoutAfterKilledSession(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "killed")
+	h.GitRepo(proj)
+	git := func(args ...string) string {
+		return h.Run(proj, nil, "git", append([]string{"-c", "user.name=t", "-c", "user.email=t@e"}, args...)...)
+	}
+	git("checkout", "-qb", "vs")
+	h.Write(filepath.Join(proj, ".vscode", "settings.json"), "{}\n")
+	git("add", "-A")
+	git("commit", "-qm", "vs")
+	git("checkout", "-q", "master")
+	c, _, exited := harness.StartSession(t, h, proj, "touch started; sleep 600")
+	harness.Must(t, c.Process.Signal(syscall.SIGKILL))
+	<-exited
+	said, _ := h.Command(proj, nil, "git", "checkout", "vs").CombinedOutput()
+	if !strings.Contains(string(said), "unable to create file .vscode/settings.json") {
+		t.Fatalf("the host's checkout beside the killed session's stand-ins wrote .vscode/settings.json:\n%s", said)
+	}
+	out, _ := h.Command(proj, nil, "claudebox", "--list").CombinedOutput()
+	if !strings.Contains(string(out), "claudebox: git tracks what a checkout could not write") || !strings.Contains(string(out), filepath.Join(proj, ".vscode", "settings.json")) {
+		t.Errorf("the command that removed the killed session's stand-ins does not name the file the checkout could not write:\n%s", out)
 	}
 }
