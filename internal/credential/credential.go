@@ -7,6 +7,7 @@ package credential
 
 import (
 	"bytes"
+	"iter"
 	"regexp"
 	"slices"
 	"strings"
@@ -332,12 +333,8 @@ var codeTokens = map[string][]string{
 // 285 ms for 87 KiB at load 10.
 func InCode(data []byte) bool {
 	for group, tokens := range codeTokens {
-		for at := 0; ; at++ {
-			i := bytes.Index(data[at:], []byte(group))
-			if i < 0 {
-				break
-			}
-			at += i
+		for pos := range occurrences(data, group) {
+			at := pos
 			for _, t := range tokens {
 				if bytes.HasPrefix(data[at:], []byte(t)) && codeToken(data, at, t) {
 					return true
@@ -353,13 +350,8 @@ func InCode(data []byte) bool {
 // as userPassword reads it, not a variable ($CI_PASSWORD).
 func userPasswordInCode(data []byte) bool {
 	for _, flag := range []struct{ short, long string }{{"-u", "--user"}, {"-a", "--auth"}} {
-		for at := 0; ; {
-			i := bytes.Index(data[at:], []byte(flag.short))
-			if i < 0 {
-				break
-			}
-			start, rest := at+i, at+i+len(flag.short)
-			at = rest
+		for pos := range occurrences(data, flag.short) {
+			start, rest := pos, pos+len(flag.short)
 			if start > 0 && bytes.HasPrefix(data[start-1:], []byte(flag.long)) {
 				start, rest = start-1, start-1+len(flag.long)
 			}
@@ -415,13 +407,8 @@ func InLargeSettings(data []byte) bool {
 	netrc := bytes.Contains(lower, []byte("machine"))
 	matched := 0
 	for _, name := range settingsNames {
-		for at := 0; ; {
-			i := bytes.Index(lower[at:], []byte(name))
-			if i < 0 {
-				break
-			}
-			pos := at + i
-			at = pos + len(name)
+		for pos := range occurrences(lower, name) {
+			at := pos + len(name)
 			p := at
 			if p < len(data) && (data[p] == '"' || data[p] == '\'') {
 				p++
@@ -461,12 +448,8 @@ func codeToken(data []byte, at int, t string) bool {
 // upper case), white space and 16 or more of a token's characters.
 func bearerInCode(data []byte) bool {
 	for _, word := range []string{"earer", "EARER"} {
-		for at := 0; ; {
-			i := bytes.Index(data[at:], []byte(word))
-			if i < 0 {
-				break
-			}
-			at += i
+		for pos := range occurrences(data, word) {
+			at := pos
 			b := at > 0 && (data[at-1] == 'b' || data[at-1] == 'B')
 			at += len(word)
 			if !b {
@@ -485,12 +468,8 @@ func bearerInCode(data []byte) bool {
 // password written in it (scheme://user:PASSWORD@host), not a template's
 // place for one ({password}, $PASS, <password>, %s).
 func urlPasswordInCode(data []byte) bool {
-	for at := 0; ; {
-		i := bytes.Index(data[at:], []byte("://"))
-		if i < 0 {
-			return false
-		}
-		at += i + len("://")
+	for pos := range occurrences(data, "://") {
+		at := pos + len("://")
 		end := at
 		for end < len(data) && strings.IndexByte("/?#\"'`\\ \t\r\n", data[end]) < 0 {
 			end++
@@ -505,6 +484,7 @@ func urlPasswordInCode(data []byte) bool {
 			return true
 		}
 	}
+	return false
 }
 
 // cutLast is bytes.Cut at the last sep.
@@ -528,4 +508,18 @@ func isTokenByte(c byte) bool { return isWordByte(c) || c == '-' }
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// occurrences yields where word occurs in data, first to last, those
+// overlapping another included: each search begins a byte past the last.
+func occurrences(data []byte, word string) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for at := 0; ; at++ {
+			i := bytes.Index(data[at:], []byte(word))
+			if i < 0 || !yield(at+i) {
+				return
+			}
+			at += i
+		}
+	}
 }

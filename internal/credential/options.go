@@ -100,13 +100,8 @@ func lowerASCII(data []byte) []byte {
 // name ends in what says a password (passwordOptionNames), with `=`, a
 // space, or as the next of a list's quoted words ("--password", "x").
 func longOptionPassword(data, lower []byte) bool {
-	for at := 0; ; {
-		i := bytes.Index(data[at:], []byte("--"))
-		if i < 0 {
-			return false
-		}
-		start := at + i
-		at = start + 2
+	for start := range occurrences(data, "--") {
+		at := start + 2
 		if start > 0 && !isSpace(data[start-1]) && strings.IndexByte("\"'[(,=", data[start-1]) < 0 {
 			continue
 		}
@@ -120,6 +115,7 @@ func longOptionPassword(data, lower []byte) bool {
 			return true
 		}
 	}
+	return false
 }
 
 // optionValue is the value given to an option that ends at data[at]:
@@ -209,13 +205,7 @@ func namesItself(s, name string) bool {
 // "x"]). It looks for the options, rarer than the programs' names, and
 // reads back for the program: one pass over a large bundle.
 func shortOptionPassword(data []byte) bool {
-	for at := 0; ; {
-		i := bytes.IndexByte(data[at:], '-')
-		if i < 0 {
-			return false
-		}
-		pos := at + i
-		at = pos + 1
+	for pos := range occurrences(data, "-") {
 		if pos == 0 || pos+1 >= len(data) || strings.IndexByte("pawPUu", data[pos+1]) < 0 || !isSpace(data[pos-1]) && data[pos-1] != '"' && data[pos-1] != '\'' {
 			continue
 		}
@@ -234,6 +224,7 @@ func shortOptionPassword(data []byte) bool {
 			}
 		}
 	}
+	return false
 }
 
 // commandWords are a command's words, split at spaces and a list's
@@ -285,13 +276,8 @@ func commandGivesPassword(args []byte, option string, attached bool) bool {
 // (-passin pass:PASSWORD, -pass pass:…), not a variable's (env:NAME) or
 // a file's.
 func opensslPassword(data []byte) bool {
-	for at := 0; ; {
-		i := bytes.Index(data[at:], []byte("pass:"))
-		if i < 0 {
-			return false
-		}
-		start := at + i
-		at = start + len("pass:")
+	for start := range occurrences(data, "pass:") {
+		at := start + len("pass:")
 		if start == 0 || !isSpace(data[start-1]) && strings.IndexByte("\"'=", data[start-1]) < 0 {
 			continue
 		}
@@ -300,6 +286,7 @@ func opensslPassword(data []byte) bool {
 			return true
 		}
 	}
+	return false
 }
 
 // basicInCode says text holds HTTP's basic credentials: "Basic" (in
@@ -307,12 +294,8 @@ func opensslPassword(data []byte) bool {
 // (so that prose's "Basic authentication" is none).
 func basicInCode(data []byte) bool {
 	for _, word := range []string{"asic ", "ASIC "} {
-		for at := 0; ; {
-			i := bytes.Index(data[at:], []byte(word))
-			if i < 0 {
-				break
-			}
-			at += i
+		for pos := range occurrences(data, word) {
+			at := pos
 			b := at > 0 && (data[at-1] == 'b' || data[at-1] == 'B')
 			at += len(word)
 			if !b {
@@ -363,12 +346,8 @@ const codeKeyName = "key"
 // name itself (PASSWORD = "password", a form field's).
 func assignedInCode(data, lower []byte) bool {
 	for _, anchor := range codeNameAnchors {
-		for at := 0; ; {
-			i := bytes.Index(lower[at:], []byte(anchor))
-			if i < 0 {
-				break
-			}
-			at += i + len(anchor)
+		for pos := range occurrences(lower, anchor) {
+			at := pos + len(anchor)
 			if at < len(data) && isTokenByte(data[at]) {
 				continue
 			}
@@ -428,13 +407,7 @@ func assignedInCode(data, lower []byte) bool {
 // over the places of =, each read a few bytes back: a bundle of 16 MiB
 // holds a million of them.
 func shellAssignedInString(data, lower []byte) bool {
-	for at := 0; ; {
-		i := bytes.IndexByte(data[at:], '=')
-		if i < 0 {
-			return false
-		}
-		eq := at + i
-		at = eq + 1
+	for eq := range occurrences(data, "=") {
 		if eq < 3 {
 			continue
 		}
@@ -456,7 +429,7 @@ func shellAssignedInString(data, lower []byte) bool {
 		if !shellCredentialName(name) {
 			continue
 		}
-		p := at
+		p := eq + 1
 		if p < len(data) && (data[p] == '"' || data[p] == '\'') {
 			p++
 		}
@@ -468,6 +441,7 @@ func shellAssignedInString(data, lower []byte) bool {
 			return true
 		}
 	}
+	return false
 }
 
 // stringLookBack bounds how far back inStringOnLine reads a line.

@@ -30,13 +30,8 @@ func positionalPassword(data, lower []byte) bool {
 // program on, to a ; & or the line's end, and the line before it) in
 // which program is a word of its own.
 func wordCommand(data, lower []byte, program string, match func(line []byte, from int) bool) bool {
-	for at := 0; ; {
-		i := bytes.Index(lower[at:], []byte(program))
-		if i < 0 {
-			return false
-		}
-		pos := at + i
-		at = pos + len(program)
+	for pos := range occurrences(lower, program) {
+		at := pos + len(program)
 		if pos > 0 && (isTokenByte(data[pos-1]) || data[pos-1] == '.') || at < len(data) && !isSpace(data[at]) && data[at] != '"' && data[at] != '\'' {
 			continue
 		}
@@ -49,6 +44,7 @@ func wordCommand(data, lower []byte, program string, match func(line []byte, fro
 			return true
 		}
 	}
+	return false
 }
 
 // htpasswdPassword says htpasswd's -b (batch: the password on the
@@ -136,12 +132,8 @@ var authorizationSchemes = []string{"bearer", "token", "basic", "digest", "bot",
 // authorizationHeader says the Authorization header is given a literal:
 // after one of authorizationSchemes, or, unless schemed, on its own.
 func authorizationHeader(data, lower []byte, schemed bool) bool {
-	for at := 0; ; {
-		i := bytes.Index(lower[at:], []byte("authorization"))
-		if i < 0 {
-			return false
-		}
-		at += i + len("authorization")
+	for pos := range occurrences(lower, "authorization") {
+		at := pos + len("authorization")
 		p := at
 		if p < len(data) && (data[p] == '"' || data[p] == '\'') {
 			p++
@@ -169,18 +161,14 @@ func authorizationHeader(data, lower []byte, schemed bool) bool {
 			return true
 		}
 	}
+	return false
 }
 
 // npmToken says text holds an npm access token: npm_ and 36 letters and
 // digits, a word of its own (not a variable's name, npm_config_…).
 func npmToken(data []byte) bool {
-	for at := 0; ; {
-		i := bytes.Index(data[at:], []byte("npm_"))
-		if i < 0 {
-			return false
-		}
-		pos := at + i
-		at = pos + len("npm_")
+	for pos := range occurrences(data, "npm_") {
+		at := pos + len("npm_")
 		if pos > 0 && isTokenByte(data[pos-1]) {
 			continue
 		}
@@ -189,6 +177,7 @@ func npmToken(data []byte) bool {
 			return true
 		}
 	}
+	return false
 }
 
 // npmrcAuth says text gives npm's settings a literal credential: _auth
@@ -196,13 +185,8 @@ func npmToken(data []byte) bool {
 // a registry's //host/: before it.
 func npmrcAuth(data, lower []byte) bool {
 	for _, name := range []string{"_authtoken", "_auth", "_password"} {
-		for at := 0; ; {
-			i := bytes.Index(lower[at:], []byte(name))
-			if i < 0 {
-				break
-			}
-			pos := at + i
-			at = pos + len(name)
+		for pos := range occurrences(lower, name) {
+			at := pos + len(name)
 			if pos > 0 && isTokenByte(data[pos-1]) || at < len(data) && isTokenByte(data[at]) {
 				continue
 			}
@@ -234,18 +218,18 @@ var exportedByWordRE = sync.OnceValue(func() *regexp.Regexp {
 // lines where set - or setenv is, as a bundle holds many.
 func exportedByWord(data, lower []byte) bool {
 	for _, hint := range []string{"setenv", "set -"} {
-		for at := 0; ; {
-			i := bytes.Index(lower[at:], []byte(hint))
-			if i < 0 {
-				break
+		// A line is read once, whatever it holds of the hint.
+		next := 0
+		for pos := range occurrences(lower, hint) {
+			if pos < next {
+				continue
 			}
-			pos := at + i
 			start := bytes.LastIndexByte(data[:pos], '\n') + 1
 			end := pos + bytes.IndexByte(data[pos:], '\n')
 			if end < pos {
 				end = len(data)
 			}
-			at = max(end, pos+len(hint))
+			next = max(end, pos+len(hint))
 			// What the expression requires before the word and after it,
 			// checked first: a bundle holds many a "set -e".
 			if pos > 0 && !isSpace(data[pos-1]) && strings.IndexByte(";&|(", data[pos-1]) < 0 || !holdsAny(lower[pos:end], assignedHints) {
