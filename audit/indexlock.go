@@ -34,7 +34,11 @@ type IndexLocks struct {
 // (the new index's checksum, zeros with index.skipHash). A lock the host's
 // git took after the writer died is another file, even on a reused inode.
 type lockRecord struct {
-	GitDir   string
+	GitDir string
+	// Path is GitDir's bytes, as they are: JSON's strings hold those that
+	// are not UTF-8 as U+FFFD (a repository the session made under such a
+	// name kept its lock). A record of an older claudebox has none.
+	Path     []byte
 	Dev, Ino uint64
 	Mtime    int64
 	Size     int64
@@ -55,7 +59,7 @@ func identify(fd int, gitDir string, content []byte) (lockRecord, error) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return lockRecord{}, err
 	}
-	return lockRecord{GitDir: gitDir, Dev: st.Dev, Ino: st.Ino, Mtime: st.Mtim.Nano(), Size: int64(len(content)), Tail: content[max(0, len(content)-tailSize):]}, nil
+	return lockRecord{GitDir: gitDir, Path: []byte(gitDir), Dev: st.Dev, Ino: st.Ino, Mtime: st.Mtim.Nano(), Size: int64(len(content)), Tail: content[max(0, len(content)-tailSize):]}, nil
 }
 
 // record writes r, held (flock) until release is called: a record whose
@@ -230,7 +234,14 @@ func SweepIndexLocks(dir string) []string {
 			continue
 		}
 		var r lockRecord
-		if b, err := untrusted.ReadFile(dir, e.Name(), 1<<16); err == nil && json.Unmarshal(b, &r) == nil && filepath.IsAbs(r.GitDir) {
+		b, err := untrusted.ReadFile(dir, e.Name(), 1<<16)
+		if err == nil {
+			err = json.Unmarshal(b, &r)
+		}
+		if err == nil && len(r.Path) > 0 {
+			r.GitDir = string(r.Path)
+		}
+		if err == nil && filepath.IsAbs(r.GitDir) {
 			if removeLock(r) == nil {
 				removed = append(removed, filepath.Join(r.GitDir, "index.lock"))
 			}
