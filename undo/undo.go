@@ -554,6 +554,7 @@ func (st store) leftOut(ctx context.Context, checkout, index string) (left []str
 	}
 	budget := st.room()
 	euid := uint32(os.Geteuid())
+	leased, known := leasedInodes()
 	for _, rel := range strings.Split(out, "\x00") {
 		// Stopped, the snapshot runs no git add: the rest of a list of
 		// a large tree's files (every one, before its first snapshot is
@@ -567,7 +568,7 @@ func (st store) leftOut(ctx context.Context, checkout, index string) (left []str
 		}
 		kind := sx.Mode & unix.S_IFMT
 		switch {
-		case kind == unix.S_IFREG && (isSparse(&sx) || !readable(filepath.Join(checkout, rel), &sx, euid)) || kind != unix.S_IFREG && kind != unix.S_IFLNK && kind != unix.S_IFDIR:
+		case kind == unix.S_IFREG && (isSparse(&sx) || !readable(filepath.Join(checkout, rel), &sx, euid, known && !leased[sx.Ino])) || kind != unix.S_IFREG && kind != unix.S_IFLNK && kind != unix.S_IFDIR:
 			left = append(left, rel)
 		case kind == unix.S_IFREG && sx.Size > budget:
 			left = append(left, rel)
@@ -596,10 +597,11 @@ func (st store) room() int64 {
 
 // readable says whether the file at path, of status sx, opens for
 // reading, as git add opens it. One of this process's user (euid) that
-// its owner may read does: the owner's bits are the owner's permission,
-// an ACL's too. Another is opened.
-func readable(path string, sx *unix.Stat_t, euid uint32) bool {
-	if sx.Uid == euid && sx.Mode&unix.S_IRUSR != 0 {
+// its owner may read does, where no lease is held on it (unleased): the
+// owner's bits are the owner's permission, an ACL's too. Another is
+// opened, without waiting: on a lease, the open fails at once.
+func readable(path string, sx *unix.Stat_t, euid uint32, unleased bool) bool {
+	if unleased && sx.Uid == euid && sx.Mode&unix.S_IRUSR != 0 {
 		return true
 	}
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
@@ -607,6 +609,44 @@ func readable(path string, sx *unix.Stat_t, euid uint32) bool {
 		unix.Close(fd)
 	}
 	return err == nil
+}
+
+// leasedInodes lists the inodes a lease is held on (/proc/locks), and
+// says whether the list is whole. The sandbox may take a write lease on a
+// file of its own (fcntl F_SETLEASE): every other open of it, git add's,
+// waits until the kernel breaks the lease (lease-break-time, 45 s by
+// default), file after file, and a session holding one kept its own
+// snapshot from being written. An inode of another file system may share
+// the number: that file is only opened.
+func leasedInodes() (map[uint64]bool, bool) {
+	f, err := os.Open("/proc/locks")
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	const most = 16 << 20
+	b, err := io.ReadAll(io.LimitReader(f, most+1))
+	if err != nil || len(b) > most {
+		return nil, false
+	}
+	leased := map[uint64]bool{}
+	for line := range strings.Lines(string(b)) {
+		fields := strings.Fields(line)
+		if !slices.Contains(fields, "LEASE") {
+			continue
+		}
+		for _, field := range fields {
+			if strings.Count(field, ":") != 2 {
+				continue
+			}
+			ino, err := strconv.ParseUint(field[strings.LastIndexByte(field, ':')+1:], 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			leased[ino] = true
+		}
+	}
+	return leased, true
 }
 
 // isSparse says whether a file of status sx takes less disk than its size
