@@ -279,7 +279,7 @@ func (m moveCmd) Run(home session.Home) error {
 	if err != nil {
 		return err
 	}
-	old, err := m.oldRoot(state, cwd)
+	old, err := m.oldRoot(state, cwd, project.Root)
 	if err != nil {
 		return err
 	}
@@ -306,7 +306,7 @@ func (m moveCmd) Run(home session.Home) error {
 
 // oldRoot reads OLD: an instance hash from --list, or the project's former
 // path, absolute or relative to the current directory.
-func (m moveCmd) oldRoot(state, cwd string) (string, error) {
+func (m moveCmd) oldRoot(state, cwd, root string) (string, error) {
 	if instance.IsHash(m.Old) {
 		b, err := untrusted.ReadFile(filepath.Join(gc.ProjectsDir(state), m.Old), instance.RootFile, instance.RootFileLimit)
 		if err != nil {
@@ -320,7 +320,11 @@ func (m moveCmd) oldRoot(state, cwd string) (string, error) {
 	}
 	old = filepath.Clean(old)
 	if _, err := os.Lstat(filepath.Join(instance.Dir(state, old), instance.RootFile)); err != nil {
-		return "", hint.Errorf("claudebox --list shows the instances and their roots", "no instance of %s", old)
+		// A --move killed once it renamed the instance left it here,
+		// naming old: run again, it finishes.
+		if b, err := untrusted.ReadFile(instance.Dir(state, root), instance.RootFile, instance.RootFileLimit); err != nil || strings.TrimSuffix(string(b), "\n") != old {
+			return "", hint.Errorf("claudebox --list shows the instances and their roots", "no instance of %s", old)
+		}
 	}
 	return old, nil
 }

@@ -87,6 +87,9 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 	if root, _ := readRoot(projects, oldHash); root != oldRoot {
 		// An earlier run renamed the instance and stopped before rewriting.
 		if root, _ := readRoot(projects, newHash); root == oldRoot {
+			if err := moveInboxRecord(stateDir, oldHash, newHash); err != nil {
+				return res, err
+			}
 			return res, finish(projects, newHash, newRoot)
 		}
 		return res, fmt.Errorf("no instance of %s in %s", oldRoot, projects)
@@ -144,12 +147,21 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 	if err := untrusted.Rename(projects, oldHash, newHash); err != nil {
 		return res, err
 	}
-	// The inbox's record follows, so that its exports move to the new
-	// project's folder rather than being written again beside the old.
-	if err := untrusted.Rename(filepath.Join(stateDir, instance.InboxRecords), oldHash, newHash); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := moveInboxRecord(stateDir, oldHash, newHash); err != nil {
 		return res, err
 	}
 	return res, finish(projects, newHash, newRoot)
+}
+
+// moveInboxRecord carries the inbox's record to the new hash, so that its
+// exports move to the new project's folder rather than being written
+// again beside the old.
+func moveInboxRecord(stateDir, oldHash, newHash string) error {
+	err := untrusted.Rename(filepath.Join(stateDir, instance.InboxRecords), oldHash, newHash)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // finish points the renamed instance hash at its new root.
