@@ -22,7 +22,12 @@
 //     event in the first name's directory, where the exit looks for what
 //     changed. git (a local clone, its objects), cargo, pnpm and uv take
 //     EXDEV for "copy (or rename) instead"; across the sandbox's binds
-//     (the project, the instance, the caches) link fails so already.
+//     (the project, the instance, the caches) link fails so already;
+//   - leases (fcntl F_SETLEASE): a process holding a write lease on a file
+//     of its own holds every other open of it, the host's too, until the
+//     kernel breaks the lease (45 s by default), file after file: the
+//     host's git status, editor and claudebox's undo snapshot waited on
+//     the project's files. Only file servers (Samba, NFS) take them.
 //
 // Every ABI the kernel accepts on this machine is covered: a 32-bit program
 // calls ioctl by another number.
@@ -42,23 +47,25 @@ type abi struct {
 	ioctl, unshare, clone, clone3 uint32
 	keys                          [3]uint32 // add_key, request_key, keyctl
 	links                         []uint32  // link (where the ABI has it), linkat
+	fcntl                         []uint32  // fcntl, fcntl64 (where the ABI has it)
 	// x32 rejects the x32 ABI, which shares the x86-64 arch value.
 	x32 bool
 }
 
 var abis = map[string][]abi{
 	"amd64": {
-		{arch: unix.AUDIT_ARCH_X86_64, ioctl: 16, unshare: 272, clone: 56, clone3: 435, keys: [3]uint32{248, 249, 250}, links: []uint32{86, 265}, x32: true},
-		{arch: unix.AUDIT_ARCH_I386, ioctl: 54, unshare: 310, clone: 120, clone3: 435, keys: [3]uint32{286, 287, 288}, links: []uint32{9, 303}},
+		{arch: unix.AUDIT_ARCH_X86_64, ioctl: 16, unshare: 272, clone: 56, clone3: 435, keys: [3]uint32{248, 249, 250}, links: []uint32{86, 265}, fcntl: []uint32{72}, x32: true},
+		{arch: unix.AUDIT_ARCH_I386, ioctl: 54, unshare: 310, clone: 120, clone3: 435, keys: [3]uint32{286, 287, 288}, links: []uint32{9, 303}, fcntl: []uint32{55, 221}},
 	},
 	"arm64": {
-		{arch: unix.AUDIT_ARCH_AARCH64, ioctl: 29, unshare: 97, clone: 220, clone3: 435, keys: [3]uint32{217, 218, 219}, links: []uint32{37}},
-		{arch: unix.AUDIT_ARCH_ARM, ioctl: 54, unshare: 337, clone: 120, clone3: 435, keys: [3]uint32{309, 310, 311}, links: []uint32{9, 330}},
+		{arch: unix.AUDIT_ARCH_AARCH64, ioctl: 29, unshare: 97, clone: 220, clone3: 435, keys: [3]uint32{217, 218, 219}, links: []uint32{37}, fcntl: []uint32{25}},
+		{arch: unix.AUDIT_ARCH_ARM, ioctl: 54, unshare: 337, clone: 120, clone3: 435, keys: [3]uint32{309, 310, 311}, links: []uint32{9, 330}, fcntl: []uint32{55, 221}},
 	},
 }
 
 // Offsets in struct seccomp_data (little-endian: an argument's low 32 bits
-// come first; ioctl's request and the clone flags fit in them).
+// come first; ioctl's request, fcntl's command and the clone flags fit in
+// them).
 const (
 	offNr    = 0
 	offArch  = 4
@@ -104,6 +111,9 @@ func Filter() ([]byte, error) {
 		for _, nr := range t.links {
 			a.jumpIf(unix.BPF_JEQ, nr, "exdev", "")
 		}
+		for _, nr := range t.fcntl {
+			a.jumpIf(unix.BPF_JEQ, nr, "fcntl", "")
+		}
 		a.ret(retAllow)
 		a.label(next)
 	}
@@ -113,6 +123,10 @@ func Filter() ([]byte, error) {
 	a.load(offArg1)
 	a.jumpIf(unix.BPF_JEQ, unix.TIOCSTI, "eperm", "")
 	a.jumpIf(unix.BPF_JEQ, unix.TIOCLINUX, "eperm", "")
+	a.ret(retAllow)
+	a.label("fcntl")
+	a.load(offArg1)
+	a.jumpIf(unix.BPF_JEQ, unix.F_SETLEASE, "eperm", "")
 	a.ret(retAllow)
 	a.label("flags")
 	a.load(offArg0)

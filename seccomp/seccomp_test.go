@@ -82,13 +82,19 @@ func TestFilter(t *testing.T) {
 			{"keyctl", a.keys[2], nil, eperm},
 			{"getpid-ish", 39, nil, retAllow},
 		}
+		type call = struct {
+			name string
+			nr   uint32
+			args []uint64
+			want uint32
+		}
 		for _, nr := range a.links {
-			cases = append(cases, struct {
-				name string
-				nr   uint32
-				args []uint64
-				want uint32
-			}{"link", nr, nil, retEXDEV})
+			cases = append(cases, call{"link", nr, nil, retEXDEV})
+		}
+		for _, nr := range a.fcntl {
+			cases = append(cases, call{"F_SETLEASE", nr, []uint64{3, unix.F_SETLEASE, unix.F_WRLCK}, eperm},
+				call{"F_GETFL", nr, []uint64{3, unix.F_GETFL}, retAllow},
+				call{"F_SETLK", nr, []uint64{3, unix.F_SETLK}, retAllow})
 		}
 		for _, c := range cases {
 			if got := run(t, prog, a.arch, c.nr, c.args...); got != c.want {
@@ -112,6 +118,9 @@ func TestFilter(t *testing.T) {
 		if got := run(t, prog, native.arch, nr); got != nosys {
 			t.Errorf("native io_uring syscall %d = %#x, want ENOSYS", nr, got)
 		}
+	}
+	if got := run(t, prog, native.arch, unix.SYS_FCNTL, 3, unix.F_SETLEASE); got != eperm {
+		t.Errorf("native F_SETLEASE = %#x, want EPERM", got)
 	}
 	if got := run(t, prog, native.arch, unix.SYS_LINKAT); got != retEXDEV {
 		t.Errorf("native linkat = %#x, want EXDEV", got)

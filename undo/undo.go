@@ -612,12 +612,14 @@ func readable(path string, sx *unix.Stat_t, euid uint32, unleased bool) bool {
 }
 
 // leasedInodes lists the inodes a lease is held on (/proc/locks), and
-// says whether the list is whole. The sandbox may take a write lease on a
-// file of its own (fcntl F_SETLEASE): every other open of it, git add's,
-// waits until the kernel breaks the lease (lease-break-time, 45 s by
-// default), file after file, and a session holding one kept its own
-// snapshot from being written. An inode of another file system may share
-// the number: that file is only opened.
+// says whether the list is whole. A process holding a write lease on a
+// file of its own (fcntl F_SETLEASE) holds every other open of it, git
+// add's, until the kernel breaks the lease (lease-break-time, 45 s by
+// default), file after file: a session holding one kept its own snapshot
+// from being written. The sandbox's seccomp filter now refuses it leases;
+// one of another process of the user's (a file server's) holds git add
+// as long. An inode of another file system may share the number: that
+// file is only opened.
 func leasedInodes() (map[uint64]bool, bool) {
 	f, err := os.Open("/proc/locks")
 	if err != nil {
