@@ -53,19 +53,27 @@ func sweepKilled(state string) {
 
 // sayUnwritten names what a checkout on the host could not write under
 // the stand-ins removed, a killed session's that began at since, in each
-// work tree they stood in (the nearest directory above each that holds a
-// .git directory; a linked worktree's .git file is not followed).
+// work tree they stood in: the nearest directory above each that is a
+// checkout, a linked worktree's included, as instance.Repository finds
+// it. A redirect that leads where git's layout does not put it (the
+// sandbox could write the .git file) names nothing.
 func sayUnwritten(removed []string, since time.Time) {
+	checkouts := map[string]instance.Project{}
 	byRoot := map[string][]string{}
 	for _, p := range removed {
 		for root := filepath.Dir(p); root != "/" && root != "."; root = filepath.Dir(root) {
-			if fi, err := os.Lstat(filepath.Join(root, ".git")); err == nil && fi.IsDir() {
+			proj, ok, err := instance.Repository(root)
+			if err != nil {
+				break
+			}
+			if ok {
+				checkouts[root] = proj
 				byRoot[root] = append(byRoot[root], p)
 				break
 			}
 		}
 	}
 	for _, root := range slices.Sorted(maps.Keys(byRoot)) {
-		session.SayUnwritten(audit.Unwritten(root, filepath.Join(root, ".git"), byRoot[root], since))
+		session.SayUnwritten(audit.Unwritten(root, checkouts[root].GitDir, byRoot[root], since))
 	}
 }

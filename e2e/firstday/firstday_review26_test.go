@@ -190,3 +190,34 @@ func TestFirstDayHostCheckoutAfterKilledSession(t *testing.T) {
 		t.Errorf("the command that removed the killed session's stand-ins does not name the file the checkout could not write:\n%s", out)
 	}
 }
+
+// TestFirstDayHostCheckoutAfterKilledSessionWorktree: the same in a linked
+// worktree (git worktree add), whose .git is a file: the command that
+// removed the killed session's stand-ins looked for a .git directory
+// alone and named nothing.
+func TestFirstDayHostCheckoutAfterKilledSessionWorktree(t *testing.T) {
+	h := harness.NewHost(t)
+	repo := filepath.Join(h.Home, "code", "killedmain")
+	h.GitRepo(repo)
+	git := func(dir string, args ...string) string {
+		return h.Run(dir, nil, "git", append([]string{"-c", "user.name=t", "-c", "user.email=t@e"}, args...)...)
+	}
+	git(repo, "checkout", "-qb", "vs")
+	h.Write(filepath.Join(repo, ".vscode", "settings.json"), "{}\n")
+	git(repo, "add", "-A")
+	git(repo, "commit", "-qm", "vs")
+	git(repo, "checkout", "-q", "master")
+	proj := filepath.Join(h.Home, "code", "killedwt")
+	git(repo, "worktree", "add", "-q", "--detach", proj, "master")
+	c, _, exited := harness.StartSession(t, h, proj, "touch started; sleep 600")
+	harness.Must(t, c.Process.Signal(syscall.SIGKILL))
+	<-exited
+	said, _ := h.Command(proj, nil, "git", "checkout", "vs").CombinedOutput()
+	if !strings.Contains(string(said), "unable to create file .vscode/settings.json") {
+		t.Fatalf("the host's checkout beside the killed session's stand-ins wrote .vscode/settings.json:\n%s", said)
+	}
+	out, _ := h.Command(proj, nil, "claudebox", "--list").CombinedOutput()
+	if !strings.Contains(string(out), "claudebox: git tracks what a checkout could not write") || !strings.Contains(string(out), filepath.Join(proj, ".vscode", "settings.json")) {
+		t.Errorf("the command that removed the killed session's stand-ins in a linked worktree does not name the file the checkout could not write:\n%s", out)
+	}
+}
