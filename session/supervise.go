@@ -330,6 +330,19 @@ func giveBackRoots(roots []string) {
 	}
 }
 
+// sayGivenBack says which directories of the user's the session had
+// closed were given their owner's permissions back, ten at most by name.
+func sayGivenBack(reopened []audit.Reopened) {
+	const named = 10
+	for i, r := range reopened {
+		if i == named {
+			printable.Say(os.Stderr, "claudebox: and %d more directories the session had closed", len(reopened)-named)
+			return
+		}
+		printable.Say(os.Stderr, "claudebox: gave %s its owner's permissions back (the session had made it %03o)", mount.Quote(r.Path), uint32(r.Had))
+	}
+}
+
 // startCheckoutSnapshot records, beside the session, the checkout that
 // sessions reached after the first began, as it is at this session's start.
 func (s *Session) startCheckoutSnapshot() {
@@ -368,6 +381,23 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		return
 	}
 	since := began.At
+	start := s.record
+	if start == nil {
+		start, _ = audit.Decode(instance.Snapshot(dir))
+	}
+	standIns := instance.Placeholders(dir)
+	// Before any walk of the checkouts reads them: what the session
+	// closed of the user's is theirs again, and examined as usual.
+	for _, root := range slices.Compact(append([]string{s.plan.Project.Checkout}, instance.AuditRoots(dir)...)) {
+		at, from := since, start
+		if own, err := audit.Decode(instance.CheckoutSnapshot(dir, root)); err == nil && own.Root == root {
+			from = own
+			if t, ok := instance.CheckoutStarted(dir, root); ok {
+				at = t
+			}
+		}
+		sayGivenBack(audit.GiveBack(root, at, from, standIns))
+	}
 	// What stands at a placeholder's path and is no stand-in (one another
 	// project's session still stands on stays) was made during the
 	// session, maybe by the sandbox after the host removed the stand-in,
@@ -412,7 +442,6 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	// session guarded in the repository's git directory every session of
 	// it did, and the stand-ins are no one's write.
 	others := maps.Clone(guarded)
-	standIns := instance.Placeholders(dir)
 	for _, p := range standIns {
 		others[p] = others[p] || instance.IsPlaceholder(p)
 	}
@@ -431,10 +460,6 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	walked := sync.OnceValue(func() audit.Statuses { return <-walkedChan })
 	otherChanges := s.recordOtherChanges(dir, since, standIns)
 	replaced := audit.Replaced(guards, since)
-	start := s.record
-	if start == nil {
-		start, _ = audit.Decode(instance.Snapshot(dir))
-	}
 	// A checkout reached after the first session began is judged from its
 	// own first session's start, where that recorded it.
 	scan := func(root string, guarded map[string]bool) audit.Report {

@@ -618,6 +618,26 @@ func RepairDir(dir string) (bool, error) {
 	return true, nil
 }
 
+// GiveBackDir gives the directory name beneath dir, reached with no link
+// on the way, its owner's read, write and search permission back where
+// they are missing, if it is still the inode ino; it returns the
+// permissions it had and whether it changed them.
+func GiveBackDir(dir, name string, ino uint64) (fs.FileMode, bool, error) {
+	p, err := open(dir, name, unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return 0, false, err
+	}
+	defer unix.Close(p)
+	var st unix.Stat_t
+	if err := unix.Fstat(p, &st); err != nil || st.Ino != ino || st.Mode&0o700 == 0o700 {
+		return 0, false, err
+	}
+	if err := chmodFD(p, st.Mode&0o7777|0o700); err != nil {
+		return 0, false, &fs.PathError{Op: "chmod", Path: filepath.Join(dir, name), Err: err}
+	}
+	return fs.FileMode(st.Mode & 0o777), true, nil
+}
+
 // Chmod sets the permissions of name beneath dir, not following it if it
 // is a symlink.
 func Chmod(dir, name string, mode fs.FileMode) error {
