@@ -313,20 +313,24 @@ func (s *Session) inCheckoutBefore(dir, path string) bool {
 	return false
 }
 
-// giveBackRoots gives each checkout root its owner's permissions back
-// where the sandbox took them (chmod 000 or 555 of the project itself),
-// and says so: without them the stand-ins there could not go, nor the
-// exit audit look into the checkout or move aside what it found there.
-func giveBackRoots(roots []string) {
-	for _, root := range slices.Compact(roots) {
-		rel := strings.TrimPrefix(filepath.Clean(root), "/")
-		fi, err := untrusted.Lstat("/", rel)
-		if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o700 == 0o700 {
-			continue
-		}
-		if untrusted.Chmod("/", rel, fi.Mode().Perm()|0o700) == nil {
-			printable.Say(os.Stderr, "claudebox: gave %s its owner's permissions back (the session had made it %03o)", mount.Quote(root), uint32(fi.Mode().Perm()))
-		}
+// giveBackRoot gives the checkout root its owner's permissions back
+// where they were taken since the sessions began at since (chmod 000 or
+// 555 of the project itself), and says so: without them the stand-ins
+// there could not go, nor the exit audit look into the checkout or move
+// aside what it found there. A root its owner had closed before is left
+// as it is. Status changes are compared by the second, the start's too:
+// one in the start's second counts as the session's.
+func giveBackRoot(root string, since time.Time) {
+	rel := strings.TrimPrefix(filepath.Clean(root), "/")
+	fi, err := untrusted.Lstat("/", rel)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o700 == 0o700 {
+		return
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || time.Unix(st.Ctim.Unix()).Before(since) {
+		return
+	}
+	if untrusted.Chmod("/", rel, fi.Mode().Perm()|0o700) == nil {
+		printable.Say(os.Stderr, "claudebox: gave %s its owner's permissions back (the session had made it %03o)", mount.Quote(root), uint32(fi.Mode().Perm()))
 	}
 }
 
@@ -367,7 +371,6 @@ func (s *Session) startCheckoutSnapshot() {
 // end with this one; otherwise a launch cleans up after a killed
 // supervisor, and waits for nothing of its own session.
 func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
-	giveBackRoots(append([]string{s.plan.Project.Checkout}, instance.AuditRoots(dir)...))
 	removePlaceholders := func() {
 		if unmounted != nil {
 			unmounted()
@@ -396,6 +399,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 				at = t
 			}
 		}
+		giveBackRoot(root, at)
 		sayGivenBack(audit.GiveBack(root, at, from, standIns))
 	}
 	// What stands at a placeholder's path and is no stand-in (one another

@@ -95,7 +95,9 @@ func TestReplayReview23ExitMissesNothing(t *testing.T) {
 		session: `set -e; echo 'touch "$HOME/PLANTED"' >> build/run.sh; chmod 000 build`,
 		runs:    []string{"build/run.sh"},
 		dirs:    []string{"build"},
-		named:   []string{"build"},
+		// The user's build/, closed by the session, is opened again and
+		// looked into: what the session changed there goes, not all of it.
+		named: []string{"build/run.sh"},
 	}, {
 		name:    "symlink swapped in",
 		session: `set -e; mkdir docs; printf '#!/bin/sh\ntouch "$HOME/PLANTED"\n' > docs/evil.txt; chmod +x docs/evil.txt; ln -sf ../docs/evil.txt build/run.sh`,
