@@ -183,6 +183,22 @@ func (h *Host) Run(dir string, extra []string, name string, args ...string) stri
 	return stdout.String()
 }
 
+// RunOver runs name in dir as Run does, in a mount namespace of its own
+// where src is bound over the system directory target: what a test
+// stages there stays out of the host's, which other tests' sessions read
+// meanwhile. It returns stdout and stderr together.
+func (h *Host) RunOver(src, target, dir, name string, args ...string) string {
+	h.T.Helper()
+	c := h.Command(dir, nil, name, args...)
+	c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", `mount --bind "$0" "$1" && shift && exec "$@"`, src, target}, c.Args...)
+	c.Path = "/usr/bin/unshare"
+	out, err := c.CombinedOutput()
+	if err != nil {
+		h.T.Fatalf("%s %q: %v\n%s", name, args, err, out)
+	}
+	return string(out)
+}
+
 // Inside runs a bash script in the sandbox of dir.
 func (h *Host) Inside(dir string, extra []string, script string) string {
 	h.T.Helper()

@@ -80,14 +80,7 @@ func TestReplayReview23UsrLocalEtc(t *testing.T) {
 	h.GitRepo(proj)
 	run := func(name string, args ...string) string {
 		t.Helper()
-		c := h.Command(proj, nil, name, args...)
-		c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", `mount --bind ` + stage + ` /usr/local/etc && exec "$@"`, "sh"}, c.Args...)
-		c.Path = "/usr/bin/unshare"
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
-		}
-		return string(out)
+		return h.RunOver(stage, "/usr/local/etc", proj, name, args...)
 	}
 	if host := run("cat", "/usr/local/etc/php/conf.d/docker-php-db.ini"); !strings.Contains(host, secret) {
 		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)

@@ -86,14 +86,7 @@ func TestReplayReview24UsrLocal(t *testing.T) {
 	h.GitRepo(proj)
 	run := func(name string, args ...string) string {
 		t.Helper()
-		c := h.Command(proj, nil, name, args...)
-		c.Args = append([]string{"unshare", "--mount", "--propagation", "private", "--", "sh", "-c", `mount --bind ` + stage + ` /usr/local && exec "$@"`, "sh"}, c.Args...)
-		c.Path = "/usr/bin/unshare"
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
-		}
-		return string(out)
+		return h.RunOver(stage, "/usr/local", proj, name, args...)
 	}
 	if host := run("cat", "/usr/local/bin/deploy.sh"); !strings.Contains(host, secret) {
 		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)
