@@ -313,25 +313,24 @@ func (s *Session) inCheckoutBefore(dir, path string) bool {
 	return false
 }
 
-// giveBackRoot gives the checkout root its owner's permissions back
+// rootGivenBack gives the checkout root its owner's permissions back
 // where they were taken since the sessions began at since (chmod 000 or
-// 555 of the project itself), and says so: without them the stand-ins
-// there could not go, nor the exit audit look into the checkout or move
-// aside what it found there. A root its owner had closed before is left
-// as it is. Status changes are compared by the second, the start's too:
-// one in the start's second counts as the session's.
-func giveBackRoot(root string, since time.Time) {
-	rel := strings.TrimPrefix(filepath.Clean(root), "/")
-	fi, err := untrusted.Lstat("/", rel)
-	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o700 == 0o700 {
-		return
+// 555 of the project itself), reached as the directories below it are:
+// without them the stand-ins there could not go, nor the exit audit look
+// into the checkout or move aside what it found there. A root its owner
+// had closed before is left as it is. Status changes are compared by the
+// second, the start's too: one in the start's second counts as the
+// session's.
+func rootGivenBack(root string, since time.Time) []audit.Reopened {
+	var st unix.Stat_t
+	if unix.Lstat(root, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || time.Unix(st.Ctim.Unix()).Before(since) {
+		return nil
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || time.Unix(st.Ctim.Unix()).Before(since) {
-		return
+	had, ok, err := untrusted.GiveBackDir("/", strings.TrimPrefix(filepath.Clean(root), "/"), st.Ino)
+	if err != nil || !ok {
+		return nil
 	}
-	if untrusted.Chmod("/", rel, fi.Mode().Perm()|0o700) == nil {
-		printable.Say(os.Stderr, "claudebox: gave %s its owner's permissions back (the session had made it %03o)", mount.Quote(root), uint32(fi.Mode().Perm()))
-	}
+	return []audit.Reopened{{Path: root, Had: had}}
 }
 
 // sayGivenBack says which directories of the user's the session had
@@ -399,8 +398,9 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 				at = t
 			}
 		}
-		giveBackRoot(root, at)
-		sayGivenBack(audit.GiveBack(root, at, from, standIns))
+		// The root first: what lies below is reached through it.
+		reopened := rootGivenBack(root, at)
+		sayGivenBack(append(reopened, audit.GiveBack(root, at, from, standIns)...))
 	}
 	// What stands at a placeholder's path and is no stand-in (one another
 	// project's session still stands on stays) was made during the
