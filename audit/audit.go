@@ -452,6 +452,9 @@ type walker struct {
 	// parents are, by git directory and commit, the first parents read
 	// (reflog.go): the reflogs of a thousand branches share their history.
 	parents map[[2]string]string
+	// startLasts are, by reflog, the values their refs had at the start
+	// (reflog.go).
+	startLasts map[string]string
 }
 
 // subWalk is a directory below the top, walked by a walker of its own.
@@ -1009,10 +1012,11 @@ func (w *walker) leaf(n node, name, rel string) {
 		}
 	}
 	// A branch, a tag, any ref is history, named, not moved: but the
-	// branch checked out, whose commits git log shows, and an ORIG_HEAD
-	// among them (a fast-forward's, a pull's).
+	// branch checked out, whose commits git log shows, and a pseudo ref
+	// naming what git log shows or the host had (a fast-forward's
+	// ORIG_HEAD, a pull's, a host rebase's).
 	if n.mode == branchesDir || n.mode == gitDir && pseudoRefs[name] && name != bisectStart {
-		if !n.clone && !w.checkedOut(n.gitDir, rel) && !(name == origHead && w.inHeadHistory(n.gitDir, rel)) {
+		if !n.clone && !w.checkedOut(n.gitDir, rel) && !(n.mode == gitDir && w.pseudoRefShown(n.gitDir, name, rel)) {
 			w.report.Branches = append(w.report.Branches, w.abs(rel))
 		}
 		return

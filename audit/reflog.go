@@ -6,8 +6,10 @@ import (
 	"compress/zlib"
 	"crypto/sha256"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -22,13 +24,17 @@ import (
 // bisect reset, which checks out what BISECT_START names unasked. Each
 // the session wrote is named with the branches; BISECT_START, followed
 // unnamed, is moved aside.
-var pseudoRefs = map[string]bool{origHead: true, "FETCH_HEAD": true, "MERGE_HEAD": true, "CHERRY_PICK_HEAD": true, "REVERT_HEAD": true, "REBASE_HEAD": true, "AUTO_MERGE": true, bisectStart: true}
+var pseudoRefs = map[string]bool{origHead: true, "FETCH_HEAD": true, "MERGE_HEAD": true, "CHERRY_PICK_HEAD": true, "REVERT_HEAD": true, "REBASE_HEAD": true, autoMerge: true, bisectStart: true}
 
 // bisectStart is where git bisect reset returns to.
 const bisectStart = "BISECT_START"
 
 // origHead is where git reset --hard ORIG_HEAD returns to.
 const origHead = "ORIG_HEAD"
+
+// autoMerge is the tree a merge wrote into the work tree (git diff
+// AUTO_MERGE), which git restore -s AUTO_MERGE writes again.
+const autoMerge = "AUTO_MERGE"
 
 // A reflog (logs/<ref>) is where git takes a ref's earlier values from:
 // git reset --hard HEAD@{1} or main@{1}, the undo of a move, writes into
@@ -138,22 +144,10 @@ func (w *walker) reflogShown(n node, name, rel string) bool {
 	var from int64
 	var last string // the start's last value
 	if was, ok := w.start.reflogs()[rel]; ok {
-		if fi.Size() < was.Size {
-			return false
-		}
-		if sum, err := prefixSum(f, was.Size); err != nil || sum != was.Sum {
+		if last, ok = startLines(f, fi.Size(), was); !ok {
 			return false
 		}
 		from = was.Size
-		tail := make([]byte, min(from, 4096))
-		if _, err := f.ReadAt(tail, from-int64(len(tail))); err != nil {
-			return false
-		}
-		if i := bytes.LastIndexByte(tail[:max(len(tail)-1, 0)], '\n'); i >= 0 || from <= 4096 {
-			if _, value, _, ok := reflogLine(string(tail[i+1:])); ok {
-				last = value
-			}
-		}
 	} else if _, existed := w.start.files.inode(rel); existed || w.start.Root == "" {
 		return false // the start's lines are unknown
 	}
@@ -206,6 +200,104 @@ func (w *walker) reflogShown(n node, name, rel string) bool {
 	delete(named, last)
 	delete(named, strings.Repeat("0", len(tip)))
 	return w.inFirstParents(common, tip, named) || w.onBranches(common, named)
+}
+
+// startLines says whether the reflog f, of size bytes, begins with the
+// lines the start recorded, was, and gives the last value they name ("" for
+// none): the value of its ref at the start.
+func startLines(f *os.File, size int64, was Reflog) (last string, ok bool) {
+	if size < was.Size {
+		return "", false
+	}
+	if sum, err := prefixSum(f, was.Size); err != nil || sum != was.Sum {
+		return "", false
+	}
+	tail := make([]byte, min(was.Size, 4096))
+	if _, err := f.ReadAt(tail, was.Size-int64(len(tail))); err != nil {
+		return "", false
+	}
+	if i := bytes.LastIndexByte(tail[:max(len(tail)-1, 0)], '\n'); i >= 0 || was.Size <= 4096 {
+		if _, value, _, ok := reflogLine(string(tail[i+1:])); ok {
+			last = value
+		}
+	}
+	return last, true
+}
+
+// pseudoRefShown says whether the pseudo ref name at rel, which the
+// session wrote, in the git directory gitDir, names only what git log
+// shows or the host had: AUTO_MERGE the tree of HEAD's commit; another
+// a commit down the first parents of HEAD, of a value a ref had at the
+// start, or of a branch the session did not write. A rebase, merge or
+// reset the host's git ran beside the session leaves them so: ORIG_HEAD
+// where HEAD was, a stopped rebase's REBASE_HEAD on the branch's old
+// history, AUTO_MERGE at the tree it wrote.
+func (w *walker) pseudoRefShown(gitDir, name, rel string) bool {
+	b, err := w.read(rel)
+	value := strings.TrimSpace(string(b))
+	if err != nil || !isID(value) {
+		return false
+	}
+	common := w.commonDir(gitDir)
+	head := w.refValue(gitDir, "HEAD")
+	if name == autoMerge {
+		return head != "" && w.commitTree(common, head) == value
+	}
+	if head != "" && w.inFirstParents(common, head, map[string]bool{value: true}) {
+		return true
+	}
+	for _, start := range w.startValues(gitDir) {
+		if w.inFirstParents(common, start, map[string]bool{value: true}) {
+			return true
+		}
+	}
+	return w.onBranches(common, map[string]bool{value: true})
+}
+
+// startValues are the values the HEAD of the git directory gitDir and the
+// branches of its common directory had at the start, as the reflogs the
+// start recorded end (maxBranches of them at most, each read once a
+// walk).
+func (w *walker) startValues(gitDir string) []string {
+	head := filepath.Join(gitDir, "logs", "HEAD")
+	branches := filepath.Join(w.commonDir(gitDir), "logs", "refs", "heads") + "/"
+	var values []string
+	for _, rel := range slices.Sorted(maps.Keys(w.start.reflogs())) {
+		if rel != head && !strings.HasPrefix(rel, branches) {
+			continue
+		}
+		if len(values) == maxBranches {
+			break
+		}
+		last, ok := w.startLasts[rel]
+		if !ok {
+			last = w.startLast(rel)
+			if w.startLasts == nil {
+				w.startLasts = map[string]string{}
+			}
+			w.startLasts[rel] = last
+		}
+		if last != "" {
+			values = append(values, last)
+		}
+	}
+	return values
+}
+
+// startLast is the last value of the reflog at rel as the start
+// recorded it, "" where it no longer begins with the start's lines.
+func (w *walker) startLast(rel string) string {
+	f, err := untrusted.Open(w.root, rel)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	last, _ := startLines(f, fi.Size(), w.start.reflogs()[rel])
+	return last
 }
 
 // maxBranches bounds the branches whose first parents onBranches reads.
@@ -411,30 +503,47 @@ func (w *walker) firstParent(gitDir, id string) string {
 
 // readFirstParent reads what firstParent says.
 func (w *walker) readFirstParent(gitDir, id string) string {
+	_, parent := w.readCommit(gitDir, id)
+	return parent
+}
+
+// commitTree is the tree of the loose commit id in gitDir, "" for none.
+func (w *walker) commitTree(gitDir, id string) string {
+	tree, _ := w.readCommit(gitDir, id)
+	return tree
+}
+
+// readCommit reads the tree and the first parent of the loose commit id
+// in gitDir from its header ("" for none): the tree comes first, the
+// parents after it.
+func (w *walker) readCommit(gitDir, id string) (tree, parent string) {
 	f, err := untrusted.Open(w.root, filepath.Join(gitDir, "objects", id[:2], id[2:]))
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	defer f.Close()
 	z, err := zlib.NewReader(bufio.NewReader(io.LimitReader(f, 1<<20)))
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	r := bufio.NewReader(io.LimitReader(z, 4096))
 	if header, err := r.ReadString(0); err != nil || !strings.HasPrefix(header, "commit ") {
-		return ""
+		return "", ""
 	}
-	for {
+	for first := true; ; first = false {
 		line, err := r.ReadString('\n')
 		if err != nil || line == "\n" {
-			return ""
+			return tree, ""
 		}
-		if parent, ok := strings.CutPrefix(line, "parent "); ok {
-			parent = strings.TrimSuffix(parent, "\n")
+		value := strings.TrimSuffix(line, "\n")
+		if t, ok := strings.CutPrefix(value, "tree "); ok && first && len(t) == len(id) && isID(t) {
+			tree = t
+		}
+		if parent, ok := strings.CutPrefix(value, "parent "); ok {
 			if len(parent) != len(id) || !isID(parent) {
-				return ""
+				return tree, ""
 			}
-			return parent
+			return tree, parent
 		}
 	}
 }
@@ -453,16 +562,6 @@ func (w *walker) hasBranch(gitDir, name string) bool {
 		return fi.Mode().IsRegular()
 	}
 	return w.packedRef(gitDir, ref) != ""
-}
-
-// inHeadHistory says whether the ref at rel (a commit's id) names a
-// commit down the first parents of HEAD's in the git directory gitDir:
-// one git log shows.
-func (w *walker) inHeadHistory(gitDir, rel string) bool {
-	b, err := w.read(rel)
-	value := strings.TrimSpace(string(b))
-	head := w.refValue(gitDir, "HEAD")
-	return err == nil && isID(value) && head != "" && w.inFirstParents(w.commonDir(gitDir), head, map[string]bool{value: true})
 }
 
 // commonDir is the directory a linked worktree's git directory gitDir
