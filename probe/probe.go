@@ -484,8 +484,13 @@ var claudeConfig = map[string]bool{
 	"keybindings.json": true, "loop.md": true,
 }
 
-// ClaudeConfigNames are claudeConfig's names, sorted.
-func ClaudeConfigNames() []string { return slices.Sorted(maps.Keys(claudeConfig)) }
+// ClaudeConfig says whether name, an entry of ~/.claude, is Claude
+// Code's configuration.
+func ClaudeConfig(name string) bool { return claudeConfig[name] }
+
+// ClaudeState says whether name, an entry of ~/.claude, is Claude Code's
+// known state, which it makes itself.
+func ClaudeState(name string) bool { return claudeState[name] }
 
 // claudePluginsConfig are the entries of ~/.claude/plugins shown: the
 // marketplaces and plugins installed, and their lists. The plugins' own

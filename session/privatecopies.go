@@ -12,6 +12,7 @@ import (
 
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/probe"
 )
@@ -53,28 +54,59 @@ func (s *Session) openCopies(pid int) {
 	}
 }
 
-// madeInClaudeDir are the entries of Claude Code's configuration the
-// session made in its own ~/.claude, where the host had none (/memory's
-// user memory, /agents' personal agent): the tmpfs outlives the sandbox
-// while it is open, and is looked up by the names of Claude Code's
-// configuration alone (plugins/ Claude Code makes itself).
-func (s *Session) madeInClaudeDir() []string {
+// madeInClaudeDir are the entries the session made in its own ~/.claude,
+// lost with it, and whether one is not Claude Code's configuration: that
+// configuration where the host had none (/memory's user memory, /agents'
+// personal agent), and what else a hook's script or the session wrote
+// there (a hook's log), but Claude Code's own state and what the launch
+// already named as a hook's. The tmpfs outlives the sandbox while it is
+// open.
+func (s *Session) madeInClaudeDir() (made []string, other bool) {
 	if s.claudeDir == nil {
-		return nil
+		return nil, false
 	}
 	defer s.claudeDir.Close()
-	var made []string
-	for _, name := range probe.ClaudeConfigNames() {
-		path := filepath.Join(s.claudeDir.Name(), name)
-		if name == "plugins" || slices.ContainsFunc(s.plan.Mounts, func(m mount.Mount) bool { return m.Dest == path }) {
+	s.madeIn(s.claudeDir, 0, &made, &other)
+	return made, other
+}
+
+// maxMadeDepth bounds how deep madeIn goes into the directories bwrap
+// made for the mounts in ~/.claude (hooks/ for a hook's script);
+// maxMadeEntries, the entries it reads of each.
+const (
+	maxMadeDepth   = 4
+	maxMadeEntries = 1000
+)
+
+// madeIn adds to made what the session made in dir, of the sandbox's
+// ~/.claude, depth directories below it.
+func (s *Session) madeIn(dir *os.File, depth int, made *[]string, other *bool) {
+	entries, _ := dir.ReadDir(maxMadeEntries)
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(dir.Name(), name)
+		if depth == 0 && (name == "plugins" || probe.ClaudeState(name)) ||
+			slices.ContainsFunc(s.plan.Mounts, func(m mount.Mount) bool { return m.Dest == path }) ||
+			slices.ContainsFunc(s.plan.HookOutputs, func(o mount.HookOutput) bool { return paths.Within(path, o.Path) }) {
 			continue
 		}
-		var st unix.Stat_t
-		if unix.Fstatat(int(s.claudeDir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
-			made = append(made, mount.Quote(path)+" (made in the sandbox's own ~/.claude, where the launch found none)")
+		if slices.ContainsFunc(s.plan.Mounts, func(m mount.Mount) bool { return paths.Within(m.Dest, path) }) {
+			if depth < maxMadeDepth && e.IsDir() {
+				if fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
+					sub := os.NewFile(uintptr(fd), path)
+					s.madeIn(sub, depth+1, made, other)
+					sub.Close()
+				}
+			}
+			continue
 		}
+		if depth == 0 && probe.ClaudeConfig(name) {
+			*made = append(*made, mount.Quote(path)+" (made in the sandbox's own ~/.claude, where the launch found none)")
+			continue
+		}
+		*made = append(*made, mount.Quote(path)+" (made in the sandbox's own ~/.claude, not in yours)")
+		*other = true
 	}
-	return made
 }
 
 // readBack returns what the copy holds now, and false when it cannot say
@@ -116,13 +148,17 @@ func (s *Session) sayLostSaves() {
 		}
 		lost = append(lost, line)
 	}
-	lost = append(lost, s.madeInClaudeDir()...)
+	made, other := s.madeInClaudeDir()
+	lost = append(lost, made...)
 	if len(lost) == 0 {
 		return
 	}
 	printable.Say(os.Stderr, "claudebox: the session saved into private copies, discarded now:")
 	for _, l := range lost {
 		printable.Say(os.Stderr, "  %s", l)
+	}
+	if other {
+		printable.Say(os.Stderr, "hint: what a hook writes in ~/.claude stays in the sandbox; to keep it, have the hook write to a directory you bind with --bind DIR")
 	}
 	if len(rules) > 0 {
 		if err := claudesettings.AddPending(s.stateDir, s.plan.Instance, rules); err != nil {

@@ -3,6 +3,7 @@ package firstday
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,5 +70,54 @@ func TestFirstDayHostRebaseRefsNotTheSessions(t *testing.T) {
 		if strings.Contains(end, filepath.Join(proj, ".git", ref)+"\n") {
 			t.Errorf("the end names the %s the host's stopped rebase left as the session's:\n%s", ref, end)
 		}
+	}
+}
+
+// TestFirstDayHookScriptWritesClaudeDir: a Stop hook in
+// ~/.claude/settings.json runs a script that keeps a log in ~/.claude
+// (a file, a directory, a file beside the script). Inside, the script
+// writes the sandbox's own ~/.claude, lost at exit, and nothing said so:
+// the launch names what a hook's command line writes there, never what
+// its script does. The end names each entry the session made there that
+// is not Claude Code's own state, with the way to keep it; Claude's own
+// (its sessions, backups, file history) are not named.
+func TestFirstDayHookScriptWritesClaudeDir(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "hooklog")
+	h.GitRepo(proj)
+	claudeDir := filepath.Join(h.Home, ".claude")
+	script := filepath.Join(claudeDir, "hooks", "log.sh")
+	h.Write(script, `#!/bin/sh
+echo stop >> "$HOME/.claude/hook-log.txt"
+mkdir -p "$HOME/.claude/logs" && echo stop >> "$HOME/.claude/logs/stops.log"
+date > "$HOME/.claude/hooks/last-run"
+`)
+	h.Run(proj, nil, "chmod", "+x", script)
+	h.Write(filepath.Join(claudeDir, "settings.json"), `{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "~/.claude/hooks/log.sh"}]}]}}`)
+	const key = "sk-ant-test-key-hooklog-0123456789abcde"
+	h.Onboarded(key, proj)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-hooklog")
+	var stderr strings.Builder
+	cmd := h.Command(proj, api.Env(key), "claudebox", "-p", "hello")
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("claudebox -p: %v\n%s", err, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(claudeDir, "hook-log.txt")); err == nil {
+		t.Fatalf("the hook's script wrote the host's ~/.claude")
+	}
+	var named []string
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if path, ok := strings.CutSuffix(line, " (made in the sandbox's own ~/.claude, not in yours)"); ok {
+			named = append(named, strings.TrimPrefix(path, "  "))
+		}
+	}
+	want := []string{filepath.Join(claudeDir, "hook-log.txt"), filepath.Join(claudeDir, "hooks", "last-run"), filepath.Join(claudeDir, "logs")}
+	if slices.Sort(named); !slices.Equal(named, want) {
+		t.Errorf("the end named %q as made in the sandbox's ~/.claude, want %q:\n%s", named, want, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "hint: what a hook writes in ~/.claude stays in the sandbox; to keep it, have the hook write to a directory you bind with --bind DIR") {
+		t.Errorf("the end does not say how to keep what the hook wrote:\n%s", stderr.String())
 	}
 }
