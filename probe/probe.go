@@ -98,9 +98,14 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	own := git.shown
 	h.CredentialsLeftOut = git.leftOut
 	settings := settingsCopies(home, secrets)
-	var toolsHidden []string
+	var toolsHidden, programDirs []string
 	var toolCopies []mount.Mount
-	h.Toolchains, h.PathProblems, toolsHidden, toolCopies = toolchain.Probe(home, pathEnv, project, binds, state, secrets)
+	h.Toolchains, h.PathProblems, toolsHidden, toolCopies, programDirs = toolchain.Probe(home, pathEnv, project, binds, state, secrets)
+	for _, dir := range programDirs {
+		for _, e := range programSubdirsHidden(dir) {
+			toolsHidden = append(toolsHidden, e.Path)
+		}
+	}
 	for _, t := range h.Toolchains {
 		h.Links = append(h.Links, linksOn(t.Entry)...)
 		for _, r := range t.Roots {

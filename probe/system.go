@@ -401,6 +401,7 @@ func usrLocalHidden(local string) []mount.HostEntry {
 			for _, f := range toolchain.NotPrograms(path) {
 				hidden = append(hidden, mount.HostEntry{Path: f})
 			}
+			hidden = append(hidden, programSubdirsHidden(path)...)
 		case !de.IsDir() && de.Type()&fs.ModeSymlink == 0:
 			hidden = append(hidden, mount.HostEntry{Path: path})
 		case de.IsDir() && de.Name() != "etc" && !isDir(filepath.Join(path, "bin")):
@@ -436,6 +437,24 @@ func toolchainTopHidden(dir string) []mount.HostEntry {
 			hidden = append(hidden, mount.HostEntry{Path: path, Dir: de.IsDir()})
 		case de.Type().IsRegular() && (namedCredentialFile(path) || installedHoldsCredential(fd, dir, de.Name())):
 			hidden = append(hidden, mount.HostEntry{Path: path})
+		}
+	}
+	return hidden
+}
+
+// programSubdirsHidden are what of the directories in dir, a directory
+// of programs (~/bin, /usr/local/bin, a bin/ a program's link leads to),
+// the sandbox is not shown, each judged as an installed directory is
+// (installedFiles): no PATH lookup runs what they hold, and the
+// programs beside read it (a library they source, their data), or a
+// token kept beside them (~/bin/conf/credentials.json was readable,
+// shown whole while only the directory's own files were judged).
+func programSubdirsHidden(dir string) []mount.HostEntry {
+	des, _ := os.ReadDir(dir)
+	var hidden []mount.HostEntry
+	for _, de := range des {
+		if de.IsDir() {
+			hidden = append(hidden, installedFiles(filepath.Join(dir, de.Name()))...)
 		}
 	}
 	return hidden

@@ -318,6 +318,8 @@ func TestUsrLocalHidden(t *testing.T) {
 	file("bin/build", "#!/bin/sh\nmake\n", 0o755)
 	file("bin/deploy.sh", "#!/bin/sh\ncurl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz' https://x\n", 0o755)
 	file("bin/notes.txt", "x\n", 0o644)
+	file("bin/conf/credentials.json", `{"token": "x"}`, 0o644)
+	file("bin/lib/common.sh", "COMMON=1\n", 0o644)
 	file("sbin/rotate", "#!/bin/sh\nexport VAULT_TOKEN=hvs.abcdefghijklmnopqrstuvwxyz\n", 0o755)
 	file("deploy.env", "PASSWORD=x\n", 0o644)
 	file(".secrets/token", "x\n", 0o644)
@@ -350,7 +352,7 @@ func TestUsrLocalHidden(t *testing.T) {
 	// toolchain's directory (go, tools: with a bin) only its top's files
 	// and its git directory, its directories shown whole.
 	want := []string{
-		".secrets true", "bin/deploy.sh false", "bin/notes.txt false", "deploy/notes.txt false", "deploy.env false",
+		".secrets true", "bin/deploy.sh false", "bin/notes.txt false", "bin/conf/credentials.json false", "deploy/notes.txt false", "deploy.env false",
 		"lib/node_modules/tool/.npmrc false", "sbin/rotate false", "share/deploy/creds.env false", "src/ops/.git true",
 		"tools/.git true", "tools/deploy.env false",
 	}

@@ -89,8 +89,10 @@ var layoutNames = map[string]string{
 // problems, for --check. hidden are the paths in the roots that are left
 // out of their mounts, as secrets are: what their programs do not run
 // with (notRun). copies are the private copies of the configuration
-// the layouts' shims read (configCopies).
-func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool) (ts []mount.Toolchain, problems []mount.PathProblem, hidden []string, copies []mount.Mount) {
+// the layouts' shims read (configCopies). programs are the directories
+// of programs shown (programDirs), whose directories inside the caller
+// judges as an installed directory's.
+func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool) (ts []mount.Toolchain, problems []mount.PathProblem, hidden []string, copies []mount.Mount, programs []string) {
 	writable := bind.Writable(project, binds)
 	// refusal says why a path is not shown: it is or lies in a secret,
 	// claudebox's state, or (SourceRefusal's rest) holds a socket.
@@ -131,7 +133,8 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 		}
 		t := mount.Toolchain{Entry: entry, Roots: []mount.Root{{Path: root, Why: "on your PATH, read-only"}}}
 		// The roots a bin/ widened to, shown by their layout only.
-		widened := map[string]bool{}
+		// linked are the roots a program's link or #! line leads to.
+		widened, linked := map[string]bool{}, map[string]bool{}
 		if root != real {
 			t.Roots[0].Why = "the toolchain of " + entry + ", on your PATH, read-only"
 			widened[root] = filepath.Base(real) == "bin"
@@ -154,6 +157,7 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			}
 			r := toolRoot(home, target)
 			widened[r] = widened[r] || filepath.Base(filepath.Dir(target)) == "bin" && r == filepath.Dir(filepath.Dir(target))
+			linked[r] = true
 			t.Roots = append(t.Roots, mount.Root{Path: r, Why: "what " + entry + "'s programs lead to, read-only"})
 		}
 		t.Roots = slices.DeleteFunc(outermost(t.Roots), func(r mount.Root) bool {
@@ -165,16 +169,22 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 		})
 		for _, r := range t.Roots {
 			hidden = append(hidden, notRun(r.Path)...)
-			if r.Path == real {
-				hidden = append(hidden, NotPrograms(real)...)
+			for _, dir := range programDirs(r.Path, real, widened[r.Path], linked[r.Path]) {
+				hidden = append(hidden, NotPrograms(dir)...)
+				programs = append(programs, dir)
 			}
 			if widened[r.Path] && !isPrefix(r.Path) {
 				hidden = append(hidden, notLayout(r.Path)...)
 			}
+			// A file a link leads to (~/.local/bin/backup to a dotfiles
+			// repository's script) is judged as the entry's own are.
+			if fi, err := os.Lstat(r.Path); err == nil && linked[r.Path] && fi.Mode().IsRegular() && !program(filepath.Dir(r.Path), fi) {
+				hidden = append(hidden, r.Path)
+			}
 		}
 		ts = append(ts, t)
 	}
-	return ts, problems, hidden, copies
+	return ts, problems, hidden, copies, programs
 }
 
 // maxScriptRead bounds what of a program on PATH is read whole at once to
@@ -202,11 +212,47 @@ func NotPrograms(dir string) []string {
 		if err != nil || !de.Type().IsRegular() {
 			continue
 		}
-		if fi.Mode()&0o111 == 0 || scriptHoldsCredential(dir, de.Name()) {
+		if !program(dir, fi) {
 			out = append(out, filepath.Join(dir, de.Name()))
 		}
 	}
 	return out
+}
+
+// program says the regular file fi in dir is one a PATH lookup runs and
+// may be shown: executable, and no script with a credential written in it.
+func program(dir string, fi os.FileInfo) bool {
+	return fi.Mode()&0o111 != 0 && !scriptHoldsCredential(dir, fi.Name())
+}
+
+// programDirs are the directories of programs of root, a root of the PATH
+// entry real (widened when a bin/ widened to it, linked when a program's
+// link or #! line leads there), whose files NotPrograms judges: the entry
+// itself; a bin/ or sbin/ a program's link leads to (~/tools/bin); a
+// widened root's bin/ and sbin/ (a link into ~/code/ops/bin), as the
+// entry's own (before, only the entry was judged: a token.txt beside a
+// linked program was readable). A node or python prefix's are its
+// package manager's, as the rest of it (notRun); a version manager's
+// layout is its own (toolLayouts).
+func programDirs(root, real string, widened, linked bool) []string {
+	switch {
+	case root == real:
+		return []string{real}
+	case isPrefix(root):
+		return nil
+	case widened:
+		var dirs []string
+		for _, d := range []string{"bin", "sbin"} {
+			if fi, err := os.Lstat(filepath.Join(root, d)); err == nil && fi.IsDir() {
+				dirs = append(dirs, filepath.Join(root, d))
+			}
+		}
+		return dirs
+	}
+	if fi, err := os.Lstat(root); err == nil && linked && fi.IsDir() && (filepath.Base(root) == "bin" || filepath.Base(root) == "sbin") && !isPrefix(filepath.Dir(root)) {
+		return []string{root}
+	}
+	return nil
 }
 
 // notLayout are the entries of a toolchain's root that a bin/ on PATH

@@ -66,7 +66,7 @@ func TestProbeToolchains(t *testing.T) {
 	}, ":")
 	os.MkdirAll(filepath.Join(home, ".claudebox/bin"), 0o755)
 	project := instance.Project{Root: proj, Checkout: proj}
-	ts, problems, hidden, _ := Probe(home, path, project, nil, bind.StateDirs(home, nil), bind.Secrets(home))
+	ts, problems, hidden, _, _ := Probe(home, path, project, nil, bind.StateDirs(home, nil), bind.Secrets(home))
 
 	var got []string
 	for _, tc := range ts {

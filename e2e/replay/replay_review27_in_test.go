@@ -1,0 +1,84 @@
+package replay
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview27PathProgramsLeadTo: of a PATH entry in the home only
+// the entry's own files were judged (no program, or a script with a
+// credential written in it, not shown); what its programs lead to was
+// shown unjudged: a script linked into ~/.local/bin from a dotfiles
+// repository with its token, the bin/ a program's link leads to
+// (~/tools/bin, and a widened toolchain root's bin/) with a token.txt
+// beside the program, and every directory inside an entry (~/bin/conf)
+// whole. The attack, from inside: read them. Proof: none is readable,
+// --dry-run names them, and the programs still run with what they read
+// beside them (a library their directory holds, the clean linked script).
+func TestReplayReview27PathProgramsLeadTo(t *testing.T) {
+	h := harness.NewHost(t)
+	const secret = "REVIEW27pathLEADSsecret"
+	program := func(path, content string) {
+		h.Write(path, content)
+		if err := os.Chmod(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin, local := filepath.Join(h.Home, "bin"), filepath.Join(h.Home, ".local", "bin")
+	// A script of a dotfiles repository, linked into ~/.local/bin.
+	program(filepath.Join(h.Home, "dotfiles", "scripts", "backup.sh"), "#!/bin/sh\nexport GITHUB_TOKEN=ghp_"+secret+"aaaaaaaaaaaaaaaa\n")
+	program(filepath.Join(h.Home, "dotfiles", "scripts", "hello.sh"), "#!/bin/sh\necho REVIEW27-LINKED-RUNS\n")
+	// A bin/ a link leads to, with a token beside the program.
+	program(filepath.Join(h.Home, "tools", "bin", "tool"), "#!/bin/sh\necho REVIEW27-TOOL-RUNS\n")
+	h.Write(filepath.Join(h.Home, "tools", "bin", "token.txt"), secret+"-toolsbin\n")
+	// A widened toolchain root's bin/ a link leads to.
+	program(filepath.Join(h.Home, "code", "ops", "bin", "deploy"), "#!/bin/sh\necho REVIEW27-DEPLOY-RUNS\n")
+	program(filepath.Join(h.Home, "code", "ops", "bin", "release"), "#!/bin/sh\ncurl -H 'Authorization: Bearer "+secret+"bearerABCDEF0123' https://ci.example.com\n")
+	h.Write(filepath.Join(h.Home, "code", "ops", "bin", "notes.txt"), "deploy key "+secret+"-opsnotes\n")
+	// A directory inside the entry itself.
+	program(filepath.Join(bin, "build"), "#!/bin/sh\n. \"$(dirname \"$0\")/lib/common.sh\"\necho REVIEW27-BUILD-RUNS \"$COMMON\"\n")
+	h.Write(filepath.Join(bin, "lib", "common.sh"), "COMMON=REVIEW27-LIB\n")
+	h.Write(filepath.Join(bin, "conf", "credentials.json"), `{"token": "`+secret+`-conf"}`)
+	h.Write(filepath.Join(bin, "conf", "deploy.env"), "DEPLOY_PASSWORD="+secret+"-env\n")
+	for name, target := range map[string]string{
+		"backup":  filepath.Join(h.Home, "dotfiles", "scripts", "backup.sh"),
+		"hello":   filepath.Join(h.Home, "dotfiles", "scripts", "hello.sh"),
+		"tool":    filepath.Join(h.Home, "tools", "bin", "tool"),
+		"deploy":  filepath.Join(h.Home, "code", "ops", "bin", "deploy"),
+		"release": filepath.Join(h.Home, "code", "ops", "bin", "release"),
+	} {
+		if err := os.MkdirAll(local, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(local, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Chown()
+	proj := filepath.Join(h.Home, "work", "p")
+	h.GitRepo(proj)
+	path := "PATH=" + bin + ":" + local + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
+	if host := h.Run(proj, []string{path}, "grep", "-rl", secret, h.Home+"/dotfiles", h.Home+"/tools", h.Home+"/code", bin); strings.Count(host, "\n") != 6 {
+		t.Fatalf("the user cannot read the staged files on the host, the test proves nothing:\n%s", host)
+	}
+	out := h.Inside(proj, []string{path}, "exec 2>&1; hello; tool; deploy; build; cat ~/dotfiles/scripts/* ~/tools/bin/* ~/code/ops/bin/* ~/bin/conf/*; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("what a PATH entry's programs lead to, or a directory in the entry, is readable inside with a secret:\n%s", out)
+	}
+	for _, want := range []string{"REVIEW27-LINKED-RUNS", "REVIEW27-TOOL-RUNS", "REVIEW27-DEPLOY-RUNS", "REVIEW27-BUILD-RUNS REVIEW27-LIB"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want the programs to run (%s):\n%s", want, out)
+		}
+	}
+	dry := h.Run(proj, []string{path}, "claudebox", "--dry-run", "--shell")
+	for _, p := range []string{"dotfiles/scripts/backup.sh", "tools/bin/token.txt", "code/ops/bin/release", "code/ops/bin/notes.txt", "bin/conf/credentials.json", "bin/conf/deploy.env"} {
+		if !strings.Contains(dry, p+" is hidden") {
+			t.Errorf("--dry-run does not name %s:\n%s", p, dry)
+		}
+	}
+}
