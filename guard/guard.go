@@ -280,8 +280,8 @@ func (g *guardProbe) commonDir(common, top string) {
 	}
 	g.repos[common] = true
 	config := filepath.Join(common, "config")
-	g.add(mount.Guard{Path: config, NoOp: true, Why: "git configuration (fsmonitor, hooksPath, aliases run commands)"})
-	g.add(mount.Guard{Path: filepath.Join(common, "config.worktree"), NoOp: true, Why: "git configuration of the main worktree"})
+	g.add(mount.Guard{Path: config, NoOp: true, GitConfig: true, Why: "git configuration (fsmonitor, hooksPath, aliases run commands)"})
+	g.add(mount.Guard{Path: filepath.Join(common, "config.worktree"), NoOp: true, GitConfig: true, Why: "git configuration of the main worktree"})
 	// git never writes a commondir here, but follows one if it exists.
 	g.add(mount.Guard{Path: filepath.Join(common, "commondir"), NoOp: true, Why: "git's pointer to the repository"})
 	g.add(mount.Guard{Path: filepath.Join(common, "hooks"), Why: "git hooks"})
@@ -325,7 +325,7 @@ func (g *guardProbe) commonDir(common, top string) {
 		dir := filepath.Join(common, "worktrees", e.Name())
 		g.add(mount.Guard{Path: filepath.Join(dir, "commondir"), NoOp: true, Why: "a worktree's pointer to the repository"})
 		g.add(mount.Guard{Path: filepath.Join(dir, "gitdir"), NoOp: true, Why: "a worktree's pointer to its checkout"})
-		g.add(mount.Guard{Path: filepath.Join(dir, "config.worktree"), NoOp: true, Why: "a worktree's git configuration"})
+		g.add(mount.Guard{Path: filepath.Join(dir, "config.worktree"), NoOp: true, GitConfig: true, Why: "a worktree's git configuration"})
 		g.operations(dir)
 	}
 	g.submoduleGitDirs(filepath.Join(common, "modules"))
@@ -543,6 +543,12 @@ func (g *guardProbe) add(guard mount.Guard) {
 		guard.Exists = true
 		guard.Copy = guard.Copy && fi.Mode().IsRegular()
 		guard.ID = untrusted.IDOf(fi)
+		if guard.GitConfig {
+			// One git cannot read, or that is no file of at most 1 MiB,
+			// is an empty copy: nothing of it is shown.
+			b, _ := untrusted.ReadFile(filepath.Dir(guard.Path), filepath.Base(guard.Path), 1<<20)
+			guard.Content = string(gitconfig.RepositoryCopy(b))
+		}
 	}
 	fresh := !g.seen[guard.Path]
 	g.record(guard)

@@ -345,6 +345,15 @@ type Guard struct {
 	// them stand in its stand-in, which is not writable, so the saves work
 	// and nothing of them is on the host.
 	Saved []string
+	// GitConfig: a repository's own git configuration (its config, a
+	// worktree's config.worktree), where users keep credentials (git clone
+	// https://oauth2:TOKEN@… keeps the token in the remote's URL). Where it
+	// exists the sandbox sees Content instead, a private read-only copy of
+	// what git needs (gitconfig.RepositoryCopy of what the probe read),
+	// which the guard watcher makes again from each new file the host
+	// writes there.
+	GitConfig bool
+	Content   string
 	// From is how the host reaches a path outside the project's own list
 	// (~/.bashrc, core.excludesFile in ~/.gitconfig, your PATH); "" for
 	// the project's own.
@@ -357,6 +366,9 @@ type Guard struct {
 func (g Guard) Mount() Mount {
 	m := Mount{Src: g.Path, Dest: g.Path, Why: g.Why, Role: Protection}
 	switch {
+	case g.Exists && g.GitConfig:
+		m.Kind, m.Src, m.Content = RoBindData, "", g.Content
+		m.Why = g.Why + ": " + GitConfigCopy
 	case g.Exists && g.Copy:
 		m.Kind, m.Checked, m.Why = BindData, g.ID, g.Why+"; the sandbox saves a private copy"
 	case g.Exists:
@@ -373,6 +385,10 @@ func (g Guard) Mount() Mount {
 	}
 	return m
 }
+
+// GitConfigCopy says what the sandbox sees of a repository's own git
+// configuration.
+const GitConfigCopy = "a private read-only copy of what git needs to work here (the repository's format and extensions, remotes' URLs without their user, password or query, branches' upstreams, submodules, your name): no include, credential helper, header, URL rewrite, proxy, alias or command"
 
 // EmptyContent is what a file stand-in holds inside: what the file's
 // reader takes for nothing. Claude Code reports an .mcp.json without

@@ -121,7 +121,7 @@ func pathProblems(w *page, p mount.Plan) {
 // protected lists the guards, by how each is kept: read-only, a private
 // copy, or absent.
 func protected(w *page, p mount.Plan) {
-	var locked, private, absent []string
+	var locked, private, absent, copies []string
 	for _, g := range p.Guards {
 		name := g.Path
 		if rel, err := filepath.Rel(p.Project.Checkout, g.Path); err == nil && filepath.IsLocal(rel) {
@@ -133,10 +133,12 @@ func protected(w *page, p mount.Plan) {
 		for _, f := range g.Saved {
 			private = append(private, filepath.Join(name, f))
 		}
-		switch g.Mount().Kind {
-		case mount.Tmpfs, mount.RoBindData:
+		switch m := g.Mount(); {
+		case g.Exists && g.GitConfig:
+			copies = append(copies, name)
+		case m.Kind == mount.Tmpfs || m.Kind == mount.RoBindData:
 			absent = append(absent, name)
-		case mount.BindData:
+		case m.Kind == mount.BindData:
 			private = append(private, name)
 		default:
 			locked = append(locked, name)
@@ -147,6 +149,9 @@ func protected(w *page, p mount.Plan) {
 	}
 	if len(locked) > 0 {
 		w.line("  read-only: %s;", strings.Join(locked, ", "))
+	}
+	if len(copies) > 0 {
+		w.line("  read-only, %s: %s;", mount.GitConfigCopy, strings.Join(copies, ", "))
 	}
 	if len(private) > 0 {
 		w.line("  private to this session (saves work, the host's file is unchanged): %s;", strings.Join(private, ", "))

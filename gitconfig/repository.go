@@ -1,0 +1,155 @@
+package gitconfig
+
+import (
+	"slices"
+	"strings"
+)
+
+// RepositoryCopy is what a sandbox sees of a repository's own
+// configuration file (.git/config, a worktree's config.worktree, a
+// submodule's): the variables known harmless that git needs to work in the
+// repository, and nothing else. Users keep credentials there (git clone
+// https://oauth2:TOKEN@… keeps the token in the remote's URL; an
+// http.extraHeader, a url.<base>.insteadOf, a credential helper, an
+// include of a file elsewhere), so what is not on the list stays out,
+// whatever it holds: includes, credentials, http.*, url.*, aliases, hooks,
+// filters (but Git LFS's own) and every tool's own section. A URL kept
+// loses its user and password (an ssh URL keeps its user, the login) and,
+// over HTTP, its query and fragment. A file git cannot read is empty:
+// nothing of it is shown.
+func RepositoryCopy(content []byte) []byte {
+	entries, err := Parse(content)
+	if err != nil {
+		return nil
+	}
+	var kept []Entry
+	for _, e := range entries {
+		if e, ok := repositoryEntry(e); ok {
+			kept = append(kept, e)
+		}
+	}
+	return Format(kept)
+}
+
+// repositoryCore are the core variables that say how the repository is
+// laid out and its files are checked out: its format, where its work tree
+// is, case and Unicode folding, links, modes, line endings, a sparse
+// checkout.
+var repositoryCore = map[string]bool{
+	"repositoryformatversion": true, "bare": true, "worktree": true, "filemode": true, "logallrefupdates": true,
+	"ignorecase": true, "precomposeunicode": true, "symlinks": true, "sparsecheckout": true, "sparsecheckoutcone": true,
+	"autocrlf": true, "eol": true, "safecrlf": true,
+}
+
+// repositoryVariables are, by section, the variables kept of a
+// subsection's (a remote's, a branch's, a submodule's); a name among
+// urlVariables is a URL, kept without its credentials.
+var repositoryVariables = map[string]map[string]bool{
+	// A remote's URLs and refspecs, and a partial clone's promisor and
+	// filter; not uploadpack, receivepack (commands) or proxy (a
+	// password).
+	"remote": {
+		"url": true, "pushurl": true, "fetch": true, "push": true, "mirror": true, "tagopt": true, "prune": true,
+		"prunetags": true, "promisor": true, "partialclonefilter": true,
+	},
+	// A branch's upstream; not its description (free text).
+	"branch": {"remote": true, "pushremote": true, "merge": true, "rebase": true},
+	// Not update, which may be a command (!…).
+	"submodule": {"url": true, "active": true},
+}
+
+var urlVariables = map[string]bool{"url": true, "pushurl": true}
+
+// lfsFilter is Git LFS's filter as git lfs install --local writes it
+// (with --skip-smudge too): where .gitattributes names it, git without it
+// takes every file LFS checked out for changed.
+var lfsFilter = map[string][]string{
+	"clean":    {"git-lfs clean -- %f"},
+	"smudge":   {"git-lfs smudge -- %f", "git-lfs smudge --skip -- %f"},
+	"process":  {"git-lfs filter-process", "git-lfs filter-process --skip"},
+	"required": {"true"},
+}
+
+// repositoryEntry says whether e is kept in a repository's copy, and what
+// it keeps of its value.
+func repositoryEntry(e Entry) (Entry, bool) {
+	section, rest, _ := strings.Cut(e.Key, ".")
+	sub, name := "", rest
+	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
+		sub, name = rest[:i], rest[i+1:]
+	}
+	switch {
+	case section == "core" && sub == "":
+		return e, repositoryCore[name]
+	// Git refuses a repository with an extension it does not know
+	// (objectformat, worktreeconfig, refstorage, partialclone, …): every
+	// one crosses, for git inside to read the repository as the host's
+	// does.
+	case section == "extensions" && sub == "":
+		return e, true
+	case section == "user" && sub == "":
+		return e, name == "name" || name == "email"
+	case section == "filter" && sub == "lfs":
+		return e, !e.NoValue && slices.Contains(lfsFilter[name], e.Value)
+	// The submodules active by path (submodule.active = lib/*).
+	case section == "submodule" && sub == "":
+		return e, name == "active"
+	// A subsection that is a URL (one a user named a remote by) may hold
+	// a credential.
+	case sub == "" || !repositoryVariables[section][name] || strings.Contains(sub, "://"):
+		return e, false
+	case urlVariables[name] && !e.NoValue:
+		url, ok := withoutCredentials(e.Value)
+		e.Value = url
+		return e, ok
+	}
+	return e, true
+}
+
+// withoutCredentials is a URL git fetches from without what may be a
+// credential in it: its user and password (a scheme's, scheme://…@host/),
+// the ssh user aside, and over HTTP its query and fragment. A local path
+// or scp-like address (git@host:path) is as it was. It reports false for
+// a value it cannot read as one of these: a password in an scp-like
+// address (user:password@host:path), an @ in a URL's path (a password
+// holding a slash, which ends the host where git reads it, as where any
+// other reader does, is then in the path), a line break.
+func withoutCredentials(url string) (string, bool) {
+	if strings.ContainsAny(url, "\n\r") {
+		return "", false
+	}
+	scheme, rest, ok := strings.Cut(url, "://")
+	if !ok {
+		// A path, or user@host:path, whose user is the ssh login.
+		if at := strings.LastIndexByte(url, '@'); at >= 0 && strings.ContainsRune(url[:at], ':') {
+			return "", false
+		}
+		return url, true
+	}
+	scheme = strings.ToLower(scheme)
+	for _, c := range scheme {
+		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '+' && c != '-' && c != '.' {
+			return "", false
+		}
+	}
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	authority, path := rest[:end], rest[end:]
+	if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+		user, _, _ := strings.Cut(authority[:at], ":")
+		authority = authority[at+1:]
+		if ssh := scheme == "ssh" || scheme == "git+ssh" || scheme == "ssh+git"; ssh && user != "" {
+			authority = user + "@" + authority
+		}
+	}
+	if scheme == "http" || scheme == "https" || scheme == "ftp" || scheme == "ftps" {
+		path, _, _ = strings.Cut(path, "?")
+		path, _, _ = strings.Cut(path, "#")
+	}
+	if authority == "" && scheme != "file" || strings.ContainsRune(path, '@') {
+		return "", false
+	}
+	return scheme + "://" + authority + path, true
+}
