@@ -387,6 +387,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	w.newlyIgnored(w.ignores)
 	w.makeIncluded(w.makefiles)
 	w.envrcSourced()
+	w.miseSourced()
 	w.gemfileNamed()
 	w.bazelrcNamed()
 	w.taskFileNamed()
@@ -435,6 +436,10 @@ type walker struct {
 	// envrcs are the project's .envrc files below its top, whose
 	// sources are judged at the end (envrc.go).
 	envrcs []string
+	// miseConfigs are the project's mise configurations below its top
+	// (mise.toml, .tool-versions, mise/), whose sources are judged at the
+	// end (mise.go).
+	miseConfigs []string
 	// gemfiles are the project's Gemfiles below its top, whose named
 	// files are judged at the end (gemfile.go).
 	gemfiles []string
@@ -493,6 +498,7 @@ func (w *walker) merge(f *walker) {
 	w.ignores = append(w.ignores, f.ignores...)
 	w.makefiles = append(w.makefiles, f.makefiles...)
 	w.envrcs = append(w.envrcs, f.envrcs...)
+	w.miseConfigs = append(w.miseConfigs, f.miseConfigs...)
 	w.gemfiles = append(w.gemfiles, f.gemfiles...)
 	w.importers = append(w.importers, f.importers...)
 	if w.take != nil {
@@ -787,6 +793,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun, sub = true, allDir
 			if w.take == nil && typ.IsRegular() && rel != ".envrc" && projectfiles.Is(name, ".envrc", n.fold) {
 				w.envrcs = append(w.envrcs, rel)
+			}
+			if w.take == nil && n.rel != "" && (typ.IsRegular() || typ.IsDir()) && miseConfig(name) {
+				w.miseConfigs = append(w.miseConfigs, rel)
 			}
 		case !typ.IsDir() && pythonModule(name, n.fold):
 			hostRun = true

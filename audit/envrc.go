@@ -53,7 +53,7 @@ func (w *walker) envrcSourced() {
 		if userDefined == nil {
 			userDefined = direnvrcDefines()
 		}
-		w.envrcJudged(rel, userDefined)
+		w.sourcesJudged(rel, filepath.Dir(rel), nil, userDefined)
 	}
 }
 
@@ -67,7 +67,7 @@ const (
 	maxEnvrcLookups = 200000
 )
 
-// envrcJudged judges the .envrc at rel and what it sources, runs or
+// sourcesJudged judges the .envrc at rel and what it sources, runs or
 // evaluates, at any depth (source_env scripts/env.sh, whose source_env
 // path.sh holds PATH_add ../bin; a flake.nix's import ./nix/shell.nix):
 // what each names, each file among them the session made or changed
@@ -78,13 +78,14 @@ const (
 // and that of each file on the way, where source_env runs what it
 // sources (source keeps the directory it is in). A name the audit cannot
 // spell, or a PATH it cannot, makes every program below the .envrc one
-// (judgeExecutables).
-func (w *walker) envrcJudged(rel string, userDefined map[string]bool) {
+// (judgeExecutables). base is the directory rel is read from; parse,
+// where not nil, reads rel in place of a shell (a mise configuration).
+func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) reads, userDefined map[string]bool) {
 	type sourced struct {
 		rel   string
 		bases []string
 	}
-	queue := []sourced{{rel, []string{filepath.Dir(rel)}}}
+	queue := []sourced{{rel, []string{base}}}
 	seen := map[string]bool{rel: true}
 	everyProgram, lookups := false, 0
 	enqueue := func(name string, bases []string) bool {
@@ -115,18 +116,28 @@ func (w *walker) envrcJudged(rel string, userDefined map[string]bool) {
 			continue
 		}
 		text := string(b)
-		names, unspelled, whole := envrcNames(text)
-		if !whole {
-			w.notExamined(w.abs(f.rel), fmt.Sprintf("all it names: the audit looks up %d of its words at most", maxEnvrcNames))
+		var names, dirs, runs []string
+		var unspelled, pathUnspelled bool
+		if f.rel == rel && parse != nil {
+			r := parse(rel, text)
+			names, dirs, runs, unspelled = r.names, r.dirs, r.runs, r.unspelled
+		} else {
+			var whole bool
+			names, unspelled, whole = envrcNames(text)
+			if !whole {
+				w.notExamined(w.abs(f.rel), fmt.Sprintf("all it names: the audit looks up %d of its words at most", maxEnvrcNames))
+			}
+			dirs, pathUnspelled = envrcPathDirs(text, w.root)
+			runs = envrcRuns(text)
 		}
-		dirs, pathUnspelled := envrcPathDirs(text, w.root)
-		runs := envrcRuns(text)
-		if strings.HasSuffix(f.rel, ".nix") {
+		switch {
+		case f.rel == rel && parse != nil:
+		case strings.HasSuffix(f.rel, ".nix"):
 			// Nix is no shell: its words run nothing by
 			// themselves (pkgs.bash ${…}); its paths are read.
 			unspelled = false
 			runs = append(runs, nixPaths(text)...)
-		} else if envrcUsesUnspelled(text, userDefined) {
+		case envrcUsesUnspelled(text, userDefined):
 			pathUnspelled = true
 		}
 		everyProgram = everyProgram || unspelled || pathUnspelled
@@ -166,7 +177,7 @@ func (w *walker) envrcJudged(rel string, userDefined map[string]bool) {
 		if !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
 			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
 		}
-		w.judgeExecutables(filepath.Dir(rel))
+		w.judgeExecutables(base)
 	}
 }
 
