@@ -19,10 +19,6 @@ import (
 // sources (envrc.go): the configuration files themselves are guarded, or
 // named where the session made them (the registry's mise entries).
 
-// miseDirs are the directories mise reads a config.toml and conf.d/*.toml
-// in, below the directory they configure.
-var miseDirs = []string{"mise", ".mise", ".config/mise"}
-
 // miseConfig says whether name is a configuration file mise reads in
 // the directory it configures (mise.toml, .mise.local.toml,
 // mise.<env>.toml, .tool-versions), or a directory of them (mise,
