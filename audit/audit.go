@@ -355,7 +355,7 @@ type Report struct {
 // session); files named as in obeyed are host-run at any depth, as for
 // Take. It never follows a symlink, nor leaves root.
 func Scan(root string, since time.Time, guarded map[string]bool, start *Snapshot, obeyed []string) Report {
-	return ScanWalked(root, since, guarded, start, obeyed, nil)
+	return ScanWalked(root, since, guarded, start, obeyed, nil, nil)
 }
 
 // Statuses is what a walk of the whole of root, made beside the audit,
@@ -373,8 +373,10 @@ type Statuses interface {
 // if it read nothing) the statuses such a walk read: the judgement of
 // installed dependencies, which reads the status of every entry (100,000
 // in a common node_modules), counts from them what they cover in full
-// instead of reading each status again. walked may be nil.
-func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Snapshot, obeyed []string, walked func() Statuses) Report {
+// instead of reading each status again. walked may be nil. What the
+// session closed of the user's that the walk meets, reopen (nil for none)
+// gives back, and the walk goes in.
+func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Snapshot, obeyed []string, walked func() Statuses, reopen *Reopener) Report {
 	// A record made under other rules (by another claudebox, whose
 	// supervisor was killed) lacks what these judge, and one of another
 	// tree (another checkout of the project) says nothing of this one:
@@ -382,7 +384,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
-	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), packedRead: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]bool{}}, walked: walked}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), packedRead: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]bool{}}, walked: walked, reopen: reopen}
 	w.walk()
 	w.newlyIgnored(w.ignores)
 	w.makeIncluded(w.makefiles)
@@ -451,6 +453,8 @@ type walker struct {
 	objects *objects
 	// walked gives the statuses a walk beside this one read (ScanWalked).
 	walked func() Statuses
+	// reopen gives back what the session closed of the user's (at the end).
+	reopen *Reopener
 	// headRefs are, by git directory, the refs its HEADs name
 	// (checkedOut).
 	headRefs map[string]map[string]bool
@@ -471,7 +475,7 @@ type subWalk struct {
 // fork is a walker for a directory below the top: the same judgement, a
 // report and a record of its own.
 func (w *walker) fork() *walker {
-	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, packedRead: w.packedRead, indexNames: w.indexNames, objects: w.objects, walked: w.walked}
+	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, packedRead: w.packedRead, indexNames: w.indexNames, objects: w.objects, walked: w.walked, reopen: w.reopen}
 	if w.take != nil {
 		f.take = newRecord(w.root, w.obeyed)
 	}
@@ -849,7 +853,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			return true
 		}
 	}
-	fd, err := unix.Openat(n.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+	fd, err := w.reopen.OpenDir(n.fd, name, rel)
 	if err == unix.ELOOP || err == unix.ENOTDIR || err == unix.ENOENT {
 		// Swapped for a symlink or a file since it was listed: never
 		// followed; judged as what it now is.
@@ -860,7 +864,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	}
 	if err == nil {
 		defer unix.Close(fd)
-		err = unix.Fstat(fd, &st)
+		if err = unix.Fstat(fd, &st); err == nil {
+			w.reopen.Opened(fd, rel, &st)
+		}
 	} else {
 		unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
 	}

@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -11,7 +13,7 @@ import (
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// Reopened is a directory of the start's that the session had closed,
+// Reopened is a directory of the user's that the session had closed,
 // given its owner's permissions back: its path, and the permissions the
 // session had left it.
 type Reopened struct {
@@ -19,46 +21,141 @@ type Reopened struct {
 	Had  fs.FileMode
 }
 
-// GiveBack gives each directory below root that start records, the same
-// inode still at its path, whose status changed since (its permissions
-// taken away then, not by its owner before), its owner's read, write and
-// search permission back: closed (chmod 000 .git/objects), the audit
+// Reopener gives a directory of the user's below a checkout's root that
+// the session closed (chmod 000 .git/objects, or one of its loose
+// objects' directories, which no record keeps) its owner's read, write
+// and search permission back, as the exit's walks meet it: closed, they
 // could not look in, and took it whole, the user's repository with it.
-// What the session made and closed is no one's but the session's, and is
-// still taken whole. Parents come before their children in the record's
-// order, so a closed one's are reached once it is open. The stand-ins
-// (claudebox's, closed by it) stay as they are.
-func GiveBack(root string, since time.Time, start *Snapshot, standIns []string) []Reopened {
-	if start == nil || start.Root != root {
-		return nil
+// Once open it is examined as any other. A directory is the user's when
+// the file system says it was born before the sessions began (a birth
+// time no one can set); where it keeps no birth time, when the start's
+// record holds its inode at its path. What the session made and closed is
+// no one's but the session's, and is still taken whole; one its owner
+// closed before (its status older than the sessions' start) stays closed,
+// as do the stand-ins (claudebox's, closed by it). Nothing is looked at
+// until a walk meets a directory it cannot enter or whose owner lacks a
+// permission: a large checkout's record is not read at each exit.
+type Reopener struct {
+	root     string
+	since    time.Time
+	start    *Snapshot
+	standIns []string
+	mu       sync.Mutex
+	reopened []Reopened
+}
+
+// NewReopener is the Reopener of the checkout root, whose sessions began
+// at since, start their start's record (nil if none), standIns the
+// sessions' stand-ins.
+func NewReopener(root string, since time.Time, start *Snapshot, standIns []string) *Reopener {
+	if start != nil && start.Root != root {
+		start = nil
 	}
-	top, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	return &Reopener{root: root, since: since, start: start, standIns: standIns}
+}
+
+// dirFlags open a directory to read it, never through a symlink, nor
+// waiting on what is no directory.
+const dirFlags = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
+
+// OpenDir opens the directory name in the directory dirfd, at rel below
+// the root, to read it; refused (EACCES), the directory is given back if
+// it is the user's and opened again. r may be nil.
+func (r *Reopener) OpenDir(dirfd int, name, rel string) (int, error) {
+	fd, err := unix.Openat(dirfd, name, dirFlags, 0)
+	if err != unix.EACCES || r == nil {
+		return fd, err
+	}
+	p, perr := unix.Openat(dirfd, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if perr != nil {
+		return fd, err
+	}
+	open := r.giveBack(p, rel)
+	unix.Close(p)
+	if !open {
+		return fd, err
+	}
+	return unix.Openat(dirfd, name, dirFlags, 0)
+}
+
+// Opened gives back the directory open at fd, at rel, of status st, if
+// its owner lacks a permission (chmod 400 or 500: read, it can still be
+// opened) and it is the user's. r may be nil.
+func (r *Reopener) Opened(fd int, rel string, st *unix.Stat_t) {
+	if r != nil && st.Mode&0o700 != 0o700 {
+		r.giveBack(fd, rel)
+	}
+}
+
+// Ancestors gives back each directory between the root and path (below
+// the root, and path's own parent), top first: what the exit reaches by
+// its path (the stand-ins, the guarded files) lies below them.
+func (r *Reopener) Ancestors(path string) {
+	rel, err := filepath.Rel(r.root, filepath.Dir(path))
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return
+	}
+	fd, err := unix.Open(r.root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil
+		return
 	}
-	defer unix.Close(top)
-	var reopened []Reopened
-	for _, f := range start.files.items {
-		rel := start.files.names[f.path : f.path+uint32(f.pathLen)]
+	at := ""
+	for name := range strings.SplitSeq(rel, "/") {
+		next, err := unix.Openat(fd, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		unix.Close(fd)
+		if err != nil {
+			return
+		}
+		fd, at = next, filepath.Join(at, name)
 		var st unix.Stat_t
-		// A cheap look first (through a link, maybe: it changes nothing);
-		// the change itself reaches the directory with no link on the way.
-		if f.has&hasInode == 0 || rel == "" || rel == "." || unix.Fstatat(top, rel, &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
-			st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Ino != f.ino || st.Dev != start.Dev || st.Mode&0o700 == 0o700 ||
-			time.Unix(st.Ctim.Unix()).Before(since) || slices.Contains(standIns, filepath.Join(root, rel)) {
-			continue
-		}
-		// A directory made since in one's place may have its inode's
-		// number; where the file system says when it was born, it is
-		// the session's.
-		var sx unix.Statx_t
-		if unix.Statx(top, rel, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME|unix.STATX_INO, &sx) != nil || sx.Ino != f.ino ||
-			sx.Mask&unix.STATX_BTIME != 0 && !time.Unix(sx.Btime.Sec, int64(sx.Btime.Nsec)).Before(since) {
-			continue
-		}
-		if had, ok, err := untrusted.GiveBackDir(root, rel, f.ino); err == nil && ok {
-			reopened = append(reopened, Reopened{Path: filepath.Join(root, rel), Had: had})
+		if unix.Fstat(fd, &st) == nil && st.Mode&0o700 != 0o700 {
+			r.giveBack(fd, at)
 		}
 	}
-	return reopened
+	unix.Close(fd)
+}
+
+// giveBack gives the directory open at fd, at rel, its owner's
+// permissions back if it is the user's, closed during the sessions; it
+// says whether its owner now has them.
+func (r *Reopener) giveBack(fd int, rel string) bool {
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return false
+	}
+	if st.Mode&0o700 == 0o700 {
+		return true // given back by another walk
+	}
+	if time.Unix(st.Ctim.Unix()).Before(r.since) || slices.Contains(r.standIns, filepath.Join(r.root, rel)) {
+		return false
+	}
+	// A directory made since in one's place may have its inode's number;
+	// where the file system says when it was born, that is the word.
+	var sx unix.Statx_t
+	if unix.Statx(fd, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME, &sx) == nil && sx.Mask&unix.STATX_BTIME != 0 {
+		if !time.Unix(sx.Btime.Sec, int64(sx.Btime.Nsec)).Before(r.since) {
+			return false
+		}
+	} else if r.start == nil || st.Dev != r.start.Dev {
+		return false
+	} else if ino, ok := r.start.files.inode(rel); !ok || ino != st.Ino {
+		return false
+	}
+	had, ok, err := untrusted.GiveBackFD(fd, st.Ino)
+	if err != nil {
+		return false
+	}
+	if ok {
+		r.mu.Lock()
+		r.reopened = append(r.reopened, Reopened{Path: filepath.Join(r.root, rel), Had: had})
+		r.mu.Unlock()
+	}
+	return true
+}
+
+// Reopened are the directories given back, by path.
+func (r *Reopener) Reopened() []Reopened {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.SortedFunc(slices.Values(r.reopened), func(a, b Reopened) int { return strings.Compare(a.Path, b.Path) })
 }

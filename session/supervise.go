@@ -388,8 +388,13 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		start, _ = audit.Decode(instance.Snapshot(dir))
 	}
 	standIns := instance.Placeholders(dir)
-	// Before any walk of the checkouts reads them: what the session
-	// closed of the user's is theirs again, and examined as usual.
+	// What the session closed of the user's is theirs again, and examined
+	// as usual: each checkout's root first (what lies below is reached
+	// through it), then the directories above what the exit reaches by
+	// its path (the stand-ins, the guarded files), and the others as the
+	// walks meet them.
+	var reopened []audit.Reopened
+	reopeners := map[string]*audit.Reopener{}
 	for _, root := range slices.Compact(append([]string{s.plan.Project.Checkout}, instance.AuditRoots(dir)...)) {
 		at, from := since, start
 		if own, err := audit.Decode(instance.CheckoutSnapshot(dir, root)); err == nil && own.Root == root {
@@ -398,9 +403,15 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 				at = t
 			}
 		}
-		// The root first: what lies below is reached through it.
-		reopened := rootGivenBack(root, at)
-		sayGivenBack(append(reopened, audit.GiveBack(root, at, from, standIns)...))
+		reopened = append(reopened, rootGivenBack(root, at)...)
+		r := audit.NewReopener(root, at, from, standIns)
+		for _, p := range standIns {
+			r.Ancestors(p)
+		}
+		for _, g := range s.plan.Guards {
+			r.Ancestors(g.Path)
+		}
+		reopeners[root] = r
 	}
 	// What stands at a placeholder's path and is no stand-in (one another
 	// project's session still stands on stays) was made during the
@@ -460,25 +471,26 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	// the audit's judgement of installed dependencies, which would read
 	// each of node_modules' again, counts from it.
 	walkedChan := make(chan audit.Statuses, 1)
-	changes := s.recordChanges(since, own, walkedChan)
+	changes := s.recordChanges(since, own, walkedChan, reopeners[s.plan.Project.Checkout])
 	walked := sync.OnceValue(func() audit.Statuses { return <-walkedChan })
-	otherChanges := s.recordOtherChanges(dir, since, standIns)
+	otherChanges := s.recordOtherChanges(dir, since, standIns, reopeners)
 	replaced := audit.Replaced(guards, since)
 	// A checkout reached after the first session began is judged from its
 	// own first session's start, where that recorded it.
 	scan := func(root string, guarded map[string]bool) audit.Report {
+		reopen := reopeners[root]
 		if at, ok := instance.CheckoutStarted(dir, root); ok {
 			if own, err := audit.Decode(instance.CheckoutSnapshot(dir, root)); err == nil && own.Root == root {
-				return audit.Scan(root, at, guarded, own, s.plan.ObeyedNames)
+				return audit.ScanWalked(root, at, guarded, own, s.plan.ObeyedNames, nil, reopen)
 			}
 		}
 		if root == s.plan.Project.Checkout {
-			return audit.ScanWalked(root, since, guarded, start, s.plan.ObeyedNames, walked)
+			return audit.ScanWalked(root, since, guarded, start, s.plan.ObeyedNames, walked, reopen)
 		}
 		if own, err := audit.Decode(instance.CheckoutSnapshot(dir, root)); err == nil && own.Root == root {
-			return audit.Scan(root, since, guarded, own, s.plan.ObeyedNames)
+			return audit.ScanWalked(root, since, guarded, own, s.plan.ObeyedNames, nil, reopen)
 		}
-		return audit.Scan(root, since, guarded, start, s.plan.ObeyedNames)
+		return audit.ScanWalked(root, since, guarded, start, s.plan.ObeyedNames, nil, reopen)
 	}
 	reports := map[string]audit.Report{s.plan.Project.Checkout: scan(s.plan.Project.Checkout, guarded)}
 	var strays []string
@@ -538,6 +550,10 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		})
 		reports[root] = r
 	}
+	for _, root := range slices.Sorted(maps.Keys(reopeners)) {
+		reopened = append(reopened, reopeners[root].Reopened()...)
+	}
+	sayGivenBack(reopened)
 	if len(replaced) > 0 {
 		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have written each new file before it was renamed into place:")
 		for _, p := range replaced {

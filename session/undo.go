@@ -106,7 +106,7 @@ func (u *undoTaking) wait() {
 //
 // walked is given, once, the statuses its walk of the checkout read (nil
 // if none), for the exit audit beside it.
-func (s *Session) recordChanges(began time.Time, own bool, walked chan<- audit.Statuses) <-chan undo.Changes {
+func (s *Session) recordChanges(began time.Time, own bool, walked chan<- audit.Statuses, reopen *audit.Reopener) <-chan undo.Changes {
 	done := make(chan undo.Changes, 1)
 	var standIns []string
 	for _, m := range s.plan.Placeholders() {
@@ -117,7 +117,7 @@ func (s *Session) recordChanges(began time.Time, own bool, walked chan<- audit.S
 		// git status shows.
 		walked <- nil
 		go func() {
-			done <- undo.Changes{HostRun: undo.NestedHostRun(s.stateDir, s.plan.Project.Checkout, began, standIns), IgnoredPartial: true}
+			done <- undo.Changes{HostRun: undo.NestedHostRun(s.stateDir, s.plan.Project.Checkout, began, standIns, reopen), IgnoredPartial: true}
 		}()
 		return done
 	}
@@ -127,7 +127,7 @@ func (s *Session) recordChanges(began time.Time, own bool, walked chan<- audit.S
 		if own && s.undo != nil {
 			<-s.undo.done
 		}
-		c, err := undo.RecordChanges(s.stateDir, s.plan.Project, began, standIns, walked)
+		c, err := undo.RecordChanges(s.stateDir, s.plan.Project, began, standIns, walked, reopen)
 		if err != nil && !errors.Is(err, undo.ErrNoStartSnapshot) {
 			printable.Say(os.Stderr, "claudebox: claudebox --changes will not list everything the session did: %v", err)
 		}
@@ -140,8 +140,9 @@ func (s *Session) recordChanges(began time.Time, own bool, walked chan<- audit.S
 // did to each other checkout they bound (a linked worktree's, whose
 // session ended first), from its own first session's start where that
 // was recorded: the channel gives each checkout's record. skip are the
-// sessions' stand-ins.
-func (s *Session) recordOtherChanges(dir string, began time.Time, skip []string) <-chan map[string]undo.Changes {
+// sessions' stand-ins; reopeners give back, by checkout, what the
+// sessions closed of the user's.
+func (s *Session) recordOtherChanges(dir string, began time.Time, skip []string, reopeners map[string]*audit.Reopener) <-chan map[string]undo.Changes {
 	done := make(chan map[string]undo.Changes, 1)
 	go func() {
 		records := map[string]undo.Changes{}
@@ -155,7 +156,7 @@ func (s *Session) recordOtherChanges(dir string, began time.Time, skip []string)
 			}
 			p := s.plan.Project
 			p.Checkout = c
-			records[c], _ = undo.RecordChanges(s.stateDir, p, at, skip, nil)
+			records[c], _ = undo.RecordChanges(s.stateDir, p, at, skip, nil, reopeners[c])
 		}
 		done <- records
 	}()

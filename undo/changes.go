@@ -130,7 +130,7 @@ var ErrNoStartSnapshot = errors.New("the session's start took no snapshot to com
 // walked, if not nil, is given once, before RecordChanges returns, the
 // statuses its walk of the checkout read, for the exit audit beside it
 // (nil if it read none).
-func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []string, walked chan<- audit.Statuses) (Changes, error) {
+func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []string, walked chan<- audit.Statuses, reopen *audit.Reopener) (Changes, error) {
 	told := false
 	tell := func(t tree) {
 		if walked != nil && !told {
@@ -145,7 +145,7 @@ func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []
 	}()
 	st := storeOf(stateDir, p.Root)
 	c := Changes{Checkout: p.Checkout, Ended: time.Now().UTC(), Paths: []PathChange{}, Unknown: []string{}, Incomplete: []string{}, Top: map[string]int{}}
-	err := st.changes(p, began, skip, &c, tell)
+	err := st.changes(p, began, skip, reopen, &c, tell)
 	if err != nil {
 		c.Incomplete = append(c.Incomplete, err.Error())
 	}
@@ -159,7 +159,7 @@ func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []
 	return c, err
 }
 
-func (st store) changes(p instance.Project, began time.Time, skip []string, c *Changes, walked func(tree)) error {
+func (st store) changes(p instance.Project, began time.Time, skip []string, reopen *audit.Reopener, c *Changes, walked func(tree)) error {
 	checkout := p.Checkout
 	// The session's own is the newest taken before it began (a later
 	// one is a later session's, overlapping it); one still pending, or
@@ -179,7 +179,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, c *C
 	// The walk's error, which the exit says, is returned before err.
 	failClosed := func(now *tree, walkErr, err error) error {
 		if now == nil {
-			t, werr := walkCheckout(checkout, skip, began)
+			t, werr := walkCheckout(checkout, skip, began, reopen)
 			walked(t)
 			now, walkErr = &t, werr
 		}
@@ -250,7 +250,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, c *C
 		out, err := st.listing(*s)
 		listing <- listResult{out, err}
 	}()
-	now, walkErr := walkCheckout(checkout, skip, began)
+	now, walkErr := walkCheckout(checkout, skip, began, reopen)
 	walked(now)
 	l := <-listing
 	if l.err != nil {
@@ -959,8 +959,8 @@ func (t tree) nested(path string) bool {
 // session that began at wrote in the repositories below it that the host
 // runs and their rules ignore (absolute paths). git asks its rules
 // without their repositories' configuration, on a store of its own.
-func NestedHostRun(stateDir, checkout string, began time.Time, skip []string) []string {
-	now, _ := walkCheckout(checkout, skip, began)
+func NestedHostRun(stateDir, checkout string, began time.Time, skip []string, reopen *audit.Reopener) []string {
+	now, _ := walkCheckout(checkout, skip, began, reopen)
 	found := now.unreadChanged(checkout)
 	var wrote []string
 	for _, path := range slices.Sorted(maps.Keys(now.recent)) {
@@ -1012,8 +1012,9 @@ func join(rel, name string) string {
 // entering a git directory, the top's directories side by side; since is
 // the session's start. What it cannot read in full (a directory it cannot
 // open, one too deep, one holding a change past keptLimit) it says in its
-// error, and in the tree's unread.
-func walkCheckout(checkout string, skip []string, since time.Time) (tree, error) {
+// error, and in the tree's unread. What the session closed of the user's
+// that it meets, reopen (nil for none) gives back, and it goes in.
+func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit.Reopener) (tree, error) {
 	t := tree{recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
 	// The names skipped, by their directory: looked up once a directory.
 	skipIn := map[string][]string{}
@@ -1070,6 +1071,9 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 			unread(rel, true)
 			return
 		}
+		if rel != "." {
+			reopen.Opened(fd, rel, &st)
+		}
 		var names map[string]bool
 		if recent(&st) {
 			names = map[string]bool{}
@@ -1107,7 +1111,7 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 				// A directory is opened without a status of its own
 				// first: its walk takes one.
 				if typ == unix.DT_DIR && (!lost || rel == ".") && depth < 256 && len(rel)+1+len(name) <= audit.MaxPathLen {
-					if dir, err := openDirAt(fd, name); err == nil {
+					if dir, err := reopen.OpenDir(fd, string(name), join(rel, string(name))); err == nil {
 						descend(dir, join(rel, string(name)), depth+1)
 						continue
 					}
@@ -1174,7 +1178,7 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 					unread(path, recent(&st))
 					continue
 				}
-				dir, err := openDirAt(fd, name)
+				dir, err := reopen.OpenDir(fd, string(name), path)
 				if err != nil {
 					notOpened(path, err, recent(&st))
 					continue
@@ -1231,9 +1235,3 @@ func walkCheckout(checkout string, skip []string, since time.Time) (tree, error)
 // statAt is dirent.StatAt; a test makes a file go between a directory's
 // listing and its status.
 var statAt = dirent.StatAt
-
-// openDirAt opens the directory name in the directory fd, never through a
-// symlink, nor waiting on what is no directory.
-func openDirAt(fd int, name []byte) (int, error) {
-	return unix.Openat(fd, string(name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
-}

@@ -79,7 +79,7 @@ func TestRecordChanges(t *testing.T) {
 	os.Remove(filepath.Join(p.Checkout, "pkg2", "f1.go"))
 	os.Mkdir(filepath.Join(p.Checkout, "pkg2", "f1.go"), 0o755)
 
-	c, err := RecordChanges(state, p, began, nil, nil)
+	c, err := RecordChanges(state, p, began, nil, nil, nil)
 	if err != nil || len(c.Incomplete) != 0 {
 		t.Fatalf("RecordChanges: %v, %q", err, c.Incomplete)
 	}
@@ -115,7 +115,7 @@ func TestRecordChanges(t *testing.T) {
 	}
 	done := make(chan Changes)
 	go func() {
-		c, _ := RecordChanges(state, p, began, nil, nil)
+		c, _ := RecordChanges(state, p, began, nil, nil, nil)
 		done <- c
 	}()
 	select {
@@ -182,7 +182,7 @@ func TestRecordChangesHostRun(t *testing.T) {
 	// Terraform's overrides, which terraform plan merges over the rest.
 	write("ign/local_override.tf", "output \"a\" {}\n", 0o644)
 	write("ign/ci_override.tf.json", "{}\n", 0o644)
-	c, err := RecordChanges(state, p, began, nil, nil)
+	c, err := RecordChanges(state, p, began, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestRecordChangesHostRunIgnoreUnknown(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(p.Checkout, "helper.py"), []byte("import os\n"), 0o644)
 	os.WriteFile(filepath.Join(p.Checkout, "data.txt"), []byte("x\n"), 0o644)
-	c, _ := RecordChanges(state, p, began, nil, nil)
+	c, _ := RecordChanges(state, p, began, nil, nil, nil)
 	if want := []string{filepath.Join(p.Checkout, "helper.py")}; !slices.Equal(c.HostRun, want) {
 		t.Errorf("host-run %q, want %q", c.HostRun, want)
 	}
@@ -243,7 +243,7 @@ func BenchmarkRecordChanges(b *testing.B) {
 	}
 	began := time.Now().Add(time.Hour)
 	for b.Loop() {
-		if _, err := RecordChanges(state, p, began, nil, nil); err != nil {
+		if _, err := RecordChanges(state, p, began, nil, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -271,7 +271,7 @@ func TestRecordChangesWithoutSnapshot(t *testing.T) {
 	os.WriteFile(filepath.Join(p.Checkout, "ign", "tool"), []byte("x\n"), 0o755)
 	os.WriteFile(filepath.Join(p.Checkout, "ign", "main.dep"), []byte("x\n"), 0o644)
 	os.WriteFile(filepath.Join(p.Checkout, "pkg0", "f0.go"), []byte("#!/bin/sh\n"), 0o755)
-	c, err := RecordChanges(state, p, began, nil, nil)
+	c, err := RecordChanges(state, p, began, nil, nil, nil)
 	if want := []PathChange{{Path: "ign/main.dep", Change: "changed", Ignored: true}}; !slices.Equal(c.Paths, want) || c.IgnoredPartial {
 		t.Errorf("paths %v (partial %v), want %v", c.Paths, c.IgnoredPartial, want)
 	}
@@ -297,7 +297,7 @@ func TestRecordChangesFirstWithoutSnapshot(t *testing.T) {
 	state := t.TempDir()
 	began := after(t, state, p.Checkout)
 	os.WriteFile(filepath.Join(p.Checkout, "pkg0", "f0.go"), []byte("package p0 // changed\n"), 0o644)
-	c, err := RecordChanges(state, p, began, nil, nil)
+	c, err := RecordChanges(state, p, began, nil, nil, nil)
 	if !errors.Is(err, ErrNoStartSnapshot) {
 		t.Errorf("without a snapshot: %v, want ErrNoStartSnapshot", err)
 	}
@@ -406,7 +406,7 @@ func TestRecordChangesNotReadInFull(t *testing.T) {
 	}
 	os.WriteFile(tool, []byte("#!/bin/sh\necho planted\n"), 0o755)
 
-	c, err := RecordChanges(state, p, began, nil, nil)
+	c, err := RecordChanges(state, p, began, nil, nil, nil)
 	// The first directory past 1024 bytes is.
 	for _, dir := range []string{filepath.Join(a, "ign"), filepath.Join(a, spam), deep} {
 		if !slices.Contains(c.HostRun, dir) {
@@ -447,7 +447,7 @@ func TestRecordChangesGoneDuringWalk(t *testing.T) {
 		}
 		return dirent.StatAt(fd, name, st, flags)
 	}
-	c, err := RecordChanges(state, p, began, nil, nil)
+	c, err := RecordChanges(state, p, began, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -590,7 +590,7 @@ func TestWalkCheckoutStatusNotRead(t *testing.T) {
 		}
 		return dirent.StatAt(fd, name, st, flags)
 	}
-	now, err := walkCheckout(checkout, nil, since)
+	now, err := walkCheckout(checkout, nil, since, nil)
 	if err == nil || !strings.Contains(err.Error(), "build") {
 		t.Errorf("the walk's error does not name build: %v", err)
 	}
@@ -627,7 +627,7 @@ func TestWalkCheckoutBelowOneDirectory(t *testing.T) {
 		}
 	}
 	for range 3 {
-		now, err := walkCheckout(checkout, nil, since)
+		now, err := walkCheckout(checkout, nil, since, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

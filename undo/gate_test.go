@@ -68,7 +68,7 @@ func TestListGateLate(t *testing.T) {
 			if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			r, err := RecordChanges(state, p, began, nil, nil)
+			r, err := RecordChanges(state, p, began, nil, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -91,7 +91,7 @@ func TestRecordChangesDepsListedWhole(t *testing.T) {
 	os.RemoveAll(filepath.Join(p.Checkout, "lib"))
 	os.MkdirAll(filepath.Join(p.Checkout, "elsewhere"), 0o755)
 	os.Symlink("elsewhere", filepath.Join(p.Checkout, "lib"))
-	c, err := RecordChanges(state, p, began, nil, nil)
+	c, err := RecordChanges(state, p, began, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

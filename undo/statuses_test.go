@@ -53,7 +53,7 @@ func TestStatusesJudgeDepsAsTheAudit(t *testing.T) {
 	os.WriteFile(filepath.Join(nm, "g", ".git", "hooks", "post-checkout"), []byte("#!/bin/sh\n"), 0o755)
 
 	walked := make(chan audit.Statuses, 1)
-	if _, err := RecordChanges(state, p, began, nil, walked); err != nil {
+	if _, err := RecordChanges(state, p, began, nil, walked, nil); err != nil {
 		t.Fatal(err)
 	}
 	statuses := <-walked
@@ -64,7 +64,7 @@ func TestStatusesJudgeDepsAsTheAudit(t *testing.T) {
 		t.Errorf("a package holding a git directory the walk did not read: %d changed, taken as read", n)
 	}
 	own := audit.Scan(p.Checkout, began, nil, nil, nil)
-	shared := audit.ScanWalked(p.Checkout, began, nil, nil, nil, func() audit.Statuses { return statuses })
+	shared := audit.ScanWalked(p.Checkout, began, nil, nil, nil, func() audit.Statuses { return statuses }, nil)
 	if len(own.Deps) != 1 || len(own.Deps[0].Units) != 9 {
 		t.Fatalf("the audit's own reading set aside %v, not the 9 packages changed", own.Deps)
 	}

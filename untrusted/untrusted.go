@@ -628,12 +628,22 @@ func GiveBackDir(dir, name string, ino uint64) (fs.FileMode, bool, error) {
 		return 0, false, err
 	}
 	defer unix.Close(p)
+	had, ok, err := GiveBackFD(p, ino)
+	if err != nil {
+		return 0, false, &fs.PathError{Op: "chmod", Path: filepath.Join(dir, name), Err: err}
+	}
+	return had, ok, nil
+}
+
+// GiveBackFD is GiveBackDir for the directory open at fd (O_PATH or not),
+// which a walk reached with no link on the way.
+func GiveBackFD(fd int, ino uint64) (fs.FileMode, bool, error) {
 	var st unix.Stat_t
-	if err := unix.Fstat(p, &st); err != nil || st.Ino != ino || st.Mode&0o700 == 0o700 {
+	if err := unix.Fstat(fd, &st); err != nil || st.Ino != ino || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o700 == 0o700 {
 		return 0, false, err
 	}
-	if err := chmodFD(p, st.Mode&0o7777|0o700); err != nil {
-		return 0, false, &fs.PathError{Op: "chmod", Path: filepath.Join(dir, name), Err: err}
+	if err := chmodFD(fd, st.Mode&0o7777|0o700); err != nil {
+		return 0, false, err
 	}
 	return fs.FileMode(st.Mode & 0o777), true, nil
 }
