@@ -114,11 +114,18 @@ func (u undoCmd) Run(home session.Home) error {
 	// What it moves aside is recorded first: killed before it said so,
 	// the next claudebox command does.
 	dest := session.UndoDest(home.State, p.Root, time.Now())
-	var planned []audit.Moved
+	var planned, inTheWay []audit.Moved
+	ways := map[string]bool{}
 	for _, c := range changes {
 		planned = append(planned, audit.Moved{From: filepath.Join(p.Checkout, c.Path), To: filepath.Join(dest, c.Path)})
+		// A file or link the session left where a directory on the
+		// path was is moved aside for it.
+		for dir := filepath.Dir(c.Path); dir != "." && !ways[dir]; dir = filepath.Dir(dir) {
+			ways[dir] = true
+			inTheWay = append(inTheWay, audit.Moved{From: filepath.Join(p.Checkout, dir), To: filepath.Join(dest, dir)})
+		}
 	}
-	said := session.RecordMoves(dest, planned)
+	said := session.RecordMoves(dest, planned, inTheWay)
 	res, err := undo.Apply(home.State, p.Root, s, dest)
 	session.Hold("undo applied")
 	for _, m := range res.Moved {

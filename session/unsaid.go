@@ -36,19 +36,24 @@ func moveAside(root, dest string, paths []string) (moved []audit.Moved, said fun
 			planned = append(planned, audit.Moved{From: p, To: filepath.Join(dest, rel)})
 		}
 	}
-	said = RecordMoves(dest, planned)
+	said = RecordMoves(dest, planned, nil)
 	moved, err = audit.MoveAside(root, dest, paths)
 	return moved, said, err
 }
 
 // RecordMoves records, beside dest, the moves into it planned, before
-// they are made; said forgets the record once they were said. A record
-// that cannot be written (a full disk) does not stop the moves.
-func RecordMoves(dest string, planned []audit.Moved) (said func()) {
+// they are made, and those of what may stand in their way (inTheWay: a
+// file or link where a directory on a planned path was, moved aside only
+// if so); said forgets the record once they were said. A record that
+// cannot be written (a full disk) does not stop the moves.
+func RecordMoves(dest string, planned, inTheWay []audit.Moved) (said func()) {
 	record := dest + unsaidSuffix
-	moves := make([]unsaidMove, len(planned))
-	for i, m := range planned {
-		moves[i] = unsaidMove{[]byte(m.From), []byte(m.To)}
+	moves := make([]unsaidMove, 0, len(planned)+len(inTheWay))
+	for _, m := range planned {
+		moves = append(moves, unsaidMove{From: []byte(m.From), To: []byte(m.To)})
+	}
+	for _, m := range inTheWay {
+		moves = append(moves, unsaidMove{From: []byte(m.From), To: []byte(m.To), InTheWay: true})
 	}
 	if b, err := json.Marshal(moves); err == nil && os.MkdirAll(filepath.Dir(dest), 0o700) == nil {
 		os.WriteFile(record, b, 0o600)
@@ -60,23 +65,27 @@ func RecordMoves(dest string, planned []audit.Moved) (said func()) {
 // keeps as they are (its strings hold a name's bytes that are not UTF-8
 // as U+FFFD, and the record named no file there was).
 type unsaidMove struct {
-	From []byte `json:"f"`
-	To   []byte `json:"t"`
+	From     []byte `json:"f"`
+	To       []byte `json:"t"`
+	InTheWay bool   `json:"w,omitempty"`
 }
 
 // readUnsaid reads the moves a record holds; an older claudebox's record
-// holds their paths as strings, under other keys.
-func readUnsaid(b []byte) ([]audit.Moved, error) {
+// holds their paths as strings, under other keys. A move of what may
+// have stood in another's way is in inTheWay.
+func readUnsaid(b []byte) (planned, inTheWay []audit.Moved, err error) {
 	var moves []unsaidMove
 	if err := json.Unmarshal(b, &moves); err != nil || slices.ContainsFunc(moves, func(m unsaidMove) bool { return len(m.From) == 0 }) {
-		var planned []audit.Moved
-		return planned, json.Unmarshal(b, &planned)
+		return planned, nil, json.Unmarshal(b, &planned)
 	}
-	planned := make([]audit.Moved, len(moves))
-	for i, m := range moves {
-		planned[i] = audit.Moved{From: string(m.From), To: string(m.To)}
+	for _, m := range moves {
+		if m.InTheWay {
+			inTheWay = append(inTheWay, audit.Moved{From: string(m.From), To: string(m.To)})
+		} else {
+			planned = append(planned, audit.Moved{From: string(m.From), To: string(m.To)})
+		}
 	}
-	return planned, nil
+	return planned, inTheWay, nil
 }
 
 // undoAside begins the name of the folder --undo moves into.
@@ -100,9 +109,9 @@ func SayUnsaidMoves(state string) {
 			continue
 		}
 		b, err := untrusted.ReadFile(filepath.Dir(record), filepath.Base(record), unsaidLimit)
-		var planned []audit.Moved
+		var planned, inTheWay []audit.Moved
 		if err == nil {
-			planned, err = readUnsaid(b)
+			planned, inTheWay, err = readUnsaid(b)
 		}
 		if err != nil {
 			os.Remove(record)
@@ -115,6 +124,13 @@ func SayUnsaidMoves(state string) {
 			// there only once whole, and a copy cut short is in the
 			// scratch folder, removed below, the project's in place).
 			if _, err := os.Lstat(m.To); err == nil && strings.HasPrefix(m.To, dest+"/") {
+				moved = append(moved, m)
+			}
+		}
+		// What stood in the way is no directory: one there holds a
+		// planned path moved below it.
+		for _, m := range inTheWay {
+			if fi, err := os.Lstat(m.To); err == nil && !fi.IsDir() && strings.HasPrefix(m.To, dest+"/") {
 				moved = append(moved, m)
 			}
 		}

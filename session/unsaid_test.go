@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,18 +56,20 @@ func mustDo(t *testing.T, err error) {
 }
 
 // TestReadUnsaidBothFormats: a record keeps a name's bytes that are not
-// UTF-8, and one an older claudebox wrote is still read.
+// UTF-8, and which moves are of what stood in another's way; one an older
+// claudebox wrote is still read.
 func TestReadUnsaidBothFormats(t *testing.T) {
 	dest := filepath.Join(t.TempDir(), "20261130T000000.000Z")
 	moved := []audit.Moved{{From: "/p/sub\xff/.envrc", To: dest + "/sub\xff/.envrc"}}
-	RecordMoves(dest, moved)
+	way := []audit.Moved{{From: "/p/sub\xff", To: dest + "/sub\xff"}}
+	RecordMoves(dest, moved, way)
 	b, err := os.ReadFile(dest + unsaidSuffix)
 	mustDo(t, err)
-	if got, err := readUnsaid(b); err != nil || len(got) != 1 || got[0] != moved[0] {
-		t.Errorf("read back %q, %v", got, err)
+	if got, inTheWay, err := readUnsaid(b); err != nil || !slices.Equal(got, moved) || !slices.Equal(inTheWay, way) {
+		t.Errorf("read back %q, in the way %q, %v", got, inTheWay, err)
 	}
 	old, _ := json.Marshal([]audit.Moved{{From: "/p/abcd", To: "/q/abcd"}})
-	if got, err := readUnsaid(old); err != nil || len(got) != 1 || got[0].From != "/p/abcd" {
+	if got, _, err := readUnsaid(old); err != nil || len(got) != 1 || got[0].From != "/p/abcd" {
 		t.Errorf("an older record read as %q, %v", got, err)
 	}
 }

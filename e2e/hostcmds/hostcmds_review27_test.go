@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -77,5 +78,58 @@ chmod 000 node_modules/evil node_modules/left-pad .git/objects/[0-9a-f][0-9a-f]`
 	}
 	if _, err := os.Lstat(filepath.Join(proj, "node_modules", "evil")); err == nil {
 		t.Errorf("the session's closed package stays in the project:\n%s", out)
+	}
+}
+
+// TestReplayReview27UndoKilledInTheWay: --undo restoring dist/.gitkeep
+// (tracked, in a directory git ignores) moves aside what stands in its
+// way, the file dist the session left where the directory was and the
+// user then rebuilt. Its record, written before it moves, named only the
+// paths it restores and the files the session made: killed once it
+// moved them, the next command named the restored path, never dist, and
+// the user's file was in ~/.claudebox's moved-aside area without a word.
+// Host-side proof: --undo killed once it moved them, the next claudebox
+// command names where the user's dist went.
+func TestReplayReview27UndoKilledInTheWay(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, ".gitignore"), "/dist\n")
+	h.Write(filepath.Join(proj, "dist", ".gitkeep"), "")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "add", "-f", ".gitignore", "dist/.gitkeep")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "dist")
+	h.Chown()
+	afterSnapshot(h, proj, "rm -rf dist; echo the session > dist")
+	const built = "the user's build after the session\n"
+	h.Write(filepath.Join(proj, "dist"), built)
+	h.Chown()
+	var stderr lockedBuffer
+	c := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=undo applied"}, "claudebox", "--undo", "-y")
+	c.Stderr = &stderr
+	harness.Must(t, c.Start())
+	defer c.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	harness.WaitFor(t, "--undo to hold", func() bool { return strings.Contains(stderr.String(), "holding after undo applied") || len(exited) > 0 })
+	if len(exited) > 0 {
+		t.Fatalf("--undo ended: %v\n%s", <-exited, stderr.String())
+	}
+	harness.Must(t, c.Process.Signal(syscall.SIGKILL))
+	<-exited
+	if fi, err := os.Lstat(filepath.Join(proj, "dist", ".gitkeep")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("--undo did not restore dist/.gitkeep before it was killed (%v):\n%s", err, stderr.String())
+	}
+	out, err := h.Bounded(proj, "--list")
+	if err != nil {
+		t.Fatalf("--list: %v\n%s", err, out)
+	}
+	found := false
+	for _, word := range strings.Fields(out) {
+		if b, err := os.ReadFile(word); err == nil && strings.Contains(word, "moved-aside") && string(b) == built {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the next command names no file aside holding the user's dist:\n%s", out)
 	}
 }
