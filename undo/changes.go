@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -101,6 +102,75 @@ type PathChange struct {
 	Path    string `json:"path"`
 	Change  string `json:"change"`
 	Ignored bool   `json:"ignored"`
+}
+
+// MarshalJSON writes a path that is not UTF-8, the sandbox's name, as its
+// bytes too (path_bytes): JSON's strings turn such bytes into U+FFFD, and
+// --changes named a file no file is named.
+func (p PathChange) MarshalJSON() ([]byte, error) {
+	type plain PathChange
+	v := struct {
+		plain
+		Bytes []byte `json:"path_bytes,omitempty"`
+	}{plain: plain(p)}
+	if !utf8.ValidString(p.Path) {
+		v.Bytes = []byte(p.Path)
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote: the path's bytes, where
+// they are given.
+func (p *PathChange) UnmarshalJSON(b []byte) error {
+	type plain PathChange
+	var v struct {
+		plain
+		Bytes []byte `json:"path_bytes"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*p = PathChange(v.plain)
+	if len(v.Bytes) > 0 {
+		p.Path = string(v.Bytes)
+	}
+	return nil
+}
+
+// MarshalJSON writes the unknown files' names as bytes too
+// (unknown_bytes), where one is not UTF-8, as PathChange does.
+func (c Changes) MarshalJSON() ([]byte, error) {
+	type plain Changes
+	v := struct {
+		plain
+		UnknownBytes [][]byte `json:"unknown_bytes,omitempty"`
+	}{plain: plain(c)}
+	if slices.ContainsFunc(c.Unknown, func(u string) bool { return !utf8.ValidString(u) }) {
+		v.UnknownBytes = make([][]byte, len(c.Unknown))
+		for i, u := range c.Unknown {
+			v.UnknownBytes[i] = []byte(u)
+		}
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote.
+func (c *Changes) UnmarshalJSON(b []byte) error {
+	type plain Changes
+	var v struct {
+		plain
+		UnknownBytes [][]byte `json:"unknown_bytes"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = Changes(v.plain)
+	if len(v.UnknownBytes) == len(c.Unknown) {
+		for i, u := range v.UnknownBytes {
+			c.Unknown[i] = string(u)
+		}
+	}
+	return nil
 }
 
 // changesName is the record's file in the store, one per checkout.

@@ -133,3 +133,45 @@ func TestReplayReview27UndoKilledInTheWay(t *testing.T) {
 		t.Errorf("the next command names no file aside holding the user's dist:\n%s", out)
 	}
 }
+
+// TestReplayReview27ChangesInvalidName: --changes lists what the last
+// session did from the record its end wrote, whose names are the
+// sandbox's. The record held them as JSON strings, which turn bytes that
+// are not UTF-8 into U+FFFD: a file the session made named with such a
+// byte was listed under a name no file has, which the user could not find
+// (and two such names were one). Host-side proof: --changes names the
+// file by its bytes, escaped, as every other line of claudebox does, and
+// --changes --json gives its bytes beside the name.
+func TestReplayReview27ChangesInvalidName(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hello\n")
+	h.GitRepo(proj)
+	h.Chown()
+	out, err := harness.ShellAfterSnapshot(t, h, proj, `echo x > "$(printf 'bad\376.txt')"; echo y > "$(printf 'bad\377.txt')"`)
+	if err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	list, err := h.Bounded(proj, "--changes")
+	if err != nil {
+		t.Fatalf("--changes: %v\n%s", err, list)
+	}
+	for _, want := range []string{`created  bad\xfe.txt`, `created  bad\xff.txt`} {
+		if !strings.Contains(list, want) {
+			t.Errorf("--changes does not name %q:\n%s", want, list)
+		}
+	}
+	if strings.Contains(list, "\ufffd") {
+		t.Errorf("--changes names a file no file is named:\n%s", list)
+	}
+	js, err := h.Bounded(proj, "--changes", "--json")
+	if err != nil {
+		t.Fatalf("--changes --json: %v\n%s", err, js)
+	}
+	// base64 of "bad\xfe.txt" and "bad\xff.txt".
+	for _, want := range []string{`"path_bytes": "YmFk/i50eHQ="`, `"path_bytes": "YmFk/y50eHQ="`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("--changes --json does not give %s:\n%s", want, js)
+		}
+	}
+}
