@@ -175,3 +175,44 @@ func TestReplayReview27ChangesInvalidName(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview27HostileInstance: what the sandbox can write of its
+// instance (Claude Code's directory in ~/.claudebox) is read by the host's
+// commands. The attack, from inside: a FIFO and a link named as
+// transcripts, a directory closed (chmod 000), a transcript of a name
+// holding a terminal escape and a byte that is not UTF-8, a sparse file of
+// a terabyte, a FIFO todo. Proof: each command ends within a minute,
+// crashes on none of it, prints no raw control character, and leaves the
+// files outside the instance as they were.
+func TestReplayReview27HostileInstance(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, "secret.txt"), "the user's\n")
+	h.Chown()
+	before := harness.Snapshots([]string{filepath.Join(h.Home, "secret.txt")})
+	h.Inside(proj, nil, `set -e
+p=$(pwd | sed 's#[^a-zA-Z0-9]#-#g')
+cd ~/.claude
+mkdir -p todos "projects/$p"
+cd "projects/$p"
+mkfifo 11111111-1111-1111-1111-111111111111.jsonl
+ln -s ~/../../../etc/passwd 22222222-2222-2222-2222-222222222222.jsonl
+printf '{"type":"user","message":{"role":"user","content":"hi\033[31m"},"sessionId":"3","cwd":"%s"}\n' "$PWD" > "$(printf '33333333-\033]0;owned\007-\377.jsonl')"
+truncate -s 1T 44444444-4444-4444-4444-444444444444.jsonl
+mkdir closed && echo x > closed/f && chmod 000 closed
+mkfifo ~/.claude/todos/fifo.json
+chmod 000 ~/.claude/todos
+`)
+	for _, args := range [][]string{{"--list"}, {"--list-sessions"}, {"--export"}, {"--export-all", filepath.Join(h.Base, "out")}, {"--changes"}, {"--gc"}, {"--check"}} {
+		out, err := h.Bounded(proj, args...)
+		if strings.Contains(out, "panic:") || strings.Contains(out, "goroutine ") {
+			t.Errorf("claudebox %s crashed: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if strings.ContainsAny(out, "\x1b\x07") || strings.Contains(out, "\xff") {
+			t.Errorf("claudebox %s printed a raw control character or byte:\n%q", strings.Join(args, " "), out)
+		}
+		t.Logf("claudebox %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	harness.CompareSnapshots(t, before)
+}
