@@ -35,6 +35,14 @@
 // guarded directory, the watcher guards it again and ends the session, as
 // a directory descriptor passed over a socket would reach inside it unseen.
 //
+// A repository's own git configuration, where users keep credentials (a
+// remote's token), stands again otherwise: not as the host's new file but
+// as a private read-only copy of what git needs made from it
+// (gitconfig.RepositoryCopy), written in a tmpfs of the watcher's own
+// mount namespace and bound from there (restoreCopy). The host's file is
+// then seen by no mount inside, and is held and looked for all the same:
+// the sandbox may have opened it in the moment before the copy stood.
+//
 // What stays open is the race the host itself opens: a sandbox process may
 // write the host's new file before its rename, or in the microseconds
 // before the guard stands again, and let go of it before the watcher
@@ -107,6 +115,10 @@ type request struct {
 	// (private empty copies inside), by the directory.
 	Saved    map[string][]string `json:"saved"`
 	Instance string              `json:"instance"`
+	// GitConfigs are the guarded paths of a repository's own git
+	// configuration, where a new file of the host's stands again as a
+	// private copy of what git needs (restoreCopy).
+	GitConfigs []string `json:"gitconfigs"`
 }
 
 // StandIns describes the placeholders of a session: the kind of mount
@@ -127,9 +139,10 @@ func Launch() (*Watcher, error) { return startProcess() }
 // the watcher's user namespace, and returns once the guards are watched
 // and the sandbox may run its command. Just before it does, ready (if not
 // nil) gets the sandbox's first process, whose mounts then stand as bwrap
-// made them. If bwrap made no sandbox, the watcher is stopped and cmd's
+// made them. gitConfigs are the guards that are a repository's own git
+// configuration, which stand again as private copies. If bwrap made no sandbox, the watcher is stopped and cmd's
 // Wait says why. On an error, the watcher is abandoned.
-func (w *Watcher) Attach(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roots []string, standIns StandIns, ready func(pid int)) error {
+func (w *Watcher) Attach(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, gitConfigs, roots []string, standIns StandIns, ready func(pid int)) error {
 	w.before = takeSnapshot(guards)
 	infoR, infoW, err := os.Pipe()
 	if err != nil {
@@ -168,7 +181,7 @@ func (w *Watcher) Attach(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, roo
 		cmd.Process.Kill()
 		return nil
 	}
-	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots, StandIns: standIns.Kinds, Saved: standIns.Saved, Instance: standIns.Instance})
+	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots, StandIns: standIns.Kinds, Saved: standIns.Saved, Instance: standIns.Instance, GitConfigs: gitConfigs})
 	w.in.Write(append(req, '\n'))
 	if line, _ := w.out.ReadString('\n'); line != "ready\n" {
 		// bwrap is left to exit with its own status: 1 when it failed to

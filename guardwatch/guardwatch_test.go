@@ -40,7 +40,7 @@ func TestStartWithoutSandbox(t *testing.T) {
 	if err != nil {
 		t.Skipf("cannot start the watcher here: %v", err)
 	}
-	if err := w.Attach(exec.Command("/bin/true"), (*exec.Cmd).Start, []string{filepath.Join(dir, "config")}, []string{dir}, StandIns{}, nil); err != nil {
+	if err := w.Attach(exec.Command("/bin/true"), (*exec.Cmd).Start, []string{filepath.Join(dir, "config")}, nil, []string{dir}, StandIns{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -131,6 +131,8 @@ type watch struct {
 	req    request
 	sb     *sandboxView
 	leases map[string]int
+	// copies makes the copies of git configuration, once one is needed.
+	copies *copyMaker
 }
 
 // run watches until the session is over (nil) or something ends it.
@@ -338,7 +340,8 @@ func (v *sandboxView) inside(f func() error) error {
 
 // keep makes sure the guard at path stands in the sandbox: if the path is
 // no longer a mount (the host replaced it), it binds what is there now
-// read-only over it, without following a symlink; then it makes sure
+// read-only over it, without following a symlink (for a repository's git
+// configuration, a copy of what git needs made from it); then it makes sure
 // nothing in the sandbox got hold of the new file (see the package doc).
 // A stand-in the host removed (git clean -fd, git stash -u) is made again
 // and stands again inside; where something else was made in its place,
@@ -348,16 +351,22 @@ func (w *watch) keep(path string) error {
 	var placed *unix.Statx_t
 	var remade *unix.Stat_t
 	_, wasStandIn := w.req.StandIns[path]
+	gitConfig := slices.Contains(w.req.GitConfigs, path)
 	// The host (or another project's sandbox) may remove the stand-in
 	// again while it is being made again; a few rounds settle an honest
 	// race, and one that goes on past them ends the session.
 	remakes := 0
 	for range 100 {
 		var guard *unix.Statx_t
-		err := w.sb.inside(func() (err error) {
-			guard, err = restore(path)
-			return err
-		})
+		var err error
+		if gitConfig && remade == nil {
+			guard, err = w.restoreCopy(path)
+		} else {
+			err = w.sb.inside(func() (err error) {
+				guard, err = restore(path)
+				return err
+			})
+		}
 		if err == errRemoved && remakes < 5 {
 			remakes++
 			if remade, err = w.standAgain(path); err != nil {

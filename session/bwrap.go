@@ -149,9 +149,12 @@ func (s *Session) bwrapCmd(plan mount.Plan, files []*os.File) *exec.Cmd {
 // attachPlan starts bwrap for the plan under w, a watcher launched before,
 // and, with cg, the sandbox in a cgroup of its own, which it returns.
 func attachPlan(w *guardwatch.Watcher, cmd *exec.Cmd, start func(*exec.Cmd) error, p mount.Plan, cg *cgroup.Place, ready func(pid int)) (*cgroup.Group, error) {
-	var guards []string
+	var guards, gitConfigs []string
 	for _, g := range p.Guards {
 		guards = append(guards, g.Path)
+		if g.GitConfig {
+			gitConfigs = append(gitConfigs, g.Path)
+		}
 	}
 	standIns := guardwatch.StandIns{Kinds: map[string]string{}, Saved: map[string][]string{}, Instance: p.Instance}
 	for _, m := range p.Placeholders() {
@@ -167,7 +170,7 @@ func attachPlan(w *guardwatch.Watcher, cmd *exec.Cmd, start func(*exec.Cmd) erro
 	// never runs it.
 	var limitErr error
 	var group *cgroup.Group
-	err := w.Attach(cmd, start, guards, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns, func(pid int) {
+	err := w.Attach(cmd, start, guards, gitConfigs, append([]string{p.Project.Checkout}, p.Project.GitDirs...), standIns, func(pid int) {
 		if cg != nil {
 			if group, limitErr = cg.Enter(pid, p.Limits); limitErr != nil {
 				unix.Kill(pid, unix.SIGKILL)

@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // review27Secrets are the credentials the project's .git/config holds in
@@ -103,6 +105,63 @@ func TestReplayReview27ProjectGitConfigToken(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(proj, ".git", "config")); !strings.Contains(string(b), "R27CLONETOKEN") {
 		t.Errorf("the host's .git/config lost its remote:\n%s", b)
+	}
+}
+
+// TestReplayReview27HostRewritesGitConfig: while a session runs, the host
+// adds a remote with its token (git remote add x https://u:TOKEN@…) and a
+// header (git config http.extraHeader …); git writes a new file and
+// renames it over .git/config, and the guard watcher stood the host's new
+// file, token and all, read-only inside. Proof, on the host: once the
+// watcher has stood a copy again, the sandbox sees the new remote without
+// its token and neither credential, and the session goes on.
+func TestReplayReview27HostRewritesGitConfig(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	h.Chown()
+	_, out, exited := harness.StartSession(t, h, proj, `touch started
+		while ! test -e go; do sleep 0.05; done
+		# Once the watcher has stood a guard again over the host's new file.
+		for i in $(seq 200); do
+			grep -q 'remote "x"' .git/config && grep -q " $PWD/.git/config " /proc/self/mountinfo && break
+			sleep 0.05
+		done
+		cat .git/config; git config -l; git remote -v
+		git status --short && echo status-ok
+		touch finished
+		while ! test -e done; do sleep 0.05; done`)
+	h.Run(proj, nil, "git", "remote", "add", "x", "https://u:R27TOKEN2@gitlab.example.com/team/x.git")
+	h.Run(proj, nil, "git", "config", "http.extraHeader", "Authorization: Bearer R27HEADER2")
+	h.Run(proj, nil, "git", "config", "user.email", "alice@example.com")
+	if err := os.WriteFile(filepath.Join(proj, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitFor(t, "the sandbox to read .git/config", func() bool {
+		return paths.Exists(filepath.Join(proj, "finished")) || len(exited) > 0
+	})
+	if len(exited) > 0 {
+		t.Fatalf("the session ended when the host rewrote .git/config: %v\n%s", <-exited, out)
+	}
+	harness.TouchDone(t, proj)
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("session: %v\n%s", err, out)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the session did not end")
+	}
+	got := out.String()
+	for _, secret := range []string{"R27TOKEN2", "R27HEADER2"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("the sandbox reads %s the host wrote into .git/config during the session:\n%s", secret, got)
+		}
+	}
+	for _, want := range []string{"remote.x.url=https://gitlab.example.com/team/x.git\n", "user.email=alice@example.com\n", "status-ok\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the copy stood again lacks %q:\n%s", want, got)
+		}
 	}
 }
 
