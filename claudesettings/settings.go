@@ -62,7 +62,7 @@ func ownSettings(data []byte, managed bool) ([]byte, []string) {
 	}
 	var leftOut []string
 	for key := range top {
-		if !userKeys[key] && (!managed || key != managedServersKey) {
+		if !userKeys()[key] && (!managed || key != managedServersKey) {
 			leftOut = append(leftOut, key)
 			delete(top, key)
 		}

@@ -342,7 +342,7 @@ func merge(layers []layer, home, cwd string) (Launch, error) {
 	m := merging{home: home, cwd: cwd, ownBinds: map[Grant]bool{}, ownPorts: map[Grant]bool{}, ownNetwork: NetworkFiltered}
 	m.out.Limits.Tasks = limits.DefaultTasks
 	m.out.Network = NetworkFiltered
-	m.out.Hosts.Allow = slices.Clone(presetRules)
+	m.out.Hosts.Allow = slices.Clone(presetRules())
 	for _, l := range layers {
 		if err := m.binds(l); err != nil {
 			return m.out, err
@@ -680,8 +680,9 @@ const (
 
 var networkModes = []string{NetworkNone, NetworkFiltered, NetworkHost}
 
-// presetRules is the filtered network's allow list before the user's.
-var presetRules = func() []proxy.Rule {
+// presetRules is the filtered network's allow list before the user's,
+// parsed at first use rather than at every claudebox process's start.
+var presetRules = sync.OnceValue(func() []proxy.Rule {
 	var rules []proxy.Rule
 	for _, h := range proxy.DeveloperPreset {
 		r, err := proxy.ParseRule(h)
@@ -691,7 +692,7 @@ var presetRules = func() []proxy.Rule {
 		rules = append(rules, r.From("the developer preset"))
 	}
 	return rules
-}()
+})
 
 // where names a layer in an error: its file, or the command line.
 func where(from string) string {

@@ -7,6 +7,7 @@ package projectfiles
 
 import (
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -154,48 +155,56 @@ var Entries = []Entry{
 	{Name: "pylintrc", Protection: AtExit, Tools: "pylint, editors' pylint", Why: "pylint runs its init-hook as Python, where it starts and in the directories above"},
 }
 
-var (
-	byName = map[string]int{}
-	// byFolded holds the names lower-cased, for a directory that folds
-	// case; prefixes and suffixes, the entries by a name's start or end.
-	byFolded           = map[string]int{}
-	prefixes, suffixes []int
-)
-
-func init() {
+// index is the registry by name: the entries by their names and by
+// their names lower-cased (for a directory that folds case), and those
+// matched by a name's start or end. It is made at the first lookup: not
+// every claudebox process looks one up (the guard watcher and the
+// sandbox's first process never do), and each ran its package
+// initialisers at its start.
+var index = sync.OnceValue(func() (x names) {
+	x.byName, x.byFolded = map[string]int{}, map[string]int{}
 	for i, e := range Entries {
 		if e.Prefix {
-			prefixes = append(prefixes, i)
+			x.prefixes = append(x.prefixes, i)
 			continue
 		}
 		if e.Suffix {
-			suffixes = append(suffixes, i)
+			x.suffixes = append(x.suffixes, i)
 			continue
 		}
-		byName[e.Name] = i
-		byFolded[strings.ToLower(e.Name)] = i
+		x.byName[e.Name] = i
+		x.byFolded[strings.ToLower(e.Name)] = i
 	}
+	return x
+})
+
+// names are the entries' indexes in Entries by their names, by their
+// names lower-cased, and those matched by a name's start or end.
+type names struct {
+	byName, byFolded   map[string]int
+	prefixes, suffixes []int
 }
 
 // Lookup finds the entry that covers name. In a directory whose names
 // fold case (fold: see FoldsCase), .CURSOR is the .cursor the host's
 // Cursor opens, and matches as it does.
 func Lookup(name string, fold bool) (Entry, bool) {
-	if i, ok := byName[name]; ok {
+	x := index()
+	if i, ok := x.byName[name]; ok {
 		return Entries[i], true
 	}
 	if fold {
 		name = strings.ToLower(name)
-		if i, ok := byFolded[name]; ok {
+		if i, ok := x.byFolded[name]; ok {
 			return Entries[i], true
 		}
 	}
-	for _, i := range prefixes {
+	for _, i := range x.prefixes {
 		if strings.HasPrefix(name, Entries[i].Name) {
 			return Entries[i], true
 		}
 	}
-	for _, i := range suffixes {
+	for _, i := range x.suffixes {
 		if len(name) > len(Entries[i].Name) && strings.HasSuffix(name, Entries[i].Name) {
 			return Entries[i], true
 		}
@@ -221,13 +230,16 @@ func Names(p Protection) []string {
 	return names
 }
 
-// Filesystems whose lookups ignore case, by their statfs magic: vfat (and
-// msdos), exFAT and NTFS (the kernel's ntfs3). One through FUSE (ntfs-3g,
+// foldingFilesystem says whether lookups ignore case on the filesystem of
+// statfs magic magic: vfat (and msdos), exFAT and NTFS (the kernel's
+// ntfs3). One through FUSE (ntfs-3g,
 // exfat-fuse) has FUSE's magic and is not told apart from others.
-var foldingFilesystems = map[int64]bool{
-	unix.MSDOS_SUPER_MAGIC: true,
-	unix.EXFAT_SUPER_MAGIC: true,
-	ntfsMagic:              true,
+func foldingFilesystem(magic int64) bool {
+	switch magic {
+	case unix.MSDOS_SUPER_MAGIC, unix.EXFAT_SUPER_MAGIC, ntfsMagic:
+		return true
+	}
+	return false
 }
 
 const (
@@ -243,7 +255,7 @@ const (
 // has the casefold attribute.
 func FoldsCase(fd int) bool {
 	var st unix.Statfs_t
-	if unix.Fstatfs(fd, &st) == nil && foldingFilesystems[int64(st.Type)] {
+	if unix.Fstatfs(fd, &st) == nil && foldingFilesystem(int64(st.Type)) {
 		return true
 	}
 	flags, err := unix.IoctlGetUint32(fd, unix.FS_IOC_GETFLAGS)

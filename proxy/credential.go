@@ -111,7 +111,7 @@ func (c *Credential) Expiry() (time.Time, error) {
 	if c.file == "" {
 		return time.Time{}, nil
 	}
-	_, t, err := loginFormats[c.Kind].read(c.file)
+	_, t, err := loginFormats(c.Kind).read(c.file)
 	return t.expires, err
 }
 

@@ -157,15 +157,18 @@ type blocked struct {
 	phrase string
 }
 
-// ownTraffic are the hosts the agents contact on their own, in the
-// background, that the sandbox refuses by design: refused and logged, but
-// not reported at the session's end as blocked traffic, which the user
-// would take for something to allow. Measured with Claude Code 2.1.330:
-// an interactive session asks for downloads.claude.ai at its start, its
-// updater off or not; nothing the user sees needs it (the host's claude
-// updates itself).
-var ownTraffic = map[string]string{
-	"downloads.claude.ai": "Claude Code's own update check",
+// ownTraffic says what host is, where it is one of the hosts the agents
+// contact on their own, in the background, that the sandbox refuses by
+// design: refused and logged, but not reported at the session's end as
+// blocked traffic, which the user would take for something to allow.
+// Measured with Claude Code 2.1.330: an interactive session asks for
+// downloads.claude.ai at its start, its updater off or not; nothing the
+// user sees needs it (the host's claude updates itself).
+func ownTraffic(host string) (string, bool) {
+	if host == "downloads.claude.ai" {
+		return "Claude Code's own update check", true
+	}
+	return "", false
 }
 
 // denied is t refused by the deny entry d.
@@ -208,7 +211,7 @@ func (e *egress) connect(ctx context.Context, t target, scheme string) (net.Conn
 	if !policy.allows(t) {
 		rule := t.rule().String()
 		b := &blocked{what: t.String(), why: "not in the sandbox's allowed hosts", host: rule, phrase: rule + " (claudebox --allow-host " + rule + ")"}
-		if own, ok := ownTraffic[t.host]; ok {
+		if own, ok := ownTraffic(t.host); ok {
 			b.why, b.quiet, b.phrase = own+", which the sandbox refuses by design", true, t.String()+" ("+own+", refused by design)"
 		}
 		if t.host != "" && slices.Contains(policy.Never, t.host) || t.host == "" && policy.neverAt(t.addr, t.port) {
@@ -391,7 +394,7 @@ type answerCounted struct {
 }
 
 // errAnswerFields ends an answer with more than maxHeaderFields fields.
-var errAnswerFields = fmt.Errorf("the server's answer has more than %d fields in its header", maxHeaderFields)
+var errAnswerFields = errors.New("the server's answer has more than " + strconv.Itoa(maxHeaderFields) + " fields in its header")
 
 func (c *answerCounted) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)

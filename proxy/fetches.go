@@ -105,7 +105,7 @@ type checkedBody struct {
 }
 
 func newCheckedBody(src io.ReadCloser, shape apiShape) *checkedBody {
-	return &checkedBody{src: src, scan: scanner{shape: shape, keys: requestKeys[shape]}, in: make([]byte, 8<<10)}
+	return &checkedBody{src: src, scan: scanner{shape: shape, keys: requestKeys(shape)}, in: make([]byte, 8<<10)}
 }
 
 // refused is why the body was refused, or nil.

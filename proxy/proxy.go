@@ -736,7 +736,7 @@ func informational(statusLine []byte) bool {
 // errHeaderFields ends a connection whose request has more than
 // maxHeaderFields fields; a read error, so the server closes it without
 // an answer of its own (the 431 is written first).
-var errHeaderFields = &net.OpError{Op: "read", Net: "tcp", Err: fmt.Errorf("a request's header has more than %d fields", maxHeaderFields)}
+var errHeaderFields = &net.OpError{Op: "read", Net: "tcp", Err: errors.New("a request's header has more than " + strconv.Itoa(maxHeaderFields) + " fields")}
 
 // countNextHeader is the server's ConnState hook: a connection back to
 // idle reads the next request's header, counted anew. (What of it the

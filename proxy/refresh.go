@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -50,15 +51,26 @@ func (t loginTokens) fresh() bool {
 	return t.access != "" && (t.expires.IsZero() || time.Until(t.expires) > refreshMargin)
 }
 
-// loginFormats are the OAuth logins claudebox refreshes.
-var loginFormats = map[Kind]loginFormat{OAuth: claudeLogin, ChatGPTLogin: chatGPTLogin, GoogleOAuth: googleLogin}
+// loginFormats are the OAuth logins claudebox refreshes: kind k's
+// format, none for another kind.
+func loginFormats(k Kind) loginFormat {
+	switch k {
+	case OAuth:
+		return claudeLogin
+	case ChatGPTLogin:
+		return chatGPTLogin
+	case GoogleOAuth:
+		return googleLogin
+	}
+	return loginFormat{}
+}
 
 // Login is the host's OAuth login of kind k in file, read and refreshed on
 // each use, one refresh at a time across claudebox's sessions (an flock on
 // lockFile); tokenURL replaces the kind's token endpoint when not "".
 func Login(k Kind, file, lockFile, tokenURL string) *Credential {
 	if tokenURL == "" {
-		tokenURL = loginFormats[k].tokenURL
+		tokenURL = loginFormats(k).tokenURL
 	}
 	return &Credential{Kind: k, Source: file, file: file, lockFile: lockFile, tokenURL: tokenURL}
 }
@@ -121,7 +133,7 @@ func (c *Credential) Token(ctx context.Context) (string, error) {
 	if c.file == "" {
 		return c.value, nil
 	}
-	f := loginFormats[c.Kind]
+	f := loginFormats(c.Kind)
 	_, t, err := f.read(c.file)
 	if err != nil {
 		return "", f.fail(err)
@@ -205,7 +217,7 @@ type tokenResponse struct {
 }
 
 // errNoToken says the token endpoint's answer is not a login.
-var errNoToken = fmt.Errorf("the token endpoint's answer holds no token")
+var errNoToken = errors.New("the token endpoint's answer holds no token")
 
 // client is what a refresh is sent with: one trusting the proxy's CAs,
 // keeping no connection (a refresh comes hours apart).

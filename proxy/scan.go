@@ -362,8 +362,18 @@ var responsesKeys = []string{"model", "instructions", "input", "tools", "tool_ch
 var geminiKeys = []string{"contents", "systemInstruction", "tools", "toolConfig", "safetySettings", "generationConfig", "labels", "session_id", "model", "project", "user_prompt_id", "request", "enabled_credit_types"}
 
 // requestKeys are the top-level keys that pass in a model call of each
-// API.
-var requestKeys = map[apiShape][]string{messagesAPI: messagesKeys, responsesAPI: responsesKeys, geminiAPI: geminiKeys}
+// API (none for a call that is no model call).
+func requestKeys(shape apiShape) []string {
+	switch shape {
+	case messagesAPI:
+		return messagesKeys
+	case responsesAPI:
+		return responsesKeys
+	case geminiAPI:
+		return geminiKeys
+	}
+	return nil
+}
 
 // requestKey refuses a request's key (normalised: k) its API's list does
 // not know; s.keys is nil where the call is no model call.

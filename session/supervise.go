@@ -643,7 +643,7 @@ func rebasedBranch(state string) string {
 		return ""
 	}
 	branch, ok := strings.CutPrefix(strings.TrimSuffix(string(head), "\n"), "refs/heads/")
-	if !ok || !plainBranch.MatchString(branch) || strings.Contains(branch, "..") {
+	if !ok || !plainBranch().MatchString(branch) || strings.Contains(branch, "..") {
 		return ""
 	}
 	return branch
@@ -668,8 +668,9 @@ func rebaseWayBack(state string) []string {
 	return []string{said, fmt.Sprintf("hint: git switch --discard-changes %s ends it as git rebase --abort would; to go on with it, put its state back, read its todo, then git rebase --continue", mount.Quote(branch))}
 }
 
-// plainBranch is a branch name of the characters a name usually has.
-var plainBranch = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/+-]*$`)
+// plainBranch is a branch name of the characters a name usually has,
+// compiled at first use, not at every claudebox process's start.
+var plainBranch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/+-]*$`) })
 
 // operationsBegun lists the state of a git operation (a rebase, am,
 // cherry-pick or revert) in the project's git directories that was not
