@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/claudebox/claudebox/untrusted"
@@ -120,10 +121,19 @@ func miseReads(rel, text string) reads {
 			return
 		}
 		strs := tomlStrings(value)
-		k := strings.Trim(key, `"'`)
-		if sub, ok := strings.CutPrefix(section, "env"); ok && (sub == "" || strings.HasPrefix(sub, ".")) {
-			k = strings.TrimPrefix(sub+"."+k, ".")
+		// TOML spells one key many ways, each mise's: env._.path at the
+		// top is [env]'s _.path, as are ["env"] and _ . path.
+		full := tomlKey(key)
+		if section != "" {
+			full = section + "." + full
+		}
+		if k, ok := strings.CutPrefix(full, "env"); ok && (k == "" || strings.HasPrefix(k, ".")) {
+			k = strings.TrimPrefix(k, ".")
 			switch {
+			// An inline table of directives (env = { _ = { path = … } },
+			// _ = { source = … }) is not read here.
+			case k == "_" || k == "" && inlineDirective.MatchString(value):
+				r.unspelled = true
 			case k == "_.source" || k == "_.file":
 				r.addRuns(strs)
 			case k == "_.path":
@@ -137,7 +147,7 @@ func miseReads(rel, text string) reads {
 			default:
 				r.addNames(strs)
 			}
-		} else if section == "hooks" || strings.HasPrefix(section, "hooks.") {
+		} else if full == "hooks" || strings.HasPrefix(full, "hooks.") {
 			for _, s := range strs {
 				r.shell(s)
 			}
@@ -171,7 +181,7 @@ func miseReads(rel, text string) reads {
 		switch {
 		case trimmed == "" || strings.HasPrefix(trimmed, "#"):
 		case strings.HasPrefix(trimmed, "["):
-			section = strings.Trim(strings.TrimSpace(strings.SplitN(trimmed, "#", 2)[0]), "[] ")
+			section = tomlKey(strings.Trim(strings.TrimSpace(strings.SplitN(trimmed, "#", 2)[0]), "[] "))
 		default:
 			k, v, ok := strings.Cut(trimmed, "=")
 			if ok {
@@ -182,6 +192,33 @@ func miseReads(rel, text string) reads {
 	flush()
 	return r
 }
+
+// tomlKey is a TOML key (a table's name, or a key before its "=") as one
+// name, its parts joined by dots: the spaces about each part and the
+// quotes around it taken off ("env" . _.path is env._.path).
+func tomlKey(key string) string {
+	var parts []string
+	part, quote := "", byte(0)
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case quote != 0 && c == quote:
+			quote = 0
+		case quote != 0:
+			part += string(c)
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '.':
+			parts, part = append(parts, part), ""
+		case c != ' ' && c != '\t':
+			part += string(c)
+		}
+	}
+	return strings.Join(append(parts, part), ".")
+}
+
+// inlineDirective matches an inline table that holds mise's directives
+// (a key _).
+var inlineDirective = regexp.MustCompile(`[{,]\s*["']?_["']?\s*[.=]`)
 
 // tomlStrings are the strings a TOML value holds (a string, an array's,
 // an inline table's), unquoted; {{config_root}}/ (the directory the

@@ -1,0 +1,44 @@
+package hostruns
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview27rMiseDottedEnv: the project's mise.toml, the user's
+// own and trusted, puts bin on PATH with TOML's dotted key at its top
+// (env._.path = ["./bin"], which mise reads as [env]'s _.path) and sources
+// scripts/env.sh from a quoted table (["env"] in .mise.toml). The exit
+// audit read only [env]'s own spelling: the session rewrites the tracked
+// bin/git and appends to scripts/env.sh. Host-side proof: the host's git
+// status under mise exec runs nothing the session wrote.
+func TestReplayReview27rMiseDottedEnv(t *testing.T) {
+	harness.RequireTool(t, "mise", "npm install -g @jdxcode/mise")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "mise.toml"), "env._.path = [\"./bin\"]\n")
+	h.Write(filepath.Join(proj, ".mise.toml"), "[ \"env\" ]\n_ . source = \"./scripts/env.sh\"\n")
+	h.Write(filepath.Join(proj, "scripts", "env.sh"), "export APP_ENV=dev\n")
+	writeProgram(t, h, filepath.Join(proj, "bin", "git"), "exec /usr/bin/git \"$@\"")
+	commitAll(h, proj, "mise")
+	h.Run(proj, nil, "mise", "trust", "--quiet", "mise.toml")
+	h.Run(proj, nil, "mise", "trust", "--quiet", ".mise.toml")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'touch `+marker+`.source\n' >> scripts/env.sh &&
+		printf '#!/bin/sh\ntouch `+marker+`.path\nexec /usr/bin/git "$@"\n' > bin/git && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the files could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "mise", "exec", "--", "sh", "-c", "git status").CombinedOutput()
+	for _, what := range []string{"source", "path"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's git status under mise ran what the session wrote (%s):\n%s\n%s", what, out, ran)
+			os.Remove(marker + "." + what)
+		}
+	}
+}
