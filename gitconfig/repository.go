@@ -89,6 +89,12 @@ func repositoryEntry(e Entry) (Entry, bool) {
 		return e, true
 	case section == "user" && sub == "":
 		return e, name == "name" || name == "email"
+	// How git pull reconciles, and where git push goes by default: without
+	// them, a pull of a diverged branch fails inside.
+	case section == "pull" && sub == "":
+		return e, name == "rebase" || name == "ff"
+	case section == "remote" && sub == "":
+		return e, name == "pushdefault"
 	case section == "filter" && sub == "lfs":
 		return e, !e.NoValue && slices.Contains(lfsFilter[name], e.Value)
 	// The submodules active by path (submodule.active = lib/*).

@@ -41,6 +41,7 @@ func TestRepositoryCopy(t *testing.T) {
 		{"a submodule's update command", "[submodule \"lib\"]\n\tupdate = !SECRET\n"},
 		{"a branch's description", "[branch \"main\"]\n\tdescription = SECRET\n"},
 		{"a tool's own", "[github]\n\ttoken = SECRET\n"},
+		{"another of pull's", "[pull]\n\ttwohead = SECRET\n"},
 		{"a signing key", "[user]\n\tsigningkey = SECRET\n"},
 		{"a filter", "[filter \"lfs\"]\n\tsmudge = SECRET\n"},
 		{"another filter", "[filter \"crypt\"]\n\tsmudge = git-lfs smudge -- %f SECRET\n"},
@@ -73,6 +74,7 @@ func TestRepositoryCopy(t *testing.T) {
 		{"a submodule without its token", "[submodule \"lib\"]\n\turl = https://SECRET@github.com/a/lib\n\tactive = true\n", "submodule.lib.url=https://github.com/a/lib submodule.lib.active=true"},
 		{"submodules active by path", "[submodule]\n\tactive = lib/*\n", "submodule.active=lib/*"},
 		{"Git LFS's filter", "[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n", "filter.lfs.clean=git-lfs clean -- %f filter.lfs.smudge=git-lfs smudge -- %f filter.lfs.process=git-lfs filter-process filter.lfs.required=true"},
+		{"pull and push", "[pull]\n\trebase = true\n\tff = only\n[remote]\n\tpushDefault = fork\n", "pull.rebase=true pull.ff=only remote.pushdefault=fork"},
 		{"the user", "[user]\n\tname = Alice\n\temail = alice@example.com\n", "user.name=Alice user.email=alice@example.com"},
 	}
 	for _, c := range kept {
