@@ -933,6 +933,9 @@ func (w *walker) leaf(n node, name, rel string) {
 	if err := unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 		return // gone
 	}
+	if w.take == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o400 == 0 && w.reopen.ReadableAgain(n.fd, name, rel) {
+		unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}
 	inPlace := w.inPlace(n, rel, &st) && !w.new(&st)
 	if n.mode == looseDir || n.mode == packDir || n.mode == objInfoDir || n.mode == lfsObjDir {
 		// An object is read by its name wherever it came from: what
@@ -1219,6 +1222,15 @@ func (w *walker) abs(rel string) string { return filepath.Join(w.root, rel) }
 // whose repositories are then examined wherever they are. An index that
 // is provably the start's is not read.
 func (w *walker) index(n node) {
+	// What git reads first of its directory (HEAD, or it takes the
+	// directory for none) and the index, the session made unreadable,
+	// are the user's again before they are read.
+	for _, name := range []string{"HEAD", "index"} {
+		var st unix.Stat_t
+		if w.take == nil && unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o400 == 0 {
+			w.reopen.ReadableAgain(n.fd, name, filepath.Join(n.rel, name))
+		}
+	}
 	var st unix.Stat_t
 	if unix.Fstatat(n.fd, "index", &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
 		return

@@ -115,6 +115,58 @@ func (r *Reopener) Ancestors(path string) {
 	unix.Close(fd)
 }
 
+// ReadableAgain gives the regular file name in the directory dirfd, at
+// rel, its owner's read permission back if the session took it away and
+// the file is the user's (born before the sessions began, as giveBack
+// judges a directory), and says whether it did: unreadable, a pack, a
+// loose object or HEAD was taken for the session's and moved aside, and
+// the host's git failed until the user put it back. What the file holds
+// is then judged as any other's. r may be nil.
+func (r *Reopener) ReadableAgain(dirfd int, name, rel string) bool {
+	if r == nil {
+		return false
+	}
+	fd, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&0o400 != 0 || !r.users(fd, rel, &st) {
+		return false
+	}
+	had, ok, err := untrusted.ReadableFD(fd, st.Ino)
+	if err != nil || !ok {
+		return false
+	}
+	r.mu.Lock()
+	r.reopened = append(r.reopened, Reopened{Path: filepath.Join(r.root, rel), Had: had})
+	r.mu.Unlock()
+	return true
+}
+
+// users says whether what is open at fd, at rel, of status st, is the
+// user's and its status changed during the sessions: not a stand-in,
+// changed since they began, and born before (by its birth time, or where
+// the file system keeps none, the start's record holding its inode at
+// rel).
+func (r *Reopener) users(fd int, rel string, st *unix.Stat_t) bool {
+	if time.Unix(st.Ctim.Unix()).Before(r.since) || slices.Contains(r.standIns, filepath.Join(r.root, rel)) {
+		return false
+	}
+	// One made since in one's place may have its inode's number; where
+	// the file system says when it was born, that is the word.
+	var sx unix.Statx_t
+	if unix.Statx(fd, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME, &sx) == nil && sx.Mask&unix.STATX_BTIME != 0 {
+		return time.Unix(sx.Btime.Sec, int64(sx.Btime.Nsec)).Before(r.since)
+	}
+	if r.start == nil || st.Dev != r.start.Dev {
+		return false
+	}
+	ino, ok := r.start.files.inode(rel)
+	return ok && ino == st.Ino
+}
+
 // giveBack gives the directory open at fd, at rel, its owner's
 // permissions back if it is the user's, closed during the sessions; it
 // says whether its owner now has them.
@@ -126,19 +178,7 @@ func (r *Reopener) giveBack(fd int, rel string) bool {
 	if st.Mode&0o700 == 0o700 {
 		return true // given back by another walk
 	}
-	if time.Unix(st.Ctim.Unix()).Before(r.since) || slices.Contains(r.standIns, filepath.Join(r.root, rel)) {
-		return false
-	}
-	// A directory made since in one's place may have its inode's number;
-	// where the file system says when it was born, that is the word.
-	var sx unix.Statx_t
-	if unix.Statx(fd, "", unix.AT_EMPTY_PATH|unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME, &sx) == nil && sx.Mask&unix.STATX_BTIME != 0 {
-		if !time.Unix(sx.Btime.Sec, int64(sx.Btime.Nsec)).Before(r.since) {
-			return false
-		}
-	} else if r.start == nil || st.Dev != r.start.Dev {
-		return false
-	} else if ino, ok := r.start.files.inode(rel); !ok || ino != st.Ino {
+	if !r.users(fd, rel, &st) {
 		return false
 	}
 	had, ok, err := untrusted.GiveBackFD(fd, st.Ino)

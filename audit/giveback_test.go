@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,8 @@ import (
 // TestReopener: of the directories the session closed, those born before
 // it began are opened again as the exit's walk meets them, recorded by the
 // start (closed) or not (a loose objects' directory, which no record
-// keeps; inner, moved since); a directory made in another's place, one
+// keeps; inner, moved since), and so are git's files it made unreadable
+// (HEAD, an object) to their owner's reading; a directory made in another's place, one
 // the user had closed before, and a stand-in stay as they are, and what
 // the session made and closed is a finding.
 func TestReopener(t *testing.T) {
@@ -30,6 +32,8 @@ func TestReopener(t *testing.T) {
 		}
 	}
 	must(os.WriteFile(filepath.Join(root, ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644))
+	object := filepath.Join(root, ".git", "objects", "ab", strings.Repeat("0", 38))
+	must(os.WriteFile(object, []byte("not zlib"), 0o444))
 	must(os.Chmod(filepath.Join(root, "own"), 0o500))
 	all := []string{"closed", "remade", "other/inner", "own", "standin", ".git/objects/ab"}
 	t.Cleanup(func() {
@@ -45,6 +49,8 @@ func TestReopener(t *testing.T) {
 	// The session: closes two, makes another in one's place and closes
 	// it, moves linked/inner away, closed, and leaves a link to it instead.
 	must(os.Chmod(filepath.Join(root, "closed"), 0o000))
+	must(os.Chmod(object, 0o000))
+	must(os.Chmod(filepath.Join(root, ".git", "HEAD"), 0o000))
 	must(os.Chmod(filepath.Join(root, ".git", "objects", "ab"), 0o000))
 	must(os.Remove(filepath.Join(root, "remade")))
 	must(os.Mkdir(filepath.Join(root, "remade"), 0o000))
@@ -61,11 +67,11 @@ func TestReopener(t *testing.T) {
 	}
 	r := NewReopener(root, since, start, standIns)
 	ScanWalked(root, since, nil, start, nil, nil, r)
-	want := []Reopened{{filepath.Join(root, ".git/objects/ab"), 0}, {filepath.Join(root, "closed"), 0}, {filepath.Join(root, "other/inner"), 0}}
+	want := []Reopened{{filepath.Join(root, ".git/HEAD"), 0}, {filepath.Join(root, ".git/objects/ab"), 0}, {object, 0}, {filepath.Join(root, "closed"), 0}, {filepath.Join(root, "other/inner"), 0}}
 	if got := r.Reopened(); !slices.Equal(got, want) {
 		t.Errorf("given back %v, want %v", got, want)
 	}
-	for d, want := range map[string]os.FileMode{"closed": 0o700, ".git/objects/ab": 0o700, "other/inner": 0o700, "remade": 0, "own": 0o500, "standin": 0o555} {
+	for d, want := range map[string]os.FileMode{".git/HEAD": 0o400, strings.TrimPrefix(object, root+"/"): 0o400, "closed": 0o700, ".git/objects/ab": 0o700, "other/inner": 0o700, "remade": 0, "own": 0o500, "standin": 0o555} {
 		if fi, err := os.Lstat(filepath.Join(root, d)); err != nil || fi.Mode().Perm() != want {
 			t.Errorf("%s: %v (%v), want %v", d, fi.Mode().Perm(), err, want)
 		}

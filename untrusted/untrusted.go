@@ -648,6 +648,21 @@ func GiveBackFD(fd int, ino uint64) (fs.FileMode, bool, error) {
 	return fs.FileMode(st.Mode & 0o777), true, nil
 }
 
+// ReadableFD gives the regular file open at fd (O_PATH or not), which a
+// walk reached with no link on the way, its owner's read permission back
+// where it is missing, if it is still the inode ino; it returns the
+// permissions it had and whether it changed them.
+func ReadableFD(fd int, ino uint64) (fs.FileMode, bool, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Ino != ino || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&0o400 != 0 {
+		return 0, false, err
+	}
+	if err := chmodFD(fd, st.Mode&0o7777|0o400); err != nil {
+		return 0, false, err
+	}
+	return fs.FileMode(st.Mode & 0o777), true, nil
+}
+
 // Chmod sets the permissions of name beneath dir, not following it if it
 // is a symlink.
 func Chmod(dir, name string, mode fs.FileMode) error {

@@ -216,3 +216,56 @@ chmod 000 ~/.claude/todos
 	}
 	harness.CompareSnapshots(t, before)
 }
+
+// TestReplayReview27ClosedGitFiles: the session took away the read
+// permission of the user's git files (chmod 000 of its packs, loose
+// objects, HEAD, index and branch). The exit audit, unable to read them,
+// took the packs, the objects and the index for the session's and moved
+// them aside, and left HEAD closed: the host's git log failed (not a git
+// repository) until the user put each back. Host-side proof: after the
+// exit each is in place and its owner's to read, the exit says so, moves
+// nothing aside, and the host's git log and git status read the
+// repository; a loose object the session made and closed is still moved
+// aside.
+func TestReplayReview27ClosedGitFiles(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "a.txt"), "hello\n")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "gc", "-q")
+	h.Write(filepath.Join(proj, "b.txt"), "hello again\n")
+	h.Run(proj, nil, "git", "add", "b.txt")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "b")
+	h.Chown()
+	closed, err := filepath.Glob(filepath.Join(proj, ".git", "objects", "[0-9a-f][0-9a-f]", "*"))
+	if err != nil || len(closed) == 0 {
+		t.Fatalf("no loose objects: %v", err)
+	}
+	packs, _ := filepath.Glob(filepath.Join(proj, ".git", "objects", "pack", "pack-*"))
+	closed = append(closed, packs...)
+	for _, f := range []string{"HEAD", "index", "refs/heads/master"} {
+		closed = append(closed, filepath.Join(proj, ".git", f))
+	}
+	out, err := harness.ShellAfterSnapshot(t, h, proj, `set -e
+mkdir -p .git/objects/ff
+echo planted > .git/objects/ff/00000000000000000000000000000000000000
+chmod 000 .git/objects/pack/* .git/objects/[0-9a-f][0-9a-f]/* .git/HEAD .git/index .git/refs/heads/master`)
+	if err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	for _, p := range closed {
+		if fi, err := os.Lstat(p); err != nil || fi.Mode().Perm()&0o400 == 0 {
+			t.Errorf("%s: not in place, readable by its owner, after the exit (%v):\n%s", p, err, out)
+		}
+	}
+	if n := strings.Count(out, "its owner's permissions back (the session had made it 000)"); n < min(len(closed), 10) {
+		t.Errorf("the exit names %d files given back, want %d:\n%s", n, len(closed), out)
+	}
+	if got := strings.TrimSpace(h.Run(proj, nil, "git", "log", "--format=%s")); got != "b\ninit" {
+		t.Errorf("git log after the exit: %q:\n%s", got, out)
+	}
+	h.Run(proj, nil, "git", "status", "--porcelain")
+	if _, err := os.Lstat(filepath.Join(proj, ".git", "objects", "ff", "00000000000000000000000000000000000000")); err == nil {
+		t.Errorf("the session's closed object stays in the repository:\n%s", out)
+	}
+}
