@@ -94,6 +94,10 @@ type Session struct {
 	approve    bool
 	// shell: the sandbox runs a shell, not Claude.
 	shell bool
+	// trial: claudebox --check's trial runs claudebox's own commands, no
+	// session: its end judges what they did, and leaves the last
+	// session's record of its changes as it was.
+	trial bool
 	// args are the arguments the user gave the command.
 	args []string
 	// reportOnly: the exit audit names what it finds and moves nothing.

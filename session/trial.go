@@ -8,7 +8,8 @@ import (
 // Trial runs the session's plan for real, with each command in turn in
 // place of the plan's own, after one setup of the instance, and stops at
 // the first that fails. It returns what each command that succeeded
-// printed, and what bwrap said for the last one run.
+// printed, and what bwrap said for the last one run. Its end audits
+// the project as a session's does.
 func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, err error) {
 	if r := s.plan.Relay; r != nil && len(r.Publish) > 0 {
 		// The host's ports are a running session's: the trial binds none.
@@ -31,12 +32,17 @@ func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, e
 		return nil, "", err
 	}
 	defer stopGPG()
+	s.trial = true
 	lock, err := s.materialize()
 	if err != nil {
 		return nil, "", err
 	}
 	defer lock.Close()
 	defer s.leave(lock, nil)
+	// Its end's audit needs the start's record as a session's does (the
+	// project's reflogs were named without it); no snapshot for --undo is
+	// taken, which would be the one --undo then put back.
+	s.startSnapshot()
 	for _, command := range commands {
 		plan := s.plan
 		plan.Command = command

@@ -127,7 +127,11 @@ func (s *Session) recordChanges(began time.Time, own bool, walked chan<- audit.S
 		if own && s.undo != nil {
 			<-s.undo.done
 		}
-		c, err := undo.RecordChanges(s.stateDir, s.plan.Project, began, standIns, walked, reopen)
+		record := undo.RecordChanges
+		if s.trial {
+			record = undo.Changed
+		}
+		c, err := record(s.stateDir, s.plan.Project, began, standIns, walked, reopen)
 		if err != nil && !errors.Is(err, undo.ErrNoStartSnapshot) {
 			printable.Say(os.Stderr, "claudebox: claudebox --changes will not list everything the session did: %v", err)
 		}

@@ -193,14 +193,27 @@ func ReadChanges(stateDir, root, checkout string) (Changes, error) {
 // large checkout, which --changes says, not the exit.
 var ErrNoStartSnapshot = errors.New("the session's start took no snapshot to compare with (it ended before the snapshot was written, or git could not read the checkout)")
 
-// RecordChanges records what the session that began at began did to the
-// checkout of p: from the latest snapshot taken before it began, against
-// the checkout as it is now. skip are the launch's stand-ins, left out. It
-// replaces the record of an earlier session, also when it cannot compare.
-// walked, if not nil, is given once, before RecordChanges returns, the
+// RecordChanges records what Changed says, replacing the record of an
+// earlier session, also when it cannot compare.
+func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []string, walked chan<- audit.Statuses, reopen *audit.Reopener) (Changes, error) {
+	c, err := Changed(stateDir, p, began, skip, walked, reopen)
+	b, merr := json.MarshalIndent(c, "", "  ")
+	if merr != nil {
+		return c, merr
+	}
+	if werr := writeRecord(filepath.Join(storeOf(stateDir, p.Root).dir, changesName(p.Checkout)), append(b, '\n')); werr != nil {
+		return c, werr
+	}
+	return c, err
+}
+
+// Changed says what the session that began at began did to the checkout
+// of p: from the latest snapshot taken before it began, against the
+// checkout as it is now. skip are the launch's stand-ins, left out.
+// walked, if not nil, is given once, before Changed returns, the
 // statuses its walk of the checkout read, for the exit audit beside it
 // (nil if it read none).
-func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []string, walked chan<- audit.Statuses, reopen *audit.Reopener) (Changes, error) {
+func Changed(stateDir string, p instance.Project, began time.Time, skip []string, walked chan<- audit.Statuses, reopen *audit.Reopener) (Changes, error) {
 	told := false
 	tell := func(t tree) {
 		if walked != nil && !told {
@@ -218,13 +231,6 @@ func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []
 	err := st.changes(p, began, skip, reopen, &c, tell)
 	if err != nil {
 		c.Incomplete = append(c.Incomplete, err.Error())
-	}
-	b, merr := json.MarshalIndent(c, "", "  ")
-	if merr != nil {
-		return c, merr
-	}
-	if werr := writeRecord(filepath.Join(st.dir, changesName(p.Checkout)), append(b, '\n')); werr != nil {
-		return c, werr
 	}
 	return c, err
 }

@@ -121,3 +121,40 @@ date > "$HOME/.claude/hooks/last-run"
 		t.Errorf("the end does not say how to keep what the hook wrote:\n%s", stderr.String())
 	}
 }
+
+// TestFirstDayCheckKeepsTheLastSession: claudebox --check runs a trial
+// sandbox, a launch, whose end ran as a session's: with no start record
+// of its own, it said "the session moved or made branches" of the
+// project's reflogs, in a fresh home "claudebox --changes will not list
+// everything the session did: open …/.<hash>.changes.claudebox-…: no such
+// file or directory", and it replaced the last session's record, so that
+// claudebox --changes after --check said "no file changed". The trial
+// takes its start record, as a session does, and leaves the last
+// session's record as it was.
+func TestFirstDayCheckKeepsTheLastSession(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "checked")
+	h.GitRepo(proj)
+	key := []string{"ANTHROPIC_API_KEY=sk-ant-test-key-checked-0123456789abcd"}
+	check := func() string {
+		out, err := h.Command(proj, key, "claudebox", "--check").CombinedOutput()
+		if err != nil {
+			t.Fatalf("claudebox --check: %v\n%s", err, out)
+		}
+		for _, wrong := range []string{"the session moved or made", "will not list everything", "claudebox: moved aside"} {
+			if strings.Contains(string(out), wrong) {
+				t.Errorf("claudebox --check says %q of its trial:\n%s", wrong, out)
+			}
+		}
+		return string(out)
+	}
+	check()
+	if out, err := harness.ShellAfterSnapshot(t, h, proj, "echo made > made-by-session.txt"); err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
+	}
+	check()
+	changes := h.Run(proj, nil, "claudebox", "--changes")
+	if !strings.Contains(changes, "created  made-by-session.txt") {
+		t.Errorf("claudebox --changes after --check does not list what the last session made:\n%s", changes)
+	}
+}
