@@ -81,12 +81,17 @@ func (u undoCmd) Run(home session.Home) error {
 		return err
 	}
 	printable.Say(os.Stdout, "%s as the session of %s found it:", mount.Quote(p.Checkout), s.Taken.Local().Format("2006-01-02 15:04:05"))
+	listed, known := sessionChanged(home.State, p, s)
 	for _, c := range changes {
 		verb := map[string]string{"created": "move aside", "unknown": "leave"}[c.What]
 		if verb == "" {
 			verb = "restore"
 		}
-		printable.Say(os.Stdout, "  %-10s %s (%s)", verb, c.Path, c.What)
+		what := c.What
+		if known && c.What != "unknown" && !listed[c.Path] {
+			what += " since the session ended"
+		}
+		printable.Say(os.Stdout, "  %-10s %s (%s)", verb, c.Path, what)
 	}
 	printable.Say(os.Stdout, "  ignored files (dependencies, build output) are left as they are")
 	if s.Beside {
@@ -161,4 +166,23 @@ func repositoryHere(flag, what string) (instance.Project, error) {
 		return instance.Project{}, hint.Errorf("claudebox "+flag+" works in a git repository", "%s is not in a git repository: its sessions keep %s", printable.Escape(cwd), what)
 	}
 	return p, nil
+}
+
+// sessionChanged are the paths the record of the snapshot s's session
+// lists as its changes, and whether that record is whole: a change
+// --undo finds that it does not list was made after the session ended
+// (the user's own edits), which --undo puts back too.
+func sessionChanged(stateDir string, p instance.Project, s undo.Snapshot) (map[string]bool, bool) {
+	rec, err := undo.ReadChanges(stateDir, p.Root, p.Checkout)
+	if err != nil || !rec.Started.Equal(s.Taken) || len(rec.Incomplete) > 0 {
+		return nil, false
+	}
+	listed := map[string]bool{}
+	for _, c := range rec.Paths {
+		listed[c.Path] = true
+	}
+	for _, u := range rec.Unknown {
+		listed[u] = true
+	}
+	return listed, true
 }

@@ -158,3 +158,47 @@ func TestFirstDayCheckKeepsTheLastSession(t *testing.T) {
 		t.Errorf("claudebox --changes after --check does not list what the last session made:\n%s", changes)
 	}
 }
+
+// TestFirstDayUndoNamesTheUsersLaterEdits: a session edits, creates,
+// removes and renames files; then the user edits on the host, a file the
+// session changed and one it never touched, and runs claudebox --undo.
+// --undo puts back what the session found, the user's later edit of the
+// untouched file too (moved aside, with the mv that brings it back), and
+// its list said "restore e.txt (changed)" as for the session's own
+// changes. It says "(changed since the session ended)" of a change the
+// session's own record does not list; git status is then as before the
+// session.
+func TestFirstDayUndoNamesTheUsersLaterEdits(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "undone")
+	h.GitRepo(proj)
+	for _, f := range []string{"a", "b", "c", "e"} {
+		h.Write(filepath.Join(proj, f+".txt"), f+"\n")
+	}
+	h.Run(proj, nil, "git", "add", "-A")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "files")
+	h.Write(filepath.Join(proj, "u.txt"), "untracked\n")
+	before := h.Run(proj, nil, "git", "status", "--porcelain")
+	if out, err := harness.ShellAfterSnapshot(t, h, proj, "echo session >> a.txt; echo new > new.txt; rm b.txt; mv c.txt d.txt"); err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
+	}
+	for path, content := range map[string]string{"a.txt": "a\nsession\nmine\n", "e.txt": "mine\n"} {
+		harness.Must(t, os.WriteFile(filepath.Join(proj, path), []byte(content), 0o644))
+	}
+	list := h.Run(proj, nil, "claudebox", "--undo", "--dry-run")
+	for _, want := range []string{
+		"  restore    a.txt (changed)\n", "  restore    b.txt (removed)\n", "  restore    c.txt (removed)\n",
+		"  restore    e.txt (changed since the session ended)\n", "  move aside d.txt (created)\n", "  move aside new.txt (created)\n",
+	} {
+		if !strings.Contains(list, want) {
+			t.Errorf("claudebox --undo --dry-run does not say %q:\n%s", want, list)
+		}
+	}
+	out := h.Run(proj, nil, "claudebox", "--undo", "-y")
+	if !strings.Contains(out, "moved aside "+filepath.Join(proj, "e.txt")+"; to put it back: mv ") {
+		t.Errorf("--undo did not keep the user's own later edit of e.txt:\n%s", out)
+	}
+	if after := h.Run(proj, nil, "git", "status", "--porcelain"); after != before {
+		t.Errorf("git status after --undo:\n%s\nbefore the session:\n%s", after, before)
+	}
+}
