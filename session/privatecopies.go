@@ -58,9 +58,9 @@ func (s *Session) openCopies(pid int) {
 // lost with it, and whether one is not Claude Code's configuration: that
 // configuration where the host had none (/memory's user memory, /agents'
 // personal agent), and what else a hook's script or the session wrote
-// there (a hook's log), but Claude Code's own state and what the launch
-// already named as a hook's. The tmpfs outlives the sandbox while it is
-// open.
+// there (a hook's log), but Claude Code's own state, empty directories
+// and what the launch already named as a hook's. The tmpfs outlives the
+// sandbox while it is open.
 func (s *Session) madeInClaudeDir() (made []string, other bool) {
 	if s.claudeDir == nil {
 		return nil, false
@@ -100,6 +100,11 @@ func (s *Session) madeIn(dir *os.File, depth int, made *[]string, other *bool) {
 			}
 			continue
 		}
+		// An empty directory holds nothing lost (Claude Code's /config
+		// and /sandbox make some of their own).
+		if e.IsDir() && emptyDir(dir, name) {
+			continue
+		}
 		if depth == 0 && probe.ClaudeConfig(name) {
 			*made = append(*made, mount.Quote(path)+" (made in the sandbox's own ~/.claude, where the launch found none)")
 			continue
@@ -107,6 +112,18 @@ func (s *Session) madeIn(dir *os.File, depth int, made *[]string, other *bool) {
 		*made = append(*made, mount.Quote(path)+" (made in the sandbox's own ~/.claude, not in yours)")
 		*other = true
 	}
+}
+
+// emptyDir says whether the directory name in dir holds no entry.
+func emptyDir(dir *os.File, name string) bool {
+	fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	f := os.NewFile(uintptr(fd), name)
+	defer f.Close()
+	names, _ := f.Readdirnames(1)
+	return len(names) == 0
 }
 
 // readBack returns what the copy holds now, and false when it cannot say

@@ -202,3 +202,47 @@ func TestFirstDayUndoNamesTheUsersLaterEdits(t *testing.T) {
 		t.Errorf("git status after --undo:\n%s\nbefore the session:\n%s", after, before)
 	}
 }
+
+// TestFirstDayClaudeScreensNameNothing: /sandbox, /permissions and
+// /config inside open as on the host, and make empty directories of
+// Claude Code's own in its ~/.claude (ssh, dev-mods, seed-admin in
+// 2.1.330), which the end named as lost, each time. An empty directory
+// holds nothing lost: the end names none of them.
+func TestFirstDayClaudeScreensNameNothing(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "screens")
+	h.GitRepo(proj)
+	const key = "sk-ant-test-key-screens-0123456789abcde"
+	h.Onboarded(key, proj)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-screens")
+	tmux := h.Tmux(proj)
+	tmux("new-session", "-d", "-x", "160", "-y", "45", "bash --norc --noprofile")
+	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
+	for cmd, shows := range map[string]string{"/sandbox": "No sandbox", "/permissions": "Add a new rule", "/config": "Auto-compact"} {
+		tmux("send-keys", "-l", cmd)
+		harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, cmd) }, cmd+" typed")
+		tmux("send-keys", "Enter")
+		harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, shows) }, cmd+"'s screen")
+		// /config's first Escape leaves its search for its list: one
+		// more a second while the screen stays.
+		polls := 0
+		harness.WaitScreen(t, tmux, func(s string) bool {
+			if !strings.Contains(s, shows) {
+				return true
+			}
+			if polls%4 == 0 {
+				tmux("send-keys", "Escape")
+			}
+			polls++
+			return false
+		}, cmd+" closed")
+	}
+	tmux("send-keys", "-l", "/exit")
+	tmux("send-keys", "Enter")
+	screen := harness.WaitScreen(t, tmux, func(s string) bool { return strings.HasSuffix(strings.TrimSpace(s), "$") && strings.Contains(s, "claudebox\n") }, "the session's end")
+	if strings.Contains(screen, "made in the sandbox's own ~/.claude") {
+		t.Errorf("the end names what Claude Code's own screens made in its ~/.claude:\n%s", screen)
+	}
+}
