@@ -966,6 +966,11 @@ func (w *walker) leaf(n node, name, rel string) {
 		n.mode == lfsObjDir && (w.lfsObjectHolds(n, name) || w.annexObjectHolds(n, name)) {
 		return
 	}
+	// An empty alternates names no other object store: Claude Code's own
+	// sandbox (its /sandbox screen) makes one, to mount over.
+	if n.mode == objInfoDir && (name == "alternates" || name == "http-alternates") && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == 0 {
+		return
+	}
 	// A file git reads whole where it opens one that takes less disk
 	// than its size: git fails allocating it (a .gitignore of 100 GB,
 	// sparse, failed the host's git status, and every launch's snapshot).
