@@ -1154,17 +1154,34 @@ func (w *walker) linkedWorktree(path string) bool {
 }
 
 // worktreeAdmin says whether the git directory rel is the administrative
-// directory of a linked worktree of the project's repository.
+// directory of a linked worktree of the project's repository: one in the
+// project, or one beside it (git worktree add ../x on the host while a
+// session ran, in the folder holding the project, which the sandbox
+// cannot write), whose .git file points back to rel, and which shares
+// the repository's own git directory.
 func (w *walker) worktreeAdmin(fd int, rel string) bool {
 	if filepath.Dir(rel) != filepath.Join(".git", "worktrees") {
 		return false
 	}
 	back, err := readAt(fd, "gitdir", 4096)
 	path := strings.TrimSuffix(string(back), "\n")
-	if err != nil || filepath.Base(path) != ".git" || !strings.HasPrefix(path, w.root+"/") {
+	if err != nil || filepath.Base(path) != ".git" || !filepath.IsAbs(path) || filepath.Clean(path) != path {
 		return false
 	}
-	return w.linkedWorktree(path)
+	if strings.HasPrefix(path, w.root+"/") {
+		return w.linkedWorktree(path)
+	}
+	// Only beside the project: a path anywhere would have the end look
+	// wherever the sandbox chose (an automount's).
+	if filepath.Dir(filepath.Dir(path)) != filepath.Dir(w.root) {
+		return false
+	}
+	common, err := readAt(fd, "commondir", 4096)
+	if err != nil || string(common) != "../..\n" {
+		return false
+	}
+	gitFile, err := untrusted.ReadFile(filepath.Dir(path), ".git", 4096)
+	return err == nil && string(gitFile) == "gitdir: "+filepath.Join(w.root, rel)+"\n"
 }
 
 func (w *walker) obeys(name string, fold bool) bool { return Obeys(w.obeyed, name, fold) }

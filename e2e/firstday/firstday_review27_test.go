@@ -251,3 +251,32 @@ func TestFirstDayClaudeScreensNameNothing(t *testing.T) {
 		t.Errorf("the end names what Claude Code's own screens made:\n%s", screen)
 	}
 }
+
+// TestFirstDayHostWorktreeAddBesideSession: the user adds a worktree
+// beside the project on the host (git worktree add ../NAME) while a
+// session runs. The end took its administrative files in the repository
+// (.git/worktrees/NAME/gitdir, commondir) for the session's and moved
+// them aside: git in the new worktree then said "fatal: not a git
+// repository", and git worktree list no longer listed it. They are left;
+// the worktree works after the session.
+func TestFirstDayHostWorktreeAddBesideSession(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "trunk")
+	h.GitRepo(proj)
+	beside := filepath.Join(h.Home, "code", "trunk-fix")
+	_, out, exited := harness.StartSession(t, h, proj, "touch started; while ! test -e done; do sleep 0.1; done")
+	h.Run(proj, nil, "git", "worktree", "add", "-q", beside)
+	harness.TouchDone(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("session: %v\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), "claudebox: moved aside") {
+		t.Errorf("the end moved aside what the host's git worktree add wrote:\n%s", out.String())
+	}
+	if said, err := h.Command(beside, nil, "git", "status", "--short").CombinedOutput(); err != nil {
+		t.Errorf("git in the worktree added beside the session: %v\n%s", err, said)
+	}
+	if list := h.Run(proj, nil, "git", "worktree", "list"); !strings.Contains(list, beside+" ") {
+		t.Errorf("git worktree list lost the worktree added beside the session:\n%s", list)
+	}
+}
