@@ -127,8 +127,16 @@ func miseReads(rel, text string) reads {
 		if section != "" {
 			full = section + "." + full
 		}
-		if k, ok := strings.CutPrefix(full, "env"); ok && (k == "" || strings.HasPrefix(k, ".")) {
-			k = strings.TrimPrefix(k, ".")
+		// [vars]' directives are [env]'s: its _.source runs the script.
+		table, k, _ := strings.Cut(full, ".")
+		switch full {
+		// The spellings before [env]'s, which mise still obeys.
+		case "env_path":
+			table, k = "env", "_.path"
+		case "env_file", "dotenv":
+			table, k = "env", "_.file"
+		}
+		if table == "env" || table == "vars" {
 			switch {
 			// An inline table of directives (env = { _ = { path = … } },
 			// _ = { source = … }) is not read here.

@@ -42,3 +42,35 @@ func TestReplayReview27rMiseDottedEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview27rMiseVarsAndOldSpellings: mise.local.toml, the user's
+// own and trusted, puts tools on PATH with env_path (the spelling before
+// env._.path, which mise still obeys) and sources scripts/vars.sh from
+// [vars] (whose _.source runs the script as [env]'s does). The exit audit
+// took both for plain values: the session rewrites the tracked
+// tools/zz and appends to scripts/vars.sh. Host-side proof: zz under mise
+// exec runs nothing the session wrote.
+func TestReplayReview27rMiseVarsAndOldSpellings(t *testing.T) {
+	harness.RequireTool(t, "mise", "npm install -g @jdxcode/mise")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "mise.local.toml"), "env_path = [\"./tools\"]\n[vars]\n_.source = \"./scripts/vars.sh\"\n")
+	h.Write(filepath.Join(proj, "scripts", "vars.sh"), "APP=1\n")
+	writeProgram(t, h, filepath.Join(proj, "tools", "zz"), "exit 0")
+	commitAll(h, proj, "mise")
+	h.Run(proj, nil, "mise", "trust", "--quiet", "mise.local.toml")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'touch `+marker+`.source\n' >> scripts/vars.sh &&
+		printf '#!/bin/sh\ntouch `+marker+`.path\n' > tools/zz && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the files could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "mise", "exec", "--", "sh", "-c", "zz").CombinedOutput()
+	for _, what := range []string{"source", "path"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("zz under mise ran what the session wrote (%s):\n%s\n%s", what, out, ran)
+			os.Remove(marker + "." + what)
+		}
+	}
+}
