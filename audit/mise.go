@@ -3,7 +3,6 @@ package audit
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/claudebox/claudebox/untrusted"
@@ -130,17 +129,18 @@ func miseReads(rel, text string) reads {
 		// [vars]' directives are [env]'s: its _.source runs the script.
 		table, k, _ := strings.Cut(full, ".")
 		switch full {
-		// The spellings before [env]'s, which mise still obeys.
+		// The spellings before [env]'s, which mise still obeys, and the
+		// setting that loads a dotenv file.
 		case "env_path":
 			table, k = "env", "_.path"
-		case "env_file", "dotenv":
+		case "env_file", "dotenv", "settings.env_file":
 			table, k = "env", "_.file"
 		}
 		if table == "env" || table == "vars" {
 			switch {
 			// An inline table of directives (env = { _ = { path = … } },
 			// _ = { source = … }) is not read here.
-			case k == "_" || k == "" && inlineDirective.MatchString(value):
+			case k == "_" || k == "" && holdsDirective(value):
 				r.unspelled = true
 			case k == "_.source" || k == "_.file":
 				r.addRuns(strs)
@@ -224,9 +224,22 @@ func tomlKey(key string) string {
 	return strings.Join(append(parts, part), ".")
 }
 
-// inlineDirective matches an inline table that holds mise's directives
-// (a key _).
-var inlineDirective = regexp.MustCompile(`[{,]\s*["']?_["']?\s*[.=]`)
+// holdsDirective says whether value, an inline table, holds mise's
+// directives (a key _, quoted or not, alone or dotted).
+func holdsDirective(value string) bool {
+	for i := 0; i < len(value); i++ {
+		if value[i] != '{' && value[i] != ',' {
+			continue
+		}
+		key := strings.TrimLeft(value[i+1:], " \t\r\n\"'")
+		if rest, ok := strings.CutPrefix(key, "_"); ok {
+			if rest = strings.TrimLeft(rest, " \t\"'"); strings.HasPrefix(rest, ".") || strings.HasPrefix(rest, "=") {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // tomlStrings are the strings a TOML value holds (a string, an array's,
 // an inline table's), unquoted; {{config_root}}/ (the directory the

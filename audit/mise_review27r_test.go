@@ -28,6 +28,7 @@ func TestMiseReadsEverySpelling(t *testing.T) {
 		"env = { _ = { path = \"./bin\" } }\n",
 		"[env]\n_ = { path = [\"./bin\"] }\n",
 		"env._ = { source = \"./x.sh\" }\n",
+		"env = { APP = \"1\", \"_\" . path = \"./bin\" }\n",
 	} {
 		if r := miseReads("mise.toml", src); !slices.Contains(r.dirs, "bin") && !slices.Contains(r.runs, "x.sh") && !r.unspelled {
 			t.Errorf("%q: neither read nor unspelled (%+v)", src, r)
@@ -38,7 +39,7 @@ func TestMiseReadsEverySpelling(t *testing.T) {
 			t.Errorf("%q: dirs %q lack bin", src, r.dirs)
 		}
 	}
-	for _, src := range []string{"env_file = \"x.sh\"\n", "dotenv = \"x.sh\"\n", "[vars]\n_.source = \"./x.sh\"\n", "vars._.file = \"x.sh\"\n"} {
+	for _, src := range []string{"env_file = \"x.sh\"\n", "dotenv = \"x.sh\"\n", "[vars]\n_.source = \"./x.sh\"\n", "vars._.file = \"x.sh\"\n", "[settings]\nenv_file = \"x.sh\"\n"} {
 		if r := miseReads("mise.toml", src); !slices.Contains(r.runs, "x.sh") {
 			t.Errorf("%q: runs %q lack x.sh", src, r.runs)
 		}

@@ -74,3 +74,29 @@ func TestReplayReview27rMiseVarsAndOldSpellings(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview27rMiseSettingsEnvFile: the project's mise.toml, the
+// user's own and trusted, has mise load config/dev.conf (tracked) as a
+// dotenv through [settings]' env_file. The exit audit took it for a
+// setting: the session appends a git configuration to it
+// (core.fsmonitor, which git status runs). Host-side proof: the host's
+// git status under mise exec runs nothing the session wrote.
+func TestReplayReview27rMiseSettingsEnvFile(t *testing.T) {
+	harness.RequireTool(t, "mise", "npm install -g @jdxcode/mise")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "mise.toml"), "[settings]\nenv_file = \"config/dev.conf\"\n")
+	h.Write(filepath.Join(proj, "config", "dev.conf"), "APP_ENV=dev\n")
+	commitAll(h, proj, "mise")
+	h.Run(proj, nil, "mise", "trust", "--quiet", "mise.toml")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'GIT_CONFIG_COUNT=1\nGIT_CONFIG_KEY_0=core.fsmonitor\nGIT_CONFIG_VALUE_0="touch `+marker+`"\n' >> config/dev.conf && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the file could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "mise", "exec", "--", "sh", "-c", "git status").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's git status under mise ran what the session wrote:\n%s\n%s", out, ran)
+	}
+}
