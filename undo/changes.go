@@ -922,7 +922,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || terraformJSON(path) || cargoBuildOutput(path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -995,6 +995,17 @@ func cargoBuildOutput(path string) bool {
 	i := strings.LastIndexByte(dir, '-')
 	return filepath.Base(path) == "output" && filepath.Base(filepath.Dir(filepath.Dir(path))) == "build" &&
 		i > 0 && len(dir)-i-1 == 16 && strings.Trim(dir[i+1:], "0123456789abcdef") == ""
+}
+
+// buildState says whether path is a build directory's state that the
+// host's build reads as it stands: CMake's CMakeCache.txt, whose change
+// regenerates the makefiles at the next cmake --build or make, writing a
+// CMAKE_C_COMPILER_LAUNCHER added there into the command of each
+// compile, and Meson's meson-private/*.dat, Python pickles that meson
+// compile (and ninja's check that the build is current), meson install
+// and meson test load, which runs what they say.
+func buildState(path string) bool {
+	return filepath.Base(path) == "CMakeCache.txt" || filepath.Base(filepath.Dir(path)) == "meson-private" && filepath.Ext(path) == ".dat"
 }
 
 // terraformJSON says whether path is a Terraform (or OpenTofu) file in its

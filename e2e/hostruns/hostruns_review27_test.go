@@ -50,3 +50,48 @@ func TestReplayReview27MiseEnvSources(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview27BuildDirectoryState: CMake's CMakeCache.txt and
+// Meson's meson-private/*.dat, in a build directory git ignores, are a
+// build's configuration, which the host's build reads as it stands: a
+// CMAKE_C_COMPILER_LAUNCHER the session adds to the cache is written
+// into the regenerated makefiles (a changed cache regenerates them) and
+// runs at the next compile, and Meson's coredata.dat is a Python pickle
+// meson unpickles at every meson compile (and ninja's regeneration
+// check), which runs what it says. The exit audit judged neither: the
+// session rewrites both. Host-side proof: after the session, the host's
+// cmake --build, after the user's next edit, and meson compile run
+// nothing the session wrote.
+func TestReplayReview27BuildDirectoryState(t *testing.T) {
+	harness.RequireTool(t, "cmake", "apt-get install cmake")
+	harness.RequireTool(t, "meson", "apt-get install meson ninja-build")
+	harness.RequireTool(t, "cc", "apt-get install gcc")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/build/\n/mbuild/\n")
+	h.Write(filepath.Join(proj, "CMakeLists.txt"), "cmake_minimum_required(VERSION 3.10)\nproject(app C)\nadd_executable(app main.c)\n")
+	h.Write(filepath.Join(proj, "meson.build"), "project('app', 'c')\nexecutable('app', 'main.c')\n")
+	h.Write(filepath.Join(proj, "main.c"), "int main(void) { return 0; }\n")
+	commitAll(h, proj, "build")
+	h.Run(proj, nil, "cmake", "-S", ".", "-B", "build")
+	h.Run(proj, nil, "cmake", "--build", "build")
+	h.Run(proj, nil, "meson", "setup", "mbuild")
+	h.Run(proj, nil, "meson", "compile", "-C", "mbuild")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "build directories' state", `
+		printf 'CMAKE_C_COMPILER_LAUNCHER:STRING=/bin/sh;-c;touch `+marker+`.cmake && exec "$0" "$@"\n' >> build/CMakeCache.txt
+		printf "cos\nsystem\n(S'touch `+marker+`.meson'\ntR." > mbuild/meson-private/coredata.dat`)
+	for _, name := range []string{"CMakeCache.txt", "coredata.dat"} {
+		if !strings.Contains(out, name) {
+			t.Errorf("the exit did not name the %s it moved aside:\n%s", name, out)
+		}
+	}
+	h.Write(filepath.Join(proj, "main.c"), "int main(void) { return 1; }\n")
+	for _, build := range [][]string{{"cmake", "--build", "build"}, {"meson", "compile", "-C", "mbuild"}} {
+		ran, _ := h.Command(proj, nil, build[0], build[1:]...).CombinedOutput()
+		if _, err := os.Stat(marker + "." + build[0]); err == nil {
+			t.Errorf("the host's %s ran what the session wrote into its build directory:\n%s\n%s", strings.Join(build, " "), out, ran)
+		}
+	}
+}
