@@ -45,15 +45,15 @@ func (w *walker) envrcSourced() {
 		}
 		envrcs = envrcs[:maxEnvrcs+1]
 	}
-	var userDefined map[string]bool
+	var user *direnvrc
 	for _, rel := range envrcs {
 		if _, err := untrusted.Lstat(w.root, rel); err != nil {
 			continue
 		}
-		if userDefined == nil {
-			userDefined = direnvrcDefines()
+		if user == nil {
+			user = readDirenvrc()
 		}
-		w.sourcesJudged(rel, filepath.Dir(rel), nil, userDefined)
+		w.sourcesJudged(rel, filepath.Dir(rel), nil, user)
 	}
 }
 
@@ -79,8 +79,14 @@ const (
 // sources (source keeps the directory it is in). A name the audit cannot
 // spell, or a PATH it cannot, makes every program below the .envrc one
 // (judgeExecutables). base is the directory rel is read from; parse,
-// where not nil, reads rel in place of a shell (a mise configuration).
-func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) reads, userDefined map[string]bool) {
+// where not nil, reads rel in place of a shell (a mise configuration);
+// user, where not nil, is the user's direnvrc, whose top level direnv
+// runs before rel.
+func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) reads, user *direnvrc) {
+	userDefined := map[string]bool{}
+	if user != nil {
+		userDefined = user.defines
+	}
 	type sourced struct {
 		rel   string
 		bases []string
@@ -116,6 +122,9 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 			continue
 		}
 		text := string(b)
+		if f.rel == rel && user != nil {
+			text = user.top + "\n" + text
+		}
 		var names, dirs, runs []string
 		var unspelled, pathUnspelled bool
 		if f.rel == rel && parse != nil {
@@ -150,8 +159,8 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 			w.judgeNamed(base, names)
 			w.judgePathDirs(base, dirs)
 			for _, name := range runs {
-				name = filepath.Join(base, name)
-				if !filepath.IsLocal(name) {
+				name, local := w.local(base, name)
+				if !local {
 					continue
 				}
 				bases := f.bases
@@ -280,14 +289,24 @@ var commandStarts = map[string]bool{";": true, "&": true, "|": true, "(": true, 
 // maxDirenvrcLib bounds the files of the user's direnv lib read.
 const maxDirenvrcLib = 1000
 
-// direnvrcDefines are the layout_ and use_ functions, and
-// direnv_layout_dir, that the user's own direnvrc and the scripts of
-// direnv's lib directory (of DIRENV_CONFIG, or XDG_CONFIG_HOME's direnv,
-// and ~/.direnvrc) define, which direnv loads before each .envrc: they
+// direnvrc is what the user's own direnvrc and the scripts of direnv's
+// lib directory (of DIRENV_CONFIG, or XDG_CONFIG_HOME's direnv, and
+// ~/.direnvrc) say, which direnv loads before each .envrc: the layout_
+// and use_ functions, and direnv_layout_dir, they define (defines: they
 // are the host's, out of the sandbox's reach, and what they put on PATH
-// is theirs to say.
-func direnvrcDefines() map[string]bool {
+// is theirs to say), and what they run at their top level, outside any
+// function (top: source_env_if_exists config/direnv.local, PATH_add
+// tools), which direnv runs for each .envrc from its directory, as the
+// .envrc's own first lines.
+type direnvrc struct {
+	defines map[string]bool
+	top     string
+}
+
+// readDirenvrc reads the user's direnvrc and direnv's lib.
+func readDirenvrc() *direnvrc {
 	defined := map[string]bool{}
+	var top strings.Builder
 	dir := os.Getenv("DIRENV_CONFIG")
 	home, _ := os.UserHomeDir()
 	if dir == "" {
@@ -315,6 +334,8 @@ func direnvrcDefines() map[string]bool {
 		}
 		b, _ := io.ReadAll(io.LimitReader(f, maxMakefileSize))
 		f.Close()
+		top.WriteString(shellTopLevel(string(b)))
+		top.WriteString("\n")
 		words := strings.Fields(strings.NewReplacer("(", " (", "{", " { ").Replace(string(b)))
 		for i, word := range words {
 			name := word
@@ -328,7 +349,7 @@ func direnvrcDefines() map[string]bool {
 			}
 		}
 	}
-	return defined
+	return &direnvrc{defines: defined, top: top.String()}
 }
 
 // envrcUses are the files direnv's use (nix-direnv's, devenv's) has
@@ -501,6 +522,9 @@ func envrcPathDirs(envrc, root string) (dirs []string, unspelled bool) {
 		for _, pwd := range []string{"$PWD/", "${PWD}/", "`pwd`/"} {
 			word = strings.TrimPrefix(word, pwd)
 		}
+		if home := homeSpelled(word); home != "" {
+			word = home
+		}
 		if rel, err := filepath.Rel(root, word); err == nil && filepath.IsAbs(word) && filepath.IsLocal(rel) {
 			word = rel
 		}
@@ -602,14 +626,27 @@ func cutAny(s string, prefixes ...string) (string, bool) {
 // not track is a finding.
 func (w *walker) judgeNamed(base string, names []string) {
 	for _, name := range names {
-		name = filepath.Join(base, name)
-		if !filepath.IsLocal(name) {
+		name, ok := w.local(base, name)
+		if !ok {
 			continue
 		}
 		if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) && !w.tracked(name) {
 			w.found(name)
 		}
 	}
+}
+
+// local is the path below the root of the file name, read from the
+// directory base: an absolute name is the path below the root where it
+// lies there (source_env /home/me/proj/scripts/env.sh), and none
+// outside it.
+func (w *walker) local(base, name string) (string, bool) {
+	if filepath.IsAbs(name) {
+		rel, err := filepath.Rel(w.root, name)
+		return rel, err == nil && filepath.IsLocal(rel)
+	}
+	name = filepath.Join(base, name)
+	return name, filepath.IsLocal(name)
 }
 
 // maxEnvrcNames bounds the words of one .envrc looked up as files.
@@ -676,8 +713,27 @@ func envrcWords(line string, sep func(rune) bool) []string {
 				words[i] = rest
 			}
 		}
+		if home := homeSpelled(unquoted); home != "" {
+			words[i] = home
+		}
 	}
 	return words
+}
+
+// homeSpelled is a word that begins with the user's home ($HOME/,
+// ${HOME}/, ~/) with the home spelled out: what direnv, run as the user,
+// reads there (source_env_if_exists "$HOME/proj/scripts/env.sh", a path
+// into the project, or one of the user's own outside it); "" for another
+// word.
+func homeSpelled(word string) string {
+	for _, prefix := range []string{"$HOME/", "${HOME}/", "~/"} {
+		if rest, ok := strings.CutPrefix(word, prefix); ok && rest != "" {
+			if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+				return filepath.Join(home, rest)
+			}
+		}
+	}
+	return ""
 }
 
 // spelled says whether an .envrc's word, quoted or not, is a name as it
@@ -686,4 +742,50 @@ func spelled(word string) bool {
 	name := strings.Trim(word, `"'`)
 	return name != "" && (word[0] != '"' && word[0] != '\'' || len(word) >= 2 && word[0] == word[len(word)-1]) &&
 		!strings.ContainsAny(name, "$`*?[~\\\"'")
+}
+
+// shellTopLevel is what of a shell script runs as it is sourced: its
+// text outside the bodies of the functions it defines (and outside any
+// other { } group, which is taken for one), braces of a parameter's
+// expansion (${X}) and quoted ones aside.
+func shellTopLevel(src string) string {
+	var top strings.Builder
+	depth, params := 0, 0
+	quote := byte(0)
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' && i+1 < len(src) {
+				if depth == 0 {
+					top.WriteByte(c)
+				}
+				i++
+				c = src[i]
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '#' && (i == 0 || strings.IndexByte(" \t\n;", src[i-1]) >= 0):
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			c = '\n'
+		case c == '$' && i+1 < len(src) && src[i+1] == '{':
+			params++
+		case c == '{' && params == 0:
+			depth++
+			continue
+		case c == '}' && params > 0:
+			params--
+		case c == '}' && depth > 0:
+			depth--
+			continue
+		}
+		if depth == 0 || c == '\n' {
+			top.WriteByte(c)
+		}
+	}
+	return top.String()
 }

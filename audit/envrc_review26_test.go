@@ -121,7 +121,7 @@ func TestDirenvrcDefines(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(dir, "direnvrc"), []byte("layout_go() {\n  PATH_add bin\n}\nfunction use_tools {\n  :\n}\nuse_x(){ :; }\nhelper() { :; }\n"), 0o644))
 	must(t, os.MkdirAll(filepath.Join(dir, "lib"), 0o755))
 	must(t, os.WriteFile(filepath.Join(dir, "lib", "layout.sh"), []byte("direnv_layout_dir () {\n  echo /tmp\n}\n"), 0o644))
-	got := direnvrcDefines()
+	got := readDirenvrc().defines
 	for _, name := range []string{"layout_go", "use_tools", "use_x", "direnv_layout_dir"} {
 		if !got[name] {
 			t.Errorf("%s not among %v", name, got)

@@ -95,3 +95,66 @@ func TestReplayReview27BuildDirectoryState(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview27DirenvrcTopLevel: the user's own direnvrc runs, at
+// its top level, source_env_if_exists config/direnv.local (ignored) and
+// PATH_add tools, which direnv runs before each .envrc, from its
+// directory. The exit audit read only the functions the direnvrc
+// defines: the session writes config/direnv.local and rewrites the
+// tracked tools/git. Host-side proof: the host's git status under
+// direnv, the .envrc allowed before, runs nothing the session wrote.
+func TestReplayReview27DirenvrcTopLevel(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	h.Write(filepath.Join(h.Home, ".config", "direnv", "direnvrc"), "layout_x() {\n  PATH_add x\n}\nsource_env_if_exists config/direnv.local\nPATH_add tools\n")
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "config/direnv.local\n")
+	h.Write(filepath.Join(proj, ".envrc"), "export APP_ENV=dev\n")
+	writeProgram(t, h, filepath.Join(proj, "tools", "git"), "exec /usr/bin/git \"$@\"")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `mkdir -p config && printf 'touch `+marker+`.top\n' > config/direnv.local &&
+		printf '#!/bin/sh\ntouch `+marker+`.path\nexec /usr/bin/git "$@"\n' > tools/git && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the files could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", "git status").CombinedOutput()
+	for _, what := range []string{"top", "path"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's git status under direnv ran what the session wrote (%s):\n%s\n%s", what, out, ran)
+		}
+	}
+}
+
+// TestReplayReview27EnvrcSourcesByAbsolutePath: the project's .envrc
+// sources scripts/env.sh by its absolute path and scripts/home.sh by
+// $HOME/. The exit audit took an absolute name for one outside the
+// project and $HOME/ for one it cannot spell, under which only programs
+// and ignored files count: the session appends to the two tracked
+// scripts. Host-side proof: the host's git status under direnv, the
+// .envrc allowed before, runs nothing the session wrote.
+func TestReplayReview27EnvrcSourcesByAbsolutePath(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "source_env "+filepath.Join(proj, "scripts", "env.sh")+"\nsource_env_if_exists \"$HOME/proj/scripts/home.sh\"\n")
+	h.Write(filepath.Join(proj, "scripts", "env.sh"), "export APP_ENV=dev\n")
+	h.Write(filepath.Join(proj, "scripts", "home.sh"), "export APP_HOME=1\n")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'touch `+marker+`.abs\n' >> scripts/env.sh &&
+		printf 'touch `+marker+`.home\n' >> scripts/home.sh && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the files could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", "git status").CombinedOutput()
+	for _, what := range []string{"abs", "home"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's git status under direnv ran what the session wrote (%s):\n%s\n%s", what, out, ran)
+		}
+	}
+}

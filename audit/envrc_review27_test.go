@@ -1,0 +1,54 @@
+package audit
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestShellTopLevel: what a direnvrc runs as direnv loads it is its text
+// outside the functions it defines, in each shell's way to define one,
+// a parameter's braces and quoted ones aside.
+func TestShellTopLevel(t *testing.T) {
+	src := "layout_go() {\n  PATH_add bin\n}\nfunction use_tools {\n  if true; then { PATH_add x; }; fi\n}\nuse_y(){ source_env y; }\n" +
+		"source_env_if_exists \"${CONF:-config}/local\" # { not a block\nexport A='{'\nPATH_add tools\n[ -f a ] && { dotenv .env.team; }\n"
+	top := shellTopLevel(src)
+	for _, want := range []string{"source_env_if_exists \"${CONF:-config}/local\"", "export A='{'", "PATH_add tools"} {
+		if !strings.Contains(top, want) {
+			t.Errorf("top level lacks %q:\n%s", want, top)
+		}
+	}
+	for _, not := range []string{"PATH_add bin", "PATH_add x", "source_env y", "dotenv .env.team"} {
+		if strings.Contains(top, not) {
+			t.Errorf("top level holds %q:\n%s", not, top)
+		}
+	}
+}
+
+// TestEnvrcSourcesHomeAndAbsolute: a source by the project's absolute
+// path, or by $HOME/, is the file below the root it names; one outside
+// the project is no name of it, nor one the audit cannot spell.
+func TestEnvrcSourcesHomeAndAbsolute(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("DIRENV_CONFIG", t.TempDir())
+	root := filepath.Join(home, "proj")
+	must(t, os.MkdirAll(filepath.Join(root, "scripts"), 0o755))
+	envrc := "source_env " + filepath.Join(root, "scripts", "abs.sh") + "\nsource_env_if_exists \"$HOME/proj/scripts/home.sh\"\nsource_env ~/.config/shared.sh\nPATH_add ${HOME}/proj/tools\n"
+	must(t, os.WriteFile(filepath.Join(root, ".envrc"), []byte(envrc), 0o644))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	for _, f := range []string{"scripts/abs.sh", "scripts/home.sh", "tools/git"} {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, f), []byte("touch x\n"), 0o644))
+	}
+	r := Scan(root, since, nil, start, nil)
+	if got, want := foundBelow(t, root, r), []string{"scripts/abs.sh", "scripts/home.sh", "tools/git"}; !slices.Equal(got, want) {
+		t.Errorf("found %q, want %q", got, want)
+	}
+	if len(r.IncludesUnspelled) != 0 {
+		t.Errorf("unspelled: %q", r.IncludesUnspelled)
+	}
+}
