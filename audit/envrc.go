@@ -211,29 +211,74 @@ func (w *walker) nixModules(dir string) []string {
 // nixPaths are the paths a .nix file spells that nix evaluates or reads
 // as code, from the file's directory, within maxEnvrcNames: a .nix file
 // or a directory (import ./nix, ../common.nix), and what import,
-// callPackage, readFile or importTOML take (a shellHook's
-// readFile ./scripts/hook.sh, devshell's TOML commands). Not a file it
-// takes as data (cargoLock.lockFile = ./Cargo.lock), nor ./. , the
-// directory itself.
+// callPackage, readFile, importTOML, builtins.path and lib.fileset take
+// (a shellHook's readFile ./scripts/hook.sh, devshell's TOML commands,
+// the hook.sh builtins.path { path = ./hook.sh; } copies, each of
+// unions [ ./a.sh ./b.sh ]); a path joined from the directory and a
+// string (./. + "/nix/shell.nix", self + "/hook.nix", "${self}/x.nix",
+// ./nix + "/x.nix": self and ./. are the file's directory, as they are
+// for a flake.nix). Not a file it takes as data (cargoLock.lockFile =
+// ./Cargo.lock), nor ./. , the directory itself.
 func nixPaths(src string) []string {
 	var paths []string
-	words := strings.FieldsFunc(src, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-+/", r))
+	words := strings.FieldsFunc(nixSeparators.Replace(src), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-+/[];", r))
 	})
+	reading := false // after a word that reads what follows, to ; or ]
 	for i, word := range words {
+		switch {
+		case !strings.HasPrefix(word, ".") && !strings.HasPrefix(word, "/") && nixReads[lastAttr(word)]:
+			reading = true
+			continue
+		case word == ";" || word == "]":
+			reading = false
+			continue
+		}
+		if strings.HasPrefix(word, "/") && i > 0 {
+			// A string joined to the directory or a path: ./. + "/x",
+			// self + "/x" or "${self}/x".
+			prev := strings.TrimSuffix(words[i-1], "+")
+			if prev == "" && i > 1 {
+				prev = words[i-2]
+			}
+			switch {
+			case prev == "self" || prev == "./." || prev == ".":
+				word = "." + word
+			case strings.HasPrefix(prev, "./") || strings.HasPrefix(prev, "../"):
+				word = prev + word
+			}
+		}
 		if !strings.HasPrefix(word, "./") && !strings.HasPrefix(word, "../") {
 			continue
 		}
 		word = filepath.Clean(word)
-		code := strings.HasSuffix(word, ".nix") || filepath.Ext(word) == ""
-		for _, reads := range []string{"import", "callPackage", "readFile", "importTOML", "fromTOML"} {
-			code = code || i > 0 && strings.HasSuffix(words[i-1], reads)
-		}
+		code := reading || strings.HasSuffix(word, ".nix") || filepath.Ext(word) == ""
 		if code && word != "." && word != ".." && len(paths) < maxEnvrcNames {
 			paths = append(paths, word)
 		}
 	}
 	return paths
+}
+
+// nixSeparators set a list's brackets and a binding's end apart as words
+// of their own.
+var nixSeparators = strings.NewReplacer("[", " [ ", "]", " ] ", ";", " ; ")
+
+// nixReads are the names of the functions, and of builtins.path's
+// attribute, that take a path nix reads as code or copies whole for a
+// dev shell to run: import ./x, callPackage ./x, readFile ./hook.sh,
+// builtins.path { path = ./hook.sh; }, lib.fileset.toSource's and
+// unions' files.
+var nixReads = map[string]bool{
+	"import": true, "callPackage": true, "readFile": true, "importTOML": true, "fromTOML": true,
+	"path": true, "toSource": true, "unions": true, "union": true, "maybeMissing": true,
+	"fileFilter": true, "difference": true, "intersection": true, "fileset": true,
+}
+
+// lastAttr is the last name of an attribute path (builtins.readFile's
+// readFile).
+func lastAttr(word string) string {
+	return word[strings.LastIndexByte(word, '.')+1:]
 }
 
 // stdlibUses are the use commands of direnv's stdlib and devenv's that

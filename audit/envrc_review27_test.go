@@ -52,3 +52,30 @@ func TestEnvrcSourcesHomeAndAbsolute(t *testing.T) {
 		t.Errorf("unspelled: %q", r.IncludesUnspelled)
 	}
 }
+
+// TestNixPathsJoined: a path joined from the directory and a string, and
+// what builtins.path and lib.fileset take, are read as code; data is not.
+func TestNixPathsJoined(t *testing.T) {
+	src := `let
+  hook = import (./. + "/nix/hook.nix");
+  other = import (self + "/nix/other.nix");
+  third = import "${self}/nix/third.nix";
+  sub = import (./nix + "/sub.nix");
+  script = builtins.path { path = ./scripts/enter.sh; name = "enter"; };
+  files = lib.fileset.toSource { root = ./.; fileset = lib.fileset.unions [ ./a.sh ./b.sh ]; };
+  lock = ./Cargo.lock;
+  notes = ./docs/notes.path;
+in { }
+`
+	got := nixPaths(src)
+	for _, want := range []string{"nix/hook.nix", "nix/other.nix", "nix/third.nix", "nix/sub.nix", "scripts/enter.sh", "a.sh", "b.sh"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s not among %q", want, got)
+		}
+	}
+	for _, not := range []string{"Cargo.lock", "docs/notes.path", "."} {
+		if slices.Contains(got, not) {
+			t.Errorf("%s among %q", not, got)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package hostruns
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -156,5 +157,47 @@ func TestReplayReview27EnvrcSourcesByAbsolutePath(t *testing.T) {
 		if _, err := os.Stat(marker + "." + what); err == nil {
 			t.Errorf("the host's git status under direnv ran what the session wrote (%s):\n%s\n%s", what, out, ran)
 		}
+	}
+}
+
+// TestReplayReview27NixJoinedPath: the project's .envrc uses nix, whose
+// shell.nix imports its shellHook from ./. + "/nix/hook.nix" (tracked),
+// a path joined from the directory and a string; the exit audit read
+// the paths a .nix file spells whole only: the session rewrites
+// nix/hook.nix. Host-side proof: the host's direnv, the .envrc allowed,
+// evaluates the dev shell with nix-shell and runs nothing the session
+// wrote. (nix is the test process's own, a single-user store root
+// writes; the dev shell's stdenv is the project's, a setup that runs the
+// shellHook as nixpkgs' does.)
+func TestReplayReview27NixJoinedPath(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	nixShell := harness.RequireTool(t, "nix-shell", "https://nixos.org/download")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "use nix\n")
+	h.Write(filepath.Join(proj, "shell.nix"), "derivation {\n  name = \"dev\";\n  system = builtins.currentSystem;\n  builder = \"/bin/sh\";\n  stdenv = ./stdenv;\n  shellHook = import (./. + \"/nix/hook.nix\");\n}\n")
+	h.Write(filepath.Join(proj, "stdenv", "setup"), "eval \"${shellHook:-}\"\n")
+	h.Write(filepath.Join(proj, "nix", "hook.nix"), "\"export APP_ENV=dev\"\n")
+	commitAll(h, proj, "nix")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf '"/usr/bin/touch `+marker+`"\n' > nix/hook.nix && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("nix/hook.nix could not be rewritten:\n%s", out)
+	}
+	direnv := func(args ...string) string {
+		c := exec.Command("direnv", args...)
+		c.Dir = proj
+		c.Env = []string{"HOME=" + h.Home, "PATH=" + filepath.Dir(nixShell) + ":/usr/local/bin:/usr/bin:/bin"}
+		b, _ := c.CombinedOutput()
+		return string(b)
+	}
+	if !strings.Contains(out, "nix/hook.nix") {
+		t.Errorf("the exit did not name the nix/hook.nix it moved aside:\n%s", out)
+	}
+	direnv("allow", ".")
+	ran := direnv("exec", ".", "true")
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's direnv ran the shellHook the session wrote:\n%s\n%s", out, ran)
 	}
 }
