@@ -149,6 +149,9 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 		case envrcUsesUnspelled(text, userDefined):
 			pathUnspelled = true
 		}
+		if unspelled && (f.rel != rel || parse == nil) && !strings.HasSuffix(f.rel, ".nix") {
+			runs = append(runs, w.unspelledSources(text, f.bases)...)
+		}
 		everyProgram = everyProgram || unspelled || pathUnspelled
 		if lookups += (len(names) + len(dirs) + len(runs)) * len(f.bases); lookups > maxEnvrcLookups {
 			w.notExamined(w.abs(rel), fmt.Sprintf("what it sources: the audit looks up %d names at most", maxEnvrcLookups))
@@ -188,6 +191,83 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 		}
 		w.judgeExecutables(base)
 	}
+}
+
+// unspelledSources are the files below the root, as absolute paths, a
+// shell script may source by a word the audit cannot spell, where its
+// literal part says: what follows an expansion ("$(git rev-parse
+// --show-toplevel)/scripts/env.sh", "${ROOT}/env.sh"), looked up from
+// each directory the script is read from and those above it up to the
+// root, and what a pattern in it matches (source_env env.d/*.sh, for f
+// in env.d/*.sh), within maxEnvrcNames. direnv runs them at the next cd,
+// tracked or not, before git status shows a change; a name with no
+// literal part (eval "$(cat x)") leaves the ignored files and programs
+// the caller takes (judgeExecutables, Report.IncludesUnspelled).
+func (w *walker) unspelledSources(script string, bases []string) []string {
+	var found []string
+	seen := map[string]bool{}
+	lookup := func(dir, name string) {
+		p := filepath.Join(dir, name)
+		if !filepath.IsLocal(p) && p != "." {
+			return
+		}
+		if !strings.ContainsAny(name, "*?[") {
+			if !seen[p] && len(found) < maxEnvrcNames {
+				seen[p] = true
+				found = append(found, w.abs(p))
+			}
+			return
+		}
+		entries, err := untrusted.ReadDir(w.root, filepath.Dir(p))
+		if err != nil || strings.ContainsAny(filepath.Dir(name), "*?[") {
+			return
+		}
+		for _, e := range entries {
+			m := filepath.Join(filepath.Dir(p), e.Name())
+			if ok, _ := filepath.Match(filepath.Base(p), e.Name()); ok && !seen[m] && len(found) < maxEnvrcNames {
+				seen[m] = true
+				found = append(found, w.abs(m))
+			}
+		}
+	}
+	for line := range strings.Lines(script) {
+		words := envrcWords(line, func(r rune) bool {
+			return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == ';' || r == '&' || r == '|' || r == '<' || r == '>'
+		})
+		for _, word := range words {
+			if strings.HasPrefix(word, "#") {
+				break
+			}
+			// Quotes join a word's parts: "${CONF}"/local.conf.
+			name := strings.NewReplacer(`"`, "", "'", "").Replace(word)
+			if !strings.ContainsAny(name, "$`)}*?[") {
+				continue
+			}
+			literal := name[strings.LastIndexAny(name, "})`")+1:]
+			if strings.HasPrefix(name, "$") && !strings.ContainsAny(name, "{(") {
+				_, literal, _ = strings.Cut(name, "/")
+				literal = "/" + literal
+			}
+			switch {
+			case strings.ContainsAny(literal, "$`\\~") || len(literal) < 2:
+			case strings.HasPrefix(literal, "/"):
+				for _, base := range bases {
+					for dir := base; ; dir = filepath.Dir(dir) {
+						lookup(dir, literal[1:])
+						if dir == "." {
+							break
+						}
+					}
+				}
+			case literal == name:
+				// A pattern and no expansion: env.d/*.sh.
+				for _, base := range bases {
+					lookup(base, name)
+				}
+			}
+		}
+	}
+	return found
 }
 
 // nixModules are the files in the directory dir that direnv or nix read

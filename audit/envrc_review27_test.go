@@ -79,3 +79,28 @@ in { }
 		}
 	}
 }
+
+// TestEnvrcUnspelledSourceLiteral: what an .envrc sources by a word
+// with an expansion is looked up by its literal part, from the .envrc's
+// directory and those above it, and what a pattern matches: a tracked
+// file there the session changed is found; one no word names is not.
+func TestEnvrcUnspelledSourceLiteral(t *testing.T) {
+	t.Setenv("DIRENV_CONFIG", t.TempDir())
+	root := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(root, "pkg"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "pkg", ".envrc"), []byte("source_env \"$(git rev-parse --show-toplevel)/scripts/env.sh\"\nfor f in env.d/*.sh; do source_env \"$f\"; done\nsource_env \"${CONF}\"/local.conf\n"), 0o644))
+	files := []string{"scripts/env.sh", "pkg/env.d/a.sh", "pkg/env.d/b.txt", "pkg/local.conf", "scripts/other.sh"}
+	for _, f := range files {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755))
+		must(t, os.WriteFile(filepath.Join(root, f), []byte("export A=1\n"), 0o644))
+	}
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	for _, f := range files {
+		must(t, os.WriteFile(filepath.Join(root, f), []byte("touch x\n"), 0o644))
+	}
+	got := foundBelow(t, root, Scan(root, since, nil, start, nil))
+	if want := []string{"pkg/env.d/a.sh", "pkg/local.conf", "scripts/env.sh"}; !slices.Equal(got, want) {
+		t.Errorf("found %q, want %q", got, want)
+	}
+}

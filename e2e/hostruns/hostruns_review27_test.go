@@ -201,3 +201,34 @@ func TestReplayReview27NixJoinedPath(t *testing.T) {
 		t.Errorf("the host's direnv ran the shellHook the session wrote:\n%s\n%s", out, ran)
 	}
 }
+
+// TestReplayReview27EnvrcSourcedByExpansion: the project's .envrc
+// sources "$(git rev-parse --show-toplevel)/scripts/env.sh" (tracked, not
+// executable) and each env.d/*.sh by a loop's variable. The exit audit
+// took both for names it cannot spell, under which only programs and
+// ignored files count: the session appends a line to each tracked
+// script. Host-side proof: the host's git status under direnv, the
+// .envrc allowed before, runs nothing the session wrote.
+func TestReplayReview27EnvrcSourcedByExpansion(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "source_env \"$(git rev-parse --show-toplevel)/scripts/env.sh\"\nfor f in env.d/*.sh; do source_env \"$f\"; done\n")
+	h.Write(filepath.Join(proj, "scripts", "env.sh"), "export APP_ENV=dev\n")
+	h.Write(filepath.Join(proj, "env.d", "db.sh"), "export DB_PORT=5432\n")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'touch `+marker+`.toplevel\n' >> scripts/env.sh &&
+		printf 'touch `+marker+`.loop\n' >> env.d/db.sh && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the scripts could not be changed:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", "git status").CombinedOutput()
+	for _, what := range []string{"toplevel", "loop"} {
+		if _, err := os.Stat(marker + "." + what); err == nil {
+			t.Errorf("the host's git status under direnv ran what the session wrote (%s):\n%s\n%s", what, out, ran)
+		}
+	}
+}
