@@ -87,8 +87,15 @@ func repositoryEntry(e Entry) (Entry, bool) {
 	// does.
 	case section == "extensions" && sub == "":
 		return e, true
+	// Who commits, and whether and with which key commits and tags are
+	// signed (a key's id, a public key or its path: the signature itself
+	// goes through --with-gpg's or --with-ssh's agent).
 	case section == "user" && sub == "":
-		return e, name == "name" || name == "email"
+		return e, name == "name" || name == "email" || name == "signingkey"
+	case (section == "commit" || section == "tag") && sub == "":
+		return e, name == "gpgsign"
+	case section == "gpg" && sub == "":
+		return e, name == "format"
 	// How git pull reconciles, and where git push goes by default: without
 	// them, a pull of a diverged branch fails inside.
 	case section == "pull" && sub == "":

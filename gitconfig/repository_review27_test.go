@@ -42,7 +42,8 @@ func TestRepositoryCopy(t *testing.T) {
 		{"a branch's description", "[branch \"main\"]\n\tdescription = SECRET\n"},
 		{"a tool's own", "[github]\n\ttoken = SECRET\n"},
 		{"another of pull's", "[pull]\n\ttwohead = SECRET\n"},
-		{"a signing key", "[user]\n\tsigningkey = SECRET\n"},
+		{"a signing program", "[gpg]\n\tprogram = SECRET\n"},
+		{"ssh signing's program", "[gpg \"ssh\"]\n\tprogram = SECRET\n"},
 		{"a filter", "[filter \"lfs\"]\n\tsmudge = SECRET\n"},
 		{"another filter", "[filter \"crypt\"]\n\tsmudge = git-lfs smudge -- %f SECRET\n"},
 		{"a file git cannot read", "[remote \"origin\"]\n\turl = \"https://SECRET@host/\n[core]\n\tbare = false\n"},
@@ -76,6 +77,7 @@ func TestRepositoryCopy(t *testing.T) {
 		{"Git LFS's filter", "[filter \"lfs\"]\n\tclean = git-lfs clean -- %f\n\tsmudge = git-lfs smudge -- %f\n\tprocess = git-lfs filter-process\n\trequired = true\n", "filter.lfs.clean=git-lfs clean -- %f filter.lfs.smudge=git-lfs smudge -- %f filter.lfs.process=git-lfs filter-process filter.lfs.required=true"},
 		{"pull and push", "[pull]\n\trebase = true\n\tff = only\n[remote]\n\tpushDefault = fork\n", "pull.rebase=true pull.ff=only remote.pushdefault=fork"},
 		{"the user", "[user]\n\tname = Alice\n\temail = alice@example.com\n", "user.name=Alice user.email=alice@example.com"},
+		{"signing", "[user]\n\tsigningKey = ~/.ssh/id_ed25519.pub\n[commit]\n\tgpgSign = true\n[tag]\n\tgpgSign = true\n[gpg]\n\tformat = ssh\n\tprogram = /tmp/x\n", "user.signingkey=~/.ssh/id_ed25519.pub commit.gpgsign=true tag.gpgsign=true gpg.format=ssh"},
 	}
 	for _, c := range kept {
 		got := RepositoryCopy([]byte(c.config))
