@@ -66,9 +66,15 @@ func (s *Session) madeInClaudeDir() (made []string, other bool) {
 		return nil, false
 	}
 	defer s.claudeDir.Close()
-	s.madeIn(s.claudeDir, 0, &made, &other)
-	return made, other
+	var config []string
+	s.madeIn(s.claudeDir, 0, &config, &made)
+	return append(config, made...), len(made) > 0
 }
+
+// maxLostNamed bounds the lines naming what the session's end discards:
+// the sandbox chooses how many files it makes in its ~/.claude, and a
+// thousand lines pushed the rest of the end out of sight.
+const maxLostNamed = 20
 
 // maxMadeDepth bounds how deep madeIn goes into the directories bwrap
 // made for the mounts in ~/.claude (hooks/ for a hook's script);
@@ -78,9 +84,10 @@ const (
 	maxMadeEntries = 1000
 )
 
-// madeIn adds to made what the session made in dir, of the sandbox's
-// ~/.claude, depth directories below it.
-func (s *Session) madeIn(dir *os.File, depth int, made *[]string, other *bool) {
+// madeIn adds what the session made in dir, of the sandbox's ~/.claude,
+// depth directories below it, to config where it is Claude Code's
+// configuration (named first), to other where not.
+func (s *Session) madeIn(dir *os.File, depth int, config, other *[]string) {
 	entries, _ := dir.ReadDir(maxMadeEntries)
 	for _, e := range entries {
 		name := e.Name()
@@ -94,7 +101,7 @@ func (s *Session) madeIn(dir *os.File, depth int, made *[]string, other *bool) {
 			if depth < maxMadeDepth && e.IsDir() {
 				if fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
 					sub := os.NewFile(uintptr(fd), path)
-					s.madeIn(sub, depth+1, made, other)
+					s.madeIn(sub, depth+1, config, other)
 					sub.Close()
 				}
 			}
@@ -106,11 +113,10 @@ func (s *Session) madeIn(dir *os.File, depth int, made *[]string, other *bool) {
 			continue
 		}
 		if depth == 0 && probe.ClaudeConfig(name) {
-			*made = append(*made, mount.Quote(path)+" (made in the sandbox's own ~/.claude, where the launch found none)")
+			*config = append(*config, mount.Quote(path)+" (made in the sandbox's own ~/.claude, where the launch found none)")
 			continue
 		}
-		*made = append(*made, mount.Quote(path)+" (made in the sandbox's own ~/.claude, not in yours)")
-		*other = true
+		*other = append(*other, mount.Quote(path)+" (made in the sandbox's own ~/.claude, not in yours)")
 	}
 }
 
@@ -171,7 +177,11 @@ func (s *Session) sayLostSaves() {
 		return
 	}
 	printable.Say(os.Stderr, "claudebox: the session saved into private copies, discarded now:")
-	for _, l := range lost {
+	for i, l := range lost {
+		if i == maxLostNamed {
+			printable.Say(os.Stderr, "  and %d more", len(lost)-i)
+			break
+		}
 		printable.Say(os.Stderr, "  %s", l)
 	}
 	if other {
