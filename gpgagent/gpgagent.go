@@ -161,34 +161,42 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// SigningKeys are the keygrips of the keys that sign and are no key for
-// logins, in gpg's listing of the user's secret keys (gpg --with-colons
-// --with-keygrip --list-secret-keys): each key or subkey whose own
-// capabilities (the lower-case letters of its twelfth field) hold s and
-// not a, and that logins does not name. A key for logins (a), for
-// encryption (e), or that gpg-agent serves as an SSH key signs nothing:
-// an RSA key's signature of a SHA-256 hash is an SSH login's. alsoLogIn
-// are the keys that sign but are left out for logging in too.
-func SigningKeys(listing string, logins map[string]bool) (signers, alsoLogIn []string) {
-	signs, logsIn := false, false
+// SigningKeys are the keygrips of the keys that only sign, in gpg's
+// listing of the user's secret keys (gpg --with-colons --with-keygrip
+// --list-secret-keys): each key or subkey whose own capabilities (the
+// lower-case letters of its twelfth field) hold s and neither a nor c,
+// and that logins does not name. A key for logins (a), for encryption
+// (e), or that gpg-agent serves as an SSH key signs nothing: an RSA
+// key's signature of a SHA-256 hash is an SSH login's. Nor does a key
+// that certifies (c, every primary key): the agent sees only the hash,
+// and a certification is a hash's signature too, of a user ID or of a
+// subkey the sandbox made, bound to the user's key, which a keyserver
+// takes from anyone and which signs as the user after the session.
+// alsoLogIn are the keys that sign but are left out for logging in too,
+// alsoCertify those left out for certifying.
+func SigningKeys(listing string, logins map[string]bool) (signers, alsoLogIn, alsoCertify []string) {
+	signs, logsIn, certifies := false, false, false
 	for _, line := range strings.Split(listing, "\n") {
 		f := strings.Split(line, ":")
 		switch f[0] {
 		case "sec", "ssb":
 			signs = len(f) > 11 && strings.Contains(f[11], "s")
 			logsIn = len(f) > 11 && strings.Contains(f[11], "a")
+			certifies = len(f) > 11 && strings.Contains(f[11], "c")
 		case "grp":
 			switch {
 			case !signs || len(f) <= 9 || f[9] == "":
 			case logsIn || logins[strings.ToUpper(f[9])]:
 				alsoLogIn = append(alsoLogIn, f[9])
+			case certifies:
+				alsoCertify = append(alsoCertify, f[9])
 			default:
 				signers = append(signers, f[9])
 			}
 			signs = false
 		}
 	}
-	return signers, alsoLogIn
+	return signers, alsoLogIn, alsoCertify
 }
 
 // SSHControlKeys are the keygrips, in upper case, that gpg-agent's

@@ -95,7 +95,7 @@ func TestFilterPassesSigningOnly(t *testing.T) {
 // logins: not the authentication subkey (an SSH login's key), nor a key
 // that both signs and authenticates, nor one sshcontrol lists, nor the
 // one that encrypts, nor a primary that only certifies, whatever its
-// subkeys may.
+// subkeys may, nor a key that signs and certifies (a primary's sc).
 func TestSigningKeys(t *testing.T) {
 	listing := `sec:u:255:22:AAAA:1:::u:::cSC:::+:::ed25519:::0:
 fpr:::::::::FPR1:
@@ -116,13 +116,22 @@ grp:::::::::GRIPBOTH:
 ssb:u:2048:1:FFFF:1::::::s:::+:::::
 fpr:::::::::FPR6:
 grp:::::::::GRIPLISTED:
+sec:u:255:22:GGGG:1:::u:::scSC:::+:::ed25519:::0:
+fpr:::::::::FPR7:
+grp:::::::::GRIPSCPRIMARY:
+ssb:u:255:22:HHHH:1::::::sc:::+:::ed25519::
+fpr:::::::::FPR8:
+grp:::::::::GRIPSCSUB:
 `
-	signers, alsoLogIn := SigningKeys(listing, map[string]bool{"GRIPLISTED": true})
+	signers, alsoLogIn, alsoCertify := SigningKeys(listing, map[string]bool{"GRIPLISTED": true})
 	if got, want := strings.Join(signers, " "), "GRIPSIGN"; got != want {
 		t.Errorf("SigningKeys = %s, want %s", got, want)
 	}
 	if got, want := strings.Join(alsoLogIn, " "), "GRIPBOTH GRIPLISTED"; got != want {
 		t.Errorf("SigningKeys left out %s, want %s", got, want)
+	}
+	if got, want := strings.Join(alsoCertify, " "), "GRIPSCPRIMARY GRIPSCSUB"; got != want {
+		t.Errorf("SigningKeys left out for certifying %s, want %s", got, want)
 	}
 }
 

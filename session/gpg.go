@@ -77,7 +77,7 @@ func signingKeys(gpgconf string) ([]string, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, hint.Errorf(again, "--with-gpg: cannot read gpg-agent's sshcontrol: %v", err)
 	}
-	candidates, alsoLogIn := gpgagent.SigningKeys(string(listing), gpgagent.SSHControlKeys(sshcontrol))
+	candidates, alsoLogIn, alsoCertify := gpgagent.SigningKeys(string(listing), gpgagent.SSHControlKeys(sshcontrol))
 	var signers []string
 	for _, grip := range candidates {
 		if key, err := os.ReadFile(filepath.Join(dir, "private-keys-v1.d", strings.ToUpper(grip)+".key")); err == nil && gpgagent.UsedForSSH(key) {
@@ -89,6 +89,10 @@ func signingKeys(gpgconf string) ([]string, error) {
 	if len(alsoLogIn) > 0 {
 		printable.Say(os.Stderr, "claudebox: --with-gpg: the sandbox signs with none of your %d keys that sign and also log in (they authenticate, or gpg-agent serves them for SSH)", len(alsoLogIn))
 		printable.Say(os.Stderr, "hint: sign with a key that only signs: git config --global user.signingKey KEYID!")
+	}
+	if len(alsoCertify) > 0 {
+		printable.Say(os.Stderr, "claudebox: --with-gpg: the sandbox signs with none of your %d keys that sign and also certify (a certification is a signature too: of a user ID or a subkey the sandbox made, bound to your key)", len(alsoCertify))
+		printable.Say(os.Stderr, "hint: give your key a subkey that only signs, which gpg then signs with: gpg --quick-add-key FINGERPRINT ed25519 sign")
 	}
 	return signers, nil
 }

@@ -54,7 +54,11 @@ func StartGPGAgent(t *testing.T, h *Host) string {
 	t.Cleanup(func() { h.Command(h.Home, nil, "gpgconf", "--kill", "gpg-agent").Run() })
 	for _, line := range strings.Split(h.Run(h.Home, nil, "gpg", "--with-colons", "--list-secret-keys"), "\n") {
 		if f, ok := strings.CutPrefix(line, "fpr:::::::::"); ok {
-			return strings.TrimSuffix(f, ":")
+			fpr := strings.TrimSuffix(f, ":")
+			// The primary key certifies, which the sandbox's filter
+			// never signs with: gpg signs with this subkey.
+			h.Run(h.Home, nil, "gpg", "--batch", "--quiet", "--passphrase", "", "--quick-add-key", fpr, "ed25519", "sign", "never")
+			return fpr
 		}
 	}
 	t.Fatal("no key made")

@@ -24,7 +24,8 @@ func TestReplayReview19GPGAgentLoginKeys(t *testing.T) {
 	fpr := harness.StartGPGAgent(t, h)
 	h.Run(h.Home, nil, "gpg", "--batch", "--quiet", "--passphrase", "", "--quick-add-key", fpr, "rsa2048", "sign,auth", "never")
 	h.Run(h.Home, nil, "gpg", "--batch", "--quiet", "--passphrase", "", "--quick-add-key", fpr, "rsa2048", "sign", "never")
-	var bothGrip, listedGrip string
+	// The harness's subkey that only signs comes first, then those two.
+	var bothGrip, listedGrip, signerFpr string
 	usage := ""
 	for _, line := range strings.Split(h.Run(h.Home, nil, "gpg", "--with-colons", "--with-keygrip", "--list-secret-keys"), "\n") {
 		f := strings.Split(line, ":")
@@ -34,6 +35,8 @@ func TestReplayReview19GPGAgentLoginKeys(t *testing.T) {
 			if f[0] == "sec" {
 				usage = "primary"
 			}
+		case f[0] == "fpr" && usage == "s" && signerFpr == "" && len(f) > 9:
+			signerFpr = f[9]
 		case f[0] == "grp" && len(f) > 9 && usage == "sa":
 			bothGrip = f[9]
 		case f[0] == "grp" && len(f) > 9 && usage == "s":
@@ -54,7 +57,7 @@ func TestReplayReview19GPGAgentLoginKeys(t *testing.T) {
 		return `gpg-connect-agent --no-autostart "SIGKEY ` + grip + `" "SETHASH --hash=sha256 ` + hash + `" PKSIGN /bye | grep -q sig-val && echo SIGNED-` + grip + "\n"
 	}
 	b, err := h.Command(proj, nil, "claudebox", "--with-gpg", "--shell", "-c", "exec 2>&1\n"+sign(bothGrip)+sign(listedGrip)+
-		`echo data | gpg --batch --quiet --local-user `+fpr+`! --sign >/dev/null && echo PRIMARY-SIGNS
+		`echo data | gpg --batch --quiet --local-user `+signerFpr+`! --sign >/dev/null && echo SUBKEY-SIGNS
 		echo done`).CombinedOutput()
 	out := string(b)
 	if err != nil {
@@ -67,7 +70,7 @@ func TestReplayReview19GPGAgentLoginKeys(t *testing.T) {
 	if strings.Contains(out, "SIGNED-"+listedGrip) {
 		t.Errorf("the sandbox signed a hash with a key the user's sshcontrol serves for SSH logins")
 	}
-	if !strings.Contains(out, "PRIMARY-SIGNS") {
+	if !strings.Contains(out, "SUBKEY-SIGNS") {
 		t.Errorf("the key that only signs does not sign:\n%s", out)
 	}
 	if !strings.Contains(out, "claudebox: --with-gpg: the sandbox signs with none of your 2 keys that sign and also log in") {

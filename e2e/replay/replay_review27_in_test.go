@@ -82,3 +82,57 @@ func TestReplayReview27PathProgramsLeadTo(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview27GPGCertifyingKey: --with-gpg's filter signed any
+// hash with a key that signs and is no login's, a primary key among
+// them, and a primary key also certifies: its signature of a hash is as
+// good a certification as a data signature (the agent sees only the
+// hash). So the sandbox had the user's key certify what it made: a user
+// ID of its own on the user's key (gpg --quick-add-uid), another key
+// (gpg --quick-sign-key), or a subkey whose secret it keeps, bound to
+// the user's key, which a keyserver takes from anyone and which then
+// signs as the user after the session. The attack, from inside: have
+// the primary key sign a hash through the filter, and add a user ID with
+// it. Proof: neither is signed; the signing subkey still signs, and the
+// launch says which key it leaves out and how to sign with a subkey.
+func TestReplayReview27GPGCertifyingKey(t *testing.T) {
+	h := harness.NewHost(t)
+	fpr := harness.StartGPGAgent(t, h)
+	primary := ""
+	for _, line := range strings.Split(h.Run(h.Home, nil, "gpg", "--with-colons", "--with-keygrip", "--list-secret-keys"), "\n") {
+		if f := strings.Split(line, ":"); f[0] == "grp" && primary == "" && len(f) > 9 {
+			primary = f[9]
+		}
+	}
+	if primary == "" {
+		t.Fatal("no primary key's keygrip")
+	}
+	h.Run(h.Home, nil, "gpgconf", "--kill", "gpg-agent")
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	hash := strings.Repeat("ab", 32)
+	b, err := h.Command(proj, nil, "claudebox", "--with-gpg", "--shell", "-c", `exec 2>&1
+		gpg-connect-agent --no-autostart "SIGKEY `+primary+`" "SETHASH --hash=sha256 `+hash+`" PKSIGN /bye | grep -q sig-val && echo PRIMARY-CERTIFIES
+		cp ~/.gnupg/pubring.kbx /tmp/ring.kbx
+		ring="--no-default-keyring --keyring /tmp/ring.kbx"
+		gpg $ring --batch --yes --quick-add-uid `+fpr+` "Mallory <mallory@example.com>" && gpg $ring --check-signatures `+fpr+` | grep -A1 mallory | grep -q '^sig!' && echo UID-ADDED
+		echo data | gpg --batch --quiet --local-user `+fpr+` --sign >/dev/null && echo SUBKEY-SIGNS
+		echo done`).CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Log(out)
+	if strings.Contains(out, "PRIMARY-CERTIFIES") {
+		t.Errorf("the sandbox signed a hash with the user's certifying primary key")
+	}
+	if strings.Contains(out, "UID-ADDED") {
+		t.Errorf("the sandbox had the user's key certify a user ID of its own")
+	}
+	if !strings.Contains(out, "SUBKEY-SIGNS") {
+		t.Errorf("the signing subkey does not sign inside:\n%s", out)
+	}
+	if !strings.Contains(out, "claudebox: --with-gpg: the sandbox signs with none of your 1 keys that sign and also certify") {
+		t.Errorf("the launch does not say which keys do not sign:\n%s", out)
+	}
+}
