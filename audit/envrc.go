@@ -146,6 +146,9 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 			// themselves (pkgs.bash ${…}); its paths are read.
 			unspelled = false
 			runs = append(runs, nixPaths(text)...)
+		case strings.HasSuffix(f.rel, ".scm"):
+			// Nor is guix's Scheme, found for what it is.
+			names, unspelled, pathUnspelled, dirs, runs = nil, false, false, nil, nil
 		case envrcUsesUnspelled(text, userDefined):
 			pathUnspelled = true
 		}
@@ -364,7 +367,8 @@ func lastAttr(word string) string {
 // stdlibUses are the use commands of direnv's stdlib and devenv's that
 // put nothing of the project on PATH but what the files they evaluate
 // say (judged as sourced: envrcUses) or a file envrcPathDirs names (use
-// vim's): node, nodenv, rbenv, julia and guix put their installs'.
+// vim's): node, nodenv, rbenv and julia put their installs', guix the
+// profile of what its files say.
 var stdlibUses = map[string]bool{
 	"flake": true, "nix": true, "devenv": true, "guix": true, "julia": true,
 	"node": true, "nodenv": true, "rbenv": true, "vim": true,
@@ -480,11 +484,17 @@ func readDirenvrc() *direnvrc {
 // envrcUses are the files direnv's use (nix-direnv's, devenv's) has
 // evaluated into the shell, a dev shell's shellHook run in it: flake.nix
 // and its lock for use flake, shell.nix or default.nix for use nix,
-// devenv's for use devenv.
+// devenv's for use devenv, and for use guix (guix shell, direnv 2.33 and
+// later) the guix.scm or manifest.scm it loads where no package is named,
+// Scheme evaluated on the host, and the channels.scm whose Guix a later
+// direnv's runs it with (guix time-machine). Every use of stdlibUses that
+// evaluates a file of the project has its files here: one that has none
+// is judged for none.
 var envrcUses = map[string][]string{
 	"flake":  {"flake.nix", "flake.lock"},
 	"nix":    {"shell.nix", "default.nix"},
 	"devenv": {"devenv.nix", "devenv.yaml", "devenv.lock"},
+	"guix":   {"guix.scm", "manifest.scm", "channels.scm"},
 }
 
 // envrcRuns are the files an .envrc runs or loads by a name it spells:
@@ -511,6 +521,22 @@ func envrcRuns(envrc string) []string {
 				next = words[i+1]
 			}
 			switch {
+			case word == "use" && next == "guix":
+				// Its arguments are guix shell's: packages, and the
+				// files its options load (-m tools.scm,
+				// --file=env.scm), each taken for a name.
+				for _, name := range envrcUses[next] {
+					add(name)
+				}
+				for _, arg := range words[i+2:] {
+					if strings.HasPrefix(arg, "#") {
+						break
+					}
+					if opt, value, ok := strings.Cut(arg, "="); ok && strings.HasPrefix(opt, "-") {
+						arg = value
+					}
+					add(arg)
+				}
 			case word == "use" && envrcUses[next] != nil:
 				dir := "."
 				if i+2 < len(words) && !strings.HasPrefix(words[i+2], "#") && !strings.HasPrefix(words[i+2], "-") {

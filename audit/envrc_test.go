@@ -89,8 +89,8 @@ func TestEnvrcPathDirs(t *testing.T) {
 // changed it, git tracking it or not (the test's tree is no repository:
 // judgeNamed passes nothing for being tracked, judgeRun never asks).
 func TestEnvrcRuns(t *testing.T) {
-	got := envrcRuns("source_env scripts/env.sh # and\ndotenv\nuse flake ./nix#dev\nuse nix\nsh -c 'x'\neval \"$(cat x)\"\nwatch_file package.json\n")
-	if want := []string{"scripts/env.sh", ".env", "nix/flake.nix", "nix/flake.lock", "shell.nix", "default.nix"}; !slices.Equal(got, want) {
+	got := envrcRuns("source_env scripts/env.sh # and\ndotenv\nuse flake ./nix#dev\nuse nix\nsh -c 'x'\neval \"$(cat x)\"\nwatch_file package.json\nuse guix hello -m ops/tools.scm --file=env.scm # x.scm\n")
+	if want := []string{"scripts/env.sh", ".env", "nix/flake.nix", "nix/flake.lock", "shell.nix", "default.nix", "guix.scm", "manifest.scm", "channels.scm", "hello", "ops/tools.scm", "env.scm"}; !slices.Equal(got, want) {
 		t.Errorf("envrcRuns: %q, want %q", got, want)
 	}
 	root := t.TempDir()

@@ -232,3 +232,37 @@ func TestReplayReview27EnvrcSourcedByExpansion(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview27EnvrcUseGuix: direnv's stdlib use guix (2.33 and
+// later) runs `guix shell --search-paths` with the .envrc's arguments,
+// which with no package named loads the guix.scm (or manifest.scm) of
+// the directory: Scheme that guix evaluates on the host, at every cd
+// into the project, the .envrc allowed before and unchanged. The exit
+// audit took use guix for a use whose evaluated files it judges, and
+// named none: a guix.scm the session wrote where .gitignore hides it
+// stayed, git status showing nothing, as did a manifest.scm it changed
+// and one an option names (use guix -m tools.scm). Proof: the end moves
+// each aside and names it; none is left where guix reads it.
+func TestReplayReview27EnvrcUseGuix(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "guix.scm\ntools.scm\n")
+	h.Write(filepath.Join(proj, ".envrc"), "use guix\n")
+	h.Write(filepath.Join(proj, "ops", ".envrc"), "use guix --manifest=tools.scm\n")
+	h.Write(filepath.Join(proj, "manifest.scm"), "(specifications->manifest (list \"hello\"))\n")
+	commitAll(h, proj, "envrc")
+	marker := h.Marker()
+	planted := `(system "touch ` + marker + `")` + "\n"
+	out := plantUnseen(t, h, proj, "guix.scm", `printf '`+planted+`' > guix.scm; printf '`+planted+`' > ops/tools.scm`)
+	out += h.InsideStderr(proj, `printf '`+planted+`' >> manifest.scm`)
+	for _, rel := range []string{"guix.scm", "ops/tools.scm", "manifest.scm"} {
+		b, err := os.ReadFile(filepath.Join(proj, rel))
+		if err == nil && strings.Contains(string(b), marker) {
+			t.Errorf("what the session wrote in %s, which guix evaluates at the host's next cd, stayed:\n%s", rel, out)
+		}
+		if !strings.Contains(out, filepath.Join(proj, rel)) {
+			t.Errorf("the end does not name %s:\n%s", rel, out)
+		}
+	}
+}
