@@ -444,17 +444,25 @@ func toolchainTopHidden(dir string) []mount.HostEntry {
 
 // programSubdirsHidden are what of the directories in dir, a directory
 // of programs (~/bin, /usr/local/bin, a bin/ a program's link leads to),
-// the sandbox is not shown, each judged as an installed directory is
-// (installedFiles): no PATH lookup runs what they hold, and the
-// programs beside read it (a library they source, their data), or a
-// token kept beside them (~/bin/conf/credentials.json was readable,
-// shown whole while only the directory's own files were judged).
+// and of those its links lead to (~/bin/lib linked to a dotfiles
+// repository's, shown where it lies), the sandbox is not shown, each
+// judged as an installed directory is (installedFiles): no PATH lookup
+// runs what they hold, and the programs beside read it (a library they
+// source, their data), or a token kept beside them
+// (~/bin/conf/credentials.json was readable, shown whole while only the
+// directory's own files were judged).
 func programSubdirsHidden(dir string) []mount.HostEntry {
 	des, _ := os.ReadDir(dir)
 	var hidden []mount.HostEntry
 	for _, de := range des {
-		if de.IsDir() {
-			hidden = append(hidden, installedFiles(filepath.Join(dir, de.Name()))...)
+		p := filepath.Join(dir, de.Name())
+		switch {
+		case de.IsDir():
+			hidden = append(hidden, installedFiles(p)...)
+		case de.Type()&fs.ModeSymlink != 0:
+			if real, err := filepath.EvalSymlinks(p); err == nil && isDir(real) {
+				hidden = append(hidden, installedFiles(real)...)
+			}
 		}
 	}
 	return hidden

@@ -16,7 +16,8 @@ import (
 // repository with its token, the bin/ a program's link leads to
 // (~/tools/bin, and a widened toolchain root's bin/) with a token.txt
 // beside the program, and every directory inside an entry (~/bin/conf)
-// whole. The attack, from inside: read them. Proof: none is readable,
+// whole, and a directory linked into one (~/bin/share) too. The attack,
+// from inside: read them. Proof: none is readable,
 // --dry-run names them, and the programs still run with what they read
 // beside them (a library their directory holds, the clean linked script).
 func TestReplayReview27PathProgramsLeadTo(t *testing.T) {
@@ -40,10 +41,16 @@ func TestReplayReview27PathProgramsLeadTo(t *testing.T) {
 	program(filepath.Join(h.Home, "code", "ops", "bin", "release"), "#!/bin/sh\ncurl -H 'Authorization: Bearer "+secret+"bearerABCDEF0123' https://ci.example.com\n")
 	h.Write(filepath.Join(h.Home, "code", "ops", "bin", "notes.txt"), "deploy key "+secret+"-opsnotes\n")
 	// A directory inside the entry itself.
-	program(filepath.Join(bin, "build"), "#!/bin/sh\n. \"$(dirname \"$0\")/lib/common.sh\"\necho REVIEW27-BUILD-RUNS \"$COMMON\"\n")
+	program(filepath.Join(bin, "build"), "#!/bin/sh\n. \"$(dirname \"$0\")/lib/common.sh\"\necho REVIEW27-BUILD-RUNS \"$COMMON\" \"$(cat \"$(dirname \"$0\")/share/greeting\")\"\n")
 	h.Write(filepath.Join(bin, "lib", "common.sh"), "COMMON=REVIEW27-LIB\n")
 	h.Write(filepath.Join(bin, "conf", "credentials.json"), `{"token": "`+secret+`-conf"}`)
 	h.Write(filepath.Join(bin, "conf", "deploy.env"), "DEPLOY_PASSWORD="+secret+"-env\n")
+	// A directory of a dotfiles repository linked into the entry.
+	h.Write(filepath.Join(h.Home, "dotfiles", "share", "greeting"), "REVIEW27-SHARED\n")
+	h.Write(filepath.Join(h.Home, "dotfiles", "share", "secrets.env"), "API_TOKEN=ghp_"+secret+"bbbbbbbbbbbbbbbb\n")
+	if err := os.Symlink(filepath.Join(h.Home, "dotfiles", "share"), filepath.Join(bin, "share")); err != nil {
+		t.Fatal(err)
+	}
 	for name, target := range map[string]string{
 		"backup":  filepath.Join(h.Home, "dotfiles", "scripts", "backup.sh"),
 		"hello":   filepath.Join(h.Home, "dotfiles", "scripts", "hello.sh"),
@@ -62,21 +69,21 @@ func TestReplayReview27PathProgramsLeadTo(t *testing.T) {
 	proj := filepath.Join(h.Home, "work", "p")
 	h.GitRepo(proj)
 	path := "PATH=" + bin + ":" + local + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"
-	if host := h.Run(proj, []string{path}, "grep", "-rl", secret, h.Home+"/dotfiles", h.Home+"/tools", h.Home+"/code", bin); strings.Count(host, "\n") != 6 {
+	if host := h.Run(proj, []string{path}, "grep", "-rl", secret, h.Home+"/dotfiles", h.Home+"/tools", h.Home+"/code", bin+"/conf"); strings.Count(host, "\n") != 7 {
 		t.Fatalf("the user cannot read the staged files on the host, the test proves nothing:\n%s", host)
 	}
-	out := h.Inside(proj, []string{path}, "exec 2>&1; hello; tool; deploy; build; cat ~/dotfiles/scripts/* ~/tools/bin/* ~/code/ops/bin/* ~/bin/conf/*; true")
+	out := h.Inside(proj, []string{path}, "exec 2>&1; hello; tool; deploy; build; cat ~/dotfiles/scripts/* ~/dotfiles/share/* ~/tools/bin/* ~/code/ops/bin/* ~/bin/conf/*; true")
 	t.Log(out)
 	if strings.Contains(out, secret) {
 		t.Errorf("what a PATH entry's programs lead to, or a directory in the entry, is readable inside with a secret:\n%s", out)
 	}
-	for _, want := range []string{"REVIEW27-LINKED-RUNS", "REVIEW27-TOOL-RUNS", "REVIEW27-DEPLOY-RUNS", "REVIEW27-BUILD-RUNS REVIEW27-LIB"} {
+	for _, want := range []string{"REVIEW27-LINKED-RUNS", "REVIEW27-TOOL-RUNS", "REVIEW27-DEPLOY-RUNS", "REVIEW27-BUILD-RUNS REVIEW27-LIB REVIEW27-SHARED"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside, want the programs to run (%s):\n%s", want, out)
 		}
 	}
 	dry := h.Run(proj, []string{path}, "claudebox", "--dry-run", "--shell")
-	for _, p := range []string{"dotfiles/scripts/backup.sh", "tools/bin/token.txt", "code/ops/bin/release", "code/ops/bin/notes.txt", "bin/conf/credentials.json", "bin/conf/deploy.env"} {
+	for _, p := range []string{"dotfiles/scripts/backup.sh", "tools/bin/token.txt", "code/ops/bin/release", "code/ops/bin/notes.txt", "bin/conf/credentials.json", "bin/conf/deploy.env", "dotfiles/share/secrets.env"} {
 		if !strings.Contains(dry, p+" is hidden") {
 			t.Errorf("--dry-run does not name %s:\n%s", p, dry)
 		}
