@@ -266,12 +266,14 @@ var EtcShown = slices.Concat([]string{
 	// Runtimes whose own directories lead here or that read their settings
 	// here: the JDK's conf (Debian's, Arch's, Fedora's /etc/java), PHP's
 	// command line's php.ini and extensions (Debian's per version, not
-	// FPM's pools, which hold the sites' variables; Fedora's), the script
+	// FPM's pools, which hold the sites' variables; Fedora's php.d: private
+	// copies of their directives known harmless, probe's phpDirCopy;
+	// Fedora's php.ini is a tool's settings file), the script
 	// Maven starts with (not its settings.xml, which holds the servers'
 	// passwords), man's paths, XML catalogs, ImageMagick's policy.
 	"java-8-openjdk", "java-11-openjdk", "java-17-openjdk", "java-21-openjdk", "java-25-openjdk",
 	"java", "java-openjdk", "java11-openjdk", "java17-openjdk", "java21-openjdk",
-	"php/*/cli", "php/*/mods-available", "php.ini", "php.d",
+	"php/*/cli", "php/*/mods-available", "php.d",
 	"maven/m2.conf", "manpath.config", "xml", "ImageMagick-6", "ImageMagick-7",
 	// NixOS: /etc's entries are links into it, itself a link into the
 	// store, which is shown whole; and the users' profiles, links into the

@@ -84,6 +84,23 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 				f.leftOut = append(f.leftOut, leftOut...)
 				slices.Sort(f.leftOut)
 			}
+			for _, pattern := range phpConfigDirs {
+				dirs, _ := filepath.Glob(filepath.Join(mount.Etc, pattern))
+				for _, dir := range dirs {
+					if !realDirs(mount.Etc, dir) {
+						continue
+					}
+					c, leftOut, ok := phpDirCopy(mount.Etc, dir)
+					if ok {
+						f.dirCopies = append(f.dirCopies, c)
+					} else {
+						rel, _ := filepath.Rel(mount.Etc, dir)
+						leftOut = append(leftOut, rel)
+					}
+					f.leftOut = append(f.leftOut, leftOut...)
+				}
+			}
+			slices.Sort(f.leftOut)
 			etcDone <- f
 		}()
 	} else {

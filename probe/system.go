@@ -55,6 +55,8 @@ func etcShown(etc string) (shown []mount.HostPath, own []mount.HostEntry, leftOu
 			}
 		case p == filepath.Join(etc, mount.EtcClaude):
 			// A private copy (managedClaudeCopy), not the directory.
+		case fi.IsDir() && matchesAny(phpConfigDirs, strings.TrimPrefix(p, etc+"/")):
+			// A private copy (phpDirCopy).
 		case fi.IsDir(), fi.Mode().IsRegular():
 			entry := mount.HostPath{Path: p}
 			hidden := usersOwn(p)

@@ -124,7 +124,7 @@ func TestEtcShown(t *testing.T) {
 		copied("claude-code/managed-settings.json"),
 		copied("claude-code/managed-settings.d/10.json"),
 		copied("claude-code/CLAUDE.md"),
-		{Path: at("php/8.2/cli")},
+		// php/8.2/cli: a private copy (phpDirCopy), not shown from here.
 		copied("maven/m2.conf"),
 		{Path: at("profiles")},
 	}

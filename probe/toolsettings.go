@@ -352,6 +352,7 @@ var systemSettings = []settingsFile{
 	{"/usr/etc/npmrc", npmrc},
 	{"/usr/local/etc/npmrc", npmrc},
 	{nixConf, nixConfig},
+	{"/etc/php.ini", phpIni},
 }
 
 // nixSettings are the settings of Nix's nix.conf known to hold no

@@ -143,3 +143,46 @@ func TestReplayReview27GPGCertifyingKey(t *testing.T) {
 		t.Errorf("the launch does not say which keys do not sign:\n%s", out)
 	}
 }
+
+// TestReplayReview27PHPIniCredentials: of /etc, PHP's command line's
+// configuration (Debian's php/<version>/cli and mods-available, Fedora's
+// php.ini and php.d) was shown whole, where an administrator gives PHP a
+// database's default login (mysqli.default_pw) and an agent its key (New
+// Relic's installer writes newrelic.license into each SAPI's conf.d,
+// Tideways' tideways.api_key), values of no shape a recogniser knows.
+// The attack, from inside: read them. Proof: none is readable; php runs
+// with the directives known harmless of the same files (a memory_limit
+// beside the password) and its extensions.
+func TestReplayReview27PHPIniCredentials(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc needs root")
+	}
+	harness.RequireTool(t, "php", "apt-get install php-cli")
+	const secret = "Review27PhpSecret"
+	stage := filepath.Join(h.Base, "etc")
+	h.Write(filepath.Join(stage, "php", "8.2", "mods-available", "newrelic.ini"), "; New Relic\nextension = \"newrelic.so\"\nnewrelic.license = \""+secret+"-license\"\nnewrelic.appname = \"shop\"\n")
+	h.Write(filepath.Join(stage, "php", "8.2", "cli", "conf.d", "99-site.ini"), "[PHP]\nmemory_limit = 321M ; for the importer\nmysqli.default_user = shop\nmysqli.default_pw = "+secret+"-mysqli\nsession.save_path = \"tcp://redis:6379?auth="+secret+"-redis\"\n")
+	h.Write(filepath.Join(stage, "php.d", "50-tideways.ini"), "tideways.api_key="+secret+"-tideways\n")
+	h.Write(filepath.Join(stage, "php.ini"), "[PHP]\nodbc.default_pw = "+secret+"-fedora\n")
+	if err := os.Symlink("/etc/php/8.2/mods-available/newrelic.ini", filepath.Join(stage, "php", "8.2", "cli", "conf.d", "20-newrelic.ini")); err != nil {
+		t.Fatal(err)
+	}
+	h.Chown()
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := overEtc(t, h, stage, proj)
+	if host := run("grep", "-rl", secret, "/etc/php", "/etc/php.d", "/etc/php.ini"); strings.Count(host, "\n") != 4 {
+		t.Fatalf("the user cannot read the staged configuration on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", `exec 2>&1; grep -r `+secret+` /etc; php -r 'echo "LIMIT=", ini_get("memory_limit"), PHP_EOL;'; php -m | grep -x Core; true`)
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a credential in PHP's configuration in /etc is readable inside:\n%s", out)
+	}
+	for _, want := range []string{"LIMIT=321M", "Core"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want php to run with its harmless settings (%s):\n%s", want, out)
+		}
+	}
+}
