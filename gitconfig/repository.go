@@ -14,8 +14,8 @@ import (
 // include of a file elsewhere), so what is not on the list stays out,
 // whatever it holds: includes, credentials, http.*, url.*, aliases, hooks,
 // filters (but Git LFS's own) and every tool's own section. A URL kept
-// loses its user and password (an ssh URL keeps its user, the login) and,
-// over HTTP, its query and fragment. A file git cannot read is empty:
+// loses its user and password (an ssh URL keeps its user, the login), its
+// query and fragment (a file:// URL's aside). A file git cannot read is empty:
 // nothing of it is shown.
 func RepositoryCopy(content []byte) []byte {
 	entries, err := Parse(content)
@@ -121,12 +121,13 @@ func repositoryEntry(e Entry) (Entry, bool) {
 
 // withoutCredentials is a URL git fetches from without what may be a
 // credential in it: its user and password (a scheme's, scheme://…@host/),
-// the ssh user aside, and over HTTP its query and fragment. A local path
-// or scp-like address (git@host:path) is as it was. It reports false for
-// a value it cannot read as one of these: a password in an scp-like
-// address (user:password@host:path), an @ in a URL's path (a password
-// holding a slash, which ends the host where git reads it, as where any
-// other reader does, is then in the path), a line break.
+// the ssh user aside, and its query and fragment, a file:// URL's aside. A
+// local path or scp-like address (git@host:path) is as it was. It reports
+// false for a value it cannot read as one of these: a password in an
+// scp-like address (user:password@host:path), an @ in a URL's path (a
+// password holding a slash, which ends the host where git reads it, as
+// where any other reader does, is then in the path), a port that is no
+// number, a line break.
 func withoutCredentials(url string) (string, bool) {
 	if strings.ContainsAny(url, "\n\r") {
 		return "", false
@@ -157,12 +158,35 @@ func withoutCredentials(url string) (string, bool) {
 			authority = user + "@" + authority
 		}
 	}
-	if scheme == "http" || scheme == "https" || scheme == "ftp" || scheme == "ftps" {
+	// An @ past the authority is a password holding /, ? or #, where the
+	// authority ends for git as for any other reader: looked for before the
+	// query and fragment are cut, which would leave the password's start.
+	// A port that is no number is the start of a password whose rest a #
+	// made a comment of (url = https://u:SECRET#x@host/).
+	if authority == "" && scheme != "file" || strings.ContainsRune(path, '@') || !numericPort(authority) {
+		return "", false
+	}
+	// A query or fragment may carry a token over any transport (a remote
+	// helper's: persistent-https://…?token=, s3://…?secret=); a local
+	// file's name may hold either.
+	if scheme != "file" {
 		path, _, _ = strings.Cut(path, "?")
 		path, _, _ = strings.Cut(path, "#")
 	}
-	if authority == "" && scheme != "file" || strings.ContainsRune(path, '@') {
-		return "", false
-	}
 	return scheme + "://" + authority + path, true
+}
+
+// numericPort says whether an authority's port, if it names one, is a
+// number (an IPv6 address's colons are within its brackets).
+func numericPort(authority string) bool {
+	i := strings.LastIndexByte(authority, ':')
+	if i < 0 || i < strings.LastIndexByte(authority, ']') {
+		return true
+	}
+	for _, c := range authority[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
