@@ -144,22 +144,26 @@ func planEval(o Options, set settings, f probe.Launch) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	runFiles := newRunStem(o.Home.State, "")
 	in := mount.Inputs{
 		Home: o.Home.Dir, StateDir: o.Home.State, Host: f.Host,
-		Env:     mount.Env{Names: set.evalEnv},
-		Network: conf.Network == config.NetworkHost,
-		Exe:     f.Exe,
-		Command: append([]string{f.Command}, o.Args...),
-		Eval:    &e.Eval,
-		SetEnv:  e.SetEnv,
-		API:     api,
-		Limits:  conf.Limits,
+		// Where the system configuration's private copies are written
+		// (PHP's settings): without it, a relative path.
+		DirCopies: dirCopiesAt(runFiles, f.RuntimeDir),
+		Env:       mount.Env{Names: set.evalEnv},
+		Network:   conf.Network == config.NetworkHost,
+		Exe:       f.Exe,
+		Command:   append([]string{f.Command}, o.Args...),
+		Eval:      &e.Eval,
+		SetEnv:    e.SetEnv,
+		API:       api,
+		Limits:    conf.Limits,
 	}
 	if conf.Network == config.NetworkFiltered {
 		in.Relay = &mount.Relay{Socket: e.Socket}
 	}
 	return &Session{
-		agent: agent.Claude, bwrap: f.Bwrap, landlock: f.Landlock, home: o.Home.Dir, stateDir: o.Home.State, runFiles: newRunStem(o.Home.State, ""),
+		agent: agent.Claude, bwrap: f.Bwrap, landlock: f.Landlock, home: o.Home.Dir, stateDir: o.Home.State, runFiles: runFiles,
 		plan: mount.Build(in), env: set.env, hosts: conf.Hosts, cred: cred, caPEM: f.CA.PEM,
 	}, nil
 }
