@@ -198,6 +198,25 @@ func beforeBuild(b *testing.B, h *harness.Host) []string {
 	return []string{"PATH=" + dir + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
 }
 
+// beforeHost is, where CLAUDEBOX_BENCH_BEFORE names another claudebox
+// binary (an older build), a host of its own whose claudebox is that
+// build, nil where it names none. The build before runs in its own homes
+// because a launch keeps its verdicts (internal/verdict) for the
+// executable that judged: in one home each session after the other
+// build's judged its scripts and plugins again and rewrote the record,
+// and both builds measured slower than either is.
+func beforeHost(b *testing.B) *harness.Host {
+	b.Helper()
+	before := os.Getenv("CLAUDEBOX_BENCH_BEFORE")
+	if before == "" {
+		return nil
+	}
+	h := harness.NewHost(b)
+	h.CopyFile(before, filepath.Join(h.Bin, "claudebox"), 0o755)
+	h.Chown()
+	return h
+}
+
 // homeOf is the home a session with the extra environment env runs in.
 func homeOf(h *harness.Host, env []string) string {
 	home := h.Home
@@ -308,6 +327,11 @@ func bigClaudeJSON(size int) []byte {
 // session (claudebox and what it waited for: the sandbox, the walks,
 // git), and CLAUDEBOX_TRACE's phases of the last session are logged.
 func BenchmarkExitMillionFiles(b *testing.B) {
+	type build struct {
+		suffix string
+		h      *harness.Host
+		repo   string
+	}
 	h := harness.NewHost(b)
 	repo := filepath.Join(h.Home, "code", "huge")
 	h.GitRepo(repo)
@@ -326,14 +350,23 @@ func BenchmarkExitMillionFiles(b *testing.B) {
 	h.Chown()
 	h.Run(repo, nil, "git", "add", "-A")
 	h.Run(repo, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "a million files")
-	builds := map[string][]string{"": nil}
-	if before := beforeBuild(b, h); before != nil {
-		builds["-before"] = before
+	builds := []build{{"", h, repo}}
+	if hb := beforeHost(b); hb != nil {
+		// A copy of the repository, its index refreshed (the copy's
+		// inodes differ), in the build before's own home.
+		copied := filepath.Join(hb.Home, "code", "huge")
+		os.MkdirAll(filepath.Dir(copied), 0o755)
+		if out, err := exec.Command("cp", "-a", repo, copied).CombinedOutput(); err != nil {
+			b.Fatalf("cp: %v\n%s", err, out)
+		}
+		hb.Chown()
+		hb.Run(copied, nil, "git", "update-index", "-q", "--refresh")
+		builds = append(builds, build{"-before", hb, copied})
 	}
-	session := func(env []string, round int) (float64, float64, string) {
+	session := func(bu build, round int) (float64, float64, string) {
 		script := fmt.Sprintf(`for d in $(seq 0 99); do echo %d >> $(printf d%%03d/e00/f00.go $d); done; date +%%s%%N`, round)
 		var stdout, stderr bytes.Buffer
-		cmd := h.Command(repo, append([]string{"CLAUDEBOX_TRACE=1"}, env...), "claudebox", "--shell", "-c", script)
+		cmd := bu.h.Command(bu.repo, []string{"CLAUDEBOX_TRACE=1"}, "claudebox", "--shell", "-c", script)
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		if err := cmd.Run(); err != nil {
 			b.Fatalf("%v\n%s\n%s", err, stdout.String(), stderr.String())
@@ -347,23 +380,28 @@ func BenchmarkExitMillionFiles(b *testing.B) {
 		}
 		return float64(exited.Sub(time.Unix(0, ns)).Microseconds()) / 1000, processor, strings.TrimSpace(stderr.String())
 	}
-	first, _, trace := session(nil, 0)
-	b.Logf("first session: %s", trace)
+	round := 0
+	first := map[string]float64{}
+	for _, bu := range builds {
+		var trace string
+		first[bu.suffix], _, trace = session(bu, round)
+		round++
+		b.Logf("first session%s: %s", bu.suffix, trace)
+	}
 	took, used := map[string][]float64{}, map[string][]float64{}
 	traces := map[string]string{}
-	round := 1
 	b.ResetTimer()
 	for b.Loop() {
-		for suffix, env := range builds {
+		for _, bu := range builds {
 			var ms, processor float64
-			ms, processor, traces[suffix] = session(env, round)
-			took[suffix] = append(took[suffix], ms)
-			used[suffix] = append(used[suffix], processor)
+			ms, processor, traces[bu.suffix] = session(bu, round)
+			took[bu.suffix] = append(took[bu.suffix], ms)
+			used[bu.suffix] = append(used[bu.suffix], processor)
 			round++
 		}
 	}
-	b.ReportMetric(first, "first-session-exit-ms")
 	for suffix, t := range took {
+		b.ReportMetric(first[suffix], "first-session-exit-ms"+suffix)
 		slices.Sort(t)
 		b.ReportMetric(t[len(t)/2], "exit-after-command-ms"+suffix)
 		slices.Sort(used[suffix])
@@ -389,27 +427,28 @@ func BenchmarkExitMillionFiles(b *testing.B) {
 // alternate with the new one's.
 func BenchmarkIdleSessionMemory(b *testing.B) {
 	h := harness.NewHost(b)
-	binary := filepath.Join(h.Bin, "claudebox")
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.GitRepo(proj)
 	type build struct {
-		suffix, binary string
-		env            []string
+		suffix string
+		h      *harness.Host
+		proj   string
 	}
-	builds := []build{{"", binary, nil}}
-	if env := beforeBuild(b, h); env != nil {
-		builds = append(builds, build{"-before", filepath.Join(h.Base, "before", "claudebox"), env})
+	builds := []build{{"", h, proj}}
+	if hb := beforeHost(b); hb != nil {
+		builds = append(builds, build{"-before", hb, filepath.Join(hb.Home, "code", "proj")})
+		hb.GitRepo(builds[1].proj)
 	}
 	roles := []string{"supervisor", "watcher", "relay"}
 	type sample struct{ rss, pss, anon [3]float64 }
 	sum := func(v [3]float64) float64 { return v[0] + v[1] + v[2] }
 	worstRSS, worstPSS, worstAnon := map[string]sample{}, map[string]sample{}, map[string]float64{}
 	for _, bu := range builds {
-		h.Run(proj, bu.env, "claudebox", "--shell", "-c", "true") // the instance and the project's record
+		bu.h.Run(bu.proj, nil, "claudebox", "--shell", "-c", "true") // the instance and the project's record
 	}
 	for b.Loop() {
 		for _, bu := range builds {
-			cmd := h.Command(proj, bu.env, "claudebox", "--shell", "-c", "sleep 4.5")
+			cmd := bu.h.Command(bu.proj, nil, "claudebox", "--shell", "-c", "sleep 4.5")
 			began := time.Now()
 			if err := cmd.Start(); err != nil {
 				b.Fatal(err)
@@ -417,7 +456,7 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 			for at := time.Second; at <= 4*time.Second; at += 250 * time.Millisecond {
 				time.Sleep(time.Until(began.Add(at)))
 				var s sample
-				for pid, role := range claudeboxProcesses(bu.binary, cmd.Process.Pid) {
+				for pid, role := range claudeboxProcesses(filepath.Join(bu.h.Bin, "claudebox"), cmd.Process.Pid) {
 					i := slices.Index(roles, role)
 					if i < 0 {
 						continue

@@ -184,10 +184,15 @@ func BenchmarkUserSetupPrint(b *testing.B) {
 	h := harness.NewHost(b)
 	s := newUserSetup(h)
 	api := harness.StartFakeAPI(b, "FAKE-REPLY-bench")
-	before := beforeBuild(b, h)
-	run := func(env []string, argv ...string) time.Duration {
+	// The build before in a home of its own (beforeHost), set up alike.
+	hb := beforeHost(b)
+	var sb userSetup
+	if hb != nil {
+		sb = newUserSetup(hb)
+	}
+	run := func(h *harness.Host, s userSetup, argv ...string) time.Duration {
 		var out bytes.Buffer
-		c := h.Command(s.proj, append(api.Env(s.key), env...), argv[0], argv[1:]...)
+		c := h.Command(s.proj, api.Env(s.key), argv[0], argv[1:]...)
 		c.Stdout, c.Stderr = &out, &out
 		start := time.Now()
 		if err := c.Run(); err != nil || !strings.Contains(out.String(), "FAKE-REPLY-bench") {
@@ -197,10 +202,10 @@ func BenchmarkUserSetupPrint(b *testing.B) {
 	}
 	var host, box, boxBefore []time.Duration
 	for b.Loop() {
-		host = append(host, run(nil, "claude", "-p", "hello"))
-		box = append(box, run(nil, "claudebox", "--with-mcp", "notes", "-p", "hello"))
-		if before != nil {
-			boxBefore = append(boxBefore, run(before, "claudebox", "--with-mcp", "notes", "-p", "hello"))
+		host = append(host, run(h, s, "claude", "-p", "hello"))
+		box = append(box, run(h, s, "claudebox", "--with-mcp", "notes", "-p", "hello"))
+		if hb != nil {
+			boxBefore = append(boxBefore, run(hb, sb, "claudebox", "--with-mcp", "notes", "-p", "hello"))
 		}
 	}
 	median := func(d []time.Duration) float64 {
@@ -211,7 +216,7 @@ func BenchmarkUserSetupPrint(b *testing.B) {
 	b.ReportMetric(hostMs, "host-claude-ms")
 	b.ReportMetric(boxMs, "claudebox-ms")
 	b.ReportMetric(boxMs/hostMs, "ratio")
-	if before != nil {
+	if hb != nil {
 		beforeMs := median(boxBefore)
 		b.ReportMetric(beforeMs, "claudebox-before-ms")
 		b.ReportMetric(beforeMs/hostMs, "ratio-before")
