@@ -922,7 +922,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -963,7 +963,8 @@ func (t tree) inVenv(dir string) bool {
 // and cgo every file of a package's directory it takes (an assembly .S
 // adds a constructor the program runs as it starts, Fortran's, SWIG's),
 // and Bundler evaluates, as Ruby, the gemspec of a gem the Gemfile takes
-// from a path (vendor/tool/tool.gemspec), rackup a config.ru, and
+// from a path (vendor/tool/tool.gemspec), rackup a config.ru, ERB the
+// Ruby of a template (.erb), and
 // terraform plan every .tf of its directory, merging an ignored
 // override.tf over the rest.
 // What it is at the end does not say what the host runs: the session
@@ -981,7 +982,20 @@ var codeExts = map[string]bool{
 	".ps1": true, ".awk": true, ".el": true, ".elc": true, ".vim": true,
 	".o": true, ".a": true, ".so": true, ".dylib": true, ".node": true, ".wasm": true, ".rlib": true, ".rmeta": true,
 	".jar": true, ".class": true, ".beam": true,
-	".tf": true, ".tofu": true,
+	".tf": true, ".tofu": true, ".erb": true,
+}
+
+// yaml says whether path is a YAML file: Rails reads config/database.yml,
+// and each config/*.yml config_for loads, through ERB before YAML, so
+// <%= system(…) %> there runs at the host's rails runner, rails s and
+// rails test, as it does in figaro's config/application.yml, Sidekiq's,
+// Kamal's and RuboCop's YAML; and YAML is what host tools' own settings
+// are written in, kept out of git as a developer's own
+// (lefthook-local.yml's commands). No list of the tools that run what one
+// says could be complete.
+func yaml(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".yml" || ext == ".yaml"
 }
 
 // cargoBuildOutput says whether path is what a crate's build script

@@ -148,6 +148,7 @@ func TestRecordChangesHostRun(t *testing.T) {
 	}
 	start := map[string]os.FileMode{
 		"ign/tool": 0o755, "ign/run.sh": 0o644, "ign/GNUmakefile": 0o644, "ign/data.txt": 0o644, "ign/libx.so.1": 0o644,
+		"ign/database.yml": 0o644,
 		".venv/pyvenv.cfg": 0o644, ".venv/bin/activate": 0o644, "node_modules/.bin/x": 0o755,
 		"conda/conda-meta/history": 0o644,
 	}
@@ -182,12 +183,15 @@ func TestRecordChangesHostRun(t *testing.T) {
 	// Terraform's overrides, which terraform plan merges over the rest.
 	write("ign/local_override.tf", "output \"a\" {}\n", 0o644)
 	write("ign/ci_override.tf.json", "{}\n", 0o644)
+	// What Rails and others read through ERB.
+	write("ign/settings.YAML", "a: 1\n", 0o644)
+	write("ign/page.html.erb", "<%= 1 %>\n", 0o644)
 	c, err := RecordChanges(state, p, began, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/etc/ipython/ipython_config.json", ".venv/pyvenv.cfg", "conda/conda-meta/history", "conda/share/jupyter/kernels/k/kernel.json", "ign/GNUmakefile", "ign/ci_override.tf.json", "ign/libx.so.1", "ign/local_override.tf", "ign/new-tool", "ign/run.sh", "ign/tool", "ign/tool.gemspec"} {
+	for _, rel := range []string{".venv/bin/activate", ".venv/bin/new-runner", ".venv/etc/ipython/ipython_config.json", ".venv/pyvenv.cfg", "conda/conda-meta/history", "conda/share/jupyter/kernels/k/kernel.json", "ign/GNUmakefile", "ign/ci_override.tf.json", "ign/database.yml", "ign/libx.so.1", "ign/local_override.tf", "ign/new-tool", "ign/page.html.erb", "ign/run.sh", "ign/settings.YAML", "ign/tool", "ign/tool.gemspec"} {
 		want = append(want, filepath.Join(p.Checkout, rel))
 	}
 	slices.Sort(c.HostRun)
