@@ -199,9 +199,11 @@ func caches(w *page, p mount.Plan) {
 // beside says that the project's folder is read-only, and where a
 // worktree or a clone goes instead.
 func beside(w *page, p mount.Plan) {
-	ro := dests(p, func(m mount.Mount) bool { return m.Kind == mount.RemountRO && m.Dest != mount.Etc })
-	if len(ro) > 0 {
-		w.line("- %s, the folder holding the project, is read-only and empty but for the mounts in it: git worktree add or git clone beside the project fails. Make them inside the project (git worktree add .worktrees/NAME), where they persist; for a task on a branch of its own, suggest the user start `claudebox -w BRANCH` on the host, which makes its worktree beside the project.", ro[0])
+	// Its remount, not the first read-only one: /usr/local/etc's or a
+	// plugin's directory in ~/.claude may come before it.
+	folder := filepath.Dir(p.Project.Checkout)
+	if slices.ContainsFunc(p.Mounts, func(m mount.Mount) bool { return m.Kind == mount.RemountRO && m.Dest == folder }) {
+		w.line("- %s, the folder holding the project, is read-only and empty but for the mounts in it: git worktree add or git clone beside the project fails. Make them inside the project (git worktree add .worktrees/NAME), where they persist; for a task on a branch of its own, suggest the user start `claudebox -w BRANCH` on the host, which makes its worktree beside the project.", folder)
 	}
 }
 
