@@ -58,7 +58,11 @@ var repositoryVariables = map[string]map[string]bool{
 	"submodule": {"url": true, "active": true},
 }
 
-var urlVariables = map[string]bool{"url": true, "pushurl": true}
+// urlVariables are the variables whose value is a URL, or may be one
+// where a remote's name would do: git push -u URL writes the URL, as typed,
+// into branch.<name>.remote, token and all, and a push's remote
+// (branch.<name>.pushRemote, remote.pushDefault) takes one too.
+var urlVariables = map[string]bool{"url": true, "pushurl": true, "remote": true, "pushremote": true, "pushdefault": true}
 
 // lfsFilter is Git LFS's filter as git lfs install --local writes it
 // (with --skip-smudge too): where .gitattributes names it, git without it
@@ -101,7 +105,10 @@ func repositoryEntry(e Entry) (Entry, bool) {
 	case section == "pull" && sub == "":
 		return e, name == "rebase" || name == "ff"
 	case section == "remote" && sub == "":
-		return e, name == "pushdefault"
+		if name != "pushdefault" {
+			return e, false
+		}
+		return withoutCredentialsKept(e)
 	case section == "filter" && sub == "lfs":
 		return e, !e.NoValue && slices.Contains(lfsFilter[name], e.Value)
 	// The submodules active by path (submodule.active = lib/*).
@@ -111,12 +118,21 @@ func repositoryEntry(e Entry) (Entry, bool) {
 	// a credential.
 	case sub == "" || !repositoryVariables[section][name] || strings.Contains(sub, "://"):
 		return e, false
-	case urlVariables[name] && !e.NoValue:
-		url, ok := withoutCredentials(e.Value)
-		e.Value = url
-		return e, ok
+	case urlVariables[name]:
+		return withoutCredentialsKept(e)
 	}
 	return e, true
+}
+
+// withoutCredentialsKept is e, whose value is a URL or a remote's name,
+// with its value withoutCredentials, and whether it is kept.
+func withoutCredentialsKept(e Entry) (Entry, bool) {
+	if e.NoValue {
+		return e, true
+	}
+	url, ok := withoutCredentials(e.Value)
+	e.Value = url
+	return e, ok
 }
 
 // withoutCredentials is a URL git fetches from without what may be a

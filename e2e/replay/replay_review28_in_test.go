@@ -1,0 +1,63 @@
+package replay
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview28InBranchRemoteURL: a branch's upstream may be a URL
+// rather than a remote's name: git push -u URL BRANCH writes the URL as it
+// was typed into branch.<name>.remote (git push -u
+// https://x-access-token:$TOKEN@github.com/… HEAD, as CI scripts and
+// guides push), and branch.<name>.pushRemote and remote.pushDefault take a
+// URL too. The copy of the project's .git/config kept those values as
+// they were, token and all. The attack, from inside: read them with cat
+// and git config -l. Proof: no token is readable, the URLs are there
+// without their credentials, and a branch that tracks a remote by its path
+// still has its upstream inside.
+func TestReplayReview28InBranchRemoteURL(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "branch", "-M", "main")
+	up := filepath.Join(proj, "up.git")
+	h.Run(proj, nil, "git", "init", "-q", "--bare", up)
+	// What git push -u writes for a URL: the URL as the branch's remote.
+	h.Run(proj, nil, "git", "push", "-q", "-u", up, "main")
+	if got := h.Run(proj, nil, "git", "config", "branch.main.remote"); got != up+"\n" {
+		t.Fatalf("git push -u URL did not write the URL as the branch's remote: %q", got)
+	}
+	h.Run(proj, nil, "git", "branch", "deploy")
+	for _, kv := range [][2]string{
+		{"branch.deploy.remote", "https://x-access-token:ghs_R28BRANCHREMOTEaaaaaaaaaaaaaaaaaaaaaaaa@github.com/team/app.git"},
+		{"branch.deploy.merge", "refs/heads/deploy"},
+		{"branch.deploy.pushRemote", "https://oauth2:glpat-R28PUSHREMOTE@gitlab.example.com/team/app.git"},
+		{"remote.pushDefault", "https://alice:R28PUSHDEFAULT@git.example.com/team/app.git?private_token=R28PUSHDEFAULTQUERY"},
+	} {
+		h.Run(proj, nil, "git", "config", kv[0], kv[1])
+	}
+	out := h.Inside(proj, nil, `exec 2>&1
+		cat .git/config; git config -l
+		echo "main remote: $(git config branch.main.remote)"
+		echo "deploy remote: $(git config branch.deploy.remote)"
+		echo "deploy pushremote: $(git config branch.deploy.pushRemote)"
+		echo "push default: $(git config remote.pushDefault)"`)
+	for _, secret := range []string{"R28BRANCHREMOTE", "R28PUSHREMOTE", "R28PUSHDEFAULT"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the sandbox reads %s from a branch's or push's remote in the project's .git/config:\n%s", secret, out)
+		}
+	}
+	for _, want := range []string{
+		"main remote: " + up + "\n",
+		"deploy remote: https://github.com/team/app.git\n",
+		"deploy pushremote: https://gitlab.example.com/team/app.git\n",
+		"push default: https://git.example.com/team/app.git\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want %q:\n%s", want, out)
+		}
+	}
+}
