@@ -23,8 +23,11 @@ import (
 // phpDirectives are the ini directives known to hold no credential: those
 // PHP 8.2's own php.ini-production and php.ini-development name, but a
 // database's default login (mysqli.default_user and default_pw, odbc's),
-// FTP's anonymous password (from) and the session store's path
-// (session.save_path, a Redis URL with its auth); with them extension and
+// FTP's anonymous password (from), the session store's path
+// (session.save_path, a Redis URL with its auth) and the mailer's command
+// line (sendmail_path, mail.force_extra_parameters: ssmtp takes its login
+// as -au USER -ap PASSWORD, which no recogniser reads as one; mail()
+// reaches no mail server inside anyway); with them extension and
 // zend_extension, and the bundled OPcache's JIT settings its module's ini
 // file sets.
 var phpDirectives = map[string]bool{}
@@ -44,7 +47,7 @@ func init() {
 	highlight.html highlight.keyword highlight.string html_errors iconv.input_encoding iconv.internal_encoding
 	iconv.output_encoding ignore_repeated_errors ignore_repeated_source ignore_user_abort implicit_flush
 	include_path input_encoding internal_encoding intl.default_locale intl.error_level intl.use_exceptions
-	ldap.max_links log_errors mail.add_x_header mail.force_extra_parameters mail.log mail.mixed_lf_and_crlf
+	ldap.max_links log_errors mail.add_x_header mail.log mail.mixed_lf_and_crlf
 	max_execution_time max_file_uploads max_input_nesting_level max_input_time max_input_vars
 	max_multipart_body_parts mbstring.detect_order mbstring.encoding_translation mbstring.http_input
 	mbstring.http_output mbstring.http_output_conv_mimetypes mbstring.internal_encoding mbstring.language
@@ -69,7 +72,7 @@ func init() {
 	pdo_odbc.connection_pooling pgsql.allow_persistent pgsql.auto_reset_persistent pgsql.ignore_notice
 	pgsql.log_notice pgsql.max_links pgsql.max_persistent phar.cache_list phar.readonly phar.require_hash
 	post_max_size precision realpath_cache_size realpath_cache_ttl register_argc_argv report_memleaks
-	report_zend_debug request_order sendmail_from sendmail_path serialize_precision session.auto_start
+	report_zend_debug request_order sendmail_from serialize_precision session.auto_start
 	session.cache_expire session.cache_limiter session.cookie_domain session.cookie_httponly
 	session.cookie_lifetime session.cookie_path session.cookie_samesite session.cookie_secure session.gc_divisor
 	session.gc_maxlifetime session.gc_probability session.lazy_write session.name session.referer_check

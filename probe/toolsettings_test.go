@@ -96,7 +96,7 @@ func TestNixIncludes(t *testing.T) {
 // database's default password, an agent's license key, a session
 // store's URL with its auth, nor a comment.
 func TestPHPIni(t *testing.T) {
-	got, ok := phpIni([]byte("; a note: pw hunter2\n[PHP]\nmemory_limit = 321M ; for the importer\nextension = \"newrelic.so\"\nnewrelic.license = \"abc\"\nmysqli.default_pw = hunter2\nsession.save_path = \"tcp://r?auth=x\"\ndate.timezone = \"Europe/Paris;x\" ; zone\n[HOST=dev.example.com]\ndisplay_errors = On\n"))
+	got, ok := phpIni([]byte("; a note: pw hunter2\n[PHP]\nmemory_limit = 321M ; for the importer\nextension = \"newrelic.so\"\nnewrelic.license = \"abc\"\nmysqli.default_pw = hunter2\nsession.save_path = \"tcp://r?auth=x\"\ndate.timezone = \"Europe/Paris;x\" ; zone\nsendmail_path = \"/usr/sbin/ssmtp -t -au shop -ap hunter2\"\nmail.force_extra_parameters = \"-ap hunter2\"\n[HOST=dev.example.com]\ndisplay_errors = On\n"))
 	want := "[PHP]\nmemory_limit = 321M\nextension = \"newrelic.so\"\ndate.timezone = \"Europe/Paris;x\"\n[HOST=dev.example.com]\ndisplay_errors = On\n"
 	if !ok || got != want {
 		t.Errorf("phpIni = %q, %v; want %q", got, ok, want)

@@ -61,3 +61,37 @@ func TestReplayReview28InBranchRemoteURL(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview28InPHPMailerPassword: of PHP's configuration in /etc,
+// the copy kept sendmail_path and mail.force_extra_parameters, a mailer's
+// command line, where an administrator gives ssmtp its login (-au USER
+// -ap PASSWORD: ssmtp reads its password from its options, and
+// PHP's mail() runs the command as written): no recogniser knows -ap for
+// a password, and the copy showed it. The attack, from inside: read it.
+// Proof: it is not readable, and php runs with the settings beside it.
+func TestReplayReview28InPHPMailerPassword(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc needs root")
+	}
+	harness.RequireTool(t, "php", "apt-get install php-cli")
+	const secret = "Review28MailPass"
+	stage := filepath.Join(h.Base, "etc")
+	h.Write(filepath.Join(stage, "php", "8.2", "cli", "conf.d", "99-mail.ini"), "[PHP]\nmemory_limit = 333M\nsendmail_from = shop@example.com\nsendmail_path = \"/usr/sbin/ssmtp -t -au shop@example.com -ap "+secret+"-path\"\n")
+	h.Write(filepath.Join(stage, "php.d", "99-mail.ini"), "mail.force_extra_parameters = \"-au shop -ap "+secret+"-extra\"\n")
+	h.Chown()
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := overEtc(t, h, stage, proj)
+	if host := run("grep", "-rl", secret, "/etc/php", "/etc/php.d"); strings.Count(host, "\n") != 2 {
+		t.Fatalf("the user cannot read the staged configuration on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", `exec 2>&1; grep -r `+secret+` /etc; php -r 'echo "LIMIT=", ini_get("memory_limit"), " FROM=", ini_get("sendmail_from"), " PATH=", ini_get("sendmail_path"), PHP_EOL;'; true`)
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a mailer's password in PHP's configuration in /etc is readable inside:\n%s", out)
+	}
+	if !strings.Contains(out, "LIMIT=333M FROM=shop@example.com") {
+		t.Errorf("inside, want php to run with its harmless settings:\n%s", out)
+	}
+}
