@@ -1,0 +1,44 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+)
+
+// failingBwrap is a bwrap that fails as the real one does when it cannot
+// make a mount point: it names the sandbox's first process, in the
+// watcher's user namespace, which prints bwrap's message and dies; then it
+// exits 1.
+const failingBwrap = `#!/bin/bash
+while [ $# -gt 0 ]; do
+	case $1 in
+	--userns) userns=$2 ;;
+	--info-fd) info=$2 ;;
+	esac
+	shift
+done
+nsenter --preserve-credentials --user=/proc/self/fd/$userns sh -c 'sleep 0.1; echo "bwrap: Can'"'"'t mkdir parents for /home/dev/.local/bin/claude: No such file or directory" >&2; exit 1' &
+pid=$!
+sleep 0.02 # bwrap's child is in the namespace from its start
+printf '{"child-pid": %d}\n' "$pid" >&"$info"
+wait $pid
+sleep 0.2 # bwrap takes its time to exit; the launch waits for its status
+exit 1
+`
+
+// FailingBwrapHost is a host whose bwrap is failingBwrap, and a project
+// in it; fast, without its pauses.
+func FailingBwrapHost(t testing.TB, fast bool) (*Host, string) {
+	h := NewHost(t)
+	script := failingBwrap
+	if fast {
+		script = regexp.MustCompile(`sleep [0-9.]+;? ?(#.*)?`).ReplaceAllString(script, "")
+	}
+	h.Write(filepath.Join(h.Bin, "bwrap"), script)
+	os.Chmod(filepath.Join(h.Bin, "bwrap"), 0o755)
+	proj := filepath.Join(h.Home, "p")
+	h.Write(filepath.Join(proj, "x"), "x\n")
+	return h, proj
+}
