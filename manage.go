@@ -14,6 +14,7 @@ import (
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/holdpoint"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/pty"
@@ -53,6 +54,7 @@ func (g gcCmd) Run(home session.Home) error {
 			printable.Say(os.Stderr, "claudebox: removed %s, left by a session that ended", f)
 		}
 	}
+	holdpoint.At("gc swept")
 	g.offerWorktrees(state)
 	sum, err := gc.Collect(state, readMounts(), g.DryRun, event, skip)
 	if err != nil {

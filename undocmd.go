@@ -11,6 +11,7 @@ import (
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/holdpoint"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/pty"
@@ -132,7 +133,7 @@ func (u undoCmd) Run(home session.Home) error {
 	}
 	said := session.RecordMoves(dest, planned, inTheWay)
 	res, err := undo.Apply(home.State, p.Root, s, dest)
-	session.Hold("undo applied")
+	holdpoint.At("undo applied")
 	for _, m := range res.Moved {
 		printable.Say(os.Stdout, "moved aside %s; to put it back: mv %s %s", m.From, mount.Quote(m.To), mount.Quote(m.From))
 	}

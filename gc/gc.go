@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/holdpoint"
 	"github.com/claudebox/claudebox/transcript"
 	"github.com/claudebox/claudebox/undo"
 	"github.com/claudebox/claudebox/untrusted"
@@ -336,7 +337,7 @@ func Collect(stateDir string, mounts Mounts, dryRun bool, report func(Event), sk
 	for _, t := range trash {
 		bytes, _, _ := usage(t)
 		if !dryRun {
-			if err := untrusted.RemoveAll(projects, filepath.Base(t)); err != nil {
+			if err := finishTrashed(projects, strings.TrimPrefix(filepath.Base(t), trashPrefix)); err != nil {
 				failed(t, err)
 				continue
 			}
@@ -410,10 +411,46 @@ func remove(projects string, inst Instance, dryRun bool) (bool, error) {
 	// The project is gone: a start left by a killed session would date
 	// the first session of a project made anew at its path.
 	instance.ForgetProject(inst.Dir)
-	if err := trashAndRemove(projects, inst.Hash); err != nil {
+	holdpoint.At("gc stand-ins removed")
+	if err := untrusted.Rename(projects, inst.Hash, trashPrefix+inst.Hash); err != nil {
 		return true, err
 	}
-	return true, instance.RemoveRecords(filepath.Dir(projects), inst.Hash)
+	holdpoint.At("gc trashed")
+	return true, finishRemoval(projects, inst.Hash, false)
+}
+
+// finishRemoval removes the records kept under hash (approvals, mounts,
+// caches, the inbox's, the undo store), then the instance renamed to its
+// trash: the records first, for a run killed between them leaves the
+// trash, by which the next run knows the hash, and finishes. Records
+// that a project made anew at the root since keeps (its instance is
+// back under hash) are its own, and stay. The caller holds the
+// instance's lock, or a session holds it (held): then its records stay.
+func finishRemoval(projects, hash string, held bool) error {
+	if _, err := os.Lstat(filepath.Join(projects, hash)); !held && errors.Is(err, fs.ErrNotExist) {
+		if err := instance.RemoveRecords(filepath.Dir(projects), hash); err != nil {
+			return err
+		}
+	}
+	holdpoint.At("gc records removed")
+	return untrusted.RemoveAll(projects, trashPrefix+hash)
+}
+
+// finishTrashed finishes the removal an interrupted run left in the trash,
+// under the instance's lock, where a launch of a project made anew at its
+// root waits meanwhile.
+func finishTrashed(projects, hash string) error {
+	lock, err := instance.ProbeLock(filepath.Join(projects, hash))
+	if err != nil {
+		return err
+	}
+	held := false
+	if lock != nil {
+		defer lock.Close()
+		idle, err := instance.TryLockIdle(lock)
+		held = err != nil || !idle
+	}
+	return finishRemoval(projects, hash, held)
 }
 
 // trashAndRemove renames the instance hash in projects to its trash name,

@@ -1,6 +1,7 @@
 package gc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/holdpoint"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/transcript"
@@ -100,8 +102,11 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 	}
 	defer unlock()
 	// The stand-ins a killed session left are named by the old instance;
-	// its records follow it below.
+	// its records follow it below. What its sessions recorded of the
+	// checkout at the old place (its start, the last audit's record)
+	// names paths no launch reads again.
 	instance.RemovePlaceholders(oldDir)
+	instance.ForgetProject(oldDir)
 	_, err = os.Lstat(newDir)
 	switch {
 	case err == nil && !merge:
@@ -128,28 +133,36 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 	if res.Transcripts, err = renameProjectDirs(projects, oldHash, oldRoot, newRoot); err != nil {
 		return res, err
 	}
+	holdpoint.At("move sessions renamed")
 	if err := moveCaches(stateDir, oldHash, newHash); err != nil {
 		return res, err
 	}
+	holdpoint.At("move caches")
 	if err := moveRecords(stateDir, oldRoot, newRoot); err != nil {
 		return res, err
 	}
+	holdpoint.At("move records")
+	if err := undo.Move(stateDir, oldRoot, newRoot); err != nil {
+		return res, err
+	}
+	holdpoint.At("move undo")
 	if exists {
-		if err := undo.Move(stateDir, oldRoot, newRoot); err != nil {
+		// The inbox's record of the old place goes: the new place's has
+		// its own, and its next export names the old sessions' again.
+		if err := untrusted.RemoveAll(filepath.Join(stateDir, instance.InboxRecords), oldHash); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return res, err
 		}
 		res.conflicts, err = mergeInto(projects, oldHash, newHash)
 		return res, err
 	}
-	if err := undo.Move(stateDir, oldRoot, newRoot); err != nil {
-		return res, err
-	}
 	if err := untrusted.Rename(projects, oldHash, newHash); err != nil {
 		return res, err
 	}
+	holdpoint.At("move instance renamed")
 	if err := moveInboxRecord(stateDir, oldHash, newHash); err != nil {
 		return res, err
 	}
+	holdpoint.At("move inbox")
 	return res, finish(projects, newHash, newRoot)
 }
 
@@ -232,6 +245,7 @@ func renameProjectDirs(projects, hash, oldRoot, newRoot string) (int, error) {
 	if err != nil {
 		return sessions, err
 	}
+	holdpoint.At("move sessions staged")
 	return sessions, unstage(dir)
 }
 
@@ -333,6 +347,7 @@ func mergeInto(projects, src, dst string) (named []string, err error) {
 		return left.named, fmt.Errorf("%d entries of %s were not moved into %s, and are left in place:\n  %s%s",
 			left.n, filepath.Join(projects, src), filepath.Join(projects, dst), strings.Join(left.named, "\n  "), more)
 	}
+	holdpoint.At("move merged sessions")
 	oldHistory, err := readHistory(projects, src)
 	if err != nil {
 		return nil, err
@@ -341,7 +356,9 @@ func mergeInto(projects, src, dst string) (named []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(oldHistory) > 0 {
+	// A merge killed once it wrote the history, run again, finds the old
+	// lines at the head of the new: they are not added twice.
+	if len(oldHistory) > 0 && !bytes.HasPrefix(newHistory, oldHistory) {
 		if len(newHistory) > 0 && oldHistory[len(oldHistory)-1] != '\n' {
 			oldHistory = append(oldHistory, '\n')
 		}
@@ -349,6 +366,7 @@ func mergeInto(projects, src, dst string) (named []string, err error) {
 			return nil, err
 		}
 	}
+	holdpoint.At("move merged history")
 	return nil, trashAndRemove(projects, src)
 }
 

@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/claudebox/claudebox/internal/holdpoint"
 	"github.com/claudebox/claudebox/printable"
 )
 
@@ -17,13 +15,6 @@ import (
 // makes a launch say at exit how long each of its phases took, so a slow
 // launch can be reported with numbers.
 const TraceVariable = "CLAUDEBOX_TRACE"
-
-// holdVariable, beside TraceVariable, names a phase (or a point inside
-// one, see hold) after which the supervisor says so and stops until a
-// SIGUSR1: the fault tests kill a process there, and let the supervisor go
-// on when the victim was another. It is the host's own environment, which
-// no sandbox sets.
-const holdVariable = "CLAUDEBOX_TRACE_HOLD"
 
 // phases times a launch, phase after phase; nil when not asked for.
 type phases struct {
@@ -50,22 +41,15 @@ func (p *phases) done(name string) {
 	p.hold(name)
 }
 
-// hold stops the supervisor at the point called name if holdVariable names
-// it, until a SIGUSR1.
+// hold stops the supervisor at the point called name (a phase, or a
+// point inside one) if the host's environment asks for it
+// (holdpoint.Variable), until a SIGUSR1: the fault tests kill a process
+// there, and let the supervisor go on when the victim was another.
 func (p *phases) hold(name string) {
-	if p == nil || os.Getenv(holdVariable) != name {
-		return
+	if p != nil {
+		holdpoint.At(name)
 	}
-	resume := make(chan os.Signal, 1)
-	signal.Notify(resume, unix.SIGUSR1)
-	defer signal.Stop(resume)
-	printable.Say(os.Stderr, "claudebox: trace: holding after %s", name)
-	<-resume
 }
-
-// Hold stops a host command at the point called name, as hold does the
-// supervisor: the fault tests kill it there.
-func Hold(name string) { newPhases().hold(name) }
 
 // report writes the phases on one line.
 func (p *phases) report(w io.Writer) {

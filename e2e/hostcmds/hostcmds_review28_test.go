@@ -1,0 +1,204 @@
+package hostcmds
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/gc"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
+)
+
+// killedAt runs claudebox with args in dir, held (CLAUDEBOX_TRACE_HOLD) at
+// the point called hold, and kills it there with SIGKILL, as a user's
+// kill -9 would; it fails the test if the command ended before it got
+// there.
+func killedAt(t *testing.T, h *harness.Host, dir, hold string, args ...string) {
+	t.Helper()
+	var stderr lockedBuffer
+	c := h.Command(dir, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=" + hold}, "claudebox", args...)
+	c.Stdout, c.Stderr = &stderr, &stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- c.Wait() }()
+	harness.WaitFor(t, "claudebox "+strings.Join(args, " ")+" to hold after "+hold, func() bool {
+		return strings.Contains(stderr.String(), "holding after "+hold) || len(exited) > 0
+	})
+	if len(exited) > 0 {
+		t.Fatalf("claudebox %s ended before %s: %v\n%s", strings.Join(args, " "), hold, <-exited, stderr.String())
+	}
+	c.Process.Signal(syscall.SIGKILL)
+	<-exited
+}
+
+// recordsOf lists the records ~/.claudebox keeps under hash, of every kind
+// (approvals, mounts, caches, the inbox's, the undo store...), and the
+// instance itself, in its place or its trash.
+func recordsOf(state, hash string) []string {
+	var found []string
+	kinds, _ := os.ReadDir(state)
+	for _, k := range kinds {
+		// Go's patterns match a leading dot too: the trash's .gc-HASH.
+		more, _ := filepath.Glob(filepath.Join(state, k.Name(), "*"+hash+"*"))
+		for _, m := range more {
+			// The locks stay: removed, a launch that had opened one
+			// would hold a lock no other process sees.
+			if strings.HasSuffix(m, ".lock") || strings.HasSuffix(m, ".checkout") {
+				continue
+			}
+			rel, _ := filepath.Rel(state, m)
+			found = append(found, rel)
+		}
+	}
+	return found
+}
+
+// TestReplayReview28KilledGC: a kill -9 of claudebox --gc at each of its
+// steps (held there with CLAUDEBOX_TRACE_HOLD): once it swept what ended
+// sessions left, once it removed the stand-ins and start of a project
+// that is gone, once it renamed that project's instance to its trash,
+// once it removed it (before its records: approvals, mounts, the inbox's,
+// the undo store). Host-side proof: --gc run again removes the gone
+// project's instance and every record under its hash; the live project's
+// instance keeps its prompt history and conversation, and its next launch
+// works.
+func TestReplayReview28KilledGC(t *testing.T) {
+	for _, hold := range []string{"gc swept", "gc stand-ins removed", "gc trashed", "gc records removed"} {
+		t.Run(hold, func(t *testing.T) {
+			h := harness.NewHost(t)
+			h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "export-dir = \"~/notes\"\n")
+			gone, live := filepath.Join(h.Home, "gone"), filepath.Join(h.Home, "live")
+			turn := `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"hi"}}`
+			for _, p := range []string{gone, live} {
+				h.Write(filepath.Join(p, "README"), "hi\n")
+				h.GitRepo(p)
+				if _, err := harness.ShellAfterSnapshot(t, h, p, `echo '{"display":"prompt of `+filepath.Base(p)+`"}' >> "$HOME/.claude/history.jsonl"
+					mkdir -p ~/.claude/projects/-p; echo '`+turn+`' > ~/.claude/projects/-p/20261130-0000-4000-8000-000000000001.jsonl; echo x > notes.txt`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			state := filepath.Join(h.Home, ".claudebox")
+			goneHash := instance.Hash(gone)
+			if len(recordsOf(state, goneHash)) < 3 {
+				t.Fatalf("the gone project's sessions left few records: %v", recordsOf(state, goneHash))
+			}
+			harness.Must(t, os.RemoveAll(gone))
+			killedAt(t, h, live, hold, "--gc")
+			if out, err := h.Bounded(live, "--gc"); err != nil {
+				t.Fatalf("--gc run again: %v\n%s", err, out)
+			}
+			if left := recordsOf(state, goneHash); len(left) > 0 {
+				t.Errorf("the gone project's instance or records outlived --gc run again: %v", left)
+			}
+			inst := instance.Dir(state, live)
+			if b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl")); !strings.Contains(string(b), "prompt of live") {
+				t.Errorf("the live project's prompt history: %q", b)
+			}
+			if !paths.Exists(filepath.Join(inst, "-p", "20261130-0000-4000-8000-000000000001.jsonl")) {
+				t.Error("the live project's conversation is gone")
+			}
+			if out, err := h.Bounded(live, "--shell", "-c", "true"); err != nil {
+				t.Errorf("the next launch: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// TestReplayReview28KilledMove: a kill -9 of claudebox --move (and of
+// --move --merge, where the new place has sessions of its own) at each of
+// its steps: with the conversations' directories renamed part way, the
+// caches, the records, the undo store carried, the instance renamed, the
+// inbox's record carried; in a merge, with the sessions moved over, with
+// the prompt history merged. Host-side proof: --move run again (or, where
+// the kill came once nothing was left to move, --gc) ends the move: the
+// new place's instance holds the conversation, under its new name, and
+// each prompt of both places once, no record stays under the old root's
+// hash, and the next launch at the new place works.
+func TestReplayReview28KilledMove(t *testing.T) {
+	for _, c := range []struct {
+		merge bool
+		hold  string
+	}{
+		{false, "move sessions staged"},
+		{false, "move sessions renamed"},
+		{false, "move caches"},
+		{false, "move records"},
+		{false, "move undo"},
+		{false, "move instance renamed"},
+		{false, "move inbox"},
+		{true, "move sessions staged"},
+		{true, "move records"},
+		{true, "move undo"},
+		{true, "move merged sessions"},
+		{true, "move merged history"},
+	} {
+		name := c.hold
+		if c.merge {
+			name = "merge " + name
+		}
+		t.Run(name, func(t *testing.T) {
+			h := harness.NewHost(t)
+			h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "export-dir = \"~/notes\"\n")
+			old := filepath.Join(h.Home, "proj")
+			h.Write(filepath.Join(old, "README"), "hi\n")
+			h.GitRepo(old)
+			id := "20261130-0000-4000-8000-000000000002"
+			turn := fmt.Sprintf(`{"type":"user","cwd":%q,"sessionId":%q,"uuid":"u1","parentUuid":null,"timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"hi"}}`, old, id)
+			dir := gc.ClaudeProjectDir(old)
+			if _, err := harness.ShellAfterSnapshot(t, h, old, `echo '{"display":"prompt at the old place"}' >> "$HOME/.claude/history.jsonl"
+				mkdir -p ~/.claude/projects/`+dir+`; echo '`+turn+`' > ~/.claude/projects/`+dir+`/`+id+`.jsonl; echo x > notes.txt`); err != nil {
+				t.Fatal(err)
+			}
+			moved := filepath.Join(h.Home, "work", "proj")
+			harness.Must(t, os.MkdirAll(filepath.Dir(moved), 0o755))
+			harness.Must(t, os.Rename(old, moved))
+			h.Chown()
+			args := []string{"--move", old}
+			if c.merge {
+				h.Inside(moved, nil, `echo '{"display":"prompt at the new place"}' >> "$HOME/.claude/history.jsonl"`)
+				args = append(args, "--merge")
+			}
+			killedAt(t, h, moved, c.hold, args...)
+			state := filepath.Join(h.Home, ".claudebox")
+			again, err := h.Bounded(moved, args...)
+			if err != nil && !(strings.Contains(again, "no instance of "+old) && !paths.Exists(instance.Dir(state, old))) {
+				t.Fatalf("--move run again: %v\n%s", err, again)
+			}
+			if out, err := h.Bounded(moved, "--gc"); err != nil {
+				t.Fatalf("--gc: %v\n%s", err, out)
+			}
+			inst := instance.Dir(state, moved)
+			b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl"))
+			prompts := []string{"prompt at the old place"}
+			if c.merge {
+				prompts = append(prompts, "prompt at the new place")
+			}
+			for _, p := range prompts {
+				if n := strings.Count(string(b), p); n != 1 {
+					t.Errorf("the prompt history holds %q %d times:\n%s", p, n, b)
+				}
+			}
+			if !paths.Exists(filepath.Join(inst, gc.ClaudeProjectDir(moved), id+".jsonl")) {
+				entries, _ := os.ReadDir(inst)
+				t.Errorf("the conversation is not under the new place's name: %v\n%s", entries, again)
+			}
+			if paths.Exists(filepath.Join(inst, ".claudebox-moving")) {
+				t.Error("the move's staging directory outlived it")
+			}
+			if left := recordsOf(state, instance.Hash(old)); len(left) > 0 {
+				t.Errorf("records under the old root's hash outlived the move: %v", left)
+			}
+			if out, err := h.Bounded(moved, "--shell", "-c", "true"); err != nil {
+				t.Errorf("the next launch at the new place: %v\n%s", err, out)
+			}
+		})
+	}
+}
