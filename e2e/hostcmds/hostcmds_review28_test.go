@@ -3,6 +3,7 @@ package hostcmds
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/claudebox/claudebox/e2e/harness"
 	"github.com/claudebox/claudebox/gc"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 )
 
@@ -201,4 +204,106 @@ func TestReplayReview28KilledMove(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReplayReview28TwoEndAtOnce: two sessions of one project end at the
+// same moment (both held once their watcher stopped, or once the exit
+// audit ran, then let go together), so that their exits (the test of
+// which is the last, the exit audit, the export to the inbox) run at
+// once. Each session wrote a
+// prompt, a conversation and a .envrc a level down, which the exit audit
+// moves aside. Host-side proof: both end with their command's status;
+// each .envrc is in the project or its move was said with the command
+// that puts it back; both prompts are in the history; the inbox holds one
+// export of each conversation and nothing half made; no stand-in or
+// record is left; the next launch works.
+func TestReplayReview28TwoEndAtOnce(t *testing.T) {
+	for _, hold := range []string{"watcher stop", "exit audit and cleanup"} {
+		t.Run(hold, func(t *testing.T) { twoEndAtOnce(t, hold) })
+	}
+}
+
+func twoEndAtOnce(t *testing.T, hold string) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hi\n")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".config", "claudebox", "config.toml"), "export-dir = \"~/notes\"\n")
+	inbox := filepath.Join(h.Home, "notes", "proj")
+	h.Inside(proj, nil, "true")
+	state := filepath.Join(h.Home, ".claudebox")
+	inst := instance.Dir(state, proj)
+	var outs [2]lockedBuffer
+	var cmds [2]*exec.Cmd
+	exited := make(chan error, 2)
+	for i := range cmds {
+		// The inbox tells sessions by their ids' first 8 characters.
+		id := fmt.Sprintf("2026113%d-0000-4000-8000-000000000010", i)
+		turn := fmt.Sprintf(`{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"session %d"}}`, i)
+		script := fmt.Sprintf(`echo '{"display":"prompt %d"}' >> "$HOME/.claude/history.jsonl"; mkdir -p sub%d ~/.claude/projects/-p; echo 'export X=1' > sub%d/.envrc
+			echo '%s' > ~/.claude/projects/-p/%s.jsonl; touch started%d; while ! test -e done; do sleep 0.05; done`, i, i, i, turn, id, i)
+		c := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=" + hold}, "claudebox", "--shell", "-c", script)
+		c.Stdout, c.Stderr = &outs[i], &outs[i]
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill() })
+		cmds[i] = c
+		go func() { exited <- c.Wait() }()
+	}
+	harness.WaitFor(t, "both sessions to start", func() bool {
+		return paths.Exists(filepath.Join(proj, "started0")) && paths.Exists(filepath.Join(proj, "started1")) || len(exited) > 0
+	})
+	h.Write(filepath.Join(proj, "done"), "")
+	harness.WaitFor(t, "both supervisors to hold", func() bool {
+		return strings.Contains(outs[0].String(), "holding after "+hold) && strings.Contains(outs[1].String(), "holding after "+hold) || len(exited) > 0
+	})
+	if len(exited) > 0 {
+		t.Fatalf("a session ended before its hold: %v\n%s\n%s", <-exited, outs[0].String(), outs[1].String())
+	}
+	for _, c := range cmds {
+		c.Process.Signal(syscall.SIGUSR1)
+	}
+	for range cmds {
+		if err := <-exited; err != nil {
+			t.Errorf("a session: %v", err)
+		}
+	}
+	said := outs[0].String() + outs[1].String()
+	for i := range cmds {
+		envrc := filepath.Join(proj, fmt.Sprintf("sub%d", i), ".envrc")
+		if !paths.Exists(envrc) && !strings.Contains(said, "to put it back: mv -n "+mount.Quote(filepath.Dir(filepath.Dir(envrc)))) && !strings.Contains(said, envrc) {
+			t.Errorf("%s was moved aside without a word:\n%s", envrc, said)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl"))
+	for i := range cmds {
+		if !strings.Contains(string(b), fmt.Sprintf(`{"display":"prompt %d"}`, i)) {
+			t.Errorf("the history lost session %d's prompt:\n%s", i, b)
+		}
+	}
+	if half := globs(inbox, ".*"); len(half) > 0 {
+		t.Errorf("the inbox holds what an export left half made: %v", half)
+	}
+	if got := globs(inbox, "*.md"); len(got) != 2 {
+		t.Errorf("the inbox holds %d exports of the two conversations: %v", len(got), got)
+	}
+	for _, n := range guard.WorkTreeNames() {
+		if p := filepath.Join(proj, n); paths.Exists(p) && instance.IsPlaceholder(p) {
+			t.Errorf("the stand-in %s outlived both sessions", n)
+		}
+	}
+	hash := filepath.Base(inst)
+	for _, ext := range []string{".placeholders", ".guards", ".since"} {
+		if paths.Exists(filepath.Join(state, "live", hash+ext)) {
+			t.Errorf("the sessions left %s", hash+ext)
+		}
+	}
+	if ps := append(harness.Descendants(cmds[0].Process.Pid), harness.Descendants(cmds[1].Process.Pid)...); len(ps) > 0 {
+		t.Errorf("processes outlived the sessions: %v", ps)
+	}
+	if out, err := h.Bounded(proj, "--shell", "-c", "true"); err != nil {
+		t.Errorf("the next launch: %v\n%s", err, out)
+	}
+	t.Logf("%s", said)
 }
