@@ -14,11 +14,13 @@ import (
 )
 
 // Reopened is a directory of the user's that the session had closed,
-// given its owner's permissions back: its path, and the permissions the
-// session had left it.
+// given its owner's permissions back, or a file given its owner's read
+// permission back (File): its path, and the permissions the session had
+// left it.
 type Reopened struct {
 	Path string
 	Had  fs.FileMode
+	File bool
 }
 
 // Reopener gives a directory of the user's below a checkout's root that
@@ -140,7 +142,7 @@ func (r *Reopener) ReadableAgain(dirfd int, name, rel string) bool {
 		return false
 	}
 	r.mu.Lock()
-	r.reopened = append(r.reopened, Reopened{Path: filepath.Join(r.root, rel), Had: had})
+	r.reopened = append(r.reopened, Reopened{Path: filepath.Join(r.root, rel), Had: had, File: true})
 	r.mu.Unlock()
 	return true
 }

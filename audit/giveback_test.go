@@ -67,7 +67,7 @@ func TestReopener(t *testing.T) {
 	}
 	r := NewReopener(root, since, start, standIns)
 	ScanWalked(root, since, nil, start, nil, nil, r)
-	want := []Reopened{{filepath.Join(root, ".git/HEAD"), 0}, {filepath.Join(root, ".git/objects/ab"), 0}, {object, 0}, {filepath.Join(root, "closed"), 0}, {filepath.Join(root, "other/inner"), 0}}
+	want := []Reopened{{filepath.Join(root, ".git/HEAD"), 0, true}, {filepath.Join(root, ".git/objects/ab"), 0, false}, {object, 0, true}, {filepath.Join(root, "closed"), 0, false}, {filepath.Join(root, "other/inner"), 0, false}}
 	if got := r.Reopened(); !slices.Equal(got, want) {
 		t.Errorf("given back %v, want %v", got, want)
 	}

@@ -334,15 +334,20 @@ func rootGivenBack(root string, since time.Time) []audit.Reopened {
 }
 
 // sayGivenBack says which directories of the user's the session had
-// closed were given their owner's permissions back, ten at most by name.
+// closed were given their owner's permissions back, and which files their
+// owner's read permission, ten at most by name.
 func sayGivenBack(reopened []audit.Reopened) {
 	const named = 10
 	for i, r := range reopened {
 		if i == named {
-			printable.Say(os.Stderr, "claudebox: and %d more directories the session had closed", len(reopened)-named)
+			printable.Say(os.Stderr, "claudebox: and %d more of yours the session had closed", len(reopened)-named)
 			return
 		}
-		printable.Say(os.Stderr, "claudebox: gave %s its owner's permissions back (the session had made it %03o)", mount.Quote(r.Path), uint32(r.Had))
+		what := "permissions"
+		if r.File {
+			what = "read permission"
+		}
+		printable.Say(os.Stderr, "claudebox: gave %s its owner's %s back (the session had made it %03o)", mount.Quote(r.Path), what, uint32(r.Had))
 	}
 }
 

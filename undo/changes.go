@@ -1240,6 +1240,16 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 					continue
 				}
 				if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+					// A file of the user's the session made unreadable
+					// (chmod 000 src/main.go) is theirs to read again,
+					// which the exit says: closed, git diff failed on
+					// it, its change was taken for one the host runs and
+					// moved aside, an ignored one was hidden without a
+					// word. Only its owner's read; nothing it holds
+					// changes.
+					if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o400 == 0 && recent(&st) && reopen.ReadableAgain(fd, string(name), join(rel, string(name))) {
+						statAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+					}
 					isRecent := recent(&st)
 					if string(name) == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG {
 						lock.Lock()

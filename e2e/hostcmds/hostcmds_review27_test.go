@@ -258,7 +258,7 @@ chmod 000 .git/objects/pack/* .git/objects/[0-9a-f][0-9a-f]/* .git/HEAD .git/ind
 			t.Errorf("%s: not in place, readable by its owner, after the exit (%v):\n%s", p, err, out)
 		}
 	}
-	if n := strings.Count(out, "its owner's permissions back (the session had made it 000)"); n < min(len(closed), 10) {
+	if n := strings.Count(out, "its owner's read permission back (the session had made it 000)"); n < min(len(closed), 10) {
 		t.Errorf("the exit names %d files given back, want %d:\n%s", n, len(closed), out)
 	}
 	if got := strings.TrimSpace(h.Run(proj, nil, "git", "log", "--format=%s")); got != "b\ninit" {

@@ -307,3 +307,49 @@ func twoEndAtOnce(t *testing.T, hold string) {
 	}
 	t.Logf("%s", said)
 }
+
+// TestReplayReview28ClosedUserFile: the session takes its owner's read
+// permission from files of the user's that the exit audit does not judge
+// (chmod 000 of a tracked src/main.go, an untracked notes.txt, an ignored
+// keep.log, which git status does not show at all). They stayed 000 after
+// the session, with no word: the host's git diff failed ("cannot hash
+// src/main.go"), the editor could not open them, and the ignored one was
+// hidden from the user without a trace. Host-side proof: each is the
+// user's to read again, with its content as it was, and the exit names it
+// with the mode the session left; git diff works; a file the session made
+// and closed stays as it made it.
+func TestReplayReview28ClosedUserFile(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "src", "main.go"), "package main\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "*.log\n")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "notes.txt"), "the user's notes\n")
+	h.Write(filepath.Join(proj, "keep.log"), "the user's log\n")
+	h.Chown()
+	out, err := harness.ShellAfterSnapshot(t, h, proj, `chmod 000 src/main.go notes.txt keep.log; echo made > made.txt; chmod 000 made.txt`)
+	if err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	for name, content := range map[string]string{"src/main.go": "package main\n", "notes.txt": "the user's notes\n", "keep.log": "the user's log\n"} {
+		path := filepath.Join(proj, name)
+		fi, err := os.Lstat(path)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if fi.Mode().Perm()&0o400 == 0 {
+			t.Errorf("%s stays %03o after the session", name, fi.Mode().Perm())
+		}
+		if b, _ := os.ReadFile(path); string(b) != content {
+			t.Errorf("%s holds %q", name, b)
+		}
+		if want := "claudebox: gave " + mount.Quote(path) + " its owner's read permission back (the session had made it 000)"; !strings.Contains(out, want) {
+			t.Errorf("the exit did not say %q:\n%s", want, out)
+		}
+	}
+	if fi, err := os.Lstat(filepath.Join(proj, "made.txt")); err != nil || fi.Mode().Perm() != 0 {
+		t.Errorf("the file the session made and closed: %v %v", fi, err)
+	}
+	h.Run(proj, nil, "git", "diff", "--exit-code")
+}
