@@ -58,6 +58,11 @@ type carried struct {
 	Stamp   string                     `json:"stamp"`
 	Keys    map[string]json.RawMessage `json:"keys"`
 	Trusted map[string]bool            `json:"trusted"`
+	// Imports is, for each directory a launch has asked about, whether
+	// the user let its CLAUDE.md import files outside it
+	// (hasClaudeMdExternalIncludesApproved): claude -p reads them only
+	// then, and inside it reads only those shown.
+	Imports map[string]bool `json:"imports"`
 	// MCPUser names the host's user-scope MCP servers, and MCPLocal each
 	// asked-about directory's own (names only: a definition may hold
 	// tokens), for the launch to name those it leaves out.
@@ -219,7 +224,7 @@ func hostCarried(hostPath, stateDir string, trustPaths []string) (c carried, off
 			paths = append(paths, p)
 		}
 	}
-	if c.Keys != nil && c.MCPUser != nil && answered {
+	if c.Keys != nil && c.MCPUser != nil && c.Imports != nil && answered {
 		return c, nil, false, nil
 	}
 	var host []byte
@@ -229,7 +234,7 @@ func hostCarried(hostPath, stateDir string, trustPaths []string) (c carried, off
 		}
 	}
 	scan := scanClaudeJSON(host, paths)
-	c.Keys, c.Trusted = scan.keys, scan.trusted
+	c.Keys, c.Trusted, c.Imports = scan.keys, scan.trusted, scan.imports
 	c.MCPUser, c.MCPLocal = append([]string{}, slices.Sorted(maps.Keys(scan.user))...), map[string][]string{}
 	for _, p := range paths {
 		if defs, ok := scan.local[p]; ok {
@@ -238,6 +243,14 @@ func hostCarried(hostPath, stateDir string, trustPaths []string) (c carried, off
 	}
 	return c, scan.offered(trustPaths), true, nil
 }
+
+// importsApproved is where Claude Code records, per project, that the
+// user let its CLAUDE.md import files outside it; importsWarningShown,
+// that it asked.
+const (
+	importsApproved     = "hasClaudeMdExternalIncludesApproved"
+	importsWarningShown = "hasClaudeMdExternalIncludesWarningShown"
+)
 
 // carriedLimit is the most of the record claudebox reads.
 const carriedLimit = 1 << 20
@@ -248,6 +261,7 @@ const carriedLimit = 1 << 20
 type claudeJSONScan struct {
 	keys    map[string]json.RawMessage
 	trusted map[string]bool
+	imports map[string]bool
 	user    map[string]json.RawMessage
 	local   map[string]map[string]json.RawMessage
 }
@@ -257,7 +271,7 @@ type claudeJSONScan struct {
 // unparsed: the file can be tens of megabytes, nearly all of it other
 // projects' entries. A file that does not parse carries nothing.
 func scanClaudeJSON(host []byte, paths []string) claudeJSONScan {
-	s := claudeJSONScan{keys: map[string]json.RawMessage{}, trusted: map[string]bool{}, user: map[string]json.RawMessage{}, local: map[string]map[string]json.RawMessage{}}
+	s := claudeJSONScan{keys: map[string]json.RawMessage{}, trusted: map[string]bool{}, imports: map[string]bool{}, user: map[string]json.RawMessage{}, local: map[string]map[string]json.RawMessage{}}
 	for _, p := range paths {
 		s.trusted[p] = false
 	}
@@ -278,6 +292,8 @@ func scanClaudeJSON(host []byte, paths []string) claudeJSONScan {
 					switch k {
 					case "hasTrustDialogAccepted":
 						s.trusted[path] = string(v) == "true"
+					case importsApproved:
+						s.imports[path] = string(v) == "true"
 					case mcpServersKey:
 						s.local[path] = mcpServers(v)
 					}
@@ -296,7 +312,8 @@ func carriedKeys(host []byte, paths []string) (map[string]json.RawMessage, map[s
 }
 
 // mergeClaudeJSON returns the sandbox copy updated with the carried keys and
-// the host's trust decisions for trustPaths (the working directory and its
+// the host's trust decisions and approvals of CLAUDE.md's imports from
+// outside for trustPaths (the working directory and its
 // ancestors, which is where Claude Code looks). changed is false when the
 // sandbox copy already says all of it. A sandbox copy that does not parse
 // is started afresh.
@@ -328,7 +345,7 @@ func mergeClaudeJSON(c carried, sandbox []byte, trustPaths []string) (out []byte
 	}
 	var trusted []string
 	for _, p := range trustPaths {
-		if c.Trusted[p] {
+		if c.Trusted[p] || c.Imports[p] {
 			trusted = append(trusted, p)
 		}
 	}
@@ -344,9 +361,18 @@ func mergeClaudeJSON(c carried, sandbox []byte, trustPaths []string) (out []byte
 			if projects[p] == nil {
 				projects[p] = map[string]json.RawMessage{}
 			}
-			if !jsonEqual(projects[p]["hasTrustDialogAccepted"], json.RawMessage("true")) {
-				projects[p]["hasTrustDialogAccepted"] = json.RawMessage("true")
-				changed = true
+			var keys []string
+			if c.Trusted[p] {
+				keys = append(keys, "hasTrustDialogAccepted")
+			}
+			if c.Imports[p] {
+				keys = append(keys, importsApproved, importsWarningShown)
+			}
+			for _, k := range keys {
+				if !jsonEqual(projects[p][k], json.RawMessage("true")) {
+					projects[p][k] = json.RawMessage("true")
+					changed = true
+				}
 			}
 		}
 		if s["projects"], err = json.Marshal(projects); err != nil {

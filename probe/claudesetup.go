@@ -64,7 +64,7 @@ type blankedFile struct{ path, why string }
 // claudeNamed the paths in ~/.claude the setup names, and the entries
 // its hooks write into. flagNamed is what the files claude's --settings
 // and --mcp-config name (claudeFlagFiles).
-func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg, flagNamed []namedPath) (own []bind.Own, scripts []mount.Script, unshown []mount.Unshown, hookOutputs []string, blanked []blankedFile, claudeNamed []string) {
+func claudeSetup(home, homeEnv, stateDir string, project instance.Project, binds []mount.BindSpec, state []string, secrets map[string]bool, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg, flagNamed []namedPath) (own []bind.Own, scripts []mount.Script, unshown []mount.Unshown, hookOutputs []string, blanked []blankedFile, claudeNamed []string) {
 	claudeDir := filepath.Join(home, ".claude")
 	writable := bind.Writable(project, binds)
 	var named []namedPath
@@ -102,6 +102,13 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		named = append(named, mcpNames(mcp[name], "MCP server "+name+" (--with-mcp)", expand)...)
 	}
 	named = append(named, claudeMDImports(claudeDir, writable, read, expand)...)
+	above := aboveProject(project, home, stateDir, writable)
+	named = append(named, above...)
+	var aboveFiles []string
+	for _, n := range above {
+		aboveFiles = append(aboveFiles, n.path)
+	}
+	named = append(named, memoryImports(aboveFiles, home, writable, read, expand)...)
 	named = append(named, flagNamed...)
 	for _, a := range claudeArgs {
 		if a.Flag == mount.AppendPromptFlag || a.Flag == claudesettings.SettingsFlag || a.Flag == claudesettings.MCPConfigFlag {
@@ -208,6 +215,15 @@ func claudeSetup(home, homeEnv string, project instance.Project, binds []mount.B
 		case !inClaude:
 			own = append(own, bind.Own{Src: real, Dest: n.path, Why: n.what + ", read-only", Role: mount.HostFiles, Frozen: n.dir})
 		}
+	}
+	// What the project's memory imports from outside it is never shown
+	// for it (the sandbox writes the project); named, unless it is shown
+	// anyway or is ~/.claude's.
+	for _, p := range projectImports(project.Checkout, expand) {
+		if paths.UnderAny(p, inside) || slices.ContainsFunc(own, func(o bind.Own) bool { return paths.Within(p, o.Dest) }) || slices.ContainsFunc(scripts, func(s mount.Script) bool { return s.Path == p }) {
+			continue
+		}
+		unshown = append(unshown, mount.Unshown{Path: p, What: "an import of the project's CLAUDE.md", Reason: "the sandbox writes the project, so what its CLAUDE.md imports from outside it is shown only when you bind it"})
 	}
 	return own, scripts, unshown, hookOutputs, blanked, claudeNamed
 }

@@ -170,7 +170,7 @@ func TestClaudeSetupScriptInsideNotNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _, unshown, _, blanked, _ := claudeSetup(home, home, project, nil, nil, bind.Secrets(home), nil, nil, nil)
+	_, _, unshown, _, blanked, _ := claudeSetup(home, home, filepath.Join(home, ".claudebox"), project, nil, nil, bind.Secrets(home), nil, nil, nil)
 	var named []string
 	for _, u := range unshown {
 		named = append(named, strings.TrimPrefix(u.Path, home))

@@ -142,7 +142,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	}
 	flagCopies, flagNamed, flagUnshown := claudeFlagFiles(claudeArgs, home, homeEnv, shownAsIs, state, secrets)
 	h.ClaudeFlagFiles = flagCopies
-	setup, scripts, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, project, binds, state, secrets, mcp, claudeArgs, flagNamed)
+	setup, scripts, unshown, hookOutputs, blanked, claudeNamed := claudeSetup(home, homeEnv, stateDir, project, binds, state, secrets, mcp, claudeArgs, flagNamed)
 	unshown = append(unshown, flagUnshown...)
 	h.Scripts = scripts
 	h.AppendPrompt = appendPrompt(claudeArgs, home, homeEnv)
