@@ -95,10 +95,22 @@ func (u undoCmd) Run(home session.Home) error {
 		printable.Say(os.Stdout, "  %-10s %s (%s)", verb, c.Path, what)
 	}
 	printable.Say(os.Stdout, "  ignored files (dependencies, build output) are left as they are")
+	taken := s.Taken.Local().Format("2006-01-02 15:04:05")
+	// An older snapshot: the sessions after it wrote the same files, and
+	// what each wrote cannot be told apart.
+	if later := slices.IndexFunc(snaps, func(c undo.Snapshot) bool { return c.ID == s.ID }); later > 0 {
+		sessions, they := "1 later session", "it"
+		if later > 1 {
+			sessions, they = fmt.Sprintf("%d later sessions", later), "they"
+		}
+		printable.Say(os.Stderr, "claudebox: %s started here after the session of %s: what %s changed is undone too", sessions, taken, they)
+	}
 	if s.Beside {
 		// The sessions shared the checkout: what each wrote cannot be
 		// told apart.
-		printable.Say(os.Stderr, "claudebox: another session was running here when the session of %s started: what it changed after that is undone too", s.Taken.Local().Format("2006-01-02 15:04:05"))
+		printable.Say(os.Stderr, "claudebox: another session was running here when the session of %s started: what it changed after that is undone too", taken)
+	}
+	if s.Beside || s.ID != snaps[0].ID {
 		printable.Say(os.Stderr, "hint: each file restored or moved aside is named with the mv that puts it back")
 	}
 	changes = slices.DeleteFunc(changes, func(c undo.Change) bool { return c.What == "unknown" })
