@@ -145,6 +145,63 @@ func TestDocsNameRealTests(t *testing.T) {
 	}
 }
 
+// Every `go test` command the pages give names a package that holds what
+// it runs: a command still naming a package its tests moved out of would
+// run nothing and say ok.
+func TestDocsCommandsNameTheirPackage(t *testing.T) {
+	command := regexp.MustCompile("`go test ([^`]*)`")
+	funcs := regexp.MustCompile(`(?m)^func ((?:Test|Fuzz|Benchmark)\w+)\(`)
+	kinds := map[string]string{"-run": "Test", "-bench": "Benchmark", "-fuzz": "Fuzz"}
+	for _, page := range docPages {
+		for _, m := range command.FindAllStringSubmatch(readDoc(t, page), -1) {
+			args := strings.Fields(m[1])
+			pkg := "."
+			for _, a := range args {
+				if strings.HasPrefix(a, "./") {
+					pkg = a
+				}
+			}
+			if strings.HasSuffix(pkg, "/...") {
+				continue
+			}
+			files, _ := filepath.Glob(filepath.Join(pkg, "*_test.go"))
+			var defined []string
+			for _, f := range files {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range funcs.FindAllStringSubmatch(string(b), -1) {
+					defined = append(defined, d[1])
+				}
+			}
+			if len(defined) == 0 {
+				t.Errorf("%s gives `go test %s`, but %s holds no tests", page, m[1], pkg)
+				continue
+			}
+			for i, a := range args[:len(args)-1] {
+				prefix, ok := kinds[a]
+				pattern := strings.Trim(args[i+1], "'")
+				if !ok || pattern == "^$" {
+					continue
+				}
+				re, err := regexp.Compile(strings.Split(pattern, "/")[0])
+				if err != nil {
+					t.Errorf("%s gives `go test %s`: %v", page, m[1], err)
+					continue
+				}
+				found := false
+				for _, name := range defined {
+					found = found || strings.HasPrefix(name, prefix) && re.MatchString(name)
+				}
+				if !found {
+					t.Errorf("%s gives `go test %s`, but %s defines no %s matching %s", page, m[1], pkg, prefix, pattern)
+				}
+			}
+		}
+	}
+}
+
 // The README's test command is the one CI runs: `bash .ci/run`, which ends
 // with the command docs/development.md gives.
 func TestDocsTestCommand(t *testing.T) {
