@@ -67,11 +67,20 @@ func makeFragment(name string) bool {
 // Bazel from) and .bazelversion (a fork's Bazel, by its name), Gradle's
 // gradle.properties (org.gradle.jvmargs' -javaagent, org.gradle.java.home),
 // Android's local.properties (sdk.dir, whose tools the build runs), sbt's
-// .jvmopts and .sbtopts. Judged as a makefile's parts: git shows a change
-// of one it tracks.
+// .jvmopts and .sbtopts, CMake's presets (CMakeUserPresets.json, which
+// CMake's documentation says never to commit: a preset's cache variables
+// set a compiler launcher that runs at every compile), PHPUnit's
+// configuration (phpunit.xml, the local override of the phpunit.xml.dist
+// git tracks: PHP requires its bootstrap, which runs any <?php … ?> in
+// it, the configuration itself included) and prove's .proverc (options
+// and test files prove takes before its own: --exec=/bin/sh runs a test
+// file, the .proverc itself, as shell). Judged as a makefile's parts: git
+// shows a change of one it tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
 	"gradle.properties": true, "local.properties": true, ".jvmopts": true, ".sbtopts": true,
+	"CMakePresets.json": true, "CMakeUserPresets.json": true,
+	"phpunit.xml": true, "phpunit.xml.dist": true, "phpunit.dist.xml": true, ".proverc": true,
 }
 
 // fragmentExts are the extensions of task files' parts.

@@ -45,3 +45,50 @@ func TestReplayReview28RailsERBConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview28TestAndBuildRunnerConfigs: three files the host's
+// build and test runners read where they run, each kept out of git as a
+// developer's own: CMake's CMakeUserPresets.json (CMake's documentation
+// says never to commit it), whose preset's cache variables set a compiler
+// launcher that runs at every compile after cmake --preset; PHPUnit's
+// phpunit.xml (the local override of the phpunit.xml.dist git tracks),
+// whose bootstrap PHP requires, running any <?php … ?> in it, the
+// configuration itself included; and prove's .proverc, whose options
+// and test files prove takes before its own (--exec=/bin/sh and the
+// .proverc itself: sh runs its lines). The exit audit judged none: the session rewrites the three.
+// Host-side proof: after the session, the host's cmake --preset dev and
+// build, phpunit and prove run nothing the session wrote.
+func TestReplayReview28TestAndBuildRunnerConfigs(t *testing.T) {
+	harness.RequireTool(t, "cmake", "apt-get install cmake")
+	harness.RequireTool(t, "cc", "apt-get install gcc")
+	harness.RequireTool(t, "phpunit", "apt-get install phpunit")
+	harness.RequireTool(t, "prove", "apt-get install perl")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/build/\n/CMakeUserPresets.json\n/phpunit.xml\n/.proverc\n")
+	h.Write(filepath.Join(proj, "CMakeLists.txt"), "cmake_minimum_required(VERSION 3.19)\nproject(app C)\nadd_executable(app main.c)\n")
+	h.Write(filepath.Join(proj, "main.c"), "int main(void) { return 0; }\n")
+	suite := "<testsuites><testsuite name=\"unit\"><directory>tests</directory></testsuite></testsuites>"
+	h.Write(filepath.Join(proj, "phpunit.xml.dist"), "<?xml version=\"1.0\"?>\n<phpunit>"+suite+"</phpunit>\n")
+	h.Write(filepath.Join(proj, "tests", "UnitTest.php"), "<?php\nfinal class UnitTest extends PHPUnit\\Framework\\TestCase {\n    public function testTrue(): void { $this->assertTrue(true); }\n}\n")
+	h.Write(filepath.Join(proj, "t", "unit.t"), "print \"1..1\\nok 1\\n\";\n")
+	commitAll(h, proj, "runners")
+	h.Write(filepath.Join(proj, "CMakeUserPresets.json"), `{"version": 3, "configurePresets": [{"name": "dev", "binaryDir": "build"}]}`+"\n")
+	h.Write(filepath.Join(proj, "phpunit.xml"), "<?xml version=\"1.0\"?>\n<phpunit colors=\"true\">"+suite+"</phpunit>\n")
+	h.Write(filepath.Join(proj, ".proverc"), "--verbose\n")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "runners' configurations", `
+		printf '{"version": 3, "configurePresets": [{"name": "dev", "binaryDir": "build", "cacheVariables": {"CMAKE_C_COMPILER_LAUNCHER": "/bin/sh;-c;touch `+marker+`.cmake && exec \\"$0\\" \\"$@\\""}}]}\n' > CMakeUserPresets.json
+		printf '<?xml version="1.0"?>\n<?php touch("`+marker+`.phpunit"); ?>\n<phpunit bootstrap="phpunit.xml">`+suite+`</phpunit>\n' > phpunit.xml
+		printf -- '--exec=/bin/sh\n.proverc\nx=1; touch `+marker+`.prove\n' > .proverc`)
+	for _, command := range [][]string{{"cmake", "--preset", "dev"}, {"cmake", "--build", "build"}, {"phpunit"}, {"prove"}} {
+		ran, _ := h.Command(proj, nil, command[0], command[1:]...).CombinedOutput()
+		for _, what := range []string{"cmake", "phpunit", "prove"} {
+			if _, err := os.Stat(marker + "." + what); err == nil {
+				t.Errorf("the host's %s ran what the session wrote (%s):\n%s\n%s", strings.Join(command, " "), what, out, ran)
+				os.Remove(marker + "." + what)
+			}
+		}
+	}
+}
