@@ -94,6 +94,8 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 	queue := []sourced{{rel, []string{base}}}
 	seen := map[string]bool{rel: true}
 	everyProgram, lookups := false, 0
+	// Whether direnv may source a file below rel the audit cannot name.
+	sourcesUnspelled := false
 	enqueue := func(name string, bases []string) bool {
 		if seen[name] {
 			return true
@@ -156,9 +158,10 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 			runs = append(runs, w.unspelledSources(text, f.bases)...)
 		}
 		everyProgram = everyProgram || unspelled || pathUnspelled
+		sourcesUnspelled = sourcesUnspelled || unspelled && parse == nil
 		if lookups += (len(names) + len(dirs) + len(runs)) * len(f.bases); lookups > maxEnvrcLookups {
 			w.notExamined(w.abs(rel), fmt.Sprintf("what it sources: the audit looks up %d names at most", maxEnvrcLookups))
-			everyProgram = true
+			everyProgram, sourcesUnspelled = true, true
 			break
 		}
 		for _, base := range f.bases {
@@ -183,7 +186,7 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 				}
 				if !ok && !everyProgram {
 					w.notExamined(w.abs(rel), fmt.Sprintf("what it sources: the audit reads %d files it sources at most, from %d directories", maxEnvrcSourced, maxEnvrcBases))
-					everyProgram = true
+					everyProgram, sourcesUnspelled = true, true
 				}
 			}
 		}
@@ -193,6 +196,9 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
 		}
 		w.judgeExecutables(base)
+	}
+	if sourcesUnspelled && filepath.Base(rel) == ".envrc" && parse == nil {
+		w.report.SourcesUnspelled = append(w.report.SourcesUnspelled, w.abs(rel))
 	}
 }
 

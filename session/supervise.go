@@ -569,6 +569,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	for _, root := range slices.Sorted(maps.Keys(reports)) {
 		s.report(root, dir, reports[root])
 	}
+	direnvAskAgain(envrcsWrittenBelow(reports, records))
 	deps := map[string]bool{}
 	for _, d := range reports[s.plan.Project.Checkout].Deps {
 		if filepath.Dir(d.Dir) == s.plan.Project.Checkout {

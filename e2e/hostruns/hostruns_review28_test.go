@@ -92,3 +92,41 @@ func TestReplayReview28TestAndBuildRunnerConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview28EnvrcSourcedByVariable: the project's .envrc sources
+// "${ENV_FILE:-config/dev.env}" (a variable's file, or the tracked
+// config/dev.env by default), a name with no literal part past its
+// expansion. The exit audit took for what it may source only the files
+// git ignores and the programs below it: the session appends to the
+// tracked config/dev.env, which direnv runs at the next cd, before git
+// status shows the change. Host-side proof: the host's direnv, the .envrc
+// allowed before, runs nothing the session wrote until the user allows
+// it again; a package's own .envrc, which sources nothing, stays allowed.
+func TestReplayReview28EnvrcSourcedByVariable(t *testing.T) {
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "source_env \"${ENV_FILE:-config/dev.env}\"\n")
+	h.Write(filepath.Join(proj, "config", "dev.env"), "export APP_ENV=dev\n")
+	h.Write(filepath.Join(proj, "pkg", ".envrc"), "export PKG=1\n")
+	commitAll(h, proj, "envrc")
+	h.Run(proj, nil, "direnv", "allow", ".")
+	h.Run(proj, nil, "direnv", "allow", "pkg")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf 'touch `+marker+`\n' >> config/dev.env && printf 'package pkg\n' > pkg/pkg.go && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the file could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "direnv", "exec", ".", "sh", "-c", "git status").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the host's git status under direnv ran what the session wrote:\n%s\n%s", out, ran)
+	}
+	if !strings.Contains(out, "direnv allow") {
+		t.Errorf("the exit did not say direnv asks again:\n%s", out)
+	}
+	pkg, err := h.Command(proj, nil, "direnv", "exec", "pkg", "sh", "-c", "echo PKG=$PKG").CombinedOutput()
+	if err != nil || !strings.Contains(string(pkg), "PKG=1") {
+		t.Errorf("the package's .envrc, which sources nothing, was blocked: %v\n%s\n%s", err, out, pkg)
+	}
+}

@@ -1,0 +1,158 @@
+package session
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/undo"
+)
+
+// direnv runs an .envrc it was allowed to run, by a file in its data
+// directory (allow/, named by the sha256 of the .envrc's path and
+// content), and asks again only when the .envrc changes, never for what
+// it sources. One that sources a file by a name the exit audit cannot
+// spell (source_env "$ENV_FILE", "${ENV_FILE:-config/dev.env}", eval
+// "$(tool)") may source any file below it, a tracked one too, whose change
+// git status shows only after direnv ran it at the next cd. Where the
+// session wrote below such an .envrc, the allow files naming it are
+// removed (direnv deny, without the deny that would stop it silently),
+// so the next cd says it is blocked until direnv allow, which the user
+// runs having read what the session wrote.
+
+// maxAllowFiles bounds the entries of direnv's allow directory read.
+const maxAllowFiles = 100_000
+
+// envrcsWrittenBelow are the .envrc files of reports that source a file
+// by a name the audit cannot spell and below which the session wrote,
+// by records (each checkout's; one without a record, or whose record is
+// not whole, a session that ended before its start's snapshot was
+// written, counts as written below each).
+func envrcsWrittenBelow(reports map[string]audit.Report, records map[string]undo.Changes) []string {
+	var envrcs []string
+	for root, r := range reports {
+		c, ok := records[root]
+		for _, e := range r.SourcesUnspelled {
+			wrote := !ok || c.IgnoredPartial || len(c.Incomplete) > 0 || slices.ContainsFunc(c.Paths, func(p undo.PathChange) bool {
+				return paths.Within(filepath.Join(root, p.Path), filepath.Dir(e))
+			})
+			if wrote {
+				envrcs = append(envrcs, e)
+			}
+		}
+	}
+	slices.Sort(envrcs)
+	return envrcs
+}
+
+// direnvAskAgain removes the allow files of direnv that name each of
+// envrcs (absolute paths), and says so; one direnv's whitelist runs
+// unasked is named so.
+func direnvAskAgain(envrcs []string) {
+	if len(envrcs) == 0 {
+		return
+	}
+	home, _ := os.UserHomeDir()
+	data := os.Getenv("XDG_DATA_HOME")
+	if data == "" {
+		data = filepath.Join(home, ".local", "share")
+	}
+	removeAllowFiles(filepath.Join(data, "direnv", "allow"), envrcs)
+	whitelist := direnvWhitelist(home)
+	for _, e := range envrcs {
+		if slices.ContainsFunc(whitelist, func(w string) bool { return strings.HasPrefix(e, w) }) {
+			printable.Say(os.Stderr, "claudebox: %s sources a file by a name the exit audit cannot spell, which may be any file the session wrote below it, tracked or not, and your direnv configuration's whitelist has direnv run it unasked at the next cd there", mount.Quote(e))
+			printable.Say(os.Stderr, "hint: read git status and git diff before you cd there")
+			continue
+		}
+		printable.Say(os.Stderr, "claudebox: direnv will ask before it runs %s again: it sources a file by a name the exit audit cannot spell, which may be any file the session wrote below it, tracked or not", mount.Quote(e))
+		printable.Say(os.Stderr, "hint: read git status and git diff there, then direnv allow")
+	}
+}
+
+// removeAllowFiles removes each allow file in dir that names one of
+// envrcs: by its path, or by another path to the same file (a link to a
+// directory above it), looked at only where it ends in the .envrc's
+// directory's name, so no other path is followed.
+func removeAllowFiles(dir string, envrcs []string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	entries, _ := d.ReadDir(maxAllowFiles)
+	for _, entry := range entries {
+		if !entry.Type().IsRegular() {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dir, entry.Name()))
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(io.LimitReader(f, 4096))
+		f.Close()
+		named := strings.TrimSuffix(string(b), "\n")
+		if slices.ContainsFunc(envrcs, func(e string) bool { return sameEnvrc(named, e) }) {
+			os.Remove(filepath.Join(dir, entry.Name()))
+		}
+	}
+}
+
+// sameEnvrc says whether the path an allow file names is the .envrc at e.
+func sameEnvrc(named, e string) bool {
+	if named == e {
+		return true
+	}
+	if filepath.Base(named) != ".envrc" || filepath.Base(filepath.Dir(named)) != filepath.Base(filepath.Dir(e)) {
+		return false
+	}
+	a, err := os.Stat(named)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(e)
+	return err == nil && os.SameFile(a, b)
+}
+
+// direnvWhitelist are the paths direnv's configuration (direnv.toml or
+// config.toml) whitelists, whose .envrc files it runs unasked: every
+// absolute path quoted in the configuration from its [whitelist] table
+// on, ~/ taken for the home (more is safer).
+func direnvWhitelist(home string) []string {
+	dir := os.Getenv("DIRENV_CONFIG")
+	if dir == "" {
+		config := os.Getenv("XDG_CONFIG_HOME")
+		if config == "" {
+			config = filepath.Join(home, ".config")
+		}
+		dir = filepath.Join(config, "direnv")
+	}
+	var list []string
+	for _, name := range []string{"direnv.toml", "config.toml"} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+		f.Close()
+		_, table, ok := strings.Cut(string(b), "whitelist")
+		if !ok {
+			continue
+		}
+		for _, part := range strings.FieldsFunc(table, func(r rune) bool { return r == '"' || r == '\'' }) {
+			if rest, ok := strings.CutPrefix(part, "~/"); ok {
+				part = filepath.Join(home, rest)
+			}
+			if filepath.IsAbs(part) {
+				list = append(list, part)
+			}
+		}
+	}
+	return list
+}
