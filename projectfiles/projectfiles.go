@@ -153,6 +153,9 @@ var Entries = []Entry{
 	{Name: ".rspec-local", Protection: AtExit, Tools: "RSpec", Why: "RSpec's options, read through ERB, which runs Ruby"},
 	{Name: ".pylintrc", Protection: AtExit, Tools: "pylint, editors' pylint", Why: "pylint runs its init-hook as Python, where it starts and in the directories above"},
 	{Name: "pylintrc", Protection: AtExit, Tools: "pylint, editors' pylint", Why: "pylint runs its init-hook as Python, where it starts and in the directories above"},
+	{Name: "hgrc", Protection: AtExit, Tools: "hg", Why: "a Mercurial repository's configuration (.hg/hgrc): hooks and extensions hg runs at every command there, a prompt's too"},
+	{Name: "hgrc-not-shared", Protection: AtExit, Tools: "hg", Why: "a Mercurial repository's configuration (.hg/hgrc-not-shared), read as .hg/hgrc"},
+	{Name: "sharedpath", Protection: AtExit, Tools: "hg", Why: "the repository a Mercurial share reads (.hg/sharedpath), whose hgrc it obeys"},
 }
 
 // index is the registry by name: the entries by their names and by

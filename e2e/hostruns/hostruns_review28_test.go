@@ -130,3 +130,29 @@ func TestReplayReview28EnvrcSourcedByVariable(t *testing.T) {
 		t.Errorf("the package's .envrc, which sources nothing, was blocked: %v\n%s\n%s", err, out, pkg)
 	}
 }
+
+// TestReplayReview28MercurialConfig: a project kept in Mercurial (a
+// folder claudebox runs in as in any other) has its repository's
+// configuration in .hg/hgrc, whose [hooks] and [extensions] hg runs at
+// every command there (hg status, and a prompt's hg id). The exit audit
+// knew git's configuration, not Mercurial's: the session appends a
+// pre-status hook to the user's .hg/hgrc. Host-side proof: after the
+// session, the host's hg status runs nothing the session wrote.
+func TestReplayReview28MercurialConfig(t *testing.T) {
+	harness.RequireTool(t, "hg", "apt-get install mercurial")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "main.py"), "print(1)\n")
+	h.Run(proj, nil, "hg", "init")
+	h.Write(filepath.Join(proj, ".hg", "hgrc"), "[paths]\ndefault = https://hg.example.com/proj\n")
+	h.Run(proj, nil, "hg", "--config", "ui.username=u <u@example.com>", "commit", "-q", "-A", "-m", "main")
+	marker := h.Marker()
+	out := h.InsideStderr(proj, `printf '[hooks]\npre-status = touch `+marker+`\n' >> .hg/hgrc && echo PLANTED >&2`)
+	if !strings.Contains(out, "PLANTED") {
+		t.Fatalf("the hook could not be planted:\n%s", out)
+	}
+	ran, _ := h.Command(proj, nil, "hg", "status").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's hg status ran what the session wrote:\n%s\n%s", out, ran)
+	}
+}
