@@ -566,6 +566,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		}
 		printable.Say(os.Stderr, "hint: if you made the change (git config, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
 	}
+	s.phases.hold("audit judged")
 	for _, root := range slices.Sorted(maps.Keys(reports)) {
 		s.report(root, dir, reports[root])
 	}

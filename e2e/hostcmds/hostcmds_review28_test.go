@@ -353,3 +353,76 @@ func TestReplayReview28ClosedUserFile(t *testing.T) {
 	}
 	h.Run(proj, nil, "git", "diff", "--exit-code")
 }
+
+// TestReplayReview28HostWritesDuringAudit: while the exit audit runs
+// (held once it judged the project, before it moves aside what it found),
+// the host's editor saves files by renaming a new one over them, one of
+// them the .envrc the audit found, and the host's git commits. Host-side
+// proof: the editor's saves and the commit stand (git log, git status
+// work, no lock of git's is left); the .envrc the host wrote is in place,
+// or its move aside is said with the command that puts it back and what
+// it moved holds the host's content: nothing of the user's is lost or
+// moved without a word.
+func TestReplayReview28HostWritesDuringAudit(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, "README"), "hi\n")
+	h.Write(filepath.Join(proj, "src", "app.go"), "package app\n")
+	h.GitRepo(proj)
+	const hold = "audit judged"
+	var stderr lockedBuffer
+	s := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=" + hold}, "claudebox", "--shell", "-c",
+		"mkdir -p sub && echo 'export X=1' > sub/.envrc && echo session >> README")
+	s.Stderr = &stderr
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- s.Wait() }()
+	harness.WaitFor(t, "the exit audit to hold", func() bool { return strings.Contains(stderr.String(), "holding after "+hold) || len(exited) > 0 })
+	if len(exited) > 0 {
+		t.Fatalf("the session ended before its exit audit held: %v\n%s", <-exited, stderr.String())
+	}
+	// The editor saves as most do: a new file renamed over the old.
+	save := func(path, content string) {
+		h.Write(path+".swp", content)
+		harness.Must(t, os.Rename(path+".swp", path))
+	}
+	envrc := filepath.Join(proj, "sub", ".envrc")
+	save(envrc, "export HOST=1\n")
+	save(filepath.Join(proj, "src", "app.go"), "package app // the host's edit\n")
+	h.Run(proj, nil, "git", "add", "README", "src/app.go")
+	h.Run(proj, []string{"GIT_AUTHOR_NAME=u", "GIT_AUTHOR_EMAIL=u@h", "GIT_COMMITTER_NAME=u", "GIT_COMMITTER_EMAIL=u@h"}, "git", "commit", "-q", "-m", "the host's commit")
+	s.Process.Signal(syscall.SIGUSR1)
+	if err := <-exited; err != nil {
+		t.Fatalf("the session: %v\n%s", err, stderr.String())
+	}
+	said := stderr.String()
+	if b, _ := os.ReadFile(filepath.Join(proj, "src", "app.go")); string(b) != "package app // the host's edit\n" {
+		t.Errorf("the editor's save of src/app.go: %q\n%s", b, said)
+	}
+	if got := strings.TrimSpace(h.Run(proj, nil, "git", "log", "-1", "--format=%s")); got != "the host's commit" {
+		t.Errorf("git log after the exit: %q\n%s", got, said)
+	}
+	if st := h.Run(proj, nil, "git", "status", "--porcelain", "--untracked-files=no"); st != "" {
+		t.Errorf("git status after the exit: %q\n%s", st, said)
+	}
+	if paths.Exists(filepath.Join(proj, ".git", "index.lock")) {
+		t.Errorf("git's index.lock outlived the exit\n%s", said)
+	}
+	if b, err := os.ReadFile(envrc); err == nil {
+		if string(b) != "export HOST=1\n" {
+			t.Errorf("%s holds %q, not the host's save", envrc, b)
+		}
+		return
+	}
+	_, back, ok := strings.Cut(said, "to put it back: mv -n ")
+	from, _, _ := strings.Cut(back, " "+envrc)
+	if !ok {
+		t.Fatalf("the host's %s was moved aside without a word:\n%s", envrc, said)
+	}
+	if b, _ := os.ReadFile(from); string(b) != "export HOST=1\n" {
+		t.Errorf("what was moved aside to %s holds %q, not the host's save:\n%s", from, b, said)
+	}
+}
