@@ -244,16 +244,13 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 			os.Remove(filepath.Join(st.dir, id+".listing"))
 		}
 	}()
-	specs := ".\x00"
+	var standIns []string
 	for _, path := range skip {
 		if rel, err := filepath.Rel(p.Checkout, path); err == nil && filepath.IsLocal(rel) && !inNested(p.Checkout, rel) {
-			specs += ":(top,literal,exclude)" + rel + "\x00"
+			standIns = append(standIns, rel)
 		}
 	}
 	leftOut, added := st.leftOut(ctx, p.Checkout, work)
-	for _, rel := range leftOut {
-		specs += ":(top,literal,exclude)" + rel + "\x00"
-	}
 	// Stopped (its session ended first), it is counted, once dropped, for
 	// what git add may have written: a session leaving a new large file
 	// and ending at once grew the store by it at every launch, counted as
@@ -264,7 +261,25 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 		}
 	}
 	hashed := &hashedPaths{paths: map[string]bool{}}
-	if err := st.gitTo(ctx, p.Checkout, work, strings.NewReader(specs), hashed, "add", "-A", "--verbose", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+	add := func() error {
+		specs := ".\x00"
+		for _, rel := range append(slices.Clip(standIns), leftOut...) {
+			specs += ":(top,literal,exclude)" + rel + "\x00"
+		}
+		return st.gitTo(ctx, p.Checkout, work, strings.NewReader(specs), hashed, "add", "-A", "--verbose", "--pathspec-from-file=-", "--pathspec-file-nul")
+	}
+	err = add()
+	// git add exits 1, the rest added, where an exclude names a file it
+	// ignores, which it adds only when told to: a project whose .gitignore
+	// hides a stand-in (Rails' template, /.env*, hides .envrc) had no
+	// session it could undo. Asked again without those; the index is
+	// fresh, so nothing is hashed twice.
+	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) && exit.ExitCode() == 1 && len(standIns) > 0 {
+		if standIns, err = st.notIgnored(ctx, p.Checkout, work, standIns); err == nil {
+			err = add()
+		}
+	}
+	if err != nil {
 		return Snapshot{}, err
 	}
 	if first {
@@ -825,6 +840,33 @@ func (st store) gitTo(ctx context.Context, checkout, index string, in io.Reader,
 		return fmt.Errorf("git %s: %w: %s", args[0], err, firstLine(stderr.String()))
 	}
 	return nil
+}
+
+// notIgnored is those of rels, paths in checkout, that git does not
+// ignore. check-ignore takes no literal pathspec: a path it would read as
+// magic (:…) is kept.
+func (st store) notIgnored(ctx context.Context, checkout, index string, rels []string) ([]string, error) {
+	var asked []string
+	for _, rel := range rels {
+		if !strings.HasPrefix(rel, ":") {
+			asked = append(asked, rel)
+		}
+	}
+	if len(asked) == 0 {
+		return rels, nil
+	}
+	out, err := st.git(ctx, checkout, index, strings.NewReader(strings.Join(asked, "\x00")+"\x00"), "check-ignore", "-z", "--stdin")
+	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) && exit.ExitCode() == 1 {
+		return rels, nil // none is
+	}
+	if err != nil {
+		return nil, err
+	}
+	ignored := map[string]bool{}
+	for _, rel := range strings.Split(out, "\x00") {
+		ignored[rel] = true
+	}
+	return slices.DeleteFunc(rels, func(rel string) bool { return ignored[rel] }), nil
 }
 
 // gitStartedKey is the context key of where gitTo keeps the process ID of
