@@ -175,7 +175,7 @@ func (w *watch) run(stdout io.Writer, broken <-chan os.Signal, over <-chan struc
 	fmt.Fprintln(stdout, "ready")
 	// From here it waits, for the whole session: what its start used is
 	// given back once the session has run a moment.
-	time.AfterFunc(idle.After, idle.Release)
+	idle.Wait(nil)
 	events := make(chan []byte)
 	failed := make(chan error, 1)
 	go func() {

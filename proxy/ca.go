@@ -48,12 +48,12 @@ func (p *Proxy) TrustCAs(pems [][]byte) {
 	p.ahead = p.trust
 }
 
-// BuildTrustAhead builds, beside the session, what the API's first TLS
-// handshake needs (TrustCAs), so that an agent's first call does not wait
-// for it; nothing where the API is not reached over TLS.
+// BuildTrustAhead builds what the API's first TLS handshake needs
+// (TrustCAs), called beside the session so that an agent's first call
+// does not wait for it; nothing where the API is not reached over TLS.
 func (p *Proxy) BuildTrustAhead() {
 	if p.ahead != nil {
-		go p.ahead()
+		p.ahead()
 	}
 }
 

@@ -316,7 +316,7 @@ func serve(socket string, ports inside.Ports) error {
 	}
 	// From here it waits, for the whole session: what its start used is
 	// given back once the session has run a moment.
-	time.AfterFunc(idle.After, idle.Release)
+	idle.Wait(nil)
 	select {}
 }
 

@@ -3,7 +3,9 @@ package idle
 import (
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -35,8 +37,53 @@ func TestReleaseKeepsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = clean[0]
-	Release()
+	release(cleanMappings())
 	if written[0] != 'x' || clean[0] != 0 {
-		t.Errorf("after Release the mappings hold %q and %q, want 'x' and 0", written[0], clean[0])
+		t.Errorf("after release the mappings hold %q and %q, want 'x' and 0", written[0], clean[0])
 	}
+}
+
+// TestWaitCollectsOnlyAtItsLimitUntilEnd: once released, the collector is
+// off, with a limit a little above what the process holds; End gives the
+// settings back as they were.
+func TestWaitCollectsOnlyAtItsLimitUntilEnd(t *testing.T) {
+	before := collector()
+	ready := make(chan struct{})
+	w := Wait(ready, nil)
+	close(ready)
+	for deadline := time.Now().Add(30 * time.Second); collector().percent != -1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the collector is still on 30 s after Wait")
+		}
+	}
+	if c := collector(); c.limit == before.limit {
+		t.Errorf("no memory limit while waiting: %+v", c)
+	}
+	w.End()
+	if c := collector(); c != before {
+		t.Errorf("after End the collector is %+v, want %+v as before", c, before)
+	}
+}
+
+// TestEndBeforeRelease: a wait ended before its release changes nothing.
+func TestEndBeforeRelease(t *testing.T) {
+	before := collector()
+	w := Wait(make(chan struct{}))
+	w.End()
+	if c := collector(); c != before {
+		t.Errorf("after End the collector is %+v, want %+v as before", c, before)
+	}
+}
+
+type settings struct {
+	percent int64
+	limit   uint64
+}
+
+// collector is the collector's settings: GOGC, -1 when off, and the
+// memory limit.
+func collector() settings {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}, {Name: "/gc/gomemlimit:bytes"}}
+	metrics.Read(s)
+	return settings{int64(s[0].Value.Uint64()), s[1].Value.Uint64()}
 }
