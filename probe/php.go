@@ -3,12 +3,12 @@ package probe
 import (
 	"bufio"
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/claudebox/claudebox/mount"
-	"github.com/claudebox/claudebox/untrusted"
 )
 
 // PHP's command line reads its php.ini and the ini files of its
@@ -140,55 +140,44 @@ var phpConfigDirs = []string{"php/*/cli", "php/*/mods-available", "php.d"}
 // (leftOut, paths in etc). ok is false where dir is no directory to copy
 // or cannot be read whole within the bounds of ~/.claude's copies.
 func phpDirCopy(etc, dir string) (c mount.DirCopy, leftOut []string, ok bool) {
-	c.Path = dir
-	size := 0
-	out := func(full string) {
+	out := func(full string) copyFate {
 		rel, _ := filepath.Rel(etc, full)
 		leftOut = append(leftOut, rel)
+		return leaveOut
 	}
-	var walk func(rel string, depth int) bool
-	walk = func(rel string, depth int) bool {
-		des, err := os.ReadDir(filepath.Join(dir, rel))
-		if err != nil || depth > dirCopyDepth {
-			return false
-		}
-		for _, de := range des {
-			name, full := filepath.Join(rel, de.Name()), filepath.Join(dir, rel, de.Name())
-			fi, err := os.Lstat(full)
+	w := treeCopy{DirCopy: mount.DirCopy{Path: dir}, policy: copyPolicy{
+		levels: dirCopyDepth,
+		dir: func(full string, fi fs.FileInfo, _ []os.DirEntry, whole bool) copyFate {
 			switch {
-			case err != nil || len(c.Entries) >= dirCopyEntries:
-				return false
-			case fi.Mode()&os.ModeSymlink != 0:
-				target, err := os.Readlink(full)
-				if err != nil {
-					return false
-				}
-				c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: name, Link: target})
-			case fi.IsDir() && fi.Mode().Perm()&0o005 == 0o005:
-				c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: name, Dir: true})
-				if !walk(name, depth+1) {
-					return false
-				}
-			case fi.Mode().IsRegular() && fi.Mode().Perm()&0o004 != 0 && strings.HasSuffix(de.Name(), ".ini"):
-				b, err := untrusted.ReadFile(filepath.Dir(full), de.Name(), int64(dirCopyBytes-size))
-				if err != nil {
-					return false
-				}
-				content, shown := settingsCopy(b, phpIni)
-				if !shown {
-					out(full)
-					continue
-				}
-				size += len(content)
-				c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: name, Content: content})
-			default:
-				out(full)
+			case fi.Mode().Perm()&0o005 != 0o005:
+				return out(full)
+			case !whole:
+				return refuseCopy
 			}
-		}
-		return true
-	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o005 != 0o005 || !walk("", 0) {
+			return copyEntry
+		},
+		file: func(full string, fi fs.FileInfo, read func() ([]byte, error)) (mount.DirCopyEntry, copyFate) {
+			if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o004 == 0 || !strings.HasSuffix(full, ".ini") {
+				return mount.DirCopyEntry{}, out(full)
+			}
+			b, err := read()
+			if err != nil {
+				return mount.DirCopyEntry{}, refuseCopy
+			}
+			content, shown := settingsCopy(b, phpIni)
+			if !shown {
+				return mount.DirCopyEntry{}, out(full)
+			}
+			return mount.DirCopyEntry{Content: content}, copyEntry
+		},
+	}}
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o005 != 0o005 {
 		return mount.DirCopy{Path: dir}, nil, false
 	}
-	return c, leftOut, true
+	des, err := os.ReadDir(dir)
+	if err != nil || !w.walk("", des, 0) {
+		return mount.DirCopy{Path: dir}, nil, false
+	}
+	return w.DirCopy, leftOut, true
 }

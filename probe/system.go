@@ -114,73 +114,43 @@ var managedClaudeDirs = map[string]bool{"skills": true, "commands": true, "agent
 // within the bounds of ~/.claude's copies, and every other entry. ok is
 // false where dir is no directory to copy.
 func managedClaudeCopy(etc, dir string) (c mount.DirCopy, leftOut []string, ok bool) {
-	c.Path = dir
-	size := 0
-	out := func(full string) {
+	out := func(full string) copyFate {
 		rel, _ := filepath.Rel(etc, full)
 		leftOut = append(leftOut, rel)
+		return leaveOut
 	}
-	// file copies the file at full as rel, or leaves it out.
-	file := func(full, rel string, fi os.FileInfo) {
-		if fi.Mode().Perm()&0o004 == 0 || credentialFile(full) {
-			out(full)
-			return
-		}
-		b, err := untrusted.ReadFile(filepath.Dir(full), filepath.Base(full), int64(dirCopyBytes-size))
-		if err != nil || claudesettings.HasCommandCredential(b) {
-			out(full)
-			return
-		}
-		size += len(b)
-		c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: rel, Content: string(b), Executable: fi.Mode()&0o111 != 0})
-	}
-	var walk func(rel string, depth int) bool
-	walk = func(rel string, depth int) bool {
-		des, err := os.ReadDir(filepath.Join(dir, rel))
-		if err != nil {
-			return false
-		}
-		for _, de := range des {
-			name, full := filepath.Join(rel, de.Name()), filepath.Join(dir, rel, de.Name())
-			if len(c.Entries) >= dirCopyEntries {
-				return false
-			}
-			fi, err := os.Lstat(full)
+	w := treeCopy{DirCopy: mount.DirCopy{Path: dir}, policy: copyPolicy{
+		levels: dirCopyDepth,
+		dir: func(full string, fi fs.FileInfo, des []os.DirEntry, whole bool) copyFate {
 			switch {
-			case err != nil:
-				return false
-			case fi.Mode()&os.ModeSymlink != 0:
-				target, err := os.Readlink(full)
-				if err != nil {
-					return false
-				}
-				c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: name, Link: target})
-			case fi.IsDir():
-				sub, err := os.ReadDir(full)
-				switch {
-				case err != nil || depth >= dirCopyDepth:
-					return false
-				case fi.Mode().Perm()&0o005 != 0o005 || isGitDir(full, sub):
-					out(full)
-					continue
-				}
-				c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: name, Dir: true})
-				if !walk(name, depth+1) {
-					return false
-				}
-			case fi.Mode().IsRegular():
-				file(full, name, fi)
+			case !whole:
+				return refuseCopy
+			case fi.Mode().Perm()&0o005 != 0o005 || isGitDir(full, des):
+				return out(full)
 			}
-		}
-		return true
-	}
+			return copyEntry
+		},
+		file: func(full string, fi fs.FileInfo, read func() ([]byte, error)) (mount.DirCopyEntry, copyFate) {
+			switch {
+			case !fi.Mode().IsRegular():
+				return mount.DirCopyEntry{}, leaveOut
+			case fi.Mode().Perm()&0o004 == 0 || credentialFile(full):
+				return mount.DirCopyEntry{}, out(full)
+			}
+			b, err := read()
+			if err != nil || claudesettings.HasCommandCredential(b) {
+				return mount.DirCopyEntry{}, out(full)
+			}
+			return mount.DirCopyEntry{Content: string(b), Executable: fi.Mode()&0o111 != 0}, copyEntry
+		},
+	}}
 	fi, err := os.Lstat(dir)
 	if err != nil || !fi.IsDir() || fi.Mode().Perm()&0o005 != 0o005 {
-		return c, nil, false
+		return w.DirCopy, nil, false
 	}
 	des, err := os.ReadDir(dir)
 	if err != nil {
-		return c, nil, false
+		return w.DirCopy, nil, false
 	}
 	for _, de := range des {
 		full := filepath.Join(dir, de.Name())
@@ -188,18 +158,18 @@ func managedClaudeCopy(etc, dir string) (c mount.DirCopy, leftOut []string, ok b
 		switch {
 		case err != nil:
 		case fi.IsDir() && managedClaudeDirs[de.Name()] && fi.Mode().Perm()&0o005 == 0o005:
-			entries, sized, dropped := len(c.Entries), size, len(leftOut)
-			c.Entries = append(c.Entries, mount.DirCopyEntry{Rel: de.Name(), Dir: true})
-			if !walk(de.Name(), 1) {
+			entries, sized, dropped := len(w.Entries), w.size, len(leftOut)
+			w.Entries = append(w.Entries, mount.DirCopyEntry{Rel: de.Name(), Dir: true})
+			if sub, err := os.ReadDir(full); err != nil || !w.walk(de.Name(), sub, 1) {
 				// Not read whole: none of it is shown.
-				c.Entries, size, leftOut = c.Entries[:entries], sized, leftOut[:dropped]
+				w.Entries, w.size, leftOut = w.Entries[:entries], sized, leftOut[:dropped]
 				out(full)
 			}
 		default:
 			out(full)
 		}
 	}
-	return c, leftOut, true
+	return w.DirCopy, leftOut, true
 }
 
 // etcMatch says whether rel is an entry of mount.EtcShown (where a
