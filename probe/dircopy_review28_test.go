@@ -268,7 +268,7 @@ func TestDirCopiesHostile(t *testing.T) {
 			testfs.Write(t, filepath.Join(dir, "objects", "x"), "")
 		},
 		dirCopy: `refused`,
-		managed: `.; HEAD "ref: refs/heads/main\n"; objects/; objects/x ""`,
+		managed: `out:.`,
 		php:     `objects/; out:HEAD; out:objects/x`,
 	}, {
 		name: "credentials",

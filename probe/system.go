@@ -103,16 +103,17 @@ var managedClaudeDirs = map[string]bool{"skills": true, "commands": true, "agent
 
 // managedClaudeCopy reads the managed policy's .claude at dir (in the
 // system configuration etc) for its private copy: of its entries, the
-// directories of managedClaudeDirs; in them,
-// directories every user may enter, files every user may read, links
-// made again as they are. What else lies there is left out (leftOut,
-// paths in etc): a file named as credentials are kept (credentialFile:
-// a skill's .env, its token.json), one with a credential written in it
-// (a script's bearer token, judged as a hook's script is), a git
-// directory (a clone's configuration holds its remote's token), what
-// only the user's groups may read, a directory that cannot be read whole
-// within the bounds of ~/.claude's copies, and every other entry. ok is
-// false where dir is no directory to copy.
+// directories of managedClaudeDirs; in them, directories every user may
+// enter, files every user may read, links made again as they are. What
+// else lies there is left out (leftOut, paths in etc): a file named as
+// credentials are kept (credentialFile: a skill's .env, its token.json),
+// one with a credential written in it (a script's bearer token, judged
+// as a hook's script is), a git directory (a clone's configuration holds
+// its remote's token, its objects every file its history had), one of
+// managedClaudeDirs itself among them, what only the user's groups may
+// read, a directory that cannot be read whole within the bounds of
+// ~/.claude's copies, and every other entry. ok is false where dir is
+// no directory to copy.
 func managedClaudeCopy(etc, dir string) (c mount.DirCopy, leftOut []string, ok bool) {
 	out := func(full string) copyFate {
 		rel, _ := filepath.Rel(etc, full)
@@ -157,16 +158,26 @@ func managedClaudeCopy(etc, dir string) (c mount.DirCopy, leftOut []string, ok b
 		fi, err := os.Lstat(full)
 		switch {
 		case err != nil:
-		case fi.IsDir() && managedClaudeDirs[de.Name()] && fi.Mode().Perm()&0o005 == 0o005:
+			continue
+		case !fi.IsDir() || !managedClaudeDirs[de.Name()]:
+			out(full)
+			continue
+		}
+		// Judged as a directory below it is: skills that are a bare
+		// repository are a git directory too.
+		sub, err := os.ReadDir(full)
+		switch w.policy.dir(full, fi, sub, err == nil) {
+		case leaveOut:
+		case refuseCopy:
+			out(full)
+		default:
 			entries, sized, dropped := len(w.Entries), w.size, len(leftOut)
 			w.Entries = append(w.Entries, mount.DirCopyEntry{Rel: de.Name(), Dir: true})
-			if sub, err := os.ReadDir(full); err != nil || !w.walk(de.Name(), sub, 1) {
+			if !w.walk(de.Name(), sub, 1) {
 				// Not read whole: none of it is shown.
 				w.Entries, w.size, leftOut = w.Entries[:entries], sized, leftOut[:dropped]
 				out(full)
 			}
-		default:
-			out(full)
 		}
 	}
 	return w.DirCopy, leftOut, true
