@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/untrusted"
@@ -19,10 +21,10 @@ const (
 
 // A copyPolicy is what a directory's private copy (treeCopy) takes of
 // what lies below its root. Whatever the policy, a link is made again as
-// it is, never followed, and the copy is refused past its bounds (over
-// dirCopyEntries entries, dirCopyBytes of files, levels of directories)
-// or where a link or an entry cannot be read; a policy names what it
-// leaves out where it wants it named.
+// it is, never followed (nor one made during the walk), and the copy is
+// refused past its bounds (over dirCopyEntries entries, dirCopyBytes of
+// files, levels of directories) or where a link or an entry cannot be
+// read; a policy names what it leaves out where it wants it named.
 type copyPolicy struct {
 	// levels is how many levels of directories below the root are
 	// copied: one deeper refuses the copy.
@@ -56,6 +58,16 @@ type treeCopy struct {
 	size int
 }
 
+// list lists the directory rel below the copy's Path, by name, reached
+// through no link, as links and files are read: one made on the way
+// during the walk (a directory of the copy replaced by a link to ~/.ssh)
+// fails the read rather than leads out.
+func (w *treeCopy) list(rel string) ([]os.DirEntry, error) {
+	des, err := untrusted.ReadDir(w.Path, rel)
+	slices.SortFunc(des, func(a, b os.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return des, err
+}
+
 // walk copies the entries des of the directory rel (below the copy's
 // Path, level levels down) and what lies below them; false where the
 // copy is refused.
@@ -73,13 +85,13 @@ func (w *treeCopy) walk(rel string, des []os.DirEntry, level int) bool {
 		case err != nil:
 			return false
 		case fi.Mode()&os.ModeSymlink != 0:
-			target, err := os.Readlink(full)
+			target, err := untrusted.Readlink(w.Path, name)
 			if err != nil {
 				return false
 			}
 			w.Entries = append(w.Entries, mount.DirCopyEntry{Rel: name, Link: target})
 		case fi.IsDir():
-			sub, err := os.ReadDir(full)
+			sub, err := w.list(name)
 			switch w.policy.dir(full, fi, sub, err == nil && level < w.policy.levels) {
 			case refuseCopy:
 				return false
@@ -92,7 +104,7 @@ func (w *treeCopy) walk(rel string, des []os.DirEntry, level int) bool {
 			}
 		default:
 			e, fate := w.policy.file(full, fi, func() ([]byte, error) {
-				return untrusted.ReadFile(filepath.Dir(full), de.Name(), int64(dirCopyBytes-w.size))
+				return untrusted.ReadFile(w.Path, name, int64(dirCopyBytes-w.size))
 			})
 			switch fate {
 			case refuseCopy:

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -409,4 +410,50 @@ func copySummary(c mount.DirCopy, ok bool, top string, named []string, prefix st
 	slices.Sort(names)
 	parts = append(parts, names...)
 	return strings.Join(parts, "; ")
+}
+
+// TestTreeCopyLinkMadeDuringWalk: a directory of the copy replaced by a
+// link once the walk has judged it (a concurrent session writing where
+// ~/.claude's directory leads, in its project) is not followed: the
+// copy is refused rather than holding what the link leads to.
+func TestTreeCopyLinkMadeDuringWalk(t *testing.T) {
+	root, outside := filepath.Join(t.TempDir(), "agents"), t.TempDir()
+	testfs.Write(t, filepath.Join(outside, "a.md"), "SECRET\n")
+	testfs.Write(t, filepath.Join(root, "sub", "a.md"), "harmless\n")
+	des, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := treeCopy{DirCopy: mount.DirCopy{Path: root}, policy: copyPolicy{
+		levels: dirCopyDepth,
+		dir: func(full string, _ fs.FileInfo, _ []os.DirEntry, whole bool) copyFate {
+			if !whole {
+				return refuseCopy
+			}
+			// Judged, listed: now the link.
+			if err := os.Rename(full, full+".was"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, full); err != nil {
+				t.Fatal(err)
+			}
+			return copyEntry
+		},
+		file: func(_ string, _ fs.FileInfo, read func() ([]byte, error)) (mount.DirCopyEntry, copyFate) {
+			b, err := read()
+			if err != nil {
+				return mount.DirCopyEntry{}, refuseCopy
+			}
+			return mount.DirCopyEntry{Content: string(b)}, copyEntry
+		},
+	}}
+	ok := w.walk("", des, 0)
+	for _, e := range w.Entries {
+		if strings.Contains(e.Content, "SECRET") {
+			t.Errorf("the copy holds %s, read through a link made during the walk", e.Rel)
+		}
+	}
+	if ok {
+		t.Errorf("the copy was not refused: %+v", w.Entries)
+	}
 }

@@ -165,7 +165,7 @@ func managedClaudeCopy(etc, dir string) (c mount.DirCopy, leftOut []string, ok b
 		}
 		// Judged as a directory below it is: skills that are a bare
 		// repository are a git directory too.
-		sub, err := os.ReadDir(full)
+		sub, err := w.list(de.Name())
 		switch w.policy.dir(full, fi, sub, err == nil) {
 		case leaveOut:
 		case refuseCopy:
