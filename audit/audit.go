@@ -1245,6 +1245,26 @@ func (w *walker) notExamined(p, why string) {
 
 func (w *walker) abs(rel string) string { return filepath.Join(w.root, rel) }
 
+// atMost is the first n of files (relative to the root), those past them
+// named as not examined, why saying n is the most the audit reads.
+func (w *walker) atMost(files []string, n int, why string) []string {
+	if len(files) <= n {
+		return files
+	}
+	for _, rel := range files[n:] {
+		w.notExamined(w.abs(rel), fmt.Sprintf(why, n))
+	}
+	return files[:n]
+}
+
+// includesUnspelled names rel, once, among the files that include one
+// by a path the audit cannot spell (Report.IncludesUnspelled).
+func (w *walker) includesUnspelled(rel string) {
+	if p := w.abs(rel); !slices.Contains(w.report.IncludesUnspelled, p) {
+		w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, p)
+	}
+}
+
 // index compares the index of the git directory n with the start's: the
 // entries hidden from git status since, and the gitlinks added since,
 // whose repositories are then examined wherever they are. An index that

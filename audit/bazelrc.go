@@ -61,8 +61,8 @@ func (w *walker) judgeChain(tops []string, named func(rel, src string) ([]string
 			continue
 		}
 		names, unspelled := named(rel, string(b))
-		if unspelled && !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
-			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
+		if unspelled {
+			w.includesUnspelled(rel)
 		}
 		for _, name := range names {
 			if !filepath.IsLocal(name) || seen[name] {

@@ -38,13 +38,7 @@ var envrcSources = map[string]bool{
 // envrcSourced judges what the .envrc at the root, and those the walk
 // found below it, source.
 func (w *walker) envrcSourced() {
-	envrcs := append([]string{".envrc"}, w.envrcs...)
-	if len(envrcs) > maxEnvrcs+1 {
-		for _, rel := range envrcs[maxEnvrcs+1:] {
-			w.notExamined(w.abs(rel), fmt.Sprintf("what it sources: the audit reads %d .envrc files at most", maxEnvrcs+1))
-		}
-		envrcs = envrcs[:maxEnvrcs+1]
-	}
+	envrcs := w.atMost(append([]string{".envrc"}, w.envrcs...), maxEnvrcs+1, "what it sources: the audit reads %d .envrc files at most")
 	var user *direnvrc
 	for _, rel := range envrcs {
 		if _, err := untrusted.Lstat(w.root, rel); err != nil {
@@ -192,9 +186,7 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 		}
 	}
 	if everyProgram {
-		if !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
-			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
-		}
+		w.includesUnspelled(rel)
 		w.judgeExecutables(base)
 	}
 	if sourcesUnspelled && filepath.Base(rel) == ".envrc" && parse == nil {

@@ -3,7 +3,6 @@ package audit
 import (
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -32,21 +31,14 @@ func rubyGemfile(name string) bool {
 // gemfileNamed judges what the Gemfiles at the root, and those the walk
 // found below it, name.
 func (w *walker) gemfileNamed() {
-	files := append([]string{"Gemfile", "gems.rb"}, w.gemfiles...)
-	if len(files) > maxEnvrcs+2 {
-		for _, rel := range files[maxEnvrcs+2:] {
-			w.notExamined(w.abs(rel), fmt.Sprintf("what it names: the audit reads %d Gemfiles at most", maxEnvrcs+2))
-		}
-		files = files[:maxEnvrcs+2]
-	}
-	for _, rel := range files {
+	for _, rel := range w.atMost(append([]string{"Gemfile", "gems.rb"}, w.gemfiles...), maxEnvrcs+2, "what it names: the audit reads %d Gemfiles at most") {
 		b, err := untrusted.ReadFile(w.root, rel, maxMakefileSize)
 		if err != nil {
 			continue
 		}
 		names, whole := rubyStrings(string(b))
-		if evalsUnspelled(string(b)) && !slices.Contains(w.report.IncludesUnspelled, w.abs(rel)) {
-			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(rel))
+		if evalsUnspelled(string(b)) {
+			w.includesUnspelled(rel)
 		}
 		if !whole {
 			w.notExamined(w.abs(rel), fmt.Sprintf("all it names: the audit looks up %d of its strings at most", maxEnvrcNames))

@@ -82,8 +82,8 @@ func (w *walker) makeIncluded(rels []string) {
 			continue
 		}
 		patterns, vars, whole, unspelled := includePatterns(string(b), maps.Clone(m.vars), &expanded)
-		if unspelled && !slices.Contains(w.report.IncludesUnspelled, w.abs(m.rel)) {
-			w.report.IncludesUnspelled = append(w.report.IncludesUnspelled, w.abs(m.rel))
+		if unspelled {
+			w.includesUnspelled(m.rel)
 		}
 		if !whole {
 			w.notExamined(w.abs(m.rel), fmt.Sprintf("all it includes: the audit expands %d variables of %d KiB and %d MiB in all at most", maxVars, maxValue>>10, makeExpanded>>20))

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -91,13 +90,7 @@ func (w *walker) miseSourced() {
 		more, moreRoots := w.miseFiles(dir, []string{name})
 		files, roots = append(files, more...), append(roots, moreRoots...)
 	}
-	if len(files) > maxEnvrcs+1 {
-		for _, rel := range files[maxEnvrcs+1:] {
-			w.notExamined(w.abs(rel), fmt.Sprintf("what it sources: the audit reads %d mise configurations at most", maxEnvrcs+1))
-		}
-		files, roots = files[:maxEnvrcs+1], roots[:maxEnvrcs+1]
-	}
-	for i, rel := range files {
+	for i, rel := range w.atMost(files, maxEnvrcs+1, "what it sources: the audit reads %d mise configurations at most") {
 		w.sourcesJudged(rel, roots[i], miseReads, nil)
 	}
 }
