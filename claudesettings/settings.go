@@ -28,10 +28,14 @@ var ProjectCopies = []string{"settings.json", "settings.local.json"}
 // CopyContent is what the sandbox's private copy of the host file src
 // holds, given the file's data, and what of it was left out (names, never
 // values). A file other than a Claude Code settings file is copied as it
-// is. A project's settings (which the sandbox sees in the project anyway)
-// are copied with Claude Code's own sandbox turned off and no API
-// variables in their env (see apiEnvOff). Your own, in home's ~/.claude,
-// keep only what is known harmless: the keys of userKeys, and in env the
+// is. A project's shared settings (settings.json, which the sandbox reads
+// in the repository anyway) are copied with Claude Code's own sandbox
+// turned off and no API variables in their env (see apiEnvOff). Your own,
+// in home's ~/.claude, and your own for a project (its
+// settings.local.json, which git ignores and the guard hides, where the
+// host's claude keeps the command rules you approve, a curl's bearer token
+// among them, and the env you set), keep only what is known harmless: the
+// keys of userKeys, and in env the
 // variables the sandbox's environment would pass itself, of the hooks, the
 // commands, the rules and the plugins' options those with no credential
 // written in them; a file claudebox
@@ -46,7 +50,7 @@ func CopyContent(src, home string, data []byte) ([]byte, []string) {
 		return ownSettings(data, true)
 	case !isClaudeSettings(src):
 		return data, nil
-	case filepath.Dir(src) != filepath.Join(home, ".claude"):
+	case filepath.Dir(src) != filepath.Join(home, ".claude") && filepath.Base(src) != "settings.local.json":
 		return apiEnvOff(innerSandboxOff(data)), nil
 	}
 	return ownSettings(data, false)

@@ -66,9 +66,9 @@ func TestCopyContentTurnsInnerSandboxOff(t *testing.T) {
 // and the host side reads the user's own.
 func TestCopyContentDropsAPIEnv(t *testing.T) {
 	in := `{"env":{"ANTHROPIC_BASE_URL":"https://gw","ANTHROPIC_API_KEY":"sk-real","CLAUDE_CODE_OAUTH_TOKEN":"t","ANTHROPIC_AUTH_TOKEN":"b","FOO":"1"},"model":"opus"}`
-	// A project's copy keeps its other variables; your own keeps only
-	// the allowlist's.
-	for src, want := range map[string]int{"/home/a/.claude/settings.json": 0, "/p/.claude/settings.local.json": 1} {
+	// A project's shared copy keeps its other variables; your own (the
+	// home's, and a project's local settings) keeps only the allowlist's.
+	for src, want := range map[string]int{"/home/a/.claude/settings.json": 0, "/p/.claude/settings.json": 1, "/p/.claude/settings.local.json": 0} {
 		var got struct {
 			Env   map[string]string
 			Model string

@@ -185,3 +185,37 @@ func TestReplayReview28InHostGitConfigLockRead(t *testing.T) {
 		t.Errorf("the end does not say a token in the repository's configuration the host rewrote may have been read:\n%s", got)
 	}
 }
+
+// TestReplayReview28InProjectLocalSettingsToken: a project's
+// .claude/settings.local.json is the user's own settings for it, which git
+// ignores: the host's claude keeps there the command rules the user
+// approves ("don't ask again" for a curl with its bearer token) and the
+// env the user sets (an MCP server's token), and the guard hides the file
+// itself. Its private copy kept all of it but the API variables, as if the
+// sandbox read it in the repository anyway. The attack, from inside: read
+// the copy. Proof: no token is readable, and the rules without one are
+// there.
+func TestReplayReview28InProjectLocalSettingsToken(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".claude", "settings.local.json"), `{
+  "permissions": {"allow": ["Bash(npm test)", "Bash(curl -H \"Authorization: Bearer sk-live-R28RULETOKENaaaaaaaaaaaa\" https://api.example.com/deploy)"]},
+  "env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_R28ENVTOKENaaaaaaaaaaaaaaaaaaaaaaaaaaa"},
+  "apiKeyHelper": "echo R28HELPER"
+}
+`)
+	if out := h.Run(proj, nil, "git", "status", "--short", "--ignored"); !strings.Contains(out, ".claude/") {
+		t.Fatalf("the settings file is not the user's own beside the repository:\n%s", out)
+	}
+	out := h.Inside(proj, nil, `exec 2>&1; cat .claude/settings.local.json; git show HEAD:.claude/settings.local.json; true`)
+	t.Log(out)
+	for _, secret := range []string{"R28RULETOKEN", "R28ENVTOKEN", "R28HELPER"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("the sandbox reads %s from the project's settings.local.json:\n%s", secret, out)
+		}
+	}
+	if !strings.Contains(out, "Bash(npm test)") {
+		t.Errorf("the copy lost the rule without a credential:\n%s", out)
+	}
+}
