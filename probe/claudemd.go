@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -75,15 +76,17 @@ func memoryImports(files []string, home string, writable []string, read func(str
 // user's, as ~/.claude's are (~/code/CLAUDE.md, for every project there).
 // None at or below a folder a sandbox writes: the project's root (a
 // worktree's checkout inside it), another project's (a folder with an
-// instance, where a repository nests in another), a writable bind; what
-// those import would be a sandbox's choice.
+// instance, where a repository nests in another), any other git working
+// tree (a linked worktree has no instance of its own, yet its project's
+// sandboxes write it), a writable bind; what those import would be a
+// sandbox's choice.
 func aboveProject(project instance.Project, home, stateDir string, writable []string) []namedPath {
 	var dirs []string
 	for dir := filepath.Dir(project.Checkout); dir != "/" && dir != "."; dir = filepath.Dir(dir) {
 		dirs = append(dirs, dir)
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
-		if paths.Within(dirs[i], project.Root) || paths.UnderAny(dirs[i], writable) || paths.Exists(instance.Dir(stateDir, dirs[i])) {
+		if paths.Within(dirs[i], project.Root) || paths.UnderAny(dirs[i], writable) || paths.Exists(instance.Dir(stateDir, dirs[i])) || gitWorkingTree(dirs[i]) {
 			dirs = dirs[i+1:]
 			break
 		}
@@ -100,6 +103,13 @@ func aboveProject(project instance.Project, home, stateDir string, writable []st
 		}
 	}
 	return named
+}
+
+// gitWorkingTree says whether dir holds a .git entry of any kind (a
+// repository's, a linked worktree's or a submodule's file, a link).
+func gitWorkingTree(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
 }
 
 // projectImportsRead bounds what the project's memory files and their
