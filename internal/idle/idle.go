@@ -35,8 +35,9 @@ type Waiting struct {
 }
 
 // Wait gives back, After from now and once each of ready is closed (a
-// nil one needs not be), what the process's start used (the heap it no longer uses, the
-// pages of the files it maps read-only), and from then on, until
+// nil one needs not be), what the process's start used (the heap it no
+// longer uses as each closes, then the pages of the files it maps
+// read-only), and from then on, until
 // End, the collector runs only when the process's memory grows by margin,
 // not every two minutes as Go's runs in a process that allocates nothing:
 // each such collection read the binary's tables of every waiting
@@ -61,6 +62,9 @@ func (w *Waiting) wait(ready []<-chan struct{}) {
 		}
 		select {
 		case <-r:
+			// What it held (a large tree's record) is given back now,
+			// not once the last is done.
+			debug.FreeOSMemory()
 		case <-w.wake:
 			return
 		}
