@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
@@ -218,14 +220,24 @@ func claudeSetup(home, homeEnv, stateDir string, project instance.Project, binds
 	}
 	// What the project's memory imports from outside it is never shown
 	// for it (the sandbox writes the project); named, unless it is shown
-	// anyway or is ~/.claude's.
+	// anyway or is ~/.claude's, or is no file on the host: Claude Code
+	// skips such an import there too, and prose ("the @/components
+	// folder") reads as one.
 	for _, p := range projectImports(project.Checkout, expand) {
-		if paths.UnderAny(p, inside) || slices.ContainsFunc(own, func(o bind.Own) bool { return paths.Within(p, o.Dest) }) || slices.ContainsFunc(scripts, func(s mount.Script) bool { return s.Path == p }) {
+		if paths.UnderAny(p, inside) || slices.ContainsFunc(own, func(o bind.Own) bool { return paths.Within(p, o.Dest) }) || slices.ContainsFunc(scripts, func(s mount.Script) bool { return s.Path == p }) || !hostFile(p) {
 			continue
 		}
 		unshown = append(unshown, mount.Unshown{Path: p, What: "an import of the project's CLAUDE.md", Reason: "the sandbox writes the project, so what its CLAUDE.md imports from outside it is shown only when you bind it"})
 	}
 	return own, scripts, unshown, hookOutputs, blanked, claudeNamed
+}
+
+// hostFile says whether path, links followed, is a regular file on the
+// host. The sandbox chose the path: an automount point at its end is not
+// mounted to say.
+func hostFile(path string) bool {
+	var st unix.Statx_t
+	return unix.Statx(unix.AT_FDCWD, path, unix.AT_NO_AUTOMOUNT, unix.STATX_TYPE, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG
 }
 
 // appendPrompt is the last file claude's --append-system-prompt-file
