@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
@@ -64,9 +66,9 @@ func direnvAskAgain(envrcs []string) {
 		data = filepath.Join(home, ".local", "share")
 	}
 	removeAllowFiles(filepath.Join(data, "direnv", "allow"), envrcs)
-	whitelist := direnvWhitelist(home)
+	whitelist := readDirenvWhitelist(home)
 	for _, e := range envrcs {
-		if slices.ContainsFunc(whitelist, func(w string) bool { return strings.HasPrefix(e, w) }) {
+		if whitelist.runs(e) {
 			printable.Say(os.Stderr, "claudebox: %s sources a file by a name the exit audit cannot spell, which may be any file the session wrote below it, tracked or not, and your direnv configuration's whitelist has direnv run it unasked at the next cd there", mount.Quote(e))
 			printable.Say(os.Stderr, "hint: read git status and git diff before you cd there")
 			continue
@@ -120,11 +122,27 @@ func sameEnvrc(named, e string) bool {
 	return err == nil && os.SameFile(a, b)
 }
 
-// direnvWhitelist are the paths direnv's configuration (direnv.toml or
-// config.toml) whitelists, whose .envrc files it runs unasked: every
-// absolute path quoted in the configuration from its [whitelist] table
-// on, ~/ taken for the home (more is safer).
-func direnvWhitelist(home string) []string {
+// direnvWhitelist is what direnv's configuration whitelists, whose
+// .envrc files it runs unasked, as direnv (2.32) reads it: the prefixes of
+// an .envrc's path, and the .envrc files named exactly (a directory's
+// .envrc, or the file), ~/ the home.
+type direnvWhitelist struct {
+	prefix, exact []string
+}
+
+// runs says whether direnv runs the .envrc at path unasked.
+func (w direnvWhitelist) runs(path string) bool {
+	return slices.Contains(w.exact, path) || slices.ContainsFunc(w.prefix, func(p string) bool { return strings.HasPrefix(path, p) })
+}
+
+// direnvConfigLimit bounds the configuration read.
+const direnvConfigLimit = 1 << 20
+
+// readDirenvWhitelist reads the whitelist from direnv.toml in direnv's
+// configuration directory, or config.toml where there is no direnv.toml
+// (direnv reads only the first). A file direnv cannot parse whitelists
+// nothing: direnv then runs no .envrc at all.
+func readDirenvWhitelist(home string) direnvWhitelist {
 	dir := os.Getenv("DIRENV_CONFIG")
 	if dir == "" {
 		config := os.Getenv("XDG_CONFIG_HOME")
@@ -133,26 +151,39 @@ func direnvWhitelist(home string) []string {
 		}
 		dir = filepath.Join(config, "direnv")
 	}
-	var list []string
+	var conf struct {
+		Whitelist struct {
+			Prefix []string `toml:"prefix"`
+			Exact  []string `toml:"exact"`
+		} `toml:"whitelist"`
+	}
 	for _, name := range []string{"direnv.toml", "config.toml"} {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
 			continue
 		}
-		b, _ := io.ReadAll(io.LimitReader(f, 1<<20))
+		b, err := io.ReadAll(io.LimitReader(f, direnvConfigLimit))
 		f.Close()
-		_, table, ok := strings.Cut(string(b), "whitelist")
-		if !ok {
-			continue
+		if err != nil || toml.Unmarshal(b, &conf) != nil {
+			return direnvWhitelist{}
 		}
-		for _, part := range strings.FieldsFunc(table, func(r rune) bool { return r == '"' || r == '\'' }) {
-			if rest, ok := strings.CutPrefix(part, "~/"); ok {
-				part = filepath.Join(home, rest)
-			}
-			if filepath.IsAbs(part) {
-				list = append(list, part)
-			}
-		}
+		break
 	}
-	return list
+	expand := func(p string) string {
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			return filepath.Join(home, rest)
+		}
+		return p
+	}
+	var w direnvWhitelist
+	for _, p := range conf.Whitelist.Prefix {
+		w.prefix = append(w.prefix, expand(p))
+	}
+	for _, p := range conf.Whitelist.Exact {
+		if p = expand(p); !strings.HasSuffix(p, "/.envrc") && !strings.HasSuffix(p, "/.env") {
+			p = filepath.Join(p, ".envrc")
+		}
+		w.exact = append(w.exact, p)
+	}
+	return w
 }

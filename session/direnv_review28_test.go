@@ -61,7 +61,7 @@ func TestDirenvAskAgain(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(home, ".config", "direnv"), 0o755)
 	os.WriteFile(filepath.Join(home, ".config", "direnv", "direnv.toml"), []byte("[whitelist]\nprefix = [ \"~/proj\" ]\n"), 0o644)
-	if w := direnvWhitelist(home); !slices.Contains(w, proj) {
-		t.Errorf("whitelist %q lacks %s", w, proj)
+	if w := readDirenvWhitelist(home); !w.runs(envrc) {
+		t.Errorf("whitelist %+v lacks %s", w, envrc)
 	}
 }
