@@ -277,6 +277,22 @@ func (h *Host) Tmux(dir string) func(args ...string) string {
 	}
 }
 
+// TmuxPaneLog makes the pane's output (what claudebox relays to its
+// terminal, byte for byte) appear in a file the test reads.
+func TmuxPaneLog(t *testing.T, h *Host, tmux func(...string) string) func() []byte {
+	t.Helper()
+	log := filepath.Join(h.Base, "pane.log")
+	h.Write(log, "")
+	tmux("pipe-pane", "-o", "cat >> "+log)
+	return func() []byte {
+		b, err := os.ReadFile(log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+}
+
 // Onboarded writes the host's ~/.claude.json as after onboarding, with the
 // API key approved and proj trusted, so Claude's TUI starts at its prompt.
 func (h *Host) Onboarded(key, proj string) {

@@ -1,6 +1,7 @@
 // Package hostruns replays, in the real sandbox, each attack a review of
-// claudebox found on what the host runs after a session (the exit audit,
-// the host's git and tools): the attack as the review ran it, and the
-// host-side proof that it no longer works. Like package e2e it has no
-// code of its own, and -short skips it.
+// claudebox found on the tools the host runs in the project after a
+// session: build tools, interpreters, package managers, direnv and mise,
+// each reading what the session wrote. Each test is the attack as the
+// review ran it and the host-side proof that it no longer works. It has
+// no code of its own, and -short skips it.
 package hostruns

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,22 +16,6 @@ import (
 // The terminal replays: what the sandbox writes to its terminal, relayed
 // to the user's (here a tmux pane, with set-clipboard on), proven on the
 // host's side by tmux's own state after the session.
-
-// tmuxPaneLog makes the pane's output (what claudebox relays to its
-// terminal, byte for byte) appear in a file the test reads.
-func tmuxPaneLog(t *testing.T, h *harness.Host, tmux func(...string) string) func() []byte {
-	t.Helper()
-	log := filepath.Join(h.Base, "pane.log")
-	h.Write(log, "")
-	tmux("pipe-pane", "-o", "cat >> "+log)
-	return func() []byte {
-		b, err := os.ReadFile(log)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-}
 
 // TestReplayTerminalClipboard: the sandbox writes the clipboard through
 // forms the first filter let through: OSC 52 with a C0 byte inside its
@@ -64,7 +47,7 @@ printf '\033]2;TITLE-FROM-INSIDE\a' > /dev/tty
 	tmux("set-option", "-g", "set-clipboard", "on")
 	tmux("set-option", "-g", "allow-rename", "on")
 	tmux("set-option", "-g", "allow-passthrough", "on")
-	pane := tmuxPaneLog(t, h, tmux)
+	pane := harness.TmuxPaneLog(t, h, tmux)
 	tmux("send-keys", "claudebox --shell write; echo DO''NE", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "DONE") }, "claudebox to exit")
 	time.Sleep(200 * time.Millisecond)
