@@ -399,6 +399,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	w.gemfileNamed()
 	w.bazelrcNamed()
 	w.taskFileNamed()
+	w.hgrcIncluded()
 	w.report.Found = slices.DeleteFunc(w.report.Found, w.trackedInWorktree)
 	slices.Sort(w.report.Found)
 	return w.report
@@ -455,6 +456,9 @@ type walker struct {
 	// files below its top, whose imports are judged at the end
 	// (taskincludes.go, bazelrc.go).
 	importers []string
+	// hgrcs are the Mercurial repositories' configurations, whose
+	// includes are judged at the end (hgrc.go).
+	hgrcs []string
 	// objects is what the walk's checks of objects share (at the end).
 	objects *objects
 	// walked gives the statuses a walk beside this one read (ScanWalked).
@@ -511,6 +515,7 @@ func (w *walker) merge(f *walker) {
 	w.miseConfigs = append(w.miseConfigs, f.miseConfigs...)
 	w.gemfiles = append(w.gemfiles, f.gemfiles...)
 	w.importers = append(w.importers, f.importers...)
+	w.hgrcs = append(w.hgrcs, f.hgrcs...)
 	if w.take != nil {
 		maps.Copy(w.take.Index, f.take.Index)
 		maps.Copy(w.take.IndexFiles, f.take.IndexFiles)
@@ -807,9 +812,12 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			if w.take == nil && n.rel != "" && (typ.IsRegular() || typ.IsDir()) && miseConfig(name) {
 				w.miseConfigs = append(w.miseConfigs, rel)
 			}
+			if w.take == nil && typ.IsRegular() && isHgrc(rel) {
+				w.hgrcs = append(w.hgrcs, rel)
+			}
 		case !typ.IsDir() && pythonModule(name, n.fold):
 			hostRun = true
-		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfigs[name] || rubyGemfile(name)),
+		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfig(name) || rubyGemfile(name)),
 			(typ&noFile != 0 || typ.IsRegular()) && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
@@ -993,7 +1001,7 @@ func (w *walker) leaf(n node, name, rel string) {
 	if n.mode == plainDir && gitOpened[name] && !isObeyed(name, n.fold) {
 		return // git's data, judged above for its size alone
 	}
-	if n.mode == plainDir && (makeFragment(name) || pnpFiles[name] || toolConfigs[name]) {
+	if n.mode == plainDir && (makeFragment(name) || pnpFiles[name] || toolConfig(name)) && !isObeyed(name, n.fold) {
 		if !w.tracked(rel) {
 			w.found(rel)
 		}
@@ -1673,7 +1681,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/"))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "*.neon", ".*rc", "*.config.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/"))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

@@ -126,6 +126,7 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 		if f.rel == rel && parse != nil {
 			r := parse(rel, text)
 			names, dirs, runs, unspelled = r.names, r.dirs, r.runs, r.unspelled
+			runs = append(runs, w.unspelledSources(strings.Join(r.templated, "\n"), f.bases)...)
 		} else {
 			var whole bool
 			names, unspelled, whole = envrcNames(text)

@@ -72,15 +72,60 @@ func makeFragment(name string) bool {
 // set a compiler launcher that runs at every compile), PHPUnit's
 // configuration (phpunit.xml, the local override of the phpunit.xml.dist
 // git tracks: PHP requires its bootstrap, which runs any <?php … ?> in
-// it, the configuration itself included) and prove's .proverc (options
+// it, the configuration itself included), prove's .proverc (options
 // and test files prove takes before its own: --exec=/bin/sh runs a test
-// file, the .proverc itself, as shell). Judged as a makefile's parts: git
-// shows a change of one it tracks.
+// file, the .proverc itself, as shell), Gradle's wrapper properties (the
+// distributionUrl ./gradlew unpacks and runs, a file: URL into the
+// project as well as any), Psalm's psalm.xml (its autoloader, which
+// Psalm requires) and PHP_CodeSniffer's phpcs.xml (its autoload and
+// installed_paths). Judged as a makefile's parts: git shows a change of
+// one it tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
-	"gradle.properties": true, "local.properties": true, ".jvmopts": true, ".sbtopts": true,
+	"gradle.properties": true, "gradle-wrapper.properties": true, "local.properties": true, ".jvmopts": true, ".sbtopts": true,
 	"CMakePresets.json": true, "CMakeUserPresets.json": true,
 	"phpunit.xml": true, "phpunit.xml.dist": true, "phpunit.dist.xml": true, ".proverc": true,
+	"psalm.xml": true, "psalm.xml.dist": true, "phpcs.xml": true, "phpcs.xml.dist": true, ".phpcs.xml": true, ".phpcs.xml.dist": true,
+}
+
+// toolConfig says whether name is a tool's configuration the tool runs
+// what it says of: one of toolConfigs, PHPStan's (any .neon file: its
+// bootstrapFiles are PHP it requires, its includes more .neon files,
+// phpstan.neon the local override of the phpstan.neon.dist git tracks),
+// and, by the convention JavaScript's tools share rather than by a list
+// of them, <tool>.config.<ext> and .<tool>rc, .<tool>rc.<ext>
+// (eslint.config.mjs, vite.config.ts, jest.config.json, .prettierrc.cjs,
+// .babelrc): editors' extensions (ESLint's, Prettier's, Stylelint's,
+// Tailwind's, Vitest's) import them as the folder opens, before git
+// status is read, and what a JSON or YAML one names as a plugin, a
+// parser or a transform by its path, node requires as JavaScript
+// whatever its extension.
+func toolConfig(name string) bool {
+	if toolConfigs[name] || strings.HasSuffix(name, ".neon") || strings.HasSuffix(name, ".neon.dist") {
+		return true
+	}
+	if rcName(name) {
+		return true
+	}
+	i := strings.LastIndexByte(name, '.')
+	if i <= 0 || !configExts[name[i:]] {
+		return false
+	}
+	stem := name[:i]
+	return rcName(stem) || len(stem) > len(".config") && strings.HasSuffix(stem, ".config") || strings.Contains(stem[1:], ".config.")
+}
+
+// rcName says whether name is .<tool>rc: a dot, a tool's name, rc.
+func rcName(name string) bool {
+	return len(name) > len(".rc") && name[0] == '.' && strings.HasSuffix(name, "rc") && !strings.Contains(name[1:], ".")
+}
+
+// configExts are the extensions of the configuration files
+// JavaScript's tools load: modules they import, and the data formats
+// that name modules.
+var configExts = map[string]bool{
+	".js": true, ".cjs": true, ".mjs": true, ".ts": true, ".cts": true, ".mts": true,
+	".json": true, ".json5": true, ".jsonc": true, ".yaml": true, ".yml": true, ".toml": true,
 }
 
 // fragmentExts are the extensions of task files' parts.

@@ -299,12 +299,19 @@ func tomlValueClosed(value string) bool {
 type reads struct {
 	names, dirs, runs []string
 	unspelled         bool
+	// templated are the files it sources or runs by a template, each as
+	// a shell's word (templateWord), looked up as an .envrc's by a name
+	// with an expansion are (unspelledSources).
+	templated []string
 }
 
 func (r *reads) addRuns(strs []string) {
 	for _, s := range strs {
 		if !miseSpelled(s) {
 			r.unspelled = true
+			if len(r.templated) < maxEnvrcNames {
+				r.templated = append(r.templated, templateWord(s))
+			}
 		} else if len(r.runs) < maxEnvrcNames {
 			r.runs = append(r.runs, filepath.Clean(s))
 		}
@@ -344,6 +351,37 @@ func (r *reads) shell(line string) {
 		r.runs = append(r.runs, filepath.Clean(first[0]))
 	}
 	r.unspelled = r.unspelled || unspelled || pathUnspelled
+}
+
+// templateWord is a templated path as a shell's word that names what it
+// may render to: a template in the file's name a pattern there
+// (./scripts/{{env.APP_ENV}}.sh, ./scripts/*.sh: each script of the
+// directory), one in a directory above it an expansion
+// ({{env.ROOT}}/env/common.sh, ${T}/env/common.sh: env/common.sh in the
+// configuration's directory or one above it).
+func templateWord(s string) string {
+	dir, name := "", s
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		dir, name = s[:i+1], s[i+1:]
+	}
+	return strings.ReplaceAll(replaceTemplates(dir, "${T}"), " ", "") + strings.ReplaceAll(replaceTemplates(name, "*"), " ", "")
+}
+
+// replaceTemplates is s with each {{…}} in it replaced by with.
+func replaceTemplates(s, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "{{")
+		if i < 0 {
+			return b.String() + s
+		}
+		j := strings.Index(s[i:], "}}")
+		if j < 0 {
+			return b.String() + s[:i] + with
+		}
+		b.WriteString(s[:i] + with)
+		s = s[i+j+2:]
+	}
 }
 
 // miseSpelled says whether a value is a name as it stands: no template
