@@ -3,6 +3,7 @@ package claudesettings
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
@@ -47,6 +48,54 @@ func secretOption(name, value string) bool {
 	return secretOptionName().MatchString(name) || HasCommandCredential([]byte(value)) || tokenLike(value)
 }
 
+// placeOptionName is an option's name that says its value is a place: a
+// host, a site, a server, an endpoint.
+var placeOptionName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)host|site|domain|server|endpoint|url|origin|instance`)
+})
+
+// hostName matches a host's name with its domain (db.internal.example.com,
+// acme.atlassian.net:8443): labels of letters, digits and hyphens, the last
+// of letters only.
+var hostName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?i)([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}(:[0-9]{1,5})?$`)
+})
+
+// optionLeftOut says a plugin's string option may hold a credential: a
+// string is kept only when it is known to hold none, being empty, a path
+// (/…, ~/…), a URL with no user, password, query or fragment and no
+// segment that reads as a token, or a host's name given to an option
+// named for a place; and none secretOption names. A free word is what a
+// password is (db_pwd, passphrase, a TOTP seed, a PIN crossed when only
+// names that said a credential were left out).
+func optionLeftOut(name, value string) bool {
+	if secretOption(name, value) {
+		return true
+	}
+	switch {
+	case value == "", strings.HasPrefix(value, "/"), strings.HasPrefix(value, "~/"):
+		return strings.ContainsAny(value, "\n\r")
+	case strings.Contains(value, "://"):
+		return !plainURL(value)
+	}
+	return !placeOptionName().MatchString(name) || !hostName().MatchString(value)
+}
+
+// plainURL says s is a URL with a scheme and a host, and no user,
+// password, query, fragment or path segment that reads as a token.
+func plainURL(s string) bool {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.User != nil || u.Opaque != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(s, "@?#\n\r ") {
+		return false
+	}
+	for seg := range strings.SplitSeq(u.Path, "/") {
+		if tokenLike(seg) {
+			return false
+		}
+	}
+	return true
+}
+
 // commandSecret says a setting's string has a credential written in it
 // as a command's text holds one (a permission rule's curl -u ci:…); not
 // in a URL's login, which the copy takes out of the URL instead (a
@@ -60,7 +109,7 @@ func commandSecret(_, value string) bool {
 // its options, and an MCP bundle's servers' settings: Claude Code keeps
 // there what a plugin's manifest does not mark sensitive, a token a
 // plugin asked for unmarked among it) without the string settings that
-// may hold a credential (secretOption), at any depth, and what it left
+// may hold a credential (optionLeftOut), at any depth, and what it left
 // out, by path, never its value: nil and "pluginConfigs" for a block
 // that is not an object.
 func pluginConfigsKept(raw json.RawMessage) (json.RawMessage, []string) {
@@ -69,7 +118,7 @@ func pluginConfigsKept(raw json.RawMessage) (json.RawMessage, []string) {
 		return nil, []string{"pluginConfigs"}
 	}
 	var dropped []string
-	out, err := json.Marshal(stringsKept("pluginConfigs", configs, secretOption, &dropped))
+	out, err := json.Marshal(stringsKept("pluginConfigs", configs, optionLeftOut, &dropped))
 	if err != nil {
 		return nil, []string{"pluginConfigs"}
 	}

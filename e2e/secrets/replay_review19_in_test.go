@@ -137,13 +137,13 @@ func TestReplayReview19PluginConfigsToken(t *testing.T) {
 	h.Write(filepath.Join(h.Home, ".claude", "settings.json"), `{"model": "opus", "pluginConfigs": {
 		"jira@tools": {"options": {"site": "acme.atlassian.net", "api_token": "ATATT3xREVIEW19jiraSecretValue0123", "verbose": true}},
 		"notify@tools": {"options": {"channel": "https://hooks.slack.com/services/T000/B000/REVIEW19slackhook"},
-			"mcpServers": {"pager": {"routing": "REVIEW19routingkey0123456789ab", "region": "eu"}}}}}`)
+			"mcpServers": {"pager": {"routing": "REVIEW19routingkey0123456789ab", "endpoint": "https://events.eu.pagerduty.com"}}}}}`)
 	out := h.Inside(proj, nil, "cat ~/.claude/settings.json")
 	t.Log(out)
 	if strings.Contains(out, "REVIEW19") {
 		t.Errorf("a plugin's credential is readable inside, in the settings' copy")
 	}
-	if !strings.Contains(out, "acme.atlassian.net") || !strings.Contains(out, `"verbose": true`) || !strings.Contains(out, `"eu"`) {
+	if !strings.Contains(out, "acme.atlassian.net") || !strings.Contains(out, `"verbose": true`) || !strings.Contains(out, `"https://events.eu.pagerduty.com"`) {
 		t.Errorf("inside, want the plugins' options known harmless")
 	}
 }
