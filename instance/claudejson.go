@@ -227,13 +227,13 @@ func hostCarried(hostPath, stateDir string, trustPaths []string) (c carried, off
 	if c.Keys != nil && c.MCPUser != nil && c.Imports != nil && answered {
 		return c, nil, false, nil
 	}
-	var host []byte
+	scan := scanClaudeJSON(nil, paths)
 	if stamp != "absent" {
-		if host, _, err = untrusted.ReadResolved(hostPath, maxClaudeJSON); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err := untrusted.ScanResolved(hostPath, maxClaudeJSON, func(host []byte) { scan = scanClaudeJSON(host, paths) })
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return carried{}, nil, false, err
 		}
 	}
-	scan := scanClaudeJSON(host, paths)
 	c.Keys, c.Trusted, c.Imports = scan.keys, scan.trusted, scan.imports
 	c.MCPUser, c.MCPLocal = append([]string{}, slices.Sorted(maps.Keys(scan.user))...), map[string][]string{}
 	for _, p := range paths {
@@ -269,7 +269,9 @@ type claudeJSONScan struct {
 // scanClaudeJSON picks what a launch takes out of the host's
 // ~/.claude.json for paths in one walk, skipping everything else
 // unparsed: the file can be tens of megabytes, nearly all of it other
-// projects' entries. A file that does not parse carries nothing.
+// projects' entries. A file that does not parse carries nothing. What it
+// keeps of host is copied: host may be the file mapped
+// (untrusted.ScanResolved).
 func scanClaudeJSON(host []byte, paths []string) claudeJSONScan {
 	s := claudeJSONScan{keys: map[string]json.RawMessage{}, trusted: map[string]bool{}, imports: map[string]bool{}, user: map[string]json.RawMessage{}, local: map[string]map[string]json.RawMessage{}}
 	for _, p := range paths {
@@ -279,7 +281,7 @@ func scanClaudeJSON(host []byte, paths []string) claudeJSONScan {
 		switch {
 		case slices.Contains(identityKeys, key):
 			if json.Valid(val) {
-				s.keys[key] = json.RawMessage(val)
+				s.keys[key] = json.RawMessage(bytes.Clone(val))
 			}
 		case key == mcpServersKey:
 			s.user = mcpServers(val)

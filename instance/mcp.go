@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -45,14 +46,15 @@ func (host HostClaudeJSON) MCPServers(paths []string) (map[string]json.RawMessag
 	if host.fresh && slices.Equal(paths, host.trustPaths) {
 		return maps.Clone(host.offered), nil
 	}
-	b, _, err := untrusted.ReadResolved(host.path, maxClaudeJSON)
+	var scan claudeJSONScan
+	err := untrusted.ScanResolved(host.path, maxClaudeJSON, func(b []byte) { scan = scanClaudeJSON(b, paths) })
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return scanClaudeJSON(b, paths).offered(paths), nil
+	return scan.offered(paths), nil
 }
 
 // offered are the definitions s offers in the nearest of paths: the user
@@ -91,12 +93,12 @@ func (host HostClaudeJSON) MCPNames(paths []string) []string {
 }
 
 // mcpServers are the well-named definitions among an mcpServers object's
-// members, each a valid object.
+// members, each a valid object, copied out of b.
 func mcpServers(b []byte) map[string]json.RawMessage {
 	m := map[string]json.RawMessage{}
 	jsonscan.Members(b, func(name string, def []byte) {
 		if ValidServerName(name) && len(def) > 0 && def[0] == '{' && json.Valid(def) {
-			m[name] = json.RawMessage(def)
+			m[name] = json.RawMessage(bytes.Clone(def))
 		}
 	})
 	return m

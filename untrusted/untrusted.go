@@ -16,10 +16,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -249,6 +251,69 @@ func ReadResolved(path string, limit int64) ([]byte, string, error) {
 	}
 	b, err := ReadFile("/", strings.TrimPrefix(real, "/"), limit)
 	return b, real, err
+}
+
+// ErrShrunk is returned for a mapped file (ScanResolved) that shrank
+// while it was read.
+var ErrShrunk = errors.New("shrank while it was read")
+
+// ScanResolved calls fn with the content of the file at path, its links
+// resolved as ReadResolved resolves them, mapped into memory rather than
+// read into it: what fn keeps of it, it copies. A read fills memory of
+// the process's own, a new page at each 4 KiB, which on a virtual machine
+// costs as much as the read itself many times over (a 25 MB
+// ~/.claude.json: 0.31 s of processor time read, 0.04 s mapped); mapped,
+// the page cache's pages are shown in place. A file that shrinks under
+// fn (its owner's program rewriting it in place) ends the scan with
+// ErrShrunk rather than the process; where it cannot be mapped, it is
+// read. For the host's own files only: the scan sees a writer's changes.
+func ScanResolved(path string, limit int64, fn func([]byte)) (err error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return err
+	}
+	f, err := Open("/", strings.TrimPrefix(real, "/"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Size() > limit || fi.Size() == 0 {
+		b, err := readOpen(f, fi, limit)
+		if err == nil {
+			fn(b)
+		}
+		return err
+	}
+	b, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_PRIVATE)
+	if err != nil {
+		if b, err = readOpen(f, fi, limit); err == nil {
+			fn(b)
+		}
+		return err
+	}
+	defer unix.Munmap(b)
+	// A page past the file's new end faults (SIGBUS): a panic in this
+	// goroutine, recovered here, only for an address in the mapping.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if fault, ok := r.(interface{ Addr() uintptr }); ok {
+			if start := uintptr(unsafe.Pointer(unsafe.SliceData(b))); fault.Addr() >= start && fault.Addr() < start+uintptr(len(b)) {
+				err = &fs.PathError{Op: "read", Path: f.Name(), Err: ErrShrunk}
+				return
+			}
+		}
+		panic(r)
+	}()
+	fn(b)
+	return nil
 }
 
 // Lstat describes name beneath dir, not following it if it is a symlink.
