@@ -2,12 +2,15 @@ package gc
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -147,9 +150,7 @@ func Move(stateDir, oldRoot, newRoot string, merge bool) (MoveResult, error) {
 	}
 	holdpoint.At("move undo")
 	if exists {
-		// The inbox's record of the old place goes: the new place's has
-		// its own, and its next export names the old sessions' again.
-		if err := untrusted.RemoveAll(filepath.Join(stateDir, instance.InboxRecords), oldHash); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := mergeInboxRecord(stateDir, oldHash, newHash, filepath.Base(oldRoot)); err != nil {
 			return res, err
 		}
 		res.conflicts, err = mergeInto(projects, oldHash, newHash)
@@ -175,6 +176,46 @@ func moveInboxRecord(stateDir, oldHash, newHash string) error {
 		return nil
 	}
 	return err
+}
+
+// mergeInboxRecord adds the inbox's record of oldHash to newHash's, as
+// merged, and removes it: the new place's next export moves the old
+// place's exports into its folder, rather than writing them again beside
+// them. oldName is the old place's folder where its record, an older
+// claudebox's, names none. Run again after a kill, it adds nothing twice.
+func mergeInboxRecord(stateDir, oldHash, newHash, oldName string) error {
+	dir := filepath.Join(stateDir, instance.InboxRecords)
+	b, err := untrusted.ReadFile(dir, oldHash, transcript.RecordLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	from := transcript.ParseRecord(b)
+	if from.Project == "" {
+		from.Project = oldName
+	}
+	into := transcript.Record{Exports: transcript.Exports{}}
+	switch b, err := untrusted.ReadFile(dir, newHash, transcript.RecordLimit); {
+	case err == nil:
+		into = transcript.ParseRecord(b)
+	case !errors.Is(err, fs.ErrNotExist):
+		return err
+	}
+	for _, m := range append(from.Merged, transcript.Record{Project: from.Project, Exports: from.Exports}) {
+		if !slices.ContainsFunc(into.Merged, func(r transcript.Record) bool { return r.Project == m.Project && maps.Equal(r.Exports, m.Exports) }) {
+			into.Merged = append(into.Merged, m)
+		}
+	}
+	b, err = json.Marshal(into)
+	if err != nil {
+		return err
+	}
+	if err := untrusted.WriteFile(dir, newHash, b, 0o600); err != nil {
+		return err
+	}
+	return untrusted.RemoveAll(dir, oldHash)
 }
 
 // finish points the renamed instance hash at its new root.

@@ -13,16 +13,6 @@ import (
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// inboxRecordLimit bounds the inbox's record: a line for each export.
-const inboxRecordLimit = 16 << 20
-
-// inboxRecord is what the inbox wrote for a project: the name of the
-// project its folder is named after, and the files.
-type inboxRecord struct {
-	Project string             `json:"project"`
-	Exports transcript.Exports `json:"exports"`
-}
-
 // ExportInbox exports the project's sessions that changed since their last
 // export into the inbox (export-dir), if the user set one: at the end of a
 // session, and before a launch, for a session whose claudebox was killed.
@@ -44,14 +34,9 @@ func (s *Session) exportInbox(phases *phases) {
 	}
 	root := s.plan.Project.Root
 	dir, name := instance.RecordPath(s.stateDir, instance.InboxRecords, root)
-	var record inboxRecord
-	if b, err := untrusted.ReadFile(dir, name, inboxRecordLimit); err == nil {
-		if json.Unmarshal(b, &record); record.Exports == nil {
-			json.Unmarshal(b, &record.Exports) // an older claudebox's: the names alone
-		}
-	}
-	if record.Exports == nil {
-		record.Exports = transcript.Exports{}
+	record := transcript.Record{Exports: transcript.Exports{}}
+	if b, err := untrusted.ReadFile(dir, name, transcript.RecordLimit); err == nil {
+		record = transcript.ParseRecord(b)
 	}
 	before := record
 	before.Exports = maps.Clone(record.Exports)
@@ -61,13 +46,22 @@ func (s *Session) exportInbox(phases *phases) {
 		// The project moved (claudebox --move carries the record).
 		err = transcript.MoveExports(s.exportDir, record.Project, project, record.Exports)
 	}
+	// Another project was merged into this one (claudebox --move
+	// --merge): its exports join this project's folder and record.
+	for len(record.Merged) > 0 && err == nil {
+		m := record.Merged[0]
+		if err = transcript.MoveExports(s.exportDir, m.Project, project, m.Exports); err == nil {
+			maps.Copy(record.Exports, m.Exports)
+			record.Merged = record.Merged[1:]
+		}
+	}
 	record.Project = project
 	opt := transcript.Options{Detail: transcript.Tools, Root: root, Home: s.home, Generator: "claudebox", Rendered: func() { phases.hold("export rendered") }}
 	if err == nil {
 		_, err = transcript.Sync(s.exportDir, project, s.plan.Instance, record.Exports, opt)
 	}
 	phases.hold("exported")
-	if record.Project != before.Project || !maps.Equal(before.Exports, record.Exports) {
+	if record.Project != before.Project || len(record.Merged) != len(before.Merged) || !maps.Equal(before.Exports, record.Exports) {
 		b, _ := json.Marshal(record)
 		if werr := os.MkdirAll(dir, 0o700); werr != nil {
 			err = werr

@@ -2,6 +2,7 @@ package transcript
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,6 +23,33 @@ import (
 // the user's too, and every name in an export comes from the transcript,
 // which the sandbox writes.
 type Exports map[string]string
+
+// RecordLimit bounds an inbox record read: a line for each export.
+const RecordLimit = 16 << 20
+
+// Record is what the inbox wrote for a project, kept in claudebox's
+// state: the name of the project its folder is named after, the files,
+// and the records of the projects claudebox --move --merge merged into
+// it, whose files lie in their own project's folder until the project's
+// next export moves them into its own.
+type Record struct {
+	Project string   `json:"project"`
+	Exports Exports  `json:"exports"`
+	Merged  []Record `json:"merged,omitempty"`
+}
+
+// ParseRecord reads an inbox record; an older claudebox's held the
+// names alone.
+func ParseRecord(b []byte) Record {
+	var r Record
+	if json.Unmarshal(b, &r); r.Exports == nil {
+		json.Unmarshal(b, &r.Exports)
+	}
+	if r.Exports == nil {
+		r.Exports = Exports{}
+	}
+	return r
+}
 
 // maxSyncExports bounds the sessions one Sync exports: the sandbox can
 // leave transcripts by the hundred thousand, whose first export held a
