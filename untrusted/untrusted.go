@@ -10,6 +10,8 @@ package untrusted
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +26,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/internal/holdpoint"
 )
 
 // ErrNotRegular is returned for a read of something other than a regular
@@ -447,8 +451,9 @@ func RenameOut(dir, name, to string) error {
 // directory, a descriptor open on it to read (nil if it cannot be opened).
 // What match examines and what is removed are the same entry of the same
 // directory, reached without a symlink, so that a swap above it cannot
-// send the removal to another file of that name. It reports whether it
-// removed the entry.
+// send the removal to another file of that name; a file renamed over the
+// name after match (the host's editor saving) is not removed, but left
+// in its place. It reports whether it removed the entry.
 func RemoveIf(dir, name string, match func(fi fs.FileInfo, f *os.File) bool) (bool, error) {
 	d, base, err := parent(dir, name)
 	if err != nil {
@@ -479,23 +484,46 @@ func RemoveIf(dir, name string, match func(fi fs.FileInfo, f *os.File) bool) (bo
 	if !match(fi, f) {
 		return false, nil
 	}
-	// The entry is still the one examined: only a writer of this very
-	// directory could have renamed another over it since.
-	var st unix.Stat_t
-	if err := unix.Fstatat(d, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return false, &fs.PathError{Op: "lstat", Path: path, Err: err}
+	holdpoint.At("removal judged " + base)
+	// A writer of this very directory (the host's editor saving by a
+	// rename) may have put another file at the name since: what is
+	// removed is first taken away from it, under a name of its own, and
+	// removed only if it is the entry examined; another goes back.
+	aside, err := asideName()
+	if err != nil {
+		return false, err
 	}
-	if now := fi.Sys().(*syscall.Stat_t); st.Dev != now.Dev || st.Ino != now.Ino {
+	if err := unix.Renameat2(d, base, d, aside, unix.RENAME_NOREPLACE); err != nil {
+		return false, &os.LinkError{Op: "rename", Old: path, New: filepath.Join(filepath.Dir(path), aside), Err: err}
+	}
+	var st unix.Stat_t
+	err = unix.Fstatat(d, aside, &st, unix.AT_SYMLINK_NOFOLLOW)
+	if now := fi.Sys().(*syscall.Stat_t); err != nil || st.Dev != now.Dev || st.Ino != now.Ino {
+		if err := unix.Renameat2(d, aside, d, base, unix.RENAME_NOREPLACE); err != nil {
+			return false, &os.LinkError{Op: "rename back", Old: filepath.Join(filepath.Dir(path), aside), New: path, Err: err}
+		}
 		return false, nil
 	}
 	flags := 0
 	if fi.IsDir() {
 		flags = unix.AT_REMOVEDIR
 	}
-	if err := unix.Unlinkat(d, base, flags); err != nil {
+	if err := unix.Unlinkat(d, aside, flags); err != nil {
+		unix.Renameat2(d, aside, d, base, unix.RENAME_NOREPLACE)
 		return false, &fs.PathError{Op: "remove", Path: path, Err: err}
 	}
 	return true, nil
+}
+
+// asideName is a name no one can foresee, for RemoveIf to take an entry
+// away from its own: the sandbox writes the directory, and an entry it
+// left there under that name would keep the removal from happening.
+func asideName() (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return ".claudebox-removing-" + hex.EncodeToString(b), nil
 }
 
 // RemoveAll removes name beneath dir and everything under it. It never

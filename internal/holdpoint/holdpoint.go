@@ -1,7 +1,8 @@
 // Package holdpoint stops a claudebox process at a named point of its work
 // when the host's environment asks for it, so that the fault tests can
 // kill it there: the supervisor at a phase of its session, --gc and --move
-// between their steps, --undo once it applied its record.
+// between their steps, --undo once it applied its record; or let the
+// host write: between a stand-in's judgement and its removal.
 package holdpoint
 
 import (
