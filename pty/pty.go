@@ -40,8 +40,11 @@ type Relay struct {
 	slave      *os.File
 	out        filter
 	outDone    chan struct{}
-	inDone     chan struct{}
-	winch      chan os.Signal
+	// tail is the last tailMax bytes relayed to the user's terminal, for
+	// Tail once the child is gone.
+	tail   []byte
+	inDone chan struct{}
+	winch  chan os.Signal
 	// suspendTyped is signalled when the user types Ctrl-Z, and closed by
 	// Restore, which then waits for followDone; cont receives SIGCONT;
 	// restoring closes when Restore begins.
@@ -249,7 +252,10 @@ func (r *Relay) Started() {
 		for {
 			n, err := r.master.Read(buf)
 			if n > 0 {
-				if _, werr := r.term.Write(r.out.write(buf[:n])); werr != nil {
+				shown := r.out.write(buf[:n])
+				r.tail = append(r.tail, shown...)
+				r.tail = r.tail[max(0, len(r.tail)-tailMax):]
+				if _, werr := r.term.Write(shown); werr != nil {
 					return
 				}
 			}
@@ -390,6 +396,19 @@ func (r *Relay) suspend(pgrp int) {
 	if now, ok := r.foreground(); ok && now == pgrp {
 		unix.Kill(-pgrp, unix.SIGCONT)
 	}
+}
+
+// tailMax is how much of the child's last output Tail keeps: its last
+// lines at exit.
+const tailMax = 4096
+
+// Tail is the end of what the child wrote to the user's terminal, after
+// Restore: its last words at exit. The child chose them.
+func (r *Relay) Tail() []byte {
+	if r == nil {
+		return nil
+	}
+	return r.tail
 }
 
 // Restore, once the child is gone, relays what it still wrote, resets

@@ -181,7 +181,7 @@ func (s *Session) supervise() error {
 	}
 	s.sayLimitsReached(run.group, err)
 	s.sayLogout()
-	s.sayResume(began, transcripts)
+	s.sayResume(began, transcripts, run.relay.Tail())
 	s.sayHostConversations(transcripts)
 	if ended != nil {
 		return ended
@@ -204,19 +204,40 @@ func (s *Session) supervise() error {
 // a call before it builds them itself.
 const trustAhead = 100 * time.Millisecond
 
-// sayResume says how to resume the session Claude ran: Claude Code's own
-// line names claude --resume, which on the host finds no conversation, as
-// its history is in the instance. transcripts are the transcripts' times
-// as the launch found them.
-func (s *Session) sayResume(began time.Time, transcripts map[string]time.Time) {
+// sayResume says how to resume the session Claude ran, where Claude Code
+// did not just say it: its own line, at an interactive session's end,
+// names claudebox --resume with the session's id
+// (CLAUDE_CODE_RESUME_HINT_COMMAND); with -p, or an older Claude Code's
+// line (claude --resume, which on the host finds no conversation, as its
+// history is in the instance), claudebox's is the one to type.
+// transcripts are the transcripts' times as the launch found them; shown,
+// the end of what the session wrote to the terminal.
+func (s *Session) sayResume(began time.Time, transcripts map[string]time.Time, shown []byte) {
 	if s.shell {
 		return
 	}
 	// A filesystem's clock may run a little behind this one.
-	if id, ok := transcript.WrittenSince(s.plan.Instance, began.Add(-2*time.Second), transcripts); ok {
+	id, ok := transcript.WrittenSince(s.plan.Instance, began.Add(-2*time.Second), transcripts)
+	if ok && !resumeShown(shown, id) {
 		printable.Say(os.Stderr, "claudebox: resume this session with: claudebox --resume %s", id)
 	}
 }
+
+// resumeShown says whether the end of the session's output, its terminal
+// sequences left out, is Claude Code's line that resumes the session id
+// with claudebox: the very command claudebox would print. The session
+// writes that output, so nothing but that command stands for claudebox's.
+func resumeShown(shown []byte, id string) bool {
+	text := strings.ReplaceAll(string(terminalSequence().ReplaceAll(shown, nil)), "\r", "")
+	_, after, ok := strings.Cut(text, "Resume this session with:\nclaudebox --resume "+id+"\n")
+	return ok && strings.TrimSpace(after) == ""
+}
+
+// terminalSequence matches the terminal's control sequences (CSI, as the
+// dim that Claude Code's line is written in) and OSC strings.
+var terminalSequence = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
+})
 
 // sayLogout says, after Claude inside said "Successfully logged out from
 // your Anthropic account" (its /logout, or claude auth logout), what it

@@ -43,7 +43,7 @@ func TestFirstDayCtrlZ(t *testing.T) {
 	tmux("send-keys", "C-c")
 	time.Sleep(300 * time.Millisecond)
 	tmux("send-keys", "C-c")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "claudebox: resume this session") }, "Claude to end on Ctrl-C")
+	harness.WaitScreen(t, tmux, harness.SessionEnded, "Claude to end on Ctrl-C")
 	tmux("send-keys", "echo EX''IT-$?", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXIT-0") }, "claudebox's exit status")
 

@@ -40,7 +40,7 @@ func TestFirstDayRewindAfterContinue(t *testing.T) {
 	}
 	tmux("send-keys", "-l", "/exit")
 	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "claudebox: resume this session with") }, "the session's end")
+	harness.WaitScreen(t, tmux, harness.SessionEnded, "the session's end")
 	tmux("send-keys", "clear; env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox -c", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return prompt(s) && strings.Contains(s, "FAKE-REPLY-rewind") }, "the continued conversation")
 	tmux("send-keys", "-l", "/rewind")

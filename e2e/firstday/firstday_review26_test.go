@@ -136,7 +136,8 @@ func TestFirstDayHostCheckoutBesideSession(t *testing.T) {
 // flag the user never typed, naming a file the host does not have, and a
 // command that finds no conversation on the host. Claude inside is told
 // the program that resumes it (CLAUDE_CODE_RESUME_HINT_COMMAND), so its
-// line says claudebox --resume ID.
+// line says claudebox --resume ID. claudebox's own line said it again
+// below it: the end says it once.
 func TestFirstDayClaudeResumeLineNamesClaudebox(t *testing.T) {
 	h := harness.NewHost(t)
 	harness.RequireClaude(t)
@@ -154,10 +155,12 @@ func TestFirstDayClaudeResumeLineNamesClaudebox(t *testing.T) {
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-resumeline") }, "the reply")
 	tmux("send-keys", "-l", "/exit")
 	tmux("send-keys", "Enter")
-	screen := harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "claudebox: resume this session with") }, "the session's end")
-	claudes, _, _ := strings.Cut(screen, "claudebox: resume this session with")
-	if !strings.Contains(claudes, "Resume this session with:\nclaudebox --resume ") || strings.Contains(screen, "--append-system-prompt-file") {
+	screen := harness.WaitScreen(t, tmux, harness.SessionEnded, "the shell after the session's end")
+	if !strings.Contains(screen, "Resume this session with:\nclaudebox --resume ") || strings.Contains(screen, "--append-system-prompt-file") {
 		t.Errorf("Claude's own resume line is not claudebox's:\n%s", screen)
+	}
+	if n := strings.Count(screen, "--resume"); n != 1 {
+		t.Errorf("the end says how to resume %d times:\n%s", n, screen)
 	}
 }
 

@@ -231,6 +231,15 @@ func (h *Host) GitRepo(dir string) {
 	}
 }
 
+// SessionEnded says whether a terminal's screen shows the end of an
+// interactive session of Claude: the line that says how to resume it
+// (Claude Code's own, or claudebox's where Claude Code's is not that
+// command), then a shell's prompt, which comes once claudebox ended.
+func SessionEnded(s string) bool {
+	i := strings.LastIndex(strings.ToLower(s), "resume this session with")
+	return i >= 0 && strings.HasSuffix(strings.TrimSpace(s[i:]), "$")
+}
+
 func WaitScreen(t *testing.T, tmux func(...string) string, ok func(string) bool, what string) string {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)

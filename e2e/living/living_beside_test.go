@@ -80,7 +80,9 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 	tmux("send-keys", "Enter")
 	local := filepath.Join(proj, ".claude", "settings.local.json")
 	var said []byte
-	for deadline := time.Now().Add(30 * time.Second); !bytes.Contains(said, []byte("resume this session")); time.Sleep(200 * time.Millisecond) {
+	// claudebox's end says how to resume the session only where Claude
+	// Code's own line on the terminal does not.
+	for deadline := time.Now().Add(30 * time.Second); !bytes.Contains(said, []byte("claudebox --keep-permissions)")); time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("claudebox's end said:\n%s", said)
 		}
