@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -36,6 +37,16 @@ func (w *walker) hgrcIncluded() {
 			f := queue[0]
 			queue = queue[1:]
 			if f != rel {
+				if link, fi, ok := w.linkOnTheWay(f); ok {
+					// hg follows it; what it reaches is the
+					// session's where the link is.
+					if !w.older(fi) {
+						w.found(link)
+					} else {
+						w.includesUnspelled(rel)
+					}
+					continue
+				}
 				fi, err := untrusted.Lstat(w.root, f)
 				if err != nil || fi.IsDir() {
 					continue
@@ -69,6 +80,21 @@ func (w *walker) hgrcIncluded() {
 			}
 		}
 	}
+}
+
+// linkOnTheWay is the first directory on rel's way down from the root
+// that is a link, and its status: hg opens an include through it, where
+// the audit's reads, which follow none, find nothing.
+func (w *walker) linkOnTheWay(rel string) (string, fs.FileInfo, bool) {
+	dir := ""
+	for part := range strings.SplitSeq(filepath.Dir(rel), "/") {
+		dir = filepath.Join(dir, part)
+		fi, err := untrusted.Lstat(w.root, dir)
+		if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			return dir, fi, err == nil
+		}
+	}
+	return "", nil, false
 }
 
 // hgIncludes are the paths a Mercurial configuration's %include lines
