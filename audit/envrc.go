@@ -105,6 +105,9 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 		f := queue[0]
 		queue = queue[1:]
 		if f.rel != rel {
+			if w.foundLinkOnTheWay(f.rel) {
+				continue
+			}
 			fi, err := untrusted.Lstat(w.root, f.rel)
 			if err != nil || fi.IsDir() {
 				continue
@@ -572,6 +575,9 @@ func (w *walker) judgePathDirs(base string, dirs []string) {
 		if !filepath.IsLocal(dir) && dir != "." {
 			continue
 		}
+		if w.foundLinkOnTheWay(dir) {
+			continue
+		}
 		fi, err := untrusted.Lstat(w.root, dir)
 		if err != nil {
 			continue
@@ -780,10 +786,40 @@ func (w *walker) judgeNamed(base string, names []string) {
 		if !ok {
 			continue
 		}
+		if w.foundLinkOnTheWay(name) {
+			continue
+		}
 		if fi, err := untrusted.Lstat(w.root, name); err == nil && !fi.IsDir() && !w.older(fi) && !w.tracked(name) {
 			w.found(name)
 		}
 	}
+}
+
+// linkOnTheWay is the first directory on rel's way down from the root
+// that is a link, and its status: hg, direnv and mise open what they
+// include or source through it, where the audit's reads, which follow
+// none, find nothing.
+func (w *walker) linkOnTheWay(rel string) (string, fs.FileInfo, bool) {
+	dir := ""
+	for part := range strings.SplitSeq(filepath.Dir(rel), "/") {
+		dir = filepath.Join(dir, part)
+		fi, err := untrusted.Lstat(w.root, dir)
+		if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+			return dir, fi, err == nil
+		}
+	}
+	return "", nil, false
+}
+
+// foundLinkOnTheWay finds the link on rel's way the session made, which
+// moved aside takes what is behind it with it, and says whether there is
+// one on its way.
+func (w *walker) foundLinkOnTheWay(rel string) bool {
+	link, fi, ok := w.linkOnTheWay(rel)
+	if ok && !w.older(fi) {
+		w.found(link)
+	}
+	return ok
 }
 
 // local is the path below the root of the file name, read from the

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 
@@ -80,21 +79,6 @@ func (w *walker) hgrcIncluded() {
 			}
 		}
 	}
-}
-
-// linkOnTheWay is the first directory on rel's way down from the root
-// that is a link, and its status: hg opens an include through it, where
-// the audit's reads, which follow none, find nothing.
-func (w *walker) linkOnTheWay(rel string) (string, fs.FileInfo, bool) {
-	dir := ""
-	for part := range strings.SplitSeq(filepath.Dir(rel), "/") {
-		dir = filepath.Join(dir, part)
-		fi, err := untrusted.Lstat(w.root, dir)
-		if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
-			return dir, fi, err == nil
-		}
-	}
-	return "", nil, false
 }
 
 // hgIncludes are the paths a Mercurial configuration's %include lines
