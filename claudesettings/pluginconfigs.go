@@ -11,9 +11,10 @@ import (
 )
 
 // secretOptionName is an option's name that says it holds a credential:
-// a token, a secret, a password, a key, a login, a cookie, a JWT.
+// a token, a secret, a password, a key, a login, a cookie, a JWT, a
+// PIN, a one-time password's seed.
 var secretOptionName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)token|secret|passw|key|auth|credential|cookie|session|private|pat$|dsn|webhook|jwt`)
+	return regexp.MustCompile(`(?i)token|secret|passw|key|auth|credential|cookie|session|private|pat$|dsn|webhook|jwt|^pin|pin$|passcode|otp$`)
 })
 
 // tokenLike says a value reads as a token whatever its name: a JWT, or
@@ -154,7 +155,8 @@ func decode(raw json.RawMessage, v any) error {
 
 // stringsKept is v, at path, without the strings secret says may hold a
 // credential (by the name they are given, "" in a list, and their
-// value), each named in dropped by its path.
+// value) and the numbers it says so of by their name, each named in
+// dropped by its path.
 func stringsKept(path string, v any, secret func(name, value string) bool, dropped *[]string) any {
 	switch v := v.(type) {
 	case map[string]any:
@@ -164,7 +166,11 @@ func stringsKept(path string, v any, secret func(name, value string) bool, dropp
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			if s, isString := v[name].(string); isString && secret(name, s) {
+			// A number is judged by its name alone, as an empty
+			// string is: a PIN, a numeric password.
+			s, isString := v[name].(string)
+			_, isNumber := v[name].(json.Number)
+			if isString && secret(name, s) || isNumber && secret(name, "") {
 				delete(v, name)
 				*dropped = append(*dropped, path+"."+name)
 				continue
