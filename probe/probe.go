@@ -176,7 +176,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		h.KnownHosts = kh
 	}
 	h.SSHFiles, h.SSHLeftOut = sshFiles(filepath.Join(home, ".ssh"))
-	obeyed, relative := probeHostObeyed(home, getenv)
+	obeyed, relative := probeHostObeyed(home, append([]string{project.Checkout}, project.GitDirs...), getenv)
 	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed)
 	h.Unprotected = append(relative, h.Unprotected...)
 	h.ObeyedNames = ObeyedAnywhere
@@ -796,14 +796,25 @@ func lstat(path string) (mount.HostPath, bool) {
 // applications' and fonts' files (a third would read every directory of
 // Steam's, flatpak's and the Trash's); stow --no-folding links every file at
 // any depth, which they do not.
-var linkScans = []struct {
-	dir   string
-	depth int
-}{
+var linkScans = []linkScan{
 	{".config", configDepth}, {filepath.Join(".local", "share"), dataDepth}, {filepath.Join(".local", "bin"), 1}, {".ssh", 2}, {".claude", 2},
 }
 
+// linkScan is a directory of the home, and how many levels of entries
+// below it are looked at for links.
+type linkScan struct {
+	dir   string
+	depth int
+}
+
 const configDepth, dataDepth = 3, 2
+
+// dotDirDepth is how many levels of entries below each of the home's other
+// dot-directories the links are looked at: a file stow linked in a
+// directory that existed (~/.bashrc.d/aliases.sh), or one below
+// (~/.emacs.d/lisp/init-go.el). Each level reads every directory of the
+// one above, and ~/.cache's and ~/.npm's hold hundreds.
+const dotDirDepth = 2
 
 // hostVariables are the variables of the environment claudebox was
 // started in that name what the host's tools obey, wherever it is: a
@@ -880,8 +891,9 @@ const (
 // it includes or names (hooks, excludes, attributes), and each PATH entry.
 // Those that lie in a writable mount are guarded there. A relative PATH
 // entry or variable follows the host's working directory, so no guard can
-// stand for it: it is returned apart.
-func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Obeyed, relative []mount.Unprotected) {
+// stand for it: it is returned apart. checkouts are the project's, whose
+// own links the scan of the home's other dot-directories passes over.
+func probeHostObeyed(home string, checkouts []string, getenv func(string) string) (obeyed []guard.Obeyed, relative []mount.Unprotected) {
 	// resolved adds o, at what path resolves to, and each link on the way
 	// there: a link the sandbox could replace would lead the host
 	// elsewhere (the launch refuses one in a writable mount).
@@ -911,11 +923,17 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 	// so that a link in it cannot be repointed: what it leads to is added,
 	// not the link (a certificate directory's hash links, a configuration's
 	// own links, which would refuse the launch).
+	// skip are paths not looked in: the project's, in the other
+	// dot-directories (its own links are its files).
+	var skip []string
 	var links func(dir string, depth int, whole bool)
 	links = func(dir string, depth int, whole bool) {
 		des, _ := os.ReadDir(dir)
 		for _, de := range des {
 			path := filepath.Join(dir, de.Name())
+			if paths.UnderAny(path, skip) {
+				continue
+			}
 			if de.Type()&os.ModeSymlink != 0 {
 				if !whole {
 					add(path, tilde(path))
@@ -951,6 +969,18 @@ func probeHostObeyed(home string, getenv func(string) string) (obeyed []guard.Ob
 		}
 		links(dir, s.depth, linked)
 	}
+	// Every other directory among them: stow links a file on its own
+	// where its directory exists already, in any of them
+	// (~/.bashrc.d/aliases.sh, ~/.vim/vimrc, ~/.gnupg/gpg-agent.conf),
+	// not only in those a list names. A linked one was added above.
+	skip = checkouts
+	for _, de := range des {
+		scanned := slices.ContainsFunc(linkScans, func(s linkScan) bool { return s.dir == de.Name() })
+		if strings.HasPrefix(de.Name(), ".") && de.IsDir() && !scanned {
+			links(filepath.Join(home, de.Name()), dotDirDepth, false)
+		}
+	}
+	skip = nil
 	// git's global and system configuration, the files they include and
 	// those they name: every file the host's git may read as such, with
 	// the variables or without.

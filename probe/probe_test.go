@@ -115,6 +115,10 @@ func TestProbeHostObeyed(t *testing.T) {
 	testfs.Write(t, filepath.Join(dots, "ssh", "config"), "")
 	testfs.Write(t, filepath.Join(dots, "fish", "config.fish"), "")
 	testfs.Write(t, filepath.Join(dots, "xdg", "git", "config"), "")
+	testfs.Write(t, filepath.Join(dots, "bashrc.d", "aliases.sh"), "")
+	testfs.Write(t, filepath.Join(dots, "emacs", "init-go.el"), "")
+	testfs.Write(t, filepath.Join(home, ".bashrc.d", "local.sh"), "")
+	testfs.Write(t, filepath.Join(home, ".emacs.d", "lisp", "own.el"), "")
 	for link, target := range map[string]string{
 		".bashrc":               "dotfiles/bash/.bashrc",
 		".profile":              "dotfiles/bash/.profile", // dangling: bash would read one made there
@@ -129,6 +133,9 @@ func TestProbeHostObeyed(t *testing.T) {
 		".config/tool/lua/plugins": "../../../dotfiles/plugins",
 		".local/share/app/x":       "../../../dotfiles/share-x",
 		".local/bin":               "../dotfiles/localbin",
+		// In any other of the home's directories, one and two levels down.
+		".bashrc.d/aliases.sh":     "../dotfiles/bashrc.d/aliases.sh",
+		".emacs.d/lisp/init-go.el": "../../dotfiles/emacs/init-go.el",
 		// A program of a PATH entry outside the project, linked to a
 		// script in it.
 		"bin/tool": "../dotfiles/scripts/tool.sh",
@@ -173,6 +180,8 @@ func TestProbeHostObeyed(t *testing.T) {
 		"plugins":              "~/.config/tool/lua/plugins",
 		"share-x":              "~/.local/share/app/x",
 		"localbin":             "~/.local/bin",
+		"bashrc.d/aliases.sh":  "~/.bashrc.d/aliases.sh",
+		"emacs/init-go.el":     "~/.emacs.d/lisp/init-go.el",
 		"xdg":                  "$XDG_CONFIG_HOME",
 		"xdg/git/config":       "$XDG_CONFIG_HOME/git/config",
 		"zsh":                  "$ZDOTDIR",
@@ -281,7 +290,7 @@ func BenchmarkProbeHostObeyed(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		probeHostObeyed(home, env("PATH", strings.Join(path, ":")))
+		probeHostObeyed(home, nil, env("PATH", strings.Join(path, ":")))
 	}
 }
 

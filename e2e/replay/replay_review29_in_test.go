@@ -1,11 +1,13 @@
 package replay
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // TestReplayReview29InPluginOptionPasswords: of the plugins' options in
@@ -36,5 +38,50 @@ func TestReplayReview29InPluginOptionPasswords(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside, want the plugins' option %s, known harmless", want)
 		}
+	}
+}
+
+// TestReplayReview29InDotfileLinkInDotDirectory: the launch looks for the
+// links that lead from the home's dotfiles into the project (stow and
+// home-manager make them) only at the home's top and in a fixed list of
+// its directories (~/.config, ~/.local/share, ~/.local/bin, ~/.ssh,
+// ~/.claude). GNU stow links each file on its own where the directory
+// exists already: ~/.bashrc.d/aliases.sh, linked into the dotfiles
+// repository at ~/.dotfiles, was not found, so a session of that
+// repository wrote the file, and the host's next bash ran what it added.
+// The attack, from inside: append a command to it. Proof, on the host:
+// the file is byte-identical, the host's interactive bash runs nothing
+// planted; the repository's own link among its files does not refuse the
+// launch.
+func TestReplayReview29InDotfileLinkInDotDirectory(t *testing.T) {
+	h := harness.NewHost(t)
+	marker := filepath.Join(h.Base, "marker")
+	dots := filepath.Join(h.Home, ".dotfiles")
+	h.GitRepo(dots)
+	aliases := filepath.Join(dots, "bash", ".bashrc.d", "aliases.sh")
+	h.Write(aliases, "alias ll='ls -l'\n")
+	if err := os.Symlink("aliases.sh", filepath.Join(dots, "bash", ".bashrc.d", "shortcuts.sh")); err != nil {
+		t.Fatal(err)
+	}
+	h.Run(dots, nil, "git", "add", ".")
+	h.Run(dots, nil, "git", "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-qm", "bash")
+	h.Write(filepath.Join(h.Home, ".bashrc"), "for f in ~/.bashrc.d/*.sh; do . \"$f\"; done\n")
+	h.Write(filepath.Join(h.Home, ".bashrc.d", "local.sh"), "export EDITOR=vi\n")
+	if err := os.Symlink("../.dotfiles/bash/.bashrc.d/aliases.sh", filepath.Join(h.Home, ".bashrc.d", "aliases.sh")); err != nil {
+		t.Fatal(err)
+	}
+	h.Chown()
+	before := harness.Snapshot(aliases)
+	out, _ := h.Command(dots, nil, "claudebox", "--shell", "-c", `exec 2>&1; echo "touch $1" >> bash/.bashrc.d/aliases.sh && echo attacked; echo session ran`, "attack", marker).CombinedOutput()
+	t.Logf("session: %s", out)
+	if !strings.Contains(string(out), "session ran") {
+		t.Fatalf("the session did not run: %s", out)
+	}
+	h.Command(h.Home, nil, "bash", "-ic", "true").Run()
+	if paths.Exists(marker) {
+		t.Error("the host's bash, through ~/.bashrc.d/aliases.sh linked into the dotfiles repository, ran what the sandbox wrote")
+	}
+	if after := harness.Snapshot(aliases); after != before {
+		t.Errorf("the file behind ~/.bashrc.d/aliases.sh changed:\n%s\nwant:\n%s", after, before)
 	}
 }
