@@ -851,6 +851,33 @@ var hostVariables = []hostVariable{
 	{"GIT_ASKPASS", program},
 	{"SSH_ASKPASS", program},
 	{"GIT_EXTERNAL_DIFF", program},
+	// Files and directories of other tools' settings that run what they
+	// say: readline's macros type commands into the shell, Python's
+	// startup file and IPython's and Jupyter's startup scripts run at a
+	// prompt, vim's, psql's (\!), R's, screen's, gpg-agent's
+	// (pinentry-program), kubectl's (an exec plugin), the AWS CLI's
+	// (credential_process), npm's and pip's, Docker's (a credential helper).
+	{"INPUTRC", obeyedPath},
+	{"PYTHONSTARTUP", obeyedPath},
+	{"IPYTHONDIR", obeyedPath},
+	{"JUPYTER_CONFIG_DIR", obeyedPath},
+	{"MYVIMRC", obeyedPath},
+	{"PSQLRC", obeyedPath},
+	{"R_PROFILE_USER", obeyedPath},
+	{"SCREENRC", obeyedPath},
+	{"GNUPGHOME", obeyedPath},
+	{"KUBECONFIG", directoryList},
+	{"AWS_CONFIG_FILE", obeyedPath},
+	{"NPM_CONFIG_USERCONFIG", obeyedPath},
+	{"PIP_CONFIG_FILE", obeyedPath},
+	{"DOCKER_CONFIG", obeyedPath},
+	// Programs they run by path: less's input filter (|/path %s),
+	// a browser, a man pager, sudo's password prompt.
+	{"LESSOPEN", program},
+	{"LESSCLOSE", program},
+	{"BROWSER", program},
+	{"MANPAGER", program},
+	{"SUDO_ASKPASS", program},
 	// Go's own list of certificate directories, which the supervisor's
 	// proxy reads at its first TLS connection (as it reads SSL_CERT_FILE,
 	// one of caVariables).
@@ -998,7 +1025,9 @@ func probeHostObeyed(home string, checkouts []string, getenv func(string) string
 			values = strings.FieldsFunc(value, func(r rune) bool { return r == ':' || v.name == "LD_PRELOAD" && r == ' ' })
 		case program:
 			// A bare name is looked up in PATH; one with a slash is a path.
-			if fields := strings.Fields(value); len(fields) > 0 && strings.Contains(fields[0], "/") {
+			// less's filters begin with | or ||, or - for a filter that
+			// reads its input itself.
+			if fields := strings.Fields(strings.TrimLeft(value, "|-")); len(fields) > 0 && strings.Contains(fields[0], "/") {
 				values = []string{paths.ExpandHome(fields[0], home)}
 			}
 		default:

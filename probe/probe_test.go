@@ -116,6 +116,9 @@ func TestProbeHostObeyed(t *testing.T) {
 	testfs.Write(t, filepath.Join(dots, "fish", "config.fish"), "")
 	testfs.Write(t, filepath.Join(dots, "xdg", "git", "config"), "")
 	testfs.Write(t, filepath.Join(dots, "bashrc.d", "aliases.sh"), "")
+	testfs.Write(t, filepath.Join(dots, "python", "startup.py"), "")
+	testfs.Write(t, filepath.Join(dots, "scripts", "lesspipe"), "")
+	testfs.Write(t, filepath.Join(dots, "inputrc"), "")
 	testfs.Write(t, filepath.Join(dots, "emacs", "init-go.el"), "")
 	testfs.Write(t, filepath.Join(home, ".bashrc.d", "local.sh"), "")
 	testfs.Write(t, filepath.Join(home, ".emacs.d", "lisp", "own.el"), "")
@@ -153,7 +156,9 @@ func TestProbeHostObeyed(t *testing.T) {
 	binds := []mount.BindSpec{{Src: filepath.Join(home, "shared"), Dest: filepath.Join(home, "shared"), Writable: true, From: "--bind"}}
 	vars := env("HOME", home, "PATH", path, "XDG_CONFIG_HOME", filepath.Join(dots, "xdg"), "ZDOTDIR", filepath.Join(dots, "zsh"),
 		"GIT_CONFIG_GLOBAL", filepath.Join(dots, "gitglobal"), "BASH_ENV", filepath.Join(dots, "bash", "env"),
-		"EDITOR", "~/dotfiles/scripts/ed -w", "ENV", "rel/envfile", "GIT_DIR", filepath.Join(dots, "bare.git"), "PAGER", "less -R", "GIT_EDITOR", "./ed")
+		"EDITOR", "~/dotfiles/scripts/ed -w", "ENV", "rel/envfile", "GIT_DIR", filepath.Join(dots, "bare.git"), "PAGER", "less -R", "GIT_EDITOR", "./ed",
+		"INPUTRC", filepath.Join(dots, "inputrc"), "PYTHONSTARTUP", filepath.Join(dots, "python", "startup.py"),
+		"LESSOPEN", "||~/dotfiles/scripts/lesspipe %s", "KUBECONFIG", filepath.Join(home, ".kube", "config")+":"+filepath.Join(dots, "kube.yaml"))
 	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", vars, binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil)
 
 	guards := map[string]mount.Guard{}
@@ -188,6 +193,10 @@ func TestProbeHostObeyed(t *testing.T) {
 		"gitglobal":            "$GIT_CONFIG_GLOBAL",
 		"bash/env":             "$BASH_ENV",
 		"scripts/ed":           "$EDITOR",
+		"inputrc":              "$INPUTRC",
+		"python/startup.py":    "$PYTHONSTARTUP",
+		"scripts/lesspipe":     "$LESSOPEN",
+		"kube.yaml":            "$KUBECONFIG",
 		"bare.git/config":      "",
 		"bare.git/hooks":       "",
 	} {

@@ -85,3 +85,62 @@ func TestReplayReview29InDotfileLinkInDotDirectory(t *testing.T) {
 		t.Errorf("the file behind ~/.bashrc.d/aliases.sh changed:\n%s\nwant:\n%s", after, before)
 	}
 }
+
+// TestReplayReview29InVariableNamesToolSettings: the launch guards what
+// the host obeys through a variable of the environment claudebox starts
+// in, but only the variables of a list (XDG_CONFIG_HOME, BASH_ENV,
+// EDITOR, …): INPUTRC (readline's macros type commands into the shell),
+// PYTHONSTARTUP (run at every interactive python) and LESSOPEN (run at
+// every less) naming files of the dotfiles repository left them writable
+// in its sessions, tracked, so the exit audit moved nothing aside. The
+// attack, from inside: append a command to each. Proof, on the host: each
+// file is byte-identical, and the host's interactive python runs nothing
+// planted.
+func TestReplayReview29InVariableNamesToolSettings(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	marker := filepath.Join(h.Base, "marker")
+	dots := filepath.Join(h.Home, "code", "dotfiles")
+	h.GitRepo(dots)
+	files := map[string]string{
+		"inputrc":           "set editing-mode emacs\n",
+		"python/startup.py": "import readline\n",
+		"bin/lesspipe":      "#!/bin/sh\ncat \"$1\"\n",
+	}
+	for name, content := range files {
+		h.Write(filepath.Join(dots, name), content)
+	}
+	os.Chmod(filepath.Join(dots, "bin", "lesspipe"), 0o755)
+	h.Run(dots, nil, "git", "add", ".")
+	h.Run(dots, nil, "git", "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-qm", "tools")
+	vars := []string{
+		"INPUTRC=" + filepath.Join(dots, "inputrc"),
+		"PYTHONSTARTUP=" + filepath.Join(dots, "python", "startup.py"),
+		"LESSOPEN=|" + filepath.Join(dots, "bin", "lesspipe") + " %s",
+	}
+	before := map[string]string{}
+	for name := range files {
+		before[name] = harness.Snapshot(filepath.Join(dots, name))
+	}
+	attack := `exec 2>&1
+		echo '"\C-m": "\C-e; touch ` + marker + `\C-j"' >> inputrc && echo attacked inputrc
+		echo 'open("` + marker + `", "w").close()' >> python/startup.py && echo attacked startup
+		echo 'touch ` + marker + `' >> bin/lesspipe && echo attacked lesspipe
+		echo session ran`
+	out, _ := h.Command(dots, vars, "claudebox", "--shell", "-c", attack).CombinedOutput()
+	t.Logf("session: %s", out)
+	if !strings.Contains(string(out), "session ran") {
+		t.Fatalf("the session did not run: %s", out)
+	}
+	py := h.Command(h.Home, vars, "python3", "-i")
+	py.Stdin = strings.NewReader("")
+	py.Run()
+	if paths.Exists(marker) {
+		t.Error("the host's interactive python ran what the sandbox wrote into the file PYTHONSTARTUP names")
+	}
+	for name := range files {
+		if after := harness.Snapshot(filepath.Join(dots, name)); after != before[name] {
+			t.Errorf("%s, which a variable of the host's names, changed:\n%s\nwant:\n%s", name, after, before[name])
+		}
+	}
+}
