@@ -950,8 +950,9 @@ func probeHostObeyed(home string, checkouts []string, getenv func(string) string
 	// so that a link in it cannot be repointed: what it leads to is added,
 	// not the link (a certificate directory's hash links, a configuration's
 	// own links, which would refuse the launch).
-	// skip are paths not looked in: the project's, in the other
-	// dot-directories (its own links are its files).
+	// skip are the project's paths, in the other dot-directories: not
+	// looked in (its own links are its files), nor a link there that leads
+	// to a folder holding it (Wine's drive z: is /), which is no setting.
 	var skip []string
 	var links func(dir string, depth int, whole bool)
 	links = func(dir string, depth int, whole bool) {
@@ -960,6 +961,11 @@ func probeHostObeyed(home string, checkouts []string, getenv func(string) string
 			path := filepath.Join(dir, de.Name())
 			if paths.UnderAny(path, skip) {
 				continue
+			}
+			if len(skip) > 0 && de.Type()&os.ModeSymlink != 0 {
+				if target := realPath(path, 0); slices.ContainsFunc(skip, func(c string) bool { return paths.Within(c, target) }) {
+					continue
+				}
 			}
 			if de.Type()&os.ModeSymlink != 0 {
 				if !whole {
