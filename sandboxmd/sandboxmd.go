@@ -318,6 +318,7 @@ func sshAgent(w *page, p mount.Plan) {
 func limits(w *page, p mount.Plan) {
 	w.line("- Host logins: the user's logins of other tools live in the hidden part of the home, so gh, glab, the cloud CLIs (aws, gcloud, az), docker and package registries are logged out here. When one says to log in, tell the user it is the sandbox, not their login: they can pass a token with `claudebox --env GH_TOKEN` (or the tool's own variable), or run the command on the host.")
 	if p.Agent == nil {
+		w.line("- Claude's login: the model calls go through claudebox's proxy, which adds the user's login on the host; this sandbox holds none. `/login` here cannot help (whatever it logs in is not what the proxy uses), nor `/logout` end the host's login. When the user ran `/login` here, asks to log in or switch accounts, or an API error says to run /login, tell them to run `claude /login` on the host, outside claudebox; the next request here uses it.")
 		w.line("- IDE integration: off. Claude Code's IDE lock files (~/.claude/ide) are not shared, so /ide finds no IDE: nothing is wrong with the user's IDE or its extension.")
 	}
 	w.line("- Processes: own PID namespace; host processes are not visible. No new user namespaces (so no nested sandbox such as bwrap or Chromium's); no keystroke injection into the terminal.")
