@@ -352,6 +352,20 @@ func (h *Host) WaitSnapshot() {
 // host ran it.
 func (h *Host) Marker() string { return filepath.Join(h.Base, "MARKER") }
 
+// RunsNothingPlanted runs name with args in dir on the host, as the user
+// would after the session whose output was session, and fails the test
+// if the Marker exists after it: the command ran what the session
+// planted. A marker found is removed, so that a later command is judged
+// on its own.
+func (h *Host) RunsNothingPlanted(session, dir string, env []string, name string, args ...string) {
+	h.T.Helper()
+	ran, _ := h.Command(dir, env, name, args...).CombinedOutput()
+	if _, err := os.Lstat(h.Marker()); err == nil {
+		h.T.Errorf("the host's %s ran what the session planted:\n%s\n%s", strings.Join(append([]string{name}, args...), " "), session, ran)
+		os.Remove(h.Marker())
+	}
+}
+
 // Must fails the test on an error.
 func Must(t testing.TB, err error) {
 	t.Helper()

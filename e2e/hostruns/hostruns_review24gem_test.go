@@ -1,7 +1,6 @@
 package hostruns
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -27,8 +26,5 @@ func TestReplayReview24PluginGemfile(t *testing.T) {
 	commitAll(h, proj, "gems")
 	marker := h.Marker()
 	out := plantUnseen(t, h, proj, "plugin's Gemfile", `mkdir plugins/evil && printf 'File.write("`+marker+`", "")\n' > plugins/evil/Gemfile`)
-	ran, _ := h.Command(proj, nil, "bundle", "check").CombinedOutput()
-	if _, err := os.Stat(marker); err == nil {
-		t.Errorf("the host's bundle check ran the plugin's Gemfile the session wrote:\n%s\n%s", out, ran)
-	}
+	h.RunsNothingPlanted(out, proj, nil, "bundle", "check")
 }

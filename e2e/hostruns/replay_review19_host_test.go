@@ -28,10 +28,7 @@ func TestReplayReview19MakeTarget(t *testing.T) {
 	marker := h.Marker()
 	out := plantUnseen(t, h, proj, "target", `
 		printf '#!/bin/sh\ntouch `+marker+`\n' > app && chmod +x app`)
-	ran, _ := h.Command(proj, nil, "make", "run").CombinedOutput()
-	if _, err := os.Stat(marker); err == nil {
-		t.Errorf("the host's make run ran the target the session wrote:\n%s\n%s", out, ran)
-	}
+	h.RunsNothingPlanted(out, proj, nil, "make", "run")
 }
 
 // TestReplayReview19ComposerVendor: Composer installs a PHP project's
@@ -57,10 +54,7 @@ func TestReplayReview19ComposerVendor(t *testing.T) {
 	marker := h.Marker()
 	out := plantUnseen(t, h, proj, "autoloader", `
 		printf '<?php\ntouch("`+marker+`");\n' > vendor/composer/autoload_real.php`)
-	ran, _ := h.Command(proj, nil, "php", "main.php").CombinedOutput()
-	if _, err := os.Stat(marker); err == nil {
-		t.Errorf("the host's php main.php ran the autoloader the session wrote:\n%s\n%s", out, ran)
-	}
+	h.RunsNothingPlanted(out, proj, nil, "php", "main.php")
 	if !strings.Contains(out, "composer install") {
 		t.Errorf("the exit does not name composer install:\n%s", out)
 	}
@@ -134,10 +128,7 @@ func TestReplayReview19GoWork(t *testing.T) {
 		printf 'module example.com/dep\n\ngo 1.21\n' > .cache/dep/go.mod
 		printf 'package dep\n\nimport "os"\n\nfunc init() { os.WriteFile("`+marker+`", nil, 0o644) }\n' > .cache/dep/dep.go
 		printf 'go 1.21\n\nuse .\n\nreplace example.com/dep => ./.cache/dep\n' > go.work`)
-	ran, _ := h.Command(proj, env, goTool, "run", ".").CombinedOutput()
-	if _, err := os.Stat(marker); err == nil {
-		t.Errorf("the host's go run . built the dependency the session's go.work named:\n%s\n%s", out, ran)
-	}
+	h.RunsNothingPlanted(out, proj, env, goTool, "run", ".")
 }
 
 // TestReplayReview19MakefileLocal: a Makefile's -include Makefile.local
@@ -156,10 +147,7 @@ func TestReplayReview19MakefileLocal(t *testing.T) {
 	marker := h.Marker()
 	out := plantUnseen(t, h, proj, "makefile's part", `
 		printf 'X := $(shell touch `+marker+`)\n' > Makefile.local`)
-	ran, _ := h.Command(proj, nil, "make").CombinedOutput()
-	if _, err := os.Stat(marker); err == nil {
-		t.Errorf("the host's make ran the Makefile.local the session wrote:\n%s\n%s", out, ran)
-	}
+	h.RunsNothingPlanted(out, proj, nil, "make")
 }
 
 // TestReplayReview19BundlerConfig: Bundler reads the project's
@@ -186,10 +174,7 @@ func TestReplayReview19BundlerConfig(t *testing.T) {
 		printf 'File.write("`+marker+`", "")\nsource "https://rubygems.org"\n' > .cache/Gemfile
 		cp Gemfile.lock .cache/Gemfile.lock
 		printf -- '---\nBUNDLE_JOBS: "4"\nBUNDLE_GEMFILE: "%s/.cache/Gemfile"\n' "$PWD" > .bundle/config`)
-	ran, _ := h.Command(proj, nil, "bundle", "exec", "ruby", "-e", "1").CombinedOutput()
-	if _, err := os.Stat(marker); err == nil {
-		t.Errorf("the host's bundle exec evaluated the Gemfile the session's .bundle/config named:\n%s\n%s", out, ran)
-	}
+	h.RunsNothingPlanted(out, proj, nil, "bundle", "exec", "ruby", "-e", "1")
 }
 
 // TestReplayReview19InterpretedScripts: the exit audit judged an ignored
@@ -249,10 +234,7 @@ func TestReplayReview19IgnoredSources(t *testing.T) {
 	marker := h.Marker()
 	out := plantUnseen(t, h, proj, "vendored source", `
 		printf 'package dep\n\nimport "os"\n\nfunc init() { os.WriteFile("`+marker+`", nil, 0o644) }\n' > vendor/example.com/dep/dep.go`)
-	ran, _ := h.Command(proj, env, goTool, "run", ".").CombinedOutput()
-	if _, err := os.Stat(marker); err == nil {
-		t.Errorf("the host's go run . built the vendored source the session wrote:\n%s\n%s", out, ran)
-	}
+	h.RunsNothingPlanted(out, proj, env, goTool, "run", ".")
 }
 
 // commitAll commits every file of proj, as the project's own.
