@@ -77,14 +77,14 @@ func makeFragment(name string) bool {
 // file, the .proverc itself, as shell), Gradle's wrapper properties (the
 // distributionUrl ./gradlew unpacks and runs, a file: URL into the
 // project as well as any), Psalm's psalm.xml (its autoloader, which
-// Psalm requires) and PHP_CodeSniffer's phpcs.xml (its autoload and
-// installed_paths). Judged as a makefile's parts: git shows a change of
+// Psalm requires), PHP_CodeSniffer's phpcs.xml (its autoload and
+// installed_paths) and tox's tox.ini (the commands tox runs). Judged as a makefile's parts: git shows a change of
 // one it tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
 	"gradle.properties": true, "gradle-wrapper.properties": true, "local.properties": true, ".jvmopts": true, ".sbtopts": true,
 	"CMakePresets.json": true, "CMakeUserPresets.json": true,
-	"phpunit.xml": true, "phpunit.xml.dist": true, "phpunit.dist.xml": true, ".proverc": true,
+	"phpunit.xml": true, "phpunit.xml.dist": true, "phpunit.dist.xml": true, ".proverc": true, "tox.ini": true,
 	"psalm.xml": true, "psalm.xml.dist": true, "phpcs.xml": true, "phpcs.xml.dist": true, ".phpcs.xml": true, ".phpcs.xml.dist": true,
 }
 

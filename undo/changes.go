@@ -922,7 +922,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -966,7 +966,9 @@ func (t tree) inVenv(dir string) bool {
 // from a path (vendor/tool/tool.gemspec), rackup a config.ru, ERB the
 // Ruby of a template (.erb), and
 // terraform plan every .tf of its directory, merging an ignored
-// override.tf over the rest.
+// override.tf over the rest, and Python's pickle runs what an object it
+// loads names (a model or a cache a script keeps where git ignores it:
+// .pkl, .pickle, joblib's and dill's).
 // What it is at the end does not say what the host runs: the session
 // chose it.
 var codeExts = map[string]bool{
@@ -983,7 +985,31 @@ var codeExts = map[string]bool{
 	".o": true, ".a": true, ".so": true, ".dylib": true, ".node": true, ".wasm": true, ".rlib": true, ".rmeta": true,
 	".jar": true, ".class": true, ".beam": true,
 	".tf": true, ".tofu": true, ".erb": true,
+	".pkl": true, ".pickle": true, ".joblib": true, ".dill": true,
 }
+
+// packageArchive says whether path is a package, or an archive a tool
+// unpacks and runs, by its extension: npm install unpacks the tarball a
+// package.json takes from the project (file:vendor/pkg.tgz) and runs its
+// postinstall, pip installs a wheel or an sdist by its path, running an
+// sdist's setup.py, Bundler installs the gems of vendor/cache, building
+// their extensions, ./gradlew unpacks the zip its wrapper's
+// distributionUrl names and runs it as Gradle. What one holds is the
+// session's as a script's lines are; its name says nothing of which
+// tool takes it.
+func packageArchive(path string) bool {
+	lower := strings.ToLower(path)
+	for _, ext := range archiveExts {
+		if strings.HasSuffix(lower, ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// archiveExts are the extensions of packages and of the archives tools
+// unpack and run.
+var archiveExts = []string{".tgz", ".tar", ".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".zip", ".whl", ".egg", ".gem", ".nupkg", ".crate", ".vsix"}
 
 // yaml says whether path is a YAML file: Rails reads config/database.yml,
 // and each config/*.yml config_for loads, through ERB before YAML, so

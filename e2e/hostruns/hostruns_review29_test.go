@@ -151,3 +151,62 @@ func TestReplayReview29BuildToolsConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview29PackageArchive: the project's package.json takes a
+// package from a tarball in the project (file:vendor/pkg.tgz, built by
+// the user's script where git ignores it), which npm install unpacks and
+// whose postinstall it runs. The exit audit judged an ignored file by
+// what runs it by its name (a script's extension, +x, #!), and an
+// archive is none: the session replaces the tarball with one whose
+// postinstall is its own. Host-side proof: after the session, the host's
+// npm install runs nothing the session wrote.
+func TestReplayReview29PackageArchive(t *testing.T) {
+	harness.RequireTool(t, "npm", "apt-get install npm")
+	harness.RequireTool(t, "tar", "apt-get install tar")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/vendor/\n/node_modules/\n")
+	h.Write(filepath.Join(proj, "package.json"), "{\"name\": \"app\", \"version\": \"1.0.0\", \"dependencies\": {\"pkg\": \"file:vendor/pkg.tgz\"}}\n")
+	commitAll(h, proj, "app")
+	h.Write(filepath.Join(h.Base, "pkg", "package", "package.json"), "{\"name\": \"pkg\", \"version\": \"1.0.0\"}\n")
+	h.Write(filepath.Join(proj, "vendor", ".keep"), "")
+	h.Run(proj, nil, "tar", "czf", "vendor/pkg.tgz", "-C", filepath.Join(h.Base, "pkg"), "package")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "package", `
+		mkdir -p /tmp/p/package
+		printf '{"name": "pkg", "version": "1.0.0", "scripts": {"postinstall": "touch `+marker+`"}}\n' > /tmp/p/package/package.json
+		tar czf vendor/pkg.tgz -C /tmp/p package`)
+	ran, _ := h.Command(proj, nil, "npm", "install", "--offline", "--no-audit", "--no-fund", "--no-update-notifier").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's npm install ran what the session wrote:\n%s\n%s", out, ran)
+	}
+}
+
+// TestReplayReview29Pickle: the project's script loads a model it keeps
+// where git ignores it (cache/model.pkl), and Python's pickle runs what
+// an object it unpickles names. The exit audit judged an ignored file by
+// what runs it by its name, and a pickle is data by its name: the
+// session replaces it. Host-side proof: after the session, the host's
+// python3 load.py runs nothing the session wrote.
+func TestReplayReview29Pickle(t *testing.T) {
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/cache/\n")
+	h.Write(filepath.Join(proj, "load.py"), "import pickle\nwith open(\"cache/model.pkl\", \"rb\") as f:\n    print(pickle.load(f))\n")
+	commitAll(h, proj, "load")
+	h.Write(filepath.Join(proj, "cache", ".keep"), "")
+	h.Run(proj, nil, "python3", "-c", "import pickle; pickle.dump({\"w\": 1}, open(\"cache/model.pkl\", \"wb\"))")
+	marker := h.Marker()
+	out := plantUnseen(t, h, proj, "pickle", `
+		python3 -c 'import os, pickle
+class P:
+    __reduce__ = lambda self: (os.system, ("touch `+marker+`",))
+pickle.dump(P(), open("cache/model.pkl", "wb"))'`)
+	ran, _ := h.Command(proj, nil, "python3", "load.py").CombinedOutput()
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the host's python3 load.py ran what the session wrote:\n%s\n%s", out, ran)
+	}
+}
