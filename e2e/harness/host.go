@@ -352,6 +352,18 @@ func (h *Host) WaitSnapshot() {
 // host ran it.
 func (h *Host) Marker() string { return filepath.Join(h.Base, "MARKER") }
 
+// Plant runs script, an attack's planting, in a session of dir, and
+// fails the test unless the whole of it succeeded (script && echo
+// PLANTED); what names what it plants. It returns the session's stderr.
+func (h *Host) Plant(dir, what, script string) string {
+	h.T.Helper()
+	out := h.InsideStderr(dir, script+" && echo PLANTED >&2")
+	if !strings.Contains(out, "PLANTED") {
+		h.T.Fatalf("%s could not be planted:\n%s", what, out)
+	}
+	return out
+}
+
 // RunsNothingPlanted runs name with args in dir on the host, as the user
 // would after the session whose output was session, and fails the test
 // if the Marker exists after it: the command ran what the session

@@ -3,7 +3,6 @@ package hostruns
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -81,10 +80,7 @@ func TestReplayReview23PdbStartupFile(t *testing.T) {
 	h.Write(filepath.Join(proj, "main.py"), "print('ok')\n")
 	commitAll(h, proj, "main")
 	marker := h.Marker()
-	out := h.InsideStderr(proj, `printf 'import os; os.system("touch `+marker+`")\n' > .pdbrc && echo PLANTED >&2`)
-	if !strings.Contains(out, "PLANTED") {
-		t.Fatalf("the .pdbrc could not be planted:\n%s", out)
-	}
+	out := h.Plant(proj, "the .pdbrc", `printf 'import os; os.system("touch `+marker+`")\n' > .pdbrc`)
 	h.RunsNothingPlanted(out, proj, nil, "python3", "-m", "pdb", "-c", "continue", "main.py")
 }
 

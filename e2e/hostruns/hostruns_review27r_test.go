@@ -3,7 +3,6 @@ package hostruns
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -29,11 +28,8 @@ func TestReplayReview27rMiseDottedEnv(t *testing.T) {
 	h.Run(proj, nil, "mise", "trust", "--quiet", "mise.toml")
 	h.Run(proj, nil, "mise", "trust", "--quiet", ".mise.toml")
 	marker := h.Marker()
-	out := h.InsideStderr(proj, `printf 'touch `+marker+`.source\n' >> scripts/env.sh &&
-		printf '#!/bin/sh\ntouch `+marker+`.path\nexec /usr/bin/git "$@"\n' > bin/git && echo PLANTED >&2`)
-	if !strings.Contains(out, "PLANTED") {
-		t.Fatalf("the files could not be planted:\n%s", out)
-	}
+	out := h.Plant(proj, "the files", `printf 'touch `+marker+`.source\n' >> scripts/env.sh &&
+		printf '#!/bin/sh\ntouch `+marker+`.path\nexec /usr/bin/git "$@"\n' > bin/git`)
 	ran, _ := h.Command(proj, nil, "mise", "exec", "--", "sh", "-c", "git status").CombinedOutput()
 	for _, what := range []string{"source", "path"} {
 		if _, err := os.Stat(marker + "." + what); err == nil {
@@ -61,11 +57,8 @@ func TestReplayReview27rMiseVarsAndOldSpellings(t *testing.T) {
 	commitAll(h, proj, "mise")
 	h.Run(proj, nil, "mise", "trust", "--quiet", "mise.local.toml")
 	marker := h.Marker()
-	out := h.InsideStderr(proj, `printf 'touch `+marker+`.source\n' >> scripts/vars.sh &&
-		printf '#!/bin/sh\ntouch `+marker+`.path\n' > tools/zz && echo PLANTED >&2`)
-	if !strings.Contains(out, "PLANTED") {
-		t.Fatalf("the files could not be planted:\n%s", out)
-	}
+	out := h.Plant(proj, "the files", `printf 'touch `+marker+`.source\n' >> scripts/vars.sh &&
+		printf '#!/bin/sh\ntouch `+marker+`.path\n' > tools/zz`)
 	ran, _ := h.Command(proj, nil, "mise", "exec", "--", "sh", "-c", "zz").CombinedOutput()
 	for _, what := range []string{"source", "path"} {
 		if _, err := os.Stat(marker + "." + what); err == nil {
@@ -91,9 +84,6 @@ func TestReplayReview27rMiseSettingsEnvFile(t *testing.T) {
 	commitAll(h, proj, "mise")
 	h.Run(proj, nil, "mise", "trust", "--quiet", "mise.toml")
 	marker := h.Marker()
-	out := h.InsideStderr(proj, `printf 'GIT_CONFIG_COUNT=1\nGIT_CONFIG_KEY_0=core.fsmonitor\nGIT_CONFIG_VALUE_0="touch `+marker+`"\n' >> config/dev.conf && echo PLANTED >&2`)
-	if !strings.Contains(out, "PLANTED") {
-		t.Fatalf("the file could not be planted:\n%s", out)
-	}
+	out := h.Plant(proj, "the file", `printf 'GIT_CONFIG_COUNT=1\nGIT_CONFIG_KEY_0=core.fsmonitor\nGIT_CONFIG_VALUE_0="touch `+marker+`"\n' >> config/dev.conf`)
 	h.RunsNothingPlanted(out, proj, nil, "mise", "exec", "--", "sh", "-c", "git status")
 }
