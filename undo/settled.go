@@ -89,6 +89,12 @@ func listSettled(ctx context.Context, checkout, common string, since time.Time) 
 					*sub = append(*sub, string(name))
 					continue
 				}
+				if leaf, settled := settledLeaf(fd, name, before); leaf {
+					if !settled || read.Add(1) > settledLimit {
+						return false
+					}
+					continue
+				}
 				below, err := unix.Openat(fd, string(name), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 				if err != nil {
 					return false
@@ -118,4 +124,26 @@ func listSettled(ctx context.Context, checkout, common string, since time.Time) 
 		}
 	})
 	return !changed.Load()
+}
+
+// settledLeaf judges, by name, the directory name in the one open at fd
+// where it holds no directory (its link count 2, where the filesystem
+// counts them: btrfs says 1): its .gitignore's status and its own, by
+// three status reads where opening and reading it took six (a large
+// tree's directories are mostly such: 3,000 of 3,030 in 60,000 files).
+// Its own is read again after the .gitignore's, and judged then: the name
+// still led to it (a directory moved, to put a link in its place, has its
+// status changed). leaf is false where it is to be opened and read as any
+// other.
+func settledLeaf(fd int, name []byte, before func(*unix.Stat_t) bool) (leaf, settled bool) {
+	var dir, again, ignore unix.Stat_t
+	if statAt(fd, name, &dir, unix.AT_SYMLINK_NOFOLLOW) != nil || dir.Mode&unix.S_IFMT != unix.S_IFDIR || dir.Nlink != 2 {
+		return false, false
+	}
+	switch err := unix.Fstatat(fd, string(name)+"/.gitignore", &ignore, unix.AT_SYMLINK_NOFOLLOW); {
+	case err == unix.ENOENT:
+	case err != nil || !before(&ignore):
+		return true, false
+	}
+	return true, statAt(fd, name, &again, unix.AT_SYMLINK_NOFOLLOW) == nil && again.Mode&unix.S_IFMT == unix.S_IFDIR && again.Dev == dir.Dev && again.Ino == dir.Ino && before(&again)
 }
