@@ -554,6 +554,9 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	records := <-otherChanges
 	records[s.plan.Project.Checkout] = changed
 	for root, c := range records {
+		sayTimeGiven(timeGiven(root, c.TimeSetBack))
+	}
+	for root, c := range records {
 		r, ok := reports[root]
 		// An untracked file the host runs, changed: git status shows it
 		// as it did before.
@@ -1019,5 +1022,65 @@ func CloseInheritedOnExec() {
 		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
 			unix.CloseOnExec(fd)
 		}
+	}
+}
+
+// timeGiven gives each tracked file or link of paths (in the checkout
+// root) that the session changed and then set its modification time back
+// the exit's time instead, and returns those it gave it. The host's git
+// takes an entry for unchanged while the file's size and modification
+// time match the index's (where its user turned off core.trustctime, or
+// set core.checkStat minimal, also its status change time): a script
+// rewritten with as many bytes and its old time put back (touch -r) was
+// shown by neither git status nor git diff. Only the time changes; an
+// untracked file git status lists as new whatever its time.
+func timeGiven(root string, paths []string) []string {
+	if len(paths) == 0 {
+		return nil
+	}
+	untracked := map[string]bool{}
+	for _, p := range audit.Untracked(root, paths) {
+		untracked[p] = true
+	}
+	var given []string
+	// Each directory is opened once for the files of it that follow
+	// one another (paths are sorted).
+	var dir *os.File
+	defer func() {
+		if dir != nil {
+			dir.Close()
+		}
+	}()
+	now := []unix.Timespec{{Nsec: unix.UTIME_OMIT}, {Nsec: unix.UTIME_NOW}}
+	for _, p := range paths {
+		rel, err := filepath.Rel(root, p)
+		if err != nil || !filepath.IsLocal(rel) || untracked[p] {
+			continue
+		}
+		if dir == nil || dir.Name() != filepath.Join(root, filepath.Dir(rel)) {
+			if dir != nil {
+				dir.Close()
+			}
+			if dir, err = untrusted.OpenDir(root, filepath.Dir(rel)); err != nil {
+				continue
+			}
+		}
+		if unix.UtimesNanoAt(int(dir.Fd()), filepath.Base(rel), now, unix.AT_SYMLINK_NOFOLLOW) == nil {
+			given = append(given, p)
+		}
+	}
+	return given
+}
+
+// sayTimeGiven names, ten at most, the tracked files whose modification
+// time the session had set back and the exit gave its own.
+func sayTimeGiven(given []string) {
+	const named = 10
+	for i, p := range given {
+		if i == named {
+			printable.Say(os.Stderr, "claudebox: and %d more tracked files whose modification time the session had set back", len(given)-named)
+			return
+		}
+		printable.Say(os.Stderr, "claudebox: the session changed %s and set its modification time back, which can hide the change from git status: it now has the exit's", mount.Quote(p))
 	}
 }

@@ -94,6 +94,12 @@ type Changes struct {
 	// not ignore, that the session changed and the host runs (absolute
 	// paths): of those git does not track, git status shows no change.
 	ChangedRun []string `json:"-"`
+	// TimeSetBack are the files and links the session changed whose
+	// modification time it then set back before its start (absolute
+	// paths, sorted): where the host's git compares no status change
+	// time (core.trustctime off, core.checkStat minimal), a tracked one
+	// holding as many bytes looks unchanged to git status and git diff.
+	TimeSetBack []string `json:"-"`
 }
 
 // PathChange is one path, relative to the checkout: Change is created,
@@ -215,7 +221,9 @@ func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []
 // (nil if it read none).
 func Changed(stateDir string, p instance.Project, began time.Time, skip []string, walked chan<- audit.Statuses, reopen *audit.Reopener) (Changes, error) {
 	told := false
+	var setBack []string
 	tell := func(t tree) {
+		setBack = t.timeSetBack(p.Checkout)
 		if walked != nil && !told {
 			told = true
 			walked <- newWalkStatuses(t, began)
@@ -229,6 +237,7 @@ func Changed(stateDir string, p instance.Project, began time.Time, skip []string
 	st := storeOf(stateDir, p.Root)
 	c := Changes{Checkout: p.Checkout, Ended: time.Now().UTC(), Paths: []PathChange{}, Unknown: []string{}, Incomplete: []string{}, Top: map[string]int{}}
 	err := st.changes(p, began, skip, reopen, &c, tell)
+	c.TimeSetBack = setBack
 	if err != nil {
 		c.Incomplete = append(c.Incomplete, err.Error())
 	}
@@ -884,11 +893,13 @@ func (t tree) unreadChanged(checkout string) []string {
 	return dirs
 }
 
-// fileStatus is what the walk keeps of a file: its status change and its
-// type and permissions.
+// fileStatus is what the walk keeps of a file: its status change, its
+// type and permissions, and whether its modification time is older than
+// the session's start (set back).
 type fileStatus struct {
-	ctime time.Time
-	mode  uint32
+	ctime   time.Time
+	mode    uint32
+	setBack bool
 }
 
 // hostRun says whether the file at path, one of recent, is one the host
@@ -1055,6 +1066,18 @@ func buildState(path string) bool {
 func terraformJSON(path string) bool {
 	lower := strings.ToLower(path)
 	return strings.HasSuffix(lower, ".tf.json") || strings.HasSuffix(lower, ".tofu.json")
+}
+
+// timeSetBack is TimeSetBack of the tree of checkout.
+func (t tree) timeSetBack(checkout string) []string {
+	var paths []string
+	for path, st := range t.recent {
+		if typ := st.mode & unix.S_IFMT; st.setBack && (typ == unix.S_IFREG || typ == unix.S_IFLNK) {
+			paths = append(paths, filepath.Join(checkout, path))
+		}
+	}
+	slices.Sort(paths)
+	return paths
 }
 
 // linkAbove is the symlink the session made in place of a directory
@@ -1298,7 +1321,7 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 					if isRecent || string(name) == "pyvenv.cfg" {
 						lock.Lock()
 						if isRecent {
-							t.recent[path] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode}
+							t.recent[path] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode, time.Unix(st.Mtim.Unix()).Before(since)}
 						}
 						if string(name) == "pyvenv.cfg" {
 							t.venvs[path] = true
