@@ -252,12 +252,55 @@ func RemovePlaceholders(dir string) (removed []string) {
 	// Deepest first: a placeholder directory may hold nothing but a
 	// placeholder made inside an earlier one.
 	slices.SortFunc(ours, func(a, b string) int { return len(b) - len(a) })
+	var gone []string
 	for _, p := range ours {
-		if !owned[p] && removeStandIn(p) {
+		switch {
+		case owned[p]:
+		case removeStandIn(p):
 			removed = append(removed, p)
+		case !exists(p):
+			gone = append(gone, p)
 		}
 	}
+	removed = append(removed, removeTakenAside(gone)...)
 	os.Remove(filepath.Join(live, name))
+	return removed
+}
+
+// exists reports whether something is at path, reached without a symlink.
+func exists(path string) bool {
+	_, err := untrusted.Lstat("/", strings.TrimPrefix(path, "/"))
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// removeTakenAside removes, beside each stand-in no longer at its path, a
+// stand-in a removal killed midway left under its aside name
+// (untrusted.RemoveIf), and returns the paths it removed. Only what is a
+// stand-in for a path of that directory goes: the sandbox may name
+// anything so.
+func removeTakenAside(gone []string) (removed []string) {
+	byDir := map[string][]string{}
+	for _, p := range gone {
+		byDir[filepath.Dir(p)] = append(byDir[filepath.Dir(p)], p)
+	}
+	for dir, ps := range byDir {
+		entries, err := untrusted.ReadDir("/", strings.TrimPrefix(dir, "/"))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), untrusted.AsidePrefix) {
+				continue
+			}
+			aside := filepath.Join(dir, e.Name())
+			ok, err := untrusted.RemoveIf("/", strings.TrimPrefix(aside, "/"), func(fi os.FileInfo, f *os.File) bool {
+				return slices.ContainsFunc(ps, func(p string) bool { return standIn(p, fi, f) })
+			})
+			if ok && err == nil {
+				removed = append(removed, aside)
+			}
+		}
+	}
 	return removed
 }
 

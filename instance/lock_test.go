@@ -3,11 +3,13 @@ package instance
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/claudebox/claudebox/paths"
+	"github.com/claudebox/claudebox/untrusted"
 	"golang.org/x/sys/unix"
 )
 
@@ -225,5 +227,37 @@ func TestStartedNamesItsDirectory(t *testing.T) {
 	SweepIdle(dir, root)
 	if paths.Exists(since) || paths.Exists(livePath(dir, ".snapshot")) {
 		t.Error("SweepIdle kept a start record that is not the project's")
+	}
+}
+
+// TestRemovePlaceholdersTakenAside: a removal killed between taking a
+// stand-in aside and removing it (untrusted.RemoveIf) leaves it under its
+// aside name, its path empty; the next cleanup removes it there, and
+// leaves a file of the user's (or the sandbox's) so named that is no
+// stand-in.
+func TestRemovePlaceholdersTakenAside(t *testing.T) {
+	state, tree := t.TempDir(), t.TempDir()
+	dir := Dir(state, "/p/code")
+	lock, err := OpenLock(dir)
+	must(t, err)
+	lock.Close()
+	envrc, vscode := filepath.Join(tree, ".envrc"), filepath.Join(tree, ".vscode")
+	must(t, unix.Mknod(envrc, unix.S_IFSOCK, 0))
+	must(t, mkdirMode(vscode, StandInDirMode))
+	must(t, RecordPlaceholders(dir, []string{envrc, vscode}))
+	aside := filepath.Join(tree, untrusted.AsidePrefix+"0011223344556677")
+	must(t, os.Rename(envrc, aside))
+	users := filepath.Join(tree, untrusted.AsidePrefix+"8899aabbccddeeff")
+	must(t, os.WriteFile(users, []byte("the user's"), 0o644))
+
+	removed := RemovePlaceholders(dir)
+	if paths.Exists(aside) || paths.Exists(vscode) {
+		t.Errorf("left: aside %v, .vscode %v", paths.Exists(aside), paths.Exists(vscode))
+	}
+	if !slices.Contains(removed, aside) {
+		t.Errorf("removed %q, not naming %s", removed, aside)
+	}
+	if b, _ := os.ReadFile(users); string(b) != "the user's" {
+		t.Error("a file that is no stand-in was removed")
 	}
 }

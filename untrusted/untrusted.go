@@ -493,13 +493,13 @@ func RemoveIf(dir, name string, match func(fi fs.FileInfo, f *os.File) bool) (bo
 	if err != nil {
 		return false, err
 	}
-	if err := unix.Renameat2(d, base, d, aside, unix.RENAME_NOREPLACE); err != nil {
+	if err := renameNoReplace(d, base, aside); err != nil {
 		return false, &os.LinkError{Op: "rename", Old: path, New: filepath.Join(filepath.Dir(path), aside), Err: err}
 	}
 	var st unix.Stat_t
 	err = unix.Fstatat(d, aside, &st, unix.AT_SYMLINK_NOFOLLOW)
 	if now := fi.Sys().(*syscall.Stat_t); err != nil || st.Dev != now.Dev || st.Ino != now.Ino {
-		if err := unix.Renameat2(d, aside, d, base, unix.RENAME_NOREPLACE); err != nil {
+		if err := renameNoReplace(d, aside, base); err != nil {
 			return false, &os.LinkError{Op: "rename back", Old: filepath.Join(filepath.Dir(path), aside), New: path, Err: err}
 		}
 		return false, nil
@@ -509,11 +509,15 @@ func RemoveIf(dir, name string, match func(fi fs.FileInfo, f *os.File) bool) (bo
 		flags = unix.AT_REMOVEDIR
 	}
 	if err := unix.Unlinkat(d, aside, flags); err != nil {
-		unix.Renameat2(d, aside, d, base, unix.RENAME_NOREPLACE)
+		renameNoReplace(d, aside, base)
 		return false, &fs.PathError{Op: "remove", Path: path, Err: err}
 	}
 	return true, nil
 }
+
+// AsidePrefix begins the name RemoveIf takes an entry aside under: one
+// still named so was left by a removal killed midway.
+const AsidePrefix = ".claudebox-removing-"
 
 // asideName is a name no one can foresee, for RemoveIf to take an entry
 // away from its own: the sandbox writes the directory, and an entry it
@@ -523,7 +527,30 @@ func asideName() (string, error) {
 	if _, err := rand.Read(b); err != nil {
 		return "", err
 	}
-	return ".claudebox-removing-" + hex.EncodeToString(b), nil
+	return AsidePrefix + hex.EncodeToString(b), nil
+}
+
+// renameat2 is the system call, a variable for the tests of a filesystem
+// without RENAME_NOREPLACE.
+var renameat2 = unix.Renameat2
+
+// renameNoReplace renames from to to, both in d, replacing nothing at to.
+// Where the filesystem refuses RENAME_NOREPLACE (an NFS mount), it renames
+// plainly once nothing is at to: a window a host writer could hit there,
+// where refusing would leave every stand-in in the user's project.
+func renameNoReplace(d int, from, to string) error {
+	err := renameat2(d, from, d, to, unix.RENAME_NOREPLACE)
+	if err != unix.EINVAL {
+		return err
+	}
+	var st unix.Stat_t
+	switch err := unix.Fstatat(d, to, &st, unix.AT_SYMLINK_NOFOLLOW); {
+	case err == nil:
+		return unix.EEXIST
+	case err != unix.ENOENT:
+		return err
+	}
+	return renameat2(d, from, d, to, 0)
 }
 
 // RemoveAll removes name beneath dir and everything under it. It never
