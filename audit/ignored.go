@@ -78,8 +78,8 @@ func makeFragment(name string) bool {
 // distributionUrl ./gradlew unpacks and runs, a file: URL into the
 // project as well as any), Psalm's psalm.xml (its autoloader, which
 // Psalm requires), PHP_CodeSniffer's phpcs.xml (its autoload and
-// installed_paths) and tox's tox.ini (the commands tox runs). Judged as a makefile's parts: git shows a change of
-// one it tracks.
+// installed_paths) and tox's tox.ini (the commands tox runs). Judged as a
+// makefile's parts: git shows a change of one it tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
 	"gradle.properties": true, "gradle-wrapper.properties": true, "local.properties": true, ".jvmopts": true, ".sbtopts": true,

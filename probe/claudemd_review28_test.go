@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -22,12 +23,7 @@ import (
 // (@~/notes.md, directly or through a file of the project) is not shown
 // for it, as the sandbox writes it: it is named, unless shown anyway.
 func TestClaudeSetupMemoryAboveProject(t *testing.T) {
-	home := t.TempDir()
-	proj := filepath.Join(home, "code", "app")
-	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v: %s", err, out)
-	}
-	for f, content := range map[string]string{
+	home, h := hostOfApp(t, map[string]string{
 		"CLAUDE.md":                "home\n",
 		"code/CLAUDE.md":           "@shared.md\n",
 		"code/shared.md":           "shared\n",
@@ -39,14 +35,7 @@ func TestClaudeSetupMemoryAboveProject(t *testing.T) {
 		"more.md":                  "more\n",
 		"code/app/CLAUDE.md":       "@~/notes.md\n@docs/extra.md\n@../shared.md\n",
 		"code/app/docs/extra.md":   "@~/more.md\n@../CLAUDE.md\n",
-	} {
-		testfs.Write(t, filepath.Join(home, f), content)
-	}
-	project, err := instance.Resolve(proj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil)
+	}, nil)
 	var shown []string
 	for _, m := range h.Own {
 		if m.Kind == mount.RoBind && !strings.HasPrefix(m.Dest, filepath.Join(home, ".claude")+"/") {
@@ -122,4 +111,30 @@ func TestClaudeSetupMemoryAboveProjectWrittenBySandbox(t *testing.T) {
 			t.Errorf("checkout %s: named as not shown: %q", project.Checkout, unshown)
 		}
 	}
+}
+
+// hostOfApp is the probe's Host for the repository ~/code/app of a new
+// home holding files and links (their paths relative to it, a link's
+// target too), and that home.
+func hostOfApp(t *testing.T, files, links map[string]string) (string, mount.Host) {
+	t.Helper()
+	home := t.TempDir()
+	proj := filepath.Join(home, "code", "app")
+	if out, err := exec.Command("git", "init", "-q", proj).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	for f, content := range files {
+		testfs.Write(t, filepath.Join(home, f), content)
+	}
+	for link, target := range links {
+		if err := os.Symlink(filepath.Join(home, target), filepath.Join(home, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	project, err := instance.Resolve(proj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(home, ".claudebox")
+	return home, Host(home, state, project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{state}), nil, nil)
 }
