@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // secretOptionName is an option's name that says it holds a credential:
@@ -54,6 +56,47 @@ func secretOption(name, value string) bool {
 var placeOptionName = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)host|site|domain|server|endpoint|url|origin|instance`)
 })
+
+// quantityWords are the words of an option's name that say its number is
+// a quantity: a port, a time, a count, a bound, a size.
+var quantityWords = map[string]bool{
+	"port": true, "ports": true, "timeout": true, "interval": true, "delay": true, "retry": true, "retries": true,
+	"count": true, "max": true, "min": true, "limit": true, "size": true, "width": true, "height": true, "depth": true,
+	"level": true, "threshold": true, "concurrency": true, "workers": true, "threads": true, "ms": true, "seconds": true,
+	"minutes": true, "hours": true, "days": true, "percent": true, "ratio": true, "weight": true, "priority": true,
+	"verbosity": true, "columns": true, "lines": true, "indent": true, "temperature": true, "version": true,
+}
+
+// quantityName says one of name's words (split at what is no letter and
+// where a capital follows a small letter: timeout_ms, maxResults) is one
+// of quantityWords: accounts is not count.
+func quantityName(name string) bool {
+	word := func(w string) bool { return quantityWords[strings.ToLower(w)] }
+	start := 0
+	for i, r := range name {
+		switch {
+		case !unicode.IsLetter(r):
+			if word(name[start:i]) {
+				return true
+			}
+			start = i + utf8.RuneLen(r)
+		case unicode.IsUpper(r) && i > start && unicode.IsLower(rune(name[i-1])):
+			if word(name[start:i]) {
+				return true
+			}
+			start = i
+		}
+	}
+	return word(name[start:])
+}
+
+// numberLeftOut says a plugin's number option, or a number in its list,
+// may be a credential: one crosses only under a name that says a
+// quantity, and none secretOption names (a PIN, a numeric password, an
+// account's number saved as a number crossed by any other name).
+func numberLeftOut(name string) bool {
+	return secretOption(name, "") || !quantityName(name)
+}
 
 // hostName matches a host's name with its domain (db.internal.example.com,
 // acme.atlassian.net:8443): labels of letters, digits and hyphens, the last
@@ -109,8 +152,9 @@ func commandSecret(_, value string) bool {
 // pluginConfigsKept is a settings pluginConfigs block (a plugin's id →
 // its options, and an MCP bundle's servers' settings: Claude Code keeps
 // there what a plugin's manifest does not mark sensitive, a token a
-// plugin asked for unmarked among it) without the string settings that
-// may hold a credential (optionLeftOut), at any depth, and what it left
+// plugin asked for unmarked among it) without the strings and numbers
+// that may hold a credential (optionLeftOut, numberLeftOut), at any
+// depth, and what it left
 // out, by path, never its value: nil and "pluginConfigs" for a block
 // that is not an object.
 func pluginConfigsKept(raw json.RawMessage) (json.RawMessage, []string) {
@@ -119,7 +163,7 @@ func pluginConfigsKept(raw json.RawMessage) (json.RawMessage, []string) {
 		return nil, []string{"pluginConfigs"}
 	}
 	var dropped []string
-	out, err := json.Marshal(stringsKept("pluginConfigs", configs, optionLeftOut, &dropped))
+	out, err := json.Marshal(stringsKept("pluginConfigs", "", configs, optionLeftOut, numberLeftOut, &dropped))
 	if err != nil {
 		return nil, []string{"pluginConfigs"}
 	}
@@ -139,7 +183,7 @@ func settingKept(key string, raw json.RawMessage) (json.RawMessage, []string) {
 		return nil, []string{key}
 	}
 	var dropped []string
-	out, err := json.Marshal(stringsKept(key, v, commandSecret, &dropped))
+	out, err := json.Marshal(stringsKept(key, key, v, commandSecret, nil, &dropped))
 	if err != nil {
 		return nil, []string{key}
 	}
@@ -153,11 +197,12 @@ func decode(raw json.RawMessage, v any) error {
 	return d.Decode(v)
 }
 
-// stringsKept is v, at path, without the strings secret says may hold a
-// credential (by the name they are given, "" in a list, and their
-// value) and the numbers it says so of by their name, each named in
-// dropped by its path.
-func stringsKept(path string, v any, secret func(name, value string) bool, dropped *[]string) any {
+// stringsKept is v, at path, under the option name, without the strings
+// secret says may hold a credential (by the name they are given, "" in a
+// list, and their value) and the numbers numberLeftOut says may be one
+// (by the name they or their list are given; nil keeps every number),
+// each named in dropped by its path.
+func stringsKept(path, name string, v any, secret func(name, value string) bool, numberLeftOut func(name string) bool, dropped *[]string) any {
 	switch v := v.(type) {
 	case map[string]any:
 		names := make([]string, 0, len(v))
@@ -166,25 +211,25 @@ func stringsKept(path string, v any, secret func(name, value string) bool, dropp
 		}
 		sort.Strings(names)
 		for _, name := range names {
-			// A number is judged by its name alone, as an empty
-			// string is: a PIN, a numeric password.
 			s, isString := v[name].(string)
 			_, isNumber := v[name].(json.Number)
-			if isString && secret(name, s) || isNumber && secret(name, "") {
+			if isString && secret(name, s) || isNumber && numberLeftOut != nil && numberLeftOut(name) {
 				delete(v, name)
 				*dropped = append(*dropped, path+"."+name)
 				continue
 			}
-			v[name] = stringsKept(path+"."+name, v[name], secret, dropped)
+			v[name] = stringsKept(path+"."+name, name, v[name], secret, numberLeftOut, dropped)
 		}
 	case []any:
 		kept := v[:0]
 		for _, x := range v {
-			if s, isString := x.(string); isString && secret("", s) {
+			s, isString := x.(string)
+			_, isNumber := x.(json.Number)
+			if isString && secret("", s) || isNumber && numberLeftOut != nil && numberLeftOut(name) {
 				*dropped = append(*dropped, path+"[]")
 				continue
 			}
-			kept = append(kept, stringsKept(path+"[]", x, secret, dropped))
+			kept = append(kept, stringsKept(path+"[]", name, x, secret, numberLeftOut, dropped))
 		}
 		return kept
 	}

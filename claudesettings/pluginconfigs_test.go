@@ -11,7 +11,7 @@ import (
 // Of the plugins' options, at any depth and in lists, a string stays only
 // when it is known to hold no credential (a path, a URL without one, a
 // host given to an option named for a place), and none whose name or
-// value says one; switches and numbers stay.
+// value says one; switches stay, and numbers named as quantities.
 func TestPluginConfigsKept(t *testing.T) {
 	in := `{
 		"jira@m": {"options": {"site": "acme.atlassian.net", "api_token": "x", "verbose": true, "retries": 3, "dir": "/home/u/notes/2026/q4-planning"}},
