@@ -68,7 +68,8 @@ var claudeEnv = []string{
 }
 
 // urlEnv are passed in when set, as allowedEnv, unless the value names a
-// URL's user (see namesURLUser) or holds a credential.
+// URL's user (see namesURLUser), has a URL path segment that may be a
+// token (credential.InURLPath) or holds a credential.
 var urlEnv = []string{"ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL", "ANTHROPIC_FOUNDRY_BASE_URL"}
 
 // toolchainEnv are passed in when set: where a toolchain is and how it
@@ -76,7 +77,8 @@ var urlEnv = []string{"ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL",
 // host's. None is meant to hold a secret, but a proxy's or an index's URL
 // can embed one (GOPROXY=https://user:token@host, as GOSUMDB, or a token
 // in its path), and flags a key (GOFLAGS=-ldflags=-X=main.key=sk-ant-…):
-// a value that names a URL's user or holds a credential passes only on
+// a value that names a URL's user, has a path segment not known to be a
+// word (credential.InURLPath) or holds a credential passes only on
 // request (--env), and the launch names it as not passed. KUBECONFIG
 // names files only; what it names under ~/.kube stays hidden.
 var toolchainEnv = []string{
@@ -100,7 +102,7 @@ var toolchainEnv = []string{
 func Allowed(name, value string) bool {
 	switch {
 	case slices.Contains(toolchainEnv, name) || slices.Contains(urlEnv, name):
-		if namesURLUser(value) {
+		if namesURLUser(value) || credential.InURLPath([]byte(value)) {
 			return false
 		}
 	case !slices.Contains(allowedEnv, name) && !slices.Contains(claudeEnv, name):

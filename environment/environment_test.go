@@ -100,6 +100,7 @@ func TestResolveToolchainCredential(t *testing.T) {
 	environ := []string{
 		"GOFLAGS=-ldflags=-X=main.apiKey=sk-ant-api03-abcdefghijklmnop", "GOPROXY=https://goproxy.corp/api/go/token/ghp_abcdefghijklmnop",
 		"ANTHROPIC_FOUNDRY_BASE_URL=https://foundry.example/?api_key=abcdefghijklmnopqrstuvwx", "GOFLAGS_OK=1", "GONOSUMDB=corp.example/*",
+		"GOSUMDB=sum.corp.example https://dl.cloudsmith.io/Zk3wQp9LmT2vXr7B/acme/go/",
 	}
 	env, err := Resolve(environ, nil, nil)
 	if err != nil {
@@ -108,7 +109,7 @@ func TestResolveToolchainCredential(t *testing.T) {
 	if want := []string{"GONOSUMDB"}; !slices.Equal(env.Names, want) {
 		t.Errorf("names %q, want %q", env.Names, want)
 	}
-	if want := []string{"ANTHROPIC_FOUNDRY_BASE_URL", "GOFLAGS", "GOFLAGS_OK", "GOPROXY"}; !slices.Equal(env.Dropped, want) {
+	if want := []string{"ANTHROPIC_FOUNDRY_BASE_URL", "GOFLAGS", "GOFLAGS_OK", "GOPROXY", "GOSUMDB"}; !slices.Equal(env.Dropped, want) {
 		t.Errorf("dropped %q, want %q", env.Dropped, want)
 	}
 	if env, err := Resolve(environ, []string{"GOFLAGS"}, nil); err != nil || !slices.Contains(env.Names, "GOFLAGS") {

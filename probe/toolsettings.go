@@ -17,6 +17,7 @@ import (
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/environment"
+	"github.com/claudebox/claudebox/internal/credential"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
@@ -282,13 +283,14 @@ func nixIncludes(path string, b []byte) []string {
 
 // settingsCopy is the private copy of a tool's settings file b that
 // rebuild makes, and whether it may be shown: not when it cannot be
-// read as its tool does, or still may hold a credential, as a name or a
-// URL's login says, or as a command's text does (cargo's aliases and
+// read as its tool does, or still may hold a credential, as a name, a
+// URL's login or a segment of its path says (a registry's token in its
+// URL's path: credential.InURLPath), or as a command's text does (cargo's aliases and
 // runners are commands: --api-key …, -u ci:…, a webhook's URL).
 func settingsCopy(b []byte, rebuild func([]byte) (string, bool)) (string, bool) {
 	content, ok := rebuild(b)
 	c := []byte(content)
-	return content, ok && !credentialLike().Match(c) && !claudesettings.HasCommandCredential(c) && !gitSecretText().Match(c)
+	return content, ok && !credentialLike().Match(c) && !claudesettings.HasCommandCredential(c) && !credential.InURLPath(c) && !gitSecretText().Match(c)
 }
 
 // npmOptions are the options npm reads from an npmrc known to hold no

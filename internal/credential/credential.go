@@ -173,6 +173,42 @@ func InURL(data []byte) bool {
 	return bytes.IndexByte(data, '@') >= 0 && urlCredential().Match(data)
 }
 
+// InURLPath says data holds a URL a segment of whose path may be a
+// token: a registry that takes its token in the path, not the login
+// (Cloudsmith's https://dl.cloudsmith.io/TOKEN/org/repo/go/, given as
+// GOPROXY or pip's index-url). A segment is known to hold none when each
+// of its parts between - _ . ~ + is shorter than 8 characters, or reads
+// as a word or a version: lower case, upper case or capitalised letters
+// then digits (go-virtual, python3, amd64, Acme); a part of 8 or more
+// otherwise mixed (8f14e45fceea, Zk3wQp9LmT2v) may be one.
+func InURLPath(data []byte) bool {
+	if !bytes.Contains(data, []byte("://")) {
+		return false
+	}
+	for _, m := range urlPath().FindAllSubmatch(data, -1) {
+		for seg := range strings.SplitSeq(string(m[1]), "/") {
+			for _, part := range strings.FieldsFunc(seg, func(r rune) bool { return strings.ContainsRune("-_.~+", r) }) {
+				if len(part) >= 8 && !wordPart().MatchString(part) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// urlPath is a URL's path, its first group: what follows the authority up
+// to a query, a fragment, a space, a quote or a list's separator.
+var urlPath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]*://[^\s/?#"'<>,|;]*(/[^\s?#"'<>,|;]*)`)
+})
+
+// wordPart is a part of a URL's path segment that reads as a word or a
+// version: letters of one case, or capitalised, then digits.
+var wordPart = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([a-z]*|[A-Z]*|[A-Z][a-z]*)[0-9]*$`)
+})
+
 // WithoutURL is data with every URL's credential taken out
 // (the URL names the same host and path), and whether there was one.
 func WithoutURL(data []byte) ([]byte, bool) {

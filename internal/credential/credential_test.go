@@ -366,3 +366,27 @@ func TestShellAssignmentInCodeString(t *testing.T) {
 		}
 	}
 }
+
+// TestInURLPath: a URL's path segment crosses only where each of its
+// parts reads as a word or a version, or is short; a registry's token in
+// the path (Cloudsmith's, hex or mixed) does not.
+func TestInURLPath(t *testing.T) {
+	for text, want := range map[string]bool{
+		"https://dl.cloudsmith.io/Zk3wQp9LmT2vXr7B/acme/go/go/,direct":         true,
+		"index-url = https://pypi.corp.example.com/t/8f14e45fceea167a/simple":  true,
+		"https://npm.fury.io/a1b2c3d4e5f6g7h8i9j0/acme/":                       true,
+		"https://hc-ping.com/123e4567-e89b-12d3-a456-426614174000":             true,
+		"GOPROXY=https://goproxy.corp.example.com/api/go/go-virtual,direct":    false,
+		"https://pypi.corp.example.com/repository/python3-v2/simple":           false,
+		"https://nexus.example.com/repository/Maven-Public/ubuntu2204/x86_64/": false,
+		"https://proxy.golang.org,direct":                                      false,
+		"https://gitlab.com/api/v4/projects/12345678/packages/pypi/simple":     false,
+		"https://ACME.example.com/ACMEPROXY/k8s-infra/v1beta1":                 false,
+		"/home/alice/8f14e45fceea167a/bin":                                     false,
+		"https://example.com?token=Zk3wQp9LmT2vXr7B":                           false,
+	} {
+		if got := InURLPath([]byte(text)); got != want {
+			t.Errorf("InURLPath(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
