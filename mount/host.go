@@ -124,6 +124,13 @@ type Host struct {
 	// Guards are the paths inside the writable mounts that the host
 	// executes or obeys.
 	Guards []Guard
+	// Reflogs are the files of the project's git directories that record
+	// how its refs moved and hold a credential in a URL there (git pull
+	// https://user:TOKEN@host/repo writes its command, token and all, into
+	// logs/HEAD and the branch's log): the sandbox sees each as a private
+	// writable copy without it, which git inside appends to and the
+	// session's end discards.
+	Reflogs []Reflog
 	// CredentialsLeftOut names what the private copies of the user's git
 	// configuration and of a plugin marketplace's files leave out, as it
 	// may hold a credential ("NAME in FILE"), never its value.
@@ -194,6 +201,12 @@ type DirCopy struct {
 type DirCopyEntry struct {
 	Rel, Link, Content string
 	Dir, Executable    bool
+}
+
+// Reflog is a reflog's private copy: Path the file, Content what it
+// holds without the credentials in its messages.
+type Reflog struct {
+	Path, Content string
 }
 
 // Copy is a host file the sandbox gets a private copy of: Path where the

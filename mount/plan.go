@@ -701,6 +701,12 @@ func (p *Plan) addProject(project project.Project, h Host) {
 			})
 		}
 	}
+	for _, r := range h.Reflogs {
+		p.Mounts = append(p.Mounts, Mount{
+			Kind: BindData, Dest: r.Path, Content: r.Content, Role: Protection,
+			Why: "a private copy of the reflog without the credential a URL in it holds (git pull https://user:TOKEN@…): git inside appends to the copy, discarded at the end",
+		})
+	}
 	p.Guards, p.Unprotected, p.ObeyedNames, p.Unshown, p.HookOutputs = h.Guards, h.Unprotected, h.ObeyedNames, h.Unshown, h.HookOutputs
 	p.ClaudeHidden = h.ClaudeHidden
 	if script := gitWrapper(project.Checkout, h.Guards); script != "" {

@@ -114,6 +114,9 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	git := gitConfigView(home, project.Checkout, systemGitConfig, secrets, getenv)
 	own := git.shown
 	h.CredentialsLeftOut = git.leftOut
+	var reflogsLeftOut []string
+	h.Reflogs, reflogsLeftOut = reflogCopies(project)
+	h.CredentialsLeftOut = append(h.CredentialsLeftOut, reflogsLeftOut...)
 	settings := settingsCopies(home, secrets)
 	var toolsHidden, programDirs []string
 	var toolCopies []mount.Mount

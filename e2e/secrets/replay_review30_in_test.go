@@ -46,3 +46,47 @@ func TestReplayReview30InURLPathToken(t *testing.T) {
 		t.Errorf("inside, want a registry's URL whose path reads as words:\n%s", out)
 	}
 }
+
+// TestReplayReview30InReflogToken: git pull https://user:TOKEN@host/repo
+// records its command as typed in the project's reflogs (logs/HEAD and
+// the branch's log: "pull https://user:TOKEN@…: Fast-forward"), which the
+// sandbox saw with the rest of the git directory: a token of the user's
+// for the host, not the project's. The attack, from inside: read the
+// reflogs and grep the git directory. Proof: the token is nowhere inside;
+// the reflog's lines are (the command without it), the launch names the
+// copy, git inside still commits (it appends to a private copy), and the
+// host's reflog is byte-identical after the session.
+func TestReplayReview30InReflogToken(t *testing.T) {
+	h := harness.NewHost(t)
+	up := filepath.Join(h.Home, "src", "up")
+	h.GitRepo(up)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.Run(h.Home, nil, "git", "clone", "-q", up, proj)
+	h.Write(filepath.Join(up, "NEW"), "new\n")
+	h.Run(up, nil, "git", "add", "NEW")
+	h.Run(up, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "new")
+	branch := strings.TrimSpace(h.Run(up, nil, "git", "branch", "--show-current"))
+	const token = "R30reflogTok9xQ2"
+	h.Run(proj, nil, "git", "pull", "-q", "file://bob:"+token+"@"+up, branch)
+	headLog := filepath.Join(proj, ".git", "logs", "HEAD")
+	before := harness.Snapshot(headLog)
+	if !strings.Contains(before, token) {
+		t.Fatalf("the host's git did not record the pull's URL as typed; the attack needs it:\n%s", before)
+	}
+	if notice := h.InsideStderr(proj, "true"); !strings.Contains(notice, ".git/logs/HEAD") || strings.Contains(notice, token) {
+		t.Errorf("the launch should name the reflog's copy, never the token:\n%s", notice)
+	}
+	out := h.Inside(proj, nil, "exec 2>&1; cat .git/logs/HEAD .git/logs/refs/heads/* .git/FETCH_HEAD; grep -rl "+token+" .git; git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m inside && echo COMMITTED; git reflog -3; true")
+	t.Log(out)
+	if strings.Contains(out, token) {
+		t.Errorf("the token the user typed in git pull's URL is readable inside, in the reflog")
+	}
+	for _, want := range []string{"pull -q file://", "COMMITTED", "commit: inside"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want %q", want)
+		}
+	}
+	if after := harness.Snapshot(headLog); after != before {
+		t.Errorf("the host's reflog changed:\nbefore %s\nafter %s", before, after)
+	}
+}

@@ -1,0 +1,57 @@
+package probe
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/project"
+)
+
+// A reflog whose message holds a URL's credential is copied without it,
+// each local branch's, each worktree's and FETCH_HEAD; an identity's
+// email is no URL's user; a link the sandbox made in the git directory
+// is not followed.
+func TestReflogCopies(t *testing.T) {
+	dir := t.TempDir()
+	git := filepath.Join(dir, "p", ".git")
+	const ident = "a1 b2 Alice <alice@example.com> 1 +0000\t"
+	write := func(rel, text string) {
+		p := filepath.Join(git, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("logs/HEAD", ident+"commit: a@b\n"+ident+"pull https://bob:TOKEN1@git.example.com/x main: Fast-forward\n")
+	write("logs/refs/heads/feature/x", ident+"pull git+ssh://me:TOKEN2@host/x: Merge made\n")
+	write("logs/refs/heads/main", ident+"commit: mail alice@example.com\n")
+	write("worktrees/w/logs/HEAD", ident+"pull https://ghp_TOKEN3aaaaaaaaaaaaaaaaaaaa@github.com/x: Fast-forward\n")
+	write("FETCH_HEAD", "a1\t\tbranch 'main' of https://u:TOKEN4@host/x\n")
+	outside := filepath.Join(dir, "outside")
+	os.WriteFile(outside, []byte(ident+"pull https://bob:TOKEN5@h/x\n"), 0o644)
+	os.Symlink(outside, filepath.Join(git, "logs", "refs", "heads", "evil"))
+	copies, leftOut := reflogCopies(project.Project{GitDir: git, CommonDir: git})
+	var paths []string
+	for _, c := range copies {
+		paths = append(paths, strings.TrimPrefix(c.Path, git+"/"))
+		if strings.Contains(c.Content, "TOKEN") {
+			t.Errorf("%s: the copy holds the credential:\n%s", c.Path, c.Content)
+		}
+	}
+	slices.Sort(paths)
+	if want := []string{"FETCH_HEAD", "logs/HEAD", "logs/refs/heads/feature/x", "worktrees/w/logs/HEAD"}; !slices.Equal(paths, want) {
+		t.Errorf("copies %q, want %q", paths, want)
+	}
+	if len(leftOut) != len(copies) || strings.Contains(strings.Join(leftOut, " "), "TOKEN") {
+		t.Errorf("left out named %q", leftOut)
+	}
+	if c := copies[slices.IndexFunc(copies, func(c mount.Reflog) bool {
+		return strings.HasSuffix(c.Path, "/logs/HEAD") && !strings.Contains(c.Path, "worktrees")
+	})]; !strings.Contains(c.Content, "commit: a@b\n") || !strings.Contains(c.Content, "pull https://git.example.com/x main: Fast-forward\n") {
+		t.Errorf("logs/HEAD's copy:\n%s", c.Content)
+	}
+}
