@@ -204,9 +204,11 @@ type DirCopyEntry struct {
 }
 
 // Reflog is a reflog's private copy: Path the file, Content what it
-// holds without the credentials in its messages.
+// holds without the credentials in its messages; or, Dir, a folder of
+// them shown empty.
 type Reflog struct {
 	Path, Content string
+	Dir           bool
 }
 
 // Copy is a host file the sandbox gets a private copy of: Path where the

@@ -702,6 +702,10 @@ func (p *Plan) addProject(project project.Project, h Host) {
 		}
 	}
 	for _, r := range h.Reflogs {
+		if r.Dir {
+			p.add(Protection, Tmpfs, "", r.Path, "the branches' reflogs, shown empty: more of them than claudebox reads for a credential a URL in them holds; git inside writes its own, discarded at the end")
+			continue
+		}
 		p.Mounts = append(p.Mounts, Mount{
 			Kind: BindData, Dest: r.Path, Content: r.Content, Role: Protection,
 			Why: "a private copy of the reflog without the credential a URL in it holds (git pull https://user:TOKEN@…): git inside appends to the copy, discarded at the end",

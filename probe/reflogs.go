@@ -2,9 +2,10 @@ package probe
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"path"
 	"path/filepath"
-	"slices"
 
 	"github.com/claudebox/claudebox/internal/credential"
 	"github.com/claudebox/claudebox/mount"
@@ -12,83 +13,107 @@ import (
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// maxReflog is the largest reflog judged; maxReflogs bounds how many of a
-// repository's branches' logs are read.
+// Bounds on what is read of reflogs the sandbox may have written: the
+// largest judged, the branches' logs' entries looked at, the copies made
+// of them, the worktrees looked in. Past the branches' bounds their
+// folder is shown empty (a tmpfs), so that a sandbox's thousand planted
+// logs neither slow the next launch nor hide the user's among them; past
+// the worktrees', the rest are not read.
 const (
-	maxReflog  = 16 << 20
-	maxReflogs = 4096
+	maxReflog         = 16 << 20
+	maxBranchEntries  = 4096
+	maxBranchCopies   = 16
+	maxWorktreesRead  = 16
+	branchLogsDirName = "logs/refs/heads"
 )
 
 // reflogCopies are the private copies of the project's reflogs that hold
 // a credential in a URL of a message (git pull https://user:TOKEN@host/x
 // records its command as typed; git clone and fetch write the URL
 // without it, as FETCH_HEAD does, but other tools may not): logs/HEAD and
-// FETCH_HEAD of each worktree's git directory, each local branch's log.
-// Only a message is judged, never a line's identity (an email's @). Read
-// beneath each git directory with no link followed, as the sandbox may
-// have written any of them. It also names, for the launch, what each
-// copy leaves out.
+// FETCH_HEAD of each worktree's git directory, each local branch's log
+// (their folder hidden whole past the bounds above). Only a message is
+// judged, never a line's identity (an email's @). Read beneath each git
+// directory with no link followed, as the sandbox may have written any of
+// them. It also names, for the launch, what each copy leaves out.
 func reflogCopies(p project.Project) (copies []mount.Reflog, leftOut []string) {
 	if p.GitDir == "" {
 		return nil, nil
 	}
-	var files [][2]string // a git directory, a file beneath it
+	judge := func(dir, name string) bool {
+		b, err := untrusted.ReadFile(dir, name, maxReflog)
+		if err != nil {
+			return false
+		}
+		kept, ok := reflogWithout(b)
+		if ok {
+			full := filepath.Join(dir, name)
+			copies = append(copies, mount.Reflog{Path: full, Content: string(kept)})
+			leftOut = append(leftOut, "a URL's credential in "+full+" (git's record of a command, as typed)")
+		}
+		return ok
+	}
 	dirs := []string{p.GitDir}
 	if p.CommonDir != "" && p.CommonDir != p.GitDir {
 		dirs = append(dirs, p.CommonDir)
 	}
 	if p.CommonDir != "" {
 		if entries, err := untrusted.ReadDir(p.CommonDir, "worktrees"); err == nil {
-			for _, e := range entries {
-				if e.IsDir() {
-					dirs = append(dirs, filepath.Join(p.CommonDir, "worktrees", e.Name()))
+			for _, e := range entries[:min(len(entries), maxWorktreesRead)] {
+				if d := filepath.Join(p.CommonDir, "worktrees", e.Name()); e.IsDir() && d != p.GitDir {
+					dirs = append(dirs, d)
 				}
 			}
 		}
 	}
-	for _, d := range slices.Compact(dirs) {
-		files = append(files, [2]string{d, "logs/HEAD"}, [2]string{d, "FETCH_HEAD"})
+	for _, d := range dirs {
+		judge(d, "logs/HEAD")
+		judge(d, "FETCH_HEAD")
 	}
-	if p.CommonDir != "" {
-		for _, f := range branchLogs(p.CommonDir, "logs/refs/heads", 0) {
-			files = append(files, [2]string{p.CommonDir, f})
-		}
+	if p.CommonDir == "" {
+		return copies, leftOut
 	}
+	files, whole := branchLogs(p.CommonDir, branchLogsDirName, new(int))
+	before := len(copies)
 	for _, f := range files {
-		b, err := untrusted.ReadFile(f[0], f[1], maxReflog)
-		if err != nil {
-			continue
+		if judge(p.CommonDir, f) && len(copies)-before > maxBranchCopies {
+			whole = false
+			break
 		}
-		if kept, ok := reflogWithout(b); ok {
-			full := filepath.Join(f[0], f[1])
-			copies = append(copies, mount.Reflog{Path: full, Content: string(kept)})
-			leftOut = append(leftOut, "a URL's credential in "+full+" (git's record of a command, as typed)")
-		}
+	}
+	if !whole {
+		dir := filepath.Join(p.CommonDir, branchLogsDirName)
+		copies = append(copies[:before], mount.Reflog{Path: dir, Dir: true})
+		leftOut = append(leftOut[:before], "the branches' reflogs in "+dir+" (more than claudebox reads for a credential)")
 	}
 	return copies, leftOut
 }
 
-// branchLogs lists the files beneath dir/name, a directory of branches'
-// logs, up to maxReflogs in all.
-func branchLogs(dir, name string, found int) []string {
+// branchLogs lists the files beneath dir/name, a folder of branches'
+// logs, and whether it looked at all of it: at most maxBranchEntries
+// entries, seen counting them.
+func branchLogs(dir, name string, seen *int) (files []string, whole bool) {
 	entries, err := untrusted.ReadDir(dir, name)
 	if err != nil {
-		return nil
+		return nil, errors.Is(err, fs.ErrNotExist)
 	}
-	var files []string
 	for _, e := range entries {
-		if found+len(files) >= maxReflogs {
-			break
+		if *seen++; *seen > maxBranchEntries {
+			return files, false
 		}
 		rel := path.Join(name, e.Name())
 		switch {
 		case e.IsDir():
-			files = append(files, branchLogs(dir, rel, found+len(files))...)
+			sub, ok := branchLogs(dir, rel, seen)
+			files = append(files, sub...)
+			if !ok {
+				return files, false
+			}
 		case e.Type().IsRegular():
 			files = append(files, rel)
 		}
 	}
-	return files
+	return files, true
 }
 
 // reflogWithout is a reflog's text with each line's message (what follows

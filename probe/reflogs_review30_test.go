@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,5 +54,34 @@ func TestReflogCopies(t *testing.T) {
 		return strings.HasSuffix(c.Path, "/logs/HEAD") && !strings.Contains(c.Path, "worktrees")
 	})]; !strings.Contains(c.Content, "commit: a@b\n") || !strings.Contains(c.Content, "pull https://git.example.com/x main: Fast-forward\n") {
 		t.Errorf("logs/HEAD's copy:\n%s", c.Content)
+	}
+}
+
+// Logs the sandbox planted by the thousand, or more holding a credential
+// than are copied, hide the branches' folder whole: the next launch
+// neither opens each nor mounts a copy of each, and the user's log among
+// them is not shown.
+func TestReflogCopiesBounded(t *testing.T) {
+	for name, plant := range map[string]func(heads string){
+		"many copies": func(heads string) {
+			for i := range maxBranchCopies + 2 {
+				os.WriteFile(filepath.Join(heads, fmt.Sprintf("b%02d", i)), []byte("x\tpull https://u:TOKEN@h/x\n"), 0o644)
+			}
+		},
+		"many entries": func(heads string) {
+			for i := range maxBranchEntries {
+				os.Mkdir(filepath.Join(heads, fmt.Sprintf("a%05d", i)), 0o755)
+			}
+			os.WriteFile(filepath.Join(heads, "zz"), []byte("x\tpull https://u:TOKEN@h/x\n"), 0o644)
+		},
+	} {
+		git := filepath.Join(t.TempDir(), ".git")
+		heads := filepath.Join(git, "logs", "refs", "heads")
+		os.MkdirAll(heads, 0o755)
+		plant(heads)
+		copies, _ := reflogCopies(project.Project{GitDir: git, CommonDir: git})
+		if len(copies) != 1 || !copies[0].Dir || copies[0].Path != heads {
+			t.Errorf("%s: copies %+v, want the branches' folder hidden whole", name, copies)
+		}
 	}
 }
