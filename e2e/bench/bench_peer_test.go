@@ -411,10 +411,14 @@ func BenchmarkExitMillionFiles(b *testing.B) {
 }
 
 // BenchmarkIdleSessionMemory is the memory every claudebox process of an
-// idle session holds together (the supervisor, the guard watcher and, on
-// the filtered network, the relay inside the sandbox), as an unprivileged
-// user with the real bwrap: summed from /proc every 250 ms from the
-// session's first second to its fourth; each metric is the largest sum.
+// idle session holds together (the supervisor, the guard watcher and, with
+// published ports, the relay inside the sandbox), as an unprivileged user
+// with the real bwrap: summed from /proc every 250 ms from the session's
+// first second to its fourth; each metric is the largest sum. Three
+// sessions: `claude -p` (a claude that sleeps, on the filtered network,
+// whose relay hands its listeners to the supervisor and becomes claude),
+// the same with a published port (its relay stays inside, serving it), and
+// `--shell`.
 // The figure to read is the proportional size (PSS), what the processes
 // hold together: each maps claudebox's binary, shared page cache that
 // their resident sizes (RSS) each count whole, and the page cache may
@@ -432,27 +436,52 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 	h := harness.NewHost(b)
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.GitRepo(proj)
-	type build struct {
-		suffix string
-		h      *harness.Host
-		proj   string
-	}
-	builds := []build{{"", h, proj}}
+	builds := []memoryBuild{{"", h, proj}}
 	if hb := beforeHost(b); hb != nil {
-		builds = append(builds, build{"-before", hb, filepath.Join(hb.Home, "code", "proj")})
+		builds = append(builds, memoryBuild{"-before", hb, filepath.Join(hb.Home, "code", "proj")})
 		hb.GitRepo(builds[1].proj)
 	}
+	for _, bu := range builds {
+		bu.h.Write(filepath.Join(bu.h.Bin, "claude"), "#!/bin/sh\nexec sleep 4.5\n")
+		os.Chmod(filepath.Join(bu.h.Bin, "claude"), 0o755)
+		bu.h.Run(bu.proj, nil, "claudebox", "--shell", "-c", "true") // the instance and the project's record
+	}
+	sessions := []struct {
+		name string
+		args func() []string
+	}{
+		{"claude-p", func() []string { return []string{"-p", "hi"} }},
+		{"claude-p-published", func() []string {
+			return []string{"--publish", strconv.Itoa(harness.FreePort(b)) + ":8080", "-p", "hi"}
+		}},
+		{"shell", func() []string { return []string{"--shell", "-c", "sleep 4.5"} }},
+	}
+	for _, session := range sessions {
+		b.Run(session.name, func(b *testing.B) { idleSessionMemory(b, builds, session.args) })
+	}
+}
+
+// memoryBuild is a claudebox build whose sessions IdleSessionMemory
+// measures: its host and project, and the suffix of its metrics.
+type memoryBuild struct {
+	suffix string
+	h      *harness.Host
+	proj   string
+}
+
+// idleSessionMemory measures the sessions claudebox args starts, in each
+// build in turn.
+func idleSessionMemory(b *testing.B, builds []memoryBuild, args func() []string) {
 	roles := []string{"supervisor", "watcher", "relay"}
 	type sample struct{ rss, pss, anon [3]float64 }
 	sum := func(v [3]float64) float64 { return v[0] + v[1] + v[2] }
 	worstRSS, worstPSS, worstAnon := map[string]sample{}, map[string]sample{}, map[string]float64{}
 	settled := map[string][]float64{}
-	for _, bu := range builds {
-		bu.h.Run(bu.proj, nil, "claudebox", "--shell", "-c", "true") // the instance and the project's record
-	}
 	for b.Loop() {
 		for _, bu := range builds {
-			cmd := bu.h.Command(bu.proj, nil, "claudebox", "--shell", "-c", "sleep 4.5")
+			cmd := bu.h.Command(bu.proj, []string{"ANTHROPIC_API_KEY=sk-ant-bench"}, "claudebox", args()...)
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
 			began := time.Now()
 			if err := cmd.Start(); err != nil {
 				b.Fatal(err)
@@ -485,7 +514,7 @@ func BenchmarkIdleSessionMemory(b *testing.B) {
 				}
 			}
 			if err := cmd.Wait(); err != nil {
-				b.Fatal(err)
+				b.Fatalf("%v\n%s", err, out.String())
 			}
 		}
 	}

@@ -315,7 +315,7 @@ func holdAndWrite(how, newPath, line string) int {
 }
 
 // FreePort is a port of the host's loopback that nothing listens on.
-func FreePort(t *testing.T) int {
+func FreePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
