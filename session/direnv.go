@@ -35,13 +35,14 @@ const maxAllowFiles = 100_000
 // by a name the audit cannot spell and below which the session wrote,
 // by records (each checkout's; one without a record, or whose record is
 // not whole, a session that ended before its start's snapshot was
-// written, counts as written below each).
+// written, or one whose exit left the tracked files git shows unread
+// (undo.Changes' TrackedSince), counts as written below each).
 func envrcsWrittenBelow(reports map[string]audit.Report, records map[string]undo.Changes) []string {
 	var envrcs []string
 	for root, r := range reports {
 		c, ok := records[root]
 		for _, e := range r.SourcesUnspelled {
-			wrote := !ok || c.IgnoredPartial || len(c.Incomplete) > 0 || slices.ContainsFunc(c.Paths, func(p undo.PathChange) bool {
+			wrote := !ok || c.IgnoredPartial || len(c.Incomplete) > 0 || !c.TrackedSince.IsZero() || slices.ContainsFunc(c.Paths, func(p undo.PathChange) bool {
 				return paths.Within(filepath.Join(root, p.Path), filepath.Dir(e))
 			})
 			if wrote {

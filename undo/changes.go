@@ -100,6 +100,10 @@ type Changes struct {
 	// time (core.trustctime off, core.checkStat minimal), a tracked one
 	// holding as many bytes looks unchanged to git status and git diff.
 	TimeSetBack []string `json:"-"`
+	// TrackedSince, where not zero, is the session's start, and says the
+	// exit left the files git compares (gitCompared) unread: ReadChanges
+	// compares those whose status changed since then.
+	TrackedSince time.Time `json:"tracked_since,omitzero"`
 }
 
 // PathChange is one path, relative to the checkout: Change is created,
@@ -186,12 +190,85 @@ func changesName(checkout string) string { return instance.Hash(checkout) + ".ch
 // root.
 func ReadChanges(stateDir, root, checkout string) (Changes, error) {
 	var c Changes
-	b, err := os.ReadFile(filepath.Join(storeOf(stateDir, root).dir, changesName(checkout)))
+	st := storeOf(stateDir, root)
+	b, err := os.ReadFile(filepath.Join(st.dir, changesName(checkout)))
 	if err != nil {
 		return c, err
 	}
-	err = json.Unmarshal(b, &c)
+	if err = json.Unmarshal(b, &c); err == nil && !c.TrackedSince.IsZero() {
+		st.trackedChanges(checkout, &c)
+	}
 	return c, err
+}
+
+// trackedChanges adds to the record c what the session changed of the
+// files its exit left unread (TrackedSince): of the start's files, those
+// whose status changed since the session's start, compared by content.
+// One whose status changed after the record was made may be the user's
+// edit since: whether the session changed it too is not known, which the
+// record then says (--undo then takes it for not whole).
+func (st store) trackedChanges(checkout string, c *Changes) {
+	since := c.TrackedSince
+	c.TrackedSince = time.Time{}
+	unknown := func(why string) {
+		c.Incomplete = append(c.Incomplete, "which of the files git tracks the session changed is not known: "+why)
+	}
+	var s *Snapshot
+	for _, cand := range st.list(checkout) {
+		if !cand.Since.After(since) {
+			s = &cand
+			break
+		}
+	}
+	if s == nil || s.Pending || !s.Taken.UTC().Equal(c.Started) {
+		unknown("the start's snapshot is gone")
+		return
+	}
+	out, err := st.listing(*s)
+	if err != nil {
+		unknown(err.Error())
+		return
+	}
+	now, err := walkCheckout(checkout, nil, since, nil, nil)
+	if err != nil {
+		c.Incomplete = append(c.Incomplete, err.Error())
+	}
+	listed := map[string]bool{}
+	for _, p := range c.Paths {
+		listed[p.Path] = true
+	}
+	tracked := map[string]entry{}
+	eachListed(out, func(path string, e entry) {
+		if _, ok := now.recent[path]; ok && !listed[path] {
+			tracked[strings.Clone(path)] = e
+		}
+	})
+	candidates := slices.Sorted(maps.Keys(tracked))
+	sizes, err := st.sizes(checkout, tracked, candidates)
+	if err != nil {
+		unknown("the sizes of the start's files are not known")
+		return
+	}
+	var late []string
+	for _, path := range candidates {
+		if now.recent[path].ctime.After(c.Ended) {
+			late = append(late, path)
+			continue
+		}
+		e := tracked[path]
+		e.size = sizes[e.oid]
+		if same, _ := matches(checkout, path, e, store{}); !same {
+			c.Paths = append(c.Paths, PathChange{Path: path, Change: "changed"})
+		}
+	}
+	slices.SortFunc(c.Paths, func(a, b PathChange) int { return strings.Compare(a.Path, b.Path) })
+	if len(late) > 0 {
+		named := late
+		if len(named) > 10 {
+			named = append(slices.Clip(named[:10]), strconv.Itoa(len(late)-10)+" more")
+		}
+		c.Incomplete = append(c.Incomplete, "changed since the session ended, so whether the session changed them too is not known: "+printable.Escape(strings.Join(named, ", ")))
+	}
 }
 
 // ErrNoStartSnapshot is RecordChanges' error for a session whose start
@@ -246,6 +323,7 @@ func Changed(stateDir string, p instance.Project, began time.Time, skip []string
 
 func (st store) changes(p instance.Project, began time.Time, skip []string, reopen *audit.Reopener, c *Changes, walked func(tree)) error {
 	checkout := p.Checkout
+	compared := comparedOf(p, began)
 	// The session's own is the newest taken before it began (a later
 	// one is a later session's, overlapping it); one still pending, or
 	// of an older claudebox that did not say when it began, is none.
@@ -264,7 +342,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 	// The walk's error, which the exit says, is returned before err.
 	failClosed := func(now *tree, walkErr, err error) error {
 		if now == nil {
-			t, werr := walkCheckout(checkout, skip, began, reopen)
+			t, werr := walkCheckout(checkout, skip, began, reopen, compared)
 			walked(t)
 			now, walkErr = &t, werr
 		}
@@ -335,8 +413,11 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		out, err := st.listing(*s)
 		listing <- listResult{out, err}
 	}()
-	now, walkErr := walkCheckout(checkout, skip, began, reopen)
+	now, walkErr := walkCheckout(checkout, skip, began, reopen, compared)
 	walked(now)
+	if len(now.unstatted) > 0 {
+		c.TrackedSince = began
+	}
 	l := <-listing
 	if l.err != nil {
 		return failClosed(&now, walkErr, l.err)
@@ -846,6 +927,10 @@ type tree struct {
 	cut bool
 	// oddIgnore is a .gitignore that is not a regular file.
 	oddIgnore string
+	// unstatted are the directories (sorted) holding files of compared
+	// whose statuses the walk did not read (gitCompared): whether they
+	// changed is the record's to say later (TrackedSince).
+	unstatted []string
 }
 
 // unreadDir is a directory the walk could not read in full.
@@ -1110,7 +1195,7 @@ func (t tree) nested(path string) bool {
 // runs and their rules ignore (absolute paths). git asks its rules
 // without their repositories' configuration, on a store of its own.
 func NestedHostRun(stateDir, checkout string, began time.Time, skip []string, reopen *audit.Reopener) []string {
-	now, _ := walkCheckout(checkout, skip, began, reopen)
+	now, _ := walkCheckout(checkout, skip, began, reopen, nil)
 	found := now.unreadChanged(checkout)
 	var wrote []string
 	for _, path := range slices.Sorted(maps.Keys(now.recent)) {
@@ -1164,7 +1249,11 @@ func join(rel, name string) string {
 // open, one too deep, one holding a change past keptLimit) it says in its
 // error, and in the tree's unread. What the session closed of the user's
 // that it meets, reopen (nil for none) gives back, and it goes in.
-func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit.Reopener) (tree, error) {
+//
+// The files of compared (nil for none) in a directory whose status is
+// from before since (it holds the names it held then) are not read: the
+// host's git shows their change.
+func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit.Reopener, compared gitCompared) (tree, error) {
 	t := tree{recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
 	// The names skipped, by their directory: looked up once a directory.
 	skipIn := map[string][]string{}
@@ -1228,8 +1317,9 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 		if recent(&st) {
 			names = map[string]bool{}
 		}
-		// lost: a change here could not be kept.
-		lost := false
+		// lost: a change here could not be kept; unstatted, some of
+		// compared were not read.
+		lost, unstatted := false, false
 		skipped := skipIn[rel]
 		buf := dirent.Buffer()
 		defer dirent.Release(buf)
@@ -1265,6 +1355,10 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 						descend(dir, join(rel, string(name)), depth+1)
 						continue
 					}
+				}
+				if names == nil && compared != nil && (typ == unix.DT_REG || typ == unix.DT_LNK) && string(name) != ".gitignore" && string(name) != "pyvenv.cfg" && compared.Has(join(rel, string(name))) {
+					unstatted = true
+					continue
 				}
 				if err := statAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 					// A status not read but for being gone (the
@@ -1358,6 +1452,9 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 		}
 		lock.Lock()
 		t.dirs[rel] = names
+		if unstatted {
+			t.unstatted = append(t.unstatted, rel)
+		}
 		lock.Unlock()
 	}
 	dup, err := unix.FcntlInt(uintptr(top), unix.F_DUPFD_CLOEXEC, 0)
@@ -1368,6 +1465,7 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 	helpers = parallel.NewHelpers()
 	walk(dup, ".", 0)
 	helpers.Wait()
+	slices.Sort(t.unstatted)
 	if len(t.unread) == 0 {
 		return t, nil
 	}

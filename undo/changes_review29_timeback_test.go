@@ -13,6 +13,7 @@ import (
 // and left at its new time, nor one it did not change.
 func TestTimeSetBack(t *testing.T) {
 	p := repo(t, 3, 1)
+	trustNoCtime(t, p)
 	state := t.TempDir()
 	began := after(t, state, p.Checkout)
 	old := time.Now().Add(-time.Hour)

@@ -83,9 +83,18 @@ func TestRecordChanges(t *testing.T) {
 	if err != nil || len(c.Incomplete) != 0 {
 		t.Fatalf("RecordChanges: %v, %q", err, c.Incomplete)
 	}
+	// The exit leaves the tracked files git compares unread; reading the
+	// record compares them.
+	if c.TrackedSince.IsZero() || slices.ContainsFunc(c.Paths, func(pc PathChange) bool { return pc.Path == "pkg0/f1.go" }) {
+		t.Errorf("the exit read the tracked files git compares: %v", c.Paths)
+	}
+	read, err := ReadChanges(state, p.Root, p.Checkout)
+	if err != nil || len(read.Incomplete) != 0 || !read.TrackedSince.IsZero() {
+		t.Fatalf("ReadChanges: %v, %q", err, read.Incomplete)
+	}
 	got := map[string]string{}
 	ignored := 0
-	for _, pc := range c.Paths {
+	for _, pc := range read.Paths {
 		got[pc.Path] = pc.Change
 		if pc.Ignored {
 			ignored++
@@ -106,8 +115,8 @@ func TestRecordChanges(t *testing.T) {
 	if slices.ContainsFunc(c.Paths, func(pc PathChange) bool { return strings.Contains(pc.Path, "secret") }) {
 		t.Errorf("the walk followed the symlink out of the checkout")
 	}
-	if back, err := ReadChanges(state, p.Root, p.Checkout); err != nil || len(back.Paths) != len(c.Paths) {
-		t.Errorf("ReadChanges: %d paths, %v; want %d", len(back.Paths), err, len(c.Paths))
+	if back, err := ReadChanges(state, p.Root, p.Checkout); err != nil || len(back.Paths) != len(c.Paths)+1 {
+		t.Errorf("ReadChanges: %d paths, %v; want %d", len(back.Paths), err, len(c.Paths)+1)
 	}
 
 	if err := unix.Mkfifo(filepath.Join(p.Checkout, "pkg0", ".gitignore"), 0o644); err != nil {
@@ -262,6 +271,7 @@ func BenchmarkRecordChanges(b *testing.B) {
 // its snapshot hid its main.dep there).
 func TestRecordChangesWithoutSnapshot(t *testing.T) {
 	p := repo(t, 1, 1)
+	trustNoCtime(t, p)
 	state := t.TempDir()
 	os.WriteFile(filepath.Join(p.Checkout, ".gitignore"), []byte("ign/\n"), 0o644)
 	since := after(t, state, p.Checkout)
@@ -298,6 +308,7 @@ func TestRecordChangesWithoutSnapshot(t *testing.T) {
 // not taken for ignored and moved aside.
 func TestRecordChangesFirstWithoutSnapshot(t *testing.T) {
 	p := repo(t, 1, 1)
+	trustNoCtime(t, p)
 	state := t.TempDir()
 	began := after(t, state, p.Checkout)
 	os.WriteFile(filepath.Join(p.Checkout, "pkg0", "f0.go"), []byte("package p0 // changed\n"), 0o644)
@@ -434,6 +445,7 @@ func TestRecordChangesNotReadInFull(t *testing.T) {
 // start's); before, the second was taken for there still.
 func TestRecordChangesGoneDuringWalk(t *testing.T) {
 	p := repo(t, 2, 2)
+	trustNoCtime(t, p)
 	state := t.TempDir()
 	since := after(t, state, p.Checkout)
 	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
@@ -594,7 +606,7 @@ func TestWalkCheckoutStatusNotRead(t *testing.T) {
 		}
 		return dirent.StatAt(fd, name, st, flags)
 	}
-	now, err := walkCheckout(checkout, nil, since, nil)
+	now, err := walkCheckout(checkout, nil, since, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "build") {
 		t.Errorf("the walk's error does not name build: %v", err)
 	}
@@ -631,7 +643,7 @@ func TestWalkCheckoutBelowOneDirectory(t *testing.T) {
 		}
 	}
 	for range 3 {
-		now, err := walkCheckout(checkout, nil, since, nil)
+		now, err := walkCheckout(checkout, nil, since, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

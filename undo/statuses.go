@@ -67,7 +67,7 @@ func (s *walkStatuses) ChangedBelow(rel string) (int, bool) {
 			return 0, false
 		}
 	}
-	if within(o.unread, rel) > 0 {
+	if within(o.unread, rel) > 0 || within(s.t.unstatted, rel) > 0 {
 		return 0, false
 	}
 	return within(o.changed, rel), true

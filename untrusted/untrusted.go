@@ -285,6 +285,11 @@ func ScanResolved(path string, limit int64, fn func([]byte)) (err error) {
 	if err != nil {
 		return err
 	}
+	return ScanFile(f, fi, limit, fn)
+}
+
+// ScanFile is ScanResolved of the open file f, whose status is fi.
+func ScanFile(f *os.File, fi fs.FileInfo, limit int64, fn func([]byte)) (err error) {
 	if fi.Size() > limit || fi.Size() == 0 {
 		b, err := readOpen(f, fi, limit)
 		if err == nil {
