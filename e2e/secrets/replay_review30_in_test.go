@@ -90,3 +90,33 @@ func TestReplayReview30InReflogToken(t *testing.T) {
 		t.Errorf("the host's reflog changed:\nbefore %s\nafter %s", before, after)
 	}
 }
+
+// TestReplayReview30InSkillConfigShortKeyName: a skill's data file is
+// shown unless a credential is written in it, and a literal counted as
+// one only under a name holding password, secret, token, api_key,
+// access_key, private_key or credential: a Jira skill's config.json keeps
+// its API token as "key", a database skill's as "pass" or "pwd", and
+// each crossed. The attack, from inside: read the skill's files. Proof:
+// none of them is readable; the skill's instructions and a data file with
+// no credential still are.
+func TestReplayReview30InSkillConfigShortKeyName(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	skill := filepath.Join(h.Home, ".claude", "skills", "jira")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: jira\ndescription: read Jira issues\n---\nRead config.json, then call the API.\n")
+	h.Write(filepath.Join(skill, "config.json"), `{"url": "https://corp.atlassian.net", "email": "alice@example.com", "key": "ATATT3xR30jiraTokenQ"}`+"\n")
+	h.Write(filepath.Join(skill, "db.yaml"), "host: db.corp\nuser: app\npwd: R30dbPwd\n")
+	h.Write(filepath.Join(skill, "vault.toml"), "[vault]\naddr = \"https://vault.corp\"\npassphrase = \"R30 correct horse\"\n")
+	h.Write(filepath.Join(skill, "fields.json"), `{"fields": ["summary", "status"], "keyboard": "us"}`+"\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cd ~/.claude/skills/jira && cat SKILL.md config.json db.yaml vault.toml fields.json; true")
+	t.Log(out)
+	if strings.Contains(out, "R30") {
+		t.Errorf("a credential under a short name (key, pwd, passphrase) in a skill's data file is readable inside")
+	}
+	for _, want := range []string{"Read config.json, then call the API.", `"fields": ["summary", "status"]`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want the skill's %q, known harmless", want)
+		}
+	}
+}

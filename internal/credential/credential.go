@@ -237,7 +237,7 @@ var netrcCredential = sync.OnceValue(func() *regexp.Regexp {
 // lower case): a name that says one, and what InDocument's hold.
 // Text with none is not matched against the expressions, which cost
 // about 2 ms a KiB on a loaded 2-core machine.
-var settingsHints = append([]string{"pass", "pwd", "secret", "token", "key", "auth", "credential"}, documentHints...)
+var settingsHints = append([]string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "pin", "pat", "cookie", "jwt"}, documentHints...)
 
 // notLiteral are values a settings key takes that are no credential: a
 // switch, nothing.
@@ -308,7 +308,8 @@ func byLines(data []byte, hints []string, match func(chunk []byte) bool) bool {
 
 // InSettings says a settings file's text holds a credential: one a
 // command's text would (InCommand), a password in a .netrc's shape, or a
-// literal given to a key that names a credential (settingsCredential),
+// literal given to a key that names a credential (settingsCredential,
+// and settingsWordCredential's short words: key, pass, pwd, auth, …),
 // but a number, a switch or nothing (max_token: 4096, use_token: true,
 // password: ${DEPLOY_PASSWORD}). It is read a line at a time, each with
 // the next (a YAML key's value may follow it), and only a line with a
@@ -318,20 +319,53 @@ func InSettings(data []byte) bool {
 	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) {
 		return true
 	}
-	return byLines(data, settingsHints, func(chunk []byte) bool { return InCommand(chunk) || settingsLiteral(chunk) })
+	return byLines(data, settingsHints, func(chunk []byte) bool {
+		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk)
+	})
 }
 
 // settingsLiteral says text gives a literal to a key that names a
 // credential (settingsCredential), not a switch, a number or nothing.
 func settingsLiteral(text []byte) bool {
 	for _, m := range settingsCredential().FindAllSubmatch(text, -1) {
-		v := strings.ToLower(string(m[1]) + string(m[2]))
-		if !slices.Contains(notLiteral, v) && strings.Trim(v, "0123456789.") != "" {
+		if literal(string(m[1]) + string(m[2])) {
 			return true
 		}
 	}
 	return false
 }
+
+// settingsWordLiteral says text gives a literal to a key whose name's
+// word says a credential (settingsWordCredential). Not in a text too
+// large for InSettings, where such a word (key: value) is too common to
+// look around each one.
+func settingsWordLiteral(text []byte) bool {
+	for _, m := range settingsWordCredential().FindAllSubmatch(text, -1) {
+		if literal(string(m[1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// literal says a settings value is a literal: not a switch, a number or
+// nothing.
+func literal(value string) bool {
+	v := strings.ToLower(value)
+	return !slices.Contains(notLiteral, v) && strings.Trim(v, "0123456789.") != ""
+}
+
+// settingsWordCredential is a literal given, in a settings file, to a key
+// whose name is or ends in a word that says a credential but is too short
+// to look for inside a name (a monkey, a spinner): key, pass, pwd,
+// passphrase, auth, pin, pat, cookie, jwt, as the whole name ("key": …,
+// a skill's config.json's Jira token), after a separator (license_key,
+// db.pass) or as a capitalised word (dbPwd, signingKey). Its value is the
+// first group.
+var settingsWordCredential = sync.OnceValue(func() *regexp.Regexp {
+	const words = `key|pass|pwd|passphrase|auth|pin|pat|cookie|jwt`
+	return regexp.MustCompile(`(?m)(?:^|[{,;])[ \t-]*(?:export[ \t]+)?["']?(?:(?i:[a-z0-9_.-]*[_.-])?(?i:` + words + `)|[a-z0-9]+(?:Key|Pass|Pwd|Passphrase|Auth|Pin|Pat|Cookie|Jwt))["']?[ \t]*[:=][ \t]*["']?([^\s"'$<{\[#%,}\]][^\s"',}]*)`)
+})
 
 // codeTokens are the prefixes known services give their tokens
 // (TokenPrefixes, as issued: case matters) and the paths of webhooks'

@@ -33,6 +33,16 @@ func TestInSettings(t *testing.T) {
 		"<server><password>hunter2</password></server>":    true,
 		"<token>\n  <value>x</value>\n</token>":            false,
 		"<maxTokens>4096</maxTokens><password></password>": false,
+		// A word too short to look for inside a name, as the whole name,
+		// after a separator or capitalised.
+		`{"url": "https://corp.atlassian.net", "email": "a@example.com", "key": "ATATT3xFfGF0abc"}`: true,
+		"db.pass=hunter2\n":                true,
+		"dbPwd: x1\n":                      true,
+		"passphrase = \"correct horse\"\n": true,
+		"[api]\nauth = Zk3wQp9L\n":         true,
+		`{"session_cookie": "s%3Aabc"}`:    true,
+		`{"monkey": "banana", "spinner": "dots", "keyboard": "us", "key_file": "~/.k"}`: false,
+		`{"keys": ["a"], "pin": 4711, "auth": "none", "key": ""}`:                       false,
 	} {
 		if got := InSettings([]byte(text)); got != want {
 			t.Errorf("InSettings(%q) = %v, want %v", text, got, want)
