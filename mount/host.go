@@ -131,6 +131,10 @@ type Host struct {
 	// writable copy without it, which git inside appends to and the
 	// session's end discards.
 	Reflogs []Reflog
+	// HooksHidden are the repository's git hooks with a credential
+	// written in them (a webhook's URL, a token): the sandbox sees each
+	// empty.
+	HooksHidden []string
 	// CredentialsLeftOut names what the private copies of the user's git
 	// configuration and of a plugin marketplace's files leave out, as it
 	// may hold a credential ("NAME in FILE"), never its value.

@@ -711,6 +711,9 @@ func (p *Plan) addProject(project project.Project, h Host) {
 			Why: "a private copy of the reflog without the credential a URL in it holds (git pull https://user:TOKEN@…): git inside appends to the copy, discarded at the end",
 		})
 	}
+	for _, hook := range h.HooksHidden {
+		p.add(Protection, RoBindData, "", hook, "your git hook, empty: a credential is written in it")
+	}
 	p.Guards, p.Unprotected, p.ObeyedNames, p.Unshown, p.HookOutputs = h.Guards, h.Unprotected, h.ObeyedNames, h.Unshown, h.HookOutputs
 	p.ClaudeHidden = h.ClaudeHidden
 	if script := gitWrapper(project.Checkout, h.Guards); script != "" {

@@ -117,6 +117,9 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	var reflogsLeftOut []string
 	h.Reflogs, reflogsLeftOut = reflogCopies(project)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, reflogsLeftOut...)
+	var hooksLeftOut []string
+	h.HooksHidden, hooksLeftOut = hooksWithCredentials(project)
+	h.CredentialsLeftOut = append(h.CredentialsLeftOut, hooksLeftOut...)
 	settings := settingsCopies(home, secrets)
 	var toolsHidden, programDirs []string
 	var toolCopies []mount.Mount

@@ -160,3 +160,41 @@ func userBeforeAt(msg []byte) bool {
 	}
 	return false
 }
+
+// maxHooks bounds the hooks read; maxHook is the largest judged.
+const (
+	maxHooks = 256
+	maxHook  = 1 << 20
+)
+
+// hooksWithCredentials are the git hooks of the project's repository
+// (its common directory's hooks, not the samples) with a credential
+// written in them, as a ~/bin script's is judged (a Slack webhook's URL a
+// post-commit posts to, a token a pre-push exports): the sandbox, which
+// sees the hooks read-only, sees each empty. One that cannot be read
+// whole, or past maxHooks, is taken to hold one. It also names, for the
+// launch, what it hides.
+func hooksWithCredentials(p project.Project) (hidden, leftOut []string) {
+	if p.CommonDir == "" {
+		return nil, nil
+	}
+	dir := filepath.Join(p.CommonDir, "hooks")
+	entries, err := untrusted.ReadDir(p.CommonDir, "hooks")
+	if err != nil {
+		return nil, nil
+	}
+	for i, e := range entries {
+		if !e.Type().IsRegular() || filepath.Ext(e.Name()) == ".sample" {
+			continue
+		}
+		if i < maxHooks {
+			if b, err := untrusted.ReadFile(dir, e.Name(), maxHook); err == nil && !credential.InScript(b) {
+				continue
+			}
+		}
+		full := filepath.Join(dir, e.Name())
+		hidden = append(hidden, full)
+		leftOut = append(leftOut, "all of "+full+" (a git hook with a credential written in it)")
+	}
+	return hidden, leftOut
+}

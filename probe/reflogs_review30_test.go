@@ -85,3 +85,24 @@ func TestReflogCopiesBounded(t *testing.T) {
 		}
 	}
 }
+
+// A git hook with a credential written in it is hidden; one with none,
+// and a sample, are not.
+func TestHooksWithCredentials(t *testing.T) {
+	git := filepath.Join(t.TempDir(), ".git")
+	hooks := filepath.Join(git, "hooks")
+	os.MkdirAll(hooks, 0o755)
+	for name, text := range map[string]string{
+		"post-commit":       "#!/bin/sh\ncurl -d x https://hooks.slack.com/services/T01/B02/abcdefghijkl\n",
+		"pre-push":          "#!/bin/sh\nexport GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123\n",
+		"commit-msg":        "#!/bin/sh\ngrep -q . \"$1\"\n",
+		"pre-commit.sample": "#!/bin/sh\nexport GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123\n",
+	} {
+		os.WriteFile(filepath.Join(hooks, name), []byte(text), 0o755)
+	}
+	hidden, leftOut := hooksWithCredentials(project.Project{GitDir: git, CommonDir: git})
+	slices.Sort(hidden)
+	if want := []string{filepath.Join(hooks, "post-commit"), filepath.Join(hooks, "pre-push")}; !slices.Equal(hidden, want) || len(leftOut) != 2 {
+		t.Errorf("hidden %q (%q), want %q", hidden, leftOut, want)
+	}
+}

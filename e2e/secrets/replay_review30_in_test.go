@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -118,5 +119,39 @@ func TestReplayReview30InSkillConfigShortKeyName(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside, want the skill's %q, known harmless", want)
 		}
+	}
+}
+
+// TestReplayReview30InGitHookCredential: the repository's hooks are
+// shown read-only inside as written, and a hook of the user's may have a
+// credential written in it: a post-commit that posts to a Slack webhook,
+// a pre-push that exports a GitHub token. The attack, from inside: read
+// .git/hooks. Proof: neither credential is readable (each such hook is
+// shown empty), a hook with none still is, and the host's hooks are
+// byte-identical after the session.
+func TestReplayReview30InGitHookCredential(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	hooks := filepath.Join(proj, ".git", "hooks")
+	h.Write(filepath.Join(hooks, "post-commit"), "#!/bin/sh\ncurl -s -d '{\"text\":\"committed\"}' https://hooks.slack.com/services/T0R30HOOK/B0R30HOOK/R30hookWebhookSecret\n")
+	h.Write(filepath.Join(hooks, "pre-push"), "#!/bin/sh\nexport GITHUB_TOKEN=ghp_R30hookTokenabcdefghijklmnopqrstuv\nexec ./scripts/check\n")
+	h.Write(filepath.Join(hooks, "commit-msg"), "#!/bin/sh\ngrep -q . \"$1\" # R30-harmless\n")
+	for _, name := range []string{"post-commit", "pre-push", "commit-msg"} {
+		os.Chmod(filepath.Join(hooks, name), 0o755)
+	}
+	before := harness.Snapshot(hooks)
+	out := h.Inside(proj, nil, "exec 2>&1; cat .git/hooks/post-commit .git/hooks/pre-push .git/hooks/commit-msg; git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m inside && echo COMMITTED; true")
+	t.Log(out)
+	if strings.Contains(out, "R30hook") {
+		t.Errorf("a credential written in a git hook of the user's is readable inside")
+	}
+	for _, want := range []string{"R30-harmless", "COMMITTED"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want %q", want)
+		}
+	}
+	if after := harness.Snapshot(hooks); after != before {
+		t.Errorf("the host's hooks changed:\nbefore %s\nafter %s", before, after)
 	}
 }
