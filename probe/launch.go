@@ -29,9 +29,11 @@ type Query struct {
 	// Program is the command to find on PATH (claude, another agent's,
 	// bash), or, with a slash, its path as given.
 	Program string
-	// Getenv reads the environment claudebox was started in.
-	Getenv func(string) string
-	Binds  []mount.BindSpec
+	// Getenv reads the environment claudebox was started in; Environ is
+	// that environment whole (NAME=value).
+	Getenv  func(string) string
+	Environ []string
+	Binds   []mount.BindSpec
 	// StateDirs are claudebox's own directories, which no bind shows.
 	StateDirs []string
 	// MCP are the MCP servers carried in, whose programs are shown.
@@ -191,7 +193,7 @@ func Read(q Query) Launch {
 		}
 		linked <- hardlink.Find(q.Project.Checkout, q.Project.GitDirs)
 	}()
-	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP, q.ClaudeArgs)
+	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP, q.ClaudeArgs, q.Environ)
 	l.CA = caBundles(q.Home, q.Project.Checkout, q.Binds, q.StateDirs, q.Getenv)
 	if l.Bwrap != "" {
 		l.Landlock, l.NoLandlock = LandlockScoping(l.Bwrap)

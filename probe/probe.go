@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode"
 
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
@@ -41,9 +42,11 @@ import (
 // state are the directories no bind shows (bind.StateDirs); getenv reads
 // the environment claudebox was started in: $HOME as set (home is its real
 // path), the PATH the sandbox gets, and the variables that lead the host's
-// tools to what they obey (hostVariables); mcp the MCP servers carried in
-// (their programs are shown).
-func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg) mount.Host {
+// tools to what they obey (hostVariables); environ is that environment
+// whole (NAME=value), whose other variables' values may name a file the
+// host obeys too; mcp the MCP servers carried in (their programs are
+// shown).
+func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg, environ []string) mount.Host {
 	// What the judges found of the files unchanged since the last launch
 	// is not read again.
 	defer verdict.Use(stateDir)()
@@ -182,7 +185,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		h.KnownHosts = kh
 	}
 	h.SSHFiles, h.SSHLeftOut = sshFiles(filepath.Join(home, ".ssh"))
-	obeyed, relative := probeHostObeyed(home, append([]string{project.Checkout}, project.GitDirs...), getenv)
+	obeyed, relative := probeHostObeyed(home, append([]string{project.Checkout}, project.GitDirs...), getenv, environ)
 	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed)
 	h.Unprotected = append(relative, h.Unprotected...)
 	h.ObeyedNames = ObeyedAnywhere
@@ -877,6 +880,15 @@ var hostVariables = []hostVariable{
 	{"NPM_CONFIG_USERCONFIG", obeyedPath},
 	{"PIP_CONFIG_FILE", obeyedPath},
 	{"DOCKER_CONFIG", obeyedPath},
+	// Directories of settings (a file a variable names is obeyed whatever
+	// the variable, below): cargo's (a runner, a rustc wrapper), mise's
+	// (hooks, an [env] that sources), curl's .curlrc, direnv's direnvrc,
+	// Mercurial's *.rc files (hooks, extensions).
+	{"CARGO_HOME", obeyedPath},
+	{"MISE_CONFIG_DIR", obeyedPath},
+	{"CURL_HOME", obeyedPath},
+	{"DIRENV_CONFIG", obeyedPath},
+	{"HGRCPATH", directoryList},
 	// Programs they run by path: less's input filter (|/path %s),
 	// a browser, a man pager, sudo's password prompt.
 	{"LESSOPEN", program},
@@ -888,6 +900,31 @@ var hostVariables = []hostVariable{
 	// proxy reads at its first TLS connection (as it reads SSL_CERT_FILE,
 	// one of caVariables).
 	{"SSL_CERT_DIR", directoryList},
+}
+
+// unobeyedVariables name files no host tool runs or obeys as settings:
+// the shell's working directories, and direnv's record of the .envrc it
+// loaded, whose permission the session takes back itself when the .envrc
+// changes (session/direnv.go).
+var unobeyedVariables = []string{"PWD", "OLDPWD", "INIT_CWD", "DIRENV_FILE", "DIRENV_DIR"}
+
+// pathsIn are the absolute paths a variable's value names anywhere in it:
+// its words split where values separate them (a list's colons and
+// commas, an option's = or :, spaces, quotes), each from its first slash
+// (-r/x.rb, @/args), or ~/ the home.
+func pathsIn(value, home string) []string {
+	var found []string
+	for _, word := range strings.FieldsFunc(value, func(r rune) bool {
+		return r == ':' || r == '=' || r == ',' || r == ';' || r == '"' || r == '\'' || unicode.IsSpace(r)
+	}) {
+		if strings.HasPrefix(word, "~/") {
+			word = paths.ExpandHome(word, home)
+		}
+		if i := strings.IndexByte(word, '/'); i >= 0 {
+			found = append(found, word[i:])
+		}
+	}
+	return found
 }
 
 type hostVariable struct {
@@ -926,7 +963,7 @@ const (
 // entry or variable follows the host's working directory, so no guard can
 // stand for it: it is returned apart. checkouts are the project's, whose
 // own links the scan of the home's other dot-directories passes over.
-func probeHostObeyed(home string, checkouts []string, getenv func(string) string) (obeyed []guard.Obeyed, relative []mount.Unprotected) {
+func probeHostObeyed(home string, checkouts []string, getenv func(string) string, environ []string) (obeyed []guard.Obeyed, relative []mount.Unprotected) {
 	// resolved adds o, at what path resolves to, and each link on the way
 	// there: a link the sandbox could replace would lead the host
 	// elsewhere (the launch refuses one in a writable mount).
@@ -1080,6 +1117,29 @@ func probeHostObeyed(home string, checkouts []string, getenv func(string) string
 				if v.name == "SSL_CERT_DIR" && ownDir(p) {
 					links(p, 1, true)
 				}
+			}
+		}
+	}
+	// Every other variable: a file its value names by an absolute path,
+	// anywhere in it, is obeyed, as no list can know which variables a
+	// host tool reads (NODE_OPTIONS' --require FILE, RUBYOPT's -rFILE,
+	// JAVA_TOOL_OPTIONS' -javaagent:FILE, STARSHIP_CONFIG, GOENV). A
+	// directory is not: such a value as often names where the project's
+	// code or a build's output lies (PYTHONPATH, GOPATH,
+	// CARGO_TARGET_DIR), which the agent must write; the directories of
+	// settings that run what they hold are hostVariables.
+	listed := map[string]bool{"PATH": true}
+	for _, v := range obeyedVariables() {
+		listed[v.name] = true
+	}
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if listed[name] || slices.Contains(unobeyedVariables, name) {
+			continue
+		}
+		for _, p := range pathsIn(value, home) {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				add(p, "$"+name)
 			}
 		}
 	}

@@ -81,7 +81,7 @@ func (set settings) queryEval(o Options) probe.Query {
 		program = "./" + program
 	}
 	return probe.Query{
-		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv, StateDirs: set.state,
+		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv, Environ: os.Environ(), StateDirs: set.state,
 		Agent: agent.Claude, APILookup: set.env.APILookup,
 		ClaudeLogin: set.conf.Network != config.NetworkNone,
 	}

@@ -369,7 +369,7 @@ func (set settings) query(o Options) probe.Query {
 		claudeArgs = claudeArgPaths(o.Args, set.cwd)
 	}
 	return probe.Query{
-		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv,
+		Home: o.Home.Dir, State: o.Home.State, Project: set.project, Program: program, Getenv: os.Getenv, Environ: os.Environ(),
 		Binds: set.conf.Binds, StateDirs: set.state, MCP: set.servers, ClaudeArgs: claudeArgs, Worktrees: true,
 		WithSSH: set.conf.WithSSH, WithGPG: set.conf.WithGPG, GPU: set.conf.GPU, Limits: set.conf.Limits,
 		Agent: a, APILookup: set.env.APILookup,
