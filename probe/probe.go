@@ -807,6 +807,10 @@ func lstat(path string) (mount.HostPath, bool) {
 // any depth, which they do not.
 var linkScans = []linkScan{
 	{".config", configDepth}, {filepath.Join(".local", "share"), dataDepth}, {filepath.Join(".local", "bin"), 1}, {".ssh", 2}, {".claude", 2},
+	// The programs' directory Debian's and Ubuntu's ~/.profile put on
+	// PATH where it exists: another shell of the user's runs from it when
+	// claudebox's PATH lacks it.
+	{"bin", 1},
 }
 
 // linkScan is a directory of the home, and how many levels of entries
@@ -820,10 +824,16 @@ const configDepth, dataDepth = 3, 2
 
 // dotDirDepth is how many levels of entries below each of the home's other
 // dot-directories the links are looked at: a file stow linked in a
-// directory that existed (~/.bashrc.d/aliases.sh), or one below
-// (~/.emacs.d/lisp/init-go.el). Each level reads every directory of the
-// one above, and ~/.cache's and ~/.npm's hold hundreds.
-const dotDirDepth = 2
+// directory that existed (~/.bashrc.d/aliases.sh), one below
+// (~/.emacs.d/lisp/init-go.el), or two further (~/.vim/after/plugin/go.vim,
+// a plugin ~/.vim/pack/mine/start/x). Each level reads every
+// directory of the one above, so below the second a directory's
+// subdirectories are entered only where it has at most dotDirFanOut: a
+// layout of settings is narrow, where a collection (a plugin manager's
+// clones, a version manager's installs, a cache's hash buckets) holds
+// hundreds. The cache home, which holds no settings, is read cacheDepth
+// levels down.
+const dotDirDepth, dotDirFanOut, cacheDepth = 4, 16, 2
 
 // hostVariables are the variables of the environment claudebox was
 // started in that name what the host's tools obey, wherever it is: a
@@ -996,14 +1006,30 @@ func probeHostObeyed(home string, checkouts []string, getenv func(string) string
 	// skip are the project's paths, in the other dot-directories: not
 	// looked in (its own links are its files), nor a link there that leads
 	// to a folder holding it (Wine's drive z: is /), which is no setting.
+	// narrow, there too: from that many levels left on, a directory's
+	// subdirectories are entered only where it has at most
+	// dotDirFanOut of them.
 	var skip []string
+	narrow := 0
 	var links func(dir string, depth int, whole bool)
 	links = func(dir string, depth int, whole bool) {
 		des, _ := os.ReadDir(dir)
+		enter := true
+		if depth <= narrow {
+			enter = len(slices.DeleteFunc(slices.Clone(des), func(de os.DirEntry) bool { return !de.IsDir() })) <= dotDirFanOut
+		}
 		for _, de := range des {
 			path := filepath.Join(dir, de.Name())
 			if paths.UnderAny(path, skip) {
 				continue
+			}
+			// A link to a sibling (a version manager's python3 to
+			// python3.12) leads where the sibling, itself looked at,
+			// does.
+			if !whole && de.Type()&os.ModeSymlink != 0 {
+				if target, err := os.Readlink(path); err == nil && !strings.Contains(target, "/") && target != ".." && target != "." {
+					continue
+				}
 			}
 			if len(skip) > 0 && de.Type()&os.ModeSymlink != 0 {
 				if target := realPath(path, 0); slices.ContainsFunc(skip, func(c string) bool { return paths.Within(c, target) }) {
@@ -1022,7 +1048,7 @@ func probeHostObeyed(home string, checkouts []string, getenv func(string) string
 			}
 			// A linked directory is guarded whole, but its own links may
 			// lead elsewhere.
-			if depth > 1 && (de.IsDir() || de.Type()&os.ModeSymlink != 0 && isDir(path)) {
+			if depth > 1 && enter && (de.IsDir() || de.Type()&os.ModeSymlink != 0 && isDir(path)) {
 				links(path, depth-1, whole || de.Type()&os.ModeSymlink != 0)
 			}
 		}
@@ -1049,14 +1075,18 @@ func probeHostObeyed(home string, checkouts []string, getenv func(string) string
 	// where its directory exists already, in any of them
 	// (~/.bashrc.d/aliases.sh, ~/.vim/vimrc, ~/.gnupg/gpg-agent.conf),
 	// not only in those a list names. A linked one was added above.
-	skip = checkouts
+	skip, narrow = checkouts, dotDirDepth-1
 	for _, de := range des {
 		scanned := slices.ContainsFunc(linkScans, func(s linkScan) bool { return s.dir == de.Name() })
 		if strings.HasPrefix(de.Name(), ".") && de.IsDir() && !scanned {
-			links(filepath.Join(home, de.Name()), dotDirDepth, false)
+			depth := dotDirDepth
+			if de.Name() == ".cache" {
+				depth = cacheDepth
+			}
+			links(filepath.Join(home, de.Name()), depth, false)
 		}
 	}
-	skip = nil
+	skip, narrow = nil, 0
 	// git's global and system configuration, the files they include and
 	// those they name: every file the host's git may read as such, with
 	// the variables or without.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -52,5 +53,46 @@ func TestProbeAnyVariableNamingAFile(t *testing.T) {
 		if slices.Contains(paths, in(f)) {
 			t.Errorf("%s is obeyed", f)
 		}
+	}
+}
+
+// Links three and four levels into a dot-directory of the home (stow's
+// ~/.vim/after/plugin/go.vim where after/plugin existed) and in ~/bin are
+// followed; below the second level, a directory of more than dotDirFanOut
+// subdirectories (a plugin manager's clones) is not entered.
+func TestProbeDeepDotDirLinks(t *testing.T) {
+	home := t.TempDir()
+	dots := filepath.Join(home, "code", "dotfiles")
+	for _, f := range []string{"go.vim", "x.vim", "deploy", "far.vim"} {
+		os.MkdirAll(dots, 0o755)
+		os.WriteFile(filepath.Join(dots, f), nil, 0o644)
+	}
+	for i := range dotDirFanOut + 1 {
+		os.MkdirAll(filepath.Join(home, ".vim", "plugged", strconv.Itoa(i), "plugin"), 0o755)
+	}
+	links := map[string]string{
+		".vim/after/plugin/go.vim":      "go.vim",
+		".vim/pack/mine/start/x":        "x.vim",
+		"bin/deploy":                    "deploy",
+		".vim/plugged/0/plugin/far.vim": "far.vim",
+	}
+	for link, target := range links {
+		os.MkdirAll(filepath.Dir(filepath.Join(home, link)), 0o755)
+		if err := os.Symlink(filepath.Join(dots, target), filepath.Join(home, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obeyed, _ := probeHostObeyed(home, []string{dots}, env("HOME", home), nil)
+	var paths []string
+	for _, o := range obeyed {
+		paths = append(paths, o.Path)
+	}
+	for _, f := range []string{"go.vim", "x.vim", "deploy"} {
+		if !slices.Contains(paths, filepath.Join(dots, f)) {
+			t.Errorf("%s, which a link of the home's leads to, is not obeyed", f)
+		}
+	}
+	if slices.Contains(paths, filepath.Join(dots, "far.vim")) {
+		t.Errorf("a link below a directory of %d subdirectories was looked for", dotDirFanOut+1)
 	}
 }

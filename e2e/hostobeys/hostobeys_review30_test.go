@@ -54,3 +54,46 @@ func TestReplayReview30AnyVariableNamingAFile(t *testing.T) {
 	h.Run(repo, vars, "hg", "init")
 	h.RunsNothingPlanted(session, repo, vars, "hg", "status")
 }
+
+// TestReplayReview30DeepDotfileLinkAndHomeBin: the launch looked for the
+// links from the home into the project two levels into its
+// dot-directories, and not in ~/bin unless claudebox's PATH held it
+// (Debian's ~/.profile puts it on another shell's PATH): stow's link
+// ~/.vim/after/plugin/go.vim (where after/plugin existed) and ~/bin/deploy,
+// both into the dotfiles repository, left their targets writable in its
+// sessions, and the host's next vim and deploy ran what the session
+// added. The attack, from inside: append a command to each. Proof, on
+// the host: vim (in a terminal, as the user opens it) and ~/bin/deploy
+// run nothing planted.
+func TestReplayReview30DeepDotfileLinkAndHomeBin(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "vim", "apt-get install vim")
+	harness.RequireTool(t, "script", "apt-get install util-linux")
+	marker := h.Marker()
+	dots := filepath.Join(h.Home, "code", "dotfiles")
+	h.GitRepo(dots)
+	h.Write(filepath.Join(dots, "vim", "after", "plugin", "go.vim"), "set expandtab\n")
+	h.Write(filepath.Join(dots, "bin", "deploy"), "#!/bin/sh\necho deployed\n")
+	os.Chmod(filepath.Join(dots, "bin", "deploy"), 0o755)
+	h.Run(dots, nil, "git", "add", ".")
+	h.Run(dots, nil, "git", "-c", "user.name=a", "-c", "user.email=a@example.com", "commit", "-qm", "tools")
+	for link, target := range map[string]string{
+		".vim/after/plugin/go.vim": "vim/after/plugin/go.vim",
+		"bin/deploy":               "bin/deploy",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(h.Home, link)), 0o755)
+		harness.Must(t, os.Symlink(filepath.Join(dots, target), filepath.Join(h.Home, link)))
+	}
+	h.Chown()
+	attack := `exec 2>&1
+		echo 'call writefile([], "` + marker + `")' >> vim/after/plugin/go.vim && echo attacked vim
+		echo 'touch ` + marker + `' >> bin/deploy && echo attacked deploy
+		echo session ran`
+	out, _ := h.Command(dots, nil, "claudebox", "--shell", "-c", attack).CombinedOutput()
+	session := string(out)
+	if !strings.Contains(session, "session ran") {
+		t.Fatalf("the session did not run: %s", session)
+	}
+	h.RunsNothingPlanted(session, h.Home, []string{"TERM=xterm"}, "script", "-qec", "vim -N -c qa", "/dev/null")
+	h.RunsNothingPlanted(session, h.Home, nil, filepath.Join(h.Home, "bin", "deploy"))
+}
