@@ -341,11 +341,12 @@ type Report struct {
 	// that the session wrote may be what make includes or direnv sources
 	// there.
 	IncludesUnspelled []string
-	// SourcesUnspelled are the .envrc files that source or evaluate a
-	// file by a name the audit cannot spell, or more than it reads
-	// ("$ENV_FILE", "${ENV_FILE:-config/dev.env}", eval "$(tool)"): any
-	// file below one, a tracked one too, may be what direnv runs there at
-	// the next cd, before git status shows its change.
+	// SourcesUnspelled are the .envrc files and mise configurations that
+	// source or evaluate a file by a name the audit cannot spell, or more
+	// than it reads ("$ENV_FILE", "${ENV_FILE:-config/dev.env}", eval
+	// "$(tool)", _.source = "{{env.ENV_FILE}}"): any file below one, a
+	// tracked one too, may be what direnv or mise runs there at the next
+	// cd, before git status shows its change.
 	SourcesUnspelled []string
 	// NotExamined are the directories (or index files) the audit could not
 	// examine in full, and why.

@@ -156,7 +156,7 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 			runs = append(runs, w.unspelledSources(text, f.bases)...)
 		}
 		everyProgram = everyProgram || unspelled || pathUnspelled
-		sourcesUnspelled = sourcesUnspelled || unspelled && parse == nil
+		sourcesUnspelled = sourcesUnspelled || unspelled
 		if lookups += (len(names) + len(dirs) + len(runs)) * len(f.bases); lookups > maxEnvrcLookups {
 			w.notExamined(w.abs(rel), fmt.Sprintf("what it sources: the audit looks up %d names at most", maxEnvrcLookups))
 			everyProgram, sourcesUnspelled = true, true
@@ -193,7 +193,7 @@ func (w *walker) sourcesJudged(rel, base string, parse func(rel, text string) re
 		w.includesUnspelled(rel)
 		w.judgeExecutables(base)
 	}
-	if sourcesUnspelled && filepath.Base(rel) == ".envrc" && parse == nil {
+	if sourcesUnspelled && (filepath.Base(rel) == ".envrc" || parse != nil) {
 		w.report.SourcesUnspelled = append(w.report.SourcesUnspelled, w.abs(rel))
 	}
 }

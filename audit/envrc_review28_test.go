@@ -10,7 +10,8 @@ import (
 // TestEnvrcSourcesUnspelled: an .envrc that sources a file by a name with
 // no literal part, itself or through what it sources, is one direnv may
 // run any file below by; one that only puts a directory on PATH by a name
-// the audit cannot spell (use asdf) is not, nor a mise configuration.
+// the audit cannot spell (use asdf) is not; a mise configuration that
+// sources by a template with no literal part is, as mise runs it.
 func TestEnvrcSourcesUnspelled(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -29,7 +30,7 @@ func TestEnvrcSourcesUnspelled(t *testing.T) {
 	since := mark(t, t.TempDir())
 	start := Take(root, since, nil, nil)
 	r := Scan(root, since, nil, start, nil)
-	want := []string{filepath.Join(root, ".envrc"), filepath.Join(root, "a", ".envrc")}
+	want := []string{filepath.Join(root, ".envrc"), filepath.Join(root, "a", ".envrc"), filepath.Join(root, "c", "mise.toml")}
 	got := slices.Sorted(slices.Values(r.SourcesUnspelled))
 	if !slices.Equal(got, want) {
 		t.Errorf("sources unspelled: %q, want %q", got, want)

@@ -806,7 +806,11 @@ func lstat(path string) (mount.HostPath, bool) {
 // Steam's, flatpak's and the Trash's); stow --no-folding links every file at
 // any depth, which they do not.
 var linkScans = []linkScan{
-	{".config", configDepth}, {filepath.Join(".local", "share"), dataDepth}, {filepath.Join(".local", "bin"), 1}, {".ssh", 2}, {".claude", 2},
+	{".config", configDepth},
+	{filepath.Join(".local", "share"), dataDepth},
+	{filepath.Join(".local", "bin"), 1},
+	{".ssh", 2},
+	{".claude", 2},
 	// The programs' directory Debian's and Ubuntu's ~/.profile put on
 	// PATH where it exists: another shell of the user's runs from it when
 	// claudebox's PATH lacks it.

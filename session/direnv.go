@@ -42,8 +42,14 @@ func envrcsWrittenBelow(reports map[string]audit.Report, records map[string]undo
 	for root, r := range reports {
 		c, ok := records[root]
 		for _, e := range r.SourcesUnspelled {
+			// mise's paths are relative to the configuration's root, a
+			// level or three above it (.config/mise/config.toml).
+			below := filepath.Dir(e)
+			if filepath.Base(e) != ".envrc" {
+				below = root
+			}
 			wrote := !ok || c.IgnoredPartial || len(c.Incomplete) > 0 || !c.TrackedSince.IsZero() || slices.ContainsFunc(c.Paths, func(p undo.PathChange) bool {
-				return paths.Within(filepath.Join(root, p.Path), filepath.Dir(e))
+				return paths.Within(filepath.Join(root, p.Path), below)
 			})
 			if wrote {
 				envrcs = append(envrcs, e)
@@ -56,8 +62,12 @@ func envrcsWrittenBelow(reports map[string]audit.Report, records map[string]undo
 
 // direnvAskAgain removes the allow files of direnv that name each of
 // envrcs (absolute paths), and says so; one direnv's whitelist runs
-// unasked is named so.
-func direnvAskAgain(envrcs []string) {
+// unasked is named so. The mise configurations among them (roots are
+// the checkouts they lie in) go to miseAskAgain.
+func direnvAskAgain(envrcs, roots []string) {
+	configs := slices.DeleteFunc(slices.Clone(envrcs), func(e string) bool { return filepath.Base(e) == ".envrc" })
+	miseAskAgain(configs, roots)
+	envrcs = slices.DeleteFunc(envrcs, func(e string) bool { return filepath.Base(e) != ".envrc" })
 	if len(envrcs) == 0 {
 		return
 	}
@@ -187,4 +197,78 @@ func readDirenvWhitelist(home string) direnvWhitelist {
 		w.exact = append(w.exact, p)
 	}
 	return w
+}
+
+// mise loads a configuration it was asked to trust (mise trust: a link in
+// its state directory's trusted-configs to the configuration, or to its
+// root, the directory its paths are relative to) whatever it sources, as
+// direnv runs an allowed .envrc; in paranoid mode only while the
+// configuration's content is what was trusted, but not what it sources.
+// One that sources a file by a name the exit audit cannot spell
+// (_.source = "{{env.ENV_FILE}}") may source any file the session wrote.
+// miseAskAgain removes the links naming each of configs, or a directory
+// above one in a root, so that mise (in paranoid mode: mise 2026.9 trusts
+// such a configuration unasked otherwise) refuses it until trusted again,
+// and says so; a configuration MISE_TRUSTED_CONFIG_PATHS trusts unasked is
+// named so.
+func miseAskAgain(configs, roots []string) {
+	if len(configs) == 0 {
+		return
+	}
+	state := os.Getenv("MISE_STATE_DIR")
+	if state == "" {
+		home, _ := os.UserHomeDir()
+		state = os.Getenv("XDG_STATE_HOME")
+		if state == "" {
+			state = filepath.Join(home, ".local", "state")
+		}
+		state = filepath.Join(state, "mise")
+	}
+	removeMiseTrust(filepath.Join(state, "trusted-configs"), configs, roots)
+	trusted := filepath.SplitList(os.Getenv("MISE_TRUSTED_CONFIG_PATHS"))
+	for _, c := range configs {
+		if slices.ContainsFunc(trusted, func(p string) bool { return p != "" && paths.Within(c, p) }) {
+			printable.Say(os.Stderr, "claudebox: %s sources a file by a name the exit audit cannot spell, which may be any file the session wrote, tracked or not, and MISE_TRUSTED_CONFIG_PATHS has mise load it unasked at the next cd there", mount.Quote(c))
+			printable.Say(os.Stderr, "hint: read git status and git diff before you cd there")
+			continue
+		}
+		printable.Say(os.Stderr, "claudebox: mise's trust of %s is taken back: it sources a file by a name the exit audit cannot spell, which may be any file the session wrote, tracked or not", mount.Quote(c))
+		printable.Say(os.Stderr, "hint: read git status and git diff there before you cd there, then mise trust")
+	}
+}
+
+// removeMiseTrust removes each link in dir that leads to one of configs,
+// or to a directory above one within the root holding it (its root).
+func removeMiseTrust(dir string, configs, roots []string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	entries, _ := d.ReadDir(maxAllowFiles)
+	for _, entry := range entries {
+		if entry.Type()&os.ModeSymlink == 0 {
+			continue
+		}
+		link := filepath.Join(dir, entry.Name())
+		target, err := os.Stat(link)
+		if err != nil {
+			continue
+		}
+		trusts := func(c string) bool {
+			for p := c; ; p = filepath.Dir(p) {
+				if fi, err := os.Stat(p); err == nil && os.SameFile(fi, target) {
+					return true
+				}
+				if slices.Contains(roots, p) || p == filepath.Dir(p) || !slices.ContainsFunc(roots, func(r string) bool { return paths.Within(p, r) }) {
+					return false
+				}
+			}
+		}
+		if slices.ContainsFunc(configs, trusts) {
+			os.Remove(link)
+			// Paranoid mode's record of the content trusted.
+			os.Remove(link + ".hash")
+		}
+	}
 }

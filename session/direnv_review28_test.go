@@ -50,7 +50,7 @@ func TestDirenvAskAgain(t *testing.T) {
 	if got := envrcsWrittenBelow(reports, records); len(got) != 2 {
 		t.Errorf("written below, one record not whole: %q", got)
 	}
-	direnvAskAgain(envrcs)
+	direnvAskAgain(envrcs, []string{proj})
 	for _, gone := range []string{byPath, byLink} {
 		if _, err := os.Lstat(gone); err == nil {
 			t.Errorf("the allow file %s stayed", gone)

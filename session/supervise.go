@@ -610,7 +610,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	for _, root := range slices.Sorted(maps.Keys(reports)) {
 		s.report(root, dir, reports[root])
 	}
-	direnvAskAgain(envrcsWrittenBelow(reports, records))
+	direnvAskAgain(envrcsWrittenBelow(reports, records), slices.Collect(maps.Keys(reports)))
 	deps := map[string]bool{}
 	for _, d := range reports[s.plan.Project.Checkout].Deps {
 		if filepath.Dir(d.Dir) == s.plan.Project.Checkout {
