@@ -78,14 +78,19 @@ func makeFragment(name string) bool {
 // distributionUrl ./gradlew unpacks and runs, a file: URL into the
 // project as well as any), Psalm's psalm.xml (its autoloader, which
 // Psalm requires), PHP_CodeSniffer's phpcs.xml (its autoload and
-// installed_paths) and tox's tox.ini (the commands tox runs). Judged as a
-// makefile's parts: git shows a change of one it tracks.
+// installed_paths), tox's tox.ini (the commands tox runs), and pytest's
+// conftest.py, which pytest imports wherever it collects tests (an
+// editor's test discovery runs it as the folder opens), and pytest.ini
+// (addopts' -p loads a plugin, pythonpath puts the project on its
+// path). Judged as a makefile's parts: git shows a change of one it
+// tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
 	"gradle.properties": true, "gradle-wrapper.properties": true, "local.properties": true, ".jvmopts": true, ".sbtopts": true,
 	"CMakePresets.json": true, "CMakeUserPresets.json": true,
 	"phpunit.xml": true, "phpunit.xml.dist": true, "phpunit.dist.xml": true, ".proverc": true, "tox.ini": true,
 	"psalm.xml": true, "psalm.xml.dist": true, "phpcs.xml": true, "phpcs.xml.dist": true, ".phpcs.xml": true, ".phpcs.xml.dist": true,
+	"conftest.py": true, "pytest.ini": true, ".pytest.ini": true,
 }
 
 // toolConfig says whether name is a tool's configuration the tool runs

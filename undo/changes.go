@@ -1064,7 +1064,10 @@ func (t tree) inVenv(dir string) bool {
 // terraform plan every .tf of its directory, merging an ignored
 // override.tf over the rest, and Python's pickle runs what an object it
 // loads names (a model or a cache a script keeps where git ignores it:
-// .pkl, .pickle, joblib's and dill's).
+// .pkl, .pickle, joblib's and dill's, and PyTorch's and Lightning's
+// checkpoints, .pt, .pth and .ckpt: a zip of a pickle that torch.load
+// unpickles whole where asked weights_only=False, as torch before 2.6
+// did unasked).
 // What it is at the end does not say what the host runs: the session
 // chose it.
 var codeExts = map[string]bool{
@@ -1081,7 +1084,7 @@ var codeExts = map[string]bool{
 	".o": true, ".a": true, ".so": true, ".dylib": true, ".node": true, ".wasm": true, ".rlib": true, ".rmeta": true,
 	".jar": true, ".class": true, ".beam": true,
 	".tf": true, ".tofu": true, ".erb": true,
-	".pkl": true, ".pickle": true, ".joblib": true, ".dill": true,
+	".pkl": true, ".pickle": true, ".joblib": true, ".dill": true, ".pt": true, ".pth": true, ".ckpt": true,
 }
 
 // packageArchive says whether path is a package, or an archive a tool

@@ -36,7 +36,7 @@ func TestPackageArchive(t *testing.T) {
 func TestHostRunPickleAndArchive(t *testing.T) {
 	checkout := t.TempDir()
 	now := tree{recent: map[string]fileStatus{}}
-	for _, rel := range []string{"cache/model.pkl", "cache/x.PICKLE", "models/m.joblib", "vendor/pkg.tgz", "logs/run.log"} {
+	for _, rel := range []string{"cache/model.pkl", "cache/x.PICKLE", "models/m.joblib", "vendor/pkg.tgz", "logs/run.log", "checkpoints/epoch=3.ckpt", "models/model.pt", "models/resnet.pth"} {
 		if err := os.MkdirAll(filepath.Join(checkout, filepath.Dir(rel)), 0o755); err != nil {
 			t.Fatal(err)
 		}

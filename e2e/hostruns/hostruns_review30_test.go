@@ -42,3 +42,28 @@ func TestReplayReview30MiseUnspelledSourceTrustTaken(t *testing.T) {
 		t.Errorf("the configuration is gone: %v", err)
 	}
 }
+
+// TestReplayReview30PytestConftest: pytest imports every conftest.py
+// where it collects tests, and an editor's test discovery (VS Code's
+// Python extension, where enabled) runs its collection as the folder
+// opens, before git status is read. The exit audit judged a .py file the
+// session made only where git ignores it: an untracked conftest.py, one
+// beside the tests and one where git ignores it, stayed. Host-side
+// proof: the host's pytest --collect-only runs nothing the session
+// wrote.
+func TestReplayReview30PytestConftest(t *testing.T) {
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	h := harness.NewHost(t)
+	if err := h.Command(h.Home, nil, "python3", "-c", "import pytest").Run(); err != nil {
+		t.Skip("pytest is not installed: apt-get install python3-pytest")
+	}
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/local/\n")
+	h.Write(filepath.Join(proj, "tests", "test_app.py"), "def test_app():\n    assert True\n")
+	h.Write(filepath.Join(proj, "local", "test_mine.py"), "def test_mine():\n    assert True\n")
+	commitAll(h, proj, "tests")
+	line := `open("` + h.Marker() + `", "w").close()`
+	out := h.Plant(proj, "the conftest files", `printf '%s\n' '`+line+`' > tests/conftest.py && printf '%s\n' '`+line+`' > local/conftest.py`)
+	h.RunsNothingPlanted(out, proj, nil, "python3", "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", "tests", "local")
+}
