@@ -117,7 +117,7 @@ func (s *Session) recordChanges(began time.Time, own bool, walked chan<- audit.S
 		// git status shows.
 		walked <- nil
 		go func() {
-			done <- undo.Changes{HostRun: undo.NestedHostRun(s.stateDir, s.plan.Project.Checkout, began, standIns, reopen), IgnoredPartial: true}
+			done <- undo.NestedChanges(s.stateDir, s.plan.Project.Checkout, began, standIns, reopen)
 		}()
 		return done
 	}

@@ -1192,13 +1192,20 @@ func (t tree) nested(path string) bool {
 	return false
 }
 
-// NestedHostRun lists, in a checkout that is no repository (a folder of
-// them), what RecordChanges takes for findings in one: the files the
-// session that began at wrote in the repositories below it that the host
-// runs and their rules ignore (absolute paths). git asks its rules
-// without their repositories' configuration, on a store of its own.
-func NestedHostRun(stateDir, checkout string, began time.Time, skip []string, reopen *audit.Reopener) []string {
+// NestedChanges is, in a checkout that is no repository (a folder of
+// them), what RecordChanges takes for findings in one (HostRun): the
+// files the session that began at wrote in the repositories below it
+// that the host runs and their rules ignore (absolute paths), and the
+// files it changed and set the time of back (TimeSetBack). git asks its
+// rules without their repositories' configuration, on a store of its
+// own.
+func NestedChanges(stateDir, checkout string, began time.Time, skip []string, reopen *audit.Reopener) Changes {
 	now, _ := walkCheckout(checkout, skip, began, reopen, nil)
+	return Changes{HostRun: nestedHostRun(stateDir, checkout, now), TimeSetBack: now.timeSetBack(checkout), IgnoredPartial: true}
+}
+
+// nestedHostRun is NestedChanges' HostRun, of the walk now.
+func nestedHostRun(stateDir, checkout string, now tree) []string {
 	found := now.unreadChanged(checkout)
 	var wrote []string
 	for _, path := range slices.Sorted(maps.Keys(now.recent)) {
