@@ -14,8 +14,8 @@ import (
 )
 
 // Bounds on what is read of reflogs the sandbox may have written: the
-// largest judged, the branches' logs' entries looked at, the copies made
-// of them, the worktrees looked in. Past the branches' bounds their
+// largest judged (one larger is shown empty), the branches' logs'
+// entries looked at, the copies made of them, the worktrees looked in. Past the branches' bounds their
 // folder is shown empty (a tmpfs), so that a sandbox's thousand planted
 // logs neither slow the next launch nor hide the user's among them; past
 // the worktrees', the rest are not read.
@@ -41,13 +41,20 @@ func reflogCopies(p project.Project) (copies []mount.Reflog, leftOut []string) {
 		return nil, nil
 	}
 	judge := func(dir, name string) bool {
+		full := filepath.Join(dir, name)
 		b, err := untrusted.ReadFile(dir, name, maxReflog)
+		if errors.Is(err, untrusted.ErrTooLarge) {
+			// Not judged, so shown empty: one the sandbox grew past the
+			// bound held the token a later git pull on the host wrote.
+			copies = append(copies, mount.Reflog{Path: full})
+			leftOut = append(leftOut, "all of "+full+" (a reflog larger than claudebox reads for a credential)")
+			return true
+		}
 		if err != nil {
 			return false
 		}
 		kept, ok := reflogWithout(b)
 		if ok {
-			full := filepath.Join(dir, name)
 			copies = append(copies, mount.Reflog{Path: full, Content: string(kept)})
 			leftOut = append(leftOut, "a URL's credential in "+full+" (git's record of a command, as typed)")
 		}
