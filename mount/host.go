@@ -135,6 +135,10 @@ type Host struct {
 	// written in them (a webhook's URL, a token): the sandbox sees each
 	// empty.
 	HooksHidden []string
+	// GitNotOwn are the entries at the top of the project's git
+	// directories that are not git's own (a credential helper's store, a
+	// Git client's settings): the sandbox sees each empty.
+	GitNotOwn []GitEntry
 	// CredentialsLeftOut names what the private copies of the user's git
 	// configuration and of a plugin marketplace's files leave out, as it
 	// may hold a credential ("NAME in FILE"), never its value.
@@ -205,6 +209,13 @@ type DirCopy struct {
 type DirCopyEntry struct {
 	Rel, Link, Content string
 	Dir, Executable    bool
+}
+
+// GitEntry is an entry of a git directory shown empty: a file, or a
+// directory (Dir) as a tmpfs.
+type GitEntry struct {
+	Path string
+	Dir  bool
 }
 
 // Reflog is a reflog's private copy: Path the file, Content what it

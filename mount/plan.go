@@ -711,6 +711,13 @@ func (p *Plan) addProject(project project.Project, h Host) {
 			Why: "a private copy of the reflog without the credential a URL in it holds (git pull https://user:TOKEN@…): git inside appends to the copy, discarded at the end",
 		})
 	}
+	for _, e := range h.GitNotOwn {
+		if e.Dir {
+			p.add(Protection, Tmpfs, "", e.Path, "not git's own, shown empty: what you or another program keep in the git directory may hold a credential")
+		} else {
+			p.add(Protection, RoBindData, "", e.Path, "not git's own, shown empty: what you or another program keep in the git directory may hold a credential")
+		}
+	}
 	for _, hook := range h.HooksHidden {
 		p.add(Protection, RoBindData, "", hook, "your git hook, empty: a credential is written in it")
 	}

@@ -123,6 +123,9 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	var hooksLeftOut []string
 	h.HooksHidden, hooksLeftOut = hooksWithCredentials(project)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, hooksLeftOut...)
+	var notOwnLeftOut []string
+	h.GitNotOwn, notOwnLeftOut = gitDirNotOwn(project)
+	h.CredentialsLeftOut = append(h.CredentialsLeftOut, notOwnLeftOut...)
 	settings := settingsCopies(home, secrets)
 	var toolsHidden, programDirs []string
 	var toolCopies []mount.Mount

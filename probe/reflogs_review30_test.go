@@ -106,3 +106,25 @@ func TestHooksWithCredentials(t *testing.T) {
 		t.Errorf("hidden %q (%q), want %q", hidden, leftOut, want)
 	}
 }
+
+// What the user or another program keeps at a git directory's top is
+// shown empty; git's own entries, its refs, messages and locks are not.
+func TestGitDirNotOwn(t *testing.T) {
+	git := filepath.Join(t.TempDir(), ".git")
+	for _, d := range []string{"objects", "refs", "hooks", "lfs", "gk"} {
+		os.MkdirAll(filepath.Join(git, d), 0o755)
+	}
+	for _, f := range []string{"HEAD", "config", "index", "FETCH_HEAD", "COMMIT_EDITMSG", "index.lock", "sharedindex.0a1b", "credentials", "sourcetreeconfig.json"} {
+		os.WriteFile(filepath.Join(git, f), nil, 0o644)
+	}
+	os.Symlink("/etc/passwd", filepath.Join(git, "link"))
+	entries, leftOut := gitDirNotOwn(project.Project{GitDir: git, CommonDir: git})
+	var got []string
+	for _, e := range entries {
+		got = append(got, fmt.Sprintf("%s %v", strings.TrimPrefix(e.Path, git+"/"), e.Dir))
+	}
+	slices.Sort(got)
+	if want := []string{"credentials false", "gk true", "sourcetreeconfig.json false"}; !slices.Equal(got, want) || len(leftOut) != 3 {
+		t.Errorf("not git's own %q (%q), want %q", got, leftOut, want)
+	}
+}

@@ -155,3 +155,31 @@ func TestReplayReview30InGitHookCredential(t *testing.T) {
 		t.Errorf("the host's hooks changed:\nbefore %s\nafter %s", before, after)
 	}
 }
+
+// TestReplayReview30InGitDirNotGitsOwn: the git directory is shown whole,
+// and what the user or another program keeps there crossed with it: a
+// credential helper's store (git config credential.helper 'store --file
+// .git/credentials'), a Git client's settings and folder. The attack,
+// from inside: read them. Proof: none is readable (each is shown empty),
+// git inside still works, and the host's files are byte-identical after
+// the session.
+func TestReplayReview30InGitDirNotGitsOwn(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	git := filepath.Join(proj, ".git")
+	h.Write(filepath.Join(git, "credentials"), "https://alice:R30storeTokenQ9@git.example.com\n")
+	h.Write(filepath.Join(git, "sourcetreeconfig.json"), `{"remoteToken":"R30clientSettings"}`+"\n")
+	h.Write(filepath.Join(git, "gk", "workspace.json"), `{"R30clientFolder":1}`+"\n")
+	paths := []string{filepath.Join(git, "credentials"), filepath.Join(git, "sourcetreeconfig.json"), filepath.Join(git, "gk")}
+	before := harness.Snapshots(paths)
+	out := h.Inside(proj, nil, "exec 2>&1; cat .git/credentials .git/sourcetreeconfig.json .git/gk/*; grep -rl R30 .git; git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m inside && echo COMMITTED; git log --oneline | wc -l; true")
+	t.Log(out)
+	if strings.Contains(out, "R30") {
+		t.Errorf("what the user keeps in the git directory, not git's own, is readable inside")
+	}
+	if !strings.Contains(out, "COMMITTED") {
+		t.Errorf("git inside should still commit")
+	}
+	harness.CompareSnapshots(t, before)
+}
