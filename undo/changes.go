@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -1245,6 +1246,20 @@ func (t tree) skipped(path string) bool {
 	return slices.ContainsFunc(t.skip, func(s string) bool { return s == "." || paths.Within(path, s) })
 }
 
+// takenAside says whether the entry at rel in the checkout, beside a
+// stand-in, is one being removed: the stand-ins go while the walk reads,
+// each first renamed aside (untrusted.RemoveIf), where the walk had
+// listed it as made. An entry so named that is no stand-in (the
+// sandbox's own) is walked as any other.
+func takenAside(checkout, rel string) bool {
+	if !strings.HasPrefix(filepath.Base(rel), untrusted.AsidePrefix) {
+		return false
+	}
+	path := filepath.Join(checkout, rel)
+	fi, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist) || err == nil && instance.IsStandIn(path, fi)
+}
+
 // join is the path of name in the directory rel, "." the top.
 func join(rel, name string) string {
 	if rel == "." {
@@ -1355,7 +1370,7 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 					t.venvs[join(rel, "conda-meta")] = true
 					lock.Unlock()
 				}
-				if string(name) == ".git" || len(skipped) > 0 && slices.Contains(skipped, string(name)) {
+				if string(name) == ".git" || len(skipped) > 0 && (slices.Contains(skipped, string(name)) || takenAside(checkout, join(rel, string(name)))) {
 					continue
 				}
 				// A directory is opened without a status of its own
