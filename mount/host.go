@@ -139,6 +139,10 @@ type Host struct {
 	// directories that are not git's own (a credential helper's store, a
 	// Git client's settings): the sandbox sees each empty.
 	GitNotOwn []GitEntry
+	// GitDirCrowded is a git directory of the project holding more
+	// entries not git's own than GitNotOwn may show empty ("" if none):
+	// the launch refuses.
+	GitDirCrowded string
 	// CredentialsLeftOut names what the private copies of the user's git
 	// configuration and of a plugin marketplace's files leave out, as it
 	// may hold a credential ("NAME in FILE"), never its value.

@@ -35,16 +35,20 @@ func gitOwn(name string) bool {
 		name == "AUTO_MERGE" || name == "NOTES_MERGE_REF"
 }
 
-// maxGitDirEntries bounds the entries of a git directory's top read.
-const maxGitDirEntries = 1024
+// MaxGitDirEntries bounds the entries not git's own at a git directory's
+// top shown empty (a mount each); past it the launch refuses.
+const MaxGitDirEntries = 1024
 
 // gitDirNotOwn are the entries at the top of the project's git
 // directories that are not git's own (gitOwn): what you or another
 // program keep there, a credential helper's store (credential.helper
 // 'store --file .git/credentials'), a Git client's settings. The sandbox
-// sees each empty; files and directories only, as they are at launch,
-// the first maxGitDirEntries of each directory.
-func gitDirNotOwn(p project.Project) (entries []mount.GitEntry, leftOut []string) {
+// sees each empty; files and directories only, as they are at launch.
+// crowded is a git directory holding more than MaxGitDirEntries of them
+// ("" if none): a session that padded the top with its own would push
+// yours past the ones shown empty, so none is shown and the launch
+// refuses.
+func gitDirNotOwn(p project.Project) (entries []mount.GitEntry, leftOut []string, crowded string) {
 	for _, d := range slices.Compact([]string{p.GitDir, p.CommonDir}) {
 		if d == "" {
 			continue
@@ -53,7 +57,7 @@ func gitDirNotOwn(p project.Project) (entries []mount.GitEntry, leftOut []string
 		if err != nil {
 			continue
 		}
-		for _, e := range found[:min(len(found), maxGitDirEntries)] {
+		for _, e := range found {
 			if gitOwn(e.Name()) {
 				continue
 			}
@@ -61,9 +65,12 @@ func gitDirNotOwn(p project.Project) (entries []mount.GitEntry, leftOut []string
 			if !e.Type().IsRegular() && !e.IsDir() {
 				continue
 			}
+			if len(entries) == MaxGitDirEntries {
+				return nil, nil, d
+			}
 			entries = append(entries, mount.GitEntry{Path: full, Dir: e.IsDir()})
 			leftOut = append(leftOut, "all of "+full+" (not git's own: shown empty)")
 		}
 	}
-	return entries, leftOut
+	return entries, leftOut, ""
 }

@@ -124,7 +124,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.HooksHidden, hooksLeftOut = hooksWithCredentials(project)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, hooksLeftOut...)
 	var notOwnLeftOut []string
-	h.GitNotOwn, notOwnLeftOut = gitDirNotOwn(project)
+	h.GitNotOwn, notOwnLeftOut, h.GitDirCrowded = gitDirNotOwn(project)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, notOwnLeftOut...)
 	settings := settingsCopies(home, secrets)
 	var toolsHidden, programDirs []string

@@ -118,13 +118,32 @@ func TestGitDirNotOwn(t *testing.T) {
 		os.WriteFile(filepath.Join(git, f), nil, 0o644)
 	}
 	os.Symlink("/etc/passwd", filepath.Join(git, "link"))
-	entries, leftOut := gitDirNotOwn(project.Project{GitDir: git, CommonDir: git})
+	entries, leftOut, crowded := gitDirNotOwn(project.Project{GitDir: git, CommonDir: git})
 	var got []string
 	for _, e := range entries {
 		got = append(got, fmt.Sprintf("%s %v", strings.TrimPrefix(e.Path, git+"/"), e.Dir))
 	}
 	slices.Sort(got)
-	if want := []string{"credentials false", "gk true", "sourcetreeconfig.json false"}; !slices.Equal(got, want) || len(leftOut) != 3 {
-		t.Errorf("not git's own %q (%q), want %q", got, leftOut, want)
+	if want := []string{"credentials false", "gk true", "sourcetreeconfig.json false"}; !slices.Equal(got, want) || len(leftOut) != 3 || crowded != "" {
+		t.Errorf("not git's own %q (%q, crowded %q), want %q", got, leftOut, crowded, want)
+	}
+}
+
+// TestGitDirCrowded: a session that fills the git directory's top with
+// entries of its own, past those the launch shows empty, would push the
+// user's credential store among those shown as they are (65,536 empty
+// files put credentials at the 6,209th place on ext4): past the bound
+// nothing is shown empty and the git directory is named, for the launch
+// to refuse.
+func TestGitDirCrowded(t *testing.T) {
+	git := filepath.Join(t.TempDir(), ".git")
+	os.MkdirAll(filepath.Join(git, "objects"), 0o755)
+	os.WriteFile(filepath.Join(git, "credentials"), []byte("https://u:TOKEN@host\n"), 0o600)
+	for i := range MaxGitDirEntries {
+		os.WriteFile(filepath.Join(git, fmt.Sprintf("p%05d", i)), nil, 0o644)
+	}
+	entries, leftOut, crowded := gitDirNotOwn(project.Project{GitDir: git, CommonDir: git})
+	if crowded != git || len(entries) != 0 || len(leftOut) != 0 {
+		t.Errorf("crowded %q, %d shown empty, %d named, want %s and none", crowded, len(entries), len(leftOut), git)
 	}
 }

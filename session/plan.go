@@ -35,6 +35,10 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 	if len(f.Host.Redirects) > 0 {
 		return nil, resolveError(f.Host.Redirects[0])
 	}
+	if f.Host.GitDirCrowded != "" {
+		return nil, hint.Errorf("remove what you do not keep there (ls -a "+f.Host.GitDirCrowded+"); if you did not put it there, the sandbox may have, to push a file of yours past those it hides",
+			"%s holds more than %d entries that are not git's own, which the sandbox would see as they are", f.Host.GitDirCrowded, probe.MaxGitDirEntries)
+	}
 	ssh, err := userSSHAgent(conf, f.SSH)
 	if err != nil {
 		return nil, err
