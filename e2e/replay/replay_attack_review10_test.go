@@ -94,11 +94,12 @@ func TestReplayReview10GitConfigProxyAndKey(t *testing.T) {
 // defaults to keep), is trusted for a directory whose stat data it
 // recorded. The session adds one (git update-index --untracked-cache),
 // has git fill it while tests/ holds no new file, plants
-// tests/conftest.py within the same second (the directory's times, by
+// tests/test_planted.py within the same second (the directory's times, by
 // the second, unchanged), then dates the index later. The host's git
-// status then says nothing of the file, which pytest runs. The exit audit
-// drops the work tree's caches of an index the session wrote. Host-side
-// proof: git status --porcelain names tests/conftest.py.
+// status then says nothing of the file, which pytest runs (a conftest.py
+// the exit now moves aside whole, as pytest's configuration). The exit
+// audit drops the work tree's caches of an index the session wrote.
+// Host-side proof: git status --porcelain names tests/test_planted.py.
 func TestReplayReview10UntrackedCacheHidesFile(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
@@ -111,17 +112,17 @@ func TestReplayReview10UntrackedCacheHidesFile(t *testing.T) {
 			touch tests/.t && rm tests/.t
 			git status --porcelain >/dev/null
 			before=$(stat -c %Z tests)
-			echo 'import os; os.system("touch /tmp/PWNED")' > tests/conftest.py
+			echo 'import os; os.system("touch /tmp/PWNED")' > tests/test_planted.py
 			if [ "$(stat -c '%Z %Y' tests)" = "$before $before" ]; then echo PLANTED; break; fi
-			rm tests/conftest.py
+			rm tests/test_planted.py
 		done
 		sleep 1.2; touch .git/index
 		test -z "$(git status --porcelain)" && echo HIDDEN-INSIDE`)
 	if !strings.Contains(out, "PLANTED") || !strings.Contains(out, "HIDDEN-INSIDE") {
 		t.Fatalf("the cache could not be forged here:\n%s", out)
 	}
-	if st := h.Run(proj, nil, "git", "status", "--porcelain"); !strings.Contains(st, "tests/conftest.py") {
-		t.Errorf("the host's git status hides the planted tests/conftest.py: %q", st)
+	if st := h.Run(proj, nil, "git", "status", "--porcelain"); !strings.Contains(st, "tests/test_planted.py") {
+		t.Errorf("the host's git status hides the planted tests/test_planted.py: %q", st)
 	}
 }
 
