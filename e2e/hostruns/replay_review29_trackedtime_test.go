@@ -20,14 +20,7 @@ func TestReplayReview29TrackedRewriteTimeKept(t *testing.T) {
 		h := harness.NewHost(t)
 		h.Write(filepath.Join(h.Home, ".gitconfig"), config)
 		proj := filepath.Join(h.Home, "proj")
-		plant := "touch " + h.Marker()
-		// The same size as what the session writes.
-		h.Write(filepath.Join(proj, "build.sh"), "#!/bin/sh\necho "+strings.Repeat("b", len(plant)-5)+"\n")
-		harness.Must(t, os.Chmod(filepath.Join(proj, "build.sh"), 0o755))
-		h.Chown()
-		h.GitRepo(proj)
-		h.Run(proj, nil, "git", "add", "build.sh")
-		h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "build")
+		plant := committedScript(h, proj)
 		out, err := harness.ShellAfterSnapshot(t, h, proj, `t=$(stat -c %y build.sh); printf '#!/bin/sh\n`+plant+`\n' > build.sh; touch -d "$t" build.sh`)
 		if err != nil {
 			t.Fatalf("the session: %v\n%s", err, out)
@@ -40,4 +33,18 @@ func TestReplayReview29TrackedRewriteTimeKept(t *testing.T) {
 			t.Errorf("%q: the exit does not name build.sh:\n%s", config, out)
 		}
 	}
+}
+
+// committedScript commits, in a new repository at dir, an executable
+// build.sh as many bytes long as the line a session puts in its place to
+// run the host's marker, which it returns.
+func committedScript(h *harness.Host, dir string) string {
+	plant := "touch " + h.Marker()
+	h.Write(filepath.Join(dir, "build.sh"), "#!/bin/sh\necho "+strings.Repeat("b", len(plant)-5)+"\n")
+	harness.Must(h.T, os.Chmod(filepath.Join(dir, "build.sh"), 0o755))
+	h.Chown()
+	h.GitRepo(dir)
+	h.Run(dir, nil, "git", "add", "build.sh")
+	h.Run(dir, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "build")
+	return plant
 }
