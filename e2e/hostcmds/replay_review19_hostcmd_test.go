@@ -76,7 +76,10 @@ func TestReplayReview19UnreadableLinkedFile(t *testing.T) {
 	if err := <-exited; err != nil {
 		t.Fatalf("session: %v\n%s", err, session)
 	}
-	gaveBack := strings.Contains(session.String(), "zoneinfo.dat its owner's read permission back")
+	// kept and zoneinfo.dat are one file: the exit's walk, reading
+	// directories side by side, names whichever it reaches first.
+	gaveBack := strings.Contains(session.String(), "zoneinfo.dat its owner's read permission back") ||
+		strings.Contains(session.String(), "/kept its owner's read permission back")
 	if !strings.Contains(session.String(), "moved aside") && !gaveBack {
 		t.Errorf("the exit does not move aside the environment's file the sandbox made unreadable:\n%s", session)
 	}
