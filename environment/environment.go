@@ -76,9 +76,10 @@ var urlEnv = []string{"ANTHROPIC_BEDROCK_BASE_URL", "ANTHROPIC_VERTEX_BASE_URL",
 // builds (paths, module patterns, flags), so that builds inside are the
 // host's. None is meant to hold a secret, but a proxy's or an index's URL
 // can embed one (GOPROXY=https://user:token@host, as GOSUMDB, or a token
-// in its path), and flags a key (GOFLAGS=-ldflags=-X=main.key=sk-ant-…):
+// in its path), and flags a key (GOFLAGS=-ldflags=-X=main.dbPass=…):
 // a value that names a URL's user, has a path segment not known to be a
-// word (credential.InURLPath) or holds a credential passes only on
+// word (credential.InURLPath), gives the linker a string not known to be
+// none (credential.InLinkerFlags) or holds a credential passes only on
 // request (--env), and the launch names it as not passed. KUBECONFIG
 // names files only; what it names under ~/.kube stays hidden.
 var toolchainEnv = []string{
@@ -102,7 +103,7 @@ var toolchainEnv = []string{
 func Allowed(name, value string) bool {
 	switch {
 	case slices.Contains(toolchainEnv, name) || slices.Contains(urlEnv, name):
-		if namesURLUser(value) || credential.InURLPath([]byte(value)) {
+		if namesURLUser(value) || credential.InURLPath([]byte(value)) || credential.InLinkerFlags([]byte(value)) {
 			return false
 		}
 	case !slices.Contains(allowedEnv, name) && !slices.Contains(claudeEnv, name):

@@ -285,12 +285,14 @@ func nixIncludes(path string, b []byte) []string {
 // rebuild makes, and whether it may be shown: not when it cannot be
 // read as its tool does, or still may hold a credential, as a name, a
 // URL's login or a segment of its path says (a registry's token in its
-// URL's path: credential.InURLPath), or as a command's text does (cargo's aliases and
-// runners are commands: --api-key …, -u ci:…, a webhook's URL).
+// URL's path: credential.InURLPath), as a string given to Go's linker
+// may (GOFLAGS=-ldflags=-X=main.dbPass=…: credential.InLinkerFlags), or as
+// a command's text does (cargo's aliases and runners are commands:
+// --api-key …, -u ci:…, a webhook's URL).
 func settingsCopy(b []byte, rebuild func([]byte) (string, bool)) (string, bool) {
 	content, ok := rebuild(b)
 	c := []byte(content)
-	return content, ok && !credentialLike().Match(c) && !claudesettings.HasCommandCredential(c) && !credential.InURLPath(c) && !gitSecretText().Match(c)
+	return content, ok && !credentialLike().Match(c) && !claudesettings.HasCommandCredential(c) && !credential.InURLPath(c) && !credential.InLinkerFlags(c) && !gitSecretText().Match(c)
 }
 
 // npmOptions are the options npm reads from an npmrc known to hold no

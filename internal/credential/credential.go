@@ -47,7 +47,9 @@ var userPassword = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // InCommand says a command's text, or a script's, holds a
-// credential: one in a URL, a URL that is one, a user's password on the
+// credential: one in a URL, a URL that is one, a URL's path segment not
+// known to be a word (InURLPath: a registry's token exported from
+// /etc/profile or pushed to in a git hook), a user's password on the
 // command line, one written as a literal, a literal assigned to a
 // name that says one (shellAssignment), or what InCode finds given to
 // a program's option or to a name in code (sshpass -p PASSWORD).
@@ -63,7 +65,7 @@ func InCommand(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data) || inOptionsOrCode(data)
+		InURL(data) || InURLPath(data) || inOptionsOrCode(data)
 }
 
 // shellAssignment is a literal, however short, given on a command line
@@ -111,7 +113,7 @@ func InScript(data []byte) bool {
 
 // scriptHints are what every credential InCommand finds holds, in lower
 // case.
-var scriptHints = slices.Concat(commandHints, webhookHints, userHints, optionHints, assignedHints, []string{"@", "vault", "sudo", "npm_", "set"})
+var scriptHints = slices.Concat(commandHints, webhookHints, userHints, optionHints, assignedHints, []string{"@", "://", "vault", "sudo", "npm_", "set"})
 
 // optionHints are what every credential inOptionsOrCode finds holds
 // that commandHints need not, in lower case: an option (-p, -w, -U,
@@ -186,15 +188,52 @@ func InURLPath(data []byte) bool {
 		return false
 	}
 	for _, m := range urlPath().FindAllSubmatch(data, -1) {
-		for seg := range strings.SplitSeq(string(m[1]), "/") {
-			for _, part := range strings.FieldsFunc(seg, func(r rune) bool { return strings.ContainsRune("-_.~+", r) }) {
-				if len(part) >= 8 && !wordPart().MatchString(part) {
-					return true
-				}
-			}
+		if !wordsOnly(string(m[1]), "/-_.~+") {
+			return true
 		}
 	}
 	return false
+}
+
+// InLinkerFlags says data gives the Go linker a string to build in
+// (-X main.dbPass=LITERAL, as GOFLAGS=-ldflags=-X=… or go env -w's file
+// write it) that is not known to be no credential: known is a value whose
+// every part between - _ . ~ + / : is shorter than 8 characters or reads
+// as a word or a version (-X main.version=v1.2.3, -X main.mode=release),
+// given to a name that says no credential as a settings key's would
+// (dbPass, apiKey, token). Anything else may be one: a commit's hash
+// passes only named with --env.
+func InLinkerFlags(data []byte) bool {
+	if !bytes.Contains(data, []byte("X")) {
+		return false
+	}
+	for _, m := range linkerString().FindAllSubmatch(data, -1) {
+		name, value := string(m[1]), string(m[2])
+		if i := strings.LastIndexByte(name, '.'); i >= 0 {
+			name = name[i+1:]
+		}
+		if InSettings([]byte(name+"="+value+"\n")) || !wordsOnly(value, "/-_.~+:") {
+			return true
+		}
+	}
+	return false
+}
+
+// linkerString is a -X flag of the Go linker: the variable's name, then
+// the value it is given, up to a space or a quote.
+var linkerString = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:^|[\s='",])--?X(?:=|\s+)["']?([^\s"'=]+)=([^\s"']*)`)
+})
+
+// wordsOnly says each part of value between the separators seps is
+// shorter than 8 characters or reads as a word or a version (wordPart).
+func wordsOnly(value, seps string) bool {
+	for _, part := range strings.FieldsFunc(value, func(r rune) bool { return strings.ContainsRune(seps, r) }) {
+		if len(part) >= 8 && !wordPart().MatchString(part) {
+			return false
+		}
+	}
+	return true
 }
 
 // urlPath is a URL's path, its first group: what follows the authority up
@@ -204,9 +243,11 @@ var urlPath = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // wordPart is a part of a URL's path segment that reads as a word or a
-// version: letters of one case, or capitalised, then digits.
+// version: letters of one case, or capitalised, or words joined in camel
+// case, each capital followed by two or more small letters (an API's
+// method: chat.postMessage), then digits.
 var wordPart = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([a-z]*|[A-Z]*|[A-Z][a-z]*)[0-9]*$`)
+	return regexp.MustCompile(`^([a-z]*|[A-Z]*|[A-Z][a-z]*|[a-z]+([A-Z][a-z]{2,})+)[0-9]*$`)
 })
 
 // WithoutURL is data with every URL's credential taken out
@@ -237,7 +278,7 @@ var netrcCredential = sync.OnceValue(func() *regexp.Regexp {
 // lower case): a name that says one, and what InDocument's hold.
 // Text with none is not matched against the expressions, which cost
 // about 2 ms a KiB on a loaded 2-core machine.
-var settingsHints = append([]string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "pin", "pat", "cookie", "jwt"}, documentHints...)
+var settingsHints = append([]string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "pin", "pat", "cookie", "jwt", "://"}, documentHints...)
 
 // notLiteral are values a settings key takes that are no credential: a
 // switch, nothing.

@@ -394,9 +394,30 @@ func TestInURLPath(t *testing.T) {
 		"https://ACME.example.com/ACMEPROXY/k8s-infra/v1beta1":                 false,
 		"/home/alice/8f14e45fceea167a/bin":                                     false,
 		"https://example.com?token=Zk3wQp9LmT2vXr7B":                           false,
+		"https://slack.com/api/chat.postMessage":                               false,
+		"https://dl.cloudsmith.io/ZkwQpLmTvXrB/acme/":                          true,
 	} {
 		if got := InURLPath([]byte(text)); got != want {
 			t.Errorf("InURLPath(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestInLinkerFlags(t *testing.T) {
+	for text, want := range map[string]bool{
+		"-ldflags=-X=main.dbPass=hunter2":                              true,
+		"-mod=mod -ldflags=-X=main.apiKey=Zk3wQp9LmT2v":                true,
+		"-ldflags=-X=github.com/acme/app/config.token=s3cr3t":          true,
+		"-ldflags=-X=main.build=8f14e45fceea167a":                      true,
+		`-ldflags="-X main.Secret=R31linker"`:                          true,
+		"-ldflags=-X=main.version=v1.2.3":                              false,
+		"-ldflags=-X=main.mode=release -trimpath":                      false,
+		"-ldflags=-X=github.com/acme/app/version.Channel=stable-amd64": false,
+		"-mod=vendor -tags=netgo":                                      false,
+		"-ldflags=-s -w":                                               false,
+	} {
+		if got := InLinkerFlags([]byte(text)); got != want {
+			t.Errorf("InLinkerFlags(%q) = %v, want %v", text, got, want)
 		}
 	}
 }
