@@ -131,10 +131,10 @@ type Host struct {
 	// writable copy without it, which git inside appends to and the
 	// session's end discards.
 	Reflogs []Reflog
-	// HooksHidden are the repository's git hooks with a credential
-	// written in them (a webhook's URL, a token): the sandbox sees each
-	// empty.
-	HooksHidden []string
+	// HooksHidden are the repositories' git hooks with a credential
+	// written in them (a webhook's URL, a token), or in a folder of them
+	// too large to read: the sandbox sees each empty.
+	HooksHidden []GitEntry
 	// GitNotOwn are the entries at the top of the project's git
 	// directories that are not git's own (a credential helper's store, a
 	// Git client's settings): the sandbox sees each empty.

@@ -719,7 +719,11 @@ func (p *Plan) addProject(project project.Project, h Host) {
 		}
 	}
 	for _, hook := range h.HooksHidden {
-		p.add(Protection, RoBindData, "", hook, "your git hook, empty: a credential is written in it")
+		if hook.Dir {
+			p.add(Protection, Tmpfs, "", hook.Path, "your git hooks, empty: more of them than claudebox reads for a credential")
+		} else {
+			p.add(Protection, RoBindData, "", hook.Path, "your git hook, empty: a credential is written in it")
+		}
 	}
 	p.Guards, p.Unprotected, p.ObeyedNames, p.Unshown, p.HookOutputs = h.Guards, h.Unprotected, h.ObeyedNames, h.Unshown, h.HookOutputs
 	p.ClaudeHidden = h.ClaudeHidden

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -35,12 +36,39 @@ func gitOwn(name string) bool {
 		name == "AUTO_MERGE" || name == "NOTES_MERGE_REF"
 }
 
+// annexHarmless are the entries git-annex keeps in a git directory's
+// annex that hold no credential (Annex/Locations.hs): the annexed
+// contents, their temporary and bad copies, the journal, the index and
+// views of the git-annex branch, its databases, transfers and states, and
+// their locks and logs. Not its credential cache (creds, where
+// initremote keeps a special remote's S3 or WebDAV keys), the webapp's
+// TLS key, nor its ssh connection cache (ssh: a live connection's control
+// socket runs commands on the remote as you).
+var annexHarmless = map[string]bool{
+	"objects": true, "tmp": true, "othertmp": true, "misctmp": true, "watchtmp": true, "bad": true, "keysdb": true,
+	"keys": true, "fsck": true, "fsckresults": true, "export": true, "export.ex": true, "cidsdb": true, "cid": true,
+	"schedulestate": true, "feedstate": true, "merge": true, "transfer": true, "journal": true, "journal-private": true,
+	"index": true, "viewindex": true, "viewlog": true, "mergedrefs": true, "ignoredrefs": true, "daemon.pid": true,
+	"pidlock": true, "daemon.status": true, "webapp.html": true, "url": true, "config.tmp": true, "remotes": true,
+	"sentinal": true, "certificate.pem": true, "import": true, "adjust": true, "upgrade": true,
+}
+
+// annexOwn says name, in a git directory's annex, is git-annex's and
+// holds no credential: one of annexHarmless, a lock, a log (rotated too),
+// a cache, a numbered list of unused keys.
+func annexOwn(name string) bool {
+	base, _, _ := strings.Cut(name, ".log.")
+	return annexHarmless[name] || strings.HasSuffix(name, ".lck") || strings.HasSuffix(name, ".log") || base != name ||
+		strings.HasSuffix(name, ".cache") || strings.HasSuffix(name, ".upl") || strings.HasSuffix(name, "unused")
+}
+
 // MaxGitDirEntries bounds the entries not git's own at a git directory's
 // top shown empty (a mount each); past it the launch refuses.
 const MaxGitDirEntries = 1024
 
 // gitDirNotOwn are the entries at the top of the project's git
-// directories that are not git's own (gitOwn): what you or another
+// directories, and of the others' (submodules', a folder's
+// repositories'), that are not git's own (gitOwn): what you or another
 // program keep there, a credential helper's store (credential.helper
 // 'store --file .git/credentials'), a Git client's settings. The sandbox
 // sees each empty; files and directories only, as they are at launch.
@@ -48,8 +76,10 @@ const MaxGitDirEntries = 1024
 // ("" if none): a session that padded the top with its own would push
 // yours past the ones shown empty, so none is shown and the launch
 // refuses.
-func gitDirNotOwn(p project.Project) (entries []mount.GitEntry, leftOut []string, crowded string) {
-	for _, d := range slices.Compact([]string{p.GitDir, p.CommonDir}) {
+func gitDirNotOwn(p project.Project, others []string) (entries []mount.GitEntry, leftOut []string, crowded string) {
+	dirs := append([]string{p.GitDir, p.CommonDir}, others...)
+	slices.Sort(dirs)
+	for _, d := range slices.Compact(dirs) {
 		if d == "" {
 			continue
 		}
@@ -57,19 +87,26 @@ func gitDirNotOwn(p project.Project) (entries []mount.GitEntry, leftOut []string
 		if err != nil {
 			continue
 		}
-		for _, e := range found {
-			if gitOwn(e.Name()) {
-				continue
+		count := 0
+		notOwn := func(dir string, found []fs.DirEntry, own func(string) bool) bool {
+			for _, e := range found {
+				if own(e.Name()) || !e.Type().IsRegular() && !e.IsDir() {
+					continue
+				}
+				if count++; count > MaxGitDirEntries {
+					return false
+				}
+				full := filepath.Join(dir, e.Name())
+				entries = append(entries, mount.GitEntry{Path: full, Dir: e.IsDir()})
+				leftOut = append(leftOut, "all of "+full+" (not git's own: shown empty)")
 			}
-			full := filepath.Join(d, e.Name())
-			if !e.Type().IsRegular() && !e.IsDir() {
-				continue
-			}
-			if len(entries) == MaxGitDirEntries {
-				return nil, nil, d
-			}
-			entries = append(entries, mount.GitEntry{Path: full, Dir: e.IsDir()})
-			leftOut = append(leftOut, "all of "+full+" (not git's own: shown empty)")
+			return true
+		}
+		if !notOwn(d, found, gitOwn) {
+			return nil, nil, d
+		}
+		if annex, err := untrusted.ReadDir(d, "annex"); err == nil && !notOwn(filepath.Join(d, "annex"), annex, annexOwn) {
+			return nil, nil, d
 		}
 	}
 	return entries, leftOut, ""

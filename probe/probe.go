@@ -117,15 +117,6 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	git := gitConfigView(home, project.Checkout, systemGitConfig, secrets, getenv)
 	own := git.shown
 	h.CredentialsLeftOut = git.leftOut
-	var reflogsLeftOut []string
-	h.Reflogs, reflogsLeftOut = reflogCopies(project)
-	h.CredentialsLeftOut = append(h.CredentialsLeftOut, reflogsLeftOut...)
-	var hooksLeftOut []string
-	h.HooksHidden, hooksLeftOut = hooksWithCredentials(project)
-	h.CredentialsLeftOut = append(h.CredentialsLeftOut, hooksLeftOut...)
-	var notOwnLeftOut []string
-	h.GitNotOwn, notOwnLeftOut, h.GitDirCrowded = gitDirNotOwn(project)
-	h.CredentialsLeftOut = append(h.CredentialsLeftOut, notOwnLeftOut...)
 	settings := settingsCopies(home, secrets)
 	var toolsHidden, programDirs []string
 	var toolCopies []mount.Mount
@@ -190,6 +181,18 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	h.SSHFiles, h.SSHLeftOut = sshFiles(filepath.Join(home, ".ssh"))
 	obeyed, relative := probeHostObeyed(home, append([]string{project.Checkout}, project.GitDirs...), getenv, environ)
 	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed)
+	// The other repositories' git directories the sandbox sees (the
+	// submodules', a folder's repositories') are judged as the project's.
+	others := otherGitDirs(project, h.Guards)
+	var reflogsLeftOut []string
+	h.Reflogs, reflogsLeftOut = reflogCopies(project, others)
+	h.CredentialsLeftOut = append(h.CredentialsLeftOut, reflogsLeftOut...)
+	var hooksLeftOut []string
+	h.HooksHidden, hooksLeftOut = hooksWithCredentials(project, others)
+	h.CredentialsLeftOut = append(h.CredentialsLeftOut, hooksLeftOut...)
+	var notOwnLeftOut []string
+	h.GitNotOwn, notOwnLeftOut, h.GitDirCrowded = gitDirNotOwn(project, others)
+	h.CredentialsLeftOut = append(h.CredentialsLeftOut, notOwnLeftOut...)
 	h.Unprotected = append(relative, h.Unprotected...)
 	h.ObeyedNames = ObeyedAnywhere
 	var linked []string

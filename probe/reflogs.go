@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"slices"
 
 	"github.com/claudebox/claudebox/internal/credential"
 	"github.com/claudebox/claudebox/mount"
@@ -14,30 +15,34 @@ import (
 )
 
 // Bounds on what is read of reflogs the sandbox may have written: the
-// largest judged (one larger is shown empty), the branches' logs'
-// entries looked at, the copies made of them, the worktrees looked in. Past the branches' bounds their
-// folder is shown empty (a tmpfs), so that a sandbox's thousand planted
-// logs neither slow the next launch nor hide the user's among them; past
-// the worktrees', the rest are not read.
+// largest judged (one larger is shown empty), the refs' logs' entries
+// looked at and the copies made of them in each repository, the
+// worktrees looked in. Past the refs' bounds their folder is shown empty
+// (a tmpfs), so that a sandbox's thousand planted logs neither slow the
+// next launch nor hide the user's among them; past the worktrees', the
+// rest are not read.
 const (
-	maxReflog         = 16 << 20
-	maxBranchEntries  = 4096
-	maxBranchCopies   = 16
-	maxWorktreesRead  = 16
-	branchLogsDirName = "logs/refs/heads"
+	maxReflog        = 16 << 20
+	maxRefLogEntries = 4096
+	maxRefLogCopies  = 16
+	maxWorktreesRead = 16
+	refLogsDirName   = "logs/refs"
 )
 
-// reflogCopies are the private copies of the project's reflogs that hold
-// a credential in a URL of a message (git pull https://user:TOKEN@host/x
-// records its command as typed; git clone and fetch write the URL
-// without it, as FETCH_HEAD does, but other tools may not): logs/HEAD and
-// FETCH_HEAD of each worktree's git directory, each local branch's log
+// reflogCopies are the private copies of the reflogs that hold a
+// credential in a URL of a message (git pull https://user:TOKEN@host/x
+// records its command as typed, in the log of each ref it moves: HEAD's,
+// a branch's, a remote-tracking branch's it was given; git clone and
+// fetch write the URL without it, as FETCH_HEAD does, but other tools may
+// not), in the project's repository and in others, the common git
+// directories of its submodules and a folder's repositories: logs/HEAD
+// and FETCH_HEAD of each worktree's git directory, every ref's log
 // (their folder hidden whole past the bounds above). Only a message is
 // judged, never a line's identity (an email's @). Read beneath each git
 // directory with no link followed, as the sandbox may have written any of
 // them. It also names, for the launch, what each copy leaves out.
-func reflogCopies(p project.Project) (copies []mount.Reflog, leftOut []string) {
-	if p.GitDir == "" {
+func reflogCopies(p project.Project, others []string) (copies []mount.Reflog, leftOut []string) {
+	if p.GitDir == "" && len(others) == 0 {
 		return nil, nil
 	}
 	judge := func(dir, name string) bool {
@@ -60,58 +65,78 @@ func reflogCopies(p project.Project) (copies []mount.Reflog, leftOut []string) {
 		}
 		return ok
 	}
-	dirs := []string{p.GitDir}
-	if p.CommonDir != "" && p.CommonDir != p.GitDir {
-		dirs = append(dirs, p.CommonDir)
-	}
+	commons := others
 	if p.CommonDir != "" {
-		if entries, err := untrusted.ReadDir(p.CommonDir, "worktrees"); err == nil {
+		commons = append([]string{p.CommonDir}, others...)
+	}
+	dirs := slices.Compact([]string{p.GitDir})
+	for _, c := range commons {
+		dirs = append(dirs, c)
+		if entries, err := untrusted.ReadDir(c, "worktrees"); err == nil {
 			for _, e := range entries[:min(len(entries), maxWorktreesRead)] {
-				if d := filepath.Join(p.CommonDir, "worktrees", e.Name()); e.IsDir() && d != p.GitDir {
-					dirs = append(dirs, d)
+				if e.IsDir() {
+					dirs = append(dirs, filepath.Join(c, "worktrees", e.Name()))
 				}
 			}
 		}
 	}
-	for _, d := range dirs {
+	slices.Sort(dirs)
+	for _, d := range slices.Compact(dirs) {
+		if d == "" {
+			continue
+		}
 		judge(d, "logs/HEAD")
 		judge(d, "FETCH_HEAD")
 	}
-	if p.CommonDir == "" {
-		return copies, leftOut
-	}
-	files, whole := branchLogs(p.CommonDir, branchLogsDirName, new(int))
-	before := len(copies)
-	for _, f := range files {
-		if judge(p.CommonDir, f) && len(copies)-before > maxBranchCopies {
-			whole = false
-			break
+	for _, c := range commons {
+		files, whole := refLogs(c, refLogsDirName, new(int))
+		before := len(copies)
+		for _, f := range files {
+			if judge(c, f) && len(copies)-before > maxRefLogCopies {
+				whole = false
+				break
+			}
 		}
-	}
-	if !whole {
-		dir := filepath.Join(p.CommonDir, branchLogsDirName)
-		copies = append(copies[:before], mount.Reflog{Path: dir, Dir: true})
-		leftOut = append(leftOut[:before], "the branches' reflogs in "+dir+" (more than claudebox reads for a credential)")
+		if !whole {
+			dir := filepath.Join(c, refLogsDirName)
+			copies = append(copies[:before], mount.Reflog{Path: dir, Dir: true})
+			leftOut = append(leftOut[:before], "the refs' reflogs in "+dir+" (more than claudebox reads for a credential)")
+		}
 	}
 	return copies, leftOut
 }
 
-// branchLogs lists the files beneath dir/name, a folder of branches'
-// logs, and whether it looked at all of it: at most maxBranchEntries
-// entries, seen counting them.
-func branchLogs(dir, name string, seen *int) (files []string, whole bool) {
+// otherGitDirs are the common git directories of the repositories beside
+// the project's own that the sandbox sees and the host's git runs in:
+// its submodules' (.git/modules/<name>) and those of the repositories
+// below a folder of them, each found by the guard on its configuration.
+func otherGitDirs(p project.Project, guards []mount.Guard) []string {
+	var dirs []string
+	for _, g := range guards {
+		if dir := filepath.Dir(g.Path); g.GitConfig && g.Exists && filepath.Base(g.Path) == "config" && dir != p.CommonDir && dir != p.GitDir {
+			dirs = append(dirs, dir)
+		}
+	}
+	slices.Sort(dirs)
+	return slices.Compact(dirs)
+}
+
+// refLogs lists the files beneath dir/name, a folder of refs' logs, and
+// whether it looked at all of it: at most maxRefLogEntries entries, seen
+// counting them.
+func refLogs(dir, name string, seen *int) (files []string, whole bool) {
 	entries, err := untrusted.ReadDir(dir, name)
 	if err != nil {
 		return nil, errors.Is(err, fs.ErrNotExist)
 	}
 	for _, e := range entries {
-		if *seen++; *seen > maxBranchEntries {
+		if *seen++; *seen > maxRefLogEntries {
 			return files, false
 		}
 		rel := path.Join(name, e.Name())
 		switch {
 		case e.IsDir():
-			sub, ok := branchLogs(dir, rel, seen)
+			sub, ok := refLogs(dir, rel, seen)
 			files = append(files, sub...)
 			if !ok {
 				return files, false
@@ -168,40 +193,64 @@ func userBeforeAt(msg []byte) bool {
 	return false
 }
 
-// maxHooks bounds the hooks read; maxHook is the largest judged.
+// maxHooks bounds the entries of a repository's hooks read; maxHook is
+// the largest judged.
 const (
 	maxHooks = 256
 	maxHook  = 1 << 20
 )
 
-// hooksWithCredentials are the git hooks of the project's repository
-// (its common directory's hooks, not the samples) with a credential
-// written in them, as a ~/bin script's is judged (a Slack webhook's URL a
-// post-commit posts to, a token a pre-push exports): the sandbox, which
-// sees the hooks read-only, sees each empty. One that cannot be read
-// whole, or past maxHooks, is taken to hold one. It also names, for the
-// launch, what it hides.
-func hooksWithCredentials(p project.Project) (hidden, leftOut []string) {
-	if p.CommonDir == "" {
-		return nil, nil
+// hooksWithCredentials are the git hooks of the project's repository and
+// of the others' (their common directories' hooks, not the samples) with
+// a credential written in them, as a ~/bin script's is judged (a Slack
+// webhook's URL a post-commit posts to, a token a pre-push exports, a
+// registry's token in its URL's path): the sandbox, which sees the hooks
+// read-only, sees each empty. What a hook runs from a folder beside it
+// (a hook manager's pre-commit.d/) is judged as a hook is, at any depth.
+// One that cannot be read whole is taken to hold one; past maxHooks
+// entries the repository's hooks are shown empty whole. It also names,
+// for the launch, what it hides.
+func hooksWithCredentials(p project.Project, others []string) (hidden []mount.GitEntry, leftOut []string) {
+	commons := others
+	if p.CommonDir != "" {
+		commons = append([]string{p.CommonDir}, others...)
 	}
-	dir := filepath.Join(p.CommonDir, "hooks")
-	entries, err := untrusted.ReadDir(p.CommonDir, "hooks")
-	if err != nil {
-		return nil, nil
-	}
-	for i, e := range entries {
-		if !e.Type().IsRegular() || filepath.Ext(e.Name()) == ".sample" {
-			continue
-		}
-		if i < maxHooks {
-			if b, err := untrusted.ReadFile(dir, e.Name(), maxHook); err == nil && !credential.InScript(b) {
-				continue
+	for _, c := range commons {
+		seen, before := 0, len(hidden)
+		var judge func(rel string) bool
+		judge = func(rel string) bool {
+			dir := filepath.Join(c, rel)
+			entries, err := untrusted.ReadDir(c, rel)
+			if err != nil {
+				return true
 			}
+			for _, e := range entries {
+				if seen++; seen > maxHooks {
+					return false
+				}
+				if e.IsDir() {
+					if !judge(path.Join(rel, e.Name())) {
+						return false
+					}
+					continue
+				}
+				if !e.Type().IsRegular() || filepath.Ext(e.Name()) == ".sample" {
+					continue
+				}
+				if b, err := untrusted.ReadFile(dir, e.Name(), maxHook); err == nil && !credential.InScript(b) {
+					continue
+				}
+				full := filepath.Join(dir, e.Name())
+				hidden = append(hidden, mount.GitEntry{Path: full})
+				leftOut = append(leftOut, "all of "+full+" (a git hook with a credential written in it)")
+			}
+			return true
 		}
-		full := filepath.Join(dir, e.Name())
-		hidden = append(hidden, full)
-		leftOut = append(leftOut, "all of "+full+" (a git hook with a credential written in it)")
+		if !judge("hooks") {
+			full := filepath.Join(c, "hooks")
+			hidden = append(hidden[:before], mount.GitEntry{Path: full, Dir: true})
+			leftOut = append(leftOut[:before], "all of "+full+" (more git hooks than claudebox reads for a credential)")
+		}
 	}
 	return hidden, leftOut
 }

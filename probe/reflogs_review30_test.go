@@ -35,7 +35,7 @@ func TestReflogCopies(t *testing.T) {
 	outside := filepath.Join(dir, "outside")
 	os.WriteFile(outside, []byte(ident+"pull https://bob:TOKEN5@h/x\n"), 0o644)
 	os.Symlink(outside, filepath.Join(git, "logs", "refs", "heads", "evil"))
-	copies, leftOut := reflogCopies(project.Project{GitDir: git, CommonDir: git})
+	copies, leftOut := reflogCopies(project.Project{GitDir: git, CommonDir: git}, nil)
 	var paths []string
 	for _, c := range copies {
 		paths = append(paths, strings.TrimPrefix(c.Path, git+"/"))
@@ -64,12 +64,12 @@ func TestReflogCopies(t *testing.T) {
 func TestReflogCopiesBounded(t *testing.T) {
 	for name, plant := range map[string]func(heads string){
 		"many copies": func(heads string) {
-			for i := range maxBranchCopies + 2 {
+			for i := range maxRefLogCopies + 2 {
 				os.WriteFile(filepath.Join(heads, fmt.Sprintf("b%02d", i)), []byte("x\tpull https://u:TOKEN@h/x\n"), 0o644)
 			}
 		},
 		"many entries": func(heads string) {
-			for i := range maxBranchEntries {
+			for i := range maxRefLogEntries {
 				os.Mkdir(filepath.Join(heads, fmt.Sprintf("a%05d", i)), 0o755)
 			}
 			os.WriteFile(filepath.Join(heads, "zz"), []byte("x\tpull https://u:TOKEN@h/x\n"), 0o644)
@@ -79,9 +79,9 @@ func TestReflogCopiesBounded(t *testing.T) {
 		heads := filepath.Join(git, "logs", "refs", "heads")
 		os.MkdirAll(heads, 0o755)
 		plant(heads)
-		copies, _ := reflogCopies(project.Project{GitDir: git, CommonDir: git})
-		if len(copies) != 1 || !copies[0].Dir || copies[0].Path != heads {
-			t.Errorf("%s: copies %+v, want the branches' folder hidden whole", name, copies)
+		copies, _ := reflogCopies(project.Project{GitDir: git, CommonDir: git}, nil)
+		if len(copies) != 1 || !copies[0].Dir || copies[0].Path != filepath.Dir(heads) {
+			t.Errorf("%s: copies %+v, want the refs' logs' folder hidden whole", name, copies)
 		}
 	}
 }
@@ -100,7 +100,11 @@ func TestHooksWithCredentials(t *testing.T) {
 	} {
 		os.WriteFile(filepath.Join(hooks, name), []byte(text), 0o755)
 	}
-	hidden, leftOut := hooksWithCredentials(project.Project{GitDir: git, CommonDir: git})
+	hiddenEntries, leftOut := hooksWithCredentials(project.Project{GitDir: git, CommonDir: git}, nil)
+	var hidden []string
+	for _, e := range hiddenEntries {
+		hidden = append(hidden, e.Path)
+	}
 	slices.Sort(hidden)
 	if want := []string{filepath.Join(hooks, "post-commit"), filepath.Join(hooks, "pre-push")}; !slices.Equal(hidden, want) || len(leftOut) != 2 {
 		t.Errorf("hidden %q (%q), want %q", hidden, leftOut, want)
@@ -118,7 +122,7 @@ func TestGitDirNotOwn(t *testing.T) {
 		os.WriteFile(filepath.Join(git, f), nil, 0o644)
 	}
 	os.Symlink("/etc/passwd", filepath.Join(git, "link"))
-	entries, leftOut, crowded := gitDirNotOwn(project.Project{GitDir: git, CommonDir: git})
+	entries, leftOut, crowded := gitDirNotOwn(project.Project{GitDir: git, CommonDir: git}, nil)
 	var got []string
 	for _, e := range entries {
 		got = append(got, fmt.Sprintf("%s %v", strings.TrimPrefix(e.Path, git+"/"), e.Dir))
@@ -142,7 +146,7 @@ func TestGitDirCrowded(t *testing.T) {
 	for i := range MaxGitDirEntries {
 		os.WriteFile(filepath.Join(git, fmt.Sprintf("p%05d", i)), nil, 0o644)
 	}
-	entries, leftOut, crowded := gitDirNotOwn(project.Project{GitDir: git, CommonDir: git})
+	entries, leftOut, crowded := gitDirNotOwn(project.Project{GitDir: git, CommonDir: git}, nil)
 	if crowded != git || len(entries) != 0 || len(leftOut) != 0 {
 		t.Errorf("crowded %q, %d shown empty, %d named, want %s and none", crowded, len(entries), len(leftOut), git)
 	}
