@@ -15,6 +15,7 @@ import (
 	"github.com/claudebox/claudebox/evalrun"
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/internal/idle"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/relay"
 	"github.com/claudebox/claudebox/session"
@@ -285,6 +286,7 @@ func run(args []string) int {
 	if slices.Equal(args, []string{guardwatch.Flag}) {
 		return watchGuards()
 	}
+	idle.Start()
 	var c cli
 	parser, err := newParser(&c)
 	if err != nil {

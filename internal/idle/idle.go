@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -26,6 +27,58 @@ const After = 300 * time.Millisecond
 // process holds before it collects: the collector's smallest goal, 4 MiB,
 // as it is without a limit.
 const margin = 4 << 20
+
+// startLimit is how much memory the Go runtime may hold (its heap, stacks
+// and own structures) before a process begun with Start first collects:
+// a one-file launch's supervisor holds 12-16 MiB in all at its most
+// without collecting.
+const startLimit = 24 << 20
+
+// starting is the collector's state from Start until the process's first
+// collection: off, up to startLimit, and what it was before.
+var starting struct {
+	sync.Mutex
+	on      bool
+	percent int
+	limit   int64
+}
+
+// Start keeps the collector from running while the process holds less
+// than startLimit, and gives it back as it was (Go's default, or the
+// environment's GOGC and GOMEMLIMIT) at the first collection. Memory new
+// to a process costs a page fault at each 4 KiB touched (25-45 us on a
+// virtual machine), and a collection touches its own: a one-file
+// launch's supervisor collected once (its heap at 4 MiB) and took 324
+// more page faults, 9 % more processor time for the launch. A process
+// that grows past the limit (a large tree's launch or exit audit)
+// collects there, and then as it would have.
+func Start() {
+	starting.Lock()
+	defer starting.Unlock()
+	if starting.on {
+		return
+	}
+	starting.on = true
+	starting.percent = debug.SetGCPercent(-1)
+	starting.limit = debug.SetMemoryLimit(-1)
+	debug.SetMemoryLimit(min(starting.limit, startLimit))
+	// Gone at the first collection, which its cleanup then ends Start's
+	// regime for.
+	first := new(struct{ _ [2]*int })
+	runtime.AddCleanup(first, func(struct{}) { stopStarting() }, struct{}{})
+}
+
+// stopStarting gives the collector back as Start found it, once.
+func stopStarting() {
+	starting.Lock()
+	defer starting.Unlock()
+	if !starting.on {
+		return
+	}
+	starting.on = false
+	debug.SetGCPercent(starting.percent)
+	debug.SetMemoryLimit(starting.limit)
+}
 
 // Waiting is a process's wait, from Wait to End.
 type Waiting struct {
@@ -56,6 +109,9 @@ func (w *Waiting) wait(ready []<-chan struct{}) {
 	case <-w.wake:
 		return
 	}
+	// The release collects: from here the collector is as Go's, then
+	// the release's.
+	stopStarting()
 	for _, r := range ready {
 		if r == nil {
 			continue
