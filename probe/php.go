@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/claudebox/claudebox/mount"
 )
@@ -29,10 +30,11 @@ import (
 // as -au USER -ap PASSWORD, which no recogniser reads as one; mail()
 // reaches no mail server inside anyway); with them extension and
 // zend_extension, and the bundled OPcache's JIT settings its module's ini
-// file sets.
-var phpDirectives = map[string]bool{}
-
-func init() {
+// file sets. Built at its first use, not at every claudebox process's
+// start (the relay, the guard watcher): it was a third of what the
+// binary's package initialisations keep on the heap.
+var phpDirectives = sync.OnceValue(func() map[string]bool {
+	directives := map[string]bool{}
 	for _, d := range strings.Fields(`allow_url_fopen allow_url_include arg_separator.input arg_separator.output
 	assert.active assert.bail assert.callback assert.exception assert.warning auto_append_file
 	auto_detect_line_endings auto_globals_jit auto_prepend_file bcmath.scale browscap cgi.check_shebang_line
@@ -87,9 +89,10 @@ func init() {
 	user_ini.cache_ttl user_ini.filename variables_order xmlrpc_error_number xmlrpc_errors zend.assertions
 	zend.enable_gc zend.exception_ignore_args zend.exception_string_param_max_len zend.multibyte
 	zend.script_encoding zend_extension zlib.output_compression zlib.output_compression_level zlib.output_handler`) {
-		phpDirectives[d] = true
+		directives[d] = true
 	}
-}
+	return directives
+})
 
 // phpIni rebuilds a PHP ini file from its sections ([PHP], [HOST=…]) and
 // its lines of phpDirectives, each value up to the comment PHP's parser
@@ -106,7 +109,7 @@ func phpIni(b []byte) (string, bool) {
 		default:
 			name, value, ok := strings.Cut(line, "=")
 			name = strings.TrimSpace(name)
-			if ok && phpDirectives[name] {
+			if ok && phpDirectives()[name] {
 				out.WriteString(name + " = " + strings.TrimSpace(phpValue(value)) + "\n")
 			}
 		}
