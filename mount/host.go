@@ -137,7 +137,8 @@ type Host struct {
 	HooksHidden []GitEntry
 	// GitNotOwn are the entries at the top of the project's git
 	// directories that are not git's own (a credential helper's store, a
-	// Git client's settings): the sandbox sees each empty.
+	// Git client's settings), and the legacy remote files with a URL's
+	// credential in them: the sandbox sees each empty.
 	GitNotOwn []GitEntry
 	// GitDirCrowded is a git directory of the project holding more
 	// entries not git's own than GitNotOwn may show empty ("" if none):

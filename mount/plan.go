@@ -713,9 +713,9 @@ func (p *Plan) addProject(project project.Project, h Host) {
 	}
 	for _, e := range h.GitNotOwn {
 		if e.Dir {
-			p.add(Protection, Tmpfs, "", e.Path, "not git's own, shown empty: what you or another program keep in the git directory may hold a credential")
+			p.add(Protection, Tmpfs, "", e.Path, "shown empty: not git's own, or a remote's URL, in the git directory, which may hold a credential")
 		} else {
-			p.add(Protection, RoBindData, "", e.Path, "not git's own, shown empty: what you or another program keep in the git directory may hold a credential")
+			p.add(Protection, RoBindData, "", e.Path, "shown empty: not git's own, or a remote's URL, in the git directory, which may hold a credential")
 		}
 	}
 	for _, hook := range h.HooksHidden {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/claudebox/claudebox/internal/credential"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/project"
 	"github.com/claudebox/claudebox/untrusted"
@@ -110,4 +111,50 @@ func gitDirNotOwn(p project.Project, others []string) (entries []mount.GitEntry,
 		}
 	}
 	return entries, leftOut, ""
+}
+
+// maxLegacyRemotes bounds the files read in a git directory's remotes
+// and branches.
+const maxLegacyRemotes = 256
+
+// legacyRemotesWithCredentials are the files of the older ways to name a
+// remote in the project's git directories and the others' (remotes/<name>
+// with its URL: line, branches/<name> with its URL), which git still
+// reads, that hold a URL's credential (credential.InURL, InURLPath): the
+// sandbox sees each empty, as the configuration's copy leaves a remote's
+// token out. One that cannot be read whole, or past maxLegacyRemotes in
+// its folder, is taken to hold one; past the bound the folder is shown
+// empty. It also names, for the launch, what it hides.
+func legacyRemotesWithCredentials(p project.Project, others []string) (hidden []mount.GitEntry, leftOut []string) {
+	dirs := append([]string{p.CommonDir}, others...)
+	for _, d := range dirs {
+		if d == "" {
+			continue
+		}
+		for _, name := range []string{"remotes", "branches"} {
+			folder := filepath.Join(d, name)
+			found, err := untrusted.ReadDir(d, name)
+			if err != nil {
+				continue
+			}
+			if len(found) > maxLegacyRemotes {
+				hidden = append(hidden, mount.GitEntry{Path: folder, Dir: true})
+				leftOut = append(leftOut, "all of "+folder+" (more remotes than claudebox reads for a credential)")
+				continue
+			}
+			for _, e := range found {
+				if !e.Type().IsRegular() {
+					continue
+				}
+				b, err := untrusted.ReadFile(folder, e.Name(), maxHook)
+				if err == nil && !credential.InURL(b) && !credential.InURLPath(b) {
+					continue
+				}
+				full := filepath.Join(folder, e.Name())
+				hidden = append(hidden, mount.GitEntry{Path: full})
+				leftOut = append(leftOut, "all of "+full+" (a remote's URL with a credential in it)")
+			}
+		}
+	}
+	return hidden, leftOut
 }

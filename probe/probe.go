@@ -193,6 +193,9 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	var notOwnLeftOut []string
 	h.GitNotOwn, notOwnLeftOut, h.GitDirCrowded = gitDirNotOwn(project, others)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, notOwnLeftOut...)
+	remotes, remotesLeftOut := legacyRemotesWithCredentials(project, others)
+	h.GitNotOwn = append(h.GitNotOwn, remotes...)
+	h.CredentialsLeftOut = append(h.CredentialsLeftOut, remotesLeftOut...)
 	h.Unprotected = append(relative, h.Unprotected...)
 	h.ObeyedNames = ObeyedAnywhere
 	var linked []string

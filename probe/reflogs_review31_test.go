@@ -105,3 +105,30 @@ func TestHooksPastBoundHidden(t *testing.T) {
 		t.Errorf("hidden %+v, want %+v", hidden, want)
 	}
 }
+
+// A legacy remote's file with a URL's credential is shown empty, one
+// with none is not; past the bound the folder is shown empty whole.
+func TestLegacyRemotesWithCredentials(t *testing.T) {
+	git := filepath.Join(t.TempDir(), ".git")
+	for rel, text := range map[string]string{
+		"remotes/upstream": "URL: https://bob:TOKEN@h/x.git\n",
+		"remotes/plain":    "URL: https://h/x.git\n",
+		"branches/mirror":  "https://dl.cloudsmith.io/Zk3wQp9LmT2v/acme/x.git#main\n",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(git, rel)), 0o755)
+		os.WriteFile(filepath.Join(git, rel), []byte(text), 0o644)
+	}
+	hidden, leftOut := legacyRemotesWithCredentials(project.Project{GitDir: git, CommonDir: git}, nil)
+	want := []mount.GitEntry{{Path: filepath.Join(git, "remotes", "upstream")}, {Path: filepath.Join(git, "branches", "mirror")}}
+	slices.SortFunc(hidden, func(a, b mount.GitEntry) int { return strings.Compare(b.Path, a.Path) })
+	if !slices.Equal(hidden, want) || len(leftOut) != 2 {
+		t.Errorf("hidden %+v, want %+v", hidden, want)
+	}
+	for i := range maxLegacyRemotes {
+		os.WriteFile(filepath.Join(git, "remotes", fmt.Sprint(i)), nil, 0o644)
+	}
+	hidden, _ = legacyRemotesWithCredentials(project.Project{GitDir: git, CommonDir: git}, nil)
+	if !slices.Contains(hidden, mount.GitEntry{Path: filepath.Join(git, "remotes"), Dir: true}) {
+		t.Errorf("hidden %+v, want the remotes' folder shown empty whole", hidden)
+	}
+}

@@ -169,3 +169,31 @@ func TestReplayReview31InEveryGitDir(t *testing.T) {
 	}
 	harness.CompareSnapshots(t, before)
 }
+
+// TestReplayReview31InLegacyRemoteFiles: the configuration's copy leaves
+// a remote's token out, but git still reads a remote named the older
+// ways, a file in .git/remotes (URL: https://bob:TOKEN@…) or in
+// .git/branches, and both crossed as git's own. The attack, from inside:
+// read them. Proof: neither token is readable (each file is shown empty),
+// a legacy remote with none still is, and the host's files are
+// byte-identical after the session.
+func TestReplayReview31InLegacyRemoteFiles(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	git := filepath.Join(proj, ".git")
+	h.Write(filepath.Join(git, "remotes", "upstream"), "URL: https://bob:R31legacyTok@git.example.com/x.git\nPull: refs/heads/main:refs/heads/upstream\n")
+	h.Write(filepath.Join(git, "branches", "mirror"), "https://bob:R31branchesTok@git.example.com/y.git#main\n")
+	h.Write(filepath.Join(git, "remotes", "plain"), "URL: https://git.example.com/R31-harmless-remote.git\n")
+	paths := []string{filepath.Join(git, "remotes"), filepath.Join(git, "branches")}
+	before := harness.Snapshots(paths)
+	out := h.Inside(proj, nil, "exec 2>&1; cat .git/remotes/* .git/branches/*; true")
+	t.Log(out)
+	if strings.Contains(out, "Tok") {
+		t.Errorf("a token in a legacy remote's file is readable inside")
+	}
+	if !strings.Contains(out, "R31-harmless-remote") {
+		t.Errorf("inside, want the legacy remote with no credential")
+	}
+	harness.CompareSnapshots(t, before)
+}
