@@ -479,6 +479,48 @@ func (c Compared) Has(path string) bool {
 	return i < len(c.ends) && c.at(i) == path
 }
 
+// In are the entries of c below the directory rel ("." the top), whose
+// names HasName looks up: a directory's walk looks up each of its names
+// among its own entries, not the whole index's, and makes no path.
+func (c Compared) In(rel string) ComparedIn {
+	if rel == "." {
+		return ComparedIn{c: c, hi: len(c.ends)}
+	}
+	lo := sort.Search(len(c.ends), func(i int) bool { return compareBelow(c.at(i), rel, '/') >= 0 })
+	hi := sort.Search(len(c.ends), func(i int) bool { return compareBelow(c.at(i), rel, '/'+1) >= 0 })
+	return ComparedIn{c: c, lo: lo, hi: hi, skip: len(rel) + 1}
+}
+
+// ComparedIn are the entries of Compared below one directory (In).
+type ComparedIn struct {
+	c      Compared
+	lo, hi int
+	// skip is the length of the directory's path and its slash.
+	skip int
+}
+
+// HasName says whether the file name, in the directory, is one of them.
+func (in ComparedIn) HasName(name []byte) bool {
+	i := in.lo + sort.Search(in.hi-in.lo, func(j int) bool { return in.c.at(in.lo + j)[in.skip:] >= string(name) })
+	return i < in.hi && in.c.at(i)[in.skip:] == string(name)
+}
+
+// compareBelow orders s against rel followed by the byte sep, as
+// strings.Compare would against that string, without making it.
+func compareBelow(s, rel string, sep byte) int {
+	n := min(len(s), len(rel))
+	if c := strings.Compare(s[:n], rel[:n]); c != 0 {
+		return c
+	}
+	switch {
+	case len(s) <= len(rel) || s[len(rel)] < sep:
+		return -1
+	case s[len(rel)] > sep || len(s) > len(rel)+1:
+		return 1
+	}
+	return 0
+}
+
 func (c Compared) at(i int) string {
 	from := uint32(0)
 	if i > 0 {

@@ -27,7 +27,7 @@ func TestWalkSkipsStandInTakenAside(t *testing.T) {
 	planted := untrusted.AsidePrefix + "fedcba9876543210"
 	os.MkdirAll(filepath.Join(checkout, planted), 0o755)
 	os.WriteFile(filepath.Join(checkout, planted, "run.sh"), []byte("planted\n"), 0o755)
-	now, err := walkCheckout(checkout, []string{filepath.Join(checkout, ".envrc")}, since, nil, nil)
+	now, err := walkCheckout(checkout, []string{filepath.Join(checkout, ".envrc")}, since, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -230,7 +230,7 @@ func (st store) trackedChanges(checkout string, c *Changes) {
 		unknown(err.Error())
 		return
 	}
-	now, err := walkCheckout(checkout, nil, since, nil, nil)
+	now, err := walkCheckout(checkout, nil, since, nil, nil, nil)
 	if err != nil {
 		c.Incomplete = append(c.Incomplete, err.Error())
 	}
@@ -325,6 +325,7 @@ func Changed(stateDir string, p instance.Project, began time.Time, skip []string
 func (st store) changes(p instance.Project, began time.Time, skip []string, reopen *audit.Reopener, c *Changes, walked func(tree)) error {
 	checkout := p.Checkout
 	compared := comparedOf(p, began)
+	dirs := st.dirsOf(checkout)
 	// The session's own is the newest taken before it began (a later
 	// one is a later session's, overlapping it); one still pending, or
 	// of an older claudebox that did not say when it began, is none.
@@ -343,8 +344,9 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 	// The walk's error, which the exit says, is returned before err.
 	failClosed := func(now *tree, walkErr, err error) error {
 		if now == nil {
-			t, werr := walkCheckout(checkout, skip, began, reopen, compared)
+			t, werr := walkCheckout(checkout, skip, began, reopen, compared, dirs)
 			walked(t)
+			dirs.close(st, checkout)
 			now, walkErr = &t, werr
 		}
 		c.HostRun = append(c.HostRun, now.unreadChanged(checkout)...)
@@ -414,8 +416,9 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		out, err := st.listing(*s)
 		listing <- listResult{out, err}
 	}()
-	now, walkErr := walkCheckout(checkout, skip, began, reopen, compared)
+	now, walkErr := walkCheckout(checkout, skip, began, reopen, compared, dirs)
 	walked(now)
+	dirs.close(st, checkout)
 	if len(now.unstatted) > 0 {
 		c.TrackedSince = began
 	}
@@ -1201,7 +1204,7 @@ func (t tree) nested(path string) bool {
 // rules without their repositories' configuration, on a store of its
 // own.
 func NestedChanges(stateDir, checkout string, began time.Time, skip []string, reopen *audit.Reopener) Changes {
-	now, _ := walkCheckout(checkout, skip, began, reopen, nil)
+	now, _ := walkCheckout(checkout, skip, began, reopen, nil, nil)
 	return Changes{HostRun: nestedHostRun(stateDir, checkout, now), TimeSetBack: now.timeSetBack(checkout), IgnoredPartial: true}
 }
 
@@ -1278,7 +1281,11 @@ func join(rel, name string) string {
 // The files of compared (nil for none) in a directory whose status is
 // from before since (it holds the names it held then) are not read: the
 // host's git shows their change.
-func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit.Reopener, compared gitCompared) (tree, error) {
+//
+// dirs (nil for none) gives the names of directories that did not change
+// since the last exit's walk read them, and takes those of the directories
+// read whose status is from before since, for the next (dirrecord.go).
+func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit.Reopener, compared gitCompared, dirs *dirRecords) (tree, error) {
 	t := tree{recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
 	// The names skipped, by their directory: looked up once a directory.
 	skipIn := map[string][]string{}
@@ -1320,6 +1327,44 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 	// The walk waits on the kernel, a status for each entry: a directory
 	// below one being read goes to an idle helper where there is one.
 	var helpers *parallel.Helpers
+	// settled takes the directory name in fd, at rel, whole from the
+	// record without opening it, where its walk would read nothing: its
+	// status is from before since and the record's, its owner may read
+	// and search it, and each of its names is a file of compared (a
+	// million-file checkout's leaves).
+	settled := func(fd int, name []byte, rel string) bool {
+		if dirs == nil || compared == nil || len(skipIn[rel]) > 0 {
+			return false
+		}
+		var st unix.Stat_t
+		if dirent.StatAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o700 != 0o700 || recent(&st) || st.Dev != dirs.dev {
+			return false
+		}
+		known, ok := dirs.names(rel, st.Ino, st.Ctim.Nano())
+		if !ok {
+			return false
+		}
+		in := compared.In(rel)
+		for name, typ := range recordedNames(known) {
+			if typ != unix.DT_REG && typ != unix.DT_LNK || string(name) == ".git" || string(name) == ".gitignore" || string(name) == "pyvenv.cfg" || !in.HasName(name) {
+				return false
+			}
+		}
+		if !keep(rel) {
+			lock.Lock()
+			t.cut = true
+			lock.Unlock()
+			return true
+		}
+		lock.Lock()
+		t.dirs[rel] = nil
+		if len(known) > 0 {
+			t.unstatted = append(t.unstatted, rel)
+		}
+		lock.Unlock()
+		dirs.keep(rel, st.Ino, st.Ctim.Nano(), known)
+		return true
+	}
 	// walk reads the directory fd, and below it.
 	var walk func(fd int, rel string, depth int)
 	descend := func(fd int, rel string, depth int) {
@@ -1346,123 +1391,163 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 		// compared were not read.
 		lost, unstatted := false, false
 		skipped := skipIn[rel]
-		buf := dirent.Buffer()
-		defer dirent.Release(buf)
-		// A read at a time: a directory of millions of entries (the
-		// sandbox's to make) is never held whole.
-		for {
-			read, err := dirent.Read(fd, *buf)
-			if err != nil {
-				unread(rel, names != nil || lost)
+		// The names of a directory unchanged since the last exit read
+		// them are that exit's; those of one read whose status is from
+		// before the start are kept for the next.
+		var known []byte
+		var kept *[]byte
+		if names == nil && dirs != nil && st.Dev == dirs.dev {
+			if b, ok := dirs.names(rel, st.Ino, st.Ctim.Nano()); ok {
+				known = b
+			} else {
+				kept = nameBufs.Get().(*[]byte)
+				*kept = (*kept)[:0]
+				defer func() {
+					if cap(*kept) <= 64<<10 {
+						nameBufs.Put(kept)
+					}
+				}()
+			}
+		}
+		ino, ctime := st.Ino, st.Ctim.Nano()
+		var inCompared audit.ComparedIn
+		if names == nil && compared != nil {
+			inCompared = compared.In(rel)
+		}
+		entry := func(name []byte, typ uint8) {
+			if string(name) == ".git" && rel != "." {
+				lock.Lock()
+				t.repos[rel] = true
+				lock.Unlock()
+			}
+			if string(name) == "conda-meta" {
+				lock.Lock()
+				t.venvs[join(rel, "conda-meta")] = true
+				lock.Unlock()
+			}
+			if string(name) == ".git" || len(skipped) > 0 && (slices.Contains(skipped, string(name)) || takenAside(checkout, join(rel, string(name)))) {
 				return
 			}
-			if len(read) == 0 {
-				break
+			// A directory is opened without a status of its own
+			// first: its walk takes one.
+			if typ == unix.DT_DIR && (!lost || rel == ".") && depth < 256 && len(rel)+1+len(name) <= audit.MaxPathLen {
+				if settled(fd, name, join(rel, string(name))) {
+					return
+				}
+				if dir, err := reopen.OpenDir(fd, string(name), join(rel, string(name))); err == nil {
+					descend(dir, join(rel, string(name)), depth+1)
+					return
+				}
 			}
-			for name, typ := range read.All() {
-				if string(name) == ".git" && rel != "." {
-					lock.Lock()
-					t.repos[rel] = true
-					lock.Unlock()
+			if names == nil && compared != nil && (typ == unix.DT_REG || typ == unix.DT_LNK) && string(name) != ".gitignore" && string(name) != "pyvenv.cfg" && inCompared.HasName(name) {
+				unstatted = true
+				return
+			}
+			if err := statAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				// A status not read but for being gone (the
+				// directory's names readable, its search permission
+				// taken away): what is here is not known, so taken
+				// whole.
+				if err != unix.ENOENT {
+					lost = true
+					return
 				}
-				if string(name) == "conda-meta" {
-					lock.Lock()
-					t.venvs[join(rel, "conda-meta")] = true
-					lock.Unlock()
-				}
-				if string(name) == ".git" || len(skipped) > 0 && (slices.Contains(skipped, string(name)) || takenAside(checkout, join(rel, string(name)))) {
-					continue
-				}
-				// A directory is opened without a status of its own
-				// first: its walk takes one.
-				if typ == unix.DT_DIR && (!lost || rel == ".") && depth < 256 && len(rel)+1+len(name) <= audit.MaxPathLen {
-					if dir, err := reopen.OpenDir(fd, string(name), join(rel, string(name))); err == nil {
-						descend(dir, join(rel, string(name)), depth+1)
-						continue
-					}
-				}
-				if names == nil && compared != nil && (typ == unix.DT_REG || typ == unix.DT_LNK) && string(name) != ".gitignore" && string(name) != "pyvenv.cfg" && compared.Has(join(rel, string(name))) {
-					unstatted = true
-					continue
-				}
-				if err := statAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-					// A status not read but for being gone (the
-					// directory's names readable, its search permission
-					// taken away): what is here is not known, so taken
-					// whole.
-					if err != unix.ENOENT {
-						lost = true
-						continue
-					}
-					// Listed, then gone: removed (in a directory whose
-					// names are kept, by not being among them).
-					if path := join(rel, string(name)); names == nil {
-						if !keep(path) {
-							lost = true
-							continue
-						}
-						lock.Lock()
-						t.gone[path] = true
-						lock.Unlock()
-					}
-					continue
-				}
-				if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-					// A file of the user's the session made unreadable
-					// (chmod 000 src/main.go) is theirs to read again,
-					// which the exit says: closed, git diff failed on
-					// it, its change was taken for one the host runs and
-					// moved aside, an ignored one was hidden without a
-					// word. Only its owner's read; nothing it holds
-					// changes.
-					if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o400 == 0 && recent(&st) && reopen.ReadableAgain(fd, string(name), join(rel, string(name))) {
-						statAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-					}
-					isRecent := recent(&st)
-					if string(name) == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG {
-						lock.Lock()
-						if t.oddIgnore == "" {
-							t.oddIgnore = filepath.Join(checkout, join(rel, string(name)))
-						}
-						lock.Unlock()
-					}
-					if names == nil && !isRecent && string(name) != "pyvenv.cfg" {
-						continue
-					}
-					path := join(rel, string(name))
+				// Listed, then gone: removed (in a directory whose
+				// names are kept, by not being among them).
+				if path := join(rel, string(name)); names == nil {
 					if !keep(path) {
 						lost = true
-						continue
+						return
 					}
-					if names != nil {
-						names[string(name)] = true
-					}
-					if isRecent || string(name) == "pyvenv.cfg" {
-						lock.Lock()
-						if isRecent {
-							t.recent[path] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode, time.Unix(st.Mtim.Unix()).Before(since)}
-						}
-						if string(name) == "pyvenv.cfg" {
-							t.venvs[path] = true
-						}
-						lock.Unlock()
-					}
-					continue
+					lock.Lock()
+					t.gone[path] = true
+					lock.Unlock()
 				}
-				if lost && rel != "." {
-					continue // taken whole: what is below it is not read
+				return
+			}
+			if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				// A file of the user's the session made unreadable
+				// (chmod 000 src/main.go) is theirs to read again,
+				// which the exit says: closed, git diff failed on
+				// it, its change was taken for one the host runs and
+				// moved aside, an ignored one was hidden without a
+				// word. Only its owner's read; nothing it holds
+				// changes.
+				if st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o400 == 0 && recent(&st) && reopen.ReadableAgain(fd, string(name), join(rel, string(name))) {
+					statAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+				}
+				isRecent := recent(&st)
+				if string(name) == ".gitignore" && st.Mode&unix.S_IFMT != unix.S_IFREG {
+					lock.Lock()
+					if t.oddIgnore == "" {
+						t.oddIgnore = filepath.Join(checkout, join(rel, string(name)))
+					}
+					lock.Unlock()
+				}
+				if names == nil && !isRecent && string(name) != "pyvenv.cfg" {
+					return
 				}
 				path := join(rel, string(name))
-				if depth >= 256 || len(path) > audit.MaxPathLen {
-					unread(path, recent(&st))
-					continue
+				if !keep(path) {
+					lost = true
+					return
 				}
-				dir, err := reopen.OpenDir(fd, string(name), path)
+				if names != nil {
+					names[string(name)] = true
+				}
+				if isRecent || string(name) == "pyvenv.cfg" {
+					lock.Lock()
+					if isRecent {
+						t.recent[path] = fileStatus{time.Unix(st.Ctim.Unix()), st.Mode, time.Unix(st.Mtim.Unix()).Before(since)}
+					}
+					if string(name) == "pyvenv.cfg" {
+						t.venvs[path] = true
+					}
+					lock.Unlock()
+				}
+				return
+			}
+			if lost && rel != "." {
+				return // taken whole: what is below it is not read
+			}
+			path := join(rel, string(name))
+			if depth >= 256 || len(path) > audit.MaxPathLen {
+				unread(path, recent(&st))
+				return
+			}
+			dir, err := reopen.OpenDir(fd, string(name), path)
+			if err != nil {
+				notOpened(path, err, recent(&st))
+				return
+			}
+			descend(dir, path, depth+1)
+		}
+		tooMany := false
+		if known != nil {
+			for name, typ := range recordedNames(known) {
+				entry(name, typ)
+			}
+		} else {
+			buf := dirent.Buffer()
+			defer dirent.Release(buf)
+			// A read at a time: a directory of millions of entries (the
+			// sandbox's to make) is never held whole.
+			for {
+				read, err := dirent.Read(fd, *buf)
 				if err != nil {
-					notOpened(path, err, recent(&st))
-					continue
+					unread(rel, names != nil || lost)
+					return
 				}
-				descend(dir, path, depth+1)
+				if len(read) == 0 {
+					break
+				}
+				for name, typ := range read.All() {
+					if kept != nil && !tooMany {
+						*kept = appendName(*kept, name, typ)
+						tooMany = len(*kept) > dirsLimit
+					}
+					entry(name, typ)
+				}
 			}
 		}
 		if lost {
@@ -1481,6 +1566,12 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 			t.unstatted = append(t.unstatted, rel)
 		}
 		lock.Unlock()
+		switch {
+		case known != nil:
+			dirs.keep(rel, ino, ctime, known)
+		case kept != nil && !tooMany:
+			dirs.keep(rel, ino, ctime, *kept)
+		}
 	}
 	dup, err := unix.FcntlInt(uintptr(top), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {

@@ -606,7 +606,7 @@ func TestWalkCheckoutStatusNotRead(t *testing.T) {
 		}
 		return dirent.StatAt(fd, name, st, flags)
 	}
-	now, err := walkCheckout(checkout, nil, since, nil, nil)
+	now, err := walkCheckout(checkout, nil, since, nil, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "build") {
 		t.Errorf("the walk's error does not name build: %v", err)
 	}
@@ -643,7 +643,7 @@ func TestWalkCheckoutBelowOneDirectory(t *testing.T) {
 		}
 	}
 	for range 3 {
-		now, err := walkCheckout(checkout, nil, since, nil, nil)
+		now, err := walkCheckout(checkout, nil, since, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

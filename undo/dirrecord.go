@@ -1,0 +1,227 @@
+package undo
+
+import (
+	"encoding/binary"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/claudebox/claudebox/instance"
+	"golang.org/x/sys/unix"
+)
+
+// The exit's walk of a large checkout was mostly reading directories that
+// had not changed. Each exit keeps, in the undo store (which no sandbox
+// sees), the names of every directory it read whose status was from before
+// its session's start, with that directory's inode and status change
+// time: the next exit takes the names of a directory whose inode and
+// status change time are still those, and whose status is from before its
+// own start, from the record instead of reading the directory. Any change
+// to a directory's names (a file made, removed or renamed there, a
+// directory moved in) changes its status change time, which no one can set
+// back, and a directory made since has a time of its own; the inode tells
+// a directory moved over another. The record keeps only directories whose
+// time was from before the session's start when read, so a change made
+// while the walk read one (after that start) moves the time past the one
+// kept. What a file in such a directory holds is still judged by the
+// file's own status, read as before.
+//
+// Only where the checkout lies on the undo store's filesystem: there a
+// status change time compares with the start's to the nanosecond
+// (SharesClock).
+
+// dirsMagic begins a record of directories; then the filesystem's device,
+// and each directory: the lengths of its path and of its names, its
+// inode, its status change time (nanoseconds), its path, and its names,
+// each a type (as getdents gives it), the name, a NUL.
+const dirsMagic = "claudebox dirs 1\n"
+
+// dirHeader is the length of a directory's fixed fields.
+const dirHeader = 4 + 4 + 8 + 8
+
+// dirsLimit bounds a record (a million files in 50,000 directories take
+// 11 MB): past it, none is kept, and the next exit reads every directory.
+const dirsLimit = 64 << 20
+
+// dirsName is the record of checkout's directories in its project's store.
+func dirsName(checkout string) string { return instance.Hash(checkout) + ".dirs" }
+
+// dirRecords is what one exit's walk takes from the last record of its
+// checkout's directories and keeps for the next.
+type dirRecords struct {
+	// dev is the undo store's filesystem: the checkout's top must lie on
+	// it.
+	dev uint64
+	// known is the last exit's record, mapped (nil for none); at, the
+	// offsets of its directories, sorted by path.
+	known []byte
+	at    []uint32
+
+	mu sync.Mutex
+	// out is the record this walk makes; full, past dirsLimit (none is
+	// kept).
+	out  []byte
+	full bool
+}
+
+// dirsOf reads the record of the checkout's directories (none where the
+// checkout is not on the store's filesystem, or the record is unreadable:
+// every directory is then read); nil where none is to be kept either.
+func (st store) dirsOf(checkout string) *dirRecords {
+	var store, top unix.Stat_t
+	if unix.Stat(st.dir, &store) != nil || unix.Stat(checkout, &top) != nil || store.Dev != top.Dev {
+		return nil
+	}
+	d := &dirRecords{dev: store.Dev}
+	f, err := os.Open(filepath.Join(st.dir, dirsName(checkout)))
+	if err != nil {
+		return d
+	}
+	defer f.Close()
+	var sx unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &sx) != nil || sx.Size < int64(len(dirsMagic)+8) || sx.Size > dirsLimit {
+		return d
+	}
+	data, err := unix.Mmap(int(f.Fd()), 0, int(sx.Size), unix.PROT_READ, unix.MAP_PRIVATE)
+	if err != nil {
+		return d
+	}
+	at, ok := parseDirs(data, store.Dev)
+	if !ok {
+		unix.Munmap(data)
+		return d
+	}
+	d.known, d.at = data, at
+	return d
+}
+
+// parseDirs are the offsets of the directories a record holds, sorted by
+// path; ok is false unless the record is whole, of the filesystem dev.
+func parseDirs(b []byte, dev uint64) ([]uint32, bool) {
+	if !strings.HasPrefix(string(b), dirsMagic) || len(b) < len(dirsMagic)+8 || binary.LittleEndian.Uint64(b[len(dirsMagic):]) != dev {
+		return nil, false
+	}
+	var at []uint32
+	for off := len(dirsMagic) + 8; off < len(b); {
+		if len(b)-off < dirHeader {
+			return nil, false
+		}
+		n := dirHeader + int(binary.LittleEndian.Uint32(b[off:])) + int(binary.LittleEndian.Uint32(b[off+4:]))
+		if n > len(b)-off {
+			return nil, false
+		}
+		at = append(at, uint32(off))
+		off += n
+	}
+	slices.SortFunc(at, func(x, y uint32) int { return comparePath(dirPath(b, x), string(dirPath(b, y))) })
+	return at, true
+}
+
+// dirPath is the path of the directory at off in the record b.
+func dirPath(b []byte, off uint32) []byte {
+	n := binary.LittleEndian.Uint32(b[off:])
+	return b[off+dirHeader : off+dirHeader+n]
+}
+
+// comparePath orders the path p against rel, as strings.Compare, without
+// making a string of p.
+func comparePath(p []byte, rel string) int {
+	switch {
+	case string(p) < rel:
+		return -1
+	case string(p) > rel:
+		return 1
+	}
+	return 0
+}
+
+// names are the names the record holds of the directory rel, if its inode
+// and status change time (nanoseconds) are ino and ctime.
+func (d *dirRecords) names(rel string, ino uint64, ctime int64) ([]byte, bool) {
+	if d == nil || d.known == nil {
+		return nil, false
+	}
+	i, found := slices.BinarySearchFunc(d.at, rel, func(off uint32, rel string) int { return comparePath(dirPath(d.known, off), rel) })
+	if !found {
+		return nil, false
+	}
+	off := d.at[i]
+	if binary.LittleEndian.Uint64(d.known[off+8:]) != ino || int64(binary.LittleEndian.Uint64(d.known[off+16:])) != ctime {
+		return nil, false
+	}
+	p, n := binary.LittleEndian.Uint32(d.known[off:]), binary.LittleEndian.Uint32(d.known[off+4:])
+	start := off + dirHeader + p
+	return d.known[start : start+n], true
+}
+
+// keep adds the directory rel, of inode ino and status change time ctime,
+// holding names (as a record holds them), to the record being made.
+func (d *dirRecords) keep(rel string, ino uint64, ctime int64, names []byte) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.full {
+		return
+	}
+	if len(d.out)+dirHeader+len(rel)+len(names) > dirsLimit {
+		d.full, d.out = true, nil
+		return
+	}
+	if d.out == nil {
+		d.out = binary.LittleEndian.AppendUint64([]byte(dirsMagic), d.dev)
+	}
+	d.out = binary.LittleEndian.AppendUint32(d.out, uint32(len(rel)))
+	d.out = binary.LittleEndian.AppendUint32(d.out, uint32(len(names)))
+	d.out = binary.LittleEndian.AppendUint64(d.out, ino)
+	d.out = binary.LittleEndian.AppendUint64(d.out, uint64(ctime))
+	d.out = append(d.out, rel...)
+	d.out = append(d.out, names...)
+}
+
+// appendName adds the name, of type typ, to names as a record holds them.
+func appendName(names, name []byte, typ uint8) []byte {
+	names = append(names, typ)
+	names = append(names, name...)
+	return append(names, 0)
+}
+
+// recordedNames are the names of a record's directory and their types;
+// each name is followed by a NUL (for dirent.StatAt).
+func recordedNames(b []byte) iter.Seq2[[]byte, uint8] {
+	return func(yield func([]byte, uint8) bool) {
+		for len(b) > 1 {
+			end := slices.Index(b[1:], 0)
+			if end < 0 {
+				return
+			}
+			if !yield(b[1:1+end], b[0]) {
+				return
+			}
+			b = b[end+2:]
+		}
+	}
+}
+
+// close keeps the record made (none past its bound) for the checkout's
+// next exit, and releases the last.
+func (d *dirRecords) close(st store, checkout string) {
+	if d == nil {
+		return
+	}
+	if d.known != nil {
+		unix.Munmap(d.known)
+		d.known, d.at = nil, nil
+	}
+	path := filepath.Join(st.dir, dirsName(checkout))
+	if d.full || d.out == nil {
+		os.Remove(path)
+		return
+	}
+	writeRecord(path, d.out)
+	d.out = nil
+}
+
+// nameBufs are the walk's buffers of a directory's names, reused.
+var nameBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
