@@ -1340,7 +1340,7 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 		if dirent.StatAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o700 != 0o700 || recent(&st) || st.Dev != dirs.dev {
 			return false
 		}
-		known, ok := dirs.names(rel, st.Ino, st.Ctim.Nano())
+		known, at, ok := dirs.names(rel, st.Ino, st.Ctim.Nano())
 		if !ok {
 			return false
 		}
@@ -1362,7 +1362,7 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 			t.unstatted = append(t.unstatted, rel)
 		}
 		lock.Unlock()
-		dirs.keep(rel, st.Ino, st.Ctim.Nano(), known)
+		dirs.keepTaken(at)
 		return true
 	}
 	// walk reads the directory fd, and below it.
@@ -1395,10 +1395,11 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 		// them are that exit's; those of one read whose status is from
 		// before the start are kept for the next.
 		var known []byte
+		var knownAt uint32
 		var kept *[]byte
 		if names == nil && dirs != nil && st.Dev == dirs.dev {
-			if b, ok := dirs.names(rel, st.Ino, st.Ctim.Nano()); ok {
-				known = b
+			if b, at, ok := dirs.names(rel, st.Ino, st.Ctim.Nano()); ok {
+				known, knownAt = b, at
 			} else {
 				kept = nameBufs.Get().(*[]byte)
 				*kept = (*kept)[:0]
@@ -1568,7 +1569,7 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 		lock.Unlock()
 		switch {
 		case known != nil:
-			dirs.keep(rel, ino, ctime, known)
+			dirs.keepTaken(knownAt)
 		case kept != nil && !tooMany:
 			dirs.keep(rel, ino, ctime, *kept)
 		}

@@ -1,7 +1,9 @@
 package undo
 
 import (
+	"bufio"
 	"encoding/binary"
+	"io"
 	"iter"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/atomicfile"
 	"golang.org/x/sys/unix"
 )
 
@@ -61,10 +64,14 @@ type dirRecords struct {
 	at    []uint32
 
 	mu sync.Mutex
-	// out is the record this walk makes; full, past dirsLimit (none is
+	// out are the directories this walk read and keeps; taken, the
+	// offsets of those it took from known, kept again; size, the
+	// length of the record they make; full, past dirsLimit (none is
 	// kept).
-	out  []byte
-	full bool
+	out   []byte
+	taken []uint32
+	size  int
+	full  bool
 }
 
 // dirsOf reads the record of the checkout's directories (none where the
@@ -140,37 +147,51 @@ func comparePath(p []byte, rel string) int {
 
 // names are the names the record holds of the directory rel, if its inode
 // and status change time (nanoseconds) are ino and ctime.
-func (d *dirRecords) names(rel string, ino uint64, ctime int64) ([]byte, bool) {
+// (and where the record holds them, for keepTaken).
+func (d *dirRecords) names(rel string, ino uint64, ctime int64) (names []byte, at uint32, ok bool) {
 	if d == nil || d.known == nil {
-		return nil, false
+		return nil, 0, false
 	}
 	i, found := slices.BinarySearchFunc(d.at, rel, func(off uint32, rel string) int { return comparePath(dirPath(d.known, off), rel) })
 	if !found {
-		return nil, false
+		return nil, 0, false
 	}
 	off := d.at[i]
 	if binary.LittleEndian.Uint64(d.known[off+8:]) != ino || int64(binary.LittleEndian.Uint64(d.known[off+16:])) != ctime {
-		return nil, false
+		return nil, 0, false
 	}
 	p, n := binary.LittleEndian.Uint32(d.known[off:]), binary.LittleEndian.Uint32(d.known[off+4:])
 	start := off + dirHeader + p
-	return d.known[start : start+n], true
+	return d.known[start : start+n], off, true
+}
+
+// keepTaken keeps again the directory at off in the record, whose names
+// names gave.
+func (d *dirRecords) keepTaken(off uint32) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.grow(dirHeader + int(binary.LittleEndian.Uint32(d.known[off:])+binary.LittleEndian.Uint32(d.known[off+4:]))) {
+		d.taken = append(d.taken, off)
+	}
+}
+
+// grow counts n bytes more of the record, and says whether they fit.
+func (d *dirRecords) grow(n int) bool {
+	if d.full || d.size+n > dirsLimit {
+		d.full, d.out, d.taken = true, nil, nil
+		return false
+	}
+	d.size += n
+	return true
 }
 
 // keep adds the directory rel, of inode ino and status change time ctime,
-// holding names (as a record holds them), to the record being made.
+// read, holding names (as a record holds them), to the record being made.
 func (d *dirRecords) keep(rel string, ino uint64, ctime int64, names []byte) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.full {
+	if !d.grow(dirHeader + len(rel) + len(names)) {
 		return
-	}
-	if len(d.out)+dirHeader+len(rel)+len(names) > dirsLimit {
-		d.full, d.out = true, nil
-		return
-	}
-	if d.out == nil {
-		d.out = binary.LittleEndian.AppendUint64([]byte(dirsMagic), d.dev)
 	}
 	d.out = binary.LittleEndian.AppendUint32(d.out, uint32(len(rel)))
 	d.out = binary.LittleEndian.AppendUint32(d.out, uint32(len(names)))
@@ -205,22 +226,38 @@ func recordedNames(b []byte) iter.Seq2[[]byte, uint8] {
 }
 
 // close keeps the record made (none past its bound) for the checkout's
-// next exit, and releases the last.
+// next exit, and releases the last. Where the walk read no directory it
+// could keep, the last record stays as it is: what it holds of a
+// directory that changed since no longer matches that directory.
 func (d *dirRecords) close(st store, checkout string) {
 	if d == nil {
 		return
 	}
+	path := filepath.Join(st.dir, dirsName(checkout))
+	switch {
+	case d.full:
+		os.Remove(path)
+	case d.out != nil:
+		atomicfile.WriteFrom(path, 0o600, false, d.writeTo)
+	}
 	if d.known != nil {
 		unix.Munmap(d.known)
-		d.known, d.at = nil, nil
 	}
-	path := filepath.Join(st.dir, dirsName(checkout))
-	if d.full || d.out == nil {
-		os.Remove(path)
-		return
+	d.known, d.at, d.out, d.taken = nil, nil, nil, nil
+}
+
+// writeTo writes the record made: the directories read, then those
+// taken from the last record.
+func (d *dirRecords) writeTo(f io.Writer) error {
+	w := bufio.NewWriterSize(f, 64<<10)
+	w.WriteString(dirsMagic)
+	w.Write(binary.LittleEndian.AppendUint64(nil, d.dev))
+	w.Write(d.out)
+	for _, off := range d.taken {
+		n := dirHeader + binary.LittleEndian.Uint32(d.known[off:]) + binary.LittleEndian.Uint32(d.known[off+4:])
+		w.Write(d.known[off : off+n])
 	}
-	writeRecord(path, d.out)
-	d.out = nil
+	return w.Flush()
 }
 
 // nameBufs are the walk's buffers of a directory's names, reused.

@@ -1,6 +1,7 @@
 package undo
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -51,11 +52,19 @@ func recordedTree(t *testing.T, withCompared bool) (checkout string, record *dir
 	if _, err := walkCheckout(checkout, nil, since, nil, compared, first); err != nil {
 		t.Fatal(err)
 	}
-	at, ok := parseDirs(first.out, st.Dev)
+	b := recordOf(first)
+	at, ok := parseDirs(b, st.Dev)
 	if !ok || len(at) != 10 {
 		t.Fatalf("the record holds %d directories (ok %v), want the 10 read", len(at), ok)
 	}
-	return checkout, &dirRecords{dev: st.Dev, known: first.out, at: at}, compared
+	return checkout, &dirRecords{dev: st.Dev, known: b, at: at}, compared
+}
+
+// recordOf is the record d made, as close writes it.
+func recordOf(d *dirRecords) []byte {
+	var b bytes.Buffer
+	d.writeTo(&b)
+	return b.Bytes()
 }
 
 // TestDirRecordAttacks: what a session does in a checkout whose
@@ -179,8 +188,9 @@ func TestDirRecordTaken(t *testing.T) {
 	forged := &dirRecords{dev: record.dev}
 	forged.keep("c", st.Ino, st.Ctim.Nano(), appendName(nil, []byte("ghost"), unix.DT_REG))
 	forged.keep("a", 1, 1, appendName(nil, []byte("ghost"), unix.DT_REG))
-	at, _ := parseDirs(forged.out, record.dev)
-	forged = &dirRecords{dev: record.dev, known: forged.out, at: at}
+	b := recordOf(forged)
+	at, _ := parseDirs(b, record.dev)
+	forged = &dirRecords{dev: record.dev, known: b, at: at}
 	now, err := walkCheckout(checkout, nil, since, nil, nil, forged)
 	if err != nil {
 		t.Fatal(err)
@@ -189,7 +199,7 @@ func TestDirRecordTaken(t *testing.T) {
 		t.Errorf("gone: %v, want c/ghost alone (c from the record, a read)", now.gone)
 	}
 	// The record made of it is the record's again.
-	if at, ok := parseDirs(forged.out, record.dev); !ok || len(at) != 10 {
+	if at, ok := parseDirs(recordOf(forged), record.dev); !ok || len(at) != 10 {
 		t.Errorf("the record made holds %d directories, want 10", len(at))
 	}
 }
@@ -199,13 +209,14 @@ func TestDirRecordTaken(t *testing.T) {
 func TestDirRecordBadRecord(t *testing.T) {
 	d := &dirRecords{dev: 7}
 	d.keep("a", 1, 2, appendName(nil, []byte("x"), unix.DT_REG))
-	for name, b := range map[string][]byte{"whole": d.out, "cut": d.out[:len(d.out)-3], "other": append([]byte("claudebox dirs 0\n"), d.out[len(dirsMagic):]...)} {
+	whole := recordOf(d)
+	for name, b := range map[string][]byte{"whole": whole, "cut": whole[:len(whole)-3], "other": append([]byte("claudebox dirs 0\n"), whole[len(dirsMagic):]...)} {
 		_, ok := parseDirs(b, 7)
 		if ok != (name == "whole") {
 			t.Errorf("%s: read %v", name, ok)
 		}
 	}
-	if _, ok := parseDirs(d.out, 8); ok {
+	if _, ok := parseDirs(whole, 8); ok {
 		t.Error("a record of another filesystem is read")
 	}
 }
@@ -230,8 +241,9 @@ func TestDirRecordAllocations(t *testing.T) {
 		unix.Stat(checkout, &st)
 		d := &dirRecords{dev: st.Dev}
 		walkCheckout(checkout, nil, since, nil, nil, d)
-		at, _ := parseDirs(d.out, st.Dev)
-		return checkout, &dirRecords{dev: st.Dev, known: d.out, at: at}
+		b := recordOf(d)
+		at, _ := parseDirs(b, st.Dev)
+		return checkout, &dirRecords{dev: st.Dev, known: b, at: at}
 	}
 	small, smallRecord := tree(20)
 	large, largeRecord := tree(120)
@@ -247,5 +259,44 @@ func TestDirRecordAllocations(t *testing.T) {
 	t.Logf("allocations a directory: read %.2f, from the record %.2f", perDirRead, perDirRecorded)
 	if perDirRecorded > perDirRead {
 		t.Errorf("a directory from the record costs %.2f allocations, one read %.2f", perDirRecorded, perDirRead)
+	}
+}
+
+// TestDirRecordKept: the record is written where the walk read a
+// directory it keeps, and left as it is where it read none (each taken
+// from it): a directory that changed since no longer matches what it
+// holds.
+func TestDirRecordKept(t *testing.T) {
+	checkout, st := t.TempDir(), store{dir: t.TempDir()}
+	for i := range 3 {
+		os.MkdirAll(filepath.Join(checkout, fmt.Sprintf("d%d", i), "e"), 0o755)
+	}
+	walk := func() (ino uint64, dirs int) {
+		t.Helper()
+		since := after(t, t.TempDir(), checkout)
+		d := st.dirsOf(checkout)
+		walkCheckout(checkout, nil, since, nil, nil, d)
+		d.close(st, checkout)
+		path := filepath.Join(st.dir, dirsName(checkout))
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sx unix.Stat_t
+		unix.Stat(path, &sx)
+		at, _ := parseDirs(b, sx.Dev)
+		return sx.Ino, len(at)
+	}
+	first, n := walk()
+	if n != 7 {
+		t.Fatalf("the first record holds %d directories, want 7", n)
+	}
+	if again, n := walk(); again != first || n != 7 {
+		t.Errorf("nothing read: the record was written again (%v) or holds %d directories", again != first, n)
+	}
+	os.Mkdir(filepath.Join(checkout, "d1", "new"), 0o755)
+	walk()
+	if again, n := walk(); again == first || n != 8 {
+		t.Errorf("a directory added: the record was not written again (%v) or holds %d directories, want 8", again == first, n)
 	}
 }
