@@ -1333,22 +1333,23 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 	// and search it, and each of its names is a file of compared (a
 	// million-file checkout's leaves).
 	settled := func(fd int, name []byte, rel string) bool {
-		if dirs == nil || compared == nil || len(skipIn[rel]) > 0 {
+		if compared == nil || len(skipIn[rel]) > 0 {
 			return false
 		}
-		var st unix.Stat_t
-		if dirent.StatAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o700 != 0o700 || recent(&st) || st.Dev != dirs.dev {
-			return false
-		}
-		known, at, ok := dirs.names(rel, st.Ino, st.Ctim.Nano())
+		at, ok := dirs.find(rel)
 		if !ok {
 			return false
 		}
+		known := dirs.namesAt(at)
 		in := compared.In(rel)
 		for name, typ := range recordedNames(known) {
 			if typ != unix.DT_REG && typ != unix.DT_LNK || string(name) == ".git" || string(name) == ".gitignore" || string(name) == "pyvenv.cfg" || !in.HasName(name) {
 				return false
 			}
+		}
+		var st unix.Stat_t
+		if dirent.StatAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o700 != 0o700 || recent(&st) || st.Dev != dirs.dev || !dirs.same(at, st.Ino, st.Ctim.Nano()) {
+			return false
 		}
 		if !keep(rel) {
 			lock.Lock()

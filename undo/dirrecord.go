@@ -146,23 +146,39 @@ func comparePath(p []byte, rel string) int {
 }
 
 // names are the names the record holds of the directory rel, if its inode
-// and status change time (nanoseconds) are ino and ctime.
-// (and where the record holds them, for keepTaken).
+// and status change time (nanoseconds) are ino and ctime, and where the
+// record holds them (for keepTaken).
 func (d *dirRecords) names(rel string, ino uint64, ctime int64) (names []byte, at uint32, ok bool) {
-	if d == nil || d.known == nil {
+	at, ok = d.find(rel)
+	if !ok || !d.same(at, ino, ctime) {
 		return nil, 0, false
+	}
+	return d.namesAt(at), at, true
+}
+
+// find is where the record holds the directory rel.
+func (d *dirRecords) find(rel string) (uint32, bool) {
+	if d == nil || d.known == nil {
+		return 0, false
 	}
 	i, found := slices.BinarySearchFunc(d.at, rel, func(off uint32, rel string) int { return comparePath(dirPath(d.known, off), rel) })
 	if !found {
-		return nil, 0, false
+		return 0, false
 	}
-	off := d.at[i]
-	if binary.LittleEndian.Uint64(d.known[off+8:]) != ino || int64(binary.LittleEndian.Uint64(d.known[off+16:])) != ctime {
-		return nil, 0, false
-	}
+	return d.at[i], true
+}
+
+// same says whether the directory at off in the record had the inode ino
+// and the status change time ctime.
+func (d *dirRecords) same(off uint32, ino uint64, ctime int64) bool {
+	return binary.LittleEndian.Uint64(d.known[off+8:]) == ino && int64(binary.LittleEndian.Uint64(d.known[off+16:])) == ctime
+}
+
+// namesAt are the names of the directory at off in the record.
+func (d *dirRecords) namesAt(off uint32) []byte {
 	p, n := binary.LittleEndian.Uint32(d.known[off:]), binary.LittleEndian.Uint32(d.known[off+4:])
 	start := off + dirHeader + p
-	return d.known[start : start+n], off, true
+	return d.known[start : start+n]
 }
 
 // keepTaken keeps again the directory at off in the record, whose names
