@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -131,8 +132,9 @@ func BenchmarkSession(b *testing.B) {
 // planArgs is bwrap's arguments for the plan of dir on the host's network,
 // as --dry-run shows them after a session made its instance, to run true: the descriptors a launch passes
 // are left out (the seccomp filter, the watcher's user namespace) or an
-// empty file in their place (a data mount's content), and the stand-ins a
-// launch makes for the guarded files git reads are made in dir.
+// empty file in their place (a data mount's content), the stand-ins a
+// launch makes for the guarded files git reads are made in dir, and the
+// private copies of directories it writes are empty directories.
 func planArgs(b *testing.B, h *harness.Host, dir string) []string {
 	b.Helper()
 	key := []string{"ANTHROPIC_API_KEY=sk-ant-bench"}
@@ -164,9 +166,17 @@ func planArgs(b *testing.B, h *harness.Host, dir string) []string {
 		case "--":
 			return append(args, "--", "true")
 		default:
-			if f == "--ro-bind" && strings.HasPrefix(fields[i+1], dir+"/.git/") {
-				if _, err := os.Stat(fields[i+1]); err != nil {
+			if f == "--ro-bind" && !paths.Exists(fields[i+1]) {
+				if strings.HasPrefix(fields[i+1], dir+"/.git/") {
 					h.Write(fields[i+1], "")
+				} else {
+					// a private copy of a directory, written at launch
+					// under ~/.claudebox/run, which later launches clean
+					empty := filepath.Join(h.Base, "copy", strconv.Itoa(i))
+					harness.Must(b, os.MkdirAll(empty, 0o755))
+					args = append(args, f, empty)
+					i++
+					continue
 				}
 			}
 			args = append(args, f)
