@@ -278,7 +278,7 @@ var netrcCredential = sync.OnceValue(func() *regexp.Regexp {
 // lower case): a name that says one, and what InDocument's hold.
 // Text with none is not matched against the expressions, which cost
 // about 2 ms a KiB on a loaded 2-core machine.
-var settingsHints = append([]string{"pass", "pwd", "secret", "token", "key", "auth", "credential", "pin", "pat", "cookie", "jwt", "://"}, documentHints...)
+var settingsHints = append([]string{"pass", "pw", "secret", "token", "key", "auth", "credential", "pin", "pat", "cookie", "jwt", "://"}, documentHints...)
 
 // notLiteral are values a settings key takes that are no credential: a
 // switch, nothing.
@@ -398,14 +398,14 @@ func literal(value string) bool {
 
 // settingsWordCredential is a literal given, in a settings file, to a key
 // whose name is or ends in a word that says a credential but is too short
-// to look for inside a name (a monkey, a spinner): key, pass, pwd,
+// to look for inside a name (a monkey, a spinner): key, pass, pw, pwd,
 // passphrase, auth, pin, pat, cookie, jwt, as the whole name ("key": …,
 // a skill's config.json's Jira token), after a separator (license_key,
-// db.pass) or as a capitalised word (dbPwd, signingKey). Its value is the
+// db.pass, SMTP_PW) or as a capitalised word (dbPwd, dbPw, signingKey). Its value is the
 // first group.
 var settingsWordCredential = sync.OnceValue(func() *regexp.Regexp {
-	const words = `key|pass|pwd|passphrase|auth|pin|pat|cookie|jwt`
-	return regexp.MustCompile(`(?m)(?:^|[{,;])[ \t-]*(?:export[ \t]+)?["']?(?:(?i:[a-z0-9_.-]*[_.-])?(?i:` + words + `)|[a-z0-9]+(?:Key|Pass|Pwd|Passphrase|Auth|Pin|Pat|Cookie|Jwt))["']?[ \t]*[:=][ \t]*["']?([^\s"'$<{\[#%,}\]][^\s"',}]*)`)
+	const words = `key|pass|pw|pwd|passphrase|auth|pin|pat|cookie|jwt`
+	return regexp.MustCompile(`(?m)(?:^|[{,;])[ \t-]*(?:export[ \t]+)?["']?(?:(?i:[a-z0-9_.-]*[_.-])?(?i:` + words + `)|[a-z0-9]+(?:Key|Pass|Pw|Pwd|Passphrase|Auth|Pin|Pat|Cookie|Jwt))["']?[ \t]*[:=][ \t]*["']?([^\s"'$<{\[#%,}\]][^\s"',}]*)`)
 })
 
 // codeTokens are the prefixes known services give their tokens
