@@ -68,7 +68,7 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // untracked and ignored files too, where git status shows none. The
 // other refs, and the reflogs, are named (reflog.go), and so are the
 // reftable tables, which hold them all where the repository says so.
-var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "rebase-apply": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": plainDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir, "annex": lfsDir, "reftable": reftableDir}
+var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "rebase-apply": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": worktreesDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir, "annex": lfsDir, "reftable": reftableDir}
 
 // gitData are the files at a git directory's top that git reads as data
 // only, never a command nor anything it writes into the work tree: the
@@ -180,26 +180,27 @@ const MaxPathLen = 1024
 type mode uint8
 
 const (
-	plainDir    mode = iota // by name
-	allDir                  // every file is host-run
-	gitDir                  // a git directory
-	hooksDir                // a git directory's hooks: all but *.sample
-	infoDir                 // its info/: attributes, grafts
-	todoDir                 // an operation's state: todo lists, strategy, autostash
-	depsDir                 // installed dependencies: judged by unit (deps.go)
-	gitDataDir              // the rest of a git directory (other refs, logs): only what is no file
-	objectsDir              // a git directory's objects (objects.go)
-	looseDir                // a fan-out directory of loose objects
-	packDir                 // objects/pack
-	objInfoDir              // objects/info
-	refsDir                 // a git directory's refs: replace refs, the stash, the rest
-	lfsDir                  // a git directory's lfs/ or annex/: its objects (lfs.go)
-	lfsObjDir               // lfs/objects, annex/objects and their directories
-	logsDir                 // a git directory's logs: reflogs (reflog.go)
-	logsRefsDir             // its logs/refs: reflogs, the stash's
-	reflogsDir              // below: reflogs
-	reftableDir             // its reftable/: every ref, in tables not read
-	branchesDir             // its other refs: branches, tags, remote-tracking refs
+	plainDir     mode = iota // by name
+	allDir                   // every file is host-run
+	gitDir                   // a git directory
+	hooksDir                 // a git directory's hooks: all but *.sample
+	infoDir                  // its info/: attributes, grafts
+	todoDir                  // an operation's state: todo lists, strategy, autostash
+	depsDir                  // installed dependencies: judged by unit (deps.go)
+	gitDataDir               // the rest of a git directory (other refs, logs): only what is no file
+	objectsDir               // a git directory's objects (objects.go)
+	looseDir                 // a fan-out directory of loose objects
+	packDir                  // objects/pack
+	objInfoDir               // objects/info
+	refsDir                  // a git directory's refs: replace refs, the stash, the rest
+	lfsDir                   // a git directory's lfs/ or annex/: its objects (lfs.go)
+	lfsObjDir                // lfs/objects, annex/objects and their directories
+	logsDir                  // a git directory's logs: reflogs (reflog.go)
+	logsRefsDir              // its logs/refs: reflogs, the stash's
+	reflogsDir               // below: reflogs
+	reftableDir              // its reftable/: every ref, in tables not read
+	branchesDir              // its other refs: branches, tags, remote-tracking refs
+	worktreesDir             // its worktrees/: linked worktrees' directories, which git prunes
 )
 
 // Snapshot is what the host obeys in the project at a session's start.
@@ -769,6 +770,20 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		}
 	case branchesDir:
 		hostRun, sub = !typ.IsDir(), branchesDir
+	case worktreesDir:
+		// git worktree prune, and git gc, which runs it, remove an entry
+		// with no gitdir file recursively, opening it through a link: one
+		// to a folder of the user's emptied it. Nothing but git's own
+		// directory is left there, and no folder made without the gitdir
+		// file git writes in each: past 128 entries, the next launch
+		// refuses.
+		hostRun, sub = true, plainDir
+		var st, gitdir unix.Stat_t
+		if w.take == nil && typ.IsDir() && unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && w.new(&st) &&
+			(unix.Fstatat(n.fd, name+"/gitdir", &gitdir, unix.AT_SYMLINK_NOFOLLOW) != nil || gitdir.Mode&unix.S_IFMT != unix.S_IFREG) {
+			w.found(rel)
+			return true
+		}
 	case logsDir:
 		hostRun, sub = !typ.IsDir(), reflogsDir
 		if name == "refs" {

@@ -314,15 +314,19 @@ func (g *guardProbe) commonDir(common, top string) {
 		g.add(mount.Guard{Path: hooksPath, Why: "git hooks (core.hooksPath) and what they run"})
 	}
 	// Every linked worktree's pointers to the common dir and back to its
-	// checkout, and its own config. git makes each a directory, pinned
-	// while a session runs; anything else there is the sandbox's, made for
-	// no checkout of the host, and guarding it would refuse every launch.
+	// checkout, and its own config. git makes each a directory with a
+	// gitdir file, pinned while a session runs; anything else there is the
+	// sandbox's, made for no checkout of the host (a checkout's .git
+	// leading to it is the exit audit's finding), and guarding it would
+	// refuse every launch, or cost it a stand-in each: a session's 250
+	// empty folders there made the next launch's bwrap take over ten
+	// seconds.
 	entries, _ := os.ReadDir(filepath.Join(common, "worktrees"))
 	for _, e := range entries {
-		if !e.IsDir() {
+		dir := filepath.Join(common, "worktrees", e.Name())
+		if fi, err := os.Lstat(filepath.Join(dir, "gitdir")); !e.IsDir() || err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		dir := filepath.Join(common, "worktrees", e.Name())
 		g.add(mount.Guard{Path: filepath.Join(dir, "commondir"), NoOp: true, Why: "a worktree's pointer to the repository"})
 		g.add(mount.Guard{Path: filepath.Join(dir, "gitdir"), NoOp: true, Why: "a worktree's pointer to its checkout"})
 		g.add(mount.Guard{Path: filepath.Join(dir, "config.worktree"), NoOp: true, GitConfig: true, Why: "a worktree's git configuration"})

@@ -144,6 +144,10 @@ type Host struct {
 	// entries not git's own than GitNotOwn may show empty ("" if none):
 	// the launch refuses.
 	GitDirCrowded string
+	// WorktreesCrowded is the repository's worktrees folder where it
+	// holds more entries than the launch reads the reflogs of ("" if
+	// not): the launch refuses.
+	WorktreesCrowded string
 	// CredentialsLeftOut names what the private copies of the user's git
 	// configuration and of a plugin marketplace's files leave out, as it
 	// may hold a credential ("NAME in FILE"), never its value.

@@ -185,7 +185,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	// submodules', a folder's repositories') are judged as the project's.
 	others := otherGitDirs(project, h.Guards)
 	var reflogsLeftOut []string
-	h.Reflogs, reflogsLeftOut = reflogCopies(project, others)
+	h.Reflogs, reflogsLeftOut, h.WorktreesCrowded = reflogCopies(project, others)
 	h.CredentialsLeftOut = append(h.CredentialsLeftOut, reflogsLeftOut...)
 	var hooksLeftOut []string
 	h.HooksHidden, hooksLeftOut = hooksWithCredentials(project, others)

@@ -16,18 +16,24 @@ import (
 
 // Bounds on what is read of reflogs the sandbox may have written: the
 // largest judged (one larger is shown empty), the refs' logs' entries
-// looked at and the copies made of them in each repository, the
-// worktrees looked in. Past the refs' bounds their folder is shown empty
-// (a tmpfs), so that a sandbox's thousand planted logs neither slow the
-// next launch nor hide the user's among them; past the worktrees', the
-// rest are not read.
+// looked at and the copies made of them in each repository. Past the
+// refs' bounds their folder is shown empty (a tmpfs), so that a
+// sandbox's thousand planted logs neither slow the next launch nor hide
+// the user's among them.
 const (
 	maxReflog        = 16 << 20
 	maxRefLogEntries = 4096
 	maxRefLogCopies  = 16
-	maxWorktreesRead = 16
 	refLogsDirName   = "logs/refs"
 )
+
+// MaxWorktrees bounds the entries of a repository's worktrees folder
+// whose reflogs the launch reads; past it the launch refuses: a session
+// that planted folders there by the dozen pushed a linked worktree's
+// reflog, holding the token of the host's git pull there, past those
+// read (the first 16, in directory order). Each with a gitdir file also
+// costs the launch its guards: 128 took bwrap 2 s to mount, 250 9 s.
+const MaxWorktrees = 128
 
 // reflogCopies are the private copies of the reflogs that hold a
 // credential in a URL of a message (git pull https://user:TOKEN@host/x
@@ -40,10 +46,12 @@ const (
 // (their folder hidden whole past the bounds above). Only a message is
 // judged, never a line's identity (an email's @). Read beneath each git
 // directory with no link followed, as the sandbox may have written any of
-// them. It also names, for the launch, what each copy leaves out.
-func reflogCopies(p project.Project, others []string) (copies []mount.Reflog, leftOut []string) {
+// them. It also names, for the launch, what each copy leaves out, and
+// a worktrees folder holding more than MaxWorktrees entries (then nothing
+// else).
+func reflogCopies(p project.Project, others []string) (copies []mount.Reflog, leftOut []string, crowded string) {
 	if p.GitDir == "" && len(others) == 0 {
-		return nil, nil
+		return nil, nil, ""
 	}
 	judge := func(dir, name string) bool {
 		full := filepath.Join(dir, name)
@@ -73,7 +81,10 @@ func reflogCopies(p project.Project, others []string) (copies []mount.Reflog, le
 	for _, c := range commons {
 		dirs = append(dirs, c)
 		if entries, err := untrusted.ReadDir(c, "worktrees"); err == nil {
-			for _, e := range entries[:min(len(entries), maxWorktreesRead)] {
+			if len(entries) > MaxWorktrees {
+				return nil, nil, filepath.Join(c, "worktrees")
+			}
+			for _, e := range entries {
 				if e.IsDir() {
 					dirs = append(dirs, filepath.Join(c, "worktrees", e.Name()))
 				}
@@ -103,7 +114,7 @@ func reflogCopies(p project.Project, others []string) (copies []mount.Reflog, le
 			leftOut = append(leftOut[:before], "the refs' reflogs in "+dir+" (more than claudebox reads for a credential)")
 		}
 	}
-	return copies, leftOut
+	return copies, leftOut, ""
 }
 
 // otherGitDirs are the common git directories of the repositories beside

@@ -35,7 +35,7 @@ func TestReflogCopies(t *testing.T) {
 	outside := filepath.Join(dir, "outside")
 	os.WriteFile(outside, []byte(ident+"pull https://bob:TOKEN5@h/x\n"), 0o644)
 	os.Symlink(outside, filepath.Join(git, "logs", "refs", "heads", "evil"))
-	copies, leftOut := reflogCopies(project.Project{GitDir: git, CommonDir: git}, nil)
+	copies, leftOut, _ := reflogCopies(project.Project{GitDir: git, CommonDir: git}, nil)
 	var paths []string
 	for _, c := range copies {
 		paths = append(paths, strings.TrimPrefix(c.Path, git+"/"))
@@ -79,7 +79,7 @@ func TestReflogCopiesBounded(t *testing.T) {
 		heads := filepath.Join(git, "logs", "refs", "heads")
 		os.MkdirAll(heads, 0o755)
 		plant(heads)
-		copies, _ := reflogCopies(project.Project{GitDir: git, CommonDir: git}, nil)
+		copies, _, _ := reflogCopies(project.Project{GitDir: git, CommonDir: git}, nil)
 		if len(copies) != 1 || !copies[0].Dir || copies[0].Path != filepath.Dir(heads) {
 			t.Errorf("%s: copies %+v, want the refs' logs' folder hidden whole", name, copies)
 		}

@@ -30,7 +30,7 @@ func TestReflogTooLargeShownEmpty(t *testing.T) {
 		f.WriteString("a1 b2 A <a@x> 1 +0000\tpull https://bob:TOKEN@git.example.com/x main: Fast-forward\n")
 		f.Close()
 	}
-	copies, leftOut := reflogCopies(project.Project{GitDir: git, CommonDir: git}, nil)
+	copies, leftOut, _ := reflogCopies(project.Project{GitDir: git, CommonDir: git}, nil)
 	shown := map[string]bool{}
 	for _, c := range copies {
 		if c.Dir || c.Content != "" {

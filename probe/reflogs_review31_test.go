@@ -60,7 +60,7 @@ func TestEveryGitDirJudged(t *testing.T) {
 		slices.Sort(paths)
 		return paths
 	}
-	copies, _ := reflogCopies(p, others)
+	copies, _, _ := reflogCopies(p, others)
 	var got []string
 	for _, c := range copies {
 		got = append(got, c.Path)

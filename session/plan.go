@@ -39,6 +39,10 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		return nil, hint.Errorf("remove what you do not keep there (ls -a "+f.Host.GitDirCrowded+"); if you did not put it there, the sandbox may have, to push a file of yours past those it hides",
 			"%s holds more than %d entries that are not git's own, which the sandbox would see as they are", f.Host.GitDirCrowded, probe.MaxGitDirEntries)
 	}
+	if f.Host.WorktreesCrowded != "" {
+		return nil, hint.Errorf("git worktree prune removes the records of worktrees whose checkout is gone (ls "+f.Host.WorktreesCrowded+"); if you did not make them, the sandbox may have, to push a worktree's reflog past those claudebox reads for a token",
+			"%s holds more than %d entries, more than claudebox reads the reflogs of", f.Host.WorktreesCrowded, probe.MaxWorktrees)
+	}
 	ssh, err := userSSHAgent(conf, f.SSH)
 	if err != nil {
 		return nil, err
