@@ -82,8 +82,11 @@ func makeFragment(name string) bool {
 // conftest.py, which pytest imports wherever it collects tests (an
 // editor's test discovery runs it as the folder opens), and pytest.ini
 // (addopts' -p loads a plugin, pythonpath puts the project on its
-// path). Judged as a makefile's parts: git shows a change of one it
-// tracks.
+// path), and Python's startup modules, sitecustomize.py and
+// usercustomize.py, which every python3 imports from a directory on its
+// path (PYTHONPATH=$PWD/src: the host's next python3 anywhere ran one
+// the session wrote there). Judged as a makefile's parts: git shows a
+// change of one it tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
 	"gradle.properties": true, "gradle-wrapper.properties": true, "local.properties": true, ".jvmopts": true, ".sbtopts": true,
@@ -91,6 +94,15 @@ var toolConfigs = map[string]bool{
 	"phpunit.xml": true, "phpunit.xml.dist": true, "phpunit.dist.xml": true, ".proverc": true, "tox.ini": true,
 	"psalm.xml": true, "psalm.xml.dist": true, "phpcs.xml": true, "phpcs.xml.dist": true, ".phpcs.xml": true, ".phpcs.xml.dist": true,
 	"conftest.py": true, "pytest.ini": true, ".pytest.ini": true,
+	"sitecustomize.py": true, "usercustomize.py": true,
+}
+
+// startupPackage says whether name, in the directory dir, is a Python
+// startup module's as a package (sitecustomize/__init__.py), which
+// python3 imports as it imports sitecustomize.py.
+func startupPackage(dir, name string) bool {
+	base := path.Base(dir)
+	return name == "__init__.py" && (base == "sitecustomize" || base == "usercustomize")
 }
 
 // toolConfig says whether name is a tool's configuration the tool runs
