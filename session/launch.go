@@ -229,6 +229,7 @@ func (s *Session) Run(yes bool) error {
 		printable.Say(os.Stderr, "claudebox: skipped %s", b)
 	}
 	s.warnUnprotected()
+	s.warnVariableGuards()
 	if s.portsNote != "" {
 		printable.Say(os.Stderr, "claudebox: %s", s.portsNote)
 	}

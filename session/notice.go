@@ -13,6 +13,7 @@ import (
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
 )
@@ -218,6 +219,28 @@ func (s *Session) warnUnprotected() {
 	}
 	if len(s.plan.Unprotected) > 0 {
 		printable.Say(os.Stderr, "hint: what the sandbox writes there runs on the host; take it out of PATH (or your dotfiles' links) before you start claudebox, and review what the session wrote")
+	}
+}
+
+// warnVariableGuards says, at each launch, which of the project's files
+// are read-only inside because a variable of the host's environment
+// names them (DATABASE_URL=sqlite:////home/u/proj/db.sqlite3): any file
+// a variable names may be what a host tool obeys, and the guard count
+// alone left the session's failed writes unexplained.
+func (s *Session) warnVariableGuards() {
+	var names []string
+	for _, g := range s.plan.Guards {
+		name, ok := strings.CutPrefix(g.From, "$")
+		if !ok || !paths.Within(g.Path, s.plan.Project.Checkout) {
+			continue
+		}
+		printable.Say(os.Stderr, "claudebox: read-only inside, as $%s names it and a host tool may obey it: %s", name, g.Path)
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) > 0 {
+		printable.Say(os.Stderr, "hint: for the session to write it, start claudebox without the variable: env -u %s claudebox", strings.Join(names, " -u "))
 	}
 }
 
