@@ -1,0 +1,32 @@
+package projectfiles
+
+import "strings"
+
+// gitOwnEntries are the entries git and the tools that share its
+// directory keep at a git directory's top (gitrepository-layout, git
+// 2.39; a linked worktree's locked; what git fsck --lost-found recovers;
+// Git LFS's lfs, git-annex's annex, git-svn's svn, gitk's cache).
+var gitOwnEntries = map[string]bool{
+	"HEAD": true, "config": true, "config.worktree": true, "objects": true, "refs": true, "packed-refs": true,
+	"reftable": true, "index": true, "logs": true, "hooks": true, "info": true, "branches": true, "remotes": true,
+	"modules": true, "worktrees": true, "shallow": true, "commondir": true, "gitdir": true, "description": true,
+	"locked": true, "lost-found": true,
+	"rebase-merge": true, "rebase-apply": true, "sequencer": true, "rr-cache": true, "svn": true, "lfs": true,
+	"annex": true, "gitk.cache": true, "gc.pid": true, "gc.log": true, "fsmonitor--daemon": true,
+	"fsmonitor--daemon.ipc": true, "filter-repo": true, "MERGE_MODE": true, "MERGE_RR": true,
+	"MERGE_AUTOSTASH": true, "BISECT_LOG": true, "BISECT_START": true, "BISECT_TERMS": true,
+	"BISECT_NAMES": true, "BISECT_EXPECTED_REV": true, "BISECT_ANCESTORS_OK": true, "BISECT_FIRST_PARENT": true,
+	"BISECT_RUN": true, "EDIT_DESCRIPTION": true, "NOTES_MERGE_PARTIAL": true, "NOTES_MERGE_WORKTREE": true,
+}
+
+// GitOwn says name, at a git directory's top, is git's own: one of
+// gitOwnEntries, a ref (FETCH_HEAD, ORIG_HEAD, AUTO_MERGE,
+// NOTES_MERGE_REF), a message being edited (COMMIT_EDITMSG, MERGE_MSG),
+// a shared index or a lock. The one list of them: the launch shows
+// nothing else there (package probe), and every name the exit audit
+// judges there by what git does with it is one (package audit's test).
+func GitOwn(name string) bool {
+	return gitOwnEntries[name] || strings.HasSuffix(name, "_HEAD") || strings.HasSuffix(name, "_MSG") ||
+		strings.HasSuffix(name, "_EDITMSG") || strings.HasSuffix(name, ".lock") || strings.HasPrefix(name, "sharedindex.") ||
+		name == "AUTO_MERGE" || name == "NOTES_MERGE_REF"
+}
