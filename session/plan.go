@@ -110,6 +110,15 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		Limits:      conf.Limits,
 		GPU:         f.GPU,
 	})
+	// bwrap takes at most maxBwrapArgs arguments: a session that planted
+	// what each needs a mount for (submodules' git directories by the
+	// hundred, each holding entries that are not git's own) would have
+	// every later launch fail in bwrap.
+	if n := len(p.Args()) + 1; n > maxBwrapArgs {
+		dir := mostMounted(p)
+		return nil, hint.Errorf("remove what you do not keep there (ls -a "+dir+"); if you did not put it there, the sandbox may have, to stop every later launch",
+			"the sandbox would take %d arguments to bwrap, more than the %d it takes; most of its mounts are for what lies in %s", n, maxBwrapArgs, dir)
+	}
 	p.AddSandboxMD(string(sandboxmd.Render(p)))
 	s := &Session{
 		bwrap: f.Bwrap, shell: o.Shell, args: o.Args, landlock: f.Landlock, home: home, stateDir: stateDir, runFiles: runFiles, plan: p, env: set.env, additions: set.additions, unapproved: set.unapproved,
@@ -324,4 +333,29 @@ func cachesDir(stateDir, root string, off bool) string {
 		return ""
 	}
 	return instance.CachesDir(stateDir, root)
+}
+
+// maxBwrapArgs is the most arguments bwrap takes, its own name included
+// (bubblewrap's MAX_ARGS).
+const maxBwrapArgs = 9000
+
+// mostMounted is the deepest directory below which more than half of the
+// plan's mounts lie.
+func mostMounted(p mount.Plan) string {
+	below := map[string]int{}
+	for _, m := range p.Mounts {
+		for d := filepath.Dir(m.Dest); ; d = filepath.Dir(d) {
+			below[d]++
+			if d == "/" || d == "." {
+				break
+			}
+		}
+	}
+	most := "/"
+	for d, n := range below {
+		if 2*n > len(p.Mounts) && len(d) > len(most) {
+			most = d
+		}
+	}
+	return most
 }

@@ -35,7 +35,7 @@ func TestPlanReadsNothing(t *testing.T) {
 	}
 	// Calls into other packages: pure ones only (probe's types are read,
 	// its functions never called).
-	pure := []string{"filepath.Join", "hint.Errorf", "mount.Build", "sandboxmd.Render", "instance.CachesDir", "sshagent.KnownHostKeys", "strings.Join"}
+	pure := []string{"filepath.Join", "filepath.Dir", "hint.Errorf", "mount.Build", "sandboxmd.Render", "instance.CachesDir", "sshagent.KnownHostKeys", "strings.Join"}
 	// session's helpers outside plan.go that read nothing: agentOf picks
 	// an agent, resolveError and noLogin are errors, forwardRules and
 	// portsNote read the settings, newRunStem names the run files by the
@@ -44,7 +44,7 @@ func TestPlanReadsNothing(t *testing.T) {
 	helpers := []string{"agentOf", "resolveError", "noLogin", "forwardRules", "portsNote", "newRunStem", "dirCopiesAt", "inlineJSONKept"}
 	// Methods of the values the plan is made of, each reading only its
 	// value.
-	methods := []string{"SetFrom", "Variable", "IsClaude", "AddressVariable", "Resolved", "AddSandboxMD", "leaveOut", "Exact"}
+	methods := []string{"Args", "SetFrom", "Variable", "IsClaude", "AddressVariable", "Resolved", "AddSandboxMD", "leaveOut", "Exact"}
 	builtins := []string{"append", "len", "string"}
 	own := map[string]bool{}
 	for _, d := range f.Decls {
