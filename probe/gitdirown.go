@@ -39,6 +39,13 @@ func annexOwn(name string) bool {
 		strings.HasSuffix(name, ".cache") || strings.HasSuffix(name, ".upl") || strings.HasSuffix(name, "unused")
 }
 
+// maxAnnexNotOwn bounds the entries of a git directory's annex shown
+// empty one by one; past it the annex is shown empty whole: the exit
+// audit leaves what a session made there (it judges annex's objects),
+// and entries it made by the thousand would have every later launch
+// refuse.
+const maxAnnexNotOwn = 64
+
 // MaxGitDirEntries bounds the entries not git's own at a git directory's
 // top shown empty (a mount each); past it the launch refuses.
 const MaxGitDirEntries = 1024
@@ -82,8 +89,17 @@ func gitDirNotOwn(p project.Project, others []string) (entries []mount.GitEntry,
 		if !notOwn(d, found, projectfiles.GitOwn) {
 			return nil, nil, d
 		}
-		if annex, err := untrusted.ReadDir(d, "annex"); err == nil && !notOwn(filepath.Join(d, "annex"), annex, annexOwn) {
-			return nil, nil, d
+		if annex, err := untrusted.ReadDir(d, "annex"); err == nil {
+			dir := filepath.Join(d, "annex")
+			planted := slices.DeleteFunc(annex, func(e fs.DirEntry) bool {
+				return annexOwn(e.Name()) || !e.Type().IsRegular() && !e.IsDir()
+			})
+			if len(planted) > maxAnnexNotOwn {
+				entries = append(entries, mount.GitEntry{Path: dir, Dir: true})
+				leftOut = append(leftOut, "all of "+dir+" (more entries that are not git-annex's own than claudebox shows empty one by one)")
+			} else if !notOwn(dir, planted, annexOwn) {
+				return nil, nil, d
+			}
 		}
 	}
 	return entries, leftOut, ""

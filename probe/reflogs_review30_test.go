@@ -151,3 +151,27 @@ func TestGitDirCrowded(t *testing.T) {
 		t.Errorf("crowded %q, %d shown empty, %d named, want %s and none", crowded, len(entries), len(leftOut), git)
 	}
 }
+
+// TestAnnexPaddedHiddenWhole: entries a session made in a git directory's
+// annex are not git-annex's own, so the launch shows each empty, and the
+// exit audit leaves them (it judges annex's objects only): 1,030 empty
+// files there had every later launch refuse, naming .git, whose `ls -a`
+// showed nothing planted. Past maxAnnexNotOwn the annex is shown empty
+// whole (one mount) and the launch goes on.
+func TestAnnexPaddedHiddenWhole(t *testing.T) {
+	git := filepath.Join(t.TempDir(), ".git")
+	os.MkdirAll(filepath.Join(git, "annex", "objects"), 0o755)
+	os.WriteFile(filepath.Join(git, "credentials"), nil, 0o600)
+	for i := range MaxGitDirEntries + 6 {
+		os.WriteFile(filepath.Join(git, "annex", fmt.Sprintf("p%05d", i)), nil, 0o644)
+	}
+	entries, _, crowded := gitDirNotOwn(project.Project{GitDir: git, CommonDir: git}, nil)
+	var got []string
+	for _, e := range entries {
+		got = append(got, fmt.Sprintf("%s %v", strings.TrimPrefix(e.Path, git+"/"), e.Dir))
+	}
+	slices.Sort(got)
+	if want := []string{"annex true", "credentials false"}; crowded != "" || !slices.Equal(got, want) {
+		t.Errorf("crowded %q, shown empty %d: %.200q, want %q", crowded, len(got), got, want)
+	}
+}
