@@ -56,12 +56,15 @@ func TestReplayReview24GoneWorktreeSnapshots(t *testing.T) {
 	h.GitRepo(proj)
 	tree := proj + "-task"
 	h.Run(proj, nil, "claudebox", "-w", "task", "--shell", "-c", "head -c 8388608 /dev/urandom > out.bin")
-	// The next session's snapshot takes it.
-	h.Run(proj, nil, "claudebox", "-w", "task", "--shell", "-c", "sleep 2")
+	// The next session's snapshot takes it, beside the session, which
+	// waits for it (a session of two seconds ended first under load).
 	store := filepath.Join(h.Home, ".claudebox", instance.UndoRecords, instance.Hash(proj))
-	if large(store) == 0 {
-		t.Fatal("the store never held the worktree's file")
-	}
+	s := h.Command(proj, nil, "claudebox", "-w", "task", "--shell", "-c", "while [ ! -e go ]; do sleep 0.05; done; rm -f go")
+	harness.Must(t, s.Start())
+	defer s.Process.Kill()
+	harness.WaitFor(t, "the worktree's file in the undo store", func() bool { return large(store) > 0 })
+	h.Write(filepath.Join(tree, "go"), "")
+	harness.Must(t, s.Wait())
 	h.Run(proj, nil, "git", "worktree", "remove", "--force", tree)
 	h.Run(proj, nil, "claudebox", "--gc")
 	if n := large(store); n > 0 {
