@@ -3,6 +3,8 @@ package gitconfig
 import (
 	"slices"
 	"strings"
+
+	"github.com/claudebox/claudebox/internal/credential"
 )
 
 // RepositoryCopy is what a sandbox sees of a repository's own
@@ -15,7 +17,8 @@ import (
 // whatever it holds: includes, credentials, http.*, url.*, aliases, hooks,
 // filters (but Git LFS's own) and every tool's own section. A URL kept
 // loses its user and password (an ssh URL keeps its user, the login), its
-// query and fragment (a file:// URL's aside). A file git cannot read is empty:
+// query and fragment and a path's segment that may be a token (a file://
+// URL's aside). A file git cannot read is empty:
 // nothing of it is shown.
 func RepositoryCopy(content []byte) []byte {
 	entries, err := Parse(content)
@@ -137,7 +140,9 @@ func withoutCredentialsKept(e Entry) (Entry, bool) {
 
 // withoutCredentials is a URL git fetches from without what may be a
 // credential in it: its user and password (a scheme's, scheme://…@host/),
-// the ssh user aside, and its query and fragment, a file:// URL's aside. A
+// the ssh user aside, its query and fragment and each segment of its path
+// not known to be a word or a version (credential.WithoutURLPath), a
+// file:// URL's aside. A
 // local path or scp-like address (git@host:path) is as it was. It reports
 // false for a value it cannot read as one of these: a password in an
 // scp-like address (user:password@host:path), an @ in a URL's path (a
@@ -185,11 +190,16 @@ func withoutCredentials(url string) (string, bool) {
 	// A query or fragment may carry a token over any transport (a remote
 	// helper's: persistent-https://…?token=, s3://…?secret=); a local
 	// file's name may hold either.
-	if scheme != "file" {
-		path, _, _ = strings.Cut(path, "?")
-		path, _, _ = strings.Cut(path, "#")
+	if scheme == "file" {
+		return scheme + "://" + authority + path, true
 	}
-	return scheme + "://" + authority + path, true
+	path, _, _ = strings.Cut(path, "?")
+	path, _, _ = strings.Cut(path, "#")
+	// A registry may take its token as a segment of the path
+	// (https://host/TOKEN/repo.git): one not known to be a word or a
+	// version is a *, as a reflog's copy writes it.
+	kept, _ := credential.WithoutURLPath([]byte(scheme + "://" + authority + path))
+	return string(kept), true
 }
 
 // numericPort says whether an authority's port, if it names one, is a

@@ -50,18 +50,46 @@ const maxAnnexNotOwn = 64
 // top shown empty (a mount each); past it the launch refuses.
 const MaxGitDirEntries = 1024
 
-// gitDirNotOwn are the entries at the top of the project's git
-// directories, and of the others' (submodules', a folder's
-// repositories'), that are not git's own (projectfiles.GitOwn): what you or another
-// program keep there, a credential helper's store (credential.helper
-// 'store --file .git/credentials'), a Git client's settings. The sandbox
-// sees each empty; files and directories only, as they are at launch.
-// crowded is a git directory holding more than MaxGitDirEntries of them
-// ("" if none): a session that padded the top with its own would push
-// yours past the ones shown empty, so none is shown and the launch
-// refuses.
+// infoOwn says name, in a git directory's info, is git's own
+// (gitrepository-layout: the patterns of exclude, attributes and
+// sparse-checkout, grafts, update-server-info's refs) or its lock.
+func infoOwn(name string) bool {
+	name = strings.TrimSuffix(name, ".lock")
+	return name == "exclude" || name == "attributes" || name == "sparse-checkout" || name == "grafts" || name == "refs"
+}
+
+// gitDirNotOwn are the entries that are not git's own (projectfiles.GitOwn)
+// at the top of the project's git directories, of the others' (submodules',
+// a folder's repositories') and of each linked worktree's (worktrees/<name>),
+// in each one's info, and beside those folders in worktrees: what you or
+// another program keep there, a credential helper's store
+// (credential.helper 'store --file .git/credentials'), a Git client's
+// settings. The sandbox sees each empty; files and directories only, as
+// they are at launch. crowded is a git directory holding more than
+// MaxGitDirEntries of them ("" if none): a session that padded the top
+// with its own would push yours past the ones shown empty, so none is
+// shown and the launch refuses.
 func gitDirNotOwn(p project.Project, others []string) (entries []mount.GitEntry, leftOut []string, crowded string) {
-	dirs := append([]string{p.GitDir, p.CommonDir}, others...)
+	commons := append([]string{p.CommonDir}, others...)
+	dirs := append([]string{p.GitDir}, commons...)
+	for _, c := range commons {
+		if c == "" {
+			continue
+		}
+		// Past MaxWorktrees entries the launch refuses (reflogCopies).
+		if found, err := untrusted.ReadDir(c, "worktrees"); err == nil && len(found) <= MaxWorktrees {
+			for _, e := range found {
+				full := filepath.Join(c, "worktrees", e.Name())
+				switch {
+				case e.IsDir():
+					dirs = append(dirs, full)
+				case e.Type().IsRegular():
+					entries = append(entries, mount.GitEntry{Path: full})
+					leftOut = append(leftOut, "all of "+full+" (not git's own: shown empty)")
+				}
+			}
+		}
+	}
 	slices.Sort(dirs)
 	for _, d := range slices.Compact(dirs) {
 		if d == "" {
@@ -87,6 +115,9 @@ func gitDirNotOwn(p project.Project, others []string) (entries []mount.GitEntry,
 			return true
 		}
 		if !notOwn(d, found, projectfiles.GitOwn) {
+			return nil, nil, d
+		}
+		if info, err := untrusted.ReadDir(d, "info"); err == nil && !notOwn(filepath.Join(d, "info"), info, infoOwn) {
 			return nil, nil, d
 		}
 		if annex, err := untrusted.ReadDir(d, "annex"); err == nil {

@@ -161,7 +161,10 @@ func refLogs(dir, name string, seen *int) (files []string, whole bool) {
 
 // reflogWithout is a reflog's text with each line's message (what follows
 // its first tab, as FETCH_HEAD's note does) without the credentials of
-// its URLs (credential.WithoutURL), and whether one was taken out.
+// its URLs (credential.WithoutURL) and the segments of their paths that
+// may be tokens (credential.WithoutURLPath: git pull
+// https://host/TOKEN/x.git writes its URL as typed, git fetch and clone
+// without its user and password only), and whether one was taken out.
 func reflogWithout(b []byte) ([]byte, bool) {
 	var out []byte
 	done := 0
@@ -171,10 +174,16 @@ func reflogWithout(b []byte) ([]byte, bool) {
 			end = len(b) - at
 		}
 		line := b[at : at+end]
-		if i := bytes.IndexByte(line, '\t'); i >= 0 && userBeforeAt(line[i:]) && credential.InURL(line[i:]) {
-			kept, _ := credential.WithoutURL(line[i:])
-			out = append(append(out, b[done:at+i]...), kept...)
-			done = at + end
+		if i := bytes.IndexByte(line, '\t'); i >= 0 {
+			msg := line[i:]
+			kept, user := msg, userBeforeAt(msg) && credential.InURL(msg)
+			if user {
+				kept, _ = credential.WithoutURL(kept)
+			}
+			if kept, path := credential.WithoutURLPath(kept); user || path {
+				out = append(append(out, b[done:at+i]...), kept...)
+				done = at + end
+			}
 		}
 		at += end
 	}

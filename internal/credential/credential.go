@@ -257,6 +257,32 @@ func WithoutURL(data []byte) ([]byte, bool) {
 	return out, !bytes.Equal(out, data)
 }
 
+// WithoutURLPath is data with each segment of a URL's path that may be a
+// token (as InURLPath judges one) replaced by a *, and whether there was
+// one.
+func WithoutURLPath(data []byte) ([]byte, bool) {
+	if !bytes.Contains(data, []byte("://")) {
+		return data, false
+	}
+	var out []byte
+	done := 0
+	for _, m := range urlPath().FindAllSubmatchIndex(data, -1) {
+		at := m[2]
+		for _, segment := range bytes.Split(data[m[2]:m[3]], []byte("/")) {
+			// A colon ending the path is a message's (git's "pull URL: Merge made").
+			if token := bytes.TrimRight(segment, ":"); !wordsOnly(string(token), "-_.~+") {
+				out = append(append(out, data[done:at]...), '*')
+				done = at + len(token)
+			}
+			at += len(segment) + 1
+		}
+	}
+	if out == nil {
+		return data, false
+	}
+	return append(out, data[done:]...), true
+}
+
 // settingsCredential is a literal given, in a settings file (YAML, TOML,
 // INI, a .properties, JSON, a shell's export, XML's element), to a key
 // whose name ends in what says a password, a secret, a token or a key

@@ -1,0 +1,94 @@
+package secrets
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview32InReflogURLPathToken: a reflog's copy took a URL's
+// user and password out of git's record of a command, not a token in
+// its path: git clone and git pull of https://host/TOKEN/repo.git (a
+// registry that takes its token in the path) wrote it into logs/HEAD and
+// the branch's log, git fetch into FETCH_HEAD, and the clone kept it in
+// the remote's URL, whose copy in .git/config kept the path as written:
+// the sandbox read all four. The attack, from inside: read them, git
+// remote -v. Proof: the token is nowhere inside; a pull whose URL's path
+// reads as words is still shown as git wrote it; the host's logs are
+// byte-identical after the session.
+func TestReplayReview32InReflogURLPathToken(t *testing.T) {
+	h := harness.NewHost(t)
+	// The upstream lies where its URL's path leads once git rewrites it
+	// (insteadOf), so that the URL typed is a registry's: one under a
+	// token, one under words.
+	srv := filepath.Join(h.Base, "srv")
+	secret := filepath.Join(srv, "R32pathZk3wQp9LmT2v", "up.git")
+	plain := filepath.Join(srv, "acme", "plain.git")
+	h.GitRepo(secret)
+	branch := strings.TrimSpace(h.Run(secret, nil, "git", "branch", "--show-current"))
+	h.Run(h.Home, nil, "git", "clone", "-q", "--bare", secret, plain)
+	commit := func(name string) {
+		h.Write(filepath.Join(secret, name), name+"\n")
+		h.Run(secret, nil, "git", "add", name)
+		h.Run(secret, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", name)
+	}
+	rewrite := []string{"-c", "url.file://" + srv + "/.insteadOf=https://registry.example.com/"}
+	proj := filepath.Join(h.Home, "work", "app")
+	h.Run(h.Home, nil, "git", append(rewrite, "clone", "-q", "https://registry.example.com/R32pathZk3wQp9LmT2v/up.git", proj)...)
+	commit("NEW")
+	h.Run(secret, nil, "git", "push", "-q", plain, branch)
+	h.Run(proj, nil, "git", append(rewrite, "pull", "-q", "--ff-only", "https://registry.example.com/acme/plain.git", branch)...)
+	commit("NEWER")
+	h.Run(proj, nil, "git", append(rewrite, "pull", "-q", "--ff-only", "https://registry.example.com/R32pathZk3wQp9LmT2v/up.git", branch)...)
+	h.Run(proj, nil, "git", append(rewrite, "fetch", "-q", "https://registry.example.com/R32pathZk3wQp9LmT2v/up.git", branch)...)
+	git := filepath.Join(proj, ".git")
+	host := h.Run(proj, nil, "sh", "-c", "cat .git/logs/HEAD .git/logs/refs/heads/* .git/FETCH_HEAD")
+	if strings.Count(host, "R32path") < 3 {
+		t.Fatalf("git did not record the URL's path as the test expects, it proves nothing:\n%s", host)
+	}
+	before := harness.Snapshots([]string{filepath.Join(git, "logs"), filepath.Join(git, "FETCH_HEAD")})
+	out := h.Inside(proj, nil, "exec 2>&1; cat .git/logs/HEAD .git/logs/refs/heads/* .git/FETCH_HEAD .git/config; git log -g --format=%gs HEAD; git remote -v; true")
+	t.Log(out)
+	if strings.Contains(out, "R32path") {
+		t.Errorf("a token in a URL's path in a reflog, FETCH_HEAD or a remote's URL is readable inside")
+	}
+	if !strings.Contains(out, "pull -q --ff-only https://registry.example.com/acme/plain.git") {
+		t.Errorf("inside, want the pull whose URL's path reads as words as git wrote it")
+	}
+	harness.CompareSnapshots(t, before)
+}
+
+// TestReplayReview32InGitInfoAndWorktreeTops: of a git directory's top
+// only git's own entries crossed, but below it info/ and each linked
+// worktree's folder in worktrees/ (and that folder's own top) were not
+// judged: a credential store a user keeps there (credential.helper
+// 'store --file .git/info/credentials', a note beside a worktree's
+// gitdir) was readable. The attack, from inside: read them. Proof: the
+// tokens are nowhere inside; info's exclude and the linked worktree's own
+// files are still shown; the host's files are byte-identical after.
+func TestReplayReview32InGitInfoAndWorktreeTops(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "worktree", "add", "-q", "-b", "feature", filepath.Join(h.Home, "work", "feature"))
+	git := filepath.Join(proj, ".git")
+	h.Write(filepath.Join(git, "info", "exclude"), "# R32-harmless-exclude\n*.log\n")
+	h.Write(filepath.Join(git, "info", "credentials"), "https://alice:R32infoTok@git.example.com\n")
+	h.Write(filepath.Join(git, "info", "deploy", "token"), "R32infoDirTok\n")
+	h.Write(filepath.Join(git, "worktrees", "feature", "credentials"), "https://alice:R32wtTok@git.example.com\n")
+	h.Write(filepath.Join(git, "worktrees", "notes.txt"), "R32wtTopTok\n")
+	before := harness.Snapshots([]string{filepath.Join(git, "info"), filepath.Join(git, "worktrees")})
+	out := h.Inside(proj, nil, "exec 2>&1; grep -r . .git/info .git/worktrees; true")
+	t.Log(out)
+	if strings.Contains(out, "Tok") {
+		t.Errorf("a file that is not git's own in info/ or worktrees/ is readable inside")
+	}
+	for _, want := range []string{"R32-harmless-exclude", "worktrees/feature/gitdir:", "worktrees/feature/HEAD:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want %q shown", want)
+		}
+	}
+	harness.CompareSnapshots(t, before)
+}
