@@ -11,6 +11,7 @@ import (
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/gitconfig"
+	"github.com/claudebox/claudebox/internal/credential"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/untrusted"
@@ -79,9 +80,12 @@ var (
 	})
 )
 
-// gitSecret says text of a git configuration may hold a credential.
+// gitSecret says text of a git configuration may hold a credential: also
+// a segment of a URL's path not known to be a word or a version
+// (credential.InURLPath), in a value or in the URL a subsection names
+// (url."https://host/TOKEN/".insteadOf, http."https://host/TOKEN/".*).
 func gitSecret(text []byte) bool {
-	return gitSecretText().Match(text) || claudesettings.HasURLCredential(text)
+	return gitSecretText().Match(text) || claudesettings.HasURLCredential(text) || credential.InURLPath(text)
 }
 
 // gitKeyNames end in "key" but name what is no credential: the key git

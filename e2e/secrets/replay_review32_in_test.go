@@ -92,3 +92,30 @@ func TestReplayReview32InGitInfoAndWorktreeTops(t *testing.T) {
 	}
 	harness.CompareSnapshots(t, before)
 }
+
+// TestReplayReview32InGitConfigSubsectionURLPath: of your git
+// configuration a variable's value was judged for a token in a URL's
+// path, not its name: a registry's token in the URL a url.<base>.insteadOf
+// or an http.<url>.* names (url."https://host/TOKEN/".insteadOf) crossed.
+// The attack, from inside: read the copy. Proof: the token is nowhere
+// inside, nor in --dry-run, which names what it left out; an insteadOf
+// whose URL reads as words is still shown.
+func TestReplayReview32InGitConfigSubsectionURLPath(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".gitconfig"), "[user]\n\tname = Alice\n[url \"https://git.example.com/R32keyZk3wQp9LmT2v/acme/\"]\n\tinsteadOf = https://git.example.com/acme/\n"+
+		"[http \"https://git.example.com/R32httpZk3wQp9LmT2v/\"]\n\tsslVerify = true\n[url \"https://mirror.example.com/acme/\"]\n\tinsteadOf = https://R32-harmless.example.com/\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.gitconfig; git config --global -l; true")
+	t.Log(out)
+	if strings.Contains(out, "Zk3wQp9LmT2v") {
+		t.Errorf("a token in a URL's path named in your git configuration is readable inside")
+	}
+	if !strings.Contains(out, "R32-harmless") {
+		t.Errorf("inside, want the insteadOf whose URL reads as words")
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	if strings.Contains(dry, "Zk3wQp9LmT2v") || !strings.Contains(dry, "url.") {
+		t.Errorf("--dry-run names the token, or not the variables left out:\n%s", dry)
+	}
+}
