@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -529,17 +530,52 @@ func (c Compared) at(i int) string {
 	return c.names[from:c.ends[i]]
 }
 
+// IndexStatus tells an index file from any other, and from itself
+// rewritten: its filesystem and inode, its status change time
+// (nanoseconds: any write changes it, and no one can set it back) and its
+// size.
+type IndexStatus struct {
+	Dev, Ino uint64
+	Ctime    int64
+	Size     int64
+}
+
+// indexStatus is the status of the index st describes, and whether it is
+// one GitCompares reads: a regular file within maxIndex whose status is
+// from before since.
+func indexStatus(st *unix.Stat_t, since time.Time) (IndexStatus, bool) {
+	return IndexStatus{Dev: st.Dev, Ino: st.Ino, Ctime: st.Ctim.Nano(), Size: st.Size},
+		st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size <= maxIndex && time.Unix(st.Ctim.Unix()).Before(since)
+}
+
+// IndexNow is the status of the index of the git directory gitDir, if it
+// is one GitCompares would read for a session that began at since: its
+// Compared are those GitCompares gave for an index of the same status.
+func IndexNow(gitDir string, since time.Time) (IndexStatus, bool) {
+	d, err := openRoot(gitDir)
+	if err != nil {
+		return IndexStatus{}, false
+	}
+	defer d.Close()
+	var st unix.Stat_t
+	if unix.Fstatat(int(d.Fd()), "index", &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return IndexStatus{}, false
+	}
+	return indexStatus(&st, since)
+}
+
 // GitCompares returns the paths of the entries of the index of the git
 // directory gitDir whose files the host's git status compares with the
 // index (neither assume-unchanged nor skip-worktree, no gitlink), where
 // that index is one whole file nothing changed since since (its status
 // older: no entry added, removed or given another file's status data
-// during the session); ok is false otherwise (a split index, one
-// changed, unreadable, over maxIndex, or not sorted as git writes them).
-func GitCompares(gitDir string, since time.Time) (c Compared, ok bool) {
+// during the session), and that index's status; ok is false otherwise (a
+// split index, one changed, unreadable, over maxIndex, or not sorted as
+// git writes them).
+func GitCompares(gitDir string, since time.Time) (c Compared, read IndexStatus, ok bool) {
 	d, err := openRoot(gitDir)
 	if err != nil {
-		return c, false
+		return c, read, false
 	}
 	defer d.Close()
 	indexReading.Lock()
@@ -547,18 +583,26 @@ func GitCompares(gitDir string, since time.Time) (c Compared, ok bool) {
 	n := hashLen(int(d.Fd()))
 	fd, err := unix.Openat(int(d.Fd()), "index", unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
 	if err != nil {
-		return c, false
+		return c, read, false
 	}
 	f := os.NewFile(uintptr(fd), "index")
 	defer f.Close()
 	before := func() bool {
 		var st unix.Stat_t
-		return unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size <= maxIndex &&
-			time.Unix(st.Ctim.Unix()).Before(since)
+		if unix.Fstat(fd, &st) != nil {
+			return false
+		}
+		now, ok := indexStatus(&st, since)
+		// The same status before the read as after: nothing wrote it.
+		if read != (IndexStatus{}) && now != read {
+			return false
+		}
+		read = now
+		return ok
 	}
 	fi, err := f.Stat()
 	if err != nil || !before() {
-		return c, false
+		return c, read, false
 	}
 	// Mapped, not read: the page cache's pages in place.
 	err = untrusted.ScanFile(f, fi, maxIndex, func(b []byte) {
@@ -592,7 +636,40 @@ func GitCompares(gitDir string, since time.Time) (c Compared, ok bool) {
 	})
 	// Its status again: nothing wrote it while it was read.
 	if err != nil || !ok || !before() {
-		return Compared{}, false
+		return Compared{}, read, false
 	}
+	return c, read, true
+}
+
+// AppendTo appends c to b as ComparedFrom reads it: the number of paths,
+// their ends (in the machine's byte order), then the paths' bytes.
+func (c Compared) AppendTo(b []byte) []byte {
+	b = binary.NativeEndian.AppendUint32(b, uint32(len(c.ends)))
+	for _, e := range c.ends {
+		b = binary.NativeEndian.AppendUint32(b, e)
+	}
+	return append(b, c.names...)
+}
+
+// ComparedFrom is the Compared AppendTo wrote at the start of b (aligned
+// to 4 bytes), in place: it holds b, which must stay as it is while it is
+// used (the undo store's record, mapped). ok is false for one cut short.
+func ComparedFrom(b []byte) (c Compared, ok bool) {
+	if len(b) < 4 || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%4 != 0 {
+		return c, false
+	}
+	n := uint64(binary.NativeEndian.Uint32(b))
+	if n*4 > uint64(len(b)-4) {
+		return c, false
+	}
+	names := b[4+n*4:]
+	if n > 0 {
+		c.ends = unsafe.Slice((*uint32)(unsafe.Pointer(&b[4])), n)
+		// Each path within the names, as AppendTo wrote them.
+		if !slices.IsSorted(c.ends) || uint64(c.ends[n-1]) != uint64(len(names)) {
+			return Compared{}, false
+		}
+	}
+	c.names = unsafe.String(unsafe.SliceData(names), len(names))
 	return c, true
 }

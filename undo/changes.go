@@ -324,7 +324,7 @@ func Changed(stateDir string, p instance.Project, began time.Time, skip []string
 
 func (st store) changes(p instance.Project, began time.Time, skip []string, reopen *audit.Reopener, c *Changes, walked func(tree)) error {
 	checkout := p.Checkout
-	compared := comparedOf(p, began)
+	compared, comparedDone := st.comparedOf(p, began)
 	dirs := st.dirsOf(checkout)
 	// The session's own is the newest taken before it began (a later
 	// one is a later session's, overlapping it); one still pending, or
@@ -345,6 +345,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 	failClosed := func(now *tree, walkErr, err error) error {
 		if now == nil {
 			t, werr := walkCheckout(checkout, skip, began, reopen, compared, dirs)
+			comparedDone()
 			walked(t)
 			dirs.close(st, checkout)
 			now, walkErr = &t, werr
@@ -417,6 +418,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		listing <- listResult{out, err}
 	}()
 	now, walkErr := walkCheckout(checkout, skip, began, reopen, compared, dirs)
+	comparedDone()
 	walked(now)
 	dirs.close(st, checkout)
 	if len(now.unstatted) > 0 {

@@ -2,13 +2,13 @@ package undo
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"io"
 	"iter"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/claudebox/claudebox/instance"
@@ -108,7 +108,7 @@ func (st store) dirsOf(checkout string) *dirRecords {
 // parseDirs are the offsets of the directories a record holds, sorted by
 // path; ok is false unless the record is whole, of the filesystem dev.
 func parseDirs(b []byte, dev uint64) ([]uint32, bool) {
-	if !strings.HasPrefix(string(b), dirsMagic) || len(b) < len(dirsMagic)+8 || binary.LittleEndian.Uint64(b[len(dirsMagic):]) != dev {
+	if !bytes.HasPrefix(b, []byte(dirsMagic)) || len(b) < len(dirsMagic)+8 || binary.LittleEndian.Uint64(b[len(dirsMagic):]) != dev {
 		return nil, false
 	}
 	var at []uint32
@@ -123,7 +123,12 @@ func parseDirs(b []byte, dev uint64) ([]uint32, bool) {
 		at = append(at, uint32(off))
 		off += n
 	}
-	slices.SortFunc(at, func(x, y uint32) int { return comparePath(dirPath(b, x), string(dirPath(b, y))) })
+	// writeTo writes them sorted: sorting again took a tenth of a second
+	// of 50,000 directories.
+	byPath := func(x, y uint32) int { return bytes.Compare(dirPath(b, x), dirPath(b, y)) }
+	if !slices.IsSortedFunc(at, byPath) {
+		slices.SortFunc(at, byPath)
+	}
 	return at, true
 }
 
@@ -262,16 +267,25 @@ func (d *dirRecords) close(st store, checkout string) {
 	d.known, d.at, d.out, d.taken = nil, nil, nil, nil
 }
 
-// writeTo writes the record made: the directories read, then those
-// taken from the last record.
+// writeTo writes the record made: the directories read and those taken
+// from the last record, sorted by path.
 func (d *dirRecords) writeTo(f io.Writer) error {
+	var dirs [][]byte
+	for off := 0; off < len(d.out); {
+		n := dirHeader + int(binary.LittleEndian.Uint32(d.out[off:])+binary.LittleEndian.Uint32(d.out[off+4:]))
+		dirs = append(dirs, d.out[off:off+n])
+		off += n
+	}
+	for _, off := range d.taken {
+		n := dirHeader + binary.LittleEndian.Uint32(d.known[off:]) + binary.LittleEndian.Uint32(d.known[off+4:])
+		dirs = append(dirs, d.known[off:off+n])
+	}
+	slices.SortFunc(dirs, func(x, y []byte) int { return bytes.Compare(dirPath(x, 0), dirPath(y, 0)) })
 	w := bufio.NewWriterSize(f, 64<<10)
 	w.WriteString(dirsMagic)
 	w.Write(binary.LittleEndian.AppendUint64(nil, d.dev))
-	w.Write(d.out)
-	for _, off := range d.taken {
-		n := dirHeader + binary.LittleEndian.Uint32(d.known[off:]) + binary.LittleEndian.Uint32(d.known[off+4:])
-		w.Write(d.known[off : off+n])
+	for _, dir := range dirs {
+		w.Write(dir)
 	}
 	return w.Flush()
 }

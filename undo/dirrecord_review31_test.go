@@ -42,7 +42,7 @@ func recordedTree(t *testing.T, withCompared bool) (checkout string, record *dir
 	var st unix.Stat_t
 	unix.Stat(checkout, &st)
 	if withCompared {
-		c, ok := audit.GitCompares(filepath.Join(checkout, ".git"), since)
+		c, _, ok := audit.GitCompares(filepath.Join(checkout, ".git"), since)
 		if !ok {
 			t.Fatal("the committed files are not known")
 		}

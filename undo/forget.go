@@ -50,7 +50,7 @@ func Forget(stateDir, root string, checkouts []string) {
 			dropped += max(s.added, droppedAtLeast)
 		}
 		hash := instance.Hash(c)
-		for _, name := range []string{hash + ".index", hash + ".index.tree", changesName(c), dirsName(c)} {
+		for _, name := range []string{hash + ".index", hash + ".index.tree", changesName(c), dirsName(c), comparedName(c)} {
 			os.Remove(filepath.Join(st.dir, name))
 		}
 	}
@@ -110,7 +110,7 @@ func Move(stateDir, oldRoot, newRoot string) error {
 			}
 		}
 	}
-	for _, name := range []string{oldHash + ".index", oldHash + ".index.tree", changesName(oldRoot), dirsName(oldRoot)} {
+	for _, name := range []string{oldHash + ".index", oldHash + ".index.tree", changesName(oldRoot), dirsName(oldRoot), comparedName(oldRoot)} {
 		os.Remove(filepath.Join(st.dir, name))
 	}
 	alternates := filepath.Join(st.gitDir, "objects", "info", "alternates")
