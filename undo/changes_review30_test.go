@@ -32,15 +32,19 @@ func trustNoCtime(tb testing.TB, p instance.Project) {
 // Where the user's git trusts less (core.trustctime false, core.checkStat
 // minimal, core.ignoreStat, core.fsmonitor) or the session wrote the
 // index (git add; git update-index --assume-unchanged), every status is
-// read at the exit, as before.
+// read at the exit, as before; and where the index is smaller than
+// comparedAskFrom, whose files the exit reads without asking git.
 func TestExitLeavesComparedUnread(t *testing.T) {
 	cases := []struct {
 		name   string
 		before func(p instance.Project)
 		during func(p instance.Project)
 		unread bool
+		// few: an index smaller than comparedAskFrom.
+		few bool
 	}{
 		{name: "default", unread: true},
+		{name: "few files", few: true},
 		{name: "trustctime false", before: func(p instance.Project) { trustNoCtime(t, p) }},
 		{name: "checkStat minimal", before: func(p instance.Project) { gitIn(t, p, "config", "core.checkStat", "minimal") }},
 		{name: "ignoreStat", before: func(p instance.Project) { gitIn(t, p, "config", "core.ignoreStat", "true") }},
@@ -51,6 +55,9 @@ func TestExitLeavesComparedUnread(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			p := repo(t, 3, 2)
+			if !tc.few {
+				manyCompared(t, p)
+			}
 			tool := filepath.Join(p.Checkout, "pkg1", "tool.sh")
 			os.WriteFile(tool, []byte("#!/bin/sh\necho ok\n"), 0o755)
 			if tc.before != nil {
@@ -95,6 +102,7 @@ func TestExitLeavesComparedUnread(t *testing.T) {
 // read says it does not know, and --undo takes it for not whole.
 func TestTrackedChangedSinceRecord(t *testing.T) {
 	p := repo(t, 2, 2)
+	manyCompared(t, p)
 	state := t.TempDir()
 	since := after(t, state, p.Checkout)
 	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {

@@ -57,6 +57,7 @@ func after(t *testing.T, state, dir string) time.Time {
 // forever) when a .gitignore is a FIFO, saying so.
 func TestRecordChanges(t *testing.T) {
 	p := repo(t, 3, 2)
+	manyCompared(t, p)
 	state := t.TempDir()
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "secret"), []byte("x\n"), 0o644)

@@ -32,7 +32,8 @@ import (
 type gitCompared = *audit.Compared
 
 // comparedOf are the files of p's checkout the host's git compares
-// (gitCompared), nil where they are not known; done, called once the walk
+// (gitCompared), nil where they are not known or the index is small
+// (comparedAskFrom); done, called once the walk
 // no longer uses them, releases them.
 //
 // A large index's are kept in the store for the next exit, with the
@@ -46,11 +47,11 @@ type gitCompared = *audit.Compared
 // (as the record of directories is).
 func (st store) comparedOf(p instance.Project, since time.Time) (c gitCompared, done func()) {
 	done = func() {}
-	if p.GitDir == "" || !statusCompared(p.GitDir) {
+	if p.GitDir == "" {
 		return nil, done
 	}
 	now, ok := audit.IndexNow(p.GitDir, since)
-	if !ok {
+	if !ok || now.Size < comparedAskFrom || !statusCompared(p.GitDir) {
 		return nil, done
 	}
 	var store unix.Stat_t
@@ -75,6 +76,14 @@ func (st store) comparedOf(p instance.Project, since time.Time) (c gitCompared, 
 	}
 	return &read, done
 }
+
+// comparedAskFrom is the size of an index whose files the exit asks the
+// user's git how it compares (statusCompared): a smaller one (about 50
+// entries) holds fewer statuses than the walk reads in a millisecond, and
+// that git is a process of its own at every exit (130 page faults, 10 ms
+// of a one-file session's exit on the 2-core machine); its files' statuses
+// are all read. (The tests of kept records ask at every size.)
+var comparedAskFrom int64 = 4 << 10
 
 // comparedMagic begins the store's record of an index's compared files;
 // then the index's status (audit.IndexStatus: four 8-byte numbers), and

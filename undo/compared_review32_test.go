@@ -16,9 +16,9 @@ import (
 // are kept.
 func comparedCheckout(t *testing.T) (instance.Project, store, string) {
 	t.Helper()
-	was := comparedKeptFrom
-	comparedKeptFrom = 0
-	t.Cleanup(func() { comparedKeptFrom = was })
+	was, ask := comparedKeptFrom, comparedAskFrom
+	comparedKeptFrom, comparedAskFrom = 0, 0
+	t.Cleanup(func() { comparedKeptFrom, comparedAskFrom = was, ask })
 	checkout := t.TempDir()
 	os.MkdirAll(filepath.Join(checkout, "lib"), 0o755)
 	for _, f := range []string{"lib/a.go", "lib/b.go"} {

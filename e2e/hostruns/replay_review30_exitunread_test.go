@@ -29,8 +29,10 @@ func TestReplayReview30ExitLeavesTrackedUnread(t *testing.T) {
 		proj := filepath.Join(h.Home, "proj")
 		plant := "touch " + h.Marker()
 		tools := filepath.Join(proj, "tools")
-		for i := range 50 {
-			h.Write(filepath.Join(tools, fmt.Sprintf("lib%02d.go", i)), "package tools\n")
+		// Enough tracked files for the exit to ask git how it compares
+		// them (fewer, it reads each one's status).
+		for i := range 100 {
+			h.Write(filepath.Join(tools, fmt.Sprintf("lib%03d.go", i)), "package tools\n")
 		}
 		h.Write(filepath.Join(tools, "build.sh"), "#!/bin/sh\necho "+strings.Repeat("b", len(plant)-5)+"\n")
 		h.Write(filepath.Join(tools, "shared.sh"), "#!/bin/sh\necho shared\n")
@@ -87,6 +89,10 @@ func TestReplayReview30EnvrcSourcedTrackedUnread(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".envrc"), "source_env \"${ENV_FILE:-config/dev.env}\"\n")
 	h.Write(filepath.Join(proj, "config", "dev.env"), "export APP_ENV=dev\n")
+	// Enough tracked files for the exit to ask git how it compares them.
+	for i := range 100 {
+		h.Write(filepath.Join(proj, "lib", fmt.Sprintf("lib%03d.go", i)), "package lib\n")
+	}
 	commitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	out, err := harness.ShellAfterSnapshot(t, h, proj, `printf 'touch `+h.Marker()+`\n' >> config/dev.env`)
