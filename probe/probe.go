@@ -656,6 +656,10 @@ func (w *claudeWalk) in(rel string) {
 		fi, err := os.Stat(path)
 		switch {
 		case err != nil:
+		case fi.Mode().IsRegular() && name == "CLAUDE.md" && credentialFile(path):
+			// Your memory, judged as the files it imports are: a token
+			// /memory or a # note saved there was readable inside.
+			w.leftOut = append(w.leftOut, credentialFileNote(tildePath(path, w.home)))
 		case fi.Mode().IsRegular() && slices.Contains(claudeDirCopies, name):
 			if c, ok := homeCopy(path, w.secrets); ok {
 				w.copies = append(w.copies, c)

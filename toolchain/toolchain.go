@@ -35,7 +35,9 @@ import (
 // configurations it trusts, asdf's downloads) is not shown. Caches
 // (~/.cargo/registry, ~/go/pkg) are not here: they stay the user's --bind.
 // rustup's settings, mise's configuration and ~/.tool-versions are
-// private copies (configCopies), not roots.
+// private copies (configCopies), not roots. Of bun's global install only
+// its packages: bun add -g runs there and reads a project's settings
+// beside them (a bunfig.toml's or an .npmrc's registry token, an .env).
 var toolLayouts = map[string][]string{
 	".cargo/bin":              {".rustup/toolchains"},
 	"go/bin":                  {"sdk"},
@@ -47,7 +49,7 @@ var toolLayouts = map[string][]string{
 	".asdf/bin":               asdfParts,
 	".local/share/mise/shims": {".local/share/mise/installs", ".local/share/mise/plugins", ".local/share/mise/shims"},
 	".volta/bin":              {".volta/tools"},
-	".bun/bin":                {".bun/install/global"},
+	".bun/bin":                {".bun/install/global/node_modules"},
 }
 
 // The parts of pyenv's, rbenv's and asdf's roots their shims run: the

@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,5 +118,63 @@ func TestReplayReview32InGitConfigSubsectionURLPath(t *testing.T) {
 	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
 	if strings.Contains(dry, "Zk3wQp9LmT2v") || !strings.Contains(dry, "url.") {
 		t.Errorf("--dry-run names the token, or not the variables left out:\n%s", dry)
+	}
+}
+
+// TestReplayReview32InBunGlobalDir: a PATH entry ~/.bun/bin brought its
+// global install's directory whole (~/.bun/install/global), where bun add
+// -g runs and reads a project's settings: a bunfig.toml or .npmrc with a
+// registry's token, an .env, kept there, crossed. The attack, from
+// inside: read them. Proof: none is readable inside; a global package's
+// program still runs.
+func TestReplayReview32InBunGlobalDir(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	global := filepath.Join(h.Home, ".bun", "install", "global")
+	h.Write(filepath.Join(global, "bunfig.toml"), "[install.registry]\nurl = \"https://npm.example.com/\"\ntoken = \"R32bunfigTok\"\n")
+	h.Write(filepath.Join(global, ".npmrc"), "//npm.example.com/:_authToken=R32bunNpmrcTok\n")
+	h.Write(filepath.Join(global, ".env"), "NPM_TOKEN=R32bunEnvTok\n")
+	h.Write(filepath.Join(global, "package.json"), `{"dependencies":{"hello":"1.0.0"}}`+"\n")
+	h.Write(filepath.Join(global, "node_modules", "hello", "cli.sh"), "#!/bin/sh\necho R32-harmless-global-program\n")
+	os.Chmod(filepath.Join(global, "node_modules", "hello", "cli.sh"), 0o755)
+	bin := filepath.Join(h.Home, ".bun", "bin")
+	os.MkdirAll(bin, 0o755)
+	os.Symlink("../install/global/node_modules/hello/cli.sh", filepath.Join(bin, "hello"))
+	h.Chown()
+	env := []string{"PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, env, "exec 2>&1; cat ~/.bun/install/global/bunfig.toml ~/.bun/install/global/.npmrc ~/.bun/install/global/.env; hello; true")
+	t.Log(out)
+	if strings.Contains(out, "Tok") {
+		t.Errorf("a token kept in bun's global install directory is readable inside")
+	}
+	if !strings.Contains(out, "R32-harmless-global-program") {
+		t.Errorf("inside, want the global package's program to run")
+	}
+}
+
+// TestReplayReview32InClaudeMemoryToken: of ~/.claude's Markdown, what
+// CLAUDE.md imports, its rules and loop.md were judged for a credential,
+// not CLAUDE.md itself, where /memory and a # note save what you tell
+// Claude to remember: a bearer token written there crossed. The attack,
+// from inside: read it. Proof: the token is not readable inside and
+// --dry-run names the file; a memory with none is still shown.
+func TestReplayReview32InClaudeMemoryToken(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	memory := filepath.Join(h.Home, ".claude", "CLAUDE.md")
+	h.Write(memory, "# Memory\n- staging status: curl -H 'Authorization: Bearer R32memoryTokZk3wQp9LmT2vAbc' https://staging.example.com/status\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/CLAUDE.md; true")
+	t.Log(out)
+	if strings.Contains(out, "R32memoryTok") {
+		t.Errorf("a token in your CLAUDE.md is readable inside")
+	}
+	if dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell"); !strings.Contains(dry, "~/.claude/CLAUDE.md (") || strings.Contains(dry, "R32memoryTok") {
+		t.Errorf("--dry-run does not name ~/.claude/CLAUDE.md as left out, or names its token:\n%s", dry)
+	}
+	h.Write(memory, "# Memory\n- R32-harmless-memory: run the tests with make check\n")
+	if out := h.Inside(proj, nil, "cat ~/.claude/CLAUDE.md"); !strings.Contains(out, "R32-harmless-memory") {
+		t.Errorf("inside, want your CLAUDE.md with no credential:\n%s", out)
 	}
 }
