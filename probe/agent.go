@@ -25,18 +25,24 @@ func agentConfig(home string, a agent.Agent, url string, carried []string, proje
 	for _, s := range a.Secrets {
 		c.Secrets = append(c.Secrets, filepath.Join(dir, s))
 	}
-	// The first of its instruction files the host has, else the last.
+	tilde := func(p string) string { return tildePath(p, home) }
+	// The first of its instruction files the host has, else the last;
+	// yours, and every file shown, judged as ~/.claude's CLAUDE.md is: a
+	// token written in AGENTS.md was readable inside.
 	for _, name := range a.Instructions {
 		c.Instructions = filepath.Join(dir, name)
 		if host := readSmall(c.Instructions); host != nil {
-			c.InstructionsHost = string(host)
+			if credentialFile(c.Instructions) {
+				c.CredentialsLeftOut = append(c.CredentialsLeftOut, credentialFileNote(tilde(c.Instructions)))
+			} else {
+				c.InstructionsHost = string(host)
+			}
 			break
 		}
 	}
 	// A clone in a directory shown (an extension installed from git, a
 	// skill) is hidden: its configuration keeps its remote's URL, token
 	// and all; where clones go, the directory is frozen too.
-	tilde := func(p string) string { return tildePath(p, home) }
 	show := func(f frozenView) {
 		c.Frozen, c.Links = append(c.Frozen, f.frozen...), append(c.Links, f.links...)
 		c.Entries, c.Own, c.CredentialsLeftOut = append(c.Entries, f.entries...), append(c.Own, f.own...), append(c.CredentialsLeftOut, f.leftOut...)
@@ -57,6 +63,8 @@ func agentConfig(home string, a agent.Agent, url string, carried []string, proje
 			if c.CredentialsLeftOut = append(c.CredentialsLeftOut, leftOut...); whole {
 				c.Entries, c.Own = append(c.Entries, path), append(c.Own, own...)
 			}
+		case credentialFile(path):
+			c.CredentialsLeftOut = append(c.CredentialsLeftOut, credentialFileNote(tilde(path)))
 		default:
 			c.Entries = append(c.Entries, path)
 		}
@@ -73,8 +81,14 @@ func agentConfig(home string, a agent.Agent, url string, carried []string, proje
 		c.Data, c.LeftOut = map[string]string{path: string(content)}, leftOut
 		if a.ContextNames != nil {
 			for _, name := range a.ContextNames(host) {
-				if fi, err := os.Stat(filepath.Join(dir, name)); err == nil && fi.Mode().IsRegular() {
-					c.Entries = append(c.Entries, filepath.Join(dir, name))
+				path := filepath.Join(dir, name)
+				if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+					continue
+				}
+				if credentialFile(path) {
+					c.CredentialsLeftOut = append(c.CredentialsLeftOut, credentialFileNote(tilde(path)))
+				} else {
+					c.Entries = append(c.Entries, path)
 				}
 			}
 		}

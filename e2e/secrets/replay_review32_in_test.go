@@ -178,3 +178,60 @@ func TestReplayReview32InClaudeMemoryToken(t *testing.T) {
 		t.Errorf("inside, want your CLAUDE.md with no credential:\n%s", out)
 	}
 }
+
+// TestReplayReview32InAgentInstructionsToken: of Codex's and Gemini CLI's
+// configuration directories, your instructions (AGENTS.md, GEMINI.md) and
+// the context files Gemini's settings name crossed as written, and so
+// did the files shown beside them (AGENTS.override.md when AGENTS.md is
+// read): a token in a curl you noted there was readable, and Codex sent
+// it on in its prompt. The attack, from inside: read them. Proof: no
+// token is inside, the rollout holds none; GEMINI.md with none is shown.
+func TestReplayReview32InAgentInstructionsToken(t *testing.T) {
+	harness.RequireAgent(t, "codex", "@openai/codex")
+	harness.RequireAgent(t, "gemini", "@google/gemini-cli")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	const note = "staging: curl -H 'Authorization: Bearer R32agentTokZk3wQp9LmT2v"
+	h.Write(filepath.Join(h.Home, ".codex", "auth.json"), `{"OPENAI_API_KEY":"sk-real-codex-key-0123456789"}`+"\n")
+	h.Write(filepath.Join(h.Home, ".codex", "AGENTS.md"), note+"1' https://staging.example.com\n")
+	h.Write(filepath.Join(h.Home, ".gemini", "settings.json"), `{"context":{"fileName":["GEMINI.md","NOTES.md"]}}`+"\n")
+	h.Write(filepath.Join(h.Home, ".gemini", "GEMINI.md"), "R32-harmless-instructions\n")
+	h.Write(filepath.Join(h.Home, ".gemini", "NOTES.md"), note+"2' https://staging.example.com\n")
+	for _, run := range []struct {
+		agent, header, dir string
+		env                []string
+		args               []string
+		want               string
+	}{
+		{"codex", "Authorization", ".codex", []string{"OPENAI_BASE_URL="}, []string{"exec", "--skip-git-repo-check", "say pong"}, "PONG-CODEX"},
+		{"gemini", "X-Goog-Api-Key", ".gemini", []string{"GOOGLE_GEMINI_BASE_URL=", "GEMINI_API_KEY=AIzaR32FakeKeyForTheTest"}, []string{"--skip-trust", "-p", "say pong"}, "PONG-GEMINI"},
+	} {
+		mark := harness.TestMark(t)
+		f := harness.StartAgentAPI(t, run.header, harness.LookInside(filepath.Join(h.Home, run.dir), mark))
+		env := append([]string{harness.NoResolve}, run.env...)
+		env[1] += f.URL
+		if run.agent == "codex" {
+			env[1] += "/v1"
+		}
+		out := h.Run(proj, env, "claudebox", append([]string{"--env", mark, "--agent", run.agent}, run.args...)...)
+		if !strings.Contains(out, run.want) {
+			t.Fatalf("%s did not answer: %s", run.agent, out)
+		}
+		shown := false
+		for _, v := range f.Inside() {
+			for path, content := range v.Files {
+				if strings.Contains(content, "R32agentTok") {
+					t.Errorf("%s: a token in your instructions is readable inside, in %s", run.agent, path)
+				}
+				shown = shown || strings.Contains(content, "R32-harmless-instructions")
+			}
+		}
+		if run.agent == "gemini" && !shown {
+			t.Errorf("inside, want GEMINI.md with no credential")
+		}
+	}
+	if rollouts := h.Run(proj, nil, "sh", "-c", "cat ~/.claudebox/projects/*/agents/codex/sessions/*/*/*/*"); strings.Contains(rollouts, "R32agentTok") || rollouts == "" {
+		t.Errorf("Codex's rollout holds the token, or there is none")
+	}
+}
