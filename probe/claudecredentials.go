@@ -110,7 +110,9 @@ func pluginsOfProject(b, project string) (string, bool) {
 
 // launchCopy is a private read-only copy, at path, of the file the
 // launch read there, without the credentials in its URLs (a private
-// marketplace's or extension's https://oauth2:TOKEN@…): what the host
+// marketplace's or extension's https://oauth2:TOKEN@…, a path's segment
+// not known to be a word or a version, a query: /marketplace add of a
+// raw file's URL with ?private_token=): what the host
 // writes there during the session is not shown. note names what was left
 // out, "" when nothing was; a file that cannot be read whole (over 1 MiB,
 // not a regular file) is not shown (ok false).
@@ -119,9 +121,11 @@ func launchCopy(path string, role mount.Role, tilde func(string) string) (m moun
 	if err != nil {
 		return mount.Mount{}, "all of " + tilde(path) + " (claudebox cannot read it whole to leave out a credential)", false
 	}
-	redacted, had := claudesettings.WithoutURLCredentials(b)
+	redacted, user := claudesettings.WithoutURLCredentials(b)
+	redacted, segment := credential.WithoutURLPath(redacted)
+	redacted, query := credential.WithoutURLQuery(redacted)
 	why := "a private copy of what the launch read"
-	if had {
+	if user || segment || query {
 		why, note = "a private copy without the credentials in its URLs", "the credentials in URLs in "+tilde(path)
 	}
 	return mount.Mount{Kind: mount.RoBindData, Dest: path, Content: string(redacted), Why: why, Role: role}, note, true

@@ -235,3 +235,26 @@ func TestReplayReview32InAgentInstructionsToken(t *testing.T) {
 		t.Errorf("Codex's rollout holds the token, or there is none")
 	}
 }
+
+// TestReplayReview32InMarketplaceURLToken: of plugins/'s lists, the copy
+// took a URL's user and password out, not a token in its query or path:
+// a private marketplace added by the raw file's URL
+// (?private_token=…) or a clone's URL under a token, as
+// known_marketplaces.json records them, crossed. The attack, from
+// inside: read the list. Proof: neither token is inside; the
+// marketplaces are still listed.
+func TestReplayReview32InMarketplaceURLToken(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".claude", "plugins", "known_marketplaces.json"), `{"corp":{"source":{"source":"url","url":"https://git.example.com/api/v4/projects/1/repository/files/marketplace.json/raw?ref=main&private_token=R32queryTokAbcdefghij"},"installLocation":"/x"},`+
+		`"R32-harmless-marketplace":{"source":{"source":"git","url":"https://git.example.com/R32pathTokZk3wQp9LmT2v/plugins.git"},"installLocation":"/y"}}`)
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/plugins/known_marketplaces.json; true")
+	t.Log(out)
+	if strings.Contains(out, "R32queryTok") || strings.Contains(out, "R32pathTok") {
+		t.Errorf("a token in a marketplace's URL's query or path is readable inside")
+	}
+	if !strings.Contains(out, "R32-harmless-marketplace") || !strings.Contains(out, "https://git.example.com/api/v4/projects/1/repository/files/marketplace.json/raw") {
+		t.Errorf("inside, want the marketplaces listed, their URLs without the tokens")
+	}
+}

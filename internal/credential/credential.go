@@ -283,6 +283,23 @@ func WithoutURLPath(data []byte) ([]byte, bool) {
 	return append(out, data[done:]...), true
 }
 
+// WithoutURLQuery is data with every URL's query and fragment taken out,
+// and whether there was one: either may carry a token over any
+// transport (?private_token=, ?sig=, #access_token=).
+func WithoutURLQuery(data []byte) ([]byte, bool) {
+	if !bytes.Contains(data, []byte("://")) {
+		return data, false
+	}
+	out := urlQuery().ReplaceAll(data, []byte("$1"))
+	return out, !bytes.Equal(out, data)
+}
+
+// urlQuery is a URL up to its query or fragment, its first group, and
+// them, up to a space, a quote or an angle bracket.
+var urlQuery = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s?#"'<>]*)[?#][^\s"'<>]*`)
+})
+
 // settingsCredential is a literal given, in a settings file (YAML, TOML,
 // INI, a .properties, JSON, a shell's export, XML's element), to a key
 // whose name ends in what says a password, a secret, a token or a key
