@@ -140,9 +140,9 @@ type Host struct {
 	// Git client's settings), and the legacy remote files with a URL's
 	// credential in them: the sandbox sees each empty.
 	GitNotOwn []GitEntry
-	// GitDirCrowded is a git directory of the project holding more
-	// entries not git's own than GitNotOwn may show empty ("" if none):
-	// the launch refuses.
+	// GitDirCrowded is a git directory of the project, or its info,
+	// holding more entries not git's own than GitNotOwn may show empty
+	// ("" if none): the launch refuses.
 	GitDirCrowded string
 	// WorktreesCrowded is the repository's worktrees folder where it
 	// holds more entries than the launch reads the reflogs of ("" if

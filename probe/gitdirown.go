@@ -117,8 +117,12 @@ func gitDirNotOwn(p project.Project, others []string) (entries []mount.GitEntry,
 		if !notOwn(d, found, projectfiles.GitOwn) {
 			return nil, nil, d
 		}
+		// Named as the folder crowded, which ls -a shows: a session that
+		// fills it has each later launch refuse until you empty it (the
+		// exit audit leaves what it made there), where a folder shown
+		// empty whole would take git's own, which the guards stand over.
 		if info, err := untrusted.ReadDir(d, "info"); err == nil && !notOwn(filepath.Join(d, "info"), info, infoOwn) {
-			return nil, nil, d
+			return nil, nil, filepath.Join(d, "info")
 		}
 		if annex, err := untrusted.ReadDir(d, "annex"); err == nil {
 			dir := filepath.Join(d, "annex")

@@ -61,3 +61,17 @@ func TestGitInfoAndWorktreesNotOwn(t *testing.T) {
 		t.Errorf("not git's own %q (%q, crowded %q), want %q", got, leftOut, crowded, want)
 	}
 }
+
+// TestInfoCrowdedNamed: 1,100 files a session made in a git directory's
+// info had every later launch refuse naming the git directory, whose ls
+// -a showed nothing planted; the refusal names the info folder.
+func TestInfoCrowdedNamed(t *testing.T) {
+	git := filepath.Join(t.TempDir(), ".git")
+	os.MkdirAll(filepath.Join(git, "info"), 0o755)
+	for i := range MaxGitDirEntries + 76 {
+		os.WriteFile(filepath.Join(git, "info", fmt.Sprintf("p%05d", i)), nil, 0o644)
+	}
+	if _, _, crowded := gitDirNotOwn(project.Project{GitDir: git, CommonDir: git}, nil); crowded != filepath.Join(git, "info") {
+		t.Errorf("crowded %q, want %s", crowded, filepath.Join(git, "info"))
+	}
+}
