@@ -68,7 +68,7 @@ var gitRunNames = map[string]bool{"config": true, "config.worktree": true, "comm
 // untracked and ignored files too, where git status shows none. The
 // other refs, and the reflogs, are named (reflog.go), and so are the
 // reftable tables, which hold them all where the repository says so.
-var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "rebase-apply": todoDir, "sequencer": todoDir, "modules": plainDir, "worktrees": worktreesDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir, "annex": lfsDir, "reftable": reftableDir}
+var gitWalked = map[string]mode{"objects": objectsDir, "refs": refsDir, "logs": logsDir, "hooks": hooksDir, "info": infoDir, "rebase-merge": todoDir, "rebase-apply": todoDir, "sequencer": todoDir, "modules": modulesDir, "worktrees": worktreesDir, "remotes": allDir, "branches": allDir, "rr-cache": allDir, "lfs": lfsDir, "annex": lfsDir, "reftable": reftableDir}
 
 // gitData are the files at a git directory's top that git reads as data
 // only, never a command nor anything it writes into the work tree: the
@@ -201,6 +201,7 @@ const (
 	reftableDir              // its reftable/: every ref, in tables not read
 	branchesDir              // its other refs: branches, tags, remote-tracking refs
 	worktreesDir             // its worktrees/: linked worktrees' directories, which git prunes
+	modulesDir               // its modules/: submodules' git directories, judged by name
 )
 
 // Snapshot is what the host obeys in the project at a session's start.
@@ -724,6 +725,16 @@ func (w *walker) listedEmpty(rel string) bool {
 func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	rel := filepath.Join(n.rel, name)
 	if w.guarded[w.abs(rel)] {
+		return true
+	}
+	if w.take == nil && (n.mode == modulesDir || n.mode == lfsDir && filepath.Base(n.rel) == "annex" && !projectfiles.AnnexOwn(name)) && w.made(n.fd, name, rel) {
+		// Each git directory in modules/ is mounts of its own at every
+		// launch, and so is each entry in annex/ not git-annex's: a
+		// session that made them by the hundred would have every later
+		// launch refuse, its plan past the arguments bwrap takes. What
+		// the session made there goes aside whole (a submodule it
+		// initialized too: git submodule update --init makes it again).
+		w.found(rel)
 		return true
 	}
 	var sub mode
@@ -1677,6 +1688,21 @@ func (w *walker) madeWhole(rel string) bool {
 	}
 	_, had := w.start.files.inode(rel)
 	return !had
+}
+
+// made says whether the entry name of the directory open at fd was made
+// during the session: born since its start where the filesystem keeps
+// birth times (no one can set one), else changed since and not in the
+// start's record.
+func (w *walker) made(fd int, name, rel string) bool {
+	var st unix.Statx_t
+	if unix.Statx(fd, name, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME|unix.STATX_CTIME, &st) != nil || time.Unix(st.Ctime.Sec, int64(st.Ctime.Nsec)).Before(w.since) {
+		return false
+	}
+	if st.Mask&unix.STATX_BTIME != 0 {
+		return !time.Unix(st.Btime.Sec, int64(st.Btime.Nsec)).Before(w.since)
+	}
+	return w.madeWhole(rel)
 }
 
 // bornSince says the directory open at fd was made at since or after, by

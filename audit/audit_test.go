@@ -43,7 +43,7 @@ func mark(t testing.TB, dir string) time.Time {
 
 func TestScan(t *testing.T) {
 	root := t.TempDir()
-	before := []string{".claude/settings.json", "web/.claude/settings.json", ".envrc", "sub/.git/config", "src/main.go"}
+	before := []string{".claude/settings.json", "web/.claude/settings.json", ".envrc", "sub/.git/config", "sub/.git/modules/m/HEAD", "src/main.go"}
 	for _, p := range before {
 		write(t, filepath.Join(root, p))
 	}

@@ -66,6 +66,7 @@ func TestExecLinesBounded(t *testing.T) {
 func TestTodoStateJudgedByName(t *testing.T) {
 	root := t.TempDir()
 	write(t, filepath.Join(root, "sub/.git/HEAD"))
+	write(t, filepath.Join(root, "sub/.git/modules/m/HEAD")) // a submodule the session did not make
 	since := mark(t, t.TempDir())
 	start := Take(root, since, nil, nil)
 	state := map[string]bool{

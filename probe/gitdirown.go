@@ -13,37 +13,9 @@ import (
 	"github.com/claudebox/claudebox/untrusted"
 )
 
-// annexHarmless are the entries git-annex keeps in a git directory's
-// annex that hold no credential (Annex/Locations.hs): the annexed
-// contents, their temporary and bad copies, the journal, the index and
-// views of the git-annex branch, its databases, transfers and states, and
-// their locks and logs. Not its credential cache (creds, where
-// initremote keeps a special remote's S3 or WebDAV keys), the webapp's
-// TLS key, nor its ssh connection cache (ssh: a live connection's control
-// socket runs commands on the remote as you).
-var annexHarmless = map[string]bool{
-	"objects": true, "tmp": true, "othertmp": true, "misctmp": true, "watchtmp": true, "bad": true, "keysdb": true,
-	"keys": true, "fsck": true, "fsckresults": true, "export": true, "export.ex": true, "cidsdb": true, "cid": true,
-	"schedulestate": true, "feedstate": true, "merge": true, "transfer": true, "journal": true, "journal-private": true,
-	"index": true, "viewindex": true, "viewlog": true, "mergedrefs": true, "ignoredrefs": true, "daemon.pid": true,
-	"pidlock": true, "daemon.status": true, "webapp.html": true, "url": true, "config.tmp": true, "remotes": true,
-	"sentinal": true, "certificate.pem": true, "import": true, "adjust": true, "upgrade": true,
-}
-
-// annexOwn says name, in a git directory's annex, is git-annex's and
-// holds no credential: one of annexHarmless, a lock, a log (rotated too),
-// a cache, a numbered list of unused keys.
-func annexOwn(name string) bool {
-	base, _, _ := strings.Cut(name, ".log.")
-	return annexHarmless[name] || strings.HasSuffix(name, ".lck") || strings.HasSuffix(name, ".log") || base != name ||
-		strings.HasSuffix(name, ".cache") || strings.HasSuffix(name, ".upl") || strings.HasSuffix(name, "unused")
-}
-
 // maxAnnexNotOwn bounds the entries of a git directory's annex shown
-// empty one by one; past it the annex is shown empty whole: the exit
-// audit leaves what a session made there (it judges annex's objects),
-// and entries it made by the thousand would have every later launch
-// refuse.
+// empty one by one; past it the annex is shown empty whole (the exit
+// moves aside what a session made there, so these are the user's).
 const maxAnnexNotOwn = 64
 
 // MaxGitDirEntries bounds the entries not git's own at a git directory's
@@ -127,12 +99,12 @@ func gitDirNotOwn(p project.Project, others []string) (entries []mount.GitEntry,
 		if annex, err := untrusted.ReadDir(d, "annex"); err == nil {
 			dir := filepath.Join(d, "annex")
 			planted := slices.DeleteFunc(annex, func(e fs.DirEntry) bool {
-				return annexOwn(e.Name()) || !e.Type().IsRegular() && !e.IsDir()
+				return projectfiles.AnnexOwn(e.Name()) || !e.Type().IsRegular() && !e.IsDir()
 			})
 			if len(planted) > maxAnnexNotOwn {
 				entries = append(entries, mount.GitEntry{Path: dir, Dir: true})
 				leftOut = append(leftOut, "all of "+dir+" (more entries that are not git-annex's own than claudebox shows empty one by one)")
-			} else if !notOwn(dir, planted, annexOwn) {
+			} else if !notOwn(dir, planted, projectfiles.AnnexOwn) {
 				return nil, nil, d
 			}
 		}

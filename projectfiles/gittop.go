@@ -30,3 +30,31 @@ func GitOwn(name string) bool {
 		strings.HasSuffix(name, "_EDITMSG") || strings.HasSuffix(name, ".lock") || strings.HasPrefix(name, "sharedindex.") ||
 		name == "AUTO_MERGE" || name == "NOTES_MERGE_REF"
 }
+
+// annexHarmless are the entries git-annex keeps in a git directory's
+// annex that hold no credential (Annex/Locations.hs): the annexed
+// contents, their temporary and bad copies, the journal, the index and
+// views of the git-annex branch, its databases, transfers and states, and
+// their locks and logs. Not its credential cache (creds, where
+// initremote keeps a special remote's S3 or WebDAV keys), the webapp's
+// TLS key, nor its ssh connection cache (ssh: a live connection's control
+// socket runs commands on the remote as you).
+var annexHarmless = map[string]bool{
+	"objects": true, "tmp": true, "othertmp": true, "misctmp": true, "watchtmp": true, "bad": true, "keysdb": true,
+	"keys": true, "fsck": true, "fsckresults": true, "export": true, "export.ex": true, "cidsdb": true, "cid": true,
+	"schedulestate": true, "feedstate": true, "merge": true, "transfer": true, "journal": true, "journal-private": true,
+	"index": true, "viewindex": true, "viewlog": true, "mergedrefs": true, "ignoredrefs": true, "daemon.pid": true,
+	"pidlock": true, "daemon.status": true, "webapp.html": true, "url": true, "config.tmp": true, "remotes": true,
+	"sentinal": true, "certificate.pem": true, "import": true, "adjust": true, "upgrade": true,
+}
+
+// AnnexOwn says name, in a git directory's annex, is git-annex's and
+// holds no credential: one of annexHarmless, a lock, a log (rotated too),
+// a cache, a numbered list of unused keys. The one list of them: the
+// launch shows anything else there empty (package probe), and the exit
+// moves aside anything else a session made there (package audit).
+func AnnexOwn(name string) bool {
+	base, _, _ := strings.Cut(name, ".log.")
+	return annexHarmless[name] || strings.HasSuffix(name, ".lck") || strings.HasSuffix(name, ".log") || base != name ||
+		strings.HasSuffix(name, ".cache") || strings.HasSuffix(name, ".upl") || strings.HasSuffix(name, "unused")
+}
