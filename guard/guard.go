@@ -321,7 +321,21 @@ func (g *guardProbe) commonDir(common, top string) {
 	// refuse every launch, or cost it a stand-in each: a session's 250
 	// empty folders there made the next launch's bwrap take over ten
 	// seconds.
-	entries, _ := os.ReadDir(filepath.Join(common, "worktrees"))
+	// The folder of them read-only, but for each of those: git worktree
+	// prune, and git gc, which runs it, remove an entry with no gitdir
+	// file recursively, opening it through a link, and the host's git
+	// runs while a session does (a commit in another terminal, and the
+	// gc it starts): a link the sandbox made there emptied a folder of
+	// the user's. Inside, git worktree add fails (claudebox -w makes one).
+	worktrees := filepath.Join(common, "worktrees")
+	entries, _ := os.ReadDir(worktrees)
+	var linked []string
+	for _, e := range entries {
+		if fi, err := os.Lstat(filepath.Join(worktrees, e.Name(), "gitdir")); e.IsDir() && err == nil && fi.Mode().IsRegular() {
+			linked = append(linked, filepath.Join(worktrees, e.Name()))
+		}
+	}
+	g.add(mount.Guard{Path: worktrees, MakeDir: true, Writable: linked, Why: "git's records of linked worktrees, which git worktree prune and git gc remove through a link"})
 	for _, e := range entries {
 		dir := filepath.Join(common, "worktrees", e.Name())
 		if fi, err := os.Lstat(filepath.Join(dir, "gitdir")); !e.IsDir() || err != nil || !fi.Mode().IsRegular() {
@@ -568,6 +582,27 @@ func (g *guardProbe) record(guard mount.Guard) {
 		g.seen[guard.Path] = true
 		g.guards = append(g.guards, guard)
 	}
+}
+
+// MakeDir makes path an empty directory of mode 0755 where nothing is,
+// through its directory opened once with no link on its path (a sandbox
+// that writes there may have put one), and fails unless a directory
+// stands there after.
+func MakeDir(path string) error {
+	parent, err := untrusted.OpenDir("/", strings.TrimPrefix(filepath.Dir(path), "/"))
+	if err != nil {
+		return fmt.Errorf("cannot make %s: %w", path, err)
+	}
+	defer parent.Close()
+	at, name := int(parent.Fd()), filepath.Base(path)
+	if err := unix.Mkdirat(at, name, 0o755); err != nil && err != unix.EEXIST {
+		return &fs.PathError{Op: "mkdir", Path: path, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstatat(at, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return fmt.Errorf("cannot make %s: something that is no directory stands there (did a sandbox put it there?)", path)
+	}
+	return nil
 }
 
 // CreatePlaceholder makes the stand-in m mounts over, where nothing

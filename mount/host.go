@@ -399,6 +399,15 @@ type Guard struct {
 	// (~/.bashrc, core.excludesFile in ~/.gitconfig, your PATH); "" for
 	// the project's own.
 	From string
+	// MakeDir: when missing, the launch makes it an empty directory of
+	// the user's, kept (git makes .git/worktrees so at its first worktree,
+	// and the host's git worktree add writes there while a session runs,
+	// which a stand-in would refuse), bound read-only.
+	MakeDir bool
+	// Writable are directories in an existing directory guarded that
+	// stay writable (a linked worktree's own in .git/worktrees), bound
+	// again after it.
+	Writable []string
 	// Why is what the host does with the path, for --dry-run.
 	Why string
 }
@@ -414,6 +423,8 @@ func (g Guard) Mount() Mount {
 		m.Kind, m.Checked, m.Why = BindData, g.ID, g.Why+"; the sandbox saves a private copy"
 	case g.Exists:
 		m.Kind, m.Why = RoBind, g.Why+": read-only"
+	case g.MakeDir:
+		m.Kind, m.made, m.Why = RoBind, true, g.Why+": absent, an empty directory is made, read-only"
 	case g.NoOp:
 		m.Kind, m.placeholder, m.Why = RoBind, true, g.Why+": absent, a file git reads as nothing stands in, read-only"
 	case g.FileStandIn:

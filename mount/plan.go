@@ -58,6 +58,9 @@ type Mount struct {
 	// a stand-in for bwrap to mount over (see guard.CreatePlaceholder), and the
 	// last session guarding it removes it.
 	placeholder bool
+	// made says Dest does not exist on the host: the launch makes it an
+	// empty directory, kept (Guard.MakeDir).
+	made bool
 	// executable: a data mount bwrap makes mode 0555 (the git wrapper, a
 	// hook's script).
 	executable bool
@@ -684,11 +687,24 @@ func (p *Plan) addProject(project project.Project, h Host) {
 	for _, d := range project.GitDirs {
 		p.add(GitDir, Bind, d, d, "the repository's git directory, so git works in this worktree")
 	}
+	rebound := map[string]bool{}
+	for _, g := range h.Guards {
+		for _, d := range g.Writable {
+			rebound[d] = g.Exists
+		}
+	}
 	for _, d := range h.Pins {
-		p.add(Protection, Bind, d, d, "pinned: it cannot be renamed away from the protection inside it")
+		if !rebound[d] {
+			p.add(Protection, Bind, d, d, "pinned: it cannot be renamed away from the protection inside it")
+		}
 	}
 	for _, g := range h.Guards {
 		p.Mounts = append(p.Mounts, g.Mount())
+		if g.Exists {
+			for _, d := range g.Writable {
+				p.add(Protection, Bind, d, d, "writable in the read-only "+g.Path)
+			}
+		}
 		for _, f := range g.Saved {
 			p.add(Protection, BindData, "", filepath.Join(g.Path, f), g.Why+": absent, the sandbox saves "+f+" to a private copy")
 		}
@@ -745,6 +761,18 @@ func (p Plan) Placeholders() []Mount {
 		}
 	}
 	return ms
+}
+
+// MadeDirs lists the directories the launch makes, kept, for bwrap to
+// bind (Guard.MakeDir).
+func (p Plan) MadeDirs() []string {
+	var dirs []string
+	for _, m := range p.Mounts {
+		if m.made {
+			dirs = append(dirs, m.Dest)
+		}
+	}
+	return dirs
 }
 
 // namespaceArgs isolate everything but the network, which the user's

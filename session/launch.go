@@ -775,6 +775,11 @@ func (s *Session) fill(dir string) error {
 	if err := instance.RecordPlaceholders(dir, paths); err != nil {
 		return err
 	}
+	for _, d := range s.plan.MadeDirs() {
+		if err := guard.MakeDir(d); err != nil {
+			return err
+		}
+	}
 	for _, m := range s.plan.Placeholders() {
 		if err := createPlaceholder(m); err != nil {
 			return err

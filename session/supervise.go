@@ -472,7 +472,8 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	}
 	for _, g := range s.plan.Guards {
 		standIn := placeholders[g.Path] && instance.IsPlaceholder(g.Path)
-		guarded[g.Path] = standIn || !placeholders[g.Path] && firstGuards[g.Path]
+		// .git/worktrees, whose entries stay writable, is walked.
+		guarded[g.Path] = !g.MakeDir && (standIn || !placeholders[g.Path] && firstGuards[g.Path])
 		// A stand-in, made at the start, is no file the host replaced; nor
 		// is what -w made, or what stood in a checkout before its own
 		// first session began.

@@ -99,11 +99,11 @@ func TestReplayReview11WorktreeListFIFO(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	_, aOut, aExited := harness.StartSession(t, h, proj, `
-		mkdir -p .git/worktrees/x && cd .git/worktrees/x
-		mkfifo gitdir; echo 'ref: refs/heads/x' > HEAD; echo ../.. > commondir
-		cd ../../..; touch started
-		while ! test -e done; do sleep 0.05; done`)
+	// Planted on the host, as a sandbox left it before .git/worktrees
+	// was read-only inside.
+	h.Run(proj, nil, "sh", "-c", `set -e; mkdir -p .git/worktrees/x && cd .git/worktrees/x
+		mkfifo gitdir; echo 'ref: refs/heads/x' > HEAD; echo ../.. > commondir`)
+	_, aOut, aExited := harness.StartSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done`)
 	if len(aExited) > 0 {
 		t.Fatalf("the planting session ended early:\n%s", aOut)
 	}

@@ -182,16 +182,18 @@ func TestReplayAuditRebaseTodo(t *testing.T) {
 }
 
 // TestReplayAuditLinkedWorktree: not an attack but the workflow the audit
-// must leave alone: a worktree git worktree add made inside the project
-// keeps its .git file, and the host's git worktree list shows it valid.
+// must leave alone: a worktree the host's git worktree add made inside the
+// project while a session ran (the sandbox cannot: .git/worktrees is
+// read-only inside) keeps its .git file, and the host's git worktree list
+// shows it valid.
 func TestReplayAuditLinkedWorktree(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	var stderr strings.Builder
-	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "git worktree add -q .wt/x")
-	c.Stderr = &stderr
-	if err := c.Run(); err != nil {
+	_, stderr, exited := harness.StartSession(t, h, proj, "touch started; while ! test -e done; do sleep 0.05; done; rm -f started done")
+	h.Run(proj, nil, "git", "worktree", "add", "-q", ".wt/x")
+	harness.TouchDone(t, proj)
+	if err := <-exited; err != nil {
 		t.Fatalf("session: %v\n%s", err, stderr.String())
 	}
 	if !paths.Exists(filepath.Join(proj, ".wt", "x", ".git")) || strings.Contains(stderr.String(), "moved aside") {

@@ -21,7 +21,7 @@ import (
 func TestReplayAuditLinkedWorktreeGitDir(t *testing.T) {
 	for name, plant := range map[string]string{
 		"in place":       `m=$common/modules/m`,
-		"behind symlink": `mkdir -p $common/worktrees/elsewhere && ln -s worktrees/elsewhere $common/modules && m=$common/worktrees/elsewhere/m`,
+		"behind symlink": `mkdir -p $common/lost-found/elsewhere && ln -s lost-found/elsewhere $common/modules && m=$common/lost-found/elsewhere/m`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			h := harness.NewHost(t)

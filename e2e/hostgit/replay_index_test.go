@@ -68,15 +68,16 @@ func TestReplayIndexSubmodule(t *testing.T) {
 	}
 }
 
-// TestReplayIndexLinkedWorktree: the session makes a linked worktree
-// inside the project (which survives the session) and adds the gitlink to
-// its index, .git/worktrees/x/index. Host-side proof: the host's git
-// status in the worktree runs nothing.
+// TestReplayIndexLinkedWorktree: the session adds the gitlink to the
+// index of a linked worktree inside the project (one the host made:
+// .git/worktrees is read-only inside), .git/worktrees/x/index.
+// Host-side proof: the host's git status in the worktree runs nothing.
 func TestReplayIndexLinkedWorktree(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	stderr := h.InsideStderr(proj, "git worktree add -q .worktrees/x && cd .worktrees/x\n"+gitlinkedRepo(h.Marker()))
+	h.Run(proj, nil, "git", "worktree", "add", "-q", ".worktrees/x")
+	stderr := h.InsideStderr(proj, "cd .worktrees/x\n"+gitlinkedRepo(h.Marker()))
 	if wt := filepath.Join(proj, ".worktrees", "x"); paths.Exists(wt) {
 		hostGitStatus(t, h, wt, h.Marker())
 	}

@@ -26,8 +26,9 @@ func TestReplayReview31WorktreeLinkPruned(t *testing.T) {
 	one, two := filepath.Join(h.Home, "one"), filepath.Join(h.Home, "two")
 	h.GitRepo(one)
 	h.GitRepo(two)
-	h.Plant(one, "a worktree's entry linked to the user's folder", `mkdir -p .git/worktrees && ln -s `+docs+` .git/worktrees/zz`)
-	h.Plant(two, "the worktrees' folder linked to the user's home", `ln -s `+h.Home+` .git/worktrees`)
+	// .git/worktrees is now read-only inside: the links are refused.
+	h.Inside(one, nil, `mkdir -p .git/worktrees; ln -s `+docs+` .git/worktrees/zz; true`)
+	h.Inside(two, nil, `ln -s `+h.Home+` .git/worktrees; true`)
 	h.Command(one, nil, "git", "worktree", "prune").Run()
 	h.Command(one, nil, "git", "gc", "-q").Run()
 	h.Command(two, nil, "git", "worktree", "prune").Run()
@@ -61,7 +62,9 @@ func TestReplayReview31WorktreeReflogPastPlanted(t *testing.T) {
 	linked := filepath.Join(h.Home, "work", "app-w")
 	branch := strings.TrimSpace(h.Run(up, nil, "git", "branch", "--show-current"))
 	h.Run(proj, nil, "git", "worktree", "add", "-q", "-b", "w", linked, "origin/"+branch)
-	h.Plant(proj, "120 worktrees' folders", `for i in $(seq 0 119); do mkdir -p .git/worktrees/a$i/logs && echo /nowhere/a$i/.git > .git/worktrees/a$i/gitdir; done`)
+	// Planted on the host, as a sandbox left them before .git/worktrees
+	// was read-only inside.
+	h.Run(proj, nil, "sh", "-c", `for i in $(seq 0 119); do mkdir -p .git/worktrees/a$i/logs && echo /nowhere/a$i/.git > .git/worktrees/a$i/gitdir; done`)
 	h.Write(filepath.Join(up, "NEW"), "new\n")
 	h.Run(up, nil, "git", "add", "NEW")
 	h.Run(up, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "new")

@@ -15,8 +15,10 @@ import (
 // The exit audit would move it aside, but only at the session's end; the
 // user meanwhile starts a second task in another terminal, claudebox -w
 // task, which took git worktree list's word for where branch task is
-// checked out and ran a read-write session in ~/bin. Host-side proof: the
-// program in ~/bin is byte-identical, and -w refuses, naming the path.
+// checked out and ran a read-write session in ~/bin. (.git/worktrees is
+// now read-only inside: the entry is planted as an earlier sandbox left
+// it.) Host-side proof: the program in ~/bin is byte-identical, and -w
+// refuses, naming the path.
 func TestReplayReview10WorktreePlantedDirectory(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
@@ -24,20 +26,10 @@ func TestReplayReview10WorktreePlantedDirectory(t *testing.T) {
 	bin := filepath.Join(h.Home, "bin")
 	tool := filepath.Join(bin, "tool")
 	h.Write(tool, "#!/bin/sh\necho real\n")
-	_, aOut, aExited := harness.StartSession(t, h, proj, `
-		mkdir -p .git/worktrees/task && cd .git/worktrees/task
-		echo '`+bin+`/.git' > gitdir; echo 'ref: refs/heads/task' > HEAD; echo ../.. > commondir
-		cd ../../..; touch started
-		while ! test -e done; do sleep 0.05; done`)
-	if len(aExited) > 0 {
-		t.Fatalf("the planting session ended early:\n%s", aOut)
-	}
+	h.Run(proj, nil, "sh", "-c", `mkdir -p .git/worktrees/task && cd .git/worktrees/task &&
+		echo '`+bin+`/.git' > gitdir && echo 'ref: refs/heads/task' > HEAD && echo ../.. > commondir`)
 	c := h.Command(proj, nil, "claudebox", "-w", "task", "--shell", "-c", `echo planted > tool`)
 	out, err := c.CombinedOutput()
-	harness.TouchDone(t, proj)
-	if err := <-aExited; err != nil {
-		t.Fatalf("the planting session: %v\n%s", err, aOut)
-	}
 	if b, _ := os.ReadFile(tool); string(b) != "#!/bin/sh\necho real\n" {
 		t.Errorf("claudebox -w task ran a session in %s, which wrote %q:\n%s", bin, b, out)
 	}

@@ -201,9 +201,10 @@ func TestReplayDotenvAppSettingsStay(t *testing.T) {
 	}
 }
 
-// TestReplayAuditWorktreeTracksEnvrc: the session makes a worktree inside
-// the project (git worktree add) for a branch that tracks an .envrc and
-// .vscode settings. Host-side proof: the host's git status in that
+// TestReplayAuditWorktreeTracksEnvrc: the host's git worktree add makes
+// a worktree inside the project while a session runs (the sandbox cannot:
+// .git/worktrees is read-only inside) for a branch that tracks an .envrc
+// and .vscode settings. Host-side proof: the host's git status in that
 // worktree is clean after the session: nothing the branch tracks was moved
 // aside.
 func TestReplayAuditWorktreeTracksEnvrc(t *testing.T) {
@@ -216,7 +217,10 @@ func TestReplayAuditWorktreeTracksEnvrc(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".envrc", ".vscode")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "envrc")
 	h.Run(proj, nil, "git", "checkout", "-q", "-")
-	stderr := h.InsideStderr(proj, "git worktree add -q .worktrees/x other")
+	_, stderr, exited := harness.StartSession(t, h, proj, "touch started; while ! test -e done; do sleep 0.05; done; rm -f started done")
+	h.Run(proj, nil, "git", "worktree", "add", "-q", ".worktrees/x", "other")
+	harness.TouchDone(t, proj)
+	<-exited
 	wt := filepath.Join(proj, ".worktrees", "x")
 	if got := h.Run(wt, nil, "git", "status", "--porcelain"); got != "" {
 		t.Errorf("the host's git status in the worktree says %q:\n%s", got, stderr)

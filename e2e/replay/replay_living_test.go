@@ -23,7 +23,8 @@ import (
 // and a directory whose gitdir names a checkout that does not exist. The
 // attack's aim is the launches after: that each refuses (the user is
 // locked out of claudebox with a hint about replacing links with copies),
-// or that a host git obeys the planted config.
+// or that a host git obeys the planted config. (.git/worktrees is now
+// read-only inside: they are planted as an earlier sandbox left them.)
 // Host-side proof: the next launch starts, the host's git status in the
 // project runs nothing, and git itself lists no planted worktree.
 func TestReplayLivingPlantedWorktreeEntry(t *testing.T) {
@@ -31,8 +32,8 @@ func TestReplayLivingPlantedWorktreeEntry(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.GitRepo(proj)
 	marker := filepath.Join(h.Base, "marker")
-	h.Inside(proj, nil, `set -e
-		ln -s /nonexistent .git/worktrees/dangling 2>/dev/null || { mkdir -p .git/worktrees; ln -s /nonexistent .git/worktrees/dangling; }
+	h.Run(proj, nil, "sh", "-c", `set -e
+		mkdir -p .git/worktrees; ln -s /nonexistent .git/worktrees/dangling
 		mkdir -p planted
 		printf '[core]\n\tfsmonitor = "touch `+marker+`; false"\n' > planted/config.worktree
 		echo ../.. > planted/commondir

@@ -24,13 +24,14 @@ func TestReplayListPlantedWorktree(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.GitRepo(proj)
 	marker := filepath.Join(h.Home, "PWNED")
-	_, out, exited := harness.StartSession(t, h, proj, `
+	// Planted on the host, as a sandbox left it before .git/worktrees
+	// was read-only inside.
+	h.Run(proj, nil, "sh", "-c", `set -e
 		branch=$(git symbolic-ref --short HEAD)
 		mkdir -p evil && git -C evil init -q && git -C evil config core.fsmonitor "touch `+marker+`"
 		mkdir -p .git/worktrees/evil && cd .git/worktrees/evil
-		echo "$PWD/../../../evil/.git" > gitdir; echo "ref: refs/heads/$branch" > HEAD; echo ../.. > commondir
-		cd ../../..; touch started
-		while ! test -e done; do sleep 0.05; done`)
+		echo "$PWD/../../../evil/.git" > gitdir; echo "ref: refs/heads/$branch" > HEAD; echo ../.. > commondir`)
+	_, out, exited := harness.StartSession(t, h, proj, `touch started; while ! test -e done; do sleep 0.05; done`)
 	if len(exited) > 0 {
 		t.Fatalf("the planting session ended early:\n%s", out)
 	}
@@ -47,23 +48,25 @@ func TestReplayListPlantedWorktree(t *testing.T) {
 
 // TestSandboxWorktreeOutside: git worktree add ../sibling inside fails at
 // once, where before it landed in the private tmpfs and was lost at exit,
-// leaving an entry in the host's repository; no entry is left, the host's
-// git worktree list shows the project alone, and one made inside the
-// project still works.
+// leaving an entry in the host's repository; so does one inside the
+// project (.git/worktrees is read-only inside: the host's git gc follows
+// a link made there; claudebox -w makes a worktree); no entry is left, and
+// the host's git worktree list shows the project alone.
 func TestSandboxWorktreeOutside(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "proj")
 	h.GitRepo(proj)
 	out := h.Inside(proj, nil, `exec 2>&1
 		git worktree add -q ../sibling && echo MADE-OUTSIDE
-		git worktree add -q .wt/inside && echo MADE-INSIDE`)
-	if strings.Contains(out, "MADE-OUTSIDE") || !strings.Contains(out, "Read-only file system") || !strings.Contains(out, "MADE-INSIDE") {
+		git worktree add -q .wt/inside && echo MADE-INSIDE
+		true`)
+	if strings.Contains(out, "MADE-OUTSIDE") || !strings.Contains(out, "Read-only file system") || strings.Contains(out, "MADE-INSIDE") {
 		t.Errorf("inside:\n%s", out)
 	}
 	if paths.Exists(filepath.Join(proj, ".git", "worktrees", "sibling")) {
 		t.Error("the failed worktree left an entry in the host's repository")
 	}
-	if out := h.Run(proj, nil, "git", "worktree", "list", "--porcelain"); strings.Contains(out, "sibling") || strings.Contains(out, "prunable") || !strings.Contains(out, filepath.Join(proj, ".wt", "inside")) {
+	if out := h.Run(proj, nil, "git", "worktree", "list", "--porcelain"); strings.Contains(out, "sibling") || strings.Contains(out, "prunable") || strings.Contains(out, "inside") {
 		t.Errorf("the host's git worktree list:\n%s", out)
 	}
 }
@@ -281,8 +284,10 @@ func TestSandboxWorktreeMadeDuringSession(t *testing.T) {
 // TestReplayWorktreeMadeDuringSessionPlanted: what -w made in the
 // repository's git directory while a session ran is the host's only as
 // made. The running session's sandbox rewrites the new worktree's
-// commondir in place and plants its config.worktree; host-side proof:
-// both are moved aside at the end, whichever session leaves last.
+// commondir in place and plants its config.worktree (now refused:
+// .git/worktrees, and what the host makes there, is read-only inside);
+// host-side proof: neither is on the host as the sandbox wrote it,
+// whichever session leaves last.
 func TestReplayWorktreeMadeDuringSessionPlanted(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "proj")
@@ -297,8 +302,8 @@ func TestReplayWorktreeMadeDuringSessionPlanted(t *testing.T) {
 		t.Fatalf("%v\n%s", err, mainOut)
 	}
 	all := out + mainOut.String()
-	if !strings.Contains(all, filepath.Join(admin, "commondir")+"\n") {
-		t.Errorf("commondir, rewritten, is not moved aside:\n%s", all)
+	if b, err := os.ReadFile(filepath.Join(admin, "commondir")); err == nil && strings.Count(string(b), "\n") > 1 {
+		t.Errorf("commondir, rewritten, is on the host: %q\n%s", b, all)
 	}
 	// Its stand-in, while the project's sessions run, or moved aside.
 	if b, err := os.ReadFile(filepath.Join(admin, "config.worktree")); err == nil {
