@@ -904,6 +904,8 @@ func (st store) sizes(checkout string, entries map[string]entry, paths []string)
 // a file there then is there still: of the many directories that did not
 // change, the walk keeps no name.
 type tree struct {
+	// tasks are the task files read for namedByTask (nil: not kept).
+	tasks *taskTexts
 	// recent are the files (not directories) whose status changed at or
 	// after the start.
 	recent map[string]fileStatus
@@ -1024,7 +1026,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -1052,6 +1054,84 @@ func (t tree) inVenv(dir string) bool {
 		}
 	}
 	return false
+}
+
+// taskNames are the task files that name what they run by its path
+// (sh build/gen in a makefile's recipe, an npm script's "sh tools/gen").
+var taskNames = []string{"GNUmakefile", "makefile", "Makefile", "justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Rakefile", "package.json"}
+
+// maxTaskText bounds what is read of one task file.
+const maxTaskText = 1 << 20
+
+// taskTexts are the task files read, by their path ("" where none is).
+type taskTexts struct {
+	sync.Mutex
+	read map[string][]byte
+}
+
+// namedByTask says whether a task file in the directory of path, or in
+// one above it, names path (relative to the task file) as a word: the
+// host's make runs an ignored build/gen as sh build/gen whatever its
+// name, mode or first line, and git status shows nothing of it. Named
+// through a variable made of parts (sh build/$(NAME)), it is not seen.
+func (t tree) namedByTask(checkout, path string) bool {
+	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return false
+		}
+		for _, name := range taskNames {
+			if mentions(t.taskText(checkout, filepath.Join(dir, name)), rel) {
+				return true
+			}
+		}
+		if dir == "." || dir == "/" {
+			return false
+		}
+	}
+}
+
+// taskText is the start of the task file at path, nil where none is.
+func (t tree) taskText(checkout, path string) []byte {
+	if t.tasks != nil {
+		t.tasks.Lock()
+		defer t.tasks.Unlock()
+		if b, ok := t.tasks.read[path]; ok {
+			return b
+		}
+	}
+	var b []byte
+	if f, err := untrusted.Open(checkout, path); err == nil {
+		b, _ = io.ReadAll(io.LimitReader(f, maxTaskText))
+		f.Close()
+	}
+	if t.tasks != nil {
+		t.tasks.read[path] = b
+	}
+	return b
+}
+
+// mentions says whether text holds rel as a path of its own: not part
+// of a longer name (build/gen in build/generate or rebuild/gen), where a
+// slash before it may be a directory's (./build/gen, $(CURDIR)/build/gen).
+func mentions(text []byte, rel string) bool {
+	for at := 0; ; {
+		i := bytes.Index(text[at:], []byte(rel))
+		if i < 0 {
+			return false
+		}
+		i += at
+		end := i + len(rel)
+		if (i == 0 || !pathByte(text[i-1]) || text[i-1] == '/') && (end == len(text) || !pathByte(text[end])) {
+			return true
+		}
+		at = i + 1
+	}
+}
+
+// pathByte says whether c may be part of a file's name in a task file.
+func pathByte(c byte) bool {
+	return c == '.' || c == '_' || c == '-' || c == '/' || c == '+' || c == '@' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // codeExts are the extensions of the files an interpreter runs, or a
@@ -1288,7 +1368,7 @@ func join(rel, name string) string {
 // since the last exit's walk read them, and takes those of the directories
 // read whose status is from before since, for the next (dirrecord.go).
 func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit.Reopener, compared gitCompared, dirs *dirRecords) (tree, error) {
-	t := tree{recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
+	t := tree{tasks: &taskTexts{read: map[string][]byte{}}, recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
 	// The names skipped, by their directory: looked up once a directory.
 	skipIn := map[string][]string{}
 	for _, s := range skip {
