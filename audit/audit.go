@@ -864,6 +864,13 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	if n.mode != plainDir && n.mode != depsDir && typ&noFile != 0 {
 		hostRun = true
 	}
+	// A socket at the project's top has every later launch refuse (the
+	// project's bind would show the sandbox a socket of the host's): one
+	// the session made goes aside; nothing listens on it once the
+	// sandbox is gone.
+	if n.rel == "" && n.mode == plainDir && typ&os.ModeSocket != 0 {
+		hostRun = true
+	}
 	if !descend {
 		if hostRun {
 			w.leaf(n, name, rel)

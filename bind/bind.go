@@ -256,7 +256,7 @@ func refuseSource(src string, writable bool, home string, state []string) (Probl
 	if slices.Contains(sharedTemp, src) {
 		return SharedTemp, "it holds other programs' sockets (tmux, X11), which the sandbox could reach"
 	}
-	if sock := socketIn(src); sock != "" {
+	if sock := SocketIn(src); sock != "" {
 		return Socket, sock + " is a socket, which the sandbox could connect to"
 	}
 	if !writable {
@@ -469,9 +469,9 @@ func projectPaths(project instance.Project) []string {
 	return append([]string{project.Checkout}, project.GitDirs...)
 }
 
-// socketIn returns path, or an entry directly in it, that is a socket:
+// SocketIn returns path, or an entry directly in it, that is a socket:
 // connectable through any mount. (Deeper ones are the user's to know of.)
-func socketIn(path string) string {
+func SocketIn(path string) string {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return ""

@@ -645,6 +645,11 @@ func FindHome() (Home, error) {
 // expose what the sandbox exists to hide: the rules of a user's --bind.
 func checkProject(checkout, home string, state []string) error {
 	if reason := bind.SourceRefusal(checkout, true, home, state); reason != "" {
+		if sock := bind.SocketIn(checkout); sock != "" && strings.HasPrefix(reason, sock+" ") {
+			// One a session left, which its exit did not move aside (it
+			// was killed), refused every launch, the hint saying to cd.
+			return hint.Errorf("remove "+sock+" if nothing of yours listens on it: a sandbox may have left it", "refusing to use %s as the project: %s", checkout, reason)
+		}
 		return hint.Errorf("cd into a project directory first", "refusing to use %s as the project: %s", checkout, reason)
 	}
 	return nil
