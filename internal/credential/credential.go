@@ -244,10 +244,12 @@ var urlPath = sync.OnceValue(func() *regexp.Regexp {
 
 // wordPart is a part of a URL's path segment that reads as a word or a
 // version: letters of one case, or capitalised, or words joined in camel
-// case, each capital followed by two or more small letters (an API's
-// method: chat.postMessage), then digits.
+// or Pascal case, each capital after the first followed by two or more
+// small letters (an API's method, chat.postMessage; a repository's
+// owner or name, GoogleCloudPlatform, TypeScript, whose remote URL in a
+// copy of .git/config must stay fetchable), then digits.
 var wordPart = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^([a-z]*|[A-Z]*|[A-Z][a-z]*|[a-z]+([A-Z][a-z]{2,})+)[0-9]*$`)
+	return regexp.MustCompile(`^([a-z]*|[A-Z]*|[A-Z]?[a-z]+([A-Z][a-z]{2,})*)[0-9]*$`)
 })
 
 // WithoutURL is data with every URL's credential taken out

@@ -396,6 +396,11 @@ func TestInURLPath(t *testing.T) {
 		"https://example.com?token=Zk3wQp9LmT2vXr7B":                           false,
 		"https://slack.com/api/chat.postMessage":                               false,
 		"https://dl.cloudsmith.io/ZkwQpLmTvXrB/acme/":                          true,
+		"https://dl.cloudsmith.io/QpwZkLmTvXrB/acme/":                          true,
+		"https://github.com/GoogleCloudPlatform/python-docs-samples.git":       false,
+		"https://github.com/microsoft/TypeScript.git":                          false,
+		"https://github.com/DefinitelyTyped/DefinitelyTyped":                   false,
+		"https://github.com/JuliaLang/julia.git":                               false,
 	} {
 		if got := InURLPath([]byte(text)); got != want {
 			t.Errorf("InURLPath(%q) = %v, want %v", text, got, want)
