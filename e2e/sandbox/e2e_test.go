@@ -552,6 +552,15 @@ func TestSandboxUserBinds(t *testing.T) {
 	os.Remove(filepath.Join(other, "NEW"))
 	os.Remove(filepath.Join(proj, "inside"))
 	os.RemoveAll(filepath.Join(h.Home, ".claudebox"))
+	// The launch makes each guarded repository's folder of linked
+	// worktrees where missing, empty and kept, as git's first git
+	// worktree add would (read-only inside: the host's git gc follows a
+	// link made there); os.Remove takes only an empty one.
+	for _, repo := range []string{proj, other} {
+		if err := os.Remove(filepath.Join(repo, ".git", "worktrees")); err != nil && !os.IsNotExist(err) {
+			t.Errorf("%s/.git/worktrees: %v", repo, err)
+		}
+	}
 	if after := harness.Snapshot(h.Home); after != homeBefore {
 		t.Errorf("the host's home changed:\nbefore:\n%s\nafter:\n%s", homeBefore, after)
 	}
