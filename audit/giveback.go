@@ -149,11 +149,14 @@ func (r *Reopener) ReadableAgain(dirfd int, name, rel string) bool {
 
 // users says whether what is open at fd, at rel, of status st, is the
 // user's and its status changed during the sessions: not a stand-in,
-// changed since they began, and born before (by its birth time, or where
+// changed after they began, and born before (by its birth time, or where
 // the file system keeps none, the start's record holding its inode at
 // rel).
 func (r *Reopener) users(fd int, rel string, st *unix.Stat_t) bool {
-	if time.Unix(st.Ctim.Unix()).Before(r.since) || slices.Contains(r.standIns, filepath.Join(r.root, rel)) {
+	// Status times are the kernel's coarse clock: one on since's tick is
+	// the launch's (read permission lent to copy a hard link, just before
+	// it marked the start), as no sandbox runs yet.
+	if !time.Unix(st.Ctim.Unix()).After(r.since) || slices.Contains(r.standIns, filepath.Join(r.root, rel)) {
 		return false
 	}
 	// One made since in one's place may have its inode's number; where
