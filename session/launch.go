@@ -785,6 +785,16 @@ func (s *Session) fill(dir string) error {
 			return err
 		}
 	}
+	// The worktrees folders (the guards made where missing) are kept
+	// from the host's git, which removes one that is empty, until the
+	// last session's cleanup.
+	for _, g := range s.plan.Guards {
+		if g.MakeDir {
+			if err := guard.KeepWorktrees(g.Path); err != nil {
+				return err
+			}
+		}
+	}
 	for _, m := range s.plan.Placeholders() {
 		if err := createPlaceholder(m); err != nil {
 			return err

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/idle"
@@ -411,6 +412,14 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 			unmounted()
 		}
 		instance.RemovePlaceholders(dir)
+	}
+	// No session of the project runs now, nor starts while this holds
+	// its lock: the worktrees folders need no keeper. It goes before the
+	// audit reads them.
+	for _, g := range s.plan.Guards {
+		if g.MakeDir {
+			guard.ReleaseWorktrees(g.Path)
+		}
 	}
 	began, ok := instance.Started(dir, s.plan.Project.Root)
 	if !ok {

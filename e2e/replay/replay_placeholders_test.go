@@ -228,8 +228,10 @@ func TestReplayPlaceholdersHostTools(t *testing.T) {
 	}
 	// The launch makes git's folder of linked worktrees where missing, and
 	// keeps it (read-only inside: the host's git gc follows a link made
-	// there), as git's first git worktree add would.
-	named := map[string]bool{"./.git/worktrees": true}
+	// there), as git's first git worktree add would, with a locked entry
+	// git lists not (git worktree prune would remove the folder empty)
+	// while a session runs.
+	named := map[string]bool{"./.git/worktrees": true, "./.git/worktrees/.claudebox": true, "./.git/worktrees/.claudebox/locked": true}
 	var ignored strings.Builder
 	for _, s := range standIns {
 		if paths.Exists(s.path) {

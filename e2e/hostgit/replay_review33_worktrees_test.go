@@ -1,0 +1,72 @@
+package hostgit
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/paths"
+)
+
+// TestReplayReview33WorktreesPrunedWhileRunning: .git/worktrees is
+// read-only inside, but the host's git worktree prune (and git worktree
+// remove of the last linked worktree) removes the folder where it is
+// empty, and the kernel detaches the sandbox's mount on a removed
+// directory. The guard watcher then ended the session ("was removed on
+// the host"), and a sandbox that was waiting for it could make the folder
+// again, with a link to a folder of the user's, in the moment before it
+// died: the host's git gc that follows removes what the link leads to.
+// The folder now keeps an entry git never prunes while a session runs:
+// the session goes on, the sandbox cannot write there, and the keeper is
+// gone after the session. Host-side proof: the user's files are
+// byte-identical, and git worktree list shows the checkout alone.
+func TestReplayReview33WorktreesPrunedWhileRunning(t *testing.T) {
+	h := harness.NewHost(t)
+	docs := filepath.Join(h.Home, "Documents")
+	h.Write(filepath.Join(docs, "thesis", "one.tex"), "chapter one\n")
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	// Once the host says it pruned, the sandbox tries a while longer,
+	// each time in one call, as a program waiting for the moment would.
+	_, out, exited := harness.StartSession(t, h, proj, `touch started; python3 -c '
+import os
+after = 0
+while not os.path.exists("done"):
+    for path in (".git/worktrees", ".git/worktrees/zz"):
+        try:
+            os.symlink("`+docs+`", path)
+            open("planted", "w").close()
+        except OSError:
+            pass
+    if os.path.exists("pruned"):
+        after += 1
+        if after == 2000:
+            open("tried", "w").close()
+'; rm -f started done pruned tried`)
+	pruned, _ := h.Command(proj, nil, "git", "worktree", "prune").CombinedOutput()
+	h.Write(filepath.Join(proj, "pruned"), "")
+	harness.WaitFor(t, "the sandbox's tries after the prune", func() bool {
+		return paths.Exists(filepath.Join(proj, "tried")) || len(exited) > 0
+	})
+	gc, _ := h.Command(proj, nil, "git", "gc", "-q").CombinedOutput()
+	planted := paths.Exists(filepath.Join(proj, "planted"))
+	harness.TouchDone(t, proj)
+	err := <-exited
+	if b, rerr := os.ReadFile(filepath.Join(docs, "thesis", "one.tex")); rerr != nil || string(b) != "chapter one\n" {
+		t.Errorf("the host's git gc, after its git worktree prune while a session ran, removed the user's file through a link the session made in .git/worktrees: %q %v\n%s%s", b, rerr, pruned, gc)
+	}
+	if err != nil || planted {
+		t.Errorf("the host's git worktree prune ended the session (%v), or the sandbox made a link in .git/worktrees (%v):\n%s", err, planted, out)
+	}
+	if fi, err := os.Lstat(filepath.Join(proj, ".git", "worktrees")); err == nil && !fi.IsDir() {
+		t.Errorf(".git/worktrees is no directory after the session: %v", fi.Mode())
+	}
+	if paths.Exists(filepath.Join(proj, ".git", "worktrees", ".claudebox")) {
+		t.Errorf("the keeper of .git/worktrees stayed after the session")
+	}
+	if list := h.Run(proj, nil, "git", "worktree", "list", "--porcelain"); strings.Contains(list, ".claudebox") || strings.Count(list, "worktree ") != 1 {
+		t.Errorf("git worktree list after the session:\n%s", list)
+	}
+}

@@ -1,0 +1,82 @@
+package guard
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/internal/testfs"
+)
+
+// The keeper a launch makes in a repository's worktrees folder keeps
+// git worktree prune, and git gc, from removing the folder empty (which
+// takes its read-only mount away inside); git lists it not; the last
+// session's cleanup removes it, and only as a launch made it: a linked
+// worktree's own directory, or anything else there, stays.
+func TestKeepWorktrees(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "app")
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %q: %v: %s", args, err, out)
+		}
+		return string(out)
+	}
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v: %s", err, out)
+	}
+	git("commit", "-q", "--allow-empty", "-m", "init")
+	worktrees := filepath.Join(repo, ".git", "worktrees")
+	if err := MakeDir(worktrees); err != nil {
+		t.Fatal(err)
+	}
+	if err := KeepWorktrees(worktrees); err != nil {
+		t.Fatal(err)
+	}
+	if err := KeepWorktrees(worktrees); err != nil {
+		t.Fatalf("a second launch's keeper: %v", err)
+	}
+	git("worktree", "prune")
+	git("gc", "-q")
+	if fi, err := os.Lstat(filepath.Join(worktrees, WorktreesKeeper, "locked")); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("git worktree prune removed the keeper: %v", err)
+	}
+	if list := git("worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+		t.Errorf("git worktree list names the keeper:\n%s", list)
+	}
+	ReleaseWorktrees(worktrees)
+	if entries, err := os.ReadDir(worktrees); err != nil || len(entries) != 0 {
+		t.Errorf("after the release, %s holds %v (%v)", worktrees, entries, err)
+	}
+
+	// Anything but the keeper as made stays.
+	testfs.Write(t, filepath.Join(worktrees, WorktreesKeeper, "locked"), "mine\n")
+	ReleaseWorktrees(worktrees)
+	if b, err := os.ReadFile(filepath.Join(worktrees, WorktreesKeeper, "locked")); err != nil || string(b) != "mine\n" {
+		t.Errorf("the release removed a lock it did not write: %q %v", b, err)
+	}
+	testfs.Write(t, filepath.Join(worktrees, WorktreesKeeper, "locked"), keeperLock)
+	testfs.Write(t, filepath.Join(worktrees, WorktreesKeeper, "gitdir"), "/elsewhere/.git\n")
+	ReleaseWorktrees(worktrees)
+	if _, err := os.Lstat(filepath.Join(worktrees, WorktreesKeeper, "locked")); err != nil {
+		t.Errorf("the release removed a lock it did not make: %v", err)
+	}
+	os.RemoveAll(filepath.Join(worktrees, WorktreesKeeper))
+
+	// A link at the keeper's name refuses the launch, and is followed by
+	// nothing.
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(worktrees, WorktreesKeeper)); err != nil {
+		t.Fatal(err)
+	}
+	if err := KeepWorktrees(worktrees); err == nil {
+		t.Error("a link at the keeper's name: no error")
+	}
+	ReleaseWorktrees(worktrees)
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("the keeper was made through a link: %v", entries)
+	}
+}
