@@ -727,13 +727,16 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	if w.guarded[w.abs(rel)] {
 		return true
 	}
-	if w.take == nil && (n.mode == modulesDir || n.mode == lfsDir && filepath.Base(n.rel) == "annex" && !projectfiles.AnnexOwn(name)) && w.made(n.fd, name, rel) {
+	if w.take == nil && (n.mode == modulesDir || n.mode == lfsDir && filepath.Base(n.rel) == "annex" && !projectfiles.AnnexOwn(name) ||
+		n.mode == gitDir && !projectfiles.GitOwn(name) || n.mode == infoDir && !projectfiles.InfoOwn(name)) && w.made(n.fd, name, rel) {
 		// Each git directory in modules/ is mounts of its own at every
-		// launch, and so is each entry in annex/ not git-annex's: a
+		// launch, and so is each entry not git's own at a git
+		// directory's top, in its info, in annex/ not git-annex's: a
 		// session that made them by the hundred would have every later
-		// launch refuse, its plan past the arguments bwrap takes. What
-		// the session made there goes aside whole (a submodule it
-		// initialized too: git submodule update --init makes it again).
+		// launch refuse, its plan past the arguments bwrap takes or the
+		// folder past those shown empty. What the session made there
+		// goes aside whole (a submodule it initialized too: git
+		// submodule update --init makes it again).
 		w.found(rel)
 		return true
 	}

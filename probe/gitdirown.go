@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/claudebox/claudebox/internal/credential"
 	"github.com/claudebox/claudebox/mount"
@@ -21,14 +20,6 @@ const maxAnnexNotOwn = 64
 // MaxGitDirEntries bounds the entries not git's own at a git directory's
 // top shown empty (a mount each); past it the launch refuses.
 const MaxGitDirEntries = 1024
-
-// infoOwn says name, in a git directory's info, is git's own
-// (gitrepository-layout: the patterns of exclude, attributes and
-// sparse-checkout, grafts, update-server-info's refs) or its lock.
-func infoOwn(name string) bool {
-	name = strings.TrimSuffix(name, ".lock")
-	return name == "exclude" || name == "attributes" || name == "sparse-checkout" || name == "grafts" || name == "refs"
-}
 
 // gitDirNotOwn are the entries that are not git's own (projectfiles.GitOwn)
 // at the top of the project's git directories, of the others' (submodules',
@@ -89,11 +80,11 @@ func gitDirNotOwn(p project.Project, others []string) (entries []mount.GitEntry,
 		if !notOwn(d, found, projectfiles.GitOwn) {
 			return nil, nil, d
 		}
-		// Named as the folder crowded, which ls -a shows: a session that
-		// fills it has each later launch refuse until you empty it (the
-		// exit audit leaves what it made there), where a folder shown
-		// empty whole would take git's own, which the guards stand over.
-		if info, err := untrusted.ReadDir(d, "info"); err == nil && !notOwn(filepath.Join(d, "info"), info, infoOwn) {
+		// Named as the folder crowded, which ls -a shows (the exit audit
+		// moves aside what a session made there, so what is left is
+		// yours or a killed session's), where a folder shown empty whole
+		// would take git's own, which the guards stand over.
+		if info, err := untrusted.ReadDir(d, "info"); err == nil && !notOwn(filepath.Join(d, "info"), info, projectfiles.InfoOwn) {
 			return nil, nil, filepath.Join(d, "info")
 		}
 		if annex, err := untrusted.ReadDir(d, "annex"); err == nil {

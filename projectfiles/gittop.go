@@ -31,6 +31,16 @@ func GitOwn(name string) bool {
 		name == "AUTO_MERGE" || name == "NOTES_MERGE_REF"
 }
 
+// InfoOwn says name, in a git directory's info, is git's own
+// (gitrepository-layout: the patterns of exclude, attributes and
+// sparse-checkout, grafts, update-server-info's refs) or its lock. The
+// one list: the launch shows nothing else there, and the exit moves aside
+// what else a session made there.
+func InfoOwn(name string) bool {
+	name = strings.TrimSuffix(name, ".lock")
+	return name == "exclude" || name == "attributes" || name == "sparse-checkout" || name == "grafts" || name == "refs"
+}
+
 // annexHarmless are the entries git-annex keeps in a git directory's
 // annex that hold no credential (Annex/Locations.hs): the annexed
 // contents, their temporary and bad copies, the journal, the index and
