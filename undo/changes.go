@@ -1070,10 +1070,14 @@ type taskTexts struct {
 }
 
 // namedByTask says whether a task file in the directory of path, or in
-// one above it, names path (relative to the task file) as a word: the
+// one above it, names path (relative to the task file) as a word, or a
+// path in its directory built from a variable or a pattern (build/$(NAME),
+// build/${NAME}, just's build/{{name}}, make's build/%, build/*): the
 // host's make runs an ignored build/gen as sh build/gen whatever its
-// name, mode or first line, and git status shows nothing of it. Named
-// through a variable made of parts (sh build/$(NAME)), it is not seen.
+// name, mode or first line, and git status shows nothing of it. What it
+// costs: every ignored file a session makes in such a directory is moved
+// aside. A directory a variable holds ($(DIR)/gen), or a name beside the
+// task file a variable holds (sh $(NAME)), is not seen.
 func (t tree) namedByTask(checkout, path string) bool {
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		rel, err := filepath.Rel(dir, path)
@@ -1081,7 +1085,8 @@ func (t tree) namedByTask(checkout, path string) bool {
 			return false
 		}
 		for _, name := range taskNames {
-			if mentions(t.taskText(checkout, filepath.Join(dir, name)), rel) {
+			text := t.taskText(checkout, filepath.Join(dir, name))
+			if mentions(text, rel) || filepath.Dir(rel) != "." && buildsIn(text, filepath.Dir(rel)+"/") {
 				return true
 			}
 		}
@@ -1123,6 +1128,24 @@ func mentions(text []byte, rel string) bool {
 		i += at
 		end := i + len(rel)
 		if (i == 0 || !pathByte(text[i-1]) || text[i-1] == '/') && (end == len(text) || !pathByte(text[end])) {
+			return true
+		}
+		at = i + 1
+	}
+}
+
+// buildsIn says whether text holds dir (ending in a slash) as a path of
+// its own followed by a variable, a pattern or a glob: a name in it the
+// task file builds when it runs.
+func buildsIn(text []byte, dir string) bool {
+	for at := 0; ; {
+		i := bytes.Index(text[at:], []byte(dir))
+		if i < 0 {
+			return false
+		}
+		i += at
+		end := i + len(dir)
+		if (i == 0 || !pathByte(text[i-1]) || text[i-1] == '/') && end < len(text) && strings.IndexByte("$%{*", text[end]) >= 0 {
 			return true
 		}
 		at = i + 1
