@@ -4,6 +4,7 @@ import (
 	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
+	"crypto/sha3"
 	"crypto/sha512"
 	"encoding/hex"
 	"hash"
@@ -48,7 +49,15 @@ func (w *walker) lfsObjectHolds(n node, name string) bool {
 
 // annexHashes are git-annex's backends that name content by its hash, each
 // with and without the file's extension (SHA256E), by the hash's name.
-var annexHashes = map[string]func() hash.Hash{"SHA256": sha256.New, "SHA512": sha512.New, "SHA384": sha512.New384, "SHA224": sha256.New224, "SHA1": sha1.New, "MD5": md5.New}
+// Not BLAKE2's and Skein's, which the standard library lacks, nor WORM's
+// and URL's keys, which hold no hash: such an object whose status changed
+// since the start is moved aside, the host's own git annex add during a
+// session too.
+var annexHashes = map[string]func() hash.Hash{
+	"SHA256": sha256.New, "SHA512": sha512.New, "SHA384": sha512.New384, "SHA224": sha256.New224, "SHA1": sha1.New, "MD5": md5.New,
+	"SHA3_224": func() hash.Hash { return sha3.New224() }, "SHA3_256": func() hash.Hash { return sha3.New256() },
+	"SHA3_384": func() hash.Hash { return sha3.New384() }, "SHA3_512": func() hash.Hash { return sha3.New512() },
+}
 
 // annexObjectHolds says whether the entry name of n, a directory of
 // annex/objects, is a regular file, not sparse, in the directory of its
