@@ -8,6 +8,7 @@ package credential
 import (
 	"bytes"
 	"iter"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -65,7 +66,7 @@ func InCommand(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data) || InURLPath(data) || inOptionsOrCode(data)
+		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data) || inOptionsOrCode(data)
 }
 
 // shellAssignment is a literal, however short, given on a command line
@@ -194,6 +195,73 @@ func InURLPath(data []byte) bool {
 	}
 	return false
 }
+
+// InURLQuery says data holds a URL a value of whose query, or whose
+// fragment, may be a token: a service that takes its key there (Azure
+// Functions' ?code=, Azure Storage's ?sig=, an API gateway's
+// ?subscription-key=, a maps API's ?key=) under a name no list of
+// credentials' names holds. A value is known to hold none as a path's
+// segment is (wordsOnly), once unescaped, a colon, a comma and a space
+// parting it too (?ref=main, ?priority=40, ?endpoint=minio.corp:9000,
+// ?query=App%3A%3AProve), or when it is a variable's reference or a
+// template's field ($KEY, ${KEY}, {key}, <key>), which a command fills
+// in; a field that gives no name a value is none.
+func InURLQuery(data []byte) bool {
+	if !bytes.Contains(data, []byte("://")) {
+		return false
+	}
+	for _, m := range urlQuery().FindAllSubmatchIndex(data, -1) {
+		for _, field := range bytes.FieldsFunc(data[m[3]+1:m[1]], func(r rune) bool { return r == '&' || r == ';' || r == '#' }) {
+			// A field that is no name's value is an anchor (#section,
+			// #!forum/thread) or a search's words.
+			_, value, found := bytes.Cut(field, []byte("="))
+			if !found || len(value) == 0 || bytes.ContainsAny(value[:1], "${<") {
+				continue
+			}
+			if unescaped, err := url.QueryUnescape(string(value)); err == nil && !wordsOnly(unescaped, "/-_.~+:, ") || err != nil && !wordsOnly(string(value), "/-_.~+:,%") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// headerLiteral says a command gives curl, wget or xh a header whose
+// name says a credential (X-Api-Key, Ocp-Apim-Subscription-Key,
+// PRIVATE-TOKEN, Authorization, Cookie) a literal, however short: each
+// word of its value past an authorization's scheme (Bearer, Basic) must
+// be a variable's reference or a template's field (-H "X-Api-Key:
+// $KEY") to be known to hold none. Before, 16 characters made a key one
+// (a 15-character X-Api-Key in a status line's curl crossed).
+func headerLiteral(data []byte) bool {
+	lower := lowerASCII(data)
+	if !bytes.Contains(lower, []byte("-h")) && !bytes.Contains(lower, []byte("--header")) {
+		return false
+	}
+	for _, m := range headerArgument().FindAllSubmatch(data, -1) {
+		for _, word := range strings.Fields(string(m[2])) {
+			switch strings.ToLower(word) {
+			case "bearer", "basic", "token", "digest", "negotiate", "apikey":
+				continue
+			}
+			if strings.HasPrefix(word, "$(") || word[0] == '`' {
+				// A command's output: the rest of the value is its words.
+				break
+			}
+			if !strings.ContainsAny(word[:1], "${<") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// headerArgument is a header given on a command line (-H 'Name: value',
+// --header=…, -H"…"): its name, which says a credential, the first group,
+// and its value up to a quote or the line's end, the second.
+var headerArgument = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:^|[\s'"])(?:-H|--header)(?:\s*|=)["']?([a-z0-9_-]*(?:key|token|secret|auth|passw|cookie|signature|credential)[a-z0-9_-]*)[ \t]*:[ \t]*([^"'\n]*)`)
+})
 
 // InLinkerFlags says data gives the Go linker a string to build in
 // (-X main.dbPass=LITERAL, as GOFLAGS=-ldflags=-X=… or go env -w's file

@@ -408,6 +408,49 @@ func TestInURLPath(t *testing.T) {
 	}
 }
 
+func TestInURLQuery(t *testing.T) {
+	for text, want := range map[string]bool{
+		"curl 'https://notify.azurewebsites.net/api/done?code=Zx8qPl4mNb7Vc2Rt%3D%3D'":                        true,
+		"https://acct.blob.core.windows.net/c/f?sv=2022-11-02&ss=b&sig=Zx8qPl4mNb7Vc2RtZx8q%3D":               true,
+		"https://apim.example.com/anthropic?subscription-key=9f8e2a1b7c6d45e3a0b1c2d3e4f5a6b7":                true,
+		"GOPROXY=https://goproxy.corp.example/go?key=Zx8qPl4mNb7Vc2Rt,direct":                                 true,
+		"https://app.example.com/cb#access_token=Zx8qPl4mNb7Vc2Rt&token_type=bearer":                          true,
+		"https://api.github.com/repos/acme/app/commits?per_page=100&page=2&sha=main":                          false,
+		"substituters = https://cache.nixos.org?priority=40 s3://b?region=eu-west-1&endpoint=minio.corp:9000": false,
+		"L<http://search.cpan.org/search?query=App%3A%3AProve+Plugin>":                                        false,
+		"https://groups.google.com/forum/#!original/comp.unix.shell/x1345iu10eg/Nn1n-1r1uU0J":                 false,
+		`curl "https://x.example.com/api?token=$TOKEN&q=${QUERY}&k={key}"`:                                    false,
+		"https://example.com/docs#section-three":                                                              false,
+		"?code=Zx8qPl4mNb7Vc2Rt with no scheme":                                                               false,
+	} {
+		if got := InURLQuery([]byte(text)); got != want {
+			t.Errorf("InURLQuery(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestHeaderLiteral: a header whose name says a credential is given a
+// literal however short; a variable, a command's output or an
+// authorization's scheme alone is none.
+func TestHeaderLiteral(t *testing.T) {
+	for text, want := range map[string]bool{
+		"curl -s -H 'X-Api-Key: 7f3kQ2pLm9Xv4Bn' https://api.example.com":                                  true,
+		"curl -H 'Ocp-Apim-Subscription-Key: 0123456789abcdef' https://apim.example.com":                   true,
+		`curl --header="PRIVATE-TOKEN: abc123" https://gitlab.example.com/api/v4/projects`:                 true,
+		"wget --header 'Cookie: session=abc' https://example.com":                                          true,
+		`curl -H "Authorization: Basic dXNlcjpwdw==" https://example.com`:                                  true,
+		`curl -H "Authorization: Bearer $TOKEN" https://example.com`:                                       false,
+		"curl -H 'X-Api-Key: ${KEY}' -H 'Content-Type: application/json' https://example.com":              false,
+		`curl -H "X-Api-Key: $(pass show api)" -H "Cookie: ` + "`cat ~/.cookie`" + `" https://example.com`: false,
+		`curl -H "Accept: application/vnd.github+json" -H "X-GitHub-Api-Version: 2022-11-28" https://x`:    false,
+		"ls -h; du -sh .": false,
+	} {
+		if got := InCommand([]byte(text)); got != want {
+			t.Errorf("InCommand(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
 func TestInLinkerFlags(t *testing.T) {
 	for text, want := range map[string]bool{
 		"-ldflags=-X=main.dbPass=hunter2":                              true,

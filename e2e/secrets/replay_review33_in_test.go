@@ -1,0 +1,65 @@
+package secrets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview33InQueryKeysAndShortHeaders: what judged a command, a
+// script or a variable for a credential knew a key by its name or its
+// length, not what is known to hold none. A key in a URL's query under a
+// name no list holds (an Azure Function's ?code= in a Stop hook's curl,
+// an API gateway's ?subscription-key= in ANTHROPIC_FOUNDRY_BASE_URL, a
+// ?key= in GOPROXY) and a header's key shorter than 16 characters (a
+// status line's curl -H 'X-Api-Key: …' of 15, a ~/bin script's
+// Ocp-Apim-Subscription-Key) crossed, readable inside. The attack, from
+// inside: read the settings' copy, the environment and the script.
+// Proof: no key is inside, nor in --dry-run; what holds none (a hook
+// that echoes, GOPRIVATE, a curl whose query reads as words) still
+// crosses.
+func TestReplayReview33InQueryKeysAndShortHeaders(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "settings.json"), `{
+  "statusLine": {"type": "command", "command": "curl -s -H 'X-Api-Key: R33hdr7f3kQ2pLm' https://status.example.com/line"},
+  "hooks": {"Stop": [{"hooks": [
+    {"type": "command", "command": "curl -s 'https://notify.azurewebsites.net/api/done?code=R33qryZx8qPl4mNb7Vc2Rt%3D%3D'"},
+    {"type": "command", "command": "curl -s 'https://api.github.com/repos/acme/app/commits?per_page=1&sha=main' # HARMLESS-HOOK"}
+  ]}]}
+}
+`)
+	bin := filepath.Join(h.Home, "bin")
+	h.Write(filepath.Join(bin, "notify"), "#!/bin/sh\ncurl -s -H 'Ocp-Apim-Subscription-Key: R33apim0123456789abcdef0123456789ab' https://apim.example.com/notify -d \"$1\"\n")
+	h.Write(filepath.Join(bin, "greet"), "#!/bin/sh\necho HARMLESS-SCRIPT\n")
+	for _, name := range []string{"notify", "greet"} {
+		if err := os.Chmod(filepath.Join(bin, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{
+		"PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin",
+		"ANTHROPIC_FOUNDRY_BASE_URL=https://apim.example.com/anthropic?subscription-key=R33envq9f8e2a1b7c6d45e3a0b1c2",
+		"GOPROXY=https://goproxy.corp.example/go?key=R33goZx8qPl4mNb7Vc2Rt,direct",
+		"GOPRIVATE=corp.example/*",
+	}
+	out := h.Inside(proj, env, "exec 2>&1; cat ~/.claude/settings.json ~/bin/notify; greet; env; true")
+	t.Log(out)
+	if strings.Contains(out, "R33") {
+		t.Errorf("a key in a URL's query or a short header's key is readable inside")
+	}
+	for _, want := range []string{"HARMLESS-HOOK", "HARMLESS-SCRIPT", "GOPRIVATE=corp.example/*"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want %s, which holds no credential", want)
+		}
+	}
+	dry := h.Run(proj, env, "claudebox", "--dry-run", "--shell")
+	if strings.Contains(dry, "R33") {
+		t.Errorf("--dry-run names a key:\n%s", dry)
+	}
+}
