@@ -14,12 +14,14 @@ import (
 // length, not what is known to hold none. A key in a URL's query under a
 // name no list holds (an Azure Function's ?code= in a Stop hook's curl,
 // an API gateway's ?subscription-key= in ANTHROPIC_FOUNDRY_BASE_URL, a
-// ?key= in GOPROXY) and a header's key shorter than 16 characters (a
+// ?key= in GOPROXY), a header's key shorter than 16 characters (a
 // status line's curl -H 'X-Api-Key: …' of 15, a ~/bin script's
-// Ocp-Apim-Subscription-Key) crossed, readable inside. The attack, from
-// inside: read the settings' copy, the environment and the script.
-// Proof: no key is inside, nor in --dry-run; what holds none (a hook
-// that echoes, GOPRIVATE, a curl whose query reads as words) still
+// Ocp-Apim-Subscription-Key) and a header's key of any length in a
+// command's Markdown (prose was judged for a bearer token only) crossed,
+// readable inside. The attack, from inside: read the settings' copy, the
+// commands, the environment and the script. Proof: no key is inside, nor
+// in --dry-run; what holds none (a hook whose query reads as words, a
+// command whose key is a placeholder, GOPRIVATE, a plain script) still
 // crosses.
 func TestReplayReview33InQueryKeysAndShortHeaders(t *testing.T) {
 	h := harness.NewHost(t)
@@ -34,6 +36,8 @@ func TestReplayReview33InQueryKeysAndShortHeaders(t *testing.T) {
   ]}]}
 }
 `)
+	h.Write(filepath.Join(claude, "commands", "status.md"), "Check the service:\n\n```\ncurl -s -H \"X-Api-Key: R33docKq8z2PLm4x9W\" https://api.example.com/status\n```\n")
+	h.Write(filepath.Join(claude, "commands", "howto.md"), "Call it with `curl -H \"X-Api-Key: YOUR_API_KEY\" https://api.example.com` HARMLESS-DOC\n")
 	bin := filepath.Join(h.Home, "bin")
 	h.Write(filepath.Join(bin, "notify"), "#!/bin/sh\ncurl -s -H 'Ocp-Apim-Subscription-Key: R33apim0123456789abcdef0123456789ab' https://apim.example.com/notify -d \"$1\"\n")
 	h.Write(filepath.Join(bin, "greet"), "#!/bin/sh\necho HARMLESS-SCRIPT\n")
@@ -48,12 +52,12 @@ func TestReplayReview33InQueryKeysAndShortHeaders(t *testing.T) {
 		"GOPROXY=https://goproxy.corp.example/go?key=R33goZx8qPl4mNb7Vc2Rt,direct",
 		"GOPRIVATE=corp.example/*",
 	}
-	out := h.Inside(proj, env, "exec 2>&1; cat ~/.claude/settings.json ~/bin/notify; greet; env; true")
+	out := h.Inside(proj, env, "exec 2>&1; cat ~/.claude/settings.json ~/.claude/commands/*.md ~/bin/notify; greet; env; true")
 	t.Log(out)
 	if strings.Contains(out, "R33") {
 		t.Errorf("a key in a URL's query or a short header's key is readable inside")
 	}
-	for _, want := range []string{"HARMLESS-HOOK", "HARMLESS-SCRIPT", "GOPRIVATE=corp.example/*"} {
+	for _, want := range []string{"HARMLESS-HOOK", "HARMLESS-SCRIPT", "HARMLESS-DOC", "GOPRIVATE=corp.example/*"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside, want %s, which holds no credential", want)
 		}

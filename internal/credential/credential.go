@@ -66,7 +66,7 @@ func InCommand(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data) || inOptionsOrCode(data)
+		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data)
 }
 
 // shellAssignment is a literal, however short, given on a command line
@@ -232,8 +232,10 @@ func InURLQuery(data []byte) bool {
 // word of its value past an authorization's scheme (Bearer, Basic) must
 // be a variable's reference or a template's field (-H "X-Api-Key:
 // $KEY") to be known to hold none. Before, 16 characters made a key one
-// (a 15-character X-Api-Key in a status line's curl crossed).
-func headerLiteral(data []byte) bool {
+// (a 15-character X-Api-Key in a status line's curl crossed). In prose
+// (a skill's instructions), which shows how a call is made, a literal
+// that reads as words is a placeholder too (YOUR_API_KEY, your-key).
+func headerLiteral(data []byte, prose bool) bool {
 	lower := lowerASCII(data)
 	if !bytes.Contains(lower, []byte("-h")) && !bytes.Contains(lower, []byte("--header")) {
 		return false
@@ -248,7 +250,7 @@ func headerLiteral(data []byte) bool {
 				// A command's output: the rest of the value is its words.
 				break
 			}
-			if !strings.ContainsAny(word[:1], "${<") {
+			if !strings.ContainsAny(word[:1], "${<") && (!prose || !wordsOnly(word, "-_.~+")) {
 				return true
 			}
 		}
@@ -416,12 +418,14 @@ var documentHints = []string{
 // agent's) holds a credential: a known service's token, a bearer token,
 // a URL that holds or is one, a user's password on a command line it
 // shows, a password given to a program's short option (sshpass -p,
-// mysql -pPASSWORD), to OpenSSL (pass:PASSWORD), or HTTP's basic
-// credentials. Not a literal given to a name, which prose writes by chance
-// (Auth: src/middleware/authentication.ts). Read a line at a time, each
+// mysql -pPASSWORD), to OpenSSL (pass:PASSWORD), HTTP's basic
+// credentials, or a key it gives a header named for one that is not
+// words (curl -H 'X-Api-Key: …': headerLiteral). Not a literal given to a
+// name, which prose writes by chance (Auth:
+// src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
-	return shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }

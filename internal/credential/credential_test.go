@@ -469,3 +469,17 @@ func TestInLinkerFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderLiteralInProse: prose that shows a header's key is judged to
+// hold it, not where the key reads as words, a placeholder's.
+func TestHeaderLiteralInProse(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Check it with `curl -s -H \"X-Api-Key: Kq8z2PLm4x9W\" https://api.example.com/status`": true,
+		"Call it with `curl -H \"X-Api-Key: YOUR_API_KEY\" https://api.example.com`":            false,
+		"curl -H 'x-api-key: your-key-here' https://api.example.com":                            false,
+	} {
+		if got := InDocument([]byte(text)); got != want {
+			t.Errorf("InDocument(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
