@@ -67,3 +67,42 @@ func TestReplayReview33InQueryKeysAndShortHeaders(t *testing.T) {
 		t.Errorf("--dry-run names a key:\n%s", dry)
 	}
 }
+
+// TestReplayReview33InPrivateKeyUnderAnyName: a private key was known by
+// its file's name (id_*, *.key, *.pem), and its content was judged for
+// no key at all: a skill's ssh key kept as deploy_key, a signing key
+// exported as signing.asc, and one pasted into a command's Markdown
+// crossed, readable inside. The attack, from inside: read the skill and
+// the command. Proof: no key's body is inside; the skill's instructions
+// and a public key beside it still are.
+func TestReplayReview33InPrivateKeyUnderAnyName(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	skill := filepath.Join(h.Home, ".claude", "skills", "deploy")
+	key := filepath.Join(h.Base, "deploy_key")
+	h.Run(h.Home, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "deploy", "-f", key)
+	b, err := os.ReadFile(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := os.ReadFile(key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A line of the key's body, which no other file holds.
+	body := strings.Split(string(b), "\n")[2]
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: deploy\ndescription: deploys\n---\nRun scripts/deploy.sh HARMLESS-SKILL\n")
+	h.Write(filepath.Join(skill, "deploy_key"), string(b))
+	h.Write(filepath.Join(skill, "deploy_key.pub"), string(pub))
+	h.Write(filepath.Join(skill, "signing.asc"), "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGR33pgpKq8z2PLm4x9WZk3wQp9LmT2vXr7BQpwZkLmTvXrBlQOYBGR33pgpKq8z2PLm4x9W\nZk3wQp9LmT2vXr7BQpwZkLmTvXrB\n=R33x\n-----END PGP PRIVATE KEY BLOCK-----\n")
+	h.Write(filepath.Join(h.Home, ".claude", "commands", "ssh.md"), "Log in with this key:\n\n```\n"+string(b)+"```\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/skills/deploy/* ~/.claude/commands/ssh.md; true")
+	t.Log(out)
+	if strings.Contains(out, body) || strings.Contains(out, "R33pgp") {
+		t.Errorf("a private key is readable inside")
+	}
+	if !strings.Contains(out, "HARMLESS-SKILL") || !strings.Contains(out, strings.TrimSpace(string(pub))) {
+		t.Errorf("inside, want the skill's instructions and its public key")
+	}
+}

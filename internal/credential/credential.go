@@ -66,8 +66,27 @@ func InCommand(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data)
+		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || privateKey(data)
 }
+
+// privateKey says data holds a private key: its armor (PEM's, OpenSSH's,
+// PGP's -----BEGIN … PRIVATE KEY…-----, then its headers) before its
+// body, in a file or in code's string (lines joined by \n escapes,
+// quotes and +), or PuTTY's key file's private lines. What a key is
+// kept as says so whatever the file's name: a skill's deploy_key, an
+// exported signing.asc, a key pasted into a command's Markdown crossed.
+// Of 152,549 files of this machine's system and packages, 28 hold one,
+// each a key (test fixtures, the host's own).
+func privateKey(data []byte) bool {
+	return bytes.Contains(data, []byte("PRIVATE KEY")) && privateKeyArmor().Match(data) ||
+		bytes.Contains(data, []byte("PuTTY-User-Key-File-")) && bytes.Contains(data, []byte("Private-Lines:"))
+}
+
+// privateKeyArmor is a private key's first line and the start of its
+// body.
+var privateKeyArmor = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----(?:\s|\\[nr]|["'+,]|[A-Za-z-]+: [^\n]*\n)*[A-Za-z0-9+/=]{40,}`)
+})
 
 // shellAssignment is a literal, however short, given on a command line
 // to a variable or an option whose name ends in what says a password, a
@@ -106,6 +125,9 @@ func assignedLiteral(data []byte) bool {
 // the expressions take for an s and lower case does not spell so, is
 // matched whole.
 func InScript(data []byte) bool {
+	if privateKey(data) {
+		return true
+	}
 	if bytes.Contains(data, []byte("ſ")) {
 		return InCommand(data)
 	}
@@ -425,7 +447,7 @@ var documentHints = []string{
 // src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
-	return headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return privateKey(data) || headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
@@ -474,7 +496,7 @@ func byLines(data []byte, hints []string, match func(chunk []byte) bool) bool {
 // hint of one (settingsHints) is matched against the expressions, which
 // cost about 2 ms a KiB: a package.json's lines are short.
 func InSettings(data []byte) bool {
-	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) {
+	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) || privateKey(data) {
 		return true
 	}
 	return byLines(data, settingsHints, func(chunk []byte) bool {
@@ -560,6 +582,9 @@ var codeTokens = map[string][]string{
 // for options and literals given to names), InDocument's expressions
 // 285 ms for 87 KiB at load 10.
 func InCode(data []byte) bool {
+	if privateKey(data) {
+		return true
+	}
 	for group, tokens := range codeTokens {
 		for pos := range occurrences(data, group) {
 			at := pos

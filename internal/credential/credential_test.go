@@ -483,3 +483,26 @@ func TestHeaderLiteralInProse(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivateKey: a private key is one by its armor and body, whatever
+// judge reads it; its armor's name alone (a parser's constant, prose
+// about it) is none.
+func TestPrivateKey(t *testing.T) {
+	body := "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+	for text, want := range map[string]bool{
+		"-----BEGIN OPENSSH PRIVATE KEY-----\n" + body + "\n-----END OPENSSH PRIVATE KEY-----\n":                true,
+		"-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0123\n\n" + body + "\n": true,
+		`key := "-----BEGIN EC PRIVATE KEY-----\n" +` + "\n\t\"" + body + `\n"`:                                 true,
+		"-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n" + body + "\n=R33x\n-----END PGP PRIVATE KEY BLOCK-----\n":   true,
+		"PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nPrivate-Lines: 1\nAAAAIAaaaa\n":                  true,
+		`const header = "-----BEGIN RSA PRIVATE KEY-----"` + "\nif !strings.HasPrefix(b, header) {\n":           false,
+		"A key begins with `-----BEGIN OPENSSH PRIVATE KEY-----`; keep it in ~/.ssh.\n":                         false,
+		"-----BEGIN CERTIFICATE-----\n" + body + "\n-----END CERTIFICATE-----\n":                                false,
+	} {
+		for name, judge := range map[string]func([]byte) bool{"InSettings": InSettings, "InScript": InScript, "InDocument": InDocument, "InCode": InCode, "InCommand": InCommand} {
+			if got := judge([]byte(text)); got != want {
+				t.Errorf("%s(%q) = %v, want %v", name, text, got, want)
+			}
+		}
+	}
+}
