@@ -492,6 +492,16 @@ func (c Compared) In(rel string) ComparedIn {
 	return ComparedIn{c: c, lo: lo, hi: hi, skip: len(rel) + 1}
 }
 
+// Below are the entries of in below the directory name, an entry of in's
+// own directory: the In of that directory, searched within in's range
+// only (a walk of 50,000 directories searched the million entries' whole
+// index twice for each).
+func (in ComparedIn) Below(name string) ComparedIn {
+	lo := in.lo + sort.Search(in.hi-in.lo, func(j int) bool { return compareBelow(in.c.at(in.lo + j)[in.skip:], name, '/') >= 0 })
+	hi := lo + sort.Search(in.hi-lo, func(j int) bool { return compareBelow(in.c.at(lo + j)[in.skip:], name, '/'+1) >= 0 })
+	return ComparedIn{c: in.c, lo: lo, hi: hi, skip: in.skip + len(name) + 1}
+}
+
 // ComparedIn are the entries of Compared below one directory (In).
 type ComparedIn struct {
 	c      Compared

@@ -1392,6 +1392,11 @@ func join(rel, name string) string {
 // read whose status is from before since, for the next (dirrecord.go).
 func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit.Reopener, compared gitCompared, dirs *dirRecords) (tree, error) {
 	t := tree{tasks: &taskTexts{read: map[string][]byte{}}, recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
+	if dirs != nil {
+		// As many as the last exit kept: the map grown a directory at a
+		// time rehashed 50,000 paths again and again.
+		t.dirs = make(map[string]map[string]bool, len(dirs.at))
+	}
 	// The names skipped, by their directory: looked up once a directory.
 	skipIn := map[string][]string{}
 	for _, s := range skip {
@@ -1437,7 +1442,7 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 	// status is from before since and the record's, its owner may read
 	// and search it, and each of its names is a file of compared (a
 	// million-file checkout's leaves).
-	settled := func(fd int, name []byte, rel string) bool {
+	settled := func(fd int, name []byte, rel string, in audit.ComparedIn) bool {
 		if compared == nil || len(skipIn[rel]) > 0 {
 			return false
 		}
@@ -1446,7 +1451,6 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 			return false
 		}
 		known := dirs.namesAt(at)
-		in := compared.In(rel)
 		for name, typ := range recordedNames(known) {
 			if typ != unix.DT_REG && typ != unix.DT_LNK || string(name) == ".git" || string(name) == ".gitignore" || string(name) == "pyvenv.cfg" || !in.HasName(name) {
 				return false
@@ -1471,14 +1475,15 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 		dirs.keepTaken(at)
 		return true
 	}
-	// walk reads the directory fd, and below it.
-	var walk func(fd int, rel string, depth int)
-	descend := func(fd int, rel string, depth int) {
-		if !helpers.Offer(func() { walk(fd, rel, depth) }) {
-			walk(fd, rel, depth)
+	// walk reads the directory fd, and below it; inCompared are the
+	// files of compared below it.
+	var walk func(fd int, rel string, depth int, inCompared audit.ComparedIn)
+	descend := func(fd int, rel string, depth int, in audit.ComparedIn) {
+		if !helpers.Offer(func() { walk(fd, rel, depth, in) }) {
+			walk(fd, rel, depth, in)
 		}
 	}
-	walk = func(fd int, rel string, depth int) {
+	walk = func(fd int, rel string, depth int, inCompared audit.ComparedIn) {
 		defer unix.Close(fd)
 		// Its status, before its names are read.
 		var st unix.Stat_t
@@ -1517,9 +1522,13 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 			}
 		}
 		ino, ctime := st.Ino, st.Ctim.Nano()
-		var inCompared audit.ComparedIn
-		if names == nil && compared != nil {
-			inCompared = compared.In(rel)
+		// below are the files of compared below the directory name, one
+		// of this one's.
+		below := func(name string) audit.ComparedIn {
+			if compared == nil {
+				return audit.ComparedIn{}
+			}
+			return inCompared.Below(name)
 		}
 		entry := func(name []byte, typ uint8) {
 			if string(name) == ".git" && rel != "." {
@@ -1538,11 +1547,13 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 			// A directory is opened without a status of its own
 			// first: its walk takes one.
 			if typ == unix.DT_DIR && (!lost || rel == ".") && depth < 256 && len(rel)+1+len(name) <= audit.MaxPathLen {
-				if settled(fd, name, join(rel, string(name))) {
+				path := join(rel, string(name))
+				in := below(path[len(path)-len(name):])
+				if settled(fd, name, path, in) {
 					return
 				}
-				if dir, err := reopen.OpenDir(fd, string(name), join(rel, string(name))); err == nil {
-					descend(dir, join(rel, string(name)), depth+1)
+				if dir, err := reopen.OpenDir(fd, string(name), path); err == nil {
+					descend(dir, path, depth+1, in)
 					return
 				}
 			}
@@ -1627,7 +1638,7 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 				notOpened(path, err, recent(&st))
 				return
 			}
-			descend(dir, path, depth+1)
+			descend(dir, path, depth+1, below(path[len(path)-len(name):]))
 		}
 		tooMany := false
 		if known != nil {
@@ -1686,7 +1697,11 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 		return t, err
 	}
 	helpers = parallel.NewHelpers()
-	walk(dup, ".", 0)
+	var all audit.ComparedIn
+	if compared != nil {
+		all = compared.In(".")
+	}
+	walk(dup, ".", 0, all)
 	helpers.Wait()
 	slices.Sort(t.unstatted)
 	if len(t.unread) == 0 {
