@@ -213,6 +213,7 @@ func (w *watch) run(stdout io.Writer, broken <-chan os.Signal, over <-chan struc
 					return err
 				}
 			case ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0 && slices.Contains(w.req.Roots, dirs[int(ev.Wd)]):
+			case ev.Mask&unix.IN_DELETE_SELF != 0 && w.gone(dirs[int(ev.Wd)]):
 			case ev.Mask&(unix.IN_DELETE_SELF|unix.IN_MOVE_SELF) != 0:
 				return fmt.Errorf("%s, which holds guarded paths, was moved or removed on the host", strconv.Quote(dirs[int(ev.Wd)]))
 			case guarded[filepath.Join(dirs[int(ev.Wd)], name)]:
@@ -367,6 +368,9 @@ func (w *watch) keep(path string) error {
 				return err
 			})
 		}
+		if err == errRemoved && w.gone(filepath.Dir(path)) {
+			return nil
+		}
 		if err == errRemoved && remakes < 5 {
 			remakes++
 			if remade, err = w.standAgain(path); err != nil {
@@ -437,6 +441,38 @@ func (w *watch) keep(path string) error {
 	}
 	return fmt.Errorf("%s changed while it was being guarded again", strconv.Quote(path))
 }
+
+// gone says dir, which holds guarded paths, was removed on the host with
+// them, in a guarded directory that still stands inside, where the sandbox
+// cannot make it again: the record of a linked worktree in the read-only
+// .git/worktrees, which the host's git worktree remove and prune remove
+// whole while a session runs. git removes the files first and the
+// directory last, so a directory still there is looked at again for a
+// moment; one that stays (something was made in it meanwhile) is not
+// gone, and its guards are kept as any are.
+func (w *watch) gone(dir string) bool {
+	holder := filepath.Dir(dir)
+	if !slices.Contains(w.req.Guards, holder) {
+		return false
+	}
+	for range goneLooks {
+		var st unix.Stat_t
+		if err := unix.Lstat(dir, &st); errors.Is(err, unix.ENOENT) {
+			stands := false
+			w.sb.inside(func() error {
+				stands = standing(holder)
+				return nil
+			})
+			return stands
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return false
+}
+
+// goneLooks bounds gone's looks, a millisecond apart: git's removal of a
+// worktree's record takes a few.
+const goneLooks = 500
 
 // standAgain makes again, on the host, the placeholder at path the host
 // removed, recorded as the launch records it, under the same lock; it

@@ -70,3 +70,61 @@ while not os.path.exists("done"):
 		t.Errorf("git worktree list after the session:\n%s", list)
 	}
 }
+
+// TestReplayReview33LinkedWorktreeRemovedWhileRunning: the host's git
+// worktree remove of a linked worktree that existed at the launch removes
+// its record in .git/worktrees, whose gitdir and commondir are guarded
+// inside; the guard watcher took that for a guard the sandbox could
+// replace and ended the session. The record's folder is gone whole, in
+// the read-only .git/worktrees: the session goes on, and the sandbox,
+// trying all along to write in the folder (bound writable) and to link
+// there, makes nothing. Had it kept the folder from going (a file made in
+// it between git's last unlink and its rmdir), the session ends as before.
+func TestReplayReview33LinkedWorktreeRemovedWhileRunning(t *testing.T) {
+	h := harness.NewHost(t)
+	docs := filepath.Join(h.Home, "Documents")
+	h.Write(filepath.Join(docs, "thesis", "one.tex"), "chapter one\n")
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	side := filepath.Join(h.Home, "proj-side")
+	h.Run(proj, nil, "git", "worktree", "add", "-q", side)
+	_, out, exited := harness.StartSession(t, h, proj, `touch started; python3 -c '
+import os
+after = 0
+while not os.path.exists("done"):
+    for path in (".git/worktrees/proj-side", ".git/worktrees/proj-side/gitdir", ".git/worktrees/zz"):
+        try:
+            os.symlink("`+docs+`", path)
+            open("planted", "w").close()
+        except OSError:
+            pass
+    try:
+        open(".git/worktrees/proj-side/keep", "w").close()
+    except OSError:
+        pass
+    if os.path.exists("removed"):
+        after += 1
+        if after == 2000:
+            open("tried", "w").close()
+'; rm -f started done removed tried`)
+	removed, _ := h.Command(proj, nil, "git", "worktree", "remove", side).CombinedOutput()
+	h.Write(filepath.Join(proj, "removed"), "")
+	harness.WaitFor(t, "the sandbox's tries after the removal", func() bool {
+		return paths.Exists(filepath.Join(proj, "tried")) || len(exited) > 0
+	})
+	kept := paths.Exists(filepath.Join(proj, ".git", "worktrees", "proj-side"))
+	t.Logf("the record kept by the sandbox: %v", kept)
+	gc, _ := h.Command(proj, nil, "git", "gc", "-q").CombinedOutput()
+	planted := paths.Exists(filepath.Join(proj, "planted"))
+	harness.TouchDone(t, proj)
+	err := <-exited
+	if b, rerr := os.ReadFile(filepath.Join(docs, "thesis", "one.tex")); rerr != nil || string(b) != "chapter one\n" {
+		t.Errorf("the user's file after the host's git worktree remove and gc: %q %v\n%s%s", b, rerr, removed, gc)
+	}
+	if planted {
+		t.Errorf("the sandbox made a link in .git/worktrees:\n%s", out)
+	}
+	if ended := err != nil && strings.Contains(out.String(), "removed on the host"); ended != kept {
+		t.Errorf("the session ended: %v, the removed worktree's record kept by the sandbox: %v: %v\n%s%s", ended, kept, err, removed, out)
+	}
+}
