@@ -177,6 +177,9 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			}
 			if widened[r.Path] && !isPrefix(r.Path) {
 				hidden = append(hidden, notLayout(r.Path)...)
+				if !vendorToolchain(r.Path) {
+					hidden = append(hidden, layoutCredentials(r.Path)...)
+				}
 			}
 			// A file a link leads to (~/.local/bin/backup to a dotfiles
 			// repository's script) is judged as the entry's own are.
@@ -303,6 +306,98 @@ var layoutDirs = map[string]bool{
 	"conf": true, "jmods": true, "legal": true, "jre": true,
 	"src": true, "pkg": true, "misc": true, "api": true, "doc": true, "test": true,
 	"boot": true, "releases": true,
+}
+
+// vendorToolchain says root is a toolchain as its vendor lays it out, whose
+// layout's files are the vendor's: a JDK (its release naming
+// JAVA_VERSION), Go (its go.env, or a VERSION naming go), Erlang/OTP (an
+// erts-VERSION), Maven (its boot and bin/mvn), or a language's standard
+// library where its programs find it (Rust's lib/rustlib, Ruby's
+// lib/ruby, Julia's lib/julia, Dart's lib/_internal): thousands of files
+// each, which its programs run with.
+func vendorToolchain(root string) bool {
+	head := func(name string) []byte {
+		b, _ := untrusted.ReadFile(root, name, 4096)
+		return b
+	}
+	erts, _ := filepath.Glob(filepath.Join(root, "erts-*"))
+	return bytes.Contains(head("release"), []byte("JAVA_VERSION=")) || paths.Exists(filepath.Join(root, "go.env")) ||
+		bytes.HasPrefix(head("VERSION"), []byte("go")) || len(erts) > 0 ||
+		paths.Exists(filepath.Join(root, "boot")) && paths.Exists(filepath.Join(root, "bin", "mvn")) ||
+		slices.ContainsFunc([]string{"rustlib", "ruby", "julia", "_internal"}, func(lib string) bool { return isDir(filepath.Join(root, "lib", lib)) })
+}
+
+// isDir says path is a directory, not through a link.
+func isDir(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.IsDir()
+}
+
+// maxLayoutFiles bounds the files of a root of one's own judged for a
+// credential; past it, what was not judged is not shown.
+const maxLayoutFiles = 20000
+
+// layoutCredentials are the files of the layout's directories of root,
+// a root of one's own that a bin/ on PATH widened to (~/code/ops above
+// ~/code/ops/bin: no vendor's toolchain), that the sandbox is not shown:
+// each named as credentials are kept (bind.CredentialFile) or whose text
+// has one written in it, judged as a setting's or a source's (its lib/'s
+// export DEPLOY_TOKEN=…, its conf/'s password = …, its doc/'s runbook's
+// bearer token were readable); a file of text over 1 MiB, which is not
+// read to judge it; past maxLayoutFiles, the directories not judged
+// whole. A binary file (a NUL in its first 8 KiB) is shown.
+func layoutCredentials(root string) []string {
+	var out []string
+	budget := maxLayoutFiles
+	var walk func(dir string, depth int) bool
+	walk = func(dir string, depth int) bool {
+		des, err := os.ReadDir(dir)
+		if err != nil || depth > 16 {
+			return err != nil
+		}
+		for _, de := range des {
+			p := filepath.Join(dir, de.Name())
+			switch {
+			case de.Name() == ".git", de.Type()&os.ModeSymlink != 0:
+			case de.IsDir():
+				if !walk(p, depth+1) {
+					return false
+				}
+			case de.Type().IsRegular():
+				if budget--; budget < 0 {
+					return false
+				}
+				if bind.CredentialFile(de.Name()) || layoutFileHoldsCredential(dir, de.Name()) {
+					out = append(out, p)
+				}
+			}
+		}
+		return true
+	}
+	des, _ := os.ReadDir(root)
+	for _, de := range des {
+		if !de.IsDir() || !layoutDirs[de.Name()] {
+			continue
+		}
+		p := filepath.Join(root, de.Name())
+		if budget < 0 || !walk(p, 0) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// layoutFileHoldsCredential says the file name in dir, of a root of one's
+// own, is text with a credential written in it, or text too large to
+// judge.
+func layoutFileHoldsCredential(dir, name string) bool {
+	return verdict.Judge("layout-file", dir, name, func(f verdict.File) bool {
+		if bytes.IndexByte(f.Head(8<<10), 0) >= 0 {
+			return false
+		}
+		b, err := f.Read(1 << 20)
+		return errors.Is(err, untrusted.ErrTooLarge) || err == nil && (credential.InSettings(b) || credential.InCode(b))
+	})
 }
 
 // toolFile says a file of that name at a toolchain's root is part of its

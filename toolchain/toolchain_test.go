@@ -239,3 +239,29 @@ func TestNotLayoutRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutCredentials: of a root of one's own a bin/ widened to, a
+// file of its layout's directories with a credential written in it, or
+// named as credentials are kept, is not shown; a binary file and one
+// holding none are; a vendor's toolchain (a JDK's release) is not read.
+func TestLayoutCredentials(t *testing.T) {
+	home := t.TempDir()
+	ops := filepath.Join(home, "code", "ops")
+	testfs.Write(t, filepath.Join(ops, "lib", "env.sh"), "export DEPLOY_TOKEN=Zk3wQp9LmT2vXr7BQpwZk\n")
+	testfs.Write(t, filepath.Join(ops, "lib", "util.sh"), "say() { echo \"$@\"; }\n")
+	testfs.Write(t, filepath.Join(ops, "lib", "tool.so"), "\x7fELF\x00password = hunter2\n")
+	testfs.Write(t, filepath.Join(ops, "conf", "deep", "prod.ini"), "[db]\npassword = hunter2\n")
+	testfs.Write(t, filepath.Join(ops, "share", "deploy.pem"), "")
+	got := layoutCredentials(ops)
+	want := []string{filepath.Join(ops, "conf", "deep", "prod.ini"), filepath.Join(ops, "lib", "env.sh"), filepath.Join(ops, "share", "deploy.pem")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("layoutCredentials = %q, want %q", got, want)
+	}
+	jdk := filepath.Join(home, ".jdks", "temurin-21")
+	testfs.Write(t, filepath.Join(jdk, "release"), "JAVA_VERSION=\"21.0.2\"\n")
+	rust := filepath.Join(home, ".rustup", "toolchains", "stable")
+	testfs.Tree(t, rust, "lib/rustlib/src/")
+	if vendorToolchain(ops) || !vendorToolchain(jdk) || !vendorToolchain(rust) {
+		t.Errorf("vendorToolchain: want a JDK's and Rust's roots only")
+	}
+}

@@ -106,3 +106,37 @@ func TestReplayReview33InPrivateKeyUnderAnyName(t *testing.T) {
 		t.Errorf("inside, want the skill's instructions and its public key")
 	}
 }
+
+// TestReplayReview33InToolCheckoutLayoutDirs: a bin/ on PATH two levels
+// below the home (~/code/ops/bin, a checkout of one's own tools) widens
+// to its root, whose layout's directories (lib, conf, doc, share, src,
+// test, …, a JDK's or Go's names) were shown whole, unjudged: its
+// lib/'s export DEPLOY_TOKEN=…, its conf/'s password, its doc/'s bearer
+// token, a test fixture's password and a source's were readable inside.
+// The attack, from inside: read them. Proof: none is inside; the tool
+// and what it sources that holds none still run.
+func TestReplayReview33InToolCheckoutLayoutDirs(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	ops := filepath.Join(h.Home, "code", "ops")
+	h.Write(filepath.Join(ops, "bin", "deploy"), "#!/bin/sh\n. \"$(dirname \"$0\")/../lib/util.sh\"\nsay HARMLESS-TOOL\n")
+	if err := os.Chmod(filepath.Join(ops, "bin", "deploy"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.Write(filepath.Join(ops, "lib", "util.sh"), "say() { echo \"$@\"; }\n")
+	h.Write(filepath.Join(ops, "lib", "env.sh"), "export DEPLOY_TOKEN=R33libZk3wQp9LmT2vXr7B\n")
+	h.Write(filepath.Join(ops, "conf", "prod.ini"), "[db]\npassword = R33confhunter2\n")
+	h.Write(filepath.Join(ops, "doc", "runbook.md"), "Log in: curl -H 'Authorization: Bearer R33docZk3wQp9LmT2vXr7BQpwZk' https://ops.example.com\n")
+	h.Write(filepath.Join(ops, "test", "fixtures", "prod.env"), "DB_PASSWORD=R33testhunter2\n")
+	h.Write(filepath.Join(ops, "src", "ops", "settings.py"), "DB_PASSWORD = 'R33srchunter2'\n")
+	env := []string{"PATH=" + filepath.Join(ops, "bin") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, env, "exec 2>&1; cd ~/code/ops && cat lib/* conf/* doc/* test/fixtures/* src/ops/*; deploy; true")
+	t.Log(out)
+	if strings.Contains(out, "R33") {
+		t.Errorf("a credential in a tools checkout's lib, conf, doc, test or src is readable inside")
+	}
+	if !strings.Contains(out, "HARMLESS-TOOL") {
+		t.Errorf("inside, want the tool to run with what it sources that holds no credential")
+	}
+}
