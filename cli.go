@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
@@ -30,7 +31,8 @@ type cli struct {
 	DryRun   bool   `group:"launch" help:"Print the bwrap command and exit (--gc: only report)."`
 	Yes      bool   `group:"launch" short:"y" help:"Approve what the project's files add, and remember it."`
 	Worktree string `group:"launch" short:"w" placeholder:"NAME" help:"Work in branch NAME's git worktree (made if new)."`
-	Agent    string `group:"launch" enum:"${agents}" default:"claude" placeholder:"NAME" help:"Run ${agentsAnd}; arguments go to it."`
+	// --agent's choices and help are the agent table's (agentFromTable).
+	Agent string `group:"launch" default:"claude" placeholder:"NAME"`
 
 	Bind               []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-write (at DEST); repeatable."`
 	RoBind             []string `group:"sandbox" placeholder:"SRC[:DEST]" sep:"none" help:"Mount SRC read-only (at DEST); repeatable."`
@@ -71,8 +73,8 @@ type cli struct {
 	// Ungrouped flags come first in --help wherever they are declared; the
 	// xor flags keep one order, which kong's "can't be used together"
 	// errors follow.
-	Version    kong.VersionFlag `help:"Print the version (claude's: -- --version)."`
-	Completion string           `xor:"mode" placeholder:"SHELL" help:"Print the completion script for bash, zsh or fish."`
+	Version    versionFlag `help:"Print the version (claude's: -- --version)."`
+	Completion string      `xor:"mode" placeholder:"SHELL" help:"Print the completion script for bash, zsh or fish."`
 
 	Eval       bool     `group:"eval" xor:"mode" help:"Run claude -p from a clean slate, a folder per run."`
 	Out        string   `group:"eval" placeholder:"DIR" help:"With --eval: where each run leaves DIR/<run-id>/."`
@@ -253,14 +255,44 @@ func report(w io.Writer, err error) {
 	}
 }
 
+// newParser is the command line's parser. It is given no variables: kong
+// interpolates each into every flag's help, default and placeholder with
+// a regular expression as it builds the parser, whether help is printed
+// or not (three were 90 KB of a launch's fresh heap); what they held is
+// set once, where it is used (agentFromTable, versionFlag).
 func newParser(c *cli) (*kong.Kong, error) {
 	return kong.New(c,
 		kong.Name("claudebox"),
 		kong.Description(description),
-		kong.Vars{"version": "claudebox " + versionString(), "agents": strings.Join(agent.Names(), ","), "agentsAnd": agentsAnd()},
+		kong.PostBuild(agentFromTable),
 		kong.UsageOnError(),
 		helpGroups,
 	)
+}
+
+// agentFromTable gives --agent the agent table's names, as its choices
+// and in its help.
+func agentFromTable(k *kong.Kong) error {
+	for _, f := range k.Model.Flags {
+		if f.Name == "agent" {
+			f.Enum = strings.Join(agent.Names(), ",")
+			f.Tag.Enum = f.Enum
+			f.Help = "Run " + agentsAnd() + "; arguments go to it."
+			return nil
+		}
+	}
+	return errors.New("no --agent flag")
+}
+
+// versionFlag prints claudebox's version and exits, as kong.VersionFlag
+// does, with no variable.
+type versionFlag bool
+
+// BeforeReset prints the version and exits with 0.
+func (versionFlag) BeforeReset(app *kong.Kong) error {
+	fmt.Fprintln(app.Stdout, "claudebox "+versionString())
+	app.Exit(0)
+	return nil
 }
 
 // agentsAnd are the agent table's names as --help says them: "a, b or c".
