@@ -36,3 +36,41 @@ func TestNamedByTaskBuiltPath(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedByTaskBuiltDir: a task file that runs a name in a directory a
+// variable holds ($(OUT)/gen, ${OUT}/run, {{out}}/x) names every file of
+// that name below it; a longer name ($(OUT)/general) or a plain one
+// (src/gen) names none.
+func TestNamedByTaskBuiltDir(t *testing.T) {
+	checkout := t.TempDir()
+	text := "OUT := build\ngen:\n\tsh $(OUT)/gen\n\tsh ${OUT}/run\n\tsh {{out}}/x\n\tsh $(OUT)/general src/gen2\n"
+	if err := os.WriteFile(filepath.Join(checkout, "Makefile"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := tree{}
+	for path, want := range map[string]bool{
+		"out/gen": true, "build/run": true, "a/b/x": true, "build/gene": false, "build/gen2": false, "build/y": false,
+	} {
+		if got := now.namedByTask(checkout, path); got != want {
+			t.Errorf("%s: named %v, want %v", path, got, want)
+		}
+	}
+}
+
+// TestNamedByTaskBuildsAskedOnce: whether a task file builds names in a
+// directory is asked once for all its files: a Makefile of 1 MiB holding
+// build/ 150,000 times took 4.5 ms an ask, and the exit of a session that
+// left 100,000 ignored files in build/ minutes.
+func TestNamedByTaskBuildsAskedOnce(t *testing.T) {
+	checkout := t.TempDir()
+	if err := os.WriteFile(filepath.Join(checkout, "Makefile"), []byte("all:\n\trm -rf build/ out/\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	now := tree{tasks: &taskTexts{read: map[string][]byte{}, builds: map[[2]string]bool{}}}
+	for _, p := range []string{"build/a", "build/b", "build/c", "out/a"} {
+		now.namedByTask(checkout, p)
+	}
+	if len(now.tasks.builds) != 2 {
+		t.Errorf("asked %d times of the Makefile's directories, want 2 (build/, out/): %v", len(now.tasks.builds), now.tasks.builds)
+	}
+}
