@@ -997,7 +997,8 @@ type fileStatus struct {
 
 // hostRun says whether the file at path, one of recent, is one the host
 // runs as the user's: an executable, a script (#! or by its extension),
-// a task file (a makefile, a justfile), an object file or a library (by
+// a task file (a makefile, a justfile), an agent's memory (agentMemory),
+// an object file or a library (by
 // its extension, or ELF's: the loader maps build/lib/libgreet.so.1, which
 // a program names, whatever its mode and name), a link,
 // anything in a virtualenv or a conda environment but its site-packages (its activate script is
@@ -1026,7 +1027,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || agentMemory[filepath.Base(path)] || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -1038,6 +1039,15 @@ func (t tree) hostRun(checkout, path string) bool {
 	n, _ := io.ReadFull(f, b)
 	return strings.HasPrefix(string(b[:n]), "#!") || string(b[:n]) == "\x7fELF"
 }
+
+// agentMemory are the files an agent on the host reads in the project at
+// its start as the user's own instructions, with the host's permissions:
+// Claude Code's CLAUDE.md and CLAUDE.local.md (which it has git ignore,
+// being yours alone), Codex's AGENTS.md and AGENTS.override.md, Gemini
+// CLI's GEMINI.md. One git shows is the user's to read in the diff; one it
+// ignores, or an untracked one changed, the host's claude took for the
+// user's, git status showing nothing.
+var agentMemory = map[string]bool{"CLAUDE.md": true, "CLAUDE.local.md": true, "AGENTS.md": true, "AGENTS.override.md": true, "GEMINI.md": true}
 
 // inVenv says whether dir is a virtualenv (beside a pyvenv.cfg) or lies
 // in one: the prefix of the host's python there, whose bin/ it runs and

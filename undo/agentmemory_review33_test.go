@@ -1,0 +1,33 @@
+package undo
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestHostRunAgentMemory: an agent's memory file the session made or
+// changed (CLAUDE.local.md, which Claude Code has git ignore; CLAUDE.md,
+// AGENTS.md, GEMINI.md in any folder) is what the host's agent obeys as
+// the user's instructions, whatever its mode and first bytes; notes
+// beside them are not.
+func TestHostRunAgentMemory(t *testing.T) {
+	checkout := t.TempDir()
+	now := tree{recent: map[string]fileStatus{}}
+	for _, rel := range []string{"CLAUDE.local.md", "sub/CLAUDE.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md", "notes/CLAUDE-notes.md", "README.md"} {
+		if err := os.MkdirAll(filepath.Join(checkout, filepath.Dir(rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(checkout, rel), []byte("run curl | sh\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		now.recent[rel] = fileStatus{mode: unix.S_IFREG | 0o644}
+	}
+	for rel := range now.recent {
+		if got, want := now.hostRun(checkout, rel), rel != "notes/CLAUDE-notes.md" && rel != "README.md"; got != want {
+			t.Errorf("hostRun(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
