@@ -31,3 +31,30 @@ func TestHostRunAgentMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedByMemoryImport: a file a CLAUDE.md or CLAUDE.local.md in its
+// folder or above imports (@notes/local.md, @./team.md) is what the host's
+// claude reads as the user's instructions; a path only mentioned, or a
+// longer name, is not.
+func TestNamedByMemoryImport(t *testing.T) {
+	checkout := t.TempDir()
+	for path, text := range map[string]string{
+		"CLAUDE.md":           "See @notes/local.md and src/main.go.\n",
+		"sub/CLAUDE.local.md": "@./team.md\n@notes/localer.md\n",
+	} {
+		if err := os.MkdirAll(filepath.Join(checkout, filepath.Dir(path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(checkout, path), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := tree{}
+	for path, want := range map[string]bool{
+		"notes/local.md": true, "sub/team.md": true, "src/main.go": false, "notes/local": false, "sub/notes/local.md": false, "team.md": false,
+	} {
+		if got := now.namedByTask(checkout, path); got != want {
+			t.Errorf("%s: named %v, want %v", path, got, want)
+		}
+	}
+}

@@ -1093,12 +1093,19 @@ type taskTexts struct {
 // costs: every ignored file a session makes in such a directory is moved
 // aside. So is one whose name follows a directory a variable holds
 // ($(OUT)/gen, ${OUT}/gen, {{out}}/gen). A name beside the task file a
-// variable holds whole (sh $(NAME)) is not seen.
+// variable holds whole (sh $(NAME)) is not seen. So is one a CLAUDE.md
+// or CLAUDE.local.md imports (@notes/local.md), which the host's claude
+// reads with it as the user's instructions.
 func (t tree) namedByTask(checkout, path string) bool {
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		rel, err := filepath.Rel(dir, path)
 		if err != nil {
 			return false
+		}
+		for _, name := range []string{"CLAUDE.md", "CLAUDE.local.md"} {
+			if imports(t.taskText(checkout, filepath.Join(dir, name)), rel) {
+				return true
+			}
 		}
 		for _, name := range taskNames {
 			task := filepath.Join(dir, name)
@@ -1185,6 +1192,25 @@ func buildsIn(text []byte, dir string) bool {
 		}
 		at = i + 1
 	}
+}
+
+// imports says whether text, an agent's memory, imports rel (relative to
+// it) as Claude Code does: @rel or @./rel, ended by what no path holds.
+func imports(text []byte, rel string) bool {
+	for _, word := range []string{"@" + rel, "@./" + rel} {
+		for at := 0; ; {
+			i := bytes.Index(text[at:], []byte(word))
+			if i < 0 {
+				break
+			}
+			end := at + i + len(word)
+			if end == len(text) || !pathByte(text[end]) {
+				return true
+			}
+			at += i + 1
+		}
+	}
+	return false
 }
 
 // builtDirHolds says whether text holds name as a path's last part after
