@@ -1807,6 +1807,12 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 			continue
 		}
 		err = moveFile(at, rel, to, scratch, &budget)
+		if errors.Is(err, fs.ErrNotExist) && gone(at, rel) {
+			// Gone since the scan (a stand-in the cleanup beside this
+			// took away under its aside name, a path below one moved
+			// before it): nothing of it is left in place to say.
+			continue
+		}
 		var left notRemoved
 		if errors.As(err, &left) {
 			// Whole in dest, and some of it still in the project.
@@ -1829,6 +1835,12 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 		moved = append(moved, Moved{From: p, To: to})
 	}
 	return moved, errors.Join(errs...)
+}
+
+// gone says nothing is at rel beneath root, or at a directory above it.
+func gone(root, rel string) bool {
+	_, err := untrusted.Lstat(root, rel)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // notRemoved is the error of a path copied whole to its place in dest

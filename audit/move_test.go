@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -158,7 +156,8 @@ func TestMoveAsideStaysInside(t *testing.T) {
 	moved, err := MoveAside(root, dest, []string{
 		filepath.Join(base, "secret"), root + "/../secret", root, filepath.Join(root, "gone"), filepath.Join(root, ".envrc"),
 	})
-	if len(moved) != 1 || moved[0].From != filepath.Join(root, ".envrc") || !errors.Is(err, fs.ErrNotExist) {
+	// The project's top cannot be moved: an error; "gone" is not there to move.
+	if len(moved) != 1 || moved[0].From != filepath.Join(root, ".envrc") || err == nil || strings.Contains(err.Error(), "gone") {
 		t.Errorf("moved %v, %v", moved, err)
 	}
 	if _, err := os.Lstat(filepath.Join(base, "secret")); err != nil {
