@@ -77,6 +77,29 @@ var lfsFilter = map[string][]string{
 	"required": {"true"},
 }
 
+// isUUID says s is a UUID as git annex init writes it: lower-case hex,
+// in groups of 8, 4, 4, 4 and 12.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// isDigits says s is one or more decimal digits.
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
 // repositoryEntry says whether e is kept in a repository's copy, and what
 // it keeps of its value.
 func repositoryEntry(e Entry) (Entry, bool) {
@@ -114,6 +137,12 @@ func repositoryEntry(e Entry) (Entry, bool) {
 		return withoutCredentialsKept(e)
 	case section == "filter" && sub == "lfs":
 		return e, !e.NoValue && slices.Contains(lfsFilter[name], e.Value)
+	// git-annex's repository identity: without its uuid and version,
+	// every git annex command inside says the repository is not
+	// initialized. Not annex's other variables, some of them commands
+	// (annex.freezecontent-command, annex.secure-erase-command).
+	case section == "annex" && sub == "":
+		return e, name == "uuid" && isUUID(e.Value) || name == "version" && len(e.Value) <= 2 && isDigits(e.Value)
 	// The submodules active by path (submodule.active = lib/*).
 	case section == "submodule" && sub == "":
 		return e, name == "active"
