@@ -605,76 +605,41 @@ func MakeDir(path string) error {
 	return nil
 }
 
-// WorktreesKeeper is the entry a launch keeps in each repository's
-// worktrees folder while its sessions run: git worktree prune, and git
-// gc, which runs it, and git worktree remove remove the folder when it is
-// empty, which takes its read-only mount away inside (the kernel detaches
-// a mount on a removed directory), and the sandbox could make it again
-// with a link for their next run to follow. git keeps an entry holding a
-// file "locked" (a locked worktree's record), lists none without a gitdir
-// file, and never names a worktree's so (it takes the leading dot off).
-const WorktreesKeeper = ".claudebox"
-
-// keeperLock is what the keeper's "locked" file holds, which says whose
-// it is to anyone who looks.
-const keeperLock = "claudebox: keeps this folder while a session runs here (git worktree prune would remove it empty); it goes when the last one ends\n"
-
-// KeepWorktrees makes the keeper in dir, a repository's worktrees folder,
-// through dir opened once with no link on its path, unless it is there.
+// KeepWorktrees makes the keeper (instance.WorktreesKeeper) in dir, a
+// repository's worktrees folder, through dir opened once with no link on
+// its path, unless it is there. The launch records it with its stand-ins
+// first.
 func KeepWorktrees(dir string) error {
 	d, err := untrusted.OpenDir("/", strings.TrimPrefix(dir, "/"))
 	if err != nil {
 		return fmt.Errorf("cannot keep %s: %w", dir, err)
 	}
 	defer d.Close()
-	if err := unix.Mkdirat(int(d.Fd()), WorktreesKeeper, 0o755); err != nil && err != unix.EEXIST {
-		return &fs.PathError{Op: "mkdir", Path: filepath.Join(dir, WorktreesKeeper), Err: err}
+	if err := unix.Mkdirat(int(d.Fd()), instance.WorktreesKeeper, 0o755); err != nil && err != unix.EEXIST {
+		return &fs.PathError{Op: "mkdir", Path: filepath.Join(dir, instance.WorktreesKeeper), Err: err}
 	}
-	keeper, err := untrusted.OpenDir(untrusted.FDPath(d), WorktreesKeeper)
+	keeper, err := untrusted.OpenDir(untrusted.FDPath(d), instance.WorktreesKeeper)
 	if err != nil {
-		return fmt.Errorf("cannot keep %s: something that is no directory stands at %s (did a sandbox put it there?)", dir, WorktreesKeeper)
+		return fmt.Errorf("cannot keep %s: something that is no directory stands at %s (did a sandbox put it there?)", dir, instance.WorktreesKeeper)
 	}
 	defer keeper.Close()
 	fd, err := unix.Openat(int(keeper.Fd()), "locked", unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
 	if err == unix.EEXIST {
 		var st unix.Stat_t
 		if err := unix.Fstatat(int(keeper.Fd()), "locked", &st, unix.AT_SYMLINK_NOFOLLOW); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-			return fmt.Errorf("cannot keep %s: something that is no file stands at %s/locked (did a sandbox put it there?)", dir, WorktreesKeeper)
+			return fmt.Errorf("cannot keep %s: something that is no file stands at %s/locked (did a sandbox put it there?)", dir, instance.WorktreesKeeper)
 		}
 		return nil
 	}
 	if err != nil {
-		return &fs.PathError{Op: "create", Path: filepath.Join(dir, WorktreesKeeper, "locked"), Err: err}
+		return &fs.PathError{Op: "create", Path: filepath.Join(dir, instance.WorktreesKeeper, "locked"), Err: err}
 	}
-	f := os.NewFile(uintptr(fd), filepath.Join(dir, WorktreesKeeper, "locked"))
-	_, err = f.WriteString(keeperLock)
+	f := os.NewFile(uintptr(fd), filepath.Join(dir, instance.WorktreesKeeper, "locked"))
+	_, err = f.WriteString(instance.KeeperLock)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
-}
-
-// ReleaseWorktrees removes the keeper from dir once no session runs: only
-// a directory holding nothing but the lock file as a launch writes it.
-func ReleaseWorktrees(dir string) {
-	d, err := untrusted.OpenDir("/", strings.TrimPrefix(dir, "/"))
-	if err != nil {
-		return
-	}
-	defer d.Close()
-	keeper, err := untrusted.OpenDir(untrusted.FDPath(d), WorktreesKeeper)
-	if err != nil {
-		return
-	}
-	defer keeper.Close()
-	names, err := keeper.Readdirnames(-1)
-	if err != nil || len(names) != 1 || names[0] != "locked" {
-		return
-	}
-	b, err := untrusted.ReadFile(untrusted.FDPath(keeper), "locked", int64(len(keeperLock)+1))
-	if err == nil && string(b) == keeperLock && unix.Unlinkat(int(keeper.Fd()), "locked", 0) == nil {
-		unix.Unlinkat(int(d.Fd()), WorktreesKeeper, unix.AT_REMOVEDIR)
-	}
 }
 
 // CreatePlaceholder makes the stand-in m mounts over, where nothing

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/testfs"
 )
 
@@ -41,41 +42,41 @@ func TestKeepWorktrees(t *testing.T) {
 	}
 	git("worktree", "prune")
 	git("gc", "-q")
-	if fi, err := os.Lstat(filepath.Join(worktrees, WorktreesKeeper, "locked")); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(filepath.Join(worktrees, instance.WorktreesKeeper, "locked")); err != nil || !fi.Mode().IsRegular() {
 		t.Fatalf("git worktree prune removed the keeper: %v", err)
 	}
 	if list := git("worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("git worktree list names the keeper:\n%s", list)
 	}
-	ReleaseWorktrees(worktrees)
+	instance.ReleaseKeeper(worktrees)
 	if entries, err := os.ReadDir(worktrees); err != nil || len(entries) != 0 {
 		t.Errorf("after the release, %s holds %v (%v)", worktrees, entries, err)
 	}
 
 	// Anything but the keeper as made stays.
-	testfs.Write(t, filepath.Join(worktrees, WorktreesKeeper, "locked"), "mine\n")
-	ReleaseWorktrees(worktrees)
-	if b, err := os.ReadFile(filepath.Join(worktrees, WorktreesKeeper, "locked")); err != nil || string(b) != "mine\n" {
+	testfs.Write(t, filepath.Join(worktrees, instance.WorktreesKeeper, "locked"), "mine\n")
+	instance.ReleaseKeeper(worktrees)
+	if b, err := os.ReadFile(filepath.Join(worktrees, instance.WorktreesKeeper, "locked")); err != nil || string(b) != "mine\n" {
 		t.Errorf("the release removed a lock it did not write: %q %v", b, err)
 	}
-	testfs.Write(t, filepath.Join(worktrees, WorktreesKeeper, "locked"), keeperLock)
-	testfs.Write(t, filepath.Join(worktrees, WorktreesKeeper, "gitdir"), "/elsewhere/.git\n")
-	ReleaseWorktrees(worktrees)
-	if _, err := os.Lstat(filepath.Join(worktrees, WorktreesKeeper, "locked")); err != nil {
+	testfs.Write(t, filepath.Join(worktrees, instance.WorktreesKeeper, "locked"), instance.KeeperLock)
+	testfs.Write(t, filepath.Join(worktrees, instance.WorktreesKeeper, "gitdir"), "/elsewhere/.git\n")
+	instance.ReleaseKeeper(worktrees)
+	if _, err := os.Lstat(filepath.Join(worktrees, instance.WorktreesKeeper, "locked")); err != nil {
 		t.Errorf("the release removed a lock it did not make: %v", err)
 	}
-	os.RemoveAll(filepath.Join(worktrees, WorktreesKeeper))
+	os.RemoveAll(filepath.Join(worktrees, instance.WorktreesKeeper))
 
 	// A link at the keeper's name refuses the launch, and is followed by
 	// nothing.
 	outside := t.TempDir()
-	if err := os.Symlink(outside, filepath.Join(worktrees, WorktreesKeeper)); err != nil {
+	if err := os.Symlink(outside, filepath.Join(worktrees, instance.WorktreesKeeper)); err != nil {
 		t.Fatal(err)
 	}
 	if err := KeepWorktrees(worktrees); err == nil {
 		t.Error("a link at the keeper's name: no error")
 	}
-	ReleaseWorktrees(worktrees)
+	instance.ReleaseKeeper(worktrees)
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("the keeper was made through a link: %v", entries)
 	}

@@ -226,7 +226,8 @@ func RecordPlaceholders(dir string, paths []string) error {
 
 // RemovePlaceholders removes, with the instance's lock held exclusively,
 // each stand-in its record names that is still one (a path the user has
-// since written, or replaced, is theirs and stays) and that no other live
+// since written, or replaced, is theirs and stays), and each worktrees
+// folder's keeper (ReleaseKeeper), that no other live
 // project records, then the record. When it cannot tell (another record
 // unreadable, a path reached through a symlink), the placeholder stays.
 // It returns the paths it removed.
@@ -256,6 +257,10 @@ func RemovePlaceholders(dir string) (removed []string) {
 	for _, p := range ours {
 		switch {
 		case owned[p]:
+		case isKeeper(p):
+			if ReleaseKeeper(filepath.Dir(p)) {
+				removed = append(removed, p)
+			}
 		case removeStandIn(p):
 			removed = append(removed, p)
 		case !exists(p):

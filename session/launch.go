@@ -769,6 +769,11 @@ func (s *Session) fill(dir string) error {
 	for _, m := range s.plan.Placeholders() {
 		paths = append(paths, m.Dest)
 	}
+	for _, g := range s.plan.Guards {
+		if g.MakeDir {
+			paths = append(paths, filepath.Join(g.Path, instance.WorktreesKeeper))
+		}
+	}
 	// Under the lock every project's cleanup takes: none can decide to
 	// remove a placeholder before our record names it and then remove it
 	// after we found it there and made none.
@@ -787,7 +792,8 @@ func (s *Session) fill(dir string) error {
 	}
 	// The worktrees folders (the guards made where missing) are kept
 	// from the host's git, which removes one that is empty, until the
-	// last session's cleanup.
+	// last session's cleanup, or, after a killed one, whatever removes
+	// its stand-ins.
 	for _, g := range s.plan.Guards {
 		if g.MakeDir {
 			if err := guard.KeepWorktrees(g.Path); err != nil {

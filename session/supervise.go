@@ -21,7 +21,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/audit"
-	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/idle"
@@ -418,7 +417,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	// audit reads them.
 	for _, g := range s.plan.Guards {
 		if g.MakeDir {
-			guard.ReleaseWorktrees(g.Path)
+			instance.ReleaseKeeper(g.Path)
 		}
 	}
 	began, ok := instance.Started(dir, s.plan.Project.Root)
