@@ -311,20 +311,27 @@ var layoutDirs = map[string]bool{
 // vendorToolchain says root is a toolchain as its vendor lays it out, whose
 // layout's files are the vendor's: a JDK (its release naming
 // JAVA_VERSION), Go (its go.env, or a VERSION naming go), Erlang/OTP (an
-// erts-VERSION), Maven (its boot and bin/mvn), or a language's standard
-// library where its programs find it (Rust's lib/rustlib, Ruby's
-// lib/ruby, Julia's lib/julia, Dart's lib/_internal): thousands of files
-// each, which its programs run with.
+// erts-VERSION), Maven (its boot and bin/mvn), GHC (its lib/ghc-VERSION,
+// as ghcup installs it), Flutter (the Dart SDK in its bin/cache), or a
+// language's standard library where its programs find it (Rust's
+// lib/rustlib, Ruby's lib/ruby, Julia's lib/julia, Dart's lib/_internal,
+// OCaml's lib/ocaml, an opam switch's, which opam env puts on PATH):
+// thousands of files each, which its programs run with. Judged as a root
+// of one's own, past maxLayoutFiles a directory of them is not shown,
+// and the toolchain does not run inside (an opam switch's 25,000 files
+// in lib/ took 9 s to judge, and lib/ was hidden).
 func vendorToolchain(root string) bool {
 	head := func(name string) []byte {
 		b, _ := untrusted.ReadFile(root, name, 4096)
 		return b
 	}
 	erts, _ := filepath.Glob(filepath.Join(root, "erts-*"))
+	ghc, _ := filepath.Glob(filepath.Join(root, "lib", "ghc-*"))
 	return bytes.Contains(head("release"), []byte("JAVA_VERSION=")) || paths.Exists(filepath.Join(root, "go.env")) ||
-		bytes.HasPrefix(head("VERSION"), []byte("go")) || len(erts) > 0 ||
+		bytes.HasPrefix(head("VERSION"), []byte("go")) || len(erts) > 0 || len(ghc) > 0 ||
 		paths.Exists(filepath.Join(root, "boot")) && paths.Exists(filepath.Join(root, "bin", "mvn")) ||
-		slices.ContainsFunc([]string{"rustlib", "ruby", "julia", "_internal"}, func(lib string) bool { return isDir(filepath.Join(root, "lib", lib)) })
+		isDir(filepath.Join(root, "bin", "cache", "dart-sdk")) ||
+		slices.ContainsFunc([]string{"rustlib", "ruby", "julia", "_internal", "ocaml"}, func(lib string) bool { return isDir(filepath.Join(root, "lib", lib)) })
 }
 
 // isDir says path is a directory, not through a link.

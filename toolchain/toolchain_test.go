@@ -264,4 +264,18 @@ func TestLayoutCredentials(t *testing.T) {
 	if vendorToolchain(ops) || !vendorToolchain(jdk) || !vendorToolchain(rust) {
 		t.Errorf("vendorToolchain: want a JDK's and Rust's roots only")
 	}
+	// An opam switch (opam env puts its bin/ on PATH), GHC as ghcup
+	// installs it, Flutter: their lib/ or bin/ past maxLayoutFiles were
+	// hidden whole, and the toolchain did not run inside.
+	opam := filepath.Join(home, ".opam", "default")
+	testfs.Tree(t, opam, "lib/ocaml/", "bin/")
+	ghc := filepath.Join(home, ".ghcup", "ghc", "9.4.7")
+	testfs.Tree(t, ghc, "lib/ghc-9.4.7/lib/package.conf.d/", "bin/")
+	flutter := filepath.Join(home, "development", "flutter")
+	testfs.Tree(t, flutter, "bin/cache/dart-sdk/lib/", "packages/")
+	for _, root := range []string{opam, ghc, flutter} {
+		if !vendorToolchain(root) {
+			t.Errorf("vendorToolchain(%s) = false, want a vendor's toolchain", root)
+		}
+	}
 }
