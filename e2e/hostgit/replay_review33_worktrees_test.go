@@ -78,8 +78,9 @@ while not os.path.exists("done"):
 // replace and ended the session. The record's folder is gone whole, in
 // the read-only .git/worktrees: the session goes on, and the sandbox,
 // trying all along to write in the folder (bound writable) and to link
-// there, makes nothing. Had it kept the folder from going (a file made in
-// it between git's last unlink and its rmdir), the session ends as before.
+// there, makes nothing that outlives the session. Had it kept the folder
+// from going, or linked in it, in the moment between git's last unlink
+// and its rmdir, the session ends as before.
 func TestReplayReview33LinkedWorktreeRemovedWhileRunning(t *testing.T) {
 	h := harness.NewHost(t)
 	docs := filepath.Join(h.Home, "Documents")
@@ -121,10 +122,11 @@ while not os.path.exists("done"):
 	if b, rerr := os.ReadFile(filepath.Join(docs, "thesis", "one.tex")); rerr != nil || string(b) != "chapter one\n" {
 		t.Errorf("the user's file after the host's git worktree remove and gc: %q %v\n%s%s", b, rerr, removed, gc)
 	}
-	if planted {
-		t.Errorf("the sandbox made a link in .git/worktrees:\n%s", out)
-	}
-	if ended := err != nil && strings.Contains(out.String(), "removed on the host"); ended != kept {
-		t.Errorf("the session ended: %v, the removed worktree's record kept by the sandbox: %v: %v\n%s%s", ended, kept, err, removed, out)
+	// Between git's last unlink and its rmdir the record's folder is
+	// still bound writable inside: a link made there then is a guard
+	// replaced, which ends the session, as one the sandbox keeps the
+	// folder with does (measured: 2 runs of 7 under load).
+	if ended := err != nil && (strings.Contains(out.String(), "removed on the host") || strings.Contains(out.String(), "replaced by a symlink on the host")); ended != (kept || planted) {
+		t.Errorf("the session ended: %v, the removed worktree's record kept by the sandbox: %v, a link made there: %v: %v\n%s%s", ended, kept, planted, err, removed, out)
 	}
 }
