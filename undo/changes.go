@@ -1197,29 +1197,21 @@ func buildsIn(text []byte, dir string) bool {
 // imports says whether text, an agent's memory, imports rel (relative to
 // it) as Claude Code does: @rel or @./rel, ended by what no path holds.
 func imports(text []byte, rel string) bool {
-	for _, word := range []string{"@" + rel, "@./" + rel} {
-		for at := 0; ; {
-			i := bytes.Index(text[at:], []byte(word))
-			if i < 0 {
-				break
-			}
-			end := at + i + len(word)
-			if end == len(text) || !pathByte(text[end]) {
-				return true
-			}
-			at += i + 1
-		}
-	}
-	return false
+	return holdsEnded(text, "@"+rel, "@./"+rel)
 }
 
 // builtDirHolds says whether text holds name as a path's last part after
 // a directory a variable holds: $(OUT)/name, ${OUT}/name, {{out}}/name.
 func builtDirHolds(text []byte, name string) bool {
-	for _, after := range []string{")/", "}/"} {
-		word := []byte(after + name)
+	return holdsEnded(text, ")/"+name, "}/"+name)
+}
+
+// holdsEnded says whether text holds one of words ended by what no path
+// holds.
+func holdsEnded(text []byte, words ...string) bool {
+	for _, word := range words {
 		for at := 0; ; {
-			i := bytes.Index(text[at:], word)
+			i := bytes.Index(text[at:], []byte(word))
 			if i < 0 {
 				break
 			}

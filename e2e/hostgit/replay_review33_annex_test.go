@@ -26,17 +26,7 @@ func TestReplayReview33HostAnnexDuringSession(t *testing.T) {
 	harness.RequireTool(t, "git-annex", "apt-get install git-annex")
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
-	h.GitRepo(proj)
-	h.Write(filepath.Join(proj, "data.bin"), strings.Repeat("the user's data\n", 4096))
-	git := func(args ...string) {
-		t.Helper()
-		if out, err := h.Command(proj, nil, "git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	git("config", "user.name", "t")
-	git("config", "user.email", "t@example.com")
-	git("annex", "init", "-q", "mine")
+	git := annexRepo(t, h, proj)
 	git("annex", "add", "-q", "data.bin")
 	git("commit", "-qm", "annex")
 	h.Chown()
@@ -83,4 +73,23 @@ func TestReplayReview33HostAnnexDuringSession(t *testing.T) {
 	if err != nil || strings.Contains(next, "annex (") || !strings.Contains(next, "objects") {
 		t.Errorf("the next launch did not show the annex: %v\n%s", err, next)
 	}
+}
+
+// annexRepo makes proj a git repository git-annex initialized as "mine",
+// with data.bin not yet added, and returns a git that runs there and
+// fails the test when git does.
+func annexRepo(t *testing.T, h *harness.Host, proj string) func(args ...string) {
+	t.Helper()
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "data.bin"), strings.Repeat("the user's data\n", 4096))
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := h.Command(proj, nil, "git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	git("config", "user.name", "t")
+	git("config", "user.email", "t@example.com")
+	git("annex", "init", "-q", "mine")
+	return git
 }

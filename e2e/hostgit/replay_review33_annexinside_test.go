@@ -17,17 +17,7 @@ func TestReview33AnnexInside(t *testing.T) {
 	harness.RequireTool(t, "git-annex", "apt-get install git-annex")
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
-	h.GitRepo(proj)
-	h.Write(filepath.Join(proj, "data.bin"), strings.Repeat("the user's data\n", 4096))
-	git := func(args ...string) {
-		t.Helper()
-		if out, err := h.Command(proj, nil, "git", args...).CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-	}
-	git("config", "user.name", "t")
-	git("config", "user.email", "t@example.com")
-	git("annex", "init", "-q", "mine")
+	git := annexRepo(t, h, proj)
 	git("config", "annex.secure-erase-command", "touch /tmp/erased-%file")
 	git("annex", "add", "-q", "data.bin")
 	git("commit", "-qm", "annex")
