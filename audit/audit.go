@@ -706,6 +706,37 @@ func (w *walker) known(rel string, ino uint64, m mode, ctime time.Time) (listing
 	return listing{}, false
 }
 
+// claudeCodeStandIn says the entry name of n is one Claude Code's own
+// sandbox (its /sandbox screen, 2.1.330) makes, for it to mount over a
+// path it keeps from its commands, and leaves: an empty glab-cli folder at
+// a git directory's top, an empty .claude-sandbox-noreplace in its info.
+// Empty, each holds nothing the host obeys, and it is one name: left, as
+// an empty alternates is, rather than named at the end of every session
+// that opened the screen.
+func claudeCodeStandIn(n node, name string) bool {
+	if !(n.mode == gitDir && name == "glab-cli" || n.mode == infoDir && name == ".claude-sandbox-noreplace") {
+		return false
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return false
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFREG:
+		return st.Size == 0
+	case unix.S_IFDIR:
+		fd, err := unix.Openat(n.fd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return false
+		}
+		f := os.NewFile(uintptr(fd), name)
+		defer f.Close()
+		names, err := f.Readdirnames(1)
+		return len(names) == 0 && err == io.EOF
+	}
+	return false
+}
+
 // listedEmpty says whether the start's record or the base holds an
 // empty listing of the directory rel, which known may then give.
 func (w *walker) listedEmpty(rel string) bool {
@@ -728,7 +759,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		return true
 	}
 	if w.take == nil && (n.mode == modulesDir || n.mode == lfsDir && filepath.Base(n.rel) == "annex" && !projectfiles.AnnexOwn(name) ||
-		n.mode == gitDir && !projectfiles.GitOwn(name) || n.mode == infoDir && !projectfiles.InfoOwn(name)) && w.made(n.fd, name, rel) {
+		n.mode == gitDir && !projectfiles.GitOwn(name) || n.mode == infoDir && !projectfiles.InfoOwn(name)) && !claudeCodeStandIn(n, name) && w.made(n.fd, name, rel) {
 		// Each git directory in modules/ is mounts of its own at every
 		// launch, and so is each entry not git's own at a git
 		// directory's top, in its info, in annex/ not git-annex's: a
