@@ -399,14 +399,20 @@ func usrLocalHidden(local string) []mount.HostEntry {
 	return hidden
 }
 
-// toolchainTopHidden are what of the top of dir, a toolchain installed
-// below /usr/local (one with a bin: go, an SDK, a clone of one's tools),
-// the sandbox is not shown: its git directory (a private clone's
-// configuration holds its remote's token), what else there begins with a
-// dot, and a file named as credentials are kept or with one written in
-// it (the deploy.env its scripts source), judged as installedFiles judges
-// one. Its directories are shown whole: its programs run with them,
-// whatever their names (an SDK's platform, Flutter's packages).
+// toolchainTopHidden are what of dir, a toolchain installed below
+// /usr/local (one with a bin: go, an SDK, a server unpacked there, a
+// clone of one's tools), the sandbox is not shown: at its top, its git
+// directory (a private clone's configuration holds its remote's token),
+// what else there begins with a dot, and a file named as credentials are
+// kept or with one written in it (the deploy.env its scripts source),
+// judged as installedFiles judges one. A vendor's toolchain's directories
+// are shown whole (toolchain.VendorToolchain: Go, a JDK, CUDA, thousands
+// of files its programs run with); any other's are judged as
+// installedFiles judges a directory, whatever their names, so that what
+// its programs run with stays (an SDK's platform) and what it keeps
+// there with a credential does not (Tomcat's conf/tomcat-users.xml,
+// Kafka's config/client.properties, a clone's token below its top were
+// readable).
 func toolchainTopHidden(dir string) []mount.HostEntry {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -414,6 +420,7 @@ func toolchainTopHidden(dir string) []mount.HostEntry {
 	}
 	defer unix.Close(fd)
 	des, _ := os.ReadDir(dir)
+	vendor := toolchain.VendorToolchain(dir)
 	var hidden []mount.HostEntry
 	for _, de := range des {
 		path := filepath.Join(dir, de.Name())
@@ -423,6 +430,8 @@ func toolchainTopHidden(dir string) []mount.HostEntry {
 			hidden = append(hidden, mount.HostEntry{Path: path, Dir: de.IsDir()})
 		case de.Type().IsRegular() && (namedCredentialFile(path) || installedHoldsCredential(fd, dir, de.Name())):
 			hidden = append(hidden, mount.HostEntry{Path: path})
+		case de.IsDir() && !vendor:
+			hidden = append(hidden, installedFiles(path)...)
 		}
 	}
 	return hidden

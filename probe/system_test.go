@@ -341,6 +341,10 @@ func TestUsrLocalHidden(t *testing.T) {
 	file("tools/README.md", "x\n", 0o644)
 	file("tools/.git/HEAD", "ref: refs/heads/main\n", 0o644)
 	file("tools/platform/config.json", `{"password": "x"}`, 0o644)
+	file("tools/platform/lib.py", "NAME = 'x'\n", 0o644)
+	file("cuda/bin/nvcc", "\x7fELF", 0o755)
+	file("cuda/version.json", `{"cuda": {"name": "CUDA SDK", "version": "12.4.1"}}`, 0o644)
+	file("cuda/nvvm/libdevice/notes.env", "PASSWORD=x\n", 0o644)
 	os.Symlink("share/man", filepath.Join(local, "man"))
 	var got []string
 	for _, e := range usrLocalHidden(local) {
@@ -349,12 +353,13 @@ func TestUsrLocalHidden(t *testing.T) {
 	}
 	// Of a package's files, past its first level, only the names are
 	// judged (config.json, settings.yaml), as in a skill's; of an installed
-	// toolchain's directory (go, tools: with a bin) only its top's files
-	// and its git directory, its directories shown whole.
+	// toolchain's directory (with a bin) its top's files and its git
+	// directory, and of its directories what an installed directory's
+	// would hide (tools), but a vendor's toolchain's, shown whole (go, cuda).
 	want := []string{
 		".secrets true", "bin/deploy.sh false", "bin/notes.txt false", "bin/conf/credentials.json false", "deploy/notes.txt false", "deploy.env false",
 		"lib/node_modules/tool/.npmrc false", "sbin/rotate false", "share/deploy/creds.env false", "src/ops/.git true",
-		"tools/.git true", "tools/deploy.env false",
+		"tools/.git true", "tools/deploy.env false", "tools/platform/config.json false",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("usrLocalHidden = %q, want %q", got, want)

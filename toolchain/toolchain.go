@@ -177,7 +177,7 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			}
 			if widened[r.Path] && !isPrefix(r.Path) {
 				hidden = append(hidden, notLayout(r.Path)...)
-				if !vendorToolchain(r.Path) {
+				if !VendorToolchain(r.Path) {
 					hidden = append(hidden, layoutCredentials(r.Path)...)
 				}
 			}
@@ -308,11 +308,12 @@ var layoutDirs = map[string]bool{
 	"boot": true, "releases": true,
 }
 
-// vendorToolchain says root is a toolchain as its vendor lays it out, whose
+// VendorToolchain says root is a toolchain as its vendor lays it out, whose
 // layout's files are the vendor's: a JDK (its release naming
 // JAVA_VERSION), Go (its go.env, or a VERSION naming go), Erlang/OTP (an
 // erts-VERSION), Maven (its boot and bin/mvn), GHC (its lib/ghc-VERSION,
-// as ghcup installs it), Flutter (the Dart SDK in its bin/cache), or a
+// as ghcup installs it), Flutter (the Dart SDK in its bin/cache), CUDA
+// (its version.json naming cuda, /usr/local/cuda's), or a
 // language's standard library where its programs find it (Rust's
 // lib/rustlib, Ruby's lib/ruby, Julia's lib/julia, Dart's lib/_internal,
 // OCaml's lib/ocaml, an opam switch's, which opam env puts on PATH):
@@ -320,7 +321,7 @@ var layoutDirs = map[string]bool{
 // of one's own, past maxLayoutFiles a directory of them is not shown,
 // and the toolchain does not run inside (an opam switch's 25,000 files
 // in lib/ took 9 s to judge, and lib/ was hidden).
-func vendorToolchain(root string) bool {
+func VendorToolchain(root string) bool {
 	head := func(name string) []byte {
 		b, _ := untrusted.ReadFile(root, name, 4096)
 		return b
@@ -330,7 +331,7 @@ func vendorToolchain(root string) bool {
 	return bytes.Contains(head("release"), []byte("JAVA_VERSION=")) || paths.Exists(filepath.Join(root, "go.env")) ||
 		bytes.HasPrefix(head("VERSION"), []byte("go")) || len(erts) > 0 || len(ghc) > 0 ||
 		paths.Exists(filepath.Join(root, "boot")) && paths.Exists(filepath.Join(root, "bin", "mvn")) ||
-		isDir(filepath.Join(root, "bin", "cache", "dart-sdk")) ||
+		isDir(filepath.Join(root, "bin", "cache", "dart-sdk")) || bytes.Contains(head("version.json"), []byte(`"cuda"`)) ||
 		slices.ContainsFunc([]string{"rustlib", "ruby", "julia", "_internal", "ocaml"}, func(lib string) bool { return isDir(filepath.Join(root, "lib", lib)) })
 }
 

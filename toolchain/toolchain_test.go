@@ -261,7 +261,7 @@ func TestLayoutCredentials(t *testing.T) {
 	testfs.Write(t, filepath.Join(jdk, "release"), "JAVA_VERSION=\"21.0.2\"\n")
 	rust := filepath.Join(home, ".rustup", "toolchains", "stable")
 	testfs.Tree(t, rust, "lib/rustlib/src/")
-	if vendorToolchain(ops) || !vendorToolchain(jdk) || !vendorToolchain(rust) {
+	if VendorToolchain(ops) || !VendorToolchain(jdk) || !VendorToolchain(rust) {
 		t.Errorf("vendorToolchain: want a JDK's and Rust's roots only")
 	}
 	// An opam switch (opam env puts its bin/ on PATH), GHC as ghcup
@@ -274,8 +274,8 @@ func TestLayoutCredentials(t *testing.T) {
 	flutter := filepath.Join(home, "development", "flutter")
 	testfs.Tree(t, flutter, "bin/cache/dart-sdk/lib/", "packages/")
 	for _, root := range []string{opam, ghc, flutter} {
-		if !vendorToolchain(root) {
-			t.Errorf("vendorToolchain(%s) = false, want a vendor's toolchain", root)
+		if !VendorToolchain(root) {
+			t.Errorf("VendorToolchain(%s) = false, want a vendor's toolchain", root)
 		}
 	}
 }
