@@ -74,3 +74,66 @@ func TestReplayReview34InUsrLocalToolchainDirs(t *testing.T) {
 		t.Errorf("--dry-run shows a credential")
 	}
 }
+
+// TestReplayReview34InHadoopProperties: the judges knew a credential's
+// name only beside its value (password: …, <password>…</password>,
+// name=value). Hadoop's XML names a property in one element and gives
+// its value in the next, and Spark's spark-defaults.conf sets a property
+// with spaces alone: the S3 secret key of /usr/local/hadoop's
+// core-site.xml, the metastore's password in hive-site.xml and Spark's
+// spark.hadoop.fs.s3a.secret.key, judged once their directories were,
+// were readable inside. The attack, from inside: read them. Proof: none
+// is inside and --dry-run names them; the same files' properties that
+// hold none, in a file of their own, still are, and so are the programs.
+func TestReplayReview34InHadoopProperties(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /usr/local needs root")
+	}
+	const secret = "R34hadoop"
+	stage := filepath.Join(h.Base, "usr-local")
+	property := func(name, value string) string {
+		return "  <property>\n    <name>" + name + "</name>\n    <value>" + value + "</value>\n  </property>\n"
+	}
+	h.Write(filepath.Join(stage, "hadoop", "bin", "hadoop"), "#!/bin/sh\necho R34-HADOOP\n")
+	h.Write(filepath.Join(stage, "hadoop", "etc", "hadoop", "core-site.xml"), "<configuration>\n"+
+		property("fs.defaultFS", "hdfs://namenode:9000")+property("fs.s3a.access.key", "R34ACCESSKEYID")+property("fs.s3a.secret.key", secret+"S3kWj8fQ2pLm")+"</configuration>\n")
+	h.Write(filepath.Join(stage, "hadoop", "etc", "hadoop", "hive-site.xml"), "<configuration>\n"+
+		property("javax.jdo.option.ConnectionUserName", "hive")+property("javax.jdo.option.ConnectionPassword", secret+"Hv")+"</configuration>\n")
+	h.Write(filepath.Join(stage, "hadoop", "etc", "hadoop", "hdfs-site.xml"), "<configuration>\n"+
+		property("dfs.replication", "3")+property("hadoop.security.authentication", "simple")+"<!-- R34-HDFS -->\n</configuration>\n")
+	h.Write(filepath.Join(stage, "spark", "bin", "spark-submit"), "#!/bin/sh\necho R34-SPARK\n")
+	h.Write(filepath.Join(stage, "spark", "conf", "spark-defaults.conf"), "spark.master  yarn\nspark.hadoop.fs.s3a.secret.key  "+secret+"Sp9xQ\n")
+	h.Write(filepath.Join(stage, "spark", "conf", "log4j2.properties"), "rootLogger.level = info\nappender.console.name  console\n# R34-LOG4J\n")
+	filepath.WalkDir(stage, func(p string, d os.DirEntry, err error) error {
+		if err == nil && (d.IsDir() || filepath.Base(filepath.Dir(p)) == "bin") {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := func(name string, args ...string) string {
+		t.Helper()
+		return h.RunOver(stage, "/usr/local", proj, name, args...)
+	}
+	if host := run("cat", "/usr/local/hadoop/etc/hadoop/core-site.xml"); !strings.Contains(host, secret) {
+		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -ra "+secret+" /usr/local; grep -rah R34- /usr/local; /usr/local/hadoop/bin/hadoop; /usr/local/spark/bin/spark-submit; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a credential in Hadoop's or Spark's settings below /usr/local is readable inside")
+	}
+	for _, want := range []string{"R34-HDFS", "R34-LOG4J", "R34-HADOOP", "R34-SPARK"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want what holds no credential (%s)", want)
+		}
+	}
+	dry := run("claudebox", "--dry-run", "--shell")
+	for _, p := range []string{"/usr/local/hadoop/etc/hadoop/core-site.xml", "/usr/local/hadoop/etc/hadoop/hive-site.xml", "/usr/local/spark/conf/spark-defaults.conf"} {
+		if !strings.Contains(dry, p) {
+			t.Errorf("--dry-run does not name %s", p)
+		}
+	}
+}

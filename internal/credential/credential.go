@@ -7,6 +7,7 @@ package credential
 
 import (
 	"bytes"
+	"encoding/base64"
 	"iter"
 	"net/url"
 	"regexp"
@@ -72,14 +73,43 @@ func InCommand(data []byte) bool {
 // privateKey says data holds a private key: its armor (PEM's, OpenSSH's,
 // PGP's -----BEGIN … PRIVATE KEY…-----, then its headers) before its
 // body, in a file or in code's string (lines joined by \n escapes,
-// quotes and +), or PuTTY's key file's private lines. What a key is
+// quotes and +), PuTTY's key file's private lines, or any of these in
+// base64 (encodedPrivateKey). What a key is
 // kept as says so whatever the file's name: a skill's deploy_key, an
 // exported signing.asc, a key pasted into a command's Markdown crossed.
 // Of 152,549 files of this machine's system and packages, 28 hold one,
 // each a key (test fixtures, the host's own).
 func privateKey(data []byte) bool {
 	return bytes.Contains(data, []byte("PRIVATE KEY")) && privateKeyArmor().Match(data) ||
-		bytes.Contains(data, []byte("PuTTY-User-Key-File-")) && bytes.Contains(data, []byte("Private-Lines:"))
+		bytes.Contains(data, []byte("PuTTY-User-Key-File-")) && bytes.Contains(data, []byte("Private-Lines:")) ||
+		bytes.Contains(data, encodedArmor) && encodedPrivateKey(data)
+}
+
+// encodedArmor is "-----BEGIN" in base64, as a key's armor begins a
+// value that encodes it whole: a kubeconfig's client-key-data, a CI
+// variable's, a Kubernetes secret's data.
+var encodedArmor = []byte("LS0tLS1CRUdJTi")
+
+// encodedPrivateKey says data holds a private key in base64, its armor
+// and all (kind's, minikube's and k3s's kubeconfig keep the client's key
+// so, as client-key-data: LS0tLS1CRUdJTi…, under a name that says
+// none): each run of base64 that begins as armor does is decoded, its
+// first 4 KiB, and judged as a key's text is.
+func encodedPrivateKey(data []byte) bool {
+	for at := 0; ; {
+		i := bytes.Index(data[at:], encodedArmor)
+		if i < 0 {
+			return false
+		}
+		at += i
+		n := tokenRun(data[at:], func(c byte) bool { return isWordByte(c) && c != '_' || c == '+' || c == '/' })
+		run := data[at : at+min(n, 4096)&^3]
+		decoded := make([]byte, base64.StdEncoding.DecodedLen(len(run)))
+		if k, err := base64.StdEncoding.Decode(decoded, run); err == nil && privateKey(decoded[:k]) {
+			return true
+		}
+		at += n
+	}
 }
 
 // privateKeyArmor is a private key's first line and the start of its
@@ -500,8 +530,38 @@ func InSettings(data []byte) bool {
 		return true
 	}
 	return byLines(data, settingsHints, func(chunk []byte) bool {
-		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk)
+		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk) || propertyLiteral(chunk)
 	})
+}
+
+// namedProperty is a setting written as its name, then its value, in
+// the two shapes whose name and value the expressions above do not see
+// side by side: Hadoop's XML (core-site.xml's
+// <name>fs.s3a.secret.key</name> and <value>…</value>, Hive's
+// javax.jdo.option.ConnectionPassword, HBase's, Spark's), and a dotted
+// name and its value apart by spaces alone, as a .properties file may
+// write them and Spark's spark-defaults.conf does
+// (spark.hadoop.fs.s3a.secret.key  …). The name is the first group or
+// the third, the value the second or the fourth.
+var namedProperty = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)<name>\s*([^<\s]+)\s*</name>\s*<value>\s*([^<\s]*)|^[ \t]*([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+)[ \t]+([^\s=:][^\s]*)[ \t]*\r?$`)
+})
+
+// propertyLiteral says text gives a literal to a name that says a
+// credential in one of namedProperty's shapes, judged as the name and
+// the value written name: value would be.
+func propertyLiteral(text []byte) bool {
+	for _, m := range namedProperty().FindAllSubmatch(text, -1) {
+		name, value := m[1], m[2]
+		if len(m[3]) > 0 {
+			name, value = m[3], m[4]
+		}
+		pair := slices.Concat(name, []byte(": "), value)
+		if settingsLiteral(pair) || settingsWordLiteral(pair) {
+			return true
+		}
+	}
+	return false
 }
 
 // settingsLiteral says text gives a literal to a key that names a
@@ -668,15 +728,18 @@ func InLargeSettings(data []byte) bool {
 			}
 			p += tokenRun(data[p:], func(c byte) bool { return c == ' ' || c == '\t' })
 			given := p < len(data) && strings.IndexByte(":=>", data[p]) >= 0
+			// Hadoop's XML names a property in an element of its own,
+			// its value in the next (namedProperty).
+			property := !given && bytes.HasPrefix(data[at+tokenRun(data[at:], func(c byte) bool { return isTokenByte(c) || c == '.' }):], []byte("</name>"))
 			netrcPassword := netrc && name == "password" && p > at
-			if !given && !netrcPassword {
+			if !given && !netrcPassword && !property {
 				continue
 			}
 			if matched++; matched > largeSettingsMatches {
 				return true
 			}
 			from, to := max(0, pos-256), min(len(data), at+256)
-			if given && settingsLiteral(data[from:to]) || netrcPassword && netrcCredential().Match(data[max(0, pos-512):to]) {
+			if given && settingsLiteral(data[from:to]) || netrcPassword && netrcCredential().Match(data[max(0, pos-512):to]) || property && propertyLiteral(data[from:to]) {
 				return true
 			}
 		}
