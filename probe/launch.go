@@ -2,12 +2,14 @@ package probe
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/proxy"
 	"github.com/claudebox/claudebox/untrusted"
+	"golang.org/x/sys/unix"
 )
 
 // Query is what a launch's settings ask the probe to read.
@@ -103,8 +106,8 @@ type Launch struct {
 	Cgroup   *cgroup.Place
 	NoCgroup string
 	GPU      *mount.GPU
-	// RuntimeDir is $XDG_RUNTIME_DIR when it is the user's alone, or ""
-	// (see RuntimeDir).
+	// RuntimeDir is claudebox's directory on a tmpfs of the user's alone,
+	// or "" (see RuntimeDir).
 	RuntimeDir string
 	// Linked are the files of the project (and of the git directories the
 	// sandbox writes) that the host's tools made hard links to files
@@ -112,23 +115,66 @@ type Launch struct {
 	Linked []hardlink.Found
 }
 
-// RuntimeDir is the directory $XDG_RUNTIME_DIR names (getenv reads the
-// environment) when it is an absolute path to a directory, not a link,
-// that the user owns and alone may enter; "" otherwise. On most systems
-// it is a tmpfs.
+// RuntimeDir is claudebox's directory for what a session writes on the
+// host only to bind it inside and removes at its end (the private copies):
+// "claudebox" in the directory $XDG_RUNTIME_DIR names (getenv reads the
+// environment) when that is an absolute path to a directory, not a link,
+// that the user owns and alone may enter; else one in /dev/shm (see
+// sharedMemoryDir); "" where neither is (the copies then go beside the
+// run files, on the disk). On a tmpfs (the runtime directory is one on
+// most systems) a file made and removed leaves nothing behind for the next
+// one's making to search past, as the inodes freed in the last minutes are
+// on a journal-less ext4.
 func RuntimeDir(getenv func(string) string) string {
-	dir := getenv("XDG_RUNTIME_DIR")
-	if !filepath.IsAbs(dir) {
+	if dir := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(dir) && ownPrivateDir(dir) {
+		return filepath.Join(dir, "claudebox")
+	}
+	return sharedMemoryDir(sharedMemory)
+}
+
+// sharedMemory is the tmpfs every process may write into (mode 1777), which
+// the sandbox does not see: its /dev is one of its own.
+const sharedMemory = "/dev/shm"
+
+// sharedMemoryRoom is the least room sharedMemoryDir takes a tmpfs with:
+// the copies are each at most 16 MiB (probe's treeCopy), and a container's
+// /dev/shm of 64 MiB is better left to its programs.
+const sharedMemoryRoom = 256 << 20
+
+// sharedMemoryDir is "claudebox-<uid>-<pid namespace>" in shm when shm is
+// a tmpfs with sharedMemoryRoom free and that name is not yet taken (the
+// session makes it, and takes it only as its own: session's
+// makePrivateDir) or is already the user's own private directory; ""
+// otherwise: another user's directory or link there is not written
+// through. The directory being the user's, in a sticky directory, no one
+// else can rename or remove it. The pid namespace is in the name because
+// the copies' sweep tells a running session by its supervisor's pid, and a
+// container may share the host's /dev/shm (--ipc=host) but not its pids.
+func sharedMemoryDir(shm string) string {
+	var fs unix.Statfs_t
+	if unix.Statfs(shm, &fs) != nil || fs.Type != unix.TMPFS_MAGIC || fs.Bavail*uint64(fs.Bsize) < sharedMemoryRoom {
 		return ""
 	}
+	var ns unix.Stat_t
+	if unix.Stat("/proc/self/ns/pid", &ns) != nil {
+		return ""
+	}
+	dir := filepath.Join(shm, "claudebox-"+strconv.Itoa(os.Getuid())+"-"+strconv.FormatUint(ns.Ino, 10))
+	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) || ownPrivateDir(dir) {
+		return dir
+	}
+	return ""
+}
+
+// ownPrivateDir says dir is a directory, not a link, that the user owns
+// and alone may enter.
+func ownPrivateDir(dir string) bool {
 	fi, err := os.Lstat(dir)
 	if err != nil || !fi.IsDir() || fi.Mode().Perm() != 0o700 {
-		return ""
+		return false
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
-		return ""
-	}
-	return dir
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
 }
 
 // SSHAgent is the user's SSH agent as SSH_AUTH_SOCK names it, and the

@@ -24,6 +24,7 @@ import (
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/internal/testfs"
 	"github.com/claudebox/claudebox/mount"
+	"github.com/claudebox/claudebox/probe"
 )
 
 // everyFeature is a host laid out for a launch with every feature on:
@@ -331,6 +332,9 @@ func (h everyFeature) crossingItems(s *Session) map[string]string {
 	n.add(p.Instance, "<instance>")
 	n.add(filepath.Join(h.state, "caches"), "<caches>")
 	n.add(runDir(h.state), "<run>")
+	// The private copies' directory where the runtime directory or
+	// /dev/shm holds it (dirCopiesAt): in the table among the run files.
+	n.add(probe.RuntimeDir(os.Getenv), "<run>")
 	for _, d := range mount.SystemDirs {
 		n.add(d, "<system>")
 	}

@@ -14,19 +14,15 @@ import (
 const dirCopiesExt = ".claude"
 
 // dirCopiesAt is where the session of the run files' stem writes its
-// private copies: in claudebox's directory of the user's runtime
-// directory (probe.RuntimeDir, a tmpfs on most systems, where a hundred
-// small files take a millisecond or two, against ten on a disk), or
-// beside its run files when there is none.
+// private copies: in claudebox's runtime directory (probe.RuntimeDir, a
+// tmpfs on most systems, where a hundred small files take a millisecond or
+// two, against ten on a disk), or beside its run files when there is none.
 func dirCopiesAt(runFiles, runtimeDir string) string {
 	if runtimeDir != "" {
-		return filepath.Join(runtimeCopies(runtimeDir), filepath.Base(runFiles)+dirCopiesExt)
+		return filepath.Join(runtimeDir, filepath.Base(runFiles)+dirCopiesExt)
 	}
 	return runFiles + dirCopiesExt
 }
-
-// runtimeCopies is claudebox's directory in the runtime directory.
-func runtimeCopies(runtimeDir string) string { return filepath.Join(runtimeDir, "claudebox") }
 
 // writeDirCopies writes the plan's private copies of directories where
 // bwrap binds them from; remove takes them away once bwrap has ended.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -77,10 +78,19 @@ func stemPID(last string) string {
 // alone.
 func makeRunDir(stateDir string) error { return makePrivateDir(runDir(stateDir)) }
 
-// makePrivateDir creates dir, or takes it back to the user alone.
+// makePrivateDir creates dir, or takes it back to the user alone; it
+// refuses a link or another user's directory there (one made in /dev/shm
+// since the probe looked: probe.RuntimeDir), which would not be private.
 func makePrivateDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() {
+		return &fs.PathError{Op: "mkdir", Path: dir, Err: fs.ErrExist}
 	}
 	return os.Chmod(dir, 0o700)
 }
@@ -160,11 +170,10 @@ func SweepRun(stateDir string) []string {
 // user's runtime directory (see dirCopiesAt) whose supervisor is gone.
 // They have no log there: the supervisor's pid in their name says.
 func sweepRuntimeCopies() []string {
-	runtimeDir := probe.RuntimeDir(os.Getenv)
-	if runtimeDir == "" {
+	dir := probe.RuntimeDir(os.Getenv)
+	if dir == "" {
 		return nil
 	}
-	dir := runtimeCopies(runtimeDir)
 	entries, _ := os.ReadDir(dir)
 	var removed []string
 	for _, e := range entries {

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,7 +31,11 @@ func deadPID(t *testing.T) int {
 // those of a running session (its log locked) and of one starting (its
 // log not yet made: its supervisor runs) stay.
 func TestSweepRun(t *testing.T) {
-	t.Setenv("XDG_RUNTIME_DIR", "")
+	// A runtime directory of the test's own: the sweep of its copies
+	// (TestSweepRuntimeCopies) finds none.
+	runtime := t.TempDir()
+	os.Chmod(runtime, 0o700)
+	t.Setenv("XDG_RUNTIME_DIR", runtime)
 	state := t.TempDir()
 	if err := makeRunDir(state); err != nil {
 		t.Fatal(err)
@@ -145,5 +150,40 @@ func TestDecisionLogBesideSweeps(t *testing.T) {
 		}
 		f.Close()
 		os.Remove(stem + logExt)
+	}
+}
+
+// TestMakePrivateDir: the directory is made the user's alone, or taken
+// back to it; a link there, or another user's directory (made in /dev/shm
+// since the probe looked: probe.RuntimeDir), is refused and left as it
+// was, the link's target unchanged.
+func TestMakePrivateDir(t *testing.T) {
+	base := t.TempDir()
+	made, open := filepath.Join(base, "made", "claudebox"), filepath.Join(base, "open")
+	os.Mkdir(open, 0o755)
+	for _, dir := range []string{made, open} {
+		if err := makePrivateDir(dir); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Lstat(dir); err != nil || fi.Mode() != fs.ModeDir|0o700 {
+			t.Errorf("%s: %v %v, want a directory of mode 0700", dir, fi.Mode(), err)
+		}
+	}
+	target, link := filepath.Join(base, "target"), filepath.Join(base, "link")
+	os.Mkdir(target, 0o755)
+	os.Symlink(target, link)
+	if err := makePrivateDir(link); err == nil {
+		t.Error("a link is taken as the private directory")
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o755 {
+		t.Errorf("the link's target's mode changed: %v", fi.Mode())
+	}
+	if os.Getuid() == 0 {
+		other := filepath.Join(base, "other")
+		os.Mkdir(other, 0o777)
+		os.Chown(other, 12345, 12345)
+		if err := makePrivateDir(other); err == nil {
+			t.Error("another user's directory is taken as the private directory")
+		}
 	}
 }
