@@ -94,6 +94,7 @@ type guardProbe struct {
 	roots    []string // the writable mounts
 	seen     map[string]bool
 	repos    map[string]bool // git dirs already guarded
+	common   string          // the project's own repository's, whose worktrees folder is the sandbox's own inside
 	guards   []mount.Guard
 	pins     []string
 	symlinks []string
@@ -111,7 +112,7 @@ type guardProbe struct {
 // the obeyed paths that hold a writable mount whole, which a guard would
 // make read-only.
 func Find(home string, project instance.Project, obeyed []Obeyed) (guards []mount.Guard, pins, symlinks []string, redirects []error, unguarded []mount.Unprotected) {
-	g := &guardProbe{home: home, roots: append([]string{project.Checkout}, project.GitDirs...), seen: map[string]bool{}, repos: map[string]bool{}}
+	g := &guardProbe{home: home, roots: append([]string{project.Checkout}, project.GitDirs...), seen: map[string]bool{}, repos: map[string]bool{}, common: project.CommonDir}
 	for _, o := range obeyed {
 		if o.GitDir {
 			continue
@@ -326,7 +327,10 @@ func (g *guardProbe) commonDir(common, top string) {
 	// file recursively, opening it through a link, and the host's git
 	// runs while a session does (a commit in another terminal, and the
 	// gc it starts): a link the sandbox made there emptied a folder of
-	// the user's. Inside, git worktree add fails (claudebox -w makes one).
+	// the user's. Inside, git worktree add fails (claudebox -w makes one),
+	// but in the project's own repository, whose folder is the session's
+	// own inside, where Claude Code's worktrees are made: no host git
+	// reads it.
 	worktrees := filepath.Join(common, "worktrees")
 	entries, _ := os.ReadDir(worktrees)
 	var linked []string
@@ -335,7 +339,7 @@ func (g *guardProbe) commonDir(common, top string) {
 			linked = append(linked, filepath.Join(worktrees, e.Name()))
 		}
 	}
-	g.add(mount.Guard{Path: worktrees, MakeDir: true, Writable: linked, Why: "git's records of linked worktrees, which git worktree prune and git gc remove through a link"})
+	g.add(mount.Guard{Path: worktrees, MakeDir: true, Private: common == g.common, Writable: linked, Why: "git's records of linked worktrees, which git worktree prune and git gc remove through a link"})
 	for _, e := range entries {
 		dir := filepath.Join(common, "worktrees", e.Name())
 		if fi, err := os.Lstat(filepath.Join(dir, "gitdir")); !e.IsDir() || err != nil || !fi.Mode().IsRegular() {

@@ -404,6 +404,11 @@ type Guard struct {
 	// and the host's git worktree add writes there while a session runs,
 	// which a stand-in would refuse), bound read-only.
 	MakeDir bool
+	// Private: the sandbox sees an empty directory of its own in its
+	// place, writable, lost at exit (the project's repository's
+	// .git/worktrees, where git inside records the worktrees Claude Code
+	// makes, which no host git reads).
+	Private bool
 	// Writable are directories in an existing directory guarded that
 	// stay writable (a linked worktree's own in .git/worktrees), bound
 	// again after it.
@@ -434,6 +439,9 @@ func (g Guard) Mount() Mount {
 		m.Why = g.Why + ": absent, a read-only file that says nothing stands in (a socket on the host, which git passes over)"
 	default:
 		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty read-only directory stands in"
+	}
+	if g.Private {
+		m.Kind, m.Src, m.Why = Tmpfs, "", g.Why+": a private empty directory of the session's stands in, writable (the worktrees Claude Code makes inside are recorded there), lost at exit"
 	}
 	return m
 }

@@ -375,6 +375,9 @@ func Build(in Inputs) Plan {
 	if in.Eval == nil {
 		p.addProject(in.Project, in.Host)
 		p.hideInProject(in.Host.ProjectHidden)
+		if in.Project.CommonDir != "" {
+			p.addWorktrees(in.Project.Checkout, in.Claude)
+		}
 	}
 	p.hideUsersOwn(in.Host.UsersOwn)
 	if slices.Contains(in.Host.System, HostPath{Path: "/usr"}) {

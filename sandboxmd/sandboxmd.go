@@ -197,12 +197,18 @@ func caches(w *page, p mount.Plan) {
 }
 
 // beside says that the project's folder is read-only, and where a
-// worktree or a clone goes instead.
+// worktree or a clone goes instead: in a repository, a worktree in the
+// session's own folder of them, lost at its end but for its commits.
 func beside(w *page, p mount.Plan) {
 	// Its remount, not the first read-only one: /usr/local/etc's or a
 	// plugin's directory in ~/.claude may come before it.
 	folder := filepath.Dir(p.Project.Checkout)
-	if slices.ContainsFunc(p.Mounts, func(m mount.Mount) bool { return m.Kind == mount.RemountRO && m.Dest == folder }) {
+	if !slices.ContainsFunc(p.Mounts, func(m mount.Mount) bool { return m.Kind == mount.RemountRO && m.Dest == folder }) {
+		return
+	}
+	if slices.ContainsFunc(p.Mounts, func(m mount.Mount) bool { return m.Dest == mount.WorktreesDir }) {
+		w.line("- %s, the folder holding the project, is read-only and empty but for the mounts in it: git worktree add or git clone beside the project fails. Clone inside the project, where it persists. A worktree goes in %s (EnterWorktree and a subagent's isolation: worktree make theirs there): it and git's record of it are this session's, lost when it ends; its commits stay on its branch in the repository. For a task on a branch of its own that outlives the session, suggest the user start `claudebox -w BRANCH` on the host, which makes its worktree beside the project.", folder, mount.WorktreesDir)
+	} else {
 		w.line("- %s, the folder holding the project, is read-only and empty but for the mounts in it: git worktree add or git clone beside the project fails. Make them inside the project (git worktree add .worktrees/NAME), where they persist; for a task on a branch of its own, suggest the user start `claudebox -w BRANCH` on the host, which makes its worktree beside the project.", folder)
 	}
 }

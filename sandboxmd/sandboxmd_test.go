@@ -80,11 +80,11 @@ func withBinds() mount.Plan {
 func TestRender(t *testing.T) {
 	base := []string{"HOME", "PATH", "LANG"}
 	cases := map[string]mount.Plan{
-		"git-repo": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app"},
+		"git-repo": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app", GitDir: "/home/alice/code/app/.git", CommonDir: "/home/alice/code/app/.git"},
 			"/home/alice/code/app/src", base, true),
 		"worktree": plan(instance.Project{
 			Root: "/home/alice/code/app", Checkout: "/home/alice/code/app-fix",
-			GitDirs: []string{"/home/alice/code/app/.git"},
+			GitDirs: []string{"/home/alice/code/app/.git"}, GitDir: "/home/alice/code/app/.git/worktrees/app-fix", CommonDir: "/home/alice/code/app/.git",
 		}, "/home/alice/code/app-fix", base, true),
 		"non-git": plan(instance.Project{Root: "/srv/data", Checkout: "/srv/data"}, "/srv/data", base, true),
 		"extra-env-no-network": plan(instance.Project{Root: "/home/alice/code/app", Checkout: "/home/alice/code/app"},

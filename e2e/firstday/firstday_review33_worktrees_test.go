@@ -12,10 +12,10 @@ import (
 
 // TestFirstDayReview33ClaudeWorktreesInside: what a user meets of Claude
 // Code's own worktrees inside (claude 2.1.330 against the fake API).
-// EnterWorktree and a subagent's isolation: worktree fail at the
-// project's .claude, read-only inside, and say so to the model (the
-// subagent does not start); git worktree add fails at the read-only
-// .git/worktrees; none leaves a record in .git/worktrees or a link on the
+// EnterWorktree and a subagent's isolation: worktree make theirs in
+// /run/claudebox/worktrees (claudebox's hook: they failed at the
+// project's .claude, read-only inside); git worktree add under .claude
+// fails there; none leaves a record in .git/worktrees or a link on the
 // host. claudebox --worktree NAME (Claude Code's own flag) runs the
 // session in the worktree the host makes.
 func TestFirstDayReview33ClaudeWorktreesInside(t *testing.T) {
@@ -32,19 +32,19 @@ func TestFirstDayReview33ClaudeWorktreesInside(t *testing.T) {
 			"enter",
 			harness.ToolCall{Name: "EnterWorktree", Input: map[string]any{"name": "feat"}},
 			nil,
-			"ERROR: EACCES: permission denied, mkdir '%s/.claude/worktrees'",
+			"Created worktree at “/run/claudebox/worktrees/feat”",
 		},
 		{
 			"agent",
 			harness.ToolCall{Name: "Agent", Input: map[string]any{"description": "isolated", "prompt": "say hi", "subagent_type": "general-purpose", "isolation": "worktree"}},
 			nil,
-			"ERROR: EACCES: permission denied, mkdir '%s/.claude/worktrees'",
+			"Async agent launched successfully",
 		},
 		{
 			"bash",
 			harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "git worktree add .claude/worktrees/x -b x 2>&1", "description": "add"}},
 			nil,
-			"fatal: could not create directory of '%s/.git/worktrees/x': Read-only file system",
+			"fatal: could not create leading directories of '.claude/worktrees/x/.git': Permission denied",
 		},
 		{
 			"flag",

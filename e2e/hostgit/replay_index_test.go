@@ -69,8 +69,8 @@ func TestReplayIndexSubmodule(t *testing.T) {
 }
 
 // TestReplayIndexLinkedWorktree: the session adds the gitlink to the
-// index of a linked worktree inside the project (one the host made:
-// .git/worktrees is read-only inside), .git/worktrees/x/index.
+// index of a linked worktree inside the project (one the host made: one
+// made inside is the session's own), .git/worktrees/x/index.
 // Host-side proof: the host's git status in the worktree runs nothing.
 func TestReplayIndexLinkedWorktree(t *testing.T) {
 	h := harness.NewHost(t)

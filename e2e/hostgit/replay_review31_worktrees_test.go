@@ -26,7 +26,8 @@ func TestReplayReview31WorktreeLinkPruned(t *testing.T) {
 	one, two := filepath.Join(h.Home, "one"), filepath.Join(h.Home, "two")
 	h.GitRepo(one)
 	h.GitRepo(two)
-	// .git/worktrees is now read-only inside: the links are refused.
+	// .git/worktrees is now the session's own inside: the links stay
+	// there, lost at exit, and .git/worktrees itself is a mount point.
 	h.Inside(one, nil, `mkdir -p .git/worktrees; ln -s `+docs+` .git/worktrees/zz; true`)
 	h.Inside(two, nil, `ln -s `+h.Home+` .git/worktrees; true`)
 	h.Command(one, nil, "git", "worktree", "prune").Run()

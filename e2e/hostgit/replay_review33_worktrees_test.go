@@ -19,9 +19,11 @@ import (
 // again, with a link to a folder of the user's, in the moment before it
 // died: the host's git gc that follows removes what the link leads to.
 // The folder now keeps an entry git never prunes while a session runs:
-// the session goes on, the sandbox cannot write there, and the keeper is
-// gone after the session. Host-side proof: the user's files are
-// byte-identical, and git worktree list shows the checkout alone.
+// the session goes on, the sandbox cannot write there (its own
+// .git/worktrees inside takes the link, which the host never sees), and
+// the keeper is gone after the session. Host-side proof: the user's files
+// are byte-identical, git worktree list shows the checkout alone, and no
+// link is in the host's .git/worktrees.
 func TestReplayReview33WorktreesPrunedWhileRunning(t *testing.T) {
 	h := harness.NewHost(t)
 	docs := filepath.Join(h.Home, "Documents")
@@ -34,12 +36,15 @@ func TestReplayReview33WorktreesPrunedWhileRunning(t *testing.T) {
 import os
 after = 0
 while not os.path.exists("done"):
-    for path in (".git/worktrees", ".git/worktrees/zz"):
-        try:
-            os.symlink("`+docs+`", path)
-            open("planted", "w").close()
-        except OSError:
-            pass
+    try:
+        os.symlink("`+docs+`", ".git/worktrees")
+        open("planted", "w").close()
+    except OSError:
+        pass
+    try:
+        os.symlink("`+docs+`", ".git/worktrees/zz")
+    except OSError:
+        pass
     if os.path.exists("pruned"):
         after += 1
         if after == 2000:
@@ -51,7 +56,8 @@ while not os.path.exists("done"):
 		return paths.Exists(filepath.Join(proj, "tried")) || len(exited) > 0
 	})
 	gc, _ := h.Command(proj, nil, "git", "gc", "-q").CombinedOutput()
-	planted := paths.Exists(filepath.Join(proj, "planted"))
+	_, zz := os.Lstat(filepath.Join(proj, ".git", "worktrees", "zz"))
+	planted := paths.Exists(filepath.Join(proj, "planted")) || zz == nil
 	harness.TouchDone(t, proj)
 	err := <-exited
 	if b, rerr := os.ReadFile(filepath.Join(docs, "thesis", "one.tex")); rerr != nil || string(b) != "chapter one\n" {
@@ -76,11 +82,12 @@ while not os.path.exists("done"):
 // its record in .git/worktrees, whose gitdir and commondir are guarded
 // inside; the guard watcher took that for a guard the sandbox could
 // replace and ended the session. The record's folder is gone whole, in
-// the read-only .git/worktrees: the session goes on, and the sandbox,
-// trying all along to write in the folder (bound writable) and to link
-// there, makes nothing that outlives the session. Had it kept the folder
-// from going, or linked in it, in the moment between git's last unlink
-// and its rmdir, the session ends as before.
+// the session's own .git/worktrees, where the sandbox links what it likes
+// and the host never looks: the session goes on, and the sandbox, trying
+// all along to write in the folder (bound writable) and to link there,
+// makes nothing that outlives the session. Had it kept the folder from
+// going, or linked in it, in the moment between git's last unlink and its
+// rmdir, the session ends as before.
 func TestReplayReview33LinkedWorktreeRemovedWhileRunning(t *testing.T) {
 	h := harness.NewHost(t)
 	docs := filepath.Join(h.Home, "Documents")
@@ -93,7 +100,7 @@ func TestReplayReview33LinkedWorktreeRemovedWhileRunning(t *testing.T) {
 import os
 after = 0
 while not os.path.exists("done"):
-    for path in (".git/worktrees/proj-side", ".git/worktrees/proj-side/gitdir", ".git/worktrees/zz"):
+    for path in (".git/worktrees/proj-side", ".git/worktrees/proj-side/gitdir"):
         try:
             os.symlink("`+docs+`", path)
             open("planted", "w").close()
@@ -117,6 +124,9 @@ while not os.path.exists("done"):
 	t.Logf("the record kept by the sandbox: %v", kept)
 	gc, _ := h.Command(proj, nil, "git", "gc", "-q").CombinedOutput()
 	planted := paths.Exists(filepath.Join(proj, "planted"))
+	if _, err := os.Lstat(filepath.Join(proj, ".git", "worktrees", "zz")); err == nil {
+		t.Error("the sandbox's link in its .git/worktrees is in the host's")
+	}
 	harness.TouchDone(t, proj)
 	err := <-exited
 	if b, rerr := os.ReadFile(filepath.Join(docs, "thesis", "one.tex")); rerr != nil || string(b) != "chapter one\n" {

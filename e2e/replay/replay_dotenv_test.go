@@ -202,11 +202,11 @@ func TestReplayDotenvAppSettingsStay(t *testing.T) {
 }
 
 // TestReplayAuditWorktreeTracksEnvrc: the host's git worktree add makes
-// a worktree inside the project while a session runs (the sandbox cannot:
-// .git/worktrees is read-only inside) for a branch that tracks an .envrc
-// and .vscode settings. Host-side proof: the host's git status in that
-// worktree is clean after the session: nothing the branch tracks was moved
-// aside.
+// a worktree inside the project while a session runs (one the sandbox
+// makes is recorded in its own .git/worktrees) for a branch that tracks
+// an .envrc and .vscode settings. Host-side proof: the host's git status
+// in that worktree is clean after the session: nothing the branch tracks
+// was moved aside.
 func TestReplayAuditWorktreeTracksEnvrc(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")

@@ -48,10 +48,12 @@ func TestReplayListPlantedWorktree(t *testing.T) {
 
 // TestSandboxWorktreeOutside: git worktree add ../sibling inside fails at
 // once, where before it landed in the private tmpfs and was lost at exit,
-// leaving an entry in the host's repository; so does one inside the
-// project (.git/worktrees is read-only inside: the host's git gc follows
-// a link made there; claudebox -w makes a worktree); no entry is left, and
-// the host's git worktree list shows the project alone.
+// leaving an entry in the host's repository. One inside the project, or in
+// /run/claudebox/worktrees, is recorded in the session's own
+// .git/worktrees, which no host git reads (its git gc followed a link made
+// there): no entry is left in the host's, whose git worktree list shows
+// the project alone, and whose git status shows the checkout the session
+// left in the project as files it wrote.
 func TestSandboxWorktreeOutside(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "proj")
@@ -59,15 +61,19 @@ func TestSandboxWorktreeOutside(t *testing.T) {
 	out := h.Inside(proj, nil, `exec 2>&1
 		git worktree add -q ../sibling && echo MADE-OUTSIDE
 		git worktree add -q .wt/inside && echo MADE-INSIDE
-		true`)
-	if strings.Contains(out, "MADE-OUTSIDE") || !strings.Contains(out, "Read-only file system") || strings.Contains(out, "MADE-INSIDE") {
+		git worktree add -q /run/claudebox/worktrees/private && echo MADE-PRIVATE
+		git worktree list --porcelain | grep -c '^worktree '`)
+	if strings.Contains(out, "MADE-OUTSIDE") || !strings.Contains(out, "Read-only file system") || !strings.Contains(out, "MADE-INSIDE\nMADE-PRIVATE\n3\n") {
 		t.Errorf("inside:\n%s", out)
 	}
-	if paths.Exists(filepath.Join(proj, ".git", "worktrees", "sibling")) {
-		t.Error("the failed worktree left an entry in the host's repository")
+	if entries, _ := os.ReadDir(filepath.Join(proj, ".git", "worktrees")); len(entries) != 0 {
+		t.Errorf("the session's worktrees left entries in the host's repository: %v", entries)
 	}
-	if out := h.Run(proj, nil, "git", "worktree", "list", "--porcelain"); strings.Contains(out, "sibling") || strings.Contains(out, "prunable") || strings.Contains(out, "inside") {
+	if out := h.Run(proj, nil, "git", "worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
 		t.Errorf("the host's git worktree list:\n%s", out)
+	}
+	if st := h.Run(proj, nil, "git", "status", "--porcelain"); st != "?? .wt/\n" {
+		t.Errorf("the host's git status: %q", st)
 	}
 }
 
@@ -284,8 +290,9 @@ func TestSandboxWorktreeMadeDuringSession(t *testing.T) {
 // TestReplayWorktreeMadeDuringSessionPlanted: what -w made in the
 // repository's git directory while a session ran is the host's only as
 // made. The running session's sandbox rewrites the new worktree's
-// commondir in place and plants its config.worktree (now refused:
-// .git/worktrees, and what the host makes there, is read-only inside);
+// commondir in place and plants its config.worktree (now refused: the
+// repository's .git/worktrees is the session's own inside, where what the
+// host makes during the session is not seen);
 // host-side proof: neither is on the host as the sandbox wrote it,
 // whichever session leaves last.
 func TestReplayWorktreeMadeDuringSessionPlanted(t *testing.T) {

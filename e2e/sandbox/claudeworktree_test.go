@@ -1,0 +1,99 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestSandboxClaudeEnterWorktree: the real Claude Code's EnterWorktree,
+// scripted through the fake API, makes its worktree inside (claudebox's
+// hook: it failed at the read-only .claude, and past that at the
+// .git/commondir claudebox stands), writes a file there, commits, and
+// leaves it removed. The host's repository has the commit on the branch
+// worktree-feat, which the session's end names, and nothing else: its git
+// worktree list shows the project alone, git status is clean, git gc
+// works.
+func TestSandboxClaudeEnterWorktree(t *testing.T) {
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "wt")
+	h.GitRepo(proj)
+	api := harness.StartScriptedAPI(t, "FAKE-REPLY-worktree-done",
+		harness.ToolCall{Name: "EnterWorktree", Input: map[string]any{"name": "feat"}},
+		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "pwd && echo in-worktree > made.txt && git add made.txt && git -c user.name=c -c user.email=c@example.com commit -q -m from-worktree && git log -1 --format=%s", "description": "commit in the worktree"}},
+		harness.ToolCall{Name: "ExitWorktree", Input: map[string]any{"action": "remove", "discard_changes": true}},
+		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "pwd && git worktree list --porcelain | grep -c '^worktree '", "description": "back"}},
+	)
+	var stdout, stderr strings.Builder
+	c := h.Command(proj, api.Env("sk-ant-test-key"), "claudebox", "--allowedTools", "Bash,EnterWorktree,ExitWorktree", "-p", "use the tools")
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil || !strings.Contains(stdout.String(), "FAKE-REPLY-worktree-done") {
+		t.Fatalf("claude -p: %v, printed %q, want the final reply\n%s", err, stdout.String(), stderr.String())
+	}
+	// The branch is the session's work, named as any branch it made.
+	if !strings.Contains(stderr.String(), filepath.Join(proj, ".git", "refs", "heads", "worktree-feat")) {
+		t.Errorf("the session's end does not name the branch it made:\n%s", stderr.String())
+	}
+	results := api.ToolResults()
+	if r := results["toolu_fake_0"]; !strings.HasPrefix(r, "Created worktree at") {
+		t.Fatalf("EnterWorktree: %q", r)
+	}
+	if r := results["toolu_fake_1"]; r != "/run/claudebox/worktrees/feat\nfrom-worktree" {
+		t.Errorf("the commit in the worktree: %q", r)
+	}
+	if r := results["toolu_fake_2"]; strings.HasPrefix(r, "ERROR") || strings.Contains(r, "could not remove") {
+		t.Errorf("ExitWorktree: %q", r)
+	}
+	if r := results["toolu_fake_3"]; r != proj+"\n1" {
+		t.Errorf("after ExitWorktree: %q, want the project and one worktree", r)
+	}
+	if log := h.Run(proj, nil, "git", "log", "-1", "--format=%s", "worktree-feat"); strings.TrimSpace(log) != "from-worktree" {
+		t.Errorf("the host's worktree-feat is at %q", log)
+	}
+	if list := h.Run(proj, nil, "git", "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+		t.Errorf("the host's git worktree list:\n%s", list)
+	}
+	if st := h.Run(proj, nil, "git", "status", "--porcelain", "--ignored"); st != "" {
+		t.Errorf("the host's git status:\n%s", st)
+	}
+	h.Run(proj, nil, "git", "gc", "-q")
+	if entries, _ := os.ReadDir(filepath.Join(proj, ".git", "worktrees")); len(entries) != 0 {
+		t.Errorf("the host's .git/worktrees holds %v", entries)
+	}
+}
+
+// TestSandboxClaudeSubagentWorktree: a subagent with isolation: worktree
+// works in a worktree of its own inside (it failed as EnterWorktree did)
+// and commits there: the host's repository has its branch, and no
+// worktree.
+func TestSandboxClaudeSubagentWorktree(t *testing.T) {
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "sub")
+	h.GitRepo(proj)
+	// The fake picks each turn by the results its conversation holds, the
+	// subagent's as the main one's: each agent's first turn starts a
+	// subagent (Claude Code nests a few), its second commits where it is.
+	api := harness.StartScriptedAPI(t, "FAKE-REPLY-subagent-done",
+		harness.ToolCall{Name: "Agent", Input: map[string]any{"description": "isolated", "prompt": "commit", "subagent_type": "general-purpose", "isolation": "worktree", "run_in_background": false}},
+		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "echo from-subagent > sub.txt && git add sub.txt && git -c user.name=c -c user.email=c@example.com commit -q -m from-subagent", "description": "commit"}},
+	)
+	out := h.Run(proj, api.Env("sk-ant-test-key"), "claudebox", "--allowedTools", "Bash,Agent", "-p", "use the tools")
+	if !strings.Contains(out, "FAKE-REPLY-subagent-done") {
+		t.Fatalf("claude -p printed %q, want the final reply", out)
+	}
+	if !api.Received("worktreePath: /run/claudebox/worktrees/agent-") {
+		t.Errorf("no subagent reported a worktree: %q", api.ToolResults())
+	}
+	refs := h.Run(proj, nil, "git", "for-each-ref", "--format=%(refname:short) %(contents:subject)", "refs/heads/worktree-agent-*")
+	if !strings.Contains(refs, " from-subagent\n") {
+		t.Errorf("the host's subagents' branches:\n%s", refs)
+	}
+	if list := h.Run(proj, nil, "git", "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
+		t.Errorf("the host's git worktree list:\n%s", list)
+	}
+}
