@@ -387,8 +387,10 @@ func gitDirsJudged(dir string, holds func(dirfd int, dir, name string) bool) (di
 	buf := dirent.Buffer()
 	defer dirent.Release(buf)
 	// look reads the directory d, adding what it finds; false where it
-	// cannot be read.
+	// cannot be read. left are the files left out so far: a directory's
+	// are known before its __pycache__'s, a level below, are judged.
 	var next []queued
+	left := map[string]bool{}
 	look := func(d queued) bool {
 		fd, err := unix.Open(d.path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 		if err != nil {
@@ -413,8 +415,9 @@ func gitDirsJudged(dir string, holds func(dirfd int, dir, name string) bool) (di
 			case e.typ != unix.DT_DIR:
 				// A package manager's packages are no one's settings:
 				// only their names are judged.
-				if e.typ == unix.DT_REG && (bind.CredentialFile(e.name) && namedCredentialFile(filepath.Join(d.path, e.name)) || d.levels == 0 && holds(fd, d.path, e.name)) {
+				if e.typ == unix.DT_REG && (bind.CredentialFile(e.name) && namedCredentialFile(filepath.Join(d.path, e.name)) || d.levels == 0 && (bytecodeOfHidden(d.path, e.name, left) || holds(fd, d.path, e.name))) {
 					files = append(files, filepath.Join(d.path, e.name))
+					left[filepath.Join(d.path, e.name)] = true
 				}
 			case e.name == ".git":
 				dirs = append(dirs, filepath.Join(d.path, ".git"))
@@ -440,6 +443,26 @@ func gitDirsJudged(dir string, holds func(dirfd int, dir, name string) bool) (di
 		level = next
 	}
 	return dirs, files, true
+}
+
+// bytecodeOfHidden says name in dir is Python's compiled form of a
+// source left out (left), which holds the same literals, or of none:
+// __pycache__/X.TAG.pyc, of X.py in the directory above (which Python
+// uses only while X.py is there), or X.pyc beside X.py, Python 2's. The
+// host's Python writes it as it runs the source: a skill's config.py
+// was left out for its API key, and its bytecode, shown as compiled
+// code, held the key.
+func bytecodeOfHidden(dir, name string, left map[string]bool) bool {
+	if !strings.HasSuffix(name, ".pyc") {
+		return false
+	}
+	if filepath.Base(dir) != "__pycache__" {
+		return left[filepath.Join(dir, strings.TrimSuffix(name, "c"))]
+	}
+	module, _, _ := strings.Cut(name, ".")
+	src := filepath.Join(filepath.Dir(dir), module+".py")
+	_, err := os.Lstat(src)
+	return left[src] || err != nil
 }
 
 // A dirEntry is a directory's entry as its listing says: its name, and

@@ -375,7 +375,7 @@ func layoutCredentials(root string) []string {
 				if budget--; budget < 0 {
 					return false
 				}
-				if bind.CredentialFile(de.Name()) || layoutFileHoldsCredential(dir, de.Name()) {
+				if bind.CredentialFile(de.Name()) || layoutFileHoldsCredential(dir, de.Name()) || bytecodeOfHidden(dir, de.Name()) {
 					out = append(out, p)
 				}
 			}
@@ -393,6 +393,28 @@ func layoutCredentials(root string) []string {
 		}
 	}
 	return out
+}
+
+// bytecodeOfHidden says name in dir is Python's compiled form of a
+// source layoutCredentials leaves out, which holds the same literals, or
+// of none: __pycache__/X.TAG.pyc, of X.py in the directory above (which
+// Python uses only while X.py is there), or X.pyc beside X.py, Python
+// 2's. The host's Python writes it as it runs the source: a checkout's
+// lib/settings.py was left out for its password, and its bytecode,
+// shown as a binary file, held it.
+func bytecodeOfHidden(dir, name string) bool {
+	if !strings.HasSuffix(name, ".pyc") {
+		return false
+	}
+	srcDir, src := dir, strings.TrimSuffix(name, "c")
+	if filepath.Base(dir) == "__pycache__" {
+		module, _, _ := strings.Cut(name, ".")
+		srcDir, src = filepath.Dir(dir), module+".py"
+		if _, err := os.Lstat(filepath.Join(srcDir, src)); err != nil {
+			return true
+		}
+	}
+	return bind.CredentialFile(src) || paths.Exists(filepath.Join(srcDir, src)) && layoutFileHoldsCredential(srcDir, src)
 }
 
 // layoutFileHoldsCredential says the file name in dir, of a root of one's

@@ -242,8 +242,8 @@ func TestNotLayoutRuns(t *testing.T) {
 
 // TestLayoutCredentials: of a root of one's own a bin/ widened to, a
 // file of its layout's directories with a credential written in it, or
-// named as credentials are kept, is not shown; a binary file and one
-// holding none are; a vendor's toolchain (a JDK's release) is not read.
+// named as credentials are kept, is not shown, nor Python's bytecode of
+// such a source or of none; a binary file and one holding none are; a vendor's toolchain (a JDK's release) is not read.
 func TestLayoutCredentials(t *testing.T) {
 	home := t.TempDir()
 	ops := filepath.Join(home, "code", "ops")
@@ -252,8 +252,17 @@ func TestLayoutCredentials(t *testing.T) {
 	testfs.Write(t, filepath.Join(ops, "lib", "tool.so"), "\x7fELF\x00password = hunter2\n")
 	testfs.Write(t, filepath.Join(ops, "conf", "deep", "prod.ini"), "[db]\npassword = hunter2\n")
 	testfs.Write(t, filepath.Join(ops, "share", "deploy.pem"), "")
+	testfs.Write(t, filepath.Join(ops, "lib", "settings.py"), "DB_PASSWORD = \"hunter2\"\n")
+	testfs.Write(t, filepath.Join(ops, "lib", "__pycache__", "settings.cpython-311.pyc"), "\xa7\r\r\n\x00hunter2")
+	testfs.Write(t, filepath.Join(ops, "lib", "__pycache__", "gone.cpython-311.pyc"), "\xa7\r\r\n\x00hunter2")
+	testfs.Write(t, filepath.Join(ops, "lib", "util.py"), "NAME = 'x'\n")
+	testfs.Write(t, filepath.Join(ops, "lib", "__pycache__", "util.cpython-311.pyc"), "\xa7\r\r\n\x00x")
 	got := layoutCredentials(ops)
-	want := []string{filepath.Join(ops, "conf", "deep", "prod.ini"), filepath.Join(ops, "lib", "env.sh"), filepath.Join(ops, "share", "deploy.pem")}
+	want := []string{
+		filepath.Join(ops, "conf", "deep", "prod.ini"), filepath.Join(ops, "lib", "__pycache__", "gone.cpython-311.pyc"),
+		filepath.Join(ops, "lib", "__pycache__", "settings.cpython-311.pyc"), filepath.Join(ops, "lib", "env.sh"),
+		filepath.Join(ops, "lib", "settings.py"), filepath.Join(ops, "share", "deploy.pem"),
+	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("layoutCredentials = %q, want %q", got, want)
 	}

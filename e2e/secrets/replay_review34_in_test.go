@@ -137,3 +137,50 @@ func TestReplayReview34InHadoopProperties(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview34InBytecodeOfHiddenSource: a source with a
+// credential written in it is not shown, but Python, run on the host,
+// keeps its compiled form beside it (__pycache__/config.cpython-311.pyc),
+// which holds the same literals and was shown unread as compiled code: a
+// skill's scripts/config.py's API key, once the skill had run, and a
+// tools checkout's lib/settings.py's database password (a bin/ on PATH
+// widened to it), once its tool had, were readable inside, in the
+// bytecode. The attack, from inside: grep the bytecode. Proof: neither
+// is inside; a module holding none, and its bytecode, still are.
+func TestReplayReview34InBytecodeOfHiddenSource(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	const secret = "R34pyc"
+	scripts := filepath.Join(h.Home, ".claude", "skills", "crm", "scripts")
+	h.Write(filepath.Join(scripts, "..", "SKILL.md"), "---\nname: crm\ndescription: queries the CRM\n---\nRun scripts/query.py\n")
+	h.Write(filepath.Join(scripts, "config.py"), "API_KEY = \""+secret+"SkillK9\"\n")
+	h.Write(filepath.Join(scripts, "query.py"), "import config\nNAME = 'R34-QUERY'\n")
+	ops := filepath.Join(h.Home, "code", "ops")
+	h.Write(filepath.Join(ops, "bin", "ops"), "#!/bin/sh\necho R34-OPS\n")
+	h.Write(filepath.Join(ops, "lib", "settings.py"), "DB_PASSWORD = \""+secret+"OpsPw\"\n")
+	h.Write(filepath.Join(ops, "lib", "util.py"), "NAME = 'R34-UTIL'\n")
+	if err := os.Chmod(filepath.Join(ops, "bin", "ops"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The host runs them: Python writes each module's bytecode beside it.
+	h.Run(scripts, nil, "python3", "-c", "import query")
+	h.Run(filepath.Join(ops, "lib"), nil, "python3", "-c", "import settings, util")
+	if host := h.Run(h.Home, nil, "sh", "-c", "cat "+scripts+"/__pycache__/config.*.pyc "+ops+"/lib/__pycache__/settings.*.pyc"); strings.Count(host, secret) != 2 {
+		t.Fatalf("the host's Python kept no bytecode holding the literals, the test proves nothing:\n%q", host)
+	}
+	env := []string{"PATH=" + filepath.Join(ops, "bin") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, env, "exec 2>&1; grep -rao '"+secret+"[A-Za-z0-9]*' ~/.claude/skills "+ops+"; grep -rhoa 'R34-[A-Z]*' ~/.claude/skills "+ops+"; ops; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("the bytecode of a source left out for its credential is readable inside")
+	}
+	for _, want := range []string{"R34-QUERY", "R34-UTIL"} {
+		if strings.Count(out, want) < 2 {
+			t.Errorf("inside, want %s, in the source and in its bytecode", want)
+		}
+	}
+	if !strings.Contains(out, "R34-OPS") {
+		t.Errorf("inside, want the tool on PATH to run")
+	}
+}

@@ -1,0 +1,41 @@
+package probe
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestBytecodeOfHiddenSource: Python's bytecode of a source left out for
+// its credential is left out with it, in __pycache__ and beside it
+// (Python 2's), and so is bytecode whose source is gone (Python ignores
+// it); a kept source's bytecode stays, and so does a package's, whose
+// files are judged by their names alone.
+func TestBytecodeOfHiddenSource(t *testing.T) {
+	dir := t.TempDir()
+	for rel, content := range map[string]string{
+		"skill/config.py":                              "API_KEY = \"hunter2\"\n",
+		"skill/__pycache__/config.cpython-311.pyc":     "\xa7\r\r\n\x00hunter2",
+		"skill/query.py":                               "import config\n",
+		"skill/__pycache__/query.cpython-311.pyc":      "\xa7\r\r\n\x00config",
+		"skill/__pycache__/gone.cpython-311.pyc":       "\xa7\r\r\n\x00hunter2",
+		"skill/old.py":                                 "PASSWORD = \"hunter2\"\n",
+		"skill/old.pyc":                                "\x03\xf3\r\n\x00hunter2",
+		"skill/node_modules/pkg/lib/__pycache__/x.pyc": "\xa7\r\r\n\x00",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, files, whole := gitDirs(filepath.Join(dir, "skill"))
+	slices.Sort(files)
+	want := []string{"__pycache__/config.cpython-311.pyc", "__pycache__/gone.cpython-311.pyc", "config.py", "old.py", "old.pyc"}
+	for i, name := range want {
+		want[i] = filepath.Join(dir, "skill", name)
+	}
+	if !whole || !slices.Equal(files, want) {
+		t.Errorf("gitDirs leaves out %v (whole %v), want %v", files, whole, want)
+	}
+}
