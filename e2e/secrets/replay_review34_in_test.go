@@ -184,3 +184,98 @@ func TestReplayReview34InBytecodeOfHiddenSource(t *testing.T) {
 		t.Errorf("inside, want the tool on PATH to run")
 	}
 }
+
+// TestReplayReview34InAgentSettingsQuotedCommand: of Codex's and Gemini
+// CLI's settings, a known key's value (Gemini's hooks, Codex's notify)
+// was judged for a credential as JSON, whose escapes put a backslash
+// before every quote in a command and write its lines' ends as \n: a
+// Gemini hook's curl -H "X-Api-Key: …", its PGPASSWORD="…" psql, a
+// second line's MYSQL_PWD=… and Codex's notify with curl -u "ci:…",
+// each caught as written, crossed in the settings' copies. The attack,
+// from inside: read the copies. Proof: none is inside; a hook and a
+// notify holding none still are.
+func TestReplayReview34InAgentSettingsQuotedCommand(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".gemini", "settings.json"), `{
+  "general": {"vimMode": true},
+  "hooks": {"AfterAgent": [{"matcher": "*", "hooks": [
+    {"name": "status", "type": "command", "command": "curl -s -H \"X-Api-Key: R34gemKey9\" https://status.example.com/done"},
+    {"name": "log", "type": "command", "command": "PGPASSWORD=\"R34gemPg\" psql -h db -c 'insert into runs default values'"},
+    {"name": "sync", "type": "command", "command": "set -e\nMYSQL_PWD=R34gemMy mysql -h db -e 'select 1'"}
+  ]}]},
+  "ui": {"theme": "R34-harmless-theme"}
+}
+`)
+	h.Write(filepath.Join(h.Home, ".codex", "config.toml"), "model = \"o3\"\nnotify = [\"sh\", \"-c\", \"curl -s -u \\\"ci:R34codexPw\\\" https://ci.example.com/notify\"]\n[tui]\nnotifications = true # R34-harmless-tui\n")
+	fake := filepath.Join(h.Base, "fakebin")
+	for _, a := range []string{"codex", "gemini"} {
+		h.Write(filepath.Join(fake, a), "#!/bin/sh\ncat ~/.codex/config.toml ~/.gemini/settings.json 2>/dev/null; true\n")
+		if err := os.Chmod(filepath.Join(fake, a), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Chown()
+	env := []string{"OPENAI_API_KEY=sk-proj-review34review34review34", "GEMINI_API_KEY=AIzaSyREVIEW34review34review34review34x", "PATH=" + fake + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	codex := h.Run(proj, env, "claudebox", "--agent", "codex")
+	gemini := h.Run(proj, env, "claudebox", "--agent", "gemini")
+	t.Logf("codex:\n%s\ngemini:\n%s", codex, gemini)
+	for _, secret := range []string{"R34gemKey9", "R34gemPg", "R34gemMy", "R34codexPw"} {
+		if strings.Contains(codex+gemini, secret) {
+			t.Errorf("a credential in a quoted command of an agent's settings is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(gemini, "R34-harmless-theme") || !strings.Contains(codex, "o3") {
+		t.Errorf("inside, want the settings that hold no credential")
+	}
+}
+
+// TestReplayReview34InEscapedQuotesInJSON: a settings file was judged as
+// written, and JSON writes each quote inside a string as \": a command
+// in a plugin's hooks/hooks.json, which Claude Code runs, with curl -u
+// "ci:…" or -H "X-Api-Key: …", and a skill's deploy.json with docker
+// login --password "…", each caught in a hook's command of the settings,
+// crossed. The attack, from inside: read them. Proof: none is inside and
+// --dry-run names the files; a plugin's hooks.json holding none still
+// is.
+func TestReplayReview34InEscapedQuotesInJSON(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "work", "app")
+	h.GitRepo(proj)
+	claude := filepath.Join(h.Home, ".claude")
+	notify := filepath.Join(claude, "plugins", "cache", "tools", "notify", "1.0.0")
+	lint := filepath.Join(claude, "plugins", "cache", "tools", "lint", "1.0.0")
+	h.Write(filepath.Join(claude, "plugins", "installed_plugins.json"), `{"version": 2, "plugins": {
+		"notify@tools": [{"scope": "user", "installPath": "`+notify+`", "version": "1.0.0"}],
+		"lint@tools": [{"scope": "user", "installPath": "`+lint+`", "version": "1.0.0"}]}}`)
+	h.Write(filepath.Join(notify, ".claude-plugin", "plugin.json"), `{"name": "notify", "version": "1.0.0"}`)
+	h.Write(filepath.Join(notify, "hooks", "hooks.json"), `{"hooks": {"Stop": [{"hooks": [
+  {"type": "command", "command": "curl -s -u \"ci:R34plugPw9\" https://ci.example.com/job/notify/build"},
+  {"type": "command", "command": "curl -s -H \"X-Api-Key: R34plugKey\" https://status.example.com/done"}
+]}]}}
+`)
+	h.Write(filepath.Join(lint, ".claude-plugin", "plugin.json"), `{"name": "lint", "version": "1.0.0"}`)
+	h.Write(filepath.Join(lint, "hooks", "hooks.json"), `{"hooks": {"PostToolUse": [{"matcher": "Edit", "hooks": [
+  {"type": "command", "command": "sh -c \"${CLAUDE_PLUGIN_ROOT}/lint.sh R34-harmless-lint\""}
+]}]}}
+`)
+	h.Write(filepath.Join(claude, "skills", "ship", "SKILL.md"), "---\nname: ship\ndescription: ships\n---\nRun the steps in deploy.json\n")
+	h.Write(filepath.Join(claude, "skills", "ship", "deploy.json"), `{"steps": ["docker login -u bot --password \"R34skillPw\" registry.corp.example", "docker push registry.corp.example/app"]}`+"\n")
+	out := h.Inside(proj, nil, "exec 2>&1; grep -rhoa 'R34[a-zA-Z0-9-]*' ~/.claude; true")
+	t.Log(out)
+	for _, secret := range []string{"R34plugPw9", "R34plugKey", "R34skillPw"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a credential in a JSON string's quoted command is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R34-harmless-lint") {
+		t.Errorf("inside, want the plugin's hooks.json that holds no credential")
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{filepath.Join(notify, "hooks", "hooks.json"), filepath.Join(claude, "skills", "ship", "deploy.json")} {
+		if !strings.Contains(dry, strings.Replace(f, h.Home, "~", 1)) && !strings.Contains(dry, f) {
+			t.Errorf("--dry-run does not name %s", f)
+		}
+	}
+}

@@ -54,8 +54,18 @@ var userPassword = sync.OnceValue(func() *regexp.Regexp {
 // /etc/profile or pushed to in a git hook), a user's password on the
 // command line, one written as a literal, a literal assigned to a
 // name that says one (shellAssignment), or what InCode finds given to
-// a program's option or to a name in code (sshpass -p PASSWORD).
+// a program's option or to a name in code (sshpass -p PASSWORD). Text
+// with a string's escaped quote is judged as its strings hold it too
+// (unquoted: a shell's sh -c "curl -u \"ci:…\" …").
 func InCommand(data []byte) bool {
+	if u, ok := unquoted(data); ok && inCommand(u) {
+		return true
+	}
+	return inCommand(data)
+}
+
+// inCommand is InCommand of data as written.
+func inCommand(data []byte) bool {
 	// Each expression runs only on text with what its every match holds
 	// (commandHints, webhookHints, -u or -a): about 2 ms a KiB each
 	// on a loaded 2-core machine, and the system's shell profiles, judged
@@ -524,8 +534,30 @@ func byLines(data []byte, hints []string, match func(chunk []byte) bool) bool {
 // password: ${DEPLOY_PASSWORD}). It is read a line at a time, each with
 // the next (a YAML key's value may follow it), and only a line with a
 // hint of one (settingsHints) is matched against the expressions, which
-// cost about 2 ms a KiB: a package.json's lines are short.
+// cost about 2 ms a KiB: a package.json's lines are short. Text with a
+// string's escaped quote is judged as its strings hold it too
+// (unquoted).
 func InSettings(data []byte) bool {
+	if u, ok := unquoted(data); ok && inSettings(u) {
+		return true
+	}
+	return inSettings(data)
+}
+
+// unquoted is data with each escaped quote (\") a plain one, as the
+// string holds it, and whether it had one. JSON writes every quote in a
+// string so, as TOML's and YAML's double-quoted strings and code's do: a
+// command in a plugin's hooks.json with curl -u \"ci:…\" or -H
+// \"X-Api-Key: …\", which the expressions read only unescaped, crossed.
+func unquoted(data []byte) ([]byte, bool) {
+	if !bytes.Contains(data, []byte(`\"`)) {
+		return nil, false
+	}
+	return bytes.ReplaceAll(data, []byte(`\"`), []byte(`"`)), true
+}
+
+// inSettings is InSettings of data as written.
+func inSettings(data []byte) bool {
 	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) || privateKey(data) {
 		return true
 	}
@@ -640,8 +672,17 @@ var codeTokens = map[string][]string{
 // regular expression: a minified bundle of 16 MiB costs it 120 ms of
 // processor time on a 2-core machine at load 17 (77 ms before it looked
 // for options and literals given to names), InDocument's expressions
-// 285 ms for 87 KiB at load 10.
+// 285 ms for 87 KiB at load 10. Text with a string's escaped quote is
+// judged as its strings hold it too (unquoted).
 func InCode(data []byte) bool {
+	if u, ok := unquoted(data); ok && inCode(u) {
+		return true
+	}
+	return inCode(data)
+}
+
+// inCode is InCode of data as written.
+func inCode(data []byte) bool {
 	if privateKey(data) {
 		return true
 	}

@@ -40,3 +40,31 @@ func TestNamedPropertyAndEncodedKey(t *testing.T) {
 		t.Errorf("InLargeSettings: want only a large XML whose property names a credential given a literal found")
 	}
 }
+
+// TestEscapedQuotes: a command written into a JSON string, each quote
+// escaped, is judged as the string holds it, by the judges of a file
+// and of a command (and of code, for what code does not write by
+// chance: a user's password, a password option); one holding none is
+// not.
+func TestEscapedQuotes(t *testing.T) {
+	for _, c := range []struct {
+		text       string
+		want, code bool
+	}{
+		{`{"command": "curl -s -u \"ci:hunter2x\" https://ci.example.com/x"}`, true, true},
+		{`{"steps": ["docker login -u bot --password \"hunter2\" registry.corp"]}`, true, true},
+		{`{"command": "curl -s -H \"X-Api-Key: abc123\" https://api.example.com/x"}`, true, false},
+		{`{"command": "PGPASSWORD=\"hunter2\" psql -h db"}`, true, false},
+		{`{"command": "echo \"hello\" && curl -s \"https://api.example.com/status\""}`, false, false},
+	} {
+		if got := InSettings([]byte(c.text)); got != c.want {
+			t.Errorf("InSettings(%s) = %v, want %v", c.text, got, c.want)
+		}
+		if got := InCommand([]byte(c.text)); got != c.want {
+			t.Errorf("InCommand(%s) = %v, want %v", c.text, got, c.want)
+		}
+		if got := InCode([]byte("const hooks = " + c.text + ";\n")); c.code && !got || !c.want && got {
+			t.Errorf("InCode(%s) = %v", c.text, got)
+		}
+	}
+}
