@@ -14,7 +14,8 @@ const WorktreesDir = "/run/claudebox/worktrees"
 // worktreeHook is the WorktreeCreate and WorktreeRemove hook claudebox's
 // managed settings give Claude Code inside: it makes the worktree with git
 // in WorktreesDir, on the branch worktree-<name> (the one Claude Code's
-// own would be), taken up again where it exists, and removes it.
+// own would be), taken up again where it exists, and removes it, with its
+// branch where that holds no commit of its own.
 const worktreeHook = "/run/claudebox/worktree"
 
 // worktreeSettings is the drop-in of Claude Code's managed settings that
@@ -54,7 +55,14 @@ remove)
 	case $path in
 	'' | */..) exit 1 ;;
 	esac
-	git -C "$top" worktree remove --force "$path" >&2
+	branch=$(git -C "$path" symbolic-ref -q --short HEAD)
+	git -C "$top" worktree remove --force "$path" >&2 || exit 1
+	# As Claude Code's own removal, its branch goes where it holds no
+	# commit of its own (git branch -d: none HEAD lacks).
+	case $branch in
+	worktree-*) git -C "$top" branch -d -q "$branch" >/dev/null 2>&1 ;;
+	esac
+	exit 0
 	;;
 esac
 `

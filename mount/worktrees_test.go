@@ -16,7 +16,8 @@ import (
 // taken up again where it exists), printed for Claude Code; any other
 // name (a path, a control character, a quote, .., a name git refuses, one
 // over 64 characters) runs no git and fails; a removal removes only what
-// lies in WorktreesDir.
+// lies in WorktreesDir, and its branch with git branch -d (where it holds
+// no commit HEAD lacks).
 func TestWorktreeHook(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "log")
@@ -42,8 +43,9 @@ func TestWorktreeHook(t *testing.T) {
 	if err := os.WriteFile(hook, []byte(content), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	// The stand-in git knows one branch, worktree-old.
-	if err := os.WriteFile(filepath.Join(dir, "git"), []byte("#!/bin/sh\necho \"$*\" >>"+log+"\ncase $* in *rev-parse*worktree-old) exit 0 ;; *rev-parse*) exit 1 ;; esac\n"), 0o755); err != nil {
+	// The stand-in git knows one branch, worktree-old, checked out in
+	// every worktree.
+	if err := os.WriteFile(filepath.Join(dir, "git"), []byte("#!/bin/sh\necho \"$*\" >>"+log+"\ncase $* in *rev-parse*worktree-old) exit 0 ;; *rev-parse*) exit 1 ;; *symbolic-ref*) echo worktree-old ;; esac\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	run := func(arg, input string) (string, string, error) {
@@ -73,7 +75,7 @@ func TestWorktreeHook(t *testing.T) {
 		}
 	}
 	_, calls, err = run("remove", `{"hook_event_name":"WorktreeRemove","worktree_path":"`+WorktreesDir+`/feat"}`)
-	if err != nil || calls != "-C /h/it's worktree remove --force "+WorktreesDir+"/feat\n" {
+	if err != nil || calls != "-C "+WorktreesDir+"/feat symbolic-ref -q --short HEAD\n-C /h/it's worktree remove --force "+WorktreesDir+"/feat\n-C /h/it's branch -d -q worktree-old\n" {
 		t.Errorf("remove: %v\n%s", err, calls)
 	}
 	for _, path := range []string{"/h/p", WorktreesDir + "/..", WorktreesDir + "/a/../../x", WorktreesDir} {

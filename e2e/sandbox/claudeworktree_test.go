@@ -13,7 +13,7 @@ import (
 // scripted through the fake API, makes its worktree inside (claudebox's
 // hook: it failed at the read-only .claude, and past that at the
 // .git/commondir claudebox stands), writes a file there, commits, and
-// leaves it removed. The host's repository has the commit on the branch
+// leaves it removed; another, left with no commit, goes with its branch. The host's repository has the commit on the branch
 // worktree-feat, which the session's end names, and nothing else: its git
 // worktree list shows the project alone, git status is clean, git gc
 // works.
@@ -27,6 +27,10 @@ func TestSandboxClaudeEnterWorktree(t *testing.T) {
 		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "pwd && echo in-worktree > made.txt && git add made.txt && git -c user.name=c -c user.email=c@example.com commit -q -m from-worktree && git log -1 --format=%s", "description": "commit in the worktree"}},
 		harness.ToolCall{Name: "ExitWorktree", Input: map[string]any{"action": "remove", "discard_changes": true}},
 		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "pwd && git worktree list --porcelain | grep -c '^worktree '", "description": "back"}},
+		harness.ToolCall{Name: "EnterWorktree", Input: map[string]any{"name": "idle"}},
+		// Claude Code cannot tell what a hook's worktree holds: it removes
+		// one only when told to discard.
+		harness.ToolCall{Name: "ExitWorktree", Input: map[string]any{"action": "remove", "discard_changes": true}},
 	)
 	var stdout, stderr strings.Builder
 	c := h.Command(proj, api.Env("sk-ant-test-key"), "claudebox", "--allowedTools", "Bash,EnterWorktree,ExitWorktree", "-p", "use the tools")
@@ -53,6 +57,13 @@ func TestSandboxClaudeEnterWorktree(t *testing.T) {
 	}
 	if log := h.Run(proj, nil, "git", "log", "-1", "--format=%s", "worktree-feat"); strings.TrimSpace(log) != "from-worktree" {
 		t.Errorf("the host's worktree-feat is at %q", log)
+	}
+	// One removed with no commit of its own takes its branch with it.
+	if r := results["toolu_fake_5"]; strings.HasPrefix(r, "ERROR") || strings.Contains(r, "could not remove") {
+		t.Errorf("ExitWorktree of idle: %q", r)
+	}
+	if branches := h.Run(proj, nil, "git", "branch", "--list", "worktree-idle"); branches != "" {
+		t.Errorf("worktree-idle, removed with no commit, is left: %q", branches)
 	}
 	if list := h.Run(proj, nil, "git", "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
 		t.Errorf("the host's git worktree list:\n%s", list)
