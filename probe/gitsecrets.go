@@ -85,7 +85,21 @@ var (
 // (credential.InURLPath), in a value or in the URL a subsection names
 // (url."https://host/TOKEN/".insteadOf, http."https://host/TOKEN/".*).
 func gitSecret(text []byte) bool {
-	return gitSecretText().Match(text) || claudesettings.HasURLCredential(text) || credential.InURLPath(text)
+	return isGitSecretText(text) || claudesettings.HasURLCredential(text) || credential.InURLPath(text)
+}
+
+// gitSecretHints are what every match of gitSecretText holds, in lower
+// case: each of claudesettings.TokenPrefixes' (xox for xox[abpre]-, k_live_
+// for [sr]k_live_), and the words.
+var gitSecretHints = []string{
+	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia", "hvs.", "pypi-age", "aiza", "k_live_",
+	"bearer", "basic", "token", "password",
+}
+
+// isGitSecretText is gitSecretText's match, the expression run only on
+// text that holds what its every match does (credential.MayHold).
+func isGitSecretText(text []byte) bool {
+	return credential.MayHold(text, gitSecretHints) && gitSecretText().Match(text)
 }
 
 // gitKeyNames end in "key" but name what is no credential: the key git

@@ -292,7 +292,7 @@ func nixIncludes(path string, b []byte) []string {
 func settingsCopy(b []byte, rebuild func([]byte) (string, bool)) (string, bool) {
 	content, ok := rebuild(b)
 	c := []byte(content)
-	return content, ok && !credentialLike().Match(c) && !claudesettings.HasCommandCredential(c) && !credential.InURLPath(c) && !credential.InLinkerFlags(c) && !gitSecretText().Match(c)
+	return content, ok && !isCredentialLike(c) && !claudesettings.HasCommandCredential(c) && !credential.InURLPath(c) && !credential.InLinkerFlags(c) && !isGitSecretText(c)
 }
 
 // npmOptions are the options npm reads from an npmrc known to hold no

@@ -198,6 +198,17 @@ var webhookHints = []string{"hooks", "discord", "webhook", "logic.azure.com", "i
 // --auth, -a), in lower case.
 var userHints = []string{"-u", "-a"}
 
+// MayHold says text may match an expression that takes no account of case
+// and whose every match holds one of hints (in lower case): text holds one
+// in lower case, or has a byte past ASCII (such an expression takes the
+// Kelvin sign for a k and a long s for an s, which lower case does not
+// spell so). An expression run only where it says so is spared on most
+// text, as InCommand's are.
+func MayHold(text []byte, hints []string) bool {
+	lower, ascii := asciiLower(text)
+	return !ascii || holdsAny(lower, hints)
+}
+
 // asciiLower is data in lower case, and whether data is ASCII.
 func asciiLower(data []byte) ([]byte, bool) {
 	lower := make([]byte, len(data))
