@@ -32,15 +32,18 @@ func TestHostRunAgentMemory(t *testing.T) {
 	}
 }
 
-// TestNamedByMemoryImport: a file a CLAUDE.md or CLAUDE.local.md in its
-// folder or above imports (@notes/local.md, @./team.md) is what the host's
-// claude reads as the user's instructions; a path only mentioned, or a
-// longer name, is not.
+// TestNamedByMemoryImport: a file an agent's memory in its folder or
+// above imports (@notes/local.md, @./team.md; Gemini CLI's word ends at a
+// space, @./a/../notes/x.md, is notes/x.md, Claude Code's at a comma) is
+// what the host's claude or gemini reads as the user's instructions; a
+// path only mentioned, or a longer name, is not.
 func TestNamedByMemoryImport(t *testing.T) {
 	checkout := t.TempDir()
 	for path, text := range map[string]string{
 		"CLAUDE.md":           "See @notes/local.md and src/main.go.\n",
 		"sub/CLAUDE.local.md": "@./team.md\n@notes/localer.md\n",
+		"gem/GEMINI.md":       "Read @./a/../notes/x.md, then @notes/y.md\tand `@notes/z.md`\n",
+		"cx/AGENTS.md":        "@rules/one.md\n",
 	} {
 		if err := os.MkdirAll(filepath.Join(checkout, filepath.Dir(path)), 0o755); err != nil {
 			t.Fatal(err)
@@ -52,6 +55,7 @@ func TestNamedByMemoryImport(t *testing.T) {
 	now := tree{}
 	for path, want := range map[string]bool{
 		"notes/local.md": true, "sub/team.md": true, "src/main.go": false, "notes/local": false, "sub/notes/local.md": false, "team.md": false,
+		"gem/notes/x.md": true, "gem/notes/x.md,": true, "gem/notes/y.md": true, "gem/notes/z.md": true, "gem/a/notes/x.md": false, "cx/rules/one.md": true,
 	} {
 		if got := now.namedByTask(checkout, path); got != want {
 			t.Errorf("%s: named %v, want %v", path, got, want)

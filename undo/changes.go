@@ -1027,7 +1027,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || agentMemory[filepath.Base(path)] || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -1046,8 +1046,10 @@ func (t tree) hostRun(checkout, path string) bool {
 // being yours alone), Codex's AGENTS.md and AGENTS.override.md, Gemini
 // CLI's GEMINI.md. One git shows is the user's to read in the diff; one it
 // ignores, or an untracked one changed, the host's claude took for the
-// user's, git status showing nothing.
-var agentMemory = map[string]bool{"CLAUDE.md": true, "CLAUDE.local.md": true, "AGENTS.md": true, "AGENTS.override.md": true, "GEMINI.md": true}
+// user's, git status showing nothing. What each imports is read with it
+// (imports): Gemini CLI imports from the files its context.fileName
+// names, AGENTS.md among them where one is told so.
+var agentMemory = []string{"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md"}
 
 // inVenv says whether dir is a virtualenv (beside a pyvenv.cfg) or lies
 // in one: the prefix of the host's python there, whose bin/ it runs and
@@ -1093,16 +1095,16 @@ type taskTexts struct {
 // costs: every ignored file a session makes in such a directory is moved
 // aside. So is one whose name follows a directory a variable holds
 // ($(OUT)/gen, ${OUT}/gen, {{out}}/gen). A name beside the task file a
-// variable holds whole (sh $(NAME)) is not seen. So is one a CLAUDE.md
-// or CLAUDE.local.md imports (@notes/local.md), which the host's claude
-// reads with it as the user's instructions.
+// variable holds whole (sh $(NAME)) is not seen. So is one an agent's
+// memory in its folder or above imports (@notes/local.md), which the
+// host's claude or gemini reads with it as the user's instructions.
 func (t tree) namedByTask(checkout, path string) bool {
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		rel, err := filepath.Rel(dir, path)
 		if err != nil {
 			return false
 		}
-		for _, name := range []string{"CLAUDE.md", "CLAUDE.local.md"} {
+		for _, name := range agentMemory {
 			if imports(t.taskText(checkout, filepath.Join(dir, name)), rel) {
 				return true
 			}
@@ -1195,9 +1197,29 @@ func buildsIn(text []byte, dir string) bool {
 }
 
 // imports says whether text, an agent's memory, imports rel (relative to
-// it) as Claude Code does: @rel or @./rel, ended by what no path holds.
+// it, clean): @ then a path, which Claude Code ends at what no path holds
+// and Gemini CLI at a space (@notes/local.md, @./notes/../notes/local.md).
 func imports(text []byte, rel string) bool {
-	return holdsEnded(text, "@"+rel, "@./"+rel)
+	for at := 0; ; {
+		i := bytes.IndexByte(text[at:], '@')
+		if i < 0 {
+			return false
+		}
+		at += i + 1
+		word := text[at:]
+		if end := bytes.IndexAny(word, " \t\r\n"); end >= 0 {
+			word = word[:end]
+		}
+		claude := word
+		if end := bytes.IndexFunc(claude, func(r rune) bool { return r > 0x7f || !pathByte(byte(r)) }); end >= 0 {
+			claude = claude[:end]
+		}
+		for _, w := range [][]byte{word, claude} {
+			if len(w) > 0 && w[0] != '/' && filepath.Clean(string(w)) == rel {
+				return true
+			}
+		}
+	}
 }
 
 // builtDirHolds says whether text holds name as a path's last part after

@@ -24,8 +24,9 @@ type FakeAgentAPI struct {
 	// header is where the agent's key arrives.
 	header string
 
-	mu   sync.Mutex
-	keys []string
+	mu     sync.Mutex
+	keys   []string
+	bodies []string
 	// inside records what was found in the sandbox's processes.
 	inside []SandboxView
 	look   func() []SandboxView
@@ -52,9 +53,10 @@ func StartAgentAPI(t *testing.T, header string, look func() []SandboxView) *Fake
 }
 
 func (f *FakeAgentAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	io.Copy(io.Discard, r.Body)
+	body, _ := io.ReadAll(r.Body)
 	f.mu.Lock()
 	f.keys = append(f.keys, strings.TrimPrefix(r.Header.Get(f.header), "Bearer "))
+	f.bodies = append(f.bodies, string(body))
 	f.inside = append(f.inside, f.look()...)
 	f.mu.Unlock()
 	p := r.URL.Path
@@ -100,6 +102,18 @@ func (f *FakeAgentAPI) Keys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.keys...)
+}
+
+// Received says whether any request's body held s.
+func (f *FakeAgentAPI) Received(s string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, b := range f.bodies {
+		if strings.Contains(b, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // Inside is what the fake saw of the sandbox during its calls.
