@@ -42,7 +42,7 @@ func TestNamedByMemoryImport(t *testing.T) {
 	for path, text := range map[string]string{
 		"CLAUDE.md":           "See @notes/local.md and src/main.go.\n",
 		"sub/CLAUDE.local.md": "@./team.md\n@notes/localer.md\n",
-		"gem/GEMINI.md":       "Read @./a/../notes/x.md, then @notes/y.md\tand `@notes/z.md`\n",
+		"gem/GEMINI.md":       "Read @./a/../notes/x.md, then @notes/y.md\tand `@notes/z.md` (code)\n",
 		"cx/AGENTS.md":        "@rules/one.md\n",
 	} {
 		if err := os.MkdirAll(filepath.Join(checkout, filepath.Dir(path)), 0o755); err != nil {
@@ -55,7 +55,7 @@ func TestNamedByMemoryImport(t *testing.T) {
 	now := tree{}
 	for path, want := range map[string]bool{
 		"notes/local.md": true, "sub/team.md": true, "src/main.go": false, "notes/local": false, "sub/notes/local.md": false, "team.md": false,
-		"gem/notes/x.md": true, "gem/notes/x.md,": true, "gem/notes/y.md": true, "gem/notes/z.md": true, "gem/a/notes/x.md": false, "cx/rules/one.md": true,
+		"gem/notes/x.md": true, "gem/notes/x.md,": true, "gem/notes/y.md": true, "gem/notes/z.md": false, "gem/a/notes/x.md": false, "cx/rules/one.md": true,
 	} {
 		if got := now.namedByTask(checkout, path); got != want {
 			t.Errorf("%s: named %v, want %v", path, got, want)

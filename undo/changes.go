@@ -904,7 +904,7 @@ func (st store) sizes(checkout string, entries map[string]entry, paths []string)
 // a file there then is there still: of the many directories that did not
 // change, the walk keeps no name.
 type tree struct {
-	// tasks are the task files read for namedByTask (nil: not kept).
+	// tasks are the task files indexed for namedByTask (nil: not kept).
 	tasks *taskTexts
 	// recent are the files (not directories) whose status changed at or
 	// after the start.
@@ -1075,29 +1075,46 @@ var taskNames = []string{"GNUmakefile", "makefile", "Makefile", "justfile", "Jus
 // maxTaskText bounds what is read of one task file.
 const maxTaskText = 1 << 20
 
-// taskTexts are the task files read, by their path ("" where none is),
-// and what buildsIn said of each with a directory: every ignored file in
-// it asks the same, and a task file of 1 MiB holding build/ a hundred
-// thousand times took 4.5 ms an ask (the exit of a session that left
-// 100,000 files there, minutes).
+// taskTexts are the task files and agents' memories read, by their path,
+// each indexed once: every ignored file below one asks it the same, and
+// a task file of 1 MiB asked by a search of its text for each took
+// milliseconds an ask (the exit of a session that left 100,000 files
+// there, minutes).
 type taskTexts struct {
 	sync.Mutex
-	read   map[string][]byte
-	builds map[[2]string]bool
+	read map[string]*taskIndex
+}
+
+// taskIndex is what one task file or agent's memory names, relative to
+// its directory and clean: a missing or empty file names nothing.
+type taskIndex struct {
+	// words are its paths, runs of what a path holds (build/gen in
+	// $(CURDIR)/build/gen, gen in NAME := gen), and sorted, the same: a
+	// directory one goes through is one it runs from (cd build,
+	// build/$(NAME), build/%, $(wildcard build/ge*), find build). Each
+	// directory of each word kept apart would be quadratic in a word's
+	// length.
+	words  map[string]bool
+	sorted []string
+	// tails are the paths after a variable ($(OUT)/gen, ${OUT}/sub/gen,
+	// {{out}}/gen): wherever the variable leads, they end so.
+	tails map[string]bool
+	// imports are the paths it imports as an agent's memory.
+	imports map[string]bool
 }
 
 // namedByTask says whether a task file in the directory of path, or in
 // one above it, names path (relative to the task file) as a word, or a
-// path in its directory built from a variable or a pattern (build/$(NAME),
-// build/${NAME}, just's build/{{name}}, make's build/%, build/*): the
-// host's make runs an ignored build/gen as sh build/gen whatever its
-// name, mode or first line, and git status shows nothing of it. What it
-// costs: every ignored file a session makes in such a directory is moved
-// aside. So is one whose name follows a directory a variable holds
-// ($(OUT)/gen, ${OUT}/gen, {{out}}/gen). A name beside the task file a
-// variable holds whole (sh $(NAME)) is not seen. So is one an agent's
-// memory in its folder or above imports (@notes/local.md), which the
-// host's claude or gemini reads with it as the user's instructions.
+// directory path lies in (cd build && sh gen, sh build/$(NAME), sh
+// $(OUT)/$(X) with OUT := build, find build -exec sh {} \;), or path's
+// end after a variable ($(OUT)/gen): the host's make runs an ignored
+// build/gen whatever its name, mode or first line, and git status shows
+// nothing of it. What it costs: every ignored file a session makes in a
+// directory a task file names is moved aside. A name beside the task file
+// a variable holds whole and the task file spells nowhere (sh $(NAME),
+// NAME := $(shell cat .name)) is not seen. So is one an agent's memory
+// in its folder or above imports (@notes/local.md), which the host's
+// claude or gemini reads with it as the user's instructions.
 func (t tree) namedByTask(checkout, path string) bool {
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		rel, err := filepath.Rel(dir, path)
@@ -1105,14 +1122,12 @@ func (t tree) namedByTask(checkout, path string) bool {
 			return false
 		}
 		for _, name := range agentMemory {
-			if imports(t.taskText(checkout, filepath.Join(dir, name)), rel) {
+			if t.taskIndex(checkout, filepath.Join(dir, name)).imports[rel] {
 				return true
 			}
 		}
 		for _, name := range taskNames {
-			task := filepath.Join(dir, name)
-			text := t.taskText(checkout, task)
-			if mentions(text, rel) || filepath.Dir(rel) != "." && t.taskBuildsIn(task, text, filepath.Dir(rel)+"/") || builtDirHolds(text, filepath.Base(rel)) {
+			if t.taskIndex(checkout, filepath.Join(dir, name)).names(rel) {
 				return true
 			}
 		}
@@ -1122,31 +1137,36 @@ func (t tree) namedByTask(checkout, path string) bool {
 	}
 }
 
-// taskBuildsIn is buildsIn(text, dir) for the task file task, asked once.
-func (t tree) taskBuildsIn(task string, text []byte, dir string) bool {
-	if t.tasks == nil || len(text) == 0 {
-		return buildsIn(text, dir)
+// names says whether the task file names rel: as a word, by a directory
+// it lies in, or by its end after a variable.
+func (x *taskIndex) names(rel string) bool {
+	if x.words[rel] || x.tails[rel] {
+		return true
 	}
-	key := [2]string{task, dir}
-	t.tasks.Lock()
-	builds, ok := t.tasks.builds[key]
-	t.tasks.Unlock()
-	if !ok {
-		builds = buildsIn(text, dir)
-		t.tasks.Lock()
-		t.tasks.builds[key] = builds
-		t.tasks.Unlock()
+	for i := range len(rel) {
+		if rel[i] != '/' {
+			continue
+		}
+		if x.tails[rel[i+1:]] || x.words[rel[:i]] {
+			return true
+		}
+		// A word below the directory sorts first among those after it
+		// and its slash.
+		if j, _ := slices.BinarySearch(x.sorted, rel[:i+1]); j < len(x.sorted) && strings.HasPrefix(x.sorted[j], rel[:i+1]) {
+			return true
+		}
 	}
-	return builds
+	return false
 }
 
-// taskText is the start of the task file at path, nil where none is.
-func (t tree) taskText(checkout, path string) []byte {
+// taskIndex is the index of the task file or agent's memory at path
+// (relative to checkout), read once.
+func (t tree) taskIndex(checkout, path string) *taskIndex {
 	if t.tasks != nil {
 		t.tasks.Lock()
 		defer t.tasks.Unlock()
-		if b, ok := t.tasks.read[path]; ok {
-			return b
+		if x, ok := t.tasks.read[path]; ok {
+			return x
 		}
 	}
 	var b []byte
@@ -1154,97 +1174,79 @@ func (t tree) taskText(checkout, path string) []byte {
 		b, _ = io.ReadAll(io.LimitReader(f, maxTaskText))
 		f.Close()
 	}
+	x := indexTask(b, filepath.Join(checkout, filepath.Dir(path)))
 	if t.tasks != nil {
-		t.tasks.read[path] = b
+		t.tasks.read[path] = x
 	}
-	return b
+	return x
 }
 
-// mentions says whether text holds rel as a path of its own: not part
-// of a longer name (build/gen in build/generate or rebuild/gen), where a
-// slash before it may be a directory's (./build/gen, $(CURDIR)/build/gen).
-func mentions(text []byte, rel string) bool {
-	for at := 0; ; {
-		i := bytes.Index(text[at:], []byte(rel))
-		if i < 0 {
-			return false
+// indexTask indexes text, the file's in dir (absolute), in one pass.
+func indexTask(text []byte, dir string) *taskIndex {
+	x := &taskIndex{words: map[string]bool{}, tails: map[string]bool{}, imports: map[string]bool{}}
+	imported := 0
+	for i := 0; i < len(text); {
+		if !pathByte(text[i]) {
+			i++
+			continue
 		}
-		i += at
-		end := i + len(rel)
-		if (i == 0 || !pathByte(text[i-1]) || text[i-1] == '/') && (end == len(text) || !pathByte(text[end])) {
-			return true
+		j := i
+		for j < len(text) && pathByte(text[j]) {
+			j++
 		}
-		at = i + 1
-	}
-}
-
-// buildsIn says whether text holds dir (ending in a slash) as a path of
-// its own followed by a variable, a pattern or a glob: a name in it the
-// task file builds when it runs.
-func buildsIn(text []byte, dir string) bool {
-	for at := 0; ; {
-		i := bytes.Index(text[at:], []byte(dir))
-		if i < 0 {
-			return false
-		}
-		i += at
-		end := i + len(dir)
-		if (i == 0 || !pathByte(text[i-1]) || text[i-1] == '/') && end < len(text) && strings.IndexByte("$%{*", text[end]) >= 0 {
-			return true
-		}
-		at = i + 1
-	}
-}
-
-// imports says whether text, an agent's memory, imports rel (relative to
-// it, clean): @ then a path, which Claude Code ends at what no path holds
-// and Gemini CLI at a space (@notes/local.md, @./notes/../notes/local.md).
-func imports(text []byte, rel string) bool {
-	for at := 0; ; {
-		i := bytes.IndexByte(text[at:], '@')
-		if i < 0 {
-			return false
-		}
-		at += i + 1
-		word := text[at:]
-		if end := bytes.IndexAny(word, " \t\r\n"); end >= 0 {
-			word = word[:end]
-		}
-		claude := word
-		if end := bytes.IndexFunc(claude, func(r rune) bool { return r > 0x7f || !pathByte(byte(r)) }); end >= 0 {
-			claude = claude[:end]
-		}
-		for _, w := range [][]byte{word, claude} {
-			if len(w) > 0 && w[0] != '/' && filepath.Clean(string(w)) == rel {
-				return true
+		word := string(text[i:j])
+		if i > 0 && (text[i-1] == ')' || text[i-1] == '}') && word[0] == '/' {
+			if tail := filepath.Clean(word[1:]); filepath.IsLocal(tail) {
+				x.tails[tail] = true
 			}
 		}
+		// A slash before it may be a directory's ($(CURDIR)/build/gen).
+		if w := filepath.Clean(strings.TrimLeft(word, "/")); filepath.IsLocal(w) {
+			x.words[w] = true
+		}
+		// An import runs to a space, which a backslash escapes for Claude
+		// Code: an @ within one begins none.
+		if word[0] == '@' && i >= imported && (i == 0 || isSpace(text[i-1])) {
+			imported = i + 1 + x.imported(text[i+1:], dir)
+		}
+		i = j
 	}
+	x.sorted = slices.Sorted(maps.Keys(x.words))
+	return x
 }
 
-// builtDirHolds says whether text holds name as a path's last part after
-// a directory a variable holds: $(OUT)/name, ${OUT}/name, {{out}}/name.
-func builtDirHolds(text []byte, name string) bool {
-	return holdsEnded(text, ")/"+name, "}/"+name)
-}
-
-// holdsEnded says whether text holds one of words ended by what no path
-// holds.
-func holdsEnded(text []byte, words ...string) bool {
-	for _, word := range words {
-		for at := 0; ; {
-			i := bytes.Index(text[at:], []byte(word))
-			if i < 0 {
-				break
-			}
-			end := at + i + len(word)
-			if end == len(text) || !pathByte(text[end]) {
-				return true
-			}
-			at += i + 1
+// imported adds what an agent's memory imports where it says @ then
+// rest: Claude Code ends the path at a space not escaped (my\ notes.md)
+// and at a #, Gemini CLI at any space; the part a path may hold of it is
+// taken too.
+// It returns the length of the import's word.
+func (x *taskIndex) imported(rest []byte, dir string) int {
+	end := 0
+	for end < len(rest) && (!isSpace(rest[end]) || rest[end] == ' ' && end > 0 && rest[end-1] == '\\') {
+		end++
+	}
+	word := string(rest[:end])
+	gemini, _, _ := strings.Cut(word, " ")
+	gemini = strings.TrimSuffix(gemini, "\\")
+	claude, _, _ := strings.Cut(strings.ReplaceAll(word, "\\ ", " "), "#")
+	plain := word
+	if k := strings.IndexFunc(word, func(r rune) bool { return r > 0x7f || !pathByte(byte(r)) }); k >= 0 {
+		plain = word[:k]
+	}
+	for _, w := range []string{gemini, claude, plain} {
+		if !filepath.IsAbs(w) {
+			w = filepath.Join(dir, w)
+		}
+		if rel, err := filepath.Rel(dir, w); err == nil && filepath.IsLocal(rel) {
+			x.imports[rel] = true
 		}
 	}
-	return false
+	return end
+}
+
+// isSpace says whether c is what ends an agent's import.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r'
 }
 
 // pathByte says whether c may be part of a file's name in a task file.
@@ -1486,7 +1488,7 @@ func join(rel, name string) string {
 // since the last exit's walk read them, and takes those of the directories
 // read whose status is from before since, for the next (dirrecord.go).
 func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit.Reopener, compared gitCompared, dirs *dirRecords) (tree, error) {
-	t := tree{tasks: &taskTexts{read: map[string][]byte{}, builds: map[[2]string]bool{}}, recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
+	t := tree{tasks: &taskTexts{read: map[string]*taskIndex{}}, recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
 	if dirs != nil {
 		// As many as the last exit kept: the map grown a directory at a
 		// time rehashed 50,000 paths again and again.
