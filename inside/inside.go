@@ -24,12 +24,17 @@ const (
 
 // The hidden flags claudebox runs with inside the sandbox.
 const (
-	// RelayExecFlag SOCKET [PORTS] [LIMITS] -- COMMAND...: listen, start
-	// the relay, exec COMMAND as ExecFlag does.
+	// RelayExecFlag SOCKET [PORTS] [NO-SOCKETS] [LIMITS] -- COMMAND...:
+	// listen, start the relay, exec COMMAND as ExecFlag does.
 	RelayExecFlag = "--relay-exec"
-	// ExecFlag [LIMITS] -- COMMAND...: exec COMMAND under the limits, as
-	// the terminal's foreground job.
+	// ExecFlag [NO-SOCKETS] [LIMITS] -- COMMAND...: exec COMMAND under the
+	// limits, as the terminal's foreground job, unable to make a socket
+	// below the directories NO-SOCKETS names.
 	ExecFlag = "--sandbox-exec"
+	// NoSocketsFlag DIR, repeated, among the NO-SOCKETS: a directory no
+	// socket is made in or below (the project: a host client pointed at a
+	// socket there would talk to the sandbox's listener).
+	NoSocketsFlag = "--no-sockets"
 	// RelayConnectFlag HOST PORT: join stdin and stdout to HOST:PORT
 	// through the proxy, as ssh's ProxyCommand.
 	RelayConnectFlag = "--relay-connect"

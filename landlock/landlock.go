@@ -1,17 +1,22 @@
 // Package landlock starts a child inside a Landlock domain that scopes
 // abstract Unix sockets, signals or both: the child and everything under it
 // can connect only to abstract sockets created inside the domain, and
-// signal only processes inside it. No filesystem or network access is
-// restricted.
+// signal only processes inside it. And it keeps the sandbox's command
+// from making a named socket in the project (RefuseSockets). No other
+// filesystem or network access is restricted.
 package landlock
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/paths"
 )
 
 // ScopeABI is the first Landlock ABI with scoping (Linux 6.12).
@@ -92,4 +97,79 @@ func restrictThenStart(cmd *exec.Cmd, scope Scope) error {
 		return fmt.Errorf("landlock: cannot restrict the thread: %v", errno)
 	}
 	return cmd.Start()
+}
+
+// RefuseSockets keeps the calling thread, and what it execs, from making a
+// named Unix socket in any of roots or below them: a host client pointed
+// at a socket there (a PGHOST, a DOCKER_HOST) would talk to the sandbox's
+// listener. Landlock only gives rights back beneath the directories a rule
+// names, so each directory beside the way down to a root gets one: a
+// socket made in a directory on the way (the home) or below one made
+// there later is refused too. The caller has locked its thread, and execs
+// from it. Without Landlock it does nothing.
+func RefuseSockets(roots []string) error {
+	if ABI() < 1 || len(roots) == 0 {
+		return nil
+	}
+	fd, err := socketRules(roots)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("landlock: cannot set no_new_privs: %v", err)
+	}
+	if _, _, errno := unix.Syscall(unix.SYS_LANDLOCK_RESTRICT_SELF, uintptr(fd), 0, 0); errno != 0 {
+		return fmt.Errorf("landlock: cannot restrict the thread: %v", errno)
+	}
+	return nil
+}
+
+// socketRules is the ruleset RefuseSockets restricts with.
+func socketRules(roots []string) (int, error) {
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: unix.LANDLOCK_ACCESS_FS_MAKE_SOCK}
+	size := unsafe.Offsetof(attr.Handled_access_fs) + unsafe.Sizeof(attr.Handled_access_fs)
+	r, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
+	if errno != 0 {
+		return -1, fmt.Errorf("landlock: cannot create a ruleset: %v", errno)
+	}
+	fd := int(r)
+	way := map[string]bool{}
+	for _, r := range roots {
+		for d := filepath.Clean(r); !way[d]; d = filepath.Dir(d) {
+			way[d] = true
+		}
+	}
+	for d := range way {
+		if paths.UnderAny(d, roots) {
+			continue
+		}
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			p := filepath.Join(d, e.Name())
+			if way[p] || !e.IsDir() {
+				continue
+			}
+			if err := allowSockets(fd, p); err != nil {
+				unix.Close(fd)
+				return -1, err
+			}
+		}
+	}
+	return fd, nil
+}
+
+// allowSockets adds to the ruleset a rule that lets sockets be made below
+// dir; one that cannot be opened (gone, not searchable) gets none.
+func allowSockets(ruleset int, dir string) error {
+	d, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer unix.Close(d)
+	rule := unix.LandlockPathBeneathAttr{Allowed_access: unix.LANDLOCK_ACCESS_FS_MAKE_SOCK, Parent_fd: int32(d)}
+	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {
+		return fmt.Errorf("landlock: cannot let sockets be made below %s: %v", dir, errno)
+	}
+	return nil
 }

@@ -6,10 +6,13 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // The test binary is its own probe: run with LANDLOCK_PROBE set to an
@@ -24,6 +27,20 @@ func TestMain(m *testing.M) {
 			fmt.Println("connect: ok")
 		}
 		fmt.Println("signal:", syscall.Kill(os.Getppid(), 0))
+		os.Exit(0)
+	}
+	if root := os.Getenv("LANDLOCK_SOCKETS"); root != "" {
+		// On the main thread, locked: the one RefuseSockets restricts.
+		if err := RefuseSockets([]string{root}); err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		os.Mkdir(filepath.Join(filepath.Dir(root), "later"), 0o755)
+		for _, p := range []string{"x.sock", "sub/x.sock", "../other/x.sock", "../x.sock", "../later/x.sock"} {
+			fd, _ := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+			fmt.Printf("%s: %v\n", p, unix.Bind(fd, &unix.SockaddrUnix{Name: filepath.Join(root, p)}))
+			unix.Close(fd)
+		}
 		os.Exit(0)
 	}
 	code := make(chan int)
@@ -138,5 +155,46 @@ func BenchmarkStart(b *testing.B) {
 				cmd.Wait()
 			}
 		})
+	}
+}
+
+// TestRefuseSockets: no socket is made in the root or below it, nor in a
+// directory on the way to it or one made there later; beside the way, a
+// socket is made as before.
+func TestRefuseSockets(t *testing.T) {
+	if ABI() < 1 {
+		t.Skip("no Landlock")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "proj")
+	for _, d := range []string{"proj/sub", "other"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, _ := os.Executable()
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), "LANDLOCK_SOCKETS="+root)
+	out, err := cmd.CombinedOutput()
+	const want = "x.sock: permission denied\nsub/x.sock: permission denied\n../other/x.sock: <nil>\n../x.sock: permission denied\n../later/x.sock: permission denied\n"
+	if err != nil || string(out) != want {
+		t.Errorf("the probe: %v, printed\n%s\nwant\n%s", err, out, want)
+	}
+}
+
+// BenchmarkSocketRules: what the sandbox's first process spends on the
+// rules before its command runs, for a project three levels below / (a
+// rule for each directory beside the way: this machine's / and /tmp's).
+func BenchmarkSocketRules(b *testing.B) {
+	if ABI() < 1 {
+		b.Skip("no Landlock")
+	}
+	root := filepath.Join(b.TempDir(), "proj")
+	for b.Loop() {
+		fd, err := socketRules([]string{root})
+		if err != nil {
+			b.Fatal(err)
+		}
+		unix.Close(fd)
 	}
 }

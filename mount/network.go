@@ -98,11 +98,15 @@ func relayMount(r *Relay) Mount {
 // stops nothing. On the filtered network claudebox first hands its
 // listeners out on the descriptor handoff. It sets the limits on itself
 // once its published ports' relay runs (which they would break: a Go
-// program whose thread cannot start aborts) and before the command.
-func firstCommand(r *Relay, handoff int, l limits.Limits, command []string) []string {
+// program whose thread cannot start aborts) and before the command, and
+// takes from it the right to make a socket below noSockets.
+func firstCommand(r *Relay, handoff int, l limits.Limits, noSockets, command []string) []string {
 	args := []string{inside.Exe, inside.ExecFlag}
 	if r != nil {
 		args = append([]string{inside.Exe, inside.RelayExecFlag, strconv.Itoa(handoff)}, r.ports().Args()...)
+	}
+	for _, d := range noSockets {
+		args = append(args, inside.NoSocketsFlag, d)
 	}
 	args = append(args, l.Args()...)
 	return append(append(args, "--"), command...)

@@ -884,8 +884,16 @@ func (p Plan) argLines() [][]string {
 		}
 	}
 	lines = append(lines, []string{"--chdir", p.Chdir})
-	command := firstCommand(p.Relay, p.RelayHandoff(), p.Limits, p.Command)
+	command := firstCommand(p.Relay, p.RelayHandoff(), p.Limits, p.NoSockets(), p.Command)
 	return append(lines, append([]string{"--"}, command...))
+}
+
+// NoSockets are the directories no socket is made in or below: the
+// project and its git directories, where a host client may be pointed at
+// one (a PGHOST, a DOCKER_HOST, git's fsmonitor) and would talk to the
+// sandbox's listener.
+func (p Plan) NoSockets() []string {
+	return append([]string{p.Project.Checkout}, p.Project.GitDirs...)
 }
 
 // Script renders the exact command a launch execs, one mount per line,

@@ -19,7 +19,7 @@ func Render(p mount.Plan) []byte {
 	var w page
 	for _, section := range []func(*page, mount.Plan){
 		intro, alsoWritable, requested, toolchains, pathProblems, protected, gitOperations,
-		claudeDir, caches, beside, privateTmpfs, readOnly, hidden, variables, network, api, sshAgent, gpgAgent, gpu, limits, moreAccess,
+		claudeDir, caches, beside, privateTmpfs, sockets, readOnly, hidden, variables, network, api, sshAgent, gpgAgent, gpu, limits, moreAccess,
 	} {
 		section(&w, p)
 	}
@@ -220,6 +220,17 @@ func privateTmpfs(w *page, p mount.Plan) {
 	} else {
 		w.line("- Private: %s and /tmp are empty tmpfs; anything else written there is lost when the session ends.", p.Home)
 	}
+}
+
+// sockets says where no socket can be bound, and where one can: below
+// /tmp where the project is not (else nowhere in /tmp itself, which is
+// then on the way to it).
+func sockets(w *page, p mount.Plan) {
+	where := "/tmp"
+	if paths.UnderAny(p.Project.Checkout, []string{"/tmp"}) {
+		where = "/dev/shm"
+	}
+	w.line("- No Unix socket can be bound in %s or below, nor in the folders above (the home, and one made in it): the user's programs may connect to one in the project. Bind sockets in %s.", strings.Join(p.NoSockets(), ", "), where)
 }
 
 // readOnly lists the host's files claudebox shows read-only (the

@@ -1,10 +1,14 @@
 package hostobeys
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/paths"
 )
 
 // TestReplayReview34GeminiMemoryImport: Gemini CLI on the host reads the
@@ -46,5 +50,71 @@ func TestReplayReview34GeminiMemoryImport(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// pgListener is a PostgreSQL server's first step, as the session plays
+// it: it binds the socket at its argument, asks the first client for
+// its password in the clear, and writes what it got to the file "got".
+const pgListener = `import socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.bind(sys.argv[1])
+except OSError as e:
+    open("refused", "w").write(str(e))
+    open("started", "w").close()
+    sys.exit(0)
+s.listen(1)
+open("started", "w").close()
+c, _ = s.accept()
+n = struct.unpack("!I", c.recv(4))[0]
+c.recv(n - 4)
+c.sendall(b"R" + struct.pack("!II", 8, 3))
+got = c.recv(4096)
+open("got", "wb").write(got)
+`
+
+// TestReplayReview34SocketInProject: while a session runs, a host client
+// pointed at a socket in the project (a project-local PostgreSQL's
+// PGHOST=$PWD/.pg, a .env's DOCKER_HOST=unix://./docker.sock) connects
+// to whatever the sandbox binds there: a listener the session bound at
+// .pg/.s.PGSQL.5432 asked for a password in the clear, and the host's
+// psql sent the one ~/.pgpass holds, which the sandbox never sees.
+// Host-side proof: the host's psql, run during the session, gives the
+// sandbox nothing; a socket outside the project is still made (in
+// /dev/shm: the tests' home is below /tmp, which is then on the way to
+// the project, where none is made).
+func TestReplayReview34SocketInProject(t *testing.T) {
+	harness.RequireTool(t, "psql", "apt-get install postgresql-client")
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "db")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/.pg/\n/listen.py\n/got\n/refused\n/started\n/elsewhere-ok\n")
+	h.Write(filepath.Join(proj, "listen.py"), pgListener)
+	const secret = "pgpass-secret-r34-0123456789"
+	h.Write(filepath.Join(h.Home, ".pgpass"), "*:*:*:*:"+secret+"\n")
+	harness.Must(t, os.Chmod(filepath.Join(h.Home, ".pgpass"), 0o600))
+	h.Chown()
+	_, out, exited := harness.StartSession(t, h, proj, `mkdir -p .pg
+python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/dev/shm/ok.sock")' && touch elsewhere-ok
+python3 listen.py "$PWD/.pg/.s.PGSQL.5432" &
+while ! test -e done; do sleep 0.1; done`)
+	harness.WaitFor(t, "the listener inside", func() bool { return paths.Exists(filepath.Join(proj, "started")) || len(exited) > 0 })
+	c := h.Command(proj, []string{"PGHOST=" + filepath.Join(proj, ".pg"), "PGCONNECT_TIMEOUT=5"}, "timeout", "20", "psql", "-U", "u", "-d", "db", "-c", "select 1")
+	psql, _ := c.CombinedOutput()
+	time.Sleep(500 * time.Millisecond)
+	harness.TouchDone(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("the session: %v\n%s", err, out)
+	}
+	if !paths.Exists(filepath.Join(proj, "refused")) {
+		t.Errorf("the sandbox bound a socket in the project:\n%s", out.String())
+	}
+	if b, _ := os.ReadFile(filepath.Join(proj, "got")); strings.Contains(string(b), secret) {
+		t.Errorf("the host's psql gave the sandbox's listener in the project the password of ~/.pgpass: %q\npsql: %s", b, psql)
+	}
+	if !paths.Exists(filepath.Join(proj, "elsewhere-ok")) {
+		t.Errorf("no socket could be made outside the project, in /dev/shm:\n%s", out.String())
 	}
 }
