@@ -121,9 +121,15 @@ while not os.path.exists("done"):
 		return paths.Exists(filepath.Join(proj, "tried")) || len(exited) > 0
 	})
 	kept := paths.Exists(filepath.Join(proj, ".git", "worktrees", "proj-side"))
-	t.Logf("the record kept by the sandbox: %v", kept)
-	gc, _ := h.Command(proj, nil, "git", "gc", "-q").CombinedOutput()
 	planted := paths.Exists(filepath.Join(proj, "planted"))
+	t.Logf("the record kept by the sandbox: %v, a link made there: %v", kept, planted)
+	// The guard watcher looks again for a while (git removes the folder
+	// last) before it ends the session; the git gc below prunes a kept
+	// record, which would have it let the guards go.
+	if kept || planted {
+		harness.WaitFor(t, "the session's end, the record kept or linked in", func() bool { return len(exited) > 0 })
+	}
+	gc, _ := h.Command(proj, nil, "git", "gc", "-q").CombinedOutput()
 	if _, err := os.Lstat(filepath.Join(proj, ".git", "worktrees", "zz")); err == nil {
 		t.Error("the sandbox's link in its .git/worktrees is in the host's")
 	}
