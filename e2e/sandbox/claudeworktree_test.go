@@ -108,3 +108,23 @@ func TestSandboxClaudeSubagentWorktree(t *testing.T) {
 		t.Errorf("the host's git worktree list:\n%s", list)
 	}
 }
+
+// TestSandboxClaudeContinueAfterWorktree: a conversation that ended in a
+// worktree of the session's (gone with it) continues in the project: the
+// next session's Claude Code says the worktree no longer exists.
+func TestSandboxClaudeContinueAfterWorktree(t *testing.T) {
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "cont")
+	h.GitRepo(proj)
+	api := harness.StartScriptedAPI(t, "FAKE-REPLY-entered", harness.ToolCall{Name: "EnterWorktree", Input: map[string]any{"name": "feat"}})
+	h.Run(proj, api.Env("sk-ant-test-key"), "claudebox", "--allowedTools", "EnterWorktree", "-p", "enter")
+	if r := api.ToolResults()["toolu_fake_0"]; !strings.HasPrefix(r, "Created worktree at") {
+		t.Fatalf("EnterWorktree: %q", r)
+	}
+	next := harness.StartFakeAPI(t, "FAKE-REPLY-continued")
+	out, err := h.Command(proj, next.Env("sk-ant-test-key"), "claudebox", "--continue", "-p", "again").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "FAKE-REPLY-continued") || !strings.Contains(string(out), "/run/claudebox/worktrees/feat for this session no longer exists") {
+		t.Errorf("--continue: %v\n%s", err, out)
+	}
+}
