@@ -15,7 +15,9 @@ const WorktreesDir = "/run/claudebox/worktrees"
 // managed settings give Claude Code inside: it makes the worktree with git
 // in WorktreesDir, on the branch worktree-<name> (the one Claude Code's
 // own would be), taken up again where it exists, and removes it, with its
-// branch where that holds no commit of its own.
+// branch where that holds no commit of its own; at the session's end
+// (SessionEnd) it removes those left the same way: Claude Code keeps a
+// subagent's worktree it cannot look into, and so its branch.
 const worktreeHook = "/run/claudebox/worktree"
 
 // worktreeSettings is the drop-in of Claude Code's managed settings that
@@ -64,6 +66,21 @@ remove)
 	esac
 	exit 0
 	;;
+end)
+	# The session's end, not a /clear or /resume, after which it goes on:
+	# its worktrees go with the tmpfs; a branch with no commit of its own
+	# goes with them, as above.
+	case $input in *'"reason":"clear"'* | *'"reason":"resume"'*) exit 0 ;; esac
+	for path in "$dir"/*; do
+		[ -e "$path/.git" ] || continue
+		branch=$(git -C "$path" symbolic-ref -q --short HEAD)
+		git -C "$top" worktree remove --force "$path" >/dev/null 2>&1 || continue
+		case $branch in
+		worktree-*) git -C "$top" branch -d -q "$branch" >/dev/null 2>&1 ;;
+		esac
+	done
+	exit 0
+	;;
 esac
 `
 
@@ -78,7 +95,7 @@ func (p *Plan) addWorktrees(checkout string, claude bool) {
 		Mount{
 			Kind: RoBindData, Dest: worktreeHook, Content: "#!/bin/sh\n# claudebox: makes and removes Claude Code's worktrees in " + WorktreesDir + "\ntop=" + shQuote(checkout) + "\n" + worktreeHookScript,
 			executable: true, ownText: true, Role: Private,
-			Why: "claudebox's WorktreeCreate and WorktreeRemove hook: git worktree add in " + WorktreesDir,
+			Why: "claudebox's WorktreeCreate, WorktreeRemove and SessionEnd hook: git worktree add in " + WorktreesDir,
 		},
 		Mount{
 			Kind: RoBindData, Dest: worktreeSettings, Content: worktreeSettingsJSON(), ownText: true, Role: Private,
@@ -86,11 +103,11 @@ func (p *Plan) addWorktrees(checkout string, claude bool) {
 		})
 }
 
-// worktreeSettingsJSON is the managed drop-in naming the hook for both
-// events.
+// worktreeSettingsJSON is the managed drop-in naming the hook for the
+// worktrees' events and the session's end.
 func worktreeSettingsJSON() string {
 	hook := func(event, arg string) string {
 		return `"` + event + `":[{"hooks":[{"type":"command","command":"` + worktreeHook + ` ` + arg + `"}]}]`
 	}
-	return `{"hooks":{` + strings.Join([]string{hook("WorktreeCreate", "create"), hook("WorktreeRemove", "remove")}, ",") + "}}\n"
+	return `{"hooks":{` + strings.Join([]string{hook("WorktreeCreate", "create"), hook("WorktreeRemove", "remove"), hook("SessionEnd", "end")}, ",") + "}}\n"
 }

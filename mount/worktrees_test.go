@@ -35,7 +35,7 @@ func TestWorktreeHook(t *testing.T) {
 					Hooks []struct{ Type, Command string }
 				}
 			}
-			if err := json.Unmarshal([]byte(m.Content), &s); err != nil || s.Hooks["WorktreeCreate"][0].Hooks[0].Command != worktreeHook+" create" || s.Hooks["WorktreeRemove"][0].Hooks[0].Command != worktreeHook+" remove" {
+			if err := json.Unmarshal([]byte(m.Content), &s); err != nil || s.Hooks["WorktreeCreate"][0].Hooks[0].Command != worktreeHook+" create" || s.Hooks["WorktreeRemove"][0].Hooks[0].Command != worktreeHook+" remove" || s.Hooks["SessionEnd"][0].Hooks[0].Command != worktreeHook+" end" {
 				t.Errorf("the managed settings: %v %s", err, m.Content)
 			}
 		}

@@ -109,6 +109,27 @@ func TestSandboxClaudeSubagentWorktree(t *testing.T) {
 	}
 }
 
+// TestSandboxClaudeSubagentWorktreeUnchanged: a subagent's worktree that
+// got no commit (an Explore agent's) leaves no branch: Claude Code keeps
+// a hook's worktree, and claudebox's SessionEnd hook removes it, and its
+// branch where that holds no commit of its own.
+func TestSandboxClaudeSubagentWorktreeUnchanged(t *testing.T) {
+	harness.RequireClaude(t)
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "explore")
+	h.GitRepo(proj)
+	api := harness.StartScriptedAPI(t, "FAKE-REPLY-explored",
+		harness.ToolCall{Name: "Agent", Input: map[string]any{"description": "look", "prompt": "look", "subagent_type": "Explore", "isolation": "worktree", "run_in_background": false}},
+	)
+	out := h.Run(proj, api.Env("sk-ant-test-key"), "claudebox", "--allowedTools", "Agent", "-p", "look around")
+	if !strings.Contains(out, "FAKE-REPLY-explored") || !api.Received("worktreePath: /run/claudebox/worktrees/agent-") {
+		t.Fatalf("the subagent did not work in a worktree: %q\n%q", out, api.ToolResults())
+	}
+	if refs := h.Run(proj, nil, "git", "for-each-ref", "refs/heads/worktree-*"); refs != "" {
+		t.Errorf("branches left:\n%s", refs)
+	}
+}
+
 // TestSandboxClaudeContinueAfterWorktree: a conversation that ended in a
 // worktree of the session's (gone with it) continues in the project: the
 // next session's Claude Code says the worktree no longer exists.
