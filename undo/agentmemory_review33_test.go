@@ -34,9 +34,10 @@ func TestHostRunAgentMemory(t *testing.T) {
 
 // TestNamedByMemoryImport: a file an agent's memory in its folder or
 // above imports (@notes/local.md, @./team.md; Gemini CLI's word ends at a
-// space, @./a/../notes/x.md, is notes/x.md, Claude Code's at a comma) is
-// what the host's claude or gemini reads as the user's instructions; a
-// path only mentioned, or a longer name, is not.
+// space, @./a/../notes/x.md, is notes/x.md, Claude Code's at a comma),
+// or that a file it imports imports in turn (@../notes/n.md, relative to
+// that file), is what the host's claude or gemini reads as the user's
+// instructions; a path only mentioned, or a longer name, is not.
 func TestNamedByMemoryImport(t *testing.T) {
 	checkout := t.TempDir()
 	for path, text := range map[string]string{
@@ -44,6 +45,9 @@ func TestNamedByMemoryImport(t *testing.T) {
 		"sub/CLAUDE.local.md": "@./team.md\n@notes/localer.md\n",
 		"gem/GEMINI.md":       "Read @./a/../notes/x.md, then @notes/y.md\tand `@notes/z.md` (code)\n",
 		"cx/AGENTS.md":        "@rules/one.md\n",
+		"deep/CLAUDE.md":      "@docs/agent.md\n",
+		"deep/docs/agent.md":  "@../notes/n.md and @./more.md\n",
+		"deep/docs/more.md":   "@agent.md, in turn\n",
 	} {
 		if err := os.MkdirAll(filepath.Join(checkout, filepath.Dir(path)), 0o755); err != nil {
 			t.Fatal(err)
@@ -56,6 +60,7 @@ func TestNamedByMemoryImport(t *testing.T) {
 	for path, want := range map[string]bool{
 		"notes/local.md": true, "sub/team.md": true, "src/main.go": false, "notes/local": false, "sub/notes/local.md": false, "team.md": false,
 		"gem/notes/x.md": true, "gem/notes/x.md,": true, "gem/notes/y.md": true, "gem/notes/z.md": false, "gem/a/notes/x.md": false, "cx/rules/one.md": true,
+		"deep/notes/n.md": true, "deep/docs/more.md": true, "deep/more.md": false, "notes/n.md": false,
 	} {
 		if got := now.namedByTask(checkout, path); got != want {
 			t.Errorf("%s: named %v, want %v", path, got, want)

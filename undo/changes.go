@@ -1083,6 +1083,8 @@ const maxTaskText = 1 << 20
 type taskTexts struct {
 	sync.Mutex
 	read map[string]*taskIndex
+	// imports are what each agent's memory imports, in turn too.
+	imports map[string]map[string]bool
 }
 
 // taskIndex is what one task file or agent's memory names, relative to
@@ -1099,7 +1101,8 @@ type taskIndex struct {
 	// tails are the paths after a variable ($(OUT)/gen, ${OUT}/sub/gen,
 	// {{out}}/gen): wherever the variable leads, they end so.
 	tails map[string]bool
-	// imports are the paths it imports as an agent's memory.
+	// imports are the paths it imports as an agent's memory, relative to
+	// the checkout (@../notes/x.md climbs from its directory).
 	imports map[string]bool
 }
 
@@ -1122,7 +1125,7 @@ func (t tree) namedByTask(checkout, path string) bool {
 			return false
 		}
 		for _, name := range agentMemory {
-			if t.taskIndex(checkout, filepath.Join(dir, name)).imports[rel] {
+			if t.importsOf(checkout, filepath.Join(dir, name))[path] {
 				return true
 			}
 		}
@@ -1174,15 +1177,16 @@ func (t tree) taskIndex(checkout, path string) *taskIndex {
 		b, _ = io.ReadAll(io.LimitReader(f, maxTaskText))
 		f.Close()
 	}
-	x := indexTask(b, filepath.Join(checkout, filepath.Dir(path)))
+	x := indexTask(b, checkout, filepath.Dir(path))
 	if t.tasks != nil {
 		t.tasks.read[path] = x
 	}
 	return x
 }
 
-// indexTask indexes text, the file's in dir (absolute), in one pass.
-func indexTask(text []byte, dir string) *taskIndex {
+// indexTask indexes text, the file's in dir (relative to checkout), in
+// one pass.
+func indexTask(text []byte, checkout, dir string) *taskIndex {
 	x := &taskIndex{words: map[string]bool{}, tails: map[string]bool{}, imports: map[string]bool{}}
 	imported := 0
 	for i := 0; i < len(text); {
@@ -1207,7 +1211,7 @@ func indexTask(text []byte, dir string) *taskIndex {
 		// An import runs to a space, which a backslash escapes for Claude
 		// Code: an @ within one begins none.
 		if word[0] == '@' && i >= imported && (i == 0 || isSpace(text[i-1])) {
-			imported = i + 1 + x.imported(text[i+1:], dir)
+			imported = i + 1 + x.imported(text[i+1:], checkout, dir)
 		}
 		i = j
 	}
@@ -1220,7 +1224,7 @@ func indexTask(text []byte, dir string) *taskIndex {
 // and at a #, Gemini CLI at any space; the part a path may hold of it is
 // taken too.
 // It returns the length of the import's word.
-func (x *taskIndex) imported(rest []byte, dir string) int {
+func (x *taskIndex) imported(rest []byte, checkout, dir string) int {
 	end := 0
 	for end < len(rest) && (!isSpace(rest[end]) || rest[end] == ' ' && end > 0 && rest[end-1] == '\\') {
 		end++
@@ -1235,13 +1239,51 @@ func (x *taskIndex) imported(rest []byte, dir string) int {
 	}
 	for _, w := range []string{gemini, claude, plain} {
 		if !filepath.IsAbs(w) {
-			w = filepath.Join(dir, w)
+			w = filepath.Join(checkout, dir, w)
 		}
-		if rel, err := filepath.Rel(dir, w); err == nil && filepath.IsLocal(rel) {
+		if rel, err := filepath.Rel(checkout, w); err == nil && filepath.IsLocal(rel) {
 			x.imports[rel] = true
 		}
 	}
 	return end
+}
+
+// maxImportDepth is how deep Claude Code and Gemini CLI follow imports
+// (an imported file's own, in turn); maxImportsRead bounds the files read
+// for one memory's: a tree of your instructions holds a handful.
+const maxImportDepth, maxImportsRead = 5, 256
+
+// importsOf is what the agent's memory at path imports, and what those
+// import in turn (Claude Code's @docs/agent.md whose @../notes/local.md
+// it reads too), relative to checkout, found once.
+func (t tree) importsOf(checkout, path string) map[string]bool {
+	if t.tasks != nil {
+		t.tasks.Lock()
+		got, ok := t.tasks.imports[path]
+		t.tasks.Unlock()
+		if ok {
+			return got
+		}
+	}
+	reached := map[string]bool{}
+	for depth, files := 0, []string{path}; depth < maxImportDepth && len(files) > 0; depth++ {
+		var next []string
+		for _, f := range files {
+			for imp := range t.taskIndex(checkout, f).imports {
+				if !reached[imp] && len(reached) < maxImportsRead {
+					reached[imp] = true
+					next = append(next, imp)
+				}
+			}
+		}
+		files = next
+	}
+	if t.tasks != nil {
+		t.tasks.Lock()
+		t.tasks.imports[path] = reached
+		t.tasks.Unlock()
+	}
+	return reached
 }
 
 // isSpace says whether c is what ends an agent's import.
@@ -1488,7 +1530,7 @@ func join(rel, name string) string {
 // since the last exit's walk read them, and takes those of the directories
 // read whose status is from before since, for the next (dirrecord.go).
 func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit.Reopener, compared gitCompared, dirs *dirRecords) (tree, error) {
-	t := tree{tasks: &taskTexts{read: map[string]*taskIndex{}}, recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
+	t := tree{tasks: &taskTexts{read: map[string]*taskIndex{}, imports: map[string]map[string]bool{}}, recent: map[string]fileStatus{}, dirs: map[string]map[string]bool{}, venvs: map[string]bool{}, repos: map[string]bool{}, gone: map[string]bool{}}
 	if dirs != nil {
 		// As many as the last exit kept: the map grown a directory at a
 		// time rehashed 50,000 paths again and again.

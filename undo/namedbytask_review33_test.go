@@ -70,7 +70,7 @@ func TestNamedByTaskIndexedOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(checkout, "Makefile"), []byte("all:\n\trm -rf build/ out/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	now := tree{tasks: &taskTexts{read: map[string]*taskIndex{}}}
+	now := tree{tasks: &taskTexts{read: map[string]*taskIndex{}, imports: map[string]map[string]bool{}}}
 	for _, p := range []string{"build/a", "build/b", "build/c", "out/a"} {
 		if !now.namedByTask(checkout, p) {
 			t.Errorf("%s is not named", p)
@@ -93,7 +93,7 @@ func BenchmarkNamedByTask(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("file", func(b *testing.B) {
-		now := tree{tasks: &taskTexts{read: map[string]*taskIndex{}}}
+		now := tree{tasks: &taskTexts{read: map[string]*taskIndex{}, imports: map[string]map[string]bool{}}}
 		now.namedByTask(checkout, "build/x")
 		b.ResetTimer()
 		for i := range b.N {
@@ -110,7 +110,7 @@ func BenchmarkNamedByTask(b *testing.B) {
 	} {
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
-				indexTask(text, checkout)
+				indexTask(text, checkout, ".")
 			}
 		})
 	}
