@@ -67,3 +67,26 @@ func TestNamedByMemoryImport(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedByMemoryImportBelow: a file a memory below it imports (a
+// sub/GEMINI.md's @../notes/x.md, which Gemini CLI reads starting at the
+// top) is named once the start listed that memory; unlisted, it is not
+// (the exit reads the memories in a file's folder and above it).
+func TestNamedByMemoryImportBelow(t *testing.T) {
+	checkout := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(checkout, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(checkout, "sub", "GEMINI.md"), []byte("@../notes/x.md\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if (tree{}).namedByTask(checkout, "notes/x.md") {
+		t.Error("notes/x.md is named with no memory listed")
+	}
+	listed := tree{memories: []string{"sub/GEMINI.md"}}
+	for path, want := range map[string]bool{"notes/x.md": true, "sub/notes/x.md": false, "notes/y.md": false} {
+		if got := listed.namedByTask(checkout, path); got != want {
+			t.Errorf("%s: named %v, want %v", path, got, want)
+		}
+	}
+}

@@ -450,6 +450,9 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 			continue
 		}
 		atStart[path] = true
+		if strings.HasSuffix(path, ".md") && slices.Contains(agentMemory, filepath.Base(path)) {
+			now.memories = append(now.memories, path)
+		}
 		// A virtualenv whose pyvenv.cfg the session removed is one
 		// still: sourcing its activate does not need it.
 		if filepath.Base(path) == "pyvenv.cfg" {
@@ -466,6 +469,9 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 	eachListed(l.out, func(path string, e entry) {
 		if _, ok := now.recent[path]; ok || atStart[path] {
 			tracked[strings.Clone(path)] = e
+		}
+		if strings.HasSuffix(path, ".md") && slices.Contains(agentMemory, filepath.Base(path)) {
+			now.memories = append(now.memories, strings.Clone(path))
 		}
 		if !now.exists(path) && !now.skipped(path) {
 			removed = append(removed, strings.Clone(path))
@@ -923,6 +929,11 @@ type tree struct {
 	// them: removed, as a file gone before the walk is, whoever removed it
 	// (the record never tells the host's changes from the session's).
 	gone map[string]bool
+	// memories are the agents' memory files the start listed, ignored
+	// ones too, wherever they lie (Gemini CLI reads every GEMINI.md below
+	// where it starts): what they import is judged whatever folder it is
+	// in.
+	memories []string
 	// skip are the stand-ins' paths, and the directories not read in
 	// full, relative.
 	skip []string
@@ -1083,8 +1094,10 @@ const maxTaskText = 1 << 20
 type taskTexts struct {
 	sync.Mutex
 	read map[string]*taskIndex
-	// imports are what each agent's memory imports, in turn too.
-	imports map[string]map[string]bool
+	// imports are what each agent's memory imports, in turn too;
+	// anywhere, what all of tree.memories do, once found.
+	imports  map[string]map[string]bool
+	anywhere map[string]bool
 }
 
 // taskIndex is what one task file or agent's memory names, relative to
@@ -1119,6 +1132,9 @@ type taskIndex struct {
 // in its folder or above imports (@notes/local.md), which the host's
 // claude or gemini reads with it as the user's instructions.
 func (t tree) namedByTask(checkout, path string) bool {
+	if t.importedAnywhere(checkout)[path] {
+		return true
+	}
 	for dir := filepath.Dir(path); ; dir = filepath.Dir(dir) {
 		rel, err := filepath.Rel(dir, path)
 		if err != nil {
@@ -1265,23 +1281,56 @@ func (t tree) importsOf(checkout, path string) map[string]bool {
 			return got
 		}
 	}
+	reached := t.importedFrom(checkout, []string{path}, maxImportsRead)
+	if t.tasks != nil {
+		t.tasks.Lock()
+		t.tasks.imports[path] = reached
+		t.tasks.Unlock()
+	}
+	return reached
+}
+
+// maxImportsAnywhere bounds the files read for all of tree.memories' imports.
+const maxImportsAnywhere = 4096
+
+// importedAnywhere is what tree.memories import, in turn too (a tracked
+// sub/GEMINI.md's @../notes/local.md), found once.
+func (t tree) importedAnywhere(checkout string) map[string]bool {
+	if len(t.memories) == 0 {
+		return nil
+	}
+	if t.tasks != nil {
+		t.tasks.Lock()
+		got := t.tasks.anywhere
+		t.tasks.Unlock()
+		if got != nil {
+			return got
+		}
+	}
+	reached := t.importedFrom(checkout, t.memories, maxImportsAnywhere)
+	if t.tasks != nil {
+		t.tasks.Lock()
+		t.tasks.anywhere = reached
+		t.tasks.Unlock()
+	}
+	return reached
+}
+
+// importedFrom is what the memory files import, and what those import in
+// turn, maxImportDepth deep, up to most files.
+func (t tree) importedFrom(checkout string, memories []string, most int) map[string]bool {
 	reached := map[string]bool{}
-	for depth, files := 0, []string{path}; depth < maxImportDepth && len(files) > 0; depth++ {
+	for depth, files := 0, memories; depth < maxImportDepth && len(files) > 0; depth++ {
 		var next []string
 		for _, f := range files {
 			for imp := range t.taskIndex(checkout, f).imports {
-				if !reached[imp] && len(reached) < maxImportsRead {
+				if !reached[imp] && len(reached) < most {
 					reached[imp] = true
 					next = append(next, imp)
 				}
 			}
 		}
 		files = next
-	}
-	if t.tasks != nil {
-		t.tasks.Lock()
-		t.tasks.imports[path] = reached
-		t.tasks.Unlock()
 	}
 	return reached
 }
