@@ -574,7 +574,7 @@ func inSettings(data []byte) bool {
 	}
 	return byLines(data, settingsHints, func(chunk []byte) bool {
 		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk) || propertyLiteral(chunk)
-	})
+	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data)
 }
 
 // namedProperty is a setting written as its name, then its value, in
@@ -602,6 +602,55 @@ func propertyLiteral(text []byte) bool {
 		pair := slices.Concat(name, []byte(": "), value)
 		if settingsLiteral(pair) || settingsWordLiteral(pair) {
 			return true
+		}
+	}
+	return false
+}
+
+// xmlProperty are the shapes in which XML gives a setting its name and
+// its value apart, each with the groups n and v: attributes of one
+// element, the name in name= or key= and the value in value=, in either
+// order (Spring's and Ant's <property name="password" value="…"/>,
+// Tomcat's <Environment>, .NET's <add key="…" value="…"/>); a name's
+// element, then the value's, a description or a comment between
+// (Hadoop's, a servlet's <param-name> and <param-value>), or a
+// CDATA section around the value; Java's properties in XML (<entry
+// key="…">…</entry>) and a property list's <key> and <string>. Read over
+// the whole text, as the name and the value may lie lines apart.
+var xmlProperty = sync.OnceValue(func() []*regexp.Regexp {
+	const (
+		tag   = `<[A-Za-z][\w:.-]*\s(?:[^<>]*?\s)?`
+		name  = `(?:name|key)\s*=\s*["'](?P<n>[^"'<>]+)["']`
+		value = `value\s*=\s*["'](?P<v>[^"'<>]*)["']`
+		text  = `\s*(?:<!\[CDATA\[)?(?P<v>[^<\s\]]*)`
+	)
+	return []*regexp.Regexp{
+		regexp.MustCompile(tag + name + `[^<>]*?\s` + value),
+		regexp.MustCompile(tag + value + `[^<>]*?\s` + name),
+		regexp.MustCompile(`<(?:param-)?name>\s*(?P<n>[^<\s]+)\s*</(?:param-)?name>(?:\s|<!--(?:[^-]|-[^-])*-->|<description>[^<]*</description>)*<(?:param-)?value>` + text),
+		regexp.MustCompile(`<entry\s+key\s*=\s*["'](?P<n>[^"'<>]+)["']\s*>` + text),
+		regexp.MustCompile(`<key>\s*(?P<n>[^<\s]+)\s*</key>\s*<string>` + text),
+	}
+})
+
+// xmlPropertyLiteral says text gives a literal to a name that says a
+// credential in one of xmlProperty's shapes, judged as the name and the
+// value written name: value would be: an administrator's
+// applicationContext.xml with <property name="password" value="…"/>,
+// Tomcat's context.xml with an <Environment>'s, a web.xml's
+// <param-value> and a core-site.xml whose secret key had a description
+// before its value were readable.
+func xmlPropertyLiteral(text []byte) bool {
+	for _, re := range xmlProperty() {
+		n, v := re.SubexpIndex("n"), re.SubexpIndex("v")
+		for _, m := range re.FindAllSubmatch(text, -1) {
+			if !holdsAny(bytes.ToLower(m[n]), settingsHints) {
+				continue
+			}
+			pair := slices.Concat(m[n], []byte(": "), m[v])
+			if settingsLiteral(pair) || settingsWordLiteral(pair) {
+				return true
+			}
 		}
 	}
 	return false
@@ -746,6 +795,22 @@ func userPasswordInCode(data []byte) bool {
 	return false
 }
 
+// xmlNamed says rest, what follows a name in XML, ends it as
+// xmlProperty's shapes do: its element's end tag, or its attribute's
+// quote, then another attribute or the element's >.
+func xmlNamed(rest []byte) bool {
+	for _, end := range []string{"</name>", "</param-name>", "</key>"} {
+		if bytes.HasPrefix(rest, []byte(end)) {
+			return true
+		}
+	}
+	if len(rest) < 2 || rest[0] != '"' && rest[0] != '\'' {
+		return false
+	}
+	rest = rest[1:]
+	return rest[0] == '>' || (rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n') && bytes.Contains(rest[:min(len(rest), 256)], []byte("value"))
+}
+
 // settingsNames are how the names settingsCredential knows end, in lower
 // case.
 var settingsNames = []string{"passwd", "password", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential", "credentials"}
@@ -782,7 +847,7 @@ func InLargeSettings(data []byte) bool {
 			given := p < len(data) && strings.IndexByte(":=>", data[p]) >= 0
 			// Hadoop's XML names a property in an element of its own,
 			// its value in the next (namedProperty).
-			property := !given && bytes.HasPrefix(data[at+tokenRun(data[at:], func(c byte) bool { return isTokenByte(c) || c == '.' }):], []byte("</name>"))
+			property := !given && xmlNamed(data[at+tokenRun(data[at:], func(c byte) bool { return isTokenByte(c) || c == '.' }):])
 			netrcPassword := netrc && name == "password" && p > at
 			if !given && !netrcPassword && !property {
 				continue
@@ -791,7 +856,8 @@ func InLargeSettings(data []byte) bool {
 				return true
 			}
 			from, to := max(0, pos-256), min(len(data), at+256)
-			if given && settingsLiteral(data[from:to]) || netrcPassword && netrcCredential().Match(data[max(0, pos-512):to]) || property && propertyLiteral(data[from:to]) {
+			if given && (settingsLiteral(data[from:to]) || data[p] == '>' && xmlPropertyLiteral(data[from:to])) || netrcPassword && netrcCredential().Match(data[max(0, pos-512):to]) ||
+				property && (propertyLiteral(data[from:to]) || xmlPropertyLiteral(data[from:min(len(data), at+1024)])) {
 				return true
 			}
 		}
