@@ -50,6 +50,7 @@ type cli struct {
 	NoNetwork          *bool    `group:"sandbox" help:"No network at all, as --network=none."`
 	WithClipboard      *bool    `group:"sandbox" name:"with-clipboard" help:"Let it write your clipboard (OSC 52)."`
 	WithDesktopSockets *bool    `group:"sandbox" name:"with-desktop-sockets" help:"Let it reach X11, D-Bus (abstract sockets)."`
+	WithProjectSockets *bool    `group:"sandbox" name:"with-project-sockets" help:"Let it make Unix sockets in the project."`
 	WithMCP            []string `group:"sandbox" name:"with-mcp" placeholder:"NAME" sep:"none" help:"Carry MCP server NAME of ~/.claude.json; repeatable."`
 	Memory             *string  `group:"sandbox" placeholder:"SIZE" help:"Bound each process's memory inside (8G; 0: none)."`
 	CPUs               *int     `group:"sandbox" name:"cpus" placeholder:"N" help:"Run the sandbox on N processors (0: all)."`
@@ -214,7 +215,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 	}
 	flags := config.Settings{
 		Bind: c.Bind, RoBind: c.RoBind, Env: c.Env, WithSSH: c.WithSSH, WithGPG: c.WithGPG, GPU: c.WithGPU, NoNetwork: c.NoNetwork, Network: c.Network, AllowHosts: c.AllowHost, Publish: c.Publish, Forward: c.Forward, MoveAside: c.MoveAside,
-		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, ExportDir: c.ExportDir, MCP: c.WithMCP,
+		WithClipboard: c.WithClipboard, WithDesktopSockets: c.WithDesktopSockets, WithProjectSockets: c.WithProjectSockets, ExportDir: c.ExportDir, MCP: c.WithMCP,
 		Memory: c.Memory, CPUs: c.CPUs, Pids: c.Pids,
 	}
 	run, _ := agent.Named(c.Agent)

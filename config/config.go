@@ -59,9 +59,10 @@ type Settings struct {
 	MoveAside *bool    `toml:"move-aside"`
 	// Caches = false turns the project's own tool caches off.
 	Caches *bool `toml:"caches"`
-	// The two opt-ins the sandbox's own terminal and Landlock domain close.
+	// The opt-ins the sandbox's own terminal and Landlock domains close.
 	WithClipboard      *bool `toml:"with-clipboard"`
 	WithDesktopSockets *bool `toml:"with-desktop-sockets"`
+	WithProjectSockets *bool `toml:"with-project-sockets"`
 	// ExportDir is the inbox every session is exported to, as Markdown.
 	ExportDir *string `toml:"export-dir"`
 	// MCP names the MCP servers of the host's ~/.claude.json to carry in.
@@ -123,11 +124,11 @@ var keyTypes = map[string]string{
 	"with-ssh": "true or false", "with-gpg": "true or false", "gpu": "true or false", "no-network": "true or false", "network": `"filtered", "host" or "none"`,
 	"allow-hosts": "a list of strings", "deny-hosts": "a list of strings", "move-aside": "true or false", "caches": "true or false",
 	"publish": `a list of strings, e.g. ["8080", "9000:3000"]`, "forward": `a list of strings, e.g. ["5432"]`,
-	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "export-dir": "a string", "worktree-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings", "ssh-keys": `a list of key fingerprints, e.g. ["SHA256:…"] as ssh-add -l shows them`, "ssh-users": `a list of user names, e.g. ["git"]`,
+	"with-clipboard": "true or false", "with-desktop-sockets": "true or false", "with-project-sockets": "true or false", "export-dir": "a string", "worktree-dir": "a string", "mcp": "a list of strings", "refuse-env": "a list of strings", "ssh-keys": `a list of key fingerprints, e.g. ["SHA256:…"] as ssh-add -l shows them`, "ssh-users": `a list of user names, e.g. ["git"]`,
 	"memory": `a size, e.g. "8G"`, "cpus": "a number of processors", "pids": "a number of processes and threads", "project": "a table of tables",
 }
 
-const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, gpu, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, export-dir, worktree-dir, mcp, refuse-env, ssh-keys, ssh-users, memory, cpus, pids, and [project.\"PATH\"] tables of them"
+const configKeys = "bind, ro-bind, env, with-ssh, with-gpg, gpu, no-network, network, allow-hosts, deny-hosts, publish, forward, move-aside, caches, with-clipboard, with-desktop-sockets, with-project-sockets, export-dir, worktree-dir, mcp, refuse-env, ssh-keys, ssh-users, memory, cpus, pids, and [project.\"PATH\"] tables of them"
 
 // configLimit is the most of a repository's config file claudebox reads.
 const configLimit = 1 << 20
@@ -287,9 +288,11 @@ type Launch struct {
 	// NoCaches: the project keeps no tool caches of its own.
 	NoCaches bool
 	// Clipboard lets the sandbox's clipboard writes reach the terminal;
-	// DesktopSockets leaves the host's abstract Unix sockets reachable.
+	// DesktopSockets leaves the host's abstract Unix sockets reachable;
+	// ProjectSockets lets the sandbox make Unix sockets in the project.
 	Clipboard      bool
 	DesktopSockets bool
+	ProjectSockets bool
 	// ExportDir is the inbox sessions are exported to; empty: none.
 	ExportDir string
 	// RefuseEnv are the user's patterns of variables that never pass.
@@ -583,6 +586,7 @@ func (m *merging) usersOnly(l layer) error {
 		{"worktree-dir", l.WorktreeDir != nil},
 		{"with-clipboard", l.WithClipboard != nil},
 		{"with-desktop-sockets", l.WithDesktopSockets != nil},
+		{"with-project-sockets", l.WithProjectSockets != nil},
 		{"refuse-env", len(l.RefuseEnv) > 0},
 		{"memory", l.Memory != nil},
 		{"cpus", l.CPUs != nil},
@@ -615,6 +619,9 @@ func (m *merging) usersOnly(l layer) error {
 	}
 	if l.WithDesktopSockets != nil {
 		m.out.DesktopSockets = *l.WithDesktopSockets
+	}
+	if l.WithProjectSockets != nil {
+		m.out.ProjectSockets = *l.WithProjectSockets
 	}
 	for _, p := range l.RefuseEnv {
 		if !environment.ValidPattern(p) {

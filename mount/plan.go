@@ -196,6 +196,8 @@ type Plan struct {
 	Limits limits.Limits
 	// GPU is what --with-gpu shows; nil without it.
 	GPU *GPU
+	// ProjectSockets is Inputs.ProjectSockets.
+	ProjectSockets bool
 }
 
 // Env is what the plan knows of the variables passed in: their names, in
@@ -268,6 +270,9 @@ type Inputs struct {
 	Limits limits.Limits
 	// GPU is what --with-gpu shows; nil without it.
 	GPU *GPU
+	// ProjectSockets is the user's --with-project-sockets: the command
+	// may make Unix sockets in the project.
+	ProjectSockets bool
 }
 
 // API is what the sandbox is told of the session's proxy. The launch sets
@@ -314,6 +319,8 @@ func Build(in Inputs) Plan {
 		sandboxMD: filepath.Join(in.Home, ".claude", SandboxMDFile),
 		Network:   in.Network,
 		Limits:    in.Limits,
+
+		ProjectSockets: in.ProjectSockets,
 	}
 	p.addSystem(in.Host, in.DirCopies)
 	var beside string
@@ -891,8 +898,11 @@ func (p Plan) argLines() [][]string {
 // NoSockets are the directories no socket is made in or below: the
 // project and its git directories, where a host client may be pointed at
 // one (a PGHOST, a DOCKER_HOST, git's fsmonitor) and would talk to the
-// sandbox's listener.
+// sandbox's listener. None where the user lets sockets be made there.
 func (p Plan) NoSockets() []string {
+	if p.ProjectSockets {
+		return nil
+	}
 	return append([]string{p.Project.Checkout}, p.Project.GitDirs...)
 }
 

@@ -224,8 +224,11 @@ func privateTmpfs(w *page, p mount.Plan) {
 
 // sockets says where no socket can be bound, and where one can: below
 // /tmp where the project is not (else nowhere in /tmp itself, which is
-// then on the way to it).
+// then on the way to it). Nothing where the user lets them be made.
 func sockets(w *page, p mount.Plan) {
+	if len(p.NoSockets()) == 0 {
+		return
+	}
 	where := "/tmp"
 	if paths.UnderAny(p.Project.Checkout, []string{"/tmp"}) {
 		where = "/dev/shm"

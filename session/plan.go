@@ -109,6 +109,8 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		Agent:       agentConf,
 		Limits:      conf.Limits,
 		GPU:         f.GPU,
+
+		ProjectSockets: conf.ProjectSockets,
 	})
 	// bwrap takes at most maxBwrapArgs arguments: a session that planted
 	// what each needs a mount for (submodules' git directories by the
