@@ -279,3 +279,44 @@ func TestReplayReview34InEscapedQuotesInJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview34InSignedTokenUnderAnyName: a signed JSON Web Token
+// was a credential only under a name that says one (token, jwt, a
+// bearer's): Supabase's service_role key, which reads and writes every
+// table past its row rules, kept in a skill's config.json as
+// service_role, in its script's createClient(url, '…'), and in a ~/bin
+// script as SUPABASE_SERVICE_ROLE=…, crossed. The attack, from inside:
+// read them. Proof: none is inside; the skill's instructions, a
+// harmless script and a token with no signature (which grants nothing
+// a server checks) still are.
+func TestReplayReview34InSignedTokenUnderAnyName(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	const jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJzdXBhYmFzZSIsInJvbGUiOiJzZXJ2aWNlX3JvbGUifQ.R34sigQ2pLm4x9WZk3wQp9LmT2vXr7BQpwZk"
+	const unsigned = "eyJhbGciOiJub25lIn0.eyJSMzQtaGFybWxlc3MiOnRydWV9."
+	skill := filepath.Join(h.Home, ".claude", "skills", "db")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: db\ndescription: queries the database\n---\nRun scripts/query.mjs R34-SKILL\n")
+	h.Write(filepath.Join(skill, "config.json"), `{"project": "ref34", "url": "https://ref34.supabase.co", "service_role": "`+jwt+`"}`+"\n")
+	h.Write(filepath.Join(skill, "scripts", "query.mjs"), "import { createClient } from '@supabase/supabase-js'\nconst db = createClient('https://ref34.supabase.co', '"+jwt+"')\n")
+	h.Write(filepath.Join(skill, "scripts", "fixture.json"), `{"claims": "`+unsigned+`"}`+"\n")
+	bin := filepath.Join(h.Home, "bin")
+	h.Write(filepath.Join(bin, "runs"), "#!/bin/sh\nSUPABASE_SERVICE_ROLE="+jwt+"\ncurl -s https://ref34.supabase.co/rest/v1/runs -H \"apikey: $SUPABASE_SERVICE_ROLE\"\n")
+	h.Write(filepath.Join(bin, "hello"), "#!/bin/sh\necho R34-HELLO\n")
+	for _, name := range []string{"runs", "hello"} {
+		if err := os.Chmod(filepath.Join(bin, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, env, "exec 2>&1; grep -rhoa 'R34sig[A-Za-z0-9]*' ~/.claude ~/bin; cat ~/.claude/skills/db/SKILL.md ~/.claude/skills/db/scripts/fixture.json; hello; true")
+	t.Log(out)
+	if strings.Contains(out, "R34sig") {
+		t.Errorf("a signed token under a name that says nothing is readable inside")
+	}
+	for _, want := range []string{"R34-SKILL", unsigned, "R34-HELLO"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want %s, which holds no credential", want)
+		}
+	}
+}

@@ -77,7 +77,7 @@ func inCommand(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || privateKey(data)
+		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || privateKey(data) || signedToken(data)
 }
 
 // privateKey says data holds a private key: its armor (PEM's, OpenSSH's,
@@ -93,6 +93,38 @@ func privateKey(data []byte) bool {
 	return bytes.Contains(data, []byte("PRIVATE KEY")) && privateKeyArmor().Match(data) ||
 		bytes.Contains(data, []byte("PuTTY-User-Key-File-")) && bytes.Contains(data, []byte("Private-Lines:")) ||
 		bytes.Contains(data, encodedArmor) && encodedPrivateKey(data)
+}
+
+// signedToken says data holds a signed JSON Web Token: a header and a
+// payload, each JSON in base64url (eyJ…, as {" encodes), and a
+// signature, parted by dots. Whoever holds one holds what it grants,
+// whatever it is kept under: Supabase's service_role key (every table,
+// past its row rules) in a skill's config as service_role, in a script
+// as SUPABASE_SERVICE_ROLE=…, in a source's createClient(url, '…'),
+// crossed, no name saying it was one. One with no signature (alg none)
+// grants nothing a server checks.
+func signedToken(data []byte) bool {
+	for at := 0; ; {
+		i := bytes.Index(data[at:], []byte("eyJ"))
+		if i < 0 {
+			return false
+		}
+		at += i
+		if at > 0 && (isTokenByte(data[at-1]) || data[at-1] == '.') {
+			at += 3
+			continue
+		}
+		header := tokenRun(data[at:], isTokenByte)
+		p := at + header
+		if header >= 10 && p+4 < len(data) && data[p] == '.' && bytes.HasPrefix(data[p+1:], []byte("eyJ")) {
+			payload := tokenRun(data[p+1:], isTokenByte)
+			q := p + 1 + payload
+			if payload >= 10 && q+1 < len(data) && data[q] == '.' && tokenRun(data[q+1:], isTokenByte) >= 16 {
+				return true
+			}
+		}
+		at += max(header, 3)
+	}
 }
 
 // encodedArmor is "-----BEGIN" in base64, as a key's armor begins a
@@ -165,7 +197,7 @@ func assignedLiteral(data []byte) bool {
 // the expressions take for an s and lower case does not spell so, is
 // matched whole.
 func InScript(data []byte) bool {
-	if privateKey(data) {
+	if privateKey(data) || signedToken(data) {
 		return true
 	}
 	if bytes.Contains(data, []byte("ſ")) {
@@ -498,7 +530,7 @@ var documentHints = []string{
 // src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
-	return privateKey(data) || headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return privateKey(data) || signedToken(data) || headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
@@ -569,7 +601,7 @@ func unquoted(data []byte) ([]byte, bool) {
 
 // inSettings is InSettings of data as written.
 func inSettings(data []byte) bool {
-	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) || privateKey(data) {
+	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) || privateKey(data) || signedToken(data) {
 		return true
 	}
 	return byLines(data, settingsHints, func(chunk []byte) bool {
@@ -743,7 +775,7 @@ func InCode(data []byte) bool {
 
 // inCode is InCode of data as written.
 func inCode(data []byte) bool {
-	if privateKey(data) {
+	if privateKey(data) || signedToken(data) {
 		return true
 	}
 	for group, tokens := range codeTokens {

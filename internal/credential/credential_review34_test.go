@@ -68,3 +68,24 @@ func TestEscapedQuotes(t *testing.T) {
 		}
 	}
 }
+
+// TestSignedToken: a signed JSON Web Token is a credential under any
+// name, in settings, code, a script, prose and a command; one with no
+// signature, a token's two first parts alone, or a word that merely
+// begins as one are not.
+func TestSignedToken(t *testing.T) {
+	const jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.Zk3wQp9LmT2vXr7BQpwZkLmTvXrB"
+	for text, want := range map[string]bool{
+		"service_role: " + jwt + "\n":                                                                              true,
+		"createClient(url, '" + jwt + "')\n":                                                                       true,
+		"SUPABASE_SERVICE_ROLE=" + jwt + "\n":                                                                      true,
+		"claims: eyJhbGciOiJub25lIn0.eyJyb2xlIjoiYW5vbiJ9.\n":                                                      false,
+		"header: eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoi\n":                                              false,
+		"id: xeyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJyb2xlIjoic2VydmljZV9yb2xlIn0.Zk3wQp9LmT2vXr7BQpwZkLmTvXrB\n": false,
+	} {
+		b := []byte(text)
+		if InSettings(b) != want || InCode(b) != want || InScript(b) != want || InDocument(b) != want || InCommand(b) != want {
+			t.Errorf("%q: want %v from every judge", text, want)
+		}
+	}
+}
