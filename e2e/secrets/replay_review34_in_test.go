@@ -320,3 +320,35 @@ func TestReplayReview34InSignedTokenUnderAnyName(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview34InCodeInProse: Markdown (a command, a skill's
+// instructions) was judged as prose, where a literal given to a name is
+// written by chance and so taken for none: a slash command's
+// !`PGPASSWORD=… pg_dump …`, which Claude Code runs as the command is
+// typed, and a SKILL.md's bash block with export DEPLOY_PASSWORD=…
+// crossed. The attack, from inside: read them. Proof: neither is inside
+// and --dry-run names both; a command whose block gives a placeholder
+// (your-api-key, $TOKEN) still is.
+func TestReplayReview34InCodeInProse(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "commands", "backup.md"), "---\ndescription: back the database up\nallowed-tools: Bash\n---\n!`PGPASSWORD=R34cmdPg9x pg_dump -h prod.db.example.com app > /tmp/app.sql`\n\nSay how large the dump is.\n")
+	h.Write(filepath.Join(claude, "commands", "setup.md"), "Set the key first:\n\n```bash\nexport API_KEY=your-api-key\nexport TOKEN=$MY_TOKEN\n```\nR34-harmless-command\n")
+	h.Write(filepath.Join(claude, "skills", "release", "SKILL.md"), "---\nname: release\ndescription: releases\n---\nTo release:\n\n```bash\nexport DEPLOY_PASSWORD=R34skillDp7q\n./scripts/release.sh\n```\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/commands/*.md ~/.claude/skills/release/SKILL.md; true")
+	t.Log(out)
+	if strings.Contains(out, "R34cmdPg9x") || strings.Contains(out, "R34skillDp7q") {
+		t.Errorf("a credential in a command's or a skill's code is readable inside")
+	}
+	if !strings.Contains(out, "R34-harmless-command") {
+		t.Errorf("inside, want the command whose code gives a placeholder")
+	}
+	dry := h.Run(proj, nil, "claudebox", "--dry-run", "--shell")
+	for _, f := range []string{"commands/backup.md", "skills/release/SKILL.md"} {
+		if !strings.Contains(dry, f) {
+			t.Errorf("--dry-run does not name %s", f)
+		}
+	}
+}

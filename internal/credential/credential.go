@@ -530,9 +530,66 @@ var documentHints = []string{
 // src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
-	return privateKey(data) || signedToken(data) || headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return privateKey(data) || signedToken(data) || codeInProse(data) || headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
+}
+
+// codeInProse says prose shows code (a fenced block, an inline span,
+// Claude Code's !`command`, which a slash command runs as it is typed)
+// that gives a literal to a name that says a credential, as a command or
+// settings write it (shellAssignment: export DB_PASSWORD=…, PGPASSWORD=…
+// psql; settingsCredential: password: …), the literal not reading as a
+// placeholder's words (your-password, changeme: wordsOnly), a path or a
+// call. Prose itself
+// writes such a name by chance (Auth: src/auth.ts); its code does not: a
+// command's !`PGPASSWORD=… pg_dump` and a skill's export
+// DEPLOY_PASSWORD=… in a bash block crossed.
+func codeInProse(data []byte) bool {
+	if !bytes.Contains(data, []byte("`")) && !bytes.Contains(data, []byte("~~~")) {
+		return false
+	}
+	literal := func(v []byte) bool {
+		w := strings.ToLower(strings.Trim(string(v), `"'`))
+		return w != "" && !slices.Contains(notLiteral, w) && !wordsOnly(w, "-_.:") && !strings.ContainsAny(w[:1], "<$%{[*/~.") && !strings.Contains(w, "(")
+	}
+	judge := func(code []byte) bool {
+		for _, m := range shellAssignment().FindAllSubmatch(code, -1) {
+			if literal(m[1]) {
+				return true
+			}
+		}
+		for _, m := range settingsCredential().FindAllSubmatch(code, -1) {
+			if literal(m[1]) || literal(m[2]) {
+				return true
+			}
+		}
+		return false
+	}
+	var fence []byte
+	var block [][]byte
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		trimmed := bytes.TrimLeft(line, " ")
+		switch {
+		case fence == nil && (bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~"))):
+			fence, block = trimmed[:3], nil
+		case fence != nil && bytes.HasPrefix(trimmed, fence):
+			if judge(bytes.Join(block, []byte("\n"))) {
+				return true
+			}
+			fence = nil
+		case fence != nil:
+			block = append(block, line)
+		default:
+			spans := bytes.Split(line, []byte("`"))
+			for i := 1; i < len(spans); i += 2 {
+				if judge(spans[i]) {
+					return true
+				}
+			}
+		}
+	}
+	return fence != nil && judge(bytes.Join(block, []byte("\n")))
 }
 
 // documentPositional says prose shows a command that gives a password

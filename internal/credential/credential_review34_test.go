@@ -89,3 +89,24 @@ func TestSignedToken(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeInProse: prose's code (a fenced block, an inline span, a
+// slash command's !`…`) that gives a literal to a name of a credential
+// holds one; a placeholder, a variable, a path, a call and prose's own
+// words do not.
+func TestCodeInProse(t *testing.T) {
+	for text, want := range map[string]bool{
+		"```bash\nexport DB_PASSWORD=Zk3wQp9L\n```\n":                          true,
+		"!`PGPASSWORD=Zk3wQp9L pg_dump -h db app`\n":                           true,
+		"~~~yaml\npassword: Zk3wQp9L\n~~~\n":                                   true,
+		"Run `MYSQL_PWD=Zk3wQp9L mysql app`.\n":                                true,
+		"```bash\nexport API_KEY=your-api-key\nexport TOKEN=$MY_TOKEN\n```\n":  false,
+		"```yaml\npassword: ${DB_PASSWORD}\nkey_file: /etc/app/key.pem\n```\n": false,
+		"```python\ncredentials = Credentials.from_file(path)\n```\n":          false,
+		"The password is hunter2, token=Zk3wQp9L in prose.\n":                  false,
+	} {
+		if got := InDocument([]byte(text)); got != want {
+			t.Errorf("InDocument(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
