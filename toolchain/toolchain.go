@@ -441,16 +441,23 @@ func toolFile(name string) bool {
 	return strings.HasPrefix(name, "LICENSE") || strings.HasPrefix(name, "NOTICE") || strings.HasPrefix(name, "COPYING")
 }
 
-// scriptHoldsCredential says the file name in dir is a script (#!) with
-// a credential written in it, or one too large to judge.
+// scriptHoldsCredential says the file name in dir is a script with a
+// credential written in it, or one too large to judge: one with a #!
+// line, or any text (no NUL in its first 8 KiB), which a shell runs as a
+// script all the same (execvp falls back to /bin/sh: ~/bin/deploy
+// with no #! line and its export DEPLOY_TOKEN=… was shown as a binary
+// program is, unread).
 func scriptHoldsCredential(dir, name string) bool {
 	return verdict.Judge("path-script", dir, name, func(f verdict.File) bool {
+		if string(f.Head(2)) != "#!" && bytes.IndexByte(f.Head(8<<10), 0) >= 0 {
+			return false
+		}
 		b, err := f.Read(maxScriptRead)
-		if errors.Is(err, untrusted.ErrTooLarge) && string(f.Head(2)) == "#!" {
+		if errors.Is(err, untrusted.ErrTooLarge) {
 			b, err = f.Read(maxLargeScript)
 			return errors.Is(err, untrusted.ErrTooLarge) || err == nil && credential.InScript(b)
 		}
-		return err == nil && bytes.HasPrefix(b, []byte("#!")) && credential.InScript(b)
+		return err == nil && credential.InScript(b)
 	})
 }
 

@@ -288,3 +288,23 @@ func TestLayoutCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestNotProgramsScriptWithoutShebang: an executable of text with no #!
+// line, which a shell runs as a script, is judged as a script is: with a
+// credential written in it, it is no program shown; without, it is; a
+// binary one is shown unread.
+func TestNotProgramsScriptWithoutShebang(t *testing.T) {
+	bin := t.TempDir()
+	for name, content := range map[string]string{
+		"deploy": "export DEPLOY_TOKEN=Zk3wQp9LmT2vXr7BQpwZk\n",
+		"greet":  "echo hello\n",
+		"tool":   "\x7fELF\x02\x01\x01\x00export DEPLOY_TOKEN=Zk3wQp9LmT2vXr7BQpwZk\n",
+	} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := NotPrograms(bin), []string{filepath.Join(bin, "deploy")}; !reflect.DeepEqual(got, want) {
+		t.Errorf("NotPrograms = %q, want %q", got, want)
+	}
+}

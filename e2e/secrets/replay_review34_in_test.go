@@ -352,3 +352,40 @@ func TestReplayReview34InCodeInProse(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview34InScriptWithoutShebang: of a PATH entry's programs
+// (~/bin, /usr/local/bin) a script was judged only where it begins with
+// #!; an executable of text without one, which a shell runs as a
+// script all the same (execvp falls back to /bin/sh), was shown as a
+// binary program is, unread: ~/bin/deploy with export
+// DEPLOY_TOKEN=… crossed. The attack, from inside: read it. Proof: it is
+// not inside and --dry-run names it; a shebang-less script holding none
+// still runs inside.
+func TestReplayReview34InScriptWithoutShebang(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	bin := filepath.Join(h.Home, "bin")
+	h.Write(filepath.Join(bin, "deploy"), "# deploy the app\nexport DEPLOY_TOKEN=R34noShebangTk9\ncurl -s -H \"Authorization: Bearer $DEPLOY_TOKEN\" https://deploy.example.com/run\n")
+	h.Write(filepath.Join(bin, "greet"), "# say hello\necho R34-GREET\n")
+	for _, name := range []string{"deploy", "greet"} {
+		if err := os.Chmod(filepath.Join(bin, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	if host := h.Run(proj, env, "sh", "-c", "greet"); !strings.Contains(host, "R34-GREET") {
+		t.Fatalf("a shell does not run a script without #! on the host, the test proves nothing:\n%s", host)
+	}
+	out := h.Inside(proj, env, "exec 2>&1; cat ~/bin/deploy; greet; true")
+	t.Log(out)
+	if strings.Contains(out, "R34noShebang") {
+		t.Errorf("a credential in a script without #! on PATH is readable inside")
+	}
+	if !strings.Contains(out, "R34-GREET") {
+		t.Errorf("inside, want the script without #! that holds none to run")
+	}
+	if dry := h.Run(proj, env, "claudebox", "--dry-run", "--shell"); !strings.Contains(dry, "bin/deploy") {
+		t.Errorf("--dry-run does not name ~/bin/deploy")
+	}
+}
