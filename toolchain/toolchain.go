@@ -504,6 +504,9 @@ func notRun(root string) []string {
 			// set --global writes during the session is not shown either.
 			hidden = append(hidden, filepath.Join(dir, "etc"))
 		}
+		if prefix {
+			hidden = append(hidden, activationSecrets(filepath.Join(dir, "bin"))...)
+		}
 		for _, de := range des {
 			p := filepath.Join(dir, de.Name())
 			switch {
@@ -522,6 +525,22 @@ func notRun(root string) []string {
 	}
 	look(root, 3)
 	return hidden
+}
+
+// activationSecrets are the scripts of bin, a prefix's, with a credential
+// written in them (scriptHoldsCredential, executable or not): a
+// virtualenv's variables are set there, a tutorial's export SECRET_KEY=…
+// appended to bin/activate, virtualenvwrapper's bin/postactivate (they
+// were shown with the package manager's programs, unjudged).
+func activationSecrets(bin string) []string {
+	des, _ := os.ReadDir(bin)
+	var out []string
+	for _, de := range des {
+		if de.Type().IsRegular() && scriptHoldsCredential(bin, de.Name()) {
+			out = append(out, filepath.Join(bin, de.Name()))
+		}
+	}
+	return out
 }
 
 // configCopies are the private copies of a configuration path a layout's

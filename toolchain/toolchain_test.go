@@ -308,3 +308,22 @@ func TestNotProgramsScriptWithoutShebang(t *testing.T) {
 		t.Errorf("NotPrograms = %q, want %q", got, want)
 	}
 }
+
+// TestActivationSecrets: of a prefix's bin/ (a virtualenv's), a script
+// with a credential written in it, executable or not (bin/activate with
+// an export appended, virtualenvwrapper's postactivate), is left out; a
+// clean activate, a console script and python are not.
+func TestActivationSecrets(t *testing.T) {
+	venv := filepath.Join(t.TempDir(), "app")
+	testfs.Write(t, filepath.Join(venv, "pyvenv.cfg"), "home = /usr/bin\n")
+	testfs.Write(t, filepath.Join(venv, "bin", "activate"), "deactivate () { :; }\nexport VIRTUAL_ENV=/x\nexport SECRET_KEY='Zk3wQp9L'\n")
+	testfs.Write(t, filepath.Join(venv, "bin", "activate.fish"), "set -gx VIRTUAL_ENV /x\n")
+	testfs.Write(t, filepath.Join(venv, "bin", "postactivate"), "#!/bin/bash\nexport AWS_SECRET_ACCESS_KEY=Zk3wQp9LmT2vXr7B\n")
+	testfs.Write(t, filepath.Join(venv, "bin", "hello"), "#!/x/bin/python\nprint('hi')\n")
+	testfs.Write(t, filepath.Join(venv, "lib", "python3.11", "site-packages", "x.py"), "")
+	got := notRun(venv)
+	want := []string{filepath.Join(venv, "etc"), filepath.Join(venv, "bin", "activate"), filepath.Join(venv, "bin", "postactivate")}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("notRun = %q, want %q", got, want)
+	}
+}

@@ -389,3 +389,43 @@ func TestReplayReview34InScriptWithoutShebang(t *testing.T) {
 		t.Errorf("--dry-run does not name ~/bin/deploy")
 	}
 }
+
+// TestReplayReview34InVirtualenvActivateScripts: of a virtualenv on
+// PATH (activated, ~/.virtualenvs/app) or among pyenv's versions, bin/
+// was shown whole, as its package manager's programs, unjudged; and
+// bin/ is where a virtualenv's variables are set: a tutorial's export
+// SECRET_KEY=… appended to bin/activate, virtualenvwrapper's
+// bin/postactivate with export AWS_SECRET_ACCESS_KEY=…, each crossed.
+// The attack, from inside: read them. Proof: neither is inside; the
+// virtualenv's python and a console script still run.
+func TestReplayReview34InVirtualenvActivateScripts(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	venv := filepath.Join(h.Home, ".virtualenvs", "app")
+	h.Run(h.Home, nil, "python3", "-m", "venv", "--without-pip", venv)
+	activate := filepath.Join(venv, "bin", "activate")
+	b, err := os.ReadFile(activate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Write(activate, string(b)+"\nexport SECRET_KEY='R34djangoSk9'\n")
+	h.Write(filepath.Join(venv, "bin", "postactivate"), "#!/bin/bash\n# This hook is sourced after this virtualenv is activated.\nexport AWS_SECRET_ACCESS_KEY=R34wrapperAws\n")
+	h.Write(filepath.Join(venv, "bin", "hello"), "#!"+filepath.Join(venv, "bin", "python")+"\nprint('R34-HELLO')\n")
+	if err := os.Chmod(filepath.Join(venv, "bin", "hello"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"VIRTUAL_ENV=" + venv, "PATH=" + filepath.Join(venv, "bin") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, env, "exec 2>&1; grep -rhoa 'R34[a-zA-Z0-9]*' "+venv+"/bin; hello; python -c 'print(\"R34-PY\")'; true")
+	t.Log(out)
+	for _, secret := range []string{"R34djangoSk9", "R34wrapperAws"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a credential a virtualenv's activation sets is readable inside (%s)", secret)
+		}
+	}
+	for _, want := range []string{"R34-HELLO", "R34-PY"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want the virtualenv's programs to run (%s)", want)
+		}
+	}
+}
