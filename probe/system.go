@@ -2,6 +2,7 @@ package probe
 
 import (
 	"bytes"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -13,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/claudesettings"
+	"github.com/claudebox/claudebox/internal/credential"
 	"github.com/claudebox/claudebox/internal/dirent"
 	"github.com/claudebox/claudebox/internal/verdict"
 	"github.com/claudebox/claudebox/mount"
@@ -274,6 +276,23 @@ func readDirNames(dir string) ([]string, error) {
 	return names, err
 }
 
+// holdsPrivateKey says the file name in the directory open at fd holds a
+// private key (credential.PrivateKey): one an administrator keeps beside
+// its certificate, every user's to read (nginx's site.key in ssl/certs,
+// HAProxy's certificate and key in one .pem), crossed with the
+// certificates' directory. Read without following a link or waiting on
+// a FIFO, to maxEtcCopy.
+func holdsPrivateKey(fd int, name string) bool {
+	kfd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	f := os.NewFile(uintptr(kfd), name)
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxEtcCopy))
+	return err == nil && bytes.Contains(b, []byte("PRIVATE KEY")) && credential.PrivateKey(b)
+}
+
 // usersOwn lists what of the system's file or directory path the user
 // may read and not every user may: what the user's uid or groups open (a
 // TLS key for the group ssl-cert, a service's password file made root:dev
@@ -282,8 +301,9 @@ func readDirNames(dir string) ([]string, error) {
 // listed whole, not walked; what the user cannot read is left out (the
 // kernel refuses it inside too), as are links (what they lead to is
 // judged where it lies), and certificates alone, which are public (a
-// corporate CA a variable names may lie there). Each entry is looked at
-// through its directory's descriptor; the list is sorted.
+// corporate CA a variable names may lie there). A private key every
+// user may read is left out too (holdsPrivateKey). Each entry is looked
+// at through its directory's descriptor; the list is sorted.
 func usersOwn(path string) []mount.HostEntry {
 	var own []mount.HostEntry
 	var entry func(fd int, p string, depth int)
@@ -334,7 +354,7 @@ func usersOwn(path string) []mount.HostEntry {
 			}
 			walk(sub, p, depth+1)
 		case unix.S_IFREG:
-			if st.Mode&0o004 == 0 && unix.Faccessat(fd, name, unix.R_OK, 0) == nil && !certificates(p) {
+			if st.Mode&0o004 == 0 && unix.Faccessat(fd, name, unix.R_OK, 0) == nil && !certificates(p) || st.Mode&0o004 != 0 && st.Size <= maxEtcCopy && holdsPrivateKey(fd, name) {
 				own = append(own, mount.HostEntry{Path: p})
 			}
 		}

@@ -429,3 +429,37 @@ func TestReplayReview34InVirtualenvActivateScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview34InKeyAmongCertificates: of /etc, the certificates'
+// directories (ssl/certs, pki/tls/certs) were shown whole, as public,
+// and a private key an administrator keeps beside its certificate there
+// (nginx's site.key, HAProxy's site.pem, certificate and key in one
+// file), every user's to read, crossed. The attack, from inside: read
+// them. Proof: neither key is inside; the certificates still are.
+func TestReplayReview34InKeyAmongCertificates(t *testing.T) {
+	h := harness.NewHost(t)
+	if h.UID < 0 {
+		t.Skip("a mount over /etc needs root")
+	}
+	const secret = "R34certsKeyBodyQ2pLm4x9WZk3wQp9LmT2vXr7BQpwZkLmTvXrBlQOYBGR34"
+	key := "-----BEGIN PRIVATE KEY-----\n" + secret + "\n-----END PRIVATE KEY-----\n"
+	cert := harness.SelfSignedPEM(t)
+	stage := filepath.Join(h.Base, "etc")
+	h.Write(filepath.Join(stage, "ssl", "certs", "site.key"), key)
+	h.Write(filepath.Join(stage, "ssl", "certs", "haproxy-site.pem"), cert+key)
+	h.Write(filepath.Join(stage, "ssl", "certs", "r34-site.crt"), cert)
+	proj := filepath.Join(h.Home, "code", "p")
+	h.GitRepo(proj)
+	run := overEtc(t, h, stage, proj)
+	if host := run("cat", "/etc/ssl/certs/site.key"); !strings.Contains(host, secret) {
+		t.Fatalf("the user cannot read the staged key on the host, the test proves nothing:\n%s", host)
+	}
+	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -rl "+secret+" /etc/ssl; grep -q CERTIFICATE /etc/ssl/certs/r34-site.crt && echo R34-CERT-SHOWN; true")
+	t.Log(out)
+	if strings.Contains(out, "site.key") || strings.Contains(out, "haproxy-site.pem") {
+		t.Errorf("a private key among /etc's certificates is readable inside")
+	}
+	if !strings.Contains(out, "R34-CERT-SHOWN") {
+		t.Errorf("inside, want the certificate")
+	}
+}

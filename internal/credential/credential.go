@@ -77,10 +77,10 @@ func inCommand(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || privateKey(data) || signedToken(data)
+		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || PrivateKey(data) || signedToken(data)
 }
 
-// privateKey says data holds a private key: its armor (PEM's, OpenSSH's,
+// PrivateKey says data holds a private key: its armor (PEM's, OpenSSH's,
 // PGP's -----BEGIN … PRIVATE KEY…-----, then its headers) before its
 // body, in a file or in code's string (lines joined by \n escapes,
 // quotes and +), PuTTY's key file's private lines, or any of these in
@@ -89,7 +89,7 @@ func inCommand(data []byte) bool {
 // exported signing.asc, a key pasted into a command's Markdown crossed.
 // Of 152,549 files of this machine's system and packages, 28 hold one,
 // each a key (test fixtures, the host's own).
-func privateKey(data []byte) bool {
+func PrivateKey(data []byte) bool {
 	return bytes.Contains(data, []byte("PRIVATE KEY")) && privateKeyArmor().Match(data) ||
 		bytes.Contains(data, []byte("PuTTY-User-Key-File-")) && bytes.Contains(data, []byte("Private-Lines:")) ||
 		bytes.Contains(data, encodedArmor) && encodedPrivateKey(data)
@@ -147,7 +147,7 @@ func encodedPrivateKey(data []byte) bool {
 		n := tokenRun(data[at:], func(c byte) bool { return isWordByte(c) && c != '_' || c == '+' || c == '/' })
 		run := data[at : at+min(n, 4096)&^3]
 		decoded := make([]byte, base64.StdEncoding.DecodedLen(len(run)))
-		if k, err := base64.StdEncoding.Decode(decoded, run); err == nil && privateKey(decoded[:k]) {
+		if k, err := base64.StdEncoding.Decode(decoded, run); err == nil && PrivateKey(decoded[:k]) {
 			return true
 		}
 		at += n
@@ -197,7 +197,7 @@ func assignedLiteral(data []byte) bool {
 // the expressions take for an s and lower case does not spell so, is
 // matched whole.
 func InScript(data []byte) bool {
-	if privateKey(data) || signedToken(data) {
+	if PrivateKey(data) || signedToken(data) {
 		return true
 	}
 	if bytes.Contains(data, []byte("ſ")) {
@@ -530,7 +530,7 @@ var documentHints = []string{
 // src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
-	return privateKey(data) || signedToken(data) || codeInProse(data) || headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return PrivateKey(data) || signedToken(data) || codeInProse(data) || headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
@@ -658,7 +658,7 @@ func unquoted(data []byte) ([]byte, bool) {
 
 // inSettings is InSettings of data as written.
 func inSettings(data []byte) bool {
-	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) || privateKey(data) || signedToken(data) {
+	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) || PrivateKey(data) || signedToken(data) {
 		return true
 	}
 	return byLines(data, settingsHints, func(chunk []byte) bool {
@@ -832,7 +832,7 @@ func InCode(data []byte) bool {
 
 // inCode is InCode of data as written.
 func inCode(data []byte) bool {
-	if privateKey(data) || signedToken(data) {
+	if PrivateKey(data) || signedToken(data) {
 		return true
 	}
 	for group, tokens := range codeTokens {
