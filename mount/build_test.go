@@ -150,8 +150,11 @@ func TestArgsNetworkAndDescriptors(t *testing.T) {
 		if got := strings.Contains(args, "--unshare-net"); got == c.network {
 			t.Errorf("network %v: --unshare-net %v", c.network, got)
 		}
-		// No socket is made in the project: a host client may connect there.
-		if want := " -- " + inside.Exe + " " + inside.ExecFlag + " " + inside.NoSocketsFlag + " /h/p -- sh"; !strings.HasSuffix(args, want) {
+		// No socket is made in the project, where a host client may
+		// connect, nor in the instance, where a link in the project may
+		// lead it.
+		no := " " + inside.NoSocketsFlag + " "
+		if want := " -- " + inside.Exe + " " + inside.ExecFlag + no + "/h/p" + no + "/h/.claude/projects" + no + "/h/.claude/history.jsonl -- sh"; !strings.HasSuffix(args, want) {
 			t.Errorf("network %v: args %s, want them to end with %s", c.network, args, want)
 		}
 	}

@@ -898,12 +898,23 @@ func (p Plan) argLines() [][]string {
 // NoSockets are the directories no socket is made in or below: the
 // project and its git directories, where a host client may be pointed at
 // one (a PGHOST, a DOCKER_HOST, git's fsmonitor) and would talk to the
-// sandbox's listener. None where the user lets sockets be made there.
+// sandbox's listener, and every other host directory the sandbox writes
+// (its instance, its caches, a --bind), where a link in the project can
+// lead the client: /proc/self/mountinfo names their host paths. Not the
+// agents' sockets bound in, which the sandbox connects to. None where
+// the user lets sockets be made in the project, where one then leads no
+// further than one made there.
 func (p Plan) NoSockets() []string {
 	if p.ProjectSockets {
 		return nil
 	}
-	return append([]string{p.Project.Checkout}, p.Project.GitDirs...)
+	dirs := append([]string{p.Project.Checkout}, p.Project.GitDirs...)
+	for _, m := range p.Mounts {
+		if m.Kind == Bind && m.Role != Agent && !paths.UnderAny(m.Dest, dirs) {
+			dirs = append(dirs, m.Dest)
+		}
+	}
+	return dirs
 }
 
 // Script renders the exact command a launch execs, one mount per line,

@@ -222,9 +222,10 @@ func privateTmpfs(w *page, p mount.Plan) {
 	}
 }
 
-// sockets says where no socket can be bound, and where one can: below
-// /tmp where the project is not (else nowhere in /tmp itself, which is
-// then on the way to it). Nothing where the user lets them be made.
+// sockets says where no socket can be bound (mount.Plan.NoSockets), and
+// where one can: below /tmp where the project is not (else nowhere in
+// /tmp itself, which is then on the way to it). Nothing where the user
+// lets them be made.
 func sockets(w *page, p mount.Plan) {
 	if len(p.NoSockets()) == 0 {
 		return
@@ -233,7 +234,7 @@ func sockets(w *page, p mount.Plan) {
 	if paths.UnderAny(p.Project.Checkout, []string{"/tmp"}) {
 		where = "/dev/shm"
 	}
-	w.line("- No Unix socket can be bound in %s or below, nor in the folders above (the home, and one made in it): the user's programs may connect to one in the project. Bind sockets in %s.", strings.Join(p.NoSockets(), ", "), where)
+	w.line("- No Unix socket can be bound in %s or below, nor in the other host folders mounted writable here (~/.claude/projects, the tool caches, the user's binds), nor in the folders above (the home, and one made in it): the user's programs may connect to one in the project, or to one a link there leads to. Bind sockets in %s.", strings.Join(append([]string{p.Project.Checkout}, p.Project.GitDirs...), ", "), where)
 }
 
 // readOnly lists the host's files claudebox shows read-only (the
