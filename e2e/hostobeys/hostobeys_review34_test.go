@@ -202,3 +202,23 @@ func TestReplayReview34MemoryBelowImport(t *testing.T) {
 		t.Errorf("the host's claude sent what the session wrote in an ignored file a folder's CLAUDE.md imports")
 	}
 }
+
+// TestReplayReview34CodexConfigBelow: Codex started in a folder of the
+// project layers each .codex/config.toml from the project's root down to
+// that folder (the root alone trusted), and starts the MCP servers they
+// name. A session that wrote one in a folder git ignores left what the
+// host's codex, started there or below, runs. Host-side proof: the
+// host's codex in a folder below it runs nothing the session planted.
+func TestReplayReview34CodexConfigBelow(t *testing.T) {
+	harness.RequireAgent(t, "codex", "@openai/codex")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "cx")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/scratch/\n")
+	h.Write(filepath.Join(h.Home, ".codex", "config.toml"), "model = \"gpt-test\"\n[projects.\""+proj+"\"]\ntrust_level = \"trusted\"\n")
+	h.Run(proj, nil, "git", "add", ".gitignore")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
+	out := h.Plant(proj, "a folder's .codex/config.toml", `sleep 2; mkdir -p scratch/.codex scratch/deep && printf '[mcp_servers.x]\ncommand = "sh"\nargs = ["-c", "touch `+h.Marker()+`"]\n' > scratch/.codex/config.toml && test -z "$(git status --porcelain)"`)
+	api := harness.StartAgentAPI(t, "Authorization", func() []harness.SandboxView { return nil })
+	h.RunsNothingPlanted(out, filepath.Join(proj, "scratch", "deep"), []string{"OPENAI_API_KEY=sk-test-r34", "OPENAI_BASE_URL=" + api.URL + "/v1"}, "timeout", "20", "codex", "exec", "--skip-git-repo-check", "say pong")
+}
