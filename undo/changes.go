@@ -1080,8 +1080,18 @@ func (t tree) inVenv(dir string) bool {
 }
 
 // taskNames are the task files that name what they run by its path
-// (sh build/gen in a makefile's recipe, an npm script's "sh tools/gen").
-var taskNames = []string{"GNUmakefile", "makefile", "Makefile", "justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Rakefile", "package.json"}
+// (sh build/gen in a makefile's recipe, an npm script's "sh tools/gen"),
+// and the build files that do as they configure or build: CMake's
+// execute_process and include, Meson's run_command, Gradle's exec,
+// SCons, Snakemake, tox's commands, a Procfile's processes (foreman,
+// overmind, honcho), Nix's imports and shellHook, Bazel's, Tilt's and
+// Vagrant's.
+var taskNames = []string{
+	"GNUmakefile", "makefile", "Makefile", "justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Rakefile", "package.json",
+	"CMakeLists.txt", "meson.build", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "SConstruct", "SConscript",
+	"Snakefile", "tox.ini", "Procfile", "Procfile.dev", "flake.nix", "shell.nix", "default.nix", "BUILD", "BUILD.bazel", "WORKSPACE",
+	"MODULE.bazel", "Tiltfile", "Vagrantfile",
+}
 
 // maxTaskText bounds what is read of one task file.
 const maxTaskText = 1 << 20

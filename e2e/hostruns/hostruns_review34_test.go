@@ -44,3 +44,33 @@ func TestReplayReview34IgnoredScriptInNamedDir(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayReview34IgnoredScriptRunByBuildFile: CMake's configure runs
+// what a tracked CMakeLists.txt's execute_process names, and Meson's what
+// a meson.build's run_command names, as make runs a recipe's: a file git
+// ignores the session made (tools/gen, no #! line, extension or execute
+// bit) stayed, as only a makefile, a justfile, a Taskfile, a Rakefile and
+// a package.json were read for the paths they name, and the host's cmake
+// -B build (meson setup build) ran it. Host-side proof: the host's
+// configure runs nothing planted.
+func TestReplayReview34IgnoredScriptRunByBuildFile(t *testing.T) {
+	for name, c := range map[string]struct {
+		file, text string
+		cmd        []string
+	}{
+		"cmake": {"CMakeLists.txt", "cmake_minimum_required(VERSION 3.10)\nproject(x NONE)\nexecute_process(COMMAND sh ${CMAKE_SOURCE_DIR}/tools/gen)\n", []string{"cmake", "-S", ".", "-B", "build"}},
+		"meson": {"meson.build", "project('x')\nrun_command('sh', 'tools/gen', check: false)\n", []string{"meson", "setup", "build"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			harness.RequireTool(t, c.cmd[0], "apt-get install "+c.cmd[0])
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "proj")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, ".gitignore"), "/tools/\n/build/\n")
+			h.Write(filepath.Join(proj, c.file), c.text)
+			commitAll(h, proj, "build")
+			out := plantUnseen(t, h, proj, "ignored script", `mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/gen`)
+			h.RunsNothingPlanted(out, proj, nil, c.cmd[0], c.cmd[1:]...)
+		})
+	}
+}
