@@ -1127,6 +1127,8 @@ type taskIndex struct {
 	// imports are the paths it imports as an agent's memory, relative to
 	// the checkout (@../notes/x.md climbs from its directory).
 	imports map[string]bool
+	// size is how much of it was read.
+	size int
 }
 
 // namedByTask says whether a task file in the directory of path, or in
@@ -1242,6 +1244,7 @@ func indexTask(text []byte, checkout, dir string) *taskIndex {
 		i = j
 	}
 	x.sorted = slices.Sorted(maps.Keys(x.words))
+	x.size = len(text)
 	return x
 }
 
@@ -1276,8 +1279,12 @@ func (x *taskIndex) imported(rest []byte, checkout, dir string) int {
 
 // maxImportDepth is how deep Claude Code and Gemini CLI follow imports
 // (an imported file's own, in turn); maxImportsRead bounds the files read
-// for one memory's: a tree of your instructions holds a handful.
-const maxImportDepth, maxImportsRead = 5, 256
+// for one memory's, and maxImportText what is read of them: a tree of
+// your instructions holds a handful.
+const (
+	maxImportDepth, maxImportsRead = 5, 256
+	maxImportText                  = 64 << 20
+)
 
 // importsOf is what the agent's memory at path imports, and what those
 // import in turn (Claude Code's @docs/agent.md whose @../notes/local.md
@@ -1327,13 +1334,18 @@ func (t tree) importedAnywhere(checkout string) map[string]bool {
 }
 
 // importedFrom is what the memory files import, and what those import in
-// turn, maxImportDepth deep, up to most files.
+// turn, maxImportDepth deep, up to most files and maxImportText read.
 func (t tree) importedFrom(checkout string, memories []string, most int) map[string]bool {
 	reached := map[string]bool{}
+	text := 0
 	for depth, files := 0, memories; depth < maxImportDepth && len(files) > 0; depth++ {
 		var next []string
 		for _, f := range files {
-			for imp := range t.taskIndex(checkout, f).imports {
+			x := t.taskIndex(checkout, f)
+			if text += x.size; text > maxImportText {
+				return reached
+			}
+			for imp := range x.imports {
 				if !reached[imp] && len(reached) < most {
 					reached[imp] = true
 					next = append(next, imp)
