@@ -70,7 +70,7 @@ func TestNamedByTaskIndexedOnce(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(checkout, "Makefile"), []byte("all:\n\trm -rf build/ out/\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	now := tree{tasks: &taskTexts{read: map[string]*taskIndex{}, imports: map[string]map[string]bool{}}}
+	now := tree{tasks: &taskTexts{read: map[string]*taskIndex{}, imports: map[string]map[string]bool{}, left: maxTasksText}}
 	for _, p := range []string{"build/a", "build/b", "build/c", "out/a"} {
 		if !now.namedByTask(checkout, p) {
 			t.Errorf("%s is not named", p)
@@ -80,6 +80,34 @@ func TestNamedByTaskIndexedOnce(t *testing.T) {
 	// out/ once for the first file below each.
 	if want := 3 * (len(taskNames) + len(agentMemory)); len(now.tasks.read) > want {
 		t.Errorf("indexed %d files, want %d at most", len(now.tasks.read), want)
+	}
+}
+
+// TestNamedByTaskPastWhatIsRead: past what an exit reads of task files
+// (a session's thousands of Makefiles of 1 MiB, each below which it wrote
+// a file, would hold the exit for minutes), a task file left unread names
+// every file below it; a folder with none names nothing still.
+func TestNamedByTaskPastWhatIsRead(t *testing.T) {
+	checkout := t.TempDir()
+	for _, d := range []string{"a", "b", "c"} {
+		if err := os.MkdirAll(filepath.Join(checkout, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"a", "b"} {
+		if err := os.WriteFile(filepath.Join(checkout, d, "Makefile"), bytes.Repeat([]byte("x "), 1<<19), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := tree{tasks: &taskTexts{read: map[string]*taskIndex{}, imports: map[string]map[string]bool{}, left: 1 << 20}}
+	// In this order: a's Makefile is read, and spends what may be.
+	for _, c := range []struct {
+		path string
+		want bool
+	}{{"a/gen", false}, {"b/gen", true}, {"c/gen", false}} {
+		if got := now.namedByTask(checkout, c.path); got != c.want {
+			t.Errorf("%s: named %v, want %v", c.path, got, c.want)
+		}
 	}
 }
 
@@ -93,7 +121,7 @@ func BenchmarkNamedByTask(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Run("file", func(b *testing.B) {
-		now := tree{tasks: &taskTexts{read: map[string]*taskIndex{}, imports: map[string]map[string]bool{}}}
+		now := tree{tasks: &taskTexts{read: map[string]*taskIndex{}, imports: map[string]map[string]bool{}, left: maxTasksText}}
 		now.namedByTask(checkout, "build/x")
 		b.ResetTimer()
 		for i := range b.N {
