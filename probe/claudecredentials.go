@@ -334,8 +334,13 @@ var documentExtensions = []string{".md", ".markdown", ".mdx", ".txt", ".rst"}
 
 // codeExtensions are the names of source files and markup, which a name
 // with "token" or "secret" in it leaves source: what a credential is kept
-// in is data (.json, .yaml, .txt, .env, a key's own extension).
-var codeExtensions = []string{".go", ".rs", ".java", ".kt", ".scala", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".m", ".jsx", ".tsx", ".vue", ".svelte", ".css", ".scss", ".less", ".html", ".htm", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj", ".dart", ".r", ".jl", ".zig", ".nim", ".pyi"}
+// in is data (.json, .yaml, .txt, .env, a key's own extension). Among
+// them the libraries Perl, Vim, Emacs, Tcl and CMake load, and assembly,
+// which as kinds not known were not shown past settingsFileLimit.
+var codeExtensions = []string{
+	".go", ".rs", ".java", ".kt", ".scala", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".swift", ".m", ".jsx", ".tsx", ".vue", ".svelte", ".css", ".scss", ".less", ".html", ".htm", ".ex", ".exs", ".erl", ".hs", ".ml", ".clj", ".dart", ".r", ".jl", ".zig", ".nim", ".pyi",
+	".pm", ".pod", ".t", ".vim", ".el", ".elc", ".lisp", ".tcl", ".tm", ".cmake", ".s", ".asm",
+}
 
 // shellScript says a file of extension ext holding b is a shell's
 // script, in which a literal given to a name (export DB_PASSWORD=x, fish's
