@@ -463,3 +463,45 @@ func TestReplayReview34InKeyAmongCertificates(t *testing.T) {
 		t.Errorf("inside, want the certificate")
 	}
 }
+
+// TestReplayReview34InAzureKeysAndKeystorePasswords: a credential's
+// name was known by the words a name ends in (password, secret,
+// token, api key, access key, private key): Azure's storage key, named
+// AccountKey in every connection string (a ~/bin script's az storage
+// --connection-string "…;AccountKey=…", an Azure Functions skill's
+// local.settings.json under AzureWebJobsStorage) and a Java keystore's
+// password given to keytool's or jarsigner's -storepass, -keypass
+// crossed. The attack, from inside: read them. Proof: none is inside;
+// a connection string with no key (the storage emulator's shortcut) and
+// a -storepass read from a variable still are.
+func TestReplayReview34InAzureKeysAndKeystorePasswords(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	bin := filepath.Join(h.Home, "bin")
+	h.Write(filepath.Join(bin, "upload"), "#!/bin/sh\naz storage blob upload --connection-string \"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=R34azKeyQ2pLm4x9WZk3wQp9LmT2vXr7BQ==;EndpointSuffix=core.windows.net\" -c builds -f \"$1\"\n")
+	h.Write(filepath.Join(bin, "sign"), "#!/bin/sh\njarsigner -keystore ~/release.jks -storepass R34storePw -keypass R34keyPw \"$1\" release\n")
+	h.Write(filepath.Join(bin, "sign-ci"), "#!/bin/sh\njarsigner -keystore release.jks -storepass:env KS_PASS \"$1\" release # R34-HARMLESS-SIGN\n")
+	for _, name := range []string{"upload", "sign", "sign-ci"} {
+		if err := os.Chmod(filepath.Join(bin, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	skill := filepath.Join(h.Home, ".claude", "skills", "functions")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: functions\ndescription: runs the functions locally\n---\nRun func start.\n")
+	h.Write(filepath.Join(skill, "local.settings.json"), `{"IsEncrypted": false, "Values": {"AzureWebJobsStorage": "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=R34fnKeyQ2pLm4x9WZk3wQp9LmT2vXr7BQ==;EndpointSuffix=core.windows.net", "FUNCTIONS_WORKER_RUNTIME": "python"}}`+"\n")
+	h.Write(filepath.Join(skill, "emulator.settings.json"), `{"Values": {"AzureWebJobsStorage": "UseDevelopmentStorage=true", "R34-HARMLESS-EMULATOR": "1"}}`+"\n")
+	env := []string{"PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, env, "exec 2>&1; cat ~/bin/* ~/.claude/skills/functions/*.json; true")
+	t.Log(out)
+	for _, secret := range []string{"R34azKey", "R34storePw", "R34keyPw", "R34fnKey"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a credential is readable inside (%s)", secret)
+		}
+	}
+	for _, want := range []string{"R34-HARMLESS-SIGN", "R34-HARMLESS-EMULATOR"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want %s, which holds none", want)
+		}
+	}
+}

@@ -169,7 +169,7 @@ var privateKeyArmor = sync.OnceValue(func() *regexp.Regexp {
 // own, ended by a space, a separator or the line's end (not a call's
 // argument, password=getpass()). Its value is the first group.
 var shellAssignment = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?im)(?:^|[\s;&|!.:"'$={(])(?:--?)?(?:[a-z0-9_-]*(?:passw(?:or)?d|secret|token|api[_-]?key|(?:secret|access|private)[_-]?key|[_-]pass)|pass|sshpass|mysql_pwd|rediscli_auth)["']?=["']?([^\s"'$;&|()<>\\` + "`" + `]+)["']?(?:[\s;&|]|$)`)
+	return regexp.MustCompile(`(?im)(?:^|[\s;&|!.:"'$={(])(?:--?)?(?:[a-z0-9_-]*(?:passw(?:or)?d|secret|token|api[_-]?key|(?:secret|access|private|account)[_-]?key|shared[_-]?access[_-]?signature|[_-]pass)|pass|sshpass|mysql_pwd|rediscli_auth)["']?=["']?([^\s"'$;&|()<>\\` + "`" + `]+)["']?(?:[\s;&|]|$)`)
 })
 
 // assignedHints are what every match of shellAssignment holds, in lower
@@ -485,7 +485,7 @@ var urlQuery = sync.OnceValue(func() *regexp.Regexp {
 // a key's name says what its value is. Its value is the first group or,
 // of an element, the second.
 var settingsCredential = sync.OnceValue(func() *regexp.Regexp {
-	const name = `[a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credentials?)`
+	const name = `[a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|account[_-]?key|shared[_-]?access[_-]?signature|credentials?)`
 	return regexp.MustCompile(`(?im)(?:^|[{,;])[ \t-]*(?:export[ \t]+)?["']?` + name + `["']?[ \t]*[:=][ \t]*["']?([^\s"'$<{\[#%,}\]][^\s"',}]*)|<` + name + `>[ \t]*([^\s<$][^<]*)<`)
 })
 
@@ -902,7 +902,7 @@ func xmlNamed(rest []byte) bool {
 
 // settingsNames are how the names settingsCredential knows end, in lower
 // case.
-var settingsNames = []string{"passwd", "password", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "credential", "credentials"}
+var settingsNames = []string{"passwd", "password", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "access_key", "access-key", "privatekey", "private_key", "private-key", "accountkey", "account_key", "account-key", "sharedaccesssignature", "credential", "credentials"}
 
 // largeSettingsMatches bounds how many of the places InLargeSettings
 // finds a name that says a credential given a value are matched against

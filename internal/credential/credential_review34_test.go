@@ -110,3 +110,25 @@ func TestCodeInProse(t *testing.T) {
 		}
 	}
 }
+
+// TestAccountKeyAndKeystorePassword: Azure's AccountKey and
+// SharedAccessSignature in a connection string, az's --account-key, and keytool's and jarsigner's password
+// options given a literal hold a credential; the emulator's shortcut,
+// -storepass:env and a variable do not.
+func TestAccountKeyAndKeystorePassword(t *testing.T) {
+	for text, want := range map[string]bool{
+		`az storage blob upload --connection-string "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=Zk3wQp9L==;EndpointSuffix=core.windows.net"`: true,
+		`{"AzureWebJobsStorage": "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=Zk3wQp9L==;EndpointSuffix=core.windows.net"}`:                   true,
+		"BlobEndpoint=https://a.blob.core.windows.net/;SharedAccessSignature=sv=2022-11-02&ss=b&sp=rl&sig=Zk3wQp9L%3D\n":                                  true,
+		"az storage blob list --account-name a --account-key Zk3wQp9L==\n":                                                                                true,
+		"jarsigner -keystore r.jks -storepass Zk3wQp9L app.jar release\n":                                                                                 true,
+		"keytool -importkeystore -srckeystore a.p12 -srcstorepass Zk3wQp9L -destkeystore b.jks\n":                                                         true,
+		`{"AzureWebJobsStorage": "UseDevelopmentStorage=true"}`:                                                                                           false,
+		"jarsigner -keystore r.jks -storepass:env KS_PASS app.jar release\n":                                                                              false,
+		"keytool -list -keystore r.jks -storepass \"$KS_PASS\"\n":                                                                                         false,
+	} {
+		if got := InSettings([]byte(text)) || InScript([]byte(text)); got != want {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+}

@@ -60,14 +60,19 @@ var passwordOptions = map[string]struct {
 // password, a secret, a token or an API key (--password, --db-pass,
 // --passphrase, --client-secret, --api-key, curl's --oauth2-bearer), in
 // lower case.
-var passwordOptionNames = []string{"password", "passwd", "passphrase", "pass", "pw", "pwd", "secret", "token", "bearer", "apikey", "api-key", "api_key"}
+var passwordOptionNames = []string{"password", "passwd", "passphrase", "pass", "pw", "pwd", "secret", "token", "bearer", "apikey", "api-key", "api_key", "account-key"}
+
+// keystoreOptions are the options Java's keytool and jarsigner take a
+// keystore's or a key's password with, after a single dash (-storepass
+// X; -storepass:env VAR and -storepass:file F name where it is).
+var keystoreOptions = []string{"storepass", "keypass", "srcstorepass", "deststorepass", "srckeypass", "destkeypass"}
 
 // inOptionsOrCode says text gives a password to a program's option, holds
 // HTTP's basic credentials, or, as code, gives a password's string
 // literal to a name that says one.
 func inOptionsOrCode(data []byte) bool {
 	lower := lowerASCII(data)
-	return longOptionPassword(data, lower) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || assignedInCode(data, lower) || shellAssignedInString(data, lower) || positionalPassword(data, lower)
+	return longOptionPassword(data, lower) || keystorePassword(data, lower) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || assignedInCode(data, lower) || shellAssignedInString(data, lower) || positionalPassword(data, lower)
 }
 
 // lowerASCII is a copy of data with A to Z in lower case, every other
@@ -113,6 +118,25 @@ func longOptionPassword(data, lower []byte) bool {
 		}
 		if v, spaced, ok := optionValue(data, at); ok && literalPassword(v, name) && !(spaced && lowerWord(v)) {
 			return true
+		}
+	}
+	return false
+}
+
+// keystorePassword says text gives a literal to keytool's or
+// jarsigner's password option (keystoreOptions): a build's
+// jarsigner -storepass … -keypass … crossed, its options no long
+// option's.
+func keystorePassword(data, lower []byte) bool {
+	for _, name := range keystoreOptions {
+		for start := range occurrences(lower, "-"+name) {
+			at := start + 1 + len(name)
+			if start > 0 && !isSpace(data[start-1]) && strings.IndexByte("\"'[(,", data[start-1]) < 0 || at < len(data) && isTokenByte(data[at]) {
+				continue
+			}
+			if v, _, ok := optionValue(data, at); ok && literalPassword(v, name) {
+				return true
+			}
 		}
 	}
 	return false
