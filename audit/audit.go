@@ -922,8 +922,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	// A directory known to hold nothing to judge is not opened: in a
 	// large tree, most are. (Its status is read first only where a record
 	// holds such a listing of it.)
+	// Its status may be the one the record's walk beside this one read.
 	var st unix.Stat_t
-	if depth < maxDepth && sub != gitDir && w.listedEmpty(rel) && unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+	if depth < maxDepth && sub != gitDir && w.listedEmpty(rel) && w.statAt(n.fd, name, rel, &st) && st.Mode&unix.S_IFMT == unix.S_IFDIR {
 		if l, ok := w.known(rel, st.Ino, sub, time.Unix(st.Ctim.Unix())); ok && l.entries == "" && sub != gitDir {
 			if w.inPlace(n, rel, &st) && w.take != nil {
 				f := file{has: hasInode, ino: st.Ino}
@@ -947,6 +948,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	if err == nil {
 		defer unix.Close(fd)
 		if err = unix.Fstat(fd, &st); err == nil {
+			w.reopen.Read(rel, &st)
 			w.reopen.Opened(fd, rel, &st)
 		}
 	} else {
@@ -1283,6 +1285,20 @@ func Obeys(obeyed []string, name string, fold bool) bool {
 // following a symlink.
 func (w *walker) read(rel string) ([]byte, error) {
 	return untrusted.ReadFile(w.root, rel, 4096)
+}
+
+// statAt reads the status of the entry name of fd, at rel, into st, or
+// takes the one the record's walk read (Reopener.Status), and says
+// whether it has one.
+func (w *walker) statAt(fd int, name, rel string, st *unix.Stat_t) bool {
+	if w.reopen.Status(rel, st) {
+		return true
+	}
+	if unix.Fstatat(fd, name, st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		return false
+	}
+	w.reopen.Read(rel, st)
+	return true
 }
 
 // inPlace says whether rel, of status st, in n, is provably what stood at

@@ -44,6 +44,21 @@ type Reopener struct {
 	standIns []string
 	mu       sync.Mutex
 	reopened []Reopened
+	// read are the statuses of directories one of the exit's walks (the
+	// audit's, the record's) read, for the other (Read, Status);
+	// touched, what the exit changes while they read: each stand-in, the
+	// directory holding it (removed, or renamed aside there), and each
+	// directory given back.
+	readMu  sync.RWMutex
+	read    map[string]dirStatus
+	touched map[string]bool
+}
+
+// dirStatus is what Status gives of a directory's status.
+type dirStatus struct {
+	dev, ino uint64
+	ctime    unix.Timespec
+	mode     uint32
 }
 
 // NewReopener is the Reopener of the checkout root, whose sessions began
@@ -53,7 +68,48 @@ func NewReopener(root string, since time.Time, start *Snapshot, standIns []strin
 	if start != nil && start.Root != root {
 		start = nil
 	}
-	return &Reopener{root: root, since: since, start: start, standIns: standIns}
+	touched := map[string]bool{}
+	for _, p := range standIns {
+		if rel, err := filepath.Rel(root, p); err == nil && filepath.IsLocal(rel) {
+			touched[rel], touched[filepath.Dir(rel)] = true, true
+		}
+	}
+	return &Reopener{root: root, since: since, start: start, standIns: standIns, read: map[string]dirStatus{}, touched: touched}
+}
+
+// Read keeps st, the status one of the exit's walks read of the
+// directory at rel, for the other (Status): only one the exit does not
+// change while they read, which the other would read again alike. A
+// stand-in's directory is changed by its removal; one whose owner lacks a
+// permission may be given back (a status read before no longer holds);
+// one the session changed is no use to either. r may be nil.
+func (r *Reopener) Read(rel string, st *unix.Stat_t) {
+	if r == nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o700 != 0o700 || !time.Unix(st.Ctim.Unix()).Before(r.since) {
+		return
+	}
+	r.readMu.Lock()
+	if !r.touched[rel] {
+		r.read[rel] = dirStatus{st.Dev, st.Ino, st.Ctim, st.Mode}
+	}
+	r.readMu.Unlock()
+}
+
+// Status gives, in st's device, inode, status change time and mode, the
+// status the other of the exit's walks read of the directory at rel
+// (Read), and says whether there is one: a walk need not read it again.
+// r may be nil.
+func (r *Reopener) Status(rel string, st *unix.Stat_t) bool {
+	if r == nil {
+		return false
+	}
+	r.readMu.RLock()
+	s, ok := r.read[rel]
+	r.readMu.RUnlock()
+	if !ok {
+		return false
+	}
+	st.Dev, st.Ino, st.Ctim, st.Mode = s.dev, s.ino, s.ctime, s.mode
+	return true
 }
 
 // dirFlags open a directory to read it, never through a symlink, nor
@@ -186,6 +242,11 @@ func (r *Reopener) giveBack(fd int, rel string) bool {
 	if !r.users(fd, rel, &st) {
 		return false
 	}
+	// Changed now: a status read before is the walk's own to read again.
+	r.readMu.Lock()
+	r.touched[rel] = true
+	delete(r.read, rel)
+	r.readMu.Unlock()
 	had, ok, err := untrusted.GiveBackFD(fd, st.Ino)
 	if err != nil {
 		return false

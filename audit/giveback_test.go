@@ -135,3 +135,68 @@ func BenchmarkScanNothingClosed(b *testing.B) {
 	cpu := func(r unix.Rusage) int64 { return r.Utime.Nano() + r.Stime.Nano() }
 	b.ReportMetric(float64(cpu(after)-cpu(before))/float64(b.N), "cpu-ns/op")
 }
+
+// TestStatusesHanded: of the directories' statuses the audit's walk
+// reads, the record's walk beside it is given only those the exit does
+// not change while they read: not a stand-in's, nor that of the directory
+// holding one (the stand-ins are removed as the walks read), nor one read
+// before the directory was closed and given back, nor one whose owner
+// lacks a permission (it may be given back), nor one the session changed
+// (the record's walk reads it).
+func TestStatusesHanded(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"plain", "holder/standin", "closed", "own", "changed"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Chmod(filepath.Join(root, "own"), 0o500)
+	t.Cleanup(func() {
+		os.Chmod(filepath.Join(root, "own"), 0o755)
+		os.Chmod(filepath.Join(root, "closed"), 0o755)
+	})
+	since := time.Now().Truncate(time.Second).Add(time.Second)
+	time.Sleep(time.Until(since) + 50*time.Millisecond)
+	if err := os.WriteFile(filepath.Join(root, "changed", "new"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReopener(root, since, nil, []string{filepath.Join(root, "holder", "standin")})
+	read := map[string]unix.Stat_t{}
+	for _, rel := range []string{"plain", "holder", "holder/standin", "closed", "own", "changed"} {
+		var st unix.Stat_t
+		if err := unix.Lstat(filepath.Join(root, rel), &st); err != nil {
+			t.Fatal(err)
+		}
+		read[rel] = st
+		r.Read(rel, &st)
+	}
+	// Closed after the audit's walk read it, and given back as the
+	// record's meets it.
+	if err := os.Chmod(filepath.Join(root, "closed"), 0); err != nil {
+		t.Fatal(err)
+	}
+	top, err := unix.Open(root, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(top)
+	fd, err := r.OpenDir(top, "closed", "closed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	unix.Fstat(fd, &st)
+	r.Opened(fd, "closed", &st)
+	unix.Close(fd)
+	if len(r.Reopened()) != 1 {
+		t.Fatalf("given back: %v, want closed", r.Reopened())
+	}
+	for rel, want := range map[string]bool{"plain": true, "holder": false, "holder/standin": false, "closed": false, "own": false, "changed": false, "elsewhere": false} {
+		var got unix.Stat_t
+		if ok := r.Status(rel, &got); ok != want {
+			t.Errorf("%s: handed %v, want %v", rel, ok, want)
+		} else if ok && (got.Ino != read[rel].Ino || got.Ctim != read[rel].Ctim || got.Dev != read[rel].Dev || got.Mode != read[rel].Mode) {
+			t.Errorf("%s: handed %+v, want the status read", rel, got)
+		}
+	}
+}

@@ -1682,8 +1682,15 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 				return false
 			}
 		}
+		// The audit's walk beside this one may have read its status.
 		var st unix.Stat_t
-		if dirent.StatAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o700 != 0o700 || recent(&st) || st.Dev != dirs.dev || !dirs.same(at, st.Ino, st.Ctim.Nano()) {
+		if !reopen.Status(rel, &st) {
+			if dirent.StatAt(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+				return false
+			}
+			reopen.Read(rel, &st)
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Mode&0o700 != 0o700 || recent(&st) || st.Dev != dirs.dev || !dirs.same(at, st.Ino, st.Ctim.Nano()) {
 			return false
 		}
 		if !keep(rel) {
@@ -1718,6 +1725,7 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 			return
 		}
 		if rel != "." {
+			reopen.Read(rel, &st)
 			reopen.Opened(fd, rel, &st)
 		}
 		var names map[string]bool
