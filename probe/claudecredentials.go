@@ -189,6 +189,16 @@ const notLookedThrough = "claudebox cannot look through it whole for git directo
 // cloned in place keeps its .git, and the packages they hold in turn.
 var packageDirs = map[string]bool{"node_modules": true, "site-packages": true, "dist-packages": true}
 
+// libraryDirs are, in a lib/, the directories an interpreter keeps its
+// standard library and its installed packages in (Ruby's lib/ruby: its
+// version's library, gems, site_ruby), looked through as packageDirs
+// are, its installed gems' first levels too (gems/3.3.0/gems/x/.git): a
+// Ruby installed below /usr/local lost to the judges its uri/generic.rb,
+// json/common.rb and rubygems/uri.rb, whose examples write a URL with a
+// user and a password, and require "uri" failed inside. Not Perl's
+// lib/perl5, whose site_perl holds an administrator's own modules.
+var libraryDirs = map[string]bool{"ruby": true}
+
 // packageLevels are the levels of a package directory looked through:
 // node_modules, @scope, the scoped package, each read for a .git among
 // its entries.
@@ -428,6 +438,9 @@ func gitDirsJudged(dir string, holds func(dirfd int, dir, name string) bool) (di
 				dirs = append(dirs, filepath.Join(d.path, ".git"))
 			case packageDirs[e.name]:
 				next = append(next, queued{filepath.Join(d.path, e.name), packageLevels})
+			case libraryDirs[e.name] && filepath.Base(d.path) == "lib":
+				// Its gems are three levels further: gems/3.3.0/gems/x.
+				next = append(next, queued{filepath.Join(d.path, e.name), packageLevels + 3})
 			case d.levels != 1:
 				next = append(next, queued{filepath.Join(d.path, e.name), max(d.levels-1, 0)})
 			}

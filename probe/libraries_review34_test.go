@@ -3,6 +3,7 @@ package probe
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,5 +36,43 @@ func TestLibraryKinds(t *testing.T) {
 		if got := settingsHoldCredential(path); got != want {
 			t.Errorf("settingsHoldCredential(%s) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestLibraryDirsAsPackages: a Ruby's lib/ruby below /usr/local is
+// looked through as a package manager's packages are: the examples of a
+// URL with a password in its uri/generic.rb are shown, a file named as
+// credentials are kept and a gem's git directory are not; the same
+// example elsewhere, and in Perl's lib/perl5, is still judged.
+func TestLibraryDirsAsPackages(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	local := filepath.Join(dir, "local")
+	example := "# URI('ftp://anonymous:hunter2x@ftp.example.com/pub')\nmodule URI\nend\n"
+	for name, content := range map[string]string{
+		"lib/ruby/3.3.0/uri/generic.rb":        example,
+		"lib/perl5/site_perl/Local.rb":         example,
+		"lib/ruby/3.3.0/.env":                  "TOKEN=x\n",
+		"share/deploy/generic.rb":              example,
+		"lib/ruby/gems/3.3.0/gems/x/.git/HEAD": "ref: refs/heads/main\n",
+	} {
+		path := filepath.Join(local, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, top := range []string{"lib", "share"} {
+		for _, e := range installedFiles(filepath.Join(local, top)) {
+			rel, _ := filepath.Rel(local, e.Path)
+			got = append(got, rel)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"lib/perl5/site_perl/Local.rb", "lib/ruby/3.3.0/.env", "lib/ruby/gems/3.3.0/gems/x/.git", "share/deploy/generic.rb"}; !slices.Equal(got, want) {
+		t.Errorf("installedFiles = %q, want %q", got, want)
 	}
 }
