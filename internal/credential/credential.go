@@ -174,7 +174,7 @@ var shellAssignment = sync.OnceValue(func() *regexp.Regexp {
 
 // assignedHints are what every match of shellAssignment holds, in lower
 // case.
-var assignedHints = []string{"pass", "secret", "token", "api", "key", "pwd", "auth"}
+var assignedHints = []string{"pass", "secret", "token", "api", "key", "pwd", "auth", "signature"}
 
 // assignedLiteral says a command gives a literal, not a switch, a number
 // or a variable, to a name that says a credential (shellAssignment).
@@ -498,7 +498,7 @@ var netrcCredential = sync.OnceValue(func() *regexp.Regexp {
 // lower case): a name that says one, and what InDocument's hold.
 // Text with none is not matched against the expressions, which cost
 // about 2 ms a KiB on a loaded 2-core machine.
-var settingsHints = append([]string{"pass", "pw", "secret", "token", "key", "auth", "credential", "pin", "pat", "cookie", "jwt", "://"}, documentHints...)
+var settingsHints = append([]string{"pass", "pw", "secret", "token", "key", "auth", "credential", "pin", "pat", "cookie", "jwt", "signature", "://"}, documentHints...)
 
 // notLiteral are values a settings key takes that are no credential: a
 // switch, nothing.
