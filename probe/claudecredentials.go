@@ -430,7 +430,7 @@ func gitDirsJudged(dir string, holds func(dirfd int, dir, name string) bool) (di
 			case e.typ != unix.DT_DIR:
 				// A package manager's packages are no one's settings:
 				// only their names are judged.
-				if e.typ == unix.DT_REG && (bind.CredentialFile(e.name) && namedCredentialFile(filepath.Join(d.path, e.name)) || d.levels == 0 && (bytecodeOfHidden(d.path, e.name, left) || holds(fd, d.path, e.name))) {
+				if e.typ == unix.DT_REG && (bind.CredentialFile(e.name) && namedCredentialFile(filepath.Join(d.path, e.name)) || d.levels == 0 && (bytecodeOfHidden(dir, d.path, e.name, left, holds) || holds(fd, d.path, e.name))) {
 					files = append(files, filepath.Join(d.path, e.name))
 					left[filepath.Join(d.path, e.name)] = true
 				}
@@ -470,7 +470,13 @@ func gitDirsJudged(dir string, holds func(dirfd int, dir, name string) bool) (di
 // host's Python writes it as it runs the source: a skill's config.py
 // was left out for its API key, and its bytecode, shown as compiled
 // code, held the key.
-func bytecodeOfHidden(dir, name string, left map[string]bool) bool {
+//
+// A walk that begins at a __pycache__ (root: a PATH directory's and a
+// toolchain's top are judged apart from their directories, each walked
+// on its own) knows no verdict of the source above it, and judges it
+// (holds): ~/bin's helper module settings.py was not shown, its
+// bytecode in ~/bin/__pycache__ was, password and all.
+func bytecodeOfHidden(root, dir, name string, left map[string]bool, holds func(dirfd int, dir, name string) bool) bool {
 	if !strings.HasSuffix(name, ".pyc") {
 		return false
 	}
@@ -478,9 +484,20 @@ func bytecodeOfHidden(dir, name string, left map[string]bool) bool {
 		return left[filepath.Join(dir, strings.TrimSuffix(name, "c"))]
 	}
 	module, _, _ := strings.Cut(name, ".")
-	src := filepath.Join(filepath.Dir(dir), module+".py")
-	_, err := os.Lstat(src)
-	return left[src] || err != nil
+	srcDir := filepath.Dir(dir)
+	src := filepath.Join(srcDir, module+".py")
+	if _, err := os.Lstat(src); err != nil || left[src] {
+		return true
+	}
+	if dir != root {
+		return false
+	}
+	fd, err := unix.Open(srcDir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return true
+	}
+	defer unix.Close(fd)
+	return holds(fd, srcDir, module+".py")
 }
 
 // A dirEntry is a directory's entry as its listing says: its name, and

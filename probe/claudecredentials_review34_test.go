@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +38,32 @@ func TestBytecodeOfHiddenSource(t *testing.T) {
 	}
 	if !whole || !slices.Equal(files, want) {
 		t.Errorf("gitDirs leaves out %v (whole %v), want %v", files, whole, want)
+	}
+}
+
+// TestBytecodeOfHiddenSourceAboveTheWalk: a walk that begins at a
+// __pycache__ (a PATH directory's, a toolchain's top's) judges the
+// sources above it: the bytecode of one with a credential is left out,
+// of one with none shown.
+func TestBytecodeOfHiddenSourceAboveTheWalk(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	for rel, content := range map[string]string{
+		"bin/settings.py":                          "DB_PASSWORD = \"hunter2\"\n",
+		"bin/__pycache__/settings.cpython-311.pyc": "\xa7\r\r\n\x00hunter2",
+		"bin/util.py":                              "NAME = 'util'\n",
+		"bin/__pycache__/util.cpython-311.pyc":     "\xa7\r\r\n\x00util",
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, e := range programSubdirsHidden(filepath.Join(dir, "bin")) {
+		got = append(got, strings.TrimPrefix(e.Path, dir+"/"))
+	}
+	if want := []string{"bin/__pycache__/settings.cpython-311.pyc"}; !slices.Equal(got, want) {
+		t.Errorf("programSubdirsHidden = %q, want %q", got, want)
 	}
 }
