@@ -136,7 +136,10 @@ var encodedArmor = []byte("LS0tLS1CRUdJTi")
 // and all (kind's, minikube's and k3s's kubeconfig keep the client's key
 // so, as client-key-data: LS0tLS1CRUdJTi…, under a name that says
 // none): each run of base64 that begins as armor does is decoded, its
-// first 4 KiB, and judged as a key's text is.
+// first 4 KiB, and judged as a key's text is. A run goes on past a
+// line's end and the next line's indent, or a string's \n, as base64
+// wraps it at 76 characters (a Secret's tls.key: | block, a key.b64):
+// one line of it holds the armor and too little of the body to judge.
 func encodedPrivateKey(data []byte) bool {
 	for at := 0; ; {
 		i := bytes.Index(data[at:], encodedArmor)
@@ -144,14 +147,44 @@ func encodedPrivateKey(data []byte) bool {
 			return false
 		}
 		at += i
-		n := tokenRun(data[at:], func(c byte) bool { return isWordByte(c) && c != '_' || c == '+' || c == '/' })
-		run := data[at : at+min(n, 4096)&^3]
+		run, n := base64Run(data[at:], 4096)
+		run = run[:len(run)&^3]
 		decoded := make([]byte, base64.StdEncoding.DecodedLen(len(run)))
 		if k, err := base64.StdEncoding.Decode(decoded, run); err == nil && PrivateKey(decoded[:k]) {
 			return true
 		}
 		at += n
 	}
+}
+
+// base64Run is the base64 at the start of data, its lines joined (a
+// line's end, spaces and tabs, a string's \n or \r between them), at
+// most most characters of it, and how much of data it took.
+func base64Run(data []byte, most int) ([]byte, int) {
+	var run []byte
+	at := 0
+	for at < len(data) && len(run) < most {
+		n := tokenRun(data[at:], func(c byte) bool { return isWordByte(c) && c != '_' || c == '+' || c == '/' || c == '=' })
+		run = append(run, data[at:at+n]...)
+		at += n
+		gap := 0
+		for at+gap < len(data) {
+			switch {
+			case strings.IndexByte(" \t\r\n", data[at+gap]) >= 0:
+				gap++
+				continue
+			case data[at+gap] == '\\' && at+gap+1 < len(data) && (data[at+gap+1] == 'n' || data[at+gap+1] == 'r'):
+				gap += 2
+				continue
+			}
+			break
+		}
+		if n == 0 || gap == 0 || at+gap >= len(data) || !isWordByte(data[at+gap]) && data[at+gap] != '+' && data[at+gap] != '/' {
+			break
+		}
+		at += gap
+	}
+	return run[:min(len(run), most)], max(at, 1)
 }
 
 // privateKeyArmor is a private key's first line and the start of its
