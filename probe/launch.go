@@ -155,15 +155,41 @@ func sharedMemoryDir(shm string) string {
 	if unix.Statfs(shm, &fs) != nil || fs.Type != unix.TMPFS_MAGIC || fs.Bavail*uint64(fs.Bsize) < sharedMemoryRoom {
 		return ""
 	}
+	dir := sharedMemoryName(shm)
+	if _, err := os.Lstat(dir); dir != "" && (errors.Is(err, os.ErrNotExist) || ownPrivateDir(dir)) {
+		return dir
+	}
+	return ""
+}
+
+// sharedMemoryName is the path sharedMemoryDir takes in shm for this user
+// and pid namespace; "" where the namespace cannot be read.
+func sharedMemoryName(shm string) string {
 	var ns unix.Stat_t
 	if unix.Stat("/proc/self/ns/pid", &ns) != nil {
 		return ""
 	}
-	dir := filepath.Join(shm, "claudebox-"+strconv.Itoa(os.Getuid())+"-"+strconv.FormatUint(ns.Ino, 10))
-	if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) || ownPrivateDir(dir) {
-		return dir
+	return filepath.Join(shm, "claudebox-"+strconv.Itoa(os.Getuid())+"-"+strconv.FormatUint(ns.Ino, 10))
+}
+
+// CopiesDirs are the directories RuntimeDir may name that exist as the
+// user's own, whatever RuntimeDir names now: a session killed before its
+// end left its private copies in one, and a later launch with another
+// environment (a cron job's without $XDG_RUNTIME_DIR, a terminal's with
+// it) or less room in /dev/shm would not look there.
+func CopiesDirs(getenv func(string) string) []string {
+	return copiesDirs(getenv, sharedMemory)
+}
+
+func copiesDirs(getenv func(string) string, shm string) []string {
+	var dirs []string
+	if dir := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(dir) && ownPrivateDir(dir) {
+		dirs = append(dirs, filepath.Join(dir, "claudebox"))
 	}
-	return ""
+	if dir := sharedMemoryName(shm); dir != "" && ownPrivateDir(dir) {
+		dirs = append(dirs, dir)
+	}
+	return dirs
 }
 
 // ownPrivateDir says dir is a directory, not a link, that the user owns

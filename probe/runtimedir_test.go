@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -84,4 +85,36 @@ func TestSharedMemoryDir(t *testing.T) {
 			t.Errorf("another user's: %q, want none", got)
 		}
 	}
+}
+
+// TestCopiesDirs: a launch sweeps killed sessions' copies both in the
+// runtime directory and in /dev/shm's, whichever it writes in now (a cron
+// job's session, without $XDG_RUNTIME_DIR, left them in /dev/shm, and a
+// terminal's launches never looked there), and only in the user's own.
+func TestCopiesDirs(t *testing.T) {
+	runtime, shm := t.TempDir(), t.TempDir()
+	os.Chmod(runtime, 0o700)
+	withRuntime := func(string) string { return runtime }
+	without := func(string) string { return "" }
+	inShm := sharedMemoryName(shm)
+	if inShm == "" {
+		t.Skip("no pid namespace to read")
+	}
+	check := func(what string, getenv func(string) string, want ...string) {
+		t.Helper()
+		if got := copiesDirs(getenv, shm); !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", what, got, want)
+		}
+	}
+	check("none made in /dev/shm", withRuntime, filepath.Join(runtime, "claudebox"))
+	if err := os.Mkdir(inShm, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	check("one made in /dev/shm", withRuntime, filepath.Join(runtime, "claudebox"), inShm)
+	check("no runtime directory", without, inShm)
+	os.Chmod(inShm, 0o755)
+	check("/dev/shm's open to others", without)
+	os.Remove(inShm)
+	os.Symlink(runtime, inShm)
+	check("/dev/shm's a link", without)
 }

@@ -34,29 +34,30 @@ func BenchmarkWriteDirCopies(b *testing.B) {
 }
 
 // TestSweepRuntimeCopies: the copies a session left in the runtime
-// directory go once its supervisor is gone; a running one's stay, and so
-// does what is not a session's copy.
+// directory, or in /dev/shm, go once its supervisor is gone; a running
+// one's stay, and so does what is not a session's copy.
 func TestSweepRuntimeCopies(t *testing.T) {
-	runtime := t.TempDir()
-	os.Chmod(runtime, 0o700)
-	t.Setenv("XDG_RUNTIME_DIR", runtime)
-	dir := filepath.Join(runtime, "claudebox")
+	runtime, shm := filepath.Join(t.TempDir(), "claudebox"), t.TempDir()
 	self, dead := strconv.Itoa(os.Getpid()), strconv.Itoa(deadPID(t))
-	for _, name := range []string{"cccc." + dead + dirCopiesExt, "aaaa." + self + dirCopiesExt, "other"} {
-		if err := os.MkdirAll(filepath.Join(dir, name, "0"), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name, "0", "a.md"), nil, 0o600); err != nil {
-			t.Fatal(err)
+	for _, dir := range []string{runtime, shm} {
+		for _, name := range []string{"cccc." + dead + dirCopiesExt, "aaaa." + self + dirCopiesExt, "other"} {
+			if err := os.MkdirAll(filepath.Join(dir, name, "0"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name, "0", "a.md"), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	removed := SweepRun(t.TempDir())
-	if want := []string{filepath.Join(dir, "cccc."+dead+dirCopiesExt)}; !slices.Equal(removed, want) {
+	removed := sweepCopies([]string{runtime, shm})
+	if want := []string{filepath.Join(runtime, "cccc."+dead+dirCopiesExt), filepath.Join(shm, "cccc."+dead+dirCopiesExt)}; !slices.Equal(removed, want) {
 		t.Errorf("removed %v, want %v", removed, want)
 	}
-	for _, name := range []string{"aaaa." + self + dirCopiesExt, "other"} {
-		if _, err := os.Lstat(filepath.Join(dir, name, "0", "a.md")); err != nil {
-			t.Error(err)
+	for _, dir := range []string{runtime, shm} {
+		for _, name := range []string{"aaaa." + self + dirCopiesExt, "other"} {
+			if _, err := os.Lstat(filepath.Join(dir, name, "0", "a.md")); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 }

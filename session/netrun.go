@@ -135,7 +135,7 @@ func sessionLive(log string) bool {
 // files of each session whose log nobody holds, and files of no session.
 // A running session's files stay. It returns the files removed.
 func SweepRun(stateDir string) []string {
-	removed := sweepRuntimeCopies()
+	removed := sweepCopies(probe.CopiesDirs(os.Getenv))
 	dir := runDir(stateDir)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -166,23 +166,22 @@ func SweepRun(stateDir string) []string {
 	return removed
 }
 
-// sweepRuntimeCopies removes the private copies sessions left in the
-// user's runtime directory (see dirCopiesAt) whose supervisor is gone.
-// They have no log there: the supervisor's pid in their name says.
-func sweepRuntimeCopies() []string {
-	dir := probe.RuntimeDir(os.Getenv)
-	if dir == "" {
-		return nil
-	}
-	entries, _ := os.ReadDir(dir)
+// sweepCopies removes the private copies sessions left in dirs (the
+// user's runtime directory, the one in /dev/shm: see dirCopiesAt) whose
+// supervisor is gone. They have no log there: the supervisor's pid in
+// their name says.
+func sweepCopies(dirs []string) []string {
 	var removed []string
-	for _, e := range entries {
-		stem, ok := strings.CutSuffix(e.Name(), dirCopiesExt)
-		if !ok || pidRuns(stem) {
-			continue
-		}
-		if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {
-			removed = append(removed, filepath.Join(dir, e.Name()))
+	for _, dir := range dirs {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			stem, ok := strings.CutSuffix(e.Name(), dirCopiesExt)
+			if !ok || pidRuns(stem) {
+				continue
+			}
+			if os.RemoveAll(filepath.Join(dir, e.Name())) == nil {
+				removed = append(removed, filepath.Join(dir, e.Name()))
+			}
 		}
 	}
 	return removed
