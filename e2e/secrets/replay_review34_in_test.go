@@ -39,40 +39,13 @@ func TestReplayReview34InUsrLocalToolchainDirs(t *testing.T) {
 	h.Write(filepath.Join(stage, "go", "bin", "go"), "\x7fELF\x02\x01\x01\x00R34-GO\x00")
 	h.Write(filepath.Join(stage, "go", "go.env"), "GOPROXY=https://proxy.golang.org,direct\n")
 	h.Write(filepath.Join(stage, "go", "src", "fmt", "print.go"), "package fmt // R34-SRC\n")
-	filepath.WalkDir(stage, func(p string, d os.DirEntry, err error) error {
-		if err == nil && (d.IsDir() || filepath.Base(filepath.Dir(p)) == "bin") {
-			os.Chmod(p, 0o755)
-		}
-		return nil
-	})
-	proj := filepath.Join(h.Home, "code", "p")
-	h.GitRepo(proj)
-	run := func(name string, args ...string) string {
-		t.Helper()
-		return h.RunOver(stage, "/usr/local", proj, name, args...)
-	}
-	if host := run("cat", "/usr/local/tomcat/conf/tomcat-users.xml"); !strings.Contains(host, secret) {
-		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)
-	}
-	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -ra "+secret+" /usr/local; grep -rah R34- /usr/local | tr -d '\\000'; /usr/local/tomcat/bin/catalina.sh; true")
-	t.Log(out)
-	if strings.Contains(out, secret) {
-		t.Errorf("a credential in an installed server's directories below /usr/local is readable inside")
-	}
-	for _, want := range []string{"R34-CATALINA", "R34-SERVER", "R34-JAR", "R34-KAFKA", "R34-TOOLS", "R34-GO", "R34-SRC"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("inside, want what an installed toolchain runs with (%s)", want)
-		}
-	}
-	dry := run("claudebox", "--dry-run", "--shell")
-	for _, p := range []string{"/usr/local/tomcat/conf/tomcat-users.xml", "/usr/local/kafka/config/client.properties", "/usr/local/tools/plugins/x/.git"} {
-		if !strings.Contains(dry, p) {
-			t.Errorf("--dry-run does not name %s", p)
-		}
-	}
-	if strings.Contains(dry, secret) {
-		t.Errorf("--dry-run shows a credential")
-	}
+	usrLocalStaged{
+		stage: stage, secret: secret, hostFile: "/usr/local/tomcat/conf/tomcat-users.xml",
+		script: "exec 2>&1; grep -ra " + secret + " /usr/local; grep -rah R34- /usr/local | tr -d '\\000'; /usr/local/tomcat/bin/catalina.sh; true",
+		where:  "in an installed server's directories below /usr/local",
+		want:   []string{"R34-CATALINA", "R34-SERVER", "R34-JAR", "R34-KAFKA", "R34-TOOLS", "R34-GO", "R34-SRC"},
+		hidden: []string{"/usr/local/tomcat/conf/tomcat-users.xml", "/usr/local/kafka/config/client.properties", "/usr/local/tools/plugins/x/.git"},
+	}.check(t, h)
 }
 
 // TestReplayReview34InHadoopProperties: the judges knew a credential's
@@ -105,37 +78,13 @@ func TestReplayReview34InHadoopProperties(t *testing.T) {
 	h.Write(filepath.Join(stage, "spark", "bin", "spark-submit"), "#!/bin/sh\necho R34-SPARK\n")
 	h.Write(filepath.Join(stage, "spark", "conf", "spark-defaults.conf"), "spark.master  yarn\nspark.hadoop.fs.s3a.secret.key  "+secret+"Sp9xQ\n")
 	h.Write(filepath.Join(stage, "spark", "conf", "log4j2.properties"), "rootLogger.level = info\nappender.console.name  console\n# R34-LOG4J\n")
-	filepath.WalkDir(stage, func(p string, d os.DirEntry, err error) error {
-		if err == nil && (d.IsDir() || filepath.Base(filepath.Dir(p)) == "bin") {
-			os.Chmod(p, 0o755)
-		}
-		return nil
-	})
-	proj := filepath.Join(h.Home, "code", "p")
-	h.GitRepo(proj)
-	run := func(name string, args ...string) string {
-		t.Helper()
-		return h.RunOver(stage, "/usr/local", proj, name, args...)
-	}
-	if host := run("cat", "/usr/local/hadoop/etc/hadoop/core-site.xml"); !strings.Contains(host, secret) {
-		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)
-	}
-	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -ra "+secret+" /usr/local; grep -rah R34- /usr/local; /usr/local/hadoop/bin/hadoop; /usr/local/spark/bin/spark-submit; true")
-	t.Log(out)
-	if strings.Contains(out, secret) {
-		t.Errorf("a credential in Hadoop's or Spark's settings below /usr/local is readable inside")
-	}
-	for _, want := range []string{"R34-HDFS", "R34-LOG4J", "R34-HADOOP", "R34-SPARK"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("inside, want what holds no credential (%s)", want)
-		}
-	}
-	dry := run("claudebox", "--dry-run", "--shell")
-	for _, p := range []string{"/usr/local/hadoop/etc/hadoop/core-site.xml", "/usr/local/hadoop/etc/hadoop/hive-site.xml", "/usr/local/spark/conf/spark-defaults.conf"} {
-		if !strings.Contains(dry, p) {
-			t.Errorf("--dry-run does not name %s", p)
-		}
-	}
+	usrLocalStaged{
+		stage: stage, secret: secret, hostFile: "/usr/local/hadoop/etc/hadoop/core-site.xml",
+		script: "exec 2>&1; grep -ra " + secret + " /usr/local; grep -rah R34- /usr/local; /usr/local/hadoop/bin/hadoop; /usr/local/spark/bin/spark-submit; true",
+		where:  "in Hadoop's or Spark's settings below /usr/local",
+		want:   []string{"R34-HDFS", "R34-LOG4J", "R34-HADOOP", "R34-SPARK"},
+		hidden: []string{"/usr/local/hadoop/etc/hadoop/core-site.xml", "/usr/local/hadoop/etc/hadoop/hive-site.xml", "/usr/local/spark/conf/spark-defaults.conf"},
+	}.check(t, h)
 }
 
 // TestReplayReview34InBytecodeOfHiddenSource: a source with a

@@ -1,7 +1,6 @@
 package secrets
 
 import (
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -48,35 +47,11 @@ func TestReplayReview34rUsrLocalLibraries(t *testing.T) {
 	h.Write(filepath.Join(stage, "lib", "tcl8.6", "init.tcl"), large(func(i int) string { return "proc p" + strconv.Itoa(i) + " {} { return " + strconv.Itoa(i) + " }\n" }, "# R34-TCL-WHOLE\n"))
 	h.Write(filepath.Join(stage, "cmake-3.30", "bin", "cmake"), "#!/bin/sh\necho R34-CMAKE-RUNS\n")
 	h.Write(filepath.Join(stage, "cmake-3.30", "share", "cmake-3.30", "Modules", "FindBig.cmake"), large(func(i int) string { return "set(BIG_VAR_" + strconv.Itoa(i) + " \"" + strconv.Itoa(i) + "\")\n" }, "# R34-CMAKE-WHOLE\n"))
-	filepath.WalkDir(stage, func(p string, d os.DirEntry, err error) error {
-		if err == nil && (d.IsDir() || filepath.Base(filepath.Dir(p)) == "bin") {
-			os.Chmod(p, 0o755)
-		}
-		return nil
-	})
-	proj := filepath.Join(h.Home, "code", "p")
-	h.GitRepo(proj)
-	run := func(name string, args ...string) string {
-		t.Helper()
-		return h.RunOver(stage, "/usr/local", proj, name, args...)
-	}
-	if host := run("cat", "/usr/local/lib/perl5/site_perl/Local/Conf.pm"); !strings.Contains(host, secret) {
-		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)
-	}
-	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -rao '"+secret+"[A-Za-z]*' /usr/local; grep -rah R34- /usr/local; perl -I/usr/local/lib/perl5/site_perl -MLocal::Big -e 'print Local::Big::hello(), qq(\\n)'; /usr/local/cmake-3.30/bin/cmake; true")
-	t.Log(out)
-	if strings.Contains(out, secret) {
-		t.Errorf("a password in a Perl module below /usr/local is readable inside")
-	}
-	for _, want := range []string{"R34-PERL-WHOLE", "R34-PERL-LOADED", "R34-VIM-WHOLE", "R34-TCL-WHOLE", "R34-CMAKE-WHOLE", "R34-CMAKE-RUNS"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("inside, want the library below /usr/local whole (%s)", want)
-		}
-	}
-	dry := run("claudebox", "--dry-run", "--shell")
-	for _, name := range []string{"Conf.pm", "BigConf.pm"} {
-		if p := filepath.Join("/usr/local/lib/perl5/site_perl/Local", name); !strings.Contains(dry, p) {
-			t.Errorf("--dry-run does not name %s", p)
-		}
-	}
+	usrLocalStaged{
+		stage: stage, secret: secret, hostFile: "/usr/local/lib/perl5/site_perl/Local/Conf.pm",
+		script: "exec 2>&1; grep -rao '" + secret + "[A-Za-z]*' /usr/local; grep -rah R34- /usr/local; perl -I/usr/local/lib/perl5/site_perl -MLocal::Big -e 'print Local::Big::hello(), qq(\\n)'; /usr/local/cmake-3.30/bin/cmake; true",
+		where:  "in a Perl module below /usr/local",
+		want:   []string{"R34-PERL-WHOLE", "R34-PERL-LOADED", "R34-VIM-WHOLE", "R34-TCL-WHOLE", "R34-CMAKE-WHOLE", "R34-CMAKE-RUNS"},
+		hidden: []string{"/usr/local/lib/perl5/site_perl/Local/Conf.pm", "/usr/local/lib/perl5/site_perl/Local/BigConf.pm"},
+	}.check(t, h)
 }

@@ -1,9 +1,7 @@
 package secrets
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -45,35 +43,11 @@ func TestReplayReview34InXMLAttributeProperties(t *testing.T) {
 	for name, content := range files {
 		h.Write(filepath.Join(tomcat, name), content)
 	}
-	filepath.WalkDir(stage, func(p string, d os.DirEntry, err error) error {
-		if err == nil && (d.IsDir() || filepath.Base(filepath.Dir(p)) == "bin") {
-			os.Chmod(p, 0o755)
-		}
-		return nil
-	})
-	proj := filepath.Join(h.Home, "code", "p")
-	h.GitRepo(proj)
-	run := func(name string, args ...string) string {
-		t.Helper()
-		return h.RunOver(stage, "/usr/local", proj, name, args...)
-	}
-	if host := run("cat", "/usr/local/tomcat/conf/context.xml"); !strings.Contains(host, secret) {
-		t.Fatalf("the user cannot read the staged file on the host, the test proves nothing:\n%s", host)
-	}
-	out := run("claudebox", "--shell", "-c", "exec 2>&1; grep -rao '"+secret+"[A-Za-z]*' /usr/local; grep -rah R34- /usr/local; /usr/local/tomcat/bin/catalina.sh; true")
-	t.Log(out)
-	if strings.Contains(out, secret) {
-		t.Errorf("a credential in an XML setting below /usr/local is readable inside")
-	}
-	for _, want := range []string{"R34-SERVER", "R34-WEBXML", "R34-LOGIN", "R34-CATALINA"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("inside, want what holds no credential (%s)", want)
-		}
-	}
-	dry := run("claudebox", "--dry-run", "--shell")
-	for _, name := range []string{"conf/context.xml", "webapps/app/WEB-INF/applicationContext.xml", "webapps/app/WEB-INF/web.xml", "conf/app.properties.xml", "conf/core-site.xml"} {
-		if p := filepath.Join("/usr/local/tomcat", name); !strings.Contains(dry, p) {
-			t.Errorf("--dry-run does not name %s", p)
-		}
-	}
+	usrLocalStaged{
+		stage: stage, secret: secret, hostFile: "/usr/local/tomcat/conf/context.xml",
+		script: "exec 2>&1; grep -rao '" + secret + "[A-Za-z]*' /usr/local; grep -rah R34- /usr/local; /usr/local/tomcat/bin/catalina.sh; true",
+		where:  "in an XML setting below /usr/local",
+		want:   []string{"R34-SERVER", "R34-WEBXML", "R34-LOGIN", "R34-CATALINA"},
+		hidden: []string{"/usr/local/tomcat/conf/context.xml", "/usr/local/tomcat/webapps/app/WEB-INF/applicationContext.xml", "/usr/local/tomcat/webapps/app/WEB-INF/web.xml", "/usr/local/tomcat/conf/app.properties.xml", "/usr/local/tomcat/conf/core-site.xml"},
+	}.check(t, h)
 }
