@@ -74,6 +74,31 @@ got = c.recv(4096)
 open("got", "wb").write(got)
 `
 
+// psqlDuringSession runs a session of script in proj (a git project with
+// listen.py, pgListener, beside it), the home's ~/.pgpass holding secret,
+// and, once the listener inside has started, the host's psql pointed at
+// the project's .pg; it returns what psql printed and the session's
+// output, once the session has ended.
+func psqlDuringSession(t *testing.T, h *harness.Host, proj, secret, script string) (psql []byte, out string) {
+	t.Helper()
+	harness.RequireTool(t, "psql", "apt-get install postgresql-client")
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	h.Write(filepath.Join(proj, "listen.py"), pgListener)
+	h.Write(filepath.Join(h.Home, ".pgpass"), "*:*:*:*:"+secret+"\n")
+	harness.Must(t, os.Chmod(filepath.Join(h.Home, ".pgpass"), 0o600))
+	h.Chown()
+	_, session, exited := harness.StartSession(t, h, proj, script)
+	harness.WaitFor(t, "the listener inside", func() bool { return paths.Exists(filepath.Join(proj, "started")) || len(exited) > 0 })
+	c := h.Command(proj, []string{"PGHOST=" + filepath.Join(proj, ".pg"), "PGCONNECT_TIMEOUT=5"}, "timeout", "20", "psql", "-U", "u", "-d", "db", "-c", "select 1")
+	psql, _ = c.CombinedOutput()
+	time.Sleep(500 * time.Millisecond)
+	harness.TouchDone(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("the session: %v\n%s", err, session)
+	}
+	return psql, session.String()
+}
+
 // TestReplayReview34SocketInProject: while a session runs, a host client
 // pointed at a socket in the project (a project-local PostgreSQL's
 // PGHOST=$PWD/.pg, a .env's DOCKER_HOST=unix://./docker.sock) connects
@@ -85,37 +110,23 @@ open("got", "wb").write(got)
 // /dev/shm: the tests' home is below /tmp, which is then on the way to
 // the project, where none is made).
 func TestReplayReview34SocketInProject(t *testing.T) {
-	harness.RequireTool(t, "psql", "apt-get install postgresql-client")
-	harness.RequireTool(t, "python3", "apt-get install python3")
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "db")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/.pg/\n/listen.py\n/got\n/refused\n/started\n/elsewhere-ok\n")
-	h.Write(filepath.Join(proj, "listen.py"), pgListener)
 	const secret = "pgpass-secret-r34-0123456789"
-	h.Write(filepath.Join(h.Home, ".pgpass"), "*:*:*:*:"+secret+"\n")
-	harness.Must(t, os.Chmod(filepath.Join(h.Home, ".pgpass"), 0o600))
-	h.Chown()
-	_, out, exited := harness.StartSession(t, h, proj, `mkdir -p .pg
+	psql, out := psqlDuringSession(t, h, proj, secret, `mkdir -p .pg
 python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/dev/shm/ok.sock")' && touch elsewhere-ok
 python3 listen.py "$PWD/.pg/.s.PGSQL.5432" &
 while ! test -e done; do sleep 0.1; done`)
-	harness.WaitFor(t, "the listener inside", func() bool { return paths.Exists(filepath.Join(proj, "started")) || len(exited) > 0 })
-	c := h.Command(proj, []string{"PGHOST=" + filepath.Join(proj, ".pg"), "PGCONNECT_TIMEOUT=5"}, "timeout", "20", "psql", "-U", "u", "-d", "db", "-c", "select 1")
-	psql, _ := c.CombinedOutput()
-	time.Sleep(500 * time.Millisecond)
-	harness.TouchDone(t, proj)
-	if err := <-exited; err != nil {
-		t.Fatalf("the session: %v\n%s", err, out)
-	}
 	if !paths.Exists(filepath.Join(proj, "refused")) {
-		t.Errorf("the sandbox bound a socket in the project:\n%s", out.String())
+		t.Errorf("the sandbox bound a socket in the project:\n%s", out)
 	}
 	if b, _ := os.ReadFile(filepath.Join(proj, "got")); strings.Contains(string(b), secret) {
 		t.Errorf("the host's psql gave the sandbox's listener in the project the password of ~/.pgpass: %q\npsql: %s", b, psql)
 	}
 	if !paths.Exists(filepath.Join(proj, "elsewhere-ok")) {
-		t.Errorf("no socket could be made outside the project, in /dev/shm:\n%s", out.String())
+		t.Errorf("no socket could be made outside the project, in /dev/shm:\n%s", out)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 	"github.com/claudebox/claudebox/paths"
@@ -22,18 +21,12 @@ import (
 // gives the sandbox nothing; no socket is made in those directories, and
 // one in /dev/shm still is.
 func TestReplayReview34rSocketLinkedIntoProject(t *testing.T) {
-	harness.RequireTool(t, "psql", "apt-get install postgresql-client")
-	harness.RequireTool(t, "python3", "apt-get install python3")
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "db")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/.pg/\n/listen.py\n/got\n/refused\n/started\n/elsewhere-ok\n/instance-refused\n")
-	h.Write(filepath.Join(proj, "listen.py"), pgListener)
 	const secret = "pgpass-secret-r34r-0123456789"
-	h.Write(filepath.Join(h.Home, ".pgpass"), "*:*:*:*:"+secret+"\n")
-	harness.Must(t, os.Chmod(filepath.Join(h.Home, ".pgpass"), 0o600))
-	h.Chown()
-	_, out, exited := harness.StartSession(t, h, proj, `mkdir -p .pg
+	psql, out := psqlDuringSession(t, h, proj, secret, `mkdir -p .pg
 python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("/dev/shm/ok.sock")' && touch elsewhere-ok
 python3 -c 'import socket, os
 for d in (os.environ["HOME"] + "/.claude/projects", os.environ["HOME"] + "/.claude/file-history"):
@@ -45,21 +38,13 @@ caches=$(awk '$5 == "/run/claudebox/caches" {print $4}' /proc/self/mountinfo)
 ln -s "$caches/pg.sock" .pg/.s.PGSQL.5432
 python3 listen.py /run/claudebox/caches/pg.sock &
 while ! test -e done; do sleep 0.1; done`)
-	harness.WaitFor(t, "the listener inside", func() bool { return paths.Exists(filepath.Join(proj, "started")) || len(exited) > 0 })
-	c := h.Command(proj, []string{"PGHOST=" + filepath.Join(proj, ".pg"), "PGCONNECT_TIMEOUT=5"}, "timeout", "20", "psql", "-U", "u", "-d", "db", "-c", "select 1")
-	psql, _ := c.CombinedOutput()
-	time.Sleep(500 * time.Millisecond)
-	harness.TouchDone(t, proj)
-	if err := <-exited; err != nil {
-		t.Fatalf("the session: %v\n%s", err, out)
-	}
 	if b, _ := os.ReadFile(filepath.Join(proj, "got")); strings.Contains(string(b), secret) {
 		t.Errorf("the host's psql, pointed at the project's socket, a link to the sandbox's listener in its caches, gave it the password of ~/.pgpass: %q\npsql: %s", b, psql)
 	}
 	if b, _ := os.ReadFile(filepath.Join(proj, "instance-refused")); strings.Count(string(b), "ermission denied") != 2 || !paths.Exists(filepath.Join(proj, "refused")) {
-		t.Errorf("the sandbox bound a socket in a host directory it writes outside the project: refused %q, caches refused %v\n%s", b, paths.Exists(filepath.Join(proj, "refused")), out.String())
+		t.Errorf("the sandbox bound a socket in a host directory it writes outside the project: refused %q, caches refused %v\n%s", b, paths.Exists(filepath.Join(proj, "refused")), out)
 	}
 	if !paths.Exists(filepath.Join(proj, "elsewhere-ok")) {
-		t.Errorf("no socket could be made outside the host's directories, in /dev/shm:\n%s", out.String())
+		t.Errorf("no socket could be made outside the host's directories, in /dev/shm:\n%s", out)
 	}
 }
