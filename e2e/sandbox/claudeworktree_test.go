@@ -88,10 +88,13 @@ func TestSandboxClaudeSubagentWorktree(t *testing.T) {
 	h.GitRepo(proj)
 	// The fake picks each turn by the results its conversation holds, the
 	// subagent's as the main one's: each agent's first turn starts a
-	// subagent (Claude Code nests a few), its second commits where it is.
+	// subagent (Claude Code nests a few), its second commits where it is,
+	// the main one's too: the file holds where, so that the two commits
+	// differ even when made in one second (else the subagent's branch is
+	// the project's HEAD, merged, and goes at the session's end).
 	api := harness.StartScriptedAPI(t, "FAKE-REPLY-subagent-done",
 		harness.ToolCall{Name: "Agent", Input: map[string]any{"description": "isolated", "prompt": "commit", "subagent_type": "general-purpose", "isolation": "worktree", "run_in_background": false}},
-		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "echo from-subagent > sub.txt && git add sub.txt && git -c user.name=c -c user.email=c@example.com commit -q -m from-subagent", "description": "commit"}},
+		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "pwd > sub.txt && git add sub.txt && git -c user.name=c -c user.email=c@example.com commit -q -m from-subagent", "description": "commit"}},
 	)
 	out := h.Run(proj, api.Env("sk-ant-test-key"), "claudebox", "--allowedTools", "Bash,Agent", "-p", "use the tools")
 	if !strings.Contains(out, "FAKE-REPLY-subagent-done") {
