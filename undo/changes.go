@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/audit"
+	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/dirent"
 	"github.com/claudebox/claudebox/internal/parallel"
@@ -1090,8 +1091,44 @@ var taskNames = []string{
 	"GNUmakefile", "makefile", "Makefile", "justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Rakefile", "package.json",
 	"CMakeLists.txt", "meson.build", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "SConstruct", "SConscript",
 	"Snakefile", "tox.ini", "Procfile", "Procfile.dev", "flake.nix", "shell.nix", "default.nix", "BUILD", "BUILD.bazel", "WORKSPACE",
-	"MODULE.bazel", "Tiltfile", "Vagrantfile",
+	"MODULE.bazel", "Tiltfile", "Vagrantfile", "composer.json", "deno.json", "deno.jsonc", "pyproject.toml",
 }
+
+// runnerFiles are the files, relative to a directory, that run what they
+// name by its path from that directory, as a task file does, though they
+// lie below it: the hooks and MCP servers of the host's agents' project
+// settings (Claude Code's, .mcp.json, Codex's, Gemini CLI's), which they
+// start there unasked; VS Code's tasks (a folderOpen task runs as the
+// folder opens); a dev container's initializeCommand, which runs on the
+// host; and the hook managers' configurations, which the host's git
+// commit runs. A hook in .claude/settings.json running sh tools/check,
+// tools/ ignored, ran the session's tools/check at the host's claude -p.
+var runnerFiles = []string{
+	".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".codex/config.toml", ".gemini/settings.json",
+	".vscode/tasks.json", ".devcontainer/devcontainer.json", ".devcontainer.json",
+	".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".lefthook-local.yml",
+}
+
+// hookDirs are where a repository's git hooks lie, relative to its top,
+// from which git runs them: its own, and the directories core.hooksPath
+// names by custom and husky's (.husky, whose hooks .husky/_ runs); the
+// one its .git/config names is added. A pre-commit hook running sh
+// tools/check, tools/ ignored, ran the session's tools/check at the
+// host's git commit.
+var hookDirs = []string{".git/hooks", ".githooks", ".husky"}
+
+// gitHooks are the names git runs a hook by (githooks(5), git 2.39).
+var gitHooks = map[string]bool{
+	"applypatch-msg": true, "pre-applypatch": true, "post-applypatch": true, "pre-commit": true, "pre-merge-commit": true,
+	"prepare-commit-msg": true, "commit-msg": true, "post-commit": true, "pre-rebase": true, "post-checkout": true,
+	"post-merge": true, "pre-push": true, "pre-receive": true, "update": true, "proc-receive": true, "post-receive": true,
+	"post-update": true, "reference-transaction": true, "push-to-checkout": true, "pre-auto-gc": true, "post-rewrite": true,
+	"sendemail-validate": true, "fsmonitor-watchman": true, "p4-changelist": true, "p4-prepare-changelist": true,
+	"p4-post-changelist": true, "p4-pre-submit": true, "post-index-change": true,
+}
+
+// maxHookFiles bounds the hooks read in one hooks directory.
+const maxHookFiles = 64
 
 // maxTaskText bounds what is read of one task file, maxTasksText of all
 // an exit reads (35 ms to index 1 MiB, at load 11 on two cores).
@@ -1105,6 +1142,8 @@ const maxTaskText, maxTasksText = 1 << 20, 64 << 20
 type taskTexts struct {
 	sync.Mutex
 	read map[string]*taskIndex
+	// hooks are the hook files found for a directory, by its path.
+	hooks map[string][]string
 	// left is what may still be read and indexed (maxTasksText at first).
 	left int
 	// imports are what each agent's memory imports, in turn too;
@@ -1143,7 +1182,9 @@ type taskIndex struct {
 // end after a variable ($(OUT)/gen): the host's make runs an ignored
 // build/gen whatever its name, mode or first line, and git status shows
 // nothing of it. What it costs: every ignored file a session makes in a
-// directory a task file names is moved aside. A name beside the task file
+// directory a task file names is moved aside. The repository's git hooks
+// and runnerFiles in a directory above it are asked as its task files are
+// (a pre-commit hook's sh tools/check). A name beside the task file
 // a variable holds whole and the task file spells nowhere (sh $(NAME),
 // NAME := $(shell cat .name)) is not seen. So is one an agent's memory
 // in its folder or above imports (@notes/local.md), which the host's
@@ -1167,10 +1208,67 @@ func (t tree) namedByTask(checkout, path string) bool {
 				return true
 			}
 		}
+		for _, name := range runnerFiles {
+			if t.taskIndex(checkout, filepath.Join(dir, name)).names(rel) {
+				return true
+			}
+		}
+		for _, hook := range t.hooksIn(checkout, dir) {
+			if t.taskIndex(checkout, hook).names(rel) {
+				return true
+			}
+		}
 		if dir == "." || dir == "/" {
 			return false
 		}
 	}
+}
+
+// hooksIn lists the git hooks of a repository whose top is dir (relative
+// to checkout), relative to checkout: those in hookDirs and in the
+// directory its .git/config's core.hooksPath names, where it lies in the
+// checkout, found once.
+func (t tree) hooksIn(checkout, dir string) []string {
+	if t.tasks != nil {
+		t.tasks.Lock()
+		got, ok := t.tasks.hooks[dir]
+		t.tasks.Unlock()
+		if ok {
+			return got
+		}
+	}
+	dirs := slices.Clone(hookDirs)
+	if b, err := untrusted.ReadFile(checkout, filepath.Join(dir, ".git", "config"), maxTaskText); err == nil {
+		if entries, err := gitconfig.Parse(b); err == nil {
+			if p := gitconfig.Last(entries, "core.hookspath"); p != "" {
+				if filepath.IsAbs(p) {
+					p, _ = filepath.Rel(filepath.Join(checkout, dir), p)
+				}
+				if p = filepath.Clean(p); filepath.IsLocal(p) {
+					dirs = append(dirs, p)
+				}
+			}
+		}
+	}
+	var hooks []string
+	for _, d := range dirs {
+		n := 0
+		untrusted.EachEntry(checkout, filepath.Join(dir, d), func(e fs.DirEntry) {
+			if n < maxHookFiles && gitHooks[e.Name()] && e.Type().IsRegular() {
+				n++
+				hooks = append(hooks, filepath.Join(dir, d, e.Name()))
+			}
+		})
+	}
+	if t.tasks != nil {
+		t.tasks.Lock()
+		if t.tasks.hooks == nil {
+			t.tasks.hooks = map[string][]string{}
+		}
+		t.tasks.hooks[dir] = hooks
+		t.tasks.Unlock()
+	}
+	return hooks
 }
 
 // names says whether the task file names rel: as a word, by a directory

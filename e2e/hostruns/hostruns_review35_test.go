@@ -1,0 +1,71 @@
+package hostruns
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview35IgnoredScriptRunByHook: a git hook of the user's (in
+// .git/hooks, or the core.hooksPath directory .githooks), and the hooks
+// and MCP servers of the project's Claude Code settings, run a file git
+// ignores by its path (sh tools/check), as a makefile's recipe does. The
+// exit asked only the task files in the file's directory and above it
+// (a makefile, a package.json) whether they named it: the tools/check the
+// session made (no #! line, extension or execute bit) stayed, git status
+// showed nothing, and the host's git commit (claude -p) ran it.
+// Host-side proof: the host's git commit and claude -p run nothing
+// planted.
+func TestReplayReview35IgnoredScriptRunByHook(t *testing.T) {
+	commit := []string{"git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "x"}
+	for name, c := range map[string]struct {
+		files  map[string]string
+		config []string
+		claude bool
+	}{
+		"git hook":    {files: map[string]string{".git/hooks/pre-commit": "#!/bin/sh\nsh tools/check\n"}},
+		"hooks path":  {files: map[string]string{".githooks/pre-commit": "#!/bin/sh\nsh tools/check\n"}, config: []string{"core.hooksPath", ".githooks"}},
+		"claude hook": {files: map[string]string{".claude/settings.json": `{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"sh tools/check"}]}]}}` + "\n"}, claude: true},
+		"mcp server": {files: map[string]string{
+			".mcp.json":             `{"mcpServers":{"lint":{"command":"sh","args":["tools/check"]}}}` + "\n",
+			".claude/settings.json": `{"enableAllProjectMcpServers":true}` + "\n",
+		}, claude: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if c.claude {
+				harness.RequireClaude(t)
+			}
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "code", "hooked")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, ".gitignore"), "/tools/\n")
+			for f, text := range c.files {
+				h.Write(filepath.Join(proj, f), text)
+				if filepath.Base(f) == "pre-commit" {
+					harness.Must(t, os.Chmod(filepath.Join(proj, f), 0o755))
+				}
+			}
+			if c.config != nil {
+				h.Run(proj, nil, "git", append([]string{"config"}, c.config...)...)
+			}
+			h.Run(proj, nil, "git", "add", ".")
+			h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--no-verify", "-m", "hooks")
+			const key = "sk-ant-test-key-hookrun-0123456789abcdef"
+			if c.claude {
+				h.Onboarded(key, proj)
+			}
+			out := plantUnseen(t, h, proj, "ignored script a hook runs", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/check`)
+			if !c.claude {
+				h.RunsNothingPlanted(out, proj, nil, commit[0], commit[1:]...)
+				return
+			}
+			api := harness.StartFakeAPI(t, "FAKE-REPLY-hookrun")
+			h.RunsNothingPlanted(out, proj, api.Env(key), "claude", "-p", "hello")
+			if len(api.Bodies()) == 0 {
+				t.Fatalf("the host's claude sent nothing: the test proves nothing")
+			}
+		})
+	}
+}
