@@ -384,8 +384,9 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 				c.Paths = append(c.Paths, PathChange{Path: path, Change: "changed", Ignored: true})
 			}
 		}
+		hidden := len(wrote) > 0 && untrackedHidden(p)
 		for _, path := range wrote {
-			if !asked || ignored[path] {
+			if !asked || ignored[path] || hidden {
 				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 			} else {
 				// Of those git shows, an untracked one looks as before.
@@ -589,8 +590,9 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 			}
 		}
 	}
+	hidden := len(made) > 0 && untrackedHidden(p)
 	for _, path := range made {
-		ign := ignoredNow[path]
+		ign := ignoredNow[path] || hidden
 		add(path, "created", ign)
 		// One the session made that git ignores and the host runs is as
 		// much its code as one it changed: make takes a target newer than

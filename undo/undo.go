@@ -1108,6 +1108,80 @@ func waitingExcludesFile() string {
 	return ""
 }
 
+// untrackedHidden says whether the host's git status names no untracked
+// file in p: status.showUntrackedFiles = no (a large repository's setup
+// advises it, a dotfiles repository needs it) in the system's, the
+// user's, the repository's or its worktree's configuration, or a file
+// they include. A file the session made that git does not ignore is then
+// as unseen as one it ignores: a json.py beside a tracked app.py stayed,
+// git status showed nothing, and the host's python3 app.py imported it.
+// Any of them saying so is taken for git's answer (a later file's normal
+// is not weighed against it).
+func untrackedHidden(p instance.Project) bool {
+	var configs []string
+	if !gitconfig.IsTrue(os.Getenv("GIT_CONFIG_NOSYSTEM")) {
+		configs = append(configs, "/etc/gitconfig")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		configs = append(configs, filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig"))
+		if global := os.Getenv("GIT_CONFIG_GLOBAL"); filepath.IsAbs(global) {
+			configs = append(configs, global)
+		}
+	}
+	// The user's own files may be links (a dotfiles manager's); the
+	// repository's are read as they are.
+	for i, c := range configs {
+		if real, err := filepath.EvalSymlinks(c); err == nil {
+			configs[i] = real
+		}
+	}
+	if common := commonOf(p); common != "" {
+		configs = append(configs, filepath.Join(common, "config"))
+	}
+	if p.GitDir != "" {
+		configs = append(configs, filepath.Join(p.GitDir, "config.worktree"))
+	}
+	seen := map[string]bool{}
+	var says func(config string, depth int) bool
+	says = func(config string, depth int) bool {
+		if seen[config] || depth > maxIncludeDepth {
+			return false
+		}
+		seen[config] = true
+		entries, _ := gitconfig.Read(config)
+		for _, v := range gitconfig.Values(entries, "status.showuntrackedfiles") {
+			if v = strings.ToLower(v); v == "no" || !gitconfig.IsTrue(v) && v != "normal" && v != "all" {
+				return true
+			}
+		}
+		for _, inc := range gitconfig.Includes(entries) {
+			if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(inc, "~/") {
+				inc = filepath.Join(home, inc[2:])
+			}
+			if !filepath.IsAbs(inc) {
+				inc = filepath.Join(filepath.Dir(config), inc)
+			}
+			if real, err := filepath.EvalSymlinks(inc); err == nil && says(real, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range configs {
+		if says(c, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxIncludeDepth is how deep git follows includes before it refuses.
+const maxIncludeDepth = 10
+
 // blocksOpen says whether opening path, through a link as git does, may
 // wait forever: it is a FIFO or a device.
 func blocksOpen(path string) bool {

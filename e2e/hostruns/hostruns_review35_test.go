@@ -69,3 +69,34 @@ func TestReplayReview35IgnoredScriptRunByHook(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayReview35UntrackedHidden: where git's configuration sets
+// status.showUntrackedFiles = no (the repository's, as a large
+// repository's setup advises, or the user's own), git status names no
+// untracked file. The exit left a module the session made that git does
+// not ignore to the user's review, as git status would name it: a json.py
+// beside a tracked app.py stayed, git status showed nothing, and the
+// host's python3 app.py imported it for the standard library's.
+// Host-side proof: the host's python3 app.py runs nothing planted.
+func TestReplayReview35UntrackedHidden(t *testing.T) {
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	for _, where := range []string{"repository", "global"} {
+		t.Run(where, func(t *testing.T) {
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "code", "quiet")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, "app.py"), "import json\nprint(json.dumps(1))\n")
+			if where == "repository" {
+				h.Run(proj, nil, "git", "config", "status.showUntrackedFiles", "no")
+			} else {
+				h.Write(filepath.Join(h.Home, ".gitconfig"), "[status]\n\tshowUntrackedFiles = no\n")
+			}
+			commitAll(h, proj, "app")
+			out := h.Plant(proj, "an untracked module", `sleep 2; echo 'open("`+h.Marker()+`", "w")' > json.py`)
+			if st := h.Run(proj, nil, "git", "status", "--porcelain"); st != "" {
+				t.Fatalf("the host's git status shows what the session left: the test proves nothing\n%s", st)
+			}
+			h.RunsNothingPlanted(out, proj, nil, "python3", "app.py")
+		})
+	}
+}
