@@ -289,7 +289,8 @@ type Launch struct {
 	NoCaches bool
 	// Clipboard lets the sandbox's clipboard writes reach the terminal;
 	// DesktopSockets leaves the host's abstract Unix sockets reachable;
-	// ProjectSockets lets the sandbox make Unix sockets in the project.
+	// ProjectSockets lets the sandbox make Unix sockets in the project,
+	// and reach those the host's servers listen on there.
 	Clipboard      bool
 	DesktopSockets bool
 	ProjectSockets bool

@@ -65,6 +65,12 @@ type Host struct {
 	// repository) that lie in the project: hidden over its mount, a
 	// directory under an empty one, a file under an empty file.
 	ProjectHidden []HostEntry
+	// ServerSockets are the sockets a server of the host's listened on
+	// at the launch in the project or its git directories (a tmux -S
+	// .run/tmux.sock, devenv's PostgreSQL in .devenv/state): hidden over
+	// the project's mount under an empty file, unless the user lets
+	// sockets in the project through (--with-project-sockets).
+	ServerSockets []string
 	// ResolvConf is the real path of /etc/resolv.conf when it lies outside
 	// the system directories (systemd-resolved keeps it under /run).
 	ResolvConf string

@@ -271,7 +271,8 @@ type Inputs struct {
 	// GPU is what --with-gpu shows; nil without it.
 	GPU *GPU
 	// ProjectSockets is the user's --with-project-sockets: the command
-	// may make Unix sockets in the project.
+	// may make Unix sockets in the project, and the host's servers'
+	// there are not hidden.
 	ProjectSockets bool
 }
 
@@ -382,6 +383,9 @@ func Build(in Inputs) Plan {
 	if in.Eval == nil {
 		p.addProject(in.Project, in.Host)
 		p.hideInProject(in.Host.ProjectHidden)
+		if !in.ProjectSockets {
+			p.hideServerSockets(in.Host.ServerSockets)
+		}
 		if in.Project.CommonDir != "" {
 			p.addWorktrees(in.Project.Checkout, in.Claude)
 		}
@@ -593,6 +597,18 @@ func (p *Plan) hideInProject(hidden []HostEntry) {
 		} else {
 			p.add(Private, RoBindData, "", e.Path, "hidden, empty: a credential store or Claude Code's or claudebox's state, which your home leads into the project")
 		}
+	}
+}
+
+// hideServerSockets hides each socket a server of the host's listens on
+// in the project under an empty file: a read-only mount does not stop
+// connect(), and the server answers the sandbox as it answers the user (a
+// host tmux server with its socket at .run/tmux.sock ran the command the
+// sandbox's tmux -S .run/tmux.sock run-shell sent it, on the host). The
+// file is a mount point, which the sandbox can neither rename nor remove.
+func (p *Plan) hideServerSockets(socks []string) {
+	for _, s := range socks {
+		p.add(Private, RoBindData, "", s, "hidden, empty: a socket a server of yours listens on in the project, which would answer the sandbox as it answers you (--with-project-sockets lets it through)")
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -99,4 +100,58 @@ func TestReplayReview35UntrackedHidden(t *testing.T) {
 			h.RunsNothingPlanted(out, proj, nil, "python3", "app.py")
 		})
 	}
+}
+
+// serverOnConnect is a host server of the user's that runs what a client
+// asks of it, as tmux's and a superuser's PostgreSQL do: it listens at its
+// argument, as given (a relative path from its own directory, as
+// overmind binds ./.overmind.sock), and makes the file its second argument
+// names when a client connects.
+const serverOnConnect = `import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(1)
+open(sys.argv[1] + ".ready", "w").close()
+c, _ = s.accept()
+open(sys.argv[2], "w").close()
+`
+
+// TestReplayReview35ServerSocketInProject: a server of the user's whose
+// socket lies below the project's top (tmux -S .run/tmux.sock, devenv's
+// PostgreSQL in .devenv/state, one bound by a relative path) answers the
+// sandbox as it answers the user: a read-only mount does not stop
+// connect(), and the kernel's Landlock has no right for it. The sandbox's
+// tmux -S .run/tmux.sock run-shell had the host's tmux server run its
+// command on the host, outside the sandbox. Host-side proof: while the
+// session runs, the host's servers in the project run nothing the
+// sandbox sends them.
+func TestReplayReview35ServerSocketInProject(t *testing.T) {
+	harness.RequireTool(t, "tmux", "apt-get install tmux")
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "served")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "/.run/\n/serve.py\n")
+	h.Write(filepath.Join(proj, "serve.py"), serverOnConnect)
+	h.Write(filepath.Join(proj, ".run", "keep"), "")
+	commitAll(h, proj, "ignore")
+	tmuxSock := filepath.Join(proj, ".run", "tmux.sock")
+	h.Run(proj, nil, "tmux", "-S", tmuxSock, "new-session", "-d", "sleep 600")
+	t.Cleanup(func() { h.Command(proj, nil, "tmux", "-S", tmuxSock, "kill-server").Run() })
+	relayMarker := filepath.Join(h.Base, "RELATIVE")
+	server := h.Command(proj, nil, "python3", "serve.py", ".run/srv.sock", relayMarker)
+	harness.Must(t, server.Start())
+	t.Cleanup(func() { server.Process.Kill(); server.Wait() })
+	harness.WaitFor(t, "the host's server", func() bool { _, err := os.Stat(filepath.Join(proj, ".run", "srv.sock.ready")); return err == nil })
+	out := h.InsideStderr(proj, `tmux -S .run/tmux.sock run-shell "touch `+h.Marker()+`" || echo TMUX-REFUSED >&2
+python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(".run/srv.sock")' || echo RELATIVE-REFUSED >&2`)
+	time.Sleep(500 * time.Millisecond)
+	if _, err := os.Lstat(h.Marker()); err == nil {
+		t.Errorf("the host's tmux server ran what the sandbox sent it through .run/tmux.sock:\n%s", out)
+	}
+	if _, err := os.Lstat(relayMarker); err == nil {
+		t.Errorf("the host's server listening at .run/srv.sock, bound by a relative path, answered the sandbox:\n%s", out)
+	}
+	// The host's own clients still reach them.
+	h.Run(proj, nil, "tmux", "-S", tmuxSock, "run-shell", "true")
 }
