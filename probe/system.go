@@ -282,15 +282,52 @@ func readDirNames(dir string) ([]string, error) {
 // HAProxy's certificate and key in one .pem), crossed with the
 // certificates' directory. Read without following a link or waiting on
 // a FIFO, to maxEtcCopy.
+//
+// The file is first read through a buffer of a pool for the words
+// "PRIVATE KEY", and only one that holds them is read whole and judged:
+// the certificates' bundles and Java's settings, read whole each, were
+// 700 KB of a launch's fresh heap.
 func holdsPrivateKey(fd int, name string) bool {
 	kfd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
+	if !holdsWords(kfd, []byte("PRIVATE KEY")) {
+		unix.Close(kfd)
+		return false
+	}
 	f := os.NewFile(uintptr(kfd), name)
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxEtcCopy))
-	return err == nil && bytes.Contains(b, []byte("PRIVATE KEY")) && credential.PrivateKey(b)
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, maxEtcCopy))
+	return err == nil && credential.PrivateKey(b)
+}
+
+// keyScanBuffers are holdsWords' buffers.
+var keyScanBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// holdsWords says the first maxEtcCopy bytes of the file open at kfd
+// hold words, read from its start through a buffer of the pool; the end
+// of each read is kept before the next, for words that span two.
+func holdsWords(kfd int, words []byte) bool {
+	p := keyScanBuffers.Get().(*[]byte)
+	defer keyScanBuffers.Put(p)
+	buf, kept := *p, 0
+	for at := int64(0); at < maxEtcCopy; {
+		n, err := unix.Pread(kfd, buf[kept:kept+int(min(int64(len(buf)-kept), maxEtcCopy-at))], at)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n == 0 {
+			return false
+		}
+		at += int64(n)
+		read := buf[:kept+n]
+		if bytes.Contains(read, words) {
+			return true
+		}
+		kept = copy(buf, read[max(0, len(read)-len(words)+1):])
+	}
+	return false
 }
 
 // usersOwn lists what of the system's file or directory path the user
