@@ -277,22 +277,23 @@ func readDirNames(dir string) ([]string, error) {
 }
 
 // holdsPrivateKey says the file name in the directory open at fd holds a
-// private key (credential.PrivateKey): one an administrator keeps beside
-// its certificate, every user's to read (nginx's site.key in ssl/certs,
-// HAProxy's certificate and key in one .pem), crossed with the
-// certificates' directory. Read without following a link or waiting on
-// a FIFO, to maxEtcCopy.
+// private key (credential.PrivateKey, in any armour it knows): one an
+// administrator keeps beside its certificate, every user's to read
+// (nginx's site.key in ssl/certs, HAProxy's certificate and key in one
+// .pem, a PuTTY key, a PEM key in base64 in a kubeconfig's
+// client-key-data), crossed with the certificates' directory. Read
+// without following a link or waiting on a FIFO, to maxEtcCopy.
 //
-// The file is first read through a buffer of a pool for the words
-// "PRIVATE KEY", and only one that holds them is read whole and judged:
-// the certificates' bundles and Java's settings, read whole each, were
-// 700 KB of a launch's fresh heap.
+// The file is first read through a buffer of a pool for the marks every
+// key holds one of (credential.PrivateKeyMarks), and only one that holds
+// a mark is read whole and judged: the certificates' bundles and Java's
+// settings, read whole each, were 700 KB of a launch's fresh heap.
 func holdsPrivateKey(fd int, name string) bool {
 	kfd, err := unix.Openat(fd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}
-	if !holdsWords(kfd, []byte("PRIVATE KEY")) {
+	if !holdsAny(kfd, credential.PrivateKeyMarks()) {
 		unix.Close(kfd)
 		return false
 	}
@@ -302,15 +303,19 @@ func holdsPrivateKey(fd int, name string) bool {
 	return err == nil && credential.PrivateKey(b)
 }
 
-// keyScanBuffers are holdsWords' buffers.
+// keyScanBuffers are holdsAny's buffers.
 var keyScanBuffers = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
-// holdsWords says the first maxEtcCopy bytes of the file open at kfd
-// hold words, read from its start through a buffer of the pool; the end
-// of each read is kept before the next, for words that span two.
-func holdsWords(kfd int, words []byte) bool {
+// holdsAny says the first maxEtcCopy bytes of the file open at kfd hold
+// one of marks, read from its start through a buffer of the pool; the
+// end of each read is kept before the next, for a mark that spans two.
+func holdsAny(kfd int, marks [][]byte) bool {
 	p := keyScanBuffers.Get().(*[]byte)
 	defer keyScanBuffers.Put(p)
+	longest := 0
+	for _, m := range marks {
+		longest = max(longest, len(m))
+	}
 	buf, kept := *p, 0
 	for at := int64(0); at < maxEtcCopy; {
 		n, err := unix.Pread(kfd, buf[kept:kept+int(min(int64(len(buf)-kept), maxEtcCopy-at))], at)
@@ -322,10 +327,12 @@ func holdsWords(kfd int, words []byte) bool {
 		}
 		at += int64(n)
 		read := buf[:kept+n]
-		if bytes.Contains(read, words) {
-			return true
+		for _, m := range marks {
+			if bytes.Contains(read, m) {
+				return true
+			}
 		}
-		kept = copy(buf, read[max(0, len(read)-len(words)+1):])
+		kept = copy(buf, read[max(0, len(read)-longest+1):])
 	}
 	return false
 }

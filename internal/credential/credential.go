@@ -127,6 +127,14 @@ func signedToken(data []byte) bool {
 	}
 }
 
+// PrivateKeyMarks are the words of which every private key PrivateKey
+// finds holds one: its armor's, PuTTY's key file's first, and the armor's
+// start in base64. What holds none of them need not be read whole to be
+// judged.
+func PrivateKeyMarks() [][]byte {
+	return [][]byte{[]byte("PRIVATE KEY"), []byte("PuTTY-User-Key-File-"), encodedArmor}
+}
+
 // encodedArmor is "-----BEGIN" in base64, as a key's armor begins a
 // value that encodes it whole: a kubeconfig's client-key-data, a CI
 // variable's, a Kubernetes secret's data.
