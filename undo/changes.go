@@ -1013,7 +1013,7 @@ type fileStatus struct {
 // runs as the user's: an executable, a script (#! or by its extension),
 // a task file (a makefile, a justfile), an agent's memory (agentMemory),
 // an object file or a library (by
-// its extension, or ELF's: the loader maps build/lib/libgreet.so.1, which
+// its extension, or ELF's and a PE file's header: the loader maps build/lib/libgreet.so.1, which
 // a program names, whatever its mode and name), a link,
 // anything in a virtualenv or a conda environment but its site-packages (its activate script is
 // sourced, its python a link, its etc/ and share/ read by its tools) and
@@ -1051,7 +1051,8 @@ func (t tree) hostRun(checkout, path string) bool {
 	defer f.Close()
 	b := make([]byte, 4)
 	n, _ := io.ReadFull(f, b)
-	return strings.HasPrefix(string(b[:n]), "#!") || string(b[:n]) == "\x7fELF"
+	// A PE file's MZ: a managed assembly dotnet runs, whatever its name.
+	return strings.HasPrefix(string(b[:n]), "#!") || string(b[:n]) == "\x7fELF" || strings.HasPrefix(string(b[:n]), "MZ")
 }
 
 // agentMemory are the files an agent on the host reads in the project at
@@ -1502,7 +1503,15 @@ func pathByte(c byte) bool {
 // .pkl, .pickle, joblib's and dill's, and PyTorch's and Lightning's
 // checkpoints, .pt, .pth and .ckpt: a zip of a pickle that torch.load
 // unpickles whole where asked weights_only=False, as torch before 2.6
-// did unasked).
+// did unasked), and MSBuild imports every .props and .targets of its
+// kind unasked (Directory.Build.props and .targets up the tree, a
+// project's .csproj.user, the obj/*.nuget.g.targets a restore wrote and
+// the next restore leaves while its inputs are unchanged, whose <Exec>
+// runs at the host's dotnet build), and a Directory.Build.rsp's options
+// (-logger loads an assembly), and dotnet runs a managed assembly (.dll,
+// .exe: its bin/ output, which an incremental build takes for up to
+// date), and sbt loads every .sbt at a build's root, Clojure's tools
+// its sources (.clj, .cljc).
 // What it is at the end does not say what the host runs: the session
 // chose it.
 var codeExts = map[string]bool{
@@ -1520,6 +1529,8 @@ var codeExts = map[string]bool{
 	".jar": true, ".class": true, ".beam": true,
 	".tf": true, ".tofu": true, ".erb": true,
 	".pkl": true, ".pickle": true, ".joblib": true, ".dill": true, ".pt": true, ".pth": true, ".ckpt": true,
+	".fs": true, ".fsx": true, ".vb": true, ".dll": true, ".exe": true, ".props": true, ".targets": true, ".user": true, ".rsp": true,
+	".sbt": true, ".clj": true, ".cljc": true,
 }
 
 // packageArchive says whether path is a package, or an archive a tool

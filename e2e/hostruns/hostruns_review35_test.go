@@ -155,3 +155,38 @@ python3 -c 'import socket; socket.socket(socket.AF_UNIX).connect(".run/srv.sock"
 	// The host's own clients still reach them.
 	h.Run(proj, nil, "tmux", "-S", tmuxSock, "run-shell", "true")
 }
+
+// TestReplayReview35DotnetBuildImports: MSBuild imports, unasked, every
+// .props and .targets of its kind (Directory.Build.props and .targets up
+// the tree, a project's .csproj.user, which Visual Studio's .gitignore
+// ignores, the obj/*.nuget.g.targets a restore wrote, left by the next
+// restore while its inputs are unchanged), whose <Exec> runs at the
+// host's dotnet build; an incremental build takes the bin/ assembly (a
+// PE file, under any name) for up to date and dotnet runs it; sbt loads
+// every .sbt at a build's root. None has a #! line, an execute bit or an
+// extension the exit knew: each such file the session wrote where git
+// ignores it stayed, git status showing nothing. Host-side proof: after
+// the session, none is where the host's build reads it (dotnet is not
+// installable here: the exit's moving it aside is what is checked).
+func TestReplayReview35DotnetBuildImports(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "net")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "bin/\nobj/\n*.user\n*.rsp\nlocal.sbt\n")
+	h.Write(filepath.Join(proj, "app.csproj"), "<Project Sdk=\"Microsoft.NET.Sdk\"/>\n")
+	commitAll(h, proj, "app")
+	planted := []string{"obj/app.csproj.nuget.g.targets", "app.csproj.user", "Directory.Build.rsp", "bin/Debug/net8.0/app.dll", "bin/Debug/net8.0/app", "local.sbt"}
+	out := plantUnseen(t, h, proj, "MSBuild's imports", `sleep 2; mkdir -p obj bin/Debug/net8.0
+exec='<Project><Target Name="X" BeforeTargets="Build"><Exec Command="touch `+h.Marker()+`"/></Target></Project>'
+echo "$exec" > obj/app.csproj.nuget.g.targets
+echo "$exec" > app.csproj.user
+echo '-logger:Evil,tools/evil.dll' > Directory.Build.rsp
+printf 'MZ\220\0planted' > bin/Debug/net8.0/app.dll
+printf 'MZ\220\0planted' > bin/Debug/net8.0/app
+echo 'val x = { scala.sys.process.Process("touch `+h.Marker()+`").! }' > local.sbt`)
+	for _, p := range planted {
+		if _, err := os.Lstat(filepath.Join(proj, p)); err == nil {
+			t.Errorf("%s, which the host's build runs, stayed after the session:\n%s", p, out)
+		}
+	}
+}
