@@ -1102,13 +1102,17 @@ var taskNames = []string{
 // lie below it: the hooks and MCP servers of the host's agents' project
 // settings (Claude Code's, .mcp.json, Codex's, Gemini CLI's), which they
 // start there unasked; VS Code's tasks (a folderOpen task runs as the
-// folder opens); a dev container's initializeCommand, which runs on the
-// host; and the hook managers' configurations, which the host's git
-// commit runs. A hook in .claude/settings.json running sh tools/check,
+// folder opens) and the programs its settings and Zed's, Helix's
+// languages (the servers it starts as a file opens) and Vim's, Neovim's
+// and Emacs' project files name; a dev container's initializeCommand,
+// which runs on the host; and the hook managers' configurations, which
+// the host's git commit runs. A hook in .claude/settings.json running sh tools/check,
 // tools/ ignored, ran the session's tools/check at the host's claude -p.
 var runnerFiles = []string{
 	".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".codex/config.toml", ".gemini/settings.json",
-	".vscode/tasks.json", ".devcontainer/devcontainer.json", ".devcontainer.json",
+	".vscode/tasks.json", ".vscode/settings.json", ".vscode/launch.json", ".zed/tasks.json", ".zed/settings.json",
+	".helix/languages.toml", ".nvim.lua", ".nvimrc", ".exrc", ".vimrc", ".dir-locals.el",
+	".devcontainer/devcontainer.json", ".devcontainer.json",
 	".pre-commit-config.yaml", "lefthook.yml", "lefthook.yaml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".lefthook-local.yml",
 }
 

@@ -76,9 +76,9 @@ func TestNamedByTaskIndexedOnce(t *testing.T) {
 			t.Errorf("%s is not named", p)
 		}
 	}
-	// Each of the top's task files and memories, and those of build/ and
+	// Each of the top's task files, runner files and memories, and those of build/ and
 	// out/ once for the first file below each.
-	if want := 3 * (len(taskNames) + len(agentMemory)); len(now.tasks.read) > want {
+	if want := 3 * (len(taskNames) + len(runnerFiles) + len(agentMemory)); len(now.tasks.read) > want {
 		t.Errorf("indexed %d files, want %d at most", len(now.tasks.read), want)
 	}
 }

@@ -34,6 +34,8 @@ func TestNamedByHooksAndRunners(t *testing.T) {
 	write("app/.vscode/tasks.json", `{"tasks":[{"command":"sh gen/open","runOptions":{"runOn":"folderOpen"}}]}`)
 	write("app/.devcontainer/devcontainer.json", `{"initializeCommand":"sh init/host"}`)
 	write("lefthook.yml", "pre-commit:\n  commands:\n    x:\n      run: sh lh/run\n")
+	write("ed/.helix/languages.toml", "[language-server.x]\ncommand = \"sh\"\nargs = [\"lsp/serve\"]\n")
+	write("ed/.nvim.lua", "vim.fn.system({'sh', 'nv/start'})\n")
 	write("sub/composer.json", `{"scripts":{"post-install-cmd":"sh post/install"}}`)
 	// A repository below the top has hooks of its own, run from its top.
 	write("lib/.git/hooks/post-checkout", "sh co/run\n")
@@ -41,7 +43,7 @@ func TestNamedByHooksAndRunners(t *testing.T) {
 	for path, want := range map[string]bool{
 		"tools/check": true, "msg/check": true, "push/check": true,
 		"web/agent/start": true, "web/mcp/serve": true, "app/gen/open": true, "app/init/host": true, "lh/run": true,
-		"sub/post/install": true, "lib/co/run": true,
+		"sub/post/install": true, "lib/co/run": true, "ed/lsp/serve": true, "ed/nv/start": true,
 		"sample/run": false, "agent/start": false, "gen/open": false, "co/run": false, "other/x": false,
 	} {
 		if got := now.namedByTask(checkout, path); got != want {
