@@ -86,7 +86,7 @@ func TestReplayReview28InPHPMailerPassword(t *testing.T) {
 	h.Chown()
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
-	run := overEtc(t, h, stage, proj)
+	run := harness.OverEtc(t, h, stage, proj)
 	if host := run("grep", "-rl", secret, "/etc/php", "/etc/php.d"); strings.Count(host, "\n") != 2 {
 		t.Fatalf("the user cannot read the staged configuration on the host, the test proves nothing:\n%s", host)
 	}

@@ -48,7 +48,7 @@ func TestReplayReview28ManagedGitDirTop(t *testing.T) {
 	h.Chown()
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
-	run := overEtc(t, h, stage, proj)
+	run := harness.OverEtc(t, h, stage, proj)
 	read := "git -c safe.directory='*' --git-dir=/etc/claude-code/.claude/skills cat-file -p " + object
 	if host := run("sh", "-c", read); !strings.Contains(host, secret) {
 		t.Fatalf("the user cannot read the staged history on the host, the test proves nothing:\n%s", host)

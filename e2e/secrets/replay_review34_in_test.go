@@ -399,7 +399,7 @@ func TestReplayReview34InKeyAmongCertificates(t *testing.T) {
 	h.Write(filepath.Join(stage, "ssl", "certs", "r34-site.crt"), cert)
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
-	run := overEtc(t, h, stage, proj)
+	run := harness.OverEtc(t, h, stage, proj)
 	if host := run("cat", "/etc/ssl/certs/site.key"); !strings.Contains(host, secret) {
 		t.Fatalf("the user cannot read the staged key on the host, the test proves nothing:\n%s", host)
 	}

@@ -29,7 +29,7 @@ func TestReplayReview35KeyAmongCertificatesOtherArmours(t *testing.T) {
 	h.Write(filepath.Join(stage, "ssl", "certs", "r35-site.crt"), harness.SelfSignedPEM(t))
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
-	run := overEtc(t, h, stage, proj)
+	run := harness.OverEtc(t, h, stage, proj)
 	if host := run("cat", "/etc/ssl/certs/site.ppk", "/etc/ssl/certs/client-key.yaml"); !strings.Contains(host, secret) || !strings.Contains(host, encoded) {
 		t.Fatalf("the user cannot read the staged keys on the host, the test proves nothing:\n%s", host)
 	}

@@ -1,4 +1,4 @@
-package secrets
+package secretsearly
 
 import (
 	"os"
@@ -43,7 +43,7 @@ func TestReplayReview21ManagedClaudeDir(t *testing.T) {
 	h.Write(filepath.Join(dot, "deploy-notes.txt"), "vault token "+secret+"-beside\n")
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
-	run := overEtc(t, h, stage, proj)
+	run := harness.OverEtc(t, h, stage, proj)
 	if host := run("grep", "-r", secret, "/etc/claude-code"); strings.Count(host, secret) != 5 {
 		t.Fatalf("the user cannot read the staged policy on the host, the test proves nothing:\n%s", host)
 	}

@@ -1,4 +1,4 @@
-package secrets
+package secretsearly
 
 import (
 	"path/filepath"
@@ -48,7 +48,7 @@ func TestReplayReview20ManagedPolicyCredentials(t *testing.T) {
 	h.Write(filepath.Join(stage, "gemini-cli", "settings.json"), `{"mcpServers": {"tracker": {"httpUrl": "https://mcp.example.com", "headers": {"Authorization": "Bearer `+secret+`-gemini"}}}}`)
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
-	run := overEtc(t, h, stage, proj)
+	run := harness.OverEtc(t, h, stage, proj)
 	if host := run("grep", "-r", secret, "/etc/claude-code", "/etc/codex", "/etc/gemini-cli"); strings.Count(host, secret) != 9 {
 		t.Fatalf("the user cannot read the staged policy on the host, the test proves nothing:\n%s", host)
 	}
@@ -65,26 +65,6 @@ func TestReplayReview20ManagedPolicyCredentials(t *testing.T) {
 	dry := run("claudebox", "--dry-run", "--shell")
 	if !strings.Contains(dry, "claude-code/deploy.env") || !strings.Contains(dry, " gemini-cli") {
 		t.Errorf("--dry-run does not name what of /etc/claude-code it leaves out:\n%s", dry)
-	}
-}
-
-// overEtc runs commands as the user in proj with stage laid over /etc, in
-// a mount namespace of the test's own: other tests read the host's /etc
-// meanwhile, which must not change under them.
-func overEtc(t *testing.T, h *harness.Host, stage, proj string) func(name string, args ...string) string {
-	return func(name string, args ...string) string {
-		t.Helper()
-		c := h.Command(proj, nil, name, args...)
-		c.Args = append([]string{
-			"unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
-			`mount -t overlay overlay -o lowerdir=` + stage + `:/etc /etc && exec "$@"`, "sh",
-		}, c.Args...)
-		c.Path = "/usr/bin/unshare"
-		out, err := c.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %q: %v\n%s", name, args, err, out)
-		}
-		return string(out)
 	}
 }
 
@@ -106,7 +86,7 @@ func TestReplayReview20TLSPrivateKeys(t *testing.T) {
 	h.Write(filepath.Join(stage, "pki", "tls", "openssl.cnf"), "# REVIEW20-OPENSSL-CONF\n")
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
-	run := overEtc(t, h, stage, proj)
+	run := harness.OverEtc(t, h, stage, proj)
 	if host := run("cat", "/etc/pki/tls/private/site.key"); !strings.Contains(host, secret) {
 		t.Fatalf("the user cannot read the staged key on the host, the test proves nothing:\n%s", host)
 	}
@@ -141,7 +121,7 @@ func TestReplayReview20SystemSSHConfig(t *testing.T) {
 	h.Write(filepath.Join(stage, "ssh", "ssh_config.d", "50-corp.conf"), "Host corp\n  Port 2222\nHost bastion\n  ProxyCommand corp-connect --token "+secret+"proxy %h\n")
 	proj := filepath.Join(h.Home, "code", "p")
 	h.GitRepo(proj)
-	run := overEtc(t, h, stage, proj)
+	run := harness.OverEtc(t, h, stage, proj)
 	if host := run("grep", "-r", secret, "/etc/ssh/ssh_config", "/etc/ssh/ssh_config.d"); strings.Count(host, secret) != 2 {
 		t.Fatalf("the user cannot read the staged configuration on the host, the test proves nothing:\n%s", host)
 	}

@@ -1,4 +1,4 @@
-package secrets
+package secretsearly
 
 import (
 	"path/filepath"
