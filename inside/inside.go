@@ -35,6 +35,10 @@ const (
 	// socket is made in or below (the project: a host client pointed at a
 	// socket there would talk to the sandbox's listener).
 	NoSocketsFlag = "--no-sockets"
+	// DesktopSocketsFlag, among the NO-SOCKETS: the command's Landlock
+	// domain leaves the host's abstract sockets reachable (the user's
+	// --with-desktop-sockets); it scopes signals still.
+	DesktopSocketsFlag = "--desktop-sockets"
 	// RelayConnectFlag HOST PORT: join stdin and stdout to HOST:PORT
 	// through the proxy, as ssh's ProxyCommand.
 	RelayConnectFlag = "--relay-connect"

@@ -2,8 +2,8 @@
 // abstract Unix sockets, signals or both: the child and everything under it
 // can connect only to abstract sockets created inside the domain, and
 // signal only processes inside it. And it keeps the sandbox's command
-// from making a named socket in the project (RefuseSockets). No other
-// filesystem or network access is restricted.
+// from making a named socket in the project, scoped the same in that one
+// domain (Restrict). No other filesystem or network access is restricted.
 package landlock
 
 import (
@@ -99,19 +99,27 @@ func restrictThenStart(cmd *exec.Cmd, scope Scope) error {
 	return cmd.Start()
 }
 
-// RefuseSockets keeps the calling thread, and what it execs, from making a
-// named Unix socket in any of roots or below them: a host client pointed
-// at a socket there (a PGHOST, a DOCKER_HOST) would talk to the sandbox's
-// listener. Landlock only gives rights back beneath the directories a rule
-// names, so each directory beside the way down to a root gets one: a
-// socket made in a directory on the way (the home) or below one made
-// there later is refused too. The caller has locked its thread, and execs
-// from it. Without Landlock it does nothing.
-func RefuseSockets(roots []string) error {
-	if ABI() < 1 || len(roots) == 0 {
+// Restrict puts the calling thread, and what it execs, in one Landlock
+// domain that scopes scope (from Linux 6.12; nothing before) and keeps it
+// from making a named Unix socket in any of roots or below them: a host
+// client pointed at a socket there (a PGHOST, a DOCKER_HOST) would talk to
+// the sandbox's listener. Landlock only gives rights back beneath the
+// directories a rule names, so each directory beside the way down to a
+// root gets one: a socket made in a directory on the way (the home) or
+// below one made there later is refused too. One domain for both: any
+// domain refuses to move a file into another folder where no rule of its
+// own grants it, so a second, of the scope alone (Start's), refused every
+// move this one grants. The caller has locked its thread, and execs from
+// it. Without Landlock, or roots, it does nothing.
+func Restrict(roots []string, scope Scope) error {
+	abi := ABI()
+	if abi < 1 || len(roots) == 0 {
 		return nil
 	}
-	fd, err := socketRules(roots)
+	if abi < ScopeABI {
+		scope = 0
+	}
+	fd, err := rules(roots, scope)
 	if err != nil {
 		return err
 	}
@@ -125,15 +133,40 @@ func RefuseSockets(roots []string) error {
 	return nil
 }
 
-// socketRules is the ruleset RefuseSockets restricts with.
-func socketRules(roots []string) (int, error) {
-	attr := unix.LandlockRulesetAttr{Handled_access_fs: unix.LANDLOCK_ACCESS_FS_MAKE_SOCK}
+// ReferABI is the first Landlock ABI that lets a rule grant the moving
+// of files between folders (Linux 5.19), which any domain refuses where
+// none grants it.
+const ReferABI = 2
+
+// rules is the ruleset Restrict restricts with. Any Landlock domain refuses to rename or hard-link a file into
+// another folder unless a rule grants it (EXDEV: git mv a.txt sub/ failed
+// inside): from the second ABI on, a rule on / grants it everywhere. A
+// socket moved still needs the right to make one where it goes, and a
+// folder moved may not gain a right there; each root is a mount of its
+// own (the project, a bind), which nothing outside it is renamed into.
+func rules(roots []string, scope Scope) (int, error) {
+	handled := uint64(unix.LANDLOCK_ACCESS_FS_MAKE_SOCK)
+	if ABI() >= ReferABI {
+		handled |= unix.LANDLOCK_ACCESS_FS_REFER
+	}
+	attr := unix.LandlockRulesetAttr{Handled_access_fs: handled, Scoped: uint64(scope)}
+	// Up to Scoped only where it is set: a kernel before it refuses a
+	// larger struct.
 	size := unsafe.Offsetof(attr.Handled_access_fs) + unsafe.Sizeof(attr.Handled_access_fs)
+	if scope != 0 {
+		size = unsafe.Offsetof(attr.Scoped) + unsafe.Sizeof(attr.Scoped)
+	}
 	r, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET, uintptr(unsafe.Pointer(&attr)), size, 0)
 	if errno != 0 {
 		return -1, fmt.Errorf("landlock: cannot create a ruleset: %v", errno)
 	}
 	fd := int(r)
+	if handled&unix.LANDLOCK_ACCESS_FS_REFER != 0 {
+		if err := allow(fd, "/", unix.LANDLOCK_ACCESS_FS_REFER); err != nil {
+			unix.Close(fd)
+			return -1, err
+		}
+	}
 	way := map[string]bool{}
 	for _, r := range roots {
 		for d := filepath.Clean(r); !way[d]; d = filepath.Dir(d) {
@@ -150,7 +183,7 @@ func socketRules(roots []string) (int, error) {
 			if way[p] || !e.IsDir() {
 				continue
 			}
-			if err := allowSockets(fd, p); err != nil {
+			if err := allow(fd, p, unix.LANDLOCK_ACCESS_FS_MAKE_SOCK); err != nil {
 				unix.Close(fd)
 				return -1, err
 			}
@@ -159,17 +192,18 @@ func socketRules(roots []string) (int, error) {
 	return fd, nil
 }
 
-// allowSockets adds to the ruleset a rule that lets sockets be made below
-// dir; one that cannot be opened (gone, not searchable) gets none.
-func allowSockets(ruleset int, dir string) error {
+// allow adds to the ruleset a rule that grants access below dir (sockets
+// made, files moved); one that cannot be opened (gone, not searchable)
+// gets none.
+func allow(ruleset int, dir string, access uint64) error {
 	d, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
 	defer unix.Close(d)
-	rule := unix.LandlockPathBeneathAttr{Allowed_access: unix.LANDLOCK_ACCESS_FS_MAKE_SOCK, Parent_fd: int32(d)}
+	rule := unix.LandlockPathBeneathAttr{Allowed_access: access, Parent_fd: int32(d)}
 	if _, _, errno := unix.Syscall6(unix.SYS_LANDLOCK_ADD_RULE, uintptr(ruleset), unix.LANDLOCK_RULE_PATH_BENEATH, uintptr(unsafe.Pointer(&rule)), 0, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock: cannot let sockets be made below %s: %v", dir, errno)
+		return fmt.Errorf("landlock: cannot add a rule for %s: %v", dir, errno)
 	}
 	return nil
 }

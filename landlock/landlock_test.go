@@ -30,8 +30,8 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if root := os.Getenv("LANDLOCK_SOCKETS"); root != "" {
-		// On the main thread, locked: the one RefuseSockets restricts.
-		if err := RefuseSockets([]string{root}); err != nil {
+		// On the main thread, locked: the one Restrict restricts.
+		if err := Restrict([]string{root}, 0); err != nil {
 			fmt.Println(err)
 			os.Exit(1)
 		}
@@ -41,6 +41,24 @@ func TestMain(m *testing.M) {
 			fmt.Printf("%s: %v\n", p, unix.Bind(fd, &unix.SockaddrUnix{Name: filepath.Join(root, p)}))
 			unix.Close(fd)
 		}
+		os.Exit(0)
+	}
+	if root := os.Getenv("LANDLOCK_MOVES"); root != "" {
+		if err := Restrict([]string{root}, 0); err != nil {
+			fmt.Println(err)
+			os.Exit(1)
+		}
+		other := filepath.Join(filepath.Dir(root), "other")
+		fd, _ := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		unix.Bind(fd, &unix.SockaddrUnix{Name: filepath.Join(other, "s.sock")})
+		unix.Close(fd)
+		os.Mkdir(filepath.Join(other, "d"), 0o755)
+		fmt.Println("file to another folder:", unix.Rename(filepath.Join(root, "a"), filepath.Join(root, "sub", "a")))
+		fmt.Println("hard link to another folder:", unix.Link(filepath.Join(root, "sub", "a"), filepath.Join(root, "b")))
+		fmt.Println("socket into the root:", unix.Rename(filepath.Join(other, "s.sock"), filepath.Join(root, "s.sock")))
+		fmt.Println("folder into the root:", unix.Rename(filepath.Join(other, "d"), filepath.Join(root, "d")))
+		fd, _ = unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		fmt.Println("socket in the folder moved:", unix.Bind(fd, &unix.SockaddrUnix{Name: filepath.Join(root, "d", "x.sock")}))
 		os.Exit(0)
 	}
 	code := make(chan int)
@@ -182,6 +200,35 @@ func TestRefuseSockets(t *testing.T) {
 	}
 }
 
+// TestRefuseSocketsMoves: any Landlock domain refuses to move a file into
+// another folder unless a rule grants it, which refused git mv a.txt sub/
+// in the whole sandbox; from the second ABI on it is granted, and a socket
+// renamed into the root, or one made in a folder of the root's that came
+// from where sockets are made, is still refused.
+func TestRefuseSocketsMoves(t *testing.T) {
+	if ABI() < ReferABI {
+		t.Skip("no Landlock that grants moves")
+	}
+	base := t.TempDir()
+	root := filepath.Join(base, "proj")
+	for _, d := range []string{"proj/sub", "other"} {
+		if err := os.MkdirAll(filepath.Join(base, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "a"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	self, _ := os.Executable()
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), "LANDLOCK_MOVES="+root)
+	out, err := cmd.CombinedOutput()
+	const want = "file to another folder: <nil>\nhard link to another folder: <nil>\nsocket into the root: permission denied\nfolder into the root: <nil>\nsocket in the folder moved: permission denied\n"
+	if err != nil || string(out) != want {
+		t.Errorf("the probe: %v, printed\n%s\nwant\n%s", err, out, want)
+	}
+}
+
 // BenchmarkSocketRules: what the sandbox's first process spends on the
 // rules before its command runs, for a project three levels below / (a
 // rule for each directory beside the way: this machine's / and /tmp's).
@@ -191,7 +238,7 @@ func BenchmarkSocketRules(b *testing.B) {
 	}
 	root := filepath.Join(b.TempDir(), "proj")
 	for b.Loop() {
-		fd, err := socketRules([]string{root})
+		fd, err := rules([]string{root}, 0)
 		if err != nil {
 			b.Fatal(err)
 		}

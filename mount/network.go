@@ -99,14 +99,18 @@ func relayMount(r *Relay) Mount {
 // listeners out on the descriptor handoff. It sets the limits on itself
 // once its published ports' relay runs (which they would break: a Go
 // program whose thread cannot start aborts) and before the command, and
-// takes from it the right to make a socket below noSockets.
-func firstCommand(r *Relay, handoff int, l limits.Limits, noSockets, command []string) []string {
+// takes from it the right to make a socket below noSockets, and to reach
+// the host's abstract sockets unless desktopSockets.
+func firstCommand(r *Relay, handoff int, l limits.Limits, noSockets []string, desktopSockets bool, command []string) []string {
 	args := []string{inside.Exe, inside.ExecFlag}
 	if r != nil {
 		args = append([]string{inside.Exe, inside.RelayExecFlag, strconv.Itoa(handoff)}, r.ports().Args()...)
 	}
 	for _, d := range noSockets {
 		args = append(args, inside.NoSocketsFlag, d)
+	}
+	if desktopSockets {
+		args = append(args, inside.DesktopSocketsFlag)
 	}
 	args = append(args, l.Args()...)
 	return append(append(args, "--"), command...)

@@ -196,8 +196,9 @@ type Plan struct {
 	Limits limits.Limits
 	// GPU is what --with-gpu shows; nil without it.
 	GPU *GPU
-	// ProjectSockets is Inputs.ProjectSockets.
-	ProjectSockets bool
+	// ProjectSockets is Inputs.ProjectSockets, DesktopSockets
+	// Inputs.DesktopSockets.
+	ProjectSockets, DesktopSockets bool
 }
 
 // Env is what the plan knows of the variables passed in: their names, in
@@ -272,8 +273,9 @@ type Inputs struct {
 	GPU *GPU
 	// ProjectSockets is the user's --with-project-sockets: the command
 	// may make Unix sockets in the project, and the host's servers'
-	// there are not hidden.
-	ProjectSockets bool
+	// there are not hidden. DesktopSockets is --with-desktop-sockets: it
+	// may connect to the host's abstract ones.
+	ProjectSockets, DesktopSockets bool
 }
 
 // API is what the sandbox is told of the session's proxy. The launch sets
@@ -322,6 +324,7 @@ func Build(in Inputs) Plan {
 		Limits:    in.Limits,
 
 		ProjectSockets: in.ProjectSockets,
+		DesktopSockets: in.DesktopSockets,
 	}
 	p.addSystem(in.Host, in.DirCopies)
 	var beside string
@@ -907,7 +910,7 @@ func (p Plan) argLines() [][]string {
 		}
 	}
 	lines = append(lines, []string{"--chdir", p.Chdir})
-	command := firstCommand(p.Relay, p.RelayHandoff(), p.Limits, p.NoSockets(), p.Command)
+	command := firstCommand(p.Relay, p.RelayHandoff(), p.Limits, p.NoSockets(), p.DesktopSockets, p.Command)
 	return append(lines, append([]string{"--"}, command...))
 }
 

@@ -82,7 +82,7 @@ func Main(args []string) (ok bool, err error) {
 			return true, fmt.Errorf("%s FD [PORTS] [LIMITS] -- COMMAND: %q: not a descriptor", inside.RelayExecFlag, args[1])
 		}
 		ports, rest, err := parsePorts(args[2:])
-		noSockets, rest := parseNoSockets(rest)
+		noSockets, scope, rest := parseNoSockets(rest)
 		var lims limits.Limits
 		if err == nil {
 			lims, rest, err = limits.Parse(rest)
@@ -90,14 +90,14 @@ func Main(args []string) (ok bool, err error) {
 		if err != nil || len(rest) < 2 || rest[0] != "--" {
 			return true, fmt.Errorf("%s FD [PORTS] [NO-SOCKETS] [LIMITS] -- COMMAND: %v", inside.RelayExecFlag, err)
 		}
-		return true, execBehind(handoff, ports, noSockets, lims, rest[1:])
+		return true, execBehind(handoff, ports, noSockets, scope, lims, rest[1:])
 	case inside.ExecFlag:
-		noSockets, rest := parseNoSockets(args[1:])
+		noSockets, scope, rest := parseNoSockets(args[1:])
 		lims, rest, err := limits.Parse(rest)
 		if err != nil || len(rest) < 2 || rest[0] != "--" {
 			return true, fmt.Errorf("%s [NO-SOCKETS] [LIMITS] -- COMMAND: %v", inside.ExecFlag, err)
 		}
-		return true, execForeground(noSockets, lims, rest[1:])
+		return true, execForeground(noSockets, scope, lims, rest[1:])
 	case serveFlag:
 		ports, rest, err := parsePorts(args[2:])
 		if err != nil || len(rest) > 0 {
@@ -118,7 +118,7 @@ func Main(args []string) (ok bool, err error) {
 // ports' relay if there are any, and execs command under the limits, which
 // the relay is started before. The relay has a session of its own: the
 // terminal's signals (Ctrl-C to interrupt Claude) are not for it.
-func execBehind(handoff int, ports inside.Ports, noSockets []string, lims limits.Limits, command []string) error {
+func execBehind(handoff int, ports inside.Ports, noSockets []string, scope landlock.Scope, lims limits.Limits, command []string) error {
 	var fds []int
 	for _, a := range listenAddrs(ports) {
 		fd, err := listen(a)
@@ -151,31 +151,41 @@ func execBehind(handoff int, ports inside.Ports, noSockets []string, lims limits
 			return fmt.Errorf("cannot start the network relay: %v", err)
 		}
 	}
-	return execForeground(noSockets, lims, command)
+	return execForeground(noSockets, scope, lims, command)
 }
 
 // parseNoSockets reads the directories inside.NoSocketsFlag names at
-// the start of args.
-func parseNoSockets(args []string) ([]string, []string) {
+// the start of args, and what the command's domain scopes: signals, and
+// abstract sockets but after inside.DesktopSocketsFlag.
+func parseNoSockets(args []string) ([]string, landlock.Scope, []string) {
 	var dirs []string
-	for len(args) >= 2 && args[0] == inside.NoSocketsFlag {
-		dirs = append(dirs, args[1])
-		args = args[2:]
+	scope := landlock.Signals | landlock.AbstractSockets
+	for {
+		switch {
+		case len(args) >= 2 && args[0] == inside.NoSocketsFlag:
+			dirs = append(dirs, args[1])
+			args = args[2:]
+		case len(args) >= 1 && args[0] == inside.DesktopSocketsFlag:
+			scope = landlock.Signals
+			args = args[1:]
+		default:
+			return dirs, scope, args
+		}
 	}
-	return dirs, args
 }
 
 // execForeground execs command under the limits, as the terminal's
-// foreground job when its standard input is the terminal, unable to make
-// a socket below noSockets: Landlock restricts the thread that execs.
-func execForeground(noSockets []string, lims limits.Limits, command []string) error {
+// foreground job when its standard input is the terminal, in a Landlock
+// domain that scopes it and keeps it from making a socket below
+// noSockets: Landlock restricts the thread that execs.
+func execForeground(noSockets []string, scope landlock.Scope, lims limits.Limits, command []string) error {
 	path, err := exec.LookPath(command[0])
 	if err != nil {
 		return err
 	}
 	foreground()
 	runtime.LockOSThread()
-	if err := landlock.RefuseSockets(noSockets); err != nil {
+	if err := landlock.Restrict(noSockets, scope); err != nil {
 		return err
 	}
 	return limits.Exec(lims, path, command, os.Environ())

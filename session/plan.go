@@ -111,6 +111,7 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		GPU:         f.GPU,
 
 		ProjectSockets: conf.ProjectSockets,
+		DesktopSockets: conf.DesktopSockets,
 	})
 	// bwrap takes at most maxBwrapArgs arguments: a session that planted
 	// what each needs a mount for (submodules' git directories by the

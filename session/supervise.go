@@ -258,9 +258,12 @@ func (s *Session) sayLogout() {
 // the user opted in, connect to the host's abstract Unix sockets (X11,
 // D-Bus), which the shared network would otherwise reach. Not for a setuid
 // bwrap: Landlock needs no_new_privs, which would keep bwrap from gaining
-// root.
+// root. Nor where the sandbox's first process keeps sockets out of the
+// project (Plan.NoSockets): it scopes its command in that one domain, as
+// a second domain here would refuse every move of a file into another
+// folder inside (landlock.Restrict).
 func (s *Session) startChild(cmd *exec.Cmd) error {
-	if !s.landlock {
+	if !s.landlock || len(s.plan.NoSockets()) > 0 {
 		return cmd.Start()
 	}
 	scope := landlock.Signals
