@@ -278,44 +278,96 @@ const codeFileLimit = 16 << 20
 // judged as settings are: anything may be kept in a file of a kind
 // claudebox does not know, an account's key among them.
 func settingsHoldCredential(path string) bool {
-	judge := settingsJudge(path)
-	return judge != nil && verdict.Judge("settings", filepath.Dir(path), filepath.Base(path), judge)
+	return verdict.Judge("settings", filepath.Dir(path), filepath.Base(path), settingsJudge(path))
 }
 
 // settingsJudge is how settingsHoldCredential judges the file at path
-// by its content; nil where its name alone says it holds none.
+// by its content: a binary one by its kind (credential.InBinary: shown
+// only where its first bytes say it is of a kind known to hold none, an
+// archive by what it holds, each file in it as textHolds judges one),
+// whatever its name (a skill's Client.class and sdk.jar with a token
+// built in were shown by their names, a data file with no extension
+// that is a SQLite database as text holding none); text as textHolds
+// judges it, one that cannot be read not judged but where its kind is
+// not known.
 func settingsJudge(path string) func(verdict.File) bool {
-	ext := strings.ToLower(filepath.Ext(path))
-	if packageManifests[filepath.Base(path)] || slices.Contains(assetExtensions, ext) {
-		return nil
-	}
+	name := filepath.Base(path)
+	unknown := unknownKind(name)
 	return func(f verdict.File) bool {
-		judge := credential.InSettings
-		switch {
-		case slices.Contains(documentExtensions, ext):
-			judge = credential.InDocument
-		case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext):
-			b, err := f.Read(codeFileLimit)
-			return errors.Is(err, untrusted.ErrTooLarge) || err == nil && (credential.InCode(b) || shellScript(ext, b) && credential.InScript(b))
-		case ext != "" && !slices.Contains(settingsExtensions, ext):
-			b, err := f.Read(settingsFileLimit)
-			return err != nil || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 || credential.InSettings(b)
+		if head := f.Head(credential.BinaryHead); credential.Binary(head) {
+			return credential.InBinary(name, head, f.Read, textHolds)
 		}
-		b, err := f.Read(settingsFileLimit)
-		if errors.Is(err, untrusted.ErrTooLarge) {
-			// Larger prose (a long reference) is searched, as a script is,
-			// for what no one writes by chance; larger settings (a data
-			// file) for that and for a literal given to a key that names a
-			// credential, around each such key alone.
-			large := credential.InLargeSettings
-			if slices.Contains(documentExtensions, ext) {
-				large = credential.InCode
-			}
-			b, err = f.Read(codeFileLimit)
-			return errors.Is(err, untrusted.ErrTooLarge) || err == nil && large(b)
+		if knownHarmless(name) {
+			return false
 		}
-		return err == nil && judge(b)
+		limit := int64(codeFileLimit)
+		if unknown {
+			limit = settingsFileLimit
+		}
+		b, err := f.Read(limit)
+		if err != nil {
+			return unknown || errors.Is(err, untrusted.ErrTooLarge)
+		}
+		return textHolds(name, b)
 	}
+}
+
+// manualPage says text b is a manual page: troff's source with a
+// title's line (.TH, mdoc's .Dd or .Dt), or one that stands for another
+// page (.so).
+func manualPage(b []byte) bool {
+	return bytes.HasPrefix(b, []byte(".so ")) || slices.ContainsFunc([]string{".TH ", ".Dd ", ".Dt "}, func(p string) bool {
+		return bytes.HasPrefix(b, []byte(p)) || bytes.Contains(b, []byte("\n"+p))
+	})
+}
+
+// knownHarmless says a file's name alone says it holds no credential:
+// an asset's, a package's manifest.
+func knownHarmless(name string) bool {
+	return packageManifests[name] || slices.Contains(assetExtensions, strings.ToLower(filepath.Ext(name)))
+}
+
+// unknownKind says a file's name is of no kind known: an extension that
+// is none of settings', prose's, scripts' or code's.
+func unknownKind(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext != "" && !slices.Contains(settingsExtensions, ext) && !slices.Contains(documentExtensions, ext) &&
+		!slices.Contains(scriptExtensions, ext) && !slices.Contains(codeExtensions, ext)
+}
+
+// textHolds says text b, the content of a file named name (on disk or
+// in an archive), holds a credential, judged by its kind: prose as
+// prose (credential.InDocument), over settingsFileLimit as code is; a
+// script or source as code (credential.InCode, a shell's script as one
+// too); settings, or a name without an extension, as settings
+// (credential.InSettings), over settingsFileLimit as large settings
+// (credential.InLargeSettings: around each key that names a credential
+// alone); of a kind not known, as settings, and only where it is UTF-8
+// of at most settingsFileLimit, but a manual page (manualPage: tool.1,
+// git-log.1.gz, larger than that), a vendor's prose, judged as code is
+// (judged as prose, the 21,434 pages of this machine's /usr/share/man,
+// gzipped, held a first launch 69 s where they lay in /usr/local/share).
+// An asset's or a package's manifest, by its name alone, holds none.
+func textHolds(name string, b []byte) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	switch {
+	case knownHarmless(name):
+		return false
+	case unknownKind(name) && manualPage(b):
+		return credential.InCode(b)
+	case slices.Contains(documentExtensions, ext):
+		if len(b) > settingsFileLimit {
+			return credential.InCode(b)
+		}
+		return credential.InDocument(b)
+	case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext):
+		return credential.InCode(b) || shellScript(ext, b) && credential.InScript(b)
+	case unknownKind(name):
+		return len(b) > settingsFileLimit || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 || credential.InSettings(b)
+	case len(b) > settingsFileLimit:
+		return credential.InLargeSettings(b)
+	}
+	return credential.InSettings(b)
 }
 
 // assetExtensions are the names of what a skill or a plugin shows or
@@ -381,8 +433,7 @@ func credentialFileNote(path string) string {
 // see may hold one.
 func gitDirs(dir string) (dirs, files []string, whole bool) {
 	return gitDirsJudged(dir, func(dirfd int, dir, name string) bool {
-		judge := settingsJudge(name)
-		return judge != nil && verdict.JudgeAt("settings", dirfd, dir, name, judge)
+		return verdict.JudgeAt("settings", dirfd, dir, name, settingsJudge(name))
 	})
 }
 

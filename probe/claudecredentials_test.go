@@ -164,7 +164,7 @@ func TestSettingsCredentialsLeftOut(t *testing.T) {
 		"skill/prod.tfvars":                  "db_password = \"hunter2\"\n",
 		"skill/big.csv":                      strings.Repeat("name,count\n", 2000),
 		"skill/regions.tfvars":               "region = \"eu-west-1\"\n",
-		"skill/logo.png":                     "\x89PNG\x00password: hunter2",
+		"skill/logo.png":                     "\x89PNG\r\n\x1a\n\x00password: hunter2",
 		"skill/run.py":                       "print('x')\n",
 		"skill/deploy.sh":                    "#!/bin/sh\nexport DB_PASSWORD=hunter2\n",
 		"skill/env.fish":                     "set -gx DB_PASSWORD hunter2\n",

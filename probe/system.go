@@ -471,7 +471,10 @@ func usrLocalHidden(local string) []mount.HostEntry {
 // kept or with one written in it (the deploy.env its scripts source),
 // judged as installedFiles judges one. A vendor's toolchain's directories
 // are shown whole (toolchain.VendorToolchain: Go, a JDK, CUDA, thousands
-// of files its programs run with); any other's are judged as
+// of files its programs run with) but its settings' conf/ and etc/,
+// judged as a vendor's settings (toolchain.VendorConfHidden: Maven's
+// conf/settings.xml with an organization's repository password was
+// readable); any other's are judged as
 // installedFiles judges a directory, whatever their names, so that what
 // its programs run with stays (an SDK's platform) and what it keeps
 // there with a credential does not (Tomcat's conf/tomcat-users.xml,
@@ -496,6 +499,11 @@ func toolchainTopHidden(dir string) []mount.HostEntry {
 			hidden = append(hidden, mount.HostEntry{Path: path})
 		case de.IsDir() && !vendor:
 			hidden = append(hidden, installedFiles(path)...)
+		}
+	}
+	if vendor {
+		for _, p := range toolchain.VendorConfHidden(dir) {
+			hidden = append(hidden, mount.HostEntry{Path: p, Dir: isDir(p)})
 		}
 	}
 	return hidden
@@ -551,15 +559,14 @@ func installedFiles(dir string) []mount.HostEntry {
 
 // installedHoldsCredential says a file installed below /usr/local (name
 // in the directory open at dirfd, whose path is dir) holds a credential
-// as a skill's file would (settingsHoldCredential), but a binary one (a
-// library, a compressed man page, compiled terminfo, a NUL in its first
-// 8 KiB, as git tells them), which is shown unread. The verdict is kept
-// for the file as it is (package verdict), the binary ones' among them:
-// a /usr/local of global npm packages is thousands of files, read at
-// each launch otherwise.
+// as a skill's file would (settingsHoldCredential), a binary one among
+// them (shown where its kind is known to hold none: a library, a
+// compressed man page holding none, compiled terminfo; a SQLite
+// database, a backup's tar.gz, a jar whose properties held a password
+// were shown unread). The verdict is kept for the file as it is
+// (package verdict), the binary ones' among them: a /usr/local of
+// global npm packages is thousands of files, read at each launch
+// otherwise.
 func installedHoldsCredential(dirfd int, dir, name string) bool {
-	judge := settingsJudge(name)
-	return judge != nil && verdict.JudgeAt("installed", dirfd, dir, name, func(f verdict.File) bool {
-		return bytes.IndexByte(f.Head(8<<10), 0) < 0 && judge(f)
-	})
+	return verdict.JudgeAt("installed", dirfd, dir, name, settingsJudge(name))
 }

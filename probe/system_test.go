@@ -326,7 +326,9 @@ func TestUsrLocalHidden(t *testing.T) {
 	file("go/bin/go", "\x7fELF", 0o755)
 	file("share/doc/README", "x\n", 0o644)
 	file("share/deploy/creds.env", "DEPLOY_TOKEN=x\n", 0o644)
-	file("share/man/man1/tool.1.gz", "\x1f\x8b\x08\x00password=x", 0o644)
+	file("share/man/man1/tool.1.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03\xd3\x0b\xf1\x50\x08\xf1\xf7\xf7\x51\x30\xe4\x02\x00\x0a\x05\x9e\xaf\x0b\x00\x00\x00", 0o644) // .TH TOOL 1
+	file("share/man/man1/leak.1.gz", "\x1f\x8b\x08\x00password=x", 0o644)
+	file("share/tool/cache.db", "SQLite format 3\x00token=x", 0o644)
 	file("lib/node_modules/tool/.npmrc", "//r/:_authToken=x\n", 0o644)
 	file("lib/node_modules/tool/lib/config.json", `{"password": "x"}`, 0o644)
 	file("lib/python3.11/dist-packages/tool/settings.yaml", "password: x\n", 0o644)
@@ -345,6 +347,10 @@ func TestUsrLocalHidden(t *testing.T) {
 	file("cuda/bin/nvcc", "\x7fELF", 0o755)
 	file("cuda/version.json", `{"cuda": {"name": "CUDA SDK", "version": "12.4.1"}}`, 0o644)
 	file("cuda/nvvm/libdevice/notes.env", "PASSWORD=x\n", 0o644)
+	file("maven/bin/mvn", "#!/bin/sh\n", 0o755)
+	file("maven/boot/plexus-classworlds.jar", "PK\x05\x06"+strings.Repeat("\x00", 18), 0o644)
+	file("maven/conf/settings.xml", "<settings><!-- <password>repopwd</password> --></settings>\n", 0o644)
+	file("maven/conf/corp/settings.xml", "<settings><servers><server><password>hunter2</password></server></servers></settings>\n", 0o644)
 	os.Symlink("share/man", filepath.Join(local, "man"))
 	var got []string
 	for _, e := range usrLocalHidden(local) {
@@ -355,11 +361,12 @@ func TestUsrLocalHidden(t *testing.T) {
 	// judged (config.json, settings.yaml), as in a skill's; of an installed
 	// toolchain's directory (with a bin) its top's files and its git
 	// directory, and of its directories what an installed directory's
-	// would hide (tools), but a vendor's toolchain's, shown whole (go, cuda).
+	// would hide (tools), but a vendor's toolchain's, shown whole (go, cuda)
+	// but its settings (maven's conf, its comments' examples shown).
 	want := []string{
 		".secrets true", "bin/deploy.sh false", "bin/notes.txt false", "bin/conf/credentials.json false", "deploy/notes.txt false", "deploy.env false",
-		"lib/node_modules/tool/.npmrc false", "sbin/rotate false", "share/deploy/creds.env false", "src/ops/.git true",
-		"tools/.git true", "tools/deploy.env false", "tools/platform/config.json false",
+		"lib/node_modules/tool/.npmrc false", "maven/conf/corp/settings.xml false", "sbin/rotate false", "share/deploy/creds.env false", "share/tool/cache.db false",
+		"share/man/man1/leak.1.gz false", "src/ops/.git true", "tools/.git true", "tools/deploy.env false", "tools/platform/config.json false",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("usrLocalHidden = %q, want %q", got, want)

@@ -177,7 +177,9 @@ func Probe(home, pathEnv string, project instance.Project, binds []mount.BindSpe
 			}
 			if widened[r.Path] && !isPrefix(r.Path) {
 				hidden = append(hidden, notLayout(r.Path)...)
-				if !VendorToolchain(r.Path) {
+				if VendorToolchain(r.Path) {
+					hidden = append(hidden, VendorConfHidden(r.Path)...)
+				} else {
 					hidden = append(hidden, layoutCredentials(r.Path)...)
 				}
 			}
@@ -353,8 +355,55 @@ const maxLayoutFiles = 20000
 // export DEPLOY_TOKEN=…, its conf/'s password = …, its doc/'s runbook's
 // bearer token were readable); a file of text over 1 MiB, which is not
 // read to judge it; past maxLayoutFiles, the directories not judged
-// whole. A binary file (a NUL in its first 8 KiB) is shown.
+// whole. A binary file is judged by its kind (credential.InBinary: its
+// lib/'s state.sqlite with a deploy token was shown unread).
 func layoutCredentials(root string) []string {
+	des, _ := os.ReadDir(root)
+	var dirs []string
+	for _, de := range des {
+		if de.IsDir() && layoutDirs[de.Name()] {
+			dirs = append(dirs, filepath.Join(root, de.Name()))
+		}
+	}
+	return judgedFiles(dirs, func(dir, name string) bool {
+		return bind.CredentialFile(name) || layoutFileHoldsCredential(dir, name) || bytecodeOfHidden(dir, name)
+	})
+}
+
+// VendorConfHidden are the files of a vendor's toolchain (root, as
+// VendorToolchain says) in its directories of settings, conf/ and etc/,
+// that the sandbox is not shown, the rest of its layout being shown
+// whole: each named as credentials are kept, or judged as a vendor's
+// settings are (credential.InVendorSettings, its comments as examples),
+// a binary one by its kind; text over 1 MiB, unread; past
+// maxLayoutFiles, the directories not judged whole. An organization's
+// Maven keeps its repositories' passwords in conf/settings.xml, and a
+// JDK's conf/management/jmxremote.password the JMX agent's, which were
+// readable with the rest of the toolchain.
+func VendorConfHidden(root string) []string {
+	var dirs []string
+	for _, name := range []string{"conf", "etc"} {
+		if isDir(filepath.Join(root, name)) {
+			dirs = append(dirs, filepath.Join(root, name))
+		}
+	}
+	return judgedFiles(dirs, func(dir, name string) bool {
+		return bind.CredentialFile(name) || verdict.Judge("vendor-conf", dir, name, func(f verdict.File) bool {
+			if head := f.Head(credential.BinaryHead); credential.Binary(head) {
+				return credential.InBinary(name, head, f.Read, vendorTextHolds)
+			}
+			b, err := f.Read(maxLayoutText)
+			return err != nil || vendorTextHolds(name, b)
+		})
+	})
+}
+
+// judgedFiles are the regular files below dirs (no link followed, no git
+// directory entered) that holds says are not shown, and each of dirs
+// that cannot be judged whole: deeper than 16 levels, or past
+// maxLayoutFiles files in all (one the user cannot read is passed over:
+// it is no more readable inside).
+func judgedFiles(dirs []string, holds func(dir, name string) bool) []string {
 	var out []string
 	budget := maxLayoutFiles
 	var walk func(dir string, depth int) bool
@@ -375,21 +424,16 @@ func layoutCredentials(root string) []string {
 				if budget--; budget < 0 {
 					return false
 				}
-				if bind.CredentialFile(de.Name()) || layoutFileHoldsCredential(dir, de.Name()) || bytecodeOfHidden(dir, de.Name()) {
+				if holds(dir, de.Name()) {
 					out = append(out, p)
 				}
 			}
 		}
 		return true
 	}
-	des, _ := os.ReadDir(root)
-	for _, de := range des {
-		if !de.IsDir() || !layoutDirs[de.Name()] {
-			continue
-		}
-		p := filepath.Join(root, de.Name())
-		if budget < 0 || !walk(p, 0) {
-			out = append(out, p)
+	for _, d := range dirs {
+		if budget < 0 || !walk(d, 0) {
+			out = append(out, d)
 		}
 	}
 	return out
@@ -422,12 +466,30 @@ func bytecodeOfHidden(dir, name string) bool {
 // judge.
 func layoutFileHoldsCredential(dir, name string) bool {
 	return verdict.Judge("layout-file", dir, name, func(f verdict.File) bool {
-		if bytes.IndexByte(f.Head(8<<10), 0) >= 0 {
-			return false
+		if head := f.Head(credential.BinaryHead); credential.Binary(head) {
+			return credential.InBinary(name, head, f.Read, layoutTextHolds)
 		}
-		b, err := f.Read(1 << 20)
-		return errors.Is(err, untrusted.ErrTooLarge) || err == nil && (credential.InSettings(b) || credential.InCode(b))
+		b, err := f.Read(maxLayoutText)
+		return errors.Is(err, untrusted.ErrTooLarge) || err == nil && layoutTextHolds(name, b)
 	})
+}
+
+// maxLayoutText bounds what of a text file of a toolchain's layout is
+// read to judge it: a larger one is not shown, unjudged.
+const maxLayoutText = 1 << 20
+
+// layoutTextHolds says text of a root of one's own (a file, or one in an
+// archive there) holds a credential, judged as settings and as code are,
+// or is too large to judge.
+func layoutTextHolds(_ string, b []byte) bool {
+	return len(b) > maxLayoutText || credential.InSettings(b) || credential.InCode(b)
+}
+
+// vendorTextHolds says text of a vendor's settings (a file, or one in an
+// archive there) holds a credential (credential.InVendorSettings), or is
+// too large to judge.
+func vendorTextHolds(_ string, b []byte) bool {
+	return len(b) > maxLayoutText || credential.InVendorSettings(b)
 }
 
 // toolFile says a file of that name at a toolchain's root is part of its
@@ -446,11 +508,12 @@ func toolFile(name string) bool {
 // line, or any text (no NUL in its first 8 KiB), which a shell runs as a
 // script all the same (execvp falls back to /bin/sh: ~/bin/deploy
 // with no #! line and its export DEPLOY_TOKEN=… was shown as a binary
-// program is, unread).
+// program is, unread); a binary by its kind (credential.InBinary: a
+// program, an executable jar holding none).
 func scriptHoldsCredential(dir, name string) bool {
 	return verdict.Judge("path-script", dir, name, func(f verdict.File) bool {
-		if string(f.Head(2)) != "#!" && bytes.IndexByte(f.Head(8<<10), 0) >= 0 {
-			return false
+		if head := f.Head(credential.BinaryHead); string(f.Head(2)) != "#!" && credential.Binary(head) {
+			return credential.InBinary(name, head, f.Read, layoutTextHolds)
 		}
 		b, err := f.Read(maxScriptRead)
 		if errors.Is(err, untrusted.ErrTooLarge) {

@@ -111,7 +111,7 @@ func TestReplayReview25UsrLocalShared(t *testing.T) {
 	h.Write(filepath.Join(stage, "src", "ops", ".git", "config"), "[remote \"origin\"]\n\turl = https://ci:"+secret+"-git@git.corp/ops.git\n")
 	h.Write(filepath.Join(stage, "src", "ops", ".git", "HEAD"), "ref: refs/heads/main\n")
 	h.Write(filepath.Join(stage, "share", "man", "man1", "tool.1"), ".TH TOOL 1\n.SH NAME\ntool \\- REVIEW25-MAN\n")
-	h.Write(filepath.Join(stage, "share", "man", "man1", "gz.1.gz"), "\x1f\x8b\x08\x00REVIEW25-GZ\x00\x00")
+	h.Write(filepath.Join(stage, "share", "man", "man1", "gz.1.gz"), gzipped(t, []byte(".TH GZ 1\n.SH NAME\ngz \\- REVIEW25-GZ\n")))
 	h.Write(filepath.Join(stage, "lib", "libtool.so.1"), "\x7fELF\x02\x01\x01\x00REVIEW25-LIB\x00")
 	h.Write(filepath.Join(stage, "include", "tool.h"), "#define REVIEW25_HEADER 1\n")
 	h.Write(filepath.Join(stage, "lib", "python3.11", "dist-packages", "tool", "__init__.py"), "NAME = 'REVIEW25-PY'\n")

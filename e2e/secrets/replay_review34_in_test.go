@@ -30,7 +30,7 @@ func TestReplayReview34InUsrLocalToolchainDirs(t *testing.T) {
 	h.Write(filepath.Join(stage, "tomcat", "bin", "catalina.sh"), "#!/bin/sh\necho R34-CATALINA\n")
 	h.Write(filepath.Join(stage, "tomcat", "conf", "tomcat-users.xml"), "<tomcat-users>\n  <user username=\"admin\" password=\""+secret+"Tc9\" roles=\"manager-gui\"/>\n</tomcat-users>\n")
 	h.Write(filepath.Join(stage, "tomcat", "conf", "server.xml"), "<Server port=\"8005\" shutdown=\"SHUTDOWN\"><!-- R34-SERVER --></Server>\n")
-	h.Write(filepath.Join(stage, "tomcat", "lib", "catalina.jar"), "PK\x03\x04\x00\x00R34-JAR\x00")
+	h.Write(filepath.Join(stage, "tomcat", "lib", "catalina.jar"), zipOf(t, map[string]string{"META-INF/MANIFEST.MF": "Manifest-Version: 1.0\nImplementation-Title: R34-JAR\n"}))
 	h.Write(filepath.Join(stage, "kafka", "bin", "kafka-topics.sh"), "#!/bin/sh\necho R34-KAFKA\n")
 	h.Write(filepath.Join(stage, "kafka", "config", "client.properties"), "security.protocol=SASL_SSL\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"app\" password=\""+secret+"Kf9\";\n")
 	h.Write(filepath.Join(stage, "tools", "bin", "run"), "#!/bin/sh\necho R34-TOOLS\n")

@@ -1,0 +1,326 @@
+package credential
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"crypto/x509"
+	"encoding/binary"
+	"errors"
+	"io"
+	"strings"
+)
+
+// BinaryHead is how much of a file's start says whether it is text or
+// binary (a NUL in it, as git tells them) and, if binary, of which kind.
+const BinaryHead = 8 << 10
+
+// Binary says head, a file's first BinaryHead bytes, is a binary
+// file's.
+func Binary(head []byte) bool { return bytes.IndexByte(head, 0) >= 0 }
+
+// maxBinaryRead bounds what of a binary file judged by what it holds
+// (an archive, a class) is read, and what of an archive is unpacked in
+// all: past it, the file is taken to hold a credential, unjudged.
+const maxBinaryRead = 16 << 20
+
+// maxArchiveEntries bounds the entries of an archive judged one by one.
+const maxArchiveEntries = 10000
+
+// maxArchiveDepth bounds archives within archives (a jar in a zip in a
+// tar.gz).
+const maxArchiveDepth = 4
+
+// InBinary says a binary file, named name, whose first BinaryHead bytes
+// are head, holds a credential or is of a kind not known to hold none:
+// what is shown is what its first bytes say is known harmless. Compiled
+// code (ELF, Mach-O and PE programs and libraries, archives of objects,
+// Rust's metadata, WebAssembly, Python's bytecode, whose source is
+// judged), images, fonts, sound and video, message catalogues and
+// compiled terminfo, X's cursors and time zones are shown unread; a zip
+// (a jar, a JDK's module, a wheel, an office document), a gzip or bzip2 stream and a tar archive in one are read
+// (read, up to maxBinaryRead) and judged by what they hold, each file
+// in them by its kind, text by text (a name and its content); a Java
+// class by the strings of its constant pool (InCode: a token built
+// in); DER certificates, which are public, shown where the whole file
+// is certificates. Anything else is not shown: a SQLite database, an
+// xz or zstd stream, a PDF, a keystore, a key in DER, an unknown
+// format, which may hold anything (a CRM's cache.db held a service's
+// token; a backup's configs.tar.gz its .env).
+func InBinary(name string, head []byte, read func(limit int64) ([]byte, error), text func(name string, b []byte) bool) bool {
+	switch {
+	case shownUnread(head):
+		return false
+	case !readForWhatItHolds(head):
+		return true
+	}
+	b, err := read(maxBinaryRead)
+	if err != nil {
+		return true
+	}
+	j := archiveJudge{text: text, budget: maxBinaryRead}
+	return j.holds(name, b, 0)
+}
+
+// binaryMagic are the first bytes of the binary kinds known to hold no
+// credential of the user's, each at its offset.
+var binaryMagic = []struct {
+	at    int
+	magic string
+}{
+	// Programs and libraries: ELF, Mach-O.
+	{0, "\x7fELF"},
+	{0, "\xfe\xed\xfa\xce"},
+	{0, "\xfe\xed\xfa\xcf"},
+	{0, "\xce\xfa\xed\xfe"},
+	{0, "\xcf\xfa\xed\xfe"},
+	// Archives of objects (.a, Go's packages, Rust's .rlib), Rust's
+	// metadata, WebAssembly.
+	{0, "!<arch>\n"},
+	{0, "rust\x00\x00\x00"},
+	{0, "\x00asm"},
+	// Images.
+	{0, "\x89PNG\r\n\x1a\n"},
+	{0, "\xff\xd8\xff"},
+	{0, "GIF87a"},
+	{0, "GIF89a"},
+	{0, "II*\x00"},
+	{0, "MM\x00*"},
+	{0, "\x00\x00\x01\x00"},
+	// Sound and video.
+	{8, "WEBP"},
+	{8, "WAVE"},
+	{8, "AVI "},
+	{4, "ftyp"},
+	{0, "OggS"},
+	{0, "fLaC"},
+	{0, "ID3"},
+	{0, "\x1a\x45\xdf\xa3"},
+	// Fonts.
+	{0, "\x00\x01\x00\x00"},
+	{0, "OTTO"},
+	{0, "true"},
+	{0, "ttcf"},
+	{0, "wOFF"},
+	{0, "wOF2"},
+	// X's cursors, the time zones' database.
+	{0, "Xcur"},
+	{0, "TZif"},
+	// Gettext's message catalogues, compiled terminfo.
+	{0, "\xde\x12\x04\x95"},
+	{0, "\x95\x04\x12\xde"},
+	{0, "\x1a\x01"},
+	{0, "\x1e\x02"},
+}
+
+// shownUnread says head is a binary kind known to hold no credential
+// (binaryMagic), a PE program (MZ, and PE where its header says), a
+// universal Mach-O (0xCAFEBABE and a handful of architectures), a
+// bitmap (BM, its reserved bytes zero, a known header's size), or
+// Python's bytecode (its version's number, then \r\n), whose source is
+// judged.
+func shownUnread(head []byte) bool {
+	for _, m := range binaryMagic {
+		if len(head) >= m.at+len(m.magic) && string(head[m.at:m.at+len(m.magic)]) == m.magic {
+			return true
+		}
+	}
+	if len(head) >= 4 && string(head[2:4]) == "\r\n" {
+		python := binary.LittleEndian.Uint16(head)
+		return python >= 3000 && python < 4000 || python == 62211
+	}
+	if len(head) < 64 {
+		return false
+	}
+	pe := int(binary.LittleEndian.Uint32(head[0x3c:]))
+	return string(head[:2]) == "MZ" && pe+4 <= len(head) && string(head[pe:pe+4]) == "PE\x00\x00" ||
+		string(head[:4]) == "\xca\xfe\xba\xbe" && binary.BigEndian.Uint32(head[4:]) < 45 ||
+		string(head[:2]) == "BM" && binary.LittleEndian.Uint32(head[6:]) == 0 && strings.Contains("\x0c\x28\x34\x38\x6c\x7c", string(head[14:15]))
+}
+
+// readForWhatItHolds says head is of a kind judged by what it holds: a
+// zip, a gzip or bzip2 stream, a tar archive, a Java class, DER.
+func readForWhatItHolds(head []byte) bool {
+	return zipped(head) || gzipped(head) || bzipped(head) || tarred(head) || javaClass(head) || der(head)
+}
+
+// zipped says head is a zip archive's, or a JDK's module (JM, its
+// version, then a zip).
+func zipped(head []byte) bool {
+	if bytes.HasPrefix(head, []byte("JM\x01\x00")) {
+		head = head[4:]
+	}
+	return bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06"))
+}
+
+func gzipped(head []byte) bool { return bytes.HasPrefix(head, []byte("\x1f\x8b")) }
+
+func bzipped(head []byte) bool { return bytes.HasPrefix(head, []byte("BZh")) }
+
+func tarred(head []byte) bool { return len(head) >= 262 && string(head[257:262]) == "ustar" }
+
+// der says head begins DER's sequence of a long length, as a
+// certificate (and a key) in DER does.
+func der(head []byte) bool { return bytes.HasPrefix(head, []byte("\x30\x82")) }
+
+// javaClass says head is a Java class: 0xCAFEBABE, then a class file's
+// version (45 or later; a universal Mach-O's begins so too, with the
+// number of its architectures).
+func javaClass(head []byte) bool {
+	return len(head) >= 8 && string(head[:4]) == "\xca\xfe\xba\xbe" && binary.BigEndian.Uint16(head[6:8]) >= 45
+}
+
+// An archiveJudge judges a file's content as InBinary does, an
+// archive's files one by one: text by text, the rest by its kind.
+type archiveJudge struct {
+	text func(name string, b []byte) bool
+	// budget is what may still be unpacked.
+	budget int64
+}
+
+// holds judges b, the content of the file name, at depth archives deep.
+func (j *archiveJudge) holds(name string, b []byte, depth int) bool {
+	head := b[:min(len(b), BinaryHead)]
+	switch {
+	case !Binary(head):
+		return j.text(name, b)
+	case shownUnread(head):
+		return false
+	case javaClass(head):
+		strs, ok := classStrings(b)
+		return !ok || InCode(strs)
+	case der(head):
+		_, err := x509.ParseCertificates(b)
+		return err != nil
+	case depth >= maxArchiveDepth:
+		return true
+	case zipped(head):
+		return j.zipHolds(bytes.TrimPrefix(b, []byte("JM\x01\x00")), depth)
+	case gzipped(head):
+		r, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			return true
+		}
+		inner := strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".tgz")
+		if r.Name != "" {
+			inner = r.Name
+		}
+		// gzip's trailer says the size of what it holds, modulo 4 GiB.
+		return j.streamHolds(inner, r, int64(binary.LittleEndian.Uint32(b[max(len(b)-4, 0):])), depth)
+	case bzipped(head):
+		return j.streamHolds(strings.TrimSuffix(name, ".bz2"), bzip2.NewReader(bytes.NewReader(b)), 4*int64(len(b)), depth)
+	case tarred(head):
+		return j.tarHolds(b, depth)
+	}
+	return true
+}
+
+// unpacked reads r whole, within the budget, into a buffer of size
+// (what the archive says it holds, at most the budget) to begin with;
+// false where it is past the budget or cannot be read.
+func (j *archiveJudge) unpacked(r io.Reader, size int64) ([]byte, bool) {
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(size, 512), j.budget+1)))
+	_, err := buf.ReadFrom(io.LimitReader(r, j.budget+1))
+	if err != nil || int64(buf.Len()) > j.budget {
+		return nil, false
+	}
+	j.budget -= int64(buf.Len())
+	return buf.Bytes(), true
+}
+
+// streamHolds judges what a compressed stream holds, a file of that
+// name, of about size bytes.
+func (j *archiveJudge) streamHolds(name string, r io.Reader, size int64, depth int) bool {
+	b, ok := j.unpacked(r, size)
+	return !ok || j.holds(name, b, depth+1)
+}
+
+// zipHolds judges each file of a zip archive.
+func (j *archiveJudge) zipHolds(b []byte, depth int) bool {
+	z, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil || len(z.File) > maxArchiveEntries {
+		return true
+	}
+	for _, f := range z.File {
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		r, err := f.Open()
+		if err != nil {
+			return true
+		}
+		content, ok := j.unpacked(r, int64(min(f.UncompressedSize64, 1<<40)))
+		r.Close()
+		if !ok || j.holds(f.Name, content, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// tarHolds judges each file of a tar archive.
+func (j *archiveJudge) tarHolds(b []byte, depth int) bool {
+	r := tar.NewReader(bytes.NewReader(b))
+	for n := 0; ; n++ {
+		h, err := r.Next()
+		switch {
+		case errors.Is(err, io.EOF):
+			return false
+		case err != nil || n >= maxArchiveEntries:
+			return true
+		case h.Typeflag == tar.TypeDir:
+			continue
+		}
+		content, ok := j.unpacked(r, h.Size)
+		if !ok || j.holds(h.Name, content, depth+1) {
+			return true
+		}
+	}
+}
+
+// classStrings are the strings of a Java class's constant pool (its
+// literals, names and types), a line each; false where the pool cannot
+// be read.
+func classStrings(b []byte) ([]byte, bool) {
+	if len(b) < 10 {
+		return nil, false
+	}
+	count := int(binary.BigEndian.Uint16(b[8:10]))
+	var out strings.Builder
+	at := 10
+	for i := 1; i < count; i++ {
+		if at >= len(b) {
+			return nil, false
+		}
+		tag := b[at]
+		size := 0
+		switch tag {
+		case 1: // Utf8: its length, then its bytes
+			if at+3 > len(b) {
+				return nil, false
+			}
+			n := int(binary.BigEndian.Uint16(b[at+1 : at+3]))
+			if at+3+n > len(b) {
+				return nil, false
+			}
+			out.Write(b[at+3 : at+3+n])
+			out.WriteByte('\n')
+			size = 3 + n
+		case 7, 8, 16, 19, 20: // Class, String, MethodType, Module, Package
+			size = 3
+		case 15: // MethodHandle
+			size = 4
+		case 3, 4, 9, 10, 11, 12, 17, 18: // Integer, Float, refs, NameAndType, dynamic
+			size = 5
+		case 5, 6: // Long, Double, which take two entries
+			size = 9
+			i++
+		default:
+			return nil, false
+		}
+		at += size
+	}
+	return []byte(out.String()), true
+}
