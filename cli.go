@@ -50,7 +50,7 @@ type cli struct {
 	NoNetwork          *bool    `group:"sandbox" help:"No network at all, as --network=none."`
 	WithClipboard      *bool    `group:"sandbox" name:"with-clipboard" help:"Let it write your clipboard (OSC 52)."`
 	WithDesktopSockets *bool    `group:"sandbox" name:"with-desktop-sockets" help:"Let it reach X11, D-Bus (abstract sockets)."`
-	WithProjectSockets *bool    `group:"sandbox" name:"with-project-sockets" help:"Let it make Unix sockets in the project, and reach those your servers listen on there."`
+	WithProjectSockets *bool    `group:"sandbox" name:"with-project-sockets" help:"Let it make and reach Unix sockets in the project."`
 	WithMCP            []string `group:"sandbox" name:"with-mcp" placeholder:"NAME" sep:"none" help:"Carry MCP server NAME of ~/.claude.json; repeatable."`
 	Memory             *string  `group:"sandbox" placeholder:"SIZE" help:"Bound each process's memory inside (8G; 0: none)."`
 	CPUs               *int     `group:"sandbox" name:"cpus" placeholder:"N" help:"Run the sandbox on N processors (0: all)."`
