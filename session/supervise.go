@@ -629,7 +629,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 			deps[filepath.Base(d.Dir)] = true
 		}
 	}
-	sayIgnoredChanges(changed, deps)
+	sayIgnoredChanges(changed, deps, reports[s.plan.Project.Checkout].Found)
 	SayUnwritten(audit.Unwritten(s.plan.Project.Checkout, s.plan.Project.GitDir, standIns, since))
 	for _, p := range strays {
 		s.reportFindings(filepath.Dir(p), dir, []string{p})

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/undo"
 )
@@ -170,14 +172,27 @@ func (s *Session) recordOtherChanges(dir string, began time.Time, skip []string,
 // sayIgnoredChanges says, for each top-level directory git ignores in
 // which the session created, changed or removed files, how many: git
 // status shows none of them. One whose installed dependencies the audit
-// named already (deps) is not named twice.
-func sayIgnoredChanges(c undo.Changes, deps map[string]bool) {
+// named already (deps) is not named twice, nor is a file the audit named
+// (named: a build's output it moved aside is no longer there to count).
+func sayIgnoredChanges(c undo.Changes, deps map[string]bool, named []string) {
+	left := maps.Clone(c.Top)
+	for _, p := range c.Paths {
+		if p.Ignored && p.Change != "removed" && paths.UnderAny(filepath.Join(c.Checkout, p.Path), named) {
+			if top, _, ok := strings.Cut(p.Path, "/"); ok {
+				left[top]--
+			}
+		}
+	}
 	said := false
-	for _, top := range slices.Sorted(maps.Keys(c.Top)) {
-		if deps[top] {
+	for _, top := range slices.Sorted(maps.Keys(left)) {
+		if deps[top] || left[top] <= 0 {
 			continue
 		}
-		printable.Say(os.Stderr, "claudebox: %s/: %s files changed, which git ignores", top, count(c.Top[top]))
+		files := "files"
+		if left[top] == 1 {
+			files = "file"
+		}
+		printable.Say(os.Stderr, "claudebox: %s/: %s %s changed, which git ignores", top, count(left[top]), files)
 		said = true
 	}
 	if said {
