@@ -1231,6 +1231,24 @@ func (t tree) namedByTask(checkout, path string) bool {
 	}
 }
 
+// globalHooksDir is the absolute folder the system's or the user's git
+// configuration names as core.hooksPath (the last one, as git takes it),
+// "" where none does.
+func globalHooksDir() string {
+	values := gitConfigValues(userGitConfigs(), "core.hookspath")
+	if len(values) == 0 {
+		return ""
+	}
+	dir := values[len(values)-1]
+	if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(dir, "~/") {
+		dir = filepath.Join(home, dir[2:])
+	}
+	if !filepath.IsAbs(dir) {
+		return ""
+	}
+	return filepath.Clean(dir)
+}
+
 // hooksIn lists the git hooks of a repository whose top is dir (relative
 // to checkout), relative to checkout: those in hookDirs and in the
 // directory its .git/config's core.hooksPath names, where it lies in the
@@ -1266,6 +1284,20 @@ func (t tree) hooksIn(checkout, dir string) []string {
 				hooks = append(hooks, filepath.Join(dir, d, e.Name()))
 			}
 		})
+	}
+	if dir == "." {
+		// The user's own core.hooksPath (one folder of hooks for every
+		// repository, whose hook may hand over to the project's script
+		// when there is one), by its absolute path.
+		if global := globalHooksDir(); global != "" {
+			n := 0
+			untrusted.EachEntry(global, ".", func(e fs.DirEntry) {
+				if n < maxHookFiles && gitHooks[e.Name()] && e.Type().IsRegular() {
+					n++
+					hooks = append(hooks, filepath.Join(global, e.Name()))
+				}
+			})
+		}
 	}
 	if t.tasks != nil {
 		t.tasks.Lock()
@@ -1311,7 +1343,12 @@ func (t tree) taskIndex(checkout, path string) *taskIndex {
 		}
 	}
 	var b []byte
-	f, err := untrusted.Open(checkout, path)
+	root, name := checkout, path
+	if filepath.IsAbs(path) {
+		// A hook of the user's own, outside the checkout.
+		root, name = filepath.Dir(path), filepath.Base(path)
+	}
+	f, err := untrusted.Open(root, name)
 	if err == nil {
 		if t.tasks != nil && t.tasks.left <= 0 {
 			// Past what an exit indexes (a session's thousands of task

@@ -1118,6 +1118,25 @@ func waitingExcludesFile() string {
 // Any of them saying so is taken for git's answer (a later file's normal
 // is not weighed against it).
 func untrackedHidden(p instance.Project) bool {
+	configs := userGitConfigs()
+	if common := commonOf(p); common != "" {
+		configs = append(configs, filepath.Join(common, "config"))
+	}
+	if p.GitDir != "" {
+		configs = append(configs, filepath.Join(p.GitDir, "config.worktree"))
+	}
+	for _, v := range gitConfigValues(configs, "status.showuntrackedfiles") {
+		if v = strings.ToLower(v); v == "no" || !gitconfig.IsTrue(v) && v != "normal" && v != "all" {
+			return true
+		}
+	}
+	return false
+}
+
+// userGitConfigs are the system's and the user's git configuration files
+// (XDG's, ~/.gitconfig, $GIT_CONFIG_GLOBAL), in git's order, their links
+// resolved (a dotfiles manager's).
+func userGitConfigs() []string {
 	var configs []string
 	if !gitconfig.IsTrue(os.Getenv("GIT_CONFIG_NOSYSTEM")) {
 		configs = append(configs, "/etc/gitconfig")
@@ -1132,32 +1151,27 @@ func untrackedHidden(p instance.Project) bool {
 			configs = append(configs, global)
 		}
 	}
-	// The user's own files may be links (a dotfiles manager's); the
-	// repository's are read as they are.
 	for i, c := range configs {
 		if real, err := filepath.EvalSymlinks(c); err == nil {
 			configs[i] = real
 		}
 	}
-	if common := commonOf(p); common != "" {
-		configs = append(configs, filepath.Join(common, "config"))
-	}
-	if p.GitDir != "" {
-		configs = append(configs, filepath.Join(p.GitDir, "config.worktree"))
-	}
+	return configs
+}
+
+// gitConfigValues are key's values in configs and the files they include,
+// in order.
+func gitConfigValues(configs []string, key string) []string {
 	seen := map[string]bool{}
-	var says func(config string, depth int) bool
-	says = func(config string, depth int) bool {
+	var values []string
+	var read func(config string, depth int)
+	read = func(config string, depth int) {
 		if seen[config] || depth > maxIncludeDepth {
-			return false
+			return
 		}
 		seen[config] = true
 		entries, _ := gitconfig.Read(config)
-		for _, v := range gitconfig.Values(entries, "status.showuntrackedfiles") {
-			if v = strings.ToLower(v); v == "no" || !gitconfig.IsTrue(v) && v != "normal" && v != "all" {
-				return true
-			}
-		}
+		values = append(values, gitconfig.Values(entries, key)...)
 		for _, inc := range gitconfig.Includes(entries) {
 			if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(inc, "~/") {
 				inc = filepath.Join(home, inc[2:])
@@ -1165,18 +1179,15 @@ func untrackedHidden(p instance.Project) bool {
 			if !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(config), inc)
 			}
-			if real, err := filepath.EvalSymlinks(inc); err == nil && says(real, depth+1) {
-				return true
+			if real, err := filepath.EvalSymlinks(inc); err == nil {
+				read(real, depth+1)
 			}
 		}
-		return false
 	}
 	for _, c := range configs {
-		if says(c, 0) {
-			return true
-		}
+		read(c, 0)
 	}
-	return false
+	return values
 }
 
 // maxIncludeDepth is how deep git follows includes before it refuses.
