@@ -67,7 +67,8 @@ func TestReplayReview35InJSONEscapes(t *testing.T) {
 // SigningKey, EncryptionKey), .NET's <setting name="ApiKey"> whose value
 // is its <value> element, and Redis's requirepass and masterauth and
 // Sentinel's auth-pass, a directive and its value parted by a space,
-// crossed in a skill's files. The attack, from inside: read them. Proof:
+// crossed in a skill's files, and in Redis's own redis.conf of over 100
+// KiB, edited in place, which is judged as large settings are. The attack, from inside: read them. Proof:
 // none is inside; a Redis configuration and an appsettings.json holding
 // none still are.
 func TestReplayReview35InKeysOfOtherShapes(t *testing.T) {
@@ -82,15 +83,18 @@ func TestReplayReview35InKeysOfOtherShapes(t *testing.T) {
 	h.Write(filepath.Join(skill, "replica.conf"), "replicaof 10.0.0.1 6379\nmasterauth R35redisAuth\n")
 	h.Write(filepath.Join(skill, "sentinel.conf"), "sentinel monitor main 10.0.0.1 6379 2\nsentinel auth-pass main R35sentinel\n")
 	h.Write(filepath.Join(skill, "local.conf"), "bind 127.0.0.1\nport 6380\n# R35-HARMLESS-REDIS\n")
+	stock := strings.Repeat("# Redis's own redis.conf is over 100 KiB of comments such as this one.\n", 1600) + "# requirepass foobared\n"
+	h.Write(filepath.Join(skill, "redis-stock.conf"), stock+"port 6379\n# R35-HARMLESS-STOCK\n")
+	h.Write(filepath.Join(skill, "redis-edited.conf"), stock+"port 6379\nrequirepass R35redisLarge\n")
 	h.Write(filepath.Join(skill, "logging.json"), `{"Logging": {"LogLevel": {"Default": "Information"}}, "Note": "R35-HARMLESS-APPSETTINGS"}`+"\n")
 	out := h.Inside(proj, nil, "exec 2>&1; grep -rhoa 'R35[a-zA-Z0-9-]*' ~/.claude; true")
 	t.Log(out)
-	for _, secret := range []string{"R35pascalSign", "R35pascalEnc", "R35dotnetKey", "R35redisPass", "R35redisAuth", "R35sentinel"} {
+	for _, secret := range []string{"R35pascalSign", "R35pascalEnc", "R35dotnetKey", "R35redisPass", "R35redisAuth", "R35sentinel", "R35redisLarge"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("a credential is readable inside (%s)", secret)
 		}
 	}
-	for _, want := range []string{"R35-HARMLESS-REDIS", "R35-HARMLESS-APPSETTINGS"} {
+	for _, want := range []string{"R35-HARMLESS-REDIS", "R35-HARMLESS-APPSETTINGS", "R35-HARMLESS-STOCK"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("inside, want %s, which holds none", want)
 		}

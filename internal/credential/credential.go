@@ -1112,11 +1112,11 @@ const largeSettingsMatches = 64
 // InLargeSettings says a settings file's text too large for InSettings'
 // expressions holds a credential: one InCode finds, a literal given to a
 // key that names one (password: hunter2), or a password in a .netrc's
-// shape. The expressions run only on the few hundred bytes around each
-// name of one that is given a value (followed by : = or an element's >,
-// or, for a .netrc's password, a space), found by searching for
-// literals; a text with more such places than largeSettingsMatches is
-// taken to hold one.
+// shape, or a directive's (largeDirectiveLiteral). The expressions run
+// only on the few hundred bytes around each name of one that is given a
+// value (followed by : = or an element's >, or, for a .netrc's password
+// or a directive, a space), found by searching for literals; a text
+// with more such places than largeSettingsMatches is taken to hold one.
 func InLargeSettings(data []byte) bool {
 	if InCode(data) {
 		return true
@@ -1146,6 +1146,30 @@ func InLargeSettings(data []byte) bool {
 			from, to := max(0, pos-256), min(len(data), at+256)
 			if given && (settingsLiteral(data[from:to]) || data[p] == '>' && xmlPropertyLiteral(data[from:to])) || netrcPassword && netrcCredential().Match(data[max(0, pos-512):to]) ||
 				property && (propertyLiteral(data[from:to]) || xmlPropertyLiteral(data[from:min(len(data), at+1024)])) {
+				return true
+			}
+		}
+	}
+	return largeDirectiveLiteral(data, lower)
+}
+
+// largeDirectiveLiteral says a large settings text (lower, in lower
+// case) gives a literal to a directive that names a credential
+// (directiveLiteral), judged on the line of each name of one followed by
+// a space: Redis's own redis.conf, edited in place, is over 100 KiB.
+func largeDirectiveLiteral(data, lower []byte) bool {
+	for _, word := range []string{"pass", "auth", "secret", "token", "pwd"} {
+		for pos := range occurrences(lower, word) {
+			at := pos + len(word)
+			if at >= len(data) || data[at] != ' ' && data[at] != '\t' {
+				continue
+			}
+			start := bytes.LastIndexByte(data[:pos], '\n') + 1
+			end := bytes.IndexByte(data[at:], '\n')
+			if end < 0 {
+				end = len(data) - at
+			}
+			if directiveLiteral(data[start : at+end]) {
 				return true
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"encoding/binary"
 	"math/big"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,6 +65,20 @@ func TestMavenPomNoCredential(t *testing.T) {
 	} {
 		if got := InSettings([]byte(c.text)); got != c.want {
 			t.Errorf("InSettings(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestLargeRedisConf: Redis's own redis.conf, over 100 KiB, is edited
+// in place; its commented examples are none.
+func TestLargeRedisConf(t *testing.T) {
+	stock := strings.Repeat("# a comment that pads the file as Redis's own does\n", 2200) + "# requirepass foobared\n# masterauth <master-password>\nport 6379\n"
+	if InLargeSettings([]byte(stock)) {
+		t.Errorf("InLargeSettings(the stock redis.conf) = true, want false")
+	}
+	for _, line := range []string{"requirepass R35bigPass\n", "masterauth R35bigAuth\n", "sentinel auth-pass main R35bigSent\n"} {
+		if !InLargeSettings([]byte(stock + line)) {
+			t.Errorf("InLargeSettings(a large redis.conf with %q) = false, want true", line)
 		}
 	}
 }
