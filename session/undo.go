@@ -169,6 +169,12 @@ func (s *Session) recordOtherChanges(dir string, began time.Time, skip []string,
 	return done
 }
 
+// toolCaches are the Python tools' own caches, which each of their runs
+// rewrites and none runs anything from: counted after every pytest, they
+// only taught the user to skip the line. claudebox --changes still lists
+// them, and the exit audit judges what lies in them as anywhere else.
+var toolCaches = map[string]bool{".pytest_cache": true, ".mypy_cache": true, ".ruff_cache": true}
+
 // sayIgnoredChanges says, for each top-level directory git ignores in
 // which the session created, changed or removed files, how many: git
 // status shows none of them. One whose installed dependencies the audit
@@ -185,7 +191,7 @@ func sayIgnoredChanges(c undo.Changes, deps map[string]bool, named []string) {
 	}
 	said := false
 	for _, top := range slices.Sorted(maps.Keys(left)) {
-		if deps[top] || left[top] <= 0 {
+		if deps[top] || toolCaches[top] || left[top] <= 0 {
 			continue
 		}
 		files := "files"
