@@ -74,8 +74,19 @@ func NewReopener(root string, since time.Time, start *Snapshot, standIns []strin
 			touched[rel], touched[filepath.Dir(rel)] = true, true
 		}
 	}
-	return &Reopener{root: root, since: since, start: start, standIns: standIns, read: map[string]dirStatus{}, touched: touched}
+	// As large as the start's record (most of its items are
+	// directories, each of whose statuses a walk hands on) up to a bound:
+	// grown a directory at a time, the map of a million files' 50,000
+	// directories was rehashed under its lock while both walks waited.
+	size := 0
+	if start != nil {
+		size = min(len(start.files.items), maxHanded)
+	}
+	return &Reopener{root: root, since: since, start: start, standIns: standIns, read: make(map[string]dirStatus, size), touched: touched}
 }
+
+// maxHanded bounds the room the map of handed statuses is made with.
+const maxHanded = 1 << 17
 
 // Read keeps st, the status one of the exit's walks read of the
 // directory at rel, for the other (Status): only one the exit does not

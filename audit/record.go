@@ -184,7 +184,15 @@ func (fs *files) inode(rel string) (uint64, bool) {
 // listing is the listing recorded for the directory rel.
 func (fs *files) listing(rel string) (listing, bool) {
 	f, ok := fs.find(rel)
-	if !ok || f.has&hasListing == 0 {
+	if !ok {
+		return listing{}, false
+	}
+	return fs.listingOf(f)
+}
+
+// listingOf is the listing the item f records, if it records one.
+func (fs *files) listingOf(f file) (listing, bool) {
+	if f.has&hasListing == 0 {
 		return listing{}, false
 	}
 	return listing{ino: f.ino, mode: f.mode, ctime: f.ctime, entries: fs.names[f.list : f.list+f.listLen]}, true
