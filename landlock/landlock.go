@@ -110,10 +110,11 @@ func restrictThenStart(cmd *exec.Cmd, scope Scope) error {
 // domain refuses to move a file into another folder where no rule of its
 // own grants it, so a second, of the scope alone (Start's), refused every
 // move this one grants. The caller has locked its thread, and execs from
-// it. Without Landlock, or roots, it does nothing.
+// it. Without a Landlock that can grant moves (see ReferABI), or roots, it
+// does nothing.
 func Restrict(roots []string, scope Scope) error {
 	abi := ABI()
-	if abi < 1 || len(roots) == 0 {
+	if !restricts(abi) || len(roots) == 0 {
 		return nil
 	}
 	if abi < ScopeABI {
@@ -138,6 +139,13 @@ func Restrict(roots []string, scope Scope) error {
 // none grants it.
 const ReferABI = 2
 
+// restricts says whether Restrict makes a domain on a kernel of Landlock
+// ABI abi: before ReferABI a domain would refuse every rename across
+// folders inside (git mv, a package manager's install), which costs more
+// than the refusal of sockets is worth, so there is none (Linux 5.13 to
+// 5.18: Ubuntu 22.04's own kernel).
+func restricts(abi int) bool { return abi >= ReferABI }
+
 // rules is the ruleset Restrict restricts with. Any Landlock domain refuses to rename or hard-link a file into
 // another folder unless a rule grants it (EXDEV: git mv a.txt sub/ failed
 // inside): from the second ABI on, a rule on / grants it everywhere. A
@@ -145,10 +153,7 @@ const ReferABI = 2
 // folder moved may not gain a right there; each root is a mount of its
 // own (the project, a bind), which nothing outside it is renamed into.
 func rules(roots []string, scope Scope) (int, error) {
-	handled := uint64(unix.LANDLOCK_ACCESS_FS_MAKE_SOCK)
-	if ABI() >= ReferABI {
-		handled |= unix.LANDLOCK_ACCESS_FS_REFER
-	}
+	handled := uint64(unix.LANDLOCK_ACCESS_FS_MAKE_SOCK | unix.LANDLOCK_ACCESS_FS_REFER)
 	attr := unix.LandlockRulesetAttr{Handled_access_fs: handled, Scoped: uint64(scope)}
 	// Up to Scoped only where it is set: a kernel before it refuses a
 	// larger struct.
@@ -161,11 +166,9 @@ func rules(roots []string, scope Scope) (int, error) {
 		return -1, fmt.Errorf("landlock: cannot create a ruleset: %v", errno)
 	}
 	fd := int(r)
-	if handled&unix.LANDLOCK_ACCESS_FS_REFER != 0 {
-		if err := allow(fd, "/", unix.LANDLOCK_ACCESS_FS_REFER); err != nil {
-			unix.Close(fd)
-			return -1, err
-		}
+	if err := allow(fd, "/", unix.LANDLOCK_ACCESS_FS_REFER); err != nil {
+		unix.Close(fd)
+		return -1, err
 	}
 	way := map[string]bool{}
 	for _, r := range roots {
