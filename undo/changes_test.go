@@ -480,7 +480,8 @@ func TestRecordChangesGoneDuringWalk(t *testing.T) {
 // ignored files while the sandbox's start waits for the list, is found
 // while git lists: git is stopped, the sandbox may start, no list is
 // kept, and the snapshot, which git add would hold as long, stops,
-// naming it. So is the user's core.excludesFile when it is a FIFO.
+// naming it. So is the user's core.excludesFile when it is a FIFO, also
+// where a file the user's configuration includes names it.
 func TestTakeWaitingIgnore(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
@@ -493,6 +494,11 @@ func TestTakeWaitingIgnore(t *testing.T) {
 		{"core.excludesFile", func(string) string {
 			os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[core]\n\texcludesFile = ~/ignore-rules\n"), 0o644)
 			return filepath.Join(home, "ignore-rules")
+		}},
+		{"core.excludesFile in an included file", func(string) string {
+			os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[include]\n\tpath = ~/.gitconfig.local\n"), 0o644)
+			os.WriteFile(filepath.Join(home, ".gitconfig.local"), []byte("[core]\n\texcludesFile = ~/included-rules\n"), 0o644)
+			return filepath.Join(home, "included-rules")
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

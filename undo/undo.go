@@ -1082,7 +1082,7 @@ func waitingIgnore(ctx context.Context, checkout string) string {
 
 // waitingExcludesFile names the user's core.excludesFile when git would
 // wait on it: a FIFO or a device (reached through a symlink, as git
-// reaches it). Included configuration files are not followed.
+// reaches it).
 func waitingExcludesFile() string {
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -1093,13 +1093,10 @@ func waitingExcludesFile() string {
 		xdg = filepath.Join(home, ".config")
 	}
 	file := filepath.Join(xdg, "git", "ignore")
-	for _, config := range []string{filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig")} {
-		entries, _ := gitconfig.Read(config)
-		if v := gitconfig.Last(entries, "core.excludesfile"); v != "" {
-			if strings.HasPrefix(v, "~/") {
-				v = filepath.Join(home, v[2:])
-			}
-			file = v
+	if values := gitConfigValues(userGitConfigs(), "core.excludesfile"); len(values) > 0 {
+		file = values[len(values)-1]
+		if strings.HasPrefix(file, "~/") {
+			file = filepath.Join(home, file[2:])
 		}
 	}
 	if blocksOpen(file) {
