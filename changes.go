@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/session"
 	"github.com/claudebox/claudebox/undo"
@@ -45,6 +46,13 @@ func (c changesCmd) Run(home session.Home) error {
 			note = " (ignored)"
 		}
 		printable.Say(os.Stdout, "  %-8s %s%s", ch.Change, ch.Path, note)
+		if ch.MovedTo != "" {
+			gone := ""
+			if _, err := os.Lstat(ch.MovedTo); err != nil {
+				gone = " (no longer there)"
+			}
+			printable.Say(os.Stdout, "  %-8s moved aside by the session's end to %s%s", "", mount.Quote(ch.MovedTo), gone)
+		}
 	}
 	if rec.IgnoredLeftOut > 0 {
 		printable.Say(os.Stdout, "  and %d more ignored files (the list stops at %d)", rec.IgnoredLeftOut, undo.IgnoredLimit)

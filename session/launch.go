@@ -102,6 +102,9 @@ type Session struct {
 	args []string
 	// reportOnly: the exit audit names what it finds and moves nothing.
 	reportOnly bool
+	// movedAside is what the exit moved aside, for the record of the
+	// session's changes (undo.NoteMovedAside).
+	movedAside []audit.Moved
 	// clipboard and desktopSockets are the user's opt-ins (see
 	// config.Launch).
 	clipboard      bool

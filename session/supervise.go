@@ -619,8 +619,9 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		}
 	}
 	s.phases.hold("audit judged")
+	built := ignoredWrittenFiles(records)
 	for _, root := range slices.Sorted(maps.Keys(reports)) {
-		s.report(root, dir, reports[root])
+		s.report(root, dir, reports[root], built)
 	}
 	direnvAskAgain(envrcsWrittenBelow(reports, records), slices.Collect(maps.Keys(reports)))
 	deps := map[string]bool{}
@@ -632,18 +633,38 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	sayIgnoredChanges(changed, deps, reports[s.plan.Project.Checkout].Found)
 	SayUnwritten(audit.Unwritten(s.plan.Project.Checkout, s.plan.Project.GitDir, standIns, since))
 	for _, p := range strays {
-		s.reportFindings(filepath.Dir(p), dir, []string{p})
+		s.reportFindings(filepath.Dir(p), dir, []string{p}, nil)
 	}
 	for _, p := range begun {
 		wayBack := rebaseWayBack(p)
-		s.reportFindings(filepath.Dir(p), dir, []string{p})
+		s.reportFindings(filepath.Dir(p), dir, []string{p}, nil)
 		if !paths.Exists(p) {
 			for _, line := range wayBack {
 				printable.Say(os.Stderr, "%s", line)
 			}
 		}
 	}
+	if len(s.movedAside) > 0 {
+		for _, c := range records {
+			undo.NoteMovedAside(s.stateDir, s.plan.Project.Root, c, s.movedAside)
+		}
+	}
 	instance.ForgetStart(dir)
+}
+
+// ignoredWrittenFiles are the files git ignores that the sessions made or
+// changed in each checkout (records, by checkout), as absolute paths: a
+// build's output, as a rule, which a build on the host makes again.
+func ignoredWrittenFiles(records map[string]undo.Changes) map[string]bool {
+	files := map[string]bool{}
+	for root, c := range records {
+		for _, p := range c.Paths {
+			if p.Ignored && p.Change != "removed" {
+				files[filepath.Join(root, p.Path)] = true
+			}
+		}
+	}
+	return files
 }
 
 // ignoredWritten are the files git ignores that the session made or
@@ -756,12 +777,12 @@ func (s *Session) operationsBegun() []string {
 
 // report says what the exit audit found in the checkout root, and moves
 // aside what it found.
-func (s *Session) report(root, dir string, r audit.Report) {
+func (s *Session) report(root, dir string, r audit.Report, built map[string]bool) {
 	for _, p := range r.NotExamined {
 		printable.Say(os.Stderr, "claudebox: the exit audit did not examine %s", p)
 	}
 	if len(r.Found) > 0 {
-		s.reportFindings(root, dir, r.Found)
+		s.reportFindings(root, dir, r.Found, built)
 	}
 	if len(r.Hidden) > 0 {
 		s.showAgain(r.Hidden)
@@ -826,6 +847,7 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 	}
 	dest := filepath.Join(s.stateDir, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000Z"))
 	moved, said, err := moveAside(root, dest, d.Units)
+	s.movedAside = append(s.movedAside, moved...)
 	// One that dest had no room for was renamed beside itself, where it
 	// is named.
 	beside := slices.DeleteFunc(slices.Clone(moved), func(m audit.Moved) bool { return strings.HasPrefix(m.To, dest+"/") })
@@ -900,8 +922,9 @@ func (s *Session) showAgain(hidden []audit.Hidden) {
 
 // reportFindings moves what the exit audit found aside, into claudebox's
 // state where the sandbox never reaches, and names each with the command
-// that puts it back; with move-aside = false it only names them.
-func (s *Session) reportFindings(root, dir string, found []string) {
+// that puts it back; with move-aside = false it only names them. built
+// are the files git ignores that the session wrote (ignoredWrittenFiles).
+func (s *Session) reportFindings(root, dir string, found []string, built map[string]bool) {
 	w := os.Stderr
 	if s.reportOnly {
 		printable.Say(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
@@ -915,8 +938,9 @@ func (s *Session) reportFindings(root, dir string, found []string) {
 	dest := filepath.Join(s.stateDir, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000Z"))
 	moved, said, err := moveAside(root, dest, found)
 	s.phases.hold("moved aside")
+	s.movedAside = append(s.movedAside, moved...)
 	if len(moved) > 0 {
-		s.sayMoved(w, root, dest, moved)
+		s.sayMoved(w, root, dest, moved, built)
 	}
 	said()
 	if err != nil {
@@ -935,8 +959,9 @@ const listedPerDir = 5
 // command that puts it back; past listedPerDir in one directory of the
 // project's top, that directory with their count, and a script beside
 // dest that puts every one back. What the host obeys by its name (a .env)
-// is always named.
-func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved) {
+// is always named. Of built (ignoredWrittenFiles), a build's output as a
+// rule, the hint says to build again: put back, the session's would run.
+func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved, built map[string]bool) {
 	dirOf := func(m audit.Moved) string {
 		rel, err := filepath.Rel(dest, m.To)
 		dir, _, nested := strings.Cut(rel, "/")
@@ -978,7 +1003,33 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved) 
 			printable.Say(w, "    each is in %s, where it was in the project", mount.Quote(dest))
 		}
 	}
-	printable.Say(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
+	var output []string
+	for _, m := range moved {
+		if built[m.From] && !audit.Obeys(s.plan.ObeyedNames, filepath.Base(m.From), false) {
+			rel, _ := filepath.Rel(root, m.From)
+			output = append(output, mount.Quote(rel))
+		}
+	}
+	them := "them"
+	if len(output) == 1 {
+		them = "it"
+	}
+	rebuild := "as it does a build's output: to have " + them + " again, build on the host (make, npm run build)"
+	switch {
+	case len(output) == 0:
+		printable.Say(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
+	case len(output) == len(moved) && len(moved) == 1:
+		printable.Say(w, "hint: git ignores it, %s; put it back only if you changed it yourself during the session, or have read it", rebuild)
+	case len(output) == len(moved):
+		printable.Say(w, "hint: git ignores these, %s; put back only one you changed yourself during the session, or have read", rebuild)
+	default:
+		named := strings.Join(output[:min(len(output), 3)], ", ")
+		if len(output) > 3 {
+			named += " and " + count(len(output)-3) + " more"
+		}
+		printable.Say(w, "hint: git ignores %s, %s", named, rebuild)
+		printable.Say(w, "hint: if you changed one of the others yourself during the session, put it back; otherwise read it first")
+	}
 }
 
 // sayWhy says why a finding named as in the plan's ObeyedNames, now at

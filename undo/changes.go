@@ -109,11 +109,13 @@ type Changes struct {
 }
 
 // PathChange is one path, relative to the checkout: Change is created,
-// changed or removed; Ignored, that git ignores it.
+// changed or removed; Ignored, that git ignores it; MovedTo, where the
+// session's end moved it aside (the exit audit's finding), if it did.
 type PathChange struct {
 	Path    string `json:"path"`
 	Change  string `json:"change"`
 	Ignored bool   `json:"ignored"`
+	MovedTo string `json:"moved_to,omitempty"`
 }
 
 // MarshalJSON writes a path that is not UTF-8, the sandbox's name, as its
@@ -123,10 +125,14 @@ func (p PathChange) MarshalJSON() ([]byte, error) {
 	type plain PathChange
 	v := struct {
 		plain
-		Bytes []byte `json:"path_bytes,omitempty"`
+		Bytes      []byte `json:"path_bytes,omitempty"`
+		MovedBytes []byte `json:"moved_to_bytes,omitempty"`
 	}{plain: plain(p)}
 	if !utf8.ValidString(p.Path) {
 		v.Bytes = []byte(p.Path)
+	}
+	if !utf8.ValidString(p.MovedTo) {
+		v.MovedBytes = []byte(p.MovedTo)
 	}
 	return json.Marshal(v)
 }
@@ -137,7 +143,8 @@ func (p *PathChange) UnmarshalJSON(b []byte) error {
 	type plain PathChange
 	var v struct {
 		plain
-		Bytes []byte `json:"path_bytes"`
+		Bytes      []byte `json:"path_bytes"`
+		MovedBytes []byte `json:"moved_to_bytes"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
@@ -145,6 +152,9 @@ func (p *PathChange) UnmarshalJSON(b []byte) error {
 	*p = PathChange(v.plain)
 	if len(v.Bytes) > 0 {
 		p.Path = string(v.Bytes)
+	}
+	if len(v.MovedBytes) > 0 {
+		p.MovedTo = string(v.MovedBytes)
 	}
 	return nil
 }
@@ -290,6 +300,45 @@ func RecordChanges(stateDir string, p instance.Project, began time.Time, skip []
 		return c, werr
 	}
 	return c, err
+}
+
+// NoteMovedAside adds to the record of c, the one this session's end
+// wrote, where the exit moved its files aside (moved, absolute paths),
+// for --changes to say: a file listed as created there is not. A record
+// another session's end wrote since, or none written (a trial's), is
+// left as it is.
+func NoteMovedAside(stateDir, root string, c Changes, moved []audit.Moved) error {
+	path := filepath.Join(storeOf(stateDir, root).dir, changesName(c.Checkout))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var rec Changes
+	if err := json.Unmarshal(b, &rec); err != nil || !rec.Ended.Equal(c.Ended) || rec.Checkout != c.Checkout {
+		return err
+	}
+	to := make(map[string]string, len(moved))
+	for _, m := range moved {
+		to[m.From] = m.To
+	}
+	noted := false
+	for i, p := range rec.Paths {
+		// It, or a directory above it moved aside whole.
+		for at := filepath.Join(c.Checkout, p.Path); strings.HasPrefix(at, c.Checkout+"/"); at = filepath.Dir(at) {
+			if dest, ok := to[at]; ok {
+				rec.Paths[i].MovedTo = dest + strings.TrimPrefix(filepath.Join(c.Checkout, p.Path), at)
+				noted = true
+				break
+			}
+		}
+	}
+	if !noted {
+		return nil
+	}
+	if b, err = json.MarshalIndent(rec, "", "  "); err != nil {
+		return err
+	}
+	return writeRecord(path, append(b, '\n'))
 }
 
 // Changed says what the session that began at began did to the checkout

@@ -9,14 +9,15 @@ import (
 
 // TestChangesRecordKeepsNameBytes: a record of changes keeps the bytes of
 // a name that is not UTF-8 (its path, an unknown file's), which JSON's
-// strings turn into U+FFFD; a name that is UTF-8 is written as before.
+// strings turn into U+FFFD, and where it was moved aside; a name that is
+// UTF-8 is written as before.
 func TestChangesRecordKeepsNameBytes(t *testing.T) {
-	c := Changes{Checkout: "/p", Paths: []PathChange{{Path: "bad\xfe.txt", Change: "created"}, {Path: "ok.txt", Change: "changed"}}, Unknown: []string{"u\xff", "plain"}, Incomplete: []string{}}
+	c := Changes{Checkout: "/p", Paths: []PathChange{{Path: "bad\xfe.txt", Change: "created", MovedTo: "/aside/bad\xfe.txt"}, {Path: "ok.txt", Change: "changed"}}, Unknown: []string{"u\xff", "plain"}, Incomplete: []string{}}
 	b, err := json.Marshal(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Count(string(b), "path_bytes") != 1 {
+	if strings.Count(string(b), "path_bytes") != 1 || strings.Count(string(b), "moved_to_bytes") != 1 {
 		t.Errorf("path_bytes given for other names than the one not UTF-8: %s", b)
 	}
 	var got Changes
