@@ -395,6 +395,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 	failClosed := func(now *tree, walkErr, err error) error {
 		if now == nil {
 			t, werr := walkCheckout(checkout, skip, began, reopen, compared, dirs)
+			t.repo = repositoryOf(p)
 			comparedDone()
 			walked(t)
 			dirs.close(st, checkout)
@@ -469,6 +470,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		listing <- listResult{out, err}
 	}()
 	now, walkErr := walkCheckout(checkout, skip, began, reopen, compared, dirs)
+	now.repo = repositoryOf(p)
 	comparedDone()
 	walked(now)
 	dirs.close(st, checkout)
@@ -964,6 +966,8 @@ func (st store) sizes(checkout string, entries map[string]entry, paths []string)
 type tree struct {
 	// tasks are the task files indexed for namedByTask (nil: not kept).
 	tasks *taskTexts
+	// repo is the checkout's own repository, whose hooks namedByTask asks.
+	repo repository
 	// recent are the files (not directories) whose status changed at or
 	// after the start.
 	recent map[string]fileStatus
@@ -1167,8 +1171,8 @@ var runnerFiles = []string{
 
 // hookDirs are where a repository's git hooks lie, relative to its top,
 // from which git runs them: its own, and the directories core.hooksPath
-// names by custom and husky's (.husky, whose hooks .husky/_ runs); the
-// one its .git/config names is added. A pre-commit hook running sh
+// names by custom and husky's (.husky, whose hooks .husky/_ runs); those
+// its configuration names are added (hooksIn). A pre-commit hook running sh
 // tools/check, tools/ ignored, ran the session's tools/check at the
 // host's git commit.
 var hookDirs = []string{".git/hooks", ".githooks", ".husky"}
@@ -1298,10 +1302,33 @@ func globalHooksDir() string {
 	return filepath.Clean(dir)
 }
 
+// repository is the checkout's own repository as the host's git reads it
+// there: its configuration files (the common one, the worktree's) and the
+// folder of hooks it runs where no core.hooksPath is set, by their
+// absolute paths (a linked worktree's lie outside the checkout); none
+// outside git.
+type repository struct {
+	configs []string
+	hooks   string
+}
+
+// repositoryOf is p's repository.
+func repositoryOf(p instance.Project) repository {
+	common := commonOf(p)
+	if common == "" {
+		return repository{}
+	}
+	return repository{configs: []string{filepath.Join(common, "config"), filepath.Join(p.GitDir, "config.worktree")}, hooks: filepath.Join(common, "hooks")}
+}
+
 // hooksIn lists the git hooks of a repository whose top is dir (relative
-// to checkout), relative to checkout: those in hookDirs and in the
-// directory its .git/config's core.hooksPath names, where it lies in the
-// checkout, found once.
+// to checkout), relative to checkout where they lie in it: those in
+// hookDirs and in each directory core.hooksPath names, found once. At the
+// top, the checkout's own repository's (tree.repo): what its
+// configuration and the files it includes name, wherever it lies (a
+// tracked .gitconfig each clone includes, a linked worktree's common
+// hooks/), and the user's own; below, a nested repository's .git/config
+// names them, in the checkout only.
 func (t tree) hooksIn(checkout, dir string) []string {
 	if t.tasks != nil {
 		t.tasks.Lock()
@@ -1312,16 +1339,42 @@ func (t tree) hooksIn(checkout, dir string) []string {
 		}
 	}
 	dirs := slices.Clone(hookDirs)
-	if b, err := untrusted.ReadFile(checkout, filepath.Join(dir, ".git", "config"), maxTaskText); err == nil {
+	var outside []string
+	// add adds a hooks directory, relative to dir where it lies below it.
+	add := func(p string, anywhere bool) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(checkout, dir, p)
+		}
+		p = filepath.Clean(p)
+		if rel, err := filepath.Rel(filepath.Join(checkout, dir), p); err == nil && filepath.IsLocal(rel) {
+			if !slices.Contains(dirs, rel) {
+				dirs = append(dirs, rel)
+			}
+		} else if anywhere && !slices.Contains(outside, p) {
+			outside = append(outside, p)
+		}
+	}
+	if dir == "." && len(t.repo.configs) > 0 {
+		add(t.repo.hooks, true)
+		for _, p := range gitConfigValues(t.repo.configs, "core.hookspath") {
+			if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(p, "~/") {
+				p = filepath.Join(home, p[2:])
+			}
+			add(p, true)
+		}
+	} else if b, err := untrusted.ReadFile(checkout, filepath.Join(dir, ".git", "config"), maxTaskText); err == nil {
 		if entries, err := gitconfig.Parse(b); err == nil {
 			if p := gitconfig.Last(entries, "core.hookspath"); p != "" {
-				if filepath.IsAbs(p) {
-					p, _ = filepath.Rel(filepath.Join(checkout, dir), p)
-				}
-				if p = filepath.Clean(p); filepath.IsLocal(p) {
-					dirs = append(dirs, p)
-				}
+				add(p, false)
 			}
+		}
+	}
+	if dir == "." {
+		// The user's own core.hooksPath (one folder of hooks for every
+		// repository, whose hook may hand over to the project's script
+		// when there is one), by its absolute path.
+		if global := globalHooksDir(); global != "" {
+			add(global, true)
 		}
 	}
 	var hooks []string
@@ -1334,19 +1387,14 @@ func (t tree) hooksIn(checkout, dir string) []string {
 			}
 		})
 	}
-	if dir == "." {
-		// The user's own core.hooksPath (one folder of hooks for every
-		// repository, whose hook may hand over to the project's script
-		// when there is one), by its absolute path.
-		if global := globalHooksDir(); global != "" {
-			n := 0
-			untrusted.EachEntry(global, ".", func(e fs.DirEntry) {
-				if n < maxHookFiles && gitHooks[e.Name()] && e.Type().IsRegular() {
-					n++
-					hooks = append(hooks, filepath.Join(global, e.Name()))
-				}
-			})
-		}
+	for _, d := range outside {
+		n := 0
+		untrusted.EachEntry(d, ".", func(e fs.DirEntry) {
+			if n < maxHookFiles && gitHooks[e.Name()] && e.Type().IsRegular() {
+				n++
+				hooks = append(hooks, filepath.Join(d, e.Name()))
+			}
+		})
 	}
 	if t.tasks != nil {
 		t.tasks.Lock()
