@@ -1244,9 +1244,10 @@ type taskIndex struct {
 // nothing of it. What it costs: every ignored file a session makes in a
 // directory a task file names is moved aside. The repository's git hooks
 // and runnerFiles in a directory above it are asked as its task files are
-// (a pre-commit hook's sh tools/check). A name beside the task file
-// a variable holds whole and the task file spells nowhere (sh $(NAME),
-// NAME := $(shell cat .name)) is not seen. So is one an agent's memory
+// (a pre-commit hook's sh tools/check), and the words of the files they
+// read names from (NAME := $(shell cat .name)) as theirs. A name beside
+// the task file a variable holds whole and the task file spells nowhere
+// and reads otherwise is not seen. So is one an agent's memory
 // in its folder or above imports (@notes/local.md), which the host's
 // claude or gemini reads with it as the user's instructions.
 func (t tree) namedByTask(checkout, path string) bool {
@@ -1461,7 +1462,7 @@ func (t tree) taskIndex(checkout, path string) *taskIndex {
 	}
 	x := indexTask(b, checkout, filepath.Dir(path))
 	if t.tasks != nil {
-		t.tasks.left -= len(b)
+		t.tasks.left -= x.size
 		t.tasks.read[path] = x
 	}
 	return x
@@ -1472,6 +1473,11 @@ func (t tree) taskIndex(checkout, path string) *taskIndex {
 func indexTask(text []byte, checkout, dir string) *taskIndex {
 	x := &taskIndex{words: map[string]bool{}, tails: map[string]bool{}, imports: map[string]bool{}}
 	imported := 0
+	// What it reads names from as it runs: the word after a command that
+	// prints a file (cat, head, tail) and its options, or after a
+	// redirection (<, $(file <...)).
+	var read []string
+	reader, end := false, 0
 	for i := 0; i < len(text); {
 		if !pathByte(text[i]) {
 			i++
@@ -1482,6 +1488,23 @@ func indexTask(text []byte, checkout, dir string) *taskIndex {
 			j++
 		}
 		word := string(text[i:j])
+		gap := text[end:i]
+		for len(gap) > 0 && (gap[len(gap)-1] == ' ' || gap[len(gap)-1] == '\t') {
+			gap = gap[:len(gap)-1]
+		}
+		redirected := len(gap) > 0 && gap[len(gap)-1] == '<' && (len(gap) == 1 || gap[len(gap)-2] != '<' && gap[len(gap)-2] != '$')
+		if reader || redirected {
+			// An option, or its count (head -n 1 .name).
+			option := word[0] == '-' || strings.Trim(word, "0123456789") == ""
+			if !option && !filepath.IsAbs(word) && (redirected || len(gap) == 0) && !slices.Contains(read, word) {
+				read = append(read, word)
+			}
+			reader = reader && option && len(gap) == 0
+		}
+		if word == "cat" || word == "head" || word == "tail" {
+			reader = true
+		}
+		end = j
 		if i > 0 && (text[i-1] == ')' || text[i-1] == '}') && word[0] == '/' {
 			if tail := filepath.Clean(word[1:]); filepath.IsLocal(tail) {
 				x.tails[tail] = true
@@ -1498,9 +1521,47 @@ func indexTask(text []byte, checkout, dir string) *taskIndex {
 		}
 		i = j
 	}
-	x.sorted = slices.Sorted(maps.Keys(x.words))
 	x.size = len(text)
+	x.readNames(read, checkout, dir)
+	x.sorted = slices.Sorted(maps.Keys(x.words))
 	return x
+}
+
+// maxNameFiles bounds the files one task file is taken to read names from,
+// past which it names every path below it.
+const maxNameFiles = 64
+
+// readNames adds the words of the files the task file reads names from
+// (files, as it spells them), in its directory or one above it, where
+// the task may run (a hook of .git/hooks runs at the top): a makefile's
+// sh $(NAME), NAME := $(shell cat .name), runs what .name holds, which
+// it spells nowhere. One too large to read names every path below it,
+// as do more such files than maxNameFiles.
+func (x *taskIndex) readNames(files []string, checkout, dir string) {
+	if len(files) > maxNameFiles {
+		x.all = true
+		return
+	}
+	for _, name := range files {
+		for d := dir; ; d = filepath.Dir(d) {
+			if p := filepath.Join(d, name); filepath.IsLocal(p) {
+				b, err := untrusted.ReadFile(checkout, p, maxTaskText)
+				if errors.Is(err, untrusted.ErrTooLarge) {
+					x.all = true
+					return
+				}
+				x.size += len(b)
+				for _, w := range bytes.FieldsFunc(b, func(r rune) bool { return r > 0x7f || !pathByte(byte(r)) }) {
+					if w := filepath.Clean(strings.TrimLeft(string(w), "/")); filepath.IsLocal(w) {
+						x.words[w] = true
+					}
+				}
+			}
+			if d == "." || d == "/" || !filepath.IsLocal(d) {
+				break
+			}
+		}
+	}
 }
 
 // imported adds what an agent's memory imports where it says @ then

@@ -50,3 +50,34 @@ func TestReplayReview36HookOfRepositoryConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayReview36ScriptNamedByReadFile: a task file that runs a
+// script by a name it reads from a file of the project at run time
+// (make's NAME := $(shell cat .name), an npm script's sh $(cat .name),
+// .name tracked and holding tools/gen) spells the name nowhere: the exit
+// asked the task file's own words, and the tools/gen the session made
+// where git ignores it (no #! line, extension or execute bit) stayed, git
+// status showing nothing. Host-side proof: the host's make gen and npm
+// run gen run nothing planted.
+func TestReplayReview36ScriptNamedByReadFile(t *testing.T) {
+	for name, c := range map[string]struct {
+		tool, file, text string
+		run              []string
+	}{
+		"make": {tool: "make", file: "Makefile", text: "NAME := $(shell cat .name)\ngen:\n\tsh $(NAME)\n", run: []string{"make", "gen"}},
+		"npm":  {tool: "npm", file: "package.json", text: `{"name":"x","version":"1.0.0","scripts":{"gen":"sh $(cat < .name)"}}` + "\n", run: []string{"npm", "run", "gen"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			harness.RequireTool(t, c.tool, "apt-get install "+c.tool)
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "code", "named")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, ".gitignore"), "/tools/\n")
+			h.Write(filepath.Join(proj, ".name"), "tools/gen\n")
+			h.Write(filepath.Join(proj, c.file), c.text)
+			commitAll(h, proj, "tasks")
+			out := plantUnseen(t, h, proj, "script named by a file's content", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/gen`)
+			h.RunsNothingPlanted(out, proj, nil, c.run[0], c.run[1:]...)
+		})
+	}
+}
