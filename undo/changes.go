@@ -1285,22 +1285,21 @@ func (t tree) namedByTask(checkout, path string) bool {
 	}
 }
 
-// globalHooksDir is the absolute folder the system's or the user's git
-// configuration names as core.hooksPath (the last one, as git takes it),
-// "" where none does.
-func globalHooksDir() string {
-	values := gitConfigValues(userGitConfigs(), "core.hookspath")
-	if len(values) == 0 {
-		return ""
+// globalHooksDirs are the absolute folders the system's or the user's git
+// configuration names as core.hooksPath: each of them, not only the last,
+// as an includeIf's (a work folder's hooks) counts only where its
+// condition holds, which is not weighed here.
+func globalHooksDirs() []string {
+	var dirs []string
+	for _, dir := range gitConfigValues(userGitConfigs(), "core.hookspath") {
+		if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(dir, "~/") {
+			dir = filepath.Join(home, dir[2:])
+		}
+		if filepath.IsAbs(dir) && !slices.Contains(dirs, filepath.Clean(dir)) {
+			dirs = append(dirs, filepath.Clean(dir))
+		}
 	}
-	dir := values[len(values)-1]
-	if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(dir, "~/") {
-		dir = filepath.Join(home, dir[2:])
-	}
-	if !filepath.IsAbs(dir) {
-		return ""
-	}
-	return filepath.Clean(dir)
+	return dirs
 }
 
 // repository is the checkout's own repository as the host's git reads it
@@ -1374,7 +1373,7 @@ func (t tree) hooksIn(checkout, dir string) []string {
 		// The user's own core.hooksPath (one folder of hooks for every
 		// repository, whose hook may hand over to the project's script
 		// when there is one), by its absolute path.
-		if global := globalHooksDir(); global != "" {
+		for _, global := range globalHooksDirs() {
 			add(global, true)
 		}
 	}

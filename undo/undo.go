@@ -1157,7 +1157,10 @@ func userGitConfigs() []string {
 }
 
 // gitConfigValues are key's values in configs and the files they include,
-// in order.
+// in the order git reads them: an included file's where its include
+// stands, so that the last is git's (a ~/.gitconfig that includes a shared
+// base, then sets its own core.hooksPath, has git take its own). An
+// includeIf's file is read whatever its condition.
 func gitConfigValues(configs []string, key string) []string {
 	seen := map[string]bool{}
 	var values []string
@@ -1168,16 +1171,18 @@ func gitConfigValues(configs []string, key string) []string {
 		}
 		seen[config] = true
 		entries, _ := gitconfig.Read(config)
-		values = append(values, gitconfig.Values(entries, key)...)
-		for _, inc := range gitconfig.Includes(entries) {
-			if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(inc, "~/") {
-				inc = filepath.Join(home, inc[2:])
-			}
-			if !filepath.IsAbs(inc) {
-				inc = filepath.Join(filepath.Dir(config), inc)
-			}
-			if real, err := filepath.EvalSymlinks(inc); err == nil {
-				read(real, depth+1)
+		for i := range entries {
+			values = append(values, gitconfig.Values(entries[i:i+1], key)...)
+			for _, inc := range gitconfig.Includes(entries[i : i+1]) {
+				if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(inc, "~/") {
+					inc = filepath.Join(home, inc[2:])
+				}
+				if !filepath.IsAbs(inc) {
+					inc = filepath.Join(filepath.Dir(config), inc)
+				}
+				if real, err := filepath.EvalSymlinks(inc); err == nil {
+					read(real, depth+1)
+				}
 			}
 		}
 	}
