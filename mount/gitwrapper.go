@@ -27,7 +27,8 @@ const gitWrapperDir = "/run/claudebox/bin"
 // differing. It is a convenience for a cooperating agent, not a security
 // boundary: the mounts protect the host whatever runs inside. A clone that
 // failed for a local source the sandbox does not show (git says only that
-// it does not exist) names --ro-bind. Every other subcommand (git status,
+// it does not exist) names --ro-bind, and a git config that could not
+// write git's configuration says why. Every other subcommand (git status,
 // constantly) is one exec of the real git.
 const gitWrapperScript = `#!/bin/sh
 # claudebox's git: a checkout, merge or pull that cannot change a file this
@@ -127,6 +128,18 @@ clone)
 	if [ -n "$src" ] && ! [ -e "$src" ]; then
 		abs=$(realpath -m -- "$src" 2>/dev/null) || abs=$PWD/$src
 		printf 'claudebox: git clone: %s is not in this sandbox: outside the project, only what you bring is\nhint: if it is on the host, start claudebox with --ro-bind %s\n' "$abs" "$abs" | LC_ALL=C tr '\000-\011\013-\037\177' '??' >&2
+	fi
+	exit $status
+	;;
+config)
+	# git's configuration, the repository's and yours, is read-only here:
+	# git says only "could not write config file …: Device or resource
+	# busy", and exits 4. What the command sets is not repeated: the
+	# host's git would run it.
+	"$real" "$@"
+	status=$?
+	if [ "$status" -eq 4 ]; then
+		echo "claudebox: git could not write its configuration, which this sandbox protects (the host's git runs what it sets); if you mean to set it, do so on the host, where a hook manager's install (npx husky, pre-commit install) sets it too" >&2
 	fi
 	exit $status
 	;;

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -259,6 +260,41 @@ func TestGitWrapperCloneHidden(t *testing.T) {
 		said := strings.TrimPrefix(stderr.String(), "fatal: repository does not exist\n")
 		if said != c.said {
 			t.Errorf("git %q said %q, want %q", c.args, said, c.said)
+		}
+	}
+}
+
+// TestGitWrapperConfigUnwritable: a git config that could not write git's
+// configuration (git's exit status 4: the file is read-only here) is told
+// why in claudebox's words, without what it set; its exit status and
+// output are git's own, and any other status says nothing more.
+func TestGitWrapperConfigUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	wrapperDir, realDir := filepath.Join(dir, "wrapper"), filepath.Join(dir, "real")
+	for _, d := range []string{wrapperDir, realDir} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write := func(path, content string) {
+		if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(wrapperDir, "git"), gitWrapper("/p", []Guard{{Path: "/p/.envrc"}}))
+	write(filepath.Join(realDir, "git"), "#!/bin/sh\necho \"git: $*\" >&2\nexit $STATUS\n")
+	for _, status := range []int{4, 1, 0} {
+		cmd := exec.Command(filepath.Join(wrapperDir, "git"), "-c", "a=b", "config", "core.fsmonitor", "evil")
+		cmd.Env = []string{"PATH=" + wrapperDir + ":" + realDir, "STATUS=" + strconv.Itoa(status)}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if got := cmd.ProcessState.ExitCode(); got != status {
+			t.Errorf("status %d: exit status %d (%v)", status, got, err)
+		}
+		said := strings.Contains(stderr.String(), "claudebox: git could not write its configuration, which this sandbox protects")
+		if said != (status == 4) || !strings.HasPrefix(stderr.String(), "git: -c a=b config core.fsmonitor evil\n") || strings.Count(stderr.String(), "evil") != 1 {
+			t.Errorf("status %d: stderr %q", status, stderr.String())
 		}
 	}
 }

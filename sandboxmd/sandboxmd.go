@@ -172,6 +172,7 @@ func gitOperations(w *page, p mount.Plan) {
 	}
 	if slices.ContainsFunc(p.Guards, func(g mount.Guard) bool { return g.Exists && g.From == "" }) {
 		w.line("- git checkout, switch, merge, pull or reset cannot change a protected file: git here then fails with \"claudebox: git could not change <file>, which this sandbox protects; run \"git …\" on the host\". Ask the user to run that command on the host.")
+		w.line("- git config cannot write git's configuration (the repository's, or the user's): git fails with \"could not write config file …: Device or resource busy\", because the host's git runs what it sets. A hook manager's install (husky's prepare in npm install) fails the same way. Ask the user to set it on the host.")
 	}
 }
 

@@ -43,3 +43,36 @@ func TestFirstDay36BuildOutputSaysBuildAgain(t *testing.T) {
 		t.Errorf("make test on the host after the session: %s", got)
 	}
 }
+
+// TestFirstDay36HuskyInstallSaysWhy: husky's install, npm install's
+// prepare in a project that uses it, runs git config core.hooksPath
+// .husky/_ and prints what git said: "could not write config file
+// .git/config: Device or resource busy", which told the user nothing of
+// the sandbox. claudebox's git inside says why, in its own voice, without
+// repeating what the command set (the host's git would run it); git's
+// exit status and the host's configuration stay as they were.
+func TestFirstDay36HuskyInstallSaysWhy(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "npm", "nodejs")
+	proj := filepath.Join(h.Home, "code", "husky")
+	h.GitRepo(proj)
+	// husky 9's install, as it calls git and reports what git said.
+	h.Write(filepath.Join(proj, "package.json"), `{"name":"husky-36","version":"1.0.0","scripts":{"prepare":"node install-hooks.js"}}`+"\n")
+	h.Write(filepath.Join(proj, "install-hooks.js"), "const r = require('child_process').spawnSync('git', ['config', 'core.hooksPath', '.husky/_'])\nif (r.status) console.log('husky: ' + r.stderr)\n")
+	config := h.Run(proj, nil, "cat", ".git/config")
+
+	out := h.Inside(proj, nil, "npm install --offline --no-audit --no-fund 2>&1; git config core.hooksPath .husky/_ 2>&1; echo status=$?")
+	const why = "claudebox: git could not write its configuration, which this sandbox protects (the host's git runs what it sets)"
+	if strings.Count(out, why) != 2 || !strings.Contains(out, "husky: error: could not write config file") {
+		t.Errorf("husky's install inside does not say why git could not write its configuration:\n%s", out)
+	}
+	if strings.Contains(out, why+"; run") || strings.Contains(out, `"git config core.hooksPath`) {
+		t.Errorf("the message repeats what the command would set:\n%s", out)
+	}
+	if !strings.Contains(out, "status=4") {
+		t.Errorf("git config's exit status is not git's own (4):\n%s", out)
+	}
+	if got := h.Run(proj, nil, "cat", ".git/config"); got != config {
+		t.Errorf("the host's .git/config changed:\n%s", got)
+	}
+}
