@@ -45,9 +45,11 @@ var webhookURL = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // userPassword is a user and password given to curl, wget or httpie on
-// the command line (-u ci:PASSWORD, --user=ci:PASSWORD), not a variable.
+// the command line (-u ci:PASSWORD, --user=ci:PASSWORD), not a variable,
+// or as the next of a list's quoted words: Codex keeps a command you
+// always allow as prefix_rule(pattern=["curl", "-u", "ci:…"]).
 var userPassword = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|\s)(-u|--user|--auth|-a)(\s+|=)["']?[A-Za-z0-9._@+-]+:[^\s$"'][^\s"']{5,}`)
+	return regexp.MustCompile(`(^|[\s"'\[,])(-u|--user|--auth|-a)(\s+|=|["']\s*,\s*)["']?[A-Za-z0-9._@+-]+:[^\s$"'][^\s"']{5,}`)
 })
 
 // InCommand says a command's text, or a script's, holds a
@@ -79,7 +81,34 @@ func inCommand(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || PrivateKey(data) || signedToken(data)
+		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || PrivateKey(data) || signedToken(data) ||
+		injected(data, inCommand)
+}
+
+// injected says judge holds for a command a Gemini CLI custom command's
+// prompt runs as it is typed, each !{…} (its braces counted, as Gemini
+// CLI counts them; one left open runs to the end): the { before a
+// program's name and the } after its last word hid sshpass -p …, vault
+// login … and the like there.
+func injected(data []byte, judge func([]byte) bool) bool {
+	for at := range occurrences(data, "!{") {
+		body := data[at+2:]
+		depth := 1
+		for i, c := range body {
+			if c == '{' {
+				depth++
+			} else if c == '}' {
+				if depth--; depth == 0 {
+					body = body[:i]
+					break
+				}
+			}
+		}
+		if judge(body) {
+			return true
+		}
+	}
+	return false
 }
 
 // PrivateKey says data holds a private key: its armor (PEM's, OpenSSH's,
@@ -596,7 +625,7 @@ var documentCredential = sync.OnceValue(func() *regexp.Regexp {
 // lower case): a bearer token, a URL's user, a user on a command line, a
 // known service's token's prefix, a webhook's host.
 var documentHints = []string{
-	"bearer", "@", "-u ", "-u=", "-a ", "-a=", "-u\t", "-a\t", "--user",
+	"bearer", "@", "-u ", "-u=", "-a ", "-a=", "-u\t", "-a\t", "--user", "-u\"", "-a\"", "-u'", "-a'",
 	"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "xox", "sk-ant-", "sk-proj-", "akia", "hvs.", "pypi-age", "aiza", "k_live_",
 	"hooks", "discord", "webhook", "logic.azure", "ifttt", "telegram",
 }
@@ -831,9 +860,14 @@ func inSettings(data []byte) bool {
 	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) || PrivateKey(data) || signedToken(data) {
 		return true
 	}
+	// A program given a password as an option or a word in its place
+	// (mysql -p…, ldapsearch -w …, vault login …) is found by the
+	// program's name, which no line's hint holds, and without an
+	// expression: a line with no other hint of one crossed.
 	return byLines(data, settingsHints, func(chunk []byte) bool {
 		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk) || propertyLiteral(chunk) || directiveLiteral(chunk)
-	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data)
+	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data) ||
+		shortOptionPassword(data) || positionalPassword(data, lowerASCII(data)) || injected(data, InCommand)
 }
 
 // directiveCredential is a line that is a directive and its value

@@ -268,10 +268,11 @@ func commandWords(args []byte) [][]byte {
 func commandGivesPassword(args []byte, option string, attached bool) bool {
 	words := commandWords(args)
 	if option == "-u" {
-		// lftp's user,password is one word, its comma no list's.
+		// lftp's user,password is one word, its comma no list's (but
+		// for the list's own, after its closing quote).
 		words = bytes.Fields(args)
 		for i, w := range words {
-			words[i] = bytes.Trim(w, "\"'")
+			words[i] = bytes.Trim(w, "\"',[]")
 		}
 	}
 	for i, w := range words {

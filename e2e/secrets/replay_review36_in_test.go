@@ -1,0 +1,123 @@
+package secrets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// insideAgent runs the sandbox of agent (codex, gemini) in proj, its
+// program a script of the test's that runs script: the agent's view of
+// its configuration directory, not the agent, is what is looked at. It
+// returns the script's output after what the launch said.
+func insideAgent(t *testing.T, h *harness.Host, proj, agent, script string) string {
+	t.Helper()
+	fake := filepath.Join(h.Base, "agentbin", agent)
+	if err := os.MkdirAll(filepath.Dir(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nexec 2>&1\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.Chown()
+	env := []string{"PATH=" + filepath.Dir(fake) + ":" + h.Bin + ":/usr/bin:/bin", "OPENAI_API_KEY=sk-proj-R36phantomOnly", "GEMINI_API_KEY=AIzaSyR36phantomOnlyR36phantomOnlyR36ph"}
+	out, err := h.Command(proj, env, "claudebox", "--agent", agent).CombinedOutput()
+	if err != nil {
+		t.Fatalf("claudebox --agent %s: %v\n%s", agent, err, out)
+	}
+	return string(out)
+}
+
+// TestReplayReview36InCommandWordsOfAList: a command's user and
+// password were looked for as a shell writes them, -u ci:PASSWORD, its
+// words parted by spaces. Codex keeps the commands you always allow as
+// a list of words, prefix_rule(pattern=["curl", "-u", "ci:…"]), in
+// ~/.codex/rules, its notify command in config.toml is one, and Gemini
+// CLI's policies may give a command as one ([…] of commandPrefix):
+// curl's -u and --user, httpie's -a and lftp's -u user,password so
+// written crossed, judged as settings and commands are. The
+// attack, from inside: read them. Proof: none is inside and the launch
+// names each; a rule that holds none still is.
+func TestReplayReview36InCommandWordsOfAList(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	codex := filepath.Join(h.Home, ".codex", "rules")
+	h.Write(filepath.Join(codex, "default.rules"), `prefix_rule(pattern=["curl", "-u", "deploy:R36listCurl"], decision="allow")`+"\n")
+	h.Write(filepath.Join(codex, "user.rules"), `prefix_rule(pattern=["curl","--user","ci:R36listUser"], decision="allow")`+"\n")
+	h.Write(filepath.Join(codex, "httpie.rules"), `prefix_rule(pattern=["http", "-a", "ops:R36listHttpie", "GET"], decision="allow")`+"\n")
+	h.Write(filepath.Join(codex, "lftp.rules"), `prefix_rule(pattern=["lftp", "-u", "ci,R36listLftp", "ftp.example.com"], decision="allow")`+"\n")
+	h.Write(filepath.Join(codex, "git.rules"), `prefix_rule(pattern=["git", "-C", "R36-HARMLESS-RULE", "status"], decision="allow")`+"\n")
+	h.Write(filepath.Join(h.Home, ".codex", "config.toml"), "model = \"gpt-5\"\nnotify = [\"curl\", \"-u\", \"ci:R36listNotify\", \"https://ci.example.com/hooks/codex\"]\n")
+	gemini := filepath.Join(h.Home, ".gemini", "policies")
+	h.Write(filepath.Join(gemini, "auto-saved.toml"), "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = [\"curl\", \"-u\", \"deploy:R36listGemini\"]\ndecision = \"allow\"\npriority = 100\n")
+	h.Write(filepath.Join(gemini, "git.toml"), "[[rule]]\ntoolName = \"run_shell_command\"\ncommandPrefix = \"git log R36-HARMLESS-POLICY\"\ndecision = \"allow\"\npriority = 100\n")
+	grep := "grep -rhoa 'R36[A-Za-z-]*' ~/.codex ~/.gemini 2>/dev/null; true"
+	out := insideAgent(t, h, proj, "codex", grep) + insideAgent(t, h, proj, "gemini", grep)
+	t.Log(out)
+	for _, secret := range []string{"R36listCurl", "R36listUser", "R36listHttpie", "R36listLftp", "R36listGemini", "R36listNotify"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a password given to a command as a list's words is readable inside (%s)", secret)
+		}
+	}
+	for _, want := range []string{"R36-HARMLESS-RULE", "R36-HARMLESS-POLICY"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want %s, which holds none", want)
+		}
+	}
+	for _, f := range []string{"rules/default.rules", "rules/lftp.rules", "policies/auto-saved.toml"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("the launch does not name %s", f)
+		}
+	}
+}
+
+// TestReplayReview36InGeminiShellInjection: a Gemini CLI custom
+// command's prompt runs what !{…} holds as a shell command when the
+// command is typed, as Claude Code's !`…` does; a program's password
+// option was looked for only where the program's name began a word, or
+// followed ( $ or `, and its value ended at a quote or a space: the {
+// before and the } after it hid sshpass -p, mysql -p, redis-cli -a,
+// ldapsearch -w, vault login's token and htpasswd -b's password, which
+// crossed in ~/.gemini/commands; and in settings, read a line at a time
+// where a line holds a hint of a credential, a program's password
+// option on a line with no other (ldapsearch -w …) crossed too. The
+// attack, from inside: read them.
+// Proof: none is inside and the launch names each; a command that holds
+// none still is.
+func TestReplayReview36InGeminiShellInjection(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	commands := filepath.Join(h.Home, ".gemini", "commands")
+	for name, prompt := range map[string]string{
+		"ssh.toml":    `prompt = "Check the host: !{sshpass -p R36bangSshpass ssh ops@db uptime}"`,
+		"mysql.toml":  `prompt = "Row counts: !{mysql -uops -pR36bangMysql shop -e 'select 1'}"`,
+		"redis.toml":  `prompt = "Queue: !{redis-cli -a R36bangRedis llen jobs}"`,
+		"ldap.toml":   "prompt = \"\"\"\nUsers:\n!{ldapsearch -x -D cn=admin -w R36bangLdap -b dc=corp}\n\"\"\"",
+		"vault.toml":  `prompt = "Secrets: !{vault login R36bangVaultToken}"`,
+		"htpass.toml": `prompt = "Add: !{htpasswd -b .htpasswd ops R36bangHtpasswd}"`,
+		"users.toml":  `prompt = "Who may log in: ldapsearch -x -D cn=admin -w R36plainLdap -b dc=corp"`,
+		"log.toml":    `prompt = "Summarise: !{git log -5 --format=R36-HARMLESS-COMMAND}"`,
+	} {
+		h.Write(filepath.Join(commands, name), "description = \"x\"\n"+prompt+"\n")
+	}
+	out := insideAgent(t, h, proj, "gemini", "grep -rhoa 'R36[A-Za-z-]*' ~/.gemini/commands 2>/dev/null; true")
+	t.Log(out)
+	for _, secret := range []string{"R36bangSshpass", "R36bangMysql", "R36bangRedis", "R36bangLdap", "R36bangVaultToken", "R36bangHtpasswd", "R36plainLdap"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a password in a Gemini command's !{…} is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R36-HARMLESS-COMMAND") {
+		t.Errorf("inside, want the command whose !{…} holds no credential")
+	}
+	for _, f := range []string{"commands/ssh.toml", "commands/vault.toml", "commands/users.toml"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("the launch does not name %s", f)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package credential
+
+import "testing"
+
+// TestCommandWordsOfAList: a user and password given to curl, httpie or
+// lftp as a list's words, as Codex's prefix_rule and Gemini CLI's
+// commandPrefix keep a command, are one; a list whose words hold none
+// is not.
+func TestCommandWordsOfAList(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{`prefix_rule(pattern=["curl", "-u", "deploy:R36listCurl"], decision="allow")`, true},
+		{`prefix_rule(pattern=["curl","--user","ci:R36listUser"], decision="allow")`, true},
+		{`prefix_rule(pattern=["curl", "--user=ci:R36listUserEq"])`, true},
+		{`prefix_rule(pattern=["http", "-a", "ops:R36listHttpie", "GET"])`, true},
+		{`prefix_rule(pattern=["lftp", "-u", "ci,R36listLftp", "ftp.example.com"])`, true},
+		{"commandPrefix = ['curl', '-u', 'deploy:R36listGemini']\n", true},
+		{`{"args": ["-u", "svc:R36listArgs", "https://mcp.example.com"]}`, true},
+		{`prefix_rule(pattern=["git", "-C", "src", "status"], decision="allow")`, false},
+		{`prefix_rule(pattern=["ls", "-a", "src"])`, false},
+		{`prefix_rule(pattern=["curl", "-u", "$USER:$PASS"])`, false},
+		{`prefix_rule(pattern=["docker", "run", "-u", "1000:1000", "img"])`, false},
+	} {
+		if got := InSettings([]byte(c.text)); got != c.want {
+			t.Errorf("InSettings(%q) = %v, want %v", c.text, got, c.want)
+		}
+		if got := InCommand([]byte(c.text)); got != c.want {
+			t.Errorf("InCommand(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestInjectedCommand: what a Gemini CLI command's !{…} runs is judged
+// as a command, braces and all; and a settings file's line that gives a
+// program a password, with no other hint of one, is found.
+func TestInjectedCommand(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{`prompt = "Check: !{sshpass -p R36bangSshpass ssh ops@db uptime}"`, true},
+		{`prompt = "Rows: !{mysql -uops -pR36bangMysql shop -e 'select 1'}"`, true},
+		{`prompt = "Queue: !{redis-cli -a R36bangRedis llen jobs}"`, true},
+		{"prompt = \"\"\"\n!{ldapsearch -x -D cn=admin -w R36bangLdap -b dc=corp}\n\"\"\"", true},
+		{`prompt = "!{vault login R36bangVaultToken}"`, true},
+		{`prompt = "!{htpasswd -b .htpasswd ops R36bangHtpasswd}"`, true},
+		{`prompt = "!{echo {a,b} | sshpass -p R36bangNested ssh h}"`, true},
+		{`prompt = "!{sshpass -p R36bangOpen ssh h`, true},
+		{"dump: mysqldump -uops -pR36plainMysql shop\n", true},
+		{"users: ldapsearch -x -D cn=admin -w R36plainLdap -b dc=corp\n", true},
+		{"login: vault login R36plainVaultToken\n", true},
+		{`prompt = "Summarise: !{git log -5 --format=%s}"`, false},
+		{`prompt = "!{ls -a {src,test}}"`, false},
+		{`prompt = "!{vault login -method=oidc}"`, false},
+		{"help: run mysql -p shop to be asked for the password\n", false},
+		{"note: use redis-cli -a $REDIS_PASSWORD\n", false},
+	} {
+		if got := InSettings([]byte(c.text)); got != c.want {
+			t.Errorf("InSettings(%q) = %v, want %v", c.text, got, c.want)
+		}
+		if got := InCommand([]byte(c.text)); c.want && !got {
+			t.Errorf("InCommand(%q) = false, want true", c.text)
+		}
+	}
+}
