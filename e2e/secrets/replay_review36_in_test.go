@@ -121,3 +121,36 @@ func TestReplayReview36InGeminiShellInjection(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview36InSudoPasswordInClaudeCommand: a password echoed
+// into sudo -S was found after a backquote, not after Claude Code's !`,
+// which runs a slash command's shell line as the command is typed: a
+// command's !`echo … | sudo -S systemctl restart app` crossed. The
+// attack, from inside: read it. Proof: it is not inside and the launch
+// names the file; a command that pipes no password into sudo still is.
+func TestReplayReview36InSudoPasswordInClaudeCommand(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	commands := filepath.Join(h.Home, ".claude", "commands")
+	h.Write(filepath.Join(commands, "restart.md"), "---\ndescription: restarts the app\n---\nStatus after: !`echo R36sudoPw | sudo -S systemctl restart app`\n")
+	h.Write(filepath.Join(commands, "status.md"), "---\ndescription: the app's status\n---\nStatus: !`systemctl status app | head -3` R36-HARMLESS-STATUS\n")
+	var stderr strings.Builder
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "grep -rhoa 'R36[A-Za-z-]*' ~/.claude/commands; true")
+	c.Stderr = &stderr
+	b, err := c.Output()
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	out := string(b)
+	t.Log(out, stderr.String())
+	if strings.Contains(out, "R36sudoPw") {
+		t.Errorf("a password echoed into sudo -S in a Claude command's !`…` is readable inside")
+	}
+	if !strings.Contains(out, "R36-HARMLESS-STATUS") {
+		t.Errorf("inside, want the command that gives sudo no password")
+	}
+	if !strings.Contains(stderr.String(), "commands/restart.md") {
+		t.Errorf("the launch does not name commands/restart.md")
+	}
+}

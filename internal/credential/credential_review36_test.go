@@ -65,3 +65,22 @@ func TestInjectedCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestSudoEchoAfterClaudeBang: a password echoed into sudo -S after
+// Claude Code's !` is one, as after a backquote; a pipe into sudo with
+// no password is not.
+func TestSudoEchoAfterClaudeBang(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"Status: !`echo R36sudoPw | sudo -S systemctl restart app`\n", true},
+		{"Status: `echo R36sudoPw | sudo -S systemctl restart app`\n", true},
+		{"Status: !`systemctl status app | sudo tee /tmp/x`\n", false},
+		{"Status: !`echo \"$SUDO_PW\" | sudo -S true`\n", false},
+	} {
+		if got := InDocument([]byte(c.text)); got != c.want {
+			t.Errorf("InDocument(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}

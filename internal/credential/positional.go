@@ -105,9 +105,10 @@ func sudoStdinPassword(line []byte, from int) bool {
 		return false
 	}
 	prev := commandWords(before[bytes.LastIndexByte(before[:i], '|')+1 : i])
-	// The echo may follow prose's words or a backquote.
+	// The echo may follow prose's words, a backquote or Claude Code's
+	// !`, which runs it as the command is typed.
 	e := slices.IndexFunc(prev, func(w []byte) bool {
-		w = bytes.TrimLeft(w, "`($")
+		w = bytes.TrimLeft(w, "!`($")
 		return string(w) == "echo" || string(w) == "printf"
 	})
 	if e < 0 {
