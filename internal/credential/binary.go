@@ -36,7 +36,8 @@ const maxArchiveDepth = 4
 // InBinary says a binary file, named name, whose first BinaryHead bytes
 // are head, holds a credential or is of a kind not known to hold none:
 // what is shown is what its first bytes say is known harmless. Compiled
-// code (ELF, Mach-O and PE programs and libraries, archives of objects,
+// code (ELF, Mach-O and PE programs and libraries, not a core dump:
+// coreDump; archives of objects,
 // Rust's metadata, WebAssembly, Python's bytecode, whose source is
 // judged), images, fonts, sound and video, message catalogues and
 // compiled terminfo, X's cursors and time zones are shown unread; a zip
@@ -116,12 +117,15 @@ var binaryMagic = []struct {
 }
 
 // shownUnread says head is a binary kind known to hold no credential
-// (binaryMagic), a PE program (MZ, and PE where its header says), a
+// (binaryMagic, but a core dump), a PE program (MZ, and PE where its header says), a
 // universal Mach-O (0xCAFEBABE and a handful of architectures), a
 // bitmap (BM, its reserved bytes zero, a known header's size), or
 // Python's bytecode (its version's number, then \r\n), whose source is
 // judged.
 func shownUnread(head []byte) bool {
+	if coreDump(head) {
+		return false
+	}
 	for _, m := range binaryMagic {
 		if len(head) >= m.at+len(m.magic) && string(head[m.at:m.at+len(m.magic)]) == m.magic {
 			return true
@@ -138,6 +142,25 @@ func shownUnread(head []byte) bool {
 	return string(head[:2]) == "MZ" && pe+4 <= len(head) && string(head[pe:pe+4]) == "PE\x00\x00" ||
 		string(head[:4]) == "\xca\xfe\xba\xbe" && binary.BigEndian.Uint32(head[4:]) < 45 ||
 		string(head[:2]) == "BM" && binary.LittleEndian.Uint32(head[6:]) == 0 && strings.Contains("\x0c\x28\x34\x38\x6c\x7c", string(head[14:15]))
+}
+
+// coreDump says head is a core dump's, ELF's or Mach-O's: the memory of
+// a process that crashed, its environment and the tokens it was given
+// among it, written where it ran (a core a skill's tool left in its
+// folder was shown as a program is).
+func coreDump(head []byte) bool {
+	const core = 4 // ET_CORE, MH_CORE
+	switch {
+	case len(head) >= 18 && string(head[:4]) == "\x7fELF" && head[5] == 2:
+		return binary.BigEndian.Uint16(head[16:]) == core
+	case len(head) >= 18 && string(head[:4]) == "\x7fELF":
+		return binary.LittleEndian.Uint16(head[16:]) == core
+	case len(head) >= 16 && (string(head[:4]) == "\xfe\xed\xfa\xce" || string(head[:4]) == "\xfe\xed\xfa\xcf"):
+		return binary.BigEndian.Uint32(head[12:]) == core
+	case len(head) >= 16 && (string(head[:4]) == "\xce\xfa\xed\xfe" || string(head[:4]) == "\xcf\xfa\xed\xfe"):
+		return binary.LittleEndian.Uint32(head[12:]) == core
+	}
+	return false
 }
 
 // readForWhatItHolds says head is of a kind judged by what it holds: a
