@@ -408,7 +408,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		var wrote, others []string
 		for _, path := range slices.Sorted(maps.Keys(now.recent)) {
 			switch {
-			case now.hostRun(checkout, path):
+			case now.hostRun(checkout, path) || now.importedAtTop(path):
 				wrote = append(wrote, path)
 			case len(others) < IgnoredLimit:
 				others = append(others, path)
@@ -436,7 +436,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		}
 		hidden := len(wrote) > 0 && untrackedHidden(p)
 		for _, path := range wrote {
-			if !asked || ignored[path] || hidden {
+			if !asked || ignored[path] || hidden || now.importedAtTop(path) {
 				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 			} else {
 				// Of those git shows, an untracked one looks as before.
@@ -651,7 +651,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		// output, written by the session before the host's build ran).
 		// Where whether git ignores it is not known (a .gitignore that is
 		// no file, the session's doing), it is taken for ignored.
-		if (ign || !ignoredKnown) && now.hostRun(checkout, path) {
+		if (ign || !ignoredKnown) && now.hostRun(checkout, path) || now.importedAtTop(path) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 		}
 	}
@@ -1202,8 +1202,10 @@ const maxTaskText, maxTasksText = 1 << 20, 64 << 20
 type taskTexts struct {
 	sync.Mutex
 	read map[string]*taskIndex
-	// hooks are the hook files found for a directory, by its path.
-	hooks map[string][]string
+	// hooks are the hook files found for a directory, by its path;
+	// commands, git's configuration's indexed.
+	hooks    map[string][]string
+	commands *taskIndex
 	// left is what may still be read and indexed (maxTasksText at first).
 	left int
 	// imports are what each agent's memory imports, in turn too;
@@ -1279,6 +1281,9 @@ func (t tree) namedByTask(checkout, path string) bool {
 				return true
 			}
 		}
+		if dir == "." && len(t.repo.commands) > 0 && t.commandsIndex(checkout).names(rel) {
+			return true
+		}
 		if dir == "." || dir == "/" {
 			return false
 		}
@@ -1310,6 +1315,12 @@ func globalHooksDirs() []string {
 type repository struct {
 	configs []string
 	hooks   string
+	// commands are the values of the repository's and the user's git
+	// configuration, where its commands are (an alias's !sh tools/lint, a
+	// filter's sh tools/clean), run at the top; pythonAtTop: one runs
+	// Python with the top first on its path.
+	commands    []byte
+	pythonAtTop bool
 }
 
 // repositoryOf is p's repository.
@@ -1318,7 +1329,60 @@ func repositoryOf(p instance.Project) repository {
 	if common == "" {
 		return repository{}
 	}
-	return repository{configs: []string{filepath.Join(common, "config"), filepath.Join(p.GitDir, "config.worktree")}, hooks: filepath.Join(common, "hooks")}
+	r := repository{configs: []string{filepath.Join(common, "config"), filepath.Join(p.GitDir, "config.worktree")}, hooks: filepath.Join(common, "hooks")}
+	eachGitConfigEntry(append(userGitConfigs(), r.configs...), func(e gitconfig.Entry) {
+		r.commands = append(append(r.commands, e.Value...), '\n')
+		r.pythonAtTop = r.pythonAtTop || pythonFromHere(e.Value)
+	})
+	return r
+}
+
+// pythonFromHere says whether command runs Python with the directory it
+// runs in first on its path: python3 -m or -c, as nbstripout --install
+// has git clean and diff every notebook ("python3" -m nbstripout), at the
+// work tree's top, where a nbstripout.py, or a json.py it imports, is
+// what it runs; not with -I or -P, which leave that directory out.
+func pythonFromHere(command string) bool {
+	python := false
+	for _, w := range strings.FieldsFunc(command, func(r rune) bool { return strings.ContainsRune(" \t\n\"'!;&|()`", r) }) {
+		if base := filepath.Base(w); strings.HasPrefix(base, "python") && strings.Trim(base[len("python"):], "0123456789.") == "" {
+			python = true
+			continue
+		}
+		if !python {
+			continue
+		}
+		switch {
+		case w == "-I" || w == "-P" || !strings.HasPrefix(w, "-"):
+			// Isolated, or a script: its own directory goes first.
+			python = false
+		case strings.HasPrefix(w, "-m") || strings.HasPrefix(w, "-c"):
+			return true
+		}
+	}
+	return false
+}
+
+// topModule says whether path is a Python module at the top, or a
+// package's __init__ there: what an import from the top runs first.
+func topModule(path string) bool {
+	dir, name := dirOf(path), filepath.Base(path)
+	if dir != "." && (strings.Contains(dir, "/") || !strings.HasPrefix(name, "__init__.")) {
+		return false
+	}
+	switch filepath.Ext(name) {
+	case ".py", ".pyc", ".so", ".pyw":
+		return true
+	}
+	return false
+}
+
+// importedAtTop says whether the host's git, running Python from the top
+// (repository.pythonAtTop), imports path there: a module the session
+// made there is judged as one git ignores, though git status would name
+// it, since the git status that names it runs it first.
+func (t tree) importedAtTop(path string) bool {
+	return t.repo.pythonAtTop && topModule(path)
 }
 
 // hooksIn lists the git hooks of a repository whose top is dir (relative
@@ -1405,6 +1469,20 @@ func (t tree) hooksIn(checkout, dir string) []string {
 		t.tasks.Unlock()
 	}
 	return hooks
+}
+
+// commandsIndex is the index of git's configuration's commands
+// (repository.commands), made once.
+func (t tree) commandsIndex(checkout string) *taskIndex {
+	if t.tasks == nil {
+		return indexTask(t.repo.commands, checkout, ".")
+	}
+	t.tasks.Lock()
+	defer t.tasks.Unlock()
+	if t.tasks.commands == nil {
+		t.tasks.commands = indexTask(t.repo.commands, checkout, ".")
+	}
+	return t.tasks.commands
 }
 
 // names says whether the task file names rel: as a word, by a directory

@@ -101,3 +101,80 @@ func TestNamedByReadFile(t *testing.T) {
 		}
 	}
 }
+
+// A git driver run as python3 -m or -c (nbstripout's) imports from the
+// work tree's top, where git runs it; one run isolated (-I, -P) or as a
+// script does not, nor does any other program. The repository's
+// configuration is read with what it includes, and the user's.
+func TestPythonAtTop(t *testing.T) {
+	for command, want := range map[string]bool{
+		`"python3" -m nbstripout`: true, `/usr/bin/python3.11 -m nbstripout -t`: true, `python -c 'import x'`: true,
+		`python3 -mnbstripout`: true, `!f() { python3 -m tool "$@"; }; f`: true,
+		`python3 -I -m nbstripout`: false, `python3 -P -m x`: false, `python3 tools/clean.py -m`: false,
+		`git-lfs filter-process`: false, `cat`: false, `pythonista -m x`: false,
+	} {
+		if got := pythonFromHere(command); got != want {
+			t.Errorf("%s: %v, want %v", command, got, want)
+		}
+	}
+	for path, want := range map[string]bool{
+		"nbstripout.py": true, "json.pyc": true, "fast.cpython-311-x86_64-linux-gnu.so": true, "nbformat/__init__.py": true,
+		"nbformat/v4.py": false, "a/b/__init__.py": false, "README.md": false, "sub/json.py": false,
+	} {
+		if got := topModule(path); got != want {
+			t.Errorf("%s: top module %v, want %v", path, got, want)
+		}
+	}
+	base := t.TempDir()
+	t.Setenv("HOME", filepath.Join(base, "home"))
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	git := filepath.Join(base, "repo", ".git")
+	p := instance.Project{Root: filepath.Join(base, "repo"), Checkout: filepath.Join(base, "repo"), GitDir: git, CommonDir: git}
+	if err := os.MkdirAll(git, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if repositoryOf(p).pythonAtTop {
+		t.Errorf("no configuration: Python at the top")
+	}
+	for f, text := range map[string]string{"repo/.git/config": "[include]\n\tpath = ../../drivers.inc\n", "drivers.inc": "[filter \"nbstripout\"]\n\tclean = \\\"python3\\\" -m nbstripout\n"} {
+		if err := os.WriteFile(filepath.Join(base, f), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !repositoryOf(p).pythonAtTop {
+		t.Errorf("an included filter running python3 -m: not Python at the top")
+	}
+}
+
+// What the repository's git configuration, or a file it includes, or the
+// user's, runs from the top names its ignored files as a hook's text does:
+// an alias's !sh tools/lint, a filter's sh tools/clean.
+func TestNamedByGitConfigCommands(t *testing.T) {
+	base := t.TempDir()
+	t.Setenv("HOME", filepath.Join(base, "home"))
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("GIT_CONFIG_GLOBAL", "")
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	for f, text := range map[string]string{
+		"repo/.git/config": "[alias]\n\tlint = !sh tools/lint\n[include]\n\tpath = ../../drivers.inc\n",
+		"drivers.inc":      "[filter \"strip\"]\n\tclean = sh tools/clean\n",
+		"home/.gitconfig":  "[alias]\n\tup = !sh scripts/up\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(base, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(base, f), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checkout := filepath.Join(base, "repo")
+	git := filepath.Join(checkout, ".git")
+	now := tree{repo: repositoryOf(instance.Project{Root: checkout, Checkout: checkout, GitDir: git, CommonDir: git})}
+	for path, want := range map[string]bool{"tools/lint": true, "tools/clean": true, "scripts/up": true, "sub/tools/lint": false, "other/x": false} {
+		if got := now.namedByTask(checkout, path); got != want {
+			t.Errorf("%s: named %v, want %v", path, got, want)
+		}
+	}
+}

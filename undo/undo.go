@@ -1162,8 +1162,19 @@ func userGitConfigs() []string {
 // base, then sets its own core.hooksPath, has git take its own). An
 // includeIf's file is read whatever its condition.
 func gitConfigValues(configs []string, key string) []string {
-	seen := map[string]bool{}
 	var values []string
+	eachGitConfigEntry(configs, func(e gitconfig.Entry) {
+		if e.Key == key && !e.NoValue {
+			values = append(values, e.Value)
+		}
+	})
+	return values
+}
+
+// eachGitConfigEntry visits the entries of configs and of the files they
+// include, in the order git reads them (gitConfigValues).
+func eachGitConfigEntry(configs []string, visit func(gitconfig.Entry)) {
+	seen := map[string]bool{}
 	var read func(config string, depth int)
 	read = func(config string, depth int) {
 		if seen[config] || depth > maxIncludeDepth {
@@ -1172,7 +1183,7 @@ func gitConfigValues(configs []string, key string) []string {
 		seen[config] = true
 		entries, _ := gitconfig.Read(config)
 		for i := range entries {
-			values = append(values, gitconfig.Values(entries[i:i+1], key)...)
+			visit(entries[i])
 			for _, inc := range gitconfig.Includes(entries[i : i+1]) {
 				if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(inc, "~/") {
 					inc = filepath.Join(home, inc[2:])
@@ -1189,7 +1200,6 @@ func gitConfigValues(configs []string, key string) []string {
 	for _, c := range configs {
 		read(c, 0)
 	}
-	return values
 }
 
 // maxIncludeDepth is how deep git follows includes before it refuses.

@@ -81,3 +81,79 @@ func TestReplayReview36ScriptNamedByReadFile(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayReview36GitDriverImportsFromTop: nbstripout --install (the
+// repository's, or --global the user's) has git clean and diff every
+// notebook through "python3 -m nbstripout", which git runs at the work
+// tree's top: python3 -m puts that directory first on its path, so a
+// nbstripout.py there is what it runs. The exit left a module the session
+// made at the top, untracked, to git status to name: the host's git
+// status (a notebook's time changed) and git diff, the commands that
+// would have named it, ran it first. Host-side proof: the host's git
+// status and git diff run nothing planted.
+func TestReplayReview36GitDriverImportsFromTop(t *testing.T) {
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	const passThrough = "import sys\nsys.stdout.write(sys.stdin.read())\n"
+	for _, where := range []string{"repository", "global"} {
+		t.Run(where, func(t *testing.T) {
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "code", "notebooks")
+			h.GitRepo(proj)
+			// nbstripout, installed for the user.
+			site := strings.TrimSpace(h.Run(proj, nil, "python3", "-c", "import site; print(site.getusersitepackages())"))
+			h.Write(filepath.Join(site, "nbstripout.py"), passThrough)
+			h.Write(filepath.Join(proj, "analysis.ipynb"), "{}\n")
+			commitAll(h, proj, "notebook")
+			config := "[filter \"nbstripout\"]\n\tclean = \\\"python3\\\" -m nbstripout\n\tsmudge = cat\n[diff \"ipynb\"]\n\ttextconv = \\\"python3\\\" -m nbstripout -t\n"
+			attributes := "*.ipynb filter=nbstripout diff=ipynb\n"
+			if where == "repository" {
+				f, err := os.OpenFile(filepath.Join(proj, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+				harness.Must(t, err)
+				_, err = f.WriteString(config)
+				harness.Must(t, err)
+				f.Close()
+				h.Write(filepath.Join(proj, ".git", "info", "attributes"), attributes)
+			} else {
+				h.Write(filepath.Join(h.Home, ".gitconfig"), config)
+				h.Write(filepath.Join(h.Home, ".config", "git", "attributes"), attributes)
+			}
+			h.Run(proj, nil, "git", "status")
+			out := h.Plant(proj, "a module at the top", `sleep 2; printf 'open("`+h.Marker()+`", "w")\n`+strings.ReplaceAll(passThrough, "\n", `\n`)+`' > nbstripout.py && touch analysis.ipynb`)
+			h.RunsNothingPlanted(out, proj, nil, "git", "status")
+			h.Write(filepath.Join(proj, "analysis.ipynb"), "{\"cells\": []}\n")
+			h.RunsNothingPlanted(out, proj, nil, "git", "diff")
+		})
+	}
+}
+
+// TestReplayReview36GitConfigRunsIgnoredScript: a command the
+// repository's git configuration names runs from the work tree's top,
+// as a hook does: an alias (!sh tools/lint), a clean filter (sh
+// tools/clean, which git status runs on a notebook whose time changed).
+// The exit asked hooks and task files whether they name an ignored file,
+// not git's configuration: the tools/ script the session made there (no
+// #!, extension or execute bit) stayed, and the host's git lint and git
+// status ran it. Host-side proof: they run nothing planted.
+func TestReplayReview36GitConfigRunsIgnoredScript(t *testing.T) {
+	for name, c := range map[string]struct {
+		config []string
+		script string
+		run    []string
+	}{
+		"alias":  {config: []string{"alias.lint", "!sh tools/lint"}, script: "tools/lint", run: []string{"lint"}},
+		"filter": {config: []string{"filter.strip.clean", "sh tools/clean"}, script: "tools/clean", run: []string{"status"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "code", "configured")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, ".gitignore"), "/tools/\n")
+			h.Write(filepath.Join(proj, "analysis.ipynb"), "{}\n")
+			commitAll(h, proj, "setup")
+			h.Run(proj, nil, "git", append([]string{"config"}, c.config...)...)
+			h.Write(filepath.Join(proj, ".git", "info", "attributes"), "*.ipynb filter=strip\n")
+			out := plantUnseen(t, h, proj, "ignored script git's configuration runs", `sleep 2; mkdir -p tools && printf 'touch `+h.Marker()+`\ncat\n' > `+c.script+` && touch analysis.ipynb`)
+			h.RunsNothingPlanted(out, proj, nil, "git", c.run...)
+		})
+	}
+}
