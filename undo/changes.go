@@ -1065,6 +1065,7 @@ type fileStatus struct {
 // hostRun says whether the file at path, one of recent, is one the host
 // runs as the user's: an executable, a script (#! or by its extension),
 // a task file (a makefile, a justfile), an agent's memory (agentMemory),
+// a lockfile (lockFiles),
 // an object file or a library (by
 // its extension, or ELF's and a PE file's header: the loader maps build/lib/libgreet.so.1, which
 // a program names, whatever its mode and name), a link,
@@ -1094,7 +1095,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || lockFiles[filepath.Base(path)] || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -1118,6 +1119,20 @@ func (t tree) hostRun(checkout, path string) bool {
 // (imports): Gemini CLI imports from the files its context.fileName
 // names, AGENTS.md among them where one is told so.
 var agentMemory = []string{"CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENTS.override.md", "GEMINI.md"}
+
+// lockFiles are the package managers' lockfiles, which say where each
+// package is fetched from and with which digest: a library's repository
+// often has git ignore its own, and the host's npm ci (the command the
+// exit names to install node_modules again) installed the package a
+// package-lock.json the session wrote resolved to a tarball of its
+// choosing, and ran its install script. Cargo's git sources build their
+// build.rs, Bundler's and Composer's run their code likewise.
+var lockFiles = map[string]bool{
+	"package-lock.json": true, "npm-shrinkwrap.json": true, "yarn.lock": true, "pnpm-lock.yaml": true, "bun.lock": true, "bun.lockb": true,
+	"Cargo.lock": true, "poetry.lock": true, "uv.lock": true, "pdm.lock": true, "Pipfile.lock": true, "pylock.toml": true,
+	"Gemfile.lock": true, "gems.locked": true, "composer.lock": true, "mix.lock": true, "flake.lock": true, "pubspec.lock": true,
+	"Package.resolved": true, "deno.lock": true, "gradle.lockfile": true, "packages.lock.json": true, "conan.lock": true,
+}
 
 // inVenv says whether dir is a virtualenv (beside a pyvenv.cfg) or lies
 // in one: the prefix of the host's python there, whose bin/ it runs and

@@ -1,6 +1,13 @@
 package hostruns
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha512"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,4 +163,53 @@ func TestReplayReview36GitConfigRunsIgnoredScript(t *testing.T) {
 			h.RunsNothingPlanted(out, proj, nil, "git", c.run...)
 		})
 	}
+}
+
+// npmTarball is a package's tarball as a registry serves it, whose
+// preinstall script runs script.
+func npmTarball(t *testing.T, name, version, script string) []byte {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for file, text := range map[string]string{
+		"package/package.json": `{"name":"` + name + `","version":"` + version + `","scripts":{"preinstall":"` + script + `"}}`,
+		"package/index.js":     "module.exports = 1\n",
+	} {
+		harness.Must(t, tw.WriteHeader(&tar.Header{Name: file, Mode: 0o644, Size: int64(len(text))}))
+		_, err := tw.Write([]byte(text))
+		harness.Must(t, err)
+	}
+	harness.Must(t, tw.Close())
+	harness.Must(t, gz.Close())
+	return buf.Bytes()
+}
+
+// TestReplayReview36IgnoredLockfile: a library's repository often has git
+// ignore its lockfile (package-lock.json). The exit judged what the
+// session installed in node_modules, and names npm ci to install it again
+// "from the lockfile", but not the lockfile itself: one the session wrote,
+// whose package resolves to a tarball of its choosing (with that
+// tarball's integrity), stayed, git status showing nothing, and the
+// host's npm ci installed that package and ran its install script.
+// Host-side proof: the host's npm ci runs nothing planted (the tarball is
+// served on the host's loopback, as any server the session names would
+// serve it).
+func TestReplayReview36IgnoredLockfile(t *testing.T) {
+	harness.RequireTool(t, "npm", "apt-get install npm")
+	h := harness.NewHost(t)
+	tarball := npmTarball(t, "left-pad", "1.3.0", "touch "+h.Marker())
+	sum := sha512.Sum512(tarball)
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(tarball) }))
+	t.Cleanup(server.Close)
+	proj := filepath.Join(h.Home, "code", "library")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "node_modules/\npackage-lock.json\n")
+	h.Write(filepath.Join(proj, "package.json"), `{"name":"library","version":"1.0.0","dependencies":{"left-pad":"^1.3.0"}}`+"\n")
+	commitAll(h, proj, "library")
+	lock := `{"name":"library","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{` +
+		`"":{"name":"library","version":"1.0.0","dependencies":{"left-pad":"^1.3.0"}},` +
+		`"node_modules/left-pad":{"version":"1.3.0","resolved":"` + server.URL + `/left-pad-1.3.0.tgz","integrity":"sha512-` + base64.StdEncoding.EncodeToString(sum[:]) + `","hasInstallScript":true}}}`
+	out := plantUnseen(t, h, proj, "lockfile", "sleep 2; echo '"+lock+"' > package-lock.json")
+	npm := []string{"npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false"}
+	h.RunsNothingPlanted(out, proj, npm, "npm", "ci")
 }
