@@ -269,41 +269,80 @@ type claudeJSONScan struct {
 // scanClaudeJSON picks what a launch takes out of the host's
 // ~/.claude.json for paths in one walk, skipping everything else
 // unparsed: the file can be tens of megabytes, nearly all of it other
-// projects' entries. A file that does not parse carries nothing. What it
-// keeps of host is copied: host may be the file mapped
-// (untrusted.ScanResolved).
+// projects' entries, so the projects are walked where they stand, each
+// byte read once. A file that does not parse carries nothing from where
+// it stops; a projects object that does not, no project's. What it keeps
+// of host is copied: host may be the file mapped (untrusted.ScanResolved).
 func scanClaudeJSON(host []byte, paths []string) claudeJSONScan {
 	s := claudeJSONScan{keys: map[string]json.RawMessage{}, trusted: map[string]bool{}, imports: map[string]bool{}, user: map[string]json.RawMessage{}, local: map[string]map[string]json.RawMessage{}}
 	for _, p := range paths {
 		s.trusted[p] = false
 	}
-	jsonscan.Members(host, func(key string, val []byte) {
-		switch {
+	jsonscan.Object(host, 0, func(quoted []byte, i int) int {
+		key, ok := jsonscan.Key(quoted)
+		if !ok {
+			return -1
+		}
+		if key == "projects" {
+			if end := s.projects(host, i); end >= 0 {
+				return end
+			}
+			for p := range s.trusted {
+				s.trusted[p] = false
+			}
+			clear(s.imports)
+			clear(s.local)
+		}
+		end := jsonscan.SkipValue(host, i)
+		if end < 0 {
+			return -1
+		}
+		switch val := host[i:end]; {
 		case slices.Contains(identityKeys, key):
 			if json.Valid(val) {
 				s.keys[key] = json.RawMessage(bytes.Clone(val))
 			}
 		case key == mcpServersKey:
 			s.user = mcpServers(val)
-		case key == "projects":
-			jsonscan.Members(val, func(path string, project []byte) {
-				if _, asked := s.trusted[path]; !asked {
-					return
-				}
-				jsonscan.Members(project, func(k string, v []byte) {
-					switch k {
-					case "hasTrustDialogAccepted":
-						s.trusted[path] = string(v) == "true"
-					case importsApproved:
-						s.imports[path] = string(v) == "true"
-					case mcpServersKey:
-						s.local[path] = mcpServers(v)
-					}
-				})
-			})
 		}
+		return end
 	})
 	return s
+}
+
+// projects walks the projects object at host[i], taking from each
+// asked-about path's entry its trust decision, its approval of imports and
+// its MCP servers; it returns the index after the object, or -1. The
+// others' entries are skipped, their paths looked up without a copy.
+func (s claudeJSONScan) projects(host []byte, i int) int {
+	return jsonscan.Object(host, i, func(quoted []byte, j int) int {
+		end := jsonscan.SkipValue(host, j)
+		if end < 0 {
+			return -1
+		}
+		path := quoted[1 : len(quoted)-1]
+		if bytes.IndexByte(quoted, '\\') >= 0 {
+			decoded, ok := jsonscan.Key(quoted)
+			if !ok {
+				return -1
+			}
+			path = []byte(decoded)
+		}
+		if _, asked := s.trusted[string(path)]; !asked {
+			return end
+		}
+		jsonscan.Members(host[j:end], func(k string, v []byte) {
+			switch k {
+			case "hasTrustDialogAccepted":
+				s.trusted[string(path)] = string(v) == "true"
+			case importsApproved:
+				s.imports[string(path)] = string(v) == "true"
+			case mcpServersKey:
+				s.local[string(path)] = mcpServers(v)
+			}
+		})
+		return end
+	})
 }
 
 // carriedKeys picks the identity keys, and the trust decision for each of

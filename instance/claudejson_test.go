@@ -122,6 +122,26 @@ func TestCarriedKeys(t *testing.T) {
 	}
 }
 
+// TestCarriedKeysProjectsMalformed: projects are walked where they stand,
+// and one that turns out not to be an object to its end (a file cut or
+// garbled) carries no project's trust, approvals or servers, not those of
+// the entries before the fault; what follows it at the top still counts
+// where its brackets close.
+func TestCarriedKeysProjectsMalformed(t *testing.T) {
+	for _, host := range []string{
+		`{"projects": {"/a": {"hasTrustDialogAccepted": true, "hasClaudeMdExternalIncludesApproved": true, "mcpServers": {"s": {"command": "x"}}}, "/b" {}}, "theme": "dark"}`,
+		`{"projects": {"/a": {"hasTrustDialogAccepted": true, "hasClaudeMdExternalIncludesApproved": true, "mcpServers": {"s": {"command": "x"}}} "/b": {}}, "theme": "dark"}`,
+	} {
+		s := scanClaudeJSON([]byte(host), []string{"/a", "/b"})
+		if s.trusted["/a"] || s.imports["/a"] || s.local["/a"] != nil {
+			t.Errorf("%s: /a carried from a projects object that does not parse: %v %v %v", host, s.trusted, s.imports, s.local)
+		}
+		if string(s.keys["theme"]) != `"dark"` {
+			t.Errorf("%s: theme %s, want the key after projects", host, s.keys["theme"])
+		}
+	}
+}
+
 // TestSyncClaudeJSONReadsHostOnlyWhenChanged: while the host file is the
 // one recorded, its keys come from the record (edited here to tell), not
 // from the file; once it changes, from the file. The sandbox copy gets them

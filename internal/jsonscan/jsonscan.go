@@ -18,9 +18,27 @@ func SkipSpace(b []byte, i int) int {
 	return i
 }
 
+// shortString is how many of a string's bytes SkipString looks at one by
+// one before it searches for its end.
+const shortString = 16
+
 // SkipString returns the index after the string starting at b[i], or -1.
 func SkipString(b []byte, i int) int {
-	for j := i + 1; ; {
+	// Most strings (keys, identifiers, flags' values) are short, and a
+	// search costs more to set up than their bytes do to look at.
+	j := i + 1
+	for end := min(j+shortString, len(b)); j < end; j++ {
+		switch b[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			j++
+		}
+	}
+	for {
+		if j >= len(b) {
+			return -1
+		}
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
 			return -1
@@ -75,48 +93,74 @@ func SkipValue(b []byte, i int) int {
 	return j
 }
 
-// Members calls fn with each key of the object b (escapes decoded) and its
-// value's bytes; false if b is not an object it can walk to its end.
-func Members(b []byte, fn func(key string, value []byte)) bool {
-	i := SkipSpace(b, 0)
+// Object walks the object starting at b[i]: it calls fn with each
+// member's key as it stands in b (quoted, its escapes undecoded) and the
+// index where its value starts, and fn returns the index just after that
+// value (SkipValue's, or where its own walk of the value ended), or -1 to
+// stop. Object returns the index just after the object, or -1 if b holds
+// there no object it can walk to its end. A walk into a value, in place
+// of SkipValue, reads each byte once: a large value (~/.claude.json's
+// projects) is not searched for its end first and then walked again.
+func Object(b []byte, i int, fn func(quoted []byte, value int) int) int {
+	i = SkipSpace(b, i)
 	if i >= len(b) || b[i] != '{' {
-		return false
+		return -1
 	}
 	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return true
+		return i + 1
 	}
 	for {
 		if i >= len(b) || b[i] != '"' {
-			return false
+			return -1
 		}
 		end := SkipString(b, i)
 		if end < 0 {
-			return false
+			return -1
 		}
-		key := string(b[i+1 : end-1])
-		if bytes.IndexByte(b[i:end], '\\') >= 0 && json.Unmarshal(b[i:end], &key) != nil {
-			return false
-		}
+		quoted := b[i:end]
 		i = SkipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return false
+			return -1
 		}
-		i = SkipSpace(b, i+1)
-		vend := SkipValue(b, i)
-		if vend < 0 {
-			return false
+		if i = fn(quoted, SkipSpace(b, i+1)); i < 0 {
+			return -1
 		}
-		fn(key, b[i:vend])
-		i = SkipSpace(b, vend)
+		i = SkipSpace(b, i)
 		if i < len(b) && b[i] == '}' {
-			return true
+			return i + 1
 		}
 		if i >= len(b) || b[i] != ',' {
-			return false
+			return -1
 		}
 		i = SkipSpace(b, i+1)
 	}
+}
+
+// Key is the key an object's member's quoted bytes (Object's) spell, its
+// escapes decoded; false if they do not decode.
+func Key(quoted []byte) (string, bool) {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1]), true
+	}
+	var key string
+	return key, json.Unmarshal(quoted, &key) == nil
+}
+
+// Members calls fn with each key of the object b (escapes decoded) and its
+// value's bytes; false if b is not an object it can walk to its end.
+func Members(b []byte, fn func(key string, value []byte)) bool {
+	return Object(b, 0, func(quoted []byte, i int) int {
+		key, ok := Key(quoted)
+		if !ok {
+			return -1
+		}
+		end := SkipValue(b, i)
+		if end >= 0 {
+			fn(key, b[i:end])
+		}
+		return end
+	}) >= 0
 }
 
 // Elements calls fn with each element of the array b; false if b is not
