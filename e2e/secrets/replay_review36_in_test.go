@@ -154,3 +154,78 @@ func TestReplayReview36InSudoPasswordInClaudeCommand(t *testing.T) {
 		t.Errorf("the launch does not name commands/restart.md")
 	}
 }
+
+// TestReplayReview36InMarkdownFrontMatter: Markdown was judged as prose,
+// where a literal given to a name is written by chance, its front matter
+// too; but Claude Code reads an agent's MCP servers (their env and
+// headers) and an agent's or a skill's hooks (their commands) from the
+// YAML there, settings, not prose: an agent's DB_PASSWORD and X-Api-Key
+// and a skill's hook's PGPASSWORD=… crossed in ~/.claude. The attack,
+// from inside: read them. Proof: none is inside and the launch names
+// each file; an agent whose front matter holds none still is.
+func TestReplayReview36InMarkdownFrontMatter(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "agents", "dba.md"), `---
+name: dba
+description: Answers questions about the orders database
+mcpServers:
+  orders:
+    command: npx
+    args: ["-y", "@example/postgres-mcp"]
+    env:
+      DB_HOST: db.internal
+      DB_PASSWORD: R36fmDbPassword
+---
+You answer questions about the orders database.
+`)
+	h.Write(filepath.Join(claude, "agents", "search.md"), `---
+name: search
+description: Searches the company wiki
+mcpServers:
+  wiki:
+    type: http
+    url: https://wiki.example.com/mcp
+    headers:
+      X-Api-Key: R36fmWikiKey
+---
+You search the wiki.
+`)
+	h.Write(filepath.Join(claude, "skills", "release", "SKILL.md"), `---
+name: release
+description: Cuts a release
+hooks:
+  PostToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: PGPASSWORD=R36fmHookPg psql -h db.internal -c 'insert into releases default values'
+---
+Cut the release.
+`)
+	h.Write(filepath.Join(claude, "agents", "docs.md"), "---\nname: docs\ndescription: Writes R36-HARMLESS-AGENT docs\ntools: Read, Grep\nmodel: sonnet\n---\nYou write docs.\n")
+	var stderr strings.Builder
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "grep -rhoa 'R36[A-Za-z-]*' ~/.claude/agents ~/.claude/skills; true")
+	c.Stderr = &stderr
+	b, err := c.Output()
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	out := string(b)
+	t.Log(out, stderr.String())
+	for _, secret := range []string{"R36fmDbPassword", "R36fmWikiKey", "R36fmHookPg"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a credential in a Markdown file's front matter is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R36-HARMLESS-AGENT") {
+		t.Errorf("inside, want the agent whose front matter holds no credential")
+	}
+	for _, f := range []string{"agents/dba.md", "agents/search.md", "release/SKILL.md"} {
+		if !strings.Contains(stderr.String(), f) {
+			t.Errorf("the launch does not name %s", f)
+		}
+	}
+}

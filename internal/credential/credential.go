@@ -641,6 +641,9 @@ var documentHints = []string{
 // src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
+	if front, ok := frontMatter(data); ok && InSettings(front) {
+		return true
+	}
 	return PrivateKey(data) || signedToken(data) || codeInProse(data) || headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
@@ -762,6 +765,29 @@ func vendorComments(data []byte) (text, comments []byte) {
 func documentPositional(data []byte) bool {
 	lower := lowerASCII(data)
 	return wordCommand(data, lower, "htpasswd", htpasswdPassword) || wordCommand(data, lower, "sudo", sudoStdinPassword) || authorizationHeader(data, lower, true)
+}
+
+// frontMatter is a Markdown file's YAML front matter: what lies between
+// its first line, ---, and the next line that is --- alone. Claude Code
+// reads an agent's MCP servers (their env and headers) and an agent's or
+// a skill's hooks (their commands) there: settings, judged as settings
+// are, not as prose (an agent's DB_PASSWORD: …, a skill's hook's
+// PGPASSWORD=… crossed).
+func frontMatter(data []byte) ([]byte, bool) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	rest, ok := bytes.CutPrefix(data, []byte("---\n"))
+	if !ok {
+		if rest, ok = bytes.CutPrefix(data, []byte("---\r\n")); !ok {
+			return nil, false
+		}
+	}
+	for at := range occurrences(rest, "---") {
+		end := at + 3
+		if (at == 0 || rest[at-1] == '\n') && (end == len(rest) || rest[end] == '\n' || rest[end] == '\r') {
+			return rest[:at], true
+		}
+	}
+	return nil, false
 }
 
 // mailLink is a mail link's scheme, after which an address reads as a
