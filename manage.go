@@ -41,7 +41,12 @@ func (g gcCmd) Run(home session.Home) error {
 	event := func(e gc.Event) {
 		switch e.Kind {
 		case "remove":
-			printable.Say(os.Stderr, "claudebox: %s %s (%s, root %s is gone)", verb, e.Instance.Dir, humanBytes(e.Instance.Bytes), e.Instance.Root)
+			// Its tool caches go with it, and the summary counts them.
+			size := humanBytes(e.Instance.Bytes)
+			if e.Instance.CacheBytes > 0 {
+				size += " and " + humanBytes(e.Instance.CacheBytes) + " of its tool caches"
+			}
+			printable.Say(os.Stderr, "claudebox: %s %s (%s, root %s is gone)", verb, e.Instance.Dir, size, e.Instance.Root)
 		case "keep":
 			printable.Say(os.Stderr, "claudebox: kept %s: root %s is gone, but a session is running in it", e.Instance.Dir, e.Instance.Root)
 		case "finish":

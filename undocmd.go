@@ -153,7 +153,11 @@ func (u undoCmd) Run(home session.Home) error {
 	if err != nil {
 		return err
 	}
-	printable.Say(os.Stdout, "restored %d files", len(res.Restored))
+	files := "files"
+	if len(res.Restored) == 1 {
+		files = "file"
+	}
+	printable.Say(os.Stdout, "restored %d %s", len(res.Restored), files)
 	for _, e := range res.Failed {
 		printable.Say(os.Stderr, "claudebox: not restored: %v", e)
 	}
