@@ -54,6 +54,35 @@ func AddedRules(file string, before, after []byte) []Rule {
 	return added
 }
 
+// mcpAnswerKeys are where Claude Code keeps the user's answer to a
+// project's MCP servers (.mcp.json): its dialog saves it into the
+// project's settings.local.json.
+var mcpAnswerKeys = []string{"enabledMcpjsonServers", "disabledMcpjsonServers", "enableAllProjectMcpServers"}
+
+// MCPAnswerChanged says whether after holds another answer to the
+// project's MCP servers than before (mcpAnswerKeys).
+func MCPAnswerChanged(before, after []byte) bool {
+	var b, a map[string]json.RawMessage
+	json.Unmarshal(before, &b)
+	if json.Unmarshal(after, &a) != nil {
+		return false
+	}
+	for _, k := range mcpAnswerKeys {
+		if !bytes.Equal(compactJSON(b[k]), compactJSON(a[k])) {
+			return true
+		}
+	}
+	return false
+}
+
+func compactJSON(raw json.RawMessage) []byte {
+	var out bytes.Buffer
+	if json.Compact(&out, raw) != nil {
+		return raw
+	}
+	return out.Bytes()
+}
+
 // permissionRules reads the string rules of each permission list.
 func permissionRules(settings []byte) map[string][]string {
 	var s struct {

@@ -153,6 +153,7 @@ func (c *privateCopy) readBack() ([]byte, bool) {
 func (s *Session) sayLostSaves() {
 	var lost []string
 	var rules []claudesettings.Rule
+	mcpAnswered := false
 	for _, c := range s.copies {
 		if c.file == nil {
 			continue
@@ -167,6 +168,10 @@ func (s *Session) sayLostSaves() {
 			if added := claudesettings.AddedRules(c.dest, c.given, now); len(added) > 0 {
 				rules = append(rules, added...)
 				line += " (" + rulesCount(len(added)) + ": claudebox --keep-permissions)"
+			}
+			if claudesettings.MCPAnswerChanged(c.given, now) {
+				mcpAnswered = true
+				line += " (your answer to the project's MCP servers)"
 			}
 		}
 		lost = append(lost, line)
@@ -186,6 +191,14 @@ func (s *Session) sayLostSaves() {
 	}
 	if other {
 		printable.Say(os.Stderr, "hint: what a hook writes in ~/.claude stays in the sandbox; to keep it, have the hook write to a directory you bind with --bind DIR")
+	}
+	if mcpAnswered {
+		// Not carried out: the sandbox writes the copy, and the host's
+		// claude would start what an approval names.
+		printable.Say(os.Stderr, "hint: to be asked no more, answer on the host, in the project's .claude/settings.local.json (\"enabledMcpjsonServers\": [\"NAME\"], as claude writes it), which each session reads")
+		if len(lost) == 1 && len(rules) == 0 {
+			return
+		}
 	}
 	if len(rules) > 0 {
 		if err := claudesettings.AddPending(s.stateDir, s.plan.Instance, rules); err != nil {

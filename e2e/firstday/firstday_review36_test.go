@@ -76,3 +76,59 @@ func TestFirstDay36HuskyInstallSaysWhy(t *testing.T) {
 		t.Errorf("the host's .git/config changed:\n%s", got)
 	}
 }
+
+// TestFirstDay36MCPAnswerSaysWhereToKeepIt: a project's .mcp.json names a
+// local server; claude inside asks whether to use it, and saves the
+// answer into the project's .claude/settings.local.json, a private copy
+// inside, discarded at the end. The end named the file with "make the
+// change on the host to keep it", and the next session asked again, the
+// user not told that the answer was what changed, nor where to give it:
+// the host's settings.local.json, which each session reads. It says
+// both, and with the answer given there, claude inside connects to the
+// server unasked.
+func TestFirstDay36MCPAnswerSaysWhereToKeepIt(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	proj := filepath.Join(h.Home, "code", "mcpapp")
+	h.GitRepo(proj)
+	const key = "sk-ant-test-key-mcp36-0123456789abcdef"
+	h.Onboarded(key, proj)
+	h.Write(filepath.Join(proj, "server.js"), `const rl = require('readline').createInterface({input: process.stdin})
+rl.on('line', l => {
+  const m = JSON.parse(l)
+  if (m.id === undefined) return
+  let r = {}
+  if (m.method === 'initialize') r = {protocolVersion: m.params.protocolVersion, capabilities: {tools: {}}, serverInfo: {name: 'local', version: '1'}}
+  if (m.method === 'tools/list') r = {tools: [{name: 'ping', description: 'ping', inputSchema: {type: 'object', properties: {}}}]}
+  process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: m.id, result: r}) + '\n')
+})
+`)
+	h.Write(filepath.Join(proj, ".mcp.json"), `{"mcpServers":{"local":{"command":"node","args":["server.js"]}}}`+"\n")
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-mcp36")
+	tmux := h.Tmux(proj)
+	tmux("new-session", "-d", "-x", "150", "-y", "40", "bash --norc --noprofile")
+	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" claudebox", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "New MCP server found in this project: local") }, "claude's question")
+	// "Use this MCP server", two above where the cursor starts.
+	tmux("send-keys", "Up")
+	tmux("send-keys", "Up")
+	tmux("send-keys", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool {
+		return strings.Contains(s, "❯") && !strings.Contains(s, "New MCP server")
+	}, "claude's prompt")
+	tmux("send-keys", "/exit")
+	tmux("send-keys", "Enter")
+	screen := harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "each session reads") }, "the end's messages")
+	if !strings.Contains(screen, "settings.local.json (your answer to the project's MCP servers)") {
+		t.Errorf("the end does not say the answer is what the discarded copy held:\n%s", screen)
+	}
+	if strings.Contains(screen, "make the change on the host") {
+		t.Errorf("the end says only to make the change on the host:\n%s", screen)
+	}
+
+	// Given on the host, as the hint says, it is read inside.
+	h.Write(filepath.Join(proj, ".claude", "settings.local.json"), `{"enabledMcpjsonServers": ["local"]}`+"\n")
+	if out := h.Run(proj, api.Env(key), "claudebox", "mcp", "list"); !strings.Contains(out, "local: node server.js - ✔ Connected") {
+		t.Errorf("claudebox mcp list with the answer given on the host:\n%s", out)
+	}
+}
