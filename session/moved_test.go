@@ -43,7 +43,7 @@ func TestSayMovedGroups(t *testing.T) {
 		t.Fatalf("moved %d of %d: %v", len(moved), len(found), err)
 	}
 	var out strings.Builder
-	s.sayMoved(&out, root, dest, moved, nil)
+	s.sayMoved(&out, root, dest, moved, nil, nil)
 	said := out.String()
 	for _, want := range []string{
 		"  " + filepath.Join(root, "dist") + "/: 40 files\n",
@@ -96,7 +96,7 @@ func TestSayMovedScriptPOSIX(t *testing.T) {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	s.sayMoved(io.Discard, root, dest, moved, nil)
+	s.sayMoved(io.Discard, root, dest, moved, nil, nil)
 	runtime.ReadMemStats(&after)
 	if n := after.TotalAlloc - before.TotalAlloc; n > 16<<20 {
 		t.Errorf("naming %d moved files allocated %d MiB", len(moved), n>>20)

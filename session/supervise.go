@@ -633,16 +633,12 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	sayIgnoredChanges(changed, deps, reports[s.plan.Project.Checkout].Found)
 	SayUnwritten(audit.Unwritten(s.plan.Project.Checkout, s.plan.Project.GitDir, standIns, since))
 	for _, p := range strays {
-		s.reportFindings(filepath.Dir(p), dir, []string{p}, nil)
+		s.reportFindings(filepath.Dir(p), dir, []string{p}, nil, nil)
 	}
 	for _, p := range begun {
-		wayBack := rebaseWayBack(p)
-		s.reportFindings(filepath.Dir(p), dir, []string{p}, nil)
-		if !paths.Exists(p) {
-			for _, line := range wayBack {
-				printable.Say(os.Stderr, "%s", line)
-			}
-		}
+		// Said once it is moved aside, in place of the hint to put back
+		// what you changed yourself, which a rebase's state is not.
+		s.reportFindings(filepath.Dir(p), dir, []string{p}, nil, rebaseWayBack(p))
 	}
 	if len(s.movedAside) > 0 {
 		for _, c := range records {
@@ -782,7 +778,7 @@ func (s *Session) report(root, dir string, r audit.Report, built map[string]bool
 		printable.Say(os.Stderr, "claudebox: the exit audit did not examine %s", p)
 	}
 	if len(r.Found) > 0 {
-		s.reportFindings(root, dir, r.Found, built)
+		s.reportFindings(root, dir, r.Found, built, nil)
 	}
 	if len(r.Hidden) > 0 {
 		s.showAgain(r.Hidden)
@@ -923,8 +919,9 @@ func (s *Session) showAgain(hidden []audit.Hidden) {
 // reportFindings moves what the exit audit found aside, into claudebox's
 // state where the sandbox never reaches, and names each with the command
 // that puts it back; with move-aside = false it only names them. built
-// are the files git ignores that the session wrote (ignoredWrittenFiles).
-func (s *Session) reportFindings(root, dir string, found []string, built map[string]bool) {
+// are the files git ignores that the session wrote (ignoredWrittenFiles);
+// instead, if not nil, is said in place of the hint once they are moved.
+func (s *Session) reportFindings(root, dir string, found []string, built map[string]bool, instead []string) {
 	w := os.Stderr
 	if s.reportOnly {
 		printable.Say(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
@@ -940,7 +937,7 @@ func (s *Session) reportFindings(root, dir string, found []string, built map[str
 	s.phases.hold("moved aside")
 	s.movedAside = append(s.movedAside, moved...)
 	if len(moved) > 0 {
-		s.sayMoved(w, root, dest, moved, built)
+		s.sayMoved(w, root, dest, moved, built, instead)
 	}
 	said()
 	if err != nil {
@@ -961,7 +958,8 @@ const listedPerDir = 5
 // dest that puts every one back. What the host obeys by its name (a .env)
 // is always named. Of built (ignoredWrittenFiles), a build's output as a
 // rule, the hint says to build again: put back, the session's would run.
-func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved, built map[string]bool) {
+// instead, if not nil, is said in place of the hint.
+func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved, built map[string]bool, instead []string) {
 	dirOf := func(m audit.Moved) string {
 		rel, err := filepath.Rel(dest, m.To)
 		dir, _, nested := strings.Cut(rel, "/")
@@ -1002,6 +1000,12 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved, 
 		} else {
 			printable.Say(w, "    each is in %s, where it was in the project", mount.Quote(dest))
 		}
+	}
+	if instead != nil {
+		for _, line := range instead {
+			printable.Say(w, "%s", line)
+		}
+		return
 	}
 	var output []string
 	for _, m := range moved {

@@ -62,7 +62,8 @@ func TestFirstDayLogoutInsideSaysSo(t *testing.T) {
 // --continue runs), and the host's git then said only "Not currently on
 // any branch", with no rebase to abort. The end says where the branch
 // is and the command that ends the rebase as --abort would, which
-// brings the branch back.
+// brings the branch back, in place of the hint to put back what you
+// changed yourself, which a rebase's state is not.
 func TestFirstDayStoppedRebaseSaysWayBack(t *testing.T) {
 	h := harness.NewHost(t)
 	harness.RequireClaude(t)
@@ -89,6 +90,10 @@ func TestFirstDayStoppedRebaseSaysWayBack(t *testing.T) {
 	const way = "hint: git switch --discard-changes master ends it as git rebase --abort would"
 	if !strings.Contains(stderr.String(), "claudebox: the rebase of master begun while the session ran (inside, or on the host) stopped part way") || !strings.Contains(stderr.String(), way) {
 		t.Fatalf("the end does not say where the stopped rebase left the host's git:\n%s", stderr.String())
+	}
+	// Its own way back, not the hint for what you changed yourself.
+	if strings.Contains(stderr.String(), "if you changed one yourself") {
+		t.Errorf("the end tells to put back the rebase's state if you changed it yourself:\n%s", stderr.String())
 	}
 	h.Run(proj, nil, "git", "switch", "-q", "--discard-changes", "master")
 	if status := h.Run(proj, nil, "git", "status"); !strings.Contains(status, "On branch master") || h.Run(proj, nil, "git", "rev-parse", "HEAD") != head {
