@@ -630,7 +630,11 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 			deps[filepath.Base(d.Dir)] = true
 		}
 	}
-	sayIgnoredChanges(changed, deps, reports[s.plan.Project.Checkout].Found)
+	named := slices.Clone(reports[s.plan.Project.Checkout].Found)
+	for _, d := range reports[s.plan.Project.Checkout].Deps {
+		named = append(named, d.Units...)
+	}
+	sayIgnoredChanges(changed, deps, named)
 	SayUnwritten(audit.Unwritten(s.plan.Project.Checkout, s.plan.Project.GitDir, standIns, since))
 	for _, p := range strays {
 		s.reportFindings(filepath.Dir(p), dir, []string{p}, nil, nil)
@@ -1018,7 +1022,7 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved, 
 	if len(output) == 1 {
 		them = "it"
 	}
-	rebuild := "as it does a build's output: to have " + them + " again, build on the host (make, npm run build)"
+	rebuild := "as it does what a build or an install makes: to have " + them + " again, make " + them + " on the host as the session did (make, npm run build, python3 -m venv)"
 	switch {
 	case len(output) == 0:
 		printable.Say(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")

@@ -12,7 +12,6 @@ import (
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
-	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/undo"
 )
@@ -179,11 +178,26 @@ var toolCaches = map[string]bool{".pytest_cache": true, ".mypy_cache": true, ".r
 // which the session created, changed or removed files, how many: git
 // status shows none of them. One whose installed dependencies the audit
 // named already (deps) is not named twice, nor is a file the audit named
-// (named: a build's output it moved aside is no longer there to count).
+// (named: a build's output it moved aside, the packages of a virtualenv's
+// site-packages, are no longer there to count).
 func sayIgnoredChanges(c undo.Changes, deps map[string]bool, named []string) {
+	isNamed := make(map[string]bool, len(named))
+	for _, n := range named {
+		isNamed[n] = true
+	}
+	// It, or a directory above it, named: looked up by each ancestor, as
+	// an install names thousands.
+	underNamed := func(p string) bool {
+		for at := filepath.Join(c.Checkout, p); strings.HasPrefix(at, c.Checkout+"/"); at = filepath.Dir(at) {
+			if isNamed[at] {
+				return true
+			}
+		}
+		return false
+	}
 	left := maps.Clone(c.Top)
 	for _, p := range c.Paths {
-		if p.Ignored && p.Change != "removed" && paths.UnderAny(filepath.Join(c.Checkout, p.Path), named) {
+		if p.Ignored && p.Change != "removed" && underNamed(p.Path) {
 			if top, _, ok := strings.Cut(p.Path, "/"); ok {
 				left[top]--
 			}

@@ -28,7 +28,7 @@ func TestFirstDay36BuildOutputSaysBuildAgain(t *testing.T) {
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "c project")
 
 	out := h.InsideStderr(proj, "make -s test")
-	if !strings.Contains(out, "hint: git ignores these, as it does a build's output: to have them again, build on the host (make, npm run build)") || strings.Contains(out, "otherwise read it first") {
+	if !strings.Contains(out, "hint: git ignores these, as it does what a build or an install makes: to have them again, make them on the host as the session did (make, npm run build, python3 -m venv)") || strings.Contains(out, "otherwise read it first") {
 		t.Errorf("the exit does not say to build again:\n%s", out)
 	}
 	changes := h.Run(proj, nil, "claudebox", "--changes")
@@ -130,5 +130,33 @@ rl.on('line', l => {
 	h.Write(filepath.Join(proj, ".claude", "settings.local.json"), `{"enabledMcpjsonServers": ["local"]}`+"\n")
 	if out := h.Run(proj, api.Env(key), "claudebox", "mcp", "list"); !strings.Contains(out, "local: node server.js - ✔ Connected") {
 		t.Errorf("claudebox mcp list with the answer given on the host:\n%s", out)
+	}
+}
+
+// TestFirstDay36VenvNotCountedAgain: python3 -m venv .venv inside, where
+// git ignores .venv: the exit moves aside the virtualenv's scripts and
+// links and the packages of its site-packages, each said, and then said
+// again ".venv/: 754 files changed, which git ignores" with "claudebox
+// --changes lists them", counting the files of the packages it had just
+// moved aside. They are not counted again, and the hint over the
+// virtualenv's files names how it was made, not only a build.
+func TestFirstDay36VenvNotCountedAgain(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "python3", "python3-venv")
+	proj := filepath.Join(h.Home, "code", "py")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), ".venv/\n")
+	h.Run(proj, nil, "git", "add", "-A")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "py project")
+
+	out := h.InsideStderr(proj, "python3 -m venv .venv")
+	if !strings.Contains(out, "packages moved aside to ") {
+		t.Fatalf("the exit does not move the virtualenv's packages aside:\n%s", out)
+	}
+	if strings.Contains(out, "claudebox: .venv/: ") {
+		t.Errorf("the exit counts again, as changed there, the virtualenv's files it moved aside:\n%s", out)
+	}
+	if !strings.Contains(out, "make them on the host as the session did (make, npm run build, python3 -m venv)") {
+		t.Errorf("the hint over the virtualenv's files does not say how to make them again:\n%s", out)
 	}
 }
