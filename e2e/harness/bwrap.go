@@ -10,7 +10,11 @@ import (
 // failingBwrap is a bwrap that fails as the real one does when it cannot
 // make a mount point: it names the sandbox's first process, in the
 // watcher's user namespace, which prints bwrap's message and dies; then it
-// exits 1.
+// exits 1. The real bwrap's child is in the namespace from its start, so
+// the child is named only once it runs there (it writes a line to a
+// FIFO, awaited 10 s at most): named
+// before, the watcher found a process outside the namespace and killed
+// it, on a loaded machine, before it could print.
 const failingBwrap = `#!/bin/bash
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -19,9 +23,14 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-nsenter --preserve-credentials --user=/proc/self/fd/$userns sh -c 'sleep 0.1; echo "bwrap: Can'"'"'t mkdir parents for /home/dev/.local/bin/claude: No such file or directory" >&2; exit 1' &
+inside=$(mktemp -d)/inside
+mkfifo "$inside"
+exec {ready}<> "$inside"
+nsenter --preserve-credentials --user=/proc/self/fd/$userns sh -c 'echo > "$0"; sleep 0.1; echo "bwrap: Can'"'"'t mkdir parents for /home/dev/.local/bin/claude: No such file or directory" >&2; exit 1' "$inside" &
 pid=$!
-sleep 0.02 # bwrap's child is in the namespace from its start
+read -r -t 10 -u "$ready"
+exec {ready}<&-
+rm -r "$(dirname "$inside")"
 printf '{"child-pid": %d}\n' "$pid" >&"$info"
 wait $pid
 sleep 0.2 # bwrap takes its time to exit; the launch waits for its status
