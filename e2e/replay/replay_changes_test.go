@@ -74,9 +74,15 @@ func TestReplayChanges(t *testing.T) {
 		"stale.txt removed", "tracked.txt changed",
 	}
 	out := h.Run(proj, nil, "claudebox", "--changes")
-	var lines []string
+	// Each change's line, and where the exit moved aside what it made or
+	// changed in build/ (object files), on the line after it.
+	var lines, movedAside []string
 	for _, line := range strings.Split(out, "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && strings.HasPrefix(line, "  ") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 2 && f[0] == "moved" && len(lines) > 0:
+			movedAside = append(movedAside, strings.Fields(lines[len(lines)-1])[0])
+		case len(f) >= 2 && strings.HasPrefix(line, "  "):
 			s := f[1] + " " + f[0]
 			if len(f) == 3 && f[2] == "(ignored)" {
 				s += " ignored"
@@ -85,8 +91,8 @@ func TestReplayChanges(t *testing.T) {
 		}
 	}
 	slices.Sort(lines)
-	if !slices.Equal(lines, want) {
-		t.Errorf("claudebox --changes:\n%s\nwant the lines of %q", out, want)
+	if !slices.Equal(lines, want) || !slices.Equal(movedAside, []string{"build/new.o", "build/old.o", "build/same.o"}) {
+		t.Errorf("claudebox --changes:\n%s\nwant the lines of %q, and build/new.o, old.o and same.o moved aside", out, want)
 	}
 
 	var rec struct {
