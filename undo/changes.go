@@ -1378,26 +1378,31 @@ func pythonFromHere(command string) bool {
 	return false
 }
 
-// topModule says whether path is a Python module at the top, or a
-// package's __init__ there: what an import from the top runs first.
-func topModule(path string) bool {
-	dir, name := dirOf(path), filepath.Base(path)
-	if dir != "." && (strings.Contains(dir, "/") || !strings.HasPrefix(name, "__init__.")) {
-		return false
-	}
-	switch filepath.Ext(name) {
+// moduleDir is the directory Python imports path from as a module: its
+// own for a module (json.py, json.pyc, an extension's .so), its parent's
+// for a package's __init__; ok is false for anything else.
+func moduleDir(path string) (dir string, ok bool) {
+	switch filepath.Ext(path) {
 	case ".py", ".pyc", ".so", ".pyw":
-		return true
+	default:
+		return "", false
 	}
-	return false
+	dir = dirOf(path)
+	if dir != "." && strings.HasPrefix(filepath.Base(path), "__init__.") {
+		return dirOf(dir), true
+	}
+	return dir, true
 }
 
-// importedAtTop says whether the host's git, running Python from the top
-// (repository.pythonAtTop), imports path there: a module the session
-// made there is judged as one git ignores, though git status would name
-// it, since the git status that names it runs it first.
+// importedAtTop says whether the host's git, running Python from a
+// repository's top (repository.pythonAtTop), imports path there: the
+// checkout's, or a repository's below it, whose git status the top's runs
+// (a submodule's). A module the session made there is judged as one git
+// ignores, though git status would name it, since the git status that
+// names it runs it first.
 func (t tree) importedAtTop(path string) bool {
-	return t.repo.pythonAtTop && topModule(path)
+	dir, ok := moduleDir(path)
+	return ok && t.repo.pythonAtTop && (dir == "." || t.repos[dir])
 }
 
 // hooksIn lists the git hooks of a repository whose top is dir (relative

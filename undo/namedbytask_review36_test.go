@@ -117,13 +117,20 @@ func TestPythonAtTop(t *testing.T) {
 			t.Errorf("%s: %v, want %v", command, got, want)
 		}
 	}
+	// At the top, and at a submodule's (sub), whose git status the top's
+	// runs.
+	now := tree{repo: repository{pythonAtTop: true}, repos: map[string]bool{"sub": true}}
 	for path, want := range map[string]bool{
 		"nbstripout.py": true, "json.pyc": true, "fast.cpython-311-x86_64-linux-gnu.so": true, "nbformat/__init__.py": true,
-		"nbformat/v4.py": false, "a/b/__init__.py": false, "README.md": false, "sub/json.py": false,
+		"sub/json.py": true, "sub/nbformat/__init__.py": true,
+		"nbformat/v4.py": false, "a/b/__init__.py": false, "README.md": false, "lib/json.py": false, "sub/lib/json.py": false,
 	} {
-		if got := topModule(path); got != want {
-			t.Errorf("%s: top module %v, want %v", path, got, want)
+		if got := now.importedAtTop(path); got != want {
+			t.Errorf("%s: imported at the top %v, want %v", path, got, want)
 		}
+	}
+	if (tree{repos: map[string]bool{"sub": true}}).importedAtTop("json.py") {
+		t.Errorf("json.py: imported at the top where no command runs Python there")
 	}
 	base := t.TempDir()
 	t.Setenv("HOME", filepath.Join(base, "home"))

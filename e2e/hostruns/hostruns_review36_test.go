@@ -101,7 +101,7 @@ func TestReplayReview36ScriptNamedByReadFile(t *testing.T) {
 func TestReplayReview36GitDriverImportsFromTop(t *testing.T) {
 	harness.RequireTool(t, "python3", "apt-get install python3")
 	const passThrough = "import sys\nsys.stdout.write(sys.stdin.read())\n"
-	for _, where := range []string{"repository", "global"} {
+	for _, where := range []string{"repository", "global", "submodule"} {
 		t.Run(where, func(t *testing.T) {
 			h := harness.NewHost(t)
 			proj := filepath.Join(h.Home, "code", "notebooks")
@@ -109,7 +109,20 @@ func TestReplayReview36GitDriverImportsFromTop(t *testing.T) {
 			// nbstripout, installed for the user.
 			site := strings.TrimSpace(h.Run(proj, nil, "python3", "-c", "import site; print(site.getusersitepackages())"))
 			h.Write(filepath.Join(site, "nbstripout.py"), passThrough)
-			h.Write(filepath.Join(proj, "analysis.ipynb"), "{}\n")
+			// A submodule's git status, which the top's runs, runs its
+			// filters from the submodule's top: the session, at the
+			// project's, writes there.
+			top := proj
+			if where == "submodule" {
+				up := filepath.Join(h.Home, "code", "notes-up")
+				h.GitRepo(up)
+				h.Write(filepath.Join(up, "analysis.ipynb"), "{}\n")
+				commitAll(h, up, "notebook")
+				h.Run(proj, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", up, "notes")
+				top = filepath.Join(proj, "notes")
+			} else {
+				h.Write(filepath.Join(proj, "analysis.ipynb"), "{}\n")
+			}
 			commitAll(h, proj, "notebook")
 			config := "[filter \"nbstripout\"]\n\tclean = \\\"python3\\\" -m nbstripout\n\tsmudge = cat\n[diff \"ipynb\"]\n\ttextconv = \\\"python3\\\" -m nbstripout -t\n"
 			attributes := "*.ipynb filter=nbstripout diff=ipynb\n"
@@ -125,10 +138,14 @@ func TestReplayReview36GitDriverImportsFromTop(t *testing.T) {
 				h.Write(filepath.Join(h.Home, ".config", "git", "attributes"), attributes)
 			}
 			h.Run(proj, nil, "git", "status")
-			out := h.Plant(proj, "a module at the top", `sleep 2; printf 'open("`+h.Marker()+`", "w")\n`+strings.ReplaceAll(passThrough, "\n", `\n`)+`' > nbstripout.py && touch analysis.ipynb`)
+			cd := ""
+			if top != proj {
+				cd = "cd notes && "
+			}
+			out := h.Plant(proj, "a module at the top", `sleep 2; `+cd+`printf 'open("`+h.Marker()+`", "w")\n`+strings.ReplaceAll(passThrough, "\n", `\n`)+`' > nbstripout.py && touch analysis.ipynb`)
 			h.RunsNothingPlanted(out, proj, nil, "git", "status")
-			h.Write(filepath.Join(proj, "analysis.ipynb"), "{\"cells\": []}\n")
-			h.RunsNothingPlanted(out, proj, nil, "git", "diff")
+			h.Write(filepath.Join(top, "analysis.ipynb"), "{\"cells\": []}\n")
+			h.RunsNothingPlanted(out, top, nil, "git", "diff")
 		})
 	}
 }
