@@ -104,6 +104,10 @@ type guardProbe struct {
 	// userHooksPaths are the core.hooksPath values of the user's own git
 	// config.
 	userHooksPaths []string
+	// gitCommands are the commands of each git config file read
+	// (gitCommandKey), by its path; userConfigs, the user's files read.
+	gitCommands map[string][]string
+	userConfigs []string
 }
 
 // Find finds what needs protecting in the project's writable mounts:
@@ -138,7 +142,11 @@ func Find(home string, project instance.Project, obeyed []Obeyed) (guards []moun
 		// GIT_CONFIG_GLOBAL=/dev/null reads as nothing; a FIFO or a
 		// directory refuses the launch (config).
 		if fi, err := os.Lstat(o.Path); o.UserGitConfig && err == nil && fi.Mode()&os.ModeDevice == 0 {
-			g.userHooksPaths = append(g.userHooksPaths, g.includedHooksPaths(o.Path, map[string]bool{}, 0)...)
+			read := map[string]bool{}
+			g.userHooksPaths = append(g.userHooksPaths, g.includedHooksPaths(o.Path, read, 0)...)
+			for config := range read {
+				g.userConfigs = append(g.userConfigs, config)
+			}
 		}
 	}
 	for _, e := range projectfiles.Entries {
@@ -296,9 +304,24 @@ func (g *guardProbe) commonDir(common, top string) {
 	g.add(mount.Guard{Path: filepath.Join(common, "info", "exclude"), NoOp: true, Why: "git's excludes, which would hide what the sandbox creates from the host's git status"})
 	// Every hooks path the repository's config or a file it includes
 	// names, whichever condition applies; else the user's.
-	hooksPaths := g.includedHooksPaths(config, map[string]bool{}, 0)
+	read := map[string]bool{}
+	hooksPaths := g.includedHooksPaths(config, read, 0)
 	if len(hooksPaths) == 0 {
 		hooksPaths = g.userHooksPaths
+	}
+	if top != "" {
+		// What git's configuration, the repository's or the user's, runs
+		// by its path in the work tree, from its top: a filter's sh
+		// tools/strip.sh, which git status runs on a file whose time
+		// changed, ran the session's edit before it showed it.
+		var commands []string
+		for config := range read {
+			commands = append(commands, g.gitCommands[config]...)
+		}
+		for _, config := range g.userConfigs {
+			commands = append(commands, g.gitCommands[config]...)
+		}
+		g.commandFiles(top, commands)
 	}
 	for _, hooksPath := range hooksPaths {
 		if hooksPath = paths.ExpandHome(hooksPath, g.home); !filepath.IsAbs(hooksPath) {
@@ -811,6 +834,14 @@ func (g *guardProbe) includedHooksPaths(config string, seen map[string]bool, dep
 	seen[config] = true
 	entries := g.config(config)
 	hooksPaths := gitconfig.Values(entries, "core.hookspath")
+	for _, e := range entries {
+		if gitCommandKey(e.Key) && !e.NoValue {
+			if g.gitCommands == nil {
+				g.gitCommands = map[string][]string{}
+			}
+			g.gitCommands[config] = append(g.gitCommands[config], e.Value)
+		}
+	}
 	for _, inc := range gitconfig.Includes(entries) {
 		if inc = paths.ExpandHome(inc, g.home); !filepath.IsAbs(inc) {
 			inc = filepath.Join(filepath.Dir(config), inc)
@@ -824,6 +855,49 @@ func (g *guardProbe) includedHooksPaths(config string, seen map[string]bool, dep
 		}
 	}
 	return hooksPaths
+}
+
+// gitCommandKey says whether git runs key's value as a command: a
+// filter's, a diff or merge driver's, an alias, a pager, an editor, a
+// helper.
+func gitCommandKey(key string) bool {
+	switch section, _, _ := strings.Cut(key, "."); section {
+	case "filter", "diff", "merge", "alias", "pager", "difftool", "mergetool", "credential", "gpg":
+		return true
+	}
+	switch key {
+	case "core.fsmonitor", "core.pager", "core.editor", "core.sshcommand", "core.askpass", "core.alternaterefscommand", "sequence.editor", "interactive.difffilter":
+		return true
+	}
+	return false
+}
+
+// maxCommandFiles bounds the files git's commands are taken to run in one
+// work tree.
+const maxCommandFiles = 64
+
+// commandFiles guards each file in the work tree top that one of commands
+// names by its path, relative to top, where git runs it.
+func (g *guardProbe) commandFiles(top string, commands []string) {
+	n := 0
+	for _, command := range commands {
+		for _, w := range strings.FieldsFunc(command, func(r rune) bool { return strings.ContainsRune(" \t\n\"'!;&|()<>`=", r) }) {
+			if strings.HasPrefix(w, "-") || strings.HasPrefix(w, "$") {
+				continue
+			}
+			p := filepath.Clean(paths.ExpandHome(w, g.home))
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(top, p)
+			}
+			if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() || !paths.Within(p, top) || p == top {
+				continue
+			}
+			if n++; n > maxCommandFiles {
+				return
+			}
+			g.add(mount.Guard{Path: p, Why: "a script git's configuration runs (a filter, a diff driver, an alias)"})
+		}
+	}
 }
 
 // submoduleNames lists the names of a .gitmodules file's submodules, and

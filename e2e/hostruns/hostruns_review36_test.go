@@ -230,3 +230,36 @@ func TestReplayReview36IgnoredLockfile(t *testing.T) {
 	npm := []string{"npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false"}
 	h.RunsNothingPlanted(out, proj, npm, "npm", "ci")
 }
+
+// TestReplayReview36GitConfigRunsTrackedScript: a filter of the
+// repository's git configuration, or of the user's, runs a script the
+// repository tracks (sh tools/strip.sh, as a project's setup has each
+// clone configure its notebook filter), which git status runs on a
+// notebook whose time changed. The script was the sandbox's to edit, as
+// any tracked file: the session's edit showed in git status, which ran it
+// first. Host-side proof: the host's git status runs nothing planted, and
+// the sandbox could not write the script.
+func TestReplayReview36GitConfigRunsTrackedScript(t *testing.T) {
+	for _, where := range []string{"repository", "global"} {
+		t.Run(where, func(t *testing.T) {
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "code", "filtered")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, "tools", "strip.sh"), "cat\n")
+			h.Write(filepath.Join(proj, "analysis.ipynb"), "{}\n")
+			commitAll(h, proj, "setup")
+			if where == "repository" {
+				h.Run(proj, nil, "git", "config", "filter.strip.clean", "sh tools/strip.sh")
+				h.Write(filepath.Join(proj, ".git", "info", "attributes"), "*.ipynb filter=strip\n")
+			} else {
+				h.Write(filepath.Join(h.Home, ".gitconfig"), "[filter \"strip\"]\n\tclean = sh tools/strip.sh\n")
+				h.Write(filepath.Join(h.Home, ".config", "git", "attributes"), "*.ipynb filter=strip\n")
+			}
+			out := h.InsideStderr(proj, `sleep 2; printf 'touch `+h.Marker()+`\ncat\n' > tools/strip.sh || echo REFUSED >&2; touch analysis.ipynb`)
+			h.RunsNothingPlanted(out, proj, nil, "git", "status")
+			if !strings.Contains(out, "REFUSED") {
+				t.Errorf("the sandbox wrote tools/strip.sh, which git's filter runs:\n%s", out)
+			}
+		})
+	}
+}
