@@ -229,3 +229,47 @@ Cut the release.
 		}
 	}
 }
+
+// TestReplayReview36InScriptCallArguments: a script gives a program its
+// words as a list (Python's subprocess.run(["curl", "-u", "ci:…"]),
+// Node's execFileSync("sshpass", ["-p", "…"])) and a library its user
+// and password as a call's two arguments (requests' auth=("ci", "…"),
+// smtplib's .login("ops@…", "…")); a password was looked for only as a
+// shell's command line writes it, and in a name's assignment, and these
+// crossed in a skill's scripts. The attack, from inside: read them.
+// Proof: none is inside and the launch names each; a script that runs
+// git so still is.
+func TestReplayReview36InScriptCallArguments(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	skill := filepath.Join(h.Home, ".claude", "skills", "report")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: report\ndescription: sends the weekly report\n---\nRun the scripts beside.\n")
+	h.Write(filepath.Join(skill, "fetch.py"), "import subprocess\n\nsubprocess.run([\"curl\", \"-sf\", \"-u\", \"ci:R36pyCurl\", \"https://ci.example.com/report\"], check=True)\n")
+	h.Write(filepath.Join(skill, "upload.py"), "import requests\n\nrequests.post(\"https://files.example.com/up\", auth=(\"ci\", \"R36pyAuthTuple\"), data=open(\"r.pdf\", \"rb\"))\n")
+	h.Write(filepath.Join(skill, "mail.py"), "import smtplib\n\nwith smtplib.SMTP_SSL(\"smtp.example.com\") as s:\n    s.login(\"ops@example.com\", \"R36pySmtpLogin\")\n")
+	h.Write(filepath.Join(skill, "sync.js"), "const { execFileSync } = require('child_process');\nexecFileSync('sshpass', ['-p', 'R36jsSshpass', 'rsync', '-a', 'out/', 'ops@h:/srv/']);\n")
+	h.Write(filepath.Join(skill, "status.py"), "import subprocess\n\n# R36-HARMLESS-SCRIPT\nsubprocess.run([\"git\", \"-C\", \"/srv\", \"status\"], check=True)\n")
+	var stderr strings.Builder
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "grep -rhoa 'R36[A-Za-z-]*' ~/.claude/skills; true")
+	c.Stderr = &stderr
+	b, err := c.Output()
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, stderr.String())
+	}
+	out := string(b)
+	t.Log(out, stderr.String())
+	for _, secret := range []string{"R36pyCurl", "R36pyAuthTuple", "R36pySmtpLogin", "R36jsSshpass"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a password a script gives a program or a call is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R36-HARMLESS-SCRIPT") {
+		t.Errorf("inside, want the script that gives no password")
+	}
+	for _, f := range []string{"report/fetch.py", "report/upload.py", "report/mail.py", "report/sync.js"} {
+		if !strings.Contains(stderr.String(), f) {
+			t.Errorf("the launch does not name %s", f)
+		}
+	}
+}

@@ -1117,12 +1117,19 @@ func userPasswordInCode(data []byte) bool {
 			if start > 0 && bytes.HasPrefix(data[start-1:], []byte(flag.long)) {
 				start, rest = start-1, start-1+len(flag.long)
 			}
-			if start > 0 && !isSpace(data[start-1]) {
+			if start > 0 && !isSpace(data[start-1]) && strings.IndexByte("\"'[,(", data[start-1]) < 0 {
 				continue
 			}
 			n := tokenRun(data[rest:], isSpace)
 			if n == 0 && rest < len(data) && data[rest] == '=' {
 				n = 1
+			}
+			// Or the next of a list's quoted words: subprocess.run(["curl",
+			// "-u", "ci:…"]), exec.Command("curl", "-u", "ci:…").
+			if n == 0 && rest < len(data) && (data[rest] == '"' || data[rest] == '\'') {
+				if gap := tokenRun(data[rest+1:], func(c byte) bool { return isSpace(c) || c == ',' }); bytes.IndexByte(data[rest+1:rest+1+gap], ',') >= 0 {
+					n = 1 + gap
+				}
 			}
 			p := rest + n
 			if n == 0 || p >= len(data) {

@@ -107,3 +107,35 @@ func TestFrontMatterAsSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptCallArguments: a script's list of a program's words and a
+// library call's user and password, two arguments, give a password
+// where one is a literal; a variable, a prompt or a name's own word is
+// none.
+func TestScriptCallArguments(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{`subprocess.run(["curl", "-sf", "-u", "ci:R36pyCurl", url], check=True)`, true},
+		{`exec.Command("curl", "-u", "ci:R36goCurl", url)`, true},
+		{`exec.Command("sshpass", "-p", "R36goSshpass", "ssh", "h")`, true},
+		{`execFileSync('sshpass', ['-p', 'R36jsSshpass', 'rsync', 'a', 'b'])`, true},
+		{`spawn('redis-cli', ['-a', 'R36jsRedis', 'ping'])`, true},
+		{`requests.post(url, auth=("ci", "R36pyAuthTuple"))`, true},
+		{`httpx.get(url, auth = ("ci", "R36pyHttpx"))`, true},
+		{`requests.get(url, auth=HTTPBasicAuth('ci', 'R36pyBasic'))`, true},
+		{`s.login("ops@example.com", "R36pySmtpLogin")`, true},
+		{`subprocess.run(["git", "-C", "/srv", "status"], check=True)`, false},
+		{`exec.Command("curl", "-u", user+":"+pw, url)`, false},
+		{`requests.get(url, auth=(user, password))`, false},
+		{`requests.get(url, auth=("user", "password"))`, false},
+		{`s.login(user, os.environ["SMTP_PASSWORD"])`, false},
+		{`s.login("ops", getpass.getpass())`, false},
+		{`page.login("admin", "{password}")`, false},
+	} {
+		if got := InCode([]byte(c.text)); got != c.want {
+			t.Errorf("InCode(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}

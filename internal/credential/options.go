@@ -72,7 +72,7 @@ var keystoreOptions = []string{"storepass", "keypass", "srcstorepass", "deststor
 // literal to a name that says one.
 func inOptionsOrCode(data []byte) bool {
 	lower := lowerASCII(data)
-	return longOptionPassword(data, lower) || keystorePassword(data, lower) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || assignedInCode(data, lower) || shellAssignedInString(data, lower) || positionalPassword(data, lower)
+	return longOptionPassword(data, lower) || keystorePassword(data, lower) || callPassword(data, lower) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || assignedInCode(data, lower) || shellAssignedInString(data, lower) || positionalPassword(data, lower)
 }
 
 // lowerASCII is a copy of data with A to Z in lower case, every other
@@ -242,8 +242,10 @@ func shortOptionPassword(data []byte) bool {
 			end = len(data)
 		}
 		for _, w := range commandWords(data[from:pos]) {
-			w = w[max(bytes.LastIndexByte(w, '/'), bytes.LastIndexByte(w, '='))+1:]
-			if opt, ok := passwordOptions[string(bytes.TrimLeft(w, "!($`"))]; ok && opt.option == string(data[pos:pos+2]) && commandGivesPassword(data[pos:end], opt.option, opt.attached) {
+			// Code names the program as a call's first argument too:
+			// exec.Command("sshpass", …), spawn('redis-cli', [...]).
+			w = w[max(bytes.LastIndexByte(w, '/'), bytes.LastIndexByte(w, '='), bytes.LastIndexByte(w, '('))+1:]
+			if opt, ok := passwordOptions[string(bytes.TrimLeft(w, "!($`\"'"))]; ok && opt.option == string(data[pos:pos+2]) && commandGivesPassword(data[pos:end], opt.option, opt.attached) {
 				return true
 			}
 		}
@@ -525,4 +527,41 @@ func reversed(b []byte) []byte {
 	r := slices.Clone(b)
 	slices.Reverse(r)
 	return r
+}
+
+// passwordCalls are the calls code gives a user and then a password, as
+// two arguments: an HTTP client's basic credentials (requests' and
+// httpx's auth=(user, password), HTTPBasicAuth, aiohttp's BasicAuth) and
+// a mail or file server's login (smtplib's, imaplib's, poplib's and
+// ftplib's .login(user, password)), in lower case.
+var passwordCalls = []string{"auth=(", "auth = (", "basicauth(", "digestauth(", ".login("}
+
+// callPassword says code gives one of passwordCalls a literal as the
+// password, its second argument: a skill's requests.get(url,
+// auth=("ci", "…")) and smtp.login("ops@…", "…") crossed.
+func callPassword(data, lower []byte) bool {
+	for _, call := range passwordCalls {
+		for pos := range occurrences(lower, call) {
+			p := pos + len(call)
+			// The user: any argument, up to the comma before the password.
+			comma := bytes.IndexAny(data[p:], ",)\n")
+			if comma < 0 || data[p+comma] != ',' {
+				continue
+			}
+			p += comma + 1
+			p += tokenRun(data[p:], func(c byte) bool { return c == ' ' || c == '\t' })
+			if p >= len(data) || data[p] != '"' && data[p] != '\'' {
+				continue
+			}
+			quote := data[p]
+			end := bytes.IndexByte(data[p+1:], quote)
+			if end < 0 {
+				continue
+			}
+			if v := data[p+1 : p+1+end]; bytes.IndexByte(v, '\n') < 0 && literalPassword(v, "password") {
+				return true
+			}
+		}
+	}
+	return false
 }
