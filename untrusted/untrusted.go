@@ -297,7 +297,11 @@ func ScanFile(f *os.File, fi fs.FileInfo, limit int64, fn func([]byte)) (err err
 		}
 		return err
 	}
-	b, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_PRIVATE)
+	// Populated in the one call: the callers read the whole file, and each of a
+	// mapping's first touches is a fault of its own (16 pages a fault
+	// where the page cache holds the file in small folios: 400 for 25 MB,
+	// 15-35 us each on a virtual machine).
+	b, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_PRIVATE|unix.MAP_POPULATE)
 	if err != nil {
 		if b, err = readOpen(f, fi, limit); err == nil {
 			fn(b)
