@@ -1,6 +1,7 @@
 package secrets
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,4 +69,69 @@ func coreDumpWith(t *testing.T, env string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestReplayReview36rInDebianPackage: a binary file beginning as an ar
+// archive does ("!<arch>") was shown unread as an archive of objects (a
+// static library), but ar is a container of any files: a Debian package
+// is one, its data.tar holding the files it installs, an internal
+// agent's configuration and its token among them. One kept in a skill's
+// folder and one in a root of one's own's share/ were readable inside.
+// Proof: the token is not inside; a static library and Go's package
+// beside them still are.
+func TestReplayReview36rInDebianPackage(t *testing.T) {
+	h := harness.NewHost(t)
+	if _, err := exec.LookPath("dpkg-deb"); err != nil {
+		t.Skip("no dpkg-deb to build a package with")
+	}
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	const secret = "R36deb"
+	build := t.TempDir()
+	for rel, text := range map[string]string{
+		"DEBIAN/control":             "Package: agent\nVersion: 1.0\nArchitecture: all\nMaintainer: ops <ops@example.com>\nDescription: the agent\n",
+		"etc/agent/agent.env":        "AGENT_TOKEN=ghp_" + secret + "Q2pLm4x9WZk3wQp9LmT2vXr7BQ\n",
+		"usr/share/doc/agent/README": "the agent\n",
+	} {
+		harness.Must(t, os.MkdirAll(filepath.Join(build, "pkg", filepath.Dir(rel)), 0o755))
+		harness.Must(t, os.WriteFile(filepath.Join(build, "pkg", rel), []byte(text), 0o644))
+	}
+	if out, err := exec.Command("dpkg-deb", "--root-owner-group", "-Znone", "--build", filepath.Join(build, "pkg"), filepath.Join(build, "agent.deb")).CombinedOutput(); err != nil {
+		t.Fatalf("dpkg-deb: %v\n%s", err, out)
+	}
+	deb, err := os.ReadFile(filepath.Join(build, "agent.deb"))
+	harness.Must(t, err)
+	skill := filepath.Join(h.Home, ".claude", "skills", "agent")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: agent\ndescription: installs the agent\n---\nRun sudo dpkg -i agent.deb\n")
+	h.Write(filepath.Join(skill, "agent.deb"), string(deb))
+	h.Write(filepath.Join(skill, "libagent.a"), arOf("/", "\x00\x00\x00\x00", "agent.o/", "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00R36-HARMLESS-AR\x00"))
+	h.Write(filepath.Join(skill, "agent_go.a"), arOf("__.PKGDEF", "go object R36-HARMLESS-GO\x00"))
+	ops := filepath.Join(h.Home, "code", "ops")
+	h.Write(filepath.Join(ops, "bin", "ops"), "#!/bin/sh\necho R36-OPS\n")
+	h.Write(filepath.Join(ops, "share", "pkgs", "agent.deb"), string(deb))
+	harness.Must(t, os.Chmod(filepath.Join(ops, "bin", "ops"), 0o755))
+	env := []string{"PATH=" + filepath.Join(ops, "bin") + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, env, "exec 2>&1; grep -rhoa '"+secret+"[A-Za-z0-9]*' ~/.claude/skills "+ops+"; grep -rhoa 'R36-[A-Z-]*' ~/.claude/skills; ops; true")
+	t.Log(out)
+	if strings.Contains(out, secret) {
+		t.Errorf("a token in a Debian package of a skill or a root of one's own is readable inside")
+	}
+	for _, want := range []string{"R36-HARMLESS-AR", "R36-HARMLESS-GO", "R36-OPS"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("inside, want %s, which holds none", want)
+		}
+	}
+}
+
+// arOf is an ar archive of members, each a name, then its content.
+func arOf(members ...string) string {
+	var b strings.Builder
+	b.WriteString("!<arch>\n")
+	for i := 0; i+1 < len(members); i += 2 {
+		fmt.Fprintf(&b, "%-16s%-12d%-6d%-6d%-8s%-10d`\n%s", members[i], 0, 0, 0, "644", len(members[i+1]), members[i+1])
+		if len(members[i+1])%2 == 1 {
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -37,11 +38,12 @@ const maxArchiveDepth = 4
 // are head, holds a credential or is of a kind not known to hold none:
 // what is shown is what its first bytes say is known harmless. Compiled
 // code (ELF, Mach-O and PE programs and libraries, not a core dump:
-// coreDump; archives of objects,
-// Rust's metadata, WebAssembly, Python's bytecode, whose source is
-// judged), images, fonts, sound and video, message catalogues and
-// compiled terminfo, X's cursors and time zones are shown unread; a zip
-// (a jar, a JDK's module, a wheel, an office document), a gzip or bzip2 stream and a tar archive in one are read
+// coreDump; archives of objects, objectArchive; Rust's metadata,
+// WebAssembly, Python's bytecode, whose source is judged), images,
+// fonts, sound and video, message catalogues and compiled terminfo, X's
+// cursors and time zones are shown unread; a zip (a jar, a JDK's module,
+// a wheel, an office document), a gzip or bzip2 stream, a tar archive in
+// one and another ar archive (a Debian package) are read
 // (read, up to maxBinaryRead) and judged by what they hold, each file
 // in them by its kind, text by text (a name and its content); a Java
 // class by the strings of its constant pool (InCode: a token built
@@ -77,9 +79,7 @@ var binaryMagic = []struct {
 	{0, "\xfe\xed\xfa\xcf"},
 	{0, "\xce\xfa\xed\xfe"},
 	{0, "\xcf\xfa\xed\xfe"},
-	// Archives of objects (.a, Go's packages, Rust's .rlib), Rust's
-	// metadata, WebAssembly.
-	{0, "!<arch>\n"},
+	// Rust's metadata, WebAssembly.
 	{0, "rust\x00\x00\x00"},
 	{0, "\x00asm"},
 	// Images.
@@ -126,6 +126,9 @@ func shownUnread(head []byte) bool {
 	if coreDump(head) {
 		return false
 	}
+	if objectArchive(head) {
+		return true
+	}
 	for _, m := range binaryMagic {
 		if len(head) >= m.at+len(m.magic) && string(head[m.at:m.at+len(m.magic)]) == m.magic {
 			return true
@@ -164,9 +167,50 @@ func coreDump(head []byte) bool {
 }
 
 // readForWhatItHolds says head is of a kind judged by what it holds: a
-// zip, a gzip or bzip2 stream, a tar archive, a Java class, DER.
+// zip, a gzip or bzip2 stream, a tar or ar archive, a Java class, DER.
 func readForWhatItHolds(head []byte) bool {
-	return zipped(head) || gzipped(head) || bzipped(head) || tarred(head) || javaClass(head) || der(head)
+	return zipped(head) || gzipped(head) || bzipped(head) || tarred(head) || arred(head) || javaClass(head) || der(head)
+}
+
+// arMagic begins an ar archive.
+const arMagic = "!<arch>\n"
+
+// arred says head is an ar archive's: a container of any files (a
+// Debian package is one, its data.tar holding what it installs).
+func arred(head []byte) bool { return bytes.HasPrefix(head, []byte(arMagic)) }
+
+// arHeader is the size of an ar archive's header of each member: its
+// name (16 bytes), times, owner, mode, size (10) and a closing "`\n".
+const arHeader = 60
+
+// objectArchive says head is an archive of objects as a linker's ar
+// writes it (a static library, Go's package, Rust's .rlib), shown
+// unread: empty, or its first member the symbol table (GNU's /,
+// /SYM64/, BSD's __.SYMDEF), Go's __.PKGDEF or an object file (.o).
+// Another ar archive (a Debian package, debian-binary first) is judged
+// by what its members hold.
+func objectArchive(head []byte) bool {
+	if !arred(head) {
+		return false
+	}
+	if len(head) == len(arMagic) {
+		return true
+	}
+	if len(head) < len(arMagic)+arHeader {
+		return false
+	}
+	name := strings.TrimRight(string(head[len(arMagic):len(arMagic)+16]), " ")
+	if n, ok := strings.CutPrefix(name, "#1/"); ok {
+		// BSD's: the name's length, the name first in the member.
+		size, err := strconv.Atoi(n)
+		at := len(arMagic) + arHeader
+		if err != nil || size < 0 || at+size > len(head) {
+			return false
+		}
+		name = strings.TrimRight(string(head[at:at+size]), "\x00")
+	}
+	return name == "/" || name == "/SYM64/" || strings.HasPrefix(name, "__.SYMDEF") || name == "__.PKGDEF" ||
+		strings.HasSuffix(strings.TrimSuffix(name, "/"), ".o")
 }
 
 // zipped says head is a zip archive's, or a JDK's module (JM, its
@@ -236,6 +280,8 @@ func (j *archiveJudge) holds(name string, b []byte, depth int) bool {
 		return j.streamHolds(strings.TrimSuffix(name, ".bz2"), bzip2.NewReader(bytes.NewReader(b)), 4*int64(len(b)), depth)
 	case tarred(head):
 		return j.tarHolds(b, depth)
+	case arred(head):
+		return j.arHolds(b, depth)
 	}
 	return true
 }
@@ -301,6 +347,40 @@ func (j *archiveJudge) tarHolds(b []byte, depth int) bool {
 			return true
 		}
 	}
+}
+
+// arHolds judges each member of an ar archive, its own tables (the
+// symbols', the long names') passed over; one that cannot be read whole
+// (a size past the archive's end, bytes after its last member) holds
+// one.
+func (j *archiveJudge) arHolds(b []byte, depth int) bool {
+	at := len(arMagic)
+	for n := 0; at < len(b); n++ {
+		if n >= maxArchiveEntries || at+arHeader > len(b) || string(b[at+58:at+arHeader]) != "`\n" {
+			return true
+		}
+		name := strings.TrimRight(string(b[at:at+16]), " ")
+		size, err := strconv.Atoi(strings.TrimRight(string(b[at+48:at+58]), " "))
+		at += arHeader
+		if err != nil || size < 0 || size > len(b)-at {
+			return true
+		}
+		content := b[at : at+size]
+		at += size + size%2
+		if l, ok := strings.CutPrefix(name, "#1/"); ok {
+			nameSize, err := strconv.Atoi(l)
+			if err != nil || nameSize < 0 || nameSize > len(content) {
+				return true
+			}
+			name, content = strings.TrimRight(string(content[:nameSize]), "\x00"), content[nameSize:]
+		}
+		switch {
+		case name == "/" || name == "//" || name == "/SYM64/" || strings.HasPrefix(name, "__.SYMDEF"):
+		case j.holds(strings.TrimSuffix(name, "/"), content, depth+1):
+			return true
+		}
+	}
+	return false
 }
 
 // classStrings are the strings of a Java class's constant pool (its

@@ -1,8 +1,10 @@
 package credential
 
 import (
+	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"testing"
 )
 
@@ -40,6 +42,57 @@ func TestInBinaryCoreDump(t *testing.T) {
 		read := func(limit int64) ([]byte, error) { return c.data, nil }
 		text := func(_ string, b []byte) bool { return InSettings(b) }
 		if got := InBinary("core", c.data[:min(len(c.data), BinaryHead)], read, text); got != c.want {
+			t.Errorf("InBinary(%s) = %v, want %v", c.what, got, c.want)
+		}
+	}
+}
+
+// TestInBinaryArArchive: an ar archive is a container of any files: a
+// Debian package is one. An archive of objects as a linker's ar writes
+// it (its symbol table, Go's __.PKGDEF or an object first) is shown
+// unread; another is judged by what its members hold, and one that
+// cannot be read whole holds one.
+func TestInBinaryArArchive(t *testing.T) {
+	ar := func(members ...string) []byte {
+		var b bytes.Buffer
+		b.WriteString("!<arch>\n")
+		for i := 0; i+1 < len(members); i += 2 {
+			fmt.Fprintf(&b, "%-16s%-12d%-6d%-6d%-8s%-10d`\n%s", members[i], 0, 0, 0, "644", len(members[i+1]), members[i+1])
+			if len(members[i+1])%2 == 1 {
+				b.WriteByte('\n')
+			}
+		}
+		return b.Bytes()
+	}
+	tarOf := func(name, content string) string {
+		var b bytes.Buffer
+		w := tar.NewWriter(&b)
+		w.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(content))})
+		w.Write([]byte(content))
+		w.Close()
+		return b.String()
+	}
+	elf := "\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00>\x00"
+	for _, c := range []struct {
+		what string
+		data []byte
+		want bool
+	}{
+		{"a Debian package whose data holds a token", ar("debian-binary", "2.0\n", "control.tar", tarOf("./control", "Package: agent\n"), "data.tar", tarOf("./etc/agent/agent.env", "AGENT_TOKEN=ghp_R36debQ2pLm4x9WZk3wQp9LmT2vXr7BQ\n")), true},
+		{"a Debian package whose data is xz", ar("debian-binary", "2.0\n", "data.tar.xz", "\xfd7zXZ\x00\x00"), true},
+		{"a Debian package holding none", ar("debian-binary", "2.0\n", "data.tar", tarOf("./usr/share/doc/agent/README", "the agent\n")), false},
+		{"an ar archive of a database", ar("state.db", "SQLite format 3\x00"), true},
+		{"an ar archive cut short", ar("debian-binary", "2.0\n", "data.tar", tarOf("./README", "hi\n"))[:200], true},
+		{"a member's size past the end", []byte("!<arch>\ndebian-binary   0           0     0     644     999999    `\n2.0\n\x00"), true},
+		{"a static library", ar("/", "\x00\x00\x00\x01\x00\x00\x00\x00f\x00", "agent.o/", elf), false},
+		{"a library unindexed", ar("agent.o/", elf), false},
+		{"Go's package", ar("__.PKGDEF", "go object linux amd64\x00", "_go_.o", "go object linux amd64\x00"), false},
+		{"BSD's library", ar("#1/20", "__.SYMDEF SORTED\x00\x00\x00\x00", "#1/12", "agent.o\x00\x00\x00\x00\x00"+elf), false},
+		{"an empty archive", []byte("!<arch>\n"), false},
+	} {
+		read := func(limit int64) ([]byte, error) { return c.data, nil }
+		text := func(_ string, b []byte) bool { return InSettings(b) }
+		if got := InBinary("agent.deb", c.data[:min(len(c.data), BinaryHead)], read, text); got != c.want {
 			t.Errorf("InBinary(%s) = %v, want %v", c.what, got, c.want)
 		}
 	}
