@@ -99,10 +99,7 @@ var binaryMagic = []struct {
 	{0, "fLaC"},
 	{0, "ID3"},
 	{0, "\x1a\x45\xdf\xa3"},
-	// Fonts.
-	{0, "\x00\x01\x00\x00"},
-	{0, "OTTO"},
-	{0, "true"},
+	// Fonts (TrueType's and OpenType's own: font).
 	{0, "ttcf"},
 	{0, "wOFF"},
 	{0, "wOF2"},
@@ -126,7 +123,7 @@ func shownUnread(head []byte) bool {
 	if coreDump(head) {
 		return false
 	}
-	if objectArchive(head) {
+	if objectArchive(head) || font(head) {
 		return true
 	}
 	for _, m := range binaryMagic {
@@ -164,6 +161,25 @@ func coreDump(head []byte) bool {
 		return binary.LittleEndian.Uint32(head[12:]) == core
 	}
 	return false
+}
+
+// font says head is a TrueType or OpenType font's: its version
+// (1.0, OTTO, Apple's true), then a table directory whose search range
+// its number of tables gives. Microsoft Access's database begins as a
+// font's version does (\x00\x01\x00\x00Standard Jet DB).
+func font(head []byte) bool {
+	if len(head) < 12 || string(head[:4]) != "\x00\x01\x00\x00" && string(head[:4]) != "OTTO" && string(head[:4]) != "true" {
+		return false
+	}
+	tables := binary.BigEndian.Uint16(head[4:])
+	if tables == 0 {
+		return false
+	}
+	searchRange := uint16(16)
+	for searchRange*2 <= tables*16 {
+		searchRange *= 2
+	}
+	return binary.BigEndian.Uint16(head[6:]) == searchRange
 }
 
 // readForWhatItHolds says head is of a kind judged by what it holds: a

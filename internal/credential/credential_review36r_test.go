@@ -97,3 +97,25 @@ func TestInBinaryArArchive(t *testing.T) {
 		}
 	}
 }
+
+// TestInBinaryFontOrDatabase: Microsoft Access's database begins as a
+// TrueType font's version does, and was shown unread as a font; a font,
+// its table directory read, still is.
+func TestInBinaryFontOrDatabase(t *testing.T) {
+	for _, c := range []struct {
+		what string
+		data []byte
+		want bool
+	}{
+		{"an Access database", []byte("\x00\x01\x00\x00Standard Jet DB\x00\x01\x00\x00\x00R36mdbPw"), true},
+		{"an Access 2007 database", []byte("\x00\x01\x00\x00Standard ACE DB\x00\x02\x00\x00\x00R36accdbPw"), true},
+		{"a TrueType font of 16 tables", []byte("\x00\x01\x00\x00\x00\x10\x01\x00\x00\x04\x00\x00GDEF"), false},
+		{"a TrueType font of 18 tables", []byte("\x00\x01\x00\x00\x00\x12\x01\x00\x00\x04\x00\x20GDEF"), false},
+		{"an OpenType font of 11 tables", []byte("OTTO\x00\x0b\x00\x80\x00\x03\x00\x30CFF "), false},
+	} {
+		read := func(limit int64) ([]byte, error) { return c.data, nil }
+		if got := InBinary("data", c.data, read, func(string, []byte) bool { return false }); got != c.want {
+			t.Errorf("InBinary(%s) = %v, want %v", c.what, got, c.want)
+		}
+	}
+}
