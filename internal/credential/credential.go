@@ -68,8 +68,16 @@ func InCommand(data []byte) bool {
 	return inCommand(data)
 }
 
-// inCommand is InCommand of data as written.
+// inCommand is InCommand of data as written: its text, and what each
+// !{…} in it runs (injected).
 func inCommand(data []byte) bool {
+	return commandText(data) || injected(data, commandText)
+}
+
+// commandText is inCommand but for a !{…}'s body apart: judged by
+// inCommand, a !{ in one's body was looked for again, and a hook's line of
+// forty !{ cost 2^40 judgements, the launch never ending.
+func commandText(data []byte) bool {
 	// Each expression runs only on text with what its every match holds
 	// (commandHints, webhookHints, -u or -a): about 2 ms a KiB each
 	// on a loaded 2-core machine, and the system's shell profiles, judged
@@ -81,17 +89,22 @@ func inCommand(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || PrivateKey(data) || signedToken(data) ||
-		injected(data, inCommand)
+		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || PrivateKey(data) || signedToken(data)
 }
 
 // injected says judge holds for a command a Gemini CLI custom command's
 // prompt runs as it is typed, each !{…} (its braces counted, as Gemini
 // CLI counts them; one left open runs to the end): the { before a
 // program's name and the } after its last word hid sshpass -p …, vault
-// login … and the like there.
+// login … and the like there. A !{ inside a body is judged with it (as
+// written, and without the !{ before its program's name), not again as
+// a body of its own: each byte is in one body at most.
 func injected(data []byte, judge func([]byte) bool) bool {
+	end := 0
 	for at := range occurrences(data, "!{") {
+		if at < end {
+			continue
+		}
 		body := data[at+2:]
 		depth := 1
 		for i, c := range body {
@@ -104,7 +117,8 @@ func injected(data []byte, judge func([]byte) bool) bool {
 				}
 			}
 		}
-		if judge(body) {
+		end = at + 2 + len(body)
+		if judge(body) || bytes.Contains(body, []byte("!{")) && judge(bytes.ReplaceAll(body, []byte("!{"), []byte("  "))) {
 			return true
 		}
 	}
