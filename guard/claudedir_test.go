@@ -27,7 +27,7 @@ func TestFindSubdirectoryClaude(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guards, _, _, _, _ := Find(home, project, nil)
+	guards, _, _, _, _ := Find(home, project, nil, nil)
 	byPath := map[string]mount.Guard{}
 	for _, g := range guards {
 		byPath[g.Path] = g

@@ -36,7 +36,7 @@ func TestProbeGuardsGitConfigCommandFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guards, _, _, _, _ := Find(home, project, []Obeyed{{Path: gitconfig, UserGitConfig: true, GitReads: true}})
+	guards, _, _, _, _ := Find(home, project, []Obeyed{{Path: gitconfig, UserGitConfig: true, GitReads: true}}, nil)
 	var guarded []string
 	for _, g := range guards {
 		guarded = append(guarded, strings.TrimPrefix(g.Path, proj+"/"))

@@ -21,6 +21,7 @@ import (
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/leafdirs"
 	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
@@ -114,8 +115,10 @@ type guardProbe struct {
 // the project's own files the host obeys, and obeyed, what the host obeys
 // from the user's home and PATH, wherever it lands in them. unguarded are
 // the obeyed paths that hold a writable mount whole, which a guard would
-// make read-only.
-func Find(home string, project instance.Project, obeyed []Obeyed) (guards []mount.Guard, pins, symlinks []string, redirects []error, unguarded []mount.Unprotected) {
+// make read-only. leaves are the statuses of the deepest directories the
+// look for nested repositories reads, which the look for hard links
+// reads beside it (nil where none does).
+func Find(home string, project instance.Project, obeyed []Obeyed, leaves *leafdirs.Statuses) (guards []mount.Guard, pins, symlinks []string, redirects []error, unguarded []mount.Unprotected) {
 	g := &guardProbe{home: home, roots: append([]string{project.Checkout}, project.GitDirs...), seen: map[string]bool{}, repos: map[string]bool{}, common: project.CommonDir}
 	for _, o := range obeyed {
 		if o.GitDir {
@@ -177,7 +180,7 @@ func Find(home string, project instance.Project, obeyed []Obeyed) (guards []moun
 		g.add(mount.Guard{Path: filepath.Join(project.Checkout, ".git"), Why: "a new repository's config and hooks"})
 		g.hookManagers(project.Checkout)
 	}
-	g.nested(project.Checkout, nestedDepth)
+	g.nested(project.Checkout, nestedDepth, leaves)
 	// After the project's own, whose work tree a relative hooksPath needs.
 	for _, o := range obeyed {
 		if o.GitDir {
@@ -433,8 +436,8 @@ func (g *guardProbe) submoduleGitDirs(dir string) {
 
 // nested guards the repositories and the .claude directories below dir,
 // depth levels deep at most, in the order of a walk by name.
-func (g *guardProbe) nested(dir string, depth int) {
-	for _, f := range findNested(dir, depth) {
+func (g *guardProbe) nested(dir string, depth int, leaves *leafdirs.Statuses) {
+	for _, f := range findNested(dir, depth, leaves) {
 		if f.repo {
 			g.nestedRepo(f.dir)
 		}
@@ -459,8 +462,9 @@ type nestedFind struct {
 // Only directories are entered, never a link, a .git or node_modules. The
 // directories of the first level are looked through side by side: in a
 // large tree the lookups are the probe's cost, and each waits on the
-// kernel alone.
-func findNested(dir string, depth int) []nestedFind {
+// kernel alone. The deepest directories' statuses are leaves' (the look
+// for hard links reads them beside this one).
+func findNested(dir string, depth int, leaves *leafdirs.Statuses) []nestedFind {
 	f, names := subdirs(dir)
 	if f == nil {
 		return nil
@@ -468,19 +472,29 @@ func findNested(dir string, depth int) []nestedFind {
 	defer f.Close()
 	fd := int(f.Fd())
 	found := make([][]nestedFind, len(names))
-	parallel.Each(len(names), func(i int) { lookNested(fd, dir, names[i], depth, &found[i]) })
+	parallel.Each(len(names), func(i int) { lookNested(fd, dir, "", names[i], depth, leaves, &found[i]) })
 	return slices.Concat(found...)
 }
 
-// lookNested looks at the directory name in parent, open on fd, and below
-// it, depth-1 levels deep, as findNested does. Looked up from the parent's
-// descriptor: in a large tree, thousands of lookups skip the path above it.
-func lookNested(fd int, parent, name string, depth int, found *[]nestedFind) {
+// lookNested looks at the directory name in parent (rel beneath the
+// project), open on fd, and below it, depth-1 levels deep, as findNested
+// does. Looked up from the parent's descriptor: in a large tree, thousands
+// of lookups skip the path above it.
+func lookNested(fd int, parent, rel, name string, depth int, leaves *leafdirs.Statuses, found *[]nestedFind) {
 	sub := filepath.Join(parent, name)
 	var st unix.Stat_t
 	here := nestedFind{dir: sub}
+	// At the deepest level, a directory that holds none (its status's
+	// link count, mostly taken from the look for hard links) holds no
+	// .claude directory: one lookup instead of two. A .git may be a file
+	// (a submodule's, a linked worktree's), so that one is looked up.
+	mayHoldDir := true
+	if depth <= 1 {
+		s, err := leaves.At(fd, rel, name)
+		mayHoldDir = err != nil || !s.HoldsNoDir()
+	}
 	here.repo = unix.Fstatat(fd, name+"/.git", &st, unix.AT_SYMLINK_NOFOLLOW) == nil
-	here.claude = unix.Fstatat(fd, name+"/.claude", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
+	here.claude = mayHoldDir && unix.Fstatat(fd, name+"/.claude", &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
 	if here.repo || here.claude {
 		*found = append(*found, here)
 	}
@@ -492,8 +506,9 @@ func lookNested(fd int, parent, name string, depth int, found *[]nestedFind) {
 		return
 	}
 	defer f.Close()
+	below := filepath.Join(rel, name)
 	for _, n := range names {
-		lookNested(int(f.Fd()), sub, n, depth-1, found)
+		lookNested(int(f.Fd()), sub, below, n, depth-1, leaves, found)
 	}
 }
 

@@ -30,7 +30,7 @@ func TestProbeGuardsHooksPathAsGitReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guards, _, _, refused, _ := Find(home, project, nil)
+	guards, _, _, refused, _ := Find(home, project, nil, nil)
 	var paths []string
 	for _, g := range guards {
 		paths = append(paths, strings.TrimPrefix(g.Path, proj+"/"))
@@ -45,7 +45,7 @@ func TestProbeGuardsHooksPathAsGitReads(t *testing.T) {
 	}
 
 	testfs.Write(t, filepath.Join(proj, ".gitmodules"), "[submodule \"lib\"]\n\tpath = \"lib\n")
-	_, _, _, refused, _ = Find(home, project, nil)
+	_, _, _, refused, _ = Find(home, project, nil, nil)
 	var bad *gitconfig.Error
 	if len(refused) != 1 || !errors.As(refused[0], &bad) || bad.Line != 2 {
 		t.Errorf("a .gitmodules git refuses: %v", refused)
@@ -105,7 +105,7 @@ func TestProbeGuardsLinkTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guards, _, symlinks, _, _ := Find(home, project, nil)
+	guards, _, symlinks, _, _ := Find(home, project, nil, nil)
 	var paths []string
 	for _, g := range guards {
 		paths = append(paths, strings.TrimPrefix(g.Path, proj+"/"))

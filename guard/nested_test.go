@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/claudebox/claudebox/hardlink"
+	"github.com/claudebox/claudebox/internal/leafdirs"
 )
 
 // findNested finds repositories and .claude directories two levels down,
@@ -52,7 +56,60 @@ func TestFindNestedInWalkOrder(t *testing.T) {
 	for i := range want {
 		want[i].dir = filepath.Join(root, want[i].dir)
 	}
-	if got := findNested(root, 2); !slices.Equal(got, want) {
+	if got := findNested(root, 2, nil); !slices.Equal(got, want) {
 		t.Errorf("findNested:\n got %v\nwant %v", got, want)
+	}
+}
+
+// With the look for hard links beside it, findNested takes that look's
+// status of each directory two levels down, and finds what it finds
+// alone: a .claude directory there (its directory's link count says it
+// holds one), a .git file or directory whatever the count, and nothing
+// through a link put where a directory was. Every status one look read is
+// taken by the other.
+func TestFindNestedTakesLeafStatuses(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"a/claude/.claude", "a/gitdir/.git", "a/plain", "a/sub/x", "b/plain", "b/.claude"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "a/plain/.claude"), nil, 0o644); err != nil { // not a directory
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "a/gitfile"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a/gitfile/.git"), []byte("gitdir: x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(elsewhere, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(root, "b/link")); err != nil {
+		t.Fatal(err)
+	}
+	want := []nestedFind{
+		{dir: "a/claude", claude: true},
+		{dir: "a/gitdir", repo: true},
+		{dir: "a/gitfile", repo: true},
+		{dir: "b", claude: true},
+	}
+	for i := range want {
+		want[i].dir = filepath.Join(root, want[i].dir)
+	}
+	if alone := findNested(root, 2, nil); !slices.Equal(alone, want) {
+		t.Fatalf("findNested alone:\n got %v\nwant %v", alone, want)
+	}
+	leaves := new(leafdirs.Statuses)
+	if found := hardlink.Find(root, nil, leaves); len(found) != 0 {
+		t.Fatalf("hard links found: %v", found)
+	}
+	if got := findNested(root, 2, leaves); !slices.Equal(got, want) {
+		t.Errorf("findNested with the statuses handed:\n got %v\nwant %v", got, want)
+	}
+	if left := reflect.ValueOf(leaves).Elem().FieldByName("read").Len(); left != 0 {
+		t.Errorf("%d statuses read by one look and not taken by the other", left)
 	}
 }

@@ -24,7 +24,7 @@ func TestProbeSubmoduleNotInitialised(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guards, _, _, _, _ := Find(home, project, nil)
+	guards, _, _, _, _ := Find(home, project, nil, nil)
 	var paths []string
 	for _, g := range guards {
 		paths = append(paths, g.Path)

@@ -30,7 +30,7 @@ func TestWorktreesGuarded(t *testing.T) {
 	}
 	worktrees := filepath.Join(proj, ".git", "worktrees")
 	find := func() *mount.Guard {
-		guards, _, _, _, _ := Find(home, project, nil)
+		guards, _, _, _, _ := Find(home, project, nil, nil)
 		if i := slices.IndexFunc(guards, func(g mount.Guard) bool { return g.Path == worktrees }); i >= 0 {
 			return &guards[i]
 		}
@@ -53,7 +53,7 @@ func TestWorktreesGuarded(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", "--bare", sub).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v: %s", err, out)
 	}
-	guards, _, _, _, _ := Find(home, project, nil)
+	guards, _, _, _, _ := Find(home, project, nil, nil)
 	if i := slices.IndexFunc(guards, func(g mount.Guard) bool { return g.Path == filepath.Join(sub, "worktrees") }); i < 0 || guards[i].Private || !guards[i].MakeDir {
 		t.Errorf("the submodule's worktrees folder's guard: %d %+v", i, guards)
 	}

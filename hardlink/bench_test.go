@@ -57,7 +57,7 @@ func BenchmarkFind(b *testing.B) {
 	}
 	b.Run("tree-60000", func(b *testing.B) {
 		for b.Loop() {
-			Find(tree, nil)
+			Find(tree, nil, nil)
 		}
 	})
 	// The other way: every file's status read, at every launch.
@@ -72,7 +72,7 @@ func BenchmarkFind(b *testing.B) {
 		proj := b.TempDir()
 		pnpmTree(b, proj, "", 1000, 60, false)
 		for b.Loop() {
-			Find(proj, nil)
+			Find(proj, nil, nil)
 		}
 	})
 	b.Run("git-5000-loose-objects", func(b *testing.B) {
@@ -83,7 +83,7 @@ func BenchmarkFind(b *testing.B) {
 			os.WriteFile(filepath.Join(dir, fmt.Sprintf("%038d", i)), nil, 0o444)
 		}
 		for b.Loop() {
-			Find(proj, nil)
+			Find(proj, nil, nil)
 		}
 	})
 }
@@ -98,7 +98,7 @@ func BenchmarkBreak(b *testing.B) {
 		os.MkdirAll(store, 0o755)
 		pnpmTree(b, filepath.Join(dir, "p"), store, 100, 60, true)
 		b.StartTimer()
-		if n, _, err := Break(Find(filepath.Join(dir, "p"), nil)); err != nil || n != 6000 {
+		if n, _, err := Break(Find(filepath.Join(dir, "p"), nil, nil)); err != nil || n != 6000 {
 			b.Fatal(n, err)
 		}
 	}

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/claudebox/claudebox/internal/leafdirs"
 )
 
 // place is where a linked file was found, which says whose file it shares.
@@ -98,10 +100,12 @@ const maxDepth = 48
 // its submodules' (.git/modules). A file whose every name Find saw (links
 // the project holds within itself) is left out. gitDirs are git directories outside base the sandbox writes
 // (a linked worktree's repository): their objects are walked too, each as
-// a Found of its own.
-func Find(base string, gitDirs []string) []Found {
+// a Found of its own. leaves are the statuses of the directories two
+// levels below base, which the look for nested repositories reads beside
+// this one (nil where none does).
+func Find(base string, gitDirs []string, leaves *leafdirs.Statuses) []Found {
 	var all []Found
-	if f := findNear(base); len(f.files) > 0 || len(f.leftovers) > 0 {
+	if f := findNear(base, leaves); len(f.files) > 0 || len(f.leftovers) > 0 {
 		all = append(all, f)
 	}
 	for _, g := range gitDirs {
@@ -117,8 +121,8 @@ func Find(base string, gitDirs []string) []Found {
 	return all
 }
 
-func findNear(base string) Found {
-	f := finder{found: Found{base: base}}
+func findNear(base string, leaves *leafdirs.Statuses) Found {
+	f := finder{found: Found{base: base}, leaves: leaves}
 	d, err := openDir(unix.AT_FDCWD, base)
 	if err != nil {
 		return f.found
@@ -130,7 +134,8 @@ func findNear(base string) Found {
 }
 
 type finder struct {
-	found Found
+	found  Found
+	leaves *leafdirs.Statuses
 }
 
 // near looks in the directory d (rel beneath base) for the places tools
@@ -153,8 +158,7 @@ func (f *finder) near(d int, rel string, depth int) {
 		// the listing: they only say where to look, and the look follows
 		// none.
 		if depth+1 == nearDepth {
-			var st unix.Stat_t
-			if unix.Fstatat(d, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Nlink == 2 {
+			if st, err := f.leaves.At(d, rel, e.name); err != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || st.Nlink == 2 {
 				continue
 			}
 			if !isA(d, e.name+"/node_modules", true) && !isA(d, e.name+"/.git", true) && !isA(d, e.name+"/pyvenv.cfg", false) && !isA(d, e.name+"/conda-meta", true) {

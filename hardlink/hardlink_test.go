@@ -102,7 +102,7 @@ func TestFindAndBreak(t *testing.T) {
 	old := time.Date(2020, 1, 2, 3, 4, 5, 6, time.UTC)
 	os.Chtimes(objects, old, old)
 
-	found := Find(proj, nil)
+	found := Find(proj, nil, nil)
 	want := slices.Clone(linked)
 	slices.Sort(want)
 	if got := rels(found); !slices.Equal(got, want) {
@@ -141,7 +141,7 @@ func TestFindAndBreak(t *testing.T) {
 			t.Errorf("the store's %s holds %q", rel, b)
 		}
 	}
-	if again := Find(proj, nil); len(again) != 0 {
+	if again := Find(proj, nil, nil); len(again) != 0 {
 		t.Errorf("the next launch finds %q", rels(again))
 	}
 	if left, _ := filepath.Glob(filepath.Join(proj, "node_modules/.pnpm/a@1.0.0/node_modules/a/.claudebox-*")); len(left) > 0 {
@@ -155,7 +155,7 @@ func TestFindGitDirs(t *testing.T) {
 	dir := t.TempDir()
 	store, repo := filepath.Join(dir, "store"), filepath.Join(dir, "repo.git")
 	linkIn(t, store, repo, "objects/ab/cd")
-	found := Find(filepath.Join(dir, "empty"), []string{repo})
+	found := Find(filepath.Join(dir, "empty"), []string{repo}, nil)
 	if len(found) != 1 || found[0].base != repo || !slices.Equal(rels(found), []string{"objects/ab/cd"}) {
 		t.Errorf("found %+v", found)
 	}
@@ -204,7 +204,7 @@ func TestFindHostile(t *testing.T) {
 	}
 
 	done := make(chan []Found, 1)
-	go func() { done <- Find(proj, nil) }()
+	go func() { done <- Find(proj, nil, nil) }()
 	var found []Found
 	select {
 	case found = <-done:
@@ -235,7 +235,7 @@ func TestBreakReplaced(t *testing.T) {
 	linkIn(t, store, proj, "node_modules/a/index.js")
 	linkIn(t, store, proj, "node_modules/b/package.json")
 	linkIn(t, store, out, "b/package.json")
-	found := Find(proj, nil)
+	found := Find(proj, nil, nil)
 	if len(rels(found)) != 3 {
 		t.Fatalf("found %q", rels(found))
 	}
@@ -310,7 +310,7 @@ func TestBreakSparse(t *testing.T) {
 		t.Skipf("no sparse files of a terabyte here: %v", err)
 	}
 	f.Close()
-	found := Find(proj, nil)
+	found := Find(proj, nil, nil)
 	if _, _, err := Break(found); err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestBreakStoppedAnywhere(t *testing.T) {
 		}
 		testfs.Write(t, filepath.Join(proj, ".venv/pyvenv.cfg"), "home = /usr/bin\n")
 		testfs.Write(t, filepath.Join(proj, "env/conda-meta/history"), "")
-		found := Find(proj, nil)
+		found := Find(proj, nil, nil)
 		if len(found) != 1 {
 			t.Fatalf("found %q", rels(found))
 		}
@@ -382,7 +382,7 @@ func TestBreakStoppedAnywhere(t *testing.T) {
 			want = append(want, rel)
 		}
 		slices.Sort(want)
-		if got := rels(Find(proj, nil)); !slices.Equal(got, want) {
+		if got := rels(Find(proj, nil, nil)); !slices.Equal(got, want) {
 			t.Errorf("stopped after %d copies, the next launch finds %q\nwant %q", stop, got, want)
 		}
 	}
@@ -398,7 +398,7 @@ func TestRemoveLeftovers(t *testing.T) {
 	running := filepath.Join(proj, "node_modules/a", copyPrefix+strconv.Itoa(os.Getpid())+"-0")
 	testfs.Write(t, stopped, "part")
 	testfs.Write(t, running, "part")
-	if removed := RemoveLeftovers(Find(proj, nil)); !slices.Equal(removed, []string{stopped}) {
+	if removed := RemoveLeftovers(Find(proj, nil, nil)); !slices.Equal(removed, []string{stopped}) {
 		t.Errorf("removed %q, want %q", removed, stopped)
 	}
 	if _, err := os.Lstat(running); err != nil {

@@ -136,5 +136,5 @@ func hostOfApp(t *testing.T, files, links map[string]string) (string, mount.Host
 		t.Fatal(err)
 	}
 	state := filepath.Join(home, ".claudebox")
-	return home, Host(home, state, project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{state}), nil, nil, nil)
+	return home, Host(home, state, project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{state}), nil, nil, nil, nil)
 }

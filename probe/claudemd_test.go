@@ -60,7 +60,7 @@ func TestClaudeSetupShowsImports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil, nil)
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil, nil, nil)
 	shown := map[string]bool{}
 	for _, m := range h.Own {
 		if m.Kind == mount.RoBind {

@@ -78,7 +78,7 @@ func TestClaudeSetupShown(t *testing.T) {
 		{Flag: "--add-dir", Path: filepath.Join(home, "code", "other")},
 		{Flag: "--add-dir", Path: proj},
 	}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), mcp, claudeArgs, nil)
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), mcp, claudeArgs, nil, nil)
 
 	// A directory is shown entry by entry, in a read-only directory of
 	// the sandbox's.

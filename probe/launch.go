@@ -16,6 +16,7 @@ import (
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/hardlink"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/leafdirs"
 	"github.com/claudebox/claudebox/landlock"
 	"github.com/claudebox/claudebox/limits"
 	"github.com/claudebox/claudebox/limits/cgroup"
@@ -256,16 +257,19 @@ func Read(q Query) Launch {
 	}
 	l.Bwrap, _ = exec.LookPath("bwrap")
 	l.Command, l.Runnable = findProgram(q.Program)
-	// The look for hard links runs beside the rest of the probe.
+	// The look for hard links runs beside the rest of the probe, and
+	// shares with the look for nested repositories the status of each
+	// directory two levels down that both read.
 	linked := make(chan []hardlink.Found, 1)
+	leaves := new(leafdirs.Statuses)
 	go func() {
 		if q.Project.Checkout == "" {
 			linked <- nil
 			return
 		}
-		linked <- hardlink.Find(q.Project.Checkout, q.Project.GitDirs)
+		linked <- hardlink.Find(q.Project.Checkout, q.Project.GitDirs, leaves)
 	}()
-	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP, q.ClaudeArgs, q.Environ)
+	l.Host = Host(q.Home, q.State, q.Project, l.Command, q.Getenv, q.Binds, q.StateDirs, q.MCP, q.ClaudeArgs, q.Environ, leaves)
 	l.CA = caBundles(q.Home, q.Project.Checkout, q.Binds, q.StateDirs, q.Getenv)
 	if l.Bwrap != "" {
 		l.Landlock, l.NoLandlock = LandlockScoping(l.Bwrap)

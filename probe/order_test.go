@@ -52,7 +52,7 @@ func TestBuildNestedMountsFollowTheirParent(t *testing.T) {
 			Home: home, StateDir: state, Project: project, Cwd: checkout, Binds: binds,
 			Command: []string{"/usr/bin/claude"}, Claude: true,
 		}
-		in.Host = Host(home, state, project, "/usr/bin/claude", env("HOME", home, "PATH", "/usr/bin"), binds, bind.StateDirs(home, []string{state}), nil, nil, nil)
+		in.Host = Host(home, state, project, "/usr/bin/claude", env("HOME", home, "PATH", "/usr/bin"), binds, bind.StateDirs(home, []string{state}), nil, nil, nil, nil)
 		p := mount.Build(in)
 		if len(p.Guards) == 0 {
 			t.Fatalf("%s: the probe found no guards; the test checks nothing", checkout)

@@ -33,6 +33,7 @@ import (
 	"github.com/claudebox/claudebox/guard"
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/credential"
+	"github.com/claudebox/claudebox/internal/leafdirs"
 	"github.com/claudebox/claudebox/internal/verdict"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
@@ -49,8 +50,9 @@ import (
 // tools to what they obey (hostVariables); environ is that environment
 // whole (NAME=value), whose other variables' values may name a file the
 // host obeys too; mcp the MCP servers carried in (their programs are
-// shown).
-func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg, environ []string) mount.Host {
+// shown); leaves, the statuses of the directories two levels below the
+// checkout that the look for hard links reads beside (nil for none).
+func Host(home, stateDir string, project instance.Project, command string, getenv func(string) string, binds []mount.BindSpec, state []string, mcp map[string]json.RawMessage, claudeArgs []ClaudeArg, environ []string, leaves *leafdirs.Statuses) mount.Host {
 	// What the judges found of the files unchanged since the last launch
 	// is not read again.
 	defer verdict.Use(stateDir)()
@@ -187,7 +189,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 	}
 	h.SSHFiles, h.SSHLeftOut = sshFiles(filepath.Join(home, ".ssh"))
 	obeyed, relative := probeHostObeyed(home, append([]string{project.Checkout}, project.GitDirs...), getenv, environ)
-	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed)
+	h.Guards, h.Pins, h.Symlinked, h.Redirects, h.Unprotected = guard.Find(home, project, obeyed, leaves)
 	// The other repositories' git directories the sandbox sees (the
 	// submodules', a folder's repositories') are judged as the project's.
 	others := otherGitDirs(project, h.Guards)

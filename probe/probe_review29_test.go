@@ -37,7 +37,7 @@ func TestProbeDotDirLinkAboveProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil, nil)
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil, nil, nil)
 	for _, u := range h.Unprotected {
 		if strings.Contains(u.From, ".wine") {
 			t.Errorf("a drive letter of Wine's is named: %s: %s", u.From, u.Reason)

@@ -51,7 +51,7 @@ func TestProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	binds := []mount.BindSpec{{Src: filepath.Join(home, "data"), Dest: "/data", From: "--ro-bind"}}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), env("HOME", home, "PATH", "/usr/bin"), binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil, nil)
+	h := Host(home, filepath.Join(home, ".claudebox"), project, filepath.Join(home, ".local", "bin", "claude"), env("HOME", home, "PATH", "/usr/bin"), binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil, nil, nil)
 
 	var own []string
 	for _, m := range h.Own {
@@ -159,7 +159,7 @@ func TestProbeHostObeyed(t *testing.T) {
 		"EDITOR", "~/dotfiles/scripts/ed -w", "ENV", "rel/envfile", "GIT_DIR", filepath.Join(dots, "bare.git"), "PAGER", "less -R", "GIT_EDITOR", "./ed",
 		"INPUTRC", filepath.Join(dots, "inputrc"), "PYTHONSTARTUP", filepath.Join(dots, "python", "startup.py"),
 		"LESSOPEN", "||~/dotfiles/scripts/lesspipe %s", "KUBECONFIG", filepath.Join(home, ".kube", "config")+":"+filepath.Join(dots, "kube.yaml"))
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", vars, binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil, nil)
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", vars, binds, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil, nil, nil)
 
 	guards := map[string]mount.Guard{}
 	for _, g := range h.Guards {
@@ -327,7 +327,7 @@ func TestProbeGitConfigDevNull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin", "GIT_CONFIG_GLOBAL", "/dev/null", "GIT_CONFIG_SYSTEM", "/dev/null"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil, nil)
+	h := Host(home, filepath.Join(home, ".claudebox"), project, "/usr/bin/true", env("HOME", home, "PATH", "/usr/bin", "GIT_CONFIG_GLOBAL", "/dev/null", "GIT_CONFIG_SYSTEM", "/dev/null"), nil, bind.StateDirs(home, []string{filepath.Join(home, ".claudebox")}), nil, nil, nil, nil)
 	if len(h.Redirects) > 0 {
 		t.Errorf("the launch is refused: %v", h.Redirects)
 	}

@@ -28,7 +28,7 @@ func TestRenderWorktree(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := filepath.Join(home, ".claudebox")
-	h := probe.Host(home, state, project, "/usr/bin/true", func(name string) string { return map[string]string{"HOME": home, "PATH": "/usr/bin"}[name] }, nil, bind.StateDirs(home, nil), nil, nil, nil)
+	h := probe.Host(home, state, project, "/usr/bin/true", func(name string) string { return map[string]string{"HOME": home, "PATH": "/usr/bin"}[name] }, nil, bind.StateDirs(home, nil), nil, nil, nil, nil)
 	if len(h.Pins) == 0 {
 		t.Fatal("no pins: the case this test is about does not arise")
 	}
