@@ -41,9 +41,10 @@ func (s *Session) takeUndo() {
 	// A list taken late is kept only where the checkout's statuses
 	// compare with Mark's clock; elsewhere the start waits as long as
 	// a large list takes.
-	bound, clock := ignoredListBound, func() (time.Time, error) { return undo.Mark(s.stateDir, s.plan.Project.Root) }
-	if !undo.SharesClock(s.stateDir, s.plan.Project.Root, s.plan.Project.Checkout) {
-		bound, clock = ignoredListBoundApart, nil
+	shares := undo.SharesClock(s.stateDir, s.plan.Project.Root, s.plan.Project.Checkout)
+	bound, clock := listWait(shares, undo.ListOutlasts(s.stateDir, s.plan.Project.Root, s.plan.Project.Checkout)), func() (time.Time, error) { return undo.Mark(s.stateDir, s.plan.Project.Root) }
+	if !shares {
+		clock = nil
 	}
 	gate := undo.NewListGate(clock)
 	ctx = undo.WithListGate(ctx, gate)
@@ -68,18 +69,25 @@ type undoTaking struct {
 	bound time.Duration
 }
 
-// ignoredListBound bounds how long a sandbox's start waits for its
-// snapshot's list of ignored files: a small checkout's takes a few
-// milliseconds; a large one's (60,000 files: a tenth of a second,
-// 1,000,000: seconds) goes on while the sandbox runs, and is kept if
-// nothing it depends on changed from the sandbox's start on (the
-// snapshot reads each directory's status again to tell).
-const ignoredListBound = 20 * time.Millisecond
-
-// ignoredListBoundApart is the bound where the checkout lies on another
-// filesystem than the undo store (undo.SharesClock), and a list taken
-// late counts as none: 100,000 ignored files took 0.4 s.
+// ignoredListBoundApart is the bound of the start's wait (undo.ListBound)
+// where the checkout lies on another filesystem than the undo store
+// (undo.SharesClock), and a list taken late counts as none: 100,000
+// ignored files took 0.4 s.
 const ignoredListBoundApart = 5 * time.Second
+
+// listWait is how long a sandbox's start waits for its snapshot's list
+// of ignored files, where the checkout shares the undo store's clock
+// (shares) or not, and its last list outlasted the wait (outlasts): not
+// at all then, as this one would be late again.
+func listWait(shares, outlasts bool) time.Duration {
+	switch {
+	case !shares:
+		return ignoredListBoundApart
+	case outlasts:
+		return 0
+	}
+	return undo.ListBound
+}
 
 // waitListed holds the sandbox's start until the snapshot has listed the
 // checkout's ignored files, for at most its bound (see undo.ListGate).

@@ -719,7 +719,11 @@ func (st store) listIgnored(ctx context.Context, checkout, common, work, id stri
 		waitingOn <- path
 	}()
 	list := &firstPaths{limit: ignoredStartLimit, size: ignoredStartBytes}
+	began := time.Now()
 	err := st.listIgnoredTo(listing, checkout, work, list)
+	if err == nil || list.full {
+		st.listed(checkout, time.Since(began))
+	}
 	stopLooking()
 	// One found after git listed to the end is none git read.
 	if path := <-waitingOn; path != "" && err != nil {

@@ -2,8 +2,13 @@ package undo
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
+
+	"github.com/claudebox/claudebox/instance"
 )
 
 // The start's list of ignored files says which were there before the
@@ -84,4 +89,52 @@ func WithListGate(ctx context.Context, g *ListGate) context.Context {
 func listGateOf(ctx context.Context) *ListGate {
 	g, _ := ctx.Value(listGateKey{}).(*ListGate)
 	return g
+}
+
+// ListBound bounds how long a sandbox's start waits for its snapshot's
+// list of ignored files: a small checkout's takes a few milliseconds; a
+// large one's (60,000 files: a tenth of a second, 1,000,000: seconds)
+// goes on while the sandbox runs, and is kept if nothing it depends on
+// changed from the sandbox's start on (the snapshot reads each
+// directory's status again to tell). Where the checkout's last list took
+// longer, the start does not wait at all (ListOutlasts): this one would
+// be late again, and the wait would only put off the sandbox's start.
+const ListBound = 20 * time.Millisecond
+
+// listedName is kept, in the checkout's project's store, while its last
+// list of ignored files took longer than ListBound: it holds how long the
+// first of them took, in nanoseconds. Written only where that changes: a
+// launch in a burst of them replaces no file for it.
+func listedName(checkout string) string { return instance.Hash(checkout) + ".listed" }
+
+// listed keeps whether a list of the checkout's ignored files, which took
+// took, outlasted the start's wait.
+func (st store) listed(checkout string, took time.Duration) {
+	path := filepath.Join(st.dir, listedName(checkout))
+	switch {
+	case took <= ListBound:
+		os.Remove(path)
+	case listedTook(path) == 0:
+		writeRecord(path, strconv.AppendInt(nil, int64(took), 10))
+	}
+}
+
+// ListOutlasts says whether the last list of the checkout's ignored files
+// took longer than ListBound (false where none was kept).
+func ListOutlasts(stateDir, root, checkout string) bool {
+	return listedTook(filepath.Join(storeOf(stateDir, root).dir, listedName(checkout))) > ListBound
+}
+
+// listedTook is how long the list that path records took; 0 for none, or
+// one unreadable.
+func listedTook(path string) time.Duration {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) > 20 {
+		return 0
+	}
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return time.Duration(n)
 }

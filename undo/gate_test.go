@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestListGateLate: a list of ignored files taken after the sandbox's
@@ -98,5 +100,54 @@ func TestSharesClock(t *testing.T) {
 	}
 	if SharesClock(state, root, filepath.Join(state, "missing")) {
 		t.Error("a checkout that is gone shares the store's clock")
+	}
+}
+
+// TestListOutlasts: a snapshot whose list of ignored files outlasted the
+// start's wait says so, for the next launch in the checkout not to wait
+// for one; one in time takes that back. Nothing kept, or a record
+// unreadable, says the list was in time (the start waits).
+func TestListOutlasts(t *testing.T) {
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	if ListOutlasts(state, p.Root, p.Checkout) {
+		t.Error("with no snapshot taken the last list outlasted the wait")
+	}
+	st := storeOf(state, p.Root)
+	if err := os.MkdirAll(st.dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	st.listed(p.Checkout, time.Second)
+	if !ListOutlasts(state, p.Root, p.Checkout) {
+		t.Error("a list of a second is not said to outlast the wait")
+	}
+	if ListOutlasts(state, p.Root, filepath.Join(p.Checkout, "pkg0")) {
+		t.Error("another checkout's list outlasted the wait")
+	}
+	record := filepath.Join(st.dir, listedName(p.Checkout))
+	var before, again unix.Stat_t
+	unix.Stat(record, &before)
+	st.listed(p.Checkout, 2*time.Second)
+	if unix.Stat(record, &again); again.Ino != before.Ino {
+		t.Error("a list outlasting the wait again replaced the record")
+	}
+	st.listed(p.Checkout, time.Millisecond)
+	if ListOutlasts(state, p.Root, p.Checkout) {
+		t.Error("after a list in time the last list still outlasted the wait")
+	}
+	if err := os.WriteFile(record, []byte("-5"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if ListOutlasts(state, p.Root, p.Checkout) {
+		t.Error("an unreadable record says the last list outlasted the wait")
+	}
+	// A snapshot's list, in time or not (the machine's load decides),
+	// takes the unreadable record's place: removed, or a time.
+	since := after(t, state, p.Checkout)
+	if _, err := Take(context.Background(), state, p, time.Now(), since, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(record); err == nil && string(b) == "-5" {
+		t.Error("the snapshot's list left the record as it was")
 	}
 }
