@@ -516,6 +516,25 @@ func (in ComparedIn) HasName(name []byte) bool {
 	return i < in.hi && in.c.at(i)[in.skip:] == string(name)
 }
 
+// Names looks up names among the files of in in increasing order, each
+// from where the last was found: one pass over both where HasName
+// searches for each. A name out of order is not found.
+func (in ComparedIn) Names() *NameCursor { return &NameCursor{in} }
+
+// NameCursor is where Names' lookups have got to.
+type NameCursor struct{ in ComparedIn }
+
+// Has says whether the file name, in the directory, is one of them, no
+// name before it having been asked for since.
+func (c *NameCursor) Has(name []byte) bool {
+	for ; c.in.lo < c.in.hi; c.in.lo++ {
+		if s := c.in.c.at(c.in.lo)[c.in.skip:]; s >= string(name) {
+			return s == string(name)
+		}
+	}
+	return false
+}
+
 // compareBelow orders s against rel followed by the byte sep, as
 // strings.Compare would against that string, without making it.
 func compareBelow(s, rel string, sep byte) int {

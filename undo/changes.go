@@ -2088,8 +2088,11 @@ func walkCheckout(checkout string, skip []string, since time.Time, reopen *audit
 			return false
 		}
 		known := dirs.namesAt(at)
+		// The record keeps each directory's names sorted, as the index
+		// holds its files: one pass over both.
+		files := in.Names()
 		for name, typ := range recordedNames(known) {
-			if typ != unix.DT_REG && typ != unix.DT_LNK || string(name) == ".git" || string(name) == ".gitignore" || string(name) == "pyvenv.cfg" || !in.HasName(name) {
+			if typ != unix.DT_REG && typ != unix.DT_LNK || string(name) == ".git" || string(name) == ".gitignore" || string(name) == "pyvenv.cfg" || !files.Has(name) {
 				return false
 			}
 		}

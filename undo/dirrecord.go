@@ -39,8 +39,10 @@ import (
 // dirsMagic begins a record of directories; then the filesystem's device,
 // and each directory: the lengths of its path and of its names, its
 // inode, its status change time (nanoseconds), its path, and its names,
-// each a type (as getdents gives it), the name, a NUL.
-const dirsMagic = "claudebox dirs 1\n"
+// sorted, each a type (as getdents gives it), the name, a NUL. A record
+// of the first version, whose names are as they were read, is none: the
+// next exit reads every directory once more.
+const dirsMagic = "claudebox dirs 2\n"
 
 // dirHeader is the length of a directory's fixed fields.
 const dirHeader = 4 + 4 + 8 + 8
@@ -207,19 +209,37 @@ func (d *dirRecords) grow(n int) bool {
 }
 
 // keep adds the directory rel, of inode ino and status change time ctime,
-// read, holding names (as a record holds them), to the record being made.
+// read, holding names (as a record holds them, in the order they were
+// read), to the record being made, its names sorted: the next exit
+// checks them against the index's files, sorted too, in one pass.
 func (d *dirRecords) keep(rel string, ino uint64, ctime int64, names []byte) {
+	var spans [][]byte
+	for len(names) > 1 {
+		end := bytes.IndexByte(names[1:], 0)
+		if end < 0 {
+			break
+		}
+		spans = append(spans, names[:end+2])
+		names = names[end+2:]
+	}
+	slices.SortFunc(spans, func(x, y []byte) int { return bytes.Compare(x[1:len(x)-1], y[1:len(y)-1]) })
+	size := 0
+	for _, n := range spans {
+		size += len(n)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.grow(dirHeader + len(rel) + len(names)) {
+	if !d.grow(dirHeader + len(rel) + size) {
 		return
 	}
 	d.out = binary.LittleEndian.AppendUint32(d.out, uint32(len(rel)))
-	d.out = binary.LittleEndian.AppendUint32(d.out, uint32(len(names)))
+	d.out = binary.LittleEndian.AppendUint32(d.out, uint32(size))
 	d.out = binary.LittleEndian.AppendUint64(d.out, ino)
 	d.out = binary.LittleEndian.AppendUint64(d.out, uint64(ctime))
 	d.out = append(d.out, rel...)
-	d.out = append(d.out, names...)
+	for _, n := range spans {
+		d.out = append(d.out, n...)
+	}
 }
 
 // appendName adds the name, of type typ, to names as a record holds them.
