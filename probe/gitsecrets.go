@@ -1,12 +1,14 @@
 package probe
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
@@ -132,7 +134,7 @@ func gitEntryName(e gitconfig.Entry) string {
 }
 
 // gitReadFiles are the variables that name a file git reads as the user's
-// (not a program it runs): shown read-only where they lie in the home.
+// (not a program it runs): copied where they lie in the home, judged.
 var gitReadFiles = []string{"core.excludesfile", "core.attributesfile", "commit.template", "gpg.ssh.allowedsignersfile"}
 
 // gitXDGFiles are the files of ~/.config/git git reads by default beside
@@ -149,15 +151,32 @@ const systemGitConfig = "/etc/gitconfig"
 // gitView is what the sandbox gets of the user's git configuration:
 // private copies of ~/.gitconfig, ~/.config/git/config, the system's
 // and every file they include, of only the variables known to hold no
-// credential (the others named in leftOut: "NAME in FILE"); the files they name that git reads
-// (excludes, attributes, a commit template, allowed signers) and
-// ~/.config/git's ignore and attributes, read-only. Nothing else of
-// ~/.config/git enters: its credentials, a helper's store, what a tool
-// put there.
+// credential (the others named in leftOut: "NAME in FILE"); in read,
+// private copies of the files they name that git reads (excludes,
+// attributes, a commit template, allowed signers) and ~/.config/git's
+// ignore and attributes, each whole where the judges find no credential
+// in it (gitReadHolds), else left out. Nothing else of ~/.config/git
+// enters: its credentials, a helper's store, what a tool put there.
 type gitView struct {
 	copies  []mount.Mount
-	shown   []bind.Own
+	read    []mount.Mount
 	leftOut []string
+}
+
+// gitReadLimit bounds a file git reads that is copied: an excludes file,
+// a commit template.
+const gitReadLimit = 1 << 20
+
+// gitReadHolds says the content b of a file git reads as the user's
+// (named name) may hold a credential, as any text the sandbox is given
+// of the user's is judged (textHolds: a token by its prefix, a private
+// key, a password's key), and by the looser look these files had
+// (a password-like word, a URL's credential): such files are patterns,
+// a commit's template, public keys; a file that is not text is none of
+// them. (Shown as they were, live, an OpenSSH private key in an
+// excludes file and a project token in ~/.gitmessage were readable.)
+func gitReadHolds(name string, b []byte) bool {
+	return !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 || textHolds(name, b) || isCredentialLike(b) || claudesettings.HasURLCredential(b)
 }
 
 // gitConfigView reads the user's git configuration as git does, from the
@@ -180,21 +199,22 @@ func gitConfigView(home, checkout, system string, secrets map[string]bool, geten
 	ours := func(p string) bool {
 		return !paths.Within(p, checkout) && (paths.Within(p, home) && !paths.UnderAny(p, mount.SystemDirs) || paths.Within(p, "/etc"))
 	}
-	shown := map[string]bool{}
-	show := func(path, dest, why string) {
+	copied := map[string]bool{}
+	copyRead := func(path, dest, why string) {
 		real, err := filepath.EvalSymlinks(path)
-		if err != nil || shown[dest] || path == dest && !ours(path) || bind.InSecret(real, secrets) {
+		if err != nil || copied[dest] || path == dest && !ours(path) || bind.InSecret(real, secrets) {
 			return
 		}
 		if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
 			return
 		}
-		shown[dest] = true
-		if holdsCredential(real) {
+		copied[dest] = true
+		b, err := untrusted.ReadFile(filepath.Dir(real), filepath.Base(real), gitReadLimit)
+		if err != nil || gitReadHolds(filepath.Base(real), b) {
 			v.leftOut = append(v.leftOut, "all of "+tilde(path)+" (it may hold a credential)")
 			return
 		}
-		v.shown = append(v.shown, bind.Own{Src: real, Dest: dest, Why: why, Role: mount.HostFiles})
+		v.read = append(v.read, mount.Mount{Kind: mount.RoBindData, Dest: dest, Content: string(b), Why: why, Role: mount.HostFiles})
 	}
 	userConfig := filepath.Join(home, ".gitconfig")
 	xdg, insideXDG := filepath.Join(home, ".config", "git"), filepath.Join(home, ".config", "git")
@@ -288,12 +308,12 @@ func gitConfigView(home, checkout, system string, secrets map[string]bool, geten
 		}
 		for _, key := range gitReadFiles {
 			if p := paths.ExpandHome(gitconfig.Last(kept, key), home); filepath.IsAbs(p) {
-				show(filepath.Clean(p), filepath.Clean(p), "read by git ("+key+" in "+tilde(path)+"), read-only")
+				copyRead(filepath.Clean(p), filepath.Clean(p), "read by git ("+key+" in "+tilde(path)+"), a private copy, judged to hold no credential")
 			}
 		}
 	}
 	for _, name := range gitXDGFiles {
-		show(filepath.Join(xdg, name), filepath.Join(insideXDG, name), "read by git, read-only")
+		copyRead(filepath.Join(xdg, name), filepath.Join(insideXDG, name), "read by git, a private copy, judged to hold no credential")
 	}
 	return v
 }

@@ -97,12 +97,12 @@ func TestGitConfigView(t *testing.T) {
 	if strings.Contains(names, "TOKEN") || !strings.Contains(names, "url.….insteadof in ~/.gitconfig") || !strings.Contains(names, "http.https://git.corp/.extraheader in ~/.config/git/work.inc") {
 		t.Errorf("left out, named:\n%s", names)
 	}
-	var shown []string
-	for _, o := range v.shown {
-		shown = append(shown, strings.TrimPrefix(o.Dest, home+"/"))
+	var copied []string
+	for _, m := range v.read {
+		copied = append(copied, strings.TrimPrefix(m.Dest, home+"/")+": "+m.Content)
 	}
-	if want := []string{".gitignore_global", ".config/git/ignore"}; !slices.Equal(shown, want) {
-		t.Errorf("shown read-only: %q, want %q", shown, want)
+	if want := []string{".gitignore_global: .DS_Store\n", ".config/git/ignore: *.swp\n"}; !slices.Equal(copied, want) {
+		t.Errorf("copied: %q, want %q", copied, want)
 	}
 }
 
@@ -131,8 +131,8 @@ func TestGitConfigViewMoved(t *testing.T) {
 			dests = append(dests, d)
 			contents[d] = c.Content
 		}
-		for _, o := range v.shown {
-			shown = append(shown, strings.TrimPrefix(o.Src, home+"/")+" at "+strings.TrimPrefix(o.Dest, home+"/"))
+		for _, m := range v.read {
+			shown = append(shown, m.Content+" at "+strings.TrimPrefix(m.Dest, home+"/"))
 		}
 		return dests, contents, shown, v.leftOut
 	}
@@ -153,7 +153,7 @@ func TestGitConfigViewMoved(t *testing.T) {
 	if want := []string{".gitconfig", ".config/git/config"}; !slices.Equal(dests, want) || contents[".config/git/config"] != "[alias]\n\txdg = \"x\"\n" {
 		t.Errorf("with XDG_CONFIG_HOME, copies of %q, want %q:\n%q", dests, want, contents)
 	}
-	if want := []string{"xdg/git/ignore at .config/git/ignore"}; !slices.Equal(shown, want) {
+	if want := []string{"*.o\n at .config/git/ignore"}; !slices.Equal(shown, want) {
 		t.Errorf("with XDG_CONFIG_HOME, shown %q, want %q", shown, want)
 	}
 	if dests, _, _, _ := view("GIT_CONFIG_GLOBAL", os.DevNull); len(dests) != 0 {

@@ -124,7 +124,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		h.ServerSockets = serverSockets(unixSockets, project.Checkout, append([]string{project.Checkout}, project.GitDirs...))
 	}
 	git := gitConfigView(home, project.Checkout, systemGitConfig, secrets, getenv)
-	own := git.shown
+	var own []bind.Own
 	h.CredentialsLeftOut = git.leftOut
 	settings := settingsCopies(home, secrets)
 	var toolsHidden, programDirs []string
@@ -215,7 +215,7 @@ func Host(home, stateDir string, project instance.Project, command string, geten
 		omit[p] = true
 	}
 	h.Binds, h.Own, h.Hidden, linked = bind.Layout(home, project, binds, once, state, omit, obeyed)
-	h.Own = append(h.Own, git.copies...)
+	h.Own = append(append(h.Own, git.copies...), git.read...)
 	h.Own = append(h.Own, settings...)
 	h.Own = append(h.Own, toolCopies...)
 	var pluginCopies []mount.Mount
@@ -507,8 +507,8 @@ func publicKey(b []byte) bool {
 var publicKeyLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(ssh|ecdsa|sk)-[a-z0-9@.-]+ [A-Za-z0-9+/]+=*( |$)`) })
 
 // credentialLike is what says a settings file may hold a credential: a
-// key that names one (cargo's registry token, GOAUTH); holdsCredential
-// adds a credential in a URL (https://user:token@proxy), as claudesettings
+// key that names one (cargo's registry token, GOAUTH); its users add a
+// credential in a URL (https://user:token@proxy), as claudesettings
 // defines it.
 var credentialLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)(token|passw|secret|auth)[a-z_-]*["']?\s*[=:]`) })
 
@@ -522,14 +522,6 @@ var credentialLikeHints = []string{"token", "passw", "secret", "auth"}
 // /etc/php files alone.
 func isCredentialLike(b []byte) bool {
 	return credential.MayHold(b, credentialLikeHints) && credentialLike().Match(b)
-}
-
-// holdsCredential reports whether the settings file at path may hold a
-// credential; one that cannot be read whole (too large, not a regular
-// file) is taken to.
-func holdsCredential(path string) bool {
-	b, err := untrusted.ReadFile(filepath.Dir(path), filepath.Base(path), 1<<20)
-	return err != nil || isCredentialLike(b) || claudesettings.HasURLCredential(b)
 }
 
 // linksOn returns the symlinks met on the way to path, each as read, so

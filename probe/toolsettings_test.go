@@ -1,41 +1,35 @@
 package probe
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// A tool settings file is shown unless it may hold a credential: a key
-// that names one, or a credential in a URL (a password, a token as the
-// user; a user name alone is none); one that cannot be read is taken to
-// hold one.
-func TestHoldsCredential(t *testing.T) {
-	dir := t.TempDir()
-	for content, want := range map[string]bool{
-		"GOPRIVATE=example.com/*\nGOFLAGS=-mod=mod\n":                                false,
-		"[net]\ngit-fetch-with-cli = true\n":                                         false,
-		"[global]\nindex-url = https://pypi.example.com/simple\n":                    false,
-		"GOPROXY=https://alice:pw@proxy.example.com\n":                               true,
-		"[registry]\ntoken = \"x\"\n":                                                true,
-		"[global]\nindex-url = https://u:p@pypi.example.com/\n":                      true,
-		"GOAUTH=git /src\n":                                                          true,
-		"[http]\nproxy-password: x\n":                                                true,
-		"[global]\nindex-url = https://alice@pypi.example.com/\n":                    false,
-		"[global]\nindex-url = https://ghp_0123456789abcdef0123@pypi.example.com/\n": true,
-		"[global]\nproxy = alice:pw@proxy.example:3128\n":                            true,
+// TestGitReadHolds: a file git reads as the user's (an excludes file, a
+// commit template, allowed signers) is copied unless the judges find a
+// credential in it: a key that names one, a credential in a URL (a
+// password, a token as the user; a user name alone is none), a token by
+// its prefix, a private key; one that is not text is taken to hold one.
+func TestGitReadHolds(t *testing.T) {
+	for _, c := range []struct {
+		name, content string
+		want          bool
+	}{
+		{"ignore", "*.swp\n.DS_Store\nnode_modules/\n.env\n*.pem\nsecrets/\n", false},
+		{"attributes", "*.png binary\n*.ipynb filter=nbstripout\n", false},
+		{"allowed_signers", "alice@example.com namespaces=\"git\" ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEcrs2stIIkarhmE3QaB/tzZiotlQZpk3oZb29DVb1uA\n", false},
+		{".gitmessage", "# Subject, 50 characters\n\n# Why, wrapped at 72\n", false},
+		{".gitmessage", "# Subject\n\n# the release bot's token: sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH\n", true},
+		{".gitignore_global", "*.swp\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n", true},
+		{"ignore", "# deploy: https://alice:pw@proxy.example.com\n*.o\n", true},
+		{"ignore", "# registry token = x\n*.o\n", true},
+		{"ignore", "*.o\n\x00\x01binary", true},
+		{"attributes", "*.o \xff\xfe\n", true},
 	} {
-		p := filepath.Join(dir, "f")
-		os.WriteFile(p, []byte(content), 0o600)
-		if got := holdsCredential(p); got != want {
-			t.Errorf("%q: %v, want %v", content, got, want)
+		if got := gitReadHolds(c.name, []byte(c.content)); got != c.want {
+			t.Errorf("%s %q: %v, want %v", c.name, c.content, got, c.want)
 		}
-	}
-	os.Mkdir(filepath.Join(dir, "d"), 0o700)
-	if !holdsCredential(filepath.Join(dir, "d")) {
-		t.Error("a directory is shown as settings")
 	}
 }
 

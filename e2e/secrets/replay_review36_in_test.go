@@ -273,3 +273,46 @@ func TestReplayReview36InScriptCallArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview36InFilesGitReads: the files the user's git
+// configuration names that git reads (core.excludesFile,
+// core.attributesFile, commit.template, gpg.ssh.allowedSignersFile) and
+// ~/.config/git's ignore and attributes were shown whole, live, unless a
+// password-like word or a URL's credential was in them: a project token
+// in ~/.gitmessage and an OpenSSH private key kept in an excludes file
+// were readable inside. The attack, from inside: read them. Proof:
+// neither secret is inside, the launch names both files, and what holds
+// none (the attributes file, the allowed signers) is still there for git.
+func TestReplayReview36InFilesGitReads(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(h.Home, ".gitconfig"), "[commit]\n\ttemplate = ~/.gitmessage\n[core]\n\texcludesFile = ~/.gitignore_global\n\tattributesFile = ~/.gitattributes_global\n[gpg \"ssh\"]\n\tallowedSignersFile = ~/.config/git/allowed_signers\n")
+	h.Write(filepath.Join(h.Home, ".gitmessage"), "# Subject\n\n# the release bot: sk-proj-R36gitTemplateR36gitTemplateR36gitTemplate00\n")
+	h.Write(filepath.Join(h.Home, ".gitignore_global"), "*.swp\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nR36gitExcludesKeyR36gitExcludesKey\n-----END OPENSSH PRIVATE KEY-----\n")
+	h.Write(filepath.Join(h.Home, ".gitattributes_global"), "*.ipynb diff=R36-HARMLESS-ATTRIBUTES\n")
+	h.Write(filepath.Join(h.Home, ".config", "git", "allowed_signers"), "alice@example.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEcrs2stIIkarhmE3QaB/tzZiotlQZpk3oZb29DVb1uA R36-HARMLESS-SIGNERS\n")
+	h.Chown()
+	var stderr strings.Builder
+	c := h.Command(proj, nil, "claudebox", "--shell", "-c", "cat ~/.gitmessage ~/.gitignore_global ~/.gitattributes_global ~/.config/git/allowed_signers 2>/dev/null; true")
+	c.Stderr = &stderr
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("the session: %v\n%s", err, stderr.String())
+	}
+	for _, secret := range []string{"R36gitTemplate", "R36gitExcludesKey"} {
+		if strings.Contains(string(out), secret) {
+			t.Errorf("%s is readable inside:\n%s", secret, out)
+		}
+	}
+	for _, shown := range []string{"R36-HARMLESS-ATTRIBUTES", "R36-HARMLESS-SIGNERS"} {
+		if !strings.Contains(string(out), shown) {
+			t.Errorf("%s, which holds no credential, is not inside:\n%s", shown, out)
+		}
+	}
+	for _, named := range []string{"~/.gitmessage", "~/.gitignore_global"} {
+		if !strings.Contains(stderr.String(), named) {
+			t.Errorf("the launch does not name %s:\n%s", named, stderr.String())
+		}
+	}
+}
