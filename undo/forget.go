@@ -49,8 +49,7 @@ func Forget(stateDir, root string, checkouts []string) {
 			}
 			dropped += max(s.added, droppedAtLeast)
 		}
-		hash := instance.Hash(c)
-		for _, name := range []string{hash + ".index", hash + ".index.tree", changesName(c), dirsName(c), comparedName(c)} {
+		for _, name := range checkoutRecords(c) {
 			os.Remove(filepath.Join(st.dir, name))
 		}
 	}
@@ -63,6 +62,15 @@ func Forget(stateDir, root string, checkouts []string) {
 	} else {
 		st.pruneSome(context.Background(), dropped)
 	}
+}
+
+// checkoutRecords are the names of the files a project's store keeps of
+// its checkout beside its snapshots: its index, the record of its last
+// session's changes, of its directories, of the files git compares, and
+// whether its list of ignored files outlasted the start's wait.
+func checkoutRecords(checkout string) []string {
+	hash := instance.Hash(checkout)
+	return []string{hash + ".index", hash + ".index.tree", changesName(checkout), dirsName(checkout), comparedName(checkout), listedName(checkout)}
 }
 
 // Move carries the undo store of the project at oldRoot to newRoot, where
@@ -110,7 +118,7 @@ func Move(stateDir, oldRoot, newRoot string) error {
 			}
 		}
 	}
-	for _, name := range []string{oldHash + ".index", oldHash + ".index.tree", changesName(oldRoot), dirsName(oldRoot), comparedName(oldRoot)} {
+	for _, name := range checkoutRecords(oldRoot) {
 		os.Remove(filepath.Join(st.dir, name))
 	}
 	alternates := filepath.Join(st.gitDir, "objects", "info", "alternates")
