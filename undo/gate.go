@@ -107,8 +107,8 @@ const ListBound = 20 * time.Millisecond
 // launch in a burst of them replaces no file for it.
 func listedName(checkout string) string { return instance.Hash(checkout) + ".listed" }
 
-// listed keeps whether a list of the checkout's ignored files, which took
-// took, outlasted the start's wait.
+// listed keeps whether a list of the checkout's ignored files outlasted
+// the start's wait: it took as long as took.
 func (st store) listed(checkout string, took time.Duration) {
 	path := filepath.Join(st.dir, listedName(checkout))
 	switch {
