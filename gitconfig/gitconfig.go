@@ -80,6 +80,26 @@ func Parse(b []byte) ([]Entry, error) {
 	return entries, nil
 }
 
+// RunsCommand says whether git runs the value of key (an Entry's) as a
+// command or a program: a filter's, a diff or merge driver's or tool's, an
+// alias, a pager, an editor, a credential helper, a signing program,
+// core's commands for ssh, proxies, passwords and file monitors. The
+// sections that hold git's commands are taken whole: what else they hold
+// (diff.renames) is a word no host runs, and a key of theirs a list
+// would miss is one.
+func RunsCommand(key string) bool {
+	section, _, _ := strings.Cut(key, ".")
+	switch section {
+	case "filter", "diff", "merge", "alias", "pager", "difftool", "mergetool", "credential", "gpg":
+		return true
+	}
+	switch key {
+	case "core.fsmonitor", "core.pager", "core.editor", "core.sshcommand", "core.askpass", "core.gitproxy", "core.alternaterefscommand", "sequence.editor", "interactive.difffilter":
+		return true
+	}
+	return false
+}
+
 // Values returns every value of key (canonical: section and name in lower
 // case), in the order git sees them; the last one is what git uses.
 func Values(entries []Entry, key string) []string {

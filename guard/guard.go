@@ -106,7 +106,7 @@ type guardProbe struct {
 	// config.
 	userHooksPaths []string
 	// gitCommands are the commands of each git config file read
-	// (gitCommandKey), by its path; userConfigs, the user's files read.
+	// (gitconfig.RunsCommand), by its path; userConfigs, the user's files read.
 	gitCommands map[string][]string
 	userConfigs []string
 }
@@ -850,7 +850,7 @@ func (g *guardProbe) includedHooksPaths(config string, seen map[string]bool, dep
 	entries := g.config(config)
 	hooksPaths := gitconfig.Values(entries, "core.hookspath")
 	for _, e := range entries {
-		if gitCommandKey(e.Key) && !e.NoValue {
+		if gitconfig.RunsCommand(e.Key) && !e.NoValue {
 			if g.gitCommands == nil {
 				g.gitCommands = map[string][]string{}
 			}
@@ -870,21 +870,6 @@ func (g *guardProbe) includedHooksPaths(config string, seen map[string]bool, dep
 		}
 	}
 	return hooksPaths
-}
-
-// gitCommandKey says whether git runs key's value as a command: a
-// filter's, a diff or merge driver's, an alias, a pager, an editor, a
-// helper.
-func gitCommandKey(key string) bool {
-	switch section, _, _ := strings.Cut(key, "."); section {
-	case "filter", "diff", "merge", "alias", "pager", "difftool", "mergetool", "credential", "gpg":
-		return true
-	}
-	switch key {
-	case "core.fsmonitor", "core.pager", "core.editor", "core.sshcommand", "core.askpass", "core.alternaterefscommand", "sequence.editor", "interactive.difffilter":
-		return true
-	}
-	return false
 }
 
 // maxCommandFiles bounds the files git's commands are taken to run in one

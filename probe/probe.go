@@ -1335,24 +1335,7 @@ func probeHostObeyed(home string, checkouts []string, getenv func(string) string
 // helper, filter or diff driver, alias, or the template directory whose
 // hooks every new repository gets), or "".
 func programPath(e gitconfig.Entry, home string) string {
-	// Key is section[.subsection].name; a subsection may hold dots.
-	section, rest, _ := strings.Cut(e.Key, ".")
-	name := rest[strings.LastIndexByte(rest, '.')+1:]
-	sub := rest != name
-	switch {
-	case e.NoValue:
-		return ""
-	case !sub && section == "core" && slices.Contains([]string{"editor", "pager", "sshcommand", "fsmonitor", "askpass"}, name),
-		section == "credential" && name == "helper",
-		!sub && section == "diff" && name == "external",
-		!sub && section == "sequence" && name == "editor",
-		!sub && section == "init" && name == "templatedir",
-		section == "gpg" && name == "program",
-		section == "pager", section == "alias",
-		section == "filter" && slices.Contains([]string{"clean", "smudge", "process"}, name),
-		section == "diff" && slices.Contains([]string{"textconv", "command"}, name),
-		section == "merge" && name == "driver":
-	default:
+	if e.NoValue || !gitconfig.RunsCommand(e.Key) && e.Key != "init.templatedir" {
 		return ""
 	}
 	fields := strings.Fields(strings.TrimPrefix(e.Value, "!"))
