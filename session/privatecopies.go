@@ -55,20 +55,20 @@ func (s *Session) openCopies(pid int) {
 }
 
 // madeInClaudeDir are the entries the session made in its own ~/.claude,
-// lost with it, and whether one is not Claude Code's configuration: that
+// lost with it, and how many are not Claude Code's configuration: that
 // configuration where the host had none (/memory's user memory, /agents'
 // personal agent), and what else a hook's script or the session wrote
 // there (a hook's log), but Claude Code's own state, empty directories
 // and what the launch already named as a hook's. The tmpfs outlives the
 // sandbox while it is open.
-func (s *Session) madeInClaudeDir() (made []string, other bool) {
+func (s *Session) madeInClaudeDir() (made []string, other int) {
 	if s.claudeDir == nil {
-		return nil, false
+		return nil, 0
 	}
 	defer s.claudeDir.Close()
 	var config []string
 	s.madeIn(s.claudeDir, 0, &config, &made)
-	return append(config, made...), len(made) > 0
+	return append(config, made...), len(made)
 }
 
 // maxLostNamed bounds the lines naming what the session's end discards:
@@ -153,7 +153,7 @@ func (c *privateCopy) readBack() ([]byte, bool) {
 func (s *Session) sayLostSaves() {
 	var lost []string
 	var rules []claudesettings.Rule
-	mcpAnswered := false
+	mcpAnswered := 0
 	for _, c := range s.copies {
 		if c.file == nil {
 			continue
@@ -170,7 +170,7 @@ func (s *Session) sayLostSaves() {
 				line += " (" + rulesCount(len(added)) + ": claudebox --keep-permissions)"
 			}
 			if claudesettings.MCPAnswerChanged(c.given, now) {
-				mcpAnswered = true
+				mcpAnswered++
 				line += " (your answer to the project's MCP servers)"
 			}
 		}
@@ -189,16 +189,19 @@ func (s *Session) sayLostSaves() {
 		}
 		printable.Say(os.Stderr, "  %s", l)
 	}
-	if other {
+	if other > 0 {
 		printable.Say(os.Stderr, "hint: what a hook writes in ~/.claude stays in the sandbox; to keep it, have the hook write to a directory you bind with --bind DIR")
 	}
-	if mcpAnswered {
+	if mcpAnswered > 0 {
 		// Not carried out: the sandbox writes the copy, and the host's
 		// claude would start what an approval names.
 		printable.Say(os.Stderr, "hint: to be asked no more, answer on the host, in the project's .claude/settings.local.json (\"enabledMcpjsonServers\": [\"NAME\"], as claude writes it), which each session reads")
-		if len(lost) == 1 && len(rules) == 0 {
-			return
-		}
+	}
+	// What a hook wrote and an answer to the MCP servers have their own
+	// hints: "make the change on the host" of a hook's log is no way to
+	// keep it.
+	if len(rules) == 0 && len(lost) == other+mcpAnswered {
+		return
 	}
 	if len(rules) > 0 {
 		if err := claudesettings.AddPending(s.stateDir, s.plan.Instance, rules); err != nil {
