@@ -794,7 +794,7 @@ func (s *Session) report(root, dir string, r audit.Report, built map[string]bool
 		printable.Say(os.Stderr, "hint: read git diff and git log -p of each before you discard the change or check out the session's commits; git add stages the file as it is")
 	}
 	if len(r.Branches) > 0 {
-		printable.Say(os.Stderr, "claudebox: the session moved or made branches, tags or other refs, which git status does not show, and a switch, merge or reset to one writes into the work tree (git switch, git merge origin/main, git reset --hard ORIG_HEAD, git reset --hard HEAD@{1} or git checkout - by a reflog, claudebox -w):")
+		printable.Say(os.Stderr, "claudebox: branches, tags or other refs were moved or made while the session ran (inside, or on the host), which git status does not show, and a switch, merge or reset to one writes into the work tree (git switch, git merge origin/main, git reset --hard ORIG_HEAD, git reset --hard HEAD@{1} or git checkout - by a reflog, claudebox -w):")
 		for _, b := range r.Branches {
 			printable.Say(os.Stderr, "  %s", mount.Quote(b))
 		}

@@ -162,7 +162,7 @@ func TestFirstDayWorktreeSubmoduleRefsNotNamed(t *testing.T) {
 		return stderr.String()
 	}
 	for range 2 {
-		if out := run("git status --short"); strings.Contains(out, "moved or made branches") {
+		if out := run("git status --short"); strings.Contains(out, refsNamed) {
 			t.Errorf("a session that made no ref names the submodule's:\n%s", out)
 		}
 	}

@@ -57,3 +57,39 @@ func TestFirstDay37HookLogOneHint(t *testing.T) {
 		t.Errorf("with a private copy changed too, the end does not give both hints:\n%s", out)
 	}
 }
+
+// refsNamed begins the end's line naming the refs moved or made while a
+// session ran.
+const refsNamed = "claudebox: branches, tags or other refs were moved or made while the session ran (inside, or on the host)"
+
+// TestFirstDay37HostBranchNotSaidTheSessions: while a session runs and
+// writes nothing, the user makes a branch on the host and commits on
+// it. The end, which cannot tell the host's git from the sandbox's, said
+// "the session moved or made branches" and named the user's own branch,
+// as if the agent had made it. It names the branch still (a sandbox
+// could have made one so), saying the refs were made while the session
+// ran, inside or on the host, as the line of a stopped rebase says.
+func TestFirstDay37HostBranchNotSaidTheSessions(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "branching37")
+	h.GitRepo(proj)
+	_, out, exited := harness.StartSession(t, h, proj, "touch started; while ! test -e done; do sleep 0.1; done")
+	for _, args := range [][]string{
+		{"switch", "-q", "-c", "host-topic"},
+		{"commit", "-q", "--allow-empty", "-m", "the user's own work"},
+		{"switch", "-q", "-"},
+	} {
+		h.Run(proj, nil, "git", append([]string{"-c", "user.name=t", "-c", "user.email=t@e"}, args...)...)
+	}
+	harness.TouchDone(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("session: %v\n%s", err, out.String())
+	}
+	end := out.String()
+	if strings.Contains(end, "the session moved or made") {
+		t.Errorf("the end says the session made the branch the user made on the host:\n%s", end)
+	}
+	if !strings.Contains(end, refsNamed) || !strings.Contains(end, filepath.Join(proj, ".git", "refs", "heads", "host-topic")+"\n") {
+		t.Errorf("the end does not name the branch made while the session ran:\n%s", end)
+	}
+}
