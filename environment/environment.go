@@ -146,8 +146,10 @@ var quietEnv = []string{
 }
 
 // quietEnvPrefixes are dropped without a word, as quietEnv; CLAUDEBOX_
-// are claudebox's own, read on the host.
-var quietEnvPrefixes = []string{"CLAUDEBOX_", "XDG_", "GNOME_", "KDE_", "KITTY_", "ITERM_", "WT_", "KONSOLE_", "GDM", "QT_", "GTK_", "BASH_FUNC_"}
+// are claudebox's own, read on the host; DIRENV_ direnv's record of the
+// .envrc it loaded in the shell (DIRENV_DIFF holds every value it set),
+// whose variables are named themselves.
+var quietEnvPrefixes = []string{"CLAUDEBOX_", "DIRENV_", "XDG_", "GNOME_", "KDE_", "KITTY_", "ITERM_", "WT_", "KONSOLE_", "GDM", "QT_", "GTK_", "BASH_FUNC_"}
 
 // secretLooking reports whether a variable's name says it holds a
 // credential: a dropped one is not named, so as not to point at it.

@@ -93,3 +93,36 @@ func TestFirstDay37HostBranchNotSaidTheSessions(t *testing.T) {
 		t.Errorf("the end does not name the branch made while the session ran:\n%s", end)
 	}
 }
+
+// TestFirstDay37DirenvPlumbingNotNamed: in a shell with direnv's hook, a
+// project's .envrc sets APP_ENV and DATABASE_URL, and direnv keeps its
+// record of them in DIRENV_DIFF, DIRENV_DIR, DIRENV_FILE and
+// DIRENV_WATCHES. The launch named all six as variables not passed,
+// with "pass one with --env": direnv's four mean nothing inside, and
+// DIRENV_DIFF holds every value the .envrc set. The launch names the
+// .envrc's own, and none passes; direnv inside loads the .envrc once
+// allowed there.
+func TestFirstDay37DirenvPlumbingNotNamed(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireTool(t, "direnv", "apt-get install direnv")
+	proj := filepath.Join(h.Home, "code", "envrc37")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".envrc"), "export APP_ENV=development\nexport DATABASE_URL=postgres://localhost/envrc37\n")
+	h.Run(proj, nil, "direnv", "allow")
+	// What direnv's hook in the user's shell runs at each prompt.
+	var stderr strings.Builder
+	cmd := h.Command(proj, nil, "bash", "-c", `eval "$(direnv export bash 2>/dev/null)" && test -n "$DIRENV_DIFF" && exec claudebox --shell -c 'env | grep -c -e ^DIRENV_ -e ^APP_ENV= -e ^DATABASE_URL='`)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err == nil || strings.TrimSpace(string(out)) != "0" {
+		t.Errorf("direnv's variables reached the sandbox (%v): %s\n%s", err, out, stderr.String())
+	}
+	if said := stderr.String(); !strings.Contains(said, "claudebox: variables not passed into the sandbox: APP_ENV, DATABASE_URL\n") {
+		t.Errorf("the launch does not name the .envrc's variables alone:\n%s", said)
+	}
+	// As the guide says: direnv inside, with approvals of its own, loads
+	// the .envrc there.
+	if got := h.Inside(proj, nil, `direnv allow 2>/dev/null && direnv exec . sh -c 'echo "APP_ENV=$APP_ENV"' 2>/dev/null`); got != "APP_ENV=development\n" {
+		t.Errorf("direnv allow and direnv exec inside: %q", got)
+	}
+}
