@@ -435,17 +435,24 @@ var xmlNamespaces = sync.OnceValue(func() *regexp.Regexp {
 // parting it too (?ref=main, ?priority=40, ?endpoint=minio.corp:9000,
 // ?query=App%3A%3AProve), or when it is a variable's reference or a
 // template's field ($KEY, ${KEY}, {key}, <key>), which a command fills
-// in; a field that gives no name a value is none.
+// in; a field that gives no name a value is none. The URLs are found
+// without an expression, from each :// (urlQueries): prose and code are
+// judged so too, a minified bundle of 16 MiB among them, which the
+// expression read in 4.7 s at load 25.
 func InURLQuery(data []byte) bool {
-	if !bytes.Contains(data, []byte("://")) {
-		return false
-	}
-	for _, m := range urlQuery().FindAllSubmatchIndex(data, -1) {
-		for _, field := range bytes.FieldsFunc(data[m[3]+1:m[1]], func(r rune) bool { return r == '&' || r == ';' || r == '#' }) {
+	for query := range urlQueries(data) {
+		for len(query) > 0 {
+			end := bytes.IndexAny(query, "&;#")
+			if end < 0 {
+				end = len(query)
+			}
+			field := query[:end]
+			query = query[min(end+1, len(query)):]
 			// A field that is no name's value is an anchor (#section,
-			// #!forum/thread) or a search's words.
+			// #!forum/thread) or a search's words; a value shorter than 8
+			// bytes is a word's part however read.
 			_, value, found := bytes.Cut(field, []byte("="))
-			if !found || len(value) == 0 || bytes.ContainsAny(value[:1], "${<") {
+			if !found || len(value) < 8 || bytes.ContainsAny(value[:1], "${<") {
 				continue
 			}
 			if unescaped, err := url.QueryUnescape(string(value)); err == nil && !wordsOnly(unescaped, "/-_.~+:, ") || err != nil && !wordsOnly(string(value), "/-_.~+:,%") {
@@ -454,6 +461,42 @@ func InURLQuery(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// urlQueries are the query and fragment of each URL in data (after
+// scheme://, what follows its first ? or #, up to a space, a quote or an
+// angle bracket), as urlQuery reads them.
+func urlQueries(data []byte) iter.Seq[[]byte] {
+	var endsURL [256]bool
+	for _, c := range []byte(" \t\r\n\f\"'<>") {
+		endsURL[c] = true
+	}
+	ends := func(c byte) bool { return endsURL[c] }
+	return func(yield func([]byte) bool) {
+		for at := range occurrences(data, "://") {
+			scheme := at
+			for scheme > 0 && (isWordByte(data[scheme-1]) && data[scheme-1] != '_' || strings.IndexByte("+.-", data[scheme-1]) >= 0) {
+				scheme--
+			}
+			if !slices.ContainsFunc(data[scheme:at], func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }) {
+				continue
+			}
+			i := at + 3
+			for i < len(data) && !ends(data[i]) && data[i] != '?' && data[i] != '#' {
+				i++
+			}
+			if i == len(data) || ends(data[i]) {
+				continue
+			}
+			end := i + 1
+			for end < len(data) && !ends(data[end]) {
+				end++
+			}
+			if !yield(data[i+1 : end]) {
+				return
+			}
+		}
+	}
 }
 
 // headerLiteral says a command gives curl, wget or xh a header whose
@@ -650,7 +693,10 @@ var documentHints = []string{
 // shows, a password given to a program's short option (sshpass -p,
 // mysql -pPASSWORD), to OpenSSL (pass:PASSWORD), HTTP's basic
 // credentials, or a key it gives a header named for one that is not
-// words (curl -H 'X-Api-Key: …': headerLiteral). Not a literal given to a
+// words (curl -H 'X-Api-Key: …': headerLiteral), or a value of a URL's
+// query not known to be words (InURLQuery: a skill's curl of a weather
+// API's ?appid=…, a command's !`curl …?key=…`, CLAUDE.md's link to an
+// Azure Function's ?code=… crossed). Not a literal given to a
 // name, which prose writes by chance (Auth:
 // src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
@@ -658,7 +704,7 @@ func InDocument(data []byte) bool {
 	if front, ok := frontMatter(data); ok && InSettings(front) {
 		return true
 	}
-	return PrivateKey(data) || signedToken(data) || codeInProse(data) || headerLiteral(data, true) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return PrivateKey(data) || signedToken(data) || codeInProse(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
@@ -1088,7 +1134,9 @@ var codeTokens = map[string][]string{
 // (curl -u ci:PASSWORD), a password given to a program's option
 // (sshpass -p, mysql -pPASSWORD, --password PASSWORD), or a string
 // literal given to a name that says a password, a secret or a key
-// (DB_PASSWORD = "hunter2"); not a call or a variable given to one,
+// (DB_PASSWORD = "hunter2"), or a value of a URL's query not known to
+// be words (InURLQuery: a script's ?appid=… crossed); not a call or a
+// variable given to one,
 // which code writes all the time (token = tokenizer.encode(…)). It
 // searches for literals and reads a few bytes past each, with no
 // regular expression: a minified bundle of 16 MiB costs it 120 ms of
@@ -1118,7 +1166,7 @@ func inCode(data []byte) bool {
 			}
 		}
 	}
-	return bearerInCode(data) || urlPasswordInCode(data) || userPasswordInCode(data) || inOptionsOrCode(data)
+	return bearerInCode(data) || urlPasswordInCode(data) || userPasswordInCode(data) || inOptionsOrCode(data) || InURLQuery(data)
 }
 
 // userPasswordInCode says data holds a user's password given to curl,

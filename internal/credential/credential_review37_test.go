@@ -1,0 +1,50 @@
+package credential
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestURLQueryInProseAndCode: a key in a URL's query was judged in a
+// command's text, a setting and a variable, not in prose or code.
+func TestURLQueryInProseAndCode(t *testing.T) {
+	for _, c := range []struct {
+		text      string
+		doc, code bool
+	}{
+		{"curl -s \"https://api.openweathermap.org/data/2.5/weather?q=Berlin&appid=3f2a9c7e1b8d4f6a0e5c2b7d9a1f3e8c\"\n", true, true},
+		{"Route: !`curl -s \"https://maps.example.com/api/directions/json?origin=a&key=Lp4qX8vN2xR7tK3m\"`\n", true, true},
+		{"Trigger it: https://jobs.azurewebsites.net/api/nightly?code=Hq2vZk7Wn3kP9xQ4mB\n", true, true},
+		{"URL = \"https://api.weather.example/v1/forecast?city=Berlin&appid=Zk3wQp9LmT2v\"\n", true, true},
+		{"fetch(`https://calendar.example.com/feed.ics#private_token=xQ7mT4pZ9kW2`)\n", true, true},
+		{"otpauth://totp/AWS:alice?secret=JBSWY3DPEHPK3PXP&issuer=AWS\n", true, true},
+		// Known to hold none: words, numbers, versions, a template's
+		// field, a variable's reference, an anchor.
+		{"curl -s \"https://api.example.com/v1/weather?q=Berlin&units=metric&cnt=16\"\n", false, false},
+		{"See https://github.com/org/repo/issues?q=is%3Aopen+label%3Abug and https://docs.example.com/guide#installation\n", false, false},
+		{"url = f\"https://api.example.com/v1?appid={API_KEY}&lang=en\"\n", false, false},
+		{"curl \"https://api.example.com/v1?key=$MAPS_KEY\" # ${KEY}\n", false, false},
+		{"const u = \"https://api.example.com/v1?key=\" + key;\n", false, false},
+		{"![badge](https://img.shields.io/npm/v/pkg.svg?style=flat-square&v=1.2.3)\n", false, false},
+		{"no scheme here ?appid=3f2a9c7e1b8d4f6a and ://?x=3f2a9c7e1b8d4f6a\n", false, false},
+	} {
+		if got := InDocument([]byte(c.text)); got != c.doc {
+			t.Errorf("InDocument(%q) = %v, want %v", c.text, got, c.doc)
+		}
+		if got := InCode([]byte(c.text)); got != c.code {
+			t.Errorf("InCode(%q) = %v, want %v", c.text, got, c.code)
+		}
+	}
+}
+
+// BenchmarkInURLQuery reads a minified bundle's shape, 16 MiB with a
+// URL and its query every 80 bytes, as InCode reads a skill's bundle.
+func BenchmarkInURLQuery(b *testing.B) {
+	data := []byte(strings.Repeat(`e.get("https://api.example.com/v1/items?page=2&sort=name",t);`, 16<<20/61))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if InURLQuery(data) {
+			b.Fatal("a credential found in a query of words")
+		}
+	}
+}
