@@ -48,3 +48,41 @@ func TestReplayReview37InURLQueryInProseAndCode(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview37InListOrTableOfCredentials: a skill keeps a token
+// per service in a table or a list under a name that says credentials
+// ("tokens": {"jira": "…"}, aider's api-key: list of provider=key, a TOML
+// [credentials] table); each value was judged by its own name (jira,
+// linear), which says nothing, and crossed. The attack, from inside:
+// read them. Proof: none is inside and the launch names each; a JSON
+// schema of a password's field still is.
+func TestReplayReview37InListOrTableOfCredentials(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	skill := filepath.Join(h.Home, ".claude", "skills", "triage")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: triage\ndescription: triage issues\n---\nRead config.json for the tokens.\n")
+	h.Write(filepath.Join(skill, "config.json"), `{"tokens": {"jira": "ATATT3xR37jiraTable9fZ2", "linear": "lin_api_R37linear4Qp8vX"}}`+"\n")
+	h.Write(filepath.Join(skill, "aider.yml"), "model: sonnet\napi-key:\n  - gemini=AIzR37geminiList7kLm2\n  - openrouter=sk-or-v1-R37orList3pQ9\n")
+	h.Write(filepath.Join(skill, "services.toml"), "[credentials]\nsentry = \"R37sentryToml8d2f9a1c\"\n\n[ui]\ntheme = \"dark\"\n")
+	h.Write(filepath.Join(skill, "schema.json"), `{"properties": {"password": {"type": "string", "minLength": 12, "description": "R37-HARMLESS-SCHEMA"}}}`+"\n")
+	b, err := h.Command(proj, nil, "claudebox", "--shell", "-c", "grep -rhoa 'R37[A-Za-z-]*' ~/.claude 2>/dev/null; true").CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
+	}
+	t.Log(out)
+	for _, secret := range []string{"R37jiraTable", "R37linear", "R37geminiList", "R37orList", "R37sentryToml"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a token in a list or a table of credentials is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R37-HARMLESS-SCHEMA") {
+		t.Errorf("inside, want the schema of a password's field, which holds none")
+	}
+	for _, f := range []string{"triage/config.json", "triage/aider.yml", "triage/services.toml"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("the launch does not name %s", f)
+		}
+	}
+}

@@ -953,7 +953,8 @@ func inSettings(data []byte) bool {
 	return byLines(data, settingsHints, func(chunk []byte) bool {
 		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk) || propertyLiteral(chunk) || directiveLiteral(chunk)
 	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data) ||
-		shortOptionPassword(data) || positionalPassword(data, lowerASCII(data)) || injected(data, InCommand)
+		shortOptionPassword(data) || positionalPassword(data, lowerASCII(data)) || injected(data, InCommand) ||
+		MayHold(data, containerHints) && containerLiteral(data)
 }
 
 // directiveCredential is a line that is a directive and its value

@@ -48,3 +48,35 @@ func BenchmarkInURLQuery(b *testing.B) {
 		}
 	}
 }
+
+// TestListOrTableOfCredentials: a list or a table under a name that says
+// credentials holds them under names that say nothing, or none.
+func TestListOrTableOfCredentials(t *testing.T) {
+	for text, want := range map[string]bool{
+		`{"tokens": {"jira": "ATATT3xFfGF0aBcD9eF", "linear": "lin_api_Zk3wQp9LmT2vX"}}`:  true,
+		"api_keys:\n  mistral: Zk3wQp9LmT2vXa8\n  openai: ${OPENAI_KEY}\n":                true,
+		"api-key:\n  - gemini=Zk3wQp9LmT2vXa8\n  - openrouter=Lp4qX8vN2xR7tK3m\n":         true,
+		"[credentials]\njira = \"ATATT3xFfGF0aBcD9eF\"\n":                                 true,
+		"[ui]\ntheme = \"dark\"\n[secrets.prod]\n# the deploy's\nsentry = 8d2f9a1c7e3b\n": true,
+		`{"api_keys": ["Zk3wQp9LmT2vXa8"]}`:                                               true,
+		"passwords:\n\n  - Tr0ubadorHorse7x\n":                                            true,
+		"password: [Tr0ubadorHorse7x]\n":                                                  true,
+		`{"password": {"value": "Tr0ubadorHorse7x"}}`:                                     true,
+		// Known to hold none: a schema, a policy, names of variables or
+		// files, a reference, switches and numbers, words, identifiers.
+		`{"properties": {"password": {"type": "string", "minLength": 8, "pattern": "^(?=.*[A-Z]).{8,}$", "description": "The user's password"}}}`: false,
+		`{"Credentials": {"$ref": "#/definitions/BasicAuthenticationCredentials"}}`:                                                               false,
+		"password:\n  min_length: 8\n  require_digits: true\n  hash: bcrypt\nname: app\n":                                                         false,
+		"tokens:\n  - name: jira\n    env: JIRA_TOKEN\n":                                                                                          false,
+		"secrets:\n  db_password:\n    file: ./secrets/db.txt\n":                                                                                  false,
+		`{"secrets": ["DB_PASSWORD", "API_KEY"], "tokens": {"max": 4096, "reserve": 0.5}}`:                                                        false,
+		"[secrets]\nprovider = \"vault\"\npath = \"kv/app\"\n[db]\nhost = \"db9f8e7d6c5b\"\n":                                                     false,
+		"token:\n  ttl: 3600\n  issuer: https://auth.example.com\nhost: db9f8e7d6c5b\n":                                                           false,
+		`{"ListWorkspaceServiceAccountTokens": {"non_aggregate_keys": ["serviceAccountId", "workspaceId"]}}`:                                      false,
+		"keys:\n  up: k\n  down: Zk3wQp9LmT2vXa8\n":                                                                                               false,
+	} {
+		if got := InSettings([]byte(text)); got != want {
+			t.Errorf("InSettings(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
