@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -206,8 +207,7 @@ var notPassword = []string{"redacted", "hidden", "masked", "text", "string"}
 // of letters and _ alone that holds it and three more letters
 // (PrivateKey: "_RSAPrivateKey", SECRET_DO_NOT_PASS_THIS).
 func namesItself(s, name string) bool {
-	squash := func(s string) string { return strings.NewReplacer("-", "", "_", "", ".", "").Replace(s) }
-	s, name = squash(s), squash(name)
+	s, name = labelSquash.Replace(s), labelSquash.Replace(name)
 	if s == name {
 		return true
 	}
@@ -222,30 +222,53 @@ func namesItself(s, name string) bool {
 	return strings.Contains(s, name) && letters >= len(name)+3
 }
 
+// labelSquash takes out of a word what a label's may hold between its
+// parts: built once, not at each word a judge asks about.
+var labelSquash = strings.NewReplacer("-", "", "_", "", ".", "")
+
 // shortOptionPassword says a command gives a literal password to a
 // program's short option that takes one (passwordOptions), in the same
 // command (from its line's start, or a ; & | that begins it, to its
 // end), as shell words or as a list's quoted words (["sshpass", "-p",
 // "x"]). It looks for the options, rarer than the programs' names, and
-// reads back for the program: one pass over a large bundle.
+// reads back for the program, and on for the option's value, within
+// optionReach: one pass over a large bundle. (Read on to the command's
+// end at each option, for each program's name before it, a line of
+// "sshpass -p " said again and again cost a cube of its length: 1 KiB
+// held a launch 16 s, a skill's file of 1 MiB for ever.)
 func shortOptionPassword(data []byte) bool {
 	for pos := range occurrences(data, "-") {
 		if pos == 0 || pos+1 >= len(data) || strings.IndexByte("pawPUu", data[pos+1]) < 0 || !isSpace(data[pos-1]) && data[pos-1] != '"' && data[pos-1] != '\'' {
 			continue
 		}
-		from := pos - min(pos, 512)
+		from := pos - min(pos, optionReach)
 		if j := bytes.LastIndexAny(data[from:pos], "\n;&|"); j >= 0 {
 			from += j + 1
 		}
-		end := pos + bytes.IndexAny(data[pos:], "\n;&|")
-		if end < pos {
-			end = len(data)
+		end := min(len(data), pos+optionReach)
+		if j := bytes.IndexAny(data[pos:end], "\n;&|"); j >= 0 {
+			end = pos + j
 		}
-		for _, w := range commandWords(data[from:pos]) {
+		// Each way of taking the option (its value attached or the next
+		// word) is asked once, however many programs' names come before.
+		var asked [2]bool
+		for w := range words(data[from:pos], isCommandBreak, "\"'") {
 			// Code names the program as a call's first argument too:
 			// exec.Command("sshpass", …), spawn('redis-cli', [...]).
 			w = w[max(bytes.LastIndexByte(w, '/'), bytes.LastIndexByte(w, '='), bytes.LastIndexByte(w, '('))+1:]
-			if opt, ok := passwordOptions[string(bytes.TrimLeft(w, "!($`\"'"))]; ok && opt.option == string(data[pos:pos+2]) && commandGivesPassword(data[pos:end], opt.option, opt.attached) {
+			opt, ok := passwordOptions[string(bytes.TrimLeft(w, "!($`\"'"))]
+			if !ok || opt.option != string(data[pos:pos+2]) {
+				continue
+			}
+			way := &asked[0]
+			if opt.attached {
+				way = &asked[1]
+			}
+			if *way {
+				continue
+			}
+			*way = true
+			if commandGivesPassword(data[pos:end], opt.option, opt.attached) {
 				return true
 			}
 		}
@@ -253,48 +276,74 @@ func shortOptionPassword(data []byte) bool {
 	return false
 }
 
+// optionReach bounds how far shortOptionPassword reads back from an
+// option for the program's name, and on for its value.
+const optionReach = 512
+
 // commandWords are a command's words, split at spaces and a list's
 // commas and brackets, their quotes taken off.
 func commandWords(args []byte) [][]byte {
-	words := bytes.FieldsFunc(args, func(r rune) bool { return r == ' ' || r == '\t' || r == ',' || r == '[' || r == ']' })
-	for i, w := range words {
-		words[i] = bytes.Trim(w, "\"'")
-	}
-	return words
+	return slices.Collect(words(args, isCommandBreak, "\"'"))
 }
 
-// commandGivesPassword says a command's words (those of args, split at
-// spaces and a list's commas, their quotes taken off) give option a
-// literal: attached (-pPASSWORD) where attached, else as the next word
-// (smbclient's -U user%password, its password after the %).
+// isCommandBreak says c parts a command's words: a space or a tab, a
+// list's comma or bracket.
+func isCommandBreak(c byte) bool { return c == ' ' || c == '\t' || c == ',' || c == '[' || c == ']' }
+
+// words are b's words, parted where split says, each with cut's bytes
+// taken off its ends, in b: a judge that reads a few of them at each of
+// many places makes no list of them all.
+func words(b []byte, split func(byte) bool, cut string) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for i := 0; i < len(b); {
+			for i < len(b) && split(b[i]) {
+				i++
+			}
+			j := i
+			for j < len(b) && !split(b[j]) {
+				j++
+			}
+			if j > i && !yield(bytes.Trim(b[i:j], cut)) {
+				return
+			}
+			i = j
+		}
+	}
+}
+
+// commandGivesPassword says the words of args, which begin with option
+// (split at spaces and a list's commas, their quotes taken off), give it
+// a literal: attached (-pPASSWORD) where attached, else as the next word
+// (smbclient's -U user%password, its password after the %). The
+// command's later options are asked from where each stands.
 func commandGivesPassword(args []byte, option string, attached bool) bool {
-	words := commandWords(args)
+	split, cut := isCommandBreak, "\"'"
 	if option == "-u" {
 		// lftp's user,password is one word, its comma no list's (but
 		// for the list's own, after its closing quote).
-		words = bytes.Fields(args)
-		for i, w := range words {
-			words[i] = bytes.Trim(w, "\"',[]")
+		split, cut = isSpace, "\"',[]"
+	}
+	var first [2][]byte
+	n := 0
+	for w := range words(args, split, cut) {
+		first[n] = w
+		if n++; n == len(first) {
+			break
 		}
 	}
-	for i, w := range words {
-		switch {
-		case attached && len(w) > len(option) && bytes.HasPrefix(w, []byte(option)):
-			if literalPassword(bytes.Trim(w[len(option):], "\"'"), "password") {
-				return true
-			}
-		case !attached && string(w) == option && i+1 < len(words):
-			v := words[i+1]
-			switch option {
-			case "-U":
-				_, v, _ = bytes.Cut(v, []byte("%"))
-			case "-u":
-				_, v, _ = bytes.Cut(v, []byte(","))
-			}
-			if literalPassword(v, "password") {
-				return true
-			}
+	switch w := first[0]; {
+	case n == 0:
+	case attached && len(w) > len(option) && bytes.HasPrefix(w, []byte(option)):
+		return literalPassword(bytes.Trim(w[len(option):], "\"'"), "password")
+	case !attached && string(w) == option && n > 1:
+		v := first[1]
+		switch option {
+		case "-U":
+			_, v, _ = bytes.Cut(v, []byte("%"))
+		case "-u":
+			_, v, _ = bytes.Cut(v, []byte(","))
 		}
+		return literalPassword(v, "password")
 	}
 	return false
 }
@@ -543,22 +592,27 @@ func callPassword(data, lower []byte) bool {
 	for _, call := range passwordCalls {
 		for pos := range occurrences(lower, call) {
 			p := pos + len(call)
+			// Both arguments are read within optionReach: a line of
+			// .login( said again and again, read to its end from each,
+			// cost the square of its length (a skill's file of 1 MiB:
+			// minutes).
+			reach := data[:min(len(data), p+optionReach)]
 			// The user: any argument, up to the comma before the password.
-			comma := bytes.IndexAny(data[p:], ",)\n")
-			if comma < 0 || data[p+comma] != ',' {
+			comma := bytes.IndexAny(reach[p:], ",)\n")
+			if comma < 0 || reach[p+comma] != ',' {
 				continue
 			}
 			p += comma + 1
-			p += tokenRun(data[p:], func(c byte) bool { return c == ' ' || c == '\t' })
-			if p >= len(data) || data[p] != '"' && data[p] != '\'' {
+			p += tokenRun(reach[p:], func(c byte) bool { return c == ' ' || c == '\t' })
+			if p >= len(reach) || reach[p] != '"' && reach[p] != '\'' {
 				continue
 			}
-			quote := data[p]
-			end := bytes.IndexByte(data[p+1:], quote)
+			quote := reach[p]
+			end := bytes.IndexByte(reach[p+1:], quote)
 			if end < 0 {
 				continue
 			}
-			if v := data[p+1 : p+1+end]; bytes.IndexByte(v, '\n') < 0 && literalPassword(v, "password") {
+			if v := reach[p+1 : p+1+end]; bytes.IndexByte(v, '\n') < 0 && literalPassword(v, "password") {
 				return true
 			}
 		}

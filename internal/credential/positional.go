@@ -28,17 +28,21 @@ func positionalPassword(data, lower []byte) bool {
 
 // wordCommand says match holds for a command (its line from the word
 // program on, to a ; & or the line's end, and the line before it) in
-// which program is a word of its own.
+// which program is a word of its own, read within optionReach of the
+// word each way: a line of "vault " said again and again, read whole at
+// each, cost the square of its length (a skill's file of 256 KiB held a
+// launch for hours).
 func wordCommand(data, lower []byte, program string, match func(line []byte, from int) bool) bool {
 	for pos := range occurrences(lower, program) {
 		at := pos + len(program)
 		if pos > 0 && (isTokenByte(data[pos-1]) || data[pos-1] == '.') || at < len(data) && !isSpace(data[at]) && data[at] != '"' && data[at] != '\'' {
 			continue
 		}
-		start := bytes.LastIndexByte(data[:pos], '\n') + 1
-		end := at + bytes.IndexAny(data[at:], "\n;&")
-		if end < at {
-			end = len(data)
+		start := pos - min(pos, optionReach)
+		start += bytes.LastIndexByte(data[start:pos], '\n') + 1
+		end := min(len(data), at+optionReach)
+		if j := bytes.IndexAny(data[at:end], "\n;&"); j >= 0 {
+			end = at + j
 		}
 		if match(data[start:end], pos-start) {
 			return true
