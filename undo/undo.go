@@ -250,7 +250,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 			standIns = append(standIns, rel)
 		}
 	}
-	leftOut, added := st.leftOut(ctx, p.Checkout, work)
+	leftOut, added, listed := st.leftOut(ctx, p.Checkout, work)
 	// Stopped (its session ended first), it is counted, once dropped, for
 	// what git add may have written: a session leaving a new large file
 	// and ending at once grew the store by it at every launch, counted as
@@ -268,7 +268,14 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 		}
 		return st.gitTo(ctx, p.Checkout, work, strings.NewReader(specs), hashed, "add", "-A", "--verbose", "--pathspec-from-file=-", "--pathspec-file-nul")
 	}
-	err = add()
+	// Where git listed nothing it would read (no file changed, none
+	// removed, none new since the store's index), git add has nothing to
+	// add: the index stays the last snapshot's, and what changed since the
+	// mark is left out below as for any snapshot. One process less at
+	// each launch in a checkout no session changed.
+	if first || listed {
+		err = add()
+	}
 	// git add exits 1, the rest added, where an exclude names a file it
 	// ignores, which it adds only when told to: a project whose .gitignore
 	// hides a stand-in (Rails' template, /.env*, hides .envrc) had no
@@ -561,11 +568,11 @@ func (st store) claim(now time.Time, record string) (time.Time, error) {
 // snapshot copied until that disk was full, its part kept, and every
 // later launch refused as the disk was full. Such a file is left out, as
 // one the session may have written: --undo names it and leaves it as it
-// is.
-func (st store) leftOut(ctx context.Context, checkout, index string) (left []string, added int64) {
+// is. listed says whether git named any file, or could not be asked.
+func (st store) leftOut(ctx context.Context, checkout, index string) (left []string, added int64, listed bool) {
 	out, err := st.git(ctx, checkout, index, nil, "ls-files", "-z", "--others", "--modified", "--exclude-standard")
 	if err != nil {
-		return nil, 0
+		return nil, 0, true
 	}
 	budget := st.room()
 	euid := uint32(os.Geteuid())
@@ -592,7 +599,7 @@ func (st store) leftOut(ctx context.Context, checkout, index string) (left []str
 			added += sx.Size
 		}
 	}
-	return left, added
+	return left, added, out != ""
 }
 
 // storeReserve is what a snapshot leaves free on the store's disk, beyond

@@ -376,7 +376,7 @@ func BenchmarkLeftOut(b *testing.B) {
 	var children syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
 	for b.Loop() {
-		if left, _ := st.leftOut(context.Background(), p.Checkout, index); len(left) != 0 {
+		if left, _, _ := st.leftOut(context.Background(), p.Checkout, index); len(left) != 0 {
 			b.Fatalf("left out: %q", left)
 		}
 	}
