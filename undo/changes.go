@@ -408,7 +408,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		var wrote, others []string
 		for _, path := range slices.Sorted(maps.Keys(now.recent)) {
 			switch {
-			case now.hostRun(checkout, path) || now.importedAtTop(path):
+			case now.hostRun(checkout, path) || now.importedAtTop(checkout, path) || now.runByGit(checkout, path):
 				wrote = append(wrote, path)
 			case len(others) < IgnoredLimit:
 				others = append(others, path)
@@ -436,7 +436,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		}
 		hidden := len(wrote) > 0 && untrackedHidden(p)
 		for _, path := range wrote {
-			if !asked || ignored[path] || hidden || now.importedAtTop(path) {
+			if !asked || ignored[path] || hidden || now.importedAtTop(checkout, path) || now.runByGit(checkout, path) {
 				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 			} else {
 				// Of those git shows, an untracked one looks as before.
@@ -495,11 +495,19 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 	}
 	atStart := make(map[string]bool, len(ignored))
 	// The ignored node_modules the start listed whole (listIgnoredTo):
-	// what the session made or changed in one is listed as changed.
-	var depsDirs []string
+	// what the session made or changed in one is listed as changed. git
+	// lists a repository below the top that it ignores as a directory
+	// too (wholeDirs): what the session made or changed in one is listed
+	// so, and judged as any file git ignores (its hooks run a script
+	// there, its build's output is run).
+	var depsDirs, wholeDirs []string
 	for _, path := range ignored {
 		if dir, ok := strings.CutSuffix(path, "/"); ok {
-			depsDirs = append(depsDirs, dir)
+			if audit.InDeps(checkout, dir) {
+				depsDirs = append(depsDirs, dir)
+			} else {
+				wholeDirs = append(wholeDirs, dir)
+			}
 			continue
 		}
 		atStart[path] = true
@@ -535,12 +543,15 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 	// Whether what the session made is ignored: git's own rules, read by
 	// git on the store, for those paths alone. git would wait forever on a
 	// .gitignore that is a FIFO: then it is not asked.
-	var made, inDeps []string
+	var made, inDeps, inWhole []string
 	for _, path := range recent {
 		if _, ok := tracked[path]; !ok && !atStart[path] && !unknown[path] {
-			if paths.UnderAny(path, depsDirs) {
+			switch {
+			case paths.UnderAny(path, depsDirs):
 				inDeps = append(inDeps, path)
-			} else {
+			case paths.UnderAny(path, wholeDirs):
+				inWhole = append(inWhole, path)
+			default:
 				made = append(made, path)
 			}
 		}
@@ -609,6 +620,10 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 	for _, path := range inDeps {
 		add(path, "changed", true)
 	}
+	for _, path := range inWhole {
+		add(path, "changed", true)
+	}
+	c.HostRun = append(c.HostRun, st.inIgnoredRepos(checkout, now, inWhole)...)
 	linked := map[string]bool{}
 	for _, path := range ignored {
 		if dir, ok := strings.CutSuffix(path, "/"); ok {
@@ -650,13 +665,61 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		// its sources for up to date and runs it as it stands (a build's
 		// output, written by the session before the host's build ran).
 		// Where whether git ignores it is not known (a .gitignore that is
-		// no file, the session's doing), it is taken for ignored.
-		if (ign || !ignoredKnown) && now.hostRun(checkout, path) || now.importedAtTop(path) {
+		// no file, the session's doing), it is taken for ignored. One
+		// git runs itself (a module at the top, a filter's script) runs
+		// at the very git status that would name it.
+		if (ign || !ignoredKnown) && now.hostRun(checkout, path) || now.importedAtTop(checkout, path) || now.runByGit(checkout, path) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 		}
 	}
 	slices.SortFunc(c.Paths, func(a, b PathChange) int { return strings.Compare(a.Path, b.Path) })
 	return walkErr
+}
+
+// inIgnoredRepos is, of paths, which the session made or changed in the
+// repositories below the top that git ignores whole, those it moves
+// aside (absolute paths): what the host runs that the repository's own
+// rules ignore, or where they are not read, and what its git runs itself
+// (runByGit); what that repository's git status shows is the user's to
+// read there, as at the top (a linked worktree kept in the project,
+// whose sources the session edits).
+func (st store) inIgnoredRepos(checkout string, now tree, paths []string) []string {
+	byTop := map[string][]string{}
+	for _, path := range paths {
+		if now.hostRun(checkout, path) || now.importedAtTop(checkout, path) || now.runByGit(checkout, path) {
+			top := now.repoTop(path)
+			byTop[top] = append(byTop[top], path)
+		}
+	}
+	var found []string
+	for top, run := range byTop {
+		ignored, err := map[string]bool{}, error(nil)
+		if top != "" && now.oddIgnore == "" {
+			rels := make([]string, len(run))
+			for i, path := range run {
+				rels[i] = path[len(top)+1:]
+			}
+			ignored, err = st.ignoredOf(filepath.Join(checkout, top), rels)
+		}
+		for _, path := range run {
+			if top == "" || now.oddIgnore != "" || err != nil || ignored[path[len(top)+1:]] || now.runByGit(checkout, path) {
+				found = append(found, filepath.Join(checkout, path))
+			}
+		}
+	}
+	slices.Sort(found)
+	return found
+}
+
+// repoTop is the top of the repository below the checkout's that path
+// lies in, the nearest; "" where none is.
+func (t tree) repoTop(path string) string {
+	for dir := dirOf(path); dir != "."; dir = dirOf(dir) {
+		if t.repos[dir] {
+			return dir
+		}
+	}
+	return ""
 }
 
 // ignoredAtStart reads the ignored files the snapshot id listed (nil if
@@ -1222,9 +1285,12 @@ type taskTexts struct {
 	sync.Mutex
 	read map[string]*taskIndex
 	// hooks are the hook files found for a directory, by its path;
-	// commands, git's configuration's indexed.
-	hooks    map[string][]string
-	commands *taskIndex
+	// nested, the repositories whose tops are below the checkout's, by
+	// their tops; commands and runs, each repository's configuration's
+	// commands indexed, by its top.
+	hooks          map[string][]string
+	nested         map[string]repository
+	commands, runs map[string]*taskIndex
 	// left is what may still be read and indexed (maxTasksText at first).
 	left int
 	// imports are what each agent's memory imports, in turn too;
@@ -1300,7 +1366,7 @@ func (t tree) namedByTask(checkout, path string) bool {
 				return true
 			}
 		}
-		if dir == "." && len(t.repo.commands) > 0 && t.commandsIndex(checkout).names(rel) {
+		if r := t.repoAt(checkout, dir); len(r.commands) > 0 && t.commandsIndex(checkout, dir, r.commands, false).names(rel) {
 			return true
 		}
 		if dir == "." || dir == "/" {
@@ -1336,10 +1402,12 @@ type repository struct {
 	hooks   string
 	// commands are the values of the repository's and the user's git
 	// configuration, where its commands are (an alias's !sh tools/lint, a
-	// filter's sh tools/clean), run at the top; pythonAtTop: one runs
-	// Python with the top first on its path.
-	commands    []byte
-	pythonAtTop bool
+	// filter's sh tools/clean), run at the top; runs, of those, the words
+	// of the commands git runs (gitconfig.RunsCommand) that may name a
+	// file of the work tree (runWords); pythonAtTop: one runs Python with
+	// the top first on its path.
+	commands, runs []byte
+	pythonAtTop    bool
 }
 
 // repositoryOf is p's repository.
@@ -1348,12 +1416,106 @@ func repositoryOf(p instance.Project) repository {
 	if common == "" {
 		return repository{}
 	}
-	r := repository{configs: []string{filepath.Join(common, "config"), filepath.Join(p.GitDir, "config.worktree")}, hooks: filepath.Join(common, "hooks")}
+	return readRepository(p.GitDir, common)
+}
+
+// readRepository is the repository of the git directory gitDir, whose
+// common directory is common (a linked worktree's lies elsewhere).
+func readRepository(gitDir, common string) repository {
+	r := repository{configs: []string{filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree")}, hooks: filepath.Join(common, "hooks")}
 	eachGitConfigEntry(append(userGitConfigs(), r.configs...), func(e gitconfig.Entry) {
 		r.commands = append(append(r.commands, e.Value...), '\n')
+		if gitconfig.RunsCommand(e.Key) {
+			r.runs = append(append(r.runs, runWords(e.Key, e.Value)...), '\n')
+		}
 		r.pythonAtTop = r.pythonAtTop || pythonFromHere(e.Value)
 	})
 	return r
+}
+
+// runWords is what of the value of key, one git runs, may name a file of
+// the work tree: an alias's only where it runs the shell (!), and not the
+// program's name where it has no slash, which the shell looks up on PATH
+// (sh of sh tools/clean, cache of credential.helper's cache --timeout=60,
+// a filter's or a tool's single word): a new untracked file the session
+// made that such a word names is taken for what git runs.
+func runWords(key, value string) string {
+	if strings.HasPrefix(key, "alias.") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(value), "!")
+		if !ok {
+			return ""
+		}
+		value = v
+	}
+	value = strings.TrimLeft(value, " \t")
+	first, rest, _ := strings.Cut(value, " ")
+	if strings.Contains(first, "/") {
+		return value
+	}
+	return rest
+}
+
+// repoAt is the repository whose top is dir, relative to checkout: the
+// checkout's own at its top (tree.repo, where known), and one whose .git
+// is a directory or a file naming one (a submodule's, in the top's
+// .git/modules), found once; none for any other directory.
+func (t tree) repoAt(checkout, dir string) repository {
+	if dir == "." && len(t.repo.configs) > 0 {
+		return t.repo
+	}
+	if t.tasks != nil {
+		t.tasks.Lock()
+		r, ok := t.tasks.nested[dir]
+		t.tasks.Unlock()
+		if ok {
+			return r
+		}
+	}
+	r := nestedRepository(checkout, dir)
+	if t.tasks != nil {
+		t.tasks.Lock()
+		if t.tasks.nested == nil {
+			t.tasks.nested = map[string]repository{}
+		}
+		t.tasks.nested[dir] = r
+		t.tasks.Unlock()
+	}
+	return r
+}
+
+// nestedRepository is the repository whose top is dir below checkout, as
+// git there finds its git directory: dir/.git, or where a .git file's
+// gitdir: line says (a submodule's, a linked worktree's), and its common
+// directory where that one's commondir says.
+func nestedRepository(checkout, dir string) repository {
+	top := filepath.Join(checkout, dir)
+	fi, err := untrusted.Lstat(checkout, filepath.Join(dir, ".git"))
+	if err != nil {
+		return repository{}
+	}
+	gitDir := filepath.Join(top, ".git")
+	switch {
+	case fi.IsDir():
+	case fi.Mode().IsRegular():
+		b, err := untrusted.ReadFile(checkout, filepath.Join(dir, ".git"), 4096)
+		line, _, _ := strings.Cut(string(b), "\n")
+		named, ok := strings.CutPrefix(line, "gitdir:")
+		if err != nil || !ok {
+			return repository{}
+		}
+		if gitDir = strings.TrimSpace(named); !filepath.IsAbs(gitDir) {
+			gitDir = filepath.Join(top, gitDir)
+		}
+	default:
+		return repository{}
+	}
+	common := gitDir
+	if b, err := untrusted.ReadFile(gitDir, "commondir", 4096); err == nil {
+		if common = strings.TrimSpace(string(b)); !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+	}
+	return readRepository(filepath.Clean(gitDir), filepath.Clean(common))
 }
 
 // pythonFromHere says whether command runs Python with the directory it
@@ -1404,9 +1566,14 @@ func moduleDir(path string) (dir string, ok bool) {
 // (a submodule's). A module the session made there is judged as one git
 // ignores, though git status would name it, since the git status that
 // names it runs it first.
-func (t tree) importedAtTop(path string) bool {
+func (t tree) importedAtTop(checkout, path string) bool {
 	dir, ok := moduleDir(path)
-	return ok && t.repo.pythonAtTop && (dir == "." || t.repos[dir])
+	if !ok || dir != "." && !t.repos[dir] {
+		return false
+	}
+	// A repository below reads the user's configuration, the top's
+	// commands among them, and its own.
+	return t.repo.pythonAtTop || dir != "." && t.repoAt(checkout, dir).pythonAtTop
 }
 
 // hooksIn lists the git hooks of a repository whose top is dir (relative
@@ -1442,22 +1609,14 @@ func (t tree) hooksIn(checkout, dir string) []string {
 			outside = append(outside, p)
 		}
 	}
-	if dir == "." && len(t.repo.configs) > 0 {
-		add(t.repo.hooks, true)
-		for _, p := range gitConfigValues(t.repo.configs, "core.hookspath") {
+	if r := t.repoAt(checkout, dir); len(r.configs) > 0 {
+		add(r.hooks, true)
+		for _, p := range gitConfigValues(r.configs, "core.hookspath") {
 			if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(p, "~/") {
 				p = filepath.Join(home, p[2:])
 			}
 			add(p, true)
 		}
-	} else if b, err := untrusted.ReadFile(checkout, filepath.Join(dir, ".git", "config"), maxTaskText); err == nil {
-		if entries, err := gitconfig.Parse(b); err == nil {
-			if p := gitconfig.Last(entries, "core.hookspath"); p != "" {
-				add(p, false)
-			}
-		}
-	}
-	if dir == "." {
 		// The user's own core.hooksPath (one folder of hooks for every
 		// repository, whose hook may hand over to the project's script
 		// when there is one), by its absolute path.
@@ -1495,18 +1654,51 @@ func (t tree) hooksIn(checkout, dir string) []string {
 	return hooks
 }
 
-// commandsIndex is the index of git's configuration's commands
-// (repository.commands), made once.
-func (t tree) commandsIndex(checkout string) *taskIndex {
+// commandsIndex is the index of the commands of the configuration of the
+// repository whose top is dir (repository.commands, or runs), made once.
+func (t tree) commandsIndex(checkout, dir string, commands []byte, runs bool) *taskIndex {
 	if t.tasks == nil {
-		return indexTask(t.repo.commands, checkout, ".")
+		return indexTask(commands, checkout, dir)
 	}
 	t.tasks.Lock()
 	defer t.tasks.Unlock()
-	if t.tasks.commands == nil {
-		t.tasks.commands = indexTask(t.repo.commands, checkout, ".")
+	made := &t.tasks.commands
+	if runs {
+		made = &t.tasks.runs
 	}
-	return t.tasks.commands
+	if *made == nil {
+		*made = map[string]*taskIndex{}
+	}
+	x, ok := (*made)[dir]
+	if !ok {
+		x = indexTask(commands, checkout, dir)
+		(*made)[dir] = x
+	}
+	return x
+}
+
+// runByGit says whether a command git's configuration runs at the top of
+// the repository path lies in (the checkout's, or one below it) names
+// path (repository.runs): a filter's sh tools/strip.sh, which the host's
+// git status runs on a file whose time changed before it lists the new
+// tools/strip.sh. Such a file the session made is moved aside where git
+// does not ignore it too.
+func (t tree) runByGit(checkout, path string) bool {
+	for dir := dirOf(path); ; dir = dirOf(dir) {
+		if dir == "." || t.repos[dir] {
+			r := t.repoAt(checkout, dir)
+			rel := path
+			if dir != "." {
+				rel = path[len(dir)+1:]
+			}
+			if len(r.runs) > 0 && t.commandsIndex(checkout, dir, r.runs, true).names(rel) {
+				return true
+			}
+		}
+		if dir == "." {
+			return false
+		}
+	}
 }
 
 // names says whether the task file names rel: as a word, by a directory

@@ -125,11 +125,11 @@ func TestPythonAtTop(t *testing.T) {
 		"sub/json.py": true, "sub/nbformat/__init__.py": true,
 		"nbformat/v4.py": false, "a/b/__init__.py": false, "README.md": false, "lib/json.py": false, "sub/lib/json.py": false,
 	} {
-		if got := now.importedAtTop(path); got != want {
+		if got := now.importedAtTop(t.TempDir(), path); got != want {
 			t.Errorf("%s: imported at the top %v, want %v", path, got, want)
 		}
 	}
-	if (tree{repos: map[string]bool{"sub": true}}).importedAtTop("json.py") {
+	if (tree{repos: map[string]bool{"sub": true}}).importedAtTop(t.TempDir(), "json.py") {
 		t.Errorf("json.py: imported at the top where no command runs Python there")
 	}
 	base := t.TempDir()
