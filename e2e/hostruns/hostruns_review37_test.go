@@ -119,3 +119,34 @@ func TestReplayReview37GitRunsNewScript(t *testing.T) {
 	out := h.Plant(proj, "a new script git's filter runs", `sleep 2; mkdir -p tools && printf 'touch `+h.Marker()+`\ncat\n' > tools/strip.sh && touch analysis.ipynb`)
 	h.RunsNothingPlanted(out, proj, nil, "git", "status")
 }
+
+// TestReplayReview37ScriptNamedByNamedFile: the exit asked a task file's
+// own words whether it names an ignored file, and the words of a file it
+// gives to cat, head or tail: a makefile whose recipe runs a tracked
+// script (sh scripts/gen.sh) that runs tools/gen, or reads the name
+// (read N < .name, then sh "$N"), and one that reads it with sed ($(shell
+// sed -n 1p .name)), spell tools/gen nowhere; the tools/gen the session
+// made where git ignores it (no #! line, extension or execute bit)
+// stayed, git status showing nothing, and the host's make gen ran it.
+// Host-side proof: the host's make gen runs nothing planted.
+func TestReplayReview37ScriptNamedByNamedFile(t *testing.T) {
+	harness.RequireTool(t, "make", "apt-get install make")
+	for name, files := range map[string]map[string]string{
+		"script the recipe runs": {"Makefile": "gen:\n\tsh scripts/gen.sh\n", "scripts/gen.sh": "sh tools/gen\n"},
+		"name a script reads":    {"Makefile": "gen:\n\tsh scripts/gen.sh\n", "scripts/gen.sh": "read N < .name\nsh \"$N\"\n", ".name": "tools/gen\n"},
+		"name sed reads":         {"Makefile": "NAME := $(shell sed -n 1p .name)\ngen:\n\tsh $(NAME)\n", ".name": "tools/gen\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "code", "named")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, ".gitignore"), "/tools/\n")
+			for f, text := range files {
+				h.Write(filepath.Join(proj, f), text)
+			}
+			commitAll(h, proj, "tasks")
+			out := plantUnseen(t, h, proj, "script a named file names", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/gen`)
+			h.RunsNothingPlanted(out, proj, nil, "make", "gen")
+		})
+	}
+}
