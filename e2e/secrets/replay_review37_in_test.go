@@ -86,3 +86,43 @@ func TestReplayReview37InListOrTableOfCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview37InPgpassAndMultiLineString: a skill that queries a
+// database keeps PostgreSQL's password file beside its queries
+// (PGPASSFILE names any file, and Windows calls it pgpass.conf), whose
+// host:port:database:user:password lines have no name for the
+// password; and a TOML multi-line string given to a password's name
+// (password = """…""") was read from the first character past the
+// quote, a quote, and taken for nothing. Both crossed. The attack, from
+// inside: read them. Proof: none is inside and the launch names each;
+// a multi-line description still is.
+func TestReplayReview37InPgpassAndMultiLineString(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	skill := filepath.Join(h.Home, ".claude", "skills", "dbq")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: dbq\ndescription: query the shop's database\n---\nRun `PGPASSFILE=pgpass psql -h db.internal shop`.\n")
+	h.Write(filepath.Join(skill, "pgpass"), "db.internal:5432:shop:ops:R37pgpassPlain9x\n")
+	h.Write(filepath.Join(skill, "pgpass.conf"), "*:*:*:report:R37pgpassConf4k\n")
+	h.Write(filepath.Join(skill, "config.toml"), "[db]\nhost = \"db.internal\"\npassword = \"\"\"\nR37tomlMultiLine7q\"\"\"\n")
+	h.Write(filepath.Join(skill, "notes.toml"), "description = \"\"\"\nR37-HARMLESS-MULTILINE: the password lives in pgpass\"\"\"\n")
+	b, err := h.Command(proj, nil, "claudebox", "--shell", "-c", "grep -rhoa 'R37[A-Za-z-]*' ~/.claude 2>/dev/null; true").CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
+	}
+	t.Log(out)
+	for _, secret := range []string{"R37pgpassPlain", "R37pgpassConf", "R37tomlMultiLine"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a password in a PostgreSQL password file or a TOML multi-line string is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R37-HARMLESS-MULTILINE") {
+		t.Errorf("inside, want the multi-line description, which holds none")
+	}
+	for _, f := range []string{"dbq/pgpass", "dbq/pgpass.conf", "dbq/config.toml"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("the launch does not name %s", f)
+		}
+	}
+}

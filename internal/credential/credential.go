@@ -954,7 +954,7 @@ func inSettings(data []byte) bool {
 		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk) || propertyLiteral(chunk) || directiveLiteral(chunk)
 	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data) ||
 		shortOptionPassword(data) || positionalPassword(data, lowerASCII(data)) || injected(data, InCommand) ||
-		MayHold(data, containerHints) && containerLiteral(data)
+		MayHold(data, containerHints) && containerLiteral(data) || multiLineLiteral(data) || pgpassPassword(data)
 }
 
 // directiveCredential is a line that is a directive and its value

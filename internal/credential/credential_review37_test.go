@@ -80,3 +80,24 @@ func TestListOrTableOfCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestPgpassAndMultiLineString: a PostgreSQL password file's line under
+// any name, and a TOML multi-line string given to a password's name.
+func TestPgpassAndMultiLineString(t *testing.T) {
+	for text, want := range map[string]bool{
+		"db.internal:5432:shop:ops:Tr0ubadorHorse7x\n":                 true,
+		"*:*:*:postgres:hunter2\n":                                     true,
+		"password = \"\"\"\nTr0ubadorHorse7x\"\"\"\n":                  true,
+		"[db]\ntoken = '''\n  Zk3wQp9LmT2vXa8\n'''\n":                  true,
+		"root:x:0:0:root:/root:/bin/bash\n":                            false,
+		"daemon:*:19000:0:99999:7:::\n":                                false,
+		"a:1:b:c:$PGPASSWORD\n":                                        false,
+		"12:30:00:45:99\n":                                             false,
+		"description = \"\"\"\nthe password is kept elsewhere\"\"\"\n": false,
+		"password = \"\"\"\n${DB_PASSWORD}\"\"\"\n":                    false,
+	} {
+		if got := InSettings([]byte(text)); got != want {
+			t.Errorf("InSettings(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

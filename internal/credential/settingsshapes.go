@@ -1,0 +1,57 @@
+package credential
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// pgpassLine is a line of PostgreSQL's password file (host, port,
+// database, user, password, each parted by a colon, a port's number or
+// a *), under any name: PGPASSFILE names any file, and Windows keeps it
+// as pgpass.conf. Its password is the first group.
+var pgpassLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[^:\s#][^:\s]*:(?:[0-9]+|\*):[^:\s]+:[^:\s]+:([^:\s]+)\r?$`)
+})
+
+// pgpassPassword says text holds a line of a PostgreSQL password file
+// whose password is a literal (a skill's pgpass beside its queries
+// crossed).
+func pgpassPassword(text []byte) bool {
+	if bytes.Count(text, []byte(":")) < 4 {
+		return false
+	}
+	for _, m := range pgpassLine().FindAllSubmatch(text, -1) {
+		if literal(string(m[1])) && m[1][0] != '$' {
+			return true
+		}
+	}
+	return false
+}
+
+// multiLineString is TOML's multi-line string given to a name that says
+// a credential (password = """…""", token = ”'…”'): the value, which
+// begins past the quotes (on the next line, often), is the first group
+// or the second.
+var multiLineString = sync.OnceValue(func() *regexp.Regexp {
+	const name = `[a-z0-9_.-]*(?:passw(?:or)?d|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|account[_-]?key|credentials?|pass|pwd|passphrase|auth)`
+	return regexp.MustCompile(`(?im)^[ \t]*["']?` + name + `["']?[ \t]*=[ \t]*(?:"""((?:[^"]|"[^"]|""[^"])*)"""|'''((?:[^']|'[^']|''[^'])*)''')`)
+})
+
+// multiLineLiteral says TOML text gives a name that says a credential a
+// multi-line string holding a literal: the settings' expressions read a
+// value from the first character after the quote, and took """ for
+// nothing.
+func multiLineLiteral(text []byte) bool {
+	if !bytes.Contains(text, []byte(`"""`)) && !bytes.Contains(text, []byte("'''")) {
+		return false
+	}
+	for _, m := range multiLineString().FindAllSubmatch(text, -1) {
+		v := strings.TrimSpace(string(m[1]) + string(m[2]))
+		if v != "" && literal(v) && v[0] != '$' && !strings.HasPrefix(v, "{{") {
+			return true
+		}
+	}
+	return false
+}
