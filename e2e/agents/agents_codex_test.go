@@ -249,8 +249,7 @@ func TestAgentCodexTUI(t *testing.T) {
 		}
 	}
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Ask Codex") }, "the prompt")
-	tmux("send-keys", "-l", "say pong")
-	time.Sleep(300 * time.Millisecond)
+	harness.Type(t, tmux, "say pong")
 	tmux("send-keys", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "PONG-CHATGPT") }, "the fake reply")
 	tmux("send-keys", "C-c") // codex quits on an empty prompt
@@ -259,7 +258,7 @@ func TestAgentCodexTUI(t *testing.T) {
 	// The pane is read without failing: it closes once claudebox exits.
 	sock := filepath.Join(h.Base, "tmux.sock") // h.tmux's server
 	records := filepath.Join(h.Home, ".claudebox", "trust")
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	pressed := time.Now()
 	for {
 		if files, _ := os.ReadDir(records); len(files) == 1 {

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -28,8 +27,7 @@ func TestFirstDayCtrlZNetworks(t *testing.T) {
 			tmux("new-session", "-d", "-x", "120", "-y", "40", "bash --norc --noprofile")
 			tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox --network="+network, "Enter")
 			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
-			tmux("send-keys", "C-z")
-			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "suspended") }, "Claude to say it is suspended")
+			harness.Press(t, tmux, func(s string) bool { return strings.Contains(s, "suspended") }, "Claude to say it is suspended", "C-z")
 			// What is typed before the shell has its terminal back goes to
 			// the stopping Claude, as with the host's claude.
 			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Stopped") }, "the shell to say claudebox stopped")
@@ -38,15 +36,11 @@ func TestFirstDayCtrlZNetworks(t *testing.T) {
 			tmux("send-keys", "clear; fg", "Enter")
 			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "Claude back after fg")
 			if network == "host" {
-				tmux("send-keys", "-l", "hello")
-				time.Sleep(300 * time.Millisecond)
+				harness.Type(t, tmux, "hello")
 				tmux("send-keys", "Enter")
 				harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-ctrlz-host") }, "Claude to answer after fg")
 			}
-			tmux("send-keys", "C-c")
-			time.Sleep(300 * time.Millisecond)
-			tmux("send-keys", "C-c")
-			harness.WaitScreen(t, tmux, func(s string) bool { return strings.HasSuffix(strings.TrimSpace(s), "$") }, "the shell's prompt")
+			harness.CtrlCTwice(t, tmux, func(s string) bool { return strings.HasSuffix(strings.TrimSpace(s), "$") }, "the shell's prompt")
 			tmux("send-keys", "echo EX''IT-$?", "Enter")
 			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXIT-0") }, "claudebox's exit status")
 		})

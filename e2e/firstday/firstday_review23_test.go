@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -42,9 +41,8 @@ func TestFirstDayLogoutInsideSaysSo(t *testing.T) {
 	tmux("new-session", "-d", "-x", "120", "-y", "40", "bash --norc --noprofile")
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
-	tmux("send-keys", "-l", "/logout")
+	harness.Type(t, tmux, "/logout")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Sign out") }, "the /logout command offered")
-	time.Sleep(300 * time.Millisecond)
 	tmux("send-keys", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(strings.ReplaceAll(s, "\n", ""), note) }, "claudebox to say what /logout ended")
 	if out := run("auth", "logout"); !strings.Contains(out, note) {

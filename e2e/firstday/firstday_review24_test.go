@@ -32,29 +32,30 @@ func TestFirstDayRewindAfterContinue(t *testing.T) {
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox --permission-mode acceptEdits", "Enter")
 	prompt := func(s string) bool { return strings.Contains(s, "❯") }
 	harness.WaitScreen(t, tmux, prompt, "the prompt")
-	tmux("send-keys", "-l", "edit the README")
+	harness.Type(t, tmux, "edit the README")
 	tmux("send-keys", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-rewind") }, "the edit and the reply")
 	if b, _ := os.ReadFile(readme); string(b) != "EDITED-BY-THE-SESSION\n" {
 		t.Fatalf("the session did not edit the README: %q", b)
 	}
-	tmux("send-keys", "-l", "/exit")
+	harness.Type(t, tmux, "/exit")
 	tmux("send-keys", "Enter")
 	harness.WaitScreen(t, tmux, harness.SessionEnded, "the session's end")
 	tmux("send-keys", "clear; env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox -c", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return prompt(s) && strings.Contains(s, "FAKE-REPLY-rewind") }, "the continued conversation")
-	tmux("send-keys", "-l", "/rewind")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "/rewind") }, "/rewind typed")
+	harness.Type(t, tmux, "/rewind")
 	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Restore the code") }, "the checkpoints")
-	tmux("send-keys", "Up")
-	tmux("send-keys", "Enter")
+	checkpoints := harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Restore the code") }, "the checkpoints")
+	// A key sent as a menu appears can be lost (harness.Press): Up is
+	// taken once the cursor's line is another, and Enter once the menu
+	// it leaves is gone.
+	harness.Press(t, tmux, func(s string) bool { return cursorLine(s) != cursorLine(checkpoints) }, "the cursor on the edit's checkpoint", "Up")
+	harness.Press(t, tmux, func(s string) bool { return !strings.Contains(s, "Restore the code") }, "the checkpoint chosen", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Restore code and conversation") }, "what to restore")
-	tmux("send-keys", "Enter")
-	screen := harness.WaitScreen(t, tmux, func(s string) bool {
+	screen := harness.Press(t, tmux, func(s string) bool {
 		b, _ := os.ReadFile(readme)
 		return string(b) == "hello\n" || strings.Contains(s, "Failed to restore")
-	}, "the rewind")
+	}, "the rewind", "Enter")
 	if b, _ := os.ReadFile(readme); string(b) != "hello\n" {
 		t.Errorf("/rewind after claudebox -c did not restore the README (%q):\n%s", b, screen)
 	}
@@ -183,4 +184,16 @@ func TestFirstDayEndMessagesStartALine(t *testing.T) {
 	if !strings.Contains(screen, "PARTIAL-LINE\nclaudebox: moved aside") {
 		t.Errorf("the end's messages do not start a line of their own:\n%s", screen)
 	}
+}
+
+// cursorLine is the lines of a screen that hold Claude Code's cursor
+// (❯): a menu's, and the prompt's where it shows beside it.
+func cursorLine(screen string) string {
+	var lines []string
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, "❯") {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n")
 }

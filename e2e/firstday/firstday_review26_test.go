@@ -150,10 +150,10 @@ func TestFirstDayClaudeResumeLineNamesClaudebox(t *testing.T) {
 	tmux("new-session", "-d", "-x", "200", "-y", "40", "bash --norc --noprofile")
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
-	tmux("send-keys", "-l", "hi")
+	harness.Type(t, tmux, "hi")
 	tmux("send-keys", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-resumeline") }, "the reply")
-	tmux("send-keys", "-l", "/exit")
+	harness.Type(t, tmux, "/exit")
 	tmux("send-keys", "Enter")
 	screen := harness.WaitScreen(t, tmux, harness.SessionEnded, "the shell after the session's end")
 	if !strings.Contains(screen, "Resume this session with:\nclaudebox --resume ") || strings.Contains(screen, "--append-system-prompt-file") {

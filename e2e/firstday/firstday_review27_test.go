@@ -224,8 +224,7 @@ func TestFirstDayClaudeScreensNameNothing(t *testing.T) {
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
 	for cmd, shows := range map[string]string{"/sandbox": "No sandbox", "/permissions": "Add a new rule", "/config": "Auto-compact"} {
-		tmux("send-keys", "-l", cmd)
-		harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, cmd) }, cmd+" typed")
+		harness.Type(t, tmux, cmd)
 		tmux("send-keys", "Enter")
 		harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, shows) }, cmd+"'s screen")
 		// /config's first Escape leaves its search for its list: one
@@ -242,7 +241,7 @@ func TestFirstDayClaudeScreensNameNothing(t *testing.T) {
 			return false
 		}, cmd+" closed")
 	}
-	tmux("send-keys", "-l", "/exit")
+	harness.Type(t, tmux, "/exit")
 	tmux("send-keys", "Enter")
 	screen := harness.WaitScreen(t, tmux, func(s string) bool {
 		return strings.HasSuffix(strings.TrimSpace(s), "$") && strings.Contains(s, "claudebox\n")

@@ -135,7 +135,7 @@ rl.on('line', l => {
 	harness.WaitScreen(t, tmux, func(s string) bool {
 		return strings.Contains(s, "❯") && !strings.Contains(s, "New MCP server")
 	}, "claude's prompt")
-	tmux("send-keys", "/exit")
+	harness.Type(t, tmux, "/exit")
 	tmux("send-keys", "Enter")
 	screen := harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "each session reads") }, "the end's messages")
 	if !strings.Contains(screen, "settings.local.json (your answer to the project's MCP servers)") {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // UnprivilegedUser is the user a test run as root drops to, so that the
@@ -240,9 +242,12 @@ func SessionEnded(s string) bool {
 	return i >= 0 && strings.HasSuffix(strings.TrimSpace(s[i:]), "$")
 }
 
+// WaitScreen polls the pane until its screen satisfies ok, failing the
+// test after a minute: a loaded machine (CI runs two packages at once)
+// takes tens of seconds to start Claude Code in a sandbox.
 func WaitScreen(t *testing.T, tmux func(...string) string, ok func(string) bool, what string) string {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		s := tmux("capture-pane", "-p")
 		if ok(s) {
@@ -253,6 +258,91 @@ func WaitScreen(t *testing.T, tmux func(...string) string, ok func(string) bool,
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// lostAfter is how long a screen unchanged since keys were sent, and not
+// yet showing what they do, is taken to mean they were lost. Claude Code
+// drops the keys that reach it while it is still setting up what it has
+// just drawn (a menu's, or the prompt's, handler of keys comes after the
+// screen): CI lost two Up keys sent on a menu as it appeared. Once a
+// key is taken, something on the screen changes at once.
+const lostAfter = 3 * time.Second
+
+// Press sends keys (tmux send-keys's arguments) and waits until the
+// screen satisfies done, sending them again where the screen stayed as
+// it was for lostAfter.
+func Press(t *testing.T, tmux func(...string) string, done func(string) bool, what string, keys ...string) string {
+	t.Helper()
+	var last string
+	var since time.Time
+	return WaitScreen(t, tmux, func(s string) bool {
+		if done(s) {
+			return true
+		}
+		if since.IsZero() || s == last && time.Since(since) > lostAfter {
+			if !since.IsZero() {
+				t.Logf("%q lost, sent again, the screen showing:\n%s", keys, s)
+			}
+			tmux(append([]string{"send-keys"}, keys...)...)
+			last, since = tmux("capture-pane", "-p"), time.Now()
+		} else if s != last {
+			last, since = s, time.Now()
+		}
+		return false
+	}, what)
+}
+
+// Type types text on the pane (send-keys -l) and waits until the screen
+// shows it once more than before, typing it again where it was lost
+// (Press).
+func Type(t *testing.T, tmux func(...string) string, text string) string {
+	t.Helper()
+	before := strings.Count(tmux("capture-pane", "-p"), text)
+	return Press(t, tmux, func(s string) bool { return strings.Count(s, text) > before }, strconv.Quote(text)+" typed", "-l", text)
+}
+
+// CtrlCTwice ends an interactive Claude Code with Ctrl-C, pressed twice
+// (once, it says to press it again), and waits until the screen
+// satisfies ended. The second must come within a second of the first,
+// which a loaded machine can outlast: where the screen stays as it was
+// for lostAfter while claudebox still relays the keys (rawPane), both are
+// pressed again; once it gave the terminal back, a Ctrl-C would
+// interrupt its own end.
+func CtrlCTwice(t *testing.T, tmux func(...string) string, ended func(string) bool, what string) string {
+	t.Helper()
+	var last string
+	var since time.Time
+	return WaitScreen(t, tmux, func(s string) bool {
+		if ended(s) {
+			return true
+		}
+		if since.IsZero() || s == last && time.Since(since) > lostAfter && rawPane(tmux) {
+			if !since.IsZero() {
+				t.Logf("Ctrl-C twice pressed again, the screen showing:\n%s", s)
+			}
+			tmux("send-keys", "C-c")
+			time.Sleep(300 * time.Millisecond)
+			tmux("send-keys", "C-c")
+			last, since = tmux("capture-pane", "-p"), time.Now()
+		} else if s != last {
+			last, since = s, time.Now()
+		}
+		return false
+	}, what)
+}
+
+// rawPane says whether the pane's terminal is raw, as claudebox's relay
+// keeps it from its launch until the command inside ended (the terminal
+// is given back before claudebox's own end).
+func rawPane(tmux func(...string) string) bool {
+	tty := strings.TrimSpace(tmux("display-message", "-p", "#{pane_tty}"))
+	fd, err := unix.Open(tty, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	tio, err := unix.IoctlGetTermios(fd, unix.TCGETS)
+	return err == nil && tio.Lflag&unix.ICANON == 0
 }
 
 // RequireTool finds a program a test needs. CI installs every one, so

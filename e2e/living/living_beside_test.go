@@ -67,22 +67,22 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 	launch := "env " + strings.Join(api.Env(key), " ") + " TERM=xterm-256color claudebox --permission-mode default 2>" + stderr + "; sleep 60"
 	tmux("new-session", "-d", "-x", "150", "-y", "40", launch)
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") || strings.Contains(s, ">") }, "the prompt")
-	tmux("send-keys", "-l", "run it")
-	time.Sleep(300 * time.Millisecond)
+	harness.Type(t, tmux, "run it")
 	tmux("send-keys", "Enter")
 	// Measured with 2.1.330: "2. Yes, and don’t ask again for: git *".
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "2. Yes, and don’t ask again for: git *") }, "the permission question")
-	time.Sleep(500 * time.Millisecond) // the menu takes keys once drawn whole
-	tmux("send-keys", "2")
+	const question = "2. Yes, and don’t ask again for: git *"
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, question) }, "the permission question")
+	// The menu takes keys once set up, after it is drawn: 2 is taken
+	// once the question is gone.
+	harness.Press(t, tmux, func(s string) bool { return !strings.Contains(s, question) }, "the answer taken", "2")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-asked") }, "the reply")
-	tmux("send-keys", "-l", "/exit")
-	time.Sleep(300 * time.Millisecond)
+	harness.Type(t, tmux, "/exit")
 	tmux("send-keys", "Enter")
 	local := filepath.Join(proj, ".claude", "settings.local.json")
 	var said []byte
 	// claudebox's end says how to resume the session only where Claude
 	// Code's own line on the terminal does not.
-	for deadline := time.Now().Add(30 * time.Second); !bytes.Contains(said, []byte("claudebox --keep-permissions)")); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); !bytes.Contains(said, []byte("claudebox --keep-permissions)")); time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("claudebox's end said:\n%s", said)
 		}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -58,12 +57,10 @@ func TestReplayNetworkQuietExit(t *testing.T) {
 	launch := "env ANTHROPIC_BASE_URL=" + api.URL + " ANTHROPIC_API_KEY=" + key + " " + harness.NoResolve + " TERM=xterm-256color claudebox 2>" + errFile + "; echo SESSION-ENDED; sleep 60"
 	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") || strings.Contains(s, ">") }, "the prompt")
-	tmux("send-keys", "-l", "hello")
-	time.Sleep(300 * time.Millisecond)
+	harness.Type(t, tmux, "hello")
 	tmux("send-keys", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-quiet") }, "the fake reply")
-	tmux("send-keys", "-l", "/exit")
-	time.Sleep(300 * time.Millisecond)
+	harness.Type(t, tmux, "/exit")
 	tmux("send-keys", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "SESSION-ENDED") }, "the session's end")
 	b, _ := os.ReadFile(errFile)

@@ -151,8 +151,7 @@ func TestSandboxInteractive(t *testing.T) {
 	if strings.Contains(screen, "trust") || strings.Contains(screen, "Choose the text style") || strings.Contains(screen, "API key") {
 		t.Fatalf("the sandbox asked again:\n%s", screen)
 	}
-	tmux("send-keys", "-l", "hello from tmux")
-	time.Sleep(300 * time.Millisecond)
+	harness.Type(t, tmux, "hello from tmux")
 	tmux("send-keys", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-tmux") }, "the fake reply")
 
@@ -585,14 +584,10 @@ func TestSandboxClaudeCtrlC(t *testing.T) {
 	before := flags()
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox; echo EX''IT-$?", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
-	tmux("send-keys", "-l", "hello")
-	time.Sleep(300 * time.Millisecond)
+	harness.Type(t, tmux, "hello")
 	tmux("send-keys", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-ctrlc") }, "the fake reply")
-	tmux("send-keys", "C-c")
-	time.Sleep(300 * time.Millisecond)
-	tmux("send-keys", "C-c")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "EXIT-0") }, "Claude to end on Ctrl-C")
+	harness.CtrlCTwice(t, tmux, func(s string) bool { return strings.Contains(s, "EXIT-0") }, "Claude to end on Ctrl-C")
 	tmux("send-keys", "echo AL''IVE", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "ALIVE") }, "the shell after Claude")
 	if after := flags(); after != before {
