@@ -387,8 +387,9 @@ func TestEscapeTerminal(t *testing.T) {
 	// A resize reaches the sandbox's foreground process as SIGWINCH.
 	// Not in the interactive shell itself: job control would give the loop's
 	// sleep its own process group, the one the terminal signals.
-	tmux("send-keys", "-t", "box", `bash -c 'trap "echo WIN\"\"CH \$(stty size)" WINCH; while :; do sleep 0.1; done'`, "Enter")
-	time.Sleep(500 * time.Millisecond)
+	// Resized once the trap is set: before, SIGWINCH does nothing.
+	tmux("send-keys", "-t", "box", `bash -c 'trap "echo WIN\"\"CH \$(stty size)" WINCH; echo TR""APPED; while :; do sleep 0.1; done'`, "Enter")
+	harness.WaitScreen(t, harness.TmuxTarget(tmux, "box"), func(s string) bool { return strings.Contains(s, "TRAPPED") }, "the trap set")
 	tmux("resize-window", "-t", "box", "-x", "100", "-y", "25")
 	harness.WaitScreen(t, harness.TmuxTarget(tmux, "box"), func(s string) bool { return strings.Contains(s, "WINCH 25 100") }, "SIGWINCH inside the sandbox")
 }
@@ -434,22 +435,18 @@ func TestEscapeConcurrentSessions(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "two")
 	h.Write(filepath.Join(proj, "README"), "two\n")
-	long := h.Command(proj, nil, "claudebox", "--shell", "-c", `sleep 2; if echo evil > .envrc 2>/dev/null; then echo CREATED; else echo BLOCKED; fi`)
-	var out strings.Builder
-	long.Stdout = &out
-	if err := long.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(500 * time.Millisecond)
+	// The first runs until the second has ended: by files, not by time,
+	// which a loaded machine outlasts.
+	_, out, exited := harness.StartSession(t, h, proj, `touch started; until [ -e done ]; do sleep 0.05; done; if echo evil > .envrc 2>/dev/null; then echo CREATED; else echo BLOCKED; fi`)
 	h.Inside(proj, nil, "true") // a second session starts and ends meanwhile
-	time.Sleep(500 * time.Millisecond)
 	if !instance.IsPlaceholder(filepath.Join(proj, ".envrc")) {
 		t.Errorf("the .envrc placeholder was removed while a session still runs")
 	}
-	if err := long.Wait(); err != nil {
+	harness.TouchDone(t, proj)
+	if err := <-exited; err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.TrimSpace(out.String()); got != "BLOCKED" {
+	if got := out.String(); !strings.Contains(got, "BLOCKED") || strings.Contains(got, "CREATED") {
 		t.Errorf("the running session could create .envrc after the other ended: %s", got)
 	}
 	harness.NoPlaceholders(t, proj)

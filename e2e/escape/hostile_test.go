@@ -159,7 +159,7 @@ func TestHostileInstance(t *testing.T) {
 				for i, a := range c.args {
 					args[i] = strings.ReplaceAll(a, "GONE", gone)
 				}
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
 				// A hang must fail the test, not stall it.
 				plain := h.Command(dir, []string{"ANTHROPIC_API_KEY=sk-test"}, "claudebox", args...)

@@ -141,7 +141,7 @@ func TestForeignTerminalLaunch(t *testing.T) {
 		t.Fatalf("tmux: %v: %s", err, out)
 	}
 	var screen []byte
-	for deadline := time.Now().Add(20 * time.Second); !bytes.Contains(screen, []byte("exit=")); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); !bytes.Contains(screen, []byte("exit=")); time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			break
 		}

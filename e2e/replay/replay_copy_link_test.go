@@ -70,7 +70,7 @@ func TestReplayCopySwappedForLink(t *testing.T) {
 	// read waits until the launch opens fifo to read it, then swaps path
 	// back and lets the read end; false when the launch ended first.
 	read := func(fifo string, back ...string) bool {
-		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 			w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 			if errors.Is(err, syscall.ENXIO) {
 				if strings.Contains(tmux("capture-pane", "-p", "-t", "x"), "EXIT=") {

@@ -300,15 +300,14 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "doomed")
 	h.Write(filepath.Join(proj, "README"), "doomed\n")
 	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
-	session := h.Command(proj, nil, "claudebox", "--shell", "-c", "touch started; sleep 3")
+	// It runs until the test is done with it: a session of a fixed time
+	// could end, on a loaded machine, before the --gc beside it.
+	session := h.Command(proj, nil, "claudebox", "--shell", "-c", "touch started; until [ -e done ]; do sleep 0.05; done")
 	if err := session.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !paths.Exists(filepath.Join(proj, "started")); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the session did not start")
-		}
-	}
+	t.Cleanup(func() { session.Process.Kill() })
+	harness.WaitFor(t, "the session to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) })
 	if !instance.InUse(inst) {
 		t.Fatal("the running session does not hold its instance's lock")
 	}
@@ -324,6 +323,7 @@ func TestSandboxGCSkipsRunningSession(t *testing.T) {
 	if !paths.Exists(filepath.Join(inst, instance.RootFile)) {
 		t.Fatal("the running session's instance was removed")
 	}
+	harness.TouchDone(t, proj+"-elsewhere")
 	session.Wait()
 	out, err = h.Command(h.Home, nil, "claudebox", "--gc").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "removed "+inst+" ") || paths.Exists(inst) {
