@@ -1,6 +1,7 @@
 package hostcmds
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,8 +46,16 @@ func TestReplayReview25MoveCarriesRecords(t *testing.T) {
 	}
 	kinds, _ := os.ReadDir(filepath.Join(h.Home, ".claudebox"))
 	for _, k := range kinds {
-		if _, err := os.Lstat(filepath.Join(h.Home, ".claudebox", k.Name(), instance.Hash(old))); err == nil {
-			t.Errorf("~/.claudebox/%s keeps a record under the old root's hash", k.Name())
+		kept := filepath.Join(h.Home, ".claudebox", k.Name(), instance.Hash(old))
+		if _, err := os.Lstat(kept); err == nil {
+			// What it holds, and what the session said, tell which step
+			// left it (CI saw moved-aside's once, at a load of 21).
+			var held []string
+			filepath.WalkDir(kept, func(p string, _ fs.DirEntry, _ error) error {
+				held = append(held, p)
+				return nil
+			})
+			t.Errorf("~/.claudebox/%s keeps a record under the old root's hash: %s\nthe session said:\n%s", k.Name(), strings.Join(held, "\n"), out)
 		}
 	}
 }
