@@ -1291,6 +1291,11 @@ type taskTexts struct {
 	hooks          map[string][]string
 	nested         map[string]repository
 	commands, runs map[string]*taskIndex
+	// listed are the names in each directory task files name files
+	// from (follow), read once for all of them: a session's thousand
+	// package.json files below a top of 100,000 names would read it a
+	// thousand times.
+	listed map[string]map[string]bool
 	// left is what may still be read and indexed (maxTasksText at first).
 	left int
 	// imports are what each agent's memory imports, in turn too;
@@ -1658,7 +1663,7 @@ func (t tree) hooksIn(checkout, dir string) []string {
 // repository whose top is dir (repository.commands, or runs), made once.
 func (t tree) commandsIndex(checkout, dir string, commands []byte, runs bool) *taskIndex {
 	if t.tasks == nil {
-		return indexTask(commands, checkout, dir, true)
+		return indexTask(commands, checkout, dir, map[string]map[string]bool{})
 	}
 	t.tasks.Lock()
 	defer t.tasks.Unlock()
@@ -1671,7 +1676,7 @@ func (t tree) commandsIndex(checkout, dir string, commands []byte, runs bool) *t
 	}
 	x, ok := (*made)[dir]
 	if !ok {
-		x = indexTask(commands, checkout, dir, true)
+		x = indexTask(commands, checkout, dir, t.tasks.listedDirs())
 		(*made)[dir] = x
 	}
 	return x
@@ -1755,7 +1760,15 @@ func (t tree) taskIndex(checkout, path string) *taskIndex {
 	}
 	// An agent's memory (Markdown), and what it imports, is read for its
 	// imports alone.
-	x := indexTask(b, checkout, filepath.Dir(path), !strings.EqualFold(filepath.Ext(path), ".md"))
+	var listed map[string]map[string]bool
+	switch {
+	case strings.EqualFold(filepath.Ext(path), ".md"):
+	case t.tasks != nil:
+		listed = t.tasks.listedDirs()
+	default:
+		listed = map[string]map[string]bool{}
+	}
+	x := indexTask(b, checkout, filepath.Dir(path), listed)
 	if t.tasks != nil {
 		t.tasks.left -= x.size
 		t.tasks.read[path] = x
@@ -1763,9 +1776,19 @@ func (t tree) taskIndex(checkout, path string) *taskIndex {
 	return x
 }
 
+// listedDirs is taskTexts.listed, made where none is; the caller holds
+// the lock.
+func (tt *taskTexts) listedDirs() map[string]map[string]bool {
+	if tt.listed == nil {
+		tt.listed = map[string]map[string]bool{}
+	}
+	return tt.listed
+}
+
 // indexTask indexes text, the file's in dir (relative to checkout), in
-// one pass, and, where follow, what the files it names hold (follow).
-func indexTask(text []byte, checkout, dir string, follow bool) *taskIndex {
+// one pass, and, where listed is not nil, what the files it names hold
+// (follow), each directory's names kept in listed.
+func indexTask(text []byte, checkout, dir string, listed map[string]map[string]bool) *taskIndex {
 	x := &taskIndex{words: map[string]bool{}, tails: map[string]bool{}, imports: map[string]bool{}}
 	imported := 0
 	// What it reads names from as it runs: the word after a command that
@@ -1818,8 +1841,8 @@ func indexTask(text []byte, checkout, dir string, follow bool) *taskIndex {
 	}
 	x.size = len(text)
 	x.readNames(read, checkout, dir)
-	if follow && !x.all && filepath.IsLocal(dir) {
-		x.follow(checkout, dir)
+	if listed != nil && !x.all && filepath.IsLocal(dir) {
+		x.follow(checkout, dir, listed)
 	}
 	x.sorted = slices.Sorted(maps.Keys(x.words))
 	return x
@@ -1840,14 +1863,13 @@ const maxFollowed, maxLooks = 256, 1 << 15
 // "$0")" && sh ../tools/gen). Not read: a compiled language's sources
 // (compiledSources), which a task builds rather than runs or reads
 // names from, a binary file, and past maxTaskText of one.
-func (x *taskIndex) follow(checkout, dir string) {
+func (x *taskIndex) follow(checkout, dir string, listed map[string]map[string]bool) {
 	read := map[string]bool{}
 	looks := 0
 	// The names in each directory the words are looked up from, read
 	// once: a word whose first part is none of them is no file there,
 	// without a call to the kernel (a makefile's words are mostly no
 	// file's).
-	listed := map[string]map[string]bool{}
 	in := func(d, w string) bool {
 		names, ok := listed[d]
 		if !ok {

@@ -145,7 +145,7 @@ func BenchmarkNamedByTask(b *testing.B) {
 	} {
 		b.Run(name, func(b *testing.B) {
 			for range b.N {
-				indexTask(text, checkout, ".", true)
+				indexTask(text, checkout, ".", map[string]map[string]bool{})
 			}
 		})
 	}
