@@ -1011,6 +1011,17 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved, 
 		}
 		return
 	}
+	// A stash the session left holds the checkout's uncommitted changes
+	// as its git stash found them, the user's own among them: its own
+	// hint says how to have them, the others' the rest.
+	rest := slices.DeleteFunc(slices.Clone(moved), func(m audit.Moved) bool { return stashFile(m.From) })
+	if len(rest) < len(moved) {
+		defer printable.Say(w, "hint: the stash holds what git stash took from the checkout, your uncommitted changes among them, and any stash you had before: put both back, then read git stash show -p --include-untracked before git stash pop, which writes it into the work tree")
+	}
+	if len(rest) == 0 {
+		return
+	}
+	moved = rest
 	var output []string
 	for _, m := range moved {
 		if built[m.From] && !audit.Obeys(s.plan.ObeyedNames, filepath.Base(m.From), false) {
@@ -1038,6 +1049,14 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved, 
 		printable.Say(w, "hint: git ignores %s, %s", named, rebuild)
 		printable.Say(w, "hint: if you changed one of the others yourself during the session, put it back; otherwise read it first")
 	}
+}
+
+// stashFile says whether path is a git directory's stash, refs/stash or
+// its reflog, logs/refs/stash.
+func stashFile(path string) bool {
+	refs := filepath.Dir(path)
+	return filepath.Base(path) == "stash" && filepath.Base(refs) == "refs" &&
+		(filepath.Base(filepath.Dir(refs)) == "logs" || paths.Exists(filepath.Join(filepath.Dir(refs), "HEAD")))
 }
 
 // sayWhy says why a finding named as in the plan's ObeyedNames, now at

@@ -126,3 +126,43 @@ func TestFirstDay37DirenvPlumbingNotNamed(t *testing.T) {
 		t.Errorf("direnv allow and direnv exec inside: %q", got)
 	}
 }
+
+// TestFirstDay37StashSaysWayBack: the user has uncommitted work; the
+// agent runs git stash (to try the tree clean) and leaves it. The end
+// moves the stash aside, as git stash pop would write what it holds
+// into the work tree unseen, and said only "if you changed one yourself
+// during the session, put it back; otherwise read it first" of
+// .git/refs/stash and its reflog: the user's work had gone from the
+// checkout and from git stash list, and nothing said it was in there.
+// The end says what the stash holds and how to read it and have it
+// back; the way it says works.
+func TestFirstDay37StashSaysWayBack(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "stash37")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "README"), "hello\nthe user's own work\n")
+	out := h.InsideStderr(proj, "git -c user.name=t -c user.email=t@e stash -q")
+	if strings.Contains(out, "if you changed one yourself during the session") {
+		t.Errorf("the end gives the stash the hint of a file changed:\n%s", out)
+	}
+	if !strings.Contains(out, "hint: the stash holds what git stash took from the checkout, your uncommitted changes among them, and any stash you had before: put both back, then read git stash show -p --include-untracked before git stash pop") {
+		t.Errorf("the end does not say what the stash moved aside holds:\n%s", out)
+	}
+	var back int
+	for _, line := range strings.Split(out, "\n") {
+		if cmd, ok := strings.CutPrefix(line, "    to put it back: "); ok {
+			h.Run(proj, nil, "sh", "-c", cmd)
+			back++
+		}
+	}
+	if back != 2 {
+		t.Fatalf("the end names %d ways back, want the stash's ref and reflog:\n%s", back, out)
+	}
+	if got := h.Run(proj, nil, "git", "stash", "show", "-p", "--include-untracked"); !strings.Contains(got, "+the user's own work") {
+		t.Errorf("git stash show -p after putting it back:\n%s", got)
+	}
+	h.Run(proj, nil, "git", "stash", "pop", "-q")
+	if got := h.Run(proj, nil, "cat", "README"); got != "hello\nthe user's own work\n" {
+		t.Errorf("the user's work after git stash pop: %q", got)
+	}
+}
