@@ -39,7 +39,17 @@ func (s *Session) sayHostConversations(transcripts map[string]time.Time) {
 		if strings.Contains(id, "/") {
 			return
 		}
-		if _, inside := transcripts[filepath.Join(name, id+".jsonl")]; inside || !paths.Exists(filepath.Join(host, name, id+".jsonl")) {
+		if _, inside := transcripts[filepath.Join(name, id+".jsonl")]; inside {
+			return
+		}
+		if !paths.Exists(filepath.Join(host, name, id+".jsonl")) {
+			// Claude inside said only "No conversation found with
+			// session ID", of one the end of another project's session
+			// had named.
+			if root := gc.SessionProject(s.stateDir, id, s.plan.Project.Root); root != "" {
+				printable.Say(os.Stderr, "claudebox: conversation %s is another project's: claudebox keeps each project's conversations apart", id)
+				printable.Say(os.Stderr, "hint: cd %s && claudebox --resume %s", mount.Quote(root), id)
+			}
 			return
 		}
 		printable.Say(os.Stderr, "claudebox: conversation %s is claude's on the host, not the sandbox's: claudebox keeps its own, per project", id)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -48,6 +49,26 @@ func ProjectDir(dir, name string) (count int, cwd string) {
 		}
 	})
 	return count, cwd
+}
+
+// Holds says whether one of the first max directories of the instance
+// dir holds the transcript of Claude Code's session id, a regular file.
+func Holds(dir, id string, max int) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	subs, _ := f.ReadDir(max)
+	for _, sub := range subs {
+		if !sub.IsDir() {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(dir, sub.Name(), id+".jsonl")); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // eachTranscriptIn calls fn with each regular <name>.jsonl file of the

@@ -166,3 +166,41 @@ func TestFirstDay37StashSaysWayBack(t *testing.T) {
 		t.Errorf("the user's work after git stash pop: %q", got)
 	}
 }
+
+// TestFirstDay37ResumeOtherProjectsConversation: a session's end says
+// "resume this session with: claudebox --resume ID"; the user types it
+// in another terminal, in another project, as claude --resume ID works
+// from any folder on the host. Claude inside said only "No conversation
+// found with session ID": claudebox keeps each project's conversations
+// apart. The end says whose it is and the command that resumes it, which
+// works.
+func TestFirstDay37ResumeOtherProjectsConversation(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	first := filepath.Join(h.Home, "code", "first37")
+	second := filepath.Join(h.Home, "code", "second37")
+	h.GitRepo(first)
+	h.GitRepo(second)
+	const key = "sk-ant-test-key-resume37-0123456789abcd"
+	h.Onboarded(key, first)
+	api := harness.StartFakeAPI(t, "FAKE-REPLY-resume37")
+	run := func(dir string, args ...string) (string, error) {
+		var stderr strings.Builder
+		cmd := h.Command(dir, api.Env(key), "claudebox", args...)
+		cmd.Stderr = &stderr
+		_, err := cmd.Output()
+		return stderr.String(), err
+	}
+	said, err := run(first, "-p", "hello")
+	_, id, ok := strings.Cut(said, "claudebox: resume this session with: claudebox --resume ")
+	if id, _, _ = strings.Cut(id, "\n"); err != nil || !ok || id == "" {
+		t.Fatalf("claudebox -p (%v) names no conversation to resume:\n%s", err, said)
+	}
+	said, _ = run(second, "--resume", id, "-p", "again")
+	if !strings.Contains(said, "claudebox: conversation "+id+" is another project's") || !strings.Contains(said, "hint: cd "+first+" && claudebox --resume "+id+"\n") {
+		t.Fatalf("claudebox --resume of another project's conversation does not say whose it is:\n%s", said)
+	}
+	if said, err := run(first, "--resume", id, "-p", "again"); err != nil || strings.Contains(said, "No conversation found") {
+		t.Errorf("the hint's command (%v):\n%s", err, said)
+	}
+}
