@@ -1018,6 +1018,14 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved, 
 	if len(rest) < len(moved) {
 		defer printable.Say(w, "hint: the stash holds what git stash took from the checkout, your uncommitted changes among them, and any stash you had before: put both back, then read git stash show -p --include-untracked before git stash pop, which writes it into the work tree")
 	}
+	// git's indexes of its objects, which only speed it up, git makes
+	// again: a git gc or git maintenance of the host's beside a session
+	// writes them too, and no one reads or puts back a binary file.
+	n := len(rest)
+	rest = slices.DeleteFunc(rest, func(m audit.Moved) bool { return gitObjectIndex(m.From) })
+	if len(rest) < n {
+		defer printable.Say(w, "hint: git works without a commit-graph or multi-pack-index, which only speed it up, and makes them again at its next git gc (git commit-graph write --reachable at once); a git gc or git maintenance of yours during the session writes them too")
+	}
 	if len(rest) == 0 {
 		return
 	}
@@ -1057,6 +1065,23 @@ func stashFile(path string) bool {
 	refs := filepath.Dir(path)
 	return filepath.Base(path) == "stash" && filepath.Base(refs) == "refs" &&
 		(filepath.Base(filepath.Dir(refs)) == "logs" || paths.Exists(filepath.Join(filepath.Dir(refs), "HEAD")))
+}
+
+// gitObjectIndex says whether path is one of a git directory's indexes
+// of its objects: objects/info/commit-graph, a file of
+// objects/info/commit-graphs, objects/pack/multi-pack-index.
+func gitObjectIndex(path string) bool {
+	dir, name := filepath.Dir(path), filepath.Base(path)
+	above := filepath.Base(filepath.Dir(dir))
+	switch filepath.Base(dir) {
+	case "info":
+		return above == "objects" && (name == "commit-graph" || name == "commit-graphs")
+	case "commit-graphs":
+		return above == "info"
+	case "pack":
+		return above == "objects" && name == "multi-pack-index"
+	}
+	return false
 }
 
 // sayWhy says why a finding named as in the plan's ObeyedNames, now at

@@ -204,3 +204,37 @@ func TestFirstDay37ResumeOtherProjectsConversation(t *testing.T) {
 		t.Errorf("the hint's command (%v):\n%s", err, said)
 	}
 }
+
+// TestFirstDay37HostGcCommitGraphSaysRegenerated: the user runs git gc
+// on the host while a session runs (git maintenance does so on its
+// own). The end moved the commit-graph it wrote aside, as it would one
+// the sandbox forged, with "if you changed one yourself during the
+// session, put it back; otherwise read it first": a binary file no one
+// reads, which git makes again. The end says git works without it and
+// how it is made again; it is.
+func TestFirstDay37HostGcCommitGraphSaysRegenerated(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "gc37")
+	h.GitRepo(proj)
+	_, out, exited := harness.StartSession(t, h, proj, "touch started; while ! test -e done; do sleep 0.1; done")
+	h.Run(proj, nil, "git", "-c", "gc.writeCommitGraph=true", "gc", "-q")
+	harness.TouchDone(t, proj)
+	if err := <-exited; err != nil {
+		t.Fatalf("session: %v\n%s", err, out.String())
+	}
+	end := out.String()
+	graph := filepath.Join(proj, ".git", "objects", "info", "commit-graph")
+	if !strings.Contains(end, "  "+graph+"\n") {
+		t.Fatalf("the end does not move aside the commit-graph written while the session ran:\n%s", end)
+	}
+	if strings.Contains(end, "if you changed one yourself during the session") {
+		t.Errorf("the end says to read or put back the commit-graph:\n%s", end)
+	}
+	if !strings.Contains(end, "hint: git works without a commit-graph or multi-pack-index, which only speed it up, and makes them again at its next git gc (git commit-graph write --reachable at once)") {
+		t.Errorf("the end does not say git makes the commit-graph again:\n%s", end)
+	}
+	h.Run(proj, nil, "git", "commit-graph", "write", "--reachable")
+	if got := h.Run(proj, nil, "git", "log", "--oneline"); !strings.Contains(got, "init") {
+		t.Errorf("git log with the commit-graph made again: %s", got)
+	}
+}
