@@ -168,7 +168,8 @@ func unquoted(v string) string {
 // type's name: wordsOnly) nor a name of letters alone (an identifier,
 // serviceAccountId), and none of a pattern's or prose's characters (a
 // JSON schema's "password": {"pattern": "^…$"}). A password of words
-// passes, as it does under any name.
+// passes (a schema's or a policy's words read so), as it does under a
+// name that says nothing.
 func containerValue(v string) bool {
 	return literal(v) && !strings.ContainsAny(v[:1], "$<{%*~/.#") && !strings.ContainsAny(v, " ^()[]?\\|") &&
 		!wordsOnly(v, "/-_.~+:,@") && strings.ContainsFunc(v, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') })
