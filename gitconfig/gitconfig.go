@@ -83,18 +83,26 @@ func Parse(b []byte) ([]Entry, error) {
 // RunsCommand says whether git runs the value of key (an Entry's) as a
 // command or a program: a filter's, a diff or merge driver's or tool's, an
 // alias, a pager, an editor, a credential helper, a signing program,
-// core's commands for ssh, proxies, passwords and file monitors. The
-// sections that hold git's commands are taken whole: what else they hold
-// (diff.renames) is a word no host runs, and a key of theirs a list
-// would miss is one.
+// core's commands for ssh, proxies, passwords and file monitors, what
+// git send-email asks for addresses (a kernel tree's
+// scripts/get_maintainer.pl) or sends with, imap-send's tunnel, git
+// help's and git gui's tools, git archive's compressors, a local remote's
+// upload and receive programs. The sections that hold git's commands are
+// taken whole: what else they hold (diff.renames) is a word no host runs,
+// and a key of theirs a list would miss is one.
 func RunsCommand(key string) bool {
-	section, _, _ := strings.Cut(key, ".")
+	section, rest, _ := strings.Cut(key, ".")
 	switch section {
-	case "filter", "diff", "merge", "alias", "pager", "difftool", "mergetool", "credential", "gpg":
+	case "filter", "diff", "merge", "alias", "pager", "difftool", "mergetool", "credential", "gpg",
+		"sendemail", "man", "browser", "guitool", "instaweb", "tar":
 		return true
+	case "remote":
+		name := rest[strings.LastIndexByte(rest, '.')+1:]
+		return name == "uploadpack" || name == "receivepack"
 	}
 	switch key {
-	case "core.fsmonitor", "core.pager", "core.editor", "core.sshcommand", "core.askpass", "core.gitproxy", "core.alternaterefscommand", "sequence.editor", "interactive.difffilter":
+	case "core.fsmonitor", "core.pager", "core.editor", "core.sshcommand", "core.askpass", "core.gitproxy", "core.alternaterefscommand", "sequence.editor", "interactive.difffilter",
+		"imap.tunnel", "uploadpack.packobjectshook":
 		return true
 	}
 	return false
