@@ -465,7 +465,11 @@ func InURLQuery(data []byte) bool {
 
 // urlQueries are the query and fragment of each URL in data (after
 // scheme://, what follows its first ? or #, up to a space, a quote or an
-// angle bracket), as urlQuery reads them.
+// angle bracket), as urlQuery reads them. A :// within what the last URL
+// read covers (its host and path, which lead to the same query, or its
+// query, whose fields hold the later URL's) is passed over: read again
+// from each, a line of x:// said again and again cost the square of its
+// length (64 KiB a second, a bundle of 16 MiB hours).
 func urlQueries(data []byte) iter.Seq[[]byte] {
 	var endsURL [256]bool
 	for _, c := range []byte(" \t\r\n\f\"'<>") {
@@ -473,7 +477,11 @@ func urlQueries(data []byte) iter.Seq[[]byte] {
 	}
 	ends := func(c byte) bool { return endsURL[c] }
 	return func(yield func([]byte) bool) {
+		covered := 0
 		for at := range occurrences(data, "://") {
+			if at < covered {
+				continue
+			}
 			scheme := at
 			for scheme > 0 && (isWordByte(data[scheme-1]) && data[scheme-1] != '_' || strings.IndexByte("+.-", data[scheme-1]) >= 0) {
 				scheme--
@@ -485,13 +493,14 @@ func urlQueries(data []byte) iter.Seq[[]byte] {
 			for i < len(data) && !ends(data[i]) && data[i] != '?' && data[i] != '#' {
 				i++
 			}
-			if i == len(data) || ends(data[i]) {
+			if covered = i; i == len(data) || ends(data[i]) {
 				continue
 			}
 			end := i + 1
 			for end < len(data) && !ends(data[end]) {
 				end++
 			}
+			covered = end
 			if !yield(data[i+1 : end]) {
 				return
 			}
