@@ -178,7 +178,13 @@ func (w *Watcher) Attach(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, git
 	sandbox, err := unix.PidfdOpen(info.ChildPid, 0)
 	if err != nil {
 		w.Abandon()
-		cmd.Process.Kill()
+		// A first process already gone (bwrap failed to make the
+		// sandbox, and reaped it) took its namespace with it: bwrap
+		// exits with its own status, which says why. Any other process
+		// would run unwatched.
+		if err != unix.ESRCH {
+			cmd.Process.Kill()
+		}
 		return nil
 	}
 	req, _ := json.Marshal(request{Pid: info.ChildPid, Guards: guards, Roots: roots, StandIns: standIns.Kinds, Saved: standIns.Saved, Instance: standIns.Instance, GitConfigs: gitConfigs})
