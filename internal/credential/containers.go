@@ -42,8 +42,13 @@ const maxContainer = 4 << 10
 // {"jira": "…"}, api_keys: with one entry a line, aider's api-key: list,
 // a TOML [credentials] table) were judged by their own names, which say
 // nothing, and crossed.
+//
+// A start within what an earlier one read is passed over: its values were
+// among the earlier one's, and reading each start again made a text of
+// starts cost the square of its length.
 func containerLiteral(data []byte) bool {
 	re := containerStart()
+	read := 0
 	for at := 0; at < len(data); {
 		end := bytes.IndexByte(data[at:], '\n')
 		if end < 0 {
@@ -56,18 +61,26 @@ func containerLiteral(data []byte) bool {
 		// expression costs a package.json's 2 KiB about 2 ms otherwise.
 		if lower, ascii := asciiLower(line); !ascii || holdsAny(lower, containerHints) {
 			for _, m := range re.FindAllSubmatchIndex(line, -1) {
+				if at+m[0] < read {
+					continue
+				}
 				var values []string
+				var n int
 				switch {
 				case m[2] >= 0:
-					values = flowValues(data[at+m[2]:])
+					values, n = flowValues(data[at+m[2]:])
+					n += at + m[2]
 				case m[4] >= 0:
-					values = blockValues(data[at+m[1]:], m[5]-m[4])
+					values, n = blockValues(data[at+m[1]:], m[5]-m[4])
+					n += at + m[1]
 				default:
-					values = sectionValues(data[at+m[1]:])
+					values, n = sectionValues(data[at+m[1]:])
+					n += at + m[1]
 				}
 				if slices.ContainsFunc(values, containerValue) {
 					return true
 				}
+				read = max(read, n)
 			}
 		}
 		at = end + 1
@@ -76,8 +89,9 @@ func containerLiteral(data []byte) bool {
 }
 
 // flowValues are the values of the list or table data begins with, up
-// to its closing bracket or maxContainer: its keys left out.
-func flowValues(data []byte) []string {
+// to its closing bracket or maxContainer: its keys left out; and how
+// much of data it read.
+func flowValues(data []byte) ([]string, int) {
 	depth, quote := 0, byte(0)
 	end := min(len(data), maxContainer)
 	for i := 0; i < end; i++ {
@@ -107,15 +121,18 @@ func flowValues(data []byte) []string {
 			}
 		}
 	}
-	return values
+	return values, end
 }
 
 // blockValues are the values of YAML's entries data begins with, each
 // line indented past indent (blank lines and comments between), a list's
-// item (- value) or a key's (name: value).
-func blockValues(data []byte, indent int) []string {
+// item (- value) or a key's (name: value); and how much of data it read.
+func blockValues(data []byte, indent int) ([]string, int) {
 	var values []string
-	for line := range strings.Lines(string(data[:min(len(data), maxContainer)])) {
+	n := 0
+	for l := range bytes.Lines(data[:min(len(data), maxContainer)]) {
+		n += len(l)
+		line := string(l)
 		trimmed := strings.TrimLeft(line, " \t")
 		content := strings.TrimSpace(trimmed)
 		if content == "" || content[0] == '#' {
@@ -130,15 +147,18 @@ func blockValues(data []byte, indent int) []string {
 		}
 		values = append(values, unquoted(content))
 	}
-	return values
+	return values, n
 }
 
 // sectionValues are the values of a TOML or INI section's entries data
-// begins with (name = value), up to the next section.
-func sectionValues(data []byte) []string {
+// begins with (name = value), up to the next section; and how much of
+// data it read.
+func sectionValues(data []byte) ([]string, int) {
 	var values []string
-	for line := range strings.Lines(string(data[:min(len(data), maxContainer)])) {
-		content := strings.TrimSpace(line)
+	n := 0
+	for line := range bytes.Lines(data[:min(len(data), maxContainer)]) {
+		n += len(line)
+		content := strings.TrimSpace(string(line))
 		if strings.HasPrefix(content, "[") {
 			break
 		}
@@ -146,7 +166,7 @@ func sectionValues(data []byte) []string {
 			values = append(values, unquoted(strings.TrimSpace(value)))
 		}
 	}
-	return values
+	return values, n
 }
 
 // unquoted is a scalar without its quotes, or a bare one without a
