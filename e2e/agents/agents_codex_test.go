@@ -249,9 +249,7 @@ func TestAgentCodexTUI(t *testing.T) {
 		}
 	}
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Ask Codex") }, "the prompt")
-	harness.Type(t, tmux, "say pong")
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "PONG-CHATGPT") }, "the fake reply")
+	harness.Ask(t, tmux, "say pong", func(s string) bool { return strings.Contains(s, "PONG-CHATGPT") }, "the fake reply")
 	tmux("send-keys", "C-c") // codex quits on an empty prompt
 	// Under load the reply can show before its turn ends, and a Ctrl-C
 	// then only ends the turn: pressed again while codex's prompt stands.

@@ -36,9 +36,7 @@ func TestFirstDayCtrlZNetworks(t *testing.T) {
 			tmux("send-keys", "clear; fg", "Enter")
 			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "Claude back after fg")
 			if network == "host" {
-				harness.Type(t, tmux, "hello")
-				tmux("send-keys", "Enter")
-				harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-ctrlz-host") }, "Claude to answer after fg")
+				harness.Ask(t, tmux, "hello", func(s string) bool { return strings.Contains(s, "FAKE-REPLY-ctrlz-host") }, "Claude to answer after fg")
 			}
 			harness.CtrlCTwice(t, tmux, func(s string) bool { return strings.HasSuffix(strings.TrimSpace(s), "$") }, "the shell's prompt")
 			tmux("send-keys", "echo EX''IT-$?", "Enter")

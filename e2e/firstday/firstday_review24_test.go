@@ -32,9 +32,7 @@ func TestFirstDayRewindAfterContinue(t *testing.T) {
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox --permission-mode acceptEdits", "Enter")
 	prompt := func(s string) bool { return strings.Contains(s, "❯") }
 	harness.WaitScreen(t, tmux, prompt, "the prompt")
-	harness.Type(t, tmux, "edit the README")
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-rewind") }, "the edit and the reply")
+	harness.Ask(t, tmux, "edit the README", func(s string) bool { return strings.Contains(s, "FAKE-REPLY-rewind") }, "the edit and the reply")
 	if b, _ := os.ReadFile(readme); string(b) != "EDITED-BY-THE-SESSION\n" {
 		t.Fatalf("the session did not edit the README: %q", b)
 	}

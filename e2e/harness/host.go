@@ -301,6 +301,36 @@ func Type(t *testing.T, tmux func(...string) string, text string) string {
 	return Press(t, tmux, func(s string) bool { return strings.Count(s, text) > before }, strconv.Quote(text)+" typed", "-l", text)
 }
 
+// Ask types text at Claude Code's prompt, presses Enter, and waits until
+// the screen satisfies done. Claude Code can clear what was typed as it
+// draws a notice that comes after its prompt (CI saw the text gone, no
+// reply, the prompt empty, under "Auto mode is now Claude Code's default
+// permission mode"): where the screen has not shown the text for
+// lostAfter and done is not yet satisfied, it is typed and sent again.
+// text should be found nowhere else on the screen.
+func Ask(t *testing.T, tmux func(...string) string, text string, done func(string) bool, what string) string {
+	t.Helper()
+	Type(t, tmux, text)
+	tmux("send-keys", "Enter")
+	var gone time.Time
+	return WaitScreen(t, tmux, func(s string) bool {
+		switch {
+		case done(s):
+			return true
+		case strings.Contains(s, text):
+			gone = time.Time{}
+		case gone.IsZero():
+			gone = time.Now()
+		case time.Since(gone) > lostAfter:
+			t.Logf("%q lost before it was sent, typed again, the screen showing:\n%s", text, s)
+			Type(t, tmux, text)
+			tmux("send-keys", "Enter")
+			gone = time.Time{}
+		}
+		return false
+	}, what)
+}
+
 // CtrlCTwice ends an interactive Claude Code with Ctrl-C, pressed twice
 // (once, it says to press it again), and waits until the screen
 // satisfies ended. The second must come within a second of the first,

@@ -67,11 +67,9 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 	launch := "env " + strings.Join(api.Env(key), " ") + " TERM=xterm-256color claudebox --permission-mode default 2>" + stderr + "; sleep 60"
 	tmux("new-session", "-d", "-x", "150", "-y", "40", launch)
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") || strings.Contains(s, ">") }, "the prompt")
-	harness.Type(t, tmux, "run it")
-	tmux("send-keys", "Enter")
 	// Measured with 2.1.330: "2. Yes, and don’t ask again for: git *".
 	const question = "2. Yes, and don’t ask again for: git *"
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, question) }, "the permission question")
+	harness.Ask(t, tmux, "run it", func(s string) bool { return strings.Contains(s, question) }, "the permission question")
 	// The menu takes keys once set up, after it is drawn: 2 is taken
 	// once the question is gone.
 	harness.Press(t, tmux, func(s string) bool { return !strings.Contains(s, question) }, "the answer taken", "2")

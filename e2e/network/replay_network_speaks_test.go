@@ -57,9 +57,7 @@ func TestReplayNetworkQuietExit(t *testing.T) {
 	launch := "env ANTHROPIC_BASE_URL=" + api.URL + " ANTHROPIC_API_KEY=" + key + " " + harness.NoResolve + " TERM=xterm-256color claudebox 2>" + errFile + "; echo SESSION-ENDED; sleep 60"
 	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") || strings.Contains(s, ">") }, "the prompt")
-	harness.Type(t, tmux, "hello")
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-quiet") }, "the fake reply")
+	harness.Ask(t, tmux, "hello", func(s string) bool { return strings.Contains(s, "FAKE-REPLY-quiet") }, "the fake reply")
 	harness.Type(t, tmux, "/exit")
 	tmux("send-keys", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "SESSION-ENDED") }, "the session's end")

@@ -151,9 +151,7 @@ func TestSandboxInteractive(t *testing.T) {
 	if strings.Contains(screen, "trust") || strings.Contains(screen, "Choose the text style") || strings.Contains(screen, "API key") {
 		t.Fatalf("the sandbox asked again:\n%s", screen)
 	}
-	harness.Type(t, tmux, "hello from tmux")
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-tmux") }, "the fake reply")
+	harness.Ask(t, tmux, "hello from tmux", func(s string) bool { return strings.Contains(s, "FAKE-REPLY-tmux") }, "the fake reply")
 
 	history := filepath.Join(instance.Dir(filepath.Join(h.Home, ".claudebox"), proj), "history.jsonl")
 	deadline := time.Now().Add(10 * time.Second)
@@ -584,9 +582,7 @@ func TestSandboxClaudeCtrlC(t *testing.T) {
 	before := flags()
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox; echo EX''IT-$?", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
-	harness.Type(t, tmux, "hello")
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-ctrlc") }, "the fake reply")
+	harness.Ask(t, tmux, "hello", func(s string) bool { return strings.Contains(s, "FAKE-REPLY-ctrlc") }, "the fake reply")
 	harness.CtrlCTwice(t, tmux, func(s string) bool { return strings.Contains(s, "EXIT-0") }, "Claude to end on Ctrl-C")
 	tmux("send-keys", "echo AL''IVE", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "ALIVE") }, "the shell after Claude")
