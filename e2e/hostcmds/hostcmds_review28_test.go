@@ -2,6 +2,7 @@ package hostcmds
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,8 +157,9 @@ func TestReplayReview28KilledMove(t *testing.T) {
 			id := "20261130-0000-4000-8000-000000000002"
 			turn := fmt.Sprintf(`{"type":"user","cwd":%q,"sessionId":%q,"uuid":"u1","parentUuid":null,"timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"hi"}}`, old, id)
 			dir := gc.ClaudeProjectDir(old)
-			if _, err := harness.ShellAfterSnapshot(t, h, old, `echo '{"display":"prompt at the old place"}' >> "$HOME/.claude/history.jsonl"
-				mkdir -p ~/.claude/projects/`+dir+`; echo '`+turn+`' > ~/.claude/projects/`+dir+`/`+id+`.jsonl; echo x > notes.txt`); err != nil {
+			said, err := harness.ShellAfterSnapshot(t, h, old, `echo '{"display":"prompt at the old place"}' >> "$HOME/.claude/history.jsonl"
+				mkdir -p ~/.claude/projects/`+dir+`; echo '`+turn+`' > ~/.claude/projects/`+dir+`/`+id+`.jsonl; echo x > notes.txt`)
+			if err != nil {
 				t.Fatal(err)
 			}
 			moved := filepath.Join(h.Home, "work", "proj")
@@ -197,7 +199,16 @@ func TestReplayReview28KilledMove(t *testing.T) {
 				t.Error("the move's staging directory outlived it")
 			}
 			if left := recordsOf(state, instance.Hash(old)); len(left) > 0 {
-				t.Errorf("records under the old root's hash outlived the move: %v", left)
+				// What they hold, and what the session said, tell which
+				// step left them (CI saw moved-aside's once, at a load of 5).
+				var held []string
+				for _, r := range left {
+					filepath.WalkDir(filepath.Join(state, r), func(p string, _ fs.DirEntry, _ error) error {
+						held = append(held, p)
+						return nil
+					})
+				}
+				t.Errorf("records under the old root's hash outlived the move: %v\n%s\nthe session said:\n%s", left, strings.Join(held, "\n"), said)
 			}
 			if out, err := h.Bounded(moved, "--shell", "-c", "true"); err != nil {
 				t.Errorf("the next launch at the new place: %v\n%s", err, out)
