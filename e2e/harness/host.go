@@ -292,6 +292,53 @@ func Press(t *testing.T, tmux func(...string) string, done func(string) bool, wh
 	}, what)
 }
 
+// Choose moves the cursor of the menu on the screen (the last line with
+// "❯") to the line that holds option, one Up or Down at a time, presses
+// Enter there, and waits until the screen satisfies done. A key is sent
+// once the cursor shows the last one taken, or again where the screen
+// stayed as it was for lostAfter. A digit's shortcut is not used: CI saw
+// "2" pressed as a permission menu appeared leave the cursor on "4. No".
+func Choose(t *testing.T, tmux func(...string) string, option string, done func(string) bool, what string) string {
+	t.Helper()
+	var sentOn, last string
+	var since time.Time
+	return WaitScreen(t, tmux, func(s string) bool {
+		if done(s) {
+			return true
+		}
+		lines := strings.Split(s, "\n")
+		cursor, at := -1, -1
+		for i, l := range lines {
+			if strings.Contains(l, "❯") {
+				cursor = i
+			}
+			if strings.Contains(l, option) {
+				at = i
+			}
+		}
+		if cursor < 0 || at < 0 {
+			return false
+		}
+		key := "Enter"
+		if at > cursor {
+			key = "Down"
+		} else if at < cursor {
+			key = "Up"
+		}
+		moved := lines[cursor] != sentOn
+		if since.IsZero() || moved || s == last && time.Since(since) > lostAfter {
+			if !since.IsZero() && !moved {
+				t.Logf("%s lost, sent again, the screen showing:\n%s", key, s)
+			}
+			tmux("send-keys", key)
+			sentOn, last, since = lines[cursor], tmux("capture-pane", "-p"), time.Now()
+		} else if s != last {
+			last, since = s, time.Now()
+		}
+		return false
+	}, what)
+}
+
 // Type types text on the pane (send-keys -l) and waits until the screen
 // shows it once more than before, typing it again where it was lost
 // (Press).

@@ -70,9 +70,7 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 	// Measured with 2.1.330: "2. Yes, and don’t ask again for: git *".
 	const question = "2. Yes, and don’t ask again for: git *"
 	harness.Ask(t, tmux, "run it", func(s string) bool { return strings.Contains(s, question) }, "the permission question")
-	// The menu takes keys once set up, after it is drawn: 2 is taken
-	// once the question is gone.
-	harness.Press(t, tmux, func(s string) bool { return !strings.Contains(s, question) }, "the answer taken", "2")
+	harness.Choose(t, tmux, question, func(s string) bool { return !strings.Contains(s, question) }, "the answer taken")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-asked") }, "the reply")
 	harness.Type(t, tmux, "/exit")
 	tmux("send-keys", "Enter")
