@@ -89,7 +89,7 @@ func commandText(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || PrivateKey(data) || signedToken(data)
+		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || PrivateKey(data) || signedToken(data) || serviceToken(data)
 }
 
 // injected says judge holds for a command a Gemini CLI custom command's
@@ -283,7 +283,7 @@ func assignedLiteral(data []byte) bool {
 // the expressions take for an s and lower case does not spell so, is
 // matched whole.
 func InScript(data []byte) bool {
-	if PrivateKey(data) || signedToken(data) {
+	if PrivateKey(data) || signedToken(data) || serviceToken(data) {
 		return true
 	}
 	if bytes.Contains(data, []byte("ſ")) {
@@ -713,7 +713,7 @@ func InDocument(data []byte) bool {
 	if front, ok := frontMatter(data); ok && InSettings(front) {
 		return true
 	}
-	return PrivateKey(data) || signedToken(data) || codeInProse(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return PrivateKey(data) || signedToken(data) || serviceToken(data) || codeInProse(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
@@ -952,7 +952,7 @@ func unescaped(data []byte) ([]byte, bool) {
 
 // inSettings is InSettings of data as written.
 func inSettings(data []byte) bool {
-	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) || PrivateKey(data) || signedToken(data) {
+	if bytes.Contains(bytes.ToLower(data), []byte("machine")) && netrcCredential().Match(data) || PrivateKey(data) || signedToken(data) || serviceToken(data) {
 		return true
 	}
 	// A program given a password as an option or a word in its place
@@ -1163,7 +1163,7 @@ func InCode(data []byte) bool {
 
 // inCode is InCode of data as written.
 func inCode(data []byte) bool {
-	if PrivateKey(data) || signedToken(data) {
+	if PrivateKey(data) || signedToken(data) || serviceToken(data) {
 		return true
 	}
 	for group, tokens := range codeTokens {

@@ -1,0 +1,52 @@
+package secrets
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview38InServiceTokensByShape: the tokens of the services a
+// Claude Code user most often keeps beside it (Hugging Face's hf_,
+// OpenAI's sk-…T3BlbkFJ…, Groq's gsk_, Tavily's tvly-, a Telegram bot's
+// 123456789:AA…, Docker Hub's dckr_pat_) were known by no prefix, and
+// under a name that says nothing or in prose ("- HF token: hf_…" in
+// CLAUDE.md, as a # note saves it) crossed: only a few services'
+// prefixes (ghp_, sk-ant-, xoxb-, AKIA, …) were. The attack, from
+// inside: read them. Proof: none is inside and the launch names each; a
+// skill that names hf_hub_download and sk-learn still is.
+func TestReplayReview38InServiceTokensByShape(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	claude := filepath.Join(h.Home, ".claude")
+	skill := filepath.Join(claude, "skills", "research")
+	h.Write(filepath.Join(claude, "CLAUDE.md"), "# Notes\n\n- HF token: hf_R38claudeMdHfaB3dE5gH7jK9mN1pQ2rS4\n")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: research\ndescription: search the web\n---\nSearch with Tavily, key 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\n")
+	h.Write(filepath.Join(skill, "notes.txt"), "openai 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\n")
+	h.Write(filepath.Join(skill, "config.json"), `{"groq": "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"}`+"\n")
+	h.Write(filepath.Join(skill, "notify.py"), "import requests\n\nBOT = \"123456789:AAR38scriptTelegramaB3dE5gH7jK9mN1p\"\nrequests.post(f\"https://api.telegram.org/bot{BOT}/sendMessage\", data={\"chat_id\": 1, \"text\": \"done\"})\n")
+	h.Write(filepath.Join(claude, "commands", "push.md"), "---\ndescription: push the image\n---\nLog in to Docker Hub as ops with dckr_pat_R38commandDockeraB3dE5gH7jK, then push.\n")
+	h.Write(filepath.Join(claude, "skills", "models", "SKILL.md"), "---\nname: models\ndescription: models\n---\nDownload with `hf_hub_download(repo_id, filename)`; fit with sk-learn (R38-HARMLESS-NAMES).\n")
+	b, err := h.Command(proj, nil, "claudebox", "--shell", "-c", "grep -rhoa 'R38[A-Za-z-]*' ~/.claude 2>/dev/null; true").CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
+	}
+	t.Log(out)
+	for _, secret := range []string{"R38claudeMdHf", "R38skillTavily", "R38notesOpenAi", "R38configGroq", "R38scriptTelegram", "R38commandDocker"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a service's token known by its shape is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R38-HARMLESS-NAMES") {
+		t.Errorf("inside, want the skill that names hf_hub_download and sk-learn")
+	}
+	for _, f := range []string{"CLAUDE.md", "research/SKILL.md", "research/notes.txt", "research/config.json", "research/notify.py", "push.md"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("the launch does not name %s", f)
+		}
+	}
+}

@@ -1,0 +1,118 @@
+package credential
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestServiceTokensByShape: the tokens of services TokenPrefixes did not
+// know, under a name that says nothing or in prose, were judged none by
+// every judge; identifiers that begin as they do are still none.
+func TestServiceTokensByShape(t *testing.T) {
+	pad := func(prefix, alphabet string, n int) string {
+		var b strings.Builder
+		b.WriteString(prefix)
+		for i := range n {
+			b.WriteByte(alphabet[(i*7+3)%len(alphabet)])
+		}
+		return b.String()
+	}
+	const alnum = "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zC"
+	const hex = "0123456789abcdef"
+	const upper = "QYQSZGP023456789ACDEFHJKLMNRTUVWX"
+	tokens := []string{
+		pad("hf_", alnum, 34),
+		pad("sk-", alnum, 20) + "T3BlbkFJ" + pad("", alnum, 20),
+		pad("sk-proj-", alnum, 40) + "T3BlbkFJ" + pad("", alnum, 40),
+		pad("sk-", alnum, 48),
+		pad("sk-", hex, 32),
+		pad("sk-or-v1-", hex, 64),
+		pad("sk-svcacct-", alnum, 40),
+		pad("sk_", hex, 48),
+		pad("sk_test_", alnum, 24),
+		pad("whsec_", alnum, 32),
+		pad("gsk_", alnum, 52),
+		pad("xai-", alnum, 80),
+		pad("pplx-", alnum, 48),
+		pad("tvly-dev-", alnum, 32),
+		pad("tvly-", alnum, 32),
+		pad("fc-", hex, 32),
+		pad("r8_", alnum, 37),
+		pad("nvapi-", alnum, 64),
+		pad("lsv2_pt_", hex, 32) + "_" + pad("", hex, 10),
+		pad("ntn_", alnum, 46),
+		pad("secret_", alnum, 43),
+		pad("lin_api_", alnum, 40),
+		pad("ATATT3x", alnum, 180),
+		pad("figd_", alnum, 40),
+		pad("dckr_pat_", alnum, 27),
+		pad("dop_v1_", hex, 64),
+		pad("shpat_", hex, 32),
+		pad("PMAK-", hex, 24) + "-" + pad("", hex, 34),
+		pad("SG.", alnum, 22) + "." + pad("", alnum, 43),
+		pad("key-", hex, 32),
+		pad("tskey-auth-", alnum, 12) + "-" + pad("", alnum, 30),
+		pad("glsa_", alnum, 32) + "_" + pad("", hex, 8),
+		pad("dp.st.prd.", alnum, 43),
+		pad("xapp-1-A0", alnum, 40),
+		pad("ya29.", alnum, 100),
+		pad("sntryu_", hex, 64),
+		pad("sbp_", hex, 40),
+		pad("rubygems_", hex, 48),
+		pad("pul-", hex, 40),
+		pad("AGE-SECRET-KEY-1", upper, 58),
+		"123456789:" + pad("AA", alnum, 33),
+	}
+	for _, tok := range tokens {
+		for _, c := range []struct{ shape, text string }{
+			{"prose", "- my key: " + tok + "\n"},
+			{"settings", `{"service": "` + tok + `"}` + "\n"},
+			{"code", "CLIENT = make_client(\"" + tok + "\")\n"},
+		} {
+			var got bool
+			switch c.shape {
+			case "prose":
+				got = InDocument([]byte(c.text))
+			case "settings":
+				got = InSettings([]byte(c.text))
+			case "code":
+				got = InCode([]byte(c.text)) && InScript([]byte(c.text)) && InCommand([]byte(c.text))
+			}
+			if !got {
+				t.Errorf("%s: %q holds no credential, want one", c.shape, c.text)
+			}
+		}
+	}
+	for _, text := range []string{
+		"Download with hf_hub_download(repo_id, filename) and fit with sk-learn.\n",
+		"A key-value store; the secret_key_base of Rails; sk-" + strings.Repeat("abcdefgh", 5) + ".\n",
+		"SG.Bizarre and key-" + strings.Repeat("g", 32) + " and fc-" + pad("", hex, 31) + "\n",
+		"Gemini CLI's installed-app client 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; met at 12:30:00, ticket 123456789:AAshort, build 1234567:" + pad("AA", alnum, 33) + "\n",
+		"#" + pad("hf_", alnum, 34) + "x_" + "\n" + "id=" + "x" + pad("hf_", alnum, 34) + "\n",
+		"tvly-" + strings.Repeat("search", 6) + " and ATATT3x" + strings.Repeat("a", 20) + "\n",
+	} {
+		if InDocument([]byte(text)) || InSettings([]byte(text)) || InCode([]byte(text)) {
+			t.Errorf("%q holds a credential, want none", text)
+		}
+	}
+}
+
+// BenchmarkServiceToken: a minified bundle's words, none a token.
+func BenchmarkServiceToken(b *testing.B) {
+	data := []byte(strings.Repeat("function(e){return sk_handler(e.key,hf_cache)};var tvly=dp.state,SG=glc_x;", 16<<20/76))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if serviceToken(data) {
+			b.Fatal("a bundle holds a token")
+		}
+	}
+}
+
+// BenchmarkInCodeBundle: InCode of the same bundle, for scale.
+func BenchmarkInCodeBundle(b *testing.B) {
+	data := []byte(strings.Repeat("function(e){return sk_handler(e.key,hf_cache)};var tvly=dp.state,SG=glc_x;", 16<<20/76))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		InCode(data)
+	}
+}
