@@ -1879,6 +1879,13 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 		if err != nil || !filepath.IsLocal(rel) {
 			continue
 		}
+		// Gone since the scan (a stand-in the cleanup beside this took
+		// away under its aside name, a path below one moved before it):
+		// nothing of it is left in place to say, and no folder is made
+		// for it in dest, which would stay there empty.
+		if gone(at, rel) {
+			continue
+		}
 		to := filepath.Join(dest, rel)
 		if err := os.MkdirAll(filepath.Dir(to), 0o700); err != nil {
 			errs = append(errs, err)
@@ -1886,10 +1893,7 @@ func MoveAside(root, dest string, paths []string) ([]Moved, error) {
 		}
 		err = moveFile(at, rel, to, scratch, &budget)
 		if errors.Is(err, fs.ErrNotExist) && gone(at, rel) {
-			// Gone since the scan (a stand-in the cleanup beside this
-			// took away under its aside name, a path below one moved
-			// before it): nothing of it is left in place to say.
-			continue
+			continue // gone meanwhile
 		}
 		var left notRemoved
 		if errors.As(err, &left) {

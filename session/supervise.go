@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
@@ -926,6 +927,15 @@ func (s *Session) showAgain(hidden []audit.Hidden) {
 // are the files git ignores that the session wrote (ignoredWrittenFiles);
 // instead, if not nil, is said in place of the hint once they are moved.
 func (s *Session) reportFindings(root, dir string, found []string, built map[string]bool, instead []string) {
+	// The walk may have seen a stand-in the cleanup beside it was
+	// removing, under its aside name (untrusted.RemoveIf): gone once the
+	// cleanup ended, it is no finding to name, nor one to make a folder
+	// for in moved-aside, which stayed there empty (and --move left it
+	// under the old root's hash).
+	found = slices.DeleteFunc(slices.Clone(found), func(p string) bool { return goneFrom(root, p) })
+	if len(found) == 0 {
+		return
+	}
 	w := os.Stderr
 	if s.reportOnly {
 		printable.Say(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
@@ -949,6 +959,17 @@ func (s *Session) reportFindings(root, dir string, found []string, built map[str
 			printable.Say(w, "claudebox: left in place, could not move it aside: %s", line)
 		}
 	}
+}
+
+// goneFrom says nothing is at path, beneath root, or at a directory above
+// it, reached without a symlink.
+func goneFrom(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return false
+	}
+	_, err = untrusted.Lstat(root, rel)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // listedPerDir is how many of what was moved aside from one directory of
