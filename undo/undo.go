@@ -715,9 +715,20 @@ func (st store) addTrackedIgnored(ctx context.Context, p instance.Project, work,
 	return err
 }
 
+// rawAttributes, the store's info/attributes, which take precedence over
+// every other, has its git take each file as it is: no clean filter, line
+// ending or encoding of the checkout's .gitattributes or the user's. A
+// snapshot is taken as the session starts, and its git ran the user's
+// filters on what the session was writing: nbstripout's "python3" -m
+// nbstripout, from the checkout's top, imported the session's
+// nbstripout.py there; and --undo restored a filter's output, not the
+// file.
+const rawAttributes = "* -text -filter -ident -working-tree-encoding\n"
+
 // init makes the store's git directory, whose objects fall back on the
 // project's, and gives it the project's own exclusions (info/exclude,
-// guarded in every sandbox), so that it ignores what the project ignores.
+// guarded in every sandbox), so that it ignores what the project ignores,
+// and rawAttributes.
 func (st store) init(p instance.Project) error {
 	if err := os.MkdirAll(st.dir, 0o700); err != nil {
 		return err
@@ -754,6 +765,9 @@ func (st store) init(p instance.Project) error {
 	}
 	exclude, _ := untrusted.ReadFile(filepath.Join(common, "info"), "exclude", 1<<20)
 	os.MkdirAll(filepath.Join(st.gitDir, "info"), 0o700)
+	if err := writeChanged(filepath.Join(st.gitDir, "info", "attributes"), []byte(rawAttributes)); err != nil {
+		return err
+	}
 	return writeChanged(filepath.Join(st.gitDir, "info", "exclude"), exclude)
 }
 

@@ -1,0 +1,44 @@
+package hostruns
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview38SnapshotRunsNoFilter: the launch's undo snapshot
+// hashes the checkout with git on the host while the session already
+// runs, and that git obeyed the user's git configuration and the
+// checkout's attributes: a clean filter of the user's, nbstripout's
+// "python3" -m nbstripout, ran from the checkout's top on each notebook
+// it hashed, Python importing from there first. The nbstripout.py the
+// session wrote at the top as it started ran on the host before the
+// snapshot was done, no git command of the user's run (the exit moves
+// the module aside, too late). Host-side proof: the session's launch runs
+// nothing it planted.
+func TestReplayReview38SnapshotRunsNoFilter(t *testing.T) {
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "notebooks")
+	h.GitRepo(proj)
+	// nbstripout, installed for the user; as slow to start as the real
+	// one (it imports nbformat), where a checkout holds a few notebooks.
+	const passThrough = "import sys\nsys.stdout.write(sys.stdin.read())\n"
+	site := strings.TrimSpace(h.Run(proj, nil, "python3", "-c", "import site; print(site.getusersitepackages())"))
+	h.Write(filepath.Join(site, "nbstripout.py"), "import time\ntime.sleep(0.5)\n"+passThrough)
+	for i := range 16 {
+		h.Write(filepath.Join(proj, fmt.Sprintf("analysis%02d.ipynb", i)), "{}\n")
+	}
+	commitAll(h, proj, "notebooks")
+	// What nbstripout --install --global writes.
+	h.Write(filepath.Join(h.Home, ".gitconfig"), "[filter \"nbstripout\"]\n\tclean = \\\"python3\\\" -m nbstripout\n\tsmudge = cat\n")
+	h.Write(filepath.Join(h.Home, ".config", "git", "attributes"), "*.ipynb filter=nbstripout\n")
+	out := h.Plant(proj, "a module the snapshot's filter imports", `printf 'open("`+h.Marker()+`", "w")\n`+strings.ReplaceAll(passThrough, "\n", `\n`)+`' > nbstripout.py && sleep 10`)
+	if _, err := os.Lstat(h.Marker()); err == nil {
+		t.Errorf("the session's launch ran the nbstripout.py it wrote:\n%s", out)
+	}
+}

@@ -1,0 +1,36 @@
+package undo
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// A snapshot's git runs none of the user's filters, the checkout's
+// .gitattributes naming them, and takes each file as it is, line endings
+// and all: it ran the clean filter (a program of the user's the session's
+// files reached), and what it kept was the filter's output, which --undo
+// would have written back.
+func TestTakeRunsNoFilter(t *testing.T) {
+	p := repo(t, 1, 1)
+	ran := filepath.Join(t.TempDir(), "ran")
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	os.WriteFile(global, []byte("[filter \"upper\"]\n\tclean = touch "+ran+" && tr a-z A-Z\n"), 0o644)
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	os.WriteFile(filepath.Join(p.Checkout, ".gitattributes"), []byte("*.ipynb filter=upper\n*.txt text eol=lf\n"), 0o644)
+	os.WriteFile(filepath.Join(p.Checkout, "analysis.ipynb"), []byte("{\"cells\": []}\n"), 0o644)
+	os.WriteFile(filepath.Join(p.Checkout, "notes.txt"), []byte("windows\r\n"), 0o644)
+	state := t.TempDir()
+	s, err := Take(context.Background(), state, p, time.Now(), time.Now().Add(time.Hour), nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(ran); err == nil {
+		t.Error("the snapshot ran the user's clean filter")
+	}
+	if changes, err := Plan(state, p.Root, s); err != nil || len(changes) != 0 {
+		t.Errorf("Plan of the tree the snapshot read: %+v, %v", changes, err)
+	}
+}
