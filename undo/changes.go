@@ -2254,7 +2254,8 @@ func (t tree) nested(path string) bool {
 // NestedChanges is, in a checkout that is no repository (a folder of
 // them), what RecordChanges takes for findings in one (HostRun): the
 // files the session that began at wrote in the repositories below it
-// that the host runs and their rules ignore (absolute paths), and the
+// that the host runs and their rules ignore, and those their git runs
+// as its status lists them, ignored or not (absolute paths), and the
 // files it changed and set the time of back (TimeSetBack). git asks its
 // rules without their repositories' configuration, on a store of its
 // own.
@@ -2268,7 +2269,12 @@ func nestedHostRun(stateDir, checkout string, now tree) []string {
 	found := now.unreadChanged(checkout)
 	var wrote []string
 	for _, path := range slices.Sorted(maps.Keys(now.recent)) {
-		if now.nested(path) && now.hostRun(checkout, path) {
+		switch {
+		case !now.nested(path):
+		case now.importedAtTop(checkout, path) || now.runByGit(checkout, path):
+			// The git status that would name it runs it first.
+			found = append(found, filepath.Join(checkout, path))
+		case now.hostRun(checkout, path):
 			wrote = append(wrote, path)
 		}
 	}

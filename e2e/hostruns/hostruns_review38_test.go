@@ -42,3 +42,26 @@ func TestReplayReview38SnapshotRunsNoFilter(t *testing.T) {
 		t.Errorf("the session's launch ran the nbstripout.py it wrote:\n%s", out)
 	}
 }
+
+// TestReplayReview38FolderRepositoryGitRunsNewScript: as
+// TestReplayReview37GitRunsNewScript, in a folder of repositories
+// (claudebox run where no repository is, above several): a clean filter
+// of a repository's configuration runs sh tools/strip.sh, not there at
+// the launch. The exit judged what the session made in such a
+// repository by its kind and ignore rules alone, and left the new
+// tools/strip.sh to that repository's git status, which ran it on a
+// notebook whose time changed before naming it. Host-side proof: the
+// host's git status there runs nothing planted.
+func TestReplayReview38FolderRepositoryGitRunsNewScript(t *testing.T) {
+	h := harness.NewHost(t)
+	work := filepath.Join(h.Home, "work")
+	app := filepath.Join(work, "app")
+	h.GitRepo(app)
+	h.Write(filepath.Join(app, "analysis.ipynb"), "{}\n")
+	commitAll(h, app, "notebook")
+	h.Run(app, nil, "git", "config", "filter.strip.clean", "sh tools/strip.sh")
+	h.Write(filepath.Join(app, ".git", "info", "attributes"), "*.ipynb filter=strip\n")
+	h.Write(filepath.Join(work, "notes.txt"), "a folder of repositories\n")
+	out := h.Plant(work, "a new script a repository's filter runs", `sleep 2; mkdir -p app/tools && printf 'touch `+h.Marker()+`\ncat\n' > app/tools/strip.sh && touch app/analysis.ipynb`)
+	h.RunsNothingPlanted(out, app, nil, "git", "status")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -32,5 +33,28 @@ func TestTakeRunsNoFilter(t *testing.T) {
 	}
 	if changes, err := Plan(state, p.Root, s); err != nil || len(changes) != 0 {
 		t.Errorf("Plan of the tree the snapshot read: %+v, %v", changes, err)
+	}
+}
+
+// In a folder of repositories, what a repository's git runs as its status
+// lists the files (a filter's sh tools/strip.sh, the nbstripout.py at its
+// top a filter of the user's "python3" -m nbstripout imports) is a
+// finding where the session made it, though that repository's git does
+// not ignore it; a new source its git status names first stays.
+func TestNestedChangesRunByGit(t *testing.T) {
+	base := t.TempDir()
+	noUserGitConfig(t, filepath.Join(base, "home"))
+	work := filepath.Join(base, "work")
+	writeTree(t, work, map[string]string{
+		"app/.git/config": "[filter \"strip\"]\n\tclean = sh tools/strip.sh\n",
+		"app/.git/HEAD":   "ref: refs/heads/main\n",
+		"notes.txt":       "a folder of repositories\n",
+	})
+	writeTree(t, base, map[string]string{"home/.gitconfig": "[filter \"nbstripout\"]\n\tclean = \\\"python3\\\" -m nbstripout\n"})
+	began := time.Now().Add(-time.Second)
+	writeTree(t, work, map[string]string{"app/tools/strip.sh": "cat\n", "app/nbstripout.py": "\n", "app/src/new.c": "int x;\n"})
+	c := NestedChanges(t.TempDir(), work, began, nil, nil)
+	if want := []string{filepath.Join(work, "app", "nbstripout.py"), filepath.Join(work, "app", "tools", "strip.sh")}; !slices.Equal(c.HostRun, want) {
+		t.Errorf("HostRun = %q, want %q", c.HostRun, want)
 	}
 }
