@@ -1273,8 +1273,12 @@ var gitHooks = map[string]bool{
 const maxHookFiles = 64
 
 // maxTaskText bounds what is read of one task file, maxTasksText of all
-// an exit reads (35 ms to index 1 MiB, at load 11 on two cores).
-const maxTaskText, maxTasksText = 1 << 20, 64 << 20
+// an exit reads (35 ms to index 1 MiB, at load 11 on two cores; 0.3 to
+// 0.4 s a MiB of words no two alike), and maxNamedText of one with what
+// it reads names from and the files it names (readNames, follow): a
+// session's makefile naming 256 files of 1 MiB (links to one) held the
+// exit for minutes.
+const maxTaskText, maxTasksText, maxNamedText = 1 << 20, 64 << 20, 4 << 20
 
 // taskTexts are the task files and agents' memories read, by their path,
 // each indexed once: every ignored file below one asks it the same, and
@@ -1371,7 +1375,7 @@ func (t tree) namedByTask(checkout, path string) bool {
 				return true
 			}
 		}
-		if r := t.repoAt(checkout, dir); len(r.commands) > 0 && t.commandsIndex(checkout, dir, r.commands, false).names(rel) {
+		if r := t.repoAt(checkout, dir); r.unread || len(r.commands) > 0 && t.commandsIndex(checkout, dir, r.commands, false).names(rel) {
 			return true
 		}
 		if dir == "." || dir == "/" {
@@ -1413,6 +1417,11 @@ type repository struct {
 	// the top first on its path.
 	commands, runs []byte
 	pythonAtTop    bool
+	// hooksPaths are its core.hooksPath values; unread, that its
+	// configuration was past what is read of one (maxConfigsText), or of
+	// an exit's (maxTasksText): it is taken to run every file in it.
+	hooksPaths []string
+	unread     bool
 }
 
 // repositoryOf is p's repository.
@@ -1421,21 +1430,27 @@ func repositoryOf(p instance.Project) repository {
 	if common == "" {
 		return repository{}
 	}
-	return readRepository(p.GitDir, common)
+	r, _ := readRepository(p.GitDir, common, maxConfigsText)
+	return r
 }
 
 // readRepository is the repository of the git directory gitDir, whose
-// common directory is common (a linked worktree's lies elsewhere).
-func readRepository(gitDir, common string) repository {
+// common directory is common (a linked worktree's lies elsewhere), its
+// configuration read up to limit bytes; and the bytes read.
+func readRepository(gitDir, common string, limit int) (repository, int) {
 	r := repository{configs: []string{filepath.Join(common, "config"), filepath.Join(gitDir, "config.worktree")}, hooks: filepath.Join(common, "hooks")}
-	eachGitConfigEntry(append(userGitConfigs(), r.configs...), func(e gitconfig.Entry) {
+	size, whole := eachGitConfigEntry(append(userGitConfigs(), r.configs...), limit, func(e gitconfig.Entry) {
 		r.commands = append(append(r.commands, e.Value...), '\n')
 		if gitconfig.RunsCommand(e.Key) {
 			r.runs = append(append(r.runs, runWords(e.Key, e.Value)...), '\n')
 		}
 		r.pythonAtTop = r.pythonAtTop || pythonFromHere(e.Value)
+		if e.Key == "core.hookspath" && !e.NoValue {
+			r.hooksPaths = append(r.hooksPaths, e.Value)
+		}
 	})
-	return r
+	r.unread = !whole
+	return r, size
 }
 
 // runWords is what of the value of key, one git runs, may name a file of
@@ -1468,21 +1483,26 @@ func (t tree) repoAt(checkout, dir string) repository {
 	if dir == "." && len(t.repo.configs) > 0 {
 		return t.repo
 	}
+	// What the repositories below are read for counts in what an exit
+	// reads: a session's hundreds of them each read 1 MiB.
+	limit := maxConfigsText
 	if t.tasks != nil {
 		t.tasks.Lock()
 		r, ok := t.tasks.nested[dir]
+		limit = min(limit, t.tasks.left)
 		t.tasks.Unlock()
 		if ok {
 			return r
 		}
 	}
-	r := nestedRepository(checkout, dir)
+	r, size := nestedRepository(checkout, dir, limit)
 	if t.tasks != nil {
 		t.tasks.Lock()
 		if t.tasks.nested == nil {
 			t.tasks.nested = map[string]repository{}
 		}
 		t.tasks.nested[dir] = r
+		t.tasks.left -= size
 		t.tasks.Unlock()
 	}
 	return r
@@ -1491,12 +1511,13 @@ func (t tree) repoAt(checkout, dir string) repository {
 // nestedRepository is the repository whose top is dir below checkout, as
 // git there finds its git directory: dir/.git, or where a .git file's
 // gitdir: line says (a submodule's, a linked worktree's), and its common
-// directory where that one's commondir says.
-func nestedRepository(checkout, dir string) repository {
+// directory where that one's commondir says; its configuration read up
+// to limit bytes, which it returns it read.
+func nestedRepository(checkout, dir string, limit int) (repository, int) {
 	top := filepath.Join(checkout, dir)
 	fi, err := untrusted.Lstat(checkout, filepath.Join(dir, ".git"))
 	if err != nil {
-		return repository{}
+		return repository{}, 0
 	}
 	gitDir := filepath.Join(top, ".git")
 	switch {
@@ -1506,13 +1527,13 @@ func nestedRepository(checkout, dir string) repository {
 		line, _, _ := strings.Cut(string(b), "\n")
 		named, ok := strings.CutPrefix(line, "gitdir:")
 		if err != nil || !ok {
-			return repository{}
+			return repository{}, 0
 		}
 		if gitDir = strings.TrimSpace(named); !filepath.IsAbs(gitDir) {
 			gitDir = filepath.Join(top, gitDir)
 		}
 	default:
-		return repository{}
+		return repository{}, 0
 	}
 	common := gitDir
 	if b, err := untrusted.ReadFile(gitDir, "commondir", 4096); err == nil {
@@ -1520,7 +1541,7 @@ func nestedRepository(checkout, dir string) repository {
 			common = filepath.Join(gitDir, common)
 		}
 	}
-	return readRepository(filepath.Clean(gitDir), filepath.Clean(common))
+	return readRepository(filepath.Clean(gitDir), filepath.Clean(common), limit)
 }
 
 // pythonFromHere says whether command runs Python with the directory it
@@ -1578,7 +1599,14 @@ func (t tree) importedAtTop(checkout, path string) bool {
 	}
 	// A repository below reads the user's configuration, the top's
 	// commands among them, and its own.
-	return t.repo.pythonAtTop || dir != "." && t.repoAt(checkout, dir).pythonAtTop
+	if t.repo.pythonAtTop || t.repo.unread {
+		return true
+	}
+	if dir == "." {
+		return false
+	}
+	r := t.repoAt(checkout, dir)
+	return r.pythonAtTop || r.unread
 }
 
 // hooksIn lists the git hooks of a repository whose top is dir (relative
@@ -1616,7 +1644,7 @@ func (t tree) hooksIn(checkout, dir string) []string {
 	}
 	if r := t.repoAt(checkout, dir); len(r.configs) > 0 {
 		add(r.hooks, true)
-		for _, p := range gitConfigValues(r.configs, "core.hookspath") {
+		for _, p := range r.hooksPaths {
 			if home, err := os.UserHomeDir(); err == nil && strings.HasPrefix(p, "~/") {
 				p = filepath.Join(home, p[2:])
 			}
@@ -1676,7 +1704,14 @@ func (t tree) commandsIndex(checkout, dir string, commands []byte, runs bool) *t
 	}
 	x, ok := (*made)[dir]
 	if !ok {
-		x = indexTask(commands, checkout, dir, t.tasks.listedDirs())
+		if dir != "." && t.tasks.left <= 0 {
+			// Past what an exit reads, a repository below the top's
+			// commands name every file in it (repoAt).
+			x = &taskIndex{all: true}
+		} else {
+			x = indexTask(commands, checkout, dir, t.tasks.listedDirs())
+			t.tasks.left -= x.size
+		}
 		(*made)[dir] = x
 	}
 	return x
@@ -1696,7 +1731,7 @@ func (t tree) runByGit(checkout, path string) bool {
 			if dir != "." {
 				rel = path[len(dir)+1:]
 			}
-			if len(r.runs) > 0 && t.commandsIndex(checkout, dir, r.runs, true).names(rel) {
+			if r.unread || len(r.runs) > 0 && t.commandsIndex(checkout, dir, r.runs, true).names(rel) {
 				return true
 			}
 		}
@@ -1850,8 +1885,8 @@ func indexTask(text []byte, checkout, dir string, listed map[string]map[string]b
 
 // maxFollowed bounds the files one task file is taken to run or read
 // names from by naming them (follow), and maxLooks the words looked up as
-// its files whose first part is a name in the directory: past either, it
-// names every path below it.
+// its files whose first part is a name in the directory: past either, or
+// past maxNamedText read, it names every path below it.
 const maxFollowed, maxLooks = 256, 1 << 15
 
 // follow adds the words of each file the task file names, in its
@@ -1896,7 +1931,10 @@ func (x *taskIndex) follow(checkout, dir string, listed map[string]map[string]bo
 						x.all = true
 						return
 					}
-					x.size += len(b)
+					if x.size += len(b); x.size > maxNamedText {
+						x.all = true
+						return
+					}
 					from, _ := filepath.Rel(dir, filepath.Dir(p))
 					for _, f := range bytes.FieldsFunc(b, func(r rune) bool { return r > 0x7f || !pathByte(byte(r)) }) {
 						nw := filepath.Clean(strings.TrimLeft(string(f), "/"))
@@ -1950,7 +1988,7 @@ const maxNameFiles = 64
 // the task may run (a hook of .git/hooks runs at the top): a makefile's
 // sh $(NAME), NAME := $(shell cat .name), runs what .name holds, which
 // it spells nowhere. One too large to read names every path below it,
-// as do more such files than maxNameFiles.
+// as do more such files than maxNameFiles, and past maxNamedText read.
 func (x *taskIndex) readNames(files []string, checkout, dir string) {
 	if len(files) > maxNameFiles {
 		x.all = true
@@ -1960,11 +1998,10 @@ func (x *taskIndex) readNames(files []string, checkout, dir string) {
 		for d := dir; ; d = filepath.Dir(d) {
 			if p := filepath.Join(d, name); filepath.IsLocal(p) {
 				b, err := untrusted.ReadFile(checkout, p, maxTaskText)
-				if errors.Is(err, untrusted.ErrTooLarge) {
+				if x.size += len(b); errors.Is(err, untrusted.ErrTooLarge) || x.size > maxNamedText {
 					x.all = true
 					return
 				}
-				x.size += len(b)
 				for _, w := range bytes.FieldsFunc(b, func(r rune) bool { return r > 0x7f || !pathByte(byte(r)) }) {
 					if w := filepath.Clean(strings.TrimLeft(string(w), "/")); filepath.IsLocal(w) {
 						x.words[w] = true

@@ -1184,7 +1184,7 @@ func userGitConfigs() []string {
 // includeIf's file is read whatever its condition.
 func gitConfigValues(configs []string, key string) []string {
 	var values []string
-	eachGitConfigEntry(configs, func(e gitconfig.Entry) {
+	eachGitConfigEntry(configs, maxConfigsText, func(e gitconfig.Entry) {
 		if e.Key == key && !e.NoValue {
 			values = append(values, e.Value)
 		}
@@ -1193,16 +1193,29 @@ func gitConfigValues(configs []string, key string) []string {
 }
 
 // eachGitConfigEntry visits the entries of configs and of the files they
-// include, in the order git reads them (gitConfigValues).
-func eachGitConfigEntry(configs []string, visit func(gitconfig.Entry)) {
+// include, in the order git reads them (gitConfigValues), up to limit
+// bytes of them in all: it returns the bytes it read, and whether it read
+// them whole (git reads as many includes as a file names, which a
+// session's repository below the top numbered in thousands, each of
+// 1 MiB).
+func eachGitConfigEntry(configs []string, limit int, visit func(gitconfig.Entry)) (size int, whole bool) {
+	whole = true
 	seen := map[string]bool{}
 	var read func(config string, depth int)
 	read = func(config string, depth int) {
-		if seen[config] || depth > maxIncludeDepth {
+		if seen[config] || depth > maxIncludeDepth || !whole {
 			return
 		}
 		seen[config] = true
-		entries, _ := gitconfig.Read(config)
+		room := limit - size
+		b, err := untrusted.ReadFile(filepath.Dir(config), filepath.Base(config), int64(max(0, min(maxTaskText, room))))
+		if errors.Is(err, untrusted.ErrTooLarge) {
+			// One over 1 MiB is passed over, as gitconfig.Read does.
+			whole = room > maxTaskText
+			return
+		}
+		size += len(b)
+		entries, _ := gitconfig.Parse(b)
 		for i := range entries {
 			visit(entries[i])
 			for _, inc := range gitconfig.Includes(entries[i : i+1]) {
@@ -1221,10 +1234,13 @@ func eachGitConfigEntry(configs []string, visit func(gitconfig.Entry)) {
 	for _, c := range configs {
 		read(c, 0)
 	}
+	return size, whole
 }
 
-// maxIncludeDepth is how deep git follows includes before it refuses.
-const maxIncludeDepth = 10
+// maxIncludeDepth is how deep git follows includes before it refuses;
+// maxConfigsText is what is read of a repository's configuration files,
+// the user's and those they include with them.
+const maxIncludeDepth, maxConfigsText = 10, 4 << 20
 
 // blocksOpen says whether opening path, through a link as git does, may
 // wait forever: it is a FIFO or a device.
