@@ -10,9 +10,12 @@ import (
 // pgpassLine is a line of PostgreSQL's password file (host, port,
 // database, user, password, each parted by a colon, a port's number or
 // a *), under any name: PGPASSFILE names any file, and Windows keeps it
-// as pgpass.conf. Its password is the first group.
+// as pgpass.conf. Its password is the first group: as libpq reads it, to
+// the first colon a backslash does not escape, spaces and all (a field
+// escapes a colon, \:).
 var pgpassLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?m)^[^:\s#][^:\s]*:(?:[0-9]+|\*):[^:\s]+:[^:\s]+:([^:\s]+)\r?$`)
+	const char = `(?:[^:\\\s]|\\[^\r\n])`
+	return regexp.MustCompile(`(?m)^(?:[^:\\\s#]|\\[^\r\n])` + char + `*:(?:[0-9]+|\*):` + char + `+:` + char + `+:((?:[^:\\\r\n]|\\[^\r\n])+)\r?$`)
 })
 
 // pgpassPassword says text holds a line of a PostgreSQL password file
@@ -23,7 +26,7 @@ func pgpassPassword(text []byte) bool {
 		return false
 	}
 	for _, m := range pgpassLine().FindAllSubmatch(text, -1) {
-		if literal(string(m[1])) && m[1][0] != '$' {
+		if v := bytes.TrimSpace(m[1]); len(v) > 0 && literal(string(v)) && v[0] != '$' {
 			return true
 		}
 	}
