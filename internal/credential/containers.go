@@ -185,12 +185,22 @@ func unquoted(v string) string {
 // be one: a literal (not a switch, a number or nothing), not a
 // variable's reference, a template's field, a path or a schema's
 // reference (#/definitions/…), not words (a description, "string", a
-// type's name: wordsOnly) nor a name of letters alone (an identifier,
-// serviceAccountId), and none of a pattern's or prose's characters (a
-// JSON schema's "password": {"pattern": "^…$"}). A password of words
+// type's name, words a bar parts: wordsOnly) nor a name of letters alone
+// (an identifier, serviceAccountId), not prose (a space) nor a pattern
+// (a JSON schema's "password": {"pattern": "^…$"}). A password of words
 // passes (a schema's or a policy's words read so), as it does under a
-// name that says nothing.
+// name that says nothing; one holding a parenthesis, a bar, a question
+// mark, a caret, a bracket or a backslash, all taken for a pattern's,
+// crossed.
 func containerValue(v string) bool {
-	return literal(v) && !strings.ContainsAny(v[:1], "$<{%*~/.#") && !strings.ContainsAny(v, " ^()[]?\\|") &&
-		!wordsOnly(v, "/-_.~+:,@") && strings.ContainsFunc(v, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') })
+	return literal(v) && !strings.ContainsAny(v[:1], "$<{%*~/.#") && !strings.Contains(v, " ") && !patternShape().MatchString(v) &&
+		!wordsOnly(v, "/-_.~+:,@|") && strings.ContainsFunc(v, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') })
 }
+
+// patternShape is what says a value is a regular expression or a glob: an
+// anchor at either end, a class's range ([a-z]) or a class quantified
+// ([0-9]+, [A-Z]{8}), an escape's class (\d, \w, \.), any character
+// quantified (.*, .+, .{8,}), a group's (?…).
+var patternShape = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\^|\$$|\[[^\]]*-[^\]]*\]|\][*+?{]|\\[dDwWsSbB.]|\.[*+{]|\(\?`)
+})

@@ -25,3 +25,33 @@ func TestPgpassPasswordAsLibpqReadsIt(t *testing.T) {
 		}
 	}
 }
+
+// TestCredentialsListValueWithPunctuation: a password or a token in a
+// list or a table of credentials that holds a parenthesis, a bar, a
+// question mark, a caret, a bracket or a backslash is still one; only a
+// pattern (anchored, or with a class's range, an escape's class, a
+// quantified class or any character, a group's (?) and prose (a space)
+// are none. Every such value crossed, taken for a pattern.
+func TestCredentialsListValueWithPunctuation(t *testing.T) {
+	for text, want := range map[string]bool{
+		"tokens:\n  jira: Xk9(mP2)vLq77\n":                        true,
+		"passwords:\n  - \"Tr0ub4dor|3xk\"\n":                     true,
+		`{"tokens": {"jira": "Xk9?mP2vLq77"}}`:                    true,
+		`{"tokens": {"jira": "Xk9^mP2vLq77"}}`:                    true,
+		"[credentials]\njira = Xk9mP2vLq7[7]\n":                   true,
+		`{"secrets": {"db": "Xk9\\mP2vLq77"}}`:                    true,
+		`{"passwords": {"pattern": "^[a-z]+$"}}`:                  false,
+		`{"passwords": {"pattern": "[A-Za-z0-9]{12,}"}}`:          false,
+		`{"passwords": {"pattern": "^\\w{16}\\d{4}$"}}`:           false,
+		`{"passwords": {"pattern": "(?i)secret\\d+"}}`:            false,
+		`{"tokens": {"match": "ghp_[0-9a-zA-Z]+"}}`:               false,
+		`{"secrets": {"glob": "config.*"}}`:                       false,
+		`{"tokens": {"types": "image/jpeg|image/png"}}`:           false,
+		`{"credentials": {"hint": "ask the team (ops) for one"}}`: false,
+		`{"tokens": {"jira": "(see 1password)"}}`:                 false,
+	} {
+		if got := InSettings([]byte(text)); got != want {
+			t.Errorf("InSettings(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
