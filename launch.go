@@ -25,7 +25,7 @@ type launchCmd struct {
 // Run validates everything first and creates nothing until all of it is
 // known to be right; then it prepares the instance and supervises bwrap.
 func (l launchCmd) Run(home session.Home) error {
-	s, err := session.Prepare(session.Options{Home: home, Shell: l.Shell, Agent: l.Agent, Flags: l.Flags, Args: l.Args, ReadMounts: readMounts})
+	s, err := session.Prepare(session.Options{Home: home, Shell: l.Shell, Agent: l.Agent, Flags: l.Flags, Args: l.Args, ReadMounts: readMounts, Launch: !l.DryRun})
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,11 @@ package session
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // fakeProcess counts its Abandon calls.
@@ -49,4 +53,26 @@ func TestBackgroundTakenOnce(t *testing.T) {
 		b := startBackground(func() (*fakeProcess, error) { return nil, failed })
 		defer b.abandonUntaken() // a nil process is not abandoned
 	}()
+}
+
+// TestPrepareRefusedEndsWatcher: a launch's Prepare starts the guard
+// watcher first, beside the probe; one that refuses (here, the home as
+// the project) leaves no process of it behind.
+func TestPrepareRefusedEndsWatcher(t *testing.T) {
+	home := t.TempDir()
+	t.Chdir(home)
+	if _, err := Prepare(Options{Home: Home{Dir: home, State: filepath.Join(home, ".claudebox")}, Launch: true}); err == nil {
+		t.Fatal("Prepare ran in the home")
+	}
+	// A watcher left running, or exited and not reaped, is a child still.
+	time.Sleep(300 * time.Millisecond)
+	tasks, err := filepath.Glob("/proc/self/task/*/children")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range tasks {
+		if b, err := os.ReadFile(task); err == nil && strings.TrimSpace(string(b)) != "" {
+			t.Errorf("a refused Prepare left a process: %s lists %s", task, b)
+		}
+	}
 }

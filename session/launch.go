@@ -32,6 +32,7 @@ import (
 	"github.com/claudebox/claudebox/gc"
 	"github.com/claudebox/claudebox/gitconfig"
 	"github.com/claudebox/claudebox/guard"
+	"github.com/claudebox/claudebox/guardwatch"
 	"github.com/claudebox/claudebox/hardlink"
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/instance"
@@ -65,6 +66,10 @@ type Options struct {
 	// Eval makes the launch an eval run's (Args are claude's): none of
 	// the user's settings, no terminal (RunEval).
 	Eval *EvalOptions
+	// Launch says the session is to run (Run): its guard watcher starts
+	// first, its runtime's start beside the probe, which leaves the
+	// second processor mostly idle.
+	Launch bool
 }
 
 // Session is a launch worked out before it touches anything.
@@ -78,10 +83,12 @@ type Session struct {
 	// outside it (copyLinked).
 	linked []hardlink.Found
 	// phases times the launch when CLAUDEBOX_TRACE=1 asks for it.
-	phases   *phases
-	bwrap    string
-	home     string
-	stateDir string
+	phases *phases
+	// launching is the guard watcher started for Run.
+	launching *background[*guardwatch.Watcher]
+	bwrap     string
+	home      string
+	stateDir  string
 	// runFiles is the stem of the session's files in the run directory.
 	runFiles string
 	plan     mount.Plan
@@ -222,6 +229,10 @@ func (s *Session) Script() string { return s.plan.Script(s.bwrap) }
 // Run asks for what needs approval, then runs the sandbox and supervises
 // it until it ends; yes approves without asking.
 func (s *Session) Run(yes bool) error {
+	if s.launching == nil {
+		s.launching = launchWatcher()
+	}
+	defer s.launching.abandonUntaken()
 	if err := s.askApproval(yes); err != nil {
 		return err
 	}
@@ -249,8 +260,18 @@ func (s *Session) Run(yes bool) error {
 // settings (the project, its configuration, the environment, the MCP
 // servers carried in), then one probe of the host for what they need,
 // then the plan, which reads only those.
-func Prepare(o Options) (*Session, error) {
+func Prepare(o Options) (s *Session, err error) {
 	phases := newPhases()
+	if o.Launch {
+		launching := launchWatcher()
+		defer func() {
+			if err != nil {
+				launching.abandonUntaken()
+				return
+			}
+			s.launching = launching
+		}()
+	}
 	set, err := settle(o)
 	if err != nil {
 		return nil, err
@@ -259,7 +280,7 @@ func Prepare(o Options) (*Session, error) {
 	// Worktrees: released once the stand-ins stand, or when claudebox exits.
 	facts := probe.Read(set.query(o))
 	phases.done("probe")
-	s, err := plan(o, set, facts)
+	s, err = plan(o, set, facts)
 	if err != nil {
 		if facts.Worktrees != nil {
 			facts.Worktrees.Close()

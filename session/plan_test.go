@@ -109,7 +109,7 @@ func TestPlanFromFactsCreatesNothing(t *testing.T) {
 // (bwrap.go), which the launch, --check's trial and an eval run share:
 // no other file of session makes bwrap's command or its descriptors, or
 // attaches a watcher; the launch alone launches its watcher early, for
-// its runtime to start while the instance is made.
+// its runtime to start while the host is probed.
 func TestOneWayToRunBwrap(t *testing.T) {
 	only := map[string][]string{
 		"bwrapCmd": {"bwrap.go"}, "attachPlan": {"bwrap.go"}, "descriptors": {"bwrap.go"}, "Attach": {"bwrap.go"},

@@ -52,11 +52,6 @@ func (s *Session) supervise() error {
 		return err
 	}
 	defer stopGPG()
-	// The watcher's process starts first, beside the proxy and the
-	// instance: its fork, its user namespace's maps (1-6 ms) and its
-	// runtime's start are not on the launch's path.
-	launching := startBackground(guardwatch.Launch)
-	defer launching.abandonUntaken()
 	s.takeUndo()
 	defer s.undo.wait()
 	stop, err := s.startProxy()
@@ -87,7 +82,7 @@ func (s *Session) supervise() error {
 	// Taken before the phase ends, where a fault test may hold the
 	// supervisor and kill the watcher: it is then fully launched. From
 	// here it is startBwrap's: on an error it is gone.
-	watcher, err := launching.take()
+	watcher, err := s.launching.take()
 	if err != nil {
 		return err
 	}
@@ -195,6 +190,13 @@ func (s *Session) supervise() error {
 		return err
 	}
 	return nil
+}
+
+// launchWatcher starts the session's guard watcher beside the launch's
+// work: its fork, its user namespace's maps (1-6 ms) and its runtime's
+// start are not on the launch's path.
+func launchWatcher() *background[*guardwatch.Watcher] {
+	return startBackground(guardwatch.Launch)
 }
 
 // trustAhead is how long after its command started a session builds what
