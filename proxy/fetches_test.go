@@ -257,6 +257,37 @@ func TestRequestKeys(t *testing.T) {
 
 // Code Assist's calls that are no model call (its setup, quotas, metrics)
 // keep their own keys; its model calls' keys are known.
+// TestSafeguards: the safeguards Claude Code 2.1.330 sends in auto mode,
+// its default, which ask the API to check each tool call before Claude
+// Code runs it, pass (refused, auto mode cannot check an action, and
+// asks of each); a safeguard of another type, or one whose type is no
+// string, is refused, and what stands inside one is checked as the
+// messages are.
+func TestSafeguards(t *testing.T) {
+	autoMode := `{"model":"claude-opus-5-5","messages":[{"role":"user","content":"run the tests"}],"max_tokens":128000,"stream":true,` +
+		`"safeguards":[{"type":"dangerous_tool_use","classifier_context":{"v":1,"permission_mode":"auto","live_cwd":"/home/u/p","home_dir":"/home/u",` +
+		`"rules":{"allow":[],"deny":[],"ask":[]},"user_identity":null,"git_state":{"root":null,"error":"not_a_repo"},"classifier_facts":{"bashPrescreenRetry":"true"}}}]}`
+	if out, err := checked(messagesAPI, autoMode); err != nil || out != autoMode {
+		t.Errorf("auto mode's request: refused (%v) or changed: %s", err, out)
+	}
+	for _, safeguards := range []string{
+		`[{"type":"future_server_side_check"}]`,
+		`[{"Type":"dangerous_tool_use"},{"t\u0079pe":"other"}]`,
+		`[{"type":{"name":"dangerous_tool_use"}}]`,
+		`[{"type":["dangerous_tool_use"]}]`,
+		`[{"type":1}]`,
+		`[{"type":null}]`,
+		`{"type":"other"}`,
+		`[{"type":"dangerous_tool_use","classifier_context":{"mcp_servers":[{"url":"https://example.com"}]}}]`,
+		`[{"type":"dangerous_tool_use","classifier_context":{"source":{"type":"url","url":"https://example.com"}}}]`,
+	} {
+		body := `{"model":"m","messages":[],"safeguards":` + safeguards + `}`
+		if _, err := checked(messagesAPI, body); err == nil {
+			t.Errorf("passed: %s", body)
+		}
+	}
+}
+
 func TestGeminiModelCallKeys(t *testing.T) {
 	for path, refused := range map[string]bool{
 		"/v1internal:loadCodeAssist":                      false,

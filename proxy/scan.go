@@ -57,13 +57,15 @@ const (
 type place uint8
 
 const (
-	free        place = iota // no rule: a schema, a setting, a tool's text
-	anthMessage              // the Messages API: every key and type, at any depth
-	anthContent              // a content array: its blocks are anthBlock
-	anthBlock                // a content block: as anthMessage, and its source
-	anthSource               // a content block's source: its content given inline
-	anthTools                // the request's tools: each is anthTool
-	anthTool                 // a tool: as anthMessage, and its type a known one
+	free           place = iota // no rule: a schema, a setting, a tool's text
+	anthMessage                 // the Messages API: every key and type, at any depth
+	anthContent                 // a content array: its blocks are anthBlock
+	anthBlock                   // a content block: as anthMessage, and its source
+	anthSource                  // a content block's source: its content given inline
+	anthTools                   // the request's tools: each is anthTool
+	anthTool                    // a tool: as anthMessage, and its type a known one
+	anthSafeguards              // the request's safeguards: each is anthSafeguard
+	anthSafeguard               // a safeguard: as anthMessage, and its type a known one
 	oaRoot
 	oaTools // an array of tools
 	oaTool
@@ -121,6 +123,8 @@ func (s *scanner) valuePlace() (place, valueRule) {
 			return anthBlock, anyValue
 		case anthTools:
 			return anthTool, anyValue
+		case anthSafeguards:
+			return anthSafeguard, anyValue
 		case oaTools:
 			return oaTool, anyValue
 		case gTools:
@@ -129,7 +133,7 @@ func (s *scanner) valuePlace() (place, valueRule) {
 		return f.place, anyValue
 	}
 	switch f.place {
-	case anthMessage, anthBlock, anthSource, anthTool, anthContent, anthTools:
+	case anthMessage, anthBlock, anthSource, anthTool, anthContent, anthTools, anthSafeguards, anthSafeguard:
 		// A content source's content is blocks too, whose sources are
 		// checked as any block's; an object where an array belongs is
 		// checked as the message is.
@@ -140,6 +144,8 @@ func (s *scanner) valuePlace() (place, valueRule) {
 			return anthSource, f.rule
 		case f.key == "tools" && len(s.stack) == 1:
 			return anthTools, f.rule
+		case f.key == "safeguards" && len(s.stack) == 1:
+			return anthSafeguards, f.rule
 		}
 		return anthMessage, f.rule
 	case oaInput, gContent:
@@ -177,7 +183,7 @@ func (s *scanner) onKey(f *frame, raw string) error {
 	}
 	f.key, f.rule = k, anyValue
 	switch f.place {
-	case anthMessage, anthBlock, anthTool, anthContent, anthTools:
+	case anthMessage, anthBlock, anthTool, anthContent, anthTools, anthSafeguards, anthSafeguard:
 		switch k {
 		case "mcpservers":
 			return &refusal{"mcp_servers (the API's servers would connect to the MCP servers it names)"}
@@ -251,6 +257,12 @@ func (s *scanner) onString(f *frame, v string) error {
 			}
 			return &refusal{"a tool of type " + quote(printableNote(v)) + " (the API's servers would run it, and only the tools known to reach nothing outside pass: custom, " + strings.Join(knownToolFamilies, ", ") + ")"}
 		}
+		if f.place == anthSafeguards || f.place == anthSafeguard {
+			if t == "dangerous_tool_use" {
+				return nil
+			}
+			return &refusal{"a safeguard of type " + quote(printableNote(v)) + " (only dangerous_tool_use, the check of auto mode's actions, passes)"}
+		}
 		switch f.place {
 		case anthMessage, anthBlock, anthContent, anthTools:
 			if t == "url" || strings.HasPrefix(t, "web_fetch") {
@@ -295,8 +307,8 @@ func (s *scanner) onWord(f *frame, w string) (string, error) {
 	}
 	switch f.rule {
 	case typeName:
-		if f.place == oaTool || f.place == anthSource || f.place == anthTool {
-			return w, &refusal{"a tool or source of type " + w}
+		if strictType(f.place) {
+			return w, &refusal{"a tool, source or safeguard of type " + w}
 		}
 	case dataURL:
 		return w, &refusal{"an image_url of " + w}
@@ -309,6 +321,15 @@ func (s *scanner) onWord(f *frame, w string) (string, error) {
 	return w, nil
 }
 
+// strictType says a type at p passes only as a string from a known list.
+func strictType(p place) bool {
+	switch p {
+	case oaTool, anthSource, anthTool, anthSafeguards, anthSafeguard:
+		return true
+	}
+	return false
+}
+
 // onContainer checks an object or array that starts where a rule wants a
 // string or a word.
 func (s *scanner) onContainer(f *frame) error {
@@ -318,7 +339,7 @@ func (s *scanner) onContainer(f *frame) error {
 	switch {
 	case f.rule == dataURL:
 		return &refusal{"an image_url that is not inline data (the API's servers would fetch it)"}
-	case f.rule == webAccess, f.rule == typeName && (f.place == oaTool || f.place == anthSource || f.place == anthTool):
+	case f.rule == webAccess, f.rule == typeName && strictType(f.place):
 		return errNotJSON
 	}
 	return nil
@@ -342,11 +363,12 @@ func (s *scanner) onClose(f *frame) (string, error) {
 
 // messagesKeys are the Messages API request's keys that pass: those
 // Claude Code 2.1.330 sends (measured against a local listener, with an
-// API key and with a login) and the sampling settings it may add. None
-// reaches what the API stores for the key: a container (and the skills
-// it names by id), MCP servers, and whatever the API adds next are
-// refused.
-var messagesKeys = []string{"model", "messages", "system", "max_tokens", "metadata", "stream", "thinking", "tools", "tool_choice", "temperature", "top_p", "top_k", "stop_sequences", "context_management", "output_config", "output_format", "speed"}
+// API key and with a login, in auto mode too: its safeguards ask the API
+// to check each tool call before Claude Code runs it) and the sampling
+// settings it may add. None reaches what the API stores for the key: a
+// container (and the skills it names by id), MCP servers, and whatever
+// the API adds next are refused.
+var messagesKeys = []string{"model", "messages", "system", "max_tokens", "metadata", "stream", "thinking", "tools", "tool_choice", "temperature", "top_p", "top_k", "stop_sequences", "context_management", "output_config", "output_format", "speed", "safeguards"}
 
 // responsesKeys are the Responses API request's keys that pass: those
 // codex-cli 0.169.0 sends over HTTP (measured), for its own API key and
@@ -558,7 +580,7 @@ func (s *scanner) structural(out []byte, c byte) ([]byte, error) {
 			s.state = sWord
 			return out, nil
 		case c == '-' || c >= '0' && c <= '9':
-			if f != nil && f.object && (f.rule == dataURL || f.rule == webAccess || f.rule == typeName && (f.place == oaTool || f.place == anthTool || f.place == anthSource)) {
+			if f != nil && f.object && (f.rule == dataURL || f.rule == webAccess || f.rule == typeName && strictType(f.place)) {
 				return out, errNotJSON
 			}
 			s.state = sNumber

@@ -45,7 +45,10 @@ func StartFakeAPI(t testing.TB, reply string) *FakeAPI {
 // StartScriptedAPI answers a request that offers tools with the script's
 // next call, picked by how many tool results the conversation already
 // holds, so each result Claude sends back advances it one step; after the
-// last step, and to any request without tools, it answers reply.
+// last step, and to any request without tools, it answers reply. Where
+// the request asks for auto mode's check (its safeguards), the call comes
+// with the check's verdict that it is safe, as the API's does: auto mode,
+// Claude Code's default, then runs it unasked.
 func StartScriptedAPI(t testing.TB, reply string, script ...ToolCall) *FakeAPI {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -92,9 +95,12 @@ func (f *FakeAPI) Received(s string) bool {
 
 // messagesRequest is what the fake reads of a request.
 type messagesRequest struct {
-	Model    string            `json:"model"`
-	Stream   bool              `json:"stream"`
-	Tools    []json.RawMessage `json:"tools"`
+	Model      string            `json:"model"`
+	Stream     bool              `json:"stream"`
+	Tools      []json.RawMessage `json:"tools"`
+	Safeguards []struct {
+		Type string `json:"type"`
+	} `json:"safeguards"`
 	Messages []struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"messages"`
@@ -181,10 +187,21 @@ func (f *FakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req messagesRequest
 	json.Unmarshal(body, &req)
 	if step := len(req.results()); len(req.Tools) > 0 && step < len(f.Script) {
-		writeToolUse(w, req.Model, fmt.Sprintf("toolu_fake_%d", step), f.Script[step], req.Stream)
+		writeToolUse(w, req.Model, fmt.Sprintf("toolu_fake_%d", step), f.Script[step], req.Stream, req.checksToolUse())
 		return
 	}
 	writeMessage(w, req.Model, f.reply, req.Stream)
+}
+
+// checksToolUse says the request asks the API to check each tool call
+// (Claude Code's auto mode).
+func (r messagesRequest) checksToolUse() bool {
+	for _, s := range r.Safeguards {
+		if s.Type == "dangerous_tool_use" {
+			return true
+		}
+	}
+	return false
 }
 
 type sseEvent struct {
@@ -209,9 +226,13 @@ func messageStart(model string) sseEvent {
 	}}}
 }
 
-func messageEnd(stopReason string) []sseEvent {
+func messageEnd(stopReason string, delta map[string]any) []sseEvent {
+	d := map[string]any{"stop_reason": stopReason, "stop_sequence": nil}
+	for k, v := range delta {
+		d[k] = v
+	}
 	return []sseEvent{
-		{"message_delta", map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": stopReason, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 5}}},
+		{"message_delta", map[string]any{"type": "message_delta", "delta": d, "usage": map[string]int{"output_tokens": 5}}},
 		{"message_stop", map[string]any{"type": "message_stop"}},
 	}
 }
@@ -233,13 +254,15 @@ func writeMessage(w http.ResponseWriter, model, text string, stream bool) {
 		{"content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]string{"type": "text", "text": ""}}},
 		{"content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "text_delta", "text": text}}},
 		{"content_block_stop", map[string]any{"type": "content_block_stop", "index": 0}},
-	}, messageEnd("end_turn")...))
+	}, messageEnd("end_turn", nil)...))
 }
 
 // writeToolUse answers with one tool_use block. Streamed, as the API does:
 // the block starts with an empty input, which arrives as input_json_delta
-// fragments (here split in two, so Claude must join them).
-func writeToolUse(w http.ResponseWriter, model, id string, call ToolCall, stream bool) {
+// fragments (here split in two, so Claude must join them); checked, the
+// message's end carries the verdict of auto mode's check on it (measured
+// from what Claude Code 2.1.330 reads: not flagged).
+func writeToolUse(w http.ResponseWriter, model, id string, call ToolCall, stream, checked bool) {
 	input, _ := json.Marshal(call.Input)
 	if !stream {
 		w.Header().Set("Content-Type", "application/json")
@@ -262,7 +285,14 @@ func writeToolUse(w http.ResponseWriter, model, id string, call ToolCall, stream
 		events = append(events, sseEvent{"content_block_delta", map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "input_json_delta", "partial_json": part}}})
 	}
 	events = append(events, sseEvent{"content_block_stop", map[string]any{"type": "content_block_stop", "index": 0}})
-	writeEvents(w, append(events, messageEnd("tool_use")...))
+	var verdict map[string]any
+	if checked {
+		verdict = map[string]any{"safeguard_results": []any{map[string]any{
+			"type":   "dangerous_tool_use",
+			"status": map[string]any{"type": "available", "tool_uses": map[string]any{id: map[string]string{"type": "evaluated", "outcome": "not_flagged"}}},
+		}}}
+	}
+	writeEvents(w, append(events, messageEnd("tool_use", verdict)...))
 }
 
 // LoginJSON is a credentials file as Claude Code writes it, with a key
