@@ -19,6 +19,11 @@ import (
 // saves (permission rules the user approves).
 var ProjectCopies = []string{"settings.json", "settings.local.json"}
 
+// StagingDir is the folder Claude Code (2.1.330) writes a settings file's
+// new content to, where the folder is beside the file, before it takes
+// the file's place (else beside the file itself).
+const StagingDir = ".cc-writes"
+
 // Claude Code's own sandbox (settings key sandbox.enabled) runs every Bash
 // command in a nested bwrap, which needs a new user namespace; claudebox's
 // seccomp filter refuses one, so with it on every Bash command fails. Inside

@@ -206,6 +206,13 @@ func (g *guardProbe) claudeDir(path, why string) {
 	for _, f := range claudesettings.ProjectCopies {
 		g.add(mount.Guard{Path: filepath.Join(path, f), Copy: true, FileStandIn: true, Why: "Claude Code project settings"})
 	}
+	// Claude Code saves a settings file through a temporary file, made in
+	// the folder claudesettings.StagingDir beside it where there is one,
+	// else beside the file; in the read-only .claude that fails (EROFS),
+	// and it then saves nothing, a "don't ask again" nor the answer to
+	// .mcp.json's servers. There, the folder is the sandbox's own, and
+	// the saves reach the private copies.
+	g.add(mount.Guard{Path: filepath.Join(path, claudesettings.StagingDir), Private: true, Why: "where Claude Code writes a settings file before it takes its place"})
 }
 
 // repo guards one repository whose work tree top is top: its git

@@ -413,7 +413,8 @@ type Guard struct {
 	// Private: the sandbox sees an empty directory of its own in its
 	// place, writable, lost at exit (the project's repository's
 	// .git/worktrees, where git inside records the worktrees Claude Code
-	// makes, which no host git reads).
+	// makes, which no host git reads; the folder Claude Code saves its
+	// settings through in an existing .claude).
 	Private bool
 	// Writable are directories in an existing directory guarded that
 	// stay writable (a linked worktree's own in .git/worktrees), bound
@@ -447,7 +448,9 @@ func (g Guard) Mount() Mount {
 		m.Kind, m.Src, m.placeholder, m.Why = Tmpfs, "", true, g.Why+": absent, a private empty read-only directory stands in"
 	}
 	if g.Private {
-		m.Kind, m.Src, m.Why = Tmpfs, "", g.Why+": a private empty directory of the session's stands in, writable (the worktrees Claude Code makes inside are recorded there), lost at exit"
+		// Where nothing is on the host, the stand-in there is the mount
+		// point alone: the sandbox's own directory over it is writable.
+		m.Kind, m.Src, m.ownerOnly, m.Why = Tmpfs, "", m.placeholder, g.Why+": a private empty directory of the session's stands in, writable, lost at exit"
 	}
 	return m
 }

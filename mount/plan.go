@@ -65,7 +65,8 @@ type Mount struct {
 	// hook's script).
 	executable bool
 	// ownerOnly: a tmpfs bwrap makes mode 0700 (~/.gnupg, whose other
-	// modes gpg warns of at every run).
+	// modes gpg warns of at every run; a private directory over a
+	// stand-in, Guard.Private).
 	ownerOnly bool
 	// ownText: Content is claudebox's own text (the git wrapper, a
 	// stand-in, a phantom login), which --dry-run prints. Any other
@@ -883,6 +884,8 @@ func (p Plan) argLines() [][]string {
 	data := 0
 	for _, m := range p.Mounts {
 		switch {
+		case m.Kind == Tmpfs && m.ownerOnly:
+			lines = append(lines, []string{"--perms", "0700", string(m.Kind), m.Dest})
 		case m.Kind == Tmpfs && m.placeholder:
 			// A stand-in directory is not writable, so that a write under
 			// it (the Write tool creating .vscode/launch.json) fails when
@@ -891,8 +894,6 @@ func (p Plan) argLines() [][]string {
 			// Claude Code saves a file that exists in place, so a missing
 			// .claude's settings copies inside still take its saves.
 			lines = append(lines, []string{"--perms", "0555", string(m.Kind), m.Dest})
-		case m.Kind == Tmpfs && m.ownerOnly:
-			lines = append(lines, []string{"--perms", "0700", string(m.Kind), m.Dest})
 		case m.Kind == Proc, m.Kind == Dev, m.Kind == Tmpfs, m.Kind == RemountRO:
 			lines = append(lines, []string{string(m.Kind), m.Dest})
 		case m.Kind == BindData, m.Kind == RoBindData, m.Kind == File:

@@ -119,7 +119,7 @@ func pathProblems(w *page, p mount.Plan) {
 }
 
 // protected lists the guards, by how each is kept: read-only, a private
-// copy, or absent.
+// copy, or absent; a private folder (Guard.Private) is the sandbox's own.
 func protected(w *page, p mount.Plan) {
 	var locked, private, absent, copies []string
 	for _, g := range p.Guards {
@@ -134,6 +134,8 @@ func protected(w *page, p mount.Plan) {
 			private = append(private, filepath.Join(name, f))
 		}
 		switch m := g.Mount(); {
+		case g.Private:
+			// The sandbox's own folder, written freely: nothing to say.
 		case g.Exists && g.GitConfig:
 			copies = append(copies, name)
 		case m.Kind == mount.Tmpfs || m.Kind == mount.RoBindData:
