@@ -106,16 +106,16 @@ var serviceShapes = []serviceShape{
 // tokenBytes says which bytes a token's word holds: at each word's
 // start one look says whether a shape may begin there (a bundle of
 // 16 MiB has millions of words).
-var serviceStarts = sync.OnceValues(func() (*[1 << 16]uint8, [][]serviceShape) {
+var serviceStarts = sync.OnceValues(func() (*[1 << 16]uint8, [][]int) {
 	var starts [1 << 16]uint8
-	var groups [][]serviceShape
-	for _, s := range serviceShapes {
+	var groups [][]int
+	for n, s := range serviceShapes {
 		i := int(s.prefix[0])<<8 | int(s.prefix[1])
 		if starts[i] == 0 {
 			groups = append(groups, nil)
 			starts[i] = uint8(len(groups))
 		}
-		groups[starts[i]-1] = append(groups[starts[i]-1], s)
+		groups[starts[i]-1] = append(groups[starts[i]-1], n)
 	}
 	return &starts, groups
 })
@@ -133,18 +133,32 @@ var tokenBytes = sync.OnceValue(func() *[256]bool {
 // (serviceShapes), a word of its own, or a Telegram bot's
 // (telegramBotToken). It reads each byte once: a bundle of 16 MiB's
 // words cost it 25 ms on a 2-core machine at load 12.
+//
+// A shape's body may run past its word (a base64's +, a dotted token's
+// .): where a shape of no longest body (most 0) was not found, a start of
+// it within the body it read, read to the same end, is no token either,
+// and is passed over (ends); read again from each, a line of "dp.st."
+// said again and again cost the square of its length, 64 KiB 8 s.
 func serviceToken(data []byte) bool {
 	starts, groups := serviceStarts()
 	token := tokenBytes()
+	ends := make([]int, len(serviceShapes))
 	for at := 0; at+1 < len(data); {
 		if !token[data[at]] {
 			at++
 			continue
 		}
 		if g := starts[int(data[at])<<8|int(data[at+1])]; g != 0 {
-			for _, s := range groups[g-1] {
-				if serviceShaped(data, at, s) {
+			for _, i := range groups[g-1] {
+				if at < ends[i] {
+					continue
+				}
+				found, end := serviceShaped(data, at, serviceShapes[i])
+				if found {
 					return true
+				}
+				if serviceShapes[i].most == 0 {
+					ends[i] = end
 				}
 			}
 		}
@@ -157,21 +171,26 @@ func serviceToken(data []byte) bool {
 // serviceShaped says the word at data[at:] has shape s: its prefix,
 // then a body of s's bytes, of s's length, holding s's mark, then no
 // token's byte; a body neither with a digit nor in both cases (words)
-// is none.
-func serviceShaped(data []byte, at int, s serviceShape) bool {
+// is none. end is where the body it read ends: past s.most, it reads no
+// further.
+func serviceShaped(data []byte, at int, s serviceShape) (found bool, end int) {
 	if !bytes.HasPrefix(data[at:], []byte(s.prefix)) {
-		return false
+		return false, at
 	}
 	body := data[at+len(s.prefix):]
+	if s.most > 0 {
+		body = body[:min(len(body), s.most+1)]
+	}
 	n := tokenRun(body, s.body)
+	end = at + len(s.prefix) + n
 	if n < s.least || s.most > 0 && n > s.most || n < len(body) && isTokenByte(body[n]) {
-		return false
+		return false, end
 	}
 	body = body[:n]
 	if s.mark != "" && !bytes.Contains(body, []byte(s.mark)) {
-		return false
+		return false, end
 	}
-	return bytes.ContainsAny(body, "0123456789") || bytes.ContainsAny(body, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && bytes.ContainsAny(body, "abcdefghijklmnopqrstuvwxyz")
+	return bytes.ContainsAny(body, "0123456789") || bytes.ContainsAny(body, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && bytes.ContainsAny(body, "abcdefghijklmnopqrstuvwxyz"), end
 }
 
 // telegramBotToken says data holds a Telegram bot's token, as BotFather
