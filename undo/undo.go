@@ -172,8 +172,9 @@ const idLayout = "20060102T150405.000000Z"
 // write. Once git has read the tree, every file whose status changed since
 // then (its ctime, which nothing can set back), or that lies under what is
 // no longer a directory, is taken out of the snapshot as unknown: its
-// content may be the session's. --undo leaves such a file as it is and
-// names it.
+// content may be the session's. So is a file whose blob is not what its
+// path holds, read again without following a link (notAsHashed). --undo
+// leaves such a file as it is and names it.
 //
 // beside says another session runs in the checkout as this one starts:
 // --undo of this snapshot undoes what that one changes after too.
@@ -308,6 +309,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	}
 	unknown := changedSince(ctx, p.Checkout, names, since)
 	unknown = append(unknown, leftOut...)
+	unknown = append(unknown, notAsHashed(ctx, p.Checkout, entries, hashed, first)...)
 	slices.Sort(unknown)
 	unknown = slices.Compact(unknown)
 	if err := ctx.Err(); err != nil {
