@@ -272,9 +272,13 @@ func TestAgentCodexTUI(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	time.Sleep(time.Second) // the first session's tmux window closes
+	// The first session's window closes once claudebox exited; the second
+	// is read on its own all the same.
+	harness.WaitFor(t, "the first session's window to close", func() bool {
+		return h.Command(proj, nil, "tmux", "-S", sock, "has-session", "-t", "0").Run() != nil
+	})
 	tmux("new-session", "-d", "-s", "again", "-x", "150", "-y", "40", launch)
-	screen := harness.WaitScreen(t, tmux, func(s string) bool {
+	screen := harness.WaitScreen(t, harness.TmuxTarget(tmux, "again"), func(s string) bool {
 		return strings.Contains(s, "Ask Codex") || strings.Contains(s, "Trust this folder?")
 	}, "the second session's prompt")
 	if strings.Contains(screen, "Trust this folder?") {

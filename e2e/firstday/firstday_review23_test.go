@@ -43,8 +43,7 @@ func TestFirstDayLogoutInsideSaysSo(t *testing.T) {
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
 	harness.Type(t, tmux, "/logout")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Sign out") }, "the /logout command offered")
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(strings.ReplaceAll(s, "\n", ""), note) }, "claudebox to say what /logout ended")
+	harness.Enter(t, tmux, func(s string) bool { return strings.Contains(strings.ReplaceAll(s, "\n", ""), note) }, "claudebox to say what /logout ended")
 	if out := run("auth", "logout"); !strings.Contains(out, note) {
 		t.Errorf("claudebox auth logout does not say what it ended:\n%s", out)
 	}

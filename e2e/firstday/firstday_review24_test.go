@@ -36,14 +36,10 @@ func TestFirstDayRewindAfterContinue(t *testing.T) {
 	if b, _ := os.ReadFile(readme); string(b) != "EDITED-BY-THE-SESSION\n" {
 		t.Fatalf("the session did not edit the README: %q", b)
 	}
-	harness.Type(t, tmux, "/exit")
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, harness.SessionEnded, "the session's end")
+	harness.Slash(t, tmux, "/exit", harness.SessionEnded, "the session's end")
 	tmux("send-keys", "clear; env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox -c", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return prompt(s) && strings.Contains(s, "FAKE-REPLY-rewind") }, "the continued conversation")
-	harness.Type(t, tmux, "/rewind")
-	tmux("send-keys", "Enter")
-	checkpoints := harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "Restore the code") }, "the checkpoints")
+	checkpoints := harness.Slash(t, tmux, "/rewind", func(s string) bool { return strings.Contains(s, "Restore the code") }, "the checkpoints")
 	// A key sent as a menu appears can be lost (harness.Press): Up is
 	// taken once the cursor's line is another, and Enter once the menu
 	// it leaves is gone.

@@ -151,9 +151,7 @@ func TestFirstDayClaudeResumeLineNamesClaudebox(t *testing.T) {
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
 	harness.Ask(t, tmux, "hello resumeline", func(s string) bool { return strings.Contains(s, "FAKE-REPLY-resumeline") }, "the reply")
-	harness.Type(t, tmux, "/exit")
-	tmux("send-keys", "Enter")
-	screen := harness.WaitScreen(t, tmux, harness.SessionEnded, "the shell after the session's end")
+	screen := harness.Slash(t, tmux, "/exit", harness.SessionEnded, "the shell after the session's end")
 	if !strings.Contains(screen, "Resume this session with:\nclaudebox --resume ") || strings.Contains(screen, "--append-system-prompt-file") {
 		t.Errorf("Claude's own resume line is not claudebox's:\n%s", screen)
 	}

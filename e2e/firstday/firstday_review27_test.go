@@ -224,9 +224,7 @@ func TestFirstDayClaudeScreensNameNothing(t *testing.T) {
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" TERM=xterm-256color claudebox", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") }, "the prompt")
 	for cmd, shows := range map[string]string{"/sandbox": "No sandbox", "/permissions": "Add a new rule", "/config": "Auto-compact"} {
-		harness.Type(t, tmux, cmd)
-		tmux("send-keys", "Enter")
-		harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, shows) }, cmd+"'s screen")
+		harness.Slash(t, tmux, cmd, func(s string) bool { return strings.Contains(s, shows) }, cmd+"'s screen")
 		// /config's first Escape leaves its search for its list: one
 		// more a second while the screen stays.
 		polls := 0
@@ -241,9 +239,7 @@ func TestFirstDayClaudeScreensNameNothing(t *testing.T) {
 			return false
 		}, cmd+" closed")
 	}
-	harness.Type(t, tmux, "/exit")
-	tmux("send-keys", "Enter")
-	screen := harness.WaitScreen(t, tmux, func(s string) bool {
+	screen := harness.Slash(t, tmux, "/exit", func(s string) bool {
 		return strings.HasSuffix(strings.TrimSpace(s), "$") && strings.Contains(s, "claudebox\n")
 	}, "the session's end")
 	if strings.Contains(screen, "made in the sandbox's own ~/.claude") || strings.Contains(screen, "claudebox: moved aside") {

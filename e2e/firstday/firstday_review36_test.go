@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 )
@@ -110,34 +109,12 @@ rl.on('line', l => {
 	tmux("new-session", "-d", "-x", "150", "-y", "40", "bash --norc --noprofile")
 	tmux("send-keys", "env "+strings.Join(api.Env(key), " ")+" claudebox", "Enter")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "New MCP server found in this project: local") }, "claude's question")
-	// "Use this MCP server", two above where the cursor starts. A key
-	// sent while the question is still being drawn can be lost (CI saw
-	// the cursor not moved), so a key is sent again when the cursor
-	// has not moved for two seconds after it, and one more only once
-	// the cursor shows the last one taken.
-	var sentAt time.Time
-	var sentOn string
-	harness.WaitScreen(t, tmux, func(s string) bool {
-		cursor := ""
-		if i := strings.Index(s, "❯"); i >= 0 {
-			cursor, _, _ = strings.Cut(s[i:], "\n")
-		}
-		if strings.HasPrefix(cursor, "❯ Use this MCP server") {
-			return true
-		}
-		if cursor != sentOn || time.Since(sentAt) > 2*time.Second {
-			tmux("send-keys", "Up")
-			sentAt, sentOn = time.Now(), cursor
-		}
-		return false
-	}, "the cursor on \"Use this MCP server\"")
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool {
+	// "Use this MCP server", two above where the cursor starts (CI saw
+	// a key sent while the question was still drawn lost).
+	harness.Choose(t, tmux, "Use this MCP server", func(s string) bool {
 		return strings.Contains(s, "❯") && !strings.Contains(s, "New MCP server")
 	}, "claude's prompt")
-	harness.Type(t, tmux, "/exit")
-	tmux("send-keys", "Enter")
-	screen := harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "each session reads") }, "the end's messages")
+	screen := harness.Slash(t, tmux, "/exit", func(s string) bool { return strings.Contains(s, "each session reads") }, "the end's messages")
 	if !strings.Contains(screen, "settings.local.json (your answer to the project's MCP servers)") {
 		t.Errorf("the end does not say the answer is what the discarded copy held:\n%s", screen)
 	}

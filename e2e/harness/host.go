@@ -358,7 +358,7 @@ func Type(t *testing.T, tmux func(...string) string, text string) string {
 func Ask(t *testing.T, tmux func(...string) string, text string, done func(string) bool, what string) string {
 	t.Helper()
 	Type(t, tmux, text)
-	tmux("send-keys", "Enter")
+	lost := pressEnter(t, tmux)
 	var gone time.Time
 	return WaitScreen(t, tmux, func(s string) bool {
 		switch {
@@ -366,16 +366,75 @@ func Ask(t *testing.T, tmux func(...string) string, text string, done func(strin
 			return true
 		case strings.Contains(s, text):
 			gone = time.Time{}
+			lost(s)
 		case gone.IsZero():
 			gone = time.Now()
 		case time.Since(gone) > lostAfter:
 			t.Logf("%q lost before it was sent, typed again, the screen showing:\n%s", text, s)
 			Type(t, tmux, text)
-			tmux("send-keys", "Enter")
+			lost = pressEnter(t, tmux)
 			gone = time.Time{}
 		}
 		return false
 	}, what)
+}
+
+// Slash types a command at Claude Code's prompt (/exit), presses Enter,
+// and waits until the screen satisfies done (Enter).
+func Slash(t *testing.T, tmux func(...string) string, command string, done func(string) bool, what string) string {
+	t.Helper()
+	Type(t, tmux, command)
+	return Enter(t, tmux, done, what)
+}
+
+// Enter presses Enter and waits until the screen satisfies done, pressing
+// it again where the screen stayed as it was before it for lostAfter:
+// Claude Code draws its list of commands as one is typed, and a key
+// that reaches it while it sets that list up is lost; a key taken
+// changes the screen at once. Nothing typed is typed again (Ask): a
+// command's own screen may no longer show it.
+func Enter(t *testing.T, tmux func(...string) string, done func(string) bool, what string) string {
+	t.Helper()
+	lost := pressEnter(t, tmux)
+	return WaitScreen(t, tmux, func(s string) bool {
+		if done(s) {
+			return true
+		}
+		lost(s)
+		return false
+	}, what)
+}
+
+// pressEnter presses Enter once the screen is still (two reads, a poll
+// apart, the same: Claude Code has drawn what typing drew; lostAfter at
+// most, as something on it may move on), and returns what, given each
+// screen read after, presses it again where the screen is still the one
+// before it, lostAfter on: Enter was lost. Once the screen differs,
+// Enter was taken, and is not pressed again.
+func pressEnter(t *testing.T, tmux func(...string) string) func(string) {
+	t.Helper()
+	before := tmux("capture-pane", "-p")
+	for deadline := time.Now().Add(lostAfter); time.Now().Before(deadline); {
+		time.Sleep(250 * time.Millisecond)
+		s := tmux("capture-pane", "-p")
+		if s == before {
+			break
+		}
+		before = s
+	}
+	tmux("send-keys", "Enter")
+	sent, taken := time.Now(), false
+	return func(s string) {
+		switch {
+		case taken:
+		case s != before:
+			taken = true
+		case time.Since(sent) > lostAfter:
+			t.Logf("Enter lost, pressed again, the screen showing:\n%s", s)
+			tmux("send-keys", "Enter")
+			sent = time.Now()
+		}
+	}
 }
 
 // CtrlCTwice ends an interactive Claude Code with Ctrl-C, pressed twice

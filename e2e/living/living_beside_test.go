@@ -72,18 +72,14 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 	harness.Ask(t, tmux, "run it", func(s string) bool { return strings.Contains(s, question) }, "the permission question")
 	harness.Choose(t, tmux, question, func(s string) bool { return !strings.Contains(s, question) }, "the answer taken")
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "FAKE-REPLY-asked") }, "the reply")
-	harness.Type(t, tmux, "/exit")
-	tmux("send-keys", "Enter")
 	local := filepath.Join(proj, ".claude", "settings.local.json")
 	var said []byte
 	// claudebox's end says how to resume the session only where Claude
 	// Code's own line on the terminal does not.
-	for deadline := time.Now().Add(60 * time.Second); !bytes.Contains(said, []byte("claudebox --keep-permissions)")); time.Sleep(200 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("claudebox's end said:\n%s", said)
-		}
+	harness.Slash(t, tmux, "/exit", func(string) bool {
 		said, _ = os.ReadFile(stderr)
-	}
+		return bytes.Contains(said, []byte("claudebox --keep-permissions)"))
+	}, "claudebox's end to name the rule")
 	if !bytes.Contains(said, []byte(local+" (1 permission rule: claudebox --keep-permissions)")) {
 		t.Errorf("claudebox's end does not name the lost rule:\n%s", said)
 	}

@@ -58,9 +58,7 @@ func TestReplayNetworkQuietExit(t *testing.T) {
 	tmux("new-session", "-d", "-x", "120", "-y", "40", launch)
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "❯") || strings.Contains(s, ">") }, "the prompt")
 	harness.Ask(t, tmux, "hello", func(s string) bool { return strings.Contains(s, "FAKE-REPLY-quiet") }, "the fake reply")
-	harness.Type(t, tmux, "/exit")
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "SESSION-ENDED") }, "the session's end")
+	harness.Slash(t, tmux, "/exit", func(s string) bool { return strings.Contains(s, "SESSION-ENDED") }, "the session's end")
 	b, _ := os.ReadFile(errFile)
 	if strings.Contains(string(b), "downloads.claude.ai") || strings.Contains(string(b), "filtered network blocked") {
 		t.Errorf("the session's end reports Claude Code's own traffic as blocked:\n%s", b)
