@@ -56,7 +56,12 @@ func TestFirstDayConfigDirMCPOffered(t *testing.T) {
 
 	api := harness.StartFakeAPI(t, "FAKE-REPLY-confmcp")
 	var stderr strings.Builder
-	cmd := h.Command(proj, append(api.Env(key), confEnv...), "claudebox", "--with-mcp", "notes", "-p", "hi")
+	// Claude Code 2.1.330's -p sends its first request without waiting
+	// for MCP servers still connecting (it names them "still connecting"
+	// instead of offering their tools): under load the server started
+	// late, and the test failed there, at a load of 17, every time.
+	// MCP_CONNECTION_NONBLOCKING=false has it wait.
+	cmd := h.Command(proj, append(api.Env(key), confEnv...), "claudebox", "--env", "MCP_CONNECTION_NONBLOCKING=false", "--with-mcp", "notes", "-p", "hi")
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("claudebox --with-mcp notes: %v\n%s", err, stderr.String())
