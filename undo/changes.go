@@ -436,7 +436,7 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		}
 		hidden := len(wrote) > 0 && untrackedHidden(p)
 		for _, path := range wrote {
-			if !asked || ignored[path] || hidden || now.importedAtTop(checkout, path) || now.runByGit(checkout, path) {
+			if !asked || ignored[path] || hidden || now.importedAtTop(checkout, path) || now.runByGit(checkout, path) || now.linksOut(checkout, path) {
 				c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 			} else {
 				// Of those git shows, an untracked one looks as before.
@@ -667,8 +667,10 @@ func (st store) changes(p instance.Project, began time.Time, skip []string, reop
 		// Where whether git ignores it is not known (a .gitignore that is
 		// no file, the session's doing), it is taken for ignored. One
 		// git runs itself (a module at the top, a filter's script) runs
-		// at the very git status that would name it.
-		if (ign || !ignoredKnown) && now.hostRun(checkout, path) || now.importedAtTop(checkout, path) || now.runByGit(checkout, path) {
+		// at the very git status that would name it; a link out of the
+		// checkout, which git status names, is where the host's build
+		// writes by its name.
+		if (ign || !ignoredKnown) && now.hostRun(checkout, path) || now.importedAtTop(checkout, path) || now.runByGit(checkout, path) || now.linksOut(checkout, path) {
 			c.HostRun = append(c.HostRun, filepath.Join(checkout, path))
 		}
 	}
@@ -2278,6 +2280,47 @@ func (t tree) linkAbove(path string) string {
 	return ""
 }
 
+// linksOut says whether path, one the session made, is a link that
+// leads out of the checkout: a build or an install of the host's that
+// writes by its path writes there (make's cp -r static/. dist/, dist the
+// session's link to ~/.local/bin), and git status shows a new dist, not
+// where it leads. A link it cannot read or resolve leads out.
+func (t tree) linksOut(checkout, path string) bool {
+	if st, ok := t.recent[path]; !ok || st.mode&unix.S_IFMT != unix.S_IFLNK {
+		return false
+	}
+	target, err := untrusted.Readlink(checkout, path)
+	top, terr := filepath.EvalSymlinks(checkout)
+	if err != nil || terr != nil {
+		return true
+	}
+	if !filepath.IsAbs(target) {
+		// Not joined, which would take sub/.. for . whatever sub is.
+		target = filepath.Join(top, filepath.Dir(path)) + "/" + target
+	}
+	return !paths.Within(resolved(target), top)
+}
+
+// resolved is path with its links resolved, as far as it exists: the
+// rest of a link that leads nowhere is taken as written.
+func resolved(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	path = filepath.Clean(path)
+	for rest := ""; ; {
+		parent := filepath.Dir(path)
+		rest = filepath.Join(filepath.Base(path), rest)
+		if real, err := filepath.EvalSymlinks(parent); err == nil || parent == path {
+			if err != nil {
+				real = parent
+			}
+			return filepath.Join(real, rest)
+		}
+		path = parent
+	}
+}
+
 // nested says whether path lies in a repository below the top.
 func (t tree) nested(path string) bool {
 	for dir := filepath.Dir(path); dir != "."; dir = filepath.Dir(dir) {
@@ -2308,8 +2351,9 @@ func nestedHostRun(stateDir, checkout string, now tree) []string {
 	for _, path := range slices.Sorted(maps.Keys(now.recent)) {
 		switch {
 		case !now.nested(path):
-		case now.importedAtTop(checkout, path) || now.runByGit(checkout, path):
-			// The git status that would name it runs it first.
+		case now.importedAtTop(checkout, path) || now.runByGit(checkout, path) || now.linksOut(checkout, path):
+			// The git status that would name it runs it first, or it
+			// leads the host's build out.
 			found = append(found, filepath.Join(checkout, path))
 		case now.hostRun(checkout, path):
 			wrote = append(wrote, path)

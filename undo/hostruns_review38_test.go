@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // A snapshot's git runs none of the user's filters, the checkout's
@@ -56,5 +58,37 @@ func TestNestedChangesRunByGit(t *testing.T) {
 	c := NestedChanges(t.TempDir(), work, began, nil, nil)
 	if want := []string{filepath.Join(work, "app", "nbstripout.py"), filepath.Join(work, "app", "tools", "strip.sh")}; !slices.Equal(c.HostRun, want) {
 		t.Errorf("HostRun = %q, want %q", c.HostRun, want)
+	}
+}
+
+// A link the session made leads out of the checkout where what it names,
+// its links resolved as the kernel resolves them, lies outside: through
+// a link of the user's, or up from one (sub/.. is where sub leads, not
+// the checkout), or nowhere outside; not one that stays inside.
+func TestLinksOut(t *testing.T) {
+	base := t.TempDir()
+	checkout, outside := filepath.Join(base, "repo"), filepath.Join(base, "home")
+	writeTree(t, checkout, map[string]string{"src/main.c": "int x;\n", "file": "x\n"})
+	writeTree(t, outside, map[string]string{".local/bin/keep": "x\n"})
+	now := tree{recent: map[string]fileStatus{"file": {mode: unix.S_IFREG}}}
+	for link, target := range map[string]string{
+		"home": outside, "deep": filepath.Join(outside, ".local", "bin"),
+		"dist": filepath.Join(outside, ".local", "bin"), "out": "home/.local/bin", "up": "..", "sneaky": "deep/..",
+		"gone": "/nonexistent/x", "in": "src", "src/back": "../src/main.c", "missing": "build/later",
+	} {
+		if err := os.Symlink(target, filepath.Join(checkout, link)); err != nil {
+			t.Fatal(err)
+		}
+		if link != "home" && link != "deep" {
+			now.recent[link] = fileStatus{mode: unix.S_IFLNK}
+		}
+	}
+	for path, want := range map[string]bool{
+		"dist": true, "out": true, "up": true, "sneaky": true, "gone": true,
+		"in": false, "src/back": false, "missing": false, "file": false, "home": false,
+	} {
+		if got := now.linksOut(checkout, path); got != want {
+			t.Errorf("%s: leads out %v, want %v", path, got, want)
+		}
 	}
 }
