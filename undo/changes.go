@@ -28,6 +28,7 @@ import (
 	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/paths"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/projectfiles"
 	"github.com/claudebox/claudebox/untrusted"
 )
 
@@ -2281,10 +2282,12 @@ func (t tree) linkAbove(path string) string {
 }
 
 // linksOut says whether path, one the session made, is a link that
-// leads out of the checkout: a build or an install of the host's that
-// writes by its path writes there (make's cp -r static/. dist/, dist the
-// session's link to ~/.local/bin), and git status shows a new dist, not
-// where it leads. A link it cannot read or resolve leads out.
+// leads out of the checkout, or into what the host's tools obey there (a
+// git directory, a .claude, a .vscode): a build or an install of the
+// host's that writes by its path writes there (make's cp -r static/.
+// dist/, dist the session's link to ~/.local/bin or .git/hooks), and git
+// status shows a new dist, not where it leads. A link it cannot read or
+// resolve leads out.
 func (t tree) linksOut(checkout, path string) bool {
 	if st, ok := t.recent[path]; !ok || st.mode&unix.S_IFMT != unix.S_IFLNK {
 		return false
@@ -2298,7 +2301,16 @@ func (t tree) linksOut(checkout, path string) bool {
 		// Not joined, which would take sub/.. for . whatever sub is.
 		target = filepath.Join(top, filepath.Dir(path)) + "/" + target
 	}
-	return !paths.Within(resolved(target), top)
+	rel, err := filepath.Rel(top, resolved(target))
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return true
+	}
+	for _, name := range strings.Split(rel, string(filepath.Separator)) {
+		if _, obeyed := projectfiles.Lookup(name, false); obeyed || projectfiles.Is(name, ".git", false) {
+			return true
+		}
+	}
+	return false
 }
 
 // resolved is path with its links resolved, as far as it exists: the

@@ -64,7 +64,9 @@ func TestNestedChangesRunByGit(t *testing.T) {
 // A link the session made leads out of the checkout where what it names,
 // its links resolved as the kernel resolves them, lies outside: through
 // a link of the user's, or up from one (sub/.. is where sub leads, not
-// the checkout), or nowhere outside; not one that stays inside.
+// the checkout), or nowhere outside; or inside, in a git directory or
+// what the host's tools obey (.claude); not one that stays elsewhere
+// inside.
 func TestLinksOut(t *testing.T) {
 	base := t.TempDir()
 	checkout, outside := filepath.Join(base, "repo"), filepath.Join(base, "home")
@@ -75,6 +77,7 @@ func TestLinksOut(t *testing.T) {
 		"home": outside, "deep": filepath.Join(outside, ".local", "bin"),
 		"dist": filepath.Join(outside, ".local", "bin"), "out": "home/.local/bin", "up": "..", "sneaky": "deep/..",
 		"gone": "/nonexistent/x", "in": "src", "src/back": "../src/main.c", "missing": "build/later",
+		"hooks": ".git/hooks", "settings": "src/.claude", "top": ".",
 	} {
 		if err := os.Symlink(target, filepath.Join(checkout, link)); err != nil {
 			t.Fatal(err)
@@ -85,7 +88,8 @@ func TestLinksOut(t *testing.T) {
 	}
 	for path, want := range map[string]bool{
 		"dist": true, "out": true, "up": true, "sneaky": true, "gone": true,
-		"in": false, "src/back": false, "missing": false, "file": false, "home": false,
+		"hooks": true, "settings": true,
+		"in": false, "src/back": false, "missing": false, "file": false, "home": false, "top": false,
 	} {
 		if got := now.linksOut(checkout, path); got != want {
 			t.Errorf("%s: leads out %v, want %v", path, got, want)

@@ -67,11 +67,13 @@ func TestReplayReview38FolderRepositoryGitRunsNewScript(t *testing.T) {
 }
 
 // TestReplayReview38LinkLeadsOut: a link the session made that leads
-// out of the project, where git does not ignore it (a .gitignore's
-// /dist/ matches a directory, not a link), stayed at the exit, git
-// status showing a new dist: the host's make, whose recipe copies into
-// dist/, wrote through it into ~/.local/bin. Host-side proof: after the
-// session, the host's make writes nothing outside the project.
+// out of the project, or into its git directory, where git does not
+// ignore it (a .gitignore's /dist/ matches a directory, not a link),
+// stayed at the exit, git status showing a new dist: the host's make,
+// whose recipe copies static/ into dist/, wrote through it into
+// ~/.local/bin, or .git/hooks (a static/pre-commit would be a hook).
+// Host-side proof: after the session, the host's make writes nothing
+// there.
 func TestReplayReview38LinkLeadsOut(t *testing.T) {
 	harness.RequireTool(t, "make", "apt-get install make")
 	h := harness.NewHost(t)
@@ -79,21 +81,22 @@ func TestReplayReview38LinkLeadsOut(t *testing.T) {
 	h.GitRepo(proj)
 	bin := filepath.Join(h.Home, ".local", "bin")
 	harness.Must(t, os.MkdirAll(bin, 0o755))
-	h.Write(filepath.Join(proj, ".gitignore"), "/dist/\n/out/\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "/dist/\n/out/\n/hooks/\n")
 	h.Write(filepath.Join(proj, "Makefile"), "OUT ?= dist\nbuild:\n\tmkdir -p $(OUT) && cp -r static/. $(OUT)/\n")
 	h.Write(filepath.Join(proj, "static", "index.html"), "<p>hello</p>\n")
 	commitAll(h, proj, "site")
 	// In the project too, leading out through the user's own link.
 	harness.Must(t, os.Symlink(h.Home, filepath.Join(proj, "home")))
-	for _, link := range [][2]string{{"dist", bin}, {"out", "home/.local/bin"}} {
+	for _, link := range [][2]string{{"dist", bin}, {"out", "home/.local/bin"}, {"hooks", ".git/hooks"}} {
 		name, target := link[0], link[1]
 		t.Run(name, func(t *testing.T) {
 			out := h.Plant(proj, "a link out of the project", `ln -s `+target+` `+name)
 			h.Run(proj, nil, "make", "build", "OUT="+name)
-			entries, _ := os.ReadDir(bin)
-			for _, e := range entries {
-				t.Errorf("the host's make wrote %s through the session's %s into ~/.local/bin:\n%s", e.Name(), name, out)
-				os.Remove(filepath.Join(bin, e.Name()))
+			for _, dir := range []string{bin, filepath.Join(proj, ".git", "hooks")} {
+				if _, err := os.Lstat(filepath.Join(dir, "index.html")); err == nil {
+					t.Errorf("the host's make wrote index.html through the session's %s into %s:\n%s", name, dir, out)
+					os.Remove(filepath.Join(dir, "index.html"))
+				}
 			}
 		})
 	}
