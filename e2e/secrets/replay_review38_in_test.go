@@ -50,3 +50,44 @@ func TestReplayReview38InServiceTokensByShape(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview38InLabelledSecretInProse: a note to oneself gives a
+// password or a key its label and its value on one line, as a # note
+// saves it in CLAUDE.md ("- Staging DB password: …"), a skill's notes
+// ("Weather API key = …"), its instructions ("The SMTP password is
+// `…`.") and a command's table ("| token | … |"); prose was read only
+// for a known token's shape or code's name given one, and each crossed.
+// The attack, from inside: read them. Proof: none is inside and the
+// launch names each; a skill whose labels are given a path and a
+// variable's name still is.
+func TestReplayReview38InLabelledSecretInProse(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	claude := filepath.Join(h.Home, ".claude")
+	skill := filepath.Join(claude, "skills", "mailer")
+	h.Write(filepath.Join(claude, "CLAUDE.md"), "# Notes\n\n- Use pnpm.\n- Staging DB password: R38claudePw7xK2\n")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: mailer\ndescription: send the report\n---\nSend through smtp.example.com as ops. The SMTP password is `R38skillSmtp9q4`.\n")
+	h.Write(filepath.Join(skill, "notes.txt"), "Weather API key = R38notesKey4f9a2c\n")
+	h.Write(filepath.Join(claude, "commands", "deploy.md"), "---\ndescription: deploy\n---\n| what | value |\n|---|---|\n| host | deploy.example.com |\n| token | R38commandTbl8z3w |\n")
+	h.Write(filepath.Join(claude, "skills", "review", "SKILL.md"), "---\nname: review\ndescription: review\n---\nAuth: src/middleware/authentication.ts\nToken: `GITHUB_TOKEN`\nThe token is regenerated.\nR38-HARMLESS-LABELS\n")
+	b, err := h.Command(proj, nil, "claudebox", "--shell", "-c", "grep -rhoa 'R38[A-Za-z-]*' ~/.claude 2>/dev/null; true").CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
+	}
+	t.Log(out)
+	for _, secret := range []string{"R38claudePw", "R38skillSmtp", "R38notesKey", "R38commandTbl"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a secret given its label in prose is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R38-HARMLESS-LABELS") {
+		t.Errorf("inside, want the skill whose labels are given a path and a variable's name")
+	}
+	for _, f := range []string{"CLAUDE.md", "mailer/SKILL.md", "mailer/notes.txt", "deploy.md"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("the launch does not name %s", f)
+		}
+	}
+}

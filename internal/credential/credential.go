@@ -705,15 +705,17 @@ var documentHints = []string{
 // words (curl -H 'X-Api-Key: …': headerLiteral), or a value of a URL's
 // query not known to be words (InURLQuery: a skill's curl of a weather
 // API's ?appid=…, a command's !`curl …?key=…`, CLAUDE.md's link to an
-// Azure Function's ?code=… crossed). Not a literal given to a
-// name, which prose writes by chance (Auth:
+// Azure Function's ?code=… crossed), or a literal given to a label
+// that names a secret at a line's end, as a note writes it
+// (labelledLiteral: "- Staging DB password: …"). Not a literal given
+// to a name elsewhere, which prose writes by chance (Auth:
 // src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
 func InDocument(data []byte) bool {
 	if front, ok := frontMatter(data); ok && InSettings(front) {
 		return true
 	}
-	return PrivateKey(data) || signedToken(data) || serviceToken(data) || codeInProse(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return PrivateKey(data) || signedToken(data) || serviceToken(data) || codeInProse(data) || labelledLiteral(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }

@@ -88,7 +88,8 @@ func TestSudoEchoAfterClaudeBang(t *testing.T) {
 // TestFrontMatterAsSettings: a Markdown file's front matter is judged as
 // settings are (an agent's MCP server's env and headers, a hook's
 // command), its body as prose; front matter that holds none, and prose
-// that gives a literal to a name, are none.
+// that gives a literal to a name within a line (at a line's end it is a
+// note's: TestLabelledSecretInProse), are none.
 func TestFrontMatterAsSettings(t *testing.T) {
 	for _, c := range []struct {
 		text string
@@ -97,10 +98,10 @@ func TestFrontMatterAsSettings(t *testing.T) {
 		{"---\nname: dba\nmcpServers:\n  db:\n    env:\n      DB_PASSWORD: R36fmDbPw\n---\nBody\n", true},
 		{"---\nname: s\nmcpServers:\n  w:\n    headers:\n      X-Api-Key: R36fmHdrKey\n---\nBody\n", true},
 		{"\ufeff---\r\nname: r\r\nhooks:\r\n  Stop:\r\n    - hooks:\r\n        - type: command\r\n          command: PGPASSWORD=R36fmPg psql\r\n---\r\nBody\r\n", true},
-		{"---\nname: x\npassword: R36fmOpen\n", false},
+		{"---\nname: x\npassword: R36fmOpen # the old one\n", false},
 		{"---\nname: docs\ndescription: Writes docs about the password reset flow\ntools: Read, Grep\nmodel: sonnet\n---\nBody\n", false},
 		{"---\nname: docs\ndescription: x\n---\nThe password: hunter2 is an example prose writes.\n", false},
-		{"Intro\n---\npassword: R36notFront\n---\n", false},
+		{"Intro\n---\npassword: R36notFront # the old one\n---\n", false},
 	} {
 		if got := InDocument([]byte(c.text)); got != c.want {
 			t.Errorf("InDocument(%q) = %v, want %v", c.text, got, c.want)

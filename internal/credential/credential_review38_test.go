@@ -116,3 +116,38 @@ func BenchmarkInCodeBundle(b *testing.B) {
 		InCode(data)
 	}
 }
+
+// TestLabelledSecretInProse: prose that gives a password or a key its
+// label and its value at a line's end, as a note writes it, was read
+// only for a known token's shape or code's name given one; a label
+// given words, a path, a variable, a placeholder or a call still holds
+// none.
+func TestLabelledSecretInProse(t *testing.T) {
+	for text, want := range map[string]bool{
+		"# Notes\n\n- Staging DB password: Tr0ub4dor3xQ\n":          true,
+		"Weather API key = 3f2a9c7e4b1d8f6a0c5e2b7d9f1a3c8e\n":      true,
+		"The SMTP password is `Tr0ub4dor3xQ`.\n":                    true,
+		"| host | db |\n| token | Zk3wQp9LmT2v |\n":                 true,
+		"**Password:** Tr0ub4dor3xQ\n":                              true,
+		"AWS secret: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\r\n":  true,
+		"- Wi-Fi passphrase: \"Xk9#mQ2$vL\"\n":                      true,
+		"Auth: src/middleware/authentication.ts\n":                  false,
+		"Token: `GITHUB_TOKEN`\n":                                   false,
+		"Key: value\n":                                              false,
+		"The token is regenerated.\n":                               false,
+		"Password: admin123\n":                                      false,
+		"Forgot password: click here\n":                             false,
+		"token: ${{ secrets.GITHUB_TOKEN }}\n":                      false,
+		"Set the password: <your-password>\n":                       false,
+		"max tokens: 4096\n":                                        false,
+		"The source argument for a token is `args[token.index]`.\n": false,
+		"password = get_password(user)\n":                           false,
+		"See the token: https://example.com/t/abc123XYZ\n":          false,
+		"| API key | `<your key>` |\n":                              false,
+		"The secret is stored in the keychain, not in a file.\n":    false,
+	} {
+		if got := InDocument([]byte(text)); got != want {
+			t.Errorf("InDocument(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
