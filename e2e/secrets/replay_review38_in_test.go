@@ -91,3 +91,44 @@ func TestReplayReview38InLabelledSecretInProse(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview38InJoinedNamesOtpSeedsAndRecoveryWords: a skill's
+// settings name a password with no separator before its word (.NET's
+// "SMTPPass", DBPASS=, rootpw =), keep a TOTP seed under "totp" and a
+// wallet's recovery words under "mnemonic"; none of these names was
+// read as a credential's, and each value crossed. The attack, from
+// inside: read them. Proof: none is inside and the launch names each;
+// settings that name a bypass, a seed's number and an MFA policy still
+// are.
+func TestReplayReview38InJoinedNamesOtpSeedsAndRecoveryWords(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	skill := filepath.Join(h.Home, ".claude", "skills", "ops")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: ops\ndescription: operations\n---\nRead the settings beside this file.\n")
+	h.Write(filepath.Join(skill, "appsettings.json"), `{"SMTPHost": "smtp.example.com", "SMTPPass": "R38smtpPassJ7q"}`+"\n")
+	h.Write(filepath.Join(skill, "db.conf"), "DBHOST=db.internal\nDBPASS=R38dbPassCaps4x\n")
+	h.Write(filepath.Join(skill, "legacy.ini"), "[ldap]\nrootpw = R38rootPw9k2m\n")
+	h.Write(filepath.Join(skill, "mfa.json"), `{"issuer": "AWS", "totp": "KRUGS4ZANFZSA2LU"}`+"\n")
+	h.Write(filepath.Join(skill, "wallet.yaml"), "network: mainnet\nmnemonic: \"legal winner thank year wave sausage worth useful legal winner thank yellow\"\n")
+	h.Write(filepath.Join(skill, "limits.yaml"), "proxyBypass: all\nseed: 42\nmfa: required\nnote: R38-HARMLESS-SETTINGS\n")
+	b, err := h.Command(proj, nil, "claudebox", "--shell", "-c", "grep -rhoa -e 'R38[A-Za-z0-9-]*' -e KRUGS4ZANFZSA2LU -e 'sausage worth' ~/.claude 2>/dev/null; true").CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
+	}
+	t.Log(out)
+	for _, secret := range []string{"R38smtpPass", "R38dbPassCaps", "R38rootPw", "KRUGS4ZANFZSA2LU", "sausage worth"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a secret under a joined name, a TOTP seed or recovery words is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R38-HARMLESS-SETTINGS") {
+		t.Errorf("inside, want the settings that name a bypass, a seed's number and an MFA policy")
+	}
+	for _, f := range []string{"ops/appsettings.json", "ops/db.conf", "ops/legacy.ini", "ops/mfa.json", "ops/wallet.yaml"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("the launch does not name %s", f)
+		}
+	}
+}

@@ -889,7 +889,10 @@ func byLines(data []byte, hints []string, match func(chunk []byte) bool) bool {
 // InSettings says a settings file's text holds a credential: one a
 // command's text would (InCommand), a password in a .netrc's shape, or a
 // literal given to a key that names a credential (settingsCredential,
-// and settingsWordCredential's short words: key, pass, pwd, auth, …),
+// and settingsWordCredential's short words: key, pass, pwd, auth, …;
+// a password's word joined to what precedes it: SMTPPass, DBPASS,
+// rootpw), a TOTP seed or a wallet's recovery words given to a name
+// of theirs (settingsnames.go),
 // but a number, a switch or nothing (max_token: 4096, use_token: true,
 // password: ${DEPLOY_PASSWORD}). It is read a line at a time, each with
 // the next (a YAML key's value may follow it), and only a line with a
@@ -962,10 +965,11 @@ func inSettings(data []byte) bool {
 	// program's name, which no line's hint holds, and without an
 	// expression: a line with no other hint of one crossed.
 	return byLines(data, settingsHints, func(chunk []byte) bool {
-		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk) || propertyLiteral(chunk) || directiveLiteral(chunk)
+		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk) || joinedPasswordLiteral(chunk) || propertyLiteral(chunk) || directiveLiteral(chunk)
 	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data) ||
 		shortOptionPassword(data) || positionalPassword(data, lowerASCII(data)) || injected(data, InCommand) ||
-		MayHold(data, containerHints) && containerLiteral(data) || multiLineLiteral(data) || pgpassPassword(data)
+		MayHold(data, containerHints) && containerLiteral(data) || multiLineLiteral(data) || pgpassPassword(data) ||
+		MayHold(data, secretNameHints) && (otpSeed(data) || recoveryWords(data))
 }
 
 // directiveCredential is a line that is a directive and its value

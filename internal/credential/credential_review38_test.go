@@ -151,3 +151,33 @@ func TestLabelledSecretInProse(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinedNamesOtpSeedsAndRecoveryWords: a password under a name
+// whose word is joined to what precedes it, a TOTP seed and a wallet's
+// recovery words were read as no credential in settings; a proxy's
+// bypass, a package's version, the shell's OLDPWD, a seed's number and
+// an MFA policy still are none.
+func TestJoinedNamesOtpSeedsAndRecoveryWords(t *testing.T) {
+	for text, want := range map[string]bool{
+		`{"SMTPHost": "smtp.example.com", "SMTPPass": "Tr0ub4dor3xQ"}`: true,
+		`{"DBPwd": "Tr0ub4dor3xQ"}`:                                    true,
+		"DBHOST=db.internal\nDBPASS=Tr0ub4dor3xQ\n":                    true,
+		"MYSQLPWD=hunter2\n":                                           true,
+		"[ldap]\nrootpw = Tr0ub4dor3xQ\n":                              true,
+		"smtppass: Tr0ub4dor3xQ\n":                                     true,
+		`{"issuer": "AWS", "totp": "KRUGS4ZANFZSA2LU"}`:                true,
+		`{"totp": "KRUGS4ZANFZSA2LU", "issuer": "AWS"}`:                true,
+		"mfa_seed: jbsw y3dp ehpk 3pxp\n":                              true,
+		"network: mainnet\nmnemonic: \"legal winner thank year wave sausage worth useful legal winner thank yellow\"\n": true,
+		"proxyBypass: all\nBYPASS=all\ncompass: north\n":                                                                false,
+		`{"dependencies": {"minipass": "^7.0.4", "fs-minipass": "~3.0.3"}}`:                                             false,
+		"OLDPWD=/home/alice\n":                   false,
+		"seed: 42\nmfa: required\notp: 123456\n": false,
+		"mnemonic: MOV\ndescription: the quick brown fox jumps over the lazy dog\n": false,
+		"dbpass: ${DB_PASSWORD}\nsmtpPass: true\n":                                  false,
+	} {
+		if got := InSettings([]byte(text)); got != want {
+			t.Errorf("InSettings(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
