@@ -132,3 +132,40 @@ func TestReplayReview38InJoinedNamesOtpSeedsAndRecoveryWords(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview38InCookieJar: a skill that fetches a video's
+// transcript keeps the browser's cookies for yt-dlp (--cookies
+// cookies.txt, Netscape's format: a session's cookie is its login);
+// the file, prose by its extension and settings without one, held no
+// name a judge reads, and crossed. The attack, from inside: read them.
+// Proof: neither is inside and the launch names each; a table parted by
+// tabs still is.
+func TestReplayReview38InCookieJar(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	skill := filepath.Join(h.Home, ".claude", "skills", "transcript")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: transcript\ndescription: a video's transcript\n---\nRun `yt-dlp --cookies cookies.txt --write-auto-subs URL`.\n")
+	h.Write(filepath.Join(skill, "cookies.txt"), "# Netscape HTTP Cookie File\n.youtube.com\tTRUE\t/\tTRUE\t1767225600\t__Secure-3PSID\tg.a000R38cookieTxt4kQ\n")
+	h.Write(filepath.Join(skill, "jar"), "#HttpOnly_.google.com\tTRUE\t/\tTRUE\t0\tSID\tR38cookieJar7mZ\n")
+	h.Write(filepath.Join(skill, "langs.tsv"), "code\tname\tR38-HARMLESS-TSV\nen\tEnglish\tTRUE\n")
+	b, err := h.Command(proj, nil, "claudebox", "--shell", "-c", "grep -rhoa 'R38[A-Za-z0-9-]*' ~/.claude 2>/dev/null; true").CombinedOutput()
+	out := string(b)
+	if err != nil {
+		t.Fatalf("session: %v\n%s", err, out)
+	}
+	t.Log(out)
+	for _, secret := range []string{"R38cookieTxt", "R38cookieJar"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a session's cookie in a cookie file is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R38-HARMLESS-TSV") {
+		t.Errorf("inside, want the table parted by tabs")
+	}
+	for _, f := range []string{"transcript/cookies.txt", "transcript/jar"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("the launch does not name %s", f)
+		}
+	}
+}

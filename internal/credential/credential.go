@@ -715,7 +715,7 @@ func InDocument(data []byte) bool {
 	if front, ok := frontMatter(data); ok && InSettings(front) {
 		return true
 	}
-	return PrivateKey(data) || signedToken(data) || serviceToken(data) || codeInProse(data) || labelledLiteral(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return PrivateKey(data) || signedToken(data) || serviceToken(data) || cookieJar(data) || codeInProse(data) || labelledLiteral(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
@@ -968,7 +968,7 @@ func inSettings(data []byte) bool {
 		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk) || joinedPasswordLiteral(chunk) || propertyLiteral(chunk) || directiveLiteral(chunk)
 	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data) ||
 		shortOptionPassword(data) || positionalPassword(data, lowerASCII(data)) || injected(data, InCommand) ||
-		MayHold(data, containerHints) && containerLiteral(data) || multiLineLiteral(data) || pgpassPassword(data) ||
+		MayHold(data, containerHints) && containerLiteral(data) || multiLineLiteral(data) || pgpassPassword(data) || cookieJar(data) ||
 		MayHold(data, secretNameHints) && (otpSeed(data) || recoveryWords(data))
 }
 

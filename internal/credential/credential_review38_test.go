@@ -181,3 +181,19 @@ func TestJoinedNamesOtpSeedsAndRecoveryWords(t *testing.T) {
 		}
 	}
 }
+
+// TestCookieJar: a Netscape cookie file's line, whatever the file's
+// name or kind, holds a login; a table parted by tabs does not.
+func TestCookieJar(t *testing.T) {
+	for text, want := range map[string]bool{
+		"# Netscape HTTP Cookie File\n.youtube.com\tTRUE\t/\tTRUE\t1767225600\tSID\tg.a000kQiZ3Rk1Xm9pQ7vT2\n": true,
+		"#HttpOnly_.google.com\tTRUE\t/\tTRUE\t0\t__Secure-3PSID\tabc\r\n":                                     true,
+		"code\tname\tnote\nen\tEnglish\tTRUE\n":                                                                false,
+		"a\tTRUE\t/\tTRUE\tsoon\tSID\tx\n":                                                                     false,
+		".example.com\tTRUE\t/\tTRUE\t0\tSID\t\n":                                                              false,
+	} {
+		if got := InDocument([]byte(text)) || InSettings([]byte(text)); got != want {
+			t.Errorf("InDocument or InSettings(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
