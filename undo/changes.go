@@ -2305,7 +2305,13 @@ func (t tree) linksOut(checkout, path string) bool {
 	if err != nil || !filepath.IsLocal(rel) && rel != "." {
 		return true
 	}
-	for _, name := range strings.Split(rel, string(filepath.Separator)) {
+	names := strings.Split(rel, string(filepath.Separator))
+	for i, name := range names {
+		if projectfiles.Is(name, ".git", false) && len(names) > i+3 && names[i+1] == "annex" && names[i+2] == "objects" {
+			// An annexed file: git-annex's own link to its content, which
+			// it keeps read-only and the exit checks against its key.
+			return false
+		}
 		if _, obeyed := projectfiles.Lookup(name, false); obeyed || projectfiles.Is(name, ".git", false) {
 			return true
 		}

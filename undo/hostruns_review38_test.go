@@ -78,6 +78,8 @@ func TestLinksOut(t *testing.T) {
 		"dist": filepath.Join(outside, ".local", "bin"), "out": "home/.local/bin", "up": "..", "sneaky": "deep/..",
 		"gone": "/nonexistent/x", "in": "src", "src/back": "../src/main.c", "missing": "build/later",
 		"hooks": ".git/hooks", "settings": "src/.claude", "top": ".",
+		"annexed.bin": ".git/annex/objects/Xk/9P/SHA256E-s4--ab.bin/SHA256E-s4--ab.bin", "src/annexed.bin": "../.git/annex/objects/Xk/9P/K/K",
+		"annexdir": ".git/annex/objects", "annexup": ".git/annex/objects/../../hooks",
 	} {
 		if err := os.Symlink(target, filepath.Join(checkout, link)); err != nil {
 			t.Fatal(err)
@@ -88,8 +90,8 @@ func TestLinksOut(t *testing.T) {
 	}
 	for path, want := range map[string]bool{
 		"dist": true, "out": true, "up": true, "sneaky": true, "gone": true,
-		"hooks": true, "settings": true,
-		"in": false, "src/back": false, "missing": false, "file": false, "home": false, "top": false,
+		"hooks": true, "settings": true, "annexdir": true, "annexup": true,
+		"annexed.bin": false, "src/annexed.bin": false, "in": false, "src/back": false, "missing": false, "file": false, "home": false, "top": false,
 	} {
 		if got := now.linksOut(checkout, path); got != want {
 			t.Errorf("%s: leads out %v, want %v", path, got, want)
