@@ -1372,7 +1372,8 @@ func (st store) created(s Snapshot) ([]string, error) {
 // anything is there; nothing is followed through a link. A file of
 // another size than e's is not read, and one of its size is read as it
 // streams, never held: the session may have left one of gigabytes
-// (sparse, taking no disk), which a snapshot then took.
+// (sparse, taking no disk), which a snapshot then took. An e of size -1
+// is of the file's size, whatever it is.
 func matches(checkout, path string, e entry, st store) (same, exists bool) {
 	fi, err := untrusted.Lstat(checkout, path)
 	if err != nil {
@@ -1385,13 +1386,13 @@ func matches(checkout, path string, e entry, st store) (same, exists bool) {
 			return false, true
 		}
 		return blobName(strings.NewReader(target), int64(len(target)), len(e.oid)) == e.oid, true
-	case e.mode != "120000" && fi.Mode().IsRegular() && (fi.Mode()&0o100 != 0) == (e.mode == "100755") && fi.Size() == e.size:
+	case e.mode != "120000" && fi.Mode().IsRegular() && (fi.Mode()&0o100 != 0) == (e.mode == "100755") && (e.size < 0 || fi.Size() == e.size):
 		f, err := untrusted.Open(checkout, path)
 		if err != nil {
 			return false, true
 		}
 		defer f.Close()
-		return blobName(f, e.size, len(e.oid)) == e.oid, true
+		return blobName(f, fi.Size(), len(e.oid)) == e.oid, true
 	default:
 		return false, true
 	}
