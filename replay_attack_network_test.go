@@ -110,6 +110,47 @@ func TestReplayAttackNetworkEmbeddedIPv4(t *testing.T) {
 	}
 }
 
+// TestReplayReview39RebindNotGlobal: the proxy refused an allowed name
+// that resolves into the host's network by the ranges Go calls private
+// and a few more, but passed the rest of what IANA's registries of
+// special-purpose addresses say no public host has: the IETF's
+// assignments (192.0.0.0/24: a DS-Lite router's own 192.0.0.2, the
+// NAT64 discovery addresses; 2001::/23), the documentation ranges, which
+// networks use inside (this project's CI machine sits on 192.0.2.0/24),
+// the 6to4 relays' anycast, IPv6's discard-only, SRv6 and benchmarking
+// prefixes, and the local-use NAT64 prefix 64:ff9b:1::/48, whose IPv4
+// address sits elsewhere than its last four bytes where the gateway's
+// prefix is shorter than /96 (64:ff9b:1:a00:0:100:808:808 is 10.0.0.1
+// under a /48, and read as 8.8.8.8). The attack: a name the agent's DNS
+// answers (an allow-hosts entry such as a dev tunnel or a wildcard)
+// resolves to one of these. The proof, on the host side, with no real
+// dial: the proxy refuses it as inside the host's network rather than
+// going on to dial it (which only the resolver table's loopback-only
+// dialler stops: 502).
+func TestReplayReview39RebindNotGlobal(t *testing.T) {
+	for _, a := range []string{
+		"192.0.0.2",                   // DS-Lite: the router's own end of the tunnel
+		"192.0.0.170",                 // NAT64 discovery
+		"192.0.2.1",                   // TEST-NET-1, a network inside
+		"198.51.100.1",                // TEST-NET-2
+		"203.0.113.1",                 // TEST-NET-3
+		"192.88.99.1",                 // the 6to4 relays' anycast
+		"64:ff9b:1:a00:0:100:808:808", // local-use NAT64 of 10.0.0.1 under a /48
+		"2001:db8::1",                 // documentation
+		"3fff::1",                     // documentation
+		"2001:2::1",                   // benchmarking
+		"2001::1",                     // Teredo, among the IETF's assignments
+		"100::1",                      // discard-only
+		"5f00::1",                     // SRv6's segment identifiers
+	} {
+		_, sock := attackProxy(t, []string{"rebind.test"}, map[string][]netip.Addr{"rebind.test": {netip.MustParseAddr(a)}}, "http://127.0.0.1:9")
+		status, body := connectThrough(t, sock, "rebind.test:443")
+		if status != http.StatusForbidden || !strings.Contains(body, "inside the host or its network") {
+			t.Errorf("rebind.test resolving to %s: the proxy answered %d %q, not a refusal: it went on to dial that address", a, status, strings.TrimSpace(body))
+		}
+	}
+}
+
 // TestReplayAttackNetworkHeaderHoard: the proxy's server takes headers of
 // up to net/http's default 1 MiB, for up to ReadHeaderTimeout (30 s), on as
 // many connections as the sandbox opens, with no cap per session. The

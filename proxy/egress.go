@@ -181,11 +181,11 @@ func denied(t target, d Rule) *blocked {
 // deny list names it or it is internal and not listed.
 func (p Policy) checkAddress(t target, a netip.Addr) *blocked {
 	a = a.Unmap()
-	if p.neverAt(a, t.port) {
+	if slices.ContainsFunc(reached(a), func(r netip.Addr) bool { return p.neverAt(r, t.port) }) {
 		return &blocked{what: t.String(), why: "it resolves to " + a.String() + ", Claude's API, which is reached only through claudebox's proxy, with the session's own credential", phrase: t.String() + " (Claude's API goes through claudebox's proxy only)"}
 	}
-	if i := slices.IndexFunc(p.Deny, func(r Rule) bool { return r.denying().matchesAddr(a, t.port) }); i >= 0 {
-		return denied(t, p.Deny[i])
+	if d, ok := p.denyingAddr(a, t.port); ok {
+		return denied(t, d)
 	}
 	if !p.addressAllowed(t, a) {
 		return &blocked{

@@ -325,15 +325,15 @@ func TestOnLinkInternal(t *testing.T) {
 		}
 		return r
 	}
-	p := Policy{Allow: []Rule{must("203.0.113.9:5432")}, onLink: []netip.Prefix{netip.MustParsePrefix("203.0.113.0/24"), netip.MustParsePrefix("2001:db8:1::/64")}}
+	p := Policy{Allow: []Rule{must("93.184.215.9:5432")}, onLink: []netip.Prefix{netip.MustParsePrefix("93.184.215.0/24"), netip.MustParsePrefix("2606:2800:21f::/64")}}
 	named := target{host: "rebind.test", port: 5432}
 	for a, want := range map[string]bool{
-		"203.0.113.7":        false,
-		"203.0.113.9":        true,
-		"2001:db8:1::42":     false,
-		"::ffff:203.0.113.7": false,
-		"198.51.100.1":       true,
-		"2001:db8:2::1":      true,
+		"93.184.215.7":          false,
+		"93.184.215.9":          true,
+		"2606:2800:21f::42":     false,
+		"::ffff:93.184.215.7":   false,
+		"8.8.8.8":               true,
+		"2606:2800:220:1::1946": true,
 	} {
 		if got := p.addressAllowed(named, netip.MustParseAddr(a)); got != want {
 			t.Errorf("%s: allowed %v, want %v", a, got, want)
@@ -341,6 +341,41 @@ func TestOnLinkInternal(t *testing.T) {
 	}
 	if nets := hostNetworks(); slices.ContainsFunc(nets, func(n netip.Prefix) bool { return !n.IsValid() || n.Addr() != n.Masked().Addr() }) {
 		t.Errorf("the host's networks are not masked prefixes: %v", nets)
+	}
+}
+
+// TestOnLinkCarried: an IPv6 address that carries an IPv4 one (NAT64,
+// 6to4, the IPv4-compatible form) reaches that address through the
+// gateway, and is judged as it: one that carries an address on a
+// network of the host's own (its public address, 93.184.215.7 here)
+// reaches the host's services as that address does, and is refused as
+// it is; a public one beside it passes. And a deny entry naming an
+// address refuses the forms that carry it.
+func TestOnLinkCarried(t *testing.T) {
+	must := func(s string) Rule {
+		r, err := ParseRule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	p := Policy{Deny: []Rule{must("8.8.4.4")}, onLink: []netip.Prefix{netip.MustParsePrefix("93.184.215.0/24")}}
+	named := target{host: "rebind.test", port: 443}
+	for a, want := range map[string]bool{
+		"93.184.215.7":         false,
+		"64:ff9b::5db8:d707":   false,
+		"2002:5db8:d707::1":    false,
+		"::5db8:d707":          false,
+		"::ffff:0:5db8:d707":   false,
+		"64:ff9b::808:808":     true,
+		"2002:808:808::1":      true,
+		"64:ff9b::808:404":     false,
+		"2002:808:404::1":      false,
+		"2606:4700:4700::1111": true,
+	} {
+		if got := p.addressAllowed(named, netip.MustParseAddr(a)); got != want {
+			t.Errorf("%s: allowed %v, want %v", a, got, want)
+		}
 	}
 }
 

@@ -291,14 +291,16 @@ func (r Rule) denying() Rule {
 
 // addressAllowed says the proxy may dial a, one of the addresses t
 // resolved to: a public address unless it is denied, an internal one
-// (loopback, private, link-local, CGNAT, a cloud's metadata service) only
-// when the allow list names it exactly, or names localhost:PORT.
+// (loopback, private, link-local, CGNAT, a cloud's metadata service, one
+// on a network of the host's own, or an IPv6 address carrying such an
+// IPv4 one) only when the allow list names it exactly, or names
+// localhost:PORT.
 func (p Policy) addressAllowed(t target, a netip.Addr) bool {
 	a = a.Unmap()
-	if slices.ContainsFunc(p.Deny, func(r Rule) bool { return r.denying().matchesAddr(a, t.port) }) {
+	if _, denied := p.denyingAddr(a, t.port); denied {
 		return false
 	}
-	if !internal(a) && !slices.ContainsFunc(p.onLink, func(n netip.Prefix) bool { return n.Contains(a) }) {
+	if !slices.ContainsFunc(reached(a), p.inside) {
 		return true
 	}
 	if slices.ContainsFunc(p.Allow, func(r Rule) bool { return r.matchesAddr(a, t.port) }) {
@@ -306,6 +308,23 @@ func (p Policy) addressAllowed(t target, a netip.Addr) bool {
 	}
 	return a.IsLoopback() && t.host == "localhost" &&
 		slices.ContainsFunc(p.Allow, func(r Rule) bool { return r.host == "localhost" && r.port == t.port })
+}
+
+// denyingAddr is the deny entry that names a, or the IPv4 address it
+// carries, at port.
+func (p Policy) denyingAddr(a netip.Addr, port int) (Rule, bool) {
+	for _, r := range reached(a) {
+		if i := slices.IndexFunc(p.Deny, func(d Rule) bool { return d.denying().matchesAddr(r, port) }); i >= 0 {
+			return p.Deny[i], true
+		}
+	}
+	return Rule{}, false
+}
+
+// inside says a reaches the host or its network: no public host has it,
+// or it is on a network of the host's own interfaces.
+func (p Policy) inside(a netip.Addr) bool {
+	return internal(a) || slices.ContainsFunc(p.onLink, func(n netip.Prefix) bool { return n.Contains(a) })
 }
 
 // hostNetworks are the networks the host's interfaces are on, each
@@ -343,32 +362,58 @@ func hostNetworks() []netip.Prefix {
 // would point an allowed name at.
 func internal(a netip.Addr) bool {
 	a = a.Unmap()
-	// An IPv6 address that carries an IPv4 one (NAT64, 6to4, the old
-	// IPv4-compatible and SIIT forms) reaches that address through a
-	// gateway: it is judged as that address.
-	for _, p := range embeddingIPv4 {
-		if p.prefix.Contains(a) {
-			b := a.As16()
-			if internal(netip.AddrFrom4([4]byte(b[p.at : p.at+4]))) {
-				return true
-			}
-		}
-	}
 	// Not global unicast: loopback, link-local (169.254.169.254 among
 	// them), multicast, unspecified. Private: 10/8, 172.16/12, 192.168/16
 	// and fc00::/7 (fd00:ec2::254 among them).
-	return !a.IsGlobalUnicast() || a.IsPrivate() || slices.ContainsFunc(alsoInternal, func(p netip.Prefix) bool { return p.Contains(a) })
+	return !a.IsGlobalUnicast() || a.IsPrivate() || slices.ContainsFunc(notGlobal, func(p netip.Prefix) bool { return p.Contains(a) })
 }
 
-// alsoInternal are ranges Go does not call private that reach no public
-// host: CGNAT (a provider's network), "this network", benchmarking,
-// reserved IPv4, IPv6 site-local.
-var alsoInternal = []netip.Prefix{
-	netip.MustParsePrefix("100.64.0.0/10"),
+// notGlobal are the other ranges that IANA's registries of
+// special-purpose addresses say no public host has, or deprecate: what
+// is known public passes, not what is known internal (192.0.0.2 is a
+// DS-Lite router's own address; this project's CI machine sits on the
+// documentation range 192.0.2.0/24).
+var notGlobal = []netip.Prefix{
+	// IPv4: "this network", CGNAT (a provider's network), the IETF's
+	// protocol assignments (DS-Lite, NAT64's discovery), the three
+	// documentation ranges, the 6to4 relays' anycast, benchmarking,
+	// reserved.
 	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("192.88.99.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
+	// IPv6: local-use NAT64 (a gateway's prefix there may be shorter
+	// than /96, its IPv4 address then not in the last four bytes),
+	// discard-only and the dummy prefix, the IETF's protocol assignments
+	// (Teredo, benchmarking, ORCHID), documentation, SRv6's segment
+	// identifiers, site-local.
+	netip.MustParsePrefix("64:ff9b:1::/48"),
+	netip.MustParsePrefix("100::/63"),
+	netip.MustParsePrefix("2001::/23"),
+	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("3fff::/20"),
+	netip.MustParsePrefix("5f00::/16"),
 	netip.MustParsePrefix("fec0::/10"),
+}
+
+// reached are the addresses a connection to a reaches: a itself and,
+// for an IPv6 address that carries an IPv4 one (NAT64, 6to4, the old
+// IPv4-compatible and SIIT forms), that address, where a gateway takes
+// it; a is judged as each.
+func reached(a netip.Addr) []netip.Addr {
+	a = a.Unmap()
+	for _, p := range embeddingIPv4 {
+		if p.prefix.Contains(a) {
+			b := a.As16()
+			return []netip.Addr{a, netip.AddrFrom4([4]byte(b[p.at : p.at+4]))}
+		}
+	}
+	return []netip.Addr{a}
 }
 
 // embeddingIPv4 are the IPv6 prefixes that carry an IPv4 address, and
@@ -378,7 +423,6 @@ var embeddingIPv4 = []struct {
 	at     int
 }{
 	{netip.MustParsePrefix("64:ff9b::/96"), 12},
-	{netip.MustParsePrefix("64:ff9b:1::/48"), 12},
 	{netip.MustParsePrefix("2002::/16"), 2},
 	{netip.MustParsePrefix("::/96"), 12},
 	{netip.MustParsePrefix("::ffff:0:0:0/96"), 12},
