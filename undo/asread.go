@@ -18,7 +18,7 @@ func notAsHashed(ctx context.Context, checkout string, entries []staged, hashed 
 	differs := make([]bool, len(entries))
 	parallel.Each(len(entries), func(i int) {
 		e := entries[i]
-		if ctx.Err() != nil || e.mode == "160000" || !all && !hashed.over && !hashed.paths[e.path] {
+		if ctx.Err() != nil || e.mode == "160000" || !all && !hashed.over && !hashed.has(e.path) {
 			return
 		}
 		same, _ := matches(checkout, e.path, entry{mode: e.mode, oid: e.oid, size: -1}, store{})

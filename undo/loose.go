@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -25,9 +26,10 @@ import (
 // which --undo does not keep, unless HEAD does not hold it (keepPacked).
 
 // hashedPaths keeps the paths git add --verbose says it wrote ("add
-// 'PATH'", unquoted: a name holding "'\n" only hides itself), up to
-// hashedLimit of them: the first snapshot of a tree of millions would
-// hold them all.
+// 'PATH'", unquoted), up to hashedLimit of them: the first snapshot of a
+// tree of millions would hold them all. A path holding a newline is
+// printed over two lines, which spell no path whole: has takes it for
+// one git wrote.
 type hashedPaths struct {
 	paths map[string]bool
 	// over: more were written than kept.
@@ -37,6 +39,13 @@ type hashedPaths struct {
 
 // A variable: the tests lower it.
 var hashedLimit = 100_000
+
+// has says git add may have written path: one it said it wrote, or one
+// its line cannot spell (a sandbox naming a directory "x\ny" had a file
+// git read through it taken for one git did not hash).
+func (h *hashedPaths) has(path string) bool {
+	return h.paths[path] || strings.ContainsRune(path, '\n')
+}
 
 func (h *hashedPaths) Write(b []byte) (int, error) {
 	n := len(b)
@@ -85,7 +94,7 @@ func (st store) keepLoose(ctx context.Context, objects string, entries []staged,
 		if e.mode == "160000" || !isObjectName(e.oid) || done[e.oid] {
 			continue
 		}
-		if hashed.over && !loose[e.oid] || !hashed.over && !hashed.paths[e.path] {
+		if hashed.over && !loose[e.oid] || !hashed.over && !hashed.has(e.path) {
 			continue
 		}
 		done[e.oid] = true

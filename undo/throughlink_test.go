@@ -92,3 +92,39 @@ func TestTakeConvertedFileKept(t *testing.T) {
 		t.Errorf("unknown: %q, want none", s.Unknown)
 	}
 }
+
+// A path holding a newline, which git add --verbose prints as it is ("add
+// 'x" on one line, "y/id_ed25519'" on the next), is read again as every
+// other file git hashed: a later snapshot took only what those lines
+// spelled for what git hashed, and a directory the sandbox named so, and
+// swapped for a link to ~/.ssh while git read it, had the host's key
+// taken into the snapshot and written into the project by --undo.
+func TestTakeReadThroughSwappedLinkNewlineName(t *testing.T) {
+	p := agedRepo(t)
+	state := t.TempDir()
+	secret := filepath.Join(t.TempDir(), "id_ed25519")
+	os.WriteFile(secret, []byte("-----BEGIN OPENSSH PRIVATE KEY----- the user's\n"), 0o600)
+	now := time.Now()
+	if _, err := Take(context.Background(), state, p, now, now.Add(time.Hour), nil, false); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Second)
+	rel := "x\ny/id_ed25519"
+	os.MkdirAll(filepath.Join(p.Checkout, filepath.Dir(rel)), 0o755)
+	os.WriteFile(filepath.Join(p.Checkout, rel), []byte("the session's decoy\n"), 0o644)
+	gitReadingThroughLink(t, rel, secret)
+	s, err := Take(context.Background(), state, p, now, now.Add(time.Hour), nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(s.Unknown, rel) {
+		t.Errorf("unknown: %q, want the file git read through the link", s.Unknown)
+	}
+	os.Remove(filepath.Join(p.Checkout, rel))
+	if _, err := Apply(state, p.Root, s, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(p.Checkout, rel)); strings.Contains(string(b), "PRIVATE KEY") {
+		t.Errorf("--undo wrote the host's file into the project: %q", b)
+	}
+}
