@@ -2301,8 +2301,9 @@ func (t tree) linksOut(checkout, path string) bool {
 		// Not joined, which would take sub/.. for . whatever sub is.
 		target = filepath.Join(top, filepath.Dir(path)) + "/" + target
 	}
-	rel, err := filepath.Rel(top, resolved(target))
-	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+	real, ok := resolved(target)
+	rel, err := filepath.Rel(top, real)
+	if !ok || err != nil || !filepath.IsLocal(rel) && rel != "." {
 		return true
 	}
 	names := strings.Split(rel, string(filepath.Separator))
@@ -2319,23 +2320,53 @@ func (t tree) linksOut(checkout, path string) bool {
 	return false
 }
 
-// resolved is path with its links resolved, as far as it exists: the
-// rest of a link that leads nowhere is taken as written.
-func resolved(path string) string {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		return real
-	}
-	path = filepath.Clean(path)
-	for rest := ""; ; {
-		parent := filepath.Dir(path)
-		rest = filepath.Join(filepath.Base(path), rest)
-		if real, err := filepath.EvalSymlinks(parent); err == nil || parent == path {
-			if err != nil {
-				real = parent
-			}
-			return filepath.Join(real, rest)
+// resolved is path (absolute) with its links resolved as the kernel
+// resolves them where the host writes through it, a link that leads
+// nowhere yet followed too (an open that creates, cc -o, a shell's >,
+// writes where it leads), each .. taken after the link before it; a
+// component that does not exist is taken for a directory, as a mkdir -p
+// would make it. Past 40 links (the kernel's bound), or where it cannot
+// read a link or look, it says so. Cleaning the rest as written, once
+// a component was missing, took a .. after a link for one after the
+// link's name: tool, a link to trick/up/../home/.local/bin/git with
+// trick/up a link to the top, read as within the checkout.
+func resolved(path string) (string, bool) {
+	done, rest, links := "/", path, 0
+	for {
+		rest = strings.TrimLeft(rest, "/")
+		if rest == "" {
+			return done, true
 		}
-		path = parent
+		name, after, _ := strings.Cut(rest, "/")
+		rest = after
+		switch name {
+		case ".":
+			continue
+		case "..":
+			done = filepath.Dir(done)
+			continue
+		}
+		next := filepath.Join(done, name)
+		var st unix.Stat_t
+		switch err := unix.Lstat(next, &st); {
+		case err == unix.ENOENT || err == unix.ENOTDIR:
+			done = next
+			continue
+		case err != nil:
+			return "", false
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			done = next
+			continue
+		}
+		target, err := os.Readlink(next)
+		if links++; err != nil || links > 40 {
+			return "", false
+		}
+		if filepath.IsAbs(target) {
+			done = "/"
+		}
+		rest = target + "/" + rest
 	}
 }
 

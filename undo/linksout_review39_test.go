@@ -1,0 +1,57 @@
+package undo
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// A link that leads nowhere yet is resolved as the kernel resolves it
+// when the host's build writes through it (an open that creates, cc -o,
+// a shell's >): each link on the way followed before the .. after it, a
+// link that leads nowhere followed too. Taken as written past the first
+// component missing, tool (to trick/up/../home/.local/bin/git, trick/up
+// a link to the top, which stays) was read as trick/home/.local/bin/git
+// in the checkout and stayed, where the kernel writes the outside's
+// .local/bin/git; tool2, through a link of the session's that leads
+// nowhere yet, stayed as well.
+func TestLinksOutDanglingThroughLink(t *testing.T) {
+	base := t.TempDir()
+	checkout, outside := filepath.Join(base, "repo"), filepath.Join(base, "home")
+	writeTree(t, checkout, map[string]string{"src/main.c": "int x;\n", "trick/keep": "x\n"})
+	writeTree(t, outside, map[string]string{".local/bin/keep": "x\n"})
+	now := tree{recent: map[string]fileStatus{}}
+	for link, target := range map[string]string{
+		"trick/up":  "..",
+		"trick/end": filepath.Join(outside, ".local", "bin", "git"),
+		"tool":      "trick/up/../home/.local/bin/git",
+		"tool2":     "trick/end",
+		"made":      "build/obj/../out/tool",
+		"madeup":    "build/obj/../../../home/.local/bin/git",
+		"back":      "trick/up/src/later.c",
+	} {
+		if err := os.Symlink(target, filepath.Join(checkout, link)); err != nil {
+			t.Fatal(err)
+		}
+		now.recent[link] = fileStatus{mode: unix.S_IFLNK}
+	}
+	for path, want := range map[string]bool{
+		"trick/up": false, "trick/end": true, "tool": true, "tool2": true,
+		"made": false, "madeup": true, "back": false,
+	} {
+		if got := now.linksOut(checkout, path); got != want {
+			t.Errorf("%s: leads out %v, want %v", path, got, want)
+		}
+	}
+	// What the host's build does with tool: an open that creates.
+	f, err := os.OpenFile(filepath.Join(checkout, "tool"), os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := os.Lstat(filepath.Join(outside, ".local", "bin", "git")); err != nil {
+		t.Errorf("the kernel did not write where the test says tool leads: %v", err)
+	}
+}
