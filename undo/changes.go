@@ -2308,7 +2308,7 @@ func (t tree) linksOut(checkout, path string) bool {
 	}
 	names := strings.Split(rel, string(filepath.Separator))
 	for i, name := range names {
-		if projectfiles.Is(name, ".git", false) && len(names) > i+3 && names[i+1] == "annex" && names[i+2] == "objects" {
+		if projectfiles.Is(name, ".git", false) && annexObject(names[i+1:]) && readOnlyFile(real) {
 			// An annexed file: git-annex's own link to its content, which
 			// it keeps read-only and the exit checks against its key.
 			return false
@@ -2318,6 +2318,23 @@ func (t tree) linksOut(checkout, path string) bool {
 		}
 	}
 	return false
+}
+
+// annexObject says names, below a git directory, are git-annex's path to
+// an object: annex/objects/<hash>/<hash>/<key>/<key>. Not one of its
+// folders, which a build copying into a link to it writes in, an
+// object among them.
+func annexObject(names []string) bool {
+	return len(names) == 6 && names[0] == "annex" && names[1] == "objects" && names[4] == names[5]
+}
+
+// readOnlyFile says path is a regular file no one may write, as git-annex
+// keeps an object: one the session made writable (chmod u+w, which the
+// exit's check against its key does not see) is what the host's build
+// writing through a link to it rewrites, and an annexed script with it.
+func readOnlyFile(path string) bool {
+	var st unix.Stat_t
+	return unix.Lstat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o222 == 0
 }
 
 // resolved is path (absolute) with its links resolved as the kernel

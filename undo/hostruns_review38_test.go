@@ -72,6 +72,11 @@ func TestLinksOut(t *testing.T) {
 	checkout, outside := filepath.Join(base, "repo"), filepath.Join(base, "home")
 	writeTree(t, checkout, map[string]string{"src/main.c": "int x;\n", "file": "x\n"})
 	writeTree(t, outside, map[string]string{".local/bin/keep": "x\n"})
+	// git-annex's objects, read-only as it keeps them.
+	for _, object := range []string{".git/annex/objects/Xk/9P/SHA256E-s4--ab.bin/SHA256E-s4--ab.bin", ".git/annex/objects/Xk/9P/K/K"} {
+		writeTree(t, checkout, map[string]string{object: "data"})
+		os.Chmod(filepath.Join(checkout, object), 0o444)
+	}
 	now := tree{recent: map[string]fileStatus{"file": {mode: unix.S_IFREG}}}
 	for link, target := range map[string]string{
 		"home": outside, "deep": filepath.Join(outside, ".local", "bin"),

@@ -55,3 +55,40 @@ func TestLinksOutDanglingThroughLink(t *testing.T) {
 		t.Errorf("the kernel did not write where the test says tool leads: %v", err)
 	}
 }
+
+// A link into git-annex's objects stays only where it leads to an object,
+// at git-annex's path for it, read-only as git-annex keeps it: the host's
+// build writing through one the session made to an object it made
+// writable (chmod u+w; the exit checks the content against the key, which
+// still matches) rewrote the object of an annexed script, which the
+// host's sh deploy.sh then ran; and one to a folder there, or to an
+// object that is not there, is where a build copying into it writes.
+func TestLinksOutAnnexObjectReadOnly(t *testing.T) {
+	checkout := filepath.Join(t.TempDir(), "repo")
+	const object = ".git/annex/objects/Xk/9P/SHA256E-s4--ab.sh/SHA256E-s4--ab.sh"
+	const writable = ".git/annex/objects/Qz/7w/SHA256E-s4--cd.sh/SHA256E-s4--cd.sh"
+	writeTree(t, checkout, map[string]string{object: "true", writable: "true"})
+	os.Chmod(filepath.Join(checkout, object), 0o444)
+	os.Chmod(filepath.Join(checkout, writable), 0o644)
+	now := tree{recent: map[string]fileStatus{}}
+	for link, target := range map[string]string{
+		"deploy.sh":  object,
+		"out.txt":    writable,
+		"keydir":     filepath.Dir(object),
+		"hashdir":    ".git/annex/objects/Xk",
+		"absent.bin": ".git/annex/objects/Xk/9P/SHA256E-s4--ef.bin/SHA256E-s4--ef.bin",
+		"otherkey":   ".git/annex/objects/Xk/9P/SHA256E-s4--ab.sh/other",
+	} {
+		if err := os.Symlink(target, filepath.Join(checkout, link)); err != nil {
+			t.Fatal(err)
+		}
+		now.recent[link] = fileStatus{mode: unix.S_IFLNK}
+	}
+	for path, want := range map[string]bool{
+		"deploy.sh": false, "out.txt": true, "keydir": true, "hashdir": true, "absent.bin": true, "otherkey": true,
+	} {
+		if got := now.linksOut(checkout, path); got != want {
+			t.Errorf("%s: leads out %v, want %v", path, got, want)
+		}
+	}
+}
