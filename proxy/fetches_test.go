@@ -262,11 +262,12 @@ func TestRequestKeys(t *testing.T) {
 // Code runs it, pass (refused, auto mode cannot check an action, and
 // asks of each); a safeguard of another type, or one whose type is no
 // string, is refused, and what stands inside one is checked as the
-// messages are.
+// messages are; a key Claude Code does not send there (a check's own
+// model, where it would report) is refused, as the request's are.
 func TestSafeguards(t *testing.T) {
 	autoMode := `{"model":"claude-opus-5-5","messages":[{"role":"user","content":"run the tests"}],"max_tokens":128000,"stream":true,` +
 		`"safeguards":[{"type":"dangerous_tool_use","classifier_context":{"v":1,"permission_mode":"auto","live_cwd":"/home/u/p","home_dir":"/home/u",` +
-		`"rules":{"allow":[],"deny":[],"ask":[]},"user_identity":null,"git_state":{"root":null,"error":"not_a_repo"},"classifier_facts":{"bashPrescreenRetry":"true"}}}]}`
+		`"rules":{"allow":[],"deny":[],"ask":[]},"user_identity":null,"git_state":{"root":null,"error":"not_a_repo"},"classifier_facts":{"bashPrescreenRetry":"true"}},"claude_md":"# Project\nRun make test."}]}`
 	if out, err := checked(messagesAPI, autoMode); err != nil || out != autoMode {
 		t.Errorf("auto mode's request: refused (%v) or changed: %s", err, out)
 	}
@@ -280,6 +281,9 @@ func TestSafeguards(t *testing.T) {
 		`{"type":"other"}`,
 		`[{"type":"dangerous_tool_use","classifier_context":{"mcp_servers":[{"url":"https://example.com"}]}}]`,
 		`[{"type":"dangerous_tool_use","classifier_context":{"source":{"type":"url","url":"https://example.com"}}}]`,
+		`[{"type":"dangerous_tool_use","webhook_url":"https://example.com/hook"}]`,
+		`[{"type":"dangerous_tool_use","model":"claude-opus-5-5","classifier_context":{}}]`,
+		`{"webhook":"https://example.com/hook"}`,
 	} {
 		body := `{"model":"m","messages":[],"safeguards":` + safeguards + `}`
 		if _, err := checked(messagesAPI, body); err == nil {

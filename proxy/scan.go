@@ -193,6 +193,11 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		if len(s.stack) == 1 {
 			return s.requestKey(k, raw)
 		}
+		if f.place == anthSafeguard || f.place == anthSafeguards && f.object {
+			if !knownKey(safeguardKeys, k) {
+				return &refusal{"the safeguard key " + quote(printableNote(raw)) + " (only those Claude Code sends pass: " + strings.Join(safeguardKeys, ", ") + ")"}
+			}
+		}
 	case oaRoot:
 		return s.requestKey(k, raw)
 	case anthSource:
@@ -369,6 +374,12 @@ func (s *scanner) onClose(f *frame) (string, error) {
 // container (and the skills it names by id), MCP servers, and whatever
 // the API adds next are refused.
 var messagesKeys = []string{"model", "messages", "system", "max_tokens", "metadata", "stream", "thinking", "tools", "tool_choice", "temperature", "top_p", "top_k", "stop_sequences", "context_management", "output_config", "output_format", "speed", "safeguards"}
+
+// safeguardKeys are a safeguard's keys that pass: those Claude Code
+// 2.1.330 sends (its type, the context the check reads, the project's
+// CLAUDE.md), checked as the messages are. What else the API may take
+// there, a check's own model or where it reports, is refused.
+var safeguardKeys = []string{"type", "classifier_context", "claude_md"}
 
 // responsesKeys are the Responses API request's keys that pass: those
 // codex-cli 0.169.0 sends over HTTP (measured), for its own API key and
