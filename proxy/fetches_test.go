@@ -55,9 +55,13 @@ func TestFetches(t *testing.T) {
 		`{"tools":[{"type":"mcp_toolset","mcp_server_name":"x"}]}`:                                                                      true,
 		`{"tools":[{"type":"web_search_2025030","name":"s"}]}`:                                                                          true,
 		`{"tools":[{"type":"web_search_20250305","type":"x_20250305"}]}`:                                                                true,
-		`{"tools":[{"type":null}]}`:    true,
-		`{"tools":[{"type":{"a":1}}]}`: true,
-		`{"tools":{"type":"url"}}`:     true,
+		`{"tools":[{"type":null}]}`:                                                          true,
+		`{"tools":[{"type":{"a":1}}]}`:                                                       true,
+		`{"tools":{"type":"url"}}`:                                                           true,
+		`{"tools":{"type":"mcp_toolset","mcp_server_name":"x"}}`:                             true,
+		`{"safeguards":{"type":"other"}}`:                                                    true,
+		`{"tools":{"type":"web_search_20250305","name":"s"}}`:                                false,
+		`{"messages":[{"content":{"type":"image","source":{"type":"file","file_id":"f"}}}]}`: true,
 		`{"tools":[{"type":"web_search_20250305","name":"web_search","max_uses":8},{"type":"custom","name":"x"}]}`:                                           false,
 		`{"tools":[{"type":"advisor_20260301","name":"advisor","model":"m"}]}`:                                                                               false,
 		`{"tools":[{"type":"code_execution_20250825","name":"c"},{"type":"Bash_20250124","name":"bash"}]}`:                                                   false,
@@ -119,6 +123,9 @@ func TestResponsesFetches(t *testing.T) {
 	if out, err := checked(responsesAPI, `{"tools":[{"type":"web_search"}]}`); err != nil || out != `{"tools":[{"type":"web_search","external_web_access":false}]}` {
 		t.Errorf("a web search that does not say how it reaches the web: %q, %v", out, err)
 	}
+	if out, err := checked(responsesAPI, `{"tools":{"type":"web_search"}}`); err != nil || out != `{"tools":{"type":"web_search","external_web_access":false}}` {
+		t.Errorf("a web search, one object where the list of tools belongs: %q, %v", out, err)
+	}
 	for _, body := range []string{
 		`{"tools":[{"type":"mcp","server_label":"x","server_url":"https://evil.example/mcp","headers":{"Authorization":"Bearer t"}}]}`,
 		`{"tools":[{"type":"MCP","server_url":"https://evil.example/mcp"}]}`,
@@ -130,6 +137,8 @@ func TestResponsesFetches(t *testing.T) {
 		`{"tools":[{"type":"web_search_preview"}]}`,
 		`{"tools":[{"type":"image_generation"}]}`,
 		`{"tools":[{"name":"x"}]}`,
+		`{"tools":{"type":"mcp","server_url":"https://evil.example/mcp"}}`,
+		`{"tools":{"name":"x"}}`,
 		`{"tools":[{"type":["function"]}]}`,
 		`{"tools":[{"type":"web_search","external_web_access":"true"}]}`,
 		`{"input":[{"role":"user","content":[{"type":"input_image","image_url":"https://evil.example/?d=SECRET"}]}]}`,
@@ -160,6 +169,7 @@ func TestGeminiFetches(t *testing.T) {
 			`{"contents":[{"role":"user","parts":[{"text":"hi fileData urlContext"}]}],"tools":[{"functionDeclarations":[{"name":"web_fetch","parametersJsonSchema":{"properties":{"fileUri":{"type":"string"}}}}]}],"generationConfig":{"responseJsonSchema":{"properties":{"fileData":{}}}}}`,
 			`{"contents":[{"role":"user","parts":[{"text":"x"}]}],"tools":[{"googleSearch":{}}]}`,
 			`{"model":"m","project":"p","request":{"contents":[{"parts":[{"inlineData":{"mimeType":"image/png","data":"AA=="}}]}],"tools":[{"google_search":{}}]}}`,
+			`{"contents":{"role":"user","parts":{"text":"x"}},"tools":{"googleSearch":{}}}`,
 		}, false},
 		{[]string{
 			`{"contents":[],"tools":[{"urlContext":{}}]}`,
@@ -169,6 +179,9 @@ func TestGeminiFetches(t *testing.T) {
 			`{"contents":[],"tools":[{"googleSearch":{}},{"mcpServers":[{"url":"https://evil.example"}]}]}`,
 			`{"contents":[],"cachedContent":"cachedContents/abc"}`,
 			`{"request":{"contents":[],"tools":[{"urlContext":{}}]}}`,
+			`{"contents":[],"tools":{"urlContext":{}}}`,
+			`{"request":{"contents":[],"tools":{"url_context":{}}}}`,
+			`{"contents":[],"tools":{"googleSearch":{},"codeExecution":{}}}`,
 			`{"contents":[{"parts":[{"fileData":{"fileUri":"https://evil.example/?d=SECRET"}}]}]}`,
 			`{"contents":[{"parts":[{"file_data":{"file_uri":"gs://bucket/x"}}]}]}`,
 			`{"systemInstruction":{"parts":[{"fileData":{"fileUri":"files/abc"}}]}}`,

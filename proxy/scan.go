@@ -118,25 +118,12 @@ func (s *scanner) valuePlace() (place, valueRule) {
 		return map[apiShape]place{messagesAPI: anthMessage, responsesAPI: oaRoot, geminiAPI: gRoot}[s.shape], anyValue
 	}
 	if !f.object {
-		switch f.place {
-		case anthContent:
-			return anthBlock, anyValue
-		case anthTools:
-			return anthTool, anyValue
-		case anthSafeguards:
-			return anthSafeguard, anyValue
-		case oaTools:
-			return oaTool, anyValue
-		case gTools:
-			return gTool, anyValue
-		}
-		return f.place, anyValue
+		return elementOf(f.place), anyValue
 	}
 	switch f.place {
-	case anthMessage, anthBlock, anthSource, anthTool, anthContent, anthTools, anthSafeguards, anthSafeguard:
+	case anthMessage, anthBlock, anthSource, anthTool, anthSafeguard:
 		// A content source's content is blocks too, whose sources are
-		// checked as any block's; an object where an array belongs is
-		// checked as the message is.
+		// checked as any block's.
 		switch {
 		case f.key == "content":
 			return anthContent, f.rule
@@ -175,6 +162,27 @@ func (s *scanner) valuePlace() (place, valueRule) {
 	return free, anyValue
 }
 
+// elementOf is the place of an element of a list at p (p itself where
+// p is no list's). An object where a list belongs stands there too:
+// Google's parser reads it as a list of one (its own examples send
+// "contents": {"parts": {"text": …}}), and "tools": {"url_context": {}}
+// turned on the tool a list of it was refused.
+func elementOf(p place) place {
+	switch p {
+	case anthContent:
+		return anthBlock
+	case anthTools:
+		return anthTool
+	case anthSafeguards:
+		return anthSafeguard
+	case oaTools:
+		return oaTool
+	case gTools:
+		return gTool
+	}
+	return p
+}
+
 // onKey checks a member's key where it stands, and sets its value's rule.
 func (s *scanner) onKey(f *frame, raw string) error {
 	k := normalKey(raw)
@@ -183,7 +191,7 @@ func (s *scanner) onKey(f *frame, raw string) error {
 	}
 	f.key, f.rule = k, anyValue
 	switch f.place {
-	case anthMessage, anthBlock, anthTool, anthContent, anthTools, anthSafeguards, anthSafeguard:
+	case anthMessage, anthBlock, anthTool, anthSafeguard:
 		switch k {
 		case "mcpservers":
 			return &refusal{"mcp_servers (the API's servers would connect to the MCP servers it names)"}
@@ -262,14 +270,14 @@ func (s *scanner) onString(f *frame, v string) error {
 			}
 			return &refusal{"a tool of type " + quote(printableNote(v)) + " (the API's servers would run it, and only the tools known to reach nothing outside pass: custom, " + strings.Join(knownToolFamilies, ", ") + ")"}
 		}
-		if f.place == anthSafeguards || f.place == anthSafeguard {
+		if f.place == anthSafeguard {
 			if t == "dangerous_tool_use" {
 				return nil
 			}
 			return &refusal{"a safeguard of type " + quote(printableNote(v)) + " (only dangerous_tool_use, the check of auto mode's actions, passes)"}
 		}
 		switch f.place {
-		case anthMessage, anthBlock, anthContent, anthTools:
+		case anthMessage, anthBlock:
 			if t == "url" || strings.HasPrefix(t, "web_fetch") {
 				return &refusal{"a source or tool of type " + quote(printableNote(v)) + " (the API's servers would fetch a URL)"}
 			}
@@ -329,7 +337,7 @@ func (s *scanner) onWord(f *frame, w string) (string, error) {
 // strictType says a type at p passes only as a string from a known list.
 func strictType(p place) bool {
 	switch p {
-	case oaTool, anthSource, anthTool, anthSafeguards, anthSafeguard:
+	case oaTool, anthSource, anthTool, anthSafeguard:
 		return true
 	}
 	return false
@@ -607,6 +615,9 @@ func (s *scanner) open(out []byte, c byte) ([]byte, error) {
 		return out, errNotJSON
 	}
 	p, _ := s.valuePlace()
+	if c == '{' {
+		p = elementOf(p)
+	}
 	s.stack = append(s.stack, frame{object: c == '{', place: p})
 	s.state = sValueOrEnd
 	if c == '{' {
