@@ -393,7 +393,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
-	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), packedRead: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]bool{}}, walked: walked, reopen: reopen}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), packedRead: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]packHeld{}}, walked: walked, reopen: reopen}
 	w.walk()
 	w.newlyIgnored(w.ignores)
 	w.makeIncluded(w.makefiles)

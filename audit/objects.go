@@ -32,8 +32,9 @@ import (
 // git diff show nothing. So at the end every loose object and pack the
 // session wrote is checked against its name, and what git trusts in
 // their place without checking (a multi-pack index, the commit graph,
-// alternates naming other object stores) is taken for a finding when
-// written: git goes without the caches and writes them again.
+// alternates naming other object stores, any other file beside the
+// packs) is taken for a finding when written: git goes without the
+// caches and writes them again.
 
 // objectsBudget bounds the time the checks of one audit take: a session
 // can write a small object that inflates to a terabyte. What is left
@@ -45,7 +46,7 @@ type objects struct {
 	once     sync.Once
 	deadline time.Time
 	mu       sync.Mutex
-	packs    map[string]bool // a pack's directory and base name: whether it holds what its index names
+	packs    map[string]packHeld // by a pack's directory and base name
 	// packedRefs are packedRefsObeyed's answers by the file's identity:
 	// hard links of one packed-refs in many git directories are one
 	// file, read once (a session's 50 links of one of 128 MiB were read
@@ -84,7 +85,23 @@ func objectsEntry(m mode, name string) (sub mode, hostRun, descend bool) {
 	case looseDir:
 		return 0, true, false
 	case packDir:
-		return 0, strings.HasSuffix(name, ".pack") || strings.HasSuffix(name, ".idx") || name == "multi-pack-index", false
+		switch {
+		case name == "multi-pack-index.d":
+			// git 2.47's incremental multi-pack index: a chain of
+			// layers, each a multi-pack index, which a layer
+			// rewritten in place changes no status of.
+			return allDir, true, true
+		case strings.HasPrefix(name, "tmp_") || strings.HasSuffix(name, ".keep") || strings.HasSuffix(name, ".promisor"):
+			// Git's temporary files, which it never reads, and what
+			// it reads only as flags (keep this pack; it came from a
+			// promisor remote).
+			return 0, false, false
+		}
+		// Anything else is judged: a pack, its index and its reverse
+		// index are checked; the rest git trusts unchecked (a
+		// multi-pack index, a bitmap, a cruft pack's object times), or
+		// a later git may read it.
+		return 0, true, false
 	case objInfoDir:
 		if name == "commit-graphs" {
 			return allDir, true, true
@@ -105,6 +122,9 @@ func (w *walker) objectHolds(n node, name, rel string, st *unix.Stat_t) bool {
 	if !ok {
 		base, ok = strings.CutSuffix(name, ".idx")
 	}
+	if rev, isRev := strings.CutSuffix(name, ".rev"); !ok && isRev {
+		return w.packHolds(n, rev).rev
+	}
 	if !ok {
 		return false
 	}
@@ -116,7 +136,7 @@ func (w *walker) objectHolds(n node, name, rel string, st *unix.Stat_t) bool {
 			return true
 		}
 	}
-	return w.packHolds(n, base)
+	return w.packHolds(n, base).pack
 }
 
 // PackFile is a pack or a pack's index as the start found it: its inode,
@@ -232,13 +252,21 @@ func (c *ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// packHolds says whether the pack base (base.pack and base.idx) in n
-// holds what its index names: git index-pack --verify reads every object
-// of the pack, names it, and compares the index it would write with the
-// one there. Run outside any repository (the pack's own would have git
-// read its config), on the directory n reached without a symlink, after
-// both files were found regular files, bounded by the budget.
-func (w *walker) packHolds(n node, base string) bool {
+// packHeld is what a pack holds: whether its pack and index hold what
+// the index names, and whether its reverse index (base.rev), which git
+// reads for the order of the pack's objects by offset, is the one they
+// make.
+type packHeld struct{ pack, rev bool }
+
+// packHolds says what the pack base (base.pack, base.idx, base.rev) in n
+// holds: git index-pack --verify reads every object of the pack, names
+// it, and compares the index (and the reverse index, where there is one)
+// it would write with the one there. Run outside any repository (the
+// pack's own would have git read its config), on the directory n reached
+// without a symlink, after the files were found regular files, bounded by
+// the budget; once with the reverse index, and, where that fails, again
+// without it.
+func (w *walker) packHolds(n node, base string) packHeld {
 	key := n.rel + "/" + base
 	w.objects.mu.Lock()
 	held, seen := w.objects.packs[key]
@@ -253,16 +281,26 @@ func (w *walker) packHolds(n node, base string) bool {
 	return held
 }
 
-func (w *walker) verifyPack(n node, base string) bool {
-	for _, name := range []string{base + ".pack", base + ".idx"} {
+func (w *walker) verifyPack(n node, base string) packHeld {
+	regular := func(name string) bool {
 		var st unix.Stat_t
-		if unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
-			return false
-		}
+		return unix.Fstatat(n.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG
 	}
+	if !regular(base+".pack") || !regular(base+".idx") {
+		return packHeld{}
+	}
+	if regular(base+".rev") && w.indexPack(n, base, true) {
+		return packHeld{pack: true, rev: true}
+	}
+	return packHeld{pack: w.indexPack(n, base, false)}
+}
+
+// indexPack runs git index-pack --verify on the pack base in n, with its
+// reverse index or without.
+func (w *walker) indexPack(n node, base string, rev bool) bool {
 	ctx, cancel := w.objects.ctx()
 	defer cancel()
-	c := exec.CommandContext(ctx, "git", "-c", "pack.writeReverseIndex=false", "index-pack", "--verify", "--object-format="+n.objectFormat, base+".pack")
+	c := exec.CommandContext(ctx, "git", "-c", "pack.writeReverseIndex="+strconv.FormatBool(rev), "index-pack", "--verify", "--object-format="+n.objectFormat, base+".pack")
 	// The child changes into it before it runs git, while it still holds
 	// the descriptor.
 	c.Dir = "/proc/self/fd/" + strconv.Itoa(n.fd)

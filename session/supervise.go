@@ -1047,7 +1047,7 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved, 
 	n := len(rest)
 	rest = slices.DeleteFunc(rest, func(m audit.Moved) bool { return gitObjectIndex(m.From) })
 	if len(rest) < n {
-		defer printable.Say(w, "hint: git works without a commit-graph or multi-pack-index, which only speed it up, and makes them again at its next git gc (git commit-graph write --reachable at once); a git gc or git maintenance of yours during the session writes them too")
+		defer printable.Say(w, "hint: git works without a commit-graph, multi-pack-index, bitmap or reverse index, which only speed it up, and makes them again at its next git gc (git commit-graph write --reachable at once); a git gc or git maintenance of yours during the session writes them too")
 	}
 	if len(rest) == 0 {
 		return
@@ -1092,7 +1092,9 @@ func stashFile(path string) bool {
 
 // gitObjectIndex says whether path is one of a git directory's indexes
 // of its objects: objects/info/commit-graph, a file of
-// objects/info/commit-graphs, objects/pack/multi-pack-index.
+// objects/info/commit-graphs, objects/pack/multi-pack-index (a file of
+// objects/pack/multi-pack-index.d, git 2.47's layers of it), a bitmap or
+// a reverse index of a pack or of the multi-pack index.
 func gitObjectIndex(path string) bool {
 	dir, name := filepath.Dir(path), filepath.Base(path)
 	above := filepath.Base(filepath.Dir(dir))
@@ -1101,8 +1103,11 @@ func gitObjectIndex(path string) bool {
 		return above == "objects" && (name == "commit-graph" || name == "commit-graphs")
 	case "commit-graphs":
 		return above == "info"
+	case "multi-pack-index.d":
+		return above == "pack"
 	case "pack":
-		return above == "objects" && name == "multi-pack-index"
+		return above == "objects" && (name == "multi-pack-index" || name == "multi-pack-index.d" ||
+			(strings.HasPrefix(name, "pack-") || strings.HasPrefix(name, "multi-pack-index-")) && (strings.HasSuffix(name, ".bitmap") || strings.HasSuffix(name, ".rev")))
 	}
 	return false
 }

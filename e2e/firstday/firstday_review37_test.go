@@ -230,7 +230,7 @@ func TestFirstDay37HostGcCommitGraphSaysRegenerated(t *testing.T) {
 	if strings.Contains(end, "if you changed one yourself during the session") {
 		t.Errorf("the end says to read or put back the commit-graph:\n%s", end)
 	}
-	if !strings.Contains(end, "hint: git works without a commit-graph or multi-pack-index, which only speed it up, and makes them again at its next git gc (git commit-graph write --reachable at once)") {
+	if !strings.Contains(end, "hint: git works without a commit-graph, multi-pack-index, bitmap or reverse index, which only speed it up, and makes them again at its next git gc (git commit-graph write --reachable at once)") {
 		t.Errorf("the end does not say git makes the commit-graph again:\n%s", end)
 	}
 	h.Run(proj, nil, "git", "commit-graph", "write", "--reachable")
