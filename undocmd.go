@@ -82,14 +82,14 @@ func (u undoCmd) Run(home session.Home) error {
 		return err
 	}
 	printable.Say(os.Stdout, "%s as the session of %s found it:", mount.Quote(p.Checkout), s.Taken.Local().Format("2006-01-02 15:04:05"))
-	listed, known := sessionChanged(home.State, p, s)
+	later := changedLater(home.State, p, s, snaps)
 	for _, c := range changes {
 		verb := map[string]string{"created": "move aside", "unknown": "leave"}[c.What]
 		if verb == "" {
 			verb = "restore"
 		}
 		what := c.What
-		if known && c.What != "unknown" && !listed[c.Path] {
+		if c.What != "unknown" && later(c.Path) {
 			what += " since the session ended"
 		}
 		printable.Say(os.Stdout, "  %-10s %s (%s)", verb, c.Path, what)
@@ -185,14 +185,21 @@ func repositoryHere(flag, what string) (instance.Project, error) {
 	return p, nil
 }
 
-// sessionChanged are the paths the record of the snapshot s's session
-// lists as its changes, and whether that record is whole: a change
-// --undo finds that it does not list was made after the session ended
-// (the user's own edits), which --undo puts back too.
-func sessionChanged(stateDir string, p instance.Project, s undo.Snapshot) (map[string]bool, bool) {
+// changedLater says of a path --undo finds changed since the snapshot s
+// whether it was changed after its session ended (the user's own edit,
+// which --undo puts back too): where the record of the session's changes
+// is whole and does not list it. Where that is not known, no path is.
+//
+// Sessions that ran at once leave one record, from the first one's start
+// (its snapshot, among snaps) to the last one's end. Of s, taken later,
+// a path the record does not list is changed later only where it also
+// differs from the first one's snapshot: one that holds what it held
+// then was changed during the sessions and put back.
+func changedLater(stateDir string, p instance.Project, s undo.Snapshot, snaps []undo.Snapshot) func(path string) bool {
+	never := func(string) bool { return false }
 	rec, err := undo.ReadChanges(stateDir, p.Root, p.Checkout)
-	if err != nil || !rec.Started.Equal(s.Taken) || len(rec.Incomplete) > 0 {
-		return nil, false
+	if err != nil || len(rec.Incomplete) > 0 || rec.Started.After(s.Taken) || rec.Ended.Before(s.Taken) {
+		return never
 	}
 	listed := map[string]bool{}
 	for _, c := range rec.Paths {
@@ -201,5 +208,20 @@ func sessionChanged(stateDir string, p instance.Project, s undo.Snapshot) (map[s
 	for _, u := range rec.Unknown {
 		listed[u] = true
 	}
-	return listed, true
+	if rec.Started.Equal(s.Taken) {
+		return func(path string) bool { return !listed[path] }
+	}
+	first := slices.IndexFunc(snaps, func(c undo.Snapshot) bool { return !c.Pending && c.Taken.Equal(rec.Started) })
+	if first < 0 {
+		return never
+	}
+	fromFirst, err := undo.Plan(stateDir, p.Root, snaps[first])
+	if err != nil {
+		return never
+	}
+	differs := map[string]bool{}
+	for _, c := range fromFirst {
+		differs[c.Path] = c.What != "unknown"
+	}
+	return func(path string) bool { return !listed[path] && differs[path] }
 }
