@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,22 +75,49 @@ func (s LiveSession) AllowLive(entry string) (string, error) {
 // shownBlocked is how many hosts the end's line names.
 const shownBlocked = 5
 
-// sayBlocked sums up in one line, as the session ends, what the filtered
-// network refused, and how to allow it.
+// claudeAsks are the hosts Claude Code asks on its own that the filtered
+// network does not allow, where allowing the host opens far more than
+// Claude Code reads there, with what it asks. Measured with 2.1.330:
+// /plugin reads its catalog of plugins from one file in a bucket of
+// Google Cloud Storage.
+var claudeAsks = map[string]string{
+	"storage.googleapis.com": "for /plugin's catalog of plugins (their sizes and installs), which nothing else needs; claudebox --allow-host storage.googleapis.com would open all of Google Cloud Storage to the sandbox",
+}
+
+// sayBlocked sums up, as the session ends, what the filtered network
+// refused, and how to allow it.
 func (s *Session) sayBlocked(w io.Writer) {
 	if s.proxy == nil {
 		return
 	}
 	hosts, others := s.proxy.Blocked()
-	if len(hosts) == 0 {
-		return
+	for _, line := range blockedLines(hosts, others, s.plan.Agent == nil) {
+		printable.Say(w, "%s", line)
 	}
-	var named []string
+}
+
+// blockedLines are the end's lines on what the filtered network refused
+// (hosts, most refused first; others, the refusals past them): how to
+// allow one, and, of a host Claude Code asks on its own (claude: the
+// agent is Claude Code), what it asks there and what allowing it opens.
+func blockedLines(hosts []proxy.Blocked, others int, claude bool) []string {
+	if len(hosts) == 0 {
+		return nil
+	}
+	asked := func(host string) bool { _, ok := claudeAsks[host]; return ok && claude }
+	var named, asks []string
 	for i, h := range hosts {
 		if i == shownBlocked {
 			break
 		}
 		named = append(named, fmt.Sprintf("%s (%d)", h.Host, h.Count))
+		if asked(h.Host) {
+			asks = append(asks, "hint: Claude Code asks "+h.Host+" "+claudeAsks[h.Host])
+		}
+	}
+	toAllow := ""
+	if i := slices.IndexFunc(hosts, func(h proxy.Blocked) bool { return !asked(h.Host) }); i >= 0 {
+		toAllow = hosts[i].Host
 	}
 	more := ""
 	switch {
@@ -98,6 +126,9 @@ func (s *Session) sayBlocked(w io.Writer) {
 	case others > 0:
 		more = " and more"
 	}
-	printable.Say(w, "claudebox: the filtered network blocked %s%s; to allow one: claudebox --allow-host %s (with --live while a session runs, --save to keep it)",
-		strings.Join(named, ", "), more, hosts[0].Host)
+	line := "claudebox: the filtered network blocked " + strings.Join(named, ", ") + more
+	if toAllow != "" {
+		line += "; to allow one: claudebox --allow-host " + toAllow + " (with --live while a session runs, --save to keep it)"
+	}
+	return append([]string{line}, asks...)
 }
