@@ -65,8 +65,8 @@ func TestNestedChangesRunByGit(t *testing.T) {
 // its links resolved as the kernel resolves them, lies outside: through
 // a link of the user's, or up from one (sub/.. is where sub leads, not
 // the checkout), or nowhere outside; or inside, in a git directory or
-// what the host's tools obey (.claude); not one that stays elsewhere
-// inside.
+// what the host's tools obey (.claude), or where the user cannot write
+// (a read-only store); not one that stays elsewhere inside.
 func TestLinksOut(t *testing.T) {
 	base := t.TempDir()
 	checkout, outside := filepath.Join(base, "repo"), filepath.Join(base, "home")
@@ -85,6 +85,9 @@ func TestLinksOut(t *testing.T) {
 		"hooks": ".git/hooks", "settings": "src/.claude", "top": ".",
 		"annexed.bin": ".git/annex/objects/Xk/9P/SHA256E-s4--ab.bin/SHA256E-s4--ab.bin", "src/annexed.bin": "../.git/annex/objects/Xk/9P/K/K",
 		"annexdir": ".git/annex/objects", "annexup": ".git/annex/objects/../../hooks",
+		// Where no one writes, as nix build's result into /nix/store: the
+		// sandbox chooses which path of it the host runs.
+		"result": "/usr/lib",
 	} {
 		if err := os.Symlink(target, filepath.Join(checkout, link)); err != nil {
 			t.Fatal(err)
@@ -95,7 +98,7 @@ func TestLinksOut(t *testing.T) {
 	}
 	for path, want := range map[string]bool{
 		"dist": true, "out": true, "up": true, "sneaky": true, "gone": true,
-		"hooks": true, "settings": true, "annexdir": true, "annexup": true,
+		"hooks": true, "settings": true, "annexdir": true, "annexup": true, "result": true,
 		"annexed.bin": false, "src/annexed.bin": false, "in": false, "src/back": false, "missing": false, "file": false, "home": false, "top": false,
 	} {
 		if got := now.linksOut(checkout, path); got != want {
