@@ -117,3 +117,48 @@ func TestTakeStopped(t *testing.T) {
 		t.Errorf("the stopped snapshot left %v", left)
 	}
 }
+
+// A snapshot whose supervisor was killed while it worked left its copy of
+// the store's index, and git's lock on it, for good: one a kill, each as
+// large as the checkout's index. The next snapshot of the project removes
+// them where no other snapshot works beside it, and leaves the store's
+// own index and those of a snapshot still at work.
+func TestTakeRemovesKilledSnapshotsCopies(t *testing.T) {
+	p := repo(t, 1, 1)
+	state := t.TempDir()
+	now := time.Now()
+	if _, err := Take(context.Background(), state, p, now, now.Add(time.Hour), nil, false); err != nil {
+		t.Fatal(err)
+	}
+	st := storeOf(state, p.Root)
+	index := filepath.Join(st.dir, instance.Hash(p.Checkout)+".index")
+	killed := []string{index + ".20261128T000000.000000Z", index + ".20261128T000000.000000Z.lock"}
+	for _, f := range killed {
+		os.WriteFile(f, []byte("a killed snapshot's"), 0o600)
+	}
+	// Another snapshot at work holds the objects shared.
+	other, err := st.lockObjects(syscall.LOCK_SH)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Take(context.Background(), state, p, now.Add(time.Second), now.Add(time.Hour), nil, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range killed {
+		if _, err := os.Lstat(f); err != nil {
+			t.Errorf("%s was removed while another snapshot worked: %v", filepath.Base(f), err)
+		}
+	}
+	other.Close()
+	if _, err := Take(context.Background(), state, p, now.Add(2*time.Second), now.Add(time.Hour), nil, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range killed {
+		if _, err := os.Lstat(f); err == nil {
+			t.Errorf("%s outlived the next snapshot", filepath.Base(f))
+		}
+	}
+	if _, err := os.Lstat(index); err != nil {
+		t.Errorf("the store's own index went: %v", err)
+	}
+}

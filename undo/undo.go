@@ -41,6 +41,7 @@ import (
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/internal/dirent"
+	"github.com/claudebox/claudebox/internal/holdpoint"
 	"github.com/claudebox/claudebox/internal/parallel"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
@@ -214,7 +215,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	defer os.Remove(work + ".lock") // git's, if git was killed
 	// From the index read to the record naming the snapshot's tree, no
 	// other launch removes the store's objects (pruneObjects).
-	objects, err := st.lockObjects(unix.LOCK_SH)
+	objects, err := st.lockObjectsSweeping()
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -274,6 +275,7 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	// add: the index stays the last snapshot's, and what changed since the
 	// mark is left out below as for any snapshot. One process less at
 	// each launch in a checkout no session changed.
+	holdpoint.At("snapshot listed")
 	if first || listed {
 		err = add()
 	}
@@ -404,6 +406,30 @@ func (st store) pruneOwed() {
 	if owed >= pruneAfter && st.pruneObjects(context.Background()) {
 		os.Remove(path)
 	}
+}
+
+// lockObjectsSweeping locks the store's objects shared, as a snapshot
+// holds them while it works on its copy of the store's index; first,
+// where no other snapshot or prune holds them, it removes the copies, and
+// git's locks on them, that snapshots whose supervisor was killed left: a
+// copy of the checkout's index a kill, which nothing else removed.
+func (st store) lockObjectsSweeping() (*os.File, error) {
+	f, err := st.lockObjects(unix.LOCK_EX | unix.LOCK_NB)
+	if err != nil {
+		return st.lockObjects(unix.LOCK_SH)
+	}
+	works, _ := filepath.Glob(filepath.Join(st.dir, "*.index.*"))
+	for _, work := range works {
+		_, id, _ := strings.Cut(filepath.Base(work), ".index.")
+		if _, err := time.Parse(idLayout, strings.TrimSuffix(id, ".lock")); err == nil {
+			os.Remove(work)
+		}
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // lockObjects locks the store's objects: shared while a snapshot writes

@@ -666,6 +666,25 @@ func Descendants(pid int) []int {
 	return below
 }
 
+// Holding lists the processes whose working directory or an open file
+// lies in dir, each as its pid and the path it holds: what a session left
+// running after its supervisor died, reparented, which Descendants of the
+// dead supervisor no longer finds.
+func Holding(dir string) []string {
+	var found []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		fds, _ := filepath.Glob(p + "/fd/*")
+		for _, l := range append([]string{p + "/cwd"}, fds...) {
+			if target, err := os.Readlink(l); err == nil && (target == dir || strings.HasPrefix(target, dir+"/")) {
+				found = append(found, filepath.Base(p)+" "+target)
+				break
+			}
+		}
+	}
+	return found
+}
+
 // SupervisorKB is a process's resident memory and its peak, in KiB.
 func SupervisorKB(t *testing.T, pid int) (rss, hwm int) {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

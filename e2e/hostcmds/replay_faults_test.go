@@ -24,9 +24,13 @@ import (
 // TestReplayFaultsKilled: a kill -9 of the supervisor, of the guard
 // watcher or of the relay (with a published port: the one case where it
 // is a process of its own), as a user would, at each phase where the
-// process is there: starting, running, at the command's exit, in the exit
-// audit (before it, and between moving aside what it found and saying so),
-// in the export to the inbox (between its files and their record). The
+// process is there: starting (its proxy up, the hard links copied, the
+// stand-ins made, the sandbox started), running (and while the snapshot
+// for --undo, beside the session, works on its copy of the store's index,
+// before its git add), at the command's exit, in the exit audit (before it,
+// between judging what it found and moving it aside, and between moving
+// it aside and saying so), in the export to the inbox (between its files
+// and their record) and after it. The
 // supervisor is held at the phase (CLAUDEBOX_TRACE_HOLD) and, when another
 // process was killed, let go on. The session writes a file of the user's
 // kind, a prompt, a transcript, and a .envrc a level down that the exit
@@ -37,7 +41,9 @@ import (
 // --list, in another project) removes the stand-ins a dead supervisor left
 // and says so in one line, the inbox holds the session's export and no
 // file half made, and the next launch in the project and in another works
-// and leaves no stand-in or record behind.
+// and leaves no stand-in, record or snapshot's work file behind; no
+// process is left holding the project (one whose parent died is no
+// longer the supervisor's descendant: looked for by what it holds).
 func TestReplayFaultsKilled(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
@@ -57,16 +63,23 @@ func TestReplayFaultsKilled(t *testing.T) {
 		// ran says the session's command runs (or ran) at the kill.
 		ran bool
 	}{
+		{"supervisor", "proxy", false},
+		{"supervisor", "hard links", false},
 		{"supervisor", "instance and placeholders", false},
 		{"supervisor", "sandbox start", true},
+		{"supervisor", "snapshot listed", true},
 		{"supervisor", "", true},
 		{"supervisor", "command", true},
 		{"supervisor", "watcher stop", true},
+		{"supervisor", "audit judged", true},
 		{"supervisor", "moved aside", true},
 		{"supervisor", "exit audit and cleanup", true},
 		{"supervisor", "export rendered", true},
 		{"supervisor", "exported", true},
+		{"supervisor", "export", true},
+		{"watcher", "proxy", false},
 		{"watcher", "instance and placeholders", false},
+		{"watcher", "sandbox start", true},
 		{"watcher", "", true},
 		{"watcher", "command", true},
 		{"relay", "sandbox start", true},
@@ -85,7 +98,7 @@ func TestReplayFaultsKilled(t *testing.T) {
 				`; mkdir -p sub ~/.claude/projects/-p; echo 'export X=1' > sub/.envrc; echo '` + turn + `' > ~/.claude/projects/-p/` + id + `.jsonl; touch started`
 			// Held at the command's exit or after, the command ends by
 			// itself; otherwise it runs until told.
-			atExit := slices.Contains([]string{"command", "watcher stop", "moved aside", "exit audit and cleanup", "export rendered", "exported"}, c.hold)
+			atExit := slices.Contains([]string{"command", "watcher stop", "audit judged", "moved aside", "exit audit and cleanup", "export rendered", "exported", "export"}, c.hold)
 			if !atExit {
 				script += "; while ! test -e done; do sleep 0.05; done"
 			}
@@ -118,6 +131,11 @@ func TestReplayFaultsKilled(t *testing.T) {
 				t.Fatalf("the session ended early: %v\n%s", <-exited, stderr.String())
 			}
 			left := instance.IsPlaceholder(filepath.Join(proj, ".envrc"))
+			// The sandbox's command, seen holding the project: what the
+			// look for processes left behind below finds.
+			if c.ran && !atExit && len(harness.Holding(proj)) == 0 {
+				t.Error("no process is seen holding the project while the session's command runs")
+			}
 			switch c.victim {
 			case "supervisor":
 				s.Process.Signal(syscall.SIGKILL)
@@ -140,6 +158,9 @@ func TestReplayFaultsKilled(t *testing.T) {
 			harness.WaitFor(t, "the sandbox to end", func() bool { return !instance.InUse(inst) && !harness.Running("sleep\x00"+sleep+"\x00") })
 			if ps := harness.Descendants(s.Process.Pid); len(ps) > 0 {
 				t.Errorf("processes outlived the session: %v", ps)
+			}
+			if ps := harness.Holding(proj); len(ps) > 0 {
+				t.Errorf("processes outlived the session, holding the project: %v", ps)
 			}
 			said := stderr.String()
 			if c.victim == "watcher" && !atExit && !strings.Contains(said, "claudebox: session ended: the guard watcher stopped") {
@@ -201,6 +222,11 @@ func TestReplayFaultsKilled(t *testing.T) {
 			}
 			if found := standIns(); len(found) > 0 {
 				t.Errorf("stand-ins left after the next session: %v", found)
+			}
+			// The snapshot's copy of the store's index it had git add
+			// write, and git's lock on it.
+			if work := globs(filepath.Join(state, instance.UndoRecords, hash), "*.index.2*"); len(work) > 0 {
+				t.Errorf("the undo store holds a killed snapshot's work files after the next session: %v", work)
 			}
 			for _, f := range []string{"started", "done", "sub"} {
 				os.RemoveAll(filepath.Join(proj, f))
