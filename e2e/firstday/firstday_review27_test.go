@@ -54,7 +54,7 @@ func TestFirstDayHostRebaseRefsNotTheSessions(t *testing.T) {
 	if !strings.Contains(said, "Successfully rebased") {
 		t.Fatalf("the host's rebase beside the session failed:\n%s", said)
 	}
-	if strings.Contains(end, refsNamed) {
+	if strings.Contains(end, harness.RefsNamed) {
 		t.Errorf("the end names the refs the host's rebase left as the session's:\n%s", end)
 	}
 
@@ -141,7 +141,7 @@ func TestFirstDayCheckKeepsTheLastSession(t *testing.T) {
 		if err != nil {
 			t.Fatalf("claudebox --check: %v\n%s", err, out)
 		}
-		for _, wrong := range []string{refsNamed, "will not list everything", "claudebox: moved aside"} {
+		for _, wrong := range []string{harness.RefsNamed, "will not list everything", "claudebox: moved aside"} {
 			if strings.Contains(string(out), wrong) {
 				t.Errorf("claudebox --check says %q of its trial:\n%s", wrong, out)
 			}

@@ -58,10 +58,6 @@ func TestFirstDay37HookLogOneHint(t *testing.T) {
 	}
 }
 
-// refsNamed begins the end's line naming the refs moved or made while a
-// session ran.
-const refsNamed = "claudebox: branches, tags or other refs were moved or made while the session ran (inside, or on the host)"
-
 // TestFirstDay37HostBranchNotSaidTheSessions: while a session runs and
 // writes nothing, the user makes a branch on the host and commits on
 // it. The end, which cannot tell the host's git from the sandbox's, said
@@ -89,7 +85,7 @@ func TestFirstDay37HostBranchNotSaidTheSessions(t *testing.T) {
 	if strings.Contains(end, "the session moved or made") {
 		t.Errorf("the end says the session made the branch the user made on the host:\n%s", end)
 	}
-	if !strings.Contains(end, refsNamed) || !strings.Contains(end, filepath.Join(proj, ".git", "refs", "heads", "host-topic")+"\n") {
+	if !strings.Contains(end, harness.RefsNamed) || !strings.Contains(end, filepath.Join(proj, ".git", "refs", "heads", "host-topic")+"\n") {
 		t.Errorf("the end does not name the branch made while the session ran:\n%s", end)
 	}
 }

@@ -38,6 +38,10 @@ func Running(cmdline string) bool {
 	return false
 }
 
+// RefsNamed begins the end's line naming the refs moved or made while a
+// session ran.
+const RefsNamed = "claudebox: branches, tags or other refs were moved or made while the session ran (inside, or on the host)"
+
 // StartSession starts claudebox --shell -c script in dir and returns once
 // the script has touched "started" there (or the session ended): the
 // supervisor, its output, and the session's end.

@@ -119,7 +119,7 @@ func TestReplayReview23UndoNestedRepository(t *testing.T) {
 // the disk was full, in every project (--gc freed nothing). Proof: the
 // launches after the session start, and say nothing of a full disk.
 func TestReplayReview23SnapshotFillsStateDisk(t *testing.T) {
-	h, proj, _ := smallStateDisk(t)
+	h, proj, _ := harness.SmallStateDisk(t)
 	h.Inside(proj, nil, "for i in $(seq 30); do head -c 1048576 /dev/urandom > new$i.bin; done")
 	for i := range 2 {
 		var stderr strings.Builder

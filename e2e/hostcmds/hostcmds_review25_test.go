@@ -70,7 +70,7 @@ func TestReplayReview25MoveCarriesRecords(t *testing.T) {
 // in a read-only directory is gone from the project after the exit, and
 // the exit names where it went.
 func TestReplayReview25MoveAsideReadOnlyAcrossDisks(t *testing.T) {
-	h, proj, _ := smallStateDisk(t)
+	h, proj, _ := harness.SmallStateDisk(t)
 	envrc := filepath.Join(proj, "sub", ".envrc")
 	out, err := harness.ShellAfterSnapshot(t, h, proj, `set -e; mkdir sub; echo 'touch "$HOME/PLANTED"' > sub/.envrc; chmod 555 sub`)
 	if err != nil {
@@ -106,7 +106,7 @@ func TestReplayReview25GoneWorktreeInsideCheckout(t *testing.T) {
 	h.Run(proj, nil, "claudebox", "-w", "task", "--shell", "-c", "sleep 2")
 	store := filepath.Join(h.Home, ".claudebox", instance.UndoRecords, instance.Hash(proj))
 	snapshotsOf := func(checkout string) (n int) {
-		for _, name := range globs(store, "*.snapshot") {
+		for _, name := range harness.Globs(store, "*.snapshot") {
 			if b, _ := os.ReadFile(filepath.Join(store, name)); strings.Contains(string(b), "checkout "+checkout+"\n") {
 				n++
 			}
@@ -137,7 +137,7 @@ func TestReplayReview25GoneWorktreeInsideCheckout(t *testing.T) {
 // of the session stays, and once the file is gone the next launch
 // works.
 func TestReplayReview25FullStateDiskMidSession(t *testing.T) {
-	h, proj, state := smallStateDisk(t)
+	h, proj, state := harness.SmallStateDisk(t)
 	out, err := h.Bounded(proj, "--shell", "-c", `head -c 64M /dev/zero > ~/.claude/projects/fill; mkdir sub; { echo 'touch "$HOME/PLANTED"'; head -c 100000 /dev/zero | tr '\0' '#'; echo; } > sub/.envrc; echo mine > work`)
 	if err != nil || !strings.Contains(out, "claudebox: the disk holding "+state+" is full") {
 		t.Errorf("the session: %v\n%s", err, out)
@@ -192,7 +192,7 @@ func TestReplayReview25UndoStagedWorkPacked(t *testing.T) {
 	if out, err := harness.ShellAfterSnapshot(t, h, proj, "rm -f .git/objects/pack/*; echo the session > README"); err != nil {
 		t.Fatalf("the session: %v\n%s", err, out)
 	}
-	if packs := globs(filepath.Join(proj, ".git", "objects", "pack"), "*.pack"); len(packs) > 0 {
+	if packs := harness.Globs(filepath.Join(proj, ".git", "objects", "pack"), "*.pack"); len(packs) > 0 {
 		t.Fatalf("the session could not remove the packs: %v", packs)
 	}
 	out, err := h.Bounded(proj, "--undo", "-y")

@@ -19,7 +19,7 @@ import (
 // Host-side proof: with ~/.claudebox on a filesystem of its own, the
 // package's files are together, whole, in a directory the exit names.
 func TestReplayReview26PackageAsideInPart(t *testing.T) {
-	h, proj, _ := smallStateDisk(t)
+	h, proj, _ := harness.SmallStateDisk(t)
 	out, err := harness.ShellAfterSnapshot(t, h, proj, `set -e; mkdir -p node_modules/evil; echo '{"a":1}' > node_modules/evil/a.json; echo '{"b":2}' > node_modules/evil/b.json; truncate -s 2G node_modules/evil/zz.bin`)
 	if err != nil {
 		t.Fatalf("the session: %v\n%s", err, out)

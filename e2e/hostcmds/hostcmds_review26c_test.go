@@ -28,7 +28,7 @@ func TestReplayReview26UndoKilled(t *testing.T) {
 	const edit = "the user's edit after the session\n"
 	h.Write(filepath.Join(proj, "notes.txt"), edit)
 	h.Chown()
-	var stderr lockedBuffer
+	var stderr harness.Output
 	c := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=undo applied"}, "claudebox", "--undo", "-y")
 	c.Stderr = &stderr
 	harness.Must(t, c.Start())

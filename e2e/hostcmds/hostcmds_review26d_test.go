@@ -21,7 +21,7 @@ func TestReplayReview26UnsaidInvalidName(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	var stderr lockedBuffer
+	var stderr harness.Output
 	c := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=moved aside"}, "claudebox", "--shell", "-c", `mkdir $'sub\xff'; echo 'export X=1' > $'sub\xff/.envrc'`)
 	c.Stderr = &stderr
 	harness.Must(t, c.Start())

@@ -22,7 +22,7 @@ func TestReplayReview26IndexLockInvalidName(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	var stderr lockedBuffer
+	var stderr harness.Output
 	s := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=index locked"}, "claudebox", "--shell", "-c",
 		`set -e; mkdir $'n\xff'; cd $'n\xff'; git init -q; git config user.email a@b; git config user.name a; echo a > f; git add f; git commit -qm x; git update-index --assume-unchanged f; echo changed >> f`)
 	s.Stderr = &stderr

@@ -103,7 +103,7 @@ func TestReplayReview27UndoKilledInTheWay(t *testing.T) {
 	const built = "the user's build after the session\n"
 	h.Write(filepath.Join(proj, "dist"), built)
 	h.Chown()
-	var stderr lockedBuffer
+	var stderr harness.Output
 	c := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=undo applied"}, "claudebox", "--undo", "-y")
 	c.Stderr = &stderr
 	harness.Must(t, c.Start())

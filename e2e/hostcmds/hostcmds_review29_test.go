@@ -24,7 +24,7 @@ func TestReplayReview29EditorSaveOverStandIn(t *testing.T) {
 	h.GitRepo(proj)
 	envrc := filepath.Join(proj, ".envrc")
 	const hold = "removal judged .envrc"
-	var stderr lockedBuffer
+	var stderr harness.Output
 	s := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=" + hold}, "claudebox", "--shell", "-c", "echo session > README")
 	s.Stderr = &stderr
 	if err := s.Start(); err != nil {

@@ -7,7 +7,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -41,7 +40,7 @@ func TestReplaySnapshotReadThroughSwappedLink(t *testing.T) {
 	h.Write(filepath.Join(proj, "b", "id"), "the project's\n")
 	h.Write(filepath.Join(proj, "c.txt"), "opened after b/id\n")
 	h.GitRepo(proj)
-	var said lockedOutput
+	var said harness.Output
 	s := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=snapshot listed"}, "claudebox", "--shell", "-c",
 		`touch started; while ! test -e swap; do sleep 0.05; done
 		mv b b.old && ln -s '`+filepath.Join(h.Home, ".ssh")+`' b && touch swapped
@@ -119,22 +118,4 @@ func TestReplaySnapshotReadThroughSwappedLink(t *testing.T) {
 		}
 		return nil
 	})
-}
-
-// lockedOutput is a process's output, read while it is written.
-type lockedOutput struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedOutput) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedOutput) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

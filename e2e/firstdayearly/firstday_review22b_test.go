@@ -1,4 +1,4 @@
-package firstday
+package firstdayearly
 
 import (
 	"path/filepath"

@@ -1,4 +1,4 @@
-package hostcmds
+package faults
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ import (
 // there.
 func killedAt(t *testing.T, h *harness.Host, dir, hold string, args ...string) {
 	t.Helper()
-	var stderr lockedBuffer
+	var stderr harness.Output
 	c := h.Command(dir, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=" + hold}, "claudebox", args...)
 	c.Stdout, c.Stderr = &stderr, &stderr
 	if err := c.Start(); err != nil {
@@ -244,7 +244,7 @@ func twoEndAtOnce(t *testing.T, hold string) {
 	h.Inside(proj, nil, "true")
 	state := filepath.Join(h.Home, ".claudebox")
 	inst := instance.Dir(state, proj)
-	var outs [2]lockedBuffer
+	var outs [2]harness.Output
 	var cmds [2]*exec.Cmd
 	exited := make(chan error, 2)
 	for i := range cmds {
@@ -293,10 +293,10 @@ func twoEndAtOnce(t *testing.T, hold string) {
 			t.Errorf("the history lost session %d's prompt:\n%s", i, b)
 		}
 	}
-	if half := globs(inbox, ".*"); len(half) > 0 {
+	if half := harness.Globs(inbox, ".*"); len(half) > 0 {
 		t.Errorf("the inbox holds what an export left half made: %v", half)
 	}
-	if got := globs(inbox, "*.md"); len(got) != 2 {
+	if got := harness.Globs(inbox, "*.md"); len(got) != 2 {
 		t.Errorf("the inbox holds %d exports of the two conversations: %v", len(got), got)
 	}
 	for _, n := range guard.WorkTreeNames() {
@@ -381,7 +381,7 @@ func TestReplayReview28HostWritesDuringAudit(t *testing.T) {
 	h.Write(filepath.Join(proj, "src", "app.go"), "package app\n")
 	h.GitRepo(proj)
 	const hold = "audit judged"
-	var stderr lockedBuffer
+	var stderr harness.Output
 	s := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=" + hold}, "claudebox", "--shell", "-c",
 		"mkdir -p sub && echo 'export X=1' > sub/.envrc && echo session >> README")
 	s.Stderr = &stderr

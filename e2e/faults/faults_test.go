@@ -1,15 +1,15 @@
-package hostcmds
+package faults
 
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 
@@ -22,28 +22,28 @@ import (
 )
 
 // TestReplayFaultsKilled: a kill -9 of the supervisor, of the guard
-// watcher or of the relay (with a published port: the one case where it
-// is a process of its own), as a user would, at each phase where the
-// process is there: starting (its proxy up, the hard links copied, the
-// stand-ins made, the sandbox started), running (and while the snapshot
-// for --undo, beside the session, works on its copy of the store's index,
-// before its git add), at the command's exit, in the exit audit (before it,
-// between judging what it found and moving it aside, and between moving
-// it aside and saying so), in the export to the inbox (between its files
-// and their record) and after it. The
-// supervisor is held at the phase (CLAUDEBOX_TRACE_HOLD) and, when another
-// process was killed, let go on. The session writes a file of the user's
-// kind, a prompt, a transcript, and a .envrc a level down that the exit
-// audit moves aside. Host-side proof after each: the sandbox's processes
-// are gone, the user's file and the prompt history are as the session
-// left them, the .envrc is in the project or its move was said with the
-// command that puts it back, any claudebox command on the host (here
-// --list, in another project) removes the stand-ins a dead supervisor left
-// and says so in one line, the inbox holds the session's export and no
-// file half made, and the next launch in the project and in another works
-// and leaves no stand-in, record or snapshot's work file behind; no
-// process is left holding the project (one whose parent died is no
-// longer the supervisor's descendant: looked for by what it holds).
+// watcher or of the relay (with a published port: the one case where it is
+// a process of its own), as a user would, at each phase where the process
+// is there: starting (its proxy up, the hard links copied, the stand-ins
+// made, the sandbox started), running (and while the snapshot for --undo,
+// beside the session, works on its copy of the store's index, before its
+// git add), at the command's exit, in the exit audit (before it, between
+// judging what it found and moving it aside, and between moving it aside
+// and saying so), in the export to the inbox (between its files and their
+// record) and after it. The supervisor is held at the phase
+// (CLAUDEBOX_TRACE_HOLD) and, when another process was killed, let go on.
+// The session writes a file of the user's kind, a prompt, a transcript,
+// and a .envrc a level down that the exit audit moves aside. Host-side
+// proof after each: the sandbox's processes are gone, the user's file and
+// the prompt history are as the session left them, the .envrc is in the
+// project or its move was said with the command that puts it back, any
+// claudebox command on the host (here --list, in another project) removes
+// the stand-ins a dead supervisor left and says so in one line, the
+// instance holds its conversation, the inbox holds the session's export
+// and no file half made, and the next launch in the project and in another
+// works and leaves no stand-in, record or snapshot's work file behind; no
+// process is left holding the project (one whose parent died is no longer
+// the supervisor's descendant: looked for by what it holds).
 func TestReplayFaultsKilled(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
@@ -106,7 +106,7 @@ func TestReplayFaultsKilled(t *testing.T) {
 			if c.victim == "supervisor" && !atExit {
 				script += "; exec sleep " + sleep
 			}
-			var stderr lockedBuffer
+			var stderr harness.Output
 			args := []string{"--shell", "-c", script}
 			// The relay inside is a process of its own only for
 			// published ports, whose connections it parks.
@@ -197,6 +197,16 @@ func TestReplayFaultsKilled(t *testing.T) {
 			if b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl")); c.ran && !strings.Contains(string(b), prompt) {
 				t.Errorf("the prompt history lost the session's prompt:\n%s", b)
 			}
+			kept := false
+			filepath.WalkDir(inst, func(path string, d fs.DirEntry, err error) error {
+				if b, _ := os.ReadFile(path); err == nil && d.Name() == id+".jsonl" && strings.Contains(string(b), `"case `+strconv.Itoa(i)+`"`) {
+					kept = true
+				}
+				return nil
+			})
+			if c.ran && !kept {
+				t.Errorf("the instance lost the session's conversation %s", id)
+			}
 			var next strings.Builder
 			n := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
 			n.Stderr = &next
@@ -209,10 +219,10 @@ func TestReplayFaultsKilled(t *testing.T) {
 			if c.ran && !paths.Exists(envrc) && !strings.Contains(said, "    to put it back: mv -n ") {
 				t.Errorf("the session's %s was moved aside without a word:\n%s", envrc, said)
 			}
-			if c.ran && len(globs(inbox, "*"+id[:8]+"*.md")) == 0 {
-				t.Errorf("the inbox lacks the session's export: %v", globs(inbox, "*"))
+			if c.ran && len(harness.Globs(inbox, "*"+id[:8]+"*.md")) == 0 {
+				t.Errorf("the inbox lacks the session's export: %v", harness.Globs(inbox, "*"))
 			}
-			if half := globs(inbox, ".*"); len(half) > 0 {
+			if half := harness.Globs(inbox, ".*"); len(half) > 0 {
 				t.Errorf("the inbox holds what an export left half made: %v", half)
 			}
 			for _, ext := range []string{".placeholders", ".guards", ".since"} {
@@ -225,7 +235,7 @@ func TestReplayFaultsKilled(t *testing.T) {
 			}
 			// The snapshot's copy of the store's index it had git add
 			// write, and git's lock on it.
-			if work := globs(filepath.Join(state, instance.UndoRecords, hash), "*.index.2*"); len(work) > 0 {
+			if work := harness.Globs(filepath.Join(state, instance.UndoRecords, hash), "*.index.2*"); len(work) > 0 {
 				t.Errorf("the undo store holds a killed snapshot's work files after the next session: %v", work)
 			}
 			for _, f := range []string{"started", "done", "sub"} {
@@ -233,33 +243,6 @@ func TestReplayFaultsKilled(t *testing.T) {
 			}
 		})
 	}
-}
-
-// globs lists the names in dir that match pattern.
-func globs(dir, pattern string) []string {
-	found, _ := filepath.Glob(filepath.Join(dir, pattern))
-	for i, f := range found {
-		found[i] = filepath.Base(f)
-	}
-	return found
-}
-
-// lockedBuffer is a process's output, read while it is written.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // kill sends SIGKILL to the one descendant of pid whose command line
@@ -282,31 +265,12 @@ func kill(t *testing.T, pid int, cmdline string) {
 	syscall.Kill(found[0], syscall.SIGKILL)
 }
 
-// smallStateDisk is a host with a one-file project whose ~/.claudebox is
-// a small filesystem of its own (a 16 MiB tmpfs), for a test to fill.
-func smallStateDisk(t *testing.T) (h *harness.Host, proj, state string) {
-	h = harness.NewHost(t)
-	proj = filepath.Join(h.Home, "proj")
-	h.Write(filepath.Join(proj, "README"), "hi\n")
-	h.GitRepo(proj)
-	state = filepath.Join(h.Home, ".claudebox")
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", state, "tmpfs", 0, "size=16m,mode=700"); err != nil {
-		t.Skipf("cannot mount a tmpfs for the state directory (needs root): %v", err)
-	}
-	t.Cleanup(func() { syscall.Unmount(state, syscall.MNT_DETACH) })
-	h.Chown()
-	return h, proj, state
-}
-
 // TestReplayFaultsFullDisk: with ~/.claudebox on a full filesystem (a small
 // tmpfs, filled), a launch refuses in one line naming it before it starts
 // anything: no stand-in is made in the project, no record cut short; once
 // there is room again the next launch works.
 func TestReplayFaultsFullDisk(t *testing.T) {
-	h, proj, state := smallStateDisk(t)
+	h, proj, state := harness.SmallStateDisk(t)
 	h.Inside(proj, nil, "true")
 	fill := filepath.Join(state, "fill")
 	if f, err := os.Create(fill); err == nil {
@@ -342,7 +306,7 @@ func TestReplayFaultsTwentySessions(t *testing.T) {
 	state := filepath.Join(h.Home, ".claudebox")
 	inst := instance.Dir(state, proj)
 	const sessions = 20
-	var outs [sessions]lockedBuffer
+	var outs [sessions]harness.Output
 	type ended struct {
 		i   int
 		err error
@@ -404,10 +368,10 @@ func TestReplayFaultsTwentySessions(t *testing.T) {
 // stand-in or record of the session is left, no process; with room again
 // the next launch works.
 func TestReplayFaultsDiskFillsDuringSession(t *testing.T) {
-	h, proj, state := smallStateDisk(t)
+	h, proj, state := harness.SmallStateDisk(t)
 	inst := instance.Dir(state, proj)
 	prompt := `{"display":"before the disk filled"}`
-	var stderr lockedBuffer
+	var stderr harness.Output
 	s := h.Command(proj, nil, "claudebox", "--shell", "-c", `echo '`+prompt+`' >> "$HOME/.claude/history.jsonl"; echo mine > work; mkdir sub; echo 'export X=1' > sub/.envrc; touch started
 		while ! test -e done; do sleep 0.05; done
 		echo '{"display":"after"}' >> "$HOME/.claude/history.jsonl"; exit 3`)
@@ -482,7 +446,7 @@ func TestReplayFaultsKilledInIndexRewrite(t *testing.T) {
 	state := filepath.Join(h.Home, ".claudebox")
 	inst := instance.Dir(state, proj)
 	lock := filepath.Join(proj, ".git", "index.lock")
-	var stderr lockedBuffer
+	var stderr harness.Output
 	s := h.Command(proj, []string{"CLAUDEBOX_TRACE=1", "CLAUDEBOX_TRACE_HOLD=index locked"}, "claudebox", "--shell", "-c",
 		"git update-index --assume-unchanged README && echo changed >> README")
 	s.Stderr = &stderr

@@ -1,4 +1,4 @@
-package firstday
+package firstdayearly
 
 import (
 	"bytes"
@@ -159,7 +159,7 @@ func TestFirstDayWorktreeSubmoduleRefsNotNamed(t *testing.T) {
 		return stderr.String()
 	}
 	for range 2 {
-		if out := run("git status --short"); strings.Contains(out, refsNamed) {
+		if out := run("git status --short"); strings.Contains(out, harness.RefsNamed) {
 			t.Errorf("a session that made no ref names the submodule's:\n%s", out)
 		}
 	}
