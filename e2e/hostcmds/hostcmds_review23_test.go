@@ -95,14 +95,33 @@ func TestReplayReview23KilledCopyingLinks(t *testing.T) {
 // Every launch after the first said "this session cannot be undone: git
 // add: ... is in submodule 'sub'" and kept no snapshot, so --undo put
 // back only what the first session changed. Proof: the second session
-// is undone.
+// is undone. Each session writes once its snapshot is written (a second
+// of sleep before, under load 20, let the session end first).
 func TestReplayReview23UndoNestedRepository(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.GitRepo(filepath.Join(proj, "sub"))
-	h.Inside(proj, nil, "sleep 1; echo first >> README")
-	if said := h.InsideStderr(proj, "sleep 1; echo second >> README"); strings.Contains(said, "cannot be undone") {
+	snapshots := func() int {
+		found, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", "undo", "*", "*.snapshot"))
+		return len(found)
+	}
+	session := func(script string) string {
+		taken := snapshots()
+		var said harness.Output
+		s := h.Command(proj, nil, "claudebox", "--shell", "-c", "while [ ! -e go ]; do sleep 0.05; done; rm -f go; "+script)
+		s.Stderr = &said
+		harness.Must(t, s.Start())
+		defer s.Process.Kill()
+		harness.WaitFor(t, "the session's undo snapshot", func() bool {
+			return snapshots() > taken || strings.Contains(said.String(), "cannot be undone")
+		})
+		h.Write(filepath.Join(proj, "go"), "")
+		harness.Must(t, s.Wait())
+		return said.String()
+	}
+	session("echo first >> README")
+	if said := session("echo second >> README"); strings.Contains(said, "cannot be undone") {
 		t.Errorf("the second session:\n%s", said)
 	}
 	h.Run(proj, nil, "claudebox", "--undo", "-y")
