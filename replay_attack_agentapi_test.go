@@ -212,3 +212,47 @@ func TestReplayReview39ToolsAsObject(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayReview39BodyNotJSONByType: the check reads a request's body as
+// JSON, and refused a compressed one, which it cannot read; but a body
+// whose Content-Type names another format passed, checked as JSON while
+// the API reads it by its type: Google's APIs take protobuf
+// (application/x-protobuf), where the bytes of a JSON object the check
+// passes can spell a urlContext tool. The proof, on the host side: the
+// loopback stand-in for the API receives such bodies with the user's real
+// key, the type also spelled Content_Type, as a server that reads headers
+// by CGI's names reads it.
+func TestReplayReview39BodyNotJSONByType(t *testing.T) {
+	real := "real-gemini-key-0123456789"
+	up := startAgentUpstream(t, "X-Goog-Api-Key", real)
+	p, sock := agentProxy(t, proxy.KeyCredential(proxy.GeminiKey, "test", real), up.URL)
+	body := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	for _, types := range []string{
+		"Content-Type: application/x-protobuf",
+		"Content-Type: application/x-www-form-urlencoded",
+		"Content-Type: application/json; charset=utf-16",
+		"Content-Type: application/json\r\nContent-Type: application/x-protobuf",
+		"Content-Type: application/json\r\nContent_Type: application/x-protobuf",
+	} {
+		c, err := net.Dial("unix", sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(c, "POST /v1beta/models/gemini-2.5-pro:generateContent HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nX-Goog-Api-Key: %s\r\n%s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", p.Phantom, types, len(body), body)
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		answer, _ := io.ReadAll(resp.Body)
+		c.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%q: answered %d %.200q, not a refusal", types, resp.StatusCode, answer)
+		}
+	}
+	if got := up.received(); len(got) > 0 {
+		t.Errorf("the API received with the user's real key bodies it reads by another format than the check: %.300q", got)
+	}
+	if status, answer := postThrough(t, sock, "/v1beta/models/gemini-2.5-pro:generateContent", "X-Goog-Api-Key: "+p.Phantom, body); status != http.StatusOK {
+		t.Errorf("a JSON body was refused: %d %.200q", status, answer)
+	}
+}

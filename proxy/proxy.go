@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -391,9 +392,15 @@ func checkRequest(r *http.Request, shape apiShape) (*http.Request, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return r, nil
 	}
-	// A compressed body would pass the check unread.
-	if e := r.Header.Values("Content-Encoding"); len(e) > 0 && !(len(e) == 1 && strings.EqualFold(e[0], "identity")) {
+	// A compressed body would pass the check unread, and one of another
+	// format than JSON would be checked as JSON while the API reads it by
+	// its type (Google's take protobuf, application/x-protobuf). Each is
+	// read by every spelling of its header's name, as the credential's.
+	if e := headerValues(r.Header, "content-encoding"); len(e) > 0 && !(len(e) == 1 && strings.EqualFold(e[0], "identity")) {
 		return r, errors.New("its body is encoded (Content-Encoding), which the check cannot read")
+	}
+	if !jsonType(headerValues(r.Header, "content-type")) {
+		return r, errors.New("its body is not JSON in UTF-8 by its Content-Type, which the check cannot read")
 	}
 	body := newCheckedBody(r.Body, shape)
 	if shape == geminiAPI && !geminiModelCall(r.URL.Path) {
@@ -408,6 +415,40 @@ func checkRequest(r *http.Request, shape apiShape) (*http.Request, error) {
 		r.Header.Del("Content-Length")
 	}
 	return r, nil
+}
+
+// headerValues are the values of every header of h whose name, in lower
+// case with _ read as -, is name.
+func headerValues(h http.Header, name string) []string {
+	var values []string
+	for k, v := range h {
+		if strings.ReplaceAll(strings.ToLower(k), "_", "-") == name {
+			values = append(values, v...)
+		}
+	}
+	return values
+}
+
+// jsonType says a request's Content-Type values, where it has any, say
+// JSON in UTF-8: one application/json, with no parameter but a charset
+// of utf-8.
+func jsonType(values []string) bool {
+	if len(values) == 0 {
+		return true
+	}
+	if len(values) > 1 {
+		return false
+	}
+	media, params, err := mime.ParseMediaType(values[0])
+	if err != nil || media != "application/json" {
+		return false
+	}
+	for k, v := range params {
+		if k != "charset" || !strings.EqualFold(v, "utf-8") {
+			return false
+		}
+	}
+	return true
 }
 
 // geminiModelCall says path is a Gemini model call, direct or through
