@@ -3,6 +3,8 @@ package undo
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -87,6 +89,37 @@ func TestLinksOutAnnexObjectReadOnly(t *testing.T) {
 	for path, want := range map[string]bool{
 		"deploy.sh": false, "out.txt": true, "keydir": true, "hashdir": true, "absent.bin": true, "otherkey": true,
 	} {
+		if got := now.linksOut(checkout, path); got != want {
+			t.Errorf("%s: leads out %v, want %v", path, got, want)
+		}
+	}
+}
+
+// A link whose path takes more than 1,024 components to resolve, links
+// and all, leads out: a session's links, each to x/.. repeated and then
+// the next, held the exit 0.4 s for each at 40 links (10,000 of them over
+// an hour), and the kernel's own bounds (a link's 4,095 bytes, 40 links)
+// let each take 32,000 lookups; no link a build or a package manager
+// makes comes near.
+func TestLinksOutResolvedBounded(t *testing.T) {
+	checkout := filepath.Join(t.TempDir(), "repo")
+	writeTree(t, checkout, map[string]string{"x/keep": "x\n", "end": "x\n"})
+	now := tree{recent: map[string]fileStatus{}}
+	loop := strings.Repeat("x/../", 400)
+	for i, next := range []string{"l1", "l2", "end"} {
+		link := "l" + strconv.Itoa(i)
+		if err := os.Symlink(loop+next, filepath.Join(checkout, link)); err != nil {
+			t.Fatal(err)
+		}
+		now.recent[link] = fileStatus{mode: unix.S_IFLNK}
+	}
+	deep := strings.Repeat("d/", 60)
+	writeTree(t, checkout, map[string]string{deep + "file": "x\n"})
+	if err := os.Symlink(strings.Repeat("../", 60)+deep+"file", filepath.Join(checkout, deep+"back")); err != nil {
+		t.Fatal(err)
+	}
+	now.recent[deep+"back"] = fileStatus{mode: unix.S_IFLNK}
+	for path, want := range map[string]bool{"l0": true, "l2": false, deep + "back": false} {
 		if got := now.linksOut(checkout, path); got != want {
 			t.Errorf("%s: leads out %v, want %v", path, got, want)
 		}
