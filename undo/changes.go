@@ -2345,7 +2345,7 @@ func readOnlyFile(path string) bool {
 // would make it. Past 40 links (the kernel's bound), or where it cannot
 // read a link or look, or past 1,024 components looked at (a session's
 // links, each to x/.. repeated and then the next, held the exit 0.4 s
-// each at 40 links), it says so. Cleaning the rest as written, once
+// each at 40 links), or through /proc, it says so. Cleaning the rest as written, once
 // a component was missing, took a .. after a link for one after the
 // link's name: tool, a link to trick/up/../home/.local/bin/git with
 // trick/up a link to the top, read as within the checkout.
@@ -2369,6 +2369,12 @@ func resolved(path string) (string, bool) {
 			continue
 		}
 		next := filepath.Join(done, name)
+		if next == "/proc" {
+			// What /proc/self/cwd names is the directory of whichever
+			// process follows it: claudebox's here, the host's build's
+			// there.
+			return "", false
+		}
 		var st unix.Stat_t
 		switch err := unix.Lstat(next, &st); {
 		case err == unix.ENOENT || err == unix.ENOTDIR:

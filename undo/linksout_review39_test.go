@@ -125,3 +125,30 @@ func TestLinksOutResolvedBounded(t *testing.T) {
 		}
 	}
 }
+
+// A link through /proc leads out: what /proc/self/cwd names is the
+// directory of whichever process follows it, claudebox's own at the exit
+// (a subdirectory of the project, launched there), the host's make's at
+// its build (the project's top), one level up from there.
+func TestLinksOutThroughProc(t *testing.T) {
+	base := t.TempDir()
+	checkout := filepath.Join(base, "repo")
+	writeTree(t, checkout, map[string]string{"sub/keep": "x\n"})
+	writeTree(t, base, map[string]string{"bin/keep": "x\n"})
+	t.Chdir(filepath.Join(checkout, "sub"))
+	now := tree{recent: map[string]fileStatus{}}
+	for link, target := range map[string]string{
+		"tool": "/proc/self/cwd/../bin/git",
+		"fd":   "/dev/fd/1",
+	} {
+		if err := os.Symlink(target, filepath.Join(checkout, link)); err != nil {
+			t.Fatal(err)
+		}
+		now.recent[link] = fileStatus{mode: unix.S_IFLNK}
+	}
+	for _, path := range []string{"tool", "fd"} {
+		if !now.linksOut(checkout, path) {
+			t.Errorf("%s: stays", path)
+		}
+	}
+}
