@@ -269,7 +269,8 @@ const codeFileLimit = 16 << 20
 // (documentExtensions) with a credential written in it, a script or
 // source with one no code writes by chance (credential.InCode), or is of
 // a kind not known to hold none. Prose over settingsFileLimit is judged
-// as code is, settings as code is and for a key given a credential
+// as code is and for its labels' values (credential.InLargeDocument),
+// settings as code is and for a key given a credential
 // (credential.InLargeSettings), up to codeFileLimit; a larger one of
 // these kinds is taken to hold one, and one that cannot be read is not
 // judged. What is of no known kind (a
@@ -337,7 +338,9 @@ func unknownKind(name string) bool {
 
 // textHolds says text b, the content of a file named name (on disk or
 // in an archive), holds a credential, judged by its kind: prose as
-// prose (credential.InDocument), over settingsFileLimit as code is; a
+// prose (credential.InDocument), over settingsFileLimit as large prose
+// (credential.InLargeDocument: as code is, and for its lines that give a
+// label of a secret its value, and a cookie file's); a
 // script or source as code (credential.InCode, a shell's script as one
 // too); settings, or a name without an extension, as settings
 // (credential.InSettings), over settingsFileLimit as large settings
@@ -357,7 +360,7 @@ func textHolds(name string, b []byte) bool {
 		return credential.InCode(b)
 	case slices.Contains(documentExtensions, ext):
 		if len(b) > settingsFileLimit {
-			return credential.InCode(b)
+			return credential.InLargeDocument(b)
 		}
 		return credential.InDocument(b)
 	case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext):

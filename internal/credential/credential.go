@@ -354,13 +354,37 @@ func holdsAny(text []byte, hints []string) bool {
 // git+ssh://me:pw@host), or in a proxy's address without a scheme
 // (http.proxy = user:pw@proxy:3128, which git accepts), and a user of 20
 // or more token characters, where a token passes as the user
-// (https://ghp_…@github.com). A user name alone (ssh://git@host,
-// https://alice@host) is not one. The user information runs to the
-// authority's last @, as URL parsers read it, so that taking the match out
-// leaves no part of it.
+// (https://ghp_…@github.com), with or without the empty password
+// Packagecloud's and Gemfury's URLs give it (https://TOKEN:@packagecloud.io).
+// A user name alone (ssh://git@host, https://alice@host) is not one;
+// a shorter user that does not read as one is (tokenUser). The user
+// information runs to the authority's last @, as URL parsers read it, so
+// that taking the match out leaves no part of it.
 var urlCredential = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?im)(\b[a-z][a-z0-9+.-]*://)(?:[^\s/?#:"'\\]*:[^\s/?#"'\\]+|[a-z0-9._~%+=-]{20,})@|(^|[\s"'=,;])[^\s/?#@:"'=,;\\]+:[^\s/?#"'\\]+@`)
+	return regexp.MustCompile(`(?im)(\b[a-z][a-z0-9+.-]*://)(?:[^\s/?#:"'\\]*:[^\s/?#"'\\]+|[a-z0-9._~%+=-]{20,}:?)@|(^|[\s"'=,;])[^\s/?#@:"'=,;\\]+:[^\s/?#"'\\]+@`)
 })
+
+// urlUser is a URL's user given no password, or an empty one, its
+// second group, the scheme its first.
+var urlUser = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://)([a-z0-9._~%+=-]{8,19}):?@`)
+})
+
+// tokenUser is a URL's user given no password that is no name: one that
+// does not read as words or a version (wordsOnly), as a token given as
+// the user does not (https://Zq8xN3vB7mK2pL5r@pypi.fury.io/acme/, a
+// registry's token of 16 characters, crossed wherever a URL did: tools'
+// settings, the environment, a skill's files). A name reads as words
+// (git, alice, jsmith42, __token__, john.doe).
+func tokenUser(data []byte) [][]int {
+	var users [][]int
+	for _, m := range urlUser().FindAllSubmatchIndex(data, -1) {
+		if !wordsOnly(string(data[m[4]:m[5]]), "-_.~+%=") {
+			users = append(users, m)
+		}
+	}
+	return users
+}
 
 // InURL says data holds a URL with a credential in it. Maven's SCM
 // URLs are read without their scm:<provider>: prefix, which read as a
@@ -373,7 +397,7 @@ func InURL(data []byte) bool {
 	if bytes.Contains(data, []byte("scm:")) {
 		data = scmPrefix().ReplaceAll(data, nil)
 	}
-	return urlCredential().Match(data)
+	return urlCredential().Match(data) || len(tokenUser(data)) > 0
 }
 
 // scmPrefix is what begins a Maven SCM URL: scm:, its provider, a colon.
@@ -608,6 +632,15 @@ var wordPart = sync.OnceValue(func() *regexp.Regexp {
 // (the URL names the same host and path), and whether there was one.
 func WithoutURL(data []byte) ([]byte, bool) {
 	out := urlCredential().ReplaceAll(data, []byte("$1$2"))
+	if users := tokenUser(out); len(users) > 0 {
+		var kept []byte
+		done := 0
+		for _, m := range users {
+			kept = append(kept, out[done:m[3]]...)
+			done = m[1]
+		}
+		out = append(kept, out[done:]...)
+	}
 	return out, !bytes.Equal(out, data)
 }
 
@@ -715,9 +748,41 @@ func InDocument(data []byte) bool {
 	if front, ok := frontMatter(data); ok && InSettings(front) {
 		return true
 	}
-	return PrivateKey(data) || signedToken(data) || serviceToken(data) || cookieJar(data) || codeInProse(data) || labelledLiteral(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return PrivateKey(data) || signedToken(data) || serviceToken(data) || cookieJar(data) || codeInProse(data) || labelledLiteral(data) || foreignPassword(data, true) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
+}
+
+// InLargeDocument says prose too large for InDocument's expressions (a
+// long CLAUDE.md, a skill's reference) holds a credential: one InCode
+// finds, a cookie as a cookie file keeps it, or a value given to a
+// label that names a secret at a line's end, in English or another
+// language (labelledLiteral, foreignPassword). Past 16 KiB prose was
+// judged as code alone, and a CLAUDE.md's "- Staging DB password: …" a
+// # note saved, or a cookies.txt of a real browser's export, crossed.
+// Each is read a line at a time, an expression run only on a line with
+// a hint of one.
+func InLargeDocument(data []byte) bool {
+	return InCode(data) || cookieJar(data) || labelledLiteral(lineEnds(data)) || foreignPassword(data, true)
+}
+
+// maxLineEnd is what of a long line's end lineEnds keeps: a label and
+// the value it gives.
+const maxLineEnd = 256
+
+// lineEnds is data with each line longer than maxLineEnd cut to its
+// last maxLineEnd bytes, where a label gives its value (labelledSecret
+// reads a line's end), so that its expression reads a bounded part of
+// each line: a hint on a minified line of 1 MiB cost it 0.7 s.
+func lineEnds(data []byte) []byte {
+	if len(data) <= maxLineEnd {
+		return data
+	}
+	out := make([]byte, 0, min(len(data), 1<<20))
+	for line := range bytes.SplitSeq(data, []byte("\n")) {
+		out = append(append(out, line[max(0, len(line)-maxLineEnd):]...), '\n')
+	}
+	return out
 }
 
 // codeInProse says prose shows code (a fenced block, an inline span,
@@ -969,7 +1034,7 @@ func inSettings(data []byte) bool {
 	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data) ||
 		shortOptionPassword(data) || positionalPassword(data, lowerASCII(data)) || injected(data, InCommand) ||
 		MayHold(data, containerHints) && containerLiteral(data) || multiLineLiteral(data) || pgpassPassword(data) || cookieJar(data) ||
-		MayHold(data, secretNameHints) && (otpSeed(data) || recoveryWords(data))
+		MayHold(data, secretNameHints) && (otpSeed(data) || recoveryWords(data)) || foreignPassword(data, false)
 }
 
 // directiveCredential is a line that is a directive and its value
@@ -1257,7 +1322,10 @@ const largeSettingsMatches = 64
 // InLargeSettings says a settings file's text too large for InSettings'
 // expressions holds a credential: one InCode finds, a literal given to a
 // key that names one (password: hunter2), or a password in a .netrc's
-// shape, or a directive's (largeDirectiveLiteral). The expressions run
+// shape, or a directive's (largeDirectiveLiteral), a password's word
+// joined to its name's, a TOTP seed or recovery words given to theirs
+// (largeNamedLiteral), a cookie as a cookie file keeps it, or a
+// password's word of another language given a value (foreignPassword). The expressions run
 // only on the few hundred bytes around each name of one that is given a
 // value (followed by : = or an element's >, or, for a .netrc's password
 // or a directive, a space), found by searching for literals; a text
@@ -1295,7 +1363,83 @@ func InLargeSettings(data []byte) bool {
 			}
 		}
 	}
-	return largeDirectiveLiteral(data, lower)
+	return largeDirectiveLiteral(data, lower) || largeNamedLiteral(data, lower) || cookieJar(data) || foreignPassword(data, false)
+}
+
+// largeNames are the names InSettings reads with expressions of their
+// own (settingsnames.go), each with its expression: a password's word
+// joined to what precedes it (SMTPPass, DBPASS, rootpw), a TOTP seed's
+// names, a wallet's recovery words'.
+// Each with what its value may begin with (a quote and spaces before
+// it): a literal's character, base32's, a small letter.
+var largeNames = []struct {
+	names []string
+	first func(byte) bool
+	holds func([]byte) bool
+}{
+	{[]string{"pass", "pwd", "pw"}, func(c byte) bool { return !isSpace(c) && strings.IndexByte("\"'$<{[#%,}]", c) < 0 }, joinedPasswordLiteral},
+	{[]string{"otp", "mfa", "2fa"}, func(c byte) bool { return 'A' <= c && c <= 'Z' || '2' <= c && c <= '7' }, otpSeed},
+	{[]string{"mnemonic", "seed", "phrase", "words"}, func(c byte) bool { return 'a' <= c && c <= 'z' }, recoveryWords},
+}
+
+// largeNamedMatches bounds how many places largeNamedLiteral matches
+// against the expressions: past it, the text is taken to hold one.
+const largeNamedMatches = 256
+
+// largeNamedLiteral says a large settings text (lower, in lower case)
+// gives a literal to one of largeNames, judged on the key and what
+// follows it on its line (512 bytes at most) where such a name is given
+// a value that may be one (it ends the key: : or = follows, a quote
+// between; not a word that only ends as a password's, bypass; the
+// value's first character one the expression takes): past settingsFileLimit
+// no expression read them, and a skill's 20 KiB appsettings.json with
+// "SMTPPass", a TOTP seed or recovery words crossed.
+func largeNamedLiteral(data, lower []byte) bool {
+	matched := 0
+	for _, n := range largeNames {
+		for _, name := range n.names {
+			for pos := range occurrences(lower, name) {
+				p := pos + len(name)
+				if slices.ContainsFunc(passWords, func(w string) bool { return bytes.HasSuffix(lower[:p], []byte(w)) }) {
+					continue
+				}
+				if p < len(data) && (data[p] == '"' || data[p] == '\'') {
+					p++
+				}
+				p += tokenRun(data[p:], func(c byte) bool { return c == ' ' || c == '\t' })
+				if p >= len(data) || data[p] != ':' && data[p] != '=' {
+					continue
+				}
+				v := p + 1 + tokenRun(data[p+1:], func(c byte) bool { return c == ' ' || c == '\t' || c == '"' || c == '\'' })
+				if v >= len(data) || !n.first(data[v]) {
+					continue
+				}
+				// The key from its first character, as the expressions
+				// read one at a line's start.
+				start := pos
+				for start > max(0, pos-256) && (isTokenByte(data[start-1]) || data[start-1] == '.') {
+					start--
+				}
+				if start > 0 && (data[start-1] == '"' || data[start-1] == '\'') {
+					start--
+				}
+				// A key begins a line or follows { , ; (a base64's
+				// …pw== is none).
+				before := bytes.TrimRight(data[max(0, start-64):start], " \t-")
+				if len(before) > 0 && strings.IndexByte("\n{,;", before[len(before)-1]) < 0 {
+					continue
+				}
+				if matched++; matched > largeNamedMatches {
+					return true
+				}
+				end := p + 1 + tokenRun(data[p+1:min(len(data), p+512)], func(c byte) bool { return c != '\n' })
+				if n.holds(slices.Concat([]byte("\n"), data[start:end])) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // largeDirectiveLiteral says a large settings text (lower, in lower
@@ -1357,7 +1501,8 @@ func bearerInCode(data []byte) bool {
 
 // urlPasswordInCode says data holds a URL whose user information has a
 // password written in it (scheme://user:PASSWORD@host), not a template's
-// place for one ({password}, $PASS, <password>, %s).
+// place for one ({password}, $PASS, <password>, %s), or is a token
+// given as the user (tokenUser).
 func urlPasswordInCode(data []byte) bool {
 	for pos := range occurrences(data, "://") {
 		at := pos + len("://")
@@ -1370,8 +1515,13 @@ func urlPasswordInCode(data []byte) bool {
 		if !found {
 			continue
 		}
-		_, password, ok := bytes.Cut(userinfo, []byte(":"))
+		user, password, ok := bytes.Cut(userinfo, []byte(":"))
 		if ok && len(password) > 0 && !bytes.ContainsAny(password, "{}$<>%") {
+			return true
+		}
+		// A token given as the user, with no password or an empty one
+		// (https://TOKEN:@packagecloud.io), as tokenUser reads it.
+		if len(password) == 0 && len(user) >= 8 && tokenRun(user, func(c byte) bool { return isTokenByte(c) || strings.IndexByte(".~+=", c) >= 0 }) == len(user) && !wordsOnly(string(user), "-_.~+=") {
 			return true
 		}
 	}
