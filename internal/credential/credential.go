@@ -1034,7 +1034,7 @@ func inSettings(data []byte) bool {
 	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data) ||
 		shortOptionPassword(data) || positionalPassword(data, lowerASCII(data)) || injected(data, InCommand) ||
 		MayHold(data, containerHints) && containerLiteral(data) || multiLineLiteral(data) || pgpassPassword(data) || cookieJar(data) ||
-		MayHold(data, secretNameHints) && (otpSeed(data) || recoveryWords(data)) || foreignPassword(data, false)
+		MayHold(data, secretNameHints) && (otpSeed(data) || recoveryWords(data)) || foreignPassword(data, false) || randomValue(data)
 }
 
 // directiveCredential is a line that is a directive and its value

@@ -193,3 +193,35 @@ func BenchmarkInLargeSettingsHostile(b *testing.B) {
 		})
 	}
 }
+
+// TestRandomValueUnderAnyName: a token of no known prefix, as
+// Cloudflare's and Vercel's are, given whole to a setting's name that
+// says nothing is a credential by its draw; an identifier's value, a
+// name in camel case, a hash, a base64 with its padding are none.
+func TestRandomValueUnderAnyName(t *testing.T) {
+	for _, text := range []string{
+		`{"cloudflare": "Zq8xN3vB7mK2pL5rT9wYa8Fh3Kd6Jc1Vb0Nm4Xz"}`,
+		`{"vercel": "aBcD1234eFgH5678iJkL9012"}`,
+		"cf: Zq8xN3vB7mK2pL5rT9wYa8Fh3Kd6Jc1Vb0Nm4Xz\n",
+		"[deploy]\nprod = 'Kd6Jc1Vb0Nm4XzZq8xN3vB7mK2pL5r'\n",
+		"NETLIFY=nfp_x-Zq8xN3vB7mK2pL5rT9wYa8Fh\n",
+	} {
+		if !InSettings([]byte(text)) {
+			t.Errorf("InSettings(%q) = false, want true", text)
+		}
+	}
+	for _, text := range []string{
+		`{"spreadsheet_id": "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms"}`,
+		`{"flag": "EnableMASM51Compatibility"}`,
+		`{"method": "ParseTimeOfDayMainWindowV1Alpha"}`,
+		`{"tier": "LOOKER_CORE_NONPROD_STANDARD_ANNUAL"}`,
+		`{"integrity": "sha512-QYq3TIeE6nxHppbo2LGymrG5Pw=="}`,
+		"commit: 8f14e45fceea167a5a36dedd4bea2543aa1b2c3d\n",
+		"pkg/x.py,sha256=Zq8xN3vB7mK2pL5rT9wYa8Fh3Kd6Jc1Vb0Nm4Xz,1024\n",
+		`{"note": "see Zq8xN3vB7mK2pL5rT9wYa8Fh3Kd6Jc1Vb0Nm4Xz in the log"}`,
+	} {
+		if InSettings([]byte(text)) {
+			t.Errorf("InSettings(%q) = true, want false", text)
+		}
+	}
+}
