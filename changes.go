@@ -39,7 +39,15 @@ func (c changesCmd) Run(home session.Home) error {
 		_, err = os.Stdout.Write(append(printable.JSON(b), '\n'))
 		return err
 	}
-	printable.Say(os.Stdout, "%s: the session of %s to %s", p.Checkout, rec.Started.Local().Format("2006-01-02 15:04:05"), rec.Ended.Local().Format("15:04:05"))
+	// Without the start's snapshot (the session ended before it was
+	// written) the record has no start, and no change it could compare:
+	// the note says so.
+	compared := !rec.Started.IsZero()
+	if compared {
+		printable.Say(os.Stdout, "%s: the session of %s to %s", p.Checkout, rec.Started.Local().Format("2006-01-02 15:04:05"), rec.Ended.Local().Format("15:04:05"))
+	} else {
+		printable.Say(os.Stdout, "%s: the session that ended at %s", p.Checkout, rec.Ended.Local().Format("2006-01-02 15:04:05"))
+	}
 	for _, ch := range rec.Paths {
 		note := ""
 		if ch.Ignored {
@@ -60,7 +68,7 @@ func (c changesCmd) Run(home session.Home) error {
 	for _, u := range rec.Unknown {
 		printable.Say(os.Stdout, "  %-8s %s (written before the start's snapshot read it)", "unknown", u)
 	}
-	if len(rec.Paths) == 0 && len(rec.Unknown) == 0 {
+	if compared && len(rec.Paths) == 0 && len(rec.Unknown) == 0 {
 		printable.Say(os.Stdout, "  no file changed")
 	}
 	for _, line := range rec.Incomplete {
