@@ -844,7 +844,7 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 	where, command := audit.InstallCommand(d.Dir)
 	install := "cd " + mount.Quote(where) + " && " + command
 	if s.reportOnly {
-		printable.Say(w, "claudebox: %s/: %s files changed, %s packages left in place (move-aside = false): %s", rel, count(d.Files), count(len(d.Units)), strings.Join(names, ", "))
+		printable.Say(w, "claudebox: %s/: %s changed, %s left in place (move-aside = false): %s", rel, counted(d.Files, "file"), counted(len(d.Units), "package"), strings.Join(names, ", "))
 		printable.Say(w, "hint: the host runs what is installed or built there, and git shows none of it; to make it again from your lockfile or sources (read git diff first): %s", install)
 		return
 	}
@@ -855,9 +855,9 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 	// is named.
 	beside := slices.DeleteFunc(slices.Clone(moved), func(m audit.Moved) bool { return strings.HasPrefix(m.To, dest+"/") })
 	if len(moved) > len(beside) {
-		printable.Say(w, "claudebox: %s/: %s files changed, %s packages moved aside to %s: %s", rel, count(d.Files), count(len(moved)-len(beside)), mount.Quote(filepath.Join(dest, rel)), strings.Join(names, ", "))
+		printable.Say(w, "claudebox: %s/: %s changed, %s moved aside to %s: %s", rel, counted(d.Files, "file"), counted(len(moved)-len(beside), "package"), mount.Quote(filepath.Join(dest, rel)), strings.Join(names, ", "))
 	} else {
-		printable.Say(w, "claudebox: %s/: %s files changed, %s packages: %s", rel, count(d.Files), count(len(d.Units)), strings.Join(names, ", "))
+		printable.Say(w, "claudebox: %s/: %s changed, %s: %s", rel, counted(d.Files, "file"), counted(len(d.Units), "package"), strings.Join(names, ", "))
 	}
 	for _, m := range beside {
 		printable.Say(w, "  %s: renamed beside it, to a name nothing loads (no room to move it aside): %s", mount.Quote(m.From), mount.Quote(m.To))
@@ -878,6 +878,14 @@ func count(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// counted is n things, thing a noun that takes an s for more than one.
+func counted(n int, thing string) string {
+	if n != 1 {
+		thing += "s"
+	}
+	return count(n) + " " + thing
 }
 
 // indexLocks records git's lock on each index the exit audit rewrites
