@@ -3,8 +3,10 @@ package hostcmds
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -18,10 +20,14 @@ import (
 // cannot read took a file its owner may read for readable without opening
 // it, so a session holding a lease on a file it made held its own snapshot
 // at git add until it ended: no snapshot, and nothing the session did
-// could be undone. Host-side proof: the snapshot of a session holding
-// such a lease is written while it runs. The test holds the store's
-// objects lock (as a launch pruning the store does) until the lease is
-// taken, so that the lease stands before the snapshot looks.
+// could be undone. The sandbox is now refused leases (seccomp); another
+// process of the user's beside it, a file server's, is not: here the test
+// takes the lease on the file the session wrote, holding the store's
+// objects lock (as a launch pruning the store does) until the lease
+// stands, so that it stands before the snapshot looks. Host-side proof:
+// the snapshot is written, and no open of the file ever waited on the
+// lease (/proc/locks lists a waiting open as the lease's breaker; the
+// look's own open, which does not wait, is none).
 func TestReplayReview26dSnapshotLeasedFile(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
@@ -36,25 +42,51 @@ func TestReplayReview26dSnapshotLeasedFile(t *testing.T) {
 	harness.Must(t, err)
 	defer lock.Close()
 	harness.Must(t, unix.Flock(int(lock.Fd()), unix.LOCK_EX))
-	_, out, exited := harness.StartSession(t, h, proj, `echo the session > leased.txt
-		exec perl -e '$SIG{IO} = "IGNORE"; open(my $f, "<", "leased.txt") or die "open: $!";
-			fcntl($f, 1024, 1) or print STDERR "F_SETLEASE: $!\n"; open(my $s, ">", "started") or die;
-			close($s); select(undef, undef, undef, 0.05) until -e "done"; unlink "started", "done"'`)
-	lock.Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		found, _ := filepath.Glob(filepath.Join(filepath.Dir(stores[0]), "*.snapshot"))
-		if len(found) > len(taken) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("no snapshot written in 20 s: the leased file held git add\n%s", out)
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	_, out, exited := harness.StartSession(t, h, proj, `echo the session > leased.txt; touch started
+		while ! test -e done; do sleep 0.05; done; rm -f started done`)
+	leased, err := os.Open(filepath.Join(proj, "leased.txt"))
+	harness.Must(t, err)
+	defer leased.Close()
+	if _, err := unix.FcntlInt(leased.Fd(), unix.F_SETLEASE, unix.F_WRLCK); err != nil {
+		t.Fatalf("F_SETLEASE: %v", err)
 	}
+	var fi syscall.Stat_t
+	harness.Must(t, syscall.Fstat(int(leased.Fd()), &fi))
+	lock.Close()
+	waited := false
+	harness.WaitFor(t, "the snapshot, or an open waiting on the lease", func() bool {
+		found, _ := filepath.Glob(filepath.Join(filepath.Dir(stores[0]), "*.snapshot"))
+		waited = leaseBroken(os.Getpid(), fi.Ino)
+		return len(found) > len(taken) || waited
+	})
+	if waited {
+		t.Errorf("an open of the leased file waited on the lease: the snapshot's git add read it\n%s", out)
+	}
+	unix.FcntlInt(leased.Fd(), unix.F_SETLEASE, unix.F_UNLCK)
+	leased.Close()
 	harness.TouchDone(t, proj)
 	if err := <-exited; err != nil {
 		t.Fatalf("the session: %v\n%s", err, out)
 	}
+}
+
+// leaseBroken says whether /proc/locks lists, under the lease that pid
+// holds on inode ino, an open waiting for it (a "-> LEASE BREAKER" line of
+// the lease's number).
+func leaseBroken(pid int, ino uint64) bool {
+	b, err := os.ReadFile("/proc/locks")
+	if err != nil {
+		return false
+	}
+	number := ""
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 6 && f[1] == "LEASE" && f[4] == strconv.Itoa(pid) && strings.HasSuffix(f[5], ":"+strconv.FormatUint(ino, 10)):
+			number = f[0]
+		case number != "" && len(f) >= 4 && f[0] == number && f[1] == "->" && f[2] == "LEASE" && f[3] == "BREAKER":
+			return true
+		}
+	}
+	return false
 }
