@@ -14,7 +14,9 @@ func cookieJar(text []byte) bool {
 		return false
 	}
 	for line := range bytes.SplitSeq(text, []byte("\n")) {
-		f := bytes.Split(bytes.TrimRight(line, "\r"), []byte("\t"))
+		// Eight parts at most: a line of more fields is none, and a line
+		// of 16 MiB of tabs split whole was a slice of 384 MiB.
+		f := bytes.SplitN(bytes.TrimRight(line, "\r"), []byte("\t"), 8)
 		if len(f) != 7 || len(f[6]) == 0 || len(f[0]) == 0 {
 			continue
 		}
