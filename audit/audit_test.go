@@ -79,7 +79,7 @@ func TestScan(t *testing.T) {
 	must(t, os.WriteFile(filepath.Join(root, "sub/.git/rebase-merge/git-rebase-todo"), []byte("pick 1234 x\n"), 0o644))
 	write(t, filepath.Join(root, "sub/.git/sequencer/todo")) // x: an exec line
 	after["sub/.git/sequencer/todo"] = true
-	for _, p := range []string{"sub/.git/modules/m/HEAD", "sub/.git/modules/m/objects/x", "bare/HEAD", "bare/objects/x"} {
+	for _, p := range []string{"sub/.git/modules/m/HEAD", "sub/.git/modules/m/objects/info/packs", "bare/HEAD", "bare/objects/info/packs"} {
 		write(t, filepath.Join(root, p))
 	}
 	if err := os.Symlink("/tmp", filepath.Join(root, "web", ".claude", "agents")); err != nil {
@@ -288,10 +288,10 @@ func TestReplaced(t *testing.T) {
 func TestScanRenamed(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{
-		"vendor/tool/dotgit/config", "vendor/tool/dotgit/HEAD.x", "vendor/tool/dotgit/objects/x",
+		"vendor/tool/dotgit/config", "vendor/tool/dotgit/HEAD.x", "vendor/tool/dotgit/objects/info/packs",
 		"pkg/claude-x/settings.json",
-		"node_modules/dep/.git/config", "node_modules/dep/.git/HEAD", "node_modules/dep/.git/objects/x",
-		"web/.claude/settings.json", "web/.git/config", "web/.git/HEAD", "web/.git/objects/x", "web/.git/hooks/pre-commit",
+		"node_modules/dep/.git/config", "node_modules/dep/.git/HEAD", "node_modules/dep/.git/objects/info/packs",
+		"web/.claude/settings.json", "web/.git/config", "web/.git/HEAD", "web/.git/objects/info/packs", "web/.git/hooks/pre-commit",
 	} {
 		write(t, filepath.Join(root, p))
 	}

@@ -16,7 +16,7 @@ import (
 func TestScanMadeInModulesAndAnnex(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{
-		".git/HEAD", ".git/config", ".git/objects/x", ".git/modules/mine/HEAD", ".git/modules/mine/config", ".git/modules/mine/objects/x",
+		".git/HEAD", ".git/config", ".git/objects/info/packs", ".git/modules/mine/HEAD", ".git/modules/mine/config", ".git/modules/mine/objects/info/packs",
 		".git/annex/objects/x", ".git/annex/creds/s3", "modules/keep.tf",
 	} {
 		write(t, filepath.Join(root, p))
@@ -25,7 +25,7 @@ func TestScanMadeInModulesAndAnnex(t *testing.T) {
 	start := Take(root, since, nil, nil)
 	for _, p := range []string{
 		".git/modules/m1/HEAD", ".git/modules/m1/config", ".git/modules/m1/objects/y", ".git/modules/file",
-		".git/modules/mine/FETCH_HEAD", ".git/modules/mine/objects/z", ".git/modules/mine/modules/inner/HEAD", ".git/modules/mine/modules/inner/config",
+		".git/modules/mine/FETCH_HEAD", ".git/modules/mine/objects/info/packs", ".git/modules/mine/modules/inner/HEAD", ".git/modules/mine/modules/inner/config",
 		".git/annex/pad1", ".git/annex/padded/x", ".git/annex/journal/x", ".git/annex/index", ".git/annex/creds/s3b", "modules/new.tf",
 	} {
 		write(t, filepath.Join(root, p))

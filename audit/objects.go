@@ -81,7 +81,14 @@ func objectsEntry(m mode, name string) (sub mode, hostRun, descend bool) {
 			return objInfoDir, true, true
 		case len(name) == 2 && isHex(name):
 			return looseDir, true, true
+		case strings.HasPrefix(name, "tmp_objdir-"):
+			// git's temporary object stores (a push's quarantine, a
+			// remerge diff's), which only the command that made it
+			// reads.
+			return 0, false, false
 		}
+		// git reads nothing else there; a later git may.
+		return 0, true, false
 	case looseDir:
 		return 0, true, false
 	case packDir:
@@ -106,7 +113,11 @@ func objectsEntry(m mode, name string) (sub mode, hostRun, descend bool) {
 		if name == "commit-graphs" {
 			return allDir, true, true
 		}
-		return 0, name == "alternates" || name == "http-alternates" || name == "commit-graph", false
+		// Anything else is judged, but packs: the list of packs git
+		// update-server-info writes (git repack runs it) for dumb
+		// HTTP's clients, which git reads nothing of here. A later git
+		// may read another name.
+		return 0, name != "packs", false
 	}
 	return 0, false, false
 }

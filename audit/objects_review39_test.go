@@ -95,3 +95,41 @@ func TestScanPackDirectory(t *testing.T) {
 		t.Errorf("found:\n%q\nwant:\n%q", got, want)
 	}
 }
+
+// TestScanObjectsDirectoryNames: at the top of a repository's objects and
+// in objects/info, as in objects/pack, a name the session wrote is a
+// finding but git's own that it reads nothing of (a temporary object
+// store, the list of packs for dumb HTTP); what stood there at the start,
+// unchanged, is not.
+func TestScanObjectsDirectoryNames(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "sub")
+	c := exec.Command("git", "init", "-q", repo)
+	c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	objects := func(names ...string) string {
+		return filepath.Join(repo, ".git", "objects", filepath.Join(names...))
+	}
+	must(t, os.WriteFile(objects("kept"), []byte("x"), 0o644))
+	must(t, os.WriteFile(objects("info", "kept"), []byte("x"), 0o644))
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	for _, name := range []string{"future", filepath.Join("info", "future"), filepath.Join("info", "packs"), filepath.Join("tmp_objdir-incoming-Ab12Cd", "x")} {
+		must(t, os.MkdirAll(filepath.Dir(objects(name)), 0o755))
+		must(t, os.WriteFile(objects(name), []byte("x"), 0o644))
+	}
+	must(t, os.MkdirAll(objects("future.d"), 0o755))
+	r := Scan(root, since, nil, start, nil)
+	var got []string
+	for _, f := range r.Found {
+		rel, _ := filepath.Rel(objects(), f)
+		got = append(got, rel)
+	}
+	want := []string{"future", "future.d", "info/future"}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", got, want)
+	}
+}
