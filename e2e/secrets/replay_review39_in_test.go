@@ -134,22 +134,23 @@ func TestReplayReview39InLargeTexts(t *testing.T) {
 // TestReplayReview39InTokenOfNoPrefix: a service whose token has no
 // prefix (Cloudflare's API token, 40 characters; Vercel's, 24) gives no
 // shape to look for, and under a name that says nothing
-// ({"cloudflare": "…"}, vercel: …) in a skill's settings it crossed. The
-// attack, from inside: read them. Proof: neither is readable inside; a
-// skill's settings holding a Google Sheet's identifier, drawn at random
-// too, still are.
+// ({"cloudflare": "…"}, vercel: …) in a skill's settings, or given a
+// label in CLAUDE.md ("- Cloudflare: …"), it crossed. The attack, from
+// inside: read them. Proof: none is readable inside; a skill's settings
+// holding a Google Sheet's identifier, drawn at random too, still are.
 func TestReplayReview39InTokenOfNoPrefix(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "app")
 	h.GitRepo(proj)
 	skill := filepath.Join(h.Home, ".claude", "skills", "deploy")
+	h.Write(filepath.Join(h.Home, ".claude", "CLAUDE.md"), "# Notes\n\n- Cloudflare: Kd6Jc1Vb0Nm4XzZq8xN3vB7mK2pL5rT9wYa8Fh3\n")
 	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: deploy\ndescription: deploy the site\n---\nRead config.json and deploy.yaml.\n")
 	h.Write(filepath.Join(skill, "config.json"), `{"zone": "example.com", "cloudflare": "Zq8xN3vB7mK2pL5rT9wYa8Fh3Kd6Jc1Vb0Nm4Xz"}`+"\n")
 	h.Write(filepath.Join(skill, "deploy.yaml"), "project: site\nvercel: aBcD1234eFgH5678iJkL9012\n")
 	h.Write(filepath.Join(skill, "sheets.json"), `{"spreadsheet_id": "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms", "note": "R39-HARMLESS-ID"}`+"\n")
-	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/skills/deploy/*; true")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/CLAUDE.md ~/.claude/skills/deploy/*; true")
 	t.Log(out)
-	for _, secret := range []string{"Zq8xN3vB7mK2pL5rT9wYa8Fh3Kd6Jc1Vb0Nm4Xz", "aBcD1234eFgH5678iJkL9012"} {
+	for _, secret := range []string{"Zq8xN3vB7mK2pL5rT9wYa8Fh3Kd6Jc1Vb0Nm4Xz", "aBcD1234eFgH5678iJkL9012", "Kd6Jc1Vb0Nm4XzZq8xN3vB7mK2pL5rT9wYa8Fh3"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("a token of no known prefix is readable inside (%s)", secret)
 		}

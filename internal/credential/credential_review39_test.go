@@ -225,3 +225,20 @@ func TestRandomValueUnderAnyName(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomValueInProse: a token drawn at random given to a label in
+// a note is one; a label's identifier or words are none.
+func TestRandomValueInProse(t *testing.T) {
+	for text, want := range map[string]bool{
+		"# Notes\n\n- Cloudflare: Kd6Jc1Vb0Nm4XzZq8xN3vB7mK2pL5rT9wYa8Fh3\n": true,
+		"- Sheet ID: 1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms\n":         false,
+		"- Flag: EnableMASM51Compatibility\n":                                false,
+	} {
+		if got := InDocument([]byte(text)); got != want {
+			t.Errorf("InDocument(%q) = %v, want %v", text, got, want)
+		}
+		if got := InLargeDocument([]byte(text)); got != want {
+			t.Errorf("InLargeDocument(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
