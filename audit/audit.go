@@ -749,12 +749,13 @@ func (at recordsAt) listedEmpty() bool {
 // claudeCodeStandIn says the entry name of n is one Claude Code's own
 // sandbox (its /sandbox screen, 2.1.330) makes, for it to mount over a
 // path it keeps from its commands, and leaves: an empty glab-cli folder at
-// a git directory's top, an empty .claude-sandbox-noreplace in its info.
+// a git directory's top, an empty .claude-sandbox-noreplace in its info
+// and in its objects/info (beside the alternates it keeps).
 // Empty, each holds nothing the host obeys, and it is one name: left, as
 // an empty alternates is, rather than named at the end of every session
 // that opened the screen.
 func claudeCodeStandIn(n node, name string) bool {
-	if !(n.mode == gitDir && name == "glab-cli" || n.mode == infoDir && name == ".claude-sandbox-noreplace") {
+	if !(n.mode == gitDir && name == "glab-cli" || (n.mode == infoDir || n.mode == objInfoDir) && name == ".claude-sandbox-noreplace") {
 		return false
 	}
 	var st unix.Stat_t
@@ -876,6 +877,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 		var walked bool
 		sub, hostRun, walked = objectsEntry(n.mode, name)
 		descend = descend && walked
+		if hostRun && w.take == nil && claudeCodeStandIn(n, name) {
+			hostRun = false
+		}
 	default:
 		if w.take == nil && typ.IsRegular() && n.rel != "" && gemfiles[name] {
 			w.gemfiles = append(w.gemfiles, rel)
