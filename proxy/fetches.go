@@ -72,16 +72,11 @@ var errNotJSON = errors.New("its body is not one JSON object")
 // a name with underscores for dashes is read as the same header by some
 // proxies on the way, so it is taken as one too.
 func checkBetas(h http.Header) error {
-	for name, values := range h {
-		if strings.ReplaceAll(strings.ToLower(name), "_", "-") != "anthropic-beta" {
-			continue
-		}
-		for _, v := range values {
-			for _, beta := range strings.Split(v, ",") {
-				beta = strings.ToLower(strings.TrimSpace(beta))
-				if strings.HasPrefix(beta, "mcp-client") || strings.HasPrefix(beta, "web-fetch") {
-					return &refusal{"the beta " + quote(beta) + " (the API's servers would connect to an MCP server or fetch a page)"}
-				}
+	for _, v := range headerValues(h, "anthropic-beta") {
+		for _, beta := range strings.Split(v, ",") {
+			beta = strings.ToLower(strings.TrimSpace(beta))
+			if strings.HasPrefix(beta, "mcp-client") || strings.HasPrefix(beta, "web-fetch") {
+				return &refusal{"the beta " + quote(beta) + " (the API's servers would connect to an MCP server or fetch a page)"}
 			}
 		}
 	}

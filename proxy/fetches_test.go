@@ -324,3 +324,24 @@ func TestGeminiModelCallKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckBetasEverySpelling: a beta that turns on a fetch is refused
+// under every spelling of the header's name a server reads as
+// anthropic-beta (case, _ for -, the list split over two headers); the
+// betas Claude Code sends pass.
+func TestCheckBetasEverySpelling(t *testing.T) {
+	for _, c := range []struct {
+		header  http.Header
+		refused bool
+	}{
+		{http.Header{"Anthropic-Beta": {"claude-code-20250219,oauth-2025-04-20"}}, false},
+		{http.Header{"Anthropic-Beta": {"claude-code-20250219, Web-Fetch-2025-09-10"}}, true},
+		{http.Header{"Anthropic_Beta": {"mcp-client-2025-04-04"}}, true},
+		{http.Header{"Anthropic-Beta": {"oauth-2025-04-20"}, "ANTHROPIC_BETA": {"web-fetch-2025-09-10"}}, true},
+		{http.Header{"X-Anthropic-Beta": {"web-fetch-2025-09-10"}}, false},
+	} {
+		if got := checkBetas(c.header) != nil; got != c.refused {
+			t.Errorf("%v: refused %v, want %v", c.header, got, c.refused)
+		}
+	}
+}

@@ -323,7 +323,7 @@ func (p *Proxy) handler() http.Handler {
 		// Every spelling of a credential's header goes: a server that
 		// reads headers by CGI's names reads X_Api_Key as x-api-key.
 		for name := range r.Header {
-			switch strings.ReplaceAll(strings.ToLower(name), "_", "-") {
+			switch headerName(name) {
 			case "authorization", "x-api-key", "proxy-authorization", "x-goog-api-key", "chatgpt-account-id":
 				delete(r.Header, name)
 			}
@@ -417,12 +417,18 @@ func checkRequest(r *http.Request, shape apiShape) (*http.Request, error) {
 	return r, nil
 }
 
-// headerValues are the values of every header of h whose name, in lower
-// case with _ read as -, is name.
+// headerName is a header's name as a server may read it: in lower case,
+// with _ read as - (CGI's names).
+func headerName(k string) string {
+	return strings.ReplaceAll(strings.ToLower(k), "_", "-")
+}
+
+// headerValues are the values of every header of h whose name, read as
+// headerName reads it, is name.
 func headerValues(h http.Header, name string) []string {
 	var values []string
 	for k, v := range h {
-		if strings.ReplaceAll(strings.ToLower(k), "_", "-") == name {
+		if headerName(k) == name {
 			values = append(values, v...)
 		}
 	}
