@@ -333,7 +333,11 @@ func run(args []string) int {
 	}
 	ctx, err := parser.Parse(own)
 	if err != nil {
-		report(os.Stderr, hint.Errorf("claudebox --help lists claudebox's flags", "%v", err))
+		err = hint.Errorf("claudebox --help lists claudebox's flags", "%v", err)
+		if missing := missingValue(parser.Model.Node, own); missing != nil {
+			err = missing
+		}
+		report(os.Stderr, err)
 		return 2
 	}
 	c.Claude = rest

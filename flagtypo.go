@@ -3,6 +3,7 @@ package main
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/alecthomas/kong"
 
@@ -90,4 +91,43 @@ func editDistance(a, b string) int {
 		}
 	}
 	return d[len(a)][len(b)]
+}
+
+// missingValue names the first of claudebox's flags in own (as splitArgs
+// gave them) that has no value: the last word, or followed by a word that
+// is a flag, which kong refuses as a value. Claude Code's own -w takes
+// its name optionally, so `claudebox -w` is a newcomer's habit, which
+// kong would answer with `expected string value but got "EOL"`.
+func missingValue(node *kong.Node, own []string) error {
+	flags := map[string]*kong.Flag{}
+	for _, f := range node.Flags {
+		if f.IsBool() || f.IsCounter() {
+			continue
+		}
+		flags["--"+f.Name] = f
+		if f.Short != 0 {
+			flags["-"+string(f.Short)] = f
+		}
+	}
+	for i, a := range own {
+		f, ok := flags[a]
+		if !ok || i+1 < len(own) && (own[i+1] == "-" || !strings.HasPrefix(own[i+1], "-")) {
+			continue
+		}
+		value := f.PlaceHolder
+		if value == "" {
+			value = "VALUE"
+		}
+		what := []rune(strings.TrimSuffix(f.Help, "."))
+		what[0] = unicode.ToLower(what[0])
+		usage := "claudebox " + a + " " + value + ": " + string(what)
+		if f.Name == "worktree" {
+			usage += "; claude's own -w, which makes up a name: claudebox -- -w"
+		}
+		if i+1 == len(own) {
+			return hint.Errorf(usage, "%s is given no %s", a, value)
+		}
+		return hint.Errorf(usage+"; a "+value+" that starts with -: "+a+"="+own[i+1], "%s is given no %s: %s is a flag", a, value, own[i+1])
+	}
+	return nil
 }
