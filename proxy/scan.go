@@ -66,6 +66,7 @@ const (
 	anthTool                    // a tool: as anthMessage, and its type a known one
 	anthSafeguards              // the request's safeguards: each is anthSafeguard
 	anthSafeguard               // a safeguard: as anthMessage, and its type a known one
+	anthToolChange              // a tool added or removed mid-conversation: a definition (anthTool) or a reference
 	oaRoot
 	oaTools // an array of tools
 	oaTool
@@ -121,14 +122,23 @@ func (s *scanner) valuePlace() (place, valueRule) {
 		return elementOf(f.place), anyValue
 	}
 	switch f.place {
-	case anthMessage, anthBlock, anthSource, anthTool, anthSafeguard:
+	case anthMessage, anthBlock, anthSource, anthTool, anthSafeguard, anthToolChange:
 		// A content source's content is blocks too, whose sources are
-		// checked as any block's.
+		// checked as any block's, and so is the system prompt. A tool
+		// added mid-conversation (a system turn's tool_addition block, a
+		// compaction's tool_changes) is checked as the request's tools
+		// are: the API runs it as one.
 		switch {
-		case f.key == "content":
+		case f.key == "content", f.key == "system" && len(s.stack) == 1:
 			return anthContent, f.rule
 		case f.key == "source" && f.place == anthBlock:
 			return anthSource, f.rule
+		case f.key == "tool" && f.place == anthBlock:
+			return anthToolChange, f.rule
+		case f.key == "toolchanges" && f.place == anthBlock:
+			return anthContent, f.rule
+		case f.key == "definition" && f.place == anthToolChange:
+			return anthTool, f.rule
 		case f.key == "tools" && len(s.stack) == 1:
 			return anthTools, f.rule
 		case f.key == "safeguards" && len(s.stack) == 1:
@@ -191,7 +201,7 @@ func (s *scanner) onKey(f *frame, raw string) error {
 	}
 	f.key, f.rule = k, anyValue
 	switch f.place {
-	case anthMessage, anthBlock, anthTool, anthSafeguard:
+	case anthMessage, anthBlock, anthTool, anthSafeguard, anthToolChange:
 		switch k {
 		case "mcpservers":
 			return &refusal{"mcp_servers (the API's servers would connect to the MCP servers it names)"}
@@ -270,6 +280,12 @@ func (s *scanner) onString(f *frame, v string) error {
 			}
 			return &refusal{"a tool of type " + quote(printableNote(v)) + " (the API's servers would run it, and only the tools known to reach nothing outside pass: custom, " + strings.Join(knownToolFamilies, ", ") + ")"}
 		}
+		if f.place == anthToolChange {
+			if t == "tool_definition" || t == "tool_reference" {
+				return nil
+			}
+			return &refusal{"a tool change of type " + quote(printableNote(v)) + " (only a tool's definition, checked as the request's tools are, or a reference to one passes: tool_definition, tool_reference)"}
+		}
 		if f.place == anthSafeguard {
 			if t == "dangerous_tool_use" {
 				return nil
@@ -337,7 +353,7 @@ func (s *scanner) onWord(f *frame, w string) (string, error) {
 // strictType says a type at p passes only as a string from a known list.
 func strictType(p place) bool {
 	switch p {
-	case oaTool, anthSource, anthTool, anthSafeguard:
+	case oaTool, anthSource, anthTool, anthSafeguard, anthToolChange:
 		return true
 	}
 	return false
