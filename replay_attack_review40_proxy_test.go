@@ -43,3 +43,39 @@ func TestReplayReview40ToolDefinedInline(t *testing.T) {
 		t.Errorf("a client tool added mid-conversation was refused: %d %.200q", status, answer)
 	}
 }
+
+// TestReplayReview40UnknownBeta: the body is checked against a list of
+// what is known harmless, but Claude's betas, which change what its
+// fields do, were judged by a list of the harmful ones (MCP, web fetch):
+// a beta the check does not know, one that has the API's servers fetch
+// what a field names or read what it stores (a stored file, a thread of
+// another conversation), reached the API with the user's key. The proof,
+// on the host side: the loopback stand-in receives such requests with the
+// real key. The refusal is the API's own answer to a beta it does not
+// know, which Claude Code reads to send the request again without it;
+// the betas Claude Code 2.1.330 sends pass.
+func TestReplayReview40UnknownBeta(t *testing.T) {
+	real := "real-claude-key-0123456789"
+	up := startAgentUpstream(t, "X-Api-Key", real)
+	p, sock := agentProxy(t, proxy.KeyCredential(proxy.APIKey, "test", real), up.URL)
+	body := `{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"hi"}]}`
+	for _, beta := range []string{
+		"Anthropic-Beta: claude-code-20250219,url-sources-2027-01-01",
+		"Anthropic-Beta: files-api-2025-04-14",
+		"Anthropic-Beta: claude-code-20250219\r\nAnthropic_Beta: message-threads-2026-08-12",
+		"Anthropic-Beta: Mcp-Servers-2025-12-04, effort-2025-11-24",
+		"Anthropic-Beta: claude-code",
+	} {
+		status, answer := postThrough(t, sock, "/v1/messages", "X-Api-Key: "+p.Phantom+"\r\n"+beta, body)
+		if status != http.StatusBadRequest || !strings.Contains(answer, "Unexpected value(s) `") || !strings.Contains(answer, "for the `anthropic-beta` header") || !strings.Contains(answer, "claudebox --network=host") {
+			t.Errorf("%q: answered %d %.300q, not the API's refusal of a beta it does not know, saying how to allow it", beta, status, answer)
+		}
+	}
+	if got := up.received(); len(got) > 0 {
+		t.Errorf("the API received with the user's real key a request with a beta the check does not know: %.300q", got)
+	}
+	sent := "Anthropic-Beta: claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,per-turn-control-2026-07-01,mid-conversation-tool-changes-2026-07-01,thinking-token-count-2026-05-13,advanced-tool-use-2025-11-20,effort-2025-11-24,extended-cache-ttl-2025-04-11,dangerous-tool-use-2026-09-03,context-1m-2025-08-07,fast-mode-2026-02-01,web-search-2025-03-05,advisor-tool-2026-03-01"
+	if status, answer := postThrough(t, sock, "/v1/messages", "X-Api-Key: "+p.Phantom+"\r\n"+sent, body); status != http.StatusOK {
+		t.Errorf("the betas Claude Code sends were refused: %d %.300q", status, answer)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -57,7 +58,10 @@ func shapeOf(k Kind) apiShape {
 }
 
 // howToAllow ends every refusal of a fetch.
-const howToAllow = ": a way around the filtered network; to allow it, run the session on the host's network: claudebox --network=host"
+const howToAllow = ": a way around the filtered network; " + allowOnHost
+
+// allowOnHost says how to allow what the filtered network refuses.
+const allowOnHost = "to allow it, run the session on the host's network: claudebox --network=host"
 
 // refusal is a request the check refuses: what it asks of the provider.
 type refusal struct{ what string }
@@ -67,20 +71,82 @@ func (r *refusal) Error() string { return "it asks for " + r.what + howToAllow }
 // errNotJSON is a body the check cannot read as the API would.
 var errNotJSON = errors.New("its body is not one JSON object")
 
-// checkBetas refuses a Messages API request whose betas turn on a fetch.
-// The server reads header names and beta names without regard to case;
-// a name with underscores for dashes is read as the same header by some
-// proxies on the way, so it is taken as one too.
+// checkBetas refuses a Messages API request whose betas turn on a fetch,
+// or that names a beta not known to leave what the API reaches as the
+// body check judges it. A beta changes what a request's fields do, and
+// the check knows what they do without one. The server reads header
+// names and beta names without regard to case; a name with underscores
+// for dashes is read as the same header by some proxies on the way, so
+// it is taken as one too.
 func checkBetas(h http.Header) error {
+	var unknown []string
 	for _, v := range headerValues(h, "anthropic-beta") {
 		for _, beta := range strings.Split(v, ",") {
-			beta = strings.ToLower(strings.TrimSpace(beta))
-			if strings.HasPrefix(beta, "mcp-client") || strings.HasPrefix(beta, "web-fetch") {
-				return &refusal{"the beta " + quote(beta) + " (the API's servers would connect to an MCP server or fetch a page)"}
+			beta = strings.TrimSpace(beta)
+			name := strings.ToLower(beta)
+			switch {
+			case name == "":
+			case strings.HasPrefix(name, "mcp-client") || strings.HasPrefix(name, "web-fetch"):
+				return &refusal{"the beta " + quote(name) + " (the API's servers would connect to an MCP server or fetch a page)"}
+			case !slices.Contains(knownBetaFamilies, betaFamily(name)):
+				unknown = append(unknown, "`"+strings.ReplaceAll(printableNote(beta), "`", "?")+"`")
 			}
 		}
 	}
+	if unknown != nil {
+		return &unknownBetas{strings.Join(unknown, ", ")}
+	}
 	return nil
+}
+
+// knownBetaFamilies are the Messages API's betas that pass, by name
+// without their date: those Claude Code 2.1.330 sends to it (read from
+// its program, and measured) that change what the model does with what
+// the request carries. Left out are those that reach what the API stores
+// for the key or a server: stored files (files-api), MCP servers
+// (mcp-servers, and mcp-client, refused as a fetch), Claude Code's remote
+// environments (environments, ccr-byoc, tool-provenance, whose tools name
+// a server's URL), a conversation stored with the API (message-threads,
+// resumption). Claude Code answered that a beta is unknown sends the
+// request again without it, and goes on without the feature.
+var knownBetaFamilies = []string{
+	"claude-code", "oauth", "interleaved-thinking", "context-1m", "context-management",
+	"structured-outputs", "web-search", "web-search-results-only", "advanced-tool-use",
+	"tool-search-tool", "effort", "task-budgets", "prompt-caching-scope", "prompt-caching-evict",
+	"cache-keepalive", "extended-cache-ttl", "fast-mode", "redact-thinking", "thinking-resumption",
+	"thinking-token-count", "afk-mode", "advisor-tool", "cache-diagnosis", "context-hint",
+	"mid-conversation-system", "mid-conversation-system-clear-at", "per-turn-control", "timing",
+	"mid-conversation-tool-changes", "inline-tools", "server-side-fallback", "program-use-case-ids",
+	"fallback-credit", "claude-code-side-query", "dangerous-tool-use", "auto-mode-classifier",
+	"thinking-display-updates", "thinking-binding-controls", "request-tags", "token-counting",
+}
+
+// betaFamily is a beta's name without its date (-2025-04-14, or
+// -20250219), or "" where it has none.
+func betaFamily(name string) string {
+	if i := strings.LastIndexByte(name, '-'); i > 0 && digits(name[i+1:]) == 8 {
+		return name[:i]
+	}
+	if n := len(name) - len("-2006-01-02"); n > 0 && name[n] == '-' && digits(name[n+1:n+5]) == 4 && name[n+5] == '-' && digits(name[n+6:n+8]) == 2 && name[n+8] == '-' && digits(name[n+9:]) == 2 {
+		return name[:n]
+	}
+	return ""
+}
+
+// digits is how long s is where it is all ASCII digits, else -1.
+func digits(s string) int {
+	if strings.Trim(s, "0123456789") != "" {
+		return -1
+	}
+	return len(s)
+}
+
+// unknownBetas refuses betas the check does not know, in the words the
+// API refuses a beta it does not know, which Claude Code reads.
+type unknownBetas struct{ names string }
+
+func (u *unknownBetas) Error() string {
+	return "Unexpected value(s) " + u.names + " for the `anthropic-beta` header (the filtered network passes only the betas known to leave what the API reaches as it is); " + allowOnHost
 }
 
 // checkedBody is a request body checked as it is read: what Read returns

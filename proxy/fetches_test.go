@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -351,9 +352,40 @@ func TestCheckBetasEverySpelling(t *testing.T) {
 		{http.Header{"Anthropic_Beta": {"mcp-client-2025-04-04"}}, true},
 		{http.Header{"Anthropic-Beta": {"oauth-2025-04-20"}, "ANTHROPIC_BETA": {"web-fetch-2025-09-10"}}, true},
 		{http.Header{"X-Anthropic-Beta": {"web-fetch-2025-09-10"}}, false},
+		{http.Header{"Anthropic-Beta": {"oauth-2025-04-20"}, "Anthropic_Beta": {"files-api-2025-04-14"}}, true},
 	} {
 		if got := checkBetas(c.header) != nil; got != c.refused {
 			t.Errorf("%v: refused %v, want %v", c.header, got, c.refused)
+		}
+	}
+}
+
+// TestUnknownBetas: a beta passes only where its name, without its date,
+// is one the check knows; the others are named together in the API's own
+// words for a beta it does not know, each as written, so Claude Code
+// drops each and sends the request again.
+func TestUnknownBetas(t *testing.T) {
+	for header, want := range map[string]string{
+		"claude-code-20250219, Effort-2025-11-24,,context-1m-2025-08-07":    "",
+		"context-management-2026-12-01":                                     "",
+		"files-api-2025-04-14,effort-2025-11-24,Message-Threads-2026-08-12": "Unexpected value(s) `files-api-2025-04-14`, `Message-Threads-2026-08-12` for the `anthropic-beta` header",
+		"claude-code":                "`claude-code`",
+		"effort-2025-1124":           "`effort-2025-1124`",
+		"effort-2025_11_24":          "`effort-2025_11_24`",
+		"effort-20251124x":           "`effort-20251124x`",
+		"-2025-11-24":                "`-2025-11-24`",
+		"url-sources-2027-01-01":     "`url-sources-2027-01-01`",
+		"resumption-2026-10-08":      "`resumption-2026-10-08`",
+		"tool-provenance-2026-10-26": "`tool-provenance-2026-10-26`",
+		"a`b-2025-11-24":             "`a?b-2025-11-24`",
+	} {
+		err := checkBetas(http.Header{"Anthropic-Beta": {header}})
+		var unknown *unknownBetas
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: refused: %v", header, err)
+		case want != "" && (!errors.As(err, &unknown) || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want the API's refusal naming %s", header, err, want)
 		}
 	}
 }

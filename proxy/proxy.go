@@ -296,7 +296,16 @@ func (p *Proxy) handler() http.Handler {
 		if p.egress != nil {
 			var err error
 			if r, err = checkRequest(r, shapeOf(p.Cred.Kind)); err != nil {
-				p.refuseCall(w, r, "claudebox: this request is refused: "+err.Error())
+				msg := "claudebox: this request is refused: " + err.Error()
+				var unknown *unknownBetas
+				if errors.As(err, &unknown) {
+					// The API's own answer to a beta it does not know,
+					// which has Claude Code send the request again
+					// without it.
+					p.refuse(w, r, http.StatusBadRequest, "invalid_request_error", msg)
+					return
+				}
+				p.refuseCall(w, r, msg)
 				return
 			}
 		}
