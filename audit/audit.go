@@ -925,8 +925,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 	// A FIFO, socket or device where git opens a file (HEAD, the index,
 	// shallow, the branch checked out, logs/HEAD, which git commit
 	// appends to) holds the host's git commands there: nothing git writes
-	// in its directory is one.
-	if n.mode != plainDir && n.mode != depsDir && typ&noFile != 0 {
+	// in its directory is one. Nor a symlink, which git follows to one,
+	// or to a file of the user's it writes (gitDirLink).
+	if n.mode != plainDir && n.mode != depsDir && typ&(noFile|os.ModeSymlink) != 0 {
 		hostRun = true
 	}
 	// A socket at the project's top has every later launch refuse (the
@@ -1077,7 +1078,8 @@ func (w *walker) leaf(n node, name, rel string) {
 	if inPlace {
 		return
 	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG && st.Mode&unix.S_IFMT != unix.S_IFLNK && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+	if st.Mode&unix.S_IFMT != unix.S_IFREG && st.Mode&unix.S_IFMT != unix.S_IFLNK && st.Mode&unix.S_IFMT != unix.S_IFDIR ||
+		gitDirLink(n.mode, &st) {
 		w.found(rel)
 		return
 	}
@@ -1187,6 +1189,17 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	w.found(rel)
+}
+
+// gitDirLink says st, an entry of a directory walked in mode m, is a
+// symlink in a git directory. Git makes none there, and follows one
+// wherever it opens a file by that name: git commit writes its message
+// into COMMIT_EDITMSG (a session's link to ~/.bashrc had the host's
+// commit rewrite it), git gc reads objects/info/packs and git branch
+// every loose ref (linked to a FIFO the session left in the work tree,
+// each waited forever), however the name is judged as a file.
+func gitDirLink(m mode, st *unix.Stat_t) bool {
+	return m != plainDir && m != depsDir && st.Mode&unix.S_IFMT == unix.S_IFLNK
 }
 
 // checkedOut says whether the ref at rel, in the git directory gitDir,
