@@ -1,6 +1,10 @@
 package main
 
 import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -77,5 +81,36 @@ func TestReplayReview40UnknownBeta(t *testing.T) {
 	sent := "Anthropic-Beta: claude-code-20250219,interleaved-thinking-2025-05-14,context-management-2025-06-27,per-turn-control-2026-07-01,mid-conversation-tool-changes-2026-07-01,thinking-token-count-2026-05-13,advanced-tool-use-2025-11-20,effort-2025-11-24,extended-cache-ttl-2025-04-11,dangerous-tool-use-2026-09-03,context-1m-2025-08-07,fast-mode-2026-02-01,web-search-2025-03-05,advisor-tool-2026-03-01"
 	if status, answer := postThrough(t, sock, "/v1/messages", "X-Api-Key: "+p.Phantom+"\r\n"+sent, body); status != http.StatusOK {
 		t.Errorf("the betas Claude Code sends were refused: %d %.300q", status, answer)
+	}
+}
+
+// TestReplayReview40BodyWithoutType: a body whose Content-Type names
+// another format than JSON is refused, but one with no Content-Type at
+// all passed, checked as JSON while what the API reads it as is the
+// API's to guess (a server that sniffs protobuf, or reads a form, by the
+// bytes). The agents' own clients name their bodies' type. The proof, on
+// the host side: the loopback stand-in for the API receives such a body
+// with the user's real key.
+func TestReplayReview40BodyWithoutType(t *testing.T) {
+	real := "real-gemini-key-0123456789"
+	up := startAgentUpstream(t, "X-Goog-Api-Key", real)
+	p, sock := agentProxy(t, proxy.KeyCredential(proxy.GeminiKey, "test", real), up.URL)
+	body := `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST /v1beta/models/gemini-2.5-pro:generateContent HTTP/1.1\r\nHost: 127.0.0.1:3128\r\nX-Goog-Api-Key: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s", p.Phantom, len(body), body)
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(answer), "Content-Type") {
+		t.Errorf("answered %d %.200q, not a refusal naming the missing Content-Type", resp.StatusCode, answer)
+	}
+	if got := up.received(); len(got) > 0 {
+		t.Errorf("the API received with the user's real key a body of no stated format: %.300q", got)
 	}
 }

@@ -327,6 +327,7 @@ func TestGeminiModelCallKeys(t *testing.T) {
 		"/v1beta/models/gemini-3.8-flash:countTokens":     true,
 	} {
 		r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:3128"+path, strings.NewReader(`{"cloudaicompanionProject":"p","metadata":{"pluginType":"GEMINI"}}`))
+		r.Header.Set("Content-Type", "application/json")
 		r, err := checkRequest(r, geminiAPI)
 		if err != nil {
 			t.Fatal(err)

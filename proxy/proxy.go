@@ -402,14 +402,15 @@ func checkRequest(r *http.Request, shape apiShape) (*http.Request, error) {
 		return r, nil
 	}
 	// A compressed body would pass the check unread, and one of another
-	// format than JSON would be checked as JSON while the API reads it by
-	// its type (Google's take protobuf, application/x-protobuf). Each is
-	// read by every spelling of its header's name, as the credential's.
+	// format than JSON, or of none stated, would be checked as JSON while
+	// the API reads it by its type (Google's take protobuf,
+	// application/x-protobuf). Each is read by every spelling of its
+	// header's name, as the credential's.
 	if e := headerValues(r.Header, "content-encoding"); len(e) > 0 && !(len(e) == 1 && strings.EqualFold(e[0], "identity")) {
 		return r, errors.New("its body is encoded (Content-Encoding), which the check cannot read")
 	}
 	if !jsonType(headerValues(r.Header, "content-type")) {
-		return r, errors.New("its body is not JSON in UTF-8 by its Content-Type, which the check cannot read")
+		return r, errors.New("its body is not JSON in UTF-8 by its Content-Type (application/json), which the check cannot read")
 	}
 	body := newCheckedBody(r.Body, shape)
 	if shape == geminiAPI && !geminiModelCall(r.URL.Path) {
@@ -444,14 +445,12 @@ func headerValues(h http.Header, name string) []string {
 	return values
 }
 
-// jsonType says a request's Content-Type values, where it has any, say
-// JSON in UTF-8: one application/json, with no parameter but a charset
-// of utf-8.
+// jsonType says a request's Content-Type values say JSON in UTF-8: one
+// application/json, with no parameter but a charset of utf-8. A body of
+// no stated type is refused too: what the API reads it as is its own
+// guess, and the agents' clients state it.
 func jsonType(values []string) bool {
-	if len(values) == 0 {
-		return true
-	}
-	if len(values) > 1 {
+	if len(values) != 1 {
 		return false
 	}
 	media, params, err := mime.ParseMediaType(values[0])
