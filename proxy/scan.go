@@ -219,11 +219,16 @@ func (s *scanner) onKey(f *frame, raw string) error {
 	case oaRoot:
 		return s.requestKey(k, raw)
 	case anthSource:
+		// A source of an inline type names no URL or file beside it
+		// either: what the API makes of one naming both is its own.
 		switch k {
 		case "type":
 			f.rule = typeName
+		case "mediatype", "data", "content":
 		case "fileid":
 			return &refusal{"a stored file by its id (file_id)"}
+		default:
+			return &refusal{"a source with the key " + quote(printableNote(raw)) + " (only content given inline passes: type, media_type, data, content)"}
 		}
 	case oaTool:
 		switch k {
