@@ -421,7 +421,7 @@ func checkCredentials(h session.Home) checkResult {
 	if p := probe.Provider(os.Getenv); p != "" {
 		return checkResult{"credentials", "ok", p + " is set: Claude uses the cloud provider's credentials", ""}
 	}
-	c, err := probe.ClaudeLogin(h.Dir, h.State, environment.Env{API: hostAPIValues(h.Dir)}.APILookup, os.Getenv)
+	c, err := probe.ClaudeLogin(h.Dir, h.State, environment.Env{API: hostAPIValues(h.Dir)}.APILookup, os.Getenv, true)
 	if err != nil {
 		return checkResult{"credentials", "fail", "no login and no API key", "log in on the host: claude /login (or export ANTHROPIC_API_KEY)"}
 	}

@@ -40,7 +40,7 @@ func attackProxy(t *testing.T, allow []string, hosts map[string][]netip.Addr, up
 			return "sk-ant-api03-REAL-KEY", true
 		}
 		return "", false
-	}, "")
+	}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func TestReplayAttackProxyDotDot(t *testing.T) {
 			return real, true
 		}
 		return "", false
-	}, "")
+	}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestReplayAttackProxyLogFlood(t *testing.T) {
 			return "sk-ant-api03-real", true
 		}
 		return "", false
-	}, "")
+	}, "", false)
 	if err != nil {
 		t.Fatal(err)
 	}

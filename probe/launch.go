@@ -54,10 +54,11 @@ type Query struct {
 	// Agent is the agent CLI to run. ClaudeLogin asks for the user's
 	// Claude credential, AgentLogin for Agent's own login; APILookup reads
 	// the variables the user's settings and the environment set for the
-	// API.
+	// API; Interactive, claude runs without -p (proxy.Find).
 	Agent                   agent.Agent
 	ClaudeLogin, AgentLogin bool
 	APILookup               func(string) (string, bool)
+	Interactive             bool
 	// AgentConfig asks what the plan shows of Agent's configuration (not
 	// Claude's, whose is Host's): AgentURL is the proxy's address inside,
 	// AgentMCP the servers of that configuration carried in.
@@ -297,7 +298,7 @@ func Read(q Query) Launch {
 			l.Credential, _ = l.Agent.FindLogin(q.Home, q.State, tokenURL)
 		}
 	case q.ClaudeLogin && l.Provider == "":
-		l.Credential, _ = ClaudeLogin(q.Home, q.State, q.APILookup, q.Getenv)
+		l.Credential, _ = ClaudeLogin(q.Home, q.State, q.APILookup, q.Getenv, q.Interactive)
 	}
 	if q.AgentConfig && !l.Agent.IsClaude() {
 		l.AgentConfig = agentConfig(q.Home, l.Agent, q.AgentURL, q.AgentMCP, q.Project.Root)
@@ -335,9 +336,9 @@ func findProgram(name string) (string, bool) {
 // ClaudeLogin finds the user's Claude credential on the host: the
 // separate sandbox login, a variable of the user's (their own env settings
 // or --env first, then the host's environment: lookup), or the host's
-// login.
-func ClaudeLogin(home, state string, lookup func(string) (string, bool), getenv func(string) string) (*proxy.Credential, error) {
-	return proxy.Find(home, state, lookup, getenv(tokenURLVariable))
+// login; interactive, for claude without -p (proxy.Find).
+func ClaudeLogin(home, state string, lookup func(string) (string, bool), getenv func(string) string, interactive bool) (*proxy.Credential, error) {
+	return proxy.Find(home, state, lookup, getenv(tokenURLVariable), interactive)
 }
 
 // Provider names the cloud-provider switch set on the host, if any: Claude

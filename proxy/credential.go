@@ -10,11 +10,15 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/claudebox/claudebox/internal/jsonscan"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // Kind is what sort of credential the user has; the phantom is of the same
@@ -82,8 +86,12 @@ var errNoLogin = errors.New("no Claude login and no API key on the host")
 // CLAUDE_CODE_OAUTH_TOKEN (Claude Code's own precedence among them), then
 // the host's login, ~/.claude/.credentials.json. lookup reads the host's
 // environment (and the user's own env settings); tokenURL is the OAuth
-// token endpoint.
-func Find(home, stateDir string, lookup func(string) (string, bool), tokenURL string) (*Credential, error) {
+// token endpoint. In an interactive session (claude without -p) an
+// ANTHROPIC_API_KEY the user refused in Claude Code (its "Use custom API
+// key" answered no, in ~/.claude.json) gives way to a login, as Claude
+// Code's own interactive precedence has it: the sandbox then asked again,
+// and a second no left it logged out.
+func Find(home, stateDir string, lookup func(string) (string, bool), tokenURL string, interactive bool) (*Credential, error) {
 	lock := filepath.Join(stateDir, "oauth-refresh.lock")
 	fileLogin := func(path string) (*Credential, bool) {
 		if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
@@ -94,15 +102,48 @@ func Find(home, stateDir string, lookup func(string) (string, bool), tokenURL st
 	if c, ok := fileLogin(filepath.Join(stateDir, ".credentials.json")); ok {
 		return c, nil
 	}
-	for _, k := range []Kind{AuthToken, APIKey, OAuth} {
-		if v, ok := lookup(k.Variable()); ok && v != "" {
-			return &Credential{Kind: k, Source: k.Variable(), value: v}, nil
-		}
+	hostLogin := filepath.Join(home, ".claude", ".credentials.json")
+	loginAfterKey := func() bool {
+		v, _ := lookup(OAuth.Variable())
+		fi, err := os.Stat(hostLogin)
+		return v != "" || err == nil && fi.Mode().IsRegular()
 	}
-	if c, ok := fileLogin(filepath.Join(home, ".claude", ".credentials.json")); ok {
+	for _, k := range []Kind{AuthToken, APIKey, OAuth} {
+		v, ok := lookup(k.Variable())
+		if !ok || v == "" || k == APIKey && interactive && loginAfterKey() && keyRefused(home, v) {
+			continue
+		}
+		return &Credential{Kind: k, Source: k.Variable(), value: v}, nil
+	}
+	if c, ok := fileLogin(hostLogin); ok {
 		return c, nil
 	}
 	return nil, errNoLogin
+}
+
+// keyRefused says the user's ~/.claude.json holds key among the API keys
+// they refused and not among those they approved, by its last 20
+// characters, as Claude Code records and reads them. The file is mapped,
+// not read: it grows to tens of megabytes.
+func keyRefused(home, key string) bool {
+	suffix := key[max(0, len(key)-20):]
+	answers := map[string]bool{}
+	untrusted.ScanResolved(filepath.Join(home, ".claude.json"), 256<<20, func(b []byte) {
+		jsonscan.Members(b, func(name string, value []byte) {
+			if name != "customApiKeyResponses" {
+				return
+			}
+			jsonscan.Members(value, func(name string, value []byte) {
+				jsonscan.Elements(value, func(e []byte) {
+					var s string
+					if json.Unmarshal(e, &s) == nil && s == suffix {
+						answers[name] = true
+					}
+				})
+			})
+		})
+	})
+	return answers["rejected"] && !answers["approved"]
 }
 
 // Expiry is when an OAuth login's access token expires (zero for a

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -244,7 +245,7 @@ func TestRefreshOnceForTwoSessions(t *testing.T) {
 	var wg sync.WaitGroup
 	tokens := make([]string, 2)
 	for i := range tokens {
-		c, err := Find(home, state, none, url)
+		c, err := Find(home, state, none, url, false)
 		if err != nil || c.Kind != OAuth || c.Source != file {
 			t.Fatalf("Find: %+v, %v", c, err)
 		}
@@ -328,7 +329,7 @@ func TestFindOrder(t *testing.T) {
 	os.MkdirAll(state, 0o700)
 	env := map[string]string{}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	if _, err := Find(home, state, lookup, ""); err != errNoLogin {
+	if _, err := Find(home, state, lookup, "", true); err != errNoLogin {
 		t.Fatalf("no login: %v", err)
 	}
 	hostLogin := filepath.Join(home, ".claude", ".credentials.json")
@@ -345,9 +346,57 @@ func TestFindOrder(t *testing.T) {
 		{func() { writeLogin(t, filepath.Join(state, ".credentials.json"), "s", "r", time.Now().Add(time.Hour)) }, OAuth, filepath.Join(state, ".credentials.json")},
 	} {
 		c.set()
-		got, err := Find(home, state, lookup, "")
+		got, err := Find(home, state, lookup, "", true)
 		if err != nil || got.Kind != c.kind || got.Source != c.source {
 			t.Errorf("got %+v, %v; want %v from %s", got, err, c.kind, c.source)
+		}
+	}
+}
+
+// TestFindRefusedKey: an ANTHROPIC_API_KEY the user refused in Claude Code
+// (~/.claude.json's customApiKeyResponses, by its last 20 characters)
+// gives way to a login in an interactive session, as in Claude Code; with
+// -p, approved as well, or with no login, the key is used.
+func TestFindRefusedKey(t *testing.T) {
+	dir := t.TempDir()
+	home, state := filepath.Join(dir, "home"), filepath.Join(dir, "state")
+	os.MkdirAll(filepath.Join(home, ".claude"), 0o700)
+	os.MkdirAll(state, 0o700)
+	const key = "sk-ant-api03-0123456789-the-last-twenty-chars"
+	env := map[string]string{"ANTHROPIC_API_KEY": key}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	answers := func(approved, rejected string) {
+		os.WriteFile(filepath.Join(home, ".claude.json"), []byte(`{"theme":"dark","customApiKeyResponses":{"approved":[`+approved+`],"rejected":[`+rejected+`]},"projects":{}}`), 0o600)
+	}
+	hostLogin := filepath.Join(home, ".claude", ".credentials.json")
+	suffix := strconv.Quote(key[len(key)-20:])
+	for _, c := range []struct {
+		what               string
+		approved, rejected string
+		login, oauthVar    bool
+		interactive        bool
+		source             string
+	}{
+		{"refused, a login", "", suffix, true, false, true, hostLogin},
+		{"refused, CLAUDE_CODE_OAUTH_TOKEN", "", suffix, false, true, true, "CLAUDE_CODE_OAUTH_TOKEN"},
+		{"refused, -p", "", suffix, true, false, false, "ANTHROPIC_API_KEY"},
+		{"refused, no login", "", suffix, false, false, true, "ANTHROPIC_API_KEY"},
+		{"approved and refused", suffix, suffix, true, false, true, "ANTHROPIC_API_KEY"},
+		{"another key refused", "", `"-another-key-refused"`, true, false, true, "ANTHROPIC_API_KEY"},
+		{"no answer", "", "", true, false, true, "ANTHROPIC_API_KEY"},
+	} {
+		answers(c.approved, c.rejected)
+		os.Remove(hostLogin)
+		if c.login {
+			writeLogin(t, hostLogin, "a", "r", time.Now().Add(time.Hour))
+		}
+		delete(env, "CLAUDE_CODE_OAUTH_TOKEN")
+		if c.oauthVar {
+			env["CLAUDE_CODE_OAUTH_TOKEN"] = "t"
+		}
+		got, err := Find(home, state, lookup, "", c.interactive)
+		if err != nil || got.Source != c.source {
+			t.Errorf("%s: got %+v, %v; want the credential of %s", c.what, got, err, c.source)
 		}
 	}
 }

@@ -400,8 +400,23 @@ func (set settings) query(o Options) probe.Query {
 		Agent: a, APILookup: set.env.APILookup,
 		AgentLogin:  !a.IsClaude() && !o.Shell && network,
 		ClaudeLogin: (a.IsClaude() || o.Shell) && network,
+		Interactive: o.Shell || !claudePrints(o.Args),
 		AgentConfig: !o.Shell, AgentURL: agentURL, AgentMCP: set.agentMCP,
 	}
+}
+
+// claudePrints says claude's arguments ask it to print an answer and
+// exit (-p, --print), as Claude Code reads them: up to a "--".
+func claudePrints(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-p", "--print":
+			return true
+		}
+	}
+	return false
 }
 
 // claudePathFlags are Claude's own flags that name a path: a plugin's
