@@ -1135,7 +1135,7 @@ type fileStatus struct {
 // hostRun says whether the file at path, one of recent, is one the host
 // runs as the user's: an executable, a script (#! or by its extension),
 // a task file (a makefile, a justfile), an agent's memory (agentMemory),
-// a lockfile (lockFiles),
+// a lockfile (lockFiles), a package's manifest (manifests),
 // an object file or a library (by
 // its extension, or ELF's and a PE file's header: the loader maps build/lib/libgreet.so.1, which
 // a program names, whatever its mode and name), a link,
@@ -1165,7 +1165,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || lockFiles[filepath.Base(path)] || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || lockFiles[filepath.Base(path)] || manifests[strings.ToLower(filepath.Base(path))] || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -1203,6 +1203,19 @@ var lockFiles = map[string]bool{
 	"Gemfile.lock": true, "gems.locked": true, "composer.lock": true, "mix.lock": true, "flake.lock": true, "pubspec.lock": true,
 	"Package.resolved": true, "deno.lock": true, "gradle.lockfile": true, "packages.lock.json": true, "conan.lock": true,
 }
+
+// manifests are the package managers' manifests, whose build or install
+// runs what they say (by their names lower-cased: a directory that folds
+// case opens CARGO.TOML as Cargo.toml): cargo builds and runs the build
+// script a Cargo.toml names by any path (rustc compiles build = "b.txt"
+// whatever its name), npm runs the install scripts a package.json holds,
+// pip and uv build a pyproject.toml's package with the backend it fetches.
+// Their workspaces take every folder their patterns match (crates/*,
+// packages/*) for one of theirs, whether git ignores it or not: a
+// session's crates/debug/Cargo.toml, debug/ ignored as the Rust .gitignore
+// GitHub offers has it, naming b.txt as its build script, ran it at the
+// host's cargo build, git status showing nothing.
+var manifests = map[string]bool{"cargo.toml": true, "package.json": true, "pyproject.toml": true}
 
 // inVenv says whether dir is a virtualenv (beside a pyvenv.cfg) or lies
 // in one: the prefix of the host's python there, whose bin/ it runs and
