@@ -909,7 +909,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			}
 		case !typ.IsDir() && pythonModule(name, n.fold):
 			hostRun = true
-		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfig(name) || startupPackage(n.rel, name) || rubyGemfile(name)),
+		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfig(name) || name == "pyproject.toml" || startupPackage(n.rel, name) || rubyGemfile(name)),
 			(typ&noFile != 0 || typ.IsRegular()) && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
@@ -1110,6 +1110,12 @@ func (w *walker) leaf(n node, name, rel string) {
 	}
 	if n.mode == plainDir && (makeFragment(name) || pnpFiles[name] || toolConfig(name) || startupPackage(n.rel, name)) && !isObeyed(name, n.fold) {
 		if !w.tracked(rel) {
+			w.found(rel)
+		}
+		return
+	}
+	if n.mode == plainDir && name == "pyproject.toml" {
+		if !w.tracked(rel) && pyprojectConfiguresTools(n.fd, name) {
 			w.found(rel)
 		}
 		return

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pelletier/go-toml/v2"
 	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/untrusted"
@@ -80,9 +81,13 @@ func makeFragment(name string) bool {
 // Psalm requires), PHP_CodeSniffer's phpcs.xml (its autoload and
 // installed_paths), tox's tox.ini (the commands tox runs), and pytest's
 // conftest.py, which pytest imports wherever it collects tests (an
-// editor's test discovery runs it as the folder opens), and pytest.ini
-// (addopts' -p loads a plugin, pythonpath puts the project on its
-// path), and Python's startup modules, sitecustomize.py and
+// editor's test discovery runs it as the folder opens), and its
+// configuration, pytest.ini, pytest 9's pytest.toml and setup.cfg, which
+// pytest, pylint, flake8, mypy and coverage read where they start
+// (addopts' -p loads a plugin, pythonpath puts the project on its path,
+// --debug writes pytest's log to any file: a session's tests/setup.cfg
+// had the host's pytest --collect-only overwrite ~/.bashrc; pylint's
+// init-hook is Python), and Python's startup modules, sitecustomize.py and
 // usercustomize.py, which every python3 imports from a directory on its
 // path (PYTHONPATH=$PWD/src: the host's next python3 anywhere ran one
 // the session wrote there). Judged as a makefile's parts: git shows a
@@ -93,8 +98,26 @@ var toolConfigs = map[string]bool{
 	"CMakePresets.json": true, "CMakeUserPresets.json": true,
 	"phpunit.xml": true, "phpunit.xml.dist": true, "phpunit.dist.xml": true, ".proverc": true, "tox.ini": true,
 	"psalm.xml": true, "psalm.xml.dist": true, "phpcs.xml": true, "phpcs.xml.dist": true, ".phpcs.xml": true, ".phpcs.xml.dist": true,
-	"conftest.py": true, "pytest.ini": true, ".pytest.ini": true,
+	"conftest.py": true, "pytest.ini": true, ".pytest.ini": true, "pytest.toml": true, ".pytest.toml": true, "setup.cfg": true,
 	"sitecustomize.py": true, "usercustomize.py": true,
+}
+
+// pyprojectConfiguresTools says whether the pyproject.toml name in the
+// directory fd configures a tool, or cannot be read as TOML: pytest,
+// pylint, mypy and coverage take their settings from its [tool] table
+// where they start, as from setup.cfg (toolConfigs), where its
+// [project] and [build-system] act only as the package is built.
+func pyprojectConfiguresTools(fd int, name string) bool {
+	b, err := readAt(fd, name, 1<<20)
+	if err != nil {
+		return true
+	}
+	var doc map[string]any
+	if toml.Unmarshal(b, &doc) != nil {
+		return true
+	}
+	_, ok := doc["tool"]
+	return ok
 }
 
 // startupPackage says whether name, in the directory dir, is a Python

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -61,5 +62,44 @@ func TestReplayReview40IgnoredWorkspaceCrate(t *testing.T) {
 	ran, _ := c.CombinedOutput()
 	if _, err := os.Lstat(h.Marker()); err == nil {
 		t.Errorf("the host's cargo build ran the build script the session planted:\n%s\n%s", out, ran)
+	}
+}
+
+// TestReplayReview40PytestConfigWritesOutside: pytest takes its options
+// from the first of pytest.ini, .pytest.ini, pyproject.toml, tox.ini and
+// setup.cfg that configures it, from the directory of the tests it
+// collects up, and an editor's test discovery runs its collection as the
+// folder opens, before git status is read. The exit moved aside a
+// pytest.ini or tox.ini the session made, not a setup.cfg or a
+// pyproject.toml: one that tests/ held, untracked, whose addopts had
+// --debug write pytest's log to ~/.bashrc (a line of it a folder's name
+// the session chose), overwrote it at the host's pytest --collect-only.
+// Host-side proof: after the session, the host's pytest --collect-only
+// leaves ~/.bashrc as it was.
+func TestReplayReview40PytestConfigWritesOutside(t *testing.T) {
+	harness.RequireTool(t, "python3", "apt-get install python3")
+	for name, c := range map[string]struct{ file, text string }{
+		"setup.cfg":      {"setup.cfg", "[tool:pytest]\naddopts = --debug=%s\n"},
+		"pyproject.toml": {"pyproject.toml", "[tool.pytest.ini_options]\naddopts = \"--debug=%s\"\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			h := harness.NewHost(t)
+			if err := h.Command(h.Home, nil, "python3", "-c", "import pytest").Run(); err != nil {
+				t.Skip("pytest is not installed: apt-get install python3-pytest")
+			}
+			proj := filepath.Join(h.Home, "proj")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, "tests", "test_app.py"), "def test_app():\n    assert True\n")
+			commitAll(h, proj, "tests")
+			bashrc := filepath.Join(h.Home, ".bashrc")
+			h.Write(bashrc, "alias ll='ls -l'\n")
+			before, err := os.ReadFile(bashrc)
+			harness.Must(t, err)
+			out := h.Plant(proj, "pytest's configuration", `printf '`+strings.ReplaceAll(c.text, "\n", `\n`)+`' '`+bashrc+`' > tests/`+c.file)
+			ran, _ := h.Command(proj, nil, "python3", "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", "tests").CombinedOutput()
+			if after, _ := os.ReadFile(bashrc); string(after) != string(before) {
+				t.Errorf("the host's pytest wrote ~/.bashrc as the session's %s said:\n%s\n%s", c.file, out, ran)
+			}
+		})
 	}
 }
