@@ -306,8 +306,9 @@ func agentsAnd() string {
 }
 
 func run(args []string) int {
-	// Inside a sandbox on the filtered network, claudebox is its first
-	// process and its relay.
+	// Inside a sandbox on the filtered network, claudebox is the published
+	// ports' relay and ssh's way out (as its first process, it never gets
+	// here: package firstprocess).
 	if ok, err := relay.Main(args); ok {
 		if err != nil {
 			report(os.Stderr, err)

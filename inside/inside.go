@@ -1,11 +1,14 @@
 // Package inside names where the sandbox's parts are inside it:
 // claudebox's own executable, the filtered network's proxy socket and
-// relay address, and the hidden flags claudebox runs with there. A leaf: the plan writes them
-// into the sandbox's command line, the relay reads them back, and neither
-// drags in the other's imports.
+// relay address, and the hidden flags claudebox runs with there. A leaf:
+// the plan writes them into the sandbox's command line, the first process
+// and the relay read them back, and none drags in another's imports.
 package inside
 
-import "strconv"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Exe is where claudebox itself is bound, the sandbox's first process. It
 // keeps its name: the name is what runs it as claudebox (and, in tests,
@@ -42,6 +45,8 @@ const (
 	// RelayConnectFlag HOST PORT: join stdin and stdout to HOST:PORT
 	// through the proxy, as ssh's ProxyCommand.
 	RelayConnectFlag = "--relay-connect"
+	// ServeFlag SOCKET [PORTS]: be the published ports' relay.
+	ServeFlag = "--relay-serve"
 	// ForwardFlag PORT and PublishFlag PORT, among the PORTS: the host's
 	// 127.0.0.1:PORT reachable inside on 127.0.0.1:PORT; the server inside
 	// on 127.0.0.1:PORT reachable from the host.
@@ -64,4 +69,33 @@ func (p Ports) Args() []string {
 		args = append(args, PublishFlag, strconv.Itoa(n))
 	}
 	return args
+}
+
+// ParsePorts reads what Ports.Args writes, up to "--" or the end: the
+// ports and the words after them.
+func ParsePorts(args []string) (Ports, []string, error) {
+	var p Ports
+	for len(args) >= 2 && (args[0] == ForwardFlag || args[0] == PublishFlag) {
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 1 || n > 65535 {
+			return p, nil, fmt.Errorf("%s %q: not a port", args[0], args[1])
+		}
+		if args[0] == ForwardFlag {
+			p.Forward = append(p.Forward, n)
+		} else {
+			p.Publish = append(p.Publish, n)
+		}
+		args = args[2:]
+	}
+	return p, args, nil
+}
+
+// ListenAddrs are where the relay listens, in the order it hands the
+// listeners out: RelayAddress, then each forwarded port.
+func ListenAddrs(ports Ports) []string {
+	addrs := []string{RelayAddress}
+	for _, n := range ports.Forward {
+		addrs = append(addrs, "127.0.0.1:"+strconv.Itoa(n))
+	}
+	return addrs
 }
