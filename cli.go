@@ -124,6 +124,13 @@ The flags of the groups marked "also in config.toml" can be set in
 repository's .claudebox.toml once you approve it. Documentation: README.md and docs/ in
 https://github.com/claudebox/claudebox.`
 
+// sshKeyGone refuses the bash claudebox's --ssh-key KEY, with the way
+// to do it now.
+func sshKeyGone(key string) error {
+	load := strings.TrimSpace("ssh-add " + key)
+	return hint.Errorf("load the key into your agent ("+load+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
+}
+
 // Run launches the sandbox, or prints its command with --dry-run.
 func (c *cli) Run(ctx *kong.Context) error {
 	switch {
@@ -148,7 +155,7 @@ func (c *cli) Run(ctx *kong.Context) error {
 	case (c.Gc || c.List || c.Changes || c.Move != "" || c.Check || c.ExportAll != "" || c.ListSessions || c.KeepPermissions || c.NetLog || c.Live || c.Save) && len(c.Claude) > 0:
 		return hint.Errorf("claudebox --help", "unexpected arguments: %s", strings.Join(c.Claude, " "))
 	case c.SSHKey != "":
-		return hint.Errorf("load the key into your agent (ssh-add "+c.SSHKey+") and use --with-ssh", "--ssh-key is gone: key files never enter the sandbox")
+		return sshKeyGone(c.SSHKey)
 	}
 	if c.Undo {
 		if err := c.undoAlone(); err != nil {

@@ -114,6 +114,10 @@ func missingValue(node *kong.Node, own []string) error {
 		if !ok || i+1 < len(own) && (own[i+1] == "-" || !strings.HasPrefix(own[i+1], "-")) {
 			continue
 		}
+		if f.Name == "ssh-key" {
+			// The bash claudebox's, hidden, with no help to quote.
+			return sshKeyGone("")
+		}
 		value := f.PlaceHolder
 		if value == "" {
 			value = "VALUE"
