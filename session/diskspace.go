@@ -18,6 +18,13 @@ import (
 // stand-ins made and records cut short.
 const minFreeState = 4 << 20
 
+// minFreeStateInodes is the same room in files: a first session makes
+// about eighty there (its sockets, records, the instance and the undo
+// store), and its snapshot one more for each new file of the project.
+// With a few free, the launch failed on its sockets, or its session ran
+// with its records cut short.
+const minFreeStateInodes = 1024
+
 // checkStateSpace refuses a launch whose state directory's filesystem is
 // full (of blocks, or of inodes), naming it.
 func checkStateSpace(state string) error {
@@ -36,8 +43,8 @@ func checkStateSpace(state string) error {
 	switch {
 	case free < minFreeState:
 		return fullDisk(state, fmt.Sprintf("%d KiB free of the 4 MiB a session needs", free>>10))
-	case st.Files > 0 && st.Ffree == 0:
-		return fullDisk(state, "no inode free")
+	case st.Files > 0 && st.Ffree < minFreeStateInodes:
+		return fullDisk(state, fmt.Sprintf("%d inodes free of the %d a session needs", st.Ffree, minFreeStateInodes))
 	}
 	return nil
 }
