@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,12 @@ func Globs(dir, pattern string) []string {
 
 // SmallStateDisk is a host with a one-file project whose ~/.claudebox is
 // a small filesystem of its own (a 16 MiB tmpfs), for a test to fill.
-func SmallStateDisk(t *testing.T) (h *Host, proj, state string) {
+func SmallStateDisk(t *testing.T) (h *Host, proj, state string) { return StateDisk(t, 16) }
+
+// StateDisk is SmallStateDisk with a tmpfs of mib MiB: the undo store
+// keeps 16 MiB of its disk free, and takes no file's content on a smaller
+// one.
+func StateDisk(t *testing.T, mib int) (h *Host, proj, state string) {
 	h = NewHost(t)
 	proj = filepath.Join(h.Home, "proj")
 	h.Write(filepath.Join(proj, "README"), "hi\n")
@@ -47,7 +53,7 @@ func SmallStateDisk(t *testing.T) (h *Host, proj, state string) {
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mount("tmpfs", state, "tmpfs", 0, "size=16m,mode=700"); err != nil {
+	if err := syscall.Mount("tmpfs", state, "tmpfs", 0, fmt.Sprintf("size=%dm,mode=700", mib)); err != nil {
 		t.Skipf("cannot mount a tmpfs for the state directory (needs root): %v", err)
 	}
 	t.Cleanup(func() { syscall.Unmount(state, syscall.MNT_DETACH) })
