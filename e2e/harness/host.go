@@ -612,8 +612,14 @@ func Must(t testing.TB, err error) {
 	}
 }
 
-// Bounded runs claudebox with args in dir, and fails the test if it has
-// not ended after a minute (what the sandbox left made it wait forever).
+// Bounded runs claudebox with args in dir, and fails the test if it
+// waits on what the sandbox left: where one of its processes (git among
+// them) has waited in a FIFO's open for half a minute, for a writer that
+// never comes (claudebox stops a git asleep so within a second, and its
+// own limit on each git, a minute, would end the wait unseen), or where
+// it has not ended after five minutes (a wait for ever of another kind).
+// Neither bounds how fast claudebox works: at a load of 25 a bound of one
+// minute cut short a session that planted 32,000 names.
 func (h *Host) Bounded(dir string, args ...string) (string, error) {
 	h.T.Helper()
 	c := h.Command(dir, nil, "claudebox", args...)
@@ -624,15 +630,60 @@ func (h *Host) Bounded(dir string, args ...string) (string, error) {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- c.Wait() }()
-	select {
-	case err := <-exited:
-		return out.String(), err
-	case <-time.After(time.Minute):
+	hung := func(why string) (string, error) {
+		h.T.Helper()
 		c.Process.Kill()
 		<-exited
-		h.T.Errorf("claudebox %s hung on what the sandbox left:\n%s", strings.Join(args, " "), out.String())
+		h.T.Errorf("claudebox %s %s:\n%s", strings.Join(args, " "), why, out.String())
 		return "", nil
 	}
+	deadline := time.After(boundedWait)
+	// Since when each process has been seen waiting on a FIFO.
+	since := map[int]time.Time{}
+	for tick := time.Tick(250 * time.Millisecond); ; {
+		select {
+		case err := <-exited:
+			return out.String(), err
+		case <-deadline:
+			return hung("hung on what the sandbox left")
+		case now := <-tick:
+			waiters := waitingOnFIFO(c.Process.Pid)
+			for p, what := range waiters {
+				if _, ok := since[p]; !ok {
+					since[p] = now
+				}
+				if now.Sub(since[p]) >= fifoWait {
+					return hung("waits on a FIFO the sandbox left: " + what)
+				}
+			}
+			for p := range since {
+				if _, ok := waiters[p]; !ok {
+					delete(since, p)
+				}
+			}
+		}
+	}
+}
+
+// boundedWait is how long Bounded waits for a command that waits on
+// nothing it can see; fifoWait, for one of its processes to leave a
+// FIFO's open.
+const boundedWait, fifoWait = 5 * time.Minute, 30 * time.Second
+
+// waitingOnFIFO names, by process ID, pid and those of its descendants
+// that wait in a FIFO's open for the other end (the kernel's
+// wait_for_partner, as /proc's wchan names it to root), each by its
+// command line.
+func waitingOnFIFO(pid int) map[int]string {
+	waiters := map[int]string{}
+	for _, p := range append(Descendants(pid), pid) {
+		proc := fmt.Sprintf("/proc/%d", p)
+		if wchan, _ := os.ReadFile(proc + "/wchan"); string(wchan) == "wait_for_partner" {
+			cmdline, _ := os.ReadFile(proc + "/cmdline")
+			waiters[p] = fmt.Sprintf("pid %d %q", p, strings.ReplaceAll(string(cmdline), "\x00", " "))
+		}
+	}
+	return waiters
 }
 
 // Descendants lists the processes below pid, from /proc's parent links
