@@ -15,6 +15,7 @@ import (
 	"github.com/claudebox/claudebox/bind"
 	"github.com/claudebox/claudebox/claudesettings"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/credential"
 	"github.com/claudebox/claudebox/internal/verdict"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/paths"
@@ -192,7 +193,7 @@ func claudeSetup(home, homeEnv, stateDir string, project instance.Project, binds
 			why = "it cannot be read whole (over 4 MiB, or not a plain file)"
 		case n.run && !isProgram(real, fi, script):
 			why = "it is no script (not executable, no #! line, no script's extension): what runs may read its token from it"
-		case n.run && claudesettings.HasCommandCredential(script), !n.run && scriptHoldsCredential(real):
+		case n.run && commandScriptHolds(script), !n.run && scriptHoldsCredential(real):
 			why = "a credential is written in it"
 		}
 		if why != "" {
@@ -270,8 +271,17 @@ func appendPrompt(claudeArgs []ClaudeArg, home, homeEnv string) *mount.Prompt {
 func scriptHoldsCredential(path string) bool {
 	return verdict.Judge("command-script", filepath.Dir(path), filepath.Base(path), func(f verdict.File) bool {
 		b, err := f.Read(setupFileLimit)
-		return err != nil || claudesettings.HasCommandCredential(b)
+		return err != nil || commandScriptHolds(b)
 	})
+}
+
+// commandScriptHolds says a script a hook, the status line or a carried
+// MCP server runs has a credential written in it: one a command holds,
+// or one a ~/bin program's script does (credential.InScript: a token
+// drawn at random given to a name that says nothing, APP=… in a Stop
+// hook's script, crossed).
+func commandScriptHolds(b []byte) bool {
+	return claudesettings.HasCommandCredential(b) || credential.InScript(b)
 }
 
 // scriptExtensions are the names of what a hook or a status line runs

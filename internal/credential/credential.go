@@ -281,9 +281,11 @@ func assignedLiteral(data []byte) bool {
 // none (24 KiB of scripts cost InCommand 16 ms). Lines are put in lower
 // case as Unicode does, the Kelvin sign a k; text with a long s, which
 // the expressions take for an s and lower case does not spell so, is
-// matched whole.
+// matched whole. A token drawn at random given to a variable whose name
+// says nothing (CF_GLOBAL=…, randomValue) is one too: a ~/bin program's
+// and a skill's script crossed.
 func InScript(data []byte) bool {
-	if PrivateKey(data) || signedToken(data) || serviceToken(data) {
+	if PrivateKey(data) || signedToken(data) || serviceToken(data) || randomValue(data) {
 		return true
 	}
 	if bytes.Contains(data, []byte("ſ")) {
@@ -1365,7 +1367,7 @@ func InLargeSettings(data []byte) bool {
 			}
 		}
 	}
-	return largeDirectiveLiteral(data, lower) || largeNamedLiteral(data, lower) || cookieJar(data) || foreignPassword(data, false)
+	return largeDirectiveLiteral(data, lower) || largeNamedLiteral(data, lower) || cookieJar(data) || foreignPassword(data, false) || randomValue(data)
 }
 
 // largeNames are the names InSettings reads with expressions of their

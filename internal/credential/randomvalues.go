@@ -5,28 +5,29 @@ import (
 	"strings"
 )
 
-// The bounds of a value randomValue reads as a token: Vercel's are 24
-// characters, Cloudflare's API tokens 40, most services' 32 to 64.
+// The bounds of a value randomValue reads as a token: Alpha Vantage's
+// are 16 characters, Vercel's 24, Cloudflare's global API key 37, most
+// services' 32 to 64.
 const (
-	minRandomValue = 24
+	minRandomValue = 16
 	maxRandomValue = 64
 )
 
 // idNames are how a setting's name ends that says its value is an
 // identifier, which services draw at random too (a Google Sheet's, a
 // Drive file's, an account's): no credential.
-var idNames = []string{"id", "ids", "uuid", "guid", "sheet", "folder", "channel", "hash", "sha", "digest", "checksum", "version", "ref", "commit", "revision", "sum"}
+var idNames = []string{"id", "ids", "uuid", "guid", "sheet", "folder", "channel", "hash", "sha", "digest", "checksum", "version", "ref", "commit", "revision", "sum", "tree", "md", "name", "etag", "serial", "number", "algorithm", "algorithms"}
 
-// randomValue says a settings text gives a value, whole, of 24 to 64 of
-// a token's characters drawn at random: small and capital letters and
-// digits, each of the three, most of its letters in no word
-// (drawnAtRandom), to a name (a letter in it: a number before a colon is
-// a time's, a count's) that says no identifier. A service whose token has no prefix
-// (Cloudflare's, Vercel's) gives none to look for, and under a name
-// that says nothing ({"cloudflare": "…"}, VERCEL=…) it crossed. Words
-// joined in camel case with an acronym (EnableMASM51Compatibility,
-// AWSEC2InstanceConnectService), a hash in hex, a base64 with its
-// padding are none. Read without an expression, each byte once.
+// randomValue says a settings text gives a value, whole, of 16 to 64 of
+// a token's characters drawn at random (drawnAtRandom) to a name (two
+// characters or more, a letter in it: a number before a colon is a
+// time's, a count's) that says no identifier. A service whose token has
+// no prefix (Cloudflare's, Vercel's, Pushover's) gives none to look for,
+// and under a name that says nothing ({"cloudflare": "…"}, VERCEL=…) it
+// crossed. Words joined in camel case with an acronym
+// (EnableMASM51Compatibility, AWSEC2InstanceConnectService), a number in
+// hex, a base64 with its padding, a UUID are none. Read without an
+// expression, each byte once.
 func randomValue(data []byte) bool {
 	for i := 0; i < len(data); {
 		if !isTokenByte(data[i]) {
@@ -40,7 +41,7 @@ func randomValue(data []byte) bool {
 		if n := i - start; n < minRandomValue || n > maxRandomValue || !wholeValue(data, start, i) || !drawnAtRandom(data[start:i]) {
 			continue
 		}
-		if name := valueName(data, start); strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz") && !namesIdentifier(name) {
+		if name := valueName(data, start); len(name) >= 2 && strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz") && !namesIdentifier(name) {
 			return true
 		}
 	}
@@ -92,68 +93,92 @@ func namesIdentifier(name string) bool {
 	return false
 }
 
-// drawnAtRandom says v, a token's characters, reads as drawn at random:
-// small and capital letters and digits all in it, and less than half its
-// letters in words (wordLetters: a capital and two or more small letters,
-// three or more small ones, an acronym's two or more capitals), as an
-// identifier's words joined in camel case are
-// (ParseTimeOfDayMainWindowV1Alpha, LOOKER_CORE_STANDARD_ANNUAL).
+// drawnAtRandom says v, a token's characters, reads as drawn at random
+// from one of the alphabets tokens are drawn from. Of small and capital
+// letters and digits (a - or _ among them at most once in 8): less than
+// two thirds of its letters in words (wordLetters), as an identifier's
+// words joined in camel case are (ParseTimeOfDayMainWindowV1Alpha,
+// EnableMASM51Compatibility). Of one case of letters and digits alone,
+// hex (Cloudflare's global API key, Twilio's, Datadog's) or base 36
+// (Pushover's, Alpha Vantage's): a letter and a digit changing places
+// at least once in three characters, as a name's do not (ubuntu2204,
+// python3x11libs). Before, only small and capital letters and digits
+// together were read, and as words wherever three small letters, a
+// capital and two small ones or two capitals stood together, which
+// three in four tokens drawn at random from them hold: they crossed,
+// and every token in hex or one case too (TestTokensDrawnAtRandom).
 func drawnAtRandom(v []byte) bool {
+	if len(v) < minRandomValue {
+		return false
+	}
+	// A number in hex (0x7FF8000000000001) is a constant's, an address's.
+	if v[0] == '0' && (v[1] == 'x' || v[1] == 'X') {
+		return false
+	}
 	var small, capital, digit bool
-	letters := 0
-	for _, c := range v {
+	letters, changes, separators := 0, 0, 0
+	for i, c := range v {
 		switch {
 		case 'a' <= c && c <= 'z':
 			small, letters = true, letters+1
 		case 'A' <= c && c <= 'Z':
 			capital, letters = true, letters+1
-		case '0' <= c && c <= '9':
+		case isDigit(c):
 			digit = true
+		default:
+			separators++
+		}
+		if i > 0 && isDigit(c) != isDigit(v[i-1]) {
+			changes++
 		}
 	}
-	return small && capital && digit && 2*wordLetters(v) < letters
+	switch {
+	case !digit || 8*separators > len(v):
+		// Words and numbers joined (BSD-2-clause-NetBSD,
+		// RSASSA-PKCS1-v1_5); a base64url token holds a - or _ once in
+		// 32 characters.
+		return false
+	case small && capital:
+		return 3*wordLetters(v) < 2*letters
+	case separators > 0 || letters == 0:
+		return false
+	}
+	return 10*changes >= 3*(len(v)-1)
 }
 
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
 // wordLetters counts the letters of v that lie in words: a run of small
-// letters three or more long, or two after a capital, or of two or more
-// capitals.
+// letters three or more long, or two after a capital, and an acronym's
+// five or more capitals (MIPSFPU). A random draw holds shorter runs.
 func wordLetters(v []byte) int {
 	isSmall := func(c byte) bool { return 'a' <= c && c <= 'z' }
 	isCapital := func(c byte) bool { return 'A' <= c && c <= 'Z' }
 	n := 0
 	for i := 0; i < len(v); {
-		switch {
-		case isCapital(v[i]):
-			j := i
-			for j < len(v) && isCapital(v[j]) {
-				j++
-			}
-			k := j
-			for k < len(v) && isSmall(v[k]) {
-				k++
-			}
-			switch {
-			case j-i == 1 && k-j >= 2:
-				n += k - i
-			case j-i >= 2:
-				n += j - i
-				if k-j >= 3 {
-					n += k - j
-				}
-			}
-			i = k
-		case isSmall(v[i]):
-			j := i
-			for j < len(v) && isSmall(v[j]) {
-				j++
-			}
-			if j-i >= 3 {
-				n += j - i
-			}
-			i = j
-		default:
-			i++
+		j := i
+		for j < len(v) && isCapital(v[j]) {
+			j++
 		}
+		if j-i >= 5 {
+			n, i = n+j-i, j
+			continue
+		}
+		if j > i {
+			// The last capital may begin a word.
+			i = j - 1
+		}
+		k := i
+		if isCapital(v[k]) {
+			k++
+		}
+		for k < len(v) && isSmall(v[k]) {
+			k++
+		}
+		if k-i >= 3 {
+			n += k - i
+		}
+		i = max(k, i+1)
 	}
 	return n
 }
