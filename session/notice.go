@@ -181,6 +181,13 @@ func (s *Session) noticeLeftOut() {
 		printable.Say(os.Stderr, "claudebox: what your hooks write in ~/.claude stays in the sandbox and is lost at exit: %s", strings.Join(outputs, ", "))
 		printable.Say(os.Stderr, "hint: to keep it, have the hook write to a directory you bind with --bind DIR")
 	}
+	// Outside git the start keeps no copy of the files: --undo and
+	// --changes, which the README offers, said so only once asked, after
+	// the session.
+	if s.plan.Project.GitDir == "" && len(unseen("undo:", []string{"outside-git"})) > 0 {
+		printable.Say(os.Stderr, "claudebox: %s is not in a git repository: sessions here keep no copy of its files, and claudebox --undo and --changes will not work", s.plan.Project.Checkout)
+		printable.Say(os.Stderr, "hint: start claudebox in a git repository (git init here, or a repository below), for each session's start to keep the files as it found them")
+	}
 	if len(fresh) > 0 && os.MkdirAll(dir, 0o700) == nil {
 		untrusted.WriteFile(dir, name, []byte(strings.Join(append(lines, fresh...), "\n")+"\n"), 0o600)
 	}
