@@ -1209,13 +1209,15 @@ var lockFiles = map[string]bool{
 // case opens CARGO.TOML as Cargo.toml): cargo builds and runs the build
 // script a Cargo.toml names by any path (rustc compiles build = "b.txt"
 // whatever its name), npm runs the install scripts a package.json holds,
-// pip and uv build a pyproject.toml's package with the backend it fetches.
+// pip and uv build a pyproject.toml's package with the backend it fetches,
+// pnpm runs a package.json5's as a package.json's (its package.yaml is
+// YAML, judged as such).
 // Their workspaces take every folder their patterns match (crates/*,
 // packages/*) for one of theirs, whether git ignores it or not: a
 // session's crates/debug/Cargo.toml, debug/ ignored as the Rust .gitignore
 // GitHub offers has it, naming b.txt as its build script, ran it at the
 // host's cargo build, git status showing nothing.
-var manifests = map[string]bool{"cargo.toml": true, "package.json": true, "pyproject.toml": true}
+var manifests = map[string]bool{"cargo.toml": true, "package.json": true, "package.json5": true, "pyproject.toml": true}
 
 // inVenv says whether dir is a virtualenv (beside a pyvenv.cfg) or lies
 // in one: the prefix of the host's python there, whose bin/ it runs and

@@ -11,12 +11,13 @@ import (
 // TestHostRunManifests: a package manager's manifest the session wrote
 // where git ignores it is one the host runs: a workspace's pattern takes
 // its folder for a member, and the build runs what it names by any path.
+// pnpm reads a package.json5 (and a package.yaml) as a package.json.
 func TestHostRunManifests(t *testing.T) {
 	checkout := t.TempDir()
 	now := tree{recent: map[string]fileStatus{}}
 	files := map[string]bool{
 		"crates/debug/Cargo.toml": true, "CARGO.TOML": true, "packages/dist/package.json": true, "py/build/pyproject.toml": true,
-		"crates/debug/b.txt": false, "notes/Cargo.toml.txt": false, "package.json5": false,
+		"crates/debug/b.txt": false, "notes/Cargo.toml.txt": false, "dist/package.json5": true, "dist/package.yaml": true, "package.json.orig": false,
 	}
 	for rel := range files {
 		if err := os.MkdirAll(filepath.Join(checkout, filepath.Dir(rel)), 0o755); err != nil {
