@@ -87,7 +87,11 @@ func makeFragment(name string) bool {
 // (addopts' -p loads a plugin, pythonpath puts the project on its path,
 // --debug writes pytest's log to any file: a session's tests/setup.cfg
 // had the host's pytest --collect-only overwrite ~/.bashrc; pylint's
-// init-hook is Python), and Python's startup modules, sitecustomize.py and
+// init-hook is Python), and those tools' own files, which say as much:
+// pylint's pylintrc.toml (its .pylintrc.toml and coverage's .coveragerc
+// are .<tool>rc names), mypy's mypy.ini and .mypy.ini (its plugins,
+// Python it imports, by a path too), flake8's .flake8 (its local
+// plugins' paths), and Python's startup modules, sitecustomize.py and
 // usercustomize.py, which every python3 imports from a directory on its
 // path (PYTHONPATH=$PWD/src: the host's next python3 anywhere ran one
 // the session wrote there). Judged as a makefile's parts: git shows a
@@ -99,6 +103,7 @@ var toolConfigs = map[string]bool{
 	"phpunit.xml": true, "phpunit.xml.dist": true, "phpunit.dist.xml": true, ".proverc": true, "tox.ini": true,
 	"psalm.xml": true, "psalm.xml.dist": true, "phpcs.xml": true, "phpcs.xml.dist": true, ".phpcs.xml": true, ".phpcs.xml.dist": true,
 	"conftest.py": true, "pytest.ini": true, ".pytest.ini": true, "pytest.toml": true, ".pytest.toml": true, "setup.cfg": true,
+	"pylintrc.toml": true, "mypy.ini": true, ".mypy.ini": true, ".flake8": true,
 	"sitecustomize.py": true, "usercustomize.py": true,
 }
 

@@ -30,6 +30,15 @@ func TestScanPythonToolConfigs(t *testing.T) {
 		"e/pyproject.toml":      {"[project]\nname = \"e\"\ndependencies = []\n\n[build-system]\nrequires = [\"hatchling\"]\n", false},
 		"f/pyproject.toml.orig": {"[tool.pytest.ini_options]\n", false},
 		"g/not-pyproject.toml":  {"[tool.pytest.ini_options]\n", false},
+		// The same tools' own files, whose options run Python as
+		// setup.cfg's do.
+		"pylintrc.toml":    {"[tool.pylint.main]\ninit-hook = \"import os\"\n", true},
+		"h/.pylintrc.toml": {"[tool.pylint.main]\n", true},
+		"mypy.ini":         {"[mypy]\nplugins = tools/plugin.py\n", true},
+		"i/.mypy.ini":      {"[mypy]\n", true},
+		".flake8":          {"[flake8:local-plugins]\nextension = X = p:P\npaths = ./tools\n", true},
+		"j/.coveragerc":    {"[run]\nplugins = p\n", true},
+		"k/mypy.ini.orig":  {"[mypy]\n", false},
 	}
 	var want []string
 	for rel, f := range files {
