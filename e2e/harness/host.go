@@ -341,11 +341,25 @@ func Choose(t *testing.T, tmux func(...string) string, option string, done func(
 
 // Type types text on the pane (send-keys -l) and waits until the screen
 // shows it once more than before, typing it again where it was lost
-// (Press).
+// (Press). A loaded machine can draw what was typed later than Press
+// waits: where it then shows the text twice in a row (CI saw
+// "/exit/exit", a prompt that never ended), the second is erased.
 func Type(t *testing.T, tmux func(...string) string, text string) string {
 	t.Helper()
 	before := strings.Count(tmux("capture-pane", "-p"), text)
-	return Press(t, tmux, func(s string) bool { return strings.Count(s, text) > before }, strconv.Quote(text)+" typed", "-l", text)
+	Press(t, tmux, func(s string) bool { return strings.Count(s, text) > before }, strconv.Quote(text)+" typed", "-l", text)
+	s := still(tmux)
+	if !strings.Contains(s, text+text) {
+		return s
+	}
+	t.Logf("%q typed twice, the second erased, the screen showing:\n%s", text, s)
+	erase := make([]string, 0, len([]rune(text))+1)
+	erase = append(erase, "send-keys")
+	for range []rune(text) {
+		erase = append(erase, "BSpace")
+	}
+	tmux(erase...)
+	return WaitScreen(t, tmux, func(s string) bool { return !strings.Contains(s, text+text) }, strconv.Quote(text)+" once")
 }
 
 // Ask types text at Claude Code's prompt, presses Enter, and waits until
@@ -413,15 +427,7 @@ func Enter(t *testing.T, tmux func(...string) string, done func(string) bool, wh
 // Enter was taken, and is not pressed again.
 func pressEnter(t *testing.T, tmux func(...string) string) func(string) {
 	t.Helper()
-	before := tmux("capture-pane", "-p")
-	for deadline := time.Now().Add(lostAfter); time.Now().Before(deadline); {
-		time.Sleep(250 * time.Millisecond)
-		s := tmux("capture-pane", "-p")
-		if s == before {
-			break
-		}
-		before = s
-	}
+	before := still(tmux)
 	tmux("send-keys", "Enter")
 	sent, taken := time.Now(), false
 	return func(s string) {
@@ -435,6 +441,22 @@ func pressEnter(t *testing.T, tmux func(...string) string) func(string) {
 			sent = time.Now()
 		}
 	}
+}
+
+// still returns the screen once two reads a poll apart are the same
+// (Claude Code has drawn what was typed), or after lostAfter, as
+// something on it may move on.
+func still(tmux func(...string) string) string {
+	s := tmux("capture-pane", "-p")
+	for deadline := time.Now().Add(lostAfter); time.Now().Before(deadline); {
+		time.Sleep(250 * time.Millisecond)
+		next := tmux("capture-pane", "-p")
+		if next == s {
+			break
+		}
+		s = next
+	}
+	return s
 }
 
 // CtrlCTwice ends an interactive Claude Code with Ctrl-C, pressed twice
