@@ -94,7 +94,9 @@ func makeFragment(name string) bool {
 // plugins' paths), and Python's startup modules, sitecustomize.py and
 // usercustomize.py, which every python3 imports from a directory on its
 // path (PYTHONPATH=$PWD/src: the host's next python3 anywhere ran one
-// the session wrote there). Judged as a makefile's parts: git shows a
+// the session wrote there), and rust-analyzer's rust-analyzer.toml,
+// which it reads from the project as the editor opens the folder (its
+// build scripts' and check's override commands). Judged as a makefile's parts: git shows a
 // change of one it tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
@@ -105,6 +107,7 @@ var toolConfigs = map[string]bool{
 	"conftest.py": true, "pytest.ini": true, ".pytest.ini": true, "pytest.toml": true, ".pytest.toml": true, "setup.cfg": true,
 	"pylintrc.toml": true, "mypy.ini": true, ".mypy.ini": true, ".flake8": true,
 	"sitecustomize.py": true, "usercustomize.py": true,
+	"rust-analyzer.toml": true,
 }
 
 // pyprojectConfiguresTools says whether the pyproject.toml name in the

@@ -58,3 +58,21 @@ func TestScanPythonToolConfigs(t *testing.T) {
 		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
 	}
 }
+
+// TestScanRustAnalyzerConfig: a rust-analyzer.toml the session made,
+// untracked, is found: rust-analyzer reads it from the project as the
+// editor opens the folder, and its cargo.buildScripts.overrideCommand and
+// check.overrideCommand are commands it runs.
+func TestScanRustAnalyzerConfig(t *testing.T) {
+	root := t.TempDir()
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	want := []string{filepath.Join(root, "crates", "a", "rust-analyzer.toml"), filepath.Join(root, "rust-analyzer.toml")}
+	for _, p := range want {
+		write(t, p)
+	}
+	write(t, filepath.Join(root, "crates", "a", "rust-analyzer.toml.orig"))
+	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
+	}
+}
