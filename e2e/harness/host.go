@@ -342,14 +342,16 @@ func Choose(t *testing.T, tmux func(...string) string, option string, done func(
 // Type types text on the pane (send-keys -l) and waits until the screen
 // shows it once more than before, typing it again where it was lost
 // (Press). A loaded machine can draw what was typed later than Press
-// waits: where it then shows the text twice in a row (CI saw
-// "/exit/exit", a prompt that never ended), the second is erased.
+// waits: where Claude Code's prompt then holds the text twice in a row
+// (CI saw "❯ /exit/exit", a session that never ended), the second is
+// erased. Text typed before Claude Code drew its prompt is left as it
+// is: what Claude Code keeps of it is its own.
 func Type(t *testing.T, tmux func(...string) string, text string) string {
 	t.Helper()
 	before := strings.Count(tmux("capture-pane", "-p"), text)
 	Press(t, tmux, func(s string) bool { return strings.Count(s, text) > before }, strconv.Quote(text)+" typed", "-l", text)
 	s := still(tmux)
-	if !strings.Contains(s, text+text) {
+	if !promptHolds(s, text+text) {
 		return s
 	}
 	t.Logf("%q typed twice, the second erased, the screen showing:\n%s", text, s)
@@ -359,7 +361,18 @@ func Type(t *testing.T, tmux func(...string) string, text string) string {
 		erase = append(erase, "BSpace")
 	}
 	tmux(erase...)
-	return WaitScreen(t, tmux, func(s string) bool { return !strings.Contains(s, text+text) }, strconv.Quote(text)+" once")
+	return WaitScreen(t, tmux, func(s string) bool { return !promptHolds(s, text+text) }, strconv.Quote(text)+" once")
+}
+
+// promptHolds says whether a line of the screen s is Claude Code's
+// prompt ("❯ ") holding text.
+func promptHolds(s, text string) bool {
+	for l := range strings.Lines(s) {
+		if _, typed, ok := strings.Cut(l, "❯ "); ok && strings.Contains(typed, text) {
+			return true
+		}
+	}
+	return false
 }
 
 // Ask types text at Claude Code's prompt, presses Enter, and waits until
