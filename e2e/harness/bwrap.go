@@ -37,8 +37,9 @@ sleep 0.2 # bwrap takes its time to exit; the launch waits for its status
 exit 1
 `
 
-// FailingBwrapHost is a host whose bwrap is failingBwrap, and a project
-// in it; fast, without its pauses.
+// FailingBwrapHost is a host whose bwrap is failingBwrap, and a git repository
+// in it (outside git, the first launch also says --undo will not work
+// there); fast, without its pauses.
 func FailingBwrapHost(t testing.TB, fast bool) (*Host, string) {
 	h := NewHost(t)
 	script := failingBwrap
@@ -48,6 +49,6 @@ func FailingBwrapHost(t testing.TB, fast bool) (*Host, string) {
 	h.Write(filepath.Join(h.Bin, "bwrap"), script)
 	os.Chmod(filepath.Join(h.Bin, "bwrap"), 0o755)
 	proj := filepath.Join(h.Home, "p")
-	h.Write(filepath.Join(proj, "x"), "x\n")
+	h.GitRepo(proj)
 	return h, proj
 }
