@@ -159,7 +159,9 @@ func TestReplayTerminalOwnedByAnotherUser(t *testing.T) {
 func TestReplayTerminalResetKeepsCursor(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "code", "cursor")
-	h.Write(filepath.Join(proj, "README"), "c\n")
+	// A repository: outside git, the first launch's word that --undo
+	// will not work there comes between the two outputs.
+	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "tidy"), `
 printf '\033[?1049h\033[5;10rFULLSCREEN\033[r\033[?1049l' > /dev/tty
 echo IN''SIDE
