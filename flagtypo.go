@@ -122,9 +122,11 @@ func missingValue(node *kong.Node, own []string) error {
 		if value == "" {
 			value = "VALUE"
 		}
-		what := []rune(strings.TrimSuffix(f.Help, "."))
-		what[0] = unicode.ToLower(what[0])
-		usage := "claudebox " + a + " " + value + ": " + string(what)
+		usage := "claudebox " + a + " " + value
+		if what := []rune(strings.TrimSuffix(f.Help, ".")); len(what) > 0 {
+			what[0] = unicode.ToLower(what[0])
+			usage += ": " + string(what)
+		}
 		if f.Name == "worktree" {
 			usage += "; claude's own -w, which makes up a name: claudebox -- -w"
 		}
