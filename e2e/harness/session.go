@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,12 +62,14 @@ func StartSession(t *testing.T, h *Host, dir, script string) (*exec.Cmd, *string
 }
 
 // ShellAfterSnapshot runs claudebox --shell -c script in dir, the script
-// held until the start's snapshot of dir is written, and returns the
+// held until this session's snapshot of dir is written, and returns the
 // session's output and error. A script that ends at once would otherwise
 // outrun the snapshot, and the exit judge the session as one without a
 // record of its start (every executable git shows moved aside).
 func ShellAfterSnapshot(t *testing.T, h *Host, dir, script string) (string, error) {
 	t.Helper()
+	records := filepath.Join(h.Home, ".claudebox", instance.UndoRecords, instance.Hash(dir), "*.snapshot")
+	earlier, _ := filepath.Glob(records)
 	c := h.Command(dir, nil, "claudebox", "--shell", "-c", "while ! test -e done; do sleep 0.05; done; rm -f done\n"+script)
 	out := &strings.Builder{}
 	c.Stdout, c.Stderr = out, out
@@ -76,9 +79,12 @@ func ShellAfterSnapshot(t *testing.T, h *Host, dir, script string) (string, erro
 	t.Cleanup(func() { c.Process.Kill() })
 	exited := make(chan error, 1)
 	go func() { exited <- c.Wait() }()
-	WaitFor(t, "the undo snapshot of "+dir, func() bool {
-		found, _ := filepath.Glob(filepath.Join(h.Home, ".claudebox", instance.UndoRecords, instance.Hash(dir), "*.snapshot"))
-		return len(found) > 0 || len(exited) > 0
+	// An earlier session's snapshot is not this one's: its record is
+	// named by the time it was taken, so this one's is a name not seen
+	// before the launch.
+	WaitFor(t, "this session's undo snapshot of "+dir, func() bool {
+		found, _ := filepath.Glob(records)
+		return slices.ContainsFunc(found, func(r string) bool { return !slices.Contains(earlier, r) }) || len(exited) > 0
 	})
 	if len(exited) == 0 {
 		TouchDone(t, dir)
