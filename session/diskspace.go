@@ -10,6 +10,7 @@ import (
 
 	"github.com/claudebox/claudebox/hint"
 	"github.com/claudebox/claudebox/printable"
+	"github.com/claudebox/claudebox/undo"
 )
 
 // minFreeState is the room a launch needs in claudebox's state directory:
@@ -28,16 +29,9 @@ const minFreeStateInodes = 1024
 // checkStateSpace refuses a launch whose state directory's filesystem is
 // full (of blocks, or of inodes), naming it.
 func checkStateSpace(state string) error {
-	var st unix.Statfs_t
-	for dir := state; ; dir = filepath.Dir(dir) {
-		err := unix.Statfs(dir, &st)
-		if err == nil {
-			break
-		}
-		// Not made yet: its filesystem is its parent's.
-		if !errors.Is(err, unix.ENOENT) || dir == filepath.Dir(dir) {
-			return nil
-		}
+	st, ok := stateDisk(state)
+	if !ok {
+		return nil
 	}
 	free := uint64(st.Bavail) * uint64(st.Bsize)
 	switch {
@@ -49,10 +43,39 @@ func checkStateSpace(state string) error {
 	return nil
 }
 
-func fullDisk(state, what string) error {
-	return hint.Errorf("free some space there (claudebox --gc removes the instances of projects that are gone)",
-		"the disk holding %s is full (%s)", state, what)
+// stateDisk reads the filesystem of the state directory, or, where it is
+// not made yet, of its nearest parent.
+func stateDisk(state string) (unix.Statfs_t, bool) {
+	var st unix.Statfs_t
+	for dir := state; ; dir = filepath.Dir(dir) {
+		err := unix.Statfs(dir, &st)
+		if err == nil {
+			return st, true
+		}
+		if !errors.Is(err, unix.ENOENT) || dir == filepath.Dir(dir) {
+			return st, false
+		}
+	}
 }
+
+// sayNoUndoRoom says, as the launch takes its undo snapshot, that the
+// state directory's disk has less free than the snapshot leaves spare
+// (undo.StoreReserve): the snapshot keeps no file's content then, and
+// --undo restores only what an earlier snapshot kept. Said only by --undo,
+// the user learnt it once the session's work could no longer be undone.
+func sayNoUndoRoom(state string) {
+	st, ok := stateDisk(state)
+	if free := uint64(st.Bavail) * uint64(st.Bsize); ok && free < undo.StoreReserve {
+		printable.Say(os.Stderr, "claudebox: the disk holding %s is nearly full (%d KiB free, under the %d MiB the undo snapshot leaves spare): the snapshot keeps no new copy of a file, and --undo may not restore what this session changes", state, free>>10, undo.StoreReserve>>20)
+		printable.Say(os.Stderr, "hint: %s", freeStateHint)
+	}
+}
+
+func fullDisk(state, what string) error {
+	return hint.Errorf(freeStateHint, "the disk holding %s is full (%s)", state, what)
+}
+
+const freeStateHint = "free some space there (claudebox --gc removes the instances of projects that are gone)"
 
 // sayFullDisk says, at a session's end, that the state directory's disk
 // is full, naming it: what the session wrote there may be cut short, and

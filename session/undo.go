@@ -26,6 +26,7 @@ func (s *Session) takeUndo() {
 	if s.plan.Project.GitDir == "" {
 		return
 	}
+	sayNoUndoRoom(s.stateDir)
 	since, err := undo.Mark(s.stateDir, s.plan.Project.Root)
 	if err != nil {
 		printable.Say(os.Stderr, "claudebox: this session cannot be undone: %v", err)

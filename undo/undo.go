@@ -630,19 +630,20 @@ func (st store) leftOut(ctx context.Context, checkout, index string) (left []str
 	return left, added, out != ""
 }
 
-// storeReserve is what a snapshot leaves free on the store's disk, beyond
-// half of the rest: a launch refuses to start with less than 4 MiB.
-const storeReserve = 16 << 20
+// StoreReserve is what a snapshot leaves free on the store's disk, beyond
+// half of the rest: a launch refuses to start with less than 4 MiB, and
+// one with less than this is told its snapshot keeps no file's content.
+const StoreReserve = 16 << 20
 
 // room is how many bytes of files a snapshot may take into the store:
-// half of what its disk has free beyond storeReserve (a file's blob takes
+// half of what its disk has free beyond StoreReserve (a file's blob takes
 // at most its size).
 func (st store) room() int64 {
 	var fs unix.Statfs_t
 	if unix.Statfs(st.dir, &fs) != nil {
 		return math.MaxInt64
 	}
-	return max(0, (int64(fs.Bavail)*fs.Bsize-storeReserve)/2)
+	return max(0, (int64(fs.Bavail)*fs.Bsize-StoreReserve)/2)
 }
 
 // readable says whether the file at path, of status sx, opens for

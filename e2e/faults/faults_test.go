@@ -339,6 +339,44 @@ func TestReplayFaultsFullDisk(t *testing.T) {
 	}
 }
 
+// TestReplayFaultsNoUndoRoomSaid: ~/.claudebox on a disk with room for
+// a session but less than the 16 MiB its undo snapshot leaves spare: the
+// snapshot keeps no file's content, and --undo leaves what the session
+// changed as it is. Host-side proof: the launch says so in one line,
+// naming the disk, before the session's command runs (the user learnt it
+// only at --undo, once the work could no longer be undone); with room,
+// the launch says nothing of it and --undo restores the file.
+func TestReplayFaultsNoUndoRoomSaid(t *testing.T) {
+	for _, c := range []struct {
+		mib     int
+		said    bool
+		restore string
+	}{{16, true, "leave      README (unknown)"}, {40, false, "restore    README (changed)"}} {
+		t.Run(fmt.Sprintf("%d MiB", c.mib), func(t *testing.T) {
+			h, proj, state := harness.StateDisk(t, c.mib)
+			out, err := harness.ShellAfterSnapshot(t, h, proj, "echo the session ran; echo changed > README")
+			if err != nil {
+				t.Fatalf("the session: %v\n%s", err, out)
+			}
+			notice := "claudebox: the disk holding " + state + " is nearly full ("
+			at, ran := strings.Index(out, notice), strings.Index(out, "the session ran")
+			switch {
+			case c.said && at < 0:
+				t.Errorf("the launch did not say its snapshot keeps no file's content:\n%s", out)
+			case c.said && at > ran:
+				t.Errorf("the launch said it only after the session's command ran:\n%s", out)
+			case c.said && strings.Count(out, "nearly full") != 1:
+				t.Errorf("said more than once:\n%s", out)
+			case !c.said && at >= 0:
+				t.Errorf("a disk with room was said to be nearly full:\n%s", out)
+			}
+			if list := h.Run(proj, nil, "claudebox", "--undo", "--dry-run"); !strings.Contains(list, c.restore) {
+				t.Errorf("--undo --dry-run lacks %q:\n%s", c.restore, list)
+			}
+		})
+	}
+}
+
 // TestReplayFaultsTwentySessions: twenty sessions of one project started
 // at once all run together and end: every one's prompt is in the history,
 // the stand-ins stand while any runs and are gone, with the records, after

@@ -136,7 +136,9 @@ func TestReplayReview23UndoNestedRepository(t *testing.T) {
 // disk of 16 MiB (a small tmpfs). The next launch's snapshot filled that
 // disk, kept what it had copied, and every launch after it refused as
 // the disk was full, in every project (--gc freed nothing). Proof: the
-// launches after the session start, and say nothing of a full disk.
+// launches after the session start, and say nothing of a full disk (a
+// disk this small is said to be nearly full, the snapshot keeping no
+// file's content there).
 func TestReplayReview23SnapshotFillsStateDisk(t *testing.T) {
 	h, proj, _ := harness.SmallStateDisk(t)
 	h.Inside(proj, nil, "for i in $(seq 30); do head -c 1048576 /dev/urandom > new$i.bin; done")
@@ -144,7 +146,7 @@ func TestReplayReview23SnapshotFillsStateDisk(t *testing.T) {
 		var stderr strings.Builder
 		c := h.Command(proj, nil, "claudebox", "--shell", "-c", "sleep 1")
 		c.Stderr = &stderr
-		if err := c.Run(); err != nil || strings.Contains(stderr.String(), "full") || strings.Contains(stderr.String(), "cannot be undone") {
+		if err := c.Run(); err != nil || strings.Contains(stderr.String(), "is full") || strings.Contains(stderr.String(), "cannot be undone") {
 			t.Errorf("launch %d after the session: %v\n%s", i+1, err, stderr.String())
 		}
 	}
