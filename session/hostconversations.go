@@ -81,8 +81,10 @@ func copyInto(into, from string) string {
 }
 
 // resumeAsked says whether claude's arguments continue or resume a
-// conversation (-c, --continue, -r, --resume), and which one when named.
+// conversation (-c, --continue, -r, --resume, -cp), and which one when
+// named.
 func resumeAsked(args []string) (id string, asked bool) {
+	args = claudeWords(args)
 	for i, a := range args {
 		switch {
 		case a == "--":

@@ -406,9 +406,9 @@ func (set settings) query(o Options) probe.Query {
 }
 
 // claudePrints says claude's arguments ask it to print an answer and
-// exit (-p, --print), as Claude Code reads them: up to a "--".
+// exit (-p, --print, -cp), as Claude Code reads them: up to a "--".
 func claudePrints(args []string) bool {
-	for _, a := range args {
+	for _, a := range claudeWords(args) {
 		switch a {
 		case "--":
 			return false
@@ -417,6 +417,42 @@ func claudePrints(args []string) bool {
 		}
 	}
 	return false
+}
+
+// claudeLetters are Claude Code's one-letter options (2.1.330's claude
+// --help), true for those that take a value.
+var claudeLetters = map[byte]bool{'c': false, 'h': false, 'p': false, 'v': false, 'd': true, 'n': true, 'r': true, 'w': true}
+
+// claudeWords are claude's arguments with each word of several one-letter
+// options split as Claude Code reads it: -cp is -c -p, and a letter that
+// takes a value takes the rest of its word (-rID is -r ID). A letter
+// Claude Code does not know ends the word, which it refuses.
+func claudeWords(args []string) []string {
+	var words []string
+	for i, a := range args {
+		if a == "--" {
+			return append(words, args[i:]...)
+		}
+		if len(a) <= 2 || a[0] != '-' || a[1] == '-' {
+			words = append(words, a)
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			value, known := claudeLetters[a[j]]
+			if !known {
+				words = append(words, "-"+a[j:])
+				break
+			}
+			words = append(words, "-"+a[j:j+1])
+			if value {
+				if j+1 < len(a) {
+					words = append(words, a[j+1:])
+				}
+				break
+			}
+		}
+	}
+	return words
 }
 
 // claudePathFlags are Claude's own flags that name a path: a plugin's
