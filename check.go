@@ -421,11 +421,17 @@ func checkCredentials(h session.Home) checkResult {
 	if p := probe.Provider(os.Getenv); p != "" {
 		return checkResult{"credentials", "ok", p + " is set: Claude uses the cloud provider's credentials", ""}
 	}
-	c, err := probe.ClaudeLogin(h.Dir, h.State, environment.Env{API: hostAPIValues(h.Dir)}.APILookup, os.Getenv, true)
+	lookup := environment.Env{API: hostAPIValues(h.Dir)}.APILookup
+	c, err := probe.ClaudeLogin(h.Dir, h.State, lookup, os.Getenv, true)
 	if err != nil {
 		return checkResult{"credentials", "fail", "no login and no API key", "log in on the host: claude /login (or export ANTHROPIC_API_KEY)"}
 	}
-	const inside = "; the sandbox gets a phantom, the proxy adds the real one"
+	inside := "; the sandbox gets a phantom, the proxy adds the real one"
+	// A key the user refused in Claude Code gives way to the login, but
+	// not in a -p run.
+	if p, err := probe.ClaudeLogin(h.Dir, h.State, lookup, os.Getenv, false); err == nil && p.Source != c.Source {
+		inside += "; not " + p.Source + ", which you told Claude Code not to use (claudebox -p uses it, as claude -p does)"
+	}
 	if !strings.HasPrefix(c.Source, "/") {
 		return checkResult{"credentials", "ok", c.Source + " is set" + inside, ""}
 	}
