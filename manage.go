@@ -55,9 +55,7 @@ func (g gcCmd) Run(home session.Home) error {
 	}
 	skip := func(s gc.Skipped) { report(os.Stderr, skipNotice(s)) }
 	if !g.DryRun {
-		for _, f := range session.SweepRun(state) {
-			printable.Say(os.Stderr, "claudebox: removed %s, left by a session that ended", f)
-		}
+		sayRunSwept(session.SweepRun(state))
 	}
 	holdpoint.At("gc swept")
 	g.offerWorktrees(state)
@@ -71,6 +69,28 @@ func (g gcCmd) Run(home session.Home) error {
 	}
 	printable.Say(os.Stderr, "claudebox: %d kept, %d %s, %d skipped, %s %s", sum.Kept, sum.Removed, verb, sum.Skipped, humanBytes(sum.Freed), freed)
 	return nil
+}
+
+// sayRunSwept names what --gc removed of ended sessions' run files: the
+// network log each leaves for a later look (claudebox --net-log), in one
+// line; each other file, which a session removes as it ends, as what one
+// killed left.
+func sayRunSwept(removed []string) {
+	var logs []string
+	for _, f := range removed {
+		if strings.HasSuffix(f, ".log") {
+			logs = append(logs, f)
+			continue
+		}
+		printable.Say(os.Stderr, "claudebox: removed %s, left by a session that ended", f)
+	}
+	switch len(logs) {
+	case 0:
+	case 1:
+		printable.Say(os.Stderr, "claudebox: removed the network log of a session that ended, %s", logs[0])
+	default:
+		printable.Say(os.Stderr, "claudebox: removed the network logs of %d sessions that ended, in %s", len(logs), filepath.Dir(logs[0]))
+	}
 }
 
 // offerWorktrees offers to remove each linked worktree of the projects
