@@ -598,9 +598,17 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		reports[root] = r
 	}
 	begun := s.operationsBegun()
+	// The tree a stopped operation's conflict wrote (AUTO_MERGE), which
+	// git removes as it ends the operation, goes aside with its state.
+	stoppedTrees := map[string]bool{}
 	for root, r := range reports {
 		r.Found = slices.DeleteFunc(r.Found, func(f string) bool {
 			return slices.ContainsFunc(begun, func(b string) bool { return paths.Within(f, b) })
+		})
+		r.Branches = slices.DeleteFunc(r.Branches, func(b string) bool {
+			stopped := slices.ContainsFunc(begun, func(op string) bool { return b == autoMergeBeside(op) })
+			stoppedTrees[b] = stoppedTrees[b] || stopped
+			return stopped
 		})
 		reports[root] = r
 	}
@@ -645,7 +653,11 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	for _, p := range begun {
 		// Said once it is moved aside, in place of the hint to put back
 		// what you changed yourself, which a rebase's state is not.
-		s.reportFindings(filepath.Dir(p), dir, []string{p}, nil, rebaseWayBack(p))
+		found := []string{p}
+		if stoppedTrees[autoMergeBeside(p)] {
+			found = append(found, autoMergeBeside(p))
+		}
+		s.reportFindings(filepath.Dir(p), dir, found, nil, rebaseWayBack(p))
 	}
 	if len(s.movedAside) > 0 {
 		for _, c := range records {
@@ -754,6 +766,11 @@ func rebaseWayBack(state string) []string {
 // plainBranch is a branch name of the characters a name usually has,
 // compiled at first use, not at every claudebox process's start.
 var plainBranch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._/+-]*$`) })
+
+// autoMergeBeside is the AUTO_MERGE in the git directory of the
+// operation state op: the tree its stop on a conflict wrote into the work
+// tree.
+func autoMergeBeside(op string) string { return filepath.Join(filepath.Dir(op), "AUTO_MERGE") }
 
 // operationsBegun lists the state of a git operation (a rebase, am,
 // cherry-pick or revert) in the project's git directories that was not
