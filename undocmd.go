@@ -109,6 +109,9 @@ func (u undoCmd) Run(home session.Home) error {
 		// The sessions shared the checkout: what each wrote cannot be
 		// told apart.
 		printable.Say(os.Stderr, "claudebox: another session was running here when the session of %s started: what it changed after that is undone too", taken)
+		if first, ok := besideFirst(home.State, p, s, snaps); ok {
+			printable.Say(os.Stderr, "hint: to undo what the sessions changed from the first one's start, as claudebox --changes lists it: claudebox --undo %s (the session of %s)", first.ID, first.Taken.Local().Format("2006-01-02 15:04:05"))
+		}
 	}
 	if s.Beside || s.ID != snaps[0].ID {
 		printable.Say(os.Stderr, "hint: each file restored or moved aside is named with the mv that puts it back")
@@ -183,6 +186,21 @@ func repositoryHere(flag, what string) (instance.Project, error) {
 		return instance.Project{}, hint.Errorf("claudebox "+flag+" works in a git repository", "%s is not in a git repository: its sessions keep %s", printable.Escape(cwd), what)
 	}
 	return p, nil
+}
+
+// besideFirst is the snapshot of the first of the sessions that ran
+// together with s, whose start the record of their changes (--changes)
+// begins at: what it changed before s started, --undo of s leaves.
+func besideFirst(stateDir string, p instance.Project, s undo.Snapshot, snaps []undo.Snapshot) (undo.Snapshot, bool) {
+	rec, err := undo.ReadChanges(stateDir, p.Root, p.Checkout)
+	if err != nil || !rec.Started.Before(s.Taken) || rec.Ended.Before(s.Taken) {
+		return undo.Snapshot{}, false
+	}
+	first := slices.IndexFunc(snaps, func(c undo.Snapshot) bool { return !c.Pending && c.Taken.Equal(rec.Started) })
+	if first < 0 {
+		return undo.Snapshot{}, false
+	}
+	return snaps[first], true
 }
 
 // changedLater says of a path --undo finds changed since the snapshot s
