@@ -37,7 +37,10 @@ func TestFetches(t *testing.T) {
 		`{"messages":[{"content":[{"type":"document","source":{"type":"url","url":"https://x/?d=1"}}]}]}`:                               true,
 		`{"messages":[{"content":[{"type":"image","source":{"url":"https://x","type":"\u0075rl"}}]}]}`:                                  true,
 		`{"metadata":{"b":[1,{"c":null,"type":"url"}]}}`:                                                                                true,
-		`{"metadata":{"a":{"type":"urls"},"b":"url","type":["url"]}}`:                                                                   false,
+		`{"metadata":{"user_id":"{\"device_id\":\"ce07\",\"type\":\"url\"}"}}`:                                                          false,
+		`{"metadata":{"user_id":"u","User_Id":"v"}}`:                                                                                    false,
+		`{"metadata":{"user_id":"u","workspace_id":"wrkspc_attacker"}}`:                                                                 true,
+		`{"metadata":[{"user_id":"u"},{"project":"p"}]}`:                                                                                true,
 		`{"messages":[{"content":[{"type":"document","source":{"type":"file","file_id":"file_011"}}]}]}`:                                true,
 		`{"messages":[{"content":[{"type":"image","source":{"file_id":"file_011","type":"file"}}]}]}`:                                   true,
 		`{"messages":[{"content":[{"type":"image","source":{"type":"Base64","file_id":"f"}}]}]}`:                                        true,
@@ -110,7 +113,7 @@ func TestCheckedBodyStrict(t *testing.T) {
 		}
 	}
 	// Whitespace after the object goes on as as many spaces.
-	for _, body := range []string{`{}`, " {\"metadata\" : [ 1 , -2.5e3 , true , false , null , \"\\u00e9\\ud83d\\ude00\" ] }\n\n", `{"metadata":{"b":{}},"system":[]}`} {
+	for _, body := range []string{`{}`, " {\"metadata\" : [ 1 , -2.5e3 , true , false , null , \"\\u00e9\\ud83d\\ude00\" ] }\n\n", `{"metadata":{"user_id":{}},"system":[]}`} {
 		if out, err := checked(messagesAPI, body); err != nil || out != strings.TrimRight(body, "\n")+strings.Repeat(" ", len(body)-len(strings.TrimRight(body, "\n"))) {
 			t.Errorf("%q: got %q, %v; want it unchanged", body, out, err)
 		}

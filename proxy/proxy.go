@@ -330,10 +330,10 @@ func (p *Proxy) handler() http.Handler {
 		}
 		r.URL.RawQuery = knownQuery(r.URL.RawQuery)
 		// Every spelling of a credential's header goes: a server that
-		// reads headers by CGI's names reads X_Api_Key as x-api-key.
-		for name := range r.Header {
-			switch headerName(name) {
-			case "authorization", "x-api-key", "proxy-authorization", "x-goog-api-key", "chatgpt-account-id":
+		// reads headers by CGI's names reads X_Api_Key as x-api-key. So
+		// does every header no client of the API is known to send.
+		for name, values := range r.Header {
+			if !passedHeader(shapeOf(p.Cred.Kind), headerName(name), values) {
 				delete(r.Header, name)
 			}
 		}

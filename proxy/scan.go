@@ -67,6 +67,7 @@ const (
 	anthSafeguards              // the request's safeguards: each is anthSafeguard
 	anthSafeguard               // a safeguard: as anthMessage, and its type a known one
 	anthToolChange              // a tool added or removed mid-conversation: a definition (anthTool) or a reference
+	anthMetadata                // the request's metadata: only user_id
 	oaRoot
 	oaTools // an array of tools
 	oaTool
@@ -143,6 +144,8 @@ func (s *scanner) valuePlace() (place, valueRule) {
 			return anthTools, f.rule
 		case f.key == "safeguards" && len(s.stack) == 1:
 			return anthSafeguards, f.rule
+		case f.key == "metadata" && len(s.stack) == 1:
+			return anthMetadata, f.rule
 		}
 		return anthMessage, f.rule
 	case oaInput, gContent:
@@ -218,6 +221,13 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		}
 	case oaRoot:
 		return s.requestKey(k, raw)
+	case anthMetadata:
+		// Claude Code sends only the user's id (measured), which the API
+		// reads to tell abuse apart; what else a key would ask of the
+		// API is unknown.
+		if k != "userid" {
+			return &refusal{"the metadata key " + quote(printableNote(raw)) + " (only user_id passes)"}
+		}
 	case anthSource:
 		// A source of an inline type names no URL or file beside it
 		// either: what the API makes of one naming both is its own.
