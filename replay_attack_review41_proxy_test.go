@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -74,7 +75,7 @@ func TestReplayReview41HeadersChooseWhoPays(t *testing.T) {
 			[]string{"X-Goog-Api-Client: google-genai-sdk/1.30.0 gl-node/v20.20.2", "X-Gemini-Api-Privileged-User-Id: 8e896abe", "Accept-Language: *", "Sec-Fetch-Mode: cors"},
 		},
 		{
-			"gemini with a Google login", "Authorization", "/v1internal:generateContent", `{"model":"gemini-2.5-pro","project":"p","request":{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}}`, proxy.GoogleOAuth,
+			"gemini with a Google login", "Authorization", "/v1internal:generateContent", `{"model":"gemini-2.5-pro","request":{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}}`, proxy.GoogleOAuth,
 			[]string{"X-Goog-User-Project: attacker-project"},
 			[]string{"X-Goog-Api-Client: gl-node/20.20.2"},
 		},
@@ -113,5 +114,80 @@ func TestReplayReview41HeadersChooseWhoPays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReplayReview41GoogleProjectPinned: Gemini CLI's Google login calls
+// Code Assist, whose calls name the Google Cloud project they are billed
+// to and logged in (project, cloudaicompanionProject, metadata's
+// duetProject), and the proxy passed any: with the user's login, a
+// project whose owner granted the user's account access (as any owner
+// may) would keep in its logs what the session sends, for that owner to
+// read. The proof, on the host side: the loopback stand-in for Code
+// Assist receives, with the user's real token, a model call and a setup
+// naming the attacker's project. What passes: the project the host names
+// (GOOGLE_CLOUD_PROJECT), a setup naming none, and the project Google's
+// answer to it gives the login (here gzipped, as Google's are).
+func TestReplayReview41GoogleProjectPinned(t *testing.T) {
+	real := "ya29.real-google-access"
+	var mu sync.Mutex
+	var got []string
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil || r.Header.Get("Authorization") != "Bearer "+real {
+			return
+		}
+		mu.Lock()
+		got = append(got, r.URL.Path+" "+string(b))
+		mu.Unlock()
+		answer := `{}`
+		if r.URL.Path == "/v1internal:loadCodeAssist" {
+			answer = `{"currentTier":{"id":"free-tier"},"cloudaicompanionProject":"users-free-project"}`
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			z := gzip.NewWriter(w)
+			io.WriteString(z, answer)
+			z.Close()
+			return
+		}
+		io.WriteString(w, answer)
+	}))
+	t.Cleanup(up.Close)
+	received := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), got...)
+	}
+	p, sock := agentProxy(t, proxy.KeyCredential(proxy.GoogleOAuth, "test", real), up.URL)
+	p.PinGoogleProject("hosts-project")
+	key := "Authorization: Bearer " + p.Phantom + "\r\nAccept-Encoding: gzip, deflate, br"
+	model := func(project string) string {
+		return `{"model":"gemini-2.5-pro","project":"` + project + `","user_prompt_id":"u","request":{"contents":[{"role":"user","parts":[{"text":"the project's secrets"}]}]}}`
+	}
+	for _, c := range []struct{ path, body string }{
+		{"/v1internal:streamGenerateContent", model("attackers-project")},
+		{"/v1internal:generateContent", `{"model":"gemini-2.5-pro","request":{"contents":[]},"Project":"attackers-project"}`},
+		{"/v1internal:loadCodeAssist", `{"cloudaicompanionProject":"attackers-project","metadata":{"pluginType":"GEMINI"}}`},
+		{"/v1internal:listExperiments", `{"metadata":{"duetProject":"attackers-project","pluginType":"GEMINI"}}`},
+		{"/v1internal:retrieveUserQuota", `{"project":["attackers-project"]}`},
+	} {
+		if status, answer := postThrough(t, sock, c.path, key, c.body); status != http.StatusForbidden || !strings.Contains(answer, "claudebox: this request is refused") {
+			t.Errorf("%s %s: answered %d %.200q, not a refusal", c.path, c.body, status, answer)
+		}
+	}
+	if g := received(); len(g) > 0 {
+		t.Errorf("Code Assist received with the user's real token calls naming a project neither the host nor Google chose: %.300q", g)
+	}
+	for _, c := range []struct{ path, body string }{
+		{"/v1internal:streamGenerateContent", model("hosts-project")},
+		{"/v1internal:loadCodeAssist", `{"metadata":{"ideType":"IDE_UNSPECIFIED","platform":"PLATFORM_UNSPECIFIED","pluginType":"GEMINI"}}`},
+		{"/v1internal:streamGenerateContent", model("users-free-project")},
+		{"/v1internal:listExperiments", `{"project":"users-free-project","metadata":{"duetProject":"users-free-project","pluginType":"GEMINI"}}`},
+	} {
+		if status, answer := postThrough(t, sock, c.path, key, c.body); status != http.StatusOK {
+			t.Errorf("%s %s: answered %d %.200q, want it passed", c.path, c.body, status, answer)
+		}
 	}
 }

@@ -101,6 +101,11 @@ type Agent struct {
 	// phantom); else the phantom is in the kind's variable.
 	LoginFile    string
 	phantomLogin func(home string) string
+	// GoogleProject is the Google Cloud project the host's environment
+	// names for Gemini's Google login (the probe reads it), the only one
+	// besides those Google answers its setup with, or one the user passes
+	// in, that its calls may name.
+	GoogleProject string
 	// login is the row as it runs with the host's other login, when the
 	// host's agent would use that login rather than a key.
 	login func(a Agent, home string, lookup func(string) (string, bool)) (Agent, bool)

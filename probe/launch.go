@@ -292,6 +292,9 @@ func Read(q Query) Launch {
 	l.RuntimeDir = RuntimeDir(q.Getenv)
 	tokenURL := q.Getenv(tokenURLVariable)
 	l.Agent = q.Agent.ForHost(q.Home, q.APILookup)
+	if l.Agent.Key == proxy.GoogleOAuth {
+		l.Agent.GoogleProject = googleProject(q.Getenv)
+	}
 	switch {
 	case q.AgentLogin:
 		if l.Credential, _ = l.Agent.FindKey(q.Home, q.APILookup); l.Credential == nil {
@@ -420,4 +423,14 @@ func gpg() GPG {
 func regular(path string) bool {
 	fi, err := os.Lstat(path)
 	return err == nil && fi.Mode().IsRegular()
+}
+
+// googleProject is the Google Cloud project Gemini CLI's Google login
+// uses on the host: GOOGLE_CLOUD_PROJECT, else GOOGLE_CLOUD_PROJECT_ID, as
+// it reads them.
+func googleProject(getenv func(string) string) string {
+	if p := getenv("GOOGLE_CLOUD_PROJECT"); p != "" {
+		return p
+	}
+	return getenv("GOOGLE_CLOUD_PROJECT_ID")
 }

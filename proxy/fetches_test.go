@@ -334,7 +334,7 @@ func TestGeminiModelCallKeys(t *testing.T) {
 	} {
 		r, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:3128"+path, strings.NewReader(`{"cloudaicompanionProject":"p","metadata":{"pluginType":"GEMINI"}}`))
 		r.Header.Set("Content-Type", "application/json")
-		r, err := checkRequest(r, geminiAPI)
+		r, err := checkRequest(r, geminiAPI, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

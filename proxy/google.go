@@ -1,11 +1,15 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"net/http"
 	neturl "net/url"
 	"path"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -107,4 +111,84 @@ func googleError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("X-Claudebox-Proxy", "refused")
 	w.WriteHeader(status)
 	w.Write(b)
+}
+
+// googleProjects are the Google Cloud projects Code Assist calls may
+// name (project, cloudaicompanionProject, metadata's duetProject): the
+// one the host's configuration names, and those Google answered Gemini
+// CLI's setup with for the user's login (loadCodeAssist, onboardUser and
+// its operation; the free tier's own project). The login may use any
+// project whose owner granted the user's account access, and Code Assist
+// keeps what a call sends in its project's logs, which that owner reads;
+// it bills it to that project too.
+type googleProjects struct {
+	mu    sync.Mutex
+	names []string
+}
+
+// maxGoogleProjects bounds the projects learnt from answers.
+const maxGoogleProjects = 8
+
+// PinGoogleProject has Code Assist calls name only project (the host's
+// GOOGLE_CLOUD_PROJECT, or "" where it names none) or a project Google
+// answers the setup with. Called before the sandbox starts.
+func (p *Proxy) PinGoogleProject(project string) {
+	p.projects.add(project)
+}
+
+func (g *googleProjects) add(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if name != "" && !slices.Contains(g.names, name) && len(g.names) < maxGoogleProjects {
+		g.names = append(g.names, name)
+	}
+}
+
+// known says a call may name the project name.
+func (g *googleProjects) known(name string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Contains(g.names, name)
+}
+
+// answersProject says an answer at path names the project Google gives
+// the login: Gemini CLI's setup, whose request is pinned.
+func answersProject(path string) bool {
+	return strings.HasSuffix(path, "/v1internal:loadCodeAssist") || strings.HasSuffix(path, "/v1internal:onboardUser") || strings.Contains(path, "/v1internal/operations/")
+}
+
+// maxProjectAnswer bounds the setup's answer read for its project.
+const maxProjectAnswer = 64 << 10
+
+// learnProject adds the project a setup's answer names (loadCodeAssist's
+// cloudaicompanionProject, an onboarding operation's response's, a
+// string or an object with its id), then passes the answer on whole.
+func (g *googleProjects) learnProject(resp *http.Response) {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxProjectAnswer+1))
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(b), resp.Body), resp.Body}
+	if err != nil || len(b) > maxProjectAnswer {
+		return
+	}
+	var answer struct {
+		Project  json.RawMessage `json:"cloudaicompanionProject"`
+		Response struct {
+			Project json.RawMessage `json:"cloudaicompanionProject"`
+		} `json:"response"`
+	}
+	if json.Unmarshal(b, &answer) != nil {
+		return
+	}
+	for _, raw := range []json.RawMessage{answer.Project, answer.Response.Project} {
+		var name string
+		var named struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(raw, &name) != nil && json.Unmarshal(raw, &named) == nil {
+			name = named.ID
+		}
+		g.add(name)
+	}
 }

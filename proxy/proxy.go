@@ -66,6 +66,8 @@ type Proxy struct {
 	// published are the ports published, by their port inside.
 	published map[int]*publication
 	portsMu   sync.Mutex
+	// projects are the Google Cloud projects Code Assist calls may name.
+	projects googleProjects
 	// headers are the user's custom headers for Claude's API (SendHeaders).
 	headers atomic.Pointer[http.Header]
 }
@@ -232,7 +234,13 @@ func (p *Proxy) handler() http.Handler {
 		},
 		// Streamed replies pass on as each chunk arrives.
 		FlushInterval: -1,
-		Transport:     apiTransport{p},
+		ModifyResponse: func(resp *http.Response) error {
+			if p.Cred.Kind == GoogleOAuth && resp.StatusCode == http.StatusOK && answersProject(resp.Request.URL.Path) {
+				p.projects.learnProject(resp)
+			}
+			return nil
+		},
+		Transport: apiTransport{p},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if body, ok := r.Context().Value(checkedKey{}).(*checkedBody); ok {
 				if why := body.refused(); why != nil {
@@ -295,7 +303,11 @@ func (p *Proxy) handler() http.Handler {
 		}
 		if p.egress != nil {
 			var err error
-			if r, err = checkRequest(r, shapeOf(p.Cred.Kind)); err != nil {
+			var projects func(string) bool
+			if p.Cred.Kind == GoogleOAuth {
+				projects = p.projects.known
+			}
+			if r, err = checkRequest(r, shapeOf(p.Cred.Kind), projects); err != nil {
 				msg := "claudebox: this request is refused: " + err.Error()
 				var unknown *unknownBetas
 				if errors.As(err, &unknown) {
@@ -332,8 +344,11 @@ func (p *Proxy) handler() http.Handler {
 		// Every spelling of a credential's header goes: a server that
 		// reads headers by CGI's names reads X_Api_Key as x-api-key. So
 		// does every header no client of the API is known to send.
+		// The setup's answer, whose project the proxy reads, comes
+		// plain (the transport asks for gzip and reads it itself).
+		learn := p.Cred.Kind == GoogleOAuth && answersProject(r.URL.Path)
 		for name, values := range r.Header {
-			if !passedHeader(shapeOf(p.Cred.Kind), headerName(name), values) {
+			if n := headerName(name); !passedHeader(shapeOf(p.Cred.Kind), n, values) || learn && n == "accept-encoding" {
 				delete(r.Header, name)
 			}
 		}
@@ -391,8 +406,9 @@ func (p *Proxy) refuseCall(w http.ResponseWriter, r *http.Request, msg string) {
 type checkedKey struct{}
 
 // checkRequest refuses a call whose headers ask the API to fetch, and
-// has its body checked as it streams to the API.
-func checkRequest(r *http.Request, shape apiShape) (*http.Request, error) {
+// has its body checked as it streams to the API; projects, where not nil,
+// says which Google Cloud projects a Code Assist call may name.
+func checkRequest(r *http.Request, shape apiShape, projects func(string) bool) (*http.Request, error) {
 	if shape == messagesAPI {
 		if err := checkBetas(r.Header); err != nil {
 			return r, err
@@ -413,6 +429,7 @@ func checkRequest(r *http.Request, shape apiShape) (*http.Request, error) {
 		return r, errors.New("its body is not JSON in UTF-8 by its Content-Type (application/json), which the check cannot read")
 	}
 	body := newCheckedBody(r.Body, shape)
+	body.scan.projects = projects
 	if shape == geminiAPI && !geminiModelCall(r.URL.Path) {
 		body.scan.keys = nil
 	}

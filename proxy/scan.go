@@ -18,9 +18,12 @@ import (
 type scanner struct {
 	shape apiShape
 	// keys are the top-level keys that pass; nil: any.
-	keys  []string
-	state scanState
-	stack []frame
+	keys []string
+	// projects, where not nil, says a Google Cloud project a Code Assist
+	// call names may be named.
+	projects func(string) bool
+	state    scanState
+	stack    []frame
 	// str is the string being read: what of it is decoded so far (up to
 	// maxNoted bytes), whether it is a key, and where an escape stands.
 	str      []byte
@@ -75,17 +78,19 @@ const (
 	gRoot
 	gTools
 	gTool
-	gContent // contents and the system instruction, and everything in them
+	gContent  // contents and the system instruction, and everything in them
+	gMetadata // Code Assist's client metadata
 )
 
 // valueRule is what a member's value must be, by its key.
 type valueRule uint8
 
 const (
-	anyValue  valueRule = iota
-	typeName            // a type: checked by place
-	dataURL             // OpenAI's image_url: inline data, never a URL
-	webAccess           // OpenAI's external_web_access: made false
+	anyValue     valueRule = iota
+	typeName               // a type: checked by place
+	dataURL                // OpenAI's image_url: inline data, never a URL
+	webAccess              // OpenAI's external_web_access: made false
+	cloudProject           // a Google Cloud project Code Assist bills and logs the call in
 )
 
 type frame struct {
@@ -170,6 +175,8 @@ func (s *scanner) valuePlace() (place, valueRule) {
 			return gRoot, anyValue
 		case "contents", "systeminstruction":
 			return gContent, anyValue
+		case "metadata":
+			return gMetadata, anyValue
 		}
 	}
 	return free, anyValue
@@ -259,10 +266,17 @@ func (s *scanner) onKey(f *frame, raw string) error {
 			return &refusal{"a remote MCP server (" + printableNote(raw) + ")"}
 		}
 	case gRoot:
-		if k == "cachedcontent" {
+		switch k {
+		case "cachedcontent":
 			return &refusal{"a cached content by name (" + printableNote(raw) + ": the API would read what is stored under it, tools and files included)"}
+		case "project", "cloudaicompanionproject":
+			f.rule = cloudProject
 		}
 		return s.requestKey(k, raw)
+	case gMetadata:
+		if k == "duetproject" {
+			f.rule = cloudProject
+		}
 	case gTool:
 		switch k {
 		case "functiondeclarations", "googlesearch":
@@ -338,6 +352,10 @@ func (s *scanner) onString(f *frame, v string) error {
 		}
 	case webAccess:
 		return &refusal{"web search with external_web_access " + quote(printableNote(v))}
+	case cloudProject:
+		if s.projects != nil && (s.long || !s.projects(v)) {
+			return &refusal{"the Google Cloud project " + quote(printableNote(v)) + " (Code Assist keeps what a call sends in its project's logs, which the project's owner reads; only the project your host names, GOOGLE_CLOUD_PROJECT, or the one Google gave your login at the setup passes)"}
+		}
 	}
 	return nil
 }
@@ -356,6 +374,10 @@ func (s *scanner) onWord(f *frame, w string) (string, error) {
 		}
 	case dataURL:
 		return w, &refusal{"an image_url of " + w}
+	case cloudProject:
+		if s.projects != nil && w != "null" {
+			return w, &refusal{"a Google Cloud project of " + w}
+		}
 	case webAccess:
 		f.webAccessSaid = true
 		if w == "true" {
@@ -383,7 +405,7 @@ func (s *scanner) onContainer(f *frame) error {
 	switch {
 	case f.rule == dataURL:
 		return &refusal{"an image_url that is not inline data (the API's servers would fetch it)"}
-	case f.rule == webAccess, f.rule == typeName && strictType(f.place):
+	case f.rule == webAccess, f.rule == typeName && strictType(f.place), f.rule == cloudProject && s.projects != nil:
 		return errNotJSON
 	}
 	return nil

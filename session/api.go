@@ -102,6 +102,13 @@ func (s *Session) startProxy() (stop func(), err error) {
 	if v, ok := s.env.APILookup("ANTHROPIC_CUSTOM_HEADERS"); ok && (s.agent.IsClaude() || s.shell) {
 		p.SendHeaders(v)
 	}
+	if s.cred != nil && s.cred.Kind == proxy.GoogleOAuth {
+		// The host's project, and one the user passes in (--env, an env
+		// file), which gemini inside sends.
+		p.PinGoogleProject(s.agent.GoogleProject)
+		p.PinGoogleProject(s.env.Values["GOOGLE_CLOUD_PROJECT"])
+		p.PinGoogleProject(s.env.Values["GOOGLE_CLOUD_PROJECT_ID"])
+	}
 	if err := s.publish(p); err != nil {
 		p.Close()
 		log.Close()

@@ -256,7 +256,7 @@ func TestReplayReview14CodeAssistUserSetting(t *testing.T) {
 	h.Write(gemini, `#!/bin/sh
 for m in setCodeAssistGlobalUserSetting loadCodeAssist; do
 	curl -s -o /dev/null -w "$m %{http_code}\n" -X POST -H "Authorization: Bearer $GOOGLE_CLOUD_ACCESS_TOKEN" -H 'Content-Type: application/json' \
-		-d '{"cloudaicompanionProject":"fake-project","freeTierDataCollectionOptin":true}' "$CODE_ASSIST_ENDPOINT/v1internal:$m"
+		-d '{"freeTierDataCollectionOptin":true}' "$CODE_ASSIST_ENDPOINT/v1internal:$m"
 done
 `)
 	os.Chmod(gemini, 0o755)
