@@ -50,7 +50,8 @@ func randomValue(data []byte) bool {
 
 // wholeValue says data[start:end] is a setting's whole value: after :
 // or =, spaces and a quote between, and before its closing quote, a
-// comma, a brace or the line's end.
+// comma, a brace, a ; or the line's end, spaces and a comment between or
+// not (valueEnds).
 func wholeValue(data []byte, start, end int) bool {
 	q := start
 	if q > 0 && (data[q-1] == '"' || data[q-1] == '\'') {
@@ -62,7 +63,23 @@ func wholeValue(data []byte, start, end int) bool {
 	if q == 0 || data[q-1] != ':' && data[q-1] != '=' {
 		return false
 	}
-	return end == len(data) || strings.IndexByte("\"'\r\n,}", data[end]) >= 0
+	return end == len(data) || strings.IndexByte("\"'\r\n,};", data[end]) >= 0 || valueEnds(data[end:])
+}
+
+// valueEnds says rest, what follows a value, is spaces up to the line's
+// end or a comment (#, ; or //): a token written so in a script
+// (CF_GLOBAL=… # from the dashboard), in YAML or in an INI file, or with
+// a space left at the line's end, crossed where the line's end alone was
+// read as the value's.
+func valueEnds(rest []byte) bool {
+	i := 0
+	for i < len(rest) && (rest[i] == ' ' || rest[i] == '\t') {
+		i++
+	}
+	if i == 0 {
+		return false
+	}
+	return i == len(rest) || rest[i] == '\r' || rest[i] == '\n' || rest[i] == '#' || rest[i] == ';' || bytes.HasPrefix(rest[i:], []byte("//"))
 }
 
 // valueName is the name a value at start is given (the key before its :
