@@ -51,3 +51,38 @@ func TestReplayReview41InTokenBeforeComment(t *testing.T) {
 		t.Errorf("inside, want the script that assigns git's empty tree before a comment to run")
 	}
 }
+
+// TestReplayReview41InTokenGivenInCommand: a token drawn at random given
+// to a name that says nothing in a command's word, an assignment before
+// the program's name (PUSHOVER_APP=… ~/bin/notify) or a form's field
+// (curl -d app=…), was judged as settings are only where it ended the
+// line, so a hook's command in ~/.claude/settings.json and a ~/bin
+// program's line written so crossed. The attack, from inside: read the
+// settings' copy and the program. Proof: neither token is readable
+// inside; a hook that gives git's empty tree to a name is still there.
+func TestReplayReview41InTokenGivenInCommand(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	bin := filepath.Join(h.Home, "bin")
+	h.Write(filepath.Join(bin, "purge"), "#!/bin/sh\nCF=1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7 ~/bin/cf-api purge_cache \"$1\"\n")
+	if err := os.Chmod(filepath.Join(bin, "purge"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "settings.json"), `{"hooks":{
+"Stop":[{"hooks":[{"type":"command","command":"PUSHOVER_APP=azgdhr9x2kq7mvp3lw8ncf5tby1ejs ~/bin/notify done"}]}],
+"Notification":[{"hooks":[{"type":"command","command":"curl -s -d app=Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH -d message=waiting https://notify.example.com/send"}]}],
+"SessionStart":[{"hooks":[{"type":"command","command":"EMPTY_TREE=4b825dc642cb6eb9a060e54bf8d69288fbee4904 echo R41-KEPT-HOOK"}]}]}}`)
+	env := []string{"PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, env, "exec 2>&1; cat ~/.claude/settings.json ~/bin/purge; true")
+	t.Log(out)
+	for _, secret := range []string{"azgdhr9x2kq7mvp3lw8ncf5tby1ejs", "Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH", "1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a token drawn at random, given in a command's word, is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R41-KEPT-HOOK") {
+		t.Errorf("inside, want the hook that gives git's empty tree to a name kept")
+	}
+}

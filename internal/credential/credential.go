@@ -89,7 +89,7 @@ func commandText(data []byte) bool {
 		(!ascii || holdsAny(lower, webhookHints)) && webhookURL().Match(data) ||
 		(!ascii || holdsAny(lower, userHints)) && userPassword().Match(data) ||
 		(!ascii || holdsAny(lower, assignedHints)) && assignedLiteral(data) ||
-		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || PrivateKey(data) || signedToken(data) || serviceToken(data)
+		InURL(data) || InURLPath(data) || InURLQuery(data) || headerLiteral(data, false) || inOptionsOrCode(data) || PrivateKey(data) || signedToken(data) || serviceToken(data) || randomWord(data)
 }
 
 // injected says judge holds for a command a Gemini CLI custom command's
@@ -285,7 +285,7 @@ func assignedLiteral(data []byte) bool {
 // says nothing (CF_GLOBAL=…, randomValue) is one too: a ~/bin program's
 // and a skill's script crossed.
 func InScript(data []byte) bool {
-	if PrivateKey(data) || signedToken(data) || serviceToken(data) || randomValue(data) {
+	if PrivateKey(data) || signedToken(data) || serviceToken(data) || randomValue(data) || randomWord(data) {
 		return true
 	}
 	if bytes.Contains(data, []byte("ſ")) {

@@ -50,3 +50,35 @@ func TestTokenBeforeComment(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenGivenInCommand: a token drawn at random given to a name that
+// says nothing in a command's word (an assignment before the program's
+// name, a form's field, an option's value) is found in a command and in
+// a script; an identifier's, a URL query's (judged by InURLQuery) and
+// one glued to a word before it are not this judge's.
+func TestTokenGivenInCommand(t *testing.T) {
+	for _, command := range []string{
+		"PUSHOVER_APP=azgdhr9x2kq7mvp3lw8ncf5tby1ejs ~/bin/notify done",
+		"curl -s -d app=Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH -d message=waiting https://notify.example.com/send",
+		"notify --app=Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH done",
+		"cd ~/site && CF=1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7 ./purge.sh",
+		`sh -c "CF=1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7 ./purge.sh"`,
+	} {
+		if !InCommand([]byte(command)) {
+			t.Errorf("InCommand(%q) = false, want true", command)
+		}
+		if script := "#!/bin/sh\n" + command + "\n"; !InScript([]byte(script)) {
+			t.Errorf("InScript(%q) = false, want true", script)
+		}
+	}
+	for _, command := range []string{
+		"EMPTY_TREE=4b825dc642cb6eb9a060e54bf8d69288fbee4904 echo done",
+		"GIT_COMMIT=8f14e45fceea167a5a36dedd4bea2543aa1b2c3d make release",
+		"open 'https://drive.google.com/file/d/1LEz/view?usp=sharing&resourcekey=0-LtPTzR1woh-rxGtfPzjjfg'",
+		"cat ./out/x=1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7",
+	} {
+		if randomWord([]byte(command)) {
+			t.Errorf("randomWord(%q) = true, want false", command)
+		}
+	}
+}

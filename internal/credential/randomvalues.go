@@ -29,6 +29,22 @@ var idNames = []string{"id", "ids", "uuid", "guid", "sheet", "folder", "channel"
 // hex, a base64 with its padding, a UUID are none. Read without an
 // expression, each byte once.
 func randomValue(data []byte) bool {
+	return randomGiven(data, wholeValue)
+}
+
+// randomWord says a command gives, as one of its words, a token drawn at
+// random (drawnAtRandom) to a name that says nothing and no identifier:
+// an assignment before the program's name (PUSHOVER_APP=… notify), a
+// form's field or an option's value (curl -d app=…, --app=…). A hook's
+// command in settings.json written so crossed, as did a script's line.
+func randomWord(data []byte) bool {
+	return randomGiven(data, assignedWord)
+}
+
+// randomGiven says data gives a value whole (by whole) of 16 to 64 of a
+// token's characters drawn at random to a name (two characters or more,
+// a letter in it) that says no identifier.
+func randomGiven(data []byte, whole func(data []byte, start, end int) bool) bool {
 	for i := 0; i < len(data); {
 		if !isTokenByte(data[i]) {
 			i++
@@ -38,7 +54,7 @@ func randomValue(data []byte) bool {
 		for i < len(data) && isTokenByte(data[i]) {
 			i++
 		}
-		if n := i - start; n < minRandomValue || n > maxRandomValue || !wholeValue(data, start, i) || !drawnAtRandom(data[start:i]) {
+		if n := i - start; n < minRandomValue || n > maxRandomValue || !whole(data, start, i) || !drawnAtRandom(data[start:i]) {
 			continue
 		}
 		if name := valueName(data, start); len(name) >= 2 && strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz") && !namesIdentifier(name) {
@@ -64,6 +80,25 @@ func wholeValue(data []byte, start, end int) bool {
 		return false
 	}
 	return end == len(data) || strings.IndexByte("\"'\r\n,};", data[end]) >= 0 || valueEnds(data[end:])
+}
+
+// assignedWord says data[start:end] is the value of a command's word
+// NAME=VALUE: an = right before it, the name a word of its own (after a
+// space, a quote, the line's start or a shell's ; ( or `: not a URL's
+// & or ?, whose query InURLQuery judges), and a space, a quote, the
+// line's end or a shell's ; & | ) or ` after it.
+func assignedWord(data []byte, start, end int) bool {
+	if start < 2 || data[start-1] != '=' {
+		return false
+	}
+	from := start - 1
+	for from > 0 && isTokenByte(data[from-1]) {
+		from--
+	}
+	if from == start-1 || from > 0 && strings.IndexByte(" \t\r\n\"';(`", data[from-1]) < 0 {
+		return false
+	}
+	return end == len(data) || strings.IndexByte(" \t\r\n\"';&|)`", data[end]) >= 0
 }
 
 // valueEnds says rest, what follows a value, is spaces up to the line's
