@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pelletier/go-toml/v2"
 	"golang.org/x/sys/unix"
@@ -114,10 +115,12 @@ var toolConfigs = map[string]bool{
 // directory fd configures a tool, or cannot be read as TOML: pytest,
 // pylint, mypy and coverage take their settings from its [tool] table
 // where they start, as from setup.cfg (toolConfigs), where its
-// [project] and [build-system] act only as the package is built.
-func pyprojectConfiguresTools(fd int, name string) bool {
-	b, err := readAt(fd, name, 1<<20)
-	if err != nil {
+// [project] and [build-system] act only as the package is built. One
+// over maxPyproject, or past maxPyprojects parsed by the walk (read, the
+// bytes counted), is taken for one that does.
+func pyprojectConfiguresTools(fd int, name string, read *atomic.Int64) bool {
+	b, err := readAt(fd, name, maxPyproject)
+	if err != nil || read.Add(int64(len(b))) > maxPyprojects {
 		return true
 	}
 	var doc map[string]any
@@ -127,6 +130,13 @@ func pyprojectConfiguresTools(fd int, name string) bool {
 	_, ok := doc["tool"]
 	return ok
 }
+
+// maxPyproject bounds what of one pyproject.toml the exit parses, and
+// maxPyprojects what of all a walk's: a TOML parser takes seconds over a
+// MiB of a table's dotted name ([a.a.a….a]): a session's two dozen such
+// files of 1 MiB, each parsed, added 39 s to its end, and nothing bounded
+// how many it parsed. A package's own pyproject.toml is a few KiB.
+const maxPyproject, maxPyprojects = 64 << 10, 256 << 10
 
 // startupPackage says whether name, in the directory dir, is a Python
 // startup module's as a package (sitecustomize/__init__.py), which
