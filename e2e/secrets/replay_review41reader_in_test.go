@@ -56,9 +56,9 @@ func TestReplayReview41InTokenBeforeComment(t *testing.T) {
 // to a name that says nothing in a command's word, an assignment before
 // the program's name (PUSHOVER_APP=… ~/bin/notify) or a form's field
 // (curl -d app=…), was judged as settings are only where it ended the
-// line, so a hook's command in ~/.claude/settings.json and a ~/bin
-// program's line written so crossed. The attack, from inside: read the
-// settings' copy and the program. Proof: neither token is readable
+// line, so a hook's command in ~/.claude/settings.json, a ~/bin
+// program's line and a skill's note's code written so crossed. The
+// attack, from inside: read the settings' copy, the program, the note. Proof: neither token is readable
 // inside; a hook that gives git's empty tree to a name is still there.
 func TestReplayReview41InTokenGivenInCommand(t *testing.T) {
 	h := harness.NewHost(t)
@@ -74,10 +74,12 @@ func TestReplayReview41InTokenGivenInCommand(t *testing.T) {
 "Stop":[{"hooks":[{"type":"command","command":"PUSHOVER_APP=azgdhr9x2kq7mvp3lw8ncf5tby1ejs ~/bin/notify done"}]}],
 "Notification":[{"hooks":[{"type":"command","command":"curl -s -d app=Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH -d message=waiting https://notify.example.com/send"}]}],
 "SessionStart":[{"hooks":[{"type":"command","command":"EMPTY_TREE=4b825dc642cb6eb9a060e54bf8d69288fbee4904 echo R41-KEPT-HOOK"}]}]}}`)
+	skill := filepath.Join(claude, "skills", "notify")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: notify\ndescription: tell me when done\n---\nRun:\n\n```sh\nPUSHOVER_USER=uq7kx2m9pl0r4tnv8bz3j5w6y1hg0d ~/bin/notify done\n```\n")
 	env := []string{"PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
-	out := h.Inside(proj, env, "exec 2>&1; cat ~/.claude/settings.json ~/bin/purge; true")
+	out := h.Inside(proj, env, "exec 2>&1; cat ~/.claude/settings.json ~/bin/purge ~/.claude/skills/notify/SKILL.md; true")
 	t.Log(out)
-	for _, secret := range []string{"azgdhr9x2kq7mvp3lw8ncf5tby1ejs", "Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH", "1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7"} {
+	for _, secret := range []string{"azgdhr9x2kq7mvp3lw8ncf5tby1ejs", "Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH", "1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7", "uq7kx2m9pl0r4tnv8bz3j5w6y1hg0d"} {
 		if strings.Contains(out, secret) {
 			t.Errorf("a token drawn at random, given in a command's word, is readable inside (%s)", secret)
 		}

@@ -744,7 +744,8 @@ var documentHints = []string{
 // that names a secret at a line's end, as a note writes it
 // (labelledLiteral: "- Staging DB password: …"), or a token drawn at
 // random given to a label that says no identifier ("- Cloudflare: …",
-// randomValue). Not a literal given
+// randomValue), or in a command's word, as a note's code gives one
+// (PUSHOVER_APP=… ~/bin/notify, randomWord). Not a literal given
 // to a name elsewhere, which prose writes by chance (Auth:
 // src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
@@ -752,7 +753,7 @@ func InDocument(data []byte) bool {
 	if front, ok := frontMatter(data); ok && InSettings(front) {
 		return true
 	}
-	return PrivateKey(data) || signedToken(data) || serviceToken(data) || cookieJar(data) || codeInProse(data) || labelledLiteral(data) || foreignPassword(data, true) || randomValue(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return PrivateKey(data) || signedToken(data) || serviceToken(data) || cookieJar(data) || codeInProse(data) || labelledLiteral(data) || foreignPassword(data, true) || randomValue(data) || randomWord(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
@@ -767,7 +768,7 @@ func InDocument(data []byte) bool {
 // Each is read a line at a time, an expression run only on a line with
 // a hint of one.
 func InLargeDocument(data []byte) bool {
-	return InCode(data) || cookieJar(data) || labelledLiteral(lineEnds(data)) || foreignPassword(data, true) || randomValue(data)
+	return InCode(data) || cookieJar(data) || labelledLiteral(lineEnds(data)) || foreignPassword(data, true) || randomValue(data) || randomWord(data)
 }
 
 // maxLineEnd is what of a long line's end lineEnds keeps: a label and

@@ -53,8 +53,8 @@ func TestTokenBeforeComment(t *testing.T) {
 
 // TestTokenGivenInCommand: a token drawn at random given to a name that
 // says nothing in a command's word (an assignment before the program's
-// name, a form's field, an option's value) is found in a command and in
-// a script; an identifier's, a URL query's (judged by InURLQuery) and
+// name, a form's field, an option's value) is found in a command, in a
+// script and in a note's code; an identifier's, a URL query's (judged by InURLQuery) and
 // one glued to a word before it are not this judge's.
 func TestTokenGivenInCommand(t *testing.T) {
 	for _, command := range []string{
@@ -69,6 +69,14 @@ func TestTokenGivenInCommand(t *testing.T) {
 		}
 		if script := "#!/bin/sh\n" + command + "\n"; !InScript([]byte(script)) {
 			t.Errorf("InScript(%q) = false, want true", script)
+		}
+	}
+	for _, text := range []string{
+		"# Notes\n\nRun:\n\n```sh\nPUSHOVER_APP=azgdhr9x2kq7mvp3lw8ncf5tby1ejs ~/bin/notify done\n```\n",
+		"# Notes\n\nRun `PUSHOVER_APP=azgdhr9x2kq7mvp3lw8ncf5tby1ejs ~/bin/notify done` to be told.\n",
+	} {
+		if !InDocument([]byte(text)) || !InLargeDocument([]byte(text)) {
+			t.Errorf("InDocument or InLargeDocument(%q) = false, want true", text)
 		}
 	}
 	for _, command := range []string{
