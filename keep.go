@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -88,7 +89,11 @@ func (k keepPermissionsCmd) Run(home session.Home) error {
 	var waiting []claudesettings.Rule
 	if k.Yes {
 		if len(confirm) > 0 {
-			printable.Say(os.Stderr, "claudebox: not kept with -y: %d rules that grant more than they name (ask each); they wait", len(confirm))
+			grant := "rules that grant more than they name (ask each); they wait"
+			if len(confirm) == 1 {
+				grant = "rule that grants more than it names (ask each); it waits"
+			}
+			printable.Say(os.Stderr, "claudebox: not kept with -y: %d %s", len(confirm), grant)
 			printable.Say(os.Stderr, "hint: to keep one, confirm it by itself: claudebox --keep-permissions (on a terminal, without -y)")
 		}
 		waiting = confirm
@@ -97,7 +102,7 @@ func (k keepPermissionsCmd) Run(home session.Home) error {
 			return hint.Errorf("read them, then run claudebox --keep-permissions -y (rules marked ask each wait for a terminal)", "cannot ask: stdin is not a terminal")
 		}
 		answers := bufio.NewReader(os.Stdin)
-		if len(keep) > 0 && !yes(answers, fmt.Sprintf("Add these %d rules to those settings files? [y/N] ", len(keep))) {
+		if len(keep) > 0 && !yes(answers, keepQuestion(keep, len(confirm) > 0)) {
 			return hint.Errorf("run claudebox --keep-permissions again to add them", "nothing was added")
 		}
 		for _, r := range confirm {
@@ -122,9 +127,38 @@ func (k keepPermissionsCmd) Run(home session.Home) error {
 		if err := addRules(file, these); err != nil {
 			return hint.Errorf("add them yourself, then run claudebox --keep-permissions again to clear them", "cannot add the rules to %s: %v", file, err)
 		}
-		printable.Say(os.Stderr, "claudebox: added %d permission rules to %s", len(these), mount.Quote(file))
+		printable.Say(os.Stderr, "claudebox: added %s to %s", counted(len(these), "permission rule"), mount.Quote(file))
 	}
 	return claudesettings.LeavePending(home.State, dir, waiting)
+}
+
+// keepQuestion asks whether to add the rules of keep, those not marked
+// ask each where some are (each of which is asked after it), to their
+// settings files.
+func keepQuestion(keep []claudesettings.Rule, askEach bool) string {
+	what := "these " + counted(len(keep), "rule")
+	if len(keep) == 1 {
+		what = "this rule"
+	}
+	if askEach {
+		what = "the " + counted(len(keep), "rule") + " not marked ask each"
+		if len(keep) == 1 {
+			what = "the rule not marked ask each"
+		}
+	}
+	where := "the settings file"
+	if slices.ContainsFunc(keep, func(r claudesettings.Rule) bool { return r.File != keep[0].File }) {
+		where = "the settings files"
+	}
+	return "Add " + what + " to " + where + "? [y/N] "
+}
+
+// counted is n of thing, a noun that takes an s for more than one.
+func counted(n int, thing string) string {
+	if n != 1 {
+		thing += "s"
+	}
+	return strconv.Itoa(n) + " " + thing
 }
 
 // yes asks question on stderr and says whether the next line of answers

@@ -99,7 +99,7 @@ func TestKeepPermissionsRealClaude(t *testing.T) {
 	keep := harness.TmuxTarget(tmux, "keep")
 	harness.WaitScreen(t, keep, func(s string) bool { return strings.Contains(s, "Keep allow Bash(git *)? It may run any code") }, "the question for the rule")
 	tmux("send-keys", "-t", "keep", "y", "Enter")
-	harness.WaitScreen(t, keep, func(s string) bool { return strings.Contains(s, "added 1 permission rules") }, "the rule added")
+	harness.WaitScreen(t, keep, func(s string) bool { return strings.Contains(s, "added 1 permission rule to") }, "the rule added")
 	got, _ := os.ReadFile(local)
 	if want := "{\n  \"permissions\": {\n    \"allow\": [\n      \"Bash(git *)\"\n    ]\n  }\n}\n"; string(got) != want {
 		t.Errorf("the host's %s holds\n%s\nwant\n%s", local, got, want)
