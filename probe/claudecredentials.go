@@ -342,7 +342,8 @@ func unknownKind(name string) bool {
 // (credential.InLargeDocument: as code is, and for its lines that give a
 // label of a secret its value, and a cookie file's); a
 // script or source as code (credential.InCode, a shell's script as one
-// too); settings, or a name without an extension, as settings
+// too), and for a token drawn at random given to a name
+// (credential.InCodeByName: a skill's CF = "…"); settings, or a name without an extension, as settings
 // (credential.InSettings), over settingsFileLimit as large settings
 // (credential.InLargeSettings: around each key that names a credential
 // alone); of a kind not known, as settings, and only where it is UTF-8
@@ -364,7 +365,7 @@ func textHolds(name string, b []byte) bool {
 		}
 		return credential.InDocument(b)
 	case slices.Contains(scriptExtensions, ext) || slices.Contains(codeExtensions, ext):
-		return credential.InCode(b) || shellScript(ext, b) && credential.InScript(b)
+		return credential.InCode(b) || credential.InCodeByName(b) || shellScript(ext, b) && credential.InScript(b)
 	case unknownKind(name):
 		return len(b) > settingsFileLimit || !utf8.Valid(b) || bytes.IndexByte(b, 0) >= 0 || credential.InSettings(b)
 	case len(b) > settingsFileLimit:

@@ -2,6 +2,7 @@ package credential
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -29,7 +30,22 @@ var idNames = []string{"id", "ids", "uuid", "guid", "sheet", "folder", "channel"
 // hex, a base64 with its padding, a UUID are none. Read without an
 // expression, each byte once.
 func randomValue(data []byte) bool {
-	return randomGiven(data, wholeValue)
+	return randomGiven(data, wholeValue, nil)
+}
+
+// InCodeByName says a script or a source a person writes (a skill's
+// purge.py, its push.mjs) gives a string literal, whole and quoted, of
+// 16 to 64 of a token's characters drawn at random (drawnAtRandom) to a
+// name that says no identifier and no value a test expects: CF = "…",
+// const PUSHOVER_APP = '…' crossed, judged as code is (InCode: a token by
+// its prefix, under a name that says a secret), where the same line in a
+// shell's script was kept out. What is no string (v.Op =
+// OpAMD64VAESDEC128, a comment's // Output: 85cd…) is code's own, and a
+// test's vectors (expected = '6e9e…', want, exp) and checksums (md5,
+// sha256, digest) are named so. Read without an expression, each byte
+// once.
+func InCodeByName(data []byte) bool {
+	return randomGiven(data, quotedValue, namesExpected)
 }
 
 // randomWord says a command gives, as one of its words, a token drawn at
@@ -38,13 +54,14 @@ func randomValue(data []byte) bool {
 // form's field or an option's value (curl -d app=…, --app=…). A hook's
 // command in settings.json written so crossed, as did a script's line.
 func randomWord(data []byte) bool {
-	return randomGiven(data, assignedWord)
+	return randomGiven(data, assignedWord, nil)
 }
 
 // randomGiven says data gives a value whole (by whole) of 16 to 64 of a
 // token's characters drawn at random to a name (two characters or more,
-// a letter in it) that says no identifier.
-func randomGiven(data []byte, whole func(data []byte, start, end int) bool) bool {
+// a letter in it) that says no identifier, and that refused, where
+// given, does not refuse.
+func randomGiven(data []byte, whole func(data []byte, start, end int) bool, refused func(name string) bool) bool {
 	for i := 0; i < len(data); {
 		if !isTokenByte(data[i]) {
 			i++
@@ -57,7 +74,7 @@ func randomGiven(data []byte, whole func(data []byte, start, end int) bool) bool
 		if n := i - start; n < minRandomValue || n > maxRandomValue || !whole(data, start, i) || !drawnAtRandom(data[start:i]) {
 			continue
 		}
-		if name := valueName(data, start); len(name) >= 2 && strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz") && !namesIdentifier(name) {
+		if name := valueName(data, start); len(name) >= 2 && strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz") && !namesIdentifier(name) && (refused == nil || !refused(name)) {
 			return true
 		}
 	}
@@ -101,6 +118,30 @@ func assignedWord(data []byte, start, end int) bool {
 	return end == len(data) || strings.IndexByte(" \t\r\n\"';&|)`", data[end]) >= 0
 }
 
+// quotedValue says data[start:end] is a string literal given whole in
+// code: a quote before it (", ', a template's `) and the same after, and
+// before the first, spaces and a : or = (Go's :=).
+func quotedValue(data []byte, start, end int) bool {
+	if start < 2 || end >= len(data) || strings.IndexByte("\"'`", data[start-1]) < 0 || data[end] != data[start-1] {
+		return false
+	}
+	q := start - 1
+	for q > 0 && (data[q-1] == ' ' || data[q-1] == '\t') {
+		q--
+	}
+	return q > 0 && (data[q-1] == ':' || data[q-1] == '=')
+}
+
+// testNames are what a test names the value it expects, which a test
+// vector's hex or a hash's output is: no credential.
+var testNames = []string{"expected", "expect", "want", "wanted", "exp", "output", "result"}
+
+// namesExpected says a name in code (in lower case) ends in one of
+// testNames.
+func namesExpected(name string) bool {
+	return slices.ContainsFunc(testNames, func(t string) bool { return strings.HasSuffix(name, t) })
+}
+
 // valueEnds says rest, what follows a value, is spaces up to the line's
 // end or a comment (#, ; or //): a token written so in a script
 // (CF_GLOBAL=… # from the dashboard), in YAML or in an INI file, or with
@@ -118,13 +159,14 @@ func valueEnds(rest []byte) bool {
 }
 
 // valueName is the name a value at start is given (the key before its :
-// or =, without quotes), in lower case; empty where there is none.
+// or =, or Go's :=, without quotes), in lower case; empty where there is
+// none.
 func valueName(data []byte, start int) string {
 	sep := bytes.LastIndexAny(data[max(0, start-128):start], ":=")
 	if sep < 0 {
 		return ""
 	}
-	key := bytes.TrimRight(data[max(0, start-128):max(0, start-128)+sep], " \t\"'")
+	key := bytes.TrimRight(bytes.TrimSuffix(data[max(0, start-128):max(0, start-128)+sep], []byte(":")), " \t\"'")
 	from := len(key)
 	for from > 0 && (isTokenByte(key[from-1]) || key[from-1] == '.') {
 		from--
