@@ -762,13 +762,15 @@ func InDocument(data []byte) bool {
 // long CLAUDE.md, a skill's reference) holds a credential: one InCode
 // finds, a cookie as a cookie file keeps it, or a value given to a
 // label that names a secret at a line's end, in English or another
-// language (labelledLiteral, foreignPassword). Past 16 KiB prose was
-// judged as code alone, and a CLAUDE.md's "- Staging DB password: …" a
-// # note saved, or a cookies.txt of a real browser's export, crossed.
+// language (labelledLiteral, foreignPassword), or on a line a header's,
+// a code's or a URL's literal as InDocument finds it (largeProseLines).
+// Past 16 KiB prose was judged as code alone, and a CLAUDE.md's "-
+// Staging DB password: …" a # note saved, or a cookies.txt of a real
+// browser's export, crossed.
 // Each is read a line at a time, an expression run only on a line with
 // a hint of one.
 func InLargeDocument(data []byte) bool {
-	return InCode(data) || cookieJar(data) || labelledLiteral(lineEnds(data)) || foreignPassword(data, true) || randomValue(data) || randomWord(data)
+	return InCode(data) || cookieJar(data) || labelledLiteral(lineEnds(data)) || foreignPassword(data, true) || randomValue(data) || randomWord(data) || largeProseLines(data)
 }
 
 // maxLineEnd is what of a long line's end lineEnds keeps: a label and
