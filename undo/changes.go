@@ -1135,7 +1135,8 @@ type fileStatus struct {
 // hostRun says whether the file at path, one of recent, is one the host
 // runs as the user's: an executable, a script (#! or by its extension),
 // a task file (a makefile, a justfile), an agent's memory (agentMemory),
-// a lockfile (lockFiles), a package's manifest (manifests),
+// a lockfile (lockFiles), a package's manifest (manifests), a build
+// file (buildFile),
 // an object file or a library (by
 // its extension, or ELF's and a PE file's header: the loader maps build/lib/libgreet.so.1, which
 // a program names, whatever its mode and name), a link,
@@ -1165,7 +1166,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || lockFiles[filepath.Base(path)] || manifests[strings.ToLower(filepath.Base(path))] || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || lockFiles[filepath.Base(path)] || manifests[strings.ToLower(filepath.Base(path))] || buildFile(path) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -1218,6 +1219,37 @@ var lockFiles = map[string]bool{
 // GitHub offers has it, naming b.txt as its build script, ran it at the
 // host's cargo build, git status showing nothing.
 var manifests = map[string]bool{"cargo.toml": true, "package.json": true, "package.json5": true, "pyproject.toml": true}
+
+// buildFiles are the build files a build tool takes by their names
+// where its own convention puts one, no file of the project spelling
+// their paths, and runs what they say as it configures or builds:
+// Meson's subprojects/<name>/meson.build, which a meson.build names by
+// the subproject's name alone (subproject('greet')) and Meson's advice
+// has git ignore, what a .wrap downloads (its run_command ran at the
+// host's meson setup); Bazel's, Buck's and Please's BUILD files, every
+// one of which //... takes, git ignoring it or not (a genrule's cmd, a
+// test); dune's, in every directory; CMake's (add_subdirectory by a
+// variable, FetchContent's sources), SCons', waf's, Gradle's (a
+// settings.gradle's include 'a:b' is a/b/build.gradle), Maven's and
+// Ant's, and the files they load (Bazel's .bzl). By name, and by
+// extension for those a tool names by any (a Gradle script, a gyp file,
+// whose <!(…) runs a command, an MSBuild project).
+var buildFiles = map[string]bool{
+	"meson.build": true, "CMakeLists.txt": true, "BUILD": true, "BUILD.bazel": true, "WORKSPACE": true, "WORKSPACE.bazel": true,
+	"WORKSPACE.bzlmod": true, "MODULE.bazel": true, "REPO.bazel": true, "BUCK": true, "BUILD.plz": true, "dune": true,
+	"SConstruct": true, "SConscript": true, "wscript": true, "pom.xml": true, "build.xml": true,
+}
+
+// buildFileExts are the extensions of build files a tool takes by any
+// name.
+var buildFileExts = map[string]bool{
+	".bzl": true, ".gradle": true, ".gyp": true, ".gypi": true, ".csproj": true, ".fsproj": true, ".vbproj": true, ".vcxproj": true,
+}
+
+// buildFile says whether path is a build file (buildFiles, buildFileExts).
+func buildFile(path string) bool {
+	return buildFiles[filepath.Base(path)] || buildFileExts[strings.ToLower(filepath.Ext(path))]
+}
 
 // inVenv says whether dir is a virtualenv (beside a pyvenv.cfg) or lies
 // in one: the prefix of the host's python there, whose bin/ it runs and
