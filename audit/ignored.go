@@ -97,7 +97,11 @@ func makeFragment(name string) bool {
 // path (PYTHONPATH=$PWD/src: the host's next python3 anywhere ran one
 // the session wrote there), and rust-analyzer's rust-analyzer.toml,
 // which it reads from the project as the editor opens the folder (its
-// build scripts' and check's override commands). Judged as a makefile's parts: git shows a
+// build scripts' and check's override commands), and pnpm's
+// pnpm-workspace.yaml, where pnpm reads its settings, not from .npmrc
+// (nodeOptions, whose --import of a data: URL runs code in every script
+// pnpm starts, scriptShell, pnpmfile, the configDependencies whose
+// pnpmfile it loads). Judged as a makefile's parts: git shows a
 // change of one it tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
@@ -108,7 +112,7 @@ var toolConfigs = map[string]bool{
 	"conftest.py": true, "pytest.ini": true, ".pytest.ini": true, "pytest.toml": true, ".pytest.toml": true, "setup.cfg": true,
 	"pylintrc.toml": true, "mypy.ini": true, ".mypy.ini": true, ".flake8": true,
 	"sitecustomize.py": true, "usercustomize.py": true,
-	"rust-analyzer.toml": true,
+	"rust-analyzer.toml": true, "pnpm-workspace.yaml": true,
 }
 
 // pyprojectConfiguresTools says whether the pyproject.toml name in the
