@@ -912,6 +912,8 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			}
 		case !typ.IsDir() && pythonModule(name, n.fold):
 			hostRun = true
+		case !typ.IsDir() && jjConfig(n.rel, name):
+			hostRun = true
 		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfig(name) || name == "pyproject.toml" || startupPackage(n.rel, name) || rubyGemfile(name)),
 			(typ&noFile != 0 || typ.IsRegular()) && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
@@ -1837,7 +1839,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "*.neon", ".*rc", "*.config.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/"))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "*.neon", ".*rc", "*.config.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}"))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

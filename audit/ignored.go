@@ -115,6 +115,31 @@ var toolConfigs = map[string]bool{
 	"rust-analyzer.toml": true, "pnpm-workspace.yaml": true,
 }
 
+// jjConfig says whether name, in the directory dir, is what Jujutsu
+// (jj) reads a repository's or a workspace's configuration by, in a .jj
+// that git ignores whole (a colocated repository's .jj/.gitignore): the
+// repository's config.toml, which jj before 0.38 obeys where it stands
+// and later ones move, unasked, into the user's own configuration where
+// no config-id names one yet (its pager, its diff formatter, its fix
+// tools and signing program are commands jj runs), the config-id that
+// says which of the user's configurations jj takes, the workspace's
+// config and config id, the store's git_target (the git repository jj
+// fetches and pushes with, by git, obeying its configuration), and a
+// workspace's repo file, which names the repository it shares. What
+// jj keeps there as data (its operations, its working copy's state)
+// is not: a session's jj writes it.
+func jjConfig(dir, name string) bool {
+	switch path.Base(dir) {
+	case ".jj":
+		return name == "repo" || name == "workspace-config.toml" || name == "workspace-config-id"
+	case "repo":
+		return path.Base(path.Dir(dir)) == ".jj" && (name == "config.toml" || name == "config-id")
+	case "store":
+		return name == "git_target" && path.Base(path.Dir(dir)) == "repo" && path.Base(path.Dir(path.Dir(dir))) == ".jj"
+	}
+	return false
+}
+
 // pyprojectConfiguresTools says whether the pyproject.toml name in the
 // directory fd configures a tool, or cannot be read as TOML: pytest,
 // pylint, mypy and coverage take their settings from its [tool] table
