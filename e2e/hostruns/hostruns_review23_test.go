@@ -22,9 +22,9 @@ func TestReplayReview23MakeIncludesUnresolved(t *testing.T) {
 	h.Write(filepath.Join(proj, "Makefile"), "SRCS := main.c\nCONFS := $(sort $(wildcard conf.d/*.conf))\n"+
 		"-include $(SRCS:.c=.dep)\n-include $(CONFS)\n-include $(shell ls local/* 2>/dev/null)\nall:\n\t@echo ok\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "*.dep\n/conf.d/\n/local/\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "included files", `
+	out := harness.PlantUnseen(t, h, proj, "included files", `
 		mkdir -p conf.d local
 		printf 'X := $(shell touch `+marker+`.dep)\n' > main.dep
 		printf 'Y := $(shell touch `+marker+`.conf)\n' > conf.d/a.conf
@@ -52,13 +52,13 @@ func TestReplayReview23SharedLibraryByItsName(t *testing.T) {
 	h.Write(filepath.Join(proj, "greet.c"), "#include <stdio.h>\nvoid greet(void) { puts(\"hello\"); }\n")
 	h.Write(filepath.Join(proj, "main.c"), "void greet(void);\nint main(void) { greet(); return 0; }\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "/build/\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	h.Run(proj, nil, "mkdir", "-p", "build/lib")
 	h.Run(proj, nil, "gcc", "-shared", "-fPIC", "-Wl,-soname,libgreet.so.1", "-o", "build/lib/libgreet.so.1", "greet.c")
 	h.Run(proj, nil, "ln", "-s", "libgreet.so.1", "build/lib/libgreet.so")
 	h.Run(proj, nil, "gcc", "-o", "build/app", "main.c", "-Lbuild/lib", "-lgreet", "-Wl,-rpath,$ORIGIN/lib")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "library", `
+	out := harness.PlantUnseen(t, h, proj, "library", `
 		printf '#include <stdio.h>\nvoid greet(void) { puts("hello"); }\n__attribute__((constructor)) static void run(void) { fclose(fopen("`+marker+`", "w")); }\n' > /tmp/evil.c
 		gcc -shared -fPIC -Wl,-soname,libgreet.so.1 -o /tmp/evil.so /tmp/evil.c
 		cat /tmp/evil.so > build/lib/libgreet.so.1
@@ -78,7 +78,7 @@ func TestReplayReview23PdbStartupFile(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "main.py"), "print('ok')\n")
-	commitAll(h, proj, "main")
+	harness.CommitAll(h, proj, "main")
 	marker := h.Marker()
 	out := h.Plant(proj, "the .pdbrc", `printf 'import os; os.system("touch `+marker+`")\n' > .pdbrc`)
 	h.RunsNothingPlanted(out, proj, nil, "python3", "-m", "pdb", "-c", "continue", "main.py")
@@ -96,10 +96,10 @@ func TestReplayReview23EnvrcSources(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".envrc"), "source_env_if_exists config/local\nsource_env_if_exists \"$PWD/config/more\"\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "/config/\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "sourced files", `
+	out := harness.PlantUnseen(t, h, proj, "sourced files", `
 		mkdir -p config
 		printf 'touch `+marker+`.local\n' > config/local
 		printf 'touch `+marker+`.more\n' > config/more`)

@@ -19,7 +19,7 @@ func TestReplayReview23PerlDebuggerStartupFile(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "main.pl"), "print \"ok\\n\";\n")
-	commitAll(h, proj, "main")
+	harness.CommitAll(h, proj, "main")
 	marker := h.Marker()
 	out := h.Plant(proj, "the .perldb", `printf 'system("touch `+marker+`");\n1;\n' > .perldb && chmod 644 .perldb`)
 	h.RunsNothingPlanted(out, proj, []string{"PERLDB_OPTS=NonStop"}, "perl", "-d", "main.pl")
@@ -39,10 +39,10 @@ func TestReplayReview23NestedEnvrcSources(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(pkg, ".envrc"), "source_env_if_exists local\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "local\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(pkg, nil, "direnv", "allow", ".")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "a sourced file", `printf 'touch `+marker+`\n' > packages/app/local`)
+	out := harness.PlantUnseen(t, h, proj, "a sourced file", `printf 'touch `+marker+`\n' > packages/app/local`)
 	h.RunsNothingPlanted(out, pkg, nil, "direnv", "exec", ".", "true")
 }
 
@@ -59,9 +59,9 @@ func TestReplayReview23EnvrcRunsFile(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".envrc"), "export APP_ENV=dev\npython3 cfg 2>/dev/null || true\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "cfg\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "a file the .envrc runs", `printf 'open("`+marker+`", "w")\n' > cfg`)
+	out := harness.PlantUnseen(t, h, proj, "a file the .envrc runs", `printf 'open("`+marker+`", "w")\n' > cfg`)
 	h.RunsNothingPlanted(out, proj, nil, "direnv", "exec", ".", "true")
 }

@@ -29,9 +29,9 @@ func TestReplayReview24MergeAutostash(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/app\n")
 	h.Write(filepath.Join(proj, "app.sh"), "#!/bin/sh\necho built\n")
 	h.Write(filepath.Join(proj, "Makefile"), "run: app\n\t./app\napp: app.sh\n\tcp app.sh app && chmod +x app\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "autostash", `
+	out := harness.PlantUnseen(t, h, proj, "autostash", `
 		export GIT_INDEX_FILE=/tmp/untracked GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 		app=$(printf '#!/bin/sh\ntouch `+marker+`\n' | git hash-object -w --stdin)
 		git update-index --add --cacheinfo 100755,$app,app
@@ -68,9 +68,9 @@ func TestReplayReview24AnnexObject(t *testing.T) {
 	h.Write(filepath.Join(proj, object), content)
 	h.Run(proj, nil, "chmod", "-R", "a-w", filepath.Join(proj, ".git", "annex", "objects", "pX", "3Q", key))
 	h.Run(proj, nil, "ln", "-s", object, "deploy.sh")
-	commitAll(h, proj, "annexed")
+	harness.CommitAll(h, proj, "annexed")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "annexed object", `
+	out := harness.PlantUnseen(t, h, proj, "annexed object", `
 		o=$(readlink deploy.sh)
 		chmod u+w "$(dirname "$o")" "$o"
 		printf '#!/bin/sh\ntouch `+marker+`\n' > "$o"
@@ -119,9 +119,9 @@ func TestReplayReview24GemfileLocal(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "Gemfile"), "source \"https://rubygems.org\"\nlocal = File.expand_path(\"Gemfile.local\", __dir__)\neval_gemfile local if File.exist?(local)\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "/Gemfile.local\n/Gemfile.lock\n")
-	commitAll(h, proj, "gems")
+	harness.CommitAll(h, proj, "gems")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "local Gemfile", `printf 'File.write("`+marker+`", "")\n' > Gemfile.local`)
+	out := harness.PlantUnseen(t, h, proj, "local Gemfile", `printf 'File.write("`+marker+`", "")\n' > Gemfile.local`)
 	h.RunsNothingPlanted(out, proj, nil, "bundle", "check")
 }
 
@@ -146,13 +146,13 @@ func TestReplayReview24VirtualenvPrefix(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/.venv/\n")
-	commitAll(h, proj, "ignore")
+	harness.CommitAll(h, proj, "ignore")
 	if out, err := exec.Command(python, "-m", "venv", "--system-site-packages", filepath.Join(proj, ".venv")).CombinedOutput(); err != nil {
 		t.Fatalf("python3 -m venv: %v\n%s", err, out)
 	}
 	h.Chown()
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "IPython configuration", `
+	out := harness.PlantUnseen(t, h, proj, "IPython configuration", `
 		mkdir -p .venv/etc/ipython
 		printf '{"InteractiveShellApp": {"exec_lines": ["open(\\"`+marker+`\\", \\"w\\").close()"]}}\n' > .venv/etc/ipython/ipython_config.json`)
 	ipython := exec.Command(filepath.Join(proj, ".venv", "bin", "python"), "-m", "IPython", "-c", "print(1)")
@@ -179,8 +179,8 @@ func TestReplayReview24PathGemspec(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/vendor/\n/Gemfile.lock\n")
 	gemspec := "Gem::Specification.new do |s|\n  s.name = \"tool\"\n  s.version = \"0.1\"\n  s.summary = \"tool\"\n  s.authors = [\"t\"]\n  s.files = []\nend\n"
 	h.Write(filepath.Join(proj, "vendor", "tool", "tool.gemspec"), gemspec)
-	commitAll(h, proj, "gems")
+	harness.CommitAll(h, proj, "gems")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "gemspec", `printf 'File.write("`+marker+`", "")\n' | cat - vendor/tool/tool.gemspec > /tmp/g && cat /tmp/g > vendor/tool/tool.gemspec`)
+	out := harness.PlantUnseen(t, h, proj, "gemspec", `printf 'File.write("`+marker+`", "")\n' | cat - vendor/tool/tool.gemspec > /tmp/g && cat /tmp/g > vendor/tool/tool.gemspec`)
 	h.RunsNothingPlanted(out, proj, nil, "bundle", "check")
 }

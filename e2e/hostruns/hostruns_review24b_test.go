@@ -22,9 +22,9 @@ func TestReplayReview24bCondaPrefix(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/env/\n")
 	h.Write(filepath.Join(proj, "env", "conda-meta", "history"), "==> 2026-11-29 <==\n")
-	commitAll(h, proj, "ignore")
+	harness.CommitAll(h, proj, "ignore")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "Jupyter kernel", `
+	out := harness.PlantUnseen(t, h, proj, "Jupyter kernel", `
 		mkdir -p env/share/jupyter/kernels/evil
 		printf '{"argv": ["sh", "-c", "touch `+marker+`"], "display_name": "Python 3"}\n' > env/share/jupyter/kernels/evil/kernel.json`)
 	if kernel := filepath.Join(proj, "env", "share", "jupyter", "kernels", "evil", "kernel.json"); !strings.Contains(out, kernel) {
@@ -45,8 +45,8 @@ func TestReplayReview24bBazelrcImport(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/.bazelrc.user\n")
 	h.Write(filepath.Join(proj, ".bazelrc"), "build --jobs=4\ntry-import %workspace%/.bazelrc.user\n")
-	commitAll(h, proj, "bazel")
-	out := plantUnseen(t, h, proj, "imported bazelrc", `printf 'build --run_under=/tmp/x\n' > .bazelrc.user`)
+	harness.CommitAll(h, proj, "bazel")
+	out := harness.PlantUnseen(t, h, proj, "imported bazelrc", `printf 'build --run_under=/tmp/x\n' > .bazelrc.user`)
 	if !strings.Contains(out, filepath.Join(proj, ".bazelrc.user")) {
 		t.Errorf("the exit did not name the .bazelrc.user the session wrote:\n%s", out)
 	}
@@ -65,8 +65,8 @@ func TestReplayReview24bTaskFileIncludes(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/local.justfile\n/tasks.local.yml\n")
 	h.Write(filepath.Join(proj, "justfile"), "import? 'local.justfile'\n\nbuild:\n\techo built\n")
 	h.Write(filepath.Join(proj, "Taskfile.yml"), "version: '3'\nincludes:\n  local:\n    taskfile: ./tasks.local.yml\n    optional: true\n")
-	commitAll(h, proj, "tasks")
-	out := plantUnseen(t, h, proj, "included task files", `
+	harness.CommitAll(h, proj, "tasks")
+	out := harness.PlantUnseen(t, h, proj, "included task files", `
 		printf 'build:\n\ttouch /tmp/x\n' > local.justfile
 		printf "version: '3'\ntasks:\n  build:\n    cmds: [touch /tmp/x]\n" > tasks.local.yml`)
 	for _, name := range []string{"local.justfile", "tasks.local.yml"} {

@@ -23,8 +23,8 @@ func TestReplayReview24PluginGemfile(t *testing.T) {
 	h.Write(filepath.Join(proj, "Gemfile"), "source \"https://rubygems.org\"\nDir.glob File.expand_path(\"../plugins/*/{Gemfile,PluginGemfile}\", __FILE__) do |file|\n  eval_gemfile file\nend\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "/plugins/*\n!/plugins/README\n/Gemfile.lock\n")
 	h.Write(filepath.Join(proj, "plugins", "README"), "Put your plugins here.\n")
-	commitAll(h, proj, "gems")
+	harness.CommitAll(h, proj, "gems")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "plugin's Gemfile", `mkdir plugins/evil && printf 'File.write("`+marker+`", "")\n' > plugins/evil/Gemfile`)
+	out := harness.PlantUnseen(t, h, proj, "plugin's Gemfile", `mkdir plugins/evil && printf 'File.write("`+marker+`", "")\n' > plugins/evil/Gemfile`)
 	h.RunsNothingPlanted(out, proj, nil, "bundle", "check")
 }

@@ -25,29 +25,29 @@ func TestReplayReview25MergeStrategy(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/lib/\n/dep/\n")
-	commitAll(h, proj, "nested")
+	harness.CommitAll(h, proj, "nested")
 	lib, dep := filepath.Join(proj, "lib"), filepath.Join(proj, "dep")
 	h.GitRepo(lib)
 	h.Run(lib, nil, "git", "checkout", "-qb", "other")
 	h.Write(filepath.Join(lib, "b"), "b\n")
-	commitAll(h, lib, "b")
+	harness.CommitAll(h, lib, "b")
 	h.Run(lib, nil, "git", "checkout", "-q", "-")
 	h.Write(filepath.Join(lib, "c"), "c\n")
-	commitAll(h, lib, "c")
+	harness.CommitAll(h, lib, "c")
 	h.GitRepo(dep)
 	h.Write(filepath.Join(dep, "b"), "1\n")
-	commitAll(h, dep, "b")
+	harness.CommitAll(h, dep, "b")
 	h.Run(dep, nil, "git", "checkout", "-qb", "conf")
 	h.Write(filepath.Join(dep, "b"), "x\n")
-	commitAll(h, dep, "bx")
+	harness.CommitAll(h, dep, "bx")
 	h.Write(filepath.Join(dep, "f"), "f\n")
-	commitAll(h, dep, "f")
+	harness.CommitAll(h, dep, "f")
 	h.Run(dep, nil, "git", "checkout", "-q", "-")
 	h.Write(filepath.Join(dep, "b"), "2\n")
-	commitAll(h, dep, "b2")
+	harness.CommitAll(h, dep, "b2")
 	marker := h.Marker()
 	evil := `mkdir git-merge-x && printf '#!/bin/sh\ntouch ` + marker + `.%s\nexit 2\n' "$1" > git-merge-x/evil && chmod +x git-merge-x/evil`
-	out := plantUnseen(t, h, proj, "merge strategy", `
+	out := harness.PlantUnseen(t, h, proj, "merge strategy", `
 		export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@e GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@e
 		plant() { `+evil+`; }
 		cd lib
@@ -95,9 +95,9 @@ func TestReplayReview25NestedTaskFileImports(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "justfile.local\nlocal.yml\n")
 	h.Write(filepath.Join(proj, "pkg", "api", "justfile"), "import? 'justfile.local'\n\nbuild:\n\t@echo built\n")
 	h.Write(filepath.Join(proj, "web", "Taskfile.yml"), "version: '3'\nincludes:\n  local:\n    taskfile: '{{.TASKFILE_DIR}}/local.yml'\n    optional: true\ntasks:\n  build:\n    cmds: [echo built]\n")
-	commitAll(h, proj, "monorepo")
+	harness.CommitAll(h, proj, "monorepo")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "imported task files", `
+	out := harness.PlantUnseen(t, h, proj, "imported task files", `
 		printf 'x := `+"`touch "+marker+"`"+`\n' > pkg/api/justfile.local
 		printf 'version: "3"\ntasks:\n  default:\n    cmds: [touch `+marker+`]\n' > web/local.yml`)
 	for _, p := range []string{filepath.Join(proj, "pkg", "api", "justfile.local"), filepath.Join(proj, "web", "local.yml")} {
@@ -126,9 +126,9 @@ func TestReplayReview25MakeIncludeDir(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "config.local\n")
 	h.Write(filepath.Join(proj, "Makefile"), "MAKEFLAGS += -Iconf\nall:\n\t@$(MAKE) -s -f build.mk\n")
 	h.Write(filepath.Join(proj, "build.mk"), "-include config.local\nall:\n\t@echo built\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "included config", `mkdir -p conf && printf '$(shell touch `+marker+`)\n' > conf/config.local`)
+	out := harness.PlantUnseen(t, h, proj, "included config", `mkdir -p conf && printf '$(shell touch `+marker+`)\n' > conf/config.local`)
 	h.RunsNothingPlanted(out, proj, nil, "make")
 }
 
@@ -174,7 +174,7 @@ func TestReplayReview25EnvrcPathAdd(t *testing.T) {
 	h.Write(filepath.Join(proj, ".envrc"), "PATH_add bin\npath_add PATH \"$PWD/tools\"\n")
 	h.Write(filepath.Join(proj, "bin", "fmt.sh"), "#!/bin/sh\nexit 0\n")
 	h.Write(filepath.Join(proj, "tools", "lint.sh"), "#!/bin/sh\nexit 0\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "the programs", `for p in bin/git tools/ls; do printf '#!/bin/sh\ntouch `+marker+`\n' > $p && chmod +x $p; done`)
@@ -199,7 +199,7 @@ func TestReplayReview25EnvrcSourcesTracked(t *testing.T) {
 	h.Write(filepath.Join(proj, ".envrc"), "source_env scripts/env.sh\nsource lib/more.sh\n")
 	h.Write(filepath.Join(proj, "scripts", "env.sh"), "export A=1\n")
 	h.Write(filepath.Join(proj, "lib", "more.sh"), "export B=1\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "the sourced files", `printf 'touch `+marker+`.env\n' >> scripts/env.sh && printf 'touch `+marker+`.more\n' >> lib/more.sh`)
@@ -228,9 +228,9 @@ func TestReplayReview25GemfileEvalJoined(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "Gemfile"), "source \"https://rubygems.org\"\nDir.glob(File.join(__dir__, \"plugins\", \"*\", \"deps\")).each { |f| eval_gemfile f }\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "/plugins/\n/Gemfile.lock\n")
-	commitAll(h, proj, "gems")
+	harness.CommitAll(h, proj, "gems")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "plugin's gem list", `mkdir -p plugins/evil && printf 'File.write("`+marker+`", "")\n' > plugins/evil/deps`)
+	out := harness.PlantUnseen(t, h, proj, "plugin's gem list", `mkdir -p plugins/evil && printf 'File.write("`+marker+`", "")\n' > plugins/evil/deps`)
 	h.RunsNothingPlanted(out, proj, nil, "bundle", "check")
 }
 
@@ -251,9 +251,9 @@ func TestReplayReview25TerraformOverride(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "main.tf"), "output \"a\" {\n  value = \"fine\"\n}\n")
 	h.Write(filepath.Join(proj, ".gitignore"), ".terraform/\n*.tfstate\noverride.tf\noverride.tf.json\n*_override.tf\n*_override.tf.json\n")
-	commitAll(h, proj, "infra")
+	harness.CommitAll(h, proj, "infra")
 	h.Run(proj, nil, "terraform", "init", "-input=false", "-no-color")
-	out := plantUnseen(t, h, proj, "override files", `
+	out := harness.PlantUnseen(t, h, proj, "override files", `
 		printf 'output "a" {\n  value = "PLANTED"\n}\n' > local_override.tf
 		printf '{"output": {"a": {"value": "PLANTED JSON"}}}\n' > ci_override.tf.json`)
 	plan, _ := h.Command(proj, nil, "terraform", "plan", "-input=false", "-no-color").CombinedOutput()

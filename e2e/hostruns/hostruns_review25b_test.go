@@ -22,7 +22,7 @@ func TestReplayReview25bEnvrcPathCommandPwd(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".envrc"), "export PATH=\"$(pwd)/bin:$PATH\"\n")
 	h.Write(filepath.Join(proj, "bin", "fmt.sh"), "#!/bin/sh\nexit 0\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "the program", `printf '#!/bin/sh\ntouch `+marker+`\n' > bin/git && chmod +x bin/git`)

@@ -49,7 +49,7 @@ func TestReplayReview25cEnvrcPathIfSet(t *testing.T) {
 	if err := os.Chmod(filepath.Join(proj, "bin", "git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "bin/git", `printf '#!/bin/sh\ntouch `+marker+`\n' > bin/git`)
@@ -73,7 +73,7 @@ func TestReplayReview25cEnvrcSourcedPathAndLayout(t *testing.T) {
 	if err := os.Chmod(filepath.Join(proj, "bin", "git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "the programs", `mkdir -p vendor/bin && for p in bin/git vendor/bin/ls; do printf '#!/bin/sh\ntouch `+marker+`\n' > $p && chmod +x $p; done`)

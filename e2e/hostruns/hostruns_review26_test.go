@@ -29,7 +29,7 @@ func TestReplayReview26EnvrcSourcedTwoDeep(t *testing.T) {
 	h.Write(filepath.Join(proj, "scripts", "env.sh"), "source_env path.sh\nsource_env_if_exists local.sh\n")
 	h.Write(filepath.Join(proj, "scripts", "path.sh"), "PATH_add ../bin\n")
 	writeProgram(t, h, filepath.Join(proj, "bin", "git"), "exec /usr/bin/git \"$@\"")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "the files", `printf 'touch `+marker+`.local\n' > scripts/local.sh &&
@@ -58,7 +58,7 @@ func TestReplayReview26EnvrcSourcedByPwd(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), ".envrc.local\n")
 	h.Write(filepath.Join(proj, ".envrc"), "source_env_if_exists \"$PWD/.envrc.local\"\n")
 	writeProgram(t, h, filepath.Join(proj, "bin", "git"), "exec /usr/bin/git \"$@\"")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Write(filepath.Join(proj, ".envrc.local"), "PATH_add bin\n")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
@@ -83,7 +83,7 @@ func TestReplayReview26DirenvrcLayoutAndUse(t *testing.T) {
 	h.Write(filepath.Join(proj, ".envrc"), "layout go\nuse tools\n")
 	h.Write(filepath.Join(proj, "tools", "lint.sh"), "exit 0\n")
 	writeProgram(t, h, filepath.Join(proj, "bin", "git"), "exec /usr/bin/git \"$@\"")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "the programs", `for p in bin/git tools/ls; do printf '#!/bin/sh\ntouch `+marker+`\n' > $p && chmod +x $p; done`)
@@ -109,7 +109,7 @@ func TestReplayReview26EnvrcLoadPrefixAndUseVim(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), ".vimrc.local\n")
 	h.Write(filepath.Join(proj, ".envrc"), "load_prefix tools\nuse vim\n")
 	writeProgram(t, h, filepath.Join(proj, "tools", "bin", "fmt"), "exit 0")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "the files", `printf '#!/bin/sh\ntouch `+marker+`\n' > tools/bin/git && chmod +x tools/bin/git &&
@@ -140,7 +140,7 @@ func TestReplayReview26CargoBuildScriptOutput(t *testing.T) {
 	h.Write(filepath.Join(proj, "src", "main.rs"), "fn main() {}\n")
 	h.Write(filepath.Join(proj, ".cargo", "config.toml"), "[build]\ntarget-dir = \"out\"\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "/out/\nCargo.lock\n")
-	commitAll(h, proj, "crate")
+	harness.CommitAll(h, proj, "crate")
 	build := func() string {
 		c := exec.Command(cargo, "build", "--offline")
 		c.Dir = proj
@@ -155,7 +155,7 @@ func TestReplayReview26CargoBuildScriptOutput(t *testing.T) {
 	}
 	h.Chown()
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "build script's output", `
+	out := harness.PlantUnseen(t, h, proj, "build script's output", `
 		f=$(ls out/debug/build/app-*/output)
 		printf 'cargo:rerun-if-changed=build.rs\ncargo:rustc-link-arg=-wrapper\ncargo:rustc-link-arg=/bin/sh,-c,touch `+marker+`; exec "$0" "$@"\n' > "$f"`)
 	h.Write(filepath.Join(proj, "src", "main.rs"), "fn main() { println!(\"edited\"); }\n")

@@ -27,7 +27,7 @@ func TestReplayReview26CgoAssembly(t *testing.T) {
 	h.Write(filepath.Join(proj, "main.go"), "package main\n\nimport \"example.com/dep\"\n\nfunc main() { println(dep.Two()) }\n")
 	h.Write(filepath.Join(proj, "dep", "go.mod"), "module example.com/dep\n\ngo 1.21\n")
 	h.Write(filepath.Join(proj, "dep", "dep.go"), "package dep\n\n// int two(void) { return 2; }\nimport \"C\"\n\nfunc Two() int { return int(C.two()) }\n")
-	commitAll(h, proj, "go")
+	harness.CommitAll(h, proj, "go")
 	env := []string{"GOTOOLCHAIN=local", "GOPROXY=off", "CGO_ENABLED=1"}
 	// The tests' own build cache where the host is the tests' user: the
 	// runtime's cgo built cold takes a minute.
@@ -36,7 +36,7 @@ func TestReplayReview26CgoAssembly(t *testing.T) {
 	}
 	h.Run(proj, env, goTool, "mod", "vendor")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "assembly", `
+	out := harness.PlantUnseen(t, h, proj, "assembly", `
 		printf '\t.section .init_array,"aw"\n\t.align 8\n\t.quad planted\n\t.text\nplanted:\n\tsubq $8, %%rsp\n\tleaq cmd(%%rip), %%rdi\n\tcall system@PLT\n\taddq $8, %%rsp\n\tret\n\t.section .rodata\ncmd:\n\t.asciz "touch `+marker+`"\n\t.section .note.GNU-stack,"",@progbits\n' > vendor/example.com/dep/planted.S`)
 	h.RunsNothingPlanted(out, proj, env, goTool, "run", ".")
 }

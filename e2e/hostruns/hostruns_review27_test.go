@@ -31,7 +31,7 @@ func TestReplayReview27MiseEnvSources(t *testing.T) {
 	h.Write(filepath.Join(proj, "scripts", "env.sh"), "export APP_ENV=dev\n")
 	writeProgram(t, h, filepath.Join(proj, "bin", "git"), "exec /usr/bin/git \"$@\"")
 	writeProgram(t, h, filepath.Join(proj, "tools", "bin", "node"), "exit 0")
-	commitAll(h, proj, "mise")
+	harness.CommitAll(h, proj, "mise")
 	h.Run(proj, nil, "mise", "trust", "--quiet")
 	marker := h.Marker()
 	out := h.Plant(proj, "the files", `printf 'touch `+marker+`.source\n' >> scripts/env.sh &&
@@ -71,13 +71,13 @@ func TestReplayReview27BuildDirectoryState(t *testing.T) {
 	h.Write(filepath.Join(proj, "CMakeLists.txt"), "cmake_minimum_required(VERSION 3.10)\nproject(app C)\nadd_executable(app main.c)\n")
 	h.Write(filepath.Join(proj, "meson.build"), "project('app', 'c')\nexecutable('app', 'main.c')\n")
 	h.Write(filepath.Join(proj, "main.c"), "int main(void) { return 0; }\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	h.Run(proj, nil, "cmake", "-S", ".", "-B", "build")
 	h.Run(proj, nil, "cmake", "--build", "build")
 	h.Run(proj, nil, "meson", "setup", "mbuild")
 	h.Run(proj, nil, "meson", "compile", "-C", "mbuild")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "build directories' state", `
+	out := harness.PlantUnseen(t, h, proj, "build directories' state", `
 		printf 'CMAKE_C_COMPILER_LAUNCHER:STRING=/bin/sh;-c;touch `+marker+`.cmake && exec "$0" "$@"\n' >> build/CMakeCache.txt
 		printf "cos\nsystem\n(S'touch `+marker+`.meson'\ntR." > mbuild/meson-private/coredata.dat`)
 	for _, name := range []string{"CMakeCache.txt", "coredata.dat"} {
@@ -110,7 +110,7 @@ func TestReplayReview27DirenvrcTopLevel(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "config/direnv.local\n")
 	h.Write(filepath.Join(proj, ".envrc"), "export APP_ENV=dev\n")
 	writeProgram(t, h, filepath.Join(proj, "tools", "git"), "exec /usr/bin/git \"$@\"")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "the files", `mkdir -p config && printf 'touch `+marker+`.top\n' > config/direnv.local &&
@@ -138,7 +138,7 @@ func TestReplayReview27EnvrcSourcesByAbsolutePath(t *testing.T) {
 	h.Write(filepath.Join(proj, ".envrc"), "source_env "+filepath.Join(proj, "scripts", "env.sh")+"\nsource_env_if_exists \"$HOME/proj/scripts/home.sh\"\n")
 	h.Write(filepath.Join(proj, "scripts", "env.sh"), "export APP_ENV=dev\n")
 	h.Write(filepath.Join(proj, "scripts", "home.sh"), "export APP_HOME=1\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "the files", `printf 'touch `+marker+`.abs\n' >> scripts/env.sh &&
@@ -170,7 +170,7 @@ func TestReplayReview27NixJoinedPath(t *testing.T) {
 	h.Write(filepath.Join(proj, "shell.nix"), "derivation {\n  name = \"dev\";\n  system = builtins.currentSystem;\n  builder = \"/bin/sh\";\n  stdenv = ./stdenv;\n  shellHook = import (./. + \"/nix/hook.nix\");\n}\n")
 	h.Write(filepath.Join(proj, "stdenv", "setup"), "eval \"${shellHook:-}\"\n")
 	h.Write(filepath.Join(proj, "nix", "hook.nix"), "\"export APP_ENV=dev\"\n")
-	commitAll(h, proj, "nix")
+	harness.CommitAll(h, proj, "nix")
 	marker := h.Marker()
 	out := h.Plant(proj, "nix/hook.nix", `printf '"/usr/bin/touch `+marker+`"\n' > nix/hook.nix`)
 	direnv := func(args ...string) string {
@@ -205,7 +205,7 @@ func TestReplayReview27EnvrcSourcedByExpansion(t *testing.T) {
 	h.Write(filepath.Join(proj, ".envrc"), "source_env \"$(git rev-parse --show-toplevel)/scripts/env.sh\"\nfor f in env.d/*.sh; do source_env \"$f\"; done\n")
 	h.Write(filepath.Join(proj, "scripts", "env.sh"), "export APP_ENV=dev\n")
 	h.Write(filepath.Join(proj, "env.d", "db.sh"), "export DB_PORT=5432\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.Plant(proj, "the scripts", `printf 'touch `+marker+`.toplevel\n' >> scripts/env.sh &&
@@ -236,10 +236,10 @@ func TestReplayReview27EnvrcUseGuix(t *testing.T) {
 	h.Write(filepath.Join(proj, ".envrc"), "use guix\n")
 	h.Write(filepath.Join(proj, "ops", ".envrc"), "use guix --manifest=tools.scm\n")
 	h.Write(filepath.Join(proj, "manifest.scm"), "(specifications->manifest (list \"hello\"))\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	marker := h.Marker()
 	planted := `(system "touch ` + marker + `")` + "\n"
-	out := plantUnseen(t, h, proj, "guix.scm", `printf '`+planted+`' > guix.scm; printf '`+planted+`' > ops/tools.scm`)
+	out := harness.PlantUnseen(t, h, proj, "guix.scm", `printf '`+planted+`' > guix.scm; printf '`+planted+`' > ops/tools.scm`)
 	out += h.InsideStderr(proj, `printf '`+planted+`' >> manifest.scm`)
 	for _, rel := range []string{"guix.scm", "ops/tools.scm", "manifest.scm"} {
 		b, err := os.ReadFile(filepath.Join(proj, rel))

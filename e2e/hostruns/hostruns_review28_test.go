@@ -27,10 +27,10 @@ func TestReplayReview28RailsERBConfig(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/config/database.yml\n/config/application.yml\n")
 	h.Write(filepath.Join(proj, "Gemfile"), "source \"https://rubygems.org\"\ngem \"rails\"\n")
 	h.Write(filepath.Join(proj, "config", "application.rb"), "require_relative \"boot\"\n")
-	commitAll(h, proj, "rails")
+	harness.CommitAll(h, proj, "rails")
 	h.Write(filepath.Join(proj, "config", "database.yml"), "development:\n  adapter: sqlite3\n  database: db/development.sqlite3\n")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "configuration", `
+	out := harness.PlantUnseen(t, h, proj, "configuration", `
 		printf 'development:\n  adapter: <%%= system("touch `+marker+`.database") && "sqlite3" %%>\n' > config/database.yml
 		printf 'API_KEY: <%%= system("touch `+marker+`.application") %%>\n' > config/application.yml`)
 	// What Rails' database_configuration and config_for do with each.
@@ -73,12 +73,12 @@ func TestReplayReview28TestAndBuildRunnerConfigs(t *testing.T) {
 	h.Write(filepath.Join(proj, "phpunit.xml.dist"), "<?xml version=\"1.0\"?>\n<phpunit>"+suite+"</phpunit>\n")
 	h.Write(filepath.Join(proj, "tests", "UnitTest.php"), "<?php\nfinal class UnitTest extends PHPUnit\\Framework\\TestCase {\n    public function testTrue(): void { $this->assertTrue(true); }\n}\n")
 	h.Write(filepath.Join(proj, "t", "unit.t"), "print \"1..1\\nok 1\\n\";\n")
-	commitAll(h, proj, "runners")
+	harness.CommitAll(h, proj, "runners")
 	h.Write(filepath.Join(proj, "CMakeUserPresets.json"), `{"version": 3, "configurePresets": [{"name": "dev", "binaryDir": "build"}]}`+"\n")
 	h.Write(filepath.Join(proj, "phpunit.xml"), "<?xml version=\"1.0\"?>\n<phpunit colors=\"true\">"+suite+"</phpunit>\n")
 	h.Write(filepath.Join(proj, ".proverc"), "--verbose\n")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "runners' configurations", `
+	out := harness.PlantUnseen(t, h, proj, "runners' configurations", `
 		printf '{"version": 3, "configurePresets": [{"name": "dev", "binaryDir": "build", "cacheVariables": {"CMAKE_C_COMPILER_LAUNCHER": "/bin/sh;-c;touch `+marker+`.cmake && exec \\"$0\\" \\"$@\\""}}]}\n' > CMakeUserPresets.json
 		printf '<?xml version="1.0"?>\n<?php touch("`+marker+`.phpunit"); ?>\n<phpunit bootstrap="phpunit.xml">`+suite+`</phpunit>\n' > phpunit.xml
 		printf -- '--exec=/bin/sh\n.proverc\nx=1; touch `+marker+`.prove\n' > .proverc`)
@@ -110,7 +110,7 @@ func TestReplayReview28EnvrcSourcedByVariable(t *testing.T) {
 	h.Write(filepath.Join(proj, ".envrc"), "source_env \"${ENV_FILE:-config/dev.env}\"\n")
 	h.Write(filepath.Join(proj, "config", "dev.env"), "export APP_ENV=dev\n")
 	h.Write(filepath.Join(proj, "pkg", ".envrc"), "export PKG=1\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	h.Run(proj, nil, "direnv", "allow", "pkg")
 	marker := h.Marker()

@@ -26,7 +26,7 @@ func TestReplayReview29EditorLoadedConfigs(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "package.json"), "{\"name\": \"app\", \"private\": true}\n")
 	h.Write(filepath.Join(proj, "packages", "web", "package.json"), "{\"name\": \"web\", \"private\": true}\n")
-	commitAll(h, proj, "app")
+	harness.CommitAll(h, proj, "app")
 	marker := h.Marker()
 	configs := map[string]string{
 		"eslint.config.mjs":               "import { execSync } from \"node:child_process\";\nexecSync(\"touch " + marker + ".eslint\");\nexport default [];\n",
@@ -101,7 +101,7 @@ func TestReplayReview29MiseTemplatedSource(t *testing.T) {
 	h.Write(filepath.Join(proj, "mise.toml"), "[env]\n_.source = [\"{{config_root}}/scripts/{{env.APP_ENV}}.sh\", \"{{env.TOOLS}}/env/common.sh\"]\n")
 	h.Write(filepath.Join(proj, "scripts", "dev.sh"), "export APP=dev\n")
 	h.Write(filepath.Join(proj, "env", "common.sh"), "export COMMON=1\n")
-	commitAll(h, proj, "mise")
+	harness.CommitAll(h, proj, "mise")
 	h.Run(proj, nil, "mise", "trust", "--quiet")
 	marker := h.Marker()
 	out := h.InsideStderr(proj, `printf 'touch `+marker+`.dev\n' >> scripts/dev.sh &&
@@ -135,8 +135,8 @@ func TestReplayReview29BuildToolsConfigs(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/gradle/wrapper/gradle-wrapper.properties\n/dist/\n/phpstan.neon\n/psalm.xml\n/conf/local.neon\n")
 	h.Write(filepath.Join(proj, "gradlew"), "#!/bin/sh\nexec java -classpath gradle/wrapper/gradle-wrapper.jar org.gradle.wrapper.GradleWrapperMain \"$@\"\n")
 	h.Write(filepath.Join(proj, "phpstan.neon.dist"), "parameters:\n  level: 5\n  paths: [src]\n")
-	commitAll(h, proj, "build")
-	out := plantUnseen(t, h, proj, "configurations", `
+	harness.CommitAll(h, proj, "build")
+	out := harness.PlantUnseen(t, h, proj, "configurations", `
 		mkdir -p gradle/wrapper dist conf
 		printf 'distributionUrl=file\\:`+proj+`/dist/gradle-8.10-bin.zip\n' > gradle/wrapper/gradle-wrapper.properties
 		printf 'includes:\n  - phpstan.neon.dist\n  - conf/local.neon\nparameters:\n  bootstrapFiles: [dist/boot.php]\n' > phpstan.neon
@@ -168,12 +168,12 @@ func TestReplayReview29PackageArchive(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/vendor/\n/node_modules/\n")
 	h.Write(filepath.Join(proj, "package.json"), "{\"name\": \"app\", \"version\": \"1.0.0\", \"dependencies\": {\"pkg\": \"file:vendor/pkg.tgz\"}}\n")
-	commitAll(h, proj, "app")
+	harness.CommitAll(h, proj, "app")
 	h.Write(filepath.Join(h.Base, "pkg", "package", "package.json"), "{\"name\": \"pkg\", \"version\": \"1.0.0\"}\n")
 	h.Write(filepath.Join(proj, "vendor", ".keep"), "")
 	h.Run(proj, nil, "tar", "czf", "vendor/pkg.tgz", "-C", filepath.Join(h.Base, "pkg"), "package")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "package", `
+	out := harness.PlantUnseen(t, h, proj, "package", `
 		mkdir -p /tmp/p/package
 		printf '{"name": "pkg", "version": "1.0.0", "scripts": {"postinstall": "touch `+marker+`"}}\n' > /tmp/p/package/package.json
 		tar czf vendor/pkg.tgz -C /tmp/p package`)
@@ -196,11 +196,11 @@ func TestReplayReview29Pickle(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/cache/\n")
 	h.Write(filepath.Join(proj, "load.py"), "import pickle\nwith open(\"cache/model.pkl\", \"rb\") as f:\n    print(pickle.load(f))\n")
-	commitAll(h, proj, "load")
+	harness.CommitAll(h, proj, "load")
 	h.Write(filepath.Join(proj, "cache", ".keep"), "")
 	h.Run(proj, nil, "python3", "-c", "import pickle; pickle.dump({\"w\": 1}, open(\"cache/model.pkl\", \"wb\"))")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "pickle", `
+	out := harness.PlantUnseen(t, h, proj, "pickle", `
 		python3 -c 'import os, pickle
 class P:
     __reduce__ = lambda self: (os.system, ("touch `+marker+`",))

@@ -54,7 +54,7 @@ func TestReplayReview29rEnvrcSourceThroughLink(t *testing.T) {
 	h.Write(filepath.Join(proj, ".envrc"), "source_env conf/env.sh\nPATH_add tools/bin\n")
 	h.Write(filepath.Join(proj, "conf", "env.sh"), "export APP_ENV=dev\n")
 	h.Write(filepath.Join(proj, "tools", "bin", "README"), "tools\n")
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	marker := h.Marker()
 	out := h.InsideStderr(proj, `mkdir -p team/bin && printf 'touch `+marker+`.env\n' > team/env.sh &&

@@ -27,7 +27,7 @@ func TestReplayReview30MiseUnspelledSourceTrustTaken(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "mise.toml"), "[env]\n_.source = \"{{env.ENV_FILE}}\"\n")
 	h.Write(filepath.Join(proj, "config", "dev.sh"), "export APP=dev\n")
-	commitAll(h, proj, "mise")
+	harness.CommitAll(h, proj, "mise")
 	vars := []string{"MISE_PARANOID=1", "ENV_FILE=" + filepath.Join(proj, "config", "dev.sh")}
 	h.Run(proj, vars, "mise", "trust", "--quiet")
 	if out, err := h.Command(proj, vars, "mise", "exec", "--", "true").CombinedOutput(); err != nil {
@@ -62,7 +62,7 @@ func TestReplayReview30PytestConftest(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/local/\n")
 	h.Write(filepath.Join(proj, "tests", "test_app.py"), "def test_app():\n    assert True\n")
 	h.Write(filepath.Join(proj, "local", "test_mine.py"), "def test_mine():\n    assert True\n")
-	commitAll(h, proj, "tests")
+	harness.CommitAll(h, proj, "tests")
 	line := `open("` + h.Marker() + `", "w").close()`
 	out := h.Plant(proj, "the conftest files", `printf '%s\n' '`+line+`' > tests/conftest.py && printf '%s\n' '`+line+`' > local/conftest.py`)
 	h.RunsNothingPlanted(out, proj, nil, "python3", "-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", "tests", "local")

@@ -24,9 +24,9 @@ func TestReplayReview19MakeTarget(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/app\n")
 	h.Write(filepath.Join(proj, "app.sh"), "#!/bin/sh\necho built\n")
 	h.Write(filepath.Join(proj, "Makefile"), "run: app\n\t./app\napp: app.sh\n\tcp app.sh app && chmod +x app\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "target", `
+	out := harness.PlantUnseen(t, h, proj, "target", `
 		printf '#!/bin/sh\ntouch `+marker+`\n' > app && chmod +x app`)
 	h.RunsNothingPlanted(out, proj, nil, "make", "run")
 }
@@ -47,12 +47,12 @@ func TestReplayReview19ComposerVendor(t *testing.T) {
 	h.Write(filepath.Join(proj, "composer.json"), "{\"require\": {}}\n")
 	h.Write(filepath.Join(proj, "composer.lock"), "{\"packages\": []}\n")
 	h.Write(filepath.Join(proj, "main.php"), "<?php\nrequire __DIR__ . '/vendor/autoload.php';\necho \"ok\\n\";\n")
-	commitAll(h, proj, "php")
+	harness.CommitAll(h, proj, "php")
 	h.Write(filepath.Join(proj, "vendor", "autoload.php"), "<?php\nrequire_once __DIR__ . '/composer/autoload_real.php';\n")
 	h.Write(filepath.Join(proj, "vendor", "composer", "autoload_real.php"), "<?php\n")
 	h.Run(proj, nil, "php", "main.php")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "autoloader", `
+	out := harness.PlantUnseen(t, h, proj, "autoloader", `
 		printf '<?php\ntouch("`+marker+`");\n' > vendor/composer/autoload_real.php`)
 	h.RunsNothingPlanted(out, proj, nil, "php", "main.php")
 	if !strings.Contains(out, "composer install") {
@@ -81,7 +81,7 @@ func TestReplayReview19YarnPnP(t *testing.T) {
 	h.Write(filepath.Join(proj, "package.json"), "{\"name\": \"p\", \"packageManager\": \"yarn@4.5.0\"}\n")
 	h.Write(filepath.Join(proj, "yarn.lock"), "__metadata:\n  version: 8\n")
 	h.Write(filepath.Join(proj, "main.js"), "require('dep')\nconsole.log('ok')\n")
-	commitAll(h, proj, "yarn")
+	harness.CommitAll(h, proj, "yarn")
 	dep := filepath.Join(".yarn", "unplugged", "dep-npm-1.0.0-abc", "node_modules", "dep")
 	h.Write(filepath.Join(proj, ".pnp.cjs"), "#!/usr/bin/env node\nconst M = require('module'), r = M._resolveFilename\n"+
 		"M._resolveFilename = (req, ...a) => req === 'dep' ? __dirname + '/"+dep+"/index.js' : r(req, ...a)\n")
@@ -91,7 +91,7 @@ func TestReplayReview19YarnPnP(t *testing.T) {
 	yarn := []string{"NODE_OPTIONS=--require " + filepath.Join(proj, ".pnp.cjs") + " --experimental-loader file://" + filepath.Join(proj, ".pnp.loader.mjs")}
 	h.Run(proj, yarn, "node", "main.js")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "install", `
+	out := harness.PlantUnseen(t, h, proj, "install", `
 		printf 'import fs from "fs"\nfs.writeFileSync("`+marker+`.loader", "")\n' > .pnp.loader.mjs
 		printf 'require("fs").writeFileSync("`+marker+`.dep", "")\n' >> `+dep+`/index.js`)
 	ran, _ := h.Command(proj, yarn, "node", "main.js").CombinedOutput()
@@ -119,11 +119,11 @@ func TestReplayReview19GoWork(t *testing.T) {
 	h.Write(filepath.Join(proj, "main.go"), "package main\n\nimport _ \"example.com/dep\"\n\nfunc main() { println(\"ok\") }\n")
 	h.Write(filepath.Join(proj, "dep", "go.mod"), "module example.com/dep\n\ngo 1.21\n")
 	h.Write(filepath.Join(proj, "dep", "dep.go"), "package dep\n")
-	commitAll(h, proj, "go")
+	harness.CommitAll(h, proj, "go")
 	env := []string{"GOTOOLCHAIN=local", "GOPROXY=off"}
 	h.Run(proj, env, goTool, "run", ".")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "workspace", `
+	out := harness.PlantUnseen(t, h, proj, "workspace", `
 		mkdir -p .cache/dep
 		printf 'module example.com/dep\n\ngo 1.21\n' > .cache/dep/go.mod
 		printf 'package dep\n\nimport "os"\n\nfunc init() { os.WriteFile("`+marker+`", nil, 0o644) }\n' > .cache/dep/dep.go
@@ -143,9 +143,9 @@ func TestReplayReview19MakefileLocal(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "Makefile.local\n")
 	h.Write(filepath.Join(proj, "Makefile"), "-include Makefile.local\nall:\n\t@echo ok\n")
-	commitAll(h, proj, "make")
+	harness.CommitAll(h, proj, "make")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "makefile's part", `
+	out := harness.PlantUnseen(t, h, proj, "makefile's part", `
 		printf 'X := $(shell touch `+marker+`)\n' > Makefile.local`)
 	h.RunsNothingPlanted(out, proj, nil, "make")
 }
@@ -165,11 +165,11 @@ func TestReplayReview19BundlerConfig(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), ".bundle/\n.cache/\n")
 	h.Write(filepath.Join(proj, "Gemfile"), "source 'https://rubygems.org'\n")
 	h.Write(filepath.Join(proj, "Gemfile.lock"), "GEM\n  remote: https://rubygems.org/\n  specs:\n\nPLATFORMS\n  ruby\n\nDEPENDENCIES\n")
-	commitAll(h, proj, "ruby")
+	harness.CommitAll(h, proj, "ruby")
 	h.Write(filepath.Join(proj, ".bundle", "config"), "---\nBUNDLE_JOBS: \"4\"\n")
 	h.Run(proj, nil, "bundle", "exec", "ruby", "-e", "1")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "config", `
+	out := harness.PlantUnseen(t, h, proj, "config", `
 		mkdir -p .cache
 		printf 'File.write("`+marker+`", "")\nsource "https://rubygems.org"\n' > .cache/Gemfile
 		cp Gemfile.lock .cache/Gemfile.lock
@@ -194,10 +194,10 @@ func TestReplayReview19InterpretedScripts(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/scripts/dev.sh\n/dist/\n")
 	h.Write(filepath.Join(proj, "Makefile"), "dev:\n\tsh scripts/dev.sh\n")
-	commitAll(h, proj, "dev")
+	harness.CommitAll(h, proj, "dev")
 	h.Write(filepath.Join(proj, "scripts", "dev.sh"), "#!/bin/sh\necho dev\n")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "scripts", `
+	out := harness.PlantUnseen(t, h, proj, "scripts", `
 		printf 'touch `+marker+`.sh\n' > scripts/dev.sh
 		mkdir dist && printf 'require("fs").writeFileSync("`+marker+`.js", "")\n' > dist/index.js`)
 	made, _ := h.Command(proj, nil, "make", "dev").CombinedOutput()
@@ -227,30 +227,12 @@ func TestReplayReview19IgnoredSources(t *testing.T) {
 	h.Write(filepath.Join(proj, "main.go"), "package main\n\nimport _ \"example.com/dep\"\n\nfunc main() { println(\"ok\") }\n")
 	h.Write(filepath.Join(proj, "dep", "go.mod"), "module example.com/dep\n\ngo 1.21\n")
 	h.Write(filepath.Join(proj, "dep", "dep.go"), "package dep\n")
-	commitAll(h, proj, "go")
+	harness.CommitAll(h, proj, "go")
 	env := []string{"GOTOOLCHAIN=local", "GOPROXY=off"}
 	h.Run(proj, env, goTool, "mod", "vendor")
 	h.Run(proj, env, goTool, "run", ".")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "vendored source", `
+	out := harness.PlantUnseen(t, h, proj, "vendored source", `
 		printf 'package dep\n\nimport "os"\n\nfunc init() { os.WriteFile("`+marker+`", nil, 0o644) }\n' > vendor/example.com/dep/dep.go`)
 	h.RunsNothingPlanted(out, proj, env, goTool, "run", ".")
-}
-
-// commitAll commits every file of proj, as the project's own.
-func commitAll(h *harness.Host, proj, message string) {
-	h.Run(proj, nil, "git", "add", ".")
-	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", message)
-}
-
-// plantUnseen runs script in a session of proj, where it plants what,
-// and fails the test unless git status then shows nothing: the attack is
-// one the host's git does not see. It returns the session's stderr.
-func plantUnseen(t *testing.T, h *harness.Host, proj, what, script string) string {
-	t.Helper()
-	out := h.InsideStderr(proj, "set -e\n"+script+"\n"+`test -z "$(git status --porcelain)" && echo PLANTED >&2`)
-	if !strings.Contains(out, "PLANTED") {
-		t.Fatalf("the %s could not be planted here:\n%s", what, out)
-	}
-	return out
 }

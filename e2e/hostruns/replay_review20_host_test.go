@@ -25,11 +25,11 @@ func TestReplayReview20PlantedStash(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/app\n")
 	h.Write(filepath.Join(proj, "app.sh"), "#!/bin/sh\necho built\n")
 	h.Write(filepath.Join(proj, "Makefile"), "run: app\n\t./app\napp: app.sh\n\tcp app.sh app && chmod +x app\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	h.Write(filepath.Join(proj, "notes.txt"), "my work in progress\n")
 	h.Run(proj, nil, "git", "stash", "push", "-q", "--include-untracked", "-m", "wip")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "stash", `
+	out := harness.PlantUnseen(t, h, proj, "stash", `
 		export GIT_INDEX_FILE=/tmp/untracked GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 		git read-tree 'stash^3'
 		app=$(printf '#!/bin/sh\ntouch `+marker+`\n' | git hash-object -w --stdin)
@@ -64,10 +64,10 @@ func TestReplayReview20MovedBranch(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "Makefile"), "all:\n\t@echo ok\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	h.Run(proj, nil, "git", "branch", "release")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "branch", `
+	out := harness.PlantUnseen(t, h, proj, "branch", `
 		export GIT_INDEX_FILE=/tmp/release GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 		git read-tree release
 		mk=$(printf 'all:\n\t@touch `+marker+`\n' | git hash-object -w --stdin)
@@ -103,10 +103,10 @@ func TestReplayReview20MakeDependencyFiles(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/build/\n.deps/\n")
 	h.Write(filepath.Join(proj, "Makefile"), "all:\n\t@echo ok\n-include $(wildcard build/*.d)\n-include $(wildcard .deps/*.Po)\n")
-	commitAll(h, proj, "make")
+	harness.CommitAll(h, proj, "make")
 	h.Write(filepath.Join(proj, "build", "main.d"), "build/main.o: main.c\n")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "dependency files", `
+	out := harness.PlantUnseen(t, h, proj, "dependency files", `
 		printf 'X := $(shell touch `+marker+`.d)\n' >> build/main.d
 		mkdir .deps && printf 'X := $(shell touch `+marker+`.Po)\n' > .deps/main.Po`)
 	ran, _ := h.Command(proj, nil, "make").CombinedOutput()
@@ -133,13 +133,13 @@ func TestReplayReview20CMakeBuildDirectory(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/build/\n")
 	h.Write(filepath.Join(proj, "CMakeLists.txt"), "project(app C)\nadd_executable(app main.c)\n")
-	commitAll(h, proj, "cmake")
+	harness.CommitAll(h, proj, "cmake")
 	h.Write(filepath.Join(proj, "build", "Makefile"), "all:\n\t@$(MAKE) -s -f CMakeFiles/Makefile2 all\n")
 	h.Write(filepath.Join(proj, "build", "CMakeFiles", "Makefile2"), "all:\n\t@$(MAKE) -s -f CMakeFiles/app.dir/build.make app\n")
 	h.Write(filepath.Join(proj, "build", "CMakeFiles", "app.dir", "build.make"), "app:\n\t@echo built\n")
 	h.Run(proj, nil, "make", "-s", "-C", "build")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "build's makefiles", `
+	out := harness.PlantUnseen(t, h, proj, "build's makefiles", `
 		printf '\t@touch `+marker+`.Makefile2\n' >> build/CMakeFiles/Makefile2
 		printf '\t@touch `+marker+`.make\n' >> build/CMakeFiles/app.dir/build.make`)
 	ran, _ := h.Command(proj, nil, "make", "-s", "-C", "build").CombinedOutput()

@@ -29,7 +29,7 @@ func TestReplayReview21RefsTheHostChecksOut(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "Makefile"), "all:\n\t@echo ok\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	h.Run(proj, nil, "git", "update-ref", "refs/remotes/origin/master", "HEAD")
 	h.Run(proj, nil, "git", "update-ref", "refs/remotes/origin/stable", "HEAD")
 	h.Run(proj, nil, "git", "switch", "-q", "-c", "topic")
@@ -42,7 +42,7 @@ func TestReplayReview21RefsTheHostChecksOut(t *testing.T) {
 		git update-index --cacheinfo 100644,$mk,Makefile
 		c=$(git commit-tree $(git write-tree) -p master -m 'fix')`
 	}
-	out := plantUnseen(t, h, proj, "refs", `
+	out := harness.PlantUnseen(t, h, proj, "refs", `
 		export GIT_INDEX_FILE=/tmp/index GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 		git read-tree master`+
 		commit("checkout")+`
@@ -101,9 +101,9 @@ func TestReplayReview21MakeIncludesAnyName(t *testing.T) {
 	h.Write(filepath.Join(proj, "Makefile"), "-include config.mak\ninclude local.mk\nall:\n\t@echo ok\n")
 	h.Write(filepath.Join(proj, "local.mk"), "-include $(srctree)/include/config/auto.conf\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "/config.mak\n/include/config/\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "included files", `
+	out := harness.PlantUnseen(t, h, proj, "included files", `
 		printf 'X := $(shell touch `+marker+`.mak)\n' > config.mak
 		mkdir -p include/config && printf 'X := $(shell touch `+marker+`.conf)\n' > include/config/auto.conf`)
 	ran, _ := h.Command(proj, nil, "make", "srctree=.").CombinedOutput()
@@ -129,9 +129,9 @@ func TestReplayReview21BuildToolFiles(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/user.bazelrc\n/local.properties\n/.jvmopts\n/.bsp/\n/.parcel-cache/\n")
-	commitAll(h, proj, "ignores")
+	harness.CommitAll(h, proj, "ignores")
 	h.Write(filepath.Join(proj, ".parcel-cache", "data.mdb"), "cache\n")
-	out := plantUnseen(t, h, proj, "build tools' files", `
+	out := harness.PlantUnseen(t, h, proj, "build tools' files", `
 		echo 'build --run_under=/tmp/x' > user.bazelrc
 		echo 'sdk.dir=/tmp/sdk' > local.properties
 		echo '-javaagent:/tmp/a.jar' > .jvmopts

@@ -23,14 +23,14 @@ func TestReplayReview22PlantedReflogEntries(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "Makefile"), "all:\n\t@echo ok\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	// The user's last checkout came from a branch: git checkout - is
 	// no way in.
 	h.Run(proj, nil, "git", "switch", "-q", "-c", "topic")
 	h.Run(proj, nil, "git", "switch", "-q", "master")
 	mine := strings.TrimSpace(h.Run(proj, nil, "git", "rev-parse", "HEAD"))
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "reflog entries", `
+	out := harness.PlantUnseen(t, h, proj, "reflog entries", `
 		export GIT_INDEX_FILE=/tmp/index GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.com GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.com
 		git read-tree master
 		mk=$(printf 'all:\n\t@touch `+marker+`\n' | git hash-object -w --stdin)
@@ -128,9 +128,9 @@ func TestReplayReview22MakeIncludesResolved(t *testing.T) {
 	h.Write(filepath.Join(proj, "Makefile"), "CONF ?= site.conf\n-include $(CONF)\ninclude build/rules.mk\nall:\n\t@echo ok\n")
 	h.Write(filepath.Join(proj, "build", "rules.mk"), "-include local.conf\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "/site.conf\n/local.conf\n")
-	commitAll(h, proj, "build")
+	harness.CommitAll(h, proj, "build")
 	marker := h.Marker()
-	out := plantUnseen(t, h, proj, "included files", `
+	out := harness.PlantUnseen(t, h, proj, "included files", `
 		printf 'X := $(shell touch `+marker+`.site)\n' > site.conf
 		printf 'Y := $(shell touch `+marker+`.local)\n' > local.conf`)
 	ran, _ := h.Command(proj, nil, "make").CombinedOutput()
@@ -157,10 +157,10 @@ func TestReplayReview22CargoTargetDir(t *testing.T) {
 	h.Write(filepath.Join(proj, "Cargo.toml"), "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
 	h.Write(filepath.Join(proj, ".cargo", "config.toml"), "[build]\ntarget-dir = \"out\"\n")
 	h.Write(filepath.Join(proj, ".gitignore"), "/out/\n")
-	commitAll(h, proj, "cargo")
+	harness.CommitAll(h, proj, "cargo")
 	h.Write(filepath.Join(proj, "out", "debug", "deps", "libdep-0123456789abcdef.rlib"), "!<arch>\n")
 	h.Write(filepath.Join(proj, "out", "debug", "deps", "libdep-0123456789abcdef.rmeta"), "rust\n")
-	out := plantUnseen(t, h, proj, "compiled crates", `
+	out := harness.PlantUnseen(t, h, proj, "compiled crates", `
 		printf '!<arch>\nplanted\n' > out/debug/deps/libdep-0123456789abcdef.rlib
 		printf 'rust planted\n' > out/debug/deps/libdep-0123456789abcdef.rmeta`)
 	for _, name := range []string{"libdep-0123456789abcdef.rlib", "libdep-0123456789abcdef.rmeta"} {

@@ -93,7 +93,7 @@ func TestReplayReview30EnvrcSourcedTrackedUnread(t *testing.T) {
 	for i := range 100 {
 		h.Write(filepath.Join(proj, "lib", fmt.Sprintf("lib%03d.go", i)), "package lib\n")
 	}
-	commitAll(h, proj, "envrc")
+	harness.CommitAll(h, proj, "envrc")
 	h.Run(proj, nil, "direnv", "allow", ".")
 	out, err := harness.ShellAfterSnapshot(t, h, proj, `printf 'touch `+h.Marker()+`\n' >> config/dev.env`)
 	if err != nil {

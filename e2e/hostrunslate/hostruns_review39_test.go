@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"os"
@@ -27,7 +27,7 @@ func TestReplayReview39LinkLeadsOutThroughLink(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/tool/\n")
 	h.Write(filepath.Join(proj, "Makefile"), "build:\n\tsed s/hello/built/ static/index.html > tool\n")
 	h.Write(filepath.Join(proj, "static", "index.html"), "<p>hello</p>\n")
-	commitAll(h, proj, "site")
+	harness.CommitAll(h, proj, "site")
 	out := h.Plant(proj, "a link out through a link to the top", `mkdir trick && ln -s .. trick/up && ln -s trick/up/../../.local/bin/git tool`)
 	h.Run(proj, nil, "make", "build")
 	if _, err := os.Lstat(filepath.Join(bin, "git")); err == nil {
@@ -52,7 +52,7 @@ func TestReplayReview39LinkThroughProc(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/tool/\n")
 	h.Write(filepath.Join(proj, "Makefile"), "build:\n\tsed s/hello/built/ static/index.html > tool\n")
 	h.Write(filepath.Join(proj, "static", "index.html"), "<p>hello</p>\n")
-	commitAll(h, proj, "site")
+	harness.CommitAll(h, proj, "site")
 	out := h.Plant(filepath.Join(proj, "static"), "a link through /proc", `ln -s /proc/self/cwd/../.local/bin/git ../tool`)
 	h.Run(proj, nil, "make", "build")
 	if _, err := os.Lstat(filepath.Join(bin, "git")); err == nil {

@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ func TestReplayReview38SnapshotRunsNoFilter(t *testing.T) {
 	for i := range 16 {
 		h.Write(filepath.Join(proj, fmt.Sprintf("analysis%02d.ipynb", i)), "{}\n")
 	}
-	commitAll(h, proj, "notebooks")
+	harness.CommitAll(h, proj, "notebooks")
 	// What nbstripout --install --global writes.
 	h.Write(filepath.Join(h.Home, ".gitconfig"), "[filter \"nbstripout\"]\n\tclean = \\\"python3\\\" -m nbstripout\n\tsmudge = cat\n")
 	h.Write(filepath.Join(h.Home, ".config", "git", "attributes"), "*.ipynb filter=nbstripout\n")
@@ -58,7 +58,7 @@ func TestReplayReview38FolderRepositoryGitRunsNewScript(t *testing.T) {
 	app := filepath.Join(work, "app")
 	h.GitRepo(app)
 	h.Write(filepath.Join(app, "analysis.ipynb"), "{}\n")
-	commitAll(h, app, "notebook")
+	harness.CommitAll(h, app, "notebook")
 	h.Run(app, nil, "git", "config", "filter.strip.clean", "sh tools/strip.sh")
 	h.Write(filepath.Join(app, ".git", "info", "attributes"), "*.ipynb filter=strip\n")
 	h.Write(filepath.Join(work, "notes.txt"), "a folder of repositories\n")
@@ -84,7 +84,7 @@ func TestReplayReview38LinkLeadsOut(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/dist/\n/out/\n/hooks/\n")
 	h.Write(filepath.Join(proj, "Makefile"), "OUT ?= dist\nbuild:\n\tmkdir -p $(OUT) && cp -r static/. $(OUT)/\n")
 	h.Write(filepath.Join(proj, "static", "index.html"), "<p>hello</p>\n")
-	commitAll(h, proj, "site")
+	harness.CommitAll(h, proj, "site")
 	// In the project too, leading out through the user's own link.
 	harness.Must(t, os.Symlink(h.Home, filepath.Join(proj, "home")))
 	for _, link := range [][2]string{{"dist", bin}, {"out", "home/.local/bin"}, {"hooks", ".git/hooks"}} {

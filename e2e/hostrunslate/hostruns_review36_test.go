@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"archive/tar"
@@ -49,7 +49,7 @@ func TestReplayReview36HookOfRepositoryConfig(t *testing.T) {
 				proj = filepath.Join(h.Home, "code", "hooked-feature")
 				h.Run(repo, nil, "git", "worktree", "add", "-q", "-b", "feature", proj)
 			}
-			out := plantUnseen(t, h, proj, "ignored script a hook runs", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/check`)
+			out := harness.PlantUnseen(t, h, proj, "ignored script a hook runs", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/check`)
 			if !strings.Contains(h.Run(proj, nil, "git", "check-ignore", "tools/check"), "tools/check") {
 				t.Fatalf("tools/check is not ignored: the test proves nothing")
 			}
@@ -82,8 +82,8 @@ func TestReplayReview36ScriptNamedByReadFile(t *testing.T) {
 			h.Write(filepath.Join(proj, ".gitignore"), "/tools/\n")
 			h.Write(filepath.Join(proj, ".name"), "tools/gen\n")
 			h.Write(filepath.Join(proj, c.file), c.text)
-			commitAll(h, proj, "tasks")
-			out := plantUnseen(t, h, proj, "script named by a file's content", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/gen`)
+			harness.CommitAll(h, proj, "tasks")
+			out := harness.PlantUnseen(t, h, proj, "script named by a file's content", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/gen`)
 			h.RunsNothingPlanted(out, proj, nil, c.run[0], c.run[1:]...)
 		})
 	}
@@ -117,13 +117,13 @@ func TestReplayReview36GitDriverImportsFromTop(t *testing.T) {
 				up := filepath.Join(h.Home, "code", "notes-up")
 				h.GitRepo(up)
 				h.Write(filepath.Join(up, "analysis.ipynb"), "{}\n")
-				commitAll(h, up, "notebook")
+				harness.CommitAll(h, up, "notebook")
 				h.Run(proj, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", up, "notes")
 				top = filepath.Join(proj, "notes")
 			} else {
 				h.Write(filepath.Join(proj, "analysis.ipynb"), "{}\n")
 			}
-			commitAll(h, proj, "notebook")
+			harness.CommitAll(h, proj, "notebook")
 			config := "[filter \"nbstripout\"]\n\tclean = \\\"python3\\\" -m nbstripout\n\tsmudge = cat\n[diff \"ipynb\"]\n\ttextconv = \\\"python3\\\" -m nbstripout -t\n"
 			attributes := "*.ipynb filter=nbstripout diff=ipynb\n"
 			if where == "repository" {
@@ -173,10 +173,10 @@ func TestReplayReview36GitConfigRunsIgnoredScript(t *testing.T) {
 			h.GitRepo(proj)
 			h.Write(filepath.Join(proj, ".gitignore"), "/tools/\n")
 			h.Write(filepath.Join(proj, "analysis.ipynb"), "{}\n")
-			commitAll(h, proj, "setup")
+			harness.CommitAll(h, proj, "setup")
 			h.Run(proj, nil, "git", append([]string{"config"}, c.config...)...)
 			h.Write(filepath.Join(proj, ".git", "info", "attributes"), "*.ipynb filter=strip\n")
-			out := plantUnseen(t, h, proj, "ignored script git's configuration runs", `sleep 2; mkdir -p tools && printf 'touch `+h.Marker()+`\ncat\n' > `+c.script+` && touch analysis.ipynb`)
+			out := harness.PlantUnseen(t, h, proj, "ignored script git's configuration runs", `sleep 2; mkdir -p tools && printf 'touch `+h.Marker()+`\ncat\n' > `+c.script+` && touch analysis.ipynb`)
 			h.RunsNothingPlanted(out, proj, nil, "git", c.run...)
 		})
 	}
@@ -222,11 +222,11 @@ func TestReplayReview36IgnoredLockfile(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "node_modules/\npackage-lock.json\n")
 	h.Write(filepath.Join(proj, "package.json"), `{"name":"library","version":"1.0.0","dependencies":{"left-pad":"^1.3.0"}}`+"\n")
-	commitAll(h, proj, "library")
+	harness.CommitAll(h, proj, "library")
 	lock := `{"name":"library","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{` +
 		`"":{"name":"library","version":"1.0.0","dependencies":{"left-pad":"^1.3.0"}},` +
 		`"node_modules/left-pad":{"version":"1.3.0","resolved":"` + server.URL + `/left-pad-1.3.0.tgz","integrity":"sha512-` + base64.StdEncoding.EncodeToString(sum[:]) + `","hasInstallScript":true}}}`
-	out := plantUnseen(t, h, proj, "lockfile", "sleep 2; echo '"+lock+"' > package-lock.json")
+	out := harness.PlantUnseen(t, h, proj, "lockfile", "sleep 2; echo '"+lock+"' > package-lock.json")
 	npm := []string{"npm_config_audit=false", "npm_config_fund=false", "npm_config_update_notifier=false"}
 	h.RunsNothingPlanted(out, proj, npm, "npm", "ci")
 }
@@ -247,7 +247,7 @@ func TestReplayReview36GitConfigRunsTrackedScript(t *testing.T) {
 			h.GitRepo(proj)
 			h.Write(filepath.Join(proj, "tools", "strip.sh"), "cat\n")
 			h.Write(filepath.Join(proj, "analysis.ipynb"), "{}\n")
-			commitAll(h, proj, "setup")
+			harness.CommitAll(h, proj, "setup")
 			if where == "repository" {
 				h.Run(proj, nil, "git", "config", "filter.strip.clean", "sh tools/strip.sh")
 				h.Write(filepath.Join(proj, ".git", "info", "attributes"), "*.ipynb filter=strip\n")

@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"path/filepath"
@@ -25,8 +25,8 @@ func TestReplayReview33IgnoredScriptRunThroughVariable(t *testing.T) {
 			h.GitRepo(proj)
 			h.Write(filepath.Join(proj, ".gitignore"), "/build/\n")
 			h.Write(filepath.Join(proj, "Makefile"), makefile)
-			commitAll(h, proj, "make")
-			out := plantUnseen(t, h, proj, "ignored script", `mkdir -p build && echo 'touch `+h.Marker()+`' > build/gen`)
+			harness.CommitAll(h, proj, "make")
+			out := harness.PlantUnseen(t, h, proj, "ignored script", `mkdir -p build && echo 'touch `+h.Marker()+`' > build/gen`)
 			h.RunsNothingPlanted(out, proj, nil, "make", "gen")
 		})
 	}

@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"fmt"
@@ -34,7 +34,7 @@ func TestReplayReview31ExitDirRecord(t *testing.T) {
 			}
 			h.Write(filepath.Join(proj, "vendor", "keep.txt"), "kept\n")
 			h.GitRepo(proj)
-			commitAll(h, proj, "tools")
+			harness.CommitAll(h, proj, "tools")
 			run := filepath.Join(tools, "run.sh")
 			writeRun := func() {
 				h.Write(run, "#!/bin/sh\necho "+fmt.Sprintf("%*s", len(plant)-5, "ok")+"\n")

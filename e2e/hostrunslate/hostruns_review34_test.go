@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"path/filepath"
@@ -38,8 +38,8 @@ func TestReplayReview34IgnoredScriptInNamedDir(t *testing.T) {
 			h.GitRepo(proj)
 			h.Write(filepath.Join(proj, ".gitignore"), "/"+strings.SplitN(c.plant, "/", 2)[0]+"/\n")
 			h.Write(filepath.Join(proj, c.file), c.text)
-			commitAll(h, proj, "task")
-			out := plantUnseen(t, h, proj, "ignored script", `mkdir -p `+filepath.Dir(c.plant)+` && echo 'touch `+h.Marker()+`' > `+c.plant)
+			harness.CommitAll(h, proj, "task")
+			out := harness.PlantUnseen(t, h, proj, "ignored script", `mkdir -p `+filepath.Dir(c.plant)+` && echo 'touch `+h.Marker()+`' > `+c.plant)
 			h.RunsNothingPlanted(out, proj, nil, cmd[0], cmd[1:]...)
 		})
 	}
@@ -68,8 +68,8 @@ func TestReplayReview34IgnoredScriptRunByBuildFile(t *testing.T) {
 			h.GitRepo(proj)
 			h.Write(filepath.Join(proj, ".gitignore"), "/tools/\n/build/\n")
 			h.Write(filepath.Join(proj, c.file), c.text)
-			commitAll(h, proj, "build")
-			out := plantUnseen(t, h, proj, "ignored script", `mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/gen`)
+			harness.CommitAll(h, proj, "build")
+			out := harness.PlantUnseen(t, h, proj, "ignored script", `mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/gen`)
 			h.RunsNothingPlanted(out, proj, nil, c.cmd[0], c.cmd[1:]...)
 		})
 	}

@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"os"
@@ -57,7 +57,7 @@ func TestReplayReview35IgnoredScriptRunByHook(t *testing.T) {
 			if c.claude {
 				h.Onboarded(key, proj)
 			}
-			out := plantUnseen(t, h, proj, "ignored script a hook runs", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/check`)
+			out := harness.PlantUnseen(t, h, proj, "ignored script a hook runs", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/check`)
 			if !c.claude {
 				h.RunsNothingPlanted(out, proj, nil, commit[0], commit[1:]...)
 				return
@@ -92,7 +92,7 @@ func TestReplayReview35UntrackedHidden(t *testing.T) {
 			} else {
 				h.Write(filepath.Join(h.Home, ".gitconfig"), "[status]\n\tshowUntrackedFiles = no\n")
 			}
-			commitAll(h, proj, "app")
+			harness.CommitAll(h, proj, "app")
 			out := h.Plant(proj, "an untracked module", `sleep 2; echo 'open("`+h.Marker()+`", "w")' > json.py`)
 			if st := h.Run(proj, nil, "git", "status", "--porcelain"); st != "" {
 				t.Fatalf("the host's git status shows what the session left: the test proves nothing\n%s", st)
@@ -134,7 +134,7 @@ func TestReplayReview35ServerSocketInProject(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "/.run/\n/serve.py\n")
 	h.Write(filepath.Join(proj, "serve.py"), serverOnConnect)
 	h.Write(filepath.Join(proj, ".run", "keep"), "")
-	commitAll(h, proj, "ignore")
+	harness.CommitAll(h, proj, "ignore")
 	tmuxSock := filepath.Join(proj, ".run", "tmux.sock")
 	h.Run(proj, nil, "tmux", "-S", tmuxSock, "new-session", "-d", "sleep 600")
 	t.Cleanup(func() { h.Command(proj, nil, "tmux", "-S", tmuxSock, "kill-server").Run() })
@@ -174,9 +174,9 @@ func TestReplayReview35DotnetBuildImports(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "bin/\nobj/\n*.user\n*.rsp\nlocal.sbt\n")
 	h.Write(filepath.Join(proj, "app.csproj"), "<Project Sdk=\"Microsoft.NET.Sdk\"/>\n")
-	commitAll(h, proj, "app")
+	harness.CommitAll(h, proj, "app")
 	planted := []string{"obj/app.csproj.nuget.g.targets", "app.csproj.user", "Directory.Build.rsp", "bin/Debug/net8.0/app.dll", "bin/Debug/net8.0/app", "local.sbt"}
-	out := plantUnseen(t, h, proj, "MSBuild's imports", `sleep 2; mkdir -p obj bin/Debug/net8.0
+	out := harness.PlantUnseen(t, h, proj, "MSBuild's imports", `sleep 2; mkdir -p obj bin/Debug/net8.0
 exec='<Project><Target Name="X" BeforeTargets="Build"><Exec Command="touch `+h.Marker()+`"/></Target></Project>'
 echo "$exec" > obj/app.csproj.nuget.g.targets
 echo "$exec" > app.csproj.user

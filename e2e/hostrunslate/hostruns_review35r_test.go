@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"os"
@@ -28,6 +28,6 @@ func TestReplayReview35rGlobalHookRunsIgnoredScript(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "*.local\n")
 	h.Run(proj, nil, "git", "add", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--no-verify", "-m", "ignore")
-	out := plantUnseen(t, h, proj, "ignored script a global hook runs", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/pre-commit.local`)
+	out := harness.PlantUnseen(t, h, proj, "ignored script a global hook runs", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/pre-commit.local`)
 	h.RunsNothingPlanted(out, proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "--allow-empty", "-m", "x")
 }

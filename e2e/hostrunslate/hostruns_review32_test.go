@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"path/filepath"
@@ -23,9 +23,9 @@ func TestReplayReview32StdlibNamedModules(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/gen/\n")
 	h.Write(filepath.Join(proj, "tools", "run.py"), "import json\n")
-	commitAll(h, proj, "tools")
+	harness.CommitAll(h, proj, "tools")
 	line := `open("` + h.Marker() + `", "w").close()`
-	out := plantUnseen(t, h, proj, "ignored json.py", `mkdir -p gen && printf '%s\n' '`+line+`' > gen/json.py`)
+	out := harness.PlantUnseen(t, h, proj, "ignored json.py", `mkdir -p gen && printf '%s\n' '`+line+`' > gen/json.py`)
 	h.RunsNothingPlanted(out, proj, []string{"PYTHONPATH=" + filepath.Join(proj, "gen")}, "python3", "-c", "import json")
 	// Where the exit cannot tell whether git ignores what the session
 	// made (under load), it moves such a module aside, naming it.
@@ -47,7 +47,7 @@ func TestReplayReview32IgnoredScriptRunBySh(t *testing.T) {
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, ".gitignore"), "/build/\n")
 	h.Write(filepath.Join(proj, "Makefile"), "gen:\n\tmkdir -p build && test -e build/gen || echo : > build/gen\n\tsh build/gen\n")
-	commitAll(h, proj, "make")
-	out := plantUnseen(t, h, proj, "ignored script", `mkdir -p build && echo 'touch `+h.Marker()+`' > build/gen`)
+	harness.CommitAll(h, proj, "make")
+	out := harness.PlantUnseen(t, h, proj, "ignored script", `mkdir -p build && echo 'touch `+h.Marker()+`' > build/gen`)
 	h.RunsNothingPlanted(out, proj, nil, "make", "gen")
 }

@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"os"
@@ -30,9 +30,9 @@ func TestReplayReview37NestedRepositoryRunsIgnoredScript(t *testing.T) {
 		h.GitRepo(up)
 		h.Write(filepath.Join(up, "analysis.ipynb"), "{}\n")
 		h.Write(filepath.Join(up, ".gitignore"), "/tools/\n")
-		commitAll(h, up, "notebook")
+		harness.CommitAll(h, up, "notebook")
 		h.Run(proj, nil, "git", "-c", "protocol.file.allow=always", "submodule", "add", "-q", up, "notes")
-		commitAll(h, proj, "submodule")
+		harness.CommitAll(h, proj, "submodule")
 		return filepath.Join(proj, "notes")
 	}
 	t.Run("submodule filter", func(t *testing.T) {
@@ -43,7 +43,7 @@ func TestReplayReview37NestedRepositoryRunsIgnoredScript(t *testing.T) {
 		h.Run(sub, nil, "git", "config", "filter.strip.clean", "sh tools/clean")
 		h.Write(filepath.Join(proj, ".git", "modules", "notes", "info", "attributes"), "*.ipynb filter=strip\n")
 		h.Run(proj, nil, "git", "status")
-		out := plantUnseen(t, h, proj, "submodule's filter script", `sleep 2; cd notes && mkdir -p tools && printf 'touch `+h.Marker()+`\ncat\n' > tools/clean && touch analysis.ipynb`)
+		out := harness.PlantUnseen(t, h, proj, "submodule's filter script", `sleep 2; cd notes && mkdir -p tools && printf 'touch `+h.Marker()+`\ncat\n' > tools/clean && touch analysis.ipynb`)
 		h.RunsNothingPlanted(out, proj, nil, "git", "status")
 	})
 	t.Run("submodule hook", func(t *testing.T) {
@@ -54,7 +54,7 @@ func TestReplayReview37NestedRepositoryRunsIgnoredScript(t *testing.T) {
 		hook := filepath.Join(proj, ".git", "modules", "notes", "hooks", "pre-commit")
 		h.Write(hook, "#!/bin/sh\nsh tools/check\n")
 		harness.Must(t, os.Chmod(hook, 0o755))
-		out := plantUnseen(t, h, proj, "submodule's hook script", `sleep 2; cd notes && mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/check`)
+		out := harness.PlantUnseen(t, h, proj, "submodule's hook script", `sleep 2; cd notes && mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/check`)
 		h.RunsNothingPlanted(out, sub, nil, "git", commit...)
 	})
 	// A repository the top's git ignores (a clone of a dependency kept
@@ -72,7 +72,7 @@ func TestReplayReview37NestedRepositoryRunsIgnoredScript(t *testing.T) {
 			proj := filepath.Join(h.Home, "code", "top")
 			h.GitRepo(proj)
 			h.Write(filepath.Join(proj, ".gitignore"), "/lib/\n")
-			commitAll(h, proj, "ignore lib")
+			harness.CommitAll(h, proj, "ignore lib")
 			sub := filepath.Join(proj, "lib")
 			h.GitRepo(sub)
 			h.Write(filepath.Join(sub, ".gitignore"), "/tools/\n")
@@ -89,7 +89,7 @@ func TestReplayReview37NestedRepositoryRunsIgnoredScript(t *testing.T) {
 			if included {
 				h.Run(sub, nil, "git", "config", "include.path", "../.gitconfig")
 			}
-			out := plantUnseen(t, h, proj, "nested repository's hook script", `sleep 2; (cd lib && mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/check && echo 'print(2)' > app.py)`)
+			out := harness.PlantUnseen(t, h, proj, "nested repository's hook script", `sleep 2; (cd lib && mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/check && echo 'print(2)' > app.py)`)
 			h.RunsNothingPlanted(out, sub, nil, "git", append(commit[:4:4], "commit", "-qam", "x")...)
 			// The session's edit of a source the nested repository tracks,
 			// which its git status shows, stays.
@@ -113,7 +113,7 @@ func TestReplayReview37GitRunsNewScript(t *testing.T) {
 	proj := filepath.Join(h.Home, "code", "filtered")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "analysis.ipynb"), "{}\n")
-	commitAll(h, proj, "notebook")
+	harness.CommitAll(h, proj, "notebook")
 	h.Run(proj, nil, "git", "config", "filter.strip.clean", "sh tools/strip.sh")
 	h.Write(filepath.Join(proj, ".git", "info", "attributes"), "*.ipynb filter=strip\n")
 	out := h.Plant(proj, "a new script git's filter runs", `sleep 2; mkdir -p tools && printf 'touch `+h.Marker()+`\ncat\n' > tools/strip.sh && touch analysis.ipynb`)
@@ -144,8 +144,8 @@ func TestReplayReview37ScriptNamedByNamedFile(t *testing.T) {
 			for f, text := range files {
 				h.Write(filepath.Join(proj, f), text)
 			}
-			commitAll(h, proj, "tasks")
-			out := plantUnseen(t, h, proj, "script a named file names", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/gen`)
+			harness.CommitAll(h, proj, "tasks")
+			out := harness.PlantUnseen(t, h, proj, "script a named file names", `sleep 2; mkdir -p tools && echo 'touch `+h.Marker()+`' > tools/gen`)
 			h.RunsNothingPlanted(out, proj, nil, "make", "gen")
 		})
 	}

@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"path/filepath"
@@ -22,7 +22,7 @@ func TestReplayReview31PythonStartupModules(t *testing.T) {
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
 	h.Write(filepath.Join(proj, "src", "app.py"), "print('app')\n")
-	commitAll(h, proj, "src")
+	harness.CommitAll(h, proj, "src")
 	env := []string{"PYTHONPATH=" + filepath.Join(proj, "src") + ":" + filepath.Join(proj, "lib")}
 	line := `open("` + h.Marker() + `", "w").close()`
 	var stderr strings.Builder

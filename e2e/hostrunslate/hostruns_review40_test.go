@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"os"
@@ -27,8 +27,8 @@ func TestReplayReview40IgnoredWorkspacePackage(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "node_modules/\ndist/\n")
 	h.Write(filepath.Join(proj, "package.json"), `{"name":"root","private":true,"workspaces":["*"]}`+"\n")
 	h.Write(filepath.Join(proj, "app", "package.json"), `{"name":"app","version":"1.0.0"}`+"\n")
-	commitAll(h, proj, "workspaces")
-	out := plantUnseen(t, h, proj, "ignored workspace package", `mkdir -p dist && echo '{"name":"tools","version":"1.0.0","scripts":{"postinstall":"touch `+h.Marker()+`"}}' > dist/package.json`)
+	harness.CommitAll(h, proj, "workspaces")
+	out := harness.PlantUnseen(t, h, proj, "ignored workspace package", `mkdir -p dist && echo '{"name":"tools","version":"1.0.0","scripts":{"postinstall":"touch `+h.Marker()+`"}}' > dist/package.json`)
 	h.RunsNothingPlanted(out, proj, nil, "npm", "install", "--offline", "--no-audit", "--no-fund", "--no-update-notifier")
 }
 
@@ -52,8 +52,8 @@ func TestReplayReview40IgnoredWorkspaceCrate(t *testing.T) {
 	h.Write(filepath.Join(proj, "Cargo.toml"), "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n")
 	h.Write(filepath.Join(proj, "crates", "app", "Cargo.toml"), "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
 	h.Write(filepath.Join(proj, "crates", "app", "src", "main.rs"), "fn main() {}\n")
-	commitAll(h, proj, "workspace")
-	out := plantUnseen(t, h, proj, "ignored workspace crate", `mkdir -p crates/debug
+	harness.CommitAll(h, proj, "workspace")
+	out := harness.PlantUnseen(t, h, proj, "ignored workspace crate", `mkdir -p crates/debug
 		printf '[package]\nname = "tools"\nversion = "0.1.0"\nedition = "2021"\nbuild = "b.txt"\n[lib]\npath = "l.txt"\n' > crates/debug/Cargo.toml
 		echo 'fn main() { std::fs::write("`+h.Marker()+`", "").unwrap(); }' > crates/debug/b.txt
 		: > crates/debug/l.txt`)
@@ -90,7 +90,7 @@ func TestReplayReview40PytestConfigWritesOutside(t *testing.T) {
 			proj := filepath.Join(h.Home, "proj")
 			h.GitRepo(proj)
 			h.Write(filepath.Join(proj, "tests", "test_app.py"), "def test_app():\n    assert True\n")
-			commitAll(h, proj, "tests")
+			harness.CommitAll(h, proj, "tests")
 			bashrc := filepath.Join(h.Home, ".bashrc")
 			h.Write(bashrc, "alias ll='ls -l'\n")
 			before, err := os.ReadFile(bashrc)
