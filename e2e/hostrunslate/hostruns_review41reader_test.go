@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"fmt"
