@@ -1,4 +1,4 @@
-package hostruns
+package hostrunslate
 
 import (
 	"path/filepath"
@@ -28,9 +28,9 @@ func TestReplayReview41IgnoredSubprojectBuildFile(t *testing.T) {
 	h.Write(filepath.Join(proj, ".gitignore"), "subprojects/*/\nbuild/\n")
 	h.Write(filepath.Join(proj, "meson.build"), "project('app')\nsubproject('greet')\n")
 	h.Write(filepath.Join(proj, "subprojects", "greet.wrap"), "[wrap-file]\ndirectory = greet\n")
-	commitAll(h, proj, "meson")
+	harness.CommitAll(h, proj, "meson")
 	h.Write(filepath.Join(proj, "subprojects", "greet", "meson.build"), "project('greet')\n")
-	out := plantUnseen(t, h, proj, "downloaded subproject's meson.build",
+	out := harness.PlantUnseen(t, h, proj, "downloaded subproject's meson.build",
 		`printf "project('greet')\nrun_command('touch', '`+h.Marker()+`', check: true)\n" > subprojects/greet/meson.build`)
 	h.RunsNothingPlanted(out, proj, nil, "meson", "setup", "build")
 }
