@@ -21,28 +21,9 @@ import (
 // square would be sixty-four. A password each judge finds is still found.
 func TestLongLineJudgedInLinearTime(t *testing.T) {
 	judges := map[string]func([]byte) bool{"InCode": InCode, "InDocument": InDocument, "InSettings": InSettings, "InScript": InScript}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	// The least of three runs: the first may meet cold caches.
-	cost := func(judge func([]byte) bool, data []byte) time.Duration {
-		least := time.Duration(1<<63 - 1)
-		for range 3 {
-			began := threadTime()
-			judge(data)
-			least = min(least, threadTime()-began)
-		}
-		return least
-	}
-	const short, times = 4 << 10, 8
-	// Below it, a short line's time is the clock's and the call's.
-	const floor = 100 * time.Microsecond
 	for _, line := range []string{"sshpass -p ", `exec.Command("sshpass" -p`, "lftp -u ", "mysql -p ", "vault ", "htpasswd -b ", "echo x | sudo -S ", ".login(", "auth=("} {
 		for name, judge := range judges {
-			small := cost(judge, bytes.Repeat([]byte(line), short/len(line)))
-			large := cost(judge, bytes.Repeat([]byte(line), times*short/len(line)))
-			if large > 3*times*max(small, floor) {
-				t.Errorf("%s of %q said again and again: %v for %d KiB, %v for %d KiB", name, line, small, short>>10, large, times*short>>10)
-			}
+			judgedLinearly(t, name, func(b []byte) { judge(b) }, 4<<10, line)
 		}
 	}
 	for _, s := range []string{
@@ -59,6 +40,34 @@ func TestLongLineJudgedInLinearTime(t *testing.T) {
 		if !InCode([]byte(s)) {
 			t.Errorf("InCode(%q) = false, want true", s)
 		}
+	}
+}
+
+// judgedLinearly fails t where judge, given unit said over eight times
+// short bytes, takes more than three times eight times its time on short
+// bytes of it: a judge that reads its text again at each place (a
+// square) would take sixty-four. Its time is its thread's processor
+// time, which other processes' load does not add to, the least of three
+// runs (the first may meet cold caches); below 100 µs a short text's
+// time is the clock's and the call's.
+func judgedLinearly(t *testing.T, name string, judge func([]byte), short int, unit string) {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cost := func(data []byte) time.Duration {
+		least := time.Duration(1<<63 - 1)
+		for range 3 {
+			began := threadTime()
+			judge(data)
+			least = min(least, threadTime()-began)
+		}
+		return least
+	}
+	const times, floor = 8, 100 * time.Microsecond
+	small := cost(bytes.Repeat([]byte(unit), short/len(unit)))
+	large := cost(bytes.Repeat([]byte(unit), times*short/len(unit)))
+	if large > 3*times*max(small, floor) {
+		t.Errorf("%s of %q said again and again: %v for %d KiB, %v for %d KiB", name, unit, small, short>>10, large, times*short>>10)
 	}
 }
 

@@ -1,11 +1,8 @@
 package credential
 
 import (
-	"bytes"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestTokenGivenANameInCode: a skill's script or source gives a token
@@ -58,23 +55,7 @@ func TestTokenGivenANameInCode(t *testing.T) {
 // made of what it must look at and pass over (a token under an
 // identifier's name, quotes without end).
 func TestCodeByNameInLinearTime(t *testing.T) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cost := func(data []byte) time.Duration {
-		least := time.Duration(1<<63 - 1)
-		for range 3 {
-			began := threadTime()
-			InCodeByName(data)
-			least = min(least, threadTime()-began)
-		}
-		return least
-	}
-	const short, times, floor = 32 << 10, 8, 100 * time.Microsecond
 	for _, unit := range []string{`a_id = "Zx8kQ2mPp0wL7rT3vN5y", `, `"'` + "`" + `= `, strings.Repeat("Zx8kQ2mPp0wL7rT3", 9) + " = ", "Zx8kQ2mPp0wL7rT3"} {
-		small := cost(bytes.Repeat([]byte(unit), short/len(unit)))
-		large := cost(bytes.Repeat([]byte(unit), times*short/len(unit)))
-		if large > 3*times*max(small, floor) {
-			t.Errorf("InCodeByName of %q said again and again: %v for %d KiB, %v for %d KiB", unit, small, short>>10, large, times*short>>10)
-		}
+		judgedLinearly(t, "InCodeByName", func(b []byte) { InCodeByName(b) }, 32<<10, unit)
 	}
 }

@@ -2,10 +2,8 @@ package credential
 
 import (
 	"bytes"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // largeProse is line amid prose of more than 16 KiB, as a long
@@ -61,27 +59,11 @@ func TestLargeProseLines(t *testing.T) {
 // on lines that each hold every hint it looks for, and on one long
 // line.
 func TestLargeProseLinesInLinearTime(t *testing.T) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	cost := func(data []byte) time.Duration {
-		least := time.Duration(1<<63 - 1)
-		for range 3 {
-			began := threadTime()
-			largeProseLines(data)
-			least = min(least, threadTime()-began)
-		}
-		return least
-	}
-	const short, times, floor = 64 << 10, 8, 100 * time.Microsecond
 	for _, unit := range []string{
 		"`key=$K` -H 'X-Api-Key: $K' a@b\n",
 		"```\n",
 		"-h --header `pass` @ ",
 	} {
-		small := cost(bytes.Repeat([]byte(unit), short/len(unit)))
-		large := cost(bytes.Repeat([]byte(unit), times*short/len(unit)))
-		if large > 3*times*max(small, floor) {
-			t.Errorf("largeProseLines of %q said again and again: %v for %d KiB, %v for %d KiB", unit, small, short>>10, large, times*short>>10)
-		}
+		judgedLinearly(t, "largeProseLines", func(b []byte) { largeProseLines(b) }, 64<<10, unit)
 	}
 }
