@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -127,7 +126,7 @@ func (k keepPermissionsCmd) Run(home session.Home) error {
 		if err := addRules(file, these); err != nil {
 			return hint.Errorf("add them yourself, then run claudebox --keep-permissions again to clear them", "cannot add the rules to %s: %v", file, err)
 		}
-		printable.Say(os.Stderr, "claudebox: added %s to %s", counted(len(these), "permission rule"), mount.Quote(file))
+		printable.Say(os.Stderr, "claudebox: added %s to %s", printable.Counted(len(these), "permission rule"), mount.Quote(file))
 	}
 	return claudesettings.LeavePending(home.State, dir, waiting)
 }
@@ -136,12 +135,12 @@ func (k keepPermissionsCmd) Run(home session.Home) error {
 // ask each where some are (each of which is asked after it), to their
 // settings files.
 func keepQuestion(keep []claudesettings.Rule, askEach bool) string {
-	what := "these " + counted(len(keep), "rule")
+	what := "these " + printable.Counted(len(keep), "rule")
 	if len(keep) == 1 {
 		what = "this rule"
 	}
 	if askEach {
-		what = "the " + counted(len(keep), "rule") + " not marked ask each"
+		what = "the " + printable.Counted(len(keep), "rule") + " not marked ask each"
 		if len(keep) == 1 {
 			what = "the rule not marked ask each"
 		}
@@ -151,14 +150,6 @@ func keepQuestion(keep []claudesettings.Rule, askEach bool) string {
 		where = "the settings files"
 	}
 	return "Add " + what + " to " + where + "? [y/N] "
-}
-
-// counted is n of thing, a noun that takes an s for more than one.
-func counted(n int, thing string) string {
-	if n != 1 {
-		thing += "s"
-	}
-	return strconv.Itoa(n) + " " + thing
 }
 
 // yes asks question on stderr and says whether the next line of answers

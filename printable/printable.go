@@ -8,6 +8,7 @@ package printable
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -101,4 +102,22 @@ func JSON(b []byte) []byte {
 // may come from a file the repository or the sandbox wrote.
 func Say(w io.Writer, format string, args ...any) {
 	fmt.Fprintln(w, Escape(fmt.Sprintf(format, args...)))
+}
+
+// Count writes n with thousands separated by commas.
+func Count(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Counted is n things (Count), thing a noun that takes an s for more
+// than one.
+func Counted(n int, thing string) string {
+	if n != 1 {
+		thing += "s"
+	}
+	return Count(n) + " " + thing
 }

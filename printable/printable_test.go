@@ -61,3 +61,11 @@ func TestJSON(t *testing.T) {
 		t.Errorf("JSON changed the layout or the text: %s", out)
 	}
 }
+
+func TestCounted(t *testing.T) {
+	for n, want := range map[int]string{0: "0 rules", 1: "1 rule", 2: "2 rules", 1234567: "1,234,567 rules"} {
+		if got := Counted(n, "rule"); got != want {
+			t.Errorf("Counted(%d, rule) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -861,7 +861,7 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 	where, command := audit.InstallCommand(d.Dir)
 	install := "cd " + mount.Quote(where) + " && " + command
 	if s.reportOnly {
-		printable.Say(w, "claudebox: %s/: %s changed, %s left in place (move-aside = false): %s", rel, counted(d.Files, "file"), counted(len(d.Units), "package"), strings.Join(names, ", "))
+		printable.Say(w, "claudebox: %s/: %s changed, %s left in place (move-aside = false): %s", rel, printable.Counted(d.Files, "file"), printable.Counted(len(d.Units), "package"), strings.Join(names, ", "))
 		printable.Say(w, "hint: the host runs what is installed or built there, and git shows none of it; to make it again from your lockfile or sources (read git diff first): %s", install)
 		return
 	}
@@ -872,9 +872,9 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 	// is named.
 	beside := slices.DeleteFunc(slices.Clone(moved), func(m audit.Moved) bool { return strings.HasPrefix(m.To, dest+"/") })
 	if len(moved) > len(beside) {
-		printable.Say(w, "claudebox: %s/: %s changed, %s moved aside to %s: %s", rel, counted(d.Files, "file"), counted(len(moved)-len(beside), "package"), mount.Quote(filepath.Join(dest, rel)), strings.Join(names, ", "))
+		printable.Say(w, "claudebox: %s/: %s changed, %s moved aside to %s: %s", rel, printable.Counted(d.Files, "file"), printable.Counted(len(moved)-len(beside), "package"), mount.Quote(filepath.Join(dest, rel)), strings.Join(names, ", "))
 	} else {
-		printable.Say(w, "claudebox: %s/: %s changed, %s: %s", rel, counted(d.Files, "file"), counted(len(d.Units), "package"), strings.Join(names, ", "))
+		printable.Say(w, "claudebox: %s/: %s changed, %s: %s", rel, printable.Counted(d.Files, "file"), printable.Counted(len(d.Units), "package"), strings.Join(names, ", "))
 	}
 	for _, m := range beside {
 		printable.Say(w, "  %s: renamed beside it, to a name nothing loads (no room to move it aside): %s", mount.Quote(m.From), mount.Quote(m.To))
@@ -886,23 +886,6 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 			printable.Say(w, "claudebox: left in place, could not move it aside: %s", line)
 		}
 	}
-}
-
-// count writes n with thousands separated by commas.
-func count(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// counted is n things, thing a noun that takes an s for more than one.
-func counted(n int, thing string) string {
-	if n != 1 {
-		thing += "s"
-	}
-	return count(n) + " " + thing
 }
 
 // indexLocks records git's lock on each index the exit audit rewrites
@@ -1100,7 +1083,7 @@ func (s *Session) sayMoved(w io.Writer, root, dest string, moved []audit.Moved, 
 	default:
 		named := strings.Join(output[:min(len(output), 3)], ", ")
 		if len(output) > 3 {
-			named += " and " + count(len(output)-3) + " more"
+			named += " and " + printable.Count(len(output)-3) + " more"
 		}
 		printable.Say(w, "hint: git ignores %s, %s", named, rebuild)
 		printable.Say(w, "hint: if you changed one of the others yourself during the session, put it back; otherwise read it first")

@@ -221,7 +221,7 @@ func sayIgnoredChanges(c undo.Changes, deps map[string]bool, named []string) {
 		if left[top] == 1 {
 			files = "file"
 		}
-		printable.Say(os.Stderr, "claudebox: %s/: %s %s changed, which git ignores", top, count(left[top]), files)
+		printable.Say(os.Stderr, "claudebox: %s/: %s %s changed, which git ignores", top, printable.Count(left[top]), files)
 		said = true
 	}
 	if said {
