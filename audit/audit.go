@@ -281,7 +281,7 @@ func Decode(b []byte) (*Snapshot, error) {
 // whose status is still the one base read is not read again: its entries
 // are those (so a large tree costs its directories, not its files).
 func Take(root string, since time.Time, obeyed []string, base *Snapshot) *Snapshot {
-	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: newRecord(root, obeyed), entries: new(atomic.Int64), names: new(atomic.Int64), packedRead: new(atomic.Int64), pyprojectRead: new(atomic.Int64)}
+	w := walker{root: root, since: since, obeyed: obeyed, base: base, take: newRecord(root, obeyed), entries: new(atomic.Int64), names: new(atomic.Int64), packedRead: new(atomic.Int64), manifestsRead: new(atomic.Int64)}
 	w.walk()
 	w.take.files.seal()
 	return w.take
@@ -393,7 +393,7 @@ func ScanWalked(root string, since time.Time, guarded map[string]bool, start *Sn
 	if start == nil || start.Rules != rules() || start.Root != root {
 		start = &Snapshot{}
 	}
-	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), packedRead: new(atomic.Int64), pyprojectRead: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]packHeld{}}, walked: walked, reopen: reopen}
+	w := walker{root: root, since: since, guarded: guarded, start: start, seen: map[string]bool{}, obeyed: obeyed, entries: new(atomic.Int64), names: new(atomic.Int64), packedRead: new(atomic.Int64), manifestsRead: new(atomic.Int64), indexNames: newIndexNames(), objects: &objects{packs: map[string]packHeld{}}, walked: walked, reopen: reopen}
 	w.walk()
 	w.newlyIgnored(w.ignores)
 	w.makeIncluded(w.makefiles)
@@ -427,9 +427,9 @@ type walker struct {
 	// directory and ref, what each lookup found.
 	packedRead *atomic.Int64
 	packed     map[[2]string]string
-	// pyprojectRead counts the bytes of pyproject.toml files parsed, by
-	// every walker of the walk (pyprojectConfiguresTools).
-	pyprojectRead *atomic.Int64
+	// manifestsRead counts the bytes of pyproject.toml and Cargo.toml
+	// files parsed, by every walker of the walk (readManifest).
+	manifestsRead *atomic.Int64
 	// split, at the top of the walk, collects the directories below it,
 	// walked side by side once it is read.
 	split *[]subWalk
@@ -491,7 +491,7 @@ type subWalk struct {
 // fork is a walker for a directory below the top: the same judgement, a
 // report and a record of its own.
 func (w *walker) fork() *walker {
-	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, packedRead: w.packedRead, pyprojectRead: w.pyprojectRead, indexNames: w.indexNames, objects: w.objects, walked: w.walked, reopen: w.reopen}
+	f := &walker{root: w.root, since: w.since, guarded: w.guarded, obeyed: w.obeyed, start: w.start, base: w.base, seen: map[string]bool{}, entries: w.entries, names: w.names, packedRead: w.packedRead, manifestsRead: w.manifestsRead, indexNames: w.indexNames, objects: w.objects, walked: w.walked, reopen: w.reopen}
 	if w.take != nil {
 		f.take = newRecord(w.root, w.obeyed)
 	}
@@ -914,7 +914,7 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun = true
 		case !typ.IsDir() && jjConfig(n.rel, name):
 			hostRun = true
-		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfig(name) || name == "pyproject.toml" || startupPackage(n.rel, name) || rubyGemfile(name)),
+		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfig(name) || name == "pyproject.toml" || name == "Cargo.toml" || startupPackage(n.rel, name) || rubyGemfile(name)),
 			(typ&noFile != 0 || typ.IsRegular()) && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
 			hostRun = true
@@ -1120,7 +1120,13 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	if n.mode == plainDir && name == "pyproject.toml" {
-		if !w.tracked(rel) && pyprojectConfiguresTools(n.fd, name, w.pyprojectRead) {
+		if !w.tracked(rel) && pyprojectConfiguresTools(n.fd, name, w.manifestsRead) {
+			w.found(rel)
+		}
+		return
+	}
+	if n.mode == plainDir && name == "Cargo.toml" {
+		if !w.tracked(rel) && cargoManifestRuns(n.fd, name, w.manifestsRead) {
 			w.found(rel)
 		}
 		return
@@ -1839,7 +1845,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "*.neon", ".*rc", "*.config.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}"))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "Cargo.toml", "*.neon", ".*rc", "*.config.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}"))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

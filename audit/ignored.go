@@ -101,7 +101,17 @@ func makeFragment(name string) bool {
 // pnpm-workspace.yaml, where pnpm reads its settings, not from .npmrc
 // (nodeOptions, whose --import of a data: URL runs code in every script
 // pnpm starts, scriptShell, pnpmfile, the configDependencies whose
-// pnpmfile it loads). Judged as a makefile's parts: git shows a
+// pnpmfile it loads), and the configurations tools read through ERB or
+// run the commands of, which git shows only as new files: RuboCop's
+// .rubocop.yml (ERB, its require and plugins: Ruby it loads, as the Ruby
+// LSP's RuboCop runs as a Ruby file opens), RSpec's .rspec (ERB, and
+// --require), golangci-lint's .golangci.{yml,yaml,toml,json} (a custom
+// linter's .so it loads, as an editor's lint on save runs it) and
+// nodemon's nodemon.json (its exec and events' commands), and cargo's
+// build.rs, the build script cargo finds beside a crate's manifest by
+// its name and rust-analyzer builds and runs as the editor opens the
+// folder (a session's build.rs beside a tracked manifest, git status
+// showing only a new file). Judged as a makefile's parts: git shows a
 // change of one it tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
@@ -113,6 +123,9 @@ var toolConfigs = map[string]bool{
 	"pylintrc.toml": true, "mypy.ini": true, ".mypy.ini": true, ".flake8": true,
 	"sitecustomize.py": true, "usercustomize.py": true,
 	"rust-analyzer.toml": true, "pnpm-workspace.yaml": true,
+	".rubocop.yml": true, ".rspec": true, "nodemon.json": true,
+	".golangci.yml": true, ".golangci.yaml": true, ".golangci.toml": true, ".golangci.json": true,
+	"build.rs": true,
 }
 
 // jjConfig says whether name, in the directory dir, is what Jujutsu
@@ -145,27 +158,106 @@ func jjConfig(dir, name string) bool {
 // pylint, mypy and coverage take their settings from its [tool] table
 // where they start, as from setup.cfg (toolConfigs), where its
 // [project] and [build-system] act only as the package is built. One
-// over maxPyproject, or past maxPyprojects parsed by the walk (read, the
+// over maxManifest, or past maxManifests parsed by the walk (read, the
 // bytes counted), is taken for one that does.
 func pyprojectConfiguresTools(fd int, name string, read *atomic.Int64) bool {
-	b, err := readAt(fd, name, maxPyproject)
-	if err != nil || read.Add(int64(len(b))) > maxPyprojects {
+	doc, ok := readManifest(fd, name, read)
+	if !ok {
 		return true
 	}
-	var doc map[string]any
-	if toml.Unmarshal(b, &doc) != nil {
-		return true
-	}
-	_, ok := doc["tool"]
+	_, ok = doc["tool"]
 	return ok
 }
 
-// maxPyproject bounds what of one pyproject.toml the exit parses, and
-// maxPyprojects what of all a walk's: a TOML parser takes seconds over a
-// MiB of a table's dotted name ([a.a.a….a]): a session's two dozen such
-// files of 1 MiB, each parsed, added 39 s to its end, and nothing bounded
-// how many it parsed. A package's own pyproject.toml is a few KiB.
-const maxPyproject, maxPyprojects = 64 << 10, 256 << 10
+// cargoManifestRuns says whether the Cargo.toml name in the directory fd
+// has cargo run code the manifest alone chooses as rust-analyzer loads
+// the folder (cargo check of every crate, build scripts and proc macros
+// built and run), or cannot be read as TOML: a build script by any path
+// (build = "b.txt"; build.rs, the default, is judged by its name), a
+// proc macro, a dependency fetched from a git repository or a registry
+// of the manifest's choosing, a [patch] or [replace] of one. A workspace
+// takes a new folder its members' glob matches (crates/*) for one of its
+// crates, whose manifest git shows only as a new file. What a path
+// dependency leads to is judged where it lies; a version from crates.io
+// is the registry's.
+func cargoManifestRuns(fd int, name string, read *atomic.Int64) bool {
+	doc, ok := readManifest(fd, name, read)
+	if !ok {
+		return true
+	}
+	if _, ok := doc["patch"]; ok {
+		return true
+	}
+	if _, ok := doc["replace"]; ok {
+		return true
+	}
+	if pkg, ok := doc["package"].(map[string]any); ok {
+		if build, ok := pkg["build"]; ok && build != false {
+			return true
+		}
+	}
+	if lib, ok := doc["lib"].(map[string]any); ok {
+		for _, key := range []string{"proc-macro", "proc_macro"} {
+			if v, ok := lib[key]; ok && v != false {
+				return true
+			}
+		}
+	}
+	tables := []any{doc}
+	if targets, ok := doc["target"].(map[string]any); ok {
+		for _, t := range targets {
+			tables = append(tables, t)
+		}
+	}
+	if ws, ok := doc["workspace"].(map[string]any); ok {
+		tables = append(tables, ws)
+	}
+	for _, t := range tables {
+		t, ok := t.(map[string]any)
+		if !ok {
+			return true
+		}
+		for _, kind := range []string{"dependencies", "dev-dependencies", "dev_dependencies", "build-dependencies", "build_dependencies"} {
+			v, ok := t[kind]
+			if !ok {
+				continue
+			}
+			deps, ok := v.(map[string]any)
+			if !ok {
+				return true
+			}
+			for _, dep := range deps {
+				if d, ok := dep.(map[string]any); ok && (d["git"] != nil || d["registry"] != nil || d["registry-index"] != nil) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// readManifest parses the TOML file name in the directory fd, and says
+// whether it could: one over maxManifest, or past maxManifests parsed by
+// the walk (read, the bytes counted), is not.
+func readManifest(fd int, name string, read *atomic.Int64) (map[string]any, bool) {
+	b, err := readAt(fd, name, maxManifest)
+	if err != nil || read.Add(int64(len(b))) > maxManifests {
+		return nil, false
+	}
+	var doc map[string]any
+	if toml.Unmarshal(b, &doc) != nil {
+		return nil, false
+	}
+	return doc, true
+}
+
+// maxManifest bounds what of one pyproject.toml or Cargo.toml the exit
+// parses, and maxManifests what of all a walk's: a TOML parser takes
+// seconds over a MiB of a table's dotted name ([a.a.a….a]): a session's
+// two dozen such files of 1 MiB, each parsed, added 39 s to its end, and
+// nothing bounded how many it parsed. A package's own manifest is a few
+// KiB.
+const maxManifest, maxManifests = 64 << 10, 256 << 10
 
 // startupPackage says whether name, in the directory dir, is a Python
 // startup module's as a package (sitecustomize/__init__.py), which
