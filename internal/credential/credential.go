@@ -792,8 +792,9 @@ func lineEnds(data []byte) []byte {
 	return out
 }
 
-// codeInProse says prose shows code (a fenced block, an inline span,
-// Claude Code's !`command`, which a slash command runs as it is typed)
+// codeInProse says prose shows code (a block as CommonMark places one:
+// markdownCode; an inline span, Claude Code's !`command`, which a slash
+// command runs as it is typed)
 // that gives a literal to a name that says a credential, as a command or
 // settings write it (shellAssignment: export DB_PASSWORD=…, PGPASSWORD=…
 // psql; settingsCredential: password: …), the literal not reading as a
@@ -803,33 +804,23 @@ func lineEnds(data []byte) []byte {
 // command's !`PGPASSWORD=… pg_dump` and a skill's export
 // DEPLOY_PASSWORD=… in a bash block crossed.
 func codeInProse(data []byte) bool {
-	if !bytes.Contains(data, []byte("`")) && !bytes.Contains(data, []byte("~~~")) {
-		return false
-	}
-	var fence []byte
+	var md markdownCode
 	var block [][]byte
 	for _, line := range bytes.Split(data, []byte("\n")) {
-		trimmed := bytes.TrimLeft(line, " ")
-		switch {
-		case fence == nil && (bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~"))):
-			fence, block = trimmed[:3], nil
-		case fence != nil && bytes.HasPrefix(trimmed, fence):
-			if givesUnplaceholder(bytes.Join(block, []byte("\n"))) {
-				return true
-			}
-			fence = nil
-		case fence != nil:
-			block = append(block, line)
-		default:
-			spans := bytes.Split(line, []byte("`"))
-			for i := 1; i < len(spans); i += 2 {
-				if givesUnplaceholder(spans[i]) {
-					return true
-				}
-			}
+		text, kind := md.read(line)
+		if kind == codeLine {
+			block = append(block, text)
+			continue
+		}
+		if len(block) > 0 && givesUnplaceholder(bytes.Join(block, []byte("\n"))) {
+			return true
+		}
+		block = nil
+		if kind == proseLine && codeLineGives(text, false) {
+			return true
 		}
 	}
-	return fence != nil && givesUnplaceholder(bytes.Join(block, []byte("\n")))
+	return len(block) > 0 && givesUnplaceholder(bytes.Join(block, []byte("\n")))
 }
 
 // givesUnplaceholder says code prose shows gives a literal to a name

@@ -26,19 +26,15 @@ var codeHints = []string{"pass", "secret", "token", "api", "key", "pwd", "auth",
 // finds, and on at most largeProseBudget of them in all.
 func largeProseLines(data []byte) bool {
 	budget := largeProseBudget
-	var fence []byte
+	var md markdownCode
 	for line := range bytes.SplitSeq(data, []byte("\n")) {
-		trimmed := bytes.TrimLeft(line, " ")
-		switch {
-		case fence != nil && bytes.HasPrefix(trimmed, fence):
-			fence = nil
-			continue
-		case fence == nil && (bytes.HasPrefix(trimmed, []byte("```")) || bytes.HasPrefix(trimmed, []byte("~~~"))):
-			fence = trimmed[:3]
+		text, kind := md.read(line)
+		if kind == fenceLine {
 			continue
 		}
+		fenced := kind == codeLine
 		lower := lowerASCII(line)
-		code := (fence != nil || bytes.IndexByte(line, '`') >= 0) && holdsAny(lower, codeHints)
+		code := (fenced || bytes.IndexByte(line, '`') >= 0) && holdsAny(lower, codeHints)
 		header := bytes.Contains(lower, []byte("-h")) || bytes.Contains(lower, []byte("--header"))
 		url := bytes.IndexByte(line, '@') >= 0
 		if !code && !header && !url {
@@ -47,7 +43,7 @@ func largeProseLines(data []byte) bool {
 		if budget -= len(line); budget < 0 {
 			return true
 		}
-		if code && codeLineGives(line, fence != nil) || header && headerLiteral(line, true) || url && proseURL(mailLink().ReplaceAll(line, []byte("mailto "))) {
+		if code && codeLineGives(text, fenced) || header && headerLiteral(line, true) || url && proseURL(mailLink().ReplaceAll(line, []byte("mailto "))) {
 			return true
 		}
 	}

@@ -1,0 +1,42 @@
+package secrets
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview42InMarkdownCodeAnyForm: prose's code was taken for
+// code only inside a fence of three backquotes or tildes at a line's
+// start and in an inline span, so Markdown's other code crossed, short
+// or long: an indented block (a note's commands under a heading, four
+// spaces in), a fence inside a block quote, a fence indented by a tab,
+// and the code of a ```bash block shown inside a ````markdown one
+// (whose inner opening line closed the outer fence). The attack, from
+// inside: read them. Proof: none is readable inside; a note whose
+// indented code takes the password from a variable still is.
+func TestReplayReview42InMarkdownCodeAnyForm(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	pad := strings.Repeat("The deploy runs from the main branch; see the runbook for each step.\n", 260)
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "CLAUDE.md"), "# Notes\n\nDeploy to staging:\n\n    export DEPLOY_PASSWORD=Zq8xT3vN5yKp0w\n    ./deploy.sh staging\n\nThat is all.\n")
+	h.Write(filepath.Join(claude, "commands", "quote.md"), "Deploy.\n\n> Run this first:\n> ```bash\n> export STAGING_PASSWORD=Wm4kR7tQ2xLp9v\n> ```\n")
+	h.Write(filepath.Join(claude, "commands", "tab.md"), "Deploy.\n\n\t```bash\n\texport RELEASE_TOKEN=Hy6nB3cV8zPq1s\n\t```\n")
+	skill := filepath.Join(claude, "skills", "readme")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: readme\ndescription: write a README\n---\nA README shows its set-up so:\n\n````markdown\n## Set-up\n```bash\nexport PGPASSWORD=Jd5sF2gH9kLq3w\npsql -h db.internal app\n```\n````\n")
+	h.Write(filepath.Join(skill, "reference.md"), "# Deploying\n\n"+pad+"Then:\n\n    export DEPLOY_SECRET=Ub7yT4rE1wQa8z\n    ./deploy.sh\n\n"+pad)
+	h.Write(filepath.Join(claude, "commands", "notes.md"), "R42-HARMLESS-CODE\n\n    export DEPLOY_PASSWORD=\"$(pass show deploy)\"\n    ./deploy.sh\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/CLAUDE.md ~/.claude/skills/readme/*.md ~/.claude/commands/*.md; true")
+	for _, secret := range []string{"Zq8xT3vN5yKp0w", "Wm4kR7tQ2xLp9v", "Hy6nB3cV8zPq1s", "Jd5sF2gH9kLq3w", "Ub7yT4rE1wQa8z"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("Markdown's code is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R42-HARMLESS-CODE") {
+		t.Errorf("inside, want the note whose code holds no credential")
+	}
+}

@@ -1,0 +1,42 @@
+package credential
+
+import "testing"
+
+// TestMarkdownCodeAnyForm: Markdown's code as CommonMark places it, not
+// only a fence of three at a line's start, is read for a literal given
+// to a credential's name, in short prose and long: an indented block,
+// a fence in a block quote, a fence indented by a tab, a fence of four
+// around a ```bash one, a nested list's indented fence.
+func TestMarkdownCodeAnyForm(t *testing.T) {
+	for _, doc := range []string{
+		"# Deploy\n\n    export DEPLOY_PASSWORD=Zq8xT3vN5yKp0w\n    ./deploy.sh\n",
+		"Deploy:\n\n\texport DEPLOY_PASSWORD=Zq8xT3vN5yKp0w\n",
+		"> Run:\n> ```bash\n> export DEPLOY_PASSWORD=Zq8xT3vN5yKp0w\n> ```\n",
+		"> > ~~~\n> > PGPASSWORD=Zq8xT3vN5yKp0w psql\n> > ~~~\n",
+		"Deploy.\n\n\t```bash\n\texport DEPLOY_PASSWORD=Zq8xT3vN5yKp0w\n\t```\n",
+		"````markdown\n## Set-up\n```bash\nexport DEPLOY_PASSWORD=Zq8xT3vN5yKp0w\n```\n````\n",
+		"- Steps:\n    - Deploy:\n\n          ```sh\n          export DEPLOY_PASSWORD=Zq8xT3vN5yKp0w\n          ```\n",
+		"```bash\r\nexport DEPLOY_PASSWORD=Zq8xT3vN5yKp0w\r\n```\r\n",
+	} {
+		if !InDocument([]byte(doc)) {
+			t.Errorf("InDocument(%q) = false, want true", doc)
+		}
+		if !InLargeDocument(largeProse(doc)) {
+			t.Errorf("InLargeDocument of a long text with %q = false, want true", doc)
+		}
+	}
+	for _, doc := range []string{
+		"# Deploy\n\n    export DEPLOY_PASSWORD=\"$(pass show deploy)\"\n    ./deploy.sh\n",
+		"- Auth:\n    - token: see the vault\n    - password: your-password\n",
+		"    ```\n    the token is in ~/.netrc\n    ```\n",
+		"````\n```\n````\nexport DEPLOY_PASSWORD is set by CI: Zq8x is its prefix\n",
+		"Use `DEPLOY_PASSWORD=$DEPLOY_PASSWORD ./deploy.sh`.\n",
+	} {
+		if InDocument([]byte(doc)) {
+			t.Errorf("InDocument(%q) = true, want false", doc)
+		}
+		if InLargeDocument(largeProse(doc)) {
+			t.Errorf("InLargeDocument of a long text with %q = true, want false", doc)
+		}
+	}
+}

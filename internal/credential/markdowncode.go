@@ -1,0 +1,86 @@
+package credential
+
+import "bytes"
+
+// markdownLine is what a line of Markdown is to markdownCode.
+type markdownLine int
+
+const (
+	proseLine markdownLine = iota
+	codeLine
+	fenceLine
+)
+
+// markdownCode reads Markdown a line at a time and says which lines are
+// a code block's, as CommonMark places one: a fence of three or more
+// backquotes or tildes, closed only by a line of as many of the same
+// and nothing else (a ```bash shown inside a ````markdown block is its
+// code, not its end), a line indented by four columns or a tab (an
+// indented block, a nested list's fence), each inside a block quote's
+// > as well. Taking a fence of three at a line's start for all of
+// Markdown's code, prose's readers let an indented block's export
+// DEPLOY_PASSWORD=…, a quoted fence's and a nested one's cross.
+type markdownCode struct {
+	// fence is the open fence's run of backquotes or tildes (nil:
+	// none).
+	fence []byte
+}
+
+// read says what line is, and gives its text without a block quote's
+// markers.
+func (m *markdownCode) read(line []byte) ([]byte, markdownLine) {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	for {
+		trimmed := bytes.TrimLeft(line, " ")
+		if len(line)-len(trimmed) > 3 || !bytes.HasPrefix(trimmed, []byte(">")) {
+			break
+		}
+		line = bytes.TrimPrefix(trimmed[1:], []byte(" "))
+	}
+	trimmed := bytes.TrimLeft(line, " \t")
+	run := fenceRun(trimmed)
+	if m.fence != nil {
+		if len(run) >= len(m.fence) && run[0] == m.fence[0] && len(bytes.TrimRight(trimmed[len(run):], " \t")) == 0 {
+			m.fence = nil
+			return line, fenceLine
+		}
+		return line, codeLine
+	}
+	if indent(line) >= 4 && len(trimmed) > 0 {
+		return line, codeLine
+	}
+	if len(run) >= 3 && (run[0] == '~' || bytes.IndexByte(trimmed[len(run):], '`') < 0) {
+		m.fence = run
+		return line, fenceLine
+	}
+	return line, proseLine
+}
+
+// fenceRun is the run of backquotes or tildes line begins with.
+func fenceRun(line []byte) []byte {
+	if len(line) == 0 || line[0] != '`' && line[0] != '~' {
+		return nil
+	}
+	n := 1
+	for n < len(line) && line[n] == line[0] {
+		n++
+	}
+	return line[:n]
+}
+
+// indent is the columns of space line begins with, a tab taking it to
+// the next multiple of four.
+func indent(line []byte) int {
+	col := 0
+	for _, c := range line {
+		switch c {
+		case ' ':
+			col++
+		case '\t':
+			col += 4 - col%4
+		default:
+			return col
+		}
+	}
+	return col
+}
