@@ -772,6 +772,22 @@ var plainBranch = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // tree.
 func autoMergeBeside(op string) string { return filepath.Join(filepath.Dir(op), "AUTO_MERGE") }
 
+// stoppedOnConflict is the git command of the merge, cherry-pick or
+// revert in progress (its head beside it) whose tree ref is the
+// AUTO_MERGE at ref, "" where ref is no AUTO_MERGE or none is in
+// progress.
+func stoppedOnConflict(ref string) string {
+	if filepath.Base(ref) != "AUTO_MERGE" {
+		return ""
+	}
+	for _, op := range []struct{ head, command string }{{"MERGE_HEAD", "merge"}, {"CHERRY_PICK_HEAD", "cherry-pick"}, {"REVERT_HEAD", "revert"}} {
+		if fi, err := untrusted.Lstat(filepath.Dir(ref), op.head); err == nil && fi.Mode().IsRegular() {
+			return op.command
+		}
+	}
+	return ""
+}
+
 // operationsBegun lists the state of a git operation (a rebase, am,
 // cherry-pick or revert) in the project's git directories that was not
 // there at the launch and is there now. Nothing stands in for it while a
@@ -813,9 +829,20 @@ func (s *Session) report(root, dir string, r audit.Report, built map[string]bool
 	if len(r.Diverged) > 0 {
 		printable.Say(os.Stderr, "hint: read git diff and git log -p of each before you discard the change or check out the session's commits; git add stages the file as it is")
 	}
-	if len(r.Branches) > 0 {
+	branches := slices.DeleteFunc(slices.Clone(r.Branches), func(b string) bool {
+		op := stoppedOnConflict(b)
+		if op == "" {
+			return false
+		}
+		// Moving it aside would break git diff AUTO_MERGE while the user
+		// resolves the conflict: it stays, said for what it is.
+		printable.Say(os.Stderr, "claudebox: %s, the tree of the %s in progress stopped on a conflict, was written while the session ran (inside, or on the host): git diff AUTO_MERGE compares the work tree with it, and git restore -s AUTO_MERGE writes it there", mount.Quote(b), op)
+		printable.Say(os.Stderr, "hint: git diff HEAD shows what the %s changed without it; git %s --abort ends the %s and removes it", op, op, op)
+		return true
+	})
+	if len(branches) > 0 {
 		printable.Say(os.Stderr, "claudebox: branches, tags or other refs were moved or made while the session ran (inside, or on the host), which git status does not show, and a switch, merge or reset to one writes into the work tree (git switch, git merge origin/main, git reset --hard ORIG_HEAD, git reset --hard HEAD@{1} or git checkout - by a reflog, claudebox -w):")
-		for _, b := range r.Branches {
+		for _, b := range branches {
 			printable.Say(os.Stderr, "  %s", mount.Quote(b))
 		}
 		printable.Say(os.Stderr, "hint: read git log -p of each before you check it out, merge or push it; git reflog shows where a branch was")
