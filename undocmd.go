@@ -34,6 +34,9 @@ func (u undoCmd) Run(home session.Home) error {
 		return err
 	}
 	snaps := undo.List(home.State, p.Root, p.Checkout)
+	if len(snaps) == 0 {
+		return hint.Errorf("a session started here takes one", "no session of %s has a snapshot to undo", printable.Escape(p.Checkout))
+	}
 	if u.List {
 		for _, s := range snaps {
 			note := ""
@@ -46,9 +49,6 @@ func (u undoCmd) Run(home session.Home) error {
 			fmt.Printf("%s  %s%s\n", s.ID, s.Taken.Local().Format("2006-01-02 15:04:05"), note)
 		}
 		return nil
-	}
-	if len(snaps) == 0 {
-		return hint.Errorf("a session started here takes one", "no session of %s has a snapshot to undo", printable.Escape(p.Checkout))
 	}
 	s := snaps[0]
 	if u.ID != "" {
