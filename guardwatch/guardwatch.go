@@ -215,7 +215,10 @@ func (w *Watcher) Attach(cmd *exec.Cmd, start func(*exec.Cmd) error, guards, git
 // bwrap to join. Its Go runtime runs on one processor: it only waits and
 // reacts, and with one per processor its start cost a third more
 // processor time (idle processors woken and parked again), taken from
-// bwrap's mounts beside it.
+// bwrap's mounts beside it. It is in a process group of its own: a
+// terminal's Ctrl-C (SIGINT to the group in its foreground, claudebox -p's)
+// is meant for the session, which claudebox forwards it to, and the
+// watcher it stopped ended the session as one that had failed.
 func startProcess() (*Watcher, error) {
 	w := &Watcher{done: make(chan struct{}), exited: make(chan struct{}), reaped: make(chan struct{})}
 	w.cmd = &exec.Cmd{
@@ -229,6 +232,7 @@ func startProcess() (*Watcher, error) {
 			GidMappingsEnableSetgroups: false,
 			AmbientCaps:                []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SYS_CHROOT, unix.CAP_SYS_PTRACE, unix.CAP_SYS_RESOURCE},
 			Pdeathsig:                  unix.SIGKILL,
+			Setpgid:                    true,
 		},
 	}
 	var err error

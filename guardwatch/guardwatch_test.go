@@ -69,6 +69,21 @@ func TestWatcherOneProcessor(t *testing.T) {
 	}
 }
 
+// TestWatcherOwnProcessGroup: the watcher is not in claudebox's process
+// group, to which a terminal's Ctrl-C goes (in claudebox -p's, it stopped
+// the watcher, which ended the session as failed:
+// TestFirstDay42CtrlCMidToolSaysNoFailure).
+func TestWatcherOwnProcessGroup(t *testing.T) {
+	w, err := Launch()
+	if err != nil {
+		t.Skipf("cannot start the watcher here: %v", err)
+	}
+	defer w.Abandon()
+	if group, err := unix.Getpgid(w.cmd.Process.Pid); err != nil || group == unix.Getpgrp() {
+		t.Errorf("the watcher's process group is %d (%v), claudebox's", group, err)
+	}
+}
+
 // heldFile is a file of the test's own and a /proc with only the test's
 // process in it; its guard is another mount than the file's.
 func heldFile(t *testing.T) (path, proc string, guard unix.Statx_t) {

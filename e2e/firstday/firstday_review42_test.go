@@ -1,8 +1,10 @@
 package firstday
 
 import (
+	"bytes"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -60,5 +62,45 @@ func TestFirstDay42StoppedMergeSaysAutoMerge(t *testing.T) {
 	git("merge", "--abort")
 	if head := git("rev-parse", "HEAD"); head != start || paths.Exists(autoMerge) || git("status", "--porcelain") != "" {
 		t.Errorf("git merge --abort, as the hint says, left HEAD at %s (was %s), AUTO_MERGE, or changes", head, start)
+	}
+}
+
+// TestFirstDay42CtrlCMidToolSaysNoFailure: the user presses Ctrl-C while
+// claudebox -p runs a command. The terminal sends SIGINT to its foreground
+// process group, which held the guard watcher beside claudebox: stopped by
+// it, the watcher ended the session as one that had failed ("session
+// ended: the guard watcher stopped", "hint: start claudebox again", exit
+// 1), where claude's own end was not seen first (one run in two here;
+// TestWatcherOwnProcessGroup checks the cause). The interrupt is the
+// session's (claudebox forwards it), and the end says only how to resume.
+func TestFirstDay42CtrlCMidToolSaysNoFailure(t *testing.T) {
+	h := harness.NewHost(t)
+	harness.RequireClaude(t)
+	const key = "sk-ant-test-key-ctrlc42-0123456789abcdefg"
+	proj := filepath.Join(h.Home, "code", "ctrlc42")
+	h.GitRepo(proj)
+	h.Onboarded(key, proj)
+	api := harness.StartScriptedAPI(t, "FAKE-REPLY-ctrlc42",
+		harness.ToolCall{Name: "Bash", Input: map[string]any{"command": "touch started; sleep 60", "description": "run it"}})
+	var stdout, stderr bytes.Buffer
+	c := h.Command(proj, api.Env(key), "claudebox", "-p", "--permission-mode", "bypassPermissions", "run it")
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if c.SysProcAttr == nil {
+		c.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	c.SysProcAttr.Setpgid = true
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitFor(t, "the command to start", func() bool { return paths.Exists(filepath.Join(proj, "started")) })
+	// What the terminal's Ctrl-C does.
+	syscall.Kill(-c.Process.Pid, syscall.SIGINT)
+	err := c.Wait()
+	said := stderr.String()
+	if strings.Contains(said, "session ended") || strings.Contains(said, "start claudebox again") {
+		t.Errorf("Ctrl-C mid-command ended the session as one that failed (%v):\n%s", err, said)
+	}
+	if !strings.Contains(said, "claudebox: resume this session with: claudebox --resume ") {
+		t.Errorf("the end does not say how to resume (%v):\n%s", err, said)
 	}
 }
