@@ -116,7 +116,7 @@ func follow(s session.LiveSession, out func([]byte)) {
 // decided, where to, and why.
 func readable(line []byte) string {
 	var d struct {
-		Time, Decision, Method, Target, Path, Address, Why string
+		Time, Decision, Method, Target, Path, Address, Header, Why string
 	}
 	if json.Unmarshal(line, &d) != nil {
 		return string(line)
@@ -131,6 +131,8 @@ func readable(line []byte) string {
 		words = append(words, "allowed")
 	case "refuse":
 		words = append(words, "refused")
+	case "drop-header":
+		words = append(words, "dropped the header "+d.Header+" of")
 	}
 	for _, w := range []string{d.Method, d.Target, d.Path} {
 		if w != "" {

@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"bytes"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -15,5 +17,34 @@ func TestSendHeaders(t *testing.T) {
 	want := http.Header{"X-Gateway-Key": {"k1", "k2"}, "X-Team": {"t"}}
 	if got := *p.headers.Load(); !reflect.DeepEqual(got, want) {
 		t.Errorf("headers %v, want %v", got, want)
+	}
+}
+
+// A header dropped on the way leaves one line in the session's log,
+// naming it without its value, once a session: a client's new header
+// costs its feature with a word. The credential the proxy replaces
+// leaves none.
+func TestDroppedHeaderLogged(t *testing.T) {
+	rec := &upstreamRecorder{}
+	up := startUpstream(t, func(http.Header) bool { return true }, rec, nil)
+	var log bytes.Buffer
+	p, err := startLoopback(&Credential{Kind: APIKey, value: "sk-ant-api03-REAL"}, up.URL, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for range 2 {
+		resp, _ := post(t, p.URL+"/v1/messages", map[string]string{"X-Api-Key": p.Phantom, "Anthropic-Workspace-Id": "wrkspc_01Secret", "Content-Type": "application/json"})
+		if resp.StatusCode != 200 {
+			t.Fatal(resp.Status)
+		}
+	}
+	p.Close()
+	if len(rec.headers) != 2 || rec.headers[0].Get("Anthropic-Workspace-Id") != "" {
+		t.Fatalf("the API got %d calls, the first with %v", len(rec.headers), rec.headers)
+	}
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], `"decision":"drop-header"`) || !strings.Contains(lines[0], `"header":"Anthropic-Workspace-Id"`) || strings.Contains(lines[0], "Secret") {
+		t.Errorf("the log, want one line naming Anthropic-Workspace-Id without its value:\n%s", log.String())
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	neturl "net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,7 +55,9 @@ type Proxy struct {
 	log        io.Writer
 	// logged counts the lines logged, under logMu.
 	logged int
-	logMu  sync.Mutex
+	// droppedNames are the headers whose drop was logged, under logMu.
+	droppedNames map[string]bool
+	logMu        sync.Mutex
 	// api is the transport to the API, used through apiTransport.
 	api *http.Transport
 	// trust gives api the host's CAs (TrustCAs); nil when there are none
@@ -348,7 +351,12 @@ func (p *Proxy) handler() http.Handler {
 		// plain (the transport asks for gzip and reads it itself).
 		learn := p.Cred.Kind == GoogleOAuth && answersProject(r.URL.Path)
 		for name, values := range r.Header {
-			if n := headerName(name); !passedHeader(shapeOf(p.Cred.Kind), n, values) || learn && n == "accept-encoding" {
+			n := headerName(name)
+			passed := passedHeader(shapeOf(p.Cred.Kind), n, values)
+			if !passed {
+				p.logDropped(r, name, n)
+			}
+			if !passed || learn && n == "accept-encoding" {
 				delete(r.Header, name)
 			}
 		}
@@ -543,6 +551,36 @@ func withBeta(values []string, beta string) string {
 func (p *Proxy) refuse(w http.ResponseWriter, r *http.Request, status int, kind, msg string) {
 	apiError(w, status, kind, msg)
 	p.logLine(map[string]any{"decision": "refuse", "method": r.Method, "path": r.URL.Path, "status": status, "why": kind})
+}
+
+// quietDrops are the headers dropped on every call without a word: the
+// credential the proxy puts in (the phantom's, in any of the agents'
+// headers) and HTTP's own between two hops.
+var quietDrops = []string{"x-api-key", "authorization", "x-goog-api-key", "chatgpt-account-id", "proxy-authorization", "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host"}
+
+// maxDroppedNames bounds the header names whose drop is logged: the
+// sandbox may send a new one with each call.
+const maxDroppedNames = 64
+
+// logDropped logs a header an API call loses on the way (name as sent,
+// n as headerName reads it), once a session for each name, never its
+// value: a client's new header costs its feature, and the log says which.
+func (p *Proxy) logDropped(r *http.Request, name, n string) {
+	if slices.Contains(quietDrops, n) {
+		return
+	}
+	p.logMu.Lock()
+	known := p.droppedNames[n] || len(p.droppedNames) >= maxDroppedNames
+	if !known {
+		if p.droppedNames == nil {
+			p.droppedNames = map[string]bool{}
+		}
+		p.droppedNames[n] = true
+	}
+	p.logMu.Unlock()
+	if !known {
+		p.logLine(map[string]any{"decision": "drop-header", "method": r.Method, "path": r.URL.Path, "header": name, "why": "no client of this API is known to send it (its value is not logged)"})
+	}
 }
 
 // The sandbox chooses what is refused and how often: a line holds each

@@ -62,7 +62,11 @@ type place uint8
 const (
 	free           place = iota // no rule: a schema, a setting, a tool's text
 	anthMessage                 // the Messages API: every key and type, at any depth
-	anthContent                 // a content array: its blocks are anthBlock
+	anthTurns                   // the request's messages: each is anthTurn
+	anthTurn                    // a message: as anthMessage, and its content anthBlocks
+	anthBlocks                  // a message's, the system prompt's or a block's content: each is anthTypedBlock
+	anthTypedBlock              // a content block: as anthBlock, and its type a known one
+	anthContent                 // a content array elsewhere (a tool's input): its blocks are anthBlock
 	anthBlock                   // a content block: as anthMessage, and its source
 	anthSource                  // a content block's source: its content given inline
 	anthTools                   // the request's tools: each is anthTool
@@ -74,12 +78,14 @@ const (
 	oaRoot
 	oaTools // an array of tools
 	oaTool
-	oaInput // the input items, and everything in them
+	oaInput          // the input items, and everything in them
+	oaClientMetadata // Codex's description of its call: only known keys
 	gRoot
 	gTools
 	gTool
 	gContent  // contents and the system instruction, and everything in them
 	gMetadata // Code Assist's client metadata
+	gLabels   // a model call's labels: none
 )
 
 // valueRule is what a member's value must be, by its key.
@@ -128,21 +134,28 @@ func (s *scanner) valuePlace() (place, valueRule) {
 		return elementOf(f.place), anyValue
 	}
 	switch f.place {
-	case anthMessage, anthBlock, anthSource, anthTool, anthSafeguard, anthToolChange:
+	case anthMessage, anthTurn, anthTypedBlock, anthBlock, anthSource, anthTool, anthSafeguard, anthToolChange:
 		// A content source's content is blocks too, whose sources are
-		// checked as any block's, and so is the system prompt. A tool
-		// added mid-conversation (a system turn's tool_addition block, a
-		// compaction's tool_changes) is checked as the request's tools
-		// are: the API runs it as one.
+		// checked as any block's, and so is the system prompt. The
+		// blocks of a message, of the system prompt and within them are
+		// of the known types; content elsewhere (a tool's input) is the
+		// tool's own. A tool added mid-conversation (a system turn's
+		// tool_addition block, a compaction's tool_changes) is checked as
+		// the request's tools are: the API runs it as one.
+		block := f.place == anthBlock || f.place == anthTypedBlock
 		switch {
-		case f.key == "content", f.key == "system" && len(s.stack) == 1:
+		case f.key == "messages" && len(s.stack) == 1:
+			return anthTurns, f.rule
+		case f.key == "system" && len(s.stack) == 1,
+			f.key == "content" && (f.place == anthTurn || f.place == anthTypedBlock || f.place == anthSource),
+			f.key == "toolchanges" && f.place == anthTypedBlock:
+			return anthBlocks, f.rule
+		case f.key == "content", f.key == "toolchanges" && f.place == anthBlock:
 			return anthContent, f.rule
-		case f.key == "source" && f.place == anthBlock:
+		case f.key == "source" && block:
 			return anthSource, f.rule
-		case f.key == "tool" && f.place == anthBlock:
+		case f.key == "tool" && block:
 			return anthToolChange, f.rule
-		case f.key == "toolchanges" && f.place == anthBlock:
-			return anthContent, f.rule
 		case f.key == "definition" && f.place == anthToolChange:
 			return anthTool, f.rule
 		case f.key == "tools" && len(s.stack) == 1:
@@ -161,6 +174,8 @@ func (s *scanner) valuePlace() (place, valueRule) {
 			return oaTools, anyValue
 		case "input":
 			return oaInput, anyValue
+		case "clientmetadata":
+			return oaClientMetadata, anyValue
 		}
 	case oaTool:
 		if f.key == "tools" {
@@ -177,6 +192,8 @@ func (s *scanner) valuePlace() (place, valueRule) {
 			return gContent, anyValue
 		case "metadata":
 			return gMetadata, anyValue
+		case "labels":
+			return gLabels, anyValue
 		}
 	}
 	return free, anyValue
@@ -189,6 +206,10 @@ func (s *scanner) valuePlace() (place, valueRule) {
 // turned on the tool a list of it was refused.
 func elementOf(p place) place {
 	switch p {
+	case anthTurns:
+		return anthTurn
+	case anthBlocks:
+		return anthTypedBlock
 	case anthContent:
 		return anthBlock
 	case anthTools:
@@ -211,12 +232,20 @@ func (s *scanner) onKey(f *frame, raw string) error {
 	}
 	f.key, f.rule = k, anyValue
 	switch f.place {
-	case anthMessage, anthBlock, anthTool, anthSafeguard, anthToolChange:
+	case anthMessage, anthTurn, anthTypedBlock, anthBlock, anthTool, anthSafeguard, anthToolChange:
 		switch k {
 		case "mcpservers":
 			return &refusal{"mcp_servers (the API's servers would connect to the MCP servers it names)"}
 		case "type":
 			f.rule = typeName
+		case "fileid":
+			// A code execution's output names the files it made by
+			// id, and Claude Code sends them back as answered; the API
+			// reads what a block names for the key, another stored file
+			// as well. Claude Code declares no code execution tool.
+			if f.place == anthTypedBlock {
+				return &refusal{"a stored file by its id (file_id)"}
+			}
 		}
 		if len(s.stack) == 1 {
 			return s.requestKey(k, raw)
@@ -228,6 +257,10 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		}
 	case oaRoot:
 		return s.requestKey(k, raw)
+	case oaClientMetadata:
+		if !knownKey(clientMetadataKeys, k) {
+			return &refusal{"the client_metadata key " + quote(printableNote(raw)) + " (only those Codex sends pass: " + strings.Join(clientMetadataKeys, ", ") + ")"}
+		}
 	case anthMetadata:
 		// Claude Code sends only the user's id (measured), which the API
 		// reads to tell abuse apart; what else a key would ask of the
@@ -273,6 +306,11 @@ func (s *scanner) onKey(f *frame, raw string) error {
 			f.rule = cloudProject
 		}
 		return s.requestKey(k, raw)
+	case gLabels:
+		// Vertex AI adds a call's labels to the billing of the project
+		// that pays; gemini-cli's request has the key, which it never
+		// fills.
+		return &refusal{"the label " + quote(printableNote(raw)) + " (Gemini CLI sends none)"}
 	case gMetadata:
 		if k == "duetproject" {
 			f.rule = cloudProject
@@ -321,8 +359,11 @@ func (s *scanner) onString(f *frame, v string) error {
 			}
 			return &refusal{"a safeguard of type " + quote(printableNote(v)) + " (only dangerous_tool_use, the check of auto mode's actions, passes)"}
 		}
+		if f.place == anthTypedBlock && !slices.Contains(knownBlockTypes, t) {
+			return &refusal{"a content block of type " + quote(printableNote(v)) + " (only the blocks Claude Code is known to send, or to get from the API and send back, pass; a newer Claude Code's new one may be refused until claudebox knows it)"}
+		}
 		switch f.place {
-		case anthMessage, anthBlock:
+		case anthMessage, anthTurn, anthTypedBlock, anthBlock:
 			if t == "url" || strings.HasPrefix(t, "web_fetch") {
 				return &refusal{"a source or tool of type " + quote(printableNote(v)) + " (the API's servers would fetch a URL)"}
 			}
@@ -390,7 +431,7 @@ func (s *scanner) onWord(f *frame, w string) (string, error) {
 // strictType says a type at p passes only as a string from a known list.
 func strictType(p place) bool {
 	switch p {
-	case oaTool, anthSource, anthTool, anthSafeguard, anthToolChange:
+	case oaTool, anthSource, anthTool, anthSafeguard, anthToolChange, anthTypedBlock:
 		return true
 	}
 	return false
@@ -436,6 +477,30 @@ func (s *scanner) onClose(f *frame) (string, error) {
 // the API adds next are refused.
 var messagesKeys = []string{"model", "messages", "system", "max_tokens", "metadata", "stream", "thinking", "tools", "tool_choice", "temperature", "top_p", "top_k", "stop_sequences", "context_management", "output_config", "output_format", "speed", "safeguards"}
 
+// knownBlockTypes are the content blocks that pass in a message, the
+// system prompt and the blocks within them. Measured with Claude Code
+// 2.1.330 against a local listener: what it sends itself (text, images
+// and PDFs read, tool calls and results, a tool search's references) and
+// what it sends back as the API answered it (thinking, server tools'
+// calls and results, compaction), which is every type, an unknown one
+// too: the list stands between the API's answers and the API. Read from
+// its program: the advisor's results, a system turn's tool changes, a
+// search result. The result and error shapes of the server tools that
+// pass are the API's documented ones. Left out: what has the API fetch
+// or read what it stores (web_fetch_tool_result, container_upload), MCP
+// blocks (the request names no MCP server), and whatever comes next.
+var knownBlockTypes = []string{
+	"text", "image", "document", "search_result", "tool_use", "tool_result", "tool_reference",
+	"thinking", "redacted_thinking", "compaction", "tool_addition", "tool_removal", "server_tool_use",
+	"web_search_tool_result", "web_search_result", "web_search_tool_result_error",
+	"code_execution_tool_result", "code_execution_result", "code_execution_output", "code_execution_tool_result_error",
+	"bash_code_execution_tool_result", "bash_code_execution_result", "bash_code_execution_output", "bash_code_execution_tool_result_error",
+	"text_editor_code_execution_tool_result", "text_editor_code_execution_view_result", "text_editor_code_execution_create_result",
+	"text_editor_code_execution_str_replace_result", "text_editor_code_execution_tool_result_error",
+	"tool_search_tool_result", "tool_search_tool_search_result", "tool_search_tool_result_error",
+	"advisor_tool_result", "advisor_result", "advisor_redacted_result", "advisor_tool_result_error",
+}
+
 // safeguardKeys are a safeguard's keys that pass: those Claude Code
 // 2.1.330 sends (its type, the context the check reads, the project's
 // CLAUDE.md), checked as the messages are. What else the API may take
@@ -447,6 +512,14 @@ var safeguardKeys = []string{"type", "classifier_context", "claude_md"}
 // the ChatGPT login alike. The state the API stores for the key, a
 // previous response, a conversation, a prompt by its id, is refused.
 var responsesKeys = []string{"model", "instructions", "input", "tools", "tool_choice", "parallel_tool_calls", "reasoning", "store", "stream", "stream_options", "include", "service_tier", "prompt_cache_key", "prompt_cache_options", "text", "client_metadata"}
+
+// clientMetadataKeys are the keys of the Responses API request's
+// client_metadata that pass: those codex-cli 0.169.0 sends (measured,
+// with a key and the ChatGPT login: its conversation's ids and its
+// installation's), and the subagent's and window's, which its headers
+// carry too. The API reads the others as it likes: a routing override
+// among its headers chooses the account a call goes to.
+var clientMetadataKeys = []string{"root_turn_id", "session_id", "thread_id", "turn_id", "x-codex-installation-id", "x-codex-turn-metadata", "x-codex-window-id", "x-codex-parent-thread-id", "x-openai-subagent"}
 
 // geminiKeys are the keys that pass in a Gemini model call and in the
 // request Code Assist wraps: those gemini-cli 0.61.0 sends with an API
