@@ -111,8 +111,10 @@ func makeFragment(name string) bool {
 // build.rs, the build script cargo finds beside a crate's manifest by
 // its name and rust-analyzer builds and runs as the editor opens the
 // folder (a session's build.rs beside a tracked manifest, git status
-// showing only a new file). Judged as a makefile's parts: git shows a
-// change of one it tracks.
+// showing only a new file), and Ansible's ansible.cfg, which it reads
+// where it starts (its vault_password_file, which it runs where it is
+// executable, its inventory scripts, its plugins' paths). Judged as a
+// makefile's parts: git shows a change of one it tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
 	"gradle.properties": true, "gradle-wrapper.properties": true, "local.properties": true, ".jvmopts": true, ".sbtopts": true,
@@ -125,7 +127,7 @@ var toolConfigs = map[string]bool{
 	"rust-analyzer.toml": true, "pnpm-workspace.yaml": true,
 	".rubocop.yml": true, ".rspec": true, "nodemon.json": true,
 	".golangci.yml": true, ".golangci.yaml": true, ".golangci.toml": true, ".golangci.json": true,
-	"build.rs": true,
+	"build.rs": true, "ansible.cfg": true,
 }
 
 // jjConfig says whether name, in the directory dir, is what Jujutsu
@@ -278,7 +280,9 @@ func startupPackage(dir, name string) bool {
 // Tailwind's, Vitest's) import them as the folder opens, before git
 // status is read, and what a JSON or YAML one names as a plugin, a
 // parser or a transform by its path, node requires as JavaScript
-// whatever its extension.
+// whatever its extension; and the test runners' <tool>.conf.<ext>,
+// which each imports where it starts (Karma's karma.conf.js,
+// WebdriverIO's wdio.conf.ts, Nightwatch's, CodeceptJS', Protractor's).
 func toolConfig(name string) bool {
 	if toolConfigs[name] || strings.HasSuffix(name, ".neon") || strings.HasSuffix(name, ".neon.dist") {
 		return true
@@ -291,7 +295,8 @@ func toolConfig(name string) bool {
 		return false
 	}
 	stem := name[:i]
-	return rcName(stem) || len(stem) > len(".config") && strings.HasSuffix(stem, ".config") || strings.Contains(stem[1:], ".config.")
+	return rcName(stem) || len(stem) > len(".config") && strings.HasSuffix(stem, ".config") || strings.Contains(stem[1:], ".config.") ||
+		len(stem) > len(".conf") && strings.HasSuffix(stem, ".conf")
 }
 
 // rcName says whether name is .<tool>rc: a dot, a tool's name, rc.

@@ -89,3 +89,29 @@ func TestScanNewCrateManifest(t *testing.T) {
 		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
 	}
 }
+
+// TestScanTestRunnerConfigs: the test runners' <tool>.conf.<ext>, which
+// each imports where it starts (karma.conf.js, wdio.conf.ts), and
+// Ansible's ansible.cfg (its vault_password_file, which it runs, its
+// inventory scripts and plugins), made untracked, are found; a server's
+// nginx.conf, a conf.js and an app.conf.txt are not.
+func TestScanTestRunnerConfigs(t *testing.T) {
+	root := t.TempDir()
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	var want []string
+	for _, name := range []string{"karma.conf.js", "wdio.conf.ts", "nightwatch.conf.cjs", "codecept.conf.mjs", "protractor.conf.js", "ansible.cfg"} {
+		for _, dir := range []string{"", "web"} {
+			p := filepath.Join(root, dir, name)
+			write(t, p)
+			want = append(want, p)
+		}
+	}
+	for _, p := range []string{"nginx.conf", "web/conf.js", "app.conf.txt", ".conf.js", "ansible.cfg.example"} {
+		write(t, filepath.Join(root, p))
+	}
+	slices.Sort(want)
+	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
+	}
+}
