@@ -113,8 +113,13 @@ func makeFragment(name string) bool {
 // folder (a session's build.rs beside a tracked manifest, git status
 // showing only a new file), and Ansible's ansible.cfg, which it reads
 // where it starts (its vault_password_file, which it runs where it is
-// executable, its inventory scripts, its plugins' paths). Judged as a
-// makefile's parts: git shows a change of one it tracks.
+// executable, its inventory scripts, its plugins' paths), and the build
+// launchers' own: Pants' .pants.bootstrap, which its launcher sources as
+// shell at every pants command, and its pants.toml and .pants.rc (the
+// in-repository plugins it loads), Buck's .buckconfig and its local
+// override .buckconfig.local, and Hatch's hatch.toml (the commands its
+// environments run as they are made). Judged as a makefile's parts: git
+// shows a change of one it tracks.
 var toolConfigs = map[string]bool{
 	".bazelrc": true, "user.bazelrc": true, ".bazeliskrc": true, ".bazelversion": true,
 	"gradle.properties": true, "gradle-wrapper.properties": true, "local.properties": true, ".jvmopts": true, ".sbtopts": true,
@@ -128,6 +133,7 @@ var toolConfigs = map[string]bool{
 	".rubocop.yml": true, ".rspec": true, "nodemon.json": true,
 	".golangci.yml": true, ".golangci.yaml": true, ".golangci.toml": true, ".golangci.json": true,
 	"build.rs": true, "ansible.cfg": true,
+	".pants.bootstrap": true, "pants.toml": true, ".pants.rc": true, ".buckconfig": true, ".buckconfig.local": true, "hatch.toml": true,
 }
 
 // jjConfig says whether name, in the directory dir, is what Jujutsu

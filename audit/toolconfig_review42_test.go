@@ -115,3 +115,29 @@ func TestScanTestRunnerConfigs(t *testing.T) {
 		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
 	}
 }
+
+// TestScanBuildLaunchersOwn: what a build tool's launcher runs or loads
+// at every command, made untracked, is found: Pants' .pants.bootstrap,
+// sourced as shell, its pants.toml and .pants.rc, Buck's .buckconfig and
+// .buckconfig.local, Hatch's hatch.toml, at the top or below; what only
+// shares a part of their names is not.
+func TestScanBuildLaunchersOwn(t *testing.T) {
+	root := t.TempDir()
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	var want []string
+	for _, name := range []string{".pants.bootstrap", "pants.toml", ".pants.rc", ".buckconfig", ".buckconfig.local", "hatch.toml"} {
+		for _, dir := range []string{"", "sub"} {
+			p := filepath.Join(root, dir, name)
+			write(t, p)
+			want = append(want, p)
+		}
+	}
+	for _, rel := range []string{"pants.toml.md", "docs/buckconfig.txt", "hatch.md"} {
+		write(t, filepath.Join(root, rel))
+	}
+	slices.Sort(want)
+	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
+	}
+}

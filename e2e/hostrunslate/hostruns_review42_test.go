@@ -49,3 +49,38 @@ func TestReplayReview42NewCrateBuildScripts(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview42UntrackedToolConfigs: the configurations a tool reads
+// where it starts and runs code or commands from, which git shows only
+// as new files that look like settings: RuboCop's .rubocop.yml and
+// RSpec's .rspec (read through ERB), golangci-lint's .golangci.yml (a
+// custom linter's .so), nodemon.json (its exec), Ansible's ansible.cfg
+// (its vault_password_file, run), Karma's karma.conf.js (imported),
+// Pants' .pants.bootstrap (sourced) and Hatch's hatch.toml (its
+// environments' commands). The session wrote each at the top of the
+// project, and each stayed where its tool reads it. None of these tools
+// is installed here: the host-side proof is that none of what the
+// session wrote is where the host's tool reads it.
+func TestReplayReview42UntrackedToolConfigs(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "README.md"), "app\n")
+	harness.CommitAll(h, proj, "app")
+	touch := "touch " + h.Marker()
+	planted := []string{".rubocop.yml", ".rspec", ".golangci.yml", "nodemon.json", "ansible.cfg", "karma.conf.js", ".pants.bootstrap", "hatch.toml"}
+	out := h.Plant(proj, "tools' configurations", `
+		echo 'AllCops: { TargetRubyVersion: <%= system("`+touch+`") && 3.2 %> }' > .rubocop.yml
+		echo '--require <%= system("`+touch+`") %>' > .rspec
+		printf 'linters-settings:\n  custom:\n    x:\n      path: ./x.so\n' > .golangci.yml
+		echo '{"exec": "`+touch+`"}' > nodemon.json
+		printf '[defaults]\nvault_password_file = ./.pants.bootstrap\n' > ansible.cfg
+		echo 'require("child_process").execSync("`+touch+`")' > karma.conf.js
+		echo '`+touch+`' > .pants.bootstrap
+		printf '[envs.default]\npre-install-commands = ["`+touch+`"]\n' > hatch.toml`)
+	for _, p := range planted {
+		if _, err := os.Lstat(filepath.Join(proj, p)); err == nil {
+			t.Errorf("%s, which the session wrote, is where the host's tool reads it:\n%s", p, out)
+		}
+	}
+}
