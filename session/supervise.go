@@ -973,7 +973,7 @@ func (s *Session) reportFindings(root, dir string, found []string, built map[str
 	if len(found) == 0 {
 		return
 	}
-	w := os.Stderr
+	w := &heard{w: os.Stderr}
 	if s.reportOnly {
 		printable.Say(w, "claudebox: the session left what the host would run or obey (left in place, move-aside = false):")
 		for _, p := range found {
@@ -990,7 +990,9 @@ func (s *Session) reportFindings(root, dir string, found []string, built map[str
 	if len(moved) > 0 {
 		s.sayMoved(w, root, dest, moved, built, instead)
 	}
-	said()
+	if !w.failed {
+		said()
+	}
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			printable.Say(w, "claudebox: left in place, could not move it aside: %s", line)

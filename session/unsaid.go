@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,9 +18,10 @@ import (
 
 // unsaidSuffix names, beside a folder of <state>/moved-aside/<hash>/, the
 // record of what the exit audit moves there: written before it moves,
-// removed once it said so. A supervisor killed between the two leaves it,
-// and the next claudebox command says what was moved (SayUnsaidMoves):
-// nothing of the user's is moved without a word.
+// removed once it said so. A supervisor killed between the two, or whose
+// words its closed terminal did not take, leaves it, and the next
+// claudebox command says what was moved (SayUnsaidMoves): nothing of the
+// user's is moved without a word.
 const unsaidSuffix = ".unsaid"
 
 // unsaidLimit bounds the record read back: a line for each path moved.
@@ -102,6 +104,7 @@ func UndoDest(state, root string, now time.Time) string {
 // forgets the records: those of projects no session runs in (an audit
 // holds its project's lock).
 func SayUnsaidMoves(state string) {
+	w := &heard{w: os.Stderr}
 	records, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", "*"+unsaidSuffix))
 	for _, record := range records {
 		hash := filepath.Base(filepath.Dir(record))
@@ -137,28 +140,44 @@ func SayUnsaidMoves(state string) {
 		undoing := strings.HasPrefix(filepath.Base(dest), undoAside)
 		if len(moved) > 0 {
 			if undoing {
-				printable.Say(os.Stderr, "claudebox: claudebox --undo, killed, had moved aside what stood at these paths:")
+				printable.Say(w, "claudebox: claudebox --undo, killed, had moved aside what stood at these paths:")
 			} else {
-				printable.Say(os.Stderr, "claudebox: a session killed in its exit audit moved aside what it left that the host would run or obey:")
+				printable.Say(w, "claudebox: a session killed in its exit audit, or whose terminal closed then, moved aside what it left that the host would run or obey:")
 			}
 			for _, m := range moved {
-				printable.Say(os.Stderr, "  %s", mount.Quote(m.From))
+				printable.Say(w, "  %s", mount.Quote(m.From))
 				_, err := os.Lstat(m.From)
 				switch {
 				case err == nil && undoing:
-					printable.Say(os.Stderr, "    restored as the session found it; what stood there is at %s", mount.Quote(m.To))
+					printable.Say(w, "    restored as the session found it; what stood there is at %s", mount.Quote(m.To))
 				case err == nil:
 					// Killed while removing it after its copy.
-					printable.Say(os.Stderr, "    what is left of it is still there; the whole of it, as the session left it, is at %s", mount.Quote(m.To))
+					printable.Say(w, "    what is left of it is still there; the whole of it, as the session left it, is at %s", mount.Quote(m.To))
 				default:
-					printable.Say(os.Stderr, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
+					printable.Say(w, "    to put it back: mv -n %s %s", mount.Quote(m.To), mount.Quote(m.From))
 				}
 			}
 			if !undoing {
-				printable.Say(os.Stderr, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
+				printable.Say(w, "hint: if you changed one yourself during the session, put it back; otherwise read it first")
 			}
 		}
 		os.RemoveAll(dest + audit.CopyingSuffix)
-		os.Remove(record)
+		if !w.failed {
+			os.Remove(record)
+		}
 	}
+}
+
+// heard writes to w and remembers a write that failed: a terminal closed
+// (SIGHUP) as a session ends takes no more (EIO), and what was moved aside
+// meanwhile is said again by the next claudebox command.
+type heard struct {
+	w      io.Writer
+	failed bool
+}
+
+func (h *heard) Write(p []byte) (int, error) {
+	n, err := h.w.Write(p)
+	h.failed = h.failed || err != nil
+	return n, err
 }

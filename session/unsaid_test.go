@@ -48,6 +48,41 @@ func TestSayUnsaidMovesCopiedWhole(t *testing.T) {
 	}
 }
 
+// TestSayUnsaidMovesUnheard: words a closed terminal did not take (a
+// write that fails) leave the record, for the next command to say.
+func TestSayUnsaidMovesUnheard(t *testing.T) {
+	state, proj := t.TempDir(), t.TempDir()
+	mustDo(t, os.MkdirAll(filepath.Join(state, "live"), 0o700))
+	mustDo(t, os.WriteFile(filepath.Join(state, "live", instance.Hash(proj)+".lock"), nil, 0o600))
+	dest := filepath.Join(state, "moved-aside", instance.Hash(proj), "20261202T000000.000Z")
+	from, to := filepath.Join(proj, ".envrc"), filepath.Join(dest, ".envrc")
+	mustDo(t, os.MkdirAll(dest, 0o700))
+	mustDo(t, os.WriteFile(to, nil, 0o600))
+	RecordMoves(dest, []audit.Moved{{From: from, To: to}}, nil)
+	closed, err := os.Open(os.DevNull)
+	mustDo(t, err)
+	defer closed.Close()
+	stderr := os.Stderr
+	defer func() { os.Stderr = stderr }()
+	os.Stderr = closed
+	SayUnsaidMoves(state)
+	if _, err := os.Lstat(dest + unsaidSuffix); err != nil {
+		t.Fatalf("the record of moves no one heard was forgotten: %v", err)
+	}
+	r, w, err := os.Pipe()
+	mustDo(t, err)
+	os.Stderr = w
+	SayUnsaidMoves(state)
+	w.Close()
+	said, _ := io.ReadAll(r)
+	if !strings.Contains(string(said), "to put it back: mv -n "+to+" "+from) {
+		t.Errorf("the next command did not say the move:\n%s", said)
+	}
+	if _, err := os.Lstat(dest + unsaidSuffix); err == nil {
+		t.Error("the record stays once said")
+	}
+}
+
 func mustDo(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
