@@ -664,9 +664,11 @@ func KeepWorktrees(dir string) error {
 		return fmt.Errorf("cannot keep %s: %w", dir, err)
 	}
 	defer d.Close()
-	if err := unix.Mkdirat(int(d.Fd()), instance.WorktreesKeeper, 0o755); err != nil && err != unix.EEXIST {
+	err = unix.Mkdirat(int(d.Fd()), instance.WorktreesKeeper, 0o755)
+	if err != nil && err != unix.EEXIST {
 		return &fs.PathError{Op: "mkdir", Path: filepath.Join(dir, instance.WorktreesKeeper), Err: err}
 	}
+	made := err == nil
 	keeper, err := untrusted.OpenDir(untrusted.FDPath(d), instance.WorktreesKeeper)
 	if err != nil {
 		return fmt.Errorf("cannot keep %s: something that is no directory stands at %s (did a sandbox put it there?)", dir, instance.WorktreesKeeper)
@@ -687,6 +689,14 @@ func KeepWorktrees(dir string) error {
 	_, err = f.WriteString(instance.KeeperLock)
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	// A keeper made half (a full disk) is no one's: the cleanup, which
+	// knows a keeper by its lock's words, would take it for a session's.
+	if err != nil {
+		unix.Unlinkat(int(keeper.Fd()), "locked", 0)
+		if made {
+			unix.Unlinkat(int(d.Fd()), instance.WorktreesKeeper, unix.AT_REMOVEDIR)
+		}
 	}
 	return err
 }

@@ -1,11 +1,14 @@
 package guard
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/internal/testfs"
@@ -79,5 +82,25 @@ func TestKeepWorktrees(t *testing.T) {
 	instance.ReleaseKeeper(worktrees)
 	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 		t.Errorf("the keeper was made through a link: %v", entries)
+	}
+}
+
+// TestKeepWorktreesFullDisk: a keeper whose lock file a full disk left
+// empty is removed, not left for the cleanup to take for a session's.
+func TestKeepWorktreesFullDisk(t *testing.T) {
+	worktrees := t.TempDir()
+	if err := unix.Mount("tmpfs", worktrees, "tmpfs", 0, "size=4k"); err != nil {
+		t.Skipf("cannot mount a tmpfs (needs root): %v", err)
+	}
+	t.Cleanup(func() { unix.Unmount(worktrees, unix.MNT_DETACH) })
+	// A tmpfs directory takes no page, a file's first byte takes one.
+	if err := os.WriteFile(filepath.Join(worktrees, "full"), make([]byte, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := KeepWorktrees(worktrees); !errors.Is(err, unix.ENOSPC) {
+		t.Fatalf("the keeper on a full disk: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(worktrees, instance.WorktreesKeeper)); err == nil {
+		t.Error("a keeper made half is left")
 	}
 }

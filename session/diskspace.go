@@ -43,6 +43,39 @@ func checkStateSpace(state string) error {
 	return nil
 }
 
+// minFreeProject and minFreeProjectInodes are the room a launch needs on
+// the checkout's disk: its stand-ins (a directory, on ext4, takes a block)
+// and the keeper of a repository's worktrees, with its lock file. On a
+// full disk the launch failed halfway, raw (mkdir: no space left on
+// device), and its failure's cleanup took the keeper it had made half, its
+// lock file empty, for what a session left, moved it aside and named the
+// mv that put it back.
+const (
+	minFreeProject       = 1 << 20
+	minFreeProjectInodes = 256
+)
+
+// checkProjectSpace refuses a launch whose checkout's filesystem is full
+// (of blocks, or of inodes), naming it, before it makes anything there.
+func checkProjectSpace(checkout string) error {
+	var st unix.Statfs_t
+	if unix.Statfs(checkout, &st) != nil {
+		return nil
+	}
+	free := uint64(st.Bavail) * uint64(st.Bsize)
+	switch {
+	case free < minFreeProject:
+		return projectDiskFull(checkout, fmt.Sprintf("%d KiB free of the 1 MiB a session needs", free>>10))
+	case st.Files > 0 && st.Ffree < minFreeProjectInodes:
+		return projectDiskFull(checkout, fmt.Sprintf("%d inodes free of the %d a session needs", st.Ffree, minFreeProjectInodes))
+	}
+	return nil
+}
+
+func projectDiskFull(checkout, what string) error {
+	return hint.Errorf("free some space there, then start claudebox again", "the disk holding %s is full (%s)", checkout, what)
+}
+
 // stateDisk reads the filesystem of the state directory, or, where it is
 // not made yet, of its nearest parent.
 func stateDisk(state string) (unix.Statfs_t, bool) {

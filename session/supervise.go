@@ -47,6 +47,9 @@ func (s *Session) supervise() error {
 	if err := checkStateSpace(s.stateDir); err != nil {
 		return err
 	}
+	if err := checkProjectSpace(s.plan.Project.Checkout); err != nil {
+		return err
+	}
 	stopGPG, err := s.startGPGAgent()
 	if err != nil {
 		return err
