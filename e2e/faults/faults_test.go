@@ -377,18 +377,25 @@ func TestReplayFaultsNoUndoRoomSaid(t *testing.T) {
 	}
 }
 
-// TestReplayFaultsTwentySessions: twenty sessions of one project started
-// at once all run together and end: every one's prompt is in the history,
-// the stand-ins stand while any runs and are gone, with the records, after
-// the last.
+// TestReplayFaultsTwentySessions: twenty sessions started at once, of
+// one project and of twenty, all run together and end: every one's prompt
+// is in its project's history, the stand-ins stand while any runs and are
+// gone, with the records, after the last.
 func TestReplayFaultsTwentySessions(t *testing.T) {
+	for name, projects := range map[string]int{"one project": 1, "twenty projects": 20} {
+		t.Run(name, func(t *testing.T) { twentySessions(t, projects) })
+	}
+}
+
+func twentySessions(t *testing.T, projects int) {
 	h := harness.NewHost(t)
-	proj := filepath.Join(h.Home, "proj")
-	h.Write(filepath.Join(proj, "README"), "hi\n")
-	h.GitRepo(proj)
 	state := filepath.Join(h.Home, ".claudebox")
-	inst := instance.Dir(state, proj)
 	const sessions = 20
+	proj := func(i int) string { return filepath.Join(h.Home, "proj"+strconv.Itoa(i%projects)) }
+	for i := range projects {
+		h.Write(filepath.Join(proj(i), "README"), "hi\n")
+		h.GitRepo(proj(i))
+	}
 	var outs [sessions]harness.Output
 	type ended struct {
 		i   int
@@ -397,7 +404,7 @@ func TestReplayFaultsTwentySessions(t *testing.T) {
 	exited := make(chan ended, sessions)
 	for i := range sessions {
 		script := fmt.Sprintf(`echo '{"display":"prompt %d"}' >> "$HOME/.claude/history.jsonl"; touch started%d; while ! test -e done; do sleep 0.05; done`, i, i)
-		c := h.Command(proj, nil, "claudebox", "--shell", "-c", script)
+		c := h.Command(proj(i), nil, "claudebox", "--shell", "-c", script)
 		c.Stdout, c.Stderr = &outs[i], &outs[i]
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
@@ -406,37 +413,48 @@ func TestReplayFaultsTwentySessions(t *testing.T) {
 		go func() { exited <- ended{i, c.Wait()} }()
 	}
 	harness.WaitFor(t, "every session to start", func() bool {
-		n, _ := filepath.Glob(filepath.Join(proj, "started*"))
-		return len(n) == sessions || len(exited) > 0
+		n := 0
+		for i := range sessions {
+			if paths.Exists(filepath.Join(proj(i), "started"+strconv.Itoa(i))) {
+				n++
+			}
+		}
+		return n == sessions || len(exited) > 0
 	})
 	if len(exited) > 0 {
 		e := <-exited
 		t.Fatalf("session %d ended early: %v\n%s", e.i, e.err, outs[e.i].String())
 	}
-	if !instance.IsPlaceholder(filepath.Join(proj, ".envrc")) {
-		t.Error("the stand-in of .envrc is not there while the sessions run")
+	for i := range projects {
+		if !instance.IsPlaceholder(filepath.Join(proj(i), ".envrc")) {
+			t.Errorf("the stand-in of %s/.envrc is not there while the sessions run", proj(i))
+		}
 	}
-	h.Write(filepath.Join(proj, "done"), "")
+	for i := range projects {
+		h.Write(filepath.Join(proj(i), "done"), "")
+	}
 	for range sessions {
 		if e := <-exited; e.err != nil {
 			t.Errorf("session %d: %v\n%s", e.i, e.err, outs[e.i].String())
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(inst, "history.jsonl"))
 	for i := range sessions {
+		b, _ := os.ReadFile(filepath.Join(instance.Dir(state, proj(i)), "history.jsonl"))
 		if !strings.Contains(string(b), fmt.Sprintf(`{"display":"prompt %d"}`, i)) {
 			t.Errorf("the history lost session %d's prompt: %s", i, outs[i].String())
 		}
 	}
-	for _, n := range guard.WorkTreeNames() {
-		if paths.Exists(filepath.Join(proj, n)) {
-			t.Errorf("%s outlived the last session", n)
+	for i := range projects {
+		for _, n := range guard.WorkTreeNames() {
+			if paths.Exists(filepath.Join(proj(i), n)) {
+				t.Errorf("%s outlived the last session", filepath.Join(proj(i), n))
+			}
 		}
-	}
-	hash := filepath.Base(inst)
-	for _, ext := range []string{".placeholders", ".guards", ".since"} {
-		if paths.Exists(filepath.Join(state, "live", hash+ext)) {
-			t.Errorf("the last session left %s", hash+ext)
+		hash := filepath.Base(instance.Dir(state, proj(i)))
+		for _, ext := range []string{".placeholders", ".guards", ".since"} {
+			if paths.Exists(filepath.Join(state, "live", hash+ext)) {
+				t.Errorf("the last session of %s left %s", proj(i), hash+ext)
+			}
 		}
 	}
 }
