@@ -1,4 +1,4 @@
-package hostcmds
+package hostcmdslate
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package hostgit
+package hostgitlate
 
 import (
 	"os"
