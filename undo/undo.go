@@ -24,11 +24,12 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -103,37 +104,28 @@ func SharesClock(stateDir, root, checkout string) bool {
 
 // changedSince lists the paths, under checkout, whose status changed at
 // or after since, or that are gone or lie under what is no longer a
-// directory (nothing followed through a link).
+// directory (nothing followed through a link). Each directory is opened
+// once, from its parent, and its files' statuses read from it: a status
+// read by a file's whole path looked up each of its directories again,
+// and 60,000 files took 600 ms of processor time, 190 so.
 func changedSince(ctx context.Context, checkout string, paths []string, since time.Time) []string {
-	dirOK := map[string]bool{"": true, ".": true}
-	var dirOKLock sync.Mutex
-	okDir := func(dir string) bool {
-		dirOKLock.Lock()
-		ok, seen := dirOK[dir]
-		dirOKLock.Unlock()
-		if seen {
-			return ok
-		}
-		var sx unix.Statx_t
-		ok = unix.Statx(unix.AT_FDCWD, filepath.Join(checkout, dir), unix.AT_SYMLINK_NOFOLLOW, unix.STATX_TYPE, &sx) == nil && sx.Mode&unix.S_IFMT == unix.S_IFDIR
-		dirOKLock.Lock()
-		dirOK[dir] = ok
-		dirOKLock.Unlock()
-		return ok
-	}
 	changed := make([]bool, len(paths))
-	parallel.Each(len(paths), func(i int) {
-		p := paths[i]
-		if p == "" || ctx.Err() != nil {
-			return
-		}
-		for d := filepath.Dir(p); d != "." && !changed[i]; d = filepath.Dir(d) {
-			changed[i] = !okDir(d)
-		}
-		var sx unix.Statx_t
-		if changed[i] || unix.Statx(unix.AT_FDCWD, filepath.Join(checkout, p), unix.AT_SYMLINK_NOFOLLOW, unix.STATX_CTIME, &sx) != nil ||
-			!time.Unix(sx.Ctime.Sec, int64(sx.Ctime.Nsec)).Before(since) {
-			changed[i] = true
+	// Each worker takes a run of the paths: git lists a directory's
+	// files together.
+	workers := min(runtime.GOMAXPROCS(0), len(paths))
+	parallel.Each(workers, func(w int) {
+		dirs := openDirs{checkout: checkout}
+		defer dirs.close()
+		for i := len(paths) * w / workers; i < len(paths)*(w+1)/workers; i++ {
+			p := paths[i]
+			if p == "" || ctx.Err() != nil {
+				continue
+			}
+			dir, name := path.Split(p)
+			fd := dirs.at(strings.TrimSuffix(dir, "/"))
+			var sx unix.Statx_t
+			changed[i] = fd < 0 || !isName(name) || unix.Statx(fd, name, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_CTIME, &sx) != nil ||
+				!time.Unix(sx.Ctime.Sec, int64(sx.Ctime.Nsec)).Before(since)
 		}
 	})
 	var out []string
@@ -143,6 +135,77 @@ func changedSince(ctx context.Context, checkout string, paths []string, since ti
 		}
 	}
 	return out
+}
+
+// openDirs holds a checkout's directory open, and the directories of one
+// path in it, each opened from the one above without following a link.
+type openDirs struct {
+	checkout string
+	// dir is the path whose directories fds holds: fds[0] the
+	// checkout's, fds[i] that of dir's ith name; -1 for what is no
+	// directory (or under one).
+	dir string
+	fds []int
+}
+
+// at is the directory dir (its path in the checkout, "" for the
+// checkout), opened, or -1 where it or one above it is no directory.
+func (d *openDirs) at(dir string) int {
+	if d.fds == nil {
+		fd, err := unix.Open(d.checkout, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			fd = -1
+		}
+		d.fds = []int{fd}
+	} else if dir == d.dir {
+		return d.fds[len(d.fds)-1]
+	}
+	var names []string
+	if dir != "" {
+		names = strings.Split(dir, "/")
+	}
+	held := 0
+	if d.dir != "" {
+		for _, name := range strings.Split(d.dir, "/") {
+			if held == len(names) || names[held] != name {
+				break
+			}
+			held++
+		}
+	}
+	d.closeFrom(held + 1)
+	for _, name := range names[held:] {
+		fd, parent := -1, d.fds[len(d.fds)-1]
+		if parent >= 0 && isName(name) {
+			if opened, err := unix.Openat(parent, name, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
+				fd = opened
+			}
+		}
+		d.fds = append(d.fds, fd)
+	}
+	d.dir = dir
+	return d.fds[len(d.fds)-1]
+}
+
+// closeFrom closes the directories from the nth on.
+func (d *openDirs) closeFrom(n int) {
+	for _, fd := range d.fds[n:] {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+	}
+	d.fds = d.fds[:n]
+}
+
+func (d *openDirs) close() {
+	if d.fds != nil {
+		d.closeFrom(0)
+	}
+}
+
+// isName says whether name is one entry's name in a directory.
+func isName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.Contains(name, "/")
 }
 
 // store is the project's snapshots' directory; its git directory holds
