@@ -46,6 +46,26 @@ type egress struct {
 	roots     func() *x509.CertPool
 	forward   *httputil.ReverseProxy
 	log       func(map[string]any)
+	// nat64 are the host's network's NAT64 prefixes, looked up once
+	// (nat64Once) at the first name that resolves to an IPv6 address.
+	nat64     []embedding
+	nat64Once sync.Once
+}
+
+// nat64Wait bounds the look-up of the host's NAT64 prefixes.
+const nat64Wait = 2 * time.Second
+
+// hostNAT64 are the NAT64 prefixes of the host's network: those its
+// resolver answers ipv4only.arpa within (RFC 7050), none where it
+// answers none.
+func (e *egress) hostNAT64(ctx context.Context) []embedding {
+	e.nat64Once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), nat64Wait)
+		defer cancel()
+		addrs, _ := e.resolve(ctx, "ipv4only.arpa")
+		e.nat64 = nat64Prefixes(addrs)
+	})
+	return e.nat64
 }
 
 // answerWait bounds the wait for the header of a plain-HTTP answer, once
@@ -181,7 +201,7 @@ func denied(t target, d Rule) *blocked {
 // deny list names it or it is internal and not listed.
 func (p Policy) checkAddress(t target, a netip.Addr) *blocked {
 	a = a.Unmap()
-	if slices.ContainsFunc(reached(a), func(r netip.Addr) bool { return p.neverAt(r, t.port) }) {
+	if slices.ContainsFunc(p.reached(a), func(r netip.Addr) bool { return p.neverAt(r, t.port) }) {
 		return &blocked{what: t.String(), why: "it resolves to " + a.String() + ", Claude's API, which is reached only through claudebox's proxy, with the session's own credential", phrase: t.String() + " (Claude's API goes through claudebox's proxy only)"}
 	}
 	if d, ok := p.denyingAddr(a, t.port); ok {
@@ -231,6 +251,9 @@ func (e *egress) connect(ctx context.Context, t target, scheme string) (net.Conn
 		if addrs, err = e.resolve(ctx, t.host); err != nil || len(addrs) == 0 {
 			return nil, fmt.Errorf("cannot resolve %s: %v", t.host, err)
 		}
+	}
+	if slices.ContainsFunc(addrs, func(a netip.Addr) bool { return a.Is6() && !a.Is4In6() }) {
+		policy.nat64 = e.hostNAT64(ctx)
 	}
 	for _, a := range addrs {
 		if b := policy.checkAddress(t, a); b != nil {

@@ -207,6 +207,9 @@ type Policy struct {
 	// onLink are the networks of the host's own interfaces (see
 	// hostNetworks), whose addresses are internal whatever their range.
 	onLink []netip.Prefix
+	// nat64 are the prefixes the host's network translates to IPv4
+	// besides the standard ones (see nat64Prefixes).
+	nat64 []embedding
 }
 
 // target is where a request asks to go: a normalised name or an address.
@@ -300,7 +303,7 @@ func (p Policy) addressAllowed(t target, a netip.Addr) bool {
 	if _, denied := p.denyingAddr(a, t.port); denied {
 		return false
 	}
-	if !slices.ContainsFunc(reached(a), p.inside) {
+	if !slices.ContainsFunc(p.reached(a), p.inside) {
 		return true
 	}
 	if slices.ContainsFunc(p.Allow, func(r Rule) bool { return r.matchesAddr(a, t.port) }) {
@@ -313,7 +316,7 @@ func (p Policy) addressAllowed(t target, a netip.Addr) bool {
 // denyingAddr is the deny entry that names a, or the IPv4 address it
 // carries, at port.
 func (p Policy) denyingAddr(a netip.Addr, port int) (Rule, bool) {
-	for _, r := range reached(a) {
+	for _, r := range p.reached(a) {
 		if i := slices.IndexFunc(p.Deny, func(d Rule) bool { return d.denying().matchesAddr(r, port) }); i >= 0 {
 			return p.Deny[i], true
 		}
@@ -402,30 +405,69 @@ var notGlobal = []netip.Prefix{
 }
 
 // reached are the addresses a connection to a reaches: a itself and,
-// for an IPv6 address that carries an IPv4 one (NAT64, 6to4, the old
-// IPv4-compatible and SIIT forms), that address, where a gateway takes
-// it; a is judged as each.
-func reached(a netip.Addr) []netip.Addr {
+// for an IPv6 address that carries an IPv4 one (NAT64, the standard
+// prefix or the host's network's own, 6to4, the old IPv4-compatible and
+// SIIT forms), that address, where a gateway takes it; a is judged as
+// each.
+func (p Policy) reached(a netip.Addr) []netip.Addr {
 	a = a.Unmap()
-	for _, p := range embeddingIPv4 {
-		if p.prefix.Contains(a) {
+	for _, e := range slices.Concat(embeddingIPv4, p.nat64) {
+		if e.prefix.Contains(a) {
 			b := a.As16()
-			return []netip.Addr{a, netip.AddrFrom4([4]byte(b[p.at : p.at+4]))}
+			return []netip.Addr{a, netip.AddrFrom4([4]byte{b[e.at[0]], b[e.at[1]], b[e.at[2]], b[e.at[3]]})}
 		}
 	}
 	return []netip.Addr{a}
 }
 
-// embeddingIPv4 are the IPv6 prefixes that carry an IPv4 address, and
-// where in the 16 bytes it sits.
-var embeddingIPv4 = []struct {
+// embedding is an IPv6 prefix that carries an IPv4 address, and where
+// in the 16 bytes its four bytes sit.
+type embedding struct {
 	prefix netip.Prefix
-	at     int
-}{
-	{netip.MustParsePrefix("64:ff9b::/96"), 12},
-	{netip.MustParsePrefix("2002::/16"), 2},
-	{netip.MustParsePrefix("::/96"), 12},
-	{netip.MustParsePrefix("::ffff:0:0:0/96"), 12},
+	at     [4]int
+}
+
+var embeddingIPv4 = []embedding{
+	{netip.MustParsePrefix("64:ff9b::/96"), rfc6052[96]},
+	{netip.MustParsePrefix("2002::/16"), [4]int{2, 3, 4, 5}},
+	{netip.MustParsePrefix("::/96"), rfc6052[96]},
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), rfc6052[96]},
+}
+
+// rfc6052 is where a NAT64 prefix of each length puts the IPv4 address
+// (RFC 6052: the byte after the first 64 bits stays zero).
+var rfc6052 = map[int][4]int{
+	32: {4, 5, 6, 7}, 40: {5, 6, 7, 9}, 48: {6, 7, 9, 10},
+	56: {7, 9, 10, 11}, 64: {9, 10, 11, 12}, 96: {12, 13, 14, 15},
+}
+
+// ipv4Only are the addresses of ipv4only.arpa, a name with no IPv6
+// address of its own: a DNS64 resolver answers them within the prefix
+// its NAT64 gateway translates (RFC 7050).
+var ipv4Only = []netip.Addr{netip.MustParseAddr("192.0.0.170"), netip.MustParseAddr("192.0.0.171")}
+
+// nat64Prefixes are the NAT64 prefixes addrs, ipv4only.arpa's addresses
+// as the host resolves them, reveal. An operator's NAT64 may use a
+// prefix of its own, of global range, and translate an address there to
+// one inside its network (a cloud's metadata service, the LAN): judged
+// by its range alone, it passed as public.
+func nat64Prefixes(addrs []netip.Addr) []embedding {
+	var found []embedding
+	for _, a := range addrs {
+		if !a.Is6() || a.Is4In6() {
+			continue
+		}
+		b := a.As16()
+		for bits, at := range rfc6052 {
+			if !slices.Contains(ipv4Only, netip.AddrFrom4([4]byte{b[at[0]], b[at[1]], b[at[2]], b[at[3]]})) {
+				continue
+			}
+			if prefix, err := a.Prefix(bits); err == nil && !slices.ContainsFunc(found, func(e embedding) bool { return e.prefix == prefix }) {
+				found = append(found, embedding{prefix, at})
+			}
+		}
+	}
+	return found
 }
 
 // Exact are the allow list's entries that name one host (a name or an
