@@ -51,17 +51,24 @@ func InCodeByName(data []byte) bool {
 // randomWord says a command gives, as one of its words, a token drawn at
 // random (drawnAtRandom) to a name that says nothing and no identifier:
 // an assignment before the program's name (PUSHOVER_APP=… notify), a
-// form's field or an option's value (curl -d app=…, --app=…). A hook's
-// command in settings.json written so crossed, as did a script's line.
+// form's field or an option's value (curl -d app=…, --app=…), or the
+// word after an option (notify --app …, optionWord). A hook's command in
+// settings.json written so crossed, as did a script's line.
 func randomWord(data []byte) bool {
-	return randomGiven(data, assignedWord, nil)
+	return randomGiven(data, func(data []byte, start, end int) string {
+		if name := assignedWord(data, start, end); name != "" {
+			return name
+		}
+		return optionWord(data, start, end)
+	}, nil)
 }
 
-// randomGiven says data gives a value whole (by whole) of 16 to 64 of a
-// token's characters drawn at random to a name (two characters or more,
-// a letter in it) that says no identifier, and that refused, where
-// given, does not refuse.
-func randomGiven(data []byte, whole func(data []byte, start, end int) bool, refused func(name string) bool) bool {
+// randomGiven says data gives a value of 16 to 64 of a token's
+// characters drawn at random to a name (two characters or more, a letter
+// in it) that says no identifier, and that refused, where given, does
+// not refuse; given says the name data[start:end] is given to, empty
+// where it is not given whole.
+func randomGiven(data []byte, given func(data []byte, start, end int) string, refused func(name string) bool) bool {
 	for i := 0; i < len(data); {
 		if !isTokenByte(data[i]) {
 			i++
@@ -71,21 +78,21 @@ func randomGiven(data []byte, whole func(data []byte, start, end int) bool, refu
 		for i < len(data) && isTokenByte(data[i]) {
 			i++
 		}
-		if n := i - start; n < minRandomValue || n > maxRandomValue || !whole(data, start, i) || !drawnAtRandom(data[start:i]) {
+		if n := i - start; n < minRandomValue || n > maxRandomValue || !drawnAtRandom(data[start:i]) {
 			continue
 		}
-		if name := valueName(data, start); len(name) >= 2 && strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz") && !namesIdentifier(name) && (refused == nil || !refused(name)) {
+		if name := given(data, start, i); len(name) >= 2 && strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz") && !namesIdentifier(name) && (refused == nil || !refused(name)) {
 			return true
 		}
 	}
 	return false
 }
 
-// wholeValue says data[start:end] is a setting's whole value: after :
-// or =, spaces and a quote between, and before its closing quote, a
-// comma, a brace, a ; or the line's end, spaces and a comment between or
-// not (valueEnds).
-func wholeValue(data []byte, start, end int) bool {
+// wholeValue is the name data[start:end] is given as a setting's whole
+// value (valueName), empty where it is not one: after : or =, spaces and
+// a quote between, and before its closing quote, a comma, a brace, a ;
+// or the line's end, spaces and a comment between or not (valueEnds).
+func wholeValue(data []byte, start, end int) string {
 	q := start
 	if q > 0 && (data[q-1] == '"' || data[q-1] == '\'') {
 		q--
@@ -94,42 +101,95 @@ func wholeValue(data []byte, start, end int) bool {
 		q--
 	}
 	if q == 0 || data[q-1] != ':' && data[q-1] != '=' {
-		return false
+		return ""
 	}
-	return end == len(data) || strings.IndexByte("\"'\r\n,};", data[end]) >= 0 || valueEnds(data[end:])
+	if end == len(data) || strings.IndexByte("\"'\r\n,};", data[end]) >= 0 || valueEnds(data[end:]) {
+		return valueName(data, start)
+	}
+	return ""
 }
 
-// assignedWord says data[start:end] is the value of a command's word
-// NAME=VALUE: an = right before it, the name a word of its own (after a
-// space, a quote, the line's start or a shell's ; ( or `: not a URL's
-// & or ?, whose query InURLQuery judges), and a space, a quote, the
-// line's end or a shell's ; & | ) or ` after it.
-func assignedWord(data []byte, start, end int) bool {
+// assignedWord is NAME of a command's word NAME=VALUE whose value is
+// data[start:end], empty where it is none: an = right before it, the
+// name a word of its own (after a space, a quote, the line's start or a
+// shell's ; ( or `: not a URL's & or ?, whose query InURLQuery judges),
+// and a word's end after it (wordEnds).
+func assignedWord(data []byte, start, end int) string {
 	if start < 2 || data[start-1] != '=' {
-		return false
+		return ""
 	}
 	from := start - 1
 	for from > 0 && isTokenByte(data[from-1]) {
 		from--
 	}
-	if from == start-1 || from > 0 && strings.IndexByte(" \t\r\n\"';(`", data[from-1]) < 0 {
-		return false
+	if from == start-1 || from > 0 && strings.IndexByte(" \t\r\n\"';(`", data[from-1]) < 0 || !wordEnds(data, end) {
+		return ""
 	}
+	return valueName(data, start)
+}
+
+// optionWord is the name of the option (-app, --app, without its dashes,
+// in lower case) whose value a command's next word, data[start:end], is,
+// quoted or not, empty where it is none: the option a word of its own
+// (after a space, a quote, the line's start or a shell's ; ( or `),
+// spaces between or none, and a word's end after the value (wordEnds).
+// A hook's ~/bin/notify --app … --user …, and a script's, crossed. A
+// commit's or a hash's hex (40 or 64 digits: git show --stat 4b82…)
+// follows an option that takes no value as often, and is none.
+func optionWord(data []byte, start, end int) string {
+	q := start
+	if q > 0 && (data[q-1] == '"' || data[q-1] == '\'') {
+		q--
+	}
+	for q > 0 && (data[q-1] == ' ' || data[q-1] == '\t') {
+		q--
+	}
+	from := q
+	for from > 0 && isTokenByte(data[from-1]) {
+		from--
+	}
+	if from == q || data[from] != '-' || from > 0 && strings.IndexByte(" \t\r\n\"';(`", data[from-1]) < 0 || !wordEnds(data, end) || gitObjectName(data[start:end]) {
+		return ""
+	}
+	return strings.ToLower(strings.TrimLeft(string(data[from:q]), "-"))
+}
+
+// wordEnds says a command's word ends at end: a space, a quote, the
+// line's end or a shell's ; & | ) or ` follows.
+func wordEnds(data []byte, end int) bool {
 	return end == len(data) || strings.IndexByte(" \t\r\n\"';&|)`", data[end]) >= 0
 }
 
-// quotedValue says data[start:end] is a string literal given whole in
-// code: a quote before it (", ', a template's `) and the same after, and
-// before the first, spaces and a : or = (Go's :=).
-func quotedValue(data []byte, start, end int) bool {
-	if start < 2 || end >= len(data) || strings.IndexByte("\"'`", data[start-1]) < 0 || data[end] != data[start-1] {
+// gitObjectName says v is 40 or 64 hex digits of one case: a commit's
+// name, a SHA-1's or a SHA-256's.
+func gitObjectName(v []byte) bool {
+	if len(v) != 40 && len(v) != 64 {
 		return false
+	}
+	lower, upper := true, true
+	for _, c := range v {
+		lower = lower && (isDigit(c) || 'a' <= c && c <= 'f')
+		upper = upper && (isDigit(c) || 'A' <= c && c <= 'F')
+	}
+	return lower || upper
+}
+
+// quotedValue is the name a string literal, data[start:end], is given
+// whole in code (valueName), empty where it is none: a quote before it
+// (", ', a template's `) and the same after, and before the first,
+// spaces and a : or = (Go's :=).
+func quotedValue(data []byte, start, end int) string {
+	if start < 2 || end >= len(data) || strings.IndexByte("\"'`", data[start-1]) < 0 || data[end] != data[start-1] {
+		return ""
 	}
 	q := start - 1
 	for q > 0 && (data[q-1] == ' ' || data[q-1] == '\t') {
 		q--
 	}
-	return q > 0 && (data[q-1] == ':' || data[q-1] == '=')
+	if q > 0 && (data[q-1] == ':' || data[q-1] == '=') {
+		return valueName(data, start)
+	}
+	return ""
 }
 
 // testNames are what a test names the value it expects, which a test
@@ -174,11 +234,21 @@ func valueName(data []byte, start int) string {
 	return strings.ToLower(string(key[from:]))
 }
 
+// keyIDs are names that end as an identifier's do but that services give
+// their API key: OpenWeatherMap's and Wolfram|Alpha's appid (a weather
+// skill's {"appid": "…"}, OWM_APPID = "…" crossed). Of this machine's
+// settings and prose, 19 files give appid or app_id a value, none of
+// them a token drawn at random.
+var keyIDs = []string{"appid", "app_id", "app-id"}
+
 // namesIdentifier says a setting's name (in lower case) says its value
 // identifies a thing: it ends in one of idNames, digits after it or not
-// (sha256).
+// (sha256), and in none of keyIDs.
 func namesIdentifier(name string) bool {
 	name = strings.TrimRight(name, "0123456789")
+	if slices.ContainsFunc(keyIDs, func(k string) bool { return strings.HasSuffix(name, k) }) {
+		return false
+	}
 	for _, id := range idNames {
 		if strings.HasSuffix(name, id) {
 			return true
