@@ -70,3 +70,30 @@ func TestReplayReview42InWeatherAppid(t *testing.T) {
 		t.Errorf("inside, want the skill's settings that give a channel's id")
 	}
 }
+
+// TestReplayReview42InTokenAsListItem: a token drawn at random given as
+// a JSON array's element or a YAML list's item had no name of its own,
+// and crossed: a skill's config.json {"pushover": ["…", "…"]}, its
+// keys.yaml's cloudflare keys: - '…'. The attack, from inside: read the
+// skill. Proof: none is readable inside; a skill's list of checksums
+// under sha256 still is.
+func TestReplayReview42InTokenAsListItem(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	skill := filepath.Join(h.Home, ".claude", "skills", "ops")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: ops\ndescription: purge the CDN, send a push\n---\nRead config.json and keys.yaml.\n")
+	h.Write(filepath.Join(skill, "config.json"), `{"pushover": ["azGDORePK8gMaC0QOYAMyEEuzJnyUi", "uQiRzpo4DXghDmr9QzzfQu27cmVRsG"]}`+"\n")
+	h.Write(filepath.Join(skill, "keys.yaml"), "cloudflare:\n  keys:\n    - '1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7'\n")
+	h.Write(filepath.Join(skill, "mirrors.yaml"), "# R42-KEPT-LIST\nsha256:\n  - 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/skills/ops/*; true")
+	t.Log(out)
+	for _, secret := range []string{"azGDORePK8gMaC0QOYAMyEEuzJnyUi", "uQiRzpo4DXghDmr9QzzfQu27cmVRsG", "1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a token drawn at random, given as a list's item, is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R42-KEPT-LIST") {
+		t.Errorf("inside, want the skill's list of checksums")
+	}
+}

@@ -93,3 +93,41 @@ func TestTokenAfterOptionInLinearTime(t *testing.T) {
 		judgedLinearly(t, "randomWord", func(b []byte) { randomWord(b) }, 32<<10, unit)
 	}
 }
+
+// TestTokenAsListItemInLinearTime: each item is read back to the list's
+// name once, whatever the text's lists.
+func TestTokenAsListItemInLinearTime(t *testing.T) {
+	for _, unit := range []string{`ids: ["Zx8kQ2mPp0wL7rT3vN5y", `, "\n  - Zx8kQ2mPp0wL7rT3vN5y", "[  \t", "- Zx8kQ2mPp0wL7rT3 "} {
+		judgedLinearly(t, "randomValue", func(b []byte) { randomValue(b) }, 32<<10, unit)
+	}
+}
+
+// TestTokenAsListItem: a token drawn at random given as a JSON array's
+// element or a YAML list's item was given to no name of its own, and
+// crossed, under a name that says a key ("keys") or nothing.
+func TestTokenAsListItem(t *testing.T) {
+	for _, settings := range []string{
+		`{"pushover": ["azGDORePK8gMaC0QOYAMyEEuzJnyUi", "uQiRzpo4DXghDmr9QzzfQu27cmVRsG"]}`,
+		`{"keys": ["x", "azGDORePK8gMaC0QOYAMyEEuzJnyUi"]}`,
+		"pushover:\n  - azGDORePK8gMaC0QOYAMyEEuzJnyUi\n",
+		"cloudflare:\n  keys:\n    - '1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7'\n",
+		"pushover: ['azGDORePK8gMaC0QOYAMyEEuzJnyUi']\n",
+	} {
+		if !InSettings([]byte(settings)) || !InLargeSettings([]byte(settings)) {
+			t.Errorf("InSettings or InLargeSettings(%q) = false, want true", settings)
+		}
+	}
+	for _, settings := range []string{
+		`{"ids": ["azGDORePK8gMaC0QOYAMyEEuzJnyUi"]}`,
+		"sha256:\n  - 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\n",
+		"steps:\n  - azGDORePK8gMaC0QOYAMyEEuzJnyUi then more words\n",
+		"note: use the key\n- azGDORePK8gMaC0QOYAMyEEuzJnyUi is it\n",
+		"note: pick a - azGDORePK8gMaC0QOYAMyEEuzJnyUi\n",
+		`{"x": ["azGDORePK8gMaC0QOYAMyEEuzJnyUi/path"]}`,
+		"opts=-v\ncase $1 in\n  (-[0123456789abcdEFGhHiIKlLnoPqrRsTuUvVwxyzZ]*) x=1;;\nesac\n",
+	} {
+		if randomValue([]byte(settings)) {
+			t.Errorf("randomValue(%q) = true, want false", settings)
+		}
+	}
+}

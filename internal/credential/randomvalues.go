@@ -19,10 +19,11 @@ const (
 // Drive file's, an account's): no credential.
 var idNames = []string{"id", "ids", "uuid", "guid", "sheet", "folder", "channel", "hash", "sha", "digest", "checksum", "version", "ref", "commit", "revision", "sum", "tree", "md", "name", "etag", "serial", "number", "algorithm", "algorithms"}
 
-// randomValue says a settings text gives a value, whole, of 16 to 64 of
-// a token's characters drawn at random (drawnAtRandom) to a name (two
-// characters or more, a letter in it: a number before a colon is a
-// time's, a count's) that says no identifier. A service whose token has
+// randomValue says a settings text gives a value, whole or as a list's
+// item (listItem), of 16 to 64 of a token's characters drawn at random
+// (drawnAtRandom) to a name (two characters or more, a letter in it: a
+// number before a colon is a time's, a count's) that says no
+// identifier. A service whose token has
 // no prefix (Cloudflare's, Vercel's, Pushover's) gives none to look for,
 // and under a name that says nothing ({"cloudflare": "…"}, VERCEL=…) it
 // crossed. Words joined in camel case with an acronym
@@ -30,7 +31,12 @@ var idNames = []string{"id", "ids", "uuid", "guid", "sheet", "folder", "channel"
 // hex, a base64 with its padding, a UUID are none. Read without an
 // expression, each byte once.
 func randomValue(data []byte) bool {
-	return randomGiven(data, wholeValue, nil)
+	return randomGiven(data, func(data []byte, start, end int) string {
+		if name := wholeValue(data, start, end); name != "" {
+			return name
+		}
+		return listItem(data, start, end)
+	}, nil)
 }
 
 // InCodeByName says a script or a source a person writes (a skill's
@@ -105,6 +111,42 @@ func wholeValue(data []byte, start, end int) string {
 	}
 	if end == len(data) || strings.IndexByte("\"'\r\n,};", data[end]) >= 0 || valueEnds(data[end:]) {
 		return valueName(data, start)
+	}
+	return ""
+}
+
+// listItem is the name a list is given (valueName) whose item, whole,
+// data[start:end] is, empty where it is none: a JSON array's element,
+// quoted (after [ or a comma: a shell's [0-9a-zA-Z] unquoted is a
+// pattern's), or a YAML list's item (after a - that begins its line),
+// before a quote, a comma, a ] or the line's end. A skill's
+// {"pushover": ["…", "…"]} and its keys:\n  - … crossed, given to no
+// name of their own.
+func listItem(data []byte, start, end int) string {
+	q := start
+	quoted := q > 0 && (data[q-1] == '"' || data[q-1] == '\'')
+	if quoted {
+		q--
+	}
+	for q > 0 && (data[q-1] == ' ' || data[q-1] == '\t') {
+		q--
+	}
+	if q == 0 || end < len(data) && strings.IndexByte("\"',]\r\n", data[end]) < 0 {
+		return ""
+	}
+	switch data[q-1] {
+	case '[', ',':
+		if quoted {
+			return valueName(data, start)
+		}
+	case '-':
+		p := q - 1
+		for p > 0 && (data[p-1] == ' ' || data[p-1] == '\t') {
+			p--
+		}
+		if p == 0 || data[p-1] == '\n' {
+			return valueName(data, start)
+		}
 	}
 	return ""
 }
