@@ -140,8 +140,11 @@ var Claude = Agent{
 	ProjectFiles: []string{".claude", ".mcp.json"},
 	// Its checkpoints, the files as they were before its edits: /rewind
 	// after --continue or --resume restores the code from them, as on the
-	// host. Its transcripts and history are the instance's own.
-	State: []string{"file-history/"},
+	// host; and its state/, where it remembers which MCP servers answer
+	// its discovery probe (a server that ignores the probe costs 3 s at
+	// each launch until then). Its transcripts and history are the
+	// instance's own.
+	State: []string{"file-history/", "state/"},
 }
 
 // Codex is OpenAI's Codex CLI (measured with 0.169.0). Its base URL can
