@@ -40,3 +40,31 @@ func TestReplayReview42InMarkdownCodeAnyForm(t *testing.T) {
 		t.Errorf("inside, want the note whose code holds no credential")
 	}
 }
+
+// TestReplayReview42InInlineCodeAsCommonMark: an inline code span was
+// read between single backquotes alone, so a span of two
+// (two around PGPASSWORD=… psql, as Markdown writes one holding a backquote and
+// reStructuredText every literal), split at each, was read as prose,
+// and an HTML <code> element not at all: a CLAUDE.md's and a command's
+// crossed, short or long. The attack, from inside: read them. Proof:
+// neither is readable inside; a note whose span takes the password from
+// a variable still is.
+func TestReplayReview42InInlineCodeAsCommonMark(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	pad := strings.Repeat("The deploy runs from the main branch; see the runbook for each step.\n", 260)
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "CLAUDE.md"), "# Notes\n\nBack up with ``PGPASSWORD=Vc3mN8bX5zQw2r pg_dump app``.\n")
+	h.Write(filepath.Join(claude, "commands", "deploy.md"), "Deploy.\n\n"+pad+"Run <code>export DEPLOY_TOKEN=Kr9pL2vB6nYt4e</code> first.\n"+pad)
+	h.Write(filepath.Join(claude, "commands", "notes.md"), "R42-HARMLESS-SPAN\n\nBack up with ``PGPASSWORD=$PGPASSWORD pg_dump app``.\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/CLAUDE.md ~/.claude/commands/*.md; true")
+	for _, secret := range []string{"Vc3mN8bX5zQw2r", "Kr9pL2vB6nYt4e"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("an inline code span is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R42-HARMLESS-SPAN") {
+		t.Errorf("inside, want the note whose span holds no credential")
+	}
+}

@@ -40,3 +40,37 @@ func TestMarkdownCodeAnyForm(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineCodeAsCommonMark: an inline span opened by a run of
+// backquotes is closed by the next run of as many (two around
+// PGPASSWORD=… psql, split at each backquote, read as prose and crossed), and an
+// HTML <code> element is code too, in short prose and long; a lone
+// backquote and a span of a placeholder are not.
+func TestInlineCodeAsCommonMark(t *testing.T) {
+	for _, doc := range []string{
+		"Run ``PGPASSWORD=Tr0ub4dor3x psql -h db app`` once.",
+		"Use `a` and ``PGPASSWORD=Tr0ub4dor3x psql``.",
+		"The admin's ```MYSQL_PWD=Tr0ub4dor3x mysqldump``` backup.",
+		"Run <code>PGPASSWORD=Tr0ub4dor3x psql</code> once.",
+		"Run <CODE>export DEPLOY_TOKEN=Tr0ub4dor3xQ8z</CODE> once.",
+	} {
+		if !InDocument([]byte(doc)) {
+			t.Errorf("InDocument(%q) = false, want true", doc)
+		}
+		if !InLargeDocument(largeProse(doc)) {
+			t.Errorf("InLargeDocument of a long text with %q = false, want true", doc)
+		}
+	}
+	for _, doc := range []string{
+		"Run ``PGPASSWORD=$PGPASSWORD psql`` once.",
+		"The `` ` `` mark, then `PGPASSWORD` comes from ``pass show db``.",
+		"Run <code>PGPASSWORD=your-password psql</code>.",
+	} {
+		if InDocument([]byte(doc)) {
+			t.Errorf("InDocument(%q) = true, want false", doc)
+		}
+		if InLargeDocument(largeProse(doc)) {
+			t.Errorf("InLargeDocument of a long text with %q = true, want false", doc)
+		}
+	}
+}

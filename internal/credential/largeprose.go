@@ -34,7 +34,7 @@ func largeProseLines(data []byte) bool {
 		}
 		fenced := kind == codeLine
 		lower := lowerASCII(line)
-		code := (fenced || bytes.IndexByte(line, '`') >= 0) && holdsAny(lower, codeHints)
+		code := (fenced || bytes.IndexByte(line, '`') >= 0 || bytes.Contains(lower, []byte("<code>"))) && holdsAny(lower, codeHints)
 		header := bytes.Contains(lower, []byte("-h")) || bytes.Contains(lower, []byte("--header"))
 		url := bytes.IndexByte(line, '@') >= 0
 		if !code && !header && !url {
@@ -51,16 +51,14 @@ func largeProseLines(data []byte) bool {
 }
 
 // codeLineGives says a line of prose's code gives a literal to a
-// credential's name (givesUnplaceholder): the whole line in a fenced
-// block, each inline span (every second part between backquotes)
-// elsewhere.
+// credential's name (givesUnplaceholder): the whole line in a code
+// block, each inline code span (inlineCode) elsewhere.
 func codeLineGives(line []byte, fenced bool) bool {
 	if fenced {
 		return givesUnplaceholder(line)
 	}
-	spans := bytes.Split(line, []byte("`"))
-	for i := 1; i < len(spans); i += 2 {
-		if givesUnplaceholder(spans[i]) {
+	for _, span := range inlineCode(line) {
+		if givesUnplaceholder(span) {
 			return true
 		}
 	}

@@ -84,3 +84,55 @@ func indent(line []byte) int {
 	}
 	return col
 }
+
+// inlineCode is line's inline code spans, as CommonMark reads them: the
+// text between a run of backquotes and the next run of as many (a
+// span of two around PGPASSWORD=… psql, which Markdown writes to hold a
+// backquote and reStructuredText for every literal: split at each
+// backquote, its text read as prose and crossed), and an HTML <code>
+// element's. Each byte is read once: the runs are listed, each with the
+// next run of its length.
+func inlineCode(line []byte) [][]byte {
+	type run struct{ start, end, next int }
+	var runs []run
+	for i := 0; i < len(line); i++ {
+		if line[i] == '`' {
+			j := i + 1
+			for j < len(line) && line[j] == '`' {
+				j++
+			}
+			runs = append(runs, run{start: i, end: j, next: -1})
+			i = j
+		}
+	}
+	last := map[int]int{}
+	for i := len(runs) - 1; i >= 0; i-- {
+		n := runs[i].end - runs[i].start
+		if j, ok := last[n]; ok {
+			runs[i].next = j
+		}
+		last[n] = i
+	}
+	var spans [][]byte
+	for i := 0; i < len(runs); i++ {
+		if j := runs[i].next; j >= 0 {
+			spans = append(spans, line[runs[i].end:runs[j].start])
+			i = j
+		}
+	}
+	lower := lowerASCII(line)
+	for at := 0; ; {
+		open := bytes.Index(lower[at:], []byte("<code>"))
+		if open < 0 {
+			break
+		}
+		from := at + open + len("<code>")
+		end := bytes.Index(lower[from:], []byte("</code>"))
+		if end < 0 {
+			break
+		}
+		spans = append(spans, line[from:from+end])
+		at = from + end + len("</code>")
+	}
+	return spans
+}
