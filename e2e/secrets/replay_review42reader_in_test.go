@@ -68,3 +68,27 @@ func TestReplayReview42InInlineCodeAsCommonMark(t *testing.T) {
 		t.Errorf("inside, want the note whose span holds no credential")
 	}
 }
+
+// TestReplayReview42InRestructuredTextLiteral: .rst is read as prose,
+// and reStructuredText's literal block (the lines indented further than
+// one that ends in :: or a code directive, two or three spaces in) was
+// not code to it, being less than Markdown's four: a skill's
+// reference.rst crossed. The attack, from inside: read it. Proof: it is
+// not readable inside; a note whose block takes the password from a
+// variable still is.
+func TestReplayReview42InRestructuredTextLiteral(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "code", "app")
+	h.GitRepo(proj)
+	skill := filepath.Join(h.Home, ".claude", "skills", "deploy")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: deploy\ndescription: deploy the site\n---\nRead reference.rst and notes.rst.\n")
+	h.Write(filepath.Join(skill, "reference.rst"), "Deploying\n=========\n\n.. code-block:: bash\n\n   export DEPLOY_PASSWORD=Gt5hJ8kL2mNq7w\n   ./deploy.sh\n")
+	h.Write(filepath.Join(skill, "notes.rst"), "R42-HARMLESS-RST\n\nDeploy::\n\n  export DEPLOY_PASSWORD=\"$(pass show deploy)\"\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/skills/deploy/*.rst; true")
+	if strings.Contains(out, "Gt5hJ8kL2mNq7w") {
+		t.Errorf("a reStructuredText literal block is readable inside")
+	}
+	if !strings.Contains(out, "R42-HARMLESS-RST") {
+		t.Errorf("inside, want the note whose block holds no credential")
+	}
+}

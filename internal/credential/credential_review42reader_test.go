@@ -74,3 +74,34 @@ func TestInlineCodeAsCommonMark(t *testing.T) {
 		}
 	}
 }
+
+// TestRestructuredTextLiteralBlock: reStructuredText's literal block,
+// the lines indented further than one that ends in :: or a code
+// directive (.rst is read as prose; its two or three spaces are less
+// than Markdown's four), is read as code, short and long; the prose
+// after it is not.
+func TestRestructuredTextLiteralBlock(t *testing.T) {
+	for _, doc := range []string{
+		"Deploy::\n\n  export DEPLOY_PASSWORD=Zq8xT3vN5yKp0w\n  ./deploy.sh\n\nDone.\n",
+		".. code-block:: bash\n\n   export DEPLOY_PASSWORD=Zq8xT3vN5yKp0w\n",
+		"- Steps:\n\n  .. code:: sh\n\n     PGPASSWORD=Zq8xT3vN5yKp0w psql -h db app\n",
+	} {
+		if !InDocument([]byte(doc)) {
+			t.Errorf("InDocument(%q) = false, want true", doc)
+		}
+		if !InLargeDocument(largeProse(doc)) {
+			t.Errorf("InLargeDocument of a long text with %q = false, want true", doc)
+		}
+	}
+	for _, doc := range []string{
+		"Deploy::\n\n  export DEPLOY_PASSWORD=\"$(pass show deploy)\"\n",
+		"Deploy::\n\n  ./deploy.sh\n\n- token: see the vault\n",
+	} {
+		if InDocument([]byte(doc)) {
+			t.Errorf("InDocument(%q) = true, want false", doc)
+		}
+		if InLargeDocument(largeProse(doc)) {
+			t.Errorf("InLargeDocument of a long text with %q = true, want false", doc)
+		}
+	}
+}

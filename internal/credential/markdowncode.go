@@ -17,13 +17,19 @@ const (
 // and nothing else (a ```bash shown inside a ````markdown block is its
 // code, not its end), a line indented by four columns or a tab (an
 // indented block, a nested list's fence), each inside a block quote's
-// > as well. Taking a fence of three at a line's start for all of
+// > as well, and reStructuredText's literal block (the lines indented
+// further than a line that ends in :: or a code directive: .rst is read
+// as prose, and its two spaces are less than Markdown's four). Taking a fence of three at a line's start for all of
 // Markdown's code, prose's readers let an indented block's export
 // DEPLOY_PASSWORD=…, a quoted fence's and a nested one's cross.
 type markdownCode struct {
 	// fence is the open fence's run of backquotes or tildes (nil:
 	// none).
 	fence []byte
+	// literal is one more than the indentation of the line that opened
+	// a reStructuredText literal block (0: none), whose lines are those
+	// indented further.
+	literal int
 }
 
 // read says what line is, and gives its text without a block quote's
@@ -38,6 +44,12 @@ func (m *markdownCode) read(line []byte) ([]byte, markdownLine) {
 		line = bytes.TrimPrefix(trimmed[1:], []byte(" "))
 	}
 	trimmed := bytes.TrimLeft(line, " \t")
+	if m.literal > 0 {
+		if len(trimmed) == 0 || indent(line) >= m.literal {
+			return line, codeLine
+		}
+		m.literal = 0
+	}
 	run := fenceRun(trimmed)
 	if m.fence != nil {
 		if len(run) >= len(m.fence) && run[0] == m.fence[0] && len(bytes.TrimRight(trimmed[len(run):], " \t")) == 0 {
@@ -52,6 +64,9 @@ func (m *markdownCode) read(line []byte) ([]byte, markdownLine) {
 	if len(run) >= 3 && (run[0] == '~' || bytes.IndexByte(trimmed[len(run):], '`') < 0) {
 		m.fence = run
 		return line, fenceLine
+	}
+	if bytes.HasSuffix(bytes.TrimRight(trimmed, " \t"), []byte("::")) || bytes.HasPrefix(trimmed, []byte(".. code")) || bytes.HasPrefix(trimmed, []byte(".. sourcecode")) {
+		m.literal = indent(line) + 1
 	}
 	return line, proseLine
 }
