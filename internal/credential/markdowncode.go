@@ -19,7 +19,10 @@ const (
 // indented block, a nested list's fence), each inside a block quote's
 // > as well, and reStructuredText's literal block (the lines indented
 // further than a line that ends in :: or a code directive: .rst is read
-// as prose, and its two spaces are less than Markdown's four). Taking a fence of three at a line's start for all of
+// as prose, and its two spaces are less than Markdown's four), an HTML
+// <pre> block to the line that closes it, and a shell prompt's line
+// ($ export DEPLOY_PASSWORD=…), which notes write for a command as a
+// block does. Taking a fence of three at a line's start for all of
 // Markdown's code, prose's readers let an indented block's export
 // DEPLOY_PASSWORD=…, a quoted fence's and a nested one's cross.
 type markdownCode struct {
@@ -30,6 +33,8 @@ type markdownCode struct {
 	// a reStructuredText literal block (0: none), whose lines are those
 	// indented further.
 	literal int
+	// pre says an HTML <pre> block is open.
+	pre bool
 }
 
 // read says what line is, and gives its text without a block quote's
@@ -44,6 +49,13 @@ func (m *markdownCode) read(line []byte) ([]byte, markdownLine) {
 		line = bytes.TrimPrefix(trimmed[1:], []byte(" "))
 	}
 	trimmed := bytes.TrimLeft(line, " \t")
+	if m.pre {
+		if end := bytes.Index(lowerASCII(line), []byte("</pre>")); end >= 0 {
+			m.pre = false
+			return line[:end], codeLine
+		}
+		return line, codeLine
+	}
 	if m.literal > 0 {
 		if len(trimmed) == 0 || indent(line) >= m.literal {
 			return line, codeLine
@@ -65,10 +77,37 @@ func (m *markdownCode) read(line []byte) ([]byte, markdownLine) {
 		m.fence = run
 		return line, fenceLine
 	}
+	if text, ok := preOpened(trimmed); ok {
+		if end := bytes.Index(lowerASCII(text), []byte("</pre>")); end >= 0 {
+			return text[:end], codeLine
+		}
+		m.pre = true
+		return text, codeLine
+	}
+	if text, ok := bytes.CutPrefix(trimmed, []byte("$ ")); ok {
+		return text, codeLine
+	}
 	if bytes.HasSuffix(bytes.TrimRight(trimmed, " \t"), []byte("::")) || bytes.HasPrefix(trimmed, []byte(".. code")) || bytes.HasPrefix(trimmed, []byte(".. sourcecode")) {
 		m.literal = indent(line) + 1
 	}
 	return line, proseLine
+}
+
+// preOpened says line opens an HTML <pre> block, as CommonMark reads
+// one (<pre followed by a space, > or the line's end, in any case), and
+// gives what follows the tag.
+func preOpened(line []byte) ([]byte, bool) {
+	if len(line) < 4 || !bytes.Equal(lowerASCII(line[:4]), []byte("<pre")) {
+		return nil, false
+	}
+	rest := line[4:]
+	if len(rest) > 0 && rest[0] != '>' && rest[0] != ' ' && rest[0] != '\t' {
+		return nil, false
+	}
+	if end := bytes.IndexByte(rest, '>'); end >= 0 {
+		return rest[end+1:], true
+	}
+	return nil, true
 }
 
 // fenceRun is the run of backquotes or tildes line begins with.
