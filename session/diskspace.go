@@ -33,14 +33,23 @@ func checkStateSpace(state string) error {
 	if !ok {
 		return nil
 	}
+	return diskFull(st, state, minFreeState, minFreeStateInodes, freeStateHint)
+}
+
+// diskFull refuses, naming path, a filesystem with under minBytes or
+// minInodes free; one that counts no inodes (btrfs) by its blocks alone.
+func diskFull(st unix.Statfs_t, path string, minBytes, minInodes uint64, fix string) error {
 	free := uint64(st.Bavail) * uint64(st.Bsize)
+	var what string
 	switch {
-	case free < minFreeState:
-		return fullDisk(state, fmt.Sprintf("%d KiB free of the 4 MiB a session needs", free>>10))
-	case st.Files > 0 && st.Ffree < minFreeStateInodes:
-		return fullDisk(state, fmt.Sprintf("%d inodes free of the %d a session needs", st.Ffree, minFreeStateInodes))
+	case free < minBytes:
+		what = fmt.Sprintf("%d KiB free of the %d MiB a session needs", free>>10, minBytes>>20)
+	case st.Files > 0 && st.Ffree < minInodes:
+		what = fmt.Sprintf("%d inodes free of the %d a session needs", st.Ffree, minInodes)
+	default:
+		return nil
 	}
-	return nil
+	return hint.Errorf(fix, "the disk holding %s is full (%s)", path, what)
 }
 
 // minFreeProject and minFreeProjectInodes are the room a launch needs on
@@ -62,18 +71,7 @@ func checkProjectSpace(checkout string) error {
 	if unix.Statfs(checkout, &st) != nil {
 		return nil
 	}
-	free := uint64(st.Bavail) * uint64(st.Bsize)
-	switch {
-	case free < minFreeProject:
-		return projectDiskFull(checkout, fmt.Sprintf("%d KiB free of the 1 MiB a session needs", free>>10))
-	case st.Files > 0 && st.Ffree < minFreeProjectInodes:
-		return projectDiskFull(checkout, fmt.Sprintf("%d inodes free of the %d a session needs", st.Ffree, minFreeProjectInodes))
-	}
-	return nil
-}
-
-func projectDiskFull(checkout, what string) error {
-	return hint.Errorf("free some space there, then start claudebox again", "the disk holding %s is full (%s)", checkout, what)
+	return diskFull(st, checkout, minFreeProject, minFreeProjectInodes, "free some space there, then start claudebox again")
 }
 
 // stateDisk reads the filesystem of the state directory, or, where it is
@@ -102,10 +100,6 @@ func sayNoUndoRoom(state string) {
 		printable.Say(os.Stderr, "claudebox: the disk holding %s is nearly full (%d KiB free, under the %d MiB the undo snapshot leaves spare): the snapshot keeps no new copy of a file, and --undo may not restore what this session changes", state, free>>10, undo.StoreReserve>>20)
 		printable.Say(os.Stderr, "hint: %s", freeStateHint)
 	}
-}
-
-func fullDisk(state, what string) error {
-	return hint.Errorf(freeStateHint, "the disk holding %s is full (%s)", state, what)
 }
 
 const freeStateHint = "free some space there (claudebox --gc removes the instances of projects that are gone)"
