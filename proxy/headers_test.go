@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -46,5 +47,32 @@ func TestDroppedHeaderLogged(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
 	if len(lines) != 1 || !strings.Contains(lines[0], `"decision":"drop-header"`) || !strings.Contains(lines[0], `"header":"Anthropic-Workspace-Id"`) || strings.Contains(lines[0], "Secret") {
 		t.Errorf("the log, want one line naming Anthropic-Workspace-Id without its value:\n%s", log.String())
+	}
+}
+
+// TestReplayReview43DroppedNamesPastTheBound: a sandbox that spent the
+// bound of logged names on names of its own silenced the drop of a
+// client's new header; the name past the bound is logged, saying that
+// later ones are not.
+func TestReplayReview43DroppedNamesPastTheBound(t *testing.T) {
+	up := startUpstream(t, func(http.Header) bool { return true }, nil, nil)
+	var log bytes.Buffer
+	p, err := startLoopback(&Credential{Kind: APIKey, value: "sk-ant-api03-REAL"}, up.URL, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	h := map[string]string{"X-Api-Key": p.Phantom, "Content-Type": "application/json"}
+	for i := range maxDroppedNames {
+		h[fmt.Sprintf("X-Filler-%d", i)] = "x"
+	}
+	post(t, p.URL+"/v1/messages", h)
+	post(t, p.URL+"/v1/messages", map[string]string{"X-Api-Key": p.Phantom, "Content-Type": "application/json", "Anthropic-New-Feature": "on"})
+	post(t, p.URL+"/v1/messages", map[string]string{"X-Api-Key": p.Phantom, "Content-Type": "application/json", "Anthropic-Later-Feature": "on"})
+	p.Close()
+	lines := strings.Split(strings.TrimSpace(log.String()), "\n")
+	last := lines[len(lines)-1]
+	if len(lines) != maxDroppedNames+1 || !strings.Contains(last, `"header":"Anthropic-New-Feature"`) || !strings.Contains(last, "no header name dropped after this one is") {
+		t.Fatalf("want %d lines, the last naming Anthropic-New-Feature and saying later drops are not logged; got %d, the last:\n%s", maxDroppedNames+1, len(lines), last)
 	}
 }

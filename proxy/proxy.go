@@ -565,22 +565,31 @@ const maxDroppedNames = 64
 // logDropped logs a header an API call loses on the way (name as sent,
 // n as headerName reads it), once a session for each name, never its
 // value: a client's new header costs its feature, and the log says which.
+// The name past the bound is logged saying later ones are not: the
+// sandbox could spend the bound on names of its own, and a client's new
+// header then went unsaid.
 func (p *Proxy) logDropped(r *http.Request, name, n string) {
 	if slices.Contains(quietDrops, n) {
 		return
 	}
 	p.logMu.Lock()
-	known := p.droppedNames[n] || len(p.droppedNames) >= maxDroppedNames
+	known := p.droppedNames[n] || len(p.droppedNames) > maxDroppedNames
 	if !known {
 		if p.droppedNames == nil {
 			p.droppedNames = map[string]bool{}
 		}
 		p.droppedNames[n] = true
 	}
+	last := len(p.droppedNames) > maxDroppedNames
 	p.logMu.Unlock()
-	if !known {
-		p.logLine(map[string]any{"decision": "drop-header", "method": r.Method, "path": r.URL.Path, "header": name, "why": "no client of this API is known to send it (its value is not logged)"})
+	if known {
+		return
 	}
+	why := "no client of this API is known to send it (its value is not logged)"
+	if last {
+		why += fmt.Sprintf("; %d names were logged, and no header name dropped after this one is", maxDroppedNames)
+	}
+	p.logLine(map[string]any{"decision": "drop-header", "method": r.Method, "path": r.URL.Path, "header": name, "why": why})
 }
 
 // The sandbox chooses what is refused and how often: a line holds each
