@@ -51,6 +51,9 @@ func (u undoCmd) Run(home session.Home) error {
 		return nil
 	}
 	s := snaps[0]
+	// The command that undoes the same snapshot again: the last
+	// session's, unless an ID picked another.
+	again := "claudebox --undo"
 	if u.ID != "" {
 		found := false
 		for _, c := range snaps {
@@ -61,6 +64,7 @@ func (u undoCmd) Run(home session.Home) error {
 		if !found {
 			return hint.Errorf("claudebox --undo --list names them", "no snapshot %s of %s", printable.Excerpt(u.ID), printable.Escape(p.Checkout))
 		}
+		again += " " + s.ID
 	}
 	// A session running now would go on writing what is restored (and
 	// its snapshot may not be written yet).
@@ -71,7 +75,7 @@ func (u undoCmd) Run(home session.Home) error {
 	if lock != nil {
 		defer lock.Close()
 		if idle, err := instance.TryLockIdle(lock); err != nil || !idle {
-			return hint.Errorf("end it first, then claudebox --undo", "a session of this project is running")
+			return hint.Errorf("end it first, then "+again, "a session of this project is running")
 		}
 	}
 	if s.Pending {
@@ -126,10 +130,10 @@ func (u undoCmd) Run(home session.Home) error {
 	}
 	if !u.Yes {
 		if !pty.IsTerminal(os.Stdin) {
-			return hint.Errorf("read the list, then claudebox --undo -y", "cannot ask: stdin is not a terminal")
+			return hint.Errorf("read the list, then "+again+" -y", "cannot ask: stdin is not a terminal")
 		}
 		if !yes(bufio.NewReader(os.Stdin), fmt.Sprintf("Undo these %d changes? [y/N] ", len(changes))) {
-			return hint.Errorf("claudebox --undo again", "nothing was changed")
+			return hint.Errorf(again+" again", "nothing was changed")
 		}
 	}
 	// What it moves aside is recorded first: killed before it said so,
