@@ -62,6 +62,11 @@ type Agent struct {
 	// each is bound from the agent's directory in the project's instance
 	// (a name ending in "/" is a directory).
 	State []string
+	// KeptState names, for a State directory whose other entries the
+	// agent reads as more than its state, the only entries of it one
+	// session leaves to the next (regular files); each launch removes
+	// the rest. A State directory not named here is kept whole.
+	KeptState map[string][]string
 	// Env and Args are set inside: its own sandbox off, its telemetry and
 	// update checks off, and its API pointed at the proxy (apiURL stands
 	// for the proxy's address).
@@ -145,6 +150,12 @@ var Claude = Agent{
 	// each launch until then). Its transcripts and history are the
 	// instance's own.
 	State: []string{"file-history/", "state/"},
+	// Of state/, only the verdicts: Claude Code also keeps there an
+	// organization's cached settings, which its next start applies as
+	// the organization's policy, the settings changes /settings-review
+	// offers you to accept and its consents to MCP servers, none of which
+	// a session may leave to the next.
+	KeptState: map[string][]string{"state/": {"mcp-discover-verdicts.json"}},
 }
 
 // Codex is OpenAI's Codex CLI (measured with 0.169.0). Its base URL can

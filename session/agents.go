@@ -1,6 +1,8 @@
 package session
 
 import (
+	"cmp"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,8 +13,10 @@ import (
 	"github.com/claudebox/claudebox/agent"
 	"github.com/claudebox/claudebox/environment"
 	"github.com/claudebox/claudebox/hint"
+	"github.com/claudebox/claudebox/instance"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/proxy"
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // agentOf is the agent a launch runs: Claude unless --agent names another.
@@ -58,6 +62,38 @@ func makeAgentState(dir string) error {
 		}
 		if err := createEmpty(path); err != nil {
 			return hint.Errorf("move it aside: the sandbox may have put it there", "cannot create %s: %v", path, err)
+		}
+	}
+	return nil
+}
+
+// maxKeptState bounds a kept state file: Claude Code's verdicts on a
+// user's MCP servers take a few hundred bytes, and it reads them whole.
+const maxKeptState = 1 << 20
+
+// pruneAgentState removes from the agents' state directories in the
+// instance dir that keep only some entries (KeptState) every other entry
+// the last session left there, and a kept name that is not a regular file
+// of at most maxKeptState bytes, never following a link.
+func pruneAgentState(dir string) error {
+	for _, a := range agent.All {
+		for sub, kept := range a.KeptState {
+			sub = filepath.Join(instance.AgentsDir, a.Name, sub)
+			var failed error
+			err := untrusted.EachEntry(dir, sub, func(e fs.DirEntry) {
+				name := filepath.Join(sub, e.Name())
+				if slices.Contains(kept, e.Name()) {
+					if fi, err := untrusted.Lstat(dir, name); err == nil && fi.Mode().IsRegular() && fi.Size() <= maxKeptState {
+						return
+					}
+				}
+				if err := untrusted.RemoveAll(dir, name); err != nil && failed == nil {
+					failed = err
+				}
+			})
+			if err = cmp.Or(err, failed); err != nil {
+				return hint.Errorf("move it aside: the sandbox may have put it there", "cannot clear %s: %v", filepath.Join(dir, sub), err)
+			}
 		}
 	}
 	return nil

@@ -826,6 +826,9 @@ func (s *Session) fill(dir string) error {
 	if err := makeAgentState(dir); err != nil {
 		return err
 	}
+	if err := pruneAgentState(dir); err != nil {
+		return err
+	}
 	if err := s.writeAgentConfig(dir); err != nil {
 		return err
 	}
