@@ -52,16 +52,30 @@ var userPassword = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(^|[\s"'\[,])(-u|--user|--auth|-a)(\s+|=|["']\s*,\s*)["']?[A-Za-z0-9._@+-]+:[^\s$"'][^\s"']{5,}`)
 })
 
-// InCommand says a command's text, or a script's, holds a
+// InCommand says a command's text, or a script's, holds a credential:
+// what commandHolds finds, or a word drawn at random wherever it stands
+// (commandWordDrawn: pushover -t …, a program's argument), which in a
+// command no name says anything of. Text with a string's escapes (\",
+// \n, \u0026) is judged as its strings hold it too (unescaped: a
+// shell's sh -c "curl -u \"ci:…\" …").
+func InCommand(data []byte) bool {
+	if u, ok := unescaped(data); ok && (inCommand(u) || commandWordDrawn(u)) {
+		return true
+	}
+	return inCommand(data) || commandWordDrawn(data)
+}
+
+// commandHolds says a command's text, or a line of settings, holds a
 // credential: one in a URL, a URL that is one, a URL's path segment not
 // known to be a word (InURLPath: a registry's token exported from
 // /etc/profile or pushed to in a git hook), a user's password on the
 // command line, one written as a literal, a literal assigned to a
 // name that says one (shellAssignment), or what InCode finds given to
 // a program's option or to a name in code (sshpass -p PASSWORD). Text
-// with a string's escapes (\", \n, \u0026) is judged as its strings hold it too
-// (unescaped: a shell's sh -c "curl -u \"ci:…\" …").
-func InCommand(data []byte) bool {
+// with a string's escapes is judged as its strings hold it too
+// (unescaped). Settings' lines are judged so, a value's name saying
+// what it is (channel_id: …).
+func commandHolds(data []byte) bool {
 	if u, ok := unescaped(data); ok && inCommand(u) {
 		return true
 	}
@@ -283,9 +297,10 @@ func assignedLiteral(data []byte) bool {
 // the expressions take for an s and lower case does not spell so, is
 // matched whole. A token drawn at random given to a variable whose name
 // says nothing (CF_GLOBAL=…, randomValue) is one too: a ~/bin program's
-// and a skill's script crossed.
+// and a skill's script crossed; so is one as any word of a command
+// (commandWordDrawn: pushover -t …, a program's argument).
 func InScript(data []byte) bool {
-	if PrivateKey(data) || signedToken(data) || serviceToken(data) || randomValue(data) || randomWord(data) {
+	if PrivateKey(data) || signedToken(data) || serviceToken(data) || randomValue(data) || randomWord(data) || commandWordDrawn(data) {
 		return true
 	}
 	if bytes.Contains(data, []byte("ſ")) {
@@ -1028,7 +1043,7 @@ func inSettings(data []byte) bool {
 	// program's name, which no line's hint holds, and without an
 	// expression: a line with no other hint of one crossed.
 	return byLines(data, settingsHints, func(chunk []byte) bool {
-		return InCommand(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk) || joinedPasswordLiteral(chunk) || propertyLiteral(chunk) || directiveLiteral(chunk)
+		return commandHolds(chunk) || settingsLiteral(chunk) || settingsWordLiteral(chunk) || joinedPasswordLiteral(chunk) || propertyLiteral(chunk) || directiveLiteral(chunk)
 	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data) ||
 		shortOptionPassword(data) || positionalPassword(data, lowerASCII(data)) || injected(data, InCommand) ||
 		MayHold(data, containerHints) && containerLiteral(data) || multiLineLiteral(data) || pgpassPassword(data) || cookieJar(data) ||

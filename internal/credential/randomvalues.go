@@ -176,7 +176,7 @@ func assignedWord(data []byte, start, end int) string {
 // (after a space, a quote, the line's start or a shell's ; ( or `),
 // spaces between or none, and a word's end after the value (wordEnds).
 // A hook's ~/bin/notify --app … --user …, and a script's, crossed. A
-// commit's or a hash's hex (40 or 64 digits: git show --stat 4b82…)
+// commit's, a hash's or a key's hex (hexName: git show --stat 4b82…)
 // follows an option that takes no value as often, and is none.
 func optionWord(data []byte, start, end int) string {
 	q := start
@@ -190,7 +190,7 @@ func optionWord(data []byte, start, end int) string {
 	for from > 0 && isTokenByte(data[from-1]) {
 		from--
 	}
-	if from == q || data[from] != '-' || from > 0 && strings.IndexByte(" \t\r\n\"';(`", data[from-1]) < 0 || !wordEnds(data, end) || gitObjectName(data[start:end]) {
+	if from == q || data[from] != '-' || from > 0 && strings.IndexByte(" \t\r\n\"';(`", data[from-1]) < 0 || !wordEnds(data, end) || hexName(data[start:end]) {
 		return ""
 	}
 	return strings.ToLower(strings.TrimLeft(string(data[from:q]), "-"))
@@ -202,10 +202,11 @@ func wordEnds(data []byte, end int) bool {
 	return end == len(data) || strings.IndexByte(" \t\r\n\"';&|)`", data[end]) >= 0
 }
 
-// gitObjectName says v is 40 or 64 hex digits of one case: a commit's
-// name, a SHA-1's or a SHA-256's.
-func gitObjectName(v []byte) bool {
-	if len(v) != 40 && len(v) != 64 {
+// hexName says v is 40 or 64 hex digits of one case, a commit's name, a
+// SHA-1's or a SHA-256's, or 16, an OpenPGP key's long id (gpg
+// --recv-keys 3AA5C34371567BD2, git's user.signingkey).
+func hexName(v []byte) bool {
+	if len(v) != 16 && len(v) != 40 && len(v) != 64 {
 		return false
 	}
 	lower, upper := true, true
@@ -387,4 +388,34 @@ func wordLetters(v []byte) int {
 		i = max(k, i+1)
 	}
 	return n
+}
+
+// commandWordDrawn says a command or a script has a word of its own
+// (after a space, a quote, the line's start or a shell's ; ( or `, and
+// before a word's end: wordEnds) of 16 to 64 of a token's characters
+// drawn at random (drawnAtRandom), wherever it stands: a program's
+// argument, the word after a one-letter option (pushover -t …) or one
+// named for an identifier (--client-id …). In a command a name says
+// nothing of the word after it, so the question is inverted: what is
+// known harmless in a word's place is a commit's, a hash's or a key's
+// hex (hexName); anything else drawn at random is taken for a token.
+// Read without an expression, each byte once.
+func commandWordDrawn(data []byte) bool {
+	for i := 0; i < len(data); {
+		if !isTokenByte(data[i]) {
+			i++
+			continue
+		}
+		start := i
+		for i < len(data) && isTokenByte(data[i]) {
+			i++
+		}
+		if n := i - start; n < minRandomValue || n > maxRandomValue || !drawnAtRandom(data[start:i]) {
+			continue
+		}
+		if (start == 0 || strings.IndexByte(" \t\r\n\"';(`", data[start-1]) >= 0) && wordEnds(data, i) && !hexName(data[start:i]) {
+			return true
+		}
+	}
+	return false
 }

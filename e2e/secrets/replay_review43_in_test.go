@@ -1,0 +1,48 @@
+package secrets
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview43InCommandWordDrawn: a token drawn at random as a
+// command's word after a one-letter option (a Stop hook's ~/bin/pushover
+// -t … -u …), after an option named for an identifier (--client-id …)
+// or as a program's argument (a ~/bin script's exec ~/bin/ping-me …) was
+// given to no name that said a secret, and crossed. The attack, from
+// inside: read the settings and the script. Proof: none is readable
+// inside; a hook that names a commit and one that fetches an OpenPGP
+// key by its long id still are.
+func TestReplayReview43InCommandWordDrawn(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	bin := filepath.Join(h.Home, "bin")
+	h.Write(filepath.Join(bin, "done"), "#!/bin/sh\nexec ~/bin/ping-me Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH \"$@\"\n")
+	if err := os.Chmod(filepath.Join(bin, "done"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h.Write(filepath.Join(bin, "sync"), "#!/bin/sh\nexec rclone-like --client-id Zx8kQ2mPp0wL7rT3vN5y \"$@\"\n")
+	if err := os.Chmod(filepath.Join(bin, "sync"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "settings.json"), `{"hooks":{
+"Stop":[{"hooks":[{"type":"command","command":"~/bin/pushover -t azGDORePK8gMaC0QOYAMyEEuzJnyUi -u uQiRzpo4DXghDmr9QzzfQu27cmVRsG finished"}]}],
+"SessionStart":[{"hooks":[{"type":"command","command":"git show --stat 4b825dc642cb6eb9a060e54bf8d69288fbee4904 >/dev/null; gpg --recv-keys 3AA5C34371567BD2 >/dev/null; echo R43-KEPT-HOOK"}]}]}}`)
+	env := []string{"PATH=" + bin + ":" + h.Bin + ":/usr/local/bin:/usr/bin:/bin"}
+	out := h.Inside(proj, env, "exec 2>&1; cat ~/.claude/settings.json ~/bin/done ~/bin/sync; true")
+	t.Log(out)
+	for _, secret := range []string{"azGDORePK8gMaC0QOYAMyEEuzJnyUi", "uQiRzpo4DXghDmr9QzzfQu27cmVRsG", "Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH", "Zx8kQ2mPp0wL7rT3vN5y"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a token drawn at random, a command's word, is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R43-KEPT-HOOK") {
+		t.Errorf("inside, want the hook that names a commit and a key's id kept")
+	}
+}

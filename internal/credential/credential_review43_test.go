@@ -1,0 +1,54 @@
+package credential
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCommandWordDrawn: a token drawn at random as a command's word
+// after a one-letter option (pushover -t …), after an option named for
+// an identifier (--client-id …) or as a program's argument was given to
+// no name that said a secret, and crossed in a hook, a ~/bin script and
+// a git alias. Only a commit's, a hash's or an OpenPGP key's hex is
+// known harmless there.
+func TestCommandWordDrawn(t *testing.T) {
+	for _, command := range []string{
+		"~/bin/pushover -t azGDORePK8gMaC0QOYAMyEEuzJnyUi -u uQiRzpo4DXghDmr9QzzfQu27cmVRsG done",
+		"gotify push -t 'AVq3xR9pK2mLw7Zc' done",
+		"exec ~/bin/ping-me azGDORePK8gMaC0QOYAMyEEuzJnyUi \"$@\"",
+		"sync-tool --client-id Zx8kQ2mPp0wL7rT3vN5y --region eu",
+		"cf-purge 1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7",
+		"notify -a azGDORePK8gMaC0QOYAMyEEuzJnyUi",
+		"(send uq7kx2m9pl0r4tnv8bz3j5w6y1hg0d)&",
+	} {
+		if !InCommand([]byte(command)) {
+			t.Errorf("InCommand(%q) = false, want true", command)
+		}
+		if script := "#!/bin/sh\n" + command + "\n"; !InScript([]byte(script)) {
+			t.Errorf("InScript(%q) = false, want true", script)
+		}
+	}
+	for _, command := range []string{
+		"git show --stat 4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+		"sha256sum -c <<< 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  f'",
+		"gpg --recv-keys 3AA5C34371567BD2",
+		"git -c user.signingkey=3AA5C34371567BD2 commit -S",
+		"notify --app $PUSHOVER_APP \"$USER_KEY\" done",
+		"run-parts --regex '^[a-zA-Z0-9_-]+$' /etc/cron.daily",
+		"npx -y @modelcontextprotocol/server-filesystem ~/Documents",
+		"docker run --rm -v \"$PWD:/src\" golang:1.23-bookworm go test ./...",
+		"make -j8 CFLAGS=-O2 x86_64-linux-gnu",
+	} {
+		if InCommand([]byte(command)) {
+			t.Errorf("InCommand(%q) = true, want false", command)
+		}
+	}
+}
+
+// TestCommandWordDrawnInLinearTime: each word is read once, whatever the
+// text's words.
+func TestCommandWordDrawnInLinearTime(t *testing.T) {
+	for _, unit := range []string{"-t Zx8kQ2mPp0wL7rT3vN5y/", " Zx8kQ2mPp0wL7rT3", "   \t", strings.Repeat("a", 100) + " "} {
+		judgedLinearly(t, "commandWordDrawn", func(b []byte) { commandWordDrawn(b) }, 32<<10, unit)
+	}
+}
