@@ -914,6 +914,9 @@ func (w *walker) entry(n node, name string, typ os.FileMode, depth int) bool {
 			hostRun = true
 		case !typ.IsDir() && jjConfig(n.rel, name):
 			hostRun = true
+		case !typ.IsDir() && (name == "package.json" || buildDefinition(n.rel, name, w.exists)):
+			// Judged for what git would not show (builddefs.go).
+			hostRun = true
 		case !typ.IsDir() && (name == ".gitignore" || TaskFile(name) || makeFragment(name) || toolConfig(name) || name == "pyproject.toml" || name == "Cargo.toml" || startupPackage(n.rel, name) || rubyGemfile(name)),
 			(typ&noFile != 0 || typ.IsRegular()) && gitOpened[name]:
 			// Judged for what git would not show (ignored.go).
@@ -1127,6 +1130,12 @@ func (w *walker) leaf(n node, name, rel string) {
 	}
 	if n.mode == plainDir && name == "Cargo.toml" {
 		if !w.tracked(rel) && cargoManifestRuns(n.fd, name, w.manifestsRead) {
+			w.found(rel)
+		}
+		return
+	}
+	if n.mode == plainDir && (name == "package.json" || buildDefinition(n.rel, name, w.exists)) {
+		if !w.tracked(rel) && (name != "package.json" || packageManifestRuns(n.fd, name, w.manifestsRead)) {
 			w.found(rel)
 		}
 		return
@@ -1401,6 +1410,12 @@ func (w *walker) notExamined(p, why string) {
 }
 
 func (w *walker) abs(rel string) string { return filepath.Join(w.root, rel) }
+
+// exists says whether something, a link too, lies at rel.
+func (w *walker) exists(rel string) bool {
+	_, err := untrusted.Lstat(w.root, rel)
+	return err == nil
+}
 
 // atMost is the first n of files (relative to the root), those past them
 // named as not examined, why saying n is the most the audit reads.
@@ -1845,7 +1860,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "Cargo.toml", "*.neon", ".*rc", "*.config.*", "*.conf.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}"))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "Cargo.toml", "*.neon", ".*rc", "*.config.*", "*.conf.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}", "package.json", installScripts, "binding.gyp", "*.sbt", "buildSrc/*", "buildSrc/src/**", "project/*.{scala,java}", "project/project/*"))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

@@ -1,0 +1,105 @@
+package audit
+
+import (
+	"encoding/json"
+	"path"
+	"strings"
+	"sync/atomic"
+)
+
+// What a build tool compiles and runs by where it lies, no file of the
+// project naming it, and git shows only as a new file among the sources:
+// Gradle's buildSrc (its build script and settings at its top, its
+// sources below src/), which Gradle builds and puts on every build
+// script's classpath at any task of the project, as an IDE opening the
+// folder loads the build; sbt's *.sbt, wherever a project of the build
+// lies, and its build definition, the project/ beside a build.sbt or
+// holding sbt's build.properties (its *.scala, *.java and *.sbt) and
+// the build of that build (project/project/), which sbt compiles and
+// runs at its start and as Metals or IntelliJ imports the build; and
+// node-gyp's binding.gyp, whose <!(…) commands npm runs through
+// node-gyp rebuild at the install of a package that has one, as a
+// workspace's member (packages/*) is, with no script naming it.
+// Judged as a makefile's parts: git shows a change of one it tracks.
+func buildDefinition(dir, name string, exists func(string) bool) bool {
+	if name == "binding.gyp" || strings.HasSuffix(name, ".sbt") {
+		return true
+	}
+	if path.Base(dir) == "buildSrc" || strings.Contains("/"+dir+"/", "/buildSrc/src/") {
+		return true
+	}
+	if path.Base(dir) != "project" || !strings.HasSuffix(name, ".scala") && !strings.HasSuffix(name, ".java") {
+		return false
+	}
+	parent := path.Dir(dir)
+	return path.Base(parent) == "project" || exists(path.Join(parent, "build.sbt")) || exists(path.Join(dir, "build.properties"))
+}
+
+// packageManifestRuns says whether the package.json name in the
+// directory fd has npm, pnpm or yarn run code it alone chooses at an
+// install of its workspace (npm ci, the command the exit names to
+// install node_modules again, among them): a script of the install's
+// lifecycle, or a dependency fetched from a git repository or a URL of
+// its choosing (whose prepare the install runs), an override's too; or
+// cannot be read as JSON. A workspace takes a new folder its glob
+// matches (packages/*) for one of its packages, whose manifest git
+// shows only as a new file. What a path dependency leads to is judged
+// where it lies; a version from the registry is the registry's.
+func packageManifestRuns(fd int, name string, read *atomic.Int64) bool {
+	b, err := readAt(fd, name, maxManifest)
+	if err != nil || read.Add(int64(len(b))) > maxManifests {
+		return true
+	}
+	var doc map[string]any
+	if json.Unmarshal(b, &doc) != nil {
+		return true
+	}
+	if scripts, ok := doc["scripts"]; ok {
+		s, ok := scripts.(map[string]any)
+		if !ok {
+			return true
+		}
+		for _, run := range installScripts {
+			if _, ok := s[run]; ok {
+				return true
+			}
+		}
+	}
+	for _, key := range []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides", "resolutions", "pnpm"} {
+		if v, ok := doc[key]; ok && !registrySpecs(v) {
+			return true
+		}
+	}
+	return false
+}
+
+// installScripts are the scripts npm, pnpm and yarn run of a package of
+// the workspace as they install it.
+var installScripts = []string{"preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare", "prepublish", "dependencies", "pnpm:devPreinstall"}
+
+// registrySpecs says whether every version a dependency table (or an
+// override's, nested) names is the registry's or a path's: a range, a
+// tag, an alias (npm:), a workspace's or a catalog's, a path (file:,
+// link:, ./x); not a git repository (git+…, github:, user/repo) or a
+// tarball's URL.
+func registrySpecs(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, spec := range v {
+			if !registrySpecs(spec) {
+				return false
+			}
+		}
+		return true
+	case string:
+		for _, p := range []string{"npm:", "workspace:", "catalog:", "file:", "link:", "portal:", ".", "/", "~"} {
+			if strings.HasPrefix(v, p) {
+				return true
+			}
+		}
+		return !strings.ContainsAny(v, ":/")
+	case bool, float64, nil:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,102 @@
+package audit
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestScanNewWorkspaceMemberManifest: a package.json git does not track
+// that has an install of its workspace run code it chooses is found: a
+// script of the install's lifecycle, a dependency or an override from a
+// git repository or a tarball's URL, or one that is no JSON; and so is
+// a binding.gyp, which npm builds with node-gyp. One with the registry's
+// versions, aliases, workspaces' and paths alone is not, nor one whose
+// scripts run only when asked (test, build), nor a tracked one
+// rewritten, which git shows.
+func TestScanNewWorkspaceMemberManifest(t *testing.T) {
+	root := t.TempDir()
+	put := func(rel, s string) {
+		t.Helper()
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("package.json", `{"workspaces": ["packages/*"]}`)
+	put("packages/app/package.json", `{"name": "app"}`)
+	gitAdd(t, root)
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	runs := map[string]string{
+		"packages/post/package.json":     `{"scripts": {"postinstall": "node x.js"}}`,
+		"packages/prepare/package.json":  `{"scripts": {"prepare": "husky"}}`,
+		"packages/git/package.json":      `{"dependencies": {"x": "git+https://example.com/x.git"}}`,
+		"packages/short/package.json":    `{"devDependencies": {"x": "user/x#main"}}`,
+		"packages/tarball/package.json":  `{"optionalDependencies": {"x": "https://example.com/x.tgz"}}`,
+		"packages/override/package.json": `{"overrides": {"y": {"x": "github:user/x"}}}`,
+		"packages/broken/package.json":   `{"scripts": `,
+		"packages/native/binding.gyp":    `{"targets": [{"target_name": "<!(touch x)"}]}`,
+	}
+	var want []string
+	for rel, s := range runs {
+		put(rel, s)
+		want = append(want, filepath.Join(root, rel))
+	}
+	put("packages/plain/package.json", `{"scripts": {"test": "node t.js", "build": "tsc"}, "dependencies": {"a": "^1.2.0", "b": "npm:c@2", "d": "workspace:*", "e": "file:../e", "f": "latest"}, "overrides": {"g": "1.0.0"}}`)
+	put("packages/app/package.json", `{"scripts": {"postinstall": "node x.js"}}`)
+	slices.Sort(want)
+	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
+	}
+}
+
+// TestScanNewBuildDefinitions: Gradle's buildSrc (its scripts at its
+// top, its sources), sbt's *.sbt anywhere, and its build definition
+// (project/'s *.scala and *.java beside a build.sbt or by sbt's
+// build.properties, project/project/), made untracked, are found; what
+// the tools write there as they build (buildSrc/build, project/target),
+// a project/ directory of no sbt build, and a tracked build definition
+// rewritten, which git shows, are not.
+func TestScanNewBuildDefinitions(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{"build.sbt", "project/Deps.scala", "lib/project/build.properties", "docs/project/Guide.java"} {
+		write(t, filepath.Join(root, rel))
+	}
+	gitAdd(t, root)
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	var want []string
+	for _, rel := range []string{
+		"buildSrc/build.gradle.kts", "buildSrc/settings.gradle", "buildSrc/src/main/kotlin/Evil.kt", "sub/buildSrc/src/main/groovy/E.groovy",
+		"local.sbt", "sub/app.sbt", "project/Evil.scala", "project/Evil.java", "project/project/Meta.scala", "lib/project/X.scala",
+	} {
+		write(t, filepath.Join(root, rel))
+		want = append(want, filepath.Join(root, rel))
+	}
+	for _, rel := range []string{"buildSrc/build/classes/E.class", "project/target/x.class", "project/notes.md", "docs/project/New.java", "src/main/scala/Main.scala"} {
+		write(t, filepath.Join(root, rel))
+	}
+	write(t, filepath.Join(root, "project/Deps.scala"))
+	slices.Sort(want)
+	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
+	}
+}
+
+// gitAdd makes root a repository tracking what it holds.
+func gitAdd(t *testing.T, root string) {
+	t.Helper()
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}} {
+		c := exec.Command("git", append([]string{"-C", root}, args...)...)
+		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", args[0], err, out)
+		}
+	}
+}

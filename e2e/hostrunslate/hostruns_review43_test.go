@@ -1,0 +1,61 @@
+package hostrunslate
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview43WorkspaceMemberInstallScript: npm takes every folder
+// its workspaces' glob (packages/*) matches for one of its packages, and
+// runs each one's install scripts at npm install and npm ci, the command
+// the exit names to install node_modules again; git shows the session's
+// packages/evil only as an untracked folder, a package like any other.
+// Host-side proof: the host's npm install runs nothing planted.
+func TestReplayReview43WorkspaceMemberInstallScript(t *testing.T) {
+	npm := harness.RequireTool(t, "npm", "https://nodejs.org")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "node_modules/\n")
+	h.Write(filepath.Join(proj, "package.json"), `{"name": "root", "private": true, "workspaces": ["packages/*"]}`+"\n")
+	h.Write(filepath.Join(proj, "packages", "app", "package.json"), `{"name": "app", "version": "1.0.0"}`+"\n")
+	harness.CommitAll(h, proj, "workspace")
+	out := h.Plant(proj, "a workspace member's install script", `mkdir -p packages/evil
+		echo '{"name": "evil", "version": "1.0.0", "scripts": {"postinstall": "touch `+h.Marker()+`"}}' > packages/evil/package.json`)
+	h.RunsNothingPlanted(out, proj, []string{"npm_config_cache=" + filepath.Join(h.Base, "npm-cache"), "npm_config_update_notifier=false", "npm_config_registry=http://127.0.0.1:9/"}, npm, "install", "--offline", "--no-audit", "--no-fund")
+}
+
+// TestReplayReview43BuildDefinitions: Gradle builds buildSrc, and runs
+// its build script, at every build of the project, any task, as an IDE
+// opening the folder loads the build; sbt compiles and runs every *.sbt
+// at the top and the build definition in project/ (*.scala, *.sbt, and
+// project/project/, the build of the build) at its start and as Metals
+// or IntelliJ imports the build. git shows each only as a new file.
+// Neither tool is installed here: the host-side proof is that none of
+// what the session wrote is where the host's tool reads it.
+func TestReplayReview43BuildDefinitions(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "settings.gradle.kts"), "rootProject.name = \"app\"\n")
+	h.Write(filepath.Join(proj, "build.sbt"), "name := \"app\"\n")
+	h.Write(filepath.Join(proj, "project", "build.properties"), "sbt.version=1.10.0\n")
+	harness.CommitAll(h, proj, "builds")
+	run := `Runtime.getRuntime.exec(Array("touch", "` + h.Marker() + `"))`
+	planted := []string{"buildSrc/build.gradle.kts", "buildSrc/src/main/kotlin/Evil.kt", "local.sbt", "project/Evil.scala", "project/plugins.sbt", "project/project/Meta.scala"}
+	out := h.Plant(proj, "build definitions", `mkdir -p buildSrc/src/main/kotlin project/project
+		echo 'Runtime.getRuntime().exec(arrayOf("touch", "`+h.Marker()+`"))' > buildSrc/build.gradle.kts
+		echo 'object Evil { init { Runtime.getRuntime().exec(arrayOf("touch", "`+h.Marker()+`")) } }' > buildSrc/src/main/kotlin/Evil.kt
+		echo 'val evil = `+run+`' > local.sbt
+		echo 'object Evil { `+run+` }' > project/Evil.scala
+		echo 'val evil = `+run+`' > project/plugins.sbt
+		echo 'object Meta { `+run+` }' > project/project/Meta.scala`)
+	for _, p := range planted {
+		if _, err := os.Lstat(filepath.Join(proj, p)); err == nil {
+			t.Errorf("%s, which the session wrote, is where the host's build tool reads it:\n%s", p, out)
+		}
+	}
+}
