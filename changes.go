@@ -26,7 +26,7 @@ func (c changesCmd) Run(home session.Home) error {
 	}
 	rec, err := undo.ReadChanges(home.State, p.Root, p.Checkout)
 	if errors.Is(err, fs.ErrNotExist) {
-		return hint.Errorf("a session's end records them", "no session of %s has ended since claudebox began recording its changes", printable.Escape(p.Checkout))
+		return hint.Errorf(elsewhere(home, p, "--changes", "a session's end records them"), "no session of %s has a record of its changes", printable.Escape(p.Checkout))
 	}
 	if err != nil {
 		return err

@@ -35,7 +35,7 @@ func (u undoCmd) Run(home session.Home) error {
 	}
 	snaps := undo.List(home.State, p.Root, p.Checkout)
 	if len(snaps) == 0 {
-		return hint.Errorf("a session started here takes one", "no session of %s has a snapshot to undo", printable.Escape(p.Checkout))
+		return hint.Errorf(elsewhere(home, p, "--undo --list", "a session started here takes one"), "no session of %s has a snapshot to undo", printable.Escape(p.Checkout))
 	}
 	if u.List {
 		for _, s := range snaps {
@@ -190,6 +190,18 @@ func repositoryHere(flag, what string) (instance.Project, error) {
 		return instance.Project{}, hint.Errorf("claudebox "+flag+" works in a git repository", "%s is not in a git repository: its sessions keep %s", printable.Escape(cwd), what)
 	}
 	return p, nil
+}
+
+// elsewhere is the hint for a checkout none of whose sessions left a
+// record: each checkout keeps its own, so in a worktree new to sessions
+// it names where the repository's last session ran, with the command
+// there; otherwise it is hint.
+func elsewhere(home session.Home, p instance.Project, flag, hint string) string {
+	last, ok := undo.LastCheckout(home.State, p.Root)
+	if !ok || last == p.Checkout {
+		return hint
+	}
+	return fmt.Sprintf("each worktree keeps its own; the last session of this repository ran in %s: cd %s && claudebox %s", printable.Escape(last), mount.Quote(last), flag)
 }
 
 // besideFirst is the snapshot of the first of the sessions that ran

@@ -1006,7 +1006,23 @@ func List(stateDir, root, checkout string) []Snapshot {
 	return storeOf(stateDir, root).list(checkout)
 }
 
+// LastCheckout is the checkout of the repository at root whose session
+// started last, of those with a snapshot kept: each checkout keeps its
+// own, and a user in a new worktree looks for the others'.
+func LastCheckout(stateDir, root string) (string, bool) {
+	all := storeOf(stateDir, root).all()
+	if len(all) == 0 {
+		return "", false
+	}
+	return all[0].Checkout, true
+}
+
 func (st store) list(checkout string) []Snapshot {
+	return slices.DeleteFunc(st.all(), func(s Snapshot) bool { return s.Checkout != checkout })
+}
+
+// all is the store's snapshots of every checkout, newest first.
+func (st store) all() []Snapshot {
 	names, _ := filepath.Glob(filepath.Join(st.dir, "*.snapshot"))
 	pending, _ := filepath.Glob(filepath.Join(st.dir, "*.pending"))
 	names = append(names, pending...)
@@ -1040,7 +1056,7 @@ func (st store) list(checkout string) []Snapshot {
 			}
 		}
 		t, err := time.Parse(idLayout, s.ID)
-		if err != nil || s.Checkout != checkout || s.Tree == "" && !s.Pending {
+		if err != nil || s.Checkout == "" || s.Tree == "" && !s.Pending {
 			continue
 		}
 		s.Taken = t
