@@ -63,8 +63,13 @@ const howToAllow = ": a way around the filtered network; " + allowOnHost
 // allowOnHost says how to allow what the filtered network refuses.
 const allowOnHost = "to allow it, run the session on the host's network: claudebox --network=host"
 
-// refusal is a request the check refuses: what it asks of the provider.
-type refusal struct{ what string }
+// refusal is a request the check refuses: what it asks of the provider,
+// and whether it stands in the conversation (a message or the system
+// prompt), which every later turn sends again.
+type refusal struct {
+	what         string
+	conversation bool
+}
 
 func (r *refusal) Error() string { return "it asks for " + r.what + howToAllow }
 
@@ -87,7 +92,7 @@ func checkBetas(h http.Header) error {
 			switch {
 			case name == "":
 			case strings.HasPrefix(name, "mcp-client") || strings.HasPrefix(name, "web-fetch"):
-				return &refusal{"the beta " + quote(name) + " (the API's servers would connect to an MCP server or fetch a page)"}
+				return &refusal{what: "the beta " + quote(name) + " (the API's servers would connect to an MCP server or fetch a page)"}
 			case !slices.Contains(knownBetaFamilies, betaFamily(name)):
 				unknown = append(unknown, "`"+strings.ReplaceAll(printableNote(beta), "`", "?")+"`")
 			}
@@ -190,6 +195,9 @@ func (b *checkedBody) Read(p []byte) (int, error) {
 			break
 		}
 		b.buf, b.err = b.scan.feed(b.buf[:0], b.in[:n])
+		if r := (*refusal)(nil); errors.As(b.err, &r) {
+			r.conversation = b.scan.inConversation()
+		}
 		if b.err == nil && err == io.EOF {
 			b.buf, b.err = b.scan.end(b.buf)
 			b.spaces = b.scan.trailing

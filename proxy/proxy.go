@@ -247,7 +247,8 @@ func (p *Proxy) handler() http.Handler {
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if body, ok := r.Context().Value(checkedKey{}).(*checkedBody); ok {
 				if why := body.refused(); why != nil {
-					p.refuseCall(w, r, "claudebox: this request is refused: "+why.Error())
+					var in *refusal
+					p.refuseCall(w, r, "claudebox: this request is refused: "+why.Error(), errors.As(why, &in) && in.conversation)
 					return
 				}
 			}
@@ -320,7 +321,7 @@ func (p *Proxy) handler() http.Handler {
 					p.refuse(w, r, http.StatusBadRequest, "invalid_request_error", msg)
 					return
 				}
-				p.refuseCall(w, r, msg)
+				p.refuseCall(w, r, msg, false)
 				return
 			}
 		}
@@ -392,8 +393,9 @@ func (p *Proxy) handler() http.Handler {
 }
 
 // refuseCall refuses an API call in its API's error shape, which the agent
-// shows.
-func (p *Proxy) refuseCall(w http.ResponseWriter, r *http.Request, msg string) {
+// shows; inConversation, where what is refused stands in the conversation,
+// which every later turn sends again.
+func (p *Proxy) refuseCall(w http.ResponseWriter, r *http.Request, msg string, inConversation bool) {
 	switch shapeOf(p.Cred.Kind) {
 	case geminiAPI:
 		googleError(w, http.StatusForbidden, msg)
@@ -404,7 +406,11 @@ func (p *Proxy) refuseCall(w http.ResponseWriter, r *http.Request, msg string) {
 		w.WriteHeader(http.StatusForbidden)
 		w.Write(b)
 	default:
-		apiError(w, http.StatusForbidden, "permission_error", msg)
+		if inConversation {
+			conversationRefused(w, msg)
+		} else {
+			apiError(w, http.StatusForbidden, "permission_error", msg)
+		}
 	}
 	p.logLine(map[string]any{"decision": "refuse", "method": r.Method, "path": r.URL.Path, "status": http.StatusForbidden, "why": msg})
 }
@@ -633,6 +639,23 @@ func apiError(w http.ResponseWriter, status int, kind, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Claudebox-Proxy", "refused")
 	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// conversationRefused refuses a Messages API call for what its
+// conversation holds, with the code a gateway gives such a refusal
+// (dlp_request_denied). Claude Code 2.1.330 then shows the message once,
+// sends it no second time, and names the way on (/rewind to before the
+// message that holds it, or /clear), as every later turn carries it;
+// without the code, it said "Please run /login" before the message, and
+// a user who logged in again was refused as before.
+func conversationRefused(w http.ResponseWriter, msg string) {
+	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{
+		"type": "permission_error", "message": msg, "details": map[string]string{"error_code": "dlp_request_denied"},
+	}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Claudebox-Proxy", "refused")
+	w.WriteHeader(http.StatusForbidden)
 	w.Write(b)
 }
 

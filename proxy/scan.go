@@ -124,6 +124,12 @@ func (s *scanner) top() *frame {
 	return &s.stack[len(s.stack)-1]
 }
 
+// inConversation says the value now scanned stands in a Messages API
+// request's messages or system prompt.
+func (s *scanner) inConversation() bool {
+	return s.shape == messagesAPI && len(s.stack) > 1 && (s.stack[0].key == "messages" || s.stack[0].key == "system")
+}
+
 // valuePlace is the place and rule of the value that starts now.
 func (s *scanner) valuePlace() (place, valueRule) {
 	f := s.top()
@@ -235,7 +241,7 @@ func (s *scanner) onKey(f *frame, raw string) error {
 	case anthMessage, anthTurn, anthTypedBlock, anthBlock, anthTool, anthSafeguard, anthToolChange:
 		switch k {
 		case "mcpservers":
-			return &refusal{"mcp_servers (the API's servers would connect to the MCP servers it names)"}
+			return &refusal{what: "mcp_servers (the API's servers would connect to the MCP servers it names)"}
 		case "type":
 			f.rule = typeName
 		case "fileid":
@@ -244,7 +250,7 @@ func (s *scanner) onKey(f *frame, raw string) error {
 			// reads what a block names for the key, another stored file
 			// as well. Claude Code declares no code execution tool.
 			if f.place == anthTypedBlock {
-				return &refusal{"a stored file by its id (file_id)"}
+				return &refusal{what: "a stored file by its id (file_id)"}
 			}
 		}
 		if len(s.stack) == 1 {
@@ -252,21 +258,21 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		}
 		if f.place == anthSafeguard || f.place == anthSafeguards && f.object {
 			if !knownKey(safeguardKeys, k) {
-				return &refusal{"the safeguard key " + quote(printableNote(raw)) + " (only those Claude Code sends pass: " + strings.Join(safeguardKeys, ", ") + ")"}
+				return &refusal{what: "the safeguard key " + quote(printableNote(raw)) + " (only those Claude Code sends pass: " + strings.Join(safeguardKeys, ", ") + ")"}
 			}
 		}
 	case oaRoot:
 		return s.requestKey(k, raw)
 	case oaClientMetadata:
 		if !knownKey(clientMetadataKeys, k) {
-			return &refusal{"the client_metadata key " + quote(printableNote(raw)) + " (only those Codex sends pass: " + strings.Join(clientMetadataKeys, ", ") + ")"}
+			return &refusal{what: "the client_metadata key " + quote(printableNote(raw)) + " (only those Codex sends pass: " + strings.Join(clientMetadataKeys, ", ") + ")"}
 		}
 	case anthMetadata:
 		// Claude Code sends only the user's id (measured), which the API
 		// reads to tell abuse apart; what else a key would ask of the
 		// API is unknown.
 		if k != "userid" {
-			return &refusal{"the metadata key " + quote(printableNote(raw)) + " (only user_id passes)"}
+			return &refusal{what: "the metadata key " + quote(printableNote(raw)) + " (only user_id passes)"}
 		}
 	case anthSource:
 		// A source of an inline type names no URL or file beside it
@@ -276,9 +282,9 @@ func (s *scanner) onKey(f *frame, raw string) error {
 			f.rule = typeName
 		case "mediatype", "data", "content":
 		case "fileid":
-			return &refusal{"a stored file by its id (file_id)"}
+			return &refusal{what: "a stored file by its id (file_id)"}
 		default:
-			return &refusal{"a source with the key " + quote(printableNote(raw)) + " (only content given inline passes: type, media_type, data, content)"}
+			return &refusal{what: "a source with the key " + quote(printableNote(raw)) + " (only content given inline passes: type, media_type, data, content)"}
 		}
 	case oaTool:
 		switch k {
@@ -292,16 +298,16 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		case "imageurl":
 			f.rule = dataURL
 		case "fileurl":
-			return &refusal{"a file by URL (file_url: the API's servers would fetch it)"}
+			return &refusal{what: "a file by URL (file_url: the API's servers would fetch it)"}
 		case "fileid":
-			return &refusal{"a stored file by its id (file_id)"}
+			return &refusal{what: "a stored file by its id (file_id)"}
 		case "serverurl", "connectorid":
-			return &refusal{"a remote MCP server (" + printableNote(raw) + ")"}
+			return &refusal{what: "a remote MCP server (" + printableNote(raw) + ")"}
 		}
 	case gRoot:
 		switch k {
 		case "cachedcontent":
-			return &refusal{"a cached content by name (" + printableNote(raw) + ": the API would read what is stored under it, tools and files included)"}
+			return &refusal{what: "a cached content by name (" + printableNote(raw) + ": the API would read what is stored under it, tools and files included)"}
 		case "project", "cloudaicompanionproject":
 			f.rule = cloudProject
 		}
@@ -310,7 +316,7 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		// Vertex AI adds a call's labels to the billing of the project
 		// that pays; gemini-cli's request has the key, which it never
 		// fills.
-		return &refusal{"the label " + quote(printableNote(raw)) + " (Gemini CLI sends none)"}
+		return &refusal{what: "the label " + quote(printableNote(raw)) + " (Gemini CLI sends none)"}
 	case gMetadata:
 		if k == "duetproject" {
 			f.rule = cloudProject
@@ -319,12 +325,12 @@ func (s *scanner) onKey(f *frame, raw string) error {
 		switch k {
 		case "functiondeclarations", "googlesearch":
 		default:
-			return &refusal{"the tool " + quote(printableNote(raw)) + " (the API's servers would fetch, run or read for it; only function declarations and Google Search pass)"}
+			return &refusal{what: "the tool " + quote(printableNote(raw)) + " (the API's servers would fetch, run or read for it; only function declarations and Google Search pass)"}
 		}
 	case gContent:
 		switch k {
 		case "filedata", "fileuri":
-			return &refusal{"a file by URI (" + printableNote(raw) + ": the API's servers would read or fetch it)"}
+			return &refusal{what: "a file by URI (" + printableNote(raw) + ": the API's servers would read or fetch it)"}
 		}
 	}
 	return nil
@@ -345,30 +351,30 @@ func (s *scanner) onString(f *frame, v string) error {
 			if knownTool(t) {
 				return nil
 			}
-			return &refusal{"a tool of type " + quote(printableNote(v)) + " (the API's servers would run it, and only the tools known to reach nothing outside pass: custom, " + strings.Join(knownToolFamilies, ", ") + ")"}
+			return &refusal{what: "a tool of type " + quote(printableNote(v)) + " (the API's servers would run it, and only the tools known to reach nothing outside pass: custom, " + strings.Join(knownToolFamilies, ", ") + ")"}
 		}
 		if f.place == anthToolChange {
 			if t == "tool_definition" || t == "tool_reference" {
 				return nil
 			}
-			return &refusal{"a tool change of type " + quote(printableNote(v)) + " (only a tool's definition, checked as the request's tools are, or a reference to one passes: tool_definition, tool_reference)"}
+			return &refusal{what: "a tool change of type " + quote(printableNote(v)) + " (only a tool's definition, checked as the request's tools are, or a reference to one passes: tool_definition, tool_reference)"}
 		}
 		if f.place == anthSafeguard {
 			if t == "dangerous_tool_use" {
 				return nil
 			}
-			return &refusal{"a safeguard of type " + quote(printableNote(v)) + " (only dangerous_tool_use, the check of auto mode's actions, passes)"}
+			return &refusal{what: "a safeguard of type " + quote(printableNote(v)) + " (only dangerous_tool_use, the check of auto mode's actions, passes)"}
 		}
 		if f.place == anthTypedBlock && !slices.Contains(knownBlockTypes, t) {
-			return &refusal{"a content block of type " + quote(printableNote(v)) + " (only the blocks Claude Code is known to send, or to get from the API and send back, pass; a newer Claude Code's new one may be refused until claudebox knows it)"}
+			return &refusal{what: "a content block of type " + quote(printableNote(v)) + " (only the blocks Claude Code is known to send, or to get from the API and send back, pass; a newer Claude Code's new one may be refused until claudebox knows it)"}
 		}
 		switch f.place {
 		case anthMessage, anthTurn, anthTypedBlock, anthBlock:
 			if t == "url" || strings.HasPrefix(t, "web_fetch") {
-				return &refusal{"a source or tool of type " + quote(printableNote(v)) + " (the API's servers would fetch a URL)"}
+				return &refusal{what: "a source or tool of type " + quote(printableNote(v)) + " (the API's servers would fetch a URL)"}
 			}
 			if t == "container_upload" {
-				return &refusal{"a block of type " + quote(printableNote(v)) + " (the API's servers would read a stored file)"}
+				return &refusal{what: "a block of type " + quote(printableNote(v)) + " (the API's servers would read a stored file)"}
 			}
 			return nil
 		}
@@ -377,7 +383,7 @@ func (s *scanner) onString(f *frame, v string) error {
 			case "base64", "text", "content":
 				return nil
 			}
-			return &refusal{"a source of type " + quote(printableNote(v)) + " (the API's servers would fetch it or read a stored file; only content given inline passes: base64, text, content)"}
+			return &refusal{what: "a source of type " + quote(printableNote(v)) + " (the API's servers would fetch it or read a stored file; only content given inline passes: base64, text, content)"}
 		}
 		// An OpenAI tool: the types Codex declares, which run on the
 		// client (web_search made cached below).
@@ -386,16 +392,16 @@ func (s *scanner) onString(f *frame, v string) error {
 			f.toolType, f.sawType = t, true
 			return nil
 		}
-		return &refusal{"a tool of type " + quote(printableNote(v)) + " (the API runs it on its own servers: a remote MCP server, a fetch, stored files, code; only function, custom, namespace, local_shell and cached web_search tools pass)"}
+		return &refusal{what: "a tool of type " + quote(printableNote(v)) + " (the API runs it on its own servers: a remote MCP server, a fetch, stored files, code; only function, custom, namespace, local_shell and cached web_search tools pass)"}
 	case dataURL:
 		if !strings.HasPrefix(strings.ToLower(v), "data:") {
-			return &refusal{"an image by URL (image_url: the API's servers would fetch it)"}
+			return &refusal{what: "an image by URL (image_url: the API's servers would fetch it)"}
 		}
 	case webAccess:
-		return &refusal{"web search with external_web_access " + quote(printableNote(v))}
+		return &refusal{what: "web search with external_web_access " + quote(printableNote(v))}
 	case cloudProject:
 		if s.projects != nil && (s.long || !s.projects(v)) {
-			return &refusal{"the Google Cloud project " + quote(printableNote(v)) + " (Code Assist keeps what a call sends in its project's logs, which the project's owner reads; only the project your host names, GOOGLE_CLOUD_PROJECT, or the one Google gave your login at the setup passes)"}
+			return &refusal{what: "the Google Cloud project " + quote(printableNote(v)) + " (Code Assist keeps what a call sends in its project's logs, which the project's owner reads; only the project your host names, GOOGLE_CLOUD_PROJECT, or the one Google gave your login at the setup passes)"}
 		}
 	}
 	return nil
@@ -411,13 +417,13 @@ func (s *scanner) onWord(f *frame, w string) (string, error) {
 	switch f.rule {
 	case typeName:
 		if strictType(f.place) {
-			return w, &refusal{"a tool, source or safeguard of type " + w}
+			return w, &refusal{what: "a tool, source or safeguard of type " + w}
 		}
 	case dataURL:
-		return w, &refusal{"an image_url of " + w}
+		return w, &refusal{what: "an image_url of " + w}
 	case cloudProject:
 		if s.projects != nil && w != "null" {
-			return w, &refusal{"a Google Cloud project of " + w}
+			return w, &refusal{what: "a Google Cloud project of " + w}
 		}
 	case webAccess:
 		f.webAccessSaid = true
@@ -445,7 +451,7 @@ func (s *scanner) onContainer(f *frame) error {
 	}
 	switch {
 	case f.rule == dataURL:
-		return &refusal{"an image_url that is not inline data (the API's servers would fetch it)"}
+		return &refusal{what: "an image_url that is not inline data (the API's servers would fetch it)"}
 	case f.rule == webAccess, f.rule == typeName && strictType(f.place), f.rule == cloudProject && s.projects != nil:
 		return errNotJSON
 	}
@@ -460,7 +466,7 @@ func (s *scanner) onClose(f *frame) (string, error) {
 		return "", nil
 	}
 	if !f.sawType {
-		return "", &refusal{"a tool without a type"}
+		return "", &refusal{what: "a tool without a type"}
 	}
 	if f.toolType == "web_search" && !f.webAccessSaid {
 		return `,"external_web_access":false`, nil
@@ -548,7 +554,7 @@ func (s *scanner) requestKey(k, raw string) error {
 	if s.keys == nil || knownKey(s.keys, k) {
 		return nil
 	}
-	return &refusal{"the request key " + quote(printableNote(raw)) + " (only the keys known to reach no state stored with the API pass: " + strings.Join(s.keys, ", ") + ")"}
+	return &refusal{what: "the request key " + quote(printableNote(raw)) + " (only the keys known to reach no state stored with the API pass: " + strings.Join(s.keys, ", ") + ")"}
 }
 
 // knownKey says the normalised key k is one of keys.
