@@ -46,3 +46,30 @@ func TestReplayReview43InCommandWordDrawn(t *testing.T) {
 		t.Errorf("inside, want the hook that names a commit and a key's id kept")
 	}
 }
+
+// TestReplayReview43InNoteTableAndUncolonedLabel: a note's token drawn
+// at random in a Markdown table's cell (CLAUDE.md's table of keys) or
+// right after a word that names a secret without a colon (a skill's
+// "Pushover app token …") was read as no label's value, and crossed.
+// The attack, from inside: read CLAUDE.md and the skill. Proof: neither
+// token is readable inside; a note's table of commits still is.
+func TestReplayReview43InNoteTableAndUncolonedLabel(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	claude := filepath.Join(h.Home, ".claude")
+	h.Write(filepath.Join(claude, "CLAUDE.md"), "# Me\n\nPrefer small commits.\n\n## Services\n\n| service | key |\n|---|---|\n| pushover | azGDORePK8gMaC0QOYAMyEEuzJnyUi |\n")
+	skill := filepath.Join(claude, "skills", "notify")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: notify\ndescription: tell me when done\n---\nPushover app token uQiRzpo4DXghDmr9QzzfQu27cmVRsG\n\nSend it with ~/bin/notify.\n")
+	h.Write(filepath.Join(claude, "skills", "release", "SKILL.md"), "---\nname: release\ndescription: R43-KEPT-NOTE\n---\n| tag | commit |\n|---|---|\n| v1 | 4b825dc642cb6eb9a060e54bf8d69288fbee4904 |\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/CLAUDE.md ~/.claude/skills/*/SKILL.md; true")
+	t.Log(out)
+	for _, secret := range []string{"azGDORePK8gMaC0QOYAMyEEuzJnyUi", "uQiRzpo4DXghDmr9QzzfQu27cmVRsG"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a note's token drawn at random, in a table or after an uncoloned label, is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R43-KEPT-NOTE") {
+		t.Errorf("inside, want the note with a table of commits")
+	}
+}

@@ -52,3 +52,42 @@ func TestCommandWordDrawnInLinearTime(t *testing.T) {
 		judgedLinearly(t, "commandWordDrawn", func(b []byte) { commandWordDrawn(b) }, 32<<10, unit)
 	}
 }
+
+// TestProseTokenDrawn: a note's token drawn at random in a Markdown
+// table's cell or right after a word that names a secret, without a
+// colon, crossed.
+func TestProseTokenDrawn(t *testing.T) {
+	for _, note := range []string{
+		"# Keys\n\n| service | key |\n|---|---|\n| pushover | azGDORePK8gMaC0QOYAMyEEuzJnyUi |\n",
+		"| Cloudflare | `1e4bd0d7a3c9f26b58e7a1c4d93f0b6e2a8c5d7` | global |\n",
+		"# Notes\n\nPushover app token azGDORePK8gMaC0QOYAMyEEuzJnyUi\n",
+		"Use the Datadog API **key** `uq7kx2m9pl0r4tnv8bz3j5w6y1hg0d` with the agent.\n",
+		"deploy password Zx8kQ2mPp0wL7rT3vN5y.\n",
+	} {
+		if !InDocument([]byte(note)) || !InLargeDocument([]byte(note)) {
+			t.Errorf("InDocument or InLargeDocument(%q) = false, want true", note)
+		}
+	}
+	for _, note := range []string{
+		"| commit | 4b825dc642cb6eb9a060e54bf8d69288fbee4904 |\n",
+		"| sha256 | e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 |\n",
+		"| signing key | 3AA5C34371567BD2 |\n",
+		"| id | 6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b |\n",
+		"| name | ParseTimeOfDayMainWindowV1Alpha |\n",
+		"The key idea is that each token counts once.\n",
+		"The key azGDORePK8gMaC0QOYAMyEEuzJnyUi/x is a path.\n",
+		"Rotate the token whenever azGDORePK8gMaC0QOYAMyEEuzJnyUi is seen.\n",
+	} {
+		if proseTokenDrawn([]byte(note)) {
+			t.Errorf("proseTokenDrawn(%q) = true, want false", note)
+		}
+	}
+}
+
+// TestProseTokenDrawnInLinearTime: each line and each word is read
+// once, whatever the prose.
+func TestProseTokenDrawnInLinearTime(t *testing.T) {
+	for _, unit := range []string{"| Zx8kQ2mPp0wL7rT3 ", "token Zx8kQ2mPp0wL7rT3/ ", "|||", " key key ", "\n"} {
+		judgedLinearly(t, "proseTokenDrawn", func(b []byte) { proseTokenDrawn(b) }, 32<<10, unit)
+	}
+}
