@@ -419,6 +419,8 @@ type walker struct {
 	base   *Snapshot // at the start: an earlier record, its listings reused
 	report Report
 	seen   map[string]bool
+	// existing are the paths exists looked up, and whether each was.
+	existing map[string]bool
 	// entries counts the entries read, by every walker of the walk; names,
 	// the bytes of their paths.
 	entries, names *atomic.Int64
@@ -1411,9 +1413,18 @@ func (w *walker) notExamined(p, why string) {
 
 func (w *walker) abs(rel string) string { return filepath.Join(w.root, rel) }
 
-// exists says whether something, a link too, lies at rel.
+// exists says whether something, a link too, lies at rel, each path
+// looked up once a walker: buildDefinition asks of the folder above each
+// file below a src/.
 func (w *walker) exists(rel string) bool {
+	if there, ok := w.existing[rel]; ok {
+		return there
+	}
+	if w.existing == nil {
+		w.existing = map[string]bool{}
+	}
 	_, err := untrusted.Lstat(w.root, rel)
+	w.existing[rel] = err == nil
 	return err == nil
 }
 
@@ -1860,7 +1871,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "Cargo.toml", "*.neon", ".*rc", "*.config.*", "*.conf.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}", "package.json", installScripts, "binding.gyp", "*.sbt", "buildSrc/*", "buildSrc/src/**", "project/*.{scala,java}", "project/project/*"))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "Cargo.toml", "*.neon", ".*rc", "*.config.*", "*.conf.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}", "package.json", installScripts, "binding.gyp", "*.sbt", "buildSrc/*", "buildSrc/src/**", "project/*.{scala,java}", "project/project/*", "*.gradle", "*.gradle.kts", "<settings.gradle*>/src/**"))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

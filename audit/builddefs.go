@@ -9,23 +9,31 @@ import (
 
 // What a build tool compiles and runs by where it lies, no file of the
 // project naming it, and git shows only as a new file among the sources:
-// Gradle's buildSrc (its build script and settings at its top, its
-// sources below src/), which Gradle builds and puts on every build
-// script's classpath at any task of the project, as an IDE opening the
-// folder loads the build; sbt's *.sbt, wherever a project of the build
-// lies, and its build definition, the project/ beside a build.sbt or
-// holding sbt's build.properties (its *.scala, *.java and *.sbt) and
-// the build of that build (project/project/), which sbt compiles and
-// runs at its start and as Metals or IntelliJ imports the build; and
-// node-gyp's binding.gyp, whose <!(…) commands npm runs through
-// node-gyp rebuild at the install of a package that has one, as a
-// workspace's member (packages/*) is, with no script naming it.
-// Judged as a makefile's parts: git shows a change of one it tracks.
+// Gradle's build scripts (*.gradle, *.gradle.kts), which it evaluates
+// for every project its settings include (a settings.gradle.kts
+// including each folder of modules/ takes a new one) and applies as
+// precompiled plugins, its buildSrc (its scripts and settings at its
+// top, its sources below src/) and the sources of a build its settings
+// include, a folder below the top with settings of its own (includeBuild
+// "build-logic", the layout Gradle advises in place of buildSrc), which
+// it builds and puts on the build scripts' classpath at any task of the
+// project, as an IDE opening the folder loads the build; sbt's *.sbt,
+// wherever a project of the build lies, and its build definition, the
+// project/ beside a build.sbt or holding sbt's build.properties (its
+// *.scala and *.java) and the build of that build (project/project/),
+// which sbt compiles and runs at its start and as Metals or IntelliJ
+// imports the build; and node-gyp's binding.gyp, whose <!(…) commands
+// npm runs through node-gyp rebuild at the install of a package that has
+// one, as a workspace's member (packages/*) is, with no script naming
+// it. Judged as a makefile's parts: git shows a change of one it tracks.
 func buildDefinition(dir, name string, exists func(string) bool) bool {
-	if name == "binding.gyp" || strings.HasSuffix(name, ".sbt") {
+	if name == "binding.gyp" || strings.HasSuffix(name, ".sbt") || strings.HasSuffix(name, ".gradle") || strings.HasSuffix(name, ".gradle.kts") {
 		return true
 	}
 	if path.Base(dir) == "buildSrc" || strings.Contains("/"+dir+"/", "/buildSrc/src/") {
+		return true
+	}
+	if build, _, ok := strings.Cut(dir+"/", "/src/"); ok && (exists(path.Join(build, "settings.gradle.kts")) || exists(path.Join(build, "settings.gradle"))) {
 		return true
 	}
 	if path.Base(dir) != "project" || !strings.HasSuffix(name, ".scala") && !strings.HasSuffix(name, ".java") {

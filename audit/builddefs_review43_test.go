@@ -56,16 +56,19 @@ func TestScanNewWorkspaceMemberManifest(t *testing.T) {
 	}
 }
 
-// TestScanNewBuildDefinitions: Gradle's buildSrc (its scripts at its
-// top, its sources), sbt's *.sbt anywhere, and its build definition
+// TestScanNewBuildDefinitions: Gradle's build scripts anywhere, its
+// buildSrc (its scripts at its top, its sources) and an included build's
+// sources (below a folder with settings of its own), sbt's *.sbt
+// anywhere, and its build definition
 // (project/'s *.scala and *.java beside a build.sbt or by sbt's
 // build.properties, project/project/), made untracked, are found; what
 // the tools write there as they build (buildSrc/build, project/target),
-// a project/ directory of no sbt build, and a tracked build definition
+// a project/ directory of no sbt build, a project's sources where no
+// settings lie above them, and a tracked build definition
 // rewritten, which git shows, are not.
 func TestScanNewBuildDefinitions(t *testing.T) {
 	root := t.TempDir()
-	for _, rel := range []string{"build.sbt", "project/Deps.scala", "lib/project/build.properties", "docs/project/Guide.java"} {
+	for _, rel := range []string{"build.sbt", "project/Deps.scala", "lib/project/build.properties", "docs/project/Guide.java", "settings.gradle.kts", "build-logic/settings.gradle", "app/build.gradle.kts"} {
 		write(t, filepath.Join(root, rel))
 	}
 	gitAdd(t, root)
@@ -74,15 +77,17 @@ func TestScanNewBuildDefinitions(t *testing.T) {
 	var want []string
 	for _, rel := range []string{
 		"buildSrc/build.gradle.kts", "buildSrc/settings.gradle", "buildSrc/src/main/kotlin/Evil.kt", "sub/buildSrc/src/main/groovy/E.groovy",
+		"modules/evil/build.gradle.kts", "gradle/evil.gradle", "build-logic/src/main/kotlin/E.kt", "build-logic/src/main/kotlin/conv.gradle.kts",
 		"local.sbt", "sub/app.sbt", "project/Evil.scala", "project/Evil.java", "project/project/Meta.scala", "lib/project/X.scala",
 	} {
 		write(t, filepath.Join(root, rel))
 		want = append(want, filepath.Join(root, rel))
 	}
-	for _, rel := range []string{"buildSrc/build/classes/E.class", "project/target/x.class", "project/notes.md", "docs/project/New.java", "src/main/scala/Main.scala"} {
+	for _, rel := range []string{"buildSrc/build/classes/E.class", "project/target/x.class", "project/notes.md", "docs/project/New.java", "src/main/scala/Main.scala", "app/src/main/java/New.java", "build-logic/build/classes/E.class"} {
 		write(t, filepath.Join(root, rel))
 	}
 	write(t, filepath.Join(root, "project/Deps.scala"))
+	write(t, filepath.Join(root, "app/build.gradle.kts"))
 	slices.Sort(want)
 	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
 		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)

@@ -59,3 +59,31 @@ func TestReplayReview43BuildDefinitions(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayReview43GradleBuildScripts: Gradle evaluates the build
+// script of every project its settings include, as a settings.gradle.kts
+// including each folder of modules/ takes a new one, and builds a build
+// its settings include (includeBuild("build-logic"), the layout Gradle's
+// documentation advises in place of buildSrc) with its sources, at any
+// task and as an IDE loads the build. git shows each only as a new file.
+// Gradle is not installed here: the host-side proof is that none of what
+// the session wrote is where Gradle reads it.
+func TestReplayReview43GradleBuildScripts(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "settings.gradle.kts"), "pluginManagement { includeBuild(\"build-logic\") }\nfile(\"modules\").listFiles()?.forEach { include(\"modules:\" + it.name) }\n")
+	h.Write(filepath.Join(proj, "build-logic", "settings.gradle.kts"), "rootProject.name = \"build-logic\"\n")
+	h.Write(filepath.Join(proj, "modules", "app", "build.gradle.kts"), "plugins { java }\n")
+	harness.CommitAll(h, proj, "builds")
+	planted := []string{"modules/evil/build.gradle.kts", "build-logic/src/main/kotlin/Evil.kt", "build-logic/src/main/kotlin/evil.gradle.kts"}
+	out := h.Plant(proj, "Gradle build scripts", `mkdir -p modules/evil build-logic/src/main/kotlin
+		echo 'Runtime.getRuntime().exec(arrayOf("touch", "`+h.Marker()+`"))' > modules/evil/build.gradle.kts
+		echo 'object Evil { init { Runtime.getRuntime().exec(arrayOf("touch", "`+h.Marker()+`")) } }' > build-logic/src/main/kotlin/Evil.kt
+		echo 'Runtime.getRuntime().exec(arrayOf("touch", "`+h.Marker()+`"))' > build-logic/src/main/kotlin/evil.gradle.kts`)
+	for _, p := range planted {
+		if _, err := os.Lstat(filepath.Join(proj, p)); err == nil {
+			t.Errorf("%s, which the session wrote, is where the host's Gradle reads it:\n%s", p, out)
+		}
+	}
+}
