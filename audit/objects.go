@@ -316,7 +316,8 @@ func (w *walker) indexPack(n node, base string, rev bool) bool {
 	// the descriptor.
 	c.Dir = "/proc/self/fd/" + strconv.Itoa(n.fd)
 	c.Env = []string{"PATH=" + os.Getenv("PATH"), "GIT_DIR=/nonexistent", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "HOME=/nonexistent", "LC_ALL=C"}
-	c.SysProcAttr = &unix.SysProcAttr{Pdeathsig: unix.SIGKILL}
+	// Apart from the terminal's signals, as the exit's other gits are.
+	c.SysProcAttr = &unix.SysProcAttr{Pdeathsig: unix.SIGKILL, Setpgid: true}
 	return c.Run() == nil
 }
 

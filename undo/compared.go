@@ -152,6 +152,8 @@ func statusCompared(gitDir string) bool {
 	c := exec.CommandContext(ctx, "git", "--git-dir="+gitDir, "config", "--get-regexp", `^core\.(trustctime|checkstat|ignorestat|fsmonitor)$`)
 	c.Dir = "/"
 	c.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	// Apart from the terminal's signals, as the store's gits (gitTo).
+	c.SysProcAttr = &unix.SysProcAttr{Setpgid: true}
 	out, err := c.Output()
 	if exit := (*exec.ExitError)(nil); errors.As(err, &exit) && exit.ExitCode() == 1 {
 		return true // none is set

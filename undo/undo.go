@@ -928,8 +928,11 @@ func (st store) gitTo(ctx context.Context, checkout, index string, in io.Reader,
 	c.Env = append(os.Environ(), "GIT_DIR="+st.gitDir, "GIT_WORK_TREE="+checkout, "GIT_INDEX_FILE="+index, "GIT_OPTIONAL_LOCKS=0")
 	// A git held by a FIFO the session left (a .gitattributes) goes with
 	// the supervisor, which takes the snapshot beside the session and may
-	// end first: it is not left behind, one for each session.
-	c.SysProcAttr = &unix.SysProcAttr{Pdeathsig: unix.SIGKILL}
+	// end first: it is not left behind, one for each session. In a process
+	// group of its own, it is not ended by the terminal's signals to
+	// claudebox's (a window closed as the session ends: SIGHUP), which the
+	// supervisor outlives, its exit's record lost with the git.
+	c.SysProcAttr = &unix.SysProcAttr{Pdeathsig: unix.SIGKILL, Setpgid: true}
 	var stderr bytes.Buffer
 	c.Stdin, c.Stdout, c.Stderr = in, out, &stderr
 	err := c.Start()
