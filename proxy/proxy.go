@@ -73,6 +73,10 @@ type Proxy struct {
 	projects googleProjects
 	// headers are the user's custom headers for Claude's API (SendHeaders).
 	headers atomic.Pointer[http.Header]
+	// conversations are the ids Claude Code's calls named as their
+	// session's (ClaudeConversations), under conversationsMu.
+	conversations   map[string]bool
+	conversationsMu sync.Mutex
 }
 
 // Start runs a proxy on ln for cred (nil when there is no login: then every
@@ -301,6 +305,7 @@ func (p *Proxy) handler() http.Handler {
 			p.refuse(w, r, http.StatusUnauthorized, "authentication_error", "claudebox: this request does not carry the session's credential")
 			return
 		}
+		p.noteConversation(r.Header.Get("X-Claude-Code-Session-Id"))
 		if p.Cred.Kind == ChatGPTLogin && r.URL.Path == accountsCheck {
 			answerAccountsCheck(w)
 			return
@@ -519,6 +524,37 @@ func knownQuery(raw string) string {
 		}
 	}
 	return strings.Join(kept, "&")
+}
+
+// maxConversations bounds the conversation ids a session's proxy keeps:
+// one per /clear or resumed conversation, each a UUID.
+const maxConversations = 256
+
+// noteConversation keeps id, a session id Claude Code sent with a call
+// (a UUID, else nothing), among the session's conversations.
+func (p *Proxy) noteConversation(id string) {
+	if len(id) != 36 || strings.Trim(id, "0123456789abcdef-") != "" {
+		return
+	}
+	p.conversationsMu.Lock()
+	defer p.conversationsMu.Unlock()
+	if p.conversations == nil {
+		p.conversations = map[string]bool{}
+	}
+	if len(p.conversations) < maxConversations {
+		p.conversations[id] = true
+	}
+}
+
+// ClaudeConversations says whether this session's Claude Code named id
+// as its session's in a call through the proxy: the end names only such
+// a conversation to resume, not one another session of the project wrote
+// meanwhile. The sandbox sets the header: at worst it names another of
+// the project's conversations, as a transcript's name could.
+func (p *Proxy) ClaudeConversations(id string) bool {
+	p.conversationsMu.Lock()
+	defer p.conversationsMu.Unlock()
+	return p.conversations[id]
 }
 
 // presentsPhantom compares the request's credential with the phantom in

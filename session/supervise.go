@@ -223,7 +223,13 @@ func (s *Session) sayResume(began time.Time, transcripts map[string]time.Time, s
 		return
 	}
 	// A filesystem's clock may run a little behind this one.
-	id, ok := transcript.WrittenSince(s.plan.Instance, began.Add(-2*time.Second), transcripts)
+	// Without a proxy (no network, a cloud provider's API) the session's
+	// own calls are not seen: the transcript written last is named.
+	var ours func(string) bool
+	if s.proxy != nil {
+		ours = s.proxy.ClaudeConversations
+	}
+	id, ok := transcript.WrittenSince(s.plan.Instance, began.Add(-2*time.Second), transcripts, ours)
 	if ok && !resumeShown(shown, id) {
 		printable.Say(os.Stderr, "claudebox: resume this session with: claudebox --resume %s", id)
 	}

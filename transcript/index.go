@@ -540,12 +540,13 @@ func Times(dir string) map[string]time.Time {
 // (claude auth status right after a session, within the filesystem's
 // clock's slack) names none. Only its name and time are read; the sandbox
 // may have set the time, which at worst names another of the project's
-// sessions.
-func WrittenSince(dir string, since time.Time, before map[string]time.Time) (string, bool) {
+// sessions. ours, where not nil, says which ids the session's own Claude
+// Code named: another session of the project writes beside it.
+func WrittenSince(dir string, since time.Time, before map[string]time.Time, ours func(id string) bool) (string, bool) {
 	var id string
 	var newest time.Time
 	eachTranscript(dir, func(rel, name string, modified time.Time) {
-		if was, ok := before[rel]; ok && was.Equal(modified) {
+		if was, ok := before[rel]; ok && was.Equal(modified) || ours != nil && !ours(name) {
 			return
 		}
 		if !modified.Before(since) && modified.After(newest) {

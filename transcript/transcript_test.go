@@ -134,7 +134,7 @@ func TestSessionsBounded(t *testing.T) {
 
 // TestWrittenSince names the transcript written last since the launch, and
 // nothing that is not one: a link, a name that is no id, an older file,
-// one the launch found as it is.
+// one the launch found as it is, one the session's Claude did not name.
 func TestWrittenSince(t *testing.T) {
 	inst := t.TempDir()
 	dir := filepath.Join(inst, "-home-alice-code-demo")
@@ -144,21 +144,27 @@ func TestWrittenSince(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, name), []byte("{}\n"), 0o600)
 		os.Chtimes(filepath.Join(dir, name), when, when)
 	}
-	if _, ok := WrittenSince(inst, start, nil); ok {
+	if _, ok := WrittenSince(inst, start, nil, nil); ok {
 		t.Fatal("WrittenSince found a session in an empty instance")
 	}
 	at("0b1d9f6e-0000-4000-8000-000000000001.jsonl", start.Add(-time.Minute))
-	if id, ok := WrittenSince(inst, start, nil); ok {
+	if id, ok := WrittenSince(inst, start, nil, nil); ok {
 		t.Fatalf("WrittenSince = %q, a transcript older than the launch", id)
 	}
 	at("0b1d9f6e-0000-4000-8000-000000000002.jsonl", start.Add(time.Minute))
 	at("0b1d9f6e-0000-4000-8000-000000000003.jsonl", start.Add(2*time.Minute))
 	at("$(touch pwned).jsonl", start.Add(3*time.Minute))
 	os.Symlink("/etc/passwd", filepath.Join(dir, "0b1d9f6e-0000-4000-8000-000000000004.jsonl"))
-	if id, _ := WrittenSince(inst, start, nil); id != "0b1d9f6e-0000-4000-8000-000000000003" {
+	if id, _ := WrittenSince(inst, start, nil, nil); id != "0b1d9f6e-0000-4000-8000-000000000003" {
 		t.Errorf("WrittenSince = %q, want the session written last", id)
 	}
-	if id, _ := WrittenSince(inst, start, Times(inst)); id != "" {
+	if id, _ := WrittenSince(inst, start, Times(inst), nil); id != "" {
 		t.Errorf("WrittenSince = %q, a transcript as the launch found it", id)
+	}
+	// Another session of the project wrote 3 last: this one's Claude
+	// named 2.
+	ours := func(id string) bool { return id == "0b1d9f6e-0000-4000-8000-000000000002" }
+	if id, _ := WrittenSince(inst, start, nil, ours); id != "0b1d9f6e-0000-4000-8000-000000000002" {
+		t.Errorf("WrittenSince = %q, want the session's own", id)
 	}
 }
