@@ -73,3 +73,41 @@ func TestReplayReview43InNoteTableAndUncolonedLabel(t *testing.T) {
 		t.Errorf("inside, want the note with a table of commits")
 	}
 }
+
+// TestReplayReview43InPluginCommandAndServerArgs: a plugin's own hook
+// (hooks/hooks.json's notify -t …) and its MCP server's list of
+// arguments over lines (.mcp.json's "args": [… "--workspace", "…"])
+// gave a token drawn at random that no name said anything of, judged as
+// settings, not as a command: both crossed, where the same hook in
+// settings.json was left out. The attack, from inside: read the
+// plugin. Proof: neither token is readable inside; a plugin whose
+// server's arguments name a path still is.
+func TestReplayReview43InPluginCommandAndServerArgs(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	claude := filepath.Join(h.Home, ".claude")
+	notify := filepath.Join(claude, "plugins", "cache", "tools", "notify", "1.0.0")
+	files := filepath.Join(claude, "plugins", "cache", "tools", "files", "1.0.0")
+	h.Write(filepath.Join(claude, "plugins", "installed_plugins.json"), `{"version": 2, "plugins": {
+		"notify@tools": [{"scope": "user", "installPath": "`+notify+`", "version": "1.0.0"}],
+		"files@tools": [{"scope": "user", "installPath": "`+files+`", "version": "1.0.0"}]}}`)
+	h.Write(filepath.Join(notify, ".claude-plugin", "plugin.json"), `{"name": "notify", "version": "1.0.0"}`)
+	h.Write(filepath.Join(notify, "hooks", "hooks.json"), `{"hooks": {"Stop": [{"hooks": [
+  {"type": "command", "command": "~/bin/pushover -t azGDORePK8gMaC0QOYAMyEEuzJnyUi done"}
+]}]}}
+`)
+	h.Write(filepath.Join(notify, ".mcp.json"), "{\n  \"mcpServers\": {\n    \"acme\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"@acme/mcp-server\",\n        \"--workspace\",\n        \"uQiRzpo4DXghDmr9QzzfQu27cmVRsG\"\n      ]\n    }\n  }\n}\n")
+	h.Write(filepath.Join(files, ".claude-plugin", "plugin.json"), `{"name": "files", "version": "1.0.0"}`)
+	h.Write(filepath.Join(files, ".mcp.json"), "{\n  \"mcpServers\": {\n    \"files\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"@modelcontextprotocol/server-filesystem\",\n        \"/home/me/R43-KEPT-PLUGIN\"\n      ]\n    }\n  }\n}\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/plugins/cache/tools/*/1.0.0/hooks/hooks.json ~/.claude/plugins/cache/tools/*/1.0.0/.mcp.json; true")
+	t.Log(out)
+	for _, secret := range []string{"azGDORePK8gMaC0QOYAMyEEuzJnyUi", "uQiRzpo4DXghDmr9QzzfQu27cmVRsG"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a plugin's command or server argument drawn at random is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R43-KEPT-PLUGIN") {
+		t.Errorf("inside, want the plugin whose server's arguments name a path")
+	}
+}

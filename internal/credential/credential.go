@@ -1049,7 +1049,7 @@ func inSettings(data []byte) bool {
 	}) || bytes.IndexByte(data, '<') >= 0 && xmlPropertyLiteral(data) ||
 		shortOptionPassword(data) || positionalPassword(data, lowerASCII(data)) || injected(data, InCommand) ||
 		MayHold(data, containerHints) && containerLiteral(data) || multiLineLiteral(data) || pgpassPassword(data) || cookieJar(data) ||
-		MayHold(data, secretNameHints) && (otpSeed(data) || recoveryWords(data)) || foreignPassword(data, false) || randomValue(data)
+		MayHold(data, secretNameHints) && (otpSeed(data) || recoveryWords(data)) || foreignPassword(data, false) || randomValue(data) || commandSetting(data)
 }
 
 // directiveCredential is a line that is a directive and its value
@@ -1378,7 +1378,7 @@ func InLargeSettings(data []byte) bool {
 			}
 		}
 	}
-	return largeDirectiveLiteral(data, lower) || largeNamedLiteral(data, lower) || cookieJar(data) || foreignPassword(data, false) || randomValue(data)
+	return largeDirectiveLiteral(data, lower) || largeNamedLiteral(data, lower) || cookieJar(data) || foreignPassword(data, false) || randomValue(data) || commandSetting(data)
 }
 
 // largeNames are the names InSettings reads with expressions of their

@@ -91,3 +91,37 @@ func TestProseTokenDrawnInLinearTime(t *testing.T) {
 		judgedLinearly(t, "proseTokenDrawn", func(b []byte) { proseTokenDrawn(b) }, 32<<10, unit)
 	}
 }
+
+// TestCommandSetting: settings' command (a plugin's own hook) or list of
+// arguments (an MCP server's definition, its array over lines) gave a
+// word drawn at random that no name said anything of, and crossed.
+func TestCommandSetting(t *testing.T) {
+	for _, settings := range []string{
+		`{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"~/bin/pushover -t azGDORePK8gMaC0QOYAMyEEuzJnyUi done"}]}]}}`,
+		"{\n  \"mcpServers\": {\n    \"acme\": {\n      \"command\": \"npx\",\n      \"args\": [\n        \"-y\",\n        \"@acme/mcp-server-acme-workspace-tools\",\n        \"--workspace\",\n        \"main-workspace-of-the-team\",\n        \"--region\",\n        \"eu-west-1\",\n        \"--log-level\",\n        \"debug\",\n        \"uQiRzpo4DXghDmr9QzzfQu27cmVRsG\"\n      ]\n    }\n  }\n}\n",
+		"hooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: notify -k 'Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH'\n",
+		`[mcp_servers.acme]` + "\ncommand = \"acme-mcp\"\nargs = [\"--key-id\", \"Zx8kQ2mPp0wL7rT3vN5y\"]\n",
+	} {
+		if !InSettings([]byte(settings)) || !InLargeSettings([]byte(settings)) {
+			t.Errorf("InSettings or InLargeSettings(%q) = false, want true", settings)
+		}
+	}
+	for _, settings := range []string{
+		`{"command": "git show --stat 4b825dc642cb6eb9a060e54bf8d69288fbee4904", "args": ["--gpg", "3AA5C34371567BD2"]}`,
+		`{"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/src"]}`,
+		`{"channel_id": "C04Q8ZJ7K2M9XN3B5V", "command": "notify"}`,
+		"args: [--verbose]\nname: Zx8kQ2mPp0wL7rT3vN5y\n",
+	} {
+		if commandSetting([]byte(settings)) {
+			t.Errorf("commandSetting(%q) = true, want false", settings)
+		}
+	}
+}
+
+// TestCommandSettingInLinearTime: each command's or list's value is read
+// up to a bound, whatever the settings.
+func TestCommandSettingInLinearTime(t *testing.T) {
+	for _, unit := range []string{`"args": [ "x", `, `"command": "notify `, "command:", "args=[ ", `"args":"Zx8kQ2mPp0wL7rT3vN5y/`} {
+		judgedLinearly(t, "commandSetting", func(b []byte) { commandSetting(b) }, 32<<10, unit)
+	}
+}

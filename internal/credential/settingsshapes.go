@@ -58,3 +58,49 @@ func multiLineLiteral(text []byte) bool {
 	}
 	return false
 }
+
+// maxCommandSetting bounds what of a command's or an argument list's
+// value commandSetting reads after its name: a hook's command, a
+// server's arguments, on one line.
+const maxCommandSetting = 4 << 10
+
+// commandSetting says settings give a command or a program's list of
+// arguments (a value, to the line's end or, a list, its ], of a key
+// named command or args: a plugin's hooks.json, an MCP server's
+// definition, an agent's hooks) a word drawn at random (commandWordDrawn), as InCommand judges
+// a hook in settings.json: a plugin's own hook's notify -t … and a
+// server's ["--workspace", "…"] crossed, the name before them saying
+// nothing. Each value is read up to maxCommandSetting bytes.
+func commandSetting(data []byte) bool {
+	for _, key := range []string{"command", "args"} {
+		for at := range occurrences(data, key) {
+			rest := data[at+len(key):]
+			i := 0
+			if i < len(rest) && (rest[i] == '"' || rest[i] == '\'') {
+				i++
+			}
+			for i < len(rest) && (rest[i] == ' ' || rest[i] == '\t') {
+				i++
+			}
+			if i == len(rest) || rest[i] != ':' && rest[i] != '=' {
+				continue
+			}
+			value := rest[i+1 : min(len(rest), i+1+maxCommandSetting)]
+			closing := byte('\n')
+			if t := bytes.TrimLeft(value, " \t"); len(t) > 0 && t[0] == '[' {
+				// A list of arguments, a JSON array's lines.
+				closing = ']'
+			}
+			if end := bytes.IndexByte(value, closing); end >= 0 {
+				value = value[:end]
+			}
+			if commandWordDrawn(value) {
+				return true
+			}
+			if u, ok := unescaped(value); ok && commandWordDrawn(u) {
+				return true
+			}
+		}
+	}
+	return false
+}
