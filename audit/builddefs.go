@@ -25,9 +25,10 @@ import (
 // imports the build; and node-gyp's binding.gyp, whose <!(…) commands
 // npm runs through node-gyp rebuild at the install of a package that has
 // one, as a workspace's member (packages/*) is, with no script naming
-// it. Judged as a makefile's parts: git shows a change of one it tracks.
+// it, and pnpm's package.json5 and package.yaml, which it reads as a
+// package.json (packageManifestRuns), whole. Judged as a makefile's parts: git shows a change of one it tracks.
 func buildDefinition(dir, name string, exists func(string) bool) bool {
-	if name == "binding.gyp" || strings.HasSuffix(name, ".sbt") || strings.HasSuffix(name, ".gradle") || strings.HasSuffix(name, ".gradle.kts") {
+	if name == "binding.gyp" || name == "package.json5" || name == "package.yaml" || strings.HasSuffix(name, ".sbt") || strings.HasSuffix(name, ".gradle") || strings.HasSuffix(name, ".gradle.kts") {
 		return true
 	}
 	if path.Base(dir) == "buildSrc" || strings.Contains("/"+dir+"/", "/buildSrc/src/") {
@@ -47,9 +48,12 @@ func buildDefinition(dir, name string, exists func(string) bool) bool {
 // directory fd has npm, pnpm or yarn run code it alone chooses at an
 // install of its workspace (npm ci, the command the exit names to
 // install node_modules again, among them): a script of the install's
-// lifecycle, or a dependency fetched from a git repository or a URL of
-// its choosing (whose prepare the install runs), an override's too; or
-// cannot be read as JSON. A workspace takes a new folder its glob
+// lifecycle, a dependency fetched from a git repository or a URL of its
+// choosing (whose prepare the install runs), an override's too, or a
+// program it names (bin, directories.bin), which the install links into
+// node_modules/.bin, where it takes the place of a dependency's by the
+// same name that the project's scripts run (a member's jest ran at the
+// host's npm test); or cannot be read as JSON. A workspace takes a new folder its glob
 // matches (packages/*) for one of its packages, whose manifest git
 // shows only as a new file. What a path dependency leads to is judged
 // where it lies; a version from the registry is the registry's.
@@ -72,6 +76,12 @@ func packageManifestRuns(fd int, name string, read *atomic.Int64) bool {
 				return true
 			}
 		}
+	}
+	if _, ok := doc["bin"]; ok {
+		return true
+	}
+	if _, ok := doc["directories"]; ok {
+		return true
 	}
 	for _, key := range []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides", "resolutions", "pnpm"} {
 		if v, ok := doc[key]; ok && !registrySpecs(v) {

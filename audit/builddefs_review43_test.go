@@ -11,8 +11,10 @@ import (
 // TestScanNewWorkspaceMemberManifest: a package.json git does not track
 // that has an install of its workspace run code it chooses is found: a
 // script of the install's lifecycle, a dependency or an override from a
-// git repository or a tarball's URL, or one that is no JSON; and so is
-// a binding.gyp, which npm builds with node-gyp. One with the registry's
+// git repository or a tarball's URL, a program it links into
+// node_modules/.bin, or one that is no JSON; and so are a binding.gyp,
+// which npm builds with node-gyp, and pnpm's package.json5 and
+// package.yaml. One with the registry's
 // versions, aliases, workspaces' and paths alone is not, nor one whose
 // scripts run only when asked (test, build), nor a tracked one
 // rewritten, which git shows.
@@ -42,6 +44,10 @@ func TestScanNewWorkspaceMemberManifest(t *testing.T) {
 		"packages/override/package.json": `{"overrides": {"y": {"x": "github:user/x"}}}`,
 		"packages/broken/package.json":   `{"scripts": `,
 		"packages/native/binding.gyp":    `{"targets": [{"target_name": "<!(touch x)"}]}`,
+		"packages/cli/package.json":      `{"bin": {"jest": "e.js"}}`,
+		"packages/dirs/package.json":     `{"directories": {"bin": "tools"}}`,
+		"packages/json5/package.json5":   `{scripts: {}}`,
+		"packages/yaml/package.yaml":     "name: y\n",
 	}
 	var want []string
 	for rel, s := range runs {

@@ -9,23 +9,32 @@ import (
 )
 
 // TestReplayReview43WorkspaceMemberInstallScript: npm takes every folder
-// its workspaces' glob (packages/*) matches for one of its packages, and
-// runs each one's install scripts at npm install and npm ci, the command
-// the exit names to install node_modules again; git shows the session's
-// packages/evil only as an untracked folder, a package like any other.
-// Host-side proof: the host's npm install runs nothing planted.
+// its workspaces' glob (packages/*) matches for one of its packages, runs
+// each one's install scripts at npm install and npm ci, the command the
+// exit names to install node_modules again, and links each one's bin
+// into node_modules/.bin, where a member's jest took the place of the
+// dependency's that npm test runs; git shows the session's members only
+// as untracked folders, packages like any other. Host-side proof: the
+// host's npm install and npm test run nothing planted.
 func TestReplayReview43WorkspaceMemberInstallScript(t *testing.T) {
 	npm := harness.RequireTool(t, "npm", "https://nodejs.org")
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	h.Write(filepath.Join(proj, ".gitignore"), "node_modules/\n")
-	h.Write(filepath.Join(proj, "package.json"), `{"name": "root", "private": true, "workspaces": ["packages/*"]}`+"\n")
+	h.Write(filepath.Join(proj, ".gitignore"), "node_modules/\npackage-lock.json\n")
+	h.Write(filepath.Join(proj, "package.json"), `{"name": "root", "private": true, "workspaces": ["packages/*"], "scripts": {"test": "jest"}, "devDependencies": {"jest": "file:tools/jest"}}`+"\n")
 	h.Write(filepath.Join(proj, "packages", "app", "package.json"), `{"name": "app", "version": "1.0.0"}`+"\n")
+	h.Write(filepath.Join(proj, "tools", "jest", "package.json"), `{"name": "jest", "version": "29.0.0", "bin": {"jest": "cli.js"}}`+"\n")
+	h.Write(filepath.Join(proj, "tools", "jest", "cli.js"), "#!/usr/bin/env node\n")
 	harness.CommitAll(h, proj, "workspace")
-	out := h.Plant(proj, "a workspace member's install script", `mkdir -p packages/evil
-		echo '{"name": "evil", "version": "1.0.0", "scripts": {"postinstall": "touch `+h.Marker()+`"}}' > packages/evil/package.json`)
-	h.RunsNothingPlanted(out, proj, []string{"npm_config_cache=" + filepath.Join(h.Base, "npm-cache"), "npm_config_update_notifier=false", "npm_config_registry=http://127.0.0.1:9/"}, npm, "install", "--offline", "--no-audit", "--no-fund")
+	touch := `require("fs").writeFileSync("` + h.Marker() + `", "")`
+	out := h.Plant(proj, "workspace members' install script and bin", `mkdir -p packages/evil packages/cli
+		echo '{"name": "evil", "version": "1.0.0", "scripts": {"postinstall": "touch `+h.Marker()+`"}}' > packages/evil/package.json
+		echo '{"name": "cli", "version": "1.0.0", "bin": {"jest": "e.js"}}' > packages/cli/package.json
+		printf '#!/usr/bin/env node\n%s\n' '`+touch+`' > packages/cli/e.js`)
+	env := []string{"npm_config_cache=" + filepath.Join(h.Base, "npm-cache"), "npm_config_update_notifier=false", "npm_config_registry=http://127.0.0.1:9/"}
+	h.RunsNothingPlanted(out, proj, env, npm, "install", "--offline", "--no-audit", "--no-fund")
+	h.RunsNothingPlanted(out, proj, env, npm, "test")
 }
 
 // TestReplayReview43BuildDefinitions: Gradle builds buildSrc, and runs
