@@ -882,7 +882,7 @@ func (s *Session) report(root, dir string, r audit.Report, built map[string]bool
 // moves those packages aside whole, with the one command that makes them
 // again.
 func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
-	w := os.Stderr
+	w := &heard{w: os.Stderr}
 	rel, err := filepath.Rel(root, d.Dir)
 	if err != nil {
 		rel = d.Dir
@@ -916,7 +916,10 @@ func (s *Session) reportDeps(root, dir string, d audit.DepsChange) {
 		printable.Say(w, "  %s: renamed beside it, to a name nothing loads (no room to move it aside): %s", mount.Quote(m.From), mount.Quote(m.To))
 	}
 	printable.Say(w, "hint: the host runs what is installed or built there, and git shows none of it; to make it again from your lockfile or sources (read git diff first): %s", install)
-	said()
+	// Said to a closed terminal, it is said again by the next command.
+	if !w.failed {
+		said()
+	}
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			printable.Say(w, "claudebox: left in place, could not move it aside: %s", line)

@@ -1,0 +1,63 @@
+package faults
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/paths"
+)
+
+// TestReplayReview43TerminalClosedDepsMoved: the terminal closes as a
+// session ends (held after the exit audit's judgement) in which the
+// session changed an installed package, which git ignores and the host
+// runs (node_modules/left-pad). The audit moved the package aside and
+// said so to the closed terminal, then took it for said and forgot the
+// record: no later command named it, and the user's package waited in
+// ~/.claudebox/moved-aside unknown. The next command now names it with
+// the mv that puts it back.
+func TestReplayReview43TerminalClosedDepsMoved(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.Write(filepath.Join(proj, ".gitignore"), "node_modules/\n")
+	h.Write(filepath.Join(proj, "node_modules", "left-pad", "index.js"), "module.exports = 1\n")
+	h.Write(filepath.Join(proj, "node_modules", "left-pad", "package.json"), `{"name":"left-pad"}`+"\n")
+	h.GitRepo(proj)
+	h.Run(proj, nil, "git", "add", ".gitignore")
+	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
+	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
+	h.Inside(proj, nil, "true")
+	tmux := h.Tmux(proj)
+	tmux("new-session", "-d", "-x", "200", "-y", "50", "bash --norc --noprofile")
+	shell, err := strconv.Atoi(strings.TrimSpace(tmux("display-message", "-p", "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "$") }, "the shell's prompt")
+	tmux("send-keys", "-l", `CLAUDEBOX_TRACE=1 CLAUDEBOX_TRACE_HOLD='audit judged' claudebox --shell -c "echo 'require(\"child_process\")' >> node_modules/left-pad/index.js"`)
+	tmux("send-keys", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "holding after audit judged") }, "the supervisor to hold")
+	supervisor := supervisorOf(t, shell)
+	tmux("kill-server")
+	harness.WaitFor(t, "the shell to end", func() bool { return !paths.Exists(fmt.Sprintf("/proc/%d", shell)) })
+	syscall.Kill(supervisor, syscall.SIGUSR1)
+	harness.WaitFor(t, "the session to end", func() bool {
+		return !paths.Exists(fmt.Sprintf("/proc/%d", supervisor)) && !instance.InUse(inst)
+	})
+	var next strings.Builder
+	n := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
+	n.Stderr = &next
+	if err := n.Run(); err != nil {
+		t.Fatalf("the next launch: %v\n%s", err, next.String())
+	}
+	pkg := filepath.Join(proj, "node_modules", "left-pad")
+	if b, _ := os.ReadFile(filepath.Join(pkg, "index.js")); !strings.Contains(string(b), "child_process") && !strings.Contains(next.String(), "    to put it back: mv -n ") {
+		t.Errorf("the package %s was moved aside while the terminal was closed, and the next launch said nothing of it:\n%s", pkg, next.String())
+	}
+}
