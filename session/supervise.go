@@ -169,7 +169,12 @@ func (s *Session) supervise() error {
 	// The watcher's exit, the last hold on the sandbox's mount namespace,
 	// unmounts its mounts (10-20 ms) while the exit audit reads the
 	// project; the placeholders go once they are unmounted.
-	s.leave(lock, watcher.Wait)
+	if !s.leave(lock, watcher.Wait) {
+		// The last session's end looks at what they all left: this
+		// one's user, seeing it end, would take the project for looked at.
+		printable.Say(os.Stderr, "claudebox: another session of this project is still running: what the sessions left that your host would run or obey is looked for when the last of them ends")
+		printable.Say(os.Stderr, "hint: until then, run none of the project's tools on the host (a build, its tests, direnv)")
+	}
 	watcher.Wait()
 	s.phases.done("exit audit and cleanup")
 	s.exportInbox(s.phases)
@@ -288,14 +293,16 @@ func (s *Session) startChild(cmd *exec.Cmd) error {
 // leave ends this session's hold on the project; if it was the last one
 // running, it cleans up what the sessions left on the host, once
 // unmounted (nil if nothing to wait for) says the sandbox's mounts are
-// gone.
-func (s *Session) leave(lock *os.File, unmounted func()) {
+// gone. It says whether this session was the last.
+func (s *Session) leave(lock *os.File, unmounted func()) (last bool) {
 	if s.snapshotting != nil {
 		<-s.snapshotting
 	}
-	if instance.Leave(lock) {
-		s.cleanUp(s.plan.Instance, unmounted, true)
+	if !instance.Leave(lock) {
+		return false
 	}
+	s.cleanUp(s.plan.Instance, unmounted, true)
+	return true
 }
 
 // startSnapshot records, in the first session, what the project holds as
