@@ -111,3 +111,28 @@ func TestReplayReview43InPluginCommandAndServerArgs(t *testing.T) {
 		t.Errorf("inside, want the plugin whose server's arguments name a path")
 	}
 }
+
+// TestReplayReview43InFlowSequenceUnquoted: a YAML flow sequence's item
+// unquoted (a skill's config.yaml pushover: [… , …]) was read as a
+// shell's pattern, and crossed. The attack, from inside: read the
+// skill. Proof: neither token is readable inside; a list of ids still
+// is.
+func TestReplayReview43InFlowSequenceUnquoted(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	skill := filepath.Join(h.Home, ".claude", "skills", "notify")
+	h.Write(filepath.Join(skill, "SKILL.md"), "---\nname: notify\ndescription: tell me when done\n---\nRead config.yaml.\n")
+	h.Write(filepath.Join(skill, "config.yaml"), "pushover: [azGDORePK8gMaC0QOYAMyEEuzJnyUi, uQiRzpo4DXghDmr9QzzfQu27cmVRsG]\n")
+	h.Write(filepath.Join(skill, "channels.yaml"), "# R43-KEPT-IDS\nchannel_ids: [C04Q8ZJ7K2M9XN3B5V, C05R9AK8L3N0YO4C6W]\n")
+	out := h.Inside(proj, nil, "exec 2>&1; cat ~/.claude/skills/notify/*; true")
+	t.Log(out)
+	for _, secret := range []string{"azGDORePK8gMaC0QOYAMyEEuzJnyUi", "uQiRzpo4DXghDmr9QzzfQu27cmVRsG"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("a YAML flow sequence's unquoted token is readable inside (%s)", secret)
+		}
+	}
+	if !strings.Contains(out, "R43-KEPT-IDS") {
+		t.Errorf("inside, want the skill's list of channel ids")
+	}
+}

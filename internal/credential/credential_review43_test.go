@@ -125,3 +125,34 @@ func TestCommandSettingInLinearTime(t *testing.T) {
 		judgedLinearly(t, "commandSetting", func(b []byte) { commandSetting(b) }, 32<<10, unit)
 	}
 }
+
+// TestTokenInFlowSequence: a YAML flow sequence's item unquoted (a
+// skill's keys: [main, …]) was read as a shell's pattern, and crossed.
+func TestTokenInFlowSequence(t *testing.T) {
+	for _, settings := range []string{
+		"pushover: [azGDORePK8gMaC0QOYAMyEEuzJnyUi, uQiRzpo4DXghDmr9QzzfQu27cmVRsG]\n",
+		"keys: [ main, azGDORePK8gMaC0QOYAMyEEuzJnyUi ]\n",
+	} {
+		if !InSettings([]byte(settings)) || !InLargeSettings([]byte(settings)) {
+			t.Errorf("InSettings or InLargeSettings(%q) = false, want true", settings)
+		}
+	}
+	for _, settings := range []string{
+		"ids: [azGDORePK8gMaC0QOYAMyEEuzJnyUi]\n",
+		"case $x in [azGDORePK8gMaC0QOYAMyEEuzJnyUi]) ;; esac\n",
+		"tags: [a,\nazGDORePK8gMaC0QOYAMyEEuzJnyUi]\n",
+		"sha256: [e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855]\n",
+	} {
+		if randomValue([]byte(settings)) {
+			t.Errorf("randomValue(%q) = true, want false", settings)
+		}
+	}
+}
+
+// TestTokenInFlowSequenceInLinearTime: each item is read back to its [
+// a bounded way.
+func TestTokenInFlowSequenceInLinearTime(t *testing.T) {
+	for _, unit := range []string{"k: [Zx8kQ2mPp0wL7rT3vN5y, ", ",Zx8kQ2mPp0wL7rT3vN5y,", "[ , , , "} {
+		judgedLinearly(t, "randomValue", func(b []byte) { randomValue(b) }, 32<<10, unit)
+	}
+}

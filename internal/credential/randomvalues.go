@@ -131,12 +131,15 @@ func listItem(data []byte, start, end int) string {
 	for q > 0 && (data[q-1] == ' ' || data[q-1] == '\t') {
 		q--
 	}
+	for end < len(data) && (data[end] == ' ' || data[end] == '\t') {
+		end++
+	}
 	if q == 0 || end < len(data) && strings.IndexByte("\"',]\r\n", data[end]) < 0 {
 		return ""
 	}
 	switch data[q-1] {
 	case '[', ',':
-		if quoted {
+		if quoted || flowSequence(data, q-1) {
 			return valueName(data, start)
 		}
 	case '-':
@@ -149,6 +152,28 @@ func listItem(data []byte, start, end int) string {
 		}
 	}
 	return ""
+}
+
+// flowSequence says the [ or the comma at data[at] is a YAML flow
+// sequence's, given to a name (a : or = before its [, spaces between),
+// the [ on the same line and at most 128 bytes before: a skill's keys:
+// [… , …] unquoted crossed. Read back a bounded way, each item once.
+func flowSequence(data []byte, at int) bool {
+	open := at
+	for open >= max(0, at-128) && data[open] != '[' {
+		if data[open] == '\n' || data[open] == ']' {
+			return false
+		}
+		open--
+	}
+	if open < max(0, at-128) {
+		return false
+	}
+	p := open
+	for p > 0 && (data[p-1] == ' ' || data[p-1] == '\t') {
+		p--
+	}
+	return p > 0 && (data[p-1] == ':' || data[p-1] == '=')
 }
 
 // assignedWord is NAME of a command's word NAME=VALUE whose value is
