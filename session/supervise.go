@@ -633,17 +633,18 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	}
 	sayGivenBack(reopened)
 	if len(replaced) > 0 {
-		printable.Say(os.Stderr, "claudebox: the host replaced protected files while the session ran; the sandbox could have read and written each new file as it was written, before it was renamed into place:")
+		lines := []string{"claudebox: the host replaced protected files while the session ran; the sandbox could have read and written each new file as it was written, before it was renamed into place:"}
 		for _, p := range replaced {
-			printable.Say(os.Stderr, "  %s", mount.Quote(p))
+			lines = append(lines, "  "+mount.Quote(p))
 		}
-		printable.Say(os.Stderr, "hint: if you made the change (git config, git switch, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
+		lines = append(lines, "hint: if you made the change (git config, git switch, an editor), check each holds only what you wrote, e.g. git config --list --show-origin")
 		// Git writes the whole file anew beside it (config.lock), in the
 		// git directory the sandbox reads: the copy that hid a token from
 		// the sandbox stands only over the file renamed into place.
 		if slices.ContainsFunc(s.plan.Guards, func(g mount.Guard) bool { return g.GitConfig && slices.Contains(replaced, g.Path) }) {
-			printable.Say(os.Stderr, "hint: a token a repository's git configuration holds (a remote's https://user:TOKEN@ URL) may have been read: revoke it, and keep it in a credential helper instead")
+			lines = append(lines, "hint: a token a repository's git configuration holds (a remote's https://user:TOKEN@ URL) may have been read: revoke it, and keep it in a credential helper instead")
 		}
+		sayOrKeep(s.stateDir, dir, lines)
 	}
 	s.phases.hold("audit judged")
 	built := ignoredWrittenFiles(records)
@@ -857,11 +858,11 @@ func (s *Session) report(root, dir string, r audit.Report, built map[string]bool
 		return true
 	})
 	if len(branches) > 0 {
-		printable.Say(os.Stderr, "claudebox: branches, tags or other refs were moved or made while the session ran (inside, or on the host), which git status does not show, and a switch, merge or reset to one writes into the work tree (git switch, git merge origin/main, git reset --hard ORIG_HEAD, git reset --hard HEAD@{1} or git checkout - by a reflog, claudebox -w):")
+		lines := []string{"claudebox: branches, tags or other refs were moved or made while the session ran (inside, or on the host), which git status does not show, and a switch, merge or reset to one writes into the work tree (git switch, git merge origin/main, git reset --hard ORIG_HEAD, git reset --hard HEAD@{1} or git checkout - by a reflog, claudebox -w):"}
 		for _, b := range branches {
-			printable.Say(os.Stderr, "  %s", mount.Quote(b))
+			lines = append(lines, "  "+mount.Quote(b))
 		}
-		printable.Say(os.Stderr, "hint: read git log -p of each before you check it out, merge or push it; git reflog shows where a branch was")
+		sayOrKeep(s.stateDir, dir, append(lines, "hint: read git log -p of each before you check it out, merge or push it; git reflog shows where a branch was"))
 	}
 	if left, err := audit.ShowAgain(r.Restat, s.indexLocks()); len(left) > 0 {
 		for _, line := range strings.Split(err.Error(), "\n") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/internal/atomicfile"
 	"github.com/claudebox/claudebox/mount"
 	"github.com/claudebox/claudebox/printable"
 	"github.com/claudebox/claudebox/untrusted"
@@ -104,6 +105,7 @@ func UndoDest(state, root string, now time.Time) string {
 // forgets the records: those of projects no session runs in (an audit
 // holds its project's lock).
 func SayUnsaidMoves(state string) {
+	sayUnheard(state)
 	w := &heard{w: os.Stderr}
 	records, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", "*"+unsaidSuffix))
 	for _, record := range records {
@@ -162,6 +164,58 @@ func SayUnsaidMoves(state string) {
 			}
 		}
 		os.RemoveAll(dest + audit.CopyingSuffix)
+		if !w.failed {
+			os.Remove(record)
+		}
+	}
+}
+
+// unheardSuffix names, beside the folders of <state>/moved-aside/<hash>/,
+// the warnings a session's end said to a terminal that had closed (a
+// write failed): of what git status shows nothing of, said again by the
+// next claudebox command (SayUnsaidMoves).
+const unheardSuffix = ".unheard"
+
+// sayOrKeep says lines on stderr; if the terminal did not take them
+// (closed as the session ended), it keeps them, for the project whose
+// instance is dir, for the next command to say. A record that cannot be
+// written (a full disk) is not kept.
+func sayOrKeep(state, dir string, lines []string) {
+	w := &heard{w: os.Stderr}
+	for _, l := range lines {
+		printable.Say(w, "%s", l)
+	}
+	if !w.failed {
+		return
+	}
+	kept := filepath.Join(state, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000000000Z")+unheardSuffix)
+	if os.MkdirAll(filepath.Dir(kept), 0o700) == nil {
+		atomicfile.WriteFrom(kept, 0o600, false, func(w io.Writer) error {
+			_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
+			return err
+		})
+	}
+}
+
+// sayUnheard says the warnings a session's end kept (sayOrKeep), of
+// projects no session runs in, and forgets each once said.
+func sayUnheard(state string) {
+	records, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", "*"+unheardSuffix))
+	for _, record := range records {
+		hash := filepath.Base(filepath.Dir(record))
+		if !instance.IsHash(hash) || instance.Running(state, hash) {
+			continue
+		}
+		b, err := untrusted.ReadFile(filepath.Dir(record), filepath.Base(record), unsaidLimit)
+		if err != nil {
+			os.Remove(record)
+			continue
+		}
+		w := &heard{w: os.Stderr}
+		printable.Say(w, "claudebox: a session whose terminal closed as it ended said this, which that terminal did not show:")
+		for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+			printable.Say(w, "%s", l)
+		}
 		if !w.failed {
 			os.Remove(record)
 		}

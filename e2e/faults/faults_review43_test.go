@@ -61,3 +61,45 @@ func TestReplayReview43TerminalClosedDepsMoved(t *testing.T) {
 		t.Errorf("the package %s was moved aside while the terminal was closed, and the next launch said nothing of it:\n%s", pkg, next.String())
 	}
 }
+
+// TestReplayReview43TerminalClosedRefsMoved: the terminal closes as a
+// session ends (held after the exit audit's judgement) in which the
+// session made a branch, which git status does not show and a switch to
+// writes into the work tree. The exit said so only to the closed
+// terminal, and no later command did: the user met the branch unwarned.
+// The next command now says what the closed terminal did not show.
+func TestReplayReview43TerminalClosedRefsMoved(t *testing.T) {
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
+	h.Inside(proj, nil, "true")
+	tmux := h.Tmux(proj)
+	tmux("new-session", "-d", "-x", "200", "-y", "50", "bash --norc --noprofile")
+	shell, err := strconv.Atoi(strings.TrimSpace(tmux("display-message", "-p", "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "$") }, "the shell's prompt")
+	tmux("send-keys", "-l", `CLAUDEBOX_TRACE=1 CLAUDEBOX_TRACE_HOLD='audit judged' claudebox --shell -c "git branch planted-43"`)
+	tmux("send-keys", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "holding after audit judged") }, "the supervisor to hold")
+	supervisor := supervisorOf(t, shell)
+	tmux("kill-server")
+	harness.WaitFor(t, "the shell to end", func() bool { return !paths.Exists(fmt.Sprintf("/proc/%d", shell)) })
+	syscall.Kill(supervisor, syscall.SIGUSR1)
+	harness.WaitFor(t, "the session to end", func() bool {
+		return !paths.Exists(fmt.Sprintf("/proc/%d", supervisor)) && !instance.InUse(inst)
+	})
+	for i, want := range []bool{true, false} {
+		var next strings.Builder
+		n := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
+		n.Stderr = &next
+		if err := n.Run(); err != nil {
+			t.Fatalf("launch %d after: %v\n%s", i+1, err, next.String())
+		}
+		if said := strings.Contains(next.String(), "refs were moved or made while the session ran") && strings.Contains(next.String(), "refs/heads/planted-43"); said != want {
+			t.Errorf("launch %d after the terminal closed says the branch made (%v, want %v):\n%s", i+1, said, want, next.String())
+		}
+	}
+}
