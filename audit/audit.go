@@ -1131,7 +1131,7 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	if n.mode == plainDir && name == "Cargo.toml" {
-		if !w.tracked(rel) && cargoManifestRuns(n.fd, name, w.manifestsRead) {
+		if !w.tracked(rel) && cargoManifestRuns(n.fd, filepath.Dir(rel), name, w.manifestsRead) {
 			w.found(rel)
 		}
 		return

@@ -185,10 +185,13 @@ func pyprojectConfiguresTools(fd int, name string, read *atomic.Int64) bool {
 // proc macro, a dependency fetched from a git repository or a registry
 // of the manifest's choosing, a [patch] or [replace] of one. A workspace
 // takes a new folder its members' glob matches (crates/*) for one of its
-// crates, whose manifest git shows only as a new file. What a path
-// dependency leads to is judged where it lies; a version from crates.io
-// is the registry's.
-func cargoManifestRuns(fd int, name string, read *atomic.Int64) bool {
+// crates, whose manifest git shows only as a new file. A path dependency
+// passes only where it lies in the project, to be judged there (a link
+// out of it is moved aside itself): by an absolute path or one out of
+// the project, the session's new crate named one in the instance, which
+// the sandbox writes and no audit walks. A version from crates.io is the
+// registry's. dir is the manifest's directory, from the walk's root.
+func cargoManifestRuns(fd int, dir, name string, read *atomic.Int64) bool {
 	doc, ok := readManifest(fd, name, read)
 	if !ok {
 		return true
@@ -235,13 +238,31 @@ func cargoManifestRuns(fd int, name string, read *atomic.Int64) bool {
 				return true
 			}
 			for _, dep := range deps {
-				if d, ok := dep.(map[string]any); ok && (d["git"] != nil || d["registry"] != nil || d["registry-index"] != nil) {
+				d, ok := dep.(map[string]any)
+				if !ok {
+					continue
+				}
+				if d["git"] != nil || d["registry"] != nil || d["registry-index"] != nil {
+					return true
+				}
+				if p, ok := d["path"]; ok && !pathInRoot(dir, p) {
 					return true
 				}
 			}
 		}
 	}
 	return false
+}
+
+// pathInRoot says whether p, a path a manifest in dir names, is a
+// relative one that stays below the walk's root.
+func pathInRoot(dir string, p any) bool {
+	s, ok := p.(string)
+	if !ok || filepath.IsAbs(s) {
+		return false
+	}
+	rel := filepath.Join(dir, s)
+	return rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // readManifest parses the TOML file name in the directory fd, and says
