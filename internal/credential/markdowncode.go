@@ -15,14 +15,15 @@ const (
 // a code block's, as CommonMark places one: a fence of three or more
 // backquotes or tildes, closed only by a line of as many of the same
 // and nothing else (a ```bash shown inside a ````markdown block is its
-// code, not its end), a line indented by four columns or a tab (an
+// code, not its end; a list's item may open one), a line indented by
+// four columns or a tab (an
 // indented block, a nested list's fence), each inside a block quote's
 // > as well, and reStructuredText's literal block (the lines indented
 // further than a line that ends in :: or a code directive: .rst is read
 // as prose, and its two spaces are less than Markdown's four), an HTML
 // <pre> block to the line that closes it, and a shell prompt's line
-// ($ export DEPLOY_PASSWORD=…), which notes write for a command as a
-// block does. Taking a fence of three at a line's start for all of
+// ($ export DEPLOY_PASSWORD=…, alice@staging:~$ …), which notes write
+// for a command as a block does. Taking a fence of three at a line's start for all of
 // Markdown's code, prose's readers let an indented block's export
 // DEPLOY_PASSWORD=…, a quoted fence's and a nested one's cross.
 type markdownCode struct {
@@ -63,6 +64,10 @@ func (m *markdownCode) read(line []byte) ([]byte, markdownLine) {
 		m.literal = 0
 	}
 	run := fenceRun(trimmed)
+	if m.fence == nil && run == nil {
+		run = fenceRun(listItemText(trimmed))
+		trimmed = listItemText(trimmed)
+	}
 	if m.fence != nil {
 		if len(run) >= len(m.fence) && run[0] == m.fence[0] && len(bytes.TrimRight(trimmed[len(run):], " \t")) == 0 {
 			m.fence = nil
@@ -84,13 +89,59 @@ func (m *markdownCode) read(line []byte) ([]byte, markdownLine) {
 		m.pre = true
 		return text, codeLine
 	}
-	if text, ok := bytes.CutPrefix(trimmed, []byte("$ ")); ok {
+	if text, ok := promptCommand(trimmed); ok {
 		return text, codeLine
 	}
 	if bytes.HasSuffix(bytes.TrimRight(trimmed, " \t"), []byte("::")) || bytes.HasPrefix(trimmed, []byte(".. code")) || bytes.HasPrefix(trimmed, []byte(".. sourcecode")) {
 		m.literal = indent(line) + 1
 	}
 	return line, proseLine
+}
+
+// promptCommand says line is a command after a shell's prompt, as notes
+// show one, and gives the command: after $ or zsh's %, or a prompt of
+// the user's and host's own (alice@staging:~$, root's host# too,
+// [alice@staging app]$), each after a virtualenv's (venv) too.
+func promptCommand(line []byte) ([]byte, bool) {
+	if inner, ok := bytes.CutPrefix(line, []byte("(")); ok {
+		if name, after, ok := bytes.Cut(inner, []byte(") ")); ok && len(name) > 0 && !bytes.ContainsAny(name, " \t()") {
+			line = after
+		}
+	}
+	if bytes.HasPrefix(line, []byte("[")) {
+		prompt, after, ok := bytes.Cut(line, []byte("]"))
+		if ok && bytes.IndexByte(prompt, '@') > 1 && len(after) > 1 && bytes.IndexByte([]byte("$#"), after[0]) >= 0 && after[1] == ' ' {
+			return after[2:], true
+		}
+		return nil, false
+	}
+	word, command, ok := bytes.Cut(line, []byte(" "))
+	switch {
+	case !ok:
+		return nil, false
+	case string(word) == "$" || string(word) == "%":
+		return command, true
+	case len(word) > 2 && bytes.IndexByte(word, '@') > 0 && bytes.IndexByte([]byte("$%#"), word[len(word)-1]) >= 0:
+		return command, true
+	}
+	return nil, false
+}
+
+// listItemText is line without a list item's marker (-, *, + or a
+// number's 1. or 1), and the space after it), where it has one: a fence
+// may open an item.
+func listItemText(line []byte) []byte {
+	i := 0
+	for i < len(line) && i < 9 && line[i] >= '0' && line[i] <= '9' {
+		i++
+	}
+	switch {
+	case i == 0 && len(line) > 1 && bytes.IndexByte([]byte("-*+"), line[0]) >= 0 && (line[1] == ' ' || line[1] == '\t'):
+		return bytes.TrimLeft(line[1:], " \t")
+	case i > 0 && len(line) > i+1 && (line[i] == '.' || line[i] == ')') && (line[i+1] == ' ' || line[i+1] == '\t'):
+		return bytes.TrimLeft(line[i+1:], " \t")
+	}
+	return line
 }
 
 // preOpened says line opens an HTML <pre> block, as CommonMark reads
