@@ -31,25 +31,8 @@ func TestReplayReview43TerminalClosedDepsMoved(t *testing.T) {
 	h.GitRepo(proj)
 	h.Run(proj, nil, "git", "add", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
-	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
 	h.Inside(proj, nil, "true")
-	tmux := h.Tmux(proj)
-	tmux("new-session", "-d", "-x", "200", "-y", "50", "bash --norc --noprofile")
-	shell, err := strconv.Atoi(strings.TrimSpace(tmux("display-message", "-p", "#{pane_pid}")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "$") }, "the shell's prompt")
-	tmux("send-keys", "-l", `CLAUDEBOX_TRACE=1 CLAUDEBOX_TRACE_HOLD='audit judged' claudebox --shell -c "echo 'require(\"child_process\")' >> node_modules/left-pad/index.js"`)
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "holding after audit judged") }, "the supervisor to hold")
-	supervisor := supervisorOf(t, shell)
-	tmux("kill-server")
-	harness.WaitFor(t, "the shell to end", func() bool { return !paths.Exists(fmt.Sprintf("/proc/%d", shell)) })
-	syscall.Kill(supervisor, syscall.SIGUSR1)
-	harness.WaitFor(t, "the session to end", func() bool {
-		return !paths.Exists(fmt.Sprintf("/proc/%d", supervisor)) && !instance.InUse(inst)
-	})
+	closeTerminalAtJudgement(t, h, proj, `"echo 'require(\"child_process\")' >> node_modules/left-pad/index.js"`)
 	var next strings.Builder
 	n := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
 	n.Stderr = &next
@@ -72,25 +55,8 @@ func TestReplayReview43TerminalClosedRefsMoved(t *testing.T) {
 	h := harness.NewHost(t)
 	proj := filepath.Join(h.Home, "proj")
 	h.GitRepo(proj)
-	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
 	h.Inside(proj, nil, "true")
-	tmux := h.Tmux(proj)
-	tmux("new-session", "-d", "-x", "200", "-y", "50", "bash --norc --noprofile")
-	shell, err := strconv.Atoi(strings.TrimSpace(tmux("display-message", "-p", "#{pane_pid}")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "$") }, "the shell's prompt")
-	tmux("send-keys", "-l", `CLAUDEBOX_TRACE=1 CLAUDEBOX_TRACE_HOLD='audit judged' claudebox --shell -c "git branch planted-43"`)
-	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "holding after audit judged") }, "the supervisor to hold")
-	supervisor := supervisorOf(t, shell)
-	tmux("kill-server")
-	harness.WaitFor(t, "the shell to end", func() bool { return !paths.Exists(fmt.Sprintf("/proc/%d", shell)) })
-	syscall.Kill(supervisor, syscall.SIGUSR1)
-	harness.WaitFor(t, "the session to end", func() bool {
-		return !paths.Exists(fmt.Sprintf("/proc/%d", supervisor)) && !instance.InUse(inst)
-	})
+	closeTerminalAtJudgement(t, h, proj, `"git branch planted-43"`)
 	for i, want := range []bool{true, false} {
 		var next strings.Builder
 		n := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
@@ -102,4 +68,30 @@ func TestReplayReview43TerminalClosedRefsMoved(t *testing.T) {
 			t.Errorf("launch %d after the terminal closed says the branch made (%v, want %v):\n%s", i+1, said, want, next.String())
 		}
 	}
+}
+
+// closeTerminalAtJudgement runs the claudebox --shell -c script typed in
+// a tmux window's shell, holds its supervisor after the exit audit's
+// judgement, closes the terminal (tmux killed: the shell's SIGHUP), lets
+// the supervisor go on and waits until the session has ended.
+func closeTerminalAtJudgement(t *testing.T, h *harness.Host, proj, script string) {
+	t.Helper()
+	tmux := h.Tmux(proj)
+	tmux("new-session", "-d", "-x", "200", "-y", "50", "bash --norc --noprofile")
+	shell, err := strconv.Atoi(strings.TrimSpace(tmux("display-message", "-p", "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "$") }, "the shell's prompt")
+	tmux("send-keys", "-l", "CLAUDEBOX_TRACE=1 CLAUDEBOX_TRACE_HOLD='audit judged' claudebox --shell -c "+script)
+	tmux("send-keys", "Enter")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "holding after audit judged") }, "the supervisor to hold")
+	supervisor := supervisorOf(t, shell)
+	tmux("kill-server")
+	harness.WaitFor(t, "the shell to end", func() bool { return !paths.Exists(fmt.Sprintf("/proc/%d", shell)) })
+	syscall.Kill(supervisor, syscall.SIGUSR1)
+	inst := instance.Dir(filepath.Join(h.Home, ".claudebox"), proj)
+	harness.WaitFor(t, "the session to end", func() bool {
+		return !paths.Exists(fmt.Sprintf("/proc/%d", supervisor)) && !instance.InUse(inst)
+	})
 }
