@@ -31,11 +31,18 @@ func buildDefinition(dir, name string, exists func(string) bool) bool {
 	if name == "binding.gyp" || name == "package.json5" || name == "package.yaml" || strings.HasSuffix(name, ".sbt") || strings.HasSuffix(name, ".gradle") || strings.HasSuffix(name, ".gradle.kts") {
 		return true
 	}
-	if path.Base(dir) == "buildSrc" || strings.Contains("/"+dir+"/", "/buildSrc/src/") {
+	if path.Base(dir) == "buildSrc" {
 		return true
 	}
-	if build, _, ok := strings.Cut(dir+"/", "/src/"); ok && (exists(path.Join(build, "settings.gradle.kts")) || exists(path.Join(build, "settings.gradle"))) {
-		return true
+	// Asked of every file the walk reads: the paths below are joined
+	// only for one below a src/.
+	if strings.Contains(dir, "/src") {
+		if strings.Contains("/"+dir+"/", "/buildSrc/src/") {
+			return true
+		}
+		if build, _, ok := strings.Cut(dir+"/", "/src/"); ok && (exists(path.Join(build, "settings.gradle.kts")) || exists(path.Join(build, "settings.gradle"))) {
+			return true
+		}
 	}
 	if path.Base(dir) != "project" || !strings.HasSuffix(name, ".scala") && !strings.HasSuffix(name, ".java") {
 		return false
