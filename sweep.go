@@ -74,6 +74,6 @@ func sayUnwritten(removed []string, since time.Time) {
 		}
 	}
 	for _, root := range slices.Sorted(maps.Keys(byRoot)) {
-		session.SayUnwritten(audit.Unwritten(root, checkouts[root].GitDir, byRoot[root], since))
+		session.SayUnwritten(os.Stderr, audit.Unwritten(root, checkouts[root].GitDir, byRoot[root], since))
 	}
 }

@@ -64,9 +64,9 @@ func envrcsWrittenBelow(reports map[string]audit.Report, records map[string]undo
 // envrcs (absolute paths), and says so; one direnv's whitelist runs
 // unasked is named so. The mise configurations among them (roots are
 // the checkouts they lie in) go to miseAskAgain.
-func direnvAskAgain(envrcs, roots []string) {
+func direnvAskAgain(w io.Writer, envrcs, roots []string) {
 	configs := slices.DeleteFunc(slices.Clone(envrcs), func(e string) bool { return filepath.Base(e) == ".envrc" })
-	miseAskAgain(configs, roots)
+	miseAskAgain(w, configs, roots)
 	envrcs = slices.DeleteFunc(envrcs, func(e string) bool { return filepath.Base(e) != ".envrc" })
 	if len(envrcs) == 0 {
 		return
@@ -80,12 +80,12 @@ func direnvAskAgain(envrcs, roots []string) {
 	whitelist := readDirenvWhitelist(home)
 	for _, e := range envrcs {
 		if whitelist.runs(e) {
-			printable.Say(os.Stderr, "claudebox: %s sources a file by a name the exit audit cannot spell, which may be any file the session wrote below it, tracked or not, and your direnv configuration's whitelist has direnv run it unasked at the next cd there", mount.Quote(e))
-			printable.Say(os.Stderr, "hint: read git status and git diff before you cd there")
+			printable.Say(w, "claudebox: %s sources a file by a name the exit audit cannot spell, which may be any file the session wrote below it, tracked or not, and your direnv configuration's whitelist has direnv run it unasked at the next cd there", mount.Quote(e))
+			printable.Say(w, "hint: read git status and git diff before you cd there")
 			continue
 		}
-		printable.Say(os.Stderr, "claudebox: direnv will ask before it runs %s again: it sources a file by a name the exit audit cannot spell, which may be any file the session wrote below it, tracked or not", mount.Quote(e))
-		printable.Say(os.Stderr, "hint: read git status and git diff there, then direnv allow")
+		printable.Say(w, "claudebox: direnv will ask before it runs %s again: it sources a file by a name the exit audit cannot spell, which may be any file the session wrote below it, tracked or not", mount.Quote(e))
+		printable.Say(w, "hint: read git status and git diff there, then direnv allow")
 	}
 }
 
@@ -211,7 +211,7 @@ func readDirenvWhitelist(home string) direnvWhitelist {
 // such a configuration unasked otherwise) refuses it until trusted again,
 // and says so; a configuration MISE_TRUSTED_CONFIG_PATHS trusts unasked is
 // named so.
-func miseAskAgain(configs, roots []string) {
+func miseAskAgain(w io.Writer, configs, roots []string) {
 	if len(configs) == 0 {
 		return
 	}
@@ -228,12 +228,12 @@ func miseAskAgain(configs, roots []string) {
 	trusted := filepath.SplitList(os.Getenv("MISE_TRUSTED_CONFIG_PATHS"))
 	for _, c := range configs {
 		if slices.ContainsFunc(trusted, func(p string) bool { return p != "" && paths.Within(c, p) }) {
-			printable.Say(os.Stderr, "claudebox: %s sources a file by a name the exit audit cannot spell, which may be any file the session wrote, tracked or not, and MISE_TRUSTED_CONFIG_PATHS has mise load it unasked at the next cd there", mount.Quote(c))
-			printable.Say(os.Stderr, "hint: read git status and git diff before you cd there")
+			printable.Say(w, "claudebox: %s sources a file by a name the exit audit cannot spell, which may be any file the session wrote, tracked or not, and MISE_TRUSTED_CONFIG_PATHS has mise load it unasked at the next cd there", mount.Quote(c))
+			printable.Say(w, "hint: read git status and git diff before you cd there")
 			continue
 		}
-		printable.Say(os.Stderr, "claudebox: mise's trust of %s is taken back: it sources a file by a name the exit audit cannot spell, which may be any file the session wrote, tracked or not", mount.Quote(c))
-		printable.Say(os.Stderr, "hint: read git status and git diff there before you cd there, then mise trust")
+		printable.Say(w, "claudebox: mise's trust of %s is taken back: it sources a file by a name the exit audit cannot spell, which may be any file the session wrote, tracked or not", mount.Quote(c))
+		printable.Say(w, "hint: read git status and git diff there before you cd there, then mise trust")
 	}
 }
 

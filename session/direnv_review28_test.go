@@ -3,6 +3,7 @@ package session
 import (
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,7 +51,7 @@ func TestDirenvAskAgain(t *testing.T) {
 	if got := envrcsWrittenBelow(reports, records); len(got) != 2 {
 		t.Errorf("written below, one record not whole: %q", got)
 	}
-	direnvAskAgain(envrcs, []string{proj})
+	direnvAskAgain(io.Discard, envrcs, []string{proj})
 	for _, gone := range []string{byPath, byLink} {
 		if _, err := os.Lstat(gone); err == nil {
 			t.Errorf("the allow file %s stayed", gone)

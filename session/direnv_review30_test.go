@@ -1,6 +1,7 @@
 package session
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,7 +29,7 @@ func TestMiseAskAgain(t *testing.T) {
 		os.Symlink(target, filepath.Join(trusted, name))
 	}
 	os.WriteFile(filepath.Join(trusted, "proj-config.hash"), []byte("00"), 0o644)
-	direnvAskAgain([]string{config}, []string{proj})
+	direnvAskAgain(io.Discard, []string{config}, []string{proj})
 	for _, gone := range []string{"proj-config", "proj-config.hash", "proj"} {
 		if _, err := os.Lstat(filepath.Join(trusted, gone)); err == nil {
 			t.Errorf("%s stayed", gone)

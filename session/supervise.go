@@ -389,18 +389,18 @@ func rootGivenBack(root string, since time.Time) []audit.Reopened {
 // sayGivenBack says which directories of the user's the session had
 // closed were given their owner's permissions back, and which files their
 // owner's read permission, ten at most by name.
-func sayGivenBack(reopened []audit.Reopened) {
+func sayGivenBack(w io.Writer, reopened []audit.Reopened) {
 	const named = 10
 	for i, r := range reopened {
 		if i == named {
-			printable.Say(os.Stderr, "claudebox: and %d more of yours the session had closed", len(reopened)-named)
+			printable.Say(w, "claudebox: and %d more of yours the session had closed", len(reopened)-named)
 			return
 		}
 		what := "permissions"
 		if r.File {
 			what = "read permission"
 		}
-		printable.Say(os.Stderr, "claudebox: gave %s its owner's %s back (the session had made it %03o)", mount.Quote(r.Path), what, uint32(r.Had))
+		printable.Say(w, "claudebox: gave %s its owner's %s back (the session had made it %03o)", mount.Quote(r.Path), what, uint32(r.Had))
 	}
 }
 
@@ -448,6 +448,11 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		removePlaceholders()
 		return
 	}
+	// What the exit says of what git status shows nothing of, or shows
+	// wrong, a terminal closed as the session ended did not show: the
+	// next command says it.
+	said := newExitVoice()
+	defer said.keepUnheard(s.stateDir, dir)
 	since := began.At
 	start := s.record
 	if start == nil {
@@ -585,7 +590,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	records := <-otherChanges
 	records[s.plan.Project.Checkout] = changed
 	for root, c := range records {
-		sayTimeGiven(timeGiven(root, c.TimeSetBack))
+		sayTimeGiven(said, timeGiven(root, c.TimeSetBack))
 	}
 	for root, c := range records {
 		r, ok := reports[root]
@@ -631,7 +636,7 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	for _, root := range slices.Sorted(maps.Keys(reopeners)) {
 		reopened = append(reopened, reopeners[root].Reopened()...)
 	}
-	sayGivenBack(reopened)
+	sayGivenBack(said, reopened)
 	if len(replaced) > 0 {
 		lines := []string{"claudebox: the host replaced protected files while the session ran; the sandbox could have read and written each new file as it was written, before it was renamed into place:"}
 		for _, p := range replaced {
@@ -644,14 +649,16 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		if slices.ContainsFunc(s.plan.Guards, func(g mount.Guard) bool { return g.GitConfig && slices.Contains(replaced, g.Path) }) {
 			lines = append(lines, "hint: a token a repository's git configuration holds (a remote's https://user:TOKEN@ URL) may have been read: revoke it, and keep it in a credential helper instead")
 		}
-		sayOrKeep(s.stateDir, dir, lines)
+		for _, l := range lines {
+			printable.Say(said, "%s", l)
+		}
 	}
 	s.phases.hold("audit judged")
 	built := ignoredWrittenFiles(records)
 	for _, root := range slices.Sorted(maps.Keys(reports)) {
-		s.report(root, dir, reports[root], built)
+		s.report(said, root, dir, reports[root], built)
 	}
-	direnvAskAgain(envrcsWrittenBelow(reports, records), slices.Collect(maps.Keys(reports)))
+	direnvAskAgain(said, envrcsWrittenBelow(reports, records), slices.Collect(maps.Keys(reports)))
 	deps := map[string]bool{}
 	for _, d := range reports[s.plan.Project.Checkout].Deps {
 		if filepath.Dir(d.Dir) == s.plan.Project.Checkout {
@@ -662,8 +669,8 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 	for _, d := range reports[s.plan.Project.Checkout].Deps {
 		named = append(named, d.Units...)
 	}
-	sayIgnoredChanges(changed, deps, named)
-	SayUnwritten(audit.Unwritten(s.plan.Project.Checkout, s.plan.Project.GitDir, standIns, since))
+	sayIgnoredChanges(said, changed, deps, named)
+	SayUnwritten(said, audit.Unwritten(s.plan.Project.Checkout, s.plan.Project.GitDir, standIns, since))
 	for _, p := range strays {
 		s.reportFindings(filepath.Dir(p), dir, []string{p}, nil, nil)
 	}
@@ -724,19 +731,19 @@ func ignoredWritten(root string, c undo.Changes, r audit.Report) (found []string
 // SayUnwritten names the files git tracks that a checkout could not
 // write under a stand-in while the session ran (audit.Unwritten): git
 // status shows each deleted, and a git commit -a would commit that.
-func SayUnwritten(missing []string) {
+func SayUnwritten(w io.Writer, missing []string) {
 	if len(missing) == 0 {
 		return
 	}
-	printable.Say(os.Stderr, "claudebox: git tracks what a checkout could not write while claudebox stood in for a missing path, and git status shows it deleted:")
+	printable.Say(w, "claudebox: git tracks what a checkout could not write while claudebox stood in for a missing path, and git status shows it deleted:")
 	for i, p := range missing {
 		if i == 5 {
-			printable.Say(os.Stderr, "  and %d more", len(missing)-i)
+			printable.Say(w, "  and %d more", len(missing)-i)
 			break
 		}
-		printable.Say(os.Stderr, "  %s", mount.Quote(p))
+		printable.Say(w, "  %s", mount.Quote(p))
 	}
-	printable.Say(os.Stderr, "hint: read git log -p -- PATH, then git checkout HEAD -- PATH writes it; or check the branch out again")
+	printable.Say(w, "hint: read git log -p -- PATH, then git checkout HEAD -- PATH writes it; or check the branch out again")
 }
 
 // rebasedBranch is the branch a rebase's state (state, a rebase-merge or
@@ -830,21 +837,21 @@ func (s *Session) operationsBegun() []string {
 
 // report says what the exit audit found in the checkout root, and moves
 // aside what it found.
-func (s *Session) report(root, dir string, r audit.Report, built map[string]bool) {
+func (s *Session) report(w io.Writer, root, dir string, r audit.Report, built map[string]bool) {
 	for _, p := range r.NotExamined {
-		printable.Say(os.Stderr, "claudebox: the exit audit did not examine %s", p)
+		printable.Say(w, "claudebox: the exit audit did not examine %s", p)
 	}
 	if len(r.Found) > 0 {
 		s.reportFindings(root, dir, r.Found, built, nil)
 	}
 	if len(r.Hidden) > 0 {
-		s.showAgain(r.Hidden)
+		s.showAgain(w, r.Hidden)
 	}
 	for _, d := range r.Diverged {
-		printable.Say(os.Stderr, "claudebox: git holds for %s, which the host runs, other content than the file the session left as it was: the session staged or committed its own (git status shows the file as modified), which git restore, git stash, a switch of branches or claudebox -w would write", mount.Quote(filepath.Join(d.Repo, d.Path)))
+		printable.Say(w, "claudebox: git holds for %s, which the host runs, other content than the file the session left as it was: the session staged or committed its own (git status shows the file as modified), which git restore, git stash, a switch of branches or claudebox -w would write", mount.Quote(filepath.Join(d.Repo, d.Path)))
 	}
 	if len(r.Diverged) > 0 {
-		printable.Say(os.Stderr, "hint: read git diff and git log -p of each before you discard the change or check out the session's commits; git add stages the file as it is")
+		printable.Say(w, "hint: read git diff and git log -p of each before you discard the change or check out the session's commits; git add stages the file as it is")
 	}
 	branches := slices.DeleteFunc(slices.Clone(r.Branches), func(b string) bool {
 		op := stoppedOnConflict(b)
@@ -853,8 +860,8 @@ func (s *Session) report(root, dir string, r audit.Report, built map[string]bool
 		}
 		// Moving it aside would break git diff AUTO_MERGE while the user
 		// resolves the conflict: it stays, said for what it is.
-		printable.Say(os.Stderr, "claudebox: %s, the tree of the %s in progress stopped on a conflict, was written while the session ran (inside, or on the host): git diff AUTO_MERGE compares the work tree with it, and git restore -s AUTO_MERGE writes it there", mount.Quote(b), op)
-		printable.Say(os.Stderr, "hint: git diff HEAD shows what the %s changed without it; git %s --abort ends the %s and removes it", op, op, op)
+		printable.Say(w, "claudebox: %s, the tree of the %s in progress stopped on a conflict, was written while the session ran (inside, or on the host): git diff AUTO_MERGE compares the work tree with it, and git restore -s AUTO_MERGE writes it there", mount.Quote(b), op)
+		printable.Say(w, "hint: git diff HEAD shows what the %s changed without it; git %s --abort ends the %s and removes it", op, op, op)
 		return true
 	})
 	if len(branches) > 0 {
@@ -862,23 +869,25 @@ func (s *Session) report(root, dir string, r audit.Report, built map[string]bool
 		for _, b := range branches {
 			lines = append(lines, "  "+mount.Quote(b))
 		}
-		sayOrKeep(s.stateDir, dir, append(lines, "hint: read git log -p of each before you check it out, merge or push it; git reflog shows where a branch was"))
+		for _, l := range append(lines, "hint: read git log -p of each before you check it out, merge or push it; git reflog shows where a branch was") {
+			printable.Say(w, "%s", l)
+		}
 	}
 	if left, err := audit.ShowAgain(r.Restat, s.indexLocks()); len(left) > 0 {
 		for _, line := range strings.Split(err.Error(), "\n") {
-			printable.Say(os.Stderr, "claudebox: could not have git read again the files the session changed, whose status in the index it wrote git takes for their content: %s", line)
+			printable.Say(w, "claudebox: could not have git read again the files the session changed, whose status in the index it wrote git takes for their content: %s", line)
 		}
-		printable.Say(os.Stderr, "claudebox: git status and git diff may not show what the session changed in:")
+		printable.Say(w, "claudebox: git status and git diff may not show what the session changed in:")
 		for _, h := range left {
-			printable.Say(os.Stderr, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
+			printable.Say(w, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
 		}
-		printable.Say(os.Stderr, "hint: touch each of them, which has git read it again, then read git diff before you run anything in the project")
+		printable.Say(w, "hint: touch each of them, which has git read it again, then read git diff before you run anything in the project")
 	}
 	if err := audit.DropCaches(r.Caches, s.indexLocks()); err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
-			printable.Say(os.Stderr, "claudebox: could not drop the index's caches (of trees, of untracked files), which the session wrote and which git status and git commit trust: %s", line)
+			printable.Say(w, "claudebox: could not drop the index's caches (of trees, of untracked files), which the session wrote and which git status and git commit trust: %s", line)
 		}
-		printable.Say(os.Stderr, "hint: in the repository, git update-index --no-untracked-cache and git read-tree HEAD (which drops the other; staged changes are lost), then read git status")
+		printable.Say(w, "hint: in the repository, git update-index --no-untracked-cache and git read-tree HEAD (which drops the other; staged changes are lost), then read git status")
 	}
 	for _, d := range r.Deps {
 		s.reportDeps(root, dir, d)
@@ -951,31 +960,31 @@ func SweepIndexLocks(stateDir string) []string { return audit.SweepIndexLocks(in
 // showAgain clears the index flags with which the session hid its changes
 // to tracked files from git status and git diff, and names the files; those
 // it cannot show again are named with the commands that do.
-func (s *Session) showAgain(hidden []audit.Hidden) {
+func (s *Session) showAgain(w io.Writer, hidden []audit.Hidden) {
 	left, err := audit.ShowAgain(hidden, s.indexLocks())
 	if len(left) < len(hidden) {
-		printable.Say(os.Stderr, "claudebox: the session hid its changes to these files from git status and git diff (assume-unchanged or skip-worktree); git shows them again:")
+		printable.Say(w, "claudebox: the session hid its changes to these files from git status and git diff (assume-unchanged or skip-worktree); git shows them again:")
 		for _, h := range hidden {
 			if !slices.ContainsFunc(left, func(l audit.Hidden) bool { return l.Repo == h.Repo && l.Path == h.Path }) {
-				printable.Say(os.Stderr, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
+				printable.Say(w, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
 			}
 		}
 	}
 	if len(left) > 0 {
 		for _, line := range strings.Split(err.Error(), "\n") {
-			printable.Say(os.Stderr, "claudebox: could not show hidden changes again: %s", line)
+			printable.Say(w, "claudebox: could not show hidden changes again: %s", line)
 		}
-		printable.Say(os.Stderr, "claudebox: the session hid its changes to these files from git status and git diff (assume-unchanged or skip-worktree):")
+		printable.Say(w, "claudebox: the session hid its changes to these files from git status and git diff (assume-unchanged or skip-worktree):")
 		for _, h := range left {
-			printable.Say(os.Stderr, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
+			printable.Say(w, "  %s", mount.Quote(filepath.Join(h.Repo, h.Path)))
 			var cmds []string
 			for _, f := range h.Flags {
 				cmds = append(cmds, "git -C "+mount.Quote(h.Repo)+" update-index "+f+" -- "+mount.Quote(h.Path))
 			}
-			printable.Say(os.Stderr, "    to show them again: %s", strings.Join(cmds, " && "))
+			printable.Say(w, "    to show them again: %s", strings.Join(cmds, " && "))
 		}
 	}
-	printable.Say(os.Stderr, "hint: read what each now holds (git diff) before you run anything in the project")
+	printable.Say(w, "hint: read what each now holds (git diff) before you run anything in the project")
 }
 
 // reportFindings moves what the exit audit found aside, into claudebox's
@@ -1274,13 +1283,13 @@ func timeGiven(root string, paths []string) []string {
 
 // sayTimeGiven names, ten at most, the tracked files whose modification
 // time the session had set back and the exit gave its own.
-func sayTimeGiven(given []string) {
+func sayTimeGiven(w io.Writer, given []string) {
 	const named = 10
 	for i, p := range given {
 		if i == named {
-			printable.Say(os.Stderr, "claudebox: and %d more tracked files whose modification time the session had set back", len(given)-named)
+			printable.Say(w, "claudebox: and %d more tracked files whose modification time the session had set back", len(given)-named)
 			return
 		}
-		printable.Say(os.Stderr, "claudebox: the session changed %s and set its modification time back, which can hide the change from git status: it now has the exit's", mount.Quote(p))
+		printable.Say(w, "claudebox: the session changed %s and set its modification time back, which can hide the change from git status: it now has the exit's", mount.Quote(p))
 	}
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -189,7 +190,7 @@ var toolCaches = map[string]bool{".pytest_cache": true, ".mypy_cache": true, ".r
 // named already (deps) is not named twice, nor is a file the audit named
 // (named: a build's output it moved aside, the packages of a virtualenv's
 // site-packages, are no longer there to count).
-func sayIgnoredChanges(c undo.Changes, deps map[string]bool, named []string) {
+func sayIgnoredChanges(w io.Writer, c undo.Changes, deps map[string]bool, named []string) {
 	isNamed := make(map[string]bool, len(named))
 	for _, n := range named {
 		isNamed[n] = true
@@ -221,10 +222,10 @@ func sayIgnoredChanges(c undo.Changes, deps map[string]bool, named []string) {
 		if left[top] == 1 {
 			files = "file"
 		}
-		printable.Say(os.Stderr, "claudebox: %s/: %s %s changed, which git ignores", top, printable.Count(left[top]), files)
+		printable.Say(w, "claudebox: %s/: %s %s changed, which git ignores", top, printable.Count(left[top]), files)
 		said = true
 	}
 	if said {
-		printable.Say(os.Stderr, "hint: git status shows none of them; claudebox --changes lists them")
+		printable.Say(w, "hint: git status shows none of them; claudebox --changes lists them")
 	}
 }

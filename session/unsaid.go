@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"os"
@@ -176,28 +177,43 @@ func SayUnsaidMoves(state string) {
 // next claudebox command (SayUnsaidMoves).
 const unheardSuffix = ".unheard"
 
-// sayOrKeep says lines on stderr; if the terminal did not take them
-// (closed as the session ended), it keeps them, for the project whose
-// instance is dir, for the next command to say. A record that cannot be
-// written (a full disk) is not kept.
-func sayOrKeep(state, dir string, lines []string) {
-	w := &heard{w: os.Stderr}
-	for _, l := range lines {
-		printable.Say(w, "%s", l)
+// exitVoice says the exit's warnings on stderr and remembers them: where
+// the terminal took none of them (closed as the session ended: a write
+// failed), keepUnheard leaves them for the next command to say. What was
+// moved aside keeps records of its own (reportFindings, reportDeps).
+type exitVoice struct {
+	heard
+	said bytes.Buffer
+}
+
+func newExitVoice() *exitVoice { return &exitVoice{heard: heard{w: os.Stderr}} }
+
+func (v *exitVoice) Write(p []byte) (int, error) {
+	// A line is said whole; past the bound a record is read back with,
+	// no more is kept.
+	if v.said.Len()+len(p) <= unsaidLimit {
+		v.said.Write(p)
 	}
-	if !w.failed {
+	return v.heard.Write(p)
+}
+
+// keepUnheard keeps what v said, if the terminal did not take it, for the
+// project whose instance is dir, for the next command to say. A record
+// that cannot be written (a full disk) is not kept.
+func (v *exitVoice) keepUnheard(state, dir string) {
+	if !v.failed || v.said.Len() == 0 {
 		return
 	}
 	kept := filepath.Join(state, "moved-aside", filepath.Base(dir), time.Now().UTC().Format("20060102T150405.000000000Z")+unheardSuffix)
 	if os.MkdirAll(filepath.Dir(kept), 0o700) == nil {
 		atomicfile.WriteFrom(kept, 0o600, false, func(w io.Writer) error {
-			_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
+			_, err := w.Write(v.said.Bytes())
 			return err
 		})
 	}
 }
 
-// sayUnheard says the warnings a session's end kept (sayOrKeep), of
+// sayUnheard says the warnings a session's end kept (keepUnheard), of
 // projects no session runs in, and forgets each once said.
 func sayUnheard(state string) {
 	records, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", "*"+unheardSuffix))

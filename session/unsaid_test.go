@@ -11,6 +11,7 @@ import (
 
 	"github.com/claudebox/claudebox/audit"
 	"github.com/claudebox/claudebox/instance"
+	"github.com/claudebox/claudebox/printable"
 )
 
 // TestSayUnsaidMovesCopiedWhole: a supervisor killed while it removed
@@ -106,5 +107,52 @@ func TestReadUnsaidBothFormats(t *testing.T) {
 	old, _ := json.Marshal([]audit.Moved{{From: "/p/abcd", To: "/q/abcd"}})
 	if got, _, err := readUnsaid(old); err != nil || len(got) != 1 || got[0].From != "/p/abcd" {
 		t.Errorf("an older record read as %q, %v", got, err)
+	}
+}
+
+// TestExitVoiceKeepsUnheard: what the exit said to a terminal that took
+// none of it is kept and said by the next command, once; what a terminal
+// took is not kept.
+func TestExitVoiceKeepsUnheard(t *testing.T) {
+	state, proj := t.TempDir(), t.TempDir()
+	dir := filepath.Join(state, instance.Hash(proj))
+	mustDo(t, os.MkdirAll(filepath.Join(state, "live"), 0o700))
+	mustDo(t, os.WriteFile(filepath.Join(state, "live", instance.Hash(proj)+".lock"), nil, 0o600))
+	kept := func() []string {
+		records, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", "*"+unheardSuffix))
+		return records
+	}
+	stderr := os.Stderr
+	defer func() { os.Stderr = stderr }()
+	r, w, err := os.Pipe()
+	mustDo(t, err)
+	os.Stderr = w
+	heardOne := newExitVoice()
+	printable.Say(heardOne, "claudebox: heard")
+	heardOne.keepUnheard(state, dir)
+	if len(kept()) != 0 {
+		t.Fatalf("what the terminal took was kept: %q", kept())
+	}
+	closed, err := os.Open(os.DevNull)
+	mustDo(t, err)
+	defer closed.Close()
+	os.Stderr = closed
+	unheard := newExitVoice()
+	printable.Say(unheard, "claudebox: git holds for %s other content", "/p/.envrc\x1b[2J")
+	printable.Say(unheard, "hint: read git diff")
+	unheard.keepUnheard(state, dir)
+	if len(kept()) != 1 {
+		t.Fatalf("what no terminal took was not kept: %q", kept())
+	}
+	os.Stderr = w
+	SayUnsaidMoves(state)
+	SayUnsaidMoves(state)
+	w.Close()
+	said, _ := io.ReadAll(r)
+	if got := strings.Count(string(said), `claudebox: git holds for /p/.envrc\x1b[2J other content`+"\nhint: read git diff\n"); got != 1 {
+		t.Errorf("the next commands said the unheard lines %d times, want once, escaped:\n%s", got, said)
+	}
+	if got := strings.Count(string(said), "claudebox: heard\n"); got != 1 {
+		t.Errorf("what the terminal took was said %d times, want once:\n%s", got, said)
 	}
 }

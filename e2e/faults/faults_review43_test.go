@@ -45,28 +45,40 @@ func TestReplayReview43TerminalClosedDepsMoved(t *testing.T) {
 	}
 }
 
-// TestReplayReview43TerminalClosedRefsMoved: the terminal closes as a
-// session ends (held after the exit audit's judgement) in which the
-// session made a branch, which git status does not show and a switch to
-// writes into the work tree. The exit said so only to the closed
-// terminal, and no later command did: the user met the branch unwarned.
-// The next command now says what the closed terminal did not show.
-func TestReplayReview43TerminalClosedRefsMoved(t *testing.T) {
-	h := harness.NewHost(t)
-	proj := filepath.Join(h.Home, "proj")
-	h.GitRepo(proj)
-	h.Inside(proj, nil, "true")
-	closeTerminalAtJudgement(t, h, proj, `"git branch planted-43"`)
-	for i, want := range []bool{true, false} {
-		var next strings.Builder
-		n := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
-		n.Stderr = &next
-		if err := n.Run(); err != nil {
-			t.Fatalf("launch %d after: %v\n%s", i+1, err, next.String())
-		}
-		if said := strings.Contains(next.String(), "refs were moved or made while the session ran") && strings.Contains(next.String(), "refs/heads/planted-43"); said != want {
-			t.Errorf("launch %d after the terminal closed says the branch made (%v, want %v):\n%s", i+1, said, want, next.String())
-		}
+// TestReplayReview43TerminalClosedGitShowsNothing: the terminal closes as
+// a session ends (held after the exit audit's judgement) in which the
+// session did what git status shows nothing of, or shows wrong: it made a
+// branch, which a switch to writes into the work tree; it staged its own
+// .envrc and left the file as it was, which git restore or a switch
+// writes. The exit said so only to the closed terminal, and no later
+// command did: the user met it unwarned. The next command now says what
+// the closed terminal did not show, once.
+func TestReplayReview43TerminalClosedGitShowsNothing(t *testing.T) {
+	for _, tc := range []struct{ name, script, said, what string }{
+		{"branch", `"git branch planted-43"`, "refs were moved or made while the session ran", "refs/heads/planted-43"},
+		{"staged", `"git update-index --cacheinfo 100644,\$(echo 'id > pwned' | git hash-object -w --stdin),.envrc"`, "other content than the file the session left as it was", ".envrc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "proj")
+			h.Write(filepath.Join(proj, ".envrc"), "export BUILT=1\n")
+			h.GitRepo(proj)
+			h.Run(proj, nil, "git", "add", ".envrc")
+			h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "envrc")
+			h.Inside(proj, nil, "true")
+			closeTerminalAtJudgement(t, h, proj, tc.script)
+			for i, want := range []bool{true, false} {
+				var next strings.Builder
+				n := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
+				n.Stderr = &next
+				if err := n.Run(); err != nil {
+					t.Fatalf("launch %d after: %v\n%s", i+1, err, next.String())
+				}
+				if said := strings.Contains(next.String(), tc.said) && strings.Contains(next.String(), tc.what); said != want {
+					t.Errorf("launch %d after the terminal closed says %q of %s (%v, want %v):\n%s", i+1, tc.said, tc.what, said, want, next.String())
+				}
+			}
+		})
 	}
 }
 
