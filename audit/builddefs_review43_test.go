@@ -19,23 +19,10 @@ import (
 // scripts run only when asked (test, build), nor a tracked one
 // rewritten, which git shows.
 func TestScanNewWorkspaceMemberManifest(t *testing.T) {
-	root := t.TempDir()
-	put := func(rel, s string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put("package.json", `{"workspaces": ["packages/*"]}`)
-	put("packages/app/package.json", `{"name": "app"}`)
-	gitAdd(t, root)
-	since := mark(t, t.TempDir())
-	start := Take(root, since, nil, nil)
-	runs := map[string]string{
+	scanFindsMade(t, map[string]string{
+		"package.json":              `{"workspaces": ["packages/*"]}`,
+		"packages/app/package.json": `{"name": "app"}`,
+	}, map[string]string{
 		"packages/post/package.json":     `{"scripts": {"postinstall": "node x.js"}}`,
 		"packages/prepare/package.json":  `{"scripts": {"prepare": "husky"}}`,
 		"packages/git/package.json":      `{"dependencies": {"x": "git+https://example.com/x.git"}}`,
@@ -48,18 +35,10 @@ func TestScanNewWorkspaceMemberManifest(t *testing.T) {
 		"packages/dirs/package.json":     `{"directories": {"bin": "tools"}}`,
 		"packages/json5/package.json5":   `{scripts: {}}`,
 		"packages/yaml/package.yaml":     "name: y\n",
-	}
-	var want []string
-	for rel, s := range runs {
-		put(rel, s)
-		want = append(want, filepath.Join(root, rel))
-	}
-	put("packages/plain/package.json", `{"scripts": {"test": "node t.js", "build": "tsc"}, "dependencies": {"a": "^1.2.0", "b": "npm:c@2", "d": "workspace:*", "e": "file:../e", "f": "latest"}, "overrides": {"g": "1.0.0"}}`)
-	put("packages/app/package.json", `{"scripts": {"postinstall": "node x.js"}}`)
-	slices.Sort(want)
-	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
-		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
-	}
+	}, map[string]string{
+		"packages/plain/package.json": `{"scripts": {"test": "node t.js", "build": "tsc"}, "dependencies": {"a": "^1.2.0", "b": "npm:c@2", "d": "workspace:*", "e": "file:../e", "f": "latest"}, "overrides": {"g": "1.0.0"}}`,
+		"packages/app/package.json":   `{"scripts": {"postinstall": "node x.js"}}`,
+	})
 }
 
 // TestScanNewBuildDefinitions: Gradle's build scripts anywhere, its
@@ -94,6 +73,40 @@ func TestScanNewBuildDefinitions(t *testing.T) {
 	}
 	write(t, filepath.Join(root, "project/Deps.scala"))
 	write(t, filepath.Join(root, "app/build.gradle.kts"))
+	slices.Sort(want)
+	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
+		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
+	}
+}
+
+// scanFindsMade lays out tracked (path: content) in a repository, starts
+// a session, writes made and then kept, and checks that the exit audit's
+// scan finds exactly made: kept is what it must pass (a path of tracked
+// rewritten among them).
+func scanFindsMade(t *testing.T, tracked, made, kept map[string]string) {
+	t.Helper()
+	root := t.TempDir()
+	put := func(files map[string]string) {
+		for rel, s := range files {
+			p := filepath.Join(root, rel)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	put(tracked)
+	gitAdd(t, root)
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	put(made)
+	put(kept)
+	var want []string
+	for rel := range made {
+		want = append(want, filepath.Join(root, rel))
+	}
 	slices.Sort(want)
 	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
 		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)

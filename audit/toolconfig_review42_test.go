@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -46,29 +44,10 @@ func TestScanUntrackedConfigsToolsRun(t *testing.T) {
 // crates.io's versions and paths alone is not, nor a tracked one
 // rewritten, which git shows.
 func TestScanNewCrateManifest(t *testing.T) {
-	root := t.TempDir()
-	put := func(rel, s string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put("Cargo.toml", "[workspace]\nmembers = [\"crates/*\"]\n")
-	put("crates/app/Cargo.toml", "[package]\nname = \"app\"\n")
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}} {
-		c := exec.Command("git", append([]string{"-C", root}, args...)...)
-		c.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "GIT_CONFIG_NOSYSTEM=1"}
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", args[0], err, out)
-		}
-	}
-	since := mark(t, t.TempDir())
-	start := Take(root, since, nil, nil)
-	runs := map[string]string{
+	scanFindsMade(t, map[string]string{
+		"Cargo.toml":            "[workspace]\nmembers = [\"crates/*\"]\n",
+		"crates/app/Cargo.toml": "[package]\nname = \"app\"\n",
+	}, map[string]string{
 		"crates/evil/Cargo.toml":   "[package]\nname = \"evil\"\nbuild = \"b.txt\"\n",
 		"crates/macro/Cargo.toml":  "[package]\nname = \"m\"\n[lib]\nproc-macro = true\npath = \"l.txt\"\n",
 		"crates/fetch/Cargo.toml":  "[package]\nname = \"f\"\n[dependencies]\nx = { git = \"https://example.com/x\" }\n",
@@ -76,18 +55,10 @@ func TestScanNewCrateManifest(t *testing.T) {
 		"crates/patch/Cargo.toml":  "[package]\nname = \"p\"\n[patch.crates-io]\nx = { path = \"../x\" }\n",
 		"tools/Cargo.toml":         "[workspace.dependencies]\nx = { git = \"https://example.com/x\" }\n",
 		"crates/broken/Cargo.toml": "[package\n",
-	}
-	var want []string
-	for rel, s := range runs {
-		put(rel, s)
-		want = append(want, filepath.Join(root, rel))
-	}
-	put("crates/plain/Cargo.toml", "[package]\nname = \"plain\"\nbuild = false\n[lib]\nproc-macro = false\n[dependencies]\nserde = \"1\"\napp = { path = \"../app\" }\nlog = { version = \"0.4\", features = [\"std\"] }\n")
-	put("crates/app/Cargo.toml", "[package]\nname = \"app\"\nbuild = \"b.txt\"\n")
-	slices.Sort(want)
-	if r := Scan(root, since, nil, start, nil); !slices.Equal(r.Found, want) {
-		t.Errorf("found:\n%q\nwant:\n%q", r.Found, want)
-	}
+	}, map[string]string{
+		"crates/plain/Cargo.toml": "[package]\nname = \"plain\"\nbuild = false\n[lib]\nproc-macro = false\n[dependencies]\nserde = \"1\"\napp = { path = \"../app\" }\nlog = { version = \"0.4\", features = [\"std\"] }\n",
+		"crates/app/Cargo.toml":   "[package]\nname = \"app\"\nbuild = \"b.txt\"\n",
+	})
 }
 
 // TestScanTestRunnerConfigs: the test runners' <tool>.conf.<ext>, which
