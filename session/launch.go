@@ -758,7 +758,9 @@ func (s *Session) materialize() (*os.File, error) {
 	}
 	// The first session after a supervisor was killed cleans up after it.
 	if idle, err := instance.TryLockIdle(lock); err == nil && idle {
-		s.cleanUp(dir, nil, false)
+		said := newExitVoice()
+		s.cleanUp(said, dir, nil, false)
+		said.keepUnheard(s.stateDir, dir)
 	}
 	if err := instance.LockShared(lock); err != nil {
 		lock.Close()
@@ -781,7 +783,7 @@ func (s *Session) materialize() (*os.File, error) {
 	if err := s.recordAndFill(dir); err != nil {
 		// Its placeholders and its start go: a start left behind would
 		// date the next session's exit audit.
-		s.leave(lock, nil)
+		s.leave(newExitVoice(), lock, nil)
 		lock.Close()
 		return nil, err
 	}

@@ -122,7 +122,7 @@ func (s *Session) supervise() error {
 		defer run.group.Remove()
 	}
 	if err != nil {
-		s.leave(lock, nil)
+		s.leave(newExitVoice(), lock, nil)
 		return err
 	}
 	s.phases.done("sandbox start")
@@ -161,7 +161,11 @@ func (s *Session) supervise() error {
 	s.phases.done("command")
 	ended := watcher.Stop()
 	run.relay.Restore()
-	watcher.SayChanges(os.Stderr)
+	// What the end says of what git status shows nothing of, or shows
+	// wrong, a terminal closed as the session ended did not show: the
+	// next command says it.
+	said := newExitVoice()
+	watcher.SayChanges(said)
 	s.keepTrust()
 	s.sayLostSaves()
 	s.sayBlocked(os.Stderr)
@@ -169,7 +173,7 @@ func (s *Session) supervise() error {
 	// The watcher's exit, the last hold on the sandbox's mount namespace,
 	// unmounts its mounts (10-20 ms) while the exit audit reads the
 	// project; the placeholders go once they are unmounted.
-	if !s.leave(lock, watcher.Wait) {
+	if !s.leave(said, lock, watcher.Wait) {
 		// The last session's end looks at what they all left: this
 		// one's user, seeing it end, would take the project for looked at.
 		printable.Say(os.Stderr, "claudebox: another session of this project is still running: what the sessions left that your host would run or obey is looked for when the last of them ends")
@@ -293,15 +297,17 @@ func (s *Session) startChild(cmd *exec.Cmd) error {
 // leave ends this session's hold on the project; if it was the last one
 // running, it cleans up what the sessions left on the host, once
 // unmounted (nil if nothing to wait for) says the sandbox's mounts are
-// gone. It says whether this session was the last.
-func (s *Session) leave(lock *os.File, unmounted func()) (last bool) {
+// gone. It says whether this session was the last. What said says is kept
+// for the next command where the terminal took none of it.
+func (s *Session) leave(said *exitVoice, lock *os.File, unmounted func()) (last bool) {
+	defer said.keepUnheard(s.stateDir, s.plan.Instance)
 	if s.snapshotting != nil {
 		<-s.snapshotting
 	}
 	if !instance.Leave(lock) {
 		return false
 	}
-	s.cleanUp(s.plan.Instance, unmounted, true)
+	s.cleanUp(said, s.plan.Instance, unmounted, true)
 	return true
 }
 
@@ -427,7 +433,7 @@ func (s *Session) startCheckoutSnapshot() {
 // point of a namespace still standing waits longer. own says the sessions
 // end with this one; otherwise a launch cleans up after a killed
 // supervisor, and waits for nothing of its own session.
-func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
+func (s *Session) cleanUp(said *exitVoice, dir string, unmounted func(), own bool) {
 	removePlaceholders := func() {
 		if unmounted != nil {
 			unmounted()
@@ -448,11 +454,6 @@ func (s *Session) cleanUp(dir string, unmounted func(), own bool) {
 		removePlaceholders()
 		return
 	}
-	// What the exit says of what git status shows nothing of, or shows
-	// wrong, a terminal closed as the session ended did not show: the
-	// next command says it.
-	said := newExitVoice()
-	defer said.keepUnheard(s.stateDir, dir)
 	since := began.At
 	start := s.record
 	if start == nil {

@@ -38,7 +38,7 @@ func (s *Session) Trial(commands ...[]string) (stdout []string, stderr string, e
 		return nil, "", err
 	}
 	defer lock.Close()
-	defer s.leave(lock, nil)
+	defer s.leave(newExitVoice(), lock, nil)
 	// Its end's audit needs the start's record as a session's does (the
 	// project's reflogs were named without it); no snapshot for --undo is
 	// taken, which would be the one --undo then put back.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/claudebox/claudebox/e2e/harness"
 	"github.com/claudebox/claudebox/instance"
@@ -32,7 +33,7 @@ func TestReplayReview43TerminalClosedDepsMoved(t *testing.T) {
 	h.Run(proj, nil, "git", "add", ".gitignore")
 	h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "ignore")
 	h.Inside(proj, nil, "true")
-	closeTerminalAtJudgement(t, h, proj, `"echo 'require(\"child_process\")' >> node_modules/left-pad/index.js"`)
+	closeTerminalAt(t, h, proj, "audit judged", `"echo 'require(\"child_process\")' >> node_modules/left-pad/index.js"`)
 	var next strings.Builder
 	n := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
 	n.Stderr = &next
@@ -46,17 +47,26 @@ func TestReplayReview43TerminalClosedDepsMoved(t *testing.T) {
 }
 
 // TestReplayReview43TerminalClosedGitShowsNothing: the terminal closes as
-// a session ends (held after the exit audit's judgement) in which the
-// session did what git status shows nothing of, or shows wrong: it made a
-// branch, which a switch to writes into the work tree; it staged its own
-// .envrc and left the file as it was, which git restore or a switch
-// writes. The exit said so only to the closed terminal, and no later
-// command did: the user met it unwarned. The next command now says what
-// the closed terminal did not show, once.
+// a session ends (held after the exit audit's judgement, or as the
+// command ends for what is said before the audit) in which the session
+// did what git status shows nothing of, or shows wrong: it made a branch,
+// which a switch to writes into the work tree; it staged its own .envrc
+// and left the file as it was, which git restore or a switch writes; the
+// repository's git config gained, while it ran, a command git runs (here
+// by the host's own git config; the guard watcher says it). The end said
+// so only to the closed terminal, and no later command did: the user met
+// it unwarned. The next command now says what the closed terminal did not
+// show, once.
 func TestReplayReview43TerminalClosedGitShowsNothing(t *testing.T) {
-	for _, tc := range []struct{ name, script, said, what string }{
-		{"branch", `"git branch planted-43"`, "refs were moved or made while the session ran", "refs/heads/planted-43"},
-		{"staged", `"git update-index --cacheinfo 100644,\$(echo 'id > pwned' | git hash-object -w --stdin),.envrc"`, "other content than the file the session left as it was", ".envrc"},
+	for _, tc := range []struct {
+		name, hold, script, said, what string
+		// host, if any, is run on the host once the session wrote
+		// inside-ready; the session waits for host-done.
+		host []string
+	}{
+		{"branch", "audit judged", `"git branch planted-43"`, "refs were moved or made while the session ran", "refs/heads/planted-43", nil},
+		{"staged", "audit judged", `"git update-index --cacheinfo 100644,\$(echo 'id > pwned' | git hash-object -w --stdin),.envrc"`, "other content than the file the session left as it was", ".envrc", nil},
+		{"config", "command", `"touch inside-ready; until [ -e host-done ]; do sleep 0.1; done"`, "changed while the session ran; what it now sets that runs a command", "core.fsmonitor", []string{"git", "config", "core.fsmonitor", "id > pwned"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := harness.NewHost(t)
@@ -66,7 +76,27 @@ func TestReplayReview43TerminalClosedGitShowsNothing(t *testing.T) {
 			h.Run(proj, nil, "git", "add", ".envrc")
 			h.Run(proj, nil, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "envrc")
 			h.Inside(proj, nil, "true")
-			closeTerminalAtJudgement(t, h, proj, tc.script)
+			hostDone := make(chan error, 1)
+			if tc.host != nil {
+				go func() {
+					for !paths.Exists(filepath.Join(proj, "inside-ready")) {
+						time.Sleep(50 * time.Millisecond)
+					}
+					out, err := h.Command(proj, nil, tc.host[0], tc.host[1:]...).CombinedOutput()
+					if err == nil {
+						err = os.WriteFile(filepath.Join(proj, "host-done"), nil, 0o644)
+					} else {
+						err = fmt.Errorf("%v: %s", err, out)
+					}
+					hostDone <- err
+				}()
+			} else {
+				hostDone <- nil
+			}
+			closeTerminalAt(t, h, proj, tc.hold, tc.script)
+			if err := <-hostDone; err != nil {
+				t.Fatalf("the host's %q: %v", tc.host, err)
+			}
 			for i, want := range []bool{true, false} {
 				var next strings.Builder
 				n := h.Command(proj, nil, "claudebox", "--shell", "-c", "true")
@@ -82,11 +112,11 @@ func TestReplayReview43TerminalClosedGitShowsNothing(t *testing.T) {
 	}
 }
 
-// closeTerminalAtJudgement runs the claudebox --shell -c script typed in
-// a tmux window's shell, holds its supervisor after the exit audit's
-// judgement, closes the terminal (tmux killed: the shell's SIGHUP), lets
+// closeTerminalAt runs the claudebox --shell -c script typed in a tmux
+// window's shell, holds its supervisor after the phase hold (the exit
+// audit's judgement, or the command's end), closes the terminal (tmux killed: the shell's SIGHUP), lets
 // the supervisor go on and waits until the session has ended.
-func closeTerminalAtJudgement(t *testing.T, h *harness.Host, proj, script string) {
+func closeTerminalAt(t *testing.T, h *harness.Host, proj, hold, script string) {
 	t.Helper()
 	tmux := h.Tmux(proj)
 	tmux("new-session", "-d", "-x", "200", "-y", "50", "bash --norc --noprofile")
@@ -95,9 +125,9 @@ func closeTerminalAtJudgement(t *testing.T, h *harness.Host, proj, script string
 		t.Fatal(err)
 	}
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "$") }, "the shell's prompt")
-	tmux("send-keys", "-l", "CLAUDEBOX_TRACE=1 CLAUDEBOX_TRACE_HOLD='audit judged' claudebox --shell -c "+script)
+	tmux("send-keys", "-l", "CLAUDEBOX_TRACE=1 CLAUDEBOX_TRACE_HOLD='"+hold+"' claudebox --shell -c "+script)
 	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "holding after audit judged") }, "the supervisor to hold")
+	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "holding after "+hold) }, "the supervisor to hold")
 	supervisor := supervisorOf(t, shell)
 	tmux("kill-server")
 	harness.WaitFor(t, "the shell to end", func() bool { return !paths.Exists(fmt.Sprintf("/proc/%d", shell)) })
