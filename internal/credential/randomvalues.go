@@ -75,6 +75,16 @@ func randomWord(data []byte) bool {
 // not refuse; given says the name data[start:end] is given to, empty
 // where it is not given whole.
 func randomGiven(data []byte, given func(data []byte, start, end int) string, refused func(name string) bool) bool {
+	return anyDrawnWord(data, func(start, end int) bool {
+		name := given(data, start, end)
+		return len(name) >= 2 && strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz") && !namesIdentifier(name) && (refused == nil || !refused(name))
+	})
+}
+
+// anyDrawnWord says found holds for a run of a token's characters in
+// data, data[start:end], of 16 to 64 of them drawn at random
+// (drawnAtRandom). Each byte is read once.
+func anyDrawnWord(data []byte, found func(start, end int) bool) bool {
 	for i := 0; i < len(data); {
 		if !isTokenByte(data[i]) {
 			i++
@@ -84,10 +94,7 @@ func randomGiven(data []byte, given func(data []byte, start, end int) string, re
 		for i < len(data) && isTokenByte(data[i]) {
 			i++
 		}
-		if n := i - start; n < minRandomValue || n > maxRandomValue || !drawnAtRandom(data[start:i]) {
-			continue
-		}
-		if name := given(data, start, i); len(name) >= 2 && strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyz") && !namesIdentifier(name) && (refused == nil || !refused(name)) {
+		if n := i - start; n >= minRandomValue && n <= maxRandomValue && drawnAtRandom(data[start:i]) && found(start, i) {
 			return true
 		}
 	}
@@ -426,21 +433,7 @@ func wordLetters(v []byte) int {
 // hex (hexName); anything else drawn at random is taken for a token.
 // Read without an expression, each byte once.
 func commandWordDrawn(data []byte) bool {
-	for i := 0; i < len(data); {
-		if !isTokenByte(data[i]) {
-			i++
-			continue
-		}
-		start := i
-		for i < len(data) && isTokenByte(data[i]) {
-			i++
-		}
-		if n := i - start; n < minRandomValue || n > maxRandomValue || !drawnAtRandom(data[start:i]) {
-			continue
-		}
-		if (start == 0 || strings.IndexByte(" \t\r\n\"';(`", data[start-1]) >= 0) && wordEnds(data, i) && !hexName(data[start:i]) {
-			return true
-		}
-	}
-	return false
+	return anyDrawnWord(data, func(start, end int) bool {
+		return (start == 0 || strings.IndexByte(" \t\r\n\"';(`", data[start-1]) >= 0) && wordEnds(data, end) && !hexName(data[start:end])
+	})
 }
