@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -27,8 +28,31 @@ func TestBlockedLines(t *testing.T) {
 		{[]proxy.Blocked{gcs, pypi}, true, []string{"claudebox: the filtered network blocked storage.googleapis.com (2), pypi.example.com (1); to allow one: claudebox --allow-host pypi.example.com" + live, asks}},
 		{[]proxy.Blocked{gcs}, false, []string{"claudebox: the filtered network blocked storage.googleapis.com (2); to allow one: claudebox --allow-host storage.googleapis.com" + live}},
 	} {
-		if got := blockedLines(c.hosts, 0, c.claude); !slices.Equal(got, c.want) {
+		if got := blockedLines(c.hosts, 0, c.claude, "/run/app.1.log"); !slices.Equal(got, c.want) {
 			t.Errorf("blockedLines(%v, claude %v):\n%q\nwant\n%q", c.hosts, c.claude, got, c.want)
+		}
+	}
+}
+
+// TestBlockedLinesCrowded: where the sandbox asked for more hosts than the
+// line names, none is offered to allow (it would be the sandbox's pick),
+// and the count is never less than what was asked.
+func TestBlockedLinesCrowded(t *testing.T) {
+	var hosts []proxy.Blocked
+	for i := range 7 {
+		hosts = append(hosts, proxy.Blocked{Host: fmt.Sprintf("h%d.example.com", i), Count: 7 - i})
+	}
+	const hint = "hint: the sandbox chooses the hosts it asks for, made-up ones too; the session's first 4,000 decisions are in /run/app.1.log until the next session starts: allow only a host your work needs, claudebox --allow-host HOST"
+	for _, c := range []struct {
+		hosts  []proxy.Blocked
+		others int
+		want   string
+	}{
+		{hosts, 0, "claudebox: the filtered network blocked 7 hosts, most refused first: h0.example.com (7), h1.example.com (6), h2.example.com (5), h3.example.com (4), h4.example.com (3), …"},
+		{hosts, 3, "claudebox: the filtered network blocked more than 7 hosts, most refused first: h0.example.com (7), h1.example.com (6), h2.example.com (5), h3.example.com (4), h4.example.com (3), …"},
+	} {
+		if got := blockedLines(c.hosts, c.others, true, "/run/app.1.log"); !slices.Equal(got, []string{c.want, hint}) {
+			t.Errorf("blockedLines(%d hosts, %d others):\n%q\nwant\n%q", len(c.hosts), c.others, got, []string{c.want, hint})
 		}
 	}
 }

@@ -91,16 +91,20 @@ func (s *Session) sayBlocked(w io.Writer) {
 		return
 	}
 	hosts, others := s.proxy.Blocked()
-	for _, line := range blockedLines(hosts, others, s.plan.Agent == nil) {
+	for _, line := range blockedLines(hosts, others, s.plan.Agent == nil, s.runFiles+logExt) {
 		printable.Say(w, "%s", line)
 	}
 }
 
 // blockedLines are the end's lines on what the filtered network refused
-// (hosts, most refused first; others, the refusals past them): how to
-// allow one, and, of a host Claude Code asks on its own (claude: the
-// agent is Claude Code), what it asks there and what allowing it opens.
-func blockedLines(hosts []proxy.Blocked, others int, claude bool) []string {
+// (hosts, most refused first; others, the refusals past them; log, the
+// session's decision log): how to allow one, and, of a host Claude Code
+// asks on its own (claude: the agent is Claude Code), what it asks there
+// and what allowing it opens. The sandbox chooses the hosts it asks for:
+// where the line cannot name them all, made-up names may crowd out the
+// one your work needs or put theirs first, so no host is offered then,
+// and the count is never less than what was asked.
+func blockedLines(hosts []proxy.Blocked, others int, claude bool, log string) []string {
 	if len(hosts) == 0 {
 		return nil
 	}
@@ -115,20 +119,20 @@ func blockedLines(hosts []proxy.Blocked, others int, claude bool) []string {
 			asks = append(asks, "hint: Claude Code asks "+h.Host+" "+claudeAsks[h.Host])
 		}
 	}
-	toAllow := ""
+	if len(hosts) > shownBlocked || others > 0 {
+		count := fmt.Sprintf("%d hosts", len(hosts))
+		if others > 0 {
+			count = "more than " + count
+		}
+		crowded := []string{
+			"claudebox: the filtered network blocked " + count + ", most refused first: " + strings.Join(named, ", ") + ", …",
+			"hint: the sandbox chooses the hosts it asks for, made-up ones too; the session's first 4,000 decisions are in " + log + " until the next session starts: allow only a host your work needs, claudebox --allow-host HOST",
+		}
+		return append(crowded, asks...)
+	}
+	line := "claudebox: the filtered network blocked " + strings.Join(named, ", ")
 	if i := slices.IndexFunc(hosts, func(h proxy.Blocked) bool { return !asked(h.Host) }); i >= 0 {
-		toAllow = hosts[i].Host
-	}
-	more := ""
-	switch {
-	case len(hosts) > shownBlocked:
-		more = fmt.Sprintf(" and %d more hosts", len(hosts)-shownBlocked)
-	case others > 0:
-		more = " and more"
-	}
-	line := "claudebox: the filtered network blocked " + strings.Join(named, ", ") + more
-	if toAllow != "" {
-		line += "; to allow one: claudebox --allow-host " + toAllow + " (with --live while a session runs, --save to keep it)"
+		line += "; to allow one: claudebox --allow-host " + hosts[i].Host + " (with --live while a session runs, --save to keep it)"
 	}
 	return append([]string{line}, asks...)
 }
