@@ -1137,7 +1137,7 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	if n.mode == plainDir && (name == "package.json" || buildDefinition(n.rel, name, w.exists)) {
-		if !w.tracked(rel) && (name != "package.json" || packageManifestRuns(n.fd, name, w.manifestsRead)) {
+		if !w.tracked(rel) && (name != "package.json" || packageManifestRuns(n.fd, filepath.Dir(rel), name, w.folder, w.manifestsRead)) {
 			w.found(rel)
 		}
 		return
@@ -1426,6 +1426,13 @@ func (w *walker) exists(rel string) bool {
 	_, err := untrusted.Lstat(w.root, rel)
 	w.existing[rel] = err == nil
 	return err == nil
+}
+
+// folder says whether a directory, no link, lies at rel: a path
+// dependency of a package.json passes only where it leads to one.
+func (w *walker) folder(rel string) bool {
+	fi, err := untrusted.Lstat(w.root, rel)
+	return err == nil && fi.IsDir()
 }
 
 // atMost is the first n of files (relative to the root), those past them
@@ -1871,7 +1878,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "Cargo.toml", "*.neon", ".*rc", "*.config.*", "*.conf.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}", "package.json", installScripts, "bin", "directories", "binding.gyp", "package.json5", "package.yaml", "*.sbt", "buildSrc/*", "buildSrc/src/**", "project/*.{scala,java}", "project/project/*", "*.gradle", "*.gradle.kts", "<settings.gradle*>/src/**"))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "Cargo.toml", "*.neon", ".*rc", "*.config.*", "*.conf.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}", "package.json", installScripts, "bin", "directories", "file:<folder>", "binding.gyp", "package.json5", "package.yaml", "*.sbt", "buildSrc/*", "buildSrc/src/**", "project/*.{scala,java}", "project/project/*", "*.gradle", "*.gradle.kts", "<settings.gradle*>/src/**"))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 )
@@ -52,19 +53,21 @@ func buildDefinition(dir, name string, exists func(string) bool) bool {
 }
 
 // packageManifestRuns says whether the package.json name in the
-// directory fd has npm, pnpm or yarn run code it alone chooses at an
-// install of its workspace (npm ci, the command the exit names to
-// install node_modules again, among them): a script of the install's
-// lifecycle, a dependency fetched from a git repository or a URL of its
-// choosing (whose prepare the install runs), an override's too, or a
-// program it names (bin, directories.bin), which the install links into
-// node_modules/.bin, where it takes the place of a dependency's by the
-// same name that the project's scripts run (a member's jest ran at the
-// host's npm test); or cannot be read as JSON. A workspace takes a new folder its glob
-// matches (packages/*) for one of its packages, whose manifest git
-// shows only as a new file. What a path dependency leads to is judged
-// where it lies; a version from the registry is the registry's.
-func packageManifestRuns(fd int, name string, read *atomic.Int64) bool {
+// directory fd, dir from the walk's root, has npm, pnpm or yarn run code
+// it alone chooses at an install of its workspace (npm ci, the command
+// the exit names to install node_modules again, among them): a script of
+// the install's lifecycle, a dependency fetched from a git repository or
+// a URL of its choosing (whose prepare the install runs), or from a path
+// but a folder of the project, an override's too, or a program it names
+// (bin, directories.bin), which the install links into node_modules/.bin,
+// where it takes the place of a dependency's by the same name that the
+// project's scripts run (a member's jest ran at the host's npm test); or
+// cannot be read as JSON. A workspace takes a new folder its glob matches
+// (packages/*) for one of its packages, whose manifest git shows only as
+// a new file. A folder a path dependency leads to is judged where it
+// lies; a version from the registry is the registry's. folder says a
+// path from the walk's root is a directory there, no link.
+func packageManifestRuns(fd int, dir, name string, folder func(string) bool, read *atomic.Int64) bool {
 	b, err := readAt(fd, name, maxManifest)
 	if err != nil || read.Add(int64(len(b))) > maxManifests {
 		return true
@@ -91,7 +94,7 @@ func packageManifestRuns(fd int, name string, read *atomic.Int64) bool {
 		return true
 	}
 	for _, key := range []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides", "resolutions", "pnpm"} {
-		if v, ok := doc[key]; ok && !registrySpecs(v) {
+		if v, ok := doc[key]; ok && !registrySpecs(v, dir, folder) {
 			return true
 		}
 	}
@@ -103,28 +106,53 @@ func packageManifestRuns(fd int, name string, read *atomic.Int64) bool {
 var installScripts = []string{"preinstall", "install", "postinstall", "preprepare", "prepare", "postprepare", "prepublish", "dependencies", "pnpm:devPreinstall"}
 
 // registrySpecs says whether every version a dependency table (or an
-// override's, nested) names is the registry's or a path's: a range, a
-// tag, an alias (npm:), a workspace's or a catalog's, a path (file:,
-// link:, ./x); not a git repository (git+…, github:, user/repo) or a
-// tarball's URL.
-func registrySpecs(v any) bool {
+// override's, nested) of the manifest in dir names is the registry's or
+// a folder of the project's: a range, a tag, an alias (npm:), a
+// workspace's or a catalog's, a path (file:, link:, portal:, ./x)
+// relative to dir that stays below the walk's root and leads to a
+// folder there, whose package.json the walk judges; not a git
+// repository (git+…, github:, user/repo), a tarball's URL, or another
+// path: the session's new member named a package in the instance, which
+// the sandbox writes and no audit walks, by its host path or one out of
+// the project, and a tarball beside it (npm unpacks a path ending in
+// .tgz and runs what it holds, which the audit does not read).
+func registrySpecs(v any, dir string, folder func(string) bool) bool {
 	switch v := v.(type) {
 	case map[string]any:
 		for _, spec := range v {
-			if !registrySpecs(spec) {
+			if !registrySpecs(spec, dir, folder) {
 				return false
 			}
 		}
 		return true
 	case string:
-		for _, p := range []string{"npm:", "workspace:", "catalog:", "file:", "link:", "portal:", ".", "/", "~"} {
+		for _, p := range []string{"npm:", "workspace:", "catalog:"} {
 			if strings.HasPrefix(v, p) {
 				return true
 			}
+		}
+		if p, ok := specPath(v); ok {
+			// ~ is the home's.
+			return !strings.HasPrefix(p, "~") && pathInRoot(dir, p) && folder(filepath.Join(dir, p))
 		}
 		return !strings.ContainsAny(v, ":/")
 	case bool, float64, nil:
 		return true
 	}
 	return false
+}
+
+// specPath gives the path a dependency's version names, as npm reads
+// one: after file:, link: or portal:, or one that begins with ., / or ~/
+// (~1.2 is a range).
+func specPath(v string) (string, bool) {
+	for _, p := range []string{"file:", "link:", "portal:"} {
+		if s, ok := strings.CutPrefix(v, p); ok {
+			return s, true
+		}
+	}
+	if strings.HasPrefix(v, ".") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "~/") {
+		return v, true
+	}
+	return "", false
 }

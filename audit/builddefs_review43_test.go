@@ -22,6 +22,7 @@ func TestScanNewWorkspaceMemberManifest(t *testing.T) {
 	scanFindsMade(t, map[string]string{
 		"package.json":              `{"workspaces": ["packages/*"]}`,
 		"packages/app/package.json": `{"name": "app"}`,
+		"packages/e/package.json":   `{"name": "e"}`,
 	}, map[string]string{
 		"packages/post/package.json":     `{"scripts": {"postinstall": "node x.js"}}`,
 		"packages/prepare/package.json":  `{"scripts": {"prepare": "husky"}}`,

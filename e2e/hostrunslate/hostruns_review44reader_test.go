@@ -1,0 +1,49 @@
+package hostrunslate
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/project"
+)
+
+// TestReplayReview44NewMemberPathDependency: a new member of an npm
+// workspace (packages/*) is moved aside where its package.json has npm
+// run code it chooses, but a path dependency (file:, a path) passed, to
+// be judged where it lies, wherever it lay. The session's packages/evil
+// named a package in the project's own instance by its host path or a
+// relative one out of the project (the sandbox writes the instance as
+// its ~/.claude/projects, and the exit audit never walks it), or a
+// tarball beside its package.json (npm reads a path ending in .tgz as
+// one, unpacks it and runs what it holds; the audit reads no tarball),
+// and that package's postinstall ran at the host's npm install, which
+// links it into node_modules, git status showing one new folder. A link
+// out of the project was already moved aside. Host-side proof: the
+// host's npm install runs nothing planted.
+func TestReplayReview44NewMemberPathDependency(t *testing.T) {
+	npm := harness.RequireTool(t, "npm", "https://nodejs.org")
+	for _, tc := range []struct{ name, spec string }{
+		{"by its path", `file:$outside`},
+		{"by a path out", `../../../.claudebox/projects/${outside#*/.claudebox/projects/}`},
+		{"a tarball beside it", `file:dep.tgz`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "proj")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, ".gitignore"), "node_modules/\npackage-lock.json\n")
+			h.Write(filepath.Join(proj, "package.json"), `{"name": "root", "private": true, "workspaces": ["packages/*"]}`+"\n")
+			h.Write(filepath.Join(proj, "packages", "app", "package.json"), `{"name": "app", "version": "1.0.0"}`+"\n")
+			harness.CommitAll(h, proj, "workspace")
+			outside := filepath.Join(h.Home, ".claudebox", "projects", project.Hash(proj), "dep")
+			out := h.Plant(proj, "a package outside the project", `outside='`+outside+`'
+				mkdir -p ~/.claude/projects/dep packages/evil
+				echo '{"name": "dep", "version": "1.0.0", "scripts": {"postinstall": "touch `+h.Marker()+`"}}' > ~/.claude/projects/dep/package.json
+				tar -C ~/.claude/projects --transform s/^dep/package/ -czf packages/evil/dep.tgz dep
+				echo '{"name": "evil", "version": "1.0.0", "dependencies": {"dep": "'"`+tc.spec+`"'"}}' > packages/evil/package.json`)
+			env := []string{"npm_config_cache=" + filepath.Join(h.Base, "npm-cache"), "npm_config_update_notifier=false", "npm_config_registry=http://127.0.0.1:9/"}
+			h.RunsNothingPlanted(out, proj, env, npm, "install", "--offline", "--no-audit", "--no-fund")
+		})
+	}
+}
