@@ -89,8 +89,8 @@ type Waiting struct {
 
 // Wait gives back, After from now and once each of ready is closed (a
 // nil one needs not be), what the process's start used (the heap it no
-// longer uses as each closes, then the pages of the files it maps
-// read-only), and from then on, until
+// longer uses, at After and as each closes, then the pages of the files
+// it maps read-only), and from then on, until
 // End, the collector runs only when the process's memory grows by margin,
 // not every two minutes as Go's runs in a process that allocates nothing:
 // each such collection read the binary's tables of every waiting
@@ -113,14 +113,16 @@ func (w *Waiting) wait(ready []<-chan struct{}) {
 	// the release's.
 	stopStarting()
 	for _, r := range ready {
-		if r == nil {
+		if r == nil || isClosed(r) {
 			continue
 		}
+		// What the start and each work done held (a large tree's record)
+		// is given back before a wait for the next, not once the last is
+		// done; one collection for all those done by then, each forced
+		// collection stopping the world and marking the heap again.
+		debug.FreeOSMemory()
 		select {
 		case <-r:
-			// What it held (a large tree's record) is given back now,
-			// not once the last is done.
-			debug.FreeOSMemory()
 		case <-w.wake:
 			return
 		}
@@ -137,6 +139,16 @@ func (w *Waiting) wait(ready []<-chan struct{}) {
 	<-w.wake
 	debug.SetGCPercent(w.percent)
 	debug.SetMemoryLimit(w.limit)
+}
+
+// isClosed says whether r is closed.
+func isClosed(r <-chan struct{}) bool {
+	select {
+	case <-r:
+		return true
+	default:
+		return false
+	}
 }
 
 // End gives the process the collector as it was, for the work after its

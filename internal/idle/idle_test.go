@@ -87,3 +87,50 @@ func collector() settings {
 	metrics.Read(s)
 	return settings{int64(s[0].Value.Uint64()), s[1].Value.Uint64()}
 }
+
+// TestReleaseCollectsOnceForWhatIsDone: a release whose works are all done
+// by then collects once (the supervisor's snapshots and CA pool, done
+// before its release in a small project, were collected for one by one:
+// four forced collections, each stopping the world and marking the heap
+// again); one still running is waited for after a collection, so what the
+// start held goes at once, and then once more.
+func TestReleaseCollectsOnceForWhatIsDone(t *testing.T) {
+	done := make(chan struct{})
+	close(done)
+	running := make(chan struct{})
+	for _, c := range []struct {
+		name  string
+		ready []<-chan struct{}
+		want  uint64
+	}{
+		{"all done", []<-chan struct{}{done, done, nil, done}, 1},
+		{"one running", []<-chan struct{}{done, running, done}, 2},
+	} {
+		before := forcedCollections()
+		w := Wait(c.ready...)
+		if c.want == 2 {
+			for deadline := time.Now().Add(30 * time.Second); forcedCollections() == before; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatal("no collection 30 s after Wait, with one work still running")
+				}
+			}
+			close(running)
+		}
+		for deadline := time.Now().Add(30 * time.Second); collector().percent != -1; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the release did not come 30 s after Wait", c.name)
+			}
+		}
+		if got := forcedCollections() - before; got != c.want {
+			t.Errorf("%s: the release forced %d collections, want %d", c.name, got, c.want)
+		}
+		w.End()
+	}
+}
+
+// forcedCollections is how many collections the process was made to run.
+func forcedCollections() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
