@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -818,4 +819,33 @@ func CheckoutInUse(dir, checkout string) bool {
 	defer f.Close()
 	idle, err := TryLockIdle(f)
 	return err == nil && !idle
+}
+
+// maxSeats bounds the sessions of one instance told apart by a seat:
+// past it, a session shares the last seat's.
+const maxSeats = 64
+
+// TakeSeat gives a session of the instance dir the lowest seat no running
+// session of it holds, for as long as the returned file stays open: the
+// first session of a project takes seat 0, one started beside it seat 1.
+// A seat outlives no session (an exclusive lock the kernel lets go with
+// its holder), so sessions one after another take the same seat.
+func TakeSeat(dir string) (int, *os.File, error) {
+	for seat := 0; ; seat++ {
+		f, err := os.OpenFile(livePath(dir, ".seat"+strconv.Itoa(seat)), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return 0, nil, err
+		}
+		if seat == maxSeats-1 {
+			return seat, f, nil
+		}
+		err = flock(f, unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return seat, f, nil
+		}
+		f.Close()
+		if err != unix.EWOULDBLOCK {
+			return 0, nil, err
+		}
+	}
 }

@@ -261,3 +261,33 @@ func TestRemovePlaceholdersTakenAside(t *testing.T) {
 		t.Error("a file that is no stand-in was removed")
 	}
 }
+
+// TestTakeSeat: sessions at once take seats 0, 1, 2; the seat a session
+// ended with is the next one's; another project's sessions take their own.
+func TestTakeSeat(t *testing.T) {
+	state := t.TempDir()
+	dir, other := Dir(state, "/p/code"), Dir(state, "/p/other")
+	must(t, os.MkdirAll(filepath.Dir(livePath(dir, "")), 0o700))
+	var held []*os.File
+	for want := range 3 {
+		seat, f, err := TakeSeat(dir)
+		must(t, err)
+		if seat != want {
+			t.Errorf("session %d beside the others took seat %d", want, seat)
+		}
+		held = append(held, f)
+	}
+	held[1].Close()
+	if seat, f, err := TakeSeat(dir); err != nil || seat != 1 {
+		t.Errorf("the next session took seat %d (%v), want the ended one's, 1", seat, err)
+	} else {
+		f.Close()
+	}
+	if seat, f, err := TakeSeat(other); err != nil || seat != 0 {
+		t.Errorf("another project's first session took seat %d (%v), want 0", seat, err)
+	} else {
+		f.Close()
+	}
+	held[0].Close()
+	held[2].Close()
+}

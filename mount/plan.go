@@ -143,6 +143,9 @@ type Plan struct {
 	// appendPrompt is the user's own appended prompt file, which
 	// SANDBOX.md carries after its facts.
 	appendPrompt *Prompt
+	// Hostname is the sandbox's own name, "" for the host's: a session
+	// started beside another of its project (SeatHostname).
+	Hostname string
 	// Network says whether the sandbox shares the host's network.
 	Network bool
 	// Relay, on the filtered network, is the way out of the sandbox's own.
@@ -813,6 +816,30 @@ var namespaceArgs = []string{
 	"--die-with-parent",
 }
 
+// SeatHostname is the sandbox's name for the session at seat
+// (instance.TakeSeat) on the host named host: the host's own for the
+// first, the host's with "-2", "-3"... for one started beside it.
+// Claude Code keys the record of a start in the project's ~/.claude.json
+// by pid and hostname, and every sandbox's claude is pid 2: a session
+// started beside another named alike took the other's start, pending,
+// for its own that died, and fell back to the classic renderer. Sessions
+// one after another keep one name, so that a start that did die still
+// reads as the next session's own.
+func SeatHostname(host string, seat int) string {
+	if seat == 0 {
+		return ""
+	}
+	suffix := "-" + strconv.Itoa(seat+1)
+	label, domain, _ := strings.Cut(host, ".")
+	// A label holds 63 bytes at most, a name 64.
+	label = label[:min(len(label), 63-len(suffix))]
+	name := label + suffix
+	if domain != "" {
+		name += "." + domain
+	}
+	return name[:min(len(name), 64)]
+}
+
 // seccompFD is the first descriptor a child inherits beyond stdio: the
 // seccomp filter's; the data mounts' contents follow in order.
 const seccompFD = 3
@@ -877,6 +904,9 @@ func (p Plan) Args() []string {
 // argLines is Args grouped as --dry-run prints it: one mount per line.
 func (p Plan) argLines() [][]string {
 	lines := [][]string{namespaceArgs, p.sessionArgs()}
+	if p.Hostname != "" {
+		lines = append(lines, []string{"--hostname", p.Hostname})
+	}
 	if !p.Network {
 		lines = append(lines, []string{"--unshare-net"})
 	}

@@ -96,6 +96,9 @@ type Launch struct {
 	GPG    GPG
 	// Provider names the cloud provider's switch set, "" for none.
 	Provider string
+	// Hostname is the host's name, which a session started beside
+	// another of its project is named after (mount.SeatHostname).
+	Hostname string
 	// Credential is the login found (Claude's, or Agent's), nil for none.
 	Credential *proxy.Credential
 	// Agent is Query's agent as it runs with the host's own login
@@ -275,6 +278,7 @@ func Read(q Query) Launch {
 	if l.Bwrap != "" {
 		l.Landlock, l.NoLandlock = LandlockScoping(l.Bwrap)
 	}
+	l.Hostname, _ = os.Hostname()
 	l.Exe, l.ExeErr = os.Executable()
 	if l.ExeErr == nil {
 		l.Exe, l.ExeErr = filepath.EvalSymlinks(l.Exe)

@@ -76,6 +76,11 @@ type Options struct {
 type Session struct {
 	// checkoutHold says a session runs in the checkout (HoldCheckout).
 	checkoutHold *os.File
+	// seat is the session's among the project's running ones
+	// (TakeSeat), held until the supervisor exits; hostname, the host's
+	// name, which the sandbox's is made from.
+	seat     *os.File
+	hostname string
 	// probedWorktrees holds the repository's worktrees as the probe found
 	// them until the stand-ins stand (instance.LockWorktrees).
 	probedWorktrees *os.File
@@ -771,6 +776,12 @@ func (s *Session) materialize() (*os.File, error) {
 		lock.Close()
 		return nil, err
 	}
+	seat, held, err := instance.TakeSeat(dir)
+	if err != nil {
+		lock.Close()
+		return nil, err
+	}
+	s.seat, s.plan.Hostname = held, mount.SeatHostname(s.hostname, seat)
 	// Made under the lock: --gc --caches removes them only under it.
 	if err := instance.EnsureCaches(s.stateDir, s.plan.Project.Root, s.plan.CacheNames()); err != nil {
 		lock.Close()

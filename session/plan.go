@@ -128,7 +128,7 @@ func plan(o Options, set settings, f probe.Launch) (*Session, error) {
 		legacy: conf.Legacy, reportOnly: conf.ReportOnly, clipboard: conf.Clipboard, desktopSockets: conf.DesktopSockets, exportDir: conf.ExportDir, readMounts: o.ReadMounts, cred: cred, hosts: conf.Hosts,
 		mcp: set.servers, claudeJSON: set.mcp.claudeJSON, agentMCP: set.agentMCP, leftOutMCP: set.leftOut, skipped: append(conf.Skipped, f.CA.LeftOut...), portsNote: portsNote(conf), caPEM: f.CA.PEM, agent: run, refuseEnv: conf.RefuseEnv, sshAgent: ssh,
 		probedWorktrees: f.Worktrees, linked: f.Linked,
-		cgroup: f.Cgroup, noCgroup: f.NoCgroup,
+		cgroup: f.Cgroup, noCgroup: f.NoCgroup, hostname: f.Hostname,
 	}
 	if gpg != nil {
 		s.gpgconf, s.gpgSocket, s.gpgFilter = f.GPG.Conf, gpg.Socket, gpgInside.Socket
