@@ -20,11 +20,18 @@ var procSys = "/proc/sys"
 // what causes it, and replaces what the watcher said of a sandbox that
 // never began.
 func bwrapFailed(w *guardwatch.Watcher, waitErr error) error {
-	var exit *exec.ExitError
-	if w.Released() || !errors.As(waitErr, &exit) || exit.ExitCode() != 1 {
+	if !neverBegan(w, waitErr) {
 		return nil
 	}
 	return hint.Errorf(bwrapHint(), "bwrap could not make the sandbox")
+}
+
+// neverBegan says whether the sandbox never went on to its command:
+// bwrap exited with its own error status before the watcher let it go.
+// Nothing ran in the sandbox then.
+func neverBegan(w *guardwatch.Watcher, waitErr error) bool {
+	var exit *exec.ExitError
+	return !w.Released() && errors.As(waitErr, &exit) && exit.ExitCode() == 1
 }
 
 // bwrapHint names the fix for what keeps bwrap from making a sandbox: the

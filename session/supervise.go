@@ -169,6 +169,7 @@ func (s *Session) supervise() error {
 	s.keepTrust()
 	s.sayLostSaves()
 	s.sayBlocked(os.Stderr)
+	s.noSession = neverBegan(watcher, err) && s.ranNoSession()
 	s.phases.done("watcher stop")
 	// The watcher's exit, the last hold on the sandbox's mount namespace,
 	// unmounts its mounts (10-20 ms) while the exit audit reads the
@@ -180,6 +181,9 @@ func (s *Session) supervise() error {
 		printable.Say(os.Stderr, "hint: until then, run none of the project's tools on the host (a build, its tests, direnv)")
 	}
 	watcher.Wait()
+	if s.noSession {
+		undo.Drop(s.stateDir, s.plan.Project.Root, s.undo.id)
+	}
 	s.phases.done("exit audit and cleanup")
 	s.exportInbox(s.phases)
 	s.phases.done("export")

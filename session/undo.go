@@ -53,10 +53,27 @@ func (s *Session) takeUndo() {
 	s.undo = &undoTaking{stop: cancel, done: make(chan struct{}), listed: gate, bound: bound}
 	go func() {
 		defer close(s.undo.done)
-		if _, err := undo.Take(ctx, s.stateDir, s.plan.Project, time.Now(), since, standIns, beside); err != nil && ctx.Err() == nil {
+		taken, err := undo.Take(ctx, s.stateDir, s.plan.Project, time.Now(), since, standIns, beside)
+		s.undo.id = taken.ID
+		if err != nil && ctx.Err() == nil {
 			printable.Say(os.Stderr, "claudebox: this session cannot be undone: %v", err)
 		}
 	}()
+}
+
+// ranNoSession says whether the launch, whose sandbox never began its
+// command, ran no session: no other session of the project ran before
+// it, nor in its checkout after it (whose snapshot would be newer). Its
+// snapshot and record of changes would be taken for the last session's:
+// --undo -y then undid nothing, the session that ran before left as it
+// was.
+func (s *Session) ranNoSession() bool {
+	if !s.first || s.undo == nil {
+		return false
+	}
+	s.undo.wait()
+	last := undo.List(s.stateDir, s.plan.Project.Root, s.plan.Project.Checkout)
+	return s.undo.id != "" && len(last) > 0 && last[0].ID == s.undo.id
 }
 
 // undoTaking is the undo snapshot being taken beside the session.
@@ -69,6 +86,8 @@ type undoTaking struct {
 	listed *undo.ListGate
 	// bound is how long the sandbox's start waits for the list.
 	bound time.Duration
+	// id names the snapshot once done: taken, or pending.
+	id string
 }
 
 // ignoredListBoundApart is the bound of the start's wait (undo.ListBound)
@@ -139,7 +158,7 @@ func (s *Session) recordChanges(began time.Time, own bool, walked chan<- audit.S
 			<-s.undo.done
 		}
 		record := undo.RecordChanges
-		if s.trial {
+		if s.trial || s.noSession {
 			record = undo.Changed
 		}
 		c, err := record(s.stateDir, s.plan.Project, began, standIns, walked, reopen)

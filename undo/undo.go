@@ -242,7 +242,10 @@ const idLayout = "20060102T150405.000000Z"
 //
 // beside says another session runs in the checkout as this one starts:
 // --undo of this snapshot undoes what that one changes after too.
-func Take(ctx context.Context, stateDir string, p instance.Project, now, since time.Time, skip []string, beside bool) (Snapshot, error) {
+//
+// Once its name is claimed, a snapshot not taken is returned with its
+// error, pending: Drop removes it.
+func Take(ctx context.Context, stateDir string, p instance.Project, now, since time.Time, skip []string, beside bool) (taken Snapshot, err error) {
 	if p.GitDir == "" {
 		return Snapshot{}, errors.New("not a git repository")
 	}
@@ -256,10 +259,15 @@ func Take(ctx context.Context, stateDir string, p instance.Project, now, since t
 	// ends first (its supervisor does not wait) leaves no snapshot, and
 	// --undo does not then take an older one for the last.
 	claimed := "checkout " + p.Checkout + "\nsince " + strconv.FormatInt(since.UnixNano(), 10) + "\n" + besideLine(beside)
-	now, err := st.claim(now, claimed)
+	now, err = st.claim(now, claimed)
 	if err != nil {
 		return Snapshot{}, err
 	}
+	defer func() {
+		if err != nil {
+			taken = Snapshot{ID: now.UTC().Format(idLayout), Checkout: p.Checkout, Taken: now, Since: since, Pending: true}
+		}
+	}()
 	// A stopped snapshot's pending record stays (its session has none):
 	// the oldest past keep go here too, or a project whose sessions all
 	// end before their snapshot would gather one a session.
@@ -1140,6 +1148,18 @@ func (st store) prune(checkout string) int64 {
 		os.Remove(filepath.Join(st.dir, s.ID+".listing"))
 	}
 	return dropped
+}
+
+// Drop removes the snapshot id of the project at root, taken or pending:
+// it was no session's (its launch failed before the sandbox began), and
+// --undo and --changes name the last session that ran.
+func Drop(stateDir, root, id string) {
+	st := storeOf(stateDir, root)
+	for _, ext := range []string{".snapshot", ".pending", ".ignored", ".listing"} {
+		os.Remove(filepath.Join(st.dir, id+ext))
+	}
+	// Its git may have written objects no kept snapshot holds.
+	st.pruneSome(context.Background(), droppedAtLeast)
 }
 
 // Change is one path Undo restores or moves aside.

@@ -42,13 +42,20 @@ exit 1
 // there); fast, without its pauses.
 func FailingBwrapHost(t testing.TB, fast bool) (*Host, string) {
 	h := NewHost(t)
+	h.FailingBwrap(h.Bin, fast)
+	proj := filepath.Join(h.Home, "p")
+	h.GitRepo(proj)
+	return h, proj
+}
+
+// FailingBwrap writes failingBwrap into dir as its bwrap; fast, without
+// its pauses. A launch with dir first on its PATH fails as the real
+// bwrap does.
+func (h *Host) FailingBwrap(dir string, fast bool) {
 	script := failingBwrap
 	if fast {
 		script = regexp.MustCompile(`sleep [0-9.]+;? ?(#.*)?`).ReplaceAllString(script, "")
 	}
-	h.Write(filepath.Join(h.Bin, "bwrap"), script)
-	os.Chmod(filepath.Join(h.Bin, "bwrap"), 0o755)
-	proj := filepath.Join(h.Home, "p")
-	h.GitRepo(proj)
-	return h, proj
+	h.Write(filepath.Join(dir, "bwrap"), script)
+	os.Chmod(filepath.Join(dir, "bwrap"), 0o755)
 }
