@@ -1136,7 +1136,9 @@ type fileStatus struct {
 // runs as the user's: an executable, a script (#! or by its extension),
 // a task file (a makefile, a justfile), an agent's memory (agentMemory),
 // a lockfile (lockFiles), a package's manifest (manifests), a build
-// file (buildFile),
+// file (buildFile), a task file that names what it runs (taskNames: a
+// file that runs what it names runs what it says, as nix-shell runs the
+// shellHook of a shell.nix git ignores),
 // an object file or a library (by
 // its extension, or ELF's and a PE file's header: the loader maps build/lib/libgreet.so.1, which
 // a program names, whatever its mode and name), a link,
@@ -1166,7 +1168,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || lockFiles[filepath.Base(path)] || manifests[strings.ToLower(filepath.Base(path))] || buildFile(path) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || lockFiles[filepath.Base(path)] || manifests[strings.ToLower(filepath.Base(path))] || buildFile(path) || slices.Contains(taskNames, filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)

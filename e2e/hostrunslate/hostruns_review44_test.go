@@ -1,0 +1,61 @@
+package hostrunslate
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/claudebox/claudebox/e2e/harness"
+)
+
+// TestReplayReview44NixShellIgnored: a project that does not use Nix
+// often has git ignore the shell.nix (and the .nix files it imports) a
+// developer keeps for himself, and nix-shell, typed in the project,
+// evaluates it and runs its stdenv's setup and shellHook in the host's
+// shell. The exit audit judged a .nix file only where an .envrc's use nix
+// named it: the session rewrites the ignored shell.nix and nix/hook.nix,
+// git status showing nothing. Host-side proof: the host's nix-shell runs
+// nothing the session wrote. (nix is the test process's own, a
+// single-user store root writes; the dev shell's stdenv is the project's,
+// a setup that runs the shellHook as nixpkgs' does.)
+func TestReplayReview44NixShellIgnored(t *testing.T) {
+	nixShell := harness.RequireTool(t, "nix-shell", "https://nixos.org/download")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), "shell.nix\nnix/\n")
+	h.Write(filepath.Join(proj, "README"), "app\n")
+	harness.CommitAll(h, proj, "app")
+	h.Write(filepath.Join(proj, "shell.nix"), "derivation {\n  name = \"dev\";\n  system = builtins.currentSystem;\n  builder = \"/bin/sh\";\n  stdenv = ./nix/stdenv;\n  shellHook = import ./nix/hook.nix;\n}\n")
+	h.Write(filepath.Join(proj, "nix", "stdenv", "setup"), "eval \"${shellHook:-}\"\n")
+	h.Write(filepath.Join(proj, "nix", "hook.nix"), "\"export APP_ENV=dev\"\n")
+	marker := h.Marker()
+	for _, tc := range []struct{ name, plant string }{
+		{"shell.nix", `sed -i 's|import ./nix/hook.nix|"/usr/bin/touch ` + marker + `"|' shell.nix`},
+		{"an import", `printf '"/usr/bin/touch ` + marker + `"\n' > nix/hook.nix`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := map[string][]byte{}
+			for _, f := range []string{"shell.nix", "nix/hook.nix"} {
+				b, err := os.ReadFile(filepath.Join(proj, f))
+				harness.Must(t, err)
+				before[f] = b
+			}
+			defer func() {
+				for f, b := range before {
+					harness.Must(t, os.WriteFile(filepath.Join(proj, f), b, 0o644))
+				}
+			}()
+			out := h.Plant(proj, tc.name, tc.plant)
+			c := exec.Command(nixShell, "--run", "true")
+			c.Dir = proj
+			c.Env = []string{"HOME=" + h.Home, "PATH=" + filepath.Dir(nixShell) + ":/usr/local/bin:/usr/bin:/bin"}
+			ran, _ := c.CombinedOutput()
+			if _, err := os.Stat(marker); err == nil {
+				t.Errorf("the host's nix-shell ran what the session wrote:\n%s\n%s", out, ran)
+				os.Remove(marker)
+			}
+		})
+	}
+}
