@@ -46,26 +46,45 @@ type egress struct {
 	roots     func() *x509.CertPool
 	forward   *httputil.ReverseProxy
 	log       func(map[string]any)
-	// nat64 are the host's network's NAT64 prefixes, looked up once
-	// (nat64Once) at the first name that resolves to an IPv6 address.
+	// nat64 are the NAT64 prefixes of the host's networks this session,
+	// looked up again (nat64Read: when last) at a name that resolves to
+	// an IPv6 address once nat64Fresh has passed.
 	nat64     []embedding
-	nat64Once sync.Once
+	nat64Read time.Time
+	nat64Mu   sync.Mutex
 }
 
 // nat64Wait bounds the look-up of the host's NAT64 prefixes.
 const nat64Wait = 2 * time.Second
 
+// nat64Fresh is how long a look-up of the NAT64 prefixes stands: a
+// laptop joins another network, a resolver that failed answers again.
+var nat64Fresh = 30 * time.Second
+
+// maxNAT64 bounds the prefixes a session keeps.
+const maxNAT64 = 16
+
 // hostNAT64 are the NAT64 prefixes of the host's network: those its
 // resolver answers ipv4only.arpa within (RFC 7050), none where it
-// answers none.
+// answers none; and those of the networks it was on earlier in the
+// session, where a global address carrying an internal one is no less
+// unlikely a server.
 func (e *egress) hostNAT64(ctx context.Context) []embedding {
-	e.nat64Once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), nat64Wait)
-		defer cancel()
-		addrs, _ := e.resolve(ctx, "ipv4only.arpa")
-		e.nat64 = nat64Prefixes(addrs)
-	})
-	return e.nat64
+	e.nat64Mu.Lock()
+	defer e.nat64Mu.Unlock()
+	if !e.nat64Read.IsZero() && time.Since(e.nat64Read) < nat64Fresh {
+		return slices.Clip(e.nat64)
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), nat64Wait)
+	defer cancel()
+	addrs, _ := e.resolve(ctx, "ipv4only.arpa")
+	for _, p := range nat64Prefixes(addrs) {
+		if !slices.Contains(e.nat64, p) && len(e.nat64) < maxNAT64 {
+			e.nat64 = append(e.nat64, p)
+		}
+	}
+	e.nat64Read = time.Now()
+	return slices.Clip(e.nat64)
 }
 
 // answerWait bounds the wait for the header of a plain-HTTP answer, once

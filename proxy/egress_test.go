@@ -100,6 +100,8 @@ type stubNet struct {
 
 func (s *stubNet) install(e *egress) {
 	e.resolve = func(_ context.Context, host string) ([]netip.Addr, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		if a, ok := s.names[host]; ok {
 			return a, nil
 		}

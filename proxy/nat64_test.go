@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // An operator's NAT64 prefix is read from how the host resolves
@@ -52,6 +53,39 @@ func TestEgressHostNAT64(t *testing.T) {
 		}
 	}
 	connect(t, px, "public.allowed.example:443")
+	if d := stub.dials(); !slices.Equal(d, []string{"[2a01:4f8:64::5db8:d822]:443"}) {
+		t.Errorf("dialled %v, want only the public one", d)
+	}
+}
+
+// TestEgressNAT64ReadAgain: the NAT64 prefix was read once a session, at
+// the first name resolving to an IPv6 address: a look-up that failed then
+// (the resolver slow for two seconds), or a laptop that joined a NAT64
+// network later, left the session without it, and an allowed name
+// resolving into the prefix reached the cloud's metadata service it
+// carries. The prefix is read again once the last look-up is stale, and
+// one read earlier in the session is kept.
+func TestEgressNAT64ReadAgain(t *testing.T) {
+	defer func(d time.Duration) { nat64Fresh = d }(nat64Fresh)
+	nat64Fresh = 0
+	stub := &stubNet{names: map[string][]netip.Addr{
+		"public.allowed.example":   {netip.MustParseAddr("2a01:4f8:64::5db8:d822")},
+		"metadata.allowed.example": {netip.MustParseAddr("2a01:4f8:64::a9fe:a9fe")},
+	}}
+	px := startEgress(t, mustPolicy(t, []string{"*.allowed.example"}, nil), stub, io.Discard)
+	connect(t, px, "public.allowed.example:443")
+	stub.mu.Lock()
+	stub.names["ipv4only.arpa"] = []netip.Addr{netip.MustParseAddr("2a01:4f8:64::c000:aa")}
+	stub.mu.Unlock()
+	if status, body, _ := connect(t, px, "metadata.allowed.example:443"); status != http.StatusForbidden {
+		t.Errorf("CONNECT metadata.allowed.example once the prefix answers: %d %q, want 403", status, body)
+	}
+	stub.mu.Lock()
+	delete(stub.names, "ipv4only.arpa")
+	stub.mu.Unlock()
+	if status, body, _ := connect(t, px, "metadata.allowed.example:443"); status != http.StatusForbidden {
+		t.Errorf("CONNECT metadata.allowed.example after the look-up failed again: %d %q, want 403: the prefix read earlier stands", status, body)
+	}
 	if d := stub.dials(); !slices.Equal(d, []string{"[2a01:4f8:64::5db8:d822]:443"}) {
 		t.Errorf("dialled %v, want only the public one", d)
 	}
