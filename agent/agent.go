@@ -162,13 +162,18 @@ var Claude = Agent{
 // only come from its configuration, so a model provider of claudebox's is
 // given with -c, which wins over every config file; with WebSockets off it
 // makes one POST /responses per turn. Its SQLite state follows
-// CODEX_SQLITE_HOME into the instance.
+// CODEX_SQLITE_HOME into the instance, for one session.
 var Codex = Agent{
 	Name: "codex", Title: "Codex", Program: "codex", Install: "install Codex: npm install -g @openai/codex",
 	ConfigDir: ".codex",
 	Shown:     []string{"AGENTS.md", "AGENTS.override.md", "prompts", "skills", "rules"},
 	Secrets:   []string{"auth.json"},
 	State:     []string{"sessions/", "sqlite/", "history.jsonl", ConfigState},
+	// None of sqlite/: Codex keeps there, beside its index of the
+	// conversations (which it rebuilds from sessions/), the messages
+	// queued for a conversation, which resuming it sends as the user's,
+	// and a conversation's goal, which resuming it pursues on its own.
+	KeptState: map[string][]string{"sqlite/": {}},
 	// Its refresh, should the backend refuse a token, goes to the proxy,
 	// which refuses it: the host refreshes the real login.
 	Env:  []string{"CODEX_SQLITE_HOME=~/.codex/sqlite", "CODEX_REFRESH_TOKEN_URL_OVERRIDE=" + apiURL + "/oauth/token"},

@@ -82,3 +82,32 @@ func TestPruneAgentStateKeepsOnlyVerdicts(t *testing.T) {
 		})
 	}
 }
+
+// TestPruneAgentStateCodexSQLite: of Codex's sqlite/ a launch keeps
+// nothing (its queued messages and goals are acted on when a conversation
+// resumes), and its transcripts, from which it rebuilds the index, stay.
+func TestPruneAgentStateCodexSQLite(t *testing.T) {
+	dir := t.TempDir()
+	if err := makeAgentState(dir); err != nil {
+		t.Fatal(err)
+	}
+	codex := filepath.Join(dir, instance.AgentsDir, agent.Codex.Name)
+	rollout := filepath.Join(codex, "sessions", "2026", "12", "02", "rollout-a.jsonl")
+	for _, p := range []string{filepath.Join(codex, "sqlite", "queue_1.sqlite"), filepath.Join(codex, "sqlite", "goals_1.sqlite-wal"), filepath.Join(codex, "sqlite", "state_5.sqlite"), rollout} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := pruneAgentState(dir); err != nil {
+		t.Fatal(err)
+	}
+	if entries, err := os.ReadDir(filepath.Join(codex, "sqlite")); err != nil || len(entries) > 0 {
+		t.Errorf("sqlite/ after the prune: %v %v, want it empty", entries, err)
+	}
+	if _, err := os.Stat(rollout); err != nil {
+		t.Errorf("sessions/ lost its transcript: %v", err)
+	}
+}
