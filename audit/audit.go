@@ -421,6 +421,9 @@ type walker struct {
 	seen   map[string]bool
 	// existing are the paths exists looked up, and whether each was.
 	existing map[string]bool
+	// dependedOn are, by folder, the names of the packages its
+	// package.json depends on (packageNameTaken).
+	dependedOn map[string]map[string]bool
 	// entries counts the entries read, by every walker of the walk; names,
 	// the bytes of their paths.
 	entries, names *atomic.Int64
@@ -1137,7 +1140,7 @@ func (w *walker) leaf(n node, name, rel string) {
 		return
 	}
 	if n.mode == plainDir && (name == "package.json" || buildDefinition(n.rel, name, w.exists)) {
-		if !w.tracked(rel) && (name != "package.json" || packageManifestRuns(n.fd, filepath.Dir(rel), name, w.folder, w.manifestsRead)) {
+		if !w.tracked(rel) && (name != "package.json" || w.packageManifestRuns(n.fd, filepath.Dir(rel), name)) {
 			w.found(rel)
 		}
 		return
@@ -1878,7 +1881,7 @@ func rules() [sha256.Size]byte {
 	rulesDigest.Lock()
 	defer rulesDigest.Unlock()
 	if len(projectfiles.Entries) == 0 || rulesDigest.of != &projectfiles.Entries[0] || rulesDigest.n != len(projectfiles.Entries) {
-		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "Cargo.toml", "*.neon", ".*rc", "*.config.*", "*.conf.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}", "package.json", installScripts, "bin", "directories", "file:<folder>", "binding.gyp", "package.json5", "package.yaml", "*.sbt", "buildSrc/*", "buildSrc/src/**", "project/*.{scala,java}", "project/project/*", "*.gradle", "*.gradle.kts", "<settings.gradle*>/src/**"))
+		rulesDigest.sum = sha256.Sum256(fmt.Append(nil, projectfiles.Entries, gitRunNames, gitWalked, gitOpened, depsDirs, buildKinds, pnpFiles, taskFiles, "justfile", fragmentExts, "Makefile.", "Makefile2", gemfiles, "*Gemfile*", "*.gemfile", ".gitignore", ".pyc", ".so", stashRef, gitDataDir, pseudoRefs, gitData, gitDataDirs, "sharedindex.*", "*.lock", "BISECT_*", "logs/**", "reftable/*", "refs/*", toolConfigs, "Cargo.toml", "*.neon", ".*rc", "*.config.*", "*.conf.*", configExts, todoData, "rebase-apply/[0-9]*", "rebase-merge/*/", ".jj/{repo,workspace-config.toml,workspace-config-id}", ".jj/repo/{config.toml,config-id,store/git_target}", "package.json", installScripts, "bin", "directories", "file:<folder>", "name:<taken>", "binding.gyp", "package.json5", "package.yaml", "*.sbt", "buildSrc/*", "buildSrc/src/**", "project/*.{scala,java}", "project/project/*", "*.gradle", "*.gradle.kts", "<settings.gradle*>/src/**"))
 		rulesDigest.of, rulesDigest.n = nil, len(projectfiles.Entries)
 		if len(projectfiles.Entries) > 0 {
 			rulesDigest.of = &projectfiles.Entries[0]

@@ -2,10 +2,13 @@ package audit
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
+
+	"github.com/claudebox/claudebox/untrusted"
 )
 
 // What a build tool compiles and runs by where it lies, no file of the
@@ -62,18 +65,27 @@ func buildDefinition(dir, name string, exists func(string) bool) bool {
 // (bin, directories.bin), which the install links into node_modules/.bin,
 // where it takes the place of a dependency's by the same name that the
 // project's scripts run (a member's jest ran at the host's npm test); or
-// cannot be read as JSON. A workspace takes a new folder its glob matches
-// (packages/*) for one of its packages, whose manifest git shows only as
-// a new file. A folder a path dependency leads to is judged where it
-// lies; a version from the registry is the registry's. folder says a
-// path from the walk's root is a directory there, no link.
-func packageManifestRuns(fd int, dir, name string, folder func(string) bool, read *atomic.Int64) bool {
+// a package's name another one has (packageNameTaken), whose place the
+// install gives it in node_modules; or cannot be read as JSON. A
+// workspace takes a new folder its glob matches (packages/*) for one of
+// its packages, whose manifest git shows only as a new file. A folder a
+// path dependency leads to is judged where it lies; a version from the
+// registry is the registry's.
+func (w *walker) packageManifestRuns(fd int, dir, name string) bool {
 	b, err := readAt(fd, name, maxManifest)
-	if err != nil || read.Add(int64(len(b))) > maxManifests {
+	if err != nil || w.manifestsRead.Add(int64(len(b))) > maxManifests {
 		return true
 	}
 	var doc map[string]any
 	if json.Unmarshal(b, &doc) != nil {
+		return true
+	}
+	// npm names a package that has no name by its folder.
+	pkg, ok := doc["name"]
+	if !ok {
+		pkg = path.Base(dir)
+	}
+	if s, ok := pkg.(string); !ok || w.packageNameTaken(dir, s) {
 		return true
 	}
 	if scripts, ok := doc["scripts"]; ok {
@@ -94,11 +106,114 @@ func packageManifestRuns(fd int, dir, name string, folder func(string) bool, rea
 		return true
 	}
 	for _, key := range []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "overrides", "resolutions", "pnpm"} {
-		if v, ok := doc[key]; ok && !registrySpecs(v, dir, folder) {
+		if v, ok := doc[key]; ok && !registrySpecs(v, dir, w.folder) {
 			return true
 		}
 	}
 	return false
+}
+
+// packageNameTaken says whether pkg, the name of a new package.json in
+// dir, is no name of npm's own shape or is one node finds another
+// package by from dir: a package in a node_modules of a folder above it
+// (but a link to dir), or a dependency a package.json above it names
+// (an install then links the new package in its place: a member named
+// left-pad that the workspace's root depends on ran at the host's npm
+// test, as the project's code required left-pad). Each folder's names
+// read once a walker.
+func (w *walker) packageNameTaken(dir, pkg string) bool {
+	if !packageName(pkg) {
+		return true
+	}
+	for d := path.Dir(dir); ; d = path.Dir(d) {
+		if w.otherPackage(path.Join(d, "node_modules", pkg), dir) {
+			return true
+		}
+		names, ok := w.dependedOn[d]
+		if !ok {
+			names = w.dependencyNames(path.Join(d, "package.json"))
+			if w.dependedOn == nil {
+				w.dependedOn = map[string]map[string]bool{}
+			}
+			w.dependedOn[d] = names
+		}
+		if names == nil || names[pkg] {
+			return true
+		}
+		if d == "." || d == "/" {
+			return false
+		}
+	}
+}
+
+// otherPackage says whether something lies at rel, a package's place in
+// a node_modules, but a link to dir: the session's own npm install links
+// a new member there.
+func (w *walker) otherPackage(rel, dir string) bool {
+	if _, err := untrusted.Lstat(w.root, rel); err != nil {
+		return false
+	}
+	to, err := untrusted.Readlink(w.root, rel)
+	return err != nil || path.Join(path.Dir(rel), to) != dir
+}
+
+// dependencyNames are the names of the packages the package.json at rel
+// depends on, in any table, but by a workspace's version (workspace:),
+// which names a package of the workspace; empty where there is none,
+// nil where it cannot be read (a FIFO, one past the manifests' bound, no
+// JSON).
+func (w *walker) dependencyNames(rel string) map[string]bool {
+	names := map[string]bool{}
+	b, err := untrusted.ReadFile(w.root, rel, maxManifest)
+	if errors.Is(err, fs.ErrNotExist) {
+		return names
+	}
+	var doc map[string]any
+	if err != nil || w.manifestsRead.Add(int64(len(b))) > maxManifests || json.Unmarshal(b, &doc) != nil {
+		return nil
+	}
+	for _, key := range []string{"dependencies", "devDependencies", "optionalDependencies", "peerDependencies", "bundleDependencies", "bundledDependencies", "overrides", "resolutions"} {
+		switch t := doc[key].(type) {
+		case map[string]any:
+			for name, spec := range t {
+				if s, ok := spec.(string); !ok || !strings.HasPrefix(s, "workspace:") {
+					names[name] = true
+				}
+			}
+		case []any:
+			for _, name := range t {
+				if s, ok := name.(string); ok {
+					names[s] = true
+				}
+			}
+		}
+	}
+	return names
+}
+
+// packageName says whether pkg has the shape npm gives a package's name:
+// lower-case letters, digits, - . _ and ~, not first . or _, in a scope
+// (@scope/name) or not, at most 214 characters.
+func packageName(pkg string) bool {
+	if len(pkg) == 0 || len(pkg) > 214 {
+		return false
+	}
+	if scope, rest, ok := strings.Cut(pkg, "/"); ok {
+		return len(scope) > 1 && scope[0] == '@' && namePart(scope[1:]) && namePart(rest)
+	}
+	return namePart(pkg)
+}
+
+func namePart(s string) bool {
+	if s == "" || s[0] == '.' || s[0] == '_' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
 }
 
 // installScripts are the scripts npm, pnpm and yarn run of a package of

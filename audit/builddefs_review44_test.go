@@ -1,6 +1,10 @@
 package audit
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestScanNewMemberPathDependency: a package.json git does not track
 // whose dependency is a path (file:, link:, portal:, ./x) is found but
@@ -32,4 +36,60 @@ func TestScanNewMemberPathDependency(t *testing.T) {
 		"packages/tgzdot/dep.tgz":     "",
 		"packages/plain/package.json": `{"dependencies": {"a": "~1.2.3", "b": "file:../lib", "c": "../app", "d": "link:../lib"}}`,
 	})
+}
+
+// TestScanNewMemberNameTaken: a package.json git does not track whose
+// package's name (its folder's, where it has none) is one node finds
+// another package by from there is found: a dependency a package.json
+// above it names, a package in a node_modules above it, a name of no
+// npm shape. One whose name is new passes, and so does one a manifest
+// above names by a workspace's version, or whose place in node_modules
+// is a link to itself, as the session's own npm install makes it.
+func TestScanNewMemberNameTaken(t *testing.T) {
+	scanFindsMade(t, map[string]string{
+		"package.json":                    `{"workspaces": ["packages/*"], "dependencies": {"left-pad": "^1.3.0", "mine": "workspace:*"}, "devDependencies": {"is-odd": "*"}}`,
+		"packages/app/package.json":       `{"name": "app"}`,
+		"node_modules/chalk/package.json": `{"name": "chalk"}`,
+	}, map[string]string{
+		"packages/lp/package.json":     `{"name": "left-pad", "version": "1.3.0"}`,
+		"packages/is-odd/package.json": `{"version": "1.0.0"}`,
+		"packages/c/package.json":      `{"name": "chalk"}`,
+		"packages/dots/package.json":   `{"name": "../../x"}`,
+		"packages/num/package.json":    `{"name": 5}`,
+	}, map[string]string{
+		"packages/new/package.json":    `{"name": "brand-new"}`,
+		"packages/mine/package.json":   `{"name": "mine"}`,
+		"packages/scoped/package.json": `{"name": "@me/util"}`,
+	})
+}
+
+// TestScanNewMemberLinkedByOwnInstall: the session's own npm install
+// links its new member into node_modules; the member is not found for
+// the link, nor is the link.
+func TestScanNewMemberLinkedByOwnInstall(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, s string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("package.json", `{"workspaces": ["packages/*"]}`)
+	write(".gitignore", "node_modules/\n")
+	gitAdd(t, root)
+	since := mark(t, t.TempDir())
+	start := Take(root, since, nil, nil)
+	write("packages/own/package.json", `{"name": "own"}`)
+	if err := os.MkdirAll(filepath.Join(root, "node_modules"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../packages/own", filepath.Join(root, "node_modules", "own")); err != nil {
+		t.Fatal(err)
+	}
+	if r := Scan(root, since, nil, start, nil); len(r.Found) > 0 {
+		t.Errorf("found %q, a new member its own install linked", r.Found)
+	}
 }
