@@ -93,3 +93,25 @@ func TestScanNewMemberLinkedByOwnInstall(t *testing.T) {
 		t.Errorf("found %q, a new member its own install linked", r.Found)
 	}
 }
+
+// TestScanNewCrateTargetOutside: a Cargo.toml git does not track whose
+// target (its lib, a binary, a test, a benchmark, an example) has its
+// source by a path out of the project, or that names its workspace's
+// root by one, is found; one whose targets lie in it is not.
+func TestScanNewCrateTargetOutside(t *testing.T) {
+	scanFindsMade(t, map[string]string{
+		"Cargo.toml":            "[workspace]\nmembers = [\"crates/*\"]\n",
+		"crates/app/Cargo.toml": "[package]\nname = \"app\"\n",
+	}, map[string]string{
+		"crates/lib/Cargo.toml":     "[package]\nname = \"l\"\n[lib]\npath = \"/home/u/.claudebox/projects/0123456789abcdef/lib.rs\"\n",
+		"crates/test/Cargo.toml":    "[package]\nname = \"t\"\n[[test]]\nname = \"t\"\npath = \"../../../t.rs\"\n",
+		"crates/bin/Cargo.toml":     "[package]\nname = \"b\"\n[[bin]]\nname = \"b\"\npath = \"src/main.rs\"\n[[bin]]\nname = \"c\"\npath = \"/c.rs\"\n",
+		"crates/bench/Cargo.toml":   "[package]\nname = \"e\"\n[[bench]]\nname = \"e\"\npath = \"../../../e.rs\"\n",
+		"crates/example/Cargo.toml": "[package]\nname = \"x\"\n[[example]]\nname = \"x\"\npath = \"/x.rs\"\n",
+		"crates/ws/Cargo.toml":      "[package]\nname = \"w\"\nworkspace = \"../../../ws\"\n",
+		"crates/typed/Cargo.toml":   "[package]\nname = \"y\"\n[lib]\npath = 1\n",
+		"crates/table/Cargo.toml":   "[package]\nname = \"z\"\n[bin]\npath = \"src/main.rs\"\n",
+	}, map[string]string{
+		"crates/inside/Cargo.toml": "[package]\nname = \"i\"\nworkspace = \"../..\"\n[lib]\npath = \"src/lib.rs\"\n[[bin]]\nname = \"i\"\npath = \"../../tools/i.rs\"\n[[test]]\nname = \"t\"\n",
+	})
+}

@@ -189,8 +189,10 @@ func pyprojectConfiguresTools(fd int, name string, read *atomic.Int64) bool {
 // passes only where it lies in the project, to be judged there (a link
 // out of it is moved aside itself): by an absolute path or one out of
 // the project, the session's new crate named one in the instance, which
-// the sandbox writes and no audit walks. A version from crates.io is the
-// registry's. dir is the manifest's directory, from the walk's root.
+// the sandbox writes and no audit walks; so does a target's source and
+// the workspace's root it names (targetsInRoot). A version from
+// crates.io is the registry's. dir is the manifest's directory, from the
+// walk's root.
 func cargoManifestRuns(fd int, dir, name string, read *atomic.Int64) bool {
 	doc, ok := readManifest(fd, name, read)
 	if !ok {
@@ -213,6 +215,14 @@ func cargoManifestRuns(fd int, dir, name string, read *atomic.Int64) bool {
 				return true
 			}
 		}
+	}
+	if pkg, ok := doc["package"].(map[string]any); ok {
+		if ws, ok := pkg["workspace"]; ok && !pathInRoot(dir, ws) {
+			return true
+		}
+	}
+	if !targetsInRoot(doc, dir) {
+		return true
 	}
 	tables := []any{doc}
 	if targets, ok := doc["target"].(map[string]any); ok {
@@ -252,6 +262,38 @@ func cargoManifestRuns(fd int, dir, name string, read *atomic.Int64) bool {
 		}
 	}
 	return false
+}
+
+// targetsInRoot says whether every target of the manifest doc in dir
+// (its lib, binaries, tests, benchmarks and examples) has its source
+// where a path names it in the project: cargo test runs a lib's and a
+// test's, cargo run a binary's, wherever the manifest names them, and a
+// new crate's lib or test named a file the session wrote in the
+// instance.
+func targetsInRoot(doc map[string]any, dir string) bool {
+	targets := []any{doc["lib"]}
+	for _, kind := range []string{"bin", "test", "bench", "example"} {
+		if v, ok := doc[kind]; ok {
+			list, ok := v.([]any)
+			if !ok {
+				return false
+			}
+			targets = append(targets, list...)
+		}
+	}
+	for _, t := range targets {
+		if t == nil {
+			continue
+		}
+		t, ok := t.(map[string]any)
+		if !ok {
+			return false
+		}
+		if p, ok := t["path"]; ok && !pathInRoot(dir, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // pathInRoot says whether p, a path a manifest in dir names, is a

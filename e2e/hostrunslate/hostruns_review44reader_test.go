@@ -1,6 +1,9 @@
 package hostrunslate
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -77,6 +80,48 @@ func TestReplayReview44NewMemberTakesDependencysName(t *testing.T) {
 			env := []string{"npm_config_cache=" + filepath.Join(h.Base, "npm-cache"), "npm_config_update_notifier=false", "npm_config_registry=http://127.0.0.1:9/"}
 			h.RunsNothingPlanted(out, proj, env, npm, "install", "--offline", "--no-audit", "--no-fund")
 			h.RunsNothingPlanted(out, proj, env, npm, "test")
+		})
+	}
+}
+
+// TestReplayReview44NewCrateTargetOutside: a new crate the workspace's
+// glob (crates/*) takes passes where its manifest runs nothing at a
+// check, but a target's path (its lib's, a test's) was not looked at:
+// the session's crates/app2 named as its lib, or as a test, a file it
+// wrote in the project's own instance (its ~/.claude/projects, which no
+// audit walks) by its host path or one out of the project, and its
+// #[test] ran at the host's cargo test, git status showing one new
+// folder of one manifest and an empty lib.rs. Host-side proof: the
+// host's cargo test runs nothing planted.
+func TestReplayReview44NewCrateTargetOutside(t *testing.T) {
+	cargo := harness.RequireTool(t, "cargo", "https://rustup.rs")
+	for _, tc := range []struct{ name, target string }{
+		{"its lib by its path", "[lib]\npath = \"%[1]s\"\n"},
+		{"a test by a path out", "[[test]]\nname = \"t\"\npath = \"%[2]s\"\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := harness.NewHost(t)
+			proj := filepath.Join(h.Home, "proj")
+			h.GitRepo(proj)
+			h.Write(filepath.Join(proj, ".gitignore"), "target/\n")
+			h.Write(filepath.Join(proj, "Cargo.toml"), "[workspace]\nmembers = [\"crates/*\"]\nresolver = \"2\"\n")
+			h.Write(filepath.Join(proj, "crates", "app", "Cargo.toml"), "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n")
+			h.Write(filepath.Join(proj, "crates", "app", "src", "main.rs"), "fn main() {}\n")
+			harness.CommitAll(h, proj, "workspace")
+			rel := filepath.Join(".claudebox", "projects", project.Hash(proj), "evil.rs")
+			manifest := "[package]\nname = \"app2\"\nversion = \"0.1.0\"\nedition = \"2021\"\n" + fmt.Sprintf(tc.target, filepath.Join(h.Home, rel), filepath.Join("..", "..", "..", rel))
+			test := `#[test] fn t() { std::fs::write("` + h.Marker() + `", "").unwrap(); }`
+			out := h.Plant(proj, "a target outside the project", `mkdir -p crates/app2/src
+				echo '`+test+`' > ~/.claude/projects/evil.rs
+				printf '%s' '`+manifest+`' > crates/app2/Cargo.toml
+				: > crates/app2/src/lib.rs`)
+			c := exec.Command(cargo, "test", "--offline")
+			c.Dir = proj
+			c.Env = append(os.Environ(), "CARGO_TARGET_DIR="+filepath.Join(h.Base, "target"))
+			ran, _ := c.CombinedOutput()
+			if _, err := os.Lstat(h.Marker()); err == nil {
+				t.Errorf("the host's cargo test ran a target outside the project:\n%s\n%s", out, ran)
+			}
 		})
 	}
 }
