@@ -46,6 +46,9 @@ func (u undoCmd) Run(home session.Home) error {
 			if s.Beside {
 				note += "  (another session ran beside it)"
 			}
+			if !s.Undone.IsZero() {
+				note += "  (undone " + s.Undone.Local().Format("2006-01-02 15:04:05") + ")"
+			}
 			fmt.Printf("%s  %s%s\n", s.ID, s.Taken.Local().Format("2006-01-02 15:04:05"), note)
 		}
 		return nil
@@ -171,6 +174,8 @@ func (u undoCmd) Run(home session.Home) error {
 	if len(res.Failed) > 0 {
 		return hint.Errorf("the files above are as the session left them", "%d could not be restored", len(res.Failed))
 	}
+	// Only a note for --undo --list: the undo it notes is done.
+	undo.MarkUndone(home.State, p.Root, s, time.Now())
 	return nil
 }
 

@@ -69,6 +69,9 @@ type Snapshot struct {
 	Pending bool
 	// Beside: another session ran in the checkout as its session started.
 	Beside bool
+	// Undone is when --undo last put the checkout back as it records,
+	// zero if never.
+	Undone time.Time
 	// added is how many bytes of files it read (at most what its new
 	// objects take).
 	added int64
@@ -1061,6 +1064,13 @@ func List(stateDir, root, checkout string) []Snapshot {
 	return storeOf(stateDir, root).list(checkout)
 }
 
+// MarkUndone records that the checkout was put back as s records, at
+// at: --undo --list says so, so that the list does not read as
+// something still to undo.
+func MarkUndone(stateDir, root string, s Snapshot, at time.Time) error {
+	return atomicfile.Write(filepath.Join(storeOf(stateDir, root).dir, s.ID+".undone"), []byte(strconv.FormatInt(at.UnixNano(), 10)), 0o600)
+}
+
 // LastCheckout is the checkout of the repository at root whose session
 // started last, of those with a snapshot kept: each checkout keeps its
 // own, and a user in a new worktree looks for the others'.
@@ -1115,6 +1125,11 @@ func (st store) all() []Snapshot {
 			continue
 		}
 		s.Taken = t
+		if b, err := os.ReadFile(filepath.Join(st.dir, s.ID+".undone")); err == nil {
+			if n, err := strconv.ParseInt(string(b), 10, 64); err == nil {
+				s.Undone = time.Unix(0, n)
+			}
+		}
 		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b Snapshot) int { return b.Taken.Compare(a.Taken) })
@@ -1135,6 +1150,7 @@ func (st store) prune(checkout string) int64 {
 	for _, s := range all[min(len(all), keep):] {
 		os.Remove(filepath.Join(st.dir, s.ID+".snapshot"))
 		os.Remove(filepath.Join(st.dir, s.ID+".pending"))
+		os.Remove(filepath.Join(st.dir, s.ID+".undone"))
 		// A pending one's git may have written objects before it was
 		// stopped.
 		if s.Pending || !kept[s.Tree] {
