@@ -49,6 +49,11 @@ func (e exportCmd) Run(home session.Home) error {
 		printable.Say(os.Stderr, "claudebox: %d sessions not listed: only the %d written last are read (claudebox --export ID exports an older one)", unread, transcript.MaxListed)
 	}
 	if e.List {
+		// A session left before any prompt keeps no conversation: an
+		// empty table read as a listing that failed.
+		if len(sessions) == 0 && !e.JSON {
+			return noConversations(project.Root)
+		}
 		return listSessions(sessions, e.JSON)
 	}
 	for _, s := range sessions {
@@ -63,7 +68,7 @@ func (e exportCmd) Run(home session.Home) error {
 		}
 	}
 	if len(readable) == 0 && e.Session == "" {
-		return hint.Errorf("a session of claudebox here creates one", "%s has no sessions to export", project.Root)
+		return noConversations(project.Root)
 	}
 	e.Options.Root, e.Options.Home = project.Root, home.Dir
 	e.Options.Generator = "claudebox " + versionString()
@@ -103,6 +108,11 @@ func projectInstance(state, root string) (string, error) {
 		return "", fmt.Errorf("%w: %s records \"%s\"", instance.ErrOtherRoot, filepath.Join(dir, instance.RootFile), printable.Excerpt(string(bytes.TrimRight(got, "\n"))))
 	}
 	return dir, nil
+}
+
+// noConversations says that root has no conversation to list or export.
+func noConversations(root string) error {
+	return hint.Errorf("Claude Code keeps a session's conversation once you send it a prompt", "%s has no conversations yet", printable.Escape(root))
 }
 
 // pickSession finds the session id names (an id or a unique prefix), or the
