@@ -212,6 +212,10 @@ var Gemini = Agent{
 	Copies:           []string{"trustedFolders.json"},
 	Secrets:          []string{"oauth_creds.json", "google_accounts.json", ".env", "mcp-oauth-tokens.json"},
 	State:            []string{"tmp/", "history/"},
+	// None of history/: its checkpoints are a git repository whose
+	// configuration the checkpoint's git reads, a clean filter's command
+	// run at each edit proposed; Gemini makes the repository again.
+	KeptState: map[string][]string{"history/": {}},
 	Env: []string{
 		"GEMINI_SANDBOX=false", "GEMINI_TELEMETRY_ENABLED=false",
 		"GOOGLE_GEMINI_BASE_URL=" + apiURL,

@@ -83,31 +83,50 @@ func TestPruneAgentStateKeepsOnlyVerdicts(t *testing.T) {
 	}
 }
 
-// TestPruneAgentStateCodexSQLite: of Codex's sqlite/ a launch keeps
-// nothing (its queued messages and goals are acted on when a conversation
-// resumes), and its transcripts, from which it rebuilds the index, stay.
-func TestPruneAgentStateCodexSQLite(t *testing.T) {
-	dir := t.TempDir()
-	if err := makeAgentState(dir); err != nil {
-		t.Fatal(err)
-	}
-	codex := filepath.Join(dir, instance.AgentsDir, agent.Codex.Name)
-	rollout := filepath.Join(codex, "sessions", "2026", "12", "02", "rollout-a.jsonl")
-	for _, p := range []string{filepath.Join(codex, "sqlite", "queue_1.sqlite"), filepath.Join(codex, "sqlite", "goals_1.sqlite-wal"), filepath.Join(codex, "sqlite", "state_5.sqlite"), rollout} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := pruneAgentState(dir); err != nil {
-		t.Fatal(err)
-	}
-	if entries, err := os.ReadDir(filepath.Join(codex, "sqlite")); err != nil || len(entries) > 0 {
-		t.Errorf("sqlite/ after the prune: %v %v, want it empty", entries, err)
-	}
-	if _, err := os.Stat(rollout); err != nil {
-		t.Errorf("sessions/ lost its transcript: %v", err)
+// TestPruneAgentStateEmptied: of Codex's sqlite/ and Gemini's history/ a
+// launch keeps nothing (Codex's queued messages and goals are acted on
+// when a conversation resumes; Gemini's checkpoint repository's
+// configuration is obeyed by its git), and the directories kept whole
+// beside them (Codex's transcripts, from which it rebuilds its index)
+// stay.
+func TestPruneAgentStateEmptied(t *testing.T) {
+	for _, tc := range []struct {
+		agent   agent.Agent
+		emptied string
+		planted []string
+		kept    string
+	}{
+		{agent.Codex, "sqlite", []string{"queue_1.sqlite", "goals_1.sqlite-wal", "state_5.sqlite"}, "sessions/2026/12/02/rollout-a.jsonl"},
+		{agent.Gemini, "history", []string{"app/.git/config", "app/.git/info/attributes"}, "tmp/app/chats/session-a.json"},
+	} {
+		t.Run(tc.agent.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := makeAgentState(dir); err != nil {
+				t.Fatal(err)
+			}
+			state := filepath.Join(dir, instance.AgentsDir, tc.agent.Name)
+			kept := filepath.Join(state, tc.kept)
+			paths := []string{kept}
+			for _, p := range tc.planted {
+				paths = append(paths, filepath.Join(state, tc.emptied, p))
+			}
+			for _, p := range paths {
+				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := pruneAgentState(dir); err != nil {
+				t.Fatal(err)
+			}
+			if entries, err := os.ReadDir(filepath.Join(state, tc.emptied)); err != nil || len(entries) > 0 {
+				t.Errorf("%s/ after the prune: %v %v, want it empty", tc.emptied, entries, err)
+			}
+			if _, err := os.Stat(kept); err != nil {
+				t.Errorf("%s lost: %v", tc.kept, err)
+			}
+		})
 	}
 }
