@@ -111,9 +111,9 @@ type Session struct {
 	// session's record of its changes as it was.
 	trial bool
 	// noSession: the launch's sandbox never began its command (bwrap
-	// failed) and no other session ran in its checkout: its end leaves
-	// the last session's record of its changes as it was, and drops its
-	// own snapshot for --undo.
+	// failed, or a signal stopped the launch) and no other session ran in
+	// its checkout: its end leaves the last session's record of its
+	// changes as it was, and drops its own snapshot for --undo.
 	noSession bool
 	// args are the arguments the user gave the command.
 	args []string

@@ -44,6 +44,15 @@ import (
 // descriptor the sandbox shared, and nothing on the host side watching.)
 func (s *Session) supervise() error {
 	defer s.phases.report(os.Stderr)
+	// A signal meant for the session (Ctrl-C as the user sees it start,
+	// kill, a closing terminal) is the session's from the first effect
+	// on: before the sandbox began, it stops the launch, which leaves as
+	// one that never began; after, it is forwarded. Its default had ended
+	// claudebox at once, the stand-ins left in the project and the undo
+	// snapshot pending (--undo -y then took it for the last session's).
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
+	defer signal.Stop(sigs)
 	if err := checkStateSpace(s.stateDir); err != nil {
 		return err
 	}
@@ -62,6 +71,9 @@ func (s *Session) supervise() error {
 		return err
 	}
 	defer stop()
+	if stopped := s.stoppedBefore(sigs, nil); stopped != nil {
+		return stopped
+	}
 	stopAgent, err := s.startSSHAgent()
 	if err != nil {
 		return err
@@ -77,6 +89,9 @@ func (s *Session) supervise() error {
 		return err
 	}
 	s.phases.done("hard links")
+	if stopped := s.stoppedBefore(sigs, nil); stopped != nil {
+		return stopped
+	}
 	lock, err := s.materialize()
 	if err != nil {
 		return err
@@ -90,12 +105,14 @@ func (s *Session) supervise() error {
 		return err
 	}
 	s.phases.done("instance and placeholders")
+	if stopped := s.stoppedBefore(sigs, lock); stopped != nil {
+		watcher.Abandon()
+		return stopped
+	}
 	// The sandbox runs in a session of its own, on a terminal of its own
 	// when claudebox has one: a signal sent to claudebox (kill, a closing
 	// terminal, Ctrl-C when only stdout is a terminal) is meant for the
 	// session, and forwarded.
-	sigs := make(chan os.Signal, 4)
-	defer signal.Stop(sigs)
 	var began time.Time
 	var transcripts map[string]time.Time
 	run, err := s.startBwrap(s.plan, bwrapStart{
@@ -110,7 +127,6 @@ func (s *Session) supervise() error {
 		described: func() {
 			s.noticeLeftOut()
 			s.noticeGPU()
-			signal.Notify(sigs, unix.SIGINT, unix.SIGTERM, unix.SIGHUP, unix.SIGQUIT)
 			s.startSnapshot()
 			if !s.shell {
 				transcripts = transcript.Times(s.plan.Instance)
@@ -122,7 +138,7 @@ func (s *Session) supervise() error {
 		defer run.group.Remove()
 	}
 	if err != nil {
-		s.leave(newExitVoice(), lock, nil)
+		s.leaveUnbegun(newExitVoice(), lock, nil)
 		return err
 	}
 	s.phases.done("sandbox start")
@@ -169,21 +185,21 @@ func (s *Session) supervise() error {
 	s.keepTrust()
 	s.sayLostSaves()
 	s.sayBlocked(os.Stderr)
-	s.noSession = neverBegan(watcher, err) && s.ranNoSession()
 	s.phases.done("watcher stop")
 	// The watcher's exit, the last hold on the sandbox's mount namespace,
 	// unmounts its mounts (10-20 ms) while the exit audit reads the
 	// project; the placeholders go once they are unmounted.
-	if !s.leave(said, lock, watcher.Wait) {
+	leave := s.leave
+	if !watcher.Released() {
+		leave = s.leaveUnbegun
+	}
+	if !leave(said, lock, watcher.Wait) {
 		// The last session's end looks at what they all left: this
 		// one's user, seeing it end, would take the project for looked at.
 		printable.Say(os.Stderr, "claudebox: another session of this project is still running: what the sessions left that your host would run or obey is looked for when the last of them ends")
 		printable.Say(os.Stderr, "hint: until then, run none of the project's tools on the host (a build, its tests, direnv)")
 	}
 	watcher.Wait()
-	if s.noSession {
-		undo.Drop(s.stateDir, s.plan.Project.Root, s.undo.id)
-	}
 	s.phases.done("exit audit and cleanup")
 	s.exportInbox(s.phases)
 	s.phases.done("export")
@@ -313,6 +329,41 @@ func (s *Session) leave(said *exitVoice, lock *os.File, unmounted func()) (last 
 	}
 	s.cleanUp(said, s.plan.Instance, unmounted, true)
 	return true
+}
+
+// leaveUnbegun leaves as leave does, for a launch whose sandbox never
+// began its command: where no other session ran (ranNoSession), it is no
+// session, and drops its undo snapshot.
+func (s *Session) leaveUnbegun(said *exitVoice, lock *os.File, unmounted func()) (last bool) {
+	s.noSession = s.ranNoSession()
+	last = s.leave(said, lock, unmounted)
+	if s.noSession {
+		undo.Drop(s.stateDir, s.plan.Project.Root, s.undo.id)
+	}
+	return last
+}
+
+// stoppedBefore stops the launch, before its sandbox starts, where a
+// signal came for the session: with lock, the instance made, it leaves
+// as a launch that never began; before (nil), its undo snapshot, which
+// no session's start depends on yet, is dropped. The exit status is the
+// signal's, as a shell gives it.
+func (s *Session) stoppedBefore(sigs <-chan os.Signal, lock *os.File) error {
+	var sig os.Signal
+	select {
+	case sig = <-sigs:
+	default:
+		return nil
+	}
+	if lock != nil {
+		s.leaveUnbegun(newExitVoice(), lock, nil)
+	} else if s.undo != nil {
+		if s.undo.wait(); s.undo.id != "" {
+			undo.Drop(s.stateDir, s.plan.Project.Root, s.undo.id)
+		}
+	}
+	n, _ := sig.(unix.Signal)
+	return ExitCode(128 + int(n))
 }
 
 // startSnapshot records, in the first session, what the project holds as
