@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,17 +109,8 @@ func UndoDest(state, root string, now time.Time) string {
 func SayUnsaidMoves(state string) {
 	sayUnheard(state)
 	w := &heard{w: os.Stderr}
-	records, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", "*"+unsaidSuffix))
-	for _, record := range records {
-		hash := filepath.Base(filepath.Dir(record))
-		if !instance.IsHash(hash) || instance.Running(state, hash) {
-			continue
-		}
-		b, err := untrusted.ReadFile(filepath.Dir(record), filepath.Base(record), unsaidLimit)
-		var planned, inTheWay []audit.Moved
-		if err == nil {
-			planned, inTheWay, err = readUnsaid(b)
-		}
+	for record, b := range idleRecords(state, unsaidSuffix) {
+		planned, inTheWay, err := readUnsaid(b)
 		if err != nil {
 			os.Remove(record)
 			continue
@@ -216,17 +208,7 @@ func (v *exitVoice) keepUnheard(state, dir string) {
 // sayUnheard says the warnings a session's end kept (keepUnheard), of
 // projects no session runs in, and forgets each once said.
 func sayUnheard(state string) {
-	records, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", "*"+unheardSuffix))
-	for _, record := range records {
-		hash := filepath.Base(filepath.Dir(record))
-		if !instance.IsHash(hash) || instance.Running(state, hash) {
-			continue
-		}
-		b, err := untrusted.ReadFile(filepath.Dir(record), filepath.Base(record), unsaidLimit)
-		if err != nil {
-			os.Remove(record)
-			continue
-		}
+	for record, b := range idleRecords(state, unheardSuffix) {
 		w := &heard{w: os.Stderr}
 		printable.Say(w, "claudebox: a session whose terminal closed as it ended said this, which that terminal did not show:")
 		for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
@@ -234,6 +216,30 @@ func sayUnheard(state string) {
 		}
 		if !w.failed {
 			os.Remove(record)
+		}
+	}
+}
+
+// idleRecords yields the records in <state>/moved-aside/<hash>/ whose
+// names end in suffix, and what each holds, of projects no session runs
+// in (an exit audit holds its project's lock); one that cannot be read
+// (too large, no file) is removed.
+func idleRecords(state, suffix string) iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		records, _ := filepath.Glob(filepath.Join(state, "moved-aside", "*", "*"+suffix))
+		for _, record := range records {
+			hash := filepath.Base(filepath.Dir(record))
+			if !instance.IsHash(hash) || instance.Running(state, hash) {
+				continue
+			}
+			b, err := untrusted.ReadFile(filepath.Dir(record), filepath.Base(record), unsaidLimit)
+			if err != nil {
+				os.Remove(record)
+				continue
+			}
+			if !yield(record, b) {
+				return
+			}
 		}
 	}
 }

@@ -156,3 +156,47 @@ func TestExitVoiceKeepsUnheard(t *testing.T) {
 		t.Errorf("what the terminal took was said %d times, want once:\n%s", got, said)
 	}
 }
+
+// TestUnsaidWaitsForRunningSession: the records of a project a session
+// runs in (its exit may still say them, and writes them while it audits)
+// are neither said nor forgotten by another command; once no session
+// runs there, they are said.
+func TestUnsaidWaitsForRunningSession(t *testing.T) {
+	state, proj := t.TempDir(), t.TempDir()
+	hash := instance.Hash(proj)
+	mustDo(t, os.MkdirAll(filepath.Join(state, "live"), 0o700))
+	lock, err := os.OpenFile(filepath.Join(state, "live", hash+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	mustDo(t, err)
+	defer lock.Close()
+	dest := filepath.Join(state, "moved-aside", hash, "20261202T000000.000Z")
+	from, to := filepath.Join(proj, ".envrc"), filepath.Join(dest, ".envrc")
+	mustDo(t, os.MkdirAll(dest, 0o700))
+	mustDo(t, os.WriteFile(to, nil, 0o600))
+	RecordMoves(dest, []audit.Moved{{From: from, To: to}}, nil)
+	unheard := filepath.Join(state, "moved-aside", hash, "20261202T000000.000000000Z"+unheardSuffix)
+	mustDo(t, os.WriteFile(unheard, []byte("claudebox: refs were moved\n"), 0o600))
+	say := func() string {
+		r, w, err := os.Pipe()
+		mustDo(t, err)
+		stderr := os.Stderr
+		os.Stderr = w
+		SayUnsaidMoves(state)
+		os.Stderr = stderr
+		w.Close()
+		said, _ := io.ReadAll(r)
+		return string(said)
+	}
+	mustDo(t, instance.LockShared(lock))
+	if said := say(); said != "" {
+		t.Errorf("said while a session runs in the project:\n%s", said)
+	}
+	for _, record := range []string{dest + unsaidSuffix, unheard} {
+		if _, err := os.Lstat(record); err != nil {
+			t.Errorf("%s forgotten while a session runs: %v", filepath.Base(record), err)
+		}
+	}
+	mustDo(t, lock.Close())
+	if said := say(); !strings.Contains(said, "refs were moved") || !strings.Contains(said, "to put it back: mv -n "+to+" "+from) {
+		t.Errorf("not said once no session runs:\n%s", said)
+	}
+}

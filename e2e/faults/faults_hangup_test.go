@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
@@ -48,23 +47,7 @@ func TestReplayFaultsTerminalClosedAtExit(t *testing.T) {
 			turn := `{"type":"user","uuid":"u1","parentUuid":null,"timestamp":"2026-12-02T10:00:00Z","message":{"role":"user","content":"hangup ` + strconv.Itoa(i) + `"}}`
 			script := `echo '` + prompt + `' >> "$HOME/.claude/history.jsonl"; echo mine > work` + strconv.Itoa(i) +
 				`; mkdir -p sub ~/.claude/projects/-p; echo 'export X=1' > sub/.envrc; echo '` + turn + `' > ~/.claude/projects/-p/` + id + `.jsonl`
-			tmux := h.Tmux(proj)
-			tmux("new-session", "-d", "-x", "200", "-y", "50", "bash --norc --noprofile")
-			shell, err := strconv.Atoi(strings.TrimSpace(tmux("display-message", "-p", "#{pane_pid}")))
-			if err != nil {
-				t.Fatal(err)
-			}
-			harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "$") }, "the shell's prompt")
-			tmux("send-keys", "-l", "CLAUDEBOX_TRACE=1 CLAUDEBOX_TRACE_HOLD='"+hold+"' claudebox --shell -c "+strconv.Quote(script))
-			tmux("send-keys", "Enter")
-			shown := harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "holding after "+hold) }, "the supervisor to hold")
-			supervisor := supervisorOf(t, shell)
-			tmux("kill-server")
-			harness.WaitFor(t, "the shell to end", func() bool { return !paths.Exists(fmt.Sprintf("/proc/%d", shell)) })
-			syscall.Kill(supervisor, syscall.SIGUSR1)
-			harness.WaitFor(t, "the session to end", func() bool {
-				return !paths.Exists(fmt.Sprintf("/proc/%d", supervisor)) && !instance.InUse(inst)
-			})
+			shown := closeTerminalAt(t, h, proj, hold, strconv.Quote(script))
 			noneHolding(t, proj)
 			for _, n := range guard.WorkTreeNames() {
 				if p := filepath.Join(proj, n); paths.Exists(p) && instance.IsPlaceholder(p) {

@@ -114,9 +114,11 @@ func TestReplayReview43TerminalClosedGitShowsNothing(t *testing.T) {
 
 // closeTerminalAt runs the claudebox --shell -c script typed in a tmux
 // window's shell, holds its supervisor after the phase hold (the exit
-// audit's judgement, or the command's end), closes the terminal (tmux killed: the shell's SIGHUP), lets
-// the supervisor go on and waits until the session has ended.
-func closeTerminalAt(t *testing.T, h *harness.Host, proj, hold, script string) {
+// audit's judgement, or the command's end), closes the terminal (tmux
+// killed: the shell's SIGHUP), lets the supervisor go on and waits until
+// the session has ended. It returns what the terminal showed as the
+// supervisor held.
+func closeTerminalAt(t *testing.T, h *harness.Host, proj, hold, script string) (shown string) {
 	t.Helper()
 	tmux := h.Tmux(proj)
 	tmux("new-session", "-d", "-x", "200", "-y", "50", "bash --norc --noprofile")
@@ -127,7 +129,7 @@ func closeTerminalAt(t *testing.T, h *harness.Host, proj, hold, script string) {
 	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "$") }, "the shell's prompt")
 	tmux("send-keys", "-l", "CLAUDEBOX_TRACE=1 CLAUDEBOX_TRACE_HOLD='"+hold+"' claudebox --shell -c "+script)
 	tmux("send-keys", "Enter")
-	harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "holding after "+hold) }, "the supervisor to hold")
+	shown = harness.WaitScreen(t, tmux, func(s string) bool { return strings.Contains(s, "holding after "+hold) }, "the supervisor to hold")
 	supervisor := supervisorOf(t, shell)
 	tmux("kill-server")
 	harness.WaitFor(t, "the shell to end", func() bool { return !paths.Exists(fmt.Sprintf("/proc/%d", shell)) })
@@ -136,4 +138,5 @@ func closeTerminalAt(t *testing.T, h *harness.Host, proj, hold, script string) {
 	harness.WaitFor(t, "the session to end", func() bool {
 		return !paths.Exists(fmt.Sprintf("/proc/%d", supervisor)) && !instance.InUse(inst)
 	})
+	return shown
 }
