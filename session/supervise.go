@@ -343,6 +343,17 @@ func (s *Session) leaveUnbegun(said *exitVoice, lock *os.File, unmounted func())
 	return last
 }
 
+// otherCheckoutStarted says whether a session of the project began in
+// another checkout than checkout since its sessions began.
+func otherCheckoutStarted(dir, checkout string) bool {
+	for _, c := range instance.AuditRoots(dir) {
+		if _, ok := instance.CheckoutStarted(dir, c); ok && c != checkout {
+			return true
+		}
+	}
+	return false
+}
+
 // stoppedBefore stops the launch, before its sandbox starts, where a
 // signal came for the session: with lock, the instance made, it leaves
 // as a launch that never began; before (nil), its undo snapshot, which
@@ -502,6 +513,15 @@ func (s *Session) cleanUp(said *exitVoice, dir string, unmounted func(), own boo
 		if g.MakeDir {
 			instance.ReleaseKeeper(g.Path)
 		}
+	}
+	// A launch that never began, with no session before it nor after it
+	// in any checkout, leaves nothing to look at: without the record of
+	// its start (taken as the sandbox starts), the audit named every ref
+	// as moved by a session that never ran.
+	if s.noSession && !otherCheckoutStarted(dir, s.plan.Project.Checkout) {
+		instance.ForgetStart(dir)
+		removePlaceholders()
+		return
 	}
 	began, ok := instance.Started(dir, s.plan.Project.Root)
 	if !ok {

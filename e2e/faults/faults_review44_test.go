@@ -90,6 +90,11 @@ func TestReplayReview44StoppedAtStart(t *testing.T) {
 			if paths.Exists(filepath.Join(proj, "ran")) {
 				t.Error("the stopped launch ran its command")
 			}
+			for _, l := range strings.Split(stderr.String(), "\n") {
+				if strings.HasPrefix(l, "claudebox: ") && !strings.HasPrefix(l, "claudebox: trace: ") {
+					t.Errorf("the stopped launch, whose sandbox never began, said %q:\n%s", l, stderr.String())
+				}
+			}
 			undone, err := h.Command(proj, nil, "claudebox", "--undo", "-y").CombinedOutput()
 			if b, _ := os.ReadFile(filepath.Join(proj, "README")); string(b) != "hello\n" {
 				t.Errorf("--undo -y after the stopped launch left README %q: %v\n%s", b, err, undone)
