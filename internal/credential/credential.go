@@ -762,7 +762,8 @@ var documentHints = []string{
 // randomValue), or in a command's word, as a note's code gives one
 // (PUSHOVER_APP=… ~/bin/notify, randomWord), or a token drawn at random
 // in a table's cell or right after a word that names a secret
-// (proseTokenDrawn). Not a literal given
+// (proseTokenDrawn), or as a word of a command its code shows
+// (noteCommandDrawn: ~/bin/notify -t … in a ```sh block). Not a literal given
 // to a name elsewhere, which prose writes by chance (Auth:
 // src/middleware/authentication.ts). Read a line at a time, each
 // with the next, as InSettings reads.
@@ -770,7 +771,7 @@ func InDocument(data []byte) bool {
 	if front, ok := frontMatter(data); ok && InSettings(front) {
 		return true
 	}
-	return PrivateKey(data) || signedToken(data) || serviceToken(data) || cookieJar(data) || codeInProse(data) || labelledLiteral(data) || foreignPassword(data, true) || randomValue(data) || randomWord(data) || proseTokenDrawn(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
+	return PrivateKey(data) || signedToken(data) || serviceToken(data) || cookieJar(data) || codeInProse(data) || labelledLiteral(data) || foreignPassword(data, true) || randomValue(data) || randomWord(data) || proseTokenDrawn(data) || noteCommandDrawn(data) || headerLiteral(data, true) || InURLQuery(data) || shortOptionPassword(data) || opensslPassword(data) || basicInCode(data) || npmToken(data) || documentPositional(data) || byLines(data, documentHints, func(chunk []byte) bool {
 		return documentCredential().Match(chunk) || webhookURL().Match(chunk) || userPassword().Match(chunk) || InURL(mailLink().ReplaceAll(chunk, []byte("mailto ")))
 	})
 }
@@ -787,7 +788,7 @@ func InDocument(data []byte) bool {
 // Each is read a line at a time, an expression run only on a line with
 // a hint of one.
 func InLargeDocument(data []byte) bool {
-	return InCode(data) || cookieJar(data) || labelledLiteral(lineEnds(data)) || foreignPassword(data, true) || randomValue(data) || randomWord(data) || proseTokenDrawn(data) || largeProseLines(data)
+	return InCode(data) || cookieJar(data) || labelledLiteral(lineEnds(data)) || foreignPassword(data, true) || randomValue(data) || randomWord(data) || proseTokenDrawn(data) || noteCommandDrawn(data) || largeProseLines(data)
 }
 
 // maxLineEnd is what of a long line's end lineEnds keeps: a label and

@@ -1,0 +1,48 @@
+package credential
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNoteCommandDrawn: a note's code showing a command whose word is a
+// token drawn at random, after a one-letter option or none, crossed; a
+// command's output, a hash and an id after a name that says one are
+// what a note's code shows besides.
+func TestNoteCommandDrawn(t *testing.T) {
+	for _, note := range []string{
+		"# Me\n\n```sh\n~/bin/notify -t azGDORePK8gMaC0QOYAMyEEuzJnyUi done\n```\n",
+		"Run:\n\n```\nnotify -t azGDORePK8gMaC0QOYAMyEEuzJnyUi\n```\n",
+		"Send it so:\n\n    pushover uQiRzpo4DXghDmr9QzzfQu27cmVRsG \"$MSG\"\n",
+		"Run `ping-me Pac6iRol93JdHwcqjLgeTr0TmNKFthMDVl7p2nsH` at the end.\n",
+		"Then <code>gotify push 'AVq3xR9pK2mLw7Zc'</code>.\n",
+		"> ```bash\n> curl-notify -k uq7kx2m9pl0r4tnv8bz3j5w6y1hg0d\n> ```\n",
+		"$ ./send.sh azGDORePK8gMaC0QOYAMyEEuzJnyUi\n",
+	} {
+		if !InDocument([]byte(note)) || !InLargeDocument([]byte(note)) {
+			t.Errorf("InDocument or InLargeDocument(%q) = false, want true", note)
+		}
+	}
+	for _, note := range []string{
+		"```sh\ngit show --stat 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n```\n",
+		"```sh\naws cognito-idp forgot-password --client-id 38fjsnc484p94kpqsnet7mpld0 --username jane\n```\n",
+		"```sh\naws chime list-users --account-id a1b2c3d4-5678-90ab-cdef-11111EXAMPLE\n```\n",
+		"::\n\n    {\n        \"ImageId\": \"a1b2c3d4-5678-90ab-cdef-11111EXAMPLE\"\n    }\n",
+		"```\n-----BEGIN CERTIFICATE-----\nMIICiTCCAfICCQD6m7oRw0uXOjANBgkqhkiG9w0BAQUFADCBiDELMAkGA1UEBhMC\n```\n",
+		"::\n\n    Received: from host by mail with esmtp\n        id 14lYR6-0008Iv-00\n",
+		"```sh\naws emr modify-instance-fleet --cluster-id 'j-12ABCDEFGHI34JK' --instance-fleet InstanceFleetId='if-2ABC4DEFGHIJ4'\n```\n",
+		"The word azGDORePK8gMaC0QOYAMyEEuzJnyUi is prose, no code.\n",
+	} {
+		if InDocument([]byte(note)) || InLargeDocument([]byte(note)) {
+			t.Errorf("InDocument or InLargeDocument(%q) = true, want false", note)
+		}
+	}
+}
+
+// TestNoteCommandDrawnInLinearTime: each line is read once, whatever
+// the note's lines.
+func TestNoteCommandDrawnInLinearTime(t *testing.T) {
+	for _, unit := range []string{"    run -t Zx8kQ2mPp0wL7rT3vN5y\n", "`a Zx8kQ2mPp0wL7rT3` ", "```\n", "    x" + strings.Repeat("a", 100) + " Zx8kQ2mPp0wL7rT3", "    a " + strings.Repeat(" ", 64)} {
+		judgedLinearly(t, "noteCommandDrawn", func(b []byte) { noteCommandDrawn(b) }, 32<<10, unit)
+	}
+}
