@@ -422,7 +422,8 @@ type walker struct {
 	// existing are the paths exists looked up, and whether each was.
 	existing map[string]bool
 	// dependedOn are, by folder, the names of the packages its
-	// package.json depends on (packageNameTaken).
+	// package.json depends on, and by folder/*, those its members'
+	// depend on (packageNameTaken).
 	dependedOn map[string]map[string]bool
 	// entries counts the entries read, by every walker of the walk; names,
 	// the bytes of their paths.

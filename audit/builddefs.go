@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"strings"
@@ -116,34 +117,79 @@ func (w *walker) packageManifestRuns(fd int, dir, name string) bool {
 // packageNameTaken says whether pkg, the name of a new package.json in
 // dir, is no name of npm's own shape or is one node finds another
 // package by from dir: a package in a node_modules of a folder above it
-// (but a link to dir), or a dependency a package.json above it names
-// (an install then links the new package in its place: a member named
-// left-pad that the workspace's root depends on ran at the host's npm
-// test, as the project's code required left-pad). Each folder's names
-// read once a walker.
+// (but a link to dir), or a dependency a package.json above it or
+// beside its folder (another member of packages/*) names (an install
+// then links the new package in its place: a member named left-pad that
+// the workspace's root, or another member, depends on ran at the host's
+// npm test, as the project's code required left-pad). Each folder's
+// names read once a walker.
 func (w *walker) packageNameTaken(dir, pkg string) bool {
 	if !packageName(pkg) {
+		return true
+	}
+	if names := w.memoNames(path.Dir(dir)+"/*", func() map[string]bool { return w.membersDependOn(path.Dir(dir)) }); names == nil || names[pkg] {
 		return true
 	}
 	for d := path.Dir(dir); ; d = path.Dir(d) {
 		if w.otherPackage(path.Join(d, "node_modules", pkg), dir) {
 			return true
 		}
-		names, ok := w.dependedOn[d]
-		if !ok {
-			names = w.dependencyNames(path.Join(d, "package.json"))
-			if w.dependedOn == nil {
-				w.dependedOn = map[string]map[string]bool{}
-			}
-			w.dependedOn[d] = names
-		}
-		if names == nil || names[pkg] {
+		if names := w.memoNames(d, func() map[string]bool { return w.dependencyNames(path.Join(d, "package.json")) }); names == nil || names[pkg] {
 			return true
 		}
 		if d == "." || d == "/" {
 			return false
 		}
 	}
+}
+
+// memoNames is what names gives for key, asked once a walker.
+func (w *walker) memoNames(key string, names func() map[string]bool) map[string]bool {
+	got, ok := w.dependedOn[key]
+	if !ok {
+		got = names()
+		if w.dependedOn == nil {
+			w.dependedOn = map[string]map[string]bool{}
+		}
+		w.dependedOn[key] = got
+	}
+	return got
+}
+
+// maxMembers bounds the folders beside a new package.json whose own
+// package.json membersDependOn reads.
+const maxMembers = 1000
+
+// membersDependOn are the names the package.json git tracks of each
+// folder in parent depends on (dependencyNames), nil past maxMembers
+// folders or where one cannot be read: a new member's dependency on
+// another new one is the session's own, as git shows it.
+func (w *walker) membersDependOn(parent string) map[string]bool {
+	names := map[string]bool{}
+	n := 0
+	err := untrusted.EachEntry(w.root, parent, func(e fs.DirEntry) {
+		if names == nil || !e.IsDir() {
+			return
+		}
+		if n++; n > maxMembers {
+			names = nil
+			return
+		}
+		rel := path.Join(parent, e.Name(), "package.json")
+		if !w.tracked(rel) {
+			return
+		}
+		member := w.dependencyNames(rel)
+		if member == nil {
+			names = nil
+			return
+		}
+		maps.Copy(names, member)
+	})
+	if err != nil {
+		return nil
+	}
+	return names
 }
 
 // otherPackage says whether something lies at rel, a package's place in

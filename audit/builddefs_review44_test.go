@@ -41,14 +41,15 @@ func TestScanNewMemberPathDependency(t *testing.T) {
 // TestScanNewMemberNameTaken: a package.json git does not track whose
 // package's name (its folder's, where it has none) is one node finds
 // another package by from there is found: a dependency a package.json
-// above it names, a package in a node_modules above it, a name of no
-// npm shape. One whose name is new passes, and so does one a manifest
-// above names by a workspace's version, or whose place in node_modules
-// is a link to itself, as the session's own npm install makes it.
+// above it or a tracked one beside it names, a package in a node_modules
+// above it, a name of no npm shape. One whose name is new passes, and so
+// does one a manifest above names by a workspace's version, one another
+// new member depends on, or one whose place in node_modules is a link
+// to itself, as the session's own npm install makes it.
 func TestScanNewMemberNameTaken(t *testing.T) {
 	scanFindsMade(t, map[string]string{
 		"package.json":                    `{"workspaces": ["packages/*"], "dependencies": {"left-pad": "^1.3.0", "mine": "workspace:*"}, "devDependencies": {"is-odd": "*"}}`,
-		"packages/app/package.json":       `{"name": "app"}`,
+		"packages/app/package.json":       `{"name": "app", "dependencies": {"is-even": "^1.0.0"}}`,
 		"node_modules/chalk/package.json": `{"name": "chalk"}`,
 	}, map[string]string{
 		"packages/lp/package.json":     `{"name": "left-pad", "version": "1.3.0"}`,
@@ -56,10 +57,13 @@ func TestScanNewMemberNameTaken(t *testing.T) {
 		"packages/c/package.json":      `{"name": "chalk"}`,
 		"packages/dots/package.json":   `{"name": "../../x"}`,
 		"packages/num/package.json":    `{"name": 5}`,
+		"packages/even/package.json":   `{"name": "is-even"}`,
 	}, map[string]string{
 		"packages/new/package.json":    `{"name": "brand-new"}`,
 		"packages/mine/package.json":   `{"name": "mine"}`,
 		"packages/scoped/package.json": `{"name": "@me/util"}`,
+		"packages/util/package.json":   `{"name": "util"}`,
+		"packages/uses/package.json":   `{"dependencies": {"util": "^1.0.0"}}`,
 	})
 }
 

@@ -55,24 +55,26 @@ func TestReplayReview44NewMemberPathDependency(t *testing.T) {
 // the workspace in the place of a dependency by its name (its folder's,
 // where its package.json names none) whose version range it satisfies,
 // fetching nothing: the session's packages/lp, named left-pad, which
-// the root's package.json depends on, had its index.js run at the host's
-// npm test as the project's code required left-pad, git status showing
+// the root's package.json or another member's depends on, had its
+// index.js run at the host's npm test as the project's code required
+// left-pad, git status showing
 // one new folder of a package.json with a name and a version. Host-side
 // proof: the host's npm install and npm test run nothing planted.
 func TestReplayReview44NewMemberTakesDependencysName(t *testing.T) {
 	npm := harness.RequireTool(t, "npm", "https://nodejs.org")
-	for _, tc := range []struct{ name, dir, manifest string }{
-		{"by its name", "lp", `{"name": "left-pad", "version": "1.3.0"}`},
-		{"by its folder's", "left-pad", `{"version": "1.3.0"}`},
+	for _, tc := range []struct{ name, dir, manifest, rootDeps, appDeps string }{
+		{"by its name", "lp", `{"name": "left-pad", "version": "1.3.0"}`, `{"left-pad": "^1.3.0"}`, `{}`},
+		{"by its folder's", "left-pad", `{"version": "1.3.0"}`, `{"left-pad": "^1.3.0"}`, `{}`},
+		{"a member's dependency", "lp", `{"name": "left-pad", "version": "1.3.0"}`, `{}`, `{"left-pad": "^1.3.0"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := harness.NewHost(t)
 			proj := filepath.Join(h.Home, "proj")
 			h.GitRepo(proj)
 			h.Write(filepath.Join(proj, ".gitignore"), "node_modules/\npackage-lock.json\n")
-			h.Write(filepath.Join(proj, "package.json"), `{"name": "root", "private": true, "workspaces": ["packages/*"], "dependencies": {"left-pad": "^1.3.0"}, "scripts": {"test": "node test.js"}}`+"\n")
+			h.Write(filepath.Join(proj, "package.json"), `{"name": "root", "private": true, "workspaces": ["packages/*"], "dependencies": `+tc.rootDeps+`, "scripts": {"test": "node test.js"}}`+"\n")
 			h.Write(filepath.Join(proj, "test.js"), "require(\"left-pad\")\n")
-			h.Write(filepath.Join(proj, "packages", "app", "package.json"), `{"name": "app", "version": "1.0.0"}`+"\n")
+			h.Write(filepath.Join(proj, "packages", "app", "package.json"), `{"name": "app", "version": "1.0.0", "dependencies": `+tc.appDeps+`}`+"\n")
 			harness.CommitAll(h, proj, "workspace")
 			out := h.Plant(proj, "a member named as a dependency", `mkdir -p packages/`+tc.dir+`
 				echo '`+tc.manifest+`' > packages/`+tc.dir+`/package.json
