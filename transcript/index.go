@@ -338,17 +338,26 @@ func (ix *index) chain(sidechain bool) []int {
 	return out
 }
 
-// isCommandOutput tells the output of a slash command, which Claude Code
-// records as a user message, from a prompt.
+// isCommandOutput tells what Claude Code records as a user message and
+// the user did not type from a prompt: a slash command's output, a shell
+// command's (typed after "!"), the mark of an interrupted turn.
 func isCommandOutput(s string) bool {
-	return strings.HasPrefix(s, "<local-command-stdout>") || strings.HasPrefix(s, "<local-command-stderr>")
+	for _, prefix := range []string{"<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>", "<bash-stderr>", "[Request interrupted by user"} {
+		if strings.HasPrefix(s, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
-// promptLine is a prompt's first line, with a slash command shown as typed.
+// promptLine is a prompt's first line, with a slash command and a shell
+// command shown as typed ("! make", as Claude Code's own lastPrompt).
 func promptLine(s string) string {
 	if name, ok := between(s, "<command-name>", "</command-name>"); ok {
 		args, _ := between(s, "<command-args>", "</command-args>")
 		s = strings.TrimSpace(name + " " + args)
+	} else if command, ok := between(s, "<bash-input>", "</bash-input>"); ok {
+		s = "! " + command
 	}
 	s = stripReminders(s)
 	s = strings.TrimSpace(s)
