@@ -109,9 +109,6 @@ func (w *Waiting) wait(ready []<-chan struct{}) {
 	case <-w.wake:
 		return
 	}
-	// The release collects: from here the collector is as Go's, then
-	// the release's.
-	stopStarting()
 	for _, r := range ready {
 		if r == nil || isClosed(r) {
 			continue
@@ -121,6 +118,10 @@ func (w *Waiting) wait(ready []<-chan struct{}) {
 		// done; one collection for all those done by then, each forced
 		// collection stopping the world and marking the heap again.
 		debug.FreeOSMemory()
+		// While it runs, the collector is as Go's; given back only now,
+		// with the heap just collected, not to start a collection of its
+		// own over what the start left.
+		stopStarting()
 		select {
 		case <-r:
 		case <-w.wake:
@@ -129,6 +130,7 @@ func (w *Waiting) wait(ready []<-chan struct{}) {
 	}
 	clean := cleanMappings()
 	debug.FreeOSMemory()
+	stopStarting()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	w.percent = debug.SetGCPercent(-1)

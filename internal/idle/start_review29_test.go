@@ -2,6 +2,7 @@ package idle
 
 import (
 	"runtime"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -47,4 +48,44 @@ func TestStartThenWaitAndEnd(t *testing.T) {
 	if c := collector(); c != before {
 		t.Errorf("after End the collector is %+v, want %+v as before Start", c, before)
 	}
+}
+
+// TestReleaseEndsStartWithItsCollection: a process begun with Start whose
+// start left more garbage than the collector's default goal collects once
+// at its release. Given the default back before its collection, the
+// collector began one of its own over that garbage at the release's next
+// allocation, and the forced one marked the heap again after it.
+func TestReleaseEndsStartWithItsCollection(t *testing.T) {
+	before := collector()
+	Start()
+	var garbage [][]byte
+	for range 2048 {
+		garbage = append(garbage, make([]byte, 4<<10))
+	}
+	runtime.KeepAlive(garbage) // garbage from here on
+	cycles := collections()
+	done := make(chan struct{})
+	close(done)
+	w := Wait(done)
+	for deadline := time.Now().Add(30 * time.Second); collector().percent != -1 || collector().limit == startLimit; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the release did not come 30 s after Wait")
+		}
+	}
+	if got := collections() - cycles; got != 1 {
+		t.Errorf("the release ran %d collections, want 1", got)
+	}
+	w.End()
+	runtime.GC()
+	time.Sleep(50 * time.Millisecond)
+	if c := collector(); c != before {
+		t.Errorf("after End the collector is %+v, want %+v as before Start", c, before)
+	}
+}
+
+// collections is how many collections the process ran.
+func collections() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
