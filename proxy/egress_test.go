@@ -440,3 +440,55 @@ func TestEgressNeverBaseURLAddress(t *testing.T) {
 		t.Errorf("dialled %v, want 127.0.0.1:4001 alone", d)
 	}
 }
+
+// TestEgressAllowLoggedPastBound: the log's lines were a bound the sandbox
+// spent: 4,000 refusals first, and the connection it then made to a host
+// the allow list names was not logged. Past the bound each target's first
+// allowed connection still is.
+func TestEgressAllowLoggedPastBound(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	log := &lockedLog{}
+	px := startEgress(t, mustPolicy(t, []string{fmt.Sprintf("127.0.0.1:%d", port)}, nil), &stubNet{}, log)
+	for i := range maxLoggedLines {
+		px.logLine(map[string]any{"decision": "refuse", "target": fmt.Sprintf("pad%d.example:443", i)})
+	}
+	for range 2 {
+		connect(t, px, fmt.Sprintf("127.0.0.1:%d", port))
+	}
+	got := log.String()
+	if n := strings.Count(got, fmt.Sprintf(`"target":"127.0.0.1:%d"`, port)); n != 1 {
+		t.Errorf("the connection allowed past the log's bound is logged %d times, want once:\n%s", n, got[max(0, len(got)-600):])
+	}
+}
+
+// lockedLog is a log the proxy's goroutines write and the test reads.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}

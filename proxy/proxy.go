@@ -53,8 +53,10 @@ type Proxy struct {
 	closed     bool
 	forwardsMu sync.Mutex
 	log        io.Writer
-	// logged counts the lines logged, under logMu.
-	logged int
+	// logged counts the lines logged, under logMu; allowsPast, the
+	// targets whose connection was logged past maxLoggedLines.
+	logged     int
+	allowsPast map[string]bool
 	// droppedNames are the headers whose drop was logged, under logMu.
 	droppedNames map[string]bool
 	logMu        sync.Mutex
@@ -636,10 +638,14 @@ func (p *Proxy) logDropped(r *http.Request, name, n string) {
 
 // The sandbox chooses what is refused and how often: a line holds each
 // field's first bytes, and a session logs a bounded number of lines (at
-// most a few MiB).
+// most a few MiB). Past them, a connection allowed to a target not logged
+// since is still logged, maxAllowsPast targets at most: else a sandbox
+// that spent the lines on refusals left what it then sent out, to a host
+// the allow list names, out of the log.
 const (
 	maxLoggedLines = 4000
 	maxLoggedField = 256
+	maxAllowsPast  = 1000
 )
 
 // logLine writes one JSON line to the session's log.
@@ -655,10 +661,16 @@ func (p *Proxy) logLine(fields map[string]any) {
 	fields["time"] = time.Now().UTC().Format(time.RFC3339Nano)
 	p.logMu.Lock()
 	defer p.logMu.Unlock()
+	target, _ := fields["target"].(string)
 	switch p.logged++; {
 	case p.logged < maxLoggedLines:
 	case p.logged == maxLoggedLines:
-		fields = map[string]any{"time": fields["time"], "why": "further decisions of this session are not logged"}
+		fields = map[string]any{"time": fields["time"], "why": fmt.Sprintf("further decisions of this session are not logged, but the first connection allowed to each target (%d targets at most)", maxAllowsPast)}
+	case fields["decision"] == "allow" && !p.allowsPast[target] && len(p.allowsPast) < maxAllowsPast:
+		if p.allowsPast == nil {
+			p.allowsPast = map[string]bool{}
+		}
+		p.allowsPast[target] = true
 	default:
 		return
 	}
