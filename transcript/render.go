@@ -462,10 +462,13 @@ func (r *renderer) user(rec record) {
 // prompt renders what the user typed: slash commands as typed, Claude
 // Code's reminders left out.
 func (r *renderer) prompt(text, timestamp string) {
+	if strings.HasPrefix(strings.TrimSpace(text), "[Request interrupted by user") {
+		r.note("interrupted by the user")
+		return
+	}
 	if isCommandOutput(text) {
 		if r.opt.Detail == Full {
-			out, _ := between(text, ">", "</local-command-")
-			r.para(codeBlock(r.clean(out), "text"))
+			r.para(codeBlock(r.clean(commandOutput(text)), "text"))
 		}
 		return
 	}
@@ -475,16 +478,29 @@ func (r *renderer) prompt(text, timestamp string) {
 		r.para(inlineCode(r.clean(strings.TrimSpace(name + " " + args))))
 		return
 	}
+	if command, ok := between(text, "<bash-input>", "</bash-input>"); ok {
+		r.open("User", timestamp)
+		r.para(inlineCode(r.clean("! " + command)))
+		return
+	}
 	text = strings.TrimSpace(stripReminders(text))
 	if text == "" {
 		return
 	}
-	if strings.HasPrefix(text, "[Request interrupted by user") {
-		r.note("interrupted by the user")
-		return
-	}
 	r.open("User", timestamp)
 	r.para(quote(safeMarkdown(r.clean(text))))
+}
+
+// commandOutput is what a slash or shell command printed, as Claude
+// Code records it.
+func commandOutput(s string) string {
+	var out []string
+	for _, tag := range []string{"local-command-stdout", "local-command-stderr", "bash-stdout", "bash-stderr"} {
+		if o, ok := between(s, "<"+tag+">", "</"+tag+">"); ok && o != "" {
+			out = append(out, o)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func (r *renderer) assistant(rec record) {
