@@ -1138,7 +1138,8 @@ type fileStatus struct {
 // a lockfile (lockFiles), a package's manifest (manifests), a build
 // file (buildFile), a task file that names what it runs (taskNames: a
 // file that runs what it names runs what it says, as nix-shell runs the
-// shellHook of a shell.nix git ignores),
+// shellHook of a shell.nix git ignores), pip's requirement files
+// (requirementsFile),
 // an object file or a library (by
 // its extension, or ELF's and a PE file's header: the loader maps build/lib/libgreet.so.1, which
 // a program names, whatever its mode and name), a link,
@@ -1168,7 +1169,7 @@ func (t tree) hostRun(checkout, path string) bool {
 	default:
 		return false
 	}
-	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || lockFiles[filepath.Base(path)] || manifests[strings.ToLower(filepath.Base(path))] || buildFile(path) || slices.Contains(taskNames, filepath.Base(path)) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
+	if st.mode&0o111 != 0 || audit.TaskFile(filepath.Base(path)) || slices.Contains(agentMemory, filepath.Base(path)) || lockFiles[filepath.Base(path)] || manifests[strings.ToLower(filepath.Base(path))] || buildFile(path) || slices.Contains(taskNames, filepath.Base(path)) || requirementsFile(path) || codeExts[strings.ToLower(filepath.Ext(path))] || packageArchive(path) || yaml(path) || terraformJSON(path) || cargoBuildOutput(path) || buildState(path) || t.namedByTask(checkout, path) {
 		return true
 	}
 	f, err := untrusted.Open(checkout, path)
@@ -1180,6 +1181,23 @@ func (t tree) hostRun(checkout, path string) bool {
 	n, _ := io.ReadFull(f, b)
 	// A PE file's MZ: a managed assembly dotnet runs, whatever its name.
 	return strings.HasPrefix(string(b[:n]), "#!") || string(b[:n]) == "\x7fELF" || strings.HasPrefix(string(b[:n]), "MZ")
+}
+
+// requirementsFile says whether path is one of pip's requirement or
+// constraint files by the names they are given (requirements.txt,
+// requirements-dev.txt, dev-requirements.txt, requirements/base.txt,
+// constraints.txt): pip install -r builds what one names, by a path
+// anywhere (-e of a package in the project's own instance, which the
+// sandbox writes and no audit walks) or from an index it chooses, and
+// the exit names pip install -r requirements.txt as the way to install
+// a virtualenv's packages again.
+func requirementsFile(path string) bool {
+	base := strings.ToLower(filepath.Base(path))
+	if !strings.HasSuffix(base, ".txt") {
+		return false
+	}
+	return strings.HasPrefix(base, "requirements") || strings.HasSuffix(base, "requirements.txt") ||
+		strings.HasPrefix(base, "constraints") || filepath.Base(filepath.Dir(path)) == "requirements"
 }
 
 // agentMemory are the files an agent on the host reads in the project at
@@ -1276,12 +1294,13 @@ func (t tree) inVenv(dir string) bool {
 // execute_process and include, Meson's run_command, Gradle's exec,
 // SCons, Snakemake, tox's commands, a Procfile's processes (foreman,
 // overmind, honcho), Nix's imports and shellHook, Bazel's, Tilt's and
-// Vagrant's.
+// Vagrant's, and pip's requirements (-r more.txt, -e ./pkg, a wheel's
+// path), which pip install -r builds and installs.
 var taskNames = []string{
 	"GNUmakefile", "makefile", "Makefile", "justfile", "Justfile", ".justfile", "Taskfile.yml", "Taskfile.yaml", "Rakefile", "package.json",
 	"CMakeLists.txt", "meson.build", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", "SConstruct", "SConscript",
 	"Snakefile", "tox.ini", "Procfile", "Procfile.dev", "flake.nix", "shell.nix", "default.nix", "BUILD", "BUILD.bazel", "WORKSPACE",
-	"MODULE.bazel", "Tiltfile", "Vagrantfile", "composer.json", "deno.json", "deno.jsonc", "pyproject.toml",
+	"MODULE.bazel", "Tiltfile", "Vagrantfile", "composer.json", "deno.json", "deno.jsonc", "pyproject.toml", "requirements.txt",
 }
 
 // runnerFiles are the files, relative to a directory, that run what they

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/claudebox/claudebox/e2e/harness"
+	"github.com/claudebox/claudebox/project"
 )
 
 // TestReplayReview44NixShellIgnored: a project that does not use Nix
@@ -58,4 +59,29 @@ func TestReplayReview44NixShellIgnored(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReplayReview44IgnoredRequirements: the exit names pip install -r
+// requirements.txt as the way to install a virtualenv's packages again,
+// and a developer runs it as often unasked; a requirements.txt kept out
+// of git (pip freeze's, a local one) stayed where the session rewrote it,
+// git status showing nothing. The session adds -e of a package in the
+// project's own instance (the sandbox writes it as its
+// ~/.claude/projects, and no audit walks it). Host-side proof: the
+// host's pip install -r requirements.txt runs nothing planted.
+func TestReplayReview44IgnoredRequirements(t *testing.T) {
+	harness.RequireTool(t, "python3", "apt-get install python3-venv")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, ".gitignore"), ".venv/\nrequirements.txt\n")
+	h.Write(filepath.Join(proj, "app.py"), "print('app')\n")
+	harness.CommitAll(h, proj, "app")
+	h.Run(proj, nil, "python3", "-m", "venv", ".venv")
+	h.Write(filepath.Join(proj, "requirements.txt"), "# pip freeze\n")
+	outside := filepath.Join(h.Home, ".claudebox", "projects", project.Hash(proj), "evil")
+	out := h.Plant(proj, "a requirement in the instance", `mkdir -p ~/.claude/projects/evil
+		printf 'open("`+h.Marker()+`", "w").close()\nfrom setuptools import setup\nsetup(name="evil", version="1")\n' > ~/.claude/projects/evil/setup.py
+		echo '-e `+outside+`' >> requirements.txt`)
+	h.RunsNothingPlanted(out, proj, nil, filepath.Join(proj, ".venv", "bin", "pip"), "install", "--no-index", "-r", "requirements.txt")
 }
