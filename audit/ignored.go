@@ -356,7 +356,7 @@ func toolConfig(name string) bool {
 	if toolConfigs[name] || strings.HasSuffix(name, ".neon") || strings.HasSuffix(name, ".neon.dist") {
 		return true
 	}
-	if rcName(name) {
+	if rcName(name) || versionFile(name) {
 		return true
 	}
 	i := strings.LastIndexByte(name, '.')
@@ -366,6 +366,19 @@ func toolConfig(name string) bool {
 	stem := name[:i]
 	return rcName(stem) || len(stem) > len(".config") && strings.HasSuffix(stem, ".config") || strings.Contains(stem[1:], ".config.") ||
 		len(stem) > len(".conf") && strings.HasSuffix(stem, ".conf")
+}
+
+// versionFile says whether name is .<tool>-version, the file a version
+// manager reads where it starts for the tool it runs there (goenv's
+// .go-version, jenv's .java-version, tfenv's .terraform-version, and
+// mise's idiomatic version files, which a user enables per tool): mise
+// takes a path: version for the tool's installation, whose programs its
+// activated shell runs by their names, a go in the project's own
+// instance (which the sandbox writes and no audit walks) among them.
+// The registry guards those it names (.python-version).
+func versionFile(name string) bool {
+	tool, ok := strings.CutSuffix(name, "-version")
+	return ok && len(tool) > 1 && tool[0] == '.' && !strings.ContainsRune(tool[1:], '.')
 }
 
 // rcName says whether name is .<tool>rc: a dot, a tool's name, rc.

@@ -85,3 +85,27 @@ func TestReplayReview44IgnoredRequirements(t *testing.T) {
 		echo '-e `+outside+`' >> requirements.txt`)
 	h.RunsNothingPlanted(out, proj, nil, filepath.Join(proj, ".venv", "bin", "pip"), "install", "--no-index", "-r", "requirements.txt")
 }
+
+// TestReplayReview44VersionFilePath: version managers read a
+// .<tool>-version where they start (mise's idiomatic version files, which
+// a user enables per tool, goenv's, jenv's, tfenv's), and mise takes a
+// path: version for the tool's installation, whose programs its activated
+// shell runs by their names. The registry guards only .python-version,
+// .ruby-version, .node-version; a .go-version the session wrote named a
+// go in the project's own instance (the sandbox writes it as its
+// ~/.claude/projects, and no audit walks it), git status showing one new
+// file. Host-side proof: the host's mise exec -- go runs nothing planted.
+func TestReplayReview44VersionFilePath(t *testing.T) {
+	mise := harness.RequireTool(t, "mise", "https://mise.jdx.dev")
+	h := harness.NewHost(t)
+	proj := filepath.Join(h.Home, "proj")
+	h.GitRepo(proj)
+	h.Write(filepath.Join(proj, "main.go"), "package main\n\nfunc main() {}\n")
+	harness.CommitAll(h, proj, "app")
+	outside := filepath.Join(h.Home, ".claudebox", "projects", project.Hash(proj), "go")
+	out := h.Plant(proj, "a go by its path", `mkdir -p ~/.claude/projects/go/bin
+		printf '#!/bin/sh\ntouch `+h.Marker()+`\n' > ~/.claude/projects/go/bin/go
+		chmod +x ~/.claude/projects/go/bin/go
+		echo 'path:`+outside+`' > .go-version`)
+	h.RunsNothingPlanted(out, proj, []string{"MISE_IDIOMATIC_VERSION_FILE_ENABLE_TOOLS=go"}, mise, "exec", "--", "go", "version")
+}
